@@ -1,0 +1,145 @@
+// The server's environment, validated once at start-up. A missing or malformed value
+// stops start-up with one line naming the variable and what to put there.
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { z } from "zod";
+import { defaultDataDir } from "./data-dir.ts";
+import { describe } from "./format-issues.ts";
+
+export class EnvConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "EnvConfigError";
+  }
+}
+
+const intFromEnv = (min: number) => z.coerce.number().int().min(min);
+
+/** What each variable is for: used in error lines and mirrored by .env.example (a test checks). */
+export const ENV_HELP = {
+  APP_ID: "the numeric App ID from your GitHub App's settings page",
+  PRIVATE_KEY: "the App's private key (PEM text, or the PEM base64-encoded on one line); or set PRIVATE_KEY_PATH instead",
+  PRIVATE_KEY_PATH: "the path of the .pem file downloaded from your GitHub App's settings; or set PRIVATE_KEY instead",
+  WEBHOOK_SECRET: "the webhook secret entered in your GitHub App's settings (a long random string)",
+  WEBHOOK_PATH: "the URL path that receives webhooks (default /api/github/webhooks)",
+  HOST: "the address the server listens on (default localhost; 0.0.0.0 in a container)",
+  PORT: "the port the server listens on (default 3000)",
+  LOG_LEVEL: "one of trace, debug, info, warn, error, fatal (default info)",
+  GHE_HOST: "your GitHub Enterprise Server host name, when not using github.com",
+  AUTOGEN_LLM_BASE_URL: "the base URL of an OpenAI-compatible endpoint, e.g. https://api.openai.com/v1 or http://localhost:11434/v1 (leave unset to run model-free)",
+  OPENAI_API_KEY: "the API key for the LLM endpoint (not needed by local servers such as Ollama)",
+  AUTOGEN_LLM_MODEL: "the model name to request, e.g. gpt-4o-mini (default gpt-4o-mini)",
+  AUTOGEN_DB_PATH: "the SQLite file for jobs and memory (default: autogen.db in the user's data directory)",
+  AUTOGEN_CONCURRENCY: "how many jobs run at once (default 2)",
+  AUTOGEN_MAX_LLM_CALLS: "server-wide cap on model calls per job (default 80); repository configs cannot raise it",
+  AUTOGEN_MAX_TOKENS: "server-wide cap on tokens per job (default 600000)",
+  AUTOGEN_MAX_DOLLARS: "server-wide cap on estimated dollars per job (default 3)",
+  AUTOGEN_MAX_MINUTES: "server-wide cap on wall minutes per job (default 45)",
+} as const;
+
+export type EnvVarName = keyof typeof ENV_HELP;
+
+const envSchema = z.object({
+  APP_ID: intFromEnv(1),
+  PRIVATE_KEY: z.string().min(1).optional(),
+  PRIVATE_KEY_PATH: z.string().min(1).optional(),
+  WEBHOOK_SECRET: z.string().min(8),
+  WEBHOOK_PATH: z.string().startsWith("/").default("/api/github/webhooks"),
+  HOST: z.string().min(1).default("localhost"),
+  PORT: intFromEnv(0).max(65535).default(3000),
+  LOG_LEVEL: z.enum(["trace", "debug", "info", "warn", "error", "fatal"]).default("info"),
+  GHE_HOST: z.string().regex(/^[A-Za-z0-9.-]+(:\d+)?$/).optional(),
+  AUTOGEN_LLM_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
+  OPENAI_API_KEY: z.string().min(1).optional(),
+  AUTOGEN_LLM_MODEL: z.string().min(1).default("gpt-4o-mini"),
+  AUTOGEN_DB_PATH: z.string().min(1).optional(),
+  AUTOGEN_CONCURRENCY: intFromEnv(1).max(64).default(2),
+  AUTOGEN_MAX_LLM_CALLS: intFromEnv(1).default(80),
+  AUTOGEN_MAX_TOKENS: intFromEnv(1).default(600_000),
+  AUTOGEN_MAX_DOLLARS: z.coerce.number().min(0).default(3),
+  AUTOGEN_MAX_MINUTES: intFromEnv(1).default(45),
+} satisfies Record<EnvVarName, z.ZodType>);
+
+export type LlmEndpoint = { baseURL: string; apiKey: string | undefined; model: string };
+
+export type ServerConfig = {
+  appId: number;
+  privateKey: string;
+  webhookSecret: string;
+  webhookPath: string;
+  host: string;
+  port: number;
+  logLevel: "trace" | "debug" | "info" | "warn" | "error" | "fatal";
+  baseUrl: string | undefined;
+  llm: LlmEndpoint | undefined;
+  dbPath: string;
+  concurrency: number;
+  caps: { llmCalls: number; tokens: number; dollars: number; minutes: number };
+};
+
+/** Blank values count as unset, as most deployment dashboards leave them. */
+function present(env: NodeJS.ProcessEnv): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of Object.keys(ENV_HELP)) {
+    const value = env[name];
+    if (value !== undefined && value.trim() !== "") out[name] = value.trim();
+  }
+  return out;
+}
+
+export function loadServerConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
+  const values = present(env);
+  const parsed = envSchema.safeParse(values, { reportInput: true });
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const name = String(issue?.path[0] ?? "environment") as EnvVarName;
+    const given = values[name];
+    const problem = given === undefined ? "is not set" : `is invalid (got ${describe(name.includes("KEY") || name.includes("SECRET") ? "<hidden>" : given)})`;
+    throw new EnvConfigError(`${name} ${problem}: set it to ${ENV_HELP[name] ?? "a valid value"}.`);
+  }
+  const e = parsed.data;
+  return {
+    appId: e.APP_ID,
+    privateKey: readPrivateKey(e.PRIVATE_KEY, e.PRIVATE_KEY_PATH),
+    webhookSecret: e.WEBHOOK_SECRET,
+    webhookPath: e.WEBHOOK_PATH,
+    host: e.HOST,
+    port: e.PORT,
+    logLevel: e.LOG_LEVEL,
+    baseUrl: e.GHE_HOST ? `https://${e.GHE_HOST}/api/v3` : undefined,
+    llm: llmEndpoint(e.AUTOGEN_LLM_BASE_URL, e.OPENAI_API_KEY, e.AUTOGEN_LLM_MODEL),
+    dbPath: e.AUTOGEN_DB_PATH ?? join(defaultDataDir(env), "autogen.db"),
+    concurrency: e.AUTOGEN_CONCURRENCY,
+    caps: { llmCalls: e.AUTOGEN_MAX_LLM_CALLS, tokens: e.AUTOGEN_MAX_TOKENS, dollars: e.AUTOGEN_MAX_DOLLARS, minutes: e.AUTOGEN_MAX_MINUTES },
+  };
+}
+
+function llmEndpoint(baseURL: string | undefined, apiKey: string | undefined, model: string): LlmEndpoint | undefined {
+  if (baseURL) return { baseURL, apiKey, model };
+  if (apiKey) return { baseURL: "https://api.openai.com/v1", apiKey, model };
+  return undefined;
+}
+
+function readPrivateKey(inline: string | undefined, path: string | undefined): string {
+  if (inline) {
+    const text = inline.includes("-----BEGIN") ? inline.replaceAll("\\n", "\n") : Buffer.from(inline, "base64").toString("utf8");
+    if (!text.includes("-----BEGIN") || !text.includes("PRIVATE KEY-----")) {
+      throw new EnvConfigError(`PRIVATE_KEY is invalid (not a PEM private key): set it to ${ENV_HELP.PRIVATE_KEY}.`);
+    }
+    return text;
+  }
+  if (path) {
+    let text: string;
+    try {
+      text = readFileSync(path, "utf8");
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code ?? "unreadable";
+      throw new EnvConfigError(`PRIVATE_KEY_PATH points to a file that cannot be read (${code}): set it to ${ENV_HELP.PRIVATE_KEY_PATH}.`);
+    }
+    if (!text.includes("PRIVATE KEY-----")) {
+      throw new EnvConfigError(`PRIVATE_KEY_PATH points to a file that is not a PEM private key: set it to ${ENV_HELP.PRIVATE_KEY_PATH}.`);
+    }
+    return text;
+  }
+  throw new EnvConfigError(`PRIVATE_KEY is not set: set it to ${ENV_HELP.PRIVATE_KEY}.`);
+}

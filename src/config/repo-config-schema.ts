@@ -1,0 +1,153 @@
+// The repository's `.github/autogen.yml`: what a maintainer may tune. It is untrusted
+// input (anyone with write access to the default branch edits it), so it can choose
+// behaviour within the bot's limits but never the model endpoint, secrets, or paths
+// outside the repository. Every field has a default; unknown keys are errors.
+import { z } from "zod";
+
+const positiveInt = (description: string, fallback: number) => z.int().min(1).default(fallback).meta({ description });
+
+const relativeGlob = z
+  .string()
+  .min(1)
+  .refine((p) => !p.startsWith("/") && !p.split("/").includes(".."), {
+    message: "must be a path pattern inside the repository (no leading '/', no '..')",
+  });
+
+const commandLine = z
+  .string()
+  .min(1)
+  .max(2000)
+  .refine((c) => !/[\0\r\n]/.test(c), { message: "must be a single line" });
+
+const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { message: "must be an environment variable name (letters, digits, _)" });
+
+export const triggersSchema = z
+  .strictObject({
+    issues: z.boolean().default(true).meta({ description: "Start work when a maintainer applies the trigger label to an issue or comments `/autogen fix` on it." }),
+    ciFailure: z
+      .enum(["off", "command", "auto"])
+      .default("command")
+      .meta({ description: "Red CI on a pull request: `auto` repairs without being asked, `command` waits for `/autogen fix` from someone with write access, `off` ignores it." }),
+    reviewFeedback: z.boolean().default(true).meta({ description: "Treat reviews and review comments on the bot's own pull requests as feedback for another iteration." }),
+    repairRoundsOnBotBranches: z
+      .int()
+      .min(0)
+      .default(1)
+      .meta({ description: "How many times a red build on the bot's own `autogen/*` branches may trigger another repair (keeps the bot from looping)." }),
+  })
+  .meta({ description: "Which events start work." });
+
+export const testSchema = z
+  .strictObject({
+    command: commandLine
+      .nullable()
+      .default(null)
+      .meta({ description: "The test command, run without a shell (for example `pytest -q` or `npm test`). Detected from the repository when null." }),
+    setup: commandLine
+      .nullable()
+      .default(null)
+      .meta({ description: "A command run once before the tests (for example `npm ci`). Detected when null." }),
+    env: z
+      .record(envName, z.string().max(4096))
+      .default({})
+      .meta({ description: "Extra environment variables (literal values) for the test and setup commands. The bot's own secrets are never passed." }),
+    timeoutMinutes: positiveInt("Wall-clock limit for one test run; the whole process group is killed after it.", 10),
+    networkDuringSetup: z.boolean().default(false).meta({ description: "Allow network access for the setup command. Tests never get network." }),
+    reruns: z.int().min(0).max(10).default(2).meta({ description: "Identical reruns of a failing test used to tell flaky from broken." }),
+  })
+  .meta({ description: "How the repository's tests are run." });
+
+export const strategySchema = z
+  .strictObject({
+    name: z
+      .enum(["lpw", "slpw", "seidr", "direct", "template"])
+      .default("lpw")
+      .meta({ description: "Search strategy. `template` needs no model; the others need an LLM endpoint configured on the server." }),
+    templateFirstPass: z.boolean().default(true).meta({ description: "Try the model-free `template` strategy before the first LLM call." }),
+    maxPlanIterations: positiveInt("Plan verification rounds (LPW: 12).", 12),
+    maxRefinements: positiveInt("Code refinement rounds (LPW: 12).", 12),
+    planSamples: positiveInt("SLPW: plans sampled (k).", 6),
+    verifiedPlans: positiveInt("SLPW: verified plans carried on to code (q).", 3),
+    treeArity: positiveInt("SEIDR: children per candidate (N).", 10),
+    beamWidth: positiveInt("SEIDR: candidates kept per generation (W).", 10),
+    planVerification: z.boolean().default(true).meta({ description: "Ablation switch: verify plans against the visible tests." }),
+    codeExplanation: z.boolean().default(true).meta({ description: "Ablation switch: explain the current code before refining it." }),
+    instrumentedDebug: z.boolean().default(true).meta({ description: "Ablation switch: run the first failing test with temporary logging before refining." }),
+  })
+  .meta({ description: "How candidate changes are searched for." });
+
+export const budgetsSchema = z
+  .strictObject({
+    iterations: positiveInt("Candidates the engine may try in one job.", 24),
+    llmCalls: positiveInt("Model calls in one job.", 80),
+    tokens: positiveInt("Prompt plus completion tokens in one job.", 600_000),
+    dollars: z.number().min(0).default(3).meta({ description: "Estimated model spend in one job, in US dollars (0 allows only model-free work)." }),
+    minutes: positiveInt("Wall-clock minutes for one job.", 45),
+  })
+  .meta({ description: "Caps for one job. The server's own caps apply too; the lower one wins." });
+
+export const pathsSchema = z
+  .strictObject({
+    allowed: z.array(relativeGlob).default(["**"]).meta({ description: "Path patterns the bot may change." }),
+    protected: z
+      .array(relativeGlob)
+      .default([
+        ".github/workflows/**",
+        ".github/autogen.yml",
+        "package-lock.json",
+        "npm-shrinkwrap.json",
+        "pnpm-lock.yaml",
+        "yarn.lock",
+        "poetry.lock",
+        "uv.lock",
+        "Pipfile.lock",
+        "Cargo.lock",
+        "go.sum",
+        ".gitlab-ci.yml",
+        ".circleci/**",
+        "Jenkinsfile",
+        "azure-pipelines.yml",
+      ])
+      .meta({ description: "Path patterns the bot refuses to change (workflow files are refused by GitHub anyway: the app has no `workflows` permission)." }),
+  })
+  .meta({ description: "Where the bot may write." });
+
+export const diffSchema = z
+  .strictObject({
+    maxFiles: positiveInt("Files one change may touch.", 10),
+    maxLines: positiveInt("Added plus removed lines in one change.", 400),
+  })
+  .meta({ description: "Size limit for one change; larger candidates are rejected." });
+
+export const pullRequestSchema = z
+  .strictObject({
+    draft: z
+      .enum(["auto", "always"])
+      .default("auto")
+      .meta({ description: "`auto`: draft unless every visible test passes and the regression gate is clean; `always`: every PR is a draft." }),
+    onGiveUp: z
+      .enum(["comment", "draft-pr"])
+      .default("comment")
+      .meta({ description: "When the engine stops without a fix: explain in the status comment only, or also open a draft PR with the attempts." }),
+  })
+  .meta({ description: "How pull requests are opened." });
+
+export const repoConfigSchema = z
+  .strictObject({
+    label: z.string().trim().min(1).max(50).default("autogen").meta({ description: "The issue label that starts work." }),
+    triggers: triggersSchema.prefault({}),
+    verify: z
+      .enum(["auto", "local", "actions"])
+      .default("auto")
+      .meta({ description: "Where candidates are tested: `actions` dispatches the repository's verification workflow, `local` runs them in the bot's sandbox, `auto` uses Actions when the workflow is installed." }),
+    test: testSchema.prefault({}),
+    strategy: strategySchema.prefault({}),
+    budgets: budgetsSchema.prefault({}),
+    paths: pathsSchema.prefault({}),
+    diff: diffSchema.prefault({}),
+    pullRequest: pullRequestSchema.prefault({}),
+  })
+  .meta({ title: "autogen-bot repository configuration", description: "The file `.github/autogen.yml` on the default branch." });
+
+export type RepoConfig = z.infer<typeof repoConfigSchema>;
+export type RepoConfigInput = z.input<typeof repoConfigSchema>;

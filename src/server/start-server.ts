@@ -1,0 +1,32 @@
+// `autogen serve`: the Probot server with our app, configured from the validated
+// environment (HOST honoured), plus the health endpoint.
+import type { Server as HttpServer } from "node:http";
+import { Probot, Server } from "probot";
+import app from "../index.ts";
+import type { ServerConfig } from "../config/env-config.ts";
+import { VERSION } from "../version.ts";
+import { healthHandler } from "./health-handler.ts";
+
+export type RunningServer = { server: Server; http: HttpServer; url: string; stop: () => Promise<void> };
+
+export async function startServer(config: ServerConfig): Promise<RunningServer> {
+  const ProbotWithConfig = Probot.defaults({
+    appId: config.appId,
+    privateKey: config.privateKey,
+    secret: config.webhookSecret,
+    logLevel: config.logLevel,
+    ...(config.baseUrl ? { baseUrl: config.baseUrl } : {}),
+  });
+  const server = new Server({
+    Probot: ProbotWithConfig,
+    host: config.host,
+    port: config.port,
+    webhookPath: config.webhookPath,
+  });
+  server.addHandler(healthHandler(() => ({ status: "ok", version: VERSION, llm: config.llm ? "configured" : "model-free" })));
+  await server.load(app);
+  const http = await server.start();
+  const address = http.address();
+  const port = typeof address === "object" && address ? address.port : config.port;
+  return { server, http, url: `http://${config.host}:${port}`, stop: () => server.stop() };
+}

@@ -1,0 +1,82 @@
+import { mkdtemp, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { VERSION } from "../../src/version.ts";
+import { runCli, spawnCli } from "../support/run-cli.ts";
+
+describe("autogen CLI", () => {
+  it("--help lists the commands and exits 0", async () => {
+    const { code, stdout } = await runCli(["--help"]);
+    expect(code).toBe(0);
+    expect(stdout).toContain("Usage: autogen <command>");
+    expect(stdout).toMatch(/^ {2}serve +run the GitHub App server/m);
+    expect(stdout).toMatch(/^ {2}check-config +validate/m);
+  });
+
+  it("no arguments prints usage and exits 2", async () => {
+    const { code, stdout } = await runCli([]);
+    expect(code).toBe(2);
+    expect(stdout).toContain("Usage: autogen <command>");
+  });
+
+  it("--version prints the package version", async () => {
+    expect(await runCli(["--version"])).toEqual({ code: 0, stdout: `${VERSION}\n`, stderr: "" });
+  });
+
+  it("an unknown command prints usage and exits 2", async () => {
+    const { code, stderr } = await runCli(["frobnicate"]);
+    expect(code).toBe(2);
+    expect(stderr).toMatch(/^autogen: unknown command "frobnicate"\n\nUsage: autogen/);
+  });
+
+  it("a bad flag prints the command's usage and exits 2", async () => {
+    const { code, stderr } = await runCli(["check-config", "--bogus"]);
+    expect(code).toBe(2);
+    expect(stderr).toContain("Unknown option '--bogus'");
+    expect(stderr).toContain("autogen check-config [file] [--json]");
+  });
+
+  it("a command's --help shows its usage", async () => {
+    const { code, stdout } = await runCli(["serve", "--help"]);
+    expect(code).toBe(0);
+    expect(stdout).toContain("Configured by environment variables");
+  });
+
+  it("check-config accepts a valid file and prints the effective settings", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "autogen-cfg-"));
+    await writeFile(join(dir, "a.yml"), "label: bot-fix\n");
+    const { code, stdout } = await runCli(["check-config", "a.yml", "--json"], { cwd: dir });
+    expect(code).toBe(0);
+    expect(JSON.parse(stdout)).toMatchObject({ label: "bot-fix", strategy: { name: "lpw" } });
+  });
+
+  it("check-config names each problem and exits 1", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "autogen-cfg-"));
+    await writeFile(join(dir, "a.yml"), "lable: x\nbudgets:\n  dollars: -1\n");
+    const { code, stderr } = await runCli(["check-config", join(dir, "a.yml")]);
+    expect(code).toBe(1);
+    expect(stderr).toContain('- unknown key "lable" (did you mean "label"?)');
+    expect(stderr).toContain("- budgets.dollars: must be at least 0, got -1");
+  });
+
+  it("check-config on a missing file exits 2 with the path", async () => {
+    const { code, stderr } = await runCli(["check-config", "/nonexistent/autogen.yml"]);
+    expect(code).toBe(2);
+    expect(stderr).toContain("cannot read /nonexistent/autogen.yml (ENOENT)");
+  });
+
+  it("serve refuses to start without configuration, naming the variable, exit 2", async () => {
+    const { code, stderr } = await runCli(["serve"], { env: {} });
+    expect(code).toBe(2);
+    expect(stderr).toMatch(/^autogen serve: APP_ID is not set: set it to the numeric App ID/);
+    expect(stderr.trim().split("\n")).toHaveLength(1);
+  });
+
+  it("the installed bin runs as a real process", async () => {
+    expect(await spawnCli(["--version"])).toEqual({ code: 0, stdout: `${VERSION}\n`, stderr: "" });
+    const bad = await spawnCli(["nope"]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('unknown command "nope"');
+  });
+});

@@ -1,0 +1,83 @@
+// Project-level promises: Node 24 for npm scripts, no native addons, a correct Dockerfile.
+import { execFile } from "node:child_process";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { describe, expect, it } from "vitest";
+import { ROOT } from "./support/run-cli.ts";
+
+const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as {
+  type: string;
+  engines: { node: string };
+  dependencies: Record<string, string>;
+  devDependencies: Record<string, string>;
+  scripts: Record<string, string>;
+  bin: Record<string, string>;
+};
+
+describe("package.json", () => {
+  it("is ESM, requires Node >= 22.12 and has the design's dependencies", () => {
+    expect(pkg.type).toBe("module");
+    expect(pkg.engines.node).toBe(">=22.12");
+    for (const dep of ["probot", "@octokit/rest", "openai", "simple-git", "execa", "zod"]) expect(pkg.dependencies).toHaveProperty(dep);
+    expect(pkg.dependencies.probot).toMatch(/^\^14\./);
+    for (const dep of ["nock", "vitest", "typescript", "node"]) expect(pkg.devDependencies).toHaveProperty(dep);
+    expect(pkg.devDependencies.node).toMatch(/^\^24\./);
+    expect(pkg.bin.autogen).toBe("bin/autogen.js");
+  });
+
+  it("the test command runs lint, typecheck and tests", () => {
+    expect(pkg.scripts.test).toBe("npm run lint && npm run typecheck && npm run test:unit");
+  });
+
+  it("npm scripts run on the Node 24 the project brings", async () => {
+    const { stdout } = await promisify(execFile)("npm", ["run", "-s", "node-version"], { cwd: ROOT, env: { PATH: process.env.PATH, HOME: process.env.HOME } });
+    expect(stdout.trim()).toMatch(/^v24\.\d+\.\d+$/);
+  });
+
+  it("has no native addon anywhere in the installed tree", () => {
+    const offenders: string[] = [];
+    const walk = (dir: string, depth: number) => {
+      for (const name of readdirSync(dir)) {
+        const path = join(dir, name);
+        const stat = statSync(path, { throwIfNoEntry: false });
+        if (!stat) continue;
+        if (stat.isDirectory()) {
+          if (depth < 12) walk(path, depth + 1);
+        } else if (name.endsWith(".node") || name === "binding.gyp") {
+          offenders.push(path.slice(ROOT.length));
+        }
+      }
+    };
+    walk(join(ROOT, "node_modules"), 0);
+    expect(offenders).toEqual([]);
+  });
+});
+
+describe("Dockerfile", () => {
+  const text = readFileSync(join(ROOT, "Dockerfile"), "utf8");
+  const stages = text.split(/^FROM /m).slice(1);
+
+  it("is multi-stage on node:24-slim", () => {
+    expect(stages.length).toBeGreaterThanOrEqual(2);
+    for (const stage of stages) expect(stage).toMatch(/^node:24-slim\b/);
+  });
+
+  it("final image: git installed, non-root user, HOST=0.0.0.0, production deps only, prompts and app.yml copied", () => {
+    const final = stages.at(-1) ?? "";
+    expect(final).toMatch(/apt-get install[^\n]*\bgit\b/);
+    expect(final).toMatch(/^USER (?!root)\w+/m);
+    expect(final).toMatch(/HOST=0\.0\.0\.0/);
+    expect(final).toMatch(/COPY --from=deps \/app\/node_modules/);
+    expect(text).toMatch(/npm ci --omit=dev/);
+    expect(final).toMatch(/^COPY prompts /m);
+    expect(final).toMatch(/^COPY [^\n]*app\.yml/m);
+  });
+
+  it(".dockerignore keeps keys and .env out", () => {
+    const ignore = readFileSync(join(ROOT, ".dockerignore"), "utf8").split("\n");
+    expect(ignore).toContain(".env");
+    expect(ignore).toContain("*.pem");
+    expect(existsSync(join(ROOT, "prompts"))).toBe(true);
+  });
+});

@@ -1,0 +1,61 @@
+// The app loaded into a real Probot, behind Probot's own node middleware on a loopback
+// HTTP server, receiving signed payloads from @octokit/webhooks-examples.
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { createNodeMiddleware, Probot, ProbotOctokit } from "probot";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import app from "../../src/index.ts";
+import { useHttpMock } from "../support/http-mock.ts";
+import { testPrivateKey } from "../support/private-key.ts";
+import { postWebhook, webhookExample } from "../support/webhook-examples.ts";
+
+const secret = "test-webhook-secret";
+let server: Server;
+let url: string;
+const errors: unknown[] = [];
+
+useHttpMock();
+
+beforeAll(async () => {
+  const probot = new Probot({
+    appId: 1,
+    privateKey: testPrivateKey(),
+    secret,
+    logLevel: "fatal",
+    Octokit: ProbotOctokit.defaults({ retry: { enabled: false }, throttle: { enabled: false } }),
+  });
+  probot.onError((error) => {
+    errors.push(error);
+  });
+  const middleware = await createNodeMiddleware(app, { probot, webhooksPath: "/api/github/webhooks" });
+  server = createServer((req, res) => {
+    void middleware(req, res, () => res.writeHead(404).end());
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/github/webhooks`;
+});
+
+afterAll(async () => {
+  await new Promise((resolve) => server.close(resolve));
+});
+
+describe("webhook endpoint", () => {
+  it("acknowledges a signed issues.labeled delivery with 2xx and no handler error", async () => {
+    const response = await postWebhook(url, secret, "issues", webhookExample("issues", "labeled"), "delivery-1");
+    expect(response.status).toBeGreaterThanOrEqual(200);
+    expect(response.status).toBeLessThan(300);
+    expect(errors).toEqual([]);
+  });
+
+  it("treats an event the bot does not handle as a no-op, not an error", async () => {
+    const response = await postWebhook(url, secret, "star", webhookExample("star", "created"), "delivery-2");
+    expect(response.status).toBe(200);
+    expect(errors).toEqual([]);
+  });
+
+  it("refuses a delivery with a wrong signature", async () => {
+    const response = await postWebhook(url, secret, "issues", webhookExample("issues", "labeled"), "delivery-3", "sha256=0000");
+    expect(response.status).toBeGreaterThanOrEqual(400);
+    expect(response.status).toBeLessThan(500);
+  });
+});
