@@ -1,0 +1,55 @@
+// The `Verifier` port's local backend: runs a selection of a workspace's tests in the
+// sandbox and returns a TestReport, from the runner's JUnit file when it wrote one and
+// from its console output otherwise.
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { JunitParseError, parseJunit } from "./parsers/parse-junit.ts";
+import type { TestRunner, TestSelection } from "./runners/test-runner.ts";
+import { runSandboxed, type SandboxOptions } from "./sandbox/run-sandboxed.ts";
+import type { TestCaseResult, TestReport } from "./test-report.ts";
+
+export type VerifierRunOptions = Omit<SandboxOptions, "cwd" | "readOnlyPaths">;
+
+export type Verifier = {
+  run(workspace: string, selection: TestSelection): Promise<TestReport>;
+};
+
+export function localVerifier(runner: TestRunner, options: VerifierRunOptions): Verifier {
+  return {
+    async run(workspace, selection) {
+      const reportDir = await mkdtemp(join(tmpdir(), "autogen-report-"));
+      try {
+        const reportPath = join(reportDir, "report.xml");
+        const run = await runSandboxed(runner.command(selection, reportPath), {
+          ...options,
+          cwd: workspace,
+          pathPrefix: [...runner.pathPrefix, ...(options.pathPrefix ?? [])],
+          readOnlyPaths: [join(workspace, ".git")],
+        });
+        const fromReport = runner.reportFormat === "junit" ? await readJunit(reportPath) : undefined;
+        if (fromReport) return { run, tests: fromReport, source: "junit" };
+        const fromConsole = runner.parseConsole?.(run.output) ?? [];
+        return { run, tests: fromConsole, source: fromConsole.length > 0 ? "console" : "none" };
+      } finally {
+        await rm(reportDir, { recursive: true, force: true });
+      }
+    },
+  };
+}
+
+/** A missing or malformed report (the runner crashed before finishing it) falls back to the console. */
+async function readJunit(path: string): Promise<TestCaseResult[] | undefined> {
+  let text: string;
+  try {
+    text = await readFile(path, "utf8");
+  } catch {
+    return undefined;
+  }
+  try {
+    return parseJunit(text);
+  } catch (error) {
+    if (error instanceof JunitParseError) return undefined;
+    throw error;
+  }
+}

@@ -1,0 +1,110 @@
+// JUnit XML (pytest, vitest, jest-junit, mocha, node --test, surefire, gotestsum) into
+// test results. Tolerant of each tool's dialect; a file that is not JUnit XML throws.
+import { XMLParser, XMLValidator } from "fast-xml-parser";
+import type { TestCaseResult, TestStatus } from "../test-report.ts";
+
+export class JunitParseError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "JunitParseError";
+  }
+}
+
+type XmlNode = Record<string, unknown>;
+
+const parser = new XMLParser({
+  ignoreAttributes: false,
+  attributeNamePrefix: "@",
+  textNodeName: "#text",
+  isArray: (name) => ["testsuite", "testcase", "failure", "error", "skipped"].includes(name),
+  processEntities: true,
+  htmlEntities: true,
+  trimValues: false,
+});
+
+export function parseJunit(xml: string): TestCaseResult[] {
+  const valid = XMLValidator.validate(xml);
+  if (valid !== true) throw new JunitParseError(`malformed JUnit XML at line ${valid.err.line}: ${valid.err.msg}`);
+  const doc = parser.parse(xml) as XmlNode;
+  const root = (doc.testsuites ?? doc) as XmlNode;
+  if (!("testsuite" in root) && !("testcase" in root)) throw new JunitParseError("not a JUnit report: no <testsuites>, <testsuite> or <testcase> element");
+  const results: TestCaseResult[] = [];
+  walkSuite(root, [], results);
+  return results;
+}
+
+function walkSuite(node: XmlNode, suitePath: string[], out: TestCaseResult[]): void {
+  for (const suite of (node.testsuite as XmlNode[] | undefined) ?? []) {
+    const name = attr(suite, "name");
+    // pytest names its single suite "pytest"; that is not part of a test's identity.
+    const path = name && name !== "pytest" ? [...suitePath, name] : suitePath;
+    walkSuite(suite, path, out);
+  }
+  for (const testcase of (node.testcase as XmlNode[] | undefined) ?? []) out.push(toResult(testcase, suitePath));
+}
+
+function toResult(tc: XmlNode, suitePath: string[]): TestCaseResult {
+  const name = attr(tc, "name") ?? "(unnamed)";
+  const classname = attr(tc, "classname");
+  const file = attr(tc, "file");
+  const failure = first(tc.failure);
+  const error = first(tc.error);
+  const skipped = first(tc.skipped);
+  let status: TestStatus = "pass";
+  let problem: XmlNode | string | undefined;
+  if (failure !== undefined) {
+    status = "fail";
+    problem = failure;
+  } else if (error !== undefined) {
+    status = "error";
+    problem = error;
+  } else if (skipped !== undefined) {
+    status = "skip";
+    problem = skipped;
+  }
+  const seconds = Number(attr(tc, "time"));
+  return {
+    id: testId(name, classname, file, suitePath),
+    name,
+    file,
+    status,
+    durationMs: Number.isFinite(seconds) ? Math.round(seconds * 1000) : undefined,
+    message: problem === undefined ? undefined : messageOf(problem),
+    details: problem === undefined ? undefined : textOf(problem),
+  };
+}
+
+/** pytest (xunit1) gives file + dotted classname: rebuild the node id pytest accepts. */
+function testId(name: string, classname: string | undefined, file: string | undefined, suitePath: string[]): string {
+  if (file && file.endsWith(".py") && classname !== undefined) {
+    const moduleDotted = file.slice(0, -3).replaceAll("/", ".");
+    const inner = classname.startsWith(moduleDotted) ? classname.slice(moduleDotted.length).replace(/^\./, "") : "";
+    return [file, ...(inner ? inner.split(".") : []), name].join("::");
+  }
+  const parts = [...(file ? [file] : []), ...(classname && classname !== name ? [classname] : suitePath), name];
+  return parts.join(" > ");
+}
+
+function first(value: unknown): XmlNode | string | undefined {
+  return Array.isArray(value) ? (value[0] as XmlNode | string) : undefined;
+}
+
+function attr(node: XmlNode, name: string): string | undefined {
+  const value = node[`@${name}`];
+  return value === undefined ? undefined : String(value);
+}
+
+function messageOf(problem: XmlNode | string): string | undefined {
+  if (typeof problem === "string") return problem.trim().split("\n")[0] || undefined;
+  const message = attr(problem, "message");
+  const type = attr(problem, "type");
+  if (message) return message.trim();
+  const text = textOf(problem);
+  return text?.trim().split("\n")[0] || type || undefined;
+}
+
+function textOf(problem: XmlNode | string): string | undefined {
+  if (typeof problem === "string") return problem || undefined;
+  const text = problem["#text"];
+  return typeof text === "string" && text.trim() ? text : undefined;
+}

@@ -1,0 +1,39 @@
+// A test runner as the verifier sees it: how to run everything or a selection, where it
+// writes a machine-readable report, and how to read the results back.
+import type { TestCaseResult } from "../test-report.ts";
+
+export type TestSelection = { kind: "all" } | { kind: "tests"; ids: string[] };
+
+export type RunnerName = "pytest" | "node-test" | "vitest" | "jest" | "mocha" | "go" | "cargo" | "maven" | "gradle";
+
+export type TestRunner = {
+  name: RunnerName;
+  /** Why this runner was chosen (the file or setting that said so). */
+  evidence: string;
+  /** argv for the selection; `reportPath` is a file outside the repository we read afterwards. */
+  command(selection: TestSelection, reportPath: string): string[];
+  reportFormat: "junit" | "none";
+  /** Results from console output when no report was written. */
+  parseConsole?: (output: string) => TestCaseResult[];
+  /** Directories to put on PATH (e.g. node_modules/.bin). */
+  pathPrefix: string[];
+};
+
+export class NoTestsDetectedError extends Error {
+  constructor(dir: string, lookedFor: string[]) {
+    super(`no test command found in ${dir}: looked for ${lookedFor.join(", ")}. Set test.command in .github/autogen.yml (or pass --test-cmd).`);
+    this.name = "NoTestsDetectedError";
+  }
+}
+
+/** Test ids come from untrusted output and issue text: never let one become an option. */
+export function safeIds(ids: string[]): string[] {
+  for (const id of ids) {
+    if (id.startsWith("-") || /[\0\n\r]/.test(id)) throw new Error(`refusing test id that could be read as an option: ${JSON.stringify(id)}`);
+  }
+  return ids;
+}
+
+export function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}

@@ -1,0 +1,120 @@
+// Runs an untrusted command: no shell (argv only), an allowlisted environment, stdin
+// closed, network off unless asked, resource limits, a wall-clock timeout that kills the
+// whole process group, and a cap on captured output so a flood cannot grow our memory.
+import { spawn } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Isolation, RunResult } from "../test-report.ts";
+import { detectIsolation } from "./detect-isolation.ts";
+import { resolveCommand } from "./resolve-command.ts";
+import { sandboxEnv } from "./sandbox-env.ts";
+
+export type SandboxOptions = {
+  cwd: string;
+  timeoutMs: number;
+  /** Literal variables from the repository config; secrets are never inherited. */
+  env?: Record<string, string>;
+  /** Directories put in front of PATH (for example the project's node_modules/.bin). */
+  pathPrefix?: string[];
+  network?: boolean;
+  maxOutputBytes?: number;
+  /** Paths made read-only to the child where the isolation allows it (e.g. `.git`). */
+  readOnlyPaths?: string[];
+  limits?: { addressSpaceBytes?: number; fileSizeBytes?: number };
+  signal?: AbortSignal;
+};
+
+const DEFAULT_OUTPUT_CAP = 2 * 1024 * 1024;
+const KILL_GRACE_MS = 2000;
+
+export async function runSandboxed(argv: readonly string[], options: SandboxOptions): Promise<RunResult> {
+  const [command] = argv;
+  if (!command) throw new Error("runSandboxed needs a command");
+  const isolation = await detectIsolation();
+  const home = await mkdtemp(join(tmpdir(), "autogen-home-"));
+  try {
+    const env = sandboxEnv({ home, extra: options.env ?? {}, pathPrefix: options.pathPrefix ?? [] });
+    if (!resolveCommand(command, env.PATH ?? "", options.cwd)) return notFound([...argv], isolation, env.PATH ?? "");
+    const wrapped = wrap([...argv], isolation, options);
+    return await spawnCapped(wrapped, [...argv], isolation, env, options);
+  } finally {
+    await rm(home, { recursive: true, force: true });
+  }
+}
+
+function notFound(argv: string[], isolation: Isolation, path: string): RunResult {
+  const spawnError = `command not found: ${argv[0]} (searched PATH=${path})`;
+  return { argv, exitCode: null, signal: null, timedOut: false, durationMs: 0, output: "", outputBytes: 0, outputTruncated: false, isolation, spawnError };
+}
+
+function wrap(argv: string[], isolation: Isolation, options: SandboxOptions): string[] {
+  const limits = options.limits ?? {};
+  const prlimit = ["prlimit", `--fsize=${limits.fileSizeBytes ?? 1024 ** 3}`, ...(limits.addressSpaceBytes ? [`--as=${limits.addressSpaceBytes}`] : []), "--"];
+  if (isolation === "bwrap") {
+    const readOnly = (options.readOnlyPaths ?? []).flatMap((p) => ["--ro-bind-try", p, p]);
+    return ["bwrap", "--dev-bind", "/", "/", ...readOnly, ...(options.network ? [] : ["--unshare-net"]), "--die-with-parent", "--", ...prlimit, ...argv];
+  }
+  if (isolation === "unshare" && !options.network) return ["unshare", "--net", "--", ...prlimit, ...argv];
+  return [...prlimit, ...argv];
+}
+
+function spawnCapped(wrapped: string[], argv: string[], isolation: Isolation, env: Record<string, string>, options: SandboxOptions): Promise<RunResult> {
+  const cap = options.maxOutputBytes ?? DEFAULT_OUTPUT_CAP;
+  const started = performance.now();
+  return new Promise((resolve) => {
+    const [file, ...args] = wrapped as [string, ...string[]];
+    const child = spawn(file, args, { cwd: options.cwd, env, stdio: ["ignore", "pipe", "pipe"], detached: true, shell: false });
+    const chunks: Buffer[] = [];
+    let kept = 0;
+    let total = 0;
+    let timedOut = false;
+    let spawnError: string | undefined;
+    const onData = (chunk: Buffer) => {
+      total += chunk.length;
+      if (kept < cap) {
+        const part = chunk.subarray(0, cap - kept);
+        chunks.push(part);
+        kept += part.length;
+      }
+    };
+    child.stdout.on("data", onData);
+    child.stderr.on("data", onData);
+    const killGroup = (signal: NodeJS.Signals) => {
+      if (child.pid === undefined) return;
+      try {
+        process.kill(-child.pid, signal);
+      } catch {
+        // the group is already gone
+      }
+    };
+    const timer = setTimeout(() => {
+      timedOut = true;
+      killGroup("SIGTERM");
+      setTimeout(() => killGroup("SIGKILL"), KILL_GRACE_MS).unref();
+    }, options.timeoutMs);
+    const onAbort = () => killGroup("SIGKILL");
+    options.signal?.addEventListener("abort", onAbort, { once: true });
+    child.on("error", (error) => {
+      spawnError = error.message;
+    });
+    child.on("close", (code, signal) => {
+      clearTimeout(timer);
+      options.signal?.removeEventListener("abort", onAbort);
+      // Children that outlive the main process (daemons, forks) go with the group.
+      killGroup("SIGKILL");
+      resolve({
+        argv,
+        exitCode: code,
+        signal,
+        timedOut,
+        durationMs: Math.round(performance.now() - started),
+        output: Buffer.concat(chunks).toString("utf8"),
+        outputBytes: total,
+        outputTruncated: total > kept,
+        isolation,
+        spawnError,
+      });
+    });
+  });
+}

@@ -1,0 +1,31 @@
+// The environment a child process gets: an allowlist, never the bot's own. Secrets
+// (tokens, keys, the webhook secret) cannot leak because nothing is inherited by default.
+import { delimiter } from "node:path";
+
+const PASSED_THROUGH = ["PATH", "LANG", "LC_ALL", "TZ", "TERM"] as const;
+
+/** Names a repository config may never set: they change what runs or where from. */
+const FORBIDDEN = /^(PATH|HOME|LD_.*|DYLD_.*|NODE_OPTIONS|PYTHONSTARTUP|PYTHONHOME|BASH_ENV|ENV|GIT_.*|SSH_.*|.*TOKEN.*|.*SECRET.*|.*PASSWORD.*|.*_KEY)$/i;
+
+export function sandboxEnv(options: { home: string; parent?: NodeJS.ProcessEnv; extra?: Record<string, string>; pathPrefix?: string[] }): Record<string, string> {
+  const parent = options.parent ?? process.env;
+  const env: Record<string, string> = {};
+  for (const name of PASSED_THROUGH) {
+    const value = parent[name];
+    if (value !== undefined) env[name] = value;
+  }
+  if (options.pathPrefix?.length) env.PATH = [...options.pathPrefix, env.PATH ?? "/usr/bin:/bin"].join(delimiter);
+  env.PATH ??= "/usr/local/bin:/usr/bin:/bin";
+  env.LANG ??= "C.UTF-8";
+  env.HOME = options.home;
+  env.TMPDIR = options.home;
+  env.CI = "true";
+  env.NO_COLOR = "1";
+  env.PYTHONDONTWRITEBYTECODE = "1";
+  env.GIT_TERMINAL_PROMPT = "0";
+  for (const [name, value] of Object.entries(options.extra ?? {})) {
+    if (FORBIDDEN.test(name)) throw new Error(`environment variable ${name} cannot be set for test runs`);
+    env[name] = value;
+  }
+  return env;
+}

@@ -1,0 +1,55 @@
+// One shape for every test run, whatever the runner: per-test results plus how the
+// run itself went. Parsed from JUnit XML first, from console output second.
+
+export type TestStatus = "pass" | "fail" | "error" | "skip";
+
+export type TestCaseResult = {
+  /** Stable id usable for selection (pytest node id, "file > suite > name", ...). */
+  id: string;
+  name: string;
+  file?: string | undefined;
+  status: TestStatus;
+  durationMs?: number | undefined;
+  /** Failure or error message (first line of the assertion, exception type and text). */
+  message?: string | undefined;
+  /** Full failure text: traceback or stack. */
+  details?: string | undefined;
+};
+
+export type Isolation = "bwrap" | "unshare" | "none";
+
+export type RunResult = {
+  argv: string[];
+  exitCode: number | null;
+  signal: string | null;
+  timedOut: boolean;
+  durationMs: number;
+  /** Interleaved stdout and stderr, capped. */
+  output: string;
+  outputBytes: number;
+  outputTruncated: boolean;
+  isolation: Isolation;
+  /** The command could not be started at all (not found, not executable). */
+  spawnError?: string | undefined;
+};
+
+export type TestReport = {
+  run: RunResult;
+  tests: TestCaseResult[];
+  source: "junit" | "console" | "none";
+};
+
+export function countByStatus(tests: readonly TestCaseResult[]): Record<TestStatus, number> {
+  const counts: Record<TestStatus, number> = { pass: 0, fail: 0, error: 0, skip: 0 };
+  for (const t of tests) counts[t.status] += 1;
+  return counts;
+}
+
+export function failingTests(report: TestReport): TestCaseResult[] {
+  return report.tests.filter((t) => t.status === "fail" || t.status === "error");
+}
+
+/** Every selected test ran and passed, and the runner agreed (exit 0). */
+export function allPassed(report: TestReport): boolean {
+  return report.run.exitCode === 0 && !report.run.timedOut && report.tests.length > 0 && failingTests(report).length === 0;
+}
