@@ -24,6 +24,7 @@ export function localVerifier(runner: TestRunner, options: VerifierRunOptions): 
         const run = await runSandboxed(runner.command(selection, reportPath), {
           ...options,
           cwd: workspace,
+          env: runner.prepareEnv ? runner.prepareEnv(options.env) : options.env,
           pathPrefix: [...runner.pathPrefix, ...(options.pathPrefix ?? [])],
           readOnlyPaths: [join(workspace, ".git")],
         });

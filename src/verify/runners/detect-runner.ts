@@ -3,6 +3,7 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parsePytestConsole } from "../parsers/parse-pytest-console.ts";
+import { PYTEST_PLUGIN, withPytestPlugin } from "./pytest-plugin.ts";
 import { pythonExecutable } from "./python-executable.ts";
 import { splitCommand } from "./split-command.ts";
 import { escapeRegExp, NoTestsDetectedError, safeIds, type TestRunner, type TestSelection } from "./test-runner.ts";
@@ -69,6 +70,7 @@ export function pytestRunner(extra: string[], evidence: string): TestRunner {
     reportFormat: "junit",
     pathPrefix: [],
     parseConsole: parsePytestConsole,
+    prepareEnv: (env) => withPytestPlugin(env),
     command: (selection: TestSelection, reportPath: string) => [
       pythonExecutable(),
       "-m",
@@ -78,6 +80,8 @@ export function pytestRunner(extra: string[], evidence: string): TestRunner {
       "--color=no",
       "-p",
       "no:cacheprovider",
+      "-p",
+      PYTEST_PLUGIN,
       "-o",
       "junit_family=xunit1",
       `--junitxml=${reportPath}`,

@@ -15,6 +15,8 @@ export type TestRunner = {
   reportFormat: "junit" | "none";
   /** Results from console output when no report was written. */
   parseConsole?: (output: string) => TestCaseResult[];
+  /** Adds what the runner needs to the sandbox environment (e.g. our pytest plugin on PYTHONPATH). */
+  prepareEnv?: (env: Record<string, string> | undefined) => Record<string, string>;
   /** Directories to put on PATH (e.g. node_modules/.bin). */
   pathPrefix: string[];
 };

@@ -1,0 +1,75 @@
+"""pytest plugin loaded by autogen-bot into every pytest run it makes (`-p autogen_pytest`).
+
+- $AUTOGEN_TEST_TIMEOUT (seconds): a test still running after it fails with TimeoutError,
+  so one hanging test cannot take the whole run (and its report) with it.
+- $AUTOGEN_TRACE_OUT (path): records, for each test, the source lines it executed inside
+  the repository and its outcome, written there as JSON at the end of the session.
+
+It changes nothing else about how the repository's tests run.
+"""
+import json
+import os
+import signal
+import sys
+import threading
+
+import pytest
+
+_ROOT = os.path.realpath(os.getcwd()) + os.sep
+_TRACE_OUT = os.environ.get("AUTOGEN_TRACE_OUT")
+_TIMEOUT = float(os.environ.get("AUTOGEN_TEST_TIMEOUT") or 0)
+_results = {}
+_lines = set()
+
+
+def _tracer(frame, event, arg):
+    filename = frame.f_code.co_filename
+    if not filename.startswith(_ROOT) or "site-packages" in filename:
+        return None
+    if event == "line" or event == "call":
+        _lines.add((filename[len(_ROOT):], frame.f_lineno))
+    return _tracer
+
+
+def _on_timeout(signum, frame):
+    raise TimeoutError("test exceeded %ss (AUTOGEN_TEST_TIMEOUT)" % _TIMEOUT)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_call(item):
+    timer = _TIMEOUT > 0 and hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
+    if timer:
+        signal.signal(signal.SIGALRM, _on_timeout)
+        signal.setitimer(signal.ITIMER_REAL, _TIMEOUT)
+    if _TRACE_OUT:
+        _lines.clear()
+        sys.settrace(_tracer)
+        threading.settrace(_tracer)
+    try:
+        yield
+    finally:
+        if timer:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+        if _TRACE_OUT:
+            sys.settrace(None)
+            threading.settrace(None)
+            lines = {}
+            for path, line in _lines:
+                lines.setdefault(path, []).append(line)
+            entry = _results.setdefault(item.nodeid, {})
+            entry["lines"] = {path: sorted(found) for path, found in lines.items()}
+
+
+def pytest_runtest_logreport(report):
+    if not _TRACE_OUT:
+        return
+    entry = _results.setdefault(report.nodeid, {})
+    if report.when == "call" or report.outcome != "passed":
+        if entry.get("outcome") in (None, "passed"):
+            entry["outcome"] = report.outcome
+
+
+def pytest_sessionfinish(session, exitstatus):
+    if _TRACE_OUT:
+        with open(_TRACE_OUT, "w", encoding="utf-8") as handle:
+            json.dump(_results, handle)

@@ -1,0 +1,87 @@
+// `autogen eval`: strategies side by side on a dataset; prints the results table and
+// writes results.json and results.md.
+import { mkdir, writeFile } from "node:fs/promises";
+import { resolve } from "node:path";
+import { strategyByName } from "../engine/strategies.ts";
+import { humanEvalFixTask, loadHumanEvalFix } from "../eval/humanevalfix-loader.ts";
+import { runEval } from "../eval/run-eval.ts";
+import { resultsMarkdown, summarise } from "../eval/summarise-results.ts";
+import { EXIT, UsageError, type CliCommand } from "./command.ts";
+import { parseFlags } from "./parse-flags.ts";
+
+const USAGE = `autogen eval --dataset humanevalfix:<path/to/humanevalpack.jsonl> [--strategy template] [--limit N] [--offset N]
+             [--concurrency C] [--candidates N] [--minutes M] [--test-timeout S] [--per-test-timeout S] [--out DIR]
+
+Runs each strategy on the same tasks: the engine sees only the visible tests; the hidden
+tests run once, after it stops. --test-timeout bounds one test run (default 20 s),
+--per-test-timeout one test inside it (default 1 s: the tasks are small functions). Prints a table (solved, plausible, cost, time) and writes
+DIR/results.json and DIR/results.md (DIR defaults to ./eval-results).`;
+
+function positiveInt(value: string | undefined, name: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new UsageError(`--${name} must be a whole number, got "${value}"`);
+  return n;
+}
+
+export const evalCommand: CliCommand = {
+  name: "eval",
+  summary: "run repair strategies over an evaluation dataset and print the comparison",
+  usage: USAGE,
+  async run(args, io) {
+    const { values } = parseFlags(
+      args,
+      {
+        dataset: { type: "string" },
+        strategy: { type: "string", default: "template" },
+        limit: { type: "string" },
+        offset: { type: "string" },
+        concurrency: { type: "string" },
+        candidates: { type: "string" },
+        minutes: { type: "string" },
+        "test-timeout": { type: "string" },
+        "per-test-timeout": { type: "string" },
+        out: { type: "string", default: "eval-results" },
+      },
+      false,
+    );
+    const dataset = values.dataset;
+    if (!dataset) throw new UsageError("--dataset is required (for example --dataset humanevalfix:../shared/datasets/humanevalfix-python/humanevalpack.jsonl)");
+    const [kind, ...rest] = dataset.split(":");
+    if (kind !== "humanevalfix" || rest.length === 0) throw new UsageError(`unknown dataset "${dataset}": expected humanevalfix:<path>`);
+    let strategies;
+    try {
+      strategies = (values.strategy ?? "template").split(",").map((s) => strategyByName(s.trim()));
+    } catch (error) {
+      throw new UsageError((error as Error).message);
+    }
+    const offset = positiveInt(values.offset, "offset", 0);
+    const limit = positiveInt(values.limit, "limit", Number.MAX_SAFE_INTEGER);
+    const settings = {
+      concurrency: positiveInt(values.concurrency, "concurrency", 2),
+      testTimeoutMs: positiveInt(values["test-timeout"], "test-timeout", 20) * 1000,
+      perTestTimeoutSeconds: positiveInt(values["per-test-timeout"], "per-test-timeout", 1),
+      budget: { candidates: positiveInt(values.candidates, "candidates", 400), minutes: positiveInt(values.minutes, "minutes", 5) },
+    };
+    let rows;
+    try {
+      rows = await loadHumanEvalFix(resolve(io.cwd, rest.join(":")));
+    } catch (error) {
+      io.stderr(`autogen eval: cannot load the dataset: ${(error as Error).message}\n`);
+      return EXIT.usage;
+    }
+    const tasks = await Promise.all(rows.slice(offset, offset + limit).map((row) => humanEvalFixTask(row)));
+    const started = performance.now();
+    const results = await runEval(tasks, strategies, settings, (r, done, total) => {
+      io.stdout(`[${done}/${total}] ${r.strategy} ${r.id} ${r.verdict} (${r.stopReason}, ${r.cost.candidatesTried} candidates, ${r.cost.wallSeconds.toFixed(1)}s)${r.fix ? `: ${r.fix}` : ""}\n`);
+    });
+    const summaries = summarise(results);
+    const table = resultsMarkdown(summaries);
+    const outDir = resolve(io.cwd, values.out ?? "eval-results");
+    await mkdir(outDir, { recursive: true });
+    await writeFile(resolve(outDir, "results.json"), `${JSON.stringify({ dataset, settings, summaries, results }, null, 2)}\n`);
+    await writeFile(resolve(outDir, "results.md"), `${table}\n`);
+    io.stdout(`\n${table}\n\n${tasks.length} tasks in ${((performance.now() - started) / 1000).toFixed(0)} s; results in ${outDir}\n`);
+    return EXIT.ok;
+  },
+};

@@ -1,0 +1,88 @@
+// What a strategy is given (Task) and what it returns (Outcome): the typed values that
+// flow between the CLI / App / evaluation harness and the engine.
+import type { TestSelection } from "../verify/runners/test-runner.ts";
+import type { Verifier } from "../verify/local-verifier.ts";
+import type { SandboxOptions } from "../verify/sandbox/run-sandboxed.ts";
+import type { TestReport, TestStatus } from "../verify/test-report.ts";
+
+export type ProgressEvent =
+  | { kind: "stage"; stage: string; detail?: string }
+  | { kind: "attempt"; index: number; total: number; description: string; passed: number; failed: number };
+
+export type Task = {
+  /** Directory the strategy may edit (a worktree or a scratch copy, never the user's checkout). */
+  workspace: string;
+  /** Tests the engine must make pass and may look at. */
+  visible: TestSelection;
+  /** The wider suite run as a regression gate after a candidate passes the visible tests. */
+  regression?: TestSelection | undefined;
+  verifier: Verifier;
+  /** Sandbox settings for extra runs a strategy makes (coverage), matching the verifier's. */
+  sandbox: Omit<SandboxOptions, "cwd">;
+  runnerName: string;
+  isTestFile: (path: string) => boolean;
+  budget: { candidates: number; minutes: number };
+  description?: string | undefined;
+  onProgress?: ((event: ProgressEvent) => void) | undefined;
+  signal?: AbortSignal | undefined;
+};
+
+export type TestEvidence = {
+  command: string[];
+  passed: number;
+  failed: number;
+  skipped: number;
+  tests: Array<{ id: string; status: TestStatus; message?: string | undefined }>;
+};
+
+export type Attempt = {
+  index: number;
+  description: string;
+  family: string;
+  file: string;
+  line: number;
+  score: number;
+  result: "still-failing" | "visible-regressed" | "regression-failed" | "plausible";
+  passed: number;
+  failed: number;
+};
+
+export type StopReason = "solved" | "budget" | "exhausted" | "nothing-to-fix" | "unsupported" | "error" | "cancelled";
+
+export type Outcome = {
+  strategy: string;
+  status: "fixed" | "not-fixed";
+  stopReason: StopReason;
+  message: string;
+  plan: {
+    localisation: Array<{ file: string; line: number; score: number; failedCovering: number; passedCovering: number }>;
+    fix?: { family: string; description: string; file: string; line: number; score: number } | undefined;
+  };
+  evidence: { before?: TestEvidence | undefined; after?: TestEvidence | undefined; regressionBefore?: TestEvidence | undefined; regressionAfter?: TestEvidence | undefined };
+  diff: string;
+  changedFiles: string[];
+  attempts: Attempt[];
+  cost: {
+    llmCalls: number;
+    promptTokens: number;
+    completionTokens: number;
+    testRuns: number;
+    testSeconds: number;
+    wallSeconds: number;
+    candidatesGenerated: number;
+    candidatesTried: number;
+  };
+};
+
+export type Strategy = { name: string; run(task: Task): Promise<Outcome> };
+
+export function evidenceOf(report: TestReport): TestEvidence {
+  const tests = report.tests.map((t) => ({ id: t.id, status: t.status, message: t.message }));
+  return {
+    command: report.run.argv,
+    passed: tests.filter((t) => t.status === "pass").length,
+    failed: tests.filter((t) => t.status === "fail" || t.status === "error").length,
+    skipped: tests.filter((t) => t.status === "skip").length,
+    tests,
+  };
+}

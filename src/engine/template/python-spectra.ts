@@ -1,0 +1,43 @@
+// Per-test line coverage for Python: runs the visible tests under pytest with our
+// tracing plugin (inside the sandbox) and reads back which lines each test executed.
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { z } from "zod";
+import { PYTEST_PLUGIN, withPytestPlugin } from "../../verify/runners/pytest-plugin.ts";
+import { pythonExecutable } from "../../verify/runners/python-executable.ts";
+import { safeIds } from "../../verify/runners/test-runner.ts";
+import { runSandboxed, type SandboxOptions } from "../../verify/sandbox/run-sandboxed.ts";
+import type { TestSpectrum } from "./ochiai.ts";
+
+const traceSchema = z.record(z.string(), z.object({ outcome: z.string().optional(), lines: z.record(z.string(), z.array(z.int())).optional() }));
+
+export class CoverageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "CoverageError";
+  }
+}
+
+export async function pythonSpectra(workspace: string, testIds: string[], options: Omit<SandboxOptions, "cwd">): Promise<TestSpectrum[]> {
+  const dir = await mkdtemp(join(tmpdir(), "autogen-trace-"));
+  try {
+    const out = join(dir, "trace.json");
+    const env = withPytestPlugin(options.env, { AUTOGEN_TRACE_OUT: out });
+    const run = await runSandboxed([pythonExecutable(), "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", PYTEST_PLUGIN, ...safeIds(testIds)], { ...options, cwd: workspace, env });
+    let text: string;
+    try {
+      text = await readFile(out, "utf8");
+    } catch {
+      throw new CoverageError(`the coverage run wrote no trace (exit ${String(run.exitCode)}${run.timedOut ? ", timed out" : ""}): ${run.spawnError ?? run.output.slice(-500)}`);
+    }
+    const trace = traceSchema.parse(JSON.parse(text));
+    return Object.entries(trace).map(([id, entry]) => ({
+      id,
+      failed: entry.outcome !== "passed",
+      lines: new Map(Object.entries(entry.lines ?? {}).map(([file, lines]) => [file, new Set(lines)])),
+    }));
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}

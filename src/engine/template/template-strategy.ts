@@ -1,0 +1,160 @@
+// The model-free `template` strategy: spectrum-based fault localisation (Ochiai over
+// per-test line coverage), then repair templates at the most suspicious lines, tried in
+// order of suspiciousness × template prior, each validated on the failing tests first,
+// then on all visible tests, then the regression gate. Stops at the first plausible fix.
+import { readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { unifiedDiff } from "../../workspace/unified-diff.ts";
+import { allPassed, failingTests, type TestReport } from "../../verify/test-report.ts";
+import type { TestSelection } from "../../verify/runners/test-runner.ts";
+import { evidenceOf, type Attempt, type Outcome, type Strategy, type Task } from "../task.ts";
+import { applyMutation, type Mutation } from "./mutation.ts";
+import { ochiai, type SuspiciousLine } from "./ochiai.ts";
+import { pythonMutations } from "./python-mutations.ts";
+import { CoverageError, pythonSpectra } from "./python-spectra.ts";
+
+const MAX_LINES = 40;
+
+type Ranked = { mutation: Mutation; score: number; order: number };
+
+export const templateStrategy: Strategy = {
+  name: "template",
+  async run(task: Task): Promise<Outcome> {
+    const started = performance.now();
+    const state = new RunState(task, started);
+    if (task.runnerName !== "pytest") {
+      return state.finish("unsupported", `the template strategy localises faults with per-test line coverage, implemented for Python (pytest) repositories; this one runs ${task.runnerName}`);
+    }
+    task.onProgress?.({ kind: "stage", stage: "reproduce", detail: "running the visible tests on the unchanged code" });
+    const before = await state.test(task.visible);
+    state.outcome.evidence.before = evidenceOf(before);
+    if (before.tests.length === 0) {
+      return state.finish("error", `the visible tests did not run (exit ${String(before.run.exitCode)}${before.run.spawnError ? `: ${before.run.spawnError}` : ""}); output ends with: ${before.run.output.slice(-400)}`);
+    }
+    const failing = failingTests(before);
+    if (failing.length === 0) return state.finish("nothing-to-fix", "every visible test already passes; there is nothing to repair");
+    const regressionBaseline = task.regression ? await state.test(task.regression) : undefined;
+    if (regressionBaseline) state.outcome.evidence.regressionBefore = evidenceOf(regressionBaseline);
+
+    task.onProgress?.({ kind: "stage", stage: "localise", detail: `${failing.length} failing of ${before.tests.length} visible tests` });
+    let ranking: SuspiciousLine[];
+    try {
+      const spectra = await pythonSpectra(task.workspace, before.tests.map((t) => t.id), { ...task.sandbox });
+      state.outcome.cost.testRuns += 1;
+      ranking = ochiai(spectra, (file) => !task.isTestFile(file));
+    } catch (error) {
+      if (error instanceof CoverageError) return state.finish("error", error.message);
+      throw error;
+    }
+    state.outcome.plan.localisation = ranking.slice(0, 10);
+    if (ranking.length === 0) return state.finish("exhausted", "no line outside the tests is executed by a failing test; nothing to localise");
+
+    const candidates = await rankCandidates(task.workspace, ranking.slice(0, MAX_LINES));
+    state.outcome.cost.candidatesGenerated = candidates.length;
+    task.onProgress?.({ kind: "stage", stage: "repair", detail: `${candidates.length} candidate edits at ${Math.min(ranking.length, MAX_LINES)} suspicious lines` });
+
+    const failingIds: TestSelection = { kind: "tests", ids: failing.map((t) => t.id) };
+    const originals = new Map<string, string>();
+    const deadline = started + task.budget.minutes * 60_000;
+    for (const [index, { mutation, score }] of candidates.entries()) {
+      if (task.signal?.aborted) return state.finish("cancelled", "stopped on request");
+      if (index >= task.budget.candidates || performance.now() > deadline) {
+        return state.finish("budget", `budget spent after ${index} of ${candidates.length} candidates (limit ${task.budget.candidates} candidates, ${task.budget.minutes} minutes)`);
+      }
+      const path = join(task.workspace, mutation.file);
+      const original = originals.get(path) ?? (await readFile(path, "utf8"));
+      originals.set(path, original);
+      const mutated = applyMutation(original, mutation);
+      await writeFile(path, mutated);
+      const attempt = await state.validate(index, mutation, score, failingIds, regressionBaseline);
+      if (attempt.result === "plausible") {
+        state.outcome.diff = unifiedDiff(mutation.file, original, mutated);
+        state.outcome.changedFiles = [mutation.file];
+        state.outcome.plan.fix = { family: mutation.family, description: mutation.description, file: mutation.file, line: mutation.line, score };
+        state.outcome.status = "fixed";
+        return state.finish("solved", `${mutation.description} at ${mutation.file}:${mutation.line} makes every visible test pass`);
+      }
+      await writeFile(path, original);
+    }
+    return state.finish("exhausted", `none of the ${candidates.length} template edits at the ${Math.min(ranking.length, MAX_LINES)} most suspicious lines makes the visible tests pass`);
+  },
+};
+
+async function rankCandidates(workspace: string, lines: SuspiciousLine[]): Promise<Ranked[]> {
+  const byFile = new Map<string, Map<number, number>>();
+  for (const l of lines) {
+    const scores = byFile.get(l.file) ?? new Map<number, number>();
+    scores.set(l.line, l.score);
+    byFile.set(l.file, scores);
+  }
+  const ranked: Ranked[] = [];
+  for (const [file, scores] of byFile) {
+    const source = await readFile(join(workspace, file), "utf8");
+    for (const mutation of await pythonMutations(file, source, new Set(scores.keys()))) {
+      ranked.push({ mutation, score: (scores.get(mutation.line) ?? 0) * mutation.prior, order: ranked.length });
+    }
+  }
+  return ranked.sort((a, b) => b.score - a.score || a.order - b.order);
+}
+
+class RunState {
+  readonly outcome: Outcome;
+  private readonly task: Task;
+  private readonly started: number;
+
+  constructor(task: Task, started: number) {
+    this.task = task;
+    this.started = started;
+    this.outcome = {
+      strategy: "template",
+      status: "not-fixed",
+      stopReason: "exhausted",
+      message: "",
+      plan: { localisation: [] },
+      evidence: {},
+      diff: "",
+      changedFiles: [],
+      attempts: [],
+      cost: { llmCalls: 0, promptTokens: 0, completionTokens: 0, testRuns: 0, testSeconds: 0, wallSeconds: 0, candidatesGenerated: 0, candidatesTried: 0 },
+    };
+  }
+
+  async test(selection: TestSelection): Promise<TestReport> {
+    const report = await this.task.verifier.run(this.task.workspace, selection);
+    this.outcome.cost.testRuns += 1;
+    this.outcome.cost.testSeconds += report.run.durationMs / 1000;
+    return report;
+  }
+
+  async validate(index: number, mutation: Mutation, score: number, failingIds: TestSelection, baseline: TestReport | undefined): Promise<Attempt> {
+    this.outcome.cost.candidatesTried += 1;
+    const record = (result: Attempt["result"], report: TestReport): Attempt => {
+      const failed = failingTests(report).length;
+      const attempt: Attempt = { index: index + 1, description: mutation.description, family: mutation.family, file: mutation.file, line: mutation.line, score, result, passed: report.tests.length - failed, failed };
+      this.outcome.attempts.push(attempt);
+      this.task.onProgress?.({ kind: "attempt", index: index + 1, total: this.outcome.cost.candidatesGenerated, description: `${mutation.description} (${mutation.file}:${mutation.line})`, passed: attempt.passed, failed });
+      return attempt;
+    };
+    const first = await this.test(failingIds);
+    if (!allPassed(first)) return record("still-failing", first);
+    const visible = await this.test(this.task.visible);
+    if (!allPassed(visible)) return record("visible-regressed", visible);
+    this.outcome.evidence.after = evidenceOf(visible);
+    if (this.task.regression && baseline) {
+      const regression = await this.test(this.task.regression);
+      this.outcome.evidence.regressionAfter = evidenceOf(regression);
+      const passedBefore = new Set(baseline.tests.filter((t) => t.status === "pass").map((t) => t.id));
+      const broken = failingTests(regression).filter((t) => passedBefore.has(t.id));
+      if (broken.length > 0 || (regression.tests.length === 0 && baseline.tests.length > 0)) return record("regression-failed", regression);
+    }
+    return record("plausible", visible);
+  }
+
+  finish(reason: Outcome["stopReason"], message: string): Outcome {
+    this.outcome.stopReason = reason;
+    this.outcome.message = message;
+    this.outcome.cost.wallSeconds = (performance.now() - this.started) / 1000;
+    this.outcome.cost.testSeconds = Math.round(this.outcome.cost.testSeconds * 1000) / 1000;
+    return this.outcome;
+  }
+}
