@@ -3,9 +3,10 @@ import { VERSION } from "../version.ts";
 import { checkConfigCommand } from "./check-config-command.ts";
 import { EXIT, UsageError, type CliCommand, type CliIo } from "./command.ts";
 import { evalCommand } from "./eval-command.ts";
+import { fixCommand } from "./fix-command.ts";
 import { serveCommand } from "./serve-command.ts";
 
-export const COMMANDS: readonly CliCommand[] = [serveCommand, evalCommand, checkConfigCommand];
+export const COMMANDS: readonly CliCommand[] = [fixCommand, serveCommand, evalCommand, checkConfigCommand];
 
 export function usage(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));

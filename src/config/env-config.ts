@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { z } from "zod";
 import { defaultDataDir } from "./data-dir.ts";
 import { describe } from "./format-issues.ts";
+import { DEFAULT_MODEL, llmEndpoint, type LlmEndpoint } from "./llm-env.ts";
 
 export class EnvConfigError extends Error {
   constructor(message: string) {
@@ -51,7 +52,7 @@ const envSchema = z.object({
   GHE_HOST: z.string().regex(/^[A-Za-z0-9.-]+(:\d+)?$/).optional(),
   AUTOGEN_LLM_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
   OPENAI_API_KEY: z.string().min(1).optional(),
-  AUTOGEN_LLM_MODEL: z.string().min(1).default("gpt-4o-mini"),
+  AUTOGEN_LLM_MODEL: z.string().min(1).default(DEFAULT_MODEL),
   AUTOGEN_DB_PATH: z.string().min(1).optional(),
   AUTOGEN_CONCURRENCY: intFromEnv(1).max(64).default(2),
   AUTOGEN_MAX_LLM_CALLS: intFromEnv(1).default(80),
@@ -59,8 +60,6 @@ const envSchema = z.object({
   AUTOGEN_MAX_DOLLARS: z.coerce.number().min(0).default(3),
   AUTOGEN_MAX_MINUTES: intFromEnv(1).default(45),
 } satisfies Record<EnvVarName, z.ZodType>);
-
-export type LlmEndpoint = { baseURL: string; apiKey: string | undefined; model: string };
 
 export type ServerConfig = {
   appId: number;
@@ -112,12 +111,6 @@ export function loadServerConfig(env: NodeJS.ProcessEnv = process.env): ServerCo
     concurrency: e.AUTOGEN_CONCURRENCY,
     caps: { llmCalls: e.AUTOGEN_MAX_LLM_CALLS, tokens: e.AUTOGEN_MAX_TOKENS, dollars: e.AUTOGEN_MAX_DOLLARS, minutes: e.AUTOGEN_MAX_MINUTES },
   };
-}
-
-function llmEndpoint(baseURL: string | undefined, apiKey: string | undefined, model: string): LlmEndpoint | undefined {
-  if (baseURL) return { baseURL, apiKey, model };
-  if (apiKey) return { baseURL: "https://api.openai.com/v1", apiKey, model };
-  return undefined;
 }
 
 function readPrivateKey(inline: string | undefined, path: string | undefined): string {

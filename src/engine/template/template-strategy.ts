@@ -39,7 +39,9 @@ export const templateStrategy: Strategy = {
     task.onProgress?.({ kind: "stage", stage: "localise", detail: `${failing.length} failing of ${before.tests.length} visible tests` });
     let ranking: SuspiciousLine[];
     try {
-      const spectra = await pythonSpectra(task.workspace, before.tests.map((t) => t.id), { ...task.sandbox });
+      // Passing tests are what tell lines apart: trace the regression suite when there is one.
+      const traced = task.regression?.kind === "all" ? [] : [...new Set([...before.tests, ...(regressionBaseline?.tests ?? [])].map((t) => t.id))];
+      const spectra = await pythonSpectra(task.workspace, traced, { ...task.sandbox });
       state.outcome.cost.testRuns += 1;
       ranking = ochiai(spectra, (file) => !task.isTestFile(file));
     } catch (error) {

@@ -1,0 +1,210 @@
+// `autogen fix <path>`: the engine on a local checkout. Works in a git worktree of HEAD
+// (never the user's branch or uncommitted work), commits a fix on a new branch
+// `autogen/<slug>`, and writes the report a PR body would hold.
+import { existsSync } from "node:fs";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { llmEndpointFromEnv } from "../config/llm-env.ts";
+import { parseRepoConfigText, REPO_CONFIG_PATH, RepoConfigError } from "../config/parse-repo-config.ts";
+import { isTestFile } from "../engine/is-test-file.ts";
+import { strategyByName } from "../engine/strategies.ts";
+import type { Outcome } from "../engine/task.ts";
+import { renderReport } from "../report/render-report.ts";
+import { localVerifier } from "../verify/local-verifier.ts";
+import { detectRunner } from "../verify/runners/detect-runner.ts";
+import { NoTestsDetectedError, type TestSelection } from "../verify/runners/test-runner.ts";
+import { failingTests } from "../verify/test-report.ts";
+import { addWorktree, commitOnNewBranch, freeBranchName, gitDir, isDirty, isGitRepository, removeWorktree } from "../workspace/git.ts";
+import { EXIT, UsageError, type CliCommand, type CliIo } from "./command.ts";
+import { parseFlags } from "./parse-flags.ts";
+import { progressPrinter } from "./progress.ts";
+
+const USAGE = `autogen fix <path> [--issue <file|text>] [--test <id>]... [--test-cmd <cmd>] [--strategy <name>]
+            [--candidates N] [--minutes M] [--report <file>] [--allow-dirty] [--json]
+
+Visible tests: the --test ids given, or else the tests failing now. The whole suite is the
+regression gate. Without an LLM endpoint (AUTOGEN_LLM_BASE_URL / OPENAI_API_KEY) the
+model-free "template" strategy runs.
+
+Exit codes: 0 fixed (branch autogen/<slug> created), 1 not fixed, 2 bad input.`;
+
+export const fixCommand: CliCommand = {
+  name: "fix",
+  summary: "repair a local checkout: find the bug behind failing tests, commit the fix on a new branch",
+  usage: USAGE,
+  async run(args, io) {
+    const { values, positionals } = parseFlags(args, {
+      issue: { type: "string" },
+      test: { type: "string", multiple: true },
+      "test-cmd": { type: "string" },
+      strategy: { type: "string" },
+      candidates: { type: "string" },
+      minutes: { type: "string" },
+      report: { type: "string" },
+      "allow-dirty": { type: "boolean" },
+      json: { type: "boolean" },
+    });
+    if (positionals.length !== 1) throw new UsageError(`expected one repository path, got ${positionals.length}`);
+    const repo = resolve(io.cwd, positionals[0] as string);
+    const fail = (message: string) => {
+      io.stderr(`autogen fix: ${message}\n`);
+      return EXIT.usage;
+    };
+    if (!existsSync(repo)) return fail(`${repo} does not exist`);
+    if (!(await isGitRepository(repo))) return fail(`${repo} is not a git repository (run \`git init\` and commit your code first)`);
+    if (!values["allow-dirty"] && (await isDirty(repo))) {
+      return fail(`${repo} has uncommitted changes; commit or stash them first, or pass --allow-dirty (the fix is then made from the last commit, without your changes)`);
+    }
+
+    let config;
+    try {
+      const configPath = join(repo, REPO_CONFIG_PATH);
+      config = parseRepoConfigText(existsSync(configPath) ? await readFile(configPath, "utf8") : "");
+    } catch (error) {
+      if (error instanceof RepoConfigError) return fail(error.message);
+      throw error;
+    }
+    const llm = llmEndpointFromEnv(io.env);
+    let strategyName = values.strategy ?? (llm ? config.strategy.name : "template");
+    const notes: string[] = [];
+    if (!values.strategy && !llm) notes.push("no LLM endpoint configured (AUTOGEN_LLM_BASE_URL / OPENAI_API_KEY): using the model-free template strategy");
+    if (!values.strategy && llm && strategyName !== "template") {
+      notes.push(`strategy "${strategyName}" needs the LLM layer, which this version does not include yet: using the template strategy`);
+      strategyName = "template";
+    }
+    let strategy;
+    try {
+      strategy = strategyByName(strategyName);
+    } catch (error) {
+      return fail((error as Error).message);
+    }
+    const issueText = values.issue ? (existsSync(resolve(io.cwd, values.issue)) ? await readFile(resolve(io.cwd, values.issue), "utf8") : values.issue) : undefined;
+
+    const worktree = await mkdtemp(join(tmpdir(), "autogen-fix-"));
+    await rm(worktree, { recursive: true, force: true });
+    await addWorktree(repo, worktree);
+    try {
+      return await fixInWorktree({ io, repo, worktree, config, strategy, notes, issueText, values });
+    } catch (error) {
+      if (error instanceof NoTestsDetectedError) return fail(error.message);
+      throw error;
+    } finally {
+      await removeWorktree(repo, worktree).catch(() => rm(worktree, { recursive: true, force: true }));
+    }
+  },
+};
+
+type FixArgs = {
+  io: CliIo;
+  repo: string;
+  worktree: string;
+  config: ReturnType<typeof parseRepoConfigText>;
+  strategy: ReturnType<typeof strategyByName>;
+  notes: string[];
+  issueText: string | undefined;
+  values: { test?: string[] | undefined; "test-cmd"?: string | undefined; candidates?: string | undefined; minutes?: string | undefined; report?: string | undefined; json?: boolean | undefined };
+};
+
+async function fixInWorktree({ io, repo, worktree, config, strategy, notes, issueText, values }: FixArgs): Promise<number> {
+  const log = values.json ? () => {} : io.stdout;
+  for (const note of notes) log(`note: ${note}\n`);
+  let runner;
+  try {
+    runner = detectRunner(worktree, values["test-cmd"] ?? config.test.command);
+  } catch (error) {
+    if (error instanceof NoTestsDetectedError) throw error;
+    io.stderr(`autogen fix: ${(error as Error).message}\n`);
+    return EXIT.usage;
+  }
+  log(`tests: ${runner.name} (${runner.evidence})\n`);
+  const sandbox = { timeoutMs: config.test.timeoutMinutes * 60_000, env: config.test.env };
+  const verifier = localVerifier(runner, sandbox);
+
+  let visible: TestSelection;
+  if (values.test?.length) {
+    visible = { kind: "tests", ids: values.test };
+  } else {
+    const baseline = await verifier.run(worktree, { kind: "all" });
+    if (baseline.run.spawnError) {
+      io.stderr(`autogen fix: the test command could not start: ${baseline.run.spawnError}\n`);
+      return EXIT.usage;
+    }
+    const failing = failingTests(baseline);
+    if (failing.length === 0) {
+      const why = baseline.tests.length === 0 ? `the test command ran no test (exit ${String(baseline.run.exitCode)})` : `all ${baseline.tests.length} tests pass`;
+      io.stderr(`autogen fix: nothing to fix: ${why}. Name the tests that show the bug with --test.\n`);
+      return EXIT.failed;
+    }
+    visible = { kind: "tests", ids: failing.map((t) => t.id) };
+  }
+
+  const progress = progressPrinter(log, io.isTty && !values.json);
+  const outcome = await strategy.run({
+    workspace: worktree,
+    visible,
+    regression: { kind: "all" },
+    verifier,
+    sandbox: runner.prepareEnv ? { ...sandbox, env: runner.prepareEnv(sandbox.env) } : sandbox,
+    runnerName: runner.name,
+    isTestFile,
+    budget: { candidates: numberFlag(values.candidates, config.budgets.iterations * 20), minutes: numberFlag(values.minutes, config.budgets.minutes) },
+    description: issueText,
+    onProgress: progress.onProgress,
+  });
+  progress.done();
+
+  const slug = slugFor(issueText, visible);
+  let branch: string | undefined;
+  let commit: string | undefined;
+  if (outcome.status === "fixed") {
+    branch = await freeBranchName(repo, `autogen/${slug}`);
+    commit = await commitOnNewBranch(worktree, branch, outcome.changedFiles, commitMessage(outcome, issueText));
+  }
+  const report = renderReport(outcome, { title: issueText ? `autogen: ${firstLine(issueText)}` : "autogen: repair of failing tests", branch, commit });
+  const reportPath = values.report ? resolve(io.cwd, values.report) : join(await gitDir(repo), "autogen", `${slug}.md`);
+  await mkdir(resolve(reportPath, ".."), { recursive: true });
+  await writeFile(reportPath, report);
+
+  if (values.json) {
+    io.stdout(`${JSON.stringify({ ...outcome, branch, commit, report: reportPath }, null, 2)}\n`);
+  } else if (branch) {
+    log(`\nfixed: ${outcome.message}\nbranch: ${branch} (commit ${commit?.slice(0, 12)}) in ${repo}; your current branch is untouched\nreport: ${reportPath}\n`);
+  } else {
+    log(`\nnot fixed (${outcome.stopReason}): ${outcome.message}\nreport: ${reportPath}\n`);
+  }
+  return outcome.status === "fixed" ? EXIT.ok : EXIT.failed;
+}
+
+function numberFlag(value: string | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n <= 0) throw new UsageError(`expected a positive whole number, got "${value}"`);
+  return n;
+}
+
+function slugFor(issueText: string | undefined, visible: TestSelection): string {
+  const source = issueText ? firstLine(issueText) : visible.kind === "tests" ? `fix-${visible.ids[0]?.split("::").at(-1) ?? "tests"}` : "fix-tests";
+  const words = source.toLowerCase().split(/[^a-z0-9]+/).filter(Boolean);
+  let slug = "";
+  for (const word of words) {
+    if (slug && slug.length + 1 + word.length > 40) break;
+    slug = slug ? `${slug}-${word}` : word.slice(0, 40);
+  }
+  return slug || "fix";
+}
+
+function firstLine(text: string): string {
+  return (text.trim().split("\n")[0] ?? "").slice(0, 100);
+}
+
+function commitMessage(outcome: Outcome, issueText: string | undefined): string {
+  const fix = outcome.plan.fix;
+  const subject = fix ? `Fix ${fix.file}:${fix.line}: ${fix.description.replaceAll("`", "")}` : "Fix failing tests";
+  const body = [
+    issueText ? `Requested: ${firstLine(issueText)}` : undefined,
+    `Found by autogen-bot (${outcome.strategy} strategy): ${outcome.message}.`,
+    outcome.evidence.after ? `Visible tests after the change: ${outcome.evidence.after.passed} passed, ${outcome.evidence.after.failed} failed.` : undefined,
+  ].filter(Boolean);
+  return `${subject.slice(0, 72)}\n\n${body.join("\n")}\n`;
+}

@@ -1,0 +1,65 @@
+// The report of one run, as markdown: what the PR body holds (summary, plan,
+// verification, test evidence, attempts, cost, diff) and what `autogen fix` writes.
+import { diffStat } from "../workspace/unified-diff.ts";
+import type { Outcome, TestEvidence } from "../engine/task.ts";
+
+const MAX_ATTEMPTS_SHOWN = 50;
+const MAX_DIFF_CHARS = 20_000;
+
+export function renderReport(outcome: Outcome, context: { title: string; branch?: string | undefined; commit?: string | undefined }): string {
+  const out: string[] = [`## ${context.title}`, ""];
+  out.push(outcome.status === "fixed" ? `**Fixed** by the \`${outcome.strategy}\` strategy: ${outcome.message}.` : `**Not fixed** (\`${outcome.stopReason}\`): ${outcome.message}.`);
+  if (context.branch) out.push("", `Branch \`${context.branch}\`${context.commit ? ` at \`${context.commit.slice(0, 12)}\`` : ""}.`);
+
+  out.push("", "### Plan", "");
+  if (outcome.plan.localisation.length > 0) {
+    out.push("Fault localisation (Ochiai over per-test line coverage; ef/ep = failing/passing tests that execute the line):", "");
+    out.push("| rank | location | suspiciousness | ef | ep |", "| --- | --- | --- | --- | --- |");
+    outcome.plan.localisation.forEach((l, i) => out.push(`| ${i + 1} | \`${l.file}:${l.line}\` | ${l.score.toFixed(3)} | ${l.failedCovering} | ${l.passedCovering} |`));
+  } else {
+    out.push("No localisation was produced.");
+  }
+  if (outcome.plan.fix) out.push("", `Repair: **${outcome.plan.fix.family}**, ${outcome.plan.fix.description} at \`${outcome.plan.fix.file}:${outcome.plan.fix.line}\` (score ${outcome.plan.fix.score.toFixed(3)}).`);
+
+  out.push("", "### Verification", "");
+  const { before, after, regressionBefore, regressionAfter } = outcome.evidence;
+  if (before) out.push(...evidenceTable(before, after));
+  if (regressionBefore) {
+    out.push("", `Regression gate (full suite): before ${regressionBefore.passed} passed, ${regressionBefore.failed} failed` + (regressionAfter ? `; after ${regressionAfter.passed} passed, ${regressionAfter.failed} failed.` : "; not run after (no candidate passed the visible tests)."));
+    if (regressionAfter) {
+      const failedBefore = new Set(regressionBefore.tests.filter((t) => t.status === "fail" || t.status === "error").map((t) => t.id));
+      const stillFailing = regressionAfter.tests.filter((t) => (t.status === "fail" || t.status === "error") && failedBefore.has(t.id));
+      if (stillFailing.length > 0) out.push("", `Pre-existing failures (failing before the change too): ${stillFailing.map((t) => `\`${t.id}\``).join(", ")}.`);
+    }
+  }
+
+  out.push("", "### Attempts", "", `<details><summary>${outcome.attempts.length} candidate(s) tried of ${outcome.cost.candidatesGenerated} generated</summary>`, "");
+  out.push("| # | edit | location | result | passed | failed |", "| --- | --- | --- | --- | --- | --- |");
+  for (const a of outcome.attempts.slice(0, MAX_ATTEMPTS_SHOWN)) out.push(`| ${a.index} | ${a.family}: ${a.description.replaceAll("|", "\\|")} | \`${a.file}:${a.line}\` | ${a.result} | ${a.passed} | ${a.failed} |`);
+  if (outcome.attempts.length > MAX_ATTEMPTS_SHOWN) out.push("", `(${outcome.attempts.length - MAX_ATTEMPTS_SHOWN} more attempts not shown)`);
+  out.push("", "</details>");
+
+  const c = outcome.cost;
+  out.push("", "### Cost", "", `LLM calls ${c.llmCalls}, tokens ${c.promptTokens + c.completionTokens}, test runs ${c.testRuns} (${c.testSeconds.toFixed(1)} s), wall ${c.wallSeconds.toFixed(1)} s.`);
+
+  if (outcome.diff) {
+    const stat = diffStat(outcome.diff);
+    const diff = outcome.diff.length > MAX_DIFF_CHARS ? `${outcome.diff.slice(0, MAX_DIFF_CHARS)}\n… (diff truncated)` : outcome.diff;
+    out.push("", "### Diff", "", `<details><summary>${stat.files} file(s), +${stat.added} −${stat.removed}</summary>`, "", "```diff", diff.trimEnd(), "```", "", "</details>");
+  }
+  return `${out.join("\n")}\n`;
+}
+
+function evidenceTable(before: TestEvidence, after: TestEvidence | undefined): string[] {
+  const afterById = new Map((after?.tests ?? []).map((t) => [t.id, t.status]));
+  const rows = ["| visible test | before | after |", "| --- | --- | --- |"];
+  for (const t of before.tests) rows.push(`| \`${t.id}\` | ${mark(t.status)} | ${after ? mark(afterById.get(t.id)) : "–"} |`);
+  return [`Visible tests: before ${before.passed} passed, ${before.failed} failed${after ? `; after ${after.passed} passed, ${after.failed} failed` : ""}.`, "", ...rows];
+}
+
+function mark(status: string | undefined): string {
+  if (status === "pass") return "✅ pass";
+  if (status === "fail" || status === "error") return `❌ ${status}`;
+  if (status === "skip") return "skip";
+  return "–";
+}

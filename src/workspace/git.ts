@@ -1,0 +1,55 @@
+// Git through simple-git with the habits untrusted input demands: a timeout on every
+// call, no prompts, a minimal environment, and paths only ever after `--`.
+import { simpleGit, type SimpleGit } from "simple-git";
+
+const BOT_IDENTITY = ["-c", "user.name=autogen-bot", "-c", "user.email=autogen-bot@users.noreply.github.com"];
+
+export function git(baseDir: string, timeoutMs = 60_000): SimpleGit {
+  // simple-git guards variables that change git's behaviour; these two are ours, on purpose.
+  return simpleGit({ baseDir, timeout: { block: timeoutMs }, config: [], allowEnvironment: ["GIT_TERMINAL_PROMPT", "GIT_CONFIG_NOSYSTEM"] }).env({
+    PATH: process.env.PATH ?? "/usr/bin:/bin",
+    HOME: process.env.HOME ?? "/tmp",
+    GIT_TERMINAL_PROMPT: "0",
+    GIT_CONFIG_NOSYSTEM: "1",
+    LANG: "C",
+  });
+}
+
+export async function isGitRepository(dir: string): Promise<boolean> {
+  try {
+    return (await git(dir).revparse(["--is-inside-work-tree"])).trim() === "true";
+  } catch {
+    return false;
+  }
+}
+
+export async function isDirty(dir: string): Promise<boolean> {
+  return (await git(dir).status()).files.length > 0;
+}
+
+export async function addWorktree(repo: string, path: string, ref = "HEAD"): Promise<void> {
+  await git(repo).raw(["worktree", "add", "--detach", path, ref]);
+}
+
+export async function removeWorktree(repo: string, path: string): Promise<void> {
+  await git(repo).raw(["worktree", "remove", "--force", path]);
+}
+
+/** A branch name not yet taken: `base`, then `base-2`, `base-3`, ... */
+export async function freeBranchName(repo: string, base: string): Promise<string> {
+  const existing = new Set((await git(repo).branchLocal()).all);
+  if (!existing.has(base)) return base;
+  for (let i = 2; ; i++) if (!existing.has(`${base}-${i}`)) return `${base}-${i}`;
+}
+
+export async function commitOnNewBranch(worktree: string, branch: string, files: string[], message: string): Promise<string> {
+  const g = git(worktree);
+  await g.raw(["switch", "--create", branch]);
+  await g.raw(["add", "--", ...files]);
+  await g.raw([...BOT_IDENTITY, "commit", "--no-verify", "--message", message]);
+  return (await g.revparse(["HEAD"])).trim();
+}
+
+export async function gitDir(repo: string): Promise<string> {
+  return (await git(repo).revparse(["--absolute-git-dir"])).trim();
+}
