@@ -119,7 +119,8 @@ async function fixInWorktree({ io, repo, worktree, config, strategy, notes, issu
   }
   log(`tests: ${runner.name} (${runner.evidence})\n`);
   const sandbox = { timeoutMs: config.test.timeoutMinutes * 60_000, env: config.test.env };
-  const verifier = localVerifier(runner, sandbox);
+  // The worktree's `.git` is only a pointer: protect the repository's git dir itself.
+  const verifier = localVerifier(runner, { ...sandbox, protect: [await gitDir(repo)] });
 
   let visible: TestSelection;
   if (values.test?.length) {

@@ -9,7 +9,10 @@ import type { TestRunner, TestSelection } from "./runners/test-runner.ts";
 import { runSandboxed, type SandboxOptions } from "./sandbox/run-sandboxed.ts";
 import type { TestCaseResult, TestReport } from "./test-report.ts";
 
-export type VerifierRunOptions = Omit<SandboxOptions, "cwd" | "readOnlyPaths">;
+export type VerifierRunOptions = Omit<SandboxOptions, "cwd" | "readOnlyPaths"> & {
+  /** Read-only to the tests besides the workspace's own `.git`: for a worktree, the repository's git dir (hooks, config). */
+  protect?: string[];
+};
 
 export type Verifier = {
   run(workspace: string, selection: TestSelection): Promise<TestReport>;
@@ -26,7 +29,7 @@ export function localVerifier(runner: TestRunner, options: VerifierRunOptions): 
           cwd: workspace,
           env: runner.prepareEnv ? runner.prepareEnv(options.env) : options.env,
           pathPrefix: [...runner.pathPrefix, ...(options.pathPrefix ?? [])],
-          readOnlyPaths: [join(workspace, ".git")],
+          readOnlyPaths: [join(workspace, ".git"), ...(options.protect ?? [])],
         });
         const fromReport = runner.reportFormat === "junit" ? await readJunit(reportPath) : undefined;
         if (fromReport) return { run, tests: fromReport, source: "junit" };

@@ -82,7 +82,7 @@ export const templateStrategy: Strategy = {
   },
 };
 
-async function rankCandidates(workspace: string, lines: SuspiciousLine[]): Promise<Ranked[]> {
+export async function rankCandidates(workspace: string, lines: SuspiciousLine[]): Promise<Ranked[]> {
   const byFile = new Map<string, Map<number, number>>();
   for (const l of lines) {
     const scores = byFile.get(l.file) ?? new Map<number, number>();

@@ -21,7 +21,7 @@ export function splitCommand(line: string): string[] {
       if (started) args.push(current);
       current = "";
       started = false;
-    } else if ("|&;<>`$".includes(ch) && !started) {
+    } else if ("|&;<>`$".includes(ch)) {
       throw new Error(`shell syntax "${ch}" is not supported in a test command: name one program and its arguments`);
     } else {
       current += ch;

@@ -11,8 +11,11 @@ function works(file: string, args: string[]): Promise<boolean> {
   });
 }
 
+/** AUTOGEN_ISOLATION (bwrap, unshare, none) lets an operator choose a weaker level, e.g. where namespaces are unavailable. */
 export function detectIsolation(): Promise<Isolation> {
   probed ??= (async () => {
+    const forced = process.env.AUTOGEN_ISOLATION;
+    if (forced === "bwrap" || forced === "unshare" || forced === "none") return forced;
     if (await works("bwrap", ["--dev-bind", "/", "/", "--unshare-net", "--die-with-parent", "--", "true"])) return "bwrap";
     if (await works("unshare", ["--net", "--", "true"])) return "unshare";
     return "none";

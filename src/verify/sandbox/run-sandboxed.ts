@@ -27,6 +27,8 @@ export type SandboxOptions = {
 
 const DEFAULT_OUTPUT_CAP = 2 * 1024 * 1024;
 const KILL_GRACE_MS = 2000;
+/** After the command exits, how long output may still drain before we stop reading. */
+const DRAIN_MS = 2000;
 
 export async function runSandboxed(argv: readonly string[], options: SandboxOptions): Promise<RunResult> {
   const [command] = argv;
@@ -53,9 +55,10 @@ function wrap(argv: string[], isolation: Isolation, options: SandboxOptions): st
   const prlimit = ["prlimit", `--fsize=${limits.fileSizeBytes ?? 1024 ** 3}`, ...(limits.addressSpaceBytes ? [`--as=${limits.addressSpaceBytes}`] : []), "--"];
   if (isolation === "bwrap") {
     const readOnly = (options.readOnlyPaths ?? []).flatMap((p) => ["--ro-bind-try", p, p]);
-    return ["bwrap", "--dev-bind", "/", "/", ...readOnly, ...(options.network ? [] : ["--unshare-net"]), "--die-with-parent", "--", ...prlimit, ...argv];
+    // A new PID namespace: when the command exits, the kernel ends every process it left.
+    return ["bwrap", "--dev-bind", "/", "/", ...readOnly, ...(options.network ? [] : ["--unshare-net"]), "--unshare-pid", "--die-with-parent", "--", ...prlimit, ...argv];
   }
-  if (isolation === "unshare" && !options.network) return ["unshare", "--net", "--", ...prlimit, ...argv];
+  if (isolation === "unshare") return ["unshare", ...(options.network ? [] : ["--net"]), "--pid", "--fork", "--kill-child", "--", ...prlimit, ...argv];
   return [...prlimit, ...argv];
 }
 
@@ -98,11 +101,16 @@ function spawnCapped(wrapped: string[], argv: string[], isolation: Isolation, en
     child.on("error", (error) => {
       spawnError = error.message;
     });
-    child.on("close", (code, signal) => {
+    let settled = false;
+    const settle = (code: number | null, signal: NodeJS.Signals | null) => {
+      if (settled) return;
+      settled = true;
       clearTimeout(timer);
       options.signal?.removeEventListener("abort", onAbort);
-      // Children that outlive the main process (daemons, forks) go with the group.
+      // Children that outlive the main process (forks, daemons) go with the group.
       killGroup("SIGKILL");
+      child.stdout.destroy();
+      child.stderr.destroy();
       resolve({
         argv,
         exitCode: code,
@@ -115,6 +123,12 @@ function spawnCapped(wrapped: string[], argv: string[], isolation: Isolation, en
         isolation,
         spawnError,
       });
+    };
+    child.on("close", settle);
+    // A process that escaped the group may hold our pipes open: do not wait for it.
+    child.on("exit", (code, signal) => {
+      killGroup("SIGKILL");
+      setTimeout(() => settle(code, signal), DRAIN_MS).unref();
     });
   });
 }

@@ -1,0 +1,35 @@
+// Small Python repositories written to temp dirs, and the template strategy run on them
+// with the real verifier (sandbox + pytest).
+import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { isTestFile } from "../../src/engine/is-test-file.ts";
+import type { Outcome } from "../../src/engine/task.ts";
+import { templateStrategy } from "../../src/engine/template/template-strategy.ts";
+import { localVerifier } from "../../src/verify/local-verifier.ts";
+import { pytestRunner } from "../../src/verify/runners/detect-runner.ts";
+import { withPytestPlugin } from "../../src/verify/runners/pytest-plugin.ts";
+
+export const PYTEST_ENV = { PYTEST_DISABLE_PLUGIN_AUTOLOAD: "1", AUTOGEN_TEST_TIMEOUT: "2" };
+
+export async function writeRepo(files: Record<string, string>): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), "autogen-pyrepo-"));
+  for (const [name, text] of Object.entries(files)) {
+    await mkdir(join(dir, name, ".."), { recursive: true });
+    await writeFile(join(dir, name), text);
+  }
+  return dir;
+}
+
+export async function runTemplate(dir: string, candidates = 300): Promise<Outcome> {
+  const sandbox = { timeoutMs: 30_000, env: PYTEST_ENV };
+  return templateStrategy.run({
+    workspace: dir,
+    visible: { kind: "all" },
+    verifier: localVerifier(pytestRunner([], "test"), sandbox),
+    sandbox: { ...sandbox, env: withPytestPlugin(PYTEST_ENV) },
+    runnerName: "pytest",
+    isTestFile,
+    budget: { candidates, minutes: 5 },
+  });
+}

@@ -1,0 +1,81 @@
+import { readFile } from "node:fs/promises";
+import { describe, expect, it } from "vitest";
+import { JunitParseError, parseJunit } from "../../src/verify/parsers/parse-junit.ts";
+import { parsePytestConsole } from "../../src/verify/parsers/parse-pytest-console.ts";
+
+const fixture = (name: string) => readFile(new URL(`../fixtures/reports/${name}`, import.meta.url), "utf8");
+
+describe("parseJunit on pytest's real report", () => {
+  it("reads every test with pytest node ids usable for selection", async () => {
+    const tests = parseJunit(await fixture("pytest-junit.xml"));
+    expect(tests.map((t) => `${t.id} ${t.status}`)).toEqual([
+      "tests/test_calc.py::test_add pass",
+      "tests/test_calc.py::test_add_wrong fail",
+      "tests/test_calc.py::test_add_param[1-1-2] pass",
+      "tests/test_calc.py::test_add_param[2-2-5] fail",
+      "tests/test_calc.py::test_add_param[\\xe9-\\xfc-\\xe9\\xfc] pass",
+      "tests/test_calc.py::TestDivide::test_divide pass",
+      "tests/test_calc.py::TestDivide::test_divide_by_zero fail",
+      "tests/test_calc.py::test_uses_broken_fixture error",
+      "tests/test_calc.py::test_skipped skip",
+      "tests/test_calc.py::test_expected_failure skip",
+      "tests/test_calc.py::test_unicode_message fail",
+    ]);
+  });
+
+  it("keeps the failure message, the traceback and unicode", async () => {
+    const tests = parseJunit(await fixture("pytest-junit.xml"));
+    const wrong = tests.find((t) => t.name === "test_add_wrong");
+    expect(wrong?.message).toBe("assert 4 == 5\n +  where 4 = add(2, 2)");
+    expect(wrong?.details).toContain(">       assert add(2, 2) == 5");
+    expect(wrong?.file).toBe("tests/test_calc.py");
+    expect(tests.find((t) => t.name === "test_uses_broken_fixture")?.message).toContain("fixture exploded");
+    expect(tests.find((t) => t.name === "test_unicode_message")?.message).toContain("naïve ☃");
+    expect(tests.find((t) => t.name === "test_divide_by_zero")?.message).toContain("ZeroDivisionError");
+  });
+
+  it("builds ids for nested suites of other runners", () => {
+    const xml = `<?xml version="1.0"?><testsuites><testsuite name="math"><testsuite name="adds"><testcase name="one plus one" time="0.002"/></testsuite><testcase name="fails"><failure message="expected 2 to be 3" type="AssertionError">stack</failure></testcase></testsuite></testsuites>`;
+    expect(parseJunit(xml)).toEqual([
+      { id: "math > adds > one plus one", name: "one plus one", file: undefined, status: "pass", durationMs: 2, message: undefined, details: undefined },
+      { id: "math > fails", name: "fails", file: undefined, status: "fail", durationMs: undefined, message: "expected 2 to be 3", details: "stack" },
+    ]);
+  });
+
+  it("rejects malformed XML with the line", () => {
+    expect(() => parseJunit("<testsuites><testsuite><testcase name='x'></testsuite>")).toThrow(JunitParseError);
+    expect(() => parseJunit("<testsuites><testsuite><testcase name='x'></testsuite>")).toThrow(/^malformed JUnit XML at line 1/);
+  });
+
+  it("rejects XML that is not a JUnit report", () => {
+    expect(() => parseJunit("<html><body/></html>")).toThrow("not a JUnit report");
+  });
+});
+
+describe("parsePytestConsole on pytest's real coloured output", () => {
+  it("reads the -rA summary despite ANSI colour codes", async () => {
+    const tests = parsePytestConsole(await fixture("pytest-console.txt"));
+    const byId = Object.fromEntries(tests.map((t) => [t.id, t.status]));
+    expect(byId).toEqual({
+      "tests/test_calc.py::test_add": "pass",
+      "tests/test_calc.py::test_add_param[1-1-2]": "pass",
+      "tests/test_calc.py::test_add_param[\\xe9-\\xfc-\\xe9\\xfc]": "pass",
+      "tests/test_calc.py::TestDivide::test_divide": "pass",
+      "tests/test_calc.py::test_expected_failure": "skip",
+      "tests/test_calc.py::test_uses_broken_fixture": "error",
+      "tests/test_calc.py::test_add_wrong": "fail",
+      "tests/test_calc.py::test_add_param[2-2-5]": "fail",
+      "tests/test_calc.py::TestDivide::test_divide_by_zero": "fail",
+      "tests/test_calc.py::test_unicode_message": "fail",
+    });
+    expect(tests.find((t) => t.id.endsWith("test_divide_by_zero"))?.message).toBe("ZeroDivisionError: division by zero");
+  });
+
+  it("reads what survives of truncated output", async () => {
+    const text = await fixture("pytest-console.txt");
+    const cut = text.slice(0, text.indexOf("FAILED"));
+    const tests = parsePytestConsole(cut);
+    expect(tests.filter((t) => t.status === "fail")).toEqual([]);
+    expect(tests.length).toBeGreaterThanOrEqual(5);
+  });
+});

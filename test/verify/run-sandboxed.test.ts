@@ -1,0 +1,124 @@
+// Canary tests: the sandbox against a deliberately hostile "test suite".
+import { existsSync } from "node:fs";
+import { mkdir, mkdtemp, readFile } from "node:fs/promises";
+import { createServer, type Server } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { detectIsolation } from "../../src/verify/sandbox/detect-isolation.ts";
+import { runSandboxed } from "../../src/verify/sandbox/run-sandboxed.ts";
+import { sandboxEnv } from "../../src/verify/sandbox/sandbox-env.ts";
+
+const HOSTILE = fileURLToPath(new URL("../fixtures/repos/hostile/", import.meta.url));
+const SECRET = "ghs_canarySecretValue1234567890abcdef";
+const isolation = await detectIsolation();
+
+describe("sandbox environment", () => {
+  it("passes an allowlist only: a secret in the bot's environment is absent from the child's env, /proc/self/environ and HOME", async () => {
+    process.env.AUTOGEN_CANARY_TOKEN = SECRET;
+    process.env.GITHUB_TOKEN = SECRET;
+    try {
+      const result = await runSandboxed(["python3", "leak_secrets.py", SECRET], { cwd: HOSTILE, timeoutMs: 20_000 });
+      expect(result.output).toContain("CLEAN");
+      expect(result.output).not.toContain(SECRET);
+      expect(result.output).toMatch(/HOME=\/.*autogen-home-/);
+    } finally {
+      delete process.env.AUTOGEN_CANARY_TOKEN;
+      delete process.env.GITHUB_TOKEN;
+    }
+  });
+
+  it("refuses repository-configured variables that would change what runs or carry secrets", () => {
+    expect(() => sandboxEnv({ home: "/tmp/h", extra: { LD_PRELOAD: "/evil.so" } })).toThrow("LD_PRELOAD cannot be set");
+    expect(() => sandboxEnv({ home: "/tmp/h", extra: { NODE_OPTIONS: "--require x" } })).toThrow("NODE_OPTIONS cannot be set");
+    expect(() => sandboxEnv({ home: "/tmp/h", extra: { MY_API_TOKEN: "x" } })).toThrow("MY_API_TOKEN cannot be set");
+    expect(sandboxEnv({ home: "/tmp/h", extra: { FEATURE_FLAG: "1" }, parent: { PATH: "/bin", SECRET_THING: "s" } })).toEqual({
+      PATH: "/bin",
+      LANG: "C.UTF-8",
+      HOME: "/tmp/h",
+      TMPDIR: "/tmp/h",
+      CI: "true",
+      NO_COLOR: "1",
+      PYTHONDONTWRITEBYTECODE: "1",
+      GIT_TERMINAL_PROMPT: "0",
+      FEATURE_FLAG: "1",
+    });
+  });
+
+  it("says clearly when the command does not exist", async () => {
+    const result = await runSandboxed(["no-such-runner-xyz", "--version"], { cwd: HOSTILE, timeoutMs: 5_000 });
+    expect(result.spawnError).toMatch(/^command not found: no-such-runner-xyz \(searched PATH=/);
+    expect(result.exitCode).toBeNull();
+  });
+});
+
+describe("sandbox network", () => {
+  let server: Server;
+  let port = 0;
+  beforeAll(async () => {
+    server = createServer((socket) => socket.end());
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    port = (server.address() as { port: number }).port;
+  });
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  it.runIf(isolation !== "none")(`blocks the network when it is off (isolation: ${isolation})`, async () => {
+    const result = await runSandboxed(["python3", "connect.py", "127.0.0.1", String(port)], { cwd: HOSTILE, timeoutMs: 20_000 });
+    expect(result.output).toContain("BLOCKED");
+    expect(result.isolation).toBe(isolation);
+  });
+
+  it("allows the network when the configuration asks for it", async () => {
+    const result = await runSandboxed(["python3", "connect.py", "127.0.0.1", String(port)], { cwd: HOSTILE, timeoutMs: 20_000, network: true });
+    expect(result.output).toContain("CONNECTED");
+  });
+});
+
+describe("sandbox process control", () => {
+  it("kills a hanging test that ignores SIGTERM within the timeout plus 5 s", async () => {
+    const started = Date.now();
+    const result = await runSandboxed(["python3", "hang.py"], { cwd: HOSTILE, timeoutMs: 1_000 });
+    expect(result.timedOut).toBe(true);
+    expect(result.output).toContain("hanging");
+    expect(Date.now() - started).toBeLessThan(1_000 + 5_000);
+  });
+
+  it.runIf(isolation !== "none")("cleans up a child that forks a daemon (in its own session) and exits", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "autogen-fork-"));
+    const heartbeat = join(dir, "heartbeat");
+    const started = Date.now();
+    const result = await runSandboxed(["python3", "fork_and_exit.py", heartbeat], { cwd: HOSTILE, timeoutMs: 20_000 });
+    expect(result.exitCode).toBe(0);
+    expect(result.output).toContain("parent exits");
+    expect(Date.now() - started).toBeLessThan(10_000);
+    const beats = async () => (await readFile(heartbeat, "utf8")).length;
+    const first = await beats();
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    expect(first).toBeGreaterThan(0);
+    expect(await beats()).toBe(first);
+  });
+
+  it("caps captured output: 1 GB of output does not grow our memory past the cap", async () => {
+    const cap = 4 * 1024 * 1024;
+    const before = process.memoryUsage().rss;
+    const result = await runSandboxed(["python3", "flood.py", "1024"], { cwd: HOSTILE, timeoutMs: 120_000, maxOutputBytes: cap });
+    const grown = process.memoryUsage().rss - before;
+    expect(result.exitCode).toBe(0);
+    expect(result.outputBytes).toBe(1024 * 1024 * 1024);
+    expect(result.outputTruncated).toBe(true);
+    expect(Buffer.byteLength(result.output)).toBeLessThanOrEqual(cap);
+    expect(grown).toBeLessThan(cap + 96 * 1024 * 1024);
+  }, 150_000);
+});
+
+describe("sandbox filesystem", () => {
+  it.runIf(isolation === "bwrap")("makes .git read-only to the tests: planting a hook fails", async () => {
+    const repo = await mkdtemp(join(tmpdir(), "autogen-ro-"));
+    await mkdir(join(repo, ".git", "hooks"), { recursive: true });
+    const hook = join(repo, ".git", "hooks", "pre-commit");
+    const result = await runSandboxed(["python3", join(HOSTILE, "write_hook.py"), hook], { cwd: repo, timeoutMs: 20_000, readOnlyPaths: [join(repo, ".git")] });
+    expect(result.output).toContain("REFUSED");
+    expect(existsSync(hook)).toBe(false);
+  });
+});
