@@ -1,0 +1,84 @@
+// The HumanEvalFix loader and the evaluation harness on five real rows of the dataset.
+import { mkdtemp, readFile, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { humanEvalFixTask, loadHumanEvalFix } from "../../src/eval/humanevalfix-loader.ts";
+import { localVerifier } from "../../src/verify/local-verifier.ts";
+import { pytestRunner } from "../../src/verify/runners/detect-runner.ts";
+import { allPassed, countByStatus } from "../../src/verify/test-report.ts";
+import { runCli } from "../support/run-cli.ts";
+import { PYTEST_ENV, writeRepo } from "../support/python-task.ts";
+
+const SAMPLE = fileURLToPath(new URL("../fixtures/humanevalfix/sample.jsonl", import.meta.url));
+const verifier = localVerifier(pytestRunner([], "test"), { timeoutMs: 30_000, env: PYTEST_ENV });
+
+describe("HumanEvalFix tasks", () => {
+  it("visible tests fail on the buggy body and pass on the canonical one; hidden tests too", async () => {
+    const rows = await loadHumanEvalFix(SAMPLE);
+    expect(rows.map((r) => r.task_id)).toEqual(["Python/2", "Python/12", "Python/16", "Python/23", "Python/27"]);
+    for (const row of rows) {
+      const buggy = await humanEvalFixTask(row, "buggy");
+      const canonical = await humanEvalFixTask(row, "canonical");
+      const buggyReport = await verifier.run(await writeRepo(buggy.files), { kind: "all" });
+      expect(allPassed(buggyReport), `${row.task_id} buggy visible`).toBe(false);
+      const canonicalReport = await verifier.run(await writeRepo(canonical.files), { kind: "all" });
+      expect(allPassed(canonicalReport), `${row.task_id} canonical visible`).toBe(true);
+      const hidden = await verifier.run(await writeRepo({ "solution.py": canonical.files["solution.py"] ?? "", ...canonical.hiddenFiles }), { kind: "all" });
+      expect(allPassed(hidden), `${row.task_id} canonical hidden`).toBe(true);
+    }
+  });
+
+  it("splits a check made only of asserts into one visible test per assert", async () => {
+    const [row] = (await loadHumanEvalFix(SAMPLE)).filter((r) => r.task_id === "Python/12");
+    const task = await humanEvalFixTask(row!);
+    const report = await verifier.run(await writeRepo(task.files), { kind: "all" });
+    expect(report.tests.map((t) => t.name)).toEqual(["test_example_1", "test_example_2", "test_example_3"]);
+    expect(countByStatus(report.tests).fail).toBeGreaterThan(0);
+  });
+
+  it("rejects a file that is not HumanEvalFix with the line number", async () => {
+    const path = join(await mkdtemp(join(tmpdir(), "autogen-hef-")), "bad.jsonl");
+    await writeFile(path, `${(await readFile(SAMPLE, "utf8")).split("\n")[0]}\n{"task_id": "x"}\n`);
+    await expect(loadHumanEvalFix(path)).rejects.toThrow(/bad\.jsonl:2: not a HumanEvalFix row/);
+  });
+});
+
+describe("autogen eval", () => {
+  it("runs the template strategy on the tasks and prints a table whose counts match the results", async () => {
+    const out = await mkdtemp(join(tmpdir(), "autogen-eval-out-"));
+    const { code, stdout } = await runCli(["eval", "--dataset", `humanevalfix:${SAMPLE}`, "--strategy", "template", "--concurrency", "2", "--out", out]);
+    expect(code).toBe(0);
+    const written = JSON.parse(await readFile(join(out, "results.json"), "utf8")) as {
+      results: Array<{ id: string; verdict: string; cost: { llmCalls: number; candidatesTried: number; testRuns: number } }>;
+      summaries: Array<{ tasks: number; solved: number; plausible: number; notFixed: number; llmCalls: number; stopReasons: Record<string, number> }>;
+    };
+    expect(written.results).toHaveLength(5);
+    const verdicts = written.results.map((r) => r.verdict);
+    const [summary] = written.summaries;
+    expect(summary).toMatchObject({
+      tasks: 5,
+      solved: verdicts.filter((v) => v === "solved").length,
+      plausible: verdicts.filter((v) => v === "plausible").length,
+      notFixed: verdicts.filter((v) => v === "not-fixed").length,
+      llmCalls: 0,
+    });
+    expect(summary!.solved).toBeGreaterThanOrEqual(3);
+    expect(Object.values(summary!.stopReasons).reduce((a, b) => a + b, 0)).toBe(5);
+    expect(stdout.match(/^\[\d\/5\] template Python\/\d+ (solved|plausible|not-fixed)/gm)).toHaveLength(5);
+    expect(stdout).toContain(`| template | 5 | ${summary!.solved} | ${summary!.plausible} | ${summary!.notFixed} | 0 |`);
+    expect(await readFile(join(out, "results.md"), "utf8")).toContain("| strategy | tasks | solved | plausible | not fixed |");
+  });
+
+  it("rejects a missing or unknown dataset and an LLM strategy with a clear usage error", async () => {
+    expect((await runCli(["eval"])).stderr).toContain("--dataset is required");
+    expect((await runCli(["eval", "--dataset", "swebench:/x"])).stderr).toContain('unknown dataset "swebench:/x"');
+    const lpw = await runCli(["eval", "--dataset", `humanevalfix:${SAMPLE}`, "--strategy", "lpw"]);
+    expect(lpw.code).toBe(2);
+    expect(lpw.stderr).toContain('strategy "lpw" needs the LLM layer');
+    const missing = await runCli(["eval", "--dataset", "humanevalfix:/nonexistent.jsonl"]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain("cannot load the dataset");
+  });
+});
