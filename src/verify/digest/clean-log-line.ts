@@ -1,0 +1,26 @@
+// One CI log line without what varies between runs and carries no meaning: ANSI codes,
+// GitHub Actions' job/step columns and timestamps, Travis fold markers.
+import { stripAnsi } from "../strip-ansi.ts";
+
+const GITHUB_COLUMNS = /^[^\t]*\t[^\t]*\t(?=\d{4}-\d\d-\d\dT)/;
+const TIMESTAMP = /^\uFEFF?\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z ?/;
+const TRAVIS = /travis_(fold|time):[a-z]+:[^\s]*|\r/g;
+
+export function cleanLogLine(line: string): string {
+  return stripAnsi(line).replace(GITHUB_COLUMNS, "").replace(TIMESTAMP, "").replace(TRAVIS, "");
+}
+
+/** A form for comparing lines across runs: numbers, hashes, durations and temp names masked. */
+export function normaliseLogLine(line: string): string {
+  return cleanLogLine(line)
+    .replace(/\b[0-9a-f]{7,40}\b/gi, "<hash>")
+    .replace(/\d+(\.\d+)?/g, "0")
+    .replace(/\/tmp\/[^\s/]+/g, "/tmp/<tmp>")
+    .replace(/\s+/g, " ")
+    .trim();
+}
+
+/** Universal newlines: \r\n, \n and a lone \r each end a line (as the logs' own line numbers count). */
+export function splitLogLines(text: string): string[] {
+  return text.split(/\r\n|\n|\r/);
+}

@@ -1,0 +1,63 @@
+// The failure digest of a TestReport: what the model needs to see about each failing
+// test (id, exception and message, the assertion's values, the stack frames inside the
+// repository with their source lines), within a character budget.
+import { stripAnsi } from "../strip-ansi.ts";
+import { failingTests, type TestReport } from "../test-report.ts";
+import { summariseValue } from "./summarise-value.ts";
+
+export type SourceReader = (file: string, line: number) => string | undefined;
+
+export type ReportDigestOptions = { maxChars?: number; isRepoFile?: (file: string) => boolean; readSource?: SourceReader };
+
+/** Stack frame shapes: Python tracebacks, pytest's short form, and JS/Java stacks. */
+const FRAMES = [/File "([^"]+)", line (\d+)/, /^([^\s:]+\.(?:py|[cm]?[jt]sx?)):(\d+)(?::\d+)?:? /, /\(?((?:[^\s()]+\/)?[^\s():]+\.[cm]?[jt]sx?):(\d+):\d+\)?$/, /\(([A-Za-z0-9_$]+\.(?:java|kt)):(\d+)\)/];
+
+export function digestReport(report: TestReport, options: ReportDigestOptions = {}): string {
+  const maxChars = options.maxChars ?? 6000;
+  const failing = failingTests(report);
+  const header = `${failing.length} of ${report.tests.length} tests failing` + (report.run.timedOut ? " (the run timed out)" : "") + `; command: ${report.run.argv.join(" ")}; exit ${String(report.run.exitCode)}`;
+  if (failing.length === 0 && report.tests.length === 0) {
+    return `${header}\nNo test results were read. Output ends with:\n${stripAnsi(report.run.output).split("\n").slice(-15).join("\n")}`.slice(0, maxChars);
+  }
+  const sections: string[] = [];
+  let used = header.length;
+  for (const [index, test] of failing.entries()) {
+    const lines = [`${index + 1}. ${test.id} [${test.status}]`];
+    if (test.message) lines.push(`   message: ${summariseValue(stripAnsi(test.message).replace(/\s*\n\s*/g, " "), 400)}`);
+    const details = stripAnsi(test.details ?? "");
+    const assertion = /^E\s+(assert .*)$/m.exec(details)?.[1] ?? /^E\s+(AssertionError: .*)$/m.exec(details)?.[1];
+    if (assertion && !test.message?.includes(assertion)) lines.push(`   assertion: ${summariseValue(assertion, 300)}`);
+    const exception = /^E\s+([A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt)\b.*)$/m.exec(details)?.[1];
+    if (exception && !test.message?.includes(exception)) lines.push(`   exception: ${summariseValue(exception, 300)}`);
+    for (const frame of repoFrames(details, options)) lines.push(`   at ${frame}`);
+    const section = lines.join("\n");
+    if (used + section.length + 1 > maxChars) {
+      sections.push(`(${failing.length - index} more failing tests not shown: budget of ${maxChars} characters)`);
+      break;
+    }
+    sections.push(section);
+    used += section.length + 1;
+  }
+  return [header, ...sections].join("\n");
+}
+
+function repoFrames(details: string, options: ReportDigestOptions): string[] {
+  const frames: string[] = [];
+  const seen = new Set<string>();
+  for (const line of details.split("\n")) {
+    for (const pattern of FRAMES) {
+      const match = pattern.exec(line.trim());
+      if (!match) continue;
+      const [, file, lineNo] = match as unknown as [string, string, string];
+      if (file.includes("site-packages") || file.includes("node_modules") || file.startsWith("node:") || (options.isRepoFile && !options.isRepoFile(file))) break;
+      const key = `${file}:${lineNo}`;
+      if (seen.has(key)) break;
+      seen.add(key);
+      const source = options.readSource?.(file, Number(lineNo))?.trim();
+      frames.push(source ? `${key}: ${summariseValue(source, 160)}` : key);
+      break;
+    }
+    if (frames.length >= 8) break;
+  }
+  return frames;
+}
