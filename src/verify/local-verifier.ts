@@ -31,7 +31,7 @@ export function localVerifier(runner: TestRunner, options: VerifierRunOptions): 
           pathPrefix: [...runner.pathPrefix, ...(options.pathPrefix ?? [])],
           readOnlyPaths: [join(workspace, ".git"), ...(options.protect ?? [])],
         });
-        const fromReport = runner.reportFormat === "junit" ? await readJunit(reportPath) : undefined;
+        const fromReport = runner.reportFormat === "junit" ? await readJunit(reportPath, workspace) : undefined;
         if (fromReport) return { run, tests: fromReport, source: "junit" };
         const fromConsole = runner.parseConsole?.(run.output) ?? [];
         return { run, tests: fromConsole, source: fromConsole.length > 0 ? "console" : "none" };
@@ -43,7 +43,7 @@ export function localVerifier(runner: TestRunner, options: VerifierRunOptions): 
 }
 
 /** A missing or malformed report (the runner crashed before finishing it) falls back to the console. */
-async function readJunit(path: string): Promise<TestCaseResult[] | undefined> {
+async function readJunit(path: string, root: string): Promise<TestCaseResult[] | undefined> {
   let text: string;
   try {
     text = await readFile(path, "utf8");
@@ -51,7 +51,7 @@ async function readJunit(path: string): Promise<TestCaseResult[] | undefined> {
     return undefined;
   }
   try {
-    return parseJunit(text);
+    return parseJunit(text, { root });
   } catch (error) {
     if (error instanceof JunitParseError) return undefined;
     throw error;

@@ -47,7 +47,7 @@ describe("detectRunner", () => {
     const node = detectRunner(await repo({ "package.json": JSON.stringify({ scripts: { test: "node --test" } }) }));
     expect(node.command({ kind: "tests", ids: ["adds numbers"] }, "/tmp/r.xml")).toEqual([
       "node",
-      "--test-reporter=spec",
+      "--test-reporter=tap",
       "--test-reporter-destination=stdout",
       "--test-reporter=junit",
       "--test-reporter-destination=/tmp/r.xml",
@@ -55,7 +55,7 @@ describe("detectRunner", () => {
       "--test",
     ]);
     const go = detectRunner(await repo({ "go.mod": "module x\n" }));
-    expect(go.command({ kind: "tests", ids: ["TestAdd"] }, "/tmp/r")).toEqual(["go", "test", "-run", "^(TestAdd)$", "./..."]);
+    expect(go.command({ kind: "tests", ids: ["TestAdd"] }, "/tmp/r")).toEqual(["go", "test", "-v", "-run", "^(TestAdd)$", "./..."]);
   });
 
   it("uses the configured command over detection, split without a shell", async () => {

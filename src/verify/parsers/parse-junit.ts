@@ -22,15 +22,18 @@ const parser = new XMLParser({
   trimValues: false,
 });
 
-export function parseJunit(xml: string): TestCaseResult[] {
+/** `root`: the workspace, so absolute file paths (node --test, mocha) become repository-relative. */
+export function parseJunit(xml: string, options: { root?: string } = {}): TestCaseResult[] {
   const valid = XMLValidator.validate(xml);
   if (valid !== true) throw new JunitParseError(`malformed JUnit XML at line ${valid.err.line}: ${valid.err.msg}`);
   const doc = parser.parse(xml) as XmlNode;
-  const root = (doc.testsuites ?? doc) as XmlNode;
-  if (!("testsuite" in root) && !("testcase" in root)) throw new JunitParseError("not a JUnit report: no <testsuites>, <testsuite> or <testcase> element");
+  const top = (doc.testsuites ?? doc) as XmlNode;
+  if (!("testsuite" in top) && !("testcase" in top)) throw new JunitParseError("not a JUnit report: no <testsuites>, <testsuite> or <testcase> element");
   const results: TestCaseResult[] = [];
-  walkSuite(root, [], results);
-  return results;
+  walkSuite(top, [], results);
+  const base = options.root?.replace(/\/?$/, "/");
+  if (!base) return results;
+  return results.map((r) => (r.file?.startsWith(base) ? { ...r, file: r.file.slice(base.length), id: r.id.replaceAll(base, "") } : r));
 }
 
 function walkSuite(node: XmlNode, suitePath: string[], out: TestCaseResult[]): void {

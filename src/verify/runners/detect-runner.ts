@@ -2,7 +2,10 @@
 // Each runner knows how to select tests and ask for a JUnit report.
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { parseGoTest } from "../parsers/parse-go-test.ts";
 import { parsePytestConsole } from "../parsers/parse-pytest-console.ts";
+import { parseTap } from "../parsers/parse-tap.ts";
+import { parseTreeConsole } from "../parsers/parse-tree-console.ts";
 import { PYTEST_PLUGIN, withPytestPlugin } from "./pytest-plugin.ts";
 import { pythonExecutable } from "./python-executable.ts";
 import { splitCommand } from "./split-command.ts";
@@ -99,8 +102,9 @@ function nodeTestRunner(argv: string[], evidence: string): TestRunner {
     command: (selection, reportPath) => {
       const [node, ...rest] = argv;
       const pattern = selection.kind === "tests" ? [`--test-name-pattern=^(${safeIds(selection.ids).map((id) => escapeRegExp(id.split(" > ").at(-1) ?? id)).join("|")})$`] : [];
-      return [node ?? "node", "--test-reporter=spec", "--test-reporter-destination=stdout", "--test-reporter=junit", `--test-reporter-destination=${reportPath}`, ...pattern, ...rest];
+      return [node ?? "node", "--test-reporter=tap", "--test-reporter-destination=stdout", "--test-reporter=junit", `--test-reporter-destination=${reportPath}`, ...pattern, ...rest];
     },
+    parseConsole: parseTap,
   };
 }
 
@@ -110,6 +114,7 @@ function vitestRunner(evidence: string, bin: string): TestRunner {
     evidence,
     reportFormat: "junit",
     pathPrefix: [bin],
+    parseConsole: (output) => parseTreeConsole(output, "vitest"),
     command: (selection, reportPath) => [
       "vitest",
       "run",
@@ -127,6 +132,7 @@ function jestRunner(evidence: string, bin: string): TestRunner {
     evidence,
     reportFormat: "none",
     pathPrefix: [bin],
+    parseConsole: (output) => parseTreeConsole(output, "jest"),
     command: (selection) => ["jest", "--ci", ...(selection.kind === "tests" ? ["-t", `^(${safeIds(selection.ids).map((id) => escapeRegExp(id.split(" > ").at(-1) ?? id)).join("|")})$`] : [])],
   };
 }
@@ -137,6 +143,7 @@ function mochaRunner(evidence: string, bin: string): TestRunner {
     evidence,
     reportFormat: "junit",
     pathPrefix: [bin],
+    parseConsole: (output) => parseTreeConsole(output, "mocha"),
     command: (selection, reportPath) => [
       "mocha",
       "--reporter",
@@ -154,7 +161,8 @@ function goRunner(): TestRunner {
     evidence: "go.mod",
     reportFormat: "none",
     pathPrefix: [],
-    command: (selection) => ["go", "test", ...(selection.kind === "tests" ? ["-run", `^(${safeIds(selection.ids).map(escapeRegExp).join("|")})$`] : []), "./..."],
+    parseConsole: parseGoTest,
+    command: (selection) => ["go", "test", "-v", ...(selection.kind === "tests" ? ["-run", `^(${safeIds(selection.ids).map(escapeRegExp).join("|")})$`] : []), "./..."],
   };
 }
 
