@@ -4,15 +4,37 @@ import { simpleGit, type SimpleGit } from "simple-git";
 
 const BOT_IDENTITY = ["-c", "user.name=autogen-bot", "-c", "user.email=autogen-bot@users.noreply.github.com"];
 
-export function git(baseDir: string, timeoutMs = 60_000): SimpleGit {
-  // simple-git guards variables that change git's behaviour; these two are ours, on purpose.
-  return simpleGit({ baseDir, timeout: { block: timeoutMs }, config: [], allowEnvironment: ["GIT_TERMINAL_PROMPT", "GIT_CONFIG_NOSYSTEM"] }).env({
+export type GitCredentials = { username: string; password: string };
+
+export type GitOptions = { timeoutMs?: number; signal?: AbortSignal; credentials?: GitCredentials };
+
+/** A simple-git client for one directory: minimal environment, no prompts, https/file transports only. */
+export function git(baseDir: string, options: GitOptions = {}): SimpleGit {
+  const env: Record<string, string> = {
     PATH: process.env.PATH ?? "/usr/bin:/bin",
     HOME: process.env.HOME ?? "/tmp",
+    LANG: "C",
     GIT_TERMINAL_PROMPT: "0",
     GIT_CONFIG_NOSYSTEM: "1",
-    LANG: "C",
-  });
+    // Only these transports: no ext::, no ssh commands smuggled in through a URL.
+    GIT_ALLOW_PROTOCOL: "https:http:file",
+  };
+  if (options.credentials) {
+    // Per-command config through the environment: not on the command line, not on disk.
+    const { username, password } = options.credentials;
+    env.GIT_CONFIG_COUNT = "1";
+    env.GIT_CONFIG_KEY_0 = "http.extraHeader";
+    env.GIT_CONFIG_VALUE_0 = `Authorization: Basic ${Buffer.from(`${username}:${password}`).toString("base64")}`;
+  }
+  // simple-git guards variables that change git's behaviour; these are ours, on purpose.
+  return simpleGit({
+    baseDir,
+    timeout: { block: options.timeoutMs ?? 60_000 },
+    ...(options.signal ? { abort: options.signal } : {}),
+    // GIT_CONFIG_COUNT carries only our own constant key (http.extraHeader), never outside input.
+    ...(options.credentials ? { unsafe: { allowUnsafeConfigEnvCount: true } } : {}),
+    allowEnvironment: Object.keys(env).filter((k) => k.startsWith("GIT_")),
+  }).env(env);
 }
 
 export async function isGitRepository(dir: string): Promise<boolean> {
