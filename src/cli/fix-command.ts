@@ -15,6 +15,7 @@ import { localVerifier } from "../verify/local-verifier.ts";
 import { detectRunner } from "../verify/runners/detect-runner.ts";
 import { NoTestsDetectedError, type TestSelection } from "../verify/runners/test-runner.ts";
 import { failingTests } from "../verify/test-report.ts";
+import { evaluateDiffPolicy } from "../workspace/diff-policy.ts";
 import { addWorktree, commitOnNewBranch, freeBranchName, gitDir, isDirty, isGitRepository, removeWorktree } from "../workspace/git.ts";
 import { EXIT, UsageError, type CliCommand, type CliIo } from "./command.ts";
 import { parseFlags } from "./parse-flags.ts";
@@ -154,6 +155,15 @@ async function fixInWorktree({ io, repo, worktree, config, strategy, notes, issu
     onProgress: progress.onProgress,
   });
   progress.done();
+
+  if (outcome.status === "fixed") {
+    outcome.policy = evaluateDiffPolicy(outcome.diff, { ...config.paths, ...config.diff }, { isTestFile, testsAskedToChange: [] });
+    if (!outcome.policy.ok) {
+      outcome.status = "not-fixed";
+      outcome.stopReason = "policy";
+      outcome.message = `the change passes the tests but breaks the diff policy: ${[...outcome.policy.violations.map((v) => v.detail), ...outcome.policy.tampering.map((t) => `${t.kind} in ${t.file}`)].join("; ")}`;
+    }
+  }
 
   const slug = slugFor(issueText, visible);
   let branch: string | undefined;

@@ -4,6 +4,7 @@ import type { TestSelection } from "../verify/runners/test-runner.ts";
 import type { Verifier } from "../verify/local-verifier.ts";
 import type { SandboxOptions } from "../verify/sandbox/run-sandboxed.ts";
 import type { TestReport, TestStatus } from "../verify/test-report.ts";
+import type { PolicyVerdict } from "../workspace/diff-policy.ts";
 
 export type ProgressEvent =
   | { kind: "stage"; stage: string; detail?: string }
@@ -47,7 +48,7 @@ export type Attempt = {
   failed: number;
 };
 
-export type StopReason = "solved" | "budget" | "exhausted" | "nothing-to-fix" | "unsupported" | "error" | "cancelled";
+export type StopReason = "solved" | "budget" | "exhausted" | "nothing-to-fix" | "unsupported" | "error" | "cancelled" | "policy";
 
 export type Outcome = {
   strategy: string;
@@ -61,6 +62,8 @@ export type Outcome = {
   evidence: { before?: TestEvidence | undefined; after?: TestEvidence | undefined; regressionBefore?: TestEvidence | undefined; regressionAfter?: TestEvidence | undefined };
   diff: string;
   changedFiles: string[];
+  /** The diff policy and test-tampering verdict on the final diff, once checked. */
+  policy?: PolicyVerdict | undefined;
   attempts: Attempt[];
   cost: {
     llmCalls: number;

@@ -33,6 +33,13 @@ export function renderReport(outcome: Outcome, context: { title: string; branch?
     }
   }
 
+  if (outcome.policy) {
+    out.push("", "### Diff policy and test-tampering check", "");
+    if (outcome.policy.ok) out.push("No protected path touched, within the diff budget, and no test weakened (no deleted or renamed test, no added skip/only/xfail, no removed or changed assertion, no rewritten snapshot).");
+    for (const v of outcome.policy.violations) out.push(`- ❌ ${v.rule}: ${v.detail}`);
+    for (const t of outcome.policy.tampering) out.push(`- ⚠️ ${t.kind} in \`${t.file}${t.line ? `:${t.line}` : ""}\`: ${t.detail.replaceAll("`", "'")}`);
+  }
+
   out.push("", "### Attempts", "", `<details><summary>${outcome.attempts.length} candidate(s) tried of ${outcome.cost.candidatesGenerated} generated</summary>`, "");
   out.push("| # | edit | location | result | passed | failed |", "| --- | --- | --- | --- | --- | --- |");
   for (const a of outcome.attempts.slice(0, MAX_ATTEMPTS_SHOWN)) out.push(`| ${a.index} | ${a.family}: ${a.description.replaceAll("|", "\\|")} | \`${a.file}:${a.line}\` | ${a.result} | ${a.passed} | ${a.failed} |`);

@@ -43,6 +43,15 @@ describe("autogen fix", () => {
     expect(report).toContain("| `tests/test_cart.py::test_total_applies_discount` | ❌ fail | ✅ pass |");
     expect(report).toContain("Regression gate (full suite): before 1 passed, 1 failed; after 2 passed, 0 failed.");
     expect(report).toContain("-    return subtotal + discount\n+    return subtotal - discount");
+    expect(report).toContain("### Diff policy and test-tampering check\n\nNo protected path touched");
+  });
+
+  it("commits nothing when the fix breaks the diff policy", async () => {
+    const repo = await gitRepo({ ...BUGGY, ".github/autogen.yml": `${CONFIG}paths:\n  protected: ["shop/**"]\n` });
+    const { code, stdout } = await runCli(["fix", repo], { env: ENV });
+    expect(code).toBe(1);
+    expect(stdout).toContain("not fixed (policy): the change passes the tests but breaks the diff policy: shop/cart.py is protected (paths.protected)");
+    expect((await git(repo).branchLocal()).all).toEqual(["main"]);
   });
 
   it("prints the Outcome as JSON with --json", async () => {
