@@ -30,6 +30,8 @@ export type Task = {
 
 export type TestEvidence = {
   command: string[];
+  /** The sandbox's isolation for this run: bwrap, unshare or none. */
+  isolation: string;
   passed: number;
   failed: number;
   skipped: number;
@@ -83,6 +85,7 @@ export function evidenceOf(report: TestReport): TestEvidence {
   const tests = report.tests.map((t) => ({ id: t.id, status: t.status, message: t.message }));
   return {
     command: report.run.argv,
+    isolation: report.run.isolation,
     passed: tests.filter((t) => t.status === "pass").length,
     failed: tests.filter((t) => t.status === "fail" || t.status === "error").length,
     skipped: tests.filter((t) => t.status === "skip").length,

@@ -4,6 +4,11 @@ import { diffStat } from "../workspace/unified-diff.ts";
 import type { Outcome, TestEvidence } from "../engine/task.ts";
 
 const MAX_ATTEMPTS_SHOWN = 50;
+const ISOLATION: Record<string, string> = {
+  bwrap: "bubblewrap (no network, new PID namespace, .git read-only)",
+  unshare: "unshare namespaces (no network, new PID namespace)",
+  none: "resource limits only (no namespaces available on this host)",
+};
 const MAX_DIFF_CHARS = 20_000;
 
 export function renderReport(outcome: Outcome, context: { title: string; branch?: string | undefined; commit?: string | undefined }): string {
@@ -23,7 +28,10 @@ export function renderReport(outcome: Outcome, context: { title: string; branch?
 
   out.push("", "### Verification", "");
   const { before, after, regressionBefore, regressionAfter } = outcome.evidence;
-  if (before) out.push(...evidenceTable(before, after));
+  if (before) {
+    out.push(`Command: \`${before.command.join(" ")}\`, run in the sandbox with ${ISOLATION[before.isolation] ?? before.isolation}.`, "");
+    out.push(...evidenceTable(before, after));
+  }
   if (regressionBefore) {
     out.push("", `Regression gate (full suite): before ${regressionBefore.passed} passed, ${regressionBefore.failed} failed` + (regressionAfter ? `; after ${regressionAfter.passed} passed, ${regressionAfter.failed} failed.` : "; not run after (no candidate passed the visible tests)."));
     if (regressionAfter) {

@@ -112,6 +112,24 @@ describe("sandbox process control", () => {
   }, 150_000);
 });
 
+describe("sandbox limits", () => {
+  it("stops a child that writes a file past the size limit", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "autogen-fsize-"));
+    const result = await runSandboxed(["python3", "-c", "open('big', 'wb').write(b'x' * 4_000_000)"], { cwd: dir, timeoutMs: 20_000, limits: { fileSizeBytes: 1_000_000 } });
+    expect(result.exitCode).not.toBe(0);
+    expect(result.output).toMatch(/File too large|SIGXFSZ|Errno 27/);
+  });
+
+  it("stops a child that burns CPU past its CPU-time limit", async () => {
+    const result = await runSandboxed(["python3", "-c", "while True: pass"], { cwd: HOSTILE, timeoutMs: 20_000, limits: { cpuSeconds: 1 } });
+    expect(result.timedOut).toBe(false);
+    // RLIMIT_CPU kills it (how that surfaces depends on the wrapper: a signal, 137, or
+    // unshare's own error), long before the 20 s wall-clock timeout.
+    expect(result.exitCode === 0).toBe(false);
+    expect(result.durationMs).toBeLessThan(10_000);
+  });
+});
+
 describe("sandbox filesystem", () => {
   it.runIf(isolation === "bwrap")("makes .git read-only to the tests: planting a hook fails", async () => {
     const repo = await mkdtemp(join(tmpdir(), "autogen-ro-"));

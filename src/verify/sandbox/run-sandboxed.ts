@@ -21,7 +21,12 @@ export type SandboxOptions = {
   maxOutputBytes?: number;
   /** Paths made read-only to the child where the isolation allows it (e.g. `.git`). */
   readOnlyPaths?: string[];
-  limits?: { addressSpaceBytes?: number; fileSizeBytes?: number };
+  /**
+   * prlimit limits. File size (default 1 GiB) and CPU seconds (default: the timeout plus a
+   * minute) always apply; address space only when set, since V8 and WebAssembly reserve
+   * far more virtual memory than they use and a default cap would break JS test runners.
+   */
+  limits?: { addressSpaceBytes?: number; fileSizeBytes?: number; cpuSeconds?: number };
   signal?: AbortSignal;
 };
 
@@ -52,7 +57,8 @@ function notFound(argv: string[], isolation: Isolation, path: string): RunResult
 
 function wrap(argv: string[], isolation: Isolation, options: SandboxOptions): string[] {
   const limits = options.limits ?? {};
-  const prlimit = ["prlimit", `--fsize=${limits.fileSizeBytes ?? 1024 ** 3}`, ...(limits.addressSpaceBytes ? [`--as=${limits.addressSpaceBytes}`] : []), "--"];
+  const cpu = limits.cpuSeconds ?? Math.ceil(options.timeoutMs / 1000) + 60;
+  const prlimit = ["prlimit", `--fsize=${limits.fileSizeBytes ?? 1024 ** 3}`, `--cpu=${cpu}`, ...(limits.addressSpaceBytes ? [`--as=${limits.addressSpaceBytes}`] : []), "--"];
   if (isolation === "bwrap") {
     const readOnly = (options.readOnlyPaths ?? []).flatMap((p) => ["--ro-bind-try", p, p]);
     // A new PID namespace: when the command exits, the kernel ends every process it left.
