@@ -195,7 +195,7 @@ function numberFlag(value: string | undefined, fallback: number): number {
 }
 
 function slugFor(issueText: string | undefined, visible: TestSelection): string {
-  const source = issueText ? firstLine(issueText) : visible.kind === "tests" ? `fix-${visible.ids[0]?.split("::").at(-1) ?? "tests"}` : "fix-tests";
+  const source = issueText ? firstLine(issueText) : visible.kind === "tests" ? `fix-${visible.ids[0]?.split(/::| > /).at(-1) ?? "tests"}` : "fix-tests";
   const words = source.toLowerCase().split(/[^a-z0-9]+/).filter(Boolean);
   let slug = "";
   for (const word of words) {

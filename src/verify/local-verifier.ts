@@ -15,19 +15,20 @@ export type VerifierRunOptions = Omit<SandboxOptions, "cwd" | "readOnlyPaths"> &
 };
 
 export type Verifier = {
-  run(workspace: string, selection: TestSelection): Promise<TestReport>;
+  /** `extraEnv`: our own additions for this run only (e.g. NODE_V8_COVERAGE), never repository input. */
+  run(workspace: string, selection: TestSelection, extraEnv?: Record<string, string>): Promise<TestReport>;
 };
 
 export function localVerifier(runner: TestRunner, options: VerifierRunOptions): Verifier {
   return {
-    async run(workspace, selection) {
+    async run(workspace, selection, extraEnv) {
       const reportDir = await mkdtemp(join(tmpdir(), "autogen-report-"));
       try {
         const reportPath = join(reportDir, "report.xml");
         const run = await runSandboxed(runner.command(selection, reportPath), {
           ...options,
           cwd: workspace,
-          env: runner.prepareEnv ? runner.prepareEnv(options.env) : options.env,
+          env: { ...(runner.prepareEnv ? runner.prepareEnv(options.env) : options.env), ...extraEnv },
           pathPrefix: [...runner.pathPrefix, ...(options.pathPrefix ?? [])],
           readOnlyPaths: [join(workspace, ".git"), ...(options.protect ?? [])],
         });

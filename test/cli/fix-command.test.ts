@@ -16,6 +16,12 @@ const BUGGY = {
   "tests/test_cart.py":
     "from shop.cart import count, total\n\n\ndef test_total_applies_discount():\n    assert total([10, 20], 5) == 25\n\n\ndef test_count():\n    assert count([1, 2]) == 2\n",
 };
+const JS_BUGGY = {
+  "package.json": JSON.stringify({ name: "cart", private: true, type: "module", scripts: { test: "node --test" } }),
+  "src/cart.js": "export function total(prices) {\n  let sum = 0;\n  for (let i = 0; i < prices.length - 1; i++) {\n    sum += prices[i];\n  }\n  return sum;\n}\n\nexport function count(prices) {\n  return prices.length;\n}\n",
+  "test/cart.test.js":
+    'import assert from "node:assert/strict";\nimport { test } from "node:test";\nimport { count, total } from "../src/cart.js";\n\ntest("total adds every price", () => {\n  assert.equal(total([1, 2, 3]), 6);\n});\n\ntest("total of nothing is zero", () => {\n  assert.equal(total([]), 0);\n});\n\ntest("count counts", () => {\n  assert.equal(count([1, 2]), 2);\n});\n',
+};
 const ENV = { PATH: process.env.PATH, HOME: process.env.HOME };
 
 describe("autogen fix", () => {
@@ -51,6 +57,28 @@ describe("autogen fix", () => {
     const { code, stdout } = await runCli(["fix", repo], { env: ENV });
     expect(code).toBe(1);
     expect(stdout).toContain("not fixed (policy): the change passes the tests but breaks the diff policy: shop/cart.py is protected (paths.protected)");
+    expect((await git(repo).branchLocal()).all).toEqual(["main"]);
+  });
+
+  it("fixes a JavaScript bug (node --test, V8 coverage) on a new branch", async () => {
+    const repo = await gitRepo(JS_BUGGY);
+    const { code, stdout } = await runCli(["fix", repo, "--json"], { env: ENV });
+    expect(code).toBe(0);
+    const outcome = JSON.parse(stdout) as { branch: string; plan: { fix: { file: string; line: number }; localisation: Array<{ file: string; line: number }> }; changedFiles: string[] };
+    expect(outcome.branch).toBe("autogen/fix-total-adds-every-price");
+    expect(outcome.changedFiles).toEqual(["src/cart.js"]);
+    expect(outcome.plan.fix).toMatchObject({ file: "src/cart.js", line: 3 });
+    expect(outcome.plan.localisation.every((l) => l.file === "src/cart.js")).toBe(true);
+    const fixed = await git(repo).show([`${outcome.branch}:src/cart.js`]);
+    expect(fixed).not.toContain("i < prices.length - 1;");
+    expect(await readFile(join(repo, "src/cart.js"), "utf8")).toContain("i < prices.length - 1;");
+  });
+
+  it("exits 1 on a JavaScript bug no template fixes", async () => {
+    const repo = await gitRepo({ ...JS_BUGGY, "src/cart.js": "export function total(prices) {\n  return 'none';\n}\n\nexport function count(prices) {\n  return prices.length;\n}\n" });
+    const { code, stdout } = await runCli(["fix", repo], { env: ENV });
+    expect(code).toBe(1);
+    expect(stdout).toMatch(/not fixed \(exhausted\)/);
     expect((await git(repo).branchLocal()).all).toEqual(["main"]);
   });
 

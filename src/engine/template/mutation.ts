@@ -1,4 +1,7 @@
-// A candidate edit from a repair template: replace one span of one file.
+// A candidate edit from a repair template: replace one span of one file; and what every
+// language's generator does with its candidates (dedupe, keep only what still parses).
+import { parseSource, type Grammar } from "./tree-sitter.ts";
+
 export type TemplateFamily =
   | "comparison-swap"
   | "arithmetic-swap"
@@ -28,4 +31,24 @@ export type Mutation = {
 
 export function applyMutation(source: string, m: Pick<Mutation, "start" | "end" | "replacement">): string {
   return source.slice(0, m.start) + m.replacement + source.slice(m.end);
+}
+
+export function dedupe(mutations: Mutation[]): Mutation[] {
+  const seen = new Set<string>();
+  return mutations.filter((m) => {
+    const key = `${m.start}:${m.end}:${m.replacement}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+export async function keepParsable(grammar: Grammar, source: string, mutations: Mutation[]): Promise<Mutation[]> {
+  const kept: Mutation[] = [];
+  for (const m of mutations) {
+    const tree = await parseSource(grammar, applyMutation(source, m));
+    if (!tree.rootNode.hasError) kept.push(m);
+    tree.delete();
+  }
+  return kept;
 }

@@ -1,8 +1,7 @@
 // Repair templates for Python on real syntax trees (tree-sitter): every mutation is a
 // replacement of one node's text, generated only at the lines localisation points to,
 // and kept only if the mutated file still parses.
-import type { Mutation, TemplateFamily } from "./mutation.ts";
-import { applyMutation } from "./mutation.ts";
+import { dedupe, keepParsable, type Mutation, type TemplateFamily } from "./mutation.ts";
 import { parsePython, type SyntaxNode } from "./tree-sitter.ts";
 
 const COMPARISONS = ["<", "<=", ">", ">=", "==", "!="];
@@ -71,7 +70,7 @@ export async function pythonMutations(file: string, source: string, lines: Reado
   };
   visit(tree.rootNode);
   tree.delete();
-  return keepParsable(source, dedupe(out));
+  return keepParsable("python", source, dedupe(out));
 }
 
 type Add = (node: SyntaxNode, replacement: string, family: TemplateFamily, prior: number, description: string) => void;
@@ -278,24 +277,4 @@ function variablesOf(fn: SyntaxNode): string[] {
 function firstLine(text: string): string {
   const line = text.split("\n")[0] ?? "";
   return line.length > 60 ? `${line.slice(0, 57)}...` : line;
-}
-
-function dedupe(mutations: Mutation[]): Mutation[] {
-  const seen = new Set<string>();
-  return mutations.filter((m) => {
-    const key = `${m.start}:${m.end}:${m.replacement}`;
-    if (seen.has(key)) return false;
-    seen.add(key);
-    return true;
-  });
-}
-
-async function keepParsable(source: string, mutations: Mutation[]): Promise<Mutation[]> {
-  const kept: Mutation[] = [];
-  for (const m of mutations) {
-    const tree = await parsePython(applyMutation(source, m));
-    if (!tree.rootNode.hasError) kept.push(m);
-    tree.delete();
-  }
-  return kept;
 }

@@ -10,10 +10,14 @@ import type { TestSelection } from "../../verify/runners/test-runner.ts";
 import { evidenceOf, type Attempt, type Outcome, type Strategy, type Task } from "../task.ts";
 import { applyMutation, type Mutation } from "./mutation.ts";
 import { ochiai, type SuspiciousLine } from "./ochiai.ts";
+import { jsMutations } from "./js-mutations.ts";
+import { jsSpectra } from "./js-spectra.ts";
 import { pythonMutations } from "./python-mutations.ts";
 import { CoverageError, pythonSpectra } from "./python-spectra.ts";
+import { grammarForFile } from "./tree-sitter.ts";
 
 const MAX_LINES = 40;
+const JS_RUNNERS = new Set(["node-test", "vitest", "jest", "mocha"]);
 
 type Ranked = { mutation: Mutation; score: number; order: number };
 
@@ -22,8 +26,9 @@ export const templateStrategy: Strategy = {
   async run(task: Task): Promise<Outcome> {
     const started = performance.now();
     const state = new RunState(task, started);
-    if (task.runnerName !== "pytest") {
-      return state.finish("unsupported", `the template strategy localises faults with per-test line coverage, implemented for Python (pytest) repositories; this one runs ${task.runnerName}`);
+    const language = task.runnerName === "pytest" ? "python" : JS_RUNNERS.has(task.runnerName) ? "javascript" : undefined;
+    if (!language) {
+      return state.finish("unsupported", `the template strategy localises faults with per-test line coverage, implemented for pytest and Node test runners (node --test, vitest, jest, mocha); this repository runs ${task.runnerName}`);
     }
     task.onProgress?.({ kind: "stage", stage: "reproduce", detail: "running the visible tests on the unchanged code" });
     const before = await state.test(task.visible);
@@ -40,9 +45,16 @@ export const templateStrategy: Strategy = {
     let ranking: SuspiciousLine[];
     try {
       // Passing tests are what tell lines apart: trace the regression suite when there is one.
-      const traced = task.regression?.kind === "all" ? [] : [...new Set([...before.tests, ...(regressionBaseline?.tests ?? [])].map((t) => t.id))];
-      const spectra = await pythonSpectra(task.workspace, traced, { ...task.sandbox });
-      state.outcome.cost.testRuns += 1;
+      const known = [...new Set([...before.tests, ...(regressionBaseline?.tests ?? [])].filter((t) => t.status !== "skip").map((t) => t.id))];
+      let spectra;
+      if (language === "python") {
+        spectra = await pythonSpectra(task.workspace, task.regression?.kind === "all" ? [] : known, { ...task.sandbox });
+        state.outcome.cost.testRuns += 1;
+      } else {
+        // V8 coverage is per process: one run per test.
+        spectra = await jsSpectra(task.workspace, task.verifier, known);
+        state.outcome.cost.testRuns += known.length;
+      }
       ranking = ochiai(spectra, (file) => !task.isTestFile(file));
     } catch (error) {
       if (error instanceof CoverageError) return state.finish("error", error.message);
@@ -91,8 +103,12 @@ export async function rankCandidates(workspace: string, lines: SuspiciousLine[])
   }
   const ranked: Ranked[] = [];
   for (const [file, scores] of byFile) {
+    const grammar = grammarForFile(file);
+    if (!grammar) continue;
     const source = await readFile(join(workspace, file), "utf8");
-    for (const mutation of await pythonMutations(file, source, new Set(scores.keys()))) {
+    const lines = new Set(scores.keys());
+    const mutations = grammar === "python" ? await pythonMutations(file, source, lines) : await jsMutations(file, source, lines, grammar);
+    for (const mutation of mutations) {
       ranked.push({ mutation, score: (scores.get(mutation.line) ?? 0) * mutation.prior, order: ranked.length });
     }
   }

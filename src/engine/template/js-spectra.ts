@@ -1,0 +1,76 @@
+// Per-test line coverage for JavaScript/TypeScript from Node's built-in V8 coverage:
+// each test runs alone (through the verifier, in the sandbox) with NODE_V8_COVERAGE set,
+// and V8's block ranges are turned into the repository lines that test executed.
+import { readdir, readFile, realpath, mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { z } from "zod";
+import type { Verifier } from "../../verify/local-verifier.ts";
+import type { TestSpectrum } from "./ochiai.ts";
+
+const coverageSchema = z.object({
+  result: z.array(
+    z.object({
+      url: z.string(),
+      functions: z.array(z.object({ ranges: z.array(z.object({ startOffset: z.int(), endOffset: z.int(), count: z.int() })) })),
+    }),
+  ),
+});
+
+type Range = { startOffset: number; endOffset: number; count: number };
+
+export async function jsSpectra(workspace: string, verifier: Verifier, testIds: string[]): Promise<TestSpectrum[]> {
+  const root = `${await realpath(workspace)}/`;
+  const spectra: TestSpectrum[] = [];
+  const sources = new Map<string, string>();
+  for (const id of testIds) {
+    const dir = await mkdtemp(join(tmpdir(), "autogen-v8cov-"));
+    try {
+      const report = await verifier.run(workspace, { kind: "tests", ids: [id] }, { NODE_V8_COVERAGE: dir });
+      const result = report.tests.find((t) => t.id === id) ?? report.tests.find((t) => t.status !== "skip");
+      if (!result || result.status === "skip") continue;
+      const lines = new Map<string, Set<number>>();
+      for (const name of await readdir(dir)) {
+        if (!name.endsWith(".json")) continue;
+        const parsed = coverageSchema.safeParse(JSON.parse(await readFile(join(dir, name), "utf8")));
+        if (!parsed.success) continue;
+        for (const script of parsed.data.result) {
+          if (!script.url.startsWith("file://")) continue;
+          const path = fileURLToPath(script.url);
+          if (!path.startsWith(root) || path.includes("/node_modules/")) continue;
+          const relative = path.slice(root.length);
+          const source = sources.get(path) ?? (await readFile(path, "utf8"));
+          sources.set(path, source);
+          const covered = coveredLines(source, script.functions.flatMap((f) => f.ranges));
+          const set = lines.get(relative) ?? new Set<number>();
+          for (const line of covered) set.add(line);
+          lines.set(relative, set);
+        }
+      }
+      spectra.push({ id, failed: result.status === "fail" || result.status === "error", lines });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }
+  return spectra;
+}
+
+/** A line is executed when the innermost V8 range holding its first character ran. */
+export function coveredLines(source: string, ranges: readonly Range[]): Set<number> {
+  const covered = new Set<number>();
+  let offset = 0;
+  source.split("\n").forEach((text, index) => {
+    const first = text.search(/\S/);
+    if (first >= 0 && !/^\s*(\/\/|\*|\/\*|})/.test(text)) {
+      const at = offset + first;
+      let best: Range | undefined;
+      for (const r of ranges) {
+        if (r.startOffset <= at && at < r.endOffset && (!best || r.endOffset - r.startOffset <= best.endOffset - best.startOffset)) best = r;
+      }
+      if (best && best.count > 0) covered.add(index + 1);
+    }
+    offset += text.length + 1;
+  });
+  return covered;
+}
