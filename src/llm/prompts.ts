@@ -1,0 +1,52 @@
+// Prompts are data: one YAML file per stage under prompts/ with the system and user
+// templates and the temperature. `{{name}}` inserts our own text; `{{untrusted:name}}`
+// inserts outside text, cleaned, inside an <untrusted> block.
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { parse } from "yaml";
+import { z } from "zod";
+import { untrustedBlock } from "./sanitize-untrusted.ts";
+
+export const STAGES = ["localize", "reproduce", "plan", "verify-plan", "check-verification", "implement", "instrument", "analyze-error", "explain", "refine"] as const;
+export type Stage = (typeof STAGES)[number];
+
+const promptSchema = z.strictObject({
+  stage: z.enum(STAGES),
+  temperature: z.number().min(0).max(2),
+  system: z.string().min(1),
+  user: z.string().min(1),
+});
+export type PromptTemplate = z.infer<typeof promptSchema>;
+
+const PROMPTS_DIR = fileURLToPath(new URL("../../prompts/", import.meta.url));
+const cache = new Map<Stage, PromptTemplate>();
+
+export function loadPrompt(stage: Stage, dir = PROMPTS_DIR): PromptTemplate {
+  const cached = dir === PROMPTS_DIR ? cache.get(stage) : undefined;
+  if (cached) return cached;
+  const parsed = promptSchema.safeParse(parse(readFileSync(`${dir}${stage}.yml`, "utf8")));
+  if (!parsed.success) throw new Error(`prompts/${stage}.yml is invalid: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`);
+  if (parsed.data.stage !== stage) throw new Error(`prompts/${stage}.yml declares stage "${parsed.data.stage}"`);
+  if (dir === PROMPTS_DIR) cache.set(stage, parsed.data);
+  return parsed.data;
+}
+
+export type PromptVars = { trusted?: Record<string, string>; untrusted?: Record<string, string> };
+
+export function renderTemplate(template: string, vars: PromptVars): string {
+  return template.replace(/\{\{\s*(untrusted:)?([a-zA-Z][\w-]*)\s*\}\}/g, (_, untrusted: string | undefined, name: string) => {
+    if (untrusted) {
+      const value = vars.untrusted?.[name];
+      if (value === undefined) throw new Error(`prompt variable untrusted:${name} was not given`);
+      return untrustedBlock(name, value);
+    }
+    const value = vars.trusted?.[name];
+    if (value === undefined) throw new Error(`prompt variable ${name} was not given`);
+    return value;
+  });
+}
+
+export function renderPrompt(stage: Stage, vars: PromptVars): { system: string; user: string; temperature: number } {
+  const prompt = loadPrompt(stage);
+  return { system: renderTemplate(prompt.system, vars), user: renderTemplate(prompt.user, vars), temperature: prompt.temperature };
+}

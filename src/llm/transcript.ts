@@ -1,0 +1,47 @@
+// Every model call as one JSON line (stage, model, messages, answer, usage, latency),
+// and a client that answers from such a transcript, so a whole run can be replayed
+// offline.
+import { appendFileSync, mkdirSync, readFileSync } from "node:fs";
+import { dirname } from "node:path";
+import { z } from "zod";
+
+export const transcriptEntrySchema = z.object({
+  stage: z.string(),
+  model: z.string(),
+  attempt: z.int(),
+  messages: z.array(z.object({ role: z.string(), content: z.string() })),
+  answer: z.string().nullable(),
+  finishReason: z.string().nullable(),
+  refusal: z.string().nullable(),
+  usage: z.object({ promptTokens: z.int(), completionTokens: z.int(), cachedTokens: z.int() }),
+  dollars: z.number(),
+  latencyMs: z.number(),
+  error: z.string().optional(),
+});
+export type TranscriptEntry = z.infer<typeof transcriptEntrySchema>;
+
+export type TranscriptSink = { write(entry: TranscriptEntry): void; entries: TranscriptEntry[] };
+
+/** Keeps entries in memory and, when given a path, appends them to a JSON-lines file. */
+export function transcript(path?: string): TranscriptSink {
+  const entries: TranscriptEntry[] = [];
+  if (path) mkdirSync(dirname(path), { recursive: true });
+  return {
+    entries,
+    write(entry) {
+      entries.push(entry);
+      if (path) appendFileSync(path, `${JSON.stringify(entry)}\n`);
+    },
+  };
+}
+
+export function readTranscript(path: string): TranscriptEntry[] {
+  return readFileSync(path, "utf8")
+    .split("\n")
+    .filter((l) => l.trim())
+    .map((line, i) => {
+      const parsed = transcriptEntrySchema.safeParse(JSON.parse(line));
+      if (!parsed.success) throw new Error(`${path}:${i + 1}: not a transcript entry`);
+      return parsed.data;
+    });
+}
