@@ -1,19 +1,27 @@
 // `autogen eval`: strategies side by side on a dataset; prints the results table and
 // writes results.json and results.md.
 import { mkdir, writeFile } from "node:fs/promises";
-import { resolve } from "node:path";
+import { join, resolve } from "node:path";
+import { llmEndpointFromEnv } from "../config/llm-env.ts";
+import { repoConfigSchema } from "../config/repo-config-schema.ts";
+import { Budget } from "../llm/budget.ts";
+import { openAiLlmClient } from "../llm/llm-client.ts";
+import { transcript } from "../llm/transcript.ts";
 import { strategyByName } from "../engine/strategies.ts";
 import { humanEvalFixTask, loadHumanEvalFix } from "../eval/humanevalfix-loader.ts";
-import { runEval } from "../eval/run-eval.ts";
+import { runEval, type StrategyFactory } from "../eval/run-eval.ts";
 import { resultsMarkdown, summarise } from "../eval/summarise-results.ts";
 import { EXIT, UsageError, type CliCommand } from "./command.ts";
 import { parseFlags } from "./parse-flags.ts";
 
 const USAGE = `autogen eval --dataset humanevalfix:<path/to/humanevalpack.jsonl> [--strategy template] [--limit N] [--offset N]
              [--concurrency C] [--candidates N] [--minutes M] [--test-timeout S] [--per-test-timeout S] [--out DIR]
+             [--transcripts DIR]
 
 Runs each strategy on the same tasks: the engine sees only the visible tests; the hidden
-tests run once, after it stops. --test-timeout bounds one test run (default 20 s),
+tests run once, after it stops. Strategies: template (no model) and lpw (needs
+AUTOGEN_LLM_BASE_URL / OPENAI_API_KEY; each task gets the default budgets, and with
+--transcripts every model call is written to DIR/<strategy>/<task>.jsonl). --test-timeout bounds one test run (default 20 s),
 --per-test-timeout one test inside it (default 1 s: the tasks are small functions). Prints a table (solved, plausible, cost, time) and writes
 DIR/results.json and DIR/results.md (DIR defaults to ./eval-results).`;
 
@@ -42,6 +50,7 @@ export const evalCommand: CliCommand = {
         "test-timeout": { type: "string" },
         "per-test-timeout": { type: "string" },
         out: { type: "string", default: "eval-results" },
+        transcripts: { type: "string" },
       },
       false,
     );
@@ -49,12 +58,24 @@ export const evalCommand: CliCommand = {
     if (!dataset) throw new UsageError("--dataset is required (for example --dataset humanevalfix:../shared/datasets/humanevalfix-python/humanevalpack.jsonl)");
     const [kind, ...rest] = dataset.split(":");
     if (kind !== "humanevalfix" || rest.length === 0) throw new UsageError(`unknown dataset "${dataset}": expected humanevalfix:<path>`);
-    let strategies;
-    try {
-      strategies = (values.strategy ?? "template").split(",").map((s) => strategyByName(s.trim()));
-    } catch (error) {
-      throw new UsageError((error as Error).message);
-    }
+    const endpoint = llmEndpointFromEnv(io.env);
+    const config = repoConfigSchema.parse({});
+    const transcriptsDir = values.transcripts ? resolve(io.cwd, values.transcripts) : undefined;
+    const strategies: StrategyFactory[] = (values.strategy ?? "template").split(",").map((raw) => {
+      const name = raw.trim();
+      const make = (taskId: string) => {
+        const llm = endpoint && name !== "template"
+          ? openAiLlmClient({ endpoint, budget: new Budget(config.budgets), transcript: transcript(transcriptsDir ? join(transcriptsDir, name, `${taskId.replaceAll("/", "_")}.jsonl`) : undefined) })
+          : undefined;
+        return strategyByName(name, { llm, strategy: { ...config.strategy, templateFirstPass: false } });
+      };
+      try {
+        make("check");
+      } catch (error) {
+        throw new UsageError((error as Error).message);
+      }
+      return { name, make };
+    });
     const offset = positiveInt(values.offset, "offset", 0);
     const limit = positiveInt(values.limit, "limit", Number.MAX_SAFE_INTEGER);
     const settings = {

@@ -6,6 +6,10 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { llmEndpointFromEnv } from "../config/llm-env.ts";
+import { Budget } from "../llm/budget.ts";
+import { openAiLlmClient } from "../llm/llm-client.ts";
+import { replayFetch } from "../llm/replay-fetch.ts";
+import { readTranscript, transcript } from "../llm/transcript.ts";
 import { parseRepoConfigText, REPO_CONFIG_PATH, RepoConfigError } from "../config/parse-repo-config.ts";
 import { isTestFile } from "../engine/is-test-file.ts";
 import { strategyByName } from "../engine/strategies.ts";
@@ -22,11 +26,14 @@ import { parseFlags } from "./parse-flags.ts";
 import { progressPrinter } from "./progress.ts";
 
 const USAGE = `autogen fix <path> [--issue <file|text>] [--test <id>]... [--test-cmd <cmd>] [--strategy <name>]
-            [--candidates N] [--minutes M] [--report <file>] [--allow-dirty] [--json]
+            [--candidates N] [--minutes M] [--report <file>] [--replay <transcript>] [--allow-dirty] [--json]
 
-Visible tests: the --test ids given, or else the tests failing now. The whole suite is the
+Visible tests: the --test ids given, or else the tests failing now (with --issue and no
+failing test, an LLM strategy first writes a reproduction test). The whole suite is the
 regression gate. Without an LLM endpoint (AUTOGEN_LLM_BASE_URL / OPENAI_API_KEY) the
-model-free "template" strategy runs.
+model-free "template" strategy runs; with one, the repository's strategy (default lpw),
+after a template first pass. Every model call is recorded to .git/autogen/transcripts/;
+--replay answers from such a transcript instead of the endpoint (offline).
 
 Exit codes: 0 fixed (branch autogen/<slug> created), 1 not fixed, 2 bad input.`;
 
@@ -43,6 +50,7 @@ export const fixCommand: CliCommand = {
       candidates: { type: "string" },
       minutes: { type: "string" },
       report: { type: "string" },
+      replay: { type: "string" },
       "allow-dirty": { type: "boolean" },
       json: { type: "boolean" },
     });
@@ -66,17 +74,24 @@ export const fixCommand: CliCommand = {
       if (error instanceof RepoConfigError) return fail(error.message);
       throw error;
     }
-    const llm = llmEndpointFromEnv(io.env);
-    let strategyName = values.strategy ?? (llm ? config.strategy.name : "template");
+    const endpoint = values.replay ? { baseURL: "http://replay.invalid/v1", apiKey: undefined, model: readTranscriptModel(resolve(io.cwd, values.replay)) } : llmEndpointFromEnv(io.env);
+    const strategyName = values.strategy ?? (endpoint ? config.strategy.name : "template");
     const notes: string[] = [];
-    if (!values.strategy && !llm) notes.push("no LLM endpoint configured (AUTOGEN_LLM_BASE_URL / OPENAI_API_KEY): using the model-free template strategy");
-    if (!values.strategy && llm && strategyName !== "template") {
-      notes.push(`strategy "${strategyName}" needs the LLM layer, which this version does not include yet: using the template strategy`);
-      strategyName = "template";
+    if (!values.strategy && !endpoint) notes.push("no LLM endpoint configured (AUTOGEN_LLM_BASE_URL / OPENAI_API_KEY): using the model-free template strategy");
+    let llm;
+    if (endpoint && strategyName !== "template") {
+      const sink = transcript(join(await gitDir(repo), "autogen", "transcripts", `${new Date().toISOString().replace(/[:.]/g, "-")}.jsonl`));
+      llm = openAiLlmClient({
+        endpoint,
+        budget: new Budget(config.budgets),
+        transcript: sink,
+        ...(values.replay ? { fetch: replayFetch(readTranscript(resolve(io.cwd, values.replay))), maxRetries: 0 } : {}),
+      });
+      notes.push(values.replay ? `replaying model answers from ${values.replay}` : `model ${endpoint.model} at ${endpoint.baseURL}; transcript in .git/autogen/transcripts/`);
     }
     let strategy;
     try {
-      strategy = strategyByName(strategyName);
+      strategy = strategyByName(strategyName, { llm, strategy: config.strategy });
     } catch (error) {
       return fail((error as Error).message);
     }
@@ -133,12 +148,16 @@ async function fixInWorktree({ io, repo, worktree, config, strategy, notes, issu
       return EXIT.usage;
     }
     const failing = failingTests(baseline);
-    if (failing.length === 0) {
+    if (failing.length === 0 && issueText && strategy.name !== "template") {
+      // Nothing fails yet: the LLM strategy writes a reproduction test and proves it fails first.
+      visible = { kind: "tests", ids: [] };
+    } else if (failing.length === 0) {
       const why = baseline.tests.length === 0 ? `the test command ran no test (exit ${String(baseline.run.exitCode)})` : `all ${baseline.tests.length} tests pass`;
       io.stderr(`autogen fix: nothing to fix: ${why}. Name the tests that show the bug with --test.\n`);
       return EXIT.failed;
+    } else {
+      visible = { kind: "tests", ids: failing.map((t) => t.id) };
     }
-    visible = { kind: "tests", ids: failing.map((t) => t.id) };
   }
 
   const progress = progressPrinter(log, io.isTty && !values.json);
@@ -185,6 +204,12 @@ async function fixInWorktree({ io, repo, worktree, config, strategy, notes, issu
     log(`\nnot fixed (${outcome.stopReason}): ${outcome.message}\nreport: ${reportPath}\n`);
   }
   return outcome.status === "fixed" ? EXIT.ok : EXIT.failed;
+}
+
+function readTranscriptModel(path: string): string {
+  const [first] = readTranscript(path);
+  if (!first) throw new UsageError(`${path} holds no model calls to replay`);
+  return first.model;
 }
 
 function numberFlag(value: string | undefined, fallback: number): number {

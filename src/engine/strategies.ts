@@ -1,15 +1,27 @@
-// The strategies selectable by name (repo config `strategy.name`, CLI `--strategy`).
+// The strategies selectable by name (repo config `strategy.name`, CLI `--strategy`),
+// built from what they need.
+import type { RepoConfig } from "../config/repo-config-schema.ts";
+import type { LlmClient } from "../llm/llm-client.ts";
+import { withTemplateFirst } from "./first-pass.ts";
+import { lpwStrategy } from "./lpw/lpw-strategy.ts";
 import type { Strategy } from "./task.ts";
 import { templateStrategy } from "./template/template-strategy.ts";
 
-const STRATEGIES: Record<string, Strategy> = { template: templateStrategy };
+export type StrategyDeps = { llm?: LlmClient | undefined; strategy?: RepoConfig["strategy"] | undefined };
 
-/** Strategies that need an LLM endpoint; they arrive with the LLM layer. */
-const NEEDS_MODEL = ["lpw", "slpw", "seidr", "direct"];
+const NOT_YET = ["slpw", "seidr", "direct"];
 
-export function strategyByName(name: string): Strategy {
-  const strategy = STRATEGIES[name];
-  if (strategy) return strategy;
-  if (NEEDS_MODEL.includes(name)) throw new Error(`strategy "${name}" needs the LLM layer, which this version does not include yet; use --strategy template`);
-  throw new Error(`unknown strategy "${name}"; available: ${Object.keys(STRATEGIES).join(", ")}`);
+export function strategyByName(name: string, deps: StrategyDeps = {}): Strategy {
+  if (name === "template") return templateStrategy;
+  if (name === "lpw") {
+    if (!deps.llm) throw new Error(`strategy "lpw" needs an LLM endpoint: set AUTOGEN_LLM_BASE_URL (and OPENAI_API_KEY if the server wants one), or use --strategy template`);
+    const s = deps.strategy;
+    const lpw = lpwStrategy({
+      llm: deps.llm,
+      ...(s ? { maxPlanIterations: s.maxPlanIterations, maxRefinements: s.maxRefinements, planVerification: s.planVerification, codeExplanation: s.codeExplanation, instrumentedDebug: s.instrumentedDebug } : {}),
+    });
+    return s?.templateFirstPass ? withTemplateFirst(lpw) : lpw;
+  }
+  if (NOT_YET.includes(name)) throw new Error(`strategy "${name}" is not in this version yet; available: template, lpw`);
+  throw new Error(`unknown strategy "${name}"; available: template, lpw`);
 }

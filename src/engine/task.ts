@@ -41,16 +41,21 @@ export type TestEvidence = {
 export type Attempt = {
   index: number;
   description: string;
-  family: string;
-  file: string;
-  line: number;
-  score: number;
-  result: "still-failing" | "visible-regressed" | "regression-failed" | "plausible";
+  result: "still-failing" | "visible-regressed" | "regression-failed" | "plausible" | "edit-failed";
   passed: number;
   failed: number;
+  /** Template strategy: the repair template, where it applied and its score. */
+  family?: string | undefined;
+  file?: string | undefined;
+  line?: number | undefined;
+  score?: number | undefined;
+  /** LLM strategies: the error analysis that led to this attempt. */
+  analysis?: string | undefined;
 };
 
-export type StopReason = "solved" | "budget" | "exhausted" | "nothing-to-fix" | "unsupported" | "error" | "cancelled" | "policy";
+export type StopReason = "solved" | "budget" | "exhausted" | "iterations" | "stuck" | "nothing-to-fix" | "unsupported" | "error" | "cancelled" | "policy";
+
+export type PlanVerificationEntry = { test: string; derived: string; expected: string; matches: boolean };
 
 export type Outcome = {
   strategy: string;
@@ -60,8 +65,20 @@ export type Outcome = {
   plan: {
     localisation: Array<{ file: string; line: number; score: number; failedCovering: number; passedCovering: number }>;
     fix?: { family: string; description: string; file: string; line: number; score: number } | undefined;
+    /** LLM strategies: the plan, its verification on the visible tests, and whether it was verified. */
+    steps?: string[] | undefined;
+    verification?: PlanVerificationEntry[] | undefined;
+    verified?: boolean | undefined;
+    planIterations?: number | undefined;
   };
-  evidence: { before?: TestEvidence | undefined; after?: TestEvidence | undefined; regressionBefore?: TestEvidence | undefined; regressionAfter?: TestEvidence | undefined };
+  evidence: {
+    before?: TestEvidence | undefined;
+    after?: TestEvidence | undefined;
+    regressionBefore?: TestEvidence | undefined;
+    regressionAfter?: TestEvidence | undefined;
+    /** A reproduction test the engine wrote and proved failing on the unchanged code. */
+    reproduction?: { path: string; testId: string; failure: string } | undefined;
+  };
   diff: string;
   changedFiles: string[];
   /** The diff policy and test-tampering verdict on the final diff, once checked. */

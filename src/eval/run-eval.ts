@@ -1,11 +1,14 @@
 // Runs strategies over a dataset's tasks with bounded concurrency and collects results.
 import type { Strategy } from "../engine/task.ts";
+
+/** A strategy made fresh for each task (its own budget and transcript). */
+export type StrategyFactory = { name: string; make: (taskId: string) => Strategy };
 import type { EvalTask } from "./humanevalfix-loader.ts";
 import { runEvalTask, type EvalSettings, type TaskResult } from "./run-eval-task.ts";
 
 export async function runEval(
   tasks: EvalTask[],
-  strategies: Strategy[],
+  strategies: StrategyFactory[],
   settings: EvalSettings & { concurrency: number },
   onResult?: (result: TaskResult, done: number, total: number) => void,
 ): Promise<TaskResult[]> {
@@ -18,7 +21,7 @@ export async function runEval(
       const index = next++;
       const job = jobs[index];
       if (!job) break;
-      const result = await runEvalTask(job.task, job.strategy, settings);
+      const result = await runEvalTask(job.task, job.strategy.make(job.task.id), settings);
       results[index] = result;
       done += 1;
       onResult?.(result, done, jobs.length);

@@ -21,8 +21,20 @@ export function renderReport(outcome: Outcome, context: { title: string; branch?
     out.push("Fault localisation (Ochiai over per-test line coverage; ef/ep = failing/passing tests that execute the line):", "");
     out.push("| rank | location | suspiciousness | ef | ep |", "| --- | --- | --- | --- | --- |");
     outcome.plan.localisation.forEach((l, i) => out.push(`| ${i + 1} | \`${l.file}:${l.line}\` | ${l.score.toFixed(3)} | ${l.failedCovering} | ${l.passedCovering} |`));
-  } else {
+  } else if (!outcome.plan.steps) {
     out.push("No localisation was produced.");
+  }
+  if (outcome.plan.steps) {
+    out.push("", outcome.plan.verified ? `Plan (verified on the visible tests in ${outcome.plan.planIterations ?? 1} round(s)):` : "Plan (not verified):", "");
+    outcome.plan.steps.forEach((step, i) => out.push(`${i + 1}. ${step}`));
+  }
+  if (outcome.plan.verification?.length) {
+    out.push("", "Plan verification (the plan walked through each visible test):", "", "| test | derived by the plan | expected | agrees |", "| --- | --- | --- | --- |");
+    for (const v of outcome.plan.verification) out.push(`| ${cell(v.test)} | ${cell(v.derived)} | ${cell(v.expected)} | ${v.matches ? "✅" : "❌"} |`);
+  }
+  if (outcome.evidence.reproduction) {
+    const r = outcome.evidence.reproduction;
+    out.push("", `Reproduction test \`${r.testId}\` (new file \`${r.path}\`) failed on the unchanged code: ${cell(r.failure)}`);
   }
   if (outcome.plan.fix) out.push("", `Repair: **${outcome.plan.fix.family}**, ${outcome.plan.fix.description} at \`${outcome.plan.fix.file}:${outcome.plan.fix.line}\` (score ${outcome.plan.fix.score.toFixed(3)}).`);
 
@@ -50,7 +62,10 @@ export function renderReport(outcome: Outcome, context: { title: string; branch?
 
   out.push("", "### Attempts", "", `<details><summary>${outcome.attempts.length} candidate(s) tried of ${outcome.cost.candidatesGenerated} generated</summary>`, "");
   out.push("| # | edit | location | result | passed | failed |", "| --- | --- | --- | --- | --- | --- |");
-  for (const a of outcome.attempts.slice(0, MAX_ATTEMPTS_SHOWN)) out.push(`| ${a.index} | ${a.family}: ${a.description.replaceAll("|", "\\|")} | \`${a.file}:${a.line}\` | ${a.result} | ${a.passed} | ${a.failed} |`);
+  for (const a of outcome.attempts.slice(0, MAX_ATTEMPTS_SHOWN)) {
+    const where = a.file ? `\`${a.file}${a.line ? `:${a.line}` : ""}\`` : "";
+    out.push(`| ${a.index} | ${a.family ? `${a.family}: ` : ""}${cell(a.description)}${a.analysis ? `<br>analysis: ${cell(a.analysis)}` : ""} | ${where} | ${a.result} | ${a.passed} | ${a.failed} |`);
+  }
   if (outcome.attempts.length > MAX_ATTEMPTS_SHOWN) out.push("", `(${outcome.attempts.length - MAX_ATTEMPTS_SHOWN} more attempts not shown)`);
   out.push("", "</details>");
 
@@ -70,6 +85,10 @@ function evidenceTable(before: TestEvidence, after: TestEvidence | undefined): s
   const rows = ["| visible test | before | after |", "| --- | --- | --- |"];
   for (const t of before.tests) rows.push(`| \`${t.id}\` | ${mark(t.status)} | ${after ? mark(afterById.get(t.id)) : "–"} |`);
   return [`Visible tests: before ${before.passed} passed, ${before.failed} failed${after ? `; after ${after.passed} passed, ${after.failed} failed` : ""}.`, "", ...rows];
+}
+
+function cell(text: string): string {
+  return text.replaceAll("|", "\\|").replaceAll("\n", " ").slice(0, 300);
 }
 
 function mark(status: string | undefined): string {

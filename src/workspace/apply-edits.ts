@@ -7,7 +7,7 @@ import { mkdir, rm, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import { z } from "zod";
 import { safeRepoPath } from "./safe-path.ts";
-import { diffStat, unifiedDiff } from "./unified-diff.ts";
+import { diffStat, fileDiff } from "./unified-diff.ts";
 
 export const editSchema = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("replace"), path: z.string().min(1), search: z.string().min(1), replace: z.string() }),
@@ -69,12 +69,6 @@ export async function applyEdits(root: string, edits: Edit[]): Promise<AppliedEd
   }
   const diff = changed.map(([path, text]) => fileDiff(path, originals.get(path) ?? null, text)).join("");
   return { diff, files: changed.map(([path]) => path).sort(), stat: diffStat(diff) };
-}
-
-function fileDiff(path: string, before: string | null, after: string | null): string {
-  if (before === null && after !== null) return unifiedDiff(path, "", after).replace(`--- a/${path}`, "--- /dev/null");
-  if (after === null && before !== null) return unifiedDiff(path, before, "").replace(`+++ b/${path}`, "+++ /dev/null");
-  return unifiedDiff(path, before ?? "", after ?? "");
 }
 
 function replaceOnce(text: string, search: string, replacement: string, where: string): string {

@@ -89,6 +89,15 @@ function diffOps(a: string[], b: string[]): Op[] {
   return ops;
 }
 
+/** The diff of one file, where `null` means the file does not exist on that side. */
+export function fileDiff(path: string, before: string | null, after: string | null): string {
+  const diff = unifiedDiff(path, before ?? "", after ?? "");
+  if (!diff) return "";
+  if (before === null) return diff.replace(`--- a/${path}`, "--- /dev/null");
+  if (after === null) return diff.replace(`+++ b/${path}`, "+++ /dev/null");
+  return diff;
+}
+
 export function diffStat(diff: string): { files: number; added: number; removed: number } {
   let files = 0;
   let added = 0;

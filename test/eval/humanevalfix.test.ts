@@ -76,7 +76,7 @@ describe("autogen eval", () => {
     expect((await runCli(["eval", "--dataset", "swebench:/x"])).stderr).toContain('unknown dataset "swebench:/x"');
     const lpw = await runCli(["eval", "--dataset", `humanevalfix:${SAMPLE}`, "--strategy", "lpw"]);
     expect(lpw.code).toBe(2);
-    expect(lpw.stderr).toContain('strategy "lpw" needs the LLM layer');
+    expect(lpw.stderr).toContain('strategy "lpw" needs an LLM endpoint: set AUTOGEN_LLM_BASE_URL');
     const missing = await runCli(["eval", "--dataset", "humanevalfix:/nonexistent.jsonl"]);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain("cannot load the dataset");

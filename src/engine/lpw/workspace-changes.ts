@@ -1,0 +1,52 @@
+// The changes an attempt made to the workspace, kept so the engine can start over from
+// the original code ("re-implement from the plan") and compute the final diff.
+import { readFileSync, existsSync } from "node:fs";
+import { rm, writeFile, mkdir } from "node:fs/promises";
+import { dirname } from "node:path";
+import { applyEdits, type Edit } from "../../workspace/apply-edits.ts";
+import { safeRepoPath } from "../../workspace/safe-path.ts";
+import { fileDiff } from "../../workspace/unified-diff.ts";
+
+export class WorkspaceChanges {
+  private readonly originals = new Map<string, string | null>();
+  private readonly root: string;
+
+  constructor(root: string) {
+    this.root = root;
+  }
+
+  async apply(edits: Edit[]): Promise<void> {
+    for (const path of edits.flatMap((e) => (e.kind === "rename" ? [e.from, e.to] : [e.path]))) {
+      if (this.originals.has(path)) continue;
+      const full = safeRepoPath(this.root, path);
+      this.originals.set(path, existsSync(full) ? readFileSync(full, "utf8") : null);
+    }
+    await applyEdits(this.root, edits);
+  }
+
+  /** Back to the code as it was before any attempt. */
+  async restore(): Promise<void> {
+    for (const [path, text] of this.originals) {
+      const full = safeRepoPath(this.root, path);
+      if (text === null) await rm(full, { force: true });
+      else {
+        await mkdir(dirname(full), { recursive: true });
+        await writeFile(full, text);
+      }
+    }
+    this.originals.clear();
+  }
+
+  diff(): { diff: string; files: string[] } {
+    const parts: string[] = [];
+    const files: string[] = [];
+    for (const [path, before] of [...this.originals].sort(([a], [b]) => a.localeCompare(b))) {
+      const full = safeRepoPath(this.root, path);
+      const after = existsSync(full) ? readFileSync(full, "utf8") : null;
+      if (after === before) continue;
+      files.push(path);
+      parts.push(fileDiff(path, before, after));
+    }
+    return { diff: parts.join(""), files };
+  }
+}

@@ -1,0 +1,62 @@
+// `autogen fix` with an LLM endpoint: LPW over the real SDK (answers scripted over HTTP),
+// a transcript written, and the same run replayed offline from it.
+import { readdir, readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { readTranscript } from "../../src/llm/transcript.ts";
+import { git } from "../../src/workspace/git.ts";
+import { gitRepo } from "../support/git-repo.ts";
+import { useHttpMock } from "../support/http-mock.ts";
+import { LLM_BASE, scriptAnswers } from "../support/llm-mock.ts";
+import { runCli } from "../support/run-cli.ts";
+
+useHttpMock();
+
+const REPO = {
+  ".github/autogen.yml": 'test:\n  env:\n    PYTEST_DISABLE_PLUGIN_AUTOLOAD: "1"\nstrategy:\n  templateFirstPass: false\n',
+  "shop/__init__.py": "",
+  "shop/cart.py": "def total(prices, discount):\n    subtotal = sum(prices)\n    return subtotal + discount\n",
+  "tests/test_cart.py": "from shop.cart import total\n\n\ndef test_total_applies_discount():\n    assert total([10, 20], 5) == 25\n",
+};
+const ANSWERS = [
+  { stage: "plan", content: { steps: ["Sum the prices", "Subtract the discount"] } },
+  { stage: "verify-plan", content: { tests: [{ test: "test_total_applies_discount", steps: [{ step: 1, value: "30" }, { step: 2, value: "25" }], derived: "25", expected: "25", matches: true }] } },
+  { stage: "check-verification", content: { ok: true, problems: [] } },
+  { stage: "implement", content: { edits: [{ kind: "replace", path: "shop/cart.py", search: "return subtotal + discount", replace: "return subtotal - discount" }] } },
+];
+
+describe("autogen fix with an LLM endpoint", () => {
+  it("runs LPW, records a transcript, commits the fix, and replays the run offline", async () => {
+    scriptAnswers(ANSWERS);
+    const repo = await gitRepo(REPO);
+    const env = { PATH: process.env.PATH, HOME: process.env.HOME, AUTOGEN_LLM_BASE_URL: LLM_BASE, OPENAI_API_KEY: "sk-test-key" };
+    const first = await runCli(["fix", repo, "--issue", "Discount is added", "--json"], { env });
+    expect(first.stderr).toBe("");
+    expect(first.code).toBe(0);
+    const outcome = JSON.parse(first.stdout) as { strategy: string; plan: { steps: string[]; verified: boolean }; cost: { llmCalls: number; promptTokens: number }; branch: string; report: string };
+    expect(outcome).toMatchObject({ strategy: "lpw", plan: { steps: ["Sum the prices", "Subtract the discount"], verified: true }, cost: { llmCalls: 4, promptTokens: 400 }, branch: "autogen/discount-is-added" });
+    expect(await git(repo).show([`${outcome.branch}:shop/cart.py`])).toContain("return subtotal - discount");
+    const report = await readFile(outcome.report, "utf8");
+    expect(report).toContain("Plan (verified on the visible tests in 1 round(s)):\n\n1. Sum the prices\n2. Subtract the discount");
+    expect(report).toContain("| test_total_applies_discount | 25 | 25 | ✅ |");
+
+    const dir = join(repo, ".git", "autogen", "transcripts");
+    const [file] = await readdir(dir);
+    const path = join(dir, file ?? "");
+    expect(readTranscript(path).map((e) => e.stage)).toEqual(["plan", "verify-plan", "check-verification", "implement"]);
+
+    // Offline: no HTTP mock is registered now; the transcript answers.
+    const again = await gitRepo(REPO);
+    const replay = await runCli(["fix", again, "--issue", "Discount is added", "--replay", path, "--json"], { env: { PATH: process.env.PATH, HOME: process.env.HOME } });
+    expect(replay.code).toBe(0);
+    expect(JSON.parse(replay.stdout)).toMatchObject({ strategy: "lpw", status: "fixed", cost: { llmCalls: 4, promptTokens: 400 } });
+  });
+
+  it("with templateFirstPass (the default), the model is not called when a template fixes the bug", async () => {
+    const repo = await gitRepo({ ...REPO, ".github/autogen.yml": 'test:\n  env:\n    PYTEST_DISABLE_PLUGIN_AUTOLOAD: "1"\n' });
+    const env = { PATH: process.env.PATH, HOME: process.env.HOME, AUTOGEN_LLM_BASE_URL: LLM_BASE };
+    const { code, stdout } = await runCli(["fix", repo, "--json"], { env });
+    expect(code).toBe(0);
+    expect(JSON.parse(stdout)).toMatchObject({ strategy: "template", cost: { llmCalls: 0 } });
+  });
+});
