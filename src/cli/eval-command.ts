@@ -5,6 +5,7 @@ import { join, resolve } from "node:path";
 import { llmEndpointFromEnv } from "../config/llm-env.ts";
 import { repoConfigSchema } from "../config/repo-config-schema.ts";
 import { Budget } from "../llm/budget.ts";
+import { pricesFromEnv } from "../llm/prices.ts";
 import { openAiLlmClient } from "../llm/llm-client.ts";
 import { transcript } from "../llm/transcript.ts";
 import { strategyByName } from "../engine/strategies.ts";
@@ -59,13 +60,19 @@ export const evalCommand: CliCommand = {
     const [kind, ...rest] = dataset.split(":");
     if (kind !== "humanevalfix" || rest.length === 0) throw new UsageError(`unknown dataset "${dataset}": expected humanevalfix:<path>`);
     const endpoint = llmEndpointFromEnv(io.env);
+    let prices;
+    try {
+      prices = pricesFromEnv(io.env);
+    } catch (error) {
+      throw new UsageError((error as Error).message);
+    }
     const config = repoConfigSchema.parse({});
     const transcriptsDir = values.transcripts ? resolve(io.cwd, values.transcripts) : undefined;
     const strategies: StrategyFactory[] = (values.strategy ?? "template").split(",").map((raw) => {
       const name = raw.trim();
       const make = (taskId: string) => {
         const llm = endpoint && name !== "template"
-          ? openAiLlmClient({ endpoint, budget: new Budget(config.budgets), transcript: transcript(transcriptsDir ? join(transcriptsDir, name, `${taskId.replaceAll("/", "_")}.jsonl`) : undefined) })
+          ? openAiLlmClient({ endpoint, prices, budget: new Budget(config.budgets), transcript: transcript(transcriptsDir ? join(transcriptsDir, name, `${taskId.replaceAll("/", "_")}.jsonl`) : undefined) })
           : undefined;
         return strategyByName(name, { llm, strategy: { ...config.strategy, templateFirstPass: false } });
       };

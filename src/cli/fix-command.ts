@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { llmEndpointFromEnv } from "../config/llm-env.ts";
 import { Budget } from "../llm/budget.ts";
+import { pricesFromEnv } from "../llm/prices.ts";
 import { openAiLlmClient } from "../llm/llm-client.ts";
 import { replayFetch } from "../llm/replay-fetch.ts";
 import { readTranscript, transcript } from "../llm/transcript.ts";
@@ -74,6 +75,12 @@ export const fixCommand: CliCommand = {
       if (error instanceof RepoConfigError) return fail(error.message);
       throw error;
     }
+    let prices;
+    try {
+      prices = pricesFromEnv(io.env);
+    } catch (error) {
+      return fail((error as Error).message);
+    }
     const endpoint = values.replay ? { baseURL: "http://replay.invalid/v1", apiKey: undefined, model: readTranscriptModel(resolve(io.cwd, values.replay)) } : llmEndpointFromEnv(io.env);
     const strategyName = values.strategy ?? (endpoint ? config.strategy.name : "template");
     const notes: string[] = [];
@@ -83,6 +90,7 @@ export const fixCommand: CliCommand = {
       const sink = transcript(join(await gitDir(repo), "autogen", "transcripts", `${new Date().toISOString().replace(/[:.]/g, "-")}.jsonl`));
       llm = openAiLlmClient({
         endpoint,
+        prices,
         budget: new Budget(config.budgets),
         transcript: sink,
         ...(values.replay ? { fetch: replayFetch(readTranscript(resolve(io.cwd, values.replay))), maxRetries: 0 } : {}),

@@ -6,6 +6,7 @@ import { z } from "zod";
 import { defaultDataDir } from "./data-dir.ts";
 import { describe } from "./format-issues.ts";
 import { DEFAULT_MODEL, llmEndpoint, type LlmEndpoint } from "./llm-env.ts";
+import { pricesFromEnv, type Price } from "../llm/prices.ts";
 
 export class EnvConfigError extends Error {
   constructor(message: string) {
@@ -37,6 +38,7 @@ export const ENV_HELP = {
   AUTOGEN_MAX_TOKENS: "server-wide cap on tokens per job (default 600000)",
   AUTOGEN_MAX_DOLLARS: "server-wide cap on estimated dollars per job (default 3)",
   AUTOGEN_MAX_MINUTES: "server-wide cap on wall minutes per job (default 45)",
+  AUTOGEN_PRICES: 'model prices in dollars per million tokens as JSON, added to or replacing the built-in table, e.g. {"my-model":{"input":1,"cachedInput":0.5,"output":4}}',
 } as const;
 
 export type EnvVarName = keyof typeof ENV_HELP;
@@ -61,6 +63,7 @@ const envSchema = z.object({
   AUTOGEN_MAX_TOKENS: intFromEnv(1).default(600_000),
   AUTOGEN_MAX_DOLLARS: z.coerce.number().min(0).default(3),
   AUTOGEN_MAX_MINUTES: intFromEnv(1).default(45),
+  AUTOGEN_PRICES: z.string().optional(),
 } satisfies Record<EnvVarName, z.ZodType>);
 
 export type ServerConfig = {
@@ -76,6 +79,7 @@ export type ServerConfig = {
   dbPath: string;
   concurrency: number;
   caps: { llmCalls: number; tokens: number; dollars: number; minutes: number };
+  prices: Record<string, Price>;
 };
 
 /** Blank values count as unset, as most deployment dashboards leave them. */
@@ -112,7 +116,16 @@ export function loadServerConfig(env: NodeJS.ProcessEnv = process.env): ServerCo
     dbPath: e.AUTOGEN_DB_PATH ?? join(defaultDataDir(env), "autogen.db"),
     concurrency: e.AUTOGEN_CONCURRENCY,
     caps: { llmCalls: e.AUTOGEN_MAX_LLM_CALLS, tokens: e.AUTOGEN_MAX_TOKENS, dollars: e.AUTOGEN_MAX_DOLLARS, minutes: e.AUTOGEN_MAX_MINUTES },
+    prices: readPrices(env),
   };
+}
+
+function readPrices(env: NodeJS.ProcessEnv): Record<string, Price> {
+  try {
+    return pricesFromEnv(env);
+  } catch (error) {
+    throw new EnvConfigError((error as Error).message);
+  }
 }
 
 function readPrivateKey(inline: string | undefined, path: string | undefined): string {

@@ -88,6 +88,8 @@ export type Outcome = {
     llmCalls: number;
     promptTokens: number;
     completionTokens: number;
+    /** Estimated model spend in US dollars (price table of the model). */
+    dollars: number;
     testRuns: number;
     testSeconds: number;
     wallSeconds: number;

@@ -70,7 +70,7 @@ export function renderReport(outcome: Outcome, context: { title: string; branch?
   out.push("", "</details>");
 
   const c = outcome.cost;
-  out.push("", "### Cost", "", `LLM calls ${c.llmCalls}, tokens ${c.promptTokens + c.completionTokens}, test runs ${c.testRuns} (${c.testSeconds.toFixed(1)} s), wall ${c.wallSeconds.toFixed(1)} s.`);
+  out.push("", "### Cost", "", `LLM calls ${c.llmCalls}, tokens ${c.promptTokens + c.completionTokens} (estimated $${c.dollars.toFixed(4)}), test runs ${c.testRuns} (${c.testSeconds.toFixed(1)} s), wall ${c.wallSeconds.toFixed(1)} s.`);
 
   if (outcome.diff) {
     const stat = diffStat(outcome.diff);

@@ -61,6 +61,8 @@ function expectCost(outcome: Outcome, calls: number, testRuns: number): void {
   expect(outcome.cost.llmCalls).toBe(calls);
   expect(outcome.cost.promptTokens).toBe(calls * 100);
   expect(outcome.cost.completionTokens).toBe(calls * 20);
+  // gpt-4o-mini list price: $0.15 per million prompt tokens, $0.60 per million completion tokens.
+  expect(outcome.cost.dollars).toBeCloseTo((calls * 100 * 0.15 + calls * 20 * 0.6) / 1_000_000, 12);
   expect(outcome.cost.testRuns).toBe(testRuns);
 }
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { Budget, BudgetExceededError } from "../../src/llm/budget.ts";
 import { LlmStageError, openAiLlmClient } from "../../src/llm/llm-client.ts";
-import { costOf } from "../../src/llm/prices.ts";
+import { costOf, DEFAULT_PRICES, pricesFromEnv } from "../../src/llm/prices.ts";
 import { replayFetch } from "../../src/llm/replay-fetch.ts";
 import { transcript } from "../../src/llm/transcript.ts";
 import { useHttpMock } from "../support/http-mock.ts";
@@ -82,6 +82,16 @@ describe("openAiLlmClient", () => {
     budget.ensureRoom();
     now = 10 * 60_000;
     expect(() => budget.ensureRoom()).toThrow("budget exhausted: 10.0 of 10 minutes used");
+  });
+
+  it("prices known models, lets the server add or override prices, and rejects a bad table", () => {
+    expect(costOf("gpt-4o", { promptTokens: 1_000_000, cachedTokens: 0, completionTokens: 1_000_000 })).toBe(12.5);
+    expect(costOf("llama3:8b", { promptTokens: 1000, cachedTokens: 0, completionTokens: 1000 })).toBe(0);
+    const prices = pricesFromEnv({ AUTOGEN_PRICES: '{"llama3:8b":{"input":0.1,"cachedInput":0.1,"output":0.2}}' });
+    expect(prices["gpt-4o"]).toEqual(DEFAULT_PRICES["gpt-4o"]);
+    expect(costOf("llama3:8b", { promptTokens: 1_000_000, cachedTokens: 0, completionTokens: 1_000_000 }, prices)).toBeCloseTo(0.3, 10);
+    expect(() => pricesFromEnv({ AUTOGEN_PRICES: "{" })).toThrow("AUTOGEN_PRICES is not JSON");
+    expect(() => pricesFromEnv({ AUTOGEN_PRICES: '{"m":{"input":-1}}' })).toThrow(/^AUTOGEN_PRICES is invalid \(m\./);
   });
 
   it("replays a recorded run offline through the same SDK and validation", async () => {

@@ -55,7 +55,7 @@ class LpwRun {
   private readonly changes: WorkspaceChanges;
   private readonly outcome: Outcome;
   private readonly started = performance.now();
-  private readonly budgetAtStart: { calls: number; prompt: number; completion: number };
+  private readonly budgetAtStart: { calls: number; prompt: number; completion: number; dollars: number };
   private contextFiles: string[] = [];
   private problem = "";
   private lastSignature = "";
@@ -75,7 +75,7 @@ class LpwRun {
     };
     this.changes = new WorkspaceChanges(task.workspace);
     const s = this.llm.budget.state;
-    this.budgetAtStart = { calls: s.llmCalls, prompt: s.promptTokens, completion: s.completionTokens };
+    this.budgetAtStart = { calls: s.llmCalls, prompt: s.promptTokens, completion: s.completionTokens, dollars: s.dollars };
     this.outcome = {
       strategy: "lpw",
       status: "not-fixed",
@@ -86,7 +86,7 @@ class LpwRun {
       diff: "",
       changedFiles: [],
       attempts: [],
-      cost: { llmCalls: 0, promptTokens: 0, completionTokens: 0, testRuns: 0, testSeconds: 0, wallSeconds: 0, candidatesGenerated: 0, candidatesTried: 0 },
+      cost: { llmCalls: 0, promptTokens: 0, completionTokens: 0, dollars: 0, testRuns: 0, testSeconds: 0, wallSeconds: 0, candidatesGenerated: 0, candidatesTried: 0 },
     };
   }
 
@@ -311,6 +311,7 @@ class LpwRun {
     o.cost.llmCalls = s.llmCalls - this.budgetAtStart.calls;
     o.cost.promptTokens = s.promptTokens - this.budgetAtStart.prompt;
     o.cost.completionTokens = s.completionTokens - this.budgetAtStart.completion;
+    o.cost.dollars = s.dollars - this.budgetAtStart.dollars;
     o.cost.wallSeconds = (performance.now() - this.started) / 1000;
     o.cost.testSeconds = Math.round(o.cost.testSeconds * 1000) / 1000;
     return o;

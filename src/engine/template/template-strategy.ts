@@ -133,7 +133,7 @@ class RunState {
       diff: "",
       changedFiles: [],
       attempts: [],
-      cost: { llmCalls: 0, promptTokens: 0, completionTokens: 0, testRuns: 0, testSeconds: 0, wallSeconds: 0, candidatesGenerated: 0, candidatesTried: 0 },
+      cost: { llmCalls: 0, promptTokens: 0, completionTokens: 0, dollars: 0, testRuns: 0, testSeconds: 0, wallSeconds: 0, candidatesGenerated: 0, candidatesTried: 0 },
     };
   }
 
