@@ -1,14 +1,9 @@
-// The Probot app: wires webhook events to handlers, nothing else. Handlers decide and
-// enqueue within GitHub's 10-second window; an event nobody handles is a no-op.
-import type { ApplicationFunction, Probot } from "probot";
+// The Probot app as `probot run` loads it: configured from the environment when loaded.
+// `autogen serve` and the tests build it through appFromConfig / createAutogenApp.
+import type { ApplicationFunction } from "probot";
+import { appFromConfig } from "./app/app-from-config.ts";
+import { loadServerConfig } from "./config/env-config.ts";
 
-const app: ApplicationFunction = (probot: Probot) => {
-  probot.onAny(async (context) => {
-    probot.log.debug({ event: context.name, deliveryId: context.id }, "webhook received");
-  });
-  probot.onError(async (error) => {
-    probot.log.error({ err: error, event: error.event?.name }, "webhook handler failed");
-  });
-};
+const app: ApplicationFunction = (probot, options) => appFromConfig(loadServerConfig(process.env)).app(probot, options);
 
 export default app;

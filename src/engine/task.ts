@@ -53,7 +53,7 @@ export type Attempt = {
   analysis?: string | undefined;
 };
 
-export type StopReason = "solved" | "budget" | "exhausted" | "iterations" | "stuck" | "nothing-to-fix" | "unsupported" | "error" | "cancelled" | "policy";
+export type StopReason = "solved" | "budget" | "exhausted" | "iterations" | "stuck" | "nothing-to-fix" | "unsupported" | "error" | "cancelled" | "policy" | "planned";
 
 export type PlanVerificationEntry = { test: string; derived: string; expected: string; matches: boolean };
 

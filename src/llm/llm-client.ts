@@ -40,6 +40,8 @@ export type OpenAiClientOptions = {
   prices?: Record<string, Price>;
   /** For tests: the fetch the SDK uses. */
   fetch?: typeof fetch;
+  /** Secrets never reach the model: every message passes through this first. */
+  scrub?: (text: string) => string;
   signal?: AbortSignal;
 };
 
@@ -58,8 +60,10 @@ export function openAiLlmClient(options: OpenAiClientOptions): LlmClient {
   const model = options.endpoint.model;
   const prices = { ...DEFAULT_PRICES, ...options.prices };
 
-  async function exchange(stage: Stage, messages: Message[], temperature: number, jsonSchema: Record<string, unknown>, attempt: number) {
+  async function exchange(stage: Stage, outgoing: Message[], temperature: number, jsonSchema: Record<string, unknown>, attempt: number) {
     options.budget.ensureRoom();
+    const scrub = options.scrub;
+    const messages = scrub ? outgoing.map((m) => ({ ...m, content: scrub(m.content) })) : outgoing;
     const started = performance.now();
     const completion = await sdk.chat.completions.create(
       {

@@ -2,7 +2,7 @@
 // environment (HOST honoured), plus the health endpoint.
 import type { Server as HttpServer } from "node:http";
 import { Probot, Server } from "probot";
-import app from "../index.ts";
+import { appFromConfig } from "../app/app-from-config.ts";
 import type { ServerConfig } from "../config/env-config.ts";
 import { VERSION } from "../version.ts";
 import { healthHandler } from "./health-handler.ts";
@@ -23,10 +23,25 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     port: config.port,
     webhookPath: config.webhookPath,
   });
-  server.addHandler(healthHandler(() => ({ status: "ok", version: VERSION, llm: config.llm ? "configured" : "model-free" })));
-  await server.load(app);
+  const handle = appFromConfig(config);
+  server.addHandler(
+    healthHandler(() => {
+      const depth = handle.store.queueDepth();
+      return { status: "ok", version: VERSION, llm: config.llm ? "configured" : "model-free", store: "sqlite", queue: depth };
+    }),
+  );
+  await server.load(handle.app);
   const http = await server.start();
   const address = http.address();
   const port = typeof address === "object" && address ? address.port : config.port;
-  return { server, http, url: `http://${config.host}:${port}`, stop: () => server.stop() };
+  return {
+    server,
+    http,
+    url: `http://${config.host}:${port}`,
+    stop: async () => {
+      await handle.pool()?.stop();
+      await server.stop();
+      handle.store.close();
+    },
+  };
 }

@@ -33,6 +33,8 @@ export type LpwOptions = {
   instrumentedDebug?: boolean;
   /** Plans of similar past fixes (RGD memory), offered to the plan stage. */
   memory?: string;
+  /** `/autogen plan`: stop after the plan is verified, changing no code. */
+  planOnly?: boolean;
 };
 
 type Stop = { reason: Outcome["stopReason"]; message: string };
@@ -72,6 +74,7 @@ class LpwRun {
       codeExplanation: options.codeExplanation ?? true,
       instrumentedDebug: options.instrumentedDebug ?? true,
       memory: options.memory ?? "(none)",
+      planOnly: options.planOnly ?? false,
     };
     this.changes = new WorkspaceChanges(task.workspace);
     const s = this.llm.budget.state;
@@ -115,6 +118,7 @@ class LpwRun {
       const tests = (await Promise.all(failing.map(async (t) => `${(await testSource(this.task.workspace, t.id, t.file)) ?? `# ${t.id}`}\n# fails now with: ${t.message ?? t.status}`))).join("\n\n");
 
       const { plan, verification } = await this.planAndVerify(digest, context.code, tests);
+      if (this.options.planOnly) return this.finish({ reason: "planned", message: this.outcome.plan.verified ? "the plan is verified on the visible tests; no code was changed" : "the plan could not be verified on the visible tests; no code was changed" });
       let report = await this.implement(plan, verification, visible, undefined);
       if (await this.accept(report, baseline)) return this.finish({ reason: "solved", message: "the implementation of the verified plan passes the visible tests and the regression gate" });
 

@@ -1,0 +1,50 @@
+// The App with its dependencies built from the validated server configuration: the job
+// store, the repository cache beside it, the secret scrubber over this process's
+// secrets, and (when an endpoint is configured) a model client per job whose budget is
+// the lower of the repository's and the server's caps.
+import { dirname, join } from "node:path";
+import type { ApplicationFunction } from "probot";
+import type { ServerConfig } from "../config/env-config.ts";
+import { JobStore } from "../jobs/job-store.ts";
+import type { WorkerPool } from "../jobs/worker-pool.ts";
+import { Budget } from "../llm/budget.ts";
+import { openAiLlmClient } from "../llm/llm-client.ts";
+import { transcript } from "../llm/transcript.ts";
+import { processSecrets, secretScrubber } from "../report/scrub-secrets.ts";
+import { createAutogenApp } from "./create-app.ts";
+
+export type AppHandle = { app: ApplicationFunction; store: JobStore; pool: () => WorkerPool | undefined };
+
+export function appFromConfig(config: ServerConfig, env: NodeJS.ProcessEnv = process.env): AppHandle {
+  const dataDir = dirname(config.dbPath);
+  const store = new JobStore(config.dbPath);
+  const scrub = secretScrubber([...processSecrets(env), config.privateKey, config.webhookSecret, config.llm?.apiKey]);
+  const { llm, caps } = config;
+  let pool: WorkerPool | undefined;
+  const app = createAutogenApp({
+    store,
+    cacheRoot: join(dataDir, "repos"),
+    scrub,
+    concurrency: config.concurrency,
+    perInstallation: Math.max(1, Math.ceil(config.concurrency / 2)),
+    onReady: (p) => (pool = p),
+    llmFor: llm
+      ? (repoConfig, job, signal) =>
+          openAiLlmClient({
+            endpoint: llm,
+            prices: config.prices,
+            budget: new Budget({
+              llmCalls: Math.min(caps.llmCalls, repoConfig.budgets.llmCalls),
+              tokens: Math.min(caps.tokens, repoConfig.budgets.tokens),
+              dollars: Math.min(caps.dollars, repoConfig.budgets.dollars),
+              minutes: Math.min(caps.minutes, repoConfig.budgets.minutes),
+            }),
+            transcript: transcript(join(dataDir, "transcripts", `job-${job.id}.jsonl`)),
+            scrub,
+            // `/autogen stop` aborts a model call in flight.
+            signal,
+          })
+      : undefined,
+  });
+  return { app, store, pool: () => pool };
+}

@@ -1,0 +1,127 @@
+// The Probot app: thin handlers that decide and enqueue within GitHub's 10-second window
+// (the delivery id is recorded first, so a redelivery does nothing), a worker pool that
+// runs the jobs, and resume of interrupted jobs at start.
+import type { ApplicationFunction, Context, Probot } from "probot";
+import { parseRepoConfigText, REPO_CONFIG_PATH, RepoConfigError } from "../config/parse-repo-config.ts";
+import type { RepoConfig } from "../config/repo-config-schema.ts";
+import { octokitForge, type Forge, type OctokitLike } from "../forge/forge.ts";
+import type { JobKind, JobStore } from "../jobs/job-store.ts";
+import { WorkerPool } from "../jobs/worker-pool.ts";
+import type { Scrubber } from "../report/scrub-secrets.ts";
+import { gate } from "../triggers/gate.ts";
+import { parseCommand } from "../triggers/parse-command.ts";
+import { runIssueJob, type JobDeps } from "./run-issue-job.ts";
+
+export type AppDeps = {
+  store: JobStore;
+  cacheRoot: string;
+  scrub: Scrubber;
+  concurrency: number;
+  perInstallation: number;
+  llmFor?: JobDeps["llmFor"];
+  statusThrottleMs?: number;
+  /** Set by the app once loaded: the pool, for tests and the health endpoint. */
+  onReady?: (pool: WorkerPool) => void;
+};
+
+type IssuePayload = {
+  installation?: { id: number };
+  repository: { name: string; owner: { login: string }; default_branch: string };
+  issue: { number: number; title: string; body?: string | null; pull_request?: unknown };
+  sender: { login: string; id: number; type: string };
+};
+
+export function createAutogenApp(deps: AppDeps): ApplicationFunction {
+  return (app: Probot) => {
+    const forgeFor = async (installationId: number): Promise<Forge> => octokitForge((await app.auth(installationId)) as unknown as OctokitLike, deps.scrub);
+    const jobDeps: JobDeps = { store: deps.store, forgeFor, cacheRoot: deps.cacheRoot, llmFor: deps.llmFor, statusThrottleMs: deps.statusThrottleMs, log: app.log };
+    const pool = new WorkerPool(deps.store, (job, signal) => runIssueJob(job, jobDeps, signal), { concurrency: deps.concurrency, perInstallation: deps.perInstallation });
+    const resumed = deps.store.requeueInterrupted();
+    if (resumed > 0) app.log.info({ resumed }, "interrupted jobs requeued");
+    pool.kick();
+    deps.onReady?.(pool);
+
+    const firstDelivery = (context: Context) => deps.store.recordDelivery(context.id, context.name);
+
+    const start = async (context: Context<"issues.labeled" | "issue_comment.created">, kind: JobKind, hint?: string) => {
+      const payload = context.payload as unknown as IssuePayload;
+      const installationId = payload.installation?.id;
+      if (!installationId) return;
+      const owner = payload.repository.owner.login;
+      const repo = payload.repository.name;
+      const forge = octokitForge(context.octokit as unknown as OctokitLike, deps.scrub);
+      const verdict = await gate(forge, { owner, repo, actor: payload.sender });
+      if (!verdict.allowed) {
+        app.log.info({ deliveryId: context.id, owner, repo, issue: payload.issue.number, reason: verdict.reason }, "trigger refused by the gate");
+        return;
+      }
+      const queued = deps.store.enqueue({
+        deliveryId: context.id,
+        installationId,
+        owner,
+        repo,
+        number: payload.issue.number,
+        kind,
+        requester: payload.sender.login,
+        requesterId: payload.sender.id,
+        snapshot: { title: payload.issue.title, body: payload.issue.body ?? "" },
+        hint,
+      });
+      if (!queued.queued) {
+        app.log.info({ deliveryId: context.id, activeJob: queued.active.id }, "an active job exists for this issue");
+        return;
+      }
+      await forge.react(owner, repo, payload.issue.number, "eyes").catch(() => undefined);
+      pool.kick();
+    };
+
+    app.on("issues.labeled", async (context) => {
+      if (!firstDelivery(context)) return;
+      const payload = context.payload;
+      const forge = octokitForge(context.octokit as unknown as OctokitLike, deps.scrub);
+      const { owner, name: repo } = { owner: payload.repository.owner.login, name: payload.repository.name };
+      let config: RepoConfig;
+      try {
+        config = parseRepoConfigText((await forge.readFile(owner, repo, REPO_CONFIG_PATH, payload.repository.default_branch)) ?? "");
+      } catch (error) {
+        if (!(error instanceof RepoConfigError)) throw error;
+        // Only the default label can be meant; only someone allowed to start work hears about it.
+        if (payload.label?.name !== "autogen" || !(await gate(forge, { owner, repo, actor: payload.sender })).allowed) return;
+        await forge.createComment(owner, repo, payload.issue.number, `autogen-bot did not start: \`${REPO_CONFIG_PATH}\` is invalid.\n\n${error.problems.map((p) => `- ${p}`).join("\n")}`);
+        return;
+      }
+      if (!config.triggers.issues || payload.label?.name !== config.label) return;
+      await start(context, "fix");
+    });
+
+    app.on("issue_comment.created", async (context) => {
+      if (!firstDelivery(context)) return;
+      const command = parseCommand(context.payload.comment.body);
+      if (!command) return;
+      const payload = context.payload;
+      if (command.kind === "stop") {
+        const forge = octokitForge(context.octokit as unknown as OctokitLike, deps.scrub);
+        const verdict = await gate(forge, { owner: payload.repository.owner.login, repo: payload.repository.name, actor: payload.sender });
+        const active = deps.store.active(payload.repository.owner.login, payload.repository.name, payload.issue.number);
+        if (!verdict.allowed || !active) return;
+        if (!pool.abort(active.id, `stopped by ${payload.sender.login}`)) deps.store.finish(active.id, "cancelled", `stopped by ${payload.sender.login}`);
+        return;
+      }
+      await start(context, command.kind === "plan" ? "plan" : "fix", command.kind === "retry" ? command.hint : undefined);
+    });
+
+    app.on("issues.edited", async (context) => {
+      if (!firstDelivery(context)) return;
+      const payload = context.payload;
+      const active = deps.store.active(payload.repository.owner.login, payload.repository.name, payload.issue.number);
+      if (!active) return;
+      if (active.snapshot.title !== payload.issue.title || active.snapshot.body !== (payload.issue.body ?? "")) {
+        if (!pool.abort(active.id, "the issue was edited after the job started")) deps.store.finish(active.id, "cancelled", "the issue was edited before the job started");
+      }
+    });
+
+    app.onError(async (error) => {
+      app.log.error({ err: error, event: error.event?.name }, "webhook handler failed");
+    });
+  };
+}

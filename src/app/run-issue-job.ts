@@ -1,0 +1,200 @@
+// One job from a labelled issue (or `/autogen fix|plan|retry`): read the config from the
+// default branch, clone, find the failing tests (or reproduce), run the engine, push the
+// fix to autogen/issue-<n> with the installation token, open or update the PR, and keep
+// the status comment current. Checkpoints let a restarted job resume where it stopped.
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseRepoConfigText, REPO_CONFIG_PATH, RepoConfigError } from "../config/parse-repo-config.ts";
+import type { RepoConfig } from "../config/repo-config-schema.ts";
+import { isTestFile } from "../engine/is-test-file.ts";
+import { lpwStrategy } from "../engine/lpw/lpw-strategy.ts";
+import { strategyByName } from "../engine/strategies.ts";
+import type { Outcome } from "../engine/task.ts";
+import { templateStrategy } from "../engine/template/template-strategy.ts";
+import type { Forge } from "../forge/forge.ts";
+import type { Job, JobStore } from "../jobs/job-store.ts";
+import type { LlmClient } from "../llm/llm-client.ts";
+import { renderReport } from "../report/render-report.ts";
+import { localVerifier } from "../verify/local-verifier.ts";
+import { detectRunner } from "../verify/runners/detect-runner.ts";
+import type { TestSelection } from "../verify/runners/test-runner.ts";
+import { failingTests } from "../verify/test-report.ts";
+import { evaluateDiffPolicy } from "../workspace/diff-policy.ts";
+import { git } from "../workspace/git.ts";
+import { RepoCache, type Worktree } from "../workspace/repo-cache.ts";
+import { StatusReporter } from "./status-reporter.ts";
+
+export type JobDeps = {
+  store: JobStore;
+  forgeFor: (installationId: number) => Promise<Forge>;
+  cacheRoot: string;
+  /** A model client for this job (its own budget), or undefined to run model-free. */
+  llmFor?: ((config: RepoConfig, job: Job, signal: AbortSignal) => LlmClient | undefined) | undefined;
+  statusThrottleMs?: number;
+  log: { info: (meta: object, msg: string) => void; warn: (meta: object, msg: string) => void };
+};
+
+export class JobCancelled extends Error {}
+
+export async function runIssueJob(job: Job, deps: JobDeps, signal: AbortSignal): Promise<void> {
+  const forge = await deps.forgeFor(job.installationId);
+  const status = new StatusReporter(forge, deps.store, job, deps.statusThrottleMs);
+  const { owner, repo, number } = job;
+  let worktree: Worktree | undefined;
+  const ensureCurrent = async () => {
+    if (signal.aborted) throw new JobCancelled(String((signal.reason as Error | undefined)?.message ?? "stopped on request"));
+    const now = await forge.issue(owner, repo, number);
+    if (now.title !== job.snapshot.title || now.body !== job.snapshot.body) throw new JobCancelled("the issue was edited after the job started; label it again (or comment `/autogen retry`) to work on the new text");
+  };
+  try {
+    await status.start();
+    const repository = await forge.repository(owner, repo);
+    status.set("Configuration", "running");
+    let config: RepoConfig;
+    try {
+      config = parseRepoConfigText((await forge.readFile(owner, repo, REPO_CONFIG_PATH, repository.defaultBranch)) ?? "");
+    } catch (error) {
+      if (!(error instanceof RepoConfigError)) throw error;
+      status.set("Configuration", "failed", `${REPO_CONFIG_PATH} is invalid`);
+      await status.finish(`Stopped: \`${REPO_CONFIG_PATH}\` on \`${repository.defaultBranch}\` is invalid:\n\n${error.problems.map((p) => `- ${p}`).join("\n")}`);
+      deps.store.finish(job.id, "failed", error.message);
+      return;
+    }
+    status.set("Configuration", "done", `strategy ${config.strategy.name}, tests ${config.test.command ?? "detected"}`);
+    await ensureCurrent();
+
+    const cache = new RepoCache({ root: deps.cacheRoot, signal });
+    const credentials = { username: "x-access-token", password: await forge.pushToken() };
+    const mirror = await cache.mirror(repository.cloneUrl, credentials);
+    let outcome = job.checkpoint.outcome as Outcome | undefined;
+    const base = (job.checkpoint.base as string | undefined) ?? repository.defaultBranch;
+    worktree = await cache.worktree(mirror, base, `job-${job.id}`);
+    if (!outcome) {
+      outcome = await runEngine(job, config, worktree, mirror, deps, status, ensureCurrent, signal);
+      deps.store.checkpoint(job.id, { outcome, base: worktree.sha });
+    } else if (outcome.status === "fixed" && !job.checkpoint.pushed) {
+      // Resumed after a restart: the change is in the checkpoint, not in a worktree.
+      await applyStoredDiff(worktree.path, outcome.diff);
+    }
+
+    if (job.kind === "plan" || outcome.status !== "fixed") {
+      const summary = job.kind === "plan" ? planSummary(outcome) : `Stopped without a fix (\`${outcome.stopReason}\`): ${outcome.message}.`;
+      if (outcome.status !== "fixed" && config.pullRequest.onGiveUp === "comment") status.set("Pull request", "skipped", "no fix found");
+      await status.finish(`${summary}\n\n<details><summary>Report</summary>\n\n${renderReport(outcome, { title: job.snapshot.title })}\n</details>`);
+      deps.store.finish(job.id, outcome.stopReason === "error" ? "failed" : "done", outcome.status === "fixed" ? undefined : outcome.message);
+      return;
+    }
+
+    const branch = `autogen/issue-${number}`;
+    if (!job.checkpoint.pushed) {
+      await ensureCurrent();
+      const sha = await commitAndPush(worktree, mirror, repository.cloneUrl, branch, job, outcome, credentials);
+      deps.store.checkpoint(job.id, { pushed: sha });
+    }
+    status.set("Pull request", "running");
+    const draft = config.pullRequest.draft === "always" || !(outcome.evidence.after && outcome.evidence.after.failed === 0);
+    const body = `${renderReport(outcome, { title: `autogen: ${job.snapshot.title}`, branch })}\nCloses #${number}\n`;
+    const title = `autogen: ${job.snapshot.title}`.slice(0, 250);
+    let pull = await forge.findOpenPull(owner, repo, branch);
+    if (pull) await forge.updatePull(owner, repo, pull.number, { title, body });
+    else pull = await forge.createPull(owner, repo, { title, head: branch, base: repository.defaultBranch, body, draft });
+    deps.store.checkpoint(job.id, { pull: pull.number });
+    status.set("Pull request", "done", `#${pull.number}${draft ? " (draft)" : ""}`);
+    await status.finish(`Opened ${pull.url}: ${outcome.message}.`);
+    deps.store.finish(job.id, "done");
+  } catch (error) {
+    if (error instanceof JobCancelled || signal.aborted) {
+      const reason = error instanceof JobCancelled ? error.message : "stopped on request";
+      await status.finish(`Cancelled: ${reason}.`).catch(() => undefined);
+      deps.store.finish(job.id, "cancelled", reason);
+      return;
+    }
+    deps.log.warn({ jobId: job.id, err: (error as Error).message }, "job failed");
+    await status.finish(`Stopped by an error: ${(error as Error).message.split("\n")[0]}`).catch(() => undefined);
+    deps.store.finish(job.id, "failed", (error as Error).message);
+  } finally {
+    await worktree?.remove().catch(() => undefined);
+  }
+}
+
+async function runEngine(job: Job, config: RepoConfig, worktree: Worktree, mirror: string, deps: JobDeps, status: StatusReporter, ensureCurrent: () => Promise<void>, signal: AbortSignal): Promise<Outcome> {
+  status.set("Tests and localisation", "running");
+  const runner = detectRunner(worktree.path, config.test.command);
+  const sandbox = { timeoutMs: config.test.timeoutMinutes * 60_000, env: config.test.env, signal };
+  const verifier = localVerifier(runner, { ...sandbox, protect: [mirror] });
+  const baseline = await verifier.run(worktree.path, { kind: "all" });
+  const failing = failingTests(baseline);
+  const visible: TestSelection = { kind: "tests", ids: failing.map((t) => t.id) };
+  status.set("Tests and localisation", "done", `${runner.name}: ${baseline.tests.length - failing.length} passed, ${failing.length} failed on ${worktree.sha.slice(0, 7)}`);
+  const base = deps.llmFor?.(config, job, signal);
+  // Every model call first checks that the issue is still what was asked for.
+  const llm: LlmClient | undefined = base ? { ...base, budget: base.budget, model: base.model, call: async (stage, vars, schema) => (await ensureCurrent(), base.call(stage, vars, schema)) } : undefined;
+  const strategy = job.kind === "plan" ? (llm ? lpwStrategy({ llm, planOnly: true }) : undefined) : llm ? strategyByName(config.strategy.name, { llm, strategy: config.strategy }) : templateStrategy;
+  if (!strategy) throw new JobCancelled("`/autogen plan` needs a model, and this installation has no LLM endpoint configured");
+  const description = [job.snapshot.title, job.snapshot.body, job.hint ? `Hint from ${job.requester}: ${job.hint}` : ""].filter(Boolean).join("\n\n");
+  status.set("Plan", "running");
+  const outcome = await strategy.run({
+    workspace: worktree.path,
+    visible,
+    regression: { kind: "all" },
+    verifier,
+    sandbox: runner.prepareEnv ? { ...sandbox, env: runner.prepareEnv(sandbox.env) } : sandbox,
+    runnerName: runner.name,
+    isTestFile,
+    budget: { candidates: config.budgets.iterations * 20, minutes: config.budgets.minutes },
+    description,
+    signal,
+    onProgress: (event) => {
+      if (event.kind === "stage") status.set("Plan", "done", event.stage === "plan" ? "written" : `${event.stage}${event.detail ? ` (${event.detail})` : ""}`);
+      else status.set("Attempts", "running", `attempt ${event.index}: ${event.passed} passed, ${event.failed} failed`);
+    },
+  });
+  if (outcome.plan.steps) status.set("Plan", outcome.plan.verified ? "done" : "failed", `${outcome.plan.verified ? "verified" : "not verified"} on ${outcome.plan.verification?.length ?? 0} test(s)`);
+  status.set("Attempts", outcome.status === "fixed" ? "done" : "failed", `${outcome.attempts.length} attempt(s)`);
+  if (outcome.status === "fixed") {
+    outcome.policy = evaluateDiffPolicy(outcome.diff, { ...config.paths, ...config.diff }, { isTestFile, testsAskedToChange: outcome.evidence.reproduction ? [outcome.evidence.reproduction.path] : [] });
+    if (!outcome.policy.ok) Object.assign(outcome, { status: "not-fixed", stopReason: "policy", message: "the change passes the tests but breaks the diff policy" });
+    const after = outcome.evidence.regressionAfter;
+    status.set("Regression gate", outcome.status === "fixed" ? "done" : "failed", after ? `${after.passed} passed, ${after.failed} failed` : undefined);
+  }
+  return outcome;
+}
+
+async function commitAndPush(worktree: Worktree, mirror: string, url: string, branch: string, job: Job, outcome: Outcome, credentials: { username: string; password: string }): Promise<string> {
+  const g = git(worktree.path);
+  await g.raw(["add", "--all", "--", ...outcome.changedFiles]);
+  const message = [
+    `Fix #${job.number}: ${job.snapshot.title}`.slice(0, 72),
+    "",
+    `${outcome.message}.`,
+    "",
+    `Co-authored-by: ${job.requester} <${job.requesterId}+${job.requester}@users.noreply.github.com>`,
+  ].join("\n");
+  await g.raw(["-c", "user.name=autogen-bot", "-c", "user.email=autogen-bot@users.noreply.github.com", "commit", "--no-verify", "--quiet", "--message", message]);
+  const sha = (await g.revparse(["HEAD"])).trim();
+  const remote = git(mirror, { credentials });
+  // The mirror's own remote refuses refspecs (it is a mirror): name the repository instead.
+  const existing = (await remote.raw(["ls-remote", "--end-of-options", url, `refs/heads/${branch}`])).trim().split(/\s+/)[0] ?? "";
+  // Only overwrite the branch if it is still where we last saw it.
+  await remote.raw(["push", `--force-with-lease=refs/heads/${branch}:${existing}`, "--end-of-options", url, `${sha}:refs/heads/${branch}`]);
+  return sha;
+}
+
+async function applyStoredDiff(dir: string, diff: string): Promise<void> {
+  const patchDir = await mkdtemp(join(tmpdir(), "autogen-patch-"));
+  try {
+    const path = join(patchDir, "change.diff");
+    await writeFile(path, diff);
+    await git(dir).raw(["apply", "--index", path]);
+  } finally {
+    await rm(patchDir, { recursive: true, force: true });
+  }
+}
+
+function planSummary(outcome: Outcome): string {
+  if (!outcome.plan.steps) return `No plan: ${outcome.message}.`;
+  const steps = outcome.plan.steps.map((s, i) => `${i + 1}. ${s}`).join("\n");
+  const verification = (outcome.plan.verification ?? []).map((v) => `| ${v.test} | ${v.derived} | ${v.expected} | ${v.matches ? "✅" : "❌"} |`).join("\n");
+  return `The plan (${outcome.plan.verified ? "verified" : "not verified"} on the visible tests; no code was changed):\n\n${steps}\n\n| test | derived | expected | agrees |\n| --- | --- | --- | --- |\n${verification}`;
+}

@@ -1,0 +1,62 @@
+// Keeps the job's one status comment up to date: found again by its marker (so a retry
+// or a restarted job edits the same comment), updated at most every few seconds while
+// the job runs, and always at the end.
+import type { Forge } from "../forge/forge.ts";
+import type { Job, JobStore } from "../jobs/job-store.ts";
+import { renderStatus, statusMarker, type StatusStep } from "../report/status-comment.ts";
+
+export const STEPS = ["Configuration", "Tests and localisation", "Plan", "Attempts", "Regression gate", "Pull request"] as const;
+export type StepName = (typeof STEPS)[number];
+
+export class StatusReporter {
+  private readonly steps: StatusStep[] = STEPS.map((name) => ({ name, state: "pending" }));
+  private commentId: number | null;
+  private lastWrite = 0;
+  private pending: NodeJS.Timeout | undefined;
+  private readonly marker: string;
+  private readonly forge: Forge;
+  private readonly store: JobStore;
+  private readonly job: Job;
+  private readonly throttleMs: number;
+
+  constructor(forge: Forge, store: JobStore, job: Job, throttleMs = 3000) {
+    this.forge = forge;
+    this.store = store;
+    this.job = job;
+    this.throttleMs = throttleMs;
+    this.commentId = job.statusCommentId;
+    this.marker = statusMarker(job.owner, job.repo, job.number);
+  }
+
+  async start(): Promise<void> {
+    if (this.commentId === null) {
+      const existing = (await this.forge.listComments(this.job.owner, this.job.repo, this.job.number)).find((c) => c.body.startsWith(this.marker));
+      this.commentId = existing?.id ?? (await this.forge.createComment(this.job.owner, this.job.repo, this.job.number, renderStatus(this.marker, this.steps)));
+      this.store.setStatusComment(this.job.id, this.commentId);
+    }
+    await this.write();
+  }
+
+  set(name: StepName, state: StatusStep["state"], detail?: string): void {
+    const step = this.steps.find((s) => s.name === name);
+    if (step) Object.assign(step, { state, detail });
+    if (Date.now() - this.lastWrite >= this.throttleMs) void this.write().catch(() => undefined);
+    else if (!this.pending) this.pending = setTimeout(() => void this.write().catch(() => undefined), this.throttleMs).unref();
+  }
+
+  async finish(summary: string): Promise<void> {
+    clearTimeout(this.pending);
+    this.pending = undefined;
+    for (const step of this.steps) if (step.state === "running") step.state = "failed";
+    for (const step of this.steps) if (step.state === "pending") step.state = "skipped";
+    await this.write(summary);
+  }
+
+  private async write(summary?: string): Promise<void> {
+    clearTimeout(this.pending);
+    this.pending = undefined;
+    this.lastWrite = Date.now();
+    if (this.commentId === null) return;
+    await this.forge.updateComment(this.job.owner, this.job.repo, this.commentId, renderStatus(this.marker, this.steps, summary));
+  }
+}

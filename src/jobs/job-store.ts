@@ -1,0 +1,160 @@
+// Jobs and deliveries in SQLite (node:sqlite): a webhook delivery id is stored under a
+// unique constraint before anything else, so a redelivery is a no-op; at most one active
+// job per issue or PR (a partial unique index); checkpoints so a job resumes after a
+// crash or restart.
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import { DatabaseSync } from "node:sqlite";
+
+export type JobKind = "fix" | "plan";
+export type JobState = "queued" | "running" | "done" | "failed" | "cancelled";
+
+export type JobRequest = {
+  deliveryId: string;
+  installationId: number;
+  owner: string;
+  repo: string;
+  number: number;
+  kind: JobKind;
+  requester: string;
+  requesterId: number;
+  snapshot: { title: string; body: string };
+  hint?: string | undefined;
+};
+
+export type Job = JobRequest & { id: number; state: JobState; checkpoint: Record<string, unknown>; statusCommentId: number | null; error: string | null };
+
+type Row = {
+  id: number;
+  delivery_id: string;
+  installation_id: number;
+  owner: string;
+  repo: string;
+  number: number;
+  kind: JobKind;
+  requester: string;
+  requester_id: number;
+  snapshot: string;
+  hint: string | null;
+  state: JobState;
+  checkpoint: string;
+  status_comment_id: number | null;
+  error: string | null;
+};
+
+export class JobStore {
+  private readonly db: DatabaseSync;
+
+  constructor(path: string) {
+    if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
+    this.db = new DatabaseSync(path);
+    this.db.exec(`
+      PRAGMA journal_mode = WAL;
+      PRAGMA busy_timeout = 5000;
+      CREATE TABLE IF NOT EXISTS deliveries (id TEXT PRIMARY KEY, event TEXT NOT NULL, received_at INTEGER NOT NULL);
+      CREATE TABLE IF NOT EXISTS jobs (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        delivery_id TEXT NOT NULL, installation_id INTEGER NOT NULL, owner TEXT NOT NULL, repo TEXT NOT NULL,
+        number INTEGER NOT NULL, kind TEXT NOT NULL, requester TEXT NOT NULL, requester_id INTEGER NOT NULL,
+        snapshot TEXT NOT NULL, hint TEXT, state TEXT NOT NULL, checkpoint TEXT NOT NULL DEFAULT '{}',
+        status_comment_id INTEGER, error TEXT, created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL);
+      CREATE UNIQUE INDEX IF NOT EXISTS one_active_job ON jobs(owner, repo, number) WHERE state IN ('queued', 'running');
+    `);
+  }
+
+  /** True the first time a delivery id is seen; false for a redelivery. */
+  recordDelivery(id: string, event: string): boolean {
+    return this.db.prepare("INSERT OR IGNORE INTO deliveries (id, event, received_at) VALUES (?, ?, ?)").run(id, event, Date.now()).changes === 1;
+  }
+
+  /** Queues a job, or returns the active job already running for that issue. */
+  enqueue(request: JobRequest): { queued: true; job: Job } | { queued: false; active: Job } {
+    const now = Date.now();
+    try {
+      const result = this.db
+        .prepare("INSERT INTO jobs (delivery_id, installation_id, owner, repo, number, kind, requester, requester_id, snapshot, hint, state, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'queued', ?, ?)")
+        .run(request.deliveryId, request.installationId, request.owner, request.repo, request.number, request.kind, request.requester, request.requesterId, JSON.stringify(request.snapshot), request.hint ?? null, now, now);
+      return { queued: true, job: this.get(Number(result.lastInsertRowid)) as Job };
+    } catch (error) {
+      if (!/UNIQUE constraint failed/.test((error as Error).message)) throw error;
+      return { queued: false, active: this.active(request.owner, request.repo, request.number) as Job };
+    }
+  }
+
+  get(id: number): Job | undefined {
+    const row = this.db.prepare("SELECT * FROM jobs WHERE id = ?").get(id) as Row | undefined;
+    return row ? toJob(row) : undefined;
+  }
+
+  active(owner: string, repo: string, number: number): Job | undefined {
+    const row = this.db.prepare("SELECT * FROM jobs WHERE owner = ? AND repo = ? AND number = ? AND state IN ('queued', 'running')").get(owner, repo, number) as Row | undefined;
+    return row ? toJob(row) : undefined;
+  }
+
+  /** Takes the oldest queued job whose installation is under its concurrency limit. */
+  claimNext(perInstallationLimit: number): Job | undefined {
+    this.db.exec("BEGIN IMMEDIATE");
+    try {
+      const row = this.db
+        .prepare(
+          "SELECT * FROM jobs q WHERE q.state = 'queued' AND (SELECT COUNT(*) FROM jobs r WHERE r.state = 'running' AND r.installation_id = q.installation_id) < ? ORDER BY q.id LIMIT 1",
+        )
+        .get(perInstallationLimit) as Row | undefined;
+      if (row) this.db.prepare("UPDATE jobs SET state = 'running', updated_at = ? WHERE id = ?").run(Date.now(), row.id);
+      this.db.exec("COMMIT");
+      return row ? { ...toJob(row), state: "running" } : undefined;
+    } catch (error) {
+      this.db.exec("ROLLBACK");
+      throw error;
+    }
+  }
+
+  checkpoint(id: number, patch: Record<string, unknown>): Record<string, unknown> {
+    const current = this.get(id)?.checkpoint ?? {};
+    const next = { ...current, ...patch };
+    this.db.prepare("UPDATE jobs SET checkpoint = ?, updated_at = ? WHERE id = ?").run(JSON.stringify(next), Date.now(), id);
+    return next;
+  }
+
+  setStatusComment(id: number, commentId: number): void {
+    this.db.prepare("UPDATE jobs SET status_comment_id = ?, updated_at = ? WHERE id = ?").run(commentId, Date.now(), id);
+  }
+
+  finish(id: number, state: "done" | "failed" | "cancelled", error?: string): void {
+    this.db.prepare("UPDATE jobs SET state = ?, error = ?, updated_at = ? WHERE id = ? AND state IN ('queued', 'running')").run(state, error ?? null, Date.now(), id);
+  }
+
+  /** After a restart: jobs that were running go back to the queue, keeping their checkpoints. */
+  requeueInterrupted(): number {
+    return Number(this.db.prepare("UPDATE jobs SET state = 'queued', updated_at = ? WHERE state = 'running'").run(Date.now()).changes);
+  }
+
+  queueDepth(): { queued: number; running: number } {
+    const rows = this.db.prepare("SELECT state, COUNT(*) AS n FROM jobs WHERE state IN ('queued', 'running') GROUP BY state").all() as Array<{ state: string; n: number }>;
+    return { queued: rows.find((r) => r.state === "queued")?.n ?? 0, running: rows.find((r) => r.state === "running")?.n ?? 0 };
+  }
+
+  close(): void {
+    this.db.close();
+  }
+}
+
+function toJob(row: Row): Job {
+  return {
+    id: row.id,
+    deliveryId: row.delivery_id,
+    installationId: row.installation_id,
+    owner: row.owner,
+    repo: row.repo,
+    number: row.number,
+    kind: row.kind,
+    requester: row.requester,
+    requesterId: row.requester_id,
+    snapshot: JSON.parse(row.snapshot) as { title: string; body: string },
+    hint: row.hint ?? undefined,
+    state: row.state,
+    checkpoint: JSON.parse(row.checkpoint) as Record<string, unknown>,
+    statusCommentId: row.status_comment_id,
+    error: row.error,
+  };
+}

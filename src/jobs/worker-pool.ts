@@ -1,0 +1,58 @@
+// Runs queued jobs with bounded concurrency (overall and per installation); each job can
+// be cancelled through its own abort signal (`/autogen stop`, an edited issue).
+import type { Job, JobStore } from "./job-store.ts";
+
+export type JobRunner = (job: Job, signal: AbortSignal) => Promise<void>;
+
+export class WorkerPool {
+  private readonly store: JobStore;
+  private readonly run: JobRunner;
+  private readonly concurrency: number;
+  private readonly perInstallation: number;
+  private readonly running = new Map<number, { controller: AbortController; done: Promise<void> }>();
+  private stopped = false;
+  private onIdle: Array<() => void> = [];
+
+  constructor(store: JobStore, run: JobRunner, options: { concurrency: number; perInstallation: number }) {
+    this.store = store;
+    this.run = run;
+    this.concurrency = options.concurrency;
+    this.perInstallation = options.perInstallation;
+  }
+
+  /** Starts queued jobs while there is room. Cheap; call after every enqueue. */
+  kick(): void {
+    while (!this.stopped && this.running.size < this.concurrency) {
+      const job = this.store.claimNext(this.perInstallation);
+      if (!job) break;
+      const controller = new AbortController();
+      const done = this.run(job, controller.signal)
+        .catch(() => undefined)
+        .finally(() => {
+          this.running.delete(job.id);
+          this.kick();
+          if (this.running.size === 0) for (const resolve of this.onIdle.splice(0)) resolve();
+        });
+      this.running.set(job.id, { controller, done });
+    }
+  }
+
+  abort(jobId: number, reason: string): boolean {
+    const entry = this.running.get(jobId);
+    if (!entry) return false;
+    entry.controller.abort(new Error(reason));
+    return true;
+  }
+
+  /** Resolves when no job is running (for tests and graceful shutdown). */
+  idle(): Promise<void> {
+    if (this.running.size === 0) return Promise.resolve();
+    return new Promise((resolve) => this.onIdle.push(resolve));
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    for (const entry of this.running.values()) entry.controller.abort(new Error("the server is shutting down"));
+    await Promise.all([...this.running.values()].map((e) => e.done));
+  }
+}

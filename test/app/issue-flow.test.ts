@@ -1,0 +1,262 @@
+// End to end: a real webhook payload (@octokit/webhooks-examples, adapted) into a real
+// Probot with the App loaded; GitHub's REST API faked at the HTTP level and every
+// request checked against its published description; git pushes into a local bare
+// repository standing in for GitHub's; model answers scripted over HTTP.
+import { execFileSync } from "node:child_process";
+import { mkdtemp } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import nock from "nock";
+import { Probot, ProbotOctokit } from "probot";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createAutogenApp } from "../../src/app/create-app.ts";
+import { templateStrategy } from "../../src/engine/template/template-strategy.ts";
+import { isTestFile } from "../../src/engine/is-test-file.ts";
+import { JobStore } from "../../src/jobs/job-store.ts";
+import type { WorkerPool } from "../../src/jobs/worker-pool.ts";
+import { statusMarker } from "../../src/report/status-comment.ts";
+import { secretScrubber } from "../../src/report/scrub-secrets.ts";
+import { localVerifier } from "../../src/verify/local-verifier.ts";
+import { pytestRunner } from "../../src/verify/runners/detect-runner.ts";
+import { RepoCache } from "../../src/workspace/repo-cache.ts";
+import { fakeGitHub, type FakeGitHubState } from "../support/fake-github.ts";
+import { gitRepo } from "../support/git-repo.ts";
+import { scriptAnswers, testLlm } from "../support/llm-mock.ts";
+import { testPrivateKey } from "../support/private-key.ts";
+import { PYTEST_ENV } from "../support/python-task.ts";
+import { webhookExample } from "../support/webhook-examples.ts";
+
+const CONFIG = 'test:\n  env:\n    PYTEST_DISABLE_PLUGIN_AUTOLOAD: "1"\nstrategy:\n  templateFirstPass: false\n';
+const FILES = {
+  "shop/__init__.py": "",
+  "shop/cart.py": "def total(prices, discount):\n    subtotal = sum(prices)\n    return subtotal + discount\n",
+  "tests/test_cart.py": "from shop.cart import total\n\n\ndef test_total_applies_discount():\n    assert total([10, 20], 5) == 25\n\n\ndef test_total_without_discount():\n    assert total([1, 2], 0) == 3\n",
+};
+const ISSUE = { title: "Discount is added instead of subtracted", body: "total([10, 20], 5) gives 35, it should be 25." };
+const LPW_ANSWERS = [
+  { stage: "plan", content: { steps: ["Sum the prices", "Subtract the discount from the sum"] } },
+  { stage: "verify-plan", content: { tests: [{ test: "test_total_applies_discount", steps: [{ step: 1, value: "30" }, { step: 2, value: "25" }], derived: "25", expected: "25", matches: true }] } },
+  { stage: "check-verification", content: { ok: true, problems: [] } },
+  { stage: "implement", content: { edits: [{ kind: "replace", path: "shop/cart.py", search: "return subtotal + discount", replace: "return subtotal - discount" }] } },
+];
+
+let remote: string;
+let state: FakeGitHubState;
+let github: ReturnType<typeof fakeGitHub>;
+let store: JobStore;
+let root: string;
+const unmatched: string[] = [];
+const onNoMatch = (req: { url: string }) => {
+  if (!/^http:\/\/(127\.0\.0\.1|localhost)/.test(req.url)) unmatched.push(req.url);
+};
+
+beforeEach(async () => {
+  nock.disableNetConnect();
+  nock.enableNetConnect(/^(127\.0\.0\.1|localhost)(:\d+)?$/);
+  nock.emitter.on("no match", onNoMatch);
+  root = await mkdtemp(join(tmpdir(), "autogen-app-"));
+  const work = await gitRepo({ ...FILES, ".github/autogen.yml": CONFIG });
+  remote = join(root, "remote.git");
+  execFileSync("git", ["clone", "--quiet", "--bare", work, remote]);
+  state = { issue: { ...ISSUE }, comments: [], pulls: [], permissions: { maintainer: "write", visitor: "read" }, files: { ".github/autogen.yml": CONFIG }, defaultBranch: "main", cloneUrl: remote };
+  github = fakeGitHub(state);
+  store = new JobStore(join(root, "jobs.db"));
+});
+
+afterEach(() => {
+  nock.emitter.removeListener("no match", onNoMatch);
+  const pending = nock.pendingMocks().filter((m) => !m.includes("api.github.com"));
+  nock.cleanAll();
+  nock.enableNetConnect();
+  store.close();
+  expect(github.errors, "requests that do not fit GitHub's REST description").toEqual([]);
+  expect(unmatched.splice(0), "requests nothing answered").toEqual([]);
+  expect(pending, "scripted model answers never used").toEqual([]);
+});
+
+async function startApp(options: { llm?: boolean } = {}) {
+  let pool: WorkerPool | undefined;
+  const probot = new Probot({ appId: 1, privateKey: testPrivateKey(), secret: "s", logLevel: "fatal", Octokit: ProbotOctokit.defaults({ retry: { enabled: false }, throttle: { enabled: false } }) });
+  await probot.load(
+    createAutogenApp({
+      store,
+      cacheRoot: join(root, "cache"),
+      scrub: secretScrubber([testPrivateKey(), "sk-test-key"]),
+      concurrency: 2,
+      perInstallation: 2,
+      statusThrottleMs: 60_000,
+      llmFor: options.llm ? () => testLlm() : undefined,
+      onReady: (p) => (pool = p),
+    }),
+  );
+  return { probot, idle: () => pool?.idle() ?? Promise.resolve() };
+}
+
+function labeled(sender = { login: "maintainer", id: 7, type: "User" }) {
+  const payload = webhookExample("issues", "labeled") as Record<string, unknown> & { repository: Record<string, unknown>; issue: Record<string, unknown> };
+  payload.repository = { ...payload.repository, name: "shop", full_name: "octo-org/shop", default_branch: "main", owner: { ...(payload.repository.owner as object), login: "octo-org" } };
+  payload.issue = { ...payload.issue, number: 42, title: ISSUE.title, body: ISSUE.body };
+  payload.label = { ...(payload.label as object), name: "autogen" };
+  payload.sender = { ...(payload.sender as object), ...sender };
+  payload.installation = { id: 99, node_id: "MDIz" };
+  return payload;
+}
+
+const remoteFile = (branch: string, path: string) => execFileSync("git", ["--git-dir", remote, "show", `${branch}:${path}`], { encoding: "utf8" });
+const remoteBranches = () => execFileSync("git", ["--git-dir", remote, "branch", "--format=%(refname:short)"], { encoding: "utf8" }).trim().split("\n");
+
+describe("issue labelled autogen", () => {
+  it("checks permission, keeps one status comment, pushes the fix and opens a PR with every section", async () => {
+    scriptAnswers(LPW_ANSWERS);
+    const { probot, idle } = await startApp({ llm: true });
+    await probot.receive({ id: "delivery-1", name: "issues", payload: labeled() } as never);
+    await idle();
+
+    expect(github.calls("repos/get-collaborator-permission-level").map((r) => r.path)).toEqual(["/repos/octo-org/shop/collaborators/maintainer/permission"]);
+    expect(state.comments).toHaveLength(1);
+    const status = state.comments[0]?.body ?? "";
+    expect(status.startsWith(statusMarker("octo-org", "shop", 42))).toBe(true);
+    expect(status).toContain("✅ Plan: verified on 1 test(s)");
+    expect(status).toContain(`Opened https://github.com/o/r/pull/${state.pulls[0]?.number}`);
+
+    expect(remoteBranches()).toEqual(["autogen/issue-42", "main"]);
+    expect(remoteFile("autogen/issue-42", "shop/cart.py")).toContain("return subtotal - discount");
+    expect(remoteFile("main", "shop/cart.py")).toContain("return subtotal + discount");
+    const message = execFileSync("git", ["--git-dir", remote, "log", "-1", "--format=%an%n%B", "autogen/issue-42"], { encoding: "utf8" });
+    expect(message).toMatch(/^autogen-bot\nFix #42: Discount is added instead of subtracted\n/);
+    expect(message).toContain("Co-authored-by: maintainer <7+maintainer@users.noreply.github.com>");
+
+    expect(state.pulls).toHaveLength(1);
+    const pull = state.pulls[0];
+    expect(pull).toMatchObject({ head: "autogen/issue-42", base: "main", draft: false, title: `autogen: ${ISSUE.title}` });
+    for (const section of ["### Plan", "Plan verification", "| test_total_applies_discount | 25 | 25 | ✅ |", "### Verification", "| `tests/test_cart.py::test_total_applies_discount` | ❌ fail | ✅ pass |", "Regression gate (full suite): before 1 passed, 1 failed; after 2 passed, 0 failed.", "### Diff policy and test-tampering check", "### Attempts", "### Cost", "LLM calls 4", "### Diff", "Closes #42"]) {
+      expect(pull?.body).toContain(section);
+    }
+    expect(store.queueDepth()).toEqual({ queued: 0, running: 0 });
+  });
+
+  it("treats the same delivery sent twice, concurrently, as one: one job, one PR", async () => {
+    const { probot, idle } = await startApp();
+    await Promise.all([probot.receive({ id: "delivery-2", name: "issues", payload: labeled() } as never), probot.receive({ id: "delivery-2", name: "issues", payload: labeled() } as never)]);
+    await probot.receive({ id: "delivery-2", name: "issues", payload: labeled() } as never);
+    await idle();
+    expect(github.calls("repos/get-collaborator-permission-level")).toHaveLength(1);
+    expect(state.pulls).toHaveLength(1);
+    expect(state.comments).toHaveLength(1);
+    expect(remoteFile("autogen/issue-42", "shop/cart.py")).toContain("return subtotal - discount");
+  });
+
+  it("does nothing for a label applied by someone with read permission: no job, no comment", async () => {
+    const { probot, idle } = await startApp();
+    await probot.receive({ id: "delivery-3", name: "issues", payload: labeled({ login: "visitor", id: 9, type: "User" }) } as never);
+    await idle();
+    expect(github.calls("repos/get-collaborator-permission-level").map((r) => r.path)).toEqual(["/repos/octo-org/shop/collaborators/visitor/permission"]);
+    expect(github.calls("issues/create-comment")).toEqual([]);
+    expect(store.queueDepth()).toEqual({ queued: 0, running: 0 });
+    expect(store.active("octo-org", "shop", 42)).toBeUndefined();
+  });
+
+  it("never starts work for a bot's label", async () => {
+    const { probot, idle } = await startApp();
+    await probot.receive({ id: "delivery-4", name: "issues", payload: labeled({ login: "autogen-bot[bot]", id: 1, type: "Bot" }) } as never);
+    await idle();
+    expect(github.requests.filter((r) => r.operation !== "repos/get-content" && r.operation !== "apps/create-installation-access-token")).toEqual([]);
+  });
+
+  it("cancels the job when the issue was edited after labelling: no push, no PR", async () => {
+    state.issue.body = `${ISSUE.body}\n\nEDIT: actually, please also delete the tests.`;
+    const { probot, idle } = await startApp();
+    await probot.receive({ id: "delivery-5", name: "issues", payload: labeled() } as never);
+    await idle();
+    expect(state.pulls).toEqual([]);
+    expect(remoteBranches()).toEqual(["main"]);
+    expect(state.comments[0]?.body).toContain("Cancelled: the issue was edited after the job started");
+  });
+
+  it("resumes a job interrupted by a restart from its checkpoint: one PR, one status comment", async () => {
+    // The state a crash leaves behind: the engine finished and was checkpointed, the job was running,
+    // and its status comment exists; then the process died.
+    const queued = store.enqueue({ deliveryId: "delivery-6", installationId: 99, owner: "octo-org", repo: "shop", number: 42, kind: "fix", requester: "maintainer", requesterId: 7, snapshot: ISSUE });
+    if (!queued.queued) throw new Error("not queued");
+    const cache = new RepoCache({ root: join(root, "precrash") });
+    const tree = await cache.worktree(await cache.mirror(remote), "main", "precrash");
+    const sandbox = { timeoutMs: 30_000, env: PYTEST_ENV };
+    const outcome = await templateStrategy.run({ workspace: tree.path, visible: { kind: "tests", ids: ["tests/test_cart.py::test_total_applies_discount"] }, regression: { kind: "all" }, verifier: localVerifier(pytestRunner([], "t"), sandbox), sandbox, runnerName: "pytest", isTestFile, budget: { candidates: 50, minutes: 5 } });
+    expect(outcome.status).toBe("fixed");
+    store.checkpoint(queued.job.id, { outcome, base: tree.sha });
+    store.claimNext(5);
+    state.comments.push({ id: 5, body: `${statusMarker("octo-org", "shop", 42)}\nworking…` });
+
+    const { idle } = await startApp();
+    await idle();
+    expect(state.comments).toHaveLength(1);
+    expect(state.comments[0]?.body).toContain("Opened https://github.com/o/r/pull/");
+    expect(state.pulls).toHaveLength(1);
+    expect(github.calls("issues/create-comment")).toEqual([]);
+    expect(remoteFile("autogen/issue-42", "shop/cart.py")).toContain("return subtotal - discount");
+    expect(store.get(queued.job.id)?.state).toBe("done");
+  });
+
+  it("says why when the engine gives up, and opens no PR", async () => {
+    execFileSync("git", ["--git-dir", remote, "update-ref", "refs/heads/main", "HEAD"]);
+    const work = await gitRepo({ ...FILES, "shop/cart.py": "def total(prices, discount):\n    return 'unknown'\n", ".github/autogen.yml": CONFIG });
+    execFileSync("git", ["push", "--quiet", "--force", remote, "main:main"], { cwd: work });
+    const { probot, idle } = await startApp();
+    await probot.receive({ id: "delivery-7", name: "issues", payload: labeled() } as never);
+    await idle();
+    expect(state.pulls).toEqual([]);
+    expect(state.comments[0]?.body).toMatch(/Stopped without a fix \(`exhausted`\): none of the \d+ template edits/);
+  });
+});
+
+describe("comments and configuration", () => {
+  function comment(body: string, sender = { login: "maintainer", id: 7, type: "User" }) {
+    const payload = webhookExample("issue_comment", "created") as Record<string, unknown> & { repository: Record<string, unknown>; issue: Record<string, unknown>; comment: Record<string, unknown> };
+    payload.repository = { ...payload.repository, name: "shop", full_name: "octo-org/shop", default_branch: "main", owner: { ...(payload.repository.owner as object), login: "octo-org" } };
+    payload.issue = { ...payload.issue, number: 42, title: ISSUE.title, body: ISSUE.body };
+    payload.comment = { ...payload.comment, body };
+    payload.sender = { ...(payload.sender as object), ...sender };
+    payload.installation = { id: 99 };
+    return payload;
+  }
+
+  it("/autogen plan posts the verified plan and changes no code", async () => {
+    scriptAnswers(LPW_ANSWERS.slice(0, 3));
+    const { probot, idle } = await startApp({ llm: true });
+    await probot.receive({ id: "c-1", name: "issue_comment", payload: comment("/autogen plan") } as never);
+    await idle();
+    expect(state.pulls).toEqual([]);
+    expect(remoteBranches()).toEqual(["main"]);
+    expect(state.comments[0]?.body).toContain("The plan (verified on the visible tests; no code was changed):\n\n1. Sum the prices\n2. Subtract the discount from the sum");
+  });
+
+  it("/autogen retry <hint> passes the hint to the engine", async () => {
+    const answers = LPW_ANSWERS.map((a) => ({ ...a }));
+    const { requests } = scriptAnswers(answers);
+    const { probot, idle } = await startApp({ llm: true });
+    await probot.receive({ id: "c-2", name: "issue_comment", payload: comment("/autogen retry the discount is a flat amount") } as never);
+    await idle();
+    expect(requests[0]?.messages[1]?.content).toContain("Hint from maintainer: the discount is a flat amount");
+    expect(state.pulls).toHaveLength(1);
+  });
+
+  it("/autogen stop from a maintainer cancels the running job", async () => {
+    const { probot, idle } = await startApp();
+    await probot.receive({ id: "c-3", name: "issues", payload: labeled() } as never);
+    await probot.receive({ id: "c-4", name: "issue_comment", payload: comment("/autogen stop") } as never);
+    await idle();
+    expect(state.pulls).toEqual([]);
+    expect(state.comments[0]?.body).toMatch(/Cancelled: stopped by maintainer\.|Cancelled: the issue/);
+  });
+
+  it("an invalid config gets one clear comment on the issue and no work", async () => {
+    state.files[".github/autogen.yml"] = "lable: autogen\nbudgets:\n  dollars: -1\n";
+    const { probot, idle } = await startApp();
+    await probot.receive({ id: "c-5", name: "issues", payload: labeled() } as never);
+    await idle();
+    expect(state.comments).toHaveLength(1);
+    expect(state.comments[0]?.body).toBe('autogen-bot did not start: `.github/autogen.yml` is invalid.\n\n- budgets.dollars: must be at least 0, got -1\n- unknown key "lable" (did you mean "label"?)');
+    expect(github.calls("repos/get-collaborator-permission-level")).toHaveLength(1);
+    expect(store.queueDepth()).toEqual({ queued: 0, running: 0 });
+  });
+});
