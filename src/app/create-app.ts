@@ -71,7 +71,8 @@ export function createAutogenApp(deps: AppDeps): ApplicationFunction {
         app.log.info({ deliveryId: context.id, activeJob: queued.active.id }, "an active job exists for this issue");
         return;
       }
-      await forge.react(owner, repo, payload.issue.number, "eyes").catch(() => undefined);
+      // No write here: GitHub's secondary rate limit spaces writes a second apart, and the
+      // acknowledgement must not wait for that. The worker reacts when it starts the job.
       pool.kick();
     };
 

@@ -48,6 +48,7 @@ export async function runIssueJob(job: Job, deps: JobDeps, signal: AbortSignal):
     if (now.title !== job.snapshot.title || now.body !== job.snapshot.body) throw new JobCancelled("the issue was edited after the job started; label it again (or comment `/autogen retry`) to work on the new text");
   };
   try {
+    await forge.react(owner, repo, number, "eyes").catch(() => undefined);
     await status.start();
     const repository = await forge.repository(owner, repo);
     status.set("Configuration", "running");
