@@ -111,6 +111,48 @@ export function createAutogenApp(deps: AppDeps): ApplicationFunction {
       await start(context, command.kind === "plan" ? "plan" : "fix", command.kind === "retry" ? command.hint : undefined);
     });
 
+    // Reviews on the bot's own PRs are feedback for another iteration on that PR.
+    const onReview = async (context: Context<"pull_request_review.submitted" | "pull_request_review_comment.created">, text: string) => {
+      if (!firstDelivery(context)) return;
+      const payload = context.payload;
+      const pull = payload.pull_request;
+      const match = /^autogen\/issue-(\d+)$/.exec(pull.head.ref);
+      if (!match || !text.trim() || pull.head.repo?.full_name !== payload.repository.full_name) return;
+      const installationId = (payload as { installation?: { id: number } }).installation?.id;
+      if (!installationId) return;
+      const owner = payload.repository.owner.login;
+      const repo = payload.repository.name;
+      const forge = octokitForge(context.octokit as unknown as OctokitLike, deps.scrub);
+      const verdict = await gate(forge, { owner, repo, actor: payload.sender });
+      if (!verdict.allowed) {
+        app.log.info({ deliveryId: context.id, reason: verdict.reason }, "review feedback refused by the gate");
+        return;
+      }
+      const queued = deps.store.enqueue({
+        deliveryId: context.id,
+        installationId,
+        owner,
+        repo,
+        number: pull.number,
+        kind: "fix",
+        requester: payload.sender.login,
+        requesterId: payload.sender.id,
+        snapshot: { title: pull.title, body: pull.body ?? "" },
+        hint: `Review feedback on this pull request:\n${text}`,
+        checkpoint: { base: pull.head.ref, branch: pull.head.ref, issue: Number(match[1]) },
+      });
+      if (queued.queued) pool.kick();
+    };
+    app.on("pull_request_review.submitted", async (context) => {
+      const review = context.payload.review;
+      if (review.state === "approved") return;
+      await onReview(context, review.body ?? "");
+    });
+    app.on("pull_request_review_comment.created", async (context) => {
+      const c = context.payload.comment;
+      await onReview(context, `${c.path}${c.line ? `:${c.line}` : ""}: ${c.body}\n\n${c.diff_hunk}`);
+    });
+
     app.on("issues.edited", async (context) => {
       if (!firstDelivery(context)) return;
       const payload = context.payload;

@@ -87,7 +87,9 @@ export async function runIssueJob(job: Job, deps: JobDeps, signal: AbortSignal):
       return;
     }
 
-    const branch = `autogen/issue-${number}`;
+    // Review feedback works on the PR's own branch; an issue gets autogen/issue-<n>.
+    const branch = (job.checkpoint.branch as string | undefined) ?? `autogen/issue-${number}`;
+    const closes = (job.checkpoint.issue as number | undefined) ?? number;
     if (!job.checkpoint.pushed) {
       await ensureCurrent();
       const sha = await commitAndPush(worktree, mirror, repository.cloneUrl, branch, job, outcome, credentials);
@@ -95,14 +97,15 @@ export async function runIssueJob(job: Job, deps: JobDeps, signal: AbortSignal):
     }
     status.set("Pull request", "running");
     const draft = config.pullRequest.draft === "always" || !(outcome.evidence.after && outcome.evidence.after.failed === 0);
-    const body = `${renderReport(outcome, { title: `autogen: ${job.snapshot.title}`, branch })}\nCloses #${number}\n`;
-    const title = `autogen: ${job.snapshot.title}`.slice(0, 250);
+    const body = `${renderReport(outcome, { title: `autogen: ${job.snapshot.title}`, branch })}\nCloses #${closes}\n`;
+    const title = (job.checkpoint.branch ? job.snapshot.title : `autogen: ${job.snapshot.title}`).slice(0, 250);
     let pull = await forge.findOpenPull(owner, repo, branch);
+    const existed = pull !== undefined;
     if (pull) await forge.updatePull(owner, repo, pull.number, { title, body });
     else pull = await forge.createPull(owner, repo, { title, head: branch, base: repository.defaultBranch, body, draft });
     deps.store.checkpoint(job.id, { pull: pull.number });
     status.set("Pull request", "done", `#${pull.number}${draft ? " (draft)" : ""}`);
-    await status.finish(`Opened ${pull.url}: ${outcome.message}.`);
+    await status.finish(`${existed ? "Updated" : "Opened"} ${pull.url}: ${outcome.message}.`);
     deps.store.finish(job.id, "done");
   } catch (error) {
     if (error instanceof JobCancelled || signal.aborted) {
@@ -165,8 +168,9 @@ async function runEngine(job: Job, config: RepoConfig, worktree: Worktree, mirro
 async function commitAndPush(worktree: Worktree, mirror: string, url: string, branch: string, job: Job, outcome: Outcome, credentials: { username: string; password: string }): Promise<string> {
   const g = git(worktree.path);
   await g.raw(["add", "--all", "--", ...outcome.changedFiles]);
+  const feedback = job.checkpoint.branch !== undefined;
   const message = [
-    `Fix #${job.number}: ${job.snapshot.title}`.slice(0, 72),
+    (feedback ? `Address review on #${job.number}: ${job.hint ?? ""}` : `Fix #${job.number}: ${job.snapshot.title}`).split("\n")[0]?.slice(0, 72) ?? "",
     "",
     `${outcome.message}.`,
     "",

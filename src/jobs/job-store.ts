@@ -20,6 +20,8 @@ export type JobRequest = {
   requesterId: number;
   snapshot: { title: string; body: string };
   hint?: string | undefined;
+  /** Where work starts (for review feedback: the PR's branch, which it also pushes to). */
+  checkpoint?: Record<string, unknown> | undefined;
 };
 
 export type Job = JobRequest & { id: number; state: JobState; checkpoint: Record<string, unknown>; statusCommentId: number | null; error: string | null };
@@ -72,8 +74,8 @@ export class JobStore {
     const now = Date.now();
     try {
       const result = this.db
-        .prepare("INSERT INTO jobs (delivery_id, installation_id, owner, repo, number, kind, requester, requester_id, snapshot, hint, state, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'queued', ?, ?)")
-        .run(request.deliveryId, request.installationId, request.owner, request.repo, request.number, request.kind, request.requester, request.requesterId, JSON.stringify(request.snapshot), request.hint ?? null, now, now);
+        .prepare("INSERT INTO jobs (delivery_id, installation_id, owner, repo, number, kind, requester, requester_id, snapshot, hint, checkpoint, state, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'queued', ?, ?)")
+        .run(request.deliveryId, request.installationId, request.owner, request.repo, request.number, request.kind, request.requester, request.requesterId, JSON.stringify(request.snapshot), request.hint ?? null, JSON.stringify(request.checkpoint ?? {}), now, now);
       return { queued: true, job: this.get(Number(result.lastInsertRowid)) as Job };
     } catch (error) {
       if (!/UNIQUE constraint failed/.test((error as Error).message)) throw error;

@@ -260,3 +260,52 @@ describe("comments and configuration", () => {
     expect(store.queueDepth()).toEqual({ queued: 0, running: 0 });
   });
 });
+
+describe("review feedback on the bot's own pull request", () => {
+  it("iterates on that PR: works from its branch, pushes on top, updates the same PR", async () => {
+    scriptAnswers([
+      ...LPW_ANSWERS,
+      {
+        stage: "reproduce",
+        content: {
+          path: "tests/test_review.py",
+          content: "import pytest\n\nfrom shop.cart import total\n\n\ndef test_negative_discount_is_refused():\n    with pytest.raises(ValueError):\n        total([10], -5)\n",
+          testId: "tests/test_review.py::test_negative_discount_is_refused",
+          expectedFailure: "DID NOT RAISE",
+        },
+      },
+      { stage: "plan", content: { steps: ["Refuse a negative discount with ValueError", "Sum the prices and subtract the discount"] } },
+      { stage: "verify-plan", content: { tests: [{ test: "test_negative_discount_is_refused", steps: [{ step: 1, value: "ValueError" }], derived: "ValueError", expected: "ValueError", matches: true }] } },
+      { stage: "check-verification", content: { ok: true, problems: [] } },
+      { stage: "implement", content: { edits: [{ kind: "replace", path: "shop/cart.py", search: "    subtotal = sum(prices)\n", replace: "    if discount < 0:\n        raise ValueError('discount must not be negative')\n    subtotal = sum(prices)\n" }] } },
+    ]);
+    const { probot, idle } = await startApp({ llm: true });
+    await probot.receive({ id: "r-1", name: "issues", payload: labeled() } as never);
+    await idle();
+    const pr = state.pulls[0];
+    if (!pr) throw new Error("no PR from the label flow");
+    const firstCommit = execFileSync("git", ["--git-dir", remote, "rev-parse", "autogen/issue-42"], { encoding: "utf8" }).trim();
+
+    const payload = webhookExample("pull_request_review", "submitted") as Record<string, unknown> & { repository: Record<string, unknown>; pull_request: Record<string, unknown>; review: Record<string, unknown> };
+    payload.repository = { ...payload.repository, name: "shop", full_name: "octo-org/shop", default_branch: "main", owner: { ...(payload.repository.owner as object), login: "octo-org" } };
+    payload.pull_request = { ...payload.pull_request, number: pr.number, title: pr.title, body: pr.body, head: { ...(payload.pull_request.head as object), ref: "autogen/issue-42", repo: { full_name: "octo-org/shop" } } };
+    payload.review = { ...payload.review, state: "changes_requested", body: "Negative discounts must be rejected with a ValueError." };
+    payload.sender = { login: "maintainer", id: 7, type: "User" };
+    payload.installation = { id: 99 };
+    await probot.receive({ id: "r-2", name: "pull_request_review", payload } as never);
+    await idle();
+
+    expect(state.pulls).toHaveLength(1);
+    expect(github.calls("pulls/update").map((r) => r.path)).toEqual([`/repos/octo-org/shop/pulls/${pr.number}`]);
+    expect(execFileSync("git", ["--git-dir", remote, "rev-parse", "autogen/issue-42~1"], { encoding: "utf8" }).trim()).toBe(firstCommit);
+    const cart = remoteFile("autogen/issue-42", "shop/cart.py");
+    expect(cart).toContain("raise ValueError");
+    expect(cart).toContain("return subtotal - discount");
+    expect(remoteFile("autogen/issue-42", "tests/test_review.py")).toContain("test_negative_discount_is_refused");
+    expect(state.pulls[0]?.body).toContain("Reproduction test `tests/test_review.py::test_negative_discount_is_refused`");
+    expect(state.pulls[0]?.body).toContain("Closes #42");
+    const onPr = state.comments.filter((c) => c.number === pr.number);
+    expect(onPr).toHaveLength(1);
+    expect(onPr[0]?.body).toContain(`Updated https://github.com/o/r/pull/${pr.number}`);
+  });
+});

@@ -16,7 +16,9 @@ const routes = Object.entries(spec.operations).map(([id, op]) => ({
 
 export type FakeGitHubState = {
   issue: { title: string; body: string };
-  comments: Array<{ id: number; body: string }>;
+  /** Other issues and pull requests by number (a PR is an issue too); `issue` answers the rest. */
+  issues?: Record<number, { title: string; body: string }>;
+  comments: Array<{ id: number; body: string; number?: number }>;
   pulls: Array<{ number: number; head: string; base: string; title: string; body: string; draft: boolean }>;
   permissions: Record<string, string>;
   files: Record<string, string>;
@@ -67,23 +69,26 @@ export function fakeGitHub(state: FakeGitHubState) {
         const permission = state.permissions[params.username ?? ""] ?? "none";
         return [200, { permission: permission === "maintain" ? "write" : permission === "triage" ? "read" : permission, role_name: permission, user: { login: params.username } }];
       }
-      case "issues/get":
-        return [200, { number: Number(params.issue_number), title: state.issue.title, body: state.issue.body, state: "open" }];
+      case "issues/get": {
+        const issue = state.issues?.[Number(params.issue_number)] ?? state.issue;
+        return [200, { number: Number(params.issue_number), title: issue.title, body: issue.body, state: "open" }];
+      }
       case "issues/list-comments": {
         const page = Number(url.searchParams.get("page") ?? 1);
         const per = Number(url.searchParams.get("per_page") ?? 30);
-        return [200, state.comments.slice((page - 1) * per, page * per)];
+        const here = state.comments.filter((c) => (c.number ?? 42) === Number(params.issue_number));
+        return [200, here.slice((page - 1) * per, page * per).map(({ id, body: text }) => ({ id, body: text }))];
       }
       case "issues/create-comment": {
-        const comment = { id: nextId++, body: String(body?.body ?? "") };
+        const comment = { id: nextId++, body: String(body?.body ?? ""), number: Number(params.issue_number) };
         state.comments.push(comment);
-        return [201, comment];
+        return [201, { id: comment.id, body: comment.body }];
       }
       case "issues/update-comment": {
         const comment = state.comments.find((c) => c.id === Number(params.comment_id));
         if (!comment) return [404, { message: "Not Found" }];
         comment.body = String(body?.body ?? "");
-        return [200, comment];
+        return [200, { id: comment.id, body: comment.body }];
       }
       case "reactions/create-for-issue":
         return [201, { id: nextId++, content: body?.content }];
@@ -94,12 +99,14 @@ export function fakeGitHub(state: FakeGitHubState) {
       case "pulls/create": {
         const pull = { number: nextId++, head: String(body?.head), base: String(body?.base), title: String(body?.title), body: String(body?.body), draft: Boolean(body?.draft) };
         state.pulls.push(pull);
+        state.issues = { ...state.issues, [pull.number]: { title: pull.title, body: pull.body } };
         return [201, { number: pull.number, html_url: `https://github.com/o/r/pull/${pull.number}`, draft: pull.draft }];
       }
       case "pulls/update": {
         const pull = state.pulls.find((p) => p.number === Number(params.pull_number));
         if (!pull) return [404, { message: "Not Found" }];
         Object.assign(pull, { title: body?.title ?? pull.title, body: body?.body ?? pull.body });
+        state.issues = { ...state.issues, [pull.number]: { title: pull.title, body: pull.body } };
         return [200, { number: pull.number, html_url: `https://github.com/o/r/pull/${pull.number}` }];
       }
       default:
