@@ -150,6 +150,8 @@ async function runEngine(job: Job, config: RepoConfig, worktree: Worktree, mirro
     description,
     signal,
     onProgress: (event) => {
+      // The job's record follows the engine (an interrupted engine run restarts from its beginning).
+      deps.store.checkpoint(job.id, event.kind === "stage" ? { stage: event.stage } : { stage: "attempt", attempt: event.index });
       if (event.kind === "stage") status.set("Plan", "done", event.stage === "plan" ? "written" : `${event.stage}${event.detail ? ` (${event.detail})` : ""}`);
       else status.set("Attempts", "running", `attempt ${event.index}: ${event.passed} passed, ${event.failed} failed`);
     },

@@ -133,6 +133,7 @@ describe("issue labelled autogen", () => {
       expect(pull?.body).toContain(section);
     }
     expect(store.queueDepth()).toEqual({ queued: 0, running: 0 });
+    expect(store.active("octo-org", "shop", 42)).toBeUndefined();
   });
 
   it("treats the same delivery sent twice, concurrently, as one: one job, one PR", async () => {
