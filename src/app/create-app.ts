@@ -5,7 +5,7 @@ import type { ApplicationFunction, Context, Probot } from "probot";
 import { parseRepoConfigText, REPO_CONFIG_PATH, RepoConfigError } from "../config/parse-repo-config.ts";
 import type { RepoConfig } from "../config/repo-config-schema.ts";
 import { octokitForge, type Forge, type OctokitLike } from "../forge/forge.ts";
-import type { JobKind, JobStore } from "../jobs/job-store.ts";
+import type { JobKind, JobRequest, JobStore } from "../jobs/job-store.ts";
 import { WorkerPool } from "../jobs/worker-pool.ts";
 import type { Scrubber } from "../report/scrub-secrets.ts";
 import { gate } from "../triggers/gate.ts";
@@ -43,30 +43,19 @@ export function createAutogenApp(deps: AppDeps): ApplicationFunction {
 
     const firstDelivery = (context: Context) => deps.store.recordDelivery(context.id, context.name);
 
-    const start = async (context: Context<"issues.labeled" | "issue_comment.created">, kind: JobKind, hint?: string) => {
-      const payload = context.payload as unknown as IssuePayload;
-      const installationId = payload.installation?.id;
+    type Trigger = Omit<JobRequest, "deliveryId" | "installationId" | "requester" | "requesterId"> & { installationId: number | undefined; sender: { login: string; id: number; type: string } };
+
+    /** The gate, then one queued job (or the note that one is already active). */
+    const gateAndEnqueue = async (context: Context, trigger: Trigger) => {
+      const { installationId, sender, ...request } = trigger;
       if (!installationId) return;
-      const owner = payload.repository.owner.login;
-      const repo = payload.repository.name;
       const forge = octokitForge(context.octokit as unknown as OctokitLike, deps.scrub);
-      const verdict = await gate(forge, { owner, repo, actor: payload.sender });
+      const verdict = await gate(forge, { owner: request.owner, repo: request.repo, actor: sender });
       if (!verdict.allowed) {
-        app.log.info({ deliveryId: context.id, owner, repo, issue: payload.issue.number, reason: verdict.reason }, "trigger refused by the gate");
+        app.log.info({ deliveryId: context.id, owner: request.owner, repo: request.repo, number: request.number, reason: verdict.reason }, "trigger refused by the gate");
         return;
       }
-      const queued = deps.store.enqueue({
-        deliveryId: context.id,
-        installationId,
-        owner,
-        repo,
-        number: payload.issue.number,
-        kind,
-        requester: payload.sender.login,
-        requesterId: payload.sender.id,
-        snapshot: { title: payload.issue.title, body: payload.issue.body ?? "" },
-        hint,
-      });
+      const queued = deps.store.enqueue({ ...request, deliveryId: context.id, installationId, requester: sender.login, requesterId: sender.id });
       if (!queued.queued) {
         app.log.info({ deliveryId: context.id, activeJob: queued.active.id }, "an active job exists for this issue");
         return;
@@ -74,6 +63,20 @@ export function createAutogenApp(deps: AppDeps): ApplicationFunction {
       // No write here: GitHub's secondary rate limit spaces writes a second apart, and the
       // acknowledgement must not wait for that. The worker reacts when it starts the job.
       pool.kick();
+    };
+
+    const start = async (context: Context<"issues.labeled" | "issue_comment.created">, kind: JobKind, hint?: string) => {
+      const payload = context.payload as unknown as IssuePayload;
+      await gateAndEnqueue(context, {
+        installationId: payload.installation?.id,
+        sender: payload.sender,
+        owner: payload.repository.owner.login,
+        repo: payload.repository.name,
+        number: payload.issue.number,
+        kind,
+        snapshot: { title: payload.issue.title, body: payload.issue.body ?? "" },
+        hint,
+      });
     };
 
     app.on("issues.labeled", async (context) => {
@@ -118,30 +121,17 @@ export function createAutogenApp(deps: AppDeps): ApplicationFunction {
       const pull = payload.pull_request;
       const match = /^autogen\/issue-(\d+)$/.exec(pull.head.ref);
       if (!match || !text.trim() || pull.head.repo?.full_name !== payload.repository.full_name) return;
-      const installationId = (payload as { installation?: { id: number } }).installation?.id;
-      if (!installationId) return;
-      const owner = payload.repository.owner.login;
-      const repo = payload.repository.name;
-      const forge = octokitForge(context.octokit as unknown as OctokitLike, deps.scrub);
-      const verdict = await gate(forge, { owner, repo, actor: payload.sender });
-      if (!verdict.allowed) {
-        app.log.info({ deliveryId: context.id, reason: verdict.reason }, "review feedback refused by the gate");
-        return;
-      }
-      const queued = deps.store.enqueue({
-        deliveryId: context.id,
-        installationId,
-        owner,
-        repo,
+      await gateAndEnqueue(context, {
+        installationId: (payload as { installation?: { id: number } }).installation?.id,
+        sender: payload.sender,
+        owner: payload.repository.owner.login,
+        repo: payload.repository.name,
         number: pull.number,
         kind: "fix",
-        requester: payload.sender.login,
-        requesterId: payload.sender.id,
         snapshot: { title: pull.title, body: pull.body ?? "" },
         hint: `Review feedback on this pull request:\n${text}`,
         checkpoint: { base: pull.head.ref, branch: pull.head.ref, issue: Number(match[1]) },
       });
-      if (queued.queued) pool.kick();
     };
     app.on("pull_request_review.submitted", async (context) => {
       const review = context.payload.review;

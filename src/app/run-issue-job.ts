@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseRepoConfigText, REPO_CONFIG_PATH, RepoConfigError } from "../config/parse-repo-config.ts";
 import type { RepoConfig } from "../config/repo-config-schema.ts";
+import { checkDiffPolicy } from "../engine/check-diff-policy.ts";
 import { isTestFile } from "../engine/is-test-file.ts";
 import { lpwStrategy } from "../engine/lpw/lpw-strategy.ts";
 import { strategyByName } from "../engine/strategies.ts";
@@ -20,7 +21,6 @@ import { localVerifier } from "../verify/local-verifier.ts";
 import { detectRunner } from "../verify/runners/detect-runner.ts";
 import type { TestSelection } from "../verify/runners/test-runner.ts";
 import { failingTests } from "../verify/test-report.ts";
-import { evaluateDiffPolicy } from "../workspace/diff-policy.ts";
 import { git } from "../workspace/git.ts";
 import { RepoCache, type Worktree } from "../workspace/repo-cache.ts";
 import { StatusReporter } from "./status-reporter.ts";
@@ -159,8 +159,7 @@ async function runEngine(job: Job, config: RepoConfig, worktree: Worktree, mirro
   if (outcome.plan.steps) status.set("Plan", outcome.plan.verified ? "done" : "failed", `${outcome.plan.verified ? "verified" : "not verified"} on ${outcome.plan.verification?.length ?? 0} test(s)`);
   status.set("Attempts", outcome.status === "fixed" ? "done" : "failed", `${outcome.attempts.length} attempt(s)`);
   if (outcome.status === "fixed") {
-    outcome.policy = evaluateDiffPolicy(outcome.diff, { ...config.paths, ...config.diff }, { isTestFile, testsAskedToChange: outcome.evidence.reproduction ? [outcome.evidence.reproduction.path] : [] });
-    if (!outcome.policy.ok) Object.assign(outcome, { status: "not-fixed", stopReason: "policy", message: "the change passes the tests but breaks the diff policy" });
+    checkDiffPolicy(outcome, config);
     const after = outcome.evidence.regressionAfter;
     status.set("Regression gate", outcome.status === "fixed" ? "done" : "failed", after ? `${after.passed} passed, ${after.failed} failed` : undefined);
   }

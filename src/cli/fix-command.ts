@@ -12,6 +12,7 @@ import { openAiLlmClient } from "../llm/llm-client.ts";
 import { replayFetch } from "../llm/replay-fetch.ts";
 import { readTranscript, transcript } from "../llm/transcript.ts";
 import { parseRepoConfigText, REPO_CONFIG_PATH, RepoConfigError } from "../config/parse-repo-config.ts";
+import { checkDiffPolicy } from "../engine/check-diff-policy.ts";
 import { isTestFile } from "../engine/is-test-file.ts";
 import { strategyByName } from "../engine/strategies.ts";
 import type { Outcome } from "../engine/task.ts";
@@ -20,7 +21,6 @@ import { localVerifier } from "../verify/local-verifier.ts";
 import { detectRunner } from "../verify/runners/detect-runner.ts";
 import { NoTestsDetectedError, type TestSelection } from "../verify/runners/test-runner.ts";
 import { failingTests } from "../verify/test-report.ts";
-import { evaluateDiffPolicy } from "../workspace/diff-policy.ts";
 import { addWorktree, commitOnNewBranch, freeBranchName, gitDir, isDirty, isGitRepository, removeWorktree } from "../workspace/git.ts";
 import { EXIT, UsageError, type CliCommand, type CliIo } from "./command.ts";
 import { parseFlags } from "./parse-flags.ts";
@@ -183,14 +183,7 @@ async function fixInWorktree({ io, repo, worktree, config, strategy, notes, issu
   });
   progress.done();
 
-  if (outcome.status === "fixed") {
-    outcome.policy = evaluateDiffPolicy(outcome.diff, { ...config.paths, ...config.diff }, { isTestFile, testsAskedToChange: [] });
-    if (!outcome.policy.ok) {
-      outcome.status = "not-fixed";
-      outcome.stopReason = "policy";
-      outcome.message = `the change passes the tests but breaks the diff policy: ${[...outcome.policy.violations.map((v) => v.detail), ...outcome.policy.tampering.map((t) => `${t.kind} in ${t.file}`)].join("; ")}`;
-    }
-  }
+  checkDiffPolicy(outcome, config);
 
   const slug = slugFor(issueText, visible);
   let branch: string | undefined;

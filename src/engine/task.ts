@@ -111,3 +111,19 @@ export function evidenceOf(report: TestReport): TestEvidence {
     tests,
   };
 }
+
+/** An Outcome with nothing done yet, for a strategy to fill in. */
+export function emptyOutcome(strategy: string): Outcome {
+  return {
+    strategy,
+    status: "not-fixed",
+    stopReason: "exhausted",
+    message: "",
+    plan: { localisation: [] },
+    evidence: {},
+    diff: "",
+    changedFiles: [],
+    attempts: [],
+    cost: { llmCalls: 0, promptTokens: 0, completionTokens: 0, dollars: 0, testRuns: 0, testSeconds: 0, wallSeconds: 0, candidatesGenerated: 0, candidatesTried: 0 },
+  };
+}

@@ -16,7 +16,7 @@ import { EditError, type Edit } from "../../workspace/apply-edits.ts";
 import { safeRepoPath, UnsafePathError } from "../../workspace/safe-path.ts";
 import { buildContext } from "../context/build-context.ts";
 import { repoFiles } from "../context/repo-files.ts";
-import { evidenceOf, type Attempt, type Outcome, type Strategy, type Task } from "../task.ts";
+import { emptyOutcome, evidenceOf, type Attempt, type Outcome, type Strategy, type Task } from "../task.ts";
 import { failureSignature } from "./failure-signature.ts";
 import { instrumentedRun } from "./instrumented-run.ts";
 import { analysisSchema, checkSchema, editsSchema, explanationSchema, planSchema, reproductionSchema, verificationSchema, type Verification } from "./schemas.ts";
@@ -79,18 +79,7 @@ class LpwRun {
     this.changes = new WorkspaceChanges(task.workspace);
     const s = this.llm.budget.state;
     this.budgetAtStart = { calls: s.llmCalls, prompt: s.promptTokens, completion: s.completionTokens, dollars: s.dollars };
-    this.outcome = {
-      strategy: "lpw",
-      status: "not-fixed",
-      stopReason: "iterations",
-      message: "",
-      plan: { localisation: [] },
-      evidence: {},
-      diff: "",
-      changedFiles: [],
-      attempts: [],
-      cost: { llmCalls: 0, promptTokens: 0, completionTokens: 0, dollars: 0, testRuns: 0, testSeconds: 0, wallSeconds: 0, candidatesGenerated: 0, candidatesTried: 0 },
-    };
+    this.outcome = emptyOutcome("lpw");
   }
 
   async run(): Promise<Outcome> {

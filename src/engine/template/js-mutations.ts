@@ -1,8 +1,8 @@
 // Repair templates for JavaScript and TypeScript on real syntax trees (tree-sitter's
 // grammars), the same families as for Python: each mutation replaces one node's text at
 // a suspicious line and is kept only if the file still parses.
-import { dedupe, keepParsable, type Mutation, type TemplateFamily } from "./mutation.ts";
-import { parseSource, type Grammar, type SyntaxNode } from "./tree-sitter.ts";
+import { generateMutations, type AddMutation, type Mutation } from "./mutation.ts";
+import type { Grammar, SyntaxNode } from "./tree-sitter.ts";
 
 const COMPARISON: Record<string, Record<string, number>> = {
   "<": { "<=": 1, ">": 0.7, ">=": 0.5 },
@@ -50,22 +50,10 @@ const METHOD_PAIRS: Record<string, string[]> = {
 const NON_COMMUTATIVE = new Set(["-", "/", "%", "**"]);
 const STATEMENTS = new Set(["expression_statement", "return_statement", "break_statement", "continue_statement", "lexical_declaration", "variable_declaration"]);
 
-type Add = (node: SyntaxNode, replacement: string, family: TemplateFamily, prior: number, description: string) => void;
+type Add = AddMutation;
 
-export async function jsMutations(file: string, source: string, lines: ReadonlySet<number>, grammar: Grammar = "javascript"): Promise<Mutation[]> {
-  const tree = await parseSource(grammar, source);
-  const out: Mutation[] = [];
-  const add: Add = (node, replacement, family, prior, description) => {
-    if (replacement === node.text) return;
-    out.push({ file, line: node.startPosition.row + 1, start: node.startIndex, end: node.endIndex, replacement, family, prior, description });
-  };
-  const visit = (node: SyntaxNode) => {
-    if (lines.has(node.startPosition.row + 1)) mutateNode(node, add);
-    for (const child of node.namedChildren) if (child) visit(child);
-  };
-  visit(tree.rootNode);
-  tree.delete();
-  return keepParsable(grammar, source, dedupe(out));
+export function jsMutations(file: string, source: string, lines: ReadonlySet<number>, grammar: Grammar = "javascript"): Promise<Mutation[]> {
+  return generateMutations(grammar, file, source, lines, mutateNode);
 }
 
 function mutateNode(node: SyntaxNode, add: Add): void {

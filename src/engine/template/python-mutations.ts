@@ -1,8 +1,8 @@
 // Repair templates for Python on real syntax trees (tree-sitter): every mutation is a
 // replacement of one node's text, generated only at the lines localisation points to,
 // and kept only if the mutated file still parses.
-import { dedupe, keepParsable, type Mutation, type TemplateFamily } from "./mutation.ts";
-import { parsePython, type SyntaxNode } from "./tree-sitter.ts";
+import { generateMutations, type AddMutation, type Mutation } from "./mutation.ts";
+import type { SyntaxNode } from "./tree-sitter.ts";
 
 const COMPARISONS = ["<", "<=", ">", ">=", "==", "!="];
 const COMPARISON_PRIOR: Record<string, Record<string, number>> = {
@@ -57,23 +57,11 @@ const FUNCTION_PAIRS: Record<string, string[]> = {
 const NON_COMMUTATIVE = new Set(["-", "/", "//", "%", "**"]);
 const SIMPLE_STATEMENTS = new Set(["expression_statement", "assignment", "augmented_assignment", "return_statement", "delete_statement", "break_statement", "continue_statement"]);
 
-export async function pythonMutations(file: string, source: string, lines: ReadonlySet<number>): Promise<Mutation[]> {
-  const tree = await parsePython(source);
-  const out: Mutation[] = [];
-  const add = (node: SyntaxNode, replacement: string, family: TemplateFamily, prior: number, description: string) => {
-    if (replacement === node.text) return;
-    out.push({ file, line: node.startPosition.row + 1, start: node.startIndex, end: node.endIndex, replacement, family, prior, description });
-  };
-  const visit = (node: SyntaxNode) => {
-    if (lines.has(node.startPosition.row + 1)) mutateNode(node, add);
-    for (const child of node.namedChildren) if (child) visit(child);
-  };
-  visit(tree.rootNode);
-  tree.delete();
-  return keepParsable("python", source, dedupe(out));
+export function pythonMutations(file: string, source: string, lines: ReadonlySet<number>): Promise<Mutation[]> {
+  return generateMutations("python", file, source, lines, mutateNode);
 }
 
-type Add = (node: SyntaxNode, replacement: string, family: TemplateFamily, prior: number, description: string) => void;
+type Add = AddMutation;
 
 function mutateNode(node: SyntaxNode, add: Add): void {
   switch (node.type) {

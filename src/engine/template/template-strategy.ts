@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { unifiedDiff } from "../../workspace/unified-diff.ts";
 import { allPassed, failingTests, type TestReport } from "../../verify/test-report.ts";
 import type { TestSelection } from "../../verify/runners/test-runner.ts";
-import { evidenceOf, type Attempt, type Outcome, type Strategy, type Task } from "../task.ts";
+import { emptyOutcome, evidenceOf, type Attempt, type Outcome, type Strategy, type Task } from "../task.ts";
 import { applyMutation, type Mutation } from "./mutation.ts";
 import { ochiai, type SuspiciousLine } from "./ochiai.ts";
 import { jsMutations } from "./js-mutations.ts";
@@ -123,18 +123,7 @@ class RunState {
   constructor(task: Task, started: number) {
     this.task = task;
     this.started = started;
-    this.outcome = {
-      strategy: "template",
-      status: "not-fixed",
-      stopReason: "exhausted",
-      message: "",
-      plan: { localisation: [] },
-      evidence: {},
-      diff: "",
-      changedFiles: [],
-      attempts: [],
-      cost: { llmCalls: 0, promptTokens: 0, completionTokens: 0, dollars: 0, testRuns: 0, testSeconds: 0, wallSeconds: 0, candidatesGenerated: 0, candidatesTried: 0 },
-    };
+    this.outcome = emptyOutcome("template");
   }
 
   async test(selection: TestSelection): Promise<TestReport> {
