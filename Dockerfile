@@ -26,6 +26,7 @@ COPY --from=build /app/dist ./dist
 COPY package.json app.yml ./
 COPY bin ./bin
 COPY prompts ./prompts
+COPY resources ./resources
 RUN mkdir -p /data && chown autogen:autogen /data
 USER autogen
 VOLUME ["/data"]

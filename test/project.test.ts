@@ -63,7 +63,7 @@ describe("Dockerfile", () => {
     for (const stage of stages) expect(stage).toMatch(/^node:24-slim\b/);
   });
 
-  it("final image: git installed, non-root user, HOST=0.0.0.0, production deps only, prompts and app.yml copied", () => {
+  it("final image: git installed, non-root user, HOST=0.0.0.0, production deps only, prompts, resources and app.yml copied", () => {
     const final = stages.at(-1) ?? "";
     expect(final).toMatch(/apt-get install[^\n]*\bgit\b/);
     expect(final).toMatch(/^USER (?!root)\w+/m);
@@ -71,6 +71,7 @@ describe("Dockerfile", () => {
     expect(final).toMatch(/COPY --from=deps \/app\/node_modules/);
     expect(text).toMatch(/npm ci --omit=dev/);
     expect(final).toMatch(/^COPY prompts /m);
+    expect(final).toMatch(/^COPY resources /m);
     expect(final).toMatch(/^COPY [^\n]*app\.yml/m);
   });
 
