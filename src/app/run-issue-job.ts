@@ -79,7 +79,9 @@ export async function runIssueJob(job: Job, deps: JobDeps, signal: AbortSignal):
       await applyStoredDiff(worktree.path, outcome.diff);
     }
 
-    if (job.kind === "plan" || outcome.status !== "fixed") {
+    const draftOfAttempt = job.kind !== "plan" && outcome.status !== "fixed" && config.pullRequest.onGiveUp === "draft-pr" && outcome.closestAttempt !== undefined;
+    if (draftOfAttempt && outcome.closestAttempt && !job.checkpoint.pushed) await applyStoredDiff(worktree.path, outcome.closestAttempt.diff);
+    if (job.kind === "plan" || (outcome.status !== "fixed" && !draftOfAttempt)) {
       const summary = job.kind === "plan" ? planSummary(outcome) : `Stopped without a fix (\`${outcome.stopReason}\`): ${outcome.message}.`;
       if (outcome.status !== "fixed" && config.pullRequest.onGiveUp === "comment") status.set("Pull request", "skipped", "no fix found");
       await status.finish(`${summary}\n\n<details><summary>Report</summary>\n\n${renderReport(outcome, { title: job.snapshot.title })}\n</details>`);
@@ -92,20 +94,24 @@ export async function runIssueJob(job: Job, deps: JobDeps, signal: AbortSignal):
     const closes = (job.checkpoint.issue as number | undefined) ?? number;
     if (!job.checkpoint.pushed) {
       await ensureCurrent();
-      const sha = await commitAndPush(worktree, mirror, repository.cloneUrl, branch, job, outcome, credentials);
+      const files = outcome.status === "fixed" ? outcome.changedFiles : (outcome.closestAttempt?.files ?? []);
+      const sha = await commitAndPush(worktree, mirror, repository.cloneUrl, branch, job, outcome, files, credentials);
       deps.store.checkpoint(job.id, { pushed: sha });
     }
     status.set("Pull request", "running");
-    const draft = config.pullRequest.draft === "always" || !(outcome.evidence.after && outcome.evidence.after.failed === 0);
-    const body = `${renderReport(outcome, { title: `autogen: ${job.snapshot.title}`, branch })}\nCloses #${closes}\n`;
+    const draft = draftOfAttempt || config.pullRequest.draft === "always" || !(outcome.evidence.after && outcome.evidence.after.failed === 0);
+    const attemptNote = draftOfAttempt && outcome.closestAttempt
+      ? `> **Draft: no fix was found.** This branch holds the closest attempt (${outcome.closestAttempt.passed} visible test(s) passing, ${outcome.closestAttempt.failed} failing); it does not pass the tests. Stopped: ${outcome.message}.\n\n`
+      : "";
+    const body = `${attemptNote}${renderReport(outcome, { title: `autogen: ${job.snapshot.title}`, branch })}\n${draftOfAttempt ? "Refs" : "Closes"} #${closes}\n`;
     const title = (job.checkpoint.branch ? job.snapshot.title : `autogen: ${job.snapshot.title}`).slice(0, 250);
     let pull = await forge.findOpenPull(owner, repo, branch);
     const existed = pull !== undefined;
     if (pull) await forge.updatePull(owner, repo, pull.number, { title, body });
     else pull = await forge.createPull(owner, repo, { title, head: branch, base: repository.defaultBranch, body, draft });
     deps.store.checkpoint(job.id, { pull: pull.number });
-    status.set("Pull request", "done", `#${pull.number}${draft ? " (draft)" : ""}`);
-    await status.finish(`${existed ? "Updated" : "Opened"} ${pull.url}: ${outcome.message}.`);
+    status.set("Pull request", draftOfAttempt ? "failed" : "done", `#${pull.number}${draft ? " (draft)" : ""}`);
+    await status.finish(draftOfAttempt ? `No fix found; the closest attempt is in the draft ${pull.url}: ${outcome.message}.` : `${existed ? "Updated" : "Opened"} ${pull.url}: ${outcome.message}.`);
     deps.store.finish(job.id, "done");
   } catch (error) {
     if (error instanceof JobCancelled || signal.aborted) {
@@ -166,12 +172,17 @@ async function runEngine(job: Job, config: RepoConfig, worktree: Worktree, mirro
   return outcome;
 }
 
-async function commitAndPush(worktree: Worktree, mirror: string, url: string, branch: string, job: Job, outcome: Outcome, credentials: { username: string; password: string }): Promise<string> {
+async function commitAndPush(worktree: Worktree, mirror: string, url: string, branch: string, job: Job, outcome: Outcome, files: string[], credentials: { username: string; password: string }): Promise<string> {
   const g = git(worktree.path);
-  await g.raw(["add", "--all", "--", ...outcome.changedFiles]);
+  await g.raw(["add", "--all", "--", ...files]);
   const feedback = job.checkpoint.branch !== undefined;
   const message = [
-    (feedback ? `Address review on #${job.number}: ${job.hint ?? ""}` : `Fix #${job.number}: ${job.snapshot.title}`).split("\n")[0]?.slice(0, 72) ?? "",
+    (outcome.status !== "fixed"
+      ? `Closest attempt for #${job.number} (does not pass the tests)`
+      : feedback
+        ? `Address review on #${job.number}: ${job.hint ?? ""}`
+        : `Fix #${job.number}: ${job.snapshot.title}`
+    ).split("\n")[0]?.slice(0, 72) ?? "",
     "",
     `${outcome.message}.`,
     "",
@@ -192,6 +203,8 @@ async function applyStoredDiff(dir: string, diff: string): Promise<void> {
   try {
     const path = join(patchDir, "change.diff");
     await writeFile(path, diff);
+    // Files the engine rewrote with their original text have new timestamps: refresh first.
+    await git(dir).raw(["update-index", "-q", "--refresh"]).catch(() => undefined);
     await git(dir).raw(["apply", "--index", path]);
   } finally {
     await rm(patchDir, { recursive: true, force: true });

@@ -81,6 +81,8 @@ export type Outcome = {
   };
   diff: string;
   changedFiles: string[];
+  /** When not fixed: the diff of the attempt that passed the most visible tests (for a draft PR, by config). */
+  closestAttempt?: { diff: string; files: string[]; passed: number; failed: number } | undefined;
   /** The diff policy and test-tampering verdict on the final diff, once checked. */
   policy?: PolicyVerdict | undefined;
   attempts: Attempt[];

@@ -210,6 +210,30 @@ describe("issue labelled autogen", () => {
   });
 });
 
+describe("giving up with pullRequest.onGiveUp: draft-pr", () => {
+  it("opens a draft PR holding the closest attempt, saying it does not pass", async () => {
+    const config = `${CONFIG}pullRequest:\n  onGiveUp: draft-pr\n`;
+    const work = await gitRepo({
+      ".github/autogen.yml": config,
+      "calc.py": "def f(x):\n    return x + 2\n",
+      "test_calc.py": "from calc import f\n\n\ndef test_small():\n    assert f(2) == 3\n\n\ndef test_large():\n    assert f(5) == 10\n",
+    });
+    execFileSync("git", ["push", "--quiet", "--force", remote, "main:main"], { cwd: work });
+    state.files[".github/autogen.yml"] = config;
+    const { probot, idle } = await startApp();
+    await probot.receive({ id: "g-1", name: "issues", payload: labeled() } as never);
+    await idle();
+    expect(state.pulls).toHaveLength(1);
+    expect(state.pulls[0]).toMatchObject({ draft: true, head: "autogen/issue-42" });
+    expect(state.pulls[0]?.body).toMatch(/^> \*\*Draft: no fix was found\.\*\* This branch holds the closest attempt \(1 visible test\(s\) passing, 1 failing\)/);
+    expect(state.pulls[0]?.body).toContain("Refs #42");
+    expect(state.pulls[0]?.body).not.toContain("Closes #42");
+    expect(remoteFile("autogen/issue-42", "calc.py")).not.toBe("def f(x):\n    return x + 2\n");
+    expect(execFileSync("git", ["--git-dir", remote, "log", "-1", "--format=%s", "autogen/issue-42"], { encoding: "utf8" }).trim()).toBe("Closest attempt for #42 (does not pass the tests)");
+    expect(state.comments[0]?.body).toContain("No fix found; the closest attempt is in the draft https://github.com/o/r/pull/");
+  });
+});
+
 describe("comments and configuration", () => {
   function comment(body: string, sender = { login: "maintainer", id: 7, type: "User" }) {
     const payload = webhookExample("issue_comment", "created") as Record<string, unknown> & { repository: Record<string, unknown>; issue: Record<string, unknown>; comment: Record<string, unknown> };

@@ -233,6 +233,8 @@ class LpwRun {
     }
     const report = await this.test(visible);
     const failed = failingTests(report).length;
+    const passed = report.tests.length - failed;
+    if (passed > (this.outcome.closestAttempt?.passed ?? -1)) this.outcome.closestAttempt = { ...this.changes.diff(), passed, failed };
     this.record({ index, description, result: allPassed(report) ? "plausible" : "still-failing", passed: report.tests.length - failed, failed, analysis, file: this.changes.diff().files.join(", ") || undefined }, report);
     return report;
   }
@@ -299,6 +301,7 @@ class LpwRun {
       const { diff, files } = this.changes.diff();
       o.diff = diff;
       o.changedFiles = files;
+      o.closestAttempt = undefined;
     }
     const s = this.llm.budget.state;
     o.cost.llmCalls = s.llmCalls - this.budgetAtStart.calls;

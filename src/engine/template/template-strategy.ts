@@ -81,11 +81,15 @@ export const templateStrategy: Strategy = {
       const mutated = applyMutation(original, mutation);
       await writeFile(path, mutated);
       const attempt = await state.validate(index, mutation, score, failingIds, regressionBaseline);
+      if (attempt.result !== "plausible" && attempt.passed > (state.outcome.closestAttempt?.passed ?? 0)) {
+        state.outcome.closestAttempt = { diff: unifiedDiff(mutation.file, original, mutated), files: [mutation.file], passed: attempt.passed, failed: attempt.failed };
+      }
       if (attempt.result === "plausible") {
         state.outcome.diff = unifiedDiff(mutation.file, original, mutated);
         state.outcome.changedFiles = [mutation.file];
         state.outcome.plan.fix = { family: mutation.family, description: mutation.description, file: mutation.file, line: mutation.line, score };
         state.outcome.status = "fixed";
+        state.outcome.closestAttempt = undefined;
         return state.finish("solved", `${mutation.description} at ${mutation.file}:${mutation.line} makes every visible test pass`);
       }
       await writeFile(path, original);
