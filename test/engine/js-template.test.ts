@@ -27,5 +27,11 @@ describe("jsMutations", () => {
     const ts = await jsMutations("f.ts", "export function g(n: number): number {\n  return n * 2;\n}\n", new Set([2]), "typescript");
     expect(ts.map((x) => x.description)).toContain("`*` → `/`");
     expect(ts.map((x) => x.description)).toContain("2 → 3");
+    const guarded = await jsMutations("g.js", "export function g(items, i) {\n  total += items[i];\n  return total;\n}\n", new Set([2]));
+    expect(guarded.filter((x) => x.family === "guard-statement").map((x) => x.replacement)).toEqual([
+      "if (items) { total += items[i]; }",
+      "if (i) { total += items[i]; }",
+      "if (i >= 0 && i < items.length) { total += items[i]; }",
+    ]);
   });
 });

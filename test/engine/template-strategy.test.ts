@@ -82,6 +82,12 @@ const CASES: Case[] = [
     tests: "from lib import sorted_copy\n\ndef test_sorts():\n    assert sorted_copy([3, 1, 2]) == [1, 2, 3]\n\ndef test_copy():\n    data = [2, 1]\n    sorted_copy(data)\n    assert data == [2, 1]\n",
     fixed: "    pass\n",
   },
+  {
+    family: "guard-statement",
+    source: "def first_words(sentences):\n    out = []\n    for s in sentences:\n        out.append(s.split()[0])\n    return out\n",
+    tests: "from lib import first_words\n\ndef test_words():\n    assert first_words(['a b', 'c']) == ['a', 'c']\n\ndef test_blank_lines_are_skipped():\n    assert first_words(['a b', '', 'c']) == ['a', 'c']\n",
+    fixed: "        if s:\n            out.append(s.split()[0])\n",
+  },
 ];
 
 describe("template strategy: each family fixes a real bug", () => {

@@ -165,8 +165,24 @@ function mutateNode(node: SyntaxNode, add: Add): void {
     const siblings = node.parent.namedChildren.filter((c) => c && c.type !== "comment");
     if (node.type !== "lexical_declaration" && node.type !== "variable_declaration" && (siblings.length > 1 || node.type !== "return_statement")) {
       add(node, ";", "remove-statement", node.type === "return_statement" ? 0.2 : 0.5, `remove \`${node.text.split("\n")[0]?.slice(0, 60) ?? ""}\``);
+      guardStatement(node, add);
     }
   }
+}
+
+/** Run a statement only when a variable it uses is truthy, or an index it uses is in range. */
+function guardStatement(node: SyntaxNode, add: Add): void {
+  const scope = enclosingFunction(node);
+  if (!scope) return;
+  const locals = new Set(variablesOf(scope));
+  const conditions = new Set<string>();
+  for (const id of node.descendantsOfType("identifier")) if (id && locals.has(id.text)) conditions.add(id.text);
+  for (const sub of node.descendantsOfType("subscript_expression")) {
+    const object = sub?.childForFieldName("object");
+    const index = sub?.childForFieldName("index");
+    if (object && index && index.type !== "string") conditions.add(`${index.text} >= 0 && ${index.text} < ${object.text}.length`);
+  }
+  for (const condition of conditions) add(node, `if (${condition}) { ${node.text} }`, "guard-statement", 0.3, `guard \`${node.text.split("\n")[0]?.slice(0, 60) ?? ""}\` with \`if (${condition})\``);
 }
 
 function mutateCall(node: SyntaxNode, add: Add): void {

@@ -14,7 +14,8 @@ export type TemplateFamily =
   | "function-swap"
   | "drop-operand"
   | "return-change"
-  | "remove-statement";
+  | "remove-statement"
+  | "guard-statement";
 
 export type Mutation = {
   file: string;

@@ -171,7 +171,25 @@ function mutateNode(node: SyntaxNode, add: Add): void {
   if (SIMPLE_STATEMENTS.has(node.type) && node.parent?.type === "block") {
     const siblings = node.parent.namedChildren.filter((c) => c && c.type !== "comment");
     if (siblings.length > 1 || node.type !== "return_statement") add(node, "pass", "remove-statement", node.type === "return_statement" ? 0.2 : 0.5, `remove \`${firstLine(node.text)}\``);
+    if (node.type !== "return_statement" || siblings.length > 1) guardStatement(node, add);
   }
+}
+
+/** Run a statement only when a variable it uses is truthy, or an index it uses is in range. */
+function guardStatement(node: SyntaxNode, add: Add): void {
+  const scope = enclosingFunction(node);
+  if (!scope) return;
+  const locals = new Set(variablesOf(scope));
+  const indent = " ".repeat(node.startPosition.column);
+  const body = node.text.split("\n").map((line, i) => (i === 0 ? line : `    ${line}`)).join("\n");
+  const conditions = new Set<string>();
+  for (const id of node.descendantsOfType("identifier")) if (id && locals.has(id.text)) conditions.add(id.text);
+  for (const sub of node.descendantsOfType("subscript")) {
+    const value = sub?.childForFieldName("value");
+    const index = sub?.childForFieldName("subscript");
+    if (value && index && index.type !== "slice") conditions.add(`0 <= ${index.text} < len(${value.text})`);
+  }
+  for (const condition of conditions) add(node, `if ${condition}:\n${indent}    ${body}`, "guard-statement", 0.3, `guard \`${firstLine(node.text)}\` with \`if ${condition}\``);
 }
 
 /** Off-by-one on bounds: `x` → `x + 1` / `x - 1` where x bounds a range, slice or index. */
