@@ -5,7 +5,9 @@ import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { defaultDataDir } from "../config/data-dir.ts";
 import { llmEndpointFromEnv } from "../config/llm-env.ts";
+import { formatMemory, MemoryPool, type MemoryEntry } from "../engine/memory/memory-pool.ts";
 import { Budget } from "../llm/budget.ts";
 import { pricesFromEnv } from "../llm/prices.ts";
 import { openAiLlmClient } from "../llm/llm-client.ts";
@@ -21,13 +23,13 @@ import { localVerifier } from "../verify/local-verifier.ts";
 import { detectRunner } from "../verify/runners/detect-runner.ts";
 import { NoTestsDetectedError, type TestSelection } from "../verify/runners/test-runner.ts";
 import { failingTests } from "../verify/test-report.ts";
-import { addWorktree, commitOnNewBranch, freeBranchName, gitDir, isDirty, isGitRepository, removeWorktree } from "../workspace/git.ts";
+import { addWorktree, commitOnNewBranch, freeBranchName, git, gitDir, isDirty, isGitRepository, removeWorktree } from "../workspace/git.ts";
 import { EXIT, UsageError, type CliCommand, type CliIo } from "./command.ts";
 import { parseFlags } from "./parse-flags.ts";
 import { progressPrinter } from "./progress.ts";
 
 const USAGE = `autogen fix <path> [--issue <file|text>] [--test <id>]... [--test-cmd <cmd>] [--strategy <name>]
-            [--candidates N] [--minutes M] [--report <file>] [--replay <transcript>] [--allow-dirty] [--json]
+            [--candidates N] [--minutes M] [--report <file>] [--replay <transcript>] [--remember] [--allow-dirty] [--json]
 
 Visible tests: the --test ids given, or else the tests failing now (with --issue and no
 failing test, an LLM strategy first writes a reproduction test). The whole suite is the
@@ -52,6 +54,7 @@ export const fixCommand: CliCommand = {
       minutes: { type: "string" },
       report: { type: "string" },
       replay: { type: "string" },
+      remember: { type: "boolean" },
       "allow-dirty": { type: "boolean" },
       json: { type: "boolean" },
     });
@@ -97,23 +100,28 @@ export const fixCommand: CliCommand = {
       });
       notes.push(values.replay ? `replaying model answers from ${values.replay}` : `model ${endpoint.model} at ${endpoint.baseURL}; transcript in .git/autogen/transcripts/`);
     }
+    const issueText = values.issue ? (existsSync(resolve(io.cwd, values.issue)) ? await readFile(resolve(io.cwd, values.issue), "utf8") : values.issue) : undefined;
+    const memory = new MemoryPool(join(defaultDataDir(io.env), "memory.db"));
+    const scope = { installation: "local", repository: await repositoryKey(repo) };
+    const recalled = issueText ? memory.recall(scope, issueText) : [];
     let strategy;
     try {
-      strategy = strategyByName(strategyName, { llm, strategy: config.strategy });
+      strategy = strategyByName(strategyName, { llm, strategy: config.strategy, memory: formatMemory(recalled) });
     } catch (error) {
       return fail((error as Error).message);
     }
-    const issueText = values.issue ? (existsSync(resolve(io.cwd, values.issue)) ? await readFile(resolve(io.cwd, values.issue), "utf8") : values.issue) : undefined;
 
     const worktree = await mkdtemp(join(tmpdir(), "autogen-fix-"));
     await rm(worktree, { recursive: true, force: true });
     await addWorktree(repo, worktree);
     try {
-      return await fixInWorktree({ io, repo, worktree, config, strategy, notes, issueText, values });
+      const code = await fixInWorktree({ io, repo, worktree, config, strategy, notes, issueText, values, remember: values.remember ? (entry) => memory.remember(scope, entry) : undefined });
+      return code;
     } catch (error) {
       if (error instanceof NoTestsDetectedError) return fail(error.message);
       throw error;
     } finally {
+      memory.close();
       await removeWorktree(repo, worktree).catch(() => rm(worktree, { recursive: true, force: true }));
     }
   },
@@ -127,10 +135,11 @@ type FixArgs = {
   strategy: ReturnType<typeof strategyByName>;
   notes: string[];
   issueText: string | undefined;
+  remember: ((entry: MemoryEntry) => void) | undefined;
   values: { test?: string[] | undefined; "test-cmd"?: string | undefined; candidates?: string | undefined; minutes?: string | undefined; report?: string | undefined; json?: boolean | undefined };
 };
 
-async function fixInWorktree({ io, repo, worktree, config, strategy, notes, issueText, values }: FixArgs): Promise<number> {
+async function fixInWorktree({ io, repo, worktree, config, strategy, notes, issueText, values, remember }: FixArgs): Promise<number> {
   const log = values.json ? () => {} : io.stdout;
   for (const note of notes) log(`note: ${note}\n`);
   let runner;
@@ -191,6 +200,13 @@ async function fixInWorktree({ io, repo, worktree, config, strategy, notes, issu
   if (outcome.status === "fixed") {
     branch = await freeBranchName(repo, `autogen/${slug}`);
     commit = await commitOnNewBranch(worktree, branch, outcome.changedFiles, commitMessage(outcome, issueText));
+    // Marked accepted on the command line: remembered for similar tasks later.
+    remember?.({
+      task: issueText ?? `failing tests: ${visible.kind === "tests" ? visible.ids.join(", ") : "all"}`,
+      plan: outcome.plan.steps ?? (outcome.plan.fix ? [`${outcome.plan.fix.family}: ${outcome.plan.fix.description} at ${outcome.plan.fix.file}:${outcome.plan.fix.line}`] : []),
+      verification: (outcome.plan.verification ?? []).map((v) => `${v.test}: ${v.derived} (expected ${v.expected})`).join("\n"),
+      keywords: outcome.changedFiles.flatMap((f) => f.split(/[/.]/)).filter((w) => w.length > 2),
+    });
   }
   const report = renderReport(outcome, { title: issueText ? `autogen: ${firstLine(issueText)}` : "autogen: repair of failing tests", branch, commit });
   const reportPath = values.report ? resolve(io.cwd, values.report) : join(await gitDir(repo), "autogen", `${slug}.md`);
@@ -205,6 +221,15 @@ async function fixInWorktree({ io, repo, worktree, config, strategy, notes, issu
     log(`\nnot fixed (${outcome.stopReason}): ${outcome.message}\nreport: ${reportPath}\n`);
   }
   return outcome.status === "fixed" ? EXIT.ok : EXIT.failed;
+}
+
+/** A repository's identity for memory: its origin URL, or its path when it has none. */
+async function repositoryKey(repo: string): Promise<string> {
+  try {
+    return (await git(repo).raw(["remote", "get-url", "origin"])).trim() || repo;
+  } catch {
+    return repo;
+  }
 }
 
 function readTranscriptModel(path: string): string {

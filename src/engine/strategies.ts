@@ -7,7 +7,12 @@ import { lpwStrategy } from "./lpw/lpw-strategy.ts";
 import type { Strategy } from "./task.ts";
 import { templateStrategy } from "./template/template-strategy.ts";
 
-export type StrategyDeps = { llm?: LlmClient | undefined; strategy?: RepoConfig["strategy"] | undefined };
+export type StrategyDeps = {
+  llm?: LlmClient | undefined;
+  strategy?: RepoConfig["strategy"] | undefined;
+  /** Plans of similar accepted fixes (memory), for the plan stage. */
+  memory?: string | undefined;
+};
 
 const NOT_YET = ["slpw", "seidr", "direct"];
 
@@ -18,6 +23,7 @@ export function strategyByName(name: string, deps: StrategyDeps = {}): Strategy 
     const s = deps.strategy;
     const lpw = lpwStrategy({
       llm: deps.llm,
+      ...(deps.memory ? { memory: deps.memory } : {}),
       ...(s ? { maxPlanIterations: s.maxPlanIterations, maxRefinements: s.maxRefinements, planVerification: s.planVerification, codeExplanation: s.codeExplanation, instrumentedDebug: s.instrumentedDebug } : {}),
     });
     return s?.templateFirstPass ? withTemplateFirst(lpw) : lpw;

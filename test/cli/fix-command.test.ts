@@ -1,5 +1,5 @@
 // `autogen fix` on real git repositories with real test runs.
-import { existsSync } from "node:fs";
+import { existsSync, mkdtempSync } from "node:fs";
 import { mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -22,7 +22,7 @@ const JS_BUGGY = {
   "test/cart.test.js":
     'import assert from "node:assert/strict";\nimport { test } from "node:test";\nimport { count, total } from "../src/cart.js";\n\ntest("total adds every price", () => {\n  assert.equal(total([1, 2, 3]), 6);\n});\n\ntest("total of nothing is zero", () => {\n  assert.equal(total([]), 0);\n});\n\ntest("count counts", () => {\n  assert.equal(count([1, 2]), 2);\n});\n',
 };
-const ENV = { PATH: process.env.PATH, HOME: process.env.HOME };
+const ENV = { PATH: process.env.PATH, HOME: process.env.HOME, XDG_DATA_HOME: mkdtempSync(join(tmpdir(), "autogen-data-")) };
 
 describe("autogen fix", () => {
   it("fixes a Python bug on a new branch, leaving the user's branch and files untouched", async () => {

@@ -1,6 +1,8 @@
 // `autogen fix` with an LLM endpoint: LPW over the real SDK (answers scripted over HTTP),
 // a transcript written, and the same run replayed offline from it.
+import { mkdtempSync } from "node:fs";
 import { readdir, readFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { readTranscript } from "../../src/llm/transcript.ts";
@@ -11,6 +13,9 @@ import { LLM_BASE, scriptAnswers } from "../support/llm-mock.ts";
 import { runCli } from "../support/run-cli.ts";
 
 useHttpMock();
+
+const DATA = mkdtempSync(join(tmpdir(), "autogen-data-"));
+const BASE_ENV = { PATH: process.env.PATH, HOME: process.env.HOME, XDG_DATA_HOME: DATA };
 
 const REPO = {
   ".github/autogen.yml": 'test:\n  env:\n    PYTEST_DISABLE_PLUGIN_AUTOLOAD: "1"\nstrategy:\n  templateFirstPass: false\n',
@@ -29,7 +34,7 @@ describe("autogen fix with an LLM endpoint", () => {
   it("runs LPW, records a transcript, commits the fix, and replays the run offline", async () => {
     scriptAnswers(ANSWERS);
     const repo = await gitRepo(REPO);
-    const env = { PATH: process.env.PATH, HOME: process.env.HOME, AUTOGEN_LLM_BASE_URL: LLM_BASE, OPENAI_API_KEY: "sk-test-key" };
+    const env = { ...BASE_ENV, AUTOGEN_LLM_BASE_URL: LLM_BASE, OPENAI_API_KEY: "sk-test-key" };
     const first = await runCli(["fix", repo, "--issue", "Discount is added", "--json"], { env });
     expect(first.stderr).toBe("");
     expect(first.code).toBe(0);
@@ -47,14 +52,25 @@ describe("autogen fix with an LLM endpoint", () => {
 
     // Offline: no HTTP mock is registered now; the transcript answers.
     const again = await gitRepo(REPO);
-    const replay = await runCli(["fix", again, "--issue", "Discount is added", "--replay", path, "--json"], { env: { PATH: process.env.PATH, HOME: process.env.HOME } });
+    const replay = await runCli(["fix", again, "--issue", "Discount is added", "--replay", path, "--json"], { env: BASE_ENV });
     expect(replay.code).toBe(0);
     expect(JSON.parse(replay.stdout)).toMatchObject({ strategy: "lpw", status: "fixed", cost: { llmCalls: 4, promptTokens: 400 } });
   });
 
+  it("offers the plans of fixes accepted with --remember to later plan stages of the same repository", async () => {
+    const env = { ...BASE_ENV, XDG_DATA_HOME: mkdtempSync(join(tmpdir(), "autogen-data-")), AUTOGEN_LLM_BASE_URL: LLM_BASE };
+    const repo = await gitRepo(REPO);
+    scriptAnswers(ANSWERS);
+    expect((await runCli(["fix", repo, "--issue", "Discount is added to the cart total", "--remember"], { env })).code).toBe(0);
+    await git(repo).raw(["checkout", "-q", "-b", "next"]);
+    const { requests } = scriptAnswers(ANSWERS);
+    expect((await runCli(["fix", repo, "--issue", "The cart total gets the discount wrong", "--json"], { env })).code).toBe(0);
+    expect(requests[0]?.messages[1]?.content).toContain("Example 1: Discount is added to the cart total\nPlan:\n1. Sum the prices\n2. Subtract the discount");
+  });
+
   it("with templateFirstPass (the default), the model is not called when a template fixes the bug", async () => {
     const repo = await gitRepo({ ...REPO, ".github/autogen.yml": 'test:\n  env:\n    PYTEST_DISABLE_PLUGIN_AUTOLOAD: "1"\n' });
-    const env = { PATH: process.env.PATH, HOME: process.env.HOME, AUTOGEN_LLM_BASE_URL: LLM_BASE };
+    const env = { ...BASE_ENV, AUTOGEN_LLM_BASE_URL: LLM_BASE };
     const { code, stdout } = await runCli(["fix", repo, "--json"], { env });
     expect(code).toBe(0);
     expect(JSON.parse(stdout)).toMatchObject({ strategy: "template", cost: { llmCalls: 0 } });
