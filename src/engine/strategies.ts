@@ -2,6 +2,7 @@
 // built from what they need.
 import type { RepoConfig } from "../config/repo-config-schema.ts";
 import type { LlmClient } from "../llm/llm-client.ts";
+import { directStrategy } from "./direct/direct-strategy.ts";
 import { withTemplateFirst } from "./first-pass.ts";
 import { lpwStrategy } from "./lpw/lpw-strategy.ts";
 import type { Strategy } from "./task.ts";
@@ -14,7 +15,7 @@ export type StrategyDeps = {
   memory?: string | undefined;
 };
 
-const NOT_YET = ["slpw", "seidr", "direct"];
+const NOT_YET = ["slpw", "seidr"];
 
 export function strategyByName(name: string, deps: StrategyDeps = {}): Strategy {
   if (name === "template") return templateStrategy;
@@ -28,6 +29,10 @@ export function strategyByName(name: string, deps: StrategyDeps = {}): Strategy 
     });
     return s?.templateFirstPass ? withTemplateFirst(lpw) : lpw;
   }
-  if (NOT_YET.includes(name)) throw new Error(`strategy "${name}" is not in this version yet; available: template, lpw`);
-  throw new Error(`unknown strategy "${name}"; available: template, lpw`);
+  if (name === "direct") {
+    if (!deps.llm) throw new Error(`strategy "direct" needs an LLM endpoint: set AUTOGEN_LLM_BASE_URL (and OPENAI_API_KEY if the server wants one), or use --strategy template`);
+    return directStrategy({ llm: deps.llm, ...(deps.strategy ? { maxRefinements: deps.strategy.maxRefinements } : {}) });
+  }
+  if (NOT_YET.includes(name)) throw new Error(`strategy "${name}" is not in this version yet; available: template, lpw, direct`);
+  throw new Error(`unknown strategy "${name}"; available: template, lpw, direct`);
 }
