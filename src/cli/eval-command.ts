@@ -10,12 +10,14 @@ import { openAiLlmClient } from "../llm/llm-client.ts";
 import { transcript } from "../llm/transcript.ts";
 import { strategyByName } from "../engine/strategies.ts";
 import { humanEvalFixTask, loadHumanEvalFix } from "../eval/humanevalfix-loader.ts";
+import { loadLocalTasks } from "../eval/local-task-loader.ts";
+import { resultsChart } from "../eval/results-chart.ts";
 import { runEval, type StrategyFactory } from "../eval/run-eval.ts";
 import { resultsMarkdown, summarise } from "../eval/summarise-results.ts";
 import { EXIT, UsageError, type CliCommand } from "./command.ts";
 import { parseFlags } from "./parse-flags.ts";
 
-const USAGE = `autogen eval --dataset humanevalfix:<path/to/humanevalpack.jsonl> [--strategy template] [--limit N] [--offset N]
+const USAGE = `autogen eval --dataset humanevalfix:<path/to/humanevalpack.jsonl>|local:<dir> [--strategy template] [--limit N] [--offset N]
              [--concurrency C] [--candidates N] [--minutes M] [--test-timeout S] [--per-test-timeout S] [--out DIR]
              [--transcripts DIR]
 
@@ -24,7 +26,9 @@ tests run once, after it stops. Strategies: template (no model) and lpw (needs
 AUTOGEN_LLM_BASE_URL / OPENAI_API_KEY; each task gets the default budgets, and with
 --transcripts every model call is written to DIR/<strategy>/<task>.jsonl). --test-timeout bounds one test run (default 20 s),
 --per-test-timeout one test inside it (default 1 s: the tasks are small functions). Prints a table (solved, plausible, cost, time) and writes
-DIR/results.json and DIR/results.md (DIR defaults to ./eval-results).`;
+DIR/results.json, results.md and results.svg (DIR defaults to ./eval-results). Dataset
+kinds: humanevalfix:<jsonl>, local:<directory with one task repository per subdirectory,
+its hidden tests in hidden/>.`;
 
 function positiveInt(value: string | undefined, name: string, fallback: number): number {
   if (value === undefined) return fallback;
@@ -58,7 +62,7 @@ export const evalCommand: CliCommand = {
     const dataset = values.dataset;
     if (!dataset) throw new UsageError("--dataset is required (for example --dataset humanevalfix:../shared/datasets/humanevalfix-python/humanevalpack.jsonl)");
     const [kind, ...rest] = dataset.split(":");
-    if (kind !== "humanevalfix" || rest.length === 0) throw new UsageError(`unknown dataset "${dataset}": expected humanevalfix:<path>`);
+    if ((kind !== "humanevalfix" && kind !== "local") || rest.length === 0) throw new UsageError(`unknown dataset "${dataset}": expected humanevalfix:<path> or local:<directory of task repositories>`);
     const endpoint = llmEndpointFromEnv(io.env);
     let prices;
     try {
@@ -91,14 +95,15 @@ export const evalCommand: CliCommand = {
       perTestTimeoutSeconds: positiveInt(values["per-test-timeout"], "per-test-timeout", 1),
       budget: { candidates: positiveInt(values.candidates, "candidates", 400), minutes: positiveInt(values.minutes, "minutes", 5) },
     };
-    let rows;
+    let tasks;
     try {
-      rows = await loadHumanEvalFix(resolve(io.cwd, rest.join(":")));
+      const path = resolve(io.cwd, rest.join(":"));
+      const all = kind === "local" ? await loadLocalTasks(path) : await Promise.all((await loadHumanEvalFix(path)).map((row) => humanEvalFixTask(row)));
+      tasks = all.slice(offset, offset + limit);
     } catch (error) {
       io.stderr(`autogen eval: cannot load the dataset: ${(error as Error).message}\n`);
       return EXIT.usage;
     }
-    const tasks = await Promise.all(rows.slice(offset, offset + limit).map((row) => humanEvalFixTask(row)));
     const started = performance.now();
     const results = await runEval(tasks, strategies, settings, (r, done, total) => {
       io.stdout(`[${done}/${total}] ${r.strategy} ${r.id} ${r.verdict} (${r.stopReason}, ${r.cost.candidatesTried} candidates, ${r.cost.wallSeconds.toFixed(1)}s)${r.fix ? `: ${r.fix}` : ""}\n`);
@@ -109,6 +114,7 @@ export const evalCommand: CliCommand = {
     await mkdir(outDir, { recursive: true });
     await writeFile(resolve(outDir, "results.json"), `${JSON.stringify({ dataset, settings, summaries, results }, null, 2)}\n`);
     await writeFile(resolve(outDir, "results.md"), `${table}\n`);
+    await writeFile(resolve(outDir, "results.svg"), resultsChart(summaries));
     io.stdout(`\n${table}\n\n${tasks.length} tasks in ${((performance.now() - started) / 1000).toFixed(0)} s; results in ${outDir}\n`);
     return EXIT.ok;
   },

@@ -25,8 +25,8 @@ export type EvalTask = {
   files: Record<string, string>;
   /** Files added beside the final solution for hidden scoring, never shown to the engine. */
   hiddenFiles: Record<string, string>;
-  /** The module the hidden tests import from the engine's final workspace. */
-  solutionFile: string;
+  /** The files the hidden tests need from the engine's final workspace. */
+  solutionFiles: string[];
 };
 
 export async function loadHumanEvalFix(path: string): Promise<HumanEvalFixRow[]> {
@@ -46,7 +46,7 @@ export async function humanEvalFixTask(row: HumanEvalFixRow, which: "buggy" | "c
   return {
     id: row.task_id,
     bugType: row.bug_type,
-    solutionFile: "solution.py",
+    solutionFiles: ["solution.py"],
     files: {
       "solution.py": `${row.prompt}${body}`,
       "test_examples.py": await visibleTests(row),

@@ -1,12 +1,12 @@
 // One evaluation task end to end: materialise the repository, let the strategy work on
 // the visible tests only, then run the hidden tests once against its final code.
-import { copyFile, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { copyFile, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { isTestFile } from "../engine/is-test-file.ts";
 import type { Outcome, Strategy } from "../engine/task.ts";
 import { localVerifier } from "../verify/local-verifier.ts";
-import { pytestRunner } from "../verify/runners/detect-runner.ts";
+import { detectRunner } from "../verify/runners/detect-runner.ts";
 import { allPassed } from "../verify/test-report.ts";
 import type { EvalTask } from "./humanevalfix-loader.ts";
 
@@ -33,14 +33,24 @@ export async function runEvalTask(task: EvalTask, strategy: Strategy, settings: 
   const workspace = await mkdtemp(join(tmpdir(), "autogen-eval-"));
   const hidden = await mkdtemp(join(tmpdir(), "autogen-hidden-"));
   try {
-    for (const [name, text] of Object.entries(task.files)) await writeFile(join(workspace, name), text);
+    for (const [name, text] of Object.entries(task.files)) {
+      await mkdir(dirname(join(workspace, name)), { recursive: true });
+      await writeFile(join(workspace, name), text);
+    }
     // A test that hangs (a candidate with an endless loop) fails alone instead of taking the run down.
     const sandbox = { timeoutMs: settings.testTimeoutMs, env: { ...EVAL_ENV, AUTOGEN_TEST_TIMEOUT: String(settings.perTestTimeoutSeconds) } };
-    const verifier = localVerifier(pytestRunner([], "evaluation task"), sandbox);
-    const outcome = await strategy.run({ workspace, visible: { kind: "all" }, verifier, sandbox, runnerName: "pytest", isTestFile, budget: settings.budget });
-    await copyFile(join(workspace, task.solutionFile), join(hidden, task.solutionFile));
-    for (const [name, text] of Object.entries(task.hiddenFiles)) await writeFile(join(hidden, name), text);
-    const hiddenReport = await verifier.run(hidden, { kind: "all" });
+    const runner = detectRunner(workspace);
+    const verifier = localVerifier(runner, sandbox);
+    const outcome = await strategy.run({ workspace, visible: { kind: "all" }, verifier, sandbox: runner.prepareEnv ? { ...sandbox, env: runner.prepareEnv(sandbox.env) } : sandbox, runnerName: runner.name, isTestFile, budget: settings.budget });
+    for (const file of task.solutionFiles) {
+      await mkdir(dirname(join(hidden, file)), { recursive: true });
+      await copyFile(join(workspace, file), join(hidden, file));
+    }
+    for (const [name, text] of Object.entries(task.hiddenFiles)) {
+      await mkdir(dirname(join(hidden, name)), { recursive: true });
+      await writeFile(join(hidden, name), text);
+    }
+    const hiddenReport = await localVerifier(detectRunner(hidden), sandbox).run(hidden, { kind: "all" });
     const hiddenPass = allPassed(hiddenReport);
     return {
       id: task.id,

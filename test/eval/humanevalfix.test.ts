@@ -1,5 +1,5 @@
 // The HumanEvalFix loader and the evaluation harness on five real rows of the dataset.
-import { mkdtemp, readFile, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -80,5 +80,40 @@ describe("autogen eval", () => {
     const missing = await runCli(["eval", "--dataset", "humanevalfix:/nonexistent.jsonl"]);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain("cannot load the dataset");
+  });
+});
+
+describe("autogen eval on a directory of local task repositories", () => {
+  it("runs each task, scores it on its hidden tests, and writes the table, JSON and chart", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "autogen-local-tasks-"));
+    const write = async (path: string, text: string) => {
+      await mkdir(join(dir, path, ".."), { recursive: true });
+      await writeFile(join(dir, path), text);
+    };
+    await write("fixable/calc.py", "def add(a, b):\n    return a - b\n");
+    await write("fixable/test_calc.py", "from calc import add\n\ndef test_add():\n    assert add(2, 3) == 5\n");
+    await write("fixable/hidden/test_hidden.py", "from calc import add\n\ndef test_more():\n    assert add(-1, 1) == 0\n    assert add(10, 5) == 15\n");
+    await write("hopeless/greet.py", "def greet(name):\n    return 'hi'\n");
+    await write("hopeless/test_greet.py", "from greet import greet\n\ndef test_greet():\n    assert greet('ann') == 'hello ann'\n");
+    await write("hopeless/hidden/test_hidden.py", "from greet import greet\n\ndef test_hidden():\n    assert greet('bo') == 'hello bo'\n");
+    const out = await mkdtemp(join(tmpdir(), "autogen-local-out-"));
+    const { code, stdout } = await runCli(["eval", "--dataset", `local:${dir}`, "--concurrency", "2", "--out", out]);
+    expect(code).toBe(0);
+    expect(stdout).toContain("| template | 2 | 1 | 0 | 1 | 0 |");
+    const json = JSON.parse(await readFile(join(out, "results.json"), "utf8")) as { results: Array<{ id: string; verdict: string }> };
+    expect(Object.fromEntries(json.results.map((r) => [r.id, r.verdict]))).toEqual({ fixable: "solved", hopeless: "not-fixed" });
+    const svg = await readFile(join(out, "results.svg"), "utf8");
+    expect(svg).toMatch(/^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
+    expect(svg).toContain("<title>template: 1 solved</title>");
+    expect(svg).toContain(">1/2</text>");
+  });
+
+  it("refuses a task without hidden tests", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "autogen-local-tasks-"));
+    await mkdir(join(dir, "t1"));
+    await writeFile(join(dir, "t1", "test_a.py"), "def test_a():\n    assert True\n");
+    const { code, stderr } = await runCli(["eval", "--dataset", `local:${dir}`]);
+    expect(code).toBe(2);
+    expect(stderr).toContain("a task needs hidden tests in hidden/");
   });
 });
