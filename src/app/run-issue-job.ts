@@ -139,7 +139,7 @@ async function runEngine(job: Job, config: RepoConfig, worktree: Worktree, mirro
   status.set("Tests and localisation", "done", `${runner.name}: ${baseline.tests.length - failing.length} passed, ${failing.length} failed on ${worktree.sha.slice(0, 7)}`);
   const base = deps.llmFor?.(config, job, signal);
   // Every model call first checks that the issue is still what was asked for.
-  const llm: LlmClient | undefined = base ? { ...base, budget: base.budget, model: base.model, call: async (stage, vars, schema) => (await ensureCurrent(), base.call(stage, vars, schema)) } : undefined;
+  const llm: LlmClient | undefined = base ? { ...base, budget: base.budget, model: base.model, call: async (stage, vars, schema, options) => (await ensureCurrent(), base.call(stage, vars, schema, options)) } : undefined;
   const strategy = job.kind === "plan" ? (llm ? lpwStrategy({ llm, planOnly: true }) : undefined) : llm ? strategyByName(config.strategy.name, { llm, strategy: config.strategy }) : templateStrategy;
   if (!strategy) throw new JobCancelled("`/autogen plan` needs a model, and this installation has no LLM endpoint configured");
   const description = [job.snapshot.title, job.snapshot.body, job.hint ? `Hint from ${job.requester}: ${job.hint}` : ""].filter(Boolean).join("\n\n");

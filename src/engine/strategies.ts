@@ -5,6 +5,7 @@ import type { LlmClient } from "../llm/llm-client.ts";
 import { directStrategy } from "./direct/direct-strategy.ts";
 import { withTemplateFirst } from "./first-pass.ts";
 import { lpwStrategy } from "./lpw/lpw-strategy.ts";
+import { seidrStrategy } from "./seidr/seidr-strategy.ts";
 import type { Strategy } from "./task.ts";
 import { templateStrategy } from "./template/template-strategy.ts";
 
@@ -15,12 +16,13 @@ export type StrategyDeps = {
   memory?: string | undefined;
 };
 
-const NOT_YET = ["slpw", "seidr"];
+const NOT_YET = ["slpw"];
+const needsModel = (name: string) => new Error(`strategy "${name}" needs an LLM endpoint: set AUTOGEN_LLM_BASE_URL (and OPENAI_API_KEY if the server wants one), or use --strategy template`);
 
 export function strategyByName(name: string, deps: StrategyDeps = {}): Strategy {
   if (name === "template") return templateStrategy;
   if (name === "lpw") {
-    if (!deps.llm) throw new Error(`strategy "lpw" needs an LLM endpoint: set AUTOGEN_LLM_BASE_URL (and OPENAI_API_KEY if the server wants one), or use --strategy template`);
+    if (!deps.llm) throw needsModel(name);
     const s = deps.strategy;
     const lpw = lpwStrategy({
       llm: deps.llm,
@@ -30,9 +32,13 @@ export function strategyByName(name: string, deps: StrategyDeps = {}): Strategy 
     return s?.templateFirstPass ? withTemplateFirst(lpw) : lpw;
   }
   if (name === "direct") {
-    if (!deps.llm) throw new Error(`strategy "direct" needs an LLM endpoint: set AUTOGEN_LLM_BASE_URL (and OPENAI_API_KEY if the server wants one), or use --strategy template`);
+    if (!deps.llm) throw needsModel(name);
     return directStrategy({ llm: deps.llm, ...(deps.strategy ? { maxRefinements: deps.strategy.maxRefinements } : {}) });
   }
-  if (NOT_YET.includes(name)) throw new Error(`strategy "${name}" is not in this version yet; available: template, lpw, direct`);
-  throw new Error(`unknown strategy "${name}"; available: template, lpw, direct`);
+  if (name === "seidr") {
+    if (!deps.llm) throw needsModel(name);
+    return seidrStrategy({ llm: deps.llm, ...(deps.strategy ? { arity: deps.strategy.treeArity, width: deps.strategy.beamWidth } : {}) });
+  }
+  if (NOT_YET.includes(name)) throw new Error(`strategy "${name}" is not in this version yet; available: template, lpw, direct, seidr`);
+  throw new Error(`unknown strategy "${name}"; available: template, lpw, direct, seidr`);
 }

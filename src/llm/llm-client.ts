@@ -24,8 +24,10 @@ export class LlmStageError extends Error {
 
 export type LlmCallResult<T> = { value: T; attempts: number };
 
+export type CallOptions = { /** Overrides the stage's temperature (SEIDR's schedule across drafts). */ temperature?: number };
+
 export type LlmClient = {
-  call<T>(stage: Stage, vars: PromptVars, schema: z.ZodType<T>): Promise<LlmCallResult<T>>;
+  call<T>(stage: Stage, vars: PromptVars, schema: z.ZodType<T>, options?: CallOptions): Promise<LlmCallResult<T>>;
   readonly budget: Budget;
   readonly model: string;
 };
@@ -93,15 +95,16 @@ export function openAiLlmClient(options: OpenAiClientOptions): LlmClient {
   return {
     budget: options.budget,
     model,
-    async call<T>(stage: Stage, vars: PromptVars, schema: z.ZodType<T>): Promise<LlmCallResult<T>> {
+    async call<T>(stage: Stage, vars: PromptVars, schema: z.ZodType<T>, callOptions: CallOptions = {}): Promise<LlmCallResult<T>> {
       const prompt = renderPrompt(stage, vars);
+      const temperature = callOptions.temperature ?? prompt.temperature;
       const jsonSchema = z.toJSONSchema(schema, { io: "output" }) as Record<string, unknown>;
       const messages: Message[] = [
         { role: "system", content: prompt.system },
         { role: "user", content: prompt.user },
       ];
       for (let attempt = 1; attempt <= 2; attempt++) {
-        const { answer, refusal, finishReason } = await exchange(stage, messages, prompt.temperature, jsonSchema, attempt);
+        const { answer, refusal, finishReason } = await exchange(stage, messages, temperature, jsonSchema, attempt);
         if (refusal) throw new LlmStageError(stage, `the model refused: ${refusal}`, answer);
         if (finishReason === "length") throw new LlmStageError(stage, "the answer was cut off at the completion token limit", answer);
         const problem = validate(answer, schema);
