@@ -6,6 +6,7 @@ import { directStrategy } from "./direct/direct-strategy.ts";
 import { withTemplateFirst } from "./first-pass.ts";
 import { lpwStrategy } from "./lpw/lpw-strategy.ts";
 import { seidrStrategy } from "./seidr/seidr-strategy.ts";
+import { slpwStrategy } from "./slpw/slpw-strategy.ts";
 import type { Strategy } from "./task.ts";
 import { templateStrategy } from "./template/template-strategy.ts";
 
@@ -16,7 +17,6 @@ export type StrategyDeps = {
   memory?: string | undefined;
 };
 
-const NOT_YET = ["slpw"];
 const needsModel = (name: string) => new Error(`strategy "${name}" needs an LLM endpoint: set AUTOGEN_LLM_BASE_URL (and OPENAI_API_KEY if the server wants one), or use --strategy template`);
 
 export function strategyByName(name: string, deps: StrategyDeps = {}): Strategy {
@@ -35,10 +35,14 @@ export function strategyByName(name: string, deps: StrategyDeps = {}): Strategy 
     if (!deps.llm) throw needsModel(name);
     return directStrategy({ llm: deps.llm, ...(deps.strategy ? { maxRefinements: deps.strategy.maxRefinements } : {}) });
   }
+  if (name === "slpw") {
+    if (!deps.llm) throw needsModel(name);
+    const s = deps.strategy;
+    return slpwStrategy({ llm: deps.llm, ...(s ? { planSamples: s.planSamples, verifiedPlans: s.verifiedPlans, maxPlanIterations: s.maxPlanIterations, maxRefinements: s.maxRefinements } : {}) });
+  }
   if (name === "seidr") {
     if (!deps.llm) throw needsModel(name);
     return seidrStrategy({ llm: deps.llm, ...(deps.strategy ? { arity: deps.strategy.treeArity, width: deps.strategy.beamWidth } : {}) });
   }
-  if (NOT_YET.includes(name)) throw new Error(`strategy "${name}" is not in this version yet; available: template, lpw, direct, seidr`);
-  throw new Error(`unknown strategy "${name}"; available: template, lpw, direct, seidr`);
+  throw new Error(`unknown strategy "${name}"; available: template, lpw, slpw, seidr, direct`);
 }
