@@ -1,5 +1,6 @@
 // `autogen eval`: strategies side by side on a dataset; prints the results table and
 // writes results.json and results.md.
+import { existsSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { llmEndpointFromEnv } from "../config/llm-env.ts";
@@ -7,7 +8,8 @@ import { repoConfigSchema } from "../config/repo-config-schema.ts";
 import { Budget } from "../llm/budget.ts";
 import { pricesFromEnv } from "../llm/prices.ts";
 import { openAiLlmClient } from "../llm/llm-client.ts";
-import { transcript } from "../llm/transcript.ts";
+import { replayFetch } from "../llm/replay-fetch.ts";
+import { readTranscript, transcript } from "../llm/transcript.ts";
 import { strategyByName } from "../engine/strategies.ts";
 import { humanEvalFixTask, loadHumanEvalFix } from "../eval/humanevalfix-loader.ts";
 import { loadLocalTasks } from "../eval/local-task-loader.ts";
@@ -19,12 +21,13 @@ import { parseFlags } from "./parse-flags.ts";
 
 const USAGE = `autogen eval --dataset humanevalfix:<path/to/humanevalpack.jsonl>|local:<dir> [--strategy template] [--limit N] [--offset N]
              [--concurrency C] [--candidates N] [--minutes M] [--test-timeout S] [--per-test-timeout S] [--out DIR]
-             [--transcripts DIR]
+             [--transcripts DIR] [--replay DIR]
 
 Runs each strategy on the same tasks: the engine sees only the visible tests; the hidden
 tests run once, after it stops. Strategies: template (no model) and lpw (needs
 AUTOGEN_LLM_BASE_URL / OPENAI_API_KEY; each task gets the default budgets, and with
---transcripts every model call is written to DIR/<strategy>/<task>.jsonl). --test-timeout bounds one test run (default 20 s),
+--transcripts every model call is written to DIR/<strategy>/<task>.jsonl; --replay DIR
+answers from such transcripts instead of an endpoint, offline). --test-timeout bounds one test run (default 20 s),
 --per-test-timeout one test inside it (default 1 s: the tasks are small functions). Prints a table (solved, plausible, cost, time) and writes
 DIR/results.json, results.md and results.svg (DIR defaults to ./eval-results). Dataset
 kinds: humanevalfix:<jsonl>, local:<directory with one task repository per subdirectory,
@@ -56,6 +59,7 @@ export const evalCommand: CliCommand = {
         "per-test-timeout": { type: "string" },
         out: { type: "string", default: "eval-results" },
         transcripts: { type: "string" },
+        replay: { type: "string" },
       },
       false,
     );
@@ -63,7 +67,8 @@ export const evalCommand: CliCommand = {
     if (!dataset) throw new UsageError("--dataset is required (for example --dataset humanevalfix:../shared/datasets/humanevalfix-python/humanevalpack.jsonl)");
     const [kind, ...rest] = dataset.split(":");
     if ((kind !== "humanevalfix" && kind !== "local") || rest.length === 0) throw new UsageError(`unknown dataset "${dataset}": expected humanevalfix:<path> or local:<directory of task repositories>`);
-    const endpoint = llmEndpointFromEnv(io.env);
+    const replayDir = values.replay ? resolve(io.cwd, values.replay) : undefined;
+    const endpoint = replayDir ? { baseURL: "http://replay.invalid/v1", apiKey: undefined, model: "replay" } : llmEndpointFromEnv(io.env);
     let prices;
     try {
       prices = pricesFromEnv(io.env);
@@ -75,8 +80,17 @@ export const evalCommand: CliCommand = {
     const strategies: StrategyFactory[] = (values.strategy ?? "template").split(",").map((raw) => {
       const name = raw.trim();
       const make = (taskId: string) => {
+        const file = `${taskId.replaceAll("/", "_")}.jsonl`;
+        // Replay: each task's model answers come from the transcript recorded for it.
+        const recorded = replayDir && existsSync(join(replayDir, name, file)) ? readTranscript(join(replayDir, name, file)) : replayDir ? [] : undefined;
         const llm = endpoint && name !== "template"
-          ? openAiLlmClient({ endpoint, prices, budget: new Budget(config.budgets), transcript: transcript(transcriptsDir ? join(transcriptsDir, name, `${taskId.replaceAll("/", "_")}.jsonl`) : undefined) })
+          ? openAiLlmClient({
+              endpoint: recorded?.[0] ? { ...endpoint, model: recorded[0].model } : endpoint,
+              prices,
+              budget: new Budget(config.budgets),
+              transcript: transcript(transcriptsDir ? join(transcriptsDir, name, file) : undefined),
+              ...(recorded ? { fetch: replayFetch(recorded), maxRetries: 0 } : {}),
+            })
           : undefined;
         return strategyByName(name, { llm, strategy: { ...config.strategy, templateFirstPass: false } });
       };

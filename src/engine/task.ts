@@ -92,6 +92,8 @@ export type Outcome = {
     completionTokens: number;
     /** Estimated model spend in US dollars (price table of the model). */
     dollars: number;
+    /** Seconds spent waiting on the model. */
+    llmSeconds: number;
     testRuns: number;
     testSeconds: number;
     wallSeconds: number;
@@ -126,6 +128,6 @@ export function emptyOutcome(strategy: string): Outcome {
     diff: "",
     changedFiles: [],
     attempts: [],
-    cost: { llmCalls: 0, promptTokens: 0, completionTokens: 0, dollars: 0, testRuns: 0, testSeconds: 0, wallSeconds: 0, candidatesGenerated: 0, candidatesTried: 0 },
+    cost: { llmCalls: 0, promptTokens: 0, completionTokens: 0, dollars: 0, llmSeconds: 0, testRuns: 0, testSeconds: 0, wallSeconds: 0, candidatesGenerated: 0, candidatesTried: 0 },
   };
 }

@@ -62,7 +62,7 @@ export async function runEvalTask(task: EvalTask, strategy: Strategy, settings: 
       fix: outcome.plan.fix ? `${outcome.plan.fix.description} (${outcome.plan.fix.file}:${outcome.plan.fix.line})` : undefined,
       cost: outcome.cost,
       epg: outcome.status === "fixed" ? outcome.cost.candidatesTried - 1 : undefined,
-      llmWaitSeconds: 0,
+      llmWaitSeconds: outcome.cost.llmSeconds,
     };
   } finally {
     await rm(workspace, { recursive: true, force: true });

@@ -9,6 +9,8 @@ export type BudgetState = {
   completionTokens: number;
   cachedTokens: number;
   dollars: number;
+  /** Time spent waiting on the model, in milliseconds. */
+  waitMs: number;
   startedAt: number;
 };
 
@@ -27,7 +29,7 @@ export class Budget {
 
   constructor(caps: BudgetCaps, now: () => number = Date.now, state?: BudgetState) {
     this.now = now;
-    this.state = state ?? { caps, llmCalls: 0, promptTokens: 0, completionTokens: 0, cachedTokens: 0, dollars: 0, startedAt: now() };
+    this.state = state ?? { caps, llmCalls: 0, promptTokens: 0, completionTokens: 0, cachedTokens: 0, dollars: 0, waitMs: 0, startedAt: now() };
   }
 
   /** Throws when any cap is reached; called before each model call. */
@@ -49,7 +51,8 @@ export class Budget {
     return Math.max(1, Math.min(defaultMax, left));
   }
 
-  record(usage: { promptTokens: number; completionTokens: number; cachedTokens: number }, dollars: number): void {
+  record(usage: { promptTokens: number; completionTokens: number; cachedTokens: number }, dollars: number, waitMs = 0): void {
+    this.state.waitMs += waitMs;
     this.state.llmCalls += 1;
     this.state.promptTokens += usage.promptTokens;
     this.state.completionTokens += usage.completionTokens;

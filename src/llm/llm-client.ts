@@ -84,11 +84,12 @@ export function openAiLlmClient(options: OpenAiClientOptions): LlmClient {
       cachedTokens: completion.usage?.prompt_tokens_details?.cached_tokens ?? 0,
     };
     const dollars = costOf(model, usage, prices);
-    options.budget.record(usage, dollars);
+    const latencyMs = Math.round(performance.now() - started);
+    options.budget.record(usage, dollars, latencyMs);
     const answer = choice?.message.content ?? null;
     const refusal = choice?.message.refusal ?? null;
     const finishReason = choice?.finish_reason ?? null;
-    options.transcript.write({ stage, model, attempt, messages, answer, finishReason, refusal, usage, dollars, latencyMs: Math.round(performance.now() - started) });
+    options.transcript.write({ stage, model, attempt, messages, answer, finishReason, refusal, usage, dollars, latencyMs });
     return { answer, refusal, finishReason };
   }
 

@@ -31,7 +31,7 @@ export function directStrategy(options: { llm: LlmClient; maxRefinements?: numbe
       const finish = (reason: Outcome["stopReason"], message: string): Outcome => {
         const s = options.llm.budget.state;
         Object.assign(outcome, { stopReason: reason, message });
-        Object.assign(outcome.cost, { llmCalls: s.llmCalls - at.llmCalls, promptTokens: s.promptTokens - at.promptTokens, completionTokens: s.completionTokens - at.completionTokens, dollars: s.dollars - at.dollars, wallSeconds: (performance.now() - started) / 1000 });
+        Object.assign(outcome.cost, { llmCalls: s.llmCalls - at.llmCalls, promptTokens: s.promptTokens - at.promptTokens, completionTokens: s.completionTokens - at.completionTokens, dollars: s.dollars - at.dollars, llmSeconds: (s.waitMs - at.waitMs) / 1000, wallSeconds: (performance.now() - started) / 1000 });
         return outcome;
       };
       try {
@@ -43,6 +43,7 @@ export function directStrategy(options: { llm: LlmClient; maxRefinements?: numbe
         const problem = task.description ?? "Make the failing tests pass.";
         let report = before;
         for (let round = 0; round <= (options.maxRefinements ?? 12); round++) {
+          if (outcome.cost.candidatesGenerated >= task.budget.candidates) return finish("budget", `${outcome.cost.candidatesGenerated} candidate(s) generated (the budget)`);
           const code = await currentCode(task.workspace, [...new Set([...context.files, ...changes.diff().files])]);
           const stage = round === 0 ? "generate" : "self-debug";
           const { value } = await options.llm.call(stage, { untrusted: { problem, failures: digestReport(report), code }, trusted: round === 0 ? {} : { instruction: "" } }, editsSchema);

@@ -57,7 +57,7 @@ class LpwRun {
   private readonly changes: WorkspaceChanges;
   private readonly outcome: Outcome;
   private readonly started = performance.now();
-  private readonly budgetAtStart: { calls: number; prompt: number; completion: number; dollars: number };
+  private readonly budgetAtStart: { calls: number; prompt: number; completion: number; dollars: number; waitMs: number };
   private contextFiles: string[] = [];
   private problem = "";
   private lastSignature = "";
@@ -78,7 +78,7 @@ class LpwRun {
     };
     this.changes = new WorkspaceChanges(task.workspace);
     const s = this.llm.budget.state;
-    this.budgetAtStart = { calls: s.llmCalls, prompt: s.promptTokens, completion: s.completionTokens, dollars: s.dollars };
+    this.budgetAtStart = { calls: s.llmCalls, prompt: s.promptTokens, completion: s.completionTokens, dollars: s.dollars, waitMs: s.waitMs };
     this.outcome = emptyOutcome("lpw");
   }
 
@@ -308,6 +308,7 @@ class LpwRun {
     o.cost.promptTokens = s.promptTokens - this.budgetAtStart.prompt;
     o.cost.completionTokens = s.completionTokens - this.budgetAtStart.completion;
     o.cost.dollars = s.dollars - this.budgetAtStart.dollars;
+    o.cost.llmSeconds = (s.waitMs - this.budgetAtStart.waitMs) / 1000;
     o.cost.wallSeconds = (performance.now() - this.started) / 1000;
     o.cost.testSeconds = Math.round(o.cost.testSeconds * 1000) / 1000;
     return o;

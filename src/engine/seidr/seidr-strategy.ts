@@ -40,7 +40,7 @@ export function seidrStrategy(options: SeidrOptions): Strategy {
       const finish = (reason: Outcome["stopReason"], message: string): Outcome => {
         const s = options.llm.budget.state;
         Object.assign(outcome, { stopReason: reason, message });
-        Object.assign(outcome.cost, { llmCalls: s.llmCalls - at.llmCalls, promptTokens: s.promptTokens - at.promptTokens, completionTokens: s.completionTokens - at.completionTokens, dollars: s.dollars - at.dollars, wallSeconds: (performance.now() - started) / 1000 });
+        Object.assign(outcome.cost, { llmCalls: s.llmCalls - at.llmCalls, promptTokens: s.promptTokens - at.promptTokens, completionTokens: s.completionTokens - at.completionTokens, dollars: s.dollars - at.dollars, llmSeconds: (s.waitMs - at.waitMs) / 1000, wallSeconds: (performance.now() - started) / 1000 });
         return outcome;
       };
       try {

@@ -24,6 +24,8 @@ export type SlpwOptions = { llm: LlmClient; planSamples?: number; verifiedPlans?
 type Plan = { id: string; steps: string[]; verification?: Verification };
 type Program = { id: string; plan: Plan; edits: Edit[]; report: TestReport };
 
+class OutOfCandidates extends Error {}
+
 const numbered = (steps: string[]) => steps.map((s, i) => `${i + 1}. ${s}`).join("\n");
 const formatVerification = (v: Verification) => v.tests.map((t) => `Test ${t.test}: ${t.steps.map((s) => `after step ${s.step}: ${s.value}`).join("; ")}; derived ${t.derived}, expected ${t.expected}`).join("\n");
 
@@ -46,7 +48,7 @@ export function slpwStrategy(options: SlpwOptions): Strategy {
       const finish = (reason: Outcome["stopReason"], message: string): Outcome => {
         const s = options.llm.budget.state;
         Object.assign(outcome, { stopReason: reason, message });
-        Object.assign(outcome.cost, { llmCalls: s.llmCalls - at.llmCalls, promptTokens: s.promptTokens - at.promptTokens, completionTokens: s.completionTokens - at.completionTokens, dollars: s.dollars - at.dollars, wallSeconds: (performance.now() - started) / 1000 });
+        Object.assign(outcome.cost, { llmCalls: s.llmCalls - at.llmCalls, promptTokens: s.promptTokens - at.promptTokens, completionTokens: s.completionTokens - at.completionTokens, dollars: s.dollars - at.dollars, llmSeconds: (s.waitMs - at.waitMs) / 1000, wallSeconds: (performance.now() - started) / 1000 });
         return outcome;
       };
       try {
@@ -107,6 +109,7 @@ export function slpwStrategy(options: SlpwOptions): Strategy {
         const programBandit = new UcbBandit<string>();
         const programs = new Map<string, Program>();
         const run = async (id: string, plan: Plan, edits: Edit[], description: string): Promise<Program | undefined> => {
+          if (outcome.cost.candidatesGenerated >= task.budget.candidates) throw new OutOfCandidates();
           outcome.cost.candidatesGenerated += 1;
           outcome.cost.candidatesTried += 1;
           await changes.restore();
@@ -163,6 +166,7 @@ export function slpwStrategy(options: SlpwOptions): Strategy {
         }
         return finish("iterations", "no program passed the visible tests");
       } catch (error) {
+        if (error instanceof OutOfCandidates) return finish("budget", `${outcome.cost.candidatesGenerated} candidate(s) generated (the budget)`);
         if (error instanceof BudgetExceededError) return finish("budget", error.message);
         if (error instanceof LlmStageError) return finish("error", `the ${error.stage} stage failed`);
         throw error;

@@ -1,0 +1,53 @@
+// An evaluation run with an LLM strategy, recorded (answers scripted over HTTP) and then
+// replayed offline from its transcripts: the same table, and counts that match the
+// transcripts line for line.
+import { mkdtemp, readdir, readFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { loadHumanEvalFix } from "../../src/eval/humanevalfix-loader.ts";
+import { readTranscript } from "../../src/llm/transcript.ts";
+import { useHttpMock } from "../support/http-mock.ts";
+import { LLM_BASE, scriptAnswers } from "../support/llm-mock.ts";
+import { runCli } from "../support/run-cli.ts";
+
+useHttpMock();
+
+const SAMPLE = fileURLToPath(new URL("../fixtures/humanevalfix/sample.jsonl", import.meta.url));
+
+type Summary = { tasks: number; solved: number; plausible: number; notFixed: number; llmCalls: number; promptTokensPerTask: number };
+
+describe("a replayed evaluation", () => {
+  it("reproduces the recorded run offline, with counts that match the transcripts", async () => {
+    // One `generate` answer per task, in task order (concurrency 1): the first three get
+    // the canonical body, the last two a wrong one.
+    const rows = await loadHumanEvalFix(SAMPLE);
+    scriptAnswers(
+      rows.map((row, i) => ({
+        stage: "generate",
+        content: { edits: [{ kind: "replace", path: "solution.py", search: row.buggy_solution.trimEnd(), replace: i < 3 ? row.canonical_solution.trimEnd() : `${row.buggy_solution.trimEnd()}  # unchanged` }] },
+      })),
+    );
+    const transcripts = await mkdtemp(join(tmpdir(), "autogen-transcripts-"));
+    const recordedOut = await mkdtemp(join(tmpdir(), "autogen-eval-rec-"));
+    const env = { AUTOGEN_LLM_BASE_URL: LLM_BASE };
+    const common = ["eval", "--dataset", `humanevalfix:${SAMPLE}`, "--strategy", "direct", "--concurrency", "1", "--candidates", "1"];
+    const recorded = await runCli([...common, "--transcripts", transcripts, "--out", recordedOut], { env });
+    expect(recorded.code).toBe(0);
+
+    const replayedOut = await mkdtemp(join(tmpdir(), "autogen-eval-rep-"));
+    const replayed = await runCli([...common, "--replay", transcripts, "--out", replayedOut], { env: {} });
+    expect(replayed.code).toBe(0);
+
+    const summary = async (dir: string) => ((JSON.parse(await readFile(join(dir, "results.json"), "utf8")) as { summaries: Summary[] }).summaries[0] as Summary);
+    const a = await summary(recordedOut);
+    const b = await summary(replayedOut);
+    const lines = (await Promise.all((await readdir(join(transcripts, "direct"))).map(async (f) => readTranscript(join(transcripts, "direct", f)).length))).reduce((x, y) => x + y, 0);
+    expect(a).toMatchObject({ tasks: 5, solved: 3, notFixed: 2 });
+    expect({ ...b, medianSeconds: 0, p90Seconds: 0, testSecondsPerTask: 0, llmWaitShare: 0 }).toEqual({ ...a, medianSeconds: 0, p90Seconds: 0, testSecondsPerTask: 0, llmWaitShare: 0 });
+    expect(a.llmCalls).toBe(lines);
+    expect(b.llmCalls).toBe(lines);
+    expect(b.promptTokensPerTask).toBe(100);
+  });
+});
