@@ -73,6 +73,10 @@ export const strategySchema = z
     planVerification: z.boolean().default(true).meta({ description: "Ablation switch: verify plans against the visible tests." }),
     codeExplanation: z.boolean().default(true).meta({ description: "Ablation switch: explain the current code before refining it." }),
     instrumentedDebug: z.boolean().default(true).meta({ description: "Ablation switch: run the first failing test with temporary logging before refining." }),
+    knowledge: z
+      .boolean()
+      .default(false)
+      .meta({ description: "LPW: before coding, write down the APIs and facts the change needs and look them up in the repository's docs and installed dependencies (SelfEvolve, CoCoST)." }),
   })
   .meta({ description: "How candidate changes are searched for." });
 

@@ -27,6 +27,7 @@ export function strategyByName(name: string, deps: StrategyDeps = {}): Strategy 
     const lpw = lpwStrategy({
       llm: deps.llm,
       ...(deps.memory ? { memory: deps.memory } : {}),
+      ...(s?.knowledge ? { knowledge: "on-disk" as const } : {}),
       ...(s ? { maxPlanIterations: s.maxPlanIterations, maxRefinements: s.maxRefinements, planVerification: s.planVerification, codeExplanation: s.codeExplanation, instrumentedDebug: s.instrumentedDebug } : {}),
     });
     return s?.templateFirstPass ? withTemplateFirst(lpw) : lpw;

@@ -7,7 +7,7 @@ import { parse } from "yaml";
 import { z } from "zod";
 import { untrustedBlock } from "./sanitize-untrusted.ts";
 
-export const STAGES = ["localize", "reproduce", "plan", "verify-plan", "check-verification", "implement", "instrument", "analyze-error", "explain", "refine", "generate", "self-debug"] as const;
+export const STAGES = ["localize", "reproduce", "plan", "verify-plan", "check-verification", "implement", "instrument", "analyze-error", "explain", "refine", "generate", "self-debug", "knowledge"] as const;
 export type Stage = (typeof STAGES)[number];
 
 const promptSchema = z.strictObject({

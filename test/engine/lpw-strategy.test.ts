@@ -198,6 +198,17 @@ describe("LPW", () => {
     expectCost(outcome, 4, 5);
   });
 
+  it("writes down the knowledge the change needs and looks it up in the repository's docs before coding", async () => {
+    const files = { ...PY_REPO, "docs/pricing.md": "# Pricing\n\nDiscounts are absolute amounts in cents and are always subtracted from the subtotal.\n" };
+    const { outcome, stages, llm } = await runLpw(files, [PLAN, VERIFIED, CHECK_OK, { stage: "knowledge", content: { facts: ["sum() adds the prices"], queries: ["discount subtracted subtotal"] } }, IMPLEMENT_RIGHT], { lpw: { knowledge: "on-disk" } });
+    expect(stages).toEqual(["plan", "verify-plan", "check-verification", "knowledge", "implement"]);
+    const implement = llm.sink.entries.find((e) => e.stage === "implement")?.messages[1]?.content ?? "";
+    expect(implement).toContain("- sum() adds the prices");
+    expect(implement).toContain("From docs/pricing.md:1:\n# Pricing");
+    expect(implement).toContain("always subtracted from the subtotal");
+    expect(outcome.stopReason).toBe("solved");
+  });
+
   it("works on a JavaScript repository (node --test)", async () => {
     const js = {
       "package.json": JSON.stringify({ name: "cart", private: true, type: "module", scripts: { test: "node --test" } }),

@@ -19,7 +19,8 @@ import { repoFiles } from "../context/repo-files.ts";
 import { emptyOutcome, evidenceOf, type Attempt, type Outcome, type Strategy, type Task } from "../task.ts";
 import { failureSignature } from "./failure-signature.ts";
 import { instrumentedRun } from "./instrumented-run.ts";
-import { analysisSchema, checkSchema, editsSchema, explanationSchema, planSchema, reproductionSchema, verificationSchema, type Verification } from "./schemas.ts";
+import { formatKnowledge, onDiskKnowledge, type KnowledgeProvider } from "../knowledge/knowledge-search.ts";
+import { analysisSchema, checkSchema, editsSchema, explanationSchema, knowledgeSchema, planSchema, reproductionSchema, verificationSchema, type Verification } from "./schemas.ts";
 import { testSource } from "./test-source.ts";
 import { WorkspaceChanges } from "./workspace-changes.ts";
 
@@ -35,6 +36,8 @@ export type LpwOptions = {
   memory?: string;
   /** `/autogen plan`: stop after the plan is verified, changing no code. */
   planOnly?: boolean;
+  /** SelfEvolve: write down the knowledge the change needs (and look it up: "on-disk" searches the workspace's docs and dependencies) before coding. */
+  knowledge?: KnowledgeProvider | "on-disk" | undefined;
 };
 
 type Stop = { reason: Outcome["stopReason"]; message: string };
@@ -52,7 +55,8 @@ export function lpwStrategy(options: LpwOptions): Strategy {
 
 class LpwRun {
   private readonly task: Task;
-  private readonly options: Required<Omit<LpwOptions, "memory">> & { memory: string };
+  private readonly options: Required<Omit<LpwOptions, "memory" | "knowledge">> & { memory: string; knowledge: KnowledgeProvider | "on-disk" | undefined };
+  private knowledgeText = "(none)";
   private readonly llm: LlmClient;
   private readonly changes: WorkspaceChanges;
   private readonly outcome: Outcome;
@@ -75,6 +79,7 @@ class LpwRun {
       instrumentedDebug: options.instrumentedDebug ?? true,
       memory: options.memory ?? "(none)",
       planOnly: options.planOnly ?? false,
+      knowledge: options.knowledge,
     };
     this.changes = new WorkspaceChanges(task.workspace);
     const s = this.llm.budget.state;
@@ -107,6 +112,8 @@ class LpwRun {
       const tests = (await Promise.all(failing.map(async (t) => `${(await testSource(this.task.workspace, t.id, t.file)) ?? `# ${t.id}`}\n# fails now with: ${t.message ?? t.status}`))).join("\n\n");
 
       const { plan, verification } = await this.planAndVerify(digest, context.code, tests);
+      const knowledge = this.options.knowledge === "on-disk" ? onDiskKnowledge(this.task.workspace) : this.options.knowledge;
+      if (knowledge && !this.options.planOnly) await this.gatherKnowledge(plan, context.code, knowledge);
       if (this.options.planOnly) return this.finish({ reason: "planned", message: this.outcome.plan.verified ? "the plan is verified on the visible tests; no code was changed" : "the plan could not be verified on the visible tests; no code was changed" });
       let report = await this.implement(plan, verification, visible, undefined);
       if (await this.accept(report, baseline)) return this.finish({ reason: "solved", message: "the implementation of the verified plan passes the visible tests and the regression gate" });
@@ -184,12 +191,19 @@ class LpwRun {
     return { plan, verification };
   }
 
+  private async gatherKnowledge(plan: string[], code: string, provider: KnowledgeProvider): Promise<void> {
+    this.task.onProgress?.({ kind: "stage", stage: "knowledge" });
+    const { value } = await this.llm.call("knowledge", { untrusted: { problem: this.problem, code }, trusted: { plan: numbered(plan) } }, knowledgeSchema);
+    const snippets = value.queries.length ? await provider.search(value.queries, 4) : [];
+    this.knowledgeText = formatKnowledge(value.facts, snippets);
+  }
+
   private async implement(plan: string[], verification: Verification | undefined, visible: TestSelection, hint: string | undefined): Promise<TestReport> {
     this.task.onProgress?.({ kind: "stage", stage: "implement" });
     const code = await this.currentCode();
     const { value } = await this.llm.call(
       "implement",
-      { untrusted: { problem: hint ? `${this.problem}\n\n${hint}` : this.problem, code }, trusted: { plan: numbered(plan), verification: verification ? formatVerification(verification) : "(plan verification disabled)" } },
+      { untrusted: { problem: hint ? `${this.problem}\n\n${hint}` : this.problem, code, knowledge: this.knowledgeText }, trusted: { plan: numbered(plan), verification: verification ? formatVerification(verification) : "(plan verification disabled)" } },
       editsSchema,
     );
     return this.attempt(value.edits, visible, hint ? "re-implementation from the plan" : "implementation of the plan", undefined);

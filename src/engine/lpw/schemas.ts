@@ -26,3 +26,4 @@ export const analysisSchema = z.object({ divergence: z.string().min(1), fix: z.s
 export const explanationSchema = z.object({ explanation: z.string().min(1) });
 export const localizeSchema = z.object({ files: z.array(z.string()).min(1).max(20), functions: z.array(z.string()).optional() });
 export const reproductionSchema = z.object({ path: z.string().min(1), content: z.string().min(1), testId: z.string().min(1), expectedFailure: z.string().min(1) });
+export const knowledgeSchema = z.object({ facts: z.array(z.string()).max(30), queries: z.array(z.string()).max(10) });

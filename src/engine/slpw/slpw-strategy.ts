@@ -143,7 +143,7 @@ export function slpwStrategy(options: SlpwOptions): Strategy {
         };
         for (const plan of carried) {
           await changes.restore();
-          const { value } = await options.llm.call("implement", { untrusted: { problem, code: await code() }, trusted: { plan: numbered(plan.steps), verification: plan.verification ? formatVerification(plan.verification) : "(not verified)" } }, editsSchema);
+          const { value } = await options.llm.call("implement", { trusted: { plan: numbered(plan.steps), verification: plan.verification ? formatVerification(plan.verification) : "(not verified)" }, untrusted: { problem, code: await code(), knowledge: "(none)" } }, editsSchema);
           const program = await run(`prog-${plan.id}`, plan, value.edits, `implementation of plan ${plan.id}`);
           if (!program) continue;
           programBandit.add(program.id);
