@@ -3,7 +3,7 @@
 // `autogen/<slug>`, and writes the report a PR body would hold.
 import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { availableParallelism, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { defaultDataDir } from "../config/data-dir.ts";
 import { llmEndpointFromEnv } from "../config/llm-env.ts";
@@ -188,6 +188,7 @@ async function fixInWorktree({ io, repo, worktree, config, strategy, notes, issu
     isTestFile,
     budget: { candidates: numberFlag(values.candidates, config.budgets.iterations * 20), minutes: numberFlag(values.minutes, config.budgets.minutes) },
     description: issueText,
+    parallelism: Math.min(2, availableParallelism()),
     onProgress: progress.onProgress,
   });
   progress.done();

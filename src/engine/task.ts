@@ -23,6 +23,8 @@ export type Task = {
   runnerName: string;
   isTestFile: (path: string) => boolean;
   budget: { candidates: number; minutes: number };
+  /** How many independent candidates may be validated at once (each in its own copy). */
+  parallelism?: number | undefined;
   description?: string | undefined;
   onProgress?: ((event: ProgressEvent) => void) | undefined;
   signal?: AbortSignal | undefined;

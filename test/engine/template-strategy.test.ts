@@ -112,6 +112,20 @@ describe("template strategy: each family fixes a real bug", () => {
   }
 });
 
+describe("template strategy: parallel validation", () => {
+  it("validates candidates in parallel copies and picks the same fix as one at a time", async () => {
+    const c = CASES.find((x) => x.family === "variable-replace") as Case;
+    const sequential = await runTemplate(await writeRepo({ "lib.py": c.source, "test_lib.py": c.tests }), 300, 1);
+    const dir = await writeRepo({ "lib.py": c.source, "test_lib.py": c.tests });
+    const parallel = await runTemplate(dir, 300, 3);
+    expect(parallel.plan.fix).toEqual(sequential.plan.fix);
+    expect(await readFile(join(dir, "lib.py"), "utf8")).toContain(c.fixed);
+    expect(parallel.attempts.map((a) => a.index)).toEqual([...parallel.attempts.map((a) => a.index)].sort((a, b) => a - b));
+    expect(parallel.attempts.length).toBeGreaterThanOrEqual(sequential.attempts.length);
+    expect(parallel.attempts.length).toBeLessThan(sequential.attempts.length + 3);
+  });
+});
+
 describe("template strategy: localisation and order", () => {
   it("ranks the buggy line first when only the failing test reaches it", async () => {
     const source = 'def sign(n):\n    if n < 0:\n        return "negative"\n    elif n == 0:\n        return "positive"\n    return "positive"\n';

@@ -21,7 +21,7 @@ export async function writeRepo(files: Record<string, string>): Promise<string> 
   return dir;
 }
 
-export async function runTemplate(dir: string, candidates = 300): Promise<Outcome> {
+export async function runTemplate(dir: string, candidates = 300, parallelism = 1): Promise<Outcome> {
   const sandbox = { timeoutMs: 30_000, env: PYTEST_ENV };
   return templateStrategy.run({
     workspace: dir,
@@ -31,5 +31,6 @@ export async function runTemplate(dir: string, candidates = 300): Promise<Outcom
     runnerName: "pytest",
     isTestFile,
     budget: { candidates, minutes: 5 },
+    parallelism,
   });
 }

@@ -2,7 +2,9 @@
 // per-test line coverage), then repair templates at the most suspicious lines, tried in
 // order of suspiciousness × template prior, each validated on the failing tests first,
 // then on all visible tests, then the regression gate. Stops at the first plausible fix.
-import { readFile, writeFile } from "node:fs/promises";
+import { cp, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
+import { existsSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { unifiedDiff } from "../../workspace/unified-diff.ts";
 import { allPassed, failingTests, type TestReport } from "../../verify/test-report.ts";
@@ -70,29 +72,46 @@ export const templateStrategy: Strategy = {
     const failingIds: TestSelection = { kind: "tests", ids: failing.map((t) => t.id) };
     const originals = new Map<string, string>();
     const deadline = started + task.budget.minutes * 60_000;
-    for (const [index, { mutation, score }] of candidates.entries()) {
-      if (task.signal?.aborted) return state.finish("cancelled", "stopped on request");
-      if (index >= task.budget.candidates || performance.now() > deadline) {
-        return state.finish("budget", `budget spent after ${index} of ${candidates.length} candidates (limit ${task.budget.candidates} candidates, ${task.budget.minutes} minutes)`);
+    // Independent candidates are validated in parallel: slot 0 is the workspace, the others scratch copies.
+    const slots = [task.workspace, ...(await scratchCopies(task.workspace, Math.max(1, task.parallelism ?? 1) - 1))];
+    try {
+      for (let start = 0; start < candidates.length; start += slots.length) {
+        if (task.signal?.aborted) return state.finish("cancelled", "stopped on request");
+        if (start >= task.budget.candidates || performance.now() > deadline) {
+          return state.finish("budget", `budget spent after ${start} of ${candidates.length} candidates (limit ${task.budget.candidates} candidates, ${task.budget.minutes} minutes)`);
+        }
+        const batch = candidates.slice(start, Math.min(start + slots.length, task.budget.candidates));
+        const results = await Promise.all(
+          batch.map(async ({ mutation, score }, j) => {
+            const slot = slots[j] as string;
+            const original = originals.get(mutation.file) ?? (await readFile(join(task.workspace, mutation.file), "utf8"));
+            originals.set(mutation.file, original);
+            const mutated = applyMutation(original, mutation);
+            await writeFile(join(slot, mutation.file), mutated);
+            try {
+              return { mutation, score, original, mutated, attempt: await state.validate(start + j, mutation, score, failingIds, regressionBaseline, slot) };
+            } finally {
+              await writeFile(join(slot, mutation.file), original);
+            }
+          }),
+        );
+        // The best-ranked passing candidate of the batch wins, as it would have one at a time.
+        for (const { mutation, score, original, mutated, attempt } of results) {
+          if (attempt.result !== "plausible" && attempt.passed > (state.outcome.closestAttempt?.passed ?? 0)) {
+            state.outcome.closestAttempt = { diff: unifiedDiff(mutation.file, original, mutated), files: [mutation.file], passed: attempt.passed, failed: attempt.failed };
+          }
+          if (attempt.result !== "plausible") continue;
+          await writeFile(join(task.workspace, mutation.file), mutated);
+          state.outcome.diff = unifiedDiff(mutation.file, original, mutated);
+          state.outcome.changedFiles = [mutation.file];
+          state.outcome.plan.fix = { family: mutation.family, description: mutation.description, file: mutation.file, line: mutation.line, score };
+          state.outcome.status = "fixed";
+          state.outcome.closestAttempt = undefined;
+          return state.finish("solved", `${mutation.description} at ${mutation.file}:${mutation.line} makes every visible test pass`);
+        }
       }
-      const path = join(task.workspace, mutation.file);
-      const original = originals.get(path) ?? (await readFile(path, "utf8"));
-      originals.set(path, original);
-      const mutated = applyMutation(original, mutation);
-      await writeFile(path, mutated);
-      const attempt = await state.validate(index, mutation, score, failingIds, regressionBaseline);
-      if (attempt.result !== "plausible" && attempt.passed > (state.outcome.closestAttempt?.passed ?? 0)) {
-        state.outcome.closestAttempt = { diff: unifiedDiff(mutation.file, original, mutated), files: [mutation.file], passed: attempt.passed, failed: attempt.failed };
-      }
-      if (attempt.result === "plausible") {
-        state.outcome.diff = unifiedDiff(mutation.file, original, mutated);
-        state.outcome.changedFiles = [mutation.file];
-        state.outcome.plan.fix = { family: mutation.family, description: mutation.description, file: mutation.file, line: mutation.line, score };
-        state.outcome.status = "fixed";
-        state.outcome.closestAttempt = undefined;
-        return state.finish("solved", `${mutation.description} at ${mutation.file}:${mutation.line} makes every visible test pass`);
-      }
-      await writeFile(path, original);
+    } finally {
+      for (const copy of slots.slice(1)) await rm(copy, { recursive: true, force: true });
     }
     return state.finish("exhausted", `none of the ${candidates.length} template edits at the ${Math.min(ranking.length, MAX_LINES)} most suspicious lines makes the visible tests pass`);
   },
@@ -130,14 +149,14 @@ class RunState {
     this.outcome = emptyOutcome("template");
   }
 
-  async test(selection: TestSelection): Promise<TestReport> {
-    const report = await this.task.verifier.run(this.task.workspace, selection);
+  async test(selection: TestSelection, workspace = this.task.workspace): Promise<TestReport> {
+    const report = await this.task.verifier.run(workspace, selection);
     this.outcome.cost.testRuns += 1;
     this.outcome.cost.testSeconds += report.run.durationMs / 1000;
     return report;
   }
 
-  async validate(index: number, mutation: Mutation, score: number, failingIds: TestSelection, baseline: TestReport | undefined): Promise<Attempt> {
+  async validate(index: number, mutation: Mutation, score: number, failingIds: TestSelection, baseline: TestReport | undefined, workspace: string): Promise<Attempt> {
     this.outcome.cost.candidatesTried += 1;
     const record = (result: Attempt["result"], report: TestReport): Attempt => {
       const failed = failingTests(report).length;
@@ -146,13 +165,13 @@ class RunState {
       this.task.onProgress?.({ kind: "attempt", index: index + 1, total: this.outcome.cost.candidatesGenerated, description: `${mutation.description} (${mutation.file}:${mutation.line})`, passed: attempt.passed, failed });
       return attempt;
     };
-    const first = await this.test(failingIds);
+    const first = await this.test(failingIds, workspace);
     if (!allPassed(first)) return record("still-failing", first);
-    const visible = await this.test(this.task.visible);
+    const visible = await this.test(this.task.visible, workspace);
     if (!allPassed(visible)) return record("visible-regressed", visible);
     this.outcome.evidence.after = evidenceOf(visible);
     if (this.task.regression && baseline) {
-      const regression = await this.test(this.task.regression);
+      const regression = await this.test(this.task.regression, workspace);
       this.outcome.evidence.regressionAfter = evidenceOf(regression);
       const passedBefore = new Set(baseline.tests.filter((t) => t.status === "pass").map((t) => t.id));
       const broken = failingTests(regression).filter((t) => passedBefore.has(t.id));
@@ -162,10 +181,23 @@ class RunState {
   }
 
   finish(reason: Outcome["stopReason"], message: string): Outcome {
+    this.outcome.attempts.sort((a, b) => a.index - b.index);
     this.outcome.stopReason = reason;
     this.outcome.message = message;
     this.outcome.cost.wallSeconds = (performance.now() - this.started) / 1000;
     this.outcome.cost.testSeconds = Math.round(this.outcome.cost.testSeconds * 1000) / 1000;
     return this.outcome;
   }
+}
+
+/** Copies of the workspace for parallel validation (no .git; node_modules linked, not copied). */
+async function scratchCopies(workspace: string, count: number): Promise<string[]> {
+  const copies: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const dir = await mkdtemp(join(tmpdir(), "autogen-slot-"));
+    await cp(workspace, dir, { recursive: true, filter: (src) => !/(^|\/)(\.git|node_modules)(\/|$)/.test(src.slice(workspace.length)) });
+    if (existsSync(join(workspace, "node_modules"))) await symlink(join(workspace, "node_modules"), join(dir, "node_modules"));
+    copies.push(dir);
+  }
+  return copies;
 }
