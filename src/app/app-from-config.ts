@@ -5,6 +5,7 @@
 import { dirname, join } from "node:path";
 import type { ApplicationFunction } from "probot";
 import type { ServerConfig } from "../config/env-config.ts";
+import { MemoryPool } from "../engine/memory/memory-pool.ts";
 import { JobStore } from "../jobs/job-store.ts";
 import type { WorkerPool } from "../jobs/worker-pool.ts";
 import { Budget } from "../llm/budget.ts";
@@ -18,6 +19,7 @@ export type AppHandle = { app: ApplicationFunction; store: JobStore; pool: () =>
 export function appFromConfig(config: ServerConfig, env: NodeJS.ProcessEnv = process.env): AppHandle {
   const dataDir = dirname(config.dbPath);
   const store = new JobStore(config.dbPath);
+  const memory = new MemoryPool(join(dataDir, "memory.db"));
   const scrub = secretScrubber([...processSecrets(env), config.privateKey, config.webhookSecret, config.llm?.apiKey]);
   const { llm, caps } = config;
   let pool: WorkerPool | undefined;
@@ -28,6 +30,7 @@ export function appFromConfig(config: ServerConfig, env: NodeJS.ProcessEnv = pro
     concurrency: config.concurrency,
     perInstallation: Math.max(1, Math.ceil(config.concurrency / 2)),
     onReady: (p) => (pool = p),
+    memory,
     llmFor: llm
       ? (repoConfig, job, signal) =>
           openAiLlmClient({

@@ -7,6 +7,8 @@ import type { RepoConfig } from "../config/repo-config-schema.ts";
 import { octokitForge, type Forge, type OctokitLike } from "../forge/forge.ts";
 import type { JobKind, JobRequest, JobStore } from "../jobs/job-store.ts";
 import { WorkerPool } from "../jobs/worker-pool.ts";
+import type { MemoryPool } from "../engine/memory/memory-pool.ts";
+import type { Outcome } from "../engine/task.ts";
 import type { Scrubber } from "../report/scrub-secrets.ts";
 import { gate } from "../triggers/gate.ts";
 import { parseCommand } from "../triggers/parse-command.ts";
@@ -20,6 +22,8 @@ export type AppDeps = {
   perInstallation: number;
   llmFor?: JobDeps["llmFor"];
   statusThrottleMs?: number;
+  /** Memory of accepted fixes (merged bot PRs), per installation and repository. */
+  memory?: MemoryPool | undefined;
   /** Set by the app once loaded: the pool, for tests and the health endpoint. */
   onReady?: (pool: WorkerPool) => void;
 };
@@ -34,7 +38,7 @@ type IssuePayload = {
 export function createAutogenApp(deps: AppDeps): ApplicationFunction {
   return (app: Probot) => {
     const forgeFor = async (installationId: number): Promise<Forge> => octokitForge((await app.auth(installationId)) as unknown as OctokitLike, deps.scrub);
-    const jobDeps: JobDeps = { store: deps.store, forgeFor, cacheRoot: deps.cacheRoot, llmFor: deps.llmFor, statusThrottleMs: deps.statusThrottleMs, log: app.log };
+    const jobDeps: JobDeps = { store: deps.store, forgeFor, cacheRoot: deps.cacheRoot, llmFor: deps.llmFor, statusThrottleMs: deps.statusThrottleMs, log: app.log, memory: deps.memory };
     const pool = new WorkerPool(deps.store, (job, signal) => runIssueJob(job, jobDeps, signal), { concurrency: deps.concurrency, perInstallation: deps.perInstallation });
     const resumed = deps.store.requeueInterrupted();
     if (resumed > 0) app.log.info({ resumed }, "interrupted jobs requeued");
@@ -141,6 +145,28 @@ export function createAutogenApp(deps: AppDeps): ApplicationFunction {
     app.on("pull_request_review_comment.created", async (context) => {
       const c = context.payload.comment;
       await onReview(context, `${c.path}${c.line ? `:${c.line}` : ""}: ${c.body}\n\n${c.diff_hunk}`);
+    });
+
+    // A merged bot PR is an accepted fix: its plan goes into this repository's memory.
+    app.on("pull_request.closed", async (context) => {
+      if (!firstDelivery(context)) return;
+      const { pull_request: pull, repository } = context.payload;
+      const match = /^autogen\/issue-(\d+)$/.exec(pull.head.ref);
+      const installation = (context.payload as { installation?: { id: number } }).installation?.id;
+      if (!pull.merged || !match || !deps.memory || !installation) return;
+      const job = deps.store.latest(repository.owner.login, repository.name, Number(match[1]));
+      const outcome = job?.checkpoint.outcome as Outcome | undefined;
+      if (!job || !outcome || outcome.status !== "fixed") return;
+      deps.memory.remember(
+        { installation: String(installation), repository: repository.full_name },
+        {
+          task: `${job.snapshot.title}\n${job.snapshot.body}`,
+          plan: outcome.plan.steps ?? (outcome.plan.fix ? [`${outcome.plan.fix.family}: ${outcome.plan.fix.description}`] : []),
+          verification: (outcome.plan.verification ?? []).map((v) => `${v.test}: ${v.derived} (expected ${v.expected})`).join("\n"),
+          keywords: outcome.changedFiles.flatMap((f) => f.split(/[/.]/)).filter((w) => w.length > 2),
+        },
+      );
+      app.log.info({ deliveryId: context.id, job: job.id }, "merged fix remembered");
     });
 
     app.on("issues.edited", async (context) => {

@@ -10,6 +10,7 @@ import type { RepoConfig } from "../config/repo-config-schema.ts";
 import { checkDiffPolicy } from "../engine/check-diff-policy.ts";
 import { isTestFile } from "../engine/is-test-file.ts";
 import { lpwStrategy } from "../engine/lpw/lpw-strategy.ts";
+import { formatMemory, type MemoryPool } from "../engine/memory/memory-pool.ts";
 import { strategyByName } from "../engine/strategies.ts";
 import type { Outcome } from "../engine/task.ts";
 import { templateStrategy } from "../engine/template/template-strategy.ts";
@@ -32,6 +33,7 @@ export type JobDeps = {
   /** A model client for this job (its own budget), or undefined to run model-free. */
   llmFor?: ((config: RepoConfig, job: Job, signal: AbortSignal) => LlmClient | undefined) | undefined;
   statusThrottleMs?: number;
+  memory?: MemoryPool | undefined;
   log: { info: (meta: object, msg: string) => void; warn: (meta: object, msg: string) => void };
 };
 
@@ -140,7 +142,9 @@ async function runEngine(job: Job, config: RepoConfig, worktree: Worktree, mirro
   const base = deps.llmFor?.(config, job, signal);
   // Every model call first checks that the issue is still what was asked for.
   const llm: LlmClient | undefined = base ? { ...base, budget: base.budget, model: base.model, call: async (stage, vars, schema, options) => (await ensureCurrent(), base.call(stage, vars, schema, options)) } : undefined;
-  const strategy = job.kind === "plan" ? (llm ? lpwStrategy({ llm, planOnly: true }) : undefined) : llm ? strategyByName(config.strategy.name, { llm, strategy: config.strategy }) : templateStrategy;
+  const description0 = `${job.snapshot.title}\n${job.snapshot.body}`;
+  const memory = formatMemory(deps.memory?.recall({ installation: String(job.installationId), repository: `${job.owner}/${job.repo}` }, description0) ?? []);
+  const strategy = job.kind === "plan" ? (llm ? lpwStrategy({ llm, planOnly: true, memory }) : undefined) : llm ? strategyByName(config.strategy.name, { llm, strategy: config.strategy, memory }) : templateStrategy;
   if (!strategy) throw new JobCancelled("`/autogen plan` needs a model, and this installation has no LLM endpoint configured");
   const description = [job.snapshot.title, job.snapshot.body, job.hint ? `Hint from ${job.requester}: ${job.hint}` : ""].filter(Boolean).join("\n\n");
   status.set("Plan", "running");

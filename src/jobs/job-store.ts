@@ -88,6 +88,12 @@ export class JobStore {
     return row ? toJob(row) : undefined;
   }
 
+  /** The most recent job for an issue, whatever its state. */
+  latest(owner: string, repo: string, number: number): Job | undefined {
+    const row = this.db.prepare("SELECT * FROM jobs WHERE owner = ? AND repo = ? AND number = ? ORDER BY id DESC LIMIT 1").get(owner, repo, number) as Row | undefined;
+    return row ? toJob(row) : undefined;
+  }
+
   active(owner: string, repo: string, number: number): Job | undefined {
     const row = this.db.prepare("SELECT * FROM jobs WHERE owner = ? AND repo = ? AND number = ? AND state IN ('queued', 'running')").get(owner, repo, number) as Row | undefined;
     return row ? toJob(row) : undefined;

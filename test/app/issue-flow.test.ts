@@ -13,6 +13,7 @@ import { createAutogenApp } from "../../src/app/create-app.ts";
 import { templateStrategy } from "../../src/engine/template/template-strategy.ts";
 import { isTestFile } from "../../src/engine/is-test-file.ts";
 import { JobStore } from "../../src/jobs/job-store.ts";
+import { MemoryPool } from "../../src/engine/memory/memory-pool.ts";
 import type { WorkerPool } from "../../src/jobs/worker-pool.ts";
 import { statusMarker } from "../../src/report/status-comment.ts";
 import { secretScrubber } from "../../src/report/scrub-secrets.ts";
@@ -74,7 +75,10 @@ afterEach(() => {
   expect(pending, "scripted model answers never used").toEqual([]);
 });
 
-async function startApp(options: { llm?: boolean } = {}) {
+const clients: Array<ReturnType<typeof testLlm>> = [];
+const llmPlanPrompts = () => clients.flatMap((c) => c.sink.entries.filter((e) => e.stage === "plan").map((e) => e.messages[1]?.content ?? ""));
+
+async function startApp(options: { llm?: boolean; memory?: MemoryPool } = {}) {
   let pool: WorkerPool | undefined;
   const probot = new Probot({ appId: 1, privateKey: testPrivateKey(), secret: "s", logLevel: "fatal", Octokit: ProbotOctokit.defaults({ retry: { enabled: false }, throttle: { enabled: false } }) });
   await probot.load(
@@ -85,17 +89,24 @@ async function startApp(options: { llm?: boolean } = {}) {
       concurrency: 2,
       perInstallation: 2,
       statusThrottleMs: 60_000,
-      llmFor: options.llm ? () => testLlm() : undefined,
+      llmFor: options.llm
+        ? () => {
+            const llm = testLlm();
+            clients.push(llm);
+            return llm;
+          }
+        : undefined,
       onReady: (p) => (pool = p),
+      memory: options.memory,
     }),
   );
   return { probot, idle: () => pool?.idle() ?? Promise.resolve() };
 }
 
-function labeled(sender = { login: "maintainer", id: 7, type: "User" }) {
+function labeled(sender = { login: "maintainer", id: 7, type: "User" }, number = 42, issue = ISSUE) {
   const payload = webhookExample("issues", "labeled") as Record<string, unknown> & { repository: Record<string, unknown>; issue: Record<string, unknown> };
   payload.repository = { ...payload.repository, name: "shop", full_name: "octo-org/shop", default_branch: "main", owner: { ...(payload.repository.owner as object), login: "octo-org" } };
-  payload.issue = { ...payload.issue, number: 42, title: ISSUE.title, body: ISSUE.body };
+  payload.issue = { ...payload.issue, number, title: issue.title, body: issue.body };
   payload.label = { ...(payload.label as object), name: "autogen" };
   payload.sender = { ...(payload.sender as object), ...sender };
   payload.installation = { id: 99, node_id: "MDIz" };
@@ -207,6 +218,32 @@ describe("issue labelled autogen", () => {
     await idle();
     expect(state.pulls).toEqual([]);
     expect(state.comments[0]?.body).toMatch(/Stopped without a fix \(`exhausted`\): none of the \d+ template edits/);
+  });
+});
+
+describe("memory of merged fixes", () => {
+  it("remembers the plan of a merged bot PR and offers it to the next job's plan stage", async () => {
+    scriptAnswers([...LPW_ANSWERS, ...LPW_ANSWERS]);
+    const memory = new MemoryPool(":memory:");
+    const { probot, idle } = await startApp({ llm: true, memory });
+    await probot.receive({ id: "m-1", name: "issues", payload: labeled() } as never);
+    await idle();
+    const pr = state.pulls[0];
+    if (!pr) throw new Error("no PR");
+
+    const closed = webhookExample("pull_request", "closed") as Record<string, unknown> & { repository: Record<string, unknown>; pull_request: Record<string, unknown> };
+    closed.repository = { ...closed.repository, name: "shop", full_name: "octo-org/shop", owner: { ...(closed.repository.owner as object), login: "octo-org" } };
+    closed.pull_request = { ...closed.pull_request, number: pr.number, merged: true, head: { ...(closed.pull_request.head as object), ref: "autogen/issue-42" } };
+    closed.installation = { id: 99 };
+    await probot.receive({ id: "m-2", name: "pull_request", payload: closed } as never);
+    expect(memory.recall({ installation: "99", repository: "octo-org/shop" }, "discount subtracted")[0]?.plan).toEqual(["Sum the prices", "Subtract the discount from the sum"]);
+
+    const next = { title: "Coupon discount added to the total", body: "The discount should reduce the total." };
+    state.issues = { ...state.issues, 43: next };
+    await probot.receive({ id: "m-3", name: "issues", payload: labeled(undefined, 43, next) } as never);
+    await idle();
+    const plans = llmPlanPrompts();
+    expect(plans.at(-1)).toContain("Example 1: Discount is added instead of subtracted\nPlan:\n1. Sum the prices\n2. Subtract the discount from the sum");
   });
 });
 
