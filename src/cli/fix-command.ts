@@ -94,6 +94,7 @@ export const fixCommand: CliCommand = {
       llm = openAiLlmClient({
         endpoint,
         prices,
+        embeddingModel: io.env.AUTOGEN_EMBEDDING_MODEL?.trim() || undefined,
         budget: new Budget(config.budgets),
         transcript: sink,
         ...(values.replay ? { fetch: replayFetch(readTranscript(resolve(io.cwd, values.replay))), maxRetries: 0 } : {}),
@@ -103,7 +104,9 @@ export const fixCommand: CliCommand = {
     const issueText = values.issue ? (existsSync(resolve(io.cwd, values.issue)) ? await readFile(resolve(io.cwd, values.issue), "utf8") : values.issue) : undefined;
     const memory = new MemoryPool(join(defaultDataDir(io.env), "memory.db"));
     const scope = { installation: "local", repository: await repositoryKey(repo) };
-    const recalled = issueText ? memory.recall(scope, issueText) : [];
+    // With embeddings from the provider, retrieval blends them with BM25.
+    const queryEmbedding = issueText && llm?.embed ? await llm.embed(issueText) : undefined;
+    const recalled = issueText ? memory.recall(scope, issueText, queryEmbedding ? { embedding: queryEmbedding } : {}) : [];
     let strategy;
     try {
       strategy = strategyByName(strategyName, { llm, strategy: config.strategy, memory: formatMemory(recalled) });
@@ -115,7 +118,7 @@ export const fixCommand: CliCommand = {
     await rm(worktree, { recursive: true, force: true });
     await addWorktree(repo, worktree);
     try {
-      const code = await fixInWorktree({ io, repo, worktree, config, strategy, notes, issueText, values, remember: values.remember ? (entry) => memory.remember(scope, entry) : undefined });
+      const code = await fixInWorktree({ io, repo, worktree, config, strategy, notes, issueText, values, remember: values.remember ? (entry) => memory.remember(scope, { ...entry, embedding: queryEmbedding }) : undefined });
       return code;
     } catch (error) {
       if (error instanceof NoTestsDetectedError) return fail(error.message);

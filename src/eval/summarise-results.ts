@@ -10,7 +10,8 @@ export type StrategySummary = {
   llmCalls: number;
   promptTokensPerTask: number;
   completionTokensPerTask: number;
-  tokensPerSolved: number | null;
+  promptTokensPerSolved: number | null;
+  completionTokensPerSolved: number | null;
   medianEpg: number | null;
   candidatesPerFix: number | null;
   testRunsPerTask: number;
@@ -39,7 +40,6 @@ export function summarise(results: TaskResult[]): StrategySummary[] {
     const solved = rows.filter((r) => r.verdict === "solved").length;
     const wall = rows.map((r) => r.cost.wallSeconds);
     const fixes = rows.filter((r) => r.epg !== undefined);
-    const tokens = sum((r) => r.cost.promptTokens + r.cost.completionTokens);
     const stopReasons: Record<string, number> = {};
     for (const r of rows) stopReasons[r.stopReason] = (stopReasons[r.stopReason] ?? 0) + 1;
     return {
@@ -51,7 +51,8 @@ export function summarise(results: TaskResult[]): StrategySummary[] {
       llmCalls: sum((r) => r.cost.llmCalls),
       promptTokensPerTask: sum((r) => r.cost.promptTokens) / n,
       completionTokensPerTask: sum((r) => r.cost.completionTokens) / n,
-      tokensPerSolved: solved > 0 ? tokens / solved : null,
+      promptTokensPerSolved: solved > 0 ? sum((r) => r.cost.promptTokens) / solved : null,
+      completionTokensPerSolved: solved > 0 ? sum((r) => r.cost.completionTokens) / solved : null,
       medianEpg: quantile(fixes.map((r) => r.epg ?? 0), 0.5),
       candidatesPerFix: fixes.length > 0 ? fixes.reduce((acc, r) => acc + r.cost.candidatesTried, 0) / fixes.length : null,
       testRunsPerTask: sum((r) => r.cost.testRuns) / n,
@@ -68,11 +69,11 @@ const fmt = (v: number | null, digits = 1) => (v === null ? "–" : v.toFixed(di
 
 export function resultsMarkdown(summaries: StrategySummary[]): string {
   const header =
-    "| strategy | tasks | solved | plausible | not fixed | LLM calls | prompt tok/task | completion tok/task | tokens/solved | median EPG | candidates/fix | test runs/task | test s/task | median s | p90 s | LLM wait | stop reasons |";
+    "| strategy | tasks | solved | plausible | not fixed | LLM calls | prompt tok/task | completion tok/task | prompt tok/solved | completion tok/solved | median EPG | candidates/fix | test runs/task | test s/task | median s | p90 s | LLM wait | stop reasons |";
   const rule = `|${header.split("|").slice(1, -1).map(() => " --- ").join("|")}|`;
   const rows = summaries.map(
     (s) =>
-      `| ${s.strategy} | ${s.tasks} | ${s.solved} | ${s.plausible} | ${s.notFixed} | ${s.llmCalls} | ${fmt(s.promptTokensPerTask, 0)} | ${fmt(s.completionTokensPerTask, 0)} | ${fmt(s.tokensPerSolved, 0)} | ${fmt(s.medianEpg)} | ${fmt(s.candidatesPerFix)} | ${fmt(s.testRunsPerTask)} | ${fmt(s.testSecondsPerTask)} | ${fmt(s.medianSeconds)} | ${fmt(s.p90Seconds)} | ${(s.llmWaitShare * 100).toFixed(0)}% | ${Object.entries(s.stopReasons)
+      `| ${s.strategy} | ${s.tasks} | ${s.solved} | ${s.plausible} | ${s.notFixed} | ${s.llmCalls} | ${fmt(s.promptTokensPerTask, 0)} | ${fmt(s.completionTokensPerTask, 0)} | ${fmt(s.promptTokensPerSolved, 0)} | ${fmt(s.completionTokensPerSolved, 0)} | ${fmt(s.medianEpg)} | ${fmt(s.candidatesPerFix)} | ${fmt(s.testRunsPerTask)} | ${fmt(s.testSecondsPerTask)} | ${fmt(s.medianSeconds)} | ${fmt(s.p90Seconds)} | ${(s.llmWaitShare * 100).toFixed(0)}% | ${Object.entries(s.stopReasons)
         .map(([k, v]) => `${k} ${v}`)
         .join(", ")} |`,
   );

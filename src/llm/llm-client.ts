@@ -28,6 +28,8 @@ export type CallOptions = { /** Overrides the stage's temperature (SEIDR's sched
 
 export type LlmClient = {
   call<T>(stage: Stage, vars: PromptVars, schema: z.ZodType<T>, options?: CallOptions): Promise<LlmCallResult<T>>;
+  /** Present when the provider offers embeddings (an embedding model is configured). */
+  embed?: ((text: string) => Promise<number[]>) | undefined;
   readonly budget: Budget;
   readonly model: string;
 };
@@ -44,6 +46,8 @@ export type OpenAiClientOptions = {
   fetch?: typeof fetch;
   /** Secrets never reach the model: every message passes through this first. */
   scrub?: (text: string) => string;
+  /** An embedding model on the same endpoint, for hybrid memory retrieval. */
+  embeddingModel?: string | undefined;
   signal?: AbortSignal;
 };
 
@@ -93,9 +97,18 @@ export function openAiLlmClient(options: OpenAiClientOptions): LlmClient {
     return { answer, refusal, finishReason };
   }
 
+  const embeddingModel = options.embeddingModel;
   return {
     budget: options.budget,
     model,
+    embed: embeddingModel
+      ? async (text: string) => {
+          const response = await sdk.embeddings.create({ model: embeddingModel, input: (options.scrub ?? ((t: string) => t))(text).slice(0, 8000) }, options.signal ? { signal: options.signal } : {});
+          const vector = response.data[0]?.embedding;
+          if (!vector) throw new Error("the embeddings endpoint returned no vector");
+          return vector;
+        }
+      : undefined,
     async call<T>(stage: Stage, vars: PromptVars, schema: z.ZodType<T>, callOptions: CallOptions = {}): Promise<LlmCallResult<T>> {
       const prompt = renderPrompt(stage, vars);
       const temperature = callOptions.temperature ?? prompt.temperature;

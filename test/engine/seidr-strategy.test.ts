@@ -41,3 +41,20 @@ describe("SEIDR", () => {
     expect(outcome.diff).toContain("+    return a + b");
   });
 });
+
+describe("SEIDR with LLM-written instructions", () => {
+  it("asks for a bug summary per beam candidate and passes it to the repairs", async () => {
+    const { requests } = scriptAnswers([
+      { stage: "generate", content: edit("return a - b", "return a * b") },
+      { stage: "analyze-error", content: { divergence: "multiplies instead of adding", fix: "use +" } },
+      { stage: "self-debug", content: edit("return a * b", "return a + b") },
+    ]);
+    const dir = await writeRepo({ "lib.py": "def add(a, b):\n    return a - b\n", "test_lib.py": "from lib import add\n\ndef test_add():\n    assert add(2, 3) == 5\n" });
+    const llm = testLlm();
+    const sandbox = { timeoutMs: 30_000, env: PYTEST_ENV };
+    const outcome = await seidrStrategy({ llm, arity: 1, width: 1, instructions: "llm" }).run({ workspace: dir, visible: { kind: "all" }, verifier: localVerifier(pytestRunner([], "t"), sandbox), sandbox, runnerName: "pytest", isTestFile, budget: { candidates: 10, minutes: 5 } });
+    expect(llm.sink.entries.map((e) => e.stage)).toEqual(["generate", "analyze-error", "self-debug"]);
+    expect(requests[2]?.messages[1]?.content).toContain("Bug summary: multiplies instead of adding. Suggested fix: use +");
+    expect(outcome.stopReason).toBe("solved");
+  });
+});

@@ -1,3 +1,4 @@
+import nock from "nock";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { Budget, BudgetExceededError } from "../../src/llm/budget.ts";
@@ -92,6 +93,22 @@ describe("openAiLlmClient", () => {
     expect(costOf("llama3:8b", { promptTokens: 1_000_000, cachedTokens: 0, completionTokens: 1_000_000 }, prices)).toBeCloseTo(0.3, 10);
     expect(() => pricesFromEnv({ AUTOGEN_PRICES: "{" })).toThrow("AUTOGEN_PRICES is not JSON");
     expect(() => pricesFromEnv({ AUTOGEN_PRICES: '{"m":{"input":-1}}' })).toThrow(/^AUTOGEN_PRICES is invalid \(m\./);
+  });
+
+  it("offers embeddings when an embedding model is configured, scrubbed like every prompt", async () => {
+    let sent = "";
+    nock("https://llm.example.test")
+      .post("/v1/embeddings")
+      .reply(200, async (request: Request) => {
+        sent = JSON.stringify(await request.json());
+        return { object: "list", data: [{ object: "embedding", index: 0, embedding: [0.1, 0.2, 0.3] }], model: "text-embedding-3-small", usage: { prompt_tokens: 3, total_tokens: 3 } };
+      });
+    const budget = new Budget({ llmCalls: 5, tokens: 1000, dollars: 1, minutes: 5 });
+    const client = openAiLlmClient({ endpoint: { baseURL: LLM_BASE, apiKey: "k", model: "m" }, budget, transcript: transcript(), embeddingModel: "text-embedding-3-small", scrub: (t) => t.replace("ghs_secret", "[secret removed]") });
+    expect(await client.embed?.("cart total ghs_secret")).toEqual([0.1, 0.2, 0.3]);
+    expect(sent).toContain("[secret removed]");
+    expect(sent).not.toContain("ghs_secret");
+    expect(openAiLlmClient({ endpoint: { baseURL: LLM_BASE, apiKey: "k", model: "m" }, budget, transcript: transcript() }).embed).toBeUndefined();
   });
 
   it("replays a recorded run offline through the same SDK and validation", async () => {
