@@ -27,6 +27,7 @@ COPY package.json app.yml ./
 COPY bin ./bin
 COPY prompts ./prompts
 COPY resources ./resources
+COPY templates ./templates
 RUN mkdir -p /data && chown autogen:autogen /data
 USER autogen
 VOLUME ["/data"]

@@ -72,6 +72,7 @@ describe("Dockerfile", () => {
     expect(text).toMatch(/npm ci --omit=dev/);
     expect(final).toMatch(/^COPY prompts /m);
     expect(final).toMatch(/^COPY resources /m);
+    expect(final).toMatch(/^COPY templates /m);
     expect(final).toMatch(/^COPY [^\n]*app\.yml/m);
   });
 

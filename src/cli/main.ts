@@ -4,9 +4,10 @@ import { checkConfigCommand } from "./check-config-command.ts";
 import { EXIT, UsageError, type CliCommand, type CliIo } from "./command.ts";
 import { evalCommand } from "./eval-command.ts";
 import { fixCommand } from "./fix-command.ts";
+import { initWorkflowCommand } from "./init-workflow-command.ts";
 import { serveCommand } from "./serve-command.ts";
 
-export const COMMANDS: readonly CliCommand[] = [fixCommand, serveCommand, evalCommand, checkConfigCommand];
+export const COMMANDS: readonly CliCommand[] = [fixCommand, serveCommand, evalCommand, checkConfigCommand, initWorkflowCommand];
 
 export function usage(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));

@@ -1,0 +1,72 @@
+import { mkdir, mkdtemp, readFile, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parse } from "yaml";
+import { describe, expect, it } from "vitest";
+import { runCli } from "../support/run-cli.ts";
+
+const CI = `name: ci
+on: [push]
+jobs:
+  lint:
+    runs-on: ubuntu-latest
+    steps:
+      - uses: actions/checkout@v4
+      - run: ruff check .
+  test:
+    runs-on: ubuntu-latest
+    steps:
+      - uses: actions/checkout@v4
+      - uses: actions/setup-python@v5
+        with:
+          python-version: "3.12"
+      - name: private index
+        run: pip config set global.index-url https://\${{ secrets.PYPI_TOKEN }}@pypi.example/simple
+      - name: install
+        run: pip install -e .[test]
+      - name: run tests
+        run: pytest -q
+`;
+
+type Workflow = { on: { workflow_dispatch: { inputs: Record<string, unknown> } }; "run-name": string; permissions: Record<string, string>; jobs: { verify: { steps: Array<Record<string, unknown>> } } };
+
+async function repoWithCi(ci?: string): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), "autogen-iw-"));
+  if (ci) {
+    await mkdir(join(dir, ".github", "workflows"), { recursive: true });
+    await writeFile(join(dir, ".github", "workflows", "ci.yml"), ci);
+  }
+  return dir;
+}
+
+describe("autogen init-workflow", () => {
+  it("copies the setup steps of the CI's test job, never a step that uses secrets", async () => {
+    const { code, stdout } = await runCli(["init-workflow", await repoWithCi(CI)]);
+    expect(code).toBe(0);
+    const workflow = parse(stdout) as Workflow;
+    expect(Object.keys(workflow.on.workflow_dispatch.inputs)).toEqual(["ref", "tests", "correlation_id"]);
+    expect(workflow["run-name"]).toBe("autogen-verify ${{ inputs.correlation_id }}");
+    expect(workflow.permissions).toEqual({ contents: "read" });
+    expect(workflow.jobs.verify.steps.map((s) => s.name ?? s.uses)).toEqual(["actions/checkout@v4", "setup (edit me): actions/setup-python@v5", "setup (edit me): install", "tests", "upload the JUnit report"]);
+    expect(stdout).not.toContain("secrets.");
+    expect(stdout).toContain("not copied because they use secrets: private index");
+    const tests = workflow.jobs.verify.steps.find((s) => s.name === "tests");
+    expect(tests).toMatchObject({ env: { AUTOGEN_TESTS: "${{ inputs.tests }}" }, run: "set -f; pytest -q --junitxml=autogen-junit.xml $AUTOGEN_TESTS" });
+    // No input is expanded by Actions inside a shell script.
+    for (const step of workflow.jobs.verify.steps) expect(String(step.run ?? "")).not.toContain("${{");
+  });
+
+  it("without a CI workflow, leaves a marked setup step and a test step to fill in", async () => {
+    const { stdout } = await runCli(["init-workflow", await repoWithCi()]);
+    expect(stdout).toContain("No CI workflow with a test step was found: add your setup steps.");
+    expect(stdout).toContain('name: "setup (edit me): no setup steps found"');
+  });
+
+  it("--write creates .github/workflows/autogen-verify.yml", async () => {
+    const dir = await repoWithCi(CI);
+    const { code, stdout } = await runCli(["init-workflow", dir, "--write"]);
+    expect(code).toBe(0);
+    expect(stdout).toContain("autogen-verify.yml");
+    expect(await readFile(join(dir, ".github", "workflows", "autogen-verify.yml"), "utf8")).toContain("workflow_dispatch");
+  });
+});
