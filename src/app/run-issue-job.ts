@@ -153,7 +153,7 @@ async function runEngine(job: Job, config: RepoConfig, worktree: Worktree, mirro
     visible,
     regression: { kind: "all" },
     verifier,
-    sandbox: runner.prepareEnv ? { ...sandbox, env: runner.prepareEnv(sandbox.env) } : sandbox,
+    sandbox,
     runnerName: runner.name,
     isTestFile,
     budget: { candidates: config.budgets.iterations * 20, minutes: config.budgets.minutes },

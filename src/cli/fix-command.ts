@@ -186,7 +186,7 @@ async function fixInWorktree({ io, repo, worktree, config, strategy, notes, issu
     visible,
     regression: { kind: "all" },
     verifier,
-    sandbox: runner.prepareEnv ? { ...sandbox, env: runner.prepareEnv(sandbox.env) } : sandbox,
+    sandbox,
     runnerName: runner.name,
     isTestFile,
     budget: { candidates: numberFlag(values.candidates, config.budgets.iterations * 20), minutes: numberFlag(values.minutes, config.budgets.minutes) },

@@ -18,7 +18,7 @@ export type Task = {
   /** The wider suite run as a regression gate after a candidate passes the visible tests. */
   regression?: TestSelection | undefined;
   verifier: Verifier;
-  /** Sandbox settings for extra runs a strategy makes (coverage), matching the verifier's. */
+  /** Sandbox settings for extra runs a strategy makes (coverage), as given to the verifier (it adds what its runner needs). */
   sandbox: Omit<SandboxOptions, "cwd">;
   runnerName: string;
   isTestFile: (path: string) => boolean;

@@ -41,7 +41,7 @@ export async function runEvalTask(task: EvalTask, strategy: Strategy, settings: 
     const sandbox = { timeoutMs: settings.testTimeoutMs, env: { ...EVAL_ENV, AUTOGEN_TEST_TIMEOUT: String(settings.perTestTimeoutSeconds) } };
     const runner = detectRunner(workspace);
     const verifier = localVerifier(runner, sandbox);
-    const outcome = await strategy.run({ workspace, visible: { kind: "all" }, verifier, sandbox: runner.prepareEnv ? { ...sandbox, env: runner.prepareEnv(sandbox.env) } : sandbox, runnerName: runner.name, isTestFile, budget: settings.budget });
+    const outcome = await strategy.run({ workspace, visible: { kind: "all" }, verifier, sandbox, runnerName: runner.name, isTestFile, budget: settings.budget });
     for (const file of task.solutionFiles) {
       await mkdir(dirname(join(hidden, file)), { recursive: true });
       await copyFile(join(workspace, file), join(hidden, file));

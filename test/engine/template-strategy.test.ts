@@ -3,7 +3,7 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { rankCandidates } from "../../src/engine/template/template-strategy.ts";
+import { rankCandidates, templateStrategy } from "../../src/engine/template/template-strategy.ts";
 import { runTemplate, writeRepo } from "../support/python-task.ts";
 
 type Case = { family: string; source: string; tests: string; fixed: string };
@@ -164,5 +164,14 @@ describe("template strategy: localisation and order", () => {
     expect(outcome.stopReason).toBe("exhausted");
     expect(outcome.diff).toBe("");
     expect(await readFile(join(dir, "lib.py"), "utf8")).toBe(source);
+  });
+});
+
+describe("template strategy: runners it cannot localise with", () => {
+  it("says so for a custom test command instead of guessing a language", async () => {
+    const dir = await writeRepo({ "lib.py": "X = 1\n" });
+    const outcome = await templateStrategy.run({ workspace: dir, visible: { kind: "all" }, verifier: { run: () => Promise.reject(new Error("not called")) }, sandbox: { timeoutMs: 1000 }, runnerName: "custom", isTestFile: () => false, budget: { candidates: 1, minutes: 1 } });
+    expect(outcome).toMatchObject({ status: "not-fixed", stopReason: "unsupported" });
+    expect(outcome.message).toContain("this repository runs custom");
   });
 });

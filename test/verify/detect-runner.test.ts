@@ -89,3 +89,12 @@ describe("splitCommand", () => {
     expect(() => splitCommand("pytest 'unclosed")).toThrow("unclosed quote");
   });
 });
+
+describe("a configured command that is no known runner", () => {
+  it("is a custom runner, judged by its exit code, not mistaken for a Node runner", async () => {
+    const runner = detectRunner(await repo({}), "make check");
+    expect(runner.name).toBe("custom");
+    expect(runner.reportFormat).toBe("none");
+    expect(runner.command({ kind: "all" }, "/tmp/r.xml")).toEqual(["make", "check"]);
+  });
+});

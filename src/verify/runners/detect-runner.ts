@@ -63,7 +63,7 @@ function runnerForCommand(argv: string[], evidence: string, dir: string): TestRu
   if (argv[0] === "node" && argv.includes("--test")) return nodeTestRunner(argv, evidence);
   if (argv[0] === "go") return goRunner();
   // Anything else: run it as given, results from its exit code and console.
-  return { name: "node-test", evidence, reportFormat: "none", pathPrefix: [bin], command: () => argv };
+  return { name: "custom", evidence, reportFormat: "none", pathPrefix: [bin], command: () => argv };
 }
 
 export function pytestRunner(extra: string[], evidence: string): TestRunner {

@@ -4,7 +4,8 @@ import type { TestCaseResult } from "../test-report.ts";
 
 export type TestSelection = { kind: "all" } | { kind: "tests"; ids: string[] };
 
-export type RunnerName = "pytest" | "node-test" | "vitest" | "jest" | "mocha" | "go" | "cargo" | "maven" | "gradle";
+/** `custom`: a configured command that is none of the known runners, judged by its exit code. */
+export type RunnerName = "pytest" | "node-test" | "vitest" | "jest" | "mocha" | "go" | "cargo" | "maven" | "gradle" | "custom";
 
 export type TestRunner = {
   name: RunnerName;
