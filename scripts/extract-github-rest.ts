@@ -20,6 +20,20 @@ export const OPERATIONS = [
   "pulls/list",
   "pulls/create",
   "pulls/update",
+  "pulls/get",
+  "repos/list-pull-requests-associated-with-commit",
+  "actions/get-workflow",
+  "actions/create-workflow-dispatch",
+  "actions/list-workflow-runs",
+  "actions/list-workflow-runs-for-repo",
+  "actions/get-workflow-run",
+  "actions/cancel-workflow-run",
+  "actions/list-jobs-for-workflow-run",
+  "actions/download-job-logs-for-workflow-run",
+  "actions/list-workflow-run-artifacts",
+  "actions/download-artifact",
+  "checks/list-annotations",
+  "checks/list-for-suite",
 ];
 
 type Operation = { operationId: string; parameters?: Array<{ name: string; in: string; required?: boolean } | { $ref: string }>; requestBody?: { content?: Record<string, { schema?: { required?: string[]; properties?: Record<string, unknown> } }> }; responses: Record<string, unknown> };

@@ -29,6 +29,7 @@ export function appFromConfig(config: ServerConfig, env: NodeJS.ProcessEnv = pro
     scrub,
     concurrency: config.concurrency,
     perInstallation: Math.max(1, Math.ceil(config.concurrency / 2)),
+    appId: config.appId,
     onReady: (p) => (pool = p),
     memory,
     llmFor: llm

@@ -4,14 +4,19 @@
 import type { ApplicationFunction, Context, Probot } from "probot";
 import { parseRepoConfigText, REPO_CONFIG_PATH, RepoConfigError } from "../config/parse-repo-config.ts";
 import type { RepoConfig } from "../config/repo-config-schema.ts";
+import { octokitCiForge, type CiForge, type RequestLike } from "../forge/ci-forge.ts";
 import { octokitForge, type Forge, type OctokitLike } from "../forge/forge.ts";
-import type { JobKind, JobRequest, JobStore } from "../jobs/job-store.ts";
+import type { Job, JobKind, JobRequest, JobStore } from "../jobs/job-store.ts";
 import { WorkerPool } from "../jobs/worker-pool.ts";
 import type { MemoryPool } from "../engine/memory/memory-pool.ts";
 import type { Outcome } from "../engine/task.ts";
 import type { Scrubber } from "../report/scrub-secrets.ts";
+import { failureFromCheckSuite, failureFromWorkflowRun, workflowPath, type CheckSuitePayload, type CiFailure, type WorkflowRunPayload } from "../triggers/ci-trigger.ts";
 import { gate } from "../triggers/gate.ts";
+import { VERIFY_WORKFLOW } from "../verify/actions-verifier.ts";
+import { RunWaiters } from "../verify/run-waiters.ts";
 import { parseCommand } from "../triggers/parse-command.ts";
+import { runCiJob } from "./run-ci-job.ts";
 import { runIssueJob, type JobDeps } from "./run-issue-job.ts";
 
 export type AppDeps = {
@@ -24,6 +29,14 @@ export type AppDeps = {
   statusThrottleMs?: number;
   /** Memory of accepted fixes (merged bot PRs), per installation and repository. */
   memory?: MemoryPool | undefined;
+  /** This App's id: its own check suites are never a trigger. */
+  appId?: number | undefined;
+  /** Wakes verifiers waiting on Actions runs (created when not given). */
+  waiters?: RunWaiters | undefined;
+  /** How often to poll GitHub for Actions runs (tests shorten it). */
+  pollMs?: number | undefined;
+  /** Limit for one Actions verification run (tests shorten it). */
+  actionsTimeoutMs?: number | undefined;
   /** Set by the app once loaded: the pool, for tests and the health endpoint. */
   onReady?: (pool: WorkerPool) => void;
 };
@@ -38,8 +51,17 @@ type IssuePayload = {
 export function createAutogenApp(deps: AppDeps): ApplicationFunction {
   return (app: Probot) => {
     const forgeFor = async (installationId: number): Promise<Forge> => octokitForge((await app.auth(installationId)) as unknown as OctokitLike, deps.scrub);
-    const jobDeps: JobDeps = { store: deps.store, forgeFor, cacheRoot: deps.cacheRoot, llmFor: deps.llmFor, statusThrottleMs: deps.statusThrottleMs, log: app.log, memory: deps.memory };
-    const pool = new WorkerPool(deps.store, (job, signal) => runIssueJob(job, jobDeps, signal), { concurrency: deps.concurrency, perInstallation: deps.perInstallation });
+    const ciFor = async (installationId: number): Promise<CiForge> => octokitCiForge(((await app.auth(installationId)) as unknown as { request: RequestLike }).request);
+    const waiters = deps.waiters ?? new RunWaiters();
+    /** A follow-up job for a pull request whose head moved: once per head commit. */
+    const restart = (job: Job, checkpoint: Record<string, unknown>) => {
+      if (!deps.store.recordDelivery(`ci:${job.owner}/${job.repo}#${job.number}@${String(checkpoint.headSha)}`, "ci-restart")) return;
+      const { id: _id, state: _state, statusCommentId: _comment, error: _error, checkpoint: _old, deliveryId, ...request } = job;
+      deps.store.enqueue({ ...request, deliveryId: `${deliveryId}:restart:${job.id}`, checkpoint });
+      pool.kick();
+    };
+    const jobDeps: JobDeps = { store: deps.store, forgeFor, ciFor, waiters, pollMs: deps.pollMs, actionsTimeoutMs: deps.actionsTimeoutMs, restart, cacheRoot: deps.cacheRoot, llmFor: deps.llmFor, statusThrottleMs: deps.statusThrottleMs, log: app.log, memory: deps.memory };
+    const pool = new WorkerPool(deps.store, (job, signal) => (job.kind === "ci" ? runCiJob(job, jobDeps, signal) : runIssueJob(job, jobDeps, signal)), { concurrency: deps.concurrency, perInstallation: deps.perInstallation });
     const resumed = deps.store.requeueInterrupted();
     if (resumed > 0) app.log.info({ resumed }, "interrupted jobs requeued");
     pool.kick();
@@ -115,7 +137,82 @@ export function createAutogenApp(deps: AppDeps): ApplicationFunction {
         if (!pool.abort(active.id, `stopped by ${payload.sender.login}`)) deps.store.finish(active.id, "cancelled", `stopped by ${payload.sender.login}`);
         return;
       }
+      if (payload.issue.pull_request && command.kind !== "plan") {
+        // On a pull request, `/autogen fix|retry` repairs its red build (the command is the consent).
+        const config = await repoConfig(context, payload.repository.owner.login, payload.repository.name, payload.repository.default_branch);
+        if (!config || config.triggers.ciFailure === "off") return;
+        await gateAndEnqueue(context, {
+          installationId: payload.installation?.id,
+          sender: payload.sender,
+          owner: payload.repository.owner.login,
+          repo: payload.repository.name,
+          number: payload.issue.number,
+          kind: "ci",
+          snapshot: { title: payload.issue.title, body: payload.issue.body ?? "" },
+          hint: command.kind === "retry" ? command.hint : undefined,
+        });
+        return;
+      }
       await start(context, command.kind === "plan" ? "plan" : "fix", command.kind === "retry" ? command.hint : undefined);
+    });
+
+    /** The repository's config from its default branch, or undefined when it is invalid (the job reports that). */
+    const repoConfig = async (context: Context, owner: string, repo: string, branch: string): Promise<RepoConfig | undefined> => {
+      const forge = octokitForge(context.octokit as unknown as OctokitLike, deps.scrub);
+      try {
+        return parseRepoConfigText((await forge.readFile(owner, repo, REPO_CONFIG_PATH, branch)) ?? "");
+      } catch (error) {
+        if (error instanceof RepoConfigError) return undefined;
+        throw error;
+      }
+    };
+
+    // A red build: automatic only when the repository asks for it (`triggers.ciFailure: auto`).
+    const onRedBuild = async (context: Context, failure: CiFailure, defaultBranch: string, sender: { login: string; id: number; type: string }, installationId: number | undefined) => {
+      const config = await repoConfig(context, failure.owner, failure.repo, defaultBranch);
+      if (!config || config.triggers.ciFailure !== "auto") {
+        app.log.info({ deliveryId: context.id, owner: failure.owner, repo: failure.repo, mode: config?.triggers.ciFailure ?? "invalid config" }, "red build not repaired automatically");
+        return;
+      }
+      const ci = octokitCiForge((context.octokit as unknown as { request: RequestLike }).request);
+      // Fork pull requests are missing from the payload: ask which open PRs have this head.
+      const pulls = failure.pulls.length > 0 ? failure.pulls : await ci.pullsForCommit(failure.owner, failure.repo, failure.headSha);
+      for (const number of pulls.slice(0, 3)) {
+        if ((failure.headBranch ?? "").startsWith("autogen/") && deps.store.countJobs(failure.owner, failure.repo, number, "ci") >= config.triggers.repairRoundsOnBotBranches) {
+          app.log.info({ deliveryId: context.id, number, rounds: config.triggers.repairRoundsOnBotBranches }, "repair rounds on the bot's own branch used up");
+          continue;
+        }
+        // One job per pull request and head commit, whichever event says it first.
+        if (!deps.store.recordDelivery(`ci:${failure.owner}/${failure.repo}#${number}@${failure.headSha}`, "ci")) continue;
+        await gateAndEnqueue(context, {
+          installationId,
+          sender,
+          owner: failure.owner,
+          repo: failure.repo,
+          number,
+          kind: "ci",
+          snapshot: { title: `Red build on #${number}`, body: "" },
+          checkpoint: { headSha: failure.headSha, ...(failure.runId ? { runId: failure.runId } : {}), ...(failure.checkSuiteId ? { checkSuiteId: failure.checkSuiteId } : {}) },
+        });
+      }
+    };
+
+    app.on("workflow_run.completed", async (context) => {
+      const payload = context.payload as unknown as WorkflowRunPayload & { repository: { default_branch: string }; installation?: { id: number }; sender: { login: string; id: number; type: string } };
+      // Our verification runs wake the verifier waiting on them (a redelivery too: harmless).
+      if (workflowPath(payload).endsWith(`/${VERIFY_WORKFLOW}`)) waiters.notify(payload.workflow_run.id);
+      if (!firstDelivery(context)) return;
+      const decision = failureFromWorkflowRun(payload, VERIFY_WORKFLOW);
+      if (!decision.act) return;
+      await onRedBuild(context, decision.failure, payload.repository.default_branch, payload.sender, payload.installation?.id);
+    });
+
+    app.on("check_suite.completed", async (context) => {
+      if (!firstDelivery(context)) return;
+      const payload = context.payload as unknown as CheckSuitePayload & { repository: { default_branch: string }; installation?: { id: number }; sender: { login: string; id: number; type: string } };
+      const decision = failureFromCheckSuite(payload, deps.appId);
+      if (!decision.act) return;
+      await onRedBuild(context, decision.failure, payload.repository.default_branch, payload.sender, payload.installation?.id);
     });
 
     // Reviews on the bot's own PRs are feedback for another iteration on that PR.

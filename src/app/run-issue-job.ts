@@ -2,9 +2,6 @@
 // default branch, clone, find the failing tests (or reproduce), run the engine, push the
 // fix to autogen/issue-<n> with the installation token, open or update the PR, and keep
 // the status comment current. Checkpoints let a restarted job resume where it stopped.
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { parseRepoConfigText, REPO_CONFIG_PATH, RepoConfigError } from "../config/parse-repo-config.ts";
 import type { RepoConfig } from "../config/repo-config-schema.ts";
 import { checkDiffPolicy } from "../engine/check-diff-policy.ts";
@@ -14,16 +11,20 @@ import { formatMemory, type MemoryPool } from "../engine/memory/memory-pool.ts";
 import { strategyByName } from "../engine/strategies.ts";
 import type { Outcome } from "../engine/task.ts";
 import { templateStrategy } from "../engine/template/template-strategy.ts";
+import type { CiForge } from "../forge/ci-forge.ts";
 import type { Forge } from "../forge/forge.ts";
+import type { RunWaiters } from "../verify/run-waiters.ts";
 import type { Job, JobStore } from "../jobs/job-store.ts";
 import type { LlmClient } from "../llm/llm-client.ts";
 import { renderReport } from "../report/render-report.ts";
-import { localVerifier } from "../verify/local-verifier.ts";
 import { detectRunner } from "../verify/runners/detect-runner.ts";
 import type { TestSelection } from "../verify/runners/test-runner.ts";
 import { failingTests } from "../verify/test-report.ts";
-import { git } from "../workspace/git.ts";
+import type { GitCredentials } from "../workspace/git.ts";
 import { RepoCache, type Worktree } from "../workspace/repo-cache.ts";
+import { applyStoredDiff, commitAndPush, issueCommitMessage } from "./publish-change.ts";
+import { chooseVerifier } from "./choose-verifier.ts";
+import { guardedLlm } from "./guarded-llm.ts";
 import { StatusReporter } from "./status-reporter.ts";
 
 export type JobDeps = {
@@ -34,6 +35,16 @@ export type JobDeps = {
   llmFor?: ((config: RepoConfig, job: Job, signal: AbortSignal) => LlmClient | undefined) | undefined;
   statusThrottleMs?: number;
   memory?: MemoryPool | undefined;
+  /** Reads CI and dispatches verification runs for an installation. */
+  ciFor: (installationId: number) => Promise<CiForge>;
+  /** Wakes verifiers waiting on an Actions run when its webhook arrives. */
+  waiters: RunWaiters;
+  /** How often to poll GitHub for runs (tests shorten it). */
+  pollMs?: number | undefined;
+  /** Limit for one Actions verification run (default: the repository's test timeout plus 10 minutes). */
+  actionsTimeoutMs?: number | undefined;
+  /** Queues a follow-up job (a red build whose head moved: again on the new head). */
+  restart?: ((job: Job, checkpoint: Record<string, unknown>) => void) | undefined;
   log: { info: (meta: object, msg: string) => void; warn: (meta: object, msg: string) => void };
 };
 
@@ -74,7 +85,7 @@ export async function runIssueJob(job: Job, deps: JobDeps, signal: AbortSignal):
     const base = (job.checkpoint.base as string | undefined) ?? repository.defaultBranch;
     worktree = await cache.worktree(mirror, base, `job-${job.id}`);
     if (!outcome) {
-      outcome = await runEngine(job, config, worktree, mirror, deps, status, ensureCurrent, signal);
+      outcome = await runEngine(job, config, worktree, mirror, { repository, credentials }, deps, status, ensureCurrent, signal);
       deps.store.checkpoint(job.id, { outcome, base: worktree.sha });
     } else if (outcome.status === "fixed" && !job.checkpoint.pushed) {
       // Resumed after a restart: the change is in the checkpoint, not in a worktree.
@@ -97,7 +108,7 @@ export async function runIssueJob(job: Job, deps: JobDeps, signal: AbortSignal):
     if (!job.checkpoint.pushed) {
       await ensureCurrent();
       const files = outcome.status === "fixed" ? outcome.changedFiles : (outcome.closestAttempt?.files ?? []);
-      const sha = await commitAndPush(worktree, mirror, repository.cloneUrl, branch, job, outcome, files, credentials);
+      const sha = await commitAndPush(worktree, mirror, repository.cloneUrl, branch, issueCommitMessage(job, outcome), files, credentials);
       deps.store.checkpoint(job.id, { pushed: sha });
     }
     status.set("Pull request", "running");
@@ -130,18 +141,39 @@ export async function runIssueJob(job: Job, deps: JobDeps, signal: AbortSignal):
   }
 }
 
-async function runEngine(job: Job, config: RepoConfig, worktree: Worktree, mirror: string, deps: JobDeps, status: StatusReporter, ensureCurrent: () => Promise<void>, signal: AbortSignal): Promise<Outcome> {
+type EngineContext = { repository: { defaultBranch: string; cloneUrl: string }; credentials: GitCredentials };
+
+async function runEngine(job: Job, config: RepoConfig, worktree: Worktree, mirror: string, { repository, credentials }: EngineContext, deps: JobDeps, status: StatusReporter, ensureCurrent: () => Promise<void>, signal: AbortSignal): Promise<Outcome> {
   status.set("Tests and localisation", "running");
   const runner = detectRunner(worktree.path, config.test.command);
   const sandbox = { timeoutMs: config.test.timeoutMinutes * 60_000, env: config.test.env, signal };
-  const verifier = localVerifier(runner, { ...sandbox, protect: [mirror] });
+  const choice = await chooseVerifier({
+    config,
+    ci: await deps.ciFor(job.installationId),
+    owner: job.owner,
+    repo: job.repo,
+    defaultBranch: repository.defaultBranch,
+    fork: false,
+    runner,
+    mirror,
+    cloneUrl: repository.cloneUrl,
+    credentials,
+    jobId: job.id,
+    signal,
+    waiters: deps.waiters,
+    pollMs: deps.pollMs,
+    actionsTimeoutMs: deps.actionsTimeoutMs,
+    onRun: (run) => status.set("Attempts", "running", `verification run [${run.id}](${run.url}) (${run.candidates} candidate(s))`),
+  });
+  const verifier = choice.verifier;
+  status.set("Configuration", "done", `strategy ${config.strategy.name}, tests ${config.test.command ?? runner.name}, verifier: ${choice.why}`);
   const baseline = await verifier.run(worktree.path, { kind: "all" });
   const failing = failingTests(baseline);
   const visible: TestSelection = { kind: "tests", ids: failing.map((t) => t.id) };
   status.set("Tests and localisation", "done", `${runner.name}: ${baseline.tests.length - failing.length} passed, ${failing.length} failed on ${worktree.sha.slice(0, 7)}`);
   const base = deps.llmFor?.(config, job, signal);
   // Every model call first checks that the issue is still what was asked for.
-  const llm: LlmClient | undefined = base ? { ...base, budget: base.budget, model: base.model, call: async (stage, vars, schema, options) => (await ensureCurrent(), base.call(stage, vars, schema, options)) } : undefined;
+  const llm = guardedLlm(base, ensureCurrent);
   const description0 = `${job.snapshot.title}\n${job.snapshot.body}`;
   const memory = formatMemory(deps.memory?.recall({ installation: String(job.installationId), repository: `${job.owner}/${job.repo}` }, description0) ?? []);
   const strategy = job.kind === "plan" ? (llm ? lpwStrategy({ llm, planOnly: true, memory }) : undefined) : llm ? strategyByName(config.strategy.name, { llm, strategy: config.strategy, memory }) : templateStrategy;
@@ -153,6 +185,7 @@ async function runEngine(job: Job, config: RepoConfig, worktree: Worktree, mirro
     visible,
     regression: { kind: "all" },
     verifier,
+    probe: choice.probe,
     sandbox,
     runnerName: runner.name,
     isTestFile,
@@ -174,45 +207,6 @@ async function runEngine(job: Job, config: RepoConfig, worktree: Worktree, mirro
     status.set("Regression gate", outcome.status === "fixed" ? "done" : "failed", after ? `${after.passed} passed, ${after.failed} failed` : undefined);
   }
   return outcome;
-}
-
-async function commitAndPush(worktree: Worktree, mirror: string, url: string, branch: string, job: Job, outcome: Outcome, files: string[], credentials: { username: string; password: string }): Promise<string> {
-  const g = git(worktree.path);
-  await g.raw(["add", "--all", "--", ...files]);
-  const feedback = job.checkpoint.branch !== undefined;
-  const message = [
-    (outcome.status !== "fixed"
-      ? `Closest attempt for #${job.number} (does not pass the tests)`
-      : feedback
-        ? `Address review on #${job.number}: ${job.hint ?? ""}`
-        : `Fix #${job.number}: ${job.snapshot.title}`
-    ).split("\n")[0]?.slice(0, 72) ?? "",
-    "",
-    `${outcome.message}.`,
-    "",
-    `Co-authored-by: ${job.requester} <${job.requesterId}+${job.requester}@users.noreply.github.com>`,
-  ].join("\n");
-  await g.raw(["-c", "user.name=autogen-bot", "-c", "user.email=autogen-bot@users.noreply.github.com", "commit", "--no-verify", "--quiet", "--message", message]);
-  const sha = (await g.revparse(["HEAD"])).trim();
-  const remote = git(mirror, { credentials });
-  // The mirror's own remote refuses refspecs (it is a mirror): name the repository instead.
-  const existing = (await remote.raw(["ls-remote", "--end-of-options", url, `refs/heads/${branch}`])).trim().split(/\s+/)[0] ?? "";
-  // Only overwrite the branch if it is still where we last saw it.
-  await remote.raw(["push", `--force-with-lease=refs/heads/${branch}:${existing}`, "--end-of-options", url, `${sha}:refs/heads/${branch}`]);
-  return sha;
-}
-
-async function applyStoredDiff(dir: string, diff: string): Promise<void> {
-  const patchDir = await mkdtemp(join(tmpdir(), "autogen-patch-"));
-  try {
-    const path = join(patchDir, "change.diff");
-    await writeFile(path, diff);
-    // Files the engine rewrote with their original text have new timestamps: refresh first.
-    await git(dir).raw(["update-index", "-q", "--refresh"]).catch(() => undefined);
-    await git(dir).raw(["apply", "--index", path]);
-  } finally {
-    await rm(patchDir, { recursive: true, force: true });
-  }
 }
 
 function planSummary(outcome: Outcome): string {

@@ -6,10 +6,12 @@ import type { Job, JobStore } from "../jobs/job-store.ts";
 import { renderStatus, statusMarker, type StatusStep } from "../report/status-comment.ts";
 
 export const STEPS = ["Configuration", "Tests and localisation", "Plan", "Attempts", "Regression gate", "Pull request"] as const;
-export type StepName = (typeof STEPS)[number];
+/** A red build on a pull request: the evidence and its attribution come before the plan. */
+export const CI_STEPS = ["Configuration", "CI evidence", "Attribution", "Plan", "Attempts", "Regression gate", "Pull request"] as const;
+export type StepName = (typeof STEPS)[number] | (typeof CI_STEPS)[number];
 
 export class StatusReporter {
-  private readonly steps: StatusStep[] = STEPS.map((name) => ({ name, state: "pending" }));
+  private readonly steps: StatusStep[];
   private commentId: number | null;
   private lastWrite = 0;
   private pending: NodeJS.Timeout | undefined;
@@ -19,7 +21,8 @@ export class StatusReporter {
   private readonly job: Job;
   private readonly throttleMs: number;
 
-  constructor(forge: Forge, store: JobStore, job: Job, throttleMs = 3000) {
+  constructor(forge: Forge, store: JobStore, job: Job, throttleMs = 3000, steps: readonly StepName[] = STEPS) {
+    this.steps = steps.map((name) => ({ name, state: "pending" }));
     this.forge = forge;
     this.store = store;
     this.job = job;

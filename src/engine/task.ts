@@ -18,6 +18,8 @@ export type Task = {
   /** The wider suite run as a regression gate after a candidate passes the visible tests. */
   regression?: TestSelection | undefined;
   verifier: Verifier;
+  /** Runs that need files or environment on our side (coverage, traces, instrumented logging): the local sandbox. Defaults to `verifier`. */
+  probe?: Verifier | undefined;
   /** Sandbox settings for extra runs a strategy makes (coverage), as given to the verifier (it adds what its runner needs). */
   sandbox: Omit<SandboxOptions, "cwd">;
   runnerName: string;

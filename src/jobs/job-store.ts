@@ -6,7 +6,8 @@ import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 
-export type JobKind = "fix" | "plan";
+/** `ci`: repair a red build on a pull request (`number` is the PR). */
+export type JobKind = "fix" | "plan" | "ci";
 export type JobState = "queued" | "running" | "done" | "failed" | "cancelled";
 
 export type JobRequest = {
@@ -92,6 +93,11 @@ export class JobStore {
   latest(owner: string, repo: string, number: number): Job | undefined {
     const row = this.db.prepare("SELECT * FROM jobs WHERE owner = ? AND repo = ? AND number = ? ORDER BY id DESC LIMIT 1").get(owner, repo, number) as Row | undefined;
     return row ? toJob(row) : undefined;
+  }
+
+  /** How many repair jobs a pull request has had (bot branches get a limited number of rounds). */
+  countJobs(owner: string, repo: string, number: number, kind: JobKind): number {
+    return Number((this.db.prepare("SELECT COUNT(*) AS n FROM jobs WHERE owner = ? AND repo = ? AND number = ? AND kind = ?").get(owner, repo, number, kind) as { n: number }).n);
   }
 
   active(owner: string, repo: string, number: number): Job | undefined {

@@ -15,7 +15,8 @@ export type AttributionResult = { tests: AttributedTest[]; counts: Record<Attrib
 
 const failed = (s: TestStatus | undefined) => s === "fail" || s === "error";
 
-export async function attributeFailures(verifier: Verifier, workspaces: { base: string; candidate: string }, selection: TestSelection, reruns = 2): Promise<AttributionResult> {
+/** `parallel`: run base and candidate side by side (the Actions verifier puts both in one dispatch). */
+export async function attributeFailures(verifier: Verifier, workspaces: { base: string; candidate: string }, selection: TestSelection, reruns = 2, options: { parallel?: boolean } = {}): Promise<AttributionResult> {
   const history = new Map<string, { base: TestStatus[]; candidate: TestStatus[] }>();
   const record = (side: "base" | "candidate", report: TestReport, only?: Set<string>) => {
     for (const t of report.tests) {
@@ -25,16 +26,20 @@ export async function attributeFailures(verifier: Verifier, workspaces: { base: 
       history.set(t.id, entry);
     }
   };
+  const both = async (sel: TestSelection): Promise<[TestReport, TestReport]> =>
+    options.parallel ? Promise.all([verifier.run(workspaces.base, sel), verifier.run(workspaces.candidate, sel)]) : [await verifier.run(workspaces.base, sel), await verifier.run(workspaces.candidate, sel)];
   let testRuns = 2;
-  record("base", await verifier.run(workspaces.base, selection));
-  record("candidate", await verifier.run(workspaces.candidate, selection));
+  const [base, candidate] = await both(selection);
+  record("base", base);
+  record("candidate", candidate);
 
   const suspicious = [...history].filter(([, h]) => failed(h.base[0]) || failed(h.candidate[0])).map(([id]) => id);
   if (suspicious.length > 0) {
     const only = new Set(suspicious);
     for (let i = 0; i < reruns; i++) {
-      record("base", await verifier.run(workspaces.base, { kind: "tests", ids: suspicious }), only);
-      record("candidate", await verifier.run(workspaces.candidate, { kind: "tests", ids: suspicious }), only);
+      const [b, c] = await both({ kind: "tests", ids: suspicious });
+      record("base", b, only);
+      record("candidate", c, only);
       testRuns += 2;
     }
   }

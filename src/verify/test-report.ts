@@ -28,7 +28,8 @@ export type RunResult = {
   output: string;
   outputBytes: number;
   outputTruncated: boolean;
-  isolation: Isolation;
+  /** How the run was isolated: our sandbox's level, or a GitHub Actions runner. */
+  isolation: Isolation | "actions";
   /** The command could not be started at all (not found, not executable). */
   spawnError?: string | undefined;
 };

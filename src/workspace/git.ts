@@ -6,7 +6,7 @@ const BOT_IDENTITY = ["-c", "user.name=autogen-bot", "-c", "user.email=autogen-b
 
 export type GitCredentials = { username: string; password: string };
 
-export type GitOptions = { timeoutMs?: number; signal?: AbortSignal; credentials?: GitCredentials };
+export type GitOptions = { timeoutMs?: number; signal?: AbortSignal; credentials?: GitCredentials; /** A private index file (GIT_INDEX_FILE), so a snapshot never touches the worktree's index. */ indexFile?: string };
 
 /** A simple-git client for one directory: minimal environment, no prompts, https/file transports only. */
 export function git(baseDir: string, options: GitOptions = {}): SimpleGit {
@@ -19,6 +19,7 @@ export function git(baseDir: string, options: GitOptions = {}): SimpleGit {
     // Only these transports: no ext::, no ssh commands smuggled in through a URL.
     GIT_ALLOW_PROTOCOL: "https:http:file",
   };
+  if (options.indexFile) env.GIT_INDEX_FILE = options.indexFile;
   if (options.credentials) {
     // Per-command config through the environment: not on the command line, not on disk.
     const { username, password } = options.credentials;

@@ -44,7 +44,7 @@ describe("autogen init-workflow", () => {
     const { code, stdout } = await runCli(["init-workflow", await repoWithCi(CI)]);
     expect(code).toBe(0);
     const workflow = parse(stdout) as Workflow;
-    expect(Object.keys(workflow.on.workflow_dispatch.inputs)).toEqual(["ref", "tests", "correlation_id"]);
+    expect(Object.keys(workflow.on.workflow_dispatch.inputs)).toEqual(["refs", "tests", "correlation_id"]);
     expect(workflow["run-name"]).toBe("autogen-verify ${{ inputs.correlation_id }}");
     expect(workflow.permissions).toEqual({ contents: "read" });
     expect(workflow.jobs.verify.steps.map((s) => s.name ?? s.uses)).toEqual(["actions/checkout@v4", "setup (edit me): actions/setup-python@v5", "setup (edit me): install", "tests", "upload the JUnit report"]);

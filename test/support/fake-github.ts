@@ -24,7 +24,50 @@ export type FakeGitHubState = {
   files: Record<string, string>;
   defaultBranch: string;
   cloneUrl: string;
+  /** Pull requests under repair (pulls/get), by number. */
+  prs?: Record<number, FakePull>;
+  /** Open pull requests by head commit (repos/list-pull-requests-associated-with-commit). */
+  commitPulls?: Record<string, number[]>;
+  actions?: FakeActions;
 };
+
+export type FakePull = { title: string; body: string; state: "open" | "closed"; headRef: string; headSha: string; baseRef: string; baseSha: string; fork: boolean };
+
+export type FakeRun = { id: number; name: string; path: string; display_title: string; event: string; status: "queued" | "in_progress" | "completed"; conclusion: string | null; head_sha: string; head_branch: string; pull_requests: Array<{ number: number }>; created_at: string; html_url: string; check_suite_id: number };
+export type FakeJob = { id: number; run_id: number; name: string; status: string; conclusion: string | null; steps: Array<{ number: number; name: string; status: string; conclusion: string | null }>; log: string };
+export type FakeArtifact = { id: number; run_id: number; name: string; zip: Buffer; expired: boolean };
+export type FakeDispatch = { workflow: string; ref: string; inputs: Record<string, string>; runId: number };
+
+export type FakeActions = {
+  /** Workflow files installed and active. */
+  installed: string[];
+  runs: FakeRun[];
+  jobs: FakeJob[];
+  artifacts: FakeArtifact[];
+  annotations: Record<number, Array<{ path: string; start_line: number; annotation_level: string; title: string; message: string }>>;
+  /** true: the dispatch answers 200 with the run's id; false: 204, as GitHub Enterprise Server may. */
+  returnRunDetails: boolean;
+  dispatches: FakeDispatch[];
+  cancelled: number[];
+  /** The test's runner: called once per dispatch with the queued run. */
+  onDispatch?: (dispatch: FakeDispatch, run: FakeRun) => void;
+  /** Authorization headers seen by the log and artifact storage hosts (must stay empty). */
+  storageAuthorization: string[];
+};
+
+export function fakeActions(installed: string[] = []): FakeActions {
+  return { installed, runs: [], jobs: [], artifacts: [], annotations: {}, returnRunDetails: true, dispatches: [], cancelled: [], storageAuthorization: [] };
+}
+
+const LOG_HOST = "https://results-receiver.actions.githubusercontent.com";
+const ARTIFACT_HOST = "https://productionresultssa0.blob.core.windows.net";
+
+const runJson = (r: FakeRun, owner: string, repo: string) => ({
+  ...r,
+  path: r.path,
+  workflow_id: 1,
+  url: `https://api.github.com/repos/${owner}/${repo}/actions/runs/${r.id}`,
+});
 
 export type RecordedRequest = { operation: string; method: string; path: string; body: Record<string, unknown> | undefined };
 
@@ -33,6 +76,27 @@ export function fakeGitHub(state: FakeGitHubState) {
   const errors: string[] = [];
   let nextId = 1000;
   const scope = nock("https://api.github.com").persist();
+  // Logs and artifacts: GitHub redirects to short-lived storage URLs on other hosts.
+  nock(LOG_HOST)
+    .persist()
+    .get(/^\/logs\/\d+/)
+    .reply((request: Request) => {
+      const auth = request.headers.get("authorization");
+      if (auth) state.actions?.storageAuthorization.push(auth);
+      const id = Number(/\/logs\/(\d+)/.exec(new URL(request.url).pathname)?.[1]);
+      const job = state.actions?.jobs.find((j) => j.id === id);
+      return job ? [200, job.log, { "content-type": "text/plain; charset=utf-8" }] : [404, "not found"];
+    });
+  nock(ARTIFACT_HOST)
+    .persist()
+    .get(/^\/artifacts\/\d+\.zip/)
+    .reply((request: Request) => {
+      const auth = request.headers.get("authorization");
+      if (auth) state.actions?.storageAuthorization.push(auth);
+      const id = Number(/\/artifacts\/(\d+)/.exec(new URL(request.url).pathname)?.[1]);
+      const artifact = state.actions?.artifacts.find((a) => a.id === id);
+      return artifact ? [200, artifact.zip, { "content-type": "application/zip" }] : [404, "not found"];
+    });
   for (const method of ["GET", "POST", "PATCH"] as const) {
     scope.intercept(/.*/, method).reply(async (request: Request) => {
       const url = new URL(request.url);
@@ -50,12 +114,109 @@ export function fakeGitHub(state: FakeGitHubState) {
       requests.push({ operation: route.id, method, path: url.pathname + url.search, body });
       const reply = answer(route.id, params, url, body);
       if (!route.op.responses.includes(String(reply[0]))) errors.push(`${route.id}: status ${reply[0]} is not a documented response`);
-      return reply;
+      return reply as [number, string | Record<string, unknown>, Record<string, string>];
     });
   }
 
-  function answer(id: string, params: Record<string, string>, url: URL, body: Record<string, unknown> | undefined): [number, unknown] {
+  function answer(id: string, params: Record<string, string>, url: URL, body: Record<string, unknown> | undefined): [number, unknown, Record<string, string>?] {
+    const actions = state.actions;
+    const { owner = "", repo = "" } = params;
     switch (id) {
+      case "pulls/get": {
+        const pr = state.prs?.[Number(params.pull_number)];
+        if (!pr) return [404, { message: "Not Found" }];
+        const base = { full_name: `${owner}/${repo}` };
+        return [
+          200,
+          {
+            number: Number(params.pull_number),
+            title: pr.title,
+            body: pr.body,
+            state: pr.state,
+            html_url: `https://github.com/${owner}/${repo}/pull/${params.pull_number}`,
+            head: { ref: pr.headRef, sha: pr.headSha, repo: pr.fork ? { full_name: `contributor/${repo}` } : base },
+            base: { ref: pr.baseRef, sha: pr.baseSha, repo: base },
+          },
+        ];
+      }
+      case "repos/list-pull-requests-associated-with-commit":
+        return [200, (state.commitPulls?.[params.commit_sha ?? ""] ?? []).map((n) => ({ number: n, state: state.prs?.[n]?.state ?? "open", head: { sha: state.prs?.[n]?.headSha ?? params.commit_sha } }))];
+      case "actions/get-workflow":
+        if (!actions?.installed.includes(params.workflow_id ?? "")) return [404, { message: "Not Found" }];
+        return [200, { id: 1, name: params.workflow_id, path: `.github/workflows/${params.workflow_id}`, state: "active" }];
+      case "actions/create-workflow-dispatch": {
+        if (!actions?.installed.includes(params.workflow_id ?? "")) return [404, { message: "Not Found" }];
+        const inputs = (body?.inputs ?? {}) as Record<string, string>;
+        const run: FakeRun = {
+          id: nextId++,
+          name: "autogen-verify",
+          path: `.github/workflows/${params.workflow_id}`,
+          display_title: `autogen-verify ${inputs.correlation_id ?? ""}`,
+          event: "workflow_dispatch",
+          status: "queued",
+          conclusion: null,
+          head_sha: "0".repeat(40),
+          head_branch: String(body?.ref),
+          pull_requests: [],
+          created_at: new Date().toISOString().replace(/\.\d+Z$/, "Z"),
+          html_url: `https://github.com/${owner}/${repo}/actions/runs/${nextId}`,
+          check_suite_id: nextId++,
+        };
+        actions.runs.push(run);
+        const dispatch = { workflow: params.workflow_id ?? "", ref: String(body?.ref), inputs, runId: run.id };
+        actions.dispatches.push(dispatch);
+        actions.onDispatch?.(dispatch, run);
+        if (body?.return_run_details && actions.returnRunDetails) return [200, { workflow_run_id: run.id, run_url: `https://api.github.com/repos/${owner}/${repo}/actions/runs/${run.id}`, html_url: run.html_url }];
+        return [204, ""];
+      }
+      case "actions/list-workflow-runs":
+      case "actions/list-workflow-runs-for-repo": {
+        const q = url.searchParams;
+        const created = q.get("created")?.replace(/^>=/, "");
+        const runs = (actions?.runs ?? []).filter(
+          (r) =>
+            (!params.workflow_id || r.path.endsWith(`/${params.workflow_id}`)) &&
+            (!q.get("head_sha") || r.head_sha === q.get("head_sha")) &&
+            (!q.get("event") || r.event === q.get("event")) &&
+            (!q.get("check_suite_id") || r.check_suite_id === Number(q.get("check_suite_id"))) &&
+            (!created || r.created_at >= created),
+        );
+        return [200, { total_count: runs.length, workflow_runs: runs.map((r) => runJson(r, owner, repo)) }];
+      }
+      case "actions/get-workflow-run": {
+        const run = actions?.runs.find((r) => r.id === Number(params.run_id));
+        return run ? [200, runJson(run, owner, repo)] : [404, { message: "Not Found" }];
+      }
+      case "actions/cancel-workflow-run": {
+        const run = actions?.runs.find((r) => r.id === Number(params.run_id));
+        if (!run) return [404, { message: "Not Found" }];
+        if (run.status === "completed") return [409, { message: "Cannot cancel a workflow run that is completed." }];
+        Object.assign(run, { status: "completed", conclusion: "cancelled" });
+        actions?.cancelled.push(run.id);
+        return [202, {}];
+      }
+      case "actions/list-jobs-for-workflow-run": {
+        const jobs = (actions?.jobs ?? []).filter((j) => j.run_id === Number(params.run_id));
+        return [
+          200,
+          {
+            total_count: jobs.length,
+            jobs: jobs.map(({ log: _log, ...j }) => ({ ...j, html_url: `https://github.com/${owner}/${repo}/actions/runs/${j.run_id}/job/${j.id}`, check_run_url: `https://api.github.com/repos/${owner}/${repo}/check-runs/${j.id}` })),
+          },
+        ];
+      }
+      case "actions/download-job-logs-for-workflow-run":
+        return [302, "", { location: `${LOG_HOST}/logs/${params.job_id}?sig=short-lived` }];
+      case "checks/list-annotations":
+        return [200, actions?.annotations[Number(params.check_run_id)] ?? []];
+      case "actions/list-workflow-run-artifacts": {
+        const name = url.searchParams.get("name");
+        const artifacts = (actions?.artifacts ?? []).filter((a) => a.run_id === Number(params.run_id) && (!name || a.name === name));
+        return [200, { total_count: artifacts.length, artifacts: artifacts.map(({ zip, run_id: _run, ...a }) => ({ ...a, size_in_bytes: zip.length })) }];
+      }
+      case "actions/download-artifact":
+        if (params.archive_format !== "zip") return [404, { message: "Not Found" }];
+        return [302, "", { location: `${ARTIFACT_HOST}/artifacts/${params.artifact_id}.zip?sig=short-lived` }];
       case "apps/create-installation-access-token":
         return [201, { token: "ghs_fakeInstallationToken0123456789abcdef", expires_at: new Date(Date.now() + 3600_000).toISOString(), permissions: {} }];
       case "repos/get":

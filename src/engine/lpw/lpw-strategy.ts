@@ -216,7 +216,7 @@ class LpwRun {
     let trace = "(instrumented debug run disabled)";
     if (this.options.instrumentedDebug && first) {
       const { value } = await this.llm.call("instrument", { trusted: { plan: numbered(plan), test: first.id }, untrusted: { code } }, editsSchema);
-      const run = await instrumentedRun(this.task.workspace, value.edits, first.id, this.task.verifier);
+      const run = await instrumentedRun(this.task.workspace, value.edits, first.id, this.task.probe ?? this.task.verifier);
       this.outcome.cost.testRuns += 1;
       this.outcome.cost.testSeconds += run.durationMs / 1000;
       trace = run.trace;

@@ -2,14 +2,14 @@
 // per-test line coverage), then repair templates at the most suspicious lines, tried in
 // order of suspiciousness × template prior, each validated on the failing tests first,
 // then on all visible tests, then the regression gate. Stops at the first plausible fix.
-import { cp, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
+import { cp, lstat, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { unifiedDiff } from "../../workspace/unified-diff.ts";
 import { allPassed, failingTests, type TestReport } from "../../verify/test-report.ts";
 import type { TestSelection } from "../../verify/runners/test-runner.ts";
-import { emptyOutcome, evidenceOf, type Attempt, type Outcome, type Strategy, type Task } from "../task.ts";
+import { emptyOutcome, evidenceOf, type Attempt, type Outcome, type Strategy, type Task, type TestEvidence } from "../task.ts";
 import { applyMutation, type Mutation } from "./mutation.ts";
 import { ochiai, type SuspiciousLine } from "./ochiai.ts";
 import { jsMutations } from "./js-mutations.ts";
@@ -54,7 +54,7 @@ export const templateStrategy: Strategy = {
         state.outcome.cost.testRuns += 1;
       } else {
         // V8 coverage is per process: one run per test.
-        spectra = await jsSpectra(task.workspace, task.verifier, known);
+        spectra = await jsSpectra(task.workspace, task.probe ?? task.verifier, known);
         state.outcome.cost.testRuns += known.length;
       }
       ranking = ochiai(spectra, (file) => !task.isTestFile(file));
@@ -107,6 +107,7 @@ export const templateStrategy: Strategy = {
           state.outcome.plan.fix = { family: mutation.family, description: mutation.description, file: mutation.file, line: mutation.line, score };
           state.outcome.status = "fixed";
           state.outcome.closestAttempt = undefined;
+          Object.assign(state.outcome.evidence, state.evidence.get(attempt.index - 1));
           return state.finish("solved", `${mutation.description} at ${mutation.file}:${mutation.line} makes every visible test pass`);
         }
       }
@@ -138,8 +139,12 @@ export async function rankCandidates(workspace: string, lines: SuspiciousLine[])
   return ranked.sort((a, b) => b.score - a.score || a.order - b.order);
 }
 
+type CandidateEvidence = { after: TestEvidence; regressionAfter?: TestEvidence | undefined };
+
 class RunState {
   readonly outcome: Outcome;
+  /** The visible and regression runs of each candidate that passed the failing tests, by index. */
+  readonly evidence = new Map<number, CandidateEvidence>();
   private readonly task: Task;
   private readonly started: number;
 
@@ -169,10 +174,12 @@ class RunState {
     if (!allPassed(first)) return record("still-failing", first);
     const visible = await this.test(this.task.visible, workspace);
     if (!allPassed(visible)) return record("visible-regressed", visible);
-    this.outcome.evidence.after = evidenceOf(visible);
+    // Kept per candidate: with parallel slots, another candidate may finish after the winner.
+    const evidence: CandidateEvidence = { after: evidenceOf(visible) };
+    this.evidence.set(index, evidence);
     if (this.task.regression && baseline) {
       const regression = await this.test(this.task.regression, workspace);
-      this.outcome.evidence.regressionAfter = evidenceOf(regression);
+      evidence.regressionAfter = evidenceOf(regression);
       const passedBefore = new Set(baseline.tests.filter((t) => t.status === "pass").map((t) => t.id));
       const broken = failingTests(regression).filter((t) => passedBefore.has(t.id));
       if (broken.length > 0 || (regression.tests.length === 0 && baseline.tests.length > 0)) return record("regression-failed", regression);
@@ -195,7 +202,10 @@ async function scratchCopies(workspace: string, count: number): Promise<string[]
   const copies: string[] = [];
   for (let i = 0; i < count; i++) {
     const dir = await mkdtemp(join(tmpdir(), "autogen-slot-"));
-    await cp(workspace, dir, { recursive: true, filter: (src) => !/(^|\/)(\.git|node_modules)(\/|$)/.test(src.slice(workspace.length)) });
+    // A worktree's `.git` is a small file naming its git dir: keep it, so a copy is still a
+    // checkout of the same commit (the Actions verifier commits from it); a `.git` directory is not copied.
+    const gitFile = (await lstat(join(workspace, ".git")).catch(() => undefined))?.isFile() ?? false;
+    await cp(workspace, dir, { recursive: true, filter: (src) => !(gitFile ? /(^|\/)node_modules(\/|$)/ : /(^|\/)(\.git|node_modules)(\/|$)/).test(src.slice(workspace.length)) });
     if (existsSync(join(workspace, "node_modules"))) await symlink(join(workspace, "node_modules"), join(dir, "node_modules"));
     copies.push(dir);
   }

@@ -36,20 +36,28 @@ export function parseJunit(xml: string, options: { root?: string } = {}): TestCa
   return results.map((r) => (r.file?.startsWith(base) ? { ...r, file: r.file.slice(base.length), id: r.id.replaceAll(base, "") } : r));
 }
 
-function walkSuite(node: XmlNode, suitePath: string[], out: TestCaseResult[]): void {
+function walkSuite(node: XmlNode, suitePath: string[], out: TestCaseResult[], pytest = false): void {
   for (const suite of (node.testsuite as XmlNode[] | undefined) ?? []) {
     const name = attr(suite, "name");
     // pytest names its single suite "pytest"; that is not part of a test's identity.
     const path = name && name !== "pytest" ? [...suitePath, name] : suitePath;
-    walkSuite(suite, path, out);
+    walkSuite(suite, path, out, pytest || name === "pytest");
   }
-  for (const testcase of (node.testcase as XmlNode[] | undefined) ?? []) out.push(toResult(testcase, suitePath));
+  for (const testcase of (node.testcase as XmlNode[] | undefined) ?? []) out.push(toResult(testcase, suitePath, pytest));
 }
 
-function toResult(tc: XmlNode, suitePath: string[]): TestCaseResult {
+/** pytest's default (xunit2) report has no file: `tests.test_cart.TestCart` is module path, then classes (capitalised). */
+function pytestFile(classname: string): string | undefined {
+  const parts = classname.split(".");
+  const module = parts.findIndex((p) => /^[A-Z]/.test(p));
+  const path = (module === -1 ? parts : parts.slice(0, module)).join("/");
+  return path && /^[\w/]+$/.test(path) ? `${path}.py` : undefined;
+}
+
+function toResult(tc: XmlNode, suitePath: string[], pytest: boolean): TestCaseResult {
   const name = attr(tc, "name") ?? "(unnamed)";
   const classname = attr(tc, "classname");
-  const file = attr(tc, "file");
+  const file = attr(tc, "file") ?? (pytest && classname ? pytestFile(classname) : undefined);
   const failure = first(tc.failure);
   const error = first(tc.error);
   const skipped = first(tc.skipped);

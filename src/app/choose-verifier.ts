@@ -1,0 +1,73 @@
+// Where a job's candidates are tested (`verify` in the repository config): the
+// repository's verification workflow in GitHub Actions when it is installed (`auto`) or
+// required (`actions`), the local sandbox otherwise; a fork's code is never dispatched.
+// Instrumented runs (coverage, traces) always use the local sandbox: their output is
+// files on our side.
+import type { RepoConfig } from "../config/repo-config-schema.ts";
+import type { CiForge } from "../forge/ci-forge.ts";
+import { actionsVerifier, VERIFY_WORKFLOW } from "../verify/actions-verifier.ts";
+import { localVerifier, type Verifier } from "../verify/local-verifier.ts";
+import type { RunWaiters } from "../verify/run-waiters.ts";
+import type { TestRunner } from "../verify/runners/test-runner.ts";
+import type { GitCredentials } from "../workspace/git.ts";
+import { branchPublisher } from "./publish-change.ts";
+
+export type VerifierChoice = { verifier: Verifier; probe: Verifier; backend: "actions" | "local"; why: string };
+
+export class VerifierUnavailableError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "VerifierUnavailableError";
+  }
+}
+
+export type ChooseVerifierArgs = {
+  config: RepoConfig;
+  ci: CiForge;
+  owner: string;
+  repo: string;
+  defaultBranch: string;
+  /** The code under test comes from a fork: never dispatched, never pushed. */
+  fork: boolean;
+  runner: TestRunner;
+  mirror: string;
+  cloneUrl: string;
+  credentials: GitCredentials;
+  jobId: number;
+  signal: AbortSignal;
+  waiters: RunWaiters;
+  onRun?: (run: { id: number; url: string; candidates: number }) => void;
+  /** How often to poll a run (tests shorten it). */
+  pollMs?: number | undefined;
+  /** Limit for one Actions run, queueing included (default: the test timeout plus 10 minutes for the runner). */
+  actionsTimeoutMs?: number | undefined;
+};
+
+export async function chooseVerifier(args: ChooseVerifierArgs): Promise<VerifierChoice> {
+  const { config } = args;
+  const sandbox = { timeoutMs: config.test.timeoutMinutes * 60_000, env: config.test.env, signal: args.signal };
+  const local = localVerifier(args.runner, { ...sandbox, protect: [args.mirror] });
+  if (config.verify === "local") return { verifier: local, probe: local, backend: "local", why: "local sandbox (`verify: local`)" };
+  if (args.fork) return { verifier: local, probe: local, backend: "local", why: "local sandbox (a fork's code is never pushed or dispatched)" };
+  const installed = await args.ci.workflowInstalled(args.owner, args.repo, VERIFY_WORKFLOW);
+  if (!installed) {
+    if (config.verify === "actions")
+      throw new VerifierUnavailableError(`\`verify: actions\` is set but .github/workflows/${VERIFY_WORKFLOW} is not installed (or is disabled) on ${args.defaultBranch}: run \`npx autogen init-workflow --write\`, review and commit it, or set \`verify: local\``);
+    return { verifier: local, probe: local, backend: "local", why: `local sandbox (no ${VERIFY_WORKFLOW} workflow installed)` };
+  }
+  const verifier = actionsVerifier({
+    ci: args.ci,
+    owner: args.owner,
+    repo: args.repo,
+    dispatchRef: args.defaultBranch,
+    publish: branchPublisher(args.mirror, args.cloneUrl, args.credentials),
+    correlation: `job-${args.jobId}`,
+    timeoutMs: args.actionsTimeoutMs ?? sandbox.timeoutMs + 10 * 60_000,
+    signal: args.signal,
+    waiters: args.waiters,
+    parseConsole: args.runner.parseConsole,
+    ...(args.onRun ? { onRun: args.onRun } : {}),
+    ...(args.pollMs ? { pollMs: args.pollMs, maxPollMs: args.pollMs * 4 } : {}),
+  });
+  return { verifier, probe: local, backend: "actions", why: `GitHub Actions (${VERIFY_WORKFLOW})` };
+}

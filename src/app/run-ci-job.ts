@@ -1,0 +1,268 @@
+// One job for a red build on a pull request (a failed workflow run or check suite, or
+// `/autogen fix` on the PR): collect the evidence from CI, rerun the failing tests at the
+// merge base and at the head to see which the PR caused, explain (and stop) when none
+// was, otherwise repair with the engine (visible = the caused failures, regression = the
+// rest) and open a PR into the PR's head branch, or for a fork, comment the patch. If the
+// head moves while the job runs, it stops and a new job starts on the new head.
+import type { RepoConfig } from "../config/repo-config-schema.ts";
+import { parseRepoConfigText, REPO_CONFIG_PATH, RepoConfigError } from "../config/parse-repo-config.ts";
+import { collectCheckSuiteEvidence, collectRunEvidence, type RunEvidence } from "../ci/run-evidence.ts";
+import { checkDiffPolicy } from "../engine/check-diff-policy.ts";
+import { isTestFile } from "../engine/is-test-file.ts";
+import { formatMemory } from "../engine/memory/memory-pool.ts";
+import { strategyByName } from "../engine/strategies.ts";
+import type { Outcome } from "../engine/task.ts";
+import { templateStrategy } from "../engine/template/template-strategy.ts";
+import type { CiForge, PullInfo, WorkflowRun } from "../forge/ci-forge.ts";
+import type { Job } from "../jobs/job-store.ts";
+import { explainAttribution, explainInfra, evidenceDetails, suggestedPatch } from "../report/ci-explanation.ts";
+import { renderReport } from "../report/render-report.ts";
+import { attributeFailures } from "../verify/attribution.ts";
+import { VERIFY_WORKFLOW } from "../verify/actions-verifier.ts";
+import { detectRunner } from "../verify/runners/detect-runner.ts";
+import { failingTests } from "../verify/test-report.ts";
+import { RepoCache, type Worktree } from "../workspace/repo-cache.ts";
+import { chooseVerifier } from "./choose-verifier.ts";
+import { guardedLlm } from "./guarded-llm.ts";
+import { applyStoredDiff, coAuthor, commitAndPush } from "./publish-change.ts";
+import type { JobDeps } from "./run-issue-job.ts";
+import { JobCancelled } from "./run-issue-job.ts";
+import { CI_STEPS, StatusReporter } from "./status-reporter.ts";
+
+/** The pull request's head moved while the job ran. */
+export class HeadMoved extends Error {
+  readonly sha: string;
+  constructor(sha: string) {
+    super(`the head of the pull request moved to ${sha.slice(0, 7)}`);
+    this.sha = sha;
+  }
+}
+
+const RED = new Set(["failure", "timed_out", "startup_failure"]);
+const isRed = (run: WorkflowRun) => run.status === "completed" && run.conclusion !== null && RED.has(run.conclusion);
+/** Our own verification runs and branches are never evidence of the PR's CI. */
+const isOurs = (run: WorkflowRun) => run.path.endsWith(`/${VERIFY_WORKFLOW}`) || (run.headBranch ?? "").startsWith("autogen/verify-");
+
+export async function runCiJob(job: Job, deps: JobDeps, signal: AbortSignal): Promise<void> {
+  const forge = await deps.forgeFor(job.installationId);
+  const ci = await deps.ciFor(job.installationId);
+  const status = new StatusReporter(forge, deps.store, job, deps.statusThrottleMs, CI_STEPS);
+  const { owner, repo, number } = job;
+  const worktrees: Worktree[] = [];
+  let headSha = job.checkpoint.headSha as string | undefined;
+  const ensureCurrent = async () => {
+    if (signal.aborted) throw new JobCancelled(String((signal.reason as Error | undefined)?.message ?? "stopped on request"));
+    const now = await ci.pull(owner, repo, number);
+    if (headSha && now.headSha !== headSha) throw new HeadMoved(now.headSha);
+  };
+  try {
+    await forge.react(owner, repo, number, "eyes").catch(() => undefined);
+    await status.start();
+    const repository = await forge.repository(owner, repo);
+    status.set("Configuration", "running");
+    let config: RepoConfig;
+    try {
+      config = parseRepoConfigText((await forge.readFile(owner, repo, REPO_CONFIG_PATH, repository.defaultBranch)) ?? "");
+    } catch (error) {
+      if (!(error instanceof RepoConfigError)) throw error;
+      status.set("Configuration", "failed", `${REPO_CONFIG_PATH} is invalid`);
+      await status.finish(`Stopped: \`${REPO_CONFIG_PATH}\` on \`${repository.defaultBranch}\` is invalid:\n\n${error.problems.map((p) => `- ${p}`).join("\n")}`);
+      deps.store.finish(job.id, "failed", error.message);
+      return;
+    }
+    const pull = await ci.pull(owner, repo, number);
+    if (pull.state !== "open") {
+      await status.finish(`Nothing to do: #${number} is ${pull.state}.`);
+      deps.store.finish(job.id, "done");
+      return;
+    }
+    if (headSha && pull.headSha !== headSha) throw new HeadMoved(pull.headSha);
+    headSha = pull.headSha;
+    deps.store.checkpoint(job.id, { headSha });
+
+    // The evidence: the red runs of the head commit (waiting for runs still in progress).
+    status.set("CI evidence", "running");
+    const runs = await redRuns(ci, job, pull, config, deps, signal);
+    const suiteId = job.checkpoint.headSha === headSha ? (job.checkpoint.checkSuiteId as number | undefined) : undefined;
+    if (runs.length === 0 && suiteId === undefined) {
+      status.set("CI evidence", "done", `no failed run on ${headSha.slice(0, 7)}`);
+      await status.finish(`Nothing to repair: CI is not red on \`${headSha.slice(0, 7)}\` (no failed workflow run for the head of #${number}).`);
+      deps.store.finish(job.id, "done");
+      return;
+    }
+
+    const cache = new RepoCache({ root: deps.cacheRoot, signal });
+    const credentials = { username: "x-access-token", password: await forge.pushToken() };
+    const mirror = await cache.mirror(repository.cloneUrl, credentials);
+    const head = await cache.worktree(mirror, headSha, `job-${job.id}-head`);
+    worktrees.push(head);
+    const runner = detectRunner(head.path, config.test.command);
+    const evidence: RunEvidence[] = [];
+    for (const run of runs.slice(0, 3)) evidence.push(await collectRunEvidence(ci, owner, repo, run, { parseConsole: runner.parseConsole }));
+    if (evidence.length === 0 && suiteId !== undefined) evidence.push(await collectCheckSuiteEvidence(ci, owner, repo, { id: suiteId, headSha, headBranch: pull.headRef }, { parseConsole: runner.parseConsole }));
+    const failingInCi = [...new Set(evidence.flatMap((e) => failingTests(e.report).map((t) => t.id)))];
+    status.set("CI evidence", "done", `${evidence.length} failed run(s), ${failingInCi.length} failing test(s) (${evidence.map((e) => e.testsFrom).join(", ")})`);
+    const infra = evidence.every((e) => e.infra) ? evidence[0]?.infra : undefined;
+    if (infra && failingInCi.length === 0) {
+      status.set("Attribution", "done", `infrastructure: ${infra.kind}`);
+      await status.finish(explainInfra(infra, evidence));
+      deps.store.finish(job.id, "done");
+      return;
+    }
+
+    const choice = await chooseVerifier({
+      config,
+      ci,
+      owner,
+      repo,
+      defaultBranch: repository.defaultBranch,
+      fork: pull.fork,
+      runner,
+      mirror,
+      cloneUrl: repository.cloneUrl,
+      credentials,
+      jobId: job.id,
+      signal,
+      waiters: deps.waiters,
+      pollMs: deps.pollMs,
+      actionsTimeoutMs: deps.actionsTimeoutMs,
+      onRun: (run) => status.set("Attempts", "running", `verification run [${run.id}](${run.url}) (${run.candidates} candidate(s))`),
+    });
+    status.set("Configuration", "done", `strategy ${config.strategy.name}, tests ${config.test.command ?? runner.name}, verifier: ${choice.why}`);
+
+    // Attribution: the failing tests at the merge base and at the head, with reruns.
+    status.set("Attribution", "running");
+    const mergeBase = (await cache.run(mirror, ["merge-base", "--end-of-options", pull.baseSha, headSha], "find the merge base")).trim();
+    const base = await cache.worktree(mirror, mergeBase, `job-${job.id}-base`);
+    worktrees.push(base);
+    let failing = failingInCi;
+    if (failing.length === 0) {
+      // No per-test results in CI: find the failures by running the suite at the head.
+      failing = failingTests(await choice.verifier.run(head.path, { kind: "all" })).map((t) => t.id);
+    }
+    if (failing.length === 0) {
+      status.set("Attribution", "failed", "no failing test reproduced");
+      await status.finish(`The failing CI job did not fail in tests autogen-bot could run (${choice.why}), so it made no change.\n\n<details><summary>Evidence from CI</summary>\n\n${evidenceDetails(evidence)}\n</details>`);
+      deps.store.finish(job.id, "done");
+      return;
+    }
+    const attribution = await attributeFailures(choice.verifier, { base: base.path, candidate: head.path }, { kind: "tests", ids: failing }, config.test.reruns, { parallel: choice.backend === "actions" });
+    const caused = attribution.tests.filter((t) => t.verdict === "caused-by-change").map((t) => t.id);
+    const c = attribution.counts;
+    status.set("Attribution", "done", `${c["caused-by-change"]} caused by the change, ${c["pre-existing"]} pre-existing, ${c.flaky} flaky, ${c.passing + c.fixed} not reproduced`);
+    if (caused.length === 0) {
+      await status.finish(explainAttribution(attribution, { base: mergeBase, head: headSha, verifier: choice.why }, evidence));
+      deps.store.finish(job.id, "done");
+      return;
+    }
+    await ensureCurrent();
+
+    // Repair: visible = the failures this PR caused, regression = the whole suite.
+    let outcome = job.checkpoint.outcome as Outcome | undefined;
+    if (!outcome) {
+      const llm = guardedLlm(deps.llmFor?.(config, job, signal), ensureCurrent);
+      const description = [
+        `The pull request #${number} "${pull.title}" broke these tests (they pass at the merge base ${mergeBase.slice(0, 7)}): ${caused.join(", ")}.`,
+        "Change the code so they pass again, keeping what the pull request set out to do.",
+        pull.body ? `The pull request's description:\n${pull.body}` : "",
+        `What CI showed:\n${evidence.map((e) => e.digest).join("\n\n")}`,
+        job.hint ? `Hint from ${job.requester}: ${job.hint}` : "",
+      ]
+        .filter(Boolean)
+        .join("\n\n");
+      const memory = formatMemory(deps.memory?.recall({ installation: String(job.installationId), repository: `${owner}/${repo}` }, description) ?? []);
+      const strategy = llm ? strategyByName(config.strategy.name, { llm, strategy: config.strategy, memory }) : templateStrategy;
+      status.set("Plan", "running");
+      outcome = await strategy.run({
+        workspace: head.path,
+        visible: { kind: "tests", ids: caused },
+        regression: { kind: "all" },
+        verifier: choice.verifier,
+        probe: choice.probe,
+        sandbox: { timeoutMs: config.test.timeoutMinutes * 60_000, env: config.test.env, signal },
+        runnerName: runner.name,
+        isTestFile,
+        budget: { candidates: config.budgets.iterations * 20, minutes: config.budgets.minutes },
+        parallelism: choice.backend === "actions" ? 4 : 1,
+        description,
+        signal,
+        onProgress: (event) => {
+          deps.store.checkpoint(job.id, event.kind === "stage" ? { stage: event.stage } : { stage: "attempt", attempt: event.index });
+          if (event.kind === "stage") status.set("Plan", "done", event.stage);
+          else status.set("Attempts", "running", `attempt ${event.index}: ${event.passed} passed, ${event.failed} failed`);
+        },
+      });
+      if (outcome.status === "fixed") checkDiffPolicy(outcome, config);
+      deps.store.checkpoint(job.id, { outcome });
+    } else if (outcome.status === "fixed" && !job.checkpoint.pushed) {
+      await applyStoredDiff(head.path, outcome.diff);
+    }
+    status.set("Attempts", outcome.status === "fixed" ? "done" : "failed", `${outcome.attempts.length} attempt(s), verified in ${choice.why}`);
+    if (outcome.status !== "fixed") {
+      status.set("Pull request", "skipped", "no fix found");
+      await status.finish(`Stopped without a fix (\`${outcome.stopReason}\`): ${outcome.message}.\n\n<details><summary>Report</summary>\n\n${renderReport(outcome, { title: pull.title })}\n</details>`);
+      deps.store.finish(job.id, outcome.stopReason === "error" ? "failed" : "done", outcome.message);
+      return;
+    }
+    const after = outcome.evidence.regressionAfter;
+    status.set("Regression gate", "done", after ? `${after.passed} passed, ${after.failed} failed` : undefined);
+    await ensureCurrent();
+
+    if (pull.fork) {
+      status.set("Pull request", "skipped", "fork: patch in this comment");
+      await status.finish(`${suggestedPatch(outcome.diff, { ref: pull.headRef, sha: headSha })}\n\n<details><summary>Report</summary>\n\n${renderReport(outcome, { title: pull.title })}\n</details>`);
+      deps.store.finish(job.id, "done");
+      return;
+    }
+    const branch = `autogen/fix-${number}-${headSha.slice(0, 7)}`;
+    if (!job.checkpoint.pushed) {
+      const message = [`Fix the tests #${number} broke: ${caused.join(", ")}`.slice(0, 72), "", `${outcome.message}.`, "", coAuthor(job)].join("\n");
+      const sha = await commitAndPush(head, mirror, repository.cloneUrl, branch, message, outcome.changedFiles, credentials);
+      deps.store.checkpoint(job.id, { pushed: sha });
+    }
+    status.set("Pull request", "running");
+    const title = `autogen: fix CI of #${number} (${pull.title})`.slice(0, 250);
+    const body = `Repairs the red build of #${number} at \`${headSha.slice(0, 7)}\`: ${caused.length} test(s) the change broke pass again (attribution at the merge base \`${mergeBase.slice(0, 7)}\`). Merge this into \`${pull.headRef}\`.\n\n${renderReport(outcome, { title, branch })}`;
+    let pr = await forge.findOpenPull(owner, repo, branch);
+    if (pr) await forge.updatePull(owner, repo, pr.number, { title, body });
+    else pr = await forge.createPull(owner, repo, { title, head: branch, base: pull.headRef, body, draft: config.pullRequest.draft === "always" });
+    deps.store.checkpoint(job.id, { pull: pr.number });
+    status.set("Pull request", "done", `#${pr.number}`);
+    await status.finish(`Opened ${pr.url} into \`${pull.headRef}\`: ${outcome.message}.`);
+    deps.store.finish(job.id, "done");
+  } catch (error) {
+    if (error instanceof HeadMoved) {
+      await status.finish(`Stopped: ${error.message} while the job ran. Starting again on the new head if its build is red.`).catch(() => undefined);
+      deps.store.finish(job.id, "cancelled", error.message);
+      deps.restart?.(job, { headSha: error.sha });
+      return;
+    }
+    if (error instanceof JobCancelled || signal.aborted) {
+      const reason = error instanceof JobCancelled ? error.message : "stopped on request";
+      await status.finish(`Cancelled: ${reason}.`).catch(() => undefined);
+      deps.store.finish(job.id, "cancelled", reason);
+      return;
+    }
+    deps.log.warn({ jobId: job.id, err: (error as Error).message }, "job failed");
+    await status.finish(`Stopped by an error: ${(error as Error).message.split("\n")[0]}`).catch(() => undefined);
+    deps.store.finish(job.id, "failed", (error as Error).message);
+  } finally {
+    for (const w of worktrees) await w.remove().catch(() => undefined);
+  }
+}
+
+/** The failed runs of the head commit; runs still in progress are waited for (polling, within the job's minutes). */
+async function redRuns(ci: CiForge, job: Job, pull: PullInfo, config: RepoConfig, deps: JobDeps, signal: AbortSignal): Promise<WorkflowRun[]> {
+  const runId = job.checkpoint.runId as number | undefined;
+  const deadline = Date.now() + config.budgets.minutes * 60_000;
+  let wait = deps.pollMs ?? 10_000;
+  for (;;) {
+    const all = runId !== undefined && job.checkpoint.headSha === pull.headSha ? [await ci.workflowRun(job.owner, job.repo, runId)] : (await ci.workflowRuns(job.owner, job.repo, { headSha: pull.headSha })).filter((r) => !isOurs(r) && r.event !== "workflow_dispatch");
+    const red = all.filter(isRed);
+    const pending = all.filter((r) => r.status !== "completed");
+    if (red.length > 0 || pending.length === 0 || Date.now() > deadline) return red;
+    if (signal.aborted) throw new JobCancelled("stopped on request");
+    await deps.waiters.sleep(pending[0]?.id, wait, signal);
+    wait = Math.min(wait * 2, 60_000);
+  }
+}

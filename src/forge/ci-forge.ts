@@ -1,0 +1,294 @@
+// What the bot reads from GitHub about pull requests and CI, and the Actions runs it
+// dispatches: one port, an Octokit backend that validates every answer it relies on
+// with zod. Logs and artifacts are read as streams with a size cap (GitHub answers both
+// with a redirect to short-lived storage; fetch drops our Authorization header there).
+import { z } from "zod";
+
+export type PullInfo = {
+  number: number;
+  title: string;
+  body: string;
+  state: string;
+  url: string;
+  headRef: string;
+  headSha: string;
+  /** owner/name of the head repository; null when the fork was deleted. */
+  headRepo: string | null;
+  baseRef: string;
+  baseSha: string;
+  /** The head lives in another repository (a fork). */
+  fork: boolean;
+};
+
+export type WorkflowRun = {
+  id: number;
+  name: string;
+  path: string;
+  displayTitle: string;
+  event: string;
+  status: string;
+  conclusion: string | null;
+  headSha: string;
+  headBranch: string | null;
+  htmlUrl: string;
+  checkSuiteId: number | undefined;
+  pullRequests: number[];
+  createdAt: string;
+};
+
+export type WorkflowJob = {
+  id: number;
+  name: string;
+  status: string;
+  conclusion: string | null;
+  htmlUrl: string;
+  checkRunId: number | undefined;
+  steps: Array<{ number: number; name: string; status: string; conclusion: string | null }>;
+};
+
+export type Annotation = { path: string; line: number; level: string; title: string; message: string };
+export type Artifact = { id: number; name: string; sizeInBytes: number; expired: boolean };
+export type CheckRun = { id: number; name: string; status: string; conclusion: string | null; summary: string; text: string };
+
+export type CiForge = {
+  pull(owner: string, repo: string, number: number): Promise<PullInfo>;
+  /** Open pull requests whose head is this commit (forks included, which a run's `pull_requests` leaves out). */
+  pullsForCommit(owner: string, repo: string, sha: string): Promise<number[]>;
+  workflowRun(owner: string, repo: string, runId: number): Promise<WorkflowRun>;
+  /** Runs of one workflow file, or of the repository, filtered. */
+  workflowRuns(owner: string, repo: string, filter: { workflow?: string; headSha?: string; checkSuiteId?: number; event?: string; created?: string }): Promise<WorkflowRun[]>;
+  jobs(owner: string, repo: string, runId: number): Promise<WorkflowJob[]>;
+  jobLog(owner: string, repo: string, jobId: number, maxBytes: number): Promise<{ text: string; truncated: boolean }>;
+  annotations(owner: string, repo: string, checkRunId: number): Promise<Annotation[]>;
+  checkRunsForSuite(owner: string, repo: string, checkSuiteId: number): Promise<CheckRun[]>;
+  artifacts(owner: string, repo: string, runId: number): Promise<Artifact[]>;
+  downloadArtifact(owner: string, repo: string, artifactId: number, maxBytes: number): Promise<Uint8Array>;
+  workflowInstalled(owner: string, repo: string, file: string): Promise<boolean>;
+  /** Dispatches a workflow; `runId` when the server returned the run's details. */
+  dispatch(owner: string, repo: string, file: string, ref: string, inputs: Record<string, string>): Promise<{ runId: number | undefined }>;
+  cancelRun(owner: string, repo: string, runId: number): Promise<void>;
+};
+
+export type RequestLike = (route: string, params?: Record<string, unknown>) => Promise<{ status: number; data: unknown }>;
+
+const pullSchema = z.object({
+  number: z.number(),
+  title: z.string(),
+  body: z.string().nullish(),
+  state: z.string(),
+  html_url: z.string(),
+  head: z.object({ ref: z.string(), sha: z.string(), repo: z.object({ full_name: z.string() }).nullable() }),
+  base: z.object({ ref: z.string(), sha: z.string(), repo: z.object({ full_name: z.string() }) }),
+});
+
+const runSchema = z.object({
+  id: z.number(),
+  name: z.string().nullish(),
+  path: z.string().default(""),
+  display_title: z.string().default(""),
+  event: z.string(),
+  status: z.string().nullable(),
+  conclusion: z.string().nullable(),
+  head_sha: z.string(),
+  head_branch: z.string().nullable(),
+  html_url: z.string(),
+  check_suite_id: z.number().optional(),
+  pull_requests: z.array(z.object({ number: z.number() })).nullable().default([]),
+  created_at: z.string(),
+});
+
+const jobSchema = z.object({
+  id: z.number(),
+  name: z.string(),
+  status: z.string(),
+  conclusion: z.string().nullable(),
+  html_url: z.string().nullable(),
+  check_run_url: z.string(),
+  steps: z.array(z.object({ number: z.number(), name: z.string(), status: z.string(), conclusion: z.string().nullable() })).default([]),
+});
+
+const annotationSchema = z.object({ path: z.string(), start_line: z.number(), annotation_level: z.string().nullable(), title: z.string().nullable(), message: z.string().nullable() });
+const artifactSchema = z.object({ id: z.number(), name: z.string(), size_in_bytes: z.number(), expired: z.boolean() });
+const checkRunSchema = z.object({ id: z.number(), name: z.string(), status: z.string(), conclusion: z.string().nullable(), output: z.object({ summary: z.string().nullable(), text: z.string().nullable() }) });
+
+export class CiForgeError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "CiForgeError";
+  }
+}
+
+function parse<T>(schema: z.ZodType<T>, data: unknown, what: string): T {
+  const result = schema.safeParse(data);
+  if (!result.success) throw new CiForgeError(`GitHub's answer for ${what} did not have the expected shape: ${result.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`);
+  return result.data;
+}
+
+const toRun = (r: z.infer<typeof runSchema>): WorkflowRun => ({
+  id: r.id,
+  name: r.name ?? "",
+  path: r.path,
+  displayTitle: r.display_title,
+  event: r.event,
+  status: r.status ?? "unknown",
+  conclusion: r.conclusion,
+  headSha: r.head_sha,
+  headBranch: r.head_branch,
+  htmlUrl: r.html_url,
+  checkSuiteId: r.check_suite_id,
+  pullRequests: (r.pull_requests ?? []).map((p) => p.number),
+  createdAt: r.created_at,
+});
+
+/** Reads a response stream up to `maxBytes` (the rest is cancelled, not buffered). */
+async function readCapped(body: unknown, maxBytes: number): Promise<{ bytes: Uint8Array; truncated: boolean }> {
+  if (typeof body === "string") {
+    const bytes = new TextEncoder().encode(body);
+    return { bytes: bytes.subarray(0, maxBytes), truncated: bytes.length > maxBytes };
+  }
+  if (body instanceof ArrayBuffer || ArrayBuffer.isView(body)) {
+    const bytes = body instanceof ArrayBuffer ? new Uint8Array(body) : new Uint8Array(body.buffer, body.byteOffset, body.byteLength);
+    return { bytes: bytes.subarray(0, maxBytes), truncated: bytes.length > maxBytes };
+  }
+  if (!body || typeof (body as ReadableStream).getReader !== "function") return { bytes: new Uint8Array(), truncated: false };
+  const reader = (body as ReadableStream<Uint8Array>).getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  let truncated = false;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    const room = maxBytes - size;
+    chunks.push(value.subarray(0, room));
+    size += Math.min(room, value.length);
+    if (value.length > room) {
+      truncated = true;
+      await reader.cancel().catch(() => undefined);
+      break;
+    }
+  }
+  const out = new Uint8Array(size);
+  let offset = 0;
+  for (const c of chunks) {
+    out.set(c, offset);
+    offset += c.length;
+  }
+  return { bytes: out, truncated };
+}
+
+const status = (error: unknown) => (error as { status?: number }).status;
+
+export function octokitCiForge(request: RequestLike): CiForge {
+  const paged = async <T>(route: string, params: Record<string, unknown>, key: string | undefined, schema: z.ZodType<T>, what: string, maxPages = 10): Promise<T[]> => {
+    const out: T[] = [];
+    for (let page = 1; page <= maxPages; page++) {
+      const { data } = await request(route, { ...params, per_page: 100, page });
+      const items = parse(z.array(schema), key ? (data as Record<string, unknown>)[key] : data, what);
+      out.push(...items);
+      if (items.length < 100) break;
+    }
+    return out;
+  };
+  return {
+    async pull(owner, repo, number) {
+      const { data } = await request("GET /repos/{owner}/{repo}/pulls/{pull_number}", { owner, repo, pull_number: number });
+      const p = parse(pullSchema, data, `pull request #${number}`);
+      return {
+        number: p.number,
+        title: p.title,
+        body: p.body ?? "",
+        state: p.state,
+        url: p.html_url,
+        headRef: p.head.ref,
+        headSha: p.head.sha,
+        headRepo: p.head.repo?.full_name ?? null,
+        baseRef: p.base.ref,
+        baseSha: p.base.sha,
+        fork: p.head.repo?.full_name !== p.base.repo.full_name,
+      };
+    },
+    async pullsForCommit(owner, repo, sha) {
+      const pulls = await paged("GET /repos/{owner}/{repo}/commits/{commit_sha}/pulls", { owner, repo, commit_sha: sha }, undefined, z.object({ number: z.number(), state: z.string(), head: z.object({ sha: z.string() }) }), `pull requests of ${sha}`, 1);
+      return pulls.filter((p) => p.state === "open" && p.head.sha === sha).map((p) => p.number);
+    },
+    async workflowRun(owner, repo, runId) {
+      const { data } = await request("GET /repos/{owner}/{repo}/actions/runs/{run_id}", { owner, repo, run_id: runId });
+      return toRun(parse(runSchema, data, `workflow run ${runId}`));
+    },
+    async workflowRuns(owner, repo, filter) {
+      const query: Record<string, unknown> = { owner, repo };
+      if (filter.headSha) query.head_sha = filter.headSha;
+      if (filter.checkSuiteId) query.check_suite_id = filter.checkSuiteId;
+      if (filter.event) query.event = filter.event;
+      if (filter.created) query.created = filter.created;
+      const route = filter.workflow ? "GET /repos/{owner}/{repo}/actions/workflows/{workflow_id}/runs" : "GET /repos/{owner}/{repo}/actions/runs";
+      const runs = await paged(route, filter.workflow ? { ...query, workflow_id: filter.workflow } : query, "workflow_runs", runSchema, "workflow runs", 3);
+      return runs.map(toRun);
+    },
+    async jobs(owner, repo, runId) {
+      const jobs = await paged("GET /repos/{owner}/{repo}/actions/runs/{run_id}/jobs", { owner, repo, run_id: runId, filter: "latest" }, "jobs", jobSchema, `jobs of run ${runId}`, 5);
+      return jobs.map((j) => ({
+        id: j.id,
+        name: j.name,
+        status: j.status,
+        conclusion: j.conclusion,
+        htmlUrl: j.html_url ?? "",
+        checkRunId: Number(/\/check-runs\/(\d+)$/.exec(j.check_run_url)?.[1]) || undefined,
+        steps: j.steps,
+      }));
+    },
+    async jobLog(owner, repo, jobId, maxBytes) {
+      const { data } = await request("GET /repos/{owner}/{repo}/actions/jobs/{job_id}/logs", { owner, repo, job_id: jobId, request: { parseSuccessResponseBody: false } });
+      const { bytes, truncated } = await readCapped(data, maxBytes);
+      return { text: new TextDecoder("utf-8", { fatal: false }).decode(bytes), truncated };
+    },
+    async annotations(owner, repo, checkRunId) {
+      const items = await paged("GET /repos/{owner}/{repo}/check-runs/{check_run_id}/annotations", { owner, repo, check_run_id: checkRunId }, undefined, annotationSchema, `annotations of check run ${checkRunId}`, 1);
+      return items.map((a) => ({ path: a.path, line: a.start_line, level: a.annotation_level ?? "notice", title: a.title ?? "", message: a.message ?? "" }));
+    },
+    async checkRunsForSuite(owner, repo, checkSuiteId) {
+      const runs = await paged("GET /repos/{owner}/{repo}/check-suites/{check_suite_id}/check-runs", { owner, repo, check_suite_id: checkSuiteId }, "check_runs", checkRunSchema, `check runs of suite ${checkSuiteId}`, 2);
+      return runs.map((r) => ({ id: r.id, name: r.name, status: r.status, conclusion: r.conclusion, summary: r.output.summary ?? "", text: r.output.text ?? "" }));
+    },
+    async artifacts(owner, repo, runId) {
+      const items = await paged("GET /repos/{owner}/{repo}/actions/runs/{run_id}/artifacts", { owner, repo, run_id: runId }, "artifacts", artifactSchema, `artifacts of run ${runId}`, 2);
+      return items.map((a) => ({ id: a.id, name: a.name, sizeInBytes: a.size_in_bytes, expired: a.expired }));
+    },
+    async downloadArtifact(owner, repo, artifactId, maxBytes) {
+      const { data } = await request("GET /repos/{owner}/{repo}/actions/artifacts/{artifact_id}/{archive_format}", { owner, repo, artifact_id: artifactId, archive_format: "zip", request: { parseSuccessResponseBody: false } });
+      const { bytes, truncated } = await readCapped(data, maxBytes);
+      if (truncated) throw new CiForgeError(`artifact ${artifactId} is larger than ${maxBytes} bytes; not read`);
+      return bytes;
+    },
+    async workflowInstalled(owner, repo, file) {
+      try {
+        const { data } = await request("GET /repos/{owner}/{repo}/actions/workflows/{workflow_id}", { owner, repo, workflow_id: file });
+        return (data as { state?: string }).state === "active";
+      } catch (error) {
+        if (status(error) === 404) return false;
+        throw error;
+      }
+    },
+    async dispatch(owner, repo, file, ref, inputs) {
+      const route = "POST /repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches";
+      try {
+        const { status: code, data } = await request(route, { owner, repo, workflow_id: file, ref, inputs, return_run_details: true });
+        const id = code === 200 ? (data as { workflow_run_id?: unknown }).workflow_run_id : undefined;
+        return { runId: typeof id === "number" ? id : undefined };
+      } catch (error) {
+        // GitHub Enterprise Server may not know `return_run_details`: dispatch without it.
+        if (status(error) !== 422 || !/return_run_details/.test((error as Error).message)) throw error;
+        await request(route, { owner, repo, workflow_id: file, ref, inputs });
+        return { runId: undefined };
+      }
+    },
+    async cancelRun(owner, repo, runId) {
+      try {
+        await request("POST /repos/{owner}/{repo}/actions/runs/{run_id}/cancel", { owner, repo, run_id: runId });
+      } catch (error) {
+        // 409: the run already finished.
+        if (status(error) !== 409) throw error;
+      }
+    },
+  };
+}

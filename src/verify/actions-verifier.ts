@@ -1,0 +1,183 @@
+// The `Verifier` port's GitHub Actions backend: each candidate (the workspace as it is
+// on disk) is committed and pushed to a bot branch, the repository's verification
+// workflow is dispatched (from the default branch, so a candidate can never change the
+// workflow that tests it), the run is found (from the dispatch answer, else by the
+// correlation id in its run-name), awaited (webhook wake-up or polling with backoff, up
+// to a timeout, after which it is cancelled), and its logs and JUnit artifact read into
+// a TestReport. Calls that arrive together with the same selection share one dispatch:
+// one matrix job per candidate.
+import { randomBytes } from "node:crypto";
+import type { CiForge, WorkflowRun } from "../forge/ci-forge.ts";
+import { artifactTests, jobEvidence } from "../ci/run-evidence.ts";
+import { snapshotCommit } from "../workspace/snapshot-commit.ts";
+import type { Verifier } from "./local-verifier.ts";
+import type { TestSelection } from "./runners/test-runner.ts";
+import { RunWaiters } from "./run-waiters.ts";
+import type { TestCaseResult, TestReport } from "./test-report.ts";
+
+export const VERIFY_WORKFLOW = "autogen-verify.yml";
+
+export type ActionsVerifierOptions = {
+  ci: CiForge;
+  owner: string;
+  repo: string;
+  /** The branch whose workflow file is dispatched (the default branch). */
+  dispatchRef: string;
+  workflow?: string;
+  /** Pushes a commit to a bot branch (and `remove` deletes it afterwards). */
+  publish: { push(sha: string, branch: string): Promise<void>; remove(branch: string): Promise<void> };
+  /** Prefix of branch names and correlation ids (e.g. `job-12`). */
+  correlation: string;
+  timeoutMs: number;
+  pollMs?: number;
+  maxPollMs?: number;
+  batchWindowMs?: number;
+  waiters?: RunWaiters;
+  signal?: AbortSignal | undefined;
+  parseConsole?: ((output: string) => TestCaseResult[]) | undefined;
+  onRun?: (run: { id: number; url: string; candidates: number }) => void;
+};
+
+export class ActionsVerifierError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "ActionsVerifierError";
+  }
+}
+
+/** The run was not found, or did not finish in time (it is cancelled): no result, the job stops. */
+export class VerificationTimeout extends ActionsVerifierError {
+  constructor(message: string) {
+    super(message);
+    this.name = "VerificationTimeout";
+  }
+}
+
+type Pending = { workspace: string; resolve: (r: TestReport) => void; reject: (e: unknown) => void };
+
+export function actionsVerifier(options: ActionsVerifierOptions): Verifier & { dispatches: () => number } {
+  const workflow = options.workflow ?? VERIFY_WORKFLOW;
+  const waiters = options.waiters ?? new RunWaiters();
+  const batches = new Map<string, Pending[]>();
+  let branchCounter = 0;
+  let dispatches = 0;
+  const { ci, owner, repo } = options;
+
+  const sleep = (runId: number | undefined, ms: number) => waiters.sleep(runId, ms, options.signal);
+  const checkAborted = () => {
+    if (options.signal?.aborted) throw options.signal.reason instanceof Error ? options.signal.reason : new ActionsVerifierError("cancelled");
+  };
+
+  async function findRun(correlationId: string, since: number, deadline: number): Promise<WorkflowRun | undefined> {
+    let wait = options.pollMs ?? 2000;
+    while (Date.now() < deadline) {
+      checkAborted();
+      const created = `>=${new Date(since - 60_000).toISOString().replace(/\.\d+Z$/, "Z")}`;
+      const runs = await ci.workflowRuns(owner, repo, { workflow, event: "workflow_dispatch", created });
+      const run = runs.find((r) => r.displayTitle.split(/\s+/).includes(correlationId));
+      if (run) return run;
+      await sleep(undefined, Math.min(wait, deadline - Date.now()));
+      wait = Math.min(wait * 2, options.maxPollMs ?? 30_000);
+    }
+    return undefined;
+  }
+
+  async function awaitCompletion(runId: number, deadline: number): Promise<WorkflowRun | undefined> {
+    let wait = options.pollMs ?? 2000;
+    for (;;) {
+      checkAborted();
+      const run = await ci.workflowRun(owner, repo, runId);
+      if (run.status === "completed") return run;
+      if (Date.now() >= deadline) return undefined;
+      await sleep(runId, Math.min(wait, Math.max(0, deadline - Date.now())));
+      wait = Math.min(wait * 2, options.maxPollMs ?? 30_000);
+    }
+  }
+
+  async function runBatch(selection: TestSelection, items: Pending[]): Promise<TestReport[]> {
+    const branches: string[] = [];
+    try {
+      for (const item of items) {
+        const sha = await snapshotCommit(item.workspace, "autogen-bot: candidate under verification");
+        const branch = `autogen/verify-${options.correlation}-${++branchCounter}`;
+        await options.publish.push(sha, branch);
+        branches.push(branch);
+      }
+      const correlationId = `${options.correlation}-${randomBytes(4).toString("hex")}`;
+      const started = Date.now();
+      const deadline = started + options.timeoutMs;
+      checkAborted();
+      const tests = selection.kind === "all" ? "" : selection.ids.join(" ");
+      const { runId } = await ci.dispatch(owner, repo, workflow, options.dispatchRef, { refs: JSON.stringify(branches), tests, correlation_id: correlationId });
+      dispatches += 1;
+      const run = runId !== undefined ? await ci.workflowRun(owner, repo, runId) : await findRun(correlationId, started, deadline);
+      if (!run) throw new VerificationTimeout(`the verification run (correlation id ${correlationId}) was not found within ${Math.round(options.timeoutMs / 1000)} s of dispatching it`);
+      options.onRun?.({ id: run.id, url: run.htmlUrl, candidates: items.length });
+      let done: WorkflowRun | undefined;
+      try {
+        done = await awaitCompletion(run.id, deadline);
+      } catch (error) {
+        await ci.cancelRun(owner, repo, run.id).catch(() => undefined);
+        throw error;
+      }
+      if (!done) {
+        await ci.cancelRun(owner, repo, run.id).catch(() => undefined);
+        throw new VerificationTimeout(`the verification run ${run.htmlUrl} did not complete within ${Math.round(options.timeoutMs / 1000)} s; it was cancelled`);
+      }
+      const jobs = await ci.jobs(owner, repo, done.id);
+      return await Promise.all(
+        branches.map(async (branch, index): Promise<TestReport> => {
+          const job = jobs.find((j) => j.name.includes(`(${branch})`)) ?? (jobs.length === 1 ? jobs[0] : undefined);
+          const evidence = job ? await jobEvidence(ci, owner, repo, job, 4 * 1024 * 1024) : undefined;
+          const name = new RegExp(`^autogen-junit-${correlationId}-${index}$`);
+          const fromArtifact = await artifactTests(ci, owner, repo, done.id, name, 64 * 1024 * 1024);
+          const output = evidence?.log ?? `no job for ${branch} in run ${done.htmlUrl}`;
+          const fromLog = fromArtifact.tests.length > 0 ? [] : (options.parseConsole?.(output) ?? []);
+          const conclusion = job?.conclusion ?? done.conclusion;
+          return {
+            run: {
+              argv: ["github-actions", workflow, `run ${done.id}`, branch],
+              exitCode: conclusion === "success" ? 0 : 1,
+              signal: null,
+              timedOut: conclusion === "timed_out",
+              durationMs: Date.now() - started,
+              output: output.slice(-1_000_000),
+              outputBytes: output.length,
+              outputTruncated: evidence?.logTruncated ?? false,
+              isolation: "actions",
+            },
+            tests: fromArtifact.tests.length > 0 ? fromArtifact.tests : fromLog,
+            source: fromArtifact.tests.length > 0 ? "junit" : fromLog.length > 0 ? "console" : "none",
+          };
+        }),
+      );
+    } finally {
+      for (const branch of branches) await options.publish.remove(branch).catch(() => undefined);
+    }
+  }
+
+  return {
+    dispatches: () => dispatches,
+    run(workspace, selection, extraEnv) {
+      if (extraEnv && Object.keys(extraEnv).length > 0) return Promise.reject(new ActionsVerifierError("the Actions verifier runs the repository's workflow as it is; instrumented runs (coverage, traces) go to the local sandbox"));
+      return new Promise<TestReport>((resolve, reject) => {
+        const key = JSON.stringify(selection);
+        const waiting = batches.get(key);
+        const item = { workspace, resolve, reject };
+        if (waiting) {
+          waiting.push(item);
+          return;
+        }
+        batches.set(key, [item]);
+        setTimeout(() => {
+          const items = batches.get(key) ?? [];
+          batches.delete(key);
+          runBatch(selection, items).then(
+            (reports) => items.forEach((it, i) => it.resolve(reports[i] as TestReport)),
+            (error: unknown) => items.forEach((it) => it.reject(error)),
+          );
+        }, options.batchWindowMs ?? 25);
+      });
+    },
+  };
+}

@@ -1,0 +1,26 @@
+// The state of a workspace (committed or not) as a commit, without touching its branch,
+// index or files: a private index is filled from HEAD and the working tree (ignored files
+// stay out), written as a tree and committed on top of HEAD. The Actions verifier pushes
+// this commit to a bot branch so a runner can test exactly what is on disk here.
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { git } from "./git.ts";
+
+export async function snapshotCommit(dir: string, message: string): Promise<string> {
+  const scratch = await mkdtemp(join(tmpdir(), "autogen-index-"));
+  try {
+    const g = git(dir, { indexFile: join(scratch, "index") });
+    await g.raw(["read-tree", "HEAD"]);
+    await g.raw(["add", "--all", "--", "."]);
+    const tree = (await g.raw(["write-tree"])).trim();
+    const head = (await g.revparse(["HEAD"])).trim();
+    const headTree = (await g.raw(["rev-parse", "HEAD^{tree}"])).trim();
+    // Nothing changed: test the commit itself.
+    if (tree === headTree) return head;
+    const commit = await g.raw(["-c", "user.name=autogen-bot", "-c", "user.email=autogen-bot@users.noreply.github.com", "commit-tree", tree, "-p", head, "-m", message]);
+    return commit.trim();
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,306 @@
+// End to end, a red build on a pull request: real `workflow_run.completed` /
+// `check_suite.completed` / `issue_comment.created` payloads (@octokit/webhooks-examples,
+// adapted) into a real Probot; GitHub's REST API faked at the HTTP level with every
+// request checked against its published description; the Actions runner played by
+// test/support/fake-actions-runner.ts, which runs pytest for real on the pushed commit
+// and returns its log (runner format) and zipped JUnit report through GitHub's redirects.
+import { execFileSync } from "node:child_process";
+import { mkdtemp, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import nock from "nock";
+import { Probot, ProbotOctokit } from "probot";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createAutogenApp } from "../../src/app/create-app.ts";
+import { JobStore } from "../../src/jobs/job-store.ts";
+import type { WorkerPool } from "../../src/jobs/worker-pool.ts";
+import { secretScrubber } from "../../src/report/scrub-secrets.ts";
+import { fakeActions, fakeGitHub, type FakeGitHubState } from "../support/fake-github.ts";
+import { ciRun, runDispatch, runTestsLikeActions } from "../support/fake-actions-runner.ts";
+import { gitRepo } from "../support/git-repo.ts";
+import { testPrivateKey } from "../support/private-key.ts";
+import { webhookExample } from "../support/webhook-examples.ts";
+
+const CART_OK = "def total(prices, discount):\n    subtotal = sum(prices)\n    return subtotal - discount\n";
+const CART_PR = "def total(prices, discount):\n    subtotal = sum(prices)\n    return subtotal + discount\n\n\ndef bulk_total(orders):\n    return [total(p, d) for p, d in orders]\n";
+const TESTS = "from shop.cart import total\n\n\ndef test_total_applies_discount():\n    assert total([10, 20], 5) == 25\n\n\ndef test_total_without_discount():\n    assert total([1, 2], 0) == 3\n";
+const LEGACY = "def test_legacy_rounding():\n    assert round(2.675, 2) == 2.68\n";
+const FLAKY = "import pathlib\n\n\ndef test_sometimes():\n    counter = pathlib.Path(__file__).parent / 'runs.txt'\n    n = int(counter.read_text()) + 1 if counter.exists() else 1\n    counter.write_text(str(n))\n    assert n % 2 == 0\n";
+const config = (extra = "") => `triggers:\n  ciFailure: auto\ntest:\n  env:\n    PYTEST_DISABLE_PLUGIN_AUTOLOAD: "1"\n${extra}`;
+
+let root: string;
+let work: string;
+let remote: string;
+let state: FakeGitHubState;
+let github: ReturnType<typeof fakeGitHub>;
+let store: JobStore;
+const unmatched: string[] = [];
+const onNoMatch = (req: { url: string }) => {
+  if (!/^http:\/\/(127\.0\.0\.1|localhost)/.test(req.url)) unmatched.push(req.url);
+};
+
+const sh = (dir: string, ...args: string[]) => execFileSync("git", ["-C", dir, ...args], { encoding: "utf8" }).trim();
+const commit = (dir: string, message: string) => sh(dir, "-c", "user.name=Dev", "-c", "user.email=dev@example.invalid", "commit", "--quiet", "--all", "--message", message);
+const remoteBranches = () => execFileSync("git", ["--git-dir", remote, "branch", "--format=%(refname:short)"], { encoding: "utf8" }).trim().split("\n");
+const remoteFile = (ref: string, path: string) => execFileSync("git", ["--git-dir", remote, "show", `${ref}:${path}`], { encoding: "utf8" });
+
+/** main, then a pull request branch with `files` changed, pushed to the bare remote (for a fork: only as refs/pull/7/head). */
+async function repository(main: Record<string, string>, pr: Record<string, string>, options: { fork?: boolean; extraConfig?: string } = {}) {
+  const text = config(options.extraConfig);
+  work = await gitRepo({ ...main, ".github/autogen.yml": text });
+  remote = join(root, "remote.git");
+  execFileSync("git", ["clone", "--quiet", "--bare", work, remote]);
+  const baseSha = sh(work, "rev-parse", "HEAD");
+  sh(work, "switch", "--quiet", "--create", "feature/bulk");
+  for (const [name, content] of Object.entries(pr)) await writeFile(join(work, name), content);
+  sh(work, "add", "--all");
+  commit(work, "Add bulk totals");
+  const headSha = sh(work, "rev-parse", "HEAD");
+  sh(work, "push", "--quiet", remote, options.fork ? "HEAD:refs/pull/7/head" : "feature/bulk");
+  state = {
+    issue: { title: "unused", body: "" },
+    comments: [],
+    pulls: [],
+    permissions: { maintainer: "write", contributor: "read" },
+    files: { ".github/autogen.yml": text },
+    defaultBranch: "main",
+    cloneUrl: remote,
+    prs: { 7: { title: "Bulk totals", body: "Adds bulk_total.", state: "open", headRef: "feature/bulk", headSha, baseRef: "main", baseSha, fork: options.fork ?? false } },
+    commitPulls: { [headSha]: [7] },
+    actions: fakeActions(["autogen-verify.yml"]),
+  };
+  github = fakeGitHub(state);
+  const actions = state.actions;
+  if (actions) actions.onDispatch = (dispatch, run) => void runDispatch(actions, remote, dispatch, run);
+  return { baseSha, headSha };
+}
+
+beforeEach(async () => {
+  nock.disableNetConnect();
+  nock.enableNetConnect(/^(127\.0\.0\.1|localhost)(:\d+)?$/);
+  nock.emitter.on("no match", onNoMatch);
+  root = await mkdtemp(join(tmpdir(), "autogen-ci-"));
+  store = new JobStore(join(root, "jobs.db"));
+});
+
+afterEach(() => {
+  nock.emitter.removeListener("no match", onNoMatch);
+  nock.cleanAll();
+  nock.enableNetConnect();
+  store.close();
+  expect(github.errors, "requests that do not fit GitHub's REST description").toEqual([]);
+  expect(unmatched.splice(0), "requests nothing answered").toEqual([]);
+  expect(state.actions?.storageAuthorization, "our token must not follow the redirect to log or artifact storage").toEqual([]);
+});
+
+async function startApp(options: { actionsTimeoutMs?: number } = {}) {
+  let pool: WorkerPool | undefined;
+  const probot = new Probot({ appId: 1, privateKey: testPrivateKey(), secret: "s", logLevel: "fatal", Octokit: ProbotOctokit.defaults({ retry: { enabled: false }, throttle: { enabled: false } }) });
+  await probot.load(
+    createAutogenApp({
+      store,
+      appId: 1,
+      cacheRoot: join(root, "cache"),
+      scrub: secretScrubber([testPrivateKey()]),
+      concurrency: 1,
+      perInstallation: 1,
+      statusThrottleMs: 60_000,
+      pollMs: 40,
+      actionsTimeoutMs: options.actionsTimeoutMs ?? 120_000,
+      onReady: (p) => (pool = p),
+    }),
+  );
+  return { probot, idle: async () => {
+    // A restarted job is queued by the job it replaces: wait until nothing is left.
+    while (pool && (store.queueDepth().queued > 0 || store.queueDepth().running > 0)) await pool.idle().then(() => new Promise((r) => setTimeout(r, 20)));
+  } };
+}
+
+const repo = (payload: Record<string, unknown>) => ({ ...(payload.repository as object), name: "shop", full_name: "octo-org/shop", default_branch: "main", owner: { ...((payload.repository as { owner: object }).owner), login: "octo-org" } });
+
+function workflowRunCompleted(run: { id: number; head_sha: string; pull_requests: Array<{ number: number }> }, sender = "maintainer") {
+  const payload = webhookExample("workflow_run", "completed") as Record<string, unknown> & { workflow_run: Record<string, unknown>; workflow: Record<string, unknown> };
+  payload.repository = repo(payload);
+  payload.workflow = { ...payload.workflow, path: ".github/workflows/ci.yml" };
+  payload.workflow_run = { ...payload.workflow_run, id: run.id, path: ".github/workflows/ci.yml", event: "pull_request", status: "completed", conclusion: "failure", head_sha: run.head_sha, head_branch: "feature/bulk", pull_requests: run.pull_requests.map((p) => ({ number: p.number, head: { ref: "feature/bulk", sha: run.head_sha, repo: {} }, base: { ref: "main", sha: "0", repo: {} } })) };
+  payload.sender = { ...(payload.sender as object), login: sender, id: 7, type: "User" };
+  payload.installation = { id: 99, node_id: "MDIz" };
+  return payload;
+}
+
+function prComment(body: string, sender = "maintainer") {
+  const payload = webhookExample("issue_comment", "created") as Record<string, unknown> & { issue: Record<string, unknown>; comment: Record<string, unknown> };
+  payload.repository = repo(payload);
+  payload.issue = { ...payload.issue, number: 7, title: "Bulk totals", body: "Adds bulk_total.", pull_request: { url: "https://api.github.com/repos/octo-org/shop/pulls/7" } };
+  payload.comment = { ...payload.comment, body };
+  payload.sender = { ...(payload.sender as object), login: sender, id: 7, type: "User" };
+  payload.installation = { id: 99, node_id: "MDIz" };
+  return payload;
+}
+
+const statusComment = () => state.comments.find((c) => c.number === 7)?.body ?? "";
+
+describe("a red build on a pull request", () => {
+  it("caused by the change: evidence from the run, attribution, fix verified in Actions, PR into the head branch", async () => {
+    const { headSha } = await repository({ "shop/__init__.py": "", "shop/cart.py": CART_OK, "tests/test_cart.py": TESTS }, { "shop/cart.py": CART_PR });
+    const actions = state.actions;
+    if (!actions) throw new Error("no actions");
+    const red = await ciRun(actions, remote, { sha: headSha, branch: "feature/bulk", number: 7 });
+    const { probot, idle } = await startApp();
+    await probot.receive({ id: "ci-1", name: "workflow_run", payload: workflowRunCompleted(red) } as never);
+    await idle();
+
+    // Evidence: the failing job's log (through the redirect) and the JUnit artifact.
+    expect(github.calls("actions/list-jobs-for-workflow-run").some((r) => r.path.includes(`/runs/${red.id}/jobs`))).toBe(true);
+    expect(github.calls("actions/download-job-logs-for-workflow-run").length).toBeGreaterThan(0);
+    expect(github.calls("actions/download-artifact").length).toBeGreaterThan(0);
+    const status = statusComment();
+    expect(status).toContain("✅ CI evidence: 1 failed run(s), 1 failing test(s) (artifact)");
+    expect(status).toContain("✅ Attribution: 1 caused by the change, 0 pre-existing, 0 flaky");
+    expect(status).toContain("verifier: GitHub Actions (autogen-verify.yml)");
+    // Every verification ran in Actions, dispatched from the default branch's workflow.
+    expect(actions.dispatches.length).toBeGreaterThan(1);
+    for (const d of actions.dispatches) {
+      expect(d).toMatchObject({ workflow: "autogen-verify.yml", ref: "main" });
+      for (const ref of JSON.parse(d.inputs.refs ?? "[]") as string[]) expect(ref).toMatch(/^autogen\/verify-job-1-\d+$/);
+    }
+    // Base and head went in one dispatch, as two matrix jobs.
+    expect(actions.dispatches.some((d) => (JSON.parse(d.inputs.refs ?? "[]") as string[]).length === 2)).toBe(true);
+
+    const branch = `autogen/fix-7-${headSha.slice(0, 7)}`;
+    expect(state.pulls).toHaveLength(1);
+    expect(state.pulls[0]).toMatchObject({ head: branch, base: "feature/bulk" });
+    expect(state.pulls[0]?.body).toContain("Repairs the red build of #7");
+    expect(state.pulls[0]?.body).toContain("Regression gate (full suite): before 1 passed, 1 failed; after 2 passed, 0 failed.");
+    expect(remoteFile(branch, "shop/cart.py")).toContain("return subtotal - discount");
+    expect(remoteFile(branch, "shop/cart.py")).toContain("def bulk_total");
+    expect(status).toContain(`Opened https://github.com/o/r/pull/${state.pulls[0]?.number} into \`feature/bulk\``);
+    // The throwaway verification branches are gone.
+    expect(remoteBranches().sort()).toEqual([branch, "feature/bulk", "main"]);
+    expect(store.latest("octo-org", "shop", 7)?.state).toBe("done");
+  });
+
+  it("failing on the base too: one explanation, no change, no PR", async () => {
+    const main = { "shop/__init__.py": "", "shop/cart.py": CART_OK, "tests/test_cart.py": TESTS, "tests/test_legacy.py": LEGACY };
+    const { headSha } = await repository(main, { "README.md": "Bulk totals.\n" });
+    const actions = state.actions;
+    if (!actions) throw new Error("no actions");
+    const red = await ciRun(actions, remote, { sha: headSha, branch: "feature/bulk", number: 7 });
+    const { probot, idle } = await startApp();
+    await probot.receive({ id: "ci-2", name: "workflow_run", payload: workflowRunCompleted(red) } as never);
+    await idle();
+    const status = statusComment();
+    expect(status).toContain("The failing tests were not caused by this pull request** (1 pre-existing)");
+    expect(status).toMatch(/\| `tests\/test_legacy.py::test_legacy_rounding` \| fails on the base too \(pre-existing\) \| fail, fail, fail \| fail, fail, fail \|/);
+    expect(status).toContain("Evidence from CI");
+    expect(state.pulls).toEqual([]);
+    expect(remoteBranches().sort()).toEqual(["feature/bulk", "main"]);
+  });
+
+  it("flaky: different results on identical reruns: one explanation, no PR", async () => {
+    const main = { "shop/__init__.py": "", "shop/cart.py": CART_OK, "tests/test_cart.py": TESTS, "tests/test_flaky.py": FLAKY, ".gitignore": "runs.txt\n" };
+    const { headSha } = await repository(main, { "README.md": "Bulk totals.\n" }, { extraConfig: "verify: local\n" });
+    const actions = state.actions;
+    if (!actions) throw new Error("no actions");
+    const red = await ciRun(actions, remote, { sha: headSha, branch: "feature/bulk", number: 7 });
+    const { probot, idle } = await startApp();
+    await probot.receive({ id: "ci-3", name: "workflow_run", payload: workflowRunCompleted(red) } as never);
+    await idle();
+    const status = statusComment();
+    expect(status).toContain("verifier: local sandbox (`verify: local`)");
+    expect(status).toContain("(1 flaky)");
+    expect(status).toMatch(/\| `tests\/test_flaky.py::test_sometimes` \| flaky \(different results on identical reruns\) \| fail, pass, fail \| fail, pass, fail \|/);
+    expect(state.pulls).toEqual([]);
+    expect(actions.dispatches).toEqual([]);
+  });
+
+  it("a dispatch answered 204 is found again by the correlation id in its run-name", async () => {
+    const { headSha } = await repository({ "shop/__init__.py": "", "shop/cart.py": CART_OK, "tests/test_cart.py": TESTS }, { "shop/cart.py": CART_PR });
+    const actions = state.actions;
+    if (!actions) throw new Error("no actions");
+    actions.returnRunDetails = false;
+    const red = await ciRun(actions, remote, { sha: headSha, branch: "feature/bulk", number: 7 });
+    const { probot, idle } = await startApp();
+    await probot.receive({ id: "ci-4", name: "workflow_run", payload: workflowRunCompleted(red) } as never);
+    await idle();
+    const lookups = github.calls("actions/list-workflow-runs");
+    expect(lookups.length).toBeGreaterThanOrEqual(actions.dispatches.length);
+    expect(lookups[0]?.path).toMatch(/\/actions\/workflows\/autogen-verify\.yml\/runs\?.*event=workflow_dispatch/);
+    expect(state.pulls).toHaveLength(1);
+    expect(remoteFile(`autogen/fix-7-${headSha.slice(0, 7)}`, "shop/cart.py")).toContain("return subtotal - discount");
+  });
+
+  it("a verification run that never completes: timeout, the run is cancelled, the status says so", async () => {
+    const { headSha } = await repository({ "shop/__init__.py": "", "shop/cart.py": CART_OK, "tests/test_cart.py": TESTS }, { "shop/cart.py": CART_PR });
+    const actions = state.actions;
+    if (!actions) throw new Error("no actions");
+    const red = await ciRun(actions, remote, { sha: headSha, branch: "feature/bulk", number: 7 });
+    actions.onDispatch = () => undefined; // queued forever
+    const { probot, idle } = await startApp({ actionsTimeoutMs: 1500 });
+    await probot.receive({ id: "ci-5", name: "workflow_run", payload: workflowRunCompleted(red) } as never);
+    await idle();
+    expect(actions.cancelled).toEqual([actions.dispatches[0]?.runId]);
+    expect(statusComment()).toMatch(/Stopped by an error: the verification run https:\/\/github.com\/octo-org\/shop\/actions\/runs\/\d+ did not complete within 2 s; it was cancelled/);
+    expect(state.pulls).toEqual([]);
+    expect(store.latest("octo-org", "shop", 7)?.state).toBe("failed");
+    expect(remoteBranches().sort()).toEqual(["feature/bulk", "main"]);
+  });
+
+  it("from a fork: the patch in a comment, no push, nothing dispatched", async () => {
+    const { headSha } = await repository({ "shop/__init__.py": "", "shop/cart.py": CART_OK, "tests/test_cart.py": TESTS }, { "shop/cart.py": CART_PR }, { fork: true });
+    const actions = state.actions;
+    if (!actions) throw new Error("no actions");
+    await ciRun(actions, remote, { sha: headSha, branch: "feature/bulk", number: 7, fork: true });
+    const before = execFileSync("git", ["--git-dir", remote, "for-each-ref", "--format=%(refname) %(objectname)"], { encoding: "utf8" });
+    const { probot, idle } = await startApp();
+    await probot.receive({ id: "ci-6", name: "issue_comment", payload: prComment("/autogen fix") } as never);
+    await idle();
+    const status = statusComment();
+    expect(status).toContain("This pull request comes from a fork, so autogen-bot does not push to it");
+    expect(status).toContain("-    return subtotal + discount\n+    return subtotal - discount");
+    expect(status).toContain("verifier: local sandbox (a fork's code is never pushed or dispatched)");
+    expect(actions.dispatches).toEqual([]);
+    expect(state.pulls).toEqual([]);
+    expect(execFileSync("git", ["--git-dir", remote, "for-each-ref", "--format=%(refname) %(objectname)"], { encoding: "utf8" })).toBe(before);
+  });
+
+  it("the head moves while the job runs: the job stops and starts again on the new head", async () => {
+    const { headSha } = await repository({ "shop/__init__.py": "", "shop/cart.py": CART_OK, "tests/test_cart.py": TESTS }, { "shop/cart.py": CART_PR });
+    const actions = state.actions;
+    if (!actions) throw new Error("no actions");
+    const red = await ciRun(actions, remote, { sha: headSha, branch: "feature/bulk", number: 7 });
+    // The author pushes again (still red) while the first verification runs.
+    await writeFile(join(work, "README.md"), "Bulk totals, documented.\n");
+    sh(work, "add", "README.md");
+    commit(work, "Document bulk totals");
+    const newSha = sh(work, "rev-parse", "HEAD");
+    // Its CI result, computed ahead so the new run appears at the moment of the push.
+    sh(work, "push", "--quiet", remote, "HEAD:refs/staging/next");
+    const nextResult = await runTestsLikeActions(remote, newSha);
+    const dispatch = actions.onDispatch;
+    let moved = false;
+    actions.onDispatch = (d, run) => {
+      if (!moved) {
+        moved = true;
+        sh(work, "push", "--quiet", remote, "feature/bulk");
+        const pr = state.prs?.[7];
+        if (pr) pr.headSha = newSha;
+        state.commitPulls = { [newSha]: [7] };
+        void ciRun(actions, remote, { sha: newSha, branch: "feature/bulk", number: 7 }, nextResult);
+      }
+      dispatch?.(d, run);
+    };
+    const { probot, idle } = await startApp();
+    await probot.receive({ id: "ci-7", name: "workflow_run", payload: workflowRunCompleted(red) } as never);
+    await idle();
+    const first = store.get(1);
+    expect(first).toMatchObject({ state: "cancelled", error: `the head of the pull request moved to ${newSha.slice(0, 7)}` });
+    const second = store.latest("octo-org", "shop", 7);
+    expect(second).toMatchObject({ id: 2, kind: "ci", state: "done" });
+    expect(second?.checkpoint.headSha).toBe(newSha);
+    expect(state.pulls).toHaveLength(1);
+    expect(state.pulls[0]).toMatchObject({ head: `autogen/fix-7-${newSha.slice(0, 7)}`, base: "feature/bulk" });
+    expect(remoteFile(`autogen/fix-7-${newSha.slice(0, 7)}`, "README.md")).toContain("documented");
+    expect(remoteBranches()).not.toContain(`autogen/fix-7-${headSha.slice(0, 7)}`);
+  });
+});
