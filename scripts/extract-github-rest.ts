@@ -22,7 +22,7 @@ export const OPERATIONS = [
   "pulls/update",
   "pulls/get",
   "repos/list-pull-requests-associated-with-commit",
-  "actions/get-workflow",
+  "actions/list-repo-workflows",
   "actions/create-workflow-dispatch",
   "actions/list-workflow-runs",
   "actions/list-workflow-runs-for-repo",

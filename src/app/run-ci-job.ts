@@ -238,7 +238,7 @@ export async function runCiJob(job: Job, deps: JobDeps, signal: AbortSignal): Pr
       return;
     }
     if (error instanceof JobCancelled || signal.aborted) {
-      const reason = error instanceof JobCancelled ? error.message : "stopped on request";
+      const reason = error instanceof JobCancelled ? error.message : ((signal.reason as Error | undefined)?.message ?? "stopped on request");
       await status.finish(`Cancelled: ${reason}.`).catch(() => undefined);
       deps.store.finish(job.id, "cancelled", reason);
       return;

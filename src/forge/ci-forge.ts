@@ -176,7 +176,7 @@ async function readCapped(body: unknown, maxBytes: number): Promise<{ bytes: Uin
   return { bytes: out, truncated };
 }
 
-const status = (error: unknown) => (error as { status?: number }).status;
+const status = (error: unknown): number | undefined => (error as { status?: number }).status;
 
 export function octokitCiForge(request: RequestLike): CiForge {
   const paged = async <T>(route: string, params: Record<string, unknown>, key: string | undefined, schema: z.ZodType<T>, what: string, maxPages = 10): Promise<T[]> => {
@@ -261,13 +261,9 @@ export function octokitCiForge(request: RequestLike): CiForge {
       return bytes;
     },
     async workflowInstalled(owner, repo, file) {
-      try {
-        const { data } = await request("GET /repos/{owner}/{repo}/actions/workflows/{workflow_id}", { owner, repo, workflow_id: file });
-        return (data as { state?: string }).state === "active";
-      } catch (error) {
-        if (status(error) === 404) return false;
-        throw error;
-      }
+      // Listing answers 200 whatever is installed (a single workflow's 404 is not in the REST description).
+      const workflows = await paged("GET /repos/{owner}/{repo}/actions/workflows", { owner, repo }, "workflows", z.object({ path: z.string(), state: z.string() }), "workflows", 3);
+      return workflows.some((w) => w.path === `.github/workflows/${file}` && w.state === "active");
     },
     async dispatch(owner, repo, file, ref, inputs) {
       const route = "POST /repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches";

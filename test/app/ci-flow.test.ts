@@ -16,7 +16,7 @@ import { JobStore } from "../../src/jobs/job-store.ts";
 import type { WorkerPool } from "../../src/jobs/worker-pool.ts";
 import { secretScrubber } from "../../src/report/scrub-secrets.ts";
 import { fakeActions, fakeGitHub, type FakeGitHubState } from "../support/fake-github.ts";
-import { ciRun, runDispatch, runTestsLikeActions } from "../support/fake-actions-runner.ts";
+import { ciRun, runDispatch, runnerLog, runTestsLikeActions } from "../support/fake-actions-runner.ts";
 import { gitRepo } from "../support/git-repo.ts";
 import { testPrivateKey } from "../support/private-key.ts";
 import { webhookExample } from "../support/webhook-examples.ts";
@@ -303,4 +303,91 @@ describe("a red build on a pull request", () => {
     expect(remoteFile(`autogen/fix-7-${newSha.slice(0, 7)}`, "README.md")).toContain("documented");
     expect(remoteBranches()).not.toContain(`autogen/fix-7-${headSha.slice(0, 7)}`);
   });
+
+  it("an infrastructure failure (out of disk, no test failed): one explanation with the log line, no change", async () => {
+    const { headSha } = await repository({ "shop/__init__.py": "", "shop/cart.py": CART_OK, "tests/test_cart.py": TESTS }, { "shop/cart.py": CART_PR });
+    const actions = state.actions;
+    if (!actions) throw new Error("no actions");
+    const log = runnerLog(["##[group]Run pip install -r requirements.txt", "Collecting numpy", "ERROR: Could not install packages due to an OSError: [Errno 28] No space left on device", "##[error]Process completed with exit code 1."]);
+    const red = await ciRun(actions, remote, { sha: headSha, branch: "feature/bulk", number: 7 }, { log, passed: false });
+    const { probot, idle } = await startApp();
+    await probot.receive({ id: "ci-8", name: "workflow_run", payload: workflowRunCompleted(red) } as never);
+    await idle();
+    const status = statusComment();
+    expect(status).toContain("**Not a code problem: the runner ran out of disk space.**");
+    expect(status).toContain("ERROR: Could not install packages due to an OSError: [Errno 28] No space left on device");
+    expect(status).toContain("✅ Attribution: infrastructure: out-of-disk");
+    expect(actions.dispatches).toEqual([]);
+    expect(state.pulls).toEqual([]);
+    expect(remoteBranches().sort()).toEqual(["feature/bulk", "main"]);
+  });
+
+  it("/autogen stop while a verification run is in flight cancels that run", async () => {
+    const { headSha } = await repository({ "shop/__init__.py": "", "shop/cart.py": CART_OK, "tests/test_cart.py": TESTS }, { "shop/cart.py": CART_PR });
+    const actions = state.actions;
+    if (!actions) throw new Error("no actions");
+    const red = await ciRun(actions, remote, { sha: headSha, branch: "feature/bulk", number: 7 });
+    actions.onDispatch = () => undefined; // the run stays queued
+    const { probot, idle } = await startApp();
+    await probot.receive({ id: "ci-9", name: "workflow_run", payload: workflowRunCompleted(red) } as never);
+    while (actions.dispatches.length === 0) await new Promise((r) => setTimeout(r, 50));
+    await probot.receive({ id: "ci-10", name: "issue_comment", payload: prComment("/autogen stop") } as never);
+    await idle();
+    expect(actions.cancelled).toEqual([actions.dispatches[0]?.runId]);
+    expect(store.latest("octo-org", "shop", 7)).toMatchObject({ state: "cancelled", error: "stopped by maintainer" });
+    expect(statusComment()).toContain("Cancelled: stopped by maintainer.");
+    expect(state.pulls).toEqual([]);
+  });
+
+  it("another CI app's red check suite: evidence from its check runs, then the same repair", async () => {
+    const { headSha } = await repository({ "shop/__init__.py": "", "shop/cart.py": CART_OK, "tests/test_cart.py": TESTS }, { "shop/cart.py": CART_PR }, { extraConfig: "verify: local\n" });
+    const actions = state.actions;
+    if (!actions) throw new Error("no actions");
+    const outcome = await runTestsLikeActions(remote, headSha);
+    actions.checkRuns.push({ id: 801, suite: 555, name: "ci/circleci: test", conclusion: "failure", summary: "Tests failed", text: outcome.log });
+    const payload = webhookExample("check_suite", "completed") as Record<string, unknown> & { check_suite: Record<string, unknown> };
+    payload.repository = repo(payload);
+    payload.check_suite = { ...payload.check_suite, id: 555, conclusion: "failure", head_sha: headSha, head_branch: "feature/bulk", app: { ...(payload.check_suite.app as object), id: 4242, slug: "circleci-checks" }, pull_requests: [{ number: 7, head: { ref: "feature/bulk", sha: headSha, repo: {} }, base: { ref: "main", sha: "0", repo: {} } }] };
+    payload.sender = { ...(payload.sender as object), login: "maintainer", id: 7, type: "User" };
+    payload.installation = { id: 99, node_id: "MDIz" };
+    const { probot, idle } = await startApp();
+    await probot.receive({ id: "ci-11", name: "check_suite", payload } as never);
+    await idle();
+    expect(github.calls("checks/list-for-suite").map((r) => r.path)).toEqual(["/repos/octo-org/shop/check-suites/555/check-runs?per_page=100&page=1"]);
+    expect(statusComment()).toContain("✅ CI evidence: 1 failed run(s), 1 failing test(s) (log)");
+    expect(state.pulls[0]).toMatchObject({ head: `autogen/fix-7-${headSha.slice(0, 7)}`, base: "feature/bulk" });
+  });
+
+  it("without `ciFailure: auto` a red build waits for a command; a reader's `/autogen fix` does nothing", async () => {
+    const { headSha } = await repository({ "shop/__init__.py": "", "shop/cart.py": CART_OK, "tests/test_cart.py": TESTS }, { "shop/cart.py": CART_PR });
+    const text = 'test:\n  env:\n    PYTEST_DISABLE_PLUGIN_AUTOLOAD: "1"\n';
+    state.files[".github/autogen.yml"] = text;
+    const actions = state.actions;
+    if (!actions) throw new Error("no actions");
+    const red = await ciRun(actions, remote, { sha: headSha, branch: "feature/bulk", number: 7 });
+    const { probot, idle } = await startApp();
+    await probot.receive({ id: "ci-12", name: "workflow_run", payload: workflowRunCompleted(red) } as never);
+    await probot.receive({ id: "ci-13", name: "issue_comment", payload: prComment("/autogen fix", "contributor") } as never);
+    await idle();
+    expect(store.latest("octo-org", "shop", 7)).toBeUndefined();
+    expect(state.comments).toEqual([]);
+  });
+
+  it("on the bot's own branches, red builds get `repairRoundsOnBotBranches` repairs, then no more", async () => {
+    const { headSha } = await repository({ "shop/__init__.py": "", "shop/cart.py": CART_OK, "tests/test_cart.py": TESTS }, { "shop/cart.py": CART_PR }, { extraConfig: "verify: local\n" });
+    const actions = state.actions;
+    if (!actions) throw new Error("no actions");
+    const red = await ciRun(actions, remote, { sha: headSha, branch: "autogen/issue-3", number: 7 });
+    // One round already spent on this pull request.
+    const earlier = store.enqueue({ deliveryId: "earlier", installationId: 99, owner: "octo-org", repo: "shop", number: 7, kind: "ci", requester: "maintainer", requesterId: 7, snapshot: { title: "Red build on #7", body: "" } });
+    if (earlier.queued) store.finish(earlier.job.id, "done");
+    const payload = workflowRunCompleted(red);
+    payload.workflow_run = { ...payload.workflow_run, head_branch: "autogen/issue-3" };
+    const { probot, idle } = await startApp();
+    await probot.receive({ id: "ci-14", name: "workflow_run", payload } as never);
+    await idle();
+    expect(store.latest("octo-org", "shop", 7)?.deliveryId).toBe("earlier");
+    expect(state.comments).toEqual([]);
+  });
 });
+

@@ -20,7 +20,7 @@ import { secretScrubber } from "../../src/report/scrub-secrets.ts";
 import { localVerifier } from "../../src/verify/local-verifier.ts";
 import { pytestRunner } from "../../src/verify/runners/detect-runner.ts";
 import { RepoCache } from "../../src/workspace/repo-cache.ts";
-import { fakeGitHub, type FakeGitHubState } from "../support/fake-github.ts";
+import { fakeGitHub, isFakeGitHubMock, type FakeGitHubState } from "../support/fake-github.ts";
 import { gitRepo } from "../support/git-repo.ts";
 import { scriptAnswers, testLlm } from "../support/llm-mock.ts";
 import { testPrivateKey } from "../support/private-key.ts";
@@ -66,7 +66,7 @@ beforeEach(async () => {
 
 afterEach(() => {
   nock.emitter.removeListener("no match", onNoMatch);
-  const pending = nock.pendingMocks().filter((m) => !m.includes("api.github.com"));
+  const pending = nock.pendingMocks().filter((m) => !isFakeGitHubMock(m));
   nock.cleanAll();
   nock.enableNetConnect();
   store.close();

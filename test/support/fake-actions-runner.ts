@@ -15,7 +15,8 @@ let nextId = 50_000;
 const stamp = () => new Date().toISOString().replace(/Z$/, "0000Z");
 const asLog = (lines: string[]) => `${lines.map((l) => `${stamp()} ${l}`).join("\n")}\n`;
 
-export type TestRun = { log: string; zip: Buffer; passed: boolean };
+/** `zip`: the JUnit report, absent when the job died before writing one. */
+export type TestRun = { log: string; zip?: Buffer | undefined; passed: boolean };
 
 /** Checks out `ref` of `remote` and runs `pytest --junitxml` on it (the step a CI job runs). */
 export async function runTestsLikeActions(remote: string, ref: string, tests = ""): Promise<TestRun> {
@@ -70,7 +71,7 @@ export async function runDispatch(actions: FakeActions, remote: string, dispatch
   for (const [index, ref] of refs.entries()) {
     const result = await runTestsLikeActions(remote, ref, dispatch.inputs.tests);
     addJob(actions, run.id, `verify (${ref})`, result);
-    actions.artifacts.push({ id: nextId++, run_id: run.id, name: `autogen-junit-${dispatch.inputs.correlation_id}-${index}`, zip: result.zip, expired: false });
+    if (result.zip) actions.artifacts.push({ id: nextId++, run_id: run.id, name: `autogen-junit-${dispatch.inputs.correlation_id}-${index}`, zip: result.zip, expired: false });
     passed &&= result.passed;
   }
   Object.assign(run, { status: "completed", conclusion: passed ? "success" : "failure" });
@@ -97,6 +98,11 @@ export async function ciRun(actions: FakeActions, remote: string, pr: { sha: str
   };
   actions.runs.push(fakeRun);
   addJob(actions, id, "test", outcome);
-  actions.artifacts.push({ id: nextId++, run_id: id, name: "test-results", zip: outcome.zip, expired: false });
+  if (outcome.zip) actions.artifacts.push({ id: nextId++, run_id: id, name: "test-results", zip: outcome.zip, expired: false });
   return fakeRun;
+}
+
+/** A job log in the runner's format, for a run that failed for reasons of its own. */
+export function runnerLog(lines: string[]): string {
+  return asLog(lines);
 }

@@ -51,12 +51,14 @@ export type FakeActions = {
   cancelled: number[];
   /** The test's runner: called once per dispatch with the queued run. */
   onDispatch?: (dispatch: FakeDispatch, run: FakeRun) => void;
+  /** Check runs of other CI apps, by check suite. */
+  checkRuns: Array<{ id: number; suite: number; name: string; conclusion: string; summary: string; text: string }>;
   /** Authorization headers seen by the log and artifact storage hosts (must stay empty). */
   storageAuthorization: string[];
 };
 
 export function fakeActions(installed: string[] = []): FakeActions {
-  return { installed, runs: [], jobs: [], artifacts: [], annotations: {}, returnRunDetails: true, dispatches: [], cancelled: [], storageAuthorization: [] };
+  return { installed, runs: [], jobs: [], artifacts: [], annotations: {}, checkRuns: [], returnRunDetails: true, dispatches: [], cancelled: [], storageAuthorization: [] };
 }
 
 const LOG_HOST = "https://results-receiver.actions.githubusercontent.com";
@@ -68,6 +70,11 @@ const runJson = (r: FakeRun, owner: string, repo: string) => ({
   workflow_id: 1,
   url: `https://api.github.com/repos/${owner}/${repo}/actions/runs/${r.id}`,
 });
+
+/** The fake's own persistent interceptors (GitHub's API and its log and artifact storage), as nock lists pending mocks. */
+export function isFakeGitHubMock(mock: string): boolean {
+  return [new URL("https://api.github.com").host, new URL(LOG_HOST).host, new URL(ARTIFACT_HOST).host].some((host) => mock.includes(host));
+}
 
 export type RecordedRequest = { operation: string; method: string; path: string; body: Record<string, unknown> | undefined };
 
@@ -141,9 +148,10 @@ export function fakeGitHub(state: FakeGitHubState) {
       }
       case "repos/list-pull-requests-associated-with-commit":
         return [200, (state.commitPulls?.[params.commit_sha ?? ""] ?? []).map((n) => ({ number: n, state: state.prs?.[n]?.state ?? "open", head: { sha: state.prs?.[n]?.headSha ?? params.commit_sha } }))];
-      case "actions/get-workflow":
-        if (!actions?.installed.includes(params.workflow_id ?? "")) return [404, { message: "Not Found" }];
-        return [200, { id: 1, name: params.workflow_id, path: `.github/workflows/${params.workflow_id}`, state: "active" }];
+      case "actions/list-repo-workflows": {
+        const workflows = (actions?.installed ?? []).map((file, i) => ({ id: i + 1, name: file, path: `.github/workflows/${file}`, state: "active" }));
+        return [200, { total_count: workflows.length, workflows }];
+      }
       case "actions/create-workflow-dispatch": {
         if (!actions?.installed.includes(params.workflow_id ?? "")) return [404, { message: "Not Found" }];
         const inputs = (body?.inputs ?? {}) as Record<string, string>;
@@ -207,6 +215,10 @@ export function fakeGitHub(state: FakeGitHubState) {
       }
       case "actions/download-job-logs-for-workflow-run":
         return [302, "", { location: `${LOG_HOST}/logs/${params.job_id}?sig=short-lived` }];
+      case "checks/list-for-suite": {
+        const runs = (actions?.checkRuns ?? []).filter((r) => r.suite === Number(params.check_suite_id));
+        return [200, { total_count: runs.length, check_runs: runs.map((r) => ({ id: r.id, name: r.name, status: "completed", conclusion: r.conclusion, output: { title: r.name, summary: r.summary, text: r.text, annotations_count: 0, annotations_url: "" } })) }];
+      }
       case "checks/list-annotations":
         return [200, actions?.annotations[Number(params.check_run_id)] ?? []];
       case "actions/list-workflow-run-artifacts": {
