@@ -55,7 +55,7 @@ export function suggestedPatch(diff: string, head: { ref: string; sha: string })
   return [
     `This pull request comes from a fork, so autogen-bot does not push to it. The fix below passes the failing tests and the regression gate on \`${head.sha.slice(0, 7)}\`; to apply it on \`${head.ref}\`:`,
     "",
-    "```sh\ngit apply <<'AUTOGEN_PATCH'\n" + diff.replace(/\n?$/, "\n") + "AUTOGEN_PATCH\n```",
+    fence(`git apply <<'AUTOGEN_PATCH'\n${diff.replace(/\n?$/, "\n")}AUTOGEN_PATCH`).replace(/^(`+)/, "$1sh"),
     "",
     "<details><summary>The change</summary>\n",
     fence(diff.trim()).replace(/^(`+)/, "$1diff"),

@@ -41,7 +41,8 @@ export function renderReport(outcome: Outcome, context: { title: string; branch?
   out.push("", "### Verification", "");
   const { before, after, regressionBefore, regressionAfter } = outcome.evidence;
   if (before) {
-    out.push(`Command: \`${before.command.join(" ")}\`, run in the sandbox with ${ISOLATION[before.isolation] ?? before.isolation}.`, "");
+    const where = before.isolation === "actions" ? "run by the repository's verification workflow on a GitHub Actions runner" : `run in the sandbox with ${ISOLATION[before.isolation] ?? before.isolation}`;
+    out.push(`Command: \`${before.command.join(" ")}\`, ${where}.`, "");
     out.push(...evidenceTable(before, after));
   }
   if (regressionBefore) {

@@ -389,5 +389,42 @@ describe("a red build on a pull request", () => {
     expect(store.latest("octo-org", "shop", 7)?.deliveryId).toBe("earlier");
     expect(state.comments).toEqual([]);
   });
+
+  it("`verify: actions` without the workflow installed stops with what to do", async () => {
+    const { headSha } = await repository({ "shop/__init__.py": "", "shop/cart.py": CART_OK, "tests/test_cart.py": TESTS }, { "shop/cart.py": CART_PR }, { extraConfig: "verify: actions\n" });
+    const actions = state.actions;
+    if (!actions) throw new Error("no actions");
+    actions.installed = [];
+    const red = await ciRun(actions, remote, { sha: headSha, branch: "feature/bulk", number: 7 });
+    const { probot, idle } = await startApp();
+    await probot.receive({ id: "ci-15", name: "workflow_run", payload: workflowRunCompleted(red) } as never);
+    await idle();
+    expect(statusComment()).toContain("Stopped by an error: `verify: actions` is set but .github/workflows/autogen-verify.yml is not installed (or is disabled) on main: run `npx autogen init-workflow --write`");
+    expect(state.pulls).toEqual([]);
+  });
+});
+
+describe("an issue, with the verification workflow installed", () => {
+  it("is verified in GitHub Actions too (`verify: auto`), and the status says so", async () => {
+    await repository({ "shop/__init__.py": "", "shop/cart.py": CART_PR, "tests/test_cart.py": TESTS }, { "README.md": "Shop.\n" });
+    state.issue = { title: "Discount is added instead of subtracted", body: "total([10, 20], 5) gives 35." };
+    const actions = state.actions;
+    if (!actions) throw new Error("no actions");
+    const payload = webhookExample("issues", "labeled") as Record<string, unknown> & { issue: Record<string, unknown> };
+    payload.repository = repo(payload);
+    payload.issue = { ...payload.issue, number: 42, title: state.issue.title, body: state.issue.body };
+    payload.label = { ...(payload.label as object), name: "autogen" };
+    payload.sender = { ...(payload.sender as object), login: "maintainer", id: 7, type: "User" };
+    payload.installation = { id: 99, node_id: "MDIz" };
+    const { probot, idle } = await startApp();
+    await probot.receive({ id: "issue-1", name: "issues", payload } as never);
+    await idle();
+    const status = state.comments.find((c) => c.number === 42)?.body ?? "";
+    expect(status).toContain("verifier: GitHub Actions (autogen-verify.yml)");
+    expect(actions.dispatches.length).toBeGreaterThan(0);
+    expect(state.pulls[0]).toMatchObject({ head: "autogen/issue-42", base: "main" });
+    expect(state.pulls[0]?.body).toContain("run by the repository's verification workflow on a GitHub Actions runner");
+    expect(remoteFile("autogen/issue-42", "shop/cart.py")).toContain("return subtotal - discount");
+  });
 });
 

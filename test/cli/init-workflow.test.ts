@@ -28,7 +28,7 @@ jobs:
         run: pytest -q
 `;
 
-type Workflow = { on: { workflow_dispatch: { inputs: Record<string, unknown> } }; "run-name": string; permissions: Record<string, string>; jobs: { verify: { steps: Array<Record<string, unknown>> } } };
+type Workflow = { on: { workflow_dispatch: { inputs: Record<string, unknown> } }; "run-name": string; permissions: Record<string, string>; jobs: { verify: { strategy?: unknown; steps: Array<Record<string, unknown>> } } };
 
 async function repoWithCi(ci?: string): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), "autogen-iw-"));
@@ -46,6 +46,10 @@ describe("autogen init-workflow", () => {
     const workflow = parse(stdout) as Workflow;
     expect(Object.keys(workflow.on.workflow_dispatch.inputs)).toEqual(["refs", "tests", "correlation_id"]);
     expect(workflow["run-name"]).toBe("autogen-verify ${{ inputs.correlation_id }}");
+    // One matrix job per candidate branch, each checking out its own ref and uploading its own report.
+    expect(workflow.jobs.verify.strategy).toEqual({ "fail-fast": false, matrix: { ref: "${{ fromJSON(inputs.refs) }}" } });
+    expect(workflow.jobs.verify.steps[0]).toMatchObject({ uses: "actions/checkout@v4", with: { ref: "${{ matrix.ref }}", "persist-credentials": false } });
+    expect(workflow.jobs.verify.steps.at(-1)).toMatchObject({ uses: "actions/upload-artifact@v4", with: { name: "autogen-junit-${{ inputs.correlation_id }}-${{ strategy.job-index }}" } });
     expect(workflow.permissions).toEqual({ contents: "read" });
     expect(workflow.jobs.verify.steps.map((s) => s.name ?? s.uses)).toEqual(["actions/checkout@v4", "setup (edit me): actions/setup-python@v5", "setup (edit me): install", "tests", "upload the JUnit report"]);
     expect(stdout).not.toContain("secrets.");
