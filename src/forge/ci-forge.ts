@@ -71,14 +71,17 @@ export type CiForge = {
 
 export type RequestLike = (route: string, params?: Record<string, unknown>) => Promise<{ status: number; data: unknown }>;
 
+/** Commit ids become git arguments and branch names: nothing but hex gets through. */
+const commitSha = z.string().regex(/^[0-9a-f]{40,64}$/, { message: "not a commit id" });
+
 const pullSchema = z.object({
   number: z.number(),
   title: z.string(),
   body: z.string().nullish(),
   state: z.string(),
   html_url: z.string(),
-  head: z.object({ ref: z.string(), sha: z.string(), repo: z.object({ full_name: z.string() }).nullable() }),
-  base: z.object({ ref: z.string(), sha: z.string(), repo: z.object({ full_name: z.string() }) }),
+  head: z.object({ ref: z.string(), sha: commitSha, repo: z.object({ full_name: z.string() }).nullable() }),
+  base: z.object({ ref: z.string(), sha: commitSha, repo: z.object({ full_name: z.string() }) }),
 });
 
 const runSchema = z.object({
@@ -89,7 +92,7 @@ const runSchema = z.object({
   event: z.string(),
   status: z.string().nullable(),
   conclusion: z.string().nullable(),
-  head_sha: z.string(),
+  head_sha: commitSha,
   head_branch: z.string().nullable(),
   html_url: z.string(),
   check_suite_id: z.number().optional(),

@@ -11,7 +11,7 @@ import type { CiForge, WorkflowRun } from "../forge/ci-forge.ts";
 import { artifactTests, jobEvidence } from "../ci/run-evidence.ts";
 import { snapshotCommit } from "../workspace/snapshot-commit.ts";
 import type { Verifier } from "./local-verifier.ts";
-import type { TestSelection } from "./runners/test-runner.ts";
+import { safeIds, type TestSelection } from "./runners/test-runner.ts";
 import { RunWaiters } from "./run-waiters.ts";
 import type { TestCaseResult, TestReport } from "./test-report.ts";
 
@@ -51,6 +51,12 @@ export class VerificationTimeout extends ActionsVerifierError {
     super(message);
     this.name = "VerificationTimeout";
   }
+}
+
+/** Test ids travel to the workflow as one space-separated input: none may hide an option or a separator. */
+export function workflowTestIds(ids: string[]): string {
+  for (const id of safeIds(ids)) if (/\s/.test(id)) throw new ActionsVerifierError(`test id ${JSON.stringify(id)} contains whitespace and cannot be passed to the verification workflow`);
+  return ids.join(" ");
 }
 
 type Pending = { workspace: string; resolve: (r: TestReport) => void; reject: (e: unknown) => void };
@@ -107,7 +113,7 @@ export function actionsVerifier(options: ActionsVerifierOptions): Verifier & { d
       const started = Date.now();
       const deadline = started + options.timeoutMs;
       checkAborted();
-      const tests = selection.kind === "all" ? "" : selection.ids.join(" ");
+      const tests = selection.kind === "all" ? "" : workflowTestIds(selection.ids);
       const { runId } = await ci.dispatch(owner, repo, workflow, options.dispatchRef, { refs: JSON.stringify(branches), tests, correlation_id: correlationId });
       dispatches += 1;
       const run = runId !== undefined ? await ci.workflowRun(owner, repo, runId) : await findRun(correlationId, started, deadline);

@@ -164,8 +164,10 @@ describe("a red build on a pull request", () => {
       expect(d).toMatchObject({ workflow: "autogen-verify.yml", ref: "main" });
       for (const ref of JSON.parse(d.inputs.refs ?? "[]") as string[]) expect(ref).toMatch(/^autogen\/verify-job-1-\d+$/);
     }
-    // Base and head went in one dispatch, as two matrix jobs.
-    expect(actions.dispatches.some((d) => (JSON.parse(d.inputs.refs ?? "[]") as string[]).length === 2)).toBe(true);
+    // Base and head went in one dispatch, as two matrix jobs; the template's four parallel candidates in another.
+    const matrixSizes = actions.dispatches.map((d) => (JSON.parse(d.inputs.refs ?? "[]") as string[]).length);
+    expect(matrixSizes).toContain(2);
+    expect(matrixSizes).toContain(4);
 
     const branch = `autogen/fix-7-${headSha.slice(0, 7)}`;
     expect(state.pulls).toHaveLength(1);
@@ -250,11 +252,13 @@ describe("a red build on a pull request", () => {
     const { headSha } = await repository({ "shop/__init__.py": "", "shop/cart.py": CART_OK, "tests/test_cart.py": TESTS }, { "shop/cart.py": CART_PR }, { fork: true });
     const actions = state.actions;
     if (!actions) throw new Error("no actions");
-    await ciRun(actions, remote, { sha: headSha, branch: "feature/bulk", number: 7, fork: true });
+    const red = await ciRun(actions, remote, { sha: headSha, branch: "feature/bulk", number: 7, fork: true });
     const before = execFileSync("git", ["--git-dir", remote, "for-each-ref", "--format=%(refname) %(objectname)"], { encoding: "utf8" });
     const { probot, idle } = await startApp();
-    await probot.receive({ id: "ci-6", name: "issue_comment", payload: prComment("/autogen fix") } as never);
+    // GitHub leaves a fork's pull requests out of the run: they are found by the commit.
+    await probot.receive({ id: "ci-6", name: "workflow_run", payload: workflowRunCompleted(red) } as never);
     await idle();
+    expect(github.calls("repos/list-pull-requests-associated-with-commit").map((r) => r.path)).toEqual([`/repos/octo-org/shop/commits/${headSha}/pulls?per_page=100&page=1`]);
     const status = statusComment();
     expect(status).toContain("This pull request comes from a fork, so autogen-bot does not push to it");
     expect(status).toContain("-    return subtotal + discount\n+    return subtotal - discount");
@@ -309,10 +313,12 @@ describe("a red build on a pull request", () => {
     const actions = state.actions;
     if (!actions) throw new Error("no actions");
     const log = runnerLog(["##[group]Run pip install -r requirements.txt", "Collecting numpy", "ERROR: Could not install packages due to an OSError: [Errno 28] No space left on device", "##[error]Process completed with exit code 1."]);
-    const red = await ciRun(actions, remote, { sha: headSha, branch: "feature/bulk", number: 7 }, { log, passed: false });
+    await ciRun(actions, remote, { sha: headSha, branch: "feature/bulk", number: 7 }, { log, passed: false });
     const { probot, idle } = await startApp();
-    await probot.receive({ id: "ci-8", name: "workflow_run", payload: workflowRunCompleted(red) } as never);
+    // Asked for on the pull request: the bot finds the red run of its head itself.
+    await probot.receive({ id: "ci-8", name: "issue_comment", payload: prComment("/autogen fix") } as never);
     await idle();
+    expect(github.calls("actions/list-workflow-runs-for-repo").map((r) => r.path)).toContain(`/repos/octo-org/shop/actions/runs?head_sha=${headSha}&per_page=100&page=1`);
     const status = statusComment();
     expect(status).toContain("**Not a code problem: the runner ran out of disk space.**");
     expect(status).toContain("ERROR: Could not install packages due to an OSError: [Errno 28] No space left on device");

@@ -5,6 +5,7 @@ import { Octokit } from "@octokit/rest";
 import nock from "nock";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { octokitCiForge, type RequestLike } from "../../src/forge/ci-forge.ts";
+import { workflowTestIds } from "../../src/verify/actions-verifier.ts";
 
 const API = "https://api.github.com";
 const forge = () => octokitCiForge(new Octokit({ auth: "ghs_test", request: { retries: 0 } }).request as unknown as RequestLike);
@@ -67,5 +68,20 @@ describe("answers", () => {
   it("an answer of the wrong shape is named, not passed on", async () => {
     nock(API).get("/repos/o/r/actions/runs/9").reply(200, { id: "nine" });
     await expect(forge().workflowRun("o", "r", 9)).rejects.toThrow(/workflow run 9 did not have the expected shape: id:/);
+  });
+});
+
+describe("what reaches git and the workflow", () => {
+  it("a pull request whose head is not a commit id is refused", async () => {
+    nock(API)
+      .get("/repos/o/r/pulls/3")
+      .reply(200, { number: 3, title: "t", body: null, state: "open", html_url: "u", head: { ref: "x", sha: "--upload-pack=evil", repo: null }, base: { ref: "main", sha: "a".repeat(40), repo: { full_name: "o/r" } } });
+    await expect(forge().pull("o", "r", 3)).rejects.toThrow(/pull request #3 did not have the expected shape: head\.sha: not a commit id/);
+  });
+
+  it("test ids that could be options or separators never reach a dispatch", () => {
+    expect(() => workflowTestIds(["tests/test_a.py::test_x", "--junitxml=/tmp/x"])).toThrow(/could be read as an option/);
+    expect(() => workflowTestIds(["tests/test_a.py::test_x[a b]"])).toThrow(/contains whitespace/);
+    expect(workflowTestIds(["tests/test_a.py::test_x", "tests/test_b.py::test_y[1-2]"])).toBe("tests/test_a.py::test_x tests/test_b.py::test_y[1-2]");
   });
 });
