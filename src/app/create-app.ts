@@ -141,16 +141,7 @@ export function createAutogenApp(deps: AppDeps): ApplicationFunction {
         // On a pull request, `/autogen fix|retry` repairs its red build (the command is the consent).
         const config = await repoConfig(context, payload.repository.owner.login, payload.repository.name, payload.repository.default_branch);
         if (!config || config.triggers.ciFailure === "off") return;
-        await gateAndEnqueue(context, {
-          installationId: payload.installation?.id,
-          sender: payload.sender,
-          owner: payload.repository.owner.login,
-          repo: payload.repository.name,
-          number: payload.issue.number,
-          kind: "ci",
-          snapshot: { title: payload.issue.title, body: payload.issue.body ?? "" },
-          hint: command.kind === "retry" ? command.hint : undefined,
-        });
+        await start(context, "ci", command.kind === "retry" ? command.hint : undefined);
         return;
       }
       await start(context, command.kind === "plan" ? "plan" : "fix", command.kind === "retry" ? command.hint : undefined);

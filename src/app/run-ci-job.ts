@@ -5,7 +5,6 @@
 // rest) and open a PR into the PR's head branch, or for a fork, comment the patch. If the
 // head moves while the job runs, it stops and a new job starts on the new head.
 import type { RepoConfig } from "../config/repo-config-schema.ts";
-import { parseRepoConfigText, REPO_CONFIG_PATH, RepoConfigError } from "../config/parse-repo-config.ts";
 import { collectCheckSuiteEvidence, collectRunEvidence, type RunEvidence } from "../ci/run-evidence.ts";
 import { checkDiffPolicy } from "../engine/check-diff-policy.ts";
 import { isTestFile } from "../engine/is-test-file.ts";
@@ -22,11 +21,12 @@ import { VERIFY_WORKFLOW } from "../verify/actions-verifier.ts";
 import { detectRunner } from "../verify/runners/detect-runner.ts";
 import { failingTests } from "../verify/test-report.ts";
 import { RepoCache, type Worktree } from "../workspace/repo-cache.ts";
-import { chooseVerifier } from "./choose-verifier.ts";
+import { endJobOnError, JobCancelled } from "./end-job.ts";
 import { guardedLlm } from "./guarded-llm.ts";
+import { loadJobConfig } from "./job-config.ts";
+import { jobVerifier } from "./job-verifier.ts";
 import { applyStoredDiff, coAuthor, commitAndPush } from "./publish-change.ts";
 import type { JobDeps } from "./run-issue-job.ts";
-import { JobCancelled } from "./run-issue-job.ts";
 import { CI_STEPS, StatusReporter } from "./status-reporter.ts";
 
 /** The pull request's head moved while the job ran. */
@@ -59,17 +59,8 @@ export async function runCiJob(job: Job, deps: JobDeps, signal: AbortSignal): Pr
     await forge.react(owner, repo, number, "eyes").catch(() => undefined);
     await status.start();
     const repository = await forge.repository(owner, repo);
-    status.set("Configuration", "running");
-    let config: RepoConfig;
-    try {
-      config = parseRepoConfigText((await forge.readFile(owner, repo, REPO_CONFIG_PATH, repository.defaultBranch)) ?? "");
-    } catch (error) {
-      if (!(error instanceof RepoConfigError)) throw error;
-      status.set("Configuration", "failed", `${REPO_CONFIG_PATH} is invalid`);
-      await status.finish(`Stopped: \`${REPO_CONFIG_PATH}\` on \`${repository.defaultBranch}\` is invalid:\n\n${error.problems.map((p) => `- ${p}`).join("\n")}`);
-      deps.store.finish(job.id, "failed", error.message);
-      return;
-    }
+    const config = await loadJobConfig(forge, deps.store, status, job, repository.defaultBranch);
+    if (!config) return;
     const pull = await ci.pull(owner, repo, number);
     if (pull.state !== "open") {
       await status.finish(`Nothing to do: #${number} is ${pull.state}.`);
@@ -110,25 +101,7 @@ export async function runCiJob(job: Job, deps: JobDeps, signal: AbortSignal): Pr
       return;
     }
 
-    const choice = await chooseVerifier({
-      config,
-      ci,
-      owner,
-      repo,
-      defaultBranch: repository.defaultBranch,
-      fork: pull.fork,
-      runner,
-      mirror,
-      cloneUrl: repository.cloneUrl,
-      credentials,
-      jobId: job.id,
-      signal,
-      waiters: deps.waiters,
-      pollMs: deps.pollMs,
-      actionsTimeoutMs: deps.actionsTimeoutMs,
-      onRun: (run) => status.set("Attempts", "running", `verification run [${run.id}](${run.url}) (${run.candidates} candidate(s))`),
-    });
-    status.set("Configuration", "done", `strategy ${config.strategy.name}, tests ${config.test.command ?? runner.name}, verifier: ${choice.why}`);
+    const choice = await jobVerifier(deps, job, status, config, { ci, defaultBranch: repository.defaultBranch, cloneUrl: repository.cloneUrl, mirror, credentials, runner, fork: pull.fork }, signal);
 
     // Attribution: the failing tests at the merge base and at the head, with reruns.
     status.set("Attribution", "running");
@@ -237,15 +210,7 @@ export async function runCiJob(job: Job, deps: JobDeps, signal: AbortSignal): Pr
       deps.restart?.(job, { headSha: error.sha });
       return;
     }
-    if (error instanceof JobCancelled || signal.aborted) {
-      const reason = error instanceof JobCancelled ? error.message : ((signal.reason as Error | undefined)?.message ?? "stopped on request");
-      await status.finish(`Cancelled: ${reason}.`).catch(() => undefined);
-      deps.store.finish(job.id, "cancelled", reason);
-      return;
-    }
-    deps.log.warn({ jobId: job.id, err: (error as Error).message }, "job failed");
-    await status.finish(`Stopped by an error: ${(error as Error).message.split("\n")[0]}`).catch(() => undefined);
-    deps.store.finish(job.id, "failed", (error as Error).message);
+    await endJobOnError(error, job, deps, status, signal);
   } finally {
     for (const w of worktrees) await w.remove().catch(() => undefined);
   }

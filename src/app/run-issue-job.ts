@@ -2,7 +2,6 @@
 // default branch, clone, find the failing tests (or reproduce), run the engine, push the
 // fix to autogen/issue-<n> with the installation token, open or update the PR, and keep
 // the status comment current. Checkpoints let a restarted job resume where it stopped.
-import { parseRepoConfigText, REPO_CONFIG_PATH, RepoConfigError } from "../config/parse-repo-config.ts";
 import type { RepoConfig } from "../config/repo-config-schema.ts";
 import { checkDiffPolicy } from "../engine/check-diff-policy.ts";
 import { isTestFile } from "../engine/is-test-file.ts";
@@ -23,8 +22,10 @@ import { failingTests } from "../verify/test-report.ts";
 import type { GitCredentials } from "../workspace/git.ts";
 import { RepoCache, type Worktree } from "../workspace/repo-cache.ts";
 import { applyStoredDiff, commitAndPush, issueCommitMessage } from "./publish-change.ts";
-import { chooseVerifier } from "./choose-verifier.ts";
+import { endJobOnError, JobCancelled } from "./end-job.ts";
 import { guardedLlm } from "./guarded-llm.ts";
+import { loadJobConfig } from "./job-config.ts";
+import { jobVerifier } from "./job-verifier.ts";
 import { StatusReporter } from "./status-reporter.ts";
 
 export type JobDeps = {
@@ -48,7 +49,6 @@ export type JobDeps = {
   log: { info: (meta: object, msg: string) => void; warn: (meta: object, msg: string) => void };
 };
 
-export class JobCancelled extends Error {}
 
 export async function runIssueJob(job: Job, deps: JobDeps, signal: AbortSignal): Promise<void> {
   const forge = await deps.forgeFor(job.installationId);
@@ -64,17 +64,8 @@ export async function runIssueJob(job: Job, deps: JobDeps, signal: AbortSignal):
     await forge.react(owner, repo, number, "eyes").catch(() => undefined);
     await status.start();
     const repository = await forge.repository(owner, repo);
-    status.set("Configuration", "running");
-    let config: RepoConfig;
-    try {
-      config = parseRepoConfigText((await forge.readFile(owner, repo, REPO_CONFIG_PATH, repository.defaultBranch)) ?? "");
-    } catch (error) {
-      if (!(error instanceof RepoConfigError)) throw error;
-      status.set("Configuration", "failed", `${REPO_CONFIG_PATH} is invalid`);
-      await status.finish(`Stopped: \`${REPO_CONFIG_PATH}\` on \`${repository.defaultBranch}\` is invalid:\n\n${error.problems.map((p) => `- ${p}`).join("\n")}`);
-      deps.store.finish(job.id, "failed", error.message);
-      return;
-    }
+    const config = await loadJobConfig(forge, deps.store, status, job, repository.defaultBranch);
+    if (!config) return;
     status.set("Configuration", "done", `strategy ${config.strategy.name}, tests ${config.test.command ?? "detected"}`);
     await ensureCurrent();
 
@@ -127,15 +118,7 @@ export async function runIssueJob(job: Job, deps: JobDeps, signal: AbortSignal):
     await status.finish(draftOfAttempt ? `No fix found; the closest attempt is in the draft ${pull.url}: ${outcome.message}.` : `${existed ? "Updated" : "Opened"} ${pull.url}: ${outcome.message}.`);
     deps.store.finish(job.id, "done");
   } catch (error) {
-    if (error instanceof JobCancelled || signal.aborted) {
-      const reason = error instanceof JobCancelled ? error.message : ((signal.reason as Error | undefined)?.message ?? "stopped on request");
-      await status.finish(`Cancelled: ${reason}.`).catch(() => undefined);
-      deps.store.finish(job.id, "cancelled", reason);
-      return;
-    }
-    deps.log.warn({ jobId: job.id, err: (error as Error).message }, "job failed");
-    await status.finish(`Stopped by an error: ${(error as Error).message.split("\n")[0]}`).catch(() => undefined);
-    deps.store.finish(job.id, "failed", (error as Error).message);
+    await endJobOnError(error, job, deps, status, signal);
   } finally {
     await worktree?.remove().catch(() => undefined);
   }
@@ -147,26 +130,9 @@ async function runEngine(job: Job, config: RepoConfig, worktree: Worktree, mirro
   status.set("Tests and localisation", "running");
   const runner = detectRunner(worktree.path, config.test.command);
   const sandbox = { timeoutMs: config.test.timeoutMinutes * 60_000, env: config.test.env, signal };
-  const choice = await chooseVerifier({
-    config,
-    ci: await deps.ciFor(job.installationId),
-    owner: job.owner,
-    repo: job.repo,
-    defaultBranch: repository.defaultBranch,
-    fork: false,
-    runner,
-    mirror,
-    cloneUrl: repository.cloneUrl,
-    credentials,
-    jobId: job.id,
-    signal,
-    waiters: deps.waiters,
-    pollMs: deps.pollMs,
-    actionsTimeoutMs: deps.actionsTimeoutMs,
-    onRun: (run) => status.set("Attempts", "running", `verification run [${run.id}](${run.url}) (${run.candidates} candidate(s))`),
-  });
+  const ci = await deps.ciFor(job.installationId);
+  const choice = await jobVerifier(deps, job, status, config, { ci, defaultBranch: repository.defaultBranch, cloneUrl: repository.cloneUrl, mirror, credentials, runner, fork: false }, signal);
   const verifier = choice.verifier;
-  status.set("Configuration", "done", `strategy ${config.strategy.name}, tests ${config.test.command ?? runner.name}, verifier: ${choice.why}`);
   const baseline = await verifier.run(worktree.path, { kind: "all" });
   const failing = failingTests(baseline);
   const visible: TestSelection = { kind: "tests", ids: failing.map((t) => t.id) };

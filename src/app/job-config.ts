@@ -1,0 +1,21 @@
+// A job's repository config, read from the default branch (a pull request cannot change
+// the rules it is judged by). When it is invalid the job stops here, saying why in its
+// status comment.
+import { parseRepoConfigText, REPO_CONFIG_PATH, RepoConfigError } from "../config/parse-repo-config.ts";
+import type { RepoConfig } from "../config/repo-config-schema.ts";
+import type { Forge } from "../forge/forge.ts";
+import type { Job, JobStore } from "../jobs/job-store.ts";
+import type { StatusReporter } from "./status-reporter.ts";
+
+export async function loadJobConfig(forge: Forge, store: JobStore, status: StatusReporter, job: Job, defaultBranch: string): Promise<RepoConfig | undefined> {
+  status.set("Configuration", "running");
+  try {
+    return parseRepoConfigText((await forge.readFile(job.owner, job.repo, REPO_CONFIG_PATH, defaultBranch)) ?? "");
+  } catch (error) {
+    if (!(error instanceof RepoConfigError)) throw error;
+    status.set("Configuration", "failed", `${REPO_CONFIG_PATH} is invalid`);
+    await status.finish(`Stopped: \`${REPO_CONFIG_PATH}\` on \`${defaultBranch}\` is invalid:\n\n${error.problems.map((p) => `- ${p}`).join("\n")}`);
+    store.finish(job.id, "failed", error.message);
+    return undefined;
+  }
+}
