@@ -195,7 +195,12 @@ export async function runCiJob(job: Job, deps: JobDeps, signal: AbortSignal): Pr
     }
     status.set("Pull request", "running");
     const title = `autogen: fix CI of #${number} (${pull.title})`.slice(0, 250);
-    const body = `Repairs the red build of #${number} at \`${headSha.slice(0, 7)}\`: ${caused.length} test(s) the change broke pass again (attribution at the merge base \`${mergeBase.slice(0, 7)}\`). Merge this into \`${pull.headRef}\`.\n\n${renderReport(outcome, { title, branch })}`;
+    const leftAlone = attribution.tests.filter((t) => t.verdict === "pre-existing" || t.verdict === "flaky").map((t) => `- \`${t.id}\`: ${t.verdict} (base ${t.base.join(", ")}; head ${t.candidate.join(", ")})`);
+    const body = [
+      `Repairs the red build of #${number} at \`${headSha.slice(0, 7)}\`: ${caused.length} test(s) the change broke pass again (attribution at the merge base \`${mergeBase.slice(0, 7)}\`). Merge this into \`${pull.headRef}\`.`,
+      leftAlone.length ? `\nNot repaired, because the pull request did not cause them:\n${leftAlone.join("\n")}` : "",
+      `\n${renderReport(outcome, { title, branch })}`,
+    ].join("\n");
     let pr = await forge.findOpenPull(owner, repo, branch);
     if (pr) await forge.updatePull(owner, repo, pr.number, { title, body });
     else pr = await forge.createPull(owner, repo, { title, head: branch, base: pull.headRef, body, draft: config.pullRequest.draft === "always" });

@@ -93,7 +93,7 @@ afterEach(() => {
   expect(state.actions?.storageAuthorization, "our token must not follow the redirect to log or artifact storage").toEqual([]);
 });
 
-async function startApp(options: { actionsTimeoutMs?: number } = {}) {
+async function startApp(options: { actionsTimeoutMs?: number; pollMs?: number } = {}) {
   let pool: WorkerPool | undefined;
   const probot = new Probot({ appId: 1, privateKey: testPrivateKey(), secret: "s", logLevel: "fatal", Octokit: ProbotOctokit.defaults({ retry: { enabled: false }, throttle: { enabled: false } }) });
   await probot.load(
@@ -105,7 +105,7 @@ async function startApp(options: { actionsTimeoutMs?: number } = {}) {
       concurrency: 1,
       perInstallation: 1,
       statusThrottleMs: 60_000,
-      pollMs: 40,
+      pollMs: options.pollMs ?? 40,
       actionsTimeoutMs: options.actionsTimeoutMs ?? 120_000,
       onReady: (p) => (pool = p),
     }),
@@ -140,7 +140,8 @@ function prComment(body: string, sender = "maintainer") {
 
 const statusComment = () => state.comments.find((c) => c.number === 7)?.body ?? "";
 
-describe("a red build on a pull request", () => {
+// Each test clones, runs pytest several times and pushes: minutes are plenty on a busy machine.
+describe("a red build on a pull request", { timeout: 120_000 }, () => {
   it("caused by the change: evidence from the run, attribution, fix verified in Actions, PR into the head branch", async () => {
     const { headSha } = await repository({ "shop/__init__.py": "", "shop/cart.py": CART_OK, "tests/test_cart.py": TESTS }, { "shop/cart.py": CART_PR });
     const actions = state.actions;
@@ -180,6 +181,23 @@ describe("a red build on a pull request", () => {
     // The throwaway verification branches are gone.
     expect(remoteBranches().sort()).toEqual([branch, "feature/bulk", "main"]);
     expect(store.latest("octo-org", "shop", 7)?.state).toBe("done");
+  });
+
+  it("caused and pre-existing failures together: only the caused one is repaired, the other is named", async () => {
+    const main = { "shop/__init__.py": "", "shop/cart.py": CART_OK, "tests/test_cart.py": TESTS, "tests/test_legacy.py": LEGACY };
+    const { headSha } = await repository(main, { "shop/cart.py": CART_PR }, { extraConfig: "verify: local\n" });
+    const actions = state.actions;
+    if (!actions) throw new Error("no actions");
+    const red = await ciRun(actions, remote, { sha: headSha, branch: "feature/bulk", number: 7 });
+    const { probot, idle } = await startApp();
+    await probot.receive({ id: "ci-17", name: "workflow_run", payload: workflowRunCompleted(red) } as never);
+    await idle();
+    expect(statusComment()).toContain("✅ Attribution: 1 caused by the change, 1 pre-existing, 0 flaky");
+    const body = state.pulls[0]?.body ?? "";
+    expect(body).toContain("Not repaired, because the pull request did not cause them:\n- `tests/test_legacy.py::test_legacy_rounding`: pre-existing (base fail, fail, fail; head fail, fail, fail)");
+    expect(body).toContain("| `tests/test_cart.py::test_total_applies_discount` | ❌ fail | ✅ pass |");
+    expect(body).not.toContain("| `tests/test_legacy.py::test_legacy_rounding` | ❌ fail | ✅ pass |");
+    expect(remoteFile(`autogen/fix-7-${headSha.slice(0, 7)}`, "tests/test_legacy.py")).toBe(LEGACY);
   });
 
   it("failing on the base too: one explanation, no change, no PR", async () => {
@@ -230,6 +248,26 @@ describe("a red build on a pull request", () => {
     expect(lookups[0]?.path).toMatch(/\/actions\/workflows\/autogen-verify\.yml\/runs\?.*event=workflow_dispatch/);
     expect(state.pulls).toHaveLength(1);
     expect(remoteFile(`autogen/fix-7-${headSha.slice(0, 7)}`, "shop/cart.py")).toContain("return subtotal - discount");
+  });
+
+  it("the completion webhook of a verification run wakes the job without waiting for its next poll", async () => {
+    const { headSha } = await repository({ "shop/__init__.py": "", "shop/cart.py": CART_OK, "tests/test_cart.py": TESTS }, { "shop/cart.py": CART_PR });
+    const actions = state.actions;
+    if (!actions) throw new Error("no actions");
+    const red = await ciRun(actions, remote, { sha: headSha, branch: "feature/bulk", number: 7 });
+    // Polls ten minutes apart: only the webhook can let this test finish in time.
+    const { probot, idle } = await startApp({ pollMs: 600_000 });
+    actions.onDispatch = (dispatch, run) =>
+      void runDispatch(actions, remote, dispatch, run).then(() => {
+        const payload = workflowRunCompleted({ id: run.id, head_sha: run.head_sha, pull_requests: [] });
+        payload.workflow = { ...payload.workflow, path: ".github/workflows/autogen-verify.yml" };
+        payload.workflow_run = { ...payload.workflow_run, path: ".github/workflows/autogen-verify.yml", event: "workflow_dispatch", conclusion: run.conclusion, head_branch: "main" };
+        return probot.receive({ id: `wake-${run.id}`, name: "workflow_run", payload } as never);
+      });
+    await probot.receive({ id: "ci-16", name: "workflow_run", payload: workflowRunCompleted(red) } as never);
+    await idle();
+    expect(state.pulls).toHaveLength(1);
+    expect(actions.dispatches.length).toBeGreaterThan(1);
   });
 
   it("a verification run that never completes: timeout, the run is cancelled, the status says so", async () => {
@@ -410,7 +448,7 @@ describe("a red build on a pull request", () => {
   });
 });
 
-describe("an issue, with the verification workflow installed", () => {
+describe("an issue, with the verification workflow installed", { timeout: 120_000 }, () => {
   it("is verified in GitHub Actions too (`verify: auto`), and the status says so", async () => {
     await repository({ "shop/__init__.py": "", "shop/cart.py": CART_PR, "tests/test_cart.py": TESTS }, { "README.md": "Shop.\n" });
     state.issue = { title: "Discount is added instead of subtracted", body: "total([10, 20], 5) gives 35." };
