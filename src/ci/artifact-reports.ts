@@ -1,7 +1,8 @@
-// Test reports inside an Actions artifact (a zip): every JUnit XML file in it, read with
-// fflate within size limits (a zip bomb stops at the cap), parsed by the verification
-// layer's own JUnit parser.
+// Test reports inside an Actions artifact (a zip): every JUnit XML file and every Jest /
+// Vitest JSON report in it, read with fflate within size limits (a zip bomb stops at the
+// cap), parsed by the verification layer's own parsers.
 import { unzipSync } from "fflate";
+import { JsonReportError, parseJsonReport } from "../verify/parsers/parse-json-report.ts";
 import { JunitParseError, parseJunit } from "../verify/parsers/parse-junit.ts";
 import type { TestCaseResult } from "../verify/test-report.ts";
 
@@ -14,14 +15,14 @@ export class ArtifactError extends Error {
 
 const MAX_FILE_BYTES = 32 * 1024 * 1024;
 
-/** JUnit results from the XML files of a zip; `problems` names files that were skipped and why. */
-export function junitFromZip(zip: Uint8Array, options: { root?: string } = {}): { tests: TestCaseResult[]; files: string[]; problems: string[] } {
+/** Results from the XML (JUnit) and JSON (Jest/Vitest) files of a zip; `problems` names files that were skipped and why. */
+export function reportsFromZip(zip: Uint8Array, options: { root?: string } = {}): { tests: TestCaseResult[]; files: string[]; problems: string[] } {
   const problems: string[] = [];
   let entries: Record<string, Uint8Array>;
   try {
     entries = unzipSync(zip, {
       filter: (file) => {
-        if (!/\.xml$/i.test(file.name)) return false;
+        if (!/\.(xml|json)$/i.test(file.name)) return false;
         if (file.originalSize > MAX_FILE_BYTES) {
           problems.push(`${file.name}: ${file.originalSize} bytes, over the ${MAX_FILE_BYTES}-byte limit`);
           return false;
@@ -36,10 +37,11 @@ export function junitFromZip(zip: Uint8Array, options: { root?: string } = {}): 
   const files: string[] = [];
   for (const [name, bytes] of Object.entries(entries).sort(([a], [b]) => a.localeCompare(b))) {
     try {
-      tests.push(...parseJunit(new TextDecoder().decode(bytes), options));
+      const text = new TextDecoder().decode(bytes);
+      tests.push(...(/\.json$/i.test(name) ? parseJsonReport(text, options) : parseJunit(text, options)));
       files.push(name);
     } catch (error) {
-      if (!(error instanceof JunitParseError)) throw error;
+      if (!(error instanceof JunitParseError) && !(error instanceof JsonReportError)) throw error;
       problems.push(`${name}: ${error.message}`);
     }
   }

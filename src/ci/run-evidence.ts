@@ -6,7 +6,7 @@ import type { CiForge, WorkflowJob, WorkflowRun, Annotation } from "../forge/ci-
 import { digestLog } from "../verify/digest/digest-log.ts";
 import { digestReport } from "../verify/digest/digest-report.ts";
 import { failingTests, type TestCaseResult, type TestReport } from "../verify/test-report.ts";
-import { junitFromZip } from "./artifact-reports.ts";
+import { reportsFromZip } from "./artifact-reports.ts";
 import { recogniseInfraFailure, type InfraFailure } from "./infra-failure.ts";
 import { cleanJobLog, errorLines } from "./job-log.ts";
 
@@ -78,7 +78,7 @@ export async function artifactTests(ci: CiForge, owner: string, repo: string, ru
       continue;
     }
     try {
-      const read = junitFromZip(await ci.downloadArtifact(owner, repo, artifact.id, maxBytes), root ? { root } : {});
+      const read = reportsFromZip(await ci.downloadArtifact(owner, repo, artifact.id, maxBytes), root ? { root } : {});
       out.tests.push(...read.tests);
       out.files.push(...read.files.map((f) => `${artifact.name}/${f}`));
       out.problems.push(...read.problems.map((p) => `${artifact.name}/${p}`));
@@ -121,7 +121,9 @@ export async function collectRunEvidence(ci: CiForge, owner: string, repo: strin
       : evidence
           .map((j) => `job ${j.name}${j.failedSteps.length ? ` (failed step: ${j.failedSteps.join(", ")})` : ""}:\n${digestLog(j.log, { maxLines: 30 }).text}`)
           .join("\n\n");
-  return { run, jobs: evidence, report, testsFrom: fromArtifacts.tests.length > 0 ? "artifact" : fromLogs.length > 0 ? "log" : "none", artifactFiles: fromArtifacts.files, problems: fromArtifacts.problems, digest, infra };
+  const annotations = evidence.flatMap((j) => j.annotations.filter((a) => a.level === "failure" || a.level === "warning")).slice(0, 10);
+  const annotated = annotations.length ? `${digest}\n\nAnnotations:\n${annotations.map((a) => `${a.path}:${a.line}: ${a.title ? `${a.title}: ` : ""}${a.message.split("\n")[0]}`).join("\n")}` : digest;
+  return { run, jobs: evidence, report, testsFrom: fromArtifacts.tests.length > 0 ? "artifact" : fromLogs.length > 0 ? "log" : "none", artifactFiles: fromArtifacts.files, problems: fromArtifacts.problems, digest: annotated, infra };
 }
 
 /** Evidence from another CI app's check suite: its failed check runs' output and annotations (there are no Actions logs or artifacts). */

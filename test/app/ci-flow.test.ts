@@ -206,10 +206,15 @@ describe("a red build on a pull request", { timeout: 120_000 }, () => {
     const actions = state.actions;
     if (!actions) throw new Error("no actions");
     const red = await ciRun(actions, remote, { sha: headSha, branch: "feature/bulk", number: 7 });
+    const job = actions.jobs.find((j) => j.run_id === red.id);
+    if (job) actions.annotations[job.id] = [{ path: "tests/test_legacy.py", start_line: 2, annotation_level: "failure", title: "test_legacy_rounding", message: "assert 2.67 == 2.68" }];
     const { probot, idle } = await startApp();
     await probot.receive({ id: "ci-2", name: "workflow_run", payload: workflowRunCompleted(red) } as never);
     await idle();
     const status = statusComment();
+    // The job's check-run annotations are part of the evidence shown.
+    expect(status).toContain("1 annotation(s): tests/test_legacy.py:2 assert 2.67 == 2.68");
+    expect(status).toContain("Annotations:\ntests/test_legacy.py:2: test_legacy_rounding: assert 2.67 == 2.68");
     expect(status).toContain("The failing tests were not caused by this pull request** (1 pre-existing)");
     expect(status).toMatch(/\| `tests\/test_legacy.py::test_legacy_rounding` \| fails on the base too \(pre-existing\) \| fail, fail, fail \| fail, fail, fail \|/);
     expect(status).toContain("Evidence from CI");

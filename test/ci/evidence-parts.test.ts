@@ -5,9 +5,10 @@ import { mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { ArtifactError, junitFromZip } from "../../src/ci/artifact-reports.ts";
+import { ArtifactError, reportsFromZip } from "../../src/ci/artifact-reports.ts";
 import { recogniseInfraFailure } from "../../src/ci/infra-failure.ts";
 import { cleanJobLog, errorLines } from "../../src/ci/job-log.ts";
+import { parseJsonReport } from "../../src/verify/parsers/parse-json-report.ts";
 import { parseJunit } from "../../src/verify/parsers/parse-junit.ts";
 
 // The shape of a real Actions job log (as in the cidiff breakage dataset): BOM, timestamps with 7 fraction digits.
@@ -52,7 +53,7 @@ describe("report artifacts", () => {
     await writeFile(join(dir, "coverage.txt"), "not a report");
     await writeFile(join(dir, "broken.xml"), "<testsuite><testcase");
     execFileSync("zip", ["-q", "report.zip", "junit.xml", "coverage.txt", "broken.xml"], { cwd: dir });
-    const read = junitFromZip(new Uint8Array(await readFile(join(dir, "report.zip"))));
+    const read = reportsFromZip(new Uint8Array(await readFile(join(dir, "report.zip"))));
     expect(read.files).toEqual(["junit.xml"]);
     expect(read.tests.map((t) => [t.id, t.status])).toEqual([
       ["tests/test_cart.py::test_total", "fail"],
@@ -62,10 +63,39 @@ describe("report artifacts", () => {
   });
 
   it("a body that is not a zip is a clear error", () => {
-    expect(() => junitFromZip(new TextEncoder().encode("<html>expired</html>"))).toThrow(ArtifactError);
+    expect(() => reportsFromZip(new TextEncoder().encode("<html>expired</html>"))).toThrow(ArtifactError);
   });
 
   it("pytest's default report (no file attribute) still gives node ids pytest accepts", () => {
     expect(parseJunit(JUNIT).map((t) => t.id)).toEqual(["tests/test_cart.py::test_total", "tests/test_cart.py::TestBulk::test_many"]);
+  });
+});
+
+describe("Jest / Vitest JSON reports", () => {
+  it("vitest's real JSON report gives the ids the JUnit parser gives", async () => {
+    const text = await readFile(new URL("../fixtures/reports/vitest-report.json", import.meta.url), "utf8");
+    const fromJson = parseJsonReport(text, { root: "/tmp/jscap" });
+    const fromJunit = parseJunit(await readFile(new URL("../fixtures/reports/vitest-junit.xml", import.meta.url), "utf8"));
+    expect(fromJson.map((t) => [t.id, t.status])).toEqual(fromJunit.map((t) => [t.id, t.status]));
+    expect(fromJson[4]?.message).toMatch(/division by zero/);
+  });
+
+  it("paths of a checkout on an Actions runner become repository-relative", () => {
+    const report = JSON.stringify({ testResults: [{ name: "/home/runner/work/shop/shop/test/cart.test.js", status: "failed", assertionResults: [{ ancestorTitles: ["cart"], title: "totals", status: "failed", failureMessages: ["AssertionError: 35 !== 25"] }] }] });
+    expect(parseJsonReport(report)).toEqual([expect.objectContaining({ id: "test/cart.test.js > cart > totals", status: "fail", message: "AssertionError: 35 !== 25" })]);
+  });
+
+  it("a file that failed to load is one error; other JSON is named as not a report", async () => {
+    expect(parseJsonReport(JSON.stringify({ testResults: [{ name: "test/broken.test.js", status: "failed", message: "SyntaxError: Unexpected token", assertionResults: [] }] }))).toEqual([
+      expect.objectContaining({ id: "test/broken.test.js", status: "error", message: "SyntaxError: Unexpected token" }),
+    ]);
+    const dir = await mkdtemp(join(tmpdir(), "autogen-zip-"));
+    await writeFile(join(dir, "vitest.json"), await readFile(new URL("../fixtures/reports/vitest-report.json", import.meta.url)));
+    await writeFile(join(dir, "package.json"), '{"name":"x"}');
+    execFileSync("zip", ["-q", "report.zip", "vitest.json", "package.json"], { cwd: dir });
+    const read = reportsFromZip(new Uint8Array(await readFile(join(dir, "report.zip"))), { root: "/tmp/jscap" });
+    expect(read.files).toEqual(["vitest.json"]);
+    expect(read.tests).toHaveLength(6);
+    expect(read.problems).toEqual(["package.json: not a Jest or Vitest JSON report (no testResults with assertionResults)"]);
   });
 });
