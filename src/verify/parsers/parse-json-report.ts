@@ -63,7 +63,7 @@ export function parseJsonReport(text: string, options: { root?: string } = {}): 
         name: a.title,
         file: path,
         status: STATUS[a.status] ?? "error",
-        durationMs: a.duration == null ? undefined : Math.round(a.duration),
+        durationMs: a.duration === null || a.duration === undefined ? undefined : Math.round(a.duration),
         message: failure ? failure.split("\n")[0] : undefined,
         details: failure || undefined,
       });
