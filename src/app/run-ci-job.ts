@@ -16,7 +16,7 @@ import type { CiForge, PullInfo, WorkflowRun } from "../forge/ci-forge.ts";
 import type { Job } from "../jobs/job-store.ts";
 import { explainAttribution, explainInfra, evidenceDetails, suggestedPatch } from "../report/ci-explanation.ts";
 import { renderReport } from "../report/render-report.ts";
-import { attributeFailures } from "../verify/attribution.ts";
+import { attributeFailures, type AttributionResult } from "../verify/attribution.ts";
 import { VERIFY_WORKFLOW } from "../verify/actions-verifier.ts";
 import { detectRunner } from "../verify/runners/detect-runner.ts";
 import { failingTests } from "../verify/test-report.ts";
@@ -119,7 +119,11 @@ export async function runCiJob(job: Job, deps: JobDeps, signal: AbortSignal): Pr
       deps.store.finish(job.id, "done");
       return;
     }
-    const attribution = await attributeFailures(choice.verifier, { base: base.path, candidate: head.path }, { kind: "tests", ids: failing }, config.test.reruns, { parallel: choice.backend === "actions" });
+    // A job resumed after a restart keeps the attribution it already paid for.
+    const attribution =
+      (job.checkpoint.attribution as AttributionResult | undefined) ??
+      (await attributeFailures(choice.verifier, { base: base.path, candidate: head.path }, { kind: "tests", ids: failing }, config.test.reruns, { parallel: choice.backend === "actions" }));
+    deps.store.checkpoint(job.id, { attribution });
     const caused = attribution.tests.filter((t) => t.verdict === "caused-by-change").map((t) => t.id);
     const c = attribution.counts;
     status.set("Attribution", "done", `${c["caused-by-change"]} caused by the change, ${c["pre-existing"]} pre-existing, ${c.flaky} flaky, ${c.passing + c.fixed} not reproduced`);

@@ -275,6 +275,29 @@ describe("a red build on a pull request", { timeout: 120_000 }, () => {
     expect(actions.dispatches.length).toBeGreaterThan(1);
   });
 
+  it("a job interrupted after its attribution and repair resumes from the checkpoint: nothing is verified again", async () => {
+    const { headSha } = await repository({ "shop/__init__.py": "", "shop/cart.py": CART_OK, "tests/test_cart.py": TESTS }, { "shop/cart.py": CART_PR });
+    const actions = state.actions;
+    if (!actions) throw new Error("no actions");
+    const red = await ciRun(actions, remote, { sha: headSha, branch: "feature/bulk", number: 7 });
+    const first = await startApp();
+    await first.probot.receive({ id: "ci-18", name: "workflow_run", payload: workflowRunCompleted(red) } as never);
+    await first.idle();
+    const finished = store.latest("octo-org", "shop", 7);
+    const dispatched = actions.dispatches.length;
+    // What a crash leaves: a running job whose attribution and outcome are checkpointed, not yet pushed.
+    const { attribution, outcome } = finished?.checkpoint ?? {};
+    const queued = store.enqueue({ deliveryId: "ci-19", installationId: 99, owner: "octo-org", repo: "shop", number: 7, kind: "ci", requester: "maintainer", requesterId: 7, snapshot: { title: "Red build on #7", body: "" }, checkpoint: { headSha, runId: red.id, attribution, outcome } });
+    if (!queued.queued) throw new Error("not queued");
+    store.claimNext(5);
+    const restarted = await startApp();
+    await restarted.idle();
+    expect(store.get(queued.job.id)?.state).toBe("done");
+    expect(actions.dispatches).toHaveLength(dispatched);
+    expect(state.pulls).toHaveLength(1);
+    expect(remoteFile(`autogen/fix-7-${headSha.slice(0, 7)}`, "shop/cart.py")).toContain("return subtotal - discount");
+  });
+
   it("a verification run that never completes: timeout, the run is cancelled, the status says so", async () => {
     const { headSha } = await repository({ "shop/__init__.py": "", "shop/cart.py": CART_OK, "tests/test_cart.py": TESTS }, { "shop/cart.py": CART_PR });
     const actions = state.actions;
