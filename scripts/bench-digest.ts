@@ -1,8 +1,8 @@
 // `npm run bench:digest -- <dir>`: scores the log digest on a directory of breakages
 // (cidiff layout: <case>/fail.log, pass.log, groundtruth with `E a-b` error ranges):
 // recall of the marked error lines and compression (log lines / digest lines).
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync } from "node:fs";
+import { loadBreakages, median } from "../src/eval/breakage-cases.ts";
 import { digestLog } from "../src/verify/digest/digest-log.ts";
 
 const dir = process.argv[2];
@@ -11,24 +11,8 @@ if (!dir || !existsSync(dir)) {
   process.exit(2);
 }
 
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2;
-};
-
 const rows: Array<{ name: string; logLines: number; digestLines: number; errorLines: number; recalled: number; recall: number; compression: number; ms: number }> = [];
-for (const name of readdirSync(dir).sort()) {
-  const caseDir = join(dir, name);
-  if (!statSync(caseDir).isDirectory() || !existsSync(join(caseDir, "groundtruth"))) continue;
-  const fail = readFileSync(join(caseDir, "fail.log"), "latin1");
-  const pass = existsSync(join(caseDir, "pass.log")) ? readFileSync(join(caseDir, "pass.log"), "latin1") : undefined;
-  const marked = new Set<number>();
-  for (const line of readFileSync(join(caseDir, "groundtruth"), "utf8").split("\n").slice(1)) {
-    const m = /^E (\d+)(?:-(\d+))?/.exec(line.trim());
-    if (!m) continue;
-    for (let i = Number(m[1]); i <= Number(m[2] ?? m[1]); i++) marked.add(i);
-  }
+for (const { name, fail, pass, errorLines: marked } of loadBreakages(dir)) {
   const started = performance.now();
   const digest = digestLog(fail, { passLog: pass });
   const ms = performance.now() - started;

@@ -39,6 +39,11 @@ describe("infrastructure failures", () => {
     expect(recogniseInfraFailure("pip: Could not resolve host: files.pythonhosted.org")).toMatchObject({ kind: "registry-network" });
   });
 
+  it("a download rate is not an HTTP status (a real Maven line), and the flagged line is numbered", () => {
+    expect(recogniseInfraFailure("Downloaded from central: https://repo.maven.apache.org/maven2/fr/inria/gforge/spoon/spoon-core/9.1.0-beta-4/spoon-core-9.1.0-beta-4.pom (11 kB at 504 kB/s)")).toBeUndefined();
+    expect(recogniseInfraFailure("Cloning\nfatal: unable to access 'https://github.com/KTH/spork.git/': The requested URL returned error: 503")).toMatchObject({ kind: "registry-network", lineNumber: 2 });
+  });
+
   it("a failing test mentioning a network error in the code under test is not infrastructure", () => {
     expect(recogniseInfraFailure("FAILED tests/test_client.py::test_retry - ConnectionError: ECONNRESET from localhost:8080\n##[error]Process completed with exit code 1.")).toBeUndefined();
   });
