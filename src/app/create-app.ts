@@ -6,16 +6,15 @@ import { parseRepoConfigText, REPO_CONFIG_PATH, RepoConfigError } from "../confi
 import type { RepoConfig } from "../config/repo-config-schema.ts";
 import { octokitCiForge, type CiForge, type RequestLike } from "../forge/ci-forge.ts";
 import { octokitForge, type Forge, type OctokitLike } from "../forge/forge.ts";
-import type { Job, JobKind, JobRequest, JobStore } from "../jobs/job-store.ts";
+import type { Job, JobKind, JobStore } from "../jobs/job-store.ts";
 import { WorkerPool } from "../jobs/worker-pool.ts";
 import type { MemoryPool } from "../engine/memory/memory-pool.ts";
 import type { Outcome } from "../engine/task.ts";
 import type { Scrubber } from "../report/scrub-secrets.ts";
-import { failureFromCheckSuite, failureFromWorkflowRun, workflowPath, type CheckSuitePayload, type CiFailure, type WorkflowRunPayload } from "../triggers/ci-trigger.ts";
 import { gate } from "../triggers/gate.ts";
-import { VERIFY_WORKFLOW } from "../verify/actions-verifier.ts";
 import { RunWaiters } from "../verify/run-waiters.ts";
 import { parseCommand } from "../triggers/parse-command.ts";
+import { registerCiTriggers, type Trigger } from "./ci-triggers.ts";
 import { runCiJob } from "./run-ci-job.ts";
 import { runIssueJob, type JobDeps } from "./run-issue-job.ts";
 
@@ -69,7 +68,6 @@ export function createAutogenApp(deps: AppDeps): ApplicationFunction {
 
     const firstDelivery = (context: Context) => deps.store.recordDelivery(context.id, context.name);
 
-    type Trigger = Omit<JobRequest, "deliveryId" | "installationId" | "requester" | "requesterId"> & { installationId: number | undefined; sender: { login: string; id: number; type: string } };
 
     /** The gate, then one queued job (or the note that one is already active). */
     const gateAndEnqueue = async (context: Context, trigger: Trigger) => {
@@ -158,53 +156,7 @@ export function createAutogenApp(deps: AppDeps): ApplicationFunction {
       }
     };
 
-    // A red build: automatic only when the repository asks for it (`triggers.ciFailure: auto`).
-    const onRedBuild = async (context: Context, failure: CiFailure, defaultBranch: string, sender: { login: string; id: number; type: string }, installationId: number | undefined) => {
-      const config = await repoConfig(context, failure.owner, failure.repo, defaultBranch);
-      if (!config || config.triggers.ciFailure !== "auto") {
-        app.log.info({ deliveryId: context.id, owner: failure.owner, repo: failure.repo, mode: config?.triggers.ciFailure ?? "invalid config" }, "red build not repaired automatically");
-        return;
-      }
-      const ci = octokitCiForge((context.octokit as unknown as { request: RequestLike }).request);
-      // Fork pull requests are missing from the payload: ask which open PRs have this head.
-      const pulls = failure.pulls.length > 0 ? failure.pulls : await ci.pullsForCommit(failure.owner, failure.repo, failure.headSha);
-      for (const number of pulls.slice(0, 3)) {
-        if ((failure.headBranch ?? "").startsWith("autogen/") && deps.store.countJobs(failure.owner, failure.repo, number, "ci") >= config.triggers.repairRoundsOnBotBranches) {
-          app.log.info({ deliveryId: context.id, number, rounds: config.triggers.repairRoundsOnBotBranches }, "repair rounds on the bot's own branch used up");
-          continue;
-        }
-        // One job per pull request and head commit, whichever event says it first.
-        if (!deps.store.recordDelivery(`ci:${failure.owner}/${failure.repo}#${number}@${failure.headSha}`, "ci")) continue;
-        await gateAndEnqueue(context, {
-          installationId,
-          sender,
-          owner: failure.owner,
-          repo: failure.repo,
-          number,
-          kind: "ci",
-          snapshot: { title: `Red build on #${number}`, body: "" },
-          checkpoint: { headSha: failure.headSha, ...(failure.runId ? { runId: failure.runId } : {}), ...(failure.checkSuiteId ? { checkSuiteId: failure.checkSuiteId } : {}) },
-        });
-      }
-    };
-
-    app.on("workflow_run.completed", async (context) => {
-      const payload = context.payload as unknown as WorkflowRunPayload & { repository: { default_branch: string }; installation?: { id: number }; sender: { login: string; id: number; type: string } };
-      // Our verification runs wake the verifier waiting on them (a redelivery too: harmless).
-      if (workflowPath(payload).endsWith(`/${VERIFY_WORKFLOW}`)) waiters.notify(payload.workflow_run.id);
-      if (!firstDelivery(context)) return;
-      const decision = failureFromWorkflowRun(payload, VERIFY_WORKFLOW);
-      if (!decision.act) return;
-      await onRedBuild(context, decision.failure, payload.repository.default_branch, payload.sender, payload.installation?.id);
-    });
-
-    app.on("check_suite.completed", async (context) => {
-      if (!firstDelivery(context)) return;
-      const payload = context.payload as unknown as CheckSuitePayload & { repository: { default_branch: string }; installation?: { id: number }; sender: { login: string; id: number; type: string } };
-      const decision = failureFromCheckSuite(payload, deps.appId);
-      if (!decision.act) return;
-      await onRedBuild(context, decision.failure, payload.repository.default_branch, payload.sender, payload.installation?.id);
-    });
+    registerCiTriggers(app, { store: deps.store, waiters, appId: deps.appId, firstDelivery, repoConfig, gateAndEnqueue });
 
     // Reviews on the bot's own PRs are feedback for another iteration on that PR.
     const onReview = async (context: Context<"pull_request_review.submitted" | "pull_request_review_comment.created">, text: string) => {
