@@ -10,6 +10,7 @@ import type { Job, JobKind, JobStore } from "../jobs/job-store.ts";
 import { WorkerPool } from "../jobs/worker-pool.ts";
 import type { MemoryPool } from "../engine/memory/memory-pool.ts";
 import type { Outcome } from "../engine/task.ts";
+import type { AttributionResult } from "../verify/attribution.ts";
 import type { Scrubber } from "../report/scrub-secrets.ts";
 import { gate } from "../triggers/gate.ts";
 import { RunWaiters } from "../verify/run-waiters.ts";
@@ -191,16 +192,18 @@ export function createAutogenApp(deps: AppDeps): ApplicationFunction {
     app.on("pull_request.closed", async (context) => {
       if (!firstDelivery(context)) return;
       const { pull_request: pull, repository } = context.payload;
-      const match = /^autogen\/issue-(\d+)$/.exec(pull.head.ref);
+      // Our branches: autogen/issue-<issue> (an issue's fix) and autogen/fix-<pr>-<sha7> (a red build's repair).
+      const match = /^autogen\/(?:issue-(\d+)|fix-(\d+)-[0-9a-f]{7})$/.exec(pull.head.ref);
       const installation = (context.payload as { installation?: { id: number } }).installation?.id;
       if (!pull.merged || !match || !deps.memory || !installation) return;
-      const job = deps.store.latest(repository.owner.login, repository.name, Number(match[1]));
+      const job = deps.store.latest(repository.owner.login, repository.name, Number(match[1] ?? match[2]));
       const outcome = job?.checkpoint.outcome as Outcome | undefined;
       if (!job || !outcome || outcome.status !== "fixed") return;
+      const broken = ((job.checkpoint.attribution as AttributionResult | undefined)?.tests ?? []).filter((t) => t.verdict === "caused-by-change").map((t) => t.id);
       deps.memory.remember(
         { installation: String(installation), repository: repository.full_name },
         {
-          task: `${job.snapshot.title}\n${job.snapshot.body}`,
+          task: job.kind === "ci" ? `A pull request broke tests: ${broken.join(", ")}\n${outcome.message}` : `${job.snapshot.title}\n${job.snapshot.body}`,
           plan: outcome.plan.steps ?? (outcome.plan.fix ? [`${outcome.plan.fix.family}: ${outcome.plan.fix.description}`] : []),
           verification: (outcome.plan.verification ?? []).map((v) => `${v.test}: ${v.derived} (expected ${v.expected})`).join("\n"),
           keywords: outcome.changedFiles.flatMap((f) => f.split(/[/.]/)).filter((w) => w.length > 2),

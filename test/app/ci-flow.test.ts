@@ -13,6 +13,7 @@ import { Probot, ProbotOctokit } from "probot";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createAutogenApp } from "../../src/app/create-app.ts";
 import { JobStore } from "../../src/jobs/job-store.ts";
+import { MemoryPool } from "../../src/engine/memory/memory-pool.ts";
 import type { WorkerPool } from "../../src/jobs/worker-pool.ts";
 import { secretScrubber } from "../../src/report/scrub-secrets.ts";
 import { fakeActions, fakeGitHub, type FakeGitHubState } from "../support/fake-github.ts";
@@ -93,7 +94,7 @@ afterEach(() => {
   expect(state.actions?.storageAuthorization, "our token must not follow the redirect to log or artifact storage").toEqual([]);
 });
 
-async function startApp(options: { actionsTimeoutMs?: number; pollMs?: number } = {}) {
+async function startApp(options: { actionsTimeoutMs?: number; pollMs?: number; memory?: MemoryPool } = {}) {
   let pool: WorkerPool | undefined;
   const probot = new Probot({ appId: 1, privateKey: testPrivateKey(), secret: "s", logLevel: "fatal", Octokit: ProbotOctokit.defaults({ retry: { enabled: false }, throttle: { enabled: false } }) });
   await probot.load(
@@ -108,6 +109,7 @@ async function startApp(options: { actionsTimeoutMs?: number; pollMs?: number } 
       pollMs: options.pollMs ?? 40,
       actionsTimeoutMs: options.actionsTimeoutMs ?? 120_000,
       onReady: (p) => (pool = p),
+      memory: options.memory,
     }),
   );
   return { probot, idle: async () => {
@@ -147,7 +149,8 @@ describe("a red build on a pull request", { timeout: 120_000 }, () => {
     const actions = state.actions;
     if (!actions) throw new Error("no actions");
     const red = await ciRun(actions, remote, { sha: headSha, branch: "feature/bulk", number: 7 });
-    const { probot, idle } = await startApp();
+    const memory = new MemoryPool(":memory:");
+    const { probot, idle } = await startApp({ memory });
     await probot.receive({ id: "ci-1", name: "workflow_run", payload: workflowRunCompleted(red) } as never);
     await idle();
 
@@ -181,6 +184,16 @@ describe("a red build on a pull request", { timeout: 120_000 }, () => {
     // The throwaway verification branches are gone.
     expect(remoteBranches().sort()).toEqual([branch, "feature/bulk", "main"]);
     expect(store.latest("octo-org", "shop", 7)?.state).toBe("done");
+
+    // Merged: the repair is remembered for this repository's later plans.
+    const closed = webhookExample("pull_request", "closed") as Record<string, unknown> & { pull_request: Record<string, unknown> };
+    closed.repository = repo(closed);
+    closed.pull_request = { ...closed.pull_request, number: state.pulls[0]?.number, merged: true, head: { ...(closed.pull_request.head as object), ref: branch } };
+    closed.installation = { id: 99, node_id: "MDIz" };
+    await probot.receive({ id: "ci-1-merged", name: "pull_request", payload: closed } as never);
+    const recalled = memory.recall({ installation: "99", repository: "octo-org/shop" }, "test_total_applies_discount cart");
+    expect(recalled.map((r) => r.task)).toEqual([expect.stringContaining("A pull request broke tests: tests/test_cart.py::test_total_applies_discount")]);
+    expect(recalled[0]?.plan).toEqual(["arithmetic-swap: `+` → `-`"]);
   });
 
   it("caused and pre-existing failures together: only the caused one is repaired, the other is named", async () => {
