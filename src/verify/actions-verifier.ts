@@ -61,12 +61,11 @@ export function workflowTestIds(ids: string[]): string {
 
 type Pending = { workspace: string; resolve: (r: TestReport) => void; reject: (e: unknown) => void };
 
-export function actionsVerifier(options: ActionsVerifierOptions): Verifier & { dispatches: () => number } {
+export function actionsVerifier(options: ActionsVerifierOptions): Verifier {
   const workflow = options.workflow ?? VERIFY_WORKFLOW;
   const waiters = options.waiters ?? new RunWaiters();
   const batches = new Map<string, Pending[]>();
   let branchCounter = 0;
-  let dispatches = 0;
   const { ci, owner, repo } = options;
 
   const sleep = (runId: number | undefined, ms: number) => waiters.sleep(runId, ms, options.signal);
@@ -115,7 +114,6 @@ export function actionsVerifier(options: ActionsVerifierOptions): Verifier & { d
       checkAborted();
       const tests = selection.kind === "all" ? "" : workflowTestIds(selection.ids);
       const { runId } = await ci.dispatch(owner, repo, workflow, options.dispatchRef, { refs: JSON.stringify(branches), tests, correlation_id: correlationId });
-      dispatches += 1;
       const run = runId !== undefined ? await ci.workflowRun(owner, repo, runId) : await findRun(correlationId, started, deadline);
       if (!run) throw new VerificationTimeout(`the verification run (correlation id ${correlationId}) was not found within ${Math.round(options.timeoutMs / 1000)} s of dispatching it`);
       options.onRun?.({ id: run.id, url: run.htmlUrl, candidates: items.length });
@@ -163,7 +161,6 @@ export function actionsVerifier(options: ActionsVerifierOptions): Verifier & { d
   }
 
   return {
-    dispatches: () => dispatches,
     run(workspace, selection, extraEnv) {
       if (extraEnv && Object.keys(extraEnv).length > 0) return Promise.reject(new ActionsVerifierError("the Actions verifier runs the repository's workflow as it is; instrumented runs (coverage, traces) go to the local sandbox"));
       return new Promise<TestReport>((resolve, reject) => {
