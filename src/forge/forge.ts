@@ -1,5 +1,6 @@
 // Every GitHub side effect the bot makes, behind one port. The Octokit backend posts
-// nothing that has not passed the secret scrubber.
+// nothing that has not passed the secret scrubber, and no mention that would notify.
+import { neutralizeMentions } from "../report/neutralize-mentions.ts";
 import type { Scrubber } from "../report/scrub-secrets.ts";
 
 export type Permission = "admin" | "maintain" | "write" | "triage" | "read" | "none";
@@ -50,7 +51,7 @@ export const MAX_BODY = 65_536;
 
 export function octokitForge(octokit: OctokitLike, scrub: Scrubber): Forge {
   const clean = (body: string) => {
-    const text = scrub(body);
+    const text = neutralizeMentions(scrub(body));
     return text.length <= MAX_BODY ? text : `${text.slice(0, MAX_BODY - 200)}\n\n… (truncated: GitHub limits a body to ${MAX_BODY} characters)`;
   };
   return {

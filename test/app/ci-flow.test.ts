@@ -331,6 +331,8 @@ describe("a red build on a pull request", { timeout: 120_000 }, () => {
     const { headSha } = await repository({ "shop/__init__.py": "", "shop/cart.py": CART_OK, "tests/test_cart.py": TESTS }, { "shop/cart.py": CART_PR }, { fork: true });
     const actions = state.actions;
     if (!actions) throw new Error("no actions");
+    const pr = state.prs?.[7];
+    if (pr) pr.title = "Bulk totals, cc @octo-org/everyone";
     const red = await ciRun(actions, remote, { sha: headSha, branch: "feature/bulk", number: 7, fork: true });
     const before = execFileSync("git", ["--git-dir", remote, "for-each-ref", "--format=%(refname) %(objectname)"], { encoding: "utf8" });
     const { probot, idle } = await startApp();
@@ -342,6 +344,9 @@ describe("a red build on a pull request", { timeout: 120_000 }, () => {
     expect(status).toContain("This pull request comes from a fork, so autogen-bot does not push to it");
     expect(status).toContain("-    return subtotal + discount\n+    return subtotal - discount");
     expect(status).toContain("verifier: local sandbox (a fork's code is never pushed or dispatched)");
+    // A contributor's text quoted by the bot notifies nobody.
+    expect(status).toContain("Bulk totals, cc @\u200bocto-org/everyone");
+    expect(status).not.toMatch(/(^|[^\u200b])@octo-org\/everyone/);
     expect(actions.dispatches).toEqual([]);
     expect(state.pulls).toEqual([]);
     expect(execFileSync("git", ["--git-dir", remote, "for-each-ref", "--format=%(refname) %(objectname)"], { encoding: "utf8" })).toBe(before);
