@@ -14,9 +14,11 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createAutogenApp } from "../../src/app/create-app.ts";
 import { JobStore } from "../../src/jobs/job-store.ts";
 import { MemoryPool } from "../../src/engine/memory/memory-pool.ts";
+import type { LlmClient } from "../../src/llm/llm-client.ts";
+import { scriptAnswers, testLlm } from "../support/llm-mock.ts";
 import type { WorkerPool } from "../../src/jobs/worker-pool.ts";
 import { secretScrubber } from "../../src/report/scrub-secrets.ts";
-import { fakeActions, fakeGitHub, type FakeGitHubState } from "../support/fake-github.ts";
+import { fakeActions, fakeGitHub, isFakeGitHubMock, type FakeGitHubState } from "../support/fake-github.ts";
 import { ciRun, runDispatch, runnerLog, runTestsLikeActions } from "../support/fake-actions-runner.ts";
 import { gitRepo } from "../support/git-repo.ts";
 import { testPrivateKey } from "../support/private-key.ts";
@@ -86,15 +88,17 @@ beforeEach(async () => {
 
 afterEach(() => {
   nock.emitter.removeListener("no match", onNoMatch);
+  const pending = nock.pendingMocks().filter((m) => !isFakeGitHubMock(m));
   nock.cleanAll();
   nock.enableNetConnect();
   store.close();
   expect(github.errors, "requests that do not fit GitHub's REST description").toEqual([]);
   expect(unmatched.splice(0), "requests nothing answered").toEqual([]);
   expect(state.actions?.storageAuthorization, "our token must not follow the redirect to log or artifact storage").toEqual([]);
+  expect(pending, "scripted model answers never used").toEqual([]);
 });
 
-async function startApp(options: { actionsTimeoutMs?: number; pollMs?: number; memory?: MemoryPool } = {}) {
+async function startApp(options: { actionsTimeoutMs?: number; pollMs?: number; memory?: MemoryPool; llm?: () => LlmClient } = {}) {
   let pool: WorkerPool | undefined;
   const probot = new Probot({ appId: 1, privateKey: testPrivateKey(), secret: "s", logLevel: "fatal", Octokit: ProbotOctokit.defaults({ retry: { enabled: false }, throttle: { enabled: false } }) });
   await probot.load(
@@ -110,6 +114,7 @@ async function startApp(options: { actionsTimeoutMs?: number; pollMs?: number; m
       actionsTimeoutMs: options.actionsTimeoutMs ?? 120_000,
       onReady: (p) => (pool = p),
       memory: options.memory,
+      llmFor: options.llm,
     }),
   );
   return { probot, idle: async () => {
@@ -211,6 +216,30 @@ describe("a red build on a pull request", { timeout: 120_000 }, () => {
     expect(body).toContain("| `tests/test_cart.py::test_total_applies_discount` | ❌ fail | ✅ pass |");
     expect(body).not.toContain("| `tests/test_legacy.py::test_legacy_rounding` | ❌ fail | ✅ pass |");
     expect(remoteFile(`autogen/fix-7-${headSha.slice(0, 7)}`, "tests/test_legacy.py")).toBe(LEGACY);
+  });
+
+  it("with a model (LPW): the plan is asked for the tests the PR broke, with what CI showed", async () => {
+    const { headSha } = await repository({ "shop/__init__.py": "", "shop/cart.py": CART_OK, "tests/test_cart.py": TESTS }, { "shop/cart.py": CART_PR }, { extraConfig: "verify: local\nstrategy:\n  templateFirstPass: false\n" });
+    const actions = state.actions;
+    if (!actions) throw new Error("no actions");
+    const red = await ciRun(actions, remote, { sha: headSha, branch: "feature/bulk", number: 7 });
+    const scripted = scriptAnswers([
+      { stage: "plan", content: { steps: ["Sum the prices", "Subtract the discount from the sum, as before the pull request"] } },
+      { stage: "verify-plan", content: { tests: [{ test: "test_total_applies_discount", steps: [{ step: 1, value: "30" }, { step: 2, value: "25" }], derived: "25", expected: "25", matches: true }] } },
+      { stage: "check-verification", content: { ok: true, problems: [] } },
+      { stage: "implement", content: { edits: [{ kind: "replace", path: "shop/cart.py", search: "return subtotal + discount", replace: "return subtotal - discount" }] } },
+    ]);
+    const { probot, idle } = await startApp({ llm: () => testLlm() });
+    await probot.receive({ id: "ci-20", name: "workflow_run", payload: workflowRunCompleted(red) } as never);
+    await idle();
+    const planPrompt = scripted.requests[0]?.messages.map((m) => m.content).join("\n") ?? "";
+    expect(planPrompt).toContain("broke these tests (they pass at the merge base");
+    expect(planPrompt).toContain("tests/test_cart.py::test_total_applies_discount");
+    expect(planPrompt).toContain("What CI showed:");
+    expect(planPrompt).toMatch(/assert 35 == 25/);
+    expect(state.pulls[0]).toMatchObject({ head: `autogen/fix-7-${headSha.slice(0, 7)}`, base: "feature/bulk" });
+    expect(state.pulls[0]?.body).toContain("| test_total_applies_discount | 25 | 25 | ✅ |");
+    expect(remoteFile(`autogen/fix-7-${headSha.slice(0, 7)}`, "shop/cart.py")).toContain("def bulk_total");
   });
 
   it("failing on the base too: one explanation, no change, no PR", async () => {
