@@ -55,12 +55,15 @@ export async function chooseVerifier(args: ChooseVerifierArgs): Promise<Verifier
       throw new VerifierUnavailableError(`\`verify: actions\` is set but .github/workflows/${VERIFY_WORKFLOW} is not installed (or is disabled) on ${args.defaultBranch}: run \`npx autogen init-workflow --write\`, review and commit it, or set \`verify: local\``);
     return { verifier: local, probe: local, backend: "local", why: `local sandbox (no ${VERIFY_WORKFLOW} workflow installed)` };
   }
+  const publish = branchPublisher(args.mirror, args.cloneUrl, args.credentials);
+  // A job resumed after a crash: its earlier verification branches are gone before it starts.
+  await publish.sweep(`autogen/verify-job-${args.jobId}-`);
   const verifier = actionsVerifier({
     ci: args.ci,
     owner: args.owner,
     repo: args.repo,
     dispatchRef: args.defaultBranch,
-    publish: branchPublisher(args.mirror, args.cloneUrl, args.credentials),
+    publish,
     correlation: `job-${args.jobId}`,
     timeoutMs: args.actionsTimeoutMs ?? sandbox.timeoutMs + 10 * 60_000,
     signal: args.signal,

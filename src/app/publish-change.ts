@@ -50,6 +50,14 @@ export function branchPublisher(mirror: string, url: string, credentials: GitCre
       check(branch);
       await remote().raw(["push", "--quiet", "--end-of-options", url, `:refs/heads/${branch}`]);
     },
+    /** Deletes what a crashed run of the same job left behind (`prefix` is `autogen/verify-job-<id>-`). */
+    async sweep(prefix: string): Promise<string[]> {
+      check(`${prefix}0`);
+      const listed = await remote().raw(["ls-remote", "--heads", "--end-of-options", url, `refs/heads/${prefix}*`]);
+      const stale = listed.split("\n").map((l) => l.split("\t")[1]?.replace(/^refs\/heads\//, "")).filter((b): b is string => b !== undefined && b.startsWith(prefix));
+      for (const branch of stale) await this.remove(branch);
+      return stale;
+    },
   };
 }
 

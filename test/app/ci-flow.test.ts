@@ -332,10 +332,13 @@ describe("a red build on a pull request", { timeout: 120_000 }, () => {
     const queued = store.enqueue({ deliveryId: "ci-19", installationId: 99, owner: "octo-org", repo: "shop", number: 7, kind: "ci", requester: "maintainer", requesterId: 7, snapshot: { title: "Red build on #7", body: "" }, checkpoint: { headSha, runId: red.id, attribution, outcome } });
     if (!queued.queued) throw new Error("not queued");
     store.claimNext(5);
+    // The crashed run left one of its verification branches behind.
+    sh(work, "push", "--quiet", remote, `HEAD:refs/heads/autogen/verify-job-${queued.job.id}-3`);
     const restarted = await startApp();
     await restarted.idle();
     expect(store.get(queued.job.id)?.state).toBe("done");
     expect(actions.dispatches).toHaveLength(dispatched);
+    expect(remoteBranches().filter((b) => b.startsWith("autogen/verify-"))).toEqual([]);
     expect(state.pulls).toHaveLength(1);
     expect(remoteFile(`autogen/fix-7-${headSha.slice(0, 7)}`, "shop/cart.py")).toContain("return subtotal - discount");
   });
