@@ -25,6 +25,8 @@ export async function jobVerifier(deps: JobDeps, job: Job, status: StatusReporte
     actionsTimeoutMs: deps.actionsTimeoutMs,
     onRun: (run) => status.set("Attempts", "running", `verification run [${run.id}](${run.url}) (${run.candidates} candidate(s))`),
   });
-  status.set("Configuration", "done", `strategy ${config.strategy.name}, tests ${config.test.command ?? where.runner.name}, verifier: ${choice.why}`);
+  // Without a model endpoint on the server, every job runs the model-free strategy.
+  const strategy = deps.llmFor ? config.strategy.name : "template (no model endpoint configured)";
+  status.set("Configuration", "done", `strategy ${strategy}, tests ${config.test.command ?? where.runner.name}, verifier: ${choice.why}`);
   return choice;
 }

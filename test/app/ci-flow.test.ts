@@ -166,7 +166,7 @@ describe("a red build on a pull request", { timeout: 120_000 }, () => {
     const status = statusComment();
     expect(status).toContain("✅ CI evidence: 1 failed run(s), 1 failing test(s) (artifact)");
     expect(status).toContain("✅ Attribution: 1 caused by the change, 0 pre-existing, 0 flaky");
-    expect(status).toContain("verifier: GitHub Actions (autogen-verify.yml)");
+    expect(status).toContain("✅ Configuration: strategy template (no model endpoint configured), tests pytest, verifier: GitHub Actions (autogen-verify.yml)");
     // Every verification ran in Actions, dispatched from the default branch's workflow.
     expect(actions.dispatches.length).toBeGreaterThan(1);
     for (const d of actions.dispatches) {
