@@ -90,7 +90,7 @@ export function createAutogenApp(deps: AppDeps): ApplicationFunction {
       pool.kick();
     };
 
-    const start = async (context: Context<"issues.labeled" | "issue_comment.created">, kind: JobKind, hint?: string) => {
+    const start = async (context: Context<"issues.labeled" | "issue_comment.created">, kind: JobKind, hint?: string, checkpoint?: Record<string, unknown>) => {
       const payload = context.payload as unknown as IssuePayload;
       await gateAndEnqueue(context, {
         installationId: payload.installation?.id,
@@ -101,6 +101,7 @@ export function createAutogenApp(deps: AppDeps): ApplicationFunction {
         kind,
         snapshot: { title: payload.issue.title, body: payload.issue.body ?? "" },
         hint,
+        checkpoint,
       });
     };
 
@@ -136,11 +137,11 @@ export function createAutogenApp(deps: AppDeps): ApplicationFunction {
         if (!pool.abort(active.id, `stopped by ${payload.sender.login}`)) deps.store.finish(active.id, "cancelled", `stopped by ${payload.sender.login}`);
         return;
       }
-      if (payload.issue.pull_request && command.kind !== "plan") {
-        // On a pull request, `/autogen fix|retry` repairs its red build (the command is the consent).
+      if (payload.issue.pull_request) {
+        // On a pull request, `/autogen fix|retry` repairs its red build (the command is the consent); `plan` plans that repair.
         const config = await repoConfig(context, payload.repository.owner.login, payload.repository.name, payload.repository.default_branch);
         if (!config || config.triggers.ciFailure === "off") return;
-        await start(context, "ci", command.kind === "retry" ? command.hint : undefined);
+        await start(context, "ci", command.kind === "retry" ? command.hint : undefined, command.kind === "plan" ? { planOnly: true } : undefined);
         return;
       }
       await start(context, command.kind === "plan" ? "plan" : "fix", command.kind === "retry" ? command.hint : undefined);

@@ -11,10 +11,12 @@ import { isTestFile } from "../engine/is-test-file.ts";
 import { formatMemory } from "../engine/memory/memory-pool.ts";
 import { strategyByName } from "../engine/strategies.ts";
 import type { Outcome } from "../engine/task.ts";
+import { lpwStrategy } from "../engine/lpw/lpw-strategy.ts";
 import { templateStrategy } from "../engine/template/template-strategy.ts";
 import type { CiForge, PullInfo, WorkflowRun } from "../forge/ci-forge.ts";
 import type { Job } from "../jobs/job-store.ts";
 import { explainAttribution, explainInfra, evidenceDetails, suggestedPatch } from "../report/ci-explanation.ts";
+import { planSummary } from "../report/plan-summary.ts";
 import { renderReport } from "../report/render-report.ts";
 import { attributeFailures, type AttributionResult } from "../verify/attribution.ts";
 import { VERIFY_WORKFLOW } from "../verify/actions-verifier.ts";
@@ -148,7 +150,9 @@ export async function runCiJob(job: Job, deps: JobDeps, signal: AbortSignal): Pr
         .filter(Boolean)
         .join("\n\n");
       const memory = formatMemory(deps.memory?.recall({ installation: String(job.installationId), repository: `${owner}/${repo}` }, description) ?? []);
-      const strategy = llm ? strategyByName(config.strategy.name, { llm, strategy: config.strategy, memory }) : templateStrategy;
+      const planOnly = job.checkpoint.planOnly === true;
+      if (planOnly && !llm) throw new JobCancelled("`/autogen plan` needs a model, and this installation has no LLM endpoint configured");
+      const strategy = llm ? (planOnly ? lpwStrategy({ llm, planOnly: true, memory }) : strategyByName(config.strategy.name, { llm, strategy: config.strategy, memory })) : templateStrategy;
       status.set("Plan", "running");
       outcome = await strategy.run({
         workspace: head.path,
@@ -173,6 +177,12 @@ export async function runCiJob(job: Job, deps: JobDeps, signal: AbortSignal): Pr
       deps.store.checkpoint(job.id, { outcome });
     } else if (outcome.status === "fixed" && !job.checkpoint.pushed) {
       await applyStoredDiff(head.path, outcome.diff);
+    }
+    if (job.checkpoint.planOnly === true) {
+      status.set("Plan", outcome.plan.verified ? "done" : "failed", `${outcome.plan.verified ? "verified" : "not verified"} on ${outcome.plan.verification?.length ?? 0} test(s)`);
+      await status.finish(planSummary(outcome));
+      deps.store.finish(job.id, "done");
+      return;
     }
     status.set("Attempts", outcome.status === "fixed" ? "done" : "failed", `${outcome.attempts.length} attempt(s), verified in ${choice.why}`);
     if (outcome.status !== "fixed") {

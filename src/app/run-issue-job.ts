@@ -23,6 +23,7 @@ import type { GitCredentials } from "../workspace/git.ts";
 import { RepoCache, type Worktree } from "../workspace/repo-cache.ts";
 import { applyStoredDiff, commitAndPush, issueCommitMessage } from "./publish-change.ts";
 import { endJobOnError, JobCancelled } from "./end-job.ts";
+import { planSummary } from "../report/plan-summary.ts";
 import { guardedLlm } from "./guarded-llm.ts";
 import { loadJobConfig } from "./job-config.ts";
 import { jobVerifier } from "./job-verifier.ts";
@@ -173,11 +174,4 @@ async function runEngine(job: Job, config: RepoConfig, worktree: Worktree, mirro
     status.set("Regression gate", outcome.status === "fixed" ? "done" : "failed", after ? `${after.passed} passed, ${after.failed} failed` : undefined);
   }
   return outcome;
-}
-
-function planSummary(outcome: Outcome): string {
-  if (!outcome.plan.steps) return `No plan: ${outcome.message}.`;
-  const steps = outcome.plan.steps.map((s, i) => `${i + 1}. ${s}`).join("\n");
-  const verification = (outcome.plan.verification ?? []).map((v) => `| ${v.test} | ${v.derived} | ${v.expected} | ${v.matches ? "✅" : "❌"} |`).join("\n");
-  return `The plan (${outcome.plan.verified ? "verified" : "not verified"} on the visible tests; no code was changed):\n\n${steps}\n\n| test | derived | expected | agrees |\n| --- | --- | --- | --- |\n${verification}`;
 }

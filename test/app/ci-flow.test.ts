@@ -242,6 +242,29 @@ describe("a red build on a pull request", { timeout: 120_000 }, () => {
     expect(remoteFile(`autogen/fix-7-${headSha.slice(0, 7)}`, "shop/cart.py")).toContain("def bulk_total");
   });
 
+  it("/autogen plan on a red pull request posts the verified repair plan and changes nothing", async () => {
+    const { headSha } = await repository({ "shop/__init__.py": "", "shop/cart.py": CART_OK, "tests/test_cart.py": TESTS }, { "shop/cart.py": CART_PR }, { extraConfig: "verify: local\n" });
+    const actions = state.actions;
+    if (!actions) throw new Error("no actions");
+    await ciRun(actions, remote, { sha: headSha, branch: "feature/bulk", number: 7 });
+    const scripted = scriptAnswers([
+      { stage: "plan", content: { steps: ["Sum the prices", "Subtract the discount from the sum, as before the pull request"] } },
+      { stage: "verify-plan", content: { tests: [{ test: "test_total_applies_discount", steps: [{ step: 1, value: "30" }, { step: 2, value: "25" }], derived: "25", expected: "25", matches: true }] } },
+      { stage: "check-verification", content: { ok: true, problems: [] } },
+    ]);
+    const before = execFileSync("git", ["--git-dir", remote, "for-each-ref", "--format=%(refname) %(objectname)"], { encoding: "utf8" });
+    const { probot, idle } = await startApp({ llm: () => testLlm() });
+    await probot.receive({ id: "ci-21", name: "issue_comment", payload: prComment("/autogen plan") } as never);
+    await idle();
+    const status = statusComment();
+    expect(scripted.requests[0]?.messages.map((m) => m.content).join("\n")).toContain("broke these tests");
+    expect(status).toContain("The plan (verified on the visible tests; no code was changed):");
+    expect(status).toContain("2. Subtract the discount from the sum, as before the pull request");
+    expect(status).toContain("| test_total_applies_discount | 25 | 25 | ✅ |");
+    expect(state.pulls).toEqual([]);
+    expect(execFileSync("git", ["--git-dir", remote, "for-each-ref", "--format=%(refname) %(objectname)"], { encoding: "utf8" })).toBe(before);
+  });
+
   it("failing on the base too: one explanation, no change, no PR", async () => {
     const main = { "shop/__init__.py": "", "shop/cart.py": CART_OK, "tests/test_cart.py": TESTS, "tests/test_legacy.py": LEGACY };
     const { headSha } = await repository(main, { "README.md": "Bulk totals.\n" });
