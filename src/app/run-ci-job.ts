@@ -126,6 +126,15 @@ export async function runCiJob(job: Job, deps: JobDeps, signal: AbortSignal): Pr
       (job.checkpoint.attribution as AttributionResult | undefined) ??
       (await attributeFailures(choice.verifier, { base: base.path, candidate: head.path }, { kind: "tests", ids: failing }, config.test.reruns, { parallel: choice.backend === "actions" }));
     deps.store.checkpoint(job.id, { attribution });
+    if (!attribution.tests.some((t) => failing.includes(t.id))) {
+      // The ids CI reported are not tests the verifier here can select (another runner, renamed tests).
+      status.set("Attribution", "failed", "the failing tests could not be run");
+      await status.finish(
+        `The tests that failed in CI (${failing.slice(0, 10).map((id) => `\`${id}\``).join(", ")}) could not be run by ${choice.why} at the merge base or the head, so autogen-bot cannot tell whether this pull request caused them, and made no change. Setting \`test.command\` in \`.github/autogen.yml\` to the command CI runs may help.\n\n<details><summary>Evidence from CI</summary>\n\n${evidenceDetails(evidence)}\n</details>`,
+      );
+      deps.store.finish(job.id, "done");
+      return;
+    }
     const caused = attribution.tests.filter((t) => t.verdict === "caused-by-change").map((t) => t.id);
     const c = attribution.counts;
     status.set("Attribution", "done", `${c["caused-by-change"]} caused by the change, ${c["pre-existing"]} pre-existing, ${c.flaky} flaky, ${c.passing + c.fixed} not reproduced`);

@@ -5,7 +5,7 @@
 // test/support/fake-actions-runner.ts, which runs pytest for real on the pushed commit
 // and returns its log (runner format) and zipped JUnit report through GitHub's redirects.
 import { execFileSync } from "node:child_process";
-import { mkdtemp, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import nock from "nock";
@@ -263,6 +263,22 @@ describe("a red build on a pull request", { timeout: 120_000 }, () => {
     expect(status).toContain("| test_total_applies_discount | 25 | 25 | ✅ |");
     expect(state.pulls).toEqual([]);
     expect(execFileSync("git", ["--git-dir", remote, "for-each-ref", "--format=%(refname) %(objectname)"], { encoding: "utf8" })).toBe(before);
+  });
+
+  it("failing tests CI names that cannot be run here: said so, no change", async () => {
+    const { headSha } = await repository({ "shop/__init__.py": "", "shop/cart.py": CART_OK, "tests/test_cart.py": TESTS }, { "README.md": "Bulk.\n" }, { extraConfig: "verify: local\n" });
+    const actions = state.actions;
+    if (!actions) throw new Error("no actions");
+    // CI reported a test this checkout does not have (say, from a generated suite).
+    const dir = await mkdtemp(join(tmpdir(), "autogen-report-"));
+    await writeFile(join(dir, "junit.xml"), '<testsuites><testsuite name="pytest"><testcase classname="tests.test_generated" name="test_case_17"><failure message="boom">E boom</failure></testcase></testsuite></testsuites>');
+    execFileSync("zip", ["-q", "-j", "r.zip", "junit.xml"], { cwd: dir });
+    const red = await ciRun(actions, remote, { sha: headSha, branch: "feature/bulk", number: 7 }, { log: runnerLog(["##[error]Process completed with exit code 1."]), zip: await readFile(join(dir, "r.zip")), passed: false });
+    const { probot, idle } = await startApp();
+    await probot.receive({ id: "ci-22", name: "workflow_run", payload: workflowRunCompleted(red) } as never);
+    await idle();
+    expect(statusComment()).toContain("The tests that failed in CI (`tests/test_generated.py::test_case_17`) could not be run by local sandbox (`verify: local`) at the merge base or the head");
+    expect(state.pulls).toEqual([]);
   });
 
   it("failing on the base too: one explanation, no change, no PR", async () => {
