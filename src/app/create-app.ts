@@ -12,6 +12,7 @@ import type { MemoryPool } from "../engine/memory/memory-pool.ts";
 import type { Outcome } from "../engine/task.ts";
 import type { AttributionResult } from "../verify/attribution.ts";
 import type { Scrubber } from "../report/scrub-secrets.ts";
+import { parseBotBranch } from "../triggers/bot-branch.ts";
 import { gate } from "../triggers/gate.ts";
 import { RunWaiters } from "../verify/run-waiters.ts";
 import { parseCommand } from "../triggers/parse-command.ts";
@@ -165,8 +166,8 @@ export function createAutogenApp(deps: AppDeps): ApplicationFunction {
       if (!firstDelivery(context)) return;
       const payload = context.payload;
       const pull = payload.pull_request;
-      const match = /^autogen\/issue-(\d+)$/.exec(pull.head.ref);
-      if (!match || !text.trim() || pull.head.repo?.full_name !== payload.repository.full_name) return;
+      const bot = parseBotBranch(pull.head.ref);
+      if (!bot || !text.trim() || pull.head.repo?.full_name !== payload.repository.full_name) return;
       await gateAndEnqueue(context, {
         installationId: (payload as { installation?: { id: number } }).installation?.id,
         sender: payload.sender,
@@ -176,7 +177,8 @@ export function createAutogenApp(deps: AppDeps): ApplicationFunction {
         kind: "fix",
         snapshot: { title: pull.title, body: pull.body ?? "" },
         hint: `Review feedback on this pull request:\n${text}`,
-        checkpoint: { base: pull.head.ref, branch: pull.head.ref, issue: Number(match[1]) },
+        // A red build's repair only refers to the pull request it repairs (that one is not closed by it).
+        checkpoint: { base: pull.head.ref, branch: pull.head.ref, issue: bot.number, ...(bot.kind === "fix" ? { refs: true } : {}) },
       });
     };
     app.on("pull_request_review.submitted", async (context) => {
@@ -193,11 +195,10 @@ export function createAutogenApp(deps: AppDeps): ApplicationFunction {
     app.on("pull_request.closed", async (context) => {
       if (!firstDelivery(context)) return;
       const { pull_request: pull, repository } = context.payload;
-      // Our branches: autogen/issue-<issue> (an issue's fix) and autogen/fix-<pr>-<sha7> (a red build's repair).
-      const match = /^autogen\/(?:issue-(\d+)|fix-(\d+)-[0-9a-f]{7})$/.exec(pull.head.ref);
+      const bot = parseBotBranch(pull.head.ref);
       const installation = (context.payload as { installation?: { id: number } }).installation?.id;
-      if (!pull.merged || !match || !deps.memory || !installation) return;
-      const job = deps.store.latest(repository.owner.login, repository.name, Number(match[1] ?? match[2]));
+      if (!pull.merged || !bot || !deps.memory || !installation) return;
+      const job = deps.store.latest(repository.owner.login, repository.name, bot.number);
       const outcome = job?.checkpoint.outcome as Outcome | undefined;
       if (!job || !outcome || outcome.status !== "fixed") return;
       const broken = ((job.checkpoint.attribution as AttributionResult | undefined)?.tests ?? []).filter((t) => t.verdict === "caused-by-change").map((t) => t.id);

@@ -242,6 +242,47 @@ describe("a red build on a pull request", { timeout: 120_000 }, () => {
     expect(remoteFile(`autogen/fix-7-${headSha.slice(0, 7)}`, "shop/cart.py")).toContain("def bulk_total");
   });
 
+  it("a review on the repair PR is feedback: another iteration on that branch, the PR still only refers to #7", async () => {
+    const { headSha } = await repository({ "shop/__init__.py": "", "shop/cart.py": CART_OK, "tests/test_cart.py": TESTS }, { "shop/cart.py": CART_PR }, { extraConfig: "verify: local\nstrategy:\n  templateFirstPass: false\n" });
+    const actions = state.actions;
+    if (!actions) throw new Error("no actions");
+    const red = await ciRun(actions, remote, { sha: headSha, branch: "feature/bulk", number: 7 });
+    scriptAnswers([
+      { stage: "plan", content: { steps: ["Sum the prices", "Subtract the discount"] } },
+      { stage: "verify-plan", content: { tests: [{ test: "test_total_applies_discount", steps: [{ step: 1, value: "30" }, { step: 2, value: "25" }], derived: "25", expected: "25", matches: true }] } },
+      { stage: "check-verification", content: { ok: true, problems: [] } },
+      { stage: "implement", content: { edits: [{ kind: "replace", path: "shop/cart.py", search: "return subtotal + discount", replace: "return subtotal - discount" }] } },
+      { stage: "reproduce", content: { path: "tests/test_bulk.py", content: "from shop.cart import bulk_total\n\n\ndef test_bulk_total_of_nothing():\n    assert bulk_total([]) == []\n\n\ndef test_bulk_total_skips_none():\n    assert bulk_total([None, ([1], 0)]) == [1]\n", testId: "tests/test_bulk.py::test_bulk_total_skips_none", expectedFailure: "TypeError" } },
+      { stage: "plan", content: { steps: ["Skip orders that are None", "Total the others"] } },
+      { stage: "verify-plan", content: { tests: [{ test: "test_bulk_total_skips_none", steps: [{ step: 1, value: "[([1], 0)]" }, { step: 2, value: "[1]" }], derived: "[1]", expected: "[1]", matches: true }] } },
+      { stage: "check-verification", content: { ok: true, problems: [] } },
+      { stage: "implement", content: { edits: [{ kind: "replace", path: "shop/cart.py", search: "    return [total(p, d) for p, d in orders]", replace: "    return [total(p, d) for p, d in (o for o in orders if o is not None)]" }] } },
+    ]);
+    const { probot, idle } = await startApp({ llm: () => testLlm() });
+    await probot.receive({ id: "ci-23", name: "workflow_run", payload: workflowRunCompleted(red) } as never);
+    await idle();
+    const branch = `autogen/fix-7-${headSha.slice(0, 7)}`;
+    const pr = state.pulls[0];
+    if (!pr) throw new Error("no repair PR");
+    const first = execFileSync("git", ["--git-dir", remote, "rev-parse", branch], { encoding: "utf8" }).trim();
+
+    const payload = webhookExample("pull_request_review", "submitted") as Record<string, unknown> & { pull_request: Record<string, unknown>; review: Record<string, unknown> };
+    payload.repository = repo(payload);
+    payload.pull_request = { ...payload.pull_request, number: pr.number, title: pr.title, body: pr.body, head: { ...(payload.pull_request.head as object), ref: branch, repo: { full_name: "octo-org/shop" } } };
+    payload.review = { ...payload.review, state: "changes_requested", body: "bulk_total should skip None orders." };
+    payload.sender = { login: "maintainer", id: 7, type: "User" };
+    payload.installation = { id: 99 };
+    await probot.receive({ id: "ci-24", name: "pull_request_review", payload } as never);
+    await idle();
+
+    expect(state.pulls).toHaveLength(1);
+    expect(execFileSync("git", ["--git-dir", remote, "rev-parse", `${branch}~1`], { encoding: "utf8" }).trim()).toBe(first);
+    expect(remoteFile(branch, "shop/cart.py")).toContain("if o is not None");
+    expect(remoteFile(branch, "shop/cart.py")).toContain("return subtotal - discount");
+    expect(state.pulls[0]?.body).toContain("Refs #7");
+    expect(state.pulls[0]?.body).not.toContain("Closes #7");
+  });
+
   it("/autogen plan on a red pull request posts the verified repair plan and changes nothing", async () => {
     const { headSha } = await repository({ "shop/__init__.py": "", "shop/cart.py": CART_OK, "tests/test_cart.py": TESTS }, { "shop/cart.py": CART_PR }, { extraConfig: "verify: local\n" });
     const actions = state.actions;

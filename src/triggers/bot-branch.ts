@@ -1,0 +1,9 @@
+// The bot's own branches: `autogen/issue-<n>` (the fix of issue n) and
+// `autogen/fix-<pr>-<sha7>` (the repair of pull request pr's red build at sha7).
+export type BotBranch = { kind: "issue" | "fix"; number: number };
+
+export function parseBotBranch(ref: string): BotBranch | undefined {
+  const match = /^autogen\/(?:issue-(\d+)|fix-(\d+)-[0-9a-f]{7})$/.exec(ref);
+  if (!match) return undefined;
+  return match[1] !== undefined ? { kind: "issue", number: Number(match[1]) } : { kind: "fix", number: Number(match[2]) };
+}
