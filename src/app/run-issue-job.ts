@@ -108,7 +108,8 @@ export async function runIssueJob(job: Job, deps: JobDeps, signal: AbortSignal):
     const attemptNote = draftOfAttempt && outcome.closestAttempt
       ? `> **Draft: no fix was found.** This branch holds the closest attempt (${outcome.closestAttempt.passed} visible test(s) passing, ${outcome.closestAttempt.failed} failing); it does not pass the tests. Stopped: ${outcome.message}.\n\n`
       : "";
-    const body = `${attemptNote}${renderReport(outcome, { title: `autogen: ${job.snapshot.title}`, branch })}\n${draftOfAttempt || job.checkpoint.refs === true ? "Refs" : "Closes"} #${closes}\n`;
+    const repairNote = job.checkpoint.refs === true ? `Repairs the red build of #${closes}; updated after review.\n\n` : "";
+    const body = `${attemptNote}${repairNote}${renderReport(outcome, { title: `autogen: ${job.snapshot.title}`, branch })}\n${draftOfAttempt || job.checkpoint.refs === true ? "Refs" : "Closes"} #${closes}\n`;
     const title = (job.checkpoint.branch ? job.snapshot.title : `autogen: ${job.snapshot.title}`).slice(0, 250);
     let pull = await forge.findOpenPull(owner, repo, branch);
     const existed = pull !== undefined;

@@ -279,6 +279,7 @@ describe("a red build on a pull request", { timeout: 120_000 }, () => {
     expect(execFileSync("git", ["--git-dir", remote, "rev-parse", `${branch}~1`], { encoding: "utf8" }).trim()).toBe(first);
     expect(remoteFile(branch, "shop/cart.py")).toContain("if o is not None");
     expect(remoteFile(branch, "shop/cart.py")).toContain("return subtotal - discount");
+    expect(state.pulls[0]?.body).toMatch(/^Repairs the red build of #7; updated after review\./);
     expect(state.pulls[0]?.body).toContain("Refs #7");
     expect(state.pulls[0]?.body).not.toContain("Closes #7");
   });
