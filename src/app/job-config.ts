@@ -1,13 +1,22 @@
-// A job's repository config, read from the default branch (a pull request cannot change
-// the rules it is judged by). When it is invalid the job stops here, saying why in its
-// status comment.
+// How every App job begins: the eyes reaction, its status comment, the repository, and
+// the repository's config read from the default branch (a pull request cannot change the
+// rules it is judged by). When the config is invalid the job stops here, saying why in
+// its status comment.
 import { parseRepoConfigText, REPO_CONFIG_PATH, RepoConfigError } from "../config/parse-repo-config.ts";
 import type { RepoConfig } from "../config/repo-config-schema.ts";
 import type { Forge } from "../forge/forge.ts";
 import type { Job, JobStore } from "../jobs/job-store.ts";
 import type { StatusReporter } from "./status-reporter.ts";
 
-export async function loadJobConfig(forge: Forge, store: JobStore, status: StatusReporter, job: Job, defaultBranch: string): Promise<RepoConfig | undefined> {
+export async function beginJob(forge: Forge, store: JobStore, status: StatusReporter, job: Job): Promise<{ repository: { defaultBranch: string; cloneUrl: string }; config: RepoConfig } | undefined> {
+  await forge.react(job.owner, job.repo, job.number, "eyes").catch(() => undefined);
+  await status.start();
+  const repository = await forge.repository(job.owner, job.repo);
+  const config = await loadJobConfig(forge, store, status, job, repository.defaultBranch);
+  return config ? { repository, config } : undefined;
+}
+
+async function loadJobConfig(forge: Forge, store: JobStore, status: StatusReporter, job: Job, defaultBranch: string): Promise<RepoConfig | undefined> {
   status.set("Configuration", "running");
   try {
     return parseRepoConfigText((await forge.readFile(job.owner, job.repo, REPO_CONFIG_PATH, defaultBranch)) ?? "");

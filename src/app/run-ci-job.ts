@@ -25,7 +25,7 @@ import { failingTests } from "../verify/test-report.ts";
 import { RepoCache, type Worktree } from "../workspace/repo-cache.ts";
 import { endJobOnError, JobCancelled } from "./end-job.ts";
 import { guardedLlm } from "./guarded-llm.ts";
-import { loadJobConfig } from "./job-config.ts";
+import { beginJob } from "./job-config.ts";
 import { jobVerifier } from "./job-verifier.ts";
 import { applyStoredDiff, coAuthor, commitAndPush } from "./publish-change.ts";
 import type { JobDeps } from "./run-issue-job.ts";
@@ -58,11 +58,9 @@ export async function runCiJob(job: Job, deps: JobDeps, signal: AbortSignal): Pr
     if (headSha && now.headSha !== headSha) throw new HeadMoved(now.headSha);
   };
   try {
-    await forge.react(owner, repo, number, "eyes").catch(() => undefined);
-    await status.start();
-    const repository = await forge.repository(owner, repo);
-    const config = await loadJobConfig(forge, deps.store, status, job, repository.defaultBranch);
-    if (!config) return;
+    const begun = await beginJob(forge, deps.store, status, job);
+    if (!begun) return;
+    const { repository, config } = begun;
     const pull = await ci.pull(owner, repo, number);
     if (pull.state !== "open") {
       await status.finish(`Nothing to do: #${number} is ${pull.state}.`);

@@ -25,7 +25,7 @@ import { applyStoredDiff, commitAndPush, issueCommitMessage } from "./publish-ch
 import { endJobOnError, JobCancelled } from "./end-job.ts";
 import { planSummary } from "../report/plan-summary.ts";
 import { guardedLlm } from "./guarded-llm.ts";
-import { loadJobConfig } from "./job-config.ts";
+import { beginJob } from "./job-config.ts";
 import { jobVerifier } from "./job-verifier.ts";
 import { StatusReporter } from "./status-reporter.ts";
 
@@ -62,11 +62,9 @@ export async function runIssueJob(job: Job, deps: JobDeps, signal: AbortSignal):
     if (now.title !== job.snapshot.title || now.body !== job.snapshot.body) throw new JobCancelled("the issue was edited after the job started; label it again (or comment `/autogen retry`) to work on the new text");
   };
   try {
-    await forge.react(owner, repo, number, "eyes").catch(() => undefined);
-    await status.start();
-    const repository = await forge.repository(owner, repo);
-    const config = await loadJobConfig(forge, deps.store, status, job, repository.defaultBranch);
-    if (!config) return;
+    const begun = await beginJob(forge, deps.store, status, job);
+    if (!begun) return;
+    const { repository, config } = begun;
     status.set("Configuration", "done", `strategy ${config.strategy.name}, tests ${config.test.command ?? "detected"}`);
     await ensureCurrent();
 

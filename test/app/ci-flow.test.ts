@@ -8,7 +8,6 @@ import { execFileSync } from "node:child_process";
 import { mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import nock from "nock";
 import { Probot, ProbotOctokit } from "probot";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createAutogenApp } from "../../src/app/create-app.ts";
@@ -18,9 +17,10 @@ import type { LlmClient } from "../../src/llm/llm-client.ts";
 import { scriptAnswers, testLlm } from "../support/llm-mock.ts";
 import type { WorkerPool } from "../../src/jobs/worker-pool.ts";
 import { secretScrubber } from "../../src/report/scrub-secrets.ts";
-import { fakeActions, fakeGitHub, isFakeGitHubMock, type FakeGitHubState } from "../support/fake-github.ts";
+import { fakeActions, fakeGitHub, type FakeGitHubState } from "../support/fake-github.ts";
 import { ciRun, runDispatch, runnerLog, runTestsLikeActions } from "../support/fake-actions-runner.ts";
 import { gitRepo } from "../support/git-repo.ts";
+import { networkGuard } from "../support/network-guard.ts";
 import { testPrivateKey } from "../support/private-key.ts";
 import { webhookExample } from "../support/webhook-examples.ts";
 
@@ -29,6 +29,16 @@ const CART_PR = "def total(prices, discount):\n    subtotal = sum(prices)\n    r
 const TESTS = "from shop.cart import total\n\n\ndef test_total_applies_discount():\n    assert total([10, 20], 5) == 25\n\n\ndef test_total_without_discount():\n    assert total([1, 2], 0) == 3\n";
 const LEGACY = "def test_legacy_rounding():\n    assert round(2.675, 2) == 2.68\n";
 const FLAKY = "import pathlib\n\n\ndef test_sometimes():\n    counter = pathlib.Path(__file__).parent / 'runs.txt'\n    n = int(counter.read_text()) + 1 if counter.exists() else 1\n    counter.write_text(str(n))\n    assert n % 2 == 0\n";
+/** A model's verified plan for the broken discount, and its implementation (LPW stages). */
+const PLAN_ANSWERS = [
+  { stage: "plan", content: { steps: ["Sum the prices", "Subtract the discount from the sum, as before the pull request"] } },
+  { stage: "verify-plan", content: { tests: [{ test: "test_total_applies_discount", steps: [{ step: 1, value: "30" }, { step: 2, value: "25" }], derived: "25", expected: "25", matches: true }] } },
+  { stage: "check-verification", content: { ok: true, problems: [] } },
+];
+const IMPLEMENT_ANSWER = { stage: "implement", content: { edits: [{ kind: "replace", path: "shop/cart.py", search: "return subtotal + discount", replace: "return subtotal - discount" }] } };
+
+/** The default branch of most tests: a correct cart and its tests. */
+const MAIN = { "shop/__init__.py": "", "shop/cart.py": CART_OK, "tests/test_cart.py": TESTS };
 const config = (extra = "") => `triggers:\n  ciFailure: auto\ntest:\n  env:\n    PYTEST_DISABLE_PLUGIN_AUTOLOAD: "1"\n${extra}`;
 
 let root: string;
@@ -37,10 +47,7 @@ let remote: string;
 let state: FakeGitHubState;
 let github: ReturnType<typeof fakeGitHub>;
 let store: JobStore;
-const unmatched: string[] = [];
-const onNoMatch = (req: { url: string }) => {
-  if (!/^http:\/\/(127\.0\.0\.1|localhost)/.test(req.url)) unmatched.push(req.url);
-};
+const network = networkGuard();
 
 const sh = (dir: string, ...args: string[]) => execFileSync("git", ["-C", dir, ...args], { encoding: "utf8" }).trim();
 const commit = (dir: string, message: string) => sh(dir, "-c", "user.name=Dev", "-c", "user.email=dev@example.invalid", "commit", "--quiet", "--all", "--message", message);
@@ -70,32 +77,27 @@ async function repository(main: Record<string, string>, pr: Record<string, strin
     cloneUrl: remote,
     prs: { 7: { title: "Bulk totals", body: "Adds bulk_total.", state: "open", headRef: "feature/bulk", headSha, baseRef: "main", baseSha, fork: options.fork ?? false } },
     commitPulls: { [headSha]: [7] },
-    actions: fakeActions(["autogen-verify.yml"]),
   };
+  const actions = fakeActions(["autogen-verify.yml"]);
+  actions.onDispatch = (dispatch, run) => void runDispatch(actions, remote, dispatch, run);
+  state.actions = actions;
   github = fakeGitHub(state);
-  const actions = state.actions;
-  if (actions) actions.onDispatch = (dispatch, run) => void runDispatch(actions, remote, dispatch, run);
-  return { baseSha, headSha };
+  return { baseSha, headSha, actions };
 }
 
 beforeEach(async () => {
-  nock.disableNetConnect();
-  nock.enableNetConnect(/^(127\.0\.0\.1|localhost)(:\d+)?$/);
-  nock.emitter.on("no match", onNoMatch);
+  network.start();
   root = await mkdtemp(join(tmpdir(), "autogen-ci-"));
   store = new JobStore(join(root, "jobs.db"));
 });
 
 afterEach(() => {
-  nock.emitter.removeListener("no match", onNoMatch);
-  const pending = nock.pendingMocks().filter((m) => !isFakeGitHubMock(m));
-  nock.cleanAll();
-  nock.enableNetConnect();
+  const { unmatched, unused } = network.stop();
   store.close();
   expect(github.errors, "requests that do not fit GitHub's REST description").toEqual([]);
-  expect(unmatched.splice(0), "requests nothing answered").toEqual([]);
+  expect(unmatched, "requests nothing answered").toEqual([]);
   expect(state.actions?.storageAuthorization, "our token must not follow the redirect to log or artifact storage").toEqual([]);
-  expect(pending, "scripted model answers never used").toEqual([]);
+  expect(unused, "scripted model answers never used").toEqual([]);
 });
 
 async function startApp(options: { actionsTimeoutMs?: number; pollMs?: number; memory?: MemoryPool; llm?: () => LlmClient } = {}) {
@@ -150,9 +152,7 @@ const statusComment = () => state.comments.find((c) => c.number === 7)?.body ?? 
 // Each test clones, runs pytest several times and pushes: minutes are plenty on a busy machine.
 describe("a red build on a pull request", { timeout: 120_000 }, () => {
   it("caused by the change: evidence from the run, attribution, fix verified in Actions, PR into the head branch", async () => {
-    const { headSha } = await repository({ "shop/__init__.py": "", "shop/cart.py": CART_OK, "tests/test_cart.py": TESTS }, { "shop/cart.py": CART_PR });
-    const actions = state.actions;
-    if (!actions) throw new Error("no actions");
+    const { headSha, actions } = await repository(MAIN, { "shop/cart.py": CART_PR });
     const red = await ciRun(actions, remote, { sha: headSha, branch: "feature/bulk", number: 7 });
     const memory = new MemoryPool(":memory:");
     const { probot, idle } = await startApp({ memory });
@@ -203,9 +203,7 @@ describe("a red build on a pull request", { timeout: 120_000 }, () => {
 
   it("caused and pre-existing failures together: only the caused one is repaired, the other is named", async () => {
     const main = { "shop/__init__.py": "", "shop/cart.py": CART_OK, "tests/test_cart.py": TESTS, "tests/test_legacy.py": LEGACY };
-    const { headSha } = await repository(main, { "shop/cart.py": CART_PR }, { extraConfig: "verify: local\n" });
-    const actions = state.actions;
-    if (!actions) throw new Error("no actions");
+    const { headSha, actions } = await repository(main, { "shop/cart.py": CART_PR }, { extraConfig: "verify: local\n" });
     const red = await ciRun(actions, remote, { sha: headSha, branch: "feature/bulk", number: 7 });
     const { probot, idle } = await startApp();
     await probot.receive({ id: "ci-17", name: "workflow_run", payload: workflowRunCompleted(red) } as never);
@@ -219,16 +217,9 @@ describe("a red build on a pull request", { timeout: 120_000 }, () => {
   });
 
   it("with a model (LPW): the plan is asked for the tests the PR broke, with what CI showed", async () => {
-    const { headSha } = await repository({ "shop/__init__.py": "", "shop/cart.py": CART_OK, "tests/test_cart.py": TESTS }, { "shop/cart.py": CART_PR }, { extraConfig: "verify: local\nstrategy:\n  templateFirstPass: false\n" });
-    const actions = state.actions;
-    if (!actions) throw new Error("no actions");
+    const { headSha, actions } = await repository(MAIN, { "shop/cart.py": CART_PR }, { extraConfig: "verify: local\nstrategy:\n  templateFirstPass: false\n" });
     const red = await ciRun(actions, remote, { sha: headSha, branch: "feature/bulk", number: 7 });
-    const scripted = scriptAnswers([
-      { stage: "plan", content: { steps: ["Sum the prices", "Subtract the discount from the sum, as before the pull request"] } },
-      { stage: "verify-plan", content: { tests: [{ test: "test_total_applies_discount", steps: [{ step: 1, value: "30" }, { step: 2, value: "25" }], derived: "25", expected: "25", matches: true }] } },
-      { stage: "check-verification", content: { ok: true, problems: [] } },
-      { stage: "implement", content: { edits: [{ kind: "replace", path: "shop/cart.py", search: "return subtotal + discount", replace: "return subtotal - discount" }] } },
-    ]);
+    const scripted = scriptAnswers([...PLAN_ANSWERS, IMPLEMENT_ANSWER]);
     const { probot, idle } = await startApp({ llm: () => testLlm() });
     await probot.receive({ id: "ci-20", name: "workflow_run", payload: workflowRunCompleted(red) } as never);
     await idle();
@@ -243,15 +234,11 @@ describe("a red build on a pull request", { timeout: 120_000 }, () => {
   });
 
   it("a review on the repair PR is feedback: another iteration on that branch, the PR still only refers to #7", async () => {
-    const { headSha } = await repository({ "shop/__init__.py": "", "shop/cart.py": CART_OK, "tests/test_cart.py": TESTS }, { "shop/cart.py": CART_PR }, { extraConfig: "verify: local\nstrategy:\n  templateFirstPass: false\n" });
-    const actions = state.actions;
-    if (!actions) throw new Error("no actions");
+    const { headSha, actions } = await repository(MAIN, { "shop/cart.py": CART_PR }, { extraConfig: "verify: local\nstrategy:\n  templateFirstPass: false\n" });
     const red = await ciRun(actions, remote, { sha: headSha, branch: "feature/bulk", number: 7 });
     scriptAnswers([
-      { stage: "plan", content: { steps: ["Sum the prices", "Subtract the discount"] } },
-      { stage: "verify-plan", content: { tests: [{ test: "test_total_applies_discount", steps: [{ step: 1, value: "30" }, { step: 2, value: "25" }], derived: "25", expected: "25", matches: true }] } },
-      { stage: "check-verification", content: { ok: true, problems: [] } },
-      { stage: "implement", content: { edits: [{ kind: "replace", path: "shop/cart.py", search: "return subtotal + discount", replace: "return subtotal - discount" }] } },
+      ...PLAN_ANSWERS,
+      IMPLEMENT_ANSWER,
       { stage: "reproduce", content: { path: "tests/test_bulk.py", content: "from shop.cart import bulk_total\n\n\ndef test_bulk_total_of_nothing():\n    assert bulk_total([]) == []\n\n\ndef test_bulk_total_skips_none():\n    assert bulk_total([None, ([1], 0)]) == [1]\n", testId: "tests/test_bulk.py::test_bulk_total_skips_none", expectedFailure: "TypeError" } },
       { stage: "plan", content: { steps: ["Skip orders that are None", "Total the others"] } },
       { stage: "verify-plan", content: { tests: [{ test: "test_bulk_total_skips_none", steps: [{ step: 1, value: "[([1], 0)]" }, { step: 2, value: "[1]" }], derived: "[1]", expected: "[1]", matches: true }] } },
@@ -285,15 +272,9 @@ describe("a red build on a pull request", { timeout: 120_000 }, () => {
   });
 
   it("/autogen plan on a red pull request posts the verified repair plan and changes nothing", async () => {
-    const { headSha } = await repository({ "shop/__init__.py": "", "shop/cart.py": CART_OK, "tests/test_cart.py": TESTS }, { "shop/cart.py": CART_PR }, { extraConfig: "verify: local\n" });
-    const actions = state.actions;
-    if (!actions) throw new Error("no actions");
+    const { headSha, actions } = await repository(MAIN, { "shop/cart.py": CART_PR }, { extraConfig: "verify: local\n" });
     await ciRun(actions, remote, { sha: headSha, branch: "feature/bulk", number: 7 });
-    const scripted = scriptAnswers([
-      { stage: "plan", content: { steps: ["Sum the prices", "Subtract the discount from the sum, as before the pull request"] } },
-      { stage: "verify-plan", content: { tests: [{ test: "test_total_applies_discount", steps: [{ step: 1, value: "30" }, { step: 2, value: "25" }], derived: "25", expected: "25", matches: true }] } },
-      { stage: "check-verification", content: { ok: true, problems: [] } },
-    ]);
+    const scripted = scriptAnswers(PLAN_ANSWERS);
     const before = execFileSync("git", ["--git-dir", remote, "for-each-ref", "--format=%(refname) %(objectname)"], { encoding: "utf8" });
     const { probot, idle } = await startApp({ llm: () => testLlm() });
     await probot.receive({ id: "ci-21", name: "issue_comment", payload: prComment("/autogen plan") } as never);
@@ -308,9 +289,7 @@ describe("a red build on a pull request", { timeout: 120_000 }, () => {
   });
 
   it("failing tests CI names that cannot be run here: said so, no change", async () => {
-    const { headSha } = await repository({ "shop/__init__.py": "", "shop/cart.py": CART_OK, "tests/test_cart.py": TESTS }, { "README.md": "Bulk.\n" }, { extraConfig: "verify: local\n" });
-    const actions = state.actions;
-    if (!actions) throw new Error("no actions");
+    const { headSha, actions } = await repository(MAIN, { "README.md": "Bulk.\n" }, { extraConfig: "verify: local\n" });
     // CI reported a test this checkout does not have (say, from a generated suite).
     const dir = await mkdtemp(join(tmpdir(), "autogen-report-"));
     await writeFile(join(dir, "junit.xml"), '<testsuites><testsuite name="pytest"><testcase classname="tests.test_generated" name="test_case_17"><failure message="boom">E boom</failure></testcase></testsuite></testsuites>');
@@ -325,9 +304,7 @@ describe("a red build on a pull request", { timeout: 120_000 }, () => {
 
   it("failing on the base too: one explanation, no change, no PR", async () => {
     const main = { "shop/__init__.py": "", "shop/cart.py": CART_OK, "tests/test_cart.py": TESTS, "tests/test_legacy.py": LEGACY };
-    const { headSha } = await repository(main, { "README.md": "Bulk totals.\n" });
-    const actions = state.actions;
-    if (!actions) throw new Error("no actions");
+    const { headSha, actions } = await repository(main, { "README.md": "Bulk totals.\n" });
     const red = await ciRun(actions, remote, { sha: headSha, branch: "feature/bulk", number: 7 });
     const job = actions.jobs.find((j) => j.run_id === red.id);
     if (job) actions.annotations[job.id] = [{ path: "tests/test_legacy.py", start_line: 2, annotation_level: "failure", title: "test_legacy_rounding", message: "assert 2.67 == 2.68" }];
@@ -347,9 +324,7 @@ describe("a red build on a pull request", { timeout: 120_000 }, () => {
 
   it("flaky: different results on identical reruns: one explanation, no PR", async () => {
     const main = { "shop/__init__.py": "", "shop/cart.py": CART_OK, "tests/test_cart.py": TESTS, "tests/test_flaky.py": FLAKY, ".gitignore": "runs.txt\n" };
-    const { headSha } = await repository(main, { "README.md": "Bulk totals.\n" }, { extraConfig: "verify: local\n" });
-    const actions = state.actions;
-    if (!actions) throw new Error("no actions");
+    const { headSha, actions } = await repository(main, { "README.md": "Bulk totals.\n" }, { extraConfig: "verify: local\n" });
     const red = await ciRun(actions, remote, { sha: headSha, branch: "feature/bulk", number: 7 });
     const { probot, idle } = await startApp();
     await probot.receive({ id: "ci-3", name: "workflow_run", payload: workflowRunCompleted(red) } as never);
@@ -363,9 +338,7 @@ describe("a red build on a pull request", { timeout: 120_000 }, () => {
   });
 
   it("a dispatch answered 204 is found again by the correlation id in its run-name", async () => {
-    const { headSha } = await repository({ "shop/__init__.py": "", "shop/cart.py": CART_OK, "tests/test_cart.py": TESTS }, { "shop/cart.py": CART_PR });
-    const actions = state.actions;
-    if (!actions) throw new Error("no actions");
+    const { headSha, actions } = await repository(MAIN, { "shop/cart.py": CART_PR });
     actions.returnRunDetails = false;
     const red = await ciRun(actions, remote, { sha: headSha, branch: "feature/bulk", number: 7 });
     const { probot, idle } = await startApp();
@@ -379,9 +352,7 @@ describe("a red build on a pull request", { timeout: 120_000 }, () => {
   });
 
   it("the completion webhook of a verification run wakes the job without waiting for its next poll", async () => {
-    const { headSha } = await repository({ "shop/__init__.py": "", "shop/cart.py": CART_OK, "tests/test_cart.py": TESTS }, { "shop/cart.py": CART_PR });
-    const actions = state.actions;
-    if (!actions) throw new Error("no actions");
+    const { headSha, actions } = await repository(MAIN, { "shop/cart.py": CART_PR });
     const red = await ciRun(actions, remote, { sha: headSha, branch: "feature/bulk", number: 7 });
     // Polls ten minutes apart: only the webhook can let this test finish in time.
     const { probot, idle } = await startApp({ pollMs: 600_000 });
@@ -399,9 +370,7 @@ describe("a red build on a pull request", { timeout: 120_000 }, () => {
   });
 
   it("a job interrupted after its attribution and repair resumes from the checkpoint: nothing is verified again", async () => {
-    const { headSha } = await repository({ "shop/__init__.py": "", "shop/cart.py": CART_OK, "tests/test_cart.py": TESTS }, { "shop/cart.py": CART_PR });
-    const actions = state.actions;
-    if (!actions) throw new Error("no actions");
+    const { headSha, actions } = await repository(MAIN, { "shop/cart.py": CART_PR });
     const red = await ciRun(actions, remote, { sha: headSha, branch: "feature/bulk", number: 7 });
     const first = await startApp();
     await first.probot.receive({ id: "ci-18", name: "workflow_run", payload: workflowRunCompleted(red) } as never);
@@ -425,9 +394,7 @@ describe("a red build on a pull request", { timeout: 120_000 }, () => {
   });
 
   it("a verification run that never completes: timeout, the run is cancelled, the status says so", async () => {
-    const { headSha } = await repository({ "shop/__init__.py": "", "shop/cart.py": CART_OK, "tests/test_cart.py": TESTS }, { "shop/cart.py": CART_PR });
-    const actions = state.actions;
-    if (!actions) throw new Error("no actions");
+    const { headSha, actions } = await repository(MAIN, { "shop/cart.py": CART_PR });
     const red = await ciRun(actions, remote, { sha: headSha, branch: "feature/bulk", number: 7 });
     actions.onDispatch = () => undefined; // queued forever
     const { probot, idle } = await startApp({ actionsTimeoutMs: 1500 });
@@ -441,9 +408,7 @@ describe("a red build on a pull request", { timeout: 120_000 }, () => {
   });
 
   it("from a fork: the patch in a comment, no push, nothing dispatched", async () => {
-    const { headSha } = await repository({ "shop/__init__.py": "", "shop/cart.py": CART_OK, "tests/test_cart.py": TESTS }, { "shop/cart.py": CART_PR }, { fork: true });
-    const actions = state.actions;
-    if (!actions) throw new Error("no actions");
+    const { headSha, actions } = await repository(MAIN, { "shop/cart.py": CART_PR }, { fork: true });
     const pr = state.prs?.[7];
     if (pr) pr.title = "Bulk totals, cc @octo-org/everyone";
     const red = await ciRun(actions, remote, { sha: headSha, branch: "feature/bulk", number: 7, fork: true });
@@ -466,9 +431,7 @@ describe("a red build on a pull request", { timeout: 120_000 }, () => {
   });
 
   it("the head moves while the job runs: the job stops and starts again on the new head", async () => {
-    const { headSha } = await repository({ "shop/__init__.py": "", "shop/cart.py": CART_OK, "tests/test_cart.py": TESTS }, { "shop/cart.py": CART_PR });
-    const actions = state.actions;
-    if (!actions) throw new Error("no actions");
+    const { headSha, actions } = await repository(MAIN, { "shop/cart.py": CART_PR });
     const red = await ciRun(actions, remote, { sha: headSha, branch: "feature/bulk", number: 7 });
     // The author pushes again (still red) while the first verification runs.
     await writeFile(join(work, "README.md"), "Bulk totals, documented.\n");
@@ -506,9 +469,7 @@ describe("a red build on a pull request", { timeout: 120_000 }, () => {
   });
 
   it("an infrastructure failure (out of disk, no test failed): one explanation with the log line, no change", async () => {
-    const { headSha } = await repository({ "shop/__init__.py": "", "shop/cart.py": CART_OK, "tests/test_cart.py": TESTS }, { "shop/cart.py": CART_PR });
-    const actions = state.actions;
-    if (!actions) throw new Error("no actions");
+    const { headSha, actions } = await repository(MAIN, { "shop/cart.py": CART_PR });
     const log = runnerLog(["##[group]Run pip install -r requirements.txt", "Collecting numpy", "ERROR: Could not install packages due to an OSError: [Errno 28] No space left on device", "##[error]Process completed with exit code 1."]);
     await ciRun(actions, remote, { sha: headSha, branch: "feature/bulk", number: 7 }, { log, passed: false });
     const { probot, idle } = await startApp();
@@ -526,9 +487,7 @@ describe("a red build on a pull request", { timeout: 120_000 }, () => {
   });
 
   it("/autogen stop while a verification run is in flight cancels that run", async () => {
-    const { headSha } = await repository({ "shop/__init__.py": "", "shop/cart.py": CART_OK, "tests/test_cart.py": TESTS }, { "shop/cart.py": CART_PR });
-    const actions = state.actions;
-    if (!actions) throw new Error("no actions");
+    const { headSha, actions } = await repository(MAIN, { "shop/cart.py": CART_PR });
     const red = await ciRun(actions, remote, { sha: headSha, branch: "feature/bulk", number: 7 });
     actions.onDispatch = () => undefined; // the run stays queued
     const { probot, idle } = await startApp();
@@ -543,9 +502,7 @@ describe("a red build on a pull request", { timeout: 120_000 }, () => {
   });
 
   it("another CI app's red check suite: evidence from its check runs, then the same repair", async () => {
-    const { headSha } = await repository({ "shop/__init__.py": "", "shop/cart.py": CART_OK, "tests/test_cart.py": TESTS }, { "shop/cart.py": CART_PR }, { extraConfig: "verify: local\n" });
-    const actions = state.actions;
-    if (!actions) throw new Error("no actions");
+    const { headSha, actions } = await repository(MAIN, { "shop/cart.py": CART_PR }, { extraConfig: "verify: local\n" });
     const outcome = await runTestsLikeActions(remote, headSha);
     actions.checkRuns.push({ id: 801, suite: 555, name: "ci/circleci: test", conclusion: "failure", summary: "Tests failed", text: outcome.log });
     const payload = webhookExample("check_suite", "completed") as Record<string, unknown> & { check_suite: Record<string, unknown> };
@@ -562,11 +519,9 @@ describe("a red build on a pull request", { timeout: 120_000 }, () => {
   });
 
   it("without `ciFailure: auto` a red build waits for a command; a reader's `/autogen fix` does nothing", async () => {
-    const { headSha } = await repository({ "shop/__init__.py": "", "shop/cart.py": CART_OK, "tests/test_cart.py": TESTS }, { "shop/cart.py": CART_PR });
+    const { headSha, actions } = await repository(MAIN, { "shop/cart.py": CART_PR });
     const text = 'test:\n  env:\n    PYTEST_DISABLE_PLUGIN_AUTOLOAD: "1"\n';
     state.files[".github/autogen.yml"] = text;
-    const actions = state.actions;
-    if (!actions) throw new Error("no actions");
     const red = await ciRun(actions, remote, { sha: headSha, branch: "feature/bulk", number: 7 });
     const { probot, idle } = await startApp();
     await probot.receive({ id: "ci-12", name: "workflow_run", payload: workflowRunCompleted(red) } as never);
@@ -577,9 +532,7 @@ describe("a red build on a pull request", { timeout: 120_000 }, () => {
   });
 
   it("on the bot's own branches, red builds get `repairRoundsOnBotBranches` repairs, then no more", async () => {
-    const { headSha } = await repository({ "shop/__init__.py": "", "shop/cart.py": CART_OK, "tests/test_cart.py": TESTS }, { "shop/cart.py": CART_PR }, { extraConfig: "verify: local\n" });
-    const actions = state.actions;
-    if (!actions) throw new Error("no actions");
+    const { headSha, actions } = await repository(MAIN, { "shop/cart.py": CART_PR }, { extraConfig: "verify: local\n" });
     const red = await ciRun(actions, remote, { sha: headSha, branch: "autogen/issue-3", number: 7 });
     // One round already spent on this pull request.
     const earlier = store.enqueue({ deliveryId: "earlier", installationId: 99, owner: "octo-org", repo: "shop", number: 7, kind: "ci", requester: "maintainer", requesterId: 7, snapshot: { title: "Red build on #7", body: "" } });
@@ -594,9 +547,7 @@ describe("a red build on a pull request", { timeout: 120_000 }, () => {
   });
 
   it("`verify: actions` without the workflow installed stops with what to do", async () => {
-    const { headSha } = await repository({ "shop/__init__.py": "", "shop/cart.py": CART_OK, "tests/test_cart.py": TESTS }, { "shop/cart.py": CART_PR }, { extraConfig: "verify: actions\n" });
-    const actions = state.actions;
-    if (!actions) throw new Error("no actions");
+    const { headSha, actions } = await repository(MAIN, { "shop/cart.py": CART_PR }, { extraConfig: "verify: actions\n" });
     actions.installed = [];
     const red = await ciRun(actions, remote, { sha: headSha, branch: "feature/bulk", number: 7 });
     const { probot, idle } = await startApp();
@@ -609,10 +560,8 @@ describe("a red build on a pull request", { timeout: 120_000 }, () => {
 
 describe("an issue, with the verification workflow installed", { timeout: 120_000 }, () => {
   it("is verified in GitHub Actions too (`verify: auto`), and the status says so", async () => {
-    await repository({ "shop/__init__.py": "", "shop/cart.py": CART_PR, "tests/test_cart.py": TESTS }, { "README.md": "Shop.\n" });
+    const { actions } = await repository({ ...MAIN, "shop/cart.py": CART_PR }, { "README.md": "Shop.\n" });
     state.issue = { title: "Discount is added instead of subtracted", body: "total([10, 20], 5) gives 35." };
-    const actions = state.actions;
-    if (!actions) throw new Error("no actions");
     const payload = webhookExample("issues", "labeled") as Record<string, unknown> & { issue: Record<string, unknown> };
     payload.repository = repo(payload);
     payload.issue = { ...payload.issue, number: 42, title: state.issue.title, body: state.issue.body };

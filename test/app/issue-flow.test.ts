@@ -6,7 +6,6 @@ import { execFileSync } from "node:child_process";
 import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import nock from "nock";
 import { Probot, ProbotOctokit } from "probot";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createAutogenApp } from "../../src/app/create-app.ts";
@@ -20,8 +19,9 @@ import { secretScrubber } from "../../src/report/scrub-secrets.ts";
 import { localVerifier } from "../../src/verify/local-verifier.ts";
 import { pytestRunner } from "../../src/verify/runners/detect-runner.ts";
 import { RepoCache } from "../../src/workspace/repo-cache.ts";
-import { fakeGitHub, isFakeGitHubMock, type FakeGitHubState } from "../support/fake-github.ts";
+import { fakeGitHub, type FakeGitHubState } from "../support/fake-github.ts";
 import { gitRepo } from "../support/git-repo.ts";
+import { networkGuard } from "../support/network-guard.ts";
 import { scriptAnswers, testLlm } from "../support/llm-mock.ts";
 import { testPrivateKey } from "../support/private-key.ts";
 import { PYTEST_ENV } from "../support/python-task.ts";
@@ -46,15 +46,10 @@ let state: FakeGitHubState;
 let github: ReturnType<typeof fakeGitHub>;
 let store: JobStore;
 let root: string;
-const unmatched: string[] = [];
-const onNoMatch = (req: { url: string }) => {
-  if (!/^http:\/\/(127\.0\.0\.1|localhost)/.test(req.url)) unmatched.push(req.url);
-};
+const network = networkGuard();
 
 beforeEach(async () => {
-  nock.disableNetConnect();
-  nock.enableNetConnect(/^(127\.0\.0\.1|localhost)(:\d+)?$/);
-  nock.emitter.on("no match", onNoMatch);
+  network.start();
   root = await mkdtemp(join(tmpdir(), "autogen-app-"));
   const work = await gitRepo({ ...FILES, ".github/autogen.yml": CONFIG });
   remote = join(root, "remote.git");
@@ -65,14 +60,11 @@ beforeEach(async () => {
 });
 
 afterEach(() => {
-  nock.emitter.removeListener("no match", onNoMatch);
-  const pending = nock.pendingMocks().filter((m) => !isFakeGitHubMock(m));
-  nock.cleanAll();
-  nock.enableNetConnect();
+  const { unmatched, unused } = network.stop();
   store.close();
   expect(github.errors, "requests that do not fit GitHub's REST description").toEqual([]);
-  expect(unmatched.splice(0), "requests nothing answered").toEqual([]);
-  expect(pending, "scripted model answers never used").toEqual([]);
+  expect(unmatched, "requests nothing answered").toEqual([]);
+  expect(unused, "scripted model answers never used").toEqual([]);
 });
 
 const clients: Array<ReturnType<typeof testLlm>> = [];

@@ -83,27 +83,26 @@ export function fakeGitHub(state: FakeGitHubState) {
   const errors: string[] = [];
   let nextId = 1000;
   const scope = nock("https://api.github.com").persist();
-  // Logs and artifacts: GitHub redirects to short-lived storage URLs on other hosts.
-  nock(LOG_HOST)
-    .persist()
-    .get(/^\/logs\/\d+/)
-    .reply((request: Request) => {
-      const auth = request.headers.get("authorization");
-      if (auth) state.actions?.storageAuthorization.push(auth);
-      const id = Number(/\/logs\/(\d+)/.exec(new URL(request.url).pathname)?.[1]);
-      const job = state.actions?.jobs.find((j) => j.id === id);
-      return job ? [200, job.log, { "content-type": "text/plain; charset=utf-8" }] : [404, "not found"];
-    });
-  nock(ARTIFACT_HOST)
-    .persist()
-    .get(/^\/artifacts\/\d+\.zip/)
-    .reply((request: Request) => {
-      const auth = request.headers.get("authorization");
-      if (auth) state.actions?.storageAuthorization.push(auth);
-      const id = Number(/\/artifacts\/(\d+)/.exec(new URL(request.url).pathname)?.[1]);
-      const artifact = state.actions?.artifacts.find((a) => a.id === id);
-      return artifact ? [200, artifact.zip, { "content-type": "application/zip" }] : [404, "not found"];
-    });
+  // Logs and artifacts: GitHub redirects to short-lived storage URLs on other hosts, which
+  // must never see our token.
+  const storage = (host: string, path: RegExp, body: (id: number) => [string | Buffer, string] | undefined) =>
+    nock(host)
+      .persist()
+      .get(path)
+      .reply((request: Request) => {
+        const auth = request.headers.get("authorization");
+        if (auth) state.actions?.storageAuthorization.push(auth);
+        const found = body(Number(path.exec(new URL(request.url).pathname)?.[1]));
+        return found ? [200, found[0], { "content-type": found[1] }] : [404, "not found"];
+      });
+  storage(LOG_HOST, /^\/logs\/(\d+)/, (id) => {
+    const job = state.actions?.jobs.find((j) => j.id === id);
+    return job && [job.log, "text/plain; charset=utf-8"];
+  });
+  storage(ARTIFACT_HOST, /^\/artifacts\/(\d+)\.zip/, (id) => {
+    const artifact = state.actions?.artifacts.find((a) => a.id === id);
+    return artifact && [artifact.zip, "application/zip"];
+  });
   for (const method of ["GET", "POST", "PATCH"] as const) {
     scope.intercept(/.*/, method).reply(async (request: Request) => {
       const url = new URL(request.url);
