@@ -108,7 +108,9 @@ describe("sandbox process control", () => {
     expect(result.outputBytes).toBe(1024 * 1024 * 1024);
     expect(result.outputTruncated).toBe(true);
     expect(Buffer.byteLength(result.output)).toBeLessThanOrEqual(cap);
-    expect(grown).toBeLessThan(cap + 96 * 1024 * 1024);
+    // Uncapped, keeping 1 GB would grow us by at least 1 GB; the margin absorbs what else the
+    // worker allocates meanwhile (a 96 MB margin was exceeded once, at 104 MB, on a busy machine).
+    expect(grown).toBeLessThan(256 * 1024 * 1024);
   }, 150_000);
 });
 
