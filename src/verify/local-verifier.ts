@@ -3,13 +3,14 @@
 // from its console output otherwise.
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { existsSync, statSync } from "node:fs";
+import { isAbsolute, join } from "node:path";
 import { JunitParseError, parseJunit } from "./parsers/parse-junit.ts";
 import type { TestRunner, TestSelection } from "./runners/test-runner.ts";
 import { runSandboxed, type SandboxOptions } from "./sandbox/run-sandboxed.ts";
 import type { TestCaseResult, TestReport } from "./test-report.ts";
 
-export type VerifierRunOptions = Omit<SandboxOptions, "cwd" | "readOnlyPaths"> & {
+export type VerifierRunOptions = Omit<SandboxOptions, "cwd" | "readOnlyPaths" | "writablePaths"> & {
   /** Read-only to the tests besides the workspace's own `.git`: for a worktree, the repository's git dir (hooks, config). */
   protect?: string[];
 };
@@ -31,6 +32,8 @@ export function localVerifier(runner: TestRunner, options: VerifierRunOptions): 
           env: { ...(runner.prepareEnv ? runner.prepareEnv(options.env) : options.env), ...extraEnv },
           pathPrefix: [...runner.pathPrefix, ...(options.pathPrefix ?? [])],
           readOnlyPaths: [join(workspace, ".git"), ...(options.protect ?? [])],
+          // Our report directory, and directories of ours handed over in extraEnv (a V8 coverage dir).
+          writablePaths: [reportDir, ...ownDirectories(extraEnv)],
         });
         const fromReport = runner.reportFormat === "junit" ? await readJunit(reportPath, workspace) : undefined;
         if (fromReport) return { run, tests: fromReport, source: "junit" };
@@ -41,6 +44,10 @@ export function localVerifier(runner: TestRunner, options: VerifierRunOptions): 
       }
     },
   };
+}
+
+function ownDirectories(extraEnv: Record<string, string> | undefined): string[] {
+  return Object.values(extraEnv ?? {}).filter((value) => isAbsolute(value) && existsSync(value) && statSync(value).isDirectory());
 }
 
 /** A missing or malformed report (the runner crashed before finishing it) falls back to the console. */

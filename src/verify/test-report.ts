@@ -18,6 +18,9 @@ export type TestCaseResult = {
 
 export type Isolation = "bwrap" | "unshare" | "none";
 
+/** A limit that stopped the run, named for the report ("timed out after 600 s"). */
+export type RunLimit = { name: "wall-time" | "cpu-time" | "processes" | "disk" | "file-size" | "cancelled"; message: string };
+
 export type RunResult = {
   argv: string[];
   exitCode: number | null;
@@ -32,6 +35,8 @@ export type RunResult = {
   isolation: Isolation | "actions";
   /** The command could not be started at all (not found, not executable). */
   spawnError?: string | undefined;
+  /** The sandbox limit that stopped the run, when one did. */
+  limit?: RunLimit | undefined;
 };
 
 export type TestReport = {

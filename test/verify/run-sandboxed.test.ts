@@ -12,7 +12,8 @@ import { sandboxEnv } from "../../src/verify/sandbox/sandbox-env.ts";
 
 const HOSTILE = fileURLToPath(new URL("../fixtures/repos/hostile/", import.meta.url));
 const SECRET = "ghs_canarySecretValue1234567890abcdef";
-const isolation = await detectIsolation();
+const choice = await detectIsolation();
+const isolation = "isolation" in choice ? choice.isolation : "refused";
 
 describe("sandbox environment", () => {
   it("passes an allowlist only: a secret in the bot's environment is absent from the child's env, /proc/self/environ and HOME", async () => {
@@ -88,7 +89,7 @@ describe("sandbox process control", () => {
     const dir = await mkdtemp(join(tmpdir(), "autogen-fork-"));
     const heartbeat = join(dir, "heartbeat");
     const started = Date.now();
-    const result = await runSandboxed(["python3", "fork_and_exit.py", heartbeat], { cwd: HOSTILE, timeoutMs: 20_000 });
+    const result = await runSandboxed(["python3", join(HOSTILE, "fork_and_exit.py"), heartbeat], { cwd: dir, timeoutMs: 20_000 });
     expect(result.exitCode).toBe(0);
     expect(result.output).toContain("parent exits");
     expect(Date.now() - started).toBeLessThan(10_000);

@@ -24,7 +24,7 @@ export async function pythonSpectra(workspace: string, testIds: string[], option
   try {
     const out = join(dir, "trace.json");
     const env = withPytestPlugin(options.env, { AUTOGEN_TRACE_OUT: out });
-    const run = await runSandboxed([pythonExecutable(), "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", PYTEST_PLUGIN, ...safeIds(testIds)], { ...options, cwd: workspace, env });
+    const run = await runSandboxed([pythonExecutable(), "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", PYTEST_PLUGIN, ...safeIds(testIds)], { ...options, cwd: workspace, env, writablePaths: [dir] });
     let text: string;
     try {
       text = await readFile(out, "utf8");

@@ -1,24 +1,58 @@
-// Which isolation this host offers, strongest first: bubblewrap, then unshare(1) network
-// namespaces, then plain resource limits. Probed once by running the real tool.
+// Which isolation this host offers, strongest first: bubblewrap, then unshare(1) with
+// the same mount rules. Probed once by running the real tool with the flags a run uses.
+// Running tests with no sandbox at all is never chosen for the operator: it takes
+// AUTOGEN_ISOLATION=none, and as root also AUTOGEN_ALLOW_UNSANDBOXED_ROOT=1.
 import { execFile } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { Isolation } from "../test-report.ts";
+import { bwrapArgv } from "./bwrap-argv.ts";
+import { sandboxLayout } from "./sandbox-layout.ts";
+import { unshareArgv } from "./unshare-argv.ts";
 
-let probed: Promise<Isolation> | undefined;
+export type IsolationChoice = { isolation: Isolation } | { refused: string };
 
-function works(file: string, args: string[]): Promise<boolean> {
+let probed: Promise<IsolationChoice> | undefined;
+
+function works(argv: string[]): Promise<boolean> {
+  const [file, ...args] = argv as [string, ...string[]];
   return new Promise((resolve) => {
-    execFile(file, args, { timeout: 5000, env: { PATH: process.env.PATH ?? "/usr/bin:/bin" } }, (error) => resolve(!error));
+    execFile(file, args, { timeout: 10_000, env: { PATH: process.env.PATH ?? "/usr/bin:/bin" } }, (error, stdout) => resolve(!error && stdout.trim() === "ok"));
   });
 }
 
-/** AUTOGEN_ISOLATION (bwrap, unshare, none) lets an operator choose a weaker level, e.g. where namespaces are unavailable. */
-export function detectIsolation(): Promise<Isolation> {
-  probed ??= (async () => {
+async function probe(kind: "bwrap" | "unshare"): Promise<boolean> {
+  const dir = await mkdtemp(join(tmpdir(), "autogen-probe-"));
+  try {
+    const layout = sandboxLayout({ workspace: dir, env: {} });
+    const command = ["/bin/sh", "-c", "echo ok"];
+    return await works(kind === "bwrap" ? bwrapArgv(layout, { cwd: dir, network: false }, command) : unshareArgv(layout, { cwd: dir, network: false, stage: dir }, command));
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+export function detectIsolation(): Promise<IsolationChoice> {
+  probed ??= (async (): Promise<IsolationChoice> => {
     const forced = process.env.AUTOGEN_ISOLATION;
-    if (forced === "bwrap" || forced === "unshare" || forced === "none") return forced;
-    if (await works("bwrap", ["--dev-bind", "/", "/", "--unshare-net", "--die-with-parent", "--", "true"])) return "bwrap";
-    if (await works("unshare", ["--net", "--", "true"])) return "unshare";
-    return "none";
+    if (forced === "none") {
+      if (process.getuid?.() === 0 && process.env.AUTOGEN_ALLOW_UNSANDBOXED_ROOT !== "1") {
+        return { refused: "refusing to run a repository's tests as root with no sandbox (AUTOGEN_ISOLATION=none): install bubblewrap, run the bot as an ordinary user, or set AUTOGEN_ALLOW_UNSANDBOXED_ROOT=1 if you accept that the tests can do anything root can" };
+      }
+      return { isolation: "none" };
+    }
+    if (forced === "bwrap" || forced === "unshare") {
+      return (await probe(forced)) ? { isolation: forced } : { refused: `AUTOGEN_ISOLATION=${forced}, but ${forced === "bwrap" ? "bubblewrap (bwrap)" : "unshare"} does not work on this host (not installed, or namespaces are not allowed here)` };
+    }
+    if (await probe("bwrap")) return { isolation: "bwrap" };
+    if (await probe("unshare")) return { isolation: "unshare" };
+    return { refused: "no sandbox is available to run the repository's tests: install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap) or allow unprivileged user namespaces; AUTOGEN_ISOLATION=none runs them unsandboxed, which only makes sense for your own trusted code" };
   })();
   return probed;
+}
+
+/** For tests: forget the probe so a changed AUTOGEN_ISOLATION is seen. */
+export function resetIsolationProbe(): void {
+  probed = undefined;
 }

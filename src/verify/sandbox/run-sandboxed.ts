@@ -1,14 +1,38 @@
 // Runs an untrusted command: no shell (argv only), an allowlisted environment, stdin
-// closed, network off unless asked, resource limits, a wall-clock timeout that kills the
-// whole process group, and a cap on captured output so a flood cannot grow our memory.
+// closed, a read-only host with the bot's secrets hidden and only the workspace
+// writable, loopback but no other network unless asked, and limits on processes, disk,
+// file size, CPU and wall time, each named in the result when it stops the run. The
+// output kept is capped so a flood cannot grow our memory.
 import { spawn } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
+import { existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Isolation, RunResult } from "../test-report.ts";
+import type { Isolation, RunLimit, RunResult } from "../test-report.ts";
+import { bwrapArgv } from "./bwrap-argv.ts";
 import { detectIsolation } from "./detect-isolation.ts";
+import { watchDisk } from "./disk-watch.ts";
+import { registerSandbox } from "./live-sandboxes.ts";
+import { createProcessLimit, type ProcessLimit } from "./process-limit.ts";
 import { resolveCommand } from "./resolve-command.ts";
+import { DEFAULT_TMP_BYTES, sandboxLayout } from "./sandbox-layout.ts";
 import { sandboxEnv } from "./sandbox-env.ts";
+import { unshareArgv } from "./unshare-argv.ts";
+
+export type SandboxLimits = {
+  /** Bytes one file may reach (RLIMIT_FSIZE; default 256 MiB). */
+  fileSizeBytes?: number;
+  /** CPU seconds per process (RLIMIT_CPU; default the timeout plus a minute). */
+  cpuSeconds?: number;
+  /** Address space per process: only when set, since V8 and WebAssembly reserve far more virtual memory than they use. */
+  addressSpaceBytes?: number;
+  /** Processes alive at once in the run (default 256). */
+  processes?: number;
+  /** Bytes the run may write to the workspace and its scratch directories (default 1 GiB). */
+  diskBytes?: number;
+  /** Size of the private /tmp (default 512 MiB). */
+  tmpBytes?: number;
+};
 
 export type SandboxOptions = {
   cwd: string;
@@ -19,17 +43,19 @@ export type SandboxOptions = {
   pathPrefix?: string[];
   network?: boolean;
   maxOutputBytes?: number;
-  /** Paths made read-only to the child where the isolation allows it (e.g. `.git`). */
+  /** Paths the run may read but not write (the worktree's `.git` file, the git dir it points to). */
   readOnlyPaths?: string[];
-  /**
-   * prlimit limits. File size (default 1 GiB) and CPU seconds (default: the timeout plus a
-   * minute) always apply; address space only when set, since V8 and WebAssembly reserve
-   * far more virtual memory than they use and a default cap would break JS test runners.
-   */
-  limits?: { addressSpaceBytes?: number; fileSizeBytes?: number; cpuSeconds?: number };
+  /** Directories of ours the run writes into besides `cwd` (a report or trace directory). */
+  writablePaths?: string[];
+  /** Host paths to hide besides the bot's own (the repository cache with other jobs' worktrees). */
+  hiddenPaths?: string[];
+  limits?: SandboxLimits;
   signal?: AbortSignal;
 };
 
+type ResolvedLimits = SandboxLimits & { fileSizeBytes: number; processes: number; diskBytes: number };
+
+export const DEFAULT_LIMITS = { fileSizeBytes: 256 * 1024 ** 2, processes: 256, diskBytes: 1024 ** 3 };
 const DEFAULT_OUTPUT_CAP = 2 * 1024 * 1024;
 const KILL_GRACE_MS = 2000;
 /** After the command exits, how long output may still drain before we stop reading. */
@@ -38,46 +64,72 @@ const DRAIN_MS = 2000;
 export async function runSandboxed(argv: readonly string[], options: SandboxOptions): Promise<RunResult> {
   const [command] = argv;
   if (!command) throw new Error("runSandboxed needs a command");
-  const isolation = await detectIsolation();
+  const choice = await detectIsolation();
+  if ("refused" in choice) return failedToStart([...argv], "none", choice.refused);
+  const { isolation } = choice;
   const home = await mkdtemp(join(tmpdir(), "autogen-home-"));
+  const stage = isolation === "unshare" ? await mkdtemp(join(tmpdir(), "autogen-root-")) : undefined;
+  const limits: ResolvedLimits = { ...DEFAULT_LIMITS, ...options.limits };
+  const processLimit = isolation === "none" ? undefined : await createProcessLimit(limits.processes);
   try {
     const env = sandboxEnv({ home, extra: options.env ?? {}, pathPrefix: options.pathPrefix ?? [] });
-    if (!resolveCommand(command, env.PATH ?? "", options.cwd)) return notFound([...argv], isolation, env.PATH ?? "");
-    const wrapped = wrap([...argv], isolation, options);
-    return await spawnCapped(wrapped, [...argv], isolation, env, options);
+    if (!resolveCommand(command, env.PATH ?? "", options.cwd)) return failedToStart([...argv], isolation, `command not found: ${command} (searched PATH=${env.PATH ?? ""})`);
+    const writable = [home, ...(options.writablePaths ?? [])];
+    const prlimit = prlimitArgv(limits, options.timeoutMs);
+    const layout = sandboxLayout({ workspace: options.cwd, writable, readOnly: options.readOnlyPaths ?? [], hidden: options.hiddenPaths ?? [], path: env.PATH ?? "", tmpBytes: limits.tmpBytes ?? DEFAULT_TMP_BYTES });
+    const inner = [...prlimit, ...argv];
+    const network = options.network ?? false;
+    let wrapped = isolation === "bwrap" ? bwrapArgv(layout, { cwd: options.cwd, network }, inner) : isolation === "unshare" ? unshareArgv(layout, { cwd: options.cwd, network, stage: stage as string }, inner) : inner;
+    if (processLimit) wrapped = processLimit.enter(wrapped);
+    const result = await spawnCapped(wrapped, [...argv], isolation, env, options, limits, [options.cwd, ...writable], processLimit);
+    return result;
   } finally {
+    await processLimit?.killAll();
+    await processLimit?.remove();
     await rm(home, { recursive: true, force: true });
+    if (stage) await rm(stage, { recursive: true, force: true }).catch(() => undefined);
   }
 }
 
-function notFound(argv: string[], isolation: Isolation, path: string): RunResult {
-  const spawnError = `command not found: ${argv[0]} (searched PATH=${path})`;
+function prlimitArgv(limits: ResolvedLimits, timeoutMs: number): string[] {
+  const cpu = limits.cpuSeconds ?? Math.ceil(timeoutMs / 1000) + 60;
+  return [
+    "prlimit",
+    `--fsize=${limits.fileSizeBytes}`,
+    `--cpu=${cpu}`,
+    // Holds for a non-root bot (the kernel exempts root; the cgroup covers that case).
+    `--nproc=${limits.processes}`,
+    "--core=0",
+    ...(limits.addressSpaceBytes ? [`--as=${limits.addressSpaceBytes}`] : []),
+    "--",
+  ];
+}
+
+function failedToStart(argv: string[], isolation: Isolation, spawnError: string): RunResult {
   return { argv, exitCode: null, signal: null, timedOut: false, durationMs: 0, output: "", outputBytes: 0, outputTruncated: false, isolation, spawnError };
 }
 
-function wrap(argv: string[], isolation: Isolation, options: SandboxOptions): string[] {
-  const limits = options.limits ?? {};
-  const cpu = limits.cpuSeconds ?? Math.ceil(options.timeoutMs / 1000) + 60;
-  const prlimit = ["prlimit", `--fsize=${limits.fileSizeBytes ?? 1024 ** 3}`, `--cpu=${cpu}`, ...(limits.addressSpaceBytes ? [`--as=${limits.addressSpaceBytes}`] : []), "--"];
-  if (isolation === "bwrap") {
-    const readOnly = (options.readOnlyPaths ?? []).flatMap((p) => ["--ro-bind-try", p, p]);
-    // A new PID namespace: when the command exits, the kernel ends every process it left.
-    return ["bwrap", "--dev-bind", "/", "/", ...readOnly, ...(options.network ? [] : ["--unshare-net"]), "--unshare-pid", "--die-with-parent", "--", ...prlimit, ...argv];
-  }
-  if (isolation === "unshare") return ["unshare", ...(options.network ? [] : ["--net"]), "--pid", "--fork", "--kill-child", "--", ...prlimit, ...argv];
-  return [...prlimit, ...argv];
-}
-
-function spawnCapped(wrapped: string[], argv: string[], isolation: Isolation, env: Record<string, string>, options: SandboxOptions): Promise<RunResult> {
+function spawnCapped(
+  wrapped: string[],
+  argv: string[],
+  isolation: Isolation,
+  env: Record<string, string>,
+  options: SandboxOptions,
+  limits: ResolvedLimits,
+  watched: string[],
+  processLimit: ProcessLimit | undefined,
+): Promise<RunResult> {
   const cap = options.maxOutputBytes ?? DEFAULT_OUTPUT_CAP;
   const started = performance.now();
   return new Promise((resolve) => {
     const [file, ...args] = wrapped as [string, ...string[]];
-    const child = spawn(file, args, { cwd: options.cwd, env, stdio: ["ignore", "pipe", "pipe"], detached: true, shell: false });
+    // detached: a new session and process group, so the whole group can be killed at once.
+    const child = spawn(file, args, { cwd: existsSync(options.cwd) ? options.cwd : "/", env, stdio: ["ignore", "pipe", "pipe"], detached: true, shell: false });
     const chunks: Buffer[] = [];
     let kept = 0;
     let total = 0;
     let timedOut = false;
+    let limit: RunLimit | undefined;
     let spawnError: string | undefined;
     const onData = (chunk: Buffer) => {
       total += chunk.length;
@@ -97,12 +149,24 @@ function spawnCapped(wrapped: string[], argv: string[], isolation: Isolation, en
         // the group is already gone
       }
     };
+    const unregister = registerSandbox(() => {
+      killGroup("SIGKILL");
+      void processLimit?.killAll();
+    });
+    const stopFor = (reason: RunLimit) => {
+      limit ??= reason;
+      killGroup("SIGKILL");
+      void processLimit?.killAll();
+    };
+    const seconds = Math.round(options.timeoutMs / 100) / 10;
     const timer = setTimeout(() => {
       timedOut = true;
+      limit ??= { name: "wall-time", message: `timed out after ${seconds} s (the test run's time limit, test.timeoutMinutes)` };
       killGroup("SIGTERM");
       setTimeout(() => killGroup("SIGKILL"), KILL_GRACE_MS).unref();
     }, options.timeoutMs);
-    const onAbort = () => killGroup("SIGKILL");
+    const disk = isolation === "none" ? undefined : watchDisk(watched, limits.diskBytes, (bytes) => stopFor({ name: "disk", message: `stopped: wrote ${mb(bytes)} to the workspace, over the limit of ${mb(limits.diskBytes)}` }));
+    const onAbort = () => stopFor({ name: "cancelled", message: "stopped on request" });
     options.signal?.addEventListener("abort", onAbort, { once: true });
     child.on("error", (error) => {
       spawnError = error.message;
@@ -112,23 +176,31 @@ function spawnCapped(wrapped: string[], argv: string[], isolation: Isolation, en
       if (settled) return;
       settled = true;
       clearTimeout(timer);
+      disk?.stop();
+      unregister();
       options.signal?.removeEventListener("abort", onAbort);
       // Children that outlive the main process (forks, daemons) go with the group.
       killGroup("SIGKILL");
       child.stdout.destroy();
       child.stderr.destroy();
-      resolve({
-        argv,
-        exitCode: code,
-        signal,
-        timedOut,
-        durationMs: Math.round(performance.now() - started),
-        output: Buffer.concat(chunks).toString("utf8"),
-        outputBytes: total,
-        outputTruncated: total > kept,
-        isolation,
-        spawnError,
-      });
+      const output = Buffer.concat(chunks).toString("utf8");
+      void (async () => {
+        const refusals = (await processLimit?.refusals()) ?? 0;
+        limit ??= kernelLimit(code, signal, output, refusals, limits);
+        resolve({
+          argv,
+          exitCode: code,
+          signal,
+          timedOut,
+          durationMs: Math.round(performance.now() - started),
+          output,
+          outputBytes: total,
+          outputTruncated: total > kept,
+          isolation,
+          spawnError,
+          ...(limit ? { limit } : {}),
+        });
+      })();
     };
     child.on("close", settle);
     // A process that escaped the group may hold our pipes open: do not wait for it.
@@ -137,4 +209,18 @@ function spawnCapped(wrapped: string[], argv: string[], isolation: Isolation, en
       setTimeout(() => settle(code, signal), DRAIN_MS).unref();
     });
   });
+}
+
+/** The limits the kernel enforces show as a signal, an exit code of 128 + signal, or an error text. */
+function kernelLimit(code: number | null, signal: NodeJS.Signals | null, output: string, refusals: number, limits: ResolvedLimits): RunLimit | undefined {
+  if (refusals > 0) return { name: "processes", message: `hit the process limit (${limits.processes} processes at once): ${refusals} process${refusals === 1 ? " was" : "es were"} refused` };
+  if (signal === "SIGXCPU" || code === 128 + 24) return { name: "cpu-time", message: `stopped: a process used more than its CPU time limit of ${limits.cpuSeconds ?? "the timeout plus 60"} s` };
+  if (signal === "SIGXFSZ" || code === 128 + 25 || /File too large|\[Errno 27\]|EFBIG/.test(output.slice(-4000))) {
+    return { name: "file-size", message: `stopped: a file grew past the size limit of ${mb(limits.fileSizeBytes)}` };
+  }
+  return undefined;
+}
+
+function mb(bytes: number): string {
+  return `${Math.round((bytes / 1024 ** 2) * 10) / 10} MB`;
 }
