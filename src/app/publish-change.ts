@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Job } from "../jobs/job-store.ts";
 import type { Outcome } from "../engine/task.ts";
+import { commitFiles } from "../workspace/commit-files.ts";
 import { git, type GitCredentials } from "../workspace/git.ts";
 import type { Worktree } from "../workspace/repo-cache.ts";
 
@@ -22,11 +23,10 @@ export function issueCommitMessage(job: Job, outcome: Outcome): string {
 }
 
 export async function commitAndPush(worktree: Worktree, mirror: string, url: string, branch: string, message: string, files: string[], credentials: GitCredentials): Promise<string> {
-  const g = git(worktree.path);
-  await g.raw(["add", "--all", "--", ...files]);
-  await g.raw(["-c", "user.name=autogen-bot", "-c", "user.email=autogen-bot@users.noreply.github.com", "commit", "--no-verify", "--quiet", "--message", message]);
-  const sha = (await g.revparse(["HEAD"])).trim();
-  const remote = git(mirror, { credentials });
+  // Made in the mirror from the files' bytes: no git command runs in the worktree the tests wrote to.
+  const sha = await commitFiles({ gitDir: mirror, parent: worktree.sha, workTree: worktree.path, files, message });
+  // The token exists only in the environment of these two commands, run in the mirror no test could write.
+  const remote = git(mirror, { credentials, gitDir: mirror });
   // The mirror's own remote refuses refspecs (it is a mirror): name the repository instead.
   const existing = (await remote.raw(["ls-remote", "--end-of-options", url, `refs/heads/${branch}`])).trim().split(/\s+/)[0] ?? "";
   // Only overwrite the branch if it is still where we last saw it.
@@ -36,7 +36,7 @@ export async function commitAndPush(worktree: Worktree, mirror: string, url: str
 
 /** Pushes and removes the Actions verifier's `autogen/verify-*` branches. */
 export function branchPublisher(mirror: string, url: string, credentials: GitCredentials) {
-  const remote = () => git(mirror, { credentials });
+  const remote = () => git(mirror, { credentials, gitDir: mirror });
   const check = (branch: string) => {
     if (!/^autogen\/verify-[\w.-]+$/.test(branch)) throw new Error(`refusing to publish ${JSON.stringify(branch)}: not a verification branch`);
   };

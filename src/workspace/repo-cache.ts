@@ -4,10 +4,10 @@
 // one command that needs them through the environment, never written to .git/config;
 // URLs and refs from outside never become options.
 import { existsSync } from "node:fs";
-import { mkdir, rm } from "node:fs/promises";
+import { mkdir, readFile, rm } from "node:fs/promises";
 import { createHash } from "node:crypto";
-import { join } from "node:path";
-import { git, type GitCredentials } from "./git.ts";
+import { isAbsolute, join, resolve } from "node:path";
+import { forgetWorktree, git, rememberWorktree, type GitCredentials } from "./git.ts";
 
 export class GitWorkspaceError extends Error {
   constructor(message: string) {
@@ -61,17 +61,22 @@ export class RepoCache {
     await rm(path, { recursive: true, force: true });
     await mkdir(join(this.root, "worktrees"), { recursive: true });
     await this.run(mirror, ["worktree", "add", "--detach", "--quiet", path, sha], `create worktree ${name}`);
-    return new Worktree(path, sha, mirror, this);
+    // Named now, before any test runs there: later git calls never read the worktree's `.git` file again.
+    const pointer = /^gitdir: (.+)$/m.exec(await readFile(join(path, ".git"), "utf8"))?.[1]?.trim();
+    if (!pointer) throw new GitWorkspaceError(`create worktree ${name} failed: git wrote no .git file`);
+    const gitDir = isAbsolute(pointer) ? pointer : resolve(path, pointer);
+    rememberWorktree(path, { commonDir: mirror, gitDir, sha });
+    return new Worktree(path, sha, mirror, this, gitDir);
   }
 
   /** Runs one git command with a total timeout; credentials go to this command only. */
-  async run(cwd: string, args: string[], what: string, credentials?: GitCredentials): Promise<string> {
+  async run(cwd: string, args: string[], what: string, credentials?: GitCredentials, place?: { gitDir: string; workTree?: string }): Promise<string> {
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), this.timeoutMs);
     const onAbort = () => controller.abort();
     this.signal?.addEventListener("abort", onAbort, { once: true });
     try {
-      return await git(cwd, { signal: controller.signal, timeoutMs: this.timeoutMs, ...(credentials ? { credentials } : {}) }).raw(args);
+      return await git(cwd, { signal: controller.signal, timeoutMs: this.timeoutMs, ...(credentials ? { credentials } : {}), ...(place ?? {}) }).raw(args);
     } catch (error) {
       if (controller.signal.aborted) {
         throw new GitWorkspaceError(this.signal?.aborted ? `${what} was cancelled` : `${what} timed out after ${Math.round(this.timeoutMs / 1000)} s (the remote did not answer)`);
@@ -90,21 +95,26 @@ export class Worktree {
   readonly sha: string;
   private readonly mirror: string;
   private readonly cache: RepoCache;
+  /** The worktree's admin dir in the mirror, learned when it was made. */
+  private readonly gitDir: string;
 
-  constructor(path: string, sha: string, mirror: string, cache: RepoCache) {
+  constructor(path: string, sha: string, mirror: string, cache: RepoCache, gitDir: string) {
     this.path = path;
     this.sha = sha;
     this.mirror = mirror;
     this.cache = cache;
+    this.gitDir = gitDir;
   }
 
   /** Back to the checked-out commit: tracked files restored, untracked ones removed (ignored build output is kept). */
   async reset(): Promise<void> {
-    await this.cache.run(this.path, ["reset", "--hard", "--quiet", this.sha], "reset worktree");
-    await this.cache.run(this.path, ["clean", "-fdq"], "clean worktree");
+    const place = { gitDir: this.gitDir, workTree: this.path };
+    await this.cache.run(this.path, ["reset", "--hard", "--quiet", this.sha], "reset worktree", undefined, place);
+    await this.cache.run(this.path, ["clean", "-fdq"], "clean worktree", undefined, place);
   }
 
   async remove(): Promise<void> {
+    forgetWorktree(this.path);
     await this.cache.run(this.mirror, ["worktree", "remove", "--force", this.path], "remove worktree").catch(() => undefined);
     await rm(this.path, { recursive: true, force: true });
     await this.cache.run(this.mirror, ["worktree", "prune"], "prune worktrees").catch(() => undefined);

@@ -5,12 +5,14 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { git } from "./git.ts";
+import { git, worktreeRecord } from "./git.ts";
 
 export async function snapshotCommit(dir: string, message: string): Promise<string> {
   const scratch = await mkdtemp(join(tmpdir(), "autogen-index-"));
   try {
-    const g = git(dir, { indexFile: join(scratch, "index") });
+    // A worktree the bot made is addressed through the git dir it recorded, not the `.git` file tests could reach.
+    const record = worktreeRecord(dir);
+    const g = git(dir, { indexFile: join(scratch, "index"), ...(record ? { gitDir: record.gitDir, workTree: dir } : {}) });
     await g.raw(["read-tree", "HEAD"]);
     await g.raw(["add", "--all", "--", "."]);
     const tree = (await g.raw(["write-tree"])).trim();
