@@ -12,6 +12,7 @@ import { Budget } from "../llm/budget.ts";
 import { openAiLlmClient } from "../llm/llm-client.ts";
 import { transcript } from "../llm/transcript.ts";
 import { processSecrets, secretScrubber } from "../report/scrub-secrets.ts";
+import { droppedSecrets } from "../config/drop-secrets.ts";
 import { createAutogenApp } from "./create-app.ts";
 
 export type AppHandle = { app: ApplicationFunction; store: JobStore; pool: () => WorkerPool | undefined };
@@ -20,7 +21,7 @@ export function appFromConfig(config: ServerConfig, env: NodeJS.ProcessEnv = pro
   const dataDir = dirname(config.dbPath);
   const store = new JobStore(config.dbPath);
   const memory = new MemoryPool(join(dataDir, "memory.db"));
-  const scrub = secretScrubber([...processSecrets(env), config.privateKey, config.webhookSecret, config.llm?.apiKey]);
+  const scrub = secretScrubber([...processSecrets(env), ...droppedSecrets(), config.privateKey, config.webhookSecret, config.llm?.apiKey]);
   const { llm, caps } = config;
   let pool: WorkerPool | undefined;
   const app = createAutogenApp({

@@ -11,6 +11,8 @@ import type { RunWaiters } from "../verify/run-waiters.ts";
 import type { TestRunner } from "../verify/runners/test-runner.ts";
 import type { GitCredentials } from "../workspace/git.ts";
 import { branchPublisher } from "./publish-change.ts";
+import { dirname } from "node:path";
+import { sandboxOptionsFor } from "../verify/sandbox/sandbox-options.ts";
 
 export type VerifierChoice = { verifier: Verifier; probe: Verifier; backend: "actions" | "local"; why: string };
 
@@ -45,8 +47,9 @@ export type ChooseVerifierArgs = {
 
 export async function chooseVerifier(args: ChooseVerifierArgs): Promise<VerifierChoice> {
   const { config } = args;
-  const sandbox = { timeoutMs: config.test.timeoutMinutes * 60_000, env: config.test.env, signal: args.signal };
-  const local = localVerifier(args.runner, { ...sandbox, protect: [args.mirror] });
+  const sandbox = sandboxOptionsFor(config.test, args.signal);
+  // The mirror is readable (tests may use git); the rest of the repository cache (other jobs' worktrees) is hidden.
+  const local = localVerifier(args.runner, { ...sandbox, protect: [args.mirror], hiddenPaths: [dirname(dirname(args.mirror))] });
   if (config.verify === "local") return { verifier: local, probe: local, backend: "local", why: "local sandbox (`verify: local`)" };
   if (args.fork) return { verifier: local, probe: local, backend: "local", why: "local sandbox (a fork's code is never pushed or dispatched)" };
   const installed = await args.ci.workflowInstalled(args.owner, args.repo, VERIFY_WORKFLOW);

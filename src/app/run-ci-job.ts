@@ -30,6 +30,7 @@ import { jobVerifier } from "./job-verifier.ts";
 import { applyStoredDiff, coAuthor, commitAndPush } from "./publish-change.ts";
 import type { JobDeps } from "./run-issue-job.ts";
 import { CI_STEPS, StatusReporter } from "./status-reporter.ts";
+import { sandboxOptionsFor } from "../verify/sandbox/sandbox-options.ts";
 
 /** The pull request's head moved while the job ran. */
 export class HeadMoved extends Error {
@@ -167,7 +168,7 @@ export async function runCiJob(job: Job, deps: JobDeps, signal: AbortSignal): Pr
         regression: { kind: "all" },
         verifier: choice.verifier,
         probe: choice.probe,
-        sandbox: { timeoutMs: config.test.timeoutMinutes * 60_000, env: config.test.env, signal },
+        sandbox: sandboxOptionsFor(config.test, signal),
         runnerName: runner.name,
         isTestFile,
         budget: { candidates: config.budgets.iterations * 20, minutes: config.budgets.minutes },

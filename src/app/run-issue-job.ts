@@ -28,6 +28,7 @@ import { guardedLlm } from "./guarded-llm.ts";
 import { beginJob } from "./job-config.ts";
 import { jobVerifier } from "./job-verifier.ts";
 import { StatusReporter } from "./status-reporter.ts";
+import { sandboxOptionsFor } from "../verify/sandbox/sandbox-options.ts";
 
 export type JobDeps = {
   store: JobStore;
@@ -129,7 +130,7 @@ type EngineContext = { repository: { defaultBranch: string; cloneUrl: string }; 
 async function runEngine(job: Job, config: RepoConfig, worktree: Worktree, mirror: string, { repository, credentials }: EngineContext, deps: JobDeps, status: StatusReporter, ensureCurrent: () => Promise<void>, signal: AbortSignal): Promise<Outcome> {
   status.set("Tests and localisation", "running");
   const runner = detectRunner(worktree.path, config.test.command);
-  const sandbox = { timeoutMs: config.test.timeoutMinutes * 60_000, env: config.test.env, signal };
+  const sandbox = sandboxOptionsFor(config.test, signal);
   const ci = await deps.ciFor(job.installationId);
   const choice = await jobVerifier(deps, job, status, config, { ci, defaultBranch: repository.defaultBranch, cloneUrl: repository.cloneUrl, mirror, credentials, runner, fork: false }, signal);
   const verifier = choice.verifier;

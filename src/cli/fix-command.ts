@@ -28,6 +28,7 @@ import { addWorktree, freeBranchName, git, gitDir, isDirty, isGitRepository, rem
 import { EXIT, UsageError, type CliCommand, type CliIo } from "./command.ts";
 import { parseFlags } from "./parse-flags.ts";
 import { progressPrinter } from "./progress.ts";
+import { sandboxOptionsFor } from "../verify/sandbox/sandbox-options.ts";
 
 const USAGE = `autogen fix <path> [--issue <file|text>] [--test <id>]... [--test-cmd <cmd>] [--strategy <name>]
             [--candidates N] [--minutes M] [--report <file>] [--replay <transcript>] [--remember] [--allow-dirty] [--json]
@@ -155,7 +156,7 @@ async function fixInWorktree({ io, repo, worktree, config, strategy, notes, issu
     return EXIT.usage;
   }
   log(`tests: ${runner.name} (${runner.evidence})\n`);
-  const sandbox = { timeoutMs: config.test.timeoutMinutes * 60_000, env: config.test.env };
+  const sandbox = sandboxOptionsFor(config.test);
   // The worktree's `.git` is only a pointer: protect the repository's git dir itself.
   const verifier = localVerifier(runner, { ...sandbox, protect: [await gitDir(repo)] });
 
@@ -173,7 +174,7 @@ async function fixInWorktree({ io, repo, worktree, config, strategy, notes, issu
       // Nothing fails yet: the LLM strategy writes a reproduction test and proves it fails first.
       visible = { kind: "tests", ids: [] };
     } else if (failing.length === 0) {
-      const why = baseline.tests.length === 0 ? `the test command ran no test (exit ${String(baseline.run.exitCode)})` : `all ${baseline.tests.length} tests pass`;
+      const why = baseline.run.limit ? `the test run was stopped: ${baseline.run.limit.message}` : baseline.tests.length === 0 ? `the test command ran no test (exit ${String(baseline.run.exitCode)})` : `all ${baseline.tests.length} tests pass`;
       io.stderr(`autogen fix: nothing to fix: ${why}. Name the tests that show the bug with --test.\n`);
       return EXIT.failed;
     } else {

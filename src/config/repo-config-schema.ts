@@ -4,7 +4,8 @@
 // outside the repository. Every field has a default; unknown keys are errors.
 import { z } from "zod";
 
-const positiveInt = (description: string, fallback: number) => z.int().min(1).default(fallback).meta({ description });
+/** Every number a repository may set has a ceiling: the config is untrusted and the bot's machine is shared. */
+const positiveInt = (description: string, fallback: number, max: number) => z.int().min(1).max(max).default(fallback).meta({ description: `${description} At most ${max}.` });
 
 const relativeGlob = z
   .string()
@@ -32,8 +33,9 @@ export const triggersSchema = z
     repairRoundsOnBotBranches: z
       .int()
       .min(0)
+      .max(5)
       .default(1)
-      .meta({ description: "How many times a red build on the bot's own `autogen/*` branches may trigger another repair (keeps the bot from looping)." }),
+      .meta({ description: "How many times a red build on the bot's own `autogen/*` branches may trigger another repair (keeps the bot from looping). At most 5." }),
   })
   .meta({ description: "Which events start work." });
 
@@ -51,9 +53,18 @@ export const testSchema = z
       .record(envName, z.string().max(4096))
       .default({})
       .meta({ description: "Extra environment variables (literal values) for the test and setup commands. The bot's own secrets are never passed." }),
-    timeoutMinutes: positiveInt("Wall-clock limit for one test run; the whole process group is killed after it.", 10),
+    timeoutMinutes: positiveInt("Wall-clock limit for one test run; the whole process group is killed after it.", 10, 60),
     networkDuringSetup: z.boolean().default(false).meta({ description: "Allow network access for the setup command. Tests never get network." }),
     reruns: z.int().min(0).max(10).default(2).meta({ description: "Identical reruns of a failing test used to tell flaky from broken." }),
+    limits: z
+      .strictObject({
+        processes: positiveInt("Processes one test run may have alive at once.", 256, 4096),
+        diskMegabytes: positiveInt("Megabytes one test run may write to the workspace.", 1024, 8192),
+        fileMegabytes: positiveInt("Megabytes one file written by a test run may reach.", 256, 4096),
+        tmpMegabytes: positiveInt("Size of the test run's private /tmp, in megabytes.", 512, 4096),
+      })
+      .prefault({})
+      .meta({ description: "Limits on one test run in the sandbox; a run that reaches one is stopped and the report names the limit." }),
   })
   .meta({ description: "How the repository's tests are run." });
 
@@ -64,12 +75,12 @@ export const strategySchema = z
       .default("lpw")
       .meta({ description: "Search strategy. `template` needs no model; the others need an LLM endpoint configured on the server." }),
     templateFirstPass: z.boolean().default(true).meta({ description: "Try the model-free `template` strategy before the first LLM call." }),
-    maxPlanIterations: positiveInt("Plan verification rounds (LPW: 12).", 12),
-    maxRefinements: positiveInt("Code refinement rounds (LPW: 12).", 12),
-    planSamples: positiveInt("SLPW: plans sampled (k).", 6),
-    verifiedPlans: positiveInt("SLPW: verified plans carried on to code (q).", 3),
-    treeArity: positiveInt("SEIDR: children per candidate (N).", 10),
-    beamWidth: positiveInt("SEIDR: candidates kept per generation (W).", 10),
+    maxPlanIterations: positiveInt("Plan verification rounds (LPW: 12).", 12, 50),
+    maxRefinements: positiveInt("Code refinement rounds (LPW: 12).", 12, 50),
+    planSamples: positiveInt("SLPW: plans sampled (k).", 6, 32),
+    verifiedPlans: positiveInt("SLPW: verified plans carried on to code (q).", 3, 16),
+    treeArity: positiveInt("SEIDR: children per candidate (N).", 10, 32),
+    beamWidth: positiveInt("SEIDR: candidates kept per generation (W).", 10, 32),
     planVerification: z.boolean().default(true).meta({ description: "Ablation switch: verify plans against the visible tests." }),
     codeExplanation: z.boolean().default(true).meta({ description: "Ablation switch: explain the current code before refining it." }),
     instrumentedDebug: z.boolean().default(true).meta({ description: "Ablation switch: run the first failing test with temporary logging before refining." }),
@@ -82,11 +93,11 @@ export const strategySchema = z
 
 export const budgetsSchema = z
   .strictObject({
-    iterations: positiveInt("Candidates the engine may try in one job.", 24),
-    llmCalls: positiveInt("Model calls in one job.", 80),
-    tokens: positiveInt("Prompt plus completion tokens in one job.", 600_000),
-    dollars: z.number().min(0).default(3).meta({ description: "Estimated model spend in one job, in US dollars (0 allows only model-free work)." }),
-    minutes: positiveInt("Wall-clock minutes for one job.", 45),
+    iterations: positiveInt("Candidates the engine may try in one job.", 24, 500),
+    llmCalls: positiveInt("Model calls in one job.", 80, 1000),
+    tokens: positiveInt("Prompt plus completion tokens in one job.", 600_000, 20_000_000),
+    dollars: z.number().min(0).max(100).default(3).meta({ description: "Estimated model spend in one job, in US dollars (0 allows only model-free work). At most 100." }),
+    minutes: positiveInt("Wall-clock minutes for one job.", 45, 240),
   })
   .meta({ description: "Caps for one job. The server's own caps apply too; the lower one wins." });
 
@@ -118,8 +129,8 @@ export const pathsSchema = z
 
 export const diffSchema = z
   .strictObject({
-    maxFiles: positiveInt("Files one change may touch.", 10),
-    maxLines: positiveInt("Added plus removed lines in one change.", 400),
+    maxFiles: positiveInt("Files one change may touch.", 10, 500),
+    maxLines: positiveInt("Added plus removed lines in one change.", 400, 50_000),
   })
   .meta({ description: "Size limit for one change; larger candidates are rejected." });
 

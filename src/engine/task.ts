@@ -40,6 +40,8 @@ export type TestEvidence = {
   failed: number;
   skipped: number;
   tests: Array<{ id: string; status: TestStatus; message?: string | undefined }>;
+  /** The sandbox limit that stopped the run ("timed out after 600 s"), when one did. */
+  limit?: string | undefined;
 };
 
 export type Attempt = {
@@ -117,6 +119,7 @@ export function evidenceOf(report: TestReport): TestEvidence {
     failed: tests.filter((t) => t.status === "fail" || t.status === "error").length,
     skipped: tests.filter((t) => t.status === "skip").length,
     tests,
+    ...(report.run.limit ? { limit: report.run.limit.message } : {}),
   };
 }
 

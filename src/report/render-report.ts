@@ -5,14 +5,16 @@ import type { Outcome, TestEvidence } from "../engine/task.ts";
 
 const MAX_ATTEMPTS_SHOWN = 50;
 const ISOLATION: Record<string, string> = {
-  bwrap: "bubblewrap (no network, new PID namespace, .git read-only)",
-  unshare: "unshare namespaces (no network, new PID namespace)",
-  none: "resource limits only (no namespaces available on this host)",
+  bwrap: "bubblewrap (host read-only, only the worktree writable, the bot's secrets hidden, loopback only, new PID namespace, unprivileged uid, no capabilities)",
+  unshare: "unshare namespaces (host read-only, only the worktree writable, the bot's secrets hidden, loopback only, new PID namespace, no capabilities)",
+  none: "NO SANDBOX (the operator set AUTOGEN_ISOLATION=none): the tests ran with the bot's own rights",
 };
+const UNSANDBOXED_WARNING = "> [!WARNING]\n> **The tests in this report ran without a sandbox** (`AUTOGEN_ISOLATION=none`, chosen by whoever runs this bot). The repository's code ran with the bot's own rights on its host.";
 const MAX_DIFF_CHARS = 20_000;
 
 export function renderReport(outcome: Outcome, context: { title: string; branch?: string | undefined; commit?: string | undefined }): string {
   const out: string[] = [`## ${context.title}`, ""];
+  if ([outcome.evidence.before, outcome.evidence.after, outcome.evidence.regressionBefore, outcome.evidence.regressionAfter].some((e) => e?.isolation === "none")) out.push(UNSANDBOXED_WARNING, "");
   out.push(outcome.status === "fixed" ? `**Fixed** by the \`${outcome.strategy}\` strategy: ${outcome.message}.` : `**Not fixed** (\`${outcome.stopReason}\`): ${outcome.message}.`);
   if (context.branch) out.push("", `Branch \`${context.branch}\`${context.commit ? ` at \`${context.commit.slice(0, 12)}\`` : ""}.`);
 
@@ -43,6 +45,7 @@ export function renderReport(outcome: Outcome, context: { title: string; branch?
   if (before) {
     const where = before.isolation === "actions" ? "run by the repository's verification workflow on a GitHub Actions runner" : `run in the sandbox with ${ISOLATION[before.isolation] ?? before.isolation}`;
     out.push(`Command: \`${before.command.join(" ")}\`, ${where}.`, "");
+    for (const e of [before, after]) if (e?.limit) out.push(`A sandbox limit stopped the ${e === before ? "run before the change" : "run after it"}: ${e.limit}.`, "");
     out.push(...evidenceTable(before, after));
   }
   if (regressionBefore) {

@@ -36,7 +36,8 @@ export const templateStrategy: Strategy = {
     const before = await state.test(task.visible);
     state.outcome.evidence.before = evidenceOf(before);
     if (before.tests.length === 0) {
-      return state.finish("error", `the visible tests did not run (exit ${String(before.run.exitCode)}${before.run.spawnError ? `: ${before.run.spawnError}` : ""}); output ends with: ${before.run.output.slice(-400)}`);
+      const why = before.run.limit ? before.run.limit.message : `exit ${String(before.run.exitCode)}${before.run.spawnError ? `: ${before.run.spawnError}` : ""}`;
+      return state.finish("error", `the visible tests did not run (${why}); output ends with: ${before.run.output.slice(-400)}`);
     }
     const failing = failingTests(before);
     if (failing.length === 0) return state.finish("nothing-to-fix", "every visible test already passes; there is nothing to repair");
