@@ -42,31 +42,34 @@ function joinedView(text: string, concatenation: boolean): JoinedView | undefine
     const found = breakAt(text, at);
     if (found === 0) continue;
     const lineStart = blanksBefore(text, at, from);
-    const start = concatenation ? oneBefore(text, blanksBefore(text, oneBefore(text, lineStart, from, PLUS, PLUS), from), from, QUOTE, APOSTROPHE) : lineStart;
+    const start = concatenation && !escaped(text, at) ? oneBefore(text, blanksBefore(text, oneBefore(text, lineStart, from, PLUS, PLUS), from), from, QUOTE, APOSTROPHE) : lineStart;
     if (start !== lineStart) concatenated = true;
     let end = at + found;
-    for (;;) {
+    for (let last = at; ; ) {
       // Blank lines, the common case of a run of breaks.
-      while (text.charCodeAt(end) === 10) end++;
+      while (text.charCodeAt(end) === 10) last = end++;
       const code = text.charCodeAt(end);
       if (code >= 48 && code <= 57) {
         TIMESTAMP.lastIndex = end;
         if (TIMESTAMP.test(text)) end = TIMESTAMP.lastIndex;
       }
       end = blanksAfter(text, end);
-      if (concatenation) {
+      if (concatenation && !escaped(text, last)) {
         const lineEnd = end;
         end = blanksAfter(text, oneAfter(text, blanksAfter(text, oneAfter(text, end, PLUS, MINUS)), PLUS, PLUS));
         if (end !== lineEnd) concatenated = true;
       }
       const next = breakAt(text, end);
-      if (next === 0) break;
+      if (next === 0) {
+        if (concatenation && !escaped(text, last)) {
+          const quoted = oneAfter(text, end, QUOTE, APOSTROPHE);
+          if (quoted !== end) concatenated = true;
+          end = quoted;
+        }
+        break;
+      }
+      last = end;
       end += next;
-    }
-    if (concatenation) {
-      const quoted = oneAfter(text, end, QUOTE, APOSTROPHE);
-      if (quoted !== end) concatenated = true;
-      end = quoted;
     }
     kept ??= new Uint16Array(text.length);
     for (let i = from; i < start; i++) kept[length++] = text.charCodeAt(i);
@@ -103,6 +106,13 @@ function breakAt(text: string, at: number): number {
   if (next === 13) return text.charCodeAt(at + 2) === 10 ? 3 : 0;
   if (next === 114) return text.startsWith("\\n", at + 2) ? 4 : 0;
   return 0;
+}
+
+/** Whether the break here is an escaped one (\n inside a string literal): no concatenation can sit next to it,
+ * and a "+" there belongs to the string (base64 lines often start or end with one). */
+function escaped(text: string, at: number): boolean {
+  const next = text.charCodeAt(at + 1);
+  return text.charCodeAt(at) === 92 && next !== 10 && next !== 13;
 }
 
 const PLUS = 43;

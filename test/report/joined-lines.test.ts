@@ -21,4 +21,9 @@ describe("joined views of a text", () => {
     const views = joinedViews(text).map((view) => view.text);
     expect(views).toEqual(['x = "abc" ++    "def"AB+/CD', 'x = "abcdefAB/CD']);
   });
+
+  it("next to an escaped break (\\n in a string literal) a + belongs to the string, not to concatenation", () => {
+    const text = 'k = "AB+\\n+CD" +\n  "EF"';
+    expect(joinedViews(text).map((view) => view.text)).toEqual(['k = "AB++CD" +"EF"', 'k = "AB++CDEF"']);
+  });
 });
