@@ -1,11 +1,18 @@
-// Everything posted to GitHub or sent to the model passes through here first: the exact
-// values of the secrets this process holds (raw, base64, URL-encoded) and the shapes of
-// well-known tokens are replaced with a marker.
+// Everything posted to GitHub or sent to the model passes through here first: the secrets
+// this process holds, in every form secret-forms.ts knows (raw, base64 at any offset, hex,
+// URL, JSON, reversed), also when wrapped over lines, and the shapes of well-known tokens
+// are replaced with a marker.
+import { joinedViews } from "./joined-lines.ts";
+import { literalMatcher, type Range } from "./literal-matcher.ts";
+import { secretForms } from "./secret-forms.ts";
+
 const TOKEN_SHAPES = [
   /\bgh[pousr]_[A-Za-z0-9]{20,255}\b/g,
   /\bgithub_pat_[A-Za-z0-9_]{22,255}\b/g,
   /\bsk-(?:proj-|ant-)?[A-Za-z0-9_-]{16,}\b/g,
-  /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----/g,
+  // The body stops at the first "-----" (unrolled, no lazy scan to the end of the text), so a
+  // log full of unclosed BEGIN lines cannot make this quadratic.
+  /-----BEGIN [A-Z ]*PRIVATE KEY-----[^-]*(?:-(?!----)[^-]*)*-----END [A-Z ]*PRIVATE KEY-----/g,
   /\bAKIA[0-9A-Z]{16}\b/g,
 ];
 const MARKER = "[secret removed]";
@@ -17,26 +24,44 @@ export function secretScrubber(secrets: ReadonlyArray<string | undefined>): Scru
   const forms = new Set<string>();
   for (const secret of secrets) {
     if (!secret || secret.length < 8) continue;
-    forms.add(secret);
-    forms.add(Buffer.from(secret).toString("base64"));
-    forms.add(Buffer.from(secret).toString("base64").replace(/=+$/, ""));
-    forms.add(encodeURIComponent(secret));
-    // A PEM key also travels one line at a time.
-    for (const line of secret.split("\n")) if (line.length >= 32 && !line.startsWith("-----")) forms.add(line);
+    for (const form of secretForms(secret)) {
+      forms.add(form);
+      // A form with line breaks of its own (a PEM) is found in a joined view only if it is joined the same way.
+      for (const view of joinedViews(form)) forms.add(view.text);
+    }
   }
-  const exact = [...forms].sort((a, b) => b.length - a.length);
+  const find = literalMatcher(forms);
   return (text: string) => {
-    let out = text;
-    for (const form of exact) out = out.split(form).join(MARKER);
+    const ranges: Range[] = find(text);
+    for (const view of joinedViews(text)) for (const range of find(view.text)) ranges.push(view.toOriginal(range));
+    let out = replaceRanges(text, ranges);
     for (const shape of TOKEN_SHAPES) out = out.replace(shape, MARKER);
     return out;
   };
 }
 
+/** The text with each range replaced by a marker; overlapping or touching ranges share one. */
+function replaceRanges(text: string, ranges: Range[]): string {
+  if (ranges.length === 0) return text;
+  const parts: string[] = [];
+  let covered = -1;
+  for (const [start, end] of [...ranges].sort((x, y) => x[0] - y[0])) {
+    if (start > covered) parts.push(text.slice(Math.max(covered, 0), start), MARKER);
+    covered = Math.max(covered, end);
+  }
+  parts.push(text.slice(covered));
+  return parts.join("");
+}
+
+// Names whose value is a secret; but a path to one, or a count of model tokens, is not, and
+// scrubbing those values would cut ordinary paths and numbers out of every report.
+const SECRET_NAME = /KEY|TOKEN|SECRET|PASSWORD|PASSWD|PRIVATE|CREDENTIAL/i;
+const NOT_A_SECRET = /(?:_PATH|_FILE|_TOKENS)$/i;
+
 /** The secrets of this process, from its environment. */
 export function processSecrets(env: NodeJS.ProcessEnv = process.env): string[] {
   return Object.entries(env)
-    .filter(([name]) => /KEY|TOKEN|SECRET|PASSWORD|PRIVATE/i.test(name))
+    .filter(([name]) => SECRET_NAME.test(name) && !NOT_A_SECRET.test(name))
     .map(([, value]) => value ?? "")
     .filter((v) => v.length >= 8);
 }
