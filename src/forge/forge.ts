@@ -118,6 +118,8 @@ export function octokitForge(octokit: OctokitLike, scrub: Scrubber): Forge {
     async pushToken() {
       const auth = (await octokit.auth({ type: "installation" })) as { token?: string };
       if (!auth.token) throw new Error("the installation token could not be obtained");
+      // Minted for this job: from now on its encoded forms (the Basic header git sends) are scrubbed too.
+      scrub.add?.(auth.token);
       return auth.token;
     },
   };

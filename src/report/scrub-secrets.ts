@@ -17,27 +17,37 @@ const TOKEN_SHAPES = [
 ];
 const MARKER = "[secret removed]";
 
-export type Scrubber = (text: string) => string;
+/** Scrubs a text; `add` teaches it a secret learned at run time (an installation token minted for a job). */
+export type Scrubber = ((text: string) => string) & { add?: (secret: string) => void };
 
 /** A scrubber for these secret values (short values are ignored: they would match everywhere). */
 export function secretScrubber(secrets: ReadonlyArray<string | undefined>): Scrubber {
   const forms = new Set<string>();
-  for (const secret of secrets) {
-    if (!secret || secret.length < 8) continue;
+  const learn = (secret: string | undefined) => {
+    if (!secret || secret.length < 8) return;
     for (const form of secretForms(secret)) {
       forms.add(form);
       // A form with line breaks of its own (a PEM) is found in a joined view only if it is joined the same way.
       for (const view of joinedViews(form)) forms.add(view.text);
     }
-  }
-  const find = literalMatcher(forms);
-  return (text: string) => {
+  };
+  for (const secret of secrets) learn(secret);
+  let find = literalMatcher(forms);
+  const known = new Set(secrets);
+  const scrub: Scrubber = (text: string) => {
     const ranges: Range[] = find(text);
     for (const view of joinedViews(text)) for (const range of find(view.text)) ranges.push(view.toOriginal(range));
     let out = replaceRanges(text, ranges);
     for (const shape of TOKEN_SHAPES) out = out.replace(shape, MARKER);
     return out;
   };
+  scrub.add = (secret: string) => {
+    if (known.has(secret)) return;
+    known.add(secret);
+    learn(secret);
+    find = literalMatcher(forms);
+  };
+  return scrub;
 }
 
 /** The text with each range replaced by a marker; overlapping or touching ranges share one. */

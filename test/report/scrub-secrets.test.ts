@@ -211,3 +211,16 @@ describe("processSecrets", () => {
     );
   });
 });
+
+describe("secret scrubber: secrets learned at run time", () => {
+  it("scrubs an installation token minted after it was built, in its Basic-header form too", () => {
+    const scrub = secretScrubber(["whsec-0123456789abcdef"]);
+    const token = "ghs_runtimeMinted0123456789ABCDEFabcd";
+    const header = `Authorization: Basic ${Buffer.from(`x-access-token:${token}`).toString("base64")}`;
+    expect(scrub(`trace: ${header}`)).toContain(Buffer.from(`x-access-token:${token}`).toString("base64").slice(8, 30));
+    scrub.add?.(token);
+    const out = scrub(`trace: ${header}`);
+    expect(out).not.toContain(Buffer.from(`x-access-token:${token}`).toString("base64").slice(8, 30));
+    expect(out).toContain("[secret removed]");
+  });
+});
