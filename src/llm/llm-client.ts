@@ -155,8 +155,12 @@ export function openAiLlmClient(options: OpenAiClientOptions): LlmClient {
           continue;
         }
         const message = failureMessage(error, endpoint.baseURL, retry);
-        // Written so a replay meets the same failure at the same call; the server did no work, so no usage.
-        options.transcript.write({ stage, model, attempt, messages: sent, answer: null, finishReason: null, refusal: null, usage: { promptTokens: 0, completionTokens: 0, cachedTokens: 0 }, dollars: 0, latencyMs: Math.round(performance.now() - started), responseFormat: mode, error: message });
+        // Counted as a call with no tokens (the server did no work) and written, so transcript
+        // lines still match the calls counted and a replay meets the same failure at the same call.
+        const none = { promptTokens: 0, completionTokens: 0, cachedTokens: 0 };
+        const latencyMs = Math.round(performance.now() - started);
+        options.budget.record(none, 0, latencyMs);
+        options.transcript.write({ stage, model, attempt, messages: sent, answer: null, finishReason: null, refusal: null, usage: none, dollars: 0, latencyMs, responseFormat: mode, error: message });
         throw new LlmStageError(stage, message, null, { cause: error });
       }
     }

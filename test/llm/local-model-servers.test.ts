@@ -86,9 +86,10 @@ describe("structured output that degrades with the server", () => {
 
   it("does not mistake another 400 for a format rejection", async () => {
     const server = await serve((_request, res) => sendJson(res, 400, { error: { message: "model 'qwen2.5-coder:7b' not found, try pulling it first", type: "api_error" } }));
-    const { llm, sink } = client(local(server.baseURL));
+    const { llm, sink, budget } = client(local(server.baseURL));
     const error = await llm.call("plan", vars, planSchema).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(LlmStageError);
+    expect(budget.state).toMatchObject({ llmCalls: 1, promptTokens: 0, completionTokens: 0 });
     expect((error as Error).message).toBe(`plan: the model server at ${server.baseURL} answered 400 model 'qwen2.5-coder:7b' not found, try pulling it first`);
     expect(server.requests).toHaveLength(1);
     expect(sink.entries[0]).toMatchObject({ error: expect.stringContaining("not found"), usage: { promptTokens: 0 } });
