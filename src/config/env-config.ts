@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { z } from "zod";
 import { defaultDataDir } from "./data-dir.ts";
 import { describe } from "./format-issues.ts";
-import { DEFAULT_MODEL, llmEndpoint, type LlmEndpoint } from "./llm-env.ts";
+import { DEFAULT_MODEL, LLM_ENV_HELP, llmEndpoint, llmTimeoutSchema, maxTokensPerCallSchema, type LlmEndpoint } from "./llm-env.ts";
 import { pricesFromEnv, type Price } from "../llm/prices.ts";
 
 export class EnvConfigError extends Error {
@@ -31,6 +31,8 @@ export const ENV_HELP = {
   AUTOGEN_LLM_BASE_URL: "the base URL of an OpenAI-compatible endpoint, e.g. https://api.openai.com/v1 or http://localhost:11434/v1 (leave unset to run model-free)",
   OPENAI_API_KEY: "the API key for the LLM endpoint (not needed by local servers such as Ollama)",
   AUTOGEN_LLM_MODEL: "the model name to request, e.g. gpt-4o-mini (default gpt-4o-mini)",
+  AUTOGEN_LLM_TIMEOUT: LLM_ENV_HELP.AUTOGEN_LLM_TIMEOUT,
+  AUTOGEN_LLM_MAX_TOKENS_PER_CALL: LLM_ENV_HELP.AUTOGEN_LLM_MAX_TOKENS_PER_CALL,
   AUTOGEN_EMBEDDING_MODEL: "an embedding model on the same endpoint (e.g. text-embedding-3-small) for hybrid memory retrieval; unset: BM25 only",
   AUTOGEN_DB_PATH: "the SQLite file for jobs and memory (default: autogen.db in the user's data directory)",
   AUTOGEN_CONCURRENCY: "how many jobs run at once (default 2)",
@@ -59,6 +61,8 @@ const envSchema = z.object({
   AUTOGEN_LLM_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
   OPENAI_API_KEY: z.string().min(1).optional(),
   AUTOGEN_LLM_MODEL: z.string().min(1).default(DEFAULT_MODEL),
+  AUTOGEN_LLM_TIMEOUT: llmTimeoutSchema.optional(),
+  AUTOGEN_LLM_MAX_TOKENS_PER_CALL: maxTokensPerCallSchema.optional(),
   AUTOGEN_EMBEDDING_MODEL: z.string().min(1).optional(),
   AUTOGEN_DB_PATH: z.string().min(1).optional(),
   AUTOGEN_CONCURRENCY: intFromEnv(1).max(64).default(2),
@@ -118,7 +122,10 @@ export function loadServerConfig(env: NodeJS.ProcessEnv = process.env): ServerCo
     port: e.PORT,
     logLevel: e.LOG_LEVEL,
     baseUrl: e.GHE_HOST ? `https://${e.GHE_HOST}/api/v3` : undefined,
-    llm: llmEndpoint(e.AUTOGEN_LLM_BASE_URL, e.OPENAI_API_KEY, e.AUTOGEN_LLM_MODEL),
+    llm: llmEndpoint(e.AUTOGEN_LLM_BASE_URL, e.OPENAI_API_KEY, e.AUTOGEN_LLM_MODEL, {
+      ...(e.AUTOGEN_LLM_TIMEOUT !== undefined ? { idleTimeoutMs: e.AUTOGEN_LLM_TIMEOUT * 1000 } : {}),
+      ...(e.AUTOGEN_LLM_MAX_TOKENS_PER_CALL ? { maxTokens: e.AUTOGEN_LLM_MAX_TOKENS_PER_CALL } : {}),
+    }),
     dbPath: e.AUTOGEN_DB_PATH ?? join(defaultDataDir(env), "autogen.db"),
     concurrency: e.AUTOGEN_CONCURRENCY,
     caps: { llmCalls: e.AUTOGEN_MAX_LLM_CALLS, tokens: e.AUTOGEN_MAX_TOKENS, dollars: e.AUTOGEN_MAX_DOLLARS, minutes: e.AUTOGEN_MAX_MINUTES },

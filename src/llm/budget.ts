@@ -51,6 +51,11 @@ export class Budget {
     return Math.max(1, Math.min(defaultMax, left));
   }
 
+  /** Wall-clock time left before the minutes cap, in milliseconds; a model call in flight is abandoned when it runs out. */
+  timeLeftMs(): number {
+    return Math.max(0, this.state.caps.minutes * 60_000 - (this.now() - this.state.startedAt));
+  }
+
   record(usage: { promptTokens: number; completionTokens: number; cachedTokens: number }, dollars: number, waitMs = 0): void {
     this.state.waitMs += waitMs;
     this.state.llmCalls += 1;

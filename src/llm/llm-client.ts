@@ -1,21 +1,26 @@
-// The LlmClient port and its backend over the openai SDK: Chat Completions with a JSON
-// schema response format (which OpenAI-compatible servers implement), every answer
-// validated with zod here (some servers do not enforce the schema), one repair attempt
-// with the validation error, refusals and length cut-offs named, the budget checked
-// before each call, usage and the exchange recorded in the transcript.
-import OpenAI from "openai";
+// The LlmClient port and its backend over the openai SDK: Chat Completions, streamed
+// (a slow local model is waited for while it keeps sending tokens, and a request the
+// server took is never sent twice), the stage's schema sent in the strongest form the
+// server accepts (response-format.ts), every answer validated with zod here (some servers
+// do not enforce the schema), one repair attempt with the validation error, refusals and
+// length cut-offs named, the budget checked before each call, usage (or an estimate,
+// labelled so) and the exchange recorded in the transcript.
+import OpenAI, { APIError, APIUserAbortError } from "openai";
 import { z } from "zod";
-import type { LlmEndpoint } from "../config/llm-env.ts";
-import type { Budget } from "./budget.ts";
+import { DEFAULT_LLM_TIMEOUT_SECONDS, DEFAULT_MAX_TOKENS_PER_CALL, MAX_LLM_TIMEOUT_SECONDS, type LlmEndpoint } from "../config/llm-env.ts";
+import { BudgetExceededError, type Budget } from "./budget.ts";
+import { extractJson } from "./extract-json.ts";
 import { costOf, DEFAULT_PRICES, type Price } from "./prices.ts";
 import { renderPrompt, type PromptVars, type Stage } from "./prompts.ts";
+import { endpointKey, formatRejection, processResponseFormats, schemaInstruction, strictCompatible, type OutputMode, type ResponseFormatMemory } from "./response-format.ts";
+import { retryDelayMs, sleep } from "./retry-policy.ts";
+import { InFlightFailure, streamCompletion, type Completed, type Usage } from "./stream-completion.ts";
 import type { TranscriptSink } from "./transcript.ts";
-
 export class LlmStageError extends Error {
   readonly stage: Stage;
   readonly raw: string | null;
-  constructor(stage: Stage, message: string, raw: string | null) {
-    super(`${stage}: ${message}`);
+  constructor(stage: Stage, message: string, raw: string | null, errorOptions?: ErrorOptions) {
+    super(`${stage}: ${message}`, errorOptions);
     this.name = "LlmStageError";
     this.stage = stage;
     this.raw = raw;
@@ -24,7 +29,12 @@ export class LlmStageError extends Error {
 
 export type LlmCallResult<T> = { value: T; attempts: number };
 
-export type CallOptions = { /** Overrides the stage's temperature (SEIDR's schedule across drafts). */ temperature?: number };
+export type CallOptions = {
+  /** Overrides the stage's temperature (SEIDR's schedule across drafts). */
+  temperature?: number;
+  /** Asks for at most this many completion tokens; never more than the configured cap for the stage. */
+  maxCompletionTokens?: number;
+};
 
 export type LlmClient = {
   call<T>(stage: Stage, vars: PromptVars, schema: z.ZodType<T>, options?: CallOptions): Promise<LlmCallResult<T>>;
@@ -38,8 +48,13 @@ export type OpenAiClientOptions = {
   endpoint: LlmEndpoint;
   budget: Budget;
   transcript: TranscriptSink;
+  /** The longest the server may stay silent while answering; default: the endpoint's (AUTOGEN_LLM_TIMEOUT), else 120 s. */
   timeoutMs?: number;
+  /** Resends after a connection failure before any response, a 429 or a 5xx (default 2); never after a timeout. */
   maxRetries?: number;
+  /** The first backoff delay, doubled for each further retry (default 500 ms). */
+  retryBaseMs?: number;
+  /** The completion cap for stages the endpoint gives none; default: the endpoint's (AUTOGEN_LLM_MAX_TOKENS_PER_CALL), else 4096. */
   maxCompletionTokens?: number;
   prices?: Record<string, Price>;
   /** For tests: the fetch the SDK uses. */
@@ -49,52 +64,106 @@ export type OpenAiClientOptions = {
   /** An embedding model on the same endpoint, for hybrid memory retrieval. */
   embeddingModel?: string | undefined;
   signal?: AbortSignal;
+  /** Which response format each endpoint accepts; default: one memory for the whole process. */
+  responseFormats?: ResponseFormatMemory;
 };
 
 type Message = { role: "system" | "user" | "assistant"; content: string };
 
+export class LlmTimeoutError extends LlmStageError {
+  constructor(stage: Stage, message: string, raw: string | null) {
+    super(stage, message, raw);
+    this.name = "LlmTimeoutError";
+  }
+}
+
 export function openAiLlmClient(options: OpenAiClientOptions): LlmClient {
+  const { endpoint } = options;
+  const idleMs = options.timeoutMs ?? endpoint.idleTimeoutMs ?? DEFAULT_LLM_TIMEOUT_SECONDS * 1000;
+  const maxRetries = options.maxRetries ?? 2;
   const sdk = new OpenAI({
-    baseURL: options.endpoint.baseURL,
+    baseURL: endpoint.baseURL,
     // Local servers take no key; the SDK wants a string.
-    apiKey: options.endpoint.apiKey ?? "not-needed",
-    timeout: options.timeoutMs ?? 120_000,
-    // The only retry layer: the SDK's (429, 5xx, connection errors), with its backoff.
-    maxRetries: options.maxRetries ?? 2,
+    apiKey: endpoint.apiKey ?? "not-needed",
+    timeout: idleMs,
+    // Chat requests are retried in exchange() below, which knows when a resend is safe.
+    maxRetries: 0,
     ...(options.fetch ? { fetch: options.fetch } : {}),
   });
-  const model = options.endpoint.model;
+  const model = endpoint.model;
   const prices = { ...DEFAULT_PRICES, ...options.prices };
+  const formats = options.responseFormats ?? processResponseFormats;
+  const formatKey = endpointKey(endpoint.baseURL, model);
+  const scrub = options.scrub ?? ((text: string) => text);
 
-  async function exchange(stage: Stage, outgoing: Message[], temperature: number, jsonSchema: Record<string, unknown>, attempt: number) {
-    options.budget.ensureRoom();
-    const scrub = options.scrub;
-    const messages = scrub ? outgoing.map((m) => ({ ...m, content: scrub(m.content) })) : outgoing;
-    const started = performance.now();
-    const completion = await sdk.chat.completions.create(
-      {
-        model,
-        messages,
-        temperature,
-        max_completion_tokens: options.budget.completionAllowance(options.maxCompletionTokens ?? 4096),
-        response_format: { type: "json_schema", json_schema: { name: stage.replaceAll("-", "_"), schema: jsonSchema, strict: false } },
-      },
-      options.signal ? { signal: options.signal } : {},
-    );
-    const choice = completion.choices[0];
-    const usage = {
-      promptTokens: completion.usage?.prompt_tokens ?? 0,
-      completionTokens: completion.usage?.completion_tokens ?? 0,
-      cachedTokens: completion.usage?.prompt_tokens_details?.cached_tokens ?? 0,
-    };
+  function stageCap(stage: Stage, asked: number | undefined): number {
+    const cap = endpoint.maxTokens?.byStage[stage] ?? options.maxCompletionTokens ?? endpoint.maxTokens?.default ?? DEFAULT_MAX_TOKENS_PER_CALL;
+    return Math.min(cap, asked ?? cap);
+  }
+
+  function record(stage: Stage, attempt: number, sent: Message[], mode: OutputMode, result: Completed, started: number, error?: string) {
+    const usage = result.usage ?? estimateUsage(sent, result);
     const dollars = costOf(model, usage, prices);
     const latencyMs = Math.round(performance.now() - started);
     options.budget.record(usage, dollars, latencyMs);
-    const answer = choice?.message.content ?? null;
-    const refusal = choice?.message.refusal ?? null;
-    const finishReason = choice?.finish_reason ?? null;
-    options.transcript.write({ stage, model, attempt, messages, answer, finishReason, refusal, usage, dollars, latencyMs });
-    return { answer, refusal, finishReason };
+    options.transcript.write({ stage, model, attempt, messages: sent, answer: result.answer, finishReason: result.finishReason, refusal: result.refusal, usage, dollars, latencyMs, responseFormat: mode, ...(result.usage ? {} : { usageEstimated: true }), ...(error ? { error } : {}) });
+  }
+
+  async function exchange(stage: Stage, outgoing: Message[], temperature: number, jsonSchema: Record<string, unknown>, attempt: number, maxTokens: number): Promise<Completed> {
+    options.budget.ensureRoom();
+    const started = performance.now();
+    for (let retry = 0; ; ) {
+      const known = formats.get(formatKey);
+      const mode = known.mode;
+      const strict = mode === "json_schema" && !known.strictRejected && strictCompatible(jsonSchema);
+      const sent = withSchema(outgoing, mode, jsonSchema).map((m) => ({ ...m, content: scrub(m.content) }));
+      try {
+        const result = await streamCompletion(
+          sdk,
+          {
+            model,
+            messages: sent,
+            temperature,
+            max_completion_tokens: options.budget.completionAllowance(maxTokens),
+            ...(mode === "json_schema" ? { response_format: { type: "json_schema", json_schema: { name: stage.replaceAll("-", "_"), schema: jsonSchema, strict } } } : {}),
+            ...(mode === "json_object" ? { response_format: { type: "json_object" } } : {}),
+          },
+          { idleMs, deadlineMs: options.budget.timeLeftMs(), maxTokens, signal: options.signal },
+        );
+        record(stage, attempt, sent, mode, result, started);
+        return result;
+      } catch (error) {
+        const rejection = formatRejection(error, strict);
+        if (rejection === "strict-schema") {
+          formats.rejectStrict(formatKey);
+          continue;
+        }
+        if (rejection === "format" && mode !== "prompt" && formats.degrade(formatKey, mode)) continue;
+        if (error instanceof InFlightFailure) {
+          // The server took the request and worked on it: count it, keep what it sent, never resend.
+          const message = inFlightMessage(error, idleMs, endpoint.baseURL, options.budget.state.caps.minutes);
+          record(stage, attempt, sent, mode, error.partial, started, message);
+          if (error.kind === "deadline") throw new BudgetExceededError("minutes", message);
+          if (error.kind === "idle") throw new LlmTimeoutError(stage, message, error.partial.answer);
+          throw new LlmStageError(stage, message, error.partial.answer);
+        }
+        if (error instanceof APIUserAbortError || options.signal?.aborted) throw error;
+        const delay = retry < maxRetries ? retryDelayMs(error, retry, options.retryBaseMs ?? 500) : undefined;
+        if (delay !== undefined) {
+          retry++;
+          await sleep(delay, options.signal);
+          continue;
+        }
+        const message = failureMessage(error, endpoint.baseURL, retry);
+        // Counted as a call with no tokens (the server did no work) and written, so transcript
+        // lines still match the calls counted and a replay meets the same failure at the same call.
+        const none = { promptTokens: 0, completionTokens: 0, cachedTokens: 0 };
+        const latencyMs = Math.round(performance.now() - started);
+        options.budget.record(none, 0, latencyMs);
+        options.transcript.write({ stage, model, attempt, messages: sent, answer: null, finishReason: null, refusal: null, usage: none, dollars: 0, latencyMs, responseFormat: mode, error: message });
+        throw new LlmStageError(stage, message, null, { cause: error });
+      }
+    }
   }
 
   const embeddingModel = options.embeddingModel;
@@ -103,7 +172,8 @@ export function openAiLlmClient(options: OpenAiClientOptions): LlmClient {
     model,
     embed: embeddingModel
       ? async (text: string) => {
-          const response = await sdk.embeddings.create({ model: embeddingModel, input: (options.scrub ?? ((t: string) => t))(text).slice(0, 8000) }, options.signal ? { signal: options.signal } : {});
+          // Embeddings are quick and idempotent: the SDK's own retries are safe here.
+          const response = await sdk.embeddings.create({ model: embeddingModel, input: scrub(text).slice(0, 8000) }, { maxRetries, ...(options.signal ? { signal: options.signal } : {}) });
           const vector = response.data[0]?.embedding;
           if (!vector) throw new Error("the embeddings endpoint returned no vector");
           return vector;
@@ -112,15 +182,16 @@ export function openAiLlmClient(options: OpenAiClientOptions): LlmClient {
     async call<T>(stage: Stage, vars: PromptVars, schema: z.ZodType<T>, callOptions: CallOptions = {}): Promise<LlmCallResult<T>> {
       const prompt = renderPrompt(stage, vars);
       const temperature = callOptions.temperature ?? prompt.temperature;
-      const jsonSchema = z.toJSONSchema(schema, { io: "output" }) as Record<string, unknown>;
+      const { $schema: _dialect, ...jsonSchema } = z.toJSONSchema(schema, { io: "output" }) as Record<string, unknown>;
+      const maxTokens = stageCap(stage, callOptions.maxCompletionTokens);
       const messages: Message[] = [
         { role: "system", content: prompt.system },
         { role: "user", content: prompt.user },
       ];
       for (let attempt = 1; attempt <= 2; attempt++) {
-        const { answer, refusal, finishReason } = await exchange(stage, messages, temperature, jsonSchema, attempt);
+        const { answer, refusal, finishReason } = await exchange(stage, messages, temperature, jsonSchema, attempt, maxTokens);
         if (refusal) throw new LlmStageError(stage, `the model refused: ${refusal}`, answer);
-        if (finishReason === "length") throw new LlmStageError(stage, "the answer was cut off at the completion token limit", answer);
+        if (finishReason === "length") throw new LlmStageError(stage, `the answer was cut off at the completion token limit (${maxTokens}; AUTOGEN_LLM_MAX_TOKENS_PER_CALL raises it)`, answer);
         const problem = validate(answer, schema);
         if (problem.ok) return { value: problem.value, attempts: attempt };
         if (attempt === 2) throw new LlmStageError(stage, `the answer does not match the schema after one repair: ${problem.error}`, answer);
@@ -132,15 +203,44 @@ export function openAiLlmClient(options: OpenAiClientOptions): LlmClient {
   };
 }
 
+/** Without the server's schema support, the model learns the schema from the prompt. */
+function withSchema(messages: Message[], mode: OutputMode, jsonSchema: Record<string, unknown>): Message[] {
+  if (mode === "json_schema") return messages;
+  const [first, ...rest] = messages;
+  const instruction = schemaInstruction(jsonSchema);
+  return first?.role === "system" ? [{ ...first, content: `${first.content}\n\n${instruction}` }, ...rest] : [{ role: "system", content: instruction }, ...messages];
+}
+
+/** About four characters a token: what the budget counts when the server reports no usage. */
+function estimateUsage(sent: Message[], result: Completed): Usage {
+  const promptChars = sent.reduce((n, m) => n + m.content.length, 0);
+  const answerChars = (result.answer?.length ?? 0) + (result.refusal?.length ?? 0);
+  return { promptTokens: Math.ceil(promptChars / 4), completionTokens: Math.max(result.chunks, Math.ceil(answerChars / 4)), cachedTokens: 0 };
+}
+
+function seconds(ms: number): string {
+  return `${Number((ms / 1000).toFixed(3))} s`;
+}
+
+function inFlightMessage(error: InFlightFailure, idleMs: number, baseURL: string, minutes: number): string {
+  const got = error.partial.chunks > 0 ? `after ${error.partial.chunks} chunks of the answer` : "before any of the answer";
+  if (error.kind === "idle")
+    return `the model server at ${baseURL} went silent for ${seconds(idleMs)} ${got} (AUTOGEN_LLM_TIMEOUT); the request was not sent again, since the server may still be working on it. Raise AUTOGEN_LLM_TIMEOUT (at most ${MAX_LLM_TIMEOUT_SECONDS} seconds) for a slow model, or check the server`;
+  if (error.kind === "deadline") return `the job's ${minutes} minutes ran out while the model was answering (${got})`;
+  return `the connection to the model server at ${baseURL} broke ${got}: ${error.message}; not sent again, since the server may have done the work`;
+}
+
+function failureMessage(error: unknown, baseURL: string, retries: number): string {
+  const after = retries > 0 ? ` (after ${retries} ${retries === 1 ? "retry" : "retries"})` : "";
+  if (error instanceof APIError && error.status !== undefined) return `the model server at ${baseURL} answered ${error.message}${after}`;
+  return `could not reach the model server at ${baseURL}: ${error instanceof Error ? error.message : String(error)}${after}`;
+}
+
 function validate<T>(answer: string | null, schema: z.ZodType<T>): { ok: true; value: T } | { ok: false; error: string } {
   if (!answer) return { ok: false, error: "the answer was empty" };
-  let data: unknown;
-  try {
-    data = JSON.parse(answer.trim().replace(/^```(?:json)?\s*|\s*```$/g, ""));
-  } catch (error) {
-    return { ok: false, error: `not JSON (${(error as Error).message})` };
-  }
-  const parsed = schema.safeParse(data);
+  const extracted = extractJson(answer);
+  if (!extracted.ok) return extracted;
+  const parsed = schema.safeParse(extracted.value);
   if (parsed.success) return { ok: true, value: parsed.data };
   return { ok: false, error: parsed.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; ") };
 }

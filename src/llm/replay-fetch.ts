@@ -1,5 +1,6 @@
 // Replays a transcript through the real SDK: a fetch that answers each Chat Completions
-// request with the next recorded answer, after checking it is for the same stage. A run
+// request with the next recorded answer, after checking it is for the same stage (as one
+// JSON completion even when the request asks for a stream, which the client accepts). A run
 // that departs from the transcript gets an HTTP 422 naming where (the SDK does not retry
 // 422 and puts the message in the error it throws).
 import type { TranscriptEntry } from "./transcript.ts";
@@ -12,6 +13,8 @@ export function replayFetch(entries: readonly TranscriptEntry[]): typeof fetch {
     const entry = entries[next++];
     const mismatch = !entry ? `the transcript has no answer left for call ${next} (stage ${stage ?? "?"})` : entry.stage !== stage ? `call ${next}: the run asks for stage ${stage ?? "?"} but the transcript recorded ${entry.stage}` : undefined;
     if (mismatch || !entry) return new Response(JSON.stringify({ error: { message: `replay mismatch: ${mismatch}`, type: "replay_mismatch" } }), { status: 422, headers: { "content-type": "application/json" } });
+    // A call that failed in the recorded run (timeout, broken stream, error answer) fails again here.
+    if (entry.error) return new Response(JSON.stringify({ error: { message: `replayed failure: ${entry.error}`, type: "replay_failure" } }), { status: 422, headers: { "content-type": "application/json" } });
     const completion = {
       id: `replay-${next}`,
       object: "chat.completion",

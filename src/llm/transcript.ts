@@ -17,6 +17,10 @@ export const transcriptEntrySchema = z.object({
   dollars: z.number(),
   latencyMs: z.number(),
   error: z.string().optional(),
+  /** How the schema was sent (see response-format.ts); absent in transcripts from before it degraded. */
+  responseFormat: z.enum(["json_schema", "json_object", "prompt"]).optional(),
+  /** True when the server reported no usage and the token counts are estimates from the text. */
+  usageEstimated: z.boolean().optional(),
 });
 export type TranscriptEntry = z.infer<typeof transcriptEntrySchema>;
 

@@ -126,4 +126,12 @@ describe("openAiLlmClient", () => {
     const wrongStage = openAiLlmClient({ endpoint: { baseURL: LLM_BASE, apiKey: undefined, model: "m" }, budget: new Budget({ llmCalls: 10, tokens: 1e5, dollars: 5, minutes: 30 }), transcript: transcript(), fetch: replayFetch(recorded.sink.entries), maxRetries: 0 });
     await expect(wrongStage.call("explain", { untrusted: { code: "x" } }, z.object({ explanation: z.string() }))).rejects.toThrow("replay mismatch: call 1: the run asks for stage explain but the transcript recorded plan");
   });
+
+  it("replays a call that failed in the recorded run as the same failure, not as the next answer", async () => {
+    const failed = { stage: "plan", model: "m", attempt: 1, messages: [], answer: null, finishReason: null, refusal: null, usage: { promptTokens: 900, completionTokens: 0, cachedTokens: 0 }, dollars: 0, latencyMs: 120_000, usageEstimated: true, error: "the model server at http://localhost:11434/v1 went silent for 120 s before any of the answer (AUTOGEN_LLM_TIMEOUT)" };
+    const replayed = openAiLlmClient({ endpoint: { baseURL: LLM_BASE, apiKey: undefined, model: "m" }, budget: new Budget({ llmCalls: 10, tokens: 1e5, dollars: 5, minutes: 30 }), transcript: transcript(), fetch: replayFetch([failed]), maxRetries: 0 });
+    const error = await replayed.call("plan", vars, planSchema).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(LlmStageError);
+    expect((error as Error).message).toContain("replayed failure: the model server at http://localhost:11434/v1 went silent for 120 s");
+  });
 });
