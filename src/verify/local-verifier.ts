@@ -1,7 +1,7 @@
 // The `Verifier` port's local backend: runs a selection of a workspace's tests in the
 // sandbox and returns a TestReport, from the runner's JUnit file when it wrote one and
 // from its console output otherwise.
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdtemp, readFile, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { existsSync, statSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
@@ -9,6 +9,8 @@ import { JunitParseError, parseJunit } from "./parsers/parse-junit.ts";
 import type { TestRunner, TestSelection } from "./runners/test-runner.ts";
 import { runSandboxed, type SandboxOptions } from "./sandbox/run-sandboxed.ts";
 import type { TestCaseResult, TestReport } from "./test-report.ts";
+
+const MAX_REPORT_BYTES = 64 * 1024 * 1024;
 
 export type VerifierRunOptions = Omit<SandboxOptions, "cwd" | "readOnlyPaths" | "writablePaths"> & {
   /** Read-only to the tests besides the workspace's own `.git`: for a worktree, the repository's git dir (hooks, config). */
@@ -54,6 +56,8 @@ function ownDirectories(extraEnv: Record<string, string> | undefined): string[] 
 async function readJunit(path: string, root: string): Promise<TestCaseResult[] | undefined> {
   let text: string;
   try {
+    // Written by the tests' side: a report larger than any honest one is not read into memory.
+    if ((await stat(path)).size > MAX_REPORT_BYTES) return undefined;
     text = await readFile(path, "utf8");
   } catch {
     return undefined;

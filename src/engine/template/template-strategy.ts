@@ -17,6 +17,7 @@ import { jsSpectra } from "./js-spectra.ts";
 import { pythonMutations } from "./python-mutations.ts";
 import { CoverageError, pythonSpectra } from "./python-spectra.ts";
 import { grammarForFile } from "./tree-sitter.ts";
+import { registerLinkedDirectory } from "../../verify/sandbox/sandbox-layout.ts";
 
 const MAX_LINES = 40;
 const JS_RUNNERS = new Set(["node-test", "vitest", "jest", "mocha"]);
@@ -207,7 +208,11 @@ async function scratchCopies(workspace: string, count: number): Promise<string[]
     // checkout of the same commit (the Actions verifier commits from it); a `.git` directory is not copied.
     const gitFile = (await lstat(join(workspace, ".git")).catch(() => undefined))?.isFile() ?? false;
     await cp(workspace, dir, { recursive: true, filter: (src) => !(gitFile ? /(^|\/)node_modules(\/|$)/ : /(^|\/)(\.git|node_modules)(\/|$)/).test(src.slice(workspace.length)) });
-    if (existsSync(join(workspace, "node_modules"))) await symlink(join(workspace, "node_modules"), join(dir, "node_modules"));
+    if (existsSync(join(workspace, "node_modules"))) {
+      await symlink(join(workspace, "node_modules"), join(dir, "node_modules"));
+      // The sandbox shows the original read-only to runs in the copy (it hides the rest of the host's tmp).
+      registerLinkedDirectory(join(workspace, "node_modules"));
+    }
     copies.push(dir);
   }
   return copies;

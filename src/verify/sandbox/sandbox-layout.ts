@@ -48,6 +48,17 @@ const TOOLCHAIN_HOMES = new Set([".pyenv", ".nvm", ".cargo", ".rustup", ".volta"
 
 const BOT_ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 
+/**
+ * Directories the bot itself linked into a scratch copy of a workspace (the original's
+ * node_modules): shown read-only where the copy's link points. A link committed by the
+ * repository is never followed this way: only targets registered here are shown.
+ */
+const linkedByUs = new Set<string>();
+
+export function registerLinkedDirectory(target: string): void {
+  linkedByUs.add(safeReal(target));
+}
+
 export function sandboxLayout(request: LayoutRequest): SandboxLayout {
   const env = request.env ?? process.env;
   const tmpBytes = request.tmpBytes ?? DEFAULT_TMP_BYTES;
@@ -89,6 +100,8 @@ export function sandboxLayout(request: LayoutRequest): SandboxLayout {
   show(join(BOT_ROOT, "resources"));
   show(dirname(process.execPath));
   for (const path of request.readOnly ?? []) if (existsSync(path)) visible.add(safeReal(path));
+  const modules = join(request.workspace, "node_modules");
+  if (existsSync(modules) && linkedByUs.has(safeReal(modules))) visible.add(safeReal(modules));
 
   const writable = [request.workspace, ...(request.writable ?? [])].filter((p) => existsSync(p)).map(safeReal);
   // Anything writable wins over a hide that would cover it; a hidden secret inside a writable tree stays hidden.
