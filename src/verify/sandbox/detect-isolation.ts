@@ -24,12 +24,14 @@ function works(argv: string[]): Promise<boolean> {
 
 async function probe(kind: "bwrap" | "unshare"): Promise<boolean> {
   const dir = await mkdtemp(join(tmpdir(), "autogen-probe-"));
+  const stage = await mkdtemp(join(tmpdir(), "autogen-root-"));
   try {
     const layout = sandboxLayout({ workspace: dir, env: {} });
     const command = ["/bin/sh", "-c", "echo ok"];
-    return await works(kind === "bwrap" ? bwrapArgv(layout, { cwd: dir, network: false }, command) : unshareArgv(layout, { cwd: dir, network: false, stage: dir }, command));
+    return await works(kind === "bwrap" ? bwrapArgv(layout, { cwd: dir, network: false }, command) : unshareArgv(layout, { cwd: dir, network: false, stage }, command));
   } finally {
     await rm(dir, { recursive: true, force: true });
+    await rm(stage, { recursive: true, force: true }).catch(() => undefined);
   }
 }
 
