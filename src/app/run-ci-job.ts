@@ -6,6 +6,7 @@
 // head moves while the job runs, it stops and a new job starts on the new head.
 import type { RepoConfig } from "../config/repo-config-schema.ts";
 import { collectCheckSuiteEvidence, collectRunEvidence, type RunEvidence } from "../ci/run-evidence.ts";
+import { checkDiffLanded } from "../engine/check-diff-landed.ts";
 import { checkDiffPolicy } from "../engine/check-diff-policy.ts";
 import { isTestFile } from "../engine/is-test-file.ts";
 import { formatMemory } from "../engine/memory/memory-pool.ts";
@@ -181,7 +182,10 @@ export async function runCiJob(job: Job, deps: JobDeps, signal: AbortSignal): Pr
           else status.set("Attempts", "running", `attempt ${event.index}: ${event.passed} passed, ${event.failed} failed`);
         },
       });
-      if (outcome.status === "fixed") checkDiffPolicy(outcome, config);
+      if (outcome.status === "fixed") {
+        await checkDiffLanded(head.path, outcome);
+        checkDiffPolicy(outcome, config);
+      }
       deps.store.checkpoint(job.id, { outcome });
     } else if (outcome.status === "fixed" && !job.checkpoint.pushed) {
       await applyStoredDiff(head.path, outcome.diff);

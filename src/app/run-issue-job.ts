@@ -3,6 +3,7 @@
 // fix to autogen/issue-<n> with the installation token, open or update the PR, and keep
 // the status comment current. Checkpoints let a restarted job resume where it stopped.
 import type { RepoConfig } from "../config/repo-config-schema.ts";
+import { checkDiffLanded } from "../engine/check-diff-landed.ts";
 import { checkDiffPolicy } from "../engine/check-diff-policy.ts";
 import { isTestFile } from "../engine/is-test-file.ts";
 import { lpwStrategy } from "../engine/lpw/lpw-strategy.ts";
@@ -169,6 +170,7 @@ async function runEngine(job: Job, config: RepoConfig, worktree: Worktree, mirro
   if (outcome.plan.steps) status.set("Plan", outcome.plan.verified ? "done" : "failed", `${outcome.plan.verified ? "verified" : "not verified"} on ${outcome.plan.verification?.length ?? 0} test(s)`);
   status.set("Attempts", outcome.status === "fixed" ? "done" : "failed", `${outcome.attempts.length} attempt(s)`);
   if (outcome.status === "fixed") {
+    await checkDiffLanded(worktree.path, outcome);
     checkDiffPolicy(outcome, config);
     const after = outcome.evidence.regressionAfter;
     status.set("Regression gate", outcome.status === "fixed" ? "done" : "failed", after ? `${after.passed} passed, ${after.failed} failed` : undefined);

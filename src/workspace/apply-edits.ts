@@ -2,11 +2,10 @@
 // first, then tolerant of whitespace), new files, deletions and renames. A search that
 // matches nowhere or more than once fails with a message that shows where the closest
 // text is, so the model can try again. All or nothing: on any error no file is changed.
-import { existsSync, readFileSync } from "node:fs";
-import { mkdir, rm, writeFile } from "node:fs/promises";
-import { dirname } from "node:path";
+import { lstatSync, readFileSync } from "node:fs";
+import { rm } from "node:fs/promises";
 import { z } from "zod";
-import { safeRepoPath } from "./safe-path.ts";
+import { editableRepoFile, safeRepoPath, writeRepoFile } from "./safe-path.ts";
 import { diffStat, fileDiff } from "./unified-diff.ts";
 
 export const editSchema = z.discriminatedUnion("kind", [
@@ -32,8 +31,8 @@ export async function applyEdits(root: string, edits: Edit[]): Promise<AppliedEd
   const originals = new Map<string, string | null>();
   const read = (path: string): string | null => {
     if (contents.has(path)) return contents.get(path) ?? null;
-    const full = safeRepoPath(root, path);
-    const text = existsSync(full) ? readFileSync(full, "utf8") : null;
+    // Whatever exists at the path must be a file safe to edit; a link or a special file is refused, not read through.
+    const text = lstatSync(safeRepoPath(root, path), { throwIfNoEntry: false }) ? readFileSync(editableRepoFile(root, path), "utf8") : null;
     originals.set(path, text);
     contents.set(path, text);
     return text;
@@ -60,12 +59,8 @@ export async function applyEdits(root: string, edits: Edit[]): Promise<AppliedEd
   }
   const changed = [...contents].filter(([path, text]) => originals.get(path) !== text);
   for (const [path, text] of changed) {
-    const full = safeRepoPath(root, path);
-    if (text === null) await rm(full, { force: true });
-    else {
-      await mkdir(dirname(full), { recursive: true });
-      await writeFile(full, text);
-    }
+    if (text === null) await rm(safeRepoPath(root, path), { force: true });
+    else await writeRepoFile(root, path, text);
   }
   const diff = changed.map(([path, text]) => fileDiff(path, originals.get(path) ?? null, text)).join("");
   return { diff, files: changed.map(([path]) => path).sort(), stat: diffStat(diff) };

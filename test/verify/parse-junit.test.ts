@@ -42,6 +42,11 @@ describe("parseJunit on pytest's real report", () => {
     ]);
   });
 
+  it("keeps no file a report names with `..` (the tests write the report), mapped from the root or not", () => {
+    const xml = `<testsuites><testsuite name="s"><testcase name="a" file="/ws/repo/../../outside/victim.py"/><testcase name="b" file="../../outside/victim.py"/><testcase name="c" file="/ws/repo/test/ok.test.js"/></testsuite></testsuites>`;
+    expect(parseJunit(xml, { root: "/ws/repo" }).map((t) => t.file)).toEqual([undefined, undefined, "test/ok.test.js"]);
+  });
+
   it("rejects malformed XML with the line", () => {
     expect(() => parseJunit("<testsuites><testsuite><testcase name='x'></testsuite>")).toThrow(JunitParseError);
     expect(() => parseJunit("<testsuites><testsuite><testcase name='x'></testsuite>")).toThrow(/^malformed JUnit XML at line 1/);

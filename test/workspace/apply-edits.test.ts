@@ -1,6 +1,6 @@
 import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, readFile, symlink, writeFile } from "node:fs/promises";
+import { link, mkdir, mkdtemp, readFile, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -92,6 +92,19 @@ describe("applyEdits", () => {
     await expect(tryPath("sub/.GIT/config")).rejects.toThrow("the .git directory is off limits");
     await expect(tryPath("link/planted.py")).rejects.toThrow("it goes through a symbolic link");
     expect(existsSync(join(outside, "planted.py"))).toBe(false);
+  });
+
+  it("refuses to edit a file that is a link (symbolic or hard) to a file outside, and leaves that file as it was", async () => {
+    const dir = await workspace();
+    const outside = await mkdtemp(join(tmpdir(), "autogen-outside-"));
+    await writeFile(join(outside, "victim.py"), SOURCE);
+    await symlink(join(outside, "victim.py"), join(dir, "soft.py"));
+    await link(join(outside, "victim.py"), join(dir, "hard.py"));
+    const edit = (path: string) => applyEdits(dir, [{ kind: "replace", path, search: "return w * h", replace: "return 0" }]);
+    await expect(edit("soft.py")).rejects.toThrow(UnsafePathError);
+    await expect(edit("hard.py")).rejects.toThrow("it has other hard links");
+    await expect(applyEdits(dir, [{ kind: "delete", path: "soft.py" }])).rejects.toThrow(UnsafePathError);
+    expect(await readFile(join(outside, "victim.py"), "utf8")).toBe(SOURCE);
   });
 });
 

@@ -2,9 +2,8 @@
 // first, then BM25 retrieval over files and symbols with the problem text, then (when
 // more candidates remain than fit) the model narrowing them; all within a budget, with a
 // bounded repository map beside it.
-import { readFile } from "node:fs/promises";
-import { join } from "node:path";
 import type { LlmClient } from "../../llm/llm-client.ts";
+import { readRepoFile, UnsafePathError } from "../../workspace/safe-path.ts";
 import { localizeSchema } from "../lpw/schemas.ts";
 import { isSourceFile, repoFiles } from "./repo-files.ts";
 import { RetrievalIndex } from "./retrieval-index.ts";
@@ -35,7 +34,8 @@ export async function buildContext(workspace: string, options: ContextOptions): 
   const index = new RetrievalIndex();
   const mapLines: string[] = [];
   for (const path of sources) {
-    const text = await readFile(join(workspace, path), "utf8");
+    const text = await contextText(workspace, path);
+    if (text === undefined) continue;
     texts.set(path, text);
     index.add(path, null, text.slice(0, 20_000));
     const symbols = await symbolsOf(path, text);
@@ -87,6 +87,16 @@ export async function buildContext(workspace: string, options: ContextOptions): 
     used += part.length;
   }
   return { files, code: parts.join("\n\n"), repoMap, ranking };
+}
+
+/** A file's text for the model, or undefined when it is not a regular worktree file (a link put there since the listing). */
+async function contextText(workspace: string, path: string): Promise<string | undefined> {
+  try {
+    return await readRepoFile(workspace, path);
+  } catch (error) {
+    if (error instanceof UnsafePathError) return undefined;
+    throw error;
+  }
 }
 
 function bounded(lines: string[], maxChars: number): string {

@@ -1,8 +1,9 @@
 // Knowledge search (CoCoST's search, over what is on disk): the repository's own docs and
 // its installed dependencies' type definitions and sources, chunked and ranked by BM25.
 // An external provider can sit behind the same interface; none is configured by default.
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { lstatSync, readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
+import { safeRepoPath, UnsafePathError } from "../../workspace/safe-path.ts";
 import { RetrievalIndex } from "../context/retrieval-index.ts";
 
 export type Snippet = { source: string; text: string };
@@ -29,21 +30,31 @@ export function onDiskKnowledge(workspace: string): KnowledgeProvider {
         index?.add(key, null, chunk);
       }
     };
+    // Entries and starting points that are symbolic links are skipped: what is shown to the model stays inside the worktree.
     const walk = (dir: string, accept: (name: string) => boolean, depth: number) => {
-      if (depth < 0 || !existsSync(dir)) return;
+      if (depth < 0 || !plain(dir)?.isDirectory()) return;
       for (const entry of readdirSync(dir, { withFileTypes: true })) {
         if (entry.isSymbolicLink()) continue;
         const full = join(dir, entry.name);
         if (entry.isDirectory()) walk(full, accept, depth - 1);
-        else if (entry.isFile() && accept(entry.name) && statSync(full).size < 512 * 1024) add(full);
+        else if (entry.isFile() && accept(entry.name) && (plain(full)?.size ?? Infinity) < 512 * 1024) add(full);
       }
     };
-    for (const name of readdirSync(workspace)) if (/^readme/i.test(name)) add(join(workspace, name));
+    for (const name of readdirSync(workspace)) if (/^readme/i.test(name) && plain(join(workspace, name))?.isFile()) add(join(workspace, name));
     walk(join(workspace, "docs"), (n) => /\.(md|rst|txt)$/.test(n), 4);
     walk(join(workspace, "node_modules"), (n) => n.endsWith(".d.ts"), 3);
     for (const venv of [".venv", "venv"]) {
       const lib = join(workspace, venv, "lib");
-      if (existsSync(lib)) for (const py of readdirSync(lib)) walk(join(lib, py, "site-packages"), (n) => n.endsWith(".py") || n.endsWith(".pyi"), 2);
+      if (plain(lib)?.isDirectory()) for (const py of readdirSync(lib)) walk(join(lib, py, "site-packages"), (n) => n.endsWith(".py") || n.endsWith(".pyi"), 2);
+    }
+  };
+  /** The entry at a full path under the workspace when no part of it below the workspace is a symbolic link. */
+  const plain = (full: string) => {
+    try {
+      return lstatSync(safeRepoPath(workspace, relative(workspace, full)), { throwIfNoEntry: false });
+    } catch (error) {
+      if (error instanceof UnsafePathError) return undefined;
+      throw error;
     }
   };
   return {

@@ -3,14 +3,12 @@
 // build the code context), execute a candidate program on the original code and record
 // the attempt, accept a candidate through the regression gate, and finish with the costs
 // taken from the budget. The code is restored unless a fix was accepted.
-import { readFile } from "node:fs/promises";
-import { join } from "node:path";
 import { BudgetExceededError } from "../../llm/budget.ts";
 import { LlmStageError, type LlmClient } from "../../llm/llm-client.ts";
 import { digestReport } from "../../verify/digest/digest-report.ts";
 import { allPassed, failingTests, type TestCaseResult, type TestReport } from "../../verify/test-report.ts";
 import { EditError, type Edit } from "../../workspace/apply-edits.ts";
-import { UnsafePathError } from "../../workspace/safe-path.ts";
+import { readRepoFile, UnsafePathError } from "../../workspace/safe-path.ts";
 import { buildContext, type CodeContext } from "../context/build-context.ts";
 import { WorkspaceChanges } from "../lpw/workspace-changes.ts";
 import { emptyOutcome, evidenceOf, type Outcome, type Task } from "../task.ts";
@@ -79,7 +77,7 @@ export class SearchRun {
   /** The located files and those the current candidate changed, as the model sees them. */
   async code(): Promise<string> {
     const parts: string[] = [];
-    for (const file of [...new Set([...this.contextFiles, ...this.changes.diff().files])]) parts.push(`--- ${file}\n${await readFile(join(this.task.workspace, file), "utf8").catch(() => "")}`);
+    for (const file of [...new Set([...this.contextFiles, ...this.changes.diff().files])]) parts.push(`--- ${file}\n${await readRepoFile(this.task.workspace, file).catch(() => "")}`);
     return parts.join("\n\n") || "(no code located)";
   }
 

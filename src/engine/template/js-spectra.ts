@@ -1,13 +1,16 @@
 // Per-test line coverage for JavaScript/TypeScript from Node's built-in V8 coverage:
 // each test runs alone (through the verifier, in the sandbox) with NODE_V8_COVERAGE set,
-// and V8's block ranges are turned into the repository lines that test executed.
-import { readdir, readFile, realpath, mkdtemp, rm } from "node:fs/promises";
+// and V8's block ranges are turned into the repository lines that test executed. A test
+// can write its own coverage file there: script URLs go through the safe-path check.
+import { readdir, readFile, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
 import type { Verifier } from "../../verify/local-verifier.ts";
+import { readRepoFile } from "../../workspace/safe-path.ts";
 import type { TestSpectrum } from "./ochiai.ts";
+import { reportedFileFilter, type Spectra } from "./reported-files.ts";
 
 const coverageSchema = z.object({
   result: z.array(
@@ -20,8 +23,8 @@ const coverageSchema = z.object({
 
 type Range = { startOffset: number; endOffset: number; count: number };
 
-export async function jsSpectra(workspace: string, verifier: Verifier, testIds: string[]): Promise<TestSpectrum[]> {
-  const root = `${await realpath(workspace)}/`;
+export async function jsSpectra(workspace: string, verifier: Verifier, testIds: string[]): Promise<Spectra> {
+  const safe = reportedFileFilter(workspace);
   const spectra: TestSpectrum[] = [];
   const sources = new Map<string, string>();
   for (const id of testIds) {
@@ -37,11 +40,17 @@ export async function jsSpectra(workspace: string, verifier: Verifier, testIds: 
         if (!parsed.success) continue;
         for (const script of parsed.data.result) {
           if (!script.url.startsWith("file://")) continue;
-          const path = fileURLToPath(script.url);
-          if (!path.startsWith(root) || path.includes("/node_modules/")) continue;
-          const relative = path.slice(root.length);
-          const source = sources.get(path) ?? (await readFile(path, "utf8"));
-          sources.set(path, source);
+          let path: string;
+          try {
+            path = fileURLToPath(script.url);
+          } catch {
+            continue;
+          }
+          if (path.includes("/node_modules/")) continue;
+          const relative = safe.accept(path, { absolute: true });
+          if (relative === undefined) continue;
+          const source = sources.get(relative) ?? (await readRepoFile(workspace, relative));
+          sources.set(relative, source);
           const covered = coveredLines(source, script.functions.flatMap((f) => f.ranges));
           const set = lines.get(relative) ?? new Set<number>();
           for (const line of covered) set.add(line);
@@ -53,7 +62,7 @@ export async function jsSpectra(workspace: string, verifier: Verifier, testIds: 
       await rm(dir, { recursive: true, force: true });
     }
   }
-  return spectra;
+  return { spectra, dropped: safe.dropped() };
 }
 
 /** A line is executed when the innermost V8 range holding its first character ran. */

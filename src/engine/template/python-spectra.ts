@@ -1,5 +1,7 @@
 // Per-test line coverage for Python: runs the visible tests under pytest with our
 // tracing plugin (inside the sandbox) and reads back which lines each test executed.
+// The trace is written where the tests run, so a test can forge it: every file it names
+// must be an editable file of the worktree, or the entry is dropped (and counted).
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -8,7 +10,7 @@ import { PYTEST_PLUGIN, withPytestPlugin } from "../../verify/runners/pytest-plu
 import { pythonExecutable } from "../../verify/runners/python-executable.ts";
 import { safeIds } from "../../verify/runners/test-runner.ts";
 import { runSandboxed, type SandboxOptions } from "../../verify/sandbox/run-sandboxed.ts";
-import type { TestSpectrum } from "./ochiai.ts";
+import { reportedFileFilter, type Spectra } from "./reported-files.ts";
 
 const traceSchema = z.record(z.string(), z.object({ outcome: z.string().optional(), lines: z.record(z.string(), z.array(z.int())).optional() }));
 
@@ -19,7 +21,7 @@ export class CoverageError extends Error {
   }
 }
 
-export async function pythonSpectra(workspace: string, testIds: string[], options: Omit<SandboxOptions, "cwd">): Promise<TestSpectrum[]> {
+export async function pythonSpectra(workspace: string, testIds: string[], options: Omit<SandboxOptions, "cwd">): Promise<Spectra> {
   const dir = await mkdtemp(join(tmpdir(), "autogen-trace-"));
   try {
     const out = join(dir, "trace.json");
@@ -32,11 +34,13 @@ export async function pythonSpectra(workspace: string, testIds: string[], option
       throw new CoverageError(`the coverage run wrote no trace (exit ${String(run.exitCode)}${run.timedOut ? ", timed out" : ""}): ${run.spawnError ?? run.output.slice(-500)}`);
     }
     const trace = traceSchema.parse(JSON.parse(text));
-    return Object.entries(trace).map(([id, entry]) => ({
+    const safe = reportedFileFilter(workspace);
+    const spectra = Object.entries(trace).map(([id, entry]) => ({
       id,
       failed: entry.outcome !== "passed",
-      lines: new Map(Object.entries(entry.lines ?? {}).map(([file, lines]) => [file, new Set(lines)])),
+      lines: new Map(Object.entries(entry.lines ?? {}).flatMap(([file, lines]) => (safe.accept(file) ? [[file, new Set(lines)] as const] : []))),
     }));
+    return { spectra, dropped: safe.dropped() };
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

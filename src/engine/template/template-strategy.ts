@@ -2,13 +2,15 @@
 // per-test line coverage), then repair templates at the most suspicious lines, tried in
 // order of suspiciousness × template prior, each validated on the failing tests first,
 // then on all visible tests, then the regression gate. Stops at the first plausible fix.
-import { cp, lstat, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
+import { cp, lstat, mkdtemp, rm, symlink } from "node:fs/promises";
 import { existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { editableRepoFile, readRepoFile, UnsafePathError, writeRepoFile } from "../../workspace/safe-path.ts";
 import { unifiedDiff } from "../../workspace/unified-diff.ts";
 import { allPassed, failingTests, type TestReport } from "../../verify/test-report.ts";
 import type { TestSelection } from "../../verify/runners/test-runner.ts";
+import { checkDiffLanded } from "../check-diff-landed.ts";
 import { emptyOutcome, evidenceOf, type Attempt, type Outcome, type Strategy, type Task, type TestEvidence } from "../task.ts";
 import { applyMutation, type Mutation } from "./mutation.ts";
 import { ochiai, type SuspiciousLine } from "./ochiai.ts";
@@ -16,6 +18,7 @@ import { jsMutations } from "./js-mutations.ts";
 import { jsSpectra } from "./js-spectra.ts";
 import { pythonMutations } from "./python-mutations.ts";
 import { CoverageError, pythonSpectra } from "./python-spectra.ts";
+import type { Spectra } from "./reported-files.ts";
 import { grammarForFile } from "./tree-sitter.ts";
 import { registerLinkedDirectory } from "../../verify/sandbox/sandbox-layout.ts";
 
@@ -47,10 +50,12 @@ export const templateStrategy: Strategy = {
 
     task.onProgress?.({ kind: "stage", stage: "localise", detail: `${failing.length} failing of ${before.tests.length} visible tests` });
     let ranking: SuspiciousLine[];
+    // Files the coverage run named that are not editable worktree files (forged, outside, symbolic links).
+    let dropped: string[];
     try {
       // Passing tests are what tell lines apart: trace the regression suite when there is one.
       const known = [...new Set([...before.tests, ...(regressionBaseline?.tests ?? [])].filter((t) => t.status !== "skip").map((t) => t.id))];
-      let spectra;
+      let spectra: Spectra;
       if (language === "python") {
         spectra = await pythonSpectra(task.workspace, task.regression?.kind === "all" ? [] : known, { ...task.sandbox });
         state.outcome.cost.testRuns += 1;
@@ -59,13 +64,16 @@ export const templateStrategy: Strategy = {
         spectra = await jsSpectra(task.workspace, task.probe ?? task.verifier, known);
         state.outcome.cost.testRuns += known.length;
       }
-      ranking = ochiai(spectra, (file) => !task.isTestFile(file));
+      ranking = ochiai(spectra.spectra, (file) => !task.isTestFile(file));
+      dropped = spectra.dropped;
     } catch (error) {
       if (error instanceof CoverageError) return state.finish("error", error.message);
       throw error;
     }
+    const droppedNote = dropped.length > 0 ? `; ${droppedText(dropped)}` : "";
+    if (dropped.length > 0) task.onProgress?.({ kind: "stage", stage: "localise", detail: droppedText(dropped) });
     state.outcome.plan.localisation = ranking.slice(0, 10);
-    if (ranking.length === 0) return state.finish("exhausted", "no line outside the tests is executed by a failing test; nothing to localise");
+    if (ranking.length === 0) return state.finish("exhausted", `no line outside the tests is executed by a failing test; nothing to localise${droppedNote}`);
 
     const candidates = await rankCandidates(task.workspace, ranking.slice(0, MAX_LINES));
     state.outcome.cost.candidatesGenerated = candidates.length;
@@ -86,14 +94,15 @@ export const templateStrategy: Strategy = {
         const results = await Promise.all(
           batch.map(async ({ mutation, score }, j) => {
             const slot = slots[j] as string;
-            const original = originals.get(mutation.file) ?? (await readFile(join(task.workspace, mutation.file), "utf8"));
+            const original = originals.get(mutation.file) ?? (await readRepoFile(task.workspace, mutation.file));
             originals.set(mutation.file, original);
             const mutated = applyMutation(original, mutation);
-            await writeFile(join(slot, mutation.file), mutated);
+            // A slot is a copy of the worktree the tests have run in: checked like the worktree itself.
+            await writeRepoFile(slot, mutation.file, mutated);
             try {
               return { mutation, score, original, mutated, attempt: await state.validate(start + j, mutation, score, failingIds, regressionBaseline, slot) };
             } finally {
-              await writeFile(join(slot, mutation.file), original);
+              await writeRepoFile(slot, mutation.file, original);
             }
           }),
         );
@@ -103,20 +112,26 @@ export const templateStrategy: Strategy = {
             state.outcome.closestAttempt = { diff: unifiedDiff(mutation.file, original, mutated), files: [mutation.file], passed: attempt.passed, failed: attempt.failed };
           }
           if (attempt.result !== "plausible") continue;
-          await writeFile(join(task.workspace, mutation.file), mutated);
+          await writeRepoFile(task.workspace, mutation.file, mutated);
           state.outcome.diff = unifiedDiff(mutation.file, original, mutated);
           state.outcome.changedFiles = [mutation.file];
           state.outcome.plan.fix = { family: mutation.family, description: mutation.description, file: mutation.file, line: mutation.line, score };
           state.outcome.status = "fixed";
           state.outcome.closestAttempt = undefined;
           Object.assign(state.outcome.evidence, state.evidence.get(attempt.index - 1));
-          return state.finish("solved", `${mutation.description} at ${mutation.file}:${mutation.line} makes every visible test pass`);
+          const outcome = state.finish("solved", `${mutation.description} at ${mutation.file}:${mutation.line} makes every visible test pass${droppedNote}`);
+          await checkDiffLanded(task.workspace, outcome);
+          return outcome;
         }
       }
+    } catch (error) {
+      // A test run can replace a file it was given with a link; the write is refused, and the run ends saying so.
+      if (!(error instanceof UnsafePathError)) throw error;
+      return state.finish("error", `stopped before writing a file that is no longer safe to edit: ${error.message}`);
     } finally {
       for (const copy of slots.slice(1)) await rm(copy, { recursive: true, force: true });
     }
-    return state.finish("exhausted", `none of the ${candidates.length} template edits at the ${Math.min(ranking.length, MAX_LINES)} most suspicious lines makes the visible tests pass`);
+    return state.finish("exhausted", `none of the ${candidates.length} template edits at the ${Math.min(ranking.length, MAX_LINES)} most suspicious lines makes the visible tests pass${droppedNote}`);
   },
 };
 
@@ -130,8 +145,8 @@ export async function rankCandidates(workspace: string, lines: SuspiciousLine[])
   const ranked: Ranked[] = [];
   for (const [file, scores] of byFile) {
     const grammar = grammarForFile(file);
-    if (!grammar) continue;
-    const source = await readFile(join(workspace, file), "utf8");
+    if (!grammar || !isEditable(workspace, file)) continue;
+    const source = await readRepoFile(workspace, file);
     const lines = new Set(scores.keys());
     const mutations = grammar === "python" ? await pythonMutations(file, source, lines) : await jsMutations(file, source, lines, grammar);
     for (const mutation of mutations) {
@@ -139,6 +154,22 @@ export async function rankCandidates(workspace: string, lines: SuspiciousLine[])
     }
   }
   return ranked.sort((a, b) => b.score - a.score || a.order - b.order);
+}
+
+/** A ranked file the strategy would edit must be a regular worktree file: a symbolic link is skipped, never edited through. */
+function isEditable(workspace: string, file: string): boolean {
+  try {
+    editableRepoFile(workspace, file);
+    return true;
+  } catch (error) {
+    if (error instanceof UnsafePathError) return false;
+    throw error;
+  }
+}
+
+function droppedText(dropped: string[]): string {
+  const shown = dropped.slice(0, 3).map((f) => JSON.stringify(f)).join(", ");
+  return `ignored ${dropped.length} file(s) the coverage run named that are outside the worktree, symbolic links or not regular files (${shown}${dropped.length > 3 ? ", …" : ""})`;
 }
 
 type CandidateEvidence = { after: TestEvidence; regressionAfter?: TestEvidence | undefined };

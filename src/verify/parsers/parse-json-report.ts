@@ -3,6 +3,7 @@
 // parser gives the same tests (`file > describe… > title`). A file that failed to load
 // becomes one error result.
 import { z } from "zod";
+import { isForgedPath } from "../../workspace/safe-path.ts";
 import type { TestCaseResult, TestStatus } from "../test-report.ts";
 
 export class JsonReportError extends Error {
@@ -52,8 +53,10 @@ export function parseJsonReport(text: string, options: { root?: string } = {}): 
   const out: TestCaseResult[] = [];
   for (const file of parsed.data.testResults) {
     const path = base && file.name.startsWith(base) ? file.name.slice(base.length) : runnerRelative(file.name);
+    // Written by the tests: a name that climbs out with `..` labels the results but is not kept as a file.
+    const safeFile = isForgedPath(path) ? undefined : path;
     if (file.assertionResults.length === 0 && file.status === "failed") {
-      out.push({ id: path, name: path, file: path, status: "error", message: file.message?.split("\n")[0], details: file.message });
+      out.push({ id: path, name: path, file: safeFile, status: "error", message: file.message?.split("\n")[0], details: file.message });
       continue;
     }
     for (const a of file.assertionResults) {
@@ -61,7 +64,7 @@ export function parseJsonReport(text: string, options: { root?: string } = {}): 
       out.push({
         id: [path, ...a.ancestorTitles, a.title].join(" > "),
         name: a.title,
-        file: path,
+        file: safeFile,
         status: STATUS[a.status] ?? "error",
         durationMs: a.duration === null || a.duration === undefined ? undefined : Math.round(a.duration),
         message: failure ? failure.split("\n")[0] : undefined,

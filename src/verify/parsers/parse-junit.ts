@@ -1,6 +1,7 @@
 // JUnit XML (pytest, vitest, jest-junit, mocha, node --test, surefire, gotestsum) into
 // test results. Tolerant of each tool's dialect; a file that is not JUnit XML throws.
 import { XMLParser, XMLValidator } from "fast-xml-parser";
+import { isForgedPath } from "../../workspace/safe-path.ts";
 import type { TestCaseResult, TestStatus } from "../test-report.ts";
 
 export class JunitParseError extends Error {
@@ -32,8 +33,9 @@ export function parseJunit(xml: string, options: { root?: string } = {}): TestCa
   const results: TestCaseResult[] = [];
   walkSuite(top, [], results);
   const base = options.root?.replace(/\/?$/, "/");
-  if (!base) return results;
-  return results.map((r) => (r.file?.startsWith(base) ? { ...r, file: r.file.slice(base.length), id: r.id.replaceAll(base, "") } : r));
+  const mapped = base ? results.map((r) => (r.file?.startsWith(base) ? { ...r, file: r.file.slice(base.length), id: r.id.replaceAll(base, "") } : r)) : results;
+  // The tests write this report: a file name that climbs out with `..` is not kept as a file (it stays in the id).
+  return mapped.map((r) => (r.file !== undefined && isForgedPath(r.file) ? { ...r, file: undefined } : r));
 }
 
 function walkSuite(node: XmlNode, suitePath: string[], out: TestCaseResult[], pytest = false): void {
