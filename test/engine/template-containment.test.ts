@@ -44,7 +44,9 @@ describe("template strategy: containment (Python)", () => {
     await symlink(outside, join(root, "lib.py"));
     await writeFile(join(root, "test_lib.py"), "from lib import passed\n\ndef test_above():\n    assert passed(70, 50)\n\ndef test_at_mark():\n    assert passed(50, 50)\n");
     const before = await fingerprint(outside);
-    const outcome = await runTemplate(root, 300, 2);
+    // The outside file is readable in the sandbox (read-only), so the tests import it and the
+    // coverage run names it: what stops the edit is the safe-path gate, not the sandbox hiding it.
+    const outcome = await runTemplate(root, 300, 2, [join(base, "outside")]);
     expect(await fingerprint(outside)).toEqual(before);
     expect(outcome.status).toBe("not-fixed");
     expect(outcome.diff).toBe("");

@@ -21,13 +21,14 @@ export async function writeRepo(files: Record<string, string>): Promise<string> 
   return dir;
 }
 
-export async function runTemplate(dir: string, candidates = 300, parallelism = 1): Promise<Outcome> {
+/** `visibleOutside`: host paths the tests may read (as a toolchain or a shared checkout would be). */
+export async function runTemplate(dir: string, candidates = 300, parallelism = 1, visibleOutside: string[] = []): Promise<Outcome> {
   const sandbox = { timeoutMs: 30_000, env: PYTEST_ENV };
   return templateStrategy.run({
     workspace: dir,
     visible: { kind: "all" },
-    verifier: localVerifier(pytestRunner([], "test"), sandbox),
-    sandbox: { ...sandbox, env: withPytestPlugin(PYTEST_ENV) },
+    verifier: localVerifier(pytestRunner([], "test"), { ...sandbox, protect: visibleOutside }),
+    sandbox: { ...sandbox, env: withPytestPlugin(PYTEST_ENV), readOnlyPaths: visibleOutside },
     runnerName: "pytest",
     isTestFile,
     budget: { candidates, minutes: 5 },
