@@ -31,6 +31,9 @@ function formatIssue(issue: z.core.$ZodIssue, knownKeysAt?: (path: PropertyKey[]
       const bound = issue.inclusive === false ? "less than" : "at most";
       return `${where}: must be ${bound} ${String(issue.maximum)}, got ${describe(issue.input)}`;
     }
+    case "invalid_key":
+      // A record's key broke its own rule: say that rule, about that key.
+      return `${where}.${String(issue.input)}: ${issue.issues.map((inner) => inner.message).join("; ")}`;
     case "invalid_value":
       return `${where}: must be one of ${issue.values.map((v) => JSON.stringify(v)).join(", ")}, got ${describe(issue.input)}`;
     default:

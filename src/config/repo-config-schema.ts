@@ -3,6 +3,7 @@
 // behaviour within the bot's limits but never the model endpoint, secrets, or paths
 // outside the repository. Every field has a default; unknown keys are errors.
 import { z } from "zod";
+import { FORBIDDEN_ENV_NAMES } from "../verify/sandbox/sandbox-env.ts";
 
 /** Every number a repository may set has a ceiling: the config is untrusted and the bot's machine is shared. */
 const positiveInt = (description: string, fallback: number, max: number) => z.int().min(1).max(max).default(fallback).meta({ description: `${description} At most ${max}.` });
@@ -20,7 +21,12 @@ const commandLine = z
   .max(2000)
   .refine((c) => !/[\0\r\n]/.test(c), { message: "must be a single line" });
 
-const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { message: "must be an environment variable name (letters, digits, _)" });
+const envName = z
+  .string()
+  .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { message: "must be an environment variable name (letters, digits, _)" })
+  .refine((name) => !FORBIDDEN_ENV_NAMES.test(name), {
+    message: "cannot be set for test runs: it changes what runs or where from (PATH, HOME, LD_*, NODE_OPTIONS, PYTHONSTARTUP, GIT_*, ...) or looks like a secret (…TOKEN, …SECRET, …_KEY)",
+  });
 
 export const triggersSchema = z
   .strictObject({

@@ -45,7 +45,7 @@ export function renderReport(outcome: Outcome, context: { title: string; branch?
   if (before) {
     const where = before.isolation === "actions" ? "run by the repository's verification workflow on a GitHub Actions runner" : `run in the sandbox with ${ISOLATION[before.isolation] ?? before.isolation}`;
     out.push(`Command: \`${before.command.join(" ")}\`, ${where}.`, "");
-    for (const e of [before, after]) if (e?.limit) out.push(`A sandbox limit stopped the ${e === before ? "run before the change" : "run after it"}: ${e.limit}.`, "");
+    for (const e of [before, after]) if (e?.limit) out.push(`A sandbox limit was reached in the ${e === before ? "run before the change" : "run after it"}: ${e.limit}.`, "");
     out.push(...evidenceTable(before, after));
   }
   if (regressionBefore) {

@@ -57,6 +57,19 @@ describe("repository config", () => {
     expect(problemsOf('label: "   "\n')).toEqual(["label: must not be empty"]);
   });
 
+  it("caps every number a repository may set (the config is untrusted; the machine is shared)", () => {
+    expect(problemsOf("test:\n  timeoutMinutes: 100000\n")).toEqual(["test.timeoutMinutes: must be at most 60, got 100000"]);
+    expect(problemsOf("test:\n  limits:\n    processes: 1000000\n")).toEqual(["test.limits.processes: must be at most 4096, got 1000000"]);
+    expect(problemsOf("budgets:\n  dollars: 5000\n")).toEqual(["budgets.dollars: must be at most 100, got 5000"]);
+  });
+
+  it("refuses test environment variables that change what runs or look like secrets, with a clear line instead of a crash later", () => {
+    for (const name of ["NODE_OPTIONS", "PYTHONSTARTUP", "LD_PRELOAD", "GIT_SSH_COMMAND", "PATH", "MY_API_TOKEN"]) {
+      expect(problemsOf(`test:\n  env:\n    ${name}: x\n`)[0]).toContain(`cannot be set for test runs`);
+    }
+    expect(parseRepoConfigText("test:\n  env:\n    FEATURE_FLAG: '1'\n").test.env).toEqual({ FEATURE_FLAG: "1" });
+  });
+
   it("rejects an unknown enum value listing the allowed ones", () => {
     expect(problemsOf("strategy:\n  name: magic\n")).toEqual(['strategy.name: must be one of "lpw", "slpw", "seidr", "direct", "template", got "magic"']);
   });

@@ -19,7 +19,7 @@ describe("the report and the sandbox", () => {
     outcome.evidence.before = evidenceOf(report);
     outcome.message = "the visible tests did not run";
     const text = renderReport(outcome, { title: "autogen: hang" });
-    expect(text).toContain("A sandbox limit stopped the run before the change: timed out after 2 s");
+    expect(text).toContain("A sandbox limit was reached in the run before the change: timed out after 2 s");
     expect(text).not.toContain("WARNING");
   }, 30_000);
 

@@ -5,7 +5,7 @@ import { delimiter } from "node:path";
 const PASSED_THROUGH = ["PATH", "LANG", "LC_ALL", "TZ", "TERM"] as const;
 
 /** Names a repository config may never set: they change what runs or where from. */
-const FORBIDDEN = /^(PATH|HOME|LD_.*|DYLD_.*|NODE_OPTIONS|PYTHONSTARTUP|PYTHONHOME|BASH_ENV|ENV|GIT_.*|SSH_.*|.*TOKEN.*|.*SECRET.*|.*PASSWORD.*|.*_KEY)$/i;
+export const FORBIDDEN_ENV_NAMES = /^(PATH|HOME|LD_.*|DYLD_.*|NODE_OPTIONS|PYTHONSTARTUP|PYTHONHOME|BASH_ENV|ENV|GIT_.*|SSH_.*|.*TOKEN.*|.*SECRET.*|.*PASSWORD.*|.*_KEY)$/i;
 
 export function sandboxEnv(options: { home: string; parent?: NodeJS.ProcessEnv; extra?: Record<string, string>; pathPrefix?: string[] }): Record<string, string> {
   const parent = options.parent ?? process.env;
@@ -24,7 +24,7 @@ export function sandboxEnv(options: { home: string; parent?: NodeJS.ProcessEnv; 
   env.PYTHONDONTWRITEBYTECODE = "1";
   env.GIT_TERMINAL_PROMPT = "0";
   for (const [name, value] of Object.entries(options.extra ?? {})) {
-    if (FORBIDDEN.test(name)) throw new Error(`environment variable ${name} cannot be set for test runs`);
+    if (FORBIDDEN_ENV_NAMES.test(name)) throw new Error(`environment variable ${name} cannot be set for test runs`);
     env[name] = value;
   }
   return env;
