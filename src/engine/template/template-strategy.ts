@@ -32,6 +32,7 @@ export const templateStrategy: Strategy = {
     if (!language) {
       return state.finish("unsupported", `the template strategy localises faults with per-test line coverage, implemented for pytest and Node test runners (node --test, vitest, jest, mocha); this repository runs ${task.runnerName}`);
     }
+    if (task.visible.kind === "reproduce") return state.finish("unsupported", "the template strategy repairs failing tests and cannot write a reproduction test from the description: name a failing test, or configure an LLM endpoint");
     task.onProgress?.({ kind: "stage", stage: "reproduce", detail: "running the visible tests on the unchanged code" });
     const before = await state.test(task.visible);
     state.outcome.evidence.before = evidenceOf(before);
@@ -172,7 +173,7 @@ class RunState {
     };
     const first = await this.test(failingIds, workspace);
     if (!allPassed(first)) return record("still-failing", first);
-    const visible = await this.test(this.task.visible, workspace);
+    const visible = await this.test(this.task.visible.kind === "reproduce" ? failingIds : this.task.visible, workspace);
     if (!allPassed(visible)) return record("visible-regressed", visible);
     // Kept per candidate: with parallel slots, another candidate may finish after the winner.
     const evidence: CandidateEvidence = { after: evidenceOf(visible) };
