@@ -29,12 +29,15 @@ import { progressPrinter } from "./progress.ts";
 const USAGE = `autogen fix <path> [--issue <file|text>] [--test <id>]... [--test-cmd <cmd>] [--strategy <name>]
             [--candidates N] [--minutes M] [--report <file>] [--replay <transcript>] [--remember] [--allow-dirty] [--json]
 
-Visible tests: the --test ids given, or else the tests failing now (with --issue and no
-failing test, an LLM strategy first writes a reproduction test). The whole suite is the
-regression gate. Without an LLM endpoint (AUTOGEN_LLM_BASE_URL / OPENAI_API_KEY) the
-model-free "template" strategy runs; with one, the repository's strategy (default lpw),
-after a template first pass. Every model call is recorded to .git/autogen/transcripts/;
---replay answers from such a transcript instead of the endpoint (offline).
+Visible tests: the --test ids given, or else the tests failing now; with --issue and no
+failing test, an LLM strategy first writes a reproduction test (the ids of its failing
+tests are taken from the runner; it is committed with the fix as a new file). A test
+command that loads no test is reported as broken before any model call. The whole suite
+is the regression gate. Without an LLM endpoint (AUTOGEN_LLM_BASE_URL / OPENAI_API_KEY)
+the model-free "template" strategy runs; with one, the repository's strategy (default
+lpw), after a template first pass on the failing tests. Every model call is recorded to
+.git/autogen/transcripts/; --replay answers from such a transcript instead of the
+endpoint (offline).
 
 Exit codes: 0 fixed (branch autogen/<slug> created), 1 not fixed, 2 bad input.`;
 
