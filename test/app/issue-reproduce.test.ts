@@ -2,7 +2,7 @@
 // on): an issue labelled `autogen` on a repository whose tests all pass. Real Probot and
 // webhook payloads from @octokit/webhooks-examples, GitHub faked at the HTTP level, git
 // pushes into a local bare repository, real pytest / node --test runs, model answers
-// scripted over HTTP.
+// scripted over HTTP. Each test gets two minutes: several real test runs on a shared machine.
 import { execFileSync } from "node:child_process";
 import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -123,7 +123,7 @@ async function labelIssue(issue: { title: string; body: string }, answers: Scrip
 const remoteFile = (branch: string, path: string) => execFileSync("git", ["--git-dir", remote, "show", `${branch}:${path}`], { encoding: "utf8" });
 const remoteBranches = () => execFileSync("git", ["--git-dir", remote, "branch", "--format=%(refname:short)"], { encoding: "utf8" }).trim().split("\n");
 
-describe("an issue whose tests all pass, labelled autogen (default configuration)", () => {
+describe("an issue whose tests all pass, labelled autogen (default configuration)", { timeout: 120_000 }, () => {
   it("Python: rejects a reproduction that fails with an ImportError, retries, fixes, and opens a PR containing the new test", async () => {
     await repository(PY_FILES, PY_CONFIG, PY_ISSUE);
     const { requests, status } = await labelIssue(PY_ISSUE, [PY_IMPORT_ERROR, PY_REPRO]);
