@@ -75,6 +75,13 @@ describe("the shared reproduction stage", { timeout: 120_000 }, () => {
     expect(outcome).toMatchObject({ status: "fixed", evidence: { reproduction: { testIds: ["test/add.test.js > test > adds two numbers"], attempts: 2 } } });
   });
 
+  it("a candidate that passes only by weakening the accepted reproduction test is no fix", async () => {
+    const weaken = { edits: [{ kind: "replace", path: "tests/test_add.py", search: "assert add(2, 3) == 5", replace: "assert add(2, 3) == -1" }] };
+    const { outcome, dir } = await run("direct", LIB, [REPRO, { stage: "generate", content: weaken }]);
+    expect(outcome).toMatchObject({ status: "not-fixed", stopReason: "policy", message: "the change passes the tests only because it changed the reproduction test tests/test_add.py" });
+    await expect(readFile(join(dir, "tests/test_add.py"), "utf8")).rejects.toThrow(/ENOENT/);
+  });
+
   it("without a fix the reproduction test is removed again", async () => {
     const { outcome, dir } = await run("direct", LIB, [REPRO, { stage: "generate", content: { edits: [], noChange: "add already returns what the tests expect" } }]);
     expect(outcome).toMatchObject({ status: "not-fixed", stopReason: "no-change", message: "no code change: add already returns what the tests expect" });
