@@ -13,7 +13,8 @@ export function withTemplateFirst(next: Strategy): Strategy {
       // Nothing fails yet: the template strategy has nothing to localise with.
       if (task.visible.kind === "reproduce") return next.run(task);
       const first = await templateStrategy.run(task);
-      if (first.status === "fixed" || first.stopReason === "nothing-to-fix") return first;
+      // A broken test command stops here too: the model would only plan against a non-test.
+      if (first.status === "fixed" || first.stopReason === "nothing-to-fix" || first.stopReason === "broken-tests") return first;
       const second = await next.run(task);
       return { ...second, strategy: `template+${next.name}`, cost: addCosts(first.cost, second.cost), attempts: [...first.attempts, ...second.attempts.map((a) => ({ ...a, index: a.index + first.attempts.length }))] };
     },

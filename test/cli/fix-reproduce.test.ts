@@ -150,4 +150,14 @@ describe("autogen fix --issue on a JavaScript repository whose tests all pass (d
     expect(stderr).toContain("autogen fix: the test command is broken: test > test: test is a folder, loaded as a module (the command names a folder where node --test wants files or globs)");
     expect((await git(repo).raw(["branch", "--list", "autogen/*"])).trim()).toBe("");
   });
+
+  it("with the failing test named (as CI names it in a red build), the engine itself stops on the broken command before any model call", async () => {
+    const repo = await gitRepo({ ...JS_REPO, "package.json": JSON.stringify({ name: "flags", private: true, type: "module", scripts: { test: "node --test test/" } }) });
+    const { code, stdout } = await runCli(["fix", repo, "--issue", JS_ISSUE, "--test", "test > test", "--json"], { env: ENV });
+    expect(code).toBe(1);
+    const outcome = JSON.parse(stdout) as CliOutcome;
+    // The template first pass saw it first, so the LLM strategy never started.
+    expect(outcome).toMatchObject({ strategy: "template", status: "not-fixed", stopReason: "broken-tests", cost: { llmCalls: 0 } });
+    expect(outcome.message).toBe("the test command is broken: test > test: test is a folder, loaded as a module (the command names a folder where node --test wants files or globs)");
+  });
 });

@@ -7,6 +7,7 @@ import { existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { unifiedDiff } from "../../workspace/unified-diff.ts";
+import { brokenRunReason } from "../../verify/load-failure.ts";
 import { allPassed, failingTests, type TestReport } from "../../verify/test-report.ts";
 import type { TestSelection } from "../../verify/runners/test-runner.ts";
 import { emptyOutcome, evidenceOf, type Attempt, type Outcome, type Strategy, type Task, type TestEvidence } from "../task.ts";
@@ -39,6 +40,8 @@ export const templateStrategy: Strategy = {
     if (before.tests.length === 0) {
       return state.finish("error", `the visible tests did not run (exit ${String(before.run.exitCode)}${before.run.spawnError ? `: ${before.run.spawnError}` : ""}); output ends with: ${before.run.output.slice(-400)}`);
     }
+    const broken = brokenRunReason(before, task.workspace);
+    if (broken) return state.finish("broken-tests", `the test command is broken: ${broken}`);
     const failing = failingTests(before);
     if (failing.length === 0) return state.finish("nothing-to-fix", "every visible test already passes; there is nothing to repair");
     const regressionBaseline = task.regression ? await state.test(task.regression) : undefined;
