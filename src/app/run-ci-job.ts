@@ -8,12 +8,9 @@ import type { RepoConfig } from "../config/repo-config-schema.ts";
 import { collectCheckSuiteEvidence, collectRunEvidence, type RunEvidence } from "../ci/run-evidence.ts";
 import { checkDiffLanded } from "../engine/check-diff-landed.ts";
 import { checkDiffPolicy } from "../engine/check-diff-policy.ts";
-import { isTestFile } from "../engine/is-test-file.ts";
+import { buildTask, chooseStrategy, taskSandbox } from "../engine/build-task.ts";
 import { formatMemory } from "../engine/memory/memory-pool.ts";
-import { strategyByName } from "../engine/strategies.ts";
 import type { Outcome } from "../engine/task.ts";
-import { lpwStrategy } from "../engine/lpw/lpw-strategy.ts";
-import { templateStrategy } from "../engine/template/template-strategy.ts";
 import type { CiForge, PullInfo, WorkflowRun } from "../forge/ci-forge.ts";
 import type { Job } from "../jobs/job-store.ts";
 import { explainAttribution, explainInfra, evidenceDetails, suggestedPatch } from "../report/ci-explanation.ts";
@@ -31,7 +28,6 @@ import { jobVerifier } from "./job-verifier.ts";
 import { applyStoredDiff, coAuthor, commitAndPush } from "./publish-change.ts";
 import type { JobDeps } from "./run-issue-job.ts";
 import { CI_STEPS, StatusReporter } from "./status-reporter.ts";
-import { sandboxOptionsFor } from "../verify/sandbox/sandbox-options.ts";
 
 /** The pull request's head moved while the job ran. */
 export class HeadMoved extends Error {
@@ -159,29 +155,32 @@ export async function runCiJob(job: Job, deps: JobDeps, signal: AbortSignal): Pr
         .filter(Boolean)
         .join("\n\n");
       const memory = formatMemory(deps.memory?.recall({ installation: String(job.installationId), repository: `${owner}/${repo}` }, description) ?? []);
-      const planOnly = job.checkpoint.planOnly === true;
-      if (planOnly && !llm) throw new JobCancelled("`/autogen plan` needs a model, and this installation has no LLM endpoint configured");
-      const strategy = llm ? (planOnly ? lpwStrategy({ llm, planOnly: true, memory }) : strategyByName(config.strategy.name, { llm, strategy: config.strategy, memory })) : templateStrategy;
+      let strategy;
+      try {
+        strategy = chooseStrategy({ config, llm, memory, planOnly: job.checkpoint.planOnly === true });
+      } catch (error) {
+        throw new JobCancelled((error as Error).message);
+      }
       status.set("Plan", "running");
-      outcome = await strategy.run({
-        workspace: head.path,
-        visible: { kind: "tests", ids: caused },
-        regression: { kind: "all" },
-        verifier: choice.verifier,
-        probe: choice.probe,
-        sandbox: sandboxOptionsFor(config.test, signal),
-        runnerName: runner.name,
-        isTestFile,
-        budget: { candidates: config.budgets.iterations * 20, minutes: config.budgets.minutes },
-        parallelism: choice.backend === "actions" ? 4 : 1,
-        description,
-        signal,
-        onProgress: (event) => {
-          deps.store.checkpoint(job.id, event.kind === "stage" ? { stage: event.stage } : { stage: "attempt", attempt: event.index });
-          if (event.kind === "stage") status.set("Plan", "done", event.stage);
-          else status.set("Attempts", "running", `attempt ${event.index}: ${event.passed} passed, ${event.failed} failed`);
-        },
-      });
+      outcome = await strategy.run(
+        buildTask({
+          workspace: head.path,
+          trigger: { kind: "failing-tests", description, tests: caused },
+          config,
+          runner,
+          verifier: choice.verifier,
+          probe: choice.probe,
+          visible: { kind: "tests", ids: caused },
+          sandbox: taskSandbox(config, signal),
+          parallelism: choice.backend === "actions" ? 4 : 1,
+          signal,
+          onProgress: (event) => {
+            deps.store.checkpoint(job.id, event.kind === "stage" ? { stage: event.stage } : { stage: "attempt", attempt: event.index });
+            if (event.kind === "stage") status.set("Plan", "done", event.stage);
+            else status.set("Attempts", "running", `attempt ${event.index}: ${event.passed} passed, ${event.failed} failed`);
+          },
+        }),
+      );
       if (outcome.status === "fixed") {
         await checkDiffLanded(head.path, outcome);
         checkDiffPolicy(outcome, config);

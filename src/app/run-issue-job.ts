@@ -5,12 +5,9 @@
 import type { RepoConfig } from "../config/repo-config-schema.ts";
 import { checkDiffLanded } from "../engine/check-diff-landed.ts";
 import { checkDiffPolicy } from "../engine/check-diff-policy.ts";
-import { isTestFile } from "../engine/is-test-file.ts";
-import { lpwStrategy } from "../engine/lpw/lpw-strategy.ts";
+import { buildTask, chooseStrategy, chooseVisible, taskSandbox, type Trigger } from "../engine/build-task.ts";
 import { formatMemory, type MemoryPool } from "../engine/memory/memory-pool.ts";
-import { strategyByName } from "../engine/strategies.ts";
-import type { Outcome } from "../engine/task.ts";
-import { templateStrategy } from "../engine/template/template-strategy.ts";
+import { emptyOutcome, evidenceOf, type Outcome } from "../engine/task.ts";
 import type { CiForge } from "../forge/ci-forge.ts";
 import type { Forge } from "../forge/forge.ts";
 import type { RunWaiters } from "../verify/run-waiters.ts";
@@ -18,7 +15,6 @@ import type { Job, JobStore } from "../jobs/job-store.ts";
 import type { LlmClient } from "../llm/llm-client.ts";
 import { renderReport } from "../report/render-report.ts";
 import { detectRunner } from "../verify/runners/detect-runner.ts";
-import type { TestSelection } from "../verify/runners/test-runner.ts";
 import { failingTests } from "../verify/test-report.ts";
 import type { GitCredentials } from "../workspace/git.ts";
 import { RepoCache, type Worktree } from "../workspace/repo-cache.ts";
@@ -29,7 +25,6 @@ import { guardedLlm } from "./guarded-llm.ts";
 import { beginJob } from "./job-config.ts";
 import { jobVerifier } from "./job-verifier.ts";
 import { StatusReporter } from "./status-reporter.ts";
-import { sandboxOptionsFor } from "../verify/sandbox/sandbox-options.ts";
 
 export type JobDeps = {
   store: JobStore;
@@ -131,42 +126,55 @@ type EngineContext = { repository: { defaultBranch: string; cloneUrl: string }; 
 async function runEngine(job: Job, config: RepoConfig, worktree: Worktree, mirror: string, { repository, credentials }: EngineContext, deps: JobDeps, status: StatusReporter, ensureCurrent: () => Promise<void>, signal: AbortSignal): Promise<Outcome> {
   status.set("Tests and localisation", "running");
   const runner = detectRunner(worktree.path, config.test.command);
-  const sandbox = sandboxOptionsFor(config.test, signal);
+  const sandbox = taskSandbox(config, signal);
   const ci = await deps.ciFor(job.installationId);
   const choice = await jobVerifier(deps, job, status, config, { ci, defaultBranch: repository.defaultBranch, cloneUrl: repository.cloneUrl, mirror, credentials, runner, fork: false }, signal);
   const verifier = choice.verifier;
   const baseline = await verifier.run(worktree.path, { kind: "all" });
   const failing = failingTests(baseline);
-  const visible: TestSelection = { kind: "tests", ids: failing.map((t) => t.id) };
   status.set("Tests and localisation", "done", `${runner.name}: ${baseline.tests.length - failing.length} passed, ${failing.length} failed on ${worktree.sha.slice(0, 7)}`);
   const base = deps.llmFor?.(config, job, signal);
   // Every model call first checks that the issue is still what was asked for.
   const llm = guardedLlm(base, ensureCurrent);
+  const description = [job.snapshot.title, job.snapshot.body, job.hint ? `Hint from ${job.requester}: ${job.hint}` : ""].filter(Boolean).join("\n\n");
+  const trigger: Trigger = { kind: "issue", text: description };
+  const tests = chooseVisible(trigger, baseline, worktree.path, { canReproduce: llm !== undefined });
+  if (tests.kind !== "ok") {
+    // Nothing the engine could work on: say so before any model call.
+    status.set("Tests and localisation", "failed", tests.message);
+    const stopped = emptyOutcome(llm ? config.strategy.name : "template");
+    Object.assign(stopped, { stopReason: tests.kind === "broken" ? "broken-tests" : "nothing-to-fix", message: tests.message });
+    stopped.evidence.before = evidenceOf(baseline);
+    return stopped;
+  }
   const description0 = `${job.snapshot.title}\n${job.snapshot.body}`;
   const memory = formatMemory(deps.memory?.recall({ installation: String(job.installationId), repository: `${job.owner}/${job.repo}` }, description0) ?? []);
-  const strategy = job.kind === "plan" ? (llm ? lpwStrategy({ llm, planOnly: true, memory }) : undefined) : llm ? strategyByName(config.strategy.name, { llm, strategy: config.strategy, memory }) : templateStrategy;
-  if (!strategy) throw new JobCancelled("`/autogen plan` needs a model, and this installation has no LLM endpoint configured");
-  const description = [job.snapshot.title, job.snapshot.body, job.hint ? `Hint from ${job.requester}: ${job.hint}` : ""].filter(Boolean).join("\n\n");
+  let strategy;
+  try {
+    strategy = chooseStrategy({ config, llm, memory, planOnly: job.kind === "plan" });
+  } catch (error) {
+    throw new JobCancelled((error as Error).message);
+  }
   status.set("Plan", "running");
-  const outcome = await strategy.run({
-    workspace: worktree.path,
-    visible,
-    regression: { kind: "all" },
-    verifier,
-    probe: choice.probe,
-    sandbox,
-    runnerName: runner.name,
-    isTestFile,
-    budget: { candidates: config.budgets.iterations * 20, minutes: config.budgets.minutes },
-    description,
-    signal,
-    onProgress: (event) => {
-      // The job's record follows the engine (an interrupted engine run restarts from its beginning).
-      deps.store.checkpoint(job.id, event.kind === "stage" ? { stage: event.stage } : { stage: "attempt", attempt: event.index });
-      if (event.kind === "stage") status.set("Plan", "done", event.stage === "plan" ? "written" : `${event.stage}${event.detail ? ` (${event.detail})` : ""}`);
-      else status.set("Attempts", "running", `attempt ${event.index}: ${event.passed} passed, ${event.failed} failed`);
-    },
-  });
+  const outcome = await strategy.run(
+    buildTask({
+      workspace: worktree.path,
+      trigger,
+      config,
+      runner,
+      verifier,
+      probe: choice.probe,
+      visible: tests.visible,
+      sandbox,
+      signal,
+      onProgress: (event) => {
+        // The job's record follows the engine (an interrupted engine run restarts from its beginning).
+        deps.store.checkpoint(job.id, event.kind === "stage" ? { stage: event.stage } : { stage: "attempt", attempt: event.index });
+        if (event.kind === "stage") status.set("Plan", "done", event.stage === "plan" ? "written" : `${event.stage}${event.detail ? ` (${event.detail})` : ""}`);
+        else status.set("Attempts", "running", `attempt ${event.index}: ${event.passed} passed, ${event.failed} failed`);
+      },
+    }),
+  );
   if (outcome.plan.steps) status.set("Plan", outcome.plan.verified ? "done" : "failed", `${outcome.plan.verified ? "verified" : "not verified"} on ${outcome.plan.verification?.length ?? 0} test(s)`);
   status.set("Attempts", outcome.status === "fixed" ? "done" : "failed", `${outcome.attempts.length} attempt(s)`);
   if (outcome.status === "fixed") {

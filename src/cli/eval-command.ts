@@ -10,7 +10,7 @@ import { pricesFromEnv } from "../llm/prices.ts";
 import { openAiLlmClient } from "../llm/llm-client.ts";
 import { replayFetch } from "../llm/replay-fetch.ts";
 import { readTranscript, transcript } from "../llm/transcript.ts";
-import { strategyByName } from "../engine/strategies.ts";
+import { chooseStrategy } from "../engine/build-task.ts";
 import { humanEvalFixTask, loadHumanEvalFix } from "../eval/humanevalfix-loader.ts";
 import { loadLocalTasks } from "../eval/local-task-loader.ts";
 import { resultsChart } from "../eval/results-chart.ts";
@@ -92,7 +92,8 @@ export const evalCommand: CliCommand = {
               ...(recorded ? { fetch: replayFetch(recorded), maxRetries: 0 } : {}),
             })
           : undefined;
-        return strategyByName(name, { llm, strategy: { ...config.strategy, templateFirstPass: false } });
+        // Strategies are compared alone: no template first pass in front of the LLM ones.
+        return chooseStrategy({ name, config, llm, templateFirstPass: false });
       };
       try {
         make("check");

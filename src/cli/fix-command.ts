@@ -6,7 +6,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { availableParallelism, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { defaultDataDir } from "../config/data-dir.ts";
-import { llmEndpointFromEnv } from "../config/llm-env.ts";
+import { LlmEnvError, llmEndpointFromEnv } from "../config/llm-env.ts";
 import { formatMemory, MemoryPool, type MemoryEntry } from "../engine/memory/memory-pool.ts";
 import { Budget } from "../llm/budget.ts";
 import { pricesFromEnv } from "../llm/prices.ts";
@@ -14,31 +14,32 @@ import { openAiLlmClient } from "../llm/llm-client.ts";
 import { replayFetch } from "../llm/replay-fetch.ts";
 import { readTranscript, transcript } from "../llm/transcript.ts";
 import { parseRepoConfigText, REPO_CONFIG_PATH, RepoConfigError } from "../config/parse-repo-config.ts";
+import { checkDiffLanded } from "../engine/check-diff-landed.ts";
 import { checkDiffPolicy } from "../engine/check-diff-policy.ts";
-import { isTestFile } from "../engine/is-test-file.ts";
-import { strategyByName } from "../engine/strategies.ts";
-import type { Outcome } from "../engine/task.ts";
+import { buildTask, chooseStrategy, chooseVisible, taskBudget, taskSandbox, type Trigger } from "../engine/build-task.ts";
+import type { Outcome, Strategy, VisibleTests } from "../engine/task.ts";
 import { renderReport } from "../report/render-report.ts";
 import { localVerifier } from "../verify/local-verifier.ts";
 import { detectRunner } from "../verify/runners/detect-runner.ts";
-import { NoTestsDetectedError, type TestSelection } from "../verify/runners/test-runner.ts";
-import { failingTests } from "../verify/test-report.ts";
+import { NoTestsDetectedError } from "../verify/runners/test-runner.ts";
 import { commitOnNewBranch } from "../workspace/commit-files.ts";
 import { addWorktree, freeBranchName, git, gitDir, isDirty, isGitRepository, removeWorktree } from "../workspace/git.ts";
 import { EXIT, UsageError, type CliCommand, type CliIo } from "./command.ts";
 import { parseFlags } from "./parse-flags.ts";
 import { progressPrinter } from "./progress.ts";
-import { sandboxOptionsFor } from "../verify/sandbox/sandbox-options.ts";
 
 const USAGE = `autogen fix <path> [--issue <file|text>] [--test <id>]... [--test-cmd <cmd>] [--strategy <name>]
             [--candidates N] [--minutes M] [--report <file>] [--replay <transcript>] [--remember] [--allow-dirty] [--json]
 
-Visible tests: the --test ids given, or else the tests failing now (with --issue and no
-failing test, an LLM strategy first writes a reproduction test). The whole suite is the
-regression gate. Without an LLM endpoint (AUTOGEN_LLM_BASE_URL / OPENAI_API_KEY) the
-model-free "template" strategy runs; with one, the repository's strategy (default lpw),
-after a template first pass. Every model call is recorded to .git/autogen/transcripts/;
---replay answers from such a transcript instead of the endpoint (offline).
+Visible tests: the --test ids given, or else the tests failing now; with --issue and no
+failing test, an LLM strategy first writes a reproduction test (the ids of its failing
+tests are taken from the runner; it is committed with the fix as a new file). A test
+command that loads no test is reported as broken before any model call. The whole suite
+is the regression gate. Without an LLM endpoint (AUTOGEN_LLM_BASE_URL / OPENAI_API_KEY)
+the model-free "template" strategy runs; with one, the repository's strategy (default
+lpw), after a template first pass on the failing tests. Every model call is recorded to
+.git/autogen/transcripts/; --replay answers from such a transcript instead of the
+endpoint (offline).
 
 Exit codes: 0 fixed (branch autogen/<slug> created), 1 not fixed, 2 bad input.`;
 
@@ -86,7 +87,13 @@ export const fixCommand: CliCommand = {
     } catch (error) {
       return fail((error as Error).message);
     }
-    const endpoint = values.replay ? { baseURL: "http://replay.invalid/v1", apiKey: undefined, model: readTranscriptModel(resolve(io.cwd, values.replay)) } : llmEndpointFromEnv(io.env);
+    let endpoint;
+    try {
+      endpoint = values.replay ? { baseURL: "http://replay.invalid/v1", apiKey: undefined, model: readTranscriptModel(resolve(io.cwd, values.replay)) } : llmEndpointFromEnv(io.env);
+    } catch (error) {
+      if (error instanceof LlmEnvError) return fail(error.message);
+      throw error;
+    }
     const strategyName = values.strategy ?? (endpoint ? config.strategy.name : "template");
     const notes: string[] = [];
     if (!values.strategy && !endpoint) notes.push("no LLM endpoint configured (AUTOGEN_LLM_BASE_URL / OPENAI_API_KEY): using the model-free template strategy");
@@ -111,7 +118,7 @@ export const fixCommand: CliCommand = {
     const recalled = issueText ? memory.recall(scope, issueText, queryEmbedding ? { embedding: queryEmbedding } : {}) : [];
     let strategy;
     try {
-      strategy = strategyByName(strategyName, { llm, strategy: config.strategy, memory: formatMemory(recalled) });
+      strategy = chooseStrategy({ name: strategyName, config, llm, memory: formatMemory(recalled) });
     } catch (error) {
       return fail((error as Error).message);
     }
@@ -120,7 +127,7 @@ export const fixCommand: CliCommand = {
     await rm(worktree, { recursive: true, force: true });
     await addWorktree(repo, worktree);
     try {
-      const code = await fixInWorktree({ io, repo, worktree, config, strategy, notes, issueText, values, remember: values.remember ? (entry) => memory.remember(scope, { ...entry, embedding: queryEmbedding }) : undefined });
+      const code = await fixInWorktree({ io, repo, worktree, config, strategy, canReproduce: llm !== undefined && strategyName !== "template", notes, issueText, values, remember: values.remember ? (entry) => memory.remember(scope, { ...entry, embedding: queryEmbedding }) : undefined });
       return code;
     } catch (error) {
       if (error instanceof NoTestsDetectedError) return fail(error.message);
@@ -137,14 +144,15 @@ type FixArgs = {
   repo: string;
   worktree: string;
   config: ReturnType<typeof parseRepoConfigText>;
-  strategy: ReturnType<typeof strategyByName>;
+  strategy: Strategy;
+  canReproduce: boolean;
   notes: string[];
   issueText: string | undefined;
   remember: ((entry: MemoryEntry) => void) | undefined;
   values: { test?: string[] | undefined; "test-cmd"?: string | undefined; candidates?: string | undefined; minutes?: string | undefined; report?: string | undefined; json?: boolean | undefined };
 };
 
-async function fixInWorktree({ io, repo, worktree, config, strategy, notes, issueText, values, remember }: FixArgs): Promise<number> {
+async function fixInWorktree({ io, repo, worktree, config, strategy, canReproduce, notes, issueText, values, remember }: FixArgs): Promise<number> {
   const log = values.json ? () => {} : io.stdout;
   for (const note of notes) log(`note: ${note}\n`);
   let runner;
@@ -156,48 +164,48 @@ async function fixInWorktree({ io, repo, worktree, config, strategy, notes, issu
     return EXIT.usage;
   }
   log(`tests: ${runner.name} (${runner.evidence})\n`);
-  const sandbox = sandboxOptionsFor(config.test);
+  const sandbox = taskSandbox(config);
   // The worktree's `.git` is only a pointer: protect the repository's git dir itself.
   const verifier = localVerifier(runner, { ...sandbox, protect: [await gitDir(repo)] });
 
-  let visible: TestSelection;
-  if (values.test?.length) {
-    visible = { kind: "tests", ids: values.test };
-  } else {
-    const baseline = await verifier.run(worktree, { kind: "all" });
+  const trigger: Trigger = issueText ? { kind: "issue", text: issueText, tests: values.test } : { kind: "failing-tests", tests: values.test };
+  let baseline;
+  if (!values.test?.length) {
+    baseline = await verifier.run(worktree, { kind: "all" });
     if (baseline.run.spawnError) {
       io.stderr(`autogen fix: the test command could not start: ${baseline.run.spawnError}\n`);
       return EXIT.usage;
     }
-    const failing = failingTests(baseline);
-    if (failing.length === 0 && issueText && strategy.name !== "template") {
-      // Nothing fails yet: the LLM strategy writes a reproduction test and proves it fails first.
-      visible = { kind: "tests", ids: [] };
-    } else if (failing.length === 0) {
-      const why = baseline.run.limit ? `the test run was stopped: ${baseline.run.limit.message}` : baseline.tests.length === 0 ? `the test command ran no test (exit ${String(baseline.run.exitCode)})` : `all ${baseline.tests.length} tests pass`;
-      io.stderr(`autogen fix: nothing to fix: ${why}. Name the tests that show the bug with --test.\n`);
-      return EXIT.failed;
-    } else {
-      visible = { kind: "tests", ids: failing.map((t) => t.id) };
-    }
   }
+  const choice = chooseVisible(trigger, baseline, worktree, { canReproduce });
+  if (choice.kind === "broken") {
+    io.stderr(`autogen fix: ${choice.message}. Fix the test command (test.command in .github/autogen.yml, or --test-cmd) and try again.\n`);
+    return EXIT.failed;
+  }
+  if (choice.kind === "nothing") {
+    io.stderr(`autogen fix: nothing to fix: ${choice.message}. Name the tests that show the bug with --test.\n`);
+    return EXIT.failed;
+  }
+  const visible = choice.visible;
 
   const progress = progressPrinter(log, io.isTty && !values.json);
-  const outcome = await strategy.run({
-    workspace: worktree,
-    visible,
-    regression: { kind: "all" },
-    verifier,
-    sandbox,
-    runnerName: runner.name,
-    isTestFile,
-    budget: { candidates: numberFlag(values.candidates, config.budgets.iterations * 20), minutes: numberFlag(values.minutes, config.budgets.minutes) },
-    description: issueText,
-    parallelism: Math.min(2, availableParallelism()),
-    onProgress: progress.onProgress,
-  });
+  const outcome = await strategy.run(
+    buildTask({
+      workspace: worktree,
+      trigger,
+      config,
+      runner,
+      verifier,
+      visible,
+      sandbox,
+      budget: taskBudget(config, { candidates: numberFlag(values.candidates, config.budgets.iterations * 20), minutes: numberFlag(values.minutes, config.budgets.minutes) }),
+      parallelism: Math.min(2, availableParallelism()),
+      onProgress: progress.onProgress,
+    }),
+  );
   progress.done();
 
+  if (outcome.status === "fixed") await checkDiffLanded(worktree, outcome);
   checkDiffPolicy(outcome, config);
 
   const slug = slugFor(issueText, visible);
@@ -251,7 +259,7 @@ function numberFlag(value: string | undefined, fallback: number): number {
   return n;
 }
 
-function slugFor(issueText: string | undefined, visible: TestSelection): string {
+function slugFor(issueText: string | undefined, visible: VisibleTests): string {
   const source = issueText ? firstLine(issueText) : visible.kind === "tests" ? `fix-${visible.ids[0]?.split(/::| > /).at(-1) ?? "tests"}` : "fix-tests";
   const words = source.toLowerCase().split(/[^a-z0-9]+/).filter(Boolean);
   let slug = "";

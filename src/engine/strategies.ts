@@ -1,10 +1,12 @@
 // The strategies selectable by name (repo config `strategy.name`, CLI `--strategy`),
-// built from what they need.
+// built from what they need. Every LLM strategy reproduces an issue that has no failing
+// test first (the shared stage); the template first pass runs after that.
 import type { RepoConfig } from "../config/repo-config-schema.ts";
 import type { LlmClient } from "../llm/llm-client.ts";
 import { directStrategy } from "./direct/direct-strategy.ts";
 import { withTemplateFirst } from "./first-pass.ts";
 import { lpwStrategy } from "./lpw/lpw-strategy.ts";
+import { withReproduction } from "./reproduce/with-reproduction.ts";
 import { seidrStrategy } from "./seidr/seidr-strategy.ts";
 import { slpwStrategy } from "./slpw/slpw-strategy.ts";
 import type { Strategy } from "./task.ts";
@@ -30,20 +32,20 @@ export function strategyByName(name: string, deps: StrategyDeps = {}): Strategy 
       ...(s?.knowledge ? { knowledge: "on-disk" as const } : {}),
       ...(s ? { maxPlanIterations: s.maxPlanIterations, maxRefinements: s.maxRefinements, planVerification: s.planVerification, codeExplanation: s.codeExplanation, instrumentedDebug: s.instrumentedDebug } : {}),
     });
-    return s?.templateFirstPass ? withTemplateFirst(lpw) : lpw;
+    return withReproduction(s?.templateFirstPass ? withTemplateFirst(lpw) : lpw, deps.llm);
   }
   if (name === "direct") {
     if (!deps.llm) throw needsModel(name);
-    return directStrategy({ llm: deps.llm, ...(deps.strategy ? { maxRefinements: deps.strategy.maxRefinements } : {}) });
+    return withReproduction(directStrategy({ llm: deps.llm, ...(deps.strategy ? { maxRefinements: deps.strategy.maxRefinements } : {}) }), deps.llm);
   }
   if (name === "slpw") {
     if (!deps.llm) throw needsModel(name);
     const s = deps.strategy;
-    return slpwStrategy({ llm: deps.llm, ...(s ? { planSamples: s.planSamples, verifiedPlans: s.verifiedPlans, maxPlanIterations: s.maxPlanIterations, maxRefinements: s.maxRefinements } : {}) });
+    return withReproduction(slpwStrategy({ llm: deps.llm, ...(s ? { planSamples: s.planSamples, verifiedPlans: s.verifiedPlans, maxPlanIterations: s.maxPlanIterations, maxRefinements: s.maxRefinements } : {}) }), deps.llm);
   }
   if (name === "seidr") {
     if (!deps.llm) throw needsModel(name);
-    return seidrStrategy({ llm: deps.llm, ...(deps.strategy ? { arity: deps.strategy.treeArity, width: deps.strategy.beamWidth } : {}) });
+    return withReproduction(seidrStrategy({ llm: deps.llm, ...(deps.strategy ? { arity: deps.strategy.treeArity, width: deps.strategy.beamWidth } : {}) }), deps.llm);
   }
   throw new Error(`unknown strategy "${name}"; available: template, lpw, slpw, seidr, direct`);
 }

@@ -10,11 +10,17 @@ export type ProgressEvent =
   | { kind: "stage"; stage: string; detail?: string }
   | { kind: "attempt"; index: number; total: number; description: string; passed: number; failed: number };
 
+/** The tests a task is about: a selection of existing tests, or none yet: a test that reproduces the described bug is to be written first. */
+export type VisibleTests = TestSelection | { kind: "reproduce" };
+
+/** A reproduction test the engine wrote and proved failing on the unchanged code, as the strategies that work on it see it. */
+export type Reproduction = { path: string; content: string; testIds: string[]; failure: string };
+
 export type Task = {
   /** Directory the strategy may edit (a worktree or a scratch copy, never the user's checkout). */
   workspace: string;
-  /** Tests the engine must make pass and may look at. */
-  visible: TestSelection;
+  /** Tests the engine must make pass and may look at; `reproduce`: none fails yet, an LLM strategy writes one from the description first. */
+  visible: VisibleTests;
   /** The wider suite run as a regression gate after a candidate passes the visible tests. */
   regression?: TestSelection | undefined;
   verifier: Verifier;
@@ -59,7 +65,8 @@ export type Attempt = {
   analysis?: string | undefined;
 };
 
-export type StopReason = "solved" | "budget" | "exhausted" | "iterations" | "stuck" | "nothing-to-fix" | "unsupported" | "error" | "cancelled" | "policy" | "planned";
+/** `not-reproduced`: no test could be written that fails for the reported reason; `broken-tests`: the test command does not load the tests; `no-change`: the model judged that the code needs no change. */
+export type StopReason = "solved" | "budget" | "exhausted" | "iterations" | "stuck" | "nothing-to-fix" | "unsupported" | "error" | "cancelled" | "policy" | "planned" | "not-reproduced" | "broken-tests" | "no-change";
 
 export type PlanVerificationEntry = { test: string; derived: string; expected: string; matches: boolean };
 
@@ -82,8 +89,8 @@ export type Outcome = {
     after?: TestEvidence | undefined;
     regressionBefore?: TestEvidence | undefined;
     regressionAfter?: TestEvidence | undefined;
-    /** A reproduction test the engine wrote and proved failing on the unchanged code. */
-    reproduction?: { path: string; testId: string; failure: string } | undefined;
+    /** A reproduction test the engine wrote (a new file) and proved failing on the unchanged code; `testIds` as the runner reported them. */
+    reproduction?: { path: string; testId: string; testIds: string[]; failure: string; attempts: number } | undefined;
   };
   diff: string;
   changedFiles: string[];
@@ -109,6 +116,11 @@ export type Outcome = {
 };
 
 export type Strategy = { name: string; run(task: Task): Promise<Outcome> };
+
+/** The visible tests as a selection the verifier can run; a task still to be reproduced has none. */
+export function visibleSelection(task: Task): TestSelection | undefined {
+  return task.visible.kind === "reproduce" ? undefined : task.visible;
+}
 
 export function evidenceOf(report: TestReport): TestEvidence {
   const tests = report.tests.map((t) => ({ id: t.id, status: t.status, message: t.message }));

@@ -3,7 +3,8 @@
 import { copyFile, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { isTestFile } from "../engine/is-test-file.ts";
+import { repoConfigSchema } from "../config/repo-config-schema.ts";
+import { buildTask } from "../engine/build-task.ts";
 import type { Outcome, Strategy } from "../engine/task.ts";
 import { localVerifier } from "../verify/local-verifier.ts";
 import { detectRunner } from "../verify/runners/detect-runner.ts";
@@ -28,6 +29,7 @@ export type TaskResult = {
 
 // Plugins installed on the host would otherwise load into every run and dominate its time.
 const EVAL_ENV = { PYTEST_DISABLE_PLUGIN_AUTOLOAD: "1" };
+const EVAL_CONFIG = repoConfigSchema.parse({});
 
 export async function runEvalTask(task: EvalTask, strategy: Strategy, settings: EvalSettings): Promise<TaskResult> {
   const workspace = await mkdtemp(join(tmpdir(), "autogen-eval-"));
@@ -41,7 +43,11 @@ export async function runEvalTask(task: EvalTask, strategy: Strategy, settings: 
     const sandbox = { timeoutMs: settings.testTimeoutMs, env: { ...EVAL_ENV, AUTOGEN_TEST_TIMEOUT: String(settings.perTestTimeoutSeconds) } };
     const runner = detectRunner(workspace);
     const verifier = localVerifier(runner, sandbox);
-    const outcome = await strategy.run({ workspace, visible: { kind: "all" }, verifier, sandbox, runnerName: runner.name, isTestFile, budget: settings.budget });
+    // The same task builder as the CLI and the App; the visible tests are all the task's own (its hidden tests are elsewhere).
+    const outcome = await strategy.run({
+      ...buildTask({ workspace, trigger: { kind: "failing-tests" }, config: EVAL_CONFIG, runner, verifier, visible: { kind: "all" }, sandbox, budget: settings.budget }),
+      regression: undefined,
+    });
     for (const file of task.solutionFiles) {
       await mkdir(dirname(join(hidden, file)), { recursive: true });
       await copyFile(join(workspace, file), join(hidden, file));

@@ -36,7 +36,10 @@ export function renderReport(outcome: Outcome, context: { title: string; branch?
   }
   if (outcome.evidence.reproduction) {
     const r = outcome.evidence.reproduction;
-    out.push("", `Reproduction test \`${r.testId}\` (new file \`${r.path}\`) failed on the unchanged code: ${cell(r.failure)}`);
+    const ids = r.testIds ?? [r.testId];
+    const tries = (r.attempts ?? 1) > 1 ? ` (accepted on attempt ${r.attempts})` : "";
+    out.push("", `Reproduction test ${ids.map((id) => `\`${id}\``).join(", ")} (**new test file** \`${r.path}\`, written by autogen-bot from the issue${tries}) failed on the unchanged code: ${cell(r.failure)}`);
+    if (outcome.status === "fixed") out.push("", `The new test file \`${r.path}\` is part of this change: it passes with the fix.`);
   }
   if (outcome.plan.fix) out.push("", `Repair: **${outcome.plan.fix.family}**, ${outcome.plan.fix.description} at \`${outcome.plan.fix.file}:${outcome.plan.fix.line}\` (score ${outcome.plan.fix.score.toFixed(3)}).`);
 
@@ -46,7 +49,7 @@ export function renderReport(outcome: Outcome, context: { title: string; branch?
     const where = before.isolation === "actions" ? "run by the repository's verification workflow on a GitHub Actions runner" : `run in the sandbox with ${ISOLATION[before.isolation] ?? before.isolation}`;
     out.push(`Command: \`${before.command.join(" ")}\`, ${where}.`, "");
     for (const e of [before, after]) if (e?.limit) out.push(`A sandbox limit was reached in the ${e === before ? "run before the change" : "run after it"}: ${e.limit}.`, "");
-    out.push(...evidenceTable(before, after));
+    out.push(...evidenceTable(before, after, new Set(outcome.evidence.reproduction?.testIds ?? [])));
   }
   if (regressionBefore) {
     out.push("", `Regression gate (full suite): before ${regressionBefore.passed} passed, ${regressionBefore.failed} failed` + (regressionAfter ? `; after ${regressionAfter.passed} passed, ${regressionAfter.failed} failed.` : "; not run after (no candidate passed the visible tests)."));
@@ -84,10 +87,10 @@ export function renderReport(outcome: Outcome, context: { title: string; branch?
   return `${out.join("\n")}\n`;
 }
 
-function evidenceTable(before: TestEvidence, after: TestEvidence | undefined): string[] {
+function evidenceTable(before: TestEvidence, after: TestEvidence | undefined, added: ReadonlySet<string>): string[] {
   const afterById = new Map((after?.tests ?? []).map((t) => [t.id, t.status]));
   const rows = ["| visible test | before | after |", "| --- | --- | --- |"];
-  for (const t of before.tests) rows.push(`| \`${t.id}\` | ${mark(t.status)} | ${after ? mark(afterById.get(t.id)) : "–"} |`);
+  for (const t of before.tests) rows.push(`| \`${t.id}\`${added.has(t.id) ? " (new)" : ""} | ${mark(t.status)} | ${after ? mark(afterById.get(t.id)) : "–"} |`);
   return [`Visible tests: before ${before.passed} passed, ${before.failed} failed${after ? `; after ${after.passed} passed, ${after.failed} failed` : ""}.`, "", ...rows];
 }
 

@@ -6,11 +6,11 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { isTestFile } from "../../src/engine/is-test-file.ts";
 import { lpwStrategy, type LpwOptions } from "../../src/engine/lpw/lpw-strategy.ts";
-import type { Outcome } from "../../src/engine/task.ts";
+import { withReproduction } from "../../src/engine/reproduce/with-reproduction.ts";
+import type { Outcome, VisibleTests } from "../../src/engine/task.ts";
 import type { BudgetCaps } from "../../src/llm/budget.ts";
 import { localVerifier } from "../../src/verify/local-verifier.ts";
 import { detectRunner } from "../../src/verify/runners/detect-runner.ts";
-import type { TestSelection } from "../../src/verify/runners/test-runner.ts";
 import { useHttpMock } from "../support/http-mock.ts";
 import { scriptAnswers, testLlm, type ScriptedAnswer } from "../support/llm-mock.ts";
 import { PYTEST_ENV, writeRepo } from "../support/python-task.ts";
@@ -37,13 +37,13 @@ const INSTRUMENT = { stage: "instrument", content: { edits: [{ kind: "replace", 
 const ANALYSIS = (divergence: string) => ({ stage: "analyze-error", content: { divergence, fix: "subtract the discount from the subtotal" } });
 const EXPLAIN = { stage: "explain", content: { explanation: "total sums the prices and combines the discount with the sum" } };
 
-async function runLpw(files: Record<string, string>, answers: ScriptedAnswer[], options: { caps?: Partial<BudgetCaps>; lpw?: Partial<LpwOptions>; visible?: TestSelection; description?: string } = {}) {
+async function runLpw(files: Record<string, string>, answers: ScriptedAnswer[], options: { caps?: Partial<BudgetCaps>; lpw?: Partial<LpwOptions>; visible?: VisibleTests; description?: string } = {}) {
   scriptAnswers(answers);
   const dir = await writeRepo(files);
   const llm = testLlm(options.caps);
   const sandbox = { timeoutMs: 30_000, env: PYTEST_ENV };
   const runner = detectRunner(dir);
-  const outcome = await lpwStrategy({ llm, ...options.lpw }).run({
+  const outcome = await withReproduction(lpwStrategy({ llm, ...options.lpw }), llm).run({
     workspace: dir,
     visible: options.visible ?? { kind: "tests", ids: [FAILING] },
     regression: { kind: "all" },
@@ -166,21 +166,27 @@ describe("LPW", () => {
     expect(await readFile(join(dir, "shop/cart.py"), "utf8")).toBe(CART);
   });
 
-  it("rejects a reproduction test that passes on the unchanged code", async () => {
-    const repro = { stage: "reproduce", content: { path: "tests/test_repro.py", content: "from shop.cart import total\n\n\ndef test_repro():\n    assert total([10], 0) == 10\n", testId: "tests/test_repro.py::test_repro", expectedFailure: "assert 15 == 5" } };
-    const { outcome, stages, dir } = await runLpw(PY_REPO, [repro], { visible: { kind: "tests", ids: [] } });
-    expect(stages).toEqual(["reproduce"]);
-    expect(outcome).toMatchObject({ status: "not-fixed", stopReason: "error", message: "the reproduction test was rejected: tests/test_repro.py::test_repro passes on the unchanged code, so it proves nothing" });
-    expectCost(outcome, 1, 1);
+  it("rejects a reproduction test that passes on the unchanged code, three times, and stops: could not reproduce", async () => {
+    const repro = { stage: "reproduce", content: { path: "tests/test_repro.py", content: "from shop.cart import total\n\n\ndef test_repro():\n    assert total([10], 0) == 10\n", expectedFailure: "assert 15 == 5" } };
+    const { outcome, stages, dir, llm } = await runLpw(PY_REPO, [repro, repro, repro], { visible: { kind: "reproduce" } });
+    expect(stages).toEqual(["reproduce", "reproduce", "reproduce"]);
+    expect(outcome).toMatchObject({
+      status: "not-fixed",
+      stopReason: "not-reproduced",
+      message: "could not reproduce: all 3 tests the model wrote were rejected; the last: its test(s) pass on the unchanged code (tests/test_repro.py::test_repro), so they do not show the bug",
+    });
+    // The model was told why each earlier attempt was rejected.
+    expect(llm.sink.entries[2]?.messages[1]?.content).toContain("Attempt 2 was rejected: its test(s) pass on the unchanged code (tests/test_repro.py::test_repro)");
+    expectCost(outcome, 3, 3);
     await expect(readFile(join(dir, "tests/test_repro.py"), "utf8")).rejects.toThrow(/ENOENT/);
   });
 
   it("accepts a reproduction test that fails on the unchanged code and ships it with the fix", async () => {
-    const repro = { stage: "reproduce", content: { path: "tests/test_repro.py", content: "from shop.cart import total\n\n\ndef test_repro():\n    assert total([10], 5) == 5\n", testId: "tests/test_repro.py::test_repro", expectedFailure: "assert 15 == 5" } };
-    const { outcome, stages } = await runLpw(PY_REPO, [repro, PLAN, VERIFIED, CHECK_OK, IMPLEMENT_RIGHT], { visible: { kind: "tests", ids: [] } });
+    const repro = { stage: "reproduce", content: { path: "tests/test_repro.py", content: "from shop.cart import total\n\n\ndef test_repro():\n    assert total([10], 5) == 5\n", expectedFailure: "assert 15 == 5" } };
+    const { outcome, stages } = await runLpw(PY_REPO, [repro, PLAN, VERIFIED, CHECK_OK, IMPLEMENT_RIGHT], { visible: { kind: "reproduce" } });
     expect(stages).toEqual(["reproduce", "plan", "verify-plan", "check-verification", "implement"]);
     expect(outcome.stopReason).toBe("solved");
-    expect(outcome.evidence.reproduction).toEqual({ path: "tests/test_repro.py", testId: "tests/test_repro.py::test_repro", failure: "assert 15 == 5" });
+    expect(outcome.evidence.reproduction).toEqual({ path: "tests/test_repro.py", testId: "tests/test_repro.py::test_repro", testIds: ["tests/test_repro.py::test_repro"], failure: "assert 15 == 5", attempts: 1 });
     expect(outcome.changedFiles).toEqual(["shop/cart.py", "tests/test_repro.py"]);
     expect(outcome.evidence.before?.tests).toEqual([{ id: "tests/test_repro.py::test_repro", status: "fail", message: "assert 15 == 5\n +  where 15 = total([10], 5)" }]);
     // reproduction run, before, baseline, candidate, regression after.

@@ -20,14 +20,15 @@ export function directStrategy(options: { llm: LlmClient; maxRefinements?: numbe
           run.ensureCandidateBudget();
           const stage = round === 0 ? "generate" : "self-debug";
           const { value } = await options.llm.call(stage, { untrusted: { problem, failures: digestReport(report), code: await run.code() }, trusted: round === 0 ? {} : { instruction: "" } }, editsSchema);
-          const result = await run.execute([...edits, ...value.edits], stage);
+          const proposed = run.editsOf(value);
+          const result = await run.execute([...edits, ...proposed], stage);
           if (!result) {
             // The new edits did not apply: carry on from the previous program.
             await run.changes.restore();
             await run.changes.apply(edits);
             continue;
           }
-          edits = [...edits, ...value.edits];
+          edits = [...edits, ...proposed];
           report = result.report;
           if (await run.accept(report, baseline)) return run.finish("solved", `the ${round === 0 ? "first change" : `change after ${round} self-debugging round(s)`} passes the visible tests and the regression gate`);
         }

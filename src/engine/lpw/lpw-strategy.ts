@@ -5,22 +5,22 @@
 // refinement; then the regression gate. The same failure twice in a row re-implements
 // from the plan; three times stops the run.
 import { readFileSync } from "node:fs";
-import { readFile, rm } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { BudgetExceededError } from "../../llm/budget.ts";
 import { LlmStageError, type LlmClient } from "../../llm/llm-client.ts";
 import { digestReport } from "../../verify/digest/digest-report.ts";
+import { brokenRunReason } from "../../verify/load-failure.ts";
 import type { TestSelection } from "../../verify/runners/test-runner.ts";
 import { allPassed, failingTests, type TestReport } from "../../verify/test-report.ts";
 import { EditError, type Edit } from "../../workspace/apply-edits.ts";
 import { safeRepoPath, UnsafePathError } from "../../workspace/safe-path.ts";
 import { buildContext } from "../context/build-context.ts";
-import { repoFiles } from "../context/repo-files.ts";
-import { emptyOutcome, evidenceOf, type Attempt, type Outcome, type Strategy, type Task } from "../task.ts";
+import { emptyOutcome, evidenceOf, visibleSelection, type Attempt, type Outcome, type Strategy, type Task } from "../task.ts";
 import { failureSignature } from "./failure-signature.ts";
 import { instrumentedRun } from "./instrumented-run.ts";
 import { formatKnowledge, onDiskKnowledge, type KnowledgeProvider } from "../knowledge/knowledge-search.ts";
-import { analysisSchema, checkSchema, editsSchema, explanationSchema, knowledgeSchema, planSchema, reproductionSchema, verificationSchema, type Verification } from "./schemas.ts";
+import { analysisSchema, checkSchema, editsSchema, explanationSchema, instrumentSchema, knowledgeSchema, planSchema, verificationSchema, type Verification } from "./schemas.ts";
 import { testSource } from "./test-source.ts";
 import { WorkspaceChanges } from "./workspace-changes.ts";
 
@@ -88,18 +88,14 @@ class LpwRun {
   }
 
   async run(): Promise<Outcome> {
-    let repro: string | undefined;
     try {
       this.problem = this.task.description ?? "Make the failing tests pass.";
-      let visible = this.task.visible;
-      if (visible.kind === "tests" && visible.ids.length === 0) {
-        const reproduction = await this.reproduce();
-        repro = reproduction.path;
-        visible = { kind: "tests", ids: [reproduction.testId] };
-      }
+      const visible = visibleSelection(this.task);
+      if (!visible) throw new StopRun({ reason: "unsupported", message: "no failing test to work on: reproduce the issue first (withReproduction)" });
       const before = await this.test(visible);
       this.outcome.evidence.before = evidenceOf(before);
-      if (before.tests.length === 0) throw new StopRun({ reason: "error", message: `the visible tests did not run (exit ${String(before.run.exitCode)}): ${before.run.spawnError ?? before.run.output.slice(-300)}` });
+      const broken = brokenRunReason(before, this.task.workspace);
+      if (broken) throw new StopRun({ reason: "broken-tests", message: `the test command is broken: ${broken}` });
       const failing = failingTests(before);
       if (failing.length === 0) throw new StopRun({ reason: "nothing-to-fix", message: "every visible test already passes; there is nothing to repair" });
       const baseline = this.task.regression ? await this.test(this.task.regression) : undefined;
@@ -137,32 +133,8 @@ class LpwRun {
       if (error instanceof LlmStageError) return this.finish({ reason: "error", message: `the ${error.stage} stage failed: ${error.message.slice(error.stage.length + 2)}` });
       throw error;
     } finally {
-      if (this.outcome.status !== "fixed") {
-        await this.changes.restore();
-        if (repro) await rm(safeRepoPath(this.task.workspace, repro), { force: true });
-      }
+      if (this.outcome.status !== "fixed") await this.changes.restore();
     }
-  }
-
-  /** A reproduction test that fails on the unchanged code for the stated reason, or a stop. */
-  private async reproduce(): Promise<{ path: string; testId: string }> {
-    this.task.onProgress?.({ kind: "stage", stage: "reproduce" });
-    const example = await this.exampleTest();
-    const { value } = await this.llm.call("reproduce", { untrusted: { problem: this.problem, testExample: example.text, code: "" }, trusted: { framework: this.task.runnerName } }, reproductionSchema);
-    if (!this.task.isTestFile(value.path)) throw new StopRun({ reason: "error", message: `the reproduction test's path ${value.path} is not where the runner looks for tests` });
-    await this.changes.apply([{ kind: "create", path: value.path, content: value.content }]);
-    const report = await this.test({ kind: "tests", ids: [value.testId] });
-    const result = report.tests.find((t) => t.id === value.testId);
-    const reject = (why: string): never => {
-      throw new StopRun({ reason: "error", message: `the reproduction test was rejected: ${why}` });
-    };
-    if (!result) reject(`${value.testId} did not run (the runner reported ${report.tests.map((t) => t.id).join(", ") || "no tests"})`);
-    if (result?.status === "pass") reject(`${value.testId} passes on the unchanged code, so it proves nothing`);
-    if (result?.status === "skip") reject(`${value.testId} was skipped`);
-    const message = result?.message ?? "";
-    if (result?.status === "error" && !message.includes(value.expectedFailure)) reject(`${value.testId} errors (${message.split("\n")[0]}) instead of failing for the reported reason`);
-    this.outcome.evidence.reproduction = { path: value.path, testId: value.testId, failure: message.split("\n")[0] ?? "" };
-    return { path: value.path, testId: value.testId };
   }
 
   private async planAndVerify(digest: string, code: string, tests: string): Promise<{ plan: string[]; verification: Verification | undefined }> {
@@ -206,6 +178,7 @@ class LpwRun {
       { untrusted: { problem: hint ? `${this.problem}\n\n${hint}` : this.problem, code, knowledge: this.knowledgeText }, trusted: { plan: numbered(plan), verification: verification ? formatVerification(verification) : "(plan verification disabled)" } },
       editsSchema,
     );
+    if (value.edits.length === 0) throw new StopRun({ reason: "no-change", message: `no code change: ${value.noChange ?? ""}` });
     return this.attempt(value.edits, visible, hint ? "re-implementation from the plan" : "implementation of the plan", undefined);
   }
 
@@ -215,7 +188,7 @@ class LpwRun {
     const code = await this.currentCode();
     let trace = "(instrumented debug run disabled)";
     if (this.options.instrumentedDebug && first) {
-      const { value } = await this.llm.call("instrument", { trusted: { plan: numbered(plan), test: first.id }, untrusted: { code } }, editsSchema);
+      const { value } = await this.llm.call("instrument", { trusted: { plan: numbered(plan), test: first.id }, untrusted: { code } }, instrumentSchema);
       const run = await instrumentedRun(this.task.workspace, value.edits, first.id, this.task.probe ?? this.task.verifier);
       this.outcome.cost.testRuns += 1;
       this.outcome.cost.testSeconds += run.durationMs / 1000;
@@ -229,6 +202,7 @@ class LpwRun {
       { trusted: { plan: numbered(plan), analysis: `${analysis.divergence}\nFix: ${analysis.fix}`, explanation }, untrusted: { failures, code } },
       editsSchema,
     );
+    if (value.edits.length === 0) throw new StopRun({ reason: "no-change", message: `no code change: ${value.noChange ?? ""}` });
     return this.attempt(value.edits, visible, "refinement", `${analysis.divergence} → ${analysis.fix}`);
   }
 
@@ -299,11 +273,6 @@ class LpwRun {
     } catch {
       return undefined;
     }
-  }
-
-  private async exampleTest(): Promise<{ text: string }> {
-    const file = repoFiles(this.task.workspace).find((f) => this.task.isTestFile(f));
-    return { text: file ? `--- ${file}\n${(await readFile(join(this.task.workspace, file), "utf8")).slice(0, 3000)}` : "(no existing tests)" };
   }
 
   private finish(stop: Stop): Outcome {

@@ -6,12 +6,14 @@
 import { BudgetExceededError } from "../../llm/budget.ts";
 import { LlmStageError, type LlmClient } from "../../llm/llm-client.ts";
 import { digestReport } from "../../verify/digest/digest-report.ts";
+import { brokenRunReason } from "../../verify/load-failure.ts";
+import type { TestSelection } from "../../verify/runners/test-runner.ts";
 import { allPassed, failingTests, type TestCaseResult, type TestReport } from "../../verify/test-report.ts";
 import { EditError, type Edit } from "../../workspace/apply-edits.ts";
 import { readRepoFile, UnsafePathError } from "../../workspace/safe-path.ts";
 import { buildContext, type CodeContext } from "../context/build-context.ts";
 import { WorkspaceChanges } from "../lpw/workspace-changes.ts";
-import { emptyOutcome, evidenceOf, type Outcome, type Task } from "../task.ts";
+import { emptyOutcome, evidenceOf, visibleSelection, type Outcome, type Task } from "../task.ts";
 
 export type Start = { before: TestReport; failing: TestCaseResult[]; baseline: TestReport | undefined; context: CodeContext; problem: string; digest: string };
 
@@ -54,7 +56,8 @@ export class SearchRun {
     }
   }
 
-  async test(selection = this.task.visible): Promise<TestReport> {
+  async test(selection: TestSelection | undefined = visibleSelection(this.task)): Promise<TestReport> {
+    if (!selection) throw new Stop("unsupported", "no failing test to work on: reproduce the issue first (withReproduction)");
     const report = await this.task.verifier.run(this.task.workspace, selection);
     this.outcome.cost.testRuns += 1;
     this.outcome.cost.testSeconds += report.run.durationMs / 1000;
@@ -65,7 +68,8 @@ export class SearchRun {
     const before = await this.test();
     this.outcome.evidence.before = evidenceOf(before);
     const failing = failingTests(before);
-    if (before.tests.length === 0) throw new Stop("error", "the visible tests did not run");
+    const broken = brokenRunReason(before, this.task.workspace);
+    if (broken) throw new Stop("broken-tests", `the test command is broken: ${broken}`);
     if (failing.length === 0) throw new Stop("nothing-to-fix", "every visible test already passes");
     const baseline = this.task.regression ? await this.test(this.task.regression) : undefined;
     const digest = digestReport(before);
@@ -79,6 +83,12 @@ export class SearchRun {
     const parts: string[] = [];
     for (const file of [...new Set([...this.contextFiles, ...this.changes.diff().files])]) parts.push(`--- ${file}\n${await readRepoFile(this.task.workspace, file).catch(() => "")}`);
     return parts.join("\n\n") || "(no code located)";
+  }
+
+  /** A stage's edits; an answer of no edits ("no code change: …") ends the run. */
+  editsOf(value: { edits: Edit[]; noChange?: string | null | undefined }): Edit[] {
+    if (value.edits.length === 0) throw new Stop("no-change", `no code change: ${value.noChange ?? ""}`);
+    return value.edits;
   }
 
   /** Call before asking the model for a candidate: stops the run once the candidate budget is spent. */

@@ -34,7 +34,7 @@ export function seidrStrategy(options: SeidrOptions): Strategy {
           run.ensureCandidateBudget();
           await run.changes.restore();
           const { value } = await options.llm.call("generate", { untrusted: { problem, failures: digestReport(before), code: await run.code() } }, editsSchema, { temperature });
-          const candidate = await execute(value.edits, `draft at temperature ${temperature}`);
+          const candidate = await execute(run.editsOf(value), `draft at temperature ${temperature}`);
           if (candidate && (await run.accept(candidate.report, baseline))) return run.finish("solved", `draft ${candidate.id} passes the visible tests and the regression gate (EPG ${candidate.id - 1})`);
           if (candidate) population.push(candidate);
         }
@@ -56,7 +56,7 @@ export function seidrStrategy(options: SeidrOptions): Strategy {
               await run.changes.restore();
               await run.changes.apply(parent.edits);
               const { value } = await options.llm.call("self-debug", { trusted: { instruction }, untrusted: { problem, failures: digestReport(parent.report), code: await run.code() } }, editsSchema, { temperature });
-              const child = await execute([...parent.edits, ...value.edits], `repair of candidate ${parent.id} (generation ${generation})`);
+              const child = await execute([...parent.edits, ...run.editsOf(value)], `repair of candidate ${parent.id} (generation ${generation})`);
               if (child && (await run.accept(child.report, baseline))) return run.finish("solved", `candidate ${child.id} passes the visible tests and the regression gate (EPG ${child.id - 1})`);
               if (child) children.push(child);
             }

@@ -90,7 +90,7 @@ export function slpwStrategy(options: SlpwOptions): Strategy {
           run.ensureCandidateBudget();
           await run.changes.restore();
           const { value } = await options.llm.call("implement", { trusted: { plan: numbered(plan.steps), verification: plan.verification ? formatVerification(plan.verification) : "(not verified)" }, untrusted: { problem, code: await run.code(), knowledge: "(none)" } }, editsSchema);
-          const program = await execute(`prog-${plan.id}`, plan, value.edits, `implementation of plan ${plan.id}`);
+          const program = await execute(`prog-${plan.id}`, plan, run.editsOf(value), `implementation of plan ${plan.id}`);
           if (!program) continue;
           programBandit.add(program.id);
           programBandit.reward(program.id, program.report.tests.length - failingTests(program.report).length);
@@ -105,7 +105,7 @@ export function slpwStrategy(options: SlpwOptions): Strategy {
           const failures = digestReport(parent.report);
           const analysis = (await options.llm.call("analyze-error", { trusted: { verification: parent.plan.verification ? formatVerification(parent.plan.verification) : numbered(parent.plan.steps) }, untrusted: { trace: "(no instrumented run)", failures } }, analysisSchema)).value;
           const { value } = await options.llm.call("refine", { trusted: { plan: numbered(parent.plan.steps), analysis: `${analysis.divergence}\nFix: ${analysis.fix}`, explanation: "(not requested)" }, untrusted: { failures, code: await run.code() } }, editsSchema);
-          const child = await execute(`${id}.r${round}`, parent.plan, [...parent.edits, ...value.edits], `refinement of ${id}`);
+          const child = await execute(`${id}.r${round}`, parent.plan, [...parent.edits, ...run.editsOf(value)], `refinement of ${id}`);
           if (!child) continue;
           programBandit.add(child.id, id);
           programBandit.reward(child.id, child.report.tests.length - failingTests(child.report).length);

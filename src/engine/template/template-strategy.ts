@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { editableRepoFile, readRepoFile, UnsafePathError, writeRepoFile } from "../../workspace/safe-path.ts";
 import { unifiedDiff } from "../../workspace/unified-diff.ts";
+import { brokenRunReason } from "../../verify/load-failure.ts";
 import { allPassed, failingTests, type TestReport } from "../../verify/test-report.ts";
 import type { TestSelection } from "../../verify/runners/test-runner.ts";
 import { checkDiffLanded } from "../check-diff-landed.ts";
@@ -36,6 +37,7 @@ export const templateStrategy: Strategy = {
     if (!language) {
       return state.finish("unsupported", `the template strategy localises faults with per-test line coverage, implemented for pytest and Node test runners (node --test, vitest, jest, mocha); this repository runs ${task.runnerName}`);
     }
+    if (task.visible.kind === "reproduce") return state.finish("unsupported", "the template strategy repairs failing tests and cannot write a reproduction test from the description: name a failing test, or configure an LLM endpoint");
     task.onProgress?.({ kind: "stage", stage: "reproduce", detail: "running the visible tests on the unchanged code" });
     const before = await state.test(task.visible);
     state.outcome.evidence.before = evidenceOf(before);
@@ -43,6 +45,8 @@ export const templateStrategy: Strategy = {
       const why = before.run.limit ? before.run.limit.message : `exit ${String(before.run.exitCode)}${before.run.spawnError ? `: ${before.run.spawnError}` : ""}`;
       return state.finish("error", `the visible tests did not run (${why}); output ends with: ${before.run.output.slice(-400)}`);
     }
+    const broken = brokenRunReason(before, task.workspace);
+    if (broken) return state.finish("broken-tests", `the test command is broken: ${broken}`);
     const failing = failingTests(before);
     if (failing.length === 0) return state.finish("nothing-to-fix", "every visible test already passes; there is nothing to repair");
     const regressionBaseline = task.regression ? await state.test(task.regression) : undefined;
@@ -205,7 +209,7 @@ class RunState {
     };
     const first = await this.test(failingIds, workspace);
     if (!allPassed(first)) return record("still-failing", first);
-    const visible = await this.test(this.task.visible, workspace);
+    const visible = await this.test(this.task.visible.kind === "reproduce" ? failingIds : this.task.visible, workspace);
     if (!allPassed(visible)) return record("visible-regressed", visible);
     // Kept per candidate: with parallel slots, another candidate may finish after the winner.
     const evidence: CandidateEvidence = { after: evidenceOf(visible) };
