@@ -28,6 +28,7 @@ import { jobVerifier } from "./job-verifier.ts";
 import { applyStoredDiff, coAuthor, commitAndPush } from "./publish-change.ts";
 import type { JobDeps } from "./run-issue-job.ts";
 import { CI_STEPS, StatusReporter } from "./status-reporter.ts";
+import { runSetup } from "../verify/run-setup.ts";
 
 /** The pull request's head moved while the job ran. */
 export class HeadMoved extends Error {
@@ -106,6 +107,19 @@ export async function runCiJob(job: Job, deps: JobDeps, signal: AbortSignal): Pr
     const mergeBase = (await cache.run(mirror, ["merge-base", "--end-of-options", pull.baseSha, headSha], "find the merge base")).trim();
     const base = await cache.worktree(mirror, mergeBase, `job-${job.id}-base`);
     worktrees.push(base);
+    // The repository's setup (for example `npm ci`) in both checkouts, before any local run
+    // (attribution, and the coverage runs that stay local even when Actions verifies).
+    {
+      for (const tree of [head, base]) {
+        const setup = await runSetup(tree.path, config.test, taskSandbox(config, signal));
+        if (setup.ran && !setup.ok) {
+          status.set("Attribution", "failed", "the setup command failed");
+          await status.finish(`autogen-bot could not prepare the checkout at \`${tree.sha.slice(0, 7)}\`: ${setup.message}`);
+          deps.store.finish(job.id, "failed", setup.message);
+          return;
+        }
+      }
+    }
     let failing = failingInCi;
     if (failing.length === 0) {
       // No per-test results in CI: find the failures by running the suite at the head.

@@ -25,6 +25,7 @@ import { guardedLlm } from "./guarded-llm.ts";
 import { beginJob } from "./job-config.ts";
 import { jobVerifier } from "./job-verifier.ts";
 import { StatusReporter } from "./status-reporter.ts";
+import { missingDependencies, runSetup } from "../verify/run-setup.ts";
 
 export type JobDeps = {
   store: JobStore;
@@ -130,6 +131,13 @@ async function runEngine(job: Job, config: RepoConfig, worktree: Worktree, mirro
   const ci = await deps.ciFor(job.installationId);
   const choice = await jobVerifier(deps, job, status, config, { ci, defaultBranch: repository.defaultBranch, cloneUrl: repository.cloneUrl, mirror, credentials, runner, fork: false }, signal);
   const verifier = choice.verifier;
+  const setup = await runSetup(worktree.path, config.test, sandbox);
+  if (setup.ran && !setup.ok) {
+    status.set("Tests and localisation", "failed", setup.message);
+    const stopped = emptyOutcome(config.strategy.name);
+    Object.assign(stopped, { stopReason: "broken-tests", message: setup.message });
+    return stopped;
+  }
   const baseline = await verifier.run(worktree.path, { kind: "all" });
   const failing = failingTests(baseline);
   status.set("Tests and localisation", "done", `${runner.name}: ${baseline.tests.length - failing.length} passed, ${failing.length} failed on ${worktree.sha.slice(0, 7)}`);
@@ -143,7 +151,8 @@ async function runEngine(job: Job, config: RepoConfig, worktree: Worktree, mirro
     // Nothing the engine could work on: say so before any model call.
     status.set("Tests and localisation", "failed", tests.message);
     const stopped = emptyOutcome(llm ? config.strategy.name : "template");
-    Object.assign(stopped, { stopReason: tests.kind === "broken" ? "broken-tests" : "nothing-to-fix", message: tests.message });
+    const hint = tests.kind === "broken" ? missingDependencies(worktree.path, config.test) : undefined;
+    Object.assign(stopped, { stopReason: tests.kind === "broken" ? "broken-tests" : "nothing-to-fix", message: hint ? `${tests.message}; likely cause: ${hint}` : tests.message });
     stopped.evidence.before = evidenceOf(baseline);
     return stopped;
   }

@@ -2,7 +2,7 @@
 // (never the user's branch or uncommitted work), commits a fix on a new branch
 // `autogen/<slug>`, and writes the report a PR body would hold.
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { lstat, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { availableParallelism, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { defaultDataDir } from "../config/data-dir.ts";
@@ -15,6 +15,8 @@ import { replayFetch } from "../llm/replay-fetch.ts";
 import { readTranscript, transcript } from "../llm/transcript.ts";
 import { parseRepoConfigText, REPO_CONFIG_PATH, RepoConfigError } from "../config/parse-repo-config.ts";
 import { checkDiffLanded } from "../engine/check-diff-landed.ts";
+import { missingDependencies, runSetup } from "../verify/run-setup.ts";
+import { registerLinkedDirectory } from "../verify/sandbox/sandbox-layout.ts";
 import { checkDiffPolicy } from "../engine/check-diff-policy.ts";
 import { buildTask, chooseStrategy, chooseVisible, taskBudget, taskSandbox, type Trigger } from "../engine/build-task.ts";
 import type { Outcome, Strategy, VisibleTests } from "../engine/task.ts";
@@ -167,19 +169,31 @@ async function fixInWorktree({ io, repo, worktree, config, strategy, canReproduc
   const sandbox = taskSandbox(config);
   // The worktree's `.git` is only a pointer: protect the repository's git dir itself.
   const verifier = localVerifier(runner, { ...sandbox, protect: [await gitDir(repo)] });
+  // A fresh worktree of HEAD has no node_modules (never committed): use the checkout's, read-only.
+  if (await linkCheckoutModules(repo, worktree)) log("note: using node_modules from your checkout (read-only to the tests)\n");
+  const setup = await runSetup(worktree, config.test, sandbox);
+  if (setup.ran) {
+    if (!setup.ok) {
+      io.stderr(`autogen fix: ${setup.message}\n`);
+      return EXIT.failed;
+    }
+    log(`${setup.message}\n`);
+  }
 
   const trigger: Trigger = issueText ? { kind: "issue", text: issueText, tests: values.test } : { kind: "failing-tests", tests: values.test };
   let baseline;
   if (!values.test?.length) {
     baseline = await verifier.run(worktree, { kind: "all" });
     if (baseline.run.spawnError) {
-      io.stderr(`autogen fix: the test command could not start: ${baseline.run.spawnError}\n`);
+      const hint = missingDependencies(worktree, config.test);
+      io.stderr(`autogen fix: the test command could not start: ${baseline.run.spawnError}${hint ? `; ${hint}` : ""}\n`);
       return EXIT.usage;
     }
   }
   const choice = chooseVisible(trigger, baseline, worktree, { canReproduce });
   if (choice.kind === "broken") {
-    io.stderr(`autogen fix: ${choice.message}. Fix the test command (test.command in .github/autogen.yml, or --test-cmd) and try again.\n`);
+    const hint = missingDependencies(worktree, config.test);
+    io.stderr(`autogen fix: ${choice.message}. ${hint ? `Likely cause: ${hint}.` : "Fix the test command (test.command in .github/autogen.yml, or --test-cmd) and try again."}\n`);
     return EXIT.failed;
   }
   if (choice.kind === "nothing") {
@@ -235,6 +249,16 @@ async function fixInWorktree({ io, repo, worktree, config, strategy, canReproduc
     log(`\nnot fixed (${outcome.stopReason}): ${outcome.message}\nreport: ${reportPath}\n`);
   }
   return outcome.status === "fixed" ? EXIT.ok : EXIT.failed;
+}
+
+/** Links the checkout's node_modules into the worktree when the worktree has none; the sandbox shows it read-only. */
+async function linkCheckoutModules(repo: string, worktree: string): Promise<boolean> {
+  const modules = join(repo, "node_modules");
+  const stat = await lstat(modules).catch(() => undefined);
+  if (!stat?.isDirectory() || existsSync(join(worktree, "node_modules"))) return false;
+  await symlink(modules, join(worktree, "node_modules"));
+  registerLinkedDirectory(modules);
+  return true;
 }
 
 /** A repository's identity for memory: its origin URL, or its path when it has none. */

@@ -54,7 +54,7 @@ export const testSchema = z
     setup: commandLine
       .nullable()
       .default(null)
-      .meta({ description: "A command run once before the tests (for example `npm ci`). Detected when null." }),
+      .meta({ description: "A command run once in the bot's checkout before the tests, in the sandbox (for example `npm ci`, or `pip install --target .deps -r requirements.txt` with PYTHONPATH in test.env): only the checkout is writable, so what it installs must land there. Not run when null; the bot says when missing dependencies are the likely cause of a failure." }),
     env: z
       .record(envName, z.string().max(4096))
       .default({})

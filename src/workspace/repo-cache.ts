@@ -110,7 +110,8 @@ export class Worktree {
   async reset(): Promise<void> {
     const place = { gitDir: this.gitDir, workTree: this.path };
     await this.cache.run(this.path, ["reset", "--hard", "--quiet", this.sha], "reset worktree", undefined, place);
-    await this.cache.run(this.path, ["clean", "-fdq"], "clean worktree", undefined, place);
+    // What the setup command installed stays (node_modules may not be in .gitignore).
+    await this.cache.run(this.path, ["clean", "-fdq", "-e", "/node_modules"], "clean worktree", undefined, place);
   }
 
   async remove(): Promise<void> {

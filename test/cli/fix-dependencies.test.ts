@@ -1,0 +1,72 @@
+// Dependencies in the bot's fresh checkout: a JavaScript project's node_modules is never
+// committed, so the worktree of HEAD has none. The CLI uses the checkout's (read-only),
+// runs `test.setup` in the sandbox when configured, and says what to set when neither helps.
+import { mkdtempSync } from "node:fs";
+import { mkdir, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { git } from "../../src/workspace/git.ts";
+import { gitRepo } from "../support/git-repo.ts";
+import { runCli } from "../support/run-cli.ts";
+
+const ENV = { PATH: process.env.PATH, HOME: process.env.HOME, XDG_DATA_HOME: mkdtempSync(join(tmpdir(), "autogen-data-")) };
+
+/** A project whose code imports a package from node_modules (not committed: .gitignore). */
+const PROJECT = {
+  ".gitignore": "node_modules/\n",
+  "package.json": JSON.stringify({ name: "prices", private: true, type: "module", scripts: { test: "node --test" }, dependencies: { "tiny-math": "1.0.0" } }),
+  "src/price.js": 'import { double } from "tiny-math";\nexport function total(a, b) {\n  return double(a) - b;\n}\n',
+  "test/price.test.js": 'import { test } from "node:test";\nimport assert from "node:assert/strict";\nimport { total } from "../src/price.js";\ntest("total adds", () => assert.equal(total(2, 3), 7));\ntest("total of zero", () => assert.equal(total(0, 0), 0));\n',
+};
+
+async function installTinyMath(dir: string): Promise<void> {
+  await mkdir(join(dir, "node_modules", "tiny-math"), { recursive: true });
+  await writeFile(join(dir, "node_modules", "tiny-math", "package.json"), JSON.stringify({ name: "tiny-math", version: "1.0.0", type: "module", exports: "./index.js" }));
+  await writeFile(join(dir, "node_modules", "tiny-math", "index.js"), "export const double = (x) => x * 2;\n");
+}
+
+describe("autogen fix and a project's dependencies", () => {
+  it("uses the checkout's node_modules in its fresh worktree, and fixes the bug", async () => {
+    const repo = await gitRepo(PROJECT);
+    await installTinyMath(repo);
+    const { code, stdout, stderr } = await runCli(["fix", repo], { env: ENV });
+    expect(stderr).toBe("");
+    expect(stdout).toContain("note: using node_modules from your checkout (read-only to the tests)");
+    expect(stdout).toMatch(/fixed: `-` → `\+` at src\/price\.js:3/);
+    expect(code).toBe(0);
+    // The link is the bot's, in its worktree: nothing of it reaches the branch.
+    expect(await git(repo).raw(["ls-tree", "-r", "--name-only", "autogen/fix-total-adds"])).not.toContain("node_modules");
+  }, 180_000);
+
+  it("says what to set when the checkout has no node_modules and no setup is configured", async () => {
+    const repo = await gitRepo(PROJECT);
+    const { code, stderr } = await runCli(["fix", repo], { env: ENV });
+    expect(code).not.toBe(0);
+    expect(stderr).toContain('package.json lists 1 dependencies and the bot\'s checkout has no node_modules: set `test.setup: "npm install"` and `test.networkDuringSetup: true` in .github/autogen.yml');
+  }, 180_000);
+
+  it("runs test.setup in the sandbox before the tests (what it installs lands in the worktree)", async () => {
+    // A setup that installs the package from a tarball-free source committed in the repository (no network needed).
+    const setupScript = 'const fs = require("node:fs"); fs.mkdirSync("node_modules/tiny-math", { recursive: true }); fs.copyFileSync("vendor/tiny-math/package.json", "node_modules/tiny-math/package.json"); fs.copyFileSync("vendor/tiny-math/index.js", "node_modules/tiny-math/index.js");';
+    const repo = await gitRepo({
+      ...PROJECT,
+      "vendor/tiny-math/package.json": JSON.stringify({ name: "tiny-math", version: "1.0.0", type: "module", exports: "./index.js" }),
+      "vendor/tiny-math/index.js": "export const double = (x) => x * 2;\n",
+      "setup.cjs": setupScript,
+      ".github/autogen.yml": "test:\n  setup: node setup.cjs\n",
+    });
+    const { code, stdout, stderr } = await runCli(["fix", repo], { env: ENV });
+    expect(stderr).toBe("");
+    expect(stdout).toMatch(/setup `node setup\.cjs` finished in [\d.]+ s/);
+    expect(stdout).toMatch(/fixed: `-` → `\+` at src\/price\.js:3/);
+    expect(code).toBe(0);
+  }, 180_000);
+
+  it("stops with the setup command's own error when it fails, naming the network setting", async () => {
+    const repo = await gitRepo({ ...PROJECT, ".github/autogen.yml": "test:\n  setup: node -e \"process.stderr.write('registry unreachable'); process.exit(3)\"\n" });
+    const { code, stderr } = await runCli(["fix", repo], { env: ENV });
+    expect(code).toBe(1);
+    expect(stderr).toContain("the setup command `node -e \"process.stderr.write('registry unreachable'); process.exit(3)\"` failed (exit 3); it ran without network (set test.networkDuringSetup: true if it downloads packages); its output ends with: registry unreachable");
+  }, 180_000);
+});
