@@ -32,7 +32,7 @@ export async function runSetup(workspace: string, test: RepoConfig["test"], sand
 export function missingDependencies(workspace: string, test: RepoConfig["test"]): string | undefined {
   const manifest = join(workspace, "package.json");
   if (!existsSync(manifest) || existsSync(join(workspace, "node_modules"))) return undefined;
-  let deps = 0;
+  let deps: number;
   try {
     const parsed = JSON.parse(readFileSync(manifest, "utf8")) as { dependencies?: Record<string, string>; devDependencies?: Record<string, string> };
     deps = Object.keys(parsed.dependencies ?? {}).length + Object.keys(parsed.devDependencies ?? {}).length;
