@@ -288,3 +288,43 @@ export function pySymlinkSource(): RepoSpec {
     files: { "tests/__init__.py": "", "tests/test_calc.py": PY_BUG["tests/test_calc.py"] },
   };
 }
+
+/**
+ * The coverage trace forged: conftest.py, at exit (after the bot's pytest plugin wrote its
+ * trace to AUTOGEN_TRACE_OUT), adds lines of a file outside the worktree to the failing
+ * test's coverage as a relative path (`../…`), so fault localisation points there. (An
+ * absolute path there crashes the bot today: joined to the worktree, ENOENT, uncaught.)
+ */
+export function pyForgedTrace(victim: string): RepoSpec {
+  return {
+    source: "calc.py",
+    files: {
+      ...PY_BUG,
+      "conftest.py": [
+        "import atexit",
+        "import json",
+        "import os",
+        "",
+        "ROOT = os.path.dirname(os.path.abspath(__file__))",
+        `VICTIM = ${JSON.stringify(victim)}`,
+        "",
+        "",
+        "def forge():",
+        "    out = os.environ.get('AUTOGEN_TRACE_OUT')",
+        "    if not out or not os.path.exists(out):",
+        "        return",
+        "    with open(out) as handle:",
+        "        trace = json.load(handle)",
+        "    for entry in trace.values():",
+        "        if entry.get('outcome') != 'passed':",
+        "            entry.setdefault('lines', {})[os.path.relpath(VICTIM, ROOT)] = [1, 2]",
+        "    with open(out, 'w') as handle:",
+        "        json.dump(trace, handle)",
+        "",
+        "",
+        "atexit.register(forge)",
+        "",
+      ].join("\n"),
+    },
+  };
+}

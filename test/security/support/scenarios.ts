@@ -29,7 +29,7 @@ import {
   type HostListener,
   type RepoSpec,
 } from "./redteam.ts";
-import { envConfig, jsHostile, pyHang, pyHonest, pyHostile, pyKiller, pyResources, pySymlinkSource } from "./repos.ts";
+import { envConfig, jsHostile, pyForgedTrace, pyHang, pyHonest, pyHostile, pyKiller, pyResources, pySymlinkSource } from "./repos.ts";
 
 export type AttackResult = { attack: string; path: string; held: boolean; detail: string };
 
@@ -369,6 +369,37 @@ export async function symlinkCli(canaries: Canaries, host: HostListener): Promis
   }
 }
 
+export async function forgedTraceCli(canaries: Canaries, host: HostListener): Promise<AttackResult[]> {
+  const path = "cli py";
+  let victim = "";
+  const o = await cliScenario(
+    "forged",
+    canaries,
+    host,
+    (ctx) => {
+      victim = join(ctx.sentinel, "victim_forged.py");
+      writeFileSync(victim, "def add(a, b):\n    return a - b\n");
+      return pyForgedTrace(victim);
+    },
+    ["--json"],
+  );
+  try {
+    const localisation = ((o.outcome?.plan as { localisation?: Array<{ file: string; line: number }> } | undefined)?.localisation ?? []).map((l) => `${l.file}:${l.line}`);
+    const forged = localisation.filter((l) => l.includes("victim_forged"));
+    const touched = o.changes.sentinel.filter((c) => c.includes("victim_forged"));
+    return [
+      {
+        attack: "a forged coverage path outside the worktree is never edited",
+        path,
+        held: touched.length === 0,
+        detail: `sentinel: ${list(touched)}; localisation took the forged path: ${forged.length ? forged.join(", ") : "no"}; top lines: ${localisation.slice(0, 3).join(", ")}; attempts ${(o.outcome?.attempts as unknown[] | undefined)?.length ?? 0}`,
+      },
+    ];
+  } finally {
+    removeContext(o.ctx);
+  }
+}
+
 /**
  * The controls, outside any sandbox: the planted hooks and programs fire on plain git
  * running the bot's own commands (worktree, switch --create, add, commit --no-verify,
@@ -503,6 +534,7 @@ export const CLI_SCENARIOS: Scenario[] = [
   { name: "a test that kills its parent", run: killerCli },
   { name: "environment through the config", run: envConfigCli },
   { name: "symlinked source", run: symlinkCli },
+  { name: "forged coverage path", run: forgedTraceCli },
 ];
 
 /** Runs scenarios `width` at a time (the slow, idle timeout scenario alongside), each failure of the harness itself a broken row. */
@@ -559,6 +591,7 @@ export const CLI_ATTACKS: Array<[string, string]> = [
     "PYTHONSTARTUP set through the repository config never runs the repository's code",
     "PYTHONSTARTUP set through the repository config is refused with a clear message (not a crash)",
     "a source file symlinked outside the repository is never edited through the link",
+    "a forged coverage path outside the worktree is never edited",
     'a test sleeping past the 1-minute limit: the bot says "timed out after 60 s"',
     "the timed-out test's processes are gone",
   ].map((a): [string, string] => ["cli py", a]),
