@@ -230,7 +230,7 @@ export async function jsHostileCli(canaries: Canaries, host: HostListener): Prom
         attack: "replace the worktree's .git file with a directory holding a malicious config",
         path,
         held: swap.length > 0 && programs.length === 0 && fixedOnBranch(o),
-        detail: swap.length ? `pointer removed in ${swapped.length}/${swap.length} run(s); hooks/programs run: ${list(programs)}; fix on a branch of the user's repository: ${fixedOnBranch(o) ? "yes" : `no (bot exit ${o.run.code}, ${short(o.run.stderr || String((o.outcome ?? {}).message ?? ""), 200)})`}` : "never reported",
+        detail: swap.length ? `pointer removed in ${swapped.length}/${swap.length} reported run(s) (${[...new Set(swap.map((x) => String(x.removed_pointer ?? x.error)))].join(" / ")}); hooks/programs run: ${list(programs)}; fix on a branch of the user's repository: ${fixedOnBranch(o) ? "yes" : `no (bot exit ${o.run.code}, ${short(o.run.stderr || String((o.outcome ?? {}).message ?? ""), 200)})`}` : "never reported",
       },
       lootRow(path, "package.json lifecycle scripts (pre/post test, install, prepare) run", o, /^lifecycle-/, { ok: true, why: "" }),
       egressRow(path, o),
