@@ -167,9 +167,16 @@ function daemonRows(path: string, o: CliOutcome, tag: string): AttackResult[] {
       attack: "a leftover process steals from later runs and the bot's later steps",
       path,
       held: daemon.length > 0 && stolen.length === 0 && stashSecrets.length === 0,
-      detail: `loot: ${list(stolen.map((f) => `${f}: ${short(readFileSync(join(o.ctx.loot, f), "utf8").replace(/\n/g, " | "), 160)}`))}; seen by a later run: ${stash.length ? short(stash.at(-1)?.replace(/\n/g, " | ") ?? "", 160) : "nothing"}`,
+      // Names only: what a leftover process reads on a shared machine may be anyone's.
+      detail: `loot: ${list(stolen.map((f) => `${f}: ${stolenSummary(readFileSync(join(o.ctx.loot, f), "utf8"), o.ctx.canaries)}`))}; seen by a later run: ${stash.length ? stolenSummary(stash.at(-1) ?? "", o.ctx.canaries) : "nothing"}`,
     },
   ];
+}
+
+/** What a daemon's stash holds, by variable name, and which of our canaries are among it. */
+function stolenSummary(text: string, canaries: Canaries): string {
+  const names = [...new Set(text.split("\n").filter((l) => l.includes("=")).map((l) => l.split("=")[0]))];
+  return `${names.length} secret-like variable(s) (${short(names.join(","), 120)}); our canaries: ${list(findCanaries(text, canaries))}`;
 }
 
 function egressRow(path: string, o: CliOutcome): AttackResult {
