@@ -149,7 +149,7 @@ function procRows(path: string, o: CliOutcome, canaries: Canaries): AttackResult
   const maxPids = Math.max(0, ...proc.map((e) => Number(e.pids)));
   return [
     { attack: "read /proc/*/environ of every visible process", path, held: ranProc && envHits.length === 0, detail: ranProc ? `${proc.length} run(s), up to ${maxPids} pids visible, ${maxEnv} environ files read; canaries: ${list(envHits)}` : "the /proc reader never reported" },
-    { attack: "read /proc/*/cmdline of every visible process", path, held: ranProc && cmdHits.length === 0, detail: ranProc ? `canaries: ${list(cmdHits)}; e.g. ${short(JSON.stringify(proc[0]?.cmdlines ?? []).slice(0, 200), 200)}` : "the /proc reader never reported" },
+    { attack: "read /proc/*/cmdline of every visible process", path, held: ranProc && cmdHits.length === 0, detail: ranProc ? `${Math.max(0, ...proc.map((e) => Number(e.cmdline_read)))} cmdlines read; canaries: ${list(cmdHits)}` : "the /proc reader never reported" },
     { attack: "environment variables", path, held: env.length > 0 && findCanaries(JSON.stringify(env), canaries).length === 0, detail: env.length ? `names: ${(env[0]?.names as string[]).join(",")}` : "never reported" },
   ];
 }
