@@ -6,7 +6,7 @@
 //   AUTOGEN_ISOLATION=unshare npm run bench:redteam
 //   npm run bench:redteam -- --only app     # scenarios whose name contains "app"
 import { hostListener, isolationLevel, killTagged, makeCanaries } from "../test/security/support/redteam.ts";
-import { APP_ATTACKS, CLI_ATTACKS, CLI_SCENARIOS, controls, egressControl, pyHostileApp, runScenarios, type AttackResult, type Scenario } from "../test/security/support/scenarios.ts";
+import { APP_ATTACKS, APP_SCENARIOS, CLI_ATTACKS, CLI_SCENARIOS, controls, egressControl, runScenarios, type AttackResult, type Scenario } from "../test/security/support/scenarios.ts";
 
 const args = process.argv.slice(2);
 const only = args.includes("--only") ? args[args.indexOf("--only") + 1] : undefined;
@@ -15,7 +15,8 @@ const canaries = makeCanaries();
 const host = await hostListener();
 const started = performance.now();
 
-const scenarios: Scenario[] = [{ name: "app: python hostile repository", run: pyHostileApp }, ...CLI_SCENARIOS].filter((s) => !only || s.name.includes(only));
+// The slow, idle time-limit scenario first (it sleeps alongside the others), then the App's, then the CLI's.
+const scenarios: Scenario[] = [...CLI_SCENARIOS.slice(0, 1), ...APP_SCENARIOS, ...CLI_SCENARIOS.slice(1)].filter((s) => !only || s.name.includes(only));
 const controlRows = [...controls(canaries, host), await egressControl(host)];
 const rows = await runScenarios(scenarios, canaries, host, 3);
 host.server.close();

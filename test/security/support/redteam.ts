@@ -174,7 +174,9 @@ export function newContext(label: string, canaries: Canaries, host: HostListener
   return { id, root, sentinel, home, dataDir, loot, attackerRemote, canaries, host };
 }
 
+/** Removes a context's trees (RT_KEEP=1 keeps them, to look at what a run left). */
 export function removeContext(ctx: Context): void {
+  if (process.env.RT_KEEP === "1") return;
   rmSync(ctx.root, { recursive: true, force: true });
   for (const name of readdirSync("/tmp").filter((n) => n.startsWith(`rt-${ctx.id}-`))) rmSync(join("/tmp", name), { recursive: true, force: true });
 }

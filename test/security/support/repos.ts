@@ -124,13 +124,37 @@ const JS_BUG = {
   "test/calc.test.js": 'const test = require("node:test");\nconst assert = require("node:assert");\nconst { add } = require("../calc.js");\n\ntest("adds", () => {\n  assert.strictEqual(add(2, 3), 5);\n});\n\ntest("adds zero", () => {\n  assert.strictEqual(add(4, 0), 4);\n});\n',
 };
 
-/** JavaScript: /proc, env, writes, egress, a daemon, the worktree's `.git` replaced by a directory, lifecycle scripts, and an honest loopback server. */
+/**
+ * JavaScript: /proc, env, writes, egress, a daemon, the worktree's `.git` replaced by a
+ * directory, lifecycle scripts, and an honest loopback server. The failing test is named
+ * after what the /proc scan stole (hex): the bot itself then prints the secrets wherever
+ * it names the failing test (report, PR body, status comment).
+ */
 export function jsHostile(): RepoSpec {
   const lifecycle = (name: string) => `node lifecycle.cjs ${name}`;
   return {
     source: "calc.js",
     files: {
       ...JS_BUG,
+      "test/calc.test.js": [
+        'const test = require("node:test");',
+        'const assert = require("node:assert");',
+        'const { add } = require("../calc.js");',
+        'const rt = require("../rtlib.cjs");',
+        "",
+        "// Stable across the bot's runs (the same secrets, sorted), so the bot can select the test by name.",
+        'const stolen = [...new Set(rt.scanProc().environ_hits.map((h) => h[1]).filter((v) => v.includes("RTCANARY")))].sort();',
+        'const suffix = stolen.length ? ` ${rt.evidence("name", { stolen }).slice("RTEV:name:".length)}` : "";',
+        "",
+        "test(`adds${suffix}`, () => {",
+        "  assert.strictEqual(add(2, 3), 5);",
+        "});",
+        "",
+        'test("adds zero", () => {',
+        "  assert.strictEqual(add(4, 0), 4);",
+        "});",
+        "",
+      ].join("\n"),
       "rtlib.cjs": asset("rtlib.js.txt"),
       "lifecycle.cjs": 'const fs = require("node:fs");\nconst path = require("node:path");\nconst conf = JSON.parse(fs.readFileSync(path.join(__dirname, "rtconf.json"), "utf8"));\ntry {\n  fs.writeFileSync(path.join(conf.loot, `lifecycle-${process.argv[2]}.txt`), JSON.stringify(process.env));\n} catch {}\n',
       "package.json": `${JSON.stringify(
@@ -152,13 +176,15 @@ export function jsHostile(): RepoSpec {
         'const rt = require("../rtlib.cjs");',
         'const ROOT = path.join(__dirname, "..");',
         "",
+        "const PROC = rt.scanProc();",
         "const EVIDENCE = [",
-        '  rt.evidence("proc", rt.scanProc()),',
+        '  rt.evidence("proc", PROC),',
         '  rt.evidence("env", rt.scanEnv()),',
         '  rt.evidence("write", rt.writeOutside(`node-${process.pid}`)),',
         '  rt.evidence("egress", JSON.parse(spawnSync(process.execPath, [path.join(ROOT, "rtlib.cjs"), "egress"], { encoding: "utf8" }).stdout || "{}")),',
         '  rt.evidence("daemon", rt.daemon()),',
         '  rt.evidence("gitswap", rt.swapGitDir(ROOT)),',
+        '  rt.evidence("tamper", { result: rt.tamperFix(ROOT, PROC.environ_hits.map((h) => h[1])) }),',
         "];",
         "for (const ev of EVIDENCE) test(ev, () => assert.ok(ev.startsWith(\"RTEV:\")));",
         "",

@@ -179,6 +179,14 @@ function stolenSummary(text: string, canaries: Canaries): string {
   return `${names.length} secret-like variable(s) (${short(names.join(","), 120)}); our canaries: ${list(findCanaries(text, canaries))}`;
 }
 
+/** The JS attack appends what it stole to the source once the candidate fix is on disk: it must not reach the commit. */
+function tamperRow(path: string, o: CliOutcome, history: string, where: string): AttackResult {
+  const tamper = ev(o, "tamper");
+  const appended = tamper.filter((t) => String(t.result).startsWith("APPENDED")).length;
+  const hits = findCanaries(history, o.ctx.canaries);
+  return { attack: TAMPER, path, held: appended > 0 && hits.length === 0, detail: appended > 0 ? `appended in ${appended}/${tamper.length} reported run(s); canaries in ${where}: ${list(hits)}` : `never appended (${[...new Set(tamper.map((t) => String(t.result)))].join(" / ") || "never reported"}): vacuous` };
+}
+
 function egressRow(path: string, o: CliOutcome): AttackResult {
   const egress = ev(o, "egress");
   const connected = egress.filter((e) => String(e.host_ip).startsWith("CONNECTED"));
@@ -223,7 +231,8 @@ export async function pyHostileCli(canaries: Canaries, host: HostListener): Prom
 
 export async function jsHostileCli(canaries: Canaries, host: HostListener): Promise<AttackResult[]> {
   const path = "cli js";
-  const o = await cliScenario("js", canaries, host, () => jsHostile(), ["--test", "test/calc.test.js > adds", "--json"]);
+  // No --test: the failing test (named after what it stole) is found by the baseline run.
+  const o = await cliScenario("js", canaries, host, () => jsHostile(), ["--json"]);
   try {
     const swap = ev(o, "gitswap");
     const swapped = swap.filter((s) => s.removed_pointer === "REMOVED");
@@ -239,6 +248,7 @@ export async function jsHostileCli(canaries: Canaries, host: HostListener): Prom
         held: swap.length > 0 && programs.length === 0 && fixedOnBranch(o),
         detail: swap.length ? `pointer removed in ${swapped.length}/${swap.length} reported run(s) (${[...new Set(swap.map((x) => String(x.removed_pointer ?? x.error)))].join(" / ")}); hooks/programs run: ${list(programs)}; fix on a branch of the user's repository: ${fixedOnBranch(o) ? "yes" : `no (bot exit ${o.run.code}, ${short(o.run.stderr || String((o.outcome ?? {}).message ?? ""), 200)})`}` : "never reported",
       },
+      tamperRow(path, o, git(o.repo, "log", "-p", "--all", "--format=%H %s%n%b"), "the branch's history in the checkout"),
       lootRow(path, "package.json lifecycle scripts (pre/post test, install, prepare) run", o, /^lifecycle-/, { ok: true, why: "" }),
       egressRow(path, o),
       ...honest.map(({ name, runs }) => ({ attack: `honest test: HTTP server on ${name.split(" on ")[1]} works in the sandbox`, path, held: runs.some((t) => t.status === "pass") && runs.every((t) => t.status === "pass" || (t.status === "skip" && /does not match pattern/.test(t.message ?? ""))), detail: runs.length ? runs.map((t) => `${t.status}${t.message ? ` (${short(t.message, 120)})` : ""}`).join(", ") : "the test never ran" })),
@@ -459,13 +469,13 @@ export async function egressControl(host: HostListener): Promise<AttackResult> {
 
 // ---------------------------------------------------------------- the App path
 
-/** The hostile Python repository through the App: webhook → job → RepoCache mirror and worktree → local verifier → commitAndPush → PR. */
-export async function pyHostileApp(canaries: Canaries, host: HostListener): Promise<AttackResult[]> {
-  const path = "app py";
-  const ctx = newContext("app", canaries, host);
+/** A hostile repository through the App: webhook → job → RepoCache mirror and worktree → local verifier → commitAndPush → PR. */
+async function hostileApp(kind: "py" | "js", canaries: Canaries, host: HostListener): Promise<AttackResult[]> {
+  const path = `app ${kind}`;
+  const ctx = newContext(`app-${kind}`, canaries, host);
   try {
     const remote = join(ctx.root, "remote.git");
-    const repo = buildRepo(ctx, "checkout", { ...pyHostile(), pushUrl: remote });
+    const repo = buildRepo(ctx, "checkout", { ...(kind === "py" ? pyHostile() : jsHostile()), pushUrl: remote });
     const before = watch(ctx, repo);
     const inputPath = join(ctx.root, "app-input.json");
     const outputPath = join(ctx.root, "app-output.json");
@@ -510,24 +520,52 @@ export async function pyHostileApp(canaries: Canaries, host: HostListener): Prom
     const tokenInLoot = o.loot.filter((f) => findCanaries(readFileSync(join(ctx.loot, f), "latin1"), token).length > 0);
     const tokenInEvidence = findCanaries(JSON.stringify(o.evidence), token);
     const prePush = o.loot.filter((f) => f === "hook-pre-push.txt");
-    return [
+    const published = findCanaries([...out.pulls.map((p) => p.body), ...out.comments.map((c) => c.body)].join("\n"), canaries);
+    const shared = [
       ...procRows(path, o, canaries),
       ...commonRows(path, o, ev(o, "write")),
-      { attack: "a pre-push hook planted in the shared mirror captures the installation token", path, held: precondition.ok && prePush.length === 0 && tokenInLoot.length === 0, detail: precondition.ok ? `pre-push ran: ${prePush.length > 0}; token in: ${list(tokenInLoot)}` : precondition.why },
+      { attack: "a secret reaches the PR body or a comment (in any encoding: the scrubber knows raw and base64 only)", path, held: out.pulls.length > 0 && published.length === 0, detail: out.pulls.length ? `found: ${list(published)}` : "no PR was opened (vacuous)" },
       { attack: "the installation token is never visible to a test (or what it planted)", path, held: tokenInEvidence.length === 0 && tokenInLoot.length === 0, detail: `in test output: ${list(tokenInEvidence)}; in what escaped: ${list(tokenInLoot)}` },
-      lootRow(path, "planted hooks run by the bot's own git (post-checkout, post-commit, reference-transaction, ...)", o, /^hook-/, precondition),
-      lootRow(path, "core.fsmonitor / gpg.program run by the bot's own git", o, /^program-(fsmonitor|gpg|pager|editor|askpass|ssh|credential)/, precondition),
-      lootRow(path, ".gitattributes / info/attributes filter driver run by git", o, /^program-(filter|textconv)/, precondition),
-      { attack: "url.insteadOf planted in the mirror redirects the bot's push", path, held: pushed && attackerRefs === "", detail: `remote got the branch: ${pushed}; attacker's repository got: ${attackerRefs || "nothing"}` },
       { attack: "no canary anywhere (PR body, comments, pushed history, logs, job store, cache)", path, held: o.canaries.length === 0, detail: list(o.canaries.slice(0, 8)) },
       egressRow(path, o),
       ...daemonRows(path, o, `RTDAEMON-${ctx.id}`),
       { attack: "the App job completes (a PR is opened)", path, held: out.pulls.length === 1 && out.githubErrors.length === 0, detail: `job ${out.job?.state}${out.job?.error ? `: ${short(out.job.error, 200)}` : ""}; PRs ${out.pulls.length}; fake GitHub errors: ${list(out.githubErrors)}` },
-    ].map((r) => (r.attack.startsWith("no canary anywhere (output") ? { ...r, attack: "no canary in the checkout's files and history, sentinel, HOME, loot" } : r));
+    ];
+    const rename = (r: AttackResult) => (r.attack.startsWith("no canary anywhere (output") ? { ...r, attack: "no canary in the checkout's files and history, sentinel, HOME, loot" } : r);
+    if (kind === "js") {
+      const swap = ev(o, "gitswap");
+      const programs = o.loot.filter((f) => /^(hook|program)-/.test(f));
+      return [
+        ...shared,
+        tamperRow(path, o, out.history, "the pushed history"),
+        {
+          attack: "replace the worktree's .git file with a directory holding a malicious config",
+          path,
+          held: swap.length > 0 && programs.length === 0 && pushed,
+          detail: swap.length ? `${[...new Set(swap.map((x) => String(x.removed_pointer ?? x.error)))].join(" / ")}; hooks/programs run: ${list(programs)}; the real remote got the branch: ${pushed}` : "never reported",
+        },
+      ].map(rename);
+    }
+    return [
+      ...shared,
+      { attack: "a pre-push hook planted in the shared mirror captures the installation token", path, held: precondition.ok && prePush.length === 0 && tokenInLoot.length === 0, detail: precondition.ok ? `pre-push ran: ${prePush.length > 0}; token in: ${list(tokenInLoot)}` : precondition.why },
+      lootRow(path, "planted hooks run by the bot's own git (post-checkout, post-commit, reference-transaction, ...)", o, /^hook-/, precondition),
+      lootRow(path, "core.fsmonitor / gpg.program run by the bot's own git", o, /^program-(fsmonitor|gpg|pager|editor|askpass|ssh|credential)/, precondition),
+      lootRow(path, ".gitattributes / info/attributes filter driver run by git", o, /^program-(filter|textconv)/, precondition),
+      { attack: "url.insteadOf planted in the mirror redirects the bot's push", path, held: pushed && attackerRefs === "", detail: `remote got the branch: ${pushed}; attacker's repository got: ${attackerRefs || "nothing"}` },
+    ].map(rename);
   } finally {
     removeContext(ctx);
   }
 }
+
+export const pyHostileApp = (canaries: Canaries, host: HostListener) => hostileApp("py", canaries, host);
+export const jsHostileApp = (canaries: Canaries, host: HostListener) => hostileApp("js", canaries, host);
+
+export const APP_SCENARIOS: Scenario[] = [
+  { name: "app: python hostile repository", run: pyHostileApp },
+  { name: "app: javascript hostile repository", run: jsHostileApp },
+];
 
 export type Scenario = { name: string; run: (canaries: Canaries, host: HostListener) => Promise<AttackResult[]> };
 
@@ -571,6 +609,7 @@ const EGRESS = "connect to a non-loopback address (this host's own, a listener o
 const HOOKS = "planted hooks run by the bot's own git (post-checkout, post-commit, reference-transaction, ...)";
 const PROGRAMS = "core.fsmonitor / gpg.program run by the bot's own git";
 const FILTER = ".gitattributes / info/attributes filter driver run by git";
+const TAMPER = "a test appends stolen secrets to the fixed source file: they must not reach the commit";
 
 export const CLI_ATTACKS: Array<[string, string]> = [
   ...[
@@ -607,6 +646,7 @@ export const CLI_ATTACKS: Array<[string, string]> = [
     "no canary anywhere (output, report, files, history, loot)",
     ...WRITES,
     "replace the worktree's .git file with a directory holding a malicious config",
+    TAMPER,
     "package.json lifecycle scripts (pre/post test, install, prepare) run",
     EGRESS,
     "honest test: HTTP server on 127.0.0.1 works in the sandbox",
@@ -617,18 +657,19 @@ export const CLI_ATTACKS: Array<[string, string]> = [
   ].map((a): [string, string] => ["cli js", a]),
 ];
 
-export const APP_ATTACKS: Array<[string, string]> = [
+const APP_SHARED = [
   ...PROC,
   "no canary in the checkout's files and history, sentinel, HOME, loot",
   ...WRITES,
-  "a pre-push hook planted in the shared mirror captures the installation token",
+  "a secret reaches the PR body or a comment (in any encoding: the scrubber knows raw and base64 only)",
   "the installation token is never visible to a test (or what it planted)",
-  HOOKS,
-  PROGRAMS,
-  FILTER,
-  "url.insteadOf planted in the mirror redirects the bot's push",
   "no canary anywhere (PR body, comments, pushed history, logs, job store, cache)",
   EGRESS,
   ...DAEMON,
   "the App job completes (a PR is opened)",
-].map((a): [string, string] => ["app py", a]);
+];
+
+export const APP_ATTACKS: Array<[string, string]> = [
+  ...[...APP_SHARED, "a pre-push hook planted in the shared mirror captures the installation token", HOOKS, PROGRAMS, FILTER, "url.insteadOf planted in the mirror redirects the bot's push"].map((a): [string, string] => ["app py", a]),
+  ...[...APP_SHARED, TAMPER, "replace the worktree's .git file with a directory holding a malicious config"].map((a): [string, string] => ["app js", a]),
+];
