@@ -22,7 +22,8 @@ import { fakeGitHub, type FakeGitHubState } from "../../support/fake-github.ts";
 import { testPrivateKey } from "../../support/private-key.ts";
 import { webhookExample } from "../../support/webhook-examples.ts";
 
-export const APP_CONFIG = 'test:\n  env:\n    PYTEST_DISABLE_PLUGIN_AUTOLOAD: "1"\nstrategy:\n  templateFirstPass: false\n';
+// A small budget (60 candidates, 3 minutes): the fix takes one or two; a confused run must not take the suite's time.
+export const APP_CONFIG = 'test:\n  env:\n    PYTEST_DISABLE_PLUGIN_AUTOLOAD: "1"\nstrategy:\n  templateFirstPass: false\nbudgets:\n  iterations: 3\n  minutes: 3\n';
 export const APP_ISSUE = { title: "add() subtracts", body: "add(2, 3) gives -1, it should be 5." };
 
 type Input = { checkout: string; root: string; remote: string; installationToken: string };

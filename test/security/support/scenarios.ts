@@ -101,7 +101,8 @@ async function cliScenario(label: string, canaries: Canaries, host: HostListener
   const repo = buildRepo(ctx, "checkout", spec(ctx));
   const before = watch(ctx, repo);
   const reportPath = join(ctx.root, "out", "report.md");
-  const run = await runAutogen(ctx, ["fix", repo, "--strategy", "template", "--report", reportPath, ...args], timeoutMs);
+  // A small budget: the fix takes one or two candidates; a run the attacks confuse must not take the suite's time.
+  const run = await runAutogen(ctx, ["fix", repo, "--strategy", "template", "--candidates", "60", "--minutes", "3", "--report", reportPath, ...args], timeoutMs);
   // Whatever a run left behind has had time to write by now; ours to check, then to end.
   await new Promise((r) => setTimeout(r, 1500));
   const report = existsSync(reportPath) ? readFileSync(reportPath, "utf8") : "";
