@@ -525,7 +525,7 @@ async function hostileApp(kind: "py" | "js", canaries: Canaries, host: HostListe
     const shared = [
       ...procRows(path, o, canaries),
       ...commonRows(path, o, ev(o, "write")),
-      { attack: "a secret reaches the PR body or a comment (in any encoding: the scrubber knows raw and base64 only)", path, held: out.pulls.length > 0 && published.length === 0, detail: out.pulls.length ? `found: ${list(published)}` : "no PR was opened (vacuous)" },
+      { attack: "a secret reaches the PR body or a comment (in any encoding: the scrubber knows raw and base64 only)", path, held: out.pulls.length + out.comments.length > 0 && published.length === 0, detail: out.pulls.length + out.comments.length ? `${out.pulls.length} PR body(ies), ${out.comments.length} comment(s); found: ${list(published)}` : "nothing was published (vacuous)" },
       { attack: "the installation token is never visible to a test (or what it planted)", path, held: tokenInEvidence.length === 0 && tokenInLoot.length === 0, detail: `in test output: ${list(tokenInEvidence)}; in what escaped: ${list(tokenInLoot)}` },
       { attack: "no canary anywhere (PR body, comments, pushed history, logs, job store, cache)", path, held: o.canaries.length === 0, detail: list(o.canaries.slice(0, 8)) },
       egressRow(path, o),
