@@ -35,3 +35,12 @@ describe("jsMutations", () => {
     ]);
   });
 });
+
+describe("jsMutations on names that are also Object.prototype members", () => {
+  it("does not take toString, valueOf or constructor for a swap table entry (it crashed the run)", async () => {
+    const js = "export function f(x) {\n  return x.toString() + x.valueOf() + x.constructor.name;\n}\n";
+    const m = await jsMutations("f.js", js, new Set([2]));
+    expect(m.filter((x) => x.family === "function-swap")).toEqual([]);
+    expect(m.length).toBeGreaterThan(0);
+  });
+});

@@ -189,7 +189,7 @@ function mutateCall(node: SyntaxNode, add: Add): void {
   const fn = node.childForFieldName("function");
   const args = node.childForFieldName("arguments");
   const name = fn?.type === "identifier" ? fn : fn?.type === "member_expression" ? fn.childForFieldName("property") : undefined;
-  if (name) for (const to of METHOD_PAIRS[name.text] ?? []) add(name, to, "function-swap", 0.7, `\`${name.text}\` → \`${to}\``);
+  if (name) for (const to of (Object.hasOwn(METHOD_PAIRS, name.text) ? METHOD_PAIRS[name.text] : undefined) ?? []) add(name, to, "function-swap", 0.7, `\`${name.text}\` → \`${to}\``);
   const positional = (args?.namedChildren ?? []).filter((a): a is SyntaxNode => a !== null && a.type !== "comment");
   for (let i = 0; args && i + 1 < positional.length; i++) {
     const a = positional[i] as SyntaxNode;

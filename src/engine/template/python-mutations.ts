@@ -205,7 +205,7 @@ function mutateCall(node: SyntaxNode, add: Add): void {
   const fn = node.childForFieldName("function");
   const args = node.childForFieldName("arguments");
   const name = fn?.type === "identifier" ? fn : fn?.type === "attribute" ? fn.childForFieldName("attribute") : undefined;
-  if (name) for (const to of FUNCTION_PAIRS[name.text] ?? []) add(name, to, "function-swap", 0.7, `\`${name.text}\` → \`${to}\``);
+  if (name) for (const to of (Object.hasOwn(FUNCTION_PAIRS, name.text) ? FUNCTION_PAIRS[name.text] : undefined) ?? []) add(name, to, "function-swap", 0.7, `\`${name.text}\` → \`${to}\``);
   const positional = (args?.namedChildren ?? []).filter((a): a is SyntaxNode => a !== null && a.type !== "keyword_argument" && a.type !== "comment");
   for (let i = 0; i + 1 < positional.length; i++) {
     const a = positional[i] as SyntaxNode;

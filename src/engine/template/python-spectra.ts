@@ -35,7 +35,8 @@ export async function pythonSpectra(workspace: string, testIds: string[], option
     }
     const trace = traceSchema.parse(JSON.parse(text));
     const safe = reportedFileFilter(workspace);
-    const spectra = Object.entries(trace).map(([id, entry]) => ({
+    // A skipped test neither passed nor failed: it tells the lines nothing.
+    const spectra = Object.entries(trace).filter(([, entry]) => entry.outcome !== "skipped").map(([id, entry]) => ({
       id,
       failed: entry.outcome !== "passed",
       lines: new Map(Object.entries(entry.lines ?? {}).flatMap(([file, lines]) => (safe.accept(file) ? [[file, new Set(lines)] as const] : []))),

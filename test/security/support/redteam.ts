@@ -296,5 +296,6 @@ export function tmpPlanted(ctx: Context): string[] {
 /** The isolation the sandbox will choose here (the product's own detection). */
 export async function isolationLevel(): Promise<string> {
   const { detectIsolation } = await import("../../../src/verify/sandbox/detect-isolation.ts");
-  return detectIsolation();
+  const choice = await detectIsolation();
+  return "isolation" in choice ? choice.isolation : `none (${choice.refused})`;
 }
