@@ -33,7 +33,7 @@ export function loadFailureOf(test: TestCaseResult, report: TestReport, workspac
 /** Why a test run cannot be used as evidence about the code at all, or undefined when it can. */
 export function brokenRunReason(report: TestReport, workspace: string): string | undefined {
   if (report.run.spawnError) return `the command could not start: ${report.run.spawnError}`;
-  if (report.run.timedOut && report.tests.length === 0) return "it timed out before reporting any test";
+  if (report.run.timedOut && report.tests.length === 0) return `it ${report.run.limit?.message ?? "timed out"} before reporting any test`;
   if (report.tests.length === 0) {
     const tail = report.run.output.trim().split("\n").slice(-3).join(" | ").slice(0, 300);
     return `it ran no test (exit ${String(report.run.exitCode)})${tail ? `: ${tail}` : ""}`;

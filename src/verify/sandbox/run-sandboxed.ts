@@ -186,7 +186,10 @@ function spawnCapped(
       const output = Buffer.concat(chunks).toString("utf8");
       void (async () => {
         const refusals = (await processLimit?.refusals()) ?? 0;
-        limit ??= kernelLimit(code, signal, output, refusals, limits);
+        const kernel = kernelLimit(code, signal, output, refusals, limits);
+        // Every limit the run reached is named, the one that stopped it first.
+        if (limit && kernel && kernel.name !== limit.name) limit = { ...limit, message: `${limit.message}; it also ${kernel.message.replace(/^stopped: /, "")}` };
+        limit ??= kernel;
         resolve({
           argv,
           exitCode: code,

@@ -4,7 +4,7 @@
 // shows why. Shared by test/security/*.test.ts and scripts/bench-redteam.ts.
 import { execFile, execFileSync, spawn, spawnSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import {
   buildRepo,
@@ -62,18 +62,34 @@ function branches(repo: string): string[] {
   return git(repo, "for-each-ref", "--format=%(refname:short)", "refs/heads/").trim().split("\n").filter(Boolean);
 }
 
+function plantedSecret(ctx: Context) {
+  const path = join(ctx.home, ".local", "share", "autogen-bot", "rt-secret.txt");
+  return {
+    unchanged: () => existsSync(path) && readFileSync(path, "utf8") === `cached credential ${ctx.canaries.WEBHOOK_SECRET}\n`,
+    relativeTo: (dir: string) => `${relative(dir, path)}:`,
+  };
+}
+
 /** Everything a run produced that a canary could hide in. */
 function canarySweep(ctx: Context, repo: string | undefined, texts: Record<string, string>): string[] {
   const hits: string[] = [];
   for (const [where, text] of Object.entries(texts)) for (const h of findCanaries(text, ctx.canaries)) hits.push(`${where}: ${h}`);
-  for (const dir of [ctx.sentinel, ctx.home, ctx.loot, ...(repo ? [repo] : [])]) hits.push(...canariesInTree(dir, ctx.canaries).map((h) => `${dir}/${h}`));
+  // The harness's own plant (a credential at rest in the bot's data dir) is a canary by design: it counts only if it moved.
+  const planted = plantedSecret(ctx);
+  for (const dir of [ctx.sentinel, ctx.home, ctx.loot, ...(repo ? [repo] : [])]) hits.push(...canariesInTree(dir, ctx.canaries).filter((h) => !(planted.unchanged() && h.startsWith(planted.relativeTo(dir)))).map((h) => `${dir}/${h}`));
   if (repo) for (const h of findCanaries(git(repo, "log", "-p", "--all", "--format=%H %s%n%b"), ctx.canaries)) hits.push(`git history of the checkout: ${h}`);
   for (const name of tmpPlanted(ctx)) hits.push(...canariesInTree(join("/tmp", name), ctx.canaries).map((h) => `/tmp/${name}: ${h}`));
   return hits;
 }
 
 const wrote = (v: unknown) => typeof v === "string" && v.startsWith("WROTE");
-const outsideWrites = (results: Record<string, unknown>) => Object.entries(results).filter(([k, v]) => k !== "sandbox_home_bashrc" && wrote(v)).map(([k]) => k);
+/**
+ * A write the test reports as done may have landed in the sandbox's own private /tmp or
+ * hidden home (a tmpfs that vanishes with the run): what counts is the host. These are
+ * the host trees the write attacks aim at, as changed after the run.
+ */
+const hostChanges = (o: CliOutcome) => [...o.changes.sentinel.map((c) => `sentinel: ${c}`), ...o.changes.home.map((c) => `home: ${c}`), ...o.changes.checkout.map((c) => `checkout: ${c}`), ...o.tmp.map((c) => `/tmp: ${c}`)];
+const attempted = (results: Record<string, unknown>) => Object.entries(results).filter(([k, v]) => k !== "sandbox_home_bashrc" && wrote(v)).map(([k]) => k);
 const list = (xs: string[]) => (xs.length ? xs.join("; ") : "none");
 const short = (s: string, n = 400) => (s.length > n ? `${s.slice(0, n)}…` : s);
 
@@ -123,6 +139,9 @@ async function cliScenario(label: string, canaries: Canaries, host: HostListener
   };
   return result;
 }
+
+/** What the harness planted in the bot's HOME and data dir on the host (redteam.ts): seeing it means the hide failed. */
+const HOST_CONTENT = /the bot's own \.bashrc|cached credential|SQLite format 3/;
 
 const ev = (o: CliOutcome, attack: string) => o.evidence.filter((e) => e.attack === attack);
 const fixedOnBranch = (o: CliOutcome) => o.branchesAfter.some((b) => b.startsWith("autogen/"));
@@ -209,7 +228,8 @@ export async function pyHostileCli(canaries: Canaries, host: HostListener): Prom
     const gitEv = ev(o, "git");
     const planted = gitEv.flatMap((e) => Object.entries(e).filter(([k, v]) => /^(hook:|config|info\/attributes|program)/.test(k) && wrote(v)).map(([k]) => k));
     const dataDir = ev(o, "datadir");
-    const dataRead = dataDir.flatMap((e) => Object.entries(e.found as Record<string, string>).filter(([, v]) => !/^UN(READABLE|LISTABLE)/.test(v)).map(([k]) => k));
+    // Only the host's own content counts: the sandbox's hidden home is an empty tmpfs a test may fill itself.
+    const dataRead = dataDir.flatMap((e) => Object.entries(e.found as Record<string, string>).filter(([, v]) => !/^UN(READABLE|LISTABLE)/.test(v) && HOST_CONTENT.test(v)).map(([k]) => k));
     const conftest = ev(o, "conftest");
     const setupcfg = ev(o, "setupcfg");
     return [
@@ -220,8 +240,8 @@ export async function pyHostileCli(canaries: Canaries, host: HostListener): Prom
       lootRow(path, "planted hooks run by the bot's own git (post-checkout, post-commit, reference-transaction, ...)", o, /^hook-/, committed),
       lootRow(path, "core.fsmonitor / gpg.program run by the bot's own git", o, /^program-(fsmonitor|gpg|pager|editor|askpass|ssh|credential)/, committed),
       lootRow(path, ".gitattributes / info/attributes filter driver run by git", o, /^program-(filter|textconv)/, committed),
-      { attack: "conftest.py writes outside the worktree", path, held: conftest.length > 0 && conftest.every((c) => outsideWrites(c.writes as Record<string, unknown>).length === 0), detail: conftest.length ? `wrote: ${list([...new Set(conftest.flatMap((c) => outsideWrites(c.writes as Record<string, unknown>)))])}` : "conftest.py never reported" },
-      { attack: "setup.cfg addopts plugin writes outside the worktree", path, held: setupcfg.length > 0 && setupcfg.every((c) => outsideWrites(c.writes as Record<string, unknown>).length === 0), detail: setupcfg.length ? `wrote: ${list([...new Set(setupcfg.flatMap((c) => outsideWrites(c.writes as Record<string, unknown>)))])}` : "the setup.cfg plugin never reported" },
+      { attack: "conftest.py writes outside the worktree", path, held: conftest.length > 0 && hostChanges(o).length === 0, detail: conftest.length ? `host changed: ${list(hostChanges(o))} (the test believed it wrote: ${list([...new Set(conftest.flatMap((c) => attempted(c.writes as Record<string, unknown>)))])})` : "conftest.py never reported" },
+      { attack: "setup.cfg addopts plugin writes outside the worktree", path, held: setupcfg.length > 0 && hostChanges(o).length === 0, detail: setupcfg.length ? `host changed: ${list(hostChanges(o))} (the test believed it wrote: ${list([...new Set(setupcfg.flatMap((c) => attempted(c.writes as Record<string, unknown>)))])})` : "the setup.cfg plugin never reported" },
       egressRow(path, o),
       ...daemonRows(path, o, `RTDAEMON-${o.ctx.id}`),
     ];
