@@ -150,7 +150,7 @@ function prComment(body: string, sender = "maintainer") {
 const statusComment = () => state.comments.find((c) => c.number === 7)?.body ?? "";
 
 // Each test clones, runs pytest several times and pushes: minutes are plenty on a busy machine.
-describe("a red build on a pull request", { timeout: 120_000 }, () => {
+describe("a red build on a pull request", { timeout: 300_000 }, () => {
   it("caused by the change: evidence from the run, attribution, fix verified in Actions, PR into the head branch", async () => {
     const { headSha, actions } = await repository(MAIN, { "shop/cart.py": CART_PR });
     const red = await ciRun(actions, remote, { sha: headSha, branch: "feature/bulk", number: 7 });
@@ -558,7 +558,7 @@ describe("a red build on a pull request", { timeout: 120_000 }, () => {
   });
 });
 
-describe("an issue, with the verification workflow installed", { timeout: 120_000 }, () => {
+describe("an issue, with the verification workflow installed", { timeout: 300_000 }, () => {
   it("is verified in GitHub Actions too (`verify: auto`), and the status says so", async () => {
     const { actions } = await repository({ ...MAIN, "shop/cart.py": CART_PR }, { "README.md": "Shop.\n" });
     state.issue = { title: "Discount is added instead of subtracted", body: "total([10, 20], 5) gives 35." };

@@ -123,7 +123,7 @@ async function labelIssue(issue: { title: string; body: string }, answers: Scrip
 const remoteFile = (branch: string, path: string) => execFileSync("git", ["--git-dir", remote, "show", `${branch}:${path}`], { encoding: "utf8" });
 const remoteBranches = () => execFileSync("git", ["--git-dir", remote, "branch", "--format=%(refname:short)"], { encoding: "utf8" }).trim().split("\n");
 
-describe("an issue whose tests all pass, labelled autogen (default configuration)", { timeout: 120_000 }, () => {
+describe("an issue whose tests all pass, labelled autogen (default configuration)", { timeout: 300_000 }, () => {
   it("Python: rejects a reproduction that fails with an ImportError, retries, fixes, and opens a PR containing the new test", async () => {
     await repository(PY_FILES, PY_CONFIG, PY_ISSUE);
     const { requests, status } = await labelIssue(PY_ISSUE, [PY_IMPORT_ERROR, PY_REPRO]);
