@@ -47,7 +47,7 @@ const PY_PARAMETRISED = {
 
 type CliOutcome = Outcome & { branch?: string; report: string };
 
-describe("autogen fix --issue on a Python repository whose tests all pass (default config)", { timeout: 120_000 }, () => {
+describe("autogen fix --issue on a Python repository whose tests all pass (default config)", { timeout: 300_000 }, () => {
   it("reproduces (rejecting an ImportError and retrying), fixes, and commits the new test with the fix", async () => {
     const { requests } = scriptAnswers([PY_IMPORT_ERROR, PY_PARAMETRISED]);
     const repo = await gitRepo(PY_REPO);
@@ -124,7 +124,7 @@ const JS_FIX = [
   },
 ];
 
-describe("autogen fix --issue on a JavaScript repository whose tests all pass (default config)", { timeout: 120_000 }, () => {
+describe("autogen fix --issue on a JavaScript repository whose tests all pass (default config)", { timeout: 300_000 }, () => {
   it("reproduces with the runner's own test id, the template pass finds nothing, LPW fixes, and the new test is committed", async () => {
     const { requests } = scriptAnswers([JS_REPRO, ...JS_FIX]);
     const repo = await gitRepo(JS_REPO);

@@ -33,7 +33,7 @@ async function run(name: string, files: Record<string, string>, answers: Scripte
   return { outcome, dir, stages: llm.sink.entries.map((e) => e.stage), llm };
 }
 
-describe("the shared reproduction stage", { timeout: 120_000 }, () => {
+describe("the shared reproduction stage", { timeout: 300_000 }, () => {
   it("direct: reproduces, then generates the fix; the new test ships with it", async () => {
     const { outcome, stages } = await run("direct", LIB, [REPRO, { stage: "generate", content: FIX }]);
     expect(stages).toEqual(["reproduce", "generate"]);
