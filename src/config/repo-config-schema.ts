@@ -4,15 +4,21 @@
 // outside the repository. Every field has a default; unknown keys are errors.
 import { z } from "zod";
 import { FORBIDDEN_ENV_NAMES } from "../verify/sandbox/sandbox-env.ts";
+import { patternProblem } from "../workspace/glob.ts";
 
 /** Every number a repository may set has a ceiling: the config is untrusted and the bot's machine is shared. */
 const positiveInt = (description: string, fallback: number, max: number) => z.int().min(1).max(max).default(fallback).meta({ description: `${description} At most ${max}.` });
 
+// Patterns follow .gitignore (src/workspace/glob.ts): a leading '/' anchors at the repository root.
 const relativeGlob = z
   .string()
   .min(1)
-  .refine((p) => !p.startsWith("/") && !p.split("/").includes(".."), {
-    message: "must be a path pattern inside the repository (no leading '/', no '..')",
+  .refine((p) => !p.replace(/^!/, "").split("/").includes(".."), {
+    message: "must be a path pattern inside the repository (no '..')",
+  })
+  .superRefine((p, ctx) => {
+    const problem = patternProblem(p);
+    if (problem) ctx.addIssue({ code: "custom", message: problem });
   });
 
 const commandLine = z
@@ -109,7 +115,7 @@ export const budgetsSchema = z
 
 export const pathsSchema = z
   .strictObject({
-    allowed: z.array(relativeGlob).default(["**"]).meta({ description: "Path patterns the bot may change." }),
+    allowed: z.array(relativeGlob).default(["**"]).meta({ description: "Path patterns the bot may change. Patterns follow .gitignore: `vendor` or `*.lock` match at any depth, `docs/` covers everything under a docs directory, a leading or middle `/` anchors at the root, `**` spans directories, `{a,b}` lists alternatives, and a later `!pattern` takes back what an earlier one matched (the last match wins)." }),
     protected: z
       .array(relativeGlob)
       .default([
@@ -129,7 +135,7 @@ export const pathsSchema = z
         "Jenkinsfile",
         "azure-pipelines.yml",
       ])
-      .meta({ description: "Path patterns the bot refuses to change (workflow files are refused by GitHub anyway: the app has no `workflows` permission)." }),
+      .meta({ description: "Path patterns the bot refuses to change, written as for `paths.allowed` (workflow files are refused by GitHub anyway: the app has no `workflows` permission)." }),
   })
   .meta({ description: "Where the bot may write." });
 
