@@ -53,9 +53,11 @@ export type TestEvidence = {
 export type Attempt = {
   index: number;
   description: string;
-  result: "still-failing" | "visible-regressed" | "regression-failed" | "plausible" | "edit-failed";
+  result: "still-failing" | "visible-regressed" | "regression-failed" | "plausible" | "edit-failed" | "timed-out";
   passed: number;
   failed: number;
+  /** A run of this candidate stopped by a limit ("timed out after 10 s (the candidate limit: …)"). */
+  limit?: string | undefined;
   /** Template strategy: the repair template, where it applied and its score. */
   family?: string | undefined;
   file?: string | undefined;

@@ -71,7 +71,7 @@ export function renderReport(outcome: Outcome, context: { title: string; branch?
   out.push("| # | edit | location | result | passed | failed |", "| --- | --- | --- | --- | --- | --- |");
   for (const a of outcome.attempts.slice(0, MAX_ATTEMPTS_SHOWN)) {
     const where = a.file ? `\`${a.file}${a.line ? `:${a.line}` : ""}\`` : "";
-    out.push(`| ${a.index} | ${a.family ? `${a.family}: ` : ""}${cell(a.description)}${a.analysis ? `<br>analysis: ${cell(a.analysis)}` : ""} | ${where} | ${a.result} | ${a.passed} | ${a.failed} |`);
+    out.push(`| ${a.index} | ${a.family ? `${a.family}: ` : ""}${cell(a.description)}${a.analysis ? `<br>analysis: ${cell(a.analysis)}` : ""} | ${where} | ${a.result}${a.limit ? `: ${cell(a.limit)}` : ""} | ${a.passed} | ${a.failed} |`);
   }
   if (outcome.attempts.length > MAX_ATTEMPTS_SHOWN) out.push("", `(${outcome.attempts.length - MAX_ATTEMPTS_SHOWN} more attempts not shown)`);
   out.push("", "</details>");

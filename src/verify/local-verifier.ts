@@ -17,19 +17,27 @@ export type VerifierRunOptions = Omit<SandboxOptions, "cwd" | "readOnlyPaths" | 
   protect?: string[];
 };
 
+/** A shorter wall-clock limit for one run than the test run's own (test.timeoutMinutes), and why. */
+export type RunTimeLimit = { timeoutMs: number; reason: string };
+
 export type Verifier = {
-  /** `extraEnv`: our own additions for this run only (e.g. NODE_V8_COVERAGE), never repository input. */
-  run(workspace: string, selection: TestSelection, extraEnv?: Record<string, string>): Promise<TestReport>;
+  /**
+   * `extraEnv`: our own additions for this run only (e.g. NODE_V8_COVERAGE), never repository input.
+   * `limit`: a tighter wall-clock limit for this run; a run it stops has `run.limit` "wall-time" with its reason.
+   */
+  run(workspace: string, selection: TestSelection, extraEnv?: Record<string, string>, limit?: RunTimeLimit): Promise<TestReport>;
 };
 
 export function localVerifier(runner: TestRunner, options: VerifierRunOptions): Verifier {
   return {
-    async run(workspace, selection, extraEnv) {
+    async run(workspace, selection, extraEnv, limit) {
       const reportDir = await mkdtemp(join(tmpdir(), "autogen-report-"));
+      const tighter = limit !== undefined && limit.timeoutMs < options.timeoutMs;
       try {
         const reportPath = join(reportDir, "report.xml");
         const run = await runSandboxed(runner.command(selection, reportPath), {
           ...options,
+          timeoutMs: tighter ? limit.timeoutMs : options.timeoutMs,
           cwd: workspace,
           env: { ...(runner.prepareEnv ? runner.prepareEnv(options.env) : options.env), ...extraEnv },
           pathPrefix: [...runner.pathPrefix, ...(options.pathPrefix ?? [])],
@@ -37,6 +45,8 @@ export function localVerifier(runner: TestRunner, options: VerifierRunOptions): 
           // Our report directory, and directories of ours handed over in extraEnv (a V8 coverage dir).
           writablePaths: [reportDir, ...ownDirectories(extraEnv)],
         });
+        // The sandbox names test.timeoutMinutes; say which limit it really was.
+        if (tighter && run.limit?.name === "wall-time") run.limit = { name: "wall-time", message: `timed out after ${String(Math.round(limit.timeoutMs / 100) / 10)} s (${limit.reason})` };
         const fromReport = runner.reportFormat === "junit" ? await readJunit(reportPath, workspace) : undefined;
         if (fromReport) return { run, tests: fromReport, source: "junit" };
         const fromConsole = runner.parseConsole?.(run.output) ?? [];

@@ -9,6 +9,8 @@ import { join } from "node:path";
 import { editableRepoFile, readRepoFile, UnsafePathError, writeRepoFile } from "../../workspace/safe-path.ts";
 import { unifiedDiff } from "../../workspace/unified-diff.ts";
 import { brokenRunReason } from "../../verify/load-failure.ts";
+import type { RunTimeLimit } from "../../verify/local-verifier.ts";
+import { candidateTimeLimit } from "../candidate-time-limit.ts";
 import { allPassed, failingTests, type TestReport } from "../../verify/test-report.ts";
 import type { TestSelection } from "../../verify/runners/test-runner.ts";
 import { checkDiffLanded } from "../check-diff-landed.ts";
@@ -51,6 +53,8 @@ export const templateStrategy: Strategy = {
     if (failing.length === 0) return state.finish("nothing-to-fix", "every visible test already passes; there is nothing to repair");
     const regressionBaseline = task.regression ? await state.test(task.regression) : undefined;
     if (regressionBaseline) state.outcome.evidence.regressionBefore = evidenceOf(regressionBaseline);
+    // The failing tests alone get the visible run's limit: it holds them and more.
+    state.limits = { visible: candidateTimeLimit(before.run.durationMs, task.sandbox.timeoutMs), regression: regressionBaseline ? candidateTimeLimit(regressionBaseline.run.durationMs, task.sandbox.timeoutMs) : undefined };
 
     task.onProgress?.({ kind: "stage", stage: "localise", detail: `${failing.length} failing of ${before.tests.length} visible tests` });
     let ranking: SuspiciousLine[];
@@ -182,6 +186,8 @@ class RunState {
   readonly outcome: Outcome;
   /** The visible and regression runs of each candidate that passed the failing tests, by index. */
   readonly evidence = new Map<number, CandidateEvidence>();
+  /** Wall-clock limits for candidate runs, from the unchanged code's runs; none before those. */
+  limits: { visible?: RunTimeLimit | undefined; regression?: RunTimeLimit | undefined } = {};
   private readonly task: Task;
   private readonly started: number;
 
@@ -191,8 +197,8 @@ class RunState {
     this.outcome = emptyOutcome("template");
   }
 
-  async test(selection: TestSelection, workspace = this.task.workspace): Promise<TestReport> {
-    const report = await this.task.verifier.run(workspace, selection);
+  async test(selection: TestSelection, workspace = this.task.workspace, limit?: RunTimeLimit): Promise<TestReport> {
+    const report = await this.task.verifier.run(workspace, selection, undefined, limit);
     this.outcome.cost.testRuns += 1;
     this.outcome.cost.testSeconds += report.run.durationMs / 1000;
     return report;
@@ -202,20 +208,22 @@ class RunState {
     this.outcome.cost.candidatesTried += 1;
     const record = (result: Attempt["result"], report: TestReport): Attempt => {
       const failed = failingTests(report).length;
-      const attempt: Attempt = { index: index + 1, description: mutation.description, family: mutation.family, file: mutation.file, line: mutation.line, score, result, passed: report.tests.length - failed, failed };
+      // A candidate stopped by its time limit (a loop it made endless) failed; the job goes on.
+      const timedOut = report.run.limit?.name === "wall-time";
+      const attempt: Attempt = { index: index + 1, description: mutation.description, family: mutation.family, file: mutation.file, line: mutation.line, score, result: timedOut ? "timed-out" : result, passed: report.tests.length - failed, failed, ...(timedOut ? { limit: report.run.limit?.message } : {}) };
       this.outcome.attempts.push(attempt);
       this.task.onProgress?.({ kind: "attempt", index: index + 1, total: this.outcome.cost.candidatesGenerated, description: `${mutation.description} (${mutation.file}:${mutation.line})`, passed: attempt.passed, failed });
       return attempt;
     };
-    const first = await this.test(failingIds, workspace);
+    const first = await this.test(failingIds, workspace, this.limits.visible);
     if (!allPassed(first)) return record("still-failing", first);
-    const visible = await this.test(this.task.visible.kind === "reproduce" ? failingIds : this.task.visible, workspace);
+    const visible = await this.test(this.task.visible.kind === "reproduce" ? failingIds : this.task.visible, workspace, this.limits.visible);
     if (!allPassed(visible)) return record("visible-regressed", visible);
     // Kept per candidate: with parallel slots, another candidate may finish after the winner.
     const evidence: CandidateEvidence = { after: evidenceOf(visible) };
     this.evidence.set(index, evidence);
     if (this.task.regression && baseline) {
-      const regression = await this.test(this.task.regression, workspace);
+      const regression = await this.test(this.task.regression, workspace, this.limits.regression);
       evidence.regressionAfter = evidenceOf(regression);
       const passedBefore = new Set(baseline.tests.filter((t) => t.status === "pass").map((t) => t.id));
       const broken = failingTests(regression).filter((t) => passedBefore.has(t.id));
