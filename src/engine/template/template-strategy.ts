@@ -88,11 +88,15 @@ export const templateStrategy: Strategy = {
     task.onProgress?.({ kind: "stage", stage: "repair", detail: `${candidates.length} candidate edits at ${Math.min(ranking.length, MAX_LINES)} suspicious lines` });
 
     const failingIds: TestSelection = { kind: "tests", ids: failing.map((t) => t.id) };
+    // Every original is read before any slot is written. Slot 0 is the workspace itself: a
+    // read racing a candidate's write there took that candidate's edit for the original (on
+    // a busy machine), and every later candidate was built on it and restored to it.
     const originals = new Map<string, string>();
     const deadline = started + task.budget.minutes * 60_000;
     // Independent candidates are validated in parallel: slot 0 is the workspace, the others scratch copies.
     const slots = [task.workspace, ...(await scratchCopies(task.workspace, Math.max(1, task.parallelism ?? 1) - 1))];
     try {
+      for (const { mutation } of candidates) if (!originals.has(mutation.file)) originals.set(mutation.file, await readRepoFile(task.workspace, mutation.file));
       for (let start = 0; start < candidates.length; start += slots.length) {
         if (task.signal?.aborted) return state.finish("cancelled", "stopped on request");
         if (start >= task.budget.candidates || performance.now() > deadline) {
@@ -102,8 +106,8 @@ export const templateStrategy: Strategy = {
         const results = await Promise.all(
           batch.map(async ({ mutation, score }, j) => {
             const slot = slots[j] as string;
-            const original = originals.get(mutation.file) ?? (await readRepoFile(task.workspace, mutation.file));
-            originals.set(mutation.file, original);
+            const original = originals.get(mutation.file);
+            if (original === undefined) throw new Error(`no original text read for ${mutation.file}`);
             const mutated = applyMutation(original, mutation);
             // A slot is a copy of the worktree the tests have run in: checked like the worktree itself.
             await writeRepoFile(slot, mutation.file, mutated);
