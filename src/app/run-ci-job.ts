@@ -13,11 +13,12 @@ import { formatMemory } from "../engine/memory/memory-pool.ts";
 import type { Outcome } from "../engine/task.ts";
 import type { CiForge, PullInfo, WorkflowRun } from "../forge/ci-forge.ts";
 import type { Job } from "../jobs/job-store.ts";
-import { explainAttribution, explainInfra, evidenceDetails, suggestedPatch } from "../report/ci-explanation.ts";
+import { explainAttribution, explainBrokenTests, explainInfra, evidenceDetails, suggestedPatch } from "../report/ci-explanation.ts";
 import { planSummary } from "../report/plan-summary.ts";
 import { renderReport } from "../report/render-report.ts";
 import { attributeFailures, type AttributionResult } from "../verify/attribution.ts";
 import { VERIFY_WORKFLOW } from "../verify/actions-verifier.ts";
+import { brokenRunReason } from "../verify/load-failure.ts";
 import { detectRunner } from "../verify/runners/detect-runner.ts";
 import { failingTests } from "../verify/test-report.ts";
 import { RepoCache, type Worktree } from "../workspace/repo-cache.ts";
@@ -100,6 +101,14 @@ export async function runCiJob(job: Job, deps: JobDeps, signal: AbortSignal): Pr
       return;
     }
 
+    // Failures that are test files not loading (a missing test dependency, a syntax error in a test) are the setup's, not the code's.
+    const brokenInCi = evidence.filter((e) => e.report.tests.length > 0).map((e) => brokenRunReason(e.report, head.path));
+    if (brokenInCi.length > 0 && brokenInCi.every(Boolean)) {
+      await stopOnBrokenTests(status, brokenInCi[0] as string, "in CI's test run", evidence);
+      deps.store.finish(job.id, "done");
+      return;
+    }
+
     const choice = await jobVerifier(deps, job, status, config, { ci, defaultBranch: repository.defaultBranch, cloneUrl: repository.cloneUrl, mirror, credentials, runner, fork: pull.fork }, signal);
 
     // Attribution: the failing tests at the merge base and at the head, with reruns.
@@ -123,7 +132,14 @@ export async function runCiJob(job: Job, deps: JobDeps, signal: AbortSignal): Pr
     let failing = failingInCi;
     if (failing.length === 0) {
       // No per-test results in CI: find the failures by running the suite at the head.
-      failing = failingTests(await choice.verifier.run(head.path, { kind: "all" })).map((t) => t.id);
+      const atHead = await choice.verifier.run(head.path, { kind: "all" });
+      const broken = brokenRunReason(atHead, head.path);
+      if (broken) {
+        await stopOnBrokenTests(status, broken, `the suite run at the head here, ${choice.why}`, evidence);
+        deps.store.finish(job.id, "done");
+        return;
+      }
+      failing = failingTests(atHead).map((t) => t.id);
     }
     if (failing.length === 0) {
       status.set("Attribution", "failed", "no failing test reproduced");
@@ -274,4 +290,10 @@ async function redRuns(ci: CiForge, job: Job, pull: PullInfo, config: RepoConfig
     await deps.waiters.sleep(pending[0]?.id, wait, signal);
     wait = Math.min(wait * 2, 60_000);
   }
+}
+
+/** A test run judged broken is attributed to infrastructure, with the reason, and never planned against. */
+async function stopOnBrokenTests(status: StatusReporter, reason: string, where: string, evidence: RunEvidence[]): Promise<void> {
+  status.set("Attribution", "done", "infrastructure: the test command is broken");
+  await status.finish(explainBrokenTests(reason, where, evidence));
 }

@@ -12,26 +12,46 @@ import { replayFetch } from "../llm/replay-fetch.ts";
 import { readTranscript, transcript } from "../llm/transcript.ts";
 import { chooseStrategy } from "../engine/build-task.ts";
 import { humanEvalFixTask, loadHumanEvalFix } from "../eval/humanevalfix-loader.ts";
+import { checkLocalTask } from "../eval/check-local-task.ts";
+import type { EvalTask } from "../eval/humanevalfix-loader.ts";
 import { loadLocalTasks } from "../eval/local-task-loader.ts";
+import { evalSandbox } from "../eval/run-eval-task.ts";
 import { resultsChart } from "../eval/results-chart.ts";
 import { runEval, type StrategyFactory } from "../eval/run-eval.ts";
 import { resultsMarkdown, summarise } from "../eval/summarise-results.ts";
-import { EXIT, UsageError, type CliCommand } from "./command.ts";
+import { EXIT, UsageError, type CliCommand, type CliIo } from "./command.ts";
 import { parseFlags } from "./parse-flags.ts";
 
 const USAGE = `autogen eval --dataset humanevalfix:<path/to/humanevalpack.jsonl>|local:<dir> [--strategy template] [--limit N] [--offset N]
              [--concurrency C] [--candidates N] [--minutes M] [--test-timeout S] [--per-test-timeout S] [--out DIR]
-             [--transcripts DIR] [--replay DIR]
+             [--transcripts DIR] [--replay DIR] [--task ID,ID] [--check]
 
 Runs each strategy on the same tasks: the engine sees only the visible tests; the hidden
-tests run once, after it stops. Strategies: template (no model) and lpw (needs
+tests run once, after it stops. Strategies: template (no model); lpw, slpw, seidr, direct (need
 AUTOGEN_LLM_BASE_URL / OPENAI_API_KEY; each task gets the default budgets, and with
 --transcripts every model call is written to DIR/<strategy>/<task>.jsonl; --replay DIR
 answers from such transcripts instead of an endpoint, offline). --test-timeout bounds one test run (default 20 s),
 --per-test-timeout one test inside it (default 1 s: the tasks are small functions). Prints a table (solved, plausible, cost, time) and writes
 DIR/results.json, results.md and results.svg (DIR defaults to ./eval-results). Dataset
 kinds: humanevalfix:<jsonl>, local:<directory with one task repository per subdirectory,
-its hidden tests in hidden/>.`;
+its hidden tests in hidden/; or repo/, hidden/, reference/ (the reference fix) and issue.md>.
+A local task with issue.md starts as \`autogen fix --issue\` does: a baseline run, then the
+failing tests, or (a strategy with a model) a reproduction test when every test passes.
+--task keeps only the tasks named. --check runs no strategy: it checks that each task's buggy repository fails its hidden
+tests and its reference fix passes them (exit 1 when one does not).`;
+
+async function checkTasks(tasks: EvalTask[], settings: { testTimeoutMs: number; perTestTimeoutSeconds: number }, io: CliIo): Promise<number> {
+  let bad = 0;
+  for (const task of tasks) {
+    const check = await checkLocalTask(task, evalSandbox(settings));
+    if (check.problems.length > 0) bad += 1;
+    io.stdout(
+      `${check.problems.length === 0 ? "ok  " : "BAD "} ${check.id} (${check.kind}): visible ${check.visible.buggy} -> ${check.visible.reference}; hidden ${check.hidden.buggy} -> ${check.hidden.reference}${check.problems.map((p) => `\n     ${p}`).join("")}\n`,
+    );
+  }
+  io.stdout(`${tasks.length - bad} of ${tasks.length} tasks check out\n`);
+  return bad === 0 ? EXIT.ok : EXIT.failed;
+}
 
 function positiveInt(value: string | undefined, name: string, fallback: number): number {
   if (value === undefined) return fallback;
@@ -60,6 +80,8 @@ export const evalCommand: CliCommand = {
         out: { type: "string", default: "eval-results" },
         transcripts: { type: "string" },
         replay: { type: "string" },
+        check: { type: "boolean" },
+        task: { type: "string" },
       },
       false,
     );
@@ -67,6 +89,7 @@ export const evalCommand: CliCommand = {
     if (!dataset) throw new UsageError("--dataset is required (for example --dataset humanevalfix:../shared/datasets/humanevalfix-python/humanevalpack.jsonl)");
     const [kind, ...rest] = dataset.split(":");
     if ((kind !== "humanevalfix" && kind !== "local") || rest.length === 0) throw new UsageError(`unknown dataset "${dataset}": expected humanevalfix:<path> or local:<directory of task repositories>`);
+    if (values.check && kind !== "local") throw new UsageError("--check checks local tasks against their reference fix: use it with --dataset local:<dir>");
     const replayDir = values.replay ? resolve(io.cwd, values.replay) : undefined;
     const endpoint = replayDir ? { baseURL: "http://replay.invalid/v1", apiKey: undefined, model: "replay" } : llmEndpointFromEnv(io.env);
     let prices;
@@ -100,7 +123,8 @@ export const evalCommand: CliCommand = {
       } catch (error) {
         throw new UsageError((error as Error).message);
       }
-      return { name, make };
+      // Every strategy but the model-free one reproduces an issue whose tests pass.
+      return { name, make, canReproduce: name !== "template" };
     });
     const offset = positiveInt(values.offset, "offset", 0);
     const limit = positiveInt(values.limit, "limit", Number.MAX_SAFE_INTEGER);
@@ -114,11 +138,15 @@ export const evalCommand: CliCommand = {
     try {
       const path = resolve(io.cwd, rest.join(":"));
       const all = kind === "local" ? await loadLocalTasks(path) : await Promise.all((await loadHumanEvalFix(path)).map((row) => humanEvalFixTask(row)));
-      tasks = all.slice(offset, offset + limit);
+      const wanted = values.task?.split(",").map((t) => t.trim()).filter(Boolean);
+      const missing = wanted?.filter((id) => !all.some((t) => t.id === id)) ?? [];
+      if (missing.length > 0) throw new Error(`no task ${missing.join(", ")} in ${path}`);
+      tasks = (wanted ? all.filter((t) => wanted.includes(t.id)) : all).slice(offset, offset + limit);
     } catch (error) {
       io.stderr(`autogen eval: cannot load the dataset: ${(error as Error).message}\n`);
       return EXIT.usage;
     }
+    if (values.check) return checkTasks(tasks, settings, io);
     const started = performance.now();
     const results = await runEval(tasks, strategies, settings, (r, done, total) => {
       io.stdout(`[${done}/${total}] ${r.strategy} ${r.id} ${r.verdict} (${r.stopReason}, ${r.cost.candidatesTried} candidates, ${r.cost.wallSeconds.toFixed(1)}s)${r.fix ? `: ${r.fix}` : ""}\n`);

@@ -27,6 +27,15 @@ export type EvalTask = {
   hiddenFiles: Record<string, string>;
   /** The files the hidden tests need from the engine's final workspace. */
   solutionFiles: string[];
+  /** What a user reported (local tasks with an issue.md): the engine starts from it as `autogen fix --issue` does. */
+  issue?: string | undefined;
+  /** Files that replace the repository's to make the reference fix (local tasks); never shown to the engine. */
+  referenceFiles?: Record<string, string> | undefined;
+  /**
+   * The visible tests come from a baseline run, as in the CLI and the App: the failing ones,
+   * else (an issue, with a model) a reproduction test; otherwise all of the task's tests.
+   */
+  visibleFromBaseline?: boolean | undefined;
 };
 
 export async function loadHumanEvalFix(path: string): Promise<HumanEvalFixRow[]> {

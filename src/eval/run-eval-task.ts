@@ -1,15 +1,18 @@
-// One evaluation task end to end: materialise the repository, let the strategy work on
-// the visible tests only, then run the hidden tests once against its final code.
-import { copyFile, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+// One evaluation task end to end: materialise the repository, choose its visible tests as
+// the CLI does (a local task: a baseline run, then the failing tests, else reproduction of
+// its issue), let the strategy work on them only, then run the hidden tests once against
+// its final code.
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { repoConfigSchema } from "../config/repo-config-schema.ts";
-import { buildTask } from "../engine/build-task.ts";
-import type { Outcome, Strategy } from "../engine/task.ts";
+import { buildTask, chooseVisible, type Trigger } from "../engine/build-task.ts";
+import { emptyOutcome, type Outcome, type Strategy, type VisibleTests } from "../engine/task.ts";
 import { localVerifier } from "../verify/local-verifier.ts";
 import { detectRunner } from "../verify/runners/detect-runner.ts";
 import { allPassed } from "../verify/test-report.ts";
 import type { EvalTask } from "./humanevalfix-loader.ts";
+import { runHiddenTests, writeFiles } from "./score-hidden.ts";
 
 export type EvalSettings = { testTimeoutMs: number; perTestTimeoutSeconds: number; budget: { candidates: number; minutes: number } };
 
@@ -31,33 +34,44 @@ export type TaskResult = {
 const EVAL_ENV = { PYTEST_DISABLE_PLUGIN_AUTOLOAD: "1" };
 const EVAL_CONFIG = repoConfigSchema.parse({});
 
-export async function runEvalTask(task: EvalTask, strategy: Strategy, settings: EvalSettings): Promise<TaskResult> {
+export function evalSandbox(settings: Pick<EvalSettings, "testTimeoutMs" | "perTestTimeoutSeconds">) {
+  // A test that hangs (a candidate with an endless loop) fails alone instead of taking the run down.
+  return { timeoutMs: settings.testTimeoutMs, env: { ...EVAL_ENV, AUTOGEN_TEST_TIMEOUT: String(settings.perTestTimeoutSeconds) } };
+}
+
+/** `canReproduce`: the strategy has a model, so an issue whose tests pass is reproduced first. */
+export async function runEvalTask(task: EvalTask, strategy: Strategy, settings: EvalSettings, options: { canReproduce?: boolean | undefined } = {}): Promise<TaskResult> {
   const workspace = await mkdtemp(join(tmpdir(), "autogen-eval-"));
-  const hidden = await mkdtemp(join(tmpdir(), "autogen-hidden-"));
   try {
-    for (const [name, text] of Object.entries(task.files)) {
-      await mkdir(dirname(join(workspace, name)), { recursive: true });
-      await writeFile(join(workspace, name), text);
-    }
-    // A test that hangs (a candidate with an endless loop) fails alone instead of taking the run down.
-    const sandbox = { timeoutMs: settings.testTimeoutMs, env: { ...EVAL_ENV, AUTOGEN_TEST_TIMEOUT: String(settings.perTestTimeoutSeconds) } };
+    await writeFiles(workspace, task.files);
+    const sandbox = evalSandbox(settings);
     const runner = detectRunner(workspace);
     const verifier = localVerifier(runner, sandbox);
-    // The same task builder as the CLI and the App; the visible tests are all the task's own (its hidden tests are elsewhere).
-    const outcome = await strategy.run({
-      ...buildTask({ workspace, trigger: { kind: "failing-tests" }, config: EVAL_CONFIG, runner, verifier, visible: { kind: "all" }, sandbox, budget: settings.budget }),
-      regression: undefined,
-    });
-    for (const file of task.solutionFiles) {
-      await mkdir(dirname(join(hidden, file)), { recursive: true });
-      await copyFile(join(workspace, file), join(hidden, file));
+    const trigger: Trigger = task.issue !== undefined ? { kind: "issue", text: task.issue } : { kind: "failing-tests" };
+    const started = performance.now();
+    let outcome: Outcome;
+    let baselineSeconds: number | undefined;
+    let visible: VisibleTests = { kind: "all" };
+    let stop: Pick<Outcome, "stopReason" | "message"> | undefined;
+    if (task.visibleFromBaseline) {
+      const baseline = await verifier.run(workspace, { kind: "all" });
+      baselineSeconds = baseline.run.durationMs / 1000;
+      const choice = chooseVisible(trigger, baseline, workspace, { canReproduce: options.canReproduce ?? false });
+      if (choice.kind === "ok") visible = choice.visible;
+      else stop = { stopReason: choice.kind === "broken" ? "broken-tests" : "nothing-to-fix", message: choice.message };
     }
-    for (const [name, text] of Object.entries(task.hiddenFiles)) {
-      await mkdir(dirname(join(hidden, name)), { recursive: true });
-      await writeFile(join(hidden, name), text);
+    if (stop) {
+      outcome = { ...emptyOutcome(strategy.name), ...stop };
+    } else {
+      const built = buildTask({ workspace, trigger, config: EVAL_CONFIG, runner, verifier, visible, sandbox, budget: settings.budget });
+      // Without a baseline the visible tests are the whole suite, so a regression gate would only repeat them.
+      outcome = await strategy.run(task.visibleFromBaseline ? built : { ...built, regression: undefined });
     }
-    const hiddenReport = await localVerifier(detectRunner(hidden), sandbox).run(hidden, { kind: "all" });
-    const hiddenPass = allPassed(hiddenReport);
+    if (baselineSeconds !== undefined) {
+      // The baseline run is part of what the task cost, as it is for `autogen fix`.
+      outcome.cost = { ...outcome.cost, testRuns: outcome.cost.testRuns + 1, testSeconds: outcome.cost.testSeconds + baselineSeconds, wallSeconds: (performance.now() - started) / 1000 };
+    }
+    const hiddenPass = allPassed(await runHiddenTests(task, workspace, sandbox));
     return {
       id: task.id,
       bugType: task.bugType,
@@ -72,6 +86,5 @@ export async function runEvalTask(task: EvalTask, strategy: Strategy, settings: 
     };
   } finally {
     await rm(workspace, { recursive: true, force: true });
-    await rm(hidden, { recursive: true, force: true });
   }
 }

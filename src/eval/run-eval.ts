@@ -1,8 +1,8 @@
 // Runs strategies over a dataset's tasks with bounded concurrency and collects results.
 import type { Strategy } from "../engine/task.ts";
 
-/** A strategy made fresh for each task (its own budget and transcript). */
-export type StrategyFactory = { name: string; make: (taskId: string) => Strategy };
+/** A strategy made fresh for each task (its own budget and transcript); `canReproduce` when it has a model. */
+export type StrategyFactory = { name: string; make: (taskId: string) => Strategy; canReproduce?: boolean | undefined };
 import type { EvalTask } from "./humanevalfix-loader.ts";
 import { runEvalTask, type EvalSettings, type TaskResult } from "./run-eval-task.ts";
 
@@ -21,7 +21,7 @@ export async function runEval(
       const index = next++;
       const job = jobs[index];
       if (!job) break;
-      const result = await runEvalTask(job.task, job.strategy.make(job.task.id), settings);
+      const result = await runEvalTask(job.task, job.strategy.make(job.task.id), settings, { canReproduce: job.strategy.canReproduce });
       results[index] = result;
       done += 1;
       onResult?.(result, done, jobs.length);

@@ -1,5 +1,5 @@
 // What the bot says about a red build it will not change code for: an infrastructure
-// failure, or failing tests that were not caused by the pull request (red on its base
+// failure (the CI machinery, or a test command that is broken), or failing tests that were not caused by the pull request (red on its base
 // too, or flaky on identical reruns), with the evidence for each verdict.
 import type { RunEvidence } from "../ci/run-evidence.ts";
 import type { InfraFailure } from "../ci/infra-failure.ts";
@@ -29,6 +29,17 @@ export function explainInfra(infra: InfraFailure, evidence: RunEvidence[]): stri
     "Re-running the failed jobs should be enough. autogen-bot made no change.",
     "",
     `<details><summary>Evidence</summary>\n\n${evidenceDetails(evidence)}\n</details>`,
+  ].join("\n");
+}
+
+/** A red build whose test run the bot judges broken (`brokenRunReason`): the tests never ran as tests, so there is nothing to repair in the code. */
+export function explainBrokenTests(reason: string, where: string, evidence: RunEvidence[]): string {
+  return [
+    `**Not a code problem: the test command is broken** (${where}): ${reason}.`,
+    "",
+    "The failures are test files that did not load or collect (a package the tests need that is not installed, a syntax error in a test file, a command that runs no test), not tests that failed, so they say nothing about the code and autogen-bot did not plan a change. Fix the test setup (the CI workflow, or `test.command` in `.github/autogen.yml`) and run CI again.",
+    "",
+    `<details><summary>Evidence from CI</summary>\n\n${evidenceDetails(evidence)}\n</details>`,
   ].join("\n");
 }
 

@@ -486,6 +486,39 @@ describe("a red build on a pull request", { timeout: 300_000 }, () => {
     expect(remoteBranches().sort()).toEqual(["feature/bulk", "main"]);
   });
 
+  it("a test run judged broken (a test file needs a package CI does not install): attributed as infrastructure with the reason, never planned against", async () => {
+    const bulkTest = "import freezegun\n\nfrom shop.cart import bulk_total\n\n\ndef test_bulk_total():\n    assert bulk_total([([1, 2], 0)]) == [3]\n";
+    const { headSha, actions } = await repository(MAIN, { "shop/cart.py": CART_PR, "tests/test_bulk.py": bulkTest });
+    const red = await ciRun(actions, remote, { sha: headSha, branch: "feature/bulk", number: 7 });
+    // A model is configured: it must not be asked anything (no scripted answer, so any call would fail the test).
+    const { probot, idle } = await startApp({ llm: () => testLlm() });
+    await probot.receive({ id: "ci-30", name: "workflow_run", payload: workflowRunCompleted(red) } as never);
+    await idle();
+    const status = statusComment();
+    expect(status).toContain("✅ Attribution: infrastructure: the test command is broken");
+    expect(status).toContain("**Not a code problem: the test command is broken** (in CI's test run): tests.test_bulk: ModuleNotFoundError: No module named 'freezegun'.");
+    expect(status).toContain("did not plan a change");
+    expect(status).not.toContain("Plan:");
+    // Nothing verified (no attribution runs dispatched), no branch, no PR.
+    expect(actions.dispatches).toEqual([]);
+    expect(state.pulls).toEqual([]);
+    expect(remoteBranches().sort()).toEqual(["feature/bulk", "main"]);
+    expect(store.latest("octo-org", "shop", 7)?.state).toBe("done");
+  });
+
+  it("no per-test results in CI and the suite at the head does not collect: the same infrastructure verdict, from the run here", async () => {
+    const bulkTest = "import freezegun\n\nfrom shop.cart import bulk_total\n\n\ndef test_bulk_total():\n    assert bulk_total([([1, 2], 0)]) == [3]\n";
+    const { headSha, actions } = await repository(MAIN, { "shop/cart.py": CART_PR, "tests/test_bulk.py": bulkTest }, { extraConfig: "verify: local\n" });
+    const red = await ciRun(actions, remote, { sha: headSha, branch: "feature/bulk", number: 7 }, { log: runnerLog(["##[group]Run make check", "make: *** [check] Error 2", "##[error]Process completed with exit code 2."]), passed: false });
+    const { probot, idle } = await startApp({ llm: () => testLlm() });
+    await probot.receive({ id: "ci-31", name: "workflow_run", payload: workflowRunCompleted(red) } as never);
+    await idle();
+    const status = statusComment();
+    expect(status).toContain("✅ Attribution: infrastructure: the test command is broken");
+    expect(status).toContain("**Not a code problem: the test command is broken** (the suite run at the head here, local sandbox (`verify: local`)): tests/test_bulk.py::tests.test_bulk: ModuleNotFoundError: No module named 'freezegun'.");
+    expect(state.pulls).toEqual([]);
+  });
+
   it("/autogen stop while a verification run is in flight cancels that run", async () => {
     const { headSha, actions } = await repository(MAIN, { "shop/cart.py": CART_PR });
     const red = await ciRun(actions, remote, { sha: headSha, branch: "feature/bulk", number: 7 });

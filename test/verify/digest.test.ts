@@ -4,6 +4,7 @@ import { cleanLogLine, splitLogLines } from "../../src/verify/digest/clean-log-l
 import { digestLog } from "../../src/verify/digest/digest-log.ts";
 import { digestReport } from "../../src/verify/digest/digest-report.ts";
 import { summariseValue } from "../../src/verify/digest/summarise-value.ts";
+import { describeMismatch, mismatchOf, summariseFailure } from "../../src/verify/digest/value-mismatch.ts";
 import { parseJunit } from "../../src/verify/parsers/parse-junit.ts";
 import type { TestReport } from "../../src/verify/test-report.ts";
 
@@ -85,7 +86,53 @@ describe("digestReport", () => {
     const digest = digestReport({ run, tests, source: "junit" }, { maxChars: 3000 });
     expect(digest.length).toBeLessThanOrEqual(3000);
     expect(digest).toMatch(/more failing tests not shown: budget of 3000 characters/);
-    expect(digest).toMatch(/<value, \d+ chars: assert \[0, 1, 2/);
+    // Both sides of the comparison are stated: the digest says where they differ rather than cutting the list.
+    expect(digest).toContain("expected (2 chars) and actual (");
+    expect(digest).toContain("first differ at char 1, the difference in ⟦⟧: expected [⟦⟧] | actual [⟦0, 1, 2, 3");
+  });
+
+  // A rendered page of 2342 characters whose one wrong word sits in the middle: a head and
+  // tail summary (`<value, 2342 chars: …>`) hides exactly what a plan must be checked against.
+  const page = (word: string) => `${"<p>intro</p>".repeat(97)}<h1>${word}</h1>${"<p>outro</p>".repeat(97)}`;
+  const nodeMessage = `Expected values to be strictly equal:\n+ actual - expected\n\n+ '${page("Helo")}'\n- '${page("Hello")}'\n`;
+
+  it("keeps the first failing test's expected and actual values where they differ, in the middle of long values", () => {
+    expect(page("Hello")).toHaveLength(2342);
+    const report: TestReport = { run, source: "junit", tests: [{ id: "test/render.test.js > renders the title", name: "renders the title", status: "fail", message: nodeMessage }] };
+    const digest = digestReport(report);
+    expect(digest).not.toContain("<value,");
+    expect(digest).toContain("expected (2344 chars) and actual (2343 chars) first differ at char 1172");
+    expect(digest).toMatch(/expected …[^|]*<p>intro<\/p><h1>Hel⟦l⟧o<\/h1><p>outro<\/p>[^|]*… \| actual/);
+    expect(digest).toMatch(/\| actual …[^|]*<p>intro<\/p><h1>Hel⟦⟧o<\/h1><p>outro<\/p>/);
+  });
+
+  it("keeps a value up to the larger cap whole for the first failing test, and shows where later ones differ", () => {
+    const whole = `AssertionError: ${"a".repeat(1200)}X${"a".repeat(1200)} != ${"a".repeat(1200)}Y${"a".repeat(1200)}`;
+    const tests = [
+      { id: "t1", name: "t1", status: "fail" as const, message: `assert ${"b".repeat(1100)}X${"b".repeat(1100)} == ${"b".repeat(1100)}Y${"b".repeat(100)}`.slice(0, 2900) },
+      { id: "t2", name: "t2", status: "fail" as const, message: whole },
+    ];
+    const digest = digestReport({ run, tests, source: "junit" }, { maxChars: 20_000 });
+    // Under FIRST_MESSAGE_CHARS: whole.
+    expect(digest).toContain(`message: ${tests[0]!.message}`);
+    expect(digest).toContain("expected (2401 chars) and actual (2401 chars) first differ at char 1200");
+    expect(digest).toMatch(/expected …a+⟦Y⟧a+… \| actual …a+⟦X⟧a+…/);
+  });
+
+  it("adds pytest's own diff of two long values, which its assertion line shortens", () => {
+    const details = [
+      "    def test_long():",
+      ">       assert render() == expected()",
+      "E       AssertionError: assert 'xxxxxxxxxxxx...xxxxxxxxxxxxx' == 'xxxxxxxxxxxx...xxxxxxxxxxxxx'",
+      "E         ",
+      "E         Skipping 1092 identical leading characters in diff, use -v to show",
+      "E         - xxxxxxxxABDxxxxxxxxx",
+      "E         ?           ^",
+      "E         + xxxxxxxxABCxxxxxxxxx",
+      "E         ?           ^",
+    ].join("\n");
+    const digest = digestReport({ run, source: "junit", tests: [{ id: "test_x.py::test_long", name: "test_long", status: "fail", message: "AssertionError: assert 'xxxxxxxxxxxx...xxxxxxxxxxxxx' == 'xxxxxxxxxxxx...xxxxxxxxxxxxx'", details }] });
+    expect(digest).toContain("diff: Skipping 1092 identical leading characters in diff, use -v to show | - xxxxxxxxABDxxxxxxxxx | ?           ^ | + xxxxxxxxABCxxxxxxxxx | ?           ^");
   });
 
   it("shows the tail of the output when no results were read", () => {
@@ -97,5 +144,29 @@ describe("digestReport", () => {
   it("summariseValue keeps short values and describes long ones", () => {
     expect(summariseValue("[1, 2]")).toBe("[1, 2]");
     expect(summariseValue(`[${"1, ".repeat(200)}1]`, 60)).toMatch(/^<list, ~201 items, \d+ chars: \[1, 1, /);
+  });
+});
+
+describe("expected and actual values in failure messages", () => {
+  it("reads them from node:assert, pytest, unittest, Jest and chai messages", () => {
+    expect(mismatchOf("Expected values to be strictly equal:\n+ actual - expected\n\n+ 'short one'\n- 'short two'\n         ^\n")).toEqual({ actual: "'short one'", expected: "'short two'" });
+    expect(mismatchOf("Expected values to be strictly deep-equal:\n+ actual - expected\n\n  {\n    a: 1,\n+   b: 'x'\n-   b: 'y'\n  }\n")).toEqual({ actual: "{\n  a: 1,\n  b: 'x'\n}", expected: "{\n  a: 1,\n  b: 'y'\n}" });
+    expect(mismatchOf("assert 'a == b' == 'c'")).toEqual({ actual: "'a == b'", expected: "'c'" });
+    expect(mismatchOf("AssertionError: [1, 2] != [1, 3]")).toEqual({ actual: "[1, 2]", expected: "[1, 3]" });
+    expect(mismatchOf("expect(received).toBe(expected)\n\nExpected: 5\nReceived: 4")).toEqual({ expected: "5", actual: "4" });
+    expect(mismatchOf("expected 'abc' to equal 'abd'")).toEqual({ actual: "'abc'", expected: "'abd'" });
+    expect(mismatchOf("ZeroDivisionError: division by zero")).toBeUndefined();
+  });
+
+  it("describes where two values first differ, with context either side", () => {
+    expect(describeMismatch({ expected: "the quick brown fox", actual: "the quick red fox" }, 4)).toBe(
+      "expected (19 chars) and actual (17 chars) first differ at char 10, the difference in ⟦⟧: expected …ick ⟦brown⟧ fox | actual …ick ⟦red⟧ fox",
+    );
+    expect(describeMismatch({ expected: "a\nb\nc", actual: "a\nb\nd" })).toContain("first differ at char 4 (line 3)");
+  });
+
+  it("summariseFailure keeps a message that fits and falls back to head and tail when no values are stated", () => {
+    expect(summariseFailure("assert 4 ==\n 5", 400)).toBe("assert 4 == 5");
+    expect(summariseFailure(`RuntimeError: ${"z".repeat(1000)}`, 200)).toMatch(/^<value, 1014 chars: RuntimeError: z+ … z+>$/);
   });
 });

@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { BudgetExceededError } from "../../llm/budget.ts";
 import { LlmStageError, type LlmClient } from "../../llm/llm-client.ts";
 import { digestReport } from "../../verify/digest/digest-report.ts";
+import { failingTestsBlock } from "./failing-tests-block.ts";
 import { brokenRunReason } from "../../verify/load-failure.ts";
 import type { TestSelection } from "../../verify/runners/test-runner.ts";
 import { allPassed, failingTests, type TestReport } from "../../verify/test-report.ts";
@@ -21,7 +22,6 @@ import { failureSignature } from "./failure-signature.ts";
 import { instrumentedRun } from "./instrumented-run.ts";
 import { formatKnowledge, onDiskKnowledge, type KnowledgeProvider } from "../knowledge/knowledge-search.ts";
 import { analysisSchema, checkSchema, editsSchema, explanationSchema, instrumentSchema, knowledgeSchema, planSchema, verificationSchema, type Verification } from "./schemas.ts";
-import { testSource } from "./test-source.ts";
 import { WorkspaceChanges } from "./workspace-changes.ts";
 
 export type LpwOptions = {
@@ -105,7 +105,7 @@ class LpwRun {
       const mentioned = [...new Set(failing.flatMap((t) => [t.file, ...[...(t.details ?? "").matchAll(/([\w./-]+\.(?:py|[cm]?[jt]sx?))[:"]/g)].map((m) => m[1])]).filter((f): f is string => Boolean(f)))];
       const context = await buildContext(this.task.workspace, { query: `${this.problem}\n${digest}`, mentioned, isTestFile: this.task.isTestFile, llm: this.llm });
       this.contextFiles = context.files;
-      const tests = (await Promise.all(failing.map(async (t) => `${(await testSource(this.task.workspace, t.id, t.file)) ?? `# ${t.id}`}\n# fails now with: ${t.message ?? t.status}`))).join("\n\n");
+      const tests = await failingTestsBlock(this.task.workspace, failing);
 
       const { plan, verification } = await this.planAndVerify(digest, context.code, tests);
       const knowledge = this.options.knowledge === "on-disk" ? onDiskKnowledge(this.task.workspace) : this.options.knowledge;

@@ -9,7 +9,7 @@ import { digestReport } from "../../verify/digest/digest-report.ts";
 import { failingTests, type TestReport } from "../../verify/test-report.ts";
 import type { Edit } from "../../workspace/apply-edits.ts";
 import { analysisSchema, checkSchema, editsSchema, planSchema, verificationSchema, type Verification } from "../lpw/schemas.ts";
-import { testSource } from "../lpw/test-source.ts";
+import { failingTestsBlock } from "../lpw/failing-tests-block.ts";
 import { SearchRun } from "../search/search-run.ts";
 import { UcbBandit } from "../search/ucb-bandit.ts";
 import type { Strategy } from "../task.ts";
@@ -31,7 +31,7 @@ export function slpwStrategy(options: SlpwOptions): Strategy {
       const run = new SearchRun(task, options.llm, "slpw");
       const outcome = run.outcome;
       return run.run(async ({ failing, baseline, context, problem, digest }) => {
-        const tests = (await Promise.all(failing.map(async (t) => `${(await testSource(task.workspace, t.id, t.file)) ?? `# ${t.id}`}\n# fails now with: ${t.message ?? t.status}`))).join("\n\n");
+        const tests = await failingTestsBlock(task.workspace, failing);
 
         // k plan samples, then UCB over which plan to verify next.
         const planBandit = new UcbBandit<string>();

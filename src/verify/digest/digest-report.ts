@@ -4,6 +4,11 @@
 import { stripAnsi } from "../strip-ansi.ts";
 import { failingTests, type TestReport } from "../test-report.ts";
 import { summariseValue } from "./summarise-value.ts";
+import { pytestDiff, summariseFailure } from "./value-mismatch.ts";
+
+/** The first failing test's message is kept whole up to this many characters (its expected value is what a plan is checked against). */
+export const FIRST_MESSAGE_CHARS = 3000;
+const MESSAGE_CHARS = 400;
 
 export type SourceReader = (file: string, line: number) => string | undefined;
 
@@ -23,8 +28,10 @@ export function digestReport(report: TestReport, options: ReportDigestOptions = 
   let used = header.length;
   for (const [index, test] of failing.entries()) {
     const lines = [`${index + 1}. ${test.id} [${test.status}]`];
-    if (test.message) lines.push(`   message: ${summariseValue(stripAnsi(test.message).replace(/\s*\n\s*/g, " "), 400)}`);
+    if (test.message) lines.push(`   message: ${summariseFailure(stripAnsi(test.message), index === 0 ? FIRST_MESSAGE_CHARS : MESSAGE_CHARS)}`);
     const details = stripAnsi(test.details ?? "");
+    const diff = pytestDiff(details);
+    if (diff.length > 0) lines.push(`   diff: ${diff.join(" | ")}`);
     const assertion = /^E\s+(assert .*)$/m.exec(details)?.[1] ?? /^E\s+(AssertionError: .*)$/m.exec(details)?.[1];
     if (assertion && !test.message?.includes(assertion)) lines.push(`   assertion: ${summariseValue(assertion, 300)}`);
     const exception = /^E\s+([A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt)\b.*)$/m.exec(details)?.[1];

@@ -1,0 +1,2 @@
+export { parseArgs } from "./parse-args.js";
+export { tokenize } from "./tokenize.js";

@@ -1,0 +1,2 @@
+export { parseCsv } from "./parse-csv.js";
+export { splitLine } from "./split-line.js";

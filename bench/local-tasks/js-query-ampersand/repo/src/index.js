@@ -1,0 +1,2 @@
+export { parseQuery, stringify } from "./query.js";
+export { buildUrl } from "./url.js";

@@ -1,0 +1,3 @@
+from confparse.loader import load_string
+
+__all__ = ["load_string"]

@@ -1,0 +1,3 @@
+from lrukit.cache import LRUCache
+
+__all__ = ["LRUCache"]

@@ -1,0 +1,16 @@
+"""An amount as people read it on an invoice."""
+from decimal import ROUND_HALF_UP, Decimal
+
+from moneyfmt.currencies import currency
+from moneyfmt.grouping import group_digits
+
+
+def format_money(amount, code="USD"):
+    symbol, minor = currency(code)
+    quantum = Decimal(1).scaleb(-minor)
+    value = Decimal(str(amount)).quantize(quantum, rounding=ROUND_HALF_UP)
+    whole, _, fraction = f"{value:f}".partition(".")
+    text = group_digits(whole)
+    if fraction:
+        text = f"{text}.{fraction}"
+    return f"{symbol}{text}"

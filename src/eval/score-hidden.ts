@@ -1,0 +1,36 @@
+// Scoring on hidden tests: the task's non-test files as a strategy left them, with the
+// hidden tests beside them (the visible tests and any test the strategy wrote stay out),
+// run once in a directory of their own.
+import { copyFile, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import type { SandboxOptions } from "../verify/sandbox/run-sandboxed.ts";
+import { localVerifier } from "../verify/local-verifier.ts";
+import { detectRunner } from "../verify/runners/detect-runner.ts";
+import type { TestReport } from "../verify/test-report.ts";
+import type { EvalTask } from "./humanevalfix-loader.ts";
+
+export async function writeFiles(dir: string, files: Record<string, string>): Promise<void> {
+  for (const [name, text] of Object.entries(files)) {
+    await mkdir(dirname(join(dir, name)), { recursive: true });
+    await writeFile(join(dir, name), text);
+  }
+}
+
+/** The hidden tests' report against the solution files in `workspace`. */
+export async function runHiddenTests(task: EvalTask, workspace: string, sandbox: Omit<SandboxOptions, "cwd">): Promise<TestReport> {
+  const hidden = await mkdtemp(join(tmpdir(), "autogen-hidden-"));
+  try {
+    for (const file of task.solutionFiles) {
+      await mkdir(dirname(join(hidden, file)), { recursive: true });
+      // A file the strategy deleted is simply absent from the scored code.
+      await copyFile(join(workspace, file), join(hidden, file)).catch((error: NodeJS.ErrnoException) => {
+        if (error.code !== "ENOENT") throw error;
+      });
+    }
+    await writeFiles(hidden, task.hiddenFiles);
+    return await localVerifier(detectRunner(hidden), sandbox).run(hidden, { kind: "all" });
+  } finally {
+    await rm(hidden, { recursive: true, force: true });
+  }
+}

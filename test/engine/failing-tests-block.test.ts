@@ -1,0 +1,28 @@
+// What the plan-verification stage (LPW, SLPW) is shown about the failing tests: each
+// test's source and how it fails, with the expected and actual values kept where they
+// differ even when they are long, and the block bounded.
+import { describe, expect, it } from "vitest";
+import { failingTestsBlock } from "../../src/engine/lpw/failing-tests-block.ts";
+import { writeRepo } from "../support/python-task.ts";
+
+describe("failingTestsBlock", () => {
+  it("shows where a long expected value differs from the actual one, in the middle, within a bound", async () => {
+    const dir = await writeRepo({ "test/render.test.js": 'import { test } from "node:test";\n\ntest("renders the report", () => {});\n' });
+    const report = (total: string) => `${"row;".repeat(2500)}${total}${"row;".repeat(2500)}`;
+    const message = `Expected values to be strictly equal:\n+ actual - expected\n\n+ '${report("total=41")}'\n- '${report("total=42")}'\n`;
+    const block = await failingTestsBlock(dir, [{ id: "test/render.test.js > renders the report", name: "renders the report", file: "test/render.test.js", status: "fail", message }]);
+    expect(block).toContain('test("renders the report"');
+    expect(block).toContain("expected (20010 chars) and actual (20010 chars) first differ at char 10008");
+    expect(block).toMatch(/expected …[^|]*row;total=4⟦2⟧row;[^|]*… \| actual …[^|]*row;total=4⟦1⟧row;[^|]*…/);
+    // The 40,000-character message is not pasted whole into the prompt.
+    expect(block.length).toBeLessThan(4000);
+  });
+
+  it("adds pytest's diff of two long values, which the assertion line shortens to their ends", async () => {
+    const dir = await writeRepo({ "tests/test_page.py": "def test_page():\n    assert render() == expected()\n" });
+    const details = ["E       AssertionError: assert 'xxxxxxxxxxxx...xxxxxxxxxxxxx' == 'xxxxxxxxxxxx...xxxxxxxxxxxxx'", "E         Skipping 1092 identical leading characters in diff, use -v to show", "E         - xxxxxxxxABDxxxxxxxxx", "E         ?           ^", "E         + xxxxxxxxABCxxxxxxxxx", "E         ?           ^"].join("\n");
+    const block = await failingTestsBlock(dir, [{ id: "tests/test_page.py::test_page", name: "test_page", file: "tests/test_page.py", status: "fail", message: "AssertionError: assert 'xxxxxxxxxxxx...xxxxxxxxxxxxx' == 'xxxxxxxxxxxx...xxxxxxxxxxxxx'", details }]);
+    expect(block).toContain("def test_page():");
+    expect(block).toContain("# pytest's diff: Skipping 1092 identical leading characters in diff, use -v to show | - xxxxxxxxABDxxxxxxxxx | ?           ^ | + xxxxxxxxABCxxxxxxxxx");
+  });
+});
