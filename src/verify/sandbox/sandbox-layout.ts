@@ -87,10 +87,12 @@ export function sandboxLayout(request: LayoutRequest): SandboxLayout {
 
   // What must stay visible inside a hidden tree: toolchains on PATH, our pytest plugin.
   const visible = new Set<string>();
+  // The private /tmp hides the host's too: the bot itself may be installed there (a CI checkout).
+  const covered = [...hiddenDirs, ...["/tmp", "/dev/shm"].filter((d) => existsSync(d)).map(safeReal)];
   const show = (path: string) => {
     if (!isAbsolute(path) || !existsSync(path)) return;
     const real = safeReal(path);
-    const hiddenParent = [...hiddenDirs].find((dir) => real === dir || real.startsWith(dir + sep));
+    const hiddenParent = covered.find((dir) => real === dir || real.startsWith(dir + sep));
     if (!hiddenParent) return;
     const [first] = relative(hiddenParent, real).split(sep);
     // A version manager's tree goes whole; anything else only the directory named.

@@ -1,0 +1,27 @@
+// The sandbox's view of the host, as a list of mounts: what is hidden, what stays visible.
+import { mkdir, mkdtemp, realpath, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { runSandboxed } from "../../src/verify/sandbox/run-sandboxed.ts";
+import { sandboxLayout } from "../../src/verify/sandbox/sandbox-layout.ts";
+
+describe("sandboxLayout", () => {
+  it("keeps a PATH directory under the host's /tmp visible (the bot installed in a CI checkout there), read-only", async () => {
+    const install = await realpath(await mkdtemp(join(tmpdir(), "autogen-install-")));
+    const bin = join(install, "bin");
+    await mkdir(bin);
+    const workspace = await mkdtemp(join(tmpdir(), "autogen-ws-"));
+    const layout = sandboxLayout({ workspace, path: `${bin}:/usr/bin:/bin`, env: {} });
+    expect(layout.ops).toContainEqual({ kind: "ro", path: bin });
+    expect(layout.ops).not.toContainEqual({ kind: "ro", path: install });
+    // And for real: a program in that directory runs in the sandbox; its sibling directory stays hidden.
+    await writeFile(join(bin, "hello"), "#!/bin/sh\necho hello from the install\n", { mode: 0o755 });
+    await mkdir(join(install, "secrets"));
+    await writeFile(join(install, "secrets", "key"), "do not read");
+    const result = await runSandboxed(["hello"], { cwd: workspace, timeoutMs: 10_000, pathPrefix: [bin] });
+    expect(result.output).toContain("hello from the install");
+    const peek = await runSandboxed(["cat", join(install, "secrets", "key")], { cwd: workspace, timeoutMs: 10_000 });
+    expect(peek.output).not.toContain("do not read");
+  });
+});
