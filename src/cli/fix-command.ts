@@ -64,6 +64,9 @@ export const fixCommand: CliCommand = {
       json: { type: "boolean" },
     });
     if (positionals.length !== 1) throw new UsageError(`expected one repository path, got ${positionals.length}`);
+    // Checked before any work: a typo here must not cost a worktree and a baseline run first.
+    numberFlag(values.candidates, 1);
+    numberFlag(values.minutes, 1);
     const repo = resolve(io.cwd, positionals[0] as string);
     const fail = (message: string) => {
       io.stderr(`autogen fix: ${message}\n`);

@@ -22,7 +22,9 @@ export function renderReport(outcome: Outcome, context: { title: string; branch?
   if (outcome.plan.localisation.length > 0) {
     out.push("Fault localisation (Ochiai over per-test line coverage; ef/ep = failing/passing tests that execute the line):", "");
     out.push("| rank | location | suspiciousness | ef | ep |", "| --- | --- | --- | --- | --- |");
-    outcome.plan.localisation.forEach((l, i) => out.push(`| ${i + 1} | \`${l.file}:${l.line}\` | ${l.score.toFixed(3)} | ${l.failedCovering} | ${l.passedCovering} |`));
+    // Equal scores share a rank (1, 1, 1, 4): the order among them says nothing.
+    const ranks = outcome.plan.localisation.map((l) => 1 + outcome.plan.localisation.filter((o) => o.score > l.score).length);
+    outcome.plan.localisation.forEach((l, i) => out.push(`| ${ranks[i]} | \`${l.file}:${l.line}\` | ${l.score.toFixed(3)} | ${l.failedCovering} | ${l.passedCovering} |`));
   } else if (!outcome.plan.steps) {
     out.push("No localisation was produced.");
   }
@@ -77,7 +79,7 @@ export function renderReport(outcome: Outcome, context: { title: string; branch?
   out.push("", "</details>");
 
   const c = outcome.cost;
-  out.push("", "### Cost", "", `LLM calls ${c.llmCalls}, tokens ${c.promptTokens + c.completionTokens} (estimated $${c.dollars.toFixed(4)}), test runs ${c.testRuns} (${c.testSeconds.toFixed(1)} s), wall ${c.wallSeconds.toFixed(1)} s.`);
+  out.push("", "### Cost", "", `${c.llmCalls === 0 ? "No model calls" : `LLM calls ${c.llmCalls}, tokens ${c.promptTokens + c.completionTokens} (estimated $${c.dollars.toFixed(4)})`}, test runs ${c.testRuns} (${c.testSeconds.toFixed(1)} s), wall ${c.wallSeconds.toFixed(1)} s.`);
 
   if (outcome.diff) {
     const stat = diffStat(outcome.diff);

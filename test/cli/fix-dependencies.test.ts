@@ -70,3 +70,15 @@ describe("autogen fix and a project's dependencies", () => {
     expect(stderr).toContain("the setup command `node -e \"process.stderr.write('registry unreachable'); process.exit(3)\"` failed (exit 3); it ran without network (set test.networkDuringSetup: true if it downloads packages); its output ends with: registry unreachable");
   }, 180_000);
 });
+
+describe("autogen fix flags", () => {
+  it("rejects a bad --candidates before any work (no worktree, no test run)", async () => {
+    const repo = await gitRepo(PROJECT);
+    const started = await git(repo).raw(["worktree", "list"]);
+    const { code, stderr, stdout } = await runCli(["fix", repo, "--candidates", "x"], { env: ENV });
+    expect(code).toBe(2);
+    expect(stderr).toContain('expected a positive whole number, got "x"');
+    expect(stdout).not.toContain("tests:");
+    expect(await git(repo).raw(["worktree", "list"])).toBe(started);
+  });
+});

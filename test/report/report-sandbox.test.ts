@@ -31,3 +31,27 @@ describe("the report and the sandbox", () => {
     expect(text).toContain("NO SANDBOX");
   });
 });
+
+describe("the report's cost line", () => {
+  it("says no model ran instead of an estimated $0.0000", () => {
+    const outcome = emptyOutcome("template");
+    const text = renderReport(outcome, { title: "autogen: x" });
+    expect(text).toContain("No model calls, test runs 0");
+    expect(text).not.toContain("$0.0000");
+    outcome.cost.llmCalls = 3;
+    outcome.cost.dollars = 0.0123;
+    expect(renderReport(outcome, { title: "autogen: x" })).toContain("LLM calls 3, tokens 0 (estimated $0.0123)");
+  });
+});
+
+describe("the report's localisation table", () => {
+  it("gives tied suspiciousness scores the same rank", () => {
+    const outcome = emptyOutcome("template");
+    const line = (n: number, score: number) => ({ file: "a.py", line: n, score, failedCovering: 1, passedCovering: 0 });
+    outcome.plan.localisation = [line(3, 1), line(4, 1), line(5, 1), line(9, 0.5)];
+    const text = renderReport(outcome, { title: "autogen: x" });
+    expect(text).toContain("| 1 | `a.py:3` |");
+    expect(text).toContain("| 1 | `a.py:5` |");
+    expect(text).toContain("| 4 | `a.py:9` |");
+  });
+});
