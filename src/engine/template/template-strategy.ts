@@ -118,6 +118,10 @@ export const templateStrategy: Strategy = {
             }
           }),
         );
+        // Reported in candidate order, whichever slot finished first.
+        for (const { mutation, attempt } of results) {
+          task.onProgress?.({ kind: "attempt", index: attempt.index, total: state.outcome.cost.candidatesGenerated, description: `${mutation.description} (${mutation.file}:${mutation.line})`, passed: attempt.passed, failed: attempt.failed });
+        }
         // The best-ranked passing candidate of the batch wins, as it would have one at a time.
         for (const { mutation, score, original, mutated, attempt } of results) {
           if (attempt.result !== "plausible" && attempt.passed > (state.outcome.closestAttempt?.passed ?? 0)) {
@@ -216,7 +220,6 @@ class RunState {
       const timedOut = report.run.limit?.name === "wall-time";
       const attempt: Attempt = { index: index + 1, description: mutation.description, family: mutation.family, file: mutation.file, line: mutation.line, score, result: timedOut ? "timed-out" : result, passed: report.tests.length - failed, failed, ...(timedOut ? { limit: report.run.limit?.message } : {}) };
       this.outcome.attempts.push(attempt);
-      this.task.onProgress?.({ kind: "attempt", index: index + 1, total: this.outcome.cost.candidatesGenerated, description: `${mutation.description} (${mutation.file}:${mutation.line})`, passed: attempt.passed, failed });
       return attempt;
     };
     const first = await this.test(failingIds, workspace, this.limits.visible);
