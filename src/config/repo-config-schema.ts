@@ -66,7 +66,7 @@ export const testSchema = z
       .default({})
       .meta({ description: "Extra environment variables (literal values) for the test and setup commands. The bot's own secrets are never passed." }),
     timeoutMinutes: positiveInt("Wall-clock limit for one test run; the whole process group is killed after it.", 10, 60),
-    networkDuringSetup: z.boolean().default(false).meta({ description: "Allow network access for the setup command. Tests never get network." }),
+    networkDuringSetup: z.boolean().default(false).meta({ description: "Ask for network access for the setup command; it is granted only where the bot's operator allows it (AUTOGEN_ALLOW_SETUP_NETWORK=1), since the setup then shares the host's network. Tests never get network." }),
     reruns: z.int().min(0).max(10).default(2).meta({ description: "Identical reruns of a failing test used to tell flaky from broken." }),
     limits: z
       .strictObject({

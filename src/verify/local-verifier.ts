@@ -1,10 +1,11 @@
 // The `Verifier` port's local backend: runs a selection of a workspace's tests in the
 // sandbox and returns a TestReport, from the runner's JUnit file when it wrote one and
 // from its console output otherwise.
-import { mkdtemp, readFile, rm, stat } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { existsSync, statSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
+import { readRunOutput } from "./read-run-output.ts";
 import { JunitParseError, parseJunit } from "./parsers/parse-junit.ts";
 import type { TestRunner, TestSelection } from "./runners/test-runner.ts";
 import { runSandboxed, type SandboxOptions } from "./sandbox/run-sandboxed.ts";
@@ -64,14 +65,9 @@ function ownDirectories(extraEnv: Record<string, string> | undefined): string[] 
 
 /** A missing or malformed report (the runner crashed before finishing it) falls back to the console. */
 async function readJunit(path: string, root: string): Promise<TestCaseResult[] | undefined> {
-  let text: string;
-  try {
-    // Written by the tests' side: a report larger than any honest one is not read into memory.
-    if ((await stat(path)).size > MAX_REPORT_BYTES) return undefined;
-    text = await readFile(path, "utf8");
-  } catch {
-    return undefined;
-  }
+  // Written by the tests' side: a link, a FIFO or a report larger than any honest one is not read.
+  const text = await readRunOutput(path, MAX_REPORT_BYTES);
+  if (text === undefined) return undefined;
   try {
     return parseJunit(text, { root });
   } catch (error) {

@@ -14,13 +14,16 @@ export type SetupResult = { ran: false } | { ran: true; ok: boolean; argv: strin
 export async function runSetup(workspace: string, test: RepoConfig["test"], sandbox: Omit<SandboxOptions, "cwd">): Promise<SetupResult> {
   if (!test.setup) return { ran: false };
   const argv = splitCommand(test.setup);
-  const run = await runSandboxed(argv, { ...sandbox, cwd: workspace, network: test.networkDuringSetup, maxOutputBytes: 256 * 1024 });
+  // The repository asks; the operator decides: with network the setup shares the host's
+  // network namespace, and so its loopback services.
+  const network = test.networkDuringSetup && process.env.AUTOGEN_ALLOW_SETUP_NETWORK === "1";
+  const run = await runSandboxed(argv, { ...sandbox, cwd: workspace, network, maxOutputBytes: 256 * 1024 });
   const ok = run.exitCode === 0 && !run.timedOut && !run.spawnError;
   const seconds = Math.round(run.durationMs / 100) / 10;
   const why = run.spawnError ?? run.limit?.message ?? `exit ${String(run.exitCode)}`;
   const message = ok
     ? `setup \`${test.setup}\` finished in ${seconds} s`
-    : `the setup command \`${test.setup}\` failed (${why})${test.networkDuringSetup ? "" : "; it ran without network (set test.networkDuringSetup: true if it downloads packages)"}; its output ends with: ${run.output.slice(-600).trim()}`;
+    : `the setup command \`${test.setup}\` failed (${why})${network ? "" : test.networkDuringSetup ? "; it ran without network: the repository asks for it (test.networkDuringSetup), but whoever runs the bot has not allowed it (AUTOGEN_ALLOW_SETUP_NETWORK=1)" : "; it ran without network (set test.networkDuringSetup: true if it downloads packages)"}; its output ends with: ${run.output.slice(-600).trim()}`;
   return { ran: true, ok, argv, run, message };
 }
 
@@ -43,5 +46,5 @@ export function missingDependencies(workspace: string, test: RepoConfig["test"])
   const install = existsSync(join(workspace, "package-lock.json")) ? "npm ci" : existsSync(join(workspace, "yarn.lock")) ? "yarn install --frozen-lockfile" : existsSync(join(workspace, "pnpm-lock.yaml")) ? "pnpm install --frozen-lockfile" : "npm install";
   return test.setup
     ? `package.json lists ${deps} dependencies but node_modules is still missing after the setup command \`${test.setup}\``
-    : `package.json lists ${deps} dependencies and the bot's checkout has no node_modules: set \`test.setup: "${install}"\` and \`test.networkDuringSetup: true\` in .github/autogen.yml`;
+    : `package.json lists ${deps} dependencies and the bot's checkout has no node_modules: set \`test.setup: "${install}"\` and \`test.networkDuringSetup: true\` in .github/autogen.yml (and AUTOGEN_ALLOW_SETUP_NETWORK=1 where the bot runs)`;
 }

@@ -1,6 +1,6 @@
 // Canary tests: the sandbox against a deliberately hostile "test suite".
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, readFile } from "node:fs/promises";
+import { copyFile, mkdir, mkdtemp, readFile } from "node:fs/promises";
 import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -89,7 +89,9 @@ describe("sandbox process control", () => {
     const dir = await mkdtemp(join(tmpdir(), "autogen-fork-"));
     const heartbeat = join(dir, "heartbeat");
     const started = Date.now();
-    const result = await runSandboxed(["python3", join(HOSTILE, "fork_and_exit.py"), heartbeat], { cwd: dir, timeoutMs: 20_000 });
+    // The script is copied in: the fixture may sit under the host's /tmp, which the sandbox hides.
+    await copyFile(join(HOSTILE, "fork_and_exit.py"), join(dir, "fork_and_exit.py"));
+    const result = await runSandboxed(["python3", "fork_and_exit.py", heartbeat], { cwd: dir, timeoutMs: 20_000 });
     expect(result.exitCode).toBe(0);
     expect(result.output).toContain("parent exits");
     expect(Date.now() - started).toBeLessThan(10_000);
@@ -138,7 +140,8 @@ describe("sandbox filesystem", () => {
     const repo = await mkdtemp(join(tmpdir(), "autogen-ro-"));
     await mkdir(join(repo, ".git", "hooks"), { recursive: true });
     const hook = join(repo, ".git", "hooks", "pre-commit");
-    const result = await runSandboxed(["python3", join(HOSTILE, "write_hook.py"), hook], { cwd: repo, timeoutMs: 20_000, readOnlyPaths: [join(repo, ".git")] });
+    await copyFile(join(HOSTILE, "write_hook.py"), join(repo, "write_hook.py"));
+    const result = await runSandboxed(["python3", "write_hook.py", hook], { cwd: repo, timeoutMs: 20_000, readOnlyPaths: [join(repo, ".git")] });
     expect(result.output).toContain("REFUSED");
     expect(existsSync(hook)).toBe(false);
   });

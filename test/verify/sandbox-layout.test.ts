@@ -19,7 +19,9 @@ describe("sandboxLayout", () => {
     await writeFile(join(bin, "hello"), "#!/bin/sh\necho hello from the install\n", { mode: 0o755 });
     await mkdir(join(install, "secrets"));
     await writeFile(join(install, "secrets", "key"), "do not read");
-    const result = await runSandboxed(["hello"], { cwd: workspace, timeoutMs: 10_000, pathPrefix: [bin] });
+    const path = process.env.PATH;
+    process.env.PATH = `${bin}:${path ?? "/usr/bin:/bin"}`;
+    const result = await runSandboxed(["hello"], { cwd: workspace, timeoutMs: 10_000 }).finally(() => (process.env.PATH = path));
     expect(result.output).toContain("hello from the install");
     const peek = await runSandboxed(["cat", join(install, "secrets", "key")], { cwd: workspace, timeoutMs: 10_000 });
     expect(peek.output).not.toContain("do not read");

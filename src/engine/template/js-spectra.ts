@@ -2,7 +2,7 @@
 // each test runs alone (through the verifier, in the sandbox) with NODE_V8_COVERAGE set,
 // and V8's block ranges are turned into the repository lines that test executed. A test
 // can write its own coverage file there: script URLs go through the safe-path check.
-import { readdir, readFile, mkdtemp, rm } from "node:fs/promises";
+import { readdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -11,6 +11,7 @@ import type { Verifier } from "../../verify/local-verifier.ts";
 import { readRepoFile } from "../../workspace/safe-path.ts";
 import type { TestSpectrum } from "./ochiai.ts";
 import { reportedFileFilter, type Spectra } from "./reported-files.ts";
+import { readRunOutput } from "../../verify/read-run-output.ts";
 
 const coverageSchema = z.object({
   result: z.array(
@@ -36,7 +37,9 @@ export async function jsSpectra(workspace: string, verifier: Verifier, testIds: 
       const lines = new Map<string, Set<number>>();
       for (const name of await readdir(dir)) {
         if (!name.endsWith(".json")) continue;
-        const parsed = coverageSchema.safeParse(JSON.parse(await readFile(join(dir, name), "utf8")));
+        const raw = await readRunOutput(join(dir, name), 256 * 1024 * 1024);
+        if (raw === undefined) continue;
+        const parsed = coverageSchema.safeParse(JSON.parse(raw));
         if (!parsed.success) continue;
         for (const script of parsed.data.result) {
           if (!script.url.startsWith("file://")) continue;

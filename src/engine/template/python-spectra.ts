@@ -2,7 +2,7 @@
 // tracing plugin (inside the sandbox) and reads back which lines each test executed.
 // The trace is written where the tests run, so a test can forge it: every file it names
 // must be an editable file of the worktree, or the entry is dropped (and counted).
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { z } from "zod";
@@ -11,6 +11,7 @@ import { pythonExecutable } from "../../verify/runners/python-executable.ts";
 import { safeIds } from "../../verify/runners/test-runner.ts";
 import { runSandboxed, type SandboxOptions } from "../../verify/sandbox/run-sandboxed.ts";
 import { reportedFileFilter, type Spectra } from "./reported-files.ts";
+import { readRunOutput } from "../../verify/read-run-output.ts";
 
 const traceSchema = z.record(z.string(), z.object({ outcome: z.string().optional(), lines: z.record(z.string(), z.array(z.int())).optional() }));
 
@@ -27,10 +28,9 @@ export async function pythonSpectra(workspace: string, testIds: string[], option
     const out = join(dir, "trace.json");
     const env = withPytestPlugin(options.env, { AUTOGEN_TRACE_OUT: out });
     const run = await runSandboxed([pythonExecutable(), "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", PYTEST_PLUGIN, ...safeIds(testIds)], { ...options, cwd: workspace, env, writablePaths: [dir] });
-    let text: string;
-    try {
-      text = await readFile(out, "utf8");
-    } catch {
+    // The trace is written by the run: read only as a regular file, never through a link or a FIFO.
+    const text = await readRunOutput(out, 256 * 1024 * 1024);
+    if (text === undefined) {
       throw new CoverageError(`the coverage run wrote no trace (exit ${String(run.exitCode)}${run.timedOut ? ", timed out" : ""}): ${run.spawnError ?? run.output.slice(-500)}`);
     }
     const trace = traceSchema.parse(JSON.parse(text));

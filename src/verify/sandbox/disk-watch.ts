@@ -10,7 +10,10 @@ export type DiskWatch = { stop(): void; exceeded: () => number | undefined };
 
 const INTERVAL_MS = 500;
 
-export function watchDisk(dirs: string[], capBytes: number, onExceeded: (bytes: number) => void): DiskWatch {
+/** Files (inodes) one run may create on the workspace's file system. */
+export const DEFAULT_FILE_CAP = 200_000;
+
+export function watchDisk(dirs: string[], capBytes: number, onExceeded: (bytes: number) => void, onTooManyFiles: (files: number) => void = () => undefined, fileCap = DEFAULT_FILE_CAP): DiskWatch {
   const started = Date.now();
   let stopped = false;
   let exceeded: number | undefined;
@@ -22,9 +25,24 @@ export function watchDisk(dirs: string[], capBytes: number, onExceeded: (bytes: 
     void (async () => {
       try {
         baseline ??= new Map(await Promise.all(dirs.map(async (d): Promise<[string, number]> => [d, await usedBytes(d)])));
+        // Inodes, which a flood of empty files uses up without growing the bytes.
+        for (const dir of dirs) {
+          const files = (await usedInodes(dir)) - (inodeBaseline.get(dir) ?? Infinity);
+          if (files > fileCap && !stopped) {
+            onTooManyFiles(files);
+            return;
+          }
+        }
         let grown = 0;
         for (const dir of dirs) grown = Math.max(grown, (await usedBytes(dir)) - (baseline.get(dir) ?? 0));
         if (grown <= capBytes) return;
+        // Far past the cap on the file system itself: stop, even if no file with a name
+        // accounts for it (a file deleted while still held open).
+        if (grown > 2 * capBytes && !stopped) {
+          exceeded = grown;
+          onExceeded(grown);
+          return;
+        }
         let written = 0;
         for (const dir of dirs) written += await writtenSince(dir, started, capBytes - written);
         if (written > capBytes && !stopped) {
@@ -39,6 +57,8 @@ export function watchDisk(dirs: string[], capBytes: number, onExceeded: (bytes: 
     })();
   }, INTERVAL_MS);
   timer.unref();
+  const inodeBaseline = new Map<string, number>();
+  void Promise.all(dirs.map(async (d) => inodeBaseline.set(d, await usedInodes(d)))).catch(() => undefined);
   // The baseline must be taken before the run writes anything.
   void Promise.all(dirs.map(async (d): Promise<[string, number]> => [d, await usedBytes(d)])).then((entries) => (baseline ??= new Map(entries)), () => undefined);
   return {
@@ -48,6 +68,11 @@ export function watchDisk(dirs: string[], capBytes: number, onExceeded: (bytes: 
     },
     exceeded: () => exceeded,
   };
+}
+
+async function usedInodes(dir: string): Promise<number> {
+  const s = await statfs(dir);
+  return s.files - s.ffree;
 }
 
 async function usedBytes(dir: string): Promise<number> {
@@ -73,7 +98,8 @@ async function writtenSince(dir: string, since: number, limit: number): Promise<
         stack.push(path);
       } else if (entry.isFile()) {
         const s = await lstat(path).catch(() => undefined);
-        if (s && s.mtimeMs >= since - 1000) total += s.blocks * 512;
+        // ctime, which a run cannot set back (it can backdate mtime with touch -d).
+        if (s && s.ctimeMs >= since - 1000) total += s.blocks * 512;
       }
     }
   }

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import type { Isolation, RunLimit, RunResult } from "../test-report.ts";
 import { bwrapArgv } from "./bwrap-argv.ts";
 import { detectIsolation } from "./detect-isolation.ts";
-import { watchDisk } from "./disk-watch.ts";
+import { DEFAULT_FILE_CAP, watchDisk } from "./disk-watch.ts";
 import { registerSandbox } from "./live-sandboxes.ts";
 import { createProcessLimit, type ProcessLimit } from "./process-limit.ts";
 import { resolveCommand } from "./resolve-command.ts";
@@ -76,7 +76,7 @@ export async function runSandboxed(argv: readonly string[], options: SandboxOpti
     if (!resolveCommand(command, env.PATH ?? "", options.cwd)) return failedToStart([...argv], isolation, `command not found: ${command} (searched PATH=${env.PATH ?? ""})`);
     const writable = [home, ...(options.writablePaths ?? [])];
     const prlimit = prlimitArgv(limits, options.timeoutMs);
-    const layout = sandboxLayout({ workspace: options.cwd, writable, readOnly: options.readOnlyPaths ?? [], hidden: options.hiddenPaths ?? [], path: env.PATH ?? "", tmpBytes: limits.tmpBytes ?? DEFAULT_TMP_BYTES });
+    const layout = sandboxLayout({ workspace: options.cwd, writable, readOnly: options.readOnlyPaths ?? [], hidden: options.hiddenPaths ?? [], path: process.env.PATH ?? "", tmpBytes: limits.tmpBytes ?? DEFAULT_TMP_BYTES });
     const inner = [...prlimit, ...argv];
     const network = options.network ?? false;
     let wrapped = isolation === "bwrap" ? bwrapArgv(layout, { cwd: options.cwd, network }, inner) : isolation === "unshare" ? unshareArgv(layout, { cwd: options.cwd, network, stage: stage as string }, inner) : inner;
@@ -165,7 +165,15 @@ function spawnCapped(
       killGroup("SIGTERM");
       setTimeout(() => killGroup("SIGKILL"), KILL_GRACE_MS).unref();
     }, options.timeoutMs);
-    const disk = isolation === "none" ? undefined : watchDisk(watched, limits.diskBytes, (bytes) => stopFor({ name: "disk", message: `stopped: wrote ${mb(bytes)} to the workspace, over the limit of ${mb(limits.diskBytes)}` }));
+    const disk =
+      isolation === "none"
+        ? undefined
+        : watchDisk(
+            watched,
+            limits.diskBytes,
+            (bytes) => stopFor({ name: "disk", message: `stopped: wrote ${mb(bytes)} to the workspace, over the limit of ${mb(limits.diskBytes)}` }),
+            (files) => stopFor({ name: "disk", message: `stopped: created ${files} files, over the limit of ${DEFAULT_FILE_CAP} files` }),
+          );
     const onAbort = () => stopFor({ name: "cancelled", message: "stopped on request" });
     options.signal?.addEventListener("abort", onAbort, { once: true });
     child.on("error", (error) => {

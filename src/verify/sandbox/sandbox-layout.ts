@@ -2,7 +2,7 @@
 // backends (bubblewrap, unshare) render: the host read-only, the bot's own secrets and
 // state hidden, a private size-capped /tmp, and only the workspace (plus the few
 // scratch directories we hand the run) writable.
-import { existsSync, realpathSync, statSync } from "node:fs";
+import { existsSync, lstatSync, realpathSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { delimiter, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -30,7 +30,7 @@ export type LayoutRequest = {
   readOnly?: string[];
   /** Further host paths to hide (the App's repository cache, other jobs' worktrees). */
   hidden?: string[];
-  /** The environment PATH of the run: its directories stay visible. */
+  /** The bot's own PATH (never the run's, which a repository extends): its directories stay visible. */
   path?: string;
   /** Bytes for each private tmpfs (/tmp, /var/tmp, /dev/shm, the hidden home). */
   tmpBytes?: number;
@@ -86,6 +86,13 @@ export function sandboxLayout(request: LayoutRequest): SandboxLayout {
   for (const path of ["/run", "/var/tmp"]) if (existsSync(path)) hiddenDirs.add(safeReal(path));
 
   // What must stay visible inside a hidden tree: toolchains on PATH, our pytest plugin.
+  const writableRoots = [request.workspace, ...(request.writable ?? [])].filter((p) => existsSync(p));
+  const workspaceReal = [...new Set([...writableRoots.map(safeReal), ...writableRoots.map((p) => resolve(p))])];
+  /** Inside the workspace (or another writable dir): a run controls what is there. `strictlyBelow` allows the worktree's own `.git` file. */
+  const insideWritable = (path: string, strictlyBelow = false) => {
+    const resolved = resolve(path);
+    return workspaceReal.some((w) => resolved === w || (resolved.startsWith(w + sep) && !(strictlyBelow && isOwnGitPointer(resolved, w))));
+  };
   const visible = new Set<string>();
   // The private /tmp hides the host's too: the bot itself may be installed there (a CI checkout).
   const covered = [...hiddenDirs, ...["/tmp", "/dev/shm"].filter((d) => existsSync(d)).map(safeReal)];
@@ -98,10 +105,13 @@ export function sandboxLayout(request: LayoutRequest): SandboxLayout {
     // A version manager's tree goes whole; anything else only the directory named.
     visible.add(first && TOOLCHAIN_HOMES.has(first) ? join(hiddenParent, first) : real);
   };
-  for (const dir of (request.path ?? env.PATH ?? "").split(delimiter)) if (dir) show(dir);
+  // Only the bot's own PATH: a directory the repository put on the run's PATH (node_modules/.bin)
+  // is inside the workspace, and following it could point anywhere.
+  for (const dir of (request.path ?? env.PATH ?? "").split(delimiter)) if (dir && !insideWritable(dir)) show(dir);
   show(join(BOT_ROOT, "resources"));
   show(dirname(process.execPath));
-  for (const path of request.readOnly ?? []) if (existsSync(path)) visible.add(safeReal(path));
+  // A read-only path the caller named is shown as itself, never through a link a run left there.
+  for (const path of request.readOnly ?? []) if (existsSync(path) && !lstatSync(path).isSymbolicLink() && !insideWritable(path, true)) visible.add(safeReal(path));
   const modules = join(request.workspace, "node_modules");
   if (existsSync(modules) && linkedByUs.has(safeReal(modules))) visible.add(safeReal(modules));
 
@@ -138,4 +148,9 @@ function safeReal(path: string): string {
   } catch {
     return resolve(path);
   }
+}
+
+/** The workspace's own `.git` (its pointer file or git dir; the caller has refused a link): made read-only on top of the writable worktree. */
+function isOwnGitPointer(path: string, workspace: string): boolean {
+  return path === join(workspace, ".git");
 }
