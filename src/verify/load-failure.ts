@@ -36,7 +36,7 @@ export function brokenRunReason(report: TestReport, workspace: string): string |
   if (report.run.timedOut && report.tests.length === 0) return `it ${report.run.limit?.message ?? "timed out"} before reporting any test`;
   if (report.tests.length === 0) {
     const tail = report.run.output.trim().split("\n").slice(-3).join(" | ").slice(0, 300);
-    return `it ran no test (exit ${String(report.run.exitCode)})${tail ? `: ${tail}` : ""}`;
+    return `it ran no test (${report.run.limit ? report.run.limit.message : `exit ${String(report.run.exitCode)}`})${tail ? `: ${tail}` : ""}`;
   }
   const broken = failingTests(report).flatMap((t) => {
     const failure = loadFailureOf(t, report, workspace);
