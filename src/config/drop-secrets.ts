@@ -4,10 +4,7 @@
 // the scrubber that removes them from everything the bot posts or sends.
 // (/proc/<pid>/environ keeps the environment the process started with; the sandbox's
 // own PID namespace and /proc are what keep tests from reading it.)
-
-const SECRET_NAME = /KEY|TOKEN|SECRET|PASSWORD|PRIVATE|CREDENTIAL/i;
-/** Names that point at secrets rather than hold them: the sandbox needs them to hide those files. */
-const LOCATION = /_(PATH|FILE|DIR)$/i;
+import { isSecretVariable } from "./secret-names.ts";
 
 const dropped = new Set<string>();
 
@@ -15,7 +12,7 @@ const dropped = new Set<string>();
 export function dropSecretsFromEnvironment(env: NodeJS.ProcessEnv = process.env): string[] {
   const names: string[] = [];
   for (const [name, value] of Object.entries(env)) {
-    if (!value || value.length < 8 || !SECRET_NAME.test(name) || LOCATION.test(name)) continue;
+    if (!isSecretVariable(name, value)) continue;
     dropped.add(value);
     delete env[name];
     names.push(name);

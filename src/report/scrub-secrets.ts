@@ -2,6 +2,7 @@
 // this process holds, in every form secret-forms.ts knows (raw, base64 at any offset, hex,
 // URL, JSON, reversed), also when wrapped over lines, and the shapes of well-known tokens
 // are replaced with a marker.
+import { isSecretVariable } from "../config/secret-names.ts";
 import { joinedViews } from "./joined-lines.ts";
 import { literalMatcher, type Range } from "./literal-matcher.ts";
 import { secretForms } from "./secret-forms.ts";
@@ -63,15 +64,7 @@ function replaceRanges(text: string, ranges: Range[]): string {
   return parts.join("");
 }
 
-// Names whose value is a secret; but a path to one, or a count of model tokens, is not, and
-// scrubbing those values would cut ordinary paths and numbers out of every report.
-const SECRET_NAME = /KEY|TOKEN|SECRET|PASSWORD|PASSWD|PRIVATE|CREDENTIAL/i;
-const NOT_A_SECRET = /(?:_PATH|_FILE|_TOKENS)$/i;
-
 /** The secrets of this process, from its environment. */
 export function processSecrets(env: NodeJS.ProcessEnv = process.env): string[] {
-  return Object.entries(env)
-    .filter(([name]) => SECRET_NAME.test(name) && !NOT_A_SECRET.test(name))
-    .map(([, value]) => value ?? "")
-    .filter((v) => v.length >= 8);
+  return Object.entries(env).flatMap(([name, value]) => (isSecretVariable(name, value) ? [value] : []));
 }

@@ -81,8 +81,7 @@ export async function runSandboxed(argv: readonly string[], options: SandboxOpti
     const network = options.network ?? false;
     let wrapped = isolation === "bwrap" ? bwrapArgv(layout, { cwd: options.cwd, network }, inner) : isolation === "unshare" ? unshareArgv(layout, { cwd: options.cwd, network, stage: stage as string }, inner) : inner;
     if (processLimit) wrapped = processLimit.enter(wrapped);
-    const result = await spawnCapped(wrapped, [...argv], isolation, env, options, limits, [options.cwd, ...writable], processLimit);
-    return result;
+    return await spawnCapped(wrapped, [...argv], isolation, env, options, limits, [options.cwd, ...writable], processLimit);
   } finally {
     await processLimit?.killAll();
     await processLimit?.remove();
