@@ -29,6 +29,8 @@ export type WarmStats = { warm: number; cold: number; starts: number; coldReason
 export type WarmSlot = {
   /** Runs a selection on the slot's workspace as it is now: warm when it can, cold otherwise. */
   run(selection: TestSelection, limit?: RunTimeLimit): Promise<TestReport>;
+  /** Starts the runner for a selection's test files now (on the unchanged code, before any candidate is written). */
+  prepare(selection: TestSelection): Promise<void>;
   readonly stats: WarmStats;
   close(): Promise<void>;
 };
@@ -72,8 +74,7 @@ export function openWarmPytest(workspace: string, runner: TestRunner, options: V
     const hello = await channel.next(options.timeoutMs);
     const started: Server = { channel, done, abort, files: new Set(files), ctl, isolation };
     if (hello.kind === "message" && "ready" in hello.message && hello.message.ready) return started;
-    // A suite that does not collect cleanly is one a cold run must report as it is.
-    if (hello.kind === "message" && "ready" in hello.message) disabled = true;
+    // Collection errors (a candidate that breaks an import, if started on one): tried again on the next request, at most MAX_STARTS times.
     await stop(started);
     return undefined;
   };
@@ -86,14 +87,19 @@ export function openWarmPytest(workspace: string, runner: TestRunner, options: V
     await rm(s.ctl, { recursive: true, force: true });
   };
 
+  const filesOf = (ids: string[]) => [...new Set(ids.map((id) => id.split("::")[0] ?? id))];
+
   return {
     stats,
+    async prepare(selection) {
+      if (selection.kind === "tests" && selection.ids.length > 0 && !server && !disabled && stats.starts < MAX_STARTS) server = await start(filesOf(selection.ids));
+    },
     async run(selection, limit) {
       if (selection.kind !== "tests" || selection.ids.length === 0) return runCold(selection, limit, "not a selection of tests");
-      const files = [...new Set(selection.ids.map((id) => id.split("::")[0] ?? id))];
+      const files = filesOf(selection.ids);
       if (server && !files.every((f) => server?.files.has(f))) return runCold(selection, limit, "tests outside the files the warm runner collected");
       if (!server && !disabled && stats.starts < MAX_STARTS) server = await start(files);
-      if (!server) return runCold(selection, limit, disabled ? "the suite does not collect cleanly" : "the warm runner could not start");
+      if (!server) return runCold(selection, limit, disabled ? "the warm runner is closed" : "the warm runner could not start");
       const current = server;
       const timeoutMs = Math.min(limit?.timeoutMs ?? options.timeoutMs, options.timeoutMs);
       request += 1;
