@@ -261,6 +261,7 @@ def _serve(session):
     baseline = _Baseline()
     test_files = {os.path.relpath(os.path.realpath(str(item.path)), _ROOT) for item in session.items}
     modules = _workspace_modules()
+    _cache_statement_ranges(test_files)
     all_items = list(session.items)
     _send(conn, {"ready": True, "items": len(all_items)})
     for request in _lines(conn):
@@ -307,6 +308,76 @@ def _serve(session):
             sig = os.WTERMSIG(status) if os.WIFSIGNALED(status) else None
             _send(conn, {"status": "ran", "exit": code, "signal": sig, "ms": ms})
     os._exit(0)
+
+
+def _statement_lines(node):
+    """The sorted statement lines pytest's get_statement_startend2 bisects (same rules)."""
+    import ast
+
+    values = []
+    for x in ast.walk(node):
+        if isinstance(x, (ast.stmt, ast.ExceptHandler)):
+            if isinstance(x, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+                values.extend(d.lineno - 1 for d in x.decorator_list)
+            values.append(x.lineno - 1)
+            for name in ("finalbody", "orelse"):
+                val = getattr(x, name, None)
+                if val:
+                    values.append(val[0].lineno - 1 - 1)
+    values.sort()
+    return values
+
+
+def _cache_statement_ranges(test_files):
+    """A failure's report parses its whole test module and walks it to find the failing
+    statement's lines. Test modules do not change while warm (a change runs cold), so the
+    parse and the statement lines are computed once here, not in every fork. Used only if
+    it agrees with pytest's own function on this module."""
+    try:
+        import ast
+        import warnings
+
+        from _pytest._code import code as pytest_code
+        from _pytest._code import source as pytest_source
+
+        original_range = pytest_source.getstatementrange_ast
+        original_startend = pytest_source.get_statement_startend2
+        nodes, lines = {}, {}
+        for rel in sorted(test_files):
+            with open(os.path.join(_ROOT, rel), encoding="utf-8") as handle:
+                text = handle.read()
+            content = str(pytest_source.Source(text))
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                node = ast.parse(content, "source", "exec")
+            values = _statement_lines(node)
+            last = max(len(content.splitlines()), 1)
+            if any(original_startend(n, node) != _bisect(values, n) for n in range(0, last, max(1, last // 10))):
+                return
+            nodes[content] = node
+            lines[id(node)] = values
+
+        def startend(lineno, node):
+            values = lines.get(id(node))
+            return _bisect(values, lineno) if values is not None else original_startend(lineno, node)
+
+        def statement_range(lineno, source, assertion=False, astnode=None):
+            if astnode is None:
+                astnode = nodes.get(str(source))
+            return original_range(lineno, source, assertion, astnode)
+
+        pytest_source.get_statement_startend2 = startend
+        pytest_source.getstatementrange_ast = statement_range
+        pytest_code.getstatementrange_ast = statement_range
+    except Exception:
+        return
+
+
+def _bisect(values, lineno):
+    import bisect
+
+    index = bisect.bisect_right(values, lineno)
+    return values[index - 1], (values[index] if index < len(values) else None)
 
 
 def _prime():
