@@ -7,6 +7,7 @@ import type { RepoConfig } from "../config/repo-config-schema.ts";
 import type { CiForge } from "../forge/ci-forge.ts";
 import { actionsVerifier, VERIFY_WORKFLOW } from "../verify/actions-verifier.ts";
 import { localVerifier, type Verifier } from "../verify/local-verifier.ts";
+import { warmRunsEnabled } from "../verify/warm/warm-enabled.ts";
 import type { RunWaiters } from "../verify/run-waiters.ts";
 import type { TestRunner } from "../verify/runners/test-runner.ts";
 import type { GitCredentials } from "../workspace/git.ts";
@@ -49,7 +50,7 @@ export async function chooseVerifier(args: ChooseVerifierArgs): Promise<Verifier
   const { config } = args;
   const sandbox = sandboxOptionsFor(config.test, args.signal);
   // The mirror is readable (tests may use git); the rest of the repository cache (other jobs' worktrees) is hidden.
-  const local = localVerifier(args.runner, { ...sandbox, protect: [args.mirror], hiddenPaths: [dirname(dirname(args.mirror))] });
+  const local = localVerifier(args.runner, { ...sandbox, protect: [args.mirror], hiddenPaths: [dirname(dirname(args.mirror))], warm: warmRunsEnabled(config.test) });
   if (config.verify === "local") return { verifier: local, probe: local, backend: "local", why: "local sandbox (`verify: local`)" };
   if (args.fork) return { verifier: local, probe: local, backend: "local", why: "local sandbox (a fork's code is never pushed or dispatched)" };
   const installed = await args.ci.workflowInstalled(args.owner, args.repo, VERIFY_WORKFLOW);

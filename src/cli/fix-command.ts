@@ -22,6 +22,7 @@ import { buildTask, chooseStrategy, chooseVisible, taskBudget, taskSandbox, type
 import type { Outcome, Strategy, VisibleTests } from "../engine/task.ts";
 import { renderReport } from "../report/render-report.ts";
 import { localVerifier } from "../verify/local-verifier.ts";
+import { warmRunsEnabled } from "../verify/warm/warm-enabled.ts";
 import { detectRunner } from "../verify/runners/detect-runner.ts";
 import { NoTestsDetectedError } from "../verify/runners/test-runner.ts";
 import { commitOnNewBranch } from "../workspace/commit-files.ts";
@@ -171,7 +172,7 @@ async function fixInWorktree({ io, repo, worktree, config, strategy, canReproduc
   log(`tests: ${runner.name} (${runner.evidence})\n`);
   const sandbox = taskSandbox(config);
   // The worktree's `.git` is only a pointer: protect the repository's git dir itself.
-  const verifier = localVerifier(runner, { ...sandbox, protect: [await gitDir(repo)] });
+  const verifier = localVerifier(runner, { ...sandbox, protect: [await gitDir(repo)], warm: warmRunsEnabled(config.test) });
   // A fresh worktree of HEAD has no node_modules (never committed): use the checkout's, read-only.
   if (await linkCheckoutModules(repo, worktree)) log("note: using node_modules from your checkout (read-only to the tests)\n");
   const setup = await runSetup(worktree, config.test, sandbox);

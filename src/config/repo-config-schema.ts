@@ -67,6 +67,7 @@ export const testSchema = z
       .meta({ description: "Extra environment variables (literal values) for the test and setup commands. The bot's own secrets are never passed." }),
     timeoutMinutes: positiveInt("Wall-clock limit for one test run; the whole process group is killed after it.", 10, 60),
     networkDuringSetup: z.boolean().default(false).meta({ description: "Ask for network access for the setup command; it is granted only where the bot's operator allows it (AUTOGEN_ALLOW_SETUP_NETWORK=1), since the setup then shares the host's network. Tests never get network." }),
+    warm: z.boolean().default(true).meta({ description: "Validate candidates with a warm runner where the runner allows it (pytest): one sandboxed session per validation slot collects the tests once and runs each candidate in a fork, falling back to a cold run when a candidate touches tests or configuration. Set false to run every candidate cold (the operator can also set AUTOGEN_WARM=0)." }),
     reruns: z.int().min(0).max(10).default(2).meta({ description: "Identical reruns of a failing test used to tell flaky from broken." }),
     limits: z
       .strictObject({

@@ -9,6 +9,7 @@ import { repoConfigSchema } from "../config/repo-config-schema.ts";
 import { buildTask, chooseVisible, type Trigger } from "../engine/build-task.ts";
 import { emptyOutcome, type Outcome, type Strategy, type VisibleTests } from "../engine/task.ts";
 import { localVerifier } from "../verify/local-verifier.ts";
+import { warmRunsEnabled } from "../verify/warm/warm-enabled.ts";
 import { detectRunner } from "../verify/runners/detect-runner.ts";
 import { allPassed } from "../verify/test-report.ts";
 import type { EvalTask } from "./humanevalfix-loader.ts";
@@ -46,7 +47,7 @@ export async function runEvalTask(task: EvalTask, strategy: Strategy, settings: 
     await writeFiles(workspace, task.files);
     const sandbox = evalSandbox(settings);
     const runner = detectRunner(workspace);
-    const verifier = localVerifier(runner, sandbox);
+    const verifier = localVerifier(runner, { ...sandbox, warm: warmRunsEnabled(EVAL_CONFIG.test) });
     const trigger: Trigger = task.issue !== undefined ? { kind: "issue", text: task.issue } : { kind: "failing-tests" };
     const started = performance.now();
     let outcome: Outcome;

@@ -5,17 +5,17 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { existsSync, statSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
-import { readRunOutput } from "./read-run-output.ts";
-import { JunitParseError, parseJunit } from "./parsers/parse-junit.ts";
+import { readJunit } from "./read-junit.ts";
 import type { TestRunner, TestSelection } from "./runners/test-runner.ts";
 import { runSandboxed, type SandboxOptions } from "./sandbox/run-sandboxed.ts";
-import type { TestCaseResult, TestReport } from "./test-report.ts";
-
-const MAX_REPORT_BYTES = 64 * 1024 * 1024;
+import type { TestReport } from "./test-report.ts";
+import { openWarmPytest, type WarmSlot } from "./warm/warm-pytest-slot.ts";
 
 export type VerifierRunOptions = Omit<SandboxOptions, "cwd" | "readOnlyPaths" | "writablePaths"> & {
   /** Read-only to the tests besides the workspace's own `.git`: for a worktree, the repository's git dir (hooks, config). */
   protect?: string[];
+  /** Offer warm runners for repeated runs of the same tests (`openWarm`), where the runner allows it (pytest). */
+  warm?: boolean;
 };
 
 /** A shorter wall-clock limit for one run than the test run's own (test.timeoutMinutes), and why. */
@@ -27,10 +27,12 @@ export type Verifier = {
    * `limit`: a tighter wall-clock limit for this run; a run it stops has `run.limit` "wall-time" with its reason.
    */
   run(workspace: string, selection: TestSelection, extraEnv?: Record<string, string>, limit?: RunTimeLimit): Promise<TestReport>;
+  /** A warm runner for many runs of the same tests on one workspace whose source changes between them (a validation slot); absent where none applies. */
+  openWarm?(workspace: string): WarmSlot;
 };
 
 export function localVerifier(runner: TestRunner, options: VerifierRunOptions): Verifier {
-  return {
+  const verifier: Verifier = {
     async run(workspace, selection, extraEnv, limit) {
       const reportDir = await mkdtemp(join(tmpdir(), "autogen-report-"));
       const tighter = limit !== undefined && limit.timeoutMs < options.timeoutMs;
@@ -57,21 +59,10 @@ export function localVerifier(runner: TestRunner, options: VerifierRunOptions): 
       }
     },
   };
+  if (options.warm && runner.name === "pytest") verifier.openWarm = (workspace) => openWarmPytest(workspace, runner, options, verifier);
+  return verifier;
 }
 
 function ownDirectories(extraEnv: Record<string, string> | undefined): string[] {
   return Object.values(extraEnv ?? {}).filter((value) => isAbsolute(value) && existsSync(value) && statSync(value).isDirectory());
-}
-
-/** A missing or malformed report (the runner crashed before finishing it) falls back to the console. */
-async function readJunit(path: string, root: string): Promise<TestCaseResult[] | undefined> {
-  // Written by the tests' side: a link, a FIFO or a report larger than any honest one is not read.
-  const text = await readRunOutput(path, MAX_REPORT_BYTES);
-  if (text === undefined) return undefined;
-  try {
-    return parseJunit(text, { root });
-  } catch (error) {
-    if (error instanceof JunitParseError) return undefined;
-    throw error;
-  }
 }

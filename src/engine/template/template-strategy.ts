@@ -24,6 +24,7 @@ import { CoverageError, pythonSpectra } from "./python-spectra.ts";
 import type { Spectra } from "./reported-files.ts";
 import { grammarForFile } from "./tree-sitter.ts";
 import { registerLinkedDirectory } from "../../verify/sandbox/sandbox-layout.ts";
+import type { WarmSlot } from "../../verify/warm/warm-pytest-slot.ts";
 
 const MAX_LINES = 40;
 const JS_RUNNERS = new Set(["node-test", "vitest", "jest", "mocha"]);
@@ -95,7 +96,11 @@ export const templateStrategy: Strategy = {
     const deadline = started + task.budget.minutes * 60_000;
     // Independent candidates are validated in parallel: slot 0 is the workspace, the others scratch copies.
     const slots = [task.workspace, ...(await scratchCopies(task.workspace, Math.max(1, task.parallelism ?? 1) - 1))];
+    // A warm runner per slot for the failing tests, which every candidate runs first (where the verifier offers one).
+    const warm = slots.map((slot) => task.verifier.openWarm?.(slot));
     try {
+      // Started on the unchanged code, side by side, before any candidate is written.
+      await Promise.all(warm.map((runner) => runner?.prepare(failingIds)));
       for (const { mutation } of candidates) if (!originals.has(mutation.file)) originals.set(mutation.file, await readRepoFile(task.workspace, mutation.file));
       for (let start = 0; start < candidates.length; start += slots.length) {
         if (task.signal?.aborted) return state.finish("cancelled", "stopped on request");
@@ -112,7 +117,7 @@ export const templateStrategy: Strategy = {
             // A slot is a copy of the worktree the tests have run in: checked like the worktree itself.
             await writeRepoFile(slot, mutation.file, mutated);
             try {
-              return { mutation, score, original, mutated, attempt: await state.validate(start + j, mutation, score, failingIds, regressionBaseline, slot) };
+              return { mutation, score, original, mutated, attempt: await state.validate(start + j, mutation, score, failingIds, regressionBaseline, slot, warm[j]) };
             } finally {
               await writeRepoFile(slot, mutation.file, original);
             }
@@ -145,6 +150,7 @@ export const templateStrategy: Strategy = {
       if (!(error instanceof UnsafePathError)) throw error;
       return state.finish("error", `stopped before writing a file that is no longer safe to edit: ${error.message}`);
     } finally {
+      for (const runner of warm) await runner?.close();
       for (const copy of slots.slice(1)) await rm(copy, { recursive: true, force: true });
     }
     return state.finish("exhausted", `none of the ${candidates.length} template edits at the ${Math.min(ranking.length, MAX_LINES)} most suspicious lines makes the visible tests pass${droppedNote}`);
@@ -205,14 +211,15 @@ class RunState {
     this.outcome = emptyOutcome("template");
   }
 
-  async test(selection: TestSelection, workspace = this.task.workspace, limit?: RunTimeLimit): Promise<TestReport> {
-    const report = await this.task.verifier.run(workspace, selection, undefined, limit);
+  async test(selection: TestSelection, workspace = this.task.workspace, limit?: RunTimeLimit, warm?: WarmSlot): Promise<TestReport> {
+    const report = warm ? await warm.run(selection, limit) : await this.task.verifier.run(workspace, selection, undefined, limit);
     this.outcome.cost.testRuns += 1;
     this.outcome.cost.testSeconds += report.run.durationMs / 1000;
     return report;
   }
 
-  async validate(index: number, mutation: Mutation, score: number, failingIds: TestSelection, baseline: TestReport | undefined, workspace: string): Promise<Attempt> {
+  /** `warm`: the slot's warm runner, for the failing tests only; a candidate that passes them is confirmed by cold runs. */
+  async validate(index: number, mutation: Mutation, score: number, failingIds: TestSelection, baseline: TestReport | undefined, workspace: string, warm?: WarmSlot): Promise<Attempt> {
     this.outcome.cost.candidatesTried += 1;
     const record = (result: Attempt["result"], report: TestReport): Attempt => {
       const failed = failingTests(report).length;
@@ -222,7 +229,7 @@ class RunState {
       this.outcome.attempts.push(attempt);
       return attempt;
     };
-    const first = await this.test(failingIds, workspace, this.limits.visible);
+    const first = await this.test(failingIds, workspace, this.limits.visible, warm);
     if (!allPassed(first)) return record("still-failing", first);
     const visible = await this.test(this.task.visible.kind === "reproduce" ? failingIds : this.task.visible, workspace, this.limits.visible);
     if (!allPassed(visible)) return record("visible-regressed", visible);

@@ -1,0 +1,105 @@
+// `npm run bench:warm -- [tests] [candidates]`: the cost of validating a candidate that
+// still fails, cold (a fresh sandboxed test process per candidate) against warm (the slot's
+// warm runner), on generated repositories whose test module holds N tests (default 400):
+// Python (pytest) and JavaScript (node --test, which has no warm mode: measured cold only).
+// Target per candidate: at most 2 × the targeted test's own time + 0.3 s.
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { localVerifier } from "../src/verify/local-verifier.ts";
+import { detectRunner, pytestRunner } from "../src/verify/runners/detect-runner.ts";
+import type { TestReport } from "../src/verify/test-report.ts";
+
+const tests = Number(process.argv[2] ?? 400);
+const candidates = Number(process.argv[3] ?? 8);
+const LIMIT = { timeoutMs: 120_000, reason: "bench" };
+const ENV = { PYTEST_DISABLE_PLUGIN_AUTOLOAD: "1" };
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
+const ownMs = (report: TestReport) => report.tests.reduce((sum, t) => sum + (t.durationMs ?? 0), 0);
+const fmt = (ms: number) => `${(ms / 1000).toFixed(3)} s`;
+
+function stillFailing(report: TestReport, label: string): void {
+  if (!report.tests.some((t) => t.status === "fail")) throw new Error(`${label}: the candidate was expected to still fail (${report.run.output.slice(-300)})`);
+}
+
+async function python(root: string): Promise<void> {
+  const dir = join(root, "py");
+  await mkdir(join(dir, "tests"), { recursive: true });
+  await writeFile(join(dir, "lib.py"), "def clamp(x, lo, hi):\n    return max(lo, min(x, hi - 1))\n\n" + Array.from({ length: 50 }, (_, i) => `def f${i}(x):\n    return x + ${i}\n`).join("\n"));
+  const body = ["import pytest", "from lib import clamp, " + Array.from({ length: 50 }, (_, i) => `f${i}`).join(", "), ""];
+  for (let i = 0; i < tests - 1; i++) body.push(`def test_f_${i}():\n    assert f${i % 50}(${i}) == ${i + (i % 50)}\n`);
+  body.push("def test_clamp():\n    assert clamp(10, 0, 10) == 10\n");
+  await writeFile(join(dir, "tests", "test_lib.py"), body.join("\n"));
+  const ids = ["tests/test_lib.py::test_clamp"];
+  const verifier = localVerifier(pytestRunner([], "bench"), { timeoutMs: 300_000, env: ENV, warm: true });
+  const variants = Array.from({ length: candidates }, (_, i) => `def clamp(x, lo, hi):\n    return max(lo, min(x, hi - ${i + 1}))\n`);
+  const rest = "\n" + Array.from({ length: 50 }, (_, i) => `def f${i}(x):\n    return x + ${i}\n`).join("\n");
+
+  const cold: number[] = [];
+  const own: number[] = [];
+  for (const variant of variants) {
+    await writeFile(join(dir, "lib.py"), variant + rest);
+    const report = await verifier.run(dir, { kind: "tests", ids }, undefined, LIMIT);
+    stillFailing(report, "python cold");
+    cold.push(report.run.durationMs);
+    own.push(ownMs(report));
+  }
+  const slot = verifier.openWarm?.(dir);
+  if (!slot) throw new Error("no warm runner for pytest");
+  const startAt = performance.now();
+  await slot.prepare({ kind: "tests", ids });
+  const startMs = performance.now() - startAt;
+  const warm: number[] = [];
+  const warmOwn: number[] = [];
+  for (const variant of variants) {
+    await writeFile(join(dir, "lib.py"), variant + rest);
+    const t = performance.now();
+    const report = await slot.run({ kind: "tests", ids }, LIMIT);
+    warm.push(performance.now() - t);
+    stillFailing(report, "python warm");
+    warmOwn.push(ownMs(report));
+  }
+  await slot.close();
+  if (slot.stats.warm !== candidates) throw new Error(`only ${slot.stats.warm} of ${candidates} candidates ran warm: ${slot.stats.coldReasons.join("; ")}`);
+  const ownTime = median([...own, ...warmOwn]);
+  const target = 2 * ownTime + 300;
+  console.log(`pytest, ${tests} tests in the module, ${candidates} still-failing candidates`);
+  console.log(`  targeted test's own time (JUnit, median): ${fmt(ownTime)}; target per candidate: ${fmt(target)}`);
+  console.log(`  cold: median ${fmt(median(cold))}  max ${fmt(Math.max(...cold))}`);
+  console.log(`  warm: median ${fmt(median(warm))}  max ${fmt(Math.max(...warm))}  (server start, once per slot: ${fmt(startMs)})`);
+  console.log(`  target ${median(warm) <= target ? "HOLDS" : "MISSED"} warm (median); cold ${median(cold) <= target ? "holds" : "misses"} it; warm is ${(median(cold) / median(warm)).toFixed(1)}× faster`);
+}
+
+async function node(root: string): Promise<void> {
+  const dir = join(root, "js");
+  await mkdir(join(dir, "test"), { recursive: true });
+  await writeFile(join(dir, "package.json"), JSON.stringify({ name: "bench", type: "module", scripts: { test: "node --test test/" } }));
+  const body = ['import { test } from "node:test";', 'import assert from "node:assert/strict";', 'import { clamp, add } from "../lib.js";', ""];
+  for (let i = 0; i < tests - 1; i++) body.push(`test("add ${i}", () => { assert.equal(add(${i}, 1), ${i + 1}); });`);
+  body.push('test("clamp", () => { assert.equal(clamp(10, 0, 10), 10); });');
+  await writeFile(join(dir, "test", "lib.test.js"), body.join("\n"));
+  const verifier = localVerifier(detectRunner(dir, "node --test test/lib.test.js"), { timeoutMs: 300_000 });
+  const cold: number[] = [];
+  const own: number[] = [];
+  for (let i = 0; i < candidates; i++) {
+    await writeFile(join(dir, "lib.js"), `export const add = (a, b) => a + b;\nexport const clamp = (x, lo, hi) => Math.max(lo, Math.min(x, hi - ${i + 1}));\n`);
+    const report = await verifier.run(dir, { kind: "tests", ids: ["clamp"] }, undefined, LIMIT);
+    stillFailing(report, "node cold");
+    cold.push(report.run.durationMs);
+    own.push(ownMs(report));
+  }
+  const ownTime = median(own);
+  const target = 2 * ownTime + 300;
+  console.log(`node --test, ${tests} tests in the module, ${candidates} still-failing candidates (no warm mode: cold only)`);
+  console.log(`  targeted test's own time (JUnit, median): ${fmt(ownTime)}; target per candidate: ${fmt(target)}`);
+  console.log(`  cold: median ${fmt(median(cold))}  max ${fmt(Math.max(...cold))}; target ${median(cold) <= target ? "holds" : "MISSED"} cold`);
+}
+
+const root = await mkdtemp(join(tmpdir(), "autogen-bench-warm-"));
+try {
+  await python(root);
+  await node(root);
+} finally {
+  await rm(root, { recursive: true, force: true });
+}
