@@ -96,8 +96,8 @@ class LpwRun {
     const knowledge = this.options.knowledge === "on-disk" ? onDiskKnowledge(this.task.workspace) : this.options.knowledge;
     if (knowledge && !this.options.planOnly) await this.gatherKnowledge(plan, context.code, knowledge);
     if (this.options.planOnly) return run.finish("planned", this.outcome.plan.verified ? "the plan is verified on the visible tests; no code was changed" : "the plan could not be verified on the visible tests; no code was changed");
-    let report = await this.implement(plan, verification, undefined);
-    if (this.accepted(report)) return run.finish("solved", "the implementation of the verified plan passes the visible tests and the regression gate");
+    let latest = await this.implement(plan, verification, undefined);
+    if (this.accepted(latest)) return run.finish("solved", "the implementation of the verified plan passes the visible tests and the regression gate");
 
     for (let round = 1; round <= this.options.maxRefinements; round++) {
       this.task.onProgress?.({ kind: "stage", stage: "refine", detail: `round ${round} of ${this.options.maxRefinements}` });
@@ -105,11 +105,11 @@ class LpwRun {
       if (this.repeats === 2) {
         // The patch of a patch keeps failing the same way: start over from the plan.
         await this.changes.restore();
-        report = await this.implement(plan, verification, `An earlier implementation failed like this, twice:\n${digestReport(report.report)}`);
+        latest = await this.implement(plan, verification, `An earlier implementation failed like this, twice:\n${digestReport(latest.report)}`);
       } else {
-        report = await this.refine(plan, verification, report.report);
+        latest = await this.refine(plan, verification, latest.report);
       }
-      if (this.accepted(report)) return run.finish("solved", `the refined code passes the visible tests and the regression gate after ${round} refinement round(s)`);
+      if (this.accepted(latest)) return run.finish("solved", `the refined code passes the visible tests and the regression gate after ${round} refinement round(s)`);
     }
     return run.finish("iterations", `no passing change after ${this.options.maxRefinements} refinement rounds`);
   }

@@ -11,8 +11,6 @@ import { buildContext, type CodeContext } from "../context/build-context.ts";
 import { Stop, StrategyRun } from "../run/strategy-run.ts";
 import type { Attempt, Outcome, Task } from "../task.ts";
 
-export { Stop } from "../run/strategy-run.ts";
-
 export type Start = { before: TestReport; failing: TestCaseResult[]; context: CodeContext; problem: string; digest: string };
 
 /** A candidate program's run: its report, the visible tests it passed and failed, and its attempt. */
