@@ -13,7 +13,7 @@ export function directStrategy(options: { llm: LlmClient; maxRefinements?: numbe
     name: "direct",
     run: (task) => {
       const run = new SearchRun(task, options.llm, "direct");
-      return run.run(async ({ before, baseline, problem }) => {
+      return run.search(async ({ before, problem }) => {
         let report = before;
         let edits: Edit[] = [];
         for (let round = 0; round <= (options.maxRefinements ?? 12); round++) {
@@ -30,7 +30,7 @@ export function directStrategy(options: { llm: LlmClient; maxRefinements?: numbe
           }
           edits = [...edits, ...proposed];
           report = result.report;
-          if (await run.accept(report, baseline)) return run.finish("solved", `the ${round === 0 ? "first change" : `change after ${round} self-debugging round(s)`} passes the visible tests and the regression gate`);
+          if (run.acceptIf(result)) return run.finish("solved", `the ${round === 0 ? "first change" : `change after ${round} self-debugging round(s)`} passes the visible tests and the regression gate`);
         }
         return run.finish("iterations", `no passing change after ${options.maxRefinements ?? 12} self-debugging rounds`);
       });

@@ -10,12 +10,12 @@ import { failingTests, type TestReport } from "../../verify/test-report.ts";
 import type { Edit } from "../../workspace/apply-edits.ts";
 import { analysisSchema, editsSchema } from "../lpw/schemas.ts";
 import { scaleSearch, selectBeam, temperatureSchedule } from "../search/beam.ts";
-import { SearchRun } from "../search/search-run.ts";
+import { SearchRun, type Executed } from "../search/search-run.ts";
 import type { Strategy } from "../task.ts";
 
 export type SeidrOptions = { llm: LlmClient; arity?: number; width?: number; maxGenerations?: number; instructions?: "template" | "llm" };
 
-type Candidate = { id: number; edits: Edit[]; report: TestReport; score: number };
+type Candidate = { id: number; edits: Edit[]; report: TestReport; score: number; executed: Executed };
 
 export function seidrStrategy(options: SeidrOptions): Strategy {
   return {
@@ -23,10 +23,10 @@ export function seidrStrategy(options: SeidrOptions): Strategy {
     run: (task) => {
       const run = new SearchRun(task, options.llm, "seidr");
       const { arity, width } = scaleSearch(task.budget.candidates, options.arity ?? 10, options.width ?? 10);
-      return run.run(async ({ before, baseline, problem }) => {
+      return run.search(async ({ before, problem }) => {
         const execute = async (edits: Edit[], description: string): Promise<Candidate | undefined> => {
           const result = await run.execute(edits, description);
-          return result && { id: run.outcome.attempts.length, edits, report: result.report, score: result.report.tests.length ? result.passed / result.report.tests.length : 0 };
+          return result && { id: result.attempt.index, edits, report: result.report, score: result.report.tests.length ? result.passed / result.report.tests.length : 0, executed: result };
         };
         // Synthesize: N drafts across the temperature schedule.
         let population: Candidate[] = [];
@@ -35,7 +35,7 @@ export function seidrStrategy(options: SeidrOptions): Strategy {
           await run.changes.restore();
           const { value } = await options.llm.call("generate", { untrusted: { problem, failures: digestReport(before), code: await run.code() } }, editsSchema, { temperature });
           const candidate = await execute(run.editsOf(value), `draft at temperature ${temperature}`);
-          if (candidate && (await run.accept(candidate.report, baseline))) return run.finish("solved", `draft ${candidate.id} passes the visible tests and the regression gate (EPG ${candidate.id - 1})`);
+          if (candidate && run.acceptIf(candidate.executed)) return run.finish("solved", `draft ${candidate.id} passes the visible tests and the regression gate (EPG ${candidate.id - 1})`);
           if (candidate) population.push(candidate);
         }
         for (let generation = 1; generation <= (options.maxGenerations ?? 10); generation++) {
@@ -57,7 +57,7 @@ export function seidrStrategy(options: SeidrOptions): Strategy {
               await run.changes.apply(parent.edits);
               const { value } = await options.llm.call("self-debug", { trusted: { instruction }, untrusted: { problem, failures: digestReport(parent.report), code: await run.code() } }, editsSchema, { temperature });
               const child = await execute([...parent.edits, ...run.editsOf(value)], `repair of candidate ${parent.id} (generation ${generation})`);
-              if (child && (await run.accept(child.report, baseline))) return run.finish("solved", `candidate ${child.id} passes the visible tests and the regression gate (EPG ${child.id - 1})`);
+              if (child && run.acceptIf(child.executed)) return run.finish("solved", `candidate ${child.id} passes the visible tests and the regression gate (EPG ${child.id - 1})`);
               if (child) children.push(child);
             }
           }

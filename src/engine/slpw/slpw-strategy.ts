@@ -10,14 +10,14 @@ import { failingTests, type TestReport } from "../../verify/test-report.ts";
 import type { Edit } from "../../workspace/apply-edits.ts";
 import { analysisSchema, checkSchema, editsSchema, planSchema, verificationSchema, type Verification } from "../lpw/schemas.ts";
 import { failingTestsBlock } from "../lpw/failing-tests-block.ts";
-import { SearchRun } from "../search/search-run.ts";
+import { SearchRun, type Executed } from "../search/search-run.ts";
 import { UcbBandit } from "../search/ucb-bandit.ts";
 import type { Strategy } from "../task.ts";
 
 export type SlpwOptions = { llm: LlmClient; planSamples?: number; verifiedPlans?: number; maxPlanIterations?: number; maxRefinements?: number };
 
 type Plan = { id: string; steps: string[]; verification?: Verification };
-type Program = { id: string; plan: Plan; edits: Edit[]; report: TestReport };
+type Program = { id: string; plan: Plan; edits: Edit[]; report: TestReport; executed: Executed };
 
 const numbered = (steps: string[]) => steps.map((s, i) => `${i + 1}. ${s}`).join("\n");
 const formatVerification = (v: Verification) => v.tests.map((t) => `Test ${t.test}: ${t.steps.map((s) => `after step ${s.step}: ${s.value}`).join("; ")}; derived ${t.derived}, expected ${t.expected}`).join("\n");
@@ -30,7 +30,7 @@ export function slpwStrategy(options: SlpwOptions): Strategy {
       const q = options.verifiedPlans ?? 3;
       const run = new SearchRun(task, options.llm, "slpw");
       const outcome = run.outcome;
-      return run.run(async ({ failing, baseline, context, problem, digest }) => {
+      return run.search(async ({ failing, context, problem, digest }) => {
         const tests = await failingTestsBlock(task.workspace, failing);
 
         // k plan samples, then UCB over which plan to verify next.
@@ -77,12 +77,12 @@ export function slpwStrategy(options: SlpwOptions): Strategy {
         const execute = async (id: string, plan: Plan, edits: Edit[], description: string): Promise<Program | undefined> => {
           const result = await run.execute(edits, description);
           if (!result) return undefined;
-          const program = { id, plan, edits, report: result.report };
+          const program = { id, plan, edits, report: result.report, executed: result };
           programs.set(id, program);
           return program;
         };
-        const accept = async (program: Program): Promise<boolean> => {
-          if (!(await run.accept(program.report, baseline))) return false;
+        const accept = (program: Program): boolean => {
+          if (!run.acceptIf(program.executed)) return false;
           outcome.plan.steps = program.plan.steps;
           return true;
         };
@@ -94,7 +94,7 @@ export function slpwStrategy(options: SlpwOptions): Strategy {
           if (!program) continue;
           programBandit.add(program.id);
           programBandit.reward(program.id, program.report.tests.length - failingTests(program.report).length);
-          if (await accept(program)) return run.finish("solved", `the program of plan ${plan.id} passes the visible tests and the regression gate`);
+          if (accept(program)) return run.finish("solved", `the program of plan ${plan.id} passes the visible tests and the regression gate`);
         }
         for (let round = 1; round <= (options.maxRefinements ?? 12) && programs.size > 0; round++) {
           run.ensureCandidateBudget();
@@ -109,7 +109,7 @@ export function slpwStrategy(options: SlpwOptions): Strategy {
           if (!child) continue;
           programBandit.add(child.id, id);
           programBandit.reward(child.id, child.report.tests.length - failingTests(child.report).length);
-          if (await accept(child)) return run.finish("solved", `the refined program ${child.id} passes the visible tests and the regression gate`);
+          if (accept(child)) return run.finish("solved", `the refined program ${child.id} passes the visible tests and the regression gate`);
         }
         return run.finish("iterations", "no program passed the visible tests");
       });
