@@ -1,6 +1,7 @@
 // The report of one run, as markdown: what the PR body holds (summary, plan,
 // verification, test evidence, attempts, cost, diff) and what `autogen fix` writes.
 import { diffStat } from "../workspace/unified-diff.ts";
+import { maintainerCommand } from "./maintainer-command.ts";
 import type { Outcome, TestEvidence } from "../engine/task.ts";
 
 const MAX_ATTEMPTS_SHOWN = 50;
@@ -49,7 +50,7 @@ export function renderReport(outcome: Outcome, context: { title: string; branch?
   const { before, after, regressionBefore, regressionAfter } = outcome.evidence;
   if (before) {
     const where = before.isolation === "actions" ? "run by the repository's verification workflow on a GitHub Actions runner" : `run in the sandbox with ${ISOLATION[before.isolation] ?? before.isolation}`;
-    out.push(`Command: \`${before.command.join(" ")}\`, ${where}.`, "");
+    out.push(`Command: \`${maintainerCommand(before.command).join(" ")}\`, ${where}.`, "");
     for (const e of [before, after]) if (e?.limit) out.push(`A sandbox limit was reached in the ${e === before ? "run before the change" : "run after it"}: ${e.limit}.`, "");
     out.push(...evidenceTable(before, after, new Set(outcome.evidence.reproduction?.testIds ?? [])));
   }

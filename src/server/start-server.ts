@@ -4,6 +4,7 @@ import type { Server as HttpServer } from "node:http";
 import { Probot, Server } from "probot";
 import { appFromConfig } from "../app/app-from-config.ts";
 import type { ServerConfig } from "../config/env-config.ts";
+import { killAllSandboxes } from "../verify/sandbox/live-sandboxes.ts";
 import { VERSION } from "../version.ts";
 import { healthHandler } from "./health-handler.ts";
 
@@ -39,6 +40,9 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     http,
     url: `http://${config.host}:${port}`,
     stop: async () => {
+      // The test runs go first: a job that is slow to see its abort must not keep a
+      // sandbox running while the server waits for it.
+      killAllSandboxes();
       await handle.pool()?.stop();
       await server.stop();
       handle.store.close();

@@ -49,8 +49,8 @@ export type GitOptions = {
   workTree?: string;
 };
 
-/** A simple-git client for one directory: minimal environment, no prompts, https/file transports only, no repository-chosen programs. */
-export function git(baseDir: string, options: GitOptions = {}): SimpleGit {
+/** The environment every git we run gets: minimal, no prompts, no system or global configuration, our fixed configuration on top. */
+export function safeGitEnv(options: Pick<GitOptions, "credentials" | "indexFile" | "gitDir" | "workTree"> = {}): Record<string, string> {
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? "/usr/bin:/bin",
     HOME: process.env.HOME ?? "/tmp",
@@ -77,6 +77,12 @@ export function git(baseDir: string, options: GitOptions = {}): SimpleGit {
     env[`GIT_CONFIG_KEY_${i}`] = key;
     env[`GIT_CONFIG_VALUE_${i}`] = value;
   });
+  return env;
+}
+
+/** A simple-git client for one directory: minimal environment, no prompts, https/file transports only, no repository-chosen programs. */
+export function git(baseDir: string, options: GitOptions = {}): SimpleGit {
+  const env = safeGitEnv(options);
   return simpleGit({
     baseDir,
     timeout: { block: options.timeoutMs ?? 60_000 },

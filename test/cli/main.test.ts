@@ -2,6 +2,7 @@ import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { strategyByName } from "../../src/engine/strategies.ts";
 import { VERSION } from "../../src/version.ts";
 import { runCli, spawnCli } from "../support/run-cli.ts";
 
@@ -41,6 +42,22 @@ describe("autogen CLI", () => {
     const { code, stdout } = await runCli(["serve", "--help"]);
     expect(code).toBe(0);
     expect(stdout).toContain("Configured by environment variables");
+  });
+
+  it("eval --help lists every strategy --strategy accepts", async () => {
+    const available = /available: (.*)$/.exec((() => {
+      try {
+        strategyByName("no-such-strategy");
+        return "";
+      } catch (error) {
+        return (error as Error).message;
+      }
+    })())?.[1]?.split(", ");
+    expect(available).toEqual(["template", "lpw", "slpw", "seidr", "direct"]);
+    const { code, stdout } = await runCli(["eval", "--help"]);
+    expect(code).toBe(0);
+    const sentence = /Strategies: ([^.]*)/.exec(stdout.replaceAll("\n", " "))?.[1] ?? "";
+    for (const name of available ?? []) expect(sentence).toMatch(new RegExp(`\\b${name}\\b`));
   });
 
   it("check-config accepts a valid file and prints the effective settings", async () => {

@@ -33,8 +33,13 @@ async function waitFor(check: () => boolean, ms: number): Promise<boolean> {
 }
 
 describe("autogen fix stopped by a signal", () => {
-  it.each(["SIGTERM", "SIGINT"] as const)("leaves no test process running after %s", async (signal) => {
-    const marker = `autogen-orphan-${signal}-${Date.now()}`;
+  it.each([
+    ["SIGTERM", "bwrap"],
+    ["SIGINT", "bwrap"],
+    // unshare(1) ignores SIGTERM while it waits for its child: the group kill must reach past it.
+    ["SIGTERM", "unshare"],
+  ] as const)("leaves no test process running after %s (%s)", async (signal, isolation) => {
+    const marker = `autogen-orphan-${signal}-${isolation}-${Date.now()}`;
     const scratch = await mkdtemp(join(tmpdir(), "autogen-signal-"));
     // A suite that forks a long sleeper in its own session and then hangs itself.
     const repo = await gitRepo({
@@ -44,7 +49,7 @@ def test_hangs():
     time.sleep(300)
 `,
     });
-    const child = spawn(process.execPath, [join(ROOT, "bin/autogen.js"), "fix", repo, "--strategy", "template"], { env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: scratch }, stdio: "ignore" });
+    const child = spawn(process.execPath, [join(ROOT, "bin/autogen.js"), "fix", repo, "--strategy", "template"], { env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: scratch, AUTOGEN_ISOLATION: isolation }, stdio: "ignore" });
     const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
     // The sleeper runs in the sandbox, in a session of its own.
     expect(await waitFor(() => processesWith(marker).length > 0, 60_000)).toBe(true);

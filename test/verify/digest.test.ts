@@ -64,6 +64,10 @@ describe("digestLog", () => {
     expect(cleanLogLine("travis_fold:start:install\rInstalling")).toBe("Installing");
     expect(splitLogLines("a\r\nb\rc\nd")).toEqual(["a", "b", "c", "d"]);
   });
+
+  it("strips colours, cursor moves and OSC 8 hyperlinks (as vitest and cargo print them)", () => {
+    expect(cleanLogLine("\u001b[1;31mFAIL\u001b[39;22m \u001b]8;;file:///src/a.ts\u0007src/a.ts\u001b]8;;\u0007 \u001b[2K\u001b[1Gdone")).toBe("FAIL src/a.ts done");
+  });
 });
 
 describe("digestReport", () => {

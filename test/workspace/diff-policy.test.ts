@@ -6,7 +6,7 @@ import { repoConfigSchema } from "../../src/config/repo-config-schema.ts";
 import { isTestFile } from "../../src/engine/is-test-file.ts";
 import { evaluateDiffPolicy, type PolicyConfig } from "../../src/workspace/diff-policy.ts";
 import { git } from "../../src/workspace/git.ts";
-import { globToRegExp } from "../../src/workspace/glob.ts";
+import { pathPattern } from "../../src/workspace/glob.ts";
 import { parseDiff } from "../../src/workspace/parse-diff.ts";
 import { gitRepo } from "../support/git-repo.ts";
 
@@ -104,9 +104,9 @@ describe("parseDiff and globs", () => {
   });
 
   it("matches gitignore-style patterns", () => {
-    expect(globToRegExp(".github/workflows/**").test(".github/workflows/ci.yml")).toBe(true);
-    expect(globToRegExp("package-lock.json").test("web/package-lock.json")).toBe(true);
-    expect(globToRegExp("src/*.py").test("src/a/b.py")).toBe(false);
-    expect(globToRegExp("**/*.snap").test("a/b/c.snap")).toBe(true);
+    expect(pathPattern(".github/workflows/**").test(".github/workflows/ci.yml")).toBe(true);
+    expect(pathPattern("package-lock.json").test("web/package-lock.json")).toBe(true);
+    expect(pathPattern("src/*.py").test("src/a/b.py")).toBe(false);
+    expect(pathPattern("**/*.snap").test("a/b/c.snap")).toBe(true);
   });
 });

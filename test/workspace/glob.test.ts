@@ -7,7 +7,7 @@ import { repoConfigSchema } from "../../src/config/repo-config-schema.ts";
 import { checkDiffPolicy } from "../../src/engine/check-diff-policy.ts";
 import type { Outcome } from "../../src/engine/task.ts";
 import { git } from "../../src/workspace/git.ts";
-import { globToRegExp, matchesAny, patternProblem } from "../../src/workspace/glob.ts";
+import { pathPattern, matchesAny, patternProblem } from "../../src/workspace/glob.ts";
 import { gitRepo } from "../support/git-repo.ts";
 
 // pattern, path, expected
@@ -80,11 +80,18 @@ const TABLE: Array<[string, string, boolean]> = [
   ["\\*.txt", "a.txt", false],
   ["a+b(1).txt", "a+b(1).txt", true],
   ["a.txt", "abtxt", false],
+  // Case matters (as on Linux, where git's core.ignorecase is false), and `**/dir/` at any depth.
+  ["*.PY", "src/a.py", false],
+  ["**/build/", "pkg/build/out.js", true],
+  ["**/build/", "pkg/build", false],
+  ["docs/**/*.md", "docs/a/b/c.md", true],
+  ["docs/**/*.md", "docs/c.md", true],
+  ["docs/**/*.md", "src/docs/c.md", false],
 ];
 
 describe("path patterns (.gitignore semantics)", () => {
   it.each(TABLE)("%s on %s is %s", (pattern, path, expected) => {
-    expect(globToRegExp(pattern).test(path)).toBe(expected);
+    expect(pathPattern(pattern).test(path)).toBe(expected);
     expect(matchesAny(path, [pattern])).toBe(expected);
   });
 

@@ -1,13 +1,13 @@
 // One CI log line without what varies between runs and carries no meaning: ANSI codes,
 // GitHub Actions' job/step columns and timestamps, Travis fold markers.
-import { stripAnsi } from "../strip-ansi.ts";
+import { stripVTControlCharacters } from "node:util";
 
 const GITHUB_COLUMNS = /^[^\t]*\t[^\t]*\t(?=\d{4}-\d\d-\d\dT)/;
 const TIMESTAMP = /^\uFEFF?\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z ?/;
 const TRAVIS = /travis_(fold|time):[a-z]+:[^\s]*|\r/g;
 
 export function cleanLogLine(line: string): string {
-  return stripAnsi(line).replace(GITHUB_COLUMNS, "").replace(TIMESTAMP, "").replace(TRAVIS, "");
+  return stripVTControlCharacters(line).replace(GITHUB_COLUMNS, "").replace(TIMESTAMP, "").replace(TRAVIS, "");
 }
 
 /** A form for comparing lines across runs: numbers, hashes, durations and temp names masked. */

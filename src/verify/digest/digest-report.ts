@@ -1,7 +1,7 @@
 // The failure digest of a TestReport: what the model needs to see about each failing
 // test (id, exception and message, the assertion's values, the stack frames inside the
 // repository with their source lines), within a character budget.
-import { stripAnsi } from "../strip-ansi.ts";
+import { stripVTControlCharacters } from "node:util";
 import { failingTests, type TestReport } from "../test-report.ts";
 import { summariseValue } from "./summarise-value.ts";
 import { pytestDiff, summariseFailure } from "./value-mismatch.ts";
@@ -22,14 +22,14 @@ export function digestReport(report: TestReport, options: ReportDigestOptions = 
   const failing = failingTests(report);
   const header = `${failing.length} of ${report.tests.length} tests failing` + (report.run.timedOut ? " (the run timed out)" : "") + `; command: ${report.run.argv.join(" ")}; exit ${String(report.run.exitCode)}`;
   if (failing.length === 0 && report.tests.length === 0) {
-    return `${header}\nNo test results were read. Output ends with:\n${stripAnsi(report.run.output).split("\n").slice(-15).join("\n")}`.slice(0, maxChars);
+    return `${header}\nNo test results were read. Output ends with:\n${stripVTControlCharacters(report.run.output).split("\n").slice(-15).join("\n")}`.slice(0, maxChars);
   }
   const sections: string[] = [];
   let used = header.length;
   for (const [index, test] of failing.entries()) {
     const lines = [`${index + 1}. ${test.id} [${test.status}]`];
-    if (test.message) lines.push(`   message: ${summariseFailure(stripAnsi(test.message), index === 0 ? FIRST_MESSAGE_CHARS : MESSAGE_CHARS)}`);
-    const details = stripAnsi(test.details ?? "");
+    if (test.message) lines.push(`   message: ${summariseFailure(stripVTControlCharacters(test.message), index === 0 ? FIRST_MESSAGE_CHARS : MESSAGE_CHARS)}`);
+    const details = stripVTControlCharacters(test.details ?? "");
     const diff = pytestDiff(details);
     if (diff.length > 0) lines.push(`   diff: ${diff.join(" | ")}`);
     const assertion = /^E\s+(assert .*)$/m.exec(details)?.[1] ?? /^E\s+(AssertionError: .*)$/m.exec(details)?.[1];

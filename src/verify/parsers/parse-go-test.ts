@@ -1,12 +1,12 @@
 // `go test -v` output: `--- PASS|FAIL|SKIP: TestName (0.00s)` lines, subtests indented,
 // with the test's own log lines above them as the failure message.
-import { stripAnsi } from "../strip-ansi.ts";
+import { stripVTControlCharacters } from "node:util";
 import type { TestCaseResult } from "../test-report.ts";
 
 const RESULT = /^\s*--- (PASS|FAIL|SKIP): (\S+) \((\d+(?:\.\d+)?)s\)$/;
 
 export function parseGoTest(output: string): TestCaseResult[] {
-  const lines = stripAnsi(output).split("\n");
+  const lines = stripVTControlCharacters(output).split("\n");
   const logs = new Map<string, string[]>();
   let current: string | undefined;
   const results: TestCaseResult[] = [];

@@ -1,14 +1,14 @@
 // Fallback when pytest wrote no JUnit file (it crashed, or was stopped): the `-rA`
 // short summary lines `PASSED id`, `FAILED id - message`, `ERROR id - message`,
 // `SKIPPED [n] file:line: reason`.
-import { stripAnsi } from "../strip-ansi.ts";
+import { stripVTControlCharacters } from "node:util";
 import type { TestCaseResult, TestStatus } from "../test-report.ts";
 
 const LINE = /^(PASSED|FAILED|ERROR|XFAIL|XPASS|SKIPPED)\s+(\S+)(?:\s+-\s+(.*))?$/;
 
 export function parsePytestConsole(output: string): TestCaseResult[] {
   const results = new Map<string, TestCaseResult>();
-  for (const raw of stripAnsi(output).split("\n")) {
+  for (const raw of stripVTControlCharacters(output).split("\n")) {
     const match = LINE.exec(raw.trim());
     if (!match) continue;
     const [, word, id, message] = match as unknown as [string, string, string, string | undefined];

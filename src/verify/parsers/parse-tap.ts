@@ -1,12 +1,12 @@
 // TAP 13 as node --test writes it: nested `# Subtest:` blocks with `ok` / `not ok`
 // lines and a YAML block saying whether each entry is a test or a suite.
-import { stripAnsi } from "../strip-ansi.ts";
+import { stripVTControlCharacters } from "node:util";
 import type { TestCaseResult } from "../test-report.ts";
 
 const RESULT = /^(\s*)(ok|not ok) \d+ - (.*?)(?: # (SKIP|TODO)\b.*)?$/;
 
 export function parseTap(output: string): TestCaseResult[] {
-  const lines = stripAnsi(output).split("\n");
+  const lines = stripVTControlCharacters(output).split("\n");
   const results: TestCaseResult[] = [];
   const stack: string[] = [];
   for (let i = 0; i < lines.length; i++) {

@@ -1,7 +1,7 @@
 // Console output of runners that print a tree of suites and tests with a mark per test:
 // jest (✓ ✕ ○), mocha (✔ N) -), vitest (✓ × ↓). Suites are the indented lines without a
 // mark; the file comes from jest's PASS/FAIL header or vitest's file line.
-import { stripAnsi } from "../strip-ansi.ts";
+import { stripVTControlCharacters } from "node:util";
 import type { TestCaseResult, TestStatus } from "../test-report.ts";
 
 type Dialect = { mark: RegExp; status: (mark: string) => TestStatus; file?: RegExp; suite: RegExp; stop?: RegExp };
@@ -34,7 +34,7 @@ export function parseTreeConsole(output: string, dialect: keyof typeof DIALECTS)
   const results: TestCaseResult[] = [];
   const suites: Array<{ indent: number; name: string }> = [];
   let file: string | undefined;
-  for (const raw of stripAnsi(output).split("\n")) {
+  for (const raw of stripVTControlCharacters(output).split("\n")) {
     const line = raw.replace(/\s+$/, "");
     if (d.stop?.test(line)) {
       if (dialect !== "vitest" || /Test Files|Failed Tests/.test(line)) break;

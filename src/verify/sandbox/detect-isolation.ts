@@ -2,10 +2,10 @@
 // the same mount rules. Probed once by running the real tool with the flags a run uses.
 // Running tests with no sandbox at all is never chosen for the operator: it takes
 // AUTOGEN_ISOLATION=none, and as root also AUTOGEN_ALLOW_UNSANDBOXED_ROOT=1.
-import { execFile } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { execa } from "execa";
 import type { Isolation } from "../test-report.ts";
 import { bwrapArgv } from "./bwrap-argv.ts";
 import { sandboxLayout } from "./sandbox-layout.ts";
@@ -15,11 +15,10 @@ export type IsolationChoice = { isolation: Isolation } | { refused: string };
 
 let probed: Promise<IsolationChoice> | undefined;
 
-function works(argv: string[]): Promise<boolean> {
+async function works(argv: string[]): Promise<boolean> {
   const [file, ...args] = argv as [string, ...string[]];
-  return new Promise((resolve) => {
-    execFile(file, args, { timeout: 10_000, env: { PATH: process.env.PATH ?? "/usr/bin:/bin" } }, (error, stdout) => resolve(!error && stdout.trim() === "ok"));
-  });
+  const result = await execa(file, args, { timeout: 10_000, forceKillAfterDelay: 1000, env: { PATH: process.env.PATH ?? "/usr/bin:/bin" }, extendEnv: false, stdin: "ignore", reject: false });
+  return !result.failed && result.stdout.trim() === "ok";
 }
 
 async function probe(kind: "bwrap" | "unshare"): Promise<boolean> {

@@ -3,11 +3,11 @@
 // writable, loopback but no other network unless asked, and limits on processes, disk,
 // file size, CPU and wall time, each named in the result when it stops the run. The
 // output kept is capped so a flood cannot grow our memory.
-import { spawn } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { execa } from "execa";
 import type { Isolation, RunLimit, RunResult } from "../test-report.ts";
 import { bwrapArgv } from "./bwrap-argv.ts";
 import { detectIsolation } from "./detect-isolation.ts";
@@ -123,13 +123,27 @@ function spawnCapped(
   return new Promise((resolve) => {
     const [file, ...args] = wrapped as [string, ...string[]];
     // detached: a new session and process group, so the whole group can be killed at once.
-    const child = spawn(file, args, { cwd: existsSync(options.cwd) ? options.cwd : "/", env, stdio: ["ignore", "pipe", "pipe"], detached: true, shell: false });
+    // execa signals only the group's leader (on cancel, and SIGKILL after the grace), and
+    // its exit cleanup skips a detached child: the group kills and the live-sandbox
+    // registry below cover both.
+    const child = execa(file, args, {
+      cwd: existsSync(options.cwd) ? options.cwd : "/",
+      env,
+      extendEnv: false,
+      stdin: "ignore",
+      buffer: false,
+      stripFinalNewline: false,
+      detached: true,
+      shell: false,
+      reject: false,
+      forceKillAfterDelay: KILL_GRACE_MS,
+      ...(options.signal ? { cancelSignal: options.signal } : {}),
+    });
     const chunks: Buffer[] = [];
     let kept = 0;
     let total = 0;
     let timedOut = false;
     let limit: RunLimit | undefined;
-    let spawnError: string | undefined;
     const onData = (chunk: Buffer) => {
       total += chunk.length;
       if (kept < cap) {
@@ -138,8 +152,8 @@ function spawnCapped(
         kept += part.length;
       }
     };
-    child.stdout.on("data", onData);
-    child.stderr.on("data", onData);
+    child.stdout?.on("data", onData);
+    child.stderr?.on("data", onData);
     const killGroup = (signal: NodeJS.Signals) => {
       if (child.pid === undefined) return;
       try {
@@ -173,13 +187,11 @@ function spawnCapped(
             (bytes) => stopFor({ name: "disk", message: `stopped: wrote ${mb(bytes)} to the workspace, over the limit of ${mb(limits.diskBytes)}` }),
             (files) => stopFor({ name: "disk", message: `stopped: created ${files} files, over the limit of ${DEFAULT_FILE_CAP} files` }),
           );
+    // execa's cancelSignal ends the leader; the rest of the group goes here.
     const onAbort = () => stopFor({ name: "cancelled", message: "stopped on request" });
     options.signal?.addEventListener("abort", onAbort, { once: true });
-    child.on("error", (error) => {
-      spawnError = error.message;
-    });
     let settled = false;
-    const settle = (code: number | null, signal: NodeJS.Signals | null) => {
+    const settle = (code: number | null, signal: NodeJS.Signals | null, spawnError: string | undefined) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
@@ -188,8 +200,8 @@ function spawnCapped(
       options.signal?.removeEventListener("abort", onAbort);
       // Children that outlive the main process (forks, daemons) go with the group.
       killGroup("SIGKILL");
-      child.stdout.destroy();
-      child.stderr.destroy();
+      child.stdout?.destroy();
+      child.stderr?.destroy();
       const output = Buffer.concat(chunks).toString("utf8");
       void (async () => {
         const refusals = (await processLimit?.refusals()) ?? 0;
@@ -212,11 +224,15 @@ function spawnCapped(
         });
       })();
     };
-    child.on("close", settle);
+    // The result once the streams have closed; a spawn failure (ENOENT, EACCES) has no exit.
+    void child.then((result) => {
+      const spawnError = result.failed && result.exitCode === undefined && result.signal === undefined ? (result.cause instanceof Error ? result.cause.message : result.shortMessage) : undefined;
+      settle(result.exitCode ?? null, (result.signal as NodeJS.Signals | undefined) ?? null, spawnError);
+    });
     // A process that escaped the group may hold our pipes open: do not wait for it.
-    child.on("exit", (code, signal) => {
+    child.nodeChildProcess.on("exit", (code, signal) => {
       killGroup("SIGKILL");
-      setTimeout(() => settle(code, signal), DRAIN_MS).unref();
+      setTimeout(() => settle(code, signal, undefined), DRAIN_MS).unref();
     });
   });
 }
