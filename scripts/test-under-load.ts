@@ -3,6 +3,10 @@
 // laptop or a shared CI runner. Prints each run's result line and duration, then the tally;
 // exits 1 unless every run passed. The hogs are killed however the script ends.
 import { spawn, type ChildProcess } from "node:child_process";
+import { createWriteStream } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { stripVTControlCharacters } from "node:util";
 
 const runs = Number(process.argv[2] ?? "5");
 const hogCount = Number(process.argv[3] ?? "2");
@@ -19,19 +23,22 @@ const stopHogs = () => {
 process.on("exit", stopHogs);
 for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => process.exit(130));
 
-function runTests(): Promise<{ code: number; summary: string; seconds: number }> {
+function runTests(log: string): Promise<{ code: number; summary: string; seconds: number }> {
   const started = performance.now();
   return new Promise((resolve) => {
     const child = spawn("npm", ["test"], { stdio: ["ignore", "pipe", "pipe"] });
+    const file = createWriteStream(log);
     let tail = "";
     const keep = (chunk: Buffer) => {
-      tail = (tail + chunk.toString("utf8")).slice(-20_000);
+      file.write(chunk);
+      tail = (tail + stripVTControlCharacters(chunk.toString("utf8"))).slice(-200_000);
     };
     child.stdout.on("data", keep);
     child.stderr.on("data", keep);
     child.on("close", (code) => {
+      file.end();
       const summary = tail.match(/\d+ passed, \d+ failed/g)?.at(-1) ?? "no result line";
-      const failures = [...tail.matchAll(/^\s*(?:FAIL|×|✗) .*$/gm)].map((m) => m[0].trim()).slice(0, 10);
+      const failures = [...new Set([...tail.matchAll(/^\s*(?:FAIL\s|×\s).*$/gm)].map((m) => m[0].trim()))].slice(0, 12);
       resolve({ code: code ?? 1, summary: failures.length > 0 ? `${summary}\n    ${failures.join("\n    ")}` : summary, seconds: (performance.now() - started) / 1000 });
     });
   });
@@ -40,9 +47,10 @@ function runTests(): Promise<{ code: number; summary: string; seconds: number }>
 console.log(`npm test × ${runs.toString()} beside ${hogCount.toString()} CPU hog(s) on ${(await import("node:os")).availableParallelism().toString()} CPU(s)`);
 let passed = 0;
 for (let i = 1; i <= runs; i++) {
-  const result = await runTests();
+  const log = join(tmpdir(), `test-under-load-${process.pid.toString()}-${i.toString()}.log`);
+  const result = await runTests(log);
   if (result.code === 0) passed += 1;
-  console.log(`run ${i.toString()}: ${result.code === 0 ? "pass" : `FAIL (exit ${result.code.toString()})`}, ${result.summary}, ${result.seconds.toFixed(0)} s`);
+  console.log(`run ${i.toString()}: ${result.code === 0 ? "pass" : `FAIL (exit ${result.code.toString()})`}, ${result.summary}, ${result.seconds.toFixed(0)} s (log: ${log})`);
 }
 console.log(`${passed.toString()} of ${runs.toString()} runs passed`);
 process.exit(passed === runs ? 0 : 1);
