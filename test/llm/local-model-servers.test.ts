@@ -148,7 +148,7 @@ describe("slow and stuck servers", () => {
     expect(sink.entries[0]).toMatchObject({ usage: { promptTokens: 300, completionTokens: 14, cachedTokens: 0 }, finishReason: "stop" });
     expect(sink.entries[0]?.usageEstimated).toBeUndefined();
     expect(budget.state).toMatchObject({ llmCalls: 1, promptTokens: 300, completionTokens: 14 });
-  }, 15_000);
+  });
 
   it("gives up on a server that never answers after the idle timeout, naming AUTOGEN_LLM_TIMEOUT, without sending the request again", async () => {
     const server = await serve(() => undefined); // takes the request, says nothing
@@ -161,7 +161,8 @@ describe("slow and stuck servers", () => {
     expect(error).toBeInstanceOf(LlmStageError);
     expect((error as Error).message).toBe(`plan: the model server at ${server.baseURL} went silent for 1 s before any of the answer (AUTOGEN_LLM_TIMEOUT); the request was not sent again, since the server may still be working on it. Raise AUTOGEN_LLM_TIMEOUT (at most 300 seconds) for a slow model, or check the server`);
     expect(waited).toBeGreaterThanOrEqual(950);
-    expect(waited).toBeLessThan(5000);
+    // A hang guard (a busy machine is slow, never fast): without the idle timeout the call waits for the SDK's own.
+    expect(waited).toBeLessThan(60_000);
     // Longer than any backoff: still the one request.
     await new Promise((resolve) => setTimeout(resolve, 1500));
     expect(server.requests).toHaveLength(1);

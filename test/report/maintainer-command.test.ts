@@ -21,7 +21,7 @@ describe("the report's verification command", () => {
     outcome.evidence.before = evidenceOf(report);
     const command = /^Command: `([^`]*)`/m.exec(renderReport(outcome, { title: "autogen: x" }))?.[1];
     expect(command).toMatch(/^python3?[\d.]* -m pytest test_ok\.py::test_ok$/);
-  }, 60_000);
+  });
 
   it("drops the bot's reporter arguments for node --test, vitest and mocha and keeps the user's", () => {
     expect(maintainerCommand(["/usr/local/bin/node", "--test-reporter=tap", "--test-reporter-destination=stdout", "--test-reporter=junit", "--test-reporter-destination=/tmp/autogen-report-x/r.xml", "--test", "test/"])).toEqual(["node", "--test", "test/"]);

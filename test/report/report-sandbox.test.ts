@@ -21,7 +21,7 @@ describe("the report and the sandbox", () => {
     const text = renderReport(outcome, { title: "autogen: hang" });
     expect(text).toContain("A sandbox limit was reached in the run before the change: timed out after 2 s");
     expect(text).not.toContain("WARNING");
-  }, 30_000);
+  });
 
   it("warns at the top of the report when the tests ran without a sandbox", () => {
     const outcome = emptyOutcome("template");

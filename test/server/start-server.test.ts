@@ -95,5 +95,5 @@ describe("stopping the server", () => {
     expect(result.exitCode).toBeNull();
     expect(result.signal).toBe("SIGKILL");
     expect(await waitFor(() => processesWith(marker).length === 0, 10_000)).toBe(true);
-  }, 60_000);
+  });
 });

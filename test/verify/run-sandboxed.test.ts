@@ -77,12 +77,13 @@ describe("sandbox network", () => {
 });
 
 describe("sandbox process control", () => {
-  it("kills a hanging test that ignores SIGTERM within the timeout plus 5 s", async () => {
+  it("kills a hanging test that ignores SIGTERM (escalating to SIGKILL)", async () => {
     const started = Date.now();
     const result = await runSandboxed(["python3", "hang.py"], { cwd: HOSTILE, timeoutMs: 1_000 });
     expect(result.timedOut).toBe(true);
     expect(result.output).toContain("hanging");
-    expect(Date.now() - started).toBeLessThan(1_000 + 5_000);
+    // A hang guard, not a speed check: without the escalation the script never ends.
+    expect(Date.now() - started).toBeLessThan(60_000);
   });
 
   it.runIf(isolation !== "none")("cleans up a child that forks a daemon (in its own session) and exits", async () => {
@@ -94,7 +95,8 @@ describe("sandbox process control", () => {
     const result = await runSandboxed(["python3", "fork_and_exit.py", heartbeat], { cwd: dir, timeoutMs: 20_000 });
     expect(result.exitCode).toBe(0);
     expect(result.output).toContain("parent exits");
-    expect(Date.now() - started).toBeLessThan(10_000);
+    // A hang guard: the run returns when the parent exits, not when the daemon would.
+    expect(Date.now() - started).toBeLessThan(60_000);
     const beats = async () => (await readFile(heartbeat, "utf8")).length;
     const first = await beats();
     await new Promise((resolve) => setTimeout(resolve, 600));
@@ -126,12 +128,12 @@ describe("sandbox limits", () => {
   });
 
   it("stops a child that burns CPU past its CPU-time limit", async () => {
-    const result = await runSandboxed(["python3", "-c", "while True: pass"], { cwd: HOSTILE, timeoutMs: 20_000, limits: { cpuSeconds: 1 } });
-    expect(result.timedOut).toBe(false);
+    const result = await runSandboxed(["python3", "-c", "while True: pass"], { cwd: HOSTILE, timeoutMs: 150_000, limits: { cpuSeconds: 1 } });
     // RLIMIT_CPU kills it (how that surfaces depends on the wrapper: a signal, 137, or
-    // unshare's own error), long before the 20 s wall-clock timeout.
+    // unshare's own error) after 1 s of CPU; without it the loop would run to the 150 s
+    // wall-clock timeout. No bound on wall time: on a busy machine 1 s of CPU takes longer.
+    expect(result.timedOut).toBe(false);
     expect(result.exitCode === 0).toBe(false);
-    expect(result.durationMs).toBeLessThan(10_000);
   });
 });
 

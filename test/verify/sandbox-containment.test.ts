@@ -161,7 +161,7 @@ describe("an honest test suite", () => {
       expect(node.output).toMatch(/(#|ℹ) pass 1\b/);
       expect(node.exitCode).toBe(0);
     });
-  }, 120_000);
+  });
 });
 
 describe("a hostile test suite", () => {
@@ -212,7 +212,7 @@ print("env has canary:", any("${CANARY.slice(0, 6)}" in v for v in os.environ.va
     } finally {
       delete process.env.AUTOGEN_TEST_CANARY_TOKEN;
     }
-  }, 60_000);
+  });
 
   it.each(available)("writes nothing outside its workspace: /tmp, the bot's home, a sentinel tree (%s)", async (level) => {
     const marker = `autogen-escape-${level}-${Date.now()}`;
@@ -246,7 +246,7 @@ open("inside.txt", "w").write("fine")
       expect(existsSync(`/dev/shm/${marker}`)).toBe(false);
       expect(readFileSync(join(repo, "inside.txt"), "utf8")).toBe("fine");
     });
-  }, 60_000);
+  });
 
   it.each(available)("cannot reach any address beyond loopback (%s)", async (level) => {
     await writeFile(
@@ -265,7 +265,7 @@ for host in ["10.0.0.1", "192.0.2.1", "8.8.8.8"]:
       expect(result.output.match(/blocked/g)?.length).toBe(3);
       expect(result.output).not.toContain("CONNECTED");
     });
-  }, 60_000);
+  });
 
   it.each(available)("is stopped by the process limit, and the result names it (%s)", async (level) => {
     await writeFile(
@@ -290,7 +290,7 @@ except OSError as e:
       expect(result.limit?.name).toBe("processes");
       expect(result.limit?.message).toContain("process limit (20 processes at once)");
     });
-  }, 60_000);
+  });
 
   it.each(available)("is stopped by the disk limit across many files, and the result names it (%s)", async (level) => {
     await writeFile(
@@ -310,7 +310,7 @@ print("wrote everything")
       expect(result.limit?.message).toMatch(/over the limit of 40 MB/);
       await rm(join(repo, "flood"), { recursive: true, force: true });
     });
-  }, 90_000);
+  });
 
   it.each(available)("fills a private /tmp only up to its size (%s)", async (level) => {
     await writeFile(
@@ -330,7 +330,7 @@ except OSError as e:
       const result = await runSandboxed(["python3", "flood_tmp.py"], { cwd: repo, timeoutMs: 30_000, limits: { tmpBytes: 16 * 1024 * 1024 } });
       expect(result.output).toMatch(/tmp full after 1[56] MB True/);
     });
-  }, 60_000);
+  });
 
   it.each(available)("says 'timed out after N s' when the wall-time limit stops it (%s)", async (level) => {
     await withIsolation(level, async () => {
@@ -339,7 +339,7 @@ except OSError as e:
       expect(result.limit?.name).toBe("wall-time");
       expect(result.limit?.message).toMatch(/^timed out after 1\.5 s/);
     });
-  }, 30_000);
+  });
 });
 
 describe("choosing the isolation", () => {

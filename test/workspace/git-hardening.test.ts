@@ -113,7 +113,7 @@ describe("git as the bot runs it", () => {
     const grep = spawnSync("grep", ["-rl", token, mirror, remote], { encoding: "utf8" });
     expect(grep.status).toBe(1);
     expect(grep.stdout).toBe("");
-  }, 60_000);
+  });
 
   it("ignores the system and global configuration (an include or alias there cannot reach the bot's git)", async () => {
     const repo = await gitRepo({ "a.txt": "a\n" });

@@ -90,7 +90,8 @@ describe("RepoCache", () => {
     const cache = new RepoCache({ root: await mkdtemp(join(tmpdir(), "autogen-cache-")), timeoutMs: 1_500 });
     const started = Date.now();
     await expect(cache.mirror(`${url}/owner/repo.git`)).rejects.toThrow(/^clone http:\/\/127\.0\.0\.1:\d+\/owner\/repo\.git timed out after 2 s \(the remote did not answer\)$/);
-    expect(Date.now() - started).toBeLessThan(10_000);
+    // A hang guard: the remote never answers, so without the timeout this never ends.
+    expect(Date.now() - started).toBeLessThan(60_000);
   });
 
   it("refuses URLs, refs and names that could become options or other transports", async () => {
