@@ -17,10 +17,10 @@ export function installCacheRoot(env: NodeJS.ProcessEnv = process.env): string {
   return env.AUTOGEN_INSTALL_CACHE && env.AUTOGEN_INSTALL_CACHE.startsWith("/") ? env.AUTOGEN_INSTALL_CACHE : join(defaultDataDir(env), "install-cache");
 }
 
-/** The cache key: the manager, each key file's name and bytes, the platform and the Node major (native modules). */
-export function installCacheKey(workspace: string, manager: string, keyFiles: readonly string[], platform = `${process.platform}-${process.arch}-node${process.versions.node.split(".")[0] ?? ""}`): string {
+/** The cache key: the manager, each key file's name and bytes, the platform and the Node major (native modules), and the interpreter when it matters (`extra`). */
+export function installCacheKey(workspace: string, manager: string, keyFiles: readonly string[], platform = `${process.platform}-${process.arch}-node${process.versions.node.split(".")[0] ?? ""}`, extra = ""): string {
   const hash = createHash("sha256");
-  hash.update(`autogen-install-v1\0${manager}\0${platform}\0`);
+  hash.update(`autogen-install-v1\0${manager}\0${platform}\0${extra}\0`);
   for (const name of keyFiles) {
     hash.update(`${name}\0`);
     hash.update(readFileSync(join(workspace, name)));
@@ -66,7 +66,8 @@ export async function evictCache(root: string, capBytes: number, keep: readonly 
   if (!existsSync(root)) return [];
   const entries: Array<{ key: string; bytes: number; used: number }> = [];
   for (const key of await readdir(root)) {
-    if (key.startsWith(STAGING_PREFIX)) continue;
+    // Staging directories and the tools' download caches (.tool-cache) are not entries.
+    if (key.startsWith(".")) continue;
     const used = await stat(join(root, key, USED)).catch(() => undefined);
     entries.push({ key, bytes: await treeBytes(join(root, key)), used: used?.mtimeMs ?? 0 });
   }

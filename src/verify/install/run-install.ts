@@ -7,6 +7,7 @@ import { isAbsolute, join, relative, resolve, sep, dirname } from "node:path";
 import type { RepoConfig } from "../../config/repo-config-schema.ts";
 import { registerDependencyDirectory, registerLinkedDirectory } from "../sandbox/sandbox-layout.ts";
 import { runSandboxed, type SandboxOptions } from "../sandbox/run-sandboxed.ts";
+import { pythonExecutable } from "../runners/python-executable.ts";
 import { detectPackageManager, TARGET_PLACEHOLDER, type InstallPlan, type PackageManager } from "./detect-package-manager.ts";
 import { DEFAULT_CACHE_BYTES, evictCache, findCacheEntry, installCacheKey, installCacheRoot, publishCacheEntry, stageCacheEntry } from "./install-cache.ts";
 
@@ -46,7 +47,9 @@ export async function installDependencies(workspace: string, test: RepoConfig["t
   const network = test.networkDuringSetup && env.AUTOGEN_ALLOW_SETUP_NETWORK === "1";
   const root = options.cacheRoot ?? installCacheRoot(env);
   const lockfile = plan.keyFiles[0] ?? "";
-  const key = installCacheKey(workspace, plan.manager, plan.keyFiles);
+  // pip runs the real interpreter (a version manager's shim would try to write its own state), which also keys the cache.
+  const python = plan.manager === "pip" ? pythonExecutable() : undefined;
+  const key = installCacheKey(workspace, plan.manager, plan.keyFiles, undefined, python);
   const started = performance.now();
   const elapsed = () => Math.round((performance.now() - started) / 100) / 10;
   const argvTemplate = network ? plan.argv : (plan.offlineArgv ?? plan.argv);
@@ -63,6 +66,7 @@ export async function installDependencies(workspace: string, test: RepoConfig["t
   await mkdir(toolCache, { recursive: true });
   const target = join(staging, "site");
   const argv = argvTemplate.map((arg) => (arg === TARGET_PLACEHOLDER ? target : arg));
+  if (python) argv[0] = python;
   const run = await runSandboxed(argv, {
     ...sandbox,
     cwd: workspace,
@@ -73,7 +77,7 @@ export async function installDependencies(workspace: string, test: RepoConfig["t
     writablePaths: [staging, toolCache],
   });
   const ok = run.exitCode === 0 && !run.timedOut && !run.spawnError;
-  const command = shown(argv, staging);
+  const command = shown([argvTemplate[0] ?? "", ...argv.slice(1)], staging);
   if (!ok) {
     await rm(staging, { recursive: true, force: true });
     const why = run.spawnError ?? run.limit?.message ?? `exit ${String(run.exitCode)}`;

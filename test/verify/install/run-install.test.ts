@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { parseRepoConfigText } from "../../../src/config/parse-repo-config.ts";
-import { installDependencies } from "../../../src/verify/install/run-install.ts";
+import { installDependencies, sandboxWithInstall } from "../../../src/verify/install/run-install.ts";
 import { runSandboxed } from "../../../src/verify/sandbox/run-sandboxed.ts";
 import { sandboxOptionsFor } from "../../../src/verify/sandbox/sandbox-options.ts";
 
@@ -120,5 +120,47 @@ describe("installDependencies (npm, for real)", () => {
     const result = await installDependencies(dir, config(), sandboxOptionsFor(config()), { cacheRoot });
     expect(result).toMatchObject({ ran: true, ok: true, summary: { source: "fresh", notCached: "node_modules/tiny links outside node_modules" } });
     expect(await readlink(join(dir, "node_modules", "tiny"))).toBe("../libs/tiny");
+  }, 120_000);
+});
+
+/** A pure-Python wheel built by hand (a wheel is a zip with its metadata), so pip needs no index and no build step. */
+function wheel(into: string): void {
+  const script = [
+    "import sys, zipfile",
+    "out = sys.argv[1] + '/tiny_math-1.0.0-py3-none-any.whl'",
+    "files = {'tiny_math/__init__.py': 'def double(x):\\n    return x * 2\\n',",
+    " 'tiny_math-1.0.0.dist-info/METADATA': 'Metadata-Version: 2.1\\nName: tiny-math\\nVersion: 1.0.0\\n',",
+    " 'tiny_math-1.0.0.dist-info/WHEEL': 'Wheel-Version: 1.0\\nGenerator: hand\\nRoot-Is-Purelib: true\\nTag: py3-none-any\\n'}",
+    "record = ''.join(f'{n},,\\n' for n in files) + 'tiny_math-1.0.0.dist-info/RECORD,,\\n'",
+    "z = zipfile.ZipFile(out, 'w')",
+    "[z.writestr(n, t) for n, t in files.items()]",
+    "z.writestr('tiny_math-1.0.0.dist-info/RECORD', record)",
+    "z.close()",
+  ].join("\n");
+  execFileSync("python3", ["-c", script, into]);
+}
+
+describe("installDependencies (pip, for real)", () => {
+  it("installs requirements.txt from a local wheel directory into a cached target on PYTHONPATH; the next job reuses it", async () => {
+    const cacheRoot = await mkdtemp(join(tmpdir(), "autogen-cache-"));
+    const make = async () => {
+      const dir = await mkdtemp(join(tmpdir(), "autogen-install-"));
+      await mkdir(join(dir, "wheels"));
+      wheel(join(dir, "wheels"));
+      await writeFile(join(dir, "requirements.txt"), "--find-links wheels\ntiny-math==1.0.0\n");
+      return dir;
+    };
+    const test = config();
+    const first = await make();
+    const fresh = await installDependencies(first, test, sandboxOptionsFor(test), { cacheRoot });
+    expect(fresh).toMatchObject({ ran: true, ok: true, summary: { manager: "pip", lockfile: "requirements.txt", source: "fresh" } });
+    if (!fresh.ran) throw new Error("unreachable");
+    expect(fresh.summary.command).toBe("python3 -m pip install --disable-pip-version-check --no-input --target <cache>/site --no-index -r requirements.txt");
+    const second = await make();
+    const reused = await installDependencies(second, test, sandboxOptionsFor(test), { cacheRoot });
+    expect(reused).toMatchObject({ ran: true, ok: true, summary: { source: "cache" } });
+    const run = await runSandboxed(["python3", "-c", "import tiny_math; print(tiny_math.double(21))"], { ...sandboxWithInstall(sandboxOptionsFor(test), reused), cwd: second });
+    expect(run.output.trim()).toBe("42");
+    expect(existsSync(join(second, "site"))).toBe(false);
   }, 120_000);
 });
