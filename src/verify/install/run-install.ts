@@ -193,8 +193,18 @@ function shown(argv: readonly string[], staging: string): string {
 /** The sandbox options for the tests, with the variables that point them at the installed dependencies. */
 export function sandboxWithInstall<T extends { env?: Record<string, string> | undefined }>(sandbox: T, install: InstallResult): T {
   if (!install.ran || Object.keys(install.env).length === 0) return sandbox;
-  const env = { ...sandbox.env, ...install.env };
+  return { ...sandbox, env: mergeEnv(sandbox.env ?? {}, install.env) };
+}
+
+/** The repository config with those variables in `test.env`, for code that builds its sandbox from the config (the App's verifiers). */
+export function configWithInstall<C extends { test: RepoConfig["test"] }>(config: C, install: InstallResult): C {
+  if (!install.ran || Object.keys(install.env).length === 0) return config;
+  return { ...config, test: { ...config.test, env: mergeEnv(config.test.env, install.env) } };
+}
+
+function mergeEnv(repository: Record<string, string>, installed: Record<string, string>): Record<string, string> {
+  const env = { ...repository, ...installed };
   // The repository's own PYTHONPATH (test.env) still applies, after the installed packages.
-  if (install.env.PYTHONPATH && sandbox.env?.PYTHONPATH) env.PYTHONPATH = `${install.env.PYTHONPATH}:${sandbox.env.PYTHONPATH}`;
-  return { ...sandbox, env };
+  if (installed.PYTHONPATH && repository.PYTHONPATH) env.PYTHONPATH = `${installed.PYTHONPATH}:${repository.PYTHONPATH}`;
+  return env;
 }
