@@ -5,7 +5,7 @@
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { lstat, mkdir, mkdtemp, readdir, rename, rm, stat, utimes, writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { defaultDataDir } from "../../config/data-dir.ts";
 
 /** What marks an entry as used: its mtime is the last use. Written last, so it also marks a complete entry. */
@@ -15,6 +15,11 @@ export const DEFAULT_CACHE_BYTES = 10 * 1024 ** 3;
 
 export function installCacheRoot(env: NodeJS.ProcessEnv = process.env): string {
   return env.AUTOGEN_INSTALL_CACHE && env.AUTOGEN_INSTALL_CACHE.startsWith("/") ? env.AUTOGEN_INSTALL_CACHE : join(defaultDataDir(env), "install-cache");
+}
+
+/** The App's install cache: beside its repository cache, in its data dir. */
+export function appInstallCache(repositoryCache: string): string {
+  return join(dirname(repositoryCache), "install-cache");
 }
 
 /** The cache key: the manager, each key file's name and bytes, the platform and the Node major (native modules), and the interpreter when it matters (`extra`). */
