@@ -60,7 +60,7 @@ export const testSchema = z
     setup: commandLine
       .nullable()
       .default(null)
-      .meta({ description: "A command run once in the bot's checkout before the tests, in the sandbox (for example `npm ci`, or `pip install --target .deps -r requirements.txt` with PYTHONPATH in test.env): only the checkout is writable, so what it installs must land there. Not run when null; the bot says when missing dependencies are the likely cause of a failure." }),
+      .meta({ description: "A command run once in the bot's checkout before the tests, in the sandbox (for example `npm ci`, or `pip install --target .deps -r requirements.txt` with PYTHONPATH in test.env): only the checkout is writable, so what it installs must land there. When set, it replaces the automatic install (test.install). Not run when null; the bot says when missing dependencies are the likely cause of a failure." }),
     install: z
       .enum(["auto", "off"])
       .default("auto")
