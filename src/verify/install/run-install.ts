@@ -93,7 +93,9 @@ export async function installDependencies(workspace: string, test: RepoConfig["t
   let notCached: string | undefined;
   let extraEnv: Record<string, string> = {};
   if (plan.target.kind === "node_modules") {
-    notCached = await linksOutside(join(workspace, "node_modules"));
+    // The install ran the repository's scripts: what it left may be a link to anywhere on the host, which must never be registered as ours.
+    const made = await lstat(join(workspace, "node_modules")).catch(() => undefined);
+    notCached = made?.isDirectory() ? await linksOutside(join(workspace, "node_modules")) : "the install left no node_modules directory";
     if (!notCached) {
       await moveTree(join(workspace, "node_modules"), join(staging, "node_modules"));
       extraEnv = await useEntry(workspace, plan, await publishCacheEntry(root, key, staging));

@@ -164,3 +164,23 @@ describe("installDependencies (pip, for real)", () => {
     expect(existsSync(join(second, "site"))).toBe(false);
   }, 120_000);
 });
+
+describe("installDependencies and a hostile repository", () => {
+  it("an install that leaves node_modules as a link to a hidden host directory gets nothing shown: not cached, not registered", async () => {
+    const cacheRoot = await mkdtemp(join(tmpdir(), "autogen-cache-"));
+    // A directory of the host's the sandbox hides (host /tmp is behind a private tmpfs).
+    const secret = await mkdtemp(join(tmpdir(), "autogen-secret-"));
+    await writeFile(join(secret, "secret.txt"), "host secret");
+    const dir = await project();
+    const manifest = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as Record<string, unknown>;
+    // The repository's own postinstall, run by npm ci after the dependencies: swaps node_modules for a link.
+    manifest.scripts = { postinstall: `node -e "const fs = require('node:fs'); fs.renameSync('node_modules', 'nm-real'); fs.symlinkSync('${secret}', 'node_modules')"` };
+    await writeFile(join(dir, "package.json"), JSON.stringify(manifest));
+    const result = await installDependencies(dir, config(), sandboxOptionsFor(config()), { cacheRoot });
+    expect(result).toMatchObject({ ran: true, ok: true, summary: { source: "fresh", notCached: "the install left no node_modules directory" } });
+    expect(readdirSync(cacheRoot).filter((name) => !name.startsWith("."))).toEqual([]);
+    const read = await runSandboxed(["cat", "node_modules/secret.txt"], { ...sandboxOptionsFor(config()), cwd: dir });
+    expect(read.output).not.toContain("host secret");
+    expect(read.exitCode).not.toBe(0);
+  }, 120_000);
+});
