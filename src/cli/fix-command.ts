@@ -184,7 +184,7 @@ async function fixInWorktree({ io, repo, worktree, config, strategy, canReproduc
   const install = await installDependencies(worktree, config.test, taskSandbox(config), { env: io.env });
   if (install.ran) {
     dependencies = install.summary;
-    log(install.ok ? `${install.message}\n` : `note: ${install.message}\n`);
+    log(install.ok ? `${install.message}\n` : `note: ${install.message}; continuing with what is already installed\n`);
   }
   const sandbox = sandboxWithInstall(taskSandbox(config), install);
   // The worktree's `.git` is only a pointer: protect the repository's git dir itself.

@@ -11,6 +11,7 @@ import { defaultDataDir } from "../../config/data-dir.ts";
 /** What marks an entry as used: its mtime is the last use. Written last, so it also marks a complete entry. */
 const USED = ".autogen-used";
 const STAGING_PREFIX = ".staging-";
+const STALE_STAGING_MS = 24 * 3600_000;
 export const DEFAULT_CACHE_BYTES = 10 * 1024 ** 3;
 
 export function installCacheRoot(env: NodeJS.ProcessEnv = process.env): string {
@@ -71,7 +72,13 @@ export async function evictCache(root: string, capBytes: number, keep: readonly 
   if (!existsSync(root)) return [];
   const entries: Array<{ key: string; bytes: number; used: number }> = [];
   for (const key of await readdir(root)) {
-    // Staging directories and the tools' download caches (.tool-cache) are not entries.
+    // A staging directory a day old belongs to a job that died mid-install.
+    if (key.startsWith(STAGING_PREFIX)) {
+      const made = await stat(join(root, key)).catch(() => undefined);
+      if (made && Date.now() - made.mtimeMs > STALE_STAGING_MS) await rm(join(root, key), { recursive: true, force: true });
+      continue;
+    }
+    // The tools' download caches (.tool-cache) are not entries.
     if (key.startsWith(".")) continue;
     const used = await stat(join(root, key, USED)).catch(() => undefined);
     entries.push({ key, bytes: await treeBytes(join(root, key)), used: used?.mtimeMs ?? 0 });

@@ -65,6 +65,17 @@ describe("install cache", () => {
     expect(existsSync(join(root, ".tool-cache"))).toBe(true);
   });
 
+  it("removes staging directories left a day ago by a job that died mid-install, and keeps today's", async () => {
+    const root = await dir();
+    const dead = await stageCacheEntry(root, "npm-a");
+    const live = await stageCacheEntry(root, "npm-b");
+    const yesterday = new Date(Date.now() - 25 * 3600_000);
+    await utimes(dead, yesterday, yesterday);
+    await evictCache(root, 1024 ** 3);
+    expect(existsSync(dead)).toBe(false);
+    expect(existsSync(live)).toBe(true);
+  });
+
   it("lives under the bot's data dir unless the operator names another absolute path", () => {
     expect(installCacheRoot({ XDG_DATA_HOME: "/data" })).toBe("/data/autogen-bot/install-cache");
     expect(installCacheRoot({ XDG_DATA_HOME: "/data", AUTOGEN_INSTALL_CACHE: "/cache" })).toBe("/cache");
