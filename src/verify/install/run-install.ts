@@ -87,7 +87,7 @@ export async function installDependencies(workspace: string, test: RepoConfig["t
         ? "; it ran without network: the repository asks for it (test.networkDuringSetup), but whoever runs the bot has not allowed it (AUTOGEN_ALLOW_SETUP_NETWORK=1)"
         : `; it ran without network${plan.offlineArgv ? " (offline, from local sources and the install cache only)" : ""}: set test.networkDuringSetup: true (and AUTOGEN_ALLOW_SETUP_NETWORK=1 where the bot runs) if it downloads packages`;
     const summary: InstallSummary = { manager: plan.manager, lockfile, command, source: "fresh", seconds: elapsed(), network, ok: false };
-    return { ran: true, ok: false, summary, message: `the dependency install \`${command}\` (${plan.manager}, ${lockfile}) failed (${why})${net}; its output ends with: ${run.output.slice(-600).trim()}`, env: {} };
+    return { ran: true, ok: false, summary, message: `the dependency install \`${command}\` (${plan.manager}, ${lockfile}) failed (${why})${net}; its output ends with: ${run.output.slice(-600).replaceAll(root, "<cache>").trim()}`, env: {} };
   }
 
   let notCached: string | undefined;

@@ -106,6 +106,8 @@ describe("installDependencies (npm, for real)", () => {
     const asked = await installDependencies(dir, config("test:\n  networkDuringSetup: true\n"), sandboxOptionsFor(config()), { cacheRoot, env: {} });
     if (!asked.ran) throw new Error("unreachable");
     expect(asked.message).toContain("the repository asks for it (test.networkDuringSetup), but whoever runs the bot has not allowed it (AUTOGEN_ALLOW_SETUP_NETWORK=1)");
+    // The bot's own cache path is not shown (npm names its log file there).
+    expect(result.message).not.toContain(cacheRoot);
     // Nothing half-installed was published, and the staging directories are gone.
     expect(readdirSync(cacheRoot)).toEqual([".tool-cache"]);
   }, 120_000);
