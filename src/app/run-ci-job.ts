@@ -29,7 +29,10 @@ import { jobVerifier } from "./job-verifier.ts";
 import { applyStoredDiff, coAuthor, commitAndPush } from "./publish-change.ts";
 import type { JobDeps } from "./run-issue-job.ts";
 import { CI_STEPS, StatusReporter } from "./status-reporter.ts";
+import { dirname } from "node:path";
 import { runSetup } from "../verify/run-setup.ts";
+import { configWithInstall, installDependencies } from "../verify/install/run-install.ts";
+import { appInstallCache } from "../verify/install/install-cache.ts";
 
 /** The pull request's head moved while the job ran. */
 export class HeadMoved extends Error {
@@ -60,7 +63,8 @@ export async function runCiJob(job: Job, deps: JobDeps, signal: AbortSignal): Pr
   try {
     const begun = await beginJob(forge, deps.store, status, job);
     if (!begun) return;
-    const { repository, config } = begun;
+    const { repository } = begun;
+    let config = begun.config;
     const pull = await ci.pull(owner, repo, number);
     if (pull.state !== "open") {
       await status.finish(`Nothing to do: #${number} is ${pull.state}.`);
@@ -109,6 +113,11 @@ export async function runCiJob(job: Job, deps: JobDeps, signal: AbortSignal): Pr
       return;
     }
 
+    // The head's dependencies, before any local run: the verifier's sandbox points at them (cached by lockfile, so the base usually reuses them).
+    const hidden = { hiddenPaths: [dirname(dirname(mirror))] };
+    const installCache = { cacheRoot: appInstallCache(deps.cacheRoot) };
+    const install = await installDependencies(head.path, config.test, { ...taskSandbox(config, signal), ...hidden }, installCache);
+    config = configWithInstall(config, install);
     const choice = await jobVerifier(deps, job, status, config, { ci, defaultBranch: repository.defaultBranch, cloneUrl: repository.cloneUrl, mirror, credentials, runner, fork: pull.fork }, signal);
 
     // Attribution: the failing tests at the merge base and at the head, with reruns.
@@ -119,6 +128,8 @@ export async function runCiJob(job: Job, deps: JobDeps, signal: AbortSignal): Pr
     // The repository's setup (for example `npm ci`) in both checkouts, before any local run
     // (attribution, and the coverage runs that stay local even when Actions verifies).
     {
+      const baseInstall = await installDependencies(base.path, begun.config.test, { ...taskSandbox(begun.config, signal), ...hidden }, installCache);
+      if (baseInstall.ran && !baseInstall.ok) status.set("Attribution", "running", `the merge base's dependencies did not install: ${baseInstall.message.slice(0, 300)}`);
       for (const tree of [head, base]) {
         const setup = await runSetup(tree.path, config.test, taskSandbox(config, signal));
         if (setup.ran && !setup.ok) {
@@ -211,6 +222,7 @@ export async function runCiJob(job: Job, deps: JobDeps, signal: AbortSignal): Pr
           },
         }),
       );
+      outcome.dependencies = install.ran ? install.summary : undefined;
       if (outcome.status === "fixed") {
         await checkDiffLanded(head.path, outcome);
         checkDiffPolicy(outcome, config);

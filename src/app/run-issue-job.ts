@@ -2,6 +2,7 @@
 // default branch, clone, find the failing tests (or reproduce), run the engine, push the
 // fix to autogen/issue-<n> with the installation token, open or update the PR, and keep
 // the status comment current. Checkpoints let a restarted job resume where it stopped.
+import { dirname } from "node:path";
 import type { RepoConfig } from "../config/repo-config-schema.ts";
 import { checkDiffLanded } from "../engine/check-diff-landed.ts";
 import { checkDiffPolicy } from "../engine/check-diff-policy.ts";
@@ -26,6 +27,8 @@ import { beginJob } from "./job-config.ts";
 import { jobVerifier } from "./job-verifier.ts";
 import { StatusReporter } from "./status-reporter.ts";
 import { missingDependencies, runSetup } from "../verify/run-setup.ts";
+import { configWithInstall, installDependencies, type InstallResult } from "../verify/install/run-install.ts";
+import { appInstallCache } from "../verify/install/install-cache.ts";
 
 export type JobDeps = {
   store: JobStore;
@@ -124,8 +127,18 @@ export async function runIssueJob(job: Job, deps: JobDeps, signal: AbortSignal):
 
 type EngineContext = { repository: { defaultBranch: string; cloneUrl: string }; credentials: GitCredentials };
 
-async function runEngine(job: Job, config: RepoConfig, worktree: Worktree, mirror: string, { repository, credentials }: EngineContext, deps: JobDeps, status: StatusReporter, ensureCurrent: () => Promise<void>, signal: AbortSignal): Promise<Outcome> {
+async function runEngine(job: Job, repoConfig: RepoConfig, worktree: Worktree, mirror: string, context: EngineContext, deps: JobDeps, status: StatusReporter, ensureCurrent: () => Promise<void>, signal: AbortSignal): Promise<Outcome> {
   status.set("Tests and localisation", "running");
+  // The dependencies first (from the install cache when an earlier job installed the same lockfile): the verifier's sandbox points at them.
+  // Like the tests, the install (the repository's own install scripts) does not see the other jobs' worktrees in the repository cache.
+  const install = await installDependencies(worktree.path, repoConfig.test, { ...taskSandbox(repoConfig, signal), hiddenPaths: [dirname(dirname(mirror))] }, { cacheRoot: appInstallCache(deps.cacheRoot) });
+  if (install.ran) status.set("Tests and localisation", "running", install.ok ? install.message : `continuing without dependencies: ${install.message}`);
+  const outcome = await runEngineSteps(job, configWithInstall(repoConfig, install), install, worktree, mirror, context, deps, status, ensureCurrent, signal);
+  outcome.dependencies = install.ran ? install.summary : undefined;
+  return outcome;
+}
+
+async function runEngineSteps(job: Job, config: RepoConfig, install: InstallResult, worktree: Worktree, mirror: string, { repository, credentials }: EngineContext, deps: JobDeps, status: StatusReporter, ensureCurrent: () => Promise<void>, signal: AbortSignal): Promise<Outcome> {
   const runner = detectRunner(worktree.path, config.test.command);
   const sandbox = taskSandbox(config, signal);
   const ci = await deps.ciFor(job.installationId);
@@ -151,7 +164,7 @@ async function runEngine(job: Job, config: RepoConfig, worktree: Worktree, mirro
     // Nothing the engine could work on: say so before any model call.
     status.set("Tests and localisation", "failed", tests.message);
     const stopped = emptyOutcome(llm ? config.strategy.name : "template");
-    const hint = tests.kind === "broken" ? missingDependencies(worktree.path, config.test) : undefined;
+    const hint = tests.kind === "broken" ? (install.ran && !install.ok ? install.message : missingDependencies(worktree.path, config.test)) : undefined;
     Object.assign(stopped, { stopReason: tests.kind === "broken" ? "broken-tests" : "nothing-to-fix", message: hint ? `${tests.message}; likely cause: ${hint}` : tests.message });
     stopped.evidence.before = evidenceOf(baseline);
     return stopped;

@@ -17,6 +17,8 @@ import { parseRepoConfigText, REPO_CONFIG_PATH, RepoConfigError } from "../confi
 import { checkDiffLanded } from "../engine/check-diff-landed.ts";
 import { missingDependencies, runSetup } from "../verify/run-setup.ts";
 import { registerLinkedDirectory } from "../verify/sandbox/sandbox-layout.ts";
+import { detectPackageManager, type PackageManager } from "../verify/install/detect-package-manager.ts";
+import { installDependencies, sandboxWithInstall, type InstallSummary } from "../verify/install/run-install.ts";
 import { checkDiffPolicy } from "../engine/check-diff-policy.ts";
 import { buildTask, chooseStrategy, chooseVisible, taskBudget, taskSandbox, type Trigger } from "../engine/build-task.ts";
 import type { Outcome, Strategy, VisibleTests } from "../engine/task.ts";
@@ -170,11 +172,24 @@ async function fixInWorktree({ io, repo, worktree, config, strategy, canReproduc
     return EXIT.usage;
   }
   log(`tests: ${runner.name} (${runner.evidence})\n`);
-  const sandbox = taskSandbox(config);
+  // A fresh worktree of HEAD has no node_modules (never committed): use the checkout's, read-only,
+  // when it was installed from the same lockfile; otherwise install HEAD's in the sandbox.
+  const checkout = await linkCheckoutModules(repo, worktree);
+  let dependencies: InstallSummary | undefined;
+  if (checkout.linked) {
+    log("note: using node_modules from your checkout (read-only to the tests)\n");
+    if (checkout.lockfile) dependencies = { manager: checkout.manager, lockfile: checkout.lockfile, command: "", source: "checkout", seconds: 0, network: false, ok: true };
+  } else if (checkout.differs) {
+    log(`note: not using your checkout's node_modules: its ${checkout.differs} differs from the commit's\n`);
+  }
+  const install = await installDependencies(worktree, config.test, taskSandbox(config), { env: io.env });
+  if (install.ran) {
+    dependencies = install.summary;
+    log(install.ok ? `${install.message}\n` : `note: ${install.message}; continuing with what is already installed\n`);
+  }
+  const sandbox = sandboxWithInstall(taskSandbox(config), install);
   // The worktree's `.git` is only a pointer: protect the repository's git dir itself.
   const verifier = localVerifier(runner, { ...sandbox, protect: [await gitDir(repo)], warm: warmRunsEnabled(config.test) });
-  // A fresh worktree of HEAD has no node_modules (never committed): use the checkout's, read-only.
-  if (await linkCheckoutModules(repo, worktree)) log("note: using node_modules from your checkout (read-only to the tests)\n");
   const setup = await runSetup(worktree, config.test, sandbox);
   if (setup.ran) {
     if (!setup.ok) {
@@ -189,14 +204,14 @@ async function fixInWorktree({ io, repo, worktree, config, strategy, canReproduc
   if (!values.test?.length) {
     baseline = await verifier.run(worktree, { kind: "all" });
     if (baseline.run.spawnError) {
-      const hint = missingDependencies(worktree, config.test);
+      const hint = install.ran && !install.ok ? install.message : missingDependencies(worktree, config.test);
       io.stderr(`autogen fix: the test command could not start: ${baseline.run.spawnError}${hint ? `; ${hint}` : ""}\n`);
       return EXIT.usage;
     }
   }
   const choice = chooseVisible(trigger, baseline, worktree, { canReproduce });
   if (choice.kind === "broken") {
-    const hint = missingDependencies(worktree, config.test);
+    const hint = install.ran && !install.ok ? install.message : missingDependencies(worktree, config.test);
     io.stderr(`autogen fix: ${choice.message}. ${hint ? `Likely cause: ${hint}.` : "Fix the test command (test.command in .github/autogen.yml, or --test-cmd) and try again."}\n`);
     return EXIT.failed;
   }
@@ -240,6 +255,7 @@ async function fixInWorktree({ io, repo, worktree, config, strategy, canReproduc
       keywords: outcome.changedFiles.flatMap((f) => f.split(/[/.]/)).filter((w) => w.length > 2),
     });
   }
+  outcome.dependencies = dependencies;
   const report = renderReport(outcome, { title: issueText ? `autogen: ${firstLine(issueText)}` : "autogen: repair of failing tests", branch, commit });
   const reportPath = values.report ? resolve(io.cwd, values.report) : join(await gitDir(repo), "autogen", `${slug}.md`);
   await mkdir(resolve(reportPath, ".."), { recursive: true });
@@ -255,14 +271,26 @@ async function fixInWorktree({ io, repo, worktree, config, strategy, canReproduc
   return outcome.status === "fixed" ? EXIT.ok : EXIT.failed;
 }
 
-/** Links the checkout's node_modules into the worktree when the worktree has none; the sandbox shows it read-only. */
-async function linkCheckoutModules(repo: string, worktree: string): Promise<boolean> {
+type CheckoutModules = { linked: true; manager: PackageManager; lockfile: string | undefined } | { linked: false; differs?: string };
+
+/**
+ * Links the checkout's node_modules into the worktree when the worktree has none and the
+ * checkout's lockfile is byte for byte the commit's (a project without a lockfile: always);
+ * the sandbox shows it read-only.
+ */
+async function linkCheckoutModules(repo: string, worktree: string): Promise<CheckoutModules> {
   const modules = join(repo, "node_modules");
   const stat = await lstat(modules).catch(() => undefined);
-  if (!stat?.isDirectory() || existsSync(join(worktree, "node_modules"))) return false;
+  if (!stat?.isDirectory() || existsSync(join(worktree, "node_modules"))) return { linked: false };
+  const plan = detectPackageManager(worktree);
+  const lockfile = plan?.target.kind === "node_modules" ? plan.keyFiles[0] : undefined;
+  if (lockfile) {
+    const ours = await readFile(join(repo, lockfile)).catch(() => undefined);
+    if (!ours?.equals(await readFile(join(worktree, lockfile)))) return { linked: false, differs: lockfile };
+  }
   await symlink(modules, join(worktree, "node_modules"));
   registerLinkedDirectory(modules);
-  return true;
+  return { linked: true, manager: plan?.manager ?? "npm", lockfile };
 }
 
 /** A repository's identity for memory: its origin URL, or its path when it has none. */

@@ -60,7 +60,11 @@ export const testSchema = z
     setup: commandLine
       .nullable()
       .default(null)
-      .meta({ description: "A command run once in the bot's checkout before the tests, in the sandbox (for example `npm ci`, or `pip install --target .deps -r requirements.txt` with PYTHONPATH in test.env): only the checkout is writable, so what it installs must land there. Not run when null; the bot says when missing dependencies are the likely cause of a failure." }),
+      .meta({ description: "A command run once in the bot's checkout before the tests, in the sandbox (for example `npm ci`, or `pip install --target .deps -r requirements.txt` with PYTHONPATH in test.env): only the checkout is writable, so what it installs must land there. When set, it replaces the automatic install (test.install). Not run when null; the bot says when missing dependencies are the likely cause of a failure." }),
+    install: z
+      .enum(["auto", "off"])
+      .default("auto")
+      .meta({ description: "`auto`: before the tests, install the dependencies the way the repository's lockfile says (npm ci, pnpm, yarn, bun, pip -r requirements*.txt, uv, poetry, go mod download, cargo fetch) in the sandbox, cached by the lockfile's hash for later jobs; without network (test.networkDuringSetup and the operator's AUTOGEN_ALLOW_SETUP_NETWORK=1) it installs offline where the tool can. `off`: never. A `test.setup` command replaces it." }),
     env: z
       .record(envName, z.string().max(4096))
       .default({})

@@ -1,6 +1,7 @@
 // What a strategy is given (Task) and what it returns (Outcome): the typed values that
 // flow between the CLI / App / evaluation harness and the engine.
 import type { TestSelection } from "../verify/runners/test-runner.ts";
+import type { InstallSummary } from "../verify/install/run-install.ts";
 import type { Verifier } from "../verify/local-verifier.ts";
 import type { SandboxOptions } from "../verify/sandbox/run-sandboxed.ts";
 import type { TestReport, TestStatus } from "../verify/test-report.ts";
@@ -100,6 +101,8 @@ export type Outcome = {
   closestAttempt?: { diff: string; files: string[]; passed: number; failed: number } | undefined;
   /** The diff policy and test-tampering verdict on the final diff, once checked. */
   policy?: PolicyVerdict | undefined;
+  /** How the dependencies the tests need got into the checkout, set by the entry point that installed them. */
+  dependencies?: InstallSummary | undefined;
   attempts: Attempt[];
   cost: {
     llmCalls: number;

@@ -3,6 +3,7 @@
 import { diffStat } from "../workspace/unified-diff.ts";
 import { maintainerCommand } from "./maintainer-command.ts";
 import type { Outcome, TestEvidence } from "../engine/task.ts";
+import type { InstallSummary } from "../verify/install/run-install.ts";
 
 const MAX_ATTEMPTS_SHOWN = 50;
 const ISOLATION: Record<string, string> = {
@@ -47,6 +48,7 @@ export function renderReport(outcome: Outcome, context: { title: string; branch?
   if (outcome.plan.fix) out.push("", `Repair: **${outcome.plan.fix.family}**, ${outcome.plan.fix.description} at \`${outcome.plan.fix.file}:${outcome.plan.fix.line}\` (score ${outcome.plan.fix.score.toFixed(3)}).`);
 
   out.push("", "### Verification", "");
+  if (outcome.dependencies) out.push(dependencyLine(outcome.dependencies), "");
   const { before, after, regressionBefore, regressionAfter } = outcome.evidence;
   if (before) {
     const where = before.isolation === "actions" ? "run by the repository's verification workflow on a GitHub Actions runner" : `run in the sandbox with ${ISOLATION[before.isolation] ?? before.isolation}`;
@@ -88,6 +90,16 @@ export function renderReport(outcome: Outcome, context: { title: string; branch?
     out.push("", "### Diff", "", `<details><summary>${stat.files} file(s), +${stat.added} −${stat.removed}</summary>`, "", "```diff", diff.trimEnd(), "```", "", "</details>");
   }
   return `${out.join("\n")}\n`;
+}
+
+/** What was installed, by which command, from where, and how long it took. */
+export function dependencyLine(d: InstallSummary): string {
+  const what = `${d.manager}, from \`${d.lockfile}\``;
+  if (d.source === "checkout") return `Dependencies (${what}): your checkout's own, read-only to the tests (its lockfile matches the commit's).`;
+  if (d.source === "cache") return `Dependencies (${what}): from cache (installed by an earlier job with \`${d.command}\` from the same lockfile), ready in ${d.seconds.toFixed(1)} s.`;
+  const network = d.network ? "with network" : "without network";
+  if (!d.ok) return `Dependencies (${what}): the install \`${d.command}\` failed after ${d.seconds.toFixed(1)} s (${network}); the tests ran without them.`;
+  return `Dependencies (${what}): installed fresh with \`${d.command}\` in the sandbox (${network}) in ${d.seconds.toFixed(1)} s; ${d.notCached ? `not cached (${d.notCached})` : "cached for later jobs"}.`;
 }
 
 function evidenceTable(before: TestEvidence, after: TestEvidence | undefined, added: ReadonlySet<string>): string[] {

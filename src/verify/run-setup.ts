@@ -46,5 +46,5 @@ export function missingDependencies(workspace: string, test: RepoConfig["test"])
   const install = existsSync(join(workspace, "package-lock.json")) ? "npm ci" : existsSync(join(workspace, "yarn.lock")) ? "yarn install --frozen-lockfile" : existsSync(join(workspace, "pnpm-lock.yaml")) ? "pnpm install --frozen-lockfile" : "npm install";
   return test.setup
     ? `package.json lists ${deps} dependencies but node_modules is still missing after the setup command \`${test.setup}\``
-    : `package.json lists ${deps} dependencies and the bot's checkout has no node_modules: set \`test.setup: "${install}"\` and \`test.networkDuringSetup: true\` in .github/autogen.yml (and AUTOGEN_ALLOW_SETUP_NETWORK=1 where the bot runs)`;
+    : `package.json lists ${deps} dependencies and the bot's checkout has no node_modules: set \`test.setup: "${install}"\` and \`test.networkDuringSetup: true\` in .github/autogen.yml (and AUTOGEN_ALLOW_SETUP_NETWORK=1 where the bot runs), or commit a lockfile (package-lock.json, pnpm-lock.yaml, yarn.lock, bun.lock), which the bot installs itself`;
 }

@@ -1,7 +1,9 @@
 // Dependencies in the bot's fresh checkout: a JavaScript project's node_modules is never
-// committed, so the worktree of HEAD has none. The CLI uses the checkout's (read-only),
-// runs `test.setup` in the sandbox when configured, and says what to set when neither helps.
-import { mkdtempSync } from "node:fs";
+// committed, so the worktree of HEAD has none. The CLI uses the checkout's (read-only) when
+// its lockfile is the commit's, installs the lockfile in the sandbox (cached) otherwise,
+// runs `test.setup` instead when configured, and says what to set when nothing helps.
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -69,6 +71,61 @@ describe("autogen fix and a project's dependencies", () => {
     expect(code).toBe(1);
     expect(stderr).toContain("the setup command `node -e \"process.stderr.write('registry unreachable'); process.exit(3)\"` failed (exit 3); it ran without network (set test.networkDuringSetup: true if it downloads packages); its output ends with: registry unreachable");
   }, 180_000);
+});
+
+/** The same project with a committed lockfile naming a dependency tarball it commits (npm ci works offline from it). */
+async function lockedProject(): Promise<string> {
+  const repo = await gitRepo({ ...PROJECT, "package.json": JSON.stringify({ name: "prices", private: true, type: "module", scripts: { test: "node --test" }, dependencies: { "tiny-math": "file:vendor/tiny-math-1.0.0.tgz" } }) });
+  const pkg = mkdtempSync(join(tmpdir(), "autogen-pkg-"));
+  await writeFile(join(pkg, "package.json"), JSON.stringify({ name: "tiny-math", version: "1.0.0", type: "module", exports: "./index.js", scripts: { postinstall: "node count.cjs" } }));
+  await writeFile(join(pkg, "index.js"), "export const double = (x) => x * 2;\n");
+  // Counts its own runs where it is installed: a cached install is not run again.
+  await writeFile(join(pkg, "count.cjs"), 'require("node:fs").appendFileSync("installs.txt", "1\\n");\n');
+  await mkdir(join(repo, "vendor"));
+  execFileSync("npm", ["pack", "--silent", "--pack-destination", join(repo, "vendor")], { cwd: pkg, stdio: "ignore" });
+  execFileSync("npm", ["install", "--package-lock-only", "--offline", "--ignore-scripts", "--silent"], { cwd: repo, stdio: "ignore" });
+  await git(repo).raw(["add", "--all"]);
+  await git(repo).raw(["-c", "user.name=Test", "-c", "user.email=test@example.invalid", "commit", "--quiet", "--message", "lockfile"]);
+  return repo;
+}
+
+describe("autogen fix installs what the lockfile says", () => {
+  it("reuses the checkout's node_modules when its lockfile is the commit's", async () => {
+    const repo = await lockedProject();
+    await installTinyMath(repo);
+    const report = join(mkdtempSync(join(tmpdir(), "autogen-report-")), "report.md");
+    const { code, stdout, stderr } = await runCli(["fix", repo, "--report", report], { env: ENV });
+    expect(stderr).toBe("");
+    expect(stdout).toContain("note: using node_modules from your checkout (read-only to the tests)");
+    expect(stdout).not.toContain("npm ci");
+    expect(code).toBe(0);
+    expect(readFileSync(report, "utf8")).toContain("Dependencies (npm, from `package-lock.json`): your checkout's own, read-only to the tests (its lockfile matches the commit's).");
+  }, 180_000);
+
+  it("installs the commit's lockfile in the sandbox when the checkout's differs, and the next run takes it from the cache", async () => {
+    const data = mkdtempSync(join(tmpdir(), "autogen-data-"));
+    const env = { ...ENV, XDG_DATA_HOME: data };
+    const repo = await lockedProject();
+    await installTinyMath(repo);
+    // The user changed the lockfile (and their node_modules) since the commit.
+    await writeFile(join(repo, "package-lock.json"), `${readFileSync(join(repo, "package-lock.json"), "utf8")}\n`);
+    const report = join(mkdtempSync(join(tmpdir(), "autogen-report-")), "report.md");
+    const first = await runCli(["fix", repo, "--allow-dirty", "--report", report], { env });
+    expect(first.stderr).toBe("");
+    expect(first.stdout).toContain("note: not using your checkout's node_modules: its package-lock.json differs from the commit's");
+    expect(first.stdout).toMatch(/dependencies \(npm, package-lock\.json\) installed with `npm ci --offline` in [\d.]+ s without network/);
+    expect(first.stdout).toMatch(/fixed: `-` → `\+` at src\/price\.js:3/);
+    expect(readFileSync(report, "utf8")).toMatch(/Dependencies \(npm, from `package-lock\.json`\): installed fresh with `npm ci --offline` in the sandbox \(without network\) in [\d.]+ s; cached for later jobs\./);
+
+    const second = await runCli(["fix", repo, "--allow-dirty", "--report", report], { env });
+    expect(second.stdout).toMatch(/dependencies \(npm, package-lock\.json\) from cache in [\d.]+ s/);
+    expect(second.code).toBe(0);
+    expect(readFileSync(report, "utf8")).toContain("from cache (installed by an earlier job with `npm ci --offline` from the same lockfile)");
+    // The dependency's install script ran once, in the first run only.
+    const [entry, ...others] = readdirSync(join(data, "autogen-bot", "install-cache")).filter((name) => name.startsWith("npm-"));
+    expect(others).toEqual([]);
+    expect(readFileSync(join(data, "autogen-bot", "install-cache", entry ?? "", "node_modules", "tiny-math", "installs.txt"), "utf8")).toBe("1\n");
+  }, 240_000);
 });
 
 describe("autogen fix flags", () => {

@@ -59,6 +59,17 @@ export function registerLinkedDirectory(target: string): void {
   linkedByUs.add(safeReal(target));
 }
 
+/**
+ * Installed dependencies from the bot's install cache (a pip target, a Go module cache)
+ * that tests read through variables the bot set: shown read-only to every run of this
+ * process, as a toolchain is. Only cache entries the bot published are registered.
+ */
+const dependencyDirs = new Set<string>();
+
+export function registerDependencyDirectory(dir: string): void {
+  dependencyDirs.add(safeReal(dir));
+}
+
 export function sandboxLayout(request: LayoutRequest): SandboxLayout {
   const env = request.env ?? process.env;
   const tmpBytes = request.tmpBytes ?? DEFAULT_TMP_BYTES;
@@ -114,6 +125,7 @@ export function sandboxLayout(request: LayoutRequest): SandboxLayout {
   for (const path of request.readOnly ?? []) if (existsSync(path) && !lstatSync(path).isSymbolicLink() && !insideWritable(path, true)) visible.add(safeReal(path));
   const modules = join(request.workspace, "node_modules");
   if (existsSync(modules) && linkedByUs.has(safeReal(modules))) visible.add(safeReal(modules));
+  for (const dir of dependencyDirs) if (existsSync(dir) && !insideWritable(dir)) visible.add(dir);
 
   const writable = [request.workspace, ...(request.writable ?? [])].filter((p) => existsSync(p)).map(safeReal);
   // Anything writable wins over a hide that would cover it; a hidden secret inside a writable tree stays hidden.
