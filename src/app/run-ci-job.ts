@@ -115,7 +115,9 @@ export async function runCiJob(job: Job, deps: JobDeps, signal: AbortSignal): Pr
 
     // The head's dependencies, before any local run: the verifier's sandbox points at them (cached by lockfile, so the base usually reuses them).
     const hidden = { hiddenPaths: [dirname(dirname(mirror))] };
-    const installCache = { cacheRoot: appInstallCache(deps.cacheRoot) };
+    // A fork's pull request installs into a cache of its own: its install scripts are its author's, and must not plant anything the repository's later jobs would run.
+    const repositoryScope = `${String(job.installationId)}/${job.owner}/${job.repo}`;
+    const installCache = { cacheRoot: appInstallCache(deps.cacheRoot, pull.fork ? `${repositoryScope}/fork-pull/${String(pull.number)}` : repositoryScope) };
     const install = await installDependencies(head.path, config.test, { ...taskSandbox(config, signal), ...hidden }, installCache);
     config = configWithInstall(config, install);
     const choice = await jobVerifier(deps, job, status, config, { ci, defaultBranch: repository.defaultBranch, cloneUrl: repository.cloneUrl, mirror, credentials, runner, fork: pull.fork }, signal);
@@ -128,10 +130,10 @@ export async function runCiJob(job: Job, deps: JobDeps, signal: AbortSignal): Pr
     // The repository's setup (for example `npm ci`) in both checkouts, before any local run
     // (attribution, and the coverage runs that stay local even when Actions verifies).
     {
-      const baseInstall = await installDependencies(base.path, begun.config.test, { ...taskSandbox(begun.config, signal), ...hidden }, installCache);
+      const baseInstall = await installDependencies(base.path, begun.config.test, { ...taskSandbox(begun.config, signal), ...hidden }, { cacheRoot: appInstallCache(deps.cacheRoot, repositoryScope) });
       if (baseInstall.ran && !baseInstall.ok) status.set("Attribution", "running", `the merge base's dependencies did not install: ${baseInstall.message.slice(0, 300)}`);
       for (const tree of [head, base]) {
-        const setup = await runSetup(tree.path, config.test, taskSandbox(config, signal));
+        const setup = await runSetup(tree.path, config.test, { ...taskSandbox(config, signal), ...hidden });
         if (setup.ran && !setup.ok) {
           status.set("Attribution", "failed", "the setup command failed");
           await status.finish(`autogen-bot could not prepare the checkout at \`${tree.sha.slice(0, 7)}\`: ${setup.message}`);
@@ -212,7 +214,7 @@ export async function runCiJob(job: Job, deps: JobDeps, signal: AbortSignal): Pr
           verifier: choice.verifier,
           probe: choice.probe,
           visible: { kind: "tests", ids: caused },
-          sandbox: taskSandbox(config, signal),
+          sandbox: { ...taskSandbox(config, signal), ...hidden },
           parallelism: choice.backend === "actions" ? 4 : 1,
           signal,
           onProgress: (event) => {

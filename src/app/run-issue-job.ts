@@ -131,7 +131,7 @@ async function runEngine(job: Job, repoConfig: RepoConfig, worktree: Worktree, m
   status.set("Tests and localisation", "running");
   // The dependencies first (from the install cache when an earlier job installed the same lockfile): the verifier's sandbox points at them.
   // Like the tests, the install (the repository's own install scripts) does not see the other jobs' worktrees in the repository cache.
-  const install = await installDependencies(worktree.path, repoConfig.test, { ...taskSandbox(repoConfig, signal), hiddenPaths: [dirname(dirname(mirror))] }, { cacheRoot: appInstallCache(deps.cacheRoot) });
+  const install = await installDependencies(worktree.path, repoConfig.test, { ...taskSandbox(repoConfig, signal), hiddenPaths: [dirname(dirname(mirror))] }, { cacheRoot: appInstallCache(deps.cacheRoot, `${String(job.installationId)}/${job.owner}/${job.repo}`) });
   if (install.ran) status.set("Tests and localisation", "running", install.ok ? install.message : `continuing without dependencies: ${install.message}`);
   const outcome = await runEngineSteps(job, configWithInstall(repoConfig, install), install, worktree, mirror, context, deps, status, ensureCurrent, signal);
   outcome.dependencies = install.ran ? install.summary : undefined;
@@ -140,7 +140,8 @@ async function runEngine(job: Job, repoConfig: RepoConfig, worktree: Worktree, m
 
 async function runEngineSteps(job: Job, config: RepoConfig, install: InstallResult, worktree: Worktree, mirror: string, { repository, credentials }: EngineContext, deps: JobDeps, status: StatusReporter, ensureCurrent: () => Promise<void>, signal: AbortSignal): Promise<Outcome> {
   const runner = detectRunner(worktree.path, config.test.command);
-  const sandbox = taskSandbox(config, signal);
+  // Every run of this job (setup, coverage, the tests) is kept from the other jobs' worktrees in the repository cache.
+  const sandbox = { ...taskSandbox(config, signal), hiddenPaths: [dirname(dirname(mirror))] };
   const ci = await deps.ciFor(job.installationId);
   const choice = await jobVerifier(deps, job, status, config, { ci, defaultBranch: repository.defaultBranch, cloneUrl: repository.cloneUrl, mirror, credentials, runner, fork: false }, signal);
   const verifier = choice.verifier;

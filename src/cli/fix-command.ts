@@ -16,7 +16,7 @@ import { readTranscript, transcript } from "../llm/transcript.ts";
 import { parseRepoConfigText, REPO_CONFIG_PATH, RepoConfigError } from "../config/parse-repo-config.ts";
 import { checkDiffLanded } from "../engine/check-diff-landed.ts";
 import { missingDependencies, runSetup } from "../verify/run-setup.ts";
-import { registerLinkedDirectory } from "../verify/sandbox/sandbox-layout.ts";
+import { grantDirectory } from "../verify/sandbox/workspace-grants.ts";
 import { detectPackageManager, type PackageManager } from "../verify/install/detect-package-manager.ts";
 import { installDependencies, sandboxWithInstall, type InstallSummary } from "../verify/install/run-install.ts";
 import { checkDiffPolicy } from "../engine/check-diff-policy.ts";
@@ -289,7 +289,7 @@ async function linkCheckoutModules(repo: string, worktree: string): Promise<Chec
     if (!ours?.equals(await readFile(join(worktree, lockfile)))) return { linked: false, differs: lockfile };
   }
   await symlink(modules, join(worktree, "node_modules"));
-  registerLinkedDirectory(modules);
+  grantDirectory(worktree, modules);
   return { linked: true, manager: plan?.manager ?? "npm", lockfile };
 }
 

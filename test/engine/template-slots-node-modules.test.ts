@@ -10,7 +10,7 @@ import { templateStrategy } from "../../src/engine/template/template-strategy.ts
 import { localVerifier } from "../../src/verify/local-verifier.ts";
 import { detectRunner } from "../../src/verify/runners/detect-runner.ts";
 import { runSandboxed } from "../../src/verify/sandbox/run-sandboxed.ts";
-import { registerLinkedDirectory } from "../../src/verify/sandbox/sandbox-layout.ts";
+import { grantDirectory } from "../../src/verify/sandbox/workspace-grants.ts";
 
 async function jsRepo(): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), "autogen-jsslots-"));
@@ -46,9 +46,24 @@ describe("template candidates in parallel copies of a JavaScript workspace", () 
     const probe = [process.execPath, "--input-type=module", "-e", 'import("tiny-math").then((m) => console.log("doubled", m.double(21)))'];
     const before = await runSandboxed(probe, { cwd: copy, timeoutMs: 20_000 });
     expect(before.output).not.toContain("doubled 42");
-    registerLinkedDirectory(join(original, "node_modules"));
+    grantDirectory(copy, join(original, "node_modules"));
     const after = await runSandboxed(probe, { cwd: copy, timeoutMs: 20_000 });
     expect(after.output).toContain("doubled 42");
+  });
+
+  it("does not show another job's granted node_modules to a repository that links to it", async () => {
+    // Job A's workspace was given an install-cache entry; repository B commits a link to the same path.
+    const installed = await jsRepo();
+    const jobA = await mkdtemp(join(tmpdir(), "autogen-joba-"));
+    grantDirectory(jobA, join(installed, "node_modules"));
+    const jobB = await mkdtemp(join(tmpdir(), "autogen-jobb-"));
+    await symlink(join(installed, "node_modules"), join(jobB, "node_modules"));
+    const probe = [process.execPath, "--input-type=module", "-e", 'import("tiny-math").then((m) => console.log("doubled", m.double(21)))'];
+    const b = await runSandboxed(probe, { cwd: jobB, timeoutMs: 20_000 });
+    expect(b.output).not.toContain("doubled 42");
+    await symlink(join(installed, "node_modules"), join(jobA, "node_modules"));
+    const a = await runSandboxed(probe, { cwd: jobA, timeoutMs: 20_000 });
+    expect(a.output).toContain("doubled 42");
   });
 
   it("does not show the target of a node_modules link the repository committed", async () => {

@@ -6,11 +6,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Verifier } from "../../verify/local-verifier.ts";
 import { applyEdits, type Edit } from "../../workspace/apply-edits.ts";
+import { revokeGrants, shareGrants } from "../../verify/sandbox/workspace-grants.ts";
 
 export async function instrumentedRun(workspace: string, edits: Edit[], testId: string, verifier: Verifier): Promise<{ trace: string; durationMs: number }> {
   const scratch = await mkdtemp(join(tmpdir(), "autogen-debug-"));
   try {
     await cp(workspace, scratch, { recursive: true, filter: (src) => !src.split("/").includes(".git") });
+    // The copy's node_modules link and installed dependencies are the workspace's: shown to it as well.
+    shareGrants(workspace, scratch);
     try {
       await applyEdits(scratch, edits);
     } catch (error) {
@@ -22,6 +25,7 @@ export async function instrumentedRun(workspace: string, edits: Edit[], testId: 
     const trace = (traced.length > 0 ? traced : lines.slice(-60)).join("\n").replaceAll(scratch, "<workspace>").slice(0, 8000);
     return { trace, durationMs: report.run.durationMs };
   } finally {
+    revokeGrants(scratch);
     await rm(scratch, { recursive: true, force: true });
   }
 }

@@ -20,7 +20,7 @@ import { pythonMutations } from "./python-mutations.ts";
 import { CoverageError, pythonSpectra } from "./python-spectra.ts";
 import type { Spectra } from "./reported-files.ts";
 import { grammarForFile } from "./tree-sitter.ts";
-import { registerLinkedDirectory } from "../../verify/sandbox/sandbox-layout.ts";
+import { grantDirectory, revokeGrants, shareGrants } from "../../verify/sandbox/workspace-grants.ts";
 
 const MAX_LINES = 40;
 const JS_RUNNERS = new Set(["node-test", "vitest", "jest", "mocha"]);
@@ -131,7 +131,10 @@ async function repair(task: Task, run: StrategyRun): Promise<Outcome> {
     return run.finish("error", `stopped before writing a file that is no longer safe to edit: ${error.message}`);
   } finally {
     for (const runner of warm) await runner?.close();
-    for (const copy of slots.slice(1)) await rm(copy, { recursive: true, force: true });
+    for (const copy of slots.slice(1)) {
+      revokeGrants(copy);
+      await rm(copy, { recursive: true, force: true });
+    }
   }
   return run.finish("exhausted", `none of the ${candidates.length} template edits at the ${Math.min(ranking.length, MAX_LINES)} most suspicious lines makes the visible tests pass${droppedNote}`);
 }
@@ -185,8 +188,10 @@ async function scratchCopies(workspace: string, count: number): Promise<string[]
     if (existsSync(join(workspace, "node_modules"))) {
       await symlink(join(workspace, "node_modules"), join(dir, "node_modules"));
       // The sandbox shows the original read-only to runs in the copy (it hides the rest of the host's tmp).
-      registerLinkedDirectory(join(workspace, "node_modules"));
+      grantDirectory(dir, join(workspace, "node_modules"));
     }
+    // Installed dependencies the bot gave the workspace (a pip target on PYTHONPATH) hold for its copies.
+    shareGrants(workspace, dir);
     copies.push(dir);
   }
   return copies;

@@ -18,9 +18,15 @@ export function installCacheRoot(env: NodeJS.ProcessEnv = process.env): string {
   return env.AUTOGEN_INSTALL_CACHE && env.AUTOGEN_INSTALL_CACHE.startsWith("/") ? env.AUTOGEN_INSTALL_CACHE : join(defaultDataDir(env), "install-cache");
 }
 
-/** The App's install cache: beside its repository cache, in its data dir. */
-export function appInstallCache(repositoryCache: string): string {
-  return join(dirname(repositoryCache), "install-cache");
+/**
+ * The App's install cache for one scope (an installation's repository, or one fork's pull
+ * request): beside its repository cache, in its data dir. Entries and the tools' download
+ * caches are never shared across scopes: an install runs the repository's own scripts, so
+ * a shared entry would let one repository plant code in another's tests, or read another's
+ * private packages.
+ */
+export function appInstallCache(repositoryCache: string, scope: string): string {
+  return join(dirname(repositoryCache), "install-cache", createHash("sha256").update(`autogen-install-scope-v1\0${scope}`).digest("hex").slice(0, 24));
 }
 
 /** The cache key: the manager, each key file's name and bytes, the platform and the Node major (native modules), and the interpreter when it matters (`extra`). */

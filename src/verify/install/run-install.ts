@@ -5,7 +5,7 @@
 import { cp, lstat, mkdir, readdir, readlink, rename, rm, symlink } from "node:fs/promises";
 import { isAbsolute, join, relative, resolve, sep, dirname } from "node:path";
 import type { RepoConfig } from "../../config/repo-config-schema.ts";
-import { registerDependencyDirectory, registerLinkedDirectory } from "../sandbox/sandbox-layout.ts";
+import { grantDirectory } from "../sandbox/workspace-grants.ts";
 import { runSandboxed, type SandboxOptions } from "../sandbox/run-sandboxed.ts";
 import { pythonExecutable } from "../runners/python-executable.ts";
 import { detectPackageManager, TARGET_PLACEHOLDER, type InstallPlan, type PackageManager } from "./detect-package-manager.ts";
@@ -116,13 +116,13 @@ async function useEntry(workspace: string, plan: InstallPlan, entry: string): Pr
   switch (plan.target.kind) {
     case "node_modules":
       await symlink(join(entry, "node_modules"), join(workspace, "node_modules"));
-      registerLinkedDirectory(join(entry, "node_modules"));
+      grantDirectory(workspace, join(entry, "node_modules"));
       return {};
     case "python-target":
-      registerDependencyDirectory(entry);
+      grantDirectory(workspace, entry);
       return { PYTHONPATH: join(entry, "site") };
     case "tool-cache":
-      registerDependencyDirectory(entry);
+      grantDirectory(workspace, entry);
       return { [plan.target.variable]: join(entry, plan.target.variable.toLowerCase()), ...plan.target.offline };
     case "in-place":
       return {};

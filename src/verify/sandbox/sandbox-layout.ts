@@ -2,6 +2,7 @@
 // backends (bubblewrap, unshare) render: the host read-only, the bot's own secrets and
 // state hidden, a private size-capped /tmp, and only the workspace (plus the few
 // scratch directories we hand the run) writable.
+import { grantedDirectories } from "./workspace-grants.ts";
 import { existsSync, lstatSync, realpathSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { delimiter, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
@@ -47,28 +48,6 @@ const SYSTEM = ["/", "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx
 const TOOLCHAIN_HOMES = new Set([".pyenv", ".nvm", ".cargo", ".rustup", ".volta", ".asdf", ".sdkman", ".deno", ".bun", ".rbenv", ".goenv", ".ghcup", ".cabal", ".opam", ".elan", ".juliaup", ".fnm", ".local", "go", ".go"]);
 
 const BOT_ROOT = fileURLToPath(new URL("../../../", import.meta.url));
-
-/**
- * Directories the bot itself linked into a scratch copy of a workspace (the original's
- * node_modules): shown read-only where the copy's link points. A link committed by the
- * repository is never followed this way: only targets registered here are shown.
- */
-const linkedByUs = new Set<string>();
-
-export function registerLinkedDirectory(target: string): void {
-  linkedByUs.add(safeReal(target));
-}
-
-/**
- * Installed dependencies from the bot's install cache (a pip target, a Go module cache)
- * that tests read through variables the bot set: shown read-only to every run of this
- * process, as a toolchain is. Only cache entries the bot published are registered.
- */
-const dependencyDirs = new Set<string>();
-
-export function registerDependencyDirectory(dir: string): void {
-  dependencyDirs.add(safeReal(dir));
-}
 
 export function sandboxLayout(request: LayoutRequest): SandboxLayout {
   const env = request.env ?? process.env;
@@ -123,9 +102,8 @@ export function sandboxLayout(request: LayoutRequest): SandboxLayout {
   show(dirname(process.execPath));
   // A read-only path the caller named is shown as itself, never through a link a run left there.
   for (const path of request.readOnly ?? []) if (existsSync(path) && !lstatSync(path).isSymbolicLink() && !insideWritable(path, true)) visible.add(safeReal(path));
-  const modules = join(request.workspace, "node_modules");
-  if (existsSync(modules) && linkedByUs.has(safeReal(modules))) visible.add(safeReal(modules));
-  for (const dir of dependencyDirs) if (existsSync(dir) && !insideWritable(dir)) visible.add(dir);
+  // What the bot gave this workspace (linked node_modules, installed dependencies): never another job's.
+  for (const dir of grantedDirectories(request.workspace)) if (existsSync(dir) && !insideWritable(dir)) visible.add(dir);
 
   const writable = [request.workspace, ...(request.writable ?? [])].filter((p) => existsSync(p)).map(safeReal);
   // Anything writable wins over a hide that would cover it; a hidden secret inside a writable tree stays hidden.
