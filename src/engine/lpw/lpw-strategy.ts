@@ -18,6 +18,7 @@ import { EditError, type Edit } from "../../workspace/apply-edits.ts";
 import { safeRepoPath, UnsafePathError } from "../../workspace/safe-path.ts";
 import { buildContext } from "../context/build-context.ts";
 import { emptyOutcome, evidenceOf, visibleSelection, type Attempt, type Outcome, type Strategy, type Task } from "../task.ts";
+import { CandidateLimits, candidateTimedOut } from "../candidate-limits.ts";
 import { failureSignature } from "./failure-signature.ts";
 import { instrumentedRun } from "./instrumented-run.ts";
 import { formatKnowledge, onDiskKnowledge, type KnowledgeProvider } from "../knowledge/knowledge-search.ts";
@@ -66,6 +67,8 @@ class LpwRun {
   private problem = "";
   private lastSignature = "";
   private repeats = 0;
+  /** Candidate runs' time limits, learnt from the unchanged code's runs. */
+  private readonly limits: CandidateLimits;
 
   constructor(task: Task, options: LpwOptions) {
     this.task = task;
@@ -85,6 +88,7 @@ class LpwRun {
     const s = this.llm.budget.state;
     this.budgetAtStart = { calls: s.llmCalls, prompt: s.promptTokens, completion: s.completionTokens, dollars: s.dollars, waitMs: s.waitMs };
     this.outcome = emptyOutcome("lpw");
+    this.limits = new CandidateLimits(task.candidateLimit, task.sandbox.timeoutMs);
   }
 
   async run(): Promise<Outcome> {
@@ -93,6 +97,7 @@ class LpwRun {
       const visible = visibleSelection(this.task);
       if (!visible) throw new StopRun({ reason: "unsupported", message: "no failing test to work on: reproduce the issue first (withReproduction)" });
       const before = await this.test(visible);
+      this.limits.learn(before);
       this.outcome.evidence.before = evidenceOf(before);
       const broken = brokenRunReason(before, this.task.workspace);
       if (broken) throw new StopRun({ reason: "broken-tests", message: `the test command is broken: ${broken}` });
@@ -100,6 +105,7 @@ class LpwRun {
       if (failing.length === 0) throw new StopRun({ reason: "nothing-to-fix", message: "every visible test already passes; there is nothing to repair" });
       const baseline = this.task.regression ? await this.test(this.task.regression) : undefined;
       if (baseline) this.outcome.evidence.regressionBefore = evidenceOf(baseline);
+      if (baseline) this.limits.learn(baseline);
 
       const digest = digestReport(before, { readSource: (file, line) => this.sourceLine(file, line) });
       const mentioned = [...new Set(failing.flatMap((t) => [t.file, ...[...(t.details ?? "").matchAll(/([\w./-]+\.(?:py|[cm]?[jt]sx?))[:"]/g)].map((m) => m[1])]).filter((f): f is string => Boolean(f)))];
@@ -223,7 +229,8 @@ class LpwRun {
     const failed = failingTests(report).length;
     const passed = report.tests.length - failed;
     if (passed > (this.outcome.closestAttempt?.passed ?? -1)) this.outcome.closestAttempt = { ...this.changes.diff(), passed, failed };
-    this.record({ index, description, result: allPassed(report) ? "plausible" : "still-failing", passed: report.tests.length - failed, failed, analysis, file: this.changes.diff().files.join(", ") || undefined }, report);
+    const timedOut = candidateTimedOut(report);
+    this.record({ index, description, result: allPassed(report) ? "plausible" : timedOut ? "timed-out" : "still-failing", ...(timedOut ? { limit: timedOut } : {}), passed: report.tests.length - failed, failed, analysis, file: this.changes.diff().files.join(", ") || undefined }, report);
     return report;
   }
 
@@ -251,7 +258,7 @@ class LpwRun {
   }
 
   private async test(selection: TestSelection): Promise<TestReport> {
-    const report = await this.task.verifier.run(this.task.workspace, selection);
+    const report = await this.task.verifier.run(this.task.workspace, selection, undefined, this.limits.limitFor(selection));
     this.outcome.cost.testRuns += 1;
     this.outcome.cost.testSeconds += report.run.durationMs / 1000;
     return report;

@@ -13,6 +13,7 @@ import { EditError, type Edit } from "../../workspace/apply-edits.ts";
 import { readRepoFile, UnsafePathError } from "../../workspace/safe-path.ts";
 import { buildContext, type CodeContext } from "../context/build-context.ts";
 import { WorkspaceChanges } from "../lpw/workspace-changes.ts";
+import { CandidateLimits, candidateTimedOut } from "../candidate-limits.ts";
 import { emptyOutcome, evidenceOf, visibleSelection, type Outcome, type Task } from "../task.ts";
 
 export type Start = { before: TestReport; failing: TestCaseResult[]; baseline: TestReport | undefined; context: CodeContext; problem: string; digest: string };
@@ -33,6 +34,8 @@ export class SearchRun {
   private readonly started = performance.now();
   private readonly at: LlmClient["budget"]["state"];
   private contextFiles: string[] = [];
+  /** Candidate runs' time limits, learnt from the unchanged code's runs. */
+  private readonly limits: CandidateLimits;
 
   constructor(task: Task, llm: LlmClient, strategy: string) {
     this.task = task;
@@ -40,6 +43,7 @@ export class SearchRun {
     this.outcome = emptyOutcome(strategy);
     this.changes = new WorkspaceChanges(task.workspace);
     this.at = { ...llm.budget.state };
+    this.limits = new CandidateLimits(task.candidateLimit, task.sandbox.timeoutMs);
   }
 
   /** Runs the search; budget and stage failures become stop reasons; the code is restored unless fixed. */
@@ -58,7 +62,7 @@ export class SearchRun {
 
   async test(selection: TestSelection | undefined = visibleSelection(this.task)): Promise<TestReport> {
     if (!selection) throw new Stop("unsupported", "no failing test to work on: reproduce the issue first (withReproduction)");
-    const report = await this.task.verifier.run(this.task.workspace, selection);
+    const report = await this.task.verifier.run(this.task.workspace, selection, undefined, this.limits.limitFor(selection));
     this.outcome.cost.testRuns += 1;
     this.outcome.cost.testSeconds += report.run.durationMs / 1000;
     return report;
@@ -66,12 +70,14 @@ export class SearchRun {
 
   private async start(): Promise<Start> {
     const before = await this.test();
+    this.limits.learn(before);
     this.outcome.evidence.before = evidenceOf(before);
     const failing = failingTests(before);
     const broken = brokenRunReason(before, this.task.workspace);
     if (broken) throw new Stop("broken-tests", `the test command is broken: ${broken}`);
     if (failing.length === 0) throw new Stop("nothing-to-fix", "every visible test already passes");
     const baseline = this.task.regression ? await this.test(this.task.regression) : undefined;
+    if (baseline) this.limits.learn(baseline);
     const digest = digestReport(before);
     const context = await buildContext(this.task.workspace, { query: `${this.task.description ?? ""}\n${digest}`, mentioned: failing.flatMap((t) => (t.file ? [t.file] : [])), isTestFile: this.task.isTestFile });
     this.contextFiles = context.files;
@@ -112,7 +118,8 @@ export class SearchRun {
     const report = await this.test();
     const failed = failingTests(report).length;
     const passed = report.tests.length - failed;
-    this.outcome.attempts.push({ index: this.outcome.attempts.length + 1, description, result: allPassed(report) ? "plausible" : "still-failing", passed, failed });
+    const timedOut = candidateTimedOut(report);
+    this.outcome.attempts.push({ index: this.outcome.attempts.length + 1, description, result: allPassed(report) ? "plausible" : timedOut ? "timed-out" : "still-failing", ...(timedOut ? { limit: timedOut } : {}), passed, failed });
     return { report, passed, failed };
   }
 

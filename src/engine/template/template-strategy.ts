@@ -10,7 +10,7 @@ import { editableRepoFile, readRepoFile, UnsafePathError, writeRepoFile } from "
 import { unifiedDiff } from "../../workspace/unified-diff.ts";
 import { brokenRunReason } from "../../verify/load-failure.ts";
 import type { RunTimeLimit } from "../../verify/local-verifier.ts";
-import { candidateTimeLimit } from "../candidate-time-limit.ts";
+import { CandidateLimits, candidateTimedOut } from "../candidate-limits.ts";
 import { allPassed, failingTests, type TestReport } from "../../verify/test-report.ts";
 import type { TestSelection } from "../../verify/runners/test-runner.ts";
 import { checkDiffLanded } from "../check-diff-landed.ts";
@@ -53,8 +53,9 @@ export const templateStrategy: Strategy = {
     if (failing.length === 0) return state.finish("nothing-to-fix", "every visible test already passes; there is nothing to repair");
     const regressionBaseline = task.regression ? await state.test(task.regression) : undefined;
     if (regressionBaseline) state.outcome.evidence.regressionBefore = evidenceOf(regressionBaseline);
-    // The failing tests alone get the visible run's limit: it holds them and more.
-    state.limits = { visible: candidateTimeLimit(before.run.durationMs, task.sandbox.timeoutMs), regression: regressionBaseline ? candidateTimeLimit(regressionBaseline.run.durationMs, task.sandbox.timeoutMs) : undefined };
+    // Candidate runs are limited by the unchanged code's own timings from here on.
+    state.limits.learn(before);
+    if (regressionBaseline) state.limits.learn(regressionBaseline);
 
     task.onProgress?.({ kind: "stage", stage: "localise", detail: `${failing.length} failing of ${before.tests.length} visible tests` });
     let ranking: SuspiciousLine[];
@@ -194,8 +195,8 @@ class RunState {
   readonly outcome: Outcome;
   /** The visible and regression runs of each candidate that passed the failing tests, by index. */
   readonly evidence = new Map<number, CandidateEvidence>();
-  /** Wall-clock limits for candidate runs, from the unchanged code's runs; none before those. */
-  limits: { visible?: RunTimeLimit | undefined; regression?: RunTimeLimit | undefined } = {};
+  /** Time limits for candidate runs, from the unchanged code's runs; none before those. */
+  readonly limits: CandidateLimits;
   private readonly task: Task;
   private readonly started: number;
 
@@ -203,6 +204,7 @@ class RunState {
     this.task = task;
     this.started = started;
     this.outcome = emptyOutcome("template");
+    this.limits = new CandidateLimits(task.candidateLimit, task.sandbox.timeoutMs);
   }
 
   async test(selection: TestSelection, workspace = this.task.workspace, limit?: RunTimeLimit): Promise<TestReport> {
@@ -217,20 +219,21 @@ class RunState {
     const record = (result: Attempt["result"], report: TestReport): Attempt => {
       const failed = failingTests(report).length;
       // A candidate stopped by its time limit (a loop it made endless) failed; the job goes on.
-      const timedOut = report.run.limit?.name === "wall-time";
-      const attempt: Attempt = { index: index + 1, description: mutation.description, family: mutation.family, file: mutation.file, line: mutation.line, score, result: timedOut ? "timed-out" : result, passed: report.tests.length - failed, failed, ...(timedOut ? { limit: report.run.limit?.message } : {}) };
+      const timedOut = result === "plausible" ? undefined : candidateTimedOut(report);
+      const attempt: Attempt = { index: index + 1, description: mutation.description, family: mutation.family, file: mutation.file, line: mutation.line, score, result: timedOut ? "timed-out" : result, passed: report.tests.length - failed, failed, ...(timedOut ? { limit: timedOut } : {}) };
       this.outcome.attempts.push(attempt);
       return attempt;
     };
-    const first = await this.test(failingIds, workspace, this.limits.visible);
+    const first = await this.test(failingIds, workspace, this.limits.limitFor(failingIds));
     if (!allPassed(first)) return record("still-failing", first);
-    const visible = await this.test(this.task.visible.kind === "reproduce" ? failingIds : this.task.visible, workspace, this.limits.visible);
+    const visibleSelection = this.task.visible.kind === "reproduce" ? failingIds : this.task.visible;
+    const visible = await this.test(visibleSelection, workspace, this.limits.limitFor(visibleSelection));
     if (!allPassed(visible)) return record("visible-regressed", visible);
     // Kept per candidate: with parallel slots, another candidate may finish after the winner.
     const evidence: CandidateEvidence = { after: evidenceOf(visible) };
     this.evidence.set(index, evidence);
     if (this.task.regression && baseline) {
-      const regression = await this.test(this.task.regression, workspace, this.limits.regression);
+      const regression = await this.test(this.task.regression, workspace, this.limits.limitFor(this.task.regression));
       evidence.regressionAfter = evidenceOf(regression);
       const passedBefore = new Set(baseline.tests.filter((t) => t.status === "pass").map((t) => t.id));
       const broken = failingTests(regression).filter((t) => passedBefore.has(t.id));
