@@ -9,7 +9,7 @@ import type { CandidateLimitSettings } from "./candidate-limits.ts";
 
 export type ProgressEvent =
   | { kind: "stage"; stage: string; detail?: string }
-  | { kind: "attempt"; index: number; total: number; description: string; passed: number; failed: number };
+  | { kind: "attempt"; index: number; total: number; description: string; passed: number; failed: number; limit?: string | undefined };
 
 /** The tests a task is about: a selection of existing tests, or none yet: a test that reproduces the described bug is to be written first. */
 export type VisibleTests = TestSelection | { kind: "reproduce" };

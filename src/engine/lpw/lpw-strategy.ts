@@ -236,7 +236,7 @@ class LpwRun {
 
   private record(attempt: Attempt, report: TestReport): void {
     this.outcome.attempts.push(attempt);
-    this.task.onProgress?.({ kind: "attempt", index: attempt.index, total: this.outcome.attempts.length, description: attempt.description, passed: attempt.passed, failed: attempt.failed });
+    this.task.onProgress?.({ kind: "attempt", index: attempt.index, total: this.outcome.attempts.length, description: attempt.description, passed: attempt.passed, failed: attempt.failed, limit: attempt.limit });
     const signature = failureSignature(report);
     this.repeats = signature === this.lastSignature ? this.repeats + 1 : 1;
     this.lastSignature = signature;

@@ -121,7 +121,7 @@ export const templateStrategy: Strategy = {
         );
         // Reported in candidate order, whichever slot finished first.
         for (const { mutation, attempt } of results) {
-          task.onProgress?.({ kind: "attempt", index: attempt.index, total: state.outcome.cost.candidatesGenerated, description: `${mutation.description} (${mutation.file}:${mutation.line})`, passed: attempt.passed, failed: attempt.failed });
+          task.onProgress?.({ kind: "attempt", index: attempt.index, total: state.outcome.cost.candidatesGenerated, description: `${mutation.description} (${mutation.file}:${mutation.line})`, passed: attempt.passed, failed: attempt.failed, limit: attempt.limit });
         }
         // The best-ranked passing candidate of the batch wins, as it would have one at a time.
         for (const { mutation, score, original, mutated, attempt } of results) {
