@@ -30,11 +30,12 @@ export class CandidateLimits {
 
   /** A run of the unchanged code: its slowest test and its time outside the tests. */
   learn(report: TestReport): void {
-    const times = report.tests.map((t) => t.durationMs ?? 0);
+    // Durations come from the runner's report, which the repository's code can write: only sane ones count.
+    const times = report.tests.map((t) => t.durationMs ?? 0).filter((ms) => Number.isFinite(ms) && ms >= 0);
     const inTests = times.reduce((a, b) => a + b, 0);
     this.slowestMs = Math.max(this.slowestMs, ...times);
     // Runs are sequential: time not inside a test is start-up, collection and teardown.
-    this.overheadMs = Math.max(this.overheadMs, report.run.durationMs - inTests);
+    this.overheadMs = Math.max(this.overheadMs, report.run.durationMs - inTests, 0);
     this.suiteSize = Math.max(this.suiteSize, report.tests.length);
     this.learned = true;
   }

@@ -42,6 +42,15 @@ describe("CandidateLimits", () => {
     limits.learn(report(3_000, [10, 20, 1_000]));
     expect(limits.limitFor({ kind: "tests", ids: ["t0"] })).toMatchObject({ perTestMs: 6_000, timeoutMs: Math.ceil(5 * 1_970) + 6_000 });
   });
+
+  it("ignores durations a forged report made negative or not a number", () => {
+    const limits = new CandidateLimits(undefined, 600_000);
+    limits.learn(report(1_000, [Number.NaN, -5_000, 100]));
+    expect(limits.limitFor({ kind: "tests", ids: ["t2"] })).toMatchObject({ perTestMs: 1_500, timeoutMs: 5 * 900 + 1_500 });
+    const allForged = new CandidateLimits(undefined, 600_000);
+    allForged.learn(report(500, [-10_000]));
+    expect(allForged.limitFor({ kind: "all" })?.timeoutMs).toBe(5 * 500 + 1_000);
+  });
 });
 
 describe("candidateTimedOut", () => {
