@@ -68,7 +68,7 @@ export const testSchema = z
     timeoutMinutes: positiveInt("Wall-clock limit for one test run; the whole process group is killed after it.", 10, 60),
     candidateLimit: z
       .strictObject({
-        factor: z.number().min(1).max(50).default(5).meta({ description: "Each test of a candidate's run may take this many times the slowest test of the unchanged code's run (plus floorSeconds), and the run this many times the unchanged code's start-up and collection time on top." }),
+        factor: z.number().min(1).max(50).default(5).meta({ description: "Each test of a candidate's run may take this many times the slowest test of the unchanged code's run, plus floorSeconds; the run may take that per selected test plus twice the unchanged code's start-up and collection time (its run's wall time less its tests' own)." }),
         floorSeconds: z.number().min(0.1).max(300).default(1).meta({ description: "Seconds every test of a candidate's run gets on top of factor × the slowest test, so a test that took milliseconds is not cut by a busy machine." }),
       })
       .prefault({})

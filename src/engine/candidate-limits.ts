@@ -1,7 +1,7 @@
 // Time limits for candidate runs, from the unchanged code's own timings: each test gets
 // factor × the slowest test it saw plus a floor, each run that many per selected test plus
-// factor × the start-up and collection time the unchanged code's run spent outside its
-// tests. A candidate that loops forever then costs seconds, not the test run's own limit.
+// twice the start-up and collection time the unchanged code's run spent outside its tests.
+// A candidate that loops forever then costs seconds, not the test run's own limit.
 import type { RunTimeLimit } from "../verify/local-verifier.ts";
 import type { TestSelection } from "../verify/runners/test-runner.ts";
 import type { TestReport } from "../verify/test-report.ts";
@@ -10,6 +10,13 @@ import type { TestReport } from "../verify/test-report.ts";
 export type CandidateLimitSettings = { factor: number; floorSeconds: number };
 
 export const DEFAULT_CANDIDATE_LIMIT: CandidateLimitSettings = { factor: 5, floorSeconds: 1 };
+
+/**
+ * Start-up is measured moments before on the same machine, so it needs less margin than a
+ * test's time; twice it still covers a busy machine's noise. A synchronous loop in a node
+ * test blocks its --test-timeout, so for JavaScript this run limit is what stops it.
+ */
+const STARTUP_MARGIN = 2;
 
 const seconds = (ms: number) => `${(Math.round(ms / 10) / 100).toString()} s`;
 
@@ -46,13 +53,13 @@ export class CandidateLimits {
     const { factor, floorSeconds } = this.settings;
     const perTestMs = Math.ceil(factor * this.slowestMs + floorSeconds * 1000);
     const tests = Math.max(1, selection?.kind === "tests" ? selection.ids.length : this.suiteSize);
-    const timeoutMs = Math.min(this.capMs, Math.ceil(factor * this.overheadMs + tests * perTestMs));
+    const timeoutMs = Math.min(this.capMs, Math.ceil(STARTUP_MARGIN * this.overheadMs + tests * perTestMs));
     return {
       timeoutMs,
       perTestMs: Math.min(perTestMs, timeoutMs),
       reason:
         `the candidate limit: ${tests} test(s) × ${seconds(perTestMs)} (${factor.toString()} × the slowest test's ${seconds(this.slowestMs)} + ${floorSeconds.toString()} s) ` +
-        `+ ${factor.toString()} × the ${seconds(this.overheadMs)} the unchanged code's run spent starting and collecting`,
+        `+ ${STARTUP_MARGIN.toString()} × the ${seconds(this.overheadMs)} the unchanged code's run spent starting and collecting`,
     };
   }
 }

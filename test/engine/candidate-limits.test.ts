@@ -16,14 +16,14 @@ describe("CandidateLimits", () => {
     expect(new CandidateLimits(undefined, 600_000).limitFor({ kind: "all" })).toBeUndefined();
   });
 
-  it("gives each test 5 × the slowest test + 1 s, and the run that per test plus 5 × the start-up", () => {
+  it("gives each test 5 × the slowest test + 1 s, and the run that per test plus 2 × the start-up", () => {
     const limits = new CandidateLimits(undefined, 600_000);
     // 900 ms of wall, 100 + 200 ms inside tests: 600 ms of start-up and collection.
     limits.learn(report(900, [100, 200]));
-    expect(limits.limitFor({ kind: "tests", ids: ["t1"] })).toMatchObject({ perTestMs: 2_000, timeoutMs: 3_000 + 2_000 });
-    expect(limits.limitFor({ kind: "all" })).toMatchObject({ perTestMs: 2_000, timeoutMs: 3_000 + 2 * 2_000 });
+    expect(limits.limitFor({ kind: "tests", ids: ["t1"] })).toMatchObject({ perTestMs: 2_000, timeoutMs: 1_200 + 2_000 });
+    expect(limits.limitFor({ kind: "all" })).toMatchObject({ perTestMs: 2_000, timeoutMs: 1_200 + 2 * 2_000 });
     expect(limits.limitFor({ kind: "tests", ids: ["t1"] })?.reason).toBe(
-      "the candidate limit: 1 test(s) × 2 s (5 × the slowest test's 0.2 s + 1 s) + 5 × the 0.6 s the unchanged code's run spent starting and collecting",
+      "the candidate limit: 1 test(s) × 2 s (5 × the slowest test's 0.2 s + 1 s) + 2 × the 0.6 s the unchanged code's run spent starting and collecting",
     );
   });
 
@@ -40,16 +40,16 @@ describe("CandidateLimits", () => {
     const limits = new CandidateLimits(undefined, 600_000);
     limits.learn(report(500, [10]));
     limits.learn(report(3_000, [10, 20, 1_000]));
-    expect(limits.limitFor({ kind: "tests", ids: ["t0"] })).toMatchObject({ perTestMs: 6_000, timeoutMs: Math.ceil(5 * 1_970) + 6_000 });
+    expect(limits.limitFor({ kind: "tests", ids: ["t0"] })).toMatchObject({ perTestMs: 6_000, timeoutMs: 2 * 1_970 + 6_000 });
   });
 
   it("ignores durations a forged report made negative or not a number", () => {
     const limits = new CandidateLimits(undefined, 600_000);
     limits.learn(report(1_000, [Number.NaN, -5_000, 100]));
-    expect(limits.limitFor({ kind: "tests", ids: ["t2"] })).toMatchObject({ perTestMs: 1_500, timeoutMs: 5 * 900 + 1_500 });
+    expect(limits.limitFor({ kind: "tests", ids: ["t2"] })).toMatchObject({ perTestMs: 1_500, timeoutMs: 2 * 900 + 1_500 });
     const allForged = new CandidateLimits(undefined, 600_000);
     allForged.learn(report(500, [-10_000]));
-    expect(allForged.limitFor({ kind: "all" })?.timeoutMs).toBe(5 * 500 + 1_000);
+    expect(allForged.limitFor({ kind: "all" })?.timeoutMs).toBe(2 * 500 + 1_000);
   });
 });
 
