@@ -252,8 +252,10 @@ class LpwRun {
     const passedBefore = new Set(baseline.tests.filter((t) => t.status === "pass").map((t) => t.id));
     const broken = failingTests(regression).filter((t) => passedBefore.has(t.id));
     const last = this.outcome.attempts.at(-1);
-    if (broken.length === 0) return true;
-    if (last) last.result = "regression-failed";
+    // A regression run stopped by its time limit may have reported no test at all: not a pass.
+    const timedOut = candidateTimedOut(regression);
+    if (broken.length === 0 && !timedOut) return true;
+    if (last) Object.assign(last, timedOut ? { result: "timed-out", limit: timedOut } : { result: "regression-failed" });
     return false;
   }
 

@@ -131,7 +131,8 @@ export class SearchRun {
       const regression = await this.test(this.task.regression);
       this.outcome.evidence.regressionAfter = evidenceOf(regression);
       const passedBefore = new Set(baseline.tests.filter((t) => t.status === "pass").map((t) => t.id));
-      if (failingTests(regression).some((t) => passedBefore.has(t.id))) return false;
+      // A regression run stopped by its time limit may have reported no test at all: not a pass.
+      if (failingTests(regression).some((t) => passedBefore.has(t.id)) || candidateTimedOut(regression)) return false;
     }
     const { diff, files } = this.changes.diff();
     Object.assign(this.outcome, { status: "fixed", diff, changedFiles: files });
