@@ -237,7 +237,8 @@ class RunState {
       evidence.regressionAfter = evidenceOf(regression);
       const passedBefore = new Set(baseline.tests.filter((t) => t.status === "pass").map((t) => t.id));
       const broken = failingTests(regression).filter((t) => passedBefore.has(t.id));
-      if (broken.length > 0 || (regression.tests.length === 0 && baseline.tests.length > 0)) return record("regression-failed", regression);
+      // A run stopped by its time limit reported only the tests that ended before the stop.
+      if (broken.length > 0 || (regression.tests.length === 0 && baseline.tests.length > 0) || candidateTimedOut(regression)) return record("regression-failed", regression);
     }
     return record("plausible", visible);
   }
