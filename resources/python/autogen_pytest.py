@@ -32,7 +32,7 @@ def _tracer(frame, event, arg):
 
 
 def _on_timeout(signum, frame):
-    raise TimeoutError("test exceeded %ss (AUTOGEN_TEST_TIMEOUT)" % _TIMEOUT)
+    raise TimeoutError("timed out after %g s (the per-test limit, AUTOGEN_TEST_TIMEOUT)" % _TIMEOUT)
 
 
 @pytest.hookimpl(hookwrapper=True)

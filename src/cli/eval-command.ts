@@ -18,7 +18,7 @@ import { loadLocalTasks } from "../eval/local-task-loader.ts";
 import { evalSandbox } from "../eval/run-eval-task.ts";
 import { resultsChart } from "../eval/results-chart.ts";
 import { runEval, type StrategyFactory } from "../eval/run-eval.ts";
-import { resultsMarkdown, summarise } from "../eval/summarise-results.ts";
+import { resultsMarkdown, resultsSummaryLines, summarise } from "../eval/summarise-results.ts";
 import { EXIT, UsageError, type CliCommand, type CliIo } from "./command.ts";
 import { parseFlags } from "./parse-flags.ts";
 
@@ -149,7 +149,7 @@ export const evalCommand: CliCommand = {
     if (values.check) return checkTasks(tasks, settings, io);
     const started = performance.now();
     const results = await runEval(tasks, strategies, settings, (r, done, total) => {
-      io.stdout(`[${done}/${total}] ${r.strategy} ${r.id} ${r.verdict} (${r.stopReason}, ${r.cost.candidatesTried} candidates, ${r.cost.wallSeconds.toFixed(1)}s)${r.fix ? `: ${r.fix}` : ""}\n`);
+      io.stdout(`[${done}/${total}] ${r.strategy} ${r.id} ${r.verdict} (${r.stopReason}, ${r.cost.candidatesTried} candidates, ${r.timedOut} timed out, ${r.cost.wallSeconds.toFixed(1)}s)${r.fix ? `: ${r.fix}` : ""}\n`);
     });
     const summaries = summarise(results);
     const table = resultsMarkdown(summaries);
@@ -158,7 +158,7 @@ export const evalCommand: CliCommand = {
     await writeFile(resolve(outDir, "results.json"), `${JSON.stringify({ dataset, settings, summaries, results }, null, 2)}\n`);
     await writeFile(resolve(outDir, "results.md"), `${table}\n`);
     await writeFile(resolve(outDir, "results.svg"), resultsChart(summaries));
-    io.stdout(`\n${table}\n\n${tasks.length} tasks in ${((performance.now() - started) / 1000).toFixed(0)} s; results in ${outDir}\n`);
+    io.stdout(`\n${table}\n\n${resultsSummaryLines(summaries)}\n${tasks.length} tasks in ${((performance.now() - started) / 1000).toFixed(0)} s; results in ${outDir}\n`);
     return EXIT.ok;
   },
 };

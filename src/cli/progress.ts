@@ -14,7 +14,9 @@ export function progressPrinter(write: (text: string) => void, isTty: boolean): 
         write(`[${elapsed()}] ${event.stage}${event.detail ? `: ${event.detail}` : ""}\n`);
         return;
       }
-      const line = `[${elapsed()}] attempt ${event.index}/${event.total}: ${event.description} → ${event.passed} passed, ${event.failed} failed`;
+      // A candidate stopped by its time limit says so ("timed out after 1.1 s in test_x"), without the long reason.
+      const result = event.limit ? event.limit.split(" (")[0] : `${event.passed} passed, ${event.failed} failed`;
+      const line = `[${elapsed()}] attempt ${event.index}/${event.total}: ${event.description} → ${result}`;
       if (isTty) {
         write(`\r\u001b[2K${line.slice(0, (process.stdout.columns || 120) - 1)}`);
         live = true;

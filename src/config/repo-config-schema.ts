@@ -70,6 +70,13 @@ export const testSchema = z
       .default({})
       .meta({ description: "Extra environment variables (literal values) for the test and setup commands. The bot's own secrets are never passed." }),
     timeoutMinutes: positiveInt("Wall-clock limit for one test run; the whole process group is killed after it.", 10, 60),
+    candidateLimit: z
+      .strictObject({
+        factor: z.number().min(1).max(50).default(5).meta({ description: "Each test of a candidate's run may take this many times the slowest test of the unchanged code's run, plus floorSeconds; the run may take that per selected test plus twice the unchanged code's start-up and collection time (its run's wall time less its tests' own)." }),
+        floorSeconds: z.number().min(0.1).max(300).default(1).meta({ description: "Seconds every test of a candidate's run gets on top of factor × the slowest test, so a test that took milliseconds is not cut by a busy machine." }),
+      })
+      .prefault({})
+      .meta({ description: "Time limits for a candidate's test runs, from the unchanged code's own timings, so a candidate that loops forever costs seconds; a candidate stopped by one is reported as \"timed out after N s\" and counts as that candidate's failure. Never above timeoutMinutes." }),
     networkDuringSetup: z.boolean().default(false).meta({ description: "Ask for network access for the setup command; it is granted only where the bot's operator allows it (AUTOGEN_ALLOW_SETUP_NETWORK=1), since the setup then shares the host's network. Tests never get network." }),
     warm: z.boolean().default(true).meta({ description: "Validate candidates with a warm runner where the runner allows it (pytest): one sandboxed session per validation slot collects the tests once and runs each candidate in a fork, falling back to a cold run when a candidate touches tests or configuration. Set false to run every candidate cold (the operator can also set AUTOGEN_WARM=0)." }),
     reruns: z.int().min(0).max(10).default(2).meta({ description: "Identical reruns of a failing test used to tell flaky from broken." }),

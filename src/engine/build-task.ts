@@ -107,6 +107,7 @@ export function buildTask(input: TaskInput): Task {
     runnerName: input.runner.name,
     isTestFile,
     budget: input.budget ?? taskBudget(input.config),
+    candidateLimit: input.config.test.candidateLimit,
     parallelism: input.parallelism,
     description,
     signal: input.signal,

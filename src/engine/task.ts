@@ -6,10 +6,11 @@ import type { Verifier } from "../verify/local-verifier.ts";
 import type { SandboxOptions } from "../verify/sandbox/run-sandboxed.ts";
 import type { TestReport, TestStatus } from "../verify/test-report.ts";
 import type { PolicyVerdict } from "../workspace/diff-policy.ts";
+import type { CandidateLimitSettings } from "./candidate-limits.ts";
 
 export type ProgressEvent =
   | { kind: "stage"; stage: string; detail?: string }
-  | { kind: "attempt"; index: number; total: number; description: string; passed: number; failed: number };
+  | { kind: "attempt"; index: number; total: number; description: string; passed: number; failed: number; limit?: string | undefined };
 
 /** The tests a task is about: a selection of existing tests, or none yet: a test that reproduces the described bug is to be written first. */
 export type VisibleTests = TestSelection | { kind: "reproduce" };
@@ -32,6 +33,8 @@ export type Task = {
   runnerName: string;
   isTestFile: (path: string) => boolean;
   budget: { candidates: number; minutes: number };
+  /** How candidates' time limits follow the unchanged code's timings (test.candidateLimit); the defaults when absent. */
+  candidateLimit?: CandidateLimitSettings | undefined;
   /** How many independent candidates may be validated at once (each in its own copy). */
   parallelism?: number | undefined;
   description?: string | undefined;

@@ -29,6 +29,8 @@ export type TaskResult = {
   /** Candidates generated before the first one that passed the visible tests (SEIDR's EPG). */
   epg: number | undefined;
   llmWaitSeconds: number;
+  /** Candidates stopped by their time limit (a loop they made endless). */
+  timedOut: number;
 };
 
 // Plugins installed on the host would otherwise load into every run and dominate its time.
@@ -84,6 +86,7 @@ export async function runEvalTask(task: EvalTask, strategy: Strategy, settings: 
       cost: outcome.cost,
       epg: outcome.status === "fixed" ? outcome.cost.candidatesTried - 1 : undefined,
       llmWaitSeconds: outcome.cost.llmSeconds,
+      timedOut: outcome.attempts.filter((a) => a.result === "timed-out").length,
     };
   } finally {
     await rm(workspace, { recursive: true, force: true });

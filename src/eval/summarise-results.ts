@@ -19,6 +19,8 @@ export type StrategySummary = {
   medianSeconds: number;
   p90Seconds: number;
   llmWaitShare: number;
+  /** Candidates stopped by their time limit, over all tasks. */
+  timedOutCandidates: number;
   stopReasons: Record<string, number>;
 };
 
@@ -60,6 +62,7 @@ export function summarise(results: TaskResult[]): StrategySummary[] {
       medianSeconds: quantile(wall, 0.5) ?? 0,
       p90Seconds: quantile(wall, 0.9) ?? 0,
       llmWaitShare: sum((r) => r.cost.wallSeconds) > 0 ? sum((r) => r.llmWaitSeconds) / sum((r) => r.cost.wallSeconds) : 0,
+      timedOutCandidates: sum((r) => r.timedOut),
       stopReasons,
     };
   });
@@ -69,13 +72,20 @@ const fmt = (v: number | null, digits = 1) => (v === null ? "–" : v.toFixed(di
 
 export function resultsMarkdown(summaries: StrategySummary[]): string {
   const header =
-    "| strategy | tasks | solved | plausible | not fixed | LLM calls | prompt tok/task | completion tok/task | prompt tok/solved | completion tok/solved | median EPG | candidates/fix | test runs/task | test s/task | median s | p90 s | LLM wait | stop reasons |";
+    "| strategy | tasks | solved | plausible | not fixed | LLM calls | prompt tok/task | completion tok/task | prompt tok/solved | completion tok/solved | median EPG | candidates/fix | test runs/task | test s/task | median s | p90 s | timed-out candidates | LLM wait | stop reasons |";
   const rule = `|${header.split("|").slice(1, -1).map(() => " --- ").join("|")}|`;
   const rows = summaries.map(
     (s) =>
-      `| ${s.strategy} | ${s.tasks} | ${s.solved} | ${s.plausible} | ${s.notFixed} | ${s.llmCalls} | ${fmt(s.promptTokensPerTask, 0)} | ${fmt(s.completionTokensPerTask, 0)} | ${fmt(s.promptTokensPerSolved, 0)} | ${fmt(s.completionTokensPerSolved, 0)} | ${fmt(s.medianEpg)} | ${fmt(s.candidatesPerFix)} | ${fmt(s.testRunsPerTask)} | ${fmt(s.testSecondsPerTask)} | ${fmt(s.medianSeconds)} | ${fmt(s.p90Seconds)} | ${(s.llmWaitShare * 100).toFixed(0)}% | ${Object.entries(s.stopReasons)
+      `| ${s.strategy} | ${s.tasks} | ${s.solved} | ${s.plausible} | ${s.notFixed} | ${s.llmCalls} | ${fmt(s.promptTokensPerTask, 0)} | ${fmt(s.completionTokensPerTask, 0)} | ${fmt(s.promptTokensPerSolved, 0)} | ${fmt(s.completionTokensPerSolved, 0)} | ${fmt(s.medianEpg)} | ${fmt(s.candidatesPerFix)} | ${fmt(s.testRunsPerTask)} | ${fmt(s.testSecondsPerTask)} | ${fmt(s.medianSeconds)} | ${fmt(s.p90Seconds)} | ${s.timedOutCandidates} | ${(s.llmWaitShare * 100).toFixed(0)}% | ${Object.entries(s.stopReasons)
         .map(([k, v]) => `${k} ${v}`)
         .join(", ")} |`,
   );
   return [header, rule, ...rows].join("\n");
+}
+
+/** One line per strategy: solved count, median and p90 seconds per task, candidates that timed out. */
+export function resultsSummaryLines(summaries: StrategySummary[]): string {
+  return summaries
+    .map((s) => `${s.strategy}: ${s.solved} of ${s.tasks} solved; median ${fmt(s.medianSeconds)} s, p90 ${fmt(s.p90Seconds)} s per task; ${s.timedOutCandidates} candidate(s) timed out`)
+    .join("\n");
 }

@@ -18,8 +18,11 @@ export type VerifierRunOptions = Omit<SandboxOptions, "cwd" | "readOnlyPaths" | 
   warm?: boolean;
 };
 
-/** A shorter wall-clock limit for one run than the test run's own (test.timeoutMinutes), and why. */
-export type RunTimeLimit = { timeoutMs: number; reason: string };
+/** A shorter wall-clock limit for one run than the test run's own (test.timeoutMinutes), and why; `perTestMs`: one test's, where the runner can stop a test alone. */
+export type RunTimeLimit = { timeoutMs: number; reason: string; perTestMs?: number | undefined };
+
+// Our pytest plugin's "timed out after 1.2 s" and node --test's "test timed out after 1200ms".
+const TEST_TIMED_OUT = /\btimed out after (\d+(?:\.\d+)?) ?(ms|s)\b/;
 
 export type Verifier = {
   /**
@@ -38,11 +41,12 @@ export function localVerifier(runner: TestRunner, options: VerifierRunOptions): 
       const tighter = limit !== undefined && limit.timeoutMs < options.timeoutMs;
       try {
         const reportPath = join(reportDir, "report.xml");
-        const run = await runSandboxed(runner.command(selection, reportPath), {
+        const runnerOptions = { perTestMs: limit?.perTestMs };
+        const run = await runSandboxed(runner.command(selection, reportPath, runnerOptions), {
           ...options,
           timeoutMs: tighter ? limit.timeoutMs : options.timeoutMs,
           cwd: workspace,
-          env: { ...(runner.prepareEnv ? runner.prepareEnv(options.env) : options.env), ...extraEnv },
+          env: { ...(runner.prepareEnv ? runner.prepareEnv(options.env, runnerOptions) : options.env), ...extraEnv },
           pathPrefix: [...runner.pathPrefix, ...(options.pathPrefix ?? [])],
           readOnlyPaths: [join(workspace, ".git"), ...(options.protect ?? [])],
           // Our report directory, and directories of ours handed over in extraEnv (a V8 coverage dir).
@@ -51,9 +55,9 @@ export function localVerifier(runner: TestRunner, options: VerifierRunOptions): 
         // The sandbox names test.timeoutMinutes; say which limit it really was.
         if (tighter && run.limit?.name === "wall-time") run.limit = { name: "wall-time", message: `timed out after ${String(Math.round(limit.timeoutMs / 100) / 10)} s (${limit.reason})` };
         const fromReport = runner.reportFormat === "junit" ? await readJunit(reportPath, workspace) : undefined;
-        if (fromReport) return { run, tests: fromReport, source: "junit" };
-        const fromConsole = runner.parseConsole?.(run.output) ?? [];
-        return { run, tests: fromConsole, source: fromConsole.length > 0 ? "console" : "none" };
+        const report: TestReport = fromReport ? { run, tests: fromReport, source: "junit" } : consoleReport(run, runner);
+        if (limit?.perTestMs !== undefined && !run.limit) markTestTimeout(report, limit);
+        return report;
       } finally {
         await rm(reportDir, { recursive: true, force: true });
       }
@@ -61,6 +65,20 @@ export function localVerifier(runner: TestRunner, options: VerifierRunOptions): 
   };
   if (options.warm && runner.name === "pytest") verifier.openWarm = (workspace) => openWarmPytest(workspace, runner, options, verifier);
   return verifier;
+}
+
+function consoleReport(run: TestReport["run"], runner: TestRunner): TestReport {
+  const tests = runner.parseConsole?.(run.output) ?? [];
+  return { run, tests, source: tests.length > 0 ? "console" : "none" };
+}
+
+/** A test the runner stopped at the per-test limit: the run names it, as it names a run stopped whole. */
+function markTestTimeout(report: TestReport, limit: RunTimeLimit): void {
+  const stopped = report.tests.find((t) => (t.status === "fail" || t.status === "error") && TEST_TIMED_OUT.test(t.message ?? ""));
+  const match = stopped && TEST_TIMED_OUT.exec(stopped.message ?? "");
+  if (!stopped || !match) return;
+  const after = match[2] === "ms" ? Number(match[1]) / 1000 : Number(match[1]);
+  report.run.limit = { name: "test-time", message: `timed out after ${String(Math.round(after * 10) / 10)} s in ${stopped.id} (${limit.reason})` };
 }
 
 function ownDirectories(extraEnv: Record<string, string> | undefined): string[] {

@@ -13,7 +13,7 @@ import type { TestSelection } from "../../verify/runners/test-runner.ts";
 import { allPassed, failingTests, type TestCaseResult, type TestReport } from "../../verify/test-report.ts";
 import { EditError, type Edit } from "../../workspace/apply-edits.ts";
 import { UnsafePathError } from "../../workspace/safe-path.ts";
-import { candidateTimeLimit } from "../candidate-time-limit.ts";
+import { CandidateLimits, candidateTimedOut } from "../candidate-limits.ts";
 import { WorkspaceChanges } from "../lpw/workspace-changes.ts";
 import { emptyOutcome, evidenceOf, visibleSelection, type Attempt, type Outcome, type Task, type TestEvidence } from "../task.ts";
 import { AttemptLog, type CandidateDiff } from "./attempt-log.ts";
@@ -52,8 +52,8 @@ export class StrategyRun {
   /** The visible and regression runs of each candidate that passed the visible tests, by attempt number. */
   private readonly evidence = new Map<number, CandidateEvidence>();
   private base: Baseline | undefined;
-  /** Wall-clock limits for candidate runs, from the unchanged code's runs. */
-  private limits: { visible?: RunTimeLimit | undefined; regression?: RunTimeLimit | undefined } = {};
+  /** Time limits for candidate runs (each test, each run), learnt from the unchanged code's runs. */
+  private readonly limits: CandidateLimits;
 
   constructor(task: Task, strategy: string, options: RunOptions = {}) {
     this.task = task;
@@ -63,6 +63,7 @@ export class StrategyRun {
     this.started = this.costs.started;
     this.total = options.total ?? (() => task.budget.candidates);
     this.log = new AttemptLog(this.outcome.attempts, (attempt, diff) => this.released(attempt, diff));
+    this.limits = new CandidateLimits(task.candidateLimit, task.sandbox.timeoutMs);
   }
 
   /** Runs the strategy's body; a Stop, a spent budget or a failed model stage ends the run with that reason; the code is restored unless fixed. */
@@ -104,9 +105,9 @@ export class StrategyRun {
     if (failing.length === 0) throw new Stop("nothing-to-fix", "every visible test already passes; there is nothing to repair");
     const regression = this.task.regression ? await this.test(this.task.regression) : undefined;
     if (regression) this.outcome.evidence.regressionBefore = evidenceOf(regression);
-    // The failing tests alone get the visible run's limit: it holds them and more.
-    const cap = this.task.sandbox.timeoutMs;
-    this.limits = { visible: candidateTimeLimit(before.run.durationMs, cap), regression: regression ? candidateTimeLimit(regression.run.durationMs, cap) : undefined };
+    // Candidate runs are limited by the unchanged code's own timings from here on.
+    this.limits.learn(before);
+    if (regression) this.limits.learn(regression);
     this.base = { before, failing, visible, regression };
     return this.base;
   }
@@ -126,25 +127,26 @@ export class StrategyRun {
     this.outcome.cost.candidatesTried += 1;
     const record = (result: Attempt["result"], report: TestReport): Validated => {
       const failed = failingTests(report).length;
-      // A candidate stopped by its time limit (a loop it made endless) failed; the job goes on.
-      const timedOut = report.run.limit?.name === "wall-time";
-      const attempt: Attempt = { ...candidate, index, result: timedOut ? "timed-out" : result, passed: report.tests.length - failed, failed, ...(timedOut ? { limit: report.run.limit?.message } : {}) };
+      // A candidate stopped by a time limit (a loop it made endless, in one test or the run) failed; the job goes on.
+      const timedOut = result === "plausible" ? undefined : candidateTimedOut(report);
+      const attempt: Attempt = { ...candidate, index, result: timedOut ? "timed-out" : result, passed: report.tests.length - failed, failed, ...(timedOut ? { limit: timedOut } : {}) };
       this.log.record(attempt, options.diff);
       return { attempt, report };
     };
     if (options.first) {
-      const first = await this.test(options.first, workspace, this.limits.visible, options.warm);
+      const first = await this.test(options.first, workspace, this.limits.limitFor(options.first), options.warm);
       if (!allPassed(first)) return record("still-failing", first);
     }
-    const visible = await this.test(base.visible, workspace, this.limits.visible);
+    const visible = await this.test(base.visible, workspace, this.limits.limitFor(base.visible));
     if (!allPassed(visible)) return record(options.first ? "visible-regressed" : "still-failing", visible);
     // Kept per candidate: with parallel slots, another candidate may finish after the winner.
     const evidence: CandidateEvidence = { after: evidenceOf(visible) };
     this.evidence.set(index, evidence);
     if (this.task.regression && base.regression) {
-      const regression = await this.test(this.task.regression, workspace, this.limits.regression);
+      const regression = await this.test(this.task.regression, workspace, this.limits.limitFor(this.task.regression));
       evidence.regressionAfter = evidenceOf(regression);
-      if (!regressionGate(base.regression, regression).held) return record("regression-failed", regression);
+      // A run stopped by its time limit reported only the tests that ended before the stop: never a pass.
+      if (!regressionGate(base.regression, regression).held || candidateTimedOut(regression)) return record("regression-failed", regression);
     }
     return record("plausible", visible);
   }
@@ -183,7 +185,7 @@ export class StrategyRun {
   /** In candidate order: the attempt is reported, and kept as the closest attempt if it passes more visible tests than any before it. */
   private released(attempt: Attempt, diff: (() => CandidateDiff) | undefined): void {
     const where = attempt.file !== undefined && attempt.line !== undefined ? ` (${attempt.file}:${attempt.line})` : "";
-    this.task.onProgress?.({ kind: "attempt", index: attempt.index, total: Math.max(this.total(), attempt.index), description: `${attempt.description}${where}`, passed: attempt.passed, failed: attempt.failed });
+    this.task.onProgress?.({ kind: "attempt", index: attempt.index, total: Math.max(this.total(), attempt.index), description: `${attempt.description}${where}`, passed: attempt.passed, failed: attempt.failed, limit: attempt.limit });
     if (this.outcome.status === "fixed" || attempt.result === "plausible" || !diff || attempt.passed <= (this.outcome.closestAttempt?.passed ?? 0)) return;
     const { diff: text, files } = diff();
     this.outcome.closestAttempt = { diff: text, files, passed: attempt.passed, failed: attempt.failed };

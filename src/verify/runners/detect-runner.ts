@@ -73,7 +73,8 @@ export function pytestRunner(extra: string[], evidence: string): TestRunner {
     reportFormat: "junit",
     pathPrefix: [],
     parseConsole: parsePytestConsole,
-    prepareEnv: (env) => withPytestPlugin(env),
+    // Our plugin's per-test alarm; a tighter limit already in the environment (eval's) is kept.
+    prepareEnv: (env, options) => withPytestPlugin(env, perTestEnv(env, options?.perTestMs)),
     command: (selection: TestSelection, reportPath: string) => [
       pythonExecutable(),
       "-m",
@@ -93,16 +94,25 @@ export function pytestRunner(extra: string[], evidence: string): TestRunner {
   };
 }
 
+function perTestEnv(env: Record<string, string> | undefined, perTestMs: number | undefined): Record<string, string> {
+  if (perTestMs === undefined) return {};
+  const given = Number(env?.AUTOGEN_TEST_TIMEOUT ?? 0);
+  const ours = Math.ceil(perTestMs) / 1000;
+  return { AUTOGEN_TEST_TIMEOUT: String(given > 0 && given < ours ? given : ours) };
+}
+
 function nodeTestRunner(argv: string[], evidence: string): TestRunner {
   return {
     name: "node-test",
     evidence,
     reportFormat: "junit",
     pathPrefix: [],
-    command: (selection, reportPath) => {
+    command: (selection, reportPath, options) => {
       const [node, ...rest] = argv;
       const pattern = selection.kind === "tests" ? [`--test-name-pattern=^(${safeIds(selection.ids).map((id) => escapeRegExp(id.split(" > ").at(-1) ?? id)).join("|")})$`] : [];
-      return [node ?? "node", "--test-reporter=tap", "--test-reporter-destination=stdout", "--test-reporter=junit", `--test-reporter-destination=${reportPath}`, ...pattern, ...rest];
+      // Stops a test that waits forever; a synchronous loop blocks it, and the run's own limit stops that.
+      const timeout = options?.perTestMs !== undefined ? [`--test-timeout=${String(Math.ceil(options.perTestMs))}`] : [];
+      return [node ?? "node", "--test-reporter=tap", "--test-reporter-destination=stdout", "--test-reporter=junit", `--test-reporter-destination=${reportPath}`, ...timeout, ...pattern, ...rest];
     },
     parseConsole: parseTap,
   };

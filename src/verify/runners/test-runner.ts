@@ -4,6 +4,9 @@ import type { TestCaseResult } from "../test-report.ts";
 
 export type TestSelection = { kind: "all" } | { kind: "tests"; ids: string[] };
 
+/** Limits for one run the runner enforces itself: `perTestMs` stops one test, not the run. */
+export type RunnerOptions = { perTestMs?: number | undefined };
+
 /** `custom`: a configured command that is none of the known runners, judged by its exit code. */
 export type RunnerName = "pytest" | "node-test" | "vitest" | "jest" | "mocha" | "go" | "cargo" | "maven" | "gradle" | "custom";
 
@@ -12,12 +15,12 @@ export type TestRunner = {
   /** Why this runner was chosen (the file or setting that said so). */
   evidence: string;
   /** argv for the selection; `reportPath` is a file outside the repository we read afterwards. */
-  command(selection: TestSelection, reportPath: string): string[];
+  command(selection: TestSelection, reportPath: string, options?: RunnerOptions): string[];
   reportFormat: "junit" | "none";
   /** Results from console output when no report was written. */
   parseConsole?: (output: string) => TestCaseResult[];
   /** Adds what the runner needs to the sandbox environment (e.g. our pytest plugin on PYTHONPATH). */
-  prepareEnv?: (env: Record<string, string> | undefined) => Record<string, string>;
+  prepareEnv?: (env: Record<string, string> | undefined, options?: RunnerOptions) => Record<string, string>;
   /** Directories to put on PATH (e.g. node_modules/.bin). */
   pathPrefix: string[];
 };

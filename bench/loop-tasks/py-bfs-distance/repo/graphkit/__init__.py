@@ -1,0 +1,1 @@
+from .bfs import distance

@@ -1,0 +1,1 @@
+from .bits import bit_length, fits

@@ -1,0 +1,1 @@
+from .roots import digit_sum, digital_root

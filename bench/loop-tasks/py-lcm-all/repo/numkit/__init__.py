@@ -1,0 +1,1 @@
+from .divisors import gcd, lcm, lcm_all

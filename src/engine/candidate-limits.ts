@@ -1,0 +1,71 @@
+// Time limits for candidate runs, from the unchanged code's own timings: each test gets
+// factor × the slowest test it saw plus a floor, each run that many per selected test plus
+// twice the start-up and collection time the unchanged code's run spent outside its tests.
+// A candidate that loops forever then costs seconds, not the test run's own limit.
+import type { RunTimeLimit } from "../verify/local-verifier.ts";
+import type { TestSelection } from "../verify/runners/test-runner.ts";
+import type { TestReport } from "../verify/test-report.ts";
+
+/** `test.candidateLimit` in the repository's config. */
+export type CandidateLimitSettings = { factor: number; floorSeconds: number };
+
+export const DEFAULT_CANDIDATE_LIMIT: CandidateLimitSettings = { factor: 5, floorSeconds: 1 };
+
+/**
+ * Start-up is measured moments before on the same machine, so it needs less margin than a
+ * test's time; twice it still covers a busy machine's noise. A synchronous loop in a node
+ * test blocks its --test-timeout, so for JavaScript this run limit is what stops it.
+ */
+const STARTUP_MARGIN = 2;
+
+const seconds = (ms: number) => `${(Math.round(ms / 10) / 100).toString()} s`;
+
+export class CandidateLimits {
+  private readonly settings: CandidateLimitSettings;
+  private readonly capMs: number;
+  private slowestMs = 0;
+  private overheadMs = 0;
+  /** Tests seen in a baseline run of the whole suite (or the most seen in one run). */
+  private suiteSize = 0;
+  private learned = false;
+
+  /** `capMs`: the test run's own limit (test.timeoutMinutes); no candidate limit exceeds it. */
+  constructor(settings: CandidateLimitSettings | undefined, capMs: number) {
+    this.settings = settings ?? DEFAULT_CANDIDATE_LIMIT;
+    this.capMs = capMs;
+  }
+
+  /** A run of the unchanged code: its slowest test and its time outside the tests. */
+  learn(report: TestReport): void {
+    // Durations come from the runner's report, which the repository's code can write: only sane ones count.
+    const times = report.tests.map((t) => t.durationMs ?? 0).filter((ms) => Number.isFinite(ms) && ms >= 0);
+    const inTests = times.reduce((a, b) => a + b, 0);
+    this.slowestMs = Math.max(this.slowestMs, ...times);
+    // Runs are sequential: time not inside a test is start-up, collection and teardown.
+    this.overheadMs = Math.max(this.overheadMs, report.run.durationMs - inTests, 0);
+    this.suiteSize = Math.max(this.suiteSize, report.tests.length);
+    this.learned = true;
+  }
+
+  /** The limit for one candidate run of `selection`; none before a baseline was learned. */
+  limitFor(selection: TestSelection | undefined): RunTimeLimit | undefined {
+    if (!this.learned) return undefined;
+    const { factor, floorSeconds } = this.settings;
+    const perTestMs = Math.ceil(factor * this.slowestMs + floorSeconds * 1000);
+    const tests = Math.max(1, selection?.kind === "tests" ? selection.ids.length : this.suiteSize);
+    const timeoutMs = Math.min(this.capMs, Math.ceil(STARTUP_MARGIN * this.overheadMs + tests * perTestMs));
+    return {
+      timeoutMs,
+      perTestMs: Math.min(perTestMs, timeoutMs),
+      reason:
+        `the candidate limit: ${tests} test(s) × ${seconds(perTestMs)} (${factor.toString()} × the slowest test's ${seconds(this.slowestMs)} + ${floorSeconds.toString()} s) ` +
+        `+ ${STARTUP_MARGIN.toString()} × the ${seconds(this.overheadMs)} the unchanged code's run spent starting and collecting`,
+    };
+  }
+}
+
+/** The limit that stopped a candidate's run (its whole run, or one of its tests), when one did. */
+export function candidateTimedOut(report: TestReport): string | undefined {
+  const limit = report.run.limit;
+  return limit && (limit.name === "wall-time" || limit.name === "test-time") ? limit.message : undefined;
+}

@@ -1,0 +1,63 @@
+// The candidate limits from the unchanged code's timings: per test, per run, capped, configurable.
+import { describe, expect, it } from "vitest";
+import { CandidateLimits, candidateTimedOut } from "../../src/engine/candidate-limits.ts";
+import type { TestReport } from "../../src/verify/test-report.ts";
+
+function report(durationMs: number, testMs: number[], limit?: TestReport["run"]["limit"]): TestReport {
+  return {
+    run: { argv: [], exitCode: 1, signal: null, timedOut: false, durationMs, output: "", outputBytes: 0, outputTruncated: false, isolation: "none", limit },
+    tests: testMs.map((ms, i) => ({ id: `t${String(i)}`, name: `t${String(i)}`, status: "pass", durationMs: ms })),
+    source: "junit",
+  };
+}
+
+describe("CandidateLimits", () => {
+  it("sets no limit before the unchanged code's run is known", () => {
+    expect(new CandidateLimits(undefined, 600_000).limitFor({ kind: "all" })).toBeUndefined();
+  });
+
+  it("gives each test 5 × the slowest test + 1 s, and the run that per test plus 2 × the start-up", () => {
+    const limits = new CandidateLimits(undefined, 600_000);
+    // 900 ms of wall, 100 + 200 ms inside tests: 600 ms of start-up and collection.
+    limits.learn(report(900, [100, 200]));
+    expect(limits.limitFor({ kind: "tests", ids: ["t1"] })).toMatchObject({ perTestMs: 2_000, timeoutMs: 1_200 + 2_000 });
+    expect(limits.limitFor({ kind: "all" })).toMatchObject({ perTestMs: 2_000, timeoutMs: 1_200 + 2 * 2_000 });
+    expect(limits.limitFor({ kind: "tests", ids: ["t1"] })?.reason).toBe(
+      "the candidate limit: 1 test(s) × 2 s (5 × the slowest test's 0.2 s + 1 s) + 2 × the 0.6 s the unchanged code's run spent starting and collecting",
+    );
+  });
+
+  it("follows test.candidateLimit and never exceeds the test run's own limit", () => {
+    const limits = new CandidateLimits({ factor: 2, floorSeconds: 0.5 }, 600_000);
+    limits.learn(report(1_000, [250, 250]));
+    expect(limits.limitFor({ kind: "tests", ids: ["t0", "t1"] })).toMatchObject({ perTestMs: 1_000, timeoutMs: 1_000 + 2 * 1_000 });
+    const capped = new CandidateLimits(undefined, 4_000);
+    capped.learn(report(1_000, [250, 250]));
+    expect(capped.limitFor({ kind: "all" })).toMatchObject({ timeoutMs: 4_000, perTestMs: 2_250 });
+  });
+
+  it("takes the slowest test and the longest start-up over every baseline run it learnt", () => {
+    const limits = new CandidateLimits(undefined, 600_000);
+    limits.learn(report(500, [10]));
+    limits.learn(report(3_000, [10, 20, 1_000]));
+    expect(limits.limitFor({ kind: "tests", ids: ["t0"] })).toMatchObject({ perTestMs: 6_000, timeoutMs: 2 * 1_970 + 6_000 });
+  });
+
+  it("ignores durations a forged report made negative or not a number", () => {
+    const limits = new CandidateLimits(undefined, 600_000);
+    limits.learn(report(1_000, [Number.NaN, -5_000, 100]));
+    expect(limits.limitFor({ kind: "tests", ids: ["t2"] })).toMatchObject({ perTestMs: 1_500, timeoutMs: 2 * 900 + 1_500 });
+    const allForged = new CandidateLimits(undefined, 600_000);
+    allForged.learn(report(500, [-10_000]));
+    expect(allForged.limitFor({ kind: "all" })?.timeoutMs).toBe(2 * 500 + 1_000);
+  });
+});
+
+describe("candidateTimedOut", () => {
+  it("names the run's wall limit or a test's per-test limit, and nothing else", () => {
+    expect(candidateTimedOut(report(1, [], { name: "wall-time", message: "timed out after 3 s (x)" }))).toBe("timed out after 3 s (x)");
+    expect(candidateTimedOut(report(1, [], { name: "test-time", message: "timed out after 1 s in t0 (x)" }))).toBe("timed out after 1 s in t0 (x)");
+    expect(candidateTimedOut(report(1, [], { name: "processes", message: "too many processes" }))).toBeUndefined();
+    expect(candidateTimedOut(report(1, []))).toBeUndefined();
+  });
+});
