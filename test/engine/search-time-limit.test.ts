@@ -85,8 +85,9 @@ describe("direct strategy (SearchRun): a candidate whose regression run is stopp
     const failing = (await verifier.run(dir, { kind: "all" })).tests.filter((t) => t.status === "fail").map((t) => t.id);
     expect(failing).toHaveLength(1);
     const outcome = await directStrategy({ llm: testLlm() }).run({ workspace: dir, visible: { kind: "tests", ids: failing }, regression: { kind: "all" }, verifier, sandbox, runnerName: "node-test", isTestFile, budget: { candidates: 10, minutes: 5 } });
-    // The looping candidate passed the visible test; its regression run hung in `countdown` and was stopped.
-    expect(outcome.attempts.map((a) => a.result)).toEqual(["plausible", "plausible"]);
+    // The looping candidate passed the visible test; its regression run hung in `countdown` and was stopped: that attempt timed out.
+    expect(outcome.attempts.map((a) => a.result)).toEqual(["timed-out", "plausible"]);
+    expect(outcome.attempts[0]?.limit).toMatch(/^timed out after /);
     expect(outcome).toMatchObject({ status: "fixed", stopReason: "solved" });
     expect(await readFile(join(dir, "src/lib.js"), "utf8")).toContain("    n -= 1;\n");
     expect(outcome.evidence.regressionAfter).toMatchObject({ passed: 2, failed: 0 });
