@@ -96,7 +96,10 @@ describe("issue job with dependencies", () => {
     expect(first).toMatch(/Dependencies \(pip, from `requirements\.txt`\): installed fresh with `python3 -m pip install --disable-pip-version-check --no-input --target <cache>\/site --no-index -r requirements\.txt` in the sandbox \(without network\) in [\d.]+ s; cached for later jobs\./);
     // The baseline imported the installed package: one test failed on the bug, not both on an ImportError.
     expect(first).toContain("| `tests/test_cart.py::test_total_applies_discount` | ❌ fail | ✅ pass |");
-    expect(readdirSync(join(root, "install-cache")).filter((name) => name.startsWith("pip-"))).toHaveLength(1);
+    // One scope (this installation's repository), holding one pip entry.
+    const scopes = readdirSync(join(root, "install-cache"));
+    expect(scopes).toHaveLength(1);
+    expect(readdirSync(join(root, "install-cache", scopes[0] as string)).filter((name) => name.startsWith("pip-"))).toHaveLength(1);
 
     state.pulls.length = 0;
     await probot.receive({ id: "delivery-2", name: "issues", payload: labeled(43) } as never);

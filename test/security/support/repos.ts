@@ -253,7 +253,11 @@ export function pyKiller(tag: string): RepoSpec {
   };
 }
 
-/** A fork bomb (bounded: 1,000 processes) and a disk flood (80 files, 1.25 GiB in all), each once per worktree. */
+/**
+ * A fork bomb (bounded: 1,000 processes) and a disk flood (256 files, 4 GiB in all: four
+ * times the default 1 GiB cap, so whether it is stopped does not depend on how fast the
+ * machine writes), each once per worktree.
+ */
 export function pyResources(): RepoSpec {
   return {
     source: "calc.py",
@@ -269,7 +273,7 @@ export function pyResources(): RepoSpec {
           'if rtlib.once(ROOT, "forkbomb"):',
           '    EVIDENCE.append(rtlib.evidence("forkbomb", rtlib.fork_bomb(1000)))',
           'if rtlib.once(ROOT, "diskflood"):',
-          '    EVIDENCE.append(rtlib.evidence("diskflood", rtlib.disk_flood(os.path.join(ROOT, "build", "flood"))))',
+          '    EVIDENCE.append(rtlib.evidence("diskflood", rtlib.disk_flood(os.path.join(ROOT, "build", "flood"), files=256)))',
           "",
           "",
           '@pytest.mark.parametrize("ev", EVIDENCE or ["RTEV:none:"], ids=EVIDENCE or ["RTEV:none:"])',

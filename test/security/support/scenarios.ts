@@ -337,7 +337,7 @@ export async function resourcesCli(canaries: Canaries, host: HostListener): Prom
         detail: bomb.length ? bomb.map((b) => `forked ${b.forked}/${b.attempted}${b.error ? ` then ${String(b.error)}` : ""}`).join("; ") : `run ended before reporting; limit named in the output: ${procMessage}`,
       },
       {
-        attack: "disk flood (80 files, 1.25 GiB in all) is bounded",
+        attack: "disk flood (256 files, 4 GiB in all) is bounded",
         path,
         held: flood.length > 0 ? flood.every((f) => Number(f.written_bytes) < Number(f.attempted_bytes)) : diskMessage,
         detail: flood.length ? flood.map((f) => `wrote ${Math.round(Number(f.written_bytes) / 2 ** 20)} MiB of ${Math.round(Number(f.attempted_bytes) / 2 ** 20)} MiB${f.error ? ` then ${String(f.error)}` : ""}`).join("; ") : `run ended before reporting; limit named in the output: ${diskMessage}`,
@@ -652,7 +652,7 @@ export const CLI_ATTACKS: Array<[string, string]> = [
     "honest test test_socketpair_tempfile_subprocess passes in the sandbox as outside",
     "honest repository still gets its fix",
     "fork bomb (1,000 processes) is bounded",
-    "disk flood (80 files, 1.25 GiB in all) is bounded",
+    "disk flood (256 files, 4 GiB in all) is bounded",
     "a test kills its parent and the bot",
     "a process started by a killing test outlives the run",
     "PYTHONSTARTUP set through the repository config never runs the repository's code",
