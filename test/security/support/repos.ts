@@ -389,3 +389,46 @@ export function jsCachePoison(role: "attacker" | "victim"): RepoSpec {
     },
   };
 }
+
+/**
+ * Python, for the warm runner: in a warm fork (AUTOGEN_WARM_SOCKET set) the failing test
+ * looks for other slots' control directories, connects to the bot's socket a second time
+ * and sends a forged answer, then starts a detached process whose command line carries
+ * the tag and what it found (the host reads it while the bot runs).
+ */
+export function pyWarmProbe(tag: string): RepoSpec {
+  const probe = [
+    "import os",
+    "import socket",
+    "import subprocess",
+    "",
+    "",
+    "def probe():",
+    '    path = os.environ.get("AUTOGEN_WARM_SOCKET")',
+    "    if not path:",
+    "        return",
+    "    ctl = os.path.dirname(path)",
+    '    others = [n for n in os.listdir("/tmp") if n.startswith("autogen-warm-") and os.path.join("/tmp", n) != ctl] if os.path.isdir("/tmp") else []',
+    "    try:",
+    "        s = socket.socket(socket.AF_UNIX)",
+    "        s.settimeout(2)",
+    "        s.connect(path)",
+    '        s.sendall(b\'{"status": "ran", "exit": 0, "signal": null, "ms": 1}\\n\')',
+    "        try:",
+    '            second = "connected-read-" + ("closed" if s.recv(16) == b"" else "open")',
+    "        except socket.timeout:",
+    '            second = "connected-open"',
+    "    except OSError as e:",
+    '        second = "refused-" + type(e).__name__',
+    '    subprocess.Popen(["python3", "-c", "import time; time.sleep(600)", ' + "TAG" + ', "others=%d" % len(others), "second=" + second], start_new_session=True, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)',
+    "",
+  ].join("\n").replace("TAG", JSON.stringify(tag));
+  return {
+    source: "calc.py",
+    files: {
+      ...PY_BUG,
+      "tests/warm_probe.py": probe,
+      "tests/test_calc.py": "from calc import add\nfrom tests.warm_probe import probe\n\n\ndef test_add():\n    probe()\n    assert add(2, 3) == 5\n\n\ndef test_add_zero():\n    assert add(4, 0) == 4\n",
+    },
+  };
+}

@@ -29,7 +29,7 @@ import {
   type HostListener,
   type RepoSpec,
 } from "./redteam.ts";
-import { envConfig, jsCachePoison, jsHostile, pyForgedTrace, pyHang, pyHonest, pyHostile, pyKiller, pyResources, pySymlinkSource } from "./repos.ts";
+import { envConfig, jsCachePoison, jsHostile, pyForgedTrace, pyWarmProbe, pyHang, pyHonest, pyHostile, pyKiller, pyResources, pySymlinkSource } from "./repos.ts";
 
 export type AttackResult = { attack: string; path: string; held: boolean; detail: string };
 
@@ -529,6 +529,50 @@ export async function cachePoisonCli(canaries: Canaries, host: HostListener): Pr
   }
 }
 
+// ---------------------------------------------------------------- warm runners
+
+/**
+ * A test run by the warm pytest runner (candidates' runs) starts a detached process and
+ * probes the bot's socket and other slots; the host watches for the tagged process while
+ * the bot runs (its command line says what the probe found) and after it ended.
+ */
+export async function warmProbeCli(canaries: Canaries, host: HostListener): Promise<AttackResult[]> {
+  const path = "cli py";
+  let tag = "";
+  const seen = new Map<number, string>();
+  const poll = setInterval(() => {
+    if (!tag) return;
+    for (const pid of processesTagged(tag)) {
+      try {
+        seen.set(pid, readFileSync(`/proc/${String(pid)}/cmdline`, "latin1").split("\0").join(" "));
+      } catch {
+        // gone
+      }
+    }
+  }, 250);
+  let o: CliOutcome | undefined;
+  try {
+    o = await cliScenario("warm", canaries, host, (ctx) => pyWarmProbe((tag = `RTWARMD-${ctx.id}`)), ["--test", "tests/test_calc.py::test_add", "--json"]);
+  } finally {
+    clearInterval(poll);
+  }
+  try {
+    const alive = processesTagged(tag);
+    killTagged(tag);
+    const found = [...seen.values()];
+    const field = (name: string) => [...new Set(found.map((c) => c.match(new RegExp(`${name}=(\\S+)`))?.[1] ?? "?"))];
+    const planted = found.length > 0;
+    const vacuous = "no warm-runner test ever started its process (the warm runner did not run it: vacuous)";
+    return [
+      { attack: "a process a warm-runner test starts outlives the slot", path, held: planted && alive.length === 0, detail: planted ? `seen ${String(seen.size)} while the bot ran; alive afterwards: ${alive.length ? alive.join(",") : "none"}` : vacuous },
+      { attack: "a warm-runner test sees other slots or talks to the bot's socket on a second connection", path, held: planted && field("others").every((n) => n === "0") && field("second").every((s) => s !== "connected-open"), detail: planted ? `other slots' directories visible: ${field("others").join("/")}; second connection: ${field("second").join("/")}` : vacuous },
+      { attack: "no canary anywhere after warm runs (output, report, files, history, loot)", path, held: o.canaries.length === 0, detail: list(o.canaries.slice(0, 8)) },
+    ];
+  } finally {
+    removeContext(o.ctx);
+  }
+}
+
 // ---------------------------------------------------------------- the App path
 
 /** A hostile repository through the App: webhook → job → RepoCache mirror and worktree → local verifier → commitAndPush → PR. */
@@ -643,6 +687,7 @@ export const CLI_SCENARIOS: Scenario[] = [
   { name: "symlinked source", run: symlinkCli },
   { name: "forged coverage path", run: forgedTraceCli },
   { name: "install cache poisoning", run: cachePoisonCli },
+  { name: "warm runner probe", run: warmProbeCli },
 ];
 
 /** Runs scenarios `width` at a time (the slow, idle timeout scenario alongside), each failure of the harness itself a broken row. */
@@ -703,6 +748,9 @@ export const CLI_ATTACKS: Array<[string, string]> = [
     "a forged coverage path outside the worktree is never edited",
     'a test sleeping past the 1-minute limit: the bot says "timed out after 60 s"',
     "the timed-out test's processes are gone",
+    "a process a warm-runner test starts outlives the slot",
+    "a warm-runner test sees other slots or talks to the bot's socket on a second connection",
+    "no canary anywhere after warm runs (output, report, files, history, loot)",
   ].map((a): [string, string] => ["cli py", a]),
   ...[
     ...PROC,
