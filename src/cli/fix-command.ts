@@ -19,6 +19,7 @@ import { missingDependencies, runSetup } from "../verify/run-setup.ts";
 import { grantDirectory } from "../verify/sandbox/workspace-grants.ts";
 import { detectPackageManager, type PackageManager } from "../verify/install/detect-package-manager.ts";
 import { installDependencies, sandboxWithInstall, type InstallSummary } from "../verify/install/run-install.ts";
+import { cliInstallCache } from "../verify/install/install-cache.ts";
 import { checkDiffPolicy } from "../engine/check-diff-policy.ts";
 import { buildTask, chooseStrategy, chooseVisible, taskBudget, taskSandbox, type Trigger } from "../engine/build-task.ts";
 import type { Outcome, Strategy, VisibleTests } from "../engine/task.ts";
@@ -182,7 +183,8 @@ async function fixInWorktree({ io, repo, worktree, config, strategy, canReproduc
   } else if (checkout.differs) {
     log(`note: not using your checkout's node_modules: its ${checkout.differs} differs from the commit's\n`);
   }
-  const install = await installDependencies(worktree, config.test, taskSandbox(config), { env: io.env });
+  // Scoped to this checkout: another repository on this machine with the same lockfile ran its own install scripts.
+  const install = await installDependencies(worktree, config.test, taskSandbox(config), { env: io.env, cacheRoot: cliInstallCache(io.env, repo) });
   if (install.ran) {
     dependencies = install.summary;
     log(install.ok ? `${install.message}\n` : `note: ${install.message}; continuing with what is already installed\n`);

@@ -122,9 +122,13 @@ describe("autogen fix installs what the lockfile says", () => {
     expect(second.code).toBe(0);
     expect(readFileSync(report, "utf8")).toContain("from cache (installed by an earlier job with `npm ci --offline` from the same lockfile)");
     // The dependency's install script ran once, in the first run only.
-    const [entry, ...others] = readdirSync(join(data, "autogen-bot", "install-cache")).filter((name) => name.startsWith("npm-"));
+    // One scope, this checkout's: another repository with the same lockfile gets its own.
+    const [scope, ...otherScopes] = readdirSync(join(data, "autogen-bot", "install-cache"));
+    expect(otherScopes).toEqual([]);
+    const scoped = join(data, "autogen-bot", "install-cache", scope ?? "");
+    const [entry, ...others] = readdirSync(scoped).filter((name) => name.startsWith("npm-"));
     expect(others).toEqual([]);
-    expect(readFileSync(join(data, "autogen-bot", "install-cache", entry ?? "", "node_modules", "tiny-math", "installs.txt"), "utf8")).toBe("1\n");
+    expect(readFileSync(join(scoped, entry ?? "", "node_modules", "tiny-math", "installs.txt"), "utf8")).toBe("1\n");
   }, 240_000);
 });
 

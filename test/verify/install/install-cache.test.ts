@@ -2,11 +2,11 @@
 // a publish that is one rename (a second publisher of the same key keeps the first), and
 // least-recently-used eviction under a size cap.
 import { existsSync, readFileSync } from "node:fs";
-import { mkdir, mkdtemp, utimes, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, symlink, utimes, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { evictCache, findCacheEntry, installCacheKey, installCacheRoot, publishCacheEntry, stageCacheEntry } from "../../../src/verify/install/install-cache.ts";
+import { cliInstallCache, evictCache, findCacheEntry, installCacheKey, installCacheRoot, publishCacheEntry, stageCacheEntry } from "../../../src/verify/install/install-cache.ts";
 
 async function dir(files: Record<string, string> = {}): Promise<string> {
   const d = await mkdtemp(join(tmpdir(), "autogen-cache-test-"));
@@ -80,5 +80,18 @@ describe("install cache", () => {
     expect(installCacheRoot({ XDG_DATA_HOME: "/data" })).toBe("/data/autogen-bot/install-cache");
     expect(installCacheRoot({ XDG_DATA_HOME: "/data", AUTOGEN_INSTALL_CACHE: "/cache" })).toBe("/cache");
     expect(installCacheRoot({ XDG_DATA_HOME: "/data", AUTOGEN_INSTALL_CACHE: "relative" })).toBe("/data/autogen-bot/install-cache");
+  });
+});
+
+describe("the CLI's install cache", () => {
+  it("is one scope per checkout (a link to it is the same checkout), under the cache root", async () => {
+    const env = { AUTOGEN_INSTALL_CACHE: "/srv/cache" };
+    const a = await dir({ "package-lock.json": "{}" });
+    const b = await dir({ "package-lock.json": "{}" });
+    const link = join(await dir(), "link");
+    await symlink(a, link);
+    expect(cliInstallCache(env, a)).toMatch(/^\/srv\/cache\/[0-9a-f]{24}$/);
+    expect(cliInstallCache(env, b)).not.toBe(cliInstallCache(env, a));
+    expect(cliInstallCache(env, link)).toBe(cliInstallCache(env, a));
   });
 });
