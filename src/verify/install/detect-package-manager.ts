@@ -34,7 +34,8 @@ export type InstallPlan = {
 
 /** `requirements.txt`, `requirements-dev.txt`, `requirements/test.txt` is not taken: one level, fixed characters, cannot start with `-`. */
 const REQUIREMENTS = /^requirements[A-Za-z0-9_.-]{0,60}\.txt$/;
-export const TARGET_PLACEHOLDER = "{target}";
+/** The argument the bot replaces with the install target (a directory in the install cache) before running the argv. */
+export const INSTALL_TARGET_ARG = "{target}";
 
 /** The install plan for a workspace, or undefined when it commits no lockfile we know. The first match wins, JavaScript before Python before Go and Rust. */
 export function detectPackageManager(workspace: string): InstallPlan | undefined {
@@ -62,7 +63,7 @@ export function detectPackageManager(workspace: string): InstallPlan | undefined
   const requirements = listRequirements(workspace);
   if (requirements.length > 0) {
     const files = requirements.flatMap((name) => ["-r", name]);
-    const base = ["python3", "-m", "pip", "install", "--disable-pip-version-check", "--no-input", "--target", TARGET_PLACEHOLDER];
+    const base = ["python3", "-m", "pip", "install", "--disable-pip-version-check", "--no-input", "--target", INSTALL_TARGET_ARG];
     return { manager: "pip", keyFiles: requirements, argv: [...base, ...files], offlineArgv: [...base, "--no-index", ...files], target: { kind: "python-target" } };
   }
   if (has("go.sum")) {

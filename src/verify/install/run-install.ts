@@ -8,7 +8,7 @@ import type { RepoConfig } from "../../config/repo-config-schema.ts";
 import { grantDirectory } from "../sandbox/workspace-grants.ts";
 import { runSandboxed, type SandboxOptions } from "../sandbox/run-sandboxed.ts";
 import { pythonExecutable } from "../runners/python-executable.ts";
-import { detectPackageManager, TARGET_PLACEHOLDER, type InstallPlan, type PackageManager } from "./detect-package-manager.ts";
+import { detectPackageManager, INSTALL_TARGET_ARG, type InstallPlan, type PackageManager } from "./detect-package-manager.ts";
 import { DEFAULT_CACHE_BYTES, evictCache, findCacheEntry, installCacheKey, installCacheRoot, publishCacheEntry, stageCacheEntry } from "./install-cache.ts";
 
 /** What the report says about the install. */
@@ -57,7 +57,7 @@ export async function installDependencies(workspace: string, test: RepoConfig["t
   const cached = plan.target.kind === "in-place" ? undefined : await findCacheEntry(root, key);
   if (cached) {
     const extraEnv = await useEntry(workspace, plan, cached);
-    const summary: InstallSummary = { manager: plan.manager, lockfile, command: argvTemplate.map((arg) => (arg === TARGET_PLACEHOLDER ? "<cache>/site" : arg)).join(" "), source: "cache", seconds: elapsed(), network: false, ok: true };
+    const summary: InstallSummary = { manager: plan.manager, lockfile, command: argvTemplate.map((arg) => (arg === INSTALL_TARGET_ARG ? "<cache>/site" : arg)).join(" "), source: "cache", seconds: elapsed(), network: false, ok: true };
     return { ran: true, ok: true, summary, message: `dependencies (${plan.manager}, ${lockfile}) from cache in ${summary.seconds} s`, env: extraEnv };
   }
 
@@ -65,7 +65,7 @@ export async function installDependencies(workspace: string, test: RepoConfig["t
   const toolCache = join(root, ".tool-cache", plan.manager);
   await mkdir(toolCache, { recursive: true });
   const target = join(staging, "site");
-  const argv = argvTemplate.map((arg) => (arg === TARGET_PLACEHOLDER ? target : arg));
+  const argv = argvTemplate.map((arg) => (arg === INSTALL_TARGET_ARG ? target : arg));
   if (python) argv[0] = python;
   const run = await runSandboxed(argv, {
     ...sandbox,
@@ -187,7 +187,7 @@ async function moveTree(from: string, to: string): Promise<void> {
   }
 }
 
-/** The argv as the report shows it: the staging path (under the bot's data dir) as a placeholder. */
+/** The argv as the report shows it: the staging path (under the bot's data dir) written `<cache>`. */
 function shown(argv: readonly string[], staging: string): string {
   return argv.map((arg) => (arg.startsWith(staging) ? `<cache>${arg.slice(staging.length)}` : arg)).join(" ");
 }
