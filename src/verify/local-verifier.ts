@@ -10,11 +10,12 @@ import type { TestRunner, TestSelection } from "./runners/test-runner.ts";
 import { runSandboxed, type SandboxOptions } from "./sandbox/run-sandboxed.ts";
 import type { TestReport } from "./test-report.ts";
 import { openWarmPytest, type WarmSlot } from "./warm/warm-pytest-slot.ts";
+import { openWarmZygote } from "./warm/warm-zygote-slot.ts";
 
 export type VerifierRunOptions = Omit<SandboxOptions, "cwd" | "readOnlyPaths" | "writablePaths"> & {
   /** Read-only to the tests besides the workspace's own `.git`: for a worktree, the repository's git dir (hooks, config). */
   protect?: string[];
-  /** Offer warm runners for repeated runs of the same tests (`openWarm`), where the runner allows it (pytest). */
+  /** Offer warm runners for repeated runs of the same tests (`openWarm`), where the runner allows it (pytest; node --test and node scripts by a zygote). */
   warm?: boolean;
 };
 
@@ -64,6 +65,10 @@ export function localVerifier(runner: TestRunner, options: VerifierRunOptions): 
     },
   };
   if (options.warm && runner.name === "pytest") verifier.openWarm = (workspace) => openWarmPytest(workspace, runner, options, verifier);
+  // node --test, and a plain script run by node: a pre-started zygote per slot.
+  else if (options.warm && (runner.name === "node-test" || (runner.name === "custom" && runner.command({ kind: "all" }, "")[0] === "node"))) {
+    verifier.openWarm = (workspace) => openWarmZygote(workspace, runner, options, verifier);
+  }
   return verifier;
 }
 
@@ -73,7 +78,7 @@ function consoleReport(run: TestReport["run"], runner: TestRunner): TestReport {
 }
 
 /** A test the runner stopped at the per-test limit: the run names it, as it names a run stopped whole. */
-function markTestTimeout(report: TestReport, limit: RunTimeLimit): void {
+export function markTestTimeout(report: TestReport, limit: RunTimeLimit): void {
   const stopped = report.tests.find((t) => (t.status === "fail" || t.status === "error") && TEST_TIMED_OUT.test(t.message ?? ""));
   const match = stopped && TEST_TIMED_OUT.exec(stopped.message ?? "");
   if (!stopped || !match) return;

@@ -152,7 +152,7 @@ export function openWarmPytest(workspace: string, runner: TestRunner, options: V
 }
 
 /** The words a cold run uses for the same limit. */
-function timeLimitMessage(timeoutMs: number, limit: RunTimeLimit | undefined, runLimitMs: number): string {
+export function timeLimitMessage(timeoutMs: number, limit: RunTimeLimit | undefined, runLimitMs: number): string {
   const seconds = String(Math.round(timeoutMs / 100) / 10);
   if (limit && limit.timeoutMs < runLimitMs) return `timed out after ${seconds} s (${limit.reason})`;
   return `timed out after ${seconds} s (the test run's time limit, test.timeoutMinutes)`;
