@@ -9,7 +9,6 @@ import { connect } from "node:net";
 import { constants } from "node:os";
 import { performance } from "node:perf_hooks";
 
-const KILL_GRACE_MS = 2000;
 const MAX_LINE = 256 * 1024;
 
 const path = process.env.AUTOGEN_WARM_SOCKET;
@@ -61,11 +60,19 @@ function run(request) {
     return finish({ status: "cold", reason: `the warm runner could not start the command: ${String(error?.message ?? error).slice(0, 500)}` }, 2, null);
   }
   child.on("error", (error) => finish({ status: "cold", reason: `the warm runner could not start the command: ${String(error?.message ?? error).slice(0, 500)}` }, 2, null));
-  // As a cold run's limit: SIGTERM, then SIGKILL after the same grace.
+  // As a cold run's limit ends a sandbox: everything in it at once (the whole process group,
+  // this zygote last, once the bot knows why), so the command gets no more time to report.
   const timer = setTimeout(() => {
     timedOut = true;
-    child.kill("SIGTERM");
-    setTimeout(() => child.kill("SIGKILL"), KILL_GRACE_MS).unref();
+    finished = true;
+    socket.end(`${JSON.stringify({ status: "timeout", ms: performance.now() - begun })}\n`, () => {
+      try {
+        process.kill(0, "SIGKILL");
+      } catch {
+        child.kill("SIGKILL");
+        process.exit(1);
+      }
+    });
   }, timeoutMs);
   child.on("exit", (code, signal) => {
     clearTimeout(timer);

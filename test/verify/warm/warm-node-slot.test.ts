@@ -93,8 +93,9 @@ describe("warm node runner (zygote)", () => {
       const coldReport = await cold.run(dir, { kind: "tests", ids: IDS }, undefined, limit);
       expect(warm.source).toBe(coldReport.source);
       expect(results(warm)).toEqual(results(coldReport));
-      expect(warm.run.exitCode).toBe(coldReport.run.exitCode);
       expect(warm.run.timedOut).toBe(coldReport.run.timedOut);
+      // A run stopped at its limit has no exit code of its own to compare (the cold one's depends on which process the SIGTERM ends first).
+      if (!coldReport.run.timedOut) expect(warm.run.exitCode).toBe(coldReport.run.exitCode);
       expect(warm.run.limit).toEqual(coldReport.run.limit);
       expect(warm.run.argv).toEqual(coldReport.run.argv.map((a) => (a.startsWith("--test-reporter-destination=/") ? warm.run.argv.find((w) => w.startsWith("--test-reporter-destination=/")) : a)));
       seen.push(named(warm));
