@@ -78,7 +78,7 @@ export const testSchema = z
       .prefault({})
       .meta({ description: "Time limits for a candidate's test runs, from the unchanged code's own timings, so a candidate that loops forever costs seconds; a candidate stopped by one is reported as \"timed out after N s\" and counts as that candidate's failure. Never above timeoutMinutes." }),
     networkDuringSetup: z.boolean().default(false).meta({ description: "Ask for network access for the setup command; it is granted only where the bot's operator allows it (AUTOGEN_ALLOW_SETUP_NETWORK=1), since the setup then shares the host's network. Tests never get network." }),
-    warm: z.boolean().default(true).meta({ description: "Validate candidates with a warm runner where the runner allows it (pytest): one sandboxed session per validation slot collects the tests once and runs each candidate in a fork, falling back to a cold run when a candidate touches tests or configuration. Set false to run every candidate cold (the operator can also set AUTOGEN_WARM=0)." }),
+    warm: z.boolean().default(true).meta({ description: "Validate candidates with a warm runner where the runner allows it. pytest: one sandboxed session per validation slot collects the tests once and runs each candidate in a fork, falling back to a cold run when a candidate touches tests or configuration. node --test and node scripts: a sandboxed node process started ahead of each candidate runs the cold command, saving the sandbox's set-up. Set false to run every candidate cold (the operator can also set AUTOGEN_WARM=0)." }),
     reruns: z.int().min(0).max(10).default(2).meta({ description: "Identical reruns of a failing test used to tell flaky from broken." }),
     limits: z
       .strictObject({
