@@ -7,7 +7,7 @@
 // run of the same job only when it finds one).
 import { existsSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { loadBreakages, median } from "../src/eval/breakage-cases.ts";
+import { lineNumberingOf, loadBreakages, median } from "../src/eval/breakage-cases.ts";
 import { digestLog } from "../src/verify/digest/digest-log.ts";
 
 const { values, positionals } = parseArgs({ allowPositionals: true, options: { "no-pass-log": { type: "boolean", default: false }, "max-lines": { type: "string" }, quiet: { type: "boolean", default: false } } });
@@ -20,7 +20,8 @@ if (!dir || !existsSync(dir) || !Number.isInteger(maxLines) || maxLines < 2) {
 
 type Row = { name: string; group: string; logLines: number; digestLines: number; errorLines: number; recalled: number; recall: number; compression: number; ms: number };
 const rows: Row[] = [];
-for (const { name, fail, pass, errorLines: marked } of loadBreakages(dir)) {
+const numbering = lineNumberingOf(dir);
+for (const { name, fail, pass, errorLines: marked } of loadBreakages(dir, numbering)) {
   const started = performance.now();
   const digest = digestLog(fail, { passLog: values["no-pass-log"] ? undefined : pass, maxLines });
   const ms = performance.now() - started;
@@ -50,7 +51,7 @@ if (groups.length > 1 && groups.length < rows.length) {
 }
 const total = rows.reduce((a, r) => ({ e: a.e + r.errorLines, f: a.f + r.recalled, l: a.l + r.logLines, d: a.d + r.digestLines }), { e: 0, f: 0, l: 0, d: 0 });
 console.log(
-  `\n${rows.length} cases (max ${maxLines} lines, ${values["no-pass-log"] ? "no passing log" : "passing log when the case has one"}): ` +
+  `\n${rows.length} cases (max ${maxLines} lines, marks counted in ${numbering === "lf" ? "\\n-lines" : "universal lines"}, ${values["no-pass-log"] ? "no passing log" : "passing log when the case has one"}): ` +
     `median recall ${median(rows.map((r) => r.recall)).toFixed(2)} (target >= 0.90), median compression ${median(rows.map((r) => r.compression)).toFixed(1)}x (target >= 20x); ` +
     `at least one marked line in ${(hit(rows) * 100).toFixed(1)}% of logs; ` +
     `pooled recall ${(total.f / total.e).toFixed(2)}, pooled compression ${(total.l / total.d).toFixed(1)}x; median digest time ${median(rows.map((r) => r.ms)).toFixed(1)} ms`,
