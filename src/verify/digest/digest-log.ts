@@ -26,7 +26,7 @@ type Block = { lines: Line[]; end: number; score: number; kind: "signal" | "tail
 
 const SEGMENT = 4096;
 const KEEP_BLOCKS = 256;
-const MAX_TEMPLATES = 200_000;
+const MAX_TEMPLATES = 50_000;
 const TAIL_WINDOW = 64;
 const TAIL_LINES = 8;
 
@@ -59,7 +59,7 @@ export class LogDigester {
     if (text.trim()) {
       const times = this.templates.get(template);
       if (times !== undefined) this.templates.set(template, times + 1);
-      else if (this.templates.size < MAX_TEMPLATES) this.templates.set(template, 1);
+      else if (this.templates.size < MAX_TEMPLATES) this.templates.set(detach(template), 1);
     }
     let score = 0;
     if (text.trim() && !(this.inPass.size > 0 && this.inPass.has(normaliseLogLine(text)))) {
@@ -68,15 +68,15 @@ export class LogDigester {
       if (score > 0) {
         const norm = normaliseLogLine(text);
         if (this.seen.has(norm)) score *= 0.8;
-        else if (this.seen.size < MAX_TEMPLATES) this.seen.add(norm);
+        else if (this.seen.size < MAX_TEMPLATES) this.seen.add(detach(norm));
       }
     }
     const line: Line = { n, text, chars: whole.length, score, template };
     if (STEP_FAILED.test(text)) {
       const tail = this.recent.filter((l) => l.text.trim() && !EPILOGUE.test(l.text) && !STEP_FAILED.test(l.text) && (!this.lastCommand || l.n > this.lastCommand.n));
-      this.failedStep = { command: this.lastCommand, tail, exit: line };
+      this.failedStep = { command: this.lastCommand, tail: tail.map(kept), exit: kept(line) };
     } else if (STEP_START.test(text)) {
-      this.lastCommand = line;
+      this.lastCommand = kept(line);
     }
     this.recent.push(line);
     if (this.recent.length > TAIL_WINDOW) this.recent.shift();
@@ -102,7 +102,7 @@ export class LogDigester {
         else if (!calm(end + 1) && !calm(end + 2) && belongs(end + 3) && end + 3 - i < this.maxBlock) end += 3;
         else break;
       }
-      const lines = seg.slice(i, end + 1);
+      const lines = seg.slice(i, end + 1).map(kept);
       const last = this.blocks.at(-1);
       const first = lines[0]?.n ?? 0;
       const lastN = lines.at(-1)?.n ?? 0;
@@ -177,6 +177,18 @@ export class LogDigester {
     if (runs.length === 0) out.push("(no error lines found in the log)");
     return { text: out.join("\n"), lines, logLines: this.count };
   }
+}
+
+/**
+ * A copy of a string that does not hold on to the chunk it was cut from (V8 keeps a whole
+ * parent string alive for each slice of it): what the digester keeps must not pin the log.
+ */
+function detach(s: string): string {
+  return Buffer.from(s, "utf16le").toString("utf16le");
+}
+
+function kept(line: Line): Line {
+  return { ...line, text: detach(line.text), template: detach(line.template) };
 }
 
 /** Lines in log order, deduplicated, cut where the numbers jump. */
