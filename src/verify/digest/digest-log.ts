@@ -29,6 +29,11 @@ const KEEP_BLOCKS = 256;
 const MAX_TEMPLATES = 50_000;
 const TAIL_WINDOW = 64;
 const TAIL_LINES = 8;
+/** Weights of where a block sits (tuned on logchunks-dev and cidiff, see docs/evaluation.md). */
+const P = { inStep: 1, nearEnd: 1.5, scale: 40, before: 0.6, tail: 1, command: 1 };
+const LEAD_LINES = 2;
+const FRAMES_KEPT = 12;
+const FRAME = /^\s*(at\s|from\s|\.\.\. \d+ more)|^\s+\S+:\d+:\s*(\(|in\s)|^\s*File ".*", line \d+/;
 
 export class LogDigester {
   private readonly maxLines: number;
@@ -102,7 +107,10 @@ export class LogDigester {
         else if (!calm(end + 1) && !calm(end + 2) && belongs(end + 3) && end + 3 - i < this.maxBlock) end += 3;
         else break;
       }
-      const lines = seg.slice(i, end + 1).map(kept);
+      // A message's heading (the failing test's name above an indented error) comes with it.
+      let start = i;
+      while (start > 0 && i - start < LEAD_LINES && leadIn(seg[start - 1], seg[i])) start--;
+      const lines = foldFrames(seg.slice(start, end + 1)).map(kept);
       const last = this.blocks.at(-1);
       const first = lines[0]?.n ?? 0;
       const lastN = lines.at(-1)?.n ?? 0;
@@ -143,14 +151,14 @@ export class LogDigester {
       const last = b.lines.at(-1)?.n ?? 0;
       let score = this.baseScore(b);
       // Inside the step that failed, and the nearer its end the more likely the reason.
-      if (first >= stepStart && last <= stepEnd) score += 1 + 1.5 / (1 + (stepEnd - last) / 40);
-      else if (last < stepStart) score *= 0.6;
+      if (first >= stepStart && last <= stepEnd) score += P.inStep + P.nearEnd / (1 + (stepEnd - last) / P.scale);
+      else if (last < stepStart) score *= P.before;
       return { ...b, score };
     });
     if (step) {
       const tail = step.tail.filter((l) => this.rarity(l) >= 0.8 || l.score >= 2).slice(-TAIL_LINES);
-      if (tail.length > 0 && !candidates.some((c) => c.lines.some((l) => l.n === tail.at(-1)?.n))) candidates.push({ lines: tail, end: tail.at(-1)?.n ?? 0, score: 2.6, kind: "tail" });
-      if (step.command && !candidates.some((c) => c.lines.some((l) => l.n === step.command?.n))) candidates.push({ lines: [step.command], end: step.command.n, score: 2.4, kind: "command" });
+      if (tail.length > 0 && !candidates.some((c) => c.lines.some((l) => l.n === tail.at(-1)?.n))) candidates.push({ lines: tail, end: tail.at(-1)?.n ?? 0, score: P.tail, kind: "tail" });
+      if (step.command && !candidates.some((c) => c.lines.some((l) => l.n === step.command?.n))) candidates.push({ lines: [step.command], end: step.command.n, score: P.command, kind: "command" });
     }
 
     // Best blocks first within the budget, shown in log order; a block larger than the
@@ -189,6 +197,24 @@ function detach(s: string): string {
 
 function kept(line: Line): Line {
   return { ...line, text: detach(line.text), template: detach(line.template) };
+}
+
+/** A plain line just above a block, less indented than its first line: the block's heading. */
+function leadIn(prev: Line | undefined, first: Line | undefined): boolean {
+  if (!prev || !first || !prev.text.trim() || CALM.test(prev.text) || prev.score >= 2) return false;
+  const indent = (t: string) => /^\s*/.exec(t)?.[0].length ?? 0;
+  return indent(prev.text) < indent(first.text);
+}
+
+/** A stack trace keeps its first frames: the rest say where the runtime was, not why. */
+function foldFrames(lines: Line[]): Line[] {
+  const out: Line[] = [];
+  let frames = 0;
+  for (const l of lines) {
+    frames = FRAME.test(l.text) ? frames + 1 : 0;
+    if (frames <= FRAMES_KEPT) out.push(l);
+  }
+  return out;
 }
 
 /** Lines in log order, deduplicated, cut where the numbers jump. */
