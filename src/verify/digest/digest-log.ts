@@ -28,9 +28,9 @@ const SEGMENT = 4096;
 const KEEP_BLOCKS = 256;
 const MAX_TEMPLATES = 50_000;
 const TAIL_WINDOW = 64;
-const TAIL_LINES = 8;
+const TAIL_LINES = 16;
 /** Weights of where a block sits (tuned on logchunks-dev and cidiff, see docs/evaluation.md). */
-const P = { inStep: 1, nearEnd: 1.5, scale: 40, before: 0.6, tail: 1, command: 1 };
+const P = { inStep: 1, nearEnd: 1.5, scale: 40, before: 0.6, tail: 1, command: 1, lastTail: 1.2, lastLines: 3 };
 const LEAD_LINES = 2;
 const FRAMES_KEPT = 12;
 const FRAME = /^\s*(at\s|from\s|\.\.\. \d+ more)|^\s+\S+:\d+:\s*(\(|in\s)|^\s*File ".*", line \d+/;
@@ -157,7 +157,12 @@ export class LogDigester {
     });
     if (step) {
       const tail = step.tail.filter((l) => this.rarity(l) >= 0.8 || l.score >= 2).slice(-TAIL_LINES);
-      if (tail.length > 0 && !candidates.some((c) => c.lines.some((l) => l.n === tail.at(-1)?.n))) candidates.push({ lines: tail, end: tail.at(-1)?.n ?? 0, score: P.tail, kind: "tail" });
+      const shown = (l: Line) => candidates.some((c) => c.lines.some((k) => k.n === l.n));
+      // The last lines the failing step printed, then the few before them.
+      const last = tail.slice(-P.lastLines).filter((l) => !shown(l));
+      const before = tail.slice(0, -P.lastLines).filter((l) => !shown(l));
+      if (last.length > 0) candidates.push({ lines: last, end: last.at(-1)?.n ?? 0, score: P.lastTail, kind: "tail" });
+      if (before.length > 0) candidates.push({ lines: before, end: before.at(-1)?.n ?? 0, score: P.tail, kind: "tail" });
       if (step.command && !candidates.some((c) => c.lines.some((l) => l.n === step.command?.n))) candidates.push({ lines: [step.command], end: step.command.n, score: P.command, kind: "command" });
     }
 
@@ -166,10 +171,14 @@ export class LogDigester {
     const chosen: Line[][] = [];
     let budget = this.maxLines;
     for (const block of candidates.sort((a, b) => b.score - a.score || (b.lines[0]?.n ?? 0) - (a.lines[0]?.n ?? 0))) {
-      if (budget <= 1) break;
-      const take = Math.min(block.lines.length, budget - 1);
-      chosen.push(block.kind === "tail" ? block.lines.slice(-take) : block.lines.slice(0, take));
-      budget -= take + 1;
+      // Each run of consecutive lines costs a header line too.
+      let take = Math.min(block.lines.length, budget - 1);
+      const part = () => (block.kind === "tail" ? block.lines.slice(-take) : block.lines.slice(0, take));
+      while (take > 0 && take + contiguousRuns(part()).length > budget) take--;
+      if (take <= 0) continue;
+      const lines = part();
+      chosen.push(lines);
+      budget -= lines.length + contiguousRuns(lines).length;
     }
     const runs = contiguousRuns(chosen.flat());
 
