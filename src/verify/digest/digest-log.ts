@@ -109,7 +109,10 @@ export class LogDigester {
       }
       // A message's heading (the failing test's name above an indented error) comes with it.
       let start = i;
-      while (start > 0 && i - start < LEAD_LINES && leadIn(seg[start - 1], seg[i])) start--;
+      while (start > 0 && i - start < LEAD_LINES && leadIn(seg[start - 1], seg[i])) {
+        start--;
+        if (indentOf(seg[start]?.text ?? "") < indentOf(seg[i]?.text ?? "")) break;
+      }
       const lines = foldFrames(seg.slice(start, end + 1)).map(kept);
       const last = this.blocks.at(-1);
       const first = lines[0]?.n ?? 0;
@@ -208,11 +211,12 @@ function kept(line: Line): Line {
   return { ...line, text: detach(line.text), template: detach(line.template) };
 }
 
-/** A plain line just above a block, less indented than its first line: the block's heading. */
+const indentOf = (t: string) => /^\s*/.exec(t)?.[0].length ?? 0;
+
+/** A plain line just above an indented block, indented no deeper: the block's heading (ends at a shallower line). */
 function leadIn(prev: Line | undefined, first: Line | undefined): boolean {
   if (!prev || !first || !prev.text.trim() || CALM.test(prev.text) || prev.score >= 2) return false;
-  const indent = (t: string) => /^\s*/.exec(t)?.[0].length ?? 0;
-  return indent(prev.text) < indent(first.text);
+  return indentOf(first.text) > 0 && indentOf(prev.text) <= indentOf(first.text);
 }
 
 /** A stack trace keeps its first frames: the rest say where the runtime was, not why. */
