@@ -30,7 +30,7 @@ const MAX_TEMPLATES = 50_000;
 const TAIL_WINDOW = 64;
 const TAIL_LINES = 16;
 /** Weights of where a block sits (tuned on logchunks-dev and cidiff, see docs/evaluation.md). */
-const P = { inStep: 1, nearEnd: 1.5, scale: 40, before: 0.6, tail: 1, command: 1, lastTail: 1.2, lastLines: 3 };
+const P = { inStep: 1, nearEnd: 1.5, scale: 40, before: 0.6, tail: 1, command: 3, lastTail: 1.2, lastLines: 3 };
 const LEAD_LINES = 2;
 const FRAMES_KEPT = 12;
 const FRAME = /^\s*(at\s|from\s|\.\.\. \d+ more)|^\s+\S+:\d+:\s*(\(|in\s)|^\s*File ".*", line \d+/;
@@ -77,7 +77,7 @@ export class LogDigester {
       }
     }
     const line: Line = { n, text, chars: whole.length, score, template };
-    if (STEP_FAILED.test(text)) {
+    if (STEP_FAILED.test(text) && !EPILOGUE.test(text)) {
       const tail = this.recent.filter((l) => l.text.trim() && !EPILOGUE.test(l.text) && !STEP_FAILED.test(l.text) && (!this.lastCommand || l.n > this.lastCommand.n));
       this.failedStep = { command: this.lastCommand, tail: tail.map(kept), exit: kept(line) };
     } else if (STEP_START.test(text)) {
@@ -166,7 +166,9 @@ export class LogDigester {
       const before = tail.slice(0, -P.lastLines).filter((l) => !shown(l));
       if (last.length > 0) candidates.push({ lines: last, end: last.at(-1)?.n ?? 0, score: P.lastTail, kind: "tail" });
       if (before.length > 0) candidates.push({ lines: before, end: before.at(-1)?.n ?? 0, score: P.tail, kind: "tail" });
-      if (step.command && !candidates.some((c) => c.lines.some((l) => l.n === step.command?.n))) candidates.push({ lines: [step.command], end: step.command.n, score: P.command, kind: "command" });
+      // The last command that ran and the runner's word that it failed, with its exit status.
+      const said = [step.command, step.exit].filter((l): l is Line => l !== undefined && !shown(l));
+      if (said.length > 0) candidates.push({ lines: said, end: step.exit.n, score: P.command, kind: "command" });
     }
 
     // Best blocks first within the budget, shown in log order; a block larger than the
