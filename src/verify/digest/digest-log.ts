@@ -21,7 +21,8 @@ export type LogDigest = {
 
 export type LogDigestOptions = { passLog?: string | undefined; maxLines?: number; maxLineChars?: number; maxBlockLines?: number };
 
-type Line = { n: number; text: string; chars: number; score: number; template: string };
+/** `passed`: the passing log has this line too. */
+type Line = { n: number; text: string; chars: number; score: number; template: string; passed: boolean };
 type Block = { lines: Line[]; end: number; score: number; kind: "signal" | "tail" | "command" };
 
 const SEGMENT = 4096;
@@ -67,7 +68,8 @@ export class LogDigester {
       else if (this.templates.size < MAX_TEMPLATES) this.templates.set(detach(template), 1);
     }
     let score = 0;
-    if (text.trim() && !(this.inPass.size > 0 && this.inPass.has(normaliseLogLine(text)))) {
+    const passed = this.inPass.size > 0 && this.inPass.has(normaliseLogLine(text));
+    if (text.trim() && !passed) {
       score = lineSignal(text);
       // The same message again (a summary repeating a compile error) says less the second time.
       if (score > 0) {
@@ -76,9 +78,9 @@ export class LogDigester {
         else if (this.seen.size < MAX_TEMPLATES) this.seen.add(detach(norm));
       }
     }
-    const line: Line = { n, text, chars: whole.length, score, template };
+    const line: Line = { n, text, chars: whole.length, score, template, passed };
     if (STEP_FAILED.test(text) && !EPILOGUE.test(text)) {
-      const tail = this.recent.filter((l) => l.text.trim() && !EPILOGUE.test(l.text) && !STEP_FAILED.test(l.text) && (!this.lastCommand || l.n > this.lastCommand.n));
+      const tail = this.recent.filter((l) => l.text.trim() && !l.passed && !EPILOGUE.test(l.text) && !STEP_FAILED.test(l.text) && (!this.lastCommand || l.n > this.lastCommand.n));
       this.failedStep = { command: this.lastCommand, tail: tail.map(kept), exit: kept(line) };
     } else if (STEP_START.test(text)) {
       this.lastCommand = kept(line);

@@ -28,3 +28,12 @@ describe("digestLog on real logs of several families", () => {
     });
   }
 });
+
+describe("the failing step", () => {
+  it("shows the last command that ran and the runner's line that it exited non-zero, not the CI's epilogue", () => {
+    // rake-travis: Travis echoes `$ rake`, the output, then `The command "rake" exited with 1.` and `Done. Your build exited with 1.`
+    const digest = digestLog(excerpt("rake-travis"), { maxLines: 12 });
+    expect(digest.text).toContain('The command "rake" exited with 1.');
+    expect(digest.text).not.toContain("Done. Your build exited with 1.");
+  });
+});
