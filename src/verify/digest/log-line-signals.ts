@@ -3,7 +3,7 @@
 // line (its words with numbers, hashes, paths and quoted values masked) for rarity counts.
 
 export const SIGNALS: Array<[RegExp, number]> = [
-  [/\b(BUILD FAILURE|FAILURE: Build failed|Build failed|COMPILATION ERROR)\b/i, 5],
+  [/\b(BUILD FAILURE|FAILURE: Build failed|Build failed|COMPILATION ERROR)\b/i, 3],
   [/^\s*\[ERROR\]|^\s*ERROR[:\s]|##\[error\]|^\s*npm ERR!|^\s*error(\[E\d+\])?:|^\s*E\s{2,}|^\s*fatal:|^\s*\[error\]|^\s*\*\* \(|^\s*✖|^\s*❌/, 4],
   // A compiler or linter diagnostic: path:line[:col]: error|warning, or path:line message.
   [/^\s*[\w./\\-]+\.\w+:\d+(:\d+)?:?\s+(\w+\s+)?(error|fatal|[Ee]rror)\b|^\s*[\w./\\-]+\.\w+[:(]\d+(:\d+|,\d+)?\)?:?\s+error\b/, 4],
