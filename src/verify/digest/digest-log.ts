@@ -9,7 +9,7 @@
 // One pass, bounded memory: lines are read in segments, each segment's blocks are scored and
 // only the best ones kept, with a small window of the latest lines for the failing step's
 // tail. `digestLogStream` reads a log of any size from a stream.
-import { cleanLogLine, normaliseLogLine, splitLogLines } from "./clean-log-line.ts";
+import { cleanLogLine, maskCleanLine, normaliseLogLine, splitLogLines } from "./clean-log-line.ts";
 import { CALM, CONTINUATION, EPILOGUE, lineSignal, lineTemplate, STEP_FAILED, STEP_START } from "./log-line-signals.ts";
 
 export type LogDigest = {
@@ -68,12 +68,13 @@ export class LogDigester {
       else if (this.templates.size < MAX_TEMPLATES) this.templates.set(detach(template), 1);
     }
     let score = 0;
-    const passed = this.inPass.size > 0 && this.inPass.has(normaliseLogLine(text));
+    const masked = this.inPass.size > 0 ? maskCleanLine(text) : undefined;
+    const passed = masked !== undefined && this.inPass.has(masked);
     if (text.trim() && !passed) {
       score = lineSignal(text);
       // The same message again (a summary repeating a compile error) says less the second time.
       if (score > 0) {
-        const norm = normaliseLogLine(text);
+        const norm = masked ?? maskCleanLine(text);
         if (this.seen.has(norm)) score *= 0.8;
         else if (this.seen.size < MAX_TEMPLATES) this.seen.add(detach(norm));
       }
