@@ -1,34 +1,58 @@
-// `npm run bench:digest -- <dir>`: scores the log digest on a directory of breakages
-// (cidiff layout: <case>/fail.log, pass.log, groundtruth with `E a-b` error ranges):
-// recall of the marked error lines and compression (log lines / digest lines).
+// `npm run bench:digest -- <dir> [--no-pass-log] [--max-lines N]`: scores the log digest on a
+// directory of breakages (cidiff and logchunks layout: <case>/fail.log, optional pass.log,
+// groundtruth with `E a-b` error ranges): recall of the marked error lines, the share of logs
+// whose digest holds at least one marked line ("hit"), and compression (log lines / digest
+// lines); per-group rows when case names carry a prefix (logchunks: the language).
+// Production settings: `--no-pass-log --max-lines 30` (the App passes a log of the last green
+// run of the same job only when it finds one).
 import { existsSync } from "node:fs";
-import { loadBreakages, median } from "../src/eval/breakage-cases.ts";
+import { parseArgs } from "node:util";
+import { lineNumberingOf, loadBreakages, median } from "../src/eval/breakage-cases.ts";
 import { digestLog } from "../src/verify/digest/digest-log.ts";
 
-const dir = process.argv[2];
-if (!dir || !existsSync(dir)) {
-  console.error("usage: npm run bench:digest -- <dir with <case>/fail.log, pass.log, groundtruth>");
+const { values, positionals } = parseArgs({ allowPositionals: true, options: { "no-pass-log": { type: "boolean", default: false }, "max-lines": { type: "string" }, quiet: { type: "boolean", default: false } } });
+const dir = positionals[0];
+const maxLines = values["max-lines"] === undefined ? 60 : Number(values["max-lines"]);
+if (!dir || !existsSync(dir) || !Number.isInteger(maxLines) || maxLines < 2) {
+  console.error("usage: npm run bench:digest -- <dir with <case>/fail.log, [pass.log], groundtruth> [--no-pass-log] [--max-lines N] [--quiet]");
   process.exit(2);
 }
 
-const rows: Array<{ name: string; logLines: number; digestLines: number; errorLines: number; recalled: number; recall: number; compression: number; ms: number }> = [];
-for (const { name, fail, pass, errorLines: marked } of loadBreakages(dir)) {
+type Row = { name: string; group: string; logLines: number; digestLines: number; errorLines: number; recalled: number; recall: number; compression: number; ms: number };
+const rows: Row[] = [];
+const numbering = lineNumberingOf(dir);
+for (const { name, fail, pass, errorLines: marked } of loadBreakages(dir, numbering)) {
   const started = performance.now();
-  const digest = digestLog(fail, { passLog: pass });
+  const digest = digestLog(fail, { passLog: values["no-pass-log"] ? undefined : pass, maxLines });
   const ms = performance.now() - started;
   const shown = new Set(digest.lines);
   const recalled = [...marked].filter((l) => shown.has(l)).length;
   const digestLines = digest.text.split("\n").length;
-  rows.push({ name, logLines: digest.logLines, digestLines, errorLines: marked.size, recalled, recall: marked.size ? recalled / marked.size : 1, compression: digest.logLines / digestLines, ms });
+  const group = /^([^_]+)_/.exec(name)?.[1] ?? name;
+  rows.push({ name, group, logLines: digest.logLines, digestLines, errorLines: marked.size, recalled, recall: marked.size ? recalled / marked.size : 1, compression: digest.logLines / digestLines, ms });
 }
 
 const pad = (s: string | number, n: number) => String(s).padStart(n);
-console.log(`${"case".padEnd(28)}${pad("log", 7)}${pad("digest", 8)}${pad("E lines", 9)}${pad("found", 7)}${pad("recall", 8)}${pad("compr.", 8)}${pad("ms", 7)}`);
-for (const r of rows) {
-  console.log(`${r.name.padEnd(28)}${pad(r.logLines, 7)}${pad(r.digestLines, 8)}${pad(r.errorLines, 9)}${pad(r.recalled, 7)}${pad(r.recall.toFixed(2), 8)}${pad(`${r.compression.toFixed(1)}x`, 8)}${pad(r.ms.toFixed(1), 7)}`);
+const hit = (rs: Row[]) => rs.filter((r) => r.recalled > 0 || r.errorLines === 0).length / rs.length;
+if (!values.quiet) {
+  const width = Math.max(28, ...rows.map((r) => r.name.length + 2));
+  console.log(`${"case".padEnd(width)}${pad("log", 7)}${pad("digest", 8)}${pad("E lines", 9)}${pad("found", 7)}${pad("recall", 8)}${pad("compr.", 8)}${pad("ms", 7)}`);
+  for (const r of rows) {
+    console.log(`${r.name.padEnd(width)}${pad(r.logLines, 7)}${pad(r.digestLines, 8)}${pad(r.errorLines, 9)}${pad(r.recalled, 7)}${pad(r.recall.toFixed(2), 8)}${pad(`${r.compression.toFixed(1)}x`, 8)}${pad(r.ms.toFixed(1), 7)}`);
+  }
+}
+const groups = [...new Set(rows.map((r) => r.group))].sort();
+if (groups.length > 1 && groups.length < rows.length) {
+  console.log(`\n${"group".padEnd(24)}${pad("cases", 6)}${pad("hit", 7)}${pad("med. recall", 12)}${pad("med. compr.", 12)}`);
+  for (const g of groups) {
+    const rs = rows.filter((r) => r.group === g);
+    console.log(`${g.padEnd(24)}${pad(rs.length, 6)}${pad(`${Math.round(hit(rs) * 100)}%`, 7)}${pad(median(rs.map((r) => r.recall)).toFixed(2), 12)}${pad(`${median(rs.map((r) => r.compression)).toFixed(1)}x`, 12)}`);
+  }
 }
 const total = rows.reduce((a, r) => ({ e: a.e + r.errorLines, f: a.f + r.recalled, l: a.l + r.logLines, d: a.d + r.digestLines }), { e: 0, f: 0, l: 0, d: 0 });
 console.log(
-  `\n${rows.length} cases: median recall ${median(rows.map((r) => r.recall)).toFixed(2)} (target >= 0.90), median compression ${median(rows.map((r) => r.compression)).toFixed(1)}x (target >= 20x); ` +
+  `\n${rows.length} cases (max ${maxLines} lines, marks counted in ${numbering === "lf" ? "\\n-lines" : "universal lines"}, ${values["no-pass-log"] ? "no passing log" : "passing log when the case has one"}): ` +
+    `median recall ${median(rows.map((r) => r.recall)).toFixed(2)} (target >= 0.90), median compression ${median(rows.map((r) => r.compression)).toFixed(1)}x (target >= 20x); ` +
+    `at least one marked line in ${(hit(rows) * 100).toFixed(1)}% of logs; ` +
     `pooled recall ${(total.f / total.e).toFixed(2)}, pooled compression ${(total.l / total.d).toFixed(1)}x; median digest time ${median(rows.map((r) => r.ms)).toFixed(1)} ms`,
 );

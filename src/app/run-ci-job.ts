@@ -93,7 +93,7 @@ export async function runCiJob(job: Job, deps: JobDeps, signal: AbortSignal): Pr
     worktrees.push(head);
     const runner = detectRunner(head.path, config.test.command);
     const evidence: RunEvidence[] = [];
-    for (const run of runs.slice(0, 3)) evidence.push(await collectRunEvidence(ci, owner, repo, run, { parseConsole: runner.parseConsole }));
+    for (const run of runs.slice(0, 3)) evidence.push(await collectRunEvidence(ci, owner, repo, run, { parseConsole: runner.parseConsole, baseBranch: pull.baseRef }));
     if (evidence.length === 0 && suiteId !== undefined) evidence.push(await collectCheckSuiteEvidence(ci, owner, repo, { id: suiteId, headSha, headBranch: pull.headRef }, { parseConsole: runner.parseConsole }));
     const failingInCi = [...new Set(evidence.flatMap((e) => failingTests(e.report).map((t) => t.id)))];
     status.set("CI evidence", "done", `${evidence.length} failed run(s), ${failingInCi.length} failing test(s) (${evidence.map((e) => e.testsFrom).join(", ")})`);

@@ -7,6 +7,7 @@ import { digestLog } from "../verify/digest/digest-log.ts";
 import { digestReport } from "../verify/digest/digest-report.ts";
 import { failingTests, type TestCaseResult, type TestReport } from "../verify/test-report.ts";
 import { reportsFromZip } from "./artifact-reports.ts";
+import { findPassingRun, passingLogOf, type PassingLog } from "./passing-log.ts";
 import { recogniseInfraFailure, type InfraFailure } from "./infra-failure.ts";
 import { cleanJobLog, errorLines } from "./job-log.ts";
 
@@ -21,6 +22,8 @@ export type JobEvidence = {
   logTruncated: boolean;
   errors: string[];
   infra?: InfraFailure | undefined;
+  /** The log of the same job in the last green run on the base branch, when one was found. */
+  passing?: PassingLog | undefined;
 };
 
 export type RunEvidence = {
@@ -47,6 +50,8 @@ export type EvidenceOptions = {
   jobFilter?: (job: WorkflowJob) => boolean;
   /** Repository root on the runner, so report paths become repository-relative. */
   root?: string | undefined;
+  /** The branch whose last successful run gives each failing job a passing log to compare with. */
+  baseBranch?: string | undefined;
 };
 
 const FAILED = new Set(["failure", "timed_out", "startup_failure", "action_required"]);
@@ -115,15 +120,28 @@ export async function collectRunEvidence(ci: CiForge, owner: string, repo: strin
   };
   const failing = failingTests(report);
   const infra = failing.length === 0 ? evidence.find((j) => j.infra)?.infra : undefined;
+  const problems = [...fromArtifacts.problems];
+  if (failing.length === 0 && options.baseBranch && evidence.length > 0) {
+    // A green log of the same job sets aside what every build prints; without one the digest still works.
+    try {
+      const passing = await findPassingRun(ci, owner, repo, run, options.baseBranch);
+      if (passing) for (const j of evidence) j.passing = await passingLogOf(ci, owner, repo, passing, j.name, maxLogBytes);
+    } catch (error) {
+      problems.push(`passing log on ${options.baseBranch}: ${(error as Error).message}`);
+    }
+  }
   const digest =
     failing.length > 0
       ? digestReport(report)
       : evidence
-          .map((j) => `job ${j.name}${j.failedSteps.length ? ` (failed step: ${j.failedSteps.join(", ")})` : ""}:\n${digestLog(j.log, { maxLines: 30 }).text}`)
+          .map((j) => {
+            const compared = j.passing ? `, compared with the passing log of the same job in run ${j.passing.runId} on ${j.passing.branch}` : ", no passing log to compare with";
+            return `job ${j.name}${j.failedSteps.length ? ` (failed step: ${j.failedSteps.join(", ")})` : ""}${compared}:\n${digestLog(j.log, { maxLines: 30, passLog: j.passing?.log }).text}`;
+          })
           .join("\n\n");
   const annotations = evidence.flatMap((j) => j.annotations.filter((a) => a.level === "failure" || a.level === "warning")).slice(0, 10);
   const annotated = annotations.length ? `${digest}\n\nAnnotations:\n${annotations.map((a) => `${a.path}:${a.line}: ${a.title ? `${a.title}: ` : ""}${a.message.split("\n")[0]}`).join("\n")}` : digest;
-  return { run, jobs: evidence, report, testsFrom: fromArtifacts.tests.length > 0 ? "artifact" : fromLogs.length > 0 ? "log" : "none", artifactFiles: fromArtifacts.files, problems: fromArtifacts.problems, digest: annotated, infra };
+  return { run, jobs: evidence, report, testsFrom: fromArtifacts.tests.length > 0 ? "artifact" : fromLogs.length > 0 ? "log" : "none", artifactFiles: fromArtifacts.files, problems, digest: annotated, infra };
 }
 
 /** Evidence from another CI app's check suite: its failed check runs' output and annotations (there are no Actions logs or artifacts). */

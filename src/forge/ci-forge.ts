@@ -55,8 +55,8 @@ export type CiForge = {
   /** Open pull requests whose head is this commit (forks included, which a run's `pull_requests` leaves out). */
   pullsForCommit(owner: string, repo: string, sha: string): Promise<number[]>;
   workflowRun(owner: string, repo: string, runId: number): Promise<WorkflowRun>;
-  /** Runs of one workflow file, or of the repository, filtered. */
-  workflowRuns(owner: string, repo: string, filter: { workflow?: string; headSha?: string; checkSuiteId?: number; event?: string; created?: string }): Promise<WorkflowRun[]>;
+  /** Runs of one workflow file, or of the repository, filtered (newest first); `status` takes a status or a conclusion ("success"). */
+  workflowRuns(owner: string, repo: string, filter: { workflow?: string; headSha?: string; checkSuiteId?: number; event?: string; created?: string; branch?: string; status?: string }): Promise<WorkflowRun[]>;
   jobs(owner: string, repo: string, runId: number): Promise<WorkflowJob[]>;
   jobLog(owner: string, repo: string, jobId: number, maxBytes: number): Promise<{ text: string; truncated: boolean }>;
   annotations(owner: string, repo: string, checkRunId: number): Promise<Annotation[]>;
@@ -224,6 +224,8 @@ export function octokitCiForge(request: RequestLike): CiForge {
       if (filter.checkSuiteId) query.check_suite_id = filter.checkSuiteId;
       if (filter.event) query.event = filter.event;
       if (filter.created) query.created = filter.created;
+      if (filter.branch) query.branch = filter.branch;
+      if (filter.status) query.status = filter.status;
       const route = filter.workflow ? "GET /repos/{owner}/{repo}/actions/workflows/{workflow_id}/runs" : "GET /repos/{owner}/{repo}/actions/runs";
       const runs = await paged(route, filter.workflow ? { ...query, workflow_id: filter.workflow } : query, "workflow_runs", runSchema, "workflow runs", 3);
       return runs.map(toRun);

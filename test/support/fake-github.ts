@@ -186,8 +186,12 @@ export function fakeGitHub(state: FakeGitHubState) {
             (!q.get("head_sha") || r.head_sha === q.get("head_sha")) &&
             (!q.get("event") || r.event === q.get("event")) &&
             (!q.get("check_suite_id") || r.check_suite_id === Number(q.get("check_suite_id"))) &&
+            (!q.get("branch") || r.head_branch === q.get("branch")) &&
+            (!q.get("status") || r.status === q.get("status") || r.conclusion === q.get("status")) &&
             (!created || r.created_at >= created),
         );
+        // Newest first, as GitHub lists them.
+        runs.sort((a, b) => b.created_at.localeCompare(a.created_at) || b.id - a.id);
         return [200, { total_count: runs.length, workflow_runs: runs.map((r) => runJson(r, owner, repo)) }];
       }
       case "actions/get-workflow-run": {

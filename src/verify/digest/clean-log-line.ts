@@ -12,7 +12,12 @@ export function cleanLogLine(line: string): string {
 
 /** A form for comparing lines across runs: numbers, hashes, durations and temp names masked. */
 export function normaliseLogLine(line: string): string {
-  return cleanLogLine(line)
+  return maskCleanLine(cleanLogLine(line));
+}
+
+/** normaliseLogLine of a line already cleaned. */
+export function maskCleanLine(clean: string): string {
+  return clean
     .replace(/\b[0-9a-f]{7,40}\b/gi, "<hash>")
     .replace(/\d+(\.\d+)?/g, "0")
     .replace(/\/tmp\/[^\s/]+/g, "/tmp/<tmp>")

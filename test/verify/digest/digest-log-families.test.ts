@@ -1,0 +1,39 @@
+// The digest on excerpts of real failed builds from several CI systems and tools (see
+// test/fixtures/digest/excerpts/README.md for each one's source): the line a person marked as
+// the explanation must be in a digest much shorter than the excerpt, whatever words the tool uses.
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { digestLog } from "../../../src/verify/digest/digest-log.ts";
+
+const excerpt = (name: string) => readFileSync(new URL(`../../fixtures/digest/excerpts/${name}.log`, import.meta.url), "latin1");
+
+const families: Array<[string, string, string]> = [
+  ["a Travis build whose command has no Rakefile (Ruby, rake)", "rake-travis", "No Rakefile found (looking for: rakefile, Rakefile, rakefile.rb, Rakefile.rb)"],
+  ["an ExUnit test failure under its heading (Elixir)", "exunit-travis", "1) test raises error message about correct usage (Mix.Tasks.IexTest)"],
+  ["an install script that cannot run (Clojure, Travis functions)", "install-script-travis", "install-jdk.sh: Permission denied"],
+  ["a failing Go test", "go-test-travis", "--- FAIL: TestSeparator"],
+  ["a compiler diagnostic with file and line (Erlang, erlc)", "erlc-diagnostic-travis", "beam_ssa.erl:127: import lists:umerge/1 is unused"],
+  ["a linter's report in its own words (eslint with prettier)", "eslint-prettier-travis", "src/grammar-registry.js:639 Insert `;` (prettier/prettier)"],
+  ["a Maven compile error (Jenkins)", "maven-compile-jenkins", "SachaDocumentationGenerator.java:[3,13]"],
+];
+
+describe("digestLog on real logs of several families", () => {
+  for (const [family, name, marked] of families) {
+    it(`finds ${family}`, () => {
+      const log = excerpt(name);
+      const digest = digestLog(log, { maxLines: 12 });
+      expect(digest.text).toContain(marked);
+      expect(digest.text.split("\n").length).toBeLessThanOrEqual(12);
+      expect(digest.logLines).toBeGreaterThan(60);
+    });
+  }
+});
+
+describe("the failing step", () => {
+  it("shows the last command that ran and the runner's line that it exited non-zero, not the CI's epilogue", () => {
+    // rake-travis: Travis echoes `$ rake`, the output, then `The command "rake" exited with 1.` and `Done. Your build exited with 1.`
+    const digest = digestLog(excerpt("rake-travis"), { maxLines: 12 });
+    expect(digest.text).toContain('The command "rake" exited with 1.');
+    expect(digest.text).not.toContain("Done. Your build exited with 1.");
+  });
+});
