@@ -1,50 +1,72 @@
-// `autogen serve`: the Probot server with our app, configured from the validated
-// environment (HOST honoured), plus the health endpoint.
-import type { Server as HttpServer } from "node:http";
-import { Probot, Server } from "probot";
+// `autogen serve`: our app on a Probot instance, behind our own bounded HTTP server (the
+// webhook ingress and the health endpoint), configured from the validated environment.
+import { createServer, type Server as HttpServer } from "node:http";
+import { Probot } from "probot";
 import { appFromConfig } from "../app/app-from-config.ts";
 import type { ServerConfig } from "../config/env-config.ts";
 import { killAllSandboxes } from "../verify/sandbox/live-sandboxes.ts";
 import { VERSION } from "../version.ts";
 import { healthHandler } from "./health-handler.ts";
+import { applyConnectionLimits, DEFAULT_INGRESS_LIMITS, serverOptions, type IngressLimits } from "./ingress-limits.ts";
+import { webhookIngress } from "./webhook-ingress.ts";
 
-export type RunningServer = { server: Server; http: HttpServer; url: string; stop: () => Promise<void> };
+export type RunningServer = { probot: Probot; http: HttpServer; url: string; stop: () => Promise<void> };
+export type ServerOptions = { limits?: Partial<IngressLimits> };
 
-export async function startServer(config: ServerConfig): Promise<RunningServer> {
-  const ProbotWithConfig = Probot.defaults({
+export async function startServer(config: ServerConfig, options: ServerOptions = {}): Promise<RunningServer> {
+  const limits = { ...DEFAULT_INGRESS_LIMITS, ...options.limits };
+  const probot = new Probot({
     appId: config.appId,
     privateKey: config.privateKey,
     secret: config.webhookSecret,
     logLevel: config.logLevel,
     ...(config.baseUrl ? { baseUrl: config.baseUrl } : {}),
   });
-  const server = new Server({
-    Probot: ProbotWithConfig,
-    host: config.host,
-    port: config.port,
-    webhookPath: config.webhookPath,
-  });
   const handle = appFromConfig(config);
-  server.addHandler(
-    healthHandler(() => {
-      const depth = handle.store.queueDepth();
-      return { status: "ok", version: VERSION, llm: config.llm ? "configured" : "model-free", store: "sqlite", queue: depth };
-    }),
-  );
-  await server.load(handle.app);
-  const http = await server.start();
+  await probot.load(handle.app, { cwd: process.cwd(), addHandler: () => undefined });
+  const health = healthHandler(() => {
+    const depth = handle.store.queueDepth();
+    return { status: "ok", version: VERSION, llm: config.llm ? "configured" : "model-free", store: "sqlite", queue: depth };
+  });
+  const ingress = webhookIngress({
+    path: config.webhookPath,
+    secret: config.webhookSecret,
+    limits,
+    log: probot.log,
+    accept: async (delivery) => {
+      await probot.receive(delivery as never);
+      return "accepted";
+    },
+  });
+  const http = createServer(serverOptions(limits), (req, res) => {
+    if (health(req, res)) return;
+    void ingress(req, res).then((handled) => {
+      if (!handled) res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ message: "not found" }));
+    });
+  });
+  applyConnectionLimits(http, limits);
+  await new Promise<void>((resolve, reject) => {
+    http.once("error", reject);
+    http.listen({ port: config.port, host: config.host }, () => {
+      http.off("error", reject);
+      resolve();
+    });
+  });
   const address = http.address();
   const port = typeof address === "object" && address ? address.port : config.port;
   return {
-    server,
+    probot,
     http,
     url: `http://${config.host}:${port}`,
     stop: async () => {
+      const closed = new Promise<void>((resolve) => http.close(() => resolve()));
+      http.closeIdleConnections();
       // The test runs go first: a job that is slow to see its abort must not keep a
       // sandbox running while the server waits for it.
       killAllSandboxes();
       await handle.pool()?.stop();
-      await server.stop();
+      http.closeAllConnections();
+      await closed;
       handle.store.close();
     },
   };
