@@ -6,7 +6,8 @@ import type { IngressLimits } from "./ingress-limits.ts";
 import { InFlightBudget, readBoundedBody } from "./read-bounded-body.ts";
 import { signatureMatches } from "./verify-signature.ts";
 
-export type Delivery = { id: string; name: string; payload: Record<string, unknown> };
+/** An authenticated delivery: `body` is the signed text, `payload` that text parsed. */
+export type Delivery = { id: string; name: string; payload: Record<string, unknown>; body: string };
 /** What becomes of an authenticated delivery: `accepted` (stored or handled) or `duplicate`. */
 export type AcceptDelivery = (delivery: Delivery) => Promise<"accepted" | "duplicate">;
 type Log = { warn: (meta: object, message: string) => void; error: (meta: object, message: string) => void };
@@ -48,15 +49,16 @@ export function webhookIngress(options: { path: string; secret: string; limits: 
       return true;
     }
     if (!signatureMatches(options.secret, read.body, signature)) return answer(res, 401, "the signature does not match");
+    const text = read.body.toString("utf8");
     let payload: unknown;
     try {
-      payload = JSON.parse(read.body.toString("utf8"));
+      payload = JSON.parse(text);
     } catch {
       return answer(res, 400, "the body is not valid JSON");
     }
     if (typeof payload !== "object" || payload === null || Array.isArray(payload)) return answer(res, 400, "the body is not a JSON object");
     try {
-      const outcome = await options.accept({ id, name, payload: payload as Record<string, unknown> });
+      const outcome = await options.accept({ id, name, payload: payload as Record<string, unknown>, body: text });
       return outcome === "duplicate" ? answer(res, 200, "already received") : answer(res, 202, "accepted");
     } catch (error) {
       options.log.error({ err: error, deliveryId: id, event: name }, "webhook delivery not accepted");

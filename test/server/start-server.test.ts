@@ -37,7 +37,7 @@ describe("startServer", () => {
   it("answers the health endpoint with the version", async () => {
     const response = await fetch(`${running.url}/healthz`);
     expect(response.status).toBe(200);
-    expect(await response.json()).toEqual({ status: "ok", version: VERSION, llm: "model-free", store: "sqlite", queue: { queued: 0, running: 0 } });
+    expect(await response.json()).toEqual({ status: "ok", version: VERSION, llm: "model-free", store: "sqlite", queue: { queued: 0, running: 0 }, inbox: { pending: 0, failed: 0 } });
   });
 
   it("accepts a signed webhook at the webhook path", async () => {
