@@ -6,6 +6,7 @@
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { DatabaseSync } from "node:sqlite";
+import { migrateSqlite } from "./migrate-sqlite.ts";
 
 /** `ci`: repair a red build on a pull request (`number` is the PR). */
 export type JobKind = "fix" | "plan" | "ci";
@@ -46,6 +47,25 @@ type Row = {
   error: string | null;
 };
 
+/** The job store's schema, one entry per version; never edit one that has shipped, add the next. */
+export const JOB_STORE_MIGRATIONS = [
+  // 1: jobs and deliveries (the schema from before versioning, verbatim).
+  `CREATE TABLE IF NOT EXISTS deliveries (id TEXT PRIMARY KEY, event TEXT NOT NULL, received_at INTEGER NOT NULL);
+   CREATE TABLE IF NOT EXISTS jobs (
+     id INTEGER PRIMARY KEY AUTOINCREMENT,
+     delivery_id TEXT NOT NULL, installation_id INTEGER NOT NULL, owner TEXT NOT NULL, repo TEXT NOT NULL,
+     number INTEGER NOT NULL, kind TEXT NOT NULL, requester TEXT NOT NULL, requester_id INTEGER NOT NULL,
+     snapshot TEXT NOT NULL, hint TEXT, state TEXT NOT NULL, checkpoint TEXT NOT NULL DEFAULT '{}',
+     status_comment_id INTEGER, error TEXT, created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL);
+   CREATE UNIQUE INDEX IF NOT EXISTS one_active_job ON jobs(owner, repo, number) WHERE state IN ('queued', 'running');`,
+  // 2: the webhook inbox, and jobs found by delivery (a retried delivery finds its job).
+  `CREATE TABLE inbox (
+     delivery_id TEXT PRIMARY KEY, event TEXT NOT NULL, payload TEXT NOT NULL, state TEXT NOT NULL DEFAULT 'pending',
+     attempts INTEGER NOT NULL DEFAULT 0, next_attempt_at INTEGER NOT NULL, error TEXT, received_at INTEGER NOT NULL, updated_at INTEGER NOT NULL);
+   CREATE INDEX inbox_due ON inbox(state, next_attempt_at);
+   CREATE INDEX jobs_by_delivery ON jobs(delivery_id);`,
+] as const;
+
 export type InboxState = "pending" | "done" | "failed";
 export type InboxRow = { deliveryId: string; event: string; payload: string; state: InboxState; attempts: number; nextAttemptAt: number; error: string | null };
 
@@ -55,23 +75,8 @@ export class JobStore {
   constructor(path: string) {
     if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
     this.db = new DatabaseSync(path);
-    this.db.exec(`
-      PRAGMA journal_mode = WAL;
-      PRAGMA busy_timeout = 5000;
-      CREATE TABLE IF NOT EXISTS deliveries (id TEXT PRIMARY KEY, event TEXT NOT NULL, received_at INTEGER NOT NULL);
-      CREATE TABLE IF NOT EXISTS jobs (
-        id INTEGER PRIMARY KEY AUTOINCREMENT,
-        delivery_id TEXT NOT NULL, installation_id INTEGER NOT NULL, owner TEXT NOT NULL, repo TEXT NOT NULL,
-        number INTEGER NOT NULL, kind TEXT NOT NULL, requester TEXT NOT NULL, requester_id INTEGER NOT NULL,
-        snapshot TEXT NOT NULL, hint TEXT, state TEXT NOT NULL, checkpoint TEXT NOT NULL DEFAULT '{}',
-        status_comment_id INTEGER, error TEXT, created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL);
-      CREATE TABLE IF NOT EXISTS inbox (
-        delivery_id TEXT PRIMARY KEY, event TEXT NOT NULL, payload TEXT NOT NULL, state TEXT NOT NULL DEFAULT 'pending',
-        attempts INTEGER NOT NULL DEFAULT 0, next_attempt_at INTEGER NOT NULL, error TEXT, received_at INTEGER NOT NULL, updated_at INTEGER NOT NULL);
-      CREATE INDEX IF NOT EXISTS inbox_due ON inbox(state, next_attempt_at);
-      CREATE INDEX IF NOT EXISTS jobs_by_delivery ON jobs(delivery_id);
-      CREATE UNIQUE INDEX IF NOT EXISTS one_active_job ON jobs(owner, repo, number) WHERE state IN ('queued', 'running');
-    `);
+    this.db.exec("PRAGMA journal_mode = WAL; PRAGMA busy_timeout = 5000;");
+    migrateSqlite(this.db, "job", JOB_STORE_MIGRATIONS);
   }
 
   /**
