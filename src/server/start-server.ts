@@ -11,11 +11,14 @@ import { VERSION } from "../version.ts";
 import { healthHandler } from "./health-handler.ts";
 import { applyConnectionLimits, DEFAULT_INGRESS_LIMITS, serverOptions, type IngressLimits } from "./ingress-limits.ts";
 import { webhookIngress } from "./webhook-ingress.ts";
+import { settlesWithin } from "../jobs/worker-pool.ts";
 
 export type RunningServer = { probot: Probot; http: HttpServer; url: string; store: JobStore; inbox: InboxProcessor; stop: () => Promise<void> };
 export type ServerOptions = {
   limits?: Partial<IngressLimits>;
   inbox?: Partial<Omit<InboxOptions, "log">>;
+  /** How long a stop waits for running jobs and deliveries in hand before it goes on (default 20 s). */
+  shutdownGraceMs?: number;
   /** The Octokit class Probot builds clients from (tests turn its retries off). */
   Octokit?: typeof ProbotOctokit;
 };
@@ -72,14 +75,16 @@ export async function startServer(config: ServerConfig, options: ServerOptions =
     store: handle.store,
     inbox,
     url: `http://${config.host}:${port}`,
+    // Stop accepting, give jobs a bounded time to checkpoint, end the test runs, close.
+    // What did not finish stays in the store: pending deliveries and interrupted jobs are
+    // taken up again, once, at the next start.
     stop: async () => {
+      const grace = options.shutdownGraceMs ?? 20_000;
       const closed = new Promise<void>((resolve) => http.close(() => resolve()));
       http.closeIdleConnections();
-      // The test runs go first: a job that is slow to see its abort must not keep a
-      // sandbox running while the server waits for it.
+      const [inboxDone, jobsDone] = await Promise.all([settlesWithin(inbox.stop(), grace), handle.pool()?.stop(grace) ?? Promise.resolve(true)]);
+      if (!inboxDone || !jobsDone) probot.log.warn({ graceMs: grace, inboxDone, jobsDone }, "shutdown grace ran out; unfinished work resumes at the next start");
       killAllSandboxes();
-      await inbox.stop();
-      await handle.pool()?.stop();
       http.closeAllConnections();
       await closed;
       handle.store.close();
