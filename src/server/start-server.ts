@@ -5,6 +5,7 @@ import { Probot, type ProbotOctokit } from "probot";
 import { DEFAULT_INBOX_OPTIONS, InboxProcessor, type InboxOptions } from "../jobs/inbox-processor.ts";
 import type { JobStore } from "../jobs/job-store.ts";
 import { appFromConfig } from "../app/app-from-config.ts";
+import { resilientOctokit } from "../forge/resilient-octokit.ts";
 import type { ServerConfig } from "../config/env-config.ts";
 import { killAllSandboxes } from "../verify/sandbox/live-sandboxes.ts";
 import { VERSION } from "../version.ts";
@@ -19,7 +20,7 @@ export type ServerOptions = {
   inbox?: Partial<Omit<InboxOptions, "log">>;
   /** How long a stop waits for running jobs and deliveries in hand before it goes on (default 20 s). */
   shutdownGraceMs?: number;
-  /** The Octokit class Probot builds clients from (tests turn its retries off). */
+  /** The Octokit class Probot builds clients from (default: bounded retries and rate-limit waits). */
   Octokit?: typeof ProbotOctokit;
 };
 
@@ -31,7 +32,7 @@ export async function startServer(config: ServerConfig, options: ServerOptions =
     secret: config.webhookSecret,
     logLevel: config.logLevel,
     ...(config.baseUrl ? { baseUrl: config.baseUrl } : {}),
-    ...(options.Octokit ? { Octokit: options.Octokit } : {}),
+    Octokit: options.Octokit ?? resilientOctokit(),
   });
   const handle = appFromConfig(config);
   await probot.load(handle.app, { cwd: process.cwd(), addHandler: () => undefined });
