@@ -77,7 +77,9 @@ export class InboxProcessor {
 
   private scheduleNext(): void {
     if (this.stopped) return;
-    const next = this.store.nextDueAt();
+    // Deliveries due now start when an attempt in hand ends (it kicks); only retries
+    // waiting for their time need a timer.
+    const next = this.store.nextDueAfter(Date.now());
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
     if (next === undefined) return;

@@ -107,9 +107,9 @@ export class JobStore {
     return rows.map(toInboxRow).filter((r) => !exclude.has(r.deliveryId)).slice(0, limit);
   }
 
-  /** The earliest time a pending delivery is due, if any. */
-  nextDueAt(): number | undefined {
-    const row = this.db.prepare("SELECT MIN(next_attempt_at) AS at FROM inbox WHERE state = 'pending'").get() as { at: number | null };
+  /** The earliest time after `now` a pending delivery is due, if any (those due already are taken as room frees). */
+  nextDueAfter(now: number): number | undefined {
+    const row = this.db.prepare("SELECT MIN(next_attempt_at) AS at FROM inbox WHERE state = 'pending' AND next_attempt_at > ?").get(now) as { at: number | null };
     return row.at ?? undefined;
   }
 
