@@ -1,6 +1,7 @@
-// The Probot app: thin handlers that decide and enqueue within GitHub's 10-second window
-// (the delivery id is recorded first, so a redelivery does nothing), a worker pool that
-// runs the jobs, and resume of interrupted jobs at start.
+// The Probot app: handlers that decide and enqueue (under `autogen serve` they run from
+// the inbox, after the webhook was acknowledged, and are retried when GitHub fails; a
+// delivery id is recorded so a redelivery does nothing), a worker pool that runs the
+// jobs, and resume of interrupted jobs at start.
 import type { ApplicationFunction, Context, Probot } from "probot";
 import { parseRepoConfigText, REPO_CONFIG_PATH, RepoConfigError } from "../config/parse-repo-config.ts";
 import type { RepoConfig } from "../config/repo-config-schema.ts";

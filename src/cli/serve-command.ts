@@ -3,10 +3,15 @@ import { startServer } from "../server/start-server.ts";
 import { EXIT, type CliCommand } from "./command.ts";
 import { parseFlags } from "./parse-flags.ts";
 
+/** How long a SIGTERM waits for running jobs to checkpoint before their test runs are killed. */
+const SHUTDOWN_GRACE_MS = 20_000;
+/** Past the grace, a stop that still hangs (a stuck handle) ends the process anyway. */
+const SHUTDOWN_HARD_LIMIT_MS = SHUTDOWN_GRACE_MS + 5_000;
+
 export const serveCommand: CliCommand = {
   name: "serve",
   summary: "run the GitHub App server (webhooks, jobs, health endpoint)",
-  usage: "autogen serve\n\nConfigured by environment variables; see .env.example and docs/deployment.md.",
+  usage: "autogen serve\n\nConfigured by environment variables; see .env.example and docs/deployment.md.\nSIGTERM or SIGINT stops accepting webhooks, gives running jobs 20 s to checkpoint, then exits; a second signal exits at once.",
   async run(args, io) {
     parseFlags(args, {}, false);
     let config;
@@ -19,13 +24,29 @@ export const serveCommand: CliCommand = {
       }
       throw error;
     }
-    const running = await startServer(config);
+    const running = await startServer(config, { shutdownGraceMs: SHUTDOWN_GRACE_MS });
     io.stdout(`autogen-bot listening on ${running.url} (webhooks at ${config.webhookPath}, health at /healthz)\n`);
     await new Promise<void>((resolve) => {
-      const stop = () => void running.stop().then(resolve);
-      process.once("SIGINT", stop);
-      process.once("SIGTERM", stop);
+      let stopping = false;
+      const stop = (signal: NodeJS.Signals) => {
+        if (stopping) {
+          io.stderr(`autogen serve: ${signal} again, exiting now\n`);
+          process.exit(EXIT.failed);
+        }
+        stopping = true;
+        io.stderr(`autogen serve: ${signal}, stopping (at most ${SHUTDOWN_HARD_LIMIT_MS / 1000} s)\n`);
+        setTimeout(() => {
+          io.stderr("autogen serve: the stop did not finish in time, exiting\n");
+          process.exit(EXIT.failed);
+        }, SHUTDOWN_HARD_LIMIT_MS).unref();
+        void running.stop().then(resolve, resolve);
+      };
+      process.on("SIGINT", stop);
+      process.on("SIGTERM", stop);
     });
+    // A handle left open by a library (a client's keep-alive socket, a timer) must not keep
+    // a stopped server alive; an unref'd timer fires only if something else still does.
+    setTimeout(() => process.exit(EXIT.ok), 1_000).unref();
     return EXIT.ok;
   },
 };

@@ -1,10 +1,12 @@
-// Jobs and deliveries in SQLite (node:sqlite): a webhook delivery id is stored under a
-// unique constraint before anything else, so a redelivery is a no-op; at most one active
-// job per issue or PR (a partial unique index); checkpoints so a job resumes after a
-// crash or restart.
+// Jobs and deliveries in SQLite (node:sqlite): a webhook delivery is stored in the inbox
+// under its id (one statement, so a crash leaves the row or nothing, and a redelivery is
+// a no-op) and handled from there with retries; at most one active job per issue or PR
+// (a partial unique index), and one job per delivery and issue however often the delivery
+// is retried; checkpoints so a job resumes after a crash or restart.
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { DatabaseSync } from "node:sqlite";
+import { migrateSqlite } from "./migrate-sqlite.ts";
 
 /** `ci`: repair a red build on a pull request (`number` is the PR). */
 export type JobKind = "fix" | "plan" | "ci";
@@ -45,33 +47,100 @@ type Row = {
   error: string | null;
 };
 
+/** The job store's schema, one entry per version; never edit one that has shipped, add the next. */
+export const JOB_STORE_MIGRATIONS = [
+  // 1: jobs and deliveries (the schema from before versioning, verbatim).
+  `CREATE TABLE IF NOT EXISTS deliveries (id TEXT PRIMARY KEY, event TEXT NOT NULL, received_at INTEGER NOT NULL);
+   CREATE TABLE IF NOT EXISTS jobs (
+     id INTEGER PRIMARY KEY AUTOINCREMENT,
+     delivery_id TEXT NOT NULL, installation_id INTEGER NOT NULL, owner TEXT NOT NULL, repo TEXT NOT NULL,
+     number INTEGER NOT NULL, kind TEXT NOT NULL, requester TEXT NOT NULL, requester_id INTEGER NOT NULL,
+     snapshot TEXT NOT NULL, hint TEXT, state TEXT NOT NULL, checkpoint TEXT NOT NULL DEFAULT '{}',
+     status_comment_id INTEGER, error TEXT, created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL);
+   CREATE UNIQUE INDEX IF NOT EXISTS one_active_job ON jobs(owner, repo, number) WHERE state IN ('queued', 'running');`,
+  // 2: the webhook inbox, and jobs found by delivery (a retried delivery finds its job).
+  `CREATE TABLE inbox (
+     delivery_id TEXT PRIMARY KEY, event TEXT NOT NULL, payload TEXT NOT NULL, state TEXT NOT NULL DEFAULT 'pending',
+     attempts INTEGER NOT NULL DEFAULT 0, next_attempt_at INTEGER NOT NULL, error TEXT, received_at INTEGER NOT NULL, updated_at INTEGER NOT NULL);
+   CREATE INDEX inbox_due ON inbox(state, next_attempt_at);
+   CREATE INDEX jobs_by_delivery ON jobs(delivery_id);`,
+] as const;
+
+export type InboxState = "pending" | "done" | "failed";
+export type InboxRow = { deliveryId: string; event: string; payload: string; state: InboxState; attempts: number; nextAttemptAt: number; error: string | null };
+
 export class JobStore {
   private readonly db: DatabaseSync;
 
   constructor(path: string) {
     if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
     this.db = new DatabaseSync(path);
-    this.db.exec(`
-      PRAGMA journal_mode = WAL;
-      PRAGMA busy_timeout = 5000;
-      CREATE TABLE IF NOT EXISTS deliveries (id TEXT PRIMARY KEY, event TEXT NOT NULL, received_at INTEGER NOT NULL);
-      CREATE TABLE IF NOT EXISTS jobs (
-        id INTEGER PRIMARY KEY AUTOINCREMENT,
-        delivery_id TEXT NOT NULL, installation_id INTEGER NOT NULL, owner TEXT NOT NULL, repo TEXT NOT NULL,
-        number INTEGER NOT NULL, kind TEXT NOT NULL, requester TEXT NOT NULL, requester_id INTEGER NOT NULL,
-        snapshot TEXT NOT NULL, hint TEXT, state TEXT NOT NULL, checkpoint TEXT NOT NULL DEFAULT '{}',
-        status_comment_id INTEGER, error TEXT, created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL);
-      CREATE UNIQUE INDEX IF NOT EXISTS one_active_job ON jobs(owner, repo, number) WHERE state IN ('queued', 'running');
-    `);
+    this.db.exec("PRAGMA journal_mode = WAL; PRAGMA busy_timeout = 5000;");
+    migrateSqlite(this.db, "job", JOB_STORE_MIGRATIONS);
   }
 
-  /** True the first time a delivery id is seen; false for a redelivery. */
+  /**
+   * True the first time a delivery id is seen; false for a redelivery. A delivery still
+   * pending in the inbox is being handled (perhaps again, after a failed attempt), so it
+   * counts as new until it is done.
+   */
   recordDelivery(id: string, event: string): boolean {
-    return this.db.prepare("INSERT OR IGNORE INTO deliveries (id, event, received_at) VALUES (?, ?, ?)").run(id, event, Date.now()).changes === 1;
+    if (this.db.prepare("INSERT OR IGNORE INTO deliveries (id, event, received_at) VALUES (?, ?, ?)").run(id, event, Date.now()).changes === 1) return true;
+    return this.db.prepare("SELECT 1 FROM inbox WHERE delivery_id = ? AND state = 'pending'").get(id) !== undefined;
+  }
+
+  /** Stores a webhook delivery for handling; false when that delivery id is already in. */
+  receive(deliveryId: string, event: string, payload: string): boolean {
+    const now = Date.now();
+    return (
+      this.db
+        .prepare("INSERT OR IGNORE INTO inbox (delivery_id, event, payload, state, attempts, next_attempt_at, received_at, updated_at) VALUES (?, ?, ?, 'pending', 0, ?, ?, ?)")
+        .run(deliveryId, event, payload, now, now, now).changes === 1
+    );
+  }
+
+  /** Pending deliveries due by `now`, oldest first, leaving out those being handled. */
+  dueDeliveries(now: number, limit: number, exclude: ReadonlySet<string>): InboxRow[] {
+    const rows = this.db
+      .prepare("SELECT * FROM inbox WHERE state = 'pending' AND next_attempt_at <= ? ORDER BY next_attempt_at, received_at LIMIT ?")
+      .all(now, limit + exclude.size) as Array<Record<string, unknown>>;
+    return rows.map(toInboxRow).filter((r) => !exclude.has(r.deliveryId)).slice(0, limit);
+  }
+
+  /** The earliest time after `now` a pending delivery is due, if any (those due already are taken as room frees). */
+  nextDueAfter(now: number): number | undefined {
+    const row = this.db.prepare("SELECT MIN(next_attempt_at) AS at FROM inbox WHERE state = 'pending' AND next_attempt_at > ?").get(now) as { at: number | null };
+    return row.at ?? undefined;
+  }
+
+  inbox(deliveryId: string): InboxRow | undefined {
+    const row = this.db.prepare("SELECT * FROM inbox WHERE delivery_id = ?").get(deliveryId) as Record<string, unknown> | undefined;
+    return row ? toInboxRow(row) : undefined;
+  }
+
+  deliveryDone(deliveryId: string): void {
+    this.db.prepare("UPDATE inbox SET state = 'done', attempts = attempts + 1, error = NULL, updated_at = ? WHERE delivery_id = ?").run(Date.now(), deliveryId);
+  }
+
+  /** A failed attempt: retried at `retryAt`, or failed for good when it is undefined. */
+  deliveryAttemptFailed(deliveryId: string, error: string, retryAt: number | undefined): void {
+    const now = Date.now();
+    if (retryAt === undefined) this.db.prepare("UPDATE inbox SET state = 'failed', attempts = attempts + 1, error = ?, updated_at = ? WHERE delivery_id = ?").run(error, now, deliveryId);
+    else this.db.prepare("UPDATE inbox SET attempts = attempts + 1, error = ?, next_attempt_at = ?, updated_at = ? WHERE delivery_id = ?").run(error, retryAt, now, deliveryId);
+  }
+
+  inboxDepth(): { pending: number; failed: number } {
+    const rows = this.db.prepare("SELECT state, COUNT(*) AS n FROM inbox WHERE state IN ('pending', 'failed') GROUP BY state").all() as Array<{ state: string; n: number }>;
+    return { pending: rows.find((r) => r.state === "pending")?.n ?? 0, failed: rows.find((r) => r.state === "failed")?.n ?? 0 };
   }
 
   /** Queues a job, or returns the active job already running for that issue. */
   enqueue(request: JobRequest): { queued: true; job: Job } | { queued: false; active: Job } {
+    // A delivery handled again after a failed attempt finds the job it already made.
+    const made = this.db
+      .prepare("SELECT * FROM jobs WHERE delivery_id = ? AND owner = ? AND repo = ? AND number = ? ORDER BY id LIMIT 1")
+      .get(request.deliveryId, request.owner, request.repo, request.number) as Row | undefined;
+    if (made) return { queued: false, active: toJob(made) };
     const now = Date.now();
     try {
       const result = this.db
@@ -151,6 +220,18 @@ export class JobStore {
   close(): void {
     this.db.close();
   }
+}
+
+function toInboxRow(row: Record<string, unknown>): InboxRow {
+  return {
+    deliveryId: String(row.delivery_id),
+    event: String(row.event),
+    payload: String(row.payload),
+    state: row.state as InboxState,
+    attempts: Number(row.attempts),
+    nextAttemptAt: Number(row.next_attempt_at),
+    error: row.error === null ? null : String(row.error),
+  };
 }
 
 function toJob(row: Row): Job {

@@ -50,9 +50,29 @@ export class WorkerPool {
     return new Promise((resolve) => this.onIdle.push(resolve));
   }
 
-  async stop(): Promise<void> {
+  /**
+   * Starts no more jobs and aborts the running ones (they checkpoint as they stop); waits
+   * for them at most `graceMs`. True when all ended in time; a job still running is
+   * requeued at the next start and resumes from its checkpoint.
+   */
+  async stop(graceMs = Number.POSITIVE_INFINITY): Promise<boolean> {
     this.stopped = true;
     for (const entry of this.running.values()) entry.controller.abort(new Error("the server is shutting down"));
-    await Promise.all([...this.running.values()].map((e) => e.done));
+    return settlesWithin(Promise.all([...this.running.values()].map((e) => e.done)), graceMs);
+  }
+}
+
+/** True when `work` settles within `ms`, false when the time runs out first. */
+export async function settlesWithin(work: Promise<unknown>, ms: number): Promise<boolean> {
+  if (!Number.isFinite(ms)) {
+    await work;
+    return true;
+  }
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+  try {
+    return await Promise.race([work.then(() => true as const), late]);
+  } finally {
+    clearTimeout(timer);
   }
 }

@@ -1,50 +1,93 @@
-// `autogen serve`: the Probot server with our app, configured from the validated
-// environment (HOST honoured), plus the health endpoint.
-import type { Server as HttpServer } from "node:http";
-import { Probot, Server } from "probot";
+// `autogen serve`: our app on a Probot instance, behind our own bounded HTTP server (the
+// webhook ingress and the health endpoint), configured from the validated environment.
+import { createServer, type Server as HttpServer } from "node:http";
+import { Probot, type ProbotOctokit } from "probot";
+import { DEFAULT_INBOX_OPTIONS, InboxProcessor, type InboxOptions } from "../jobs/inbox-processor.ts";
+import type { JobStore } from "../jobs/job-store.ts";
 import { appFromConfig } from "../app/app-from-config.ts";
+import { resilientOctokit } from "../forge/resilient-octokit.ts";
 import type { ServerConfig } from "../config/env-config.ts";
 import { killAllSandboxes } from "../verify/sandbox/live-sandboxes.ts";
 import { VERSION } from "../version.ts";
 import { healthHandler } from "./health-handler.ts";
+import { applyConnectionLimits, DEFAULT_INGRESS_LIMITS, serverOptions, type IngressLimits } from "./ingress-limits.ts";
+import { webhookIngress } from "./webhook-ingress.ts";
+import { settlesWithin } from "../jobs/worker-pool.ts";
 
-export type RunningServer = { server: Server; http: HttpServer; url: string; stop: () => Promise<void> };
+export type RunningServer = { probot: Probot; http: HttpServer; url: string; store: JobStore; inbox: InboxProcessor; stop: () => Promise<void> };
+export type ServerOptions = {
+  limits?: Partial<IngressLimits>;
+  inbox?: Partial<Omit<InboxOptions, "log">>;
+  /** How long a stop waits for running jobs and deliveries in hand before it goes on (default 20 s). */
+  shutdownGraceMs?: number;
+  /** The Octokit class Probot builds clients from (default: bounded retries and rate-limit waits). */
+  Octokit?: typeof ProbotOctokit;
+};
 
-export async function startServer(config: ServerConfig): Promise<RunningServer> {
-  const ProbotWithConfig = Probot.defaults({
+export async function startServer(config: ServerConfig, options: ServerOptions = {}): Promise<RunningServer> {
+  const limits = { ...DEFAULT_INGRESS_LIMITS, ...options.limits };
+  const probot = new Probot({
     appId: config.appId,
     privateKey: config.privateKey,
     secret: config.webhookSecret,
     logLevel: config.logLevel,
     ...(config.baseUrl ? { baseUrl: config.baseUrl } : {}),
-  });
-  const server = new Server({
-    Probot: ProbotWithConfig,
-    host: config.host,
-    port: config.port,
-    webhookPath: config.webhookPath,
+    Octokit: options.Octokit ?? resilientOctokit(),
   });
   const handle = appFromConfig(config);
-  server.addHandler(
-    healthHandler(() => {
-      const depth = handle.store.queueDepth();
-      return { status: "ok", version: VERSION, llm: config.llm ? "configured" : "model-free", store: "sqlite", queue: depth };
-    }),
-  );
-  await server.load(handle.app);
-  const http = await server.start();
+  await probot.load(handle.app, { cwd: process.cwd(), addHandler: () => undefined });
+  const health = healthHandler(() => {
+    const depth = handle.store.queueDepth();
+    return { status: "ok", version: VERSION, llm: config.llm ? "configured" : "model-free", store: "sqlite", queue: depth, inbox: handle.store.inboxDepth() };
+  });
+  // The handlers (gate, repository config: GitHub calls) run here, after the answer.
+  const inbox = new InboxProcessor(handle.store, (delivery) => probot.receive(delivery as never), { ...DEFAULT_INBOX_OPTIONS, ...options.inbox, log: probot.log });
+  inbox.kick();
+  const ingress = webhookIngress({
+    path: config.webhookPath,
+    secret: config.webhookSecret,
+    limits,
+    log: probot.log,
+    accept: async (delivery) => {
+      if (!handle.store.receive(delivery.id, delivery.name, delivery.body)) return "duplicate";
+      inbox.kick();
+      return "accepted";
+    },
+  });
+  const http = createServer(serverOptions(limits), (req, res) => {
+    if (health(req, res)) return;
+    void ingress(req, res).then((handled) => {
+      if (!handled) res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ message: "not found" }));
+    });
+  });
+  applyConnectionLimits(http, limits);
+  await new Promise<void>((resolve, reject) => {
+    http.once("error", reject);
+    http.listen({ port: config.port, host: config.host }, () => {
+      http.off("error", reject);
+      resolve();
+    });
+  });
   const address = http.address();
   const port = typeof address === "object" && address ? address.port : config.port;
   return {
-    server,
+    probot,
     http,
+    store: handle.store,
+    inbox,
     url: `http://${config.host}:${port}`,
+    // Stop accepting, give jobs a bounded time to checkpoint, end the test runs, close.
+    // What did not finish stays in the store: pending deliveries and interrupted jobs are
+    // taken up again, once, at the next start.
     stop: async () => {
-      // The test runs go first: a job that is slow to see its abort must not keep a
-      // sandbox running while the server waits for it.
+      const grace = options.shutdownGraceMs ?? 20_000;
+      const closed = new Promise<void>((resolve) => http.close(() => resolve()));
+      http.closeIdleConnections();
+      const [inboxDone, jobsDone] = await Promise.all([settlesWithin(inbox.stop(), grace), handle.pool()?.stop(grace) ?? Promise.resolve(true)]);
+      if (!inboxDone || !jobsDone) probot.log.warn({ graceMs: grace, inboxDone, jobsDone }, "shutdown grace ran out; unfinished work resumes at the next start");
       killAllSandboxes();
-      await handle.pool()?.stop();
-      await server.stop();
+      http.closeAllConnections();
+      await closed;
       handle.store.close();
     },
   };

@@ -37,7 +37,7 @@ describe("startServer", () => {
   it("answers the health endpoint with the version", async () => {
     const response = await fetch(`${running.url}/healthz`);
     expect(response.status).toBe(200);
-    expect(await response.json()).toEqual({ status: "ok", version: VERSION, llm: "model-free", store: "sqlite", queue: { queued: 0, running: 0 } });
+    expect(await response.json()).toEqual({ status: "ok", version: VERSION, llm: "model-free", store: "sqlite", queue: { queued: 0, running: 0 }, inbox: { pending: 0, failed: 0 } });
   });
 
   it("accepts a signed webhook at the webhook path", async () => {
@@ -45,7 +45,7 @@ describe("startServer", () => {
     const payload = webhookExample("issue_comment", "created") as { comment: { body: string } };
     payload.comment.body = "Thanks for the report!";
     const response = await postWebhook(`${running.url}/api/github/webhooks`, secret, "issue_comment", payload, "d-1");
-    expect(response.status).toBe(200);
+    expect(response.status).toBe(202);
   });
 });
 
@@ -63,7 +63,7 @@ function processesWith(marker: string): number[] {
     .map(Number);
 }
 
-/** A port nothing listens on (Probot reads PORT=0 as its default, 3000, which the server above holds). */
+/** A port nothing listens on. */
 async function freePort(): Promise<number> {
   const probe = createServer();
   await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));

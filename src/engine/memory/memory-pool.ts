@@ -5,7 +5,16 @@
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { DatabaseSync } from "node:sqlite";
+import { migrateSqlite } from "../../jobs/migrate-sqlite.ts";
 import { splitIdentifiers } from "../context/retrieval-index.ts";
+
+/** The memory store's schema, one entry per version; never edit one that has shipped, add the next. */
+export const MEMORY_MIGRATIONS = [
+  // 1: entries and their full-text index (the schema from before versioning, verbatim).
+  `CREATE TABLE IF NOT EXISTS memory (id INTEGER PRIMARY KEY AUTOINCREMENT, installation TEXT NOT NULL, repository TEXT NOT NULL,
+     task TEXT NOT NULL, plan TEXT NOT NULL, verification TEXT NOT NULL, keywords TEXT NOT NULL, embedding TEXT, created_at INTEGER NOT NULL);
+   CREATE VIRTUAL TABLE IF NOT EXISTS memory_fts USING fts5(text, content='');`,
+] as const;
 
 export type MemoryScope = { installation: string; repository: string };
 export type MemoryEntry = { task: string; plan: string[]; verification: string; keywords: string[]; embedding?: number[] | undefined };
@@ -17,11 +26,8 @@ export class MemoryPool {
   constructor(path: string) {
     if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
     this.db = new DatabaseSync(path);
-    this.db.exec(`
-      CREATE TABLE IF NOT EXISTS memory (id INTEGER PRIMARY KEY AUTOINCREMENT, installation TEXT NOT NULL, repository TEXT NOT NULL,
-        task TEXT NOT NULL, plan TEXT NOT NULL, verification TEXT NOT NULL, keywords TEXT NOT NULL, embedding TEXT, created_at INTEGER NOT NULL);
-      CREATE VIRTUAL TABLE IF NOT EXISTS memory_fts USING fts5(text, content='');
-    `);
+    this.db.exec("PRAGMA busy_timeout = 5000;");
+    migrateSqlite(this.db, "memory", MEMORY_MIGRATIONS);
   }
 
   remember(scope: MemoryScope, entry: MemoryEntry): number {

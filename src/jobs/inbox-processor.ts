@@ -1,0 +1,101 @@
+// Handles the deliveries stored in the inbox, off the webhook's response path: each runs
+// the App's handlers (the gate, the repository's config: GitHub calls), a failed attempt
+// is retried with exponential backoff, and after the last attempt the delivery ends
+// `failed` with the reason kept in the store. Pending rows survive a crash and are
+// handled at the next start.
+import type { JobStore } from "./job-store.ts";
+
+export type InboxDelivery = { id: string; name: string; payload: Record<string, unknown> };
+export type DeliveryHandler = (delivery: InboxDelivery) => Promise<void>;
+type Log = { warn: (meta: object, message: string) => void; error: (meta: object, message: string) => void };
+
+export type InboxOptions = {
+  concurrency: number;
+  maxAttempts: number;
+  /** Delay before retry `attempt` (1 = the first retry). */
+  backoffMs: (attempt: number) => number;
+  log: Log;
+};
+
+export const DEFAULT_INBOX_OPTIONS = {
+  concurrency: 8,
+  maxAttempts: 6,
+  // 2 s, 4 s, 8 s ... capped at 5 minutes: GitHub outages are usually short.
+  backoffMs: (attempt: number) => Math.min(300_000, 1_000 * 2 ** attempt),
+} satisfies Omit<InboxOptions, "log">;
+
+/** The reason kept for a failed attempt: the first underlying error's message, bounded. */
+function reasonOf(error: unknown): string {
+  const inner = error instanceof AggregateError && error.errors.length > 0 ? error.errors[0] : error;
+  const message = inner instanceof Error ? inner.message : String(inner);
+  return message.slice(0, 500);
+}
+
+export class InboxProcessor {
+  private readonly store: JobStore;
+  private readonly handle: DeliveryHandler;
+  private readonly options: InboxOptions;
+  private readonly inFlight = new Map<string, Promise<void>>();
+  private timer: NodeJS.Timeout | undefined;
+  private stopped = false;
+
+  constructor(store: JobStore, handle: DeliveryHandler, options: InboxOptions) {
+    this.store = store;
+    this.handle = handle;
+    this.options = options;
+  }
+
+  /** Starts due deliveries while there is room. Cheap; call after every stored delivery. */
+  kick(): void {
+    if (this.stopped) return;
+    const room = this.options.concurrency - this.inFlight.size;
+    if (room > 0) {
+      for (const row of this.store.dueDeliveries(Date.now(), room, new Set(this.inFlight.keys()))) {
+        const done = this.attempt(row.deliveryId, row.event, row.payload, row.attempts).finally(() => {
+          this.inFlight.delete(row.deliveryId);
+          this.kick();
+        });
+        this.inFlight.set(row.deliveryId, done);
+      }
+    }
+    this.scheduleNext();
+  }
+
+  private async attempt(id: string, name: string, payloadText: string, attempts: number): Promise<void> {
+    try {
+      await this.handle({ id, name, payload: JSON.parse(payloadText) as Record<string, unknown> });
+      this.store.deliveryDone(id);
+    } catch (error) {
+      const attempt = attempts + 1;
+      const final = attempt >= this.options.maxAttempts;
+      const reason = reasonOf(error);
+      this.store.deliveryAttemptFailed(id, reason, final ? undefined : Date.now() + this.options.backoffMs(attempt));
+      if (final) this.options.log.error({ deliveryId: id, event: name, attempts: attempt, reason }, "webhook delivery failed for good");
+      else this.options.log.warn({ deliveryId: id, event: name, attempt, reason }, "webhook delivery attempt failed; retrying");
+    }
+  }
+
+  private scheduleNext(): void {
+    if (this.stopped) return;
+    // Deliveries due now start when an attempt in hand ends (it kicks); only retries
+    // waiting for their time need a timer.
+    const next = this.store.nextDueAfter(Date.now());
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    if (next === undefined) return;
+    this.timer = setTimeout(() => this.kick(), Math.max(10, next - Date.now()));
+    this.timer.unref();
+  }
+
+  /** Resolves when no delivery is being handled (for tests and benchmarks). */
+  async idle(): Promise<void> {
+    while (this.inFlight.size > 0) await Promise.all(this.inFlight.values());
+  }
+
+  /** Stops taking deliveries and waits for those in hand; the rest stay pending for the next start. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    await this.idle();
+  }
+}

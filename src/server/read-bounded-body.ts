@@ -1,0 +1,62 @@
+// Reads a request body into memory only up to a limit, counting while it streams, so an
+// oversized body is refused before it is buffered, whatever Content-Length claims.
+import type { IncomingMessage } from "node:http";
+
+export type BodyResult = { ok: true; body: Buffer } | { ok: false; reason: "too-large" | "busy" | "aborted" };
+
+/** Bytes of bodies being read right now, shared by every request of one server. */
+export class InFlightBudget {
+  private used = 0;
+  private readonly limit: number;
+
+  constructor(limit: number) {
+    this.limit = limit;
+  }
+
+  take(bytes: number): boolean {
+    if (this.used + bytes > this.limit) return false;
+    this.used += bytes;
+    return true;
+  }
+
+  give(bytes: number): void {
+    this.used = Math.max(0, this.used - bytes);
+  }
+
+  get inUse(): number {
+    return this.used;
+  }
+}
+
+export function readBoundedBody(req: IncomingMessage, maxBytes: number, budget: InFlightBudget): Promise<BodyResult> {
+  const declared = Number(req.headers["content-length"] ?? Number.NaN);
+  if (Number.isFinite(declared) && declared > maxBytes) return Promise.resolve({ ok: false, reason: "too-large" });
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let settled = false;
+    const finish = (result: BodyResult) => {
+      if (settled) return;
+      settled = true;
+      budget.give(size);
+      req.off("data", onData);
+      if (!result.ok) {
+        chunks.length = 0;
+        // Stop reading; the caller answers and closes the connection.
+        req.pause();
+      }
+      resolve(result);
+    };
+    const onData = (chunk: Buffer) => {
+      if (size + chunk.length > maxBytes) return finish({ ok: false, reason: "too-large" });
+      if (!budget.take(chunk.length)) return finish({ ok: false, reason: "busy" });
+      size += chunk.length;
+      chunks.push(chunk);
+    };
+    req.on("data", onData);
+    req.once("end", () => finish({ ok: true, body: Buffer.concat(chunks, size) }));
+    req.once("aborted", () => finish({ ok: false, reason: "aborted" }));
+    req.once("error", () => finish({ ok: false, reason: "aborted" }));
+    req.once("close", () => finish({ ok: false, reason: "aborted" }));
+  });
+}
