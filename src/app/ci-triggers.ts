@@ -43,7 +43,8 @@ export function registerCiTriggers(app: Probot, tools: TriggerTools): void {
         continue;
       }
       // One job per pull request and head commit, whichever event says it first.
-      if (!tools.store.recordDelivery(`ci:${failure.owner}/${failure.repo}#${number}@${failure.headSha}`, "ci")) continue;
+      // Claimed for this delivery: a retry of it after a GitHub error, or after a crash, claims it again.
+      if (!tools.store.claimForDelivery(`ci:${failure.owner}/${failure.repo}#${number}@${failure.headSha}`, context.id)) continue;
       await tools.gateAndEnqueue(context, {
         installationId,
         sender,

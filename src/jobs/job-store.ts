@@ -89,6 +89,19 @@ export class JobStore {
     return this.db.prepare("SELECT 1 FROM inbox WHERE delivery_id = ? AND state = 'pending'").get(id) !== undefined;
   }
 
+  /**
+   * Claims a key (one red build's PR and head commit) for the delivery handling it: true
+   * the first time, and again for the same delivery while its inbox row is still pending
+   * (a retry after a GitHub error, or the next start after a crash between the claim and
+   * the enqueue, which is idempotent per delivery), false once another delivery has it.
+   */
+  claimForDelivery(key: string, deliveryId: string): boolean {
+    const owner = `by:${deliveryId}`;
+    if (this.db.prepare("INSERT OR IGNORE INTO deliveries (id, event, received_at) VALUES (?, ?, ?)").run(key, owner, Date.now()).changes === 1) return true;
+    const row = this.db.prepare("SELECT event FROM deliveries WHERE id = ?").get(key) as { event: string } | undefined;
+    return row?.event === owner && this.db.prepare("SELECT 1 FROM inbox WHERE delivery_id = ? AND state = 'pending'").get(deliveryId) !== undefined;
+  }
+
   /** Stores a webhook delivery for handling; false when that delivery id is already in. */
   receive(deliveryId: string, event: string, payload: string): boolean {
     const now = Date.now();

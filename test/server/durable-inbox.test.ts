@@ -52,6 +52,22 @@ const token = () => nock(GITHUB).post(`${API}/app/installations/99/access_tokens
 const noConfig = () => nock(GITHUB).get(`${API}/repos/octo-org/shop/contents/.github%2Fautogen.yml`).query(true).reply(404, { message: "Not Found" });
 const permission = () => nock(GITHUB).get(`${API}/repos/octo-org/shop/collaborators/maintainer/permission`);
 
+function redBuild(number = 7) {
+  const payload = webhookExample("workflow_run", "completed") as Record<string, unknown> & { repository: Record<string, unknown>; workflow_run: Record<string, unknown>; workflow: Record<string, unknown> };
+  payload.repository = { ...payload.repository, name: "shop", full_name: "octo-org/shop", default_branch: "main", owner: { ...(payload.repository.owner as object), login: "octo-org" } };
+  payload.workflow = { ...payload.workflow, path: ".github/workflows/ci.yml" };
+  const sha = "a".repeat(40);
+  payload.workflow_run = { ...payload.workflow_run, id: 555, path: ".github/workflows/ci.yml", event: "pull_request", status: "completed", conclusion: "failure", head_sha: sha, head_branch: "feature/bulk", pull_requests: [{ number, head: { ref: "feature/bulk", sha, repo: {} }, base: { ref: "main", sha: "0", repo: {} } }] };
+  payload.sender = { ...(payload.sender as object), login: "maintainer", id: 7, type: "User" };
+  payload.installation = { id: 99, node_id: "MDIz" };
+  return payload;
+}
+const autoConfig = () =>
+  nock(GITHUB)
+    .get(`${API}/repos/octo-org/shop/contents/.github%2Fautogen.yml`)
+    .query(true)
+    .reply(200, { type: "file", encoding: "base64", content: Buffer.from("triggers:\n  ciFailure: auto\n").toString("base64"), name: "autogen.yml", path: ".github/autogen.yml" });
+
 const url = (server: RunningServer) => `${server.url}/api/github/webhooks`;
 const jobsOf = (store: JobStore, number = 42) => store.countJobs("octo-org", "shop", number, "fix");
 
@@ -102,6 +118,26 @@ describe("durable inbox", () => {
     expect(await again.json()).toEqual({ message: "already received" });
     await server.inbox.idle();
     expect(jobsOf(server.store)).toBe(1);
+  });
+
+  it("retries a red build whose gate met a GitHub error, and its repair job is not lost to its own first attempt", async () => {
+    const { server } = await start();
+    token();
+    autoConfig();
+    permission().reply(502, { message: "Bad Gateway" });
+    autoConfig();
+    permission().reply(200, { permission: "write" });
+
+    expect((await postWebhook(url(server), secret, "workflow_run", redBuild(), "red-1")).status).toBe(202);
+    while (server.store.inbox("red-1")?.state === "pending") await server.inbox.idle().then(() => new Promise((resolve) => setTimeout(resolve, 20)));
+    expect(server.store.inbox("red-1")).toMatchObject({ state: "done", attempts: 2 });
+    expect(server.store.countJobs("octo-org", "shop", 7, "ci")).toBe(1);
+
+    // Another delivery about the same red build (the check suite's, or a new id) makes no second job.
+    expect((await postWebhook(url(server), secret, "workflow_run", redBuild(), "red-2")).status).toBe(202);
+    autoConfig();
+    while (server.store.inbox("red-2")?.state === "pending") await server.inbox.idle().then(() => new Promise((resolve) => setTimeout(resolve, 20)));
+    expect(server.store.countJobs("octo-org", "shop", 7, "ci")).toBe(1);
   });
 
   it("ends a delivery `failed` with GitHub's error when GitHub stays unreachable", async () => {
