@@ -1,7 +1,8 @@
 // `npm run bench:warm -- [tests] [candidates]`: the cost of validating a candidate that
 // still fails, cold (a fresh sandboxed test process per candidate) against warm (the slot's
 // warm runner), on generated repositories whose test module holds N tests (default 400):
-// Python (pytest: a forked warm session) and JavaScript (node --test: a pre-started zygote).
+// Python (pytest: a forked warm session) and JavaScript (node --test: a pre-started zygote that
+// runs a single-file run in its own process).
 // Target per candidate: at most 2 × the targeted test's own time + 0.3 s.
 import { spawnSync } from "node:child_process";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
@@ -127,12 +128,12 @@ async function node(root: string): Promise<void> {
   if (slot.stats.warm !== 2 * candidates) throw new Error(`only ${slot.stats.warm} of ${2 * candidates} candidates ran warm: ${slot.stats.coldReasons.join("; ")}`);
   const ownTime = median([...own, ...warmOwn]);
   const target = 2 * ownTime + 300;
-  console.log(`node --test, ${tests} tests in the module, ${candidates} still-failing candidates (warm: a pre-started zygote per slot)`);
+  console.log(`node --test, ${tests} tests in the module, ${candidates} still-failing candidates (warm: a pre-started zygote per slot; ${String(slot.stats.inProcess ?? 0)} of ${String(slot.stats.warm)} ran in the zygote's own process)`);
   console.log(`  targeted test's own time (JUnit, median): ${fmt(ownTime)}; target per candidate: ${fmt(target)}`);
   console.log(`  cold: median ${fmt(median(cold))}  max ${fmt(Math.max(...cold))}`);
   console.log(`  warm: median ${fmt(median(warm))}  max ${fmt(Math.max(...warm))}  (first zygote start: ${fmt(startMs)}; later ones start while the candidate is written)`);
   console.log(`  target ${median(warm) <= target ? "HOLDS" : "MISSED"} warm (median); cold ${median(cold) <= target ? "holds" : "misses"} it; warm is ${(median(cold) / median(warm)).toFixed(1)}× faster`);
-  console.log(`  node --test alone, no sandbox (the floor for warm): median ${fmt(median(bare))}`);
+  console.log(`  node --test alone, no sandbox (the floor for a zygote that spawns it; the in-process path goes under it): median ${fmt(median(bare))}`);
   console.log(`  warm back to back (no time to start the next zygote): median ${fmt(median(backToBack))}; target ${median(backToBack) <= target ? "holds" : "MISSED"}`);
 }
 

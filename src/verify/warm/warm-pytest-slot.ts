@@ -24,7 +24,8 @@ const WATCHDOG_MS = 10_000;
 const MAX_STARTS = 3;
 const CLOSE_GRACE_MS = 2000;
 
-export type WarmStats = { warm: number; cold: number; starts: number; coldReasons: string[] };
+/** inProcess: warm runs a node zygote ran in its own process (single-file node --test). */
+export type WarmStats = { warm: number; cold: number; starts: number; coldReasons: string[]; inProcess?: number };
 
 export type WarmSlot = {
   /** Runs a selection on the slot's workspace as it is now: warm when it can, cold otherwise. */
@@ -110,7 +111,7 @@ export function openWarmPytest(workspace: string, runner: TestRunner, options: V
       const answer = await current.channel.next(timeoutMs + WATCHDOG_MS);
       const durationMs = Math.round(performance.now() - started);
       try {
-        if (answer.kind !== "message" || !("status" in answer.message)) {
+        if (answer.kind !== "message" || !("status" in answer.message) || answer.message.status === "running") {
           // Dead, silent or speaking out of turn: it is replaced on the next request.
           server = undefined;
           await stop(current);

@@ -5,7 +5,10 @@
 // removes the sandbox's set-up and a runtime start from the candidate's cost and nothing
 // else: it has read nothing from the workspace when the request comes, so a candidate that
 // changes tests, package.json or node configuration is seen as a cold run sees it, and the
-// results come through the same report and parser as a cold run's.
+// results come through the same report and parser as a cold run's. A single-file node --test
+// run of our runner's own argv shape runs inside the zygote (node:test run(), isolation
+// "none"), which also saves node --test's own child process; see the zygote for why that is
+// sound and when it is not taken.
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -24,6 +27,8 @@ const IDLE_MS = 15 * 60_000;
 /** The zygote's own grace between SIGTERM and SIGKILL, and how long past it a silent zygote counts as dead. */
 const KILL_GRACE_MS = 2000;
 const WATCHDOG_MS = 10_000;
+/** Past its limit, how long an in-process run's zygote may take to say it timed out before we end it. */
+const IN_PROCESS_GRACE_MS = 1000;
 /** Zygotes in a row that fail to start before the slot stays cold. */
 const MAX_FAILED_STARTS = 3;
 const CLOSE_GRACE_MS = 2000;
@@ -31,7 +36,7 @@ const CLOSE_GRACE_MS = 2000;
 type Zygote = { channel: WarmChannel; done: Promise<RunResult>; exited: boolean; abort: AbortController; ctl: string; report: string; startedAt: number };
 
 export function openWarmZygote(workspace: string, runner: TestRunner, options: VerifierRunOptions, cold: Verifier): WarmSlot {
-  const stats: WarmStats = { warm: 0, cold: 0, starts: 0, coldReasons: [] };
+  const stats: WarmStats = { warm: 0, cold: 0, starts: 0, coldReasons: [], inProcess: 0 };
   let pending: Promise<Zygote | undefined> | undefined;
   let failedStarts = 0;
   let closed = false;
@@ -110,16 +115,25 @@ export function openWarmZygote(workspace: string, runner: TestRunner, options: V
     const started = performance.now();
     zygote.channel.send({ argv, timeoutMs });
     // The zygote answers as its command ends; silence past its own limit and grace means it is stuck.
-    const answer = await zygote.channel.next(timeoutMs + KILL_GRACE_MS + WATCHDOG_MS);
+    let answer = await zygote.channel.next(timeoutMs + KILL_GRACE_MS + WATCHDOG_MS);
+    // Running the tests in its own process, a synchronous loop also blocks the zygote's own
+    // limit: the limit is ours then, and silence past it is the tests' time running out.
+    let inProcessOverdue = false;
+    const inProcess = answer.kind === "message" && "status" in answer.message && answer.message.status === "running";
+    if (inProcess) {
+      answer = await zygote.channel.next(Math.max(0, timeoutMs - (performance.now() - started)) + IN_PROCESS_GRACE_MS);
+      inProcessOverdue = answer.kind === "timeout";
+    }
     if (answer.kind === "timeout") zygote.abort.abort();
     const result = await zygote.done;
     const durationMs = Math.round(performance.now() - started);
-    const message = answer.kind === "message" && "status" in answer.message ? answer.message : undefined;
+    const message = inProcessOverdue ? ({ status: "timeout", ms: durationMs } as const) : answer.kind === "message" && "status" in answer.message && answer.message.status !== "running" ? answer.message : undefined;
     // A limit of the sandbox's (disk, processes) stopped it as it would have stopped a cold run.
     const sandboxLimit = result.limit && result.limit.name !== "cancelled" && result.limit.name !== "wall-time";
     if (!message && !sandboxLimit) return runCold(selection, limit, "the warm runner ended");
     if (message?.status === "cold") return runCold(selection, limit, message.reason);
     stats.warm += 1;
+    if (inProcess) stats.inProcess = (stats.inProcess ?? 0) + 1;
     const timedOut = message?.status === "timeout";
     const run: RunResult = {
       ...result,

@@ -208,6 +208,65 @@ describe("warm node runner (zygote)", () => {
     expect(slot.stats.warm).toBe(2);
   }, 300_000);
 
+  it("runs a single-file node --test in the zygote's own process with the cold run's results: pass, fail, per-test timeout, a loop stopped by the run limit", async () => {
+    const dir = await workspace();
+    const command = "node --test test/calc.test.js";
+    const { cold, slot } = setup(dir, command);
+    await slot.prepare({ kind: "tests", ids: IDS });
+    await writeFile(join(dir, "test/calc.test.js"), `${FILES["test/calc.test.js"] ?? ""}test("waits", async () => { if (process.env.NEVER !== undefined) return; await new Promise(() => {}); });\n`);
+    const cases = [
+      { text: lib("a * b"), limit: LIMIT, ids: IDS },
+      { text: lib("a + b"), limit: LIMIT, ids: IDS },
+      { text: lib("a + b"), limit: { ...LIMIT, perTestMs: 1500 }, ids: [...IDS, "waits"] },
+      { text: lib("a + b", "n -= 2"), limit: { timeoutMs: 3000, reason: "the test's short limit" }, ids: IDS },
+      { text: lib("a - b"), limit: LIMIT, ids: IDS },
+    ];
+    const seen: string[][] = [];
+    for (const { text, limit, ids } of cases) {
+      await writeFile(join(dir, "lib.js"), text);
+      const warm = await slot.run({ kind: "tests", ids }, limit);
+      const coldReport = await cold.run(dir, { kind: "tests", ids }, undefined, limit);
+      expect(warm.source).toBe(coldReport.source);
+      expect(results(warm)).toEqual(results(coldReport));
+      expect(warm.run.timedOut).toBe(coldReport.run.timedOut);
+      if (!coldReport.run.timedOut) expect(warm.run.exitCode).toBe(coldReport.run.exitCode);
+      expect(warm.run.limit).toEqual(coldReport.run.limit);
+      seen.push(named(warm));
+    }
+    expect(seen[0]).toEqual(["adds=fail", "counts down=pass", "scales=pass"]);
+    expect(seen[1]).toEqual(["adds=pass", "counts down=pass", "scales=pass"]);
+    expect(seen[2]).toContain("waits=fail");
+    expect(seen[4]).toEqual(seen[0]);
+    expect(slot.stats).toMatchObject({ warm: 5, cold: 0, inProcess: 5 });
+  }, 300_000);
+
+  it("gives a test that ends the process or sets its exit code to a cold run, and keeps two test files apart (child process)", async () => {
+    const dir = await workspace();
+    const { cold, slot } = setup(dir, "node --test test/calc.test.js");
+    await slot.prepare({ kind: "tests", ids: IDS });
+    await writeFile(join(dir, "lib.js"), lib("a + b"));
+    for (const ending of ["process.exit(0);", "process.exitCode = 3;"]) {
+      await writeFile(join(dir, "test/calc.test.js"), (FILES["test/calc.test.js"] ?? "").replace("assert.equal(add(1, 2), 3);", `${ending} assert.equal(add(1, 2), 3);`));
+      const warm = await slot.run({ kind: "tests", ids: IDS }, LIMIT);
+      const coldReport = await cold.run(dir, { kind: "tests", ids: IDS }, undefined, LIMIT);
+      expect(results(warm)).toEqual(results(coldReport));
+      expect(warm.run.exitCode).toBe(coldReport.run.exitCode);
+    }
+    expect(slot.stats).toMatchObject({ warm: 0, cold: 2, inProcess: 0 });
+
+    // Two files that would see each other's globals in one process: each file its own process, warm as cold.
+    const global = (name: string) => `import { test } from "node:test";\nimport assert from "node:assert/strict";\ntest("${name}", () => { assert.equal(globalThis.shared, undefined); globalThis.shared = "${name}"; });\n`;
+    await writeFile(join(dir, "test/x.test.js"), global("x"));
+    await writeFile(join(dir, "test/y.test.js"), global("y"));
+    const pair = setup(dir, "node --test test/x.test.js test/y.test.js");
+    await pair.slot.prepare({ kind: "tests", ids: ["x", "y"] });
+    const warm = await pair.slot.run({ kind: "tests", ids: ["x", "y"] }, LIMIT);
+    const coldReport = await pair.cold.run(dir, { kind: "tests", ids: ["x", "y"] }, undefined, LIMIT);
+    expect(results(warm)).toEqual(results(coldReport));
+    expect(named(warm)).toEqual(["x=pass", "y=pass"]);
+    expect(pair.slot.stats).toMatchObject({ warm: 1, cold: 0, inProcess: 0 });
+  }, 300_000);
+
   it("is offered for node --test and node scripts only when warm runs are on", async () => {
     const dir = await workspace();
     expect(localVerifier(detectRunner(dir, "node --test"), { timeoutMs: 1000 }).openWarm).toBeUndefined();
