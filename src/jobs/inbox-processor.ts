@@ -48,9 +48,12 @@ export class InboxProcessor {
   /** Starts due deliveries while there is room. Cheap; call after every stored delivery. */
   kick(): void {
     if (this.stopped) return;
+    // One instant for both questions: a retry that falls due between them would otherwise be
+    // neither started (not due yet) nor timed (no longer in the future), and wait for good.
+    const now = Date.now();
     const room = this.options.concurrency - this.inFlight.size;
     if (room > 0) {
-      for (const row of this.store.dueDeliveries(Date.now(), room, new Set(this.inFlight.keys()))) {
+      for (const row of this.store.dueDeliveries(now, room, new Set(this.inFlight.keys()))) {
         const done = this.attempt(row.deliveryId, row.event, row.payload, row.attempts).finally(() => {
           this.inFlight.delete(row.deliveryId);
           this.kick();
@@ -58,7 +61,7 @@ export class InboxProcessor {
         this.inFlight.set(row.deliveryId, done);
       }
     }
-    this.scheduleNext();
+    this.scheduleNext(now);
   }
 
   private async attempt(id: string, name: string, payloadText: string, attempts: number): Promise<void> {
@@ -75,11 +78,11 @@ export class InboxProcessor {
     }
   }
 
-  private scheduleNext(): void {
+  private scheduleNext(now: number): void {
     if (this.stopped) return;
-    // Deliveries due now start when an attempt in hand ends (it kicks); only retries
+    // Deliveries due at `now` start when an attempt in hand ends (it kicks); only retries
     // waiting for their time need a timer.
-    const next = this.store.nextDueAfter(Date.now());
+    const next = this.store.nextDueAfter(now);
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
     if (next === undefined) return;

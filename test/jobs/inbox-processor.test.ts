@@ -1,0 +1,49 @@
+// The inbox's retries on a machine that pauses: a retry that falls due between the
+// processor's "what is due now?" and "when is the next one due?" must still be handled.
+// Only the clock (Date) is faked, to make that pause happen at exactly that point; the
+// store is the real SQLite one and the timers are real.
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { InboxProcessor } from "../../src/jobs/inbox-processor.ts";
+import { JobStore } from "../../src/jobs/job-store.ts";
+
+const log = { warn: () => undefined, error: () => undefined };
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+async function settled(store: JobStore, id: string): Promise<string | undefined> {
+  // A hang guard only (about 60 s of real time; the faked clock is no guide): the retry is due 20 ms after the failure.
+  for (let i = 0; i < 6_000 && store.inbox(id)?.state === "pending"; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+  return store.inbox(id)?.state;
+}
+
+describe("inbox processor", () => {
+  it("retries a failed delivery even when the machine pauses between looking for due work and timing the next", async () => {
+    vi.useFakeTimers({ toFake: ["Date"], now: Date.now() });
+    const store = new JobStore(":memory:");
+    // Right after each look for due deliveries, a second passes (a busy machine, a GC pause).
+    const dueDeliveries = store.dueDeliveries.bind(store);
+    store.dueDeliveries = (now, limit, exclude) => {
+      const rows = dueDeliveries(now, limit, exclude);
+      vi.setSystemTime(Date.now() + 1_000);
+      return rows;
+    };
+    let calls = 0;
+    const processor = new InboxProcessor(
+      store,
+      async () => {
+        calls += 1;
+        if (calls === 1) throw new Error("502 Bad Gateway");
+      },
+      { concurrency: 2, maxAttempts: 3, backoffMs: () => 20, log },
+    );
+    expect(store.receive("pause-1", "issues", "{}")).toBe(true);
+    processor.kick();
+    expect(await settled(store, "pause-1")).toBe("done");
+    expect(store.inbox("pause-1")).toMatchObject({ state: "done", attempts: 2 });
+    expect(calls).toBe(2);
+    await processor.stop();
+    store.close();
+  });
+});
