@@ -14,6 +14,7 @@ import { detectIsolation } from "../sandbox/detect-isolation.ts";
 import { runSandboxed } from "../sandbox/run-sandboxed.ts";
 import type { Isolation, RunResult, TestReport } from "../test-report.ts";
 import { WarmChannel } from "./warm-channel.ts";
+import { stopWarmProcess } from "./stop-warm-process.ts";
 
 export const WARM_PLUGIN = "autogen_warm";
 /** Output of one warm request kept, as a cold run keeps its own. */
@@ -22,7 +23,6 @@ const OUTPUT_CAP = 2 * 1024 * 1024;
 const WATCHDOG_MS = 10_000;
 /** Server starts per slot (the first and restarts after a death) before the slot stays cold. */
 const MAX_STARTS = 3;
-const CLOSE_GRACE_MS = 2000;
 
 /** inProcess: warm runs a node zygote ran in its own process (single-file node --test). */
 export type WarmStats = { warm: number; cold: number; starts: number; coldReasons: string[]; inProcess?: number };
@@ -80,13 +80,7 @@ export function openWarmPytest(workspace: string, runner: TestRunner, options: V
     return undefined;
   };
 
-  const stop = async (s: Server) => {
-    s.channel.close();
-    const timer = setTimeout(() => s.abort.abort(), CLOSE_GRACE_MS);
-    await s.done;
-    clearTimeout(timer);
-    await rm(s.ctl, { recursive: true, force: true });
-  };
+  const stop = (s: Server) => stopWarmProcess(s);
 
   const filesOf = (ids: string[]) => [...new Set(ids.map((id) => id.split("::")[0] ?? id))];
 

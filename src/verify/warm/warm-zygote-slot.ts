@@ -9,7 +9,7 @@
 // run of our runner's own argv shape runs inside the zygote (node:test run(), isolation
 // "none"), which also saves node --test's own child process; see the zygote for why that is
 // sound and when it is not taken.
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -19,6 +19,7 @@ import type { TestRunner, TestSelection } from "../runners/test-runner.ts";
 import { runSandboxed } from "../sandbox/run-sandboxed.ts";
 import type { RunResult, TestReport } from "../test-report.ts";
 import { WarmChannel } from "./warm-channel.ts";
+import { stopWarmProcess } from "./stop-warm-process.ts";
 import { timeLimitMessage, type WarmSlot, type WarmStats } from "./warm-pytest-slot.ts";
 
 export const WARM_ZYGOTE = fileURLToPath(new URL("../../../resources/node/autogen-warm-zygote.mjs", import.meta.url));
@@ -31,7 +32,6 @@ const WATCHDOG_MS = 10_000;
 const IN_PROCESS_GRACE_MS = 1000;
 /** Zygotes in a row that fail to start before the slot stays cold. */
 const MAX_FAILED_STARTS = 3;
-const CLOSE_GRACE_MS = 2000;
 
 type Zygote = { channel: WarmChannel; done: Promise<RunResult>; exited: boolean; abort: AbortController; ctl: string; report: string; startedAt: number };
 
@@ -82,13 +82,7 @@ export function openWarmZygote(workspace: string, runner: TestRunner, options: V
     return undefined;
   };
 
-  const stop = async (z: Zygote) => {
-    z.channel.close();
-    const timer = setTimeout(() => z.abort.abort(), CLOSE_GRACE_MS);
-    await z.done;
-    clearTimeout(timer);
-    await rm(z.ctl, { recursive: true, force: true });
-  };
+  const stop = (z: Zygote) => stopWarmProcess(z);
 
   /** The next candidate's zygote, started now while the candidate is being written. */
   const prespawn = () => {
