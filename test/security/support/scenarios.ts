@@ -549,7 +549,10 @@ export async function warmProbeCli(canaries: Canaries, host: HostListener): Prom
     if (!tag) return;
     for (const pid of processesTagged(tag)) {
       try {
-        seen.set(pid, readFileSync(`/proc/${String(pid)}/cmdline`, "latin1").split("\0").join(" "));
+        // Read again: between the scan and this read the process may have exited (a zombie's
+        // cmdline is empty) or its pid been reused; keep only a read that still carries the tag.
+        const cmdline = readFileSync(`/proc/${String(pid)}/cmdline`, "latin1").split("\0").join(" ");
+        if (cmdline.includes(tag)) seen.set(pid, cmdline);
       } catch {
         // gone
       }
