@@ -23,9 +23,9 @@ export const CONTINUATION =
 export const CALM = /^\s*(\[INFO\]|\[WARNING\]|Downloading|Downloaded|Progress|Running |Finished:|> git |\$ |##\[(group|endgroup)\]|travis_|Installing |Fetching |Collecting |Requirement already|Resolving |Receiving |Unpacking |Compiling |Building |\d+%|\.{3,}$)/;
 
 /** A shell command the CI runner echoes before it runs it: the start of a step. */
-export const STEP_START = /^\s*(\$ \S|##\[group\]Run |\+ \S|> \S.*\s\S)/;
+export const STEP_START = /^\s*(\$ \S|##\[group\]Run |\+ \S|> \S.*\s\S)|^\[[^\]]+\] \$ \S/;
 /** The step ended in failure: the runner's report of a non-zero exit status. */
-export const STEP_FAILED = /\bexited with [1-9]\d*\b|exit(ed)? (with )?(code|status):? [1-9]|Process completed with exit code [1-9]|returned (a )?non-zero|\bError: Process completed/i;
+export const STEP_FAILED = /\bexited with [1-9]\d*\b|exit(ed)? (with )?(code|status):? [1-9]|Process completed with exit code [1-9]|returned (a )?non-zero|\bError: Process completed|^Build step '.*' marked build as failure/i;
 /** Lines the CI system adds after the failure, not part of it. */
 export const EPILOGUE = /^\s*(Done\. Your build exited with|Your build has been stopped|after_failure|Cleaning up|Post job cleanup|Uploading artifacts|Finished: FAILURE|##\[(group|endgroup)\]|travis_)/;
 

@@ -38,6 +38,17 @@ describe("the failing step", () => {
   });
 });
 
+describe("the failing step on Jenkins", () => {
+  it("takes `[job] $ command` as a step's start and `Build step '…' marked build as failure` as its failed end, so the step's own output is shown", () => {
+    // jenkins-python-step (whole log): `[push-comment-github] $ python /tmp/jenkins….py` prints a Revapi
+    // report (what a person marked as the reason) before a Python traceback and Jenkins' verdict.
+    const digest = digestLog(excerpt("jenkins-python-step"), { maxLines: 30 });
+    expect(digest.text).toContain("[push-comment-github] $ python /tmp/jenkins6935586436688970599.py");
+    expect(digest.text).toContain("API changes: 1 (Detected by [Revapi]");
+    expect(digest.text).toContain("Build step 'Execute Python script' marked build as failure");
+  });
+});
+
 describe("error vocabulary read by its shape, not one tool's words", () => {
   it("counts a verdict line that is only ERROR (R CMD check) and not a function named printError in an example", () => {
     // r-cmd-check-travis: R CMD check prints `* checking tests ...`, ` ERROR` on a line of its own, the
