@@ -4,17 +4,19 @@
 // whose digest holds at least one marked line ("hit"), and compression (log lines / digest
 // lines); per-group rows when case names carry a prefix (logchunks: the language).
 // Production settings: `--no-pass-log --max-lines 30` (the App passes a log of the last green
-// run of the same job only when it finds one).
+// run of the same job only when it finds one). `--split` adds the summary of two halves of the
+// groups (alternate groups in name order: half A the 1st, 3rd, …, half B the 2nd, 4th, …), so
+// a change tuned on one half can be checked on the other.
 import { existsSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { lineNumberingOf, loadBreakages, median } from "../src/eval/breakage-cases.ts";
 import { digestLog } from "../src/verify/digest/digest-log.ts";
 
-const { values, positionals } = parseArgs({ allowPositionals: true, options: { "no-pass-log": { type: "boolean", default: false }, "max-lines": { type: "string" }, quiet: { type: "boolean", default: false } } });
+const { values, positionals } = parseArgs({ allowPositionals: true, options: { "no-pass-log": { type: "boolean", default: false }, "max-lines": { type: "string" }, quiet: { type: "boolean", default: false }, split: { type: "boolean", default: false } } });
 const dir = positionals[0];
 const maxLines = values["max-lines"] === undefined ? 60 : Number(values["max-lines"]);
 if (!dir || !existsSync(dir) || !Number.isInteger(maxLines) || maxLines < 2) {
-  console.error("usage: npm run bench:digest -- <dir with <case>/fail.log, [pass.log], groundtruth> [--no-pass-log] [--max-lines N] [--quiet]");
+  console.error("usage: npm run bench:digest -- <dir with <case>/fail.log, [pass.log], groundtruth> [--no-pass-log] [--max-lines N] [--quiet] [--split]");
   process.exit(2);
 }
 
@@ -49,10 +51,22 @@ if (groups.length > 1 && groups.length < rows.length) {
     console.log(`${g.padEnd(24)}${pad(rs.length, 6)}${pad(`${Math.round(hit(rs) * 100)}%`, 7)}${pad(median(rs.map((r) => r.recall)).toFixed(2), 12)}${pad(`${median(rs.map((r) => r.compression)).toFixed(1)}x`, 12)}`);
   }
 }
-const total = rows.reduce((a, r) => ({ e: a.e + r.errorLines, f: a.f + r.recalled, l: a.l + r.logLines, d: a.d + r.digestLines }), { e: 0, f: 0, l: 0, d: 0 });
+const summary = (rs: Row[]) => {
+  const total = rs.reduce((a, r) => ({ e: a.e + r.errorLines, f: a.f + r.recalled, l: a.l + r.logLines, d: a.d + r.digestLines }), { e: 0, f: 0, l: 0, d: 0 });
+  return (
+    `median recall ${median(rs.map((r) => r.recall)).toFixed(2)} (target >= 0.90), median compression ${median(rs.map((r) => r.compression)).toFixed(1)}x (target >= 20x); ` +
+    `at least one marked line in ${(hit(rs) * 100).toFixed(1)}% of logs; ` +
+    `pooled recall ${(total.f / total.e).toFixed(2)}, pooled compression ${(total.l / total.d).toFixed(1)}x; median digest time ${median(rs.map((r) => r.ms)).toFixed(1)} ms`
+  );
+};
+if (values.split && groups.length > 1) {
+  console.log("");
+  for (const [half, parity] of [["A", 0], ["B", 1]] as const) {
+    const inHalf = new Set(groups.filter((_, i) => i % 2 === parity));
+    const rs = rows.filter((r) => inHalf.has(r.group));
+    console.log(`half ${half} (${inHalf.size} groups, ${rs.length} cases): ${summary(rs)}`);
+  }
+}
 console.log(
-  `\n${rows.length} cases (max ${maxLines} lines, marks counted in ${numbering === "lf" ? "\\n-lines" : "universal lines"}, ${values["no-pass-log"] ? "no passing log" : "passing log when the case has one"}): ` +
-    `median recall ${median(rows.map((r) => r.recall)).toFixed(2)} (target >= 0.90), median compression ${median(rows.map((r) => r.compression)).toFixed(1)}x (target >= 20x); ` +
-    `at least one marked line in ${(hit(rows) * 100).toFixed(1)}% of logs; ` +
-    `pooled recall ${(total.f / total.e).toFixed(2)}, pooled compression ${(total.l / total.d).toFixed(1)}x; median digest time ${median(rows.map((r) => r.ms)).toFixed(1)} ms`,
+  `\n${rows.length} cases (max ${maxLines} lines, marks counted in ${numbering === "lf" ? "\\n-lines" : "universal lines"}, ${values["no-pass-log"] ? "no passing log" : "passing log when the case has one"}): ${summary(rows)}`,
 );

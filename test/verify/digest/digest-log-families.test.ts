@@ -37,3 +37,39 @@ describe("the failing step", () => {
     expect(digest.text).not.toContain("Done. Your build exited with 1.");
   });
 });
+
+describe("the failing step on Jenkins", () => {
+  it("takes `[job] $ command` as a step's start and `Build step '…' marked build as failure` as its failed end, so the step's own output is shown", () => {
+    // jenkins-python-step (whole log): `[push-comment-github] $ python /tmp/jenkins….py` prints a Revapi
+    // report (what a person marked as the reason) before a Python traceback and Jenkins' verdict.
+    const digest = digestLog(excerpt("jenkins-python-step"), { maxLines: 30 });
+    expect(digest.text).toContain("[push-comment-github] $ python /tmp/jenkins6935586436688970599.py");
+    expect(digest.text).toContain("API changes: 1 (Detected by [Revapi]");
+    expect(digest.text).toContain("Build step 'Execute Python script' marked build as failure");
+  });
+});
+
+describe("error vocabulary read by its shape, not one tool's words", () => {
+  it("counts a verdict line that is only ERROR (R CMD check) and not a function named printError in an example", () => {
+    // r-cmd-check-travis: R CMD check prints `* checking tests ...`, ` ERROR` on a line of its own, the
+    // failing test output; 12,000 lines later its examples section lists `printError` among aliases.
+    const digest = digestLog(excerpt("r-cmd-check-travis"), { maxLines: 12 });
+    expect(digest.text).toContain("\n ERROR\nRunning the tests in");
+    expect(digest.text).not.toContain("printError");
+  });
+
+  it("takes a capitalised exception name as a failure, not a test method named onError that was skipped (Gradle)", () => {
+    // gradle-test-travis: one `> notificationDelay FAILED` with its AssertionError among hundreds of
+    // SKIPPED tests, some named `serializeAllowsOnError` or `fatalError`.
+    const digest = digestLog(excerpt("gradle-test-travis"), { maxLines: 30 });
+    expect(digest.text).toContain("SerializedObserverTest > notificationDelay FAILED\n    java.lang.AssertionError: expected same:");
+    expect(digest.text).not.toMatch(/Error SKIPPED/);
+  });
+
+  it("counts `Error: message` at a line's start (mocha), whatever the progress bar above it says", () => {
+    // mocha-baseline-travis: a progress bar redrawn 40 times with `1 failing`, then `5 failing` and
+    // five `Error: The baseline file … has changed.` with their stacks.
+    const digest = digestLog(excerpt("mocha-baseline-travis"), { maxLines: 12 });
+    expect(digest.text).toMatch(/Error: The baseline file \S+ has changed\./);
+  });
+});
