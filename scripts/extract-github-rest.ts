@@ -34,6 +34,10 @@ export const OPERATIONS = [
   "actions/download-artifact",
   "checks/list-annotations",
   "checks/list-for-suite",
+  // The dashboard's GitHub sign-in: who signed in, their organisation memberships, the App's installations.
+  "users/get-authenticated",
+  "orgs/get-membership-for-authenticated-user",
+  "apps/list-installations",
 ];
 
 type Operation = { operationId: string; parameters?: Array<{ name: string; in: string; required?: boolean } | { $ref: string }>; requestBody?: { content?: Record<string, { schema?: { required?: string[]; properties?: Record<string, unknown> } }> }; responses: Record<string, unknown> };

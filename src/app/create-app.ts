@@ -63,7 +63,9 @@ export function createAutogenApp(deps: AppDeps): ApplicationFunction {
       pool.kick();
     };
     const jobDeps: JobDeps = { store: deps.store, forgeFor, ciFor, waiters, pollMs: deps.pollMs, actionsTimeoutMs: deps.actionsTimeoutMs, restart, cacheRoot: deps.cacheRoot, llmFor: deps.llmFor, statusThrottleMs: deps.statusThrottleMs, log: app.log, memory: deps.memory };
-    const pool = new WorkerPool(deps.store, (job, signal) => (job.kind === "ci" ? runCiJob(job, jobDeps, signal) : runIssueJob(job, jobDeps, signal)), { concurrency: deps.concurrency, perInstallation: deps.perInstallation });
+    // Every line a job logs carries its job and delivery ids (a child logger per job).
+    const depsOf = (job: Job): JobDeps => ({ ...jobDeps, log: app.log.child({ jobId: job.id, deliveryId: job.deliveryId }) });
+    const pool = new WorkerPool(deps.store, (job, signal) => (job.kind === "ci" ? runCiJob(job, depsOf(job), signal) : runIssueJob(job, depsOf(job), signal)), { concurrency: deps.concurrency, perInstallation: deps.perInstallation });
     const resumed = deps.store.requeueInterrupted();
     if (resumed > 0) app.log.info({ resumed }, "interrupted jobs requeued");
     pool.kick();

@@ -1,4 +1,5 @@
 import { EnvConfigError, loadServerConfig } from "../config/env-config.ts";
+import { loadOpsConfig } from "../config/ops-config.ts";
 import { startServer } from "../server/start-server.ts";
 import { EXIT, type CliCommand } from "./command.ts";
 import { parseFlags } from "./parse-flags.ts";
@@ -15,8 +16,10 @@ export const serveCommand: CliCommand = {
   async run(args, io) {
     parseFlags(args, {}, false);
     let config;
+    let ops;
     try {
       config = loadServerConfig(io.env);
+      ops = loadOpsConfig(io.env);
     } catch (error) {
       if (error instanceof EnvConfigError) {
         io.stderr(`autogen serve: ${error.message}\n`);
@@ -24,8 +27,9 @@ export const serveCommand: CliCommand = {
       }
       throw error;
     }
-    const running = await startServer(config, { shutdownGraceMs: SHUTDOWN_GRACE_MS });
-    io.stdout(`autogen-bot listening on ${running.url} (webhooks at ${config.webhookPath}, health at /healthz)\n`);
+    const running = await startServer(config, { shutdownGraceMs: SHUTDOWN_GRACE_MS, ops });
+    const extras = [ops.metrics.enabled ? "metrics at /metrics" : "", ops.dashboard.mode !== "off" ? `dashboard at /dashboard (${ops.dashboard.mode})` : ""].filter(Boolean);
+    io.stdout(`autogen-bot listening on ${running.url} (webhooks at ${config.webhookPath}, health at /healthz${extras.map((e) => `, ${e}`).join("")})\n`);
     await new Promise<void>((resolve) => {
       let stopping = false;
       const stop = (signal: NodeJS.Signals) => {

@@ -13,6 +13,12 @@ import { healthHandler } from "./health-handler.ts";
 import { applyConnectionLimits, DEFAULT_INGRESS_LIMITS, serverOptions, type IngressLimits } from "./ingress-limits.ts";
 import { webhookIngress } from "./webhook-ingress.ts";
 import { settlesWithin } from "../jobs/worker-pool.ts";
+import { DEFAULT_OPS_CONFIG, type OpsConfig } from "../config/ops-config.ts";
+import { githubMetrics } from "../metrics/github-metrics.ts";
+import { MetricRegistry } from "../metrics/metric-registry.ts";
+import { opsRoutes } from "../ops/ops-routes.ts";
+import { SqliteJobHistory } from "../ops/sqlite-job-history.ts";
+import { dashboardRoute } from "../dashboard/dashboard-route.ts";
 
 export type RunningServer = { probot: Probot; http: HttpServer; url: string; store: JobStore; inbox: InboxProcessor; stop: () => Promise<void> };
 export type ServerOptions = {
@@ -22,17 +28,20 @@ export type ServerOptions = {
   shutdownGraceMs?: number;
   /** The Octokit class Probot builds clients from (default: bounded retries and rate-limit waits). */
   Octokit?: typeof ProbotOctokit;
+  /** /metrics and the dashboard (default: metrics open, dashboard off). */
+  ops?: OpsConfig;
 };
 
 export async function startServer(config: ServerConfig, options: ServerOptions = {}): Promise<RunningServer> {
   const limits = { ...DEFAULT_INGRESS_LIMITS, ...options.limits };
+  const live = new MetricRegistry();
   const probot = new Probot({
     appId: config.appId,
     privateKey: config.privateKey,
     secret: config.webhookSecret,
     logLevel: config.logLevel,
     ...(config.baseUrl ? { baseUrl: config.baseUrl } : {}),
-    Octokit: options.Octokit ?? resilientOctokit(),
+    Octokit: (options.Octokit ?? resilientOctokit()).plugin(githubMetrics(live)) as typeof ProbotOctokit,
   });
   const handle = appFromConfig(config);
   await probot.load(handle.app, { cwd: process.cwd(), addHandler: () => undefined });
@@ -40,6 +49,9 @@ export async function startServer(config: ServerConfig, options: ServerOptions =
     const depth = handle.store.queueDepth();
     return { status: "ok", version: VERSION, llm: config.llm ? "configured" : "model-free", store: "sqlite", queue: depth, inbox: handle.store.inboxDepth() };
   });
+  const opsConfig = options.ops ?? DEFAULT_OPS_CONFIG;
+  const history = new SqliteJobHistory(config.dbPath);
+  const ops = opsRoutes({ config: opsConfig, webhookPath: config.webhookPath, history, log: probot.log, live, dashboard: dashboardRoute({ access: opsConfig.dashboard, history, probot, baseUrl: config.baseUrl }) });
   // The handlers (gate, repository config: GitHub calls) run here, after the answer.
   const inbox = new InboxProcessor(handle.store, (delivery) => probot.receive(delivery as never), { ...DEFAULT_INBOX_OPTIONS, ...options.inbox, log: probot.log });
   inbox.kick();
@@ -55,7 +67,7 @@ export async function startServer(config: ServerConfig, options: ServerOptions =
     },
   });
   const http = createServer(serverOptions(limits), (req, res) => {
-    if (health(req, res)) return;
+    if (health(req, res) || ops.handle(req, res)) return;
     void ingress(req, res).then((handled) => {
       if (!handled) res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ message: "not found" }));
     });
@@ -88,6 +100,7 @@ export async function startServer(config: ServerConfig, options: ServerOptions =
       killAllSandboxes();
       http.closeAllConnections();
       await closed;
+      await ops.close();
       handle.store.close();
     },
   };

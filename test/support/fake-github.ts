@@ -120,7 +120,9 @@ export function fakeGitHub(state: FakeGitHubState) {
       requests.push({ operation: route.id, method, path: url.pathname + url.search, body });
       const reply = answer(route.id, params, url, body);
       if (!route.op.responses.includes(String(reply[0]))) errors.push(`${route.id}: status ${reply[0]} is not a documented response`);
-      return reply as [number, string | Record<string, unknown>, Record<string, string>];
+      // GitHub reports the rate limit on every answer; the App's metrics read it.
+      const rateLimit = { "x-ratelimit-limit": "5000", "x-ratelimit-remaining": String(Math.max(0, 5000 - requests.length)), "x-ratelimit-resource": "core" };
+      return [reply[0], reply[1], { ...rateLimit, ...reply[2] }] as [number, string | Record<string, unknown>, Record<string, string>];
     });
   }
 

@@ -1,0 +1,54 @@
+// What the dashboard and /metrics read about jobs: a read-only, async port, so the pages do
+// not depend on which store the server writes to (SQLite today, see sqlite-job-history.ts).
+import type { Attempt, TestEvidence } from "../engine/task.ts";
+import type { JobKind, JobState } from "../jobs/job-store.ts";
+
+export type JobCost = { llmCalls: number; promptTokens: number; completionTokens: number; dollars: number; llmSeconds: number; testRuns: number; testSeconds: number; wallSeconds: number };
+
+/** One job as an operator sees it in a list: no issue body, no diff, no prompt. */
+export type JobSummary = {
+  id: number;
+  deliveryId: string;
+  installationId: number;
+  owner: string;
+  repo: string;
+  number: number;
+  kind: JobKind;
+  state: JobState;
+  requester: string;
+  title: string;
+  /** Epoch milliseconds. */
+  createdAt: number;
+  updatedAt: number;
+  /** The engine's last stage (checkpointed as it goes), e.g. `plan`, `attempt`. */
+  stage: string | undefined;
+  /** `fixed` / `not-fixed` once the engine ended. */
+  outcome: "fixed" | "not-fixed" | undefined;
+  stopReason: string | undefined;
+  strategy: string | undefined;
+  /** Where the tests ran: the sandbox isolation of the last evidence (bwrap, unshare, none) or `actions`. */
+  verifier: string | undefined;
+  pull: number | undefined;
+  error: string | null;
+  cost: JobCost | undefined;
+  attempts: number;
+};
+
+export type JobDetail = JobSummary & {
+  message: string | undefined;
+  hint: string | undefined;
+  attemptList: Attempt[];
+  evidence: { before?: TestEvidence | undefined; after?: TestEvidence | undefined; regressionAfter?: TestEvidence | undefined };
+  changedFiles: string[];
+  planSteps: string[];
+};
+
+export type InboxCounts = { pending: number; done: number; failed: number; oldestPendingAt: number | undefined };
+
+export interface JobHistory {
+  /** Jobs created at or after `since` (epoch ms), newest first, at most `limit`. */
+  jobs(options?: { since?: number; limit?: number }): Promise<JobSummary[]>;
+  job(id: number): Promise<JobDetail | undefined>;
+  inbox(): Promise<InboxCounts>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,101 @@
+// A real `autogen serve` server (startServer) whose job store is seeded by real jobs: signed
+// webhooks posted to it, the gate and the jobs run against a fake GitHub at the HTTP level
+// (every request checked against GitHub's REST description), a real local repository
+// cloned and fixed by the model-free strategy, pytest run for real. What it leaves:
+//   octo-org/shop#42  fixed, pull request opened
+//   octo-org/other#43 cancelled (the issue on GitHub no longer matches the labelled text); its title is hostile HTML
+//   a label by a reader (refused by the gate), a redelivery, a badly signed delivery
+//   octo-org/shop#44  marked running by hand (a job in progress, for the "now" view)
+import { execFileSync } from "node:child_process";
+import { mkdtemp } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ProbotOctokit } from "probot";
+import { loadServerConfig } from "../../src/config/env-config.ts";
+import type { OpsConfig } from "../../src/config/ops-config.ts";
+import { JobStore } from "../../src/jobs/job-store.ts";
+import { startServer, type RunningServer } from "../../src/server/start-server.ts";
+import { fakeGitHub, type FakeGitHubState } from "./fake-github.ts";
+import { gitRepo } from "./git-repo.ts";
+import { testPrivateKey } from "./private-key.ts";
+import { postWebhook, webhookExample } from "./webhook-examples.ts";
+
+export const SECRET = "seeded-server-secret";
+export const HOSTILE_TITLE = `<script>alert("x")</script><img src=x onerror=alert(1)> & "quotes"`;
+const CONFIG = 'test:\n  env:\n    PYTEST_DISABLE_PLUGIN_AUTOLOAD: "1"\nstrategy:\n  templateFirstPass: false\n';
+const FILES = {
+  "shop/__init__.py": "",
+  "shop/cart.py": "def total(prices, discount):\n    subtotal = sum(prices)\n    return subtotal + discount\n",
+  "tests/test_cart.py": "from shop.cart import total\n\n\ndef test_total_applies_discount():\n    assert total([10, 20], 5) == 25\n\n\ndef test_total_without_discount():\n    assert total([1, 2], 0) == 3\n",
+};
+export const ISSUE = { title: "Discount is added instead of subtracted", body: "total([10, 20], 5) gives 35, it should be 25." };
+
+export type SeededServer = {
+  running: RunningServer;
+  state: FakeGitHubState;
+  github: ReturnType<typeof fakeGitHub>;
+  /** Deliveries posted, by what the server answered. */
+  answers: Record<string, number>;
+  dbPath: string;
+};
+
+function labeled(repo: string, number: number, issue: { title: string; body: string }, sender = { login: "maintainer", id: 7, type: "User" }) {
+  const payload = webhookExample("issues", "labeled") as Record<string, unknown> & { repository: Record<string, unknown>; issue: Record<string, unknown> };
+  payload.repository = { ...payload.repository, name: repo, full_name: `octo-org/${repo}`, default_branch: "main", owner: { ...(payload.repository.owner as object), login: "octo-org" } };
+  payload.issue = { ...payload.issue, number, title: issue.title, body: issue.body };
+  payload.label = { ...(payload.label as object), name: "autogen" };
+  payload.sender = { ...(payload.sender as object), ...sender };
+  payload.installation = { id: 99, node_id: "MDIz" };
+  return payload;
+}
+
+async function until(check: () => boolean, what: string, ms = 170_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) throw new Error(`the seeded server never got to: ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** Starts the server (port `port`, 0 for any) and runs the seed jobs; the network guard must be started. */
+export async function seededServer(ops: OpsConfig, port = 0): Promise<SeededServer> {
+  const root = await mkdtemp(join(tmpdir(), "autogen-seeded-"));
+  const work = await gitRepo({ ...FILES, ".github/autogen.yml": CONFIG });
+  const remote = join(root, "remote.git");
+  execFileSync("git", ["clone", "--quiet", "--bare", work, remote]);
+  const state: FakeGitHubState = {
+    issue: { ...ISSUE },
+    issues: { 43: { title: "Edited since", body: "not what was labelled" } },
+    comments: [],
+    pulls: [],
+    permissions: { maintainer: "write", visitor: "read" },
+    files: { ".github/autogen.yml": CONFIG },
+    defaultBranch: "main",
+    cloneUrl: remote,
+  };
+  const github = fakeGitHub(state);
+  const dbPath = join(root, "data", "autogen.db");
+  const config = loadServerConfig({ APP_ID: "1", PRIVATE_KEY: testPrivateKey(), WEBHOOK_SECRET: SECRET, HOST: "127.0.0.1", PORT: String(port), LOG_LEVEL: "fatal", AUTOGEN_DB_PATH: dbPath });
+  const running = await startServer(config, { Octokit: ProbotOctokit.defaults({ retry: { enabled: false }, throttle: { enabled: false } }), ops });
+  const hook = `${running.url}/api/github/webhooks`;
+  const answers: Record<string, number> = {};
+  const post = async (payload: unknown, id: string, signature?: string) => {
+    const response = await postWebhook(hook, SECRET, "issues", payload, id, signature);
+    answers[id] = response.status;
+  };
+  await post(labeled("shop", 42, ISSUE), "seed-1");
+  await post(labeled("other", 43, { title: HOSTILE_TITLE, body: "see title" }), "seed-2");
+  await post(labeled("shop", 42, ISSUE, { login: "visitor", id: 9, type: "User" }), "seed-3");
+  await post(labeled("shop", 42, ISSUE), "seed-1");
+  await post(labeled("shop", 42, ISSUE), "seed-bad", "sha256=0000");
+  const store = running.store;
+  await until(() => store.inboxDepth().pending === 0 && store.queueDepth().queued === 0 && store.queueDepth().running === 0 && store.latest("octo-org", "other", 43)?.state === "cancelled" && store.latest("octo-org", "shop", 42)?.state === "done", "both jobs ended");
+  // A job in progress: queued and claimed in one synchronous step, so the pool never takes it.
+  const side = new JobStore(dbPath);
+  const queued = side.enqueue({ deliveryId: "seed-4", installationId: 99, owner: "octo-org", repo: "shop", number: 44, kind: "fix", requester: "maintainer", requesterId: 7, snapshot: { title: "Totals are rounded wrongly", body: "…" } });
+  if (!queued.queued) throw new Error("the running job was not queued");
+  side.claimNext(99);
+  side.checkpoint(queued.job.id, { stage: "plan" });
+  side.close();
+  return { running, state, github, answers, dbPath };
+}
