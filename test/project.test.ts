@@ -83,3 +83,19 @@ describe("Dockerfile", () => {
     expect(existsSync(join(ROOT, "prompts"))).toBe(true);
   });
 });
+
+describe("webhook entry points", () => {
+  // `autogen serve` (src/server/start-server.ts) is the only way to run the App: its ingress
+  // reads bodies under a size limit. Probot's own servers and middleware buffer any body.
+  const unbounded = /\b(createNodeMiddleware|createProbot|createWebhookProxy|webhooks\.middleware)\b|\bnew Server\(|import\s*\{[^}]*\b(run|Server)\b[^}]*\}\s*from\s*"probot"/;
+  const sources = (dir: string): string[] =>
+    readdirSync(join(ROOT, dir), { recursive: true, encoding: "utf8" })
+      .filter((name) => /\.(ts|js)$/.test(name))
+      .map((name) => join(dir, name));
+
+  it("no shipped code or script serves webhooks through an unbounded reader", () => {
+    const offenders = [...sources("src"), ...sources("scripts"), ...sources("bin")].filter((file) => unbounded.test(readFileSync(join(ROOT, file), "utf8")));
+    expect(offenders).toEqual([]);
+    expect(existsSync(join(ROOT, "src/index.ts"))).toBe(false);
+  });
+});
