@@ -9,7 +9,7 @@
 // One pass, bounded memory: lines are read in segments, each segment's blocks are scored and
 // only the best ones kept, with a small window of the latest lines for the failing step's
 // tail. `digestLogStream` reads a log of any size from a stream.
-import { cleanLogLine, maskCleanLine, normaliseLogLine, splitLogLines } from "./clean-log-line.ts";
+import { cleanLogLine, maskCleanLine, splitLogLines } from "./clean-log-line.ts";
 import { CALM, CONTINUATION, EPILOGUE, lineSignal, lineTemplate, STEP_FAILED, STEP_START } from "./log-line-signals.ts";
 
 export type LogDigest = {
@@ -55,7 +55,7 @@ export class LogDigester {
     this.maxLines = options.maxLines ?? 60;
     this.maxLineChars = options.maxLineChars ?? 240;
     this.maxBlock = options.maxBlockLines ?? 80;
-    this.inPass = new Set(options.passLog ? splitLogLines(options.passLog).map(normaliseLogLine) : []);
+    this.inPass = new Set(options.passLog ? splitLogLines(options.passLog).map((l) => maskCleanLine(cleanLogLine(l))) : []);
   }
 
   /**
