@@ -7,7 +7,8 @@ const TIMESTAMP = /^\uFEFF?\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z ?/;
 const TRAVIS = /travis_(fold|time):[a-z]+:[^\s]*|\r/g;
 
 export function cleanLogLine(line: string): string {
-  return stripVTControlCharacters(line).replace(GITHUB_COLUMNS, "").replace(TIMESTAMP, "").replace(TRAVIS, "");
+  const plain = line.includes("\u001b") || line.includes("\u009b") ? stripVTControlCharacters(line) : line;
+  return (plain.includes("\t") ? plain.replace(GITHUB_COLUMNS, "") : plain).replace(TIMESTAMP, "").replace(TRAVIS, "");
 }
 
 /** A form for comparing lines across runs: numbers, hashes, durations and temp names masked. */

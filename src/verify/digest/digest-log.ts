@@ -9,7 +9,7 @@
 // One pass, bounded memory: lines are read in segments, each segment's blocks are scored and
 // only the best ones kept, with a small window of the latest lines for the failing step's
 // tail. `digestLogStream` reads a log of any size from a stream.
-import { cleanLogLine, maskCleanLine, normaliseLogLine, splitLogLines } from "./clean-log-line.ts";
+import { cleanLogLine, maskCleanLine, splitLogLines } from "./clean-log-line.ts";
 import { CALM, CONTINUATION, EPILOGUE, lineSignal, lineTemplate, STEP_FAILED, STEP_START } from "./log-line-signals.ts";
 
 export type LogDigest = {
@@ -21,8 +21,8 @@ export type LogDigest = {
 
 export type LogDigestOptions = { passLog?: string | undefined; maxLines?: number; maxLineChars?: number; maxBlockLines?: number };
 
-/** `passed`: the passing log has this line too. */
-type Line = { n: number; text: string; chars: number; score: number; template: string; passed: boolean };
+/** `passed`: the passing log has this line too. `overwritten`: a progress frame the terminal redrew. */
+type Line = { n: number; text: string; chars: number; score: number; template: string; passed: boolean; overwritten: boolean };
 type Block = { lines: Line[]; end: number; score: number; kind: "signal" | "tail" | "command" };
 
 const SEGMENT = 4096;
@@ -34,6 +34,7 @@ const TAIL_LINES = 16;
 const P = { inStep: 1, nearEnd: 1.5, scale: 40, before: 0.6, tail: 1, command: 3, lastTail: 1.2, lastLines: 3 };
 const LEAD_LINES = 2;
 const FRAMES_KEPT = 12;
+const CURSOR_UP = new RegExp(`${String.fromCharCode(27)}\\[\\d*A`);
 const FRAME = /^\s*(at\s|from\s|\.\.\. \d+ more)|^\s+\S+:\d+:\s*(\(|in\s)|^\s*File ".*", line \d+/;
 
 export class LogDigester {
@@ -54,14 +55,29 @@ export class LogDigester {
     this.maxLines = options.maxLines ?? 60;
     this.maxLineChars = options.maxLineChars ?? 240;
     this.maxBlock = options.maxBlockLines ?? 80;
-    this.inPass = new Set(options.passLog ? splitLogLines(options.passLog).map(normaliseLogLine) : []);
+    this.inPass = new Set(options.passLog ? splitLogLines(options.passLog).map((l) => maskCleanLine(cleanLogLine(l))) : []);
   }
 
-  push(rawLine: string): void {
+  /**
+   * One line of the log. `overwritten`: the line ended in a lone carriage return and more text
+   * followed on the same terminal line (a progress bar or counter redrawn in place): nobody saw
+   * it, so it is counted but never shown and never starts or continues a message.
+   */
+  push(rawLine: string, overwritten = false): void {
     const n = ++this.count;
+    // A line that starts by moving the cursor up redraws the line above (a progress bar in place).
+    if (CURSOR_UP.test(rawLine.slice(0, 64))) this.overwrite(this.segment.at(-1));
     const whole = cleanLogLine(rawLine);
     const text = whole.slice(0, 4 * this.maxLineChars);
     const template = lineTemplate(text);
+    if (overwritten) {
+      const line: Line = { n, text: "", chars: 0, score: 0, template: "", passed: false, overwritten: true };
+      this.recent.push(line);
+      if (this.recent.length > TAIL_WINDOW) this.recent.shift();
+      this.segment.push(line);
+      if (this.segment.length >= SEGMENT) this.flush();
+      return;
+    }
     if (text.trim()) {
       const times = this.templates.get(template);
       if (times !== undefined) this.templates.set(template, times + 1);
@@ -79,7 +95,7 @@ export class LogDigester {
         else if (this.seen.size < MAX_TEMPLATES) this.seen.add(detach(norm));
       }
     }
-    const line: Line = { n, text, chars: whole.length, score, template, passed };
+    const line: Line = { n, text, chars: whole.length, score, template, passed, overwritten: false };
     if (STEP_FAILED.test(text) && !EPILOGUE.test(text)) {
       const tail = this.recent.filter((l) => l.text.trim() && !l.passed && !EPILOGUE.test(l.text) && !STEP_FAILED.test(l.text) && (!this.lastCommand || l.n > this.lastCommand.n));
       this.failedStep = { command: this.lastCommand, tail: tail.map(kept), exit: kept(line) };
@@ -92,14 +108,21 @@ export class LogDigester {
     if (this.segment.length >= SEGMENT) this.flush();
   }
 
+  private overwrite(line: Line | undefined): void {
+    if (!line || line.overwritten) return;
+    const times = this.templates.get(line.template);
+    if (times !== undefined) this.templates.set(line.template, times - 1);
+    Object.assign(line, { text: "", chars: 0, score: 0, template: "", overwritten: true });
+  }
+
   private flush(): void {
     const seg = this.segment;
     this.segment = [];
     const belongs = (j: number) => {
       const l = seg[j];
-      return l !== undefined && !CALM.test(l.text) && (l.score >= 1 || CONTINUATION.test(l.text));
+      return l !== undefined && !l.overwritten && !CALM.test(l.text) && (l.score >= 1 || CONTINUATION.test(l.text));
     };
-    const calm = (j: number) => CALM.test(seg[j]?.text ?? "");
+    const calm = (j: number) => seg[j]?.overwritten === true || CALM.test(seg[j]?.text ?? "");
     for (let i = 0; i < seg.length; i++) {
       if ((seg[i]?.score ?? 0) < 2) continue;
       let end = i;
@@ -247,20 +270,29 @@ function contiguousRuns(picked: Line[]): Line[][] {
   return runs;
 }
 
-/** Universal newlines (\r\n, \n, lone \r), without splitting the whole text at once. */
-function* logLines(text: string): Generator<string> {
+/**
+ * Universal newlines (\r\n, \n, lone \r), without splitting the whole text at once; each line
+ * with whether it is overwritten (it ends in a lone \r and text follows on the same terminal line).
+ */
+function* logLines(text: string): Generator<[string, boolean]> {
   const re = /\r\n|\n|\r/g;
   let from = 0;
   for (let m = re.exec(text); m; m = re.exec(text)) {
-    yield text.slice(from, m.index);
+    yield [text.slice(from, m.index), m[0] === "\r" && redrawn(text, re.lastIndex)];
     from = re.lastIndex;
   }
-  yield text.slice(from);
+  yield [text.slice(from), false];
+}
+
+/** Text follows at `at` on the same terminal line (not a line end, not the end of the text). */
+function redrawn(text: string, at: number): boolean {
+  const next = text.charCodeAt(at);
+  return at < text.length && next !== 10 && next !== 13;
 }
 
 export function digestLog(failLog: string, options: LogDigestOptions = {}): LogDigest {
   const digester = new LogDigester(options);
-  for (const line of logLines(failLog)) digester.push(line);
+  for (const [line, overwritten] of logLines(failLog)) digester.push(line, overwritten);
   return digester.finish();
 }
 
@@ -277,9 +309,14 @@ export async function digestLogStream(chunks: AsyncIterable<string | Uint8Array>
       if (text.length > 1 << 20) digester.push(text);
       continue;
     }
-    const lines = text.slice(0, cut).split(/\r\n|\n|\r/);
-    for (const line of lines) digester.push(line);
-    carry = text.slice(cut + 1);
+    // The lines ended up to `cut`; what follows a lone \r there is in `text` (see the \r kept above).
+    const re = /\r\n|\n|\r/g;
+    let from = 0;
+    for (let m = re.exec(text); m && m.index <= cut; m = re.exec(text)) {
+      digester.push(text.slice(from, m.index), m[0] === "\r" && redrawn(text, re.lastIndex));
+      from = re.lastIndex;
+    }
+    carry = text.slice(from);
   }
   digester.push(carry);
   return digester.finish();

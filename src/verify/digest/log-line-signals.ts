@@ -40,7 +40,8 @@ export function lineTemplate(clean: string): string {
   return clean
     .slice(0, 200)
     .replace(/"[^"]*"|'[^']*'|`[^`]*`/g, "<v>")
-    .replace(/[\w.-]*[/\\][\w./\\-]*/g, "<p>")
+    // From a token's start only: tried at every character, a slash-less line costs its length squared.
+    .replace(/(?<![\w.-])[\w.-]*[/\\][\w./\\-]*/g, "<p>")
     .replace(/\b[0-9a-f]{7,40}\b/gi, "<h>")
     .replace(/\d+([.:]\d+)*/g, "0")
     .replace(/\s+/g, " ")

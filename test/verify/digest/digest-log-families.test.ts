@@ -3,7 +3,7 @@
 // the explanation must be in a digest much shorter than the excerpt, whatever words the tool uses.
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { digestLog } from "../../../src/verify/digest/digest-log.ts";
+import { digestLog, digestLogStream } from "../../../src/verify/digest/digest-log.ts";
 
 const excerpt = (name: string) => readFileSync(new URL(`../../fixtures/digest/excerpts/${name}.log`, import.meta.url), "latin1");
 
@@ -46,6 +46,44 @@ describe("the failing step on Jenkins", () => {
     expect(digest.text).toContain("[push-comment-github] $ python /tmp/jenkins6935586436688970599.py");
     expect(digest.text).toContain("API changes: 1 (Detected by [Revapi]");
     expect(digest.text).toContain("Build step 'Execute Python script' marked build as failure");
+  });
+});
+
+describe("progress redrawn in place is not read", () => {
+  it("leaves out a line a lone carriage return sent back to be overwritten (mocha's spec reporter)", () => {
+    // mocha-spec-redraw-travis: each test prints `  name: ` then `\r  ✓ name: 5ms` over it; the
+    // overwritten halves ending in `: ` crowded out the two failures.
+    const digest = digestLog(excerpt("mocha-spec-redraw-travis"), { maxLines: 12 });
+    expect(digest.text).toContain("  1) AtomApplication waits until all the windows have saved their state before quitting:\n     Error: timeout of 60000ms exceeded.");
+    expect(digest.text).not.toMatch(/: \n/);
+  });
+
+  it("leaves out a line the next one redraws by moving the cursor up (a mocha progress bar)", () => {
+    // mocha-cursor-up-travis: 43 frames of a bar saying `1 failing`, each starting with ESC[1A.
+    const digest = digestLog(excerpt("mocha-cursor-up-travis"), { maxLines: 12 });
+    expect(digest.text).toContain("  3 failing");
+    expect(digest.text).toContain("Error: The baseline file inferTypes1.types has changed.");
+  });
+
+  it("reads the same lines from a stream cut anywhere: right after a lone \\r, between \\r and \\n", async () => {
+    // Pieces of at most 97 bytes, with or without a cut right after every \r (a lone one, or the first half of \r\n).
+    const cutInto = (text: string, afterCr: boolean) =>
+      (async function* () {
+        const bytes = Buffer.from(text, "latin1");
+        let from = 0;
+        for (let i = 1; i <= bytes.length; i++) {
+          if (i === bytes.length || i - from === 97 || (afterCr && bytes[i - 1] === 13)) {
+            yield bytes.subarray(from, i);
+            from = i;
+          }
+        }
+      })();
+    const log = excerpt("mocha-spec-redraw-travis");
+    // The excerpt as a Windows runner would write it: \r\n line ends, lone \r redraws kept.
+    const crlf = log.replace(/\n/g, "\r\n");
+    for (const text of [log, crlf]) {
+      for (const afterCr of [true, false]) expect(await digestLogStream(cutInto(text, afterCr), { maxLines: 12 })).toEqual(digestLog(text, { maxLines: 12 }));
+    }
   });
 });
 
