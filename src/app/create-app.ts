@@ -20,6 +20,7 @@ import { parseCommand } from "../triggers/parse-command.ts";
 import { registerCiTriggers, type Trigger } from "./ci-triggers.ts";
 import { runCiJob } from "./run-ci-job.ts";
 import { runIssueJob, type JobDeps } from "./run-issue-job.ts";
+import { DEFAULT_JOB_RETRY, runJobWithRetries, type JobRetryPolicy } from "./job-retry.ts";
 
 export type AppDeps = {
   store: JobStore;
@@ -39,6 +40,8 @@ export type AppDeps = {
   pollMs?: number | undefined;
   /** Limit for one Actions verification run (tests shorten it). */
   actionsTimeoutMs?: number | undefined;
+  /** Runs of a job whose GitHub calls fail (tests shorten the backoff). */
+  jobRetry?: JobRetryPolicy | undefined;
   /** Set by the app once loaded: the pool, for tests and the health endpoint. */
   onReady?: (pool: WorkerPool) => void;
 };
@@ -62,10 +65,11 @@ export function createAutogenApp(deps: AppDeps): ApplicationFunction {
       deps.store.enqueue({ ...request, deliveryId: `${deliveryId}:restart:${job.id}`, checkpoint });
       pool.kick();
     };
-    const jobDeps: JobDeps = { store: deps.store, forgeFor, ciFor, waiters, pollMs: deps.pollMs, actionsTimeoutMs: deps.actionsTimeoutMs, restart, cacheRoot: deps.cacheRoot, llmFor: deps.llmFor, statusThrottleMs: deps.statusThrottleMs, log: app.log, memory: deps.memory };
+    const jobDeps: JobDeps = { store: deps.store, forgeFor, ciFor, waiters, pollMs: deps.pollMs, actionsTimeoutMs: deps.actionsTimeoutMs, restart, jobRetry: deps.jobRetry, cacheRoot: deps.cacheRoot, llmFor: deps.llmFor, statusThrottleMs: deps.statusThrottleMs, log: app.log, memory: deps.memory };
     // Every line a job logs carries its job and delivery ids (a child logger per job).
     const depsOf = (job: Job): JobDeps => ({ ...jobDeps, log: app.log.child({ jobId: job.id, deliveryId: job.deliveryId }) });
-    const pool = new WorkerPool(deps.store, (job, signal) => (job.kind === "ci" ? runCiJob(job, depsOf(job), signal) : runIssueJob(job, depsOf(job), signal)), { concurrency: deps.concurrency, perInstallation: deps.perInstallation });
+    const runJob = (job: Job, signal: AbortSignal) => (job.kind === "ci" ? runCiJob(job, depsOf(job), signal) : runIssueJob(job, depsOf(job), signal));
+    const pool = new WorkerPool(deps.store, (job, signal) => runJobWithRetries(deps.store, job, signal, runJob, deps.jobRetry ?? DEFAULT_JOB_RETRY, app.log.child({ jobId: job.id, deliveryId: job.deliveryId })), { concurrency: deps.concurrency, perInstallation: deps.perInstallation });
     const resumed = deps.store.requeueInterrupted();
     if (resumed > 0) app.log.info({ resumed }, "interrupted jobs requeued");
     pool.kick();

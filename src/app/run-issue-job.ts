@@ -21,6 +21,7 @@ import type { GitCredentials } from "../workspace/git.ts";
 import { RepoCache, type Worktree } from "../workspace/repo-cache.ts";
 import { applyStoredDiff, commitAndPush, issueCommitMessage } from "./publish-change.ts";
 import { endJobOnError, JobCancelled } from "./end-job.ts";
+import type { JobRetryPolicy } from "./job-retry.ts";
 import { planSummary } from "../report/plan-summary.ts";
 import { guardedLlm } from "./guarded-llm.ts";
 import { beginJob } from "./job-config.ts";
@@ -48,6 +49,8 @@ export type JobDeps = {
   actionsTimeoutMs?: number | undefined;
   /** Queues a follow-up job (a red build whose head moved: again on the new head). */
   restart?: ((job: Job, checkpoint: Record<string, unknown>) => void) | undefined;
+  /** Runs of a job whose GitHub calls fail (default: 5, from 30 s apart). */
+  jobRetry?: JobRetryPolicy | undefined;
   log: { info: (meta: object, msg: string) => void; warn: (meta: object, msg: string) => void };
 };
 

@@ -47,6 +47,11 @@ export class StatusReporter {
     else if (!this.pending) this.pending = setTimeout(() => void this.write().catch(() => undefined), this.throttleMs).unref();
   }
 
+  /** A line under the steps while the job goes on (a retry later), leaving the steps as they are. */
+  async note(summary: string): Promise<void> {
+    await this.write(summary);
+  }
+
   async finish(summary: string): Promise<void> {
     clearTimeout(this.pending);
     this.pending = undefined;

@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { Probot, ProbotOctokit } from "probot";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createAutogenApp } from "../../src/app/create-app.ts";
+import type { JobRetryPolicy } from "../../src/app/job-retry.ts";
 import { templateStrategy } from "../../src/engine/template/template-strategy.ts";
 import { isTestFile } from "../../src/engine/is-test-file.ts";
 import { JobStore } from "../../src/jobs/job-store.ts";
@@ -70,7 +71,7 @@ afterEach(() => {
 const clients: Array<ReturnType<typeof testLlm>> = [];
 const llmPlanPrompts = () => clients.flatMap((c) => c.sink.entries.filter((e) => e.stage === "plan").map((e) => e.messages[1]?.content ?? ""));
 
-async function startApp(options: { llm?: boolean; memory?: MemoryPool } = {}) {
+async function startApp(options: { llm?: boolean; memory?: MemoryPool; jobRetry?: JobRetryPolicy } = {}) {
   let pool: WorkerPool | undefined;
   const probot = new Probot({ appId: 1, privateKey: testPrivateKey(), secret: "s", logLevel: "fatal", Octokit: ProbotOctokit.defaults({ retry: { enabled: false }, throttle: { enabled: false } }) });
   await probot.load(
@@ -90,6 +91,7 @@ async function startApp(options: { llm?: boolean; memory?: MemoryPool } = {}) {
         : undefined,
       onReady: (p) => (pool = p),
       memory: options.memory,
+      jobRetry: options.jobRetry,
     }),
   );
   return { probot, idle: () => pool?.idle() ?? Promise.resolve() };
@@ -361,5 +363,45 @@ describe("review feedback on the bot's own pull request", () => {
     const onPr = state.comments.filter((c) => c.number === pr.number);
     expect(onPr).toHaveLength(1);
     expect(onPr[0]?.body).toContain(`Updated https://github.com/o/r/pull/${pr.number}`);
+  });
+});
+
+describe("GitHub failing while a job runs", () => {
+  const quickRetry: JobRetryPolicy = { maxAttempts: 3, backoffMs: () => 10 };
+  const commitsOnBranch = () => execFileSync("git", ["--git-dir", remote, "rev-list", "--count", "main..autogen/issue-42"], { encoding: "utf8" }).trim();
+
+  it("runs the job again from its checkpoint after 502s: the fix pushed once, one PR, one status comment", async () => {
+    let failures = 2;
+    state.fault = (operation) => (operation === "pulls/create" && failures-- > 0 ? 502 : undefined);
+    const { probot, idle } = await startApp({ jobRetry: quickRetry });
+    await probot.receive({ id: "delivery-502", name: "issues", payload: labeled() } as never);
+    await idle();
+
+    expect(github.calls("pulls/create")).toHaveLength(3);
+    expect(state.pulls).toHaveLength(1);
+    expect(commitsOnBranch()).toBe("1");
+    expect(state.comments).toHaveLength(1);
+    expect(state.comments[0]?.body).toContain(`Opened https://github.com/o/r/pull/${state.pulls[0]?.number}`);
+    const job = store.latest("octo-org", "shop", 42);
+    expect(job).toMatchObject({ state: "done", error: null });
+    expect(job?.checkpoint.githubFailures).toBe(2);
+  });
+
+  it("ends the job failed, saying GitHub kept answering 502, once the runs are spent", async () => {
+    state.fault = (operation) => (operation === "pulls/create" ? 502 : undefined);
+    const { probot, idle } = await startApp({ jobRetry: quickRetry });
+    await probot.receive({ id: "delivery-502-forever", name: "issues", payload: labeled() } as never);
+    await idle();
+
+    expect(github.calls("pulls/create")).toHaveLength(3);
+    expect(state.pulls).toEqual([]);
+    expect(commitsOnBranch()).toBe("1");
+    const job = store.latest("octo-org", "shop", 42);
+    expect(job?.state).toBe("failed");
+    expect(job?.error).toMatch(/^GitHub answered 502 \(.*\); gave up after 3 attempts$/);
+    expect(state.comments).toHaveLength(1);
+    expect(state.comments[0]?.body).toContain("Stopped: GitHub answered 502");
+    expect(state.comments[0]?.body).toContain("gave up after 3 attempts");
+    expect(store.queueDepth()).toEqual({ queued: 0, running: 0 });
   });
 });

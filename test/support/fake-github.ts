@@ -29,6 +29,8 @@ export type FakeGitHubState = {
   /** Open pull requests by head commit (repos/list-pull-requests-associated-with-commit). */
   commitPulls?: Record<string, number[]>;
   actions?: FakeActions;
+  /** An outage: a status (502, 503) to answer an operation with instead, or undefined to answer it. */
+  fault?: (operation: string) => number | undefined;
 };
 
 export type FakePull = { title: string; body: string; state: "open" | "closed"; headRef: string; headSha: string; baseRef: string; baseSha: string; fork: boolean };
@@ -118,6 +120,9 @@ export function fakeGitHub(state: FakeGitHubState) {
       for (const key of url.searchParams.keys()) if (!route.op.query.includes(key)) errors.push(`${route.id}: unknown query parameter "${key}"`);
       const params = Object.fromEntries(route.names.map((n, i) => [n, decodeURIComponent(route.pattern.exec(url.pathname)?.[i + 1] ?? "")]));
       requests.push({ operation: route.id, method, path: url.pathname + url.search, body });
+      // GitHub's own failure, not an answer of the operation (so not checked against its responses).
+      const outage = state.fault?.(route.id);
+      if (outage !== undefined) return [outage, { message: "Server Error" }, { "content-type": "application/json" }] as [number, Record<string, unknown>, Record<string, string>];
       const reply = answer(route.id, params, url, body);
       if (!route.op.responses.includes(String(reply[0]))) errors.push(`${route.id}: status ${reply[0]} is not a documented response`);
       // GitHub reports the rate limit on every answer; the App's metrics read it.
