@@ -1,13 +1,14 @@
 // The `autogen` command: global flags, subcommand dispatch, usage errors as exit 2.
 import { VERSION } from "../version.ts";
 import { checkConfigCommand } from "./check-config-command.ts";
+import { dashboardCommand } from "./dashboard-command.ts";
 import { EXIT, UsageError, type CliCommand, type CliIo } from "./command.ts";
 import { evalCommand } from "./eval-command.ts";
 import { fixCommand } from "./fix-command.ts";
 import { initWorkflowCommand } from "./init-workflow-command.ts";
 import { serveCommand } from "./serve-command.ts";
 
-export const COMMANDS: readonly CliCommand[] = [fixCommand, serveCommand, evalCommand, checkConfigCommand, initWorkflowCommand];
+export const COMMANDS: readonly CliCommand[] = [fixCommand, serveCommand, evalCommand, checkConfigCommand, initWorkflowCommand, dashboardCommand];
 
 export function usage(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));

@@ -1,12 +1,16 @@
 // `autogen serve` after real jobs: GET /metrics read by a strict Prometheus text-format
 // reader and checked against what the seed did (deliveries, jobs, outcomes, GitHub calls,
 // test runs), and the token-guarded dashboard over plain HTTP (no script needed).
+import { readFile, readdir, mkdtemp } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import nock from "nock";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { OpsConfig } from "../../src/config/ops-config.ts";
 import { SqliteJobHistory } from "../../src/ops/sqlite-job-history.ts";
 import type { Outcome } from "../../src/engine/task.ts";
 import { networkGuard } from "../support/network-guard.ts";
+import { runCli } from "../support/run-cli.ts";
 import { histogram, parseMetrics, total, value } from "../support/prometheus-text.ts";
 import { HOSTILE_TITLE, ISSUE, seededServer, type SeededServer } from "../support/seeded-server.ts";
 
@@ -143,5 +147,30 @@ describe("the dashboard behind a token", () => {
     expect(cookie).not.toMatch(/Secure/);
     const page = await get("/dashboard", { cookie: cookie.split(";")[0] ?? "" });
     expect(page.status).toBe(200);
+  });
+});
+
+describe("autogen dashboard --out", () => {
+  it("writes the same pages as static files from the store, linked relatively", async () => {
+    const out = join(await mkdtemp(join(tmpdir(), "autogen-static-")), "site");
+    const { code, stdout, stderr } = await runCli(["dashboard", "--out", out, "--db", seeded.dbPath]);
+    expect(stderr).toBe("");
+    expect(code).toBe(0);
+    expect(stdout).toBe(`wrote 4 page(s) to ${out} (open index.html)\n`);
+    const history = new SqliteJobHistory(seeded.dbPath);
+    const ids = (await history.jobs()).map((j) => j.id).sort((a, b) => a - b);
+    await history.close();
+    expect((await readdir(out)).sort()).toEqual(["index.html", ...ids.map((id) => `job-${id}.html`)].sort());
+    const index = await readFile(join(out, "index.html"), "utf8");
+    expect(index).toContain(ISSUE.title);
+    expect(index).not.toContain(HOSTILE_TITLE);
+    for (const id of ids) expect(index).toContain(`href="job-${id}.html"`);
+    expect(await readFile(join(out, `job-${ids[0]}.html`), "utf8")).toContain('href="index.html"');
+  });
+
+  it("says what to do when there is no store", async () => {
+    const { code, stderr } = await runCli(["dashboard", "--out", join(tmpdir(), "x"), "--db", join(tmpdir(), "no-such-store.db")]);
+    expect(code).toBe(2);
+    expect(stderr).toMatch(/^autogen dashboard: no job store at .*no-such-store\.db; pass --db or set AUTOGEN_DB_PATH\n$/);
   });
 });
