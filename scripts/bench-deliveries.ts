@@ -42,7 +42,7 @@ const url = `${running.url}/api/github/webhooks`;
 
 /** Waits until the inbox has handled every stored delivery. */
 async function drained(): Promise<void> {
-  while (store.inboxDepth().pending > 0) await new Promise((resolve) => setTimeout(resolve, 50));
+  while ((await store.inboxDepth()).pending > 0) await new Promise((resolve) => setTimeout(resolve, 50));
   await running.inbox.idle();
 }
 
@@ -87,18 +87,18 @@ console.log(`${count} signed issues.labeled deliveries per row, each a new job (
 console.log("clients | per second | ack p50 | ack p99 | max | lost | redelivered: new jobs");
 for (const [round, clients] of clientCounts.entries()) {
   const deliveries = Array.from({ length: count }, (_, i) => delivery(i + 1, round));
-  const before = store.queueDepth().queued;
+  const before = (await store.queueDepth()).queued;
   const started = performance.now();
   const results = await send(deliveries, clients);
   const seconds = (performance.now() - started) / 1000;
   await drained();
   const times = results.map((r) => r.ms).sort((a, b) => a - b);
   const q = (p: number) => times[Math.min(times.length - 1, Math.floor(p * times.length))] ?? 0;
-  const queued = store.queueDepth().queued - before;
+  const queued = (await store.queueDepth()).queued - before;
   const ok = results.filter((r) => r.status === 202).length;
   await send(deliveries.slice(0, Math.min(200, count)), clients);
   await drained();
-  const duplicates = store.queueDepth().queued - before - queued;
+  const duplicates = (await store.queueDepth()).queued - before - queued;
   console.log(
     `${String(clients).padStart(7)} | ${(count / seconds).toFixed(0).padStart(10)} | ${q(0.5).toFixed(1).padStart(5)} ms | ${q(0.99).toFixed(1).padStart(5)} ms | ${(times.at(-1) ?? 0).toFixed(1).padStart(5)} ms | ${count - Math.min(queued, ok)} | ${duplicates} of ${Math.min(200, count)}`,
   );

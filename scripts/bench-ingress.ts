@@ -100,14 +100,14 @@ const ms = (ns: number) => (ns / 1e6).toFixed(1);
 console.log(`event-loop delay during the burst: p50 ${ms(loopDelay.percentile(50))} ms, p99 ${ms(loopDelay.percentile(99))} ms, max ${ms(loopDelay.max)} ms; load average ${loadavg().map((l) => l.toFixed(1)).join(" ")} on ${availableParallelism()} cores`);
 
 const drainStarted = performance.now();
-while (running.store.inboxDepth().pending > 0) await new Promise((resolve) => setTimeout(resolve, 100));
+while ((await running.store.inboxDepth()).pending > 0) await new Promise((resolve) => setTimeout(resolve, 100));
 await running.inbox.idle();
-const jobs = list.reduce((n, _d, i) => n + running.store.countJobs("octo-org", "shop", i + 1, "fix"), 0);
-console.log(`inbox drained in ${((performance.now() - drainStarted) / 1000).toFixed(1)} s after the burst; jobs created ${jobs} for ${count} unique deliveries; failed deliveries ${running.store.inboxDepth().failed}`);
+const jobs = (await Promise.all(list.map((_d, i) => running.store.countJobs("octo-org", "shop", i + 1, "fix")))).reduce((n, c) => n + c, 0);
+console.log(`inbox drained in ${((performance.now() - drainStarted) / 1000).toFixed(1)} s after the burst; jobs created ${jobs} for ${count} unique deliveries; failed deliveries ${(await running.store.inboxDepth()).failed}`);
 
 // Redelivering every id: answered as duplicates, no job added.
 const again = await Promise.all(list.slice(0, 100).map((d) => post(d)));
-const jobsAfter = list.reduce((n, _d, i) => n + running.store.countJobs("octo-org", "shop", i + 1, "fix"), 0);
+const jobsAfter = (await Promise.all(list.map((_d, i) => running.store.countJobs("octo-org", "shop", i + 1, "fix")))).reduce((n, c) => n + c, 0);
 console.log(`redelivery of 100 ids: ${again.filter((r) => r.status === 200).length} answered "already received"; jobs ${jobsAfter}`);
 console.log(`peak RSS during the burst and drain: ${(peakRss / 1024 / 1024).toFixed(0)} MB`);
 

@@ -7,6 +7,8 @@ import type { ApplicationFunction } from "probot";
 import type { ServerConfig } from "../config/env-config.ts";
 import { MemoryPool } from "../engine/memory/memory-pool.ts";
 import { JobStore } from "../jobs/job-store.ts";
+import { PgStore } from "../jobs/pg-store.ts";
+import type { Store } from "../jobs/store.ts";
 import type { WorkerPool } from "../jobs/worker-pool.ts";
 import { Budget } from "../llm/budget.ts";
 import { openAiLlmClient } from "../llm/llm-client.ts";
@@ -15,11 +17,16 @@ import { processSecrets, secretScrubber } from "../report/scrub-secrets.ts";
 import { droppedSecrets } from "../config/drop-secrets.ts";
 import { createAutogenApp } from "./create-app.ts";
 
-export type AppHandle = { app: ApplicationFunction; store: JobStore; pool: () => WorkerPool | undefined };
+export type AppHandle = { app: ApplicationFunction; store: Store; pool: () => WorkerPool | undefined };
 
-export function appFromConfig(config: ServerConfig, env: NodeJS.ProcessEnv = process.env): AppHandle {
+/** The job store: Postgres when DATABASE_URL is set (several instances), else SQLite. */
+export async function openStore(config: Pick<ServerConfig, "dbPath" | "databaseUrl">): Promise<Store> {
+  return config.databaseUrl ? PgStore.open(config.databaseUrl) : new JobStore(config.dbPath);
+}
+
+export async function appFromConfig(config: ServerConfig, env: NodeJS.ProcessEnv = process.env): Promise<AppHandle> {
   const dataDir = dirname(config.dbPath);
-  const store = new JobStore(config.dbPath);
+  const store = await openStore(config);
   const memory = new MemoryPool(join(dataDir, "memory.db"));
   const scrub = secretScrubber([...processSecrets(env), ...droppedSecrets(), config.privateKey, config.webhookSecret, config.llm?.apiKey]);
   const { llm, caps } = config;

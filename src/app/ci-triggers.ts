@@ -6,7 +6,7 @@
 import type { Context, Probot } from "probot";
 import type { RepoConfig } from "../config/repo-config-schema.ts";
 import { octokitCiForge, type RequestLike } from "../forge/ci-forge.ts";
-import type { JobRequest, JobStore } from "../jobs/job-store.ts";
+import type { JobRequest, Store } from "../jobs/store.ts";
 import { failureFromCheckSuite, failureFromWorkflowRun, workflowPath, type CheckSuitePayload, type CiFailure, type WorkflowRunPayload } from "../triggers/ci-trigger.ts";
 import { VERIFY_WORKFLOW } from "../verify/actions-verifier.ts";
 import type { RunWaiters } from "../verify/run-waiters.ts";
@@ -16,10 +16,10 @@ export type Sender = { login: string; id: number; type: string };
 export type Trigger = Omit<JobRequest, "deliveryId" | "installationId" | "requester" | "requesterId"> & { installationId: number | undefined; sender: Sender };
 
 export type TriggerTools = {
-  store: JobStore;
+  store: Store;
   waiters: RunWaiters;
   appId: number | undefined;
-  firstDelivery: (context: Context) => boolean;
+  firstDelivery: (context: Context) => Promise<boolean>;
   repoConfig: (context: Context, owner: string, repo: string, branch: string) => Promise<RepoConfig | undefined>;
   gateAndEnqueue: (context: Context, trigger: Trigger) => Promise<void>;
 };
@@ -38,13 +38,13 @@ export function registerCiTriggers(app: Probot, tools: TriggerTools): void {
     // Fork pull requests are missing from the payload: ask which open PRs have this head.
     const pulls = failure.pulls.length > 0 ? failure.pulls : await ci.pullsForCommit(failure.owner, failure.repo, failure.headSha);
     for (const number of pulls.slice(0, 3)) {
-      if ((failure.headBranch ?? "").startsWith("autogen/") && tools.store.countJobs(failure.owner, failure.repo, number, "ci") >= config.triggers.repairRoundsOnBotBranches) {
+      if ((failure.headBranch ?? "").startsWith("autogen/") && await tools.store.countJobs(failure.owner, failure.repo, number, "ci") >= config.triggers.repairRoundsOnBotBranches) {
         app.log.info({ deliveryId: context.id, number, rounds: config.triggers.repairRoundsOnBotBranches }, "repair rounds on the bot's own branch used up");
         continue;
       }
       // One job per pull request and head commit, whichever event says it first.
       // Claimed for this delivery: a retry of it after a GitHub error, or after a crash, claims it again.
-      if (!tools.store.claimForDelivery(`ci:${failure.owner}/${failure.repo}#${number}@${failure.headSha}`, context.id)) continue;
+      if (!await tools.store.claimForDelivery(`ci:${failure.owner}/${failure.repo}#${number}@${failure.headSha}`, context.id)) continue;
       await tools.gateAndEnqueue(context, {
         installationId,
         sender,
@@ -62,14 +62,14 @@ export function registerCiTriggers(app: Probot, tools: TriggerTools): void {
     const payload = context.payload as unknown as WorkflowRunPayload & Delivered;
     // Our verification runs wake the verifier waiting on them (a redelivery too: harmless).
     if (workflowPath(payload).endsWith(`/${VERIFY_WORKFLOW}`)) tools.waiters.notify(payload.workflow_run.id);
-    if (!tools.firstDelivery(context)) return;
+    if (!(await tools.firstDelivery(context))) return;
     const decision = failureFromWorkflowRun(payload, VERIFY_WORKFLOW);
     if (!decision.act) return;
     await onRedBuild(context, decision.failure, payload.repository.default_branch, payload.sender, payload.installation?.id);
   });
 
   app.on("check_suite.completed", async (context) => {
-    if (!tools.firstDelivery(context)) return;
+    if (!(await tools.firstDelivery(context))) return;
     const payload = context.payload as unknown as CheckSuitePayload & Delivered;
     const decision = failureFromCheckSuite(payload, tools.appId);
     if (!decision.act) return;

@@ -7,7 +7,7 @@ import { parseRepoConfigText, REPO_CONFIG_PATH, RepoConfigError } from "../confi
 import type { RepoConfig } from "../config/repo-config-schema.ts";
 import { octokitCiForge, type CiForge, type RequestLike } from "../forge/ci-forge.ts";
 import { octokitForge, type Forge, type OctokitLike } from "../forge/forge.ts";
-import type { Job, JobKind, JobStore } from "../jobs/job-store.ts";
+import type { Job, JobKind, Store } from "../jobs/store.ts";
 import { WorkerPool } from "../jobs/worker-pool.ts";
 import type { MemoryPool } from "../engine/memory/memory-pool.ts";
 import type { Outcome } from "../engine/task.ts";
@@ -23,7 +23,7 @@ import { runIssueJob, type JobDeps } from "./run-issue-job.ts";
 import { DEFAULT_JOB_RETRY, runJobWithRetries, type JobRetryPolicy } from "./job-retry.ts";
 
 export type AppDeps = {
-  store: JobStore;
+  store: Store;
   cacheRoot: string;
   scrub: Scrubber;
   concurrency: number;
@@ -54,15 +54,15 @@ type IssuePayload = {
 };
 
 export function createAutogenApp(deps: AppDeps): ApplicationFunction {
-  return (app: Probot) => {
+  return async (app: Probot) => {
     const forgeFor = async (installationId: number): Promise<Forge> => octokitForge((await app.auth(installationId)) as unknown as OctokitLike, deps.scrub);
     const ciFor = async (installationId: number): Promise<CiForge> => octokitCiForge(((await app.auth(installationId)) as unknown as { request: RequestLike }).request);
     const waiters = deps.waiters ?? new RunWaiters();
     /** A follow-up job for a pull request whose head moved: once per head commit. */
-    const restart = (job: Job, checkpoint: Record<string, unknown>) => {
-      if (!deps.store.recordDelivery(`ci:${job.owner}/${job.repo}#${job.number}@${String(checkpoint.headSha)}`, "ci-restart")) return;
+    const restart = async (job: Job, checkpoint: Record<string, unknown>) => {
+      if (!await deps.store.recordDelivery(`ci:${job.owner}/${job.repo}#${job.number}@${String(checkpoint.headSha)}`, "ci-restart")) return;
       const { id: _id, state: _state, statusCommentId: _comment, error: _error, checkpoint: _old, deliveryId, ...request } = job;
-      deps.store.enqueue({ ...request, deliveryId: `${deliveryId}:restart:${job.id}`, checkpoint });
+      await deps.store.enqueue({ ...request, deliveryId: `${deliveryId}:restart:${job.id}`, checkpoint });
       pool.kick();
     };
     const jobDeps: JobDeps = { store: deps.store, forgeFor, ciFor, waiters, pollMs: deps.pollMs, actionsTimeoutMs: deps.actionsTimeoutMs, restart, jobRetry: deps.jobRetry, cacheRoot: deps.cacheRoot, llmFor: deps.llmFor, statusThrottleMs: deps.statusThrottleMs, log: app.log, memory: deps.memory };
@@ -70,7 +70,7 @@ export function createAutogenApp(deps: AppDeps): ApplicationFunction {
     const depsOf = (job: Job): JobDeps => ({ ...jobDeps, log: app.log.child({ jobId: job.id, deliveryId: job.deliveryId }) });
     const runJob = (job: Job, signal: AbortSignal) => (job.kind === "ci" ? runCiJob(job, depsOf(job), signal) : runIssueJob(job, depsOf(job), signal));
     const pool = new WorkerPool(deps.store, (job, signal) => runJobWithRetries(deps.store, job, signal, runJob, deps.jobRetry ?? DEFAULT_JOB_RETRY, app.log.child({ jobId: job.id, deliveryId: job.deliveryId })), { concurrency: deps.concurrency, perInstallation: deps.perInstallation });
-    const resumed = deps.store.requeueInterrupted();
+    const resumed = await deps.store.requeueInterrupted();
     if (resumed > 0) app.log.info({ resumed }, "interrupted jobs requeued");
     pool.kick();
     deps.onReady?.(pool);
@@ -88,7 +88,7 @@ export function createAutogenApp(deps: AppDeps): ApplicationFunction {
         app.log.info({ deliveryId: context.id, owner: request.owner, repo: request.repo, number: request.number, reason: verdict.reason }, "trigger refused by the gate");
         return;
       }
-      const queued = deps.store.enqueue({ ...request, deliveryId: context.id, installationId, requester: sender.login, requesterId: sender.id });
+      const queued = await deps.store.enqueue({ ...request, deliveryId: context.id, installationId, requester: sender.login, requesterId: sender.id });
       if (!queued.queued) {
         app.log.info({ deliveryId: context.id, activeJob: queued.active.id }, "an active job exists for this issue");
         return;
@@ -114,7 +114,7 @@ export function createAutogenApp(deps: AppDeps): ApplicationFunction {
     };
 
     app.on("issues.labeled", async (context) => {
-      if (!firstDelivery(context)) return;
+      if (!(await firstDelivery(context))) return;
       const payload = context.payload;
       const forge = octokitForge(context.octokit as unknown as OctokitLike, deps.scrub);
       const { owner, name: repo } = { owner: payload.repository.owner.login, name: payload.repository.name };
@@ -133,16 +133,16 @@ export function createAutogenApp(deps: AppDeps): ApplicationFunction {
     });
 
     app.on("issue_comment.created", async (context) => {
-      if (!firstDelivery(context)) return;
+      if (!(await firstDelivery(context))) return;
       const command = parseCommand(context.payload.comment.body);
       if (!command) return;
       const payload = context.payload;
       if (command.kind === "stop") {
         const forge = octokitForge(context.octokit as unknown as OctokitLike, deps.scrub);
         const verdict = await gate(forge, { owner: payload.repository.owner.login, repo: payload.repository.name, actor: payload.sender });
-        const active = deps.store.active(payload.repository.owner.login, payload.repository.name, payload.issue.number);
+        const active = await deps.store.active(payload.repository.owner.login, payload.repository.name, payload.issue.number);
         if (!verdict.allowed || !active) return;
-        if (!pool.abort(active.id, `stopped by ${payload.sender.login}`)) deps.store.finish(active.id, "cancelled", `stopped by ${payload.sender.login}`);
+        if (!pool.abort(active.id, `stopped by ${payload.sender.login}`)) await deps.store.finish(active.id, "cancelled", `stopped by ${payload.sender.login}`);
         return;
       }
       if (payload.issue.pull_request) {
@@ -170,7 +170,7 @@ export function createAutogenApp(deps: AppDeps): ApplicationFunction {
 
     // Reviews on the bot's own PRs are feedback for another iteration on that PR.
     const onReview = async (context: Context<"pull_request_review.submitted" | "pull_request_review_comment.created">, text: string) => {
-      if (!firstDelivery(context)) return;
+      if (!(await firstDelivery(context))) return;
       const payload = context.payload;
       const pull = payload.pull_request;
       const bot = parseBotBranch(pull.head.ref);
@@ -200,12 +200,12 @@ export function createAutogenApp(deps: AppDeps): ApplicationFunction {
 
     // A merged bot PR is an accepted fix: its plan goes into this repository's memory.
     app.on("pull_request.closed", async (context) => {
-      if (!firstDelivery(context)) return;
+      if (!(await firstDelivery(context))) return;
       const { pull_request: pull, repository } = context.payload;
       const bot = parseBotBranch(pull.head.ref);
       const installation = (context.payload as { installation?: { id: number } }).installation?.id;
       if (!pull.merged || !bot || !deps.memory || !installation) return;
-      const job = deps.store.latest(repository.owner.login, repository.name, bot.number);
+      const job = await deps.store.latest(repository.owner.login, repository.name, bot.number);
       const outcome = job?.checkpoint.outcome as Outcome | undefined;
       if (!job || !outcome || outcome.status !== "fixed") return;
       const broken = ((job.checkpoint.attribution as AttributionResult | undefined)?.tests ?? []).filter((t) => t.verdict === "caused-by-change").map((t) => t.id);
@@ -222,12 +222,12 @@ export function createAutogenApp(deps: AppDeps): ApplicationFunction {
     });
 
     app.on("issues.edited", async (context) => {
-      if (!firstDelivery(context)) return;
+      if (!(await firstDelivery(context))) return;
       const payload = context.payload;
-      const active = deps.store.active(payload.repository.owner.login, payload.repository.name, payload.issue.number);
+      const active = await deps.store.active(payload.repository.owner.login, payload.repository.name, payload.issue.number);
       if (!active) return;
       if (active.snapshot.title !== payload.issue.title || active.snapshot.body !== (payload.issue.body ?? "")) {
-        if (!pool.abort(active.id, "the issue was edited after the job started")) deps.store.finish(active.id, "cancelled", "the issue was edited before the job started");
+        if (!pool.abort(active.id, "the issue was edited after the job started")) await deps.store.finish(active.id, "cancelled", "the issue was edited before the job started");
       }
     });
 

@@ -5,10 +5,10 @@
 import { parseRepoConfigText, REPO_CONFIG_PATH, RepoConfigError } from "../config/parse-repo-config.ts";
 import type { RepoConfig } from "../config/repo-config-schema.ts";
 import type { Forge } from "../forge/forge.ts";
-import type { Job, JobStore } from "../jobs/job-store.ts";
+import type { Job, Store } from "../jobs/store.ts";
 import type { StatusReporter } from "./status-reporter.ts";
 
-export async function beginJob(forge: Forge, store: JobStore, status: StatusReporter, job: Job): Promise<{ repository: { defaultBranch: string; cloneUrl: string }; config: RepoConfig } | undefined> {
+export async function beginJob(forge: Forge, store: Store, status: StatusReporter, job: Job): Promise<{ repository: { defaultBranch: string; cloneUrl: string }; config: RepoConfig } | undefined> {
   await forge.react(job.owner, job.repo, job.number, "eyes").catch(() => undefined);
   await status.start();
   const repository = await forge.repository(job.owner, job.repo);
@@ -16,7 +16,7 @@ export async function beginJob(forge: Forge, store: JobStore, status: StatusRepo
   return config ? { repository, config } : undefined;
 }
 
-async function loadJobConfig(forge: Forge, store: JobStore, status: StatusReporter, job: Job, defaultBranch: string): Promise<RepoConfig | undefined> {
+async function loadJobConfig(forge: Forge, store: Store, status: StatusReporter, job: Job, defaultBranch: string): Promise<RepoConfig | undefined> {
   status.set("Configuration", "running");
   try {
     return parseRepoConfigText((await forge.readFile(job.owner, job.repo, REPO_CONFIG_PATH, defaultBranch)) ?? "");
@@ -24,7 +24,7 @@ async function loadJobConfig(forge: Forge, store: JobStore, status: StatusReport
     if (!(error instanceof RepoConfigError)) throw error;
     status.set("Configuration", "failed", `${REPO_CONFIG_PATH} is invalid`);
     await status.finish(`Stopped: \`${REPO_CONFIG_PATH}\` on \`${defaultBranch}\` is invalid:\n\n${error.problems.map((p) => `- ${p}`).join("\n")}`);
-    store.finish(job.id, "failed", error.message);
+    await store.finish(job.id, "failed", error.message);
     return undefined;
   }
 }

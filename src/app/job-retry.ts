@@ -4,7 +4,7 @@
 // the job's checkpoint so a restart does not reset the count. Past the last attempt the
 // job ends `failed` with a sentence naming GitHub's answer. Any other error that escapes
 // a run also closes the job's row: no job stays `running` silently.
-import type { Job, JobStore } from "../jobs/job-store.ts";
+import type { Job, Store } from "../jobs/store.ts";
 
 export type JobRetryPolicy = {
   /** Runs of one job in all, the first included. */
@@ -56,9 +56,9 @@ export class RetryJobLater extends Error {
  * Counts a failed run against the job's budget: the delay before the next run, or
  * undefined when this was the last one. The count lives in the checkpoint.
  */
-export function nextRun(store: JobStore, job: Job, policy: JobRetryPolicy): { attempt: number; delayMs: number | undefined } {
-  const attempt = Number(store.get(job.id)?.checkpoint.githubFailures ?? 0) + 1;
-  store.checkpoint(job.id, { githubFailures: attempt });
+export async function nextRun(store: Store, job: Job, policy: JobRetryPolicy): Promise<{ attempt: number; delayMs: number | undefined }> {
+  const attempt = Number((await store.get(job.id))?.checkpoint.githubFailures ?? 0) + 1;
+  await store.checkpoint(job.id, { githubFailures: attempt });
   return { attempt, delayMs: attempt < policy.maxAttempts ? policy.backoffMs(attempt) : undefined };
 }
 
@@ -83,7 +83,7 @@ function sleep(ms: number, signal: AbortSignal): Promise<boolean> {
  * the run could report it, such as the installation token) waits and runs it again from
  * the store's copy (its checkpoints); anything else unexpected ends the job `failed`.
  */
-export async function runJobWithRetries(store: JobStore, job: Job, signal: AbortSignal, run: (job: Job, signal: AbortSignal) => Promise<void>, policy: JobRetryPolicy, log: Log): Promise<void> {
+export async function runJobWithRetries(store: Store, job: Job, signal: AbortSignal, run: (job: Job, signal: AbortSignal) => Promise<void>, policy: JobRetryPolicy, log: Log): Promise<void> {
   let current = job;
   for (;;) {
     let delayMs: number;
@@ -93,11 +93,11 @@ export async function runJobWithRetries(store: JobStore, job: Job, signal: Abort
     } catch (error) {
       if (error instanceof RetryJobLater) delayMs = error.delayMs;
       else if (isTransientGitHubError(error) && !signal.aborted) {
-        const next = nextRun(store, current, policy);
+        const next = await nextRun(store, current, policy);
         if (next.delayMs === undefined) {
           const message = `${describeGitHubFailure(error)}; gave up after ${next.attempt} attempts`;
           log.error({ jobId: job.id, attempts: next.attempt, reason: message }, "job failed: GitHub kept failing");
-          store.finish(job.id, "failed", message);
+          await store.finish(job.id, "failed", message);
           return;
         }
         log.warn({ jobId: job.id, attempt: next.attempt, delayMs: next.delayMs, reason: describeGitHubFailure(error) }, "job's GitHub calls failed; running it again later");
@@ -107,12 +107,12 @@ export async function runJobWithRetries(store: JobStore, job: Job, signal: Abort
         if (signal.aborted) return;
         const message = (error instanceof Error ? error.message : String(error)).split("\n")[0] ?? "";
         log.error({ jobId: job.id, err: message }, "job ended by an unexpected error");
-        store.finish(job.id, "failed", message);
+        await store.finish(job.id, "failed", message);
         return;
       }
     }
     if (!(await sleep(delayMs, signal))) return;
-    current = store.get(job.id) ?? current;
+    current = (await store.get(job.id)) ?? current;
     if (current.state !== "running") return;
   }
 }

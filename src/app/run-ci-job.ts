@@ -68,12 +68,12 @@ export async function runCiJob(job: Job, deps: JobDeps, signal: AbortSignal): Pr
     const pull = await ci.pull(owner, repo, number);
     if (pull.state !== "open") {
       await status.finish(`Nothing to do: #${number} is ${pull.state}.`);
-      deps.store.finish(job.id, "done");
+      await deps.store.finish(job.id, "done");
       return;
     }
     if (headSha && pull.headSha !== headSha) throw new HeadMoved(pull.headSha);
     headSha = pull.headSha;
-    deps.store.checkpoint(job.id, { headSha });
+    await deps.store.checkpoint(job.id, { headSha });
 
     // The evidence: the red runs of the head commit (waiting for runs still in progress).
     status.set("CI evidence", "running");
@@ -82,7 +82,7 @@ export async function runCiJob(job: Job, deps: JobDeps, signal: AbortSignal): Pr
     if (runs.length === 0 && suiteId === undefined) {
       status.set("CI evidence", "done", `no failed run on ${headSha.slice(0, 7)}`);
       await status.finish(`Nothing to repair: CI is not red on \`${headSha.slice(0, 7)}\` (no failed workflow run for the head of #${number}).`);
-      deps.store.finish(job.id, "done");
+      await deps.store.finish(job.id, "done");
       return;
     }
 
@@ -101,7 +101,7 @@ export async function runCiJob(job: Job, deps: JobDeps, signal: AbortSignal): Pr
     if (infra && failingInCi.length === 0) {
       status.set("Attribution", "done", `infrastructure: ${infra.kind}`);
       await status.finish(explainInfra(infra, evidence));
-      deps.store.finish(job.id, "done");
+      await deps.store.finish(job.id, "done");
       return;
     }
 
@@ -109,7 +109,7 @@ export async function runCiJob(job: Job, deps: JobDeps, signal: AbortSignal): Pr
     const brokenInCi = evidence.filter((e) => e.report.tests.length > 0).map((e) => brokenRunReason(e.report, head.path));
     if (brokenInCi.length > 0 && brokenInCi.every(Boolean)) {
       await stopOnBrokenTests(status, brokenInCi[0] as string, "in CI's test run", evidence);
-      deps.store.finish(job.id, "done");
+      await deps.store.finish(job.id, "done");
       return;
     }
 
@@ -137,7 +137,7 @@ export async function runCiJob(job: Job, deps: JobDeps, signal: AbortSignal): Pr
         if (setup.ran && !setup.ok) {
           status.set("Attribution", "failed", "the setup command failed");
           await status.finish(`autogen-bot could not prepare the checkout at \`${tree.sha.slice(0, 7)}\`: ${setup.message}`);
-          deps.store.finish(job.id, "failed", setup.message);
+          await deps.store.finish(job.id, "failed", setup.message);
           return;
         }
       }
@@ -149,7 +149,7 @@ export async function runCiJob(job: Job, deps: JobDeps, signal: AbortSignal): Pr
       const broken = brokenRunReason(atHead, head.path);
       if (broken) {
         await stopOnBrokenTests(status, broken, `the suite run at the head here, ${choice.why}`, evidence);
-        deps.store.finish(job.id, "done");
+        await deps.store.finish(job.id, "done");
         return;
       }
       failing = failingTests(atHead).map((t) => t.id);
@@ -157,21 +157,21 @@ export async function runCiJob(job: Job, deps: JobDeps, signal: AbortSignal): Pr
     if (failing.length === 0) {
       status.set("Attribution", "failed", "no failing test reproduced");
       await status.finish(`The failing CI job did not fail in tests autogen-bot could run (${choice.why}), so it made no change.\n\n<details><summary>Evidence from CI</summary>\n\n${evidenceDetails(evidence)}\n</details>`);
-      deps.store.finish(job.id, "done");
+      await deps.store.finish(job.id, "done");
       return;
     }
     // A job resumed after a restart keeps the attribution it already paid for.
     const attribution =
       (job.checkpoint.attribution as AttributionResult | undefined) ??
       (await attributeFailures(choice.verifier, { base: base.path, candidate: head.path }, { kind: "tests", ids: failing }, config.test.reruns, { parallel: choice.backend === "actions" }));
-    deps.store.checkpoint(job.id, { attribution });
+    await deps.store.checkpoint(job.id, { attribution });
     if (!attribution.tests.some((t) => failing.includes(t.id))) {
       // The ids CI reported are not tests the verifier here can select (another runner, renamed tests).
       status.set("Attribution", "failed", "the failing tests could not be run");
       await status.finish(
         `The tests that failed in CI (${failing.slice(0, 10).map((id) => `\`${id}\``).join(", ")}) could not be run by ${choice.why} at the merge base or the head, so autogen-bot cannot tell whether this pull request caused them, and made no change. Setting \`test.command\` in \`.github/autogen.yml\` to the command CI runs may help.\n\n<details><summary>Evidence from CI</summary>\n\n${evidenceDetails(evidence)}\n</details>`,
       );
-      deps.store.finish(job.id, "done");
+      await deps.store.finish(job.id, "done");
       return;
     }
     const caused = attribution.tests.filter((t) => t.verdict === "caused-by-change").map((t) => t.id);
@@ -179,7 +179,7 @@ export async function runCiJob(job: Job, deps: JobDeps, signal: AbortSignal): Pr
     status.set("Attribution", "done", `${c["caused-by-change"]} caused by the change, ${c["pre-existing"]} pre-existing, ${c.flaky} flaky, ${c.passing + c.fixed} not reproduced`);
     if (caused.length === 0) {
       await status.finish(explainAttribution(attribution, { base: mergeBase, head: headSha, verifier: choice.why }, evidence));
-      deps.store.finish(job.id, "done");
+      await deps.store.finish(job.id, "done");
       return;
     }
     await ensureCurrent();
@@ -218,7 +218,7 @@ export async function runCiJob(job: Job, deps: JobDeps, signal: AbortSignal): Pr
           parallelism: choice.backend === "actions" ? 4 : 1,
           signal,
           onProgress: (event) => {
-            deps.store.checkpoint(job.id, event.kind === "stage" ? { stage: event.stage } : { stage: "attempt", attempt: event.index });
+            void deps.store.checkpoint(job.id, event.kind === "stage" ? { stage: event.stage } : { stage: "attempt", attempt: event.index }).catch((error: unknown) => deps.log.warn({ jobId: job.id, err: (error as Error).message }, "checkpoint not saved"));
             if (event.kind === "stage") status.set("Plan", "done", event.stage);
             else status.set("Attempts", "running", `attempt ${event.index}: ${event.passed} passed, ${event.failed} failed`);
           },
@@ -229,21 +229,21 @@ export async function runCiJob(job: Job, deps: JobDeps, signal: AbortSignal): Pr
         await checkDiffLanded(head.path, outcome);
         checkDiffPolicy(outcome, config);
       }
-      deps.store.checkpoint(job.id, { outcome });
+      await deps.store.checkpoint(job.id, { outcome });
     } else if (outcome.status === "fixed" && !job.checkpoint.pushed) {
       await applyStoredDiff(head.path, outcome.diff);
     }
     if (job.checkpoint.planOnly === true) {
       status.set("Plan", outcome.plan.verified ? "done" : "failed", `${outcome.plan.verified ? "verified" : "not verified"} on ${outcome.plan.verification?.length ?? 0} test(s)`);
       await status.finish(planSummary(outcome));
-      deps.store.finish(job.id, "done");
+      await deps.store.finish(job.id, "done");
       return;
     }
     status.set("Attempts", outcome.status === "fixed" ? "done" : "failed", `${outcome.attempts.length} attempt(s), verified in ${choice.why}`);
     if (outcome.status !== "fixed") {
       status.set("Pull request", "skipped", "no fix found");
       await status.finish(`Stopped without a fix (\`${outcome.stopReason}\`): ${outcome.message}.\n\n<details><summary>Report</summary>\n\n${renderReport(outcome, { title: pull.title })}\n</details>`);
-      deps.store.finish(job.id, outcome.stopReason === "error" ? "failed" : "done", outcome.message);
+      await deps.store.finish(job.id, outcome.stopReason === "error" ? "failed" : "done", outcome.message);
       return;
     }
     const after = outcome.evidence.regressionAfter;
@@ -253,14 +253,14 @@ export async function runCiJob(job: Job, deps: JobDeps, signal: AbortSignal): Pr
     if (pull.fork) {
       status.set("Pull request", "skipped", "fork: patch in this comment");
       await status.finish(`${suggestedPatch(outcome.diff, { ref: pull.headRef, sha: headSha })}\n\n<details><summary>Report</summary>\n\n${renderReport(outcome, { title: pull.title })}\n</details>`);
-      deps.store.finish(job.id, "done");
+      await deps.store.finish(job.id, "done");
       return;
     }
     const branch = `autogen/fix-${number}-${headSha.slice(0, 7)}`;
     if (!job.checkpoint.pushed) {
       const message = [`Fix the tests #${number} broke: ${caused.join(", ")}`.slice(0, 72), "", `${outcome.message}.`, "", coAuthor(job)].join("\n");
       const sha = await commitAndPush(head, mirror, repository.cloneUrl, branch, message, outcome.changedFiles, credentials);
-      deps.store.checkpoint(job.id, { pushed: sha });
+      await deps.store.checkpoint(job.id, { pushed: sha });
     }
     status.set("Pull request", "running");
     const title = `autogen: fix CI of #${number} (${pull.title})`.slice(0, 250);
@@ -273,15 +273,15 @@ export async function runCiJob(job: Job, deps: JobDeps, signal: AbortSignal): Pr
     let pr = await forge.findOpenPull(owner, repo, branch);
     if (pr) await forge.updatePull(owner, repo, pr.number, { title, body });
     else pr = await forge.createPull(owner, repo, { title, head: branch, base: pull.headRef, body, draft: config.pullRequest.draft === "always" });
-    deps.store.checkpoint(job.id, { pull: pr.number });
+    await deps.store.checkpoint(job.id, { pull: pr.number });
     status.set("Pull request", "done", `#${pr.number}`);
     await status.finish(`Opened ${pr.url} into \`${pull.headRef}\`: ${outcome.message}.`);
-    deps.store.finish(job.id, "done");
+    await deps.store.finish(job.id, "done");
   } catch (error) {
     if (error instanceof HeadMoved) {
       await status.finish(`Stopped: ${error.message} while the job ran. Starting again on the new head if its build is red.`).catch(() => undefined);
-      deps.store.finish(job.id, "cancelled", error.message);
-      deps.restart?.(job, { headSha: error.sha });
+      await deps.store.finish(job.id, "cancelled", error.message);
+      await deps.restart?.(job, { headSha: error.sha });
       return;
     }
     await endJobOnError(error, job, deps, status, signal);

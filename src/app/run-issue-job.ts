@@ -12,7 +12,7 @@ import { emptyOutcome, evidenceOf, type Outcome } from "../engine/task.ts";
 import type { CiForge } from "../forge/ci-forge.ts";
 import type { Forge } from "../forge/forge.ts";
 import type { RunWaiters } from "../verify/run-waiters.ts";
-import type { Job, JobStore } from "../jobs/job-store.ts";
+import type { Job, Store } from "../jobs/store.ts";
 import type { LlmClient } from "../llm/llm-client.ts";
 import { renderReport } from "../report/render-report.ts";
 import { detectRunner } from "../verify/runners/detect-runner.ts";
@@ -32,7 +32,7 @@ import { configWithInstall, installDependencies, type InstallResult } from "../v
 import { appInstallCache } from "../verify/install/install-cache.ts";
 
 export type JobDeps = {
-  store: JobStore;
+  store: Store;
   forgeFor: (installationId: number) => Promise<Forge>;
   cacheRoot: string;
   /** A model client for this job (its own budget), or undefined to run model-free. */
@@ -48,7 +48,7 @@ export type JobDeps = {
   /** Limit for one Actions verification run (default: the repository's test timeout plus 10 minutes). */
   actionsTimeoutMs?: number | undefined;
   /** Queues a follow-up job (a red build whose head moved: again on the new head). */
-  restart?: ((job: Job, checkpoint: Record<string, unknown>) => void) | undefined;
+  restart?: ((job: Job, checkpoint: Record<string, unknown>) => Promise<void>) | undefined;
   /** Runs of a job whose GitHub calls fail (default: 5, from 30 s apart). */
   jobRetry?: JobRetryPolicy | undefined;
   log: { info: (meta: object, msg: string) => void; warn: (meta: object, msg: string) => void };
@@ -80,7 +80,7 @@ export async function runIssueJob(job: Job, deps: JobDeps, signal: AbortSignal):
     worktree = await cache.worktree(mirror, base, `job-${job.id}`);
     if (!outcome) {
       outcome = await runEngine(job, config, worktree, mirror, { repository, credentials }, deps, status, ensureCurrent, signal);
-      deps.store.checkpoint(job.id, { outcome, base: worktree.sha });
+      await deps.store.checkpoint(job.id, { outcome, base: worktree.sha });
     } else if (outcome.status === "fixed" && !job.checkpoint.pushed) {
       // Resumed after a restart: the change is in the checkpoint, not in a worktree.
       await applyStoredDiff(worktree.path, outcome.diff);
@@ -92,7 +92,7 @@ export async function runIssueJob(job: Job, deps: JobDeps, signal: AbortSignal):
       const summary = job.kind === "plan" ? planSummary(outcome) : `Stopped without a fix (\`${outcome.stopReason}\`): ${outcome.message}.`;
       if (outcome.status !== "fixed" && config.pullRequest.onGiveUp === "comment") status.set("Pull request", "skipped", "no fix found");
       await status.finish(`${summary}\n\n<details><summary>Report</summary>\n\n${renderReport(outcome, { title: job.snapshot.title })}\n</details>`);
-      deps.store.finish(job.id, outcome.stopReason === "error" ? "failed" : "done", outcome.status === "fixed" ? undefined : outcome.message);
+      await deps.store.finish(job.id, outcome.stopReason === "error" ? "failed" : "done", outcome.status === "fixed" ? undefined : outcome.message);
       return;
     }
 
@@ -103,7 +103,7 @@ export async function runIssueJob(job: Job, deps: JobDeps, signal: AbortSignal):
       await ensureCurrent();
       const files = outcome.status === "fixed" ? outcome.changedFiles : (outcome.closestAttempt?.files ?? []);
       const sha = await commitAndPush(worktree, mirror, repository.cloneUrl, branch, issueCommitMessage(job, outcome), files, credentials);
-      deps.store.checkpoint(job.id, { pushed: sha });
+      await deps.store.checkpoint(job.id, { pushed: sha });
     }
     status.set("Pull request", "running");
     const draft = draftOfAttempt || config.pullRequest.draft === "always" || !(outcome.evidence.after && outcome.evidence.after.failed === 0);
@@ -117,10 +117,10 @@ export async function runIssueJob(job: Job, deps: JobDeps, signal: AbortSignal):
     const existed = pull !== undefined;
     if (pull) await forge.updatePull(owner, repo, pull.number, { title, body });
     else pull = await forge.createPull(owner, repo, { title, head: branch, base: repository.defaultBranch, body, draft });
-    deps.store.checkpoint(job.id, { pull: pull.number });
+    await deps.store.checkpoint(job.id, { pull: pull.number });
     status.set("Pull request", draftOfAttempt ? "failed" : "done", `#${pull.number}${draft ? " (draft)" : ""}`);
     await status.finish(draftOfAttempt ? `No fix found; the closest attempt is in the draft ${pull.url}: ${outcome.message}.` : `${existed ? "Updated" : "Opened"} ${pull.url}: ${outcome.message}.`);
-    deps.store.finish(job.id, "done");
+    await deps.store.finish(job.id, "done");
   } catch (error) {
     await endJobOnError(error, job, deps, status, signal);
   } finally {
@@ -195,7 +195,7 @@ async function runEngineSteps(job: Job, config: RepoConfig, install: InstallResu
       signal,
       onProgress: (event) => {
         // The job's record follows the engine (an interrupted engine run restarts from its beginning).
-        deps.store.checkpoint(job.id, event.kind === "stage" ? { stage: event.stage } : { stage: "attempt", attempt: event.index });
+        void deps.store.checkpoint(job.id, event.kind === "stage" ? { stage: event.stage } : { stage: "attempt", attempt: event.index }).catch((error: unknown) => deps.log.warn({ jobId: job.id, err: (error as Error).message }, "checkpoint not saved"));
         if (event.kind === "stage") status.set("Plan", "done", event.stage === "plan" ? "written" : `${event.stage}${event.detail ? ` (${event.detail})` : ""}`);
         else status.set("Attempts", "running", `attempt ${event.index}: ${event.passed} passed, ${event.failed} failed`);
       },

@@ -2,7 +2,7 @@
 // or a restarted job edits the same comment), updated at most every few seconds while
 // the job runs, and always at the end.
 import type { Forge } from "../forge/forge.ts";
-import type { Job, JobStore } from "../jobs/job-store.ts";
+import type { Job, Store } from "../jobs/store.ts";
 import { renderStatus, statusMarker, type StatusStep } from "../report/status-comment.ts";
 
 export const STEPS = ["Configuration", "Tests and localisation", "Plan", "Attempts", "Regression gate", "Pull request"] as const;
@@ -17,11 +17,11 @@ export class StatusReporter {
   private pending: NodeJS.Timeout | undefined;
   private readonly marker: string;
   private readonly forge: Forge;
-  private readonly store: JobStore;
+  private readonly store: Store;
   private readonly job: Job;
   private readonly throttleMs: number;
 
-  constructor(forge: Forge, store: JobStore, job: Job, throttleMs = 3000, steps: readonly StepName[] = STEPS) {
+  constructor(forge: Forge, store: Store, job: Job, throttleMs = 3000, steps: readonly StepName[] = STEPS) {
     this.steps = steps.map((name) => ({ name, state: "pending" }));
     this.forge = forge;
     this.store = store;
@@ -35,7 +35,7 @@ export class StatusReporter {
     if (this.commentId === null) {
       const existing = (await this.forge.listComments(this.job.owner, this.job.repo, this.job.number)).find((c) => c.body.startsWith(this.marker));
       this.commentId = existing?.id ?? (await this.forge.createComment(this.job.owner, this.job.repo, this.job.number, renderStatus(this.marker, this.steps)));
-      this.store.setStatusComment(this.job.id, this.commentId);
+      await this.store.setStatusComment(this.job.id, this.commentId);
     }
     await this.write();
   }

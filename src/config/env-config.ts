@@ -35,6 +35,7 @@ export const ENV_HELP = {
   AUTOGEN_LLM_MAX_TOKENS_PER_CALL: LLM_ENV_HELP.AUTOGEN_LLM_MAX_TOKENS_PER_CALL,
   AUTOGEN_EMBEDDING_MODEL: "an embedding model on the same endpoint (e.g. text-embedding-3-small) for hybrid memory retrieval; unset: BM25 only",
   AUTOGEN_DB_PATH: "the SQLite file for jobs and memory (default: autogen.db in the user's data directory)",
+  DATABASE_URL: "a Postgres connection string (postgres://user:password@host:5432/db) for jobs and deliveries shared by several instances (default: unset, SQLite at AUTOGEN_DB_PATH; memory stays in SQLite)",
   AUTOGEN_CONCURRENCY: "how many jobs run at once (default 2)",
   AUTOGEN_ISOLATION: "force the test sandbox's isolation: bwrap or unshare (default: the strongest available); none runs tests unsandboxed and is refused as root without AUTOGEN_ALLOW_UNSANDBOXED_ROOT",
   AUTOGEN_ALLOW_UNSANDBOXED_ROOT: "set to 1 to allow AUTOGEN_ISOLATION=none while running as root (the tests can then do anything root can)",
@@ -66,6 +67,7 @@ const envSchema = z.object({
   AUTOGEN_LLM_MAX_TOKENS_PER_CALL: maxTokensPerCallSchema.optional(),
   AUTOGEN_EMBEDDING_MODEL: z.string().min(1).optional(),
   AUTOGEN_DB_PATH: z.string().min(1).optional(),
+  DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
   AUTOGEN_CONCURRENCY: intFromEnv(1).max(64).default(2),
   AUTOGEN_ISOLATION: z.enum(["bwrap", "unshare", "none"]).optional(),
   AUTOGEN_ALLOW_UNSANDBOXED_ROOT: z.enum(["0", "1"]).optional(),
@@ -89,6 +91,8 @@ export type ServerConfig = {
   baseUrl: string | undefined;
   llm: LlmEndpoint | undefined;
   dbPath: string;
+  /** Set: jobs and deliveries in this Postgres database (several instances); unset: SQLite at dbPath. */
+  databaseUrl: string | undefined;
   concurrency: number;
   caps: { llmCalls: number; tokens: number; dollars: number; minutes: number };
   prices: Record<string, Price>;
@@ -111,7 +115,7 @@ export function loadServerConfig(env: NodeJS.ProcessEnv = process.env): ServerCo
     const issue = parsed.error.issues[0];
     const name = String(issue?.path[0] ?? "environment") as EnvVarName;
     const given = values[name];
-    const problem = given === undefined ? "is not set" : `is invalid (got ${describe(name.includes("KEY") || name.includes("SECRET") ? "<hidden>" : given)})`;
+    const problem = given === undefined ? "is not set" : `is invalid (got ${describe(name.includes("KEY") || name.includes("SECRET") || name === "DATABASE_URL" ? "<hidden>" : given)})`;
     throw new EnvConfigError(`${name} ${problem}: set it to ${ENV_HELP[name] ?? "a valid value"}.`);
   }
   const e = parsed.data;
@@ -129,6 +133,7 @@ export function loadServerConfig(env: NodeJS.ProcessEnv = process.env): ServerCo
       ...(e.AUTOGEN_LLM_MAX_TOKENS_PER_CALL ? { maxTokens: e.AUTOGEN_LLM_MAX_TOKENS_PER_CALL } : {}),
     }),
     dbPath: e.AUTOGEN_DB_PATH ?? join(defaultDataDir(env), "autogen.db"),
+    databaseUrl: e.DATABASE_URL,
     concurrency: e.AUTOGEN_CONCURRENCY,
     caps: { llmCalls: e.AUTOGEN_MAX_LLM_CALLS, tokens: e.AUTOGEN_MAX_TOKENS, dollars: e.AUTOGEN_MAX_DOLLARS, minutes: e.AUTOGEN_MAX_MINUTES },
     prices: readPrices(env),

@@ -1,7 +1,8 @@
 // Which environment variables hold secrets: one rule for the bot dropping them from its
 // own environment and for the scrubber that removes their values from what it posts.
 
-const SECRET_NAME = /KEY|TOKEN|SECRET|PASSWORD|PASSWD|PRIVATE|CREDENTIAL/i;
+// DATABASE_URL: a connection string carries the database password.
+const SECRET_NAME = /KEY|TOKEN|SECRET|PASSWORD|PASSWD|PRIVATE|CREDENTIAL|DATABASE_URL/i;
 /** Names that point at a secret or count something rather than hold a secret: the sandbox needs the paths to hide those files. */
 const NOT_A_SECRET = /_(PATH|FILE|DIR|TOKENS)$/i;
 

@@ -3,7 +3,7 @@
 // is retried with exponential backoff, and after the last attempt the delivery ends
 // `failed` with the reason kept in the store. Pending rows survive a crash and are
 // handled at the next start.
-import type { JobStore } from "./job-store.ts";
+import type { Store } from "./store.ts";
 
 export type InboxDelivery = { id: string; name: string; payload: Record<string, unknown> };
 export type DeliveryHandler = (delivery: InboxDelivery) => Promise<void>;
@@ -15,6 +15,12 @@ export type InboxOptions = {
   /** Delay before retry `attempt` (1 = the first retry). */
   backoffMs: (attempt: number) => number;
   log: Log;
+  /**
+   * How often to look for deliveries other than those this instance received or is
+   * retrying (several instances on one database: another's stored delivery, or one whose
+   * lease ran out); unset for a store only this process uses.
+   */
+  pollMs?: number | undefined;
 };
 
 export const DEFAULT_INBOX_OPTIONS = {
@@ -32,14 +38,17 @@ function reasonOf(error: unknown): string {
 }
 
 export class InboxProcessor {
-  private readonly store: JobStore;
+  private readonly store: Store;
   private readonly handle: DeliveryHandler;
   private readonly options: InboxOptions;
   private readonly inFlight = new Map<string, Promise<void>>();
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
+  /** One look at the store at a time; a kick during it makes it look again when done. */
+  private looking: Promise<void> | undefined;
+  private again = false;
 
-  constructor(store: JobStore, handle: DeliveryHandler, options: InboxOptions) {
+  constructor(store: Store, handle: DeliveryHandler, options: InboxOptions) {
     this.store = store;
     this.handle = handle;
     this.options = options;
@@ -48,51 +57,86 @@ export class InboxProcessor {
   /** Starts due deliveries while there is room. Cheap; call after every stored delivery. */
   kick(): void {
     if (this.stopped) return;
+    if (this.looking) {
+      this.again = true;
+      return;
+    }
+    this.looking = this.look()
+      .catch((error: unknown) => {
+        // The store is unreachable (a network database): look again shortly.
+        this.options.log.error({ err: (error as Error).message }, "inbox could not read the store; retrying");
+        this.schedule(1_000);
+      })
+      .finally(() => {
+        this.looking = undefined;
+        if (this.again) {
+          this.again = false;
+          this.kick();
+        }
+      });
+  }
+
+  private async look(): Promise<void> {
     // One instant for both questions: a retry that falls due between them would otherwise be
     // neither started (not due yet) nor timed (no longer in the future), and wait for good.
     const now = Date.now();
     const room = this.options.concurrency - this.inFlight.size;
     if (room > 0) {
-      for (const row of this.store.dueDeliveries(now, room, new Set(this.inFlight.keys()))) {
-        const done = this.attempt(row.deliveryId, row.event, row.payload, row.attempts).finally(() => {
-          this.inFlight.delete(row.deliveryId);
-          this.kick();
-        });
+      for (const row of await this.store.dueDeliveries(now, room, new Set(this.inFlight.keys()))) {
+        if (this.stopped) break;
+        const done = this.attempt(row.deliveryId, row.event, row.payload, row.attempts)
+          // The outcome could not be stored: the row stays pending and is handled again (idempotent per delivery).
+          .catch((error: unknown) => this.options.log.error({ deliveryId: row.deliveryId, err: (error as Error).message }, "inbox could not store a delivery's outcome"))
+          .finally(() => {
+            this.inFlight.delete(row.deliveryId);
+            this.kick();
+          });
         this.inFlight.set(row.deliveryId, done);
       }
     }
-    this.scheduleNext(now);
+    await this.scheduleNext(now);
   }
 
   private async attempt(id: string, name: string, payloadText: string, attempts: number): Promise<void> {
     try {
       await this.handle({ id, name, payload: JSON.parse(payloadText) as Record<string, unknown> });
-      this.store.deliveryDone(id);
+      await this.store.deliveryDone(id);
     } catch (error) {
       const attempt = attempts + 1;
       const final = attempt >= this.options.maxAttempts;
       const reason = reasonOf(error);
-      this.store.deliveryAttemptFailed(id, reason, final ? undefined : Date.now() + this.options.backoffMs(attempt));
+      await this.store.deliveryAttemptFailed(id, reason, final ? undefined : Date.now() + this.options.backoffMs(attempt));
       if (final) this.options.log.error({ deliveryId: id, event: name, attempts: attempt, reason }, "webhook delivery failed for good");
       else this.options.log.warn({ deliveryId: id, event: name, attempt, reason }, "webhook delivery attempt failed; retrying");
     }
   }
 
-  private scheduleNext(now: number): void {
+  private async scheduleNext(now: number): Promise<void> {
     if (this.stopped) return;
     // Deliveries due at `now` start when an attempt in hand ends (it kicks); only retries
-    // waiting for their time need a timer.
-    const next = this.store.nextDueAfter(now);
+    // waiting for their time need a timer (and, with several instances, deliveries another
+    // instance received: `pollMs`).
+    const next = await this.store.nextDueAfter(now);
+    const poll = this.options.pollMs;
+    const delay = next === undefined ? poll : Math.min(Math.max(10, next - Date.now()), poll ?? Number.POSITIVE_INFINITY);
+    if (delay === undefined) {
+      if (this.timer) clearTimeout(this.timer);
+      this.timer = undefined;
+      return;
+    }
+    this.schedule(delay);
+  }
+
+  private schedule(delayMs: number): void {
+    if (this.stopped) return;
     if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
-    if (next === undefined) return;
-    this.timer = setTimeout(() => this.kick(), Math.max(10, next - Date.now()));
+    this.timer = setTimeout(() => this.kick(), delayMs);
     this.timer.unref();
   }
 
   /** Resolves when no delivery is being handled (for tests and benchmarks). */
   async idle(): Promise<void> {
-    while (this.inFlight.size > 0) await Promise.all(this.inFlight.values());
+    while (this.inFlight.size > 0 || this.looking) await Promise.all([...this.inFlight.values(), this.looking]);
   }
 
   /** Stops taking deliveries and waits for those in hand; the rest stay pending for the next start. */

@@ -8,26 +8,9 @@ import { dirname } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { migrateSqlite } from "./migrate-sqlite.ts";
 
-/** `ci`: repair a red build on a pull request (`number` is the PR). */
-export type JobKind = "fix" | "plan" | "ci";
-export type JobState = "queued" | "running" | "done" | "failed" | "cancelled";
+import type { Enqueued, InboxRow, InboxState, Job, JobKind, JobRequest, JobState, Store } from "./store.ts";
 
-export type JobRequest = {
-  deliveryId: string;
-  installationId: number;
-  owner: string;
-  repo: string;
-  number: number;
-  kind: JobKind;
-  requester: string;
-  requesterId: number;
-  snapshot: { title: string; body: string };
-  hint?: string | undefined;
-  /** Where work starts (for review feedback: the PR's branch, which it also pushes to). */
-  checkpoint?: Record<string, unknown> | undefined;
-};
-
-export type Job = JobRequest & { id: number; state: JobState; checkpoint: Record<string, unknown>; statusCommentId: number | null; error: string | null };
+export type { Enqueued, InboxRow, InboxState, Job, JobKind, JobRequest, JobState, Store } from "./store.ts";
 
 type Row = {
   id: number;
@@ -66,10 +49,11 @@ export const JOB_STORE_MIGRATIONS = [
    CREATE INDEX jobs_by_delivery ON jobs(delivery_id);`,
 ] as const;
 
-export type InboxState = "pending" | "done" | "failed";
-export type InboxRow = { deliveryId: string; event: string; payload: string; state: InboxState; attempts: number; nextAttemptAt: number; error: string | null };
-
-export class JobStore {
+/** The SQLite store: one process; its SQL runs synchronously inside each (async) call. */
+export class JobStore implements Store {
+  readonly kind = "sqlite" as const;
+  /** Jobs are not leased: one process owns the file. */
+  readonly leaseRenewMs = undefined;
   private readonly db: DatabaseSync;
 
   constructor(path: string) {
@@ -84,7 +68,7 @@ export class JobStore {
    * pending in the inbox is being handled (perhaps again, after a failed attempt), so it
    * counts as new until it is done.
    */
-  recordDelivery(id: string, event: string): boolean {
+  async recordDelivery(id: string, event: string): Promise<boolean> {
     if (this.db.prepare("INSERT OR IGNORE INTO deliveries (id, event, received_at) VALUES (?, ?, ?)").run(id, event, Date.now()).changes === 1) return true;
     return this.db.prepare("SELECT 1 FROM inbox WHERE delivery_id = ? AND state = 'pending'").get(id) !== undefined;
   }
@@ -95,7 +79,7 @@ export class JobStore {
    * (a retry after a GitHub error, or the next start after a crash between the claim and
    * the enqueue, which is idempotent per delivery), false once another delivery has it.
    */
-  claimForDelivery(key: string, deliveryId: string): boolean {
+  async claimForDelivery(key: string, deliveryId: string): Promise<boolean> {
     const owner = `by:${deliveryId}`;
     if (this.db.prepare("INSERT OR IGNORE INTO deliveries (id, event, received_at) VALUES (?, ?, ?)").run(key, owner, Date.now()).changes === 1) return true;
     const row = this.db.prepare("SELECT event FROM deliveries WHERE id = ?").get(key) as { event: string } | undefined;
@@ -103,7 +87,7 @@ export class JobStore {
   }
 
   /** Stores a webhook delivery for handling; false when that delivery id is already in. */
-  receive(deliveryId: string, event: string, payload: string): boolean {
+  async receive(deliveryId: string, event: string, payload: string): Promise<boolean> {
     const now = Date.now();
     return (
       this.db
@@ -113,7 +97,7 @@ export class JobStore {
   }
 
   /** Pending deliveries due by `now`, oldest first, leaving out those being handled. */
-  dueDeliveries(now: number, limit: number, exclude: ReadonlySet<string>): InboxRow[] {
+  async dueDeliveries(now: number, limit: number, exclude: ReadonlySet<string>): Promise<InboxRow[]> {
     const rows = this.db
       .prepare("SELECT * FROM inbox WHERE state = 'pending' AND next_attempt_at <= ? ORDER BY next_attempt_at, received_at LIMIT ?")
       .all(now, limit + exclude.size) as Array<Record<string, unknown>>;
@@ -121,34 +105,34 @@ export class JobStore {
   }
 
   /** The earliest time after `now` a pending delivery is due, if any (those due already are taken as room frees). */
-  nextDueAfter(now: number): number | undefined {
+  async nextDueAfter(now: number): Promise<number | undefined> {
     const row = this.db.prepare("SELECT MIN(next_attempt_at) AS at FROM inbox WHERE state = 'pending' AND next_attempt_at > ?").get(now) as { at: number | null };
     return row.at ?? undefined;
   }
 
-  inbox(deliveryId: string): InboxRow | undefined {
+  async inbox(deliveryId: string): Promise<InboxRow | undefined> {
     const row = this.db.prepare("SELECT * FROM inbox WHERE delivery_id = ?").get(deliveryId) as Record<string, unknown> | undefined;
     return row ? toInboxRow(row) : undefined;
   }
 
-  deliveryDone(deliveryId: string): void {
+  async deliveryDone(deliveryId: string): Promise<void> {
     this.db.prepare("UPDATE inbox SET state = 'done', attempts = attempts + 1, error = NULL, updated_at = ? WHERE delivery_id = ?").run(Date.now(), deliveryId);
   }
 
   /** A failed attempt: retried at `retryAt`, or failed for good when it is undefined. */
-  deliveryAttemptFailed(deliveryId: string, error: string, retryAt: number | undefined): void {
+  async deliveryAttemptFailed(deliveryId: string, error: string, retryAt: number | undefined): Promise<void> {
     const now = Date.now();
     if (retryAt === undefined) this.db.prepare("UPDATE inbox SET state = 'failed', attempts = attempts + 1, error = ?, updated_at = ? WHERE delivery_id = ?").run(error, now, deliveryId);
     else this.db.prepare("UPDATE inbox SET attempts = attempts + 1, error = ?, next_attempt_at = ?, updated_at = ? WHERE delivery_id = ?").run(error, retryAt, now, deliveryId);
   }
 
-  inboxDepth(): { pending: number; failed: number } {
+  async inboxDepth(): Promise<{ pending: number; failed: number }> {
     const rows = this.db.prepare("SELECT state, COUNT(*) AS n FROM inbox WHERE state IN ('pending', 'failed') GROUP BY state").all() as Array<{ state: string; n: number }>;
     return { pending: rows.find((r) => r.state === "pending")?.n ?? 0, failed: rows.find((r) => r.state === "failed")?.n ?? 0 };
   }
 
   /** Queues a job, or returns the active job already running for that issue. */
-  enqueue(request: JobRequest): { queued: true; job: Job } | { queued: false; active: Job } {
+  async enqueue(request: JobRequest): Promise<Enqueued> {
     // A delivery handled again after a failed attempt finds the job it already made.
     const made = this.db
       .prepare("SELECT * FROM jobs WHERE delivery_id = ? AND owner = ? AND repo = ? AND number = ? ORDER BY id LIMIT 1")
@@ -159,36 +143,40 @@ export class JobStore {
       const result = this.db
         .prepare("INSERT INTO jobs (delivery_id, installation_id, owner, repo, number, kind, requester, requester_id, snapshot, hint, checkpoint, state, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'queued', ?, ?)")
         .run(request.deliveryId, request.installationId, request.owner, request.repo, request.number, request.kind, request.requester, request.requesterId, JSON.stringify(request.snapshot), request.hint ?? null, JSON.stringify(request.checkpoint ?? {}), now, now);
-      return { queued: true, job: this.get(Number(result.lastInsertRowid)) as Job };
+      return { queued: true, job: this.getSync(Number(result.lastInsertRowid)) as Job };
     } catch (error) {
       if (!/UNIQUE constraint failed/.test((error as Error).message)) throw error;
-      return { queued: false, active: this.active(request.owner, request.repo, request.number) as Job };
+      return { queued: false, active: (await this.active(request.owner, request.repo, request.number)) as Job };
     }
   }
 
-  get(id: number): Job | undefined {
+  async get(id: number): Promise<Job | undefined> {
+    return this.getSync(id);
+  }
+
+  private getSync(id: number): Job | undefined {
     const row = this.db.prepare("SELECT * FROM jobs WHERE id = ?").get(id) as Row | undefined;
     return row ? toJob(row) : undefined;
   }
 
   /** The most recent job for an issue, whatever its state. */
-  latest(owner: string, repo: string, number: number): Job | undefined {
+  async latest(owner: string, repo: string, number: number): Promise<Job | undefined> {
     const row = this.db.prepare("SELECT * FROM jobs WHERE owner = ? AND repo = ? AND number = ? ORDER BY id DESC LIMIT 1").get(owner, repo, number) as Row | undefined;
     return row ? toJob(row) : undefined;
   }
 
   /** How many repair jobs a pull request has had (bot branches get a limited number of rounds). */
-  countJobs(owner: string, repo: string, number: number, kind: JobKind): number {
+  async countJobs(owner: string, repo: string, number: number, kind: JobKind): Promise<number> {
     return Number((this.db.prepare("SELECT COUNT(*) AS n FROM jobs WHERE owner = ? AND repo = ? AND number = ? AND kind = ?").get(owner, repo, number, kind) as { n: number }).n);
   }
 
-  active(owner: string, repo: string, number: number): Job | undefined {
+  async active(owner: string, repo: string, number: number): Promise<Job | undefined> {
     const row = this.db.prepare("SELECT * FROM jobs WHERE owner = ? AND repo = ? AND number = ? AND state IN ('queued', 'running')").get(owner, repo, number) as Row | undefined;
     return row ? toJob(row) : undefined;
   }
 
   /** Takes the oldest queued job whose installation is under its concurrency limit. */
-  claimNext(perInstallationLimit: number): Job | undefined {
+  async claimNext(perInstallationLimit: number): Promise<Job | undefined> {
     this.db.exec("BEGIN IMMEDIATE");
     try {
       const row = this.db
@@ -205,32 +193,36 @@ export class JobStore {
     }
   }
 
-  checkpoint(id: number, patch: Record<string, unknown>): Record<string, unknown> {
-    const current = this.get(id)?.checkpoint ?? {};
+  async renewLeases(_ids: readonly number[]): Promise<number[]> {
+    return [];
+  }
+
+  async checkpoint(id: number, patch: Record<string, unknown>): Promise<Record<string, unknown>> {
+    const current = this.getSync(id)?.checkpoint ?? {};
     const next = { ...current, ...patch };
     this.db.prepare("UPDATE jobs SET checkpoint = ?, updated_at = ? WHERE id = ?").run(JSON.stringify(next), Date.now(), id);
     return next;
   }
 
-  setStatusComment(id: number, commentId: number): void {
+  async setStatusComment(id: number, commentId: number): Promise<void> {
     this.db.prepare("UPDATE jobs SET status_comment_id = ?, updated_at = ? WHERE id = ?").run(commentId, Date.now(), id);
   }
 
-  finish(id: number, state: "done" | "failed" | "cancelled", error?: string): void {
+  async finish(id: number, state: "done" | "failed" | "cancelled", error?: string): Promise<void> {
     this.db.prepare("UPDATE jobs SET state = ?, error = ?, updated_at = ? WHERE id = ? AND state IN ('queued', 'running')").run(state, error ?? null, Date.now(), id);
   }
 
   /** After a restart: jobs that were running go back to the queue, keeping their checkpoints. */
-  requeueInterrupted(): number {
+  async requeueInterrupted(): Promise<number> {
     return Number(this.db.prepare("UPDATE jobs SET state = 'queued', updated_at = ? WHERE state = 'running'").run(Date.now()).changes);
   }
 
-  queueDepth(): { queued: number; running: number } {
+  async queueDepth(): Promise<{ queued: number; running: number }> {
     const rows = this.db.prepare("SELECT state, COUNT(*) AS n FROM jobs WHERE state IN ('queued', 'running') GROUP BY state").all() as Array<{ state: string; n: number }>;
     return { queued: rows.find((r) => r.state === "queued")?.n ?? 0, running: rows.find((r) => r.state === "running")?.n ?? 0 };
   }
 
-  close(): void {
+  async close(): Promise<void> {
     this.db.close();
   }
 }

@@ -3,7 +3,7 @@
 import { createServer, type Server as HttpServer } from "node:http";
 import { Probot, type ProbotOctokit } from "probot";
 import { DEFAULT_INBOX_OPTIONS, InboxProcessor, type InboxOptions } from "../jobs/inbox-processor.ts";
-import type { JobStore } from "../jobs/job-store.ts";
+import type { Store } from "../jobs/store.ts";
 import { appFromConfig } from "../app/app-from-config.ts";
 import { resilientOctokit } from "../forge/resilient-octokit.ts";
 import type { ServerConfig } from "../config/env-config.ts";
@@ -20,7 +20,7 @@ import { opsRoutes } from "../ops/ops-routes.ts";
 import { SqliteJobHistory } from "../ops/sqlite-job-history.ts";
 import { dashboardRoute } from "../dashboard/dashboard-route.ts";
 
-export type RunningServer = { probot: Probot; http: HttpServer; url: string; store: JobStore; inbox: InboxProcessor; stop: () => Promise<void> };
+export type RunningServer = { probot: Probot; http: HttpServer; url: string; store: Store; inbox: InboxProcessor; stop: () => Promise<void> };
 export type ServerOptions = {
   limits?: Partial<IngressLimits>;
   inbox?: Partial<Omit<InboxOptions, "log">>;
@@ -43,17 +43,19 @@ export async function startServer(config: ServerConfig, options: ServerOptions =
     ...(config.baseUrl ? { baseUrl: config.baseUrl } : {}),
     Octokit: (options.Octokit ?? resilientOctokit()).plugin(githubMetrics(live)) as typeof ProbotOctokit,
   });
-  const handle = appFromConfig(config);
+  const handle = await appFromConfig(config);
   await probot.load(handle.app, { cwd: process.cwd(), addHandler: () => undefined });
-  const health = healthHandler(() => {
-    const depth = handle.store.queueDepth();
-    return { status: "ok", version: VERSION, llm: config.llm ? "configured" : "model-free", store: "sqlite", queue: depth, inbox: handle.store.inboxDepth() };
+  const health = healthHandler(async () => {
+    const [queue, inbox] = await Promise.all([handle.store.queueDepth(), handle.store.inboxDepth()]);
+    return { status: "ok", version: VERSION, llm: config.llm ? "configured" : "model-free", store: handle.store.kind, queue, inbox };
   });
   const opsConfig = options.ops ?? DEFAULT_OPS_CONFIG;
   const history = new SqliteJobHistory(config.dbPath);
   const ops = opsRoutes({ config: opsConfig, webhookPath: config.webhookPath, history, log: probot.log, live, dashboard: dashboardRoute({ access: opsConfig.dashboard, history, probot, baseUrl: config.baseUrl }) });
   // The handlers (gate, repository config: GitHub calls) run here, after the answer.
-  const inbox = new InboxProcessor(handle.store, (delivery) => probot.receive(delivery as never), { ...DEFAULT_INBOX_OPTIONS, ...options.inbox, log: probot.log });
+  // A shared store: also look now and then for deliveries another instance stored or left behind.
+  const pollMs = handle.store.leaseRenewMs === undefined ? undefined : 5_000;
+  const inbox = new InboxProcessor(handle.store, (delivery) => probot.receive(delivery as never), { ...DEFAULT_INBOX_OPTIONS, pollMs, ...options.inbox, log: probot.log });
   inbox.kick();
   const ingress = webhookIngress({
     path: config.webhookPath,
@@ -61,7 +63,7 @@ export async function startServer(config: ServerConfig, options: ServerOptions =
     limits,
     log: probot.log,
     accept: async (delivery) => {
-      if (!handle.store.receive(delivery.id, delivery.name, delivery.body)) return "duplicate";
+      if (!(await handle.store.receive(delivery.id, delivery.name, delivery.body))) return "duplicate";
       inbox.kick();
       return "accepted";
     },
@@ -101,7 +103,7 @@ export async function startServer(config: ServerConfig, options: ServerOptions =
       http.closeAllConnections();
       await closed;
       await ops.close();
-      handle.store.close();
+      await handle.store.close();
     },
   };
 }

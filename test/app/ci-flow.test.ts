@@ -121,7 +121,7 @@ async function startApp(options: { actionsTimeoutMs?: number; pollMs?: number; m
   );
   return { probot, idle: async () => {
     // A restarted job is queued by the job it replaces: wait until nothing is left.
-    while (pool && (store.queueDepth().queued > 0 || store.queueDepth().running > 0)) await pool.idle().then(() => new Promise((r) => setTimeout(r, 20)));
+    while (pool && ((await store.queueDepth()).queued > 0 || (await store.queueDepth()).running > 0)) await pool.idle().then(() => new Promise((r) => setTimeout(r, 20)));
   } };
 }
 
@@ -188,7 +188,7 @@ describe("a red build on a pull request", { timeout: 300_000 }, () => {
     expect(status).toContain(`Opened https://github.com/o/r/pull/${state.pulls[0]?.number} into \`feature/bulk\``);
     // The throwaway verification branches are gone.
     expect(remoteBranches().sort()).toEqual([branch, "feature/bulk", "main"]);
-    expect(store.latest("octo-org", "shop", 7)?.state).toBe("done");
+    expect((await store.latest("octo-org", "shop", 7))?.state).toBe("done");
 
     // Merged: the repair is remembered for this repository's later plans.
     const closed = webhookExample("pull_request", "closed") as Record<string, unknown> & { pull_request: Record<string, unknown> };
@@ -375,18 +375,18 @@ describe("a red build on a pull request", { timeout: 300_000 }, () => {
     const first = await startApp();
     await first.probot.receive({ id: "ci-18", name: "workflow_run", payload: workflowRunCompleted(red) } as never);
     await first.idle();
-    const finished = store.latest("octo-org", "shop", 7);
+    const finished = await store.latest("octo-org", "shop", 7);
     const dispatched = actions.dispatches.length;
     // What a crash leaves: a running job whose attribution and outcome are checkpointed, not yet pushed.
     const { attribution, outcome } = finished?.checkpoint ?? {};
-    const queued = store.enqueue({ deliveryId: "ci-19", installationId: 99, owner: "octo-org", repo: "shop", number: 7, kind: "ci", requester: "maintainer", requesterId: 7, snapshot: { title: "Red build on #7", body: "" }, checkpoint: { headSha, runId: red.id, attribution, outcome } });
+    const queued = await store.enqueue({ deliveryId: "ci-19", installationId: 99, owner: "octo-org", repo: "shop", number: 7, kind: "ci", requester: "maintainer", requesterId: 7, snapshot: { title: "Red build on #7", body: "" }, checkpoint: { headSha, runId: red.id, attribution, outcome } });
     if (!queued.queued) throw new Error("not queued");
-    store.claimNext(5);
+    await store.claimNext(5);
     // The crashed run left one of its verification branches behind.
     sh(work, "push", "--quiet", remote, `HEAD:refs/heads/autogen/verify-job-${queued.job.id}-3`);
     const restarted = await startApp();
     await restarted.idle();
-    expect(store.get(queued.job.id)?.state).toBe("done");
+    expect((await store.get(queued.job.id))?.state).toBe("done");
     expect(actions.dispatches).toHaveLength(dispatched);
     expect(remoteBranches().filter((b) => b.startsWith("autogen/verify-"))).toEqual([]);
     expect(state.pulls).toHaveLength(1);
@@ -403,7 +403,7 @@ describe("a red build on a pull request", { timeout: 300_000 }, () => {
     expect(actions.cancelled).toEqual([actions.dispatches[0]?.runId]);
     expect(statusComment()).toMatch(/Stopped by an error: the verification run https:\/\/github.com\/octo-org\/shop\/actions\/runs\/\d+ did not complete within 2 s; it was cancelled/);
     expect(state.pulls).toEqual([]);
-    expect(store.latest("octo-org", "shop", 7)?.state).toBe("failed");
+    expect((await store.latest("octo-org", "shop", 7))?.state).toBe("failed");
     expect(remoteBranches().sort()).toEqual(["feature/bulk", "main"]);
   });
 
@@ -457,9 +457,9 @@ describe("a red build on a pull request", { timeout: 300_000 }, () => {
     const { probot, idle } = await startApp();
     await probot.receive({ id: "ci-7", name: "workflow_run", payload: workflowRunCompleted(red) } as never);
     await idle();
-    const first = store.get(1);
+    const first = await store.get(1);
     expect(first).toMatchObject({ state: "cancelled", error: `the head of the pull request moved to ${newSha.slice(0, 7)}` });
-    const second = store.latest("octo-org", "shop", 7);
+    const second = await store.latest("octo-org", "shop", 7);
     expect(second).toMatchObject({ id: 2, kind: "ci", state: "done" });
     expect(second?.checkpoint.headSha).toBe(newSha);
     expect(state.pulls).toHaveLength(1);
@@ -503,7 +503,7 @@ describe("a red build on a pull request", { timeout: 300_000 }, () => {
     expect(actions.dispatches).toEqual([]);
     expect(state.pulls).toEqual([]);
     expect(remoteBranches().sort()).toEqual(["feature/bulk", "main"]);
-    expect(store.latest("octo-org", "shop", 7)?.state).toBe("done");
+    expect((await store.latest("octo-org", "shop", 7))?.state).toBe("done");
   });
 
   it("no per-test results in CI and the suite at the head does not collect: the same infrastructure verdict, from the run here", async () => {
@@ -529,7 +529,7 @@ describe("a red build on a pull request", { timeout: 300_000 }, () => {
     await probot.receive({ id: "ci-10", name: "issue_comment", payload: prComment("/autogen stop") } as never);
     await idle();
     expect(actions.cancelled).toEqual([actions.dispatches[0]?.runId]);
-    expect(store.latest("octo-org", "shop", 7)).toMatchObject({ state: "cancelled", error: "stopped by maintainer" });
+    expect(await store.latest("octo-org", "shop", 7)).toMatchObject({ state: "cancelled", error: "stopped by maintainer" });
     expect(statusComment()).toContain("Cancelled: stopped by maintainer.");
     expect(state.pulls).toEqual([]);
   });
@@ -560,7 +560,7 @@ describe("a red build on a pull request", { timeout: 300_000 }, () => {
     await probot.receive({ id: "ci-12", name: "workflow_run", payload: workflowRunCompleted(red) } as never);
     await probot.receive({ id: "ci-13", name: "issue_comment", payload: prComment("/autogen fix", "contributor") } as never);
     await idle();
-    expect(store.latest("octo-org", "shop", 7)).toBeUndefined();
+    expect(await store.latest("octo-org", "shop", 7)).toBeUndefined();
     expect(state.comments).toEqual([]);
   });
 
@@ -568,14 +568,14 @@ describe("a red build on a pull request", { timeout: 300_000 }, () => {
     const { headSha, actions } = await repository(MAIN, { "shop/cart.py": CART_PR }, { extraConfig: "verify: local\n" });
     const red = await ciRun(actions, remote, { sha: headSha, branch: "autogen/issue-3", number: 7 });
     // One round already spent on this pull request.
-    const earlier = store.enqueue({ deliveryId: "earlier", installationId: 99, owner: "octo-org", repo: "shop", number: 7, kind: "ci", requester: "maintainer", requesterId: 7, snapshot: { title: "Red build on #7", body: "" } });
-    if (earlier.queued) store.finish(earlier.job.id, "done");
+    const earlier = await store.enqueue({ deliveryId: "earlier", installationId: 99, owner: "octo-org", repo: "shop", number: 7, kind: "ci", requester: "maintainer", requesterId: 7, snapshot: { title: "Red build on #7", body: "" } });
+    if (earlier.queued) await store.finish(earlier.job.id, "done");
     const payload = workflowRunCompleted(red);
     payload.workflow_run = { ...payload.workflow_run, head_branch: "autogen/issue-3" };
     const { probot, idle } = await startApp();
     await probot.receive({ id: "ci-14", name: "workflow_run", payload } as never);
     await idle();
-    expect(store.latest("octo-org", "shop", 7)?.deliveryId).toBe("earlier");
+    expect((await store.latest("octo-org", "shop", 7))?.deliveryId).toBe("earlier");
     expect(state.comments).toEqual([]);
   });
 

@@ -137,8 +137,8 @@ describe("issue labelled autogen", () => {
     for (const section of ["### Plan", "Plan verification", "| test_total_applies_discount | 25 | 25 | ✅ |", "### Verification", "| `tests/test_cart.py::test_total_applies_discount` | ❌ fail | ✅ pass |", "Regression gate (full suite): before 1 passed, 1 failed; after 2 passed, 0 failed.", "### Diff policy and test-tampering check", "### Attempts", "### Cost", "LLM calls 4", "### Diff", "Closes #42"]) {
       expect(pull?.body).toContain(section);
     }
-    expect(store.queueDepth()).toEqual({ queued: 0, running: 0 });
-    expect(store.active("octo-org", "shop", 42)).toBeUndefined();
+    expect(await store.queueDepth()).toEqual({ queued: 0, running: 0 });
+    expect(await store.active("octo-org", "shop", 42)).toBeUndefined();
   });
 
   it("treats the same delivery sent twice, concurrently, as one: one job, one PR", async () => {
@@ -158,8 +158,8 @@ describe("issue labelled autogen", () => {
     await idle();
     expect(github.calls("repos/get-collaborator-permission-level").map((r) => r.path)).toEqual(["/repos/octo-org/shop/collaborators/visitor/permission"]);
     expect(github.calls("issues/create-comment")).toEqual([]);
-    expect(store.queueDepth()).toEqual({ queued: 0, running: 0 });
-    expect(store.active("octo-org", "shop", 42)).toBeUndefined();
+    expect(await store.queueDepth()).toEqual({ queued: 0, running: 0 });
+    expect(await store.active("octo-org", "shop", 42)).toBeUndefined();
   });
 
   it("never starts work for a bot's label", async () => {
@@ -182,15 +182,15 @@ describe("issue labelled autogen", () => {
   it("resumes a job interrupted by a restart from its checkpoint: one PR, one status comment", async () => {
     // The state a crash leaves behind: the engine finished and was checkpointed, the job was running,
     // and its status comment exists; then the process died.
-    const queued = store.enqueue({ deliveryId: "delivery-6", installationId: 99, owner: "octo-org", repo: "shop", number: 42, kind: "fix", requester: "maintainer", requesterId: 7, snapshot: ISSUE });
+    const queued = await store.enqueue({ deliveryId: "delivery-6", installationId: 99, owner: "octo-org", repo: "shop", number: 42, kind: "fix", requester: "maintainer", requesterId: 7, snapshot: ISSUE });
     if (!queued.queued) throw new Error("not queued");
     const cache = new RepoCache({ root: join(root, "precrash") });
     const tree = await cache.worktree(await cache.mirror(remote), "main", "precrash");
     const sandbox = { timeoutMs: 30_000, env: PYTEST_ENV };
     const outcome = await templateStrategy.run({ workspace: tree.path, visible: { kind: "tests", ids: ["tests/test_cart.py::test_total_applies_discount"] }, regression: { kind: "all" }, verifier: localVerifier(pytestRunner([], "t"), sandbox), sandbox, runnerName: "pytest", isTestFile, budget: { candidates: 50, minutes: 5 } });
     expect(outcome.status).toBe("fixed");
-    store.checkpoint(queued.job.id, { outcome, base: tree.sha });
-    store.claimNext(5);
+    await store.checkpoint(queued.job.id, { outcome, base: tree.sha });
+    await store.claimNext(5);
     state.comments.push({ id: 5, body: `${statusMarker("octo-org", "shop", 42)}\nworking…` });
 
     const { idle } = await startApp();
@@ -200,7 +200,7 @@ describe("issue labelled autogen", () => {
     expect(state.pulls).toHaveLength(1);
     expect(github.calls("issues/create-comment")).toEqual([]);
     expect(remoteFile("autogen/issue-42", "shop/cart.py")).toContain("return subtotal - discount");
-    expect(store.get(queued.job.id)?.state).toBe("done");
+    expect((await store.get(queued.job.id))?.state).toBe("done");
   });
 
   it("says why when the engine gives up, and opens no PR", async () => {
@@ -313,7 +313,7 @@ describe("comments and configuration", () => {
     expect(state.comments).toHaveLength(1);
     expect(state.comments[0]?.body).toBe('autogen-bot did not start: `.github/autogen.yml` is invalid.\n\n- budgets.dollars: must be at least 0, got -1\n- unknown key "lable" (did you mean "label"?)');
     expect(github.calls("repos/get-collaborator-permission-level")).toHaveLength(1);
-    expect(store.queueDepth()).toEqual({ queued: 0, running: 0 });
+    expect(await store.queueDepth()).toEqual({ queued: 0, running: 0 });
   });
 });
 
@@ -382,7 +382,7 @@ describe("GitHub failing while a job runs", () => {
     expect(commitsOnBranch()).toBe("1");
     expect(state.comments).toHaveLength(1);
     expect(state.comments[0]?.body).toContain(`Opened https://github.com/o/r/pull/${state.pulls[0]?.number}`);
-    const job = store.latest("octo-org", "shop", 42);
+    const job = await store.latest("octo-org", "shop", 42);
     expect(job).toMatchObject({ state: "done", error: null });
     expect(job?.checkpoint.githubFailures).toBe(2);
   });
@@ -396,7 +396,7 @@ describe("GitHub failing while a job runs", () => {
     expect(github.calls("pulls/create")).toHaveLength(3);
     expect(state.pulls).toEqual([]);
     expect(commitsOnBranch()).toBe("1");
-    const job = store.latest("octo-org", "shop", 42);
+    const job = await store.latest("octo-org", "shop", 42);
     expect(job?.state).toBe("failed");
     expect(job?.error).toMatch(/^GitHub answered 502 \(.*\); gave up after 3 attempts$/);
     expect(state.comments).toHaveLength(1);

@@ -49,40 +49,40 @@ describe("commands", () => {
 const request = (over: Partial<JobRequest> = {}): JobRequest => ({ deliveryId: "d", installationId: 1, owner: "o", repo: "r", number: 1, kind: "fix", requester: "m", requesterId: 2, snapshot: { title: "t", body: "b" }, ...over });
 
 describe("JobStore", () => {
-  it("records a delivery once", () => {
+  it("records a delivery once", async () => {
     const store = new JobStore(":memory:");
-    expect(store.recordDelivery("x", "issues")).toBe(true);
-    expect(store.recordDelivery("x", "issues")).toBe(false);
+    expect(await store.recordDelivery("x", "issues")).toBe(true);
+    expect(await store.recordDelivery("x", "issues")).toBe(false);
   });
 
-  it("keeps one active job per issue, and allows a new one once it ends", () => {
+  it("keeps one active job per issue, and allows a new one once it ends", async () => {
     const store = new JobStore(":memory:");
-    const first = store.enqueue(request());
+    const first = await store.enqueue(request());
     expect(first.queued).toBe(true);
-    const second = store.enqueue(request({ deliveryId: "e" }));
+    const second = await store.enqueue(request({ deliveryId: "e" }));
     expect(second).toMatchObject({ queued: false, active: { deliveryId: "d" } });
-    if (first.queued) store.finish(first.job.id, "done");
-    expect(store.enqueue(request({ deliveryId: "f" })).queued).toBe(true);
+    if (first.queued) await store.finish(first.job.id, "done");
+    expect((await store.enqueue(request({ deliveryId: "f" }))).queued).toBe(true);
   });
 
-  it("limits running jobs per installation", () => {
+  it("limits running jobs per installation", async () => {
     const store = new JobStore(":memory:");
-    for (let n = 1; n <= 3; n++) store.enqueue(request({ number: n, installationId: 1 }));
-    store.enqueue(request({ number: 9, installationId: 2 }));
-    expect(store.claimNext(2)?.number).toBe(1);
-    expect(store.claimNext(2)?.number).toBe(2);
-    expect(store.claimNext(2)?.number).toBe(9);
-    expect(store.claimNext(2)).toBeUndefined();
-    expect(store.queueDepth()).toEqual({ queued: 1, running: 3 });
+    for (let n = 1; n <= 3; n++) await store.enqueue(request({ number: n, installationId: 1 }));
+    await store.enqueue(request({ number: 9, installationId: 2 }));
+    expect((await store.claimNext(2))?.number).toBe(1);
+    expect((await store.claimNext(2))?.number).toBe(2);
+    expect((await store.claimNext(2))?.number).toBe(9);
+    expect(await store.claimNext(2)).toBeUndefined();
+    expect(await store.queueDepth()).toEqual({ queued: 1, running: 3 });
   });
 
-  it("requeues interrupted jobs with their checkpoints", () => {
+  it("requeues interrupted jobs with their checkpoints", async () => {
     const store = new JobStore(":memory:");
-    const queued = store.enqueue(request());
+    const queued = await store.enqueue(request());
     if (!queued.queued) throw new Error("not queued");
-    store.claimNext(1);
-    store.checkpoint(queued.job.id, { pushed: "abc" });
-    expect(store.requeueInterrupted()).toBe(1);
-    expect(store.get(queued.job.id)).toMatchObject({ state: "queued", checkpoint: { pushed: "abc" } });
+    await store.claimNext(1);
+    await store.checkpoint(queued.job.id, { pushed: "abc" });
+    expect(await store.requeueInterrupted()).toBe(1);
+    expect(await store.get(queued.job.id)).toMatchObject({ state: "queued", checkpoint: { pushed: "abc" } });
   });
 });

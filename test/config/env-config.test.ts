@@ -44,6 +44,14 @@ describe("server environment", () => {
     expect(errorOf({ ...base(), AUTOGEN_MAX_DOLLARS: "-1" })).toMatch(/^AUTOGEN_MAX_DOLLARS is invalid \(got "-1"\)/);
   });
 
+  it("selects Postgres with DATABASE_URL (SQLite stays the default) and never echoes the URL", () => {
+    expect(loadServerConfig(base()).databaseUrl).toBeUndefined();
+    expect(loadServerConfig({ ...base(), DATABASE_URL: "postgres://autogen:pw-canary@db:5432/autogen" }).databaseUrl).toBe("postgres://autogen:pw-canary@db:5432/autogen");
+    const message = errorOf({ ...base(), DATABASE_URL: "mysql://autogen:pw-canary@db/autogen" });
+    expect(message).toMatch(/^DATABASE_URL is invalid \(got "<hidden>"\): set it to a Postgres connection string/);
+    expect(message).not.toContain("pw-canary");
+  });
+
   it("never echoes a secret's value", () => {
     const message = errorOf({ ...base(), WEBHOOK_SECRET: "short" });
     expect(message).toMatch(/^WEBHOOK_SECRET is invalid \(got "<hidden>"\)/);

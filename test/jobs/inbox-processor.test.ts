@@ -14,8 +14,8 @@ afterEach(() => {
 
 async function settled(store: JobStore, id: string): Promise<string | undefined> {
   // A hang guard only (about 60 s of real time; the faked clock is no guide): the retry is due 20 ms after the failure.
-  for (let i = 0; i < 6_000 && store.inbox(id)?.state === "pending"; i++) await new Promise((resolve) => setTimeout(resolve, 10));
-  return store.inbox(id)?.state;
+  for (let i = 0; i < 6_000 && (await store.inbox(id))?.state === "pending"; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+  return (await store.inbox(id))?.state;
 }
 
 describe("inbox processor", () => {
@@ -38,10 +38,10 @@ describe("inbox processor", () => {
       },
       { concurrency: 2, maxAttempts: 3, backoffMs: () => 20, log },
     );
-    expect(store.receive("pause-1", "issues", "{}")).toBe(true);
+    expect(await store.receive("pause-1", "issues", "{}")).toBe(true);
     processor.kick();
     expect(await settled(store, "pause-1")).toBe("done");
-    expect(store.inbox("pause-1")).toMatchObject({ state: "done", attempts: 2 });
+    expect(await store.inbox("pause-1")).toMatchObject({ state: "done", attempts: 2 });
     expect(calls).toBe(2);
     await processor.stop();
     store.close();

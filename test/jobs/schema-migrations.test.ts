@@ -39,13 +39,13 @@ describe("job store schema", () => {
     writeUnversionedJobDb(path);
     const store = new JobStore(path);
     try {
-      expect(store.latest("octo-org", "shop", 42)).toMatchObject({ deliveryId: "old-1", state: "running", checkpoint: { branch: "autogen/issue-42" }, snapshot: { title: "Discount" } });
-      expect(store.latest("octo-org", "shop", 43)?.state).toBe("done");
-      expect(store.recordDelivery("old-1", "issues")).toBe(false);
+      expect(await store.latest("octo-org", "shop", 42)).toMatchObject({ deliveryId: "old-1", state: "running", checkpoint: { branch: "autogen/issue-42" }, snapshot: { title: "Discount" } });
+      expect((await store.latest("octo-org", "shop", 43))?.state).toBe("done");
+      expect(await store.recordDelivery("old-1", "issues")).toBe(false);
       // The interrupted job resumes, and the new inbox works on the old file.
-      expect(store.requeueInterrupted()).toBe(1);
-      expect(store.receive("new-1", "issues", "{}")).toBe(true);
-      expect(store.inbox("new-1")?.state).toBe("pending");
+      expect(await store.requeueInterrupted()).toBe(1);
+      expect(await store.receive("new-1", "issues", "{}")).toBe(true);
+      expect((await store.inbox("new-1"))?.state).toBe("pending");
     } finally {
       store.close();
     }
@@ -59,10 +59,10 @@ describe("job store schema", () => {
     const path = await dbPath("jobs.db");
     new JobStore(path).close();
     const store = new JobStore(path);
-    expect(store.receive("d-1", "issues", "{}")).toBe(true);
+    expect(await store.receive("d-1", "issues", "{}")).toBe(true);
     store.close();
     const again = new JobStore(path);
-    expect(again.receive("d-1", "issues", "{}")).toBe(false);
+    expect(await again.receive("d-1", "issues", "{}")).toBe(false);
     again.close();
   });
 

@@ -10,6 +10,7 @@ import { ProbotOctokit } from "probot";
 import { afterEach, describe, expect, it } from "vitest";
 import { loadServerConfig } from "../../src/config/env-config.ts";
 import { JobStore } from "../../src/jobs/job-store.ts";
+import type { Store } from "../../src/jobs/store.ts";
 import { startServer, type RunningServer } from "../../src/server/start-server.ts";
 import { useHttpMock } from "../support/http-mock.ts";
 import { testPrivateKey } from "../support/private-key.ts";
@@ -69,7 +70,7 @@ const autoConfig = () =>
     .reply(200, { type: "file", encoding: "base64", content: Buffer.from("triggers:\n  ciFailure: auto\n").toString("base64"), name: "autogen.yml", path: ".github/autogen.yml" });
 
 const url = (server: RunningServer) => `${server.url}/api/github/webhooks`;
-const jobsOf = (store: JobStore, number = 42) => store.countJobs("octo-org", "shop", number, "fix");
+const jobsOf = (store: Store, number = 42) => store.countJobs("octo-org", "shop", number, "fix");
 
 describe("durable inbox", () => {
   it("acknowledges before GitHub answers the gate's first call", async () => {
@@ -91,12 +92,12 @@ describe("durable inbox", () => {
     const response = await postWebhook(url(server), secret, "issues", labeled(), "ack-1");
     events.push(`ack ${response.status}`);
     expect(response.status).toBe(202);
-    expect(server.store.inbox("ack-1")?.state).toBe("pending");
+    expect((await server.store.inbox("ack-1"))?.state).toBe("pending");
     release();
     await server.inbox.idle();
     expect(events.indexOf("ack 202")).toBeLessThan(events.indexOf("github answered"));
-    expect(server.store.inbox("ack-1")).toMatchObject({ state: "done", attempts: 1 });
-    expect(jobsOf(server.store)).toBe(1);
+    expect(await server.store.inbox("ack-1")).toMatchObject({ state: "done", attempts: 1 });
+    expect(await jobsOf(server.store)).toBe(1);
   });
 
   it("retries a delivery whose gate met a GitHub error, and a redelivery of it makes no second job", async () => {
@@ -108,16 +109,16 @@ describe("durable inbox", () => {
     permission().reply(200, { permission: "admin" });
 
     expect((await postWebhook(url(server), secret, "issues", labeled(), "retry-1")).status).toBe(202);
-    while (server.store.inbox("retry-1")?.state === "pending") await server.inbox.idle().then(() => new Promise((resolve) => setTimeout(resolve, 20)));
-    expect(server.store.inbox("retry-1")).toMatchObject({ state: "done", attempts: 2 });
-    expect(jobsOf(server.store)).toBe(1);
+    while ((await server.store.inbox("retry-1"))?.state === "pending") await server.inbox.idle().then(() => new Promise((resolve) => setTimeout(resolve, 20)));
+    expect(await server.store.inbox("retry-1")).toMatchObject({ state: "done", attempts: 2 });
+    expect(await jobsOf(server.store)).toBe(1);
 
     // GitHub redelivers the same id: answered, nothing stored, still one job.
     const again = await postWebhook(url(server), secret, "issues", labeled(), "retry-1");
     expect(again.status).toBe(200);
     expect(await again.json()).toEqual({ message: "already received" });
     await server.inbox.idle();
-    expect(jobsOf(server.store)).toBe(1);
+    expect(await jobsOf(server.store)).toBe(1);
   });
 
   it("retries a red build whose gate met a GitHub error, and its repair job is not lost to its own first attempt", async () => {
@@ -129,27 +130,27 @@ describe("durable inbox", () => {
     permission().reply(200, { permission: "write" });
 
     expect((await postWebhook(url(server), secret, "workflow_run", redBuild(), "red-1")).status).toBe(202);
-    while (server.store.inbox("red-1")?.state === "pending") await server.inbox.idle().then(() => new Promise((resolve) => setTimeout(resolve, 20)));
-    expect(server.store.inbox("red-1")).toMatchObject({ state: "done", attempts: 2 });
-    expect(server.store.countJobs("octo-org", "shop", 7, "ci")).toBe(1);
+    while ((await server.store.inbox("red-1"))?.state === "pending") await server.inbox.idle().then(() => new Promise((resolve) => setTimeout(resolve, 20)));
+    expect(await server.store.inbox("red-1")).toMatchObject({ state: "done", attempts: 2 });
+    expect(await server.store.countJobs("octo-org", "shop", 7, "ci")).toBe(1);
 
     // Another delivery about the same red build (the check suite's, or a new id) makes no second job.
     expect((await postWebhook(url(server), secret, "workflow_run", redBuild(), "red-2")).status).toBe(202);
     autoConfig();
-    while (server.store.inbox("red-2")?.state === "pending") await server.inbox.idle().then(() => new Promise((resolve) => setTimeout(resolve, 20)));
-    expect(server.store.countJobs("octo-org", "shop", 7, "ci")).toBe(1);
+    while ((await server.store.inbox("red-2"))?.state === "pending") await server.inbox.idle().then(() => new Promise((resolve) => setTimeout(resolve, 20)));
+    expect(await server.store.countJobs("octo-org", "shop", 7, "ci")).toBe(1);
   });
 
   it("ends a delivery `failed` with GitHub's error when GitHub stays unreachable", async () => {
     const { server } = await start();
     for (let i = 0; i < 3; i++) nock(GITHUB).post(`${API}/app/installations/99/access_tokens`).replyWithError("connect ECONNREFUSED");
     expect((await postWebhook(url(server), secret, "issues", labeled(), "down-1")).status).toBe(202);
-    while (server.store.inbox("down-1")?.state === "pending") await server.inbox.idle().then(() => new Promise((resolve) => setTimeout(resolve, 20)));
-    const row = server.store.inbox("down-1");
+    while ((await server.store.inbox("down-1"))?.state === "pending") await server.inbox.idle().then(() => new Promise((resolve) => setTimeout(resolve, 20)));
+    const row = await server.store.inbox("down-1");
     expect(row).toMatchObject({ state: "failed", attempts: 3 });
     expect(row?.error).toContain("ECONNREFUSED");
-    expect(jobsOf(server.store)).toBe(0);
-    expect(server.store.inboxDepth()).toEqual({ pending: 0, failed: 1 });
+    expect(await jobsOf(server.store)).toBe(0);
+    expect(await server.store.inboxDepth()).toEqual({ pending: 0, failed: 1 });
   });
 
   it("handles at the next start a delivery stored before a stop, exactly once", async () => {
@@ -169,18 +170,18 @@ describe("durable inbox", () => {
     await stopping;
     running = undefined;
     const before = new JobStore(first.dbPath);
-    expect(before.inbox("restart-1")?.state).toBe("pending");
-    expect(jobsOf(before, 7)).toBe(0);
-    before.close();
+    expect((await before.inbox("restart-1"))?.state).toBe("pending");
+    expect(await jobsOf(before, 7)).toBe(0);
+    await before.close();
 
     token();
     noConfig();
     permission().reply(200, { permission: "write" });
     const second = await start(first.dbPath);
-    while (second.server.store.inbox("restart-1")?.state === "pending") await second.server.inbox.idle().then(() => new Promise((resolve) => setTimeout(resolve, 20)));
-    expect(second.server.store.inbox("restart-1")?.state).toBe("done");
-    expect(jobsOf(second.server.store, 7)).toBe(1);
+    while ((await second.server.store.inbox("restart-1"))?.state === "pending") await second.server.inbox.idle().then(() => new Promise((resolve) => setTimeout(resolve, 20)));
+    expect((await second.server.store.inbox("restart-1"))?.state).toBe("done");
+    expect(await jobsOf(second.server.store, 7)).toBe(1);
     expect((await postWebhook(url(second.server), secret, "issues", labeled(7), "restart-1")).status).toBe(200);
-    expect(jobsOf(second.server.store, 7)).toBe(1);
+    expect(await jobsOf(second.server.store, 7)).toBe(1);
   });
 });

@@ -49,9 +49,9 @@ function labeled(repo: string, number: number, issue: { title: string; body: str
   return payload;
 }
 
-async function until(check: () => boolean, what: string, ms = 170_000): Promise<void> {
+async function until(check: () => Promise<boolean>, what: string, ms = 170_000): Promise<void> {
   const end = Date.now() + ms;
-  while (!check()) {
+  while (!(await check())) {
     if (Date.now() > end) throw new Error(`the seeded server never got to: ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
@@ -89,13 +89,18 @@ export async function seededServer(ops: OpsConfig, port = 0): Promise<SeededServ
   await post(labeled("shop", 42, ISSUE), "seed-1");
   await post(labeled("shop", 42, ISSUE), "seed-bad", "sha256=0000");
   const store = running.store;
-  await until(() => store.inboxDepth().pending === 0 && store.queueDepth().queued === 0 && store.queueDepth().running === 0 && store.latest("octo-org", "other", 43)?.state === "cancelled" && store.latest("octo-org", "shop", 42)?.state === "done", "both jobs ended");
-  // A job in progress: queued and claimed in one synchronous step, so the pool never takes it.
+  await until(async () => {
+    const [inbox, queue] = [await store.inboxDepth(), await store.queueDepth()];
+    return inbox.pending === 0 && queue.queued === 0 && queue.running === 0 && (await store.latest("octo-org", "other", 43))?.state === "cancelled" && (await store.latest("octo-org", "shop", 42))?.state === "done";
+  }, "both jobs ended");
+  // A job in progress: queued and claimed in one synchronous step, so the pool never takes it
+  // (the SQLite store's methods do their work before their first await: both calls run now).
   const side = new JobStore(dbPath);
-  const queued = side.enqueue({ deliveryId: "seed-4", installationId: 99, owner: "octo-org", repo: "shop", number: 44, kind: "fix", requester: "maintainer", requesterId: 7, snapshot: { title: "Totals are rounded wrongly", body: "…" } });
-  if (!queued.queued) throw new Error("the running job was not queued");
-  side.claimNext(99);
-  side.checkpoint(queued.job.id, { stage: "plan" });
-  side.close();
+  const enqueued = side.enqueue({ deliveryId: "seed-4", installationId: 99, owner: "octo-org", repo: "shop", number: 44, kind: "fix", requester: "maintainer", requesterId: 7, snapshot: { title: "Totals are rounded wrongly", body: "…" } });
+  const claimed = side.claimNext(99);
+  const queued = await enqueued;
+  if (!queued.queued || (await claimed)?.id !== queued.job.id) throw new Error("the running job was not queued and claimed");
+  await side.checkpoint(queued.job.id, { stage: "plan" });
+  await side.close();
   return { running, state, github, answers, dbPath };
 }

@@ -74,7 +74,7 @@ async function main(): Promise<void> {
   await probot.receive({ id: "redteam-1", name: "issues", payload } as never);
   await pool?.idle();
 
-  const job = store.latest("octo-org", "shop", 42);
+  const job = await store.latest("octo-org", "shop", 42);
   const refs = (dir: string) => execFileSync("git", ["--git-dir", dir, "for-each-ref", "--format=%(refname)"], { encoding: "utf8" }).trim().split("\n").filter(Boolean);
   const history = execFileSync("git", ["--git-dir", input.remote, "log", "-p", "--all", "--format=%H %an%n%B"], { encoding: "utf8" });
   store.close();
