@@ -48,6 +48,13 @@ describe("digestLog", () => {
     expect(digestLog(log).lines).toEqual([1, 2, 3]);
   });
 
+  it("demotes a line longer than the part it reads when the passing log has it too", () => {
+    // The failing log's lines are read up to 4 x maxLineChars; the passing log's must be cut alike.
+    const long = `ERROR: warning repeated in every build ${"w".repeat(2000)}`;
+    const log = [long, "all fine", "ERROR: the real failure"].join("\n");
+    expect(digestLog(log, { passLog: `${long}\nall fine` }).lines).toEqual([3]);
+  });
+
   it("stays within its line budget and truncates long lines", () => {
     const log = Array.from({ length: 500 }, (_, i) => `ERROR: failure number ${i} ${"x".repeat(i === 0 ? 1000 : 1)}`).join("\n");
     const digest = digestLog(log, { maxLines: 20, maxLineChars: 100 });

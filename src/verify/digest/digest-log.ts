@@ -55,7 +55,7 @@ export class LogDigester {
     this.maxLines = options.maxLines ?? 60;
     this.maxLineChars = options.maxLineChars ?? 240;
     this.maxBlock = options.maxBlockLines ?? 80;
-    this.inPass = new Set(options.passLog ? splitLogLines(options.passLog).map((l) => maskCleanLine(cleanLogLine(l))) : []);
+    this.inPass = new Set(options.passLog ? splitLogLines(options.passLog).map((l) => maskCleanLine(cleanLogLine(l).slice(0, 4 * this.maxLineChars))) : []);
   }
 
   /**
