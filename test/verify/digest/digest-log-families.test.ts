@@ -15,6 +15,11 @@ const families: Array<[string, string, string]> = [
   ["a compiler diagnostic with file and line (Erlang, erlc)", "erlc-diagnostic-travis", "beam_ssa.erl:127: import lists:umerge/1 is unused"],
   ["a linter's report in its own words (eslint with prettier)", "eslint-prettier-travis", "src/grammar-registry.js:639 Insert `;` (prettier/prettier)"],
   ["a Maven compile error (Jenkins)", "maven-compile-jenkins", "SachaDocumentationGenerator.java:[3,13]"],
+  ["a GHC warning that -Werror makes fatal (Haskell, cabal)", "ghc-werror-travis", "src/Text/Pandoc/Ipynb.hs:94:10: Warning:"],
+  ["a build script's panic under cargo's progress bar (Rust)", "cargo-build-script-panic-travis", "thread 'main' panicked at 'called `Result::unwrap()` on an `Err` value"],
+  ["a PHPUnit failure (PHP)", "phpunit-travis", "Failed asserting that false is true."],
+  ["a style checker's findings before its command's exit line (Python, flake8)", "flake8-travis", "./thefuck/rules/terraform_init.py:8:9: E128 continuation line under-indented"],
+  ["a CMake configure error with its call stack (C, cmake)", "cmake-missing-package-travis", "CMake Error at /usr/share/cmake-3.2/Modules/FindPackageHandleStandardArgs.cmake:138 (message):"],
 ];
 
 describe("digestLog on real logs of several families", () => {
