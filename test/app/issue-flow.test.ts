@@ -402,6 +402,6 @@ describe("GitHub failing while a job runs", () => {
     expect(state.comments).toHaveLength(1);
     expect(state.comments[0]?.body).toContain("Stopped: GitHub answered 502");
     expect(state.comments[0]?.body).toContain("gave up after 3 attempts");
-    expect(store.queueDepth()).toEqual({ queued: 0, running: 0 });
+    expect(await store.queueDepth()).toEqual({ queued: 0, running: 0 });
   });
 });
