@@ -1,6 +1,19 @@
+import { readFileSync } from "node:fs";
 import { defineConfig } from "vitest/config";
 
 export default defineConfig({
+  plugins: [
+    {
+      // @actions/workflow-parser (a test-only dependency, inlined below) ships source maps
+      // without their sources, and Vite would warn about each of its files.
+      name: "workflow-parser-without-source-maps",
+      enforce: "pre",
+      load(id) {
+        if (/\/node_modules\/@actions\/workflow-parser\/dist\/.*\.js$/.test(id)) return readFileSync(id, "utf8").replace(/^\/\/# sourceMappingURL=.*$/m, "");
+        return undefined;
+      },
+    },
+  ],
   test: {
     include: ["test/**/*.test.ts"],
     environment: "node",
@@ -12,5 +25,8 @@ export default defineConfig({
     // Tests start real processes (git, python, node); two cores, so keep it modest.
     pool: "forks",
     maxWorkers: 2,
+    // @actions/workflow-parser imports its schema JSON without an import attribute, which
+    // Node's loader refuses; inlined, Vite's transform loads it.
+    server: { deps: { inline: ["@actions/workflow-parser"] } },
   },
 });

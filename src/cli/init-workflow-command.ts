@@ -2,44 +2,17 @@
 // setup steps taken from the repository's own CI (the steps before its test step) so
 // nobody has to write setup scripts. Printed, or written with --write. Steps that use
 // secrets are never copied: the workflow must reference none.
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parse, stringify } from "yaml";
 import { EXIT, type CliCommand } from "./command.ts";
 import { parseFlags } from "./parse-flags.ts";
+import { renderActionWorkflow } from "./action-workflow.ts";
+import { ciWorkflowNames, setupFromCi, TEST_STEP, type SetupSource, type Step } from "./ci-setup.ts";
 
 const TEMPLATE = fileURLToPath(new URL("../../templates/autogen-verify.yml", import.meta.url));
-const TEST_STEP = /\b(pytest|tox|nox|npm (run )?test|npm t\b|yarn test|pnpm test|vitest|jest|mocha|node --test|go test|cargo test|mvn|gradle|make test)\b/;
-
-type Step = { name?: string; uses?: string; run?: string; with?: Record<string, unknown>; env?: Record<string, unknown>; [key: string]: unknown };
-type Job = { steps?: Step[] };
-
-export type SetupSource = { file: string; job: string; steps: Step[]; testRun: string; skipped: string[] };
-
-/** The steps before the first test step of the first job that runs tests. */
-export function setupFromCi(repo: string): SetupSource | undefined {
-  const dir = join(repo, ".github", "workflows");
-  if (!existsSync(dir)) return undefined;
-  for (const file of readdirSync(dir).filter((f) => /\.ya?ml$/.test(f) && !f.startsWith("autogen-verify")).sort()) {
-    let doc: { jobs?: Record<string, Job> };
-    try {
-      doc = parse(readFileSync(join(dir, file), "utf8")) as { jobs?: Record<string, Job> };
-    } catch {
-      continue;
-    }
-    for (const [name, job] of Object.entries(doc?.jobs ?? {})) {
-      const steps = job.steps ?? [];
-      const index = steps.findIndex((s) => typeof s.run === "string" && TEST_STEP.test(s.run));
-      if (index < 0) continue;
-      const before = steps.slice(0, index).filter((s) => !(typeof s.uses === "string" && s.uses.startsWith("actions/checkout")));
-      const usesSecrets = (s: Step) => JSON.stringify(s).includes("secrets.");
-      return { file, job: name, steps: before.filter((s) => !usesSecrets(s)), testRun: String(steps[index]?.run).trim(), skipped: before.filter(usesSecrets).map((s) => s.name ?? s.uses ?? "a step") };
-    }
-  }
-  return undefined;
-}
 
 /**
  * The test command with a JUnit report written to autogen-junit.xml and the dispatched
@@ -68,30 +41,54 @@ export function renderVerifyWorkflow(setup: SetupSource | undefined): string {
     tests.run = testCommand(setup?.testRun);
   }
   const header = template.split("\n").filter((l) => l.startsWith("#")).join("\n");
-  const origin = setup ? `\n# Setup steps copied from ${setup.file} (job "${setup.job}")${setup.skipped.length ? `; not copied because they use secrets: ${setup.skipped.join(", ")}` : ""}.` : "\n# No CI workflow with a test step was found: add your setup steps.";
+  const notes = setup ? [setup.fixed.length ? `matrix values fixed to one: ${setup.fixed.join(", ")}` : "", setup.skipped.length ? `not copied because they use secrets: ${setup.skipped.join(", ")}` : "", setup.unsafe.length ? `not copied because they expand an event value in a script, or a matrix value this job lacks: ${setup.unsafe.join(", ")}` : ""].filter(Boolean) : [];
+  const origin = setup ? `\n# Setup steps copied from ${setup.file} (job "${setup.job}")${notes.length ? `; ${notes.join("; ")}` : ""}.` : "\n# No CI workflow with a test step was found: add your setup steps.";
   return `${header}${origin}\n${stringify(doc, { lineWidth: 0 })}`;
 }
 
 export const initWorkflowCommand: CliCommand = {
   name: "init-workflow",
-  summary: "print (or --write) the verification workflow, with setup steps taken from your CI",
-  usage: "autogen init-workflow [path] [--write]\n\npath defaults to the current directory; --write creates .github/workflows/autogen-verify.yml there.",
+  summary: "print (or --write) the verification workflow, or with --action the autogen action's workflow, with setup steps taken from your CI",
+  usage: [
+    "autogen init-workflow [path] [--action] [--write [--force]]",
+    "",
+    "path defaults to the current directory. Without --action: the verification workflow",
+    "(.github/workflows/autogen-verify.yml) autogen-bot dispatches to test candidates.",
+    "--action: the workflow that runs the autogen-bot action (.github/workflows/autogen.yml) on",
+    "labelled issues, /autogen comments, reviews of its PRs and red CI builds, one job per",
+    "trigger with least permissions, one run per issue or PR at a time.",
+    "--write creates the file there instead of printing it; an existing file is kept unless",
+    "--force is given.",
+  ].join("\n"),
   async run(args, io) {
-    const { values, positionals } = parseFlags(args, { write: { type: "boolean" } });
+    const { values, positionals } = parseFlags(args, { write: { type: "boolean" }, action: { type: "boolean" }, force: { type: "boolean" } });
     const repo = resolve(io.cwd, positionals[0] ?? ".");
     if (!existsSync(repo)) {
       io.stderr(`autogen init-workflow: ${repo} does not exist\n`);
       return EXIT.usage;
     }
-    const workflow = renderVerifyWorkflow(setupFromCi(repo));
+    if (values.force && !values.write) {
+      io.stderr("autogen init-workflow: --force only applies with --write\n");
+      return EXIT.usage;
+    }
+    const setup = setupFromCi(repo);
+    const workflow = values.action ? renderActionWorkflow(setup, ciWorkflowNames(repo)) : renderVerifyWorkflow(setup);
     if (!values.write) {
       io.stdout(workflow);
       return EXIT.ok;
     }
-    const target = join(repo, ".github", "workflows", "autogen-verify.yml");
+    const target = join(repo, ".github", "workflows", values.action ? "autogen.yml" : "autogen-verify.yml");
+    if (existsSync(target) && !values.force) {
+      io.stderr(`autogen init-workflow: ${target} already exists and was left as it is; run without --write to see the new one, or add --force to replace it\n`);
+      return EXIT.usage;
+    }
     await mkdir(join(repo, ".github", "workflows"), { recursive: true });
     await writeFile(target, workflow);
-    io.stdout(`wrote ${target}; review the setup steps, commit it, and autogen-bot will verify candidates with it\n`);
+    io.stdout(
+      values.action
+        ? `wrote ${target}; review the setup steps, add the AUTOGEN_LLM_* secrets if you use a model, and commit it\n`
+        : `wrote ${target}; review the setup steps, commit it, and autogen-bot will verify candidates with it\n`,
+    );
     return EXIT.ok;
   },
 };

@@ -73,4 +73,30 @@ describe("autogen init-workflow", () => {
     expect(stdout).toContain("autogen-verify.yml");
     expect(await readFile(join(dir, ".github", "workflows", "autogen-verify.yml"), "utf8")).toContain("workflow_dispatch");
   });
+
+  it("--write keeps an existing autogen-verify.yml unless --force", async () => {
+    const dir = await repoWithCi(CI);
+    const target = join(dir, ".github", "workflows", "autogen-verify.yml");
+    await writeFile(target, "# my edits\n");
+    const kept = await runCli(["init-workflow", dir, "--write"]);
+    expect(kept.code).toBe(2);
+    expect(kept.stderr).toContain(`${target} already exists and was left as it is`);
+    expect(await readFile(target, "utf8")).toBe("# my edits\n");
+    const forced = await runCli(["init-workflow", dir, "--write", "--force"]);
+    expect(forced.code).toBe(0);
+    expect(await readFile(target, "utf8")).toContain("workflow_dispatch");
+  });
+
+  it("fixes matrix values to one and leaves out a step that expands an event value in its script", async () => {
+    const ci = CI.replace("python-version: \"3.12\"", "python-version: ${{ matrix.python }}")
+      .replace("  test:\n    runs-on: ubuntu-latest\n", "  test:\n    runs-on: ubuntu-latest\n    strategy:\n      matrix:\n        python: [\"3.11\", \"3.13\"]\n")
+      .replace("      - name: install\n", "      - name: greet\n        run: echo \"${{ github.event.head_commit.message }}\"\n      - name: install\n");
+    const { stdout } = await runCli(["init-workflow", await repoWithCi(ci)]);
+    const workflow = parse(stdout) as Workflow;
+    expect(workflow.jobs.verify.steps.map((s) => s.name ?? s.uses)).toEqual(["actions/checkout@v4", "setup (edit me): actions/setup-python@v5", "setup (edit me): install", "tests", "upload the JUnit report"]);
+    expect(workflow.jobs.verify.steps[1]).toMatchObject({ with: { "python-version": "3.13" } });
+    expect(stdout).toContain("matrix values fixed to one: python=3.13");
+    expect(stdout).toContain("not copied because they expand an event value in a script, or a matrix value this job lacks: greet");
+    expect(stdout).not.toContain("head_commit");
+  });
 });
