@@ -48,7 +48,7 @@ export function renderVerifyWorkflow(setup: SetupSource | undefined): string {
 
 export const initWorkflowCommand: CliCommand = {
   name: "init-workflow",
-  summary: "print (or --write) the verification workflow, or with --action the autogen action's workflow, with setup steps taken from your CI",
+  summary: "print (or --write) the verification workflow, or with --action the action's workflow; setup steps taken from your CI",
   usage: [
     "autogen init-workflow [path] [--action] [--write [--force]]",
     "",
