@@ -10,7 +10,7 @@ export const TEST_STEP = /\b(pytest|tox|nox|npm (run )?test|npm t\b|yarn test|pn
 
 export type Step = { name?: string; uses?: string; run?: string; with?: Record<string, unknown>; env?: Record<string, unknown>; [key: string]: unknown };
 type Job = { steps?: Step[]; strategy?: { matrix?: Record<string, unknown> } };
-type WorkflowDoc = { name?: unknown; on?: unknown; true?: unknown; jobs?: Record<string, Job> };
+type WorkflowDoc = { name?: unknown; on?: unknown; jobs?: Record<string, Job> };
 
 export type SetupSource = {
   file: string;
@@ -101,8 +101,7 @@ const CI_EVENTS = ["push", "pull_request", "merge_group"];
 export function ciWorkflowNames(repo: string): string[] {
   const names: string[] = [];
   for (const { file, doc } of workflows(repo)) {
-    // YAML 1.1 readers turn a bare `on` key into true; the yaml package keeps "on".
-    const on = doc.on ?? doc.true;
+    const on = doc.on;
     const events = typeof on === "string" ? [on] : Array.isArray(on) ? on : on && typeof on === "object" ? Object.keys(on) : [];
     if (!events.some((e) => CI_EVENTS.includes(String(e)))) continue;
     const name = typeof doc.name === "string" && doc.name.trim() ? doc.name : `.github/workflows/${file}`;
