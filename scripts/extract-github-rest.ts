@@ -34,6 +34,9 @@ export const OPERATIONS = [
   "actions/download-artifact",
   "checks/list-annotations",
   "checks/list-for-suite",
+  // The check run named `autogen` on the commit a job concerns.
+  "checks/create",
+  "checks/update",
   // The dashboard's GitHub sign-in: who signed in, their organisation memberships, the App's installations.
   "users/get-authenticated",
   "orgs/get-membership-for-authenticated-user",

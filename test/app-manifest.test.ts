@@ -13,7 +13,7 @@ describe("app.yml", () => {
       pull_requests: "write",
       contents: "write",
       actions: "write",
-      checks: "read",
+      checks: "write",
       statuses: "read",
     });
     expect(Object.keys(manifest.default_permissions)).not.toContain("workflows");
@@ -22,7 +22,7 @@ describe("app.yml", () => {
   it("subscribes to exactly the events the bot handles", async () => {
     const manifest = parse(await readFile(new URL("../app.yml", import.meta.url), "utf8")) as Manifest;
     expect([...manifest.default_events].sort()).toEqual(
-      ["check_suite", "issue_comment", "issues", "pull_request", "pull_request_review", "pull_request_review_comment", "workflow_run"].sort(),
+      ["check_run", "check_suite", "issue_comment", "issues", "pull_request", "pull_request_review", "pull_request_review_comment", "workflow_run"].sort(),
     );
   });
 });

@@ -21,6 +21,9 @@ import { registerCiTriggers, type Trigger } from "./ci-triggers.ts";
 import { runCiJob } from "./run-ci-job.ts";
 import { runIssueJob, type JobDeps } from "./run-issue-job.ts";
 import { DEFAULT_JOB_RETRY, runJobWithRetries, type JobRetryPolicy } from "./job-retry.ts";
+import { CheckRunReporter } from "./check-run-reporter.ts";
+import { registerCheckRunActions } from "./check-run-actions.ts";
+import { octokitCheckRunForge, type ChecksOctokitLike } from "../forge/check-run-forge.ts";
 
 export type AppDeps = {
   store: Store;
@@ -58,6 +61,8 @@ export function createAutogenApp(deps: AppDeps): ApplicationFunction {
     const forgeFor = async (installationId: number): Promise<Forge> => octokitForge((await app.auth(installationId)) as unknown as OctokitLike, deps.scrub);
     const ciFor = async (installationId: number): Promise<CiForge> => octokitCiForge(((await app.auth(installationId)) as unknown as { request: RequestLike }).request);
     const waiters = deps.waiters ?? new RunWaiters();
+    // Each job's `autogen` check run: started when the job knows its commit, completed when it ends.
+    const checkRuns = new CheckRunReporter({ store: deps.store, checksFor: async (id) => octokitCheckRunForge((await app.auth(id)) as unknown as ChecksOctokitLike, deps.scrub), log: app.log });
     /** A follow-up job for a pull request whose head moved: once per head commit. */
     const restart = async (job: Job, checkpoint: Record<string, unknown>) => {
       if (!await deps.store.recordDelivery(`ci:${job.owner}/${job.repo}#${job.number}@${String(checkpoint.headSha)}`, "ci-restart")) return;
@@ -65,11 +70,19 @@ export function createAutogenApp(deps: AppDeps): ApplicationFunction {
       await deps.store.enqueue({ ...request, deliveryId: `${deliveryId}:restart:${job.id}`, checkpoint });
       pool.kick();
     };
-    const jobDeps: JobDeps = { store: deps.store, forgeFor, ciFor, waiters, pollMs: deps.pollMs, actionsTimeoutMs: deps.actionsTimeoutMs, restart, jobRetry: deps.jobRetry, cacheRoot: deps.cacheRoot, llmFor: deps.llmFor, statusThrottleMs: deps.statusThrottleMs, log: app.log, memory: deps.memory };
+    const jobDeps: JobDeps = { store: deps.store, forgeFor, ciFor, waiters, pollMs: deps.pollMs, actionsTimeoutMs: deps.actionsTimeoutMs, restart, checkRunStarted: (job, sha) => checkRuns.begin(job, sha), jobRetry: deps.jobRetry, cacheRoot: deps.cacheRoot, llmFor: deps.llmFor, statusThrottleMs: deps.statusThrottleMs, log: app.log, memory: deps.memory };
     // Every line a job logs carries its job and delivery ids (a child logger per job).
     const depsOf = (job: Job): JobDeps => ({ ...jobDeps, log: app.log.child({ jobId: job.id, deliveryId: job.deliveryId }) });
     const runJob = (job: Job, signal: AbortSignal) => (job.kind === "ci" ? runCiJob(job, depsOf(job), signal) : runIssueJob(job, depsOf(job), signal));
-    const pool = new WorkerPool(deps.store, (job, signal) => runJobWithRetries(deps.store, job, signal, runJob, deps.jobRetry ?? DEFAULT_JOB_RETRY, app.log.child({ jobId: job.id, deliveryId: job.deliveryId })), { concurrency: deps.concurrency, perInstallation: deps.perInstallation });
+    const pool = new WorkerPool(
+      deps.store,
+      async (job, signal) => {
+        await runJobWithRetries(deps.store, job, signal, runJob, deps.jobRetry ?? DEFAULT_JOB_RETRY, app.log.child({ jobId: job.id, deliveryId: job.deliveryId }));
+        // However the job ended (a job left running by a shutdown is skipped: it resumes later).
+        await checkRuns.complete(job.id);
+      },
+      { concurrency: deps.concurrency, perInstallation: deps.perInstallation },
+    );
     const resumed = await deps.store.requeueInterrupted();
     if (resumed > 0) app.log.info({ resumed }, "interrupted jobs requeued");
     pool.kick();
@@ -167,6 +180,7 @@ export function createAutogenApp(deps: AppDeps): ApplicationFunction {
     };
 
     registerCiTriggers(app, { store: deps.store, waiters, appId: deps.appId, firstDelivery, repoConfig, gateAndEnqueue });
+    registerCheckRunActions(app, { store: deps.store, appId: deps.appId, scrub: deps.scrub, cacheRoot: deps.cacheRoot, checkRuns, firstDelivery, gateAndEnqueue });
 
     // Reviews on the bot's own PRs are feedback for another iteration on that PR.
     const onReview = async (context: Context<"pull_request_review.submitted" | "pull_request_review_comment.created">, text: string) => {

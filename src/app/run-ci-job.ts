@@ -29,6 +29,7 @@ import { jobVerifier } from "./job-verifier.ts";
 import { applyStoredDiff, coAuthor, commitAndPush } from "./publish-change.ts";
 import type { JobDeps } from "./run-issue-job.ts";
 import { CI_STEPS, StatusReporter } from "./status-reporter.ts";
+import { recordFailureSites } from "./check-run-reporter.ts";
 import { dirname } from "node:path";
 import { runSetup } from "../verify/run-setup.ts";
 import { configWithInstall, installDependencies } from "../verify/install/run-install.ts";
@@ -74,6 +75,7 @@ export async function runCiJob(job: Job, deps: JobDeps, signal: AbortSignal): Pr
     if (headSha && pull.headSha !== headSha) throw new HeadMoved(pull.headSha);
     headSha = pull.headSha;
     await deps.store.checkpoint(job.id, { headSha });
+    await deps.checkRunStarted?.(job, headSha);
 
     // The evidence: the red runs of the head commit (waiting for runs still in progress).
     status.set("CI evidence", "running");
@@ -96,6 +98,7 @@ export async function runCiJob(job: Job, deps: JobDeps, signal: AbortSignal): Pr
     for (const run of runs.slice(0, 3)) evidence.push(await collectRunEvidence(ci, owner, repo, run, { parseConsole: runner.parseConsole, baseBranch: pull.baseRef }));
     if (evidence.length === 0 && suiteId !== undefined) evidence.push(await collectCheckSuiteEvidence(ci, owner, repo, { id: suiteId, headSha, headBranch: pull.headRef }, { parseConsole: runner.parseConsole }));
     const failingInCi = [...new Set(evidence.flatMap((e) => failingTests(e.report).map((t) => t.id)))];
+    await recordFailureSites(deps.store, job, evidence.map((e) => e.report), head.path);
     status.set("CI evidence", "done", `${evidence.length} failed run(s), ${failingInCi.length} failing test(s) (${evidence.map((e) => e.testsFrom).join(", ")})`);
     const infra = evidence.every((e) => e.infra) ? evidence[0]?.infra : undefined;
     if (infra && failingInCi.length === 0) {

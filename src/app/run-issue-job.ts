@@ -27,6 +27,7 @@ import { guardedLlm } from "./guarded-llm.ts";
 import { beginJob } from "./job-config.ts";
 import { jobVerifier } from "./job-verifier.ts";
 import { StatusReporter } from "./status-reporter.ts";
+import { recordFailureSites } from "./check-run-reporter.ts";
 import { missingDependencies, runSetup } from "../verify/run-setup.ts";
 import { configWithInstall, installDependencies, type InstallResult } from "../verify/install/run-install.ts";
 import { appInstallCache } from "../verify/install/install-cache.ts";
@@ -52,6 +53,8 @@ export type JobDeps = {
   /** Runs of a job whose GitHub calls fail (default: 5, from 30 s apart). */
   jobRetry?: JobRetryPolicy | undefined;
   log: { info: (meta: object, msg: string) => void; warn: (meta: object, msg: string) => void };
+  /** The job knows the commit it concerns: its `autogen` check run starts there (never throws). */
+  checkRunStarted?: ((job: Job, sha: string) => Promise<void>) | undefined;
 };
 
 
@@ -104,6 +107,7 @@ export async function runIssueJob(job: Job, deps: JobDeps, signal: AbortSignal):
       const files = outcome.status === "fixed" ? outcome.changedFiles : (outcome.closestAttempt?.files ?? []);
       const sha = await commitAndPush(worktree, mirror, repository.cloneUrl, branch, issueCommitMessage(job, outcome), files, credentials);
       await deps.store.checkpoint(job.id, { pushed: sha });
+      await deps.checkRunStarted?.(job, sha);
     }
     status.set("Pull request", "running");
     const draft = draftOfAttempt || config.pullRequest.draft === "always" || !(outcome.evidence.after && outcome.evidence.after.failed === 0);
@@ -157,6 +161,7 @@ async function runEngineSteps(job: Job, config: RepoConfig, install: InstallResu
   }
   const baseline = await verifier.run(worktree.path, { kind: "all" });
   const failing = failingTests(baseline);
+  await recordFailureSites(deps.store, job, [baseline], worktree.path);
   status.set("Tests and localisation", "done", `${runner.name}: ${baseline.tests.length - failing.length} passed, ${failing.length} failed on ${worktree.sha.slice(0, 7)}`);
   const base = deps.llmFor?.(config, job, signal);
   // Every model call first checks that the issue is still what was asked for.

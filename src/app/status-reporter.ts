@@ -1,6 +1,7 @@
 // Keeps the job's one status comment up to date: found again by its marker (so a retry
 // or a restarted job edits the same comment), updated at most every few seconds while
-// the job runs, and always at the end.
+// the job runs, and always at the end (when the final state is also kept in the job's
+// checkpoint, for its check run).
 import type { Forge } from "../forge/forge.ts";
 import type { Job, Store } from "../jobs/store.ts";
 import { renderStatus, statusMarker, type StatusStep } from "../report/status-comment.ts";
@@ -57,6 +58,8 @@ export class StatusReporter {
     this.pending = undefined;
     for (const step of this.steps) if (step.state === "running") step.state = "failed";
     for (const step of this.steps) if (step.state === "pending") step.state = "skipped";
+    // Kept with the job: its check run's summary is this checklist and final word.
+    await this.store.checkpoint(this.job.id, { statusReport: { steps: this.steps, summary } }).catch(() => undefined);
     await this.write(summary);
   }
 

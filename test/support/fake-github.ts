@@ -29,8 +29,24 @@ export type FakeGitHubState = {
   /** Open pull requests by head commit (repos/list-pull-requests-associated-with-commit). */
   commitPulls?: Record<string, number[]>;
   actions?: FakeActions;
+  /** The bot's own check runs (checks/create, checks/update), with every update's body in order. */
+  ownCheckRuns?: FakeCheckRun[];
   /** An outage: a status (502, 503) to answer an operation with instead, or undefined to answer it. */
   fault?: (operation: string) => number | undefined;
+};
+
+export type FakeCheckRun = {
+  id: number;
+  name: string;
+  head_sha: string;
+  external_id: string;
+  status: string;
+  conclusion: string | null;
+  output: { title: string; summary: string };
+  annotations: Array<{ path: string; start_line: number; end_line: number; annotation_level: string; message: string; title?: string }>;
+  actions: Array<{ label: string; description: string; identifier: string }>;
+  /** The statuses the run went through, in order. */
+  history: string[];
 };
 
 export type FakePull = { title: string; body: string; state: "open" | "closed"; headRef: string; headSha: string; baseRef: string; baseSha: string; fork: boolean };
@@ -228,6 +244,32 @@ export function fakeGitHub(state: FakeGitHubState) {
       case "checks/list-for-suite": {
         const runs = (actions?.checkRuns ?? []).filter((r) => r.suite === Number(params.check_suite_id));
         return [200, { total_count: runs.length, check_runs: runs.map((r) => ({ id: r.id, name: r.name, status: "completed", conclusion: r.conclusion, output: { title: r.name, summary: r.summary, text: r.text, annotations_count: 0, annotations_url: "" } })) }];
+      }
+      case "checks/create":
+      case "checks/update": {
+        const runs = (state.ownCheckRuns ??= []);
+        let run = runs.find((r) => r.id === Number(params.check_run_id));
+        if (id === "checks/create") {
+          run = { id: nextId++, name: String(body?.name), head_sha: String(body?.head_sha), external_id: String(body?.external_id ?? ""), status: "queued", conclusion: null, output: { title: "", summary: "" }, annotations: [], actions: [], history: [] };
+          runs.push(run);
+        }
+        if (!run) return [404, { message: "Not Found" }];
+        // GitHub's limits, as its documentation states them: the fake refuses what GitHub would.
+        const output = body?.output as { title?: string; summary?: string; annotations?: FakeCheckRun["annotations"] } | undefined;
+        const actions = body?.actions as FakeCheckRun["actions"] | undefined;
+        if (output && (typeof output.title !== "string" || typeof output.summary !== "string")) errors.push(`${id}: output needs a title and a summary`);
+        if ((output?.summary?.length ?? 0) > 65_535) errors.push(`${id}: output.summary is over 65535 characters`);
+        if ((output?.annotations?.length ?? 0) > 50) errors.push(`${id}: more than 50 annotations in one request`);
+        for (const a of output?.annotations ?? []) if (!a.path || !(a.start_line >= 1) || !(a.end_line >= a.start_line) || !["notice", "warning", "failure"].includes(a.annotation_level) || !a.message) errors.push(`${id}: malformed annotation ${JSON.stringify(a)}`);
+        if (actions && (actions.length > 3 || actions.some((a) => a.label.length > 20 || a.description.length > 40 || a.identifier.length > 20))) errors.push(`${id}: actions over GitHub's limits`);
+        if (body?.status === "completed" && !body.conclusion) errors.push(`${id}: completed without a conclusion`);
+        if (output) run.output = { title: String(output.title), summary: String(output.summary) };
+        run.annotations.push(...(output?.annotations ?? []));
+        if (actions) run.actions = actions;
+        if (body?.status) run.status = String(body.status);
+        if (body?.conclusion) run.conclusion = String(body.conclusion);
+        run.history.push(run.status);
+        return [id === "checks/create" ? 201 : 200, { id: run.id, name: run.name, head_sha: run.head_sha, status: run.status, conclusion: run.conclusion }];
       }
       case "checks/list-annotations":
         return [200, actions?.annotations[Number(params.check_run_id)] ?? []];

@@ -1,0 +1,268 @@
+// The `autogen` check run, end to end: real webhook payloads into a real Probot, GitHub
+// faked at the HTTP level (every request checked against its REST description, and the
+// checks calls against GitHub's documented limits), git pushes into a local bare
+// repository, pytest run for real. An issue's fix gets its check run on the bot's commit,
+// a red build's on the pull request's head; the buttons Retry and Apply fix are clicked
+// as `check_run.requested_action` deliveries.
+import { execFileSync } from "node:child_process";
+import { mkdtemp, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Probot, ProbotOctokit } from "probot";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createAutogenApp } from "../../src/app/create-app.ts";
+import { JobStore } from "../../src/jobs/job-store.ts";
+import type { WorkerPool } from "../../src/jobs/worker-pool.ts";
+import { secretScrubber } from "../../src/report/scrub-secrets.ts";
+import { fakeActions, fakeGitHub, type FakeCheckRun, type FakeGitHubState } from "../support/fake-github.ts";
+import { ciRun } from "../support/fake-actions-runner.ts";
+import { gitRepo } from "../support/git-repo.ts";
+import { networkGuard } from "../support/network-guard.ts";
+import { testPrivateKey } from "../support/private-key.ts";
+import { webhookExample } from "../support/webhook-examples.ts";
+
+const PYTEST = 'test:\n  env:\n    PYTEST_DISABLE_PLUGIN_AUTOLOAD: "1"\n';
+const CART_BROKEN = "def total(prices, discount):\n    subtotal = sum(prices)\n    return subtotal + discount\n";
+const CART_OK = "def total(prices, discount):\n    subtotal = sum(prices)\n    return subtotal - discount\n";
+const CART_PR = `${CART_BROKEN}\n\ndef bulk_total(orders):\n    return [total(p, d) for p, d in orders]\n`;
+const TESTS = "from shop.cart import total\n\n\ndef test_total_applies_discount():\n    assert total([10, 20], 5) == 25\n\n\ndef test_total_without_discount():\n    assert total([1, 2], 0) == 3\n";
+const ISSUE = { title: "Discount is added instead of subtracted", body: "total([10, 20], 5) gives 35, it should be 25." };
+
+let root: string;
+let remote: string;
+let state: FakeGitHubState;
+let github: ReturnType<typeof fakeGitHub>;
+let store: JobStore;
+const network = networkGuard();
+
+const sh = (dir: string, ...args: string[]) => execFileSync("git", ["-C", dir, ...args], { encoding: "utf8" }).trim();
+const remoteSha = (ref: string) => execFileSync("git", ["--git-dir", remote, "rev-parse", ref], { encoding: "utf8" }).trim();
+const remoteFile = (ref: string, path: string) => execFileSync("git", ["--git-dir", remote, "show", `${ref}:${path}`], { encoding: "utf8" });
+const checkRuns = (): FakeCheckRun[] => state.ownCheckRuns ?? [];
+
+beforeEach(async () => {
+  network.start();
+  root = await mkdtemp(join(tmpdir(), "autogen-checks-"));
+  store = new JobStore(join(root, "jobs.db"));
+});
+
+afterEach(() => {
+  const { unmatched } = network.stop();
+  store.close();
+  expect(github.errors, "requests that do not fit GitHub's REST description or limits").toEqual([]);
+  expect(unmatched, "requests nothing answered").toEqual([]);
+});
+
+async function startApp() {
+  let pool: WorkerPool | undefined;
+  const probot = new Probot({ appId: 1, privateKey: testPrivateKey(), secret: "s", logLevel: "fatal", Octokit: ProbotOctokit.defaults({ retry: { enabled: false }, throttle: { enabled: false } }) });
+  await probot.load(createAutogenApp({ store, appId: 1, cacheRoot: join(root, "cache"), scrub: secretScrubber([testPrivateKey()]), concurrency: 1, perInstallation: 1, statusThrottleMs: 60_000, pollMs: 40, onReady: (p) => (pool = p) }));
+  return {
+    probot,
+    idle: async () => {
+      while (pool && ((await store.queueDepth()).queued > 0 || (await store.queueDepth()).running > 0)) await pool.idle().then(() => new Promise((r) => setTimeout(r, 20)));
+    },
+  };
+}
+
+const repo = (payload: Record<string, unknown>) => ({ ...(payload.repository as object), name: "shop", full_name: "octo-org/shop", default_branch: "main", owner: { ...(payload.repository as { owner: object }).owner, login: "octo-org" } });
+
+function labeled() {
+  const payload = webhookExample("issues", "labeled") as Record<string, unknown> & { issue: Record<string, unknown> };
+  payload.repository = repo(payload);
+  payload.issue = { ...payload.issue, number: 42, title: ISSUE.title, body: ISSUE.body };
+  payload.label = { ...(payload.label as object), name: "autogen" };
+  payload.sender = { ...(payload.sender as object), login: "maintainer", id: 7, type: "User" };
+  payload.installation = { id: 99, node_id: "MDIz" };
+  return payload;
+}
+
+/** A click on one of the check run's buttons (the real example payload, pointed at `run`). */
+function click(run: { id: number; head_sha: string; external_id: string }, identifier: string, sender = "maintainer", appId = 1) {
+  const payload = webhookExample("check_run", "requested_action") as Record<string, unknown> & { check_run: Record<string, unknown> };
+  payload.repository = repo(payload);
+  payload.check_run = { ...payload.check_run, id: run.id, name: "autogen", head_sha: run.head_sha, external_id: run.external_id, app: { ...(payload.check_run.app as object), id: appId } };
+  payload.requested_action = { identifier };
+  payload.sender = { ...(payload.sender as object), login: sender, id: 8, type: "User" };
+  payload.installation = { id: 99, node_id: "MDIz" };
+  return payload;
+}
+
+async function issueRepository() {
+  const work = await gitRepo({ "shop/__init__.py": "", "shop/cart.py": CART_BROKEN, "tests/test_cart.py": TESTS, ".github/autogen.yml": PYTEST });
+  remote = join(root, "remote.git");
+  execFileSync("git", ["clone", "--quiet", "--bare", work, remote]);
+  state = { issue: { ...ISSUE }, comments: [], pulls: [], permissions: { maintainer: "write", visitor: "read" }, files: { ".github/autogen.yml": PYTEST }, defaultBranch: "main", cloneUrl: remote };
+  github = fakeGitHub(state);
+}
+
+/** main with a correct cart, and pull request #7 that breaks it (for a fork: only as refs/pull/7/head). */
+async function redPullRequest(fork: boolean) {
+  const config = `triggers:\n  ciFailure: auto\n${PYTEST}`;
+  const work = await gitRepo({ "shop/__init__.py": "", "shop/cart.py": CART_OK, "tests/test_cart.py": TESTS, ".github/autogen.yml": config });
+  remote = join(root, "remote.git");
+  execFileSync("git", ["clone", "--quiet", "--bare", work, remote]);
+  const baseSha = sh(work, "rev-parse", "HEAD");
+  sh(work, "switch", "--quiet", "--create", "feature/bulk");
+  await writeFile(join(work, "shop/cart.py"), CART_PR);
+  sh(work, "-c", "user.name=Dev", "-c", "user.email=dev@example.invalid", "commit", "--quiet", "--all", "--message", "Add bulk totals");
+  const headSha = sh(work, "rev-parse", "HEAD");
+  sh(work, "push", "--quiet", remote, fork ? "HEAD:refs/pull/7/head" : "feature/bulk");
+  state = {
+    issue: { title: "unused", body: "" },
+    comments: [],
+    pulls: [],
+    permissions: { maintainer: "write", contributor: "read" },
+    files: { ".github/autogen.yml": config },
+    defaultBranch: "main",
+    cloneUrl: remote,
+    prs: { 7: { title: "Bulk totals", body: "Adds bulk_total.", state: "open", headRef: "feature/bulk", headSha, baseRef: "main", baseSha, fork } },
+    commitPulls: { [headSha]: [7] },
+    // No verification workflow installed: verified in the local sandbox.
+    actions: fakeActions([]),
+  };
+  github = fakeGitHub(state);
+  const red = await ciRun(state.actions as NonNullable<FakeGitHubState["actions"]>, remote, { sha: headSha, branch: "feature/bulk", number: 7, fork });
+  const payload = webhookExample("workflow_run", "completed") as Record<string, unknown> & { workflow_run: Record<string, unknown>; workflow: Record<string, unknown> };
+  payload.repository = repo(payload);
+  payload.workflow = { ...payload.workflow, path: ".github/workflows/ci.yml" };
+  payload.workflow_run = { ...payload.workflow_run, id: red.id, path: ".github/workflows/ci.yml", event: "pull_request", status: "completed", conclusion: "failure", head_sha: headSha, head_branch: "feature/bulk", pull_requests: red.pull_requests.map((p) => ({ number: p.number, head: { ref: "feature/bulk", sha: headSha, repo: {} }, base: { ref: "main", sha: "0", repo: {} } })) };
+  payload.sender = { ...(payload.sender as object), login: "maintainer", id: 7, type: "User" };
+  payload.installation = { id: 99, node_id: "MDIz" };
+  return { headSha, workflowRun: payload };
+}
+
+const operationIndex = (operation: string, predicate: (body: Record<string, unknown> | undefined) => boolean = () => true) => github.requests.findIndex((r) => r.operation === operation && predicate(r.body));
+
+describe("the autogen check run", { timeout: 300_000 }, () => {
+  it("an issue's fix: in progress on the bot's commit before the PR opens, then success with the report and annotations; Retry by a reader does nothing, by a maintainer queues the job again", async () => {
+    await issueRepository();
+    const { probot, idle } = await startApp();
+    await probot.receive({ id: "label-1", name: "issues", payload: labeled() } as never);
+    await idle();
+
+    const job = await store.latest("octo-org", "shop", 42);
+    expect(job?.state).toBe("done");
+    expect(checkRuns()).toHaveLength(1);
+    const run = checkRuns()[0] as FakeCheckRun;
+    expect(run).toMatchObject({ name: "autogen", head_sha: remoteSha("autogen/issue-42"), external_id: String(job?.id), status: "completed", conclusion: "success" });
+    // Created in progress once the commit existed, before the pull request; completed at the end.
+    expect(run.history[0]).toBe("in_progress");
+    expect(run.history.at(-1)).toBe("completed");
+    const created = operationIndex("checks/create");
+    expect(created).toBeGreaterThan(-1);
+    expect(created).toBeLessThan(operationIndex("pulls/create"));
+    expect(github.calls("checks/create")[0]?.body).toMatchObject({ status: "in_progress", head_sha: remoteSha("autogen/issue-42") });
+    // The summary: the checklist, the final word and the report.
+    expect(run.output.title).toMatch(/^Fixed: /);
+    expect(run.output.summary).toContain("✅ Regression gate");
+    expect(run.output.summary).toContain(`Opened https://github.com/o/r/pull/${state.pulls[0]?.number}`);
+    expect(run.output.summary).toContain("<summary>Report</summary>");
+    expect(run.output.summary).toContain("Regression gate (full suite)");
+    // On the changed line (the new side: this commit holds the fix) and on the failure it explains.
+    expect(remoteFile("autogen/issue-42", "shop/cart.py").split("\n")[2]).toBe("    return subtotal - discount");
+    expect(run.annotations).toContainEqual(expect.objectContaining({ path: "shop/cart.py", start_line: 3, end_line: 3, annotation_level: "notice" }));
+    const failure = run.annotations.find((a) => a.annotation_level === "failure");
+    expect(failure).toMatchObject({ path: "tests/test_cart.py", title: "Failing: tests/test_cart.py::test_total_applies_discount" });
+    expect(failure?.message).toContain("autogen's change makes it pass again");
+    expect(run.actions).toEqual([{ label: "Retry", description: "Run this autogen job again", identifier: "retry" }]);
+
+    // A reader's click: refused by the gate, no job.
+    const ref = { id: run.id, head_sha: run.head_sha, external_id: run.external_id };
+    await probot.receive({ id: "click-reader", name: "check_run", payload: click(ref, "retry", "visitor") } as never);
+    expect(await store.countJobs("octo-org", "shop", 42, "fix")).toBe(1);
+    expect(github.calls("repos/get-collaborator-permission-level").at(-1)?.path).toBe("/repos/octo-org/shop/collaborators/visitor/permission");
+    // A maintainer's: the same kind of job again, from that delivery, with the issue as it is now.
+    await probot.receive({ id: "click-maintainer", name: "check_run", payload: click(ref, "retry") } as never);
+    const again = await store.latest("octo-org", "shop", 42);
+    expect(again?.id).not.toBe(job?.id);
+    expect(again).toMatchObject({ kind: "fix", deliveryId: "click-maintainer", requester: "maintainer", snapshot: ISSUE });
+    // Redelivered: nothing more.
+    await probot.receive({ id: "click-maintainer", name: "check_run", payload: click(ref, "retry") } as never);
+    expect(await store.countJobs("octo-org", "shop", 42, "fix")).toBe(2);
+    await idle();
+    expect((await store.get(again?.id ?? 0))?.state).toBe("done");
+  });
+
+  it("a click on a check run this App did not create is ignored", async () => {
+    await issueRepository();
+    const { probot, idle } = await startApp();
+    await probot.receive({ id: "label-2", name: "issues", payload: labeled() } as never);
+    await idle();
+    const run = checkRuns()[0] as FakeCheckRun;
+    const before = github.requests.length;
+    // Another App's run with our job's external id, and one of ours whose id is not the job's run.
+    await probot.receive({ id: "click-other-app", name: "check_run", payload: click({ id: run.id, head_sha: run.head_sha, external_id: run.external_id }, "retry", "maintainer", 4242) } as never);
+    await probot.receive({ id: "click-other-run", name: "check_run", payload: click({ id: run.id + 1, head_sha: run.head_sha, external_id: run.external_id }, "retry") } as never);
+    expect(await store.countJobs("octo-org", "shop", 42, "fix")).toBe(1);
+    expect(github.requests.slice(before)).toEqual([]);
+  });
+
+  it("GitHub failing the checks calls does not fail the job: the PR is opened all the same", async () => {
+    await issueRepository();
+    state.fault = (operation) => (operation.startsWith("checks/") ? 502 : undefined);
+    const { probot, idle } = await startApp();
+    await probot.receive({ id: "label-3", name: "issues", payload: labeled() } as never);
+    await idle();
+    expect(github.calls("checks/create").length).toBeGreaterThan(0);
+    expect((await store.latest("octo-org", "shop", 42))?.state).toBe("done");
+    expect(state.pulls).toHaveLength(1);
+    expect(state.comments[0]?.body).toContain(`Opened https://github.com/o/r/pull/${state.pulls[0]?.number}`);
+  });
+
+  it("a red build: in progress on the PR head from the start, then success with annotations on the lines the fix changes and on the failure the PR caused", async () => {
+    const { headSha, workflowRun } = await redPullRequest(false);
+    const { probot, idle } = await startApp();
+    await probot.receive({ id: "red-1", name: "workflow_run", payload: workflowRun } as never);
+    await idle();
+    expect(checkRuns()).toHaveLength(1);
+    const run = checkRuns()[0] as FakeCheckRun;
+    expect(run).toMatchObject({ head_sha: headSha, status: "completed", conclusion: "success" });
+    expect(run.history[0]).toBe("in_progress");
+    // Right at the start: before the evidence is read from CI.
+    expect(operationIndex("checks/create")).toBeLessThan(operationIndex("actions/list-jobs-for-workflow-run"));
+    expect(run.output.summary).toContain("✅ Attribution: 1 caused by the change");
+    // The old side: this commit is the one the fix applies to.
+    expect(remoteFile(headSha, "shop/cart.py").split("\n")[2]).toBe("    return subtotal + discount");
+    expect(run.annotations).toContainEqual(expect.objectContaining({ path: "shop/cart.py", start_line: 3, end_line: 3, annotation_level: "notice", title: "autogen's fix changes these lines" }));
+    const failure = run.annotations.find((a) => a.annotation_level === "failure");
+    expect(failure).toMatchObject({ path: "tests/test_cart.py", title: "Broken by this pull request: tests/test_cart.py::test_total_applies_discount" });
+    expect(failure?.start_line).toBe(5);
+    expect(run.actions.map((a) => a.identifier)).toEqual(["retry"]);
+  });
+
+  it("a fork's patch: Apply fix by a reader does nothing; by a maintainer opens exactly one PR from a bot branch off the fork's head, and a second click opens nothing", async () => {
+    const { headSha, workflowRun } = await redPullRequest(true);
+    const { probot, idle } = await startApp();
+    await probot.receive({ id: "red-fork", name: "workflow_run", payload: workflowRun } as never);
+    await idle();
+    const run = checkRuns()[0] as FakeCheckRun;
+    expect(run).toMatchObject({ head_sha: headSha, conclusion: "success" });
+    expect(run.output.title).toBe("Fix found: Apply fix opens a pull request with it");
+    expect(run.actions.map((a) => a.identifier)).toEqual(["retry", "apply"]);
+    expect(state.pulls).toEqual([]);
+    const ref = { id: run.id, head_sha: run.head_sha, external_id: run.external_id };
+
+    await probot.receive({ id: "apply-reader", name: "check_run", payload: click(ref, "apply", "contributor") } as never);
+    expect(state.pulls).toEqual([]);
+
+    await probot.receive({ id: "apply-1", name: "check_run", payload: click(ref, "apply") } as never);
+    const branch = `autogen/fix-7-${headSha.slice(0, 7)}`;
+    expect(state.pulls).toHaveLength(1);
+    expect(state.pulls[0]).toMatchObject({ head: branch, base: "main" });
+    expect(state.pulls[0]?.body).toContain("Applies autogen's fix for the red build of #7");
+    // The fork's commit plus the fix, from the job's checkpointed diff.
+    expect(remoteSha(`${branch}^`)).toBe(headSha);
+    expect(remoteFile(branch, "shop/cart.py")).toContain("return subtotal - discount");
+    expect(remoteFile(branch, "shop/cart.py")).toContain("def bulk_total");
+    expect(run.output.title).toMatch(/^Fix applied: https:\/\/github.com\/o\/r\/pull\/\d+$/);
+    expect(run.actions.map((a) => a.identifier)).toEqual(["retry"]);
+    const annotations = run.annotations.length;
+
+    await probot.receive({ id: "apply-2", name: "check_run", payload: click(ref, "apply") } as never);
+    expect(state.pulls).toHaveLength(1);
+    expect(github.calls("pulls/create")).toHaveLength(1);
+    // The update after applying sent no annotations again.
+    expect(run.annotations).toHaveLength(annotations);
+  });
+});
