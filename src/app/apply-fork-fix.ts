@@ -5,8 +5,7 @@
 // branch into theirs). The patch is the job's own checkpointed diff, never anything from
 // the webhook; the PR's head must still be the commit the fix was verified on. A second
 // click finds the recorded PR (or the open PR of that branch) and opens nothing new.
-import { parseRepoConfigText } from "../config/parse-repo-config.ts";
-import { REPO_CONFIG_PATH } from "../config/parse-repo-config.ts";
+import { parseRepoConfigText, REPO_CONFIG_PATH } from "../config/parse-repo-config.ts";
 import type { Outcome } from "../engine/task.ts";
 import type { CiForge } from "../forge/ci-forge.ts";
 import type { Forge } from "../forge/forge.ts";
