@@ -5,6 +5,7 @@ import { readFile, readdir, mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { DatabaseSync } from "node:sqlite";
 import { join } from "node:path";
+import { Writable } from "node:stream";
 import nock from "nock";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { OpsConfig } from "../../src/config/ops-config.ts";
@@ -21,10 +22,18 @@ const network = networkGuard();
 let seeded: SeededServer;
 let githubErrors: string[] = [];
 let githubRequests = 0;
+/** Every line the server logged while seeding (JSON, at debug level). */
+const logLines: Array<Record<string, unknown>> = [];
+const logStream = new Writable({
+  write(chunk: Buffer, _encoding, done) {
+    for (const line of chunk.toString("utf8").split("\n")) if (line.trim()) logLines.push(JSON.parse(line) as Record<string, unknown>);
+    done();
+  },
+});
 
 beforeAll(async () => {
   network.start();
-  seeded = await seededServer(OPS);
+  seeded = await seededServer(OPS, 0, logStream);
   githubErrors = [...seeded.github.errors];
   githubRequests = seeded.github.requests.length;
 }, 240_000);
@@ -51,6 +60,35 @@ describe("the seed", () => {
     expect(githubErrors).toEqual([]);
     expect(seeded.answers).toEqual({ "seed-1": 200, "seed-2": 202, "seed-3": 202, "seed-bad": 401, "seed-merge": 202 });
     expect(seeded.state.pulls).toHaveLength(1);
+  });
+});
+
+describe("the structured log", () => {
+  it("carries the job id and the delivery id on every line of a job", async () => {
+    const history = new SqliteJobHistory(seeded.dbPath);
+    const jobs = (await history.jobs()).filter((j) => j.deliveryId === "seed-1" || j.deliveryId === "seed-2");
+    await history.close();
+    expect(jobs.map((j) => j.number).sort()).toEqual([42, 43]);
+    for (const job of jobs) {
+      const lines = logLines.filter((l) => l.jobId === job.id);
+      // The job's lines (its GitHub calls among them, logged by the GitHub client) name its delivery.
+      expect(lines.filter((l) => String(l.msg).startsWith("GitHub request:")).length, `GitHub calls of job ${job.id}`).toBeGreaterThan(3);
+      for (const line of lines) expect(line.deliveryId, String(line.msg)).toBe(job.deliveryId);
+      // Each of the job's status-comment edits is a line of that job.
+      const edits = logLines.filter((l) => String(l.msg).startsWith(`GitHub request: PATCH https://api.github.com/repos/${job.owner}/${job.repo}/issues/comments/`));
+      expect(edits.length).toBeGreaterThan(0);
+      for (const edit of edits) expect([edit.jobId, edit.deliveryId]).toEqual([job.id, job.deliveryId]);
+    }
+    // Everything the seed made the server log was for a delivery, and says which.
+    expect(logLines.length).toBeGreaterThan(20);
+    expect(logLines.filter((l) => typeof l.deliveryId !== "string").map((l) => l.msg)).toEqual([]);
+    // No line names a job without naming the delivery too (a job logging through the app's logger would).
+    const orphans = logLines.filter((l) => (l.jobId !== undefined || l.job !== undefined) && typeof l.deliveryId !== "string");
+    expect(orphans.map((l) => l.msg)).toEqual([]);
+    // The log never holds the canaries either.
+    const all = JSON.stringify(logLines);
+    expect(all).not.toContain(SECRET_CANARY);
+    expect(all).not.toContain("PROMPT-CANARY");
   });
 });
 

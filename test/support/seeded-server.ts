@@ -15,6 +15,7 @@ import { execFileSync } from "node:child_process";
 import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { DestinationStream } from "pino";
 import { ProbotOctokit } from "probot";
 import { loadServerConfig } from "../../src/config/env-config.ts";
 import type { OpsConfig } from "../../src/config/ops-config.ts";
@@ -67,7 +68,7 @@ async function until(check: () => Promise<boolean>, what: string, ms = 170_000):
 }
 
 /** Starts the server (port `port`, 0 for any) and runs the seed jobs; the network guard must be started. */
-export async function seededServer(ops: OpsConfig, port = 0): Promise<SeededServer> {
+export async function seededServer(ops: OpsConfig, port = 0, logDestination?: DestinationStream): Promise<SeededServer> {
   const root = await mkdtemp(join(tmpdir(), "autogen-seeded-"));
   const work = await gitRepo({ ...FILES, ".github/autogen.yml": CONFIG });
   const remote = join(root, "remote.git");
@@ -84,8 +85,8 @@ export async function seededServer(ops: OpsConfig, port = 0): Promise<SeededServ
   };
   const github = fakeGitHub(state);
   const dbPath = join(root, "data", "autogen.db");
-  const config = loadServerConfig({ APP_ID: "1", PRIVATE_KEY: testPrivateKey(), WEBHOOK_SECRET: SECRET, HOST: "127.0.0.1", PORT: String(port), LOG_LEVEL: "fatal", AUTOGEN_DB_PATH: dbPath });
-  const running = await startServer(config, { Octokit: ProbotOctokit.defaults({ retry: { enabled: false }, throttle: { enabled: false } }), ops });
+  const config = loadServerConfig({ APP_ID: "1", PRIVATE_KEY: testPrivateKey(), WEBHOOK_SECRET: SECRET, HOST: "127.0.0.1", PORT: String(port), LOG_LEVEL: logDestination ? "debug" : "fatal", AUTOGEN_DB_PATH: dbPath });
+  const running = await startServer(config, { Octokit: ProbotOctokit.defaults({ retry: { enabled: false }, throttle: { enabled: false } }), ops, ...(logDestination ? { logDestination } : {}) });
   const hook = `${running.url}/api/github/webhooks`;
   const answers: Record<string, number> = {};
   const post = async (payload: unknown, id: string, signature?: string, event = "issues") => {
