@@ -58,7 +58,7 @@ function jobRows(jobs: JobSummary[], ctx: PageContext, active: boolean): Html {
 ${jobs.map((job) => {
   const pull = pullUrl(ctx, job);
   return html`<tr data-job="${job.id}"><td><a href="${ctx.links.job(job.id)}">#${job.id}</a></td><td>${job.owner}/${job.repo}</td><td><a href="${issueUrl(ctx, job)}">#${job.number}</a> ${job.title}</td><td>${TRIGGERS[job.kind] ?? job.kind}</td>
-<td class="state-${job.state}">${active ? `${job.state}${job.stage ? `: ${job.stage}` : ""}` : result(job)}</td><td>${duration((active ? ctx.now : job.updatedAt) - job.createdAt)}</td><td>${job.strategy ?? "—"}</td><td>${job.verifier ?? "—"}</td>${active ? "" : html`<td>${pull ? html`<a href="${pull}">#${job.pull}</a>` : "—"}</td><td class="n">${job.cost ? dollars(job.cost.dollars) : "—"}</td>`}</tr>
+<td class="state-${job.state}">${active ? `${job.state}${job.stage ? `: ${job.stage}` : ""}` : result(job)}</td><td>${duration((active ? ctx.now : job.updatedAt) - job.createdAt)}</td><td>${job.strategy ?? "—"}</td><td>${job.verifier ?? "—"}</td>${active ? "" : html`<td>${pull ? html`<a href="${pull}">#${job.pull}</a>${job.merged ? " merged" : ""}` : "—"}</td><td class="n">${job.cost ? dollars(job.cost.dollars) : "—"}</td>`}</tr>
 `;
 })}</tbody></table>`;
 }
@@ -69,10 +69,10 @@ function reasons(t: Totals): string {
 
 function totalsTable(rows: Totals[], keyName: string, cls: string): Html {
   if (rows.length === 0) return html`<p class="muted">No jobs yet.</p>`;
-  return html`<table class="${cls}"><thead><tr><th>${keyName}</th><th>Jobs</th><th>Fixed</th><th>Not fixed</th><th>Failed</th><th>Cancelled</th><th>Why not fixed</th><th>PRs</th><th>LLM calls</th><th>Tokens</th><th>Dollars</th><th>Test minutes</th><th>Median time to PR</th></tr></thead><tbody>
+  return html`<table class="${cls}"><thead><tr><th>${keyName}</th><th>Jobs</th><th>Fixed</th><th>Not fixed</th><th>Failed</th><th>Cancelled</th><th>Why not fixed / gave up</th><th>PRs</th><th>Merged PRs</th><th>LLM calls</th><th>Tokens</th><th>Dollars</th><th>Test minutes</th><th>Actions minutes</th><th>Median time to PR</th></tr></thead><tbody>
 ${rows.map((t) => {
   const m = median(t.minutesToPr);
-  return html`<tr><td>${t.key}</td><td class="n">${t.jobs}</td><td class="n">${t.fixed}</td><td class="n">${t.notFixed}</td><td class="n">${t.failed}</td><td class="n">${t.cancelled}</td><td>${reasons(t)}</td><td class="n">${t.pulls}</td><td class="n">${t.llmCalls}</td><td class="n">${t.tokens}</td><td class="n">${dollars(t.dollars)}</td><td class="n">${t.testMinutes.toFixed(1)}</td><td class="n">${m === undefined ? "—" : `${m.toFixed(1)} min`}</td></tr>
+  return html`<tr><td>${t.key}</td><td class="n">${t.jobs}</td><td class="n">${t.fixed}</td><td class="n">${t.notFixed}</td><td class="n">${t.failed}</td><td class="n">${t.cancelled}</td><td>${reasons(t)}</td><td class="n">${t.pulls}</td><td class="n">${t.merged}</td><td class="n">${t.llmCalls}</td><td class="n">${t.tokens}</td><td class="n">${dollars(t.dollars)}</td><td class="n">${t.testMinutes.toFixed(1)}</td><td class="n">${t.actionsMinutes.toFixed(1)}</td><td class="n">${m === undefined ? "—" : `${m.toFixed(1)} min`}</td></tr>
 `;
 })}</tbody></table>`;
 }
@@ -126,7 +126,8 @@ ${job.error ? html`<dt>Error</dt><dd>${job.error.split("\n")[0]}</dd>` : ""}
 <dt>Created</dt><dd>${when(job.createdAt)} UTC</dd>
 <dt>${job.state === "queued" || job.state === "running" ? "Elapsed" : "Took"}</dt><dd>${duration((job.state === "queued" || job.state === "running" ? ctx.now : job.updatedAt) - job.createdAt)}</dd>
 <dt>Strategy</dt><dd>${job.strategy ?? "—"}</dd><dt>Verifier</dt><dd>${job.verifier ?? "—"}</dd>
-<dt>Pull request</dt><dd>${pull ? html`<a href="${pull}">#${job.pull}</a>` : "—"}</dd>
+<dt>Pull request</dt><dd>${pull ? html`<a href="${pull}">#${job.pull}</a>${job.merged ? " (merged)" : ""}` : "—"}</dd>
+<dt>Check run</dt><dd>${job.checkRunUrl ? html`<a class="check-run" href="${job.checkRunUrl}">${job.checkRunUrl}</a>` : "—"}</dd>
 <dt>Delivery</dt><dd>${job.deliveryId}</dd>
 </dl>
 <h2>Cost</h2>

@@ -1,5 +1,6 @@
 // Runs queued jobs with bounded concurrency (overall and per installation); each job can
 // be cancelled through its own abort signal (`/autogen stop`, an edited issue).
+import { withLogContext } from "../ops/log-context.ts";
 import type { Job, Store } from "./store.ts";
 
 export type JobRunner = (job: Job, signal: AbortSignal) => Promise<void>;
@@ -64,7 +65,8 @@ export class WorkerPool {
       // or taken over when its lease runs out (Postgres).
       if (this.stopped) break;
       const controller = new AbortController();
-      const done = this.run(job, controller.signal)
+      // What the job logs, and what is logged on its behalf (its GitHub calls), names it and its delivery.
+      const done = withLogContext({ jobId: job.id, deliveryId: job.deliveryId }, () => this.run(job, controller.signal))
         .catch(() => undefined)
         .finally(() => {
           this.running.delete(job.id);

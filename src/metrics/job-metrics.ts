@@ -18,7 +18,7 @@ export async function jobMetrics(history: JobHistory, now: number): Promise<Metr
   const byState = new Map<string, { kind: string; state: string; n: number }>();
   const outcomes = new Map<string, { labels: Record<string, string>; n: number }>();
   let oldestQueued: number | undefined;
-  const totals = { llmCalls: 0, promptTokens: 0, completionTokens: 0, dollars: 0, testRuns: 0, testSeconds: 0, attempts: 0, pulls: 0 };
+  const totals = { llmCalls: 0, promptTokens: 0, completionTokens: 0, dollars: 0, testRuns: 0, testSeconds: 0, attempts: 0, pulls: 0, merged: 0 };
   for (const job of jobs) {
     const k = `${job.kind}/${job.state}`;
     byState.set(k, { kind: job.kind, state: job.state, n: (byState.get(k)?.n ?? 0) + 1 });
@@ -33,6 +33,7 @@ export async function jobMetrics(history: JobHistory, now: number): Promise<Metr
     }
     totals.attempts += job.attempts;
     if (job.pull !== undefined) totals.pulls += 1;
+    if (job.merged) totals.merged += 1;
     if (job.state === "queued" || job.state === "running") continue;
     const outcome = job.state === "done" ? (job.outcome ?? "not-fixed") : job.state;
     const labels = { kind: job.kind, outcome, stop_reason: job.state === "done" ? (job.stopReason ?? "none") : job.state };
@@ -65,5 +66,6 @@ export async function jobMetrics(history: JobHistory, now: number): Promise<Metr
   m.inc("autogen_test_seconds_total", "Seconds jobs spent running tests", {}, totals.testSeconds);
   m.inc("autogen_attempts_total", "Candidate fixes tried by jobs", {}, totals.attempts);
   m.inc("autogen_pull_requests_total", "Jobs that opened or updated a pull request", {}, totals.pulls);
+  m.inc("autogen_pull_requests_merged_total", "Pull requests of jobs that were merged (a pull_request.closed delivery said so)", {}, totals.merged);
   return m;
 }

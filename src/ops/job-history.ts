@@ -29,6 +29,8 @@ export type JobSummary = {
   /** Where the tests ran: the sandbox isolation of the last evidence (bwrap, unshare, none) or `actions`. */
   verifier: string | undefined;
   pull: number | undefined;
+  /** The pull request was merged (a `pull_request.closed` delivery with `merged: true` is in the inbox). */
+  merged: boolean;
   error: string | null;
   cost: JobCost | undefined;
   attempts: number;
@@ -37,6 +39,8 @@ export type JobSummary = {
 export type JobDetail = JobSummary & {
   message: string | undefined;
   hint: string | undefined;
+  /** The check run the job reported on (checkpoint `checkRun.html_url` / `.url`, or `checkRunUrl`), http(s) only. */
+  checkRunUrl: string | undefined;
   attemptList: Attempt[];
   evidence: { before?: TestEvidence | undefined; after?: TestEvidence | undefined; regressionAfter?: TestEvidence | undefined };
   changedFiles: string[];

@@ -43,7 +43,35 @@ type SummaryRow = {
 
 const num = (value: unknown): number => (typeof value === "number" && Number.isFinite(value) ? value : 0);
 
-function toSummary(row: SummaryRow): JobSummary {
+/** A web address fit for a link: http(s) only (never `javascript:`), else undefined. */
+export function webLink(value: unknown): string | undefined {
+  if (typeof value !== "string") return undefined;
+  try {
+    const url = new URL(value);
+    return url.protocol === "https:" || url.protocol === "http:" ? url.href : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The check run's web address from a checkpoint's `checkRun` (object with html_url or url) or `checkRunUrl`. */
+export function checkRunLink(checkRun: unknown, checkRunUrl: unknown): string | undefined {
+  if (checkRun && typeof checkRun === "object") {
+    const run = checkRun as Record<string, unknown>;
+    const link = webLink(run.html_url) ?? webLink(run.url);
+    if (link) return link;
+  }
+  return webLink(checkRunUrl);
+}
+
+/** `owner/repo#number` of every pull request a `pull_request.closed` delivery says was merged. */
+const MERGED_PULLS = `SELECT DISTINCT json_extract(payload, '$.repository.owner.login') AS owner, json_extract(payload, '$.repository.name') AS repo,
+  json_extract(payload, '$.pull_request.number') AS number FROM inbox
+  WHERE event = 'pull_request' AND json_valid(payload) AND json_extract(payload, '$.action') = 'closed' AND json_extract(payload, '$.pull_request.merged') = 1`;
+
+const pullKey = (owner: string, repo: string, number: number) => `${owner.toLowerCase()}/${repo.toLowerCase()}#${number}`;
+
+function toSummary(row: SummaryRow, merged: ReadonlySet<string> = new Set()): JobSummary {
   const cost = row.cost ? (JSON.parse(row.cost) as Record<string, unknown>) : undefined;
   return {
     id: Number(row.id),
@@ -64,6 +92,7 @@ function toSummary(row: SummaryRow): JobSummary {
     strategy: row.strategy ?? undefined,
     verifier: row.verifier ?? undefined,
     pull: row.pull === null ? undefined : Number(row.pull),
+    merged: row.pull !== null && merged.has(pullKey(row.owner, row.repo, Number(row.pull))),
     error: row.error,
     cost: cost
       ? {
@@ -92,7 +121,13 @@ export class SqliteJobHistory implements JobHistory {
 
   async jobs(options: { since?: number; limit?: number } = {}): Promise<JobSummary[]> {
     const rows = this.db.prepare(`SELECT ${SUMMARY_COLUMNS} FROM jobs WHERE created_at >= ? ORDER BY id DESC LIMIT ?`).all(options.since ?? 0, options.limit ?? -1) as unknown as SummaryRow[];
-    return rows.map(toSummary);
+    const merged = this.mergedPulls();
+    return rows.map((row) => toSummary(row, merged));
+  }
+
+  private mergedPulls(): Set<string> {
+    const rows = this.db.prepare(MERGED_PULLS).all() as Array<{ owner: unknown; repo: unknown; number: unknown }>;
+    return new Set(rows.flatMap((r) => (typeof r.owner === "string" && typeof r.repo === "string" && typeof r.number === "number" ? [pullKey(r.owner, r.repo, r.number)] : [])));
   }
 
   async job(id: number): Promise<JobDetail | undefined> {
@@ -101,13 +136,21 @@ export class SqliteJobHistory implements JobHistory {
         `SELECT ${SUMMARY_COLUMNS}, hint, json_extract(checkpoint, '$.outcome.message') AS message, json_extract(checkpoint, '$.outcome.attempts') AS attempt_list,
           json_extract(checkpoint, '$.outcome.evidence.before') AS before, json_extract(checkpoint, '$.outcome.evidence.after') AS after,
           json_extract(checkpoint, '$.outcome.evidence.regressionAfter') AS regression_after, json_extract(checkpoint, '$.outcome.changedFiles') AS changed_files,
-          json_extract(checkpoint, '$.outcome.plan.steps') AS plan_steps FROM jobs WHERE id = ?`,
+          json_extract(checkpoint, '$.outcome.plan.steps') AS plan_steps,
+          json_extract(checkpoint, '$.checkRun') AS check_run, json_extract(checkpoint, '$.checkRunUrl') AS check_run_url FROM jobs WHERE id = ?`,
       )
-      .get(id) as (SummaryRow & { hint: string | null; message: string | null; attempt_list: string | null; before: string | null; after: string | null; regression_after: string | null; changed_files: string | null; plan_steps: string | null }) | undefined;
+      .get(id) as (SummaryRow & { hint: string | null; message: string | null; attempt_list: string | null; before: string | null; after: string | null; regression_after: string | null; changed_files: string | null; plan_steps: string | null; check_run: unknown; check_run_url: unknown }) | undefined;
     if (!row) return undefined;
     const parse = <T>(text: string | null, empty: T): T => (text ? (JSON.parse(text) as T) : empty);
+    let checkRun: unknown;
+    try {
+      checkRun = typeof row.check_run === "string" && row.check_run.startsWith("{") ? JSON.parse(row.check_run) : undefined;
+    } catch {
+      checkRun = undefined;
+    }
     return {
-      ...toSummary(row),
+      ...toSummary(row, this.mergedPulls()),
+      checkRunUrl: checkRunLink(checkRun, row.check_run_url),
       message: row.message ?? undefined,
       hint: row.hint ?? undefined,
       attemptList: parse<Attempt[]>(row.attempt_list, []),

@@ -1,6 +1,7 @@
 // `autogen serve`: our app on a Probot instance, behind our own bounded HTTP server (the
 // webhook ingress and the health endpoint), configured from the validated environment.
 import { createServer, type Server as HttpServer } from "node:http";
+import type { DestinationStream } from "pino";
 import { Probot, type ProbotOctokit } from "probot";
 import { DEFAULT_INBOX_OPTIONS, InboxProcessor, type InboxOptions } from "../jobs/inbox-processor.ts";
 import type { Store } from "../jobs/store.ts";
@@ -19,6 +20,8 @@ import { MetricRegistry } from "../metrics/metric-registry.ts";
 import { opsRoutes } from "../ops/ops-routes.ts";
 import { SqliteJobHistory } from "../ops/sqlite-job-history.ts";
 import { dashboardRoute } from "../dashboard/dashboard-route.ts";
+import { withLogContext } from "../ops/log-context.ts";
+import { serverLog } from "./server-log.ts";
 
 export type RunningServer = { probot: Probot; http: HttpServer; url: string; store: Store; inbox: InboxProcessor; stop: () => Promise<void> };
 export type ServerOptions = {
@@ -30,6 +33,8 @@ export type ServerOptions = {
   Octokit?: typeof ProbotOctokit;
   /** /metrics and the dashboard (default: metrics open, dashboard off). */
   ops?: OpsConfig;
+  /** Where log lines go (JSON lines; default: stdout in Probot's format). */
+  logDestination?: DestinationStream;
 };
 
 export async function startServer(config: ServerConfig, options: ServerOptions = {}): Promise<RunningServer> {
@@ -40,6 +45,8 @@ export async function startServer(config: ServerConfig, options: ServerOptions =
     privateKey: config.privateKey,
     secret: config.webhookSecret,
     logLevel: config.logLevel,
+    // Every line carries the job id and delivery id it was written for (server-log.ts).
+    log: await serverLog({ level: config.logLevel, env: process.env, destination: options.logDestination }),
     ...(config.baseUrl ? { baseUrl: config.baseUrl } : {}),
     Octokit: (options.Octokit ?? resilientOctokit()).plugin(githubMetrics(live)) as typeof ProbotOctokit,
   });
@@ -55,7 +62,7 @@ export async function startServer(config: ServerConfig, options: ServerOptions =
   // The handlers (gate, repository config: GitHub calls) run here, after the answer.
   // A shared store: also look now and then for deliveries another instance stored or left behind.
   const pollMs = handle.store.leaseRenewMs === undefined ? undefined : 5_000;
-  const inbox = new InboxProcessor(handle.store, (delivery) => probot.receive(delivery as never), { ...DEFAULT_INBOX_OPTIONS, pollMs, ...options.inbox, log: probot.log });
+  const inbox = new InboxProcessor(handle.store, (delivery) => withLogContext({ deliveryId: delivery.id }, () => probot.receive(delivery as never)), { ...DEFAULT_INBOX_OPTIONS, pollMs, ...options.inbox, log: probot.log });
   inbox.kick();
   const ingress = webhookIngress({
     path: config.webhookPath,

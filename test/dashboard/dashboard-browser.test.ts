@@ -13,7 +13,7 @@ import { SqliteJobHistory } from "../../src/ops/sqlite-job-history.ts";
 import { fakeGitHubSignIn, type SignInFake } from "../support/fake-github-sign-in.ts";
 import { networkGuard } from "../support/network-guard.ts";
 import { parseMetrics, value } from "../support/prometheus-text.ts";
-import { HOSTILE_TITLE, ISSUE, seededServer, type SeededServer } from "../support/seeded-server.ts";
+import { CHECK_RUN_URL, HOSTILE_TITLE, ISSUE, SECRET_CANARY, seededServer, type SeededServer } from "../support/seeded-server.ts";
 
 const CHROMIUM = "/usr/bin/chromium";
 const ARTIFACTS = new URL("../../test-artifacts/", import.meta.url);
@@ -79,8 +79,8 @@ afterAll(async () => {
  * target, so sign-in starts at /dashboard/auth/login (where /dashboard sends a stranger)
  * and the hop to github.com is replaced by its result.
  */
-async function signedInAs(login: string): Promise<BrowserContext> {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+async function signedInAs(login: string, options: { javaScriptEnabled?: boolean } = {}): Promise<BrowserContext> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, ...options });
   await context.route(`${base}/dashboard/auth/login`, async (route) => {
     const response = await route.fetch({ maxRedirects: 0 });
     const url = new URL(response.headers().location ?? "");
@@ -122,7 +122,7 @@ describe.skipIf(!hasChromium)("the dashboard in Chromium", () => {
     expect(page.url()).toBe(`${base}/dashboard`);
     expect(await text(page.locator("header"))).toContain("signed in as maintainer");
     const recent = page.locator("#recent tr[data-job]");
-    expect(await recent.count()).toBe(2);
+    expect(await recent.count()).toBe(4);
     expect(await text(page.locator("#recent"))).toContain(ISSUE.title);
     // The hostile title is text on the page, not markup: no element, no script ran.
     expect(await text(page.locator("#recent"))).toContain(HOSTILE_TITLE);
@@ -151,6 +151,29 @@ describe.skipIf(!hasChromium)("the dashboard in Chromium", () => {
     expect(await text(page.locator("table.evidence").first())).toContain("tests/test_cart.py::test_total_applies_discount");
     expect(await text(page.locator("table.cost"))).toContain("Test runs");
     expect(await page.locator('a[href^="https://github.com/octo-org/shop/pull/"]').count()).toBe(1);
+    expect(await text(page.locator("dl.summary"))).toContain("(merged)");
+    // The red-build job's page links its check run.
+    await page.goto(`${base}/dashboard/jobs/${await jobId(7)}`);
+    expect(await page.locator("a.check-run").getAttribute("href")).toBe(CHECK_RUN_URL);
+    expect(await page.content()).not.toContain(SECRET_CANARY);
+    await context.close();
+  }, 180_000);
+
+  it("renders the tables with JavaScript turned off", async () => {
+    const context = await signedInAs("maintainer", { javaScriptEnabled: false });
+    const page = await context.newPage();
+    await page.goto(`${base}/dashboard/auth/login`);
+    expect(page.url()).toBe(`${base}/dashboard`);
+    expect(await page.locator("#recent tr[data-job]").count()).toBe(4);
+    expect(await page.locator("#now tr[data-job]").count()).toBe(1);
+    const repoRow = page.locator("table.per-repository tbody tr", { hasText: "octo-org/shop" });
+    expect(await repoRow.locator("td").allInnerTexts()).toEqual(expect.arrayContaining(["octo-org/shop", "4"]));
+    expect(await page.locator("table.per-week tbody tr").count()).toBeGreaterThan(0);
+    expect(await page.locator("#charts svg rect").count()).toBeGreaterThan(0);
+    await page.click(`a[href="/dashboard/jobs/${await jobId(42)}"]`);
+    expect(await page.locator("table.attempts tbody tr").count()).toBeGreaterThan(0);
+    expect(await page.locator("table.evidence").count()).toBeGreaterThan(0);
+    expect(await page.locator("table.cost").count()).toBe(1);
     await context.close();
   }, 180_000);
 
@@ -159,7 +182,7 @@ describe.skipIf(!hasChromium)("the dashboard in Chromium", () => {
     const page = await context.newPage();
     await page.goto(`${base}/dashboard/auth/login`);
     expect(await text(page.locator("#recent"))).toContain(ISSUE.title);
-    expect(await page.locator("#recent tr[data-job]").count()).toBe(1);
+    expect(await page.locator("#recent tr[data-job]").count()).toBe(3);
     expect(await page.content()).not.toContain("octo-org/other");
     const hidden = await page.goto(`${base}/dashboard/jobs/${await jobId(43)}`);
     expect(hidden?.status()).toBe(404);
@@ -205,6 +228,7 @@ describe.skipIf(!hasChromium)("the dashboard in Chromium", () => {
     expect(problems).toEqual([]);
     expect(value(families, "autogen_jobs", { kind: "fix", state: "done" })).toBe(1);
     expect(value(families, "autogen_jobs", { kind: "fix", state: "cancelled" })).toBe(1);
-    expect(value(families, "autogen_webhook_deliveries_total", { result: "accepted" })).toBe(3);
+    expect(value(families, "autogen_webhook_deliveries_total", { result: "accepted" })).toBe(4);
+    expect(value(families, "autogen_pull_requests_merged_total")).toBe(1);
   });
 });
