@@ -17,7 +17,7 @@ const SUMMARY_COLUMNS = `id, delivery_id, installation_id, owner, repo, number, 
   json_extract(checkpoint, '$.outcome.cost') AS cost,
   coalesce(json_array_length(checkpoint, '$.outcome.attempts'), 0) AS attempts`;
 
-type SummaryRow = {
+export type SummaryRow = {
   id: number;
   delivery_id: string;
   installation_id: number;
@@ -69,9 +69,9 @@ const MERGED_PULLS = `SELECT DISTINCT json_extract(payload, '$.repository.owner.
   json_extract(payload, '$.pull_request.number') AS number FROM inbox
   WHERE event = 'pull_request' AND json_valid(payload) AND json_extract(payload, '$.action') = 'closed' AND json_extract(payload, '$.pull_request.merged') = 1`;
 
-const pullKey = (owner: string, repo: string, number: number) => `${owner.toLowerCase()}/${repo.toLowerCase()}#${number}`;
+export const pullKey = (owner: string, repo: string, number: number) => `${owner.toLowerCase()}/${repo.toLowerCase()}#${number}`;
 
-function toSummary(row: SummaryRow, merged: ReadonlySet<string> = new Set()): JobSummary {
+export function toSummary(row: SummaryRow, merged: ReadonlySet<string> = new Set()): JobSummary {
   const cost = row.cost ? (JSON.parse(row.cost) as Record<string, unknown>) : undefined;
   return {
     id: Number(row.id),

@@ -18,7 +18,7 @@ import { DEFAULT_OPS_CONFIG, type OpsConfig } from "../config/ops-config.ts";
 import { githubMetrics } from "../metrics/github-metrics.ts";
 import { MetricRegistry } from "../metrics/metric-registry.ts";
 import { opsRoutes } from "../ops/ops-routes.ts";
-import { SqliteJobHistory } from "../ops/sqlite-job-history.ts";
+import { openJobHistory } from "../ops/pg-job-history.ts";
 import { dashboardRoute } from "../dashboard/dashboard-route.ts";
 import { withLogContext } from "../ops/log-context.ts";
 import { serverLog } from "./server-log.ts";
@@ -57,7 +57,8 @@ export async function startServer(config: ServerConfig, options: ServerOptions =
     return { status: "ok", version: VERSION, llm: config.llm ? "configured" : "model-free", store: handle.store.kind, queue, inbox };
   });
   const opsConfig = options.ops ?? DEFAULT_OPS_CONFIG;
-  const history = new SqliteJobHistory(config.dbPath);
+  // The dashboard and /metrics read the store the server writes: Postgres or the SQLite file.
+  const history = openJobHistory(config);
   const ops = opsRoutes({ config: opsConfig, webhookPath: config.webhookPath, history, log: probot.log, live, dashboard: dashboardRoute({ access: opsConfig.dashboard, history, probot, baseUrl: config.baseUrl }) });
   // The handlers (gate, repository config: GitHub calls) run here, after the answer.
   // A shared store: also look now and then for deliveries another instance stored or left behind.
