@@ -35,7 +35,8 @@ export async function commitFiles(request: CommitRequest): Promise<string> {
   if (!/^[0-9a-f]{40,64}$/.test(request.parent)) throw new UnsafeCommitError(`refusing to commit on ${JSON.stringify(request.parent)}: not a commit id`);
   const scratch = await mkdtemp(join(tmpdir(), "autogen-commit-"));
   try {
-    const g = git(scratch, { gitDir: request.gitDir, indexFile: join(scratch, "index") });
+    // The scratch dir stands in as the work tree (a bare mirror has none; removing an index entry needs one).
+    const g = git(scratch, { gitDir: request.gitDir, indexFile: join(scratch, "index"), workTree: scratch });
     await g.raw(["read-tree", request.parent]);
     for (const file of [...new Set(request.files)]) {
       const path = safeRepoPath(request.workTree, file, { finalLink: true });
