@@ -41,6 +41,17 @@ export const OPERATIONS = [
   "users/get-authenticated",
   "orgs/get-membership-for-authenticated-user",
   "apps/list-installations",
+  // Publishing a change as the App (src/forge/git-data.ts): the bot's identity, then blobs, a tree, a commit and the branch.
+  "apps/get-authenticated",
+  "users/get-by-username",
+  "git/create-blob",
+  "git/create-tree",
+  "git/create-commit",
+  "git/get-ref",
+  "git/create-ref",
+  "git/update-ref",
+  "git/delete-ref",
+  "git/list-matching-refs",
 ];
 
 type Operation = { operationId: string; parameters?: Array<{ name: string; in: string; required?: boolean } | { $ref: string }>; requestBody?: { content?: Record<string, { schema?: { required?: string[]; properties?: Record<string, unknown> } }> }; responses: Record<string, unknown> };

@@ -12,7 +12,8 @@ import type { Forge } from "../forge/forge.ts";
 import type { Job, Store } from "../jobs/store.ts";
 import { renderReport } from "../report/render-report.ts";
 import { RepoCache, type Worktree } from "../workspace/repo-cache.ts";
-import { applyStoredDiff, coAuthor, commitAndPush } from "./publish-change.ts";
+import type { BotIdentity } from "../forge/bot-identity.ts";
+import { applyStoredDiff, coAuthor, commitAndPush, gitTarget } from "./publish-change.ts";
 
 export type Applied = { pull: number; url: string; by: string };
 export type ApplyResult = { kind: "opened" | "already"; applied: Applied } | { kind: "refused"; reason: string };
@@ -20,7 +21,7 @@ export type ApplyResult = { kind: "opened" | "already"; applied: Applied } | { k
 /** Clicks being handled in this process, by job id: a double click waits for nothing and opens nothing. */
 const inFlight = new Set<number>();
 
-export async function applyForkFix(job: Job, clicker: string, tools: { store: Store; forge: Forge; ci: CiForge; cacheRoot: string }): Promise<ApplyResult> {
+export async function applyForkFix(job: Job, clicker: string, tools: { store: Store; forge: Forge; ci: CiForge; cacheRoot: string; botIdentity: (installationId: number) => Promise<BotIdentity> }): Promise<ApplyResult> {
   const outcome = job.checkpoint.outcome as Outcome | undefined;
   const headSha = job.checkpoint.headSha as string | undefined;
   const recorded = job.checkpoint.applied as Applied | undefined;
@@ -48,12 +49,13 @@ export async function applyForkFix(job: Job, clicker: string, tools: { store: St
         // An invalid config: the job that found the fix said so already; the PR is not a draft.
       }
       const cache = new RepoCache({ root: tools.cacheRoot });
-      const credentials = { username: "x-access-token", password: await tools.forge.pushToken() };
+      const credentials = { username: "x-access-token", password: await tools.forge.cloneToken() };
       const mirror = await cache.mirror(repository.cloneUrl, credentials);
       worktree = await cache.worktree(mirror, headSha, `job-${job.id}-apply`);
       await applyStoredDiff(worktree.path, outcome.diff);
       const message = [`Apply autogen's fix for the red build of #${number}`, "", `${outcome.message}.`, "", `Applied by ${clicker} from the check run.`, coAuthor(job)].join("\n");
-      await commitAndPush(worktree, mirror, repository.cloneUrl, branch, message, outcome.changedFiles, credentials);
+      // Published through the Git Data API as the bot, like every other change.
+      await commitAndPush(worktree, mirror, await gitTarget(tools.forge, job, tools.botIdentity), branch, message, outcome.changedFiles);
       const title = `autogen: #${number} with its CI fix (${pull.title})`.slice(0, 250);
       const body = [
         `Applies autogen's fix for the red build of #${number} at \`${headSha.slice(0, 7)}\`, on top of that pull request's commits: #${number} comes from a fork, which the bot cannot push to. ${clicker} asked for it with **Apply fix** on the check run.`,

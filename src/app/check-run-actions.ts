@@ -10,6 +10,7 @@ import { octokitForge, type OctokitLike } from "../forge/forge.ts";
 import type { Job, Store } from "../jobs/store.ts";
 import type { Scrubber } from "../report/scrub-secrets.ts";
 import { gate } from "../triggers/gate.ts";
+import type { BotIdentity } from "../forge/bot-identity.ts";
 import { applyForkFix } from "./apply-fork-fix.ts";
 import type { Trigger } from "./ci-triggers.ts";
 import { checkRunRecord, type CheckRunReporter } from "./check-run-reporter.ts";
@@ -20,6 +21,8 @@ export type CheckRunActionTools = {
   appId: number | undefined;
   scrub: Scrubber;
   cacheRoot: string;
+  /** The App's bot user, the author of the commit `Apply fix` publishes. */
+  botIdentity: (installationId: number) => Promise<BotIdentity>;
   checkRuns: CheckRunReporter;
   firstDelivery: (context: Context) => Promise<boolean>;
   gateAndEnqueue: (context: Context, trigger: Trigger) => Promise<void>;
@@ -68,7 +71,7 @@ export function registerCheckRunActions(app: Probot, tools: CheckRunActionTools)
       return;
     }
     const ci = octokitCiForge((context.octokit as unknown as { request: RequestLike }).request);
-    const result = await applyForkFix(job, payload.sender.login, { store: tools.store, forge, ci, cacheRoot: tools.cacheRoot });
+    const result = await applyForkFix(job, payload.sender.login, { store: tools.store, forge, ci, cacheRoot: tools.cacheRoot, botIdentity: tools.botIdentity });
     if (result.kind === "refused") {
       app.log.info({ ...meta, reason: result.reason }, "apply fix refused");
       return;

@@ -10,7 +10,7 @@ import { localVerifier, type Verifier } from "../verify/local-verifier.ts";
 import { warmRunsEnabled } from "../verify/warm/warm-enabled.ts";
 import type { RunWaiters } from "../verify/run-waiters.ts";
 import type { TestRunner } from "../verify/runners/test-runner.ts";
-import type { GitCredentials } from "../workspace/git.ts";
+import type { GitTarget } from "../forge/publish-commit.ts";
 import { branchPublisher } from "./publish-change.ts";
 import { dirname } from "node:path";
 import { sandboxOptionsFor } from "../verify/sandbox/sandbox-options.ts";
@@ -34,8 +34,8 @@ export type ChooseVerifierArgs = {
   fork: boolean;
   runner: TestRunner;
   mirror: string;
-  cloneUrl: string;
-  credentials: GitCredentials;
+  /** Where the verification branches are published (through the Git Data API, as the bot). */
+  target: GitTarget;
   jobId: number;
   signal: AbortSignal;
   waiters: RunWaiters;
@@ -59,7 +59,7 @@ export async function chooseVerifier(args: ChooseVerifierArgs): Promise<Verifier
       throw new VerifierUnavailableError(`\`verify: actions\` is set but .github/workflows/${VERIFY_WORKFLOW} is not installed (or is disabled) on ${args.defaultBranch}: run \`npx autogen init-workflow --write\`, review and commit it, or set \`verify: local\``);
     return { verifier: local, probe: local, backend: "local", why: `local sandbox (no ${VERIFY_WORKFLOW} workflow installed)` };
   }
-  const publish = branchPublisher(args.mirror, args.cloneUrl, args.credentials);
+  const publish = branchPublisher(args.mirror, args.target);
   // A job resumed after a crash: its earlier verification branches are gone before it starts.
   await publish.sweep(`autogen/verify-job-${args.jobId}-`);
   const verifier = actionsVerifier({

@@ -7,6 +7,7 @@ import { parseRepoConfigText, REPO_CONFIG_PATH, RepoConfigError } from "../confi
 import type { RepoConfig } from "../config/repo-config-schema.ts";
 import { octokitCiForge, type CiForge, type RequestLike } from "../forge/ci-forge.ts";
 import { octokitForge, type Forge, type OctokitLike } from "../forge/forge.ts";
+import { appBotIdentity, cachedIdentity, type AppOctokitLike, type UsersOctokitLike } from "../forge/bot-identity.ts";
 import type { Job, JobKind, Store } from "../jobs/store.ts";
 import { WorkerPool } from "../jobs/worker-pool.ts";
 import type { MemoryPool } from "../engine/memory/memory-pool.ts";
@@ -70,7 +71,9 @@ export function createAutogenApp(deps: AppDeps): ApplicationFunction {
       await deps.store.enqueue({ ...request, deliveryId: `${deliveryId}:restart:${job.id}`, checkpoint });
       pool.kick();
     };
-    const jobDeps: JobDeps = { store: deps.store, forgeFor, ciFor, waiters, pollMs: deps.pollMs, actionsTimeoutMs: deps.actionsTimeoutMs, restart, checkRunStarted: (job, sha) => checkRuns.begin(job, sha), jobRetry: deps.jobRetry, cacheRoot: deps.cacheRoot, llmFor: deps.llmFor, statusThrottleMs: deps.statusThrottleMs, log: app.log, memory: deps.memory };
+    // The App's bot user, asked once per process: GET /app needs the App's JWT (app.auth() without an installation), GET /users an installation's token.
+    const botIdentity = cachedIdentity(async (installationId: number) => appBotIdentity((await app.auth()) as unknown as AppOctokitLike, (await app.auth(installationId)) as unknown as UsersOctokitLike));
+    const jobDeps: JobDeps = { store: deps.store, forgeFor, botIdentity, ciFor, waiters, pollMs: deps.pollMs, actionsTimeoutMs: deps.actionsTimeoutMs, restart, checkRunStarted: (job, sha) => checkRuns.begin(job, sha), jobRetry: deps.jobRetry, cacheRoot: deps.cacheRoot, llmFor: deps.llmFor, statusThrottleMs: deps.statusThrottleMs, log: app.log, memory: deps.memory };
     // Every line a job logs carries its job and delivery ids (a child logger per job).
     const depsOf = (job: Job): JobDeps => ({ ...jobDeps, log: app.log.child({ jobId: job.id, deliveryId: job.deliveryId }) });
     const runJob = (job: Job, signal: AbortSignal) => (job.kind === "ci" ? runCiJob(job, depsOf(job), signal) : runIssueJob(job, depsOf(job), signal));
@@ -180,7 +183,7 @@ export function createAutogenApp(deps: AppDeps): ApplicationFunction {
     };
 
     registerCiTriggers(app, { store: deps.store, waiters, appId: deps.appId, firstDelivery, repoConfig, gateAndEnqueue });
-    registerCheckRunActions(app, { store: deps.store, appId: deps.appId, scrub: deps.scrub, cacheRoot: deps.cacheRoot, checkRuns, firstDelivery, gateAndEnqueue });
+    registerCheckRunActions(app, { store: deps.store, appId: deps.appId, scrub: deps.scrub, cacheRoot: deps.cacheRoot, botIdentity, checkRuns, firstDelivery, gateAndEnqueue });
 
     // Reviews on the bot's own PRs are feedback for another iteration on that PR.
     const onReview = async (context: Context<"pull_request_review.submitted" | "pull_request_review_comment.created">, text: string) => {

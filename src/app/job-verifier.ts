@@ -5,12 +5,12 @@ import type { RepoConfig } from "../config/repo-config-schema.ts";
 import type { CiForge } from "../forge/ci-forge.ts";
 import type { Job } from "../jobs/job-store.ts";
 import type { TestRunner } from "../verify/runners/test-runner.ts";
-import type { GitCredentials } from "../workspace/git.ts";
+import type { GitTarget } from "../forge/publish-commit.ts";
 import { chooseVerifier, type VerifierChoice } from "./choose-verifier.ts";
 import type { JobDeps } from "./run-issue-job.ts";
 import type { StatusReporter } from "./status-reporter.ts";
 
-export type JobWorkspace = { ci: CiForge; defaultBranch: string; cloneUrl: string; mirror: string; credentials: GitCredentials; runner: TestRunner; fork: boolean };
+export type JobWorkspace = { ci: CiForge; defaultBranch: string; mirror: string; target: GitTarget; runner: TestRunner; fork: boolean };
 
 export async function jobVerifier(deps: JobDeps, job: Job, status: StatusReporter, config: RepoConfig, where: JobWorkspace, signal: AbortSignal): Promise<VerifierChoice> {
   const choice = await chooseVerifier({

@@ -1,14 +1,18 @@
-// Getting a change onto GitHub: commit the engine's files in the job's worktree and push
-// them to a bot branch with the installation token (for that one command), overwriting
-// the branch only if it is still where it was seen; re-apply a checkpointed diff after a
-// restart; push or delete the Actions verifier's throwaway branches.
+// Getting a change onto GitHub: commit the engine's files from the job's worktree and
+// publish the commit to a bot branch through the Git Data API as the App's bot (signed by
+// GitHub, so Verified), overwriting the branch only if it is still where it was seen;
+// re-apply a checkpointed diff after a restart; publish or delete the Actions verifier's
+// throwaway branches.
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Job } from "../jobs/job-store.ts";
+import type { BotIdentity } from "../forge/bot-identity.ts";
+import type { Forge } from "../forge/forge.ts";
 import type { Outcome } from "../engine/task.ts";
 import { commitFiles } from "../workspace/commit-files.ts";
-import { git, type GitCredentials } from "../workspace/git.ts";
+import { git } from "../workspace/git.ts";
+import { deleteBranch, listBranches, publishCommit, type GitTarget } from "../forge/publish-commit.ts";
 import type { Worktree } from "../workspace/repo-cache.ts";
 
 export function coAuthor(job: Job): string {
@@ -22,21 +26,24 @@ export function issueCommitMessage(job: Job, outcome: Outcome): string {
   return [subject.split("\n")[0]?.slice(0, 72) ?? "", "", `${outcome.message}.`, "", coAuthor(job)].join("\n");
 }
 
-export async function commitAndPush(worktree: Worktree, mirror: string, url: string, branch: string, message: string, files: string[], credentials: GitCredentials): Promise<string> {
-  // Made in the mirror from the files' bytes: no git command runs in the worktree the tests wrote to.
-  const sha = await commitFiles({ gitDir: mirror, parent: worktree.sha, workTree: worktree.path, files, message });
-  // The token exists only in the environment of these two commands, run in the mirror no test could write.
-  const remote = git(mirror, { credentials, gitDir: mirror });
-  // The mirror's own remote refuses refspecs (it is a mirror): name the repository instead.
-  const existing = (await remote.raw(["ls-remote", "--end-of-options", url, `refs/heads/${branch}`])).trim().split(/\s+/)[0] ?? "";
-  // Only overwrite the branch if it is still where we last saw it.
-  await remote.raw(["push", `--force-with-lease=refs/heads/${branch}:${existing}`, "--end-of-options", url, `${sha}:refs/heads/${branch}`]);
-  return sha;
+/**
+ * Commits the engine's files (made in the mirror from the files' bytes: no git command runs
+ * in the worktree the tests wrote to) and publishes the commit through GitHub's Git Data API
+ * as the bot: no `git push`, no token in any git command. The branch is overwritten only if it
+ * is still where it was seen (see publish-commit.ts); returns GitHub's commit id.
+ */
+/** The job's repository as the bot writes to it. */
+export async function gitTarget(forge: Forge, job: Job, identity: (installationId: number) => Promise<BotIdentity>): Promise<GitTarget> {
+  return { api: forge.git, owner: job.owner, repo: job.repo, identity: await identity(job.installationId) };
 }
 
-/** Pushes and removes the Actions verifier's `autogen/verify-*` branches. */
-export function branchPublisher(mirror: string, url: string, credentials: GitCredentials) {
-  const remote = () => git(mirror, { credentials, gitDir: mirror });
+export async function commitAndPush(worktree: Worktree, mirror: string, target: GitTarget, branch: string, message: string, files: string[]): Promise<string> {
+  const sha = await commitFiles({ gitDir: mirror, parent: worktree.sha, workTree: worktree.path, files, message, identity: target.identity });
+  return publishCommit(target, { gitDir: mirror, commit: sha, branch });
+}
+
+/** Publishes and removes the Actions verifier's `autogen/verify-*` branches through the Git Data API. */
+export function branchPublisher(mirror: string, target: GitTarget) {
   const check = (branch: string) => {
     if (!/^autogen\/verify-[\w.-]+$/.test(branch)) throw new Error(`refusing to publish ${JSON.stringify(branch)}: not a verification branch`);
   };
@@ -44,17 +51,17 @@ export function branchPublisher(mirror: string, url: string, credentials: GitCre
     async push(sha: string, branch: string) {
       check(branch);
       if (!/^[0-9a-f]{40,64}$/.test(sha)) throw new Error(`refusing to publish ${JSON.stringify(sha)}: not a commit id`);
-      await remote().raw(["push", "--force", "--quiet", "--end-of-options", url, `${sha}:refs/heads/${branch}`]);
+      // A throwaway branch of this job: overwritten whatever it holds, as before.
+      await publishCommit(target, { gitDir: mirror, commit: sha, branch, force: true });
     },
     async remove(branch: string) {
       check(branch);
-      await remote().raw(["push", "--quiet", "--end-of-options", url, `:refs/heads/${branch}`]);
+      await deleteBranch(target, branch);
     },
     /** Deletes what a crashed run of the same job left behind (`prefix` is `autogen/verify-job-<id>-`). */
     async sweep(prefix: string): Promise<string[]> {
       check(`${prefix}0`);
-      const listed = await remote().raw(["ls-remote", "--heads", "--end-of-options", url, `refs/heads/${prefix}*`]);
-      const stale = listed.split("\n").map((l) => l.split("\t")[1]?.replace(/^refs\/heads\//, "")).filter((b): b is string => b !== undefined && b.startsWith(prefix));
+      const stale = await listBranches(target, prefix);
       for (const branch of stale) await this.remove(branch);
       return stale;
     },

@@ -26,7 +26,7 @@ import { endJobOnError, JobCancelled } from "./end-job.ts";
 import { guardedLlm } from "./guarded-llm.ts";
 import { beginJob } from "./job-config.ts";
 import { jobVerifier } from "./job-verifier.ts";
-import { applyStoredDiff, coAuthor, commitAndPush } from "./publish-change.ts";
+import { applyStoredDiff, coAuthor, commitAndPush, gitTarget } from "./publish-change.ts";
 import type { JobDeps } from "./run-issue-job.ts";
 import { CI_STEPS, StatusReporter } from "./status-reporter.ts";
 import { recordFailureSites } from "./check-run-reporter.ts";
@@ -89,7 +89,8 @@ export async function runCiJob(job: Job, deps: JobDeps, signal: AbortSignal): Pr
     }
 
     const cache = new RepoCache({ root: deps.cacheRoot, signal });
-    const credentials = { username: "x-access-token", password: await forge.pushToken() };
+    // The token clones and fetches only; the bot writes through the Git Data API (gitTarget).
+    const credentials = { username: "x-access-token", password: await forge.cloneToken() };
     const mirror = await cache.mirror(repository.cloneUrl, credentials);
     const head = await cache.worktree(mirror, headSha, `job-${job.id}-head`);
     worktrees.push(head);
@@ -123,7 +124,7 @@ export async function runCiJob(job: Job, deps: JobDeps, signal: AbortSignal): Pr
     const installCache = { cacheRoot: appInstallCache(deps.cacheRoot, pull.fork ? `${repositoryScope}/fork-pull/${String(pull.number)}` : repositoryScope) };
     const install = await installDependencies(head.path, config.test, { ...taskSandbox(config, signal), ...hidden }, installCache);
     config = configWithInstall(config, install);
-    const choice = await jobVerifier(deps, job, status, config, { ci, defaultBranch: repository.defaultBranch, cloneUrl: repository.cloneUrl, mirror, credentials, runner, fork: pull.fork }, signal);
+    const choice = await jobVerifier(deps, job, status, config, { ci, defaultBranch: repository.defaultBranch, mirror, target: await gitTarget(forge, job, deps.botIdentity), runner, fork: pull.fork }, signal);
 
     // Attribution: the failing tests at the merge base and at the head, with reruns.
     status.set("Attribution", "running");
@@ -262,7 +263,7 @@ export async function runCiJob(job: Job, deps: JobDeps, signal: AbortSignal): Pr
     const branch = `autogen/fix-${number}-${headSha.slice(0, 7)}`;
     if (!job.checkpoint.pushed) {
       const message = [`Fix the tests #${number} broke: ${caused.join(", ")}`.slice(0, 72), "", `${outcome.message}.`, "", coAuthor(job)].join("\n");
-      const sha = await commitAndPush(head, mirror, repository.cloneUrl, branch, message, outcome.changedFiles, credentials);
+      const sha = await commitAndPush(head, mirror, await gitTarget(forge, job, deps.botIdentity), branch, message, outcome.changedFiles);
       await deps.store.checkpoint(job.id, { pushed: sha });
     }
     status.set("Pull request", "running");

@@ -17,9 +17,10 @@ import type { LlmClient } from "../llm/llm-client.ts";
 import { renderReport } from "../report/render-report.ts";
 import { detectRunner } from "../verify/runners/detect-runner.ts";
 import { failingTests } from "../verify/test-report.ts";
-import type { GitCredentials } from "../workspace/git.ts";
+import type { BotIdentity } from "../forge/bot-identity.ts";
+import type { GitTarget } from "../forge/publish-commit.ts";
 import { RepoCache, type Worktree } from "../workspace/repo-cache.ts";
-import { applyStoredDiff, commitAndPush, issueCommitMessage } from "./publish-change.ts";
+import { applyStoredDiff, commitAndPush, gitTarget, issueCommitMessage } from "./publish-change.ts";
 import { endJobOnError, JobCancelled } from "./end-job.ts";
 import type { JobRetryPolicy } from "./job-retry.ts";
 import { planSummary } from "../report/plan-summary.ts";
@@ -35,6 +36,8 @@ import { appInstallCache } from "../verify/install/install-cache.ts";
 export type JobDeps = {
   store: Store;
   forgeFor: (installationId: number) => Promise<Forge>;
+  /** Who the bot's commits are by (the App's `<slug>[bot]`, looked up once per process). */
+  botIdentity: (installationId: number) => Promise<BotIdentity>;
   cacheRoot: string;
   /** A model client for this job (its own budget), or undefined to run model-free. */
   llmFor?: ((config: RepoConfig, job: Job, signal: AbortSignal) => LlmClient | undefined) | undefined;
@@ -76,13 +79,14 @@ export async function runIssueJob(job: Job, deps: JobDeps, signal: AbortSignal):
     await ensureCurrent();
 
     const cache = new RepoCache({ root: deps.cacheRoot, signal });
-    const credentials = { username: "x-access-token", password: await forge.pushToken() };
+    // The token clones and fetches only; the bot writes through the Git Data API (gitTarget).
+    const credentials = { username: "x-access-token", password: await forge.cloneToken() };
     const mirror = await cache.mirror(repository.cloneUrl, credentials);
     let outcome = job.checkpoint.outcome as Outcome | undefined;
     const base = (job.checkpoint.base as string | undefined) ?? repository.defaultBranch;
     worktree = await cache.worktree(mirror, base, `job-${job.id}`);
     if (!outcome) {
-      outcome = await runEngine(job, config, worktree, mirror, { repository, credentials }, deps, status, ensureCurrent, signal);
+      outcome = await runEngine(job, config, worktree, mirror, { repository, target: await gitTarget(forge, job, deps.botIdentity) }, deps, status, ensureCurrent, signal);
       await deps.store.checkpoint(job.id, { outcome, base: worktree.sha });
     } else if (outcome.status === "fixed" && !job.checkpoint.pushed) {
       // Resumed after a restart: the change is in the checkpoint, not in a worktree.
@@ -105,7 +109,7 @@ export async function runIssueJob(job: Job, deps: JobDeps, signal: AbortSignal):
     if (!job.checkpoint.pushed) {
       await ensureCurrent();
       const files = outcome.status === "fixed" ? outcome.changedFiles : (outcome.closestAttempt?.files ?? []);
-      const sha = await commitAndPush(worktree, mirror, repository.cloneUrl, branch, issueCommitMessage(job, outcome), files, credentials);
+      const sha = await commitAndPush(worktree, mirror, await gitTarget(forge, job, deps.botIdentity), branch, issueCommitMessage(job, outcome), files);
       await deps.store.checkpoint(job.id, { pushed: sha });
       await deps.checkRunStarted?.(job, sha);
     }
@@ -132,7 +136,7 @@ export async function runIssueJob(job: Job, deps: JobDeps, signal: AbortSignal):
   }
 }
 
-type EngineContext = { repository: { defaultBranch: string; cloneUrl: string }; credentials: GitCredentials };
+type EngineContext = { repository: { defaultBranch: string; cloneUrl: string }; target: GitTarget };
 
 async function runEngine(job: Job, repoConfig: RepoConfig, worktree: Worktree, mirror: string, context: EngineContext, deps: JobDeps, status: StatusReporter, ensureCurrent: () => Promise<void>, signal: AbortSignal): Promise<Outcome> {
   status.set("Tests and localisation", "running");
@@ -145,12 +149,12 @@ async function runEngine(job: Job, repoConfig: RepoConfig, worktree: Worktree, m
   return outcome;
 }
 
-async function runEngineSteps(job: Job, config: RepoConfig, install: InstallResult, worktree: Worktree, mirror: string, { repository, credentials }: EngineContext, deps: JobDeps, status: StatusReporter, ensureCurrent: () => Promise<void>, signal: AbortSignal): Promise<Outcome> {
+async function runEngineSteps(job: Job, config: RepoConfig, install: InstallResult, worktree: Worktree, mirror: string, { repository, target }: EngineContext, deps: JobDeps, status: StatusReporter, ensureCurrent: () => Promise<void>, signal: AbortSignal): Promise<Outcome> {
   const runner = detectRunner(worktree.path, config.test.command);
   // Every run of this job (setup, coverage, the tests) is kept from the other jobs' worktrees in the repository cache.
   const sandbox = { ...taskSandbox(config, signal), hiddenPaths: [dirname(dirname(mirror))] };
   const ci = await deps.ciFor(job.installationId);
-  const choice = await jobVerifier(deps, job, status, config, { ci, defaultBranch: repository.defaultBranch, cloneUrl: repository.cloneUrl, mirror, credentials, runner, fork: false }, signal);
+  const choice = await jobVerifier(deps, job, status, config, { ci, defaultBranch: repository.defaultBranch, mirror, target, runner, fork: false }, signal);
   const verifier = choice.verifier;
   const setup = await runSetup(worktree.path, config.test, sandbox);
   if (setup.ran && !setup.ok) {

@@ -2,6 +2,7 @@
 // nothing that has not passed the secret scrubber, and no mention that would notify.
 import { neutralizeMentions } from "../report/neutralize-mentions.ts";
 import type { Scrubber } from "../report/scrub-secrets.ts";
+import { octokitGitData, type GitDataApi, type GitOctokitLike } from "./git-data.ts";
 
 export type Permission = "admin" | "maintain" | "write" | "triage" | "read" | "none";
 export type PullRef = { number: number; url: string; draft: boolean };
@@ -18,8 +19,10 @@ export type Forge = {
   findOpenPull(owner: string, repo: string, branch: string): Promise<PullRef | undefined>;
   createPull(owner: string, repo: string, pull: { title: string; head: string; base: string; body: string; draft: boolean }): Promise<PullRef>;
   updatePull(owner: string, repo: string, number: number, pull: { title: string; body: string }): Promise<void>;
-  /** An installation token for one git push; never stored. */
-  pushToken(): Promise<string>;
+  /** An installation token for cloning and fetching (private repositories); never stored, never used to push. */
+  cloneToken(): Promise<string>;
+  /** The Git Data API: how the bot writes commits and branches (as the App's bot, so GitHub signs them). */
+  git: GitDataApi;
 };
 
 /** The slice of Octokit the forge uses (Probot's context.octokit / app.auth(id)). */
@@ -44,7 +47,7 @@ export type OctokitLike = {
     };
   };
   auth(options: { type: "installation" }): Promise<unknown>;
-};
+} & GitOctokitLike;
 
 /** GitHub's limit for issue, comment and PR bodies. */
 export const MAX_BODY = 65_536;
@@ -115,7 +118,8 @@ export function octokitForge(octokit: OctokitLike, scrub: Scrubber): Forge {
     async updatePull(owner, repo, number, pull) {
       await octokit.rest.pulls.update({ owner, repo, pull_number: number, title: clean(pull.title), body: clean(pull.body) });
     },
-    async pushToken() {
+    git: octokitGitData(octokit),
+    async cloneToken() {
       const auth = (await octokit.auth({ type: "installation" })) as { token?: string };
       if (!auth.token) throw new Error("the installation token could not be obtained");
       // Minted for this job: from now on its encoded forms (the Basic header git sends) are scrubbed too.

@@ -1,9 +1,10 @@
 // Makes the bot's commit without running git in the worktree the tests ran in: the
-// changed files' bytes are read (regular files only, never through a symbolic link),
+// changed files' bytes are read (a regular file's content, or a symbolic link's own
+// target text, committed as a link with mode 120000: a link is never followed),
 // written as blobs straight into the repository's object store, and a commit is built
 // on the known parent with a private index, in the repository's own git dir, which no
 // test could write. Nothing here runs a hook, a filter or an fsmonitor.
-import { lstat, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { lstat, mkdtemp, readFile, readlink, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BOT_IDENTITY, git, worktreeRecord } from "./git.ts";
@@ -19,6 +20,8 @@ export type CommitRequest = {
   /** Repository-relative paths to take from the work tree; a missing one is deleted. */
   files: string[];
   message: string;
+  /** Author and committer (default: the CLI's autogen-bot). */
+  identity?: { name: string; email: string } | undefined;
 };
 
 export class UnsafeCommitError extends Error {
@@ -32,25 +35,28 @@ export async function commitFiles(request: CommitRequest): Promise<string> {
   if (!/^[0-9a-f]{40,64}$/.test(request.parent)) throw new UnsafeCommitError(`refusing to commit on ${JSON.stringify(request.parent)}: not a commit id`);
   const scratch = await mkdtemp(join(tmpdir(), "autogen-commit-"));
   try {
-    const g = git(scratch, { gitDir: request.gitDir, indexFile: join(scratch, "index") });
+    // The scratch dir stands in as the work tree (a bare mirror has none; removing an index entry needs one).
+    const g = git(scratch, { gitDir: request.gitDir, indexFile: join(scratch, "index"), workTree: scratch });
     await g.raw(["read-tree", request.parent]);
     for (const file of [...new Set(request.files)]) {
-      const path = safeRepoPath(request.workTree, file);
+      const path = safeRepoPath(request.workTree, file, { finalLink: true });
       const stat = await lstat(path).catch(() => undefined);
       if (!stat) {
         await g.raw(["update-index", "--force-remove", "--", file]);
         continue;
       }
-      if (!stat.isFile()) throw new UnsafeCommitError(`refusing to commit ${file}: it is not a regular file (a symbolic link or a directory now stands there)`);
-      // A copy of ours, so what git hashes is what we read.
+      if (!stat.isFile() && !stat.isSymbolicLink()) throw new UnsafeCommitError(`refusing to commit ${file}: it is not a regular file or a symbolic link (a directory now stands there)`);
+      // A copy of ours, so what git hashes is what we read: a link's target text, never what it points at.
       const copy = join(scratch, "blob");
-      await writeFile(copy, await readFile(path));
+      await writeFile(copy, stat.isSymbolicLink() ? await readlink(path, { encoding: "buffer" }) : await readFile(path));
       const blob = (await g.raw(["hash-object", "-w", "--no-filters", "--", copy])).trim();
-      const mode = (await g.raw(["ls-tree", request.parent, "--", file])).split(/\s/)[0];
-      await g.raw(["update-index", "--add", "--cacheinfo", `${mode === "100755" ? "100755" : "100644"},${blob},${file}`]);
+      // The executable bit as the work tree has it (git's core.fileMode).
+      const mode = stat.isSymbolicLink() ? "120000" : stat.mode & 0o100 ? "100755" : "100644";
+      await g.raw(["update-index", "--add", "--cacheinfo", `${mode},${blob},${file}`]);
     }
     const tree = (await g.raw(["write-tree"])).trim();
-    return (await g.raw([...BOT_IDENTITY, "commit-tree", tree, "-p", request.parent, "-m", request.message])).trim();
+    const identity = request.identity ? ["-c", `user.name=${request.identity.name}`, "-c", `user.email=${request.identity.email}`] : BOT_IDENTITY;
+    return (await g.raw([...identity, "commit-tree", tree, "-p", request.parent, "-m", request.message])).trim();
   } finally {
     await rm(scratch, { recursive: true, force: true });
   }

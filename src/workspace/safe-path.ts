@@ -30,7 +30,7 @@ const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
  * Refuses control characters, absolute paths, `..` out of the root, `.git` anywhere and any
  * symbolic link on the way (a link at the end too: a write would land on its target).
  */
-export function safeRepoPath(root: string, path: string): string {
+export function safeRepoPath(root: string, path: string, options: { finalLink?: boolean } = {}): string {
   // eslint-disable-next-line no-control-regex -- control characters are exactly what is refused
   if (!path || /[\x00-\x1f\x7f]/.test(path)) throw new UnsafePathError(path, "empty or contains control characters");
   if (isAbsolute(path) || /^[A-Za-z]:/.test(path)) throw new UnsafePathError(path, "absolute paths are not allowed");
@@ -41,11 +41,12 @@ export function safeRepoPath(root: string, path: string): string {
   if (parts.some((p) => p.toLowerCase() === ".git")) throw new UnsafePathError(path, "the .git directory is off limits");
   // The root itself may be reached through a link (/tmp on macOS); only what is below it is checked.
   let current = root;
-  for (const part of parts) {
+  for (const [i, part] of parts.entries()) {
     current = join(current, part);
     const stat = lstatSync(current, { throwIfNoEntry: false });
     if (!stat) break;
-    if (stat.isSymbolicLink()) throw new UnsafePathError(path, "it goes through a symbolic link");
+    // `finalLink`: the path may name a link itself (to be read with lstat/readlink, never followed).
+    if (stat.isSymbolicLink() && !(options.finalLink === true && i === parts.length - 1)) throw new UnsafePathError(path, "it goes through a symbolic link");
   }
   return join(root, relative);
 }

@@ -185,8 +185,14 @@ describe("a red build on a pull request", { timeout: 300_000 }, () => {
     expect(state.pulls[0]?.body).toContain("Regression gate (full suite): before 1 passed, 1 failed; after 2 passed, 0 failed.");
     expect(remoteFile(branch, "shop/cart.py")).toContain("return subtotal - discount");
     expect(remoteFile(branch, "shop/cart.py")).toContain("def bulk_total");
+    // The repair is the App's bot's commit on the PR's head, made through the Git Data API (never pushed).
+    const bot = "autogen-test[bot] <98765+autogen-test[bot]@users.noreply.github.com>";
+    expect(execFileSync("git", ["--git-dir", remote, "log", "-1", "--format=%an <%ae>%n%cn <%ce>%n%P", branch], { encoding: "utf8" })).toBe(`${bot}\n${bot}\n${headSha}\n`);
+    expect(github.refUpdates(`refs/heads/${branch}`)).toEqual(["fake-github git/create-ref"]);
     expect(status).toContain(`Opened https://github.com/o/r/pull/${state.pulls[0]?.number} into \`feature/bulk\``);
-    // The throwaway verification branches are gone.
+    // The throwaway verification branches were published and deleted through the API, and are gone.
+    expect(github.calls("git/create-ref").map((r) => String(r.body?.ref)).filter((r) => r.startsWith("refs/heads/autogen/verify-")).length).toBeGreaterThanOrEqual(2);
+    expect(github.calls("git/delete-ref").length).toBeGreaterThanOrEqual(2);
     expect(remoteBranches().sort()).toEqual([branch, "feature/bulk", "main"]);
     expect((await store.latest("octo-org", "shop", 7))?.state).toBe("done");
 
@@ -389,6 +395,8 @@ describe("a red build on a pull request", { timeout: 300_000 }, () => {
     expect((await store.get(queued.job.id))?.state).toBe("done");
     expect(actions.dispatches).toHaveLength(dispatched);
     expect(remoteBranches().filter((b) => b.startsWith("autogen/verify-"))).toEqual([]);
+    // Found by git/list-matching-refs and deleted by git/delete-ref.
+    expect(github.calls("git/delete-ref").map((r) => decodeURIComponent(r.path))).toContain(`/repos/octo-org/shop/git/refs/heads/autogen/verify-job-${queued.job.id}-3`);
     expect(state.pulls).toHaveLength(1);
     expect(remoteFile(`autogen/fix-7-${headSha.slice(0, 7)}`, "shop/cart.py")).toContain("return subtotal - discount");
   });

@@ -127,9 +127,17 @@ describe("issue labelled autogen", () => {
     expect(remoteBranches()).toEqual(["autogen/issue-42", "main"]);
     expect(remoteFile("autogen/issue-42", "shop/cart.py")).toContain("return subtotal - discount");
     expect(remoteFile("main", "shop/cart.py")).toContain("return subtotal + discount");
-    const message = execFileSync("git", ["--git-dir", remote, "log", "-1", "--format=%an%n%B", "autogen/issue-42"], { encoding: "utf8" });
-    expect(message).toMatch(/^autogen-bot\nFix #42: Discount is added instead of subtracted\n/);
+    // Made through the Git Data API as the App's bot (so GitHub signs it), never pushed.
+    const log = (format: string) => execFileSync("git", ["--git-dir", remote, "log", "-1", `--format=${format}`, "autogen/issue-42"], { encoding: "utf8" });
+    const bot = "autogen-test[bot] <98765+autogen-test[bot]@users.noreply.github.com>";
+    expect(log("%an <%ae>%n%cn <%ce>")).toBe(`${bot}\n${bot}\n`);
+    expect(log("%P").trim()).toBe(execFileSync("git", ["--git-dir", remote, "rev-parse", "main"], { encoding: "utf8" }).trim());
+    const message = log("%B");
+    expect(message).toMatch(/^Fix #42: Discount is added instead of subtracted\n/);
     expect(message).toContain("Co-authored-by: maintainer <7+maintainer@users.noreply.github.com>");
+    expect(execFileSync("git", ["--git-dir", remote, "diff", "--name-only", "main", "autogen/issue-42"], { encoding: "utf8" })).toBe("shop/cart.py\n");
+    expect(github.refUpdates("refs/heads/autogen/issue-42")).toEqual(["fake-github git/create-ref"]);
+    expect(github.calls("apps/get-authenticated")).toHaveLength(1);
 
     expect(state.pulls).toHaveLength(1);
     const pull = state.pulls[0];

@@ -1,5 +1,5 @@
 // Red team, App path: the hostile Python and JavaScript repositories through a real Probot (labelled
-// issue → job → RepoCache mirror and worktree → local verifier → commitAndPush → PR),
+// issue → job → RepoCache mirror and worktree → local verifier → commitAndPush (Git Data API) → PR),
 // GitHub faked over HTTP with a canary installation token, a real bare repository as the
 // push target, and the bot's secrets in the environment of the process that runs it
 // (support/app-harness.ts). One test per attack, each failing with what got through.

@@ -4,13 +4,14 @@
 // fit its template, the required body fields must be there and no unknown ones.
 import { readFileSync } from "node:fs";
 import nock from "nock";
+import { bareRepoPath, DEFAULT_FAKE_BOT, fakeGitData, type FakeBot } from "./fake-git-data.ts";
 
 type OperationSpec = { method: string; path: string; query: string[]; requiredBody: string[]; bodyProperties: string[]; responses: string[] };
 const spec = JSON.parse(readFileSync(new URL("../fixtures/github-rest/operations.json", import.meta.url), "utf8")) as { operations: Record<string, OperationSpec> };
 const routes = Object.entries(spec.operations).map(([id, op]) => ({
   id,
   op,
-  pattern: new RegExp(`^${op.path.replace(/\{[^}]+\}/g, "([^/]+)").replace(/\{\+?path\}/, "(.+)")}$`),
+  pattern: new RegExp(`^${op.path.replace(/\{ref\}$/, "(.+)").replace(/\{[^}]+\}/g, "([^/]+)").replace(/\{\+?path\}/, "(.+)")}$`),
   names: [...op.path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1] as string),
 }));
 
@@ -31,6 +32,10 @@ export type FakeGitHubState = {
   actions?: FakeActions;
   /** The bot's own check runs (checks/create, checks/update), with every update's body in order. */
   ownCheckRuns?: FakeCheckRun[];
+  /** The App's bot user (GET /app, GET /users/<slug>[bot]; the author of commits made through the Git Data API). */
+  bot?: FakeBot;
+  /** Called before a ref is created or updated through the Git Data API (a test moves the branch here). */
+  beforeRefUpdate?: (operation: string, ref: string) => void;
   /** An outage: a status (502, 503) to answer an operation with instead, or undefined to answer it. */
   fault?: (operation: string) => number | undefined;
 };
@@ -121,11 +126,12 @@ export function fakeGitHub(state: FakeGitHubState) {
     const artifact = state.actions?.artifacts.find((a) => a.id === id);
     return artifact && [artifact.zip, "application/zip"];
   });
-  for (const method of ["GET", "POST", "PATCH"] as const) {
+  const gitData = fakeGitData(() => bareRepoPath(state.cloneUrl), () => state.bot ?? DEFAULT_FAKE_BOT, { beforeRefUpdate: (op, ref) => state.beforeRefUpdate?.(op, ref) });
+  for (const method of ["GET", "POST", "PATCH", "DELETE"] as const) {
     scope.intercept(/.*/, method).reply(async (request: Request) => {
       const url = new URL(request.url);
       const route = routes.find((r) => r.op.method === method && r.pattern.test(url.pathname));
-      const text = method === "GET" ? "" : await request.text();
+      const text = method === "GET" || method === "DELETE" ? "" : await request.text();
       const body = text ? (JSON.parse(text) as Record<string, unknown>) : undefined;
       if (!route) {
         errors.push(`${method} ${url.pathname} is not an operation of GitHub's REST description (or not one the bot is known to call)`);
@@ -334,13 +340,17 @@ export function fakeGitHub(state: FakeGitHubState) {
         state.issues = { ...state.issues, [pull.number]: { title: pull.title, body: pull.body } };
         return [200, { number: pull.number, html_url: `https://github.com/o/r/pull/${pull.number}` }];
       }
-      default:
+      default: {
+        const gitReply = gitData.answer(id, params, body);
+        if (gitReply) return gitReply;
         errors.push(`no fake for ${id}`);
         return [404, { message: "Not Found" }];
+      }
     }
   }
 
   return {
+    refUpdates: gitData.refUpdates,
     requests,
     errors,
     calls: (operation: string) => requests.filter((r) => r.operation === operation),

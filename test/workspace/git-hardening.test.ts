@@ -8,12 +8,19 @@ import { chmod, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { Octokit } from "@octokit/rest";
 import { commitAndPush } from "../../src/app/publish-change.ts";
+import { botIdentity } from "../../src/forge/bot-identity.ts";
+import { octokitGitData } from "../../src/forge/git-data.ts";
+import { fakeGitHub } from "../support/fake-github.ts";
+import { networkGuard } from "../support/network-guard.ts";
 import { commitOnNewBranch } from "../../src/workspace/commit-files.ts";
 import { addWorktree, git, gitDir, removeWorktree } from "../../src/workspace/git.ts";
 import { RepoCache } from "../../src/workspace/repo-cache.ts";
 import { snapshotCommit } from "../../src/workspace/snapshot-commit.ts";
 import { gitRepo } from "../support/git-repo.ts";
+
+const network = networkGuard();
 
 const HOOKS = ["pre-commit", "post-commit", "commit-msg", "reference-transaction", "post-checkout", "pre-push", "post-index-change", "pre-auto-gc", "post-rewrite"];
 
@@ -76,7 +83,7 @@ describe("git as the bot runs it", () => {
     expect(execFileSync("git", ["-C", repo, "show", "autogen/fix:calc.py"], { encoding: "utf8" })).toContain("return a + b");
   });
 
-  it("refuses to commit a changed file that a test turned into a symbolic link (its target would be committed)", async () => {
+  it("commits a changed file that a test turned into a symbolic link as a link (its target's text), never the file it points at", async () => {
     const repo = await gitRepo({ "calc.py": "x = 1\n" });
     const scratch = await mkdtemp(join(tmpdir(), "autogen-link-"));
     const worktree = join(scratch, "wt");
@@ -84,11 +91,15 @@ describe("git as the bot runs it", () => {
     await writeFile(join(scratch, "host-secret"), "host file content\n");
     await rm(join(worktree, "calc.py"));
     await symlink(join(scratch, "host-secret"), join(worktree, "calc.py"));
-    await expect(commitOnNewBranch(worktree, "autogen/x", ["calc.py"], "m")).rejects.toThrow(/symbolic link/);
-    expect(() => execFileSync("git", ["-C", repo, "rev-parse", "--verify", "-q", "autogen/x"], { stdio: "pipe" })).toThrow();
+    await commitOnNewBranch(worktree, "autogen/x", ["calc.py"], "m");
+    expect(execFileSync("git", ["-C", repo, "ls-tree", "autogen/x", "--", "calc.py"], { encoding: "utf8" })).toMatch(/^120000 blob /);
+    expect(execFileSync("git", ["-C", repo, "show", "autogen/x:calc.py"], { encoding: "utf8" })).toBe(join(scratch, "host-secret"));
+    // A link in a directory that is itself a link is still refused (the path would leave the worktree).
+    await symlink(scratch, join(worktree, "dir"));
+    await expect(commitOnNewBranch(worktree, "autogen/y", ["dir/host-secret"], "m")).rejects.toThrow(/symbolic link/);
   });
 
-  it("fires no hook planted in the shared mirror (App path: worktree, reset, snapshot, commit and push) and the token stays out of every hook", async () => {
+  it("fires no hook planted in the shared mirror (App path: worktree, reset, snapshot, commit and publish through the API)", async () => {
     const origin = await gitRepo({ "calc.py": "def add(a, b):\n    return a - b\n" });
     const remote = await mkdtemp(join(tmpdir(), "autogen-remote-"));
     execFileSync("git", ["clone", "-q", "--bare", origin, join(remote, "r.git")]);
@@ -104,12 +115,20 @@ describe("git as the bot runs it", () => {
     await worktree.reset();
     await writeFile(join(worktree.path, "calc.py"), "def add(a, b):\n    return a + b\n");
     const token = "ghs_canaryInstallationToken0123456789";
-    const sha = await commitAndPush(worktree, mirror, url, "autogen/issue-1", "Fix #1", ["calc.py"], { username: "x-access-token", password: token });
-    await worktree.remove();
-    expect(await fired(markers)).toEqual([]);
-    expect(execFileSync("git", ["-C", url, "rev-parse", "autogen/issue-1"], { encoding: "utf8" }).trim()).toBe(sha);
-    expect(execFileSync("git", ["-C", url, "show", "autogen/issue-1:calc.py"], { encoding: "utf8" })).toContain("return a + b");
-    // Nothing the push leaves on disk holds the token.
+    network.start();
+    const github = fakeGitHub({ issue: { title: "t", body: "b" }, comments: [], pulls: [], permissions: {}, files: {}, defaultBranch: "main", cloneUrl: url });
+    const target = { api: octokitGitData(new Octokit({ auth: token, request: { retries: 0 } }) as never), owner: "o", repo: "r", identity: botIdentity({ slug: "autogen-test", id: 98765 }) };
+    try {
+      const sha = await commitAndPush(worktree, mirror, target, "autogen/issue-1", "Fix #1", ["calc.py"]);
+      await worktree.remove();
+      expect(await fired(markers)).toEqual([]);
+      expect(execFileSync("git", ["-C", url, "rev-parse", "autogen/issue-1"], { encoding: "utf8" }).trim()).toBe(sha);
+      expect(execFileSync("git", ["-C", url, "show", "autogen/issue-1:calc.py"], { encoding: "utf8" })).toContain("return a + b");
+      expect(github.errors).toEqual([]);
+    } finally {
+      network.stop();
+    }
+    // No git command ever held the token: nothing on disk does.
     const grep = spawnSync("grep", ["-rl", token, mirror, remote], { encoding: "utf8" });
     expect(grep.status).toBe(1);
     expect(grep.stdout).toBe("");

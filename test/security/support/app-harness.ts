@@ -3,7 +3,7 @@
 // test reading /proc/<pid>/environ would find them: a real Probot with the App loaded, a
 // labelled-issue webhook, GitHub faked at the HTTP level (test/support/fake-github.ts)
 // with a canary installation token, a real bare repository as the push target, the
-// local verifier and the push path (RepoCache → commitAndPush).
+// local verifier and the publish path (RepoCache → commitAndPush through the fake Git Data API).
 //
 //   node test/security/support/app-harness.ts <input.json> <output.json>
 //
