@@ -7,8 +7,9 @@
 // then kill -9 trials on SQLite (BENCH_TRIALS, default 10), then two instances on one
 // Postgres (scripts/bench-ingress-postgres.ts; BENCH_PG_TRIALS default 4, 0 skips it;
 // BENCH_PG_DELIVERIES default 300 per trial; BENCH_PG_CONCURRENCY jobs per instance,
-// default 8; BENCH_PG_CLAIM_JOBS, default 1000, for the store claim path alone). Ends with one markdown table of every target; exits 1 when a correctness
-// target (lost, duplicated, double-claimed) is missed.
+// default 8; BENCH_PG_CLAIM_JOBS, default 1000, for the store's claim path alone).
+// Ends with one markdown table of every target; exits 1 when a correctness target
+// (lost, duplicated, double-claimed) is missed.
 import { createHmac, generateKeyPairSync } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { createServer, request } from "node:http";
