@@ -3,7 +3,13 @@
 // after 150 ms. Prints: acknowledgement p50/p99/max for signed `issues.labeled`
 // deliveries from concurrent senders (targets p99 < 250 ms, max < 2 s), the process's
 // peak RSS, jobs created against unique deliveries once the inbox drained, and how
-// bodies of 1/25/50 MB, signed and unsigned, were answered and what they cost in memory.
+// bodies of 1/25/50 MB, signed and unsigned, were answered and what they cost in memory;
+// then kill -9 trials on SQLite (BENCH_TRIALS, default 10), then two instances on one
+// Postgres (scripts/bench-ingress-postgres.ts; BENCH_PG_TRIALS default 4, 0 skips it;
+// BENCH_PG_DELIVERIES default 300 per trial; BENCH_PG_CONCURRENCY jobs per instance,
+// default 8; BENCH_PG_CLAIM_JOBS, default 1000, for the store's claim path alone).
+// Ends with one markdown table of every target; exits 1 when a correctness target
+// (lost, duplicated, double-claimed) is missed.
 import { createHmac, generateKeyPairSync } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { createServer, request } from "node:http";
@@ -15,12 +21,15 @@ import { DatabaseSync } from "node:sqlite";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { Readable } from "node:stream";
 import { loadServerConfig } from "../src/config/env-config.ts";
+import { DEFAULT_INGRESS_LIMITS } from "../src/server/ingress-limits.ts";
+import { postgresPhase, type PgPhaseResult } from "./bench-ingress-postgres.ts";
 import { startServer } from "../src/server/start-server.ts";
 
 const count = Number(process.argv[2] ?? 2000);
 const senders = Number(process.argv[3] ?? 50);
 const GITHUB_DELAY_MS = 150;
 const secret = "bench-ingress-secret";
+const loadAtStart = loadavg();
 const dir = await mkdtemp(join(tmpdir(), "autogen-bench-ingress-"));
 
 // GitHub stand-in: every answer after 150 ms.
@@ -103,12 +112,14 @@ const drainStarted = performance.now();
 while ((await running.store.inboxDepth()).pending > 0) await new Promise((resolve) => setTimeout(resolve, 100));
 await running.inbox.idle();
 const jobs = (await Promise.all(list.map((_d, i) => running.store.countJobs("octo-org", "shop", i + 1, "fix")))).reduce((n, c) => n + c, 0);
+const failedDeliveries = (await running.store.inboxDepth()).failed;
 console.log(`inbox drained in ${((performance.now() - drainStarted) / 1000).toFixed(1)} s after the burst; jobs created ${jobs} for ${count} unique deliveries; failed deliveries ${(await running.store.inboxDepth()).failed}`);
 
 // Redelivering every id: answered as duplicates, no job added.
 const again = await Promise.all(list.slice(0, 100).map((d) => post(d)));
 const jobsAfter = (await Promise.all(list.map((_d, i) => running.store.countJobs("octo-org", "shop", i + 1, "fix")))).reduce((n, c) => n + c, 0);
 console.log(`redelivery of 100 ids: ${again.filter((r) => r.status === 200).length} answered "already received"; jobs ${jobsAfter}`);
+const burstPeakRss = peakRss;
 console.log(`peak RSS during the burst and drain: ${(peakRss / 1024 / 1024).toFixed(0)} MB`);
 
 /** Streams a body of `size` bytes; resolves with the status and the RSS growth seen meanwhile. */
@@ -152,11 +163,13 @@ function bigPost(size: number, signed: boolean): Promise<{ status: number; growt
   });
 }
 
+const bodies: Array<{ mb: number; signed: boolean; status: number; growthMb: number }> = [];
 for (const mb of [1, 25, 50]) {
   // "25 MB" is GitHub's cap, 25 * 1024 * 1024 bytes: the limit, accepted.
   const size = mb * 1024 * 1024;
   for (const signed of [true, false]) {
     const r = await bigPost(size, signed);
+    bodies.push({ mb, signed, ...r });
     console.log(`body ${mb} MB ${signed ? "signed" : "unsigned"}: ${r.status}, RSS growth ${r.growthMb.toFixed(0)} MB`);
   }
 }
@@ -224,5 +237,68 @@ for (let trial = 0; trial < trials; trial++) {
   console.log(`crash trial ${trial + 1}: killed after ${acked} acks; ${byId.size} of ${perTrial} deliveries have a job, lost ${trialLost}, duplicated ${trialDup}`);
 }
 console.log(`crash trials: ${trials} x (SIGKILL mid-burst, restart, redeliver ${perTrial}): lost ${lost}, duplicated ${duplicated}`);
+
+const pgTrials = Number(process.env.BENCH_PG_TRIALS ?? 4);
+let pgResult: PgPhaseResult | undefined;
+if (pgTrials > 0) {
+  pgResult = await postgresPhase({
+    githubUrl,
+    secret,
+    dir,
+    trials: pgTrials,
+    perTrial: Number(process.env.BENCH_PG_DELIVERIES ?? 300),
+    concurrency: Number(process.env.BENCH_PG_CONCURRENCY ?? 8),
+    senders: senders,
+    log: (line) => console.log(line),
+  });
+}
 await new Promise((resolve) => github.close(resolve));
 await rm(dir, { recursive: true, force: true });
+
+// The summary: every target, measured against it.
+const limitMb = DEFAULT_INGRESS_LIMITS.maxInFlightBytes / 1024 / 1024;
+const maxBodyMb = DEFAULT_INGRESS_LIMITS.maxBodyBytes / 1024 / 1024;
+const rows: Array<[string, string, string, boolean | undefined]> = [];
+const p99 = pct(99);
+const max = sorted.at(-1) ?? 0;
+const non202 = results.filter((r) => r.status !== 202).length;
+rows.push([`ack p50 (${count} signed deliveries, ${senders} senders, GitHub answering after ${GITHUB_DELAY_MS} ms)`, `${pct(50).toFixed(1)} ms`, "-", undefined]);
+rows.push(["ack p99", `${p99.toFixed(1)} ms`, "< 250 ms", p99 < 250]);
+rows.push(["ack max", `${max.toFixed(1)} ms`, "< 2000 ms", max < 2000]);
+rows.push(["deliveries not answered 202", String(non202), "0", non202 === 0]);
+rows.push(["server peak RSS (burst and drain; server, inbox and senders in one process)", `${(burstPeakRss / 1024 / 1024).toFixed(0)} MB`, "-", undefined]);
+rows.push(["jobs created = unique deliveries", `${jobs} / ${count} (failed deliveries ${failedDeliveries})`, "equal", jobs === count]);
+rows.push(["redelivery of 100 ids: jobs after", `${jobsAfter}`, `${count}`, jobsAfter === count]);
+rows.push([`SQLite: ${trials} x kill -9 mid-burst, restart, redeliver ${perTrial}: lost`, String(lost), "0", lost === 0]);
+rows.push(["SQLite crash trials: duplicated", String(duplicated), "0", duplicated === 0]);
+if (pgResult) {
+  const t = pgResult.trials;
+  const kills = t.filter((x) => x.killed).length;
+  const perTrialPg = t[0]?.deliveries ?? 0;
+  const reclaimed = t.reduce((n, x) => n + x.reclaimedAfterLease, 0);
+  const claims = t.reduce<Record<string, number>>((acc, x) => {
+    for (const [k, v] of Object.entries(x.claims)) acc[k] = (acc[k] ?? 0) + v;
+    return acc;
+  }, {});
+  rows.push([`Postgres, 2 instances: ${t.length} trials x ${perTrialPg} deliveries (split, then all to both), kill -9 + restart of one in ${kills}: duplicated`, String(pgResult.duplicated), "0", pgResult.duplicated === 0]);
+  rows.push(["Postgres 2 instances: lost", String(pgResult.lost), "0", pgResult.lost === 0]);
+  rows.push(["Postgres 2 instances: jobs claimed more than once, lease not expired", String(pgResult.doubleClaimed), "0", pgResult.doubleClaimed === 0]);
+  rows.push(["Postgres 2 instances: jobs never claimed", String(pgResult.unclaimed), "0", pgResult.unclaimed === 0]);
+  rows.push(["Postgres 2 instances: jobs by claims (2 = taken over after the killed instance's lease)", `${Object.entries(claims).map(([k, v]) => `${k}: ${v}`).join(", ")} (taken over: ${reclaimed})`, "-", undefined]);
+  rows.push([`Postgres 2 instances: throughput of jobs claimed and run to their end by the servers (trials without a kill; ${process.env.BENCH_PG_CONCURRENCY ?? 8} job slots per instance, each job ~6 GitHub calls at ${GITHUB_DELAY_MS} ms)`, `${pgResult.throughput.toFixed(1)} jobs/s`, "-", undefined]);
+  const sc = pgResult.storeClaims;
+  rows.push([`Postgres store claim path alone: ${sc.jobs} queued jobs claimed and finished at once, 2 stores x 4 loops (claimed twice: ${sc.claimedTwice})`, `${sc.perSecond.toFixed(0)} jobs/s`, "0 claimed twice", sc.claimedTwice === 0 && sc.jobs === Number(process.env.BENCH_PG_CLAIM_JOBS ?? 1000)]);
+}
+for (const b of bodies) {
+  const expected = b.mb * 1024 * 1024 <= DEFAULT_INGRESS_LIMITS.maxBodyBytes ? (b.signed ? "202" : "401") : "413";
+  rows.push([`body ${b.mb} MB ${b.signed ? "signed" : "unsigned"}: status; RSS growth`, `${b.status}; ${b.growthMb.toFixed(0)} MB`, `${expected}; < ${limitMb} MB (body cap ${maxBodyMb} MB)`, String(b.status) === expected && b.growthMb < limitMb]);
+}
+const loadAtEnd = loadavg();
+rows.push([`machine load average (1/5/15 min) at start; at end`, `${loadAtStart.map((l) => l.toFixed(2)).join(" ")}; ${loadAtEnd.map((l) => l.toFixed(2)).join(" ")}`, `${availableParallelism()} cores`, undefined]);
+console.log(`\n| measure | result | target | met |\n|---|---|---|---|`);
+for (const [name, value, target, ok] of rows) console.log(`| ${name} | ${value} | ${target} | ${ok === undefined ? "" : ok ? "yes" : "**no**"} |`);
+const correctness = lost + duplicated + (pgResult ? pgResult.lost + pgResult.duplicated + pgResult.doubleClaimed + pgResult.unclaimed + pgResult.storeClaims.claimedTwice : 0) + (jobs === count ? 0 : 1) + (jobsAfter === count ? 0 : 1);
+if (correctness > 0) {
+  console.error("a correctness target was missed (lost, duplicated or double-claimed jobs)");
+  process.exitCode = 1;
+}
