@@ -42,6 +42,8 @@ export type AppDeps = {
   actionsTimeoutMs?: number | undefined;
   /** Runs of a job whose GitHub calls fail (tests shorten the backoff). */
   jobRetry?: JobRetryPolicy | undefined;
+  /** Applied to the repository's config wherever it is read (the GitHub Action's inputs; it forces the local verifier). */
+  configOverride?: ((config: RepoConfig) => RepoConfig) | undefined;
   /** Set by the app once loaded: the pool, for tests and the health endpoint. */
   onReady?: (pool: WorkerPool) => void;
 };
@@ -65,7 +67,7 @@ export function createAutogenApp(deps: AppDeps): ApplicationFunction {
       await deps.store.enqueue({ ...request, deliveryId: `${deliveryId}:restart:${job.id}`, checkpoint });
       pool.kick();
     };
-    const jobDeps: JobDeps = { store: deps.store, forgeFor, ciFor, waiters, pollMs: deps.pollMs, actionsTimeoutMs: deps.actionsTimeoutMs, restart, jobRetry: deps.jobRetry, cacheRoot: deps.cacheRoot, llmFor: deps.llmFor, statusThrottleMs: deps.statusThrottleMs, log: app.log, memory: deps.memory };
+    const jobDeps: JobDeps = { store: deps.store, forgeFor, ciFor, waiters, pollMs: deps.pollMs, actionsTimeoutMs: deps.actionsTimeoutMs, restart, jobRetry: deps.jobRetry, configOverride: deps.configOverride, cacheRoot: deps.cacheRoot, llmFor: deps.llmFor, statusThrottleMs: deps.statusThrottleMs, log: app.log, memory: deps.memory };
     // Every line a job logs carries its job and delivery ids (a child logger per job).
     const depsOf = (job: Job): JobDeps => ({ ...jobDeps, log: app.log.child({ jobId: job.id, deliveryId: job.deliveryId }) });
     const runJob = (job: Job, signal: AbortSignal) => (job.kind === "ci" ? runCiJob(job, depsOf(job), signal) : runIssueJob(job, depsOf(job), signal));
@@ -76,6 +78,7 @@ export function createAutogenApp(deps: AppDeps): ApplicationFunction {
     deps.onReady?.(pool);
 
     const firstDelivery = (context: Context) => deps.store.recordDelivery(context.id, context.name);
+    const overridden = (config: RepoConfig) => deps.configOverride?.(config) ?? config;
 
 
     /** The gate, then one queued job (or the note that one is already active). */
@@ -120,7 +123,7 @@ export function createAutogenApp(deps: AppDeps): ApplicationFunction {
       const { owner, name: repo } = { owner: payload.repository.owner.login, name: payload.repository.name };
       let config: RepoConfig;
       try {
-        config = parseRepoConfigText((await forge.readFile(owner, repo, REPO_CONFIG_PATH, payload.repository.default_branch)) ?? "");
+        config = overridden(parseRepoConfigText((await forge.readFile(owner, repo, REPO_CONFIG_PATH, payload.repository.default_branch)) ?? ""));
       } catch (error) {
         if (!(error instanceof RepoConfigError)) throw error;
         // Only the default label can be meant; only someone allowed to start work hears about it.
@@ -159,7 +162,7 @@ export function createAutogenApp(deps: AppDeps): ApplicationFunction {
     const repoConfig = async (context: Context, owner: string, repo: string, branch: string): Promise<RepoConfig | undefined> => {
       const forge = octokitForge(context.octokit as unknown as OctokitLike, deps.scrub);
       try {
-        return parseRepoConfigText((await forge.readFile(owner, repo, REPO_CONFIG_PATH, branch)) ?? "");
+        return overridden(parseRepoConfigText((await forge.readFile(owner, repo, REPO_CONFIG_PATH, branch)) ?? ""));
       } catch (error) {
         if (error instanceof RepoConfigError) return undefined;
         throw error;
