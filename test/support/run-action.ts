@@ -1,16 +1,30 @@
-// Runs the GitHub Action's committed bundle (action/bundle/index.js) as the runner does: a
+// Runs the GitHub Action's committed bundle (action/bundle/index.js, from a copy of the
+// files a workflow checks out, with no node_modules) as the runner does: a
 // node 24 child process with the runner's environment (GITHUB_EVENT_NAME and the event
 // file, GITHUB_OUTPUT, GITHUB_STEP_SUMMARY, RUNNER_TEMP, INPUT_<NAME> with dashes kept),
 // GitHub faked inside that process by test/support/fake-github-preload.ts.
 import { execFile } from "node:child_process";
-import { mkdir, mkdtemp, readFile, writeFile } from "node:fs/promises";
+import { cp, mkdir, mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { FakeGitHubState } from "./fake-github.ts";
 import type { FakeGitHubResult } from "./fake-github-preload.ts";
 
-const BUNDLE = fileURLToPath(new URL("../../action/bundle/index.js", import.meta.url));
+const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+/** What a workflow's `uses:` checks out of this repository that the bundle reads at run time (no node_modules: Actions install nothing). */
+const CHECKOUT = ["action.yml", "package.json", "action", "prompts", "resources", "templates"];
+let checkout: Promise<string> | undefined;
+
+/** The action's files copied to a directory with no node_modules above it, as GITHUB_ACTION_PATH is on a runner. */
+function actionCheckout(): Promise<string> {
+  checkout ??= (async () => {
+    const dir = join(await mkdtemp(join(tmpdir(), "autogen-action-path-")), "autogen-bot");
+    for (const name of CHECKOUT) await cp(join(ROOT, name), join(dir, name), { recursive: true });
+    return dir;
+  })();
+  return checkout;
+}
 const PRELOAD = fileURLToPath(new URL("./fake-github-preload.ts", import.meta.url));
 
 export type ActionRun = { code: number; stdout: string; stderr: string; outputs: Record<string, string>; summary: string; github: FakeGitHubResult };
@@ -44,7 +58,9 @@ export async function runAction(options: { event: string; payload: unknown; stat
   await writeFile(paths.output, "");
   await writeFile(paths.summary, "");
   await writeFile(paths.state, JSON.stringify(options.state, (key, value: unknown) => (key === "zip" && value && typeof value === "object" && "type" in value ? Buffer.from((value as unknown as { data: number[] }).data).toString("base64") : value)));
+  const actionPath = await actionCheckout();
   const env: Record<string, string> = {
+    GITHUB_ACTION_PATH: actionPath,
     PATH: process.env.PATH ?? "/usr/bin:/bin",
     HOME: process.env.HOME ?? dir,
     CI: "true",
@@ -67,7 +83,7 @@ export async function runAction(options: { event: string; payload: unknown; stat
     ...options.env,
   };
   const { code, stdout, stderr } = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-    execFile(process.execPath, ["--import", PRELOAD, BUNDLE], { env, cwd: options.workspace, maxBuffer: 64 * 1024 * 1024 }, (error, out, err) => {
+    execFile(process.execPath, ["--import", PRELOAD, join(actionPath, "action", "bundle", "index.js")], { env, cwd: options.workspace, maxBuffer: 64 * 1024 * 1024 }, (error, out, err) => {
       resolve({ code: error ? (typeof error.code === "number" ? error.code : 1) : 0, stdout: out, stderr: err });
     });
   });
