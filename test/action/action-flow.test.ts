@@ -57,6 +57,17 @@ function labeled(state: FakeGitHubState) {
   return payload;
 }
 
+/** An `issue_comment.created` payload on issue 42 as Actions gives it: no `installation`. */
+function comment(state: FakeGitHubState, body: string) {
+  const payload = webhookExample("issue_comment", "created") as Record<string, unknown> & { issue: Record<string, unknown>; comment: Record<string, unknown> };
+  payload.repository = repository(payload);
+  payload.issue = { ...payload.issue, number: 42, title: state.issue.title, body: state.issue.body, pull_request: undefined };
+  payload.comment = { ...payload.comment, body };
+  payload.sender = { ...(payload.sender as object), login: "maintainer", id: 7, type: "User" };
+  delete payload.installation;
+  return payload;
+}
+
 /** Nothing the action wrote anywhere carries a secret. */
 function expectNoSecrets(run: ActionRun) {
   const written = [run.stdout, run.stderr, run.summary, JSON.stringify(run.outputs), JSON.stringify(run.github.state?.comments ?? []), JSON.stringify(run.github.state?.pulls ?? [])].join("\n");
@@ -147,6 +158,21 @@ describe("the GitHub Action", { timeout: 300_000 }, () => {
     expect(run.github.state.pulls).toEqual([]);
     expect(remoteRefs()).toBe(before);
     expect(run.outputs).toMatchObject({ outcome: "fixed", branch: "", "pr-url": "" });
+  });
+
+  it("`/autogen fix` in an issue comment starts the same job; a comment that is no command starts none (outcome skipped)", async () => {
+    await bareRemote({ "shop/__init__.py": "", "shop/cart.py": CART_BAD, "tests/test_cart.py": PLAIN_TESTS });
+    const state = baseState();
+    const idle = await runAction({ event: "issue_comment", payload: comment(state, "thanks, looks good"), state, inputs: INPUTS, workspace: work });
+    expect(idle.code, idle.stderr + idle.stdout).toBe(0);
+    expect(idle.outputs).toEqual({ outcome: "skipped", "pr-url": "", branch: "" });
+    expect(idle.github.requests).toEqual([]);
+    const run = await runAction({ event: "issue_comment", payload: comment(state, "/autogen fix"), state, inputs: INPUTS, workspace: work });
+    expect(run.code, run.stderr + run.stdout).toBe(0);
+    expectHonestGitHub(run);
+    expect(run.github.state.pulls).toHaveLength(1);
+    expect(run.outputs).toMatchObject({ outcome: "fixed", branch: "autogen/issue-42" });
+    expect(remoteFile("autogen/issue-42", "shop/cart.py")).toContain("return subtotal - discount");
   });
 
   it("a model strategy without a model endpoint: a clear error naming the inputs to set, nothing done", async () => {
