@@ -68,6 +68,18 @@ function comment(state: FakeGitHubState, body: string) {
   return payload;
 }
 
+/** A `pull_request_review.submitted` on the bot's own PR (#50, head autogen/issue-42 in this repository). */
+function review() {
+  const payload = webhookExample("pull_request_review", "submitted") as Record<string, unknown> & { pull_request: Record<string, unknown>; review: Record<string, unknown> };
+  payload.repository = repository(payload);
+  const head = payload.pull_request.head as Record<string, unknown>;
+  payload.pull_request = { ...payload.pull_request, number: 50, title: "autogen: Discount is added instead of subtracted", body: "Closes #42", head: { ...head, ref: "autogen/issue-42", repo: { ...(head.repo as object), full_name: "octo-org/shop" } } };
+  payload.review = { ...payload.review, state: "commented", body: "The discount must be subtracted." };
+  payload.sender = { ...(payload.sender as object), login: "maintainer", id: 7, type: "User" };
+  delete payload.installation;
+  return payload;
+}
+
 /** Nothing the action wrote anywhere carries a secret. */
 function expectNoSecrets(run: ActionRun) {
   const written = [run.stdout, run.stderr, run.summary, JSON.stringify(run.outputs), JSON.stringify(run.github.state?.comments ?? []), JSON.stringify(run.github.state?.pulls ?? [])].join("\n");
@@ -173,6 +185,18 @@ describe("the GitHub Action", { timeout: 300_000 }, () => {
     expect(run.github.state.pulls).toHaveLength(1);
     expect(run.outputs).toMatchObject({ outcome: "fixed", branch: "autogen/issue-42" });
     expect(remoteFile("autogen/issue-42", "shop/cart.py")).toContain("return subtotal - discount");
+  });
+
+  it("a review of its own pull request: another iteration pushed to that PR's branch", async () => {
+    await bareRemote({ "shop/__init__.py": "", "shop/cart.py": CART_BAD, "tests/test_cart.py": PLAIN_TESTS });
+    sh(work, "push", "--quiet", remote, "main:autogen/issue-42");
+    const state: FakeGitHubState = { ...baseState(), issues: { 50: { title: "autogen: Discount is added instead of subtracted", body: "Closes #42" } } };
+    const run = await runAction({ event: "pull_request_review", payload: review(), state, inputs: INPUTS, workspace: work });
+    expect(run.code, run.stderr + run.stdout).toBe(0);
+    expectHonestGitHub(run);
+    expect(run.github.requests.map((r) => r.operation)).toContain("repos/get-collaborator-permission-level");
+    expect(remoteFile("autogen/issue-42", "shop/cart.py")).toContain("return subtotal - discount");
+    expect(run.outputs).toMatchObject({ outcome: "fixed", branch: "autogen/issue-42" });
   });
 
   it("a model strategy without a model endpoint: a clear error naming the inputs to set, nothing done", async () => {
