@@ -7,7 +7,7 @@ import { parseRepoConfigText, REPO_CONFIG_PATH, RepoConfigError } from "../confi
 import type { RepoConfig } from "../config/repo-config-schema.ts";
 import { octokitCiForge, type CiForge, type RequestLike } from "../forge/ci-forge.ts";
 import { octokitForge, type Forge, type OctokitLike } from "../forge/forge.ts";
-import { appBotIdentity, cachedIdentity, type AppOctokitLike, type UsersOctokitLike } from "../forge/bot-identity.ts";
+import { appBotIdentity, cachedIdentity, type AppOctokitLike, type BotIdentity, type UsersOctokitLike } from "../forge/bot-identity.ts";
 import type { Job, JobKind, Store } from "../jobs/store.ts";
 import { WorkerPool } from "../jobs/worker-pool.ts";
 import type { MemoryPool } from "../engine/memory/memory-pool.ts";
@@ -46,6 +46,10 @@ export type AppDeps = {
   actionsTimeoutMs?: number | undefined;
   /** Runs of a job whose GitHub calls fail (tests shorten the backoff). */
   jobRetry?: JobRetryPolicy | undefined;
+  /** Applied to the repository's config wherever it is read (the GitHub Action's inputs; it forces the local verifier). */
+  configOverride?: ((config: RepoConfig) => RepoConfig) | undefined;
+  /** Who the bot's commits are by (default: the App's bot user, asked from GitHub; the action passes its token's bot). */
+  botIdentity?: ((installationId: number) => Promise<BotIdentity>) | undefined;
   /** Set by the app once loaded: the pool, for tests and the health endpoint. */
   onReady?: (pool: WorkerPool) => void;
 };
@@ -72,8 +76,8 @@ export function createAutogenApp(deps: AppDeps): ApplicationFunction {
       pool.kick();
     };
     // The App's bot user, asked once per process: GET /app needs the App's JWT (app.auth() without an installation), GET /users an installation's token.
-    const botIdentity = cachedIdentity(async (installationId: number) => appBotIdentity((await app.auth()) as unknown as AppOctokitLike, (await app.auth(installationId)) as unknown as UsersOctokitLike));
-    const jobDeps: JobDeps = { store: deps.store, forgeFor, botIdentity, ciFor, waiters, pollMs: deps.pollMs, actionsTimeoutMs: deps.actionsTimeoutMs, restart, checkRunStarted: (job, sha) => checkRuns.begin(job, sha), jobRetry: deps.jobRetry, cacheRoot: deps.cacheRoot, llmFor: deps.llmFor, statusThrottleMs: deps.statusThrottleMs, log: app.log, memory: deps.memory };
+    const botIdentity = deps.botIdentity ?? cachedIdentity(async (installationId: number) => appBotIdentity((await app.auth()) as unknown as AppOctokitLike, (await app.auth(installationId)) as unknown as UsersOctokitLike));
+    const jobDeps: JobDeps = { store: deps.store, forgeFor, botIdentity, ciFor, waiters, pollMs: deps.pollMs, actionsTimeoutMs: deps.actionsTimeoutMs, restart, checkRunStarted: (job, sha) => checkRuns.begin(job, sha), jobRetry: deps.jobRetry, configOverride: deps.configOverride, cacheRoot: deps.cacheRoot, llmFor: deps.llmFor, statusThrottleMs: deps.statusThrottleMs, log: app.log, memory: deps.memory };
     // Every line a job logs carries its job and delivery ids (a child logger per job).
     const depsOf = (job: Job): JobDeps => ({ ...jobDeps, log: app.log.child({ jobId: job.id, deliveryId: job.deliveryId }) });
     const runJob = (job: Job, signal: AbortSignal) => (job.kind === "ci" ? runCiJob(job, depsOf(job), signal) : runIssueJob(job, depsOf(job), signal));
@@ -92,6 +96,7 @@ export function createAutogenApp(deps: AppDeps): ApplicationFunction {
     deps.onReady?.(pool);
 
     const firstDelivery = (context: Context) => deps.store.recordDelivery(context.id, context.name);
+    const overridden = (config: RepoConfig) => deps.configOverride?.(config) ?? config;
 
 
     /** The gate, then one queued job (or the note that one is already active). */
@@ -136,7 +141,7 @@ export function createAutogenApp(deps: AppDeps): ApplicationFunction {
       const { owner, name: repo } = { owner: payload.repository.owner.login, name: payload.repository.name };
       let config: RepoConfig;
       try {
-        config = parseRepoConfigText((await forge.readFile(owner, repo, REPO_CONFIG_PATH, payload.repository.default_branch)) ?? "");
+        config = overridden(parseRepoConfigText((await forge.readFile(owner, repo, REPO_CONFIG_PATH, payload.repository.default_branch)) ?? ""));
       } catch (error) {
         if (!(error instanceof RepoConfigError)) throw error;
         // Only the default label can be meant; only someone allowed to start work hears about it.
@@ -175,7 +180,7 @@ export function createAutogenApp(deps: AppDeps): ApplicationFunction {
     const repoConfig = async (context: Context, owner: string, repo: string, branch: string): Promise<RepoConfig | undefined> => {
       const forge = octokitForge(context.octokit as unknown as OctokitLike, deps.scrub);
       try {
-        return parseRepoConfigText((await forge.readFile(owner, repo, REPO_CONFIG_PATH, branch)) ?? "");
+        return overridden(parseRepoConfigText((await forge.readFile(owner, repo, REPO_CONFIG_PATH, branch)) ?? ""));
       } catch (error) {
         if (error instanceof RepoConfigError) return undefined;
         throw error;

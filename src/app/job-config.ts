@@ -8,11 +8,12 @@ import type { Forge } from "../forge/forge.ts";
 import type { Job, Store } from "../jobs/store.ts";
 import type { StatusReporter } from "./status-reporter.ts";
 
-export async function beginJob(forge: Forge, store: Store, status: StatusReporter, job: Job): Promise<{ repository: { defaultBranch: string; cloneUrl: string }; config: RepoConfig } | undefined> {
+export async function beginJob(forge: Forge, store: Store, status: StatusReporter, job: Job, override?: (config: RepoConfig) => RepoConfig): Promise<{ repository: { defaultBranch: string; cloneUrl: string }; config: RepoConfig } | undefined> {
   await forge.react(job.owner, job.repo, job.number, "eyes").catch(() => undefined);
   await status.start();
   const repository = await forge.repository(job.owner, job.repo);
-  const config = await loadJobConfig(forge, store, status, job, repository.defaultBranch);
+  const read = await loadJobConfig(forge, store, status, job, repository.defaultBranch);
+  const config = read && override ? override(read) : read;
   return config ? { repository, config } : undefined;
 }
 

@@ -62,7 +62,7 @@ export async function runCiJob(job: Job, deps: JobDeps, signal: AbortSignal): Pr
     if (headSha && now.headSha !== headSha) throw new HeadMoved(now.headSha);
   };
   try {
-    const begun = await beginJob(forge, deps.store, status, job);
+    const begun = await beginJob(forge, deps.store, status, job, deps.configOverride);
     if (!begun) return;
     const { repository } = begun;
     let config = begun.config;

@@ -58,6 +58,8 @@ export type JobDeps = {
   log: { info: (meta: object, msg: string) => void; warn: (meta: object, msg: string) => void };
   /** The job knows the commit it concerns: its `autogen` check run starts there (never throws). */
   checkRunStarted?: ((job: Job, sha: string) => Promise<void>) | undefined;
+  /** Applied to the repository's config when a job reads it (the GitHub Action's inputs). */
+  configOverride?: ((config: RepoConfig) => RepoConfig) | undefined;
 };
 
 
@@ -72,7 +74,7 @@ export async function runIssueJob(job: Job, deps: JobDeps, signal: AbortSignal):
     if (now.title !== job.snapshot.title || now.body !== job.snapshot.body) throw new JobCancelled("the issue was edited after the job started; label it again (or comment `/autogen retry`) to work on the new text");
   };
   try {
-    const begun = await beginJob(forge, deps.store, status, job);
+    const begun = await beginJob(forge, deps.store, status, job, deps.configOverride);
     if (!begun) return;
     const { repository, config } = begun;
     status.set("Configuration", "done", `strategy ${config.strategy.name}, tests ${config.test.command ?? "detected"}`);
