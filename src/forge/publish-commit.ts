@@ -102,6 +102,12 @@ async function changes(target: GitTarget, gitDir: string, parent: string, commit
 export async function publishCommit(target: GitTarget, request: PublishRequest): Promise<string> {
   const { owner, repo, api } = target;
   if (!SHA.test(request.commit)) throw new GitDataError(`refusing to publish ${JSON.stringify(request.commit)}: not a commit id`);
+  // A commit GitHub already has (fetched into the mirror: the verifier tests the base or head as it is) only needs the branch.
+  const known = (await gitOut(request.gitDir, ["for-each-ref", "--count=1", "--format=%(refname)", "--contains", request.commit])).toString("utf8").trim() !== "";
+  if (known) {
+    await moveBranch(target, request, await api.getBranch(owner, repo, request.branch), undefined, request.commit);
+    return request.commit;
+  }
   const local = await readCommit(request.gitDir, request.commit);
   const seen = await api.getBranch(owner, repo, request.branch);
   const entries = await changes(target, request.gitDir, local.parent, request.commit);
@@ -118,7 +124,7 @@ export async function publishCommit(target: GitTarget, request: PublishRequest):
 
 const refused = (error: unknown) => [409, 422].includes((error as { status?: number }).status ?? 0);
 
-async function moveBranch(target: GitTarget, request: PublishRequest, seen: string | undefined, parent: string, sha: string): Promise<void> {
+async function moveBranch(target: GitTarget, request: PublishRequest, seen: string | undefined, parent: string | undefined, sha: string): Promise<void> {
   const { owner, repo, api } = target;
   const { branch } = request;
   const moved = (why: string) => new BranchMovedError(`${branch} changed on GitHub while the bot was publishing (${why}); nothing was overwritten: run the job again to build on what is there now`);
@@ -137,7 +143,7 @@ async function moveBranch(target: GitTarget, request: PublishRequest, seen: stri
     try {
       await api.updateBranch(owner, repo, branch, sha, false);
     } catch (error) {
-      if (refused(error)) throw moved(`it is no longer at ${parent.slice(0, 7)}`);
+      if (refused(error)) throw moved(`it is no longer at ${seen.slice(0, 7)}`);
       throw error;
     }
     return;

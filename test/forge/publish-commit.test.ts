@@ -168,7 +168,12 @@ describe("the Actions verifier's branches", () => {
     expect(git("show", "autogen/verify-job-5-1:calc.py")).toBe("candidate 2");
     expect(git("log", "-1", "--format=%an", "autogen/verify-job-5-2")).toBe(BOT.name);
     expect(github.calls("git/update-ref").map((r) => r.body)).toEqual([{ sha: git("rev-parse", "autogen/verify-job-5-1"), force: true }]);
-    expect(await publish.sweep("autogen/verify-job-5-")).toEqual(["autogen/verify-job-5-1", "autogen/verify-job-5-2"]);
+    // An unchanged workspace is tested as the commit GitHub already has: only the branch is made.
+    const commits = github.calls("git/create-commit").length;
+    await publish.push(worktree.sha, "autogen/verify-job-5-3");
+    expect(git("rev-parse", "autogen/verify-job-5-3")).toBe(worktree.sha);
+    expect(github.calls("git/create-commit")).toHaveLength(commits);
+    expect(await publish.sweep("autogen/verify-job-5-")).toEqual(["autogen/verify-job-5-1", "autogen/verify-job-5-2", "autogen/verify-job-5-3"]);
     expect(git("for-each-ref", "refs/heads/autogen/")).toBe("");
     expect(github.calls("git/list-matching-refs").map((r) => decodeURIComponent(r.path))).toEqual(["/repos/octo-org/shop/git/matching-refs/heads/autogen/verify-job-5-"]);
     await expect(publish.push(worktree.sha, "autogen/issue-1")).rejects.toThrow(/not a verification branch/);
