@@ -2718,7 +2718,7 @@ var require_transport = __commonJS({
   "node_modules/pino/lib/transport.js"(exports2, module2) {
     "use strict";
     var { createRequire: createRequire4 } = __require("module");
-    var { existsSync: existsSync14 } = __require("node:fs");
+    var { existsSync: existsSync15 } = __require("node:fs");
     var getCallers = require_caller();
     var { join: join35, isAbsolute: isAbsolute9, sep: sep6 } = __require("node:path");
     var { fileURLToPath: fileURLToPath10 } = __require("node:url");
@@ -2793,7 +2793,7 @@ var require_transport = __commonJS({
           return false;
         }
       }
-      return isAbsolute9(path12) && !existsSync14(path12);
+      return isAbsolute9(path12) && !existsSync15(path12);
     }
     function stripQuotes(value) {
       const first2 = value[0];
@@ -8395,12 +8395,12 @@ var require_light = __commonJS({
             }
           };
         }
-        _addListener(name, status2, cb) {
+        _addListener(name, status3, cb) {
           var base;
           if ((base = this._events)[name] == null) {
             base[name] = [];
           }
-          this._events[name].push({ cb, status: status2 });
+          this._events[name].push({ cb, status: status3 });
           return this.instance;
         }
         listenerCount(name) {
@@ -8573,10 +8573,10 @@ var require_light = __commonJS({
           }
         }
         _assertStatus(expected) {
-          var status2;
-          status2 = this._states.jobStatus(this.options.id);
-          if (!(status2 === expected || expected === "DONE" && status2 === null)) {
-            throw new BottleneckError$1(`Invalid job status ${status2}, expected ${expected}. Please open an issue at https://github.com/SGrondin/bottleneck/issues`);
+          var status3;
+          status3 = this._states.jobStatus(this.options.id);
+          if (!(status3 === expected || expected === "DONE" && status3 === null)) {
+            throw new BottleneckError$1(`Invalid job status ${status3}, expected ${expected}. Please open an issue at https://github.com/SGrondin/bottleneck/issues`);
           }
         }
         doReceive() {
@@ -8597,7 +8597,7 @@ var require_light = __commonJS({
           }
           return this.Events.trigger("scheduled", { args: this.args, options: this.options });
         }
-        async doExecute(chained, clearGlobalState, run2, free) {
+        async doExecute(chained, clearGlobalState, run3, free) {
           var error62, eventInfo, passed;
           if (this.retryCount === 0) {
             this._assertStatus("RUNNING");
@@ -8617,10 +8617,10 @@ var require_light = __commonJS({
             }
           } catch (error1) {
             error62 = error1;
-            return this._onFailure(error62, eventInfo, clearGlobalState, run2, free);
+            return this._onFailure(error62, eventInfo, clearGlobalState, run3, free);
           }
         }
-        doExpire(clearGlobalState, run2, free) {
+        doExpire(clearGlobalState, run3, free) {
           var error62, eventInfo;
           if (this._states.jobStatus(this.options.id === "RUNNING")) {
             this._states.next(this.options.id);
@@ -8628,9 +8628,9 @@ var require_light = __commonJS({
           this._assertStatus("EXECUTING");
           eventInfo = { args: this.args, options: this.options, retryCount: this.retryCount };
           error62 = new BottleneckError$1(`This job timed out after ${this.options.expiration} ms.`);
-          return this._onFailure(error62, eventInfo, clearGlobalState, run2, free);
+          return this._onFailure(error62, eventInfo, clearGlobalState, run3, free);
         }
-        async _onFailure(error62, eventInfo, clearGlobalState, run2, free) {
+        async _onFailure(error62, eventInfo, clearGlobalState, run3, free) {
           var retry2, retryAfter;
           if (clearGlobalState()) {
             retry2 = await this.Events.trigger("failed", error62, eventInfo);
@@ -8638,7 +8638,7 @@ var require_light = __commonJS({
               retryAfter = ~~retry2;
               this.Events.trigger("retry", `Retrying ${this.options.id} after ${retryAfter} ms`, eventInfo);
               this.retryCount++;
-              return run2(retryAfter);
+              return run3(retryAfter);
             } else {
               this.doDone(eventInfo);
               await free(this.options, eventInfo);
@@ -8880,10 +8880,10 @@ var require_light = __commonJS({
           var ref;
           return (ref = this.status[this._jobs[id]]) != null ? ref : null;
         }
-        statusJobs(status2) {
+        statusJobs(status3) {
           var k2, pos, ref, results, v2;
-          if (status2 != null) {
-            pos = this.status.indexOf(status2);
+          if (status3 != null) {
+            pos = this.status.indexOf(status3);
             if (pos < 0) {
               throw new BottleneckError$3(`status must be one of ${this.status.join(", ")}`);
             }
@@ -9241,8 +9241,8 @@ var require_light = __commonJS({
           jobStatus(id) {
             return this._states.jobStatus(id);
           }
-          jobs(status2) {
-            return this._states.statusJobs(status2);
+          jobs(status3) {
+            return this._states.statusJobs(status3);
           }
           counts() {
             return this._states.statusCounts();
@@ -9276,17 +9276,17 @@ var require_light = __commonJS({
             }
           }
           _run(index, job, wait2) {
-            var clearGlobalState, free, run2;
+            var clearGlobalState, free, run3;
             job.doRun();
             clearGlobalState = this._clearGlobalState.bind(this, index);
-            run2 = this._run.bind(this, index, job);
+            run3 = this._run.bind(this, index, job);
             free = this._free.bind(this, index, job);
             return this._scheduled[index] = {
               timeout: setTimeout(() => {
-                return job.doExecute(this._limiter, clearGlobalState, run2, free);
+                return job.doExecute(this._limiter, clearGlobalState, run3, free);
               }, wait2),
               expiration: job.options.expiration != null ? setTimeout(function() {
-                return job.doExpire(clearGlobalState, run2, free);
+                return job.doExpire(clearGlobalState, run3, free);
               }, wait2 + job.options.expiration) : void 0,
               job
             };
@@ -17076,14 +17076,14 @@ var require_Events = __commonJS({
           }
         };
       }
-      _addListener(name, status2, cb) {
+      _addListener(name, status3, cb) {
         var base;
         if ((base = this._events)[name] == null) {
           base[name] = [];
         }
         this._events[name].push({
           cb,
-          status: status2
+          status: status3
         });
         return this.instance;
       }
@@ -17331,10 +17331,10 @@ var require_Job = __commonJS({
         }
       }
       _assertStatus(expected) {
-        var status2;
-        status2 = this._states.jobStatus(this.options.id);
-        if (!(status2 === expected || expected === "DONE" && status2 === null)) {
-          throw new BottleneckError(`Invalid job status ${status2}, expected ${expected}. Please open an issue at https://github.com/SGrondin/bottleneck/issues`);
+        var status3;
+        status3 = this._states.jobStatus(this.options.id);
+        if (!(status3 === expected || expected === "DONE" && status3 === null)) {
+          throw new BottleneckError(`Invalid job status ${status3}, expected ${expected}. Please open an issue at https://github.com/SGrondin/bottleneck/issues`);
         }
       }
       doReceive() {
@@ -17366,7 +17366,7 @@ var require_Job = __commonJS({
           options: this.options
         });
       }
-      doExecute(chained, clearGlobalState, run2, free) {
+      doExecute(chained, clearGlobalState, run3, free) {
         var _this = this;
         return _asyncToGenerator2(function* () {
           var error62, eventInfo, passed;
@@ -17392,11 +17392,11 @@ var require_Job = __commonJS({
             }
           } catch (error1) {
             error62 = error1;
-            return _this._onFailure(error62, eventInfo, clearGlobalState, run2, free);
+            return _this._onFailure(error62, eventInfo, clearGlobalState, run3, free);
           }
         })();
       }
-      doExpire(clearGlobalState, run2, free) {
+      doExpire(clearGlobalState, run3, free) {
         var error62, eventInfo;
         if (this._states.jobStatus(this.options.id === "RUNNING")) {
           this._states.next(this.options.id);
@@ -17408,9 +17408,9 @@ var require_Job = __commonJS({
           retryCount: this.retryCount
         };
         error62 = new BottleneckError(`This job timed out after ${this.options.expiration} ms.`);
-        return this._onFailure(error62, eventInfo, clearGlobalState, run2, free);
+        return this._onFailure(error62, eventInfo, clearGlobalState, run3, free);
       }
-      _onFailure(error62, eventInfo, clearGlobalState, run2, free) {
+      _onFailure(error62, eventInfo, clearGlobalState, run3, free) {
         var _this2 = this;
         return _asyncToGenerator2(function* () {
           var retry2, retryAfter;
@@ -17420,7 +17420,7 @@ var require_Job = __commonJS({
               retryAfter = ~~retry2;
               _this2.Events.trigger("retry", `Retrying ${_this2.options.id} after ${retryAfter} ms`, eventInfo);
               _this2.retryCount++;
-              return run2(retryAfter);
+              return run3(retryAfter);
             } else {
               _this2.doDone(eventInfo);
               yield free(_this2.options, eventInfo);
@@ -18806,10 +18806,10 @@ var require_States = __commonJS({
         var ref;
         return (ref = this.status[this._jobs[id]]) != null ? ref : null;
       }
-      statusJobs(status2) {
+      statusJobs(status3) {
         var k2, pos, ref, results, v2;
-        if (status2 != null) {
-          pos = this.status.indexOf(status2);
+        if (status3 != null) {
+          pos = this.status.indexOf(status3);
           if (pos < 0) {
             throw new BottleneckError(`status must be one of ${this.status.join(", ")}`);
           }
@@ -19394,8 +19394,8 @@ var require_Bottleneck = __commonJS({
         jobStatus(id) {
           return this._states.jobStatus(id);
         }
-        jobs(status2) {
-          return this._states.statusJobs(status2);
+        jobs(status3) {
+          return this._states.statusJobs(status3);
         }
         counts() {
           return this._states.statusCounts();
@@ -19433,17 +19433,17 @@ var require_Bottleneck = __commonJS({
           })();
         }
         _run(index, job, wait2) {
-          var clearGlobalState, free, run2;
+          var clearGlobalState, free, run3;
           job.doRun();
           clearGlobalState = this._clearGlobalState.bind(this, index);
-          run2 = this._run.bind(this, index, job);
+          run3 = this._run.bind(this, index, job);
           free = this._free.bind(this, index, job);
           return this._scheduled[index] = {
             timeout: setTimeout(() => {
-              return job.doExecute(this._limiter, clearGlobalState, run2, free);
+              return job.doExecute(this._limiter, clearGlobalState, run3, free);
             }, wait2),
             expiration: job.options.expiration != null ? setTimeout(function() {
-              return job.doExpire(clearGlobalState, run2, free);
+              return job.doExpire(clearGlobalState, run3, free);
             }, wait2 + job.options.expiration) : void 0,
             job
           };
@@ -20215,7 +20215,7 @@ var require_ignore = __commonJS({
         //   ever starts again inside it -- `(\\+?) ` did, which made a long run
         //   quadratic.
         /(\\+)( ?)/g,
-        (_3, run2, space) => space ? run2.slice(0, run2.length - run2.length % 2) + SPACE : run2,
+        (_3, run3, space) => space ? run3.slice(0, run3.length - run3.length % 2) + SPACE : run3,
         ESCAPE + SPACE
       ],
       // git's wildmatch() reads a run of two or more asterisks as one globstar
@@ -20400,10 +20400,10 @@ var require_ignore = __commonJS({
     };
     var REGEX_REPLACE_TRAILING_DOUBLESTAR = /\uE001$/;
     var replaceTrailingDoublestar = () => "[\\s\\S]";
-    var separatorAfter = (run2, at2) => {
+    var separatorAfter = (run3, at2) => {
       let separator = EMPTY2;
-      for (let index = at2 + 1; index < run2.length && !run2[index].wildcard; index++) {
-        separator += run2[index].single;
+      for (let index = at2 + 1; index < run3.length && !run3[index].wildcard; index++) {
+        separator += run3[index].single;
       }
       return separator;
     };
@@ -20463,26 +20463,26 @@ var require_ignore = __commonJS({
         }
       }
       let out = EMPTY2;
-      let run2 = [];
+      let run3 = [];
       const flush = () => {
         let lastWildcard;
-        run2.forEach((token, at2) => {
+        run3.forEach((token, at2) => {
           if (token.wildcard) {
             lastWildcard = at2;
           }
         });
-        run2.forEach((token, at2) => {
+        run3.forEach((token, at2) => {
           if (!token.wildcard) {
             out += token.single;
             return;
           }
-          out += at2 === lastWildcard ? WILDCARD : `(?:(?!${separatorAfter(run2, at2)})[^\\/])*`;
+          out += at2 === lastWildcard ? WILDCARD : `(?:(?!${separatorAfter(run3, at2)})[^\\/])*`;
         });
-        run2 = [];
+        run3 = [];
       };
       tokens.forEach((token) => {
         if (token.boundary === void 0) {
-          run2.push(token);
+          run3.push(token);
           return;
         }
         flush();
@@ -21605,7 +21605,7 @@ var require_dist3 = __commonJS({
     function deferred() {
       let done;
       let fail;
-      let status2 = "pending";
+      let status3 = "pending";
       const promise2 = new Promise((_done, _fail) => {
         done = _done;
         fail = _fail;
@@ -21613,22 +21613,22 @@ var require_dist3 = __commonJS({
       return {
         promise: promise2,
         done(result) {
-          if (status2 === "pending") {
-            status2 = "resolved";
+          if (status3 === "pending") {
+            status3 = "resolved";
             done(result);
           }
         },
         fail(error62) {
-          if (status2 === "pending") {
-            status2 = "rejected";
+          if (status3 === "pending") {
+            status3 = "rejected";
             fail(error62);
           }
         },
         get fulfilled() {
-          return status2 !== "pending";
+          return status3 !== "pending";
         },
         get status() {
-          return status2;
+          return status3;
         }
       };
     }
@@ -22577,12 +22577,12 @@ function createMiddleware(options2) {
     };
   };
 }
-function handleResponse(body, status2 = 200, headers = {}, response) {
+function handleResponse(body, status3 = 200, headers = {}, response) {
   if (body === null) {
     return false;
   }
   headers["content-length"] = body.length.toString();
-  response.writeHead(status2, headers).end(body);
+  response.writeHead(status3, headers).end(body);
   return true;
 }
 function getRequestHeader(request2, key) {
@@ -24170,7 +24170,7 @@ async function fetchWrapper(requestOptions) {
     requestError.cause = error62;
     throw requestError;
   }
-  const status2 = fetchResponse.status;
+  const status3 = fetchResponse.status;
   const url2 = fetchResponse.url;
   const responseHeaders = {};
   for (const [key, value] of fetchResponse.headers) {
@@ -24178,7 +24178,7 @@ async function fetchWrapper(requestOptions) {
   }
   const octokitResponse = {
     url: url2,
-    status: status2,
+    status: status3,
     headers: responseHeaders,
     data: ""
   };
@@ -24189,28 +24189,28 @@ async function fetchWrapper(requestOptions) {
       `[@octokit/request] "${requestOptions.method} ${requestOptions.url}" is deprecated. It is scheduled to be removed on ${responseHeaders.sunset}${deprecationLink ? `. See ${deprecationLink}` : ""}`
     );
   }
-  if (status2 === 204 || status2 === 205) {
+  if (status3 === 204 || status3 === 205) {
     return octokitResponse;
   }
   if (requestOptions.method === "HEAD") {
-    if (status2 < 400) {
+    if (status3 < 400) {
       return octokitResponse;
     }
-    throw new RequestError(fetchResponse.statusText, status2, {
+    throw new RequestError(fetchResponse.statusText, status3, {
       response: octokitResponse,
       request: requestOptions
     });
   }
-  if (status2 === 304) {
+  if (status3 === 304) {
     octokitResponse.data = await getResponseData(fetchResponse);
-    throw new RequestError("Not modified", status2, {
+    throw new RequestError("Not modified", status3, {
       response: octokitResponse,
       request: requestOptions
     });
   }
-  if (status2 >= 400) {
+  if (status3 >= 400) {
     octokitResponse.data = await getResponseData(fetchResponse);
-    throw new RequestError(toErrorMessage(octokitResponse.data), status2, {
+    throw new RequestError(toErrorMessage(octokitResponse.data), status3, {
       response: octokitResponse,
       request: requestOptions
     });
@@ -49082,7 +49082,7 @@ function visit(schema, fnOrHandlers) {
     return h4 ? h4(node2, rewritten) : node2;
   };
   const cache2 = /* @__PURE__ */ new Map();
-  function run2(s) {
+  function run3(s) {
     const cached4 = cache2.get(s);
     if (cached4 === RESOLVING) {
       return new $ZodLazy({
@@ -49108,21 +49108,21 @@ function visit(schema, fnOrHandlers) {
         let changed = false;
         const newShape = {};
         for (const k2 of keys) {
-          const mapped = run2(oldShape[k2]);
+          const mapped = run3(oldShape[k2]);
           if (mapped !== oldShape[k2])
             changed = true;
           newShape[k2] = mapped;
         }
         let newCatchall = def.catchall;
         if (def.catchall) {
-          newCatchall = run2(def.catchall);
+          newCatchall = run3(def.catchall);
           if (newCatchall !== def.catchall)
             changed = true;
         }
         return changed ? clone(s, { ...def, shape: newShape, catchall: newCatchall }) : s;
       }
       case "array": {
-        const mapped = run2(def.element);
+        const mapped = run3(def.element);
         return mapped === def.element ? s : clone(s, { ...def, element: mapped });
       }
       case "tuple": {
@@ -49130,14 +49130,14 @@ function visit(schema, fnOrHandlers) {
         let changed = false;
         const newItems = [];
         for (const item of oldItems) {
-          const mapped = run2(item);
+          const mapped = run3(item);
           if (mapped !== item)
             changed = true;
           newItems.push(mapped);
         }
         let newRest = def.rest;
         if (def.rest) {
-          newRest = run2(def.rest);
+          newRest = run3(def.rest);
           if (newRest !== def.rest)
             changed = true;
         }
@@ -49145,12 +49145,12 @@ function visit(schema, fnOrHandlers) {
       }
       case "record":
       case "map": {
-        const newKey = run2(def.keyType);
-        const newVal = run2(def.valueType);
+        const newKey = run3(def.keyType);
+        const newVal = run3(def.valueType);
         return newKey === def.keyType && newVal === def.valueType ? s : clone(s, { ...def, keyType: newKey, valueType: newVal });
       }
       case "set": {
-        const newVal = run2(def.valueType);
+        const newVal = run3(def.valueType);
         return newVal === def.valueType ? s : clone(s, { ...def, valueType: newVal });
       }
       case "union": {
@@ -49158,7 +49158,7 @@ function visit(schema, fnOrHandlers) {
         let changed = false;
         const newOptions = [];
         for (const opt of oldOptions) {
-          const mapped = run2(opt);
+          const mapped = run3(opt);
           if (mapped !== opt)
             changed = true;
           newOptions.push(mapped);
@@ -49166,8 +49166,8 @@ function visit(schema, fnOrHandlers) {
         return changed ? clone(s, { ...def, options: newOptions }) : s;
       }
       case "intersection": {
-        const newLeft = run2(def.left);
-        const newRight = run2(def.right);
+        const newLeft = run3(def.left);
+        const newRight = run3(def.right);
         return newLeft === def.left && newRight === def.right ? s : clone(s, { ...def, left: newLeft, right: newRight });
       }
       case "optional":
@@ -49179,23 +49179,23 @@ function visit(schema, fnOrHandlers) {
       case "nonoptional":
       case "promise":
       case "success": {
-        const newInner = run2(def.innerType);
+        const newInner = run3(def.innerType);
         return newInner === def.innerType ? s : clone(s, { ...def, innerType: newInner });
       }
       case "pipe": {
-        const newIn = run2(def.in);
-        const newOut = run2(def.out);
+        const newIn = run3(def.in);
+        const newOut = run3(def.out);
         return newIn === def.in && newOut === def.out ? s : clone(s, { ...def, in: newIn, out: newOut });
       }
       case "function": {
-        const newInput = run2(def.input);
-        const newOutput = run2(def.output);
+        const newInput = run3(def.input);
+        const newOutput = run3(def.output);
         return newInput === def.input && newOutput === def.output ? s : clone(s, { ...def, input: newInput, output: newOutput });
       }
       case "lazy": {
         const original = def.getter;
         const { _cachedInner, ...rest } = def;
-        return clone(s, { ...rest, getter: () => run2(original()) });
+        return clone(s, { ...rest, getter: () => run3(original()) });
       }
       // A leaf by choice: `parts` are regex fragments, not data positions.
       case "template_literal":
@@ -49226,7 +49226,7 @@ function visit(schema, fnOrHandlers) {
       }
     }
   }
-  return run2(schema);
+  return run3(schema);
 }
 
 // node_modules/zod/v4/classic/deep-partial.js
@@ -50123,6 +50123,47 @@ function neutralizeMentions(markdown) {
   }).join("\n");
 }
 
+// src/forge/git-data.ts
+var status2 = (error62) => error62.status;
+function octokitGitData(octokit) {
+  const git2 = octokit.rest.git;
+  return {
+    async createBlob(owner, repo, content) {
+      return (await git2.createBlob({ owner, repo, content: content.toString("base64"), encoding: "base64" })).data.sha;
+    },
+    async createTree(owner, repo, baseTree, tree) {
+      return (await git2.createTree({ owner, repo, base_tree: baseTree, tree })).data.sha;
+    },
+    async createCommit(owner, repo, commit) {
+      const data = (await git2.createCommit({ owner, repo, ...commit })).data;
+      return { sha: data.sha, tree: data.tree.sha, author: data.author, committer: data.committer, verified: data.verification?.verified };
+    },
+    async getBranch(owner, repo, branch) {
+      try {
+        const data = (await git2.getRef({ owner, repo, ref: `heads/${branch}` })).data;
+        const refs = Array.isArray(data) ? data : [data];
+        return refs.find((r2) => r2.ref === `refs/heads/${branch}`)?.object.sha;
+      } catch (error62) {
+        if (status2(error62) === 404) return void 0;
+        throw error62;
+      }
+    },
+    async createBranch(owner, repo, branch, sha) {
+      await git2.createRef({ owner, repo, ref: `refs/heads/${branch}`, sha });
+    },
+    async updateBranch(owner, repo, branch, sha, force) {
+      await git2.updateRef({ owner, repo, ref: `heads/${branch}`, sha, force });
+    },
+    async deleteBranch(owner, repo, branch) {
+      await git2.deleteRef({ owner, repo, ref: `heads/${branch}` });
+    },
+    async listBranches(owner, repo, prefix) {
+      const data = (await git2.listMatchingRefs({ owner, repo, ref: `heads/${prefix}` })).data;
+      return data.map((r2) => r2.ref.replace(/^refs\/heads\//, "")).filter((b5) => b5.startsWith(prefix));
+    }
+  };
+}
+
 // src/forge/forge.ts
 var MAX_BODY = 65536;
 function octokitForge(octokit, scrub) {
@@ -50193,13 +50234,50 @@ function octokitForge(octokit, scrub) {
     async updatePull(owner, repo, number4, pull) {
       await octokit.rest.pulls.update({ owner, repo, pull_number: number4, title: clean(pull.title), body: clean(pull.body) });
     },
-    async pushToken() {
+    git: octokitGitData(octokit),
+    async cloneToken() {
       const auth8 = await octokit.auth({ type: "installation" });
       if (!auth8.token) throw new Error("the installation token could not be obtained");
       scrub.add?.(auth8.token);
       return auth8.token;
     }
   };
+}
+
+// src/forge/bot-identity.ts
+function botIdentity(bot) {
+  if (!/^[a-z0-9][a-z0-9-]*$/i.test(bot.slug)) throw new Error(`${JSON.stringify(bot.slug)} is not a GitHub App slug`);
+  if (!Number.isSafeInteger(bot.id) || bot.id <= 0) throw new Error(`${JSON.stringify(bot.id)} is not a GitHub user id`);
+  const login = `${bot.slug}[bot]`;
+  return { name: login, email: `${bot.id}+${login}@users.noreply.github.com` };
+}
+var ACTIONS_BOT = botIdentity({ slug: "github-actions", id: 41898282 });
+var App = external_exports.object({ slug: external_exports.string().min(1) });
+var User = external_exports.object({ id: external_exports.number().int().positive(), login: external_exports.string() });
+async function appBotIdentity(app, users) {
+  const parsed = App.safeParse((await app.rest.apps.getAuthenticated()).data);
+  if (!parsed.success) throw new Error("GET /app answered without the App's slug: is the App's private key right (the call needs the App's JWT)?");
+  const login = `${parsed.data.slug}[bot]`;
+  const user = User.safeParse((await users.rest.users.getByUsername({ username: login })).data);
+  if (!user.success) throw new Error(`GET /users/${login} answered without a user id`);
+  return botIdentity({ slug: parsed.data.slug, id: user.data.id });
+}
+function cachedIdentity(lookUp) {
+  let pending;
+  return (arg) => {
+    pending ??= lookUp(arg).catch((error62) => {
+      pending = void 0;
+      throw error62;
+    });
+    return pending;
+  };
+}
+
+// src/ops/log-context.ts
+import { AsyncLocalStorage } from "node:async_hooks";
+var storage = new AsyncLocalStorage();
+function withLogContext(context, work) {
+  return storage.run({ ...storage.getStore(), ...context }, work);
 }
 
 // src/jobs/worker-pool.ts
@@ -50215,9 +50293,9 @@ var WorkerPool = class {
   claiming;
   again = false;
   ticker;
-  constructor(store, run2, options2) {
+  constructor(store, run3, options2) {
     this.store = store;
-    this.run = run2;
+    this.run = run3;
     this.concurrency = options2.concurrency;
     this.perInstallation = options2.perInstallation;
     const every = store.leaseRenewMs;
@@ -50252,7 +50330,7 @@ var WorkerPool = class {
       if (!job) break;
       if (this.stopped) break;
       const controller = new AbortController();
-      const done = this.run(job, controller.signal).catch(() => void 0).finally(() => {
+      const done = withLogContext({ jobId: job.id, deliveryId: job.deliveryId }, () => this.run(job, controller.signal)).catch(() => void 0).finally(() => {
         this.running.delete(job.id);
         this.kick();
       });
@@ -50359,20 +50437,20 @@ function parseCommand(body) {
 var RED = /* @__PURE__ */ new Set(["failure", "timed_out", "startup_failure"]);
 var GITHUB_ACTIONS_APP_ID = 15368;
 function failureFromWorkflowRun(payload, verifyWorkflow) {
-  const run2 = payload.workflow_run;
+  const run3 = payload.workflow_run;
   if (workflowPath(payload).endsWith(`/${verifyWorkflow}`)) return { act: false, reason: "a verification run of the bot's own" };
-  if (!run2.conclusion || !RED.has(run2.conclusion)) return { act: false, reason: `conclusion ${run2.conclusion ?? "none"}` };
-  if (run2.event === "workflow_dispatch" || run2.event === "schedule") return { act: false, reason: `event ${run2.event} is not about a pull request` };
-  if ((run2.head_branch ?? "").startsWith("autogen/verify-")) return { act: false, reason: "a verification branch of the bot's own" };
+  if (!run3.conclusion || !RED.has(run3.conclusion)) return { act: false, reason: `conclusion ${run3.conclusion ?? "none"}` };
+  if (run3.event === "workflow_dispatch" || run3.event === "schedule") return { act: false, reason: `event ${run3.event} is not about a pull request` };
+  if ((run3.head_branch ?? "").startsWith("autogen/verify-")) return { act: false, reason: "a verification branch of the bot's own" };
   return {
     act: true,
     failure: {
       owner: payload.repository.owner.login,
       repo: payload.repository.name,
-      headSha: run2.head_sha,
-      headBranch: run2.head_branch,
-      pulls: (run2.pull_requests ?? []).map((p2) => p2.number),
-      runId: run2.id
+      headSha: run3.head_sha,
+      headBranch: run3.head_branch,
+      pulls: (run3.pull_requests ?? []).map((p2) => p2.number),
+      runId: run3.id
     }
   };
 }
@@ -50607,9 +50685,9 @@ var LogDigester = class {
     const runs = contiguousRuns(chosen.flat());
     const out = [];
     const lines = [];
-    for (const run2 of runs) {
-      out.push(`--- log lines ${run2[0]?.n}-${run2.at(-1)?.n} ---`);
-      for (const l3 of run2) {
+    for (const run3 of runs) {
+      out.push(`--- log lines ${run3[0]?.n}-${run3.at(-1)?.n} ---`);
+      for (const l3 of run3) {
         out.push(l3.chars > this.maxLineChars ? `${l3.text.slice(0, this.maxLineChars)}\u2026 (${l3.chars} chars)` : l3.text);
         lines.push(l3.n);
       }
@@ -50642,8 +50720,8 @@ function contiguousRuns(picked) {
   const byNumber = new Map(picked.map((l3) => [l3.n, l3]));
   const runs = [];
   for (const l3 of [...byNumber.values()].sort((a2, b5) => a2.n - b5.n)) {
-    const run2 = runs.at(-1);
-    if (run2 && (run2.at(-1)?.n ?? 0) + 1 === l3.n) run2.push(l3);
+    const run3 = runs.at(-1);
+    if (run3 && (run3.at(-1)?.n ?? 0) + 1 === l3.n) run3.push(l3);
     else runs.push([l3]);
   }
   return runs;
@@ -51319,7 +51397,7 @@ function isForgedPath(path12) {
   return /[\x00-\x1f\x7f]/.test(path12) || path12.split(/[\\/]/).includes("..");
 }
 var NOFOLLOW = constants.O_NOFOLLOW ?? 0;
-function safeRepoPath(root, path12) {
+function safeRepoPath(root, path12, options2 = {}) {
   if (!path12 || /[\x00-\x1f\x7f]/.test(path12)) throw new UnsafePathError(path12, "empty or contains control characters");
   if (isAbsolute(path12) || /^[A-Za-z]:/.test(path12)) throw new UnsafePathError(path12, "absolute paths are not allowed");
   const relative6 = normalize(path12);
@@ -51328,11 +51406,11 @@ function safeRepoPath(root, path12) {
   if (relative6 === "." || relative6 === `.${sep2}`) throw new UnsafePathError(path12, "it names the repository itself, not a file in it");
   if (parts.some((p2) => p2.toLowerCase() === ".git")) throw new UnsafePathError(path12, "the .git directory is off limits");
   let current = root;
-  for (const part of parts) {
+  for (const [i3, part] of parts.entries()) {
     current = join(current, part);
     const stat2 = lstatSync(current, { throwIfNoEntry: false });
     if (!stat2) break;
-    if (stat2.isSymbolicLink()) throw new UnsafePathError(path12, "it goes through a symbolic link");
+    if (stat2.isSymbolicLink() && !(options2.finalLink === true && i3 === parts.length - 1)) throw new UnsafePathError(path12, "it goes through a symbolic link");
   }
   return join(root, relative6);
 }
@@ -55686,16 +55764,16 @@ function toResult(tc, suitePath, pytest) {
   const failure2 = first(tc.failure);
   const error62 = first(tc.error);
   const skipped = first(tc.skipped);
-  let status2 = "pass";
+  let status3 = "pass";
   let problem;
   if (failure2 !== void 0) {
-    status2 = "fail";
+    status3 = "fail";
     problem = failure2;
   } else if (error62 !== void 0) {
-    status2 = "error";
+    status3 = "error";
     problem = error62;
   } else if (skipped !== void 0) {
-    status2 = "skip";
+    status3 = "skip";
     problem = skipped;
   }
   const seconds3 = Number(attr(tc, "time"));
@@ -55703,7 +55781,7 @@ function toResult(tc, suitePath, pytest) {
     id: testId(name, classname, file2, suitePath),
     name,
     file: file2,
-    status: status2,
+    status: status3,
     durationMs: Number.isFinite(seconds3) ? Math.round(seconds3 * 1e3) : void 0,
     message: problem === void 0 ? void 0 : messageOf(problem),
     details: problem === void 0 ? void 0 : textOf(problem)
@@ -55788,17 +55866,17 @@ function errorLines(cleanLog) {
 }
 
 // src/ci/passing-log.ts
-function workflowFileOf(run2) {
-  const file2 = run2.path.split("@")[0]?.split("/").at(-1);
+function workflowFileOf(run3) {
+  const file2 = run3.path.split("@")[0]?.split("/").at(-1);
   return file2 && /\.ya?ml$/.test(file2) ? file2 : void 0;
 }
 async function findPassingRun(ci, owner, repo, red2, branch) {
   const workflow = workflowFileOf(red2);
   if (!workflow) return void 0;
   const runs = await ci.workflowRuns(owner, repo, { workflow, branch, status: "success" });
-  const run2 = runs.find((r2) => r2.id !== red2.id && r2.conclusion === "success" && r2.headBranch === branch);
-  if (!run2) return void 0;
-  return { run: run2, jobs: await ci.jobs(owner, repo, run2.id) };
+  const run3 = runs.find((r2) => r2.id !== red2.id && r2.conclusion === "success" && r2.headBranch === branch);
+  if (!run3) return void 0;
+  return { run: run3, jobs: await ci.jobs(owner, repo, run3.id) };
 }
 async function passingLogOf(ci, owner, repo, passing, jobName, maxLogBytes) {
   const job = passing.jobs.find((j3) => j3.name === jobName && j3.conclusion === "success");
@@ -55866,22 +55944,22 @@ async function artifactTests(ci, owner, repo, runId, name, maxBytes, root) {
   }
   return out;
 }
-async function collectRunEvidence(ci, owner, repo, run2, options2 = {}) {
+async function collectRunEvidence(ci, owner, repo, run3, options2 = {}) {
   const maxLogBytes = options2.maxLogBytes ?? 4 * 1024 * 1024;
-  const jobs = (await ci.jobs(owner, repo, run2.id)).filter(options2.jobFilter ?? ((j3) => j3.conclusion !== null && FAILED.has(j3.conclusion)));
+  const jobs = (await ci.jobs(owner, repo, run3.id)).filter(options2.jobFilter ?? ((j3) => j3.conclusion !== null && FAILED.has(j3.conclusion)));
   const evidence = [];
   for (const job of jobs.slice(0, 8)) evidence.push(await jobEvidence(ci, owner, repo, job, maxLogBytes));
-  const fromArtifacts = await artifactTests(ci, owner, repo, run2.id, options2.artifactName ?? /junit|test|report/i, options2.maxArtifactBytes ?? 64 * 1024 * 1024, options2.root);
+  const fromArtifacts = await artifactTests(ci, owner, repo, run3.id, options2.artifactName ?? /junit|test|report/i, options2.maxArtifactBytes ?? 64 * 1024 * 1024, options2.root);
   const output2 = evidence.map((j3) => `=== job ${j3.name} ===
 ${j3.log}`).join("\n");
   const fromLogs = fromArtifacts.tests.length > 0 ? [] : evidence.flatMap((j3) => options2.parseConsole?.(j3.log) ?? []);
   const tests = fromArtifacts.tests.length > 0 ? fromArtifacts.tests : fromLogs;
   const report2 = {
     run: {
-      argv: ["github-actions", run2.path || run2.name, `run ${run2.id}`],
-      exitCode: run2.conclusion === "success" ? 0 : 1,
+      argv: ["github-actions", run3.path || run3.name, `run ${run3.id}`],
+      exitCode: run3.conclusion === "success" ? 0 : 1,
       signal: null,
-      timedOut: run2.conclusion === "timed_out",
+      timedOut: run3.conclusion === "timed_out",
       durationMs: 0,
       output: output2.slice(-1e6),
       outputBytes: output2.length,
@@ -55896,7 +55974,7 @@ ${j3.log}`).join("\n");
   const problems = [...fromArtifacts.problems];
   if (failing.length === 0 && options2.baseBranch && evidence.length > 0) {
     try {
-      const passing = await findPassingRun(ci, owner, repo, run2, options2.baseBranch);
+      const passing = await findPassingRun(ci, owner, repo, run3, options2.baseBranch);
       if (passing) for (const j3 of evidence) j3.passing = await passingLogOf(ci, owner, repo, passing, j3.name, maxLogBytes);
     } catch (error62) {
       problems.push(`passing log on ${options2.baseBranch}: ${error62.message}`);
@@ -55912,7 +55990,7 @@ ${digestLog(j3.log, { maxLines: 30, passLog: j3.passing?.log }).text}`;
 
 Annotations:
 ${annotations.map((a2) => `${a2.path}:${a2.line}: ${a2.title ? `${a2.title}: ` : ""}${a2.message.split("\n")[0]}`).join("\n")}` : digest;
-  return { run: run2, jobs: evidence, report: report2, testsFrom: fromArtifacts.tests.length > 0 ? "artifact" : fromLogs.length > 0 ? "log" : "none", artifactFiles: fromArtifacts.files, problems, digest: annotated, infra };
+  return { run: run3, jobs: evidence, report: report2, testsFrom: fromArtifacts.tests.length > 0 ? "artifact" : fromLogs.length > 0 ? "log" : "none", artifactFiles: fromArtifacts.files, problems, digest: annotated, infra };
 }
 async function collectCheckSuiteEvidence(ci, owner, repo, suite, options2 = {}) {
   const failed2 = (await ci.checkRunsForSuite(owner, repo, suite.id)).filter((r2) => r2.conclusion !== null && FAILED.has(r2.conclusion));
@@ -55925,7 +56003,7 @@ ${r2.text}`);
   const output2 = jobs.map((j3) => `=== check ${j3.name} ===
 ${j3.log}`).join("\n");
   const tests = jobs.flatMap((j3) => options2.parseConsole?.(j3.log) ?? []);
-  const run2 = { id: suite.id, name: `check suite ${suite.id}`, path: "", displayTitle: "", event: "check_suite", status: "completed", conclusion: "failure", headSha: suite.headSha, headBranch: suite.headBranch, htmlUrl: "", checkSuiteId: suite.id, pullRequests: [], createdAt: "" };
+  const run3 = { id: suite.id, name: `check suite ${suite.id}`, path: "", displayTitle: "", event: "check_suite", status: "completed", conclusion: "failure", headSha: suite.headSha, headBranch: suite.headBranch, htmlUrl: "", checkSuiteId: suite.id, pullRequests: [], createdAt: "" };
   const report2 = {
     run: { argv: ["check-suite", String(suite.id)], exitCode: 1, signal: null, timedOut: false, durationMs: 0, output: output2, outputBytes: output2.length, outputTruncated: false, isolation: "actions" },
     tests,
@@ -55934,7 +56012,7 @@ ${j3.log}`).join("\n");
   const infra = failingTests(report2).length === 0 ? jobs.find((j3) => j3.infra)?.infra : void 0;
   const digest = failingTests(report2).length > 0 ? digestReport(report2) : jobs.map((j3) => `check ${j3.name}:
 ${digestLog(j3.log, { maxLines: 30 }).text}`).join("\n\n");
-  return { run: run2, jobs, report: report2, testsFrom: tests.length > 0 ? "log" : "none", artifactFiles: [], problems: [], digest, infra };
+  return { run: run3, jobs, report: report2, testsFrom: tests.length > 0 ? "log" : "none", artifactFiles: [], problems: [], digest, infra };
 }
 
 // src/workspace/snapshot-commit.ts
@@ -59539,8 +59617,8 @@ function actionsVerifier(options2) {
       checkAborted();
       const created = `>=${new Date(since - 6e4).toISOString().replace(/\.\d+Z$/, "Z")}`;
       const runs = await ci.workflowRuns(owner, repo, { workflow, event: "workflow_dispatch", created });
-      const run2 = runs.find((r2) => r2.displayTitle.split(/\s+/).includes(correlationId));
-      if (run2) return run2;
+      const run3 = runs.find((r2) => r2.displayTitle.split(/\s+/).includes(correlationId));
+      if (run3) return run3;
       await sleep4(void 0, Math.min(wait2, deadline - Date.now()));
       wait2 = Math.min(wait2 * 2, options2.maxPollMs ?? 3e4);
     }
@@ -59550,8 +59628,8 @@ function actionsVerifier(options2) {
     let wait2 = options2.pollMs ?? 2e3;
     for (; ; ) {
       checkAborted();
-      const run2 = await ci.workflowRun(owner, repo, runId);
-      if (run2.status === "completed") return run2;
+      const run3 = await ci.workflowRun(owner, repo, runId);
+      if (run3.status === "completed") return run3;
       if (Date.now() >= deadline) return void 0;
       await sleep4(runId, Math.min(wait2, Math.max(0, deadline - Date.now())));
       wait2 = Math.min(wait2 * 2, options2.maxPollMs ?? 3e4);
@@ -59572,19 +59650,19 @@ function actionsVerifier(options2) {
       checkAborted();
       const tests = selection.kind === "all" ? "" : workflowTestIds(selection.ids);
       const { runId } = await ci.dispatch(owner, repo, workflow, options2.dispatchRef, { refs: JSON.stringify(branches), tests, correlation_id: correlationId });
-      const run2 = runId !== void 0 ? await ci.workflowRun(owner, repo, runId) : await findRun(correlationId, started, deadline);
-      if (!run2) throw new VerificationTimeout(`the verification run (correlation id ${correlationId}) was not found within ${Math.round(options2.timeoutMs / 1e3)} s of dispatching it`);
-      options2.onRun?.({ id: run2.id, url: run2.htmlUrl, candidates: items.length });
+      const run3 = runId !== void 0 ? await ci.workflowRun(owner, repo, runId) : await findRun(correlationId, started, deadline);
+      if (!run3) throw new VerificationTimeout(`the verification run (correlation id ${correlationId}) was not found within ${Math.round(options2.timeoutMs / 1e3)} s of dispatching it`);
+      options2.onRun?.({ id: run3.id, url: run3.htmlUrl, candidates: items.length });
       let done;
       try {
-        done = await awaitCompletion(run2.id, deadline);
+        done = await awaitCompletion(run3.id, deadline);
       } catch (error62) {
-        await ci.cancelRun(owner, repo, run2.id).catch(() => void 0);
+        await ci.cancelRun(owner, repo, run3.id).catch(() => void 0);
         throw error62;
       }
       if (!done) {
-        await ci.cancelRun(owner, repo, run2.id).catch(() => void 0);
-        throw new VerificationTimeout(`the verification run ${run2.htmlUrl} did not complete within ${Math.round(options2.timeoutMs / 1e3)} s; it was cancelled`);
+        await ci.cancelRun(owner, repo, run3.id).catch(() => void 0);
+        throw new VerificationTimeout(`the verification run ${run3.htmlUrl} did not complete within ${Math.round(options2.timeoutMs / 1e3)} s; it was cancelled`);
       }
       const jobs = await ci.jobs(owner, repo, done.id);
       return await Promise.all(
@@ -68322,9 +68400,9 @@ var castToError = (err2) => {
 var OpenAIError = class extends Error {
 };
 var APIError = class _APIError extends OpenAIError {
-  constructor(status2, error62, message, headers) {
-    super(`${_APIError.makeMessage(status2, error62, message)}`);
-    this.status = status2;
+  constructor(status3, error62, message, headers) {
+    super(`${_APIError.makeMessage(status3, error62, message)}`);
+    this.status = status3;
     this.headers = headers;
     this.requestID = headers?.get("x-request-id");
     this.error = error62;
@@ -68333,49 +68411,49 @@ var APIError = class _APIError extends OpenAIError {
     this.param = data?.["param"];
     this.type = data?.["type"];
   }
-  static makeMessage(status2, error62, message) {
+  static makeMessage(status3, error62, message) {
     const msg = error62?.message ? typeof error62.message === "string" ? error62.message : JSON.stringify(error62.message) : error62 ? JSON.stringify(error62) : message;
-    if (status2 && msg) {
-      return `${status2} ${msg}`;
+    if (status3 && msg) {
+      return `${status3} ${msg}`;
     }
-    if (status2) {
-      return `${status2} status code (no body)`;
+    if (status3) {
+      return `${status3} status code (no body)`;
     }
     if (msg) {
       return msg;
     }
     return "(no status code or body)";
   }
-  static generate(status2, errorResponse, message, headers) {
-    if (!status2 || !headers) {
+  static generate(status3, errorResponse, message, headers) {
+    if (!status3 || !headers) {
       return new APIConnectionError({ message, cause: castToError(errorResponse) });
     }
     const error62 = errorResponse?.["error"];
-    if (status2 === 400) {
-      return new BadRequestError(status2, error62, message, headers);
+    if (status3 === 400) {
+      return new BadRequestError(status3, error62, message, headers);
     }
-    if (status2 === 401) {
-      return new AuthenticationError(status2, error62, message, headers);
+    if (status3 === 401) {
+      return new AuthenticationError(status3, error62, message, headers);
     }
-    if (status2 === 403) {
-      return new PermissionDeniedError(status2, error62, message, headers);
+    if (status3 === 403) {
+      return new PermissionDeniedError(status3, error62, message, headers);
     }
-    if (status2 === 404) {
-      return new NotFoundError(status2, error62, message, headers);
+    if (status3 === 404) {
+      return new NotFoundError(status3, error62, message, headers);
     }
-    if (status2 === 409) {
-      return new ConflictError(status2, error62, message, headers);
+    if (status3 === 409) {
+      return new ConflictError(status3, error62, message, headers);
     }
-    if (status2 === 422) {
-      return new UnprocessableEntityError(status2, error62, message, headers);
+    if (status3 === 422) {
+      return new UnprocessableEntityError(status3, error62, message, headers);
     }
-    if (status2 === 429) {
-      return new RateLimitError(status2, error62, message, headers);
+    if (status3 === 429) {
+      return new RateLimitError(status3, error62, message, headers);
     }
-    if (status2 >= 500) {
-      return new InternalServerError(status2, error62, message, headers);
+    if (status3 >= 500) {
+      return new InternalServerError(status3, error62, message, headers);
     }
-    return new _APIError(status2, error62, message, headers);
+    return new _APIError(status3, error62, message, headers);
   }
 };
 var APIUserAbortError = class extends APIError {
@@ -68427,7 +68505,7 @@ var InvalidWebhookSignatureError = class extends Error {
   }
 };
 var OAuthError = class extends APIError {
-  constructor(status2, error62, headers) {
+  constructor(status3, error62, headers) {
     let finalMessage = "OAuth2 authentication error";
     let error_code = void 0;
     if (error62 && typeof error62 === "object") {
@@ -68440,7 +68518,7 @@ var OAuthError = class extends APIError {
         finalMessage = error_code;
       }
     }
-    super(status2, error62, finalMessage, headers);
+    super(status3, error62, finalMessage, headers);
     this.error_code = error_code;
   }
 };
@@ -73108,8 +73186,8 @@ function collectBufferedLedgerIdentities(roots, candidate, records, work) {
   }
   return identities;
 }
-function getBufferedLedgerChange(identity3, graph, records, changes, node2) {
-  const existing = changes.get(identity3);
+function getBufferedLedgerChange(identity3, graph, records, changes2, node2) {
+  const existing = changes2.get(identity3);
   if (existing) {
     if (node2) {
       existing.node = node2;
@@ -73121,10 +73199,10 @@ function getBufferedLedgerChange(identity3, graph, records, changes, node2) {
     return void 0;
   }
   const update = { node: current, ownerDelta: 0 };
-  changes.set(identity3, update);
+  changes2.set(identity3, update);
   return update;
 }
-function findBufferedLedgerAffectedOwners(entry, graph, records, changes, work) {
+function findBufferedLedgerAffectedOwners(entry, graph, records, changes2, work) {
   const affected = /* @__PURE__ */ new Set([entry]);
   for (const [identity3, node2] of graph.nodes) {
     work.remaining -= 1;
@@ -73137,7 +73215,7 @@ function findBufferedLedgerAffectedOwners(entry, graph, records, changes, work) 
     }
     const changedEdges = !areBufferedRetainedEdgesEqual(previous.edges, node2.edges);
     if (previous.bytes !== node2.bytes || changedEdges) {
-      getBufferedLedgerChange(identity3, graph, records, changes, node2);
+      getBufferedLedgerChange(identity3, graph, records, changes2, node2);
     }
     if (!changedEdges) {
       continue;
@@ -73152,14 +73230,14 @@ function findBufferedLedgerAffectedOwners(entry, graph, records, changes, work) 
   }
   return affected;
 }
-function updateBufferedLedgerMembershipChanges(owner, next, graph, records, changes, work) {
+function updateBufferedLedgerMembershipChanges(owner, next, graph, records, changes2, work) {
   for (const identity3 of owner.identities) {
     work.remaining -= 1;
     if (work.remaining < 0) {
       return false;
     }
     if (!next.has(identity3)) {
-      const update = getBufferedLedgerChange(identity3, graph, records, changes);
+      const update = getBufferedLedgerChange(identity3, graph, records, changes2);
       if (!update) {
         return false;
       }
@@ -73172,7 +73250,7 @@ function updateBufferedLedgerMembershipChanges(owner, next, graph, records, chan
       return false;
     }
     if (!owner.identities.has(identity3)) {
-      const update = getBufferedLedgerChange(identity3, graph, records, changes);
+      const update = getBufferedLedgerChange(identity3, graph, records, changes2);
       if (!update) {
         return false;
       }
@@ -73181,21 +73259,21 @@ function updateBufferedLedgerMembershipChanges(owner, next, graph, records, chan
   }
   return true;
 }
-function collectBufferedLedgerMemberships(entry, graph, affected, records, changes, work) {
+function collectBufferedLedgerMemberships(entry, graph, affected, records, changes2, work) {
   const memberships = /* @__PURE__ */ new Map();
   for (const owner of affected) {
     const roots = owner === entry ? graph.roots : owner.roots;
     const next = collectBufferedLedgerIdentities(roots, graph.nodes, records, work);
-    if (!next || !updateBufferedLedgerMembershipChanges(owner, next, graph, records, changes, work)) {
+    if (!next || !updateBufferedLedgerMembershipChanges(owner, next, graph, records, changes2, work)) {
       return void 0;
     }
     memberships.set(owner, next);
   }
   return memberships;
 }
-function projectBufferedLedgerBytes(currentBytes, entry, graph, isNew, changes, records) {
+function projectBufferedLedgerBytes(currentBytes, entry, graph, isNew, changes2, records) {
   let projected = currentBytes - (isNew ? 0 : getBufferedLedgerEntryBytes(entry)) + getBufferedLedgerEntryBytes(graph);
-  for (const [identity3, update] of changes) {
+  for (const [identity3, update] of changes2) {
     const previous = records.get(identity3);
     const owners = (previous?.owners.size ?? 0) + update.ownerDelta;
     if (owners < 0) {
@@ -73210,8 +73288,8 @@ function projectBufferedLedgerBytes(currentBytes, entry, graph, isNew, changes, 
   }
   return Number.isSafeInteger(projected) && projected >= 0 && projected <= MAX_BUFFERED_ITERATOR_BYTES ? projected : void 0;
 }
-function applyBufferedLedgerChanges(records, changes, memberships) {
-  for (const [identity3, update] of changes) {
+function applyBufferedLedgerChanges(records, changes2, memberships) {
+  for (const [identity3, update] of changes2) {
     const previous = records.get(identity3);
     const owners = (previous?.owners.size ?? 0) + update.ownerDelta;
     if (!owners) {
@@ -73241,7 +73319,7 @@ function applyBufferedLedgerChanges(records, changes, memberships) {
     }
     owner.identities = next;
   }
-  for (const identity3 of changes.keys()) {
+  for (const identity3 of changes2.keys()) {
     if (records.get(identity3)?.owners.size === 0) {
       records.delete(identity3);
     }
@@ -73252,20 +73330,20 @@ function createBufferedEventLedger() {
   let bytes = 0;
   const reconcile = (entry, graph, isNew) => {
     const work = { remaining: MAX_BUFFERED_LEDGER_RECONCILIATION_WORK };
-    const changes = /* @__PURE__ */ new Map();
-    const affected = findBufferedLedgerAffectedOwners(entry, graph, records, changes, work);
+    const changes2 = /* @__PURE__ */ new Map();
+    const affected = findBufferedLedgerAffectedOwners(entry, graph, records, changes2, work);
     if (!affected) {
       return false;
     }
-    const memberships = collectBufferedLedgerMemberships(entry, graph, affected, records, changes, work);
+    const memberships = collectBufferedLedgerMemberships(entry, graph, affected, records, changes2, work);
     if (!memberships) {
       return false;
     }
-    const projectedBytes = projectBufferedLedgerBytes(bytes, entry, graph, isNew, changes, records);
+    const projectedBytes = projectBufferedLedgerBytes(bytes, entry, graph, isNew, changes2, records);
     if (projectedBytes === void 0) {
       return false;
     }
-    applyBufferedLedgerChanges(records, changes, memberships);
+    applyBufferedLedgerChanges(records, changes2, memberships);
     entry.scalarBytes = graph.scalarBytes;
     entry.roots = graph.roots;
     bytes = projectedBytes;
@@ -84307,8 +84385,8 @@ async function pollWithResponse(retrieve, intermediateStatuses, terminalStatuses
   ]);
   while (true) {
     const { data, response } = await retrieve(headers).withResponse();
-    const { status: status2 } = data;
-    if (intermediateStatuses.includes(status2)) {
+    const { status: status3 } = data;
+    if (intermediateStatuses.includes(status3)) {
       let sleepInterval = 5e3;
       const pollIntervalMs = options2?.pollIntervalMs;
       if (pollIntervalMs || pollIntervalMs === 0) {
@@ -84324,7 +84402,7 @@ async function pollWithResponse(retrieve, intermediateStatuses, terminalStatuses
       }
       const signal = options2 && Object.prototype.propertyIsEnumerable.call(options2, "signal") ? options2.signal : void 0;
       await (signal ? sleepUntilAborted(sleepInterval, signal) : sleep(sleepInterval));
-    } else if (terminalStatuses.includes(status2)) {
+    } else if (terminalStatuses.includes(status3)) {
       return data;
     }
   }
@@ -84786,10 +84864,10 @@ var AssistantStream = class _AssistantStream extends EventStream {
     }));
     return runner;
   }
-  async _createToolAssistantStream(run2, runId, params, options2) {
+  async _createToolAssistantStream(run3, runId, params, options2) {
     this._listenForAbort(options2?.signal);
     const body = { ...params, stream: true };
-    const stream = await run2.submitToolOutputs(runId, body, {
+    const stream = await run3.submitToolOutputs(runId, body, {
       ...options2,
       signal: this.controller.signal
     });
@@ -84874,10 +84952,10 @@ var AssistantStream = class _AssistantStream extends EventStream {
     }
     return this._addRun(__classPrivateFieldGet(this, _AssistantStream_instances, "m", _AssistantStream_endRequest).call(this));
   }
-  async _createAssistantStream(run2, threadId, params, options2) {
+  async _createAssistantStream(run3, threadId, params, options2) {
     this._listenForAbort(options2?.signal);
     const body = { ...params, stream: true };
-    const stream = await run2.create(threadId, body, { ...options2, signal: this.controller.signal });
+    const stream = await run3.create(threadId, body, { ...options2, signal: this.controller.signal });
     this._connected();
     for await (const event of stream) {
       __classPrivateFieldGet(this, _AssistantStream_instances, "m", _AssistantStream_addEvent).call(this, event);
@@ -84894,9 +84972,9 @@ var AssistantStream = class _AssistantStream extends EventStream {
   static accumulateDelta(acc, delta) {
     return accumulateAssistantStreamDelta(acc, delta);
   }
-  _addRun(run2) {
-    __classPrivateFieldGet(this, _AssistantStream_instances, "m", _AssistantStream_emitExposed).call(this, "run", run2);
-    return run2;
+  _addRun(run3) {
+    __classPrivateFieldGet(this, _AssistantStream_instances, "m", _AssistantStream_emitExposed).call(this, "run", run3);
+    return run3;
   }
   async _threadAssistantStream(params, thread, options2) {
     return await this._createThreadAssistantStream(thread, params, options2);
@@ -85621,8 +85699,8 @@ var Threads2 = class extends APIResource {
    * https://platform.openai.com/docs/assistants/how-it-works/runs-and-run-steps
    */
   async createAndRunPoll(body, options2) {
-    const run2 = await this.createAndRun(body, options2);
-    return await this.runs.poll(run2.id, { thread_id: run2.thread_id }, options2);
+    const run3 = await this.createAndRun(body, options2);
+    return await this.runs.poll(run3.id, { thread_id: run3.thread_id }, options2);
   }
   /**
    * Create a thread and stream the run back
@@ -91218,9 +91296,9 @@ var OpenAI = class {
   defaultIdempotencyKey() {
     return `stainless-node-retry-${uuid42()}`;
   }
-  makeStatusError(status2, error62, message, headers) {
+  makeStatusError(status3, error62, message, headers) {
     const normalizedError = error62 && typeof error62 === "object" && error62.error == null ? { error: error62 } : error62;
-    return APIError.generate(status2, normalizedError, message, headers);
+    return APIError.generate(status3, normalizedError, message, headers);
   }
   _hasApiKeyProvider() {
     return typeof this._options.apiKey === "function";
@@ -93492,9 +93570,9 @@ var LpwRun = class {
     return this.harness.run(() => this.repair());
   }
   async repair() {
-    const run2 = this.harness;
+    const run3 = this.harness;
     this.problem = this.task.description ?? "Make the failing tests pass.";
-    const { before, failing } = await run2.baseline();
+    const { before, failing } = await run3.baseline();
     const digest = digestReport(before, { readSource: (file2, line) => this.sourceLine(file2, line) });
     const mentioned = [...new Set(failing.flatMap((t2) => [t2.file, ...[...(t2.details ?? "").matchAll(/([\w./-]+\.(?:py|[cm]?[jt]sx?))[:"]/g)].map((m2) => m2[1])]).filter((f3) => Boolean(f3)))];
     const context = await buildContext(this.task.workspace, { query: `${this.problem}
@@ -93504,9 +93582,9 @@ ${digest}`, mentioned, isTestFile: this.task.isTestFile, llm: this.llm });
     const { plan, verification } = await this.planAndVerify(digest, context.code, tests);
     const knowledge = this.options.knowledge === "on-disk" ? onDiskKnowledge(this.task.workspace) : this.options.knowledge;
     if (knowledge && !this.options.planOnly) await this.gatherKnowledge(plan, context.code, knowledge);
-    if (this.options.planOnly) return run2.finish("planned", this.outcome.plan.verified ? "the plan is verified on the visible tests; no code was changed" : "the plan could not be verified on the visible tests; no code was changed");
+    if (this.options.planOnly) return run3.finish("planned", this.outcome.plan.verified ? "the plan is verified on the visible tests; no code was changed" : "the plan could not be verified on the visible tests; no code was changed");
     let latest = await this.implement(plan, verification, void 0);
-    if (this.accepted(latest)) return run2.finish("solved", "the implementation of the verified plan passes the visible tests and the regression gate");
+    if (this.accepted(latest)) return run3.finish("solved", "the implementation of the verified plan passes the visible tests and the regression gate");
     for (let round = 1; round <= this.options.maxRefinements; round++) {
       this.task.onProgress?.({ kind: "stage", stage: "refine", detail: `round ${round} of ${this.options.maxRefinements}` });
       if (this.repeats >= 3) throw new Stop("stuck", `the same failure three times in a row: ${this.lastSignature.split("\n")[0]}`);
@@ -93517,9 +93595,9 @@ ${digestReport(latest.report)}`);
       } else {
         latest = await this.refine(plan, verification, latest.report);
       }
-      if (this.accepted(latest)) return run2.finish("solved", `the refined code passes the visible tests and the regression gate after ${round} refinement round(s)`);
+      if (this.accepted(latest)) return run3.finish("solved", `the refined code passes the visible tests and the regression gate after ${round} refinement round(s)`);
     }
-    return run2.finish("iterations", `no passing change after ${this.options.maxRefinements} refinement rounds`);
+    return run3.finish("iterations", `no passing change after ${this.options.maxRefinements} refinement rounds`);
   }
   /** A candidate that passed the visible tests and the regression gate is the fix. */
   accepted({ attempt }) {
@@ -93578,9 +93656,9 @@ ${hint}` : this.problem, code, knowledge: this.knowledgeText }, trusted: { plan:
     let trace = "(instrumented debug run disabled)";
     if (this.options.instrumentedDebug && first2) {
       const { value: value2 } = await this.llm.call("instrument", { trusted: { plan: numbered(plan), test: first2.id }, untrusted: { code } }, instrumentSchema);
-      const run2 = await instrumentedRun(this.task.workspace, value2.edits, first2.id, this.task.probe ?? this.task.verifier);
-      this.harness.countTestRuns(1, run2.durationMs);
-      trace = run2.trace;
+      const run3 = await instrumentedRun(this.task.workspace, value2.edits, first2.id, this.task.probe ?? this.task.verifier);
+      this.harness.countTestRuns(1, run3.durationMs);
+      trace = run3.trace;
     }
     const forTest = verification?.tests.find((t2) => first2 && (first2.id.includes(t2.test) || t2.test.includes(first2.name))) ?? verification?.tests[0];
     const analysis = (await this.llm.call("analyze-error", { trusted: { verification: forTest ? JSON.stringify(forTest, null, 2) : numbered(plan) }, untrusted: { trace, failures } }, analysisSchema)).value;
@@ -93852,26 +93930,26 @@ function directStrategy(options2) {
   return {
     name: "direct",
     run: (task) => {
-      const run2 = new SearchRun(task, options2.llm, "direct");
-      return run2.search(async ({ before, problem }) => {
+      const run3 = new SearchRun(task, options2.llm, "direct");
+      return run3.search(async ({ before, problem }) => {
         let report2 = before;
         let edits = [];
         for (let round = 0; round <= (options2.maxRefinements ?? 12); round++) {
-          run2.ensureCandidateBudget();
+          run3.ensureCandidateBudget();
           const stage = round === 0 ? "generate" : "self-debug";
-          const { value } = await options2.llm.call(stage, { untrusted: { problem, failures: digestReport(report2), code: await run2.code() }, trusted: round === 0 ? {} : { instruction: "" } }, editsSchema);
-          const proposed = run2.editsOf(value);
-          const result = await run2.execute([...edits, ...proposed], stage);
+          const { value } = await options2.llm.call(stage, { untrusted: { problem, failures: digestReport(report2), code: await run3.code() }, trusted: round === 0 ? {} : { instruction: "" } }, editsSchema);
+          const proposed = run3.editsOf(value);
+          const result = await run3.execute([...edits, ...proposed], stage);
           if (!result) {
-            await run2.changes.restore();
-            await run2.changes.apply(edits);
+            await run3.changes.restore();
+            await run3.changes.apply(edits);
             continue;
           }
           edits = [...edits, ...proposed];
           report2 = result.report;
-          if (run2.acceptIf(result)) return run2.finish("solved", `the ${round === 0 ? "first change" : `change after ${round} self-debugging round(s)`} passes the visible tests and the regression gate`);
+          if (run3.acceptIf(result)) return run3.finish("solved", `the ${round === 0 ? "first change" : `change after ${round} self-debugging round(s)`} passes the visible tests and the regression gate`);
         }
-        return run2.finish("iterations", `no passing change after ${options2.maxRefinements ?? 12} self-debugging rounds`);
+        return run3.finish("iterations", `no passing change after ${options2.maxRefinements ?? 12} self-debugging rounds`);
       });
     }
   };
@@ -95185,10 +95263,10 @@ async function pythonSpectra(workspace, testIds, options2) {
   try {
     const out = join21(dir, "trace.json");
     const env = withPytestPlugin(options2.env, { AUTOGEN_TRACE_OUT: out });
-    const run2 = await runSandboxed([pythonExecutable(), "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", PYTEST_PLUGIN, ...safeIds(testIds)], { ...options2, cwd: workspace, env, writablePaths: [dir] });
+    const run3 = await runSandboxed([pythonExecutable(), "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", PYTEST_PLUGIN, ...safeIds(testIds)], { ...options2, cwd: workspace, env, writablePaths: [dir] });
     const text = await readRunOutput(out, 256 * 1024 * 1024);
     if (text === void 0) {
-      throw new CoverageError(`the coverage run wrote no trace (exit ${String(run2.exitCode)}${run2.timedOut ? ", timed out" : ""}): ${run2.spawnError ?? run2.output.slice(-500)}`);
+      throw new CoverageError(`the coverage run wrote no trace (exit ${String(run3.exitCode)}${run3.timedOut ? ", timed out" : ""}): ${run3.spawnError ?? run3.output.slice(-500)}`);
     }
     const trace = traceSchema.parse(JSON.parse(text));
     const safe = reportedFileFilter(workspace);
@@ -95209,18 +95287,18 @@ var JS_RUNNERS = /* @__PURE__ */ new Set(["node-test", "vitest", "jest", "mocha"
 var templateStrategy = {
   name: "template",
   run(task) {
-    const run2 = new StrategyRun(task, "template", { total: () => run2.outcome.cost.candidatesGenerated });
-    return run2.run(() => repair(task, run2));
+    const run3 = new StrategyRun(task, "template", { total: () => run3.outcome.cost.candidatesGenerated });
+    return run3.run(() => repair(task, run3));
   }
 };
-async function repair(task, run2) {
-  const outcome = run2.outcome;
+async function repair(task, run3) {
+  const outcome = run3.outcome;
   const language = task.runnerName === "pytest" ? "python" : JS_RUNNERS.has(task.runnerName) ? "javascript" : void 0;
   if (!language) {
-    return run2.finish("unsupported", `the template strategy localises faults with per-test line coverage, implemented for pytest and Node test runners (node --test, vitest, jest, mocha); this repository runs ${task.runnerName}`);
+    return run3.finish("unsupported", `the template strategy localises faults with per-test line coverage, implemented for pytest and Node test runners (node --test, vitest, jest, mocha); this repository runs ${task.runnerName}`);
   }
-  if (task.visible.kind === "reproduce") return run2.finish("unsupported", "the template strategy repairs failing tests and cannot write a reproduction test from the description: name a failing test, or configure an LLM endpoint");
-  const { before, failing, regression: regressionBaseline } = await run2.baseline();
+  if (task.visible.kind === "reproduce") return run3.finish("unsupported", "the template strategy repairs failing tests and cannot write a reproduction test from the description: name a failing test, or configure an LLM endpoint");
+  const { before, failing, regression: regressionBaseline } = await run3.baseline();
   task.onProgress?.({ kind: "stage", stage: "localise", detail: `${failing.length} failing of ${before.tests.length} visible tests` });
   let ranking;
   let dropped2;
@@ -95229,36 +95307,36 @@ async function repair(task, run2) {
     let spectra;
     if (language === "python") {
       spectra = await pythonSpectra(task.workspace, task.regression?.kind === "all" ? [] : known, { ...task.sandbox });
-      run2.countTestRuns(1);
+      run3.countTestRuns(1);
     } else {
       spectra = await jsSpectra(task.workspace, task.probe ?? task.verifier, known);
-      run2.countTestRuns(known.length);
+      run3.countTestRuns(known.length);
     }
     ranking = ochiai(spectra.spectra, (file2) => !task.isTestFile(file2));
     dropped2 = spectra.dropped;
   } catch (error62) {
-    if (error62 instanceof CoverageError) return run2.finish("error", error62.message);
+    if (error62 instanceof CoverageError) return run3.finish("error", error62.message);
     throw error62;
   }
   const droppedNote = dropped2.length > 0 ? `; ${droppedText(dropped2)}` : "";
   if (dropped2.length > 0) task.onProgress?.({ kind: "stage", stage: "localise", detail: droppedText(dropped2) });
   outcome.plan.localisation = ranking.slice(0, 10);
-  if (ranking.length === 0) return run2.finish("exhausted", `no line outside the tests is executed by a failing test; nothing to localise${droppedNote}`);
+  if (ranking.length === 0) return run3.finish("exhausted", `no line outside the tests is executed by a failing test; nothing to localise${droppedNote}`);
   const candidates = await rankCandidates(task.workspace, ranking.slice(0, MAX_LINES));
   outcome.cost.candidatesGenerated = candidates.length;
   task.onProgress?.({ kind: "stage", stage: "repair", detail: `${candidates.length} candidate edits at ${Math.min(ranking.length, MAX_LINES)} suspicious lines` });
   const failingIds = { kind: "tests", ids: failing.map((t2) => t2.id) };
   const originals = /* @__PURE__ */ new Map();
-  const deadline = run2.started + task.budget.minutes * 6e4;
+  const deadline = run3.started + task.budget.minutes * 6e4;
   const slots = [task.workspace, ...await scratchCopies(task.workspace, Math.max(1, task.parallelism ?? 1) - 1)];
   const warm = slots.map((slot) => task.verifier.openWarm?.(slot));
   try {
     await Promise.all(warm.map((runner) => runner?.prepare(failingIds)));
     for (const { mutation } of candidates) if (!originals.has(mutation.file)) originals.set(mutation.file, await readRepoFile(task.workspace, mutation.file));
     for (let start = 0; start < candidates.length; start += slots.length) {
-      if (task.signal?.aborted) return run2.finish("cancelled", "stopped on request");
+      if (task.signal?.aborted) return run3.finish("cancelled", "stopped on request");
       if (start >= task.budget.candidates || performance.now() > deadline) {
-        return run2.finish("budget", `budget spent after ${start} of ${candidates.length} candidates (limit ${task.budget.candidates} candidates, ${task.budget.minutes} minutes)`);
+        return run3.finish("budget", `budget spent after ${start} of ${candidates.length} candidates (limit ${task.budget.candidates} candidates, ${task.budget.minutes} minutes)`);
       }
       const batch = candidates.slice(start, Math.min(start + slots.length, task.budget.candidates));
       const results = await Promise.all(
@@ -95271,7 +95349,7 @@ async function repair(task, run2) {
           await writeRepoFile(slot, mutation2.file, mutated2);
           try {
             const candidate = { index: start + j3 + 1, description: mutation2.description, family: mutation2.family, file: mutation2.file, line: mutation2.line, score: score2 };
-            const { attempt: attempt2 } = await run2.validate(candidate, { workspace: slot, first: failingIds, diff: change2, warm: warm[j3] });
+            const { attempt: attempt2 } = await run3.validate(candidate, { workspace: slot, first: failingIds, diff: change2, warm: warm[j3] });
             return { mutation: mutation2, score: score2, mutated: mutated2, change: change2, attempt: attempt2 };
           } finally {
             await writeRepoFile(slot, mutation2.file, original);
@@ -95282,15 +95360,15 @@ async function repair(task, run2) {
       if (!winner) continue;
       const { mutation, score, mutated, change, attempt } = winner;
       await writeRepoFile(task.workspace, mutation.file, mutated);
-      run2.accept(attempt, change());
+      run3.accept(attempt, change());
       outcome.plan.fix = { family: mutation.family, description: mutation.description, file: mutation.file, line: mutation.line, score };
-      const solved = run2.finish("solved", `${mutation.description} at ${mutation.file}:${mutation.line} makes every visible test pass${droppedNote}`);
+      const solved = run3.finish("solved", `${mutation.description} at ${mutation.file}:${mutation.line} makes every visible test pass${droppedNote}`);
       await checkDiffLanded(task.workspace, solved);
       return solved;
     }
   } catch (error62) {
     if (!(error62 instanceof UnsafePathError)) throw error62;
-    return run2.finish("error", `stopped before writing a file that is no longer safe to edit: ${error62.message}`);
+    return run3.finish("error", `stopped before writing a file that is no longer safe to edit: ${error62.message}`);
   } finally {
     for (const runner of warm) await runner?.close();
     for (const copy of slots.slice(1)) {
@@ -95298,7 +95376,7 @@ async function repair(task, run2) {
       await rm11(copy, { recursive: true, force: true });
     }
   }
-  return run2.finish("exhausted", `none of the ${candidates.length} template edits at the ${Math.min(ranking.length, MAX_LINES)} most suspicious lines makes the visible tests pass${droppedNote}`);
+  return run3.finish("exhausted", `none of the ${candidates.length} template edits at the ${Math.min(ranking.length, MAX_LINES)} most suspicious lines makes the visible tests pass${droppedNote}`);
 }
 async function rankCandidates(workspace, lines) {
   const byFile = /* @__PURE__ */ new Map();
@@ -95382,20 +95460,20 @@ function seidrStrategy(options2) {
   return {
     name: "seidr",
     run: (task) => {
-      const run2 = new SearchRun(task, options2.llm, "seidr");
+      const run3 = new SearchRun(task, options2.llm, "seidr");
       const { arity, width } = scaleSearch(task.budget.candidates, options2.arity ?? 10, options2.width ?? 10);
-      return run2.search(async ({ before, problem }) => {
+      return run3.search(async ({ before, problem }) => {
         const execute = async (edits, description) => {
-          const result = await run2.execute(edits, description);
+          const result = await run3.execute(edits, description);
           return result && { id: result.attempt.index, edits, report: result.report, score: result.report.tests.length ? result.passed / result.report.tests.length : 0, executed: result };
         };
         let population = [];
         for (const temperature of temperatureSchedule(arity)) {
-          run2.ensureCandidateBudget();
-          await run2.changes.restore();
-          const { value } = await options2.llm.call("generate", { untrusted: { problem, failures: digestReport(before), code: await run2.code() } }, editsSchema, { temperature });
-          const candidate = await execute(run2.editsOf(value), `draft at temperature ${temperature}`);
-          if (candidate && run2.acceptIf(candidate.executed)) return run2.finish("solved", `draft ${candidate.id} passes the visible tests and the regression gate (EPG ${candidate.id - 1})`);
+          run3.ensureCandidateBudget();
+          await run3.changes.restore();
+          const { value } = await options2.llm.call("generate", { untrusted: { problem, failures: digestReport(before), code: await run3.code() } }, editsSchema, { temperature });
+          const candidate = await execute(run3.editsOf(value), `draft at temperature ${temperature}`);
+          if (candidate && run3.acceptIf(candidate.executed)) return run3.finish("solved", `draft ${candidate.id} passes the visible tests and the regression gate (EPG ${candidate.id - 1})`);
           if (candidate) population.push(candidate);
         }
         for (let generation = 1; generation <= (options2.maxGenerations ?? 10); generation++) {
@@ -95409,18 +95487,18 @@ function seidrStrategy(options2) {
               return `Bug summary: ${value.divergence}. Suggested fix: ${value.fix}`;
             })() : `Make sure ${first2?.id ?? "the failing test"} passes; it fails with: ${(first2?.message ?? "an error").split("\n")[0]}`;
             for (const temperature of temperatureSchedule(arity)) {
-              run2.ensureCandidateBudget();
-              await run2.changes.restore();
-              await run2.changes.apply(parent.edits);
-              const { value } = await options2.llm.call("self-debug", { trusted: { instruction }, untrusted: { problem, failures: digestReport(parent.report), code: await run2.code() } }, editsSchema, { temperature });
-              const child = await execute([...parent.edits, ...run2.editsOf(value)], `repair of candidate ${parent.id} (generation ${generation})`);
-              if (child && run2.acceptIf(child.executed)) return run2.finish("solved", `candidate ${child.id} passes the visible tests and the regression gate (EPG ${child.id - 1})`);
+              run3.ensureCandidateBudget();
+              await run3.changes.restore();
+              await run3.changes.apply(parent.edits);
+              const { value } = await options2.llm.call("self-debug", { trusted: { instruction }, untrusted: { problem, failures: digestReport(parent.report), code: await run3.code() } }, editsSchema, { temperature });
+              const child = await execute([...parent.edits, ...run3.editsOf(value)], `repair of candidate ${parent.id} (generation ${generation})`);
+              if (child && run3.acceptIf(child.executed)) return run3.finish("solved", `candidate ${child.id} passes the visible tests and the regression gate (EPG ${child.id - 1})`);
               if (child) children.push(child);
             }
           }
           population = children;
         }
-        return run2.finish("iterations", `no passing candidate after ${run2.outcome.cost.candidatesGenerated} candidates`);
+        return run3.finish("iterations", `no passing candidate after ${run3.outcome.cost.candidatesGenerated} candidates`);
       });
     }
   };
@@ -95480,9 +95558,9 @@ function slpwStrategy(options2) {
     run: (task) => {
       const k2 = options2.planSamples ?? 6;
       const q3 = options2.verifiedPlans ?? 3;
-      const run2 = new SearchRun(task, options2.llm, "slpw");
-      const outcome = run2.outcome;
-      return run2.search(async ({ failing, context, problem, digest }) => {
+      const run3 = new SearchRun(task, options2.llm, "slpw");
+      const outcome = run3.outcome;
+      return run3.search(async ({ failing, context, problem, digest }) => {
         const tests = await failingTestsBlock(task.workspace, failing);
         const planBandit = new UcbBandit();
         const plans = /* @__PURE__ */ new Map();
@@ -95523,44 +95601,44 @@ function slpwStrategy(options2) {
         const programBandit = new UcbBandit();
         const programs = /* @__PURE__ */ new Map();
         const execute = async (id, plan, edits, description) => {
-          const result = await run2.execute(edits, description);
+          const result = await run3.execute(edits, description);
           if (!result) return void 0;
           const program = { id, plan, edits, report: result.report, executed: result };
           programs.set(id, program);
           return program;
         };
         const accept = (program) => {
-          if (!run2.acceptIf(program.executed)) return false;
+          if (!run3.acceptIf(program.executed)) return false;
           outcome.plan.steps = program.plan.steps;
           return true;
         };
         for (const plan of carried) {
-          run2.ensureCandidateBudget();
-          await run2.changes.restore();
-          const { value } = await options2.llm.call("implement", { trusted: { plan: numbered2(plan.steps), verification: plan.verification ? formatVerification2(plan.verification) : "(not verified)" }, untrusted: { problem, code: await run2.code(), knowledge: "(none)" } }, editsSchema);
-          const program = await execute(`prog-${plan.id}`, plan, run2.editsOf(value), `implementation of plan ${plan.id}`);
+          run3.ensureCandidateBudget();
+          await run3.changes.restore();
+          const { value } = await options2.llm.call("implement", { trusted: { plan: numbered2(plan.steps), verification: plan.verification ? formatVerification2(plan.verification) : "(not verified)" }, untrusted: { problem, code: await run3.code(), knowledge: "(none)" } }, editsSchema);
+          const program = await execute(`prog-${plan.id}`, plan, run3.editsOf(value), `implementation of plan ${plan.id}`);
           if (!program) continue;
           programBandit.add(program.id);
           programBandit.reward(program.id, program.report.tests.length - failingTests(program.report).length);
-          if (accept(program)) return run2.finish("solved", `the program of plan ${plan.id} passes the visible tests and the regression gate`);
+          if (accept(program)) return run3.finish("solved", `the program of plan ${plan.id} passes the visible tests and the regression gate`);
         }
         for (let round = 1; round <= (options2.maxRefinements ?? 12) && programs.size > 0; round++) {
-          run2.ensureCandidateBudget();
+          run3.ensureCandidateBudget();
           const id = programBandit.choose([...programs.keys()].filter((p2) => programBandit.has(p2)));
           const parent = programs.get(id);
-          await run2.changes.restore();
-          await run2.changes.apply(parent.edits);
+          await run3.changes.restore();
+          await run3.changes.apply(parent.edits);
           const failures = digestReport(parent.report);
           const analysis = (await options2.llm.call("analyze-error", { trusted: { verification: parent.plan.verification ? formatVerification2(parent.plan.verification) : numbered2(parent.plan.steps) }, untrusted: { trace: "(no instrumented run)", failures } }, analysisSchema)).value;
           const { value } = await options2.llm.call("refine", { trusted: { plan: numbered2(parent.plan.steps), analysis: `${analysis.divergence}
-Fix: ${analysis.fix}`, explanation: "(not requested)" }, untrusted: { failures, code: await run2.code() } }, editsSchema);
-          const child = await execute(`${id}.r${round}`, parent.plan, [...parent.edits, ...run2.editsOf(value)], `refinement of ${id}`);
+Fix: ${analysis.fix}`, explanation: "(not requested)" }, untrusted: { failures, code: await run3.code() } }, editsSchema);
+          const child = await execute(`${id}.r${round}`, parent.plan, [...parent.edits, ...run3.editsOf(value)], `refinement of ${id}`);
           if (!child) continue;
           programBandit.add(child.id, id);
           programBandit.reward(child.id, child.report.tests.length - failingTests(child.report).length);
-          if (accept(child)) return run2.finish("solved", `the refined program ${child.id} passes the visible tests and the regression gate`);
+          if (accept(child)) return run3.finish("solved", `the refined program ${child.id} passes the visible tests and the regression gate`);
         }
-        return run2.finish("iterations", "no program passed the visible tests");
+        return run3.finish("iterations", "no program passed the visible tests");
       });
     }
   };
@@ -95916,10 +95994,10 @@ function evidenceTable(before, after, added) {
 function cell(text) {
   return text.replaceAll("|", "\\|").replaceAll("\n", " ").slice(0, 300);
 }
-function mark(status2) {
-  if (status2 === "pass") return "\u2705 pass";
-  if (status2 === "fail" || status2 === "error") return `\u274C ${status2}`;
-  if (status2 === "skip") return "skip";
+function mark(status3) {
+  if (status3 === "pass") return "\u2705 pass";
+  if (status3 === "fail" || status3 === "error") return `\u274C ${status3}`;
+  if (status3 === "skip") return "skip";
   return "\u2013";
 }
 
@@ -95977,9 +96055,9 @@ function parseGoTest(output2) {
   let current;
   const results = [];
   for (const line of lines) {
-    const run2 = /^=== (?:RUN|CONT|PAUSE)\s+(\S+)$/.exec(line);
-    if (run2) {
-      current = run2[1];
+    const run3 = /^=== (?:RUN|CONT|PAUSE)\s+(\S+)$/.exec(line);
+    if (run3) {
+      current = run3[1];
       continue;
     }
     const result = RESULT.exec(line);
@@ -96011,9 +96089,9 @@ function parsePytestConsole(output2) {
     if (!match) continue;
     const [, word, id, message] = match;
     if (word === "SKIPPED") continue;
-    const status2 = word === "PASSED" ? "pass" : word === "XFAIL" ? "skip" : word === "ERROR" ? "error" : "fail";
+    const status3 = word === "PASSED" ? "pass" : word === "XFAIL" ? "skip" : word === "ERROR" ? "error" : "fail";
     const [file2] = id.split("::");
-    results.set(id, { id, name: id.split("::").at(-1) ?? id, file: file2, status: status2, message: message?.trim() });
+    results.set(id, { id, name: id.split("::").at(-1) ?? id, file: file2, status: status3, message: message?.trim() });
   }
   return [...results.values()];
 }
@@ -96436,10 +96514,10 @@ function isTransientGitHubError(error62) {
   if (!(error62 instanceof Error)) return false;
   const e = error62;
   if (e.name !== "HttpError" && e.name !== "RequestError") return false;
-  const status2 = e.status ?? 0;
-  if (status2 >= 500 || status2 === 429) return true;
+  const status3 = e.status ?? 0;
+  if (status3 >= 500 || status3 === 429) return true;
   const headers = e.response?.headers ?? {};
-  return status2 === 403 && (headers["x-ratelimit-remaining"] === "0" || headers["retry-after"] !== void 0);
+  return status3 === 403 && (headers["x-ratelimit-remaining"] === "0" || headers["retry-after"] !== void 0);
 }
 function describeGitHubFailure(error62) {
   const e = error62;
@@ -96475,12 +96553,12 @@ function sleep3(ms2, signal) {
     signal.addEventListener("abort", onAbort, { once: true });
   });
 }
-async function runJobWithRetries(store, job, signal, run2, policy, log) {
+async function runJobWithRetries(store, job, signal, run3, policy, log) {
   let current = job;
   for (; ; ) {
     let delayMs;
     try {
-      await run2(current, signal);
+      await run3(current, signal);
       return;
     } catch (error62) {
       if (error62 instanceof RetryJobLater) delayMs = error62.delayMs;
@@ -96511,10 +96589,10 @@ async function runJobWithRetries(store, job, signal, run2, policy, log) {
 // src/app/end-job.ts
 var JobCancelled = class extends Error {
 };
-async function endJobOnError(error62, job, deps, status2, signal) {
+async function endJobOnError(error62, job, deps, status3, signal) {
   if (error62 instanceof JobCancelled || signal.aborted) {
     const reason = error62 instanceof JobCancelled ? error62.message : signal.reason?.message ?? "stopped on request";
-    await status2.finish(`Cancelled: ${reason}.`).catch(() => void 0);
+    await status3.finish(`Cancelled: ${reason}.`).catch(() => void 0);
     await deps.store.finish(job.id, "cancelled", reason);
     return;
   }
@@ -96522,17 +96600,17 @@ async function endJobOnError(error62, job, deps, status2, signal) {
     const next = await nextRun(deps.store, job, deps.jobRetry ?? DEFAULT_JOB_RETRY);
     if (next.delayMs !== void 0) {
       deps.log.warn({ jobId: job.id, attempt: next.attempt, delayMs: next.delayMs, reason: describeGitHubFailure(error62) }, "job's GitHub calls failed; running it again later");
-      await status2.note(`${describeGitHubFailure(error62)}; trying again in ${Math.ceil(next.delayMs / 1e3)} s (attempt ${next.attempt + 1} of ${(deps.jobRetry ?? DEFAULT_JOB_RETRY).maxAttempts}).`).catch(() => void 0);
+      await status3.note(`${describeGitHubFailure(error62)}; trying again in ${Math.ceil(next.delayMs / 1e3)} s (attempt ${next.attempt + 1} of ${(deps.jobRetry ?? DEFAULT_JOB_RETRY).maxAttempts}).`).catch(() => void 0);
       throw new RetryJobLater(next.delayMs, next.attempt, error62);
     }
     const message = `${describeGitHubFailure(error62)}; gave up after ${next.attempt} attempts`;
     deps.log.warn({ jobId: job.id, attempts: next.attempt, reason: message }, "job failed: GitHub kept failing");
-    await status2.finish(`Stopped: ${message}. Label the issue again (or comment \`/autogen retry\`) once GitHub is back.`).catch(() => void 0);
+    await status3.finish(`Stopped: ${message}. Label the issue again (or comment \`/autogen retry\`) once GitHub is back.`).catch(() => void 0);
     await deps.store.finish(job.id, "failed", message);
     return;
   }
   deps.log.warn({ jobId: job.id, err: error62.message }, "job failed");
-  await status2.finish(`Stopped by an error: ${error62.message.split("\n")[0]}`).catch(() => void 0);
+  await status3.finish(`Stopped by an error: ${error62.message.split("\n")[0]}`).catch(() => void 0);
   await deps.store.finish(job.id, "failed", error62.message);
 }
 
@@ -96543,22 +96621,22 @@ function guardedLlm(base, ensureCurrent) {
 }
 
 // src/app/job-config.ts
-async function beginJob(forge, store, status2, job, override) {
+async function beginJob(forge, store, status3, job, override) {
   await forge.react(job.owner, job.repo, job.number, "eyes").catch(() => void 0);
-  await status2.start();
+  await status3.start();
   const repository = await forge.repository(job.owner, job.repo);
-  const read = await loadJobConfig(forge, store, status2, job, repository.defaultBranch);
+  const read = await loadJobConfig(forge, store, status3, job, repository.defaultBranch);
   const config3 = read && override ? override(read) : read;
   return config3 ? { repository, config: config3 } : void 0;
 }
-async function loadJobConfig(forge, store, status2, job, defaultBranch) {
-  status2.set("Configuration", "running");
+async function loadJobConfig(forge, store, status3, job, defaultBranch) {
+  status3.set("Configuration", "running");
   try {
     return parseRepoConfigText(await forge.readFile(job.owner, job.repo, REPO_CONFIG_PATH, defaultBranch) ?? "");
   } catch (error62) {
     if (!(error62 instanceof RepoConfigError)) throw error62;
-    status2.set("Configuration", "failed", `${REPO_CONFIG_PATH} is invalid`);
-    await status2.finish(`Stopped: \`${REPO_CONFIG_PATH}\` on \`${defaultBranch}\` is invalid:
+    status3.set("Configuration", "failed", `${REPO_CONFIG_PATH} is invalid`);
+    await status3.finish(`Stopped: \`${REPO_CONFIG_PATH}\` on \`${defaultBranch}\` is invalid:
 
 ${error62.problems.map((p2) => `- ${p2}`).join("\n")}`);
     await store.finish(job.id, "failed", error62.message);
@@ -96776,7 +96854,7 @@ function openWarmPytest(workspace, runner, options2, cold) {
         const timedOut = message.status === "timeout";
         const argv = runner.command(selection, reportPath);
         const output2 = await readRunOutput(outputPath, 64 * 1024 * 1024) ?? "";
-        const run2 = {
+        const run3 = {
           argv,
           exitCode: message.status === "ran" ? message.exit : null,
           signal: message.status === "ran" && message.signal !== null ? `signal ${String(message.signal)}` : timedOut ? "SIGKILL" : null,
@@ -96789,9 +96867,9 @@ function openWarmPytest(workspace, runner, options2, cold) {
           ...timedOut ? { limit: { name: "wall-time", message: timeLimitMessage(timeoutMs, limit2, options2.timeoutMs) } } : {}
         };
         const fromReport = runner.reportFormat === "junit" ? await readJunit(reportPath, workspace) : void 0;
-        if (fromReport) return { run: run2, tests: fromReport, source: "junit" };
-        const fromConsole = runner.parseConsole?.(run2.output) ?? [];
-        return { run: run2, tests: fromConsole, source: fromConsole.length > 0 ? "console" : "none" };
+        if (fromReport) return { run: run3, tests: fromReport, source: "junit" };
+        const fromConsole = runner.parseConsole?.(run3.output) ?? [];
+        return { run: run3, tests: fromConsole, source: fromConsole.length > 0 ? "console" : "none" };
       } finally {
         await rm14(reportPath, { force: true });
         await rm14(outputPath, { force: true });
@@ -96903,7 +96981,7 @@ function openWarmZygote(workspace, runner, options2, cold) {
     stats.warm += 1;
     if (inProcess) stats.inProcess = (stats.inProcess ?? 0) + 1;
     const timedOut = message?.status === "timeout";
-    const run2 = {
+    const run3 = {
       ...result,
       argv,
       durationMs,
@@ -96912,12 +96990,12 @@ function openWarmZygote(workspace, runner, options2, cold) {
     };
     const fromReport = runner.reportFormat === "junit" ? await readJunit(zygote.report, workspace) : void 0;
     let report2;
-    if (fromReport) report2 = { run: run2, tests: fromReport, source: "junit" };
+    if (fromReport) report2 = { run: run3, tests: fromReport, source: "junit" };
     else {
-      const fromConsole = runner.parseConsole?.(run2.output) ?? [];
-      report2 = { run: run2, tests: fromConsole, source: fromConsole.length > 0 ? "console" : "none" };
+      const fromConsole = runner.parseConsole?.(run3.output) ?? [];
+      report2 = { run: run3, tests: fromConsole, source: fromConsole.length > 0 ? "console" : "none" };
     }
-    if (limit2?.perTestMs !== void 0 && !run2.limit) markTestTimeout(report2, limit2);
+    if (limit2?.perTestMs !== void 0 && !run3.limit) markTestTimeout(report2, limit2);
     return report2;
   };
   return {
@@ -96957,7 +97035,7 @@ function localVerifier(runner, options2) {
       try {
         const reportPath = join27(reportDir, "report.xml");
         const runnerOptions = { perTestMs: limit2?.perTestMs };
-        const run2 = await runSandboxed(runner.command(selection, reportPath, runnerOptions), {
+        const run3 = await runSandboxed(runner.command(selection, reportPath, runnerOptions), {
           ...options2,
           timeoutMs: tighter ? limit2.timeoutMs : options2.timeoutMs,
           cwd: workspace,
@@ -96967,10 +97045,10 @@ function localVerifier(runner, options2) {
           // Our report directory, and directories of ours handed over in extraEnv (a V8 coverage dir).
           writablePaths: [reportDir, ...ownDirectories(extraEnv)]
         });
-        if (tighter && run2.limit?.name === "wall-time") run2.limit = { name: "wall-time", message: `timed out after ${String(Math.round(limit2.timeoutMs / 100) / 10)} s (${limit2.reason})` };
+        if (tighter && run3.limit?.name === "wall-time") run3.limit = { name: "wall-time", message: `timed out after ${String(Math.round(limit2.timeoutMs / 100) / 10)} s (${limit2.reason})` };
         const fromReport = runner.reportFormat === "junit" ? await readJunit(reportPath, workspace) : void 0;
-        const report2 = fromReport ? { run: run2, tests: fromReport, source: "junit" } : consoleReport(run2, runner);
-        if (limit2?.perTestMs !== void 0 && !run2.limit) markTestTimeout(report2, limit2);
+        const report2 = fromReport ? { run: run3, tests: fromReport, source: "junit" } : consoleReport(run3, runner);
+        if (limit2?.perTestMs !== void 0 && !run3.limit) markTestTimeout(report2, limit2);
         return report2;
       } finally {
         await rm15(reportDir, { recursive: true, force: true });
@@ -96983,9 +97061,9 @@ function localVerifier(runner, options2) {
   }
   return verifier;
 }
-function consoleReport(run2, runner) {
-  const tests = runner.parseConsole?.(run2.output) ?? [];
-  return { run: run2, tests, source: tests.length > 0 ? "console" : "none" };
+function consoleReport(run3, runner) {
+  const tests = runner.parseConsole?.(run3.output) ?? [];
+  return { run: run3, tests, source: tests.length > 0 ? "console" : "none" };
 }
 function markTestTimeout(report2, limit2) {
   const stopped = report2.tests.find((t2) => (t2.status === "fail" || t2.status === "error") && TEST_TIMED_OUT.test(t2.message ?? ""));
@@ -97009,7 +97087,7 @@ import { tmpdir as tmpdir13 } from "node:os";
 import { join as join29 } from "node:path";
 
 // src/workspace/commit-files.ts
-import { lstat as lstat3, mkdtemp as mkdtemp11, readFile as readFile7, rm as rm16, writeFile as writeFile3 } from "node:fs/promises";
+import { lstat as lstat3, mkdtemp as mkdtemp11, readFile as readFile7, readlink, rm as rm16, writeFile as writeFile3 } from "node:fs/promises";
 import { tmpdir as tmpdir12 } from "node:os";
 import { join as join28 } from "node:path";
 var UnsafeCommitError = class extends Error {
@@ -97022,27 +97100,138 @@ async function commitFiles(request2) {
   if (!/^[0-9a-f]{40,64}$/.test(request2.parent)) throw new UnsafeCommitError(`refusing to commit on ${JSON.stringify(request2.parent)}: not a commit id`);
   const scratch = await mkdtemp11(join28(tmpdir12(), "autogen-commit-"));
   try {
-    const g2 = git(scratch, { gitDir: request2.gitDir, indexFile: join28(scratch, "index") });
+    const g2 = git(scratch, { gitDir: request2.gitDir, indexFile: join28(scratch, "index"), workTree: scratch });
     await g2.raw(["read-tree", request2.parent]);
     for (const file2 of [...new Set(request2.files)]) {
-      const path12 = safeRepoPath(request2.workTree, file2);
+      const path12 = safeRepoPath(request2.workTree, file2, { finalLink: true });
       const stat2 = await lstat3(path12).catch(() => void 0);
       if (!stat2) {
         await g2.raw(["update-index", "--force-remove", "--", file2]);
         continue;
       }
-      if (!stat2.isFile()) throw new UnsafeCommitError(`refusing to commit ${file2}: it is not a regular file (a symbolic link or a directory now stands there)`);
+      if (!stat2.isFile() && !stat2.isSymbolicLink()) throw new UnsafeCommitError(`refusing to commit ${file2}: it is not a regular file or a symbolic link (a directory now stands there)`);
       const copy = join28(scratch, "blob");
-      await writeFile3(copy, await readFile7(path12));
+      await writeFile3(copy, stat2.isSymbolicLink() ? await readlink(path12, { encoding: "buffer" }) : await readFile7(path12));
       const blob = (await g2.raw(["hash-object", "-w", "--no-filters", "--", copy])).trim();
-      const mode = (await g2.raw(["ls-tree", request2.parent, "--", file2])).split(/\s/)[0];
-      await g2.raw(["update-index", "--add", "--cacheinfo", `${mode === "100755" ? "100755" : "100644"},${blob},${file2}`]);
+      const mode = stat2.isSymbolicLink() ? "120000" : stat2.mode & 64 ? "100755" : "100644";
+      await g2.raw(["update-index", "--add", "--cacheinfo", `${mode},${blob},${file2}`]);
     }
     const tree = (await g2.raw(["write-tree"])).trim();
-    return (await g2.raw([...BOT_IDENTITY, "commit-tree", tree, "-p", request2.parent, "-m", request2.message])).trim();
+    const identity3 = request2.identity ? ["-c", `user.name=${request2.identity.name}`, "-c", `user.email=${request2.identity.email}`] : BOT_IDENTITY;
+    return (await g2.raw([...identity3, "commit-tree", tree, "-p", request2.parent, "-m", request2.message])).trim();
   } finally {
     await rm16(scratch, { recursive: true, force: true });
   }
+}
+
+// src/forge/publish-commit.ts
+import { execFile as execFile2 } from "node:child_process";
+import { promisify as promisify3 } from "node:util";
+var run2 = promisify3(execFile2);
+var GitDataError = class extends Error {
+  constructor(message) {
+    super(message);
+    this.name = "GitDataError";
+  }
+};
+var BranchMovedError = class extends GitDataError {
+  constructor(message) {
+    super(message);
+    this.name = "BranchMovedError";
+  }
+};
+var SHA = /^[0-9a-f]{40,64}$/;
+async function gitOut(gitDir, args) {
+  const { stdout } = await run2("git", args, { env: safeGitEnv({ gitDir }), encoding: "buffer", maxBuffer: 256 * 1024 * 1024, timeout: 6e4 });
+  return stdout;
+}
+async function readCommit(gitDir, sha) {
+  const text = (await gitOut(gitDir, ["cat-file", "commit", sha])).toString("utf8");
+  const split = text.indexOf("\n\n");
+  const headers = (split < 0 ? text : text.slice(0, split)).split("\n");
+  const tree = headers.find((h4) => h4.startsWith("tree "))?.slice(5);
+  const parents = headers.filter((h4) => h4.startsWith("parent ")).map((h4) => h4.slice(7));
+  if (!tree || parents.length !== 1 || !parents[0]) throw new GitDataError(`refusing to publish ${sha}: it must be a commit with exactly one parent`);
+  return { tree, parent: parents[0], message: split < 0 ? "" : text.slice(split + 2) };
+}
+async function changes(target, gitDir, parent, commit) {
+  const raw = (await gitOut(gitDir, ["diff-tree", "-r", "-z", "--no-renames", "--raw", "--no-ext-diff", parent, commit, "--"])).toString("utf8");
+  const fields = raw.split("\0");
+  const entries = [];
+  for (let i3 = 0; i3 + 1 < fields.length; i3 += 2) {
+    const [oldMode, newMode, , newSha, kind] = (fields[i3] ?? "").replace(/^:/, "").split(" ");
+    const path12 = fields[i3 + 1] ?? "";
+    if (kind === "D") {
+      entries.push({ path: path12, mode: oldMode ?? "100644", type: oldMode === "160000" ? "commit" : "blob", sha: null });
+      continue;
+    }
+    if (newMode === "160000") {
+      entries.push({ path: path12, mode: "160000", type: "commit", sha: newSha ?? null });
+      continue;
+    }
+    if (newMode !== "100644" && newMode !== "100755" && newMode !== "120000") throw new GitDataError(`refusing to publish ${path12}: unexpected mode ${String(newMode)}`);
+    if (!newSha || !SHA.test(newSha)) throw new GitDataError(`refusing to publish ${path12}: no blob id`);
+    const uploaded = await target.api.createBlob(target.owner, target.repo, await gitOut(gitDir, ["cat-file", "blob", newSha]));
+    if (uploaded !== newSha) throw new GitDataError(`GitHub stored ${path12} as ${uploaded}, not ${newSha}: the upload was altered`);
+    entries.push({ path: path12, mode: newMode, type: "blob", sha: newSha });
+  }
+  return entries;
+}
+async function publishCommit(target, request2) {
+  const { owner, repo, api } = target;
+  if (!SHA.test(request2.commit)) throw new GitDataError(`refusing to publish ${JSON.stringify(request2.commit)}: not a commit id`);
+  const known = (await gitOut(request2.gitDir, ["for-each-ref", "--count=1", "--format=%(refname)", "--contains", request2.commit])).toString("utf8").trim() !== "";
+  if (known) {
+    await moveBranch(target, request2, await api.getBranch(owner, repo, request2.branch), void 0, request2.commit);
+    return request2.commit;
+  }
+  const local = await readCommit(request2.gitDir, request2.commit);
+  const seen = await api.getBranch(owner, repo, request2.branch);
+  const entries = await changes(target, request2.gitDir, local.parent, request2.commit);
+  const baseTree = (await gitOut(request2.gitDir, ["rev-parse", "--verify", "--end-of-options", `${local.parent}^{tree}`])).toString("utf8").trim();
+  const tree = entries.length === 0 ? baseTree : await api.createTree(owner, repo, baseTree, entries);
+  if (tree !== local.tree) throw new GitDataError(`GitHub built the tree ${tree}, not ${local.tree}: refusing to publish a different change`);
+  const created = await api.createCommit(owner, repo, { message: local.message, tree, parents: [local.parent] });
+  for (const [role, who] of [["author", created.author], ["committer", created.committer]])
+    if (who.name !== target.identity.name || who.email !== target.identity.email)
+      throw new GitDataError(`GitHub recorded the ${role} of the new commit as ${who.name} <${who.email}>, not ${target.identity.name} <${target.identity.email}>: the token is not the App's installation token (or GITHUB_TOKEN); the branch was not changed`);
+  await moveBranch(target, request2, seen, local.parent, created.sha);
+  return created.sha;
+}
+var refused = (error62) => [409, 422].includes(error62.status ?? 0);
+async function moveBranch(target, request2, seen, parent, sha) {
+  const { owner, repo, api } = target;
+  const { branch } = request2;
+  const moved = (why) => new BranchMovedError(`${branch} changed on GitHub while the bot was publishing (${why}); nothing was overwritten: run the job again to build on what is there now`);
+  if (seen === void 0) {
+    try {
+      await api.createBranch(owner, repo, branch, sha);
+    } catch (error62) {
+      if (!refused(error62)) throw error62;
+      if (!request2.force) throw moved("it was created meanwhile");
+      await api.updateBranch(owner, repo, branch, sha, true);
+    }
+    return;
+  }
+  if (request2.force) return api.updateBranch(owner, repo, branch, sha, true);
+  if (seen === parent) {
+    try {
+      await api.updateBranch(owner, repo, branch, sha, false);
+    } catch (error62) {
+      if (refused(error62)) throw moved(`it is no longer at ${seen.slice(0, 7)}`);
+      throw error62;
+    }
+    return;
+  }
+  const now = await api.getBranch(owner, repo, branch);
+  if (now !== seen) throw moved(`it was at ${seen.slice(0, 7)}, now ${now?.slice(0, 7) ?? "deleted"}`);
+  await api.updateBranch(owner, repo, branch, sha, true);
+}
+async function deleteBranch(target, branch) {
+  await target.api.deleteBranch(target.owner, target.repo, branch);
+}
+async function listBranches(target, prefix) {
+  return target.api.listBranches(target.owner, target.repo, prefix);
 }
 
 // src/app/publish-change.ts
@@ -97054,15 +97243,14 @@ function issueCommitMessage(job, outcome) {
   const subject = outcome.status !== "fixed" ? `Closest attempt for #${job.number} (does not pass the tests)` : feedback ? `Address review on #${job.number}: ${job.hint ?? ""}` : `Fix #${job.number}: ${job.snapshot.title}`;
   return [subject.split("\n")[0]?.slice(0, 72) ?? "", "", `${outcome.message}.`, "", coAuthor(job)].join("\n");
 }
-async function commitAndPush(worktree, mirror, url2, branch, message, files, credentials) {
-  const sha = await commitFiles({ gitDir: mirror, parent: worktree.sha, workTree: worktree.path, files, message });
-  const remote = git(mirror, { credentials, gitDir: mirror });
-  const existing = (await remote.raw(["ls-remote", "--end-of-options", url2, `refs/heads/${branch}`])).trim().split(/\s+/)[0] ?? "";
-  await remote.raw(["push", `--force-with-lease=refs/heads/${branch}:${existing}`, "--end-of-options", url2, `${sha}:refs/heads/${branch}`]);
-  return sha;
+async function gitTarget(forge, job, identity3) {
+  return { api: forge.git, owner: job.owner, repo: job.repo, identity: await identity3(job.installationId) };
 }
-function branchPublisher(mirror, url2, credentials) {
-  const remote = () => git(mirror, { credentials, gitDir: mirror });
+async function commitAndPush(worktree, mirror, target, branch, message, files) {
+  const sha = await commitFiles({ gitDir: mirror, parent: worktree.sha, workTree: worktree.path, files, message, identity: target.identity });
+  return publishCommit(target, { gitDir: mirror, commit: sha, branch });
+}
+function branchPublisher(mirror, target) {
   const check2 = (branch) => {
     if (!/^autogen\/verify-[\w.-]+$/.test(branch)) throw new Error(`refusing to publish ${JSON.stringify(branch)}: not a verification branch`);
   };
@@ -97070,17 +97258,16 @@ function branchPublisher(mirror, url2, credentials) {
     async push(sha, branch) {
       check2(branch);
       if (!/^[0-9a-f]{40,64}$/.test(sha)) throw new Error(`refusing to publish ${JSON.stringify(sha)}: not a commit id`);
-      await remote().raw(["push", "--force", "--quiet", "--end-of-options", url2, `${sha}:refs/heads/${branch}`]);
+      await publishCommit(target, { gitDir: mirror, commit: sha, branch, force: true });
     },
     async remove(branch) {
       check2(branch);
-      await remote().raw(["push", "--quiet", "--end-of-options", url2, `:refs/heads/${branch}`]);
+      await deleteBranch(target, branch);
     },
     /** Deletes what a crashed run of the same job left behind (`prefix` is `autogen/verify-job-<id>-`). */
     async sweep(prefix) {
       check2(`${prefix}0`);
-      const listed = await remote().raw(["ls-remote", "--heads", "--end-of-options", url2, `refs/heads/${prefix}*`]);
-      const stale = listed.split("\n").map((l3) => l3.split("	")[1]?.replace(/^refs\/heads\//, "")).filter((b5) => b5 !== void 0 && b5.startsWith(prefix));
+      const stale = await listBranches(target, prefix);
       for (const branch of stale) await this.remove(branch);
       return stale;
     }
@@ -97118,7 +97305,7 @@ async function chooseVerifier(args) {
       throw new VerifierUnavailableError(`\`verify: actions\` is set but .github/workflows/${VERIFY_WORKFLOW} is not installed (or is disabled) on ${args.defaultBranch}: run \`npx autogen init-workflow --write\`, review and commit it, or set \`verify: local\``);
     return { verifier: local, probe: local, backend: "local", why: `local sandbox (no ${VERIFY_WORKFLOW} workflow installed)` };
   }
-  const publish = branchPublisher(args.mirror, args.cloneUrl, args.credentials);
+  const publish = branchPublisher(args.mirror, args.target);
   await publish.sweep(`autogen/verify-job-${args.jobId}-`);
   const verifier = actionsVerifier({
     ci: args.ci,
@@ -97138,7 +97325,7 @@ async function chooseVerifier(args) {
 }
 
 // src/app/job-verifier.ts
-async function jobVerifier(deps, job, status2, config3, where, signal) {
+async function jobVerifier(deps, job, status3, config3, where, signal) {
   const choice = await chooseVerifier({
     config: config3,
     ...where,
@@ -97149,10 +97336,10 @@ async function jobVerifier(deps, job, status2, config3, where, signal) {
     waiters: deps.waiters,
     pollMs: deps.pollMs,
     actionsTimeoutMs: deps.actionsTimeoutMs,
-    onRun: (run2) => status2.set("Attempts", "running", `verification run [${run2.id}](${run2.url}) (${run2.candidates} candidate(s))`)
+    onRun: (run3) => status3.set("Attempts", "running", `verification run [${run3.id}](${run3.url}) (${run3.candidates} candidate(s))`)
   });
   const strategy = deps.llmFor ? config3.strategy.name : "template (no model endpoint configured)";
-  status2.set("Configuration", "done", `strategy ${strategy}, tests ${config3.test.command ?? where.runner.name}, verifier: ${choice.why}`);
+  status3.set("Configuration", "done", `strategy ${strategy}, tests ${config3.test.command ?? where.runner.name}, verifier: ${choice.why}`);
   return choice;
 }
 
@@ -97216,6 +97403,7 @@ var StatusReporter = class {
     this.pending = void 0;
     for (const step of this.steps) if (step.state === "running") step.state = "failed";
     for (const step of this.steps) if (step.state === "pending") step.state = "skipped";
+    await this.store.checkpoint(this.job.id, { statusReport: { steps: this.steps, summary } }).catch(() => void 0);
     await this.write(summary);
   }
   async write(summary) {
@@ -97227,26 +97415,328 @@ var StatusReporter = class {
   }
 };
 
+// src/forge/check-run-forge.ts
+var CHECK_RUN_NAME = "autogen";
+var MAX_CHECK_SUMMARY = 65535;
+var MAX_ANNOTATIONS_PER_REQUEST = 50;
+var MAX_ANNOTATION_MESSAGE = 4e3;
+function truncateSummary(text, limit2 = MAX_CHECK_SUMMARY, where = "the full report is in the job's status comment") {
+  if (text.length <= limit2) return text;
+  const note = `
+
+\u2026 (truncated: GitHub limits a check run's summary to ${limit2} characters; ${where})`;
+  let cut = text.slice(0, limit2 - note.length - 8);
+  const lastNewline = cut.lastIndexOf("\n");
+  if (lastNewline > cut.length / 2) cut = cut.slice(0, lastNewline);
+  const fences = cut.split("\n").filter((l3) => /^ {0,3}```/.test(l3)).length;
+  return `${cut}${fences % 2 === 1 ? "\n```" : ""}${note}`;
+}
+function octokitCheckRunForge(octokit, scrub) {
+  const clean = (text) => neutralizeMentions(scrub(text));
+  const output2 = (o3) => ({
+    title: clean(o3.title).split("\n")[0]?.slice(0, 250) ?? "",
+    summary: truncateSummary(clean(o3.summary)),
+    ...o3.annotations?.length ? {
+      annotations: o3.annotations.slice(0, MAX_ANNOTATIONS_PER_REQUEST).map((a2) => ({
+        ...a2,
+        message: clean(a2.message).slice(0, MAX_ANNOTATION_MESSAGE),
+        ...a2.title !== void 0 ? { title: clean(a2.title).slice(0, 250) } : {}
+      }))
+    } : {}
+  });
+  return {
+    async create(owner, repo, run3) {
+      const { data } = await octokit.rest.checks.create({
+        owner,
+        repo,
+        name: CHECK_RUN_NAME,
+        head_sha: run3.headSha,
+        external_id: run3.externalId,
+        status: "in_progress",
+        started_at: (/* @__PURE__ */ new Date()).toISOString(),
+        output: output2(run3.output)
+      });
+      return data.id;
+    },
+    async update(owner, repo, id, run3) {
+      await octokit.rest.checks.update({
+        owner,
+        repo,
+        check_run_id: id,
+        output: output2(run3.output),
+        ...run3.conclusion ? { status: "completed", conclusion: run3.conclusion, completed_at: (/* @__PURE__ */ new Date()).toISOString() } : {},
+        ...run3.actions ? { actions: run3.actions } : {}
+      });
+    }
+  };
+}
+
+// src/report/check-annotations.ts
+import { existsSync as existsSync11 } from "node:fs";
+var MAX_FAILURE_SITES = 100;
+var MAX_ANNOTATIONS = 150;
+function isAnnotatablePath(path12) {
+  return path12.length > 0 && path12.length <= 1024 && !isForgedPath(path12) && !path12.includes("\\") && !path12.startsWith("/") && !/^[A-Za-z]:/.test(path12) && !path12.split("/").some((p2) => p2 === "" || p2 === ".");
+}
+function changeBlocks(diff) {
+  const blocks = [];
+  let path12;
+  let oldLine = 0;
+  let newLine = 0;
+  let oldLeft = 0;
+  let newLeft = 0;
+  let block;
+  const close = () => {
+    if (block && path12 && (block.removed.length || block.added.length)) {
+      const oldStart = block.removed[0] ?? Math.max(1, block.oldAt - 1);
+      const newStart = block.added[0] ?? Math.max(1, block.newAt - 1);
+      blocks.push({ path: path12, oldStart, oldEnd: block.removed.at(-1) ?? oldStart, newStart, newEnd: block.added.at(-1) ?? newStart });
+    }
+    block = void 0;
+  };
+  for (const line of diff.split("\n")) {
+    if (oldLeft > 0 || newLeft > 0) {
+      if (line.startsWith("+") || line.startsWith("-")) {
+        block ??= { removed: [], added: [], oldAt: oldLine, newAt: newLine };
+        if (line.startsWith("+")) {
+          block.added.push(newLine++);
+          newLeft--;
+        } else {
+          block.removed.push(oldLine++);
+          oldLeft--;
+        }
+      } else if (line.startsWith(" ") || line === "") {
+        close();
+        oldLine++;
+        newLine++;
+        oldLeft--;
+        newLeft--;
+      } else if (!line.startsWith("\\")) {
+        close();
+        oldLeft = newLeft = 0;
+      }
+      if (oldLeft <= 0 && newLeft <= 0) close();
+      continue;
+    }
+    const hunk = /^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@/.exec(line);
+    if (hunk) {
+      oldLine = Number(hunk[1]);
+      oldLeft = hunk[2] === void 0 ? 1 : Number(hunk[2]);
+      newLine = Number(hunk[3]);
+      newLeft = hunk[4] === void 0 ? 1 : Number(hunk[4]);
+    } else if (line.startsWith("diff --git ")) path12 = void 0;
+    else if (line.startsWith("+++ ")) path12 = line === "+++ /dev/null" ? void 0 : line.slice(4).replace(/^b\//, "");
+    else if (line.startsWith("--- ") && path12 === void 0) {
+      const old = line === "--- /dev/null" ? void 0 : line.slice(4).replace(/^a\//, "");
+      if (old) path12 = old;
+    }
+  }
+  close();
+  return blocks;
+}
+function changedLineAnnotations(diff, files, side, message) {
+  const allowed = new Set(files.filter(isAnnotatablePath));
+  return changeBlocks(diff).filter((b5) => allowed.has(b5.path)).map((b5) => ({
+    path: b5.path,
+    start_line: side === "new" ? b5.newStart : b5.oldStart,
+    end_line: side === "new" ? b5.newEnd : b5.oldEnd,
+    annotation_level: "notice",
+    title: side === "new" ? "Changed by autogen" : "autogen's fix changes these lines",
+    message
+  }));
+}
+var escapeRegExp2 = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+function testFile(test) {
+  return test.file ?? test.id.split("::")[0]?.split(" > ")[0]?.trim();
+}
+function failureSites(reports, root) {
+  const sites = /* @__PURE__ */ new Map();
+  for (const test of reports.flatMap((r2) => failingTests(r2))) {
+    if (sites.size >= MAX_FAILURE_SITES) break;
+    const path12 = testFile(test)?.replace(/^\.\//, "");
+    if (!path12 || sites.has(test.id) || !isAnnotatablePath(path12)) continue;
+    try {
+      if (!existsSync11(safeRepoPath(root, path12))) continue;
+    } catch {
+      continue;
+    }
+    const text = `${test.details ?? ""}
+${test.message ?? ""}`;
+    const match = new RegExp(`(?:^|[\\s("'/])${escapeRegExp2(path12)}[:"', line]+(\\d{1,7})`, "m").exec(text);
+    const line = Math.max(1, Number(match?.[1] ?? 1));
+    sites.set(test.id, { id: test.id, path: path12, line, message: (test.message ?? "").split("\n")[0]?.slice(0, 500) ?? "" });
+  }
+  return [...sites.values()];
+}
+function parseFailureSites(value) {
+  if (!Array.isArray(value)) return [];
+  return value.filter((s) => typeof s === "object" && s !== null && typeof s.id === "string" && typeof s.path === "string" && Number.isInteger(s.line) && s.line >= 1 && typeof s.message === "string").filter((s) => isAnnotatablePath(s.path)).slice(0, MAX_FAILURE_SITES);
+}
+function failureAnnotations(sites, attribution, fixed) {
+  const out = [];
+  for (const site of sites) {
+    const verdict = attribution?.tests.find((t2) => t2.id === site.id)?.verdict;
+    const why = site.message ? `: ${site.message}` : "";
+    if (attribution && !verdict) continue;
+    if (verdict === "passing" || verdict === "fixed") continue;
+    if (verdict === "pre-existing") out.push({ path: site.path, start_line: site.line, end_line: site.line, annotation_level: "warning", title: `Fails at the merge base too: ${site.id}`, message: `Not caused by this pull request, so left alone${why}` });
+    else if (verdict === "flaky") out.push({ path: site.path, start_line: site.line, end_line: site.line, annotation_level: "warning", title: `Flaky: ${site.id}`, message: `Passed and failed on identical reruns, so left alone${why}` });
+    else
+      out.push({
+        path: site.path,
+        start_line: site.line,
+        end_line: site.line,
+        annotation_level: "failure",
+        title: `${verdict === "caused-by-change" ? "Broken by this pull request" : "Failing"}: ${site.id}`,
+        message: `${fixed ? "autogen's change makes it pass again" : "autogen found no change that makes it pass"}${why}`
+      });
+  }
+  return out;
+}
+
+// src/report/check-run-summary.ts
+var ICON = { pending: "\u2B1C", running: "\u23F3", done: "\u2705", failed: "\u274C", skipped: "\u2796" };
+function parseStatusRecord(value) {
+  if (typeof value !== "object" || value === null) return void 0;
+  const v2 = value;
+  if (!Array.isArray(v2.steps)) return void 0;
+  const steps = v2.steps.filter((s) => typeof s === "object" && s !== null && typeof s.name === "string" && s.state in ICON);
+  return { steps, summary: typeof v2.summary === "string" ? v2.summary : void 0 };
+}
+function checkVerdict(job) {
+  const outcome = job.checkpoint.outcome;
+  const status3 = parseStatusRecord(job.checkpoint.statusReport);
+  const planOnly = job.kind === "plan" || job.checkpoint.planOnly === true;
+  const forkPatch = job.kind === "ci" && job.state === "done" && !planOnly && outcome?.status === "fixed" && job.checkpoint.pushed === void 0 && job.checkpoint.pull === void 0;
+  let conclusion;
+  let title;
+  if (job.state === "cancelled") [conclusion, title] = ["cancelled", `Cancelled: ${job.error ?? "stopped"}`];
+  else if (job.state === "failed") [conclusion, title] = ["failure", `Stopped by an error: ${(job.error ?? "unknown").split("\n")[0] ?? ""}`];
+  else if (planOnly) [conclusion, title] = ["neutral", outcome?.plan.verified ? "Plan written and verified; nothing changed" : "Plan written; nothing changed"];
+  else if (outcome?.status === "fixed") [conclusion, title] = ["success", forkPatch ? "Fix found: Apply fix opens a pull request with it" : `Fixed: ${outcome.message}`];
+  else if (outcome) [conclusion, title] = ["failure", `No fix found (${outcome.stopReason}): ${outcome.message}`];
+  else [conclusion, title] = ["neutral", firstLine3(status3?.summary) ?? "Nothing to change"];
+  const parts = [];
+  if (status3?.steps.length) parts.push(status3.steps.map((s) => `- ${ICON[s.state]} ${s.name}${s.detail ? `: ${s.detail}` : ""}`).join("\n"));
+  if (status3?.summary) parts.push(status3.summary);
+  if (outcome && !(status3?.summary ?? "").includes("<summary>Report</summary>")) parts.push(`<details><summary>Report</summary>
+
+${renderReport(outcome, { title: job.snapshot.title })}
+</details>`);
+  if (parts.length === 0) parts.push(title);
+  return { conclusion, title: title.slice(0, 200), summary: parts.join("\n\n"), forkPatch };
+}
+function firstLine3(text) {
+  const line = text?.split("\n").find((l3) => l3.trim())?.replace(/[*`>#]/g, "").trim();
+  return line ? line.slice(0, 200) : void 0;
+}
+
+// src/app/check-run-reporter.ts
+var RETRY_ACTION = { label: "Retry", description: "Run this autogen job again", identifier: "retry" };
+var APPLY_ACTION = { label: "Apply fix", description: "Open a pull request with this patch", identifier: "apply" };
+function checkRunRecord(job) {
+  const r2 = job.checkpoint.checkRun;
+  return r2 && Number.isInteger(r2.id) && typeof r2.sha === "string" ? { id: r2.id, sha: r2.sha, completed: r2.completed === true } : void 0;
+}
+function commitOf(job) {
+  const sha = job.kind === "ci" ? job.checkpoint.headSha : job.checkpoint.pushed;
+  return typeof sha === "string" && /^[0-9a-f]{40,64}$/.test(sha) ? sha : void 0;
+}
+async function recordFailureSites(store, job, reports, root) {
+  await store.checkpoint(job.id, { failureSites: failureSites(reports, root) });
+}
+var CheckRunReporter = class {
+  store;
+  checksFor;
+  log;
+  constructor(deps) {
+    this.store = deps.store;
+    this.checksFor = deps.checksFor;
+    this.log = deps.log;
+  }
+  /** The job knows its commit: the check run is created in progress there (once per commit). */
+  async begin(job, sha) {
+    try {
+      const current = await this.store.get(job.id) ?? job;
+      if (checkRunRecord(current)?.sha === sha) return;
+      const checks = await this.checksFor(job.installationId);
+      const title = job.kind === "ci" ? `Working on the red build of #${job.number}` : `Checking the fix for #${job.number}`;
+      const id = await checks.create(job.owner, job.repo, { headSha: sha, externalId: String(job.id), output: { title, summary: `autogen-bot job ${job.id} is in progress; the status comment on #${job.number} follows it step by step.` } });
+      await this.store.checkpoint(job.id, { checkRun: { id, sha } });
+    } catch (error62) {
+      this.log.warn({ jobId: job.id, err: error62.message }, "check run not created");
+    }
+  }
+  /**
+   * The job ended: the check run completes with its verdict (created completed-to-be when
+   * none was made yet). `again`: a later change of its text (a fix applied), with no
+   * annotations, since GitHub appends annotations on every update.
+   */
+  async complete(jobId, options2 = {}) {
+    const job = await this.store.get(jobId);
+    if (!job || job.state === "queued" || job.state === "running") return;
+    const sha = commitOf(job);
+    if (!sha) return;
+    try {
+      const checks = await this.checksFor(job.installationId);
+      let record2 = checkRunRecord(job);
+      if (record2?.completed && !options2.again) return;
+      if (!record2 || record2.sha !== sha) {
+        const id = await checks.create(job.owner, job.repo, { headSha: sha, externalId: String(job.id), output: { title: "Finishing", summary: `autogen-bot job ${job.id}.` } });
+        record2 = { id, sha };
+        await this.store.checkpoint(job.id, { checkRun: record2 });
+      }
+      const verdict = checkVerdict(job);
+      const applied = job.checkpoint.applied;
+      const title = applied?.url ? `Fix applied: ${applied.url}` : verdict.title;
+      const summary = options2.note ? `${options2.note}
+
+${verdict.summary}` : verdict.summary;
+      const annotations = options2.again ? [] : annotationsOf(job);
+      const batches = [];
+      for (let i3 = 0; i3 < annotations.length; i3 += MAX_ANNOTATIONS_PER_REQUEST) batches.push(annotations.slice(i3, i3 + MAX_ANNOTATIONS_PER_REQUEST));
+      for (const batch of batches.slice(0, -1)) await checks.update(job.owner, job.repo, record2.id, { output: { title, summary, annotations: batch } });
+      const actions = [RETRY_ACTION, ...verdict.forkPatch && !applied ? [APPLY_ACTION] : []];
+      await checks.update(job.owner, job.repo, record2.id, { output: { title, summary, annotations: batches.at(-1) }, conclusion: verdict.conclusion, actions });
+      await this.store.checkpoint(job.id, { checkRun: { ...record2, completed: true } });
+      this.log.info({ jobId: job.id, checkRun: record2.id, conclusion: verdict.conclusion, annotations: annotations.length }, "check run completed");
+    } catch (error62) {
+      this.log.warn({ jobId: job.id, err: error62.message }, "check run not completed");
+    }
+  }
+};
+function annotationsOf(job) {
+  const outcome = job.checkpoint.outcome;
+  const out = [];
+  if (outcome) {
+    const side = job.kind === "ci" ? "old" : "new";
+    if (outcome.status === "fixed") out.push(...changedLineAnnotations(outcome.diff, outcome.changedFiles, side, outcome.message));
+    else if (job.kind !== "ci" && job.checkpoint.pushed !== void 0 && outcome.closestAttempt) out.push(...changedLineAnnotations(outcome.closestAttempt.diff, outcome.closestAttempt.files, "new", `closest attempt, not a fix: ${outcome.message}`));
+  }
+  out.push(...failureAnnotations(parseFailureSites(job.checkpoint.failureSites), job.checkpoint.attribution, outcome?.status === "fixed"));
+  return out.slice(0, MAX_ANNOTATIONS);
+}
+
 // src/app/run-ci-job.ts
 import { dirname as dirname8 } from "node:path";
 
 // src/verify/run-setup.ts
-import { existsSync as existsSync11, readFileSync as readFileSync10 } from "node:fs";
+import { existsSync as existsSync12, readFileSync as readFileSync10 } from "node:fs";
 import { join as join30 } from "node:path";
 async function runSetup(workspace, test, sandbox) {
   if (!test.setup) return { ran: false };
   const argv = splitCommand(test.setup);
   const network = test.networkDuringSetup && process.env.AUTOGEN_ALLOW_SETUP_NETWORK === "1";
-  const run2 = await runSandboxed(argv, { ...sandbox, cwd: workspace, network, maxOutputBytes: 256 * 1024 });
-  const ok = run2.exitCode === 0 && !run2.timedOut && !run2.spawnError;
-  const seconds3 = Math.round(run2.durationMs / 100) / 10;
-  const why = run2.spawnError ?? run2.limit?.message ?? `exit ${String(run2.exitCode)}`;
-  const message = ok ? `setup \`${test.setup}\` finished in ${seconds3} s` : `the setup command \`${test.setup}\` failed (${why})${network ? "" : test.networkDuringSetup ? "; it ran without network: the repository asks for it (test.networkDuringSetup), but whoever runs the bot has not allowed it (AUTOGEN_ALLOW_SETUP_NETWORK=1)" : "; it ran without network (set test.networkDuringSetup: true if it downloads packages)"}; its output ends with: ${run2.output.slice(-600).trim()}`;
-  return { ran: true, ok, argv, run: run2, message };
+  const run3 = await runSandboxed(argv, { ...sandbox, cwd: workspace, network, maxOutputBytes: 256 * 1024 });
+  const ok = run3.exitCode === 0 && !run3.timedOut && !run3.spawnError;
+  const seconds3 = Math.round(run3.durationMs / 100) / 10;
+  const why = run3.spawnError ?? run3.limit?.message ?? `exit ${String(run3.exitCode)}`;
+  const message = ok ? `setup \`${test.setup}\` finished in ${seconds3} s` : `the setup command \`${test.setup}\` failed (${why})${network ? "" : test.networkDuringSetup ? "; it ran without network: the repository asks for it (test.networkDuringSetup), but whoever runs the bot has not allowed it (AUTOGEN_ALLOW_SETUP_NETWORK=1)" : "; it ran without network (set test.networkDuringSetup: true if it downloads packages)"}; its output ends with: ${run3.output.slice(-600).trim()}`;
+  return { ran: true, ok, argv, run: run3, message };
 }
 function missingDependencies(workspace, test) {
   const manifest = join30(workspace, "package.json");
-  if (!existsSync11(manifest) || existsSync11(join30(workspace, "node_modules"))) return void 0;
+  if (!existsSync12(manifest) || existsSync12(join30(workspace, "node_modules"))) return void 0;
   let deps;
   try {
     const parsed = JSON.parse(readFileSync10(manifest, "utf8"));
@@ -97255,16 +97745,16 @@ function missingDependencies(workspace, test) {
     return void 0;
   }
   if (deps === 0) return void 0;
-  const install = existsSync11(join30(workspace, "package-lock.json")) ? "npm ci" : existsSync11(join30(workspace, "yarn.lock")) ? "yarn install --frozen-lockfile" : existsSync11(join30(workspace, "pnpm-lock.yaml")) ? "pnpm install --frozen-lockfile" : "npm install";
+  const install = existsSync12(join30(workspace, "package-lock.json")) ? "npm ci" : existsSync12(join30(workspace, "yarn.lock")) ? "yarn install --frozen-lockfile" : existsSync12(join30(workspace, "pnpm-lock.yaml")) ? "pnpm install --frozen-lockfile" : "npm install";
   return test.setup ? `package.json lists ${deps} dependencies but node_modules is still missing after the setup command \`${test.setup}\`` : `package.json lists ${deps} dependencies and the bot's checkout has no node_modules: set \`test.setup: "${install}"\` and \`test.networkDuringSetup: true\` in .github/autogen.yml (and AUTOGEN_ALLOW_SETUP_NETWORK=1 where the bot runs), or commit a lockfile (package-lock.json, pnpm-lock.yaml, yarn.lock, bun.lock), which the bot installs itself`;
 }
 
 // src/verify/install/run-install.ts
-import { cp as cp3, lstat as lstat5, mkdir as mkdir6, readdir as readdir4, readlink, rename as rename2, rm as rm19, symlink as symlink2 } from "node:fs/promises";
+import { cp as cp3, lstat as lstat5, mkdir as mkdir6, readdir as readdir4, readlink as readlink2, rename as rename2, rm as rm19, symlink as symlink2 } from "node:fs/promises";
 import { isAbsolute as isAbsolute8, join as join33, relative as relative5, resolve as resolve7, sep as sep5, dirname as dirname7 } from "node:path";
 
 // src/verify/install/detect-package-manager.ts
-import { existsSync as existsSync12, lstatSync as lstatSync6, readdirSync as readdirSync4, readFileSync as readFileSync11 } from "node:fs";
+import { existsSync as existsSync13, lstatSync as lstatSync6, readdirSync as readdirSync4, readFileSync as readFileSync11 } from "node:fs";
 import { join as join31 } from "node:path";
 var REQUIREMENTS = /^requirements[A-Za-z0-9_.-]{0,60}\.txt$/;
 var INSTALL_TARGET_ARG = "{target}";
@@ -97310,7 +97800,7 @@ function listRequirements(workspace) {
   return names.filter((name) => REQUIREMENTS.test(name) && isRegularFile(join31(workspace, name))).sort();
 }
 function isRegularFile(path12) {
-  if (!existsSync12(path12)) return false;
+  if (!existsSync13(path12)) return false;
   try {
     return lstatSync6(path12).isFile();
   } catch {
@@ -97327,7 +97817,7 @@ function readHead(path12) {
 
 // src/verify/install/install-cache.ts
 import { createHash as createHash2 } from "node:crypto";
-import { existsSync as existsSync13, readFileSync as readFileSync12, realpathSync as realpathSync4 } from "node:fs";
+import { existsSync as existsSync14, readFileSync as readFileSync12, realpathSync as realpathSync4 } from "node:fs";
 import { lstat as lstat4, mkdir as mkdir5, mkdtemp as mkdtemp13, readdir as readdir3, rename, rm as rm18, stat, utimes, writeFile as writeFile5 } from "node:fs/promises";
 import { dirname as dirname6, join as join32 } from "node:path";
 var USED = ".autogen-used";
@@ -97355,7 +97845,7 @@ function installCacheKey(workspace, manager, keyFiles, platform2 = `${process.pl
 }
 async function findCacheEntry(root, key) {
   const entry = join32(root, key);
-  if (!existsSync13(join32(entry, USED))) return void 0;
+  if (!existsSync14(join32(entry, USED))) return void 0;
   const now = /* @__PURE__ */ new Date();
   await utimes(join32(entry, USED), now, now).catch(() => void 0);
   return entry;
@@ -97377,7 +97867,7 @@ async function publishCacheEntry(root, key, staging) {
   return entry;
 }
 async function evictCache(root, capBytes, keep = []) {
-  if (!existsSync13(root)) return [];
+  if (!existsSync14(root)) return [];
   const entries = [];
   for (const key of await readdir3(root)) {
     if (key.startsWith(STAGING_PREFIX)) {
@@ -97439,7 +97929,7 @@ async function installDependencies(workspace, test, sandbox, options2 = {}) {
   const target = join33(staging, "site");
   const argv = argvTemplate.map((arg) => arg === INSTALL_TARGET_ARG ? target : arg);
   if (python) argv[0] = python;
-  const run2 = await runSandboxed(argv, {
+  const run3 = await runSandboxed(argv, {
     ...sandbox,
     cwd: workspace,
     network,
@@ -97448,14 +97938,14 @@ async function installDependencies(workspace, test, sandbox, options2 = {}) {
     env: { ...sandbox.env, ...toolEnv(plan, staging, toolCache) },
     writablePaths: [staging, toolCache]
   });
-  const ok = run2.exitCode === 0 && !run2.timedOut && !run2.spawnError;
+  const ok = run3.exitCode === 0 && !run3.timedOut && !run3.spawnError;
   const command = shown([argvTemplate[0] ?? "", ...argv.slice(1)], staging);
   if (!ok) {
     await rm19(staging, { recursive: true, force: true });
-    const why = run2.spawnError ?? run2.limit?.message ?? `exit ${String(run2.exitCode)}`;
+    const why = run3.spawnError ?? run3.limit?.message ?? `exit ${String(run3.exitCode)}`;
     const net = network ? "" : test.networkDuringSetup ? "; it ran without network: the repository asks for it (test.networkDuringSetup), but whoever runs the bot has not allowed it (AUTOGEN_ALLOW_SETUP_NETWORK=1)" : `; it ran without network${plan.offlineArgv ? " (offline, from local sources and the install cache only)" : ""}: set test.networkDuringSetup: true (and AUTOGEN_ALLOW_SETUP_NETWORK=1 where the bot runs) if it downloads packages`;
     const summary2 = { manager: plan.manager, lockfile, command, source: "fresh", seconds: elapsed(), network, ok: false };
-    return { ran: true, ok: false, summary: summary2, message: `the dependency install \`${command}\` (${plan.manager}, ${lockfile}) failed (${why})${net}; its output ends with: ${run2.output.slice(-600).replaceAll(root, "<cache>").trim()}`, env: {} };
+    return { ran: true, ok: false, summary: summary2, message: `the dependency install \`${command}\` (${plan.manager}, ${lockfile}) failed (${why})${net}; its output ends with: ${run3.output.slice(-600).replaceAll(root, "<cache>").trim()}`, env: {} };
   }
   let notCached;
   let extraEnv = {};
@@ -97520,7 +98010,7 @@ async function linksOutside(dir) {
       const full = join33(path12, name);
       const info = await lstat5(full);
       if (info.isSymbolicLink()) {
-        const to2 = await readlink(full);
+        const to2 = await readlink2(full);
         const real2 = isAbsolute8(to2) ? to2 : resolve7(dirname7(full), to2);
         if (real2 !== dir && !real2.startsWith(dir + sep5)) return `node_modules/${relative5(dir, full)} links outside node_modules`;
       } else if (info.isDirectory() && depth === 0 && (name.startsWith("@") || name === ".bin")) {
@@ -97563,12 +98053,12 @@ var HeadMoved = class extends Error {
   }
 };
 var RED2 = /* @__PURE__ */ new Set(["failure", "timed_out", "startup_failure"]);
-var isRed = (run2) => run2.status === "completed" && run2.conclusion !== null && RED2.has(run2.conclusion);
-var isOurs = (run2) => run2.path.endsWith(`/${VERIFY_WORKFLOW}`) || (run2.headBranch ?? "").startsWith("autogen/verify-");
+var isRed = (run3) => run3.status === "completed" && run3.conclusion !== null && RED2.has(run3.conclusion);
+var isOurs = (run3) => run3.path.endsWith(`/${VERIFY_WORKFLOW}`) || (run3.headBranch ?? "").startsWith("autogen/verify-");
 async function runCiJob(job, deps, signal) {
   const forge = await deps.forgeFor(job.installationId);
   const ci = await deps.ciFor(job.installationId);
-  const status2 = new StatusReporter(forge, deps.store, job, deps.statusThrottleMs, CI_STEPS);
+  const status3 = new StatusReporter(forge, deps.store, job, deps.statusThrottleMs, CI_STEPS);
   const { owner, repo, number: number4 } = job;
   const worktrees2 = [];
   let headSha = job.checkpoint.headSha;
@@ -97578,49 +98068,51 @@ async function runCiJob(job, deps, signal) {
     if (headSha && now.headSha !== headSha) throw new HeadMoved(now.headSha);
   };
   try {
-    const begun = await beginJob(forge, deps.store, status2, job, deps.configOverride);
+    const begun = await beginJob(forge, deps.store, status3, job, deps.configOverride);
     if (!begun) return;
     const { repository } = begun;
     let config3 = begun.config;
     const pull = await ci.pull(owner, repo, number4);
     if (pull.state !== "open") {
-      await status2.finish(`Nothing to do: #${number4} is ${pull.state}.`);
+      await status3.finish(`Nothing to do: #${number4} is ${pull.state}.`);
       await deps.store.finish(job.id, "done");
       return;
     }
     if (headSha && pull.headSha !== headSha) throw new HeadMoved(pull.headSha);
     headSha = pull.headSha;
     await deps.store.checkpoint(job.id, { headSha });
-    status2.set("CI evidence", "running");
+    await deps.checkRunStarted?.(job, headSha);
+    status3.set("CI evidence", "running");
     const runs = await redRuns(ci, job, pull, config3, deps, signal);
     const suiteId = job.checkpoint.headSha === headSha ? job.checkpoint.checkSuiteId : void 0;
     if (runs.length === 0 && suiteId === void 0) {
-      status2.set("CI evidence", "done", `no failed run on ${headSha.slice(0, 7)}`);
-      await status2.finish(`Nothing to repair: CI is not red on \`${headSha.slice(0, 7)}\` (no failed workflow run for the head of #${number4}).`);
+      status3.set("CI evidence", "done", `no failed run on ${headSha.slice(0, 7)}`);
+      await status3.finish(`Nothing to repair: CI is not red on \`${headSha.slice(0, 7)}\` (no failed workflow run for the head of #${number4}).`);
       await deps.store.finish(job.id, "done");
       return;
     }
     const cache2 = new RepoCache({ root: deps.cacheRoot, signal });
-    const credentials = { username: "x-access-token", password: await forge.pushToken() };
+    const credentials = { username: "x-access-token", password: await forge.cloneToken() };
     const mirror = await cache2.mirror(repository.cloneUrl, credentials);
     const head = await cache2.worktree(mirror, headSha, `job-${job.id}-head`);
     worktrees2.push(head);
     const runner = detectRunner(head.path, config3.test.command);
     const evidence = [];
-    for (const run2 of runs.slice(0, 3)) evidence.push(await collectRunEvidence(ci, owner, repo, run2, { parseConsole: runner.parseConsole, baseBranch: pull.baseRef }));
+    for (const run3 of runs.slice(0, 3)) evidence.push(await collectRunEvidence(ci, owner, repo, run3, { parseConsole: runner.parseConsole, baseBranch: pull.baseRef }));
     if (evidence.length === 0 && suiteId !== void 0) evidence.push(await collectCheckSuiteEvidence(ci, owner, repo, { id: suiteId, headSha, headBranch: pull.headRef }, { parseConsole: runner.parseConsole }));
     const failingInCi = [...new Set(evidence.flatMap((e) => failingTests(e.report).map((t2) => t2.id)))];
-    status2.set("CI evidence", "done", `${evidence.length} failed run(s), ${failingInCi.length} failing test(s) (${evidence.map((e) => e.testsFrom).join(", ")})`);
+    await recordFailureSites(deps.store, job, evidence.map((e) => e.report), head.path);
+    status3.set("CI evidence", "done", `${evidence.length} failed run(s), ${failingInCi.length} failing test(s) (${evidence.map((e) => e.testsFrom).join(", ")})`);
     const infra = evidence.every((e) => e.infra) ? evidence[0]?.infra : void 0;
     if (infra && failingInCi.length === 0) {
-      status2.set("Attribution", "done", `infrastructure: ${infra.kind}`);
-      await status2.finish(explainInfra(infra, evidence));
+      status3.set("Attribution", "done", `infrastructure: ${infra.kind}`);
+      await status3.finish(explainInfra(infra, evidence));
       await deps.store.finish(job.id, "done");
       return;
     }
     const brokenInCi = evidence.filter((e) => e.report.tests.length > 0).map((e) => brokenRunReason(e.report, head.path));
     if (brokenInCi.length > 0 && brokenInCi.every(Boolean)) {
-      await stopOnBrokenTests(status2, brokenInCi[0], "in CI's test run", evidence);
+      await stopOnBrokenTests(status3, brokenInCi[0], "in CI's test run", evidence);
       await deps.store.finish(job.id, "done");
       return;
     }
@@ -97629,19 +98121,19 @@ async function runCiJob(job, deps, signal) {
     const installCache = { cacheRoot: appInstallCache(deps.cacheRoot, pull.fork ? `${repositoryScope}/fork-pull/${String(pull.number)}` : repositoryScope) };
     const install = await installDependencies(head.path, config3.test, { ...taskSandbox(config3, signal), ...hidden2 }, installCache);
     config3 = configWithInstall(config3, install);
-    const choice = await jobVerifier(deps, job, status2, config3, { ci, defaultBranch: repository.defaultBranch, cloneUrl: repository.cloneUrl, mirror, credentials, runner, fork: pull.fork }, signal);
-    status2.set("Attribution", "running");
+    const choice = await jobVerifier(deps, job, status3, config3, { ci, defaultBranch: repository.defaultBranch, mirror, target: await gitTarget(forge, job, deps.botIdentity), runner, fork: pull.fork }, signal);
+    status3.set("Attribution", "running");
     const mergeBase = (await cache2.run(mirror, ["merge-base", "--end-of-options", pull.baseSha, headSha], "find the merge base")).trim();
     const base = await cache2.worktree(mirror, mergeBase, `job-${job.id}-base`);
     worktrees2.push(base);
     {
       const baseInstall = await installDependencies(base.path, begun.config.test, { ...taskSandbox(begun.config, signal), ...hidden2 }, { cacheRoot: appInstallCache(deps.cacheRoot, repositoryScope) });
-      if (baseInstall.ran && !baseInstall.ok) status2.set("Attribution", "running", `the merge base's dependencies did not install: ${baseInstall.message.slice(0, 300)}`);
+      if (baseInstall.ran && !baseInstall.ok) status3.set("Attribution", "running", `the merge base's dependencies did not install: ${baseInstall.message.slice(0, 300)}`);
       for (const tree of [head, base]) {
         const setup = await runSetup(tree.path, config3.test, { ...taskSandbox(config3, signal), ...hidden2 });
         if (setup.ran && !setup.ok) {
-          status2.set("Attribution", "failed", "the setup command failed");
-          await status2.finish(`autogen-bot could not prepare the checkout at \`${tree.sha.slice(0, 7)}\`: ${setup.message}`);
+          status3.set("Attribution", "failed", "the setup command failed");
+          await status3.finish(`autogen-bot could not prepare the checkout at \`${tree.sha.slice(0, 7)}\`: ${setup.message}`);
           await deps.store.finish(job.id, "failed", setup.message);
           return;
         }
@@ -97652,15 +98144,15 @@ async function runCiJob(job, deps, signal) {
       const atHead = await choice.verifier.run(head.path, { kind: "all" });
       const broken = brokenRunReason(atHead, head.path);
       if (broken) {
-        await stopOnBrokenTests(status2, broken, `the suite run at the head here, ${choice.why}`, evidence);
+        await stopOnBrokenTests(status3, broken, `the suite run at the head here, ${choice.why}`, evidence);
         await deps.store.finish(job.id, "done");
         return;
       }
       failing = failingTests(atHead).map((t2) => t2.id);
     }
     if (failing.length === 0) {
-      status2.set("Attribution", "failed", "no failing test reproduced");
-      await status2.finish(`The failing CI job did not fail in tests autogen-bot could run (${choice.why}), so it made no change.
+      status3.set("Attribution", "failed", "no failing test reproduced");
+      await status3.finish(`The failing CI job did not fail in tests autogen-bot could run (${choice.why}), so it made no change.
 
 <details><summary>Evidence from CI</summary>
 
@@ -97672,8 +98164,8 @@ ${evidenceDetails(evidence)}
     const attribution = job.checkpoint.attribution ?? await attributeFailures(choice.verifier, { base: base.path, candidate: head.path }, { kind: "tests", ids: failing }, config3.test.reruns, { parallel: choice.backend === "actions" });
     await deps.store.checkpoint(job.id, { attribution });
     if (!attribution.tests.some((t2) => failing.includes(t2.id))) {
-      status2.set("Attribution", "failed", "the failing tests could not be run");
-      await status2.finish(
+      status3.set("Attribution", "failed", "the failing tests could not be run");
+      await status3.finish(
         `The tests that failed in CI (${failing.slice(0, 10).map((id) => `\`${id}\``).join(", ")}) could not be run by ${choice.why} at the merge base or the head, so autogen-bot cannot tell whether this pull request caused them, and made no change. Setting \`test.command\` in \`.github/autogen.yml\` to the command CI runs may help.
 
 <details><summary>Evidence from CI</summary>
@@ -97686,9 +98178,9 @@ ${evidenceDetails(evidence)}
     }
     const caused = attribution.tests.filter((t2) => t2.verdict === "caused-by-change").map((t2) => t2.id);
     const c5 = attribution.counts;
-    status2.set("Attribution", "done", `${c5["caused-by-change"]} caused by the change, ${c5["pre-existing"]} pre-existing, ${c5.flaky} flaky, ${c5.passing + c5.fixed} not reproduced`);
+    status3.set("Attribution", "done", `${c5["caused-by-change"]} caused by the change, ${c5["pre-existing"]} pre-existing, ${c5.flaky} flaky, ${c5.passing + c5.fixed} not reproduced`);
     if (caused.length === 0) {
-      await status2.finish(explainAttribution(attribution, { base: mergeBase, head: headSha, verifier: choice.why }, evidence));
+      await status3.finish(explainAttribution(attribution, { base: mergeBase, head: headSha, verifier: choice.why }, evidence));
       await deps.store.finish(job.id, "done");
       return;
     }
@@ -97712,7 +98204,7 @@ ${evidence.map((e) => e.digest).join("\n\n")}`,
       } catch (error62) {
         throw new JobCancelled(error62.message);
       }
-      status2.set("Plan", "running");
+      status3.set("Plan", "running");
       outcome = await strategy.run(
         buildTask({
           workspace: head.path,
@@ -97727,8 +98219,8 @@ ${evidence.map((e) => e.digest).join("\n\n")}`,
           signal,
           onProgress: (event) => {
             void deps.store.checkpoint(job.id, event.kind === "stage" ? { stage: event.stage } : { stage: "attempt", attempt: event.index }).catch((error62) => deps.log.warn({ jobId: job.id, err: error62.message }, "checkpoint not saved"));
-            if (event.kind === "stage") status2.set("Plan", "done", event.stage);
-            else status2.set("Attempts", "running", `attempt ${event.index}: ${event.passed} passed, ${event.failed} failed`);
+            if (event.kind === "stage") status3.set("Plan", "done", event.stage);
+            else status3.set("Attempts", "running", `attempt ${event.index}: ${event.passed} passed, ${event.failed} failed`);
           }
         })
       );
@@ -97742,15 +98234,15 @@ ${evidence.map((e) => e.digest).join("\n\n")}`,
       await applyStoredDiff(head.path, outcome.diff);
     }
     if (job.checkpoint.planOnly === true) {
-      status2.set("Plan", outcome.plan.verified ? "done" : "failed", `${outcome.plan.verified ? "verified" : "not verified"} on ${outcome.plan.verification?.length ?? 0} test(s)`);
-      await status2.finish(planSummary(outcome));
+      status3.set("Plan", outcome.plan.verified ? "done" : "failed", `${outcome.plan.verified ? "verified" : "not verified"} on ${outcome.plan.verification?.length ?? 0} test(s)`);
+      await status3.finish(planSummary(outcome));
       await deps.store.finish(job.id, "done");
       return;
     }
-    status2.set("Attempts", outcome.status === "fixed" ? "done" : "failed", `${outcome.attempts.length} attempt(s), verified in ${choice.why}`);
+    status3.set("Attempts", outcome.status === "fixed" ? "done" : "failed", `${outcome.attempts.length} attempt(s), verified in ${choice.why}`);
     if (outcome.status !== "fixed") {
-      status2.set("Pull request", "skipped", "no fix found");
-      await status2.finish(`Stopped without a fix (\`${outcome.stopReason}\`): ${outcome.message}.
+      status3.set("Pull request", "skipped", "no fix found");
+      await status3.finish(`Stopped without a fix (\`${outcome.stopReason}\`): ${outcome.message}.
 
 <details><summary>Report</summary>
 
@@ -97760,11 +98252,11 @@ ${renderReport(outcome, { title: pull.title })}
       return;
     }
     const after = outcome.evidence.regressionAfter;
-    status2.set("Regression gate", "done", after ? `${after.passed} passed, ${after.failed} failed` : void 0);
+    status3.set("Regression gate", "done", after ? `${after.passed} passed, ${after.failed} failed` : void 0);
     await ensureCurrent();
     if (pull.fork) {
-      status2.set("Pull request", "skipped", "fork: patch in this comment");
-      await status2.finish(`${suggestedPatch(outcome.diff, { ref: pull.headRef, sha: headSha })}
+      status3.set("Pull request", "skipped", "fork: patch in this comment");
+      await status3.finish(`${suggestedPatch(outcome.diff, { ref: pull.headRef, sha: headSha })}
 
 <details><summary>Report</summary>
 
@@ -97776,10 +98268,10 @@ ${renderReport(outcome, { title: pull.title })}
     const branch = `autogen/fix-${number4}-${headSha.slice(0, 7)}`;
     if (!job.checkpoint.pushed) {
       const message = [`Fix the tests #${number4} broke: ${caused.join(", ")}`.slice(0, 72), "", `${outcome.message}.`, "", coAuthor(job)].join("\n");
-      const sha = await commitAndPush(head, mirror, repository.cloneUrl, branch, message, outcome.changedFiles, credentials);
+      const sha = await commitAndPush(head, mirror, await gitTarget(forge, job, deps.botIdentity), branch, message, outcome.changedFiles);
       await deps.store.checkpoint(job.id, { pushed: sha });
     }
-    status2.set("Pull request", "running");
+    status3.set("Pull request", "running");
     const title = `autogen: fix CI of #${number4} (${pull.title})`.slice(0, 250);
     const leftAlone = attribution.tests.filter((t2) => t2.verdict === "pre-existing" || t2.verdict === "flaky").map((t2) => `- \`${t2.id}\`: ${t2.verdict} (base ${t2.base.join(", ")}; head ${t2.candidate.join(", ")})`);
     const body = [
@@ -97794,17 +98286,17 @@ ${renderReport(outcome, { title, branch })}`
     if (pr2) await forge.updatePull(owner, repo, pr2.number, { title, body });
     else pr2 = await forge.createPull(owner, repo, { title, head: branch, base: pull.headRef, body, draft: config3.pullRequest.draft === "always" });
     await deps.store.checkpoint(job.id, { pull: pr2.number });
-    status2.set("Pull request", "done", `#${pr2.number}`);
-    await status2.finish(`Opened ${pr2.url} into \`${pull.headRef}\`: ${outcome.message}.`);
+    status3.set("Pull request", "done", `#${pr2.number}`);
+    await status3.finish(`Opened ${pr2.url} into \`${pull.headRef}\`: ${outcome.message}.`);
     await deps.store.finish(job.id, "done");
   } catch (error62) {
     if (error62 instanceof HeadMoved) {
-      await status2.finish(`Stopped: ${error62.message} while the job ran. Starting again on the new head if its build is red.`).catch(() => void 0);
+      await status3.finish(`Stopped: ${error62.message} while the job ran. Starting again on the new head if its build is red.`).catch(() => void 0);
       await deps.store.finish(job.id, "cancelled", error62.message);
       await deps.restart?.(job, { headSha: error62.sha });
       return;
     }
-    await endJobOnError(error62, job, deps, status2, signal);
+    await endJobOnError(error62, job, deps, status3, signal);
   } finally {
     for (const w2 of worktrees2) await w2.remove().catch(() => void 0);
   }
@@ -97823,16 +98315,16 @@ async function redRuns(ci, job, pull, config3, deps, signal) {
     wait2 = Math.min(wait2 * 2, 6e4);
   }
 }
-async function stopOnBrokenTests(status2, reason, where, evidence) {
-  status2.set("Attribution", "done", "infrastructure: the test command is broken");
-  await status2.finish(explainBrokenTests(reason, where, evidence));
+async function stopOnBrokenTests(status3, reason, where, evidence) {
+  status3.set("Attribution", "done", "infrastructure: the test command is broken");
+  await status3.finish(explainBrokenTests(reason, where, evidence));
 }
 
 // src/app/run-issue-job.ts
 import { dirname as dirname9 } from "node:path";
 async function runIssueJob(job, deps, signal) {
   const forge = await deps.forgeFor(job.installationId);
-  const status2 = new StatusReporter(forge, deps.store, job, deps.statusThrottleMs);
+  const status3 = new StatusReporter(forge, deps.store, job, deps.statusThrottleMs);
   const { owner, repo, number: number4 } = job;
   let worktree;
   const ensureCurrent = async () => {
@@ -97841,19 +98333,19 @@ async function runIssueJob(job, deps, signal) {
     if (now.title !== job.snapshot.title || now.body !== job.snapshot.body) throw new JobCancelled("the issue was edited after the job started; label it again (or comment `/autogen retry`) to work on the new text");
   };
   try {
-    const begun = await beginJob(forge, deps.store, status2, job, deps.configOverride);
+    const begun = await beginJob(forge, deps.store, status3, job, deps.configOverride);
     if (!begun) return;
     const { repository, config: config3 } = begun;
-    status2.set("Configuration", "done", `strategy ${config3.strategy.name}, tests ${config3.test.command ?? "detected"}`);
+    status3.set("Configuration", "done", `strategy ${config3.strategy.name}, tests ${config3.test.command ?? "detected"}`);
     await ensureCurrent();
     const cache2 = new RepoCache({ root: deps.cacheRoot, signal });
-    const credentials = { username: "x-access-token", password: await forge.pushToken() };
+    const credentials = { username: "x-access-token", password: await forge.cloneToken() };
     const mirror = await cache2.mirror(repository.cloneUrl, credentials);
     let outcome = job.checkpoint.outcome;
     const base = job.checkpoint.base ?? repository.defaultBranch;
     worktree = await cache2.worktree(mirror, base, `job-${job.id}`);
     if (!outcome) {
-      outcome = await runEngine(job, config3, worktree, mirror, { repository, credentials }, deps, status2, ensureCurrent, signal);
+      outcome = await runEngine(job, config3, worktree, mirror, { repository, target: await gitTarget(forge, job, deps.botIdentity) }, deps, status3, ensureCurrent, signal);
       await deps.store.checkpoint(job.id, { outcome, base: worktree.sha });
     } else if (outcome.status === "fixed" && !job.checkpoint.pushed) {
       await applyStoredDiff(worktree.path, outcome.diff);
@@ -97862,8 +98354,8 @@ async function runIssueJob(job, deps, signal) {
     if (draftOfAttempt && outcome.closestAttempt && !job.checkpoint.pushed) await applyStoredDiff(worktree.path, outcome.closestAttempt.diff);
     if (job.kind === "plan" || outcome.status !== "fixed" && !draftOfAttempt) {
       const summary = job.kind === "plan" ? planSummary(outcome) : `Stopped without a fix (\`${outcome.stopReason}\`): ${outcome.message}.`;
-      if (outcome.status !== "fixed" && config3.pullRequest.onGiveUp === "comment") status2.set("Pull request", "skipped", "no fix found");
-      await status2.finish(`${summary}
+      if (outcome.status !== "fixed" && config3.pullRequest.onGiveUp === "comment") status3.set("Pull request", "skipped", "no fix found");
+      await status3.finish(`${summary}
 
 <details><summary>Report</summary>
 
@@ -97877,10 +98369,11 @@ ${renderReport(outcome, { title: job.snapshot.title })}
     if (!job.checkpoint.pushed) {
       await ensureCurrent();
       const files = outcome.status === "fixed" ? outcome.changedFiles : outcome.closestAttempt?.files ?? [];
-      const sha = await commitAndPush(worktree, mirror, repository.cloneUrl, branch, issueCommitMessage(job, outcome), files, credentials);
+      const sha = await commitAndPush(worktree, mirror, await gitTarget(forge, job, deps.botIdentity), branch, issueCommitMessage(job, outcome), files);
       await deps.store.checkpoint(job.id, { pushed: sha });
+      await deps.checkRunStarted?.(job, sha);
     }
-    status2.set("Pull request", "running");
+    status3.set("Pull request", "running");
     const draft = draftOfAttempt || config3.pullRequest.draft === "always" || !(outcome.evidence.after && outcome.evidence.after.failed === 0);
     const attemptNote = draftOfAttempt && outcome.closestAttempt ? `> **Draft: no fix was found.** This branch holds the closest attempt (${outcome.closestAttempt.passed} visible test(s) passing, ${outcome.closestAttempt.failed} failing); it does not pass the tests. Stopped: ${outcome.message}.
 
@@ -97897,46 +98390,47 @@ ${draftOfAttempt || job.checkpoint.refs === true ? "Refs" : "Closes"} #${closes}
     if (pull) await forge.updatePull(owner, repo, pull.number, { title, body });
     else pull = await forge.createPull(owner, repo, { title, head: branch, base: repository.defaultBranch, body, draft });
     await deps.store.checkpoint(job.id, { pull: pull.number });
-    status2.set("Pull request", draftOfAttempt ? "failed" : "done", `#${pull.number}${draft ? " (draft)" : ""}`);
-    await status2.finish(draftOfAttempt ? `No fix found; the closest attempt is in the draft ${pull.url}: ${outcome.message}.` : `${existed ? "Updated" : "Opened"} ${pull.url}: ${outcome.message}.`);
+    status3.set("Pull request", draftOfAttempt ? "failed" : "done", `#${pull.number}${draft ? " (draft)" : ""}`);
+    await status3.finish(draftOfAttempt ? `No fix found; the closest attempt is in the draft ${pull.url}: ${outcome.message}.` : `${existed ? "Updated" : "Opened"} ${pull.url}: ${outcome.message}.`);
     await deps.store.finish(job.id, "done");
   } catch (error62) {
-    await endJobOnError(error62, job, deps, status2, signal);
+    await endJobOnError(error62, job, deps, status3, signal);
   } finally {
     await worktree?.remove().catch(() => void 0);
   }
 }
-async function runEngine(job, repoConfig, worktree, mirror, context, deps, status2, ensureCurrent, signal) {
-  status2.set("Tests and localisation", "running");
+async function runEngine(job, repoConfig, worktree, mirror, context, deps, status3, ensureCurrent, signal) {
+  status3.set("Tests and localisation", "running");
   const install = await installDependencies(worktree.path, repoConfig.test, { ...taskSandbox(repoConfig, signal), hiddenPaths: [dirname9(dirname9(mirror))] }, { cacheRoot: appInstallCache(deps.cacheRoot, `${String(job.installationId)}/${job.owner}/${job.repo}`) });
-  if (install.ran) status2.set("Tests and localisation", "running", install.ok ? install.message : `continuing without dependencies: ${install.message}`);
-  const outcome = await runEngineSteps(job, configWithInstall(repoConfig, install), install, worktree, mirror, context, deps, status2, ensureCurrent, signal);
+  if (install.ran) status3.set("Tests and localisation", "running", install.ok ? install.message : `continuing without dependencies: ${install.message}`);
+  const outcome = await runEngineSteps(job, configWithInstall(repoConfig, install), install, worktree, mirror, context, deps, status3, ensureCurrent, signal);
   outcome.dependencies = install.ran ? install.summary : void 0;
   return outcome;
 }
-async function runEngineSteps(job, config3, install, worktree, mirror, { repository, credentials }, deps, status2, ensureCurrent, signal) {
+async function runEngineSteps(job, config3, install, worktree, mirror, { repository, target }, deps, status3, ensureCurrent, signal) {
   const runner = detectRunner(worktree.path, config3.test.command);
   const sandbox = { ...taskSandbox(config3, signal), hiddenPaths: [dirname9(dirname9(mirror))] };
   const ci = await deps.ciFor(job.installationId);
-  const choice = await jobVerifier(deps, job, status2, config3, { ci, defaultBranch: repository.defaultBranch, cloneUrl: repository.cloneUrl, mirror, credentials, runner, fork: false }, signal);
+  const choice = await jobVerifier(deps, job, status3, config3, { ci, defaultBranch: repository.defaultBranch, mirror, target, runner, fork: false }, signal);
   const verifier = choice.verifier;
   const setup = await runSetup(worktree.path, config3.test, sandbox);
   if (setup.ran && !setup.ok) {
-    status2.set("Tests and localisation", "failed", setup.message);
+    status3.set("Tests and localisation", "failed", setup.message);
     const stopped = emptyOutcome(config3.strategy.name);
     Object.assign(stopped, { stopReason: "broken-tests", message: setup.message });
     return stopped;
   }
   const baseline = await verifier.run(worktree.path, { kind: "all" });
   const failing = failingTests(baseline);
-  status2.set("Tests and localisation", "done", `${runner.name}: ${baseline.tests.length - failing.length} passed, ${failing.length} failed on ${worktree.sha.slice(0, 7)}`);
+  await recordFailureSites(deps.store, job, [baseline], worktree.path);
+  status3.set("Tests and localisation", "done", `${runner.name}: ${baseline.tests.length - failing.length} passed, ${failing.length} failed on ${worktree.sha.slice(0, 7)}`);
   const base = deps.llmFor?.(config3, job, signal);
   const llm = guardedLlm(base, ensureCurrent);
   const description = [job.snapshot.title, job.snapshot.body, job.hint ? `Hint from ${job.requester}: ${job.hint}` : ""].filter(Boolean).join("\n\n");
   const trigger = { kind: "issue", text: description };
   const tests = chooseVisible(trigger, baseline, worktree.path, { canReproduce: llm !== void 0 });
   if (tests.kind !== "ok") {
-    status2.set("Tests and localisation", "failed", tests.message);
+    status3.set("Tests and localisation", "failed", tests.message);
     const stopped = emptyOutcome(llm ? config3.strategy.name : "template");
     const hint = tests.kind === "broken" ? install.ran && !install.ok ? install.message : missingDependencies(worktree.path, config3.test) : void 0;
     Object.assign(stopped, { stopReason: tests.kind === "broken" ? "broken-tests" : "nothing-to-fix", message: hint ? `${tests.message}; likely cause: ${hint}` : tests.message });
@@ -97952,7 +98446,7 @@ ${job.snapshot.body}`;
   } catch (error62) {
     throw new JobCancelled(error62.message);
   }
-  status2.set("Plan", "running");
+  status3.set("Plan", "running");
   const outcome = await strategy.run(
     buildTask({
       workspace: worktree.path,
@@ -97966,20 +98460,133 @@ ${job.snapshot.body}`;
       signal,
       onProgress: (event) => {
         void deps.store.checkpoint(job.id, event.kind === "stage" ? { stage: event.stage } : { stage: "attempt", attempt: event.index }).catch((error62) => deps.log.warn({ jobId: job.id, err: error62.message }, "checkpoint not saved"));
-        if (event.kind === "stage") status2.set("Plan", "done", event.stage === "plan" ? "written" : `${event.stage}${event.detail ? ` (${event.detail})` : ""}`);
-        else status2.set("Attempts", "running", `attempt ${event.index}: ${event.passed} passed, ${event.failed} failed`);
+        if (event.kind === "stage") status3.set("Plan", "done", event.stage === "plan" ? "written" : `${event.stage}${event.detail ? ` (${event.detail})` : ""}`);
+        else status3.set("Attempts", "running", `attempt ${event.index}: ${event.passed} passed, ${event.failed} failed`);
       }
     })
   );
-  if (outcome.plan.steps) status2.set("Plan", outcome.plan.verified ? "done" : "failed", `${outcome.plan.verified ? "verified" : "not verified"} on ${outcome.plan.verification?.length ?? 0} test(s)`);
-  status2.set("Attempts", outcome.status === "fixed" ? "done" : "failed", `${outcome.attempts.length} attempt(s)`);
+  if (outcome.plan.steps) status3.set("Plan", outcome.plan.verified ? "done" : "failed", `${outcome.plan.verified ? "verified" : "not verified"} on ${outcome.plan.verification?.length ?? 0} test(s)`);
+  status3.set("Attempts", outcome.status === "fixed" ? "done" : "failed", `${outcome.attempts.length} attempt(s)`);
   if (outcome.status === "fixed") {
     await checkDiffLanded(worktree.path, outcome);
     checkDiffPolicy(outcome, config3);
     const after = outcome.evidence.regressionAfter;
-    status2.set("Regression gate", outcome.status === "fixed" ? "done" : "failed", after ? `${after.passed} passed, ${after.failed} failed` : void 0);
+    status3.set("Regression gate", outcome.status === "fixed" ? "done" : "failed", after ? `${after.passed} passed, ${after.failed} failed` : void 0);
   }
   return outcome;
+}
+
+// src/app/apply-fork-fix.ts
+var inFlight = /* @__PURE__ */ new Set();
+async function applyForkFix(job, clicker, tools) {
+  const outcome = job.checkpoint.outcome;
+  const headSha = job.checkpoint.headSha;
+  const recorded = job.checkpoint.applied;
+  if (recorded) return { kind: "already", applied: recorded };
+  if (job.kind !== "ci" || job.state !== "done" || outcome?.status !== "fixed" || !headSha || job.checkpoint.pushed !== void 0 || job.checkpoint.pull !== void 0) {
+    return { kind: "refused", reason: "this job has no fork patch to apply" };
+  }
+  if (inFlight.has(job.id)) return { kind: "refused", reason: "this fix is being applied already" };
+  inFlight.add(job.id);
+  let worktree;
+  try {
+    const { owner, repo, number: number4 } = job;
+    const pull = await tools.ci.pull(owner, repo, number4);
+    if (pull.state !== "open") return { kind: "refused", reason: `#${number4} is ${pull.state}` };
+    if (!pull.fork) return { kind: "refused", reason: `#${number4} is not from a fork` };
+    if (pull.headSha !== headSha) return { kind: "refused", reason: `the head of #${number4} moved to ${pull.headSha.slice(0, 7)} since the fix was found; Retry finds a fix for the new head` };
+    const branch = `autogen/fix-${number4}-${headSha.slice(0, 7)}`;
+    let pr2 = await tools.forge.findOpenPull(owner, repo, branch);
+    if (!pr2) {
+      const repository = await tools.forge.repository(owner, repo);
+      let draft = false;
+      try {
+        draft = parseRepoConfigText(await tools.forge.readFile(owner, repo, REPO_CONFIG_PATH, repository.defaultBranch) ?? "").pullRequest.draft === "always";
+      } catch {
+      }
+      const cache2 = new RepoCache({ root: tools.cacheRoot });
+      const credentials = { username: "x-access-token", password: await tools.forge.cloneToken() };
+      const mirror = await cache2.mirror(repository.cloneUrl, credentials);
+      worktree = await cache2.worktree(mirror, headSha, `job-${job.id}-apply`);
+      await applyStoredDiff(worktree.path, outcome.diff);
+      const message = [`Apply autogen's fix for the red build of #${number4}`, "", `${outcome.message}.`, "", `Applied by ${clicker} from the check run.`, coAuthor(job)].join("\n");
+      await commitAndPush(worktree, mirror, await gitTarget(tools.forge, job, tools.botIdentity), branch, message, outcome.changedFiles);
+      const title = `autogen: #${number4} with its CI fix (${pull.title})`.slice(0, 250);
+      const body = [
+        `Applies autogen's fix for the red build of #${number4} at \`${headSha.slice(0, 7)}\`, on top of that pull request's commits: #${number4} comes from a fork, which the bot cannot push to. ${clicker} asked for it with **Apply fix** on the check run.`,
+        `
+Merging this merges #${number4} with the fix (close #${number4} then); the contributor can instead pull \`${branch}\` into \`${pull.headRef}\`.`,
+        `
+${renderReport(outcome, { title, branch })}`,
+        `
+Refs #${number4}`
+      ].join("\n");
+      pr2 = await tools.forge.createPull(owner, repo, { title, head: branch, base: pull.baseRef, body, draft });
+    }
+    const applied = { pull: pr2.number, url: pr2.url, by: clicker };
+    await tools.store.checkpoint(job.id, { applied });
+    return { kind: "opened", applied };
+  } finally {
+    inFlight.delete(job.id);
+    await worktree?.remove().catch(() => void 0);
+  }
+}
+
+// src/app/check-run-actions.ts
+var REQUEST_KEYS = ["planOnly", "branch", "issue", "refs"];
+function registerCheckRunActions(app, tools) {
+  app.on("check_run.requested_action", async (context) => {
+    if (!await tools.firstDelivery(context)) return;
+    const payload = context.payload;
+    const owner = payload.repository.owner.login;
+    const repo = payload.repository.name;
+    const identifier = payload.requested_action?.identifier;
+    const meta3 = { deliveryId: context.id, owner, repo, checkRun: payload.check_run.id, action: identifier, sender: payload.sender.login };
+    const job = await ourJob(tools, payload);
+    if (!job) {
+      app.log.info(meta3, "requested action ignored: not a check run of this App's jobs");
+      return;
+    }
+    const forge = octokitForge(context.octokit, tools.scrub);
+    if (identifier === "retry") {
+      const request2 = Object.fromEntries(REQUEST_KEYS.filter((k2) => job.checkpoint[k2] !== void 0).map((k2) => [k2, job.checkpoint[k2]]));
+      if (job.checkpoint.branch !== void 0) request2.base = job.checkpoint.branch;
+      const snapshot = job.kind === "ci" ? job.snapshot : await forge.issue(owner, repo, job.number);
+      await tools.gateAndEnqueue(context, { installationId: payload.installation?.id, sender: payload.sender, owner, repo, number: job.number, kind: job.kind, snapshot, hint: job.hint, checkpoint: request2 });
+      return;
+    }
+    if (identifier !== "apply") {
+      app.log.info(meta3, "requested action ignored: unknown action");
+      return;
+    }
+    const verdict = await gate(forge, { owner, repo, actor: payload.sender });
+    if (!verdict.allowed) {
+      app.log.info({ ...meta3, reason: verdict.reason }, "requested action refused by the gate");
+      return;
+    }
+    const ci = octokitCiForge(context.octokit.request);
+    const result = await applyForkFix(job, payload.sender.login, { store: tools.store, forge, ci, cacheRoot: tools.cacheRoot, botIdentity: tools.botIdentity });
+    if (result.kind === "refused") {
+      app.log.info({ ...meta3, reason: result.reason }, "apply fix refused");
+      return;
+    }
+    if (result.kind === "already") {
+      app.log.info({ ...meta3, pull: result.applied.pull }, "apply fix: the pull request exists already");
+      return;
+    }
+    app.log.info({ ...meta3, pull: result.applied.pull }, "apply fix: pull request opened");
+    await forge.createComment(owner, repo, job.number, `${payload.sender.login} applied autogen's fix: ${result.applied.url} holds this pull request's commits plus the fix.`).catch((error62) => app.log.warn({ ...meta3, err: error62.message }, "apply fix: comment not posted"));
+    await tools.checkRuns.complete(job.id, { again: true, note: `**Applied** by ${payload.sender.login}: ${result.applied.url}` });
+  });
+}
+async function ourJob(tools, payload) {
+  const run3 = payload.check_run;
+  if (tools.appId === void 0 || run3.app?.id !== tools.appId || run3.name !== CHECK_RUN_NAME) return void 0;
+  if (!/^\d{1,12}$/.test(run3.external_id ?? "")) return void 0;
+  const job = await tools.store.get(Number(run3.external_id));
+  if (!job || job.owner !== payload.repository.owner.login || job.repo !== payload.repository.name) return void 0;
+  const record2 = checkRunRecord(job);
+  return record2?.id === run3.id && record2.sha === run3.head_sha ? job : void 0;
 }
 
 // src/app/create-app.ts
@@ -97988,16 +98595,25 @@ function createAutogenApp(deps) {
     const forgeFor = async (installationId) => octokitForge(await app.auth(installationId), deps.scrub);
     const ciFor = async (installationId) => octokitCiForge((await app.auth(installationId)).request);
     const waiters = deps.waiters ?? new RunWaiters();
+    const checkRuns = new CheckRunReporter({ store: deps.store, checksFor: async (id) => octokitCheckRunForge(await app.auth(id), deps.scrub), log: app.log });
     const restart = async (job, checkpoint) => {
       if (!await deps.store.recordDelivery(`ci:${job.owner}/${job.repo}#${job.number}@${String(checkpoint.headSha)}`, "ci-restart")) return;
       const { id: _id, state: _state, statusCommentId: _comment, error: _error, checkpoint: _old, deliveryId, ...request2 } = job;
       await deps.store.enqueue({ ...request2, deliveryId: `${deliveryId}:restart:${job.id}`, checkpoint });
       pool.kick();
     };
-    const jobDeps = { store: deps.store, forgeFor, ciFor, waiters, pollMs: deps.pollMs, actionsTimeoutMs: deps.actionsTimeoutMs, restart, jobRetry: deps.jobRetry, configOverride: deps.configOverride, cacheRoot: deps.cacheRoot, llmFor: deps.llmFor, statusThrottleMs: deps.statusThrottleMs, log: app.log, memory: deps.memory };
+    const botIdentity2 = deps.botIdentity ?? cachedIdentity(async (installationId) => appBotIdentity(await app.auth(), await app.auth(installationId)));
+    const jobDeps = { store: deps.store, forgeFor, botIdentity: botIdentity2, ciFor, waiters, pollMs: deps.pollMs, actionsTimeoutMs: deps.actionsTimeoutMs, restart, checkRunStarted: (job, sha) => checkRuns.begin(job, sha), jobRetry: deps.jobRetry, configOverride: deps.configOverride, cacheRoot: deps.cacheRoot, llmFor: deps.llmFor, statusThrottleMs: deps.statusThrottleMs, log: app.log, memory: deps.memory };
     const depsOf = (job) => ({ ...jobDeps, log: app.log.child({ jobId: job.id, deliveryId: job.deliveryId }) });
     const runJob = (job, signal) => job.kind === "ci" ? runCiJob(job, depsOf(job), signal) : runIssueJob(job, depsOf(job), signal);
-    const pool = new WorkerPool(deps.store, (job, signal) => runJobWithRetries(deps.store, job, signal, runJob, deps.jobRetry ?? DEFAULT_JOB_RETRY, app.log.child({ jobId: job.id, deliveryId: job.deliveryId })), { concurrency: deps.concurrency, perInstallation: deps.perInstallation });
+    const pool = new WorkerPool(
+      deps.store,
+      async (job, signal) => {
+        await runJobWithRetries(deps.store, job, signal, runJob, deps.jobRetry ?? DEFAULT_JOB_RETRY, app.log.child({ jobId: job.id, deliveryId: job.deliveryId }));
+        await checkRuns.complete(job.id);
+      },
+      { concurrency: deps.concurrency, perInstallation: deps.perInstallation }
+    );
     const resumed = await deps.store.requeueInterrupted();
     if (resumed > 0) app.log.info({ resumed }, "interrupted jobs requeued");
     pool.kick();
@@ -98084,6 +98700,7 @@ ${error62.problems.map((p2) => `- ${p2}`).join("\n")}`);
       }
     };
     registerCiTriggers(app, { store: deps.store, waiters, appId: deps.appId, firstDelivery, repoConfig, gateAndEnqueue });
+    registerCheckRunActions(app, { store: deps.store, appId: deps.appId, scrub: deps.scrub, cacheRoot: deps.cacheRoot, botIdentity: botIdentity2, checkRuns, firstDelivery, gateAndEnqueue });
     const onReview = async (context, text) => {
       if (!await firstDelivery(context)) return;
       const payload = context.payload;
@@ -98716,8 +99333,11 @@ function readActionInputs(env) {
     if (parsed.success) maxAttempts = parsed.data;
     else problems.push(`\`max-attempts\` is ${JSON.stringify(attemptsText)}: set a whole number of candidates from 1 to 500.`);
   }
+  const appSlug = input2(env, "app-slug") || void 0;
+  if (appSlug !== void 0 && !/^[a-z0-9][a-z0-9-]{0,99}$/i.test(appSlug))
+    problems.push(`\`app-slug\` is ${JSON.stringify(appSlug.slice(0, 60))}: set the \`app-slug\` output of actions/create-github-app-token (letters, digits and dashes), or leave it empty with the default GITHUB_TOKEN.`);
   if (problems.length > 0) throw new ActionInputError(problems.join(" "));
-  return { githubToken, llm, strategy, label, maxCostUsd, maxAttempts };
+  return { githubToken, llm, strategy, label, maxCostUsd, maxAttempts, appSlug };
 }
 function applyActionInputs(config3, inputs) {
   return {
@@ -98736,7 +99356,7 @@ function applyActionInputs(config3, inputs) {
 // src/action/job-annotations.ts
 var MAX_FAILURES = 10;
 var MAX_CHANGES = 20;
-function testFile(id) {
+function testFile2(id) {
   const file2 = id.split("::")[0]?.split(" > ")[0]?.trim();
   return file2 && /\.[A-Za-z0-9]+$/.test(file2) && !file2.startsWith("/") && !file2.split("/").includes("..") ? file2 : void 0;
 }
@@ -98782,7 +99402,7 @@ function changedRanges(diff) {
 function jobAnnotations(outcome) {
   const before = outcome.evidence.before?.tests ?? [];
   const failures = before.filter((t2) => t2.status === "fail" || t2.status === "error").slice(0, MAX_FAILURES);
-  const annotations = failures.map((t2) => ({ level: "error", title: `failing test: ${t2.id}`, file: testFile(t2.id), message: t2.message ?? `${t2.id} ${t2.status === "error" ? "errored" : "failed"}` }));
+  const annotations = failures.map((t2) => ({ level: "error", title: `failing test: ${t2.id}`, file: testFile2(t2.id), message: t2.message ?? `${t2.id} ${t2.status === "error" ? "errored" : "failed"}` }));
   if (outcome.status === "fixed") {
     for (const range2 of changedRanges(outcome.diff).slice(0, MAX_CHANGES)) {
       annotations.push({ level: "notice", title: "changed by autogen-bot", file: range2.file, line: range2.line, endLine: range2.endLine, message: outcome.message });
@@ -98888,6 +99508,8 @@ async function runEvent(env, inputs, scrub, channels) {
         concurrency: 1,
         perInstallation: 1,
         configOverride: (config3) => applyActionInputs(config3, inputs),
+        // GitHub records the token's own bot as the commits' author (publish-commit.ts checks it).
+        botIdentity: tokenBot(probot, inputs.appSlug),
         onReady: (p2) => pool = p2,
         llmFor: llm ? (config3, job2, signal) => openAiLlmClient({
           endpoint: llm,
@@ -98907,6 +99529,15 @@ async function runEvent(env, inputs, scrub, channels) {
   } finally {
     await store.close();
   }
+}
+function tokenBot(probot, appSlug) {
+  if (!appSlug) return async () => ACTIONS_BOT;
+  return cachedIdentity(async (_installationId) => {
+    const octokit = await probot.auth(TOKEN_INSTALLATION_ID);
+    const { data } = await octokit.rest.users.getByUsername({ username: `${appSlug}[bot]` });
+    if (typeof data.id !== "number") throw new Error(`GET /users/${appSlug}[bot] answered without a user id: is \`app-slug\` the App whose token \`github-token\` is?`);
+    return botIdentity({ slug: appSlug, id: data.id });
+  });
 }
 async function lastJob(store) {
   let last;
