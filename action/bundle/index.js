@@ -50380,6 +50380,8 @@ function parseBotBranch(ref) {
   if (!match) return void 0;
   return match[1] !== void 0 ? { kind: "issue", number: Number(match[1]) } : { kind: "fix", number: Number(match[2]) };
 }
+var issueBranch = (number4) => `autogen/issue-${number4}`;
+var repairBranch = (number4, headSha) => `autogen/fix-${number4}-${headSha.slice(0, 7)}`;
 
 // src/triggers/gate.ts
 var WRITERS = /* @__PURE__ */ new Set(["admin", "maintain", "write"]);
@@ -98265,7 +98267,7 @@ ${renderReport(outcome, { title: pull.title })}
       await deps.store.finish(job.id, "done");
       return;
     }
-    const branch = `autogen/fix-${number4}-${headSha.slice(0, 7)}`;
+    const branch = repairBranch(number4, headSha);
     if (!job.checkpoint.pushed) {
       const message = [`Fix the tests #${number4} broke: ${caused.join(", ")}`.slice(0, 72), "", `${outcome.message}.`, "", coAuthor(job)].join("\n");
       const sha = await commitAndPush(head, mirror, await gitTarget(forge, job, deps.botIdentity), branch, message, outcome.changedFiles);
@@ -98364,7 +98366,7 @@ ${renderReport(outcome, { title: job.snapshot.title })}
       await deps.store.finish(job.id, outcome.stopReason === "error" ? "failed" : "done", outcome.status === "fixed" ? void 0 : outcome.message);
       return;
     }
-    const branch = job.checkpoint.branch ?? `autogen/issue-${number4}`;
+    const branch = job.checkpoint.branch ?? issueBranch(number4);
     const closes = job.checkpoint.issue ?? number4;
     if (!job.checkpoint.pushed) {
       await ensureCurrent();
@@ -98495,7 +98497,7 @@ async function applyForkFix(job, clicker, tools) {
     if (pull.state !== "open") return { kind: "refused", reason: `#${number4} is ${pull.state}` };
     if (!pull.fork) return { kind: "refused", reason: `#${number4} is not from a fork` };
     if (pull.headSha !== headSha) return { kind: "refused", reason: `the head of #${number4} moved to ${pull.headSha.slice(0, 7)} since the fix was found; Retry finds a fix for the new head` };
-    const branch = `autogen/fix-${number4}-${headSha.slice(0, 7)}`;
+    const branch = repairBranch(number4, headSha);
     let pr2 = await tools.forge.findOpenPull(owner, repo, branch);
     if (!pr2) {
       const repository = await tools.forge.repository(owner, repo);
@@ -99362,41 +99364,14 @@ function testFile2(id) {
 }
 function changedRanges(diff) {
   const ranges = [];
-  let file2;
-  let next = 0;
-  let open4;
-  const close = () => {
-    if (open4) ranges.push(open4);
-    open4 = void 0;
-  };
-  for (const line of diff.split("\n")) {
-    if (line.startsWith("+++ ")) {
-      close();
-      const target = line.slice(4);
-      file2 = target === "/dev/null" ? void 0 : target.replace(/^b\//, "");
-      continue;
+  for (const { newPath, added } of parseDiff(diff)) {
+    if (!newPath) continue;
+    let open4;
+    for (const { line } of added) {
+      if (open4 && open4.endLine === line - 1) open4.endLine = line;
+      else ranges.push(open4 = { file: newPath, line, endLine: line });
     }
-    if (line.startsWith("--- ")) continue;
-    const hunk = /^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@/.exec(line);
-    if (hunk) {
-      close();
-      next = Number(hunk[1]);
-      continue;
-    }
-    if (!file2) continue;
-    if (line.startsWith("+")) {
-      if (open4 && open4.endLine === next - 1) open4.endLine = next;
-      else {
-        close();
-        open4 = { file: file2, line: next, endLine: next };
-      }
-      next++;
-    } else if (line.startsWith(" ")) {
-      close();
-      next++;
-    } else if (!line.startsWith("-")) close();
   }
-  close();
   return ranges;
 }
 function jobAnnotations(outcome) {
@@ -99549,8 +99524,8 @@ async function lastJob(store) {
 }
 function branchOf(job) {
   if (!job.checkpoint.pushed) return void 0;
-  if (job.kind === "ci") return `autogen/fix-${job.number}-${String(job.checkpoint.headSha).slice(0, 7)}`;
-  return job.checkpoint.branch ?? `autogen/issue-${job.number}`;
+  if (job.kind === "ci") return repairBranch(job.number, String(job.checkpoint.headSha));
+  return job.checkpoint.branch ?? issueBranch(job.number);
 }
 function report(job, env, channels) {
   if (!job) {

@@ -3,6 +3,7 @@
 // notice on its lines). Texts are the repository's and the tests' own (hostile): the
 // workflow-command writer escapes them.
 import type { Outcome } from "../engine/task.ts";
+import { parseDiff } from "../workspace/parse-diff.ts";
 import type { Annotation } from "./workflow-commands.ts";
 
 /** Enough to see what failed without flooding the run's page (GitHub shows 10 per step anyway). */
@@ -18,41 +19,14 @@ function testFile(id: string): string | undefined {
 /** The lines a unified diff adds, as ranges of consecutive lines per file (the new side; context lines left out). */
 export function changedRanges(diff: string): Array<{ file: string; line: number; endLine: number }> {
   const ranges: Array<{ file: string; line: number; endLine: number }> = [];
-  let file: string | undefined;
-  let next = 0;
-  let open: { file: string; line: number; endLine: number } | undefined;
-  const close = () => {
-    if (open) ranges.push(open);
-    open = undefined;
-  };
-  for (const line of diff.split("\n")) {
-    if (line.startsWith("+++ ")) {
-      close();
-      const target = line.slice(4);
-      file = target === "/dev/null" ? undefined : target.replace(/^b\//, "");
-      continue;
+  for (const { newPath, added } of parseDiff(diff)) {
+    if (!newPath) continue;
+    let open: { file: string; line: number; endLine: number } | undefined;
+    for (const { line } of added) {
+      if (open && open.endLine === line - 1) open.endLine = line;
+      else ranges.push((open = { file: newPath, line, endLine: line }));
     }
-    if (line.startsWith("--- ")) continue;
-    const hunk = /^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@/.exec(line);
-    if (hunk) {
-      close();
-      next = Number(hunk[1]);
-      continue;
-    }
-    if (!file) continue;
-    if (line.startsWith("+")) {
-      if (open && open.endLine === next - 1) open.endLine = next;
-      else {
-        close();
-        open = { file, line: next, endLine: next };
-      }
-      next++;
-    } else if (line.startsWith(" ")) {
-      close();
-      next++;
-    } else if (!line.startsWith("-")) close();
   }
-  close();
   return ranges;
 }
 

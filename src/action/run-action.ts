@@ -23,6 +23,7 @@ import { secretScrubber, type Scrubber } from "../report/scrub-secrets.ts";
 import { ActionInputError, applyActionInputs, readActionInputs, type ActionInputs } from "./action-inputs.ts";
 import { jobAnnotations } from "./job-annotations.ts";
 import { workflowChannels, type WorkflowChannels } from "./workflow-commands.ts";
+import { issueBranch, repairBranch } from "../triggers/bot-branch.ts";
 
 /** The events the App handles; anything else is a workflow mistake worth saying. */
 const EVENTS = new Set(["issues", "issue_comment", "pull_request_review", "pull_request_review_comment", "workflow_run"]);
@@ -147,8 +148,8 @@ async function lastJob(store: JobStore): Promise<Job | undefined> {
 
 function branchOf(job: Job): string | undefined {
   if (!job.checkpoint.pushed) return undefined;
-  if (job.kind === "ci") return `autogen/fix-${job.number}-${String(job.checkpoint.headSha).slice(0, 7)}`;
-  return (job.checkpoint.branch as string | undefined) ?? `autogen/issue-${job.number}`;
+  if (job.kind === "ci") return repairBranch(job.number, String(job.checkpoint.headSha));
+  return (job.checkpoint.branch as string | undefined) ?? issueBranch(job.number);
 }
 
 function report(job: Job | undefined, env: NodeJS.ProcessEnv, channels: WorkflowChannels): void {

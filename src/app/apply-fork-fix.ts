@@ -14,6 +14,7 @@ import { renderReport } from "../report/render-report.ts";
 import { RepoCache, type Worktree } from "../workspace/repo-cache.ts";
 import type { BotIdentity } from "../forge/bot-identity.ts";
 import { applyStoredDiff, coAuthor, commitAndPush, gitTarget } from "./publish-change.ts";
+import { repairBranch } from "../triggers/bot-branch.ts";
 
 export type Applied = { pull: number; url: string; by: string };
 export type ApplyResult = { kind: "opened" | "already"; applied: Applied } | { kind: "refused"; reason: string };
@@ -38,7 +39,7 @@ export async function applyForkFix(job: Job, clicker: string, tools: { store: St
     if (pull.state !== "open") return { kind: "refused", reason: `#${number} is ${pull.state}` };
     if (!pull.fork) return { kind: "refused", reason: `#${number} is not from a fork` };
     if (pull.headSha !== headSha) return { kind: "refused", reason: `the head of #${number} moved to ${pull.headSha.slice(0, 7)} since the fix was found; Retry finds a fix for the new head` };
-    const branch = `autogen/fix-${number}-${headSha.slice(0, 7)}`;
+    const branch = repairBranch(number, headSha);
     let pr = await tools.forge.findOpenPull(owner, repo, branch);
     if (!pr) {
       const repository = await tools.forge.repository(owner, repo);

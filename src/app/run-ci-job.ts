@@ -34,6 +34,7 @@ import { dirname } from "node:path";
 import { runSetup } from "../verify/run-setup.ts";
 import { configWithInstall, installDependencies } from "../verify/install/run-install.ts";
 import { appInstallCache } from "../verify/install/install-cache.ts";
+import { repairBranch } from "../triggers/bot-branch.ts";
 
 /** The pull request's head moved while the job ran. */
 export class HeadMoved extends Error {
@@ -260,7 +261,7 @@ export async function runCiJob(job: Job, deps: JobDeps, signal: AbortSignal): Pr
       await deps.store.finish(job.id, "done");
       return;
     }
-    const branch = `autogen/fix-${number}-${headSha.slice(0, 7)}`;
+    const branch = repairBranch(number, headSha);
     if (!job.checkpoint.pushed) {
       const message = [`Fix the tests #${number} broke: ${caused.join(", ")}`.slice(0, 72), "", `${outcome.message}.`, "", coAuthor(job)].join("\n");
       const sha = await commitAndPush(head, mirror, await gitTarget(forge, job, deps.botIdentity), branch, message, outcome.changedFiles);

@@ -32,6 +32,7 @@ import { recordFailureSites } from "./check-run-reporter.ts";
 import { missingDependencies, runSetup } from "../verify/run-setup.ts";
 import { configWithInstall, installDependencies, type InstallResult } from "../verify/install/run-install.ts";
 import { appInstallCache } from "../verify/install/install-cache.ts";
+import { issueBranch } from "../triggers/bot-branch.ts";
 
 export type JobDeps = {
   store: Store;
@@ -106,7 +107,7 @@ export async function runIssueJob(job: Job, deps: JobDeps, signal: AbortSignal):
     }
 
     // Review feedback works on the PR's own branch; an issue gets autogen/issue-<n>.
-    const branch = (job.checkpoint.branch as string | undefined) ?? `autogen/issue-${number}`;
+    const branch = (job.checkpoint.branch as string | undefined) ?? issueBranch(number);
     const closes = (job.checkpoint.issue as number | undefined) ?? number;
     if (!job.checkpoint.pushed) {
       await ensureCurrent();

@@ -7,3 +7,9 @@ export function parseBotBranch(ref: string): BotBranch | undefined {
   if (!match) return undefined;
   return match[1] !== undefined ? { kind: "issue", number: Number(match[1]) } : { kind: "fix", number: Number(match[2]) };
 }
+
+/** The branch of issue `number`'s fix. */
+export const issueBranch = (number: number): string => `autogen/issue-${number}`;
+
+/** The branch of the repair of pull request `number`'s red build at `headSha`. */
+export const repairBranch = (number: number, headSha: string): string => `autogen/fix-${number}-${headSha.slice(0, 7)}`;
