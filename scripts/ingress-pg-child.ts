@@ -1,11 +1,10 @@
 // A child for bench:ingress's Postgres phase: `autogen serve`'s server with its workers on,
 // over the Postgres at the given DATABASE_URL (shared with another instance), a data dir
-// of its own (memory, history) and the GitHub stand-in; prints its URL, then runs until
+// of its own (memory) and the GitHub stand-in; prints its URL, then runs until
 // killed.
 import { generateKeyPairSync } from "node:crypto";
 import { join } from "node:path";
 import { loadServerConfig } from "../src/config/env-config.ts";
-import { JobStore } from "../src/jobs/job-store.ts";
 import { startServer } from "../src/server/start-server.ts";
 
 const [dataDir, githubUrl, secret, databaseUrl, concurrency] = process.argv.slice(2) as [string, string, string, string, string];
@@ -21,9 +20,5 @@ const config = loadServerConfig({
   DATABASE_URL: databaseUrl,
   AUTOGEN_CONCURRENCY: concurrency,
 });
-// The server's job history (/metrics, dashboard) opens the SQLite job store's file read-only
-// even when jobs are in Postgres, and fails to start when that file does not exist yet:
-// made here, empty (reported; not this benchmark's subject).
-await new JobStore(config.dbPath).close();
 const running = await startServer({ ...config, baseUrl: githubUrl });
 process.stdout.write(`${running.url}\n`);
