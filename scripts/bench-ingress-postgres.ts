@@ -14,13 +14,12 @@
 // The dead instance's leases (jobs 60 s, inbox rows 120 s) are run out by the bench at
 // the kill (their `lease_until` set to the past, as if that time had passed) instead of
 // waited for; BENCH_PG_WAIT_LEASES=1 waits for them instead.
-import { spawn } from "node:child_process";
-import { createHmac } from "node:crypto";
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import pg from "pg";
 import { PgStore } from "../src/jobs/pg-store.ts";
 import { startPostgres } from "../test/support/embedded-postgres.ts";
+import { labeledBody, postDelivery, spawnServer, type ServerChild } from "./ingress-support.ts";
 
 export type PgPhaseOptions = {
   githubUrl: string;
@@ -71,49 +70,17 @@ export type PgPhaseResult = {
   storeClaims: { jobs: number; perSecond: number; claimedTwice: number };
 };
 
-type Instance = { url: URL; pid: number; kill: () => Promise<void> };
+type Instance = ServerChild;
 
-function payload(n: number): string {
-  return JSON.stringify({
-    action: "labeled",
-    issue: { number: n + 1, title: `Bug ${n}`, body: "steps", user: { login: "reporter" } },
-    label: { name: "autogen" },
-    repository: { name: "shop", full_name: "octo-org/shop", default_branch: "main", owner: { login: "octo-org" } },
-    sender: { login: "maintainer", id: 7, type: "User" },
-    // Ten installations: the per-installation limit is not what bounds the claiming.
-    installation: { id: 100 + (n % 10) },
-  });
-}
+// Ten installations: the per-installation limit is not what bounds the claiming.
+const payload = (n: number) => labeledBody(n, 100 + (n % 10));
 
 async function startInstance(dataDir: string, options: PgPhaseOptions, databaseUrl: string): Promise<Instance> {
   await mkdir(dataDir, { recursive: true });
-  const proc = spawn(process.execPath, [join(import.meta.dirname, "ingress-pg-child.ts"), dataDir, options.githubUrl, options.secret, databaseUrl, String(options.concurrency)], { stdio: ["ignore", "pipe", "inherit"] });
-  const exited = new Promise<void>((resolve) => proc.on("exit", () => resolve()));
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = "";
-    proc.stdout.on("data", (d: Buffer) => {
-      out += d.toString();
-      if (out.includes("\n")) resolve(out.trim());
-    });
-    proc.on("exit", (code) => reject(new Error(`instance exited (${code}) before it listened`)));
-  });
-  return { url: new URL(`${url}/api/github/webhooks`), pid: proc.pid ?? 0, kill: async () => void (proc.kill("SIGKILL"), await exited) };
+  return spawnServer(join(import.meta.dirname, "ingress-pg-child.ts"), [dataDir, options.githubUrl, options.secret, databaseUrl, String(options.concurrency)]);
 }
 
-async function post(url: URL, secret: string, id: string, body: string): Promise<number> {
-  try {
-    const response = await fetch(url, {
-      method: "POST",
-      headers: { "content-type": "application/json", "x-github-event": "issues", "x-github-delivery": id, "x-hub-signature-256": `sha256=${createHmac("sha256", secret).update(body).digest("hex")}` },
-      body,
-    });
-    await response.arrayBuffer();
-    return response.status;
-  } catch {
-    return 0;
-  }
-}
-
+const post = postDelivery;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const count = (rows: Array<{ k: unknown; n: unknown }>) => Object.fromEntries(rows.map((r) => [String(r.k), Number(r.n)]));
 

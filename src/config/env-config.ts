@@ -6,6 +6,7 @@ import { z } from "zod";
 import { defaultDataDir } from "./data-dir.ts";
 import { describe } from "./format-issues.ts";
 import { DEFAULT_MODEL, LLM_ENV_HELP, llmEndpoint, llmTimeoutSchema, maxTokensPerCallSchema, type LlmEndpoint } from "./llm-env.ts";
+import { DEFAULT_MAX_BODY_BYTES, GITHUB_MAX_BODY_BYTES } from "../server/ingress-limits.ts";
 import { pricesFromEnv, type Price } from "../llm/prices.ts";
 
 export class EnvConfigError extends Error {
@@ -26,6 +27,7 @@ export const ENV_HELP = {
   WEBHOOK_PATH: "the URL path that receives webhooks (default /api/github/webhooks)",
   HOST: "the address the server listens on (default localhost; 0.0.0.0 in a container)",
   PORT: "the port the server listens on (default 3000)",
+  AUTOGEN_WEBHOOK_MAX_BODY_BYTES: "the largest webhook body accepted, in bytes (default 4194304, 4 MiB; at most 26214400, GitHub's own 25 MB cap); a bigger delivery is answered 413 and logged",
   LOG_LEVEL: "one of trace, debug, info, warn, error, fatal (default info)",
   GHE_HOST: "your GitHub Enterprise Server host name, when not using github.com",
   AUTOGEN_LLM_BASE_URL: "the base URL of an OpenAI-compatible endpoint, e.g. https://api.openai.com/v1 or http://localhost:11434/v1 (leave unset to run model-free)",
@@ -58,6 +60,7 @@ const envSchema = z.object({
   WEBHOOK_PATH: z.string().startsWith("/").default("/api/github/webhooks"),
   HOST: z.string().min(1).default("localhost"),
   PORT: intFromEnv(0).max(65535).default(3000),
+  AUTOGEN_WEBHOOK_MAX_BODY_BYTES: intFromEnv(64 * 1024).max(GITHUB_MAX_BODY_BYTES).default(DEFAULT_MAX_BODY_BYTES),
   LOG_LEVEL: z.enum(["trace", "debug", "info", "warn", "error", "fatal"]).default("info"),
   GHE_HOST: z.string().regex(/^[A-Za-z0-9.-]+(:\d+)?$/).optional(),
   AUTOGEN_LLM_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
@@ -87,6 +90,8 @@ export type ServerConfig = {
   webhookPath: string;
   host: string;
   port: number;
+  /** The largest webhook body accepted (AUTOGEN_WEBHOOK_MAX_BODY_BYTES). */
+  maxWebhookBodyBytes: number;
   logLevel: "trace" | "debug" | "info" | "warn" | "error" | "fatal";
   baseUrl: string | undefined;
   llm: LlmEndpoint | undefined;
@@ -126,6 +131,7 @@ export function loadServerConfig(env: NodeJS.ProcessEnv = process.env): ServerCo
     webhookPath: e.WEBHOOK_PATH,
     host: e.HOST,
     port: e.PORT,
+    maxWebhookBodyBytes: e.AUTOGEN_WEBHOOK_MAX_BODY_BYTES,
     logLevel: e.LOG_LEVEL,
     baseUrl: e.GHE_HOST ? `https://${e.GHE_HOST}/api/v3` : undefined,
     llm: llmEndpoint(e.AUTOGEN_LLM_BASE_URL, e.OPENAI_API_KEY, e.AUTOGEN_LLM_MODEL, {

@@ -31,14 +31,20 @@ export class InFlightBudget {
 export function readBoundedBody(req: IncomingMessage, maxBytes: number, budget: InFlightBudget): Promise<BodyResult> {
   const declared = Number(req.headers["content-length"] ?? Number.NaN);
   if (Number.isFinite(declared) && declared > maxBytes) return Promise.resolve({ ok: false, reason: "too-large" });
+  // A declared length is allocated once, when its first bytes come, and filled (one copy of
+  // the body, not chunks plus their concatenation): the whole length is taken from the
+  // budget then. A chunked body is counted as it comes, gathered and joined.
+  const known = Number.isInteger(declared) && declared >= 0 ? declared : undefined;
+  let into: Buffer | undefined;
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;
+    let held = 0;
     let settled = false;
     const finish = (result: BodyResult) => {
       if (settled) return;
       settled = true;
-      budget.give(size);
+      budget.give(held);
       req.off("data", onData);
       if (!result.ok) {
         chunks.length = 0;
@@ -48,13 +54,27 @@ export function readBoundedBody(req: IncomingMessage, maxBytes: number, budget: 
       resolve(result);
     };
     const onData = (chunk: Buffer) => {
-      if (size + chunk.length > maxBytes) return finish({ ok: false, reason: "too-large" });
-      if (!budget.take(chunk.length)) return finish({ ok: false, reason: "busy" });
+      if (size + chunk.length > (known ?? maxBytes)) return finish({ ok: false, reason: "too-large" });
+      if (known !== undefined) {
+        if (!into) {
+          if (!budget.take(known)) return finish({ ok: false, reason: "busy" });
+          held = known;
+          into = Buffer.allocUnsafe(known);
+        }
+        chunk.copy(into, size);
+      } else {
+        if (!budget.take(chunk.length)) return finish({ ok: false, reason: "busy" });
+        held += chunk.length;
+        chunks.push(chunk);
+      }
       size += chunk.length;
-      chunks.push(chunk);
     };
     req.on("data", onData);
-    req.once("end", () => finish({ ok: true, body: Buffer.concat(chunks, size) }));
+    req.once("end", () => {
+      // Node ends a request early only when the connection broke (then "aborted" came first).
+      if (known !== undefined && size !== known) return finish({ ok: false, reason: "aborted" });
+      finish({ ok: true, body: known === undefined ? Buffer.concat(chunks, size) : (into ?? Buffer.alloc(0)) });
+    });
     req.once("aborted", () => finish({ ok: false, reason: "aborted" }));
     req.once("error", () => finish({ ok: false, reason: "aborted" }));
     req.once("close", () => finish({ ok: false, reason: "aborted" }));

@@ -38,7 +38,7 @@ export type ServerOptions = {
 };
 
 export async function startServer(config: ServerConfig, options: ServerOptions = {}): Promise<RunningServer> {
-  const limits = { ...DEFAULT_INGRESS_LIMITS, ...options.limits };
+  const limits = { ...DEFAULT_INGRESS_LIMITS, maxBodyBytes: config.maxWebhookBodyBytes, ...options.limits };
   const live = new MetricRegistry();
   const probot = new Probot({
     appId: config.appId,

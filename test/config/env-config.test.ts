@@ -24,6 +24,13 @@ describe("server environment", () => {
     expect(config).toMatchObject({ appId: 123, webhookPath: "/api/github/webhooks", host: "localhost", port: 3000, logLevel: "info", llm: undefined, concurrency: 2 });
     expect(config.caps).toEqual({ llmCalls: 80, tokens: 600_000, dollars: 3, minutes: 45 });
     expect(config.dbPath).toMatch(/autogen-bot[/\\]autogen\.db$/);
+    expect(config.maxWebhookBodyBytes).toBe(4 * 1024 * 1024);
+  });
+
+  it("takes a webhook body limit between 64 KiB and GitHub's 25 MB cap", () => {
+    expect(loadServerConfig({ ...base(), AUTOGEN_WEBHOOK_MAX_BODY_BYTES: "131072" }).maxWebhookBodyBytes).toBe(131_072);
+    expect(errorOf({ ...base(), AUTOGEN_WEBHOOK_MAX_BODY_BYTES: String(26 * 1024 * 1024) })).toMatch(/^AUTOGEN_WEBHOOK_MAX_BODY_BYTES is invalid \(got "27262976"\): set it to the largest webhook body accepted/);
+    expect(errorOf({ ...base(), AUTOGEN_WEBHOOK_MAX_BODY_BYTES: "4MB" })).toMatch(/^AUTOGEN_WEBHOOK_MAX_BODY_BYTES is invalid/);
   });
 
   it("names a missing variable and says what to put there, in one line", () => {
