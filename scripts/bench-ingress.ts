@@ -92,6 +92,10 @@ const pct = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 10
 const statuses = Object.entries(Object.groupBy(results, (r) => String(r.status))).map(([s, rs]) => `${s}: ${rs?.length ?? 0}`).join(", ");
 console.log(`deliveries: ${count} from ${senders} senders in ${(burst.burstMs / 1000).toFixed(1)} s, GitHub answering after ${GITHUB_DELAY_MS} ms; statuses ${statuses}`);
 console.log(`ack p50 ${pct(50).toFixed(1)} ms, p99 ${pct(99).toFixed(1)} ms, max ${(sorted.at(-1) ?? 0).toFixed(1)} ms (targets: p99 < 250 ms, max < 2000 ms)`);
+{
+  const slow = [...results].sort((a, b) => b.ms - a.ms).slice(0, 20).map((r) => `${r.ms.toFixed(0)}@${(r as { at?: number }).at?.toFixed(0)}`);
+  console.log(`slowest acks (ms@start): ${slow.join(" ")}`);
+}
 console.log(`senders' event-loop delay: p99 ${burst.loopP99Ms.toFixed(1)} ms, max ${burst.loopMaxMs.toFixed(1)} ms; load average ${loadavg().map((l) => l.toFixed(1)).join(" ")} on ${availableParallelism()} cores`);
 
 const drainStarted = performance.now();
@@ -145,7 +149,7 @@ function bigPost(size: number, signed: boolean): Promise<number> {
       res.on("end", () => resolve(status));
       res.on("error", () => resolve(status));
     });
-    req.on("error", (e) => { console.log("bigPost error", (e as NodeJS.ErrnoException).code, status); if (!status) resolve(0); });
+    req.on("error", () => (status ? undefined : resolve(0)));
     const body = Readable.from(chunks());
     body.on("error", () => undefined);
     body.pipe(req);

@@ -9,3 +9,5 @@ const privateKey = generateKeyPairSync("rsa", { modulusLength: 2048 }).privateKe
 const config = loadServerConfig({ APP_ID: "1", PRIVATE_KEY: privateKey, WEBHOOK_SECRET: secret, HOST: "127.0.0.1", PORT: "0", LOG_LEVEL: "fatal", AUTOGEN_DB_PATH: dbPath });
 const running = await startServer({ ...config, baseUrl: githubUrl, concurrency: 0 });
 process.stdout.write(`${running.url}\n`);
+// SIGTERM: the graceful stop `autogen serve` makes.
+process.once("SIGTERM", () => void running.stop().then(() => process.exit(0)));

@@ -11,7 +11,7 @@ const count = Number(countArg);
 const target = new URL(url);
 const first = Number(firstArg ?? 0);
 const list = Array.from({ length: count }, (_, i) => ({ id: `${prefix}-${first + i}`, body: labeledBody(first + i) }));
-const acks: Array<{ ms: number; status: number }> = [];
+const acks: Array<{ ms: number; status: number; at: number }> = [];
 const loop = monitorEventLoopDelay({ resolution: 10 });
 loop.enable();
 let next = 0;
@@ -23,7 +23,7 @@ await Promise.all(
       if (!d) break;
       const t = performance.now();
       const status = await postDelivery(target, secret, d.id, d.body);
-      acks.push({ ms: performance.now() - t, status });
+      acks.push({ ms: performance.now() - t, status, at: t - started });
     }
   }),
 );
