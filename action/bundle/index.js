@@ -98586,7 +98586,7 @@ async function ourJob(tools, payload) {
   if (tools.appId === void 0 || run3.app?.id !== tools.appId || run3.name !== CHECK_RUN_NAME) return void 0;
   if (!/^\d{1,12}$/.test(run3.external_id ?? "")) return void 0;
   const job = await tools.store.get(Number(run3.external_id));
-  if (!job || job.owner !== payload.repository.owner.login || job.repo !== payload.repository.name) return void 0;
+  if (!job || job.owner !== payload.repository.owner.login || job.repo !== payload.repository.name || job.installationId !== payload.installation?.id) return void 0;
   const record2 = checkRunRecord(job);
   return record2?.id === run3.id && record2.sha === run3.head_sha ? job : void 0;
 }
