@@ -2720,7 +2720,7 @@ var require_transport = __commonJS({
     var { createRequire: createRequire4 } = __require("module");
     var { existsSync: existsSync15 } = __require("node:fs");
     var getCallers = require_caller();
-    var { join: join35, isAbsolute: isAbsolute9, sep: sep6 } = __require("node:path");
+    var { join: join35, isAbsolute: isAbsolute10, sep: sep6 } = __require("node:path");
     var { fileURLToPath: fileURLToPath10 } = __require("node:url");
     var sleep4 = require_atomic_sleep();
     var onExit2 = require_on_exit_leak_free();
@@ -2793,7 +2793,7 @@ var require_transport = __commonJS({
           return false;
         }
       }
-      return isAbsolute9(path12) && !existsSync15(path12);
+      return isAbsolute10(path12) && !existsSync15(path12);
     }
     function stripQuotes(value) {
       const first2 = value[0];
@@ -2919,7 +2919,7 @@ var require_transport = __commonJS({
       return stream;
       function fixTarget(origin) {
         origin = bundlerOverrides[origin] || origin;
-        if (isAbsolute9(origin) || origin.indexOf("file://") === 0) {
+        if (isAbsolute10(origin) || origin.indexOf("file://") === 0) {
           return origin;
         }
         if (origin === "pino/file") {
@@ -21101,8 +21101,8 @@ var require_common = __commonJS({
         }
         return debug;
       }
-      function extend2(namespace, delimiter5) {
-        const newDebug = createDebug(this.namespace + (typeof delimiter5 === "undefined" ? ":" : delimiter5) + namespace);
+      function extend2(namespace, delimiter6) {
+        const newDebug = createDebug(this.namespace + (typeof delimiter6 === "undefined" ? ":" : delimiter6) + namespace);
         newDebug.log = this.log;
         return newDebug;
       }
@@ -21670,7 +21670,7 @@ var require_x509_transport_state = __commonJS({
 // src/action/run-action.ts
 import { randomUUID as randomUUID3 } from "node:crypto";
 import { mkdir as mkdir7, readFile as readFile7 } from "node:fs/promises";
-import { join as join34 } from "node:path";
+import { delimiter as delimiter5, dirname as dirname12, isAbsolute as isAbsolute9, join as join34 } from "node:path";
 
 // node_modules/probot/lib/context.js
 var import_deepmerge = __toESM(require_cjs(), 1);
@@ -31589,8 +31589,8 @@ function emoji() {
 }
 var ipv4 = /^(?:(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9][0-9]|[0-9])\.){3}(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9][0-9]|[0-9])$/;
 var ipv6 = /^(([0-9a-fA-F]{1,4}:){7}[0-9a-fA-F]{1,4}|([0-9a-fA-F]{1,4}:){1,7}:|([0-9a-fA-F]{1,4}:){1,6}:[0-9a-fA-F]{1,4}|([0-9a-fA-F]{1,4}:){1,5}(:[0-9a-fA-F]{1,4}){1,2}|([0-9a-fA-F]{1,4}:){1,4}(:[0-9a-fA-F]{1,4}){1,3}|([0-9a-fA-F]{1,4}:){1,3}(:[0-9a-fA-F]{1,4}){1,4}|([0-9a-fA-F]{1,4}:){1,2}(:[0-9a-fA-F]{1,4}){1,5}|[0-9a-fA-F]{1,4}:((:[0-9a-fA-F]{1,4}){1,6})|:((:[0-9a-fA-F]{1,4}){1,7}|:))$/;
-var mac = (delimiter5) => {
-  const escapedDelim = escapeRegex(delimiter5 ?? ":");
+var mac = (delimiter6) => {
+  const escapedDelim = escapeRegex(delimiter6 ?? ":");
   return new RegExp(`^(?:[0-9A-F]{2}${escapedDelim}){5}[0-9A-F]{2}$|^(?:[0-9a-f]{2}${escapedDelim}){5}[0-9a-f]{2}$`);
 };
 var cidrv4 = /^((25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9][0-9]|[0-9])\.){3}(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9][0-9]|[0-9])\/([0-9]|[1-2][0-9]|3[0-2])$/;
@@ -69662,10 +69662,10 @@ var SSEDecoder = class {
     return this.decode("");
   }
 };
-function partition(str, delimiter5) {
-  const index = str.indexOf(delimiter5);
+function partition(str, delimiter6) {
+  const index = str.indexOf(delimiter6);
   if (index !== -1) {
-    return [str.slice(0, index), delimiter5, str.slice(index + delimiter5.length)];
+    return [str.slice(0, index), delimiter6, str.slice(index + delimiter6.length)];
   }
   return [str, "", ""];
 }
@@ -99428,11 +99428,11 @@ function workflowCommand(name, properties, message) {
 }
 function outputEntry(name, value) {
   if (!/^[A-Za-z_][A-Za-z0-9_-]*$/.test(name)) throw new Error(`not an output name: ${name}`);
-  const delimiter5 = `ghadelimiter_${randomUUID2()}`;
-  if (name.includes(delimiter5) || value.includes(delimiter5)) throw new Error("the output value contains its delimiter");
-  return `${name}<<${delimiter5}
+  const delimiter6 = `ghadelimiter_${randomUUID2()}`;
+  if (name.includes(delimiter6) || value.includes(delimiter6)) throw new Error("the output value contains its delimiter");
+  return `${name}<<${delimiter6}
 ${value}
-${delimiter5}
+${delimiter6}
 `;
 }
 function workflowChannels(env, scrub, write = (line) => process.stdout.write(line)) {
@@ -99466,6 +99466,7 @@ async function runAction(env = process.env, write = (line) => process.stdout.wri
     return { exitCode: 1 };
   }
   dropSecretsFromEnvironment(env);
+  env.AUTOGEN_SANDBOX_HIDE = [env.AUTOGEN_SANDBOX_HIDE, ...runnerPaths(env)].filter(Boolean).join(delimiter5);
   const scrub = secretScrubber([inputs.githubToken, inputs.llm?.apiKey, ...droppedSecrets()]);
   const channels = workflowChannels(env, scrub, write);
   try {
@@ -99474,6 +99475,11 @@ async function runAction(env = process.env, write = (line) => process.stdout.wri
     channels.annotate({ level: "error", message: `autogen-bot failed: ${error62.message}` });
     return { exitCode: 1 };
   }
+}
+function runnerPaths(env) {
+  const dirs = ["GITHUB_WORKSPACE", "RUNNER_WORKSPACE", "RUNNER_TEMP"].map((name) => env[name]);
+  const files = ["GITHUB_EVENT_PATH", "GITHUB_OUTPUT", "GITHUB_ENV", "GITHUB_PATH", "GITHUB_STATE", "GITHUB_STEP_SUMMARY"].map((name) => env[name]);
+  return [...dirs, ...files.map((file2) => file2 ? dirname12(file2) : void 0)].filter((path12) => typeof path12 === "string" && isAbsolute9(path12));
 }
 function required2(env, name) {
   const value = env[name];

