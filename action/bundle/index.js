@@ -97128,7 +97128,7 @@ async function commitFiles(request2) {
   }
 }
 async function readRegularFile(path12, file2) {
-  const handle = await open4(path12, constants7.O_RDONLY | constants7.O_NOFOLLOW | constants7.O_NONBLOCK).catch((error62) => {
+  const handle = await open4(path12, constants7.O_RDONLY | (constants7.O_NOFOLLOW ?? 0) | (constants7.O_NONBLOCK ?? 0)).catch((error62) => {
     throw new UnsafeCommitError(`refusing to commit ${file2}: it cannot be opened as a regular file (${error62.code ?? error62.message})`);
   });
   try {

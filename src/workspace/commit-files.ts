@@ -70,7 +70,7 @@ export async function commitFiles(request: CommitRequest): Promise<string> {
  * could be a file outside the worktree (a hostile test's `ln /host/secret leak`).
  */
 async function readRegularFile(path: string, file: string): Promise<{ content: Buffer; mode: number }> {
-  const handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK).catch((error: NodeJS.ErrnoException) => {
+  const handle = await open(path, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0)).catch((error: NodeJS.ErrnoException) => {
     throw new UnsafeCommitError(`refusing to commit ${file}: it cannot be opened as a regular file (${error.code ?? error.message})`);
   });
   try {
