@@ -2720,7 +2720,7 @@ var require_transport = __commonJS({
     var { createRequire: createRequire4 } = __require("module");
     var { existsSync: existsSync15 } = __require("node:fs");
     var getCallers = require_caller();
-    var { join: join35, isAbsolute: isAbsolute9, sep: sep6 } = __require("node:path");
+    var { join: join35, isAbsolute: isAbsolute10, sep: sep6 } = __require("node:path");
     var { fileURLToPath: fileURLToPath10 } = __require("node:url");
     var sleep4 = require_atomic_sleep();
     var onExit2 = require_on_exit_leak_free();
@@ -2793,7 +2793,7 @@ var require_transport = __commonJS({
           return false;
         }
       }
-      return isAbsolute9(path12) && !existsSync15(path12);
+      return isAbsolute10(path12) && !existsSync15(path12);
     }
     function stripQuotes(value) {
       const first2 = value[0];
@@ -2919,7 +2919,7 @@ var require_transport = __commonJS({
       return stream;
       function fixTarget(origin) {
         origin = bundlerOverrides[origin] || origin;
-        if (isAbsolute9(origin) || origin.indexOf("file://") === 0) {
+        if (isAbsolute10(origin) || origin.indexOf("file://") === 0) {
           return origin;
         }
         if (origin === "pino/file") {
@@ -4763,15 +4763,15 @@ var require_colorette = __commonJS({
     var isCI = "CI" in env && ("GITHUB_ACTIONS" in env || "GITLAB_CI" in env || "CIRCLECI" in env);
     var isColorSupported = !isDisabled && (isForced || isWindows3 && !isDumbTerminal || isCompatibleTerminal || isCI);
     var replaceClose = (index, string4, close, replace, head = string4.substring(0, index) + replace, tail = string4.substring(index + close.length), next = tail.indexOf(close)) => head + (next < 0 ? tail : replaceClose(next, tail, close, replace));
-    var clearBleed = (index, string4, open4, close, replace) => index < 0 ? open4 + string4 + close : open4 + replaceClose(index, string4, close, replace) + close;
-    var filterEmpty = (open4, close, replace = open4, at2 = open4.length + 1) => (string4) => string4 || !(string4 === "" || string4 === void 0) ? clearBleed(
+    var clearBleed = (index, string4, open5, close, replace) => index < 0 ? open5 + string4 + close : open5 + replaceClose(index, string4, close, replace) + close;
+    var filterEmpty = (open5, close, replace = open5, at2 = open5.length + 1) => (string4) => string4 || !(string4 === "" || string4 === void 0) ? clearBleed(
       ("" + string4).indexOf(close, at2),
       string4,
-      open4,
+      open5,
       close,
       replace
     ) : "";
-    var init2 = (open4, close, replace) => filterEmpty(`\x1B[${open4}m`, `\x1B[${close}m`, replace);
+    var init2 = (open5, close, replace) => filterEmpty(`\x1B[${open5}m`, `\x1B[${close}m`, replace);
     var colors = {
       reset: init2(0, 0),
       bold: init2(1, 22, "\x1B[22m\x1B[1m"),
@@ -21101,8 +21101,8 @@ var require_common = __commonJS({
         }
         return debug;
       }
-      function extend2(namespace, delimiter5) {
-        const newDebug = createDebug(this.namespace + (typeof delimiter5 === "undefined" ? ":" : delimiter5) + namespace);
+      function extend2(namespace, delimiter6) {
+        const newDebug = createDebug(this.namespace + (typeof delimiter6 === "undefined" ? ":" : delimiter6) + namespace);
         newDebug.log = this.log;
         return newDebug;
       }
@@ -21669,8 +21669,8 @@ var require_x509_transport_state = __commonJS({
 
 // src/action/run-action.ts
 import { randomUUID as randomUUID3 } from "node:crypto";
-import { mkdir as mkdir7, readFile as readFile8 } from "node:fs/promises";
-import { join as join34 } from "node:path";
+import { mkdir as mkdir7, readFile as readFile7 } from "node:fs/promises";
+import { delimiter as delimiter5, dirname as dirname12, isAbsolute as isAbsolute9, join as join34 } from "node:path";
 
 // node_modules/probot/lib/context.js
 var import_deepmerge = __toESM(require_cjs(), 1);
@@ -31589,8 +31589,8 @@ function emoji() {
 }
 var ipv4 = /^(?:(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9][0-9]|[0-9])\.){3}(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9][0-9]|[0-9])$/;
 var ipv6 = /^(([0-9a-fA-F]{1,4}:){7}[0-9a-fA-F]{1,4}|([0-9a-fA-F]{1,4}:){1,7}:|([0-9a-fA-F]{1,4}:){1,6}:[0-9a-fA-F]{1,4}|([0-9a-fA-F]{1,4}:){1,5}(:[0-9a-fA-F]{1,4}){1,2}|([0-9a-fA-F]{1,4}:){1,4}(:[0-9a-fA-F]{1,4}){1,3}|([0-9a-fA-F]{1,4}:){1,3}(:[0-9a-fA-F]{1,4}){1,4}|([0-9a-fA-F]{1,4}:){1,2}(:[0-9a-fA-F]{1,4}){1,5}|[0-9a-fA-F]{1,4}:((:[0-9a-fA-F]{1,4}){1,6})|:((:[0-9a-fA-F]{1,4}){1,7}|:))$/;
-var mac = (delimiter5) => {
-  const escapedDelim = escapeRegex(delimiter5 ?? ":");
+var mac = (delimiter6) => {
+  const escapedDelim = escapeRegex(delimiter6 ?? ":");
   return new RegExp(`^(?:[0-9A-F]{2}${escapedDelim}){5}[0-9A-F]{2}$|^(?:[0-9a-f]{2}${escapedDelim}){5}[0-9a-f]{2}$`);
 };
 var cidrv4 = /^((25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9][0-9]|[0-9])\.){3}(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9][0-9]|[0-9])\/([0-9]|[1-2][0-9]|3[0-2])$/;
@@ -49416,19 +49416,19 @@ function balancedWithBudget(str, masked, budget) {
 }
 function maskUnmatchedOpens(masked, budget) {
   budget.remaining -= masked.length;
-  const open4 = [];
+  const open5 = [];
   for (let i3 = 0; i3 < masked.length; i3++) {
     const c5 = masked.charCodeAt(i3);
     if (c5 === 123) {
-      open4.push(i3);
-    } else if (c5 === 125 && open4.length) {
-      open4.pop();
+      open5.push(i3);
+    } else if (c5 === 125 && open5.length) {
+      open5.pop();
     }
   }
   let out = "";
   let last = 0;
-  for (let i3 = 0; i3 < open4.length; i3++) {
-    const at2 = open4[i3];
+  for (let i3 = 0; i3 < open5.length; i3++) {
+    const at2 = open5[i3];
     out += masked.slice(last, at2) + "\0";
     last = at2 + 1;
   }
@@ -60840,11 +60840,11 @@ var replacements = Object.entries(specialMainSymbols);
 // node_modules/yoctocolors/base.js
 import tty from "node:tty";
 var hasColors = tty?.WriteStream?.prototype?.hasColors?.() ?? false;
-var format = (open4, close) => {
+var format = (open5, close) => {
   if (!hasColors) {
     return (input3) => input3;
   }
-  const openCode = `\x1B[${open4}m`;
+  const openCode = `\x1B[${open5}m`;
   const closeCode = `\x1B[${close}m`;
   return (input3) => {
     const string4 = input3 + "";
@@ -69662,10 +69662,10 @@ var SSEDecoder = class {
     return this.decode("");
   }
 };
-function partition(str, delimiter5) {
-  const index = str.indexOf(delimiter5);
+function partition(str, delimiter6) {
+  const index = str.indexOf(delimiter6);
   if (index !== -1) {
-    return [str.slice(0, index), delimiter5, str.slice(index + delimiter5.length)];
+    return [str.slice(0, index), delimiter6, str.slice(index + delimiter6.length)];
   }
   return [str, "", ""];
 }
@@ -92661,9 +92661,9 @@ function extractJson(answer) {
     const fenced = tryParse((match[1] ?? "").trim());
     if (fenced.ok) return fenced;
   }
-  for (const open4 of ["{", "["]) {
+  for (const open5 of ["{", "["]) {
     let tries = 0;
-    for (let start = text.indexOf(open4); start !== -1 && tries++ < 64; start = text.indexOf(open4, start + 1)) {
+    for (let start = text.indexOf(open5); start !== -1 && tries++ < 64; start = text.indexOf(open5, start + 1)) {
       const end = balancedEnd(text, start);
       if (end === -1) continue;
       const inner = tryParse(text.slice(start, end + 1));
@@ -95571,10 +95571,10 @@ function slpwStrategy(options2) {
           plans.set(`p${i3}`, { id: `p${i3}`, steps: value.steps });
           planBandit.add(`p${i3}`);
         }
-        const open4 = new Set(plans.keys());
+        const open5 = new Set(plans.keys());
         const verified = [];
-        for (let round = 0; round < (options2.maxPlanIterations ?? 12) && verified.length < q3 && open4.size > 0; round++) {
-          const id = planBandit.choose([...open4]);
+        for (let round = 0; round < (options2.maxPlanIterations ?? 12) && verified.length < q3 && open5.size > 0; round++) {
+          const id = planBandit.choose([...open5]);
           const plan = plans.get(id);
           const { value } = await options2.llm.call("verify-plan", { trusted: { plan: numbered2(plan.steps) }, untrusted: { tests, code: context.code } }, verificationSchema);
           const right = value.tests.filter((t2) => t2.matches).length;
@@ -95585,18 +95585,18 @@ function slpwStrategy(options2) {
               const child = `${id}.r${round}`;
               plans.set(child, { id: child, steps: value.revisedPlan.steps });
               planBandit.add(child, id);
-              open4.delete(id);
-              open4.add(child);
+              open5.delete(id);
+              open5.add(child);
             }
             continue;
           }
           const check2 = (await options2.llm.call("check-verification", { trusted: { plan: numbered2(plan.steps), verification: formatVerification2(value) } }, checkSchema)).value;
           if (check2.ok) {
             verified.push(plan);
-            open4.delete(id);
+            open5.delete(id);
           }
         }
-        const carried = verified.length > 0 ? verified : [...plans.values()].filter((p2) => open4.has(p2.id)).slice(0, q3);
+        const carried = verified.length > 0 ? verified : [...plans.values()].filter((p2) => open5.has(p2.id)).slice(0, q3);
         outcome.plan.steps = carried[0]?.steps;
         outcome.plan.verified = verified.length > 0;
         outcome.plan.verification = carried[0]?.verification?.tests.map((t2) => ({ test: t2.test, derived: t2.derived, expected: t2.expected, matches: t2.matches }));
@@ -97089,7 +97089,8 @@ import { tmpdir as tmpdir13 } from "node:os";
 import { join as join29 } from "node:path";
 
 // src/workspace/commit-files.ts
-import { lstat as lstat3, mkdtemp as mkdtemp11, readFile as readFile7, readlink, rm as rm16, writeFile as writeFile3 } from "node:fs/promises";
+import { constants as constants7 } from "node:fs";
+import { lstat as lstat3, mkdtemp as mkdtemp11, open as open4, readlink, rm as rm16, writeFile as writeFile3 } from "node:fs/promises";
 import { tmpdir as tmpdir12 } from "node:os";
 import { join as join28 } from "node:path";
 var UnsafeCommitError = class extends Error {
@@ -97113,9 +97114,10 @@ async function commitFiles(request2) {
       }
       if (!stat2.isFile() && !stat2.isSymbolicLink()) throw new UnsafeCommitError(`refusing to commit ${file2}: it is not a regular file or a symbolic link (a directory now stands there)`);
       const copy = join28(scratch, "blob");
-      await writeFile3(copy, stat2.isSymbolicLink() ? await readlink(path12, { encoding: "buffer" }) : await readFile7(path12));
+      const regular = stat2.isSymbolicLink() ? void 0 : await readRegularFile(path12, file2);
+      await writeFile3(copy, regular ? regular.content : await readlink(path12, { encoding: "buffer" }));
       const blob = (await g2.raw(["hash-object", "-w", "--no-filters", "--", copy])).trim();
-      const mode = stat2.isSymbolicLink() ? "120000" : stat2.mode & 64 ? "100755" : "100644";
+      const mode = !regular ? "120000" : regular.mode & 64 ? "100755" : "100644";
       await g2.raw(["update-index", "--add", "--cacheinfo", `${mode},${blob},${file2}`]);
     }
     const tree = (await g2.raw(["write-tree"])).trim();
@@ -97123,6 +97125,19 @@ async function commitFiles(request2) {
     return (await g2.raw([...identity3, "commit-tree", tree, "-p", request2.parent, "-m", request2.message])).trim();
   } finally {
     await rm16(scratch, { recursive: true, force: true });
+  }
+}
+async function readRegularFile(path12, file2) {
+  const handle = await open4(path12, constants7.O_RDONLY | (constants7.O_NOFOLLOW ?? 0) | (constants7.O_NONBLOCK ?? 0)).catch((error62) => {
+    throw new UnsafeCommitError(`refusing to commit ${file2}: it cannot be opened as a regular file (${error62.code ?? error62.message})`);
+  });
+  try {
+    const stat2 = await handle.stat();
+    if (!stat2.isFile()) throw new UnsafeCommitError(`refusing to commit ${file2}: it is not a regular file`);
+    if (stat2.nlink > 1) throw new UnsafeCommitError(`refusing to commit ${file2}: it has other hard links, which may be outside the repository`);
+    return { content: await handle.readFile(), mode: stat2.mode };
+  } finally {
+    await handle.close();
   }
 }
 
@@ -97156,10 +97171,12 @@ async function readCommit(gitDir, sha) {
   if (!tree || parents.length !== 1 || !parents[0]) throw new GitDataError(`refusing to publish ${sha}: it must be a commit with exactly one parent`);
   return { tree, parent: parents[0], message: split < 0 ? "" : text.slice(split + 2) };
 }
+var MAX_FILE_BYTES2 = 100 * 1024 * 1024;
 async function changes(target, gitDir, parent, commit) {
   const raw = (await gitOut(gitDir, ["diff-tree", "-r", "-z", "--no-renames", "--raw", "--no-ext-diff", parent, commit, "--"])).toString("utf8");
   const fields = raw.split("\0");
   const entries = [];
+  const blobs = [];
   for (let i3 = 0; i3 + 1 < fields.length; i3 += 2) {
     const [oldMode, newMode, , newSha, kind] = (fields[i3] ?? "").replace(/^:/, "").split(" ");
     const path12 = fields[i3 + 1] ?? "";
@@ -97173,9 +97190,14 @@ async function changes(target, gitDir, parent, commit) {
     }
     if (newMode !== "100644" && newMode !== "100755" && newMode !== "120000") throw new GitDataError(`refusing to publish ${path12}: unexpected mode ${String(newMode)}`);
     if (!newSha || !SHA.test(newSha)) throw new GitDataError(`refusing to publish ${path12}: no blob id`);
-    const uploaded = await target.api.createBlob(target.owner, target.repo, await gitOut(gitDir, ["cat-file", "blob", newSha]));
-    if (uploaded !== newSha) throw new GitDataError(`GitHub stored ${path12} as ${uploaded}, not ${newSha}: the upload was altered`);
+    const size = Number((await gitOut(gitDir, ["cat-file", "-s", newSha])).toString("utf8").trim());
+    if (!(size <= MAX_FILE_BYTES2)) throw new GitDataError(`refusing to publish ${path12}: ${size} bytes, larger than GitHub's 100 MiB limit for a file`);
     entries.push({ path: path12, mode: newMode, type: "blob", sha: newSha });
+    blobs.push({ path: path12, sha: newSha });
+  }
+  for (const { path: path12, sha } of blobs) {
+    const uploaded = await target.api.createBlob(target.owner, target.repo, await gitOut(gitDir, ["cat-file", "blob", sha]));
+    if (uploaded !== sha) throw new GitDataError(`GitHub stored ${path12} as ${uploaded}, not ${sha}: the upload was altered`);
   }
   return entries;
 }
@@ -98509,6 +98531,11 @@ async function applyForkFix(job, clicker, tools) {
       const cache2 = new RepoCache({ root: tools.cacheRoot });
       const credentials = { username: "x-access-token", password: await tools.forge.cloneToken() };
       const mirror = await cache2.mirror(repository.cloneUrl, credentials);
+      const mergeBase = (await cache2.run(mirror, ["merge-base", "--end-of-options", pull.baseSha, headSha], "find the merge base")).trim();
+      const touched = (await cache2.run(mirror, ["diff-tree", "-r", "-z", "--name-only", "--no-renames", "--end-of-options", mergeBase, headSha], "list the pull request's files")).split("\0");
+      const settings = touched.filter((path12) => path12.toLowerCase().startsWith(".github/"));
+      if (settings.length > 0)
+        return { kind: "refused", reason: `#${number4} changes ${settings.slice(0, 3).join(", ")}${settings.length > 3 ? ", \u2026" : ""}: on a branch of this repository the fork's workflows and actions would run with its secrets` };
       worktree = await cache2.worktree(mirror, headSha, `job-${job.id}-apply`);
       await applyStoredDiff(worktree.path, outcome.diff);
       const message = [`Apply autogen's fix for the red build of #${number4}`, "", `${outcome.message}.`, "", `Applied by ${clicker} from the check run.`, coAuthor(job)].join("\n");
@@ -98586,7 +98613,7 @@ async function ourJob(tools, payload) {
   if (tools.appId === void 0 || run3.app?.id !== tools.appId || run3.name !== CHECK_RUN_NAME) return void 0;
   if (!/^\d{1,12}$/.test(run3.external_id ?? "")) return void 0;
   const job = await tools.store.get(Number(run3.external_id));
-  if (!job || job.owner !== payload.repository.owner.login || job.repo !== payload.repository.name) return void 0;
+  if (!job || job.owner !== payload.repository.owner.login || job.repo !== payload.repository.name || job.installationId !== payload.installation?.id) return void 0;
   const record2 = checkRunRecord(job);
   return record2?.id === run3.id && record2.sha === run3.head_sha ? job : void 0;
 }
@@ -99366,10 +99393,10 @@ function changedRanges(diff) {
   const ranges = [];
   for (const { newPath, added } of parseDiff(diff)) {
     if (!newPath) continue;
-    let open4;
+    let open5;
     for (const { line } of added) {
-      if (open4 && open4.endLine === line - 1) open4.endLine = line;
-      else ranges.push(open4 = { file: newPath, line, endLine: line });
+      if (open5 && open5.endLine === line - 1) open5.endLine = line;
+      else ranges.push(open5 = { file: newPath, line, endLine: line });
     }
   }
   return ranges;
@@ -99401,11 +99428,11 @@ function workflowCommand(name, properties, message) {
 }
 function outputEntry(name, value) {
   if (!/^[A-Za-z_][A-Za-z0-9_-]*$/.test(name)) throw new Error(`not an output name: ${name}`);
-  const delimiter5 = `ghadelimiter_${randomUUID2()}`;
-  if (name.includes(delimiter5) || value.includes(delimiter5)) throw new Error("the output value contains its delimiter");
-  return `${name}<<${delimiter5}
+  const delimiter6 = `ghadelimiter_${randomUUID2()}`;
+  if (name.includes(delimiter6) || value.includes(delimiter6)) throw new Error("the output value contains its delimiter");
+  return `${name}<<${delimiter6}
 ${value}
-${delimiter5}
+${delimiter6}
 `;
 }
 function workflowChannels(env, scrub, write = (line) => process.stdout.write(line)) {
@@ -99439,6 +99466,7 @@ async function runAction(env = process.env, write = (line) => process.stdout.wri
     return { exitCode: 1 };
   }
   dropSecretsFromEnvironment(env);
+  env.AUTOGEN_SANDBOX_HIDE = [env.AUTOGEN_SANDBOX_HIDE, ...runnerPaths(env)].filter(Boolean).join(delimiter5);
   const scrub = secretScrubber([inputs.githubToken, inputs.llm?.apiKey, ...droppedSecrets()]);
   const channels = workflowChannels(env, scrub, write);
   try {
@@ -99447,6 +99475,11 @@ async function runAction(env = process.env, write = (line) => process.stdout.wri
     channels.annotate({ level: "error", message: `autogen-bot failed: ${error62.message}` });
     return { exitCode: 1 };
   }
+}
+function runnerPaths(env) {
+  const dirs = ["GITHUB_WORKSPACE", "RUNNER_WORKSPACE", "RUNNER_TEMP"].map((name) => env[name]);
+  const files = ["GITHUB_EVENT_PATH", "GITHUB_OUTPUT", "GITHUB_ENV", "GITHUB_PATH", "GITHUB_STATE", "GITHUB_STEP_SUMMARY"].map((name) => env[name]);
+  return [...dirs, ...files.map((file2) => file2 ? dirname12(file2) : void 0)].filter((path12) => typeof path12 === "string" && isAbsolute9(path12));
 }
 function required2(env, name) {
   const value = env[name];
@@ -99459,7 +99492,7 @@ async function runEvent(env, inputs, scrub, channels) {
     channels.annotate({ level: "error", message: `autogen-bot does not handle the \`${name}\` event: trigger it on issues, issue_comment, pull_request_review, pull_request_review_comment or workflow_run (see docs/actions.md)` });
     return { exitCode: 1 };
   }
-  const payload = JSON.parse(await readFile8(required2(env, "GITHUB_EVENT_PATH"), "utf8"));
+  const payload = JSON.parse(await readFile7(required2(env, "GITHUB_EVENT_PATH"), "utf8"));
   payload.installation ??= { id: TOKEN_INSTALLATION_ID };
   const dataDir = join34(required2(env, "RUNNER_TEMP"), `autogen-${randomUUID3()}`);
   await mkdir7(dataDir, { recursive: true });

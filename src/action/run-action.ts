@@ -6,7 +6,7 @@
 // become annotations, and `outcome`, `pr-url` and `branch` become step outputs.
 import { randomUUID } from "node:crypto";
 import { mkdir, readFile } from "node:fs/promises";
-import { join } from "node:path";
+import { delimiter, dirname, isAbsolute, join } from "node:path";
 import { Probot, ProbotOctokit } from "probot";
 import { createAutogenApp } from "../app/create-app.ts";
 import { droppedSecrets, dropSecretsFromEnvironment } from "../config/drop-secrets.ts";
@@ -47,8 +47,10 @@ export async function runAction(env: NodeJS.ProcessEnv = process.env, write: (li
     workflowChannels(env, scrub, write).annotate({ level: "error", message: error.message });
     return { exitCode: 1 };
   }
-  // From here on no child process can inherit the token or the key (the tests, git, installs).
+  // From here on no child process can inherit the token or the key (the tests, git, installs),
+  // and no test run can read the runner's own files.
   dropSecretsFromEnvironment(env);
+  env.AUTOGEN_SANDBOX_HIDE = [env.AUTOGEN_SANDBOX_HIDE, ...runnerPaths(env)].filter(Boolean).join(delimiter);
   const scrub = secretScrubber([inputs.githubToken, inputs.llm?.apiKey, ...droppedSecrets()]);
   const channels = workflowChannels(env, scrub, write);
   try {
@@ -57,6 +59,18 @@ export async function runAction(env: NodeJS.ProcessEnv = process.env, write: (li
     channels.annotate({ level: "error", message: `autogen-bot failed: ${(error as Error).message}` });
     return { exitCode: 1 };
   }
+}
+
+/**
+ * What the runner keeps outside /home on a self-hosted runner (whose `_work` can be anywhere),
+ * hidden from test runs as the bot's own secrets are: the workflow's checkout (actions/checkout
+ * leaves the token in its `.git/config`), the runner's temp directory (where this action's job
+ * store is) and the files of the step's commands (outputs, environment, summary, the event).
+ */
+export function runnerPaths(env: NodeJS.ProcessEnv): string[] {
+  const dirs = ["GITHUB_WORKSPACE", "RUNNER_WORKSPACE", "RUNNER_TEMP"].map((name) => env[name]);
+  const files = ["GITHUB_EVENT_PATH", "GITHUB_OUTPUT", "GITHUB_ENV", "GITHUB_PATH", "GITHUB_STATE", "GITHUB_STEP_SUMMARY"].map((name) => env[name]);
+  return [...dirs, ...files.map((file) => (file ? dirname(file) : undefined))].filter((path): path is string => typeof path === "string" && isAbsolute(path));
 }
 
 function required(env: NodeJS.ProcessEnv, name: string): string {

@@ -3,8 +3,11 @@
 // made of the fork's head commit plus the fix, into the fork PR's base branch. Merging
 // it merges the contributor's commits with the repair (the contributor can also pull the
 // branch into theirs). The patch is the job's own checkpointed diff, never anything from
-// the webhook; the PR's head must still be the commit the fix was verified on. A second
-// click finds the recorded PR (or the open PR of that branch) and opens nothing new.
+// the webhook; the PR's head must still be the commit the fix was verified on. A pull
+// request that changes anything under `.github/` is refused: pushed to a branch of this
+// repository, its workflows (and the actions they use) would run with the repository's
+// secrets. A second click finds the recorded PR (or the open PR of that branch) and opens
+// nothing new.
 import { parseRepoConfigText, REPO_CONFIG_PATH } from "../config/parse-repo-config.ts";
 import type { Outcome } from "../engine/task.ts";
 import type { CiForge } from "../forge/ci-forge.ts";
@@ -52,6 +55,11 @@ export async function applyForkFix(job: Job, clicker: string, tools: { store: St
       const cache = new RepoCache({ root: tools.cacheRoot });
       const credentials = { username: "x-access-token", password: await tools.forge.cloneToken() };
       const mirror = await cache.mirror(repository.cloneUrl, credentials);
+      const mergeBase = (await cache.run(mirror, ["merge-base", "--end-of-options", pull.baseSha, headSha], "find the merge base")).trim();
+      const touched = (await cache.run(mirror, ["diff-tree", "-r", "-z", "--name-only", "--no-renames", "--end-of-options", mergeBase, headSha], "list the pull request's files")).split("\0");
+      const settings = touched.filter((path) => path.toLowerCase().startsWith(".github/"));
+      if (settings.length > 0)
+        return { kind: "refused", reason: `#${number} changes ${settings.slice(0, 3).join(", ")}${settings.length > 3 ? ", …" : ""}: on a branch of this repository the fork's workflows and actions would run with its secrets` };
       worktree = await cache.worktree(mirror, headSha, `job-${job.id}-apply`);
       await applyStoredDiff(worktree.path, outcome.diff);
       const message = [`Apply autogen's fix for the red build of #${number}`, "", `${outcome.message}.`, "", `Applied by ${clicker} from the check run.`, coAuthor(job)].join("\n");

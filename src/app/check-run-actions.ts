@@ -1,9 +1,10 @@
 // The buttons on the `autogen` check run (`check_run.requested_action`). Only check runs
 // this App made count (its app id, the name `autogen`, a job id as external id that
-// belongs to this repository and to this very check run); the clicker passes the same
-// gate as a comment command (write access, never a bot). `retry` queues the job's kind
-// again through the same gate and queue as a command (the delivery id recorded);
-// `apply` opens the pull request with a fork's patch (see apply-fork-fix.ts).
+// belongs to this repository, to the installation the click came through and to this
+// very check run); the clicker passes the same gate as a comment command (write access,
+// never a bot). `retry` queues the job's kind again through the same gate and queue as a
+// command (the delivery id recorded); `apply` opens the pull request with a fork's patch
+// (see apply-fork-fix.ts).
 import type { Context, Probot } from "probot";
 import { octokitCiForge, type RequestLike } from "../forge/ci-forge.ts";
 import { octokitForge, type OctokitLike } from "../forge/forge.ts";
@@ -92,7 +93,8 @@ async function ourJob(tools: CheckRunActionTools, payload: RequestedAction): Pro
   if (tools.appId === undefined || run.app?.id !== tools.appId || run.name !== CHECK_RUN_NAME) return undefined;
   if (!/^\d{1,12}$/.test(run.external_id ?? "")) return undefined;
   const job = await tools.store.get(Number(run.external_id));
-  if (!job || job.owner !== payload.repository.owner.login || job.repo !== payload.repository.name) return undefined;
+  // The job must be this repository's, under the installation the click came through (whose token would do the work).
+  if (!job || job.owner !== payload.repository.owner.login || job.repo !== payload.repository.name || job.installationId !== payload.installation?.id) return undefined;
   const record = checkRunRecord(job);
   return record?.id === run.id && record.sha === run.head_sha ? job : undefined;
 }

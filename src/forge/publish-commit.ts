@@ -73,11 +73,15 @@ async function readCommit(gitDir: string, sha: string): Promise<LocalCommit> {
   return { tree, parent: parents[0], message: split < 0 ? "" : text.slice(split + 2) };
 }
 
-/** The tree entries that turn the parent's tree into the commit's (blobs uploaded on the way). */
+/** GitHub refuses files over 100 MiB; such a change is refused here, before anything is uploaded. */
+export const MAX_FILE_BYTES = 100 * 1024 * 1024;
+
+/** The tree entries that turn the parent's tree into the commit's (checked first, then blobs uploaded). */
 async function changes(target: GitTarget, gitDir: string, parent: string, commit: string): Promise<TreeEntry[]> {
   const raw = (await gitOut(gitDir, ["diff-tree", "-r", "-z", "--no-renames", "--raw", "--no-ext-diff", parent, commit, "--"])).toString("utf8");
   const fields = raw.split("\0");
   const entries: TreeEntry[] = [];
+  const blobs: Array<{ path: string; sha: string }> = [];
   for (let i = 0; i + 1 < fields.length; i += 2) {
     const [oldMode, newMode, , newSha, kind] = (fields[i] ?? "").replace(/^:/, "").split(" ");
     const path = fields[i + 1] ?? "";
@@ -91,9 +95,14 @@ async function changes(target: GitTarget, gitDir: string, parent: string, commit
     }
     if (newMode !== "100644" && newMode !== "100755" && newMode !== "120000") throw new GitDataError(`refusing to publish ${path}: unexpected mode ${String(newMode)}`);
     if (!newSha || !SHA.test(newSha)) throw new GitDataError(`refusing to publish ${path}: no blob id`);
-    const uploaded = await target.api.createBlob(target.owner, target.repo, await gitOut(gitDir, ["cat-file", "blob", newSha]));
-    if (uploaded !== newSha) throw new GitDataError(`GitHub stored ${path} as ${uploaded}, not ${newSha}: the upload was altered`);
+    const size = Number((await gitOut(gitDir, ["cat-file", "-s", newSha])).toString("utf8").trim());
+    if (!(size <= MAX_FILE_BYTES)) throw new GitDataError(`refusing to publish ${path}: ${size} bytes, larger than GitHub's 100 MiB limit for a file`);
     entries.push({ path, mode: newMode, type: "blob", sha: newSha });
+    blobs.push({ path, sha: newSha });
+  }
+  for (const { path, sha } of blobs) {
+    const uploaded = await target.api.createBlob(target.owner, target.repo, await gitOut(gitDir, ["cat-file", "blob", sha]));
+    if (uploaded !== sha) throw new GitDataError(`GitHub stored ${path} as ${uploaded}, not ${sha}: the upload was altered`);
   }
   return entries;
 }

