@@ -117,3 +117,34 @@ describe("a refused sender", () => {
     expect(upload.received()).toMatch(/^HTTP\/1\.1 413 /);
   });
 });
+
+describe("a request pipelined behind a refused one", () => {
+  const signed = (id: string) => {
+    const body = '{"action":"created"}';
+    return `POST /api/github/webhooks HTTP/1.1\r\nHost: x\r\ncontent-type: application/json\r\nx-github-event: star\r\nx-github-delivery: ${id}\r\nx-hub-signature-256: ${signPayload(secret, body)}\r\ncontent-length: ${body.length}\r\n\r\n${body}`;
+  };
+  const refusedFirst: Array<[string, (id: string) => string]> = [
+    ["415 (wrong content type)", (id) => `POST /api/github/webhooks HTTP/1.1\r\nHost: x\r\ncontent-type: text/plain\r\nx-github-event: star\r\nx-github-delivery: ${id}\r\ncontent-length: 2\r\n\r\n{}`],
+    ["400 (no signature)", (id) => `POST /api/github/webhooks HTTP/1.1\r\nHost: x\r\ncontent-type: application/json\r\nx-github-event: star\r\nx-github-delivery: ${id}\r\ncontent-length: 2\r\n\r\n{}`],
+    ["413 (a chunked body over the limit that then ends)", (id) => `${headersFor(undefined, id)}${(LIMIT + 16).toString(16)}\r\n${"a".repeat(LIMIT + 16)}\r\n0\r\n\r\n`],
+  ];
+
+  it.each(refusedFirst)("is neither answered nor stored after a %s", async (_label, refused) => {
+    const piped = `piped-${Math.random().toString(36).slice(2)}`;
+    // One write: the refused request, its whole body, then a signed delivery on the same connection.
+    const upload = rawUpload(refused(`refused-${piped}`) + signed(piped));
+    await upload.ended;
+    upload.socket.end();
+    await upload.closed;
+    expect(upload.received()).toMatch(/^HTTP\/1\.1 4\d\d /);
+    expect(upload.received()).not.toMatch(/HTTP\/1\.1 20\d/);
+    // A delivery sent afterwards on its own connection is committed after anything read before it.
+    const marker = signed(`marker-${piped}`);
+    const after = rawUpload(marker);
+    await until(() => after.received().includes("\r\n\r\n"), "the marker's answer");
+    expect(after.received()).toMatch(/^HTTP\/1\.1 202 /);
+    after.socket.destroy();
+    expect(await running.store.inbox(piped)).toBeUndefined();
+    expect(await running.store.inbox(`refused-${piped}`)).toBeUndefined();
+  });
+});
