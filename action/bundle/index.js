@@ -98897,22 +98897,33 @@ var JobStore = class {
     const batch = this.receiving;
     this.receiving = [];
     const now = Date.now();
-    let fresh;
+    let outcomes;
     try {
       const insert = this.db.prepare("INSERT OR IGNORE INTO inbox (delivery_id, event, payload, state, attempts, next_attempt_at, received_at, updated_at) VALUES (?, ?, ?, 'pending', 0, ?, ?, ?)");
       this.db.exec("BEGIN IMMEDIATE");
       try {
-        fresh = batch.map((r2) => insert.run(r2.deliveryId, r2.event, r2.payload, now, now, now).changes === 1);
+        outcomes = batch.map((r2) => {
+          try {
+            return { fresh: insert.run(r2.deliveryId, r2.event, r2.payload, now, now, now).changes === 1 };
+          } catch (error62) {
+            if (!this.db.isTransaction) throw error62;
+            return { error: error62 };
+          }
+        });
         this.db.exec("COMMIT");
       } catch (error62) {
-        this.db.exec("ROLLBACK");
+        if (this.db.isTransaction) this.db.exec("ROLLBACK");
         throw error62;
       }
     } catch (error62) {
       for (const r2 of batch) r2.reject(error62);
       return;
     }
-    batch.forEach((r2, i3) => r2.resolve(fresh[i3]));
+    batch.forEach((r2, i3) => {
+      const outcome = outcomes[i3];
+      if ("error" in outcome) r2.reject(outcome.error);
+      else r2.resolve(outcome.fresh);
+    });
   }
   /** Pending deliveries due by `now`, oldest first, leaving out those being handled. */
   async dueDeliveries(now, limit2, exclude) {

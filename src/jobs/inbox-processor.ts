@@ -37,6 +37,16 @@ function reasonOf(error: unknown): string {
   return message.slice(0, 500);
 }
 
+/** The payload as an object, or undefined when the text is not one JSON object. */
+function objectOf(text: string): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 export class InboxProcessor {
   private readonly store: Store;
   private readonly handle: DeliveryHandler;
@@ -98,8 +108,17 @@ export class InboxProcessor {
   }
 
   private async attempt(id: string, name: string, payloadText: string, attempts: number): Promise<void> {
+    const payload = objectOf(payloadText);
+    if (payload === undefined) {
+      // The ingress checked the body's syntax; a stored text that still is not one object is
+      // not made better by waiting: failed at once, never handed to the handlers.
+      const reason = "the stored payload is not a JSON object";
+      await this.store.deliveryAttemptFailed(id, reason, undefined);
+      this.options.log.error({ deliveryId: id, event: name, attempts: attempts + 1, reason }, "webhook delivery failed for good");
+      return;
+    }
     try {
-      await this.handle({ id, name, payload: JSON.parse(payloadText) as Record<string, unknown> });
+      await this.handle({ id, name, payload });
       await this.store.deliveryDone(id);
     } catch (error) {
       const attempt = attempts + 1;

@@ -111,15 +111,26 @@ export class JobStore implements Store {
     const batch = this.receiving;
     this.receiving = [];
     const now = Date.now();
-    let fresh: boolean[];
+    // Each row's own outcome: a delivery whose insert fails (a value SQLite will not bind or
+    // store, a constraint) is refused alone; SQLite backs out only that statement, so the
+    // others still commit and are answered 202.
+    let outcomes: Array<{ fresh: boolean } | { error: unknown }>;
     try {
       const insert = this.db.prepare("INSERT OR IGNORE INTO inbox (delivery_id, event, payload, state, attempts, next_attempt_at, received_at, updated_at) VALUES (?, ?, ?, 'pending', 0, ?, ?, ?)");
       this.db.exec("BEGIN IMMEDIATE");
       try {
-        fresh = batch.map((r) => insert.run(r.deliveryId, r.event, r.payload, now, now, now).changes === 1);
+        outcomes = batch.map((r) => {
+          try {
+            return { fresh: insert.run(r.deliveryId, r.event, r.payload, now, now, now).changes === 1 };
+          } catch (error) {
+            // An error that ended the transaction itself (disk full, I/O) fails the whole batch.
+            if (!this.db.isTransaction) throw error;
+            return { error };
+          }
+        });
         this.db.exec("COMMIT");
       } catch (error) {
-        this.db.exec("ROLLBACK");
+        if (this.db.isTransaction) this.db.exec("ROLLBACK");
         throw error;
       }
     } catch (error) {
@@ -127,7 +138,11 @@ export class JobStore implements Store {
       for (const r of batch) r.reject(error);
       return;
     }
-    batch.forEach((r, i) => r.resolve(fresh[i] as boolean));
+    batch.forEach((r, i) => {
+      const outcome = outcomes[i] as { fresh: boolean } | { error: unknown };
+      if ("error" in outcome) r.reject(outcome.error);
+      else r.resolve(outcome.fresh);
+    });
   }
 
   /** Pending deliveries due by `now`, oldest first, leaving out those being handled. */

@@ -27,6 +27,11 @@ function answer(res: ServerResponse, status: number, message: string): true {
 
 /** How long a refused request's connection stays open, discarding, so the sender can read the answer. */
 const LINGER_MS = 2_000;
+/**
+ * Connections a request was refused on: they are only discarding now. A request pipelined
+ * behind the refused one (parsed from the bytes still coming) is neither read nor stored.
+ */
+const refusedConnections = new WeakSet<object>();
 
 /**
  * Refuses a request whose body is not read (too large, too many at once, wrong headers).
@@ -37,6 +42,7 @@ const LINGER_MS = 2_000;
  */
 function refuse(req: IncomingMessage, res: ServerResponse, status: number, message: string): true {
   const socket = req.socket;
+  refusedConnections.add(socket);
   let discarded = 0;
   req.on("data", (chunk: Buffer) => {
     discarded += chunk.length;
@@ -53,11 +59,18 @@ function refuse(req: IncomingMessage, res: ServerResponse, status: number, messa
   return answer(res, status, message);
 }
 
+/** A request that came on a refused connection: not read, not answered; the connection closes. */
+function dropPipelined(req: IncomingMessage): true {
+  req.socket.destroy();
+  return true;
+}
+
 export function webhookIngress(options: { path: string; secret: string; limits: IngressLimits; accept: AcceptDelivery; log: Log }) {
   const budget = new InFlightBudget(options.limits.maxInFlightBytes);
   return async (req: IncomingMessage, res: ServerResponse): Promise<boolean> => {
     const path = (req.url ?? "").split("?")[0]?.replace(/\/+$/, "");
     if (path !== options.path.replace(/\/+$/, "")) return false;
+    if (refusedConnections.has(req.socket)) return dropPipelined(req);
     if (req.method !== "POST") return answer(res, 405, "only POST is accepted here");
     const contentType = req.headers["content-type"];
     if (typeof contentType !== "string" || !JSON_TYPE.test(contentType)) return refuse(req, res, 415, "the content type must be application/json");
@@ -68,6 +81,8 @@ export function webhookIngress(options: { path: string; secret: string; limits: 
       return refuse(req, res, 400, "X-GitHub-Delivery, X-GitHub-Event and X-Hub-Signature-256 are required");
     }
     const read = await readBoundedBody(req, options.limits.maxBodyBytes, budget);
+    // Refused while this one was being read (it was pipelined behind the refused request).
+    if (refusedConnections.has(req.socket)) return dropPipelined(req);
     if (!read.ok) {
       if (read.reason === "too-large") {
         // GitHub marks the delivery failed; the operator can raise the limit and redeliver it.

@@ -78,4 +78,41 @@ describe("SQLite inbox group commit", () => {
     expect((await store.inboxDepth()).pending).toBe(0);
     await store.close();
   }, 30_000);
+
+  it("refuses only the delivery whose insert fails mid-batch; the others of its batch are committed and answered", async () => {
+    const { store, path } = await freshStore();
+    // A row SQLite itself refuses (statement aborted by a trigger, installed from another connection).
+    const other = new DatabaseSync(path);
+    other.exec("CREATE TRIGGER refuse_poison BEFORE INSERT ON inbox WHEN NEW.delivery_id = 'poison' BEGIN SELECT RAISE(ABORT, 'poison refused'); END;");
+    other.close();
+    const results = await Promise.allSettled([store.receive("a", "issues", "{}"), store.receive("poison", "issues", "{}"), store.receive("b", "issues", "{}"), store.receive("a", "issues", "{}")]);
+    expect(results.map((r) => (r.status === "fulfilled" ? r.value : "rejected"))).toEqual([true, "rejected", true, false]);
+    expect(String((results[1] as PromiseRejectedResult).reason)).toMatch(/poison refused/);
+    expect(await store.inbox("a")).toMatchObject({ state: "pending", payload: "{}" });
+    expect(await store.inbox("b")).toMatchObject({ state: "pending" });
+    expect(await store.inbox("poison")).toBeUndefined();
+    await store.close();
+  });
+
+  it("refuses only a payload beyond SQLite's length limit; the rest of the batch is committed", async () => {
+    const { store } = await freshStore();
+    // The default limit is 1e9 bytes, more than a test should allocate: this connection's is lowered to 64 KiB instead.
+    (store as unknown as { db: DatabaseSync }).db.limits.length = 64 * 1024;
+    const huge = JSON.stringify({ pad: "x".repeat(128 * 1024) });
+    const results = await Promise.allSettled([store.receive("small-1", "issues", "{}"), store.receive("huge", "issues", huge), store.receive("small-2", "issues", "{}")]);
+    expect(results.map((r) => r.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
+    expect(String((results[1] as PromiseRejectedResult).reason)).toMatch(/too big/i);
+    expect((await store.inboxDepth()).pending).toBe(2);
+    expect(await store.inbox("huge")).toBeUndefined();
+    await store.close();
+  });
+
+  it("rejects a delivery received after close (answered 500 by the ingress), without throwing elsewhere", async () => {
+    const { store, path } = await freshStore();
+    await store.close();
+    await expect(store.receive("after-close", "issues", "{}")).rejects.toThrow();
+    const reopened = new JobStore(path);
+    expect(await reopened.inbox("after-close")).toBeUndefined();
+    await reopened.close();
+  });
 });

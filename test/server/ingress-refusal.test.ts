@@ -28,7 +28,8 @@ beforeAll(async () => {
   });
   const env = { APP_ID: "42", PRIVATE_KEY: testPrivateKey(), WEBHOOK_SECRET: secret, HOST: "127.0.0.1", PORT: "0", LOG_LEVEL: "warn" as const, AUTOGEN_WEBHOOK_MAX_BODY_BYTES: String(LIMIT) };
   const config = loadServerConfig({ ...env, AUTOGEN_DB_PATH: join(await mkdtemp(join(tmpdir(), "autogen-refusal-")), "autogen.db") });
-  running = await startServer(config, { logDestination });
+  // Request and idle timeouts far beyond any test's: a refused connection that closes was closed by the linger.
+  running = await startServer(config, { logDestination, limits: { headersTimeoutMs: 600_000, requestTimeoutMs: 600_000, idleTimeoutMs: 600_000 } });
   port = (running.http.address() as { port: number }).port;
 });
 
@@ -115,5 +116,72 @@ describe("a refused sender", () => {
     // 25 MiB discarded, plus what the two sockets' buffers held when it was cut.
     expect(written).toBeLessThan(40 * 1024 * 1024);
     expect(upload.received()).toMatch(/^HTTP\/1\.1 413 /);
+  });
+});
+
+describe("a request pipelined behind a refused one", () => {
+  const signed = (id: string) => {
+    const body = '{"action":"created"}';
+    return `POST /api/github/webhooks HTTP/1.1\r\nHost: x\r\ncontent-type: application/json\r\nx-github-event: star\r\nx-github-delivery: ${id}\r\nx-hub-signature-256: ${signPayload(secret, body)}\r\ncontent-length: ${body.length}\r\n\r\n${body}`;
+  };
+  const refusedFirst: Array<[string, (id: string) => string]> = [
+    ["415 (wrong content type)", (id) => `POST /api/github/webhooks HTTP/1.1\r\nHost: x\r\ncontent-type: text/plain\r\nx-github-event: star\r\nx-github-delivery: ${id}\r\ncontent-length: 2\r\n\r\n{}`],
+    ["400 (no signature)", (id) => `POST /api/github/webhooks HTTP/1.1\r\nHost: x\r\ncontent-type: application/json\r\nx-github-event: star\r\nx-github-delivery: ${id}\r\ncontent-length: 2\r\n\r\n{}`],
+    ["413 (a chunked body over the limit that then ends)", (id) => `${headersFor(undefined, id)}${(LIMIT + 16).toString(16)}\r\n${"a".repeat(LIMIT + 16)}\r\n0\r\n\r\n`],
+  ];
+
+  it.each(refusedFirst)("is neither answered nor stored after a %s", async (_label, refused) => {
+    const piped = `piped-${Math.random().toString(36).slice(2)}`;
+    // One write: the refused request, its whole body, then a signed delivery on the same connection.
+    const upload = rawUpload(refused(`refused-${piped}`) + signed(piped));
+    await upload.ended;
+    upload.socket.end();
+    await upload.closed;
+    expect(upload.received()).toMatch(/^HTTP\/1\.1 4\d\d /);
+    expect(upload.received()).not.toMatch(/HTTP\/1\.1 20\d/);
+    // A delivery sent afterwards on its own connection is committed after anything read before it.
+    const marker = signed(`marker-${piped}`);
+    const after = rawUpload(marker);
+    await until(() => after.received().includes("\r\n\r\n"), "the marker's answer");
+    expect(after.received()).toMatch(/^HTTP\/1\.1 202 /);
+    after.socket.destroy();
+    expect(await running.store.inbox(piped)).toBeUndefined();
+    expect(await running.store.inbox(`refused-${piped}`)).toBeUndefined();
+  });
+});
+
+describe("a refused sender that tries to keep the connection", () => {
+  /** Sends a byte every 50 ms until the server closes the connection; resolves with what came back. */
+  async function dripUntilClosed(upload: ReturnType<typeof rawUpload>, byte: string): Promise<string> {
+    const drip = setInterval(() => {
+      if (!upload.socket.destroyed) upload.socket.write(byte);
+    }, 50);
+    try {
+      await upload.closed;
+    } finally {
+      clearInterval(drip);
+    }
+    return upload.received();
+  }
+
+  it.each([
+    ["a declared body over the limit, dripped", () => rawUpload(headersFor(LIMIT * 100, "drip-413")), "a"],
+    ["a chunked body with the wrong content type, dripped", () => rawUpload(headersFor(undefined, "drip-415").replace("application/json", "text/plain") + "100000\r\n"), "a"],
+    ["a refusal whose body ended, followed by headers dripped for a second request", () => rawUpload(headersFor(2, "drip-400").replace(/x-hub-signature-256: [^\r]*\r\n/, "") + "{}POST /api/github/webhooks HTTP/1.1\r\n"), "x"],
+  ])("is closed by the linger (or its body's end), not by the much later request or idle timeout: %s", async (_label, open, byte) => {
+    const upload = open();
+    const received = await dripUntilClosed(upload, byte);
+    expect(received).toMatch(/^HTTP\/1\.1 4\d\d /);
+    expect(received.match(/HTTP\/1\.1/g)).toHaveLength(1);
+  }, 120_000);
+
+  it("a signed, valid delivery over the limit is not stored", async () => {
+    const big = bodyOf(LIMIT + 1024);
+    const refused = await fetch(hook(), { method: "POST", headers: { "content-type": "application/json", "x-github-event": "star", "x-github-delivery": "over-stored", "x-hub-signature-256": signPayload(secret, big) }, body: big });
+    expect(refused.status).toBe(413);
+    const small = bodyOf(1024);
+    const marker = await fetch(hook(), { method: "POST", headers: { "content-type": "application/json", "x-github-event": "star", "x-github-delivery": "over-stored-marker", "x-hub-signature-256": signPayload(secret, small) }, body: small });
+    expect(marker.status).toBe(202);
+    expect(await running.store.inbox("over-stored")).toBeUndefined();
   });
 });

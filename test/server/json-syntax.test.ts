@@ -75,4 +75,49 @@ describe("jsonShape", () => {
     expect(jsonShape(deep)).toBe("object");
     expect(jsonShape(Buffer.from(`{"a":${"[".repeat(200_000)}}`))).toBe("invalid");
   });
+
+  it.each([
+    ["form feed", "\f{}"], ["vertical tab", "{}\v"], ["no-break space", "\u00a0{}"], ["next line", '{"a":1\u0085}'], ["line separator", '{\u2028"a":1}'],
+    ["ideographic space", "{}\u3000"], ["BOM after the object", "{}\ufeff"], ["raw NUL in a string", '{"a":"\u0000"}'], ["raw NUL between tokens", '{"a":\u00001}'],
+    ["lone surrogate escapes", '{"a":"\\udc00\\ud800"}'], ["a huge exponent", '{"a":1e999999}'], ["a tiny exponent", '{"a":-1e-999999}'], ["a 400-digit integer", `{"a":${"9".repeat(400)}}`],
+    ["deep objects", `{"a":${'{"a":'.repeat(100_000)}1${"}".repeat(100_000)}}`],
+  ])("agrees with JSON.parse on %s", (_label, text) => {
+    const buf = Buffer.from(text, "utf8");
+    expect(jsonShape(buf)).toBe(expected(buf));
+  });
+
+  it("agrees with JSON.parse on overlong and invalid UTF-8 standing for a quote, a backslash or a control character", () => {
+    // C0 A2 is an overlong '"', C1 9C an overlong backslash, C0 80 an overlong NUL, ED A0 80 an encoded surrogate: the decoder makes each U+FFFD.
+    for (const hex of ["c0a2", "c19c", "c080", "eda080", "f4908080", "e022", "f09022", "c35c", "e0805c22"]) {
+      const buf = Buffer.concat([Buffer.from('{"a":"x'), Buffer.from(hex, "hex"), Buffer.from('"}')]);
+      expect(jsonShape(buf), hex).toBe(expected(buf));
+    }
+  });
+
+  it("agrees with JSON.parse on random bytes inside strings and random whitespace between tokens", () => {
+    // mulberry32, fixed seed: the same inputs every run.
+    let seed = 7;
+    const rand = (n: number) => {
+      seed = (seed + 0x6d2b79f5) | 0;
+      let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+      return ((t ^ (t >>> 14)) >>> 0) % n;
+    };
+    const inString = ["a", '\\"', "\\\\", "\\u0022", "\\ud800", "é", "😀", "\\", '"', "\u0000", "\u001f", "\u007f", "\u2028"].map((a) => Buffer.from(a));
+    const high = [0x80, 0xbf, 0xc0, 0xc1, 0xc2, 0xdf, 0xe0, 0xed, 0xef, 0xf0, 0xf4, 0xf5, 0xf8, 0xff, 0xa0, 0x9f];
+    const spaces = [" ", "\t", "\n", "\r", "\f", "\v", "\u00a0", "\ufeff", "\u2028", "\u0085", "\u3000", "\u0000"].map((a) => Buffer.from(a));
+    const space = () => (rand(4) === 0 ? (spaces[rand(spaces.length)] as Buffer) : Buffer.alloc(0));
+    const seen: Record<string, number> = {};
+    for (let k = 0; k < 50_000; k++) {
+      const parts = [space(), Buffer.from("{"), space(), Buffer.from('"k')];
+      for (let i = rand(6); i > 0; i--) parts.push(rand(2) ? Buffer.from([high[rand(high.length)] as number]) : (inString[rand(inString.length)] as Buffer));
+      parts.push(Buffer.from('"'), space(), Buffer.from(":"), space(), Buffer.from(["1", "[]", '"v"', "-0", "1e5"][rand(5)] as string), space(), Buffer.from("}"), space());
+      const buf = Buffer.concat(parts);
+      const want = expected(buf);
+      seen[want] = (seen[want] ?? 0) + 1;
+      expect(jsonShape(buf), buf.toString("hex")).toBe(want);
+    }
+    expect(seen.object).toBeGreaterThan(5_000);
+    expect(seen.invalid).toBeGreaterThan(5_000);
+  });
 });

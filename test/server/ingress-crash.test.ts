@@ -1,0 +1,71 @@
+// A 202 means stored: the server is killed (SIGKILL, no shutdown) while a burst of
+// deliveries is being received and group-committed, and every delivery that was answered
+// 202 before the kill is in the SQLite file afterwards.
+import { spawn } from "node:child_process";
+import { mkdtemp } from "node:fs/promises";
+import { request } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { DatabaseSync } from "node:sqlite";
+import { describe, expect, it } from "vitest";
+import { signPayload } from "../support/webhook-examples.ts";
+
+const secret = "ingress-crash-secret";
+
+/** One delivery; resolves with the status, or undefined when the connection died first. */
+function post(port: number, id: string, body: string): Promise<number | undefined> {
+  return new Promise((resolve) => {
+    const req = request({ host: "127.0.0.1", port, method: "POST", path: "/api/github/webhooks", agent: false, headers: { "content-type": "application/json", "x-github-event": "star", "x-github-delivery": id, "x-hub-signature-256": signPayload(secret, body), "content-length": Buffer.byteLength(body) } });
+    req.on("response", (res) => {
+      res.resume();
+      resolve(res.statusCode);
+    });
+    req.on("error", () => resolve(undefined));
+    req.end(body);
+  });
+}
+
+describe("a server killed mid-burst", () => {
+  it("has stored every delivery it answered 202", async () => {
+    const dbPath = join(await mkdtemp(join(tmpdir(), "autogen-crash-")), "autogen.db");
+    const child = spawn(process.execPath, [join(import.meta.dirname, "../support/ingress-child.ts"), dbPath, secret], { stdio: ["ignore", "pipe", "inherit"] });
+    const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+    try {
+      const port = Number(await new Promise<string>((resolve, reject) => {
+        createInterface({ input: child.stdout }).once("line", resolve);
+        child.once("exit", () => reject(new Error("the server exited before listening")));
+      }));
+      const accepted: string[] = [];
+      let killed = false;
+      const body = JSON.stringify({ action: "created", pad: "x".repeat(16 * 1024) });
+      // 200 concurrent deliveries (under the connection cap of 256); the kill comes once some have been answered, while the rest are in flight.
+      const sends = Array.from({ length: 200 }, (_, i) =>
+        post(port, `crash-${i}`, body).then((status) => {
+          if (status === 202 && !killed) accepted.push(`crash-${i}`);
+          if (accepted.length >= 50 && !killed) {
+            killed = true;
+            child.kill("SIGKILL");
+          }
+          return status;
+        }),
+      );
+      const statuses = await Promise.all(sends);
+      await exited;
+      expect(killed).toBe(true);
+      // Some never got an answer: the kill really came mid-burst.
+      expect(statuses.some((s) => s === undefined)).toBe(true);
+      const db = new DatabaseSync(dbPath);
+      try {
+        const stored = new Set((db.prepare("SELECT delivery_id FROM inbox").all() as Array<{ delivery_id: string }>).map((r) => r.delivery_id));
+        expect(accepted.filter((id) => !stored.has(id))).toEqual([]);
+        expect(accepted.length).toBeGreaterThanOrEqual(50);
+      } finally {
+        db.close();
+      }
+    } finally {
+      child.kill("SIGKILL");
+      await exited;
+    }
+  }, 120_000);
+});
