@@ -31,9 +31,11 @@ export class InFlightBudget {
 export function readBoundedBody(req: IncomingMessage, maxBytes: number, budget: InFlightBudget): Promise<BodyResult> {
   const declared = Number(req.headers["content-length"] ?? Number.NaN);
   if (Number.isFinite(declared) && declared > maxBytes) return Promise.resolve({ ok: false, reason: "too-large" });
-  // A declared length is allocated once, when its first bytes come, and filled (one copy of
-  // the body, not chunks plus their concatenation): the whole length is taken from the
-  // budget then. A chunked body is counted as it comes, gathered and joined.
+  // Every body is counted against the budget as its bytes come, so a sender holds only what
+  // it has sent (one that declares the limit and sends a byte holds a byte). A declared
+  // length is allocated once, at its first bytes, and filled: one copy of the body, not
+  // chunks plus their concatenation (an unfilled allocation's pages are not resident, so
+  // memory follows the bytes received). A chunked body is gathered and joined.
   const known = Number.isInteger(declared) && declared >= 0 ? declared : undefined;
   let into: Buffer | undefined;
   return new Promise((resolve) => {
@@ -55,18 +57,12 @@ export function readBoundedBody(req: IncomingMessage, maxBytes: number, budget: 
     };
     const onData = (chunk: Buffer) => {
       if (size + chunk.length > (known ?? maxBytes)) return finish({ ok: false, reason: "too-large" });
+      if (!budget.take(chunk.length)) return finish({ ok: false, reason: "busy" });
+      held += chunk.length;
       if (known !== undefined) {
-        if (!into) {
-          if (!budget.take(known)) return finish({ ok: false, reason: "busy" });
-          held = known;
-          into = Buffer.allocUnsafe(known);
-        }
+        into ??= Buffer.allocUnsafe(known);
         chunk.copy(into, size);
-      } else {
-        if (!budget.take(chunk.length)) return finish({ ok: false, reason: "busy" });
-        held += chunk.length;
-        chunks.push(chunk);
-      }
+      } else chunks.push(chunk);
       size += chunk.length;
     };
     req.on("data", onData);

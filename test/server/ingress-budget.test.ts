@@ -1,10 +1,10 @@
-// The shared in-flight budget as a hostile client meets it: a body with Content-Length
-// takes its whole declared length from the budget at its first byte, so a few senders that
-// declare the limit, send one byte and stall turn honest senders away (503). This file
-// checks that such a hold ends with the request timeout whatever the staller does, that
-// every way a body can end gives its bytes back, and that malformed lengths never reach
-// the budget. Body limit = budget here: one staller holds all of it, and a second body of
-// the limit fits only if every byte of the first came back.
+// The shared in-flight budget as a hostile client meets it: a body is counted as its bytes
+// come, so a sender that declares the limit and sends one byte holds one byte, and only a
+// sender that has really sent the budget's worth turns honest senders away (503). This
+// file checks that, that such a hold ends with the request timeout whatever the staller
+// does, that every way a body can end gives its bytes back, and that malformed lengths
+// never reach the budget. Body limit = budget here: one staller holds all of it, and a
+// second body of the limit fits only if every byte of the first came back.
 import { mkdtemp } from "node:fs/promises";
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
@@ -59,8 +59,10 @@ const headers = (extra: string, id: string, signature = `sha256=${"0".repeat(64)
 /** A body of exactly the limit: `{"a":"bbb…` and then `last`. */
 const bodyOfLimit = (last: string) => `{"a":"${"b".repeat(LIMIT - 6 - last.length)}${last}`;
 
-/** Declares a body of the whole budget and sends its first byte (signed for `body`, when given). */
-const staller = (id: string, body?: string) => raw(headers(`content-length: ${LIMIT}\r\n`, id, body === undefined ? undefined : signPayload(secret, body)) + "{");
+/** Declares a body of the whole budget and sends all of it but its last two bytes (signed for `body`, when given). */
+const staller = (id: string, body?: string) => raw(headers(`content-length: ${LIMIT}\r\n`, id, body === undefined ? undefined : signPayload(secret, body)) + bodyOfLimit('"}').slice(0, -2));
+/** What a staller has left to send to complete `body`. */
+const rest = (body: string) => body.slice(-2);
 
 /** A small signed delivery from an honest sender: 202, or 503 while the budget is held. */
 async function honest(id: string): Promise<number> {
@@ -90,7 +92,7 @@ async function heldNow(): Promise<void> {
 async function wholeBudgetIsBack(): Promise<void> {
   const s = staller(nextId("check"));
   await heldNow();
-  s.socket.write(bodyOfLimit('"}').slice(1));
+  s.socket.write(rest(bodyOfLimit('"}')));
   await until(() => s.received().includes("\r\n\r\n"), "the checker's answer");
   expect(s.received()).toMatch(/^HTTP\/1\.1 401 /);
   s.socket.destroy();
@@ -99,6 +101,16 @@ async function wholeBudgetIsBack(): Promise<void> {
 }
 
 describe("a sender that declares the limit and stalls", () => {
+  it("holds only the bytes it sent: many that declare the limit and send one byte turn no honest sender away", async () => {
+    const stallers = Array.from({ length: 16 }, () => raw(headers(`content-length: ${LIMIT}\r\n`, nextId("one-byte")) + "{"));
+    // Each has sent its byte (the server read it) before the honest ones come.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    for (let i = 0; i < 5; i++) expect(await honest(nextId("beside-one-byte"))).toBe(202);
+    for (const st of stallers) st.socket.destroy();
+    await Promise.all(stallers.map((st) => st.closed));
+    await wholeBudgetIsBack();
+  }, 90_000);
+
   it("holds the budget until the request timeout ends it, dripping or not, and never longer", async () => {
     const s = staller(nextId("stall"));
     await heldNow();
@@ -115,13 +127,13 @@ describe("a sender that declares the limit and stalls", () => {
     await wholeBudgetIsBack();
   }, 90_000);
 
-  it("many stallers: the first takes the budget, the rest are refused 503 at their first byte and hold nothing", async () => {
+  it("many stallers: the first takes the budget, the rest are refused 503 at their first bytes and hold nothing", async () => {
     const first = staller(nextId("first"));
     await heldNow();
-    const rest = Array.from({ length: 8 }, () => staller(nextId("rest")));
-    await until(() => rest.every((r) => r.received().includes("\r\n\r\n")), "every later staller answered");
-    for (const r of rest) expect(r.received()).toMatch(/^HTTP\/1\.1 503 /);
-    await Promise.all(rest.map((r) => r.closed));
+    const others = Array.from({ length: 8 }, () => staller(nextId("rest")));
+    await until(() => others.every((r) => r.received().includes("\r\n\r\n")), "every later staller answered");
+    for (const r of others) expect(r.received()).toMatch(/^HTTP\/1\.1 503 /);
+    await Promise.all(others.map((r) => r.closed));
     first.socket.destroy();
     await first.closed;
     await wholeBudgetIsBack();
@@ -135,19 +147,19 @@ describe("every way a held body ends gives the budget back", () => {
     ["the sender resets the connection", undefined, async (s) => void s.socket.resetAndDestroy()],
     ["the sender half-closes mid-body", undefined, async (s) => void s.socket.end()],
     ["the body completes, unsigned (401)", undefined, async (s) => {
-      s.socket.write(bodyOfLimit('"}').slice(1));
+      s.socket.write(rest(bodyOfLimit('"}')));
       await until(() => s.received().includes("\r\n\r\n"), "the answer");
       expect(s.received()).toMatch(/^HTTP\/1\.1 401 /);
       s.socket.destroy();
     }],
     ["the body completes, signed but not JSON (400)", malformed, async (s) => {
-      s.socket.write(malformed.slice(1));
+      s.socket.write(rest(malformed));
       await until(() => s.received().includes("\r\n\r\n"), "the answer");
       expect(s.received()).toMatch(/^HTTP\/1\.1 400 /);
       s.socket.destroy();
     }],
     ["more bytes come than declared (the rest parsed as a bad request)", undefined, async (s) => {
-      s.socket.write(`${bodyOfLimit('"}').slice(1)}garbage that is not a request\r\n\r\n`);
+      s.socket.write(`${rest(bodyOfLimit('"}'))}garbage that is not a request\r\n\r\n`);
       await s.closed;
     }],
   ];
@@ -183,7 +195,7 @@ describe("lengths that are not a length", () => {
 describe("a request pipelined behind a 503", () => {
   it("is neither read nor stored", async () => {
     // The holder leaves 100 bytes of the budget: a 200-byte body is refused 503, a 20-byte delivery would fit.
-    const holder = raw(headers(`content-length: ${LIMIT - 100}\r\n`, nextId("holder")) + "{");
+    const holder = raw(headers(`content-length: ${LIMIT - 100}\r\n`, nextId("holder")) + "{".padEnd(LIMIT - 101, " "));
     const refused = (id: string) => headers("content-length: 200\r\n", id) + `{"a":"${"b".repeat(192)}"}`;
     await until(async () => {
       const r = raw(refused(nextId("probe-200")));
