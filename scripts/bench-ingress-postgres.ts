@@ -19,7 +19,8 @@ import { join } from "node:path";
 import pg from "pg";
 import { PgStore } from "../src/jobs/pg-store.ts";
 import { startPostgres } from "../test/support/embedded-postgres.ts";
-import { labeledBody, postDelivery, spawnServer, type ServerChild } from "./ingress-support.ts";
+import { spawnServer, type ServerChild } from "../test/support/server-child.ts";
+import { labeledBody, postDelivery } from "./ingress-support.ts";
 
 export type PgPhaseOptions = {
   githubUrl: string;
@@ -70,17 +71,15 @@ export type PgPhaseResult = {
   storeClaims: { jobs: number; perSecond: number; claimedTwice: number };
 };
 
-type Instance = ServerChild;
 
 // Ten installations: the per-installation limit is not what bounds the claiming.
 const payload = (n: number) => labeledBody(n, 100 + (n % 10));
 
-async function startInstance(dataDir: string, options: PgPhaseOptions, databaseUrl: string): Promise<Instance> {
+async function startInstance(dataDir: string, options: PgPhaseOptions, databaseUrl: string): Promise<ServerChild> {
   await mkdir(dataDir, { recursive: true });
   return spawnServer(join(import.meta.dirname, "ingress-pg-child.ts"), [dataDir, options.githubUrl, options.secret, databaseUrl, String(options.concurrency)]);
 }
 
-const post = postDelivery;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const count = (rows: Array<{ k: unknown; n: unknown }>) => Object.fromEntries(rows.map((r) => [String(r.k), Number(r.n)]));
 
@@ -125,7 +124,7 @@ async function runTrial(trial: number, options: PgPhaseOptions, databaseUrl: str
   const ids = Array.from({ length: options.perTrial }, (_, n) => ({ id: `pg-${trial}-${n}`, body: payload(trial * 10_000 + n) }));
   const dirOf = (i: number, generation: number) => join(options.dir, `pg-${trial}-instance-${i}-${generation}`);
   // Started one after the other: the second waits on the first's migrations (advisory lock).
-  const instances: Instance[] = [await startInstance(dirOf(0, 0), options, databaseUrl), await startInstance(dirOf(1, 0), options, databaseUrl)];
+  const instances: ServerChild[] = [await startInstance(dirOf(0, 0), options, databaseUrl), await startInstance(dirOf(1, 0), options, databaseUrl)];
   const kill = trial > 0;
   const killDuringJobs = kill && trial % 2 === 0;
   const victim = Math.floor(Math.random() * 2);
@@ -137,7 +136,7 @@ async function runTrial(trial: number, options: PgPhaseOptions, databaseUrl: str
   let allowedReclaims = new Set<number>();
   const started = performance.now();
   const killVictim = async () => {
-    const dead = instances[victim] as Instance;
+    const dead = instances[victim] as ServerChild;
     await dead.kill();
     // The jobs it held: taking them over is a second claim, allowed.
     const pattern = `%:${dead.pid}:%`;
@@ -173,7 +172,7 @@ async function runTrial(trial: number, options: PgPhaseOptions, databaseUrl: str
         const d = ids[n];
         if (!d) break;
         if (killing) await killing;
-        const status = await post((instances[n % 2] as Instance).url, options.secret, d.id, d.body);
+        const status = await postDelivery((instances[n % 2] as ServerChild).url, options.secret, d.id, d.body);
         if (status === 202 && ++acked >= killAt && kill && !killDuringJobs && !killing) {
           killedAt = `during the burst, after ${acked} acks`;
           killing = killVictim();
@@ -190,7 +189,7 @@ async function runTrial(trial: number, options: PgPhaseOptions, databaseUrl: str
       while (next < both.length) {
         const item = both[next++];
         if (killing) await killing;
-        if (item) await post((instances[item.i] as Instance).url, options.secret, item.d.id, item.d.body);
+        if (item) await postDelivery((instances[item.i] as ServerChild).url, options.secret, item.d.id, item.d.body);
       }
     }),
   );

@@ -23,7 +23,8 @@ import { DatabaseSync } from "node:sqlite";
 import { Readable } from "node:stream";
 import { DEFAULT_INGRESS_LIMITS } from "../src/server/ingress-limits.ts";
 import { postgresPhase, type PgPhaseResult } from "./bench-ingress-postgres.ts";
-import { labeledBody, memoryOf, postDelivery, resetPeak, spawnServer } from "./ingress-support.ts";
+import { spawnServer } from "../test/support/server-child.ts";
+import { labeledBody, memoryOf, postDelivery, resetPeak } from "./ingress-support.ts";
 
 const tally = (statuses: number[]) => Object.entries(Object.groupBy(statuses, (st) => String(st))).map(([st, xs]) => (statuses.length === 1 ? st : `${st} x${xs?.length ?? 0}`)).join(", ");
 
@@ -55,13 +56,13 @@ const githubUrl = `http://127.0.0.1:${(github.address() as AddressInfo).port}`;
 // inbox's handlers on, no job workers: the jobs are counted, not run), the senders in
 // another (ingress-senders.ts), so neither the senders nor this stand-in share its CPU
 // time slice or its memory.
-const childScript = join(import.meta.dirname, "ingress-child.ts");
+const childScript = join(import.meta.dirname, "../test/support/ingress-child.ts");
 const sendersScript = join(import.meta.dirname, "ingress-senders.ts");
 const dbPath = join(dir, "autogen.db");
-const server = await spawnServer(childScript, [dbPath, githubUrl, secret]);
+const server = await spawnServer(childScript, [dbPath, secret, githubUrl]);
 const health = new URL("/healthz", server.url);
 
-type SendResult = { acks: Array<{ ms: number; status: number }>; burstMs: number; loopP99Ms: number; loopMaxMs: number };
+type SendResult = { acks: Array<{ ms: number; status: number; at: number }>; burstMs: number; loopP99Ms: number; loopMaxMs: number };
 function send(url: URL, n: number, concurrent: number, prefix: string, first = 0): Promise<SendResult> {
   const proc = spawn(process.execPath, [sendersScript, url.href, secret, String(n), String(concurrent), prefix, String(first)], { stdio: ["ignore", "pipe", "inherit"] });
   let out = "";
@@ -93,7 +94,7 @@ const statuses = Object.entries(Object.groupBy(results, (r) => String(r.status))
 console.log(`deliveries: ${count} from ${senders} senders in ${(burst.burstMs / 1000).toFixed(1)} s, GitHub answering after ${GITHUB_DELAY_MS} ms; statuses ${statuses}`);
 console.log(`ack p50 ${pct(50).toFixed(1)} ms, p99 ${pct(99).toFixed(1)} ms, max ${(sorted.at(-1) ?? 0).toFixed(1)} ms (targets: p99 < 250 ms, max < 2000 ms)`);
 {
-  const slow = [...results].sort((a, b) => b.ms - a.ms).slice(0, 20).map((r) => `${r.ms.toFixed(0)}@${(r as { at?: number }).at?.toFixed(0)}`);
+  const slow = [...results].sort((a, b) => b.ms - a.ms).slice(0, 20).map((r) => `${r.ms.toFixed(0)}@${r.at.toFixed(0)}`);
   console.log(`slowest acks (ms@start): ${slow.join(" ")}`);
 }
 console.log(`senders' event-loop delay: p99 ${burst.loopP99Ms.toFixed(1)} ms, max ${burst.loopMaxMs.toFixed(1)} ms; load average ${loadavg().map((l) => l.toFixed(1)).join(" ")} on ${availableParallelism()} cores`);
@@ -194,7 +195,7 @@ let duplicated = 0;
 for (let trial = 0; trial < trials; trial++) {
   const trialDb = join(dir, `trial-${trial}.db`);
   const ids = Array.from({ length: perTrial }, (_, n) => ({ id: `trial-${trial}-${n}`, body: labeledBody(trial * 10_000 + n) }));
-  const first = await spawnServer(childScript, [trialDb, githubUrl, secret]);
+  const first = await spawnServer(childScript, [trialDb, secret, githubUrl]);
   let acked = 0;
   let sent = 0;
   const killAt = 50 + Math.floor(Math.random() * 100);
@@ -208,7 +209,7 @@ for (let trial = 0; trial < trials; trial++) {
     }),
   );
   await (killing ?? first.kill());
-  const second = await spawnServer(childScript, [trialDb, githubUrl, secret]);
+  const second = await spawnServer(childScript, [trialDb, secret, githubUrl]);
   await Promise.all(ids.map((d) => postDelivery(second.url, secret, d.id, d.body)));
   const secondHealth = new URL("/healthz", second.url);
   while (((await (await fetch(secondHealth)).json()) as { inbox: { pending: number } }).inbox.pending > 0) await new Promise((resolve) => setTimeout(resolve, 200));

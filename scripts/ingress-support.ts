@@ -1,7 +1,6 @@
 // What bench:ingress's phases share: the signed `issues.labeled` deliveries they send, one
-// POST of a delivery, and `autogen serve` started as a child process of its own (so the
-// server's memory and event loop are its own, as in production).
-import { spawn } from "node:child_process";
+// POST of a delivery, `autogen serve` started as a child process of its own (so the
+// server's memory and event loop are its own, as in production), and that process's memory.
 import { createHmac } from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";
 
@@ -27,36 +26,6 @@ export async function postDelivery(url: URL, secret: string, id: string, body: s
   } catch {
     return 0;
   }
-}
-
-export type ServerChild = {
-  /** The webhook URL. */
-  url: URL;
-  pid: number;
-  /** SIGKILL, and wait for the exit. */
-  kill: () => Promise<void>;
-  /** SIGTERM (a graceful stop), and wait for the exit. */
-  stop: () => Promise<void>;
-};
-
-/** Starts a child script that prints its server's base URL on its first line. */
-export async function spawnServer(script: string, args: string[]): Promise<ServerChild> {
-  const proc = spawn(process.execPath, [script, ...args], { stdio: ["ignore", "pipe", "inherit"] });
-  const exited = new Promise<void>((resolve) => proc.on("exit", () => resolve()));
-  const base = await new Promise<string>((resolve, reject) => {
-    let out = "";
-    proc.stdout.on("data", (d: Buffer) => {
-      out += d.toString();
-      if (out.includes("\n")) resolve(out.trim());
-    });
-    proc.on("exit", (code) => reject(new Error(`${script} exited (${code}) before it listened`)));
-  });
-  return {
-    url: new URL(`${base}/api/github/webhooks`),
-    pid: proc.pid ?? 0,
-    kill: async () => void (proc.kill("SIGKILL"), await exited),
-    stop: async () => void (proc.kill("SIGTERM"), await exited),
-  };
 }
 
 /** A process's resident memory now and its peak since the last reset, in bytes (Linux /proc). */

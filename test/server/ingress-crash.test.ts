@@ -1,14 +1,13 @@
 // A 202 means stored: the server is killed (SIGKILL, no shutdown) while a burst of
 // deliveries is being received and group-committed, and every delivery that was answered
 // 202 before the kill is in the SQLite file afterwards.
-import { spawn } from "node:child_process";
 import { mkdtemp } from "node:fs/promises";
 import { request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
 import { DatabaseSync } from "node:sqlite";
 import { describe, expect, it } from "vitest";
+import { spawnServer } from "../support/server-child.ts";
 import { signPayload } from "../support/webhook-examples.ts";
 
 const secret = "ingress-crash-secret";
@@ -29,13 +28,9 @@ function post(port: number, id: string, body: string): Promise<number | undefine
 describe("a server killed mid-burst", () => {
   it("has stored every delivery it answered 202", async () => {
     const dbPath = join(await mkdtemp(join(tmpdir(), "autogen-crash-")), "autogen.db");
-    const child = spawn(process.execPath, [join(import.meta.dirname, "../support/ingress-child.ts"), dbPath, secret], { stdio: ["ignore", "pipe", "inherit"] });
-    const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+    const server = await spawnServer(join(import.meta.dirname, "../support/ingress-child.ts"), [dbPath, secret]);
     try {
-      const port = Number(await new Promise<string>((resolve, reject) => {
-        createInterface({ input: child.stdout }).once("line", resolve);
-        child.once("exit", () => reject(new Error("the server exited before listening")));
-      }));
+      const port = Number(server.url.port);
       const accepted: string[] = [];
       let killed = false;
       const body = JSON.stringify({ action: "created", pad: "x".repeat(16 * 1024) });
@@ -45,13 +40,13 @@ describe("a server killed mid-burst", () => {
           if (status === 202 && !killed) accepted.push(`crash-${i}`);
           if (accepted.length >= 50 && !killed) {
             killed = true;
-            child.kill("SIGKILL");
+            void server.kill();
           }
           return status;
         }),
       );
       const statuses = await Promise.all(sends);
-      await exited;
+      await server.kill();
       expect(killed).toBe(true);
       // Some never got an answer: the kill really came mid-burst.
       expect(statuses.some((s) => s === undefined)).toBe(true);
@@ -64,8 +59,7 @@ describe("a server killed mid-burst", () => {
         db.close();
       }
     } finally {
-      child.kill("SIGKILL");
-      await exited;
+      await server.kill();
     }
   }, 120_000);
 });
