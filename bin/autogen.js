@@ -1,7 +1,15 @@
 #!/usr/bin/env node
-// Installed `autogen` command: runs the compiled CLI when built (npm run build), else
-// the TypeScript sources directly (Node >= 22.18 strips types natively).
+// Installed `autogen-bot` command: runs the compiled CLI when built (npm run build), else
+// the TypeScript sources directly (Node >= 22.18 strips types natively). Checks the Node
+// first, so an old one gets a sentence saying what to install instead of a stack trace.
 import { existsSync } from "node:fs";
+import { nodeProblem } from "./node-support.js";
 
 const built = new URL("../dist/cli.js", import.meta.url);
-await import(existsSync(built) ? built.href : new URL("../src/cli.ts", import.meta.url).href);
+const fromSources = !existsSync(built);
+const problem = nodeProblem(process.versions.node, fromSources);
+if (problem) {
+  process.stderr.write(`${problem}\n`);
+  process.exit(2);
+}
+await import(fromSources ? new URL("../src/cli.ts", import.meta.url).href : built.href);
