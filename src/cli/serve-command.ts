@@ -1,4 +1,4 @@
-import { EnvConfigError, loadServerConfig } from "../config/env-config.ts";
+import { ENV_HELP, EnvConfigError, loadServerConfig } from "../config/env-config.ts";
 import { loadOpsConfig } from "../config/ops-config.ts";
 import { startServer } from "../server/start-server.ts";
 import { EXIT, type CliCommand } from "./command.ts";
@@ -12,7 +12,15 @@ const SHUTDOWN_HARD_LIMIT_MS = SHUTDOWN_GRACE_MS + 5_000;
 export const serveCommand: CliCommand = {
   name: "serve",
   summary: "run the GitHub App server (webhooks, jobs, health endpoint)",
-  usage: "autogen serve\n\nConfigured by environment variables; see .env.example and docs/deployment.md.\nSIGTERM or SIGINT stops accepting webhooks, gives running jobs 20 s to checkpoint, then exits; a second signal exits at once.",
+  usage: [
+    "autogen serve",
+    "",
+    "Configured by environment variables; .env.example lists them all and docs/deployment.md says how to create the App.",
+    "SIGTERM or SIGINT stops accepting webhooks, gives running jobs 20 s to checkpoint, then exits; a second signal exits at once.",
+    "",
+    "Required: APP_ID, WEBHOOK_SECRET, and PRIVATE_KEY or PRIVATE_KEY_PATH. Every variable read:",
+    ...Object.entries(ENV_HELP).map(([name, help]) => `  ${name}\n      ${help}`),
+  ].join("\n"),
   async run(args, io) {
     parseFlags(args, {}, false);
     let config;

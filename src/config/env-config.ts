@@ -23,7 +23,7 @@ export const ENV_HELP = {
   APP_ID: "the numeric App ID from your GitHub App's settings page",
   PRIVATE_KEY: "the App's private key (PEM text, or the PEM base64-encoded on one line); or set PRIVATE_KEY_PATH instead",
   PRIVATE_KEY_PATH: "the path of the .pem file downloaded from your GitHub App's settings; or set PRIVATE_KEY instead",
-  WEBHOOK_SECRET: "the webhook secret entered in your GitHub App's settings (a long random string)",
+  WEBHOOK_SECRET: "the webhook secret entered in your GitHub App's settings: at least 8 characters, better 32 random ones (openssl rand -hex 32)",
   WEBHOOK_PATH: "the URL path that receives webhooks (default /api/github/webhooks)",
   HOST: "the address the server listens on (default localhost; 0.0.0.0 in a container)",
   PORT: "the port the server listens on (default 3000)",
@@ -113,20 +113,54 @@ function present(env: NodeJS.ProcessEnv): Record<string, string> {
   return out;
 }
 
+/** Where a newcomer learns what to set; every error of start-up ends with it. */
+export const ENV_DOCS_HINT =
+  "Set these in the environment (docker --env-file, a systemd EnvironmentFile, your host's settings): every variable is listed in .env.example, and docs/deployment.md says how to create the GitHub App from app.yml.";
+
+/** One line for each problem in `values` against the schema: every missing or invalid variable at once. */
+function problemLines(values: Record<string, string>, issues: readonly z.core.$ZodIssue[]): string[] {
+  const seen = new Set<string>();
+  const lines: string[] = [];
+  for (const issue of issues) {
+    const name = String(issue.path[0] ?? "environment") as EnvVarName;
+    if (seen.has(name)) continue;
+    seen.add(name);
+    const given = values[name];
+    const secret = name.includes("KEY") || name.includes("SECRET") || name === "DATABASE_URL";
+    const problem = given === undefined ? "is not set" : `is invalid (got ${describe(secret ? "<hidden>" : given)})`;
+    lines.push(`${name} ${problem}: set it to ${ENV_HELP[name] ?? "a valid value"}.`);
+  }
+  return lines;
+}
+
+function startupError(lines: string[]): EnvConfigError {
+  if (lines.length === 1) return new EnvConfigError(`${lines[0]}\n${ENV_DOCS_HINT}`);
+  return new EnvConfigError(`${lines.length} problems with the environment:\n${lines.map((l) => `  - ${l}`).join("\n")}\n${ENV_DOCS_HINT}`);
+}
+
 export function loadServerConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
   const values = present(env);
   const parsed = envSchema.safeParse(values, { reportInput: true });
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const name = String(issue?.path[0] ?? "environment") as EnvVarName;
-    const given = values[name];
-    const problem = given === undefined ? "is not set" : `is invalid (got ${describe(name.includes("KEY") || name.includes("SECRET") || name === "DATABASE_URL" ? "<hidden>" : given)})`;
-    throw new EnvConfigError(`${name} ${problem}: set it to ${ENV_HELP[name] ?? "a valid value"}.`);
+  const lines = parsed.success ? [] : problemLines(values, parsed.error.issues);
+  let privateKey: string | undefined;
+  let prices: Record<string, Price> | undefined;
+  try {
+    privateKey = readPrivateKey(values.PRIVATE_KEY, values.PRIVATE_KEY_PATH);
+  } catch (error) {
+    if (!(error instanceof EnvConfigError)) throw error;
+    lines.push(error.message);
   }
+  try {
+    prices = readPrices(env);
+  } catch (error) {
+    if (!(error instanceof EnvConfigError)) throw error;
+    lines.push(error.message);
+  }
+  if (!parsed.success || privateKey === undefined || prices === undefined) throw startupError(lines);
   const e = parsed.data;
   return {
     appId: e.APP_ID,
-    privateKey: readPrivateKey(e.PRIVATE_KEY, e.PRIVATE_KEY_PATH),
+    privateKey,
     webhookSecret: e.WEBHOOK_SECRET,
     webhookPath: e.WEBHOOK_PATH,
     host: e.HOST,
@@ -142,7 +176,7 @@ export function loadServerConfig(env: NodeJS.ProcessEnv = process.env): ServerCo
     databaseUrl: e.DATABASE_URL,
     concurrency: e.AUTOGEN_CONCURRENCY,
     caps: { llmCalls: e.AUTOGEN_MAX_LLM_CALLS, tokens: e.AUTOGEN_MAX_TOKENS, dollars: e.AUTOGEN_MAX_DOLLARS, minutes: e.AUTOGEN_MAX_MINUTES },
-    prices: readPrices(env),
+    prices,
   };
 }
 

@@ -83,11 +83,17 @@ describe("autogen CLI", () => {
     expect(stderr).toContain("cannot read /nonexistent/autogen.yml (ENOENT)");
   });
 
-  it("serve refuses to start without configuration, naming the variable, exit 2", async () => {
+  it("serve refuses to start without configuration, naming every missing variable in one run and the docs, exit 2", async () => {
     const { code, stderr } = await runCli(["serve"], { env: {} });
     expect(code).toBe(2);
-    expect(stderr).toMatch(/^autogen serve: APP_ID is not set: set it to the numeric App ID/);
-    expect(stderr.trim().split("\n")).toHaveLength(1);
+    const lines = stderr.trim().split("\n");
+    expect(lines[0]).toBe("autogen serve: 3 problems with the environment:");
+    expect(lines.slice(1, 4)).toEqual([
+      expect.stringMatching(/^ {2}- APP_ID is not set: set it to the numeric App ID/),
+      expect.stringMatching(/^ {2}- WEBHOOK_SECRET is not set: /),
+      expect.stringMatching(/^ {2}- PRIVATE_KEY is not set: /),
+    ]);
+    expect(lines.at(-1)).toMatch(/\.env\.example.*docs\/deployment\.md/);
   });
 
   it("the installed bin runs as a real process", async () => {

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { defaultDataDir } from "../../src/config/data-dir.ts";
-import { ENV_HELP, EnvConfigError, loadServerConfig } from "../../src/config/env-config.ts";
+import { ENV_DOCS_HINT, ENV_HELP, EnvConfigError, loadServerConfig } from "../../src/config/env-config.ts";
 import { testPrivateKey } from "../support/private-key.ts";
 
 const base = () => ({ APP_ID: "123", PRIVATE_KEY: testPrivateKey(), WEBHOOK_SECRET: "a-long-enough-secret", HOME: "/home/someone" });
@@ -33,11 +33,25 @@ describe("server environment", () => {
     expect(errorOf({ ...base(), AUTOGEN_WEBHOOK_MAX_BODY_BYTES: "4MB" })).toMatch(/^AUTOGEN_WEBHOOK_MAX_BODY_BYTES is invalid/);
   });
 
-  it("names a missing variable and says what to put there, in one line", () => {
+  it("names a missing variable, says what to put there, and where every variable is documented", () => {
     const { APP_ID: _drop, ...env } = base();
     const message = errorOf(env);
-    expect(message).toBe(`APP_ID is not set: set it to ${ENV_HELP.APP_ID}.`);
-    expect(message).not.toContain("\n");
+    expect(message).toBe(`APP_ID is not set: set it to ${ENV_HELP.APP_ID}.\n${ENV_DOCS_HINT}`);
+    expect(message).toContain(".env.example");
+    expect(message).toContain("docs/deployment.md");
+  });
+
+  it("reports every missing or invalid variable in one run, not one per start", () => {
+    const message = errorOf({ HOME: "/home/someone", PORT: "70000", PRIVATE_KEY: "not a key", AUTOGEN_PRICES: "{" });
+    const lines = message.split("\n");
+    expect(lines[0]).toBe("5 problems with the environment:");
+    expect(lines.slice(1, -1).map((l) => l.replace(/^ {2}- (\S+) .*$/, "$1"))).toEqual(["APP_ID", "WEBHOOK_SECRET", "PORT", "PRIVATE_KEY", "AUTOGEN_PRICES"]);
+    expect(message).toMatch(/^ {2}- APP_ID is not set: set it to the numeric App ID/m);
+    expect(message).toMatch(/^ {2}- WEBHOOK_SECRET is not set: .*at least 8 characters/m);
+    expect(message).toMatch(/^ {2}- PORT is invalid \(got "70000"\)/m);
+    expect(message).toMatch(/^ {2}- PRIVATE_KEY is invalid \(not a PEM private key\)/m);
+    expect(message).toMatch(/^ {2}- AUTOGEN_PRICES/m);
+    expect(lines.at(-1)).toBe(ENV_DOCS_HINT);
   });
 
   it("treats a blank value as unset", () => {
@@ -45,7 +59,7 @@ describe("server environment", () => {
   });
 
   it("names a malformed value and shows what was given", () => {
-    expect(errorOf({ ...base(), APP_ID: "abc" })).toBe(`APP_ID is invalid (got "abc"): set it to ${ENV_HELP.APP_ID}.`);
+    expect(errorOf({ ...base(), APP_ID: "abc" })).toBe(`APP_ID is invalid (got "abc"): set it to ${ENV_HELP.APP_ID}.\n${ENV_DOCS_HINT}`);
     expect(errorOf({ ...base(), PORT: "70000" })).toMatch(/^PORT is invalid \(got "70000"\)/);
     expect(errorOf({ ...base(), AUTOGEN_LLM_BASE_URL: "ftp://x" })).toMatch(/^AUTOGEN_LLM_BASE_URL is invalid/);
     expect(errorOf({ ...base(), AUTOGEN_MAX_DOLLARS: "-1" })).toMatch(/^AUTOGEN_MAX_DOLLARS is invalid \(got "-1"\)/);
@@ -67,7 +81,7 @@ describe("server environment", () => {
 
   it("requires a private key, inline or by path", () => {
     const { PRIVATE_KEY: _drop, ...env } = base();
-    expect(errorOf(env)).toMatch(/^PRIVATE_KEY is not set: .*or set PRIVATE_KEY_PATH instead\.$/);
+    expect(errorOf(env)).toMatch(/^PRIVATE_KEY is not set: .*or set PRIVATE_KEY_PATH instead\.$/m);
     expect(errorOf({ ...env, PRIVATE_KEY: "not a key" })).toMatch(/^PRIVATE_KEY is invalid \(not a PEM private key\)/);
     expect(errorOf({ ...env, PRIVATE_KEY_PATH: "/nonexistent/key.pem" })).toMatch(/^PRIVATE_KEY_PATH points to a file that cannot be read \(ENOENT\)/);
   });
