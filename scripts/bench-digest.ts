@@ -22,12 +22,18 @@ import { lineNumberingOf, loadBreakages, median } from "../src/eval/breakage-cas
 import { digestLog } from "../src/verify/digest/digest-log.ts";
 import { createHash } from "node:crypto";
 
-const { values, positionals } = parseArgs({ allowPositionals: true, options: { "no-pass-log": { type: "boolean", default: false }, "max-lines": { type: "string" }, quiet: { type: "boolean", default: false }, split: { type: "boolean", default: false }, tune: { type: "boolean", default: false }, repeat: { type: "string", default: "1" } } });
+const flag = { type: "boolean", default: false } as const;
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: { "no-pass-log": flag, "max-lines": { type: "string" }, quiet: flag, split: flag, tune: flag, repeat: { type: "string", default: "1" } },
+});
 const dir = positionals[0];
 const maxLines = values["max-lines"] === undefined ? 60 : Number(values["max-lines"]);
 const repeat = Number(values.repeat);
 if (!dir || !existsSync(dir) || !Number.isInteger(maxLines) || maxLines < 2 || !Number.isInteger(repeat) || repeat < 1) {
-  console.error("usage: npm run bench:digest -- <dir with <case>/fail.log, [pass.log], groundtruth> [--no-pass-log] [--max-lines N] [--quiet] [--split] [--tune] [--repeat N]");
+  console.error(
+    "usage: npm run bench:digest -- <dir with <case>/fail.log, [pass.log], groundtruth> [--no-pass-log] [--max-lines N] [--quiet] [--split] [--tune] [--repeat N]",
+  );
   process.exit(2);
 }
 
@@ -37,7 +43,18 @@ const projectOf = (name: string) => name.replace(/_failed_\d+_log$|_\d+$/, "");
 const HELD_OUT_SHARE = 0.3;
 const isHeldOut = (project: string) => createHash("sha256").update(project).digest().readUInt32BE(0) / 2 ** 32 < HELD_OUT_SHARE;
 
-type Row = { name: string; group: string; heldOut: boolean; logLines: number; digestLines: number; errorLines: number; recalled: number; recall: number; compression: number; ms: number };
+type Row = {
+  name: string;
+  group: string;
+  heldOut: boolean;
+  logLines: number;
+  digestLines: number;
+  errorLines: number;
+  recalled: number;
+  recall: number;
+  compression: number;
+  ms: number;
+};
 const rows: Row[] = [];
 const numbering = lineNumberingOf(dir);
 for (const { name, fail, pass, errorLines: marked } of loadBreakages(dir, numbering)) {
@@ -56,7 +73,8 @@ for (const { name, fail, pass, errorLines: marked } of loadBreakages(dir, number
   const recalled = [...marked].filter((l) => shown.has(l)).length;
   const digestLines = digest.text.split("\n").length;
   const group = /^([^_]+)_/.exec(name)?.[1] ?? name;
-  rows.push({ name, group, heldOut, logLines: digest.logLines, digestLines, errorLines: marked.size, recalled, recall: marked.size ? recalled / marked.size : 1, compression: digest.logLines / digestLines, ms });
+  const recall = marked.size ? recalled / marked.size : 1;
+  rows.push({ name, group, heldOut, logLines: digest.logLines, digestLines, errorLines: marked.size, recalled, recall, compression: digest.logLines / digestLines, ms });
 }
 
 const pad = (s: string | number, n: number) => String(s).padStart(n);

@@ -15,35 +15,90 @@ const rule = (name: string) => {
 
 /** [rule, lines it must match, lines of the same tool it must not match]. */
 const cases: Array<[string, string[], string[]]> = [
-  ["eunit failed test", ["  calc_tests: add_test...*failed*", "  calc_tests: slow_test...*timed out*"], ["  calc_tests: add_test...ok", "  All 4 tests passed."]],
+  [
+    "eunit failed test",
+    ["  calc_tests: add_test...*failed*", "  calc_tests: slow_test...*timed out*"],
+    ["  calc_tests: add_test...ok", "  All 4 tests passed."],
+  ],
   ["eunit error term", ["**error:{assertEqual,[{module,calc_tests},", "**exit:{noproc,{gen_server,call,[srv,ping]}}"], ["  output:<<\"\">>"]],
   ["common_test failed case", ["%%% calc_SUITE ==> add_case: FAILED", "%%% calc_SUITE ==> {badmatch,3}"], ["%%% calc_SUITE ==> add_case: OK"]],
-  ["erlang crash report", ["=ERROR REPORT==== 3-Dec-2026::10:00:00.000000 ===", "=CRASH REPORT==== 3-Dec-2026::10:00:00 ==="], ["=INFO REPORT==== 3-Dec-2026::10:00:00 ==="]],
+  [
+    "erlang crash report",
+    ["=ERROR REPORT==== 3-Dec-2026::10:00:00.000000 ===", "=CRASH REPORT==== 3-Dec-2026::10:00:00 ==="],
+    ["=INFO REPORT==== 3-Dec-2026::10:00:00 ==="],
+  ],
   ["erlang exception", ["** exception error: no match of right hand side value 3", "** Reason for termination =="], ["** at node nonode@nohost **"]],
   ["erlang error term", ["{error,{badmatch,{ok,3}}}", "  {badarg,[{erlang,list_to_integer,[\"x\"],[]}]}"], ["{ok,[calc]}"]],
-  ["common_test summary", ["TEST COMPLETE, 11 ok, 1 failed of 12 test cases", "Failed 2 tests. Passed 40 tests."], ["TEST COMPLETE, 12 ok, 0 failed of 12 test cases", "All 12 tests passed."]],
+  [
+    "common_test summary",
+    ["TEST COMPLETE, 11 ok, 1 failed of 12 test cases", "Failed 2 tests. Passed 40 tests."],
+    ["TEST COMPLETE, 12 ok, 0 failed of 12 test cases", "All 12 tests passed."],
+  ],
   ["minitest failure heading", ["  1) Failure:", "  2) Error:"], ["  1) Skipped:"]],
   ["rspec failure", ["     Failure/Error: expect(cart.total).to eq(10)"], ["     # ./spec/cart_spec.rb:12:in `block (2 levels) in <top (required)>'"]],
   ["rspec failed example", ["rspec ./spec/models/cart_spec.rb:12 # Cart totals the items"], ["Run options: include {:focus=>true}"]],
   ["rspec failures heading", ["Failures:", "Failed examples:"], ["Pending: (Failures listed here are expected and do not affect your suite's status)"]],
-  ["minitest summary", ["12 runs, 30 assertions, 1 failures, 0 errors, 0 skips", "12 runs, 30 assertions, 0 failures, 2 errors, 0 skips"], ["12 runs, 30 assertions, 0 failures, 0 errors, 0 skips"]],
+  [
+    "minitest summary",
+    ["12 runs, 30 assertions, 1 failures, 0 errors, 0 skips", "12 runs, 30 assertions, 0 failures, 2 errors, 0 skips"],
+    ["12 runs, 30 assertions, 0 failures, 0 errors, 0 skips"],
+  ],
   ["rspec summary", ["42 examples, 3 failures", "1 example, 1 failure, 2 pending"], ["42 examples, 0 failures"]],
   ["rake aborted", ["rake aborted!"], ["rake db:migrate"]],
   ["phpunit failures heading", ["There was 1 failure:", "There were 2 errors:"], ["There was 1 risky test:"]],
-  ["phpunit failed test", ["1) CartTest::testTotal", "2) App\\Tests\\CartTest::testEmpty with data set #0"], ["PHPUnit 9.5.0 by Sebastian Bergmann and contributors."]],
+  [
+    "phpunit failed test",
+    ["1) CartTest::testTotal", "2) App\\Tests\\CartTest::testEmpty with data set #0"],
+    ["PHPUnit 9.5.0 by Sebastian Bergmann and contributors."],
+  ],
   ["phpunit verdict", ["FAILURES!", "ERRORS!"], ["OK (12 tests, 30 assertions)"]],
-  ["php fatal error", ["PHP Fatal error:  Uncaught Error: Call to undefined function foo() in /app/src/a.php:3", "Parse error: syntax error, unexpected '}' in /app/b.php on line 9"], ["PHP Deprecated:  Function create_function() is deprecated"]],
-  ["composer problem", ["  Problem 1", "Your requirements could not be resolved to an installable set of packages."], ["Loading composer repositories with package information"]],
+  [
+    "php fatal error",
+    [
+      "PHP Fatal error:  Uncaught Error: Call to undefined function foo() in /app/src/a.php:3",
+      "Parse error: syntax error, unexpected '}' in /app/b.php on line 9",
+    ],
+    ["PHP Deprecated:  Function create_function() is deprecated"],
+  ],
+  [
+    "composer problem",
+    ["  Problem 1", "Your requirements could not be resolved to an installable set of packages."],
+    ["Loading composer repositories with package information"],
+  ],
   ["bracketed exception", ["  [RuntimeException]", "  [Composer\\Downloader\\TransportException]"], ["  [OK] Cache cleared"]],
   ["scalatest failed test", ["[info] - should add two numbers *** FAILED ***", "- adds two numbers *** FAILED ***"], ["[info] - should add two numbers"]],
   ["sbt failed tests", ["[error] Failed tests:", "[error] (Test / test) sbt.TestsFailedException: Tests unsuccessful"], ["[success] Total time: 12 s"]],
-  ["sbt total", ["[error] Failed: Total 10, Failed 1, Errors 0, Passed 9", "[info] *** 1 TEST FAILED ***"], ["[info] Passed: Total 10, Failed 0, Errors 0, Passed 10", "[info] All tests passed."]],
-  ["surefire failed test", ["testTotal(com.shop.CartTest)  Time elapsed: 0.012 sec  <<< FAILURE!", "[ERROR] testEmpty  Time elapsed: 0.01 s  <<< ERROR!"], ["Running com.shop.CartTest"]],
-  ["gradle failed test", ["com.shop.CartTest > testTotal FAILED", "CartTest > total is the sum of prices FAILED"], ["com.shop.CartTest > testTotal PASSED", "com.shop.CartTest > testTotal SKIPPED"]],
-  ["maven goal failed", ["[ERROR] Failed to execute goal org.apache.maven.plugins:maven-surefire-plugin:2.22.2:test (default-test) on project shop"], ["[INFO] BUILD SUCCESS"]],
+  [
+    "sbt total",
+    ["[error] Failed: Total 10, Failed 1, Errors 0, Passed 9", "[info] *** 1 TEST FAILED ***"],
+    ["[info] Passed: Total 10, Failed 0, Errors 0, Passed 10", "[info] All tests passed."],
+  ],
+  [
+    "surefire failed test",
+    ["testTotal(com.shop.CartTest)  Time elapsed: 0.012 sec  <<< FAILURE!", "[ERROR] testEmpty  Time elapsed: 0.01 s  <<< ERROR!"],
+    ["Running com.shop.CartTest"],
+  ],
+  [
+    "gradle failed test",
+    ["com.shop.CartTest > testTotal FAILED", "CartTest > total is the sum of prices FAILED"],
+    ["com.shop.CartTest > testTotal PASSED", "com.shop.CartTest > testTotal SKIPPED"],
+  ],
+  [
+    "maven goal failed",
+    ["[ERROR] Failed to execute goal org.apache.maven.plugins:maven-surefire-plugin:2.22.2:test (default-test) on project shop"],
+    ["[INFO] BUILD SUCCESS"],
+  ],
   ["gradle task failed", ["> Task :test FAILED", "Execution failed for task ':compileJava'."], ["> Task :test", "BUILD SUCCESSFUL in 3s"]],
   ["surefire failed list", ["Failed tests: ", "Tests in error: ", "[ERROR] Failures: "], ["Results :"]],
-  ["diagnostic with error", ["src/calc.erl:12: syntax error before: ')'", "doc/ref.xml:72: element name: validity error : Element marker is not declared", "lib/a.c:3:5: fatal error: b.h: No such file"], ["src/calc.erl:12: Warning: variable 'X' is unused"]],
+  [
+    "diagnostic with error",
+    [
+      "src/calc.erl:12: syntax error before: ')'",
+      "doc/ref.xml:72: element name: validity error : Element marker is not declared",
+      "lib/a.c:3:5: fatal error: b.h: No such file",
+    ],
+    ["src/calc.erl:12: Warning: variable 'X' is unused"],
+  ],
 ];
 
 describe("tool report rules, each on its tool's documented format", () => {
@@ -69,10 +124,13 @@ describe("tool report rules, each on its tool's documented format", () => {
   });
 
   it("continues a report through its tools' body lines", () => {
-    for (const line of ["[info]   3 did not equal 4 (CalcSpec.scala:12)", "--- Expected", "+++ Actual", "-'apples'", "+'apple'", "/app/tests/CartTest.php:43", "CartTest#test_total [test/cart_test.rb:12]:"]) {
+    const body = ["[info]   3 did not equal 4 (CalcSpec.scala:12)", "--- Expected", "+++ Actual", "-'apples'", "+'apple'", "/app/tests/CartTest.php:43"];
+    for (const line of [...body, "CartTest#test_total [test/cart_test.rb:12]:"]) {
       expect(TOOL_CONTINUATION.test(line), line).toBe(true);
     }
-    for (const line of ["[info] Compiling 3 Scala sources", "Downloading https://repo1.maven.org/x.pom"]) expect(TOOL_CONTINUATION.test(line), line).toBe(false);
+    for (const line of ["[info] Compiling 3 Scala sources", "Downloading https://repo1.maven.org/x.pom"]) {
+      expect(TOOL_CONTINUATION.test(line), line).toBe(false);
+    }
   });
 
   it("takes npm's echoed commands as a step's start but not Gradle's `> Task` or `> There were failing tests.`", () => {
@@ -115,7 +173,13 @@ const logs: Array<[string, string, string[], string[], string[], string]> = [
     "bundle exec rake test",
     ["Run options: --seed 1234 # Running:", "."],
     ["", "  1) Failure:", "CartTest#test_total [test/cart_test.rb:12]:", "Expected: 10", "  Actual: 9", ""],
-    ["151 runs, 300 assertions, 1 failures, 0 errors, 0 skips", "rake aborted!", "Command failed with status (1)", "Tasks: TOP => test", "(See full trace by running task with --trace)"],
+    [
+      "151 runs, 300 assertions, 1 failures, 0 errors, 0 skips",
+      "rake aborted!",
+      "Command failed with status (1)",
+      "Tasks: TOP => test",
+      "(See full trace by running task with --trace)",
+    ],
     "CartTest#test_total [test/cart_test.rb:12]:",
   ],
   [
@@ -131,7 +195,14 @@ const logs: Array<[string, string, string[], string[], string[], string]> = [
       "       expected: 10",
       "            got: 9",
     ],
-    ["Finished in 1.2 seconds (files took 0.5 seconds to load)", "151 examples, 1 failure", "", "Failed examples:", "", "rspec ./spec/cart_spec.rb:12 # Cart totals the items"],
+    [
+      "Finished in 1.2 seconds (files took 0.5 seconds to load)",
+      "151 examples, 1 failure",
+      "",
+      "Failed examples:",
+      "",
+      "rspec ./spec/cart_spec.rb:12 # Cart totals the items",
+    ],
     "Failure/Error: expect(cart.total).to eq(10)",
   ],
   [
@@ -209,10 +280,23 @@ describe("digest of a synthetic CI log per ecosystem", () => {
   it("shows a compiler's first error in the failing step before the ones that follow from it", () => {
     const first = "[error] /ci/shop/src/main/scala/shop/Cart.scala:3:8: object Money is not a member of package shop";
     // What follows from it reads differently each time (different names, different complaints).
-    const complaints = ["not found: type Money", "value total is not a member of shop.Cart", "type mismatch; found Int required Money", "missing argument list for method sum",
-      "not found: value price", "overloaded method apply with alternatives", "value amount is not a member of Any", "ambiguous implicit values", "not found: object Currency",
-      "too many arguments for method add"];
-    const cascade = complaints.map((c, i) => [`[error] /ci/shop/src/main/scala/shop/Use${i}.scala:${i + 5}:3: ${c}`, `[error]   val v${i} = use${i}()`, "[error]          ^"]);
+    const complaints = [
+      "not found: type Money",
+      "value total is not a member of shop.Cart",
+      "type mismatch; found Int required Money",
+      "missing argument list for method sum",
+      "not found: value price",
+      "overloaded method apply with alternatives",
+      "value amount is not a member of Any",
+      "ambiguous implicit values",
+      "not found: object Currency",
+      "too many arguments for method add",
+    ];
+    const cascade = complaints.map((c, i) => [
+      `[error] /ci/shop/src/main/scala/shop/Use${i}.scala:${i + 5}:3: ${c}`,
+      `[error]   val v${i} = use${i}()`,
+      "[error]          ^",
+    ]);
     const setup = Array.from({ length: 200 }, (_, i) => `[info] Resolving org.example#lib-${i};1.${i % 9}.0 ...`);
     const log = [
       ...setup,
