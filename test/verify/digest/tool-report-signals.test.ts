@@ -277,6 +277,25 @@ describe("digest of a synthetic CI log per ecosystem", () => {
     });
   }
 
+  it("folds a stack trace behind sbt's `[error]` prefix like any other: its first 12 frames, not the 30", () => {
+    const frames = Array.from({ length: 30 }, (_, i) => `[error] \tat sbt.internal.Step${i}.run(Step${i}.scala:${i + 10})`);
+    const log = [
+      ...Array.from({ length: 200 }, (_, i) => `[info] Resolving org.example#lib-${i};1.${i % 9}.0 ...`),
+      "$ sbt mimaReportBinaryIssues",
+      "[error]  * method total()Int in class shop.Cart does not have a correspondent in current version",
+      "[error]    filter with: ProblemFilters.exclude[DirectMissingMethodProblem](\"shop.Cart.total\")",
+      "[error] java.lang.RuntimeException: shop: Binary compatibility check failed!",
+      ...frames,
+      "[error] (shop / mimaReportBinaryIssues) shop: Binary compatibility check failed!",
+      'The command "sbt mimaReportBinaryIssues" exited with 1.',
+    ].join("\n");
+    const digest = digestLog(log, { maxLines: 30 });
+    expect(digest.text).toContain("Binary compatibility check failed!");
+    // The first 12 frames stay; the middle of the trace goes (its end may still show as the step's last lines).
+    expect(digest.text).toContain("Step11.run");
+    expect(digest.text).not.toContain("Step15.run");
+  });
+
   it("shows a compiler's first error in the failing step before the ones that follow from it", () => {
     const first = "[error] /ci/shop/src/main/scala/shop/Cart.scala:3:8: object Money is not a member of package shop";
     // What follows from it reads differently each time (different names, different complaints).
