@@ -68,7 +68,7 @@ function runnerForLine(line: string, evidence: string, dir: string, depth = 0): 
 function withCommandEnv(runner: TestRunner, commandEnv: Record<string, string>): TestRunner {
   if (Object.keys(commandEnv).length === 0) return runner;
   const prepare = runner.prepareEnv;
-  return { ...runner, prepareEnv: (env, options) => (prepare ? prepare({ ...env, ...commandEnv }, options) : { ...env, ...commandEnv }) };
+  return { ...runner, commandEnv, prepareEnv: (env, options) => (prepare ? prepare({ ...env, ...commandEnv }, options) : { ...env, ...commandEnv }) };
 }
 
 function runnerForCommand(given: string[], evidence: string, dir: string): TestRunner {

@@ -26,6 +26,8 @@ export type TestRunner = {
    * pattern): the verifier keeps only the selected tests' results (see keepSelected).
    */
   selectsByFiltering?: boolean;
+  /** Environment assignments the repository's command makes (`PYTHONPATH=src pytest`), part of every run of its tests. */
+  commandEnv?: Record<string, string>;
   /** Directories to put on PATH (e.g. node_modules/.bin). */
   pathPrefix: string[];
 };
