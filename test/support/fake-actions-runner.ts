@@ -7,6 +7,7 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
+import { pythonExecutable } from "../../src/verify/runners/python-executable.ts";
 import type { FakeActions, FakeDispatch, FakeRun } from "./fake-github.ts";
 
 const run = promisify(execFile);
@@ -25,7 +26,7 @@ export async function runTestsLikeActions(remote: string, ref: string, tests = "
     await run("git", ["clone", "--quiet", "--no-checkout", remote, dir]);
     await run("git", ["-C", dir, "checkout", "--quiet", ref]);
     const args = ["-m", "pytest", "-q", "-p", "no:cacheprovider", "--junitxml=autogen-junit.xml", ...tests.split(" ").filter(Boolean)];
-    const result = await run("python3", args, { cwd: dir, env: { ...process.env, PYTEST_DISABLE_PLUGIN_AUTOLOAD: "1" } }).then(
+    const result = await run(pythonExecutable(), args, { cwd: dir, env: { ...process.env, PYTEST_DISABLE_PLUGIN_AUTOLOAD: "1" } }).then(
       (r) => ({ code: 0, output: r.stdout + r.stderr }),
       (e: { code?: number; stdout?: string; stderr?: string }) => ({ code: e.code ?? 1, output: (e.stdout ?? "") + (e.stderr ?? "") }),
     );
