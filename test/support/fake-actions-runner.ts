@@ -68,9 +68,11 @@ function addJob(actions: FakeActions, runId: number, name: string, result: { log
 export async function runDispatch(actions: FakeActions, remote: string, dispatch: FakeDispatch, run: FakeRun): Promise<void> {
   run.status = "in_progress";
   const refs = JSON.parse(dispatch.inputs.refs ?? "[]") as string[];
+  // Matrix jobs run side by side, as on Actions; their jobs and artifacts are listed in matrix order.
+  const results = await Promise.all(refs.map((ref) => runTestsLikeActions(remote, ref, dispatch.inputs.tests)));
   let passed = true;
   for (const [index, ref] of refs.entries()) {
-    const result = await runTestsLikeActions(remote, ref, dispatch.inputs.tests);
+    const result = results[index] as TestRun;
     addJob(actions, run.id, `verify (${ref})`, result);
     if (result.zip) actions.artifacts.push({ id: nextId++, run_id: run.id, name: `autogen-junit-${dispatch.inputs.correlation_id}-${index}`, zip: result.zip, expired: false });
     passed &&= result.passed;
