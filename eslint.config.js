@@ -1,7 +1,36 @@
 // Lint: the recommended JavaScript and TypeScript rules, plus the house habits of
-// ../shared/docs/style.md that a linter can check (no `any` at boundaries, no enums).
+// ../shared/docs/style.md that a linter can check (no `any` at boundaries, no enums), and
+// the one gate for reading files: in src/, a file is read through
+// src/workspace/read-worktree-file.ts (a worktree's files: no link, device, FIFO or hard
+// link, bounded) or src/verify/read-run-output.ts (what a sandboxed run wrote for us).
+// The few modules that read the bot's own files (prompts, templates, the key, datasets)
+// are listed below by name, each for that reason.
 import js from "@eslint/js";
 import tseslint from "typescript-eslint";
+
+const FS_MODULES = ["node:fs", "node:fs/promises", "fs", "fs/promises"];
+const FS_READS = ["readFile", "readFileSync", "createReadStream", "open", "openSync", "openAsBlob", "readSync", "read"];
+const UNSAFE_READ =
+  "Read a worktree's file through src/workspace/read-worktree-file.ts (readWorktreeText & co.), a run's output through src/verify/read-run-output.ts: a plain read follows a test's link to /proc/self/environ, blocks on a FIFO, or reads /dev/zero forever.";
+/** Modules that read only the bot's own files or the operator's, never a repository's: each is here for that reason. */
+const READERS_OF_THE_BOTS_OWN_FILES = [
+  "src/workspace/read-worktree-file.ts", // the gate itself
+  "src/verify/read-run-output.ts", // the gate for a run's outputs
+  "src/workspace/safe-path.ts", // writes through O_NOFOLLOW handles
+  "src/workspace/commit-files.ts", // reads changed files through its own O_NOFOLLOW handle, with lstat/fstat checks
+  "src/workspace/git.ts", // the .git pointer file the bot's own `git worktree add` wrote (.git is off limits to the gate)
+  "src/workspace/repo-cache.ts", // the same pointer file
+  "src/config/env-config.ts", // the operator's private key file
+  "src/llm/prompts.ts", // prompts/
+  "src/llm/transcript.ts", // the bot's transcripts, for --replay
+  "src/version.ts", // package.json of the bot
+  "src/cli/init-workflow-command.ts", // templates/
+  "src/cli/action-workflow.ts", // templates/
+  "src/cli/fix-command.ts", // --issue <file>, a file the user names on the command line
+  "src/action/run-action.ts", // GITHUB_EVENT_PATH, written by the runner
+  "src/verify/sandbox/process-limit.ts", // cgroup files
+  "src/eval/**", // datasets the operator points at
+];
 
 export default tseslint.config(
   { ignores: ["dist/**", "action/bundle/**", "node_modules/**", "coverage/**", "test/fixtures/**", "examples/**"] },
@@ -17,6 +46,19 @@ export default tseslint.config(
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
       "no-restricted-syntax": ["error", { selector: "TSEnumDeclaration", message: "Use a union of string literals instead of an enum." }],
       eqeqeq: ["error", "always"],
+    },
+  },
+  {
+    files: ["src/**/*.ts"],
+    ignores: READERS_OF_THE_BOTS_OWN_FILES,
+    rules: {
+      "no-restricted-imports": ["error", { paths: FS_MODULES.map((name) => ({ name, importNames: FS_READS, message: UNSAFE_READ })) }],
+      "no-restricted-syntax": [
+        "error",
+        { selector: "TSEnumDeclaration", message: "Use a union of string literals instead of an enum." },
+        ...FS_MODULES.map((name) => ({ selector: `ImportDeclaration[source.value='${name}'] > :matches(ImportNamespaceSpecifier, ImportDefaultSpecifier)`, message: UNSAFE_READ })),
+        { selector: "CallExpression[callee.property.name='readFile'][callee.object.name=/[Hh]andle$/]", message: UNSAFE_READ },
+      ],
     },
   },
 );

@@ -1,6 +1,6 @@
 // Entry point of the `autogen` command.
 import { main } from "./cli/main.ts";
-import { dropSecretsFromEnvironment } from "./config/drop-secrets.ts";
+import { dropSecretsFromEnvironment } from "./secrets/drop-secrets.ts";
 import { installSandboxCleanup } from "./verify/sandbox/live-sandboxes.ts";
 
 // The commands read their configuration from this copy; the process's own environment

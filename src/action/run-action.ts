@@ -9,17 +9,16 @@ import { mkdir, readFile } from "node:fs/promises";
 import { delimiter, dirname, isAbsolute, join } from "node:path";
 import { Probot, ProbotOctokit } from "probot";
 import { createAutogenApp } from "../app/create-app.ts";
-import { droppedSecrets, dropSecretsFromEnvironment } from "../config/drop-secrets.ts";
+import { droppedSecrets, dropSecretsFromEnvironment } from "../secrets/drop-secrets.ts";
 import { ACTIONS_BOT, botIdentity, cachedIdentity, type BotIdentity } from "../forge/bot-identity.ts";
 import type { Outcome } from "../engine/task.ts";
 import { JobStore } from "../jobs/job-store.ts";
 import type { Job } from "../jobs/store.ts";
 import type { WorkerPool } from "../jobs/worker-pool.ts";
-import { Budget } from "../llm/budget.ts";
-import { openAiLlmClient } from "../llm/llm-client.ts";
-import { transcript } from "../llm/transcript.ts";
+import { jobLlmClient } from "../llm/job-llm-client.ts";
+import { pricesFromEnv } from "../llm/prices.ts";
 import { renderReport } from "../report/render-report.ts";
-import { secretScrubber, type Scrubber } from "../report/scrub-secrets.ts";
+import { secretScrubber, type Scrubber } from "../secrets/scrub-secrets.ts";
 import { ActionInputError, applyActionInputs, readActionInputs, type ActionInputs } from "./action-inputs.ts";
 import { jobAnnotations } from "./job-annotations.ts";
 import { workflowChannels, type WorkflowChannels } from "./workflow-commands.ts";
@@ -93,6 +92,8 @@ async function runEvent(env: NodeJS.ProcessEnv, inputs: ActionInputs, scrub: Scr
   try {
     let pool: WorkerPool | undefined;
     const { llm } = inputs;
+    // The workflow may set AUTOGEN_PRICES for a model the built-in table lacks, as the server does.
+    const prices = pricesFromEnv(env);
     const probot = new Probot({
       githubToken: inputs.githubToken,
       ...(env.GITHUB_API_URL ? { baseUrl: env.GITHUB_API_URL } : {}),
@@ -114,10 +115,11 @@ async function runEvent(env: NodeJS.ProcessEnv, inputs: ActionInputs, scrub: Scr
         onReady: (p) => (pool = p),
         llmFor: llm
           ? (config, job, signal) =>
-              openAiLlmClient({
+              jobLlmClient({
                 endpoint: llm,
-                budget: new Budget({ llmCalls: config.budgets.llmCalls, tokens: config.budgets.tokens, dollars: config.budgets.dollars, minutes: config.budgets.minutes }),
-                transcript: transcript(join(dataDir, "transcripts", `job-${job.id}.jsonl`)),
+                budgets: config.budgets,
+                prices,
+                transcriptPath: join(dataDir, "transcripts", `job-${job.id}.jsonl`),
                 scrub,
                 signal,
               })

@@ -6,7 +6,7 @@
 // and every value goes through the secret scrubber first.
 import { randomUUID } from "node:crypto";
 import { appendFileSync } from "node:fs";
-import type { Scrubber } from "../report/scrub-secrets.ts";
+import type { Scrubber } from "../secrets/scrub-secrets.ts";
 
 /** Message text: % first, then the line breaks that would end the command. */
 export function escapeData(text: string): string {

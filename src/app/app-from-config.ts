@@ -10,11 +10,9 @@ import { JobStore } from "../jobs/job-store.ts";
 import { PgStore } from "../jobs/pg-store.ts";
 import type { Store } from "../jobs/store.ts";
 import type { WorkerPool } from "../jobs/worker-pool.ts";
-import { Budget } from "../llm/budget.ts";
-import { openAiLlmClient } from "../llm/llm-client.ts";
-import { transcript } from "../llm/transcript.ts";
-import { processSecrets, secretScrubber } from "../report/scrub-secrets.ts";
-import { droppedSecrets } from "../config/drop-secrets.ts";
+import { jobLlmClient } from "../llm/job-llm-client.ts";
+import { processSecrets, secretScrubber } from "../secrets/scrub-secrets.ts";
+import { droppedSecrets } from "../secrets/drop-secrets.ts";
 import { createAutogenApp } from "./create-app.ts";
 
 export type AppHandle = { app: ApplicationFunction; store: Store; pool: () => WorkerPool | undefined };
@@ -42,16 +40,12 @@ export async function appFromConfig(config: ServerConfig, env: NodeJS.ProcessEnv
     memory,
     llmFor: llm
       ? (repoConfig, job, signal) =>
-          openAiLlmClient({
+          jobLlmClient({
             endpoint: llm,
+            budgets: repoConfig.budgets,
+            serverCaps: caps,
             prices: config.prices,
-            budget: new Budget({
-              llmCalls: Math.min(caps.llmCalls, repoConfig.budgets.llmCalls),
-              tokens: Math.min(caps.tokens, repoConfig.budgets.tokens),
-              dollars: Math.min(caps.dollars, repoConfig.budgets.dollars),
-              minutes: Math.min(caps.minutes, repoConfig.budgets.minutes),
-            }),
-            transcript: transcript(join(dataDir, "transcripts", `job-${job.id}.jsonl`)),
+            transcriptPath: join(dataDir, "transcripts", `job-${job.id}.jsonl`),
             scrub,
             // `/autogen stop` aborts a model call in flight.
             signal,

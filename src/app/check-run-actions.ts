@@ -9,7 +9,7 @@ import type { Context, Probot } from "probot";
 import { octokitCiForge, type RequestLike } from "../forge/ci-forge.ts";
 import { octokitForge, type OctokitLike } from "../forge/forge.ts";
 import type { Job, Store } from "../jobs/store.ts";
-import type { Scrubber } from "../report/scrub-secrets.ts";
+import type { Scrubber } from "../secrets/scrub-secrets.ts";
 import { gate } from "../triggers/gate.ts";
 import type { BotIdentity } from "../forge/bot-identity.ts";
 import { applyForkFix } from "./apply-fork-fix.ts";

@@ -13,7 +13,7 @@ import { WorkerPool } from "../jobs/worker-pool.ts";
 import type { MemoryPool } from "../engine/memory/memory-pool.ts";
 import type { Outcome } from "../engine/task.ts";
 import type { AttributionResult } from "../verify/attribution.ts";
-import type { Scrubber } from "../report/scrub-secrets.ts";
+import type { Scrubber } from "../secrets/scrub-secrets.ts";
 import { parseBotBranch } from "../triggers/bot-branch.ts";
 import { gate } from "../triggers/gate.ts";
 import { RunWaiters } from "../verify/run-waiters.ts";

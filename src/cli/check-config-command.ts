@@ -1,6 +1,6 @@
-import { readFile } from "node:fs/promises";
-import { resolve } from "node:path";
+import { basename, dirname, resolve } from "node:path";
 import { parseRepoConfigText, REPO_CONFIG_PATH, RepoConfigError } from "../config/parse-repo-config.ts";
+import { readRepoConfigText } from "../config/read-repo-config-file.ts";
 import { EXIT, type CliCommand } from "./command.ts";
 import { parseFlags } from "./parse-flags.ts";
 
@@ -15,14 +15,12 @@ export const checkConfigCommand: CliCommand = {
       return EXIT.usage;
     }
     const path = resolve(io.cwd, positionals[0] ?? REPO_CONFIG_PATH);
-    let text: string;
     try {
-      text = await readFile(path, "utf8");
-    } catch (error) {
-      io.stderr(`autogen check-config: cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? "error"})\n`);
-      return EXIT.usage;
-    }
-    try {
+      const text = await readRepoConfigText(dirname(path), basename(path));
+      if (text === undefined) {
+        io.stderr(`autogen check-config: cannot read ${path} (ENOENT)\n`);
+        return EXIT.usage;
+      }
       const config = parseRepoConfigText(text);
       io.stdout(values.json ? `${JSON.stringify(config, null, 2)}\n` : `${path}: valid\n`);
       return EXIT.ok;

@@ -2,7 +2,8 @@
 // the first job that runs tests (the steps before its test step), and the names of the
 // CI workflows a red build can come from. Steps that use secrets, or that expand an
 // event value inside a shell script, are never copied; matrix values are fixed to one.
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
+import { readWorktreeTextSync } from "../workspace/read-worktree-file.ts";
 import { join } from "node:path";
 import { parse } from "yaml";
 
@@ -36,7 +37,7 @@ function workflows(repo: string): Array<{ file: string; doc: WorkflowDoc }> {
   const found: Array<{ file: string; doc: WorkflowDoc }> = [];
   for (const file of readdirSync(dir).filter((f) => /\.ya?ml$/.test(f) && !isAutogenWorkflow(f)).sort()) {
     try {
-      const doc = parse(readFileSync(join(dir, file), "utf8")) as WorkflowDoc | null;
+      const doc = parse(readWorktreeTextSync(repo, `.github/workflows/${file}`, { maxBytes: 1024 * 1024 }), { maxAliasCount: 100 }) as WorkflowDoc | null;
       if (doc && typeof doc === "object") found.push({ file, doc });
     } catch {
       continue;

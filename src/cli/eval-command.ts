@@ -5,11 +5,10 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { llmEndpointFromEnv } from "../config/llm-env.ts";
 import { repoConfigSchema } from "../config/repo-config-schema.ts";
-import { Budget } from "../llm/budget.ts";
 import { pricesFromEnv } from "../llm/prices.ts";
-import { openAiLlmClient } from "../llm/llm-client.ts";
+import { jobLlmClient, processScrubber } from "../llm/job-llm-client.ts";
 import { replayFetch } from "../llm/replay-fetch.ts";
-import { readTranscript, transcript } from "../llm/transcript.ts";
+import { readTranscript } from "../llm/transcript.ts";
 import { chooseStrategy } from "../engine/build-task.ts";
 import { humanEvalFixTask, loadHumanEvalFix } from "../eval/humanevalfix-loader.ts";
 import { checkLocalTask } from "../eval/check-local-task.ts";
@@ -99,6 +98,7 @@ export const evalCommand: CliCommand = {
       throw new UsageError((error as Error).message);
     }
     const config = repoConfigSchema.parse({});
+    const scrub = processScrubber(io.env, [endpoint?.apiKey]);
     const transcriptsDir = values.transcripts ? resolve(io.cwd, values.transcripts) : undefined;
     const strategies: StrategyFactory[] = (values.strategy ?? "template").split(",").map((raw) => {
       const name = raw.trim();
@@ -107,12 +107,13 @@ export const evalCommand: CliCommand = {
         // Replay: each task's model answers come from the transcript recorded for it.
         const recorded = replayDir && existsSync(join(replayDir, name, file)) ? readTranscript(join(replayDir, name, file)) : replayDir ? [] : undefined;
         const llm = endpoint && name !== "template"
-          ? openAiLlmClient({
+          ? jobLlmClient({
               endpoint: recorded?.[0] ? { ...endpoint, model: recorded[0].model } : endpoint,
+              budgets: config.budgets,
               prices,
-              budget: new Budget(config.budgets),
-              transcript: transcript(transcriptsDir ? join(transcriptsDir, name, file) : undefined),
-              ...(recorded ? { fetch: replayFetch(recorded), maxRetries: 0 } : {}),
+              scrub,
+              transcriptPath: transcriptsDir ? join(transcriptsDir, name, file) : undefined,
+              fetch: recorded ? replayFetch(recorded) : undefined,
             })
           : undefined;
         // Strategies are compared alone: no template first pass in front of the LLM ones.

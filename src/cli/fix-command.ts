@@ -8,12 +8,14 @@ import { join, resolve } from "node:path";
 import { defaultDataDir } from "../config/data-dir.ts";
 import { LlmEnvError, llmEndpointFromEnv } from "../config/llm-env.ts";
 import { formatMemory, MemoryPool, type MemoryEntry } from "../engine/memory/memory-pool.ts";
-import { Budget } from "../llm/budget.ts";
 import { pricesFromEnv } from "../llm/prices.ts";
-import { openAiLlmClient } from "../llm/llm-client.ts";
+import { jobLlmClient, processScrubber } from "../llm/job-llm-client.ts";
 import { replayFetch } from "../llm/replay-fetch.ts";
-import { readTranscript, transcript } from "../llm/transcript.ts";
-import { parseRepoConfigText, REPO_CONFIG_PATH, RepoConfigError } from "../config/parse-repo-config.ts";
+import { readTranscript } from "../llm/transcript.ts";
+import { RepoConfigError } from "../config/parse-repo-config.ts";
+import type { RepoConfig } from "../config/repo-config-schema.ts";
+import { readWorktreeBytes } from "../workspace/read-worktree-file.ts";
+import { readRepoConfigFile } from "../config/read-repo-config-file.ts";
 import { checkDiffLanded } from "../engine/check-diff-landed.ts";
 import { missingDependencies, runSetup } from "../verify/run-setup.ts";
 import { grantDirectory } from "../verify/sandbox/workspace-grants.ts";
@@ -84,8 +86,7 @@ export const fixCommand: CliCommand = {
 
     let config;
     try {
-      const configPath = join(repo, REPO_CONFIG_PATH);
-      config = parseRepoConfigText(existsSync(configPath) ? await readFile(configPath, "utf8") : "");
+      config = await readRepoConfigFile(repo);
     } catch (error) {
       if (error instanceof RepoConfigError) return fail(error.message);
       throw error;
@@ -108,14 +109,14 @@ export const fixCommand: CliCommand = {
     if (!values.strategy && !endpoint) notes.push("no LLM endpoint configured (AUTOGEN_LLM_BASE_URL / OPENAI_API_KEY): using the model-free template strategy");
     let llm;
     if (endpoint && strategyName !== "template") {
-      const sink = transcript(join(await gitDir(repo), "autogen", "transcripts", `${new Date().toISOString().replace(/[:.]/g, "-")}.jsonl`));
-      llm = openAiLlmClient({
+      llm = jobLlmClient({
         endpoint,
+        budgets: config.budgets,
         prices,
+        scrub: processScrubber(io.env, [endpoint.apiKey]),
+        transcriptPath: join(await gitDir(repo), "autogen", "transcripts", `${new Date().toISOString().replace(/[:.]/g, "-")}.jsonl`),
         embeddingModel: io.env.AUTOGEN_EMBEDDING_MODEL?.trim() || undefined,
-        budget: new Budget(config.budgets),
-        transcript: sink,
-        ...(values.replay ? { fetch: replayFetch(readTranscript(resolve(io.cwd, values.replay))), maxRetries: 0 } : {}),
+        fetch: values.replay ? replayFetch(readTranscript(resolve(io.cwd, values.replay))) : undefined,
       });
       notes.push(values.replay ? `replaying model answers from ${values.replay}` : `model ${endpoint.model} at ${endpoint.baseURL}; transcript in .git/autogen/transcripts/`);
     }
@@ -152,7 +153,7 @@ type FixArgs = {
   io: CliIo;
   repo: string;
   worktree: string;
-  config: ReturnType<typeof parseRepoConfigText>;
+  config: RepoConfig;
   strategy: Strategy;
   canReproduce: boolean;
   notes: string[];
@@ -280,6 +281,9 @@ type CheckoutModules = { linked: true; manager: PackageManager; lockfile: string
  * checkout's lockfile is byte for byte the commit's (a project without a lockfile: always);
  * the sandbox shows it read-only.
  */
+/** Lockfiles of large monorepos run to tens of MiB; past this one is not compared (no link). */
+const LOCKFILE_LIMIT = 64 * 1024 * 1024;
+
 async function linkCheckoutModules(repo: string, worktree: string): Promise<CheckoutModules> {
   const modules = join(repo, "node_modules");
   const stat = await lstat(modules).catch(() => undefined);
@@ -287,8 +291,9 @@ async function linkCheckoutModules(repo: string, worktree: string): Promise<Chec
   const plan = detectPackageManager(worktree);
   const lockfile = plan?.target.kind === "node_modules" ? plan.keyFiles[0] : undefined;
   if (lockfile) {
-    const ours = await readFile(join(repo, lockfile)).catch(() => undefined);
-    if (!ours?.equals(await readFile(join(worktree, lockfile)))) return { linked: false, differs: lockfile };
+    const ours = await readWorktreeBytes(repo, lockfile, { maxBytes: LOCKFILE_LIMIT }).catch(() => undefined);
+    const theirs = await readWorktreeBytes(worktree, lockfile, { maxBytes: LOCKFILE_LIMIT }).catch(() => undefined);
+    if (!ours || !theirs || !ours.equals(theirs)) return { linked: false, differs: lockfile };
   }
   await symlink(modules, join(worktree, "node_modules"));
   grantDirectory(worktree, modules);

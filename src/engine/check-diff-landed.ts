@@ -3,7 +3,8 @@
 // and the run is then no fix, whatever the tests said.
 import { lstatSync } from "node:fs";
 import { parseDiff } from "../workspace/parse-diff.ts";
-import { readRepoFile, safeRepoPath, UnsafePathError } from "../workspace/safe-path.ts";
+import { safeRepoPath, UnsafePathError } from "../workspace/safe-path.ts";
+import { readWorktreeText } from "../workspace/read-worktree-file.ts";
 import type { Outcome } from "./task.ts";
 
 export async function checkDiffLanded(workspace: string, outcome: Outcome): Promise<void> {
@@ -24,7 +25,7 @@ export async function missingFromWorktree(workspace: string, diff: string): Prom
         continue;
       }
       if (file.renamed && file.oldPath !== null && lstatSync(safeRepoPath(workspace, file.oldPath), { throwIfNoEntry: false })) return `${file.oldPath} should be renamed but is still there`;
-      const lines = (await readRepoFile(workspace, file.newPath)).split("\n");
+      const lines = (await readWorktreeText(workspace, file.newPath)).split("\n");
       const wrong = file.added.find((a) => lines[a.line - 1] !== a.text);
       if (wrong) return `${file.newPath}:${wrong.line} does not hold the changed line`;
     } catch (error) {

@@ -3,7 +3,7 @@
 // pass the secret scrubber and the mention neutralizer; the summary is cut to GitHub's
 // limit at a line, with a closing fence when the cut fell inside a code block.
 import { neutralizeMentions } from "../report/neutralize-mentions.ts";
-import type { Scrubber } from "../report/scrub-secrets.ts";
+import type { Scrubber } from "../secrets/scrub-secrets.ts";
 
 export const CHECK_RUN_NAME = "autogen";
 /** GitHub's limits: output.summary and output.text are 65535 characters, 50 annotations per request. */

@@ -1,7 +1,7 @@
 // Every GitHub side effect the bot makes, behind one port. The Octokit backend posts
 // nothing that has not passed the secret scrubber, and no mention that would notify.
 import { neutralizeMentions } from "../report/neutralize-mentions.ts";
-import type { Scrubber } from "../report/scrub-secrets.ts";
+import type { Scrubber } from "../secrets/scrub-secrets.ts";
 import { octokitGitData, type GitDataApi, type GitOctokitLike } from "./git-data.ts";
 
 export type Permission = "admin" | "maintain" | "write" | "triage" | "read" | "none";

@@ -59,8 +59,8 @@ export type OpenAiClientOptions = {
   prices?: Record<string, Price>;
   /** For tests: the fetch the SDK uses. */
   fetch?: typeof fetch;
-  /** Secrets never reach the model: every message passes through this first. */
-  scrub?: (text: string) => string;
+  /** Secrets never reach the model: every message passes through this first. Required: build clients with jobLlmClient. */
+  scrub: (text: string) => string;
   /** An embedding model on the same endpoint, for hybrid memory retrieval. */
   embeddingModel?: string | undefined;
   signal?: AbortSignal;
@@ -94,7 +94,7 @@ export function openAiLlmClient(options: OpenAiClientOptions): LlmClient {
   const prices = { ...DEFAULT_PRICES, ...options.prices };
   const formats = options.responseFormats ?? processResponseFormats;
   const formatKey = endpointKey(endpoint.baseURL, model);
-  const scrub = options.scrub ?? ((text: string) => text);
+  const { scrub } = options;
 
   function stageCap(stage: Stage, asked: number | undefined): number {
     const cap = endpoint.maxTokens?.byStage[stage] ?? options.maxCompletionTokens ?? endpoint.maxTokens?.default ?? DEFAULT_MAX_TOKENS_PER_CALL;

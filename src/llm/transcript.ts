@@ -26,13 +26,28 @@ export type TranscriptEntry = z.infer<typeof transcriptEntrySchema>;
 
 export type TranscriptSink = { write(entry: TranscriptEntry): void; entries: TranscriptEntry[] };
 
-/** Keeps entries in memory and, when given a path, appends them to a JSON-lines file. */
-export function transcript(path?: string): TranscriptSink {
+/**
+ * Keeps entries in memory and, when given a path, appends them to a JSON-lines file. With
+ * `scrub`, every text of an entry (messages, the answer, a refusal, an error) is scrubbed
+ * before it is kept or written: a model can echo a secret it was never sent.
+ */
+export function transcript(path?: string, scrub?: (text: string) => string): TranscriptSink {
   const entries: TranscriptEntry[] = [];
   if (path) mkdirSync(dirname(path), { recursive: true });
+  const clean = (entry: TranscriptEntry): TranscriptEntry =>
+    scrub
+      ? {
+          ...entry,
+          messages: entry.messages.map((m) => ({ ...m, content: scrub(m.content) })),
+          answer: entry.answer === null ? null : scrub(entry.answer),
+          refusal: entry.refusal === null ? null : scrub(entry.refusal),
+          ...(entry.error !== undefined ? { error: scrub(entry.error) } : {}),
+        }
+      : entry;
   return {
     entries,
-    write(entry) {
+    write(raw) {
+      const entry = clean(raw);
       entries.push(entry);
       if (path) appendFileSync(path, `${JSON.stringify(entry)}\n`);
     },

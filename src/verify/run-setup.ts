@@ -2,7 +2,8 @@
 // worktree before its tests, in the same sandbox: only the worktree is writable, so what
 // it installs must land there (node_modules, a `--target` directory on PYTHONPATH). It
 // gets network only when the repository's config says `test.networkDuringSetup: true`.
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
+import { readWorktreeTextSync } from "../workspace/read-worktree-file.ts";
 import { join } from "node:path";
 import type { RepoConfig } from "../config/repo-config-schema.ts";
 import { splitCommand } from "./runners/split-command.ts";
@@ -37,7 +38,7 @@ export function missingDependencies(workspace: string, test: RepoConfig["test"])
   if (!existsSync(manifest) || existsSync(join(workspace, "node_modules"))) return undefined;
   let deps: number;
   try {
-    const parsed = JSON.parse(readFileSync(manifest, "utf8")) as { dependencies?: Record<string, string>; devDependencies?: Record<string, string> };
+    const parsed = JSON.parse(readWorktreeTextSync(workspace, "package.json", { maxBytes: 1024 * 1024 })) as { dependencies?: Record<string, string>; devDependencies?: Record<string, string> };
     deps = Object.keys(parsed.dependencies ?? {}).length + Object.keys(parsed.devDependencies ?? {}).length;
   } catch {
     return undefined;

@@ -2,10 +2,11 @@
 // first, then tolerant of whitespace), new files, deletions and renames. A search that
 // matches nowhere or more than once fails with a message that shows where the closest
 // text is, so the model can try again. All or nothing: on any error no file is changed.
-import { lstatSync, readFileSync } from "node:fs";
+import { lstatSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { z } from "zod";
-import { editableRepoFile, safeRepoPath, writeRepoFile } from "./safe-path.ts";
+import { readWorktreeTextSync } from "./read-worktree-file.ts";
+import { safeRepoPath, writeRepoFile } from "./safe-path.ts";
 import { diffStat, fileDiff } from "./unified-diff.ts";
 
 export const editSchema = z.discriminatedUnion("kind", [
@@ -32,7 +33,7 @@ export async function applyEdits(root: string, edits: Edit[]): Promise<AppliedEd
   const read = (path: string): string | null => {
     if (contents.has(path)) return contents.get(path) ?? null;
     // Whatever exists at the path must be a file safe to edit; a link or a special file is refused, not read through.
-    const text = lstatSync(safeRepoPath(root, path), { throwIfNoEntry: false }) ? readFileSync(editableRepoFile(root, path), "utf8") : null;
+    const text = lstatSync(safeRepoPath(root, path), { throwIfNoEntry: false }) ? readWorktreeTextSync(root, path) : null;
     originals.set(path, text);
     contents.set(path, text);
     return text;

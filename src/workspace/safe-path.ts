@@ -86,16 +86,6 @@ export function editableRepoFile(root: string, path: string): string {
   return full;
 }
 
-/** The text of an editable repository file (see `editableRepoFile`). */
-export async function readRepoFile(root: string, path: string): Promise<string> {
-  const handle = await open(editableRepoFile(root, path), constants.O_RDONLY | NOFOLLOW);
-  try {
-    return await handle.readFile("utf8");
-  } finally {
-    await handle.close();
-  }
-}
-
 /** Overwrites an editable repository file, or creates a new one (and its directories) at a safe path. */
 export async function writeRepoFile(root: string, path: string, text: string): Promise<void> {
   const full = safeRepoPath(root, path);

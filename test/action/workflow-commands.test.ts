@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { escapeData, escapeProperty, outputEntry, workflowChannels, workflowCommand } from "../../src/action/workflow-commands.ts";
-import { secretScrubber } from "../../src/report/scrub-secrets.ts";
+import { secretScrubber } from "../../src/secrets/scrub-secrets.ts";
 import { parseOutputFile } from "../support/run-action.ts";
 
 describe("workflow commands", () => {

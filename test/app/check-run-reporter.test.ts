@@ -15,7 +15,7 @@ import { JobStore } from "../../src/jobs/job-store.ts";
 import type { Job } from "../../src/jobs/store.ts";
 import { changedLineAnnotations, failureSites, parseFailureSites } from "../../src/report/check-annotations.ts";
 import { checkVerdict } from "../../src/report/check-run-summary.ts";
-import { secretScrubber } from "../../src/report/scrub-secrets.ts";
+import { secretScrubber } from "../../src/secrets/scrub-secrets.ts";
 import { fakeGitHub, type FakeCheckRun, type FakeGitHubState } from "../support/fake-github.ts";
 import { networkGuard } from "../support/network-guard.ts";
 import { testPrivateKey } from "../support/private-key.ts";

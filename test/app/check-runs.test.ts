@@ -13,7 +13,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createAutogenApp } from "../../src/app/create-app.ts";
 import { JobStore } from "../../src/jobs/job-store.ts";
 import type { WorkerPool } from "../../src/jobs/worker-pool.ts";
-import { secretScrubber } from "../../src/report/scrub-secrets.ts";
+import { secretScrubber } from "../../src/secrets/scrub-secrets.ts";
 import { fakeActions, fakeGitHub, type FakeCheckRun, type FakeGitHubState } from "../support/fake-github.ts";
 import { ciRun } from "../support/fake-actions-runner.ts";
 import { gitRepo } from "../support/git-repo.ts";

@@ -16,7 +16,7 @@ import { MemoryPool } from "../../src/engine/memory/memory-pool.ts";
 import type { LlmClient } from "../../src/llm/llm-client.ts";
 import { scriptAnswers, testLlm } from "../support/llm-mock.ts";
 import type { WorkerPool } from "../../src/jobs/worker-pool.ts";
-import { secretScrubber } from "../../src/report/scrub-secrets.ts";
+import { secretScrubber } from "../../src/secrets/scrub-secrets.ts";
 import { fakeActions, fakeGitHub, type FakeGitHubState } from "../support/fake-github.ts";
 import { ciRun, runDispatch, runnerLog, runTestsLikeActions } from "../support/fake-actions-runner.ts";
 import { gitRepo } from "../support/git-repo.ts";

@@ -16,7 +16,7 @@ import { JobStore } from "../../src/jobs/job-store.ts";
 import { MemoryPool } from "../../src/engine/memory/memory-pool.ts";
 import type { WorkerPool } from "../../src/jobs/worker-pool.ts";
 import { statusMarker } from "../../src/report/status-comment.ts";
-import { secretScrubber } from "../../src/report/scrub-secrets.ts";
+import { secretScrubber } from "../../src/secrets/scrub-secrets.ts";
 import { localVerifier } from "../../src/verify/local-verifier.ts";
 import { pytestRunner } from "../../src/verify/runners/detect-runner.ts";
 import { RepoCache } from "../../src/workspace/repo-cache.ts";

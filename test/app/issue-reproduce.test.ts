@@ -12,7 +12,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createAutogenApp } from "../../src/app/create-app.ts";
 import { JobStore } from "../../src/jobs/job-store.ts";
 import type { WorkerPool } from "../../src/jobs/worker-pool.ts";
-import { secretScrubber } from "../../src/report/scrub-secrets.ts";
+import { secretScrubber } from "../../src/secrets/scrub-secrets.ts";
 import { fakeGitHub, type FakeGitHubState } from "../support/fake-github.ts";
 import { gitRepo } from "../support/git-repo.ts";
 import { scriptAnswers, testLlm, type ScriptedAnswer } from "../support/llm-mock.ts";

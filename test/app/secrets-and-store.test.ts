@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { JobStore, type JobRequest } from "../../src/jobs/job-store.ts";
-import { secretScrubber } from "../../src/report/scrub-secrets.ts";
+import { secretScrubber } from "../../src/secrets/scrub-secrets.ts";
 import { parseCommand } from "../../src/triggers/parse-command.ts";
 import { testPrivateKey } from "../support/private-key.ts";
 

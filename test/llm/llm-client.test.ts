@@ -9,6 +9,9 @@ import { transcript } from "../../src/llm/transcript.ts";
 import { useHttpMock } from "../support/http-mock.ts";
 import { LLM_BASE, scriptAnswers, testLlm } from "../support/llm-mock.ts";
 
+/** A client for a test with no secrets to scrub. */
+const NO_SECRETS = (text: string) => text;
+
 useHttpMock();
 
 const planSchema = z.object({ steps: z.array(z.string()).min(1) });
@@ -108,7 +111,7 @@ describe("openAiLlmClient", () => {
     expect(await client.embed?.("cart total ghs_secret")).toEqual([0.1, 0.2, 0.3]);
     expect(sent).toContain("[secret removed]");
     expect(sent).not.toContain("ghs_secret");
-    expect(openAiLlmClient({ endpoint: { baseURL: LLM_BASE, apiKey: "k", model: "m" }, budget, transcript: transcript() }).embed).toBeUndefined();
+    expect(openAiLlmClient({ endpoint: { baseURL: LLM_BASE, apiKey: "k", model: "m" }, budget, transcript: transcript(), scrub: NO_SECRETS }).embed).toBeUndefined();
   });
 
   it("replays a recorded run offline through the same SDK and validation", async () => {
@@ -119,17 +122,18 @@ describe("openAiLlmClient", () => {
       endpoint: { baseURL: LLM_BASE, apiKey: undefined, model: "gpt-4o-mini" },
       budget: new Budget({ llmCalls: 10, tokens: 100_000, dollars: 5, minutes: 30 }),
       transcript: transcript(),
+      scrub: NO_SECRETS,
       fetch: replayFetch(recorded.sink.entries),
     });
     expect(await replayed.call("plan", vars, planSchema)).toEqual({ value: { steps: ["recorded"] }, attempts: 2 });
     expect(replayed.budget.state).toMatchObject({ llmCalls: 2, promptTokens: recorded.budget.state.promptTokens });
-    const wrongStage = openAiLlmClient({ endpoint: { baseURL: LLM_BASE, apiKey: undefined, model: "m" }, budget: new Budget({ llmCalls: 10, tokens: 1e5, dollars: 5, minutes: 30 }), transcript: transcript(), fetch: replayFetch(recorded.sink.entries), maxRetries: 0 });
+    const wrongStage = openAiLlmClient({ endpoint: { baseURL: LLM_BASE, apiKey: undefined, model: "m" }, budget: new Budget({ llmCalls: 10, tokens: 1e5, dollars: 5, minutes: 30 }), transcript: transcript(), scrub: NO_SECRETS, fetch: replayFetch(recorded.sink.entries), maxRetries: 0 });
     await expect(wrongStage.call("explain", { untrusted: { code: "x" } }, z.object({ explanation: z.string() }))).rejects.toThrow("replay mismatch: call 1: the run asks for stage explain but the transcript recorded plan");
   });
 
   it("replays a call that failed in the recorded run as the same failure, not as the next answer", async () => {
     const failed = { stage: "plan", model: "m", attempt: 1, messages: [], answer: null, finishReason: null, refusal: null, usage: { promptTokens: 900, completionTokens: 0, cachedTokens: 0 }, dollars: 0, latencyMs: 120_000, usageEstimated: true, error: "the model server at http://localhost:11434/v1 went silent for 120 s before any of the answer (AUTOGEN_LLM_TIMEOUT)" };
-    const replayed = openAiLlmClient({ endpoint: { baseURL: LLM_BASE, apiKey: undefined, model: "m" }, budget: new Budget({ llmCalls: 10, tokens: 1e5, dollars: 5, minutes: 30 }), transcript: transcript(), fetch: replayFetch([failed]), maxRetries: 0 });
+    const replayed = openAiLlmClient({ endpoint: { baseURL: LLM_BASE, apiKey: undefined, model: "m" }, budget: new Budget({ llmCalls: 10, tokens: 1e5, dollars: 5, minutes: 30 }), transcript: transcript(), scrub: NO_SECRETS, fetch: replayFetch([failed]), maxRetries: 0 });
     const error = await replayed.call("plan", vars, planSchema).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(LlmStageError);
     expect((error as Error).message).toContain("replayed failure: the model server at http://localhost:11434/v1 went silent for 120 s");

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ENV_HELP, EnvConfigError, loadServerConfig } from "../../src/config/env-config.ts";
+import { ENV_DOCS_HINT, ENV_HELP, EnvConfigError, loadServerConfig } from "../../src/config/env-config.ts";
 import { LLM_ENV_HELP, LlmEnvError, llmEndpointFromEnv } from "../../src/config/llm-env.ts";
 import { testPrivateKey } from "../support/private-key.ts";
 
@@ -34,7 +34,7 @@ describe("LLM timeout and completion cap from the environment", () => {
   it("refuses a bad timeout with a line naming the variable, its range and its default", () => {
     for (const bad of ["0", "301", "2.5", "two minutes", "-5"]) {
       expect(() => llmEndpointFromEnv({ AUTOGEN_LLM_BASE_URL: "http://localhost:8080/v1", AUTOGEN_LLM_TIMEOUT: bad })).toThrow(new LlmEnvError(`AUTOGEN_LLM_TIMEOUT is invalid (got ${JSON.stringify(bad)}): set it to ${LLM_ENV_HELP.AUTOGEN_LLM_TIMEOUT}.`));
-      expect(serverError({ ...server(), AUTOGEN_LLM_TIMEOUT: bad })).toBe(`AUTOGEN_LLM_TIMEOUT is invalid (got ${JSON.stringify(bad)}): set it to ${ENV_HELP.AUTOGEN_LLM_TIMEOUT}.`);
+      expect(serverError({ ...server(), AUTOGEN_LLM_TIMEOUT: bad })).toBe(`AUTOGEN_LLM_TIMEOUT is invalid (got ${JSON.stringify(bad)}): set it to ${ENV_HELP.AUTOGEN_LLM_TIMEOUT}.\n${ENV_DOCS_HINT}`);
     }
   });
 

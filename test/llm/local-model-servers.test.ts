@@ -27,7 +27,7 @@ async function serve(handler: Handler): Promise<FakeModelServer> {
 
 function client(endpoint: LlmEndpoint, extra: Partial<OpenAiClientOptions> = {}, sink: TranscriptSink = transcript()) {
   const budget = extra.budget ?? new Budget({ llmCalls: 20, tokens: 100_000, dollars: 1, minutes: 10 });
-  return { llm: openAiLlmClient({ endpoint, budget, transcript: sink, responseFormats: new ResponseFormatMemory(), retryBaseMs: 20, ...extra }), sink, budget };
+  return { llm: openAiLlmClient({ endpoint, budget, transcript: sink, responseFormats: new ResponseFormatMemory(), retryBaseMs: 20, scrub: (text) => text, ...extra }), sink, budget };
 }
 
 const local = (baseURL: string, tuning: Partial<LlmEndpoint> = {}): LlmEndpoint => ({ baseURL, apiKey: undefined, model: "qwen2.5-coder:7b", ...tuning });

@@ -4,6 +4,7 @@ import { z } from "zod";
 import { Budget, type BudgetCaps } from "../../src/llm/budget.ts";
 import { openAiLlmClient, type LlmClient } from "../../src/llm/llm-client.ts";
 import { transcript, type TranscriptSink } from "../../src/llm/transcript.ts";
+import { secretScrubber } from "../../src/secrets/scrub-secrets.ts";
 
 export const LLM_BASE = "https://llm.example.test/v1";
 
@@ -47,6 +48,6 @@ export function scriptAnswers(answers: ScriptedAnswer[]): { requests: Array<z.in
 
 export function testLlm(caps: Partial<BudgetCaps> = {}, sink: TranscriptSink = transcript()): LlmClient & { sink: TranscriptSink } {
   const budget = new Budget({ llmCalls: 50, tokens: 100_000, dollars: 5, minutes: 30, ...caps });
-  const client = openAiLlmClient({ endpoint: { baseURL: LLM_BASE, apiKey: "sk-test-key", model: "gpt-4o-mini" }, budget, transcript: sink, maxRetries: 0, timeoutMs: 10_000 });
+  const client = openAiLlmClient({ endpoint: { baseURL: LLM_BASE, apiKey: "sk-test-key", model: "gpt-4o-mini" }, budget, transcript: sink, scrub: secretScrubber(["sk-test-key"]), maxRetries: 0, timeoutMs: 10_000 });
   return Object.assign(client, { sink });
 }

@@ -4,7 +4,8 @@ import { link, mkdir, mkdtemp, readFile, realpath, symlink, writeFile } from "no
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { editableRepoFile, isForgedPath, readRepoFile, repoRelativePath, safeRepoPath, UnsafePathError, writeRepoFile } from "../../src/workspace/safe-path.ts";
+import { readWorktreeText as readRepoFile } from "../../src/workspace/read-worktree-file.ts";
+import { editableRepoFile, isForgedPath, repoRelativePath, safeRepoPath, UnsafePathError, writeRepoFile } from "../../src/workspace/safe-path.ts";
 
 /** base/repo with lib.py and pkg/mod.py; base/outside/victim.py; repo/linkdir → outside; repo/linked.py → victim. */
 async function layout(): Promise<{ base: string; root: string; victim: string }> {

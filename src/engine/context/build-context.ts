@@ -3,7 +3,8 @@
 // more candidates remain than fit) the model narrowing them; all within a budget, with a
 // bounded repository map beside it.
 import type { LlmClient } from "../../llm/llm-client.ts";
-import { readRepoFile, UnsafePathError } from "../../workspace/safe-path.ts";
+import { UnsafePathError } from "../../workspace/safe-path.ts";
+import { readWorktreeText } from "../../workspace/read-worktree-file.ts";
 import { localizeSchema } from "../lpw/schemas.ts";
 import { isSourceFile, repoFiles } from "./repo-files.ts";
 import { RetrievalIndex } from "./retrieval-index.ts";
@@ -92,7 +93,7 @@ export async function buildContext(workspace: string, options: ContextOptions): 
 /** A file's text for the model, or undefined when it is not a regular worktree file (a link put there since the listing). */
 async function contextText(workspace: string, path: string): Promise<string | undefined> {
   try {
-    return await readRepoFile(workspace, path);
+    return await readWorktreeText(workspace, path);
   } catch (error) {
     if (error instanceof UnsafePathError) return undefined;
     throw error;

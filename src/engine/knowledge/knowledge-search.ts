@@ -1,8 +1,9 @@
 // Knowledge search (CoCoST's search, over what is on disk): the repository's own docs and
 // its installed dependencies' type definitions and sources, chunked and ranked by BM25.
 // An external provider can sit behind the same interface; none is configured by default.
-import { lstatSync, readdirSync, readFileSync } from "node:fs";
+import { lstatSync, readdirSync } from "node:fs";
 import { join, relative } from "node:path";
+import { tryReadWorktreeTextSync } from "../../workspace/read-worktree-file.ts";
 import { safeRepoPath, UnsafePathError } from "../../workspace/safe-path.ts";
 import { RetrievalIndex } from "../context/retrieval-index.ts";
 
@@ -21,7 +22,8 @@ export function onDiskKnowledge(workspace: string): KnowledgeProvider {
     let files = 0;
     const add = (path: string) => {
       if (files++ > MAX_FILES) return;
-      const text = readFileSync(path, "utf8");
+      const text = tryReadWorktreeTextSync(workspace, relative(workspace, path), { maxBytes: 512 * 1024 });
+      if (text === undefined) return;
       const lines = text.split("\n");
       for (let i = 0; i < lines.length; i += CHUNK_LINES) {
         const key = `${relative(workspace, path)}:${i + 1}`;

@@ -4,15 +4,12 @@
 // run, an error analysis against the plan verification, a code explanation and a
 // refinement; then the regression gate. The same failure twice in a row re-implements
 // from the plan; three times stops the run.
-import { readFileSync } from "node:fs";
-import { readFile } from "node:fs/promises";
-import { join } from "node:path";
 import type { LlmClient } from "../../llm/llm-client.ts";
 import { digestReport } from "../../verify/digest/digest-report.ts";
 import { failingTestsBlock } from "./failing-tests-block.ts";
 import { failingTests, type TestReport } from "../../verify/test-report.ts";
 import type { Edit } from "../../workspace/apply-edits.ts";
-import { safeRepoPath } from "../../workspace/safe-path.ts";
+import { CONTEXT_READ_LIMIT, readWorktreeTextSync, tryReadWorktreeText } from "../../workspace/read-worktree-file.ts";
 import { buildContext } from "../context/build-context.ts";
 import { Stop, StrategyRun, type Validated } from "../run/strategy-run.ts";
 import type { Outcome, Strategy, Task } from "../task.ts";
@@ -202,7 +199,7 @@ class LpwRun {
     const files = [...new Set([...this.contextFiles, ...this.changes.diff().files])].filter((f) => !this.task.isTestFile(f));
     const parts: string[] = [];
     for (const file of files) {
-      const text = await readFile(join(this.task.workspace, file), "utf8").catch(() => undefined);
+      const text = await tryReadWorktreeText(this.task.workspace, file, { maxBytes: CONTEXT_READ_LIMIT });
       if (text !== undefined) parts.push(`--- ${file}\n${text}`);
     }
     return parts.join("\n\n") || "(no code located)";
@@ -210,7 +207,7 @@ class LpwRun {
 
   private sourceLine(file: string, line: number): string | undefined {
     try {
-      return readFileSync(safeRepoPath(this.task.workspace, file), "utf8").split("\n")[line - 1];
+      return readWorktreeTextSync(this.task.workspace, file, { maxBytes: CONTEXT_READ_LIMIT }).split("\n")[line - 1];
     } catch {
       return undefined;
     }

@@ -1,8 +1,7 @@
 // The source of a visible test, found by its id on a real syntax tree: a pytest function
 // (file::Class::name) or a JS test call (`it("name", ...)`, `test("name", ...)`).
-import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { safeRepoPath } from "../../workspace/safe-path.ts";
+import { CONTEXT_READ_LIMIT, readWorktreeText } from "../../workspace/read-worktree-file.ts";
 import { grammarForFile, parseSource, type SyntaxNode } from "../template/tree-sitter.ts";
 
 export async function testSource(workspace: string, id: string, fallbackFile?: string): Promise<string | undefined> {
@@ -14,7 +13,7 @@ export async function testSource(workspace: string, id: string, fallbackFile?: s
   if (!grammar) return undefined;
   let source: string;
   try {
-    source = await readFile(safeRepoPath(workspace, file.startsWith("/") ? file.slice(join(workspace, "/").length) : file), "utf8");
+    source = await readWorktreeText(workspace, file.startsWith("/") ? file.slice(join(workspace, "/").length) : file, { maxBytes: CONTEXT_READ_LIMIT });
   } catch {
     return undefined;
   }

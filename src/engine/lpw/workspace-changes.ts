@@ -1,9 +1,10 @@
 // The changes an attempt made to the workspace, kept so the engine can start over from
 // the original code ("re-implement from the plan") and compute the final diff.
-import { readFileSync, existsSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { rm, writeFile, mkdir } from "node:fs/promises";
 import { dirname } from "node:path";
 import { applyEdits, type Edit } from "../../workspace/apply-edits.ts";
+import { readWorktreeTextSync } from "../../workspace/read-worktree-file.ts";
 import { safeRepoPath } from "../../workspace/safe-path.ts";
 import { fileDiff } from "../../workspace/unified-diff.ts";
 
@@ -19,7 +20,7 @@ export class WorkspaceChanges {
     for (const path of edits.flatMap((e) => (e.kind === "rename" ? [e.from, e.to] : [e.path]))) {
       if (this.originals.has(path)) continue;
       const full = safeRepoPath(this.root, path);
-      this.originals.set(path, existsSync(full) ? readFileSync(full, "utf8") : null);
+      this.originals.set(path, existsSync(full) ? readWorktreeTextSync(this.root, path) : null);
     }
     await applyEdits(this.root, edits);
   }
@@ -42,7 +43,7 @@ export class WorkspaceChanges {
     const files: string[] = [];
     for (const [path, before] of [...this.originals].sort(([a], [b]) => a.localeCompare(b))) {
       const full = safeRepoPath(this.root, path);
-      const after = existsSync(full) ? readFileSync(full, "utf8") : null;
+      const after = existsSync(full) ? readWorktreeTextSync(this.root, path) : null;
       if (after === before) continue;
       files.push(path);
       parts.push(fileDiff(path, before, after));

@@ -4,13 +4,13 @@
 // (never from the model), checks that they fail as tests and not because the file does
 // not load, and on a rejection tells the model why and asks again, up to `attempts` times.
 import { existsSync } from "node:fs";
-import { readFile, rm } from "node:fs/promises";
-import { join } from "node:path";
+import { rm } from "node:fs/promises";
 import type { LlmClient } from "../../llm/llm-client.ts";
 import { wrongFailureReason } from "../../verify/load-failure.ts";
 import type { TestSelection } from "../../verify/runners/test-runner.ts";
 import type { TestCaseResult, TestReport } from "../../verify/test-report.ts";
 import { applyEdits, EditError } from "../../workspace/apply-edits.ts";
+import { CONTEXT_READ_LIMIT, tryReadWorktreeText } from "../../workspace/read-worktree-file.ts";
 import { safeRepoPath, UnsafePathError } from "../../workspace/safe-path.ts";
 import { buildContext } from "../context/build-context.ts";
 import { isSourceFile, repoFiles } from "../context/repo-files.ts";
@@ -29,7 +29,7 @@ export async function reproduceIssue(task: Task, llm: LlmClient, cost: Reproduct
   const sources = repoFiles(task.workspace).filter((f) => isSourceFile(f) && !task.isTestFile(f));
   const context = await buildContext(task.workspace, { query: `${problem}\n${namedIdentifiers(problem).join(" ")}`, mentioned: namedFiles(problem, sources), isTestFile: task.isTestFile });
   const examples = await testExamples(task, context.files);
-  const sourceText = (await Promise.all(sources.slice(0, 400).map((f) => readFile(join(task.workspace, f), "utf8").catch(() => "")))).join("\n");
+  const sourceText = (await Promise.all(sources.slice(0, 400).map(async (f) => (await tryReadWorktreeText(task.workspace, f, { maxBytes: CONTEXT_READ_LIMIT })) ?? ""))).join("\n");
   const rejections: string[] = [];
   for (let attempt = 1; attempt <= maxAttempts; attempt++) {
     task.onProgress?.({ kind: "stage", stage: "reproduce", detail: `attempt ${attempt} of ${maxAttempts}` });
@@ -124,7 +124,7 @@ async function testExamples(task: Task, located: string[]): Promise<string> {
   const tests = repoFiles(task.workspace).filter((f) => task.isTestFile(f) && isSourceFile(f));
   if (tests.length === 0) return "(no existing tests)";
   const stems = located.map((f) => (f.split("/").at(-1) ?? f).replace(/\.[^.]+$/, "")).filter((s) => s.length > 1 && s !== "__init__" && s !== "index");
-  const texts = await Promise.all(tests.map(async (f) => ({ f, text: await readFile(join(task.workspace, f), "utf8").catch(() => "") })));
+  const texts = await Promise.all(tests.map(async (f) => ({ f, text: (await tryReadWorktreeText(task.workspace, f, { maxBytes: CONTEXT_READ_LIMIT })) ?? "" })));
   const score = (text: string) => stems.filter((s) => text.includes(s)).length;
   const chosen = texts.filter((t) => t.text.trim() !== "").sort((a, b) => score(b.text) - score(a.text)).slice(0, 2);
   return chosen.map((t) => `--- ${t.f}\n${t.text.slice(0, 2500)}`).join("\n\n");

@@ -2,9 +2,10 @@
 // reproduction test (the shared stage); the strategy then works on the failing tests the
 // runner reported for it. The test ships with a fix as a new file, exactly as it was
 // accepted; without a fix it is removed again.
-import { readFile, rm } from "node:fs/promises";
+import { rm } from "node:fs/promises";
 import { BudgetExceededError } from "../../llm/budget.ts";
 import { LlmStageError, type LlmClient } from "../../llm/llm-client.ts";
+import { tryReadWorktreeText } from "../../workspace/read-worktree-file.ts";
 import { safeRepoPath } from "../../workspace/safe-path.ts";
 import { fileDiff } from "../../workspace/unified-diff.ts";
 import { emptyOutcome, type Outcome, type Strategy } from "../task.ts";
@@ -61,7 +62,7 @@ export function withReproduction(next: Strategy, llm: LlmClient, options: { atte
 
 /** The accepted reproduction test joins the fix as an added file; a strategy that changed it has weakened the evidence. */
 async function shipTest(outcome: Outcome, workspace: string, path: string, accepted: string): Promise<void> {
-  const now = await readFile(safeRepoPath(workspace, path), "utf8").catch(() => undefined);
+  const now = await tryReadWorktreeText(workspace, path);
   if (now !== accepted) {
     Object.assign(outcome, { status: "not-fixed", stopReason: "policy", message: `the change passes the tests only because it ${now === undefined ? "deleted" : "changed"} the reproduction test ${path}` });
     return;

@@ -6,7 +6,7 @@ import type { LlmClient } from "../../llm/llm-client.ts";
 import { digestReport } from "../../verify/digest/digest-report.ts";
 import type { TestCaseResult, TestReport } from "../../verify/test-report.ts";
 import type { Edit } from "../../workspace/apply-edits.ts";
-import { readRepoFile } from "../../workspace/safe-path.ts";
+import { readWorktreeText } from "../../workspace/read-worktree-file.ts";
 import { buildContext, type CodeContext } from "../context/build-context.ts";
 import { Stop, StrategyRun } from "../run/strategy-run.ts";
 import type { Attempt, Outcome, Task } from "../task.ts";
@@ -39,7 +39,7 @@ export class SearchRun extends StrategyRun {
   /** The located files and those the current candidate changed, as the model sees them. */
   async code(): Promise<string> {
     const parts: string[] = [];
-    for (const file of [...new Set([...this.contextFiles, ...this.changes.diff().files])]) parts.push(`--- ${file}\n${await readRepoFile(this.task.workspace, file).catch(() => "")}`);
+    for (const file of [...new Set([...this.contextFiles, ...this.changes.diff().files])]) parts.push(`--- ${file}\n${await readWorktreeText(this.task.workspace, file).catch(() => "")}`);
     return parts.join("\n\n") || "(no code located)";
   }
 

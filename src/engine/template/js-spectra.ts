@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
 import type { Verifier } from "../../verify/local-verifier.ts";
-import { readRepoFile } from "../../workspace/safe-path.ts";
+import { readWorktreeText } from "../../workspace/read-worktree-file.ts";
 import type { TestSpectrum } from "./ochiai.ts";
 import { reportedFileFilter, type Spectra } from "./reported-files.ts";
 import { readRunOutput } from "../../verify/read-run-output.ts";
@@ -52,7 +52,7 @@ export async function jsSpectra(workspace: string, verifier: Verifier, testIds: 
           if (path.includes("/node_modules/")) continue;
           const relative = safe.accept(path, { absolute: true });
           if (relative === undefined) continue;
-          const source = sources.get(relative) ?? (await readRepoFile(workspace, relative));
+          const source = sources.get(relative) ?? (await readWorktreeText(workspace, relative));
           sources.set(relative, source);
           const covered = coveredLines(source, script.functions.flatMap((f) => f.ranges));
           const set = lines.get(relative) ?? new Set<number>();

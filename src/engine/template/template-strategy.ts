@@ -6,7 +6,8 @@ import { cp, lstat, mkdtemp, rm, symlink } from "node:fs/promises";
 import { existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { editableRepoFile, readRepoFile, UnsafePathError, writeRepoFile } from "../../workspace/safe-path.ts";
+import { editableRepoFile, UnsafePathError, writeRepoFile } from "../../workspace/safe-path.ts";
+import { readWorktreeText } from "../../workspace/read-worktree-file.ts";
 import { unifiedDiff } from "../../workspace/unified-diff.ts";
 import type { TestSelection } from "../../verify/runners/test-runner.ts";
 import { checkDiffLanded } from "../check-diff-landed.ts";
@@ -88,7 +89,7 @@ async function repair(task: Task, run: StrategyRun): Promise<Outcome> {
   try {
     // Started on the unchanged code, side by side, before any candidate is written.
     await Promise.all(warm.map((runner) => runner?.prepare(failingIds)));
-    for (const { mutation } of candidates) if (!originals.has(mutation.file)) originals.set(mutation.file, await readRepoFile(task.workspace, mutation.file));
+    for (const { mutation } of candidates) if (!originals.has(mutation.file)) originals.set(mutation.file, await readWorktreeText(task.workspace, mutation.file));
     for (let start = 0; start < candidates.length; start += slots.length) {
       if (task.signal?.aborted) return run.finish("cancelled", "stopped on request");
       if (start >= task.budget.candidates || performance.now() > deadline) {
@@ -150,7 +151,7 @@ export async function rankCandidates(workspace: string, lines: SuspiciousLine[])
   for (const [file, scores] of byFile) {
     const grammar = grammarForFile(file);
     if (!grammar || !isEditable(workspace, file)) continue;
-    const source = await readRepoFile(workspace, file);
+    const source = await readWorktreeText(workspace, file);
     const lines = new Set(scores.keys());
     const mutations = grammar === "python" ? await pythonMutations(file, source, lines) : await jsMutations(file, source, lines, grammar);
     for (const mutation of mutations) {

@@ -3,7 +3,8 @@
 // The repository is hostile: only file names we chose (or that match a fixed, option-free
 // pattern) reach an argv, always as the value of an option or after the command, never
 // a flag position; lockfile contents only ever feed the cache key.
-import { existsSync, lstatSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, lstatSync, readdirSync } from "node:fs";
+import { tryReadWorktreeTextSync } from "../../workspace/read-worktree-file.ts";
 import { join } from "node:path";
 
 export type PackageManager = "npm" | "pnpm" | "yarn" | "bun" | "pip" | "uv" | "poetry" | "go" | "cargo";
@@ -50,7 +51,7 @@ export function detectPackageManager(workspace: string): InstallPlan | undefined
   }
   if (has("yarn.lock")) {
     // Berry (yarn 2+) writes a `__metadata` block and reads .yarnrc.yml; classic has neither.
-    const berry = has(".yarnrc.yml") || readHead(join(workspace, "yarn.lock")).includes("__metadata:");
+    const berry = has(".yarnrc.yml") || readHead(workspace, "yarn.lock").includes("__metadata:");
     return berry
       ? { manager: "yarn", keyFiles: withManifest("yarn.lock", "package.json"), argv: ["yarn", "install", "--immutable"], offlineArgv: undefined, target: { kind: "node_modules" } }
       : { manager: "yarn", keyFiles: withManifest("yarn.lock", "package.json"), argv: ["yarn", "install", "--frozen-lockfile"], offlineArgv: ["yarn", "install", "--frozen-lockfile", "--offline"], target: { kind: "node_modules" } };
@@ -95,10 +96,6 @@ function isRegularFile(path: string): boolean {
   }
 }
 
-function readHead(path: string): string {
-  try {
-    return readFileSync(path, "utf8").slice(0, 4096);
-  } catch {
-    return "";
-  }
+function readHead(workspace: string, name: string): string {
+  return tryReadWorktreeTextSync(workspace, name, { maxBytes: 4096, overLimit: "truncate" }) ?? "";
 }

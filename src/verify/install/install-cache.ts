@@ -3,7 +3,8 @@
 // staging directory and published with one rename, so a reader sees a whole entry or
 // none; entries are evicted least recently used first when the cache passes its size cap.
 import { createHash } from "node:crypto";
-import { existsSync, readFileSync, realpathSync } from "node:fs";
+import { existsSync, realpathSync } from "node:fs";
+import { readWorktreeBytesSync } from "../../workspace/read-worktree-file.ts";
 import { lstat, mkdir, mkdtemp, readdir, rename, rm, stat, utimes, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { defaultDataDir } from "../../config/data-dir.ts";
@@ -56,7 +57,7 @@ export function installCacheKey(workspace: string, manager: string, keyFiles: re
   hash.update(`autogen-install-v1\0${manager}\0${platform}\0${extra}\0`);
   for (const name of keyFiles) {
     hash.update(`${name}\0`);
-    hash.update(readFileSync(join(workspace, name)));
+    hash.update(readWorktreeBytesSync(workspace, name, { maxBytes: 256 * 1024 * 1024 }));
     hash.update("\0");
   }
   return `${manager}-${hash.digest("hex").slice(0, 32)}`;

@@ -1,6 +1,7 @@
 // Finds how a repository runs its tests, per ecosystem, or uses the configured command.
 // Each runner knows how to select tests and ask for a JUnit report.
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
+import { tryReadWorktreeTextSync } from "../../workspace/read-worktree-file.ts";
 import { join } from "node:path";
 import { parseGoTest } from "../parsers/parse-go-test.ts";
 import { parsePytestConsole } from "../parsers/parse-pytest-console.ts";
@@ -20,10 +21,13 @@ const LOOKED_FOR = [
   "build.gradle",
 ];
 
+/** Manifests and runner configs read to detect the runner; a larger one is not read. */
+const MANIFEST_READ_LIMIT = 1024 * 1024;
+
 export function detectRunner(dir: string, configured?: string | null): TestRunner {
   if (configured) return runnerForCommand(splitCommand(configured), `test.command "${configured}"`, dir);
   const has = (name: string) => existsSync(join(dir, name));
-  const read = (name: string) => (has(name) ? readFileSync(join(dir, name), "utf8") : "");
+  const read = (name: string) => (has(name) ? (tryReadWorktreeTextSync(dir, name, { maxBytes: MANIFEST_READ_LIMIT }) ?? "") : "");
 
   if (has("pytest.ini") || /\[tool\.pytest/.test(read("pyproject.toml")) || /\[(tool:)?pytest\]/.test(read("setup.cfg") + read("tox.ini")) || hasPythonTests(dir)) {
     return pytestRunner([], "pytest configuration or test_*.py files");

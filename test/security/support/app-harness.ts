@@ -17,7 +17,7 @@ import { Probot, ProbotOctokit } from "probot";
 import { createAutogenApp } from "../../../src/app/create-app.ts";
 import { JobStore } from "../../../src/jobs/job-store.ts";
 import type { WorkerPool } from "../../../src/jobs/worker-pool.ts";
-import { processSecrets, secretScrubber } from "../../../src/report/scrub-secrets.ts";
+import { processSecrets, secretScrubber } from "../../../src/secrets/scrub-secrets.ts";
 import { fakeGitHub, type FakeGitHubState } from "../../support/fake-github.ts";
 import { testPrivateKey } from "../../support/private-key.ts";
 import { webhookExample } from "../../support/webhook-examples.ts";

@@ -1,6 +1,6 @@
 // The bot's own environment loses its secrets once they are read; locations and numbers stay.
 import { describe, expect, it } from "vitest";
-import { droppedSecrets, dropSecretsFromEnvironment } from "../../src/config/drop-secrets.ts";
+import { droppedSecrets, dropSecretsFromEnvironment } from "../../src/secrets/drop-secrets.ts";
 
 describe("dropSecretsFromEnvironment", () => {
   it("removes tokens, keys and secrets, keeps paths and short values, and remembers the values for the scrubber", () => {

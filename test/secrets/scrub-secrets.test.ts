@@ -1,6 +1,6 @@
 import { randomBytes, randomInt } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { processSecrets, secretScrubber } from "../../src/report/scrub-secrets.ts";
+import { processSecrets, secretScrubber } from "../../src/secrets/scrub-secrets.ts";
 import { testPrivateKey } from "../support/private-key.ts";
 
 const MARKER = "[secret removed]";

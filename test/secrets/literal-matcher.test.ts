@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { literalMatcher } from "../../src/report/literal-matcher.ts";
+import { literalMatcher } from "../../src/secrets/literal-matcher.ts";
 
 describe("literal matcher", () => {
   it("finds every occurrence of every literal, overlapping ones included", () => {

@@ -2,7 +2,7 @@
 // this process holds, in every form secret-forms.ts knows (raw, base64 at any offset, hex,
 // URL, JSON, reversed), also when wrapped over lines, and the shapes of well-known tokens
 // are replaced with a marker.
-import { isSecretVariable } from "../config/secret-names.ts";
+import { isSecretVariable } from "./secret-names.ts";
 import { joinedViews } from "./joined-lines.ts";
 import { literalMatcher, type Range } from "./literal-matcher.ts";
 import { secretForms } from "./secret-forms.ts";

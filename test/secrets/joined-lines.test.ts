@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { joinedViews } from "../../src/report/joined-lines.ts";
+import { joinedViews } from "../../src/secrets/joined-lines.ts";
 
 describe("joined views of a text", () => {
   it("a text on one line has none", () => {
