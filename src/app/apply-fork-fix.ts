@@ -8,7 +8,7 @@
 // repository, its workflows (and the actions they use) would run with the repository's
 // secrets. A second click finds the recorded PR (or the open PR of that branch) and opens
 // nothing new.
-import { parseRepoConfigText, REPO_CONFIG_PATH } from "../config/parse-repo-config.ts";
+import { readRepoConfigFromForge } from "../config/read-repo-config-forge.ts";
 import type { Outcome } from "../engine/task.ts";
 import type { CiForge } from "../forge/ci-forge.ts";
 import type { Forge } from "../forge/forge.ts";
@@ -48,7 +48,7 @@ export async function applyForkFix(job: Job, clicker: string, tools: { store: St
       const repository = await tools.forge.repository(owner, repo);
       let draft = false;
       try {
-        draft = parseRepoConfigText((await tools.forge.readFile(owner, repo, REPO_CONFIG_PATH, repository.defaultBranch)) ?? "").pullRequest.draft === "always";
+        draft = (await readRepoConfigFromForge(tools.forge, owner, repo, repository.defaultBranch)).pullRequest.draft === "always";
       } catch {
         // An invalid config: the job that found the fix said so already; the PR is not a draft.
       }

@@ -3,7 +3,8 @@
 // delivery id is recorded so a redelivery does nothing), a worker pool that runs the
 // jobs, and resume of interrupted jobs at start.
 import type { ApplicationFunction, Context, Probot } from "probot";
-import { parseRepoConfigText, REPO_CONFIG_PATH, RepoConfigError } from "../config/parse-repo-config.ts";
+import { REPO_CONFIG_PATH, RepoConfigError } from "../config/parse-repo-config.ts";
+import { readRepoConfigFromForge } from "../config/read-repo-config-forge.ts";
 import type { RepoConfig } from "../config/repo-config-schema.ts";
 import { octokitCiForge, type CiForge, type RequestLike } from "../forge/ci-forge.ts";
 import { octokitForge, type Forge, type OctokitLike } from "../forge/forge.ts";
@@ -141,7 +142,7 @@ export function createAutogenApp(deps: AppDeps): ApplicationFunction {
       const { owner, name: repo } = { owner: payload.repository.owner.login, name: payload.repository.name };
       let config: RepoConfig;
       try {
-        config = overridden(parseRepoConfigText((await forge.readFile(owner, repo, REPO_CONFIG_PATH, payload.repository.default_branch)) ?? ""));
+        config = overridden(await readRepoConfigFromForge(forge, owner, repo, payload.repository.default_branch));
       } catch (error) {
         if (!(error instanceof RepoConfigError)) throw error;
         // Only the default label can be meant; only someone allowed to start work hears about it.
@@ -180,7 +181,7 @@ export function createAutogenApp(deps: AppDeps): ApplicationFunction {
     const repoConfig = async (context: Context, owner: string, repo: string, branch: string): Promise<RepoConfig | undefined> => {
       const forge = octokitForge(context.octokit as unknown as OctokitLike, deps.scrub);
       try {
-        return overridden(parseRepoConfigText((await forge.readFile(owner, repo, REPO_CONFIG_PATH, branch)) ?? ""));
+        return overridden(await readRepoConfigFromForge(forge, owner, repo, branch));
       } catch (error) {
         if (error instanceof RepoConfigError) return undefined;
         throw error;

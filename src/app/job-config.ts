@@ -2,7 +2,8 @@
 // the repository's config read from the default branch (a pull request cannot change the
 // rules it is judged by). When the config is invalid the job stops here, saying why in
 // its status comment.
-import { parseRepoConfigText, REPO_CONFIG_PATH, RepoConfigError } from "../config/parse-repo-config.ts";
+import { REPO_CONFIG_PATH, RepoConfigError } from "../config/parse-repo-config.ts";
+import { readRepoConfigFromForge } from "../config/read-repo-config-forge.ts";
 import type { RepoConfig } from "../config/repo-config-schema.ts";
 import type { Forge } from "../forge/forge.ts";
 import type { Job, Store } from "../jobs/store.ts";
@@ -20,7 +21,7 @@ export async function beginJob(forge: Forge, store: Store, status: StatusReporte
 async function loadJobConfig(forge: Forge, store: Store, status: StatusReporter, job: Job, defaultBranch: string): Promise<RepoConfig | undefined> {
   status.set("Configuration", "running");
   try {
-    return parseRepoConfigText((await forge.readFile(job.owner, job.repo, REPO_CONFIG_PATH, defaultBranch)) ?? "");
+    return await readRepoConfigFromForge(forge, job.owner, job.repo, defaultBranch);
   } catch (error) {
     if (!(error instanceof RepoConfigError)) throw error;
     status.set("Configuration", "failed", `${REPO_CONFIG_PATH} is invalid`);

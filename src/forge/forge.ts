@@ -3,6 +3,7 @@
 import { neutralizeMentions } from "../report/neutralize-mentions.ts";
 import type { Scrubber } from "../secrets/scrub-secrets.ts";
 import { octokitGitData, type GitDataApi, type GitOctokitLike } from "./git-data.ts";
+import { UnreadableFileError } from "./unreadable-file-error.ts";
 
 export type Permission = "admin" | "maintain" | "write" | "triage" | "read" | "none";
 export type PullRef = { number: number; url: string; draft: boolean };
@@ -11,6 +12,7 @@ export type Forge = {
   permission(owner: string, repo: string, username: string): Promise<Permission>;
   repository(owner: string, repo: string): Promise<{ defaultBranch: string; cloneUrl: string }>;
   issue(owner: string, repo: string, number: number): Promise<{ title: string; body: string }>;
+  /** A file's text; undefined when there is none; UnreadableFileError when something else is there (a directory, a link, a submodule) or it is not UTF-8 text. */
   readFile(owner: string, repo: string, path: string, ref: string): Promise<string | undefined>;
   listComments(owner: string, repo: string, number: number): Promise<Array<{ id: number; body: string }>>;
   createComment(owner: string, repo: string, number: number, body: string): Promise<number>;
@@ -77,15 +79,17 @@ export function octokitForge(octokit: OctokitLike, scrub: Scrubber): Forge {
       return { title: data.title, body: data.body ?? "" };
     },
     async readFile(owner, repo, path, ref) {
+      let data: unknown;
       try {
-        const { data } = await octokit.rest.repos.getContent({ owner, repo, path, ref });
-        const file = data as { type?: string; content?: string; encoding?: string };
-        if (file.type !== "file" || typeof file.content !== "string") return undefined;
-        return Buffer.from(file.content, file.encoding === "base64" ? "base64" : "utf8").toString("utf8");
+        ({ data } = await octokit.rest.repos.getContent({ owner, repo, path, ref }));
       } catch (error) {
-        if ((error as { status?: number }).status === 404) return undefined;
+        const status = (error as { status?: number }).status;
+        if (status === 404) return undefined;
+        // 403 "too_large" (over 100 MB) and the like: the file's fault, not an outage.
+        if (status !== undefined && status >= 400 && status < 500 && status !== 429) throw new UnreadableFileError(path, `GitHub answered ${status}`);
         throw error;
       }
+      return fileText(path, data);
     },
     async listComments(owner, repo, number) {
       const out: Array<{ id: number; body: string }> = [];
@@ -127,4 +131,20 @@ export function octokitForge(octokit: OctokitLike, scrub: Scrubber): Forge {
       return auth.token;
     },
   };
+}
+
+/** GitHub's contents API answer for one path as text. (GitHub already follows a link to a file inside the repository.) */
+function fileText(path: string, data: unknown): string {
+  if (Array.isArray(data)) throw new UnreadableFileError(path, "it is a directory, not a file");
+  const file = data as { type?: string; content?: string; encoding?: string; size?: number; target?: string };
+  if (file.type === "symlink") throw new UnreadableFileError(path, "it is a symbolic link that does not lead to a file in the repository");
+  if (file.type !== "file") throw new UnreadableFileError(path, `it is a ${file.type ?? "thing"} (a submodule?), not a file`);
+  // Over 1 MB the API leaves the content out ("encoding": "none").
+  if (typeof file.content !== "string" || file.encoding === "none") throw new UnreadableFileError(path, `it is too large (${file.size ?? "?"} bytes)`);
+  const bytes = Buffer.from(file.content, file.encoding === "base64" ? "base64" : "utf8");
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    throw new UnreadableFileError(path, "it is not UTF-8 text");
+  }
 }

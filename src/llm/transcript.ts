@@ -4,6 +4,8 @@
 import { appendFileSync, mkdirSync, readFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { z } from "zod";
+import { droppedSecrets } from "../secrets/drop-secrets.ts";
+import { processSecrets, secretScrubber } from "../secrets/scrub-secrets.ts";
 
 export const transcriptEntrySchema = z.object({
   stage: z.string(),
@@ -27,23 +29,27 @@ export type TranscriptEntry = z.infer<typeof transcriptEntrySchema>;
 export type TranscriptSink = { write(entry: TranscriptEntry): void; entries: TranscriptEntry[] };
 
 /**
- * Keeps entries in memory and, when given a path, appends them to a JSON-lines file. With
- * `scrub`, every text of an entry (messages, the answer, a refusal, an error) is scrubbed
- * before it is kept or written: a model can echo a secret it was never sent.
+ * Keeps entries in memory and, when given a path, appends them to a JSON-lines file. Every
+ * text of an entry (messages, the answer, a refusal, an error, stage and model) is scrubbed
+ * before it is kept or written, whatever client writes it: with the process's own secrets
+ * (those in its environment and those already dropped from it) always, and with `scrub` too,
+ * the door's scrubber, which may know more (a key read from a file, a token minted for the
+ * job). A model can echo a secret it was never sent.
  */
 export function transcript(path?: string, scrub?: (text: string) => string): TranscriptSink {
   const entries: TranscriptEntry[] = [];
   if (path) mkdirSync(dirname(path), { recursive: true });
-  const clean = (entry: TranscriptEntry): TranscriptEntry =>
-    scrub
-      ? {
-          ...entry,
-          messages: entry.messages.map((m) => ({ ...m, content: scrub(m.content) })),
-          answer: entry.answer === null ? null : scrub(entry.answer),
-          refusal: entry.refusal === null ? null : scrub(entry.refusal),
-          ...(entry.error !== undefined ? { error: scrub(entry.error) } : {}),
-        }
-      : entry;
+  const own = secretScrubber([...processSecrets(process.env), ...droppedSecrets()]);
+  const both = (text: string) => own(scrub ? scrub(text) : text);
+  const clean = (entry: TranscriptEntry): TranscriptEntry => ({
+    ...entry,
+    stage: both(entry.stage),
+    model: both(entry.model),
+    messages: entry.messages.map((m) => ({ ...m, content: both(m.content) })),
+    answer: entry.answer === null ? null : both(entry.answer),
+    refusal: entry.refusal === null ? null : both(entry.refusal),
+    ...(entry.error !== undefined ? { error: both(entry.error) } : {}),
+  });
   return {
     entries,
     write(raw) {

@@ -1,11 +1,13 @@
 // Everything posted to GitHub or sent to the model passes through here first: the secrets
 // this process holds, in every form secret-forms.ts knows (raw, base64 at any offset, hex,
-// URL, JSON, reversed), also when wrapped over lines, and the shapes of well-known tokens
-// are replaced with a marker.
+// URL, JSON, reversed), also when wrapped over lines, written with \u escapes, or spread out
+// with a separator between every character, and the shapes of well-known tokens are
+// replaced with a marker. Every view is built in one pass and searched in one pass: linear.
 import { isSecretVariable } from "./secret-names.ts";
 import { joinedViews } from "./joined-lines.ts";
 import { literalMatcher, type Range } from "./literal-matcher.ts";
 import { secretForms } from "./secret-forms.ts";
+import { spreadViews } from "./spread-views.ts";
 
 const TOKEN_SHAPES = [
   /\bgh[pousr]_[A-Za-z0-9]{20,255}\b/g,
@@ -30,6 +32,8 @@ export function secretScrubber(secrets: ReadonlyArray<string | undefined>): Scru
       forms.add(form);
       // A form with line breaks of its own (a PEM) is found in a joined view only if it is joined the same way.
       for (const view of joinedViews(form)) forms.add(view.text);
+      // The view without whitespace finds a secret that has blanks of its own only without them.
+      forms.add(form.replace(/\s+/g, ""));
     }
   };
   for (const secret of secrets) learn(secret);
@@ -38,6 +42,7 @@ export function secretScrubber(secrets: ReadonlyArray<string | undefined>): Scru
   const scrub: Scrubber = (text: string) => {
     const ranges: Range[] = find(text);
     for (const view of joinedViews(text)) for (const range of find(view.text)) ranges.push(view.toOriginal(range));
+    for (const view of spreadViews(text)) for (const range of find(view.text)) ranges.push(view.toOriginal(range));
     let out = replaceRanges(text, ranges);
     for (const shape of TOKEN_SHAPES) out = out.replace(shape, MARKER);
     return out;

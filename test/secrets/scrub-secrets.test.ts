@@ -21,6 +21,17 @@ const b64 = (text: string) => Buffer.from(text).toString("base64");
 const b64url = (text: string) => Buffer.from(text).toString("base64url");
 const hex = (text: string) => Buffer.from(text).toString("hex");
 const chunks = (text: string, size: number) => text.match(new RegExp(`[\\s\\S]{1,${size}}`, "g")) ?? [];
+/** JSON/JS escapes for the characters chosen (\uXXXX, or \xXX for one byte when `x`); a line break stays JSON's \n. */
+const uEscape = (text: string, chosen: (i: number) => boolean, upper: boolean, x = false) =>
+  [...text]
+    .map((c, i) => {
+      if (c === "\n") return "\\n";
+      if (!chosen(i) || c.charCodeAt(0) > 0xffff) return c === "\\" || c === '"' ? `\\${c}` : c;
+      const code = c.charCodeAt(0).toString(16).padStart(x && c.charCodeAt(0) < 256 ? 2 : 4, "0");
+      const escaped = x && c.charCodeAt(0) < 256 ? `\\x${code}` : `\\u${code}`;
+      return upper ? escaped.toUpperCase().replace("\\U", "\\u").replace("\\X", "\\x") : escaped;
+    })
+    .join("");
 
 /** An encoding of a secret, and the surrounding text a program would print it in. */
 type Encoding = { name: string; encode: (secret: string) => string; before: string; after: string };
@@ -47,7 +58,19 @@ const encodings: Encoding[] = [
   },
   { name: "Basic header with a 4-char user (offset 2)", encode: (s) => b64(`user:${s}`), before: "Authorization: Basic ", after: "\nHost: github.com" },
   { name: "Basic header with a 3-char user (offset 1)", encode: (s) => b64(`bot:${s}`), before: "curl -H 'Authorization: Basic ", after: "' https://api.github.com" },
+  { name: "Basic header of x-access-token, base64 folded at 60 columns", encode: (s) => chunks(b64(`x-access-token:${s}`), 60).join("\n"), before: "Authorization: Basic ", after: "\nok" },
+  { name: "base64url of user:secret (offset 2), unpadded", encode: (s) => b64url(`user:${s}`), before: "cookie=", after: "; Secure" },
   { name: "reversed", encode: (s) => [...s].reverse().join(""), before: "rev: ", after: " :ver" },
+  { name: "a space between every character", encode: (s) => [...s].join(" "), before: "spelled: ", after: " (done)" },
+  { name: "a dash between every character", encode: (s) => [...s].join("-"), before: "id=", after: "&x=1" },
+  { name: "a different separator between each pair of characters", encode: (s) => [...s].map((c, i) => c + ".,;|_~"[i % 6]).join(""), before: "k:", after: "\nend" },
+  { name: "several blanks and line breaks between every character", encode: (s) => [...s].join(" \t\n  "), before: "vertical:\n", after: "\n(end)" },
+  { name: "hex dump in pairs", encode: (s) => chunks(hex(s), 2).join(" "), before: "00000000: ", after: "  |....|" },
+  { name: "every character \\u-escaped, lower-case hex", encode: (s) => uEscape(s, () => true, false), before: '{"v":"', after: '"}' },
+  { name: "every character \\u-escaped, upper-case hex", encode: (s) => uEscape(s, () => true, true), before: "'", after: "'" },
+  { name: "every other character \\u-escaped", encode: (s) => uEscape(s, (i) => i % 2 === 0, false), before: 'x = "', after: '";' },
+  { name: "a random mix of \\u-escaped and plain characters", encode: (s) => uEscape(s, () => randomInt(2) === 0, randomInt(2) === 0), before: '{"env":"', after: '"}' },
+  { name: "\\x-escaped characters", encode: (s) => uEscape(s, (i) => i % 3 !== 1, false, true), before: "b'", after: "'" },
   { name: "split across lines", encode: (s) => chunks(s, 20).join("\n"), before: "value follows\n", after: "\nvalue ended" },
   { name: "split across indented lines with CRLF", encode: (s) => chunks(s, 16).join("\r\n    "), before: "key: |\r\n    ", after: "\r\nnext: 1" },
   { name: "split into concatenated string literals", encode: (s) => chunks(s, 12).map((c) => JSON.stringify(c)).join(" +\n    "), before: "const value =\n    ", after: ";\nconsole.log(value);" },
@@ -85,12 +108,20 @@ function recognisableParts(secret: string): Set<string> {
 
 const partsOf = new Map(Object.values(secrets).map((secret) => [secret, recognisableParts(secret)]));
 
-/** The recognisable parts left in a text, also once its line breaks and string concatenation are undone. */
+/**
+ * The recognisable parts left in a text, also once its line breaks and string concatenation
+ * are undone, its \u and \x escapes decoded, its whitespace dropped, or read every other character.
+ */
 function leftovers(text: string, secret: string): string[] {
   const parts = partsOf.get(secret) ?? new Set();
   const joined = text.replace(/["']?[ \t]*\+?[ \t]*(?:\r?\n)(?:\d{4}-\d\d-\d\dT[\d:.]+Z )?[ \t]*["']?/g, "");
+  const decoded = text.replace(/\\u([0-9a-f]{4})|\\x([0-9a-f]{2})|\\(["\\/])/gi, (_, u?: string, x?: string, c?: string) => c ?? String.fromCharCode(Number.parseInt(u ?? x ?? "", 16)));
+  const compact = text.replace(/\s+/g, "");
+  const strided = [0, 1].map((parity) => [...text].filter((_, i) => i % 2 === parity).join(""));
   const found = new Set<string>();
-  for (const view of [text, joined]) for (let i = 0; i + 12 <= view.length; i++) if (parts.has(view.slice(i, i + 12))) found.add(view.slice(i, i + 12));
+  for (const view of [text, joined, decoded, compact, ...strided]) {
+    for (let i = 0; i + 12 <= view.length; i++) if (parts.has(view.slice(i, i + 12))) found.add(view.slice(i, i + 12));
+  }
   return [...found];
 }
 
@@ -138,6 +169,12 @@ describe("secret scrubber: no false positives", () => {
       "https://example.com/a%20b?x=%2F&y=1 and a task-runner-for-everything-you-need",
       "  at Object.<anonymous> (/home/runner/work/app/app/src/index.test.ts:12:7)",
       `${"=".repeat(80)}\n${" ".repeat(40)}\\n\\r\\n\n\n`,
+      // Spread-out, escaped and encoded text that is not a secret.
+      "H e l l o ,   w o r l d !   t-h-i-s-i-s-a-b-a-n-n-e-r",
+      '{"name":"caf\\u00e9 \\u00FCber","path":"C:\\\\Users\\\\x41","re":"\\x41\\x42\\d+"}',
+      `00000000: ${chunks(randomBytes(32).toString("hex"), 4).join(" ")}  |................|`,
+      `Authorization: Basic ${b64(`x-access-token:ghs_${pick(ALNUM, 36)}`)}`,
+      `Authorization: Basic ${b64(`user:${randomBytes(20).toString("hex")}`)}`,
     ].join("\n");
     expect(scrub(ordinary)).toBe(ordinary);
   });
@@ -147,6 +184,24 @@ describe("secret scrubber: no false positives", () => {
     const middle = secret.length >> 1;
     const nearMiss = secret.slice(0, middle) + (secret[middle] === "0" ? "1" : "0") + secret.slice(middle + 1);
     expect(scrub(`sig=${nearMiss}`)).toBe(`sig=${nearMiss}`);
+  });
+
+  it("a near miss (one character changed) spread out, escaped or in a Basic header is left alone", () => {
+    for (const secret of [secrets.installationToken, secrets.openAiKey, secrets.webhookSecret]) {
+      const middle = secret.length >> 1;
+      const nearMiss = secret.slice(0, middle) + (secret[middle] === "A" ? "B" : "A") + secret.slice(middle + 1);
+      const texts = [
+        [...nearMiss].join(" "),
+        [...nearMiss].join("-"),
+        [...nearMiss].join(" \t "),
+        uEscape(nearMiss, () => true, false),
+        uEscape(nearMiss, (i) => i % 2 === 1, true),
+        `Authorization: Basic ${b64(`x-access-token:${nearMiss}`)}`,
+        `Authorization: Basic ${b64(`user:${nearMiss}`)}`,
+        b64url(`bot:${nearMiss}`),
+      ];
+      for (const text of texts) expect(scrub(text)).toBe(text);
+    }
   });
 
   it("secrets shorter than 8 characters are ignored", () => {

@@ -23,6 +23,8 @@ export type FakeGitHubState = {
   pulls: Array<{ number: number; head: string; base: string; title: string; body: string; draft: boolean }>;
   permissions: Record<string, string>;
   files: Record<string, string>;
+  /** Raw contents-API answers by path (a directory listing, a symlink, a file too large to inline); they win over `files`. */
+  contents?: Record<string, unknown>;
   defaultBranch: string;
   cloneUrl: string;
   /** Pull requests under repair (pulls/get), by number. */
@@ -292,6 +294,8 @@ export function fakeGitHub(state: FakeGitHubState) {
       case "repos/get":
         return [200, { id: 1, name: params.repo, full_name: `${params.owner}/${params.repo}`, default_branch: state.defaultBranch, clone_url: state.cloneUrl }];
       case "repos/get-content": {
+        const raw = state.contents?.[params.path ?? ""];
+        if (raw !== undefined) return [200, raw];
         const content = state.files[params.path ?? ""];
         if (content === undefined) return [404, { message: "Not Found" }];
         return [200, { type: "file", encoding: "base64", content: Buffer.from(content).toString("base64"), path: params.path, name: params.path }];
