@@ -39,7 +39,7 @@ const ONLY = /\b(it|test|describe|context|suite)\.only\b|\bf(it|describe)\(/;
 /** A bare return: added in a test file, it ends the test before its assertions. */
 const BARE_RETURN = /^\s*return\s*(None)?\s*;?\s*(#.*|\/\/.*)?$/;
 /** A test's definition and its name: Python `def test_x(` / `class TestX`, JavaScript `it("x"` / `test("x"`. */
-const TEST_DEFINITION = /^\s*(?:async\s+)?def\s+(test\w*)\s*\(|^\s*class\s+(Test\w*)\b|\b(?:it|test)(?:\.\w+)?\s*\(\s*(["'`])(.+?)\3/;
+const TEST_DEFINITION = /^\s*(?:async\s+)?def\s+(test\w*)\s*\(|^\s*class\s+(Test\w*)\b|\b[xf]?(?:it|test)(?:\.\w+)?\s*\(\s*(["'`])(.+?)\3/;
 const ASSERTION = /\bassert\w*\b|\bexpect\(|\bshould\b|\bt\.(Error|Fatal|Fail)|\bassertThat\(|\bassert_eq!|\bself\.assert/;
 const SNAPSHOT = /(^|\/)__snapshots__\/|\.snap$|(^|\/)snapshots?\//;
 

@@ -25,7 +25,7 @@ const WHOLE_FILES: ReadonlyArray<{ pattern: string; what: string }> = [
 const SECTIONED: ReadonlyArray<{ pattern: string; sections: (text: string) => Record<string, unknown>; what: string }> = [
   { pattern: "pyproject.toml", sections: pyprojectSections, what: "its [tool.pytest*], [tool.coverage*], hatch or tox settings" },
   { pattern: "setup.cfg", sections: (text) => iniSections(text, /^(tool:pytest|pytest|coverage:.*|tox:.*|testenv.*)$/), what: "its [tool:pytest], [coverage:*] or tox section" },
-  { pattern: "package.json", sections: packageJsonSections, what: "its scripts, jest, mocha, ava, nyc or c8 settings" },
+  { pattern: "package.json", sections: packageJsonSections, what: "its scripts, jest, mocha, ava, nyc, c8 or vitest settings" },
 ];
 
 export type InfrastructureChange = { file: string; detail: string };
