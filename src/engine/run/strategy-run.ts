@@ -147,10 +147,11 @@ export class StrategyRun {
       if (!allPassed(first)) return record("still-failing", first);
     }
     const visible = await this.test(base.visible, workspace, this.limits.limitFor(base.visible));
-    if (!allPassed(visible)) return record(options.first ? "visible-regressed" : "still-failing", visible);
-    // Judged by outcome, whatever file did it: every visible test that ran on the unchanged code runs again.
-    const stoppedVisible = stoppedTests(base.before, visible);
+    // Judged by outcome, whatever file did it: every visible test that ran on the unchanged code runs again. A run
+    // with nothing failing that still did not pass (pytest's "no tests ran") is judged so too.
+    const stoppedVisible = failingTests(visible).length === 0 && !candidateTimedOut(visible) ? stoppedTests(base.before, visible) : [];
     if (stoppedVisible.length > 0) return record("tampering", visible, describeStopped(stoppedVisible));
+    if (!allPassed(visible)) return record(options.first ? "visible-regressed" : "still-failing", visible);
     // Kept per candidate: with parallel slots, another candidate may finish after the winner.
     const evidence: CandidateEvidence = { after: evidenceOf(visible) };
     this.evidence.set(index, evidence);
