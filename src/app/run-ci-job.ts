@@ -232,7 +232,7 @@ export async function runCiJob(job: Job, deps: JobDeps, signal: AbortSignal): Pr
       outcome.dependencies = install.ran ? install.summary : undefined;
       if (outcome.status === "fixed") {
         await checkDiffLanded(head.path, outcome);
-        checkDiffPolicy(outcome, config);
+        checkDiffPolicy(outcome, config, head.path);
       }
       await deps.store.checkpoint(job.id, { outcome });
     } else if (outcome.status === "fixed" && !job.checkpoint.pushed) {

@@ -217,7 +217,7 @@ async function runEngineSteps(job: Job, config: RepoConfig, install: InstallResu
   status.set("Attempts", outcome.status === "fixed" ? "done" : "failed", `${outcome.attempts.length} attempt(s)`);
   if (outcome.status === "fixed") {
     await checkDiffLanded(worktree.path, outcome);
-    checkDiffPolicy(outcome, config);
+    checkDiffPolicy(outcome, config, worktree.path);
     const after = outcome.evidence.regressionAfter;
     status.set("Regression gate", outcome.status === "fixed" ? "done" : "failed", after ? `${after.passed} passed, ${after.failed} failed` : undefined);
   }

@@ -242,7 +242,7 @@ async function fixInWorktree({ io, repo, worktree, config, strategy, canReproduc
   progress.done();
 
   if (outcome.status === "fixed") await checkDiffLanded(worktree, outcome);
-  checkDiffPolicy(outcome, config);
+  checkDiffPolicy(outcome, config, worktree);
 
   const slug = slugFor(issueText, visible);
   let branch: string | undefined;

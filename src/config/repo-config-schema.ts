@@ -153,6 +153,13 @@ export const pathsSchema = z
         "azure-pipelines.yml",
       ])
       .meta({ description: "Path patterns the bot refuses to change, written as for `paths.allowed` (workflow files are refused by GitHub anyway: the app has no `workflows` permission)." }),
+    allowTestInfrastructure: z
+      .array(relativeGlob)
+      .default([])
+      .meta({
+        description:
+          "Test infrastructure the bot may change, by name or pattern (for example `Makefile`, `tests/conftest.py`, `pyproject.toml`). Protected by default, because a change there can make a suite pass without fixing anything: `conftest.py` at any depth, `pytest.ini`, `tox.ini`, `.coveragerc`, `noxfile.py`, the pytest, coverage, tox and hatch sections of `pyproject.toml` and `setup.cfg`, the `scripts`, `jest`, `mocha`, `ava`, `nyc`, `c8` and `vitest` keys of `package.json`, jest/vitest/mocha/karma/ava/playwright/cypress configuration files, Makefiles, `sitecustomize.py`, `usercustomize.py`, `*.pth`, `.env` files and everything under `.github/`. Whatever is opened here, a change that stops a test from running (skipped, deselected, no longer collected) is still refused.",
+      }),
   })
   .meta({ description: "Where the bot may write." });
 

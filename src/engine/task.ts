@@ -57,7 +57,10 @@ export type TestEvidence = {
 export type Attempt = {
   index: number;
   description: string;
-  result: "still-failing" | "visible-regressed" | "regression-failed" | "plausible" | "edit-failed" | "timed-out";
+  /** `tampering`: the candidate stopped tests that ran on the unchanged code (skipped, deselected, no longer collected); `reason` names them. */
+  result: "still-failing" | "visible-regressed" | "regression-failed" | "plausible" | "edit-failed" | "timed-out" | "tampering";
+  /** Why the attempt was refused, when its result alone does not say (tampering: which tests stopped running). */
+  reason?: string | undefined;
   passed: number;
   failed: number;
   /** A run of this candidate stopped by a limit ("timed out after 10 s (the candidate limit: …)"). */

@@ -65,8 +65,11 @@ export function renderReport(outcome: Outcome, context: { title: string; branch?
     }
   }
 
+  const switchedOff = outcome.attempts.filter((a) => a.result === "tampering");
+  if (outcome.policy || switchedOff.length > 0) out.push("", "### Diff policy and test-tampering check", "");
+  // Refusals by outcome come first: they hold whatever the diff looks like.
+  for (const a of switchedOff.slice(0, MAX_ATTEMPTS_SHOWN)) out.push(`- ❌ attempt ${a.index} refused: ${(a.reason ?? "tampering").replaceAll("`", "'")}`);
   if (outcome.policy) {
-    out.push("", "### Diff policy and test-tampering check", "");
     if (outcome.policy.ok) out.push("No protected path touched, within the diff budget, and no test weakened (no deleted or renamed test, no added skip/only/xfail, no removed or changed assertion, no rewritten snapshot).");
     for (const v of outcome.policy.violations) out.push(`- ❌ ${v.rule}: ${v.detail}`);
     for (const t of outcome.policy.tampering) out.push(`- ⚠️ ${t.kind} in \`${t.file}${t.line ? `:${t.line}` : ""}\`: ${t.detail.replaceAll("`", "'")}`);
@@ -76,7 +79,7 @@ export function renderReport(outcome: Outcome, context: { title: string; branch?
   out.push("| # | edit | location | result | passed | failed |", "| --- | --- | --- | --- | --- | --- |");
   for (const a of outcome.attempts.slice(0, MAX_ATTEMPTS_SHOWN)) {
     const where = a.file ? `\`${a.file}${a.line ? `:${a.line}` : ""}\`` : "";
-    out.push(`| ${a.index} | ${a.family ? `${a.family}: ` : ""}${cell(a.description)}${a.analysis ? `<br>analysis: ${cell(a.analysis)}` : ""} | ${where} | ${a.result}${a.limit ? `: ${cell(a.limit)}` : ""} | ${a.passed} | ${a.failed} |`);
+    out.push(`| ${a.index} | ${a.family ? `${a.family}: ` : ""}${cell(a.description)}${a.analysis ? `<br>analysis: ${cell(a.analysis)}` : ""} | ${where} | ${a.result}${a.limit ? `: ${cell(a.limit)}` : ""}${a.reason ? `: ${cell(a.reason)}` : ""} | ${a.passed} | ${a.failed} |`);
   }
   if (outcome.attempts.length > MAX_ATTEMPTS_SHOWN) out.push("", `(${outcome.attempts.length - MAX_ATTEMPTS_SHOWN} more attempts not shown)`);
   out.push("", "</details>");

@@ -17,6 +17,7 @@ import { CandidateLimits, candidateTimedOut } from "../candidate-limits.ts";
 import { WorkspaceChanges } from "../lpw/workspace-changes.ts";
 import { emptyOutcome, evidenceOf, visibleSelection, type Attempt, type Outcome, type Task, type TestEvidence } from "../task.ts";
 import { AttemptLog, type CandidateDiff } from "./attempt-log.ts";
+import { describeStopped, stoppedTests } from "./check-test-outcomes.ts";
 import { regressionGate } from "./regression-gate.ts";
 import { RunCosts } from "./run-costs.ts";
 import { Stop } from "./stop-run.ts";
@@ -125,11 +126,19 @@ export class StrategyRun {
     const workspace = options.workspace ?? this.task.workspace;
     const index = candidate.index ?? this.log.next();
     this.outcome.cost.candidatesTried += 1;
-    const record = (result: Attempt["result"], report: TestReport): Validated => {
+    const record = (result: Attempt["result"], report: TestReport, reason?: string): Validated => {
       const failed = failingTests(report).length;
       // A candidate stopped by a time limit (a loop it made endless, in one test or the run) failed; the job goes on.
-      const timedOut = result === "plausible" ? undefined : candidateTimedOut(report);
-      const attempt: Attempt = { ...candidate, index, result: timedOut ? "timed-out" : result, passed: report.tests.length - failed, failed, ...(timedOut ? { limit: timedOut } : {}) };
+      const timedOut = result === "plausible" || result === "tampering" ? undefined : candidateTimedOut(report);
+      const attempt: Attempt = {
+        ...candidate,
+        index,
+        result: timedOut ? "timed-out" : result,
+        passed: report.tests.length - failed,
+        failed,
+        ...(timedOut ? { limit: timedOut } : {}),
+        ...(reason ? { reason } : {}),
+      };
       this.log.record(attempt, options.diff);
       return { attempt, report };
     };
@@ -138,6 +147,10 @@ export class StrategyRun {
       if (!allPassed(first)) return record("still-failing", first);
     }
     const visible = await this.test(base.visible, workspace, this.limits.limitFor(base.visible));
+    // Judged by outcome, whatever file did it: every visible test that ran on the unchanged code runs again. A run
+    // with nothing failing that still did not pass (pytest's "no tests ran") is judged so too.
+    const stoppedVisible = failingTests(visible).length === 0 && !candidateTimedOut(visible) ? stoppedTests(base.before, visible) : [];
+    if (stoppedVisible.length > 0) return record("tampering", visible, describeStopped(stoppedVisible));
     if (!allPassed(visible)) return record(options.first ? "visible-regressed" : "still-failing", visible);
     // Kept per candidate: with parallel slots, another candidate may finish after the winner.
     const evidence: CandidateEvidence = { after: evidenceOf(visible) };
@@ -145,6 +158,8 @@ export class StrategyRun {
     if (this.task.regression && base.regression) {
       const regression = await this.test(this.task.regression, workspace, this.limits.limitFor(this.task.regression));
       evidence.regressionAfter = evidenceOf(regression);
+      const stopped = stoppedTests(base.regression, regression);
+      if (stopped.length > 0 && !candidateTimedOut(regression)) return record("tampering", regression, describeStopped(stopped));
       // A run stopped by its time limit reported only the tests that ended before the stop: never a pass.
       if (!regressionGate(base.regression, regression).held || candidateTimedOut(regression)) return record("regression-failed", regression);
     }

@@ -1,0 +1,48 @@
+// The red-team suite of tampering model answers, each through the real `autogen fix` CLI
+// (the direct strategy, the model scripted over HTTP, real git and real pytest / node
+// --test in the sandbox): none may be reported fixed, and the report must say why. Honest
+// answers on the same repositories are reported fixed, so the refusals are the guard's.
+import { mkdtempSync } from "node:fs";
+import { readFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { git } from "../../src/workspace/git.ts";
+import { gitRepo } from "../support/git-repo.ts";
+import { useHttpMock } from "../support/http-mock.ts";
+import { LLM_BASE, scriptAnswers } from "../support/llm-mock.ts";
+import { runCli } from "../support/run-cli.ts";
+import { HONEST_ANSWERS, JS_REPO, PY_REPO, TAMPERING_ANSWERS, type TamperingAnswer } from "./support/tampering-answers.ts";
+
+useHttpMock();
+
+const ENV = { PATH: process.env.PATH, HOME: process.env.HOME, XDG_DATA_HOME: mkdtempSync(join(tmpdir(), "autogen-data-")), AUTOGEN_LLM_BASE_URL: LLM_BASE, OPENAI_API_KEY: "sk-test-key" };
+
+type Result = { status: string; branch?: string; report: string; message: string };
+
+/** One model answer through `autogen fix --strategy direct --candidates 1`: the outcome and the report it wrote. */
+async function fixWith(answer: Pick<TamperingAnswer, "repo" | "edits">): Promise<Result & { repo: string }> {
+  const repo = await gitRepo(answer.repo === "python" ? PY_REPO : JS_REPO);
+  scriptAnswers([{ stage: "generate", content: { edits: answer.edits } }]);
+  const run = await runCli(["fix", repo, "--strategy", "direct", "--candidates", "1", "--json"], { env: ENV });
+  expect(run.stderr).toBe("");
+  const outcome = JSON.parse(run.stdout) as { status: string; branch?: string; report: string; message: string };
+  return { ...outcome, report: await readFile(outcome.report, "utf8"), repo };
+}
+
+describe("tampering model answers through autogen fix", () => {
+  it.each(TAMPERING_ANSWERS.map((a) => [a.name, a] as const))("refuses: %s", async (_name, answer) => {
+    const result = await fixWith(answer);
+    expect(result.status).toBe("not-fixed");
+    expect(result.branch).toBeUndefined();
+    expect(result.report).toContain("### Diff policy and test-tampering check");
+    expect(result.report).toContain(answer.reason);
+    expect(await git(result.repo).branch(["--list", "autogen/*"])).toMatchObject({ all: [] });
+  });
+
+  it.each(HONEST_ANSWERS.map((a) => [a.name, a] as const))("still reports an honest answer fixed: %s", async (_name, answer) => {
+    const result = await fixWith(answer);
+    expect(result).toMatchObject({ status: "fixed", branch: expect.stringMatching(/^autogen\//) });
+    expect(result.report).toContain("no test weakened");
+  });
+});
