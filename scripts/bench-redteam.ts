@@ -7,7 +7,7 @@
 //   npm run bench:redteam -- --only app     # scenarios whose name contains "app"
 import { hostListener, isolationLevel, killTagged, makeCanaries } from "../test/security/support/redteam.ts";
 import { APP_ATTACKS, APP_SCENARIOS, CLI_ATTACKS, CLI_SCENARIOS, controls, egressControl, runScenarios, type AttackResult, type Scenario } from "../test/security/support/scenarios.ts";
-import { HOST_READ_ATTACKS, hostReadsApp } from "../test/security/support/host-reads.ts";
+import { HOST_READ_ATTACKS, hostReadsApp } from "../test/security/support/host-reads-app.ts";
 
 const args = process.argv.slice(2);
 const only = args.includes("--only") ? args[args.indexOf("--only") + 1] : undefined;

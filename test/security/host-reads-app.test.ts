@@ -7,7 +7,7 @@
 // transcript, the PR, the comments, the job record or the logs; /dev/zero is never read
 // (no NUL in a prompt, the App's peak memory bounded).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { HOST_READ_ATTACKS, hostReadsApp } from "./support/host-reads.ts";
+import { HOST_READ_ATTACKS, hostReadsApp } from "./support/host-reads-app.ts";
 import { hostListener, isolationLevel, makeCanaries, type HostListener } from "./support/redteam.ts";
 import type { AttackResult } from "./support/scenarios.ts";
 

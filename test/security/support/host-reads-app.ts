@@ -9,7 +9,7 @@
 // refine prompts that show the current code are built. Judged: no canary and nothing of the
 // bot's environment in any request to the model, the transcript, the PR, the comments, the
 // job record or the logs; /dev/zero never read (no NUL in a prompt, the process's peak
-// memory bounded). Shared by test/security/host-reads-app.test.ts and bench:redteam.
+// memory bounded). Shared by test/security/host-reads-app.test.ts and bench:redteam (the CLI path: ./host-reads.ts).
 import { execFile } from "node:child_process";
 import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
