@@ -6,6 +6,7 @@
 //   AUTOGEN_ISOLATION=unshare npm run bench:redteam
 //   npm run bench:redteam -- --only app     # scenarios whose name contains "app"
 import { hostListener, isolationLevel, killTagged, makeCanaries } from "../test/security/support/redteam.ts";
+import { hostReadRows } from "../test/security/support/host-reads.ts";
 import { APP_ATTACKS, APP_SCENARIOS, CLI_ATTACKS, CLI_SCENARIOS, controls, egressControl, runScenarios, type AttackResult, type Scenario } from "../test/security/support/scenarios.ts";
 import { HOST_READ_ATTACKS, hostReadsApp } from "../test/security/support/host-reads-app.ts";
 
@@ -22,6 +23,8 @@ const HOST_READS: Scenario = { name: "app: host-side reads through links (LPW, s
 const scenarios: Scenario[] = [...CLI_SCENARIOS.slice(0, 1), ...APP_SCENARIOS, HOST_READS, ...CLI_SCENARIOS.slice(1)].filter((s) => !only || s.name.includes(only));
 const controlRows = [...controls(canaries, host), await egressControl(host)];
 const rows = await runScenarios(scenarios, canaries, host, 3);
+// Host-side reads through a link a test planted mid-run (LPW with a loopback model): issue 29.
+if (!only || "host-reads".includes(only)) rows.push(...(await hostReadRows()));
 host.server.close();
 killTagged("RTDAEMON-");
 
