@@ -1,7 +1,7 @@
 // Red team, host-side reads through the App (issue 29, point 1): a hostile repository's
 // conftest.py turns three context files into links after every test session (to the bot's
 // /proc/self/environ, to a root-only host file, to /dev/zero); the App's job runs LPW
-// against a scripted model on loopback (support/host-reads.ts). Under each sandbox backend
+// against a scripted model on loopback (support/host-reads-app.ts). Under each sandbox backend
 // this machine has (bubblewrap, and the unshare fallback when bubblewrap is the default):
 // nothing of the bot's environment nor the host file reaches a request to the model, the
 // transcript, the PR, the comments, the job record or the logs; /dev/zero is never read
