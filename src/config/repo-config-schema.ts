@@ -86,6 +86,11 @@ export const testSchema = z
         diskMegabytes: positiveInt("Megabytes one test run may write to the workspace.", 1024, 8192),
         fileMegabytes: positiveInt("Megabytes one file written by a test run may reach.", 256, 4096),
         tmpMegabytes: positiveInt("Size of the test run's private /tmp, in megabytes.", 512, 4096),
+        memoryMegabytes: positiveInt(
+          "Megabytes of memory one test run may use, all its processes together (and its /tmp, which lives in memory), without swap; the kernel stops the run past it (a memory cgroup; where the bot cannot make one, an address-space limit per process of at least 2 GiB).",
+          2048,
+          8192,
+        ),
       })
       .prefault({})
       .meta({ description: "Limits on one test run in the sandbox; a run that reaches one is stopped and the report names the limit." }),

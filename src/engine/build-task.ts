@@ -83,7 +83,7 @@ export type TaskInput = {
   workspace: string;
   trigger: Trigger;
   config: RepoConfig;
-  runner: Pick<TestRunner, "name">;
+  runner: Pick<TestRunner, "name" | "commandEnv">;
   verifier: Verifier;
   probe?: Verifier | undefined;
   visible: VisibleTests;
@@ -103,7 +103,8 @@ export function buildTask(input: TaskInput): Task {
     regression: { kind: "all" },
     verifier: input.verifier,
     probe: input.probe,
-    sandbox: input.sandbox,
+    // Extra runs (coverage) run the tests as the command does: with its own environment assignments.
+    sandbox: input.runner.commandEnv ? { ...input.sandbox, env: { ...input.sandbox.env, ...input.runner.commandEnv } } : input.sandbox,
     runnerName: input.runner.name,
     isTestFile,
     budget: input.budget ?? taskBudget(input.config),

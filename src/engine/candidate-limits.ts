@@ -38,10 +38,12 @@ export class CandidateLimits {
   /** A run of the unchanged code: its slowest test and its time outside the tests. */
   learn(report: TestReport): void {
     // Durations come from the runner's report, which the repository's code can write: only sane ones count.
-    const times = report.tests.map((t) => t.durationMs ?? 0).filter((ms) => Number.isFinite(ms) && ms >= 0);
-    const inTests = times.reduce((a, b) => a + b, 0);
+    const sane = (t: TestReport["tests"][number]) => Number.isFinite(t.durationMs ?? 0) && (t.durationMs ?? 0) >= 0;
+    const inTests = report.tests.filter(sane).reduce((a, t) => a + (t.durationMs ?? 0), 0);
+    // A test the per-test limit stopped (a loop in the unchanged code) timed the limit, not the test: it sets no candidate's limit.
+    const timed = report.tests.filter((t) => sane(t) && !stoppedByLimit(t)).map((t) => t.durationMs ?? 0);
     // A fold, not Math.max(...times): a report of a few hundred thousand tests would overflow the call stack.
-    this.slowestMs = times.reduce((a, b) => Math.max(a, b), this.slowestMs);
+    this.slowestMs = timed.reduce((a, b) => Math.max(a, b), this.slowestMs);
     // Runs are sequential: time not inside a test is start-up, collection and teardown.
     this.overheadMs = Math.max(this.overheadMs, report.run.durationMs - inTests, 0);
     this.suiteSize = Math.max(this.suiteSize, report.tests.length);
@@ -63,6 +65,11 @@ export class CandidateLimits {
         `+ ${STARTUP_MARGIN.toString()} × the ${seconds(this.overheadMs)} the unchanged code's run spent starting and collecting`,
     };
   }
+}
+
+/** Our pytest plugin's "timed out after 1.2 s" and node --test's "test timed out after 1200ms". */
+function stoppedByLimit(test: TestReport["tests"][number]): boolean {
+  return (test.status === "fail" || test.status === "error") && /\btimed out after \d+(?:\.\d+)? ?(?:ms|s)\b/.test(test.message ?? "");
 }
 
 /** The limit that stopped a candidate's run (its whole run, or one of its tests), when one did. */

@@ -2,7 +2,11 @@
 // oversized body is refused before it is buffered, whatever Content-Length claims.
 import type { IncomingMessage } from "node:http";
 
-export type BodyResult = { ok: true; body: Buffer } | { ok: false; reason: "too-large" | "busy" | "aborted" };
+/**
+ * A body read: its bytes stay charged to the budget until `release` (the caller releases
+ * once the body and every copy made of it are gone: after the store committed it).
+ */
+export type BodyResult = { ok: true; body: Buffer; release: () => void } | { ok: false; reason: "too-large" | "busy" | "aborted" };
 
 /** Bytes of bodies being read right now, shared by every request of one server. */
 export class InFlightBudget {
@@ -28,7 +32,8 @@ export class InFlightBudget {
   }
 }
 
-export function readBoundedBody(req: IncomingMessage, maxBytes: number, budget: InFlightBudget): Promise<BodyResult> {
+/** `copies`: how many bytes of memory each byte received will cost until released (the buffer and what the caller makes of it). */
+export function readBoundedBody(req: IncomingMessage, maxBytes: number, budget: InFlightBudget, copies = 1): Promise<BodyResult> {
   const declared = Number(req.headers["content-length"] ?? Number.NaN);
   if (Number.isFinite(declared) && declared > maxBytes) return Promise.resolve({ ok: false, reason: "too-large" });
   // Every body is counted against the budget as its bytes come, so a sender holds only what
@@ -46,7 +51,7 @@ export function readBoundedBody(req: IncomingMessage, maxBytes: number, budget: 
     const finish = (result: BodyResult) => {
       if (settled) return;
       settled = true;
-      budget.give(held);
+      if (!result.ok) budget.give(held);
       req.off("data", onData);
       if (!result.ok) {
         chunks.length = 0;
@@ -57,8 +62,8 @@ export function readBoundedBody(req: IncomingMessage, maxBytes: number, budget: 
     };
     const onData = (chunk: Buffer) => {
       if (size + chunk.length > (known ?? maxBytes)) return finish({ ok: false, reason: "too-large" });
-      if (!budget.take(chunk.length)) return finish({ ok: false, reason: "busy" });
-      held += chunk.length;
+      if (!budget.take(chunk.length * copies)) return finish({ ok: false, reason: "busy" });
+      held += chunk.length * copies;
       if (known !== undefined) {
         into ??= Buffer.allocUnsafe(known);
         chunk.copy(into, size);
@@ -69,7 +74,12 @@ export function readBoundedBody(req: IncomingMessage, maxBytes: number, budget: 
     req.once("end", () => {
       // Node ends a request early only when the connection broke (then "aborted" came first).
       if (known !== undefined && size !== known) return finish({ ok: false, reason: "aborted" });
-      finish({ ok: true, body: known === undefined ? Buffer.concat(chunks, size) : (into ?? Buffer.alloc(0)) });
+      let released = false;
+      const release = () => {
+        if (!released) budget.give(held);
+        released = true;
+      };
+      finish({ ok: true, body: known === undefined ? Buffer.concat(chunks, size) : (into ?? Buffer.alloc(0)), release });
     });
     req.once("aborted", () => finish({ ok: false, reason: "aborted" }));
     req.once("error", () => finish({ ok: false, reason: "aborted" }));

@@ -1,6 +1,7 @@
 // POST <webhook path>: authenticate, then hand the delivery over; nothing else happens
 // before the answer. The body is read under a size limit before the signature is
 // checked, and every answer is a fixed sentence (no exception text reaches the sender).
+import { isAscii } from "node:buffer";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { GITHUB_MAX_BODY_BYTES, type IngressLimits } from "./ingress-limits.ts";
 import { InFlightBudget, readBoundedBody } from "./read-bounded-body.ts";
@@ -65,6 +66,15 @@ function dropPipelined(req: IncomingMessage): true {
   return true;
 }
 
+/**
+ * What one byte of an accepted body costs in memory until the store has committed it: the
+ * bytes as read, and the text handed to the store (a one-byte string for ASCII, the usual
+ * case: JSON escapes what is not). A body that is not ASCII becomes a two-byte string and
+ * is charged one more copy when it is complete. The HMAC and the JSON check read the bytes
+ * in place; SQLite's bound UTF-8 copy lives only while its row is inserted, one at a time.
+ */
+const COPIES = 2;
+
 export function webhookIngress(options: { path: string; secret: string; limits: IngressLimits; accept: AcceptDelivery; log: Log }) {
   const budget = new InFlightBudget(options.limits.maxInFlightBytes);
   return async (req: IncomingMessage, res: ServerResponse): Promise<boolean> => {
@@ -80,29 +90,57 @@ export function webhookIngress(options: { path: string; secret: string; limits: 
     if (typeof id !== "string" || !DELIVERY_ID.test(id) || typeof name !== "string" || !EVENT_NAME.test(name) || typeof signature !== "string") {
       return refuse(req, res, 400, "X-GitHub-Delivery, X-GitHub-Event and X-Hub-Signature-256 are required");
     }
-    const read = await readBoundedBody(req, options.limits.maxBodyBytes, budget);
+    const read = await readBoundedBody(req, options.limits.maxBodyBytes, budget, COPIES);
     // Refused while this one was being read (it was pipelined behind the refused request).
-    if (refusedConnections.has(req.socket)) return dropPipelined(req);
+    if (refusedConnections.has(req.socket)) {
+      if (read.ok) read.release();
+      return dropPipelined(req);
+    }
     if (!read.ok) {
       if (read.reason === "too-large") {
         // GitHub marks the delivery failed; the operator can raise the limit and redeliver it.
         options.log.warn({ deliveryId: id, event: name, maxBodyBytes: options.limits.maxBodyBytes, contentLength: req.headers["content-length"] }, "webhook body over the limit refused (AUTOGEN_WEBHOOK_MAX_BODY_BYTES)");
         return refuse(req, res, 413, `the body is larger than ${options.limits.maxBodyBytes} bytes`);
       }
-      if (read.reason === "busy") return refuse(req, res, 503, "too many bodies are being received; retry later");
+      if (read.reason === "busy") return refuse(req, res, 503, BUSY);
       res.destroy();
       return true;
     }
-    if (!signatureMatches(options.secret, read.body, signature)) return answer(res, 401, "the signature does not match");
-    const shape = jsonShape(read.body);
-    if (shape === "invalid") return answer(res, 400, "the body is not valid JSON");
-    if (shape === "not-object") return answer(res, 400, "the body is not a JSON object");
+    // Not ASCII: its text will be a two-byte string, one more copy's worth.
+    const extra = isAscii(read.body) ? 0 : read.body.length;
+    if (extra > 0 && !budget.take(extra)) {
+      read.release();
+      return answer(res, 503, BUSY);
+    }
+    // The body and its copies stay charged until the store has committed them (or they are refused).
     try {
-      const outcome = await options.accept({ id, name, body: read.body.toString("utf8") });
-      return outcome === "duplicate" ? answer(res, 200, "already received") : answer(res, 202, "accepted");
-    } catch (error) {
-      options.log.error({ err: error, deliveryId: id, event: name }, "webhook delivery not accepted");
-      return answer(res, 500, "the delivery could not be stored; GitHub may redeliver it");
+      return await authenticateAndStore(read.body, { id, name, signature }, res, options);
+    } finally {
+      read.release();
+      budget.give(extra);
     }
   };
+}
+
+const BUSY = "too many bodies are being received; retry later";
+
+async function authenticateAndStore(
+  body: Buffer,
+  headers: { id: string; name: string; signature: string },
+  res: ServerResponse,
+  options: { secret: string; accept: AcceptDelivery; log: Log },
+): Promise<true> {
+  const { id, name, signature } = headers;
+  if (!signatureMatches(options.secret, body, signature)) return answer(res, 401, "the signature does not match");
+  const shape = jsonShape(body);
+  if (shape === "invalid") return answer(res, 400, "the body is not valid JSON");
+  if (shape === "not-object") return answer(res, 400, "the body is not a JSON object");
+  try {
+    const outcome = await options.accept({ id, name, body: body.toString("utf8") });
+    return outcome === "duplicate" ? answer(res, 200, "already received") : answer(res, 202, "accepted");
+  } catch (error) {
+    options.log.error({ err: error, deliveryId: id, event: name }, "webhook delivery not accepted");
+    return answer(res, 500, "the delivery could not be stored; GitHub may redeliver it");
+  }
+
 }

@@ -42,7 +42,10 @@ export function brokenRunReason(report: TestReport, workspace: string): string |
     const failure = loadFailureOf(t, report, workspace);
     return failure && !failure.codeFault ? [`${t.id}: ${failure.reason}`] : [];
   });
-  return broken.length > 0 ? broken.slice(0, 5).join("; ") : undefined;
+  if (broken.length === 0) return undefined;
+  // A limit the run reached (memory, processes) is often why a file "exited early": say it.
+  const limit = report.run.limit && report.run.limit.name !== "cancelled" ? ` (the run ${report.run.limit.message.replace(/^stopped: /, "was stopped: ")})` : "";
+  return `${broken.slice(0, 5).join("; ")}${limit}`;
 }
 
 /** Why a failing result of a new (reproduction) test shows a broken test rather than the reported bug; undefined when it fails as a test should. */

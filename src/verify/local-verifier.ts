@@ -5,6 +5,8 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { existsSync, statSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
+import { keepSelected } from "./keep-selected.ts";
+import { withPerTestLimit } from "./per-test-limit.ts";
 import { readJunit } from "./read-junit.ts";
 import type { TestRunner, TestSelection } from "./runners/test-runner.ts";
 import { runSandboxed, type SandboxOptions } from "./sandbox/run-sandboxed.ts";
@@ -37,12 +39,14 @@ export type Verifier = {
 
 export function localVerifier(runner: TestRunner, options: VerifierRunOptions): Verifier {
   const verifier: Verifier = {
-    async run(workspace, selection, extraEnv, limit) {
+    async run(workspace, selection, extraEnv, given) {
+      // A per-test limit on every run, the first run of the unchanged code included.
+      const limit = withPerTestLimit(given, options.timeoutMs);
       const reportDir = await mkdtemp(join(tmpdir(), "autogen-report-"));
-      const tighter = limit !== undefined && limit.timeoutMs < options.timeoutMs;
+      const tighter = limit.timeoutMs < options.timeoutMs;
       try {
         const reportPath = join(reportDir, "report.xml");
-        const runnerOptions = { perTestMs: limit?.perTestMs };
+        const runnerOptions = { perTestMs: limit.perTestMs };
         const run = await runSandboxed(runner.command(selection, reportPath, runnerOptions), {
           ...options,
           timeoutMs: tighter ? limit.timeoutMs : options.timeoutMs,
@@ -56,8 +60,9 @@ export function localVerifier(runner: TestRunner, options: VerifierRunOptions): 
         // The sandbox names test.timeoutMinutes; say which limit it really was.
         if (tighter && run.limit?.name === "wall-time") run.limit = { name: "wall-time", message: `timed out after ${String(Math.round(limit.timeoutMs / 100) / 10)} s (${limit.reason})` };
         const fromReport = runner.reportFormat === "junit" ? await readJunit(reportPath, workspace) : undefined;
-        const report: TestReport = fromReport ? { run, tests: fromReport, source: "junit" } : consoleReport(run, runner);
-        if (limit?.perTestMs !== undefined && !run.limit) markTestTimeout(report, limit);
+        const read: TestReport = fromReport ? { run, tests: fromReport, source: "junit" } : consoleReport(run, runner);
+        const report = runner.selectsByFiltering ? keepSelected(read, selection) : read;
+        if (!run.limit) markTestTimeout(report, limit);
         return report;
       } finally {
         await rm(reportDir, { recursive: true, force: true });

@@ -19,7 +19,7 @@ export type TestCaseResult = {
 export type Isolation = "bwrap" | "unshare" | "none";
 
 /** A limit that stopped the run, named for the report ("timed out after 600 s"); `test-time`: one of its tests was stopped by the per-test limit, the run went on. */
-export type RunLimit = { name: "wall-time" | "test-time" | "cpu-time" | "processes" | "disk" | "file-size" | "cancelled"; message: string };
+export type RunLimit = { name: "wall-time" | "test-time" | "cpu-time" | "processes" | "disk" | "file-size" | "memory" | "cancelled"; message: string };
 
 export type RunResult = {
   argv: string[];

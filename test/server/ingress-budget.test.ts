@@ -3,7 +3,8 @@
 // sender that has really sent the budget's worth turns honest senders away (503). This
 // file checks that, that such a hold ends with the request timeout whatever the staller
 // does, that every way a body can end gives its bytes back, and that malformed lengths
-// never reach the budget. Body limit = budget here: one staller holds all of it, and a
+// never reach the budget. A body costs twice its bytes (the bytes and the text stored) and
+// the budget is twice the body limit here: one staller holds all of it, and a
 // second body of the limit fits only if every byte of the first came back.
 import { mkdtemp } from "node:fs/promises";
 import { connect } from "node:net";
@@ -23,7 +24,7 @@ let port: number;
 beforeAll(async () => {
   const config = loadServerConfig({ APP_ID: "42", PRIVATE_KEY: testPrivateKey(), WEBHOOK_SECRET: secret, HOST: "127.0.0.1", PORT: "0", LOG_LEVEL: "fatal", AUTOGEN_DB_PATH: join(await mkdtemp(join(tmpdir(), "autogen-budget-")), "autogen.db") });
   // The idle timeout is far beyond the request timeout: a staller that drips is ended by the request timeout alone.
-  running = await startServer(config, { limits: { maxBodyBytes: LIMIT, maxInFlightBytes: LIMIT, headersTimeoutMs: 1_500, requestTimeoutMs: 2_000, idleTimeoutMs: 60_000, checkIntervalMs: 200 } });
+  running = await startServer(config, { limits: { maxBodyBytes: LIMIT, maxInFlightBytes: 2 * LIMIT, headersTimeoutMs: 1_500, requestTimeoutMs: 2_000, idleTimeoutMs: 60_000, checkIntervalMs: 200 } });
   port = (running.http.address() as { port: number }).port;
 });
 

@@ -12,6 +12,7 @@ import { safeIds } from "../../verify/runners/test-runner.ts";
 import { runSandboxed, type SandboxOptions } from "../../verify/sandbox/run-sandboxed.ts";
 import { reportedFileFilter, type Spectra } from "./reported-files.ts";
 import { readRunOutput } from "../../verify/read-run-output.ts";
+import { defaultPerTestMs } from "../../verify/per-test-limit.ts";
 
 const traceSchema = z.record(z.string(), z.object({ outcome: z.string().optional(), lines: z.record(z.string(), z.array(z.int())).optional() }));
 
@@ -26,7 +27,10 @@ export async function pythonSpectra(workspace: string, testIds: string[], option
   const dir = await mkdtemp(join(tmpdir(), "autogen-trace-"));
   try {
     const out = join(dir, "trace.json");
-    const env = withPytestPlugin(options.env, { AUTOGEN_TRACE_OUT: out });
+    // A test that loops stops at the per-test limit here too (a tighter one already in the environment is kept); it fails, the trace is still written.
+    const given = Number(options.env?.AUTOGEN_TEST_TIMEOUT ?? 0);
+    const ours = defaultPerTestMs(options.timeoutMs) / 1000;
+    const env = withPytestPlugin(options.env, { AUTOGEN_TRACE_OUT: out, AUTOGEN_TEST_TIMEOUT: String(given > 0 && given < ours ? given : ours) });
     const run = await runSandboxed([pythonExecutable(), "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", PYTEST_PLUGIN, ...safeIds(testIds)], { ...options, cwd: workspace, env, writablePaths: [dir] });
     // The trace is written by the run: read only as a regular file, never through a link or a FIFO.
     const text = await readRunOutput(out, 256 * 1024 * 1024);

@@ -31,11 +31,15 @@ const MAX_TEMPLATES = 50_000;
 const TAIL_WINDOW = 64;
 const TAIL_LINES = 16;
 /** Weights of where a block sits (tuned on logchunks-dev and cidiff, see docs/evaluation.md). */
-const P = { inStep: 1, nearEnd: 1.5, scale: 40, before: 0.6, tail: 1, command: 3, lastTail: 1.2, lastLines: 3 };
+const P = { inStep: 1, nearEnd: 1.5, scale: 40, before: 0.6, tail: 1, command: 3, lastTail: 1.2, lastLines: 3, firstDiagnostic: 1 };
 const LEAD_LINES = 2;
 const FRAMES_KEPT = 12;
 const CURSOR_UP = new RegExp(`${String.fromCharCode(27)}\\[\\d*A`);
-const FRAME = /^\s*(at\s|from\s|\.\.\. \d+ more)|^\s+\S+:\d+:\s*(\(|in\s)|^\s*File ".*", line \d+/;
+/** A stack frame, also behind a build tool's level prefix (sbt's `[error] \tat …`). */
+const FRAME = /^(\[\w+\]\s)?(\s*(at\s|from\s|\.\.\. \d+ more)|\s+\S+:\d+:\s*(\(|in\s)|\s*File ".*", line \d+)/;
+/** A compiler's diagnostic `path:line[:col]:`, also behind a level prefix (`[error] src/A.scala:3:5: …`). */
+const DIAGNOSTIC = /^(\[\w+\]\s+)?\s*[\w./\\-]+\.\w+:\d+(:\d+)?:/;
+const MAX_DIAGNOSTICS = 1024;
 
 export class LogDigester {
   private readonly maxLines: number;
@@ -50,6 +54,9 @@ export class LogDigester {
   private count = 0;
   private lastCommand: Line | undefined;
   private failedStep: { command: Line | undefined; tail: Line[]; exit: Line } | undefined;
+  /** The first compiler diagnostic after each step's start: later ones often follow from it. */
+  private readonly firstDiagnostics: number[] = [];
+  private awaitingDiagnostic = true;
 
   constructor(options: LogDigestOptions = {}) {
     this.maxLines = options.maxLines ?? 60;
@@ -96,11 +103,16 @@ export class LogDigester {
       }
     }
     const line: Line = { n, text, chars: whole.length, score, template, passed, overwritten: false };
+    if (this.awaitingDiagnostic && score >= 4 && DIAGNOSTIC.test(text) && this.firstDiagnostics.length < MAX_DIAGNOSTICS) {
+      this.firstDiagnostics.push(n);
+      this.awaitingDiagnostic = false;
+    }
     if (STEP_FAILED.test(text) && !EPILOGUE.test(text)) {
       const tail = this.recent.filter((l) => l.text.trim() && !l.passed && !EPILOGUE.test(l.text) && !STEP_FAILED.test(l.text) && (!this.lastCommand || l.n > this.lastCommand.n));
       this.failedStep = { command: this.lastCommand, tail: tail.map(kept), exit: kept(line) };
     } else if (STEP_START.test(text)) {
       this.lastCommand = kept(line);
+      this.awaitingDiagnostic = true;
     }
     this.recent.push(line);
     if (this.recent.length > TAIL_WINDOW) this.recent.shift();
@@ -175,6 +187,7 @@ export class LogDigester {
     const step = this.failedStep;
     const stepStart = step?.command?.n ?? this.lastCommand?.n ?? Math.max(1, this.count - 200);
     const stepEnd = step?.exit.n ?? this.count;
+    const firstDiagnostic = this.firstDiagnostics.find((n) => n >= stepStart && n <= stepEnd);
     const candidates: Block[] = this.blocks.map((b) => {
       const first = b.lines[0]?.n ?? 0;
       const last = b.lines.at(-1)?.n ?? 0;
@@ -182,6 +195,8 @@ export class LogDigester {
       // Inside the step that failed, and the nearer its end the more likely the reason.
       if (first >= stepStart && last <= stepEnd) score += P.inStep + P.nearEnd / (1 + (stepEnd - last) / P.scale);
       else if (last < stepStart) score *= P.before;
+      // A compiler's first error in the failing step: the errors after it often follow from it.
+      if (firstDiagnostic !== undefined && first <= firstDiagnostic && firstDiagnostic <= last) score += P.firstDiagnostic;
       return { ...b, score };
     });
     if (step) {

@@ -1,6 +1,7 @@
 // What one CI log line says on its own, whatever the tool: error vocabulary, diagnostic and
 // stack-trace shapes, the start of a shell step and its exit status, and the template of the
 // line (its words with numbers, hashes, paths and quoted values masked) for rarity counts.
+import { TOOL_CONTINUATION, toolSignal } from "./tool-report-signals.ts";
 
 export const SIGNALS: Array<[RegExp, number]> = [
   [/\b(BUILD FAILURE|FAILURE: Build failed|Build failed|COMPILATION ERROR)\b/i, 3],
@@ -16,21 +17,27 @@ export const SIGNALS: Array<[RegExp, number]> = [
   [/\b(warning|deprecated)\b/i, 0.5],
 ];
 
-export const CONTINUATION =
+const GENERIC_CONTINUATION =
   /^(\s+\S|\s*at\s|\s*\.\.\. \d+ more|\s*Caused( by)?:?|\s*Also:|\s*\[ERROR\]|\s*(symbol|location|required|found|reason|Expected|Actual|expected|actual|but was|code|stacktrace|left|right):|\s*E\s|\s*>|\s*[-+] |\s*\^|\s*~+\^?|\s*from\s|.*:\d+:in\s|.*\b(created|thrown|raised) at$)/;
+
+export const CONTINUATION = { test: (line: string) => GENERIC_CONTINUATION.test(line) || TOOL_CONTINUATION.test(line) };
 
 /** Ordinary progress lines end an error block. */
 export const CALM = /^\s*(\[INFO\]|\[WARNING\]|Downloading|Downloaded|Progress|Running |Finished:|> git |\$ |##\[(group|endgroup)\]|travis_|Installing |Fetching |Collecting |Requirement already|Resolving |Receiving |Unpacking |Compiling |Building |\d+%|\.{3,}$)/;
 
-/** A shell command the CI runner echoes before it runs it: the start of a step. */
-export const STEP_START = /^\s*(\$ \S|##\[group\]Run |\+ \S|> \S.*\s\S)|^\[[^\]]+\] \$ \S/;
+/**
+ * A shell command the CI runner echoes before it runs it: the start of a step. npm's `> pkg@1.0.0 test`
+ * and `> mocha test` are commands; Gradle's `> Task :test` and `> There were failing tests.` (capitalised
+ * words) are not, and taking them for one cut the failing test's report out of the step.
+ */
+export const STEP_START = /^\s*(\$ \S|##\[group\]Run |\+ \S|> [^A-Z\s]\S*\s\S)|^\[[^\]]+\] \$ \S/;
 /** The step ended in failure: the runner's report of a non-zero exit status. */
 export const STEP_FAILED = /\bexited with [1-9]\d*\b|exit(ed)? (with )?(code|status):? [1-9]|Process completed with exit code [1-9]|returned (a )?non-zero|\bError: Process completed|^Build step '.*' marked build as failure/i;
 /** Lines the CI system adds after the failure, not part of it. */
 export const EPILOGUE = /^\s*(Done\. Your build exited with|Your build has been stopped|after_failure|Cleaning up|Post job cleanup|Uploading artifacts|Finished: FAILURE|##\[(group|endgroup)\]|travis_)/;
 
 export function lineSignal(line: string): number {
-  let score = 0;
+  let score = toolSignal(line);
   for (const [pattern, weight] of SIGNALS) if (weight > score && pattern.test(line)) score = weight;
   return score;
 }

@@ -6,7 +6,10 @@ import { join } from "node:path";
 import { parseGoTest } from "../parsers/parse-go-test.ts";
 import { parsePytestConsole } from "../parsers/parse-pytest-console.ts";
 import { parseTap } from "../parsers/parse-tap.ts";
-import { parseTreeConsole } from "../parsers/parse-tree-console.ts";
+import { parseAnyTap } from "../parsers/parse-any-tap.ts";
+import { splitEnvAssignments } from "./command-env.ts";
+import { avaRunner, jestRunner, mochaRunner, tapRunner, vitestRunner } from "./js-runners.ts";
+import { lastStep, readPackageScript } from "./package-script.ts";
 import { PYTEST_PLUGIN, withPytestPlugin } from "./pytest-plugin.ts";
 import { pythonExecutable } from "./python-executable.ts";
 import { splitCommand } from "./split-command.ts";
@@ -14,7 +17,7 @@ import { escapeRegExp, NoTestsDetectedError, safeIds, type TestRunner, type Test
 
 const LOOKED_FOR = [
   "pytest (pytest.ini, pyproject.toml [tool.pytest], setup.cfg/tox.ini [pytest], test_*.py)",
-  "package.json scripts.test (vitest, jest, mocha, node --test)",
+  "package.json scripts.test (vitest, jest, mocha, ava, tape or any TAP producer, node --test)",
   "go.mod",
   "Cargo.toml",
   "pom.xml",
@@ -25,7 +28,7 @@ const LOOKED_FOR = [
 const MANIFEST_READ_LIMIT = 1024 * 1024;
 
 export function detectRunner(dir: string, configured?: string | null): TestRunner {
-  if (configured) return runnerForCommand(splitCommand(configured), `test.command "${configured}"`, dir);
+  if (configured) return runnerForLine(configured, `test.command "${configured}"`, dir);
   const has = (name: string) => existsSync(join(dir, name));
   const read = (name: string) => (has(name) ? (tryReadWorktreeTextSync(dir, name, { maxBytes: MANIFEST_READ_LIMIT }) ?? "") : "");
 
@@ -35,7 +38,7 @@ export function detectRunner(dir: string, configured?: string | null): TestRunne
   if (has("package.json")) {
     const pkg = JSON.parse(read("package.json")) as { scripts?: Record<string, string> };
     const script = pkg.scripts?.test;
-    if (script && !/no test specified/.test(script)) return runnerForCommand(splitCommand(script.split("&&").at(-1)?.trim() ?? script), `package.json scripts.test "${script}"`, dir);
+    if (script && !/no test specified/.test(script)) return runnerForLine(lastStep(script), `package.json scripts.test "${script}"`, dir);
   }
   if (has("go.mod")) return goRunner();
   if (has("Cargo.toml")) return simpleRunner("cargo", ["cargo", "test"], "Cargo.toml", (ids) => ids.slice(0, 1));
@@ -54,20 +57,49 @@ function hasPythonTests(dir: string, depth = 0): boolean {
   return false;
 }
 
-function runnerForCommand(argv: string[], evidence: string, dir: string): TestRunner {
+/**
+ * A command line as the repository wrote it: its environment assignments kept for the run,
+ * an npm/yarn/pnpm script read from package.json, then the runner its program names.
+ */
+function runnerForLine(line: string, evidence: string, dir: string, depth = 0): TestRunner {
+  const { env, argv } = splitEnvAssignments(splitCommand(line));
+  const script = depth === 0 ? readPackageScript(dir, argv) : undefined;
+  const runner = script !== undefined ? runnerForLine(script, `${evidence}: package.json script "${script}"`, dir, depth + 1) : runnerForCommand(argv, evidence, dir);
+  return withCommandEnv(runner, env);
+}
+
+/** The command's own assignments (`PYTHONPATH=src`) under whatever the runner adds (our plugin joins PYTHONPATH, not replaces it). */
+function withCommandEnv(runner: TestRunner, commandEnv: Record<string, string>): TestRunner {
+  if (Object.keys(commandEnv).length === 0) return runner;
+  const prepare = runner.prepareEnv;
+  return { ...runner, commandEnv, prepareEnv: (env, options) => (prepare ? prepare({ ...env, ...commandEnv }, options) : { ...env, ...commandEnv }) };
+}
+
+function runnerForCommand(given: string[], evidence: string, dir: string): TestRunner {
+  // `npx mocha …`: the program is the one npx runs (from node_modules/.bin, on PATH for the run).
+  const argv = given[0] === "npx" ? afterOptions(given.slice(1)) : given;
   const joined = argv.join(" ");
-  const bin = join(dir, "node_modules", ".bin");
+  const program = (argv[0] ?? "").split("/").at(-1) ?? "";
+  const rest = argv.slice(1);
   if (/\bpytest\b/.test(joined)) {
     const extra = argv.slice(argv.findIndex((a) => /pytest$/.test(a)) + 1);
     return pytestRunner(extra, evidence);
   }
-  if (/\bvitest\b/.test(joined)) return vitestRunner(evidence, bin);
-  if (/\bjest\b/.test(joined)) return jestRunner(evidence, bin);
-  if (/\bmocha\b/.test(joined)) return mochaRunner(evidence, bin);
-  if (argv[0] === "node" && argv.includes("--test")) return nodeTestRunner(argv, evidence);
-  if (argv[0] === "go") return goRunner();
-  // Anything else: run it as given, results from its exit code and console.
-  return { name: "custom", evidence, reportFormat: "none", pathPrefix: [bin], command: () => argv };
+  if (program === "vitest") return vitestRunner(rest, evidence, dir);
+  if (program === "jest") return jestRunner(rest, evidence, dir);
+  if (program === "mocha" || program === "_mocha") return mochaRunner(rest, evidence, dir);
+  if (program === "ava") return avaRunner(rest, evidence, dir);
+  if (program === "tape" || program === "tap") return tapRunner(argv, evidence, dir);
+  if (program === "node" && argv.includes("--test")) return nodeTestRunner(argv, evidence);
+  if (program === "go") return goRunner();
+  // Anything else (make test, tox -e py, a script): run it as given, results from its TAP output if it prints any, else its exit code.
+  const bin = join(dir, "node_modules", ".bin");
+  return { name: "custom", evidence, reportFormat: "none", pathPrefix: [bin], parseConsole: parseAnyTap, selectsByFiltering: true, command: () => argv };
+}
+
+function afterOptions(args: string[]): string[] {
+  const at = args.findIndex((a) => !a.startsWith("-"));
+  return at < 0 ? [] : args.slice(at);
 }
 
 export function pytestRunner(extra: string[], evidence: string): TestRunner {
@@ -119,53 +151,6 @@ function nodeTestRunner(argv: string[], evidence: string): TestRunner {
       return [node ?? "node", "--test-reporter=tap", "--test-reporter-destination=stdout", "--test-reporter=junit", `--test-reporter-destination=${reportPath}`, ...timeout, ...pattern, ...rest];
     },
     parseConsole: parseTap,
-  };
-}
-
-function vitestRunner(evidence: string, bin: string): TestRunner {
-  return {
-    name: "vitest",
-    evidence,
-    reportFormat: "junit",
-    pathPrefix: [bin],
-    parseConsole: (output) => parseTreeConsole(output, "vitest"),
-    command: (selection, reportPath) => [
-      "vitest",
-      "run",
-      "--reporter=default",
-      "--reporter=junit",
-      `--outputFile.junit=${reportPath}`,
-      ...(selection.kind === "tests" ? ["-t", `^(${safeIds(selection.ids).map((id) => escapeRegExp(id.split(" > ").at(-1) ?? id)).join("|")})$`] : []),
-    ],
-  };
-}
-
-function jestRunner(evidence: string, bin: string): TestRunner {
-  return {
-    name: "jest",
-    evidence,
-    reportFormat: "none",
-    pathPrefix: [bin],
-    parseConsole: (output) => parseTreeConsole(output, "jest"),
-    command: (selection) => ["jest", "--ci", ...(selection.kind === "tests" ? ["-t", `^(${safeIds(selection.ids).map((id) => escapeRegExp(id.split(" > ").at(-1) ?? id)).join("|")})$`] : [])],
-  };
-}
-
-function mochaRunner(evidence: string, bin: string): TestRunner {
-  return {
-    name: "mocha",
-    evidence,
-    reportFormat: "junit",
-    pathPrefix: [bin],
-    parseConsole: (output) => parseTreeConsole(output, "mocha"),
-    command: (selection, reportPath) => [
-      "mocha",
-      "--reporter",
-      "xunit",
-      "--reporter-option",
-      `output=${reportPath}`,
-      ...(selection.kind === "tests" ? ["--grep", `^(${safeIds(selection.ids).map(escapeRegExp).join("|")})$`] : []),
-    ],
   };
 }
 

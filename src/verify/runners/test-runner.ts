@@ -7,8 +7,8 @@ export type TestSelection = { kind: "all" } | { kind: "tests"; ids: string[] };
 /** Limits for one run the runner enforces itself: `perTestMs` stops one test, not the run. */
 export type RunnerOptions = { perTestMs?: number | undefined };
 
-/** `custom`: a configured command that is none of the known runners, judged by its exit code. */
-export type RunnerName = "pytest" | "node-test" | "vitest" | "jest" | "mocha" | "go" | "cargo" | "maven" | "gradle" | "custom";
+/** `tap`: tape or another TAP producer; `custom`: a configured command that is none of the known runners, judged by its TAP output if any, else its exit code. */
+export type RunnerName = "pytest" | "unittest" | "node-test" | "vitest" | "jest" | "mocha" | "ava" | "tap" | "go" | "cargo" | "maven" | "gradle" | "custom";
 
 export type TestRunner = {
   name: RunnerName;
@@ -21,6 +21,13 @@ export type TestRunner = {
   parseConsole?: (output: string) => TestCaseResult[];
   /** Adds what the runner needs to the sandbox environment (e.g. our pytest plugin on PYTHONPATH). */
   prepareEnv?: (env: Record<string, string> | undefined, options?: RunnerOptions) => Record<string, string>;
+  /**
+   * A selection can run more than the selected tests (no name filter, or one matching by
+   * pattern): the verifier keeps only the selected tests' results (see keepSelected).
+   */
+  selectsByFiltering?: boolean;
+  /** Environment assignments the repository's command makes (`PYTHONPATH=src pytest`), part of every run of its tests. */
+  commandEnv?: Record<string, string>;
   /** Directories to put on PATH (e.g. node_modules/.bin). */
   pathPrefix: string[];
 };

@@ -26,6 +26,8 @@ export type SandboxLimits = {
   cpuSeconds?: number;
   /** Address space per process: only when set, since V8 and WebAssembly reserve far more virtual memory than they use. */
   addressSpaceBytes?: number;
+  /** Memory the whole run may use (a memory cgroup; where none can be made, RLIMIT_AS per process, never below ADDRESS_SPACE_FLOOR). */
+  memoryBytes?: number;
   /** Processes alive at once in the run (default 256). */
   processes?: number;
   /** Bytes the run may write to the workspace and its scratch directories (default 1 GiB). */
@@ -56,6 +58,8 @@ export type SandboxOptions = {
 type ResolvedLimits = SandboxLimits & { fileSizeBytes: number; processes: number; diskBytes: number };
 
 export const DEFAULT_LIMITS = { fileSizeBytes: 256 * 1024 ** 2, processes: 256, diskBytes: 1024 ** 3 };
+/** V8 reserves about 1.2 GiB of address space before it allocates anything: an RLIMIT_AS below this stops every node at start. */
+export const ADDRESS_SPACE_FLOOR = 2 * 1024 ** 3;
 const DEFAULT_OUTPUT_CAP = 2 * 1024 * 1024;
 const KILL_GRACE_MS = 2000;
 /** After the command exits, how long output may still drain before we stop reading. */
@@ -70,18 +74,20 @@ export async function runSandboxed(argv: readonly string[], options: SandboxOpti
   const home = await mkdtemp(join(tmpdir(), "autogen-home-"));
   const stage = isolation === "unshare" ? await mkdtemp(join(tmpdir(), "autogen-root-")) : undefined;
   const limits: ResolvedLimits = { ...DEFAULT_LIMITS, ...options.limits };
-  const processLimit = isolation === "none" ? undefined : await createProcessLimit(limits.processes);
+  const processLimit = isolation === "none" ? undefined : await createProcessLimit({ processes: limits.processes, memoryBytes: limits.memoryBytes });
   try {
     const env = sandboxEnv({ home, extra: options.env ?? {}, pathPrefix: options.pathPrefix ?? [] });
     if (!resolveCommand(command, env.PATH ?? "", options.cwd)) return failedToStart([...argv], isolation, `command not found: ${command} (searched PATH=${env.PATH ?? ""})`);
     const writable = [home, ...(options.writablePaths ?? [])];
-    const prlimit = prlimitArgv(limits, options.timeoutMs);
+    // Without a memory cgroup the memory limit falls back to an address-space limit per process.
+    const memoryRlimit = limits.memoryBytes !== undefined && isolation !== "none" && !processLimit?.memory;
+    const prlimit = prlimitArgv(memoryRlimit ? { ...limits, addressSpaceBytes: Math.max(limits.memoryBytes ?? 0, ADDRESS_SPACE_FLOOR) } : limits, options.timeoutMs);
     const layout = sandboxLayout({ workspace: options.cwd, writable, readOnly: options.readOnlyPaths ?? [], hidden: options.hiddenPaths ?? [], path: process.env.PATH ?? "", tmpBytes: limits.tmpBytes ?? DEFAULT_TMP_BYTES });
     const inner = [...prlimit, ...argv];
     const network = options.network ?? false;
     let wrapped = isolation === "bwrap" ? bwrapArgv(layout, { cwd: options.cwd, network }, inner) : isolation === "unshare" ? unshareArgv(layout, { cwd: options.cwd, network, stage: stage as string }, inner) : inner;
     if (processLimit) wrapped = processLimit.enter(wrapped);
-    return await spawnCapped(wrapped, [...argv], isolation, env, options, limits, [options.cwd, ...writable], processLimit);
+    return await spawnCapped(wrapped, [...argv], isolation, env, options, limits, [options.cwd, ...writable], processLimit, memoryRlimit);
   } finally {
     await processLimit?.killAll();
     await processLimit?.remove();
@@ -117,6 +123,7 @@ function spawnCapped(
   limits: ResolvedLimits,
   watched: string[],
   processLimit: ProcessLimit | undefined,
+  memoryRlimit: boolean,
 ): Promise<RunResult> {
   const cap = options.maxOutputBytes ?? DEFAULT_OUTPUT_CAP;
   const started = performance.now();
@@ -205,7 +212,8 @@ function spawnCapped(
       const output = Buffer.concat(chunks).toString("utf8");
       void (async () => {
         const refusals = (await processLimit?.refusals()) ?? 0;
-        const kernel = kernelLimit(code, signal, output, refusals, limits);
+        const oomKills = (await processLimit?.oomKills()) ?? 0;
+        const kernel = kernelLimit(code, signal, output, { refusals, oomKills, memoryRlimit }, limits);
         // Every limit the run reached is named, the one that stopped it first.
         if (limit && kernel && kernel.name !== limit.name) limit = { ...limit, message: `${limit.message}; it also ${kernel.message.replace(/^stopped: /, "")}` };
         limit ??= kernel;
@@ -238,13 +246,29 @@ function spawnCapped(
 }
 
 /** The limits the kernel enforces show as a signal, an exit code of 128 + signal, or an error text. */
-function kernelLimit(code: number | null, signal: NodeJS.Signals | null, output: string, refusals: number, limits: ResolvedLimits): RunLimit | undefined {
+function kernelLimit(
+  code: number | null,
+  signal: NodeJS.Signals | null,
+  output: string,
+  { refusals, oomKills, memoryRlimit }: { refusals: number; oomKills: number; memoryRlimit: boolean },
+  limits: ResolvedLimits,
+): RunLimit | undefined {
+  if (oomKills > 0) return { name: "memory", message: memoryLimitMessage(limits.memoryBytes ?? 0) };
+  if (memoryRlimit && OUT_OF_MEMORY.test(output.slice(-4000))) return { name: "memory", message: memoryLimitMessage(Math.max(limits.memoryBytes ?? 0, ADDRESS_SPACE_FLOOR), " (address space per process: this host gives the bot no memory cgroup)") };
   if (refusals > 0) return { name: "processes", message: `hit the process limit (${limits.processes} processes at once): ${refusals} process${refusals === 1 ? " was" : "es were"} refused` };
   if (signal === "SIGXCPU" || code === 128 + 24) return { name: "cpu-time", message: `stopped: a process used more than its CPU time limit of ${limits.cpuSeconds ?? "the timeout plus 60"} s` };
   if (signal === "SIGXFSZ" || code === 128 + 25 || /File too large|\[Errno 27\]|EFBIG/.test(output.slice(-4000))) {
     return { name: "file-size", message: `stopped: a file grew past the size limit of ${mb(limits.fileSizeBytes)}` };
   }
   return undefined;
+}
+
+/** Python's MemoryError, V8's and libc's words for a refused allocation: how RLIMIT_AS shows. */
+const OUT_OF_MEMORY = /MemoryError|[Cc]annot allocate memory|[Ff]ailed to allocate memory|ENOMEM|out of memory|bad_alloc|Failed to reserve virtual memory/;
+
+export function memoryLimitMessage(bytes: number, how = ""): string {
+  const size = bytes % 1024 ** 3 === 0 ? `${bytes / 1024 ** 3} GiB` : `${Math.round((bytes / 1024 ** 2) * 10) / 10} MiB`;
+  return `stopped: used more than ${size}, the test run's memory limit (test.limits.memoryMegabytes)${how}`;
 }
 
 function mb(bytes: number): string {

@@ -14,6 +14,7 @@ export function sandboxOptionsFor(test: RepoConfig["test"], signal?: AbortSignal
       diskBytes: test.limits.diskMegabytes * MB,
       fileSizeBytes: test.limits.fileMegabytes * MB,
       tmpBytes: test.limits.tmpMegabytes * MB,
+      memoryBytes: test.limits.memoryMegabytes * MB,
     },
     ...(signal ? { signal } : {}),
   };

@@ -1,0 +1,1 @@
+from .count import bitcount

@@ -1,0 +1,1 @@
+from .root import sqrt
