@@ -1,9 +1,8 @@
 // `npm test`, `npm run x`, `yarn x`, `pnpm run x`: the script package.json names, taken
 // as the command to detect a runner from. Only its last `&&` step runs the tests (a build
 // or lint step before it is the project's own business, not the test run's).
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import { z } from "zod";
+import { readWorktreeTextSync } from "../../workspace/read-worktree-file.ts";
 
 const packageSchema = z.object({ scripts: z.record(z.string(), z.string()).optional() }).loose();
 
@@ -23,7 +22,7 @@ export function readPackageScript(dir: string, argv: readonly string[]): string 
   if (!name) return undefined;
   let text: string;
   try {
-    text = readFileSync(join(dir, "package.json"), "utf8");
+    text = readWorktreeTextSync(dir, "package.json", { maxBytes: 1024 * 1024 });
   } catch {
     throw new Error(`the test command "${argv.join(" ")}" runs a package.json script, but the repository has no package.json`);
   }
