@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { defineConfig } from "vitest/config";
+import LargestFirstSequencer from "./test/support/largest-first-sequencer.ts";
 
 export default defineConfig({
   plugins: [
@@ -25,6 +26,8 @@ export default defineConfig({
     // Tests start real processes (git, python, node); two cores, so keep it modest.
     pool: "forks",
     maxWorkers: 2,
+    // On a fresh clone, the long end-to-end files first (see the sequencer).
+    sequence: { sequencer: LargestFirstSequencer },
     // @actions/workflow-parser imports its schema JSON without an import attribute, which
     // Node's loader refuses; inlined, Vite's transform loads it.
     server: { deps: { inline: ["@actions/workflow-parser"] } },

@@ -91,7 +91,11 @@ beforeEach(async () => {
   store = new JobStore(join(root, "jobs.db"));
 });
 
-afterEach(() => {
+/** Every worker pool a test started: stopped after it, so a job left running (a test that timed out) cannot call GitHub during the next test. */
+const pools: WorkerPool[] = [];
+
+afterEach(async () => {
+  await Promise.all(pools.splice(0).map((pool) => pool.stop(60_000)));
   const { unmatched, unused } = network.stop();
   store.close();
   expect(github.errors, "requests that do not fit GitHub's REST description").toEqual([]);
@@ -114,7 +118,10 @@ async function startApp(options: { actionsTimeoutMs?: number; pollMs?: number; m
       statusThrottleMs: 60_000,
       pollMs: options.pollMs ?? 40,
       actionsTimeoutMs: options.actionsTimeoutMs ?? 120_000,
-      onReady: (p) => (pool = p),
+      onReady: (p) => {
+        pool = p;
+        pools.push(p);
+      },
       memory: options.memory,
       llmFor: options.llm,
     }),

@@ -7,6 +7,7 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
+import { pythonExecutable } from "../../src/verify/runners/python-executable.ts";
 import type { FakeActions, FakeDispatch, FakeRun } from "./fake-github.ts";
 
 const run = promisify(execFile);
@@ -25,7 +26,7 @@ export async function runTestsLikeActions(remote: string, ref: string, tests = "
     await run("git", ["clone", "--quiet", "--no-checkout", remote, dir]);
     await run("git", ["-C", dir, "checkout", "--quiet", ref]);
     const args = ["-m", "pytest", "-q", "-p", "no:cacheprovider", "--junitxml=autogen-junit.xml", ...tests.split(" ").filter(Boolean)];
-    const result = await run("python3", args, { cwd: dir, env: { ...process.env, PYTEST_DISABLE_PLUGIN_AUTOLOAD: "1" } }).then(
+    const result = await run(pythonExecutable(), args, { cwd: dir, env: { ...process.env, PYTEST_DISABLE_PLUGIN_AUTOLOAD: "1" } }).then(
       (r) => ({ code: 0, output: r.stdout + r.stderr }),
       (e: { code?: number; stdout?: string; stderr?: string }) => ({ code: e.code ?? 1, output: (e.stdout ?? "") + (e.stderr ?? "") }),
     );
@@ -67,9 +68,11 @@ function addJob(actions: FakeActions, runId: number, name: string, result: { log
 export async function runDispatch(actions: FakeActions, remote: string, dispatch: FakeDispatch, run: FakeRun): Promise<void> {
   run.status = "in_progress";
   const refs = JSON.parse(dispatch.inputs.refs ?? "[]") as string[];
+  // Matrix jobs run side by side, as on Actions; their jobs and artifacts are listed in matrix order.
+  const results = await Promise.all(refs.map((ref) => runTestsLikeActions(remote, ref, dispatch.inputs.tests)));
   let passed = true;
   for (const [index, ref] of refs.entries()) {
-    const result = await runTestsLikeActions(remote, ref, dispatch.inputs.tests);
+    const result = results[index] as TestRun;
     addJob(actions, run.id, `verify (${ref})`, result);
     if (result.zip) actions.artifacts.push({ id: nextId++, run_id: run.id, name: `autogen-junit-${dispatch.inputs.correlation_id}-${index}`, zip: result.zip, expired: false });
     passed &&= result.passed;

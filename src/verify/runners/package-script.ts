@@ -1,8 +1,8 @@
 // `npm test`, `npm run x`, `yarn x`, `pnpm run x`: the script package.json names, taken
 // as the command to detect a runner from. Only its last `&&` step runs the tests (a build
 // or lint step before it is the project's own business, not the test run's).
-import { z } from "zod";
 import { readWorktreeTextSync } from "../../workspace/read-worktree-file.ts";
+import { z } from "zod";
 
 const packageSchema = z.object({ scripts: z.record(z.string(), z.string()).optional() }).loose();
 
