@@ -9,7 +9,9 @@ import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
 const FS_MODULES = ["node:fs", "node:fs/promises", "fs", "fs/promises"];
-const FS_READS = ["readFile", "readFileSync", "createReadStream", "open", "openSync", "openAsBlob", "readSync", "read"];
+// copyFile follows a link at the end (and copies /dev/zero forever); `promises` is node:fs's door to the same reads.
+const FS_READS = ["readFile", "readFileSync", "createReadStream", "open", "openSync", "openAsBlob", "readSync", "read", "readv", "readvSync", "copyFile", "copyFileSync", "promises"];
+const FS_SOURCE = "/^(node:)?fs(\\u002Fpromises)?$/";
 const UNSAFE_READ =
   "Read a worktree's file through src/workspace/read-worktree-file.ts (readWorktreeText & co.), a run's output through src/verify/read-run-output.ts: a plain read follows a test's link to /proc/self/environ, blocks on a FIFO, or reads /dev/zero forever.";
 /** Modules that read only the bot's own files or the operator's, never a repository's: each is here for that reason. */
@@ -29,7 +31,9 @@ const READERS_OF_THE_BOTS_OWN_FILES = [
   "src/cli/fix-command.ts", // --issue <file>, a file the user names on the command line
   "src/action/run-action.ts", // GITHUB_EVENT_PATH, written by the runner
   "src/verify/sandbox/process-limit.ts", // cgroup files
-  "src/eval/**", // datasets the operator points at
+  "src/eval/humanevalfix-loader.ts", // datasets the operator points at
+  "src/eval/local-task-loader.ts", // the same
+  "src/eval/breakage-cases.ts", // the same
 ];
 
 export default tseslint.config(
@@ -58,6 +62,9 @@ export default tseslint.config(
         { selector: "TSEnumDeclaration", message: "Use a union of string literals instead of an enum." },
         ...FS_MODULES.map((name) => ({ selector: `ImportDeclaration[source.value='${name}'] > :matches(ImportNamespaceSpecifier, ImportDefaultSpecifier)`, message: UNSAFE_READ })),
         { selector: "CallExpression[callee.property.name='readFile'][callee.object.name=/[Hh]andle$/]", message: UNSAFE_READ },
+        // The same module reached around the import rule: `await import("node:fs/promises")`, `require("fs")`.
+        { selector: `ImportExpression[source.value=${FS_SOURCE}]`, message: UNSAFE_READ },
+        { selector: `CallExpression[callee.name='require'][arguments.0.value=${FS_SOURCE}]`, message: UNSAFE_READ },
       ],
     },
   },

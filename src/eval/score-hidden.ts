@@ -1,7 +1,7 @@
 // Scoring on hidden tests: the task's non-test files as a strategy left them, with the
 // hidden tests beside them (the visible tests and any test the strategy wrote stay out),
 // run once in a directory of their own.
-import { copyFile, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import type { SandboxOptions } from "../verify/sandbox/run-sandboxed.ts";
@@ -9,6 +9,8 @@ import { localVerifier } from "../verify/local-verifier.ts";
 import { detectRunner } from "../verify/runners/detect-runner.ts";
 import type { TestReport } from "../verify/test-report.ts";
 import type { EvalTask } from "./humanevalfix-loader.ts";
+import { readWorktreeBytes } from "../workspace/read-worktree-file.ts";
+import { UnsafePathError } from "../workspace/safe-path.ts";
 
 export async function writeFiles(dir: string, files: Record<string, string>): Promise<void> {
   for (const [name, text] of Object.entries(files)) {
@@ -23,10 +25,14 @@ export async function runHiddenTests(task: EvalTask, workspace: string, sandbox:
   try {
     for (const file of task.solutionFiles) {
       await mkdir(dirname(join(hidden, file)), { recursive: true });
-      // A file the strategy deleted is simply absent from the scored code.
-      await copyFile(join(workspace, file), join(hidden, file)).catch((error: NodeJS.ErrnoException) => {
-        if (error.code !== "ENOENT") throw error;
+      // A file the strategy deleted is simply absent from the scored code; one a test turned
+      // into a link, FIFO or device is absent too (a copy would follow it: the bot's own
+      // environment handed to the hidden run, a copy that never ends).
+      const bytes = await readWorktreeBytes(workspace, file).catch((error: unknown) => {
+        if (error instanceof UnsafePathError) return undefined;
+        throw error;
       });
+      if (bytes) await writeFile(join(hidden, file), bytes);
     }
     await writeFiles(hidden, task.hiddenFiles);
     return await localVerifier(detectRunner(hidden), sandbox).run(hidden, { kind: "all" });

@@ -3,7 +3,7 @@
 // environment (/proc/self/environ), a host file, a device (/dev/zero), a FIFO that never
 // answers, or a hard link to a file elsewhere. A read here refuses all of those on the
 // handle it reads from (so a swap between check and open is caught) and is bounded in size.
-import { closeSync, constants, fstatSync, openSync, readSync, realpathSync, type Stats } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, readlinkSync, readSync, realpathSync, type Stats } from "node:fs";
 import { open } from "node:fs/promises";
 import { sep } from "node:path";
 import { safeRepoPath, UnsafePathError } from "./safe-path.ts";
@@ -25,12 +25,25 @@ export type WorktreeReadOptions = {
 // after the check opens at once instead of waiting for a writer; fstat then refuses it.
 const FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
 
-function checkHandle(root: string, path: string, full: string, stat: Stats): void {
+/**
+ * Where the open handle really is: on Linux the kernel's own name for the descriptor
+ * (/proc/self/fd/N), which a parent directory swapped back after the open cannot change;
+ * elsewhere the real path of the name as it is now.
+ */
+function handlePath(fd: number, full: string): string {
+  try {
+    return readlinkSync(`/proc/self/fd/${fd}`);
+  } catch {
+    return realpathSync(full);
+  }
+}
+
+function checkHandle(root: string, path: string, full: string, fd: number, stat: Stats): void {
   if (!stat.isFile()) throw new UnsafePathError(path, "it is not a regular file (a device, FIFO, socket or directory)");
   if (stat.nlink > 1) throw new UnsafePathError(path, "it has other hard links, which may be outside the repository");
-  // A parent directory swapped for a link after safeRepoPath looked: the real path tells.
+  // A parent directory swapped for a link after safeRepoPath looked: where the handle is tells.
   const realRoot = realpathSync(root);
-  const realFull = realpathSync(full);
+  const realFull = handlePath(fd, full);
   if (!realFull.startsWith(realRoot.endsWith(sep) ? realRoot : realRoot + sep)) throw new UnsafePathError(path, "it resolves outside the repository");
 }
 
@@ -39,6 +52,8 @@ function refusal(path: string, error: unknown): unknown {
   const code = (error as NodeJS.ErrnoException).code;
   if (code === "ENOENT" || code === "ENOTDIR") return new UnsafePathError(path, "no such file in the repository");
   if (code === "ELOOP") return new UnsafePathError(path, "it is a symbolic link");
+  // A Unix socket cannot be opened at all (ENXIO): refused as what it is, not as a crash.
+  if (code === "ENXIO") return new UnsafePathError(path, "it is not a regular file (a socket)");
   return error;
 }
 
@@ -56,7 +71,7 @@ export async function readWorktreeBytes(root: string, path: string, options: Wor
   });
   try {
     const stat = await handle.stat();
-    checkHandle(root, path, full, stat);
+    checkHandle(root, path, full, handle.fd, stat);
     const want = limitOf(path, stat.size, options);
     const buffer = Buffer.alloc(want);
     let filled = 0;
@@ -93,7 +108,7 @@ export function readWorktreeBytesSync(root: string, path: string, options: Workt
   }
   try {
     const stat = fstatSync(fd);
-    checkHandle(root, path, full, stat);
+    checkHandle(root, path, full, fd, stat);
     const want = limitOf(path, stat.size, options);
     const buffer = Buffer.alloc(want);
     let filled = 0;
