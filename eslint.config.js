@@ -19,4 +19,15 @@ export default tseslint.config(
       eqeqeq: ["error", "always"],
     },
   },
+  {
+    // A model client is built in one place only, with the secret scrubber, budget and prices (src/llm/make-llm.ts).
+    files: ["src/**/*.ts"],
+    ignores: ["src/llm/make-llm.ts"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        { patterns: [{ group: ["**/llm-client.ts", "**/llm-client"], importNames: ["openAiLlmClient"], message: "Build model clients with llmFactory (src/llm/make-llm.ts): it adds the scrubber, budget and prices." }] },
+      ],
+    },
+  },
 );

@@ -8,16 +8,16 @@ import { randomUUID } from "node:crypto";
 import { mkdir, readFile } from "node:fs/promises";
 import { delimiter, dirname, isAbsolute, join } from "node:path";
 import { Probot, ProbotOctokit } from "probot";
+import { appLlmFor } from "../app/app-from-config.ts";
 import { createAutogenApp } from "../app/create-app.ts";
-import { droppedSecrets, dropSecretsFromEnvironment } from "../config/drop-secrets.ts";
+import { dropSecretsFromEnvironment } from "../config/drop-secrets.ts";
 import { ACTIONS_BOT, botIdentity, cachedIdentity, type BotIdentity } from "../forge/bot-identity.ts";
 import type { Outcome } from "../engine/task.ts";
 import { JobStore } from "../jobs/job-store.ts";
 import type { Job } from "../jobs/store.ts";
 import type { WorkerPool } from "../jobs/worker-pool.ts";
-import { Budget } from "../llm/budget.ts";
-import { openAiLlmClient } from "../llm/llm-client.ts";
-import { transcript } from "../llm/transcript.ts";
+import { doorScrubber } from "../llm/make-llm.ts";
+import { pricesFromEnv } from "../llm/prices.ts";
 import { renderReport } from "../report/render-report.ts";
 import { secretScrubber, type Scrubber } from "../report/scrub-secrets.ts";
 import { ActionInputError, applyActionInputs, readActionInputs, type ActionInputs } from "./action-inputs.ts";
@@ -51,7 +51,7 @@ export async function runAction(env: NodeJS.ProcessEnv = process.env, write: (li
   // and no test run can read the runner's own files.
   dropSecretsFromEnvironment(env);
   env.AUTOGEN_SANDBOX_HIDE = [env.AUTOGEN_SANDBOX_HIDE, ...runnerPaths(env)].filter(Boolean).join(delimiter);
-  const scrub = secretScrubber([inputs.githubToken, inputs.llm?.apiKey, ...droppedSecrets()]);
+  const scrub = actionScrubber(env, inputs);
   const channels = workflowChannels(env, scrub, write);
   try {
     return await runEvent(env, inputs, scrub, channels);
@@ -59,6 +59,16 @@ export async function runAction(env: NodeJS.ProcessEnv = process.env, write: (li
     channels.annotate({ level: "error", message: `autogen-bot failed: ${(error as Error).message}` });
     return { exitCode: 1 };
   }
+}
+
+/** The Action's scrubber: the workflow token, the model key and whatever secrets its environment held. */
+export function actionScrubber(env: NodeJS.ProcessEnv, inputs: ActionInputs): Scrubber {
+  return doorScrubber(env, [inputs.githubToken, inputs.llm?.apiKey]);
+}
+
+/** The App's model client per job, with the prices of AUTOGEN_PRICES (an invalid table fails the step with its message). */
+export function actionLlmFor(env: NodeJS.ProcessEnv, inputs: ActionInputs, scrub: Scrubber, dataDir: string): ReturnType<typeof appLlmFor> {
+  return appLlmFor({ llm: inputs.llm, prices: pricesFromEnv(env) }, scrub, dataDir);
 }
 
 /**
@@ -92,7 +102,6 @@ async function runEvent(env: NodeJS.ProcessEnv, inputs: ActionInputs, scrub: Scr
   const store = new JobStore(join(dataDir, "jobs.db"));
   try {
     let pool: WorkerPool | undefined;
-    const { llm } = inputs;
     const probot = new Probot({
       githubToken: inputs.githubToken,
       ...(env.GITHUB_API_URL ? { baseUrl: env.GITHUB_API_URL } : {}),
@@ -112,16 +121,7 @@ async function runEvent(env: NodeJS.ProcessEnv, inputs: ActionInputs, scrub: Scr
         // GitHub records the token's own bot as the commits' author (publish-commit.ts checks it).
         botIdentity: tokenBot(probot, inputs.appSlug),
         onReady: (p) => (pool = p),
-        llmFor: llm
-          ? (config, job, signal) =>
-              openAiLlmClient({
-                endpoint: llm,
-                budget: new Budget({ llmCalls: config.budgets.llmCalls, tokens: config.budgets.tokens, dollars: config.budgets.dollars, minutes: config.budgets.minutes }),
-                transcript: transcript(join(dataDir, "transcripts", `job-${job.id}.jsonl`)),
-                scrub,
-                signal,
-              })
-          : undefined,
+        llmFor: actionLlmFor(env, inputs, scrub, dataDir),
       }),
     );
     const deliveryId = `actions-${env.GITHUB_RUN_ID ?? "run"}-${env.GITHUB_RUN_ATTEMPT ?? "1"}`;

@@ -10,14 +10,15 @@ import { JobStore } from "../jobs/job-store.ts";
 import { PgStore } from "../jobs/pg-store.ts";
 import type { Store } from "../jobs/store.ts";
 import type { WorkerPool } from "../jobs/worker-pool.ts";
-import { Budget } from "../llm/budget.ts";
-import { openAiLlmClient } from "../llm/llm-client.ts";
-import { transcript } from "../llm/transcript.ts";
-import { processSecrets, secretScrubber } from "../report/scrub-secrets.ts";
-import { droppedSecrets } from "../config/drop-secrets.ts";
+import type { LlmEndpoint } from "../config/llm-env.ts";
+import type { BudgetCaps } from "../llm/budget.ts";
+import type { Price } from "../llm/prices.ts";
+import { llmFactory, doorScrubber } from "../llm/make-llm.ts";
+import type { Scrubber } from "../report/scrub-secrets.ts";
 import { createAutogenApp } from "./create-app.ts";
+import type { JobDeps } from "./run-issue-job.ts";
 
-export type AppHandle = { app: ApplicationFunction; store: Store; pool: () => WorkerPool | undefined };
+export type AppHandle = { app: ApplicationFunction; store: Store; pool: () => WorkerPool | undefined; llmFor: JobDeps["llmFor"] };
 
 /** The job store: Postgres when DATABASE_URL is set (several instances), else SQLite. */
 export async function openStore(config: Pick<ServerConfig, "dbPath" | "databaseUrl">): Promise<Store> {
@@ -28,8 +29,8 @@ export async function appFromConfig(config: ServerConfig, env: NodeJS.ProcessEnv
   const dataDir = dirname(config.dbPath);
   const store = await openStore(config);
   const memory = new MemoryPool(join(dataDir, "memory.db"));
-  const scrub = secretScrubber([...processSecrets(env), ...droppedSecrets(), config.privateKey, config.webhookSecret, config.llm?.apiKey]);
-  const { llm, caps } = config;
+  const scrub = doorScrubber(env, [config.privateKey, config.webhookSecret, config.llm?.apiKey]);
+  const llmFor = appLlmFor(config, scrub, dataDir);
   let pool: WorkerPool | undefined;
   const app = createAutogenApp({
     store,
@@ -40,23 +41,14 @@ export async function appFromConfig(config: ServerConfig, env: NodeJS.ProcessEnv
     appId: config.appId,
     onReady: (p) => (pool = p),
     memory,
-    llmFor: llm
-      ? (repoConfig, job, signal) =>
-          openAiLlmClient({
-            endpoint: llm,
-            prices: config.prices,
-            budget: new Budget({
-              llmCalls: Math.min(caps.llmCalls, repoConfig.budgets.llmCalls),
-              tokens: Math.min(caps.tokens, repoConfig.budgets.tokens),
-              dollars: Math.min(caps.dollars, repoConfig.budgets.dollars),
-              minutes: Math.min(caps.minutes, repoConfig.budgets.minutes),
-            }),
-            transcript: transcript(join(dataDir, "transcripts", `job-${job.id}.jsonl`)),
-            scrub,
-            // `/autogen stop` aborts a model call in flight.
-            signal,
-          })
-      : undefined,
+    llmFor,
   });
-  return { app, store, pool: () => pool };
+  return { app, store, pool: () => pool, llmFor };
+}
+
+/** A model client per job (see make-llm.ts): the job's transcript beside the job store, `/autogen stop` aborting a call in flight. */
+export function appLlmFor(config: { llm?: LlmEndpoint | undefined; caps?: BudgetCaps | undefined; prices: Record<string, Price> }, scrub: Scrubber, dataDir: string): JobDeps["llmFor"] {
+  if (!config.llm) return undefined;
+  const make = llmFactory({ endpoint: config.llm, scrub, prices: config.prices, caps: config.caps });
+  return (repoConfig, job, signal) => make({ budgets: repoConfig.budgets, transcriptPath: join(dataDir, "transcripts", `job-${job.id}.jsonl`), signal });
 }

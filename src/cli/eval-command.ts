@@ -5,11 +5,9 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { llmEndpointFromEnv } from "../config/llm-env.ts";
 import { repoConfigSchema } from "../config/repo-config-schema.ts";
-import { Budget } from "../llm/budget.ts";
+import { doorScrubber, llmFactory } from "../llm/make-llm.ts";
 import { pricesFromEnv } from "../llm/prices.ts";
-import { openAiLlmClient } from "../llm/llm-client.ts";
-import { replayFetch } from "../llm/replay-fetch.ts";
-import { readTranscript, transcript } from "../llm/transcript.ts";
+import { readTranscript } from "../llm/transcript.ts";
 import { chooseStrategy } from "../engine/build-task.ts";
 import { humanEvalFixTask, loadHumanEvalFix } from "../eval/humanevalfix-loader.ts";
 import { checkLocalTask } from "../eval/check-local-task.ts";
@@ -99,6 +97,7 @@ export const evalCommand: CliCommand = {
       throw new UsageError((error as Error).message);
     }
     const config = repoConfigSchema.parse({});
+    const makeLlm = endpoint ? llmFactory({ endpoint, scrub: doorScrubber(io.env, [endpoint.apiKey]), prices }) : undefined;
     const transcriptsDir = values.transcripts ? resolve(io.cwd, values.transcripts) : undefined;
     const strategies: StrategyFactory[] = (values.strategy ?? "template").split(",").map((raw) => {
       const name = raw.trim();
@@ -106,14 +105,8 @@ export const evalCommand: CliCommand = {
         const file = `${taskId.replaceAll("/", "_")}.jsonl`;
         // Replay: each task's model answers come from the transcript recorded for it.
         const recorded = replayDir && existsSync(join(replayDir, name, file)) ? readTranscript(join(replayDir, name, file)) : replayDir ? [] : undefined;
-        const llm = endpoint && name !== "template"
-          ? openAiLlmClient({
-              endpoint: recorded?.[0] ? { ...endpoint, model: recorded[0].model } : endpoint,
-              prices,
-              budget: new Budget(config.budgets),
-              transcript: transcript(transcriptsDir ? join(transcriptsDir, name, file) : undefined),
-              ...(recorded ? { fetch: replayFetch(recorded), maxRetries: 0 } : {}),
-            })
+        const llm = makeLlm && name !== "template"
+          ? makeLlm({ budgets: config.budgets, transcriptPath: transcriptsDir ? join(transcriptsDir, name, file) : undefined, replay: recorded })
           : undefined;
         // Strategies are compared alone: no template first pass in front of the LLM ones.
         return chooseStrategy({ name, config, llm, templateFirstPass: false });

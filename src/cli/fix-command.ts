@@ -8,11 +8,9 @@ import { join, resolve } from "node:path";
 import { defaultDataDir } from "../config/data-dir.ts";
 import { LlmEnvError, llmEndpointFromEnv } from "../config/llm-env.ts";
 import { formatMemory, MemoryPool, type MemoryEntry } from "../engine/memory/memory-pool.ts";
-import { Budget } from "../llm/budget.ts";
+import { doorScrubber, llmFactory } from "../llm/make-llm.ts";
 import { pricesFromEnv } from "../llm/prices.ts";
-import { openAiLlmClient } from "../llm/llm-client.ts";
-import { replayFetch } from "../llm/replay-fetch.ts";
-import { readTranscript, transcript } from "../llm/transcript.ts";
+import { readTranscript } from "../llm/transcript.ts";
 import { parseRepoConfigText, REPO_CONFIG_PATH, RepoConfigError } from "../config/parse-repo-config.ts";
 import { checkDiffLanded } from "../engine/check-diff-landed.ts";
 import { missingDependencies, runSetup } from "../verify/run-setup.ts";
@@ -108,14 +106,11 @@ export const fixCommand: CliCommand = {
     if (!values.strategy && !endpoint) notes.push("no LLM endpoint configured (AUTOGEN_LLM_BASE_URL / OPENAI_API_KEY): using the model-free template strategy");
     let llm;
     if (endpoint && strategyName !== "template") {
-      const sink = transcript(join(await gitDir(repo), "autogen", "transcripts", `${new Date().toISOString().replace(/[:.]/g, "-")}.jsonl`));
-      llm = openAiLlmClient({
-        endpoint,
-        prices,
-        embeddingModel: io.env.AUTOGEN_EMBEDDING_MODEL?.trim() || undefined,
-        budget: new Budget(config.budgets),
-        transcript: sink,
-        ...(values.replay ? { fetch: replayFetch(readTranscript(resolve(io.cwd, values.replay))), maxRetries: 0 } : {}),
+      const make = llmFactory({ endpoint, scrub: doorScrubber(io.env, [endpoint.apiKey]), prices, embeddingModel: io.env.AUTOGEN_EMBEDDING_MODEL?.trim() || undefined });
+      llm = make({
+        budgets: config.budgets,
+        transcriptPath: join(await gitDir(repo), "autogen", "transcripts", `${new Date().toISOString().replace(/[:.]/g, "-")}.jsonl`),
+        replay: values.replay ? readTranscript(resolve(io.cwd, values.replay)) : undefined,
       });
       notes.push(values.replay ? `replaying model answers from ${values.replay}` : `model ${endpoint.model} at ${endpoint.baseURL}; transcript in .git/autogen/transcripts/`);
     }
