@@ -12,13 +12,11 @@ import { doorScrubber, llmFactory } from "../llm/make-llm.ts";
 import { pricesFromEnv } from "../llm/prices.ts";
 import { readTranscript } from "../llm/transcript.ts";
 import { parseRepoConfigText, REPO_CONFIG_PATH, RepoConfigError } from "../config/parse-repo-config.ts";
-import { checkDiffLanded } from "../engine/check-diff-landed.ts";
 import { missingDependencies, runSetup } from "../verify/run-setup.ts";
 import { grantDirectory } from "../verify/sandbox/workspace-grants.ts";
 import { detectPackageManager, type PackageManager } from "../verify/install/detect-package-manager.ts";
 import { installDependencies, sandboxWithInstall, type InstallSummary } from "../verify/install/run-install.ts";
 import { cliInstallCache } from "../verify/install/install-cache.ts";
-import { checkDiffPolicy } from "../engine/check-diff-policy.ts";
 import { buildTask, chooseStrategy, chooseVisible, taskBudget, taskSandbox, type Trigger } from "../engine/build-task.ts";
 import type { Outcome, Strategy, VisibleTests } from "../engine/task.ts";
 import { renderReport } from "../report/render-report.ts";
@@ -31,6 +29,7 @@ import { addWorktree, freeBranchName, git, gitDir, isDirty, isGitRepository, rem
 import { EXIT, UsageError, type CliCommand, type CliIo } from "./command.ts";
 import { parseFlags } from "./parse-flags.ts";
 import { progressPrinter } from "./progress.ts";
+import { postChecks } from "../pipeline/post-checks.ts";
 
 const USAGE = `autogen fix <path> [--issue <file|text>] [--test <id>]... [--test-cmd <cmd>] [--strategy <name>]
             [--candidates N] [--minutes M] [--report <file>] [--replay <transcript>] [--remember] [--allow-dirty] [--json]
@@ -235,8 +234,7 @@ async function fixInWorktree({ io, repo, worktree, config, strategy, canReproduc
   );
   progress.done();
 
-  if (outcome.status === "fixed") await checkDiffLanded(worktree, outcome);
-  checkDiffPolicy(outcome, config);
+  await postChecks(worktree, outcome, config);
 
   const slug = slugFor(issueText, visible);
   let branch: string | undefined;
