@@ -56,7 +56,14 @@ export default tseslint.config(
     files: ["src/**/*.ts"],
     ignores: READERS_OF_THE_BOTS_OWN_FILES,
     rules: {
-      "no-restricted-imports": ["error", { paths: FS_MODULES.map((name) => ({ name, importNames: FS_READS, message: UNSAFE_READ })) }],
+      "no-restricted-imports": [
+        "error",
+        {
+          paths: FS_MODULES.map((name) => ({ name, importNames: FS_READS, message: UNSAFE_READ })),
+          // A model client is built in one place only, with the secret scrubber, budgets and prices.
+          patterns: [{ group: ["**/llm-client.ts", "**/llm-client"], importNames: ["openAiLlmClient"], message: "Build model clients with jobLlmClient (src/llm/job-llm-client.ts): it adds the scrubber, budgets, prices and a scrubbed transcript." }],
+        },
+      ],
       "no-restricted-syntax": [
         "error",
         { selector: "TSEnumDeclaration", message: "Use a union of string literals instead of an enum." },

@@ -9,13 +9,14 @@ import { mkdir, readFile } from "node:fs/promises";
 import { delimiter, dirname, isAbsolute, join } from "node:path";
 import { Probot, ProbotOctokit } from "probot";
 import { createAutogenApp } from "../app/create-app.ts";
-import { droppedSecrets, dropSecretsFromEnvironment } from "../secrets/drop-secrets.ts";
+import { dropSecretsFromEnvironment } from "../secrets/drop-secrets.ts";
 import { ACTIONS_BOT, botIdentity, cachedIdentity, type BotIdentity } from "../forge/bot-identity.ts";
 import type { Outcome } from "../engine/task.ts";
 import { JobStore } from "../jobs/job-store.ts";
 import type { Job } from "../jobs/store.ts";
 import type { WorkerPool } from "../jobs/worker-pool.ts";
-import { jobLlmClient } from "../llm/job-llm-client.ts";
+import { jobLlmClient, processScrubber } from "../llm/job-llm-client.ts";
+import type { JobDeps } from "../app/run-issue-job.ts";
 import { pricesFromEnv } from "../llm/prices.ts";
 import { renderReport } from "../report/render-report.ts";
 import { secretScrubber, type Scrubber } from "../secrets/scrub-secrets.ts";
@@ -50,7 +51,7 @@ export async function runAction(env: NodeJS.ProcessEnv = process.env, write: (li
   // and no test run can read the runner's own files.
   dropSecretsFromEnvironment(env);
   env.AUTOGEN_SANDBOX_HIDE = [env.AUTOGEN_SANDBOX_HIDE, ...runnerPaths(env)].filter(Boolean).join(delimiter);
-  const scrub = secretScrubber([inputs.githubToken, inputs.llm?.apiKey, ...droppedSecrets()]);
+  const scrub = actionScrubber(env, inputs);
   const channels = workflowChannels(env, scrub, write);
   try {
     return await runEvent(env, inputs, scrub, channels);
@@ -78,6 +79,19 @@ function required(env: NodeJS.ProcessEnv, name: string): string {
   return value;
 }
 
+/** What the Action scrubs: the workflow token, the model key, and every secret dropped from its environment. */
+export function actionScrubber(env: NodeJS.ProcessEnv, inputs: ActionInputs): Scrubber {
+  return processScrubber(env, [inputs.githubToken, inputs.llm?.apiKey]);
+}
+
+/** The Action's model client per job, as the App builds it; the workflow may set AUTOGEN_PRICES as the server does. */
+export function actionLlmFor(env: NodeJS.ProcessEnv, inputs: ActionInputs, scrub: Scrubber, dataDir: string): JobDeps["llmFor"] {
+  const { llm } = inputs;
+  if (!llm) return undefined;
+  const prices = pricesFromEnv(env);
+  return (config, job, signal) => jobLlmClient({ endpoint: llm, budgets: config.budgets, prices, transcriptPath: join(dataDir, "transcripts", `job-${job.id}.jsonl`), scrub, signal });
+}
+
 async function runEvent(env: NodeJS.ProcessEnv, inputs: ActionInputs, scrub: Scrubber, channels: WorkflowChannels): Promise<ActionResult> {
   const name = required(env, "GITHUB_EVENT_NAME");
   if (!EVENTS.has(name)) {
@@ -91,9 +105,6 @@ async function runEvent(env: NodeJS.ProcessEnv, inputs: ActionInputs, scrub: Scr
   const store = new JobStore(join(dataDir, "jobs.db"));
   try {
     let pool: WorkerPool | undefined;
-    const { llm } = inputs;
-    // The workflow may set AUTOGEN_PRICES for a model the built-in table lacks, as the server does.
-    const prices = pricesFromEnv(env);
     const probot = new Probot({
       githubToken: inputs.githubToken,
       ...(env.GITHUB_API_URL ? { baseUrl: env.GITHUB_API_URL } : {}),
@@ -113,17 +124,7 @@ async function runEvent(env: NodeJS.ProcessEnv, inputs: ActionInputs, scrub: Scr
         // GitHub records the token's own bot as the commits' author (publish-commit.ts checks it).
         botIdentity: tokenBot(probot, inputs.appSlug),
         onReady: (p) => (pool = p),
-        llmFor: llm
-          ? (config, job, signal) =>
-              jobLlmClient({
-                endpoint: llm,
-                budgets: config.budgets,
-                prices,
-                transcriptPath: join(dataDir, "transcripts", `job-${job.id}.jsonl`),
-                scrub,
-                signal,
-              })
-          : undefined,
+        llmFor: actionLlmFor(env, inputs, scrub, dataDir),
       }),
     );
     const deliveryId = `actions-${env.GITHUB_RUN_ID ?? "run"}-${env.GITHUB_RUN_ATTEMPT ?? "1"}`;

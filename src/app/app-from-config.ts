@@ -14,8 +14,9 @@ import { jobLlmClient } from "../llm/job-llm-client.ts";
 import { processSecrets, secretScrubber } from "../secrets/scrub-secrets.ts";
 import { droppedSecrets } from "../secrets/drop-secrets.ts";
 import { createAutogenApp } from "./create-app.ts";
+import type { JobDeps } from "./run-issue-job.ts";
 
-export type AppHandle = { app: ApplicationFunction; store: Store; pool: () => WorkerPool | undefined };
+export type AppHandle = { app: ApplicationFunction; store: Store; pool: () => WorkerPool | undefined; llmFor: JobDeps["llmFor"] };
 
 /** The job store: Postgres when DATABASE_URL is set (several instances), else SQLite. */
 export async function openStore(config: Pick<ServerConfig, "dbPath" | "databaseUrl">): Promise<Store> {
@@ -29,6 +30,19 @@ export async function appFromConfig(config: ServerConfig, env: NodeJS.ProcessEnv
   const scrub = secretScrubber([...processSecrets(env), ...droppedSecrets(), config.privateKey, config.webhookSecret, config.llm?.apiKey]);
   const { llm, caps } = config;
   let pool: WorkerPool | undefined;
+  const llmFor: JobDeps["llmFor"] = llm
+    ? (repoConfig, job, signal) =>
+        jobLlmClient({
+          endpoint: llm,
+          budgets: repoConfig.budgets,
+          serverCaps: caps,
+          prices: config.prices,
+          transcriptPath: join(dataDir, "transcripts", `job-${job.id}.jsonl`),
+          scrub,
+          // `/autogen stop` aborts a model call in flight.
+          signal,
+        })
+    : undefined;
   const app = createAutogenApp({
     store,
     cacheRoot: join(dataDir, "repos"),
@@ -38,19 +52,7 @@ export async function appFromConfig(config: ServerConfig, env: NodeJS.ProcessEnv
     appId: config.appId,
     onReady: (p) => (pool = p),
     memory,
-    llmFor: llm
-      ? (repoConfig, job, signal) =>
-          jobLlmClient({
-            endpoint: llm,
-            budgets: repoConfig.budgets,
-            serverCaps: caps,
-            prices: config.prices,
-            transcriptPath: join(dataDir, "transcripts", `job-${job.id}.jsonl`),
-            scrub,
-            // `/autogen stop` aborts a model call in flight.
-            signal,
-          })
-      : undefined,
+    llmFor,
   });
-  return { app, store, pool: () => pool };
+  return { app, store, pool: () => pool, llmFor };
 }

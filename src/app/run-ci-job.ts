@@ -6,8 +6,6 @@
 // head moves while the job runs, it stops and a new job starts on the new head.
 import type { RepoConfig } from "../config/repo-config-schema.ts";
 import { collectCheckSuiteEvidence, collectRunEvidence, type RunEvidence } from "../ci/run-evidence.ts";
-import { checkDiffLanded } from "../engine/check-diff-landed.ts";
-import { checkDiffPolicy } from "../engine/check-diff-policy.ts";
 import { buildTask, chooseStrategy, taskSandbox } from "../engine/build-task.ts";
 import { formatMemory } from "../engine/memory/memory-pool.ts";
 import type { Outcome } from "../engine/task.ts";
@@ -35,6 +33,7 @@ import { runSetup } from "../verify/run-setup.ts";
 import { configWithInstall, installDependencies } from "../verify/install/run-install.ts";
 import { appInstallCache } from "../verify/install/install-cache.ts";
 import { repairBranch } from "../triggers/bot-branch.ts";
+import { postChecks } from "../pipeline/post-checks.ts";
 
 /** The pull request's head moved while the job ran. */
 export class HeadMoved extends Error {
@@ -230,10 +229,7 @@ export async function runCiJob(job: Job, deps: JobDeps, signal: AbortSignal): Pr
         }),
       );
       outcome.dependencies = install.ran ? install.summary : undefined;
-      if (outcome.status === "fixed") {
-        await checkDiffLanded(head.path, outcome);
-        checkDiffPolicy(outcome, config, head.path);
-      }
+      await postChecks(head.path, outcome, config);
       await deps.store.checkpoint(job.id, { outcome });
     } else if (outcome.status === "fixed" && !job.checkpoint.pushed) {
       await applyStoredDiff(head.path, outcome.diff);

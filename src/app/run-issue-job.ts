@@ -4,8 +4,6 @@
 // the status comment current. Checkpoints let a restarted job resume where it stopped.
 import { dirname } from "node:path";
 import type { RepoConfig } from "../config/repo-config-schema.ts";
-import { checkDiffLanded } from "../engine/check-diff-landed.ts";
-import { checkDiffPolicy } from "../engine/check-diff-policy.ts";
 import { buildTask, chooseStrategy, chooseVisible, taskSandbox, type Trigger } from "../engine/build-task.ts";
 import { formatMemory, type MemoryPool } from "../engine/memory/memory-pool.ts";
 import { emptyOutcome, evidenceOf, type Outcome } from "../engine/task.ts";
@@ -33,6 +31,7 @@ import { missingDependencies, runSetup } from "../verify/run-setup.ts";
 import { configWithInstall, installDependencies, type InstallResult } from "../verify/install/run-install.ts";
 import { appInstallCache } from "../verify/install/install-cache.ts";
 import { issueBranch } from "../triggers/bot-branch.ts";
+import { postChecks } from "../pipeline/post-checks.ts";
 
 export type JobDeps = {
   store: Store;
@@ -216,8 +215,7 @@ async function runEngineSteps(job: Job, config: RepoConfig, install: InstallResu
   if (outcome.plan.steps) status.set("Plan", outcome.plan.verified ? "done" : "failed", `${outcome.plan.verified ? "verified" : "not verified"} on ${outcome.plan.verification?.length ?? 0} test(s)`);
   status.set("Attempts", outcome.status === "fixed" ? "done" : "failed", `${outcome.attempts.length} attempt(s)`);
   if (outcome.status === "fixed") {
-    await checkDiffLanded(worktree.path, outcome);
-    checkDiffPolicy(outcome, config, worktree.path);
+    await postChecks(worktree.path, outcome, config);
     const after = outcome.evidence.regressionAfter;
     status.set("Regression gate", outcome.status === "fixed" ? "done" : "failed", after ? `${after.passed} passed, ${after.failed} failed` : undefined);
   }

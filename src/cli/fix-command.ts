@@ -16,13 +16,12 @@ import { RepoConfigError } from "../config/parse-repo-config.ts";
 import type { RepoConfig } from "../config/repo-config-schema.ts";
 import { readWorktreeBytes } from "../workspace/read-worktree-file.ts";
 import { readRepoConfigFile } from "../config/read-repo-config-file.ts";
-import { checkDiffLanded } from "../engine/check-diff-landed.ts";
+import { postChecks } from "../pipeline/post-checks.ts";
 import { missingDependencies, runSetup } from "../verify/run-setup.ts";
 import { grantDirectory } from "../verify/sandbox/workspace-grants.ts";
 import { detectPackageManager, type PackageManager } from "../verify/install/detect-package-manager.ts";
 import { installDependencies, sandboxWithInstall, type InstallSummary } from "../verify/install/run-install.ts";
 import { cliInstallCache } from "../verify/install/install-cache.ts";
-import { checkDiffPolicy } from "../engine/check-diff-policy.ts";
 import { buildTask, chooseStrategy, chooseVisible, taskBudget, taskSandbox, type Trigger } from "../engine/build-task.ts";
 import type { Outcome, Strategy, VisibleTests } from "../engine/task.ts";
 import { renderReport } from "../report/render-report.ts";
@@ -241,8 +240,7 @@ async function fixInWorktree({ io, repo, worktree, config, strategy, canReproduc
   );
   progress.done();
 
-  if (outcome.status === "fixed") await checkDiffLanded(worktree, outcome);
-  checkDiffPolicy(outcome, config, worktree);
+  await postChecks(worktree, outcome, config);
 
   const slug = slugFor(issueText, visible);
   let branch: string | undefined;

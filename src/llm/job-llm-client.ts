@@ -7,6 +7,7 @@ import type { LlmEndpoint } from "../config/llm-env.ts";
 import { droppedSecrets } from "../secrets/drop-secrets.ts";
 import { processSecrets, secretScrubber, type Scrubber } from "../secrets/scrub-secrets.ts";
 import { Budget, type BudgetCaps } from "./budget.ts";
+// eslint-disable-next-line no-restricted-imports -- this is the one factory the rule points to
 import { openAiLlmClient, type LlmClient } from "./llm-client.ts";
 import type { Price } from "./prices.ts";
 import { transcript, type TranscriptEntry } from "./transcript.ts";

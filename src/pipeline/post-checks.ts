@@ -1,0 +1,16 @@
+// The checks every door runs on the engine's outcome before anything is published, in one
+// place: the diff is really in the worktree (read through the safe-path gate), and the diff
+// policy holds. Each turns a "fixed" outcome that fails it into "not-fixed" with the reason;
+// an outcome that is not fixed passes through unchanged. The regression gate itself runs
+// inside the engine (Task.regression); its verdict is on the outcome when this is called.
+import type { RepoConfig } from "../config/repo-config-schema.ts";
+import { checkDiffLanded } from "../engine/check-diff-landed.ts";
+import { checkDiffPolicy } from "../engine/check-diff-policy.ts";
+import type { Outcome } from "../engine/task.ts";
+
+export async function postChecks(workspace: string, outcome: Outcome, config: Pick<RepoConfig, "paths" | "diff">): Promise<Outcome> {
+  if (outcome.status !== "fixed") return outcome;
+  await checkDiffLanded(workspace, outcome);
+  checkDiffPolicy(outcome, config, workspace);
+  return outcome;
+}
