@@ -17,7 +17,7 @@ import type { Job } from "../jobs/store.ts";
 import type { WorkerPool } from "../jobs/worker-pool.ts";
 import { jobLlmClient, processScrubber } from "../llm/job-llm-client.ts";
 import type { JobDeps } from "../app/run-issue-job.ts";
-import { pricesFromEnv } from "../llm/prices.ts";
+import { pricesFromEnv } from "../config/prices.ts";
 import { renderReport } from "../report/render-report.ts";
 import { secretScrubber, type Scrubber } from "../secrets/scrub-secrets.ts";
 import { ActionInputError, applyActionInputs, readActionInputs, type ActionInputs } from "./action-inputs.ts";

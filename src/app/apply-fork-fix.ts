@@ -8,7 +8,7 @@
 // repository, its workflows (and the actions they use) would run with the repository's
 // secrets. A second click finds the recorded PR (or the open PR of that branch) and opens
 // nothing new.
-import { readRepoConfigFromForge } from "../config/read-repo-config-forge.ts";
+import { readRepoConfigFromForge } from "../forge/read-repo-config-forge.ts";
 import type { Outcome } from "../engine/task.ts";
 import type { CiForge } from "../forge/ci-forge.ts";
 import type { Forge } from "../forge/forge.ts";

@@ -5,7 +5,7 @@
 // files on our side.
 import type { RepoConfig } from "../config/repo-config-schema.ts";
 import type { CiForge } from "../forge/ci-forge.ts";
-import { actionsVerifier, VERIFY_WORKFLOW } from "../verify/actions-verifier.ts";
+import { actionsVerifier, VERIFY_WORKFLOW } from "../ci/actions-verifier.ts";
 import { localVerifier, type Verifier } from "../verify/local-verifier.ts";
 import { warmRunsEnabled } from "../verify/warm/warm-enabled.ts";
 import type { RunWaiters } from "../verify/run-waiters.ts";

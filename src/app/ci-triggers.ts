@@ -8,7 +8,7 @@ import type { RepoConfig } from "../config/repo-config-schema.ts";
 import { octokitCiForge, type RequestLike } from "../forge/ci-forge.ts";
 import type { JobRequest, Store } from "../jobs/store.ts";
 import { failureFromCheckSuite, failureFromWorkflowRun, workflowPath, type CheckSuitePayload, type CiFailure, type WorkflowRunPayload } from "../triggers/ci-trigger.ts";
-import { VERIFY_WORKFLOW } from "../verify/actions-verifier.ts";
+import { VERIFY_WORKFLOW } from "../ci/actions-verifier.ts";
 import type { RunWaiters } from "../verify/run-waiters.ts";
 
 export type Sender = { login: string; id: number; type: string };

@@ -4,7 +4,7 @@
 // jobs, and resume of interrupted jobs at start.
 import type { ApplicationFunction, Context, Probot } from "probot";
 import { REPO_CONFIG_PATH, RepoConfigError } from "../config/parse-repo-config.ts";
-import { readRepoConfigFromForge } from "../config/read-repo-config-forge.ts";
+import { readRepoConfigFromForge } from "../forge/read-repo-config-forge.ts";
 import type { RepoConfig } from "../config/repo-config-schema.ts";
 import { octokitCiForge, type CiForge, type RequestLike } from "../forge/ci-forge.ts";
 import { octokitForge, type Forge, type OctokitLike } from "../forge/forge.ts";

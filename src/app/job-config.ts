@@ -3,7 +3,7 @@
 // rules it is judged by). When the config is invalid the job stops here, saying why in
 // its status comment.
 import { REPO_CONFIG_PATH, RepoConfigError } from "../config/parse-repo-config.ts";
-import { readRepoConfigFromForge } from "../config/read-repo-config-forge.ts";
+import { readRepoConfigFromForge } from "../forge/read-repo-config-forge.ts";
 import type { RepoConfig } from "../config/repo-config-schema.ts";
 import type { Forge } from "../forge/forge.ts";
 import type { Job, Store } from "../jobs/store.ts";

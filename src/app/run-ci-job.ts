@@ -15,7 +15,7 @@ import { explainAttribution, explainBrokenTests, explainInfra, evidenceDetails, 
 import { planSummary } from "../report/plan-summary.ts";
 import { renderReport } from "../report/render-report.ts";
 import { attributeFailures, type AttributionResult } from "../verify/attribution.ts";
-import { VERIFY_WORKFLOW } from "../verify/actions-verifier.ts";
+import { VERIFY_WORKFLOW } from "../ci/actions-verifier.ts";
 import { brokenRunReason } from "../verify/load-failure.ts";
 import { detectRunner } from "../verify/runners/detect-runner.ts";
 import { failingTests } from "../verify/test-report.ts";

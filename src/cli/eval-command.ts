@@ -5,7 +5,7 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { llmEndpointFromEnv } from "../config/llm-env.ts";
 import { repoConfigSchema } from "../config/repo-config-schema.ts";
-import { pricesFromEnv } from "../llm/prices.ts";
+import { pricesFromEnv } from "../config/prices.ts";
 import { jobLlmClient, processScrubber } from "../llm/job-llm-client.ts";
 import { replayFetch } from "../llm/replay-fetch.ts";
 import { readTranscript } from "../llm/transcript.ts";

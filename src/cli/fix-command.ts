@@ -8,7 +8,7 @@ import { join, resolve } from "node:path";
 import { defaultDataDir } from "../config/data-dir.ts";
 import { LlmEnvError, llmEndpointFromEnv } from "../config/llm-env.ts";
 import { formatMemory, MemoryPool, type MemoryEntry } from "../engine/memory/memory-pool.ts";
-import { pricesFromEnv } from "../llm/prices.ts";
+import { pricesFromEnv } from "../config/prices.ts";
 import { jobLlmClient, processScrubber } from "../llm/job-llm-client.ts";
 import { replayFetch } from "../llm/replay-fetch.ts";
 import { readTranscript } from "../llm/transcript.ts";

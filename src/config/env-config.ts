@@ -6,8 +6,8 @@ import { z } from "zod";
 import { defaultDataDir } from "./data-dir.ts";
 import { describe } from "./format-issues.ts";
 import { DEFAULT_MODEL, LLM_ENV_HELP, llmEndpoint, llmTimeoutSchema, maxTokensPerCallSchema, type LlmEndpoint } from "./llm-env.ts";
-import { DEFAULT_MAX_BODY_BYTES, GITHUB_MAX_BODY_BYTES } from "../server/ingress-limits.ts";
-import { pricesFromEnv, type Price } from "../llm/prices.ts";
+import { DEFAULT_MAX_BODY_BYTES, GITHUB_MAX_BODY_BYTES } from "./body-limits.ts";
+import { pricesFromEnv, type Price } from "./prices.ts";
 
 export class EnvConfigError extends Error {
   constructor(message: string) {

@@ -2,7 +2,7 @@
 // that run without the App's credentials (`autogen fix`, `autogen eval`), including how
 // long a silent model server is waited for and how long one answer may be.
 import { z } from "zod";
-import { STAGES, type Stage } from "../llm/prompts.ts";
+import { STAGES, type Stage } from "./llm-stages.ts";
 
 /** The most completion tokens one call may ask for: one value for every stage, and per-stage exceptions. */
 export type CompletionTokenCaps = { default: number; byStage: Partial<Record<Stage, number>> };

@@ -3,7 +3,7 @@
 // behaviour within the bot's limits but never the model endpoint, secrets, or paths
 // outside the repository. Every field has a default; unknown keys are errors.
 import { z } from "zod";
-import { FORBIDDEN_ENV_NAMES } from "../verify/sandbox/sandbox-env.ts";
+import { FORBIDDEN_ENV_NAMES } from "./forbidden-env-names.ts";
 import { patternProblem } from "../workspace/glob.ts";
 
 /** Every number a repository may set has a ceiling: the config is untrusted and the bot's machine is shared. */

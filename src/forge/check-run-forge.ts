@@ -2,7 +2,7 @@
 // checks/update). Like everything the bot posts, its title, summary and annotation text
 // pass the secret scrubber and the mention neutralizer; the summary is cut to GitHub's
 // limit at a line, with a closing fence when the cut fell inside a code block.
-import { neutralizeMentions } from "../report/neutralize-mentions.ts";
+import { neutralizeMentions } from "../secrets/neutralize-mentions.ts";
 import type { Scrubber } from "../secrets/scrub-secrets.ts";
 
 export const CHECK_RUN_NAME = "autogen";

@@ -1,6 +1,6 @@
 // Every GitHub side effect the bot makes, behind one port. The Octokit backend posts
 // nothing that has not passed the secret scrubber, and no mention that would notify.
-import { neutralizeMentions } from "../report/neutralize-mentions.ts";
+import { neutralizeMentions } from "../secrets/neutralize-mentions.ts";
 import type { Scrubber } from "../secrets/scrub-secrets.ts";
 import { octokitGitData, type GitDataApi, type GitOctokitLike } from "./git-data.ts";
 import { UnreadableFileError } from "./unreadable-file-error.ts";

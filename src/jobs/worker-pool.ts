@@ -1,6 +1,6 @@
 // Runs queued jobs with bounded concurrency (overall and per installation); each job can
 // be cancelled through its own abort signal (`/autogen stop`, an edited issue).
-import { withLogContext } from "../ops/log-context.ts";
+import { withLogContext } from "./log-context.ts";
 import type { Job, Store } from "./store.ts";
 
 export type JobRunner = (job: Job, signal: AbortSignal) => Promise<void>;

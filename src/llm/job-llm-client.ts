@@ -9,7 +9,7 @@ import { processSecrets, secretScrubber, type Scrubber } from "../secrets/scrub-
 import { Budget, type BudgetCaps } from "./budget.ts";
 // eslint-disable-next-line no-restricted-imports -- this is the one factory the rule points to
 import { openAiLlmClient, type LlmClient } from "./llm-client.ts";
-import type { Price } from "./prices.ts";
+import type { Price } from "../config/prices.ts";
 import { transcript, type TranscriptEntry } from "./transcript.ts";
 
 export type JobLlmSettings = {

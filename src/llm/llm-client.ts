@@ -10,7 +10,7 @@ import { z } from "zod";
 import { DEFAULT_LLM_TIMEOUT_SECONDS, DEFAULT_MAX_TOKENS_PER_CALL, MAX_LLM_TIMEOUT_SECONDS, type LlmEndpoint } from "../config/llm-env.ts";
 import { BudgetExceededError, type Budget } from "./budget.ts";
 import { extractJson } from "./extract-json.ts";
-import { costOf, DEFAULT_PRICES, type Price } from "./prices.ts";
+import { costOf, DEFAULT_PRICES, type Price } from "../config/prices.ts";
 import { renderPrompt, type PromptVars, type Stage } from "./prompts.ts";
 import { endpointKey, formatRejection, processResponseFormats, schemaInstruction, strictCompatible, type OutputMode, type ResponseFormatMemory } from "./response-format.ts";
 import { retryDelayMs, sleep } from "./retry-policy.ts";

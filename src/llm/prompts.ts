@@ -7,8 +7,9 @@ import { parse } from "yaml";
 import { z } from "zod";
 import { untrustedBlock } from "./sanitize-untrusted.ts";
 
-export const STAGES = ["localize", "reproduce", "plan", "verify-plan", "check-verification", "implement", "instrument", "analyze-error", "explain", "refine", "generate", "self-debug", "knowledge"] as const;
-export type Stage = (typeof STAGES)[number];
+import { STAGES, type Stage } from "../config/llm-stages.ts";
+
+export { STAGES, type Stage };
 
 const promptSchema = z.strictObject({
   stage: z.enum(STAGES),

@@ -4,7 +4,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { OpsConfig } from "../config/ops-config.ts";
 import { countDelivery, declareDeliveryMetrics } from "../metrics/delivery-metrics.ts";
 import { MetricRegistry } from "../metrics/metric-registry.ts";
-import { metricsHandler } from "../metrics/metrics-handler.ts";
+import { metricsHandler } from "./metrics-handler.ts";
 import type { JobHistory } from "./job-history.ts";
 
 type Log = { error: (meta: object, message: string) => void; warn: (meta: object, message: string) => void; info: (meta: object, message: string) => void };

@@ -2,6 +2,7 @@
 // 25 MB and gives up on a delivery after 10 s, so anything bigger or slower is not GitHub;
 // the events this App handles are far smaller still (DEFAULT_MAX_BODY_BYTES).
 import type { Server } from "node:http";
+import { DEFAULT_MAX_BODY_BYTES, GITHUB_MAX_BODY_BYTES } from "../config/body-limits.ts";
 
 export type IngressLimits = {
   /** Largest body accepted, enforced while reading (GitHub's own cap: 25 MB; ours: 4 MiB by default). */
@@ -22,17 +23,7 @@ export type IngressLimits = {
   checkIntervalMs: number;
 };
 
-/** GitHub's own cap on a webhook payload: nothing bigger comes from GitHub. */
-export const GITHUB_MAX_BODY_BYTES = 25 * 1024 * 1024;
-/**
- * The default body limit. The events the App subscribes to (issues, comments, pull requests,
- * reviews, check runs and suites, workflow runs) carry at most a few text fields of 65,536
- * characters each: a few hundred KB even with every character escaped. 4 MiB leaves room
- * for any of them, and keeps what one accepted body costs (its text, its parse, the copy
- * stored in the inbox and read back) well under the in-flight cap. Push events, which can
- * reach GitHub's 25 MB, are not subscribed to.
- */
-export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
+export { DEFAULT_MAX_BODY_BYTES, GITHUB_MAX_BODY_BYTES };
 
 export const DEFAULT_INGRESS_LIMITS: IngressLimits = {
   maxBodyBytes: DEFAULT_MAX_BODY_BYTES,

@@ -4,7 +4,7 @@
 // (JSON lines; tests read them).
 import { getTransformStream } from "@probot/pino";
 import { pino, type DestinationStream, type Logger } from "pino";
-import { logContext } from "../ops/log-context.ts";
+import { logContext } from "../jobs/log-context.ts";
 
 type Level = "trace" | "debug" | "info" | "warn" | "error" | "fatal";
 

@@ -20,7 +20,7 @@ import { MetricRegistry } from "../metrics/metric-registry.ts";
 import { opsRoutes } from "../ops/ops-routes.ts";
 import { openJobHistory } from "../ops/pg-job-history.ts";
 import { dashboardRoute } from "../dashboard/dashboard-route.ts";
-import { withLogContext } from "../ops/log-context.ts";
+import { withLogContext } from "../jobs/log-context.ts";
 import { serverLog } from "./server-log.ts";
 
 export type RunningServer = { probot: Probot; http: HttpServer; url: string; store: Store; inbox: InboxProcessor; stop: () => Promise<void> };

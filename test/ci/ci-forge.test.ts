@@ -5,7 +5,7 @@ import { Octokit } from "@octokit/rest";
 import nock from "nock";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { octokitCiForge, type RequestLike } from "../../src/forge/ci-forge.ts";
-import { workflowTestIds } from "../../src/verify/actions-verifier.ts";
+import { workflowTestIds } from "../../src/ci/actions-verifier.ts";
 
 const API = "https://api.github.com";
 const forge = () => octokitCiForge(new Octokit({ auth: "ghs_test", request: { retries: 0 } }).request as unknown as RequestLike);

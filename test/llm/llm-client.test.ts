@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { Budget, BudgetExceededError } from "../../src/llm/budget.ts";
 import { LlmStageError, openAiLlmClient } from "../../src/llm/llm-client.ts";
-import { costOf, DEFAULT_PRICES, pricesFromEnv } from "../../src/llm/prices.ts";
+import { costOf, DEFAULT_PRICES, pricesFromEnv } from "../../src/config/prices.ts";
 import { replayFetch } from "../../src/llm/replay-fetch.ts";
 import { transcript } from "../../src/llm/transcript.ts";
 import { useHttpMock } from "../support/http-mock.ts";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { neutralizeMentions } from "../../src/report/neutralize-mentions.ts";
+import { neutralizeMentions } from "../../src/secrets/neutralize-mentions.ts";
 
 describe("mentions in what the bot posts", () => {
   it("users and teams in prose no longer notify", () => {

@@ -1,11 +1,11 @@
 // The environment a child process gets: an allowlist, never the bot's own. Secrets
 // (tokens, keys, the webhook secret) cannot leak because nothing is inherited by default.
 import { delimiter } from "node:path";
-
 const PASSED_THROUGH = ["PATH", "LANG", "LC_ALL", "TZ", "TERM"] as const;
 
-/** Names a repository config may never set: they change what runs or where from. */
-export const FORBIDDEN_ENV_NAMES = /^(PATH|HOME|LD_.*|DYLD_.*|NODE_OPTIONS|PYTHONSTARTUP|PYTHONHOME|BASH_ENV|ENV|GIT_.*|SSH_.*|.*TOKEN.*|.*SECRET.*|.*PASSWORD.*|.*_KEY)$/i;
+import { FORBIDDEN_ENV_NAMES } from "../../config/forbidden-env-names.ts";
+
+export { FORBIDDEN_ENV_NAMES };
 
 export function sandboxEnv(options: { home: string; parent?: NodeJS.ProcessEnv; extra?: Record<string, string>; pathPrefix?: string[] }): Record<string, string> {
   const parent = options.parent ?? process.env;

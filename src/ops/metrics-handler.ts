@@ -3,10 +3,10 @@
 // a bearer token.
 import { timingSafeEqual } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { JobHistory } from "../ops/job-history.ts";
+import type { JobHistory } from "./job-history.ts";
 import { VERSION } from "../version.ts";
 import { jobMetrics } from "./job-metrics.ts";
-import type { MetricRegistry } from "./metric-registry.ts";
+import type { MetricRegistry } from "../metrics/metric-registry.ts";
 
 export const METRICS_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
 

@@ -8,12 +8,12 @@
 // one matrix job per candidate.
 import { randomBytes } from "node:crypto";
 import type { CiForge, WorkflowRun } from "../forge/ci-forge.ts";
-import { artifactTests, jobEvidence } from "../ci/run-evidence.ts";
+import { artifactTests, jobEvidence } from "./run-evidence.ts";
 import { snapshotCommit } from "../workspace/snapshot-commit.ts";
-import type { Verifier } from "./local-verifier.ts";
-import { safeIds, type TestSelection } from "./runners/test-runner.ts";
-import { RunWaiters } from "./run-waiters.ts";
-import type { TestCaseResult, TestReport } from "./test-report.ts";
+import type { Verifier } from "../verify/local-verifier.ts";
+import { safeIds, type TestSelection } from "../verify/runners/test-runner.ts";
+import { RunWaiters } from "../verify/run-waiters.ts";
+import type { TestCaseResult, TestReport } from "../verify/test-report.ts";
 
 export const VERIFY_WORKFLOW = "autogen-verify.yml";
 

@@ -2,8 +2,8 @@
 // queue and the inbox, per-job durations as histograms, and what the jobs spent (model
 // calls, tokens, dollars, test runs and seconds). Repository names are not labels: the
 // endpoint may be scraped by people who cannot read every repository.
-import type { JobHistory } from "../ops/job-history.ts";
-import { MetricRegistry } from "./metric-registry.ts";
+import type { JobHistory } from "./job-history.ts";
+import { MetricRegistry } from "../metrics/metric-registry.ts";
 
 export const DURATION_BUCKETS = [5, 15, 30, 60, 120, 300, 600, 1200, 1800, 3600, 7200];
 
