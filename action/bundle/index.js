@@ -1064,7 +1064,7 @@ var require_redaction = __commonJS({
     var CENSOR = "[Redacted]";
     var strict = false;
     function redaction(opts, serialize2) {
-      const { paths, censor, remove } = handle(opts);
+      const { paths, censor, remove } = handle2(opts);
       const shape = paths.reduce((o3, str) => {
         rx.lastIndex = 0;
         const first2 = rx.exec(str);
@@ -1120,7 +1120,7 @@ var require_redaction = __commonJS({
         return o3;
       }, result);
     }
-    function handle(opts) {
+    function handle2(opts) {
       if (Array.isArray(opts)) {
         opts = { paths: opts, censor: CENSOR };
         return opts;
@@ -2720,7 +2720,7 @@ var require_transport = __commonJS({
     var { createRequire: createRequire4 } = __require("module");
     var { existsSync: existsSync15 } = __require("node:fs");
     var getCallers = require_caller();
-    var { join: join35, isAbsolute: isAbsolute10, sep: sep6 } = __require("node:path");
+    var { join: join35, isAbsolute: isAbsolute10, sep: sep7 } = __require("node:path");
     var { fileURLToPath: fileURLToPath10 } = __require("node:url");
     var sleep4 = require_atomic_sleep();
     var onExit2 = require_on_exit_leak_free();
@@ -2928,7 +2928,7 @@ var require_transport = __commonJS({
         let fixTarget2;
         for (const filePath of callers) {
           try {
-            const context = filePath === "node:repl" ? process.cwd() + sep6 : filePath;
+            const context = filePath === "node:repl" ? process.cwd() + sep7 : filePath;
             fixTarget2 = createRequire4(context).resolve(origin);
             break;
           } catch (err2) {
@@ -3046,7 +3046,7 @@ var require_tools = __commonJS({
       return asJsonChan.traceSync(_asJson, store, this, obj, msg, num, time3);
     }
     function _asJson(obj, msg, num, time3) {
-      const stringify3 = this[stringifySym];
+      const stringify4 = this[stringifySym];
       const stringifySafe = this[stringifySafeSym];
       const stringifiers = this[stringifiersSym];
       const end = this[endSym];
@@ -3088,7 +3088,7 @@ var require_tools = __commonJS({
               value = (stringifier || asString)(value);
               break;
             default:
-              value = (stringifier || stringify3)(value, stringifySafe);
+              value = (stringifier || stringify4)(value, stringifySafe);
           }
           if (value === void 0) continue;
           const strKey = asString(key);
@@ -3116,7 +3116,7 @@ var require_tools = __commonJS({
             msgStr = ',"' + messageKey + '":' + value;
             break;
           default:
-            value = (stringifier || stringify3)(value, stringifySafe);
+            value = (stringifier || stringify4)(value, stringifySafe);
             msgStr = ',"' + messageKey + '":' + value;
         }
       }
@@ -3129,7 +3129,7 @@ var require_tools = __commonJS({
     function asChindings(instance, bindings) {
       let value;
       let data = instance[chindingsSym];
-      const stringify3 = instance[stringifySym];
+      const stringify4 = instance[stringifySym];
       const stringifySafe = instance[stringifySafeSym];
       const stringifiers = instance[stringifiersSym];
       const wildcardStringifier = stringifiers[wildcardFirstSym];
@@ -3141,7 +3141,7 @@ var require_tools = __commonJS({
         const valid = (key.length < 5 || key !== "level" && key !== "serializers" && key !== "formatters" && key !== "customLevels") && bindings.hasOwnProperty(key) && value !== void 0;
         if (valid === true) {
           value = serializers[key] ? serializers[key](value) : value;
-          value = (stringifiers[key] || wildcardStringifier || stringify3)(value, stringifySafe);
+          value = (stringifiers[key] || wildcardStringifier || stringify4)(value, stringifySafe);
           if (value === void 0) continue;
           data += "," + asString(key) + ":" + value;
         }
@@ -3231,13 +3231,13 @@ var require_tools = __commonJS({
         return { opts, stream };
       };
     }
-    function stringify2(obj, stringifySafeFn) {
+    function stringify3(obj, stringifySafeFn) {
       try {
         return JSON.stringify(obj);
       } catch (_3) {
         try {
-          const stringify3 = stringifySafeFn || this[stringifySafeSym];
-          return stringify3(obj);
+          const stringify4 = stringifySafeFn || this[stringifySafeSym];
+          return stringify4(obj);
         } catch (_4) {
           return '"[unable to serialize, circular reference is too complex to analyze]"';
         }
@@ -3267,7 +3267,7 @@ var require_tools = __commonJS({
       asJson,
       genLog,
       createArgsNormalizer,
-      stringify: stringify2,
+      stringify: stringify3,
       buildFormatters,
       normalizeDestFileDescriptor
     };
@@ -3541,7 +3541,7 @@ var require_proto = __commonJS({
       asChindings,
       asJson,
       buildFormatters,
-      stringify: stringify2,
+      stringify: stringify3,
       noop: noop7
     } = require_tools();
     var {
@@ -3648,9 +3648,9 @@ var require_proto = __commonJS({
       }
       if (typeof options2.redact === "object" && options2.redact !== null || Array.isArray(options2.redact)) {
         instance.redact = options2.redact;
-        const stringifiers = redaction(instance.redact, stringify2);
+        const stringifiers = redaction(instance.redact, stringify3);
         const formatOpts = { stringify: stringifiers[redactFmtSym] };
-        instance[stringifySym] = stringify2;
+        instance[stringifySym] = stringify3;
         instance[stringifiersSym] = stringifiers;
         instance[formatOptsSym] = formatOpts;
       }
@@ -3732,13 +3732,13 @@ var require_safe_stable_stringify = __commonJS({
   "node_modules/safe-stable-stringify/index.js"(exports2, module2) {
     "use strict";
     var { hasOwnProperty } = Object.prototype;
-    var stringify2 = configure();
-    stringify2.configure = configure;
-    stringify2.stringify = stringify2;
-    stringify2.default = stringify2;
-    exports2.stringify = stringify2;
+    var stringify3 = configure();
+    stringify3.configure = configure;
+    stringify3.stringify = stringify3;
+    stringify3.default = stringify3;
+    exports2.stringify = stringify3;
     exports2.configure = configure;
-    module2.exports = stringify2;
+    module2.exports = stringify3;
     var strEscapeSequencesRegExp = /[\u0000-\u001f\u0022\u005c\ud800-\udfff]/;
     function strEscape(str) {
       if (str.length < 5e3 && !strEscapeSequencesRegExp.test(str)) {
@@ -4296,7 +4296,7 @@ ${originalIndentation}`;
             return fail ? fail(value) : void 0;
         }
       }
-      function stringify3(value, replacer, space) {
+      function stringify4(value, replacer, space) {
         if (arguments.length > 1) {
           let spacer = "";
           if (typeof space === "number") {
@@ -4318,7 +4318,7 @@ ${originalIndentation}`;
         }
         return stringifySimple("", value, []);
       }
-      return stringify3;
+      return stringify4;
     }
   }
 });
@@ -4512,7 +4512,7 @@ var require_pino = __commonJS({
       asChindings,
       buildSafeSonicBoom,
       buildFormatters,
-      stringify: stringify2,
+      stringify: stringify3,
       normalizeDestFileDescriptor,
       noop: noop7
     } = require_tools();
@@ -4617,7 +4617,7 @@ var require_pino = __commonJS({
         formatters2.bindings,
         formatters2.log
       );
-      const stringifyFn = stringify2.bind({
+      const stringifyFn = stringify3.bind({
         [stringifySafeSym]: stringifySafe
       });
       const stringifiers = redact2 ? Object.assign(/* @__PURE__ */ Object.create(null), redaction(redact2, stringifyFn)) : /* @__PURE__ */ Object.create(null);
@@ -4627,7 +4627,7 @@ var require_pino = __commonJS({
         [chindingsSym]: "",
         [serializersSym]: serializers2,
         [stringifiersSym]: stringifiers,
-        [stringifySym]: stringify2,
+        [stringifySym]: stringify3,
         [stringifySafeSym]: stringifySafe,
         [formattersSym]: allFormatters
       });
@@ -4678,7 +4678,7 @@ var require_pino = __commonJS({
         [streamSym]: stream,
         [timeSym]: time4,
         [timeSliceIndexSym]: timeSliceIndex,
-        [stringifySym]: stringify2,
+        [stringifySym]: stringify3,
         [stringifySafeSym]: stringifySafe,
         [stringifiersSym]: stringifiers,
         [endSym]: end,
@@ -4763,15 +4763,15 @@ var require_colorette = __commonJS({
     var isCI = "CI" in env && ("GITHUB_ACTIONS" in env || "GITLAB_CI" in env || "CIRCLECI" in env);
     var isColorSupported = !isDisabled && (isForced || isWindows3 && !isDumbTerminal || isCompatibleTerminal || isCI);
     var replaceClose = (index, string4, close, replace, head = string4.substring(0, index) + replace, tail = string4.substring(index + close.length), next = tail.indexOf(close)) => head + (next < 0 ? tail : replaceClose(next, tail, close, replace));
-    var clearBleed = (index, string4, open5, close, replace) => index < 0 ? open5 + string4 + close : open5 + replaceClose(index, string4, close, replace) + close;
-    var filterEmpty = (open5, close, replace = open5, at2 = open5.length + 1) => (string4) => string4 || !(string4 === "" || string4 === void 0) ? clearBleed(
+    var clearBleed = (index, string4, open6, close, replace) => index < 0 ? open6 + string4 + close : open6 + replaceClose(index, string4, close, replace) + close;
+    var filterEmpty = (open6, close, replace = open6, at2 = open6.length + 1) => (string4) => string4 || !(string4 === "" || string4 === void 0) ? clearBleed(
       ("" + string4).indexOf(close, at2),
       string4,
-      open5,
+      open6,
       close,
       replace
     ) : "";
-    var init2 = (open5, close, replace) => filterEmpty(`\x1B[${open5}m`, `\x1B[${close}m`, replace);
+    var init2 = (open6, close, replace) => filterEmpty(`\x1B[${open6}m`, `\x1B[${close}m`, replace);
     var colors = {
       reset: init2(0, 0),
       bold: init2(1, 22, "\x1B[22m\x1B[1m"),
@@ -7346,10 +7346,10 @@ var require_parse_factory_options = __commonJS({
 // node_modules/fast-safe-stringify/index.js
 var require_fast_safe_stringify = __commonJS({
   "node_modules/fast-safe-stringify/index.js"(exports2, module2) {
-    module2.exports = stringify2;
-    stringify2.default = stringify2;
-    stringify2.stable = deterministicStringify;
-    stringify2.stableStringify = deterministicStringify;
+    module2.exports = stringify3;
+    stringify3.default = stringify3;
+    stringify3.stable = deterministicStringify;
+    stringify3.stableStringify = deterministicStringify;
     var LIMIT_REPLACE_NODE = "[...]";
     var CIRCULAR_REPLACE_NODE = "[Circular]";
     var arr = [];
@@ -7360,7 +7360,7 @@ var require_fast_safe_stringify = __commonJS({
         edgesLimit: Number.MAX_SAFE_INTEGER
       };
     }
-    function stringify2(obj, replacer, spacer, options2) {
+    function stringify3(obj, replacer, spacer, options2) {
       if (typeof options2 === "undefined") {
         options2 = defaultOptions4();
       }
@@ -7959,7 +7959,7 @@ var require_secure_json_parse = __commonJS({
       }
       return obj;
     }
-    function parse7(text, reviver, options2) {
+    function parse8(text, reviver, options2) {
       const { stackTraceLimit } = Error;
       Error.stackTraceLimit = 0;
       try {
@@ -7981,9 +7981,9 @@ var require_secure_json_parse = __commonJS({
       }
       return result;
     }
-    module2.exports = parse7;
-    module2.exports.default = parse7;
-    module2.exports.parse = parse7;
+    module2.exports = parse8;
+    module2.exports.default = parse8;
+    module2.exports.parse = parse8;
     module2.exports.safeParse = safeParse3;
     module2.exports.scan = filter;
   }
@@ -9589,10 +9589,10 @@ var require_identity = __commonJS({
     var NODE_TYPE = /* @__PURE__ */ Symbol.for("yaml.node.type");
     var isAlias = (node2) => !!node2 && typeof node2 === "object" && node2[NODE_TYPE] === ALIAS;
     var isDocument = (node2) => !!node2 && typeof node2 === "object" && node2[NODE_TYPE] === DOC;
-    var isMap = (node2) => !!node2 && typeof node2 === "object" && node2[NODE_TYPE] === MAP;
+    var isMap2 = (node2) => !!node2 && typeof node2 === "object" && node2[NODE_TYPE] === MAP;
     var isPair = (node2) => !!node2 && typeof node2 === "object" && node2[NODE_TYPE] === PAIR;
-    var isScalar = (node2) => !!node2 && typeof node2 === "object" && node2[NODE_TYPE] === SCALAR;
-    var isSeq = (node2) => !!node2 && typeof node2 === "object" && node2[NODE_TYPE] === SEQ;
+    var isScalar2 = (node2) => !!node2 && typeof node2 === "object" && node2[NODE_TYPE] === SCALAR;
+    var isSeq2 = (node2) => !!node2 && typeof node2 === "object" && node2[NODE_TYPE] === SEQ;
     function isCollection(node2) {
       if (node2 && typeof node2 === "object")
         switch (node2[NODE_TYPE]) {
@@ -9613,7 +9613,7 @@ var require_identity = __commonJS({
         }
       return false;
     }
-    var hasAnchor = (node2) => (isScalar(node2) || isCollection(node2)) && !!node2.anchor;
+    var hasAnchor = (node2) => (isScalar2(node2) || isCollection(node2)) && !!node2.anchor;
     exports2.ALIAS = ALIAS;
     exports2.DOC = DOC;
     exports2.MAP = MAP;
@@ -9625,11 +9625,11 @@ var require_identity = __commonJS({
     exports2.isAlias = isAlias;
     exports2.isCollection = isCollection;
     exports2.isDocument = isDocument;
-    exports2.isMap = isMap;
+    exports2.isMap = isMap2;
     exports2.isNode = isNode;
     exports2.isPair = isPair;
-    exports2.isScalar = isScalar;
-    exports2.isSeq = isSeq;
+    exports2.isScalar = isScalar2;
+    exports2.isSeq = isSeq2;
   }
 });
 
@@ -9858,8 +9858,8 @@ var require_directives = __commonJS({
               if (parts.length < 2)
                 return false;
             }
-            const [handle, prefix] = parts;
-            this.tags[handle] = prefix;
+            const [handle2, prefix] = parts;
+            this.tags[handle2] = prefix;
             return true;
           }
           case "%YAML": {
@@ -9906,10 +9906,10 @@ var require_directives = __commonJS({
             onError("Verbatim tags must end with a >");
           return verbatim;
         }
-        const [, handle, suffix] = source.match(/^(.*!)([^!]*)$/s);
+        const [, handle2, suffix] = source.match(/^(.*!)([^!]*)$/s);
         if (!suffix)
           onError(`The ${source} tag has no suffix`);
-        const prefix = this.tags[handle];
+        const prefix = this.tags[handle2];
         if (prefix) {
           try {
             return prefix + decodeURIComponent(suffix);
@@ -9918,7 +9918,7 @@ var require_directives = __commonJS({
             return null;
           }
         }
-        if (handle === "!")
+        if (handle2 === "!")
           return source;
         onError(`Could not resolve tag: ${source}`);
         return null;
@@ -9928,9 +9928,9 @@ var require_directives = __commonJS({
        * taking into account current tag prefixes and defaults.
        */
       tagString(tag) {
-        for (const [handle, prefix] of Object.entries(this.tags)) {
+        for (const [handle2, prefix] of Object.entries(this.tags)) {
           if (tag.startsWith(prefix))
-            return handle + escapeTagName(tag.substring(prefix.length));
+            return handle2 + escapeTagName(tag.substring(prefix.length));
         }
         return tag[0] === "!" ? tag : `!<${tag}>`;
       }
@@ -9947,11 +9947,11 @@ var require_directives = __commonJS({
           tagNames = Object.keys(tags);
         } else
           tagNames = [];
-        for (const [handle, prefix] of tagEntries) {
-          if (handle === "!!" && prefix === "tag:yaml.org,2002:")
+        for (const [handle2, prefix] of tagEntries) {
+          if (handle2 === "!!" && prefix === "tag:yaml.org,2002:")
             continue;
           if (!doc || tagNames.some((tn2) => tn2.startsWith(prefix)))
-            lines.push(`%TAG ${handle} ${prefix}`);
+            lines.push(`%TAG ${handle2} ${prefix}`);
         }
         return lines.join("\n");
       }
@@ -11046,7 +11046,7 @@ var require_stringify = __commonJS({
         props.push(doc.directives.tagString(tag));
       return props.join(" ");
     }
-    function stringify2(item, ctx, onComment, onChompKeep) {
+    function stringify3(item, ctx, onComment, onChompKeep) {
       if (identity3.isPair(item))
         return item.toString(ctx, onComment, onChompKeep);
       if (identity3.isAlias(item)) {
@@ -11075,7 +11075,7 @@ var require_stringify = __commonJS({
 ${ctx.indent}${str}`;
     }
     exports2.createStringifyContext = createStringifyContext;
-    exports2.stringify = stringify2;
+    exports2.stringify = stringify3;
   }
 });
 
@@ -11085,7 +11085,7 @@ var require_stringifyPair = __commonJS({
     "use strict";
     var identity3 = require_identity();
     var Scalar = require_Scalar();
-    var stringify2 = require_stringify();
+    var stringify3 = require_stringify();
     var stringifyComment = require_stringifyComment();
     function stringifyPair({ key, value }, ctx, onComment, onChompKeep) {
       const { allNullValues, doc, indent, indentStep, options: { commentString, indentSeq, simpleKeys } } = ctx;
@@ -11107,7 +11107,7 @@ var require_stringifyPair = __commonJS({
       });
       let keyCommentDone = false;
       let chompKeep = false;
-      let str = stringify2.stringify(key, ctx, () => keyCommentDone = true, () => chompKeep = true);
+      let str = stringify3.stringify(key, ctx, () => keyCommentDone = true, () => chompKeep = true);
       if (!explicitKey && !ctx.inFlow && str.length > 1024) {
         if (simpleKeys)
           throw new Error("With simple keys, single line scalar must not span more than 1024 characters");
@@ -11159,7 +11159,7 @@ ${indent}:`;
         ctx.indent = ctx.indent.substring(2);
       }
       let valueCommentDone = false;
-      const valueStr = stringify2.stringify(value, ctx, () => valueCommentDone = true, () => chompKeep = true);
+      const valueStr = stringify3.stringify(value, ctx, () => valueCommentDone = true, () => chompKeep = true);
       let ws2 = " ";
       if (keyComment || vsb || vcb) {
         ws2 = vsb ? "\n" : "";
@@ -11300,7 +11300,7 @@ var require_addPairToJSMap = __commonJS({
     "use strict";
     var log = require_log();
     var merge4 = require_merge();
-    var stringify2 = require_stringify();
+    var stringify3 = require_stringify();
     var identity3 = require_identity();
     var toJS = require_toJS();
     function addPairToJSMap(ctx, map2, { key, value }) {
@@ -11336,7 +11336,7 @@ var require_addPairToJSMap = __commonJS({
       if (typeof jsKey !== "object")
         return String(jsKey);
       if (identity3.isNode(key) && ctx?.doc) {
-        const strCtx = stringify2.createStringifyContext(ctx.doc, {});
+        const strCtx = stringify3.createStringifyContext(ctx.doc, {});
         strCtx.anchors = /* @__PURE__ */ new Set();
         for (const node2 of ctx.anchors.keys())
           strCtx.anchors.add(node2.anchor);
@@ -11403,12 +11403,12 @@ var require_stringifyCollection = __commonJS({
   "node_modules/yaml/dist/stringify/stringifyCollection.js"(exports2) {
     "use strict";
     var identity3 = require_identity();
-    var stringify2 = require_stringify();
+    var stringify3 = require_stringify();
     var stringifyComment = require_stringifyComment();
     function stringifyCollection(collection, ctx, options2) {
       const flow = ctx.inFlow ?? collection.flow;
-      const stringify3 = flow ? stringifyFlowCollection : stringifyBlockCollection;
-      return stringify3(collection, ctx, options2);
+      const stringify4 = flow ? stringifyFlowCollection : stringifyBlockCollection;
+      return stringify4(collection, ctx, options2);
     }
     function stringifyBlockCollection({ comment, items }, ctx, { blockItemPrefix, flowChars, itemIndent, onChompKeep, onComment }) {
       const { indent, options: { commentString } } = ctx;
@@ -11433,7 +11433,7 @@ var require_stringifyCollection = __commonJS({
           }
         }
         chompKeep = false;
-        let str2 = stringify2.stringify(item, itemCtx, () => comment2 = null, () => chompKeep = true);
+        let str2 = stringify3.stringify(item, itemCtx, () => comment2 = null, () => chompKeep = true);
         if (comment2)
           str2 += stringifyComment.lineComment(str2, itemIndent, commentString(comment2));
         if (chompKeep && comment2)
@@ -11500,7 +11500,7 @@ ${indent}${line}` : "\n";
         }
         if (comment)
           reqNewline = true;
-        let str = stringify2.stringify(item, itemCtx, () => comment = null);
+        let str = stringify3.stringify(item, itemCtx, () => comment = null);
         reqNewline || (reqNewline = lines.length > linesAtValue || str.includes("\n"));
         if (i3 < items.length - 1) {
           str += ",";
@@ -12861,7 +12861,7 @@ var require_stringifyDocument = __commonJS({
   "node_modules/yaml/dist/stringify/stringifyDocument.js"(exports2) {
     "use strict";
     var identity3 = require_identity();
-    var stringify2 = require_stringify();
+    var stringify3 = require_stringify();
     var stringifyComment = require_stringifyComment();
     function stringifyDocument(doc, options2) {
       const lines = [];
@@ -12876,7 +12876,7 @@ var require_stringifyDocument = __commonJS({
       }
       if (hasDirectives)
         lines.push("---");
-      const ctx = stringify2.createStringifyContext(doc, options2);
+      const ctx = stringify3.createStringifyContext(doc, options2);
       const { commentString } = ctx.options;
       if (doc.commentBefore) {
         if (lines.length !== 1)
@@ -12898,7 +12898,7 @@ var require_stringifyDocument = __commonJS({
           contentComment = doc.contents.comment;
         }
         const onChompKeep = contentComment ? void 0 : () => chompKeep = true;
-        let body = stringify2.stringify(doc.contents, ctx, () => contentComment = null, onChompKeep);
+        let body = stringify3.stringify(doc.contents, ctx, () => contentComment = null, onChompKeep);
         if (contentComment)
           body += stringifyComment.lineComment(body, "", commentString(contentComment));
         if ((body[0] === "|" || body[0] === ">") && lines[lines.length - 1] === "---") {
@@ -12906,7 +12906,7 @@ var require_stringifyDocument = __commonJS({
         } else
           lines.push(body);
       } else {
-        lines.push(stringify2.stringify(doc.contents, ctx));
+        lines.push(stringify3.stringify(doc.contents, ctx));
       }
       if (doc.directives?.docEnd) {
         if (doc.comment) {
@@ -13539,10 +13539,10 @@ var require_resolve_block_map = __commonJS({
       let offset = bm.offset;
       let commentEnd = null;
       for (const collItem of bm.items) {
-        const { start, key, sep: sep6, value } = collItem;
+        const { start, key, sep: sep7, value } = collItem;
         const keyProps = resolveProps.resolveProps(start, {
           indicator: "explicit-key-ind",
-          next: key ?? sep6?.[0],
+          next: key ?? sep7?.[0],
           offset,
           onError,
           parentIndent: bm.indent,
@@ -13556,7 +13556,7 @@ var require_resolve_block_map = __commonJS({
             else if ("indent" in key && key.indent !== bm.indent)
               onError(offset, "BAD_INDENT", startColMsg);
           }
-          if (!keyProps.anchor && !keyProps.tag && !sep6) {
+          if (!keyProps.anchor && !keyProps.tag && !sep7) {
             commentEnd = keyProps.end;
             if (keyProps.comment) {
               if (map2.comment)
@@ -13580,7 +13580,7 @@ var require_resolve_block_map = __commonJS({
         ctx.atKey = false;
         if (utilMapIncludes.mapIncludes(ctx, map2.items, keyNode))
           onError(keyStart, "DUPLICATE_KEY", "Map keys must be unique");
-        const valueProps = resolveProps.resolveProps(sep6 ?? [], {
+        const valueProps = resolveProps.resolveProps(sep7 ?? [], {
           indicator: "map-value-ind",
           next: value,
           offset: keyNode.range[2],
@@ -13596,7 +13596,7 @@ var require_resolve_block_map = __commonJS({
             if (ctx.options.strict && keyProps.start < valueProps.found.offset - 1024)
               onError(keyNode.range, "KEY_OVER_1024_CHARS", "The : indicator must be at most 1024 chars after the start of an implicit block mapping key");
           }
-          const valueNode = value ? composeNode(ctx, value, valueProps, onError) : composeEmptyNode(ctx, offset, sep6, null, valueProps, onError);
+          const valueNode = value ? composeNode(ctx, value, valueProps, onError) : composeEmptyNode(ctx, offset, sep7, null, valueProps, onError);
           if (ctx.schema.compat)
             utilFlowIndentCheck.flowIndentCheck(bm.indent, value, onError);
           offset = valueNode.range[2];
@@ -13687,7 +13687,7 @@ var require_resolve_end = __commonJS({
       let comment = "";
       if (end) {
         let hasSpace = false;
-        let sep6 = "";
+        let sep7 = "";
         for (const token of end) {
           const { source, type } = token;
           switch (type) {
@@ -13701,13 +13701,13 @@ var require_resolve_end = __commonJS({
               if (!comment)
                 comment = cb;
               else
-                comment += sep6 + cb;
-              sep6 = "";
+                comment += sep7 + cb;
+              sep7 = "";
               break;
             }
             case "newline":
               if (comment)
-                sep6 += source;
+                sep7 += source;
               hasSpace = true;
               break;
             default:
@@ -13737,9 +13737,9 @@ var require_resolve_flow_collection = __commonJS({
     var blockMsg = "Block collections are not allowed within flow collections";
     var isBlock = (token) => token && (token.type === "block-map" || token.type === "block-seq");
     function resolveFlowCollection({ composeNode, composeEmptyNode }, ctx, fc, onError, tag) {
-      const isMap = fc.start.source === "{";
-      const fcName = isMap ? "flow map" : "flow sequence";
-      const NodeClass = tag?.nodeClass ?? (isMap ? YAMLMap.YAMLMap : YAMLSeq.YAMLSeq);
+      const isMap2 = fc.start.source === "{";
+      const fcName = isMap2 ? "flow map" : "flow sequence";
+      const NodeClass = tag?.nodeClass ?? (isMap2 ? YAMLMap.YAMLMap : YAMLSeq.YAMLSeq);
       const coll = new NodeClass(ctx.schema);
       coll.flow = true;
       const atRoot = ctx.atRoot;
@@ -13750,18 +13750,18 @@ var require_resolve_flow_collection = __commonJS({
       let offset = fc.offset + fc.start.source.length;
       for (let i3 = 0; i3 < fc.items.length; ++i3) {
         const collItem = fc.items[i3];
-        const { start, key, sep: sep6, value } = collItem;
+        const { start, key, sep: sep7, value } = collItem;
         const props = resolveProps.resolveProps(start, {
           flow: fcName,
           indicator: "explicit-key-ind",
-          next: key ?? sep6?.[0],
+          next: key ?? sep7?.[0],
           offset,
           onError,
           parentIndent: fc.indent,
           startOnNewline: false
         });
         if (!props.found) {
-          if (!props.anchor && !props.tag && !sep6 && !value) {
+          if (!props.anchor && !props.tag && !sep7 && !value) {
             if (i3 === 0 && props.comma)
               onError(props.comma, "UNEXPECTED_TOKEN", `Unexpected , in ${fcName}`);
             else if (i3 < fc.items.length - 1)
@@ -13775,7 +13775,7 @@ var require_resolve_flow_collection = __commonJS({
             offset = props.end;
             continue;
           }
-          if (!isMap && ctx.options.strict && utilContainsNewline.containsNewline(key))
+          if (!isMap2 && ctx.options.strict && utilContainsNewline.containsNewline(key))
             onError(
               key,
               // checked by containsNewline()
@@ -13815,8 +13815,8 @@ var require_resolve_flow_collection = __commonJS({
             }
           }
         }
-        if (!isMap && !sep6 && !props.found) {
-          const valueNode = value ? composeNode(ctx, value, props, onError) : composeEmptyNode(ctx, props.end, sep6, null, props, onError);
+        if (!isMap2 && !sep7 && !props.found) {
+          const valueNode = value ? composeNode(ctx, value, props, onError) : composeEmptyNode(ctx, props.end, sep7, null, props, onError);
           coll.items.push(valueNode);
           offset = valueNode.range[2];
           if (isBlock(value))
@@ -13828,7 +13828,7 @@ var require_resolve_flow_collection = __commonJS({
           if (isBlock(key))
             onError(keyNode.range, "BLOCK_IN_FLOW", blockMsg);
           ctx.atKey = false;
-          const valueProps = resolveProps.resolveProps(sep6 ?? [], {
+          const valueProps = resolveProps.resolveProps(sep7 ?? [], {
             flow: fcName,
             indicator: "map-value-ind",
             next: value,
@@ -13838,9 +13838,9 @@ var require_resolve_flow_collection = __commonJS({
             startOnNewline: false
           });
           if (valueProps.found) {
-            if (!isMap && !props.found && ctx.options.strict) {
-              if (sep6)
-                for (const st2 of sep6) {
+            if (!isMap2 && !props.found && ctx.options.strict) {
+              if (sep7)
+                for (const st2 of sep7) {
                   if (st2 === valueProps.found)
                     break;
                   if (st2.type === "newline") {
@@ -13857,7 +13857,7 @@ var require_resolve_flow_collection = __commonJS({
             else
               onError(valueProps.start, "MISSING_CHAR", `Missing , or : between ${fcName} items`);
           }
-          const valueNode = value ? composeNode(ctx, value, valueProps, onError) : valueProps.found ? composeEmptyNode(ctx, valueProps.end, sep6, null, valueProps, onError) : null;
+          const valueNode = value ? composeNode(ctx, value, valueProps, onError) : valueProps.found ? composeEmptyNode(ctx, valueProps.end, sep7, null, valueProps, onError) : null;
           if (valueNode) {
             if (isBlock(value))
               onError(valueNode.range, "BLOCK_IN_FLOW", blockMsg);
@@ -13870,7 +13870,7 @@ var require_resolve_flow_collection = __commonJS({
           const pair = new Pair.Pair(keyNode, valueNode);
           if (ctx.options.keepSourceTokens)
             pair.srcToken = collItem;
-          if (isMap) {
+          if (isMap2) {
             const map2 = coll;
             if (utilMapIncludes.mapIncludes(ctx, map2.items, keyNode))
               onError(keyStart, "DUPLICATE_KEY", "Map keys must be unique");
@@ -13886,7 +13886,7 @@ var require_resolve_flow_collection = __commonJS({
           offset = valueNode ? valueNode.range[2] : valueProps.end;
         }
       }
-      const expectedEnd = isMap ? "}" : "]";
+      const expectedEnd = isMap2 ? "}" : "]";
       const [ce2, ...ee3] = fc.end;
       let cePos = offset;
       if (ce2?.source === expectedEnd)
@@ -14037,7 +14037,7 @@ var require_resolve_block_scalar = __commonJS({
           chompStart = i3 + 1;
       }
       let value = "";
-      let sep6 = "";
+      let sep7 = "";
       let prevMoreIndented = false;
       for (let i3 = 0; i3 < contentStart; ++i3)
         value += lines[i3][0].slice(trimIndent) + "\n";
@@ -14054,24 +14054,24 @@ var require_resolve_block_scalar = __commonJS({
           indent = "";
         }
         if (type === Scalar.Scalar.BLOCK_LITERAL) {
-          value += sep6 + indent.slice(trimIndent) + content;
-          sep6 = "\n";
+          value += sep7 + indent.slice(trimIndent) + content;
+          sep7 = "\n";
         } else if (indent.length > trimIndent || content[0] === "	") {
-          if (sep6 === " ")
-            sep6 = "\n";
-          else if (!prevMoreIndented && sep6 === "\n")
-            sep6 = "\n\n";
-          value += sep6 + indent.slice(trimIndent) + content;
-          sep6 = "\n";
+          if (sep7 === " ")
+            sep7 = "\n";
+          else if (!prevMoreIndented && sep7 === "\n")
+            sep7 = "\n\n";
+          value += sep7 + indent.slice(trimIndent) + content;
+          sep7 = "\n";
           prevMoreIndented = true;
         } else if (content === "") {
-          if (sep6 === "\n")
+          if (sep7 === "\n")
             value += "\n";
           else
-            sep6 = "\n";
+            sep7 = "\n";
         } else {
-          value += sep6 + content;
-          sep6 = " ";
+          value += sep7 + content;
+          sep7 = " ";
           prevMoreIndented = false;
         }
       }
@@ -14254,25 +14254,25 @@ var require_resolve_flow_scalar = __commonJS({
         trimBoth = /^[ \t]+|[ \t]+$/g;
       }
       let res = match[1].replace(trimEnd, "");
-      let sep6 = " ";
+      let sep7 = " ";
       let pos = line.lastIndex;
       while (match = line.exec(source)) {
         const lm = match[1].replace(trimBoth, "");
         if (lm === "") {
-          if (sep6 === "\n")
-            res += sep6;
+          if (sep7 === "\n")
+            res += sep7;
           else
-            sep6 = "\n";
+            sep7 = "\n";
         } else {
-          res += sep6 + lm;
-          sep6 = " ";
+          res += sep7 + lm;
+          sep7 = " ";
         }
         pos = line.lastIndex;
       }
       const last = /[ \t]*(.*)/sy;
       last.lastIndex = pos;
       match = last.exec(source);
-      return res + sep6 + (match?.[1] ?? "");
+      return res + sep7 + (match?.[1] ?? "");
     }
     function doubleQuotedValue(source, onError) {
       let res = "";
@@ -15042,7 +15042,7 @@ var require_cst_scalar = __commonJS({
 var require_cst_stringify = __commonJS({
   "node_modules/yaml/dist/parse/cst-stringify.js"(exports2) {
     "use strict";
-    var stringify2 = (cst) => "type" in cst ? stringifyToken(cst) : stringifyItem(cst);
+    var stringify3 = (cst) => "type" in cst ? stringifyToken(cst) : stringifyItem(cst);
     function stringifyToken(token) {
       switch (token.type) {
         case "block-scalar": {
@@ -15082,20 +15082,20 @@ var require_cst_stringify = __commonJS({
         }
       }
     }
-    function stringifyItem({ start, key, sep: sep6, value }) {
+    function stringifyItem({ start, key, sep: sep7, value }) {
       let res = "";
       for (const st2 of start)
         res += st2.source;
       if (key)
         res += stringifyToken(key);
-      if (sep6)
-        for (const st2 of sep6)
+      if (sep7)
+        for (const st2 of sep7)
           res += st2.source;
       if (value)
         res += stringifyToken(value);
       return res;
     }
-    exports2.stringify = stringify2;
+    exports2.stringify = stringify3;
   }
 });
 
@@ -15173,7 +15173,7 @@ var require_cst = __commonJS({
     var FLOW_END = "";
     var SCALAR = "";
     var isCollection = (token) => !!token && "items" in token;
-    var isScalar = (token) => !!token && (token.type === "scalar" || token.type === "single-quoted-scalar" || token.type === "double-quoted-scalar" || token.type === "block-scalar");
+    var isScalar2 = (token) => !!token && (token.type === "scalar" || token.type === "single-quoted-scalar" || token.type === "double-quoted-scalar" || token.type === "block-scalar");
     function prettyToken(token) {
       switch (token) {
         case BOM:
@@ -15257,7 +15257,7 @@ var require_cst = __commonJS({
     exports2.FLOW_END = FLOW_END;
     exports2.SCALAR = SCALAR;
     exports2.isCollection = isCollection;
-    exports2.isScalar = isScalar;
+    exports2.isScalar = isScalar2;
     exports2.prettyToken = prettyToken;
     exports2.tokenType = tokenType;
   }
@@ -15280,7 +15280,7 @@ var require_lexer = __commonJS({
           return false;
       }
     }
-    var hexDigits = new Set("0123456789ABCDEFabcdef");
+    var hexDigits2 = new Set("0123456789ABCDEFabcdef");
     var tagChars = new Set("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz-#;/?:@&=+$_.!~*'()");
     var flowIndicatorChars = new Set(",[]{}");
     var invalidAnchorChars = new Set(" ,[]{}\n\r	");
@@ -15810,7 +15810,7 @@ var require_lexer = __commonJS({
           while (ch) {
             if (tagChars.has(ch))
               ch = this.buffer[++i3];
-            else if (ch === "%" && hexDigits.has(this.buffer[i3 + 1]) && hexDigits.has(this.buffer[i3 + 2])) {
+            else if (ch === "%" && hexDigits2.has(this.buffer[i3 + 1]) && hexDigits2.has(this.buffer[i3 + 2])) {
               ch = this.buffer[i3 += 3];
             } else
               break;
@@ -15856,7 +15856,7 @@ var require_lexer = __commonJS({
 var require_line_counter = __commonJS({
   "node_modules/yaml/dist/parse/line-counter.js"(exports2) {
     "use strict";
-    var LineCounter = class {
+    var LineCounter2 = class {
       constructor() {
         this.lineStarts = [];
         this.addNewLine = (offset) => this.lineStarts.push(offset);
@@ -15879,7 +15879,7 @@ var require_line_counter = __commonJS({
         };
       }
     };
-    exports2.LineCounter = LineCounter;
+    exports2.LineCounter = LineCounter2;
   }
 });
 
@@ -16256,18 +16256,18 @@ var require_parser = __commonJS({
         if (this.type === "map-value-ind") {
           const prev = getPrevProps(this.peek(2));
           const start = getFirstKeyStartProps(prev);
-          let sep6;
+          let sep7;
           if (scalar.end) {
-            sep6 = scalar.end;
-            sep6.push(this.sourceToken);
+            sep7 = scalar.end;
+            sep7.push(this.sourceToken);
             delete scalar.end;
           } else
-            sep6 = [this.sourceToken];
+            sep7 = [this.sourceToken];
           const map2 = {
             type: "block-map",
             offset: scalar.offset,
             indent: scalar.indent,
-            items: [{ start, key: scalar, sep: sep6 }]
+            items: [{ start, key: scalar, sep: sep7 }]
           };
           this.onKeyLine = true;
           this.stack[this.stack.length - 1] = map2;
@@ -16420,15 +16420,15 @@ var require_parser = __commonJS({
                 } else if (isFlowToken(it2.key) && !includesToken(it2.sep, "newline")) {
                   const start2 = getFirstKeyStartProps(it2.start);
                   const key = it2.key;
-                  const sep6 = it2.sep;
-                  sep6.push(this.sourceToken);
+                  const sep7 = it2.sep;
+                  sep7.push(this.sourceToken);
                   delete it2.key;
                   delete it2.sep;
                   this.stack.push({
                     type: "block-map",
                     offset: this.offset,
                     indent: this.indent,
-                    items: [{ start: start2, key, sep: sep6 }]
+                    items: [{ start: start2, key, sep: sep7 }]
                   });
                 } else if (start.length > 0) {
                   it2.sep = it2.sep.concat(start, this.sourceToken);
@@ -16622,13 +16622,13 @@ var require_parser = __commonJS({
             const prev = getPrevProps(parent);
             const start = getFirstKeyStartProps(prev);
             fixFlowSeqItems(fc);
-            const sep6 = fc.end.splice(1, fc.end.length);
-            sep6.push(this.sourceToken);
+            const sep7 = fc.end.splice(1, fc.end.length);
+            sep7.push(this.sourceToken);
             const map2 = {
               type: "block-map",
               offset: fc.offset,
               indent: fc.indent,
-              items: [{ start, key: fc, sep: sep6 }]
+              items: [{ start, key: fc, sep: sep7 }]
             };
             this.onKeyLine = true;
             this.stack[this.stack.length - 1] = map2;
@@ -16787,7 +16787,7 @@ var require_public_api = __commonJS({
         return docs;
       return Object.assign([], { empty: true }, composer$1.streamInfo());
     }
-    function parseDocument(source, options2 = {}) {
+    function parseDocument2(source, options2 = {}) {
       const { lineCounter: lineCounter2, prettyErrors } = parseOptions(options2);
       const parser$1 = new parser3.Parser(lineCounter2?.addNewLine);
       const composer$1 = new composer.Composer(options2);
@@ -16806,14 +16806,14 @@ var require_public_api = __commonJS({
       }
       return doc;
     }
-    function parse7(src, reviver, options2) {
+    function parse8(src, reviver, options2) {
       let _reviver = void 0;
       if (typeof reviver === "function") {
         _reviver = reviver;
       } else if (options2 === void 0 && reviver && typeof reviver === "object") {
         options2 = reviver;
       }
-      const doc = parseDocument(src, options2);
+      const doc = parseDocument2(src, options2);
       if (!doc)
         return null;
       doc.warnings.forEach((warning) => log.warn(doc.options.logLevel, warning));
@@ -16825,7 +16825,7 @@ var require_public_api = __commonJS({
       }
       return doc.toJS(Object.assign({ reviver: _reviver }, options2));
     }
-    function stringify2(value, replacer, options2) {
+    function stringify3(value, replacer, options2) {
       let _replacer = null;
       if (typeof replacer === "function" || Array.isArray(replacer)) {
         _replacer = replacer;
@@ -16847,10 +16847,10 @@ var require_public_api = __commonJS({
         return value.toString(options2);
       return new Document.Document(value, _replacer, options2).toString(options2);
     }
-    exports2.parse = parse7;
+    exports2.parse = parse8;
     exports2.parseAllDocuments = parseAllDocuments;
-    exports2.parseDocument = parseDocument;
-    exports2.stringify = stringify2;
+    exports2.parseDocument = parseDocument2;
+    exports2.stringify = stringify3;
   }
 });
 
@@ -20905,7 +20905,7 @@ var require_ms = __commonJS({
       options2 = options2 || {};
       var type = typeof val;
       if (type === "string" && val.length > 0) {
-        return parse7(val);
+        return parse8(val);
       } else if (type === "number" && isFinite(val)) {
         return options2.long ? fmtLong(val) : fmtShort(val);
       }
@@ -20913,7 +20913,7 @@ var require_ms = __commonJS({
         "val is not a non-empty string or a valid number. val=" + JSON.stringify(val)
       );
     };
-    function parse7(str) {
+    function parse8(str) {
       str = String(str);
       if (str.length > 100) {
         return;
@@ -21669,7 +21669,7 @@ var require_x509_transport_state = __commonJS({
 
 // src/action/run-action.ts
 import { randomUUID as randomUUID3 } from "node:crypto";
-import { mkdir as mkdir7, readFile as readFile7 } from "node:fs/promises";
+import { mkdir as mkdir7, readFile as readFile3 } from "node:fs/promises";
 import { delimiter as delimiter5, dirname as dirname12, isAbsolute as isAbsolute9, join as join34 } from "node:path";
 
 // node_modules/probot/lib/context.js
@@ -30990,7 +30990,7 @@ function defineLazyInternal(inst, key, compute) {
     }
   });
 }
-function installLazyProp(inst, key, make2, enumerable) {
+function installLazyProp(inst, key, make, enumerable) {
   const proto = claim(inst, key);
   if (!proto)
     return;
@@ -30999,7 +30999,7 @@ function installLazyProp(inst, key, make2, enumerable) {
     get() {
       const desc = { configurable: true, writable: true, enumerable, value: void 0 };
       Object.defineProperty(this, key, desc);
-      desc.value = make2(this);
+      desc.value = make(this);
       Object.defineProperty(this, key, desc);
       return desc.value;
     },
@@ -31181,12 +31181,12 @@ var $ZodError = $constructor("$ZodError", initializer);
 var $ZodRealError = $constructor("$ZodError", initializer, void 0, {
   Parent: Error
 });
-function node(obj, key, make2) {
+function node(obj, key, make) {
   if (!Object.prototype.hasOwnProperty.call(obj, key)) {
     if (key === "__proto__") {
-      Object.defineProperty(obj, key, { value: make2(), writable: true, enumerable: true, configurable: true });
+      Object.defineProperty(obj, key, { value: make(), writable: true, enumerable: true, configurable: true });
     } else {
-      obj[key] = make2();
+      obj[key] = make();
     }
   }
   return obj[key];
@@ -31437,18 +31437,18 @@ var validateAsync = async (schema, value, _ctx) => {
   return result.issues.length === 0;
 };
 var _encode = (_Err) => {
-  const parse7 = _parse(_Err);
+  const parse8 = _parse(_Err);
   const fn2 = (schema, value, _ctx, _params) => {
     const ctx = _ctx ? { ..._ctx, direction: "backward" } : { direction: "backward" };
-    return parse7(schema, value, ctx, finalizeParams(fn2, _params));
+    return parse8(schema, value, ctx, finalizeParams(fn2, _params));
   };
   return fn2;
 };
 var encode = /* @__PURE__ */ _encode($ZodRealError);
 var _decode = (_Err) => {
-  const parse7 = _parse(_Err);
+  const parse8 = _parse(_Err);
   const fn2 = (schema, value, _ctx, _params) => {
-    return parse7(schema, value, _ctx, finalizeParams(fn2, _params));
+    return parse8(schema, value, _ctx, finalizeParams(fn2, _params));
   };
   return fn2;
 };
@@ -32943,7 +32943,7 @@ function capSize(inst, size) {
   if (!caps.length)
     return;
   const cap = Math.min(...caps.map((c5) => c5[0]));
-  const parse7 = inst._zod.parse;
+  const parse8 = inst._zod.parse;
   inst._zod.parse = (payload, ctx) => {
     const n2 = size(payload.value);
     if (n2 > cap && !ctx?.skipChecks && ctx?.direction !== "backward") {
@@ -32957,7 +32957,7 @@ function capSize(inst, size) {
         }
       }
     }
-    return parse7(payload, ctx);
+    return parse8(payload, ctx);
   };
 }
 var arraySize = (input3) => Array.isArray(input3) ? input3.length : -1;
@@ -46767,12 +46767,12 @@ __export(checks_exports2, {
 
 // node_modules/zod/v4/classic/errors.js
 var _installedErrorProtos = /* @__PURE__ */ new WeakSet([Object.prototype, Error.prototype]);
-function _lazyMethod(proto, key, make2) {
+function _lazyMethod(proto, key, make) {
   Object.defineProperty(proto, key, {
     configurable: true,
     enumerable: false,
     get() {
-      const value = make2(this);
+      const value = make(this);
       Object.defineProperty(this, key, { value, configurable: true, writable: true });
       return value;
     },
@@ -49296,32 +49296,8 @@ function date4(params) {
   return _coercedDate(ZodDate, params);
 }
 
-// src/verify/sandbox/sandbox-env.ts
-import { delimiter } from "node:path";
-var PASSED_THROUGH = ["PATH", "LANG", "LC_ALL", "TZ", "TERM"];
+// src/config/forbidden-env-names.ts
 var FORBIDDEN_ENV_NAMES = /^(PATH|HOME|LD_.*|DYLD_.*|NODE_OPTIONS|PYTHONSTARTUP|PYTHONHOME|BASH_ENV|ENV|GIT_.*|SSH_.*|.*TOKEN.*|.*SECRET.*|.*PASSWORD.*|.*_KEY)$/i;
-function sandboxEnv(options2) {
-  const parent = options2.parent ?? process.env;
-  const env = {};
-  for (const name of PASSED_THROUGH) {
-    const value = parent[name];
-    if (value !== void 0) env[name] = value;
-  }
-  if (options2.pathPrefix?.length) env.PATH = [...options2.pathPrefix, env.PATH ?? "/usr/bin:/bin"].join(delimiter);
-  env.PATH ??= "/usr/local/bin:/usr/bin:/bin";
-  env.LANG ??= "C.UTF-8";
-  env.HOME = options2.home;
-  env.TMPDIR = options2.home;
-  env.CI = "true";
-  env.NO_COLOR = "1";
-  env.PYTHONDONTWRITEBYTECODE = "1";
-  env.GIT_TERMINAL_PROMPT = "0";
-  for (const [name, value] of Object.entries(options2.extra ?? {})) {
-    if (FORBIDDEN_ENV_NAMES.test(name)) throw new Error(`environment variable ${name} cannot be set for test runs`);
-    env[name] = value;
-  }
-  return env;
-}
 
 // node_modules/balanced-match/dist/esm/index.js
 var range = (a2, b5, str) => {
@@ -49416,19 +49392,19 @@ function balancedWithBudget(str, masked, budget) {
 }
 function maskUnmatchedOpens(masked, budget) {
   budget.remaining -= masked.length;
-  const open5 = [];
+  const open6 = [];
   for (let i3 = 0; i3 < masked.length; i3++) {
     const c5 = masked.charCodeAt(i3);
     if (c5 === 123) {
-      open5.push(i3);
-    } else if (c5 === 125 && open5.length) {
-      open5.pop();
+      open6.push(i3);
+    } else if (c5 === 125 && open6.length) {
+      open6.pop();
     }
   }
   let out = "";
   let last = 0;
-  for (let i3 = 0; i3 < open5.length; i3++) {
-    const at2 = open5[i3];
+  for (let i3 = 0; i3 < open6.length; i3++) {
+    const at2 = open6[i3];
     out += masked.slice(last, at2) + "\0";
     last = at2 + 1;
   }
@@ -49785,7 +49761,12 @@ var testSchema = external_exports.strictObject({
     processes: positiveInt("Processes one test run may have alive at once.", 256, 4096),
     diskMegabytes: positiveInt("Megabytes one test run may write to the workspace.", 1024, 8192),
     fileMegabytes: positiveInt("Megabytes one file written by a test run may reach.", 256, 4096),
-    tmpMegabytes: positiveInt("Size of the test run's private /tmp, in megabytes.", 512, 4096)
+    tmpMegabytes: positiveInt("Size of the test run's private /tmp, in megabytes.", 512, 4096),
+    memoryMegabytes: positiveInt(
+      "Megabytes of memory one test run may use, all its processes together (and its /tmp, which lives in memory), without swap; the kernel stops the run past it (a memory cgroup; where the bot cannot make one, an address-space limit per process of at least 2 GiB).",
+      2048,
+      8192
+    )
   }).prefault({}).meta({ description: "Limits on one test run in the sandbox; a run that reaches one is stopped and the report names the limit." })
 }).meta({ description: "How the repository's tests are run." });
 var strategySchema = external_exports.strictObject({
@@ -49827,7 +49808,10 @@ var pathsSchema = external_exports.strictObject({
     ".circleci/**",
     "Jenkinsfile",
     "azure-pipelines.yml"
-  ]).meta({ description: "Path patterns the bot refuses to change, written as for `paths.allowed` (workflow files are refused by GitHub anyway: the app has no `workflows` permission)." })
+  ]).meta({ description: "Path patterns the bot refuses to change, written as for `paths.allowed` (workflow files are refused by GitHub anyway: the app has no `workflows` permission)." }),
+  allowTestInfrastructure: external_exports.array(relativeGlob).default([]).meta({
+    description: "Test infrastructure the bot may change, by name or pattern (for example `Makefile`, `tests/conftest.py`, `pyproject.toml`). Protected by default, because a change there can make a suite pass without fixing anything: `conftest.py` at any depth, `pytest.ini`, `tox.ini`, `.coveragerc`, `noxfile.py`, the pytest, coverage, tox and hatch sections of `pyproject.toml` and `setup.cfg`, the `scripts`, `jest`, `mocha`, `ava`, `nyc`, `c8` and `vitest` keys of `package.json`, jest/vitest/mocha/karma/ava/playwright/cypress configuration files, Makefiles, `sitecustomize.py`, `usercustomize.py`, `*.pth`, `.env` files and everything under `.github/`. Whatever is opened here, a change that stops a test from running (skipped, deselected, no longer collected) is still refused."
+  })
 }).meta({ description: "Where the bot may write." });
 var diffSchema = external_exports.strictObject({
   maxFiles: positiveInt("Files one change may touch.", 10, 500),
@@ -49863,36 +49847,110 @@ function knownKeysAt(path12) {
 
 // src/config/parse-repo-config.ts
 var REPO_CONFIG_PATH = ".github/autogen.yml";
+var MAX_PROBLEMS = 20;
+var MAX_PROBLEM_CHARS = 300;
 var RepoConfigError = class extends Error {
   problems;
   constructor(problems) {
+    const shown2 = problems.slice(0, MAX_PROBLEMS).map((p2) => p2.length > MAX_PROBLEM_CHARS ? `${p2.slice(0, MAX_PROBLEM_CHARS - 1)}\u2026` : p2);
+    if (problems.length > MAX_PROBLEMS) shown2.push(`and ${problems.length - MAX_PROBLEMS} more problems`);
     super(`${REPO_CONFIG_PATH} is invalid:
-${problems.map((p2) => `- ${p2}`).join("\n")}`);
+${shown2.map((p2) => `- ${p2}`).join("\n")}`);
     this.name = "RepoConfigError";
-    this.problems = problems;
+    this.problems = shown2;
   }
 };
+var REPO_CONFIG_MAX_BYTES = 64 * 1024;
+var MAX_ALIASES = 50;
 function parseRepoConfigText(text) {
+  if (Buffer.byteLength(text, "utf8") > REPO_CONFIG_MAX_BYTES) {
+    throw new RepoConfigError([`the file is ${Buffer.byteLength(text, "utf8")} bytes; at most ${REPO_CONFIG_MAX_BYTES} are read (the settings fit in a few KiB)`]);
+  }
   let data;
   try {
-    data = (0, import_yaml3.parse)(text, { prettyErrors: true, maxAliasCount: 50 });
+    data = readYaml(text);
   } catch (error62) {
-    if (error62 instanceof import_yaml3.YAMLParseError) {
-      const where = error62.linePos?.[0] ? `line ${error62.linePos[0].line}, column ${error62.linePos[0].col}` : "unknown position";
-      throw new RepoConfigError([`not valid YAML at ${where}: ${error62.message.split("\n")[0] ?? "parse error"}`]);
-    }
-    throw error62;
+    throw error62 instanceof RepoConfigError ? error62 : new RepoConfigError([yamlProblem(error62)]);
   }
   return parseRepoConfigObject(data);
+}
+function readYaml(text) {
+  const lineCounter = new import_yaml3.LineCounter();
+  const doc = (0, import_yaml3.parseDocument)(text, { prettyErrors: true, uniqueKeys: false, logLevel: "error", lineCounter });
+  if (doc.errors[0]) throw doc.errors[0];
+  const duplicate = firstDuplicateKey(doc.contents);
+  if (duplicate) {
+    const { line, col } = lineCounter.linePos(duplicate.offset);
+    throw new RepoConfigError([`the key "${duplicate.key.slice(0, 60)}" is given twice (the second at line ${line}, column ${col}): keep one`]);
+  }
+  return doc.toJS({ maxAliasCount: MAX_ALIASES });
+}
+function firstDuplicateKey(root) {
+  const stack = [root];
+  for (let node2 = stack.pop(); stack.length > 0 || node2 !== void 0; node2 = stack.pop()) {
+    if ((0, import_yaml3.isMap)(node2)) {
+      const seen = /* @__PURE__ */ new Set();
+      for (const pair of node2.items) {
+        if ((0, import_yaml3.isScalar)(pair.key)) {
+          const key = String(pair.key.value);
+          if (seen.has(key)) return { key, offset: pair.key.range?.[0] ?? 0 };
+          seen.add(key);
+        }
+        stack.push(pair.value);
+      }
+    } else if ((0, import_yaml3.isSeq)(node2)) stack.push(...node2.items);
+  }
+  return void 0;
+}
+function yamlProblem(error62) {
+  const message = error62 instanceof Error ? error62.message : String(error62);
+  if (error62 instanceof RangeError || /call stack/i.test(message)) return "nests too deeply to read: flatten the structure (the settings need at most a few levels)";
+  if (error62 instanceof import_yaml3.YAMLParseError) {
+    const where = error62.linePos?.[0] ? `line ${error62.linePos[0].line}, column ${error62.linePos[0].col}` : "unknown position";
+    return `not valid YAML at ${where}: ${(error62.message.split("\n")[0] ?? "parse error").replace(/ at line \d+, column \d+:?$/, "")}`;
+  }
+  if (/alias count/i.test(message)) return `uses YAML aliases (*name) more than ${MAX_ALIASES} times in all, the limit that stops alias bombs: write the values out`;
+  return `could not be read as YAML: ${message.split("\n")[0]?.slice(0, 200) || "unknown error"}`;
 }
 function parseRepoConfigObject(data) {
   const input3 = data === null || data === void 0 ? {} : data;
   if (typeof input3 !== "object" || Array.isArray(input3)) {
     throw new RepoConfigError(["the file must be a mapping of keys to values (for example `label: autogen`)"]);
   }
-  const result = repoConfigSchema.safeParse(input3, { reportInput: true });
-  if (!result.success) throw new RepoConfigError(formatIssues(result.error.issues, knownKeysAt));
-  return result.data;
+  let problems;
+  try {
+    const result = repoConfigSchema.safeParse(input3, { reportInput: true });
+    if (result.success) return result.data;
+    problems = formatIssues(result.error.issues, knownKeysAt);
+  } catch (error62) {
+    problems = [yamlProblem(error62)];
+  }
+  throw new RepoConfigError(problems);
+}
+
+// src/forge/unreadable-file-error.ts
+var UnreadableFileError = class extends Error {
+  path;
+  /** What is wrong, as the end of "<path> cannot be read: …". */
+  reason;
+  constructor(path12, reason) {
+    super(`${path12} cannot be read: ${reason}`);
+    this.name = "UnreadableFileError";
+    this.path = path12;
+    this.reason = reason;
+  }
+};
+
+// src/forge/read-repo-config-forge.ts
+async function readRepoConfigFromForge(forge, owner, repo, ref) {
+  let text;
+  try {
+    text = await forge.readFile(owner, repo, REPO_CONFIG_PATH, ref);
+  } catch (error62) {
+    if (error62 instanceof UnreadableFileError) throw new RepoConfigError([`cannot be read: ${error62.reason}`]);
+    throw error62;
+  }
+  return parseRepoConfigText(text ?? "");
 }
 
 // src/forge/ci-forge.ts
@@ -50104,7 +50162,7 @@ function octokitCiForge(request2) {
   };
 }
 
-// src/report/neutralize-mentions.ts
+// src/secrets/neutralize-mentions.ts
 var FENCE = /^ {0,3}(`{3,}|~{3,})/;
 var MENTION = /(^|[^\w`@\u200b])@([A-Za-z0-9](?:[A-Za-z0-9-]{0,38})(?:\/[A-Za-z0-9_.-]+)?)/g;
 function neutralizeMentions(markdown) {
@@ -50193,15 +50251,16 @@ function octokitForge(octokit, scrub) {
       return { title: data.title, body: data.body ?? "" };
     },
     async readFile(owner, repo, path12, ref) {
+      let data;
       try {
-        const { data } = await octokit.rest.repos.getContent({ owner, repo, path: path12, ref });
-        const file2 = data;
-        if (file2.type !== "file" || typeof file2.content !== "string") return void 0;
-        return Buffer.from(file2.content, file2.encoding === "base64" ? "base64" : "utf8").toString("utf8");
+        ({ data } = await octokit.rest.repos.getContent({ owner, repo, path: path12, ref }));
       } catch (error62) {
-        if (error62.status === 404) return void 0;
+        const status3 = error62.status;
+        if (status3 === 404) return void 0;
+        if (status3 !== void 0 && status3 >= 400 && status3 < 500 && status3 !== 429) throw new UnreadableFileError(path12, `GitHub answered ${status3}`);
         throw error62;
       }
+      return fileText(path12, data);
     },
     async listComments(owner, repo, number4) {
       const out = [];
@@ -50243,6 +50302,19 @@ function octokitForge(octokit, scrub) {
     }
   };
 }
+function fileText(path12, data) {
+  if (Array.isArray(data)) throw new UnreadableFileError(path12, "it is a directory, not a file");
+  const file2 = data;
+  if (file2.type === "symlink") throw new UnreadableFileError(path12, "it is a symbolic link that does not lead to a file in the repository");
+  if (file2.type !== "file") throw new UnreadableFileError(path12, `it is a ${file2.type ?? "thing"} (a submodule?), not a file`);
+  if (typeof file2.content !== "string" || file2.encoding === "none") throw new UnreadableFileError(path12, `it is too large (${file2.size ?? "?"} bytes)`);
+  const bytes = Buffer.from(file2.content, file2.encoding === "base64" ? "base64" : "utf8");
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    throw new UnreadableFileError(path12, "it is not UTF-8 text");
+  }
+}
 
 // src/forge/bot-identity.ts
 function botIdentity(bot) {
@@ -50273,7 +50345,7 @@ function cachedIdentity(lookUp) {
   };
 }
 
-// src/ops/log-context.ts
+// src/jobs/log-context.ts
 import { AsyncLocalStorage } from "node:async_hooks";
 var storage = new AsyncLocalStorage();
 function withLogContext(context, work) {
@@ -50472,7 +50544,7 @@ function failureFromCheckSuite(payload, ourAppId) {
   };
 }
 
-// src/verify/actions-verifier.ts
+// src/ci/actions-verifier.ts
 import { randomBytes } from "node:crypto";
 
 // src/verify/digest/clean-log-line.ts
@@ -50491,6 +50563,68 @@ function splitLogLines(text) {
   return text.split(/\r\n|\n|\r/);
 }
 
+// src/verify/digest/tool-report-signals.ts
+var HEAD = 5;
+var VERDICT = 4;
+var SUMMARY = 3;
+var TOOL_SIGNALS = [
+  // Erlang: eunit (`mod_tests: name_test...*failed*`, `**error:{assertEqual,…}`), common_test
+  // (`%%% suite ==> case: FAILED`), the runtime's crash reports and the shell's exceptions.
+  { name: "eunit failed test", pattern: /\.\.\.\s*\*(failed|timed out)\*/, weight: HEAD },
+  { name: "eunit error term", pattern: /^\s*\*\*(error|exit|throw):/, weight: VERDICT },
+  { name: "common_test failed case", pattern: /^%%% \S+ ==> .*\bFAILED\b|^%%% \S+ ==> \{/, weight: HEAD },
+  { name: "erlang crash report", pattern: /^\s*=(ERROR|CRASH|SUPERVISOR) REPORT=*/, weight: VERDICT },
+  { name: "erlang exception", pattern: /^\s*\*\* (exception (error|exit|throw)|Reason for termination)\b/, weight: VERDICT },
+  { name: "erlang error term", pattern: /\{(error|badmatch|case_clause|function_clause|badarg|undef|noproc|timeout),/, weight: SUMMARY },
+  { name: "common_test summary", pattern: /\bTEST COMPLETE, \d+ ok, [1-9]\d* failed\b|^\s*Failed [1-9]\d* tests?\. Passed \d+/, weight: SUMMARY },
+  // Ruby: Minitest (`  1) Failure:` / `  1) Error:`, `N runs, N assertions, N failures, N errors`),
+  // RSpec (`Failures:`, `Failure/Error:`, `N examples, N failures`, `rspec ./spec/x_spec.rb:12`), rake.
+  { name: "minitest failure heading", pattern: /^\s*\d+\) (Failure|Error):\s*$/, weight: HEAD },
+  { name: "rspec failure", pattern: /^\s*Failure\/Error:/, weight: HEAD },
+  { name: "rspec failed example", pattern: /^\s*rspec \.?\/?[\w./-]+:\d+(\s|$)/, weight: VERDICT },
+  { name: "rspec failures heading", pattern: /^\s*(Failures|Failed examples):\s*$/, weight: SUMMARY },
+  { name: "minitest summary", pattern: /\b\d+ (runs|tests), \d+ assertions, (\d+ failures, [1-9]\d* errors|[1-9]\d* failures)/, weight: SUMMARY },
+  { name: "rspec summary", pattern: /\b\d+ examples?, [1-9]\d* failures?\b/, weight: SUMMARY },
+  { name: "rake aborted", pattern: /^\s*rake aborted!/, weight: VERDICT },
+  // PHP: PHPUnit (`There was 1 failure:`, `1) FooTest::testBar`, `FAILURES!`/`ERRORS!`), the
+  // interpreter's fatal errors, Composer's unsolvable requirements and its exceptions.
+  { name: "phpunit failures heading", pattern: /^There (was|were) \d+ (failures?|errors?):?\s*$/, weight: VERDICT },
+  { name: "phpunit failed test", pattern: /^\d+\) [\w\\]+::\w+/, weight: HEAD },
+  { name: "phpunit verdict", pattern: /^(FAILURES|ERRORS)!\s*$/, weight: SUMMARY },
+  { name: "php fatal error", pattern: /\b(PHP )?(Fatal|Parse|Catchable fatal) error:/, weight: VERDICT },
+  { name: "composer problem", pattern: /^\s*Problem \d+\s*$|requirements could not be resolved/, weight: SUMMARY },
+  { name: "bracketed exception", pattern: /^\s*\[[\w\\.]+(Exception|Error)\]\s*$/, weight: VERDICT },
+  // Scala: ScalaTest through sbt (`- name *** FAILED ***`), sbt's `[error] Failed tests:` and totals.
+  { name: "scalatest failed test", pattern: /\*\*\* FAILED \*\*\*/, weight: HEAD },
+  { name: "sbt failed tests", pattern: /^\[error\] (Failed tests:|Error during tests:|\(.*\) sbt\.\w+Exception)/, weight: VERDICT },
+  { name: "sbt total", pattern: /\bFailed: Total \d+, Failed [1-9]|\*\*\* [1-9]\d* TESTS? FAILED \*\*\*/, weight: SUMMARY },
+  // Java: Surefire (`testBar(com.FooTest)  Time elapsed: 0.1 sec  <<< FAILURE!`), Maven's goal
+  // failure, Gradle's per-test line (`com.FooTest > testBar FAILED`) and its task failure.
+  { name: "surefire failed test", pattern: /<<< (FAILURE|ERROR)!/, weight: HEAD },
+  { name: "gradle failed test", pattern: /^\s*[\w.$]+ > .+ FAILED\s*$/, weight: HEAD },
+  { name: "maven goal failed", pattern: /^\[ERROR\] Failed to execute goal\b/, weight: VERDICT },
+  { name: "gradle task failed", pattern: /^> Task \S+ FAILED\s*$|^Execution failed for task\b/, weight: SUMMARY },
+  { name: "surefire failed list", pattern: /^\s*(\[ERROR\] )?(Failed tests|Tests in error|Failures|Errors):\s*$/, weight: SUMMARY },
+  // Any compiler or checker: a diagnostic `path:line[:col]: … error …` whatever stands between.
+  { name: "diagnostic with error", pattern: /^\s*[\w./\\-]+\.\w+:\d+(:\d+)?:.*\b(error|Error|ERROR)\b/, weight: VERDICT }
+];
+var TOOL_CONTINUATION = new RegExp(
+  [
+    // sbt and Maven prefix every line: the message's indented body follows the prefix.
+    /^\[(info|error|ERROR)\]\s{2,}\S/.source,
+    // PHPUnit's comparison diff and the bare `path:line` frames below it.
+    /^(--- Expected|\+\+\+ Actual|@@ .* @@|[-+]['"\w[])/.source,
+    /^\s*[\w./\\-]+\.\w+:\d+\s*$/.source,
+    // Minitest's `FooTest#test_bar [test/foo_test.rb:12]:` under `1) Failure:`.
+    /^\s*[\w:]+#\S+( \[.*:\d+\])?:\s*$/.source
+  ].join("|")
+);
+function toolSignal(line) {
+  let score = 0;
+  for (const { pattern, weight } of TOOL_SIGNALS) if (weight > score && pattern.test(line)) score = weight;
+  return score;
+}
+
 // src/verify/digest/log-line-signals.ts
 var SIGNALS = [
   [/\b(BUILD FAILURE|FAILURE: Build failed|Build failed|COMPILATION ERROR)\b/i, 3],
@@ -50505,13 +50639,14 @@ var SIGNALS = [
   [/exit(ed)? (with )?(code|status) [1-9]|Process completed with exit code [1-9]|returned non-zero|Tests run:.*(Failures|Errors): [1-9]/i, 2],
   [/\b(warning|deprecated)\b/i, 0.5]
 ];
-var CONTINUATION = /^(\s+\S|\s*at\s|\s*\.\.\. \d+ more|\s*Caused( by)?:?|\s*Also:|\s*\[ERROR\]|\s*(symbol|location|required|found|reason|Expected|Actual|expected|actual|but was|code|stacktrace|left|right):|\s*E\s|\s*>|\s*[-+] |\s*\^|\s*~+\^?|\s*from\s|.*:\d+:in\s|.*\b(created|thrown|raised) at$)/;
+var GENERIC_CONTINUATION = /^(\s+\S|\s*at\s|\s*\.\.\. \d+ more|\s*Caused( by)?:?|\s*Also:|\s*\[ERROR\]|\s*(symbol|location|required|found|reason|Expected|Actual|expected|actual|but was|code|stacktrace|left|right):|\s*E\s|\s*>|\s*[-+] |\s*\^|\s*~+\^?|\s*from\s|.*:\d+:in\s|.*\b(created|thrown|raised) at$)/;
+var CONTINUATION = { test: (line) => GENERIC_CONTINUATION.test(line) || TOOL_CONTINUATION.test(line) };
 var CALM = /^\s*(\[INFO\]|\[WARNING\]|Downloading|Downloaded|Progress|Running |Finished:|> git |\$ |##\[(group|endgroup)\]|travis_|Installing |Fetching |Collecting |Requirement already|Resolving |Receiving |Unpacking |Compiling |Building |\d+%|\.{3,}$)/;
-var STEP_START = /^\s*(\$ \S|##\[group\]Run |\+ \S|> \S.*\s\S)|^\[[^\]]+\] \$ \S/;
+var STEP_START = /^\s*(\$ \S|##\[group\]Run |\+ \S|> [^A-Z\s]\S*\s\S)|^\[[^\]]+\] \$ \S/;
 var STEP_FAILED = /\bexited with [1-9]\d*\b|exit(ed)? (with )?(code|status):? [1-9]|Process completed with exit code [1-9]|returned (a )?non-zero|\bError: Process completed|^Build step '.*' marked build as failure/i;
 var EPILOGUE = /^\s*(Done\. Your build exited with|Your build has been stopped|after_failure|Cleaning up|Post job cleanup|Uploading artifacts|Finished: FAILURE|##\[(group|endgroup)\]|travis_)/;
 function lineSignal(line) {
-  let score = 0;
+  let score = toolSignal(line);
   for (const [pattern, weight] of SIGNALS) if (weight > score && pattern.test(line)) score = weight;
   return score;
 }
@@ -50525,11 +50660,13 @@ var KEEP_BLOCKS = 256;
 var MAX_TEMPLATES = 5e4;
 var TAIL_WINDOW = 64;
 var TAIL_LINES = 16;
-var P = { inStep: 1, nearEnd: 1.5, scale: 40, before: 0.6, tail: 1, command: 3, lastTail: 1.2, lastLines: 3 };
+var P = { inStep: 1, nearEnd: 1.5, scale: 40, before: 0.6, tail: 1, command: 3, lastTail: 1.2, lastLines: 3, firstDiagnostic: 1 };
 var LEAD_LINES = 2;
 var FRAMES_KEPT = 12;
 var CURSOR_UP = new RegExp(`${String.fromCharCode(27)}\\[\\d*A`);
-var FRAME = /^\s*(at\s|from\s|\.\.\. \d+ more)|^\s+\S+:\d+:\s*(\(|in\s)|^\s*File ".*", line \d+/;
+var FRAME = /^(\[\w+\]\s)?(\s*(at\s|from\s|\.\.\. \d+ more)|\s+\S+:\d+:\s*(\(|in\s)|\s*File ".*", line \d+)/;
+var DIAGNOSTIC = /^(\[\w+\]\s+)?\s*[\w./\\-]+\.\w+:\d+(:\d+)?:/;
+var MAX_DIAGNOSTICS = 1024;
 var LogDigester = class {
   maxLines;
   maxLineChars;
@@ -50543,6 +50680,9 @@ var LogDigester = class {
   count = 0;
   lastCommand;
   failedStep;
+  /** The first compiler diagnostic after each step's start: later ones often follow from it. */
+  firstDiagnostics = [];
+  awaitingDiagnostic = true;
   constructor(options2 = {}) {
     this.maxLines = options2.maxLines ?? 60;
     this.maxLineChars = options2.maxLineChars ?? 240;
@@ -50585,11 +50725,16 @@ var LogDigester = class {
       }
     }
     const line = { n: n2, text, chars: whole.length, score, template, passed, overwritten: false };
+    if (this.awaitingDiagnostic && score >= 4 && DIAGNOSTIC.test(text) && this.firstDiagnostics.length < MAX_DIAGNOSTICS) {
+      this.firstDiagnostics.push(n2);
+      this.awaitingDiagnostic = false;
+    }
     if (STEP_FAILED.test(text) && !EPILOGUE.test(text)) {
       const tail = this.recent.filter((l3) => l3.text.trim() && !l3.passed && !EPILOGUE.test(l3.text) && !STEP_FAILED.test(l3.text) && (!this.lastCommand || l3.n > this.lastCommand.n));
       this.failedStep = { command: this.lastCommand, tail: tail.map(kept), exit: kept(line) };
     } else if (STEP_START.test(text)) {
       this.lastCommand = kept(line);
+      this.awaitingDiagnostic = true;
     }
     this.recent.push(line);
     if (this.recent.length > TAIL_WINDOW) this.recent.shift();
@@ -50655,12 +50800,14 @@ var LogDigester = class {
     const step = this.failedStep;
     const stepStart = step?.command?.n ?? this.lastCommand?.n ?? Math.max(1, this.count - 200);
     const stepEnd = step?.exit.n ?? this.count;
+    const firstDiagnostic = this.firstDiagnostics.find((n2) => n2 >= stepStart && n2 <= stepEnd);
     const candidates = this.blocks.map((b5) => {
       const first2 = b5.lines[0]?.n ?? 0;
       const last = b5.lines.at(-1)?.n ?? 0;
       let score = this.baseScore(b5);
       if (first2 >= stepStart && last <= stepEnd) score += P.inStep + P.nearEnd / (1 + (stepEnd - last) / P.scale);
       else if (last < stepStart) score *= P.before;
+      if (firstDiagnostic !== void 0 && first2 <= firstDiagnostic && firstDiagnostic <= last) score += P.firstDiagnostic;
       return { ...b5, score };
     });
     if (step) {
@@ -51437,14 +51584,6 @@ function editableRepoFile(root, path12) {
   if (!isInside(realpathSync(root), realpathSync(full))) throw new UnsafePathError(path12, "it resolves outside the repository");
   return full;
 }
-async function readRepoFile(root, path12) {
-  const handle = await open2(editableRepoFile(root, path12), constants.O_RDONLY | NOFOLLOW);
-  try {
-    return await handle.readFile("utf8");
-  } finally {
-    await handle.close();
-  }
-}
 async function writeRepoFile(root, path12, text) {
   const full = safeRepoPath(root, path12);
   let flags;
@@ -51456,11 +51595,11 @@ async function writeRepoFile(root, path12, text) {
     if (!isInside(realpathSync(root), realpathSync(dirname(full)), true)) throw new UnsafePathError(path12, "its directory resolves outside the repository");
     flags = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | NOFOLLOW;
   }
-  const handle = await open2(full, flags, 438);
+  const handle2 = await open2(full, flags, 438);
   try {
-    await handle.writeFile(text);
+    await handle2.writeFile(text);
   } finally {
-    await handle.close();
+    await handle2.close();
   }
 }
 function isInside(realRoot, realPath, orEqual = false) {
@@ -53959,21 +54098,21 @@ var Matcher = class {
    * @returns {string}
    */
   toString(separator, includeNamespace = true) {
-    const sep6 = separator || this.separator;
-    const isDefault = sep6 === this.separator && includeNamespace === true;
+    const sep7 = separator || this.separator;
+    const isDefault = sep7 === this.separator && includeNamespace === true;
     if (isDefault) {
       if (this._pathStringCache !== null) {
         return this._pathStringCache;
       }
       const result = this.path.map(
         (n2) => n2.namespace ? `${n2.namespace}:${n2.tag}` : n2.tag
-      ).join(sep6);
+      ).join(sep7);
       this._pathStringCache = result;
       return result;
     }
     return this.path.map(
       (n2) => includeNamespace && n2.namespace ? `${n2.namespace}:${n2.tag}` : n2.tag
-    ).join(sep6);
+    ).join(sep7);
   }
   /**
    * Get path as array of tag names.
@@ -55492,8 +55631,8 @@ function readStopNodeData(xmlData, tagName, i3) {
           const nextLt = xmlData.indexOf("<", i3 + 1);
           if (nextLt === -1 || nextLt > nextGt) {
             const exp = xmlData.substring(i3 + 1, nextGt);
-            const sep6 = exp.search(/\s/);
-            const name = sep6 === -1 ? exp : exp.substring(0, sep6);
+            const sep7 = exp.search(/\s/);
+            const name = sep7 === -1 ? exp : exp.substring(0, sep7);
             if (name === tagName && exp[exp.length - 1] !== "/") openTagCount++;
             i3 = nextGt;
           }
@@ -59585,7 +59724,7 @@ function escapeRegExp(text) {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
-// src/verify/actions-verifier.ts
+// src/ci/actions-verifier.ts
 var VERIFY_WORKFLOW = "autogen-verify.yml";
 var ActionsVerifierError = class extends Error {
   constructor(message) {
@@ -59767,168 +59906,10 @@ function registerCiTriggers(app, tools) {
   });
 }
 
-// src/engine/check-diff-landed.ts
-import { lstatSync as lstatSync2 } from "node:fs";
-
-// src/workspace/parse-diff.ts
-function parseDiff(diff) {
-  const files = [];
-  let file2;
-  let headerOpen = false;
-  let oldLine = 0;
-  let newLine = 0;
-  let oldLeft = 0;
-  let newLeft = 0;
-  const start = () => {
-    file2 = { oldPath: null, newPath: null, renamed: false, added: [], removed: [] };
-    files.push(file2);
-  };
-  for (const line of diff.split("\n")) {
-    if (file2 && (oldLeft > 0 || newLeft > 0)) {
-      if (line.startsWith("+")) {
-        file2.added.push({ line: newLine++, text: line.slice(1) });
-        newLeft--;
-      } else if (line.startsWith("-")) {
-        file2.removed.push({ line: oldLine++, text: line.slice(1) });
-        oldLeft--;
-      } else if (line.startsWith(" ") || line === "") {
-        oldLine++;
-        newLine++;
-        oldLeft--;
-        newLeft--;
-      }
-      continue;
-    }
-    if (line.startsWith("diff --git ")) {
-      start();
-      headerOpen = true;
-      const m2 = /^diff --git a\/(.+) b\/(.+)$/.exec(line);
-      if (m2 && file2) {
-        file2.oldPath = m2[1] ?? null;
-        file2.newPath = m2[2] ?? null;
-      }
-    } else if (line.startsWith("--- ")) {
-      if (!headerOpen) start();
-      headerOpen = false;
-      if (file2) file2.oldPath = line === "--- /dev/null" ? null : line.slice(4).replace(/^a\//, "");
-    } else if (line.startsWith("+++ ") && file2) {
-      file2.newPath = line === "+++ /dev/null" ? null : line.slice(4).replace(/^b\//, "");
-    } else if (line.startsWith("rename from ") && file2) {
-      file2.oldPath = line.slice(12);
-      file2.renamed = true;
-    } else if (line.startsWith("rename to ") && file2) {
-      file2.newPath = line.slice(10);
-      file2.renamed = true;
-    } else if (line.startsWith("deleted file mode") && file2) {
-      file2.newPath = null;
-    } else if (line.startsWith("new file mode") && file2) {
-      file2.oldPath = null;
-    } else if (line.startsWith("@@")) {
-      const m2 = /^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@/.exec(line);
-      oldLine = Number(m2?.[1] ?? 0);
-      oldLeft = Number(m2?.[2] ?? 1);
-      newLine = Number(m2?.[3] ?? 0);
-      newLeft = Number(m2?.[4] ?? 1);
-      headerOpen = false;
-    }
-  }
-  for (const f3 of files) if (f3.oldPath && f3.newPath && f3.oldPath !== f3.newPath) f3.renamed = true;
-  return files;
-}
-
-// src/engine/check-diff-landed.ts
-async function checkDiffLanded(workspace, outcome) {
-  if (outcome.status !== "fixed") return;
-  const problem = await missingFromWorktree(workspace, outcome.diff);
-  if (!problem) return;
-  Object.assign(outcome, { status: "not-fixed", stopReason: "error", message: `the change passed the tests but is not in the worktree: ${problem}` });
-}
-async function missingFromWorktree(workspace, diff) {
-  const files = parseDiff(diff);
-  if (files.length === 0) return "the diff is empty";
-  for (const file2 of files) {
-    try {
-      if (file2.newPath === null) {
-        if (file2.oldPath !== null && lstatSync2(safeRepoPath(workspace, file2.oldPath), { throwIfNoEntry: false })) return `${file2.oldPath} should be deleted but is still there`;
-        continue;
-      }
-      if (file2.renamed && file2.oldPath !== null && lstatSync2(safeRepoPath(workspace, file2.oldPath), { throwIfNoEntry: false })) return `${file2.oldPath} should be renamed but is still there`;
-      const lines = (await readRepoFile(workspace, file2.newPath)).split("\n");
-      const wrong = file2.added.find((a2) => lines[a2.line - 1] !== a2.text);
-      if (wrong) return `${file2.newPath}:${wrong.line} does not hold the changed line`;
-    } catch (error62) {
-      if (error62 instanceof UnsafePathError) return error62.message;
-      if (error62.code === "ENOENT") return `${file2.newPath ?? file2.oldPath ?? "a file"} is missing`;
-      throw error62;
-    }
-  }
-  return void 0;
-}
-
-// src/workspace/diff-policy.ts
-var SKIP = /@pytest\.mark\.(skip|skipif|xfail)\b|\bpytest\.(skip|xfail)\(|@unittest\.(skip|expectedFailure)|\b(it|test|describe|context|suite)\.(skip|todo)\b|\bx(it|describe|test)\(|\bt\.Skip(Now|f)?\(|@(Disabled|Ignore)\b|#\[ignore\]|\.skip\(\)/;
-var ONLY = /\b(it|test|describe|context|suite)\.only\b|\bf(it|describe)\(/;
-var ASSERTION = /\bassert\w*\b|\bexpect\(|\bshould\b|\bt\.(Error|Fatal|Fail)|\bassertThat\(|\bassert_eq!|\bself\.assert/;
-var SNAPSHOT = /(^|\/)__snapshots__\/|\.snap$|(^|\/)snapshots?\//;
-function evaluateDiffPolicy(diff, config3, options2) {
-  const files = parseDiff(diff);
-  const violations = [];
-  const paths = new Set(files.flatMap((f3) => [f3.oldPath, f3.newPath]).filter((p2) => p2 !== null));
-  for (const path12 of paths) {
-    if (matchesAny(path12, config3.protected)) violations.push({ rule: "protected-path", detail: `${path12} is protected (paths.protected); the maintainer must allow it in .github/autogen.yml` });
-    else if (!matchesAny(path12, config3.allowed)) violations.push({ rule: "outside-allowed-paths", detail: `${path12} is outside paths.allowed` });
-  }
-  const lines = files.reduce((n2, f3) => n2 + f3.added.length + f3.removed.length, 0);
-  if (files.length > config3.maxFiles) violations.push({ rule: "diff-budget", detail: `${files.length} files changed; the limit is ${config3.maxFiles} (diff.maxFiles)` });
-  if (lines > config3.maxLines) violations.push({ rule: "diff-budget", detail: `${lines} lines changed; the limit is ${config3.maxLines} (diff.maxLines)` });
-  const asked = new Set(options2.testsAskedToChange ?? []);
-  const tampering = files.flatMap((f3) => tamperingIn(f3, options2.isTestFile, asked));
-  return { ok: violations.length === 0 && tampering.length === 0, violations, tampering };
-}
-function tamperingIn(file2, isTestFile2, asked) {
-  const path12 = file2.newPath ?? file2.oldPath ?? "";
-  const findings = [];
-  if (SNAPSHOT.test(path12) && file2.oldPath !== null) findings.push({ kind: "snapshot-rewritten", file: path12, detail: "a stored snapshot was rewritten" });
-  if (!isTestFile2(file2.oldPath ?? path12) && !isTestFile2(path12)) return findings;
-  if (asked.has(path12) || file2.oldPath && asked.has(file2.oldPath)) return findings;
-  if (file2.newPath === null && file2.oldPath) return [...findings, { kind: "test-deleted", file: file2.oldPath, detail: "a test file was deleted" }];
-  if (file2.renamed && file2.oldPath && file2.newPath) findings.push({ kind: "test-renamed", file: file2.oldPath, detail: `renamed to ${file2.newPath}` });
-  if (file2.oldPath === null) return findings;
-  for (const added of file2.added) {
-    if (SKIP.test(added.text)) findings.push({ kind: "skip-added", file: path12, line: added.line, detail: added.text.trim() });
-    if (ONLY.test(added.text)) findings.push({ kind: "only-added", file: path12, line: added.line, detail: added.text.trim() });
-  }
-  const removedAsserts = file2.removed.filter((r2) => ASSERTION.test(r2.text));
-  const addedAsserts = file2.added.filter((a2) => ASSERTION.test(a2.text));
-  const changed = Math.min(removedAsserts.length, addedAsserts.length);
-  for (let i3 = 0; i3 < changed; i3++) {
-    const before = removedAsserts[i3];
-    const after = addedAsserts[i3];
-    if (before && after && before.text.trim() !== after.text.trim()) findings.push({ kind: "expected-changed", file: path12, line: after.line, detail: `${before.text.trim()} \u2192 ${after.text.trim()}` });
-  }
-  for (const removed of removedAsserts.slice(changed)) findings.push({ kind: "assertion-removed", file: path12, line: removed.line, detail: removed.text.trim() });
-  return findings;
-}
-
-// src/engine/is-test-file.ts
-var TEST_PATH = /(^|\/)(tests?|__tests__|spec)\/|(^|\/)(test_[^/]*\.py|[^/]*_test\.py|conftest\.py|[^/]*\.(test|spec)\.[cm]?[jt]sx?|[^/]*_test\.go)$/;
-function isTestFile(path12) {
-  return TEST_PATH.test(path12.replaceAll("\\", "/"));
-}
-
-// src/engine/check-diff-policy.ts
-function checkDiffPolicy(outcome, config3) {
-  if (outcome.status !== "fixed") return;
-  outcome.policy = evaluateDiffPolicy(outcome.diff, { ...config3.paths, ...config3.diff }, { isTestFile });
-  if (outcome.policy.ok) return;
-  const reasons = [...outcome.policy.violations.map((v2) => v2.detail), ...outcome.policy.tampering.map((t2) => `${t2.kind} in ${t2.file}`)];
-  Object.assign(outcome, { status: "not-fixed", stopReason: "policy", message: `the change passes the tests but breaks the diff policy: ${reasons.join("; ")}` });
-}
-
 // src/verify/load-failure.ts
 import { existsSync, statSync } from "node:fs";
 import { isAbsolute as isAbsolute3, join as join4, relative } from "node:path";
-var TEST_PATH2 = /(^|\/)(tests?|__tests__|spec)\/|(^|\/)(test_[^/]*\.py|[^/]*_test\.py|conftest\.py|[^/]*\.(test|spec)\.[cm]?[jt]sx?)$/;
+var TEST_PATH = /(^|\/)(tests?|__tests__|spec)\/|(^|\/)(test_[^/]*\.py|[^/]*_test\.py|conftest\.py|[^/]*\.(test|spec)\.[cm]?[jt]sx?)$/;
 function loadFailureOf(test, report2, workspace) {
   if (test.status !== "fail" && test.status !== "error") return void 0;
   const details = `${test.message ?? ""}
@@ -59952,7 +59933,9 @@ function brokenRunReason(report2, workspace) {
     const failure2 = loadFailureOf(t2, report2, workspace);
     return failure2 && !failure2.codeFault ? [`${t2.id}: ${failure2.reason}`] : [];
   });
-  return broken.length > 0 ? broken.slice(0, 5).join("; ") : void 0;
+  if (broken.length === 0) return void 0;
+  const limit2 = report2.run.limit && report2.run.limit.name !== "cancelled" ? ` (the run ${report2.run.limit.message.replace(/^stopped: /, "was stopped: ")})` : "";
+  return `${broken.slice(0, 5).join("; ")}${limit2}`;
 }
 function wrongFailureReason(test, report2, workspace, sourceText) {
   const load2 = loadFailureOf(test, report2, workspace);
@@ -59976,7 +59959,7 @@ function pythonLoadFailure(details, workspace) {
   }
   if (/^(SyntaxError|IndentationError)/.test(reason)) {
     const file2 = [...details.matchAll(/File "([^"]+)", line \d+/g)].at(-1)?.[1] ?? /^([\w./-]+\.py):\d+/m.exec(details)?.[1];
-    return { reason: file2 ? `${reason} (${repoRelative(file2, workspace)})` : reason, codeFault: file2 ? !TEST_PATH2.test(repoRelative(file2, workspace)) : false };
+    return { reason: file2 ? `${reason} (${repoRelative(file2, workspace)})` : reason, codeFault: file2 ? !TEST_PATH.test(repoRelative(file2, workspace)) : false };
   }
   return { reason, codeFault: true };
 }
@@ -59992,13 +59975,13 @@ function nodeLoadFailure(file2, output2, workspace) {
     const isDir = inRepo && existsSync(full) && statSync(full).isDirectory();
     const rel = inRepo ? relative(workspace, full) || "." : target;
     const why = isDir ? `${rel} is a folder, loaded as a module (the command names a folder where node --test wants files or globs)` : `Cannot find module '${rel}'`;
-    return { reason: why, codeFault: inRepo && !isDir && !TEST_PATH2.test(rel) && rel !== file2 };
+    return { reason: why, codeFault: inRepo && !isDir && !TEST_PATH.test(rel) && rel !== file2 };
   }
   const syntax = /SyntaxError: [^\n]*/.exec(before);
   if (syntax) {
     const where = /(?:file:\/\/)?(\/[^\s:]+\.[cm]?[jt]sx?):\d+/.exec(before)?.[1];
     const rel = where ? repoRelative(where, workspace) : file2;
-    return { reason: `${syntax[0].replace(/^#\s*/, "")} (${rel})`, codeFault: !TEST_PATH2.test(rel) };
+    return { reason: `${syntax[0].replace(/^#\s*/, "")} (${rel})`, codeFault: !TEST_PATH.test(rel) };
   }
   const error62 = /^#\s*(\w*Error\b[^\n]*)/m.exec(before)?.[1];
   return { reason: error62 ? `${file2} did not load: ${error62}` : `${file2} did not load or exited early`, codeFault: false };
@@ -60008,17 +59991,112 @@ function repoRelative(file2, workspace) {
   return rel.replace(/^\.\//, "");
 }
 
-// src/engine/lpw/lpw-strategy.ts
-import { readFileSync as readFileSync7 } from "node:fs";
-import { readFile as readFile2 } from "node:fs/promises";
-import { join as join11 } from "node:path";
+// src/engine/is-test-file.ts
+var TEST_PATH2 = /(^|\/)(tests?|__tests__|spec)\/|(^|\/)(test_[^/]*\.py|[^/]*_test\.py|conftest\.py|[^/]*\.(test|spec)\.[cm]?[jt]sx?|[^/]*_test\.go)$/;
+function isTestFile(path12) {
+  return TEST_PATH2.test(path12.replaceAll("\\", "/"));
+}
 
 // src/engine/lpw/failing-tests-block.ts
 import { stripVTControlCharacters as stripVTControlCharacters3 } from "node:util";
 
 // src/engine/lpw/test-source.ts
-import { readFile } from "node:fs/promises";
 import { join as join6 } from "node:path";
+
+// src/workspace/read-worktree-file.ts
+import { closeSync, constants as constants2, fstatSync, openSync, readlinkSync, readSync, realpathSync as realpathSync2 } from "node:fs";
+import { open as open3 } from "node:fs/promises";
+import { sep as sep4 } from "node:path";
+var WORKTREE_READ_LIMIT = 8 * 1024 * 1024;
+var CONTEXT_READ_LIMIT = 1024 * 1024;
+var FLAGS = constants2.O_RDONLY | (constants2.O_NOFOLLOW ?? 0) | (constants2.O_NONBLOCK ?? 0);
+function handlePath(fd2, full) {
+  try {
+    return readlinkSync(`/proc/self/fd/${fd2}`);
+  } catch {
+    return realpathSync2(full);
+  }
+}
+function checkHandle(root, path12, full, fd2, stat2) {
+  if (!stat2.isFile()) throw new UnsafePathError(path12, "it is not a regular file (a device, FIFO, socket or directory)");
+  if (stat2.nlink > 1) throw new UnsafePathError(path12, "it has other hard links, which may be outside the repository");
+  const realRoot = realpathSync2(root);
+  const realFull = handlePath(fd2, full);
+  if (!realFull.startsWith(realRoot.endsWith(sep4) ? realRoot : realRoot + sep4)) throw new UnsafePathError(path12, "it resolves outside the repository");
+}
+function refusal(path12, error62) {
+  const code = error62.code;
+  if (code === "ENOENT" || code === "ENOTDIR") return new UnsafePathError(path12, "no such file in the repository");
+  if (code === "ELOOP") return new UnsafePathError(path12, "it is a symbolic link");
+  if (code === "ENXIO") return new UnsafePathError(path12, "it is not a regular file (a socket)");
+  return error62;
+}
+function limitOf(path12, size, options2) {
+  const max2 = options2.maxBytes ?? WORKTREE_READ_LIMIT;
+  if (size > max2 && options2.overLimit !== "truncate") throw new UnsafePathError(path12, `it is larger than ${max2} bytes (${size})`);
+  return Math.min(size, max2);
+}
+async function readWorktreeBytes(root, path12, options2 = {}) {
+  const full = safeRepoPath(root, path12);
+  const handle2 = await open3(full, FLAGS).catch((error62) => {
+    throw refusal(path12, error62);
+  });
+  try {
+    const stat2 = await handle2.stat();
+    checkHandle(root, path12, full, handle2.fd, stat2);
+    const want = limitOf(path12, stat2.size, options2);
+    const buffer = Buffer.alloc(want);
+    let filled = 0;
+    while (filled < want) {
+      const { bytesRead } = await handle2.read(buffer, filled, want - filled, filled);
+      if (bytesRead === 0) break;
+      filled += bytesRead;
+    }
+    return buffer.subarray(0, filled);
+  } finally {
+    await handle2.close();
+  }
+}
+async function readWorktreeText(root, path12, options2 = {}) {
+  return (await readWorktreeBytes(root, path12, options2)).toString("utf8");
+}
+async function tryReadWorktreeText(root, path12, options2 = {}) {
+  return readWorktreeText(root, path12, options2).catch(() => void 0);
+}
+function readWorktreeBytesSync(root, path12, options2 = {}) {
+  const full = safeRepoPath(root, path12);
+  let fd2;
+  try {
+    fd2 = openSync(full, FLAGS);
+  } catch (error62) {
+    throw refusal(path12, error62);
+  }
+  try {
+    const stat2 = fstatSync(fd2);
+    checkHandle(root, path12, full, fd2, stat2);
+    const want = limitOf(path12, stat2.size, options2);
+    const buffer = Buffer.alloc(want);
+    let filled = 0;
+    while (filled < want) {
+      const read = readSync(fd2, buffer, filled, want - filled, filled);
+      if (read === 0) break;
+      filled += read;
+    }
+    return buffer.subarray(0, filled);
+  } finally {
+    closeSync(fd2);
+  }
+}
+function readWorktreeTextSync(root, path12, options2 = {}) {
+  return readWorktreeBytesSync(root, path12, options2).toString("utf8");
+}
+function tryReadWorktreeTextSync(root, path12, options2 = {}) {
+  try {
+    return readWorktreeTextSync(root, path12, options2);
+  } catch {
+    return void 0;
+  }
+}
 
 // src/engine/template/tree-sitter.ts
 import { createRequire as createRequire3 } from "node:module";
@@ -60072,7 +60150,7 @@ async function testSource(workspace, id, fallbackFile) {
   if (!grammar) return void 0;
   let source;
   try {
-    source = await readFile(safeRepoPath(workspace, file2.startsWith("/") ? file2.slice(join6(workspace, "/").length) : file2), "utf8");
+    source = await readWorktreeText(workspace, file2.startsWith("/") ? file2.slice(join6(workspace, "/").length) : file2, { maxBytes: CONTEXT_READ_LIMIT });
   } catch {
     return void 0;
   }
@@ -60118,7 +60196,7 @@ async function failingTestsBlock(workspace, failing) {
 }
 
 // src/workspace/apply-edits.ts
-import { lstatSync as lstatSync3, readFileSync as readFileSync3 } from "node:fs";
+import { lstatSync as lstatSync2 } from "node:fs";
 import { rm as rm2 } from "node:fs/promises";
 
 // src/workspace/unified-diff.ts
@@ -60840,11 +60918,11 @@ var replacements = Object.entries(specialMainSymbols);
 // node_modules/yoctocolors/base.js
 import tty from "node:tty";
 var hasColors = tty?.WriteStream?.prototype?.hasColors?.() ?? false;
-var format = (open5, close) => {
+var format = (open6, close) => {
   if (!hasColors) {
     return (input3) => input3;
   }
-  const openCode = `\x1B[${open5}m`;
+  const openCode = `\x1B[${open6}m`;
   const closeCode = `\x1B[${close}m`;
   return (input3) => {
     const string4 = input3 + "";
@@ -61170,10 +61248,10 @@ var npmRunPathEnv = ({ env = process5.env, ...options2 } = {}) => {
 import { setTimeout as setTimeout3 } from "node:timers/promises";
 
 // node_modules/execa/lib/terminate/signal.js
-import { constants as constants4 } from "node:os";
+import { constants as constants5 } from "node:os";
 
 // node_modules/human-signals/build/src/main.js
-import { constants as constants3 } from "node:os";
+import { constants as constants4 } from "node:os";
 
 // node_modules/human-signals/build/src/realtime.js
 var getRealtimeSignals = () => {
@@ -61191,7 +61269,7 @@ var SIGRTMIN = 34;
 var SIGRTMAX = 64;
 
 // node_modules/human-signals/build/src/signals.js
-import { constants as constants2 } from "node:os";
+import { constants as constants3 } from "node:os";
 
 // node_modules/human-signals/build/src/core.js
 var SIGNALS2 = [
@@ -61482,7 +61560,7 @@ var normalizeSignal = ({
 }) => {
   const {
     signals: { [name]: constantSignal }
-  } = constants2;
+  } = constants3;
   const supported = constantSignal !== void 0;
   const number4 = supported ? constantSignal : defaultNumber;
   return { name, number: number4, description, supported, action, forced, standard };
@@ -61531,7 +61609,7 @@ var getSignalByNumber = (number4, signals2) => {
   };
 };
 var findSignalByNumber = (number4, signals2) => {
-  const signal = signals2.find(({ name }) => constants3.signals[name] === number4);
+  const signal = signals2.find(({ name }) => constants4.signals[name] === number4);
   if (signal !== void 0) {
     return signal;
   }
@@ -61565,13 +61643,13 @@ var normalizeSignalInteger = (signalInteger, optionName) => {
   throw new TypeError(`Invalid ${optionName} ${signalInteger}: this signal integer does not exist.
 ${getAvailableSignals()}`);
 };
-var getSignalsIntegerToName = () => new Map(Object.entries(constants4.signals).reverse().map(([signalName, signalInteger]) => [signalInteger, signalName]));
+var getSignalsIntegerToName = () => new Map(Object.entries(constants5.signals).reverse().map(([signalName, signalInteger]) => [signalInteger, signalName]));
 var signalsIntegerToName = getSignalsIntegerToName();
 var normalizeSignalName = (signalName, optionName) => {
-  if (signalName in constants4.signals) {
+  if (signalName in constants5.signals) {
     return signalName;
   }
-  if (signalName.toUpperCase() in constants4.signals) {
+  if (signalName.toUpperCase() in constants5.signals) {
     throw new TypeError(`Invalid ${optionName} '${signalName}': please rename it to '${signalName.toUpperCase()}'.`);
   }
   throw new TypeError(`Invalid ${optionName} '${signalName}': this signal name does not exist.
@@ -61579,8 +61657,8 @@ ${getAvailableSignals()}`);
 };
 var getAvailableSignals = () => `Available signal names: ${getAvailableSignalNames()}.
 Available signal numbers: ${getAvailableSignalIntegers()}.`;
-var getAvailableSignalNames = () => Object.keys(constants4.signals).sort().map((signalName) => `'${signalName}'`).join(", ");
-var getAvailableSignalIntegers = () => [...new Set(Object.values(constants4.signals).sort((signalInteger, signalIntegerTwo) => signalInteger - signalIntegerTwo))].join(", ");
+var getAvailableSignalNames = () => Object.keys(constants5.signals).sort().map((signalName) => `'${signalName}'`).join(", ");
+var getAvailableSignalIntegers = () => [...new Set(Object.values(constants5.signals).sort((signalInteger, signalIntegerTwo) => signalInteger - signalIntegerTwo))].join(", ");
 var getSignalDescription = (signal) => signalsByName[signal].description;
 
 // node_modules/execa/lib/terminate/timeout.js
@@ -62398,7 +62476,7 @@ var ENCODING_ALIASES = {
 var serializeEncoding = (encoding) => typeof encoding === "string" ? `"${encoding}"` : String(encoding);
 
 // node_modules/execa/lib/arguments/command-file.js
-import { openSync, readSync, closeSync } from "node:fs";
+import { openSync as openSync2, readSync as readSync2, closeSync as closeSync2 } from "node:fs";
 import { Buffer as Buffer3 } from "node:buffer";
 import path6 from "node:path";
 import process7 from "node:process";
@@ -62565,11 +62643,11 @@ var readShebang = (file2) => {
   const buffer = Buffer3.alloc(SHEBANG_BYTE_LENGTH);
   let bytesRead = 0;
   try {
-    const fileDescriptor = openSync(file2, "r");
+    const fileDescriptor = openSync2(file2, "r");
     try {
-      bytesRead = readSync(fileDescriptor, buffer, 0, SHEBANG_BYTE_LENGTH, 0);
+      bytesRead = readSync2(fileDescriptor, buffer, 0, SHEBANG_BYTE_LENGTH, 0);
     } finally {
-      closeSync(fileDescriptor);
+      closeSync2(fileDescriptor);
     }
   } catch {
     return void 0;
@@ -67992,7 +68070,7 @@ async function applyEdits(root, edits) {
   const originals = /* @__PURE__ */ new Map();
   const read = (path12) => {
     if (contents.has(path12)) return contents.get(path12) ?? null;
-    const text = lstatSync3(safeRepoPath(root, path12), { throwIfNoEntry: false }) ? readFileSync3(editableRepoFile(root, path12), "utf8") : null;
+    const text = lstatSync2(safeRepoPath(root, path12), { throwIfNoEntry: false }) ? readWorktreeTextSync(root, path12) : null;
     originals.set(path12, text);
     contents.set(path12, text);
     return text;
@@ -68269,7 +68347,7 @@ ${numbered3}`;
 }
 async function contextText(workspace, path12) {
   try {
-    return await readRepoFile(workspace, path12);
+    return await readWorktreeText(workspace, path12);
   } catch (error62) {
     if (error62 instanceof UnsafePathError) return void 0;
     throw error62;
@@ -75551,8 +75629,8 @@ var ChatCompletionStream = class _ChatCompletionStream extends AbstractChatCompl
       const structuredResponse = isParseableResponseFormat(__classPrivateFieldGet(this, _ChatCompletionStream_params, "f")?.response_format);
       const boundedSnapshot = structuredResponse || __classPrivateFieldGet(this, _ChatCompletionStream_hasAutoParseableTool, "f");
       const messageSnapshot = boundedSnapshot ? captureStructuredMessageSnapshot(choiceSnapshot) : choiceSnapshot.message;
-      const refusal = boundedSnapshot ? captureStructuredJSONSnapshot(messageSnapshot, "refusal") : messageSnapshot.refusal;
-      const parseableContent = !refusal && structuredResponse;
+      const refusal2 = boundedSnapshot ? captureStructuredJSONSnapshot(messageSnapshot, "refusal") : messageSnapshot.refusal;
+      const parseableContent = !refusal2 && structuredResponse;
       const messageContent = parseableContent ? captureStructuredJSONSnapshot(messageSnapshot, "content") : messageSnapshot.content;
       if (delta?.content != null && messageSnapshot.role === "assistant" && messageContent) {
         this._emit("content", delta.content, messageContent);
@@ -75562,10 +75640,10 @@ var ChatCompletionStream = class _ChatCompletionStream extends AbstractChatCompl
           parsed: messageSnapshot.parsed
         });
       }
-      if (delta?.refusal != null && messageSnapshot.role === "assistant" && refusal) {
+      if (delta?.refusal != null && messageSnapshot.role === "assistant" && refusal2) {
         this._emit("refusal.delta", {
           delta: delta.refusal,
-          snapshot: refusal
+          snapshot: refusal2
         });
       }
       if (choice.logprobs?.content != null && messageSnapshot.role === "assistant") {
@@ -75681,22 +75759,22 @@ var ChatCompletionStream = class _ChatCompletionStream extends AbstractChatCompl
     const structuredResponse = isParseableResponseFormat(__classPrivateFieldGet(this, _ChatCompletionStream_params, "f")?.response_format);
     const boundedSnapshot = structuredResponse || __classPrivateFieldGet(this, _ChatCompletionStream_hasAutoParseableTool, "f");
     const messageSnapshot = boundedSnapshot ? captureStructuredMessageSnapshot(choiceSnapshot) : choiceSnapshot.message;
-    const refusal = boundedSnapshot ? captureStructuredJSONSnapshot(messageSnapshot, "refusal") : messageSnapshot.refusal;
-    const parseableContent = !refusal && structuredResponse;
+    const refusal2 = boundedSnapshot ? captureStructuredJSONSnapshot(messageSnapshot, "refusal") : messageSnapshot.refusal;
+    const parseableContent = !refusal2 && structuredResponse;
     const content = parseableContent ? captureStructuredJSONSnapshot(messageSnapshot, "content") : messageSnapshot.content;
-    if (content != null && (content !== "" || !refusal && !messageSnapshot.tool_calls?.length && !messageSnapshot.function_call) && !state2.content_done) {
+    if (content != null && (content !== "" || !refusal2 && !messageSnapshot.tool_calls?.length && !messageSnapshot.function_call) && !state2.content_done) {
       if (parseableContent && __classPrivateFieldGet(this, _ChatCompletionStream_currentChatCompletionSnapshot, "f")) {
         __classPrivateFieldGet(this, _ChatCompletionStream_instances, "m", _ChatCompletionStream_validateStructuredSnapshots).call(this, __classPrivateFieldGet(this, _ChatCompletionStream_currentChatCompletionSnapshot, "f"));
       }
       state2.content_done = true;
       this._emit("content.done", {
         content,
-        parsed: refusal ? null : parseResponseFormatContent(__classPrivateFieldGet(this, _ChatCompletionStream_params, "f")?.response_format, parseableContent ? validateStructuredJSONSnapshot(content) : content)
+        parsed: refusal2 ? null : parseResponseFormatContent(__classPrivateFieldGet(this, _ChatCompletionStream_params, "f")?.response_format, parseableContent ? validateStructuredJSONSnapshot(content) : content)
       });
     }
-    if (refusal && !state2.refusal_done) {
+    if (refusal2 && !state2.refusal_done) {
       state2.refusal_done = true;
-      this._emit("refusal.done", { refusal });
+      this._emit("refusal.done", { refusal: refusal2 });
     }
     if (choiceSnapshot.logprobs?.content && !state2.logprobs_content_done) {
       state2.logprobs_content_done = true;
@@ -75720,19 +75798,19 @@ var ChatCompletionStream = class _ChatCompletionStream extends AbstractChatCompl
         continue;
       }
       const message = captureStructuredMessageSnapshot(choice);
-      const refusal = captureStructuredJSONSnapshot(message, "refusal");
+      const refusal2 = captureStructuredJSONSnapshot(message, "refusal");
       const content = captureStructuredJSONSnapshot(message, "content");
       const validatedTools = /* @__PURE__ */ new Map();
       const toolCalls = captureSnapshotArray(message, "tool_calls", MAX_STREAM_TOOL_CALLS, "tool-call");
       validatedMessages.set(choice, Object.freeze({
         message,
         content,
-        refusal,
+        refusal: refusal2,
         toolCallCollection: toolCalls,
         toolCalls: validatedTools
       }));
       const state2 = __classPrivateFieldGet(this, _ChatCompletionStream_choiceEventStates, "f")[choice.index];
-      if (parseableContent && !refusal && typeof content === "string") {
+      if (parseableContent && !refusal2 && typeof content === "string") {
         validateStructuredJSONSnapshot(content, finalJSONBudget, __classPrivateFieldGet(this, _ChatCompletionStream_partialJSONParseBudget, "f"));
       }
       for (const [index, identity3] of state2?.tool_call_identities ?? []) {
@@ -75851,16 +75929,16 @@ var ChatCompletionStream = class _ChatCompletionStream extends AbstractChatCompl
       }
       if (logprobs) {
         if (choice.logprobs) {
-          const { content: content2, refusal: refusal2, ...rest3 } = logprobs;
+          const { content: content2, refusal: refusal3, ...rest3 } = logprobs;
           assertIsEmpty(rest3);
           assignOwnProperties(choice.logprobs, rest3);
           if (content2) {
             (_a8 = choice.logprobs).content ?? (_a8.content = []);
             choice.logprobs.content.push(...content2);
           }
-          if (refusal2) {
+          if (refusal3) {
             (_b2 = choice.logprobs).refusal ?? (_b2.refusal = []);
-            choice.logprobs.refusal.push(...refusal2);
+            choice.logprobs.refusal.push(...refusal3);
           }
         } else {
           choice.logprobs = { ...logprobs };
@@ -75889,16 +75967,16 @@ var ChatCompletionStream = class _ChatCompletionStream extends AbstractChatCompl
         continue;
       }
       __classPrivateFieldGet(this, _ChatCompletionStream_audioDoneChoiceIndexes, "f").delete(index);
-      const { audio, content, refusal, function_call, role, ...capturedDeltaFields } = delta;
+      const { audio, content, refusal: refusal2, function_call, role, ...capturedDeltaFields } = delta;
       const { tool_calls: capturedToolCallDelta, ...rest2 } = capturedDeltaFields;
       const tool_calls = hasOwn(capturedDeltaFields, "tool_calls") ? capturedToolCallDelta : delta.tool_calls;
       assertIsEmpty(rest2);
       assignOwnProperties(choice.message, rest2);
-      if (audio?.expires_at != null && audio.id == null && audio.data == null && audio.transcript == null && content == null && refusal == null && function_call == null && role == null && tool_calls == null && Object.keys(rest2).length === 0) {
+      if (audio?.expires_at != null && audio.id == null && audio.data == null && audio.transcript == null && content == null && refusal2 == null && function_call == null && role == null && tool_calls == null && Object.keys(rest2).length === 0) {
         __classPrivateFieldGet(this, _ChatCompletionStream_audioDoneChoiceIndexes, "f").add(index);
       }
-      if (refusal) {
-        choice.message.refusal = (choice.message.refusal || "") + refusal;
+      if (refusal2) {
+        choice.message.refusal = (choice.message.refusal || "") + refusal2;
       }
       if (role) {
         choice.message.role = role;
@@ -82621,8 +82699,8 @@ function agentFormatParser(format2) {
   if (ownJSONValue(format2, "type") !== "json_schema" || !schema) {
     throw new OpenAIError("Typed agent formats require own enumerable type and schema data properties");
   }
-  const parse7 = descriptor.value;
-  return { type: "json_schema", schema, $parseRaw: (text) => parse7.call(format2, text) };
+  const parse8 = descriptor.value;
+  return { type: "json_schema", schema, $parseRaw: (text) => parse8.call(format2, text) };
 }
 function snapshotJSONProperty(object2, key, capture = (value) => value) {
   const descriptor = Object.getOwnPropertyDescriptor(object2, key);
@@ -91449,17 +91527,17 @@ var OpenAI = class {
     const request2 = authentication instanceof X509WorkloadIdentityAuth ? Promise.resolve(options2).then((resolved) => authentication.runRequest(() => this.makeRequest(resolved, remainingRetries, void 0), this)) : this.makeRequest(options2, remainingRetries, void 0);
     return this.responsePromise(request2);
   }
-  responsePromise(request2, parse7 = (client, props) => this.parseResponseWithTimeout(client, props)) {
+  responsePromise(request2, parse8 = (client, props) => this.parseResponseWithTimeout(client, props)) {
     const promise2 = new APIPromise(this, request2, (client, props) => {
       const resume = __classPrivateFieldGet(this, _OpenAI_responseAttempts, "f").get(props.controller)?.continueRequest;
-      return resume ? resume(() => parse7(client, props)) : parse7(client, props);
+      return resume ? resume(() => parse8(client, props)) : parse8(client, props);
     });
     promise2.withResponse = async () => {
       const data = await promise2;
       const { response } = await request2;
       return { data, response, request_id: response.headers.get("x-request-id") };
     };
-    promise2._thenUnwrap = (transform2) => this.responsePromise(request2, async (client, props) => addRequestID(transform2(await parse7(client, props), props), props.response));
+    promise2._thenUnwrap = (transform2) => this.responsePromise(request2, async (client, props) => addRequestID(transform2(await parse8(client, props), props), props.response));
     return promise2;
   }
   async parseResponseWithTimeout(client, props) {
@@ -92549,63 +92627,8 @@ function isUndiciDispatcherVersionMismatchError(error62) {
 var _a7;
 _a7 = brand_privateBedrockClient;
 
-// src/llm/prompts.ts
-var import_yaml4 = __toESM(require_dist(), 1);
-import { readFileSync as readFileSync4 } from "node:fs";
-import { fileURLToPath as fileURLToPath4 } from "node:url";
-
-// src/llm/sanitize-untrusted.ts
-var HTML_COMMENT = /<!--[\s\S]*?(-->|$)/g;
-var INVISIBLE = /[\u200B-\u200D\u2060-\u2064\uFEFF\u00AD\u180E]|\u034F/g;
-var BIDI = /[\u202A-\u202E\u2066-\u2069\u200E\u200F\u061C]/g;
-var TAGS = /[\u{E0000}-\u{E007F}]/gu;
-var HIDDEN_HTML = /<(\w+)[^>]*(\bhidden\b|display\s*:\s*none|visibility\s*:\s*hidden)[^>]*>[\s\S]*?<\/\1\s*>/gi;
-var MARKDOWN_COMMENT = /^\s*\[(\/\/|comment|#)\]:\s*(#|<>)\s*(\(.*\)|".*"|'.*')\s*$/gim;
-var DELIMITER = /<\/?\s*untrusted\b[^>]*>/gi;
-function sanitizeUntrusted(text) {
-  return text.replace(HTML_COMMENT, "").replace(HIDDEN_HTML, "").replace(MARKDOWN_COMMENT, "").replace(INVISIBLE, "").replace(BIDI, "").replace(TAGS, "").replace(DELIMITER, (m2) => m2.replace("<", "&lt;")).replace(/\r\n?/g, "\n");
-}
-function untrustedBlock(name, text) {
-  return `<untrusted name="${name}">
-${sanitizeUntrusted(text)}
-</untrusted>`;
-}
-
-// src/llm/prompts.ts
+// src/config/llm-stages.ts
 var STAGES = ["localize", "reproduce", "plan", "verify-plan", "check-verification", "implement", "instrument", "analyze-error", "explain", "refine", "generate", "self-debug", "knowledge"];
-var promptSchema = external_exports.strictObject({
-  stage: external_exports.enum(STAGES),
-  temperature: external_exports.number().min(0).max(2),
-  system: external_exports.string().min(1),
-  user: external_exports.string().min(1)
-});
-var PROMPTS_DIR = fileURLToPath4(new URL("../../prompts/", new URL("../../src/llm/prompts.ts", import.meta.url).href));
-var cache = /* @__PURE__ */ new Map();
-function loadPrompt(stage, dir = PROMPTS_DIR) {
-  const cached4 = dir === PROMPTS_DIR ? cache.get(stage) : void 0;
-  if (cached4) return cached4;
-  const parsed = promptSchema.safeParse((0, import_yaml4.parse)(readFileSync4(`${dir}${stage}.yml`, "utf8")));
-  if (!parsed.success) throw new Error(`prompts/${stage}.yml is invalid: ${parsed.error.issues.map((i3) => `${i3.path.join(".")}: ${i3.message}`).join("; ")}`);
-  if (parsed.data.stage !== stage) throw new Error(`prompts/${stage}.yml declares stage "${parsed.data.stage}"`);
-  if (dir === PROMPTS_DIR) cache.set(stage, parsed.data);
-  return parsed.data;
-}
-function renderTemplate(template, vars) {
-  return template.replace(/\{\{\s*(untrusted:)?([a-zA-Z][\w-]*)\s*\}\}/g, (_3, untrusted, name) => {
-    if (untrusted) {
-      const value2 = vars.untrusted?.[name];
-      if (value2 === void 0) throw new Error(`prompt variable untrusted:${name} was not given`);
-      return untrustedBlock(name, value2);
-    }
-    const value = vars.trusted?.[name];
-    if (value === void 0) throw new Error(`prompt variable ${name} was not given`);
-    return value;
-  });
-}
-function renderPrompt(stage, vars) {
-  const prompt = loadPrompt(stage);
-  return { system: renderTemplate(prompt.system, vars), user: renderTemplate(prompt.user, vars), temperature: prompt.temperature };
-}
 
 // src/config/llm-env.ts
 var DEFAULT_MODEL = "gpt-4o-mini";
@@ -92661,9 +92684,9 @@ function extractJson(answer) {
     const fenced = tryParse((match[1] ?? "").trim());
     if (fenced.ok) return fenced;
   }
-  for (const open5 of ["{", "["]) {
+  for (const open6 of ["{", "["]) {
     let tries = 0;
-    for (let start = text.indexOf(open5); start !== -1 && tries++ < 64; start = text.indexOf(open5, start + 1)) {
+    for (let start = text.indexOf(open6); start !== -1 && tries++ < 64; start = text.indexOf(open6, start + 1)) {
       const end = balancedEnd(text, start);
       if (end === -1) continue;
       const inner = tryParse(text.slice(start, end + 1));
@@ -92697,7 +92720,7 @@ function balancedEnd(text, start) {
   return -1;
 }
 
-// src/llm/prices.ts
+// src/config/prices.ts
 var priceTableSchema = external_exports.record(external_exports.string().min(1), external_exports.strictObject({ input: external_exports.number().min(0), cachedInput: external_exports.number().min(0), output: external_exports.number().min(0) }));
 var DEFAULT_PRICES = {
   "gpt-4o": { input: 2.5, cachedInput: 1.25, output: 10 },
@@ -92710,6 +92733,76 @@ function costOf(model, usage, prices = DEFAULT_PRICES) {
   if (!price) return 0;
   const uncached = Math.max(0, usage.promptTokens - usage.cachedTokens);
   return (uncached * price.input + usage.cachedTokens * price.cachedInput + usage.completionTokens * price.output) / 1e6;
+}
+function pricesFromEnv(env) {
+  const text = env.AUTOGEN_PRICES?.trim();
+  if (!text) return DEFAULT_PRICES;
+  let data;
+  try {
+    data = JSON.parse(text);
+  } catch {
+    throw new Error("AUTOGEN_PRICES is not JSON: set it to a JSON object of model names to {input, cachedInput, output} dollars per million tokens");
+  }
+  const parsed = priceTableSchema.safeParse(data);
+  if (!parsed.success) throw new Error(`AUTOGEN_PRICES is invalid (${parsed.error.issues[0]?.path.join(".")}: ${parsed.error.issues[0]?.message}): each model needs input, cachedInput and output prices, in dollars per million tokens`);
+  return { ...DEFAULT_PRICES, ...parsed.data };
+}
+
+// src/llm/prompts.ts
+var import_yaml4 = __toESM(require_dist(), 1);
+import { readFileSync as readFileSync3 } from "node:fs";
+import { fileURLToPath as fileURLToPath4 } from "node:url";
+
+// src/llm/sanitize-untrusted.ts
+var HTML_COMMENT = /<!--[\s\S]*?(-->|$)/g;
+var INVISIBLE = /[\u200B-\u200D\u2060-\u2064\uFEFF\u00AD\u180E]|\u034F/g;
+var BIDI = /[\u202A-\u202E\u2066-\u2069\u200E\u200F\u061C]/g;
+var TAGS = /[\u{E0000}-\u{E007F}]/gu;
+var HIDDEN_HTML = /<(\w+)[^>]*(\bhidden\b|display\s*:\s*none|visibility\s*:\s*hidden)[^>]*>[\s\S]*?<\/\1\s*>/gi;
+var MARKDOWN_COMMENT = /^\s*\[(\/\/|comment|#)\]:\s*(#|<>)\s*(\(.*\)|".*"|'.*')\s*$/gim;
+var DELIMITER = /<\/?\s*untrusted\b[^>]*>/gi;
+function sanitizeUntrusted(text) {
+  return text.replace(HTML_COMMENT, "").replace(HIDDEN_HTML, "").replace(MARKDOWN_COMMENT, "").replace(INVISIBLE, "").replace(BIDI, "").replace(TAGS, "").replace(DELIMITER, (m2) => m2.replace("<", "&lt;")).replace(/\r\n?/g, "\n");
+}
+function untrustedBlock(name, text) {
+  return `<untrusted name="${name}">
+${sanitizeUntrusted(text)}
+</untrusted>`;
+}
+
+// src/llm/prompts.ts
+var promptSchema = external_exports.strictObject({
+  stage: external_exports.enum(STAGES),
+  temperature: external_exports.number().min(0).max(2),
+  system: external_exports.string().min(1),
+  user: external_exports.string().min(1)
+});
+var PROMPTS_DIR = fileURLToPath4(new URL("../../prompts/", new URL("../../src/llm/prompts.ts", import.meta.url).href));
+var cache = /* @__PURE__ */ new Map();
+function loadPrompt(stage, dir = PROMPTS_DIR) {
+  const cached4 = dir === PROMPTS_DIR ? cache.get(stage) : void 0;
+  if (cached4) return cached4;
+  const parsed = promptSchema.safeParse((0, import_yaml4.parse)(readFileSync3(`${dir}${stage}.yml`, "utf8")));
+  if (!parsed.success) throw new Error(`prompts/${stage}.yml is invalid: ${parsed.error.issues.map((i3) => `${i3.path.join(".")}: ${i3.message}`).join("; ")}`);
+  if (parsed.data.stage !== stage) throw new Error(`prompts/${stage}.yml declares stage "${parsed.data.stage}"`);
+  if (dir === PROMPTS_DIR) cache.set(stage, parsed.data);
+  return parsed.data;
+}
+function renderTemplate(template, vars) {
+  return template.replace(/\{\{\s*(untrusted:)?([a-zA-Z][\w-]*)\s*\}\}/g, (_3, untrusted, name) => {
+    if (untrusted) {
+      const value2 = vars.untrusted?.[name];
+      if (value2 === void 0) throw new Error(`prompt variable untrusted:${name} was not given`);
+      return untrustedBlock(name, value2);
+    }
+    const value = vars.trusted?.[name];
+    if (value === void 0) throw new Error(`prompt variable ${name} was not given`);
+    return value;
+  });
+}
+function renderPrompt(stage, vars) {
+  const prompt = loadPrompt(stage);
+  return { system: renderTemplate(prompt.system, vars), user: renderTemplate(prompt.user, vars), temperature: prompt.temperature };
 }
 
 // src/llm/response-format.ts
@@ -92842,7 +92935,7 @@ async function streamCompletion(sdk, body, options2) {
       return { answer: choice?.message.content ?? null, refusal: choice?.message.refusal ?? null, finishReason: choice?.finish_reason ?? null, usage: usageOf(completion.usage), chunks: 0 };
     }
     let content = "";
-    let refusal = "";
+    let refusal2 = "";
     for await (const chunk of stream) {
       arm();
       if (chunk.usage) partial2.usage = usageOf(chunk.usage);
@@ -92853,12 +92946,12 @@ async function streamCompletion(sdk, body, options2) {
         partial2.chunks++;
       }
       if (choice.delta.refusal) {
-        refusal += choice.delta.refusal;
+        refusal2 += choice.delta.refusal;
         partial2.chunks++;
       }
       if (choice.finish_reason) partial2.finishReason = choice.finish_reason;
       partial2.answer = content || null;
-      partial2.refusal = refusal || null;
+      partial2.refusal = refusal2 || null;
       if (partial2.chunks > options2.maxTokens + 16) {
         partial2.finishReason = "length";
         break;
@@ -92918,7 +93011,7 @@ function openAiLlmClient(options2) {
   const prices = { ...DEFAULT_PRICES, ...options2.prices };
   const formats = options2.responseFormats ?? processResponseFormats;
   const formatKey = endpointKey(endpoint2.baseURL, model);
-  const scrub = options2.scrub ?? ((text) => text);
+  const { scrub } = options2;
   function stageCap(stage, asked) {
     const cap = endpoint2.maxTokens?.byStage[stage] ?? options2.maxCompletionTokens ?? endpoint2.maxTokens?.default ?? DEFAULT_MAX_TOKENS_PER_CALL;
     return Math.min(cap, asked ?? cap);
@@ -93003,8 +93096,8 @@ function openAiLlmClient(options2) {
         { role: "user", content: prompt.user }
       ];
       for (let attempt = 1; attempt <= 2; attempt++) {
-        const { answer, refusal, finishReason } = await exchange(stage, messages, temperature, jsonSchema, attempt, maxTokens);
-        if (refusal) throw new LlmStageError(stage, `the model refused: ${refusal}`, answer);
+        const { answer, refusal: refusal2, finishReason } = await exchange(stage, messages, temperature, jsonSchema, attempt, maxTokens);
+        if (refusal2) throw new LlmStageError(stage, `the model refused: ${refusal2}`, answer);
         if (finishReason === "length") throw new LlmStageError(stage, `the answer was cut off at the completion token limit (${maxTokens}; AUTOGEN_LLM_MAX_TOKENS_PER_CALL raises it)`, answer);
         const problem = validate3(answer, schema);
         if (problem.ok) return { value: problem.value, attempts: attempt };
@@ -93071,9 +93164,10 @@ var CandidateLimits = class {
   }
   /** A run of the unchanged code: its slowest test and its time outside the tests. */
   learn(report2) {
-    const times = report2.tests.map((t2) => t2.durationMs ?? 0).filter((ms2) => Number.isFinite(ms2) && ms2 >= 0);
-    const inTests = times.reduce((a2, b5) => a2 + b5, 0);
-    this.slowestMs = times.reduce((a2, b5) => Math.max(a2, b5), this.slowestMs);
+    const sane = (t2) => Number.isFinite(t2.durationMs ?? 0) && (t2.durationMs ?? 0) >= 0;
+    const inTests = report2.tests.filter(sane).reduce((a2, t2) => a2 + (t2.durationMs ?? 0), 0);
+    const timed = report2.tests.filter((t2) => sane(t2) && !stoppedByLimit(t2)).map((t2) => t2.durationMs ?? 0);
+    this.slowestMs = timed.reduce((a2, b5) => Math.max(a2, b5), this.slowestMs);
     this.overheadMs = Math.max(this.overheadMs, report2.run.durationMs - inTests, 0);
     this.suiteSize = Math.max(this.suiteSize, report2.tests.length);
     this.learned = true;
@@ -93092,13 +93186,16 @@ var CandidateLimits = class {
     };
   }
 };
+function stoppedByLimit(test) {
+  return (test.status === "fail" || test.status === "error") && /\btimed out after \d+(?:\.\d+)? ?(?:ms|s)\b/.test(test.message ?? "");
+}
 function candidateTimedOut(report2) {
   const limit2 = report2.run.limit;
   return limit2 && (limit2.name === "wall-time" || limit2.name === "test-time") ? limit2.message : void 0;
 }
 
 // src/engine/lpw/workspace-changes.ts
-import { readFileSync as readFileSync5, existsSync as existsSync2 } from "node:fs";
+import { existsSync as existsSync2 } from "node:fs";
 import { rm as rm3, writeFile, mkdir as mkdir2 } from "node:fs/promises";
 import { dirname as dirname3 } from "node:path";
 var WorkspaceChanges = class {
@@ -93111,7 +93208,7 @@ var WorkspaceChanges = class {
     for (const path12 of edits.flatMap((e) => e.kind === "rename" ? [e.from, e.to] : [e.path])) {
       if (this.originals.has(path12)) continue;
       const full = safeRepoPath(this.root, path12);
-      this.originals.set(path12, existsSync2(full) ? readFileSync5(full, "utf8") : null);
+      this.originals.set(path12, existsSync2(full) ? readWorktreeTextSync(this.root, path12) : null);
     }
     await applyEdits(this.root, edits);
   }
@@ -93132,7 +93229,7 @@ var WorkspaceChanges = class {
     const files = [];
     for (const [path12, before] of [...this.originals].sort(([a2], [b5]) => a2.localeCompare(b5))) {
       const full = safeRepoPath(this.root, path12);
-      const after = existsSync2(full) ? readFileSync5(full, "utf8") : null;
+      const after = existsSync2(full) ? readWorktreeTextSync(this.root, path12) : null;
       if (after === before) continue;
       files.push(path12);
       parts.push(fileDiff(path12, before, after));
@@ -93207,6 +93304,33 @@ var AttemptLog = class {
     this.release(attempt, diff);
   }
 };
+
+// src/engine/run/check-test-outcomes.ts
+function stoppedTests(before, after) {
+  const now = new Map(after.tests.map((t2) => [t2.id, t2]));
+  const stopped = [];
+  for (const test of before.tests) {
+    const later = now.get(test.id);
+    if (later) {
+      if (later.status === "skip" && test.status !== "skip") stopped.push({ id: test.id, before: test.status, now: "skipped" });
+      continue;
+    }
+    if (test.status === "error" && collectedNow(test, after)) continue;
+    stopped.push({ id: test.id, before: test.status, now: "missing" });
+  }
+  return stopped;
+}
+function collectedNow(entry, after) {
+  const forms = new Set([entry.id, entry.id.replaceAll(".", "/"), entry.file].filter((f3) => f3 !== void 0 && f3.length > 0));
+  const stem = (path12) => path12.replace(/\.(py|[cm]?[jt]sx?)$/, "");
+  return after.tests.some((t2) => [t2.id, t2.file ?? ""].some((id) => [...forms].some((form) => id !== form && stem(id).startsWith(stem(form)))));
+}
+function describeStopped(stopped, shown2 = 10) {
+  const listed = stopped.slice(0, shown2).map((s) => `${s.id} (now ${s.now})`);
+  const more = stopped.length > shown2 ? `, and ${stopped.length - shown2} more` : "";
+  const count2 = stopped.length === 1 ? "1 test that ran before did" : `${stopped.length} tests that ran before did`;
+  return `tampering: ${count2} not run after: ${listed.join(", ")}${more}`;
+}
 
 // src/engine/run/regression-gate.ts
 function regressionGate(baseline, after) {
@@ -93333,10 +93457,18 @@ var StrategyRun = class {
     const workspace = options2.workspace ?? this.task.workspace;
     const index = candidate.index ?? this.log.next();
     this.outcome.cost.candidatesTried += 1;
-    const record2 = (result, report2) => {
+    const record2 = (result, report2, reason) => {
       const failed2 = failingTests(report2).length;
-      const timedOut = result === "plausible" ? void 0 : candidateTimedOut(report2);
-      const attempt = { ...candidate, index, result: timedOut ? "timed-out" : result, passed: report2.tests.length - failed2, failed: failed2, ...timedOut ? { limit: timedOut } : {} };
+      const timedOut = result === "plausible" || result === "tampering" ? void 0 : candidateTimedOut(report2);
+      const attempt = {
+        ...candidate,
+        index,
+        result: timedOut ? "timed-out" : result,
+        passed: report2.tests.length - failed2,
+        failed: failed2,
+        ...timedOut ? { limit: timedOut } : {},
+        ...reason ? { reason } : {}
+      };
       this.log.record(attempt, options2.diff);
       return { attempt, report: report2 };
     };
@@ -93345,12 +93477,16 @@ var StrategyRun = class {
       if (!allPassed(first2)) return record2("still-failing", first2);
     }
     const visible = await this.test(base.visible, workspace, this.limits.limitFor(base.visible));
+    const stoppedVisible = failingTests(visible).length === 0 && !candidateTimedOut(visible) ? stoppedTests(base.before, visible) : [];
+    if (stoppedVisible.length > 0) return record2("tampering", visible, describeStopped(stoppedVisible));
     if (!allPassed(visible)) return record2(options2.first ? "visible-regressed" : "still-failing", visible);
     const evidence = { after: evidenceOf(visible) };
     this.evidence.set(index, evidence);
     if (this.task.regression && base.regression) {
       const regression = await this.test(this.task.regression, workspace, this.limits.limitFor(this.task.regression));
       evidence.regressionAfter = evidenceOf(regression);
+      const stopped = stoppedTests(base.regression, regression);
+      if (stopped.length > 0 && !candidateTimedOut(regression)) return record2("tampering", regression, describeStopped(stopped));
       if (!regressionGate(base.regression, regression).held || candidateTimedOut(regression)) return record2("regression-failed", regression);
     }
     return record2("plausible", visible);
@@ -93413,12 +93549,12 @@ import { tmpdir as tmpdir3 } from "node:os";
 import { join as join9 } from "node:path";
 
 // src/verify/sandbox/workspace-grants.ts
-import { realpathSync as realpathSync2 } from "node:fs";
+import { realpathSync as realpathSync3 } from "node:fs";
 import { resolve as resolve3 } from "node:path";
 var grants = /* @__PURE__ */ new Map();
 function real(path12) {
   try {
-    return realpathSync2(path12);
+    return realpathSync3(path12);
   } catch {
     return resolve3(path12);
   }
@@ -93462,7 +93598,7 @@ async function instrumentedRun(workspace, edits, testId2, verifier) {
 }
 
 // src/engine/knowledge/knowledge-search.ts
-import { lstatSync as lstatSync4, readdirSync as readdirSync2, readFileSync as readFileSync6 } from "node:fs";
+import { lstatSync as lstatSync3, readdirSync as readdirSync2 } from "node:fs";
 import { join as join10, relative as relative3 } from "node:path";
 var CHUNK_LINES = 30;
 var MAX_FILES = 2e3;
@@ -93474,7 +93610,8 @@ function onDiskKnowledge(workspace) {
     let files = 0;
     const add = (path12) => {
       if (files++ > MAX_FILES) return;
-      const text = readFileSync6(path12, "utf8");
+      const text = tryReadWorktreeTextSync(workspace, relative3(workspace, path12), { maxBytes: 512 * 1024 });
+      if (text === void 0) return;
       const lines = text.split("\n");
       for (let i3 = 0; i3 < lines.length; i3 += CHUNK_LINES) {
         const key = `${relative3(workspace, path12)}:${i3 + 1}`;
@@ -93502,7 +93639,7 @@ function onDiskKnowledge(workspace) {
   };
   const plain = (full) => {
     try {
-      return lstatSync4(safeRepoPath(workspace, relative3(workspace, full)), { throwIfNoEntry: false });
+      return lstatSync3(safeRepoPath(workspace, relative3(workspace, full)), { throwIfNoEntry: false });
     } catch (error62) {
       if (error62 instanceof UnsafePathError) return void 0;
       throw error62;
@@ -93686,7 +93823,7 @@ Fix: ${analysis.fix}`, explanation }, untrusted: { failures, code } },
     const files = [.../* @__PURE__ */ new Set([...this.contextFiles, ...this.changes.diff().files])].filter((f3) => !this.task.isTestFile(f3));
     const parts = [];
     for (const file2 of files) {
-      const text = await readFile2(join11(this.task.workspace, file2), "utf8").catch(() => void 0);
+      const text = await tryReadWorktreeText(this.task.workspace, file2, { maxBytes: CONTEXT_READ_LIMIT });
       if (text !== void 0) parts.push(`--- ${file2}
 ${text}`);
     }
@@ -93694,7 +93831,7 @@ ${text}`);
   }
   sourceLine(file2, line) {
     try {
-      return readFileSync7(safeRepoPath(this.task.workspace, file2), "utf8").split("\n")[line - 1];
+      return readWorktreeTextSync(this.task.workspace, file2, { maxBytes: CONTEXT_READ_LIMIT }).split("\n")[line - 1];
     } catch {
       return void 0;
     }
@@ -93710,12 +93847,11 @@ ${t2.steps.map((s) => `  after step ${s.step}: ${s.value}`).join("\n")}
 }
 
 // src/engine/reproduce/with-reproduction.ts
-import { readFile as readFile4, rm as rm6 } from "node:fs/promises";
+import { rm as rm6 } from "node:fs/promises";
 
 // src/engine/reproduce/reproduce-issue.ts
 import { existsSync as existsSync3 } from "node:fs";
-import { readFile as readFile3, rm as rm5 } from "node:fs/promises";
-import { join as join12 } from "node:path";
+import { rm as rm5 } from "node:fs/promises";
 async function reproduceIssue(task, llm, cost, options2 = {}) {
   const maxAttempts = options2.attempts ?? 3;
   const problem = task.description ?? "";
@@ -93723,7 +93859,7 @@ async function reproduceIssue(task, llm, cost, options2 = {}) {
   const context = await buildContext(task.workspace, { query: `${problem}
 ${namedIdentifiers(problem).join(" ")}`, mentioned: namedFiles(problem, sources), isTestFile: task.isTestFile });
   const examples = await testExamples(task, context.files);
-  const sourceText = (await Promise.all(sources.slice(0, 400).map((f3) => readFile3(join12(task.workspace, f3), "utf8").catch(() => "")))).join("\n");
+  const sourceText = (await Promise.all(sources.slice(0, 400).map(async (f3) => await tryReadWorktreeText(task.workspace, f3, { maxBytes: CONTEXT_READ_LIMIT }) ?? ""))).join("\n");
   const rejections = [];
   for (let attempt = 1; attempt <= maxAttempts; attempt++) {
     task.onProgress?.({ kind: "stage", stage: "reproduce", detail: `attempt ${attempt} of ${maxAttempts}` });
@@ -93806,7 +93942,7 @@ async function testExamples(task, located) {
   const tests = repoFiles(task.workspace).filter((f3) => task.isTestFile(f3) && isSourceFile(f3));
   if (tests.length === 0) return "(no existing tests)";
   const stems = located.map((f3) => (f3.split("/").at(-1) ?? f3).replace(/\.[^.]+$/, "")).filter((s) => s.length > 1 && s !== "__init__" && s !== "index");
-  const texts = await Promise.all(tests.map(async (f3) => ({ f: f3, text: await readFile3(join12(task.workspace, f3), "utf8").catch(() => "") })));
+  const texts = await Promise.all(tests.map(async (f3) => ({ f: f3, text: await tryReadWorktreeText(task.workspace, f3, { maxBytes: CONTEXT_READ_LIMIT }) ?? "" })));
   const score = (text) => stems.filter((s) => text.includes(s)).length;
   const chosen = texts.filter((t2) => t2.text.trim() !== "").sort((a2, b5) => score(b5.text) - score(a2.text)).slice(0, 2);
   return chosen.map((t2) => `--- ${t2.f}
@@ -93862,7 +93998,7 @@ function withReproduction(next, llm, options2 = {}) {
   };
 }
 async function shipTest(outcome, workspace, path12, accepted) {
-  const now = await readFile4(safeRepoPath(workspace, path12), "utf8").catch(() => void 0);
+  const now = await tryReadWorktreeText(workspace, path12);
   if (now !== accepted) {
     Object.assign(outcome, { status: "not-fixed", stopReason: "policy", message: `the change passes the tests only because it ${now === void 0 ? "deleted" : "changed"} the reproduction test ${path12}` });
     return;
@@ -93899,7 +94035,7 @@ ${digest}`, mentioned: failing.flatMap((t2) => t2.file ? [t2.file] : []), isTest
   async code() {
     const parts = [];
     for (const file2 of [.../* @__PURE__ */ new Set([...this.contextFiles, ...this.changes.diff().files])]) parts.push(`--- ${file2}
-${await readRepoFile(this.task.workspace, file2).catch(() => "")}`);
+${await readWorktreeText(this.task.workspace, file2).catch(() => "")}`);
     return parts.join("\n\n") || "(no code located)";
   }
   /** A stage's edits; an answer of no edits ("no code change: …") ends the run. */
@@ -93961,7 +94097,105 @@ function directStrategy(options2) {
 import { cp as cp2, lstat as lstat2, mkdtemp as mkdtemp7, rm as rm11, symlink } from "node:fs/promises";
 import { existsSync as existsSync7 } from "node:fs";
 import { tmpdir as tmpdir8 } from "node:os";
-import { join as join22 } from "node:path";
+import { join as join20 } from "node:path";
+
+// src/engine/check-diff-landed.ts
+import { lstatSync as lstatSync4 } from "node:fs";
+
+// src/workspace/parse-diff.ts
+function parseDiff(diff) {
+  const files = [];
+  let file2;
+  let headerOpen = false;
+  let oldLine = 0;
+  let newLine = 0;
+  let oldLeft = 0;
+  let newLeft = 0;
+  const start = () => {
+    file2 = { oldPath: null, newPath: null, renamed: false, added: [], removed: [] };
+    files.push(file2);
+  };
+  for (const line of diff.split("\n")) {
+    if (file2 && (oldLeft > 0 || newLeft > 0)) {
+      if (line.startsWith("+")) {
+        file2.added.push({ line: newLine++, text: line.slice(1) });
+        newLeft--;
+      } else if (line.startsWith("-")) {
+        file2.removed.push({ line: oldLine++, text: line.slice(1) });
+        oldLeft--;
+      } else if (line.startsWith(" ") || line === "") {
+        oldLine++;
+        newLine++;
+        oldLeft--;
+        newLeft--;
+      }
+      continue;
+    }
+    if (line.startsWith("diff --git ")) {
+      start();
+      headerOpen = true;
+      const m2 = /^diff --git a\/(.+) b\/(.+)$/.exec(line);
+      if (m2 && file2) {
+        file2.oldPath = m2[1] ?? null;
+        file2.newPath = m2[2] ?? null;
+      }
+    } else if (line.startsWith("--- ")) {
+      if (!headerOpen) start();
+      headerOpen = false;
+      if (file2) file2.oldPath = line === "--- /dev/null" ? null : line.slice(4).replace(/^a\//, "");
+    } else if (line.startsWith("+++ ") && file2) {
+      file2.newPath = line === "+++ /dev/null" ? null : line.slice(4).replace(/^b\//, "");
+    } else if (line.startsWith("rename from ") && file2) {
+      file2.oldPath = line.slice(12);
+      file2.renamed = true;
+    } else if (line.startsWith("rename to ") && file2) {
+      file2.newPath = line.slice(10);
+      file2.renamed = true;
+    } else if (line.startsWith("deleted file mode") && file2) {
+      file2.newPath = null;
+    } else if (line.startsWith("new file mode") && file2) {
+      file2.oldPath = null;
+    } else if (line.startsWith("@@")) {
+      const m2 = /^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@/.exec(line);
+      oldLine = Number(m2?.[1] ?? 0);
+      oldLeft = Number(m2?.[2] ?? 1);
+      newLine = Number(m2?.[3] ?? 0);
+      newLeft = Number(m2?.[4] ?? 1);
+      headerOpen = false;
+    }
+  }
+  for (const f3 of files) if (f3.oldPath && f3.newPath && f3.oldPath !== f3.newPath) f3.renamed = true;
+  return files;
+}
+
+// src/engine/check-diff-landed.ts
+async function checkDiffLanded(workspace, outcome) {
+  if (outcome.status !== "fixed") return;
+  const problem = await missingFromWorktree(workspace, outcome.diff);
+  if (!problem) return;
+  Object.assign(outcome, { status: "not-fixed", stopReason: "error", message: `the change passed the tests but is not in the worktree: ${problem}` });
+}
+async function missingFromWorktree(workspace, diff) {
+  const files = parseDiff(diff);
+  if (files.length === 0) return "the diff is empty";
+  for (const file2 of files) {
+    try {
+      if (file2.newPath === null) {
+        if (file2.oldPath !== null && lstatSync4(safeRepoPath(workspace, file2.oldPath), { throwIfNoEntry: false })) return `${file2.oldPath} should be deleted but is still there`;
+        continue;
+      }
+      if (file2.renamed && file2.oldPath !== null && lstatSync4(safeRepoPath(workspace, file2.oldPath), { throwIfNoEntry: false })) return `${file2.oldPath} should be renamed but is still there`;
+      const lines = (await readWorktreeText(workspace, file2.newPath)).split("\n");
+      const wrong = file2.added.find((a2) => lines[a2.line - 1] !== a2.text);
+      if (wrong) return `${file2.newPath}:${wrong.line} does not hold the changed line`;
+    } catch (error62) {
+      if (error62 instanceof UnsafePathError) return error62.message;
+      if (error62.code === "ENOENT") return `${file2.newPath ?? file2.oldPath ?? "a file"} is missing`;
+      throw error62;
+    }
+  }
+  return void 0;
+}
 
 // src/engine/template/mutation.ts
 function applyMutation(source, m2) {
@@ -94271,7 +94505,7 @@ function variablesOf(fn2) {
 // src/engine/template/js-spectra.ts
 import { readdir, mkdtemp as mkdtemp3, rm as rm7 } from "node:fs/promises";
 import { tmpdir as tmpdir4 } from "node:os";
-import { join as join13 } from "node:path";
+import { join as join11 } from "node:path";
 import { fileURLToPath as fileURLToPath5 } from "node:url";
 
 // src/engine/template/reported-files.ts
@@ -94296,21 +94530,28 @@ function reportedFileFilter(workspace) {
 }
 
 // src/verify/read-run-output.ts
-import { constants as constants5 } from "node:fs";
-import { open as open3 } from "node:fs/promises";
+import { constants as constants6 } from "node:fs";
+import { open as open4 } from "node:fs/promises";
 async function readRunOutput(path12, maxBytes) {
-  let handle;
+  let handle2;
   try {
-    handle = await open3(path12, constants5.O_RDONLY | constants5.O_NOFOLLOW | constants5.O_NONBLOCK);
+    handle2 = await open4(path12, constants6.O_RDONLY | (constants6.O_NOFOLLOW ?? 0) | (constants6.O_NONBLOCK ?? 0));
   } catch {
     return void 0;
   }
   try {
-    const stat2 = await handle.stat();
-    if (!stat2.isFile() || stat2.size > maxBytes) return void 0;
-    return await handle.readFile("utf8");
+    const stat2 = await handle2.stat();
+    if (!stat2.isFile() || stat2.nlink > 1 || stat2.size > maxBytes) return void 0;
+    const buffer = Buffer.alloc(stat2.size);
+    let filled = 0;
+    while (filled < buffer.length) {
+      const { bytesRead } = await handle2.read(buffer, filled, buffer.length - filled, filled);
+      if (bytesRead === 0) break;
+      filled += bytesRead;
+    }
+    return buffer.subarray(0, filled).toString("utf8");
   } finally {
-    await handle.close();
+    await handle2.close();
   }
 }
 
@@ -94328,7 +94569,7 @@ async function jsSpectra(workspace, verifier, testIds) {
   const spectra = [];
   const sources = /* @__PURE__ */ new Map();
   for (const id of testIds) {
-    const dir = await mkdtemp3(join13(tmpdir4(), "autogen-v8cov-"));
+    const dir = await mkdtemp3(join11(tmpdir4(), "autogen-v8cov-"));
     try {
       const report2 = await verifier.run(workspace, { kind: "tests", ids: [id] }, { NODE_V8_COVERAGE: dir });
       const result = report2.tests.find((t2) => t2.id === id) ?? report2.tests.find((t2) => t2.status !== "skip");
@@ -94336,7 +94577,7 @@ async function jsSpectra(workspace, verifier, testIds) {
       const lines = /* @__PURE__ */ new Map();
       for (const name of await readdir(dir)) {
         if (!name.endsWith(".json")) continue;
-        const raw = await readRunOutput(join13(dir, name), 256 * 1024 * 1024);
+        const raw = await readRunOutput(join11(dir, name), 256 * 1024 * 1024);
         if (raw === void 0) continue;
         const parsed = coverageSchema.safeParse(JSON.parse(raw));
         if (!parsed.success) continue;
@@ -94351,7 +94592,7 @@ async function jsSpectra(workspace, verifier, testIds) {
           if (path12.includes("/node_modules/")) continue;
           const relative6 = safe.accept(path12, { absolute: true });
           if (relative6 === void 0) continue;
-          const source = sources.get(relative6) ?? await readRepoFile(workspace, relative6);
+          const source = sources.get(relative6) ?? await readWorktreeText(workspace, relative6);
           sources.set(relative6, source);
           const covered = coveredLines(source, script.functions.flatMap((f3) => f3.ranges));
           const set3 = lines.get(relative6) ?? /* @__PURE__ */ new Set();
@@ -94654,16 +94895,16 @@ function firstLine2(text) {
 // src/engine/template/python-spectra.ts
 import { mkdtemp as mkdtemp6, rm as rm10 } from "node:fs/promises";
 import { tmpdir as tmpdir7 } from "node:os";
-import { join as join21 } from "node:path";
+import { join as join19 } from "node:path";
 
 // src/verify/runners/pytest-plugin.ts
-import { delimiter as delimiter2 } from "node:path";
+import { delimiter } from "node:path";
 import { fileURLToPath as fileURLToPath6 } from "node:url";
 var PYTEST_PLUGIN = "autogen_pytest";
 var PYTEST_PLUGIN_DIR = fileURLToPath6(new URL("../../../resources/python/", new URL("../../src/verify/runners/pytest-plugin.ts", import.meta.url).href));
 function withPytestPlugin(env, extra = {}) {
   const base = env ?? {};
-  const pythonPath = [PYTEST_PLUGIN_DIR, ...base.PYTHONPATH ? [base.PYTHONPATH] : []].join(delimiter2);
+  const pythonPath = [PYTEST_PLUGIN_DIR, ...base.PYTHONPATH ? [base.PYTHONPATH] : []].join(delimiter);
   return { ...base, ...extra, PYTHONPATH: pythonPath };
 }
 
@@ -94684,7 +94925,7 @@ function pythonExecutable() {
 import { mkdtemp as mkdtemp5, rm as rm9 } from "node:fs/promises";
 import { existsSync as existsSync6 } from "node:fs";
 import { tmpdir as tmpdir6 } from "node:os";
-import { join as join20 } from "node:path";
+import { join as join18 } from "node:path";
 
 // src/verify/sandbox/bwrap-argv.ts
 var SANDBOX_UID = 65534;
@@ -94735,22 +94976,22 @@ function bwrapArgv(layout, options2, command) {
 // src/verify/sandbox/detect-isolation.ts
 import { mkdtemp as mkdtemp4, rm as rm8 } from "node:fs/promises";
 import { tmpdir as tmpdir5 } from "node:os";
-import { join as join16 } from "node:path";
+import { join as join14 } from "node:path";
 
 // src/verify/sandbox/sandbox-layout.ts
-import { existsSync as existsSync4, lstatSync as lstatSync5, realpathSync as realpathSync3, statSync as statSync4 } from "node:fs";
+import { existsSync as existsSync4, lstatSync as lstatSync5, realpathSync as realpathSync4, statSync as statSync4 } from "node:fs";
 import { homedir as homedir2 } from "node:os";
-import { delimiter as delimiter3, dirname as dirname4, isAbsolute as isAbsolute4, join as join15, relative as relative4, resolve as resolve4, sep as sep4 } from "node:path";
+import { delimiter as delimiter2, dirname as dirname4, isAbsolute as isAbsolute4, join as join13, relative as relative4, resolve as resolve4, sep as sep5 } from "node:path";
 import { fileURLToPath as fileURLToPath7 } from "node:url";
 
 // src/config/data-dir.ts
 import { homedir } from "node:os";
-import { join as join14 } from "node:path";
+import { join as join12 } from "node:path";
 function defaultDataDir(env = process.env, platform2 = process.platform, home = homedir()) {
-  if (platform2 === "win32") return join14(env.LOCALAPPDATA ?? join14(home, "AppData", "Local"), "autogen-bot");
-  if (platform2 === "darwin") return join14(home, "Library", "Application Support", "autogen-bot");
+  if (platform2 === "win32") return join12(env.LOCALAPPDATA ?? join12(home, "AppData", "Local"), "autogen-bot");
+  if (platform2 === "darwin") return join12(home, "Library", "Application Support", "autogen-bot");
   const xdg = env.XDG_DATA_HOME;
-  return join14(xdg && xdg.startsWith("/") ? xdg : join14(home, ".local", "share"), "autogen-bot");
+  return join12(xdg && xdg.startsWith("/") ? xdg : join12(home, ".local", "share"), "autogen-bot");
 }
 
 // src/verify/sandbox/sandbox-layout.ts
@@ -94774,9 +95015,9 @@ function sandboxLayout(request2) {
   hide2(defaultDataDir(env, process.platform, home));
   if (env.AUTOGEN_DB_PATH) hide2(dirname4(resolve4(env.AUTOGEN_DB_PATH)));
   hide2(env.PRIVATE_KEY_PATH ? resolve4(env.PRIVATE_KEY_PATH) : void 0);
-  hide2(join15(process.cwd(), ".env"));
-  hide2(join15(BOT_ROOT, ".env"));
-  for (const path12 of (env.AUTOGEN_SANDBOX_HIDE ?? "").split(delimiter3)) hide2(path12 || void 0);
+  hide2(join13(process.cwd(), ".env"));
+  hide2(join13(BOT_ROOT, ".env"));
+  for (const path12 of (env.AUTOGEN_SANDBOX_HIDE ?? "").split(delimiter2)) hide2(path12 || void 0);
   for (const path12 of request2.hidden ?? []) hide2(path12);
   for (const path12 of ["/run", "/var/tmp", "/var/run", "/root", "/home", "/etc/shadow", "/etc/gshadow", "/etc/ssh"]) hide2(path12);
   for (const path12 of ["/run", "/var/tmp"]) if (existsSync4(path12)) hiddenDirs.add(safeReal(path12));
@@ -94784,20 +95025,20 @@ function sandboxLayout(request2) {
   const workspaceReal = [.../* @__PURE__ */ new Set([...writableRoots.map(safeReal), ...writableRoots.map((p2) => resolve4(p2))])];
   const insideWritable = (path12, strictlyBelow = false) => {
     const resolved = resolve4(path12);
-    return workspaceReal.some((w2) => resolved === w2 || resolved.startsWith(w2 + sep4) && !(strictlyBelow && isOwnGitPointer(resolved, w2)));
+    return workspaceReal.some((w2) => resolved === w2 || resolved.startsWith(w2 + sep5) && !(strictlyBelow && isOwnGitPointer(resolved, w2)));
   };
   const visible = /* @__PURE__ */ new Set();
   const covered = [...hiddenDirs, ...["/tmp", "/dev/shm"].filter((d2) => existsSync4(d2)).map(safeReal)];
   const show = (path12) => {
     if (!isAbsolute4(path12) || !existsSync4(path12)) return;
     const real2 = safeReal(path12);
-    const hiddenParent = covered.find((dir) => real2 === dir || real2.startsWith(dir + sep4));
+    const hiddenParent = covered.find((dir) => real2 === dir || real2.startsWith(dir + sep5));
     if (!hiddenParent) return;
-    const [first2] = relative4(hiddenParent, real2).split(sep4);
-    visible.add(first2 && TOOLCHAIN_HOMES.has(first2) ? join15(hiddenParent, first2) : real2);
+    const [first2] = relative4(hiddenParent, real2).split(sep5);
+    visible.add(first2 && TOOLCHAIN_HOMES.has(first2) ? join13(hiddenParent, first2) : real2);
   };
-  for (const dir of (request2.path ?? env.PATH ?? "").split(delimiter3)) if (dir && !insideWritable(dir)) show(dir);
-  show(join15(BOT_ROOT, "resources"));
+  for (const dir of (request2.path ?? env.PATH ?? "").split(delimiter2)) if (dir && !insideWritable(dir)) show(dir);
+  show(join13(BOT_ROOT, "resources"));
   show(dirname4(process.execPath));
   for (const path12 of request2.readOnly ?? []) if (existsSync4(path12) && !lstatSync5(path12).isSymbolicLink() && !insideWritable(path12, true)) visible.add(safeReal(path12));
   for (const dir of grantedDirectories(request2.workspace)) if (existsSync4(dir) && !insideWritable(dir)) visible.add(dir);
@@ -94813,20 +95054,20 @@ function sandboxLayout(request2) {
   return { ops: orderOps(ops, writable) };
 }
 function orderOps(ops, writable) {
-  const depth = (p2) => p2 === "/" ? 0 : p2.split(sep4).length;
+  const depth = (p2) => p2 === "/" ? 0 : p2.split(sep5).length;
   const kept2 = ops.filter((op, i3) => ops.findIndex((o3) => o3.path === op.path && o3.kind === op.kind) === i3);
   const filtered = kept2.filter((op) => !((op.kind === "tmpfs" || op.kind === "hide-file") && writable.includes(op.path) && op.path !== "/tmp"));
   return filtered.map((op, index) => ({ op, index })).sort((a2, b5) => depth(a2.op.path) - depth(b5.op.path) || a2.index - b5.index).map(({ op }) => op);
 }
 function safeReal(path12) {
   try {
-    return realpathSync3(path12);
+    return realpathSync4(path12);
   } catch {
     return resolve4(path12);
   }
 }
 function isOwnGitPointer(path12, workspace) {
-  return path12 === join15(workspace, ".git");
+  return path12 === join13(workspace, ".git");
 }
 
 // src/verify/sandbox/unshare-argv.ts
@@ -94868,8 +95109,8 @@ async function works(argv) {
   return !result.failed && result.stdout.trim() === "ok";
 }
 async function probe(kind) {
-  const dir = await mkdtemp4(join16(tmpdir5(), "autogen-probe-"));
-  const stage = await mkdtemp4(join16(tmpdir5(), "autogen-root-"));
+  const dir = await mkdtemp4(join14(tmpdir5(), "autogen-probe-"));
+  const stage = await mkdtemp4(join14(tmpdir5(), "autogen-root-"));
   try {
     const layout = sandboxLayout({ workspace: dir, env: {} });
     const command = ["/bin/sh", "-c", "echo ok"];
@@ -94900,7 +95141,7 @@ function detectIsolation() {
 
 // src/verify/sandbox/disk-watch.ts
 import { lstat, readdir as readdir2, statfs } from "node:fs/promises";
-import { join as join17 } from "node:path";
+import { join as join15 } from "node:path";
 var INTERVAL_MS = 500;
 var DEFAULT_FILE_CAP = 2e5;
 function watchDisk(dirs, capBytes, onExceeded, onTooManyFiles = () => void 0, fileCap = DEFAULT_FILE_CAP) {
@@ -94969,7 +95210,7 @@ async function writtenSince(dir, since, limit2) {
       continue;
     }
     for (const entry of entries) {
-      const path12 = join17(current, entry.name);
+      const path12 = join15(current, entry.name);
       if (entry.isDirectory()) {
         stack.push(path12);
       } else if (entry.isFile()) {
@@ -94989,41 +95230,105 @@ function registerSandbox(kill) {
 }
 
 // src/verify/sandbox/process-limit.ts
-import { existsSync as existsSync5, readFileSync as readFileSync8 } from "node:fs";
-import { mkdir as mkdir3, readFile as readFile5, rmdir, writeFile as writeFile2 } from "node:fs/promises";
-import { join as join18 } from "node:path";
+import { existsSync as existsSync5, readFileSync as readFileSync4 } from "node:fs";
+import { mkdir as mkdir3, readFile, rmdir, writeFile as writeFile2 } from "node:fs/promises";
+import { join as join16 } from "node:path";
 import { randomUUID } from "node:crypto";
-var V1 = "/sys/fs/cgroup/pids";
+var V1 = "/sys/fs/cgroup";
 var V22 = "/sys/fs/cgroup";
 var v2Ready;
-async function createProcessLimit(max2) {
+async function createProcessLimit(limits) {
   if (process.getuid?.() !== 0 || process.env.AUTOGEN_SANDBOX_CGROUP === "off") return void 0;
   try {
-    if (existsSync5(join18(V1, "pids.max")) || existsSync5(join18(V1, "cgroup.procs"))) return await make(join18(V1, "autogen"), max2, "cgroup-v1");
-    if (await v2Usable()) return await make(join18(V22, "autogen"), max2, "cgroup-v2");
+    if (existsSync5(join16(V1, "pids", "cgroup.procs")) || existsSync5(join16(V1, "memory", "cgroup.procs"))) return await makeV1(limits);
+    if (await v2Usable()) return await makeV2(limits);
   } catch {
   }
   return void 0;
 }
-async function make(parent, max2, kind) {
+async function makeV2(limits) {
+  const parent = join16(V22, "autogen");
   await mkdir3(parent, { recursive: true });
-  if (kind === "cgroup-v2") await writeFile2(join18(parent, "cgroup.subtree_control"), "+pids").catch(() => void 0);
-  const dir = join18(parent, `run-${randomUUID()}`);
+  await writeFile2(join16(parent, "cgroup.subtree_control"), "+pids").catch(() => void 0);
+  if (limits.memoryBytes) await writeFile2(join16(parent, "cgroup.subtree_control"), "+memory").catch(() => void 0);
+  const dir = join16(parent, `run-${randomUUID()}`);
   await mkdir3(dir);
-  await writeFile2(join18(dir, "pids.max"), String(max2));
-  const procs = join18(dir, "cgroup.procs");
-  const members2 = async () => (await readFile5(procs, "utf8").catch(() => "")).split("\n").filter(Boolean).map(Number);
+  try {
+    await writeFile2(join16(dir, "pids.max"), String(limits.processes));
+    let memory = false;
+    if (limits.memoryBytes && existsSync5(join16(dir, "memory.max"))) {
+      await writeFile2(join16(dir, "memory.max"), String(limits.memoryBytes));
+      await writeFile2(join16(dir, "memory.swap.max"), "0").catch(() => void 0);
+      await writeFile2(join16(dir, "memory.oom.group"), "1").catch(() => void 0);
+      memory = true;
+    }
+    return handle([{ dir, controller: "unified" }], "cgroup-v2", memory);
+  } catch (error62) {
+    await rmdir(dir).catch(() => void 0);
+    throw error62;
+  }
+}
+async function makeV1(limits) {
+  const groups2 = [];
+  const name = `run-${randomUUID()}`;
+  const pids = await makeV1Group("pids", name, { "pids.max": String(limits.processes) });
+  if (pids) groups2.push(pids);
+  let memory = false;
+  if (limits.memoryBytes) {
+    const bytes = String(limits.memoryBytes);
+    const group = await makeV1Group("memory", name, { "memory.limit_in_bytes": bytes, "memory.memsw.limit_in_bytes": bytes, "memory.swappiness": "0" }, ["memory.limit_in_bytes"]);
+    if (group) {
+      groups2.push(group);
+      memory = true;
+    }
+  }
+  return groups2.length > 0 ? handle(groups2, "cgroup-v1", memory) : void 0;
+}
+async function makeV1Group(controller, name, settings, required3 = Object.keys(settings)) {
+  const dir = join16(V1, controller, "autogen", name);
+  try {
+    await mkdir3(dir, { recursive: true });
+    for (const [file2, value] of Object.entries(settings)) {
+      try {
+        await writeFile2(join16(dir, file2), value);
+      } catch (error62) {
+        if (required3.includes(file2)) throw error62;
+      }
+    }
+    return { dir, controller };
+  } catch {
+    await rmdir(dir).catch(() => void 0);
+    return void 0;
+  }
+}
+function handle(groups2, kind, memory) {
+  const procsFiles = groups2.map((g2) => join16(g2.dir, "cgroup.procs"));
+  const members2 = async () => {
+    const all = await Promise.all(procsFiles.map((f3) => readFile(f3, "utf8").catch(() => "")));
+    return [...new Set(all.join("\n").split("\n").filter(Boolean).map(Number))];
+  };
+  const pidsDir = groups2.find((g2) => g2.controller !== "memory")?.dir;
+  const memoryDir = groups2.find((g2) => g2.controller !== "pids")?.dir;
   return {
     kind,
-    // The script is a constant; the file and the command arrive as arguments, never as script text.
-    enter: (argv) => ["/bin/sh", "-c", 'echo $$ > "$1" && shift && exec "$@"', "autogen-cgroup", procs, ...argv],
+    memory,
+    // The script is a constant; the files and the command arrive as arguments, never as script text.
+    enter: (argv) => ["/bin/sh", "-c", 'for f do [ "$f" = -- ] && break; echo $$ > "$f" || exit 125; shift; done; shift; exec "$@"', "autogen-cgroup", ...procsFiles, "--", ...argv],
     async refusals() {
-      const events = await readFile5(join18(dir, "pids.events"), "utf8").catch(() => "");
+      if (!pidsDir) return 0;
+      const events = await readFile(join16(pidsDir, "pids.events"), "utf8").catch(() => "");
       return Number(/^max (\d+)/m.exec(events)?.[1] ?? 0);
     },
+    async oomKills() {
+      if (!memory || !memoryDir) return 0;
+      const file2 = kind === "cgroup-v2" ? "memory.events" : "memory.oom_control";
+      const text = await readFile(join16(memoryDir, file2), "utf8").catch(() => "");
+      return Number(/^oom_kill (\d+)/m.exec(text)?.[1] ?? 0);
+    },
     async killAll() {
-      if (kind === "cgroup-v2" && existsSync5(join18(dir, "cgroup.kill"))) {
-        await writeFile2(join18(dir, "cgroup.kill"), "1").catch(() => void 0);
+      const unified = groups2.find((g2) => g2.controller === "unified");
+      if (unified && existsSync5(join16(unified.dir, "cgroup.kill"))) {
+        await writeFile2(join16(unified.dir, "cgroup.kill"), "1").catch(() => void 0);
         return;
       }
       for (let round = 0; round < 20; round++) {
@@ -95039,12 +95344,14 @@ async function make(parent, max2, kind) {
       }
     },
     async remove() {
-      for (let round = 0; round < 40; round++) {
-        try {
-          await rmdir(dir);
-          return;
-        } catch {
-          await new Promise((resolve8) => setTimeout(resolve8, 25));
+      for (const { dir } of groups2) {
+        for (let round = 0; round < 40; round++) {
+          try {
+            await rmdir(dir);
+            break;
+          } catch {
+            await new Promise((resolve8) => setTimeout(resolve8, 25));
+          }
         }
       }
     }
@@ -95053,8 +95360,8 @@ async function make(parent, max2, kind) {
 async function v2Usable() {
   if (v2Ready !== void 0) return v2Ready;
   try {
-    const controllers = readFileSync8(join18(V22, "cgroup.controllers"), "utf8");
-    v2Ready = controllers.split(/\s+/).includes("pids") && readFileSync8("/proc/self/cgroup", "utf8").trim() === "0::/";
+    const controllers = readFileSync4(join16(V22, "cgroup.controllers"), "utf8");
+    v2Ready = controllers.split(/\s+/).includes("pids") && readFileSync4("/proc/self/cgroup", "utf8").trim() === "0::/";
   } catch {
     v2Ready = false;
   }
@@ -95062,12 +95369,12 @@ async function v2Usable() {
 }
 
 // src/verify/sandbox/resolve-command.ts
-import { accessSync, constants as constants6, statSync as statSync5 } from "node:fs";
-import { delimiter as delimiter4, isAbsolute as isAbsolute5, join as join19, resolve as resolve5 } from "node:path";
+import { accessSync, constants as constants7, statSync as statSync5 } from "node:fs";
+import { delimiter as delimiter3, isAbsolute as isAbsolute5, join as join17, resolve as resolve5 } from "node:path";
 function resolveCommand(command, path12, cwd) {
   const executable = (candidate) => {
     try {
-      accessSync(candidate, constants6.X_OK);
+      accessSync(candidate, constants7.X_OK);
       return statSync5(candidate).isFile();
     } catch {
       return false;
@@ -95077,16 +95384,43 @@ function resolveCommand(command, path12, cwd) {
     const full = isAbsolute5(command) ? command : resolve5(cwd, command);
     return executable(full) ? full : void 0;
   }
-  for (const dir of path12.split(delimiter4)) {
+  for (const dir of path12.split(delimiter3)) {
     if (!dir) continue;
-    const candidate = join19(dir, command);
+    const candidate = join17(dir, command);
     if (executable(candidate)) return candidate;
   }
   return void 0;
 }
 
+// src/verify/sandbox/sandbox-env.ts
+import { delimiter as delimiter4 } from "node:path";
+var PASSED_THROUGH = ["PATH", "LANG", "LC_ALL", "TZ", "TERM"];
+function sandboxEnv(options2) {
+  const parent = options2.parent ?? process.env;
+  const env = {};
+  for (const name of PASSED_THROUGH) {
+    const value = parent[name];
+    if (value !== void 0) env[name] = value;
+  }
+  if (options2.pathPrefix?.length) env.PATH = [...options2.pathPrefix, env.PATH ?? "/usr/bin:/bin"].join(delimiter4);
+  env.PATH ??= "/usr/local/bin:/usr/bin:/bin";
+  env.LANG ??= "C.UTF-8";
+  env.HOME = options2.home;
+  env.TMPDIR = options2.home;
+  env.CI = "true";
+  env.NO_COLOR = "1";
+  env.PYTHONDONTWRITEBYTECODE = "1";
+  env.GIT_TERMINAL_PROMPT = "0";
+  for (const [name, value] of Object.entries(options2.extra ?? {})) {
+    if (FORBIDDEN_ENV_NAMES.test(name)) throw new Error(`environment variable ${name} cannot be set for test runs`);
+    env[name] = value;
+  }
+  return env;
+}
+
 // src/verify/sandbox/run-sandboxed.ts
 var DEFAULT_LIMITS = { fileSizeBytes: 256 * 1024 ** 2, processes: 256, diskBytes: 1024 ** 3 };
+var ADDRESS_SPACE_FLOOR = 2 * 1024 ** 3;
 var DEFAULT_OUTPUT_CAP = 2 * 1024 * 1024;
 var KILL_GRACE_MS = 2e3;
 var DRAIN_MS = 2e3;
@@ -95096,21 +95430,22 @@ async function runSandboxed(argv, options2) {
   const choice = await detectIsolation();
   if ("refused" in choice) return failedToStart([...argv], "none", choice.refused);
   const { isolation } = choice;
-  const home = await mkdtemp5(join20(tmpdir6(), "autogen-home-"));
-  const stage = isolation === "unshare" ? await mkdtemp5(join20(tmpdir6(), "autogen-root-")) : void 0;
+  const home = await mkdtemp5(join18(tmpdir6(), "autogen-home-"));
+  const stage = isolation === "unshare" ? await mkdtemp5(join18(tmpdir6(), "autogen-root-")) : void 0;
   const limits = { ...DEFAULT_LIMITS, ...options2.limits };
-  const processLimit = isolation === "none" ? void 0 : await createProcessLimit(limits.processes);
+  const processLimit = isolation === "none" ? void 0 : await createProcessLimit({ processes: limits.processes, memoryBytes: limits.memoryBytes });
   try {
     const env = sandboxEnv({ home, extra: options2.env ?? {}, pathPrefix: options2.pathPrefix ?? [] });
     if (!resolveCommand(command, env.PATH ?? "", options2.cwd)) return failedToStart([...argv], isolation, `command not found: ${command} (searched PATH=${env.PATH ?? ""})`);
     const writable = [home, ...options2.writablePaths ?? []];
-    const prlimit = prlimitArgv(limits, options2.timeoutMs);
+    const memoryRlimit = limits.memoryBytes !== void 0 && isolation !== "none" && !processLimit?.memory;
+    const prlimit = prlimitArgv(memoryRlimit ? { ...limits, addressSpaceBytes: Math.max(limits.memoryBytes ?? 0, ADDRESS_SPACE_FLOOR) } : limits, options2.timeoutMs);
     const layout = sandboxLayout({ workspace: options2.cwd, writable, readOnly: options2.readOnlyPaths ?? [], hidden: options2.hiddenPaths ?? [], path: process.env.PATH ?? "", tmpBytes: limits.tmpBytes ?? DEFAULT_TMP_BYTES });
     const inner = [...prlimit, ...argv];
     const network = options2.network ?? false;
     let wrapped = isolation === "bwrap" ? bwrapArgv(layout, { cwd: options2.cwd, network }, inner) : isolation === "unshare" ? unshareArgv(layout, { cwd: options2.cwd, network, stage }, inner) : inner;
     if (processLimit) wrapped = processLimit.enter(wrapped);
-    return await spawnCapped(wrapped, [...argv], isolation, env, options2, limits, [options2.cwd, ...writable], processLimit);
+    return await spawnCapped(wrapped, [...argv], isolation, env, options2, limits, [options2.cwd, ...writable], processLimit, memoryRlimit);
   } finally {
     await processLimit?.killAll();
     await processLimit?.remove();
@@ -95134,7 +95469,7 @@ function prlimitArgv(limits, timeoutMs) {
 function failedToStart(argv, isolation, spawnError) {
   return { argv, exitCode: null, signal: null, timedOut: false, durationMs: 0, output: "", outputBytes: 0, outputTruncated: false, isolation, spawnError };
 }
-function spawnCapped(wrapped, argv, isolation, env, options2, limits, watched, processLimit) {
+function spawnCapped(wrapped, argv, isolation, env, options2, limits, watched, processLimit, memoryRlimit) {
   const cap = options2.maxOutputBytes ?? DEFAULT_OUTPUT_CAP;
   const started = performance.now();
   return new Promise((resolve8) => {
@@ -95212,7 +95547,8 @@ function spawnCapped(wrapped, argv, isolation, env, options2, limits, watched, p
       const output2 = Buffer.concat(chunks).toString("utf8");
       void (async () => {
         const refusals = await processLimit?.refusals() ?? 0;
-        const kernel = kernelLimit(code, signal, output2, refusals, limits);
+        const oomKills = await processLimit?.oomKills() ?? 0;
+        const kernel = kernelLimit(code, signal, output2, { refusals, oomKills, memoryRlimit }, limits);
         if (limit2 && kernel && kernel.name !== limit2.name) limit2 = { ...limit2, message: `${limit2.message}; it also ${kernel.message.replace(/^stopped: /, "")}` };
         limit2 ??= kernel;
         resolve8({
@@ -95240,7 +95576,9 @@ function spawnCapped(wrapped, argv, isolation, env, options2, limits, watched, p
     });
   });
 }
-function kernelLimit(code, signal, output2, refusals, limits) {
+function kernelLimit(code, signal, output2, { refusals, oomKills, memoryRlimit }, limits) {
+  if (oomKills > 0) return { name: "memory", message: memoryLimitMessage(limits.memoryBytes ?? 0) };
+  if (memoryRlimit && OUT_OF_MEMORY.test(output2.slice(-4e3))) return { name: "memory", message: memoryLimitMessage(Math.max(limits.memoryBytes ?? 0, ADDRESS_SPACE_FLOOR), " (address space per process: this host gives the bot no memory cgroup)") };
   if (refusals > 0) return { name: "processes", message: `hit the process limit (${limits.processes} processes at once): ${refusals} process${refusals === 1 ? " was" : "es were"} refused` };
   if (signal === "SIGXCPU" || code === 128 + 24) return { name: "cpu-time", message: `stopped: a process used more than its CPU time limit of ${limits.cpuSeconds ?? "the timeout plus 60"} s` };
   if (signal === "SIGXFSZ" || code === 128 + 25 || /File too large|\[Errno 27\]|EFBIG/.test(output2.slice(-4e3))) {
@@ -95248,8 +95586,30 @@ function kernelLimit(code, signal, output2, refusals, limits) {
   }
   return void 0;
 }
+var OUT_OF_MEMORY = /MemoryError|[Cc]annot allocate memory|[Ff]ailed to allocate memory|ENOMEM|out of memory|bad_alloc|Failed to reserve virtual memory/;
+function memoryLimitMessage(bytes, how = "") {
+  const size = bytes % 1024 ** 3 === 0 ? `${bytes / 1024 ** 3} GiB` : `${Math.round(bytes / 1024 ** 2 * 10) / 10} MiB`;
+  return `stopped: used more than ${size}, the test run's memory limit (test.limits.memoryMegabytes)${how}`;
+}
 function mb(bytes) {
   return `${Math.round(bytes / 1024 ** 2 * 10) / 10} MB`;
+}
+
+// src/verify/per-test-limit.ts
+var FLOOR_MS = 1e4;
+var CEILING_MS = 12e4;
+function defaultPerTestMs(runTimeoutMs) {
+  return Math.min(CEILING_MS, Math.max(FLOOR_MS, Math.round(runTimeoutMs / 5)));
+}
+function withPerTestLimit(limit2, runTimeoutMs) {
+  if (limit2?.perTestMs !== void 0) return limit2;
+  const perTestMs = Math.min(defaultPerTestMs(runTimeoutMs), limit2?.timeoutMs ?? runTimeoutMs);
+  const seconds3 = String(Math.round(perTestMs / 100) / 10);
+  return {
+    timeoutMs: limit2?.timeoutMs ?? runTimeoutMs,
+    reason: limit2 ? `${limit2.reason}; one test at most ${seconds3} s` : `the per-test limit of ${seconds3} s (a fifth of the run's limit, 10 s to 2 min)`,
+    perTestMs
+  };
 }
 
 // src/engine/template/python-spectra.ts
@@ -95261,10 +95621,12 @@ var CoverageError = class extends Error {
   }
 };
 async function pythonSpectra(workspace, testIds, options2) {
-  const dir = await mkdtemp6(join21(tmpdir7(), "autogen-trace-"));
+  const dir = await mkdtemp6(join19(tmpdir7(), "autogen-trace-"));
   try {
-    const out = join21(dir, "trace.json");
-    const env = withPytestPlugin(options2.env, { AUTOGEN_TRACE_OUT: out });
+    const out = join19(dir, "trace.json");
+    const given = Number(options2.env?.AUTOGEN_TEST_TIMEOUT ?? 0);
+    const ours = defaultPerTestMs(options2.timeoutMs) / 1e3;
+    const env = withPytestPlugin(options2.env, { AUTOGEN_TRACE_OUT: out, AUTOGEN_TEST_TIMEOUT: String(given > 0 && given < ours ? given : ours) });
     const run3 = await runSandboxed([pythonExecutable(), "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", PYTEST_PLUGIN, ...safeIds(testIds)], { ...options2, cwd: workspace, env, writablePaths: [dir] });
     const text = await readRunOutput(out, 256 * 1024 * 1024);
     if (text === void 0) {
@@ -95334,7 +95696,7 @@ async function repair(task, run3) {
   const warm = slots.map((slot) => task.verifier.openWarm?.(slot));
   try {
     await Promise.all(warm.map((runner) => runner?.prepare(failingIds)));
-    for (const { mutation } of candidates) if (!originals.has(mutation.file)) originals.set(mutation.file, await readRepoFile(task.workspace, mutation.file));
+    for (const { mutation } of candidates) if (!originals.has(mutation.file)) originals.set(mutation.file, await readWorktreeText(task.workspace, mutation.file));
     for (let start = 0; start < candidates.length; start += slots.length) {
       if (task.signal?.aborted) return run3.finish("cancelled", "stopped on request");
       if (start >= task.budget.candidates || performance.now() > deadline) {
@@ -95391,7 +95753,7 @@ async function rankCandidates(workspace, lines) {
   for (const [file2, scores] of byFile) {
     const grammar = grammarForFile(file2);
     if (!grammar || !isEditable(workspace, file2)) continue;
-    const source = await readRepoFile(workspace, file2);
+    const source = await readWorktreeText(workspace, file2);
     const lines2 = new Set(scores.keys());
     const mutations = grammar === "python" ? await pythonMutations(file2, source, lines2) : await jsMutations(file2, source, lines2, grammar);
     for (const mutation of mutations) {
@@ -95416,12 +95778,12 @@ function droppedText(dropped2) {
 async function scratchCopies(workspace, count2) {
   const copies = [];
   for (let i3 = 0; i3 < count2; i3++) {
-    const dir = await mkdtemp7(join22(tmpdir8(), "autogen-slot-"));
-    const gitFile = (await lstat2(join22(workspace, ".git")).catch(() => void 0))?.isFile() ?? false;
+    const dir = await mkdtemp7(join20(tmpdir8(), "autogen-slot-"));
+    const gitFile = (await lstat2(join20(workspace, ".git")).catch(() => void 0))?.isFile() ?? false;
     await cp2(workspace, dir, { recursive: true, filter: (src) => !(gitFile ? /(^|\/)node_modules(\/|$)/ : /(^|\/)(\.git|node_modules)(\/|$)/).test(src.slice(workspace.length)) });
-    if (existsSync7(join22(workspace, "node_modules"))) {
-      await symlink(join22(workspace, "node_modules"), join22(dir, "node_modules"));
-      grantDirectory(dir, join22(workspace, "node_modules"));
+    if (existsSync7(join20(workspace, "node_modules"))) {
+      await symlink(join20(workspace, "node_modules"), join20(dir, "node_modules"));
+      grantDirectory(dir, join20(workspace, "node_modules"));
     }
     shareGrants(workspace, dir);
     copies.push(dir);
@@ -95571,10 +95933,10 @@ function slpwStrategy(options2) {
           plans.set(`p${i3}`, { id: `p${i3}`, steps: value.steps });
           planBandit.add(`p${i3}`);
         }
-        const open5 = new Set(plans.keys());
+        const open6 = new Set(plans.keys());
         const verified = [];
-        for (let round = 0; round < (options2.maxPlanIterations ?? 12) && verified.length < q3 && open5.size > 0; round++) {
-          const id = planBandit.choose([...open5]);
+        for (let round = 0; round < (options2.maxPlanIterations ?? 12) && verified.length < q3 && open6.size > 0; round++) {
+          const id = planBandit.choose([...open6]);
           const plan = plans.get(id);
           const { value } = await options2.llm.call("verify-plan", { trusted: { plan: numbered2(plan.steps) }, untrusted: { tests, code: context.code } }, verificationSchema);
           const right = value.tests.filter((t2) => t2.matches).length;
@@ -95585,18 +95947,18 @@ function slpwStrategy(options2) {
               const child = `${id}.r${round}`;
               plans.set(child, { id: child, steps: value.revisedPlan.steps });
               planBandit.add(child, id);
-              open5.delete(id);
-              open5.add(child);
+              open6.delete(id);
+              open6.add(child);
             }
             continue;
           }
           const check2 = (await options2.llm.call("check-verification", { trusted: { plan: numbered2(plan.steps), verification: formatVerification2(value) } }, checkSchema)).value;
           if (check2.ok) {
             verified.push(plan);
-            open5.delete(id);
+            open6.delete(id);
           }
         }
-        const carried = verified.length > 0 ? verified : [...plans.values()].filter((p2) => open5.has(p2.id)).slice(0, q3);
+        const carried = verified.length > 0 ? verified : [...plans.values()].filter((p2) => open6.has(p2.id)).slice(0, q3);
         outcome.plan.steps = carried[0]?.steps;
         outcome.plan.verified = verified.length > 0;
         outcome.plan.verification = carried[0]?.verification?.tests.map((t2) => ({ test: t2.test, derived: t2.derived, expected: t2.expected, matches: t2.matches }));
@@ -95687,7 +96049,8 @@ function sandboxOptionsFor(test, signal) {
       processes: test.limits.processes,
       diskBytes: test.limits.diskMegabytes * MB,
       fileSizeBytes: test.limits.fileMegabytes * MB,
-      tmpBytes: test.limits.tmpMegabytes * MB
+      tmpBytes: test.limits.tmpMegabytes * MB,
+      memoryBytes: test.limits.memoryMegabytes * MB
     },
     ...signal ? { signal } : {}
   };
@@ -95730,7 +96093,8 @@ function buildTask(input3) {
     regression: { kind: "all" },
     verifier: input3.verifier,
     probe: input3.probe,
-    sandbox: input3.sandbox,
+    // Extra runs (coverage) run the tests as the command does: with its own environment assignments.
+    sandbox: input3.runner.commandEnv ? { ...input3.sandbox, env: { ...input3.sandbox.env, ...input3.runner.commandEnv } } : input3.sandbox,
     runnerName: input3.runner.name,
     isTestFile,
     budget: input3.budget ?? taskBudget(input3.config),
@@ -95824,11 +96188,11 @@ ${evidenceDetails(evidence)}
 </details>`
   ].join("\n");
 }
-var VERDICT = { "pre-existing": "fails on the base too (pre-existing)", flaky: "flaky (different results on identical reruns)", "caused-by-change": "caused by this pull request", passing: "passes on the head here", fixed: "passes on the head here" };
+var VERDICT2 = { "pre-existing": "fails on the base too (pre-existing)", flaky: "flaky (different results on identical reruns)", "caused-by-change": "caused by this pull request", passing: "passes on the head here", fixed: "passes on the head here" };
 function explainAttribution(attribution, where, evidence) {
   const counts = attribution.counts;
   const kinds = [counts["pre-existing"] ? `${counts["pre-existing"]} pre-existing` : "", counts.flaky ? `${counts.flaky} flaky` : "", counts.passing + counts.fixed ? `${counts.passing + counts.fixed} not reproduced` : ""].filter(Boolean).join(", ");
-  const rows = attribution.tests.map((t2) => `| \`${t2.id.replaceAll("|", "\\|")}\` | ${VERDICT[t2.verdict]} | ${t2.base.join(", ") || "not run"} | ${t2.candidate.join(", ") || "not run"} |`);
+  const rows = attribution.tests.map((t2) => `| \`${t2.id.replaceAll("|", "\\|")}\` | ${VERDICT2[t2.verdict]} | ${t2.base.join(", ") || "not run"} | ${t2.candidate.join(", ") || "not run"} |`);
   return [
     `**The failing tests were not caused by this pull request** (${kinds}), so autogen-bot made no change.`,
     "",
@@ -95954,8 +96318,10 @@ function renderReport(outcome, context) {
       if (stillFailing.length > 0) out.push("", `Pre-existing failures (failing before the change too): ${stillFailing.map((t2) => `\`${t2.id}\``).join(", ")}.`);
     }
   }
+  const switchedOff = outcome.attempts.filter((a2) => a2.result === "tampering");
+  if (outcome.policy || switchedOff.length > 0) out.push("", "### Diff policy and test-tampering check", "");
+  for (const a2 of switchedOff.slice(0, MAX_ATTEMPTS_SHOWN)) out.push(`- \u274C attempt ${a2.index} refused: ${(a2.reason ?? "tampering").replaceAll("`", "'")}`);
   if (outcome.policy) {
-    out.push("", "### Diff policy and test-tampering check", "");
     if (outcome.policy.ok) out.push("No protected path touched, within the diff budget, and no test weakened (no deleted or renamed test, no added skip/only/xfail, no removed or changed assertion, no rewritten snapshot).");
     for (const v2 of outcome.policy.violations) out.push(`- \u274C ${v2.rule}: ${v2.detail}`);
     for (const t2 of outcome.policy.tampering) out.push(`- \u26A0\uFE0F ${t2.kind} in \`${t2.file}${t2.line ? `:${t2.line}` : ""}\`: ${t2.detail.replaceAll("`", "'")}`);
@@ -95964,7 +96330,7 @@ function renderReport(outcome, context) {
   out.push("| # | edit | location | result | passed | failed |", "| --- | --- | --- | --- | --- | --- |");
   for (const a2 of outcome.attempts.slice(0, MAX_ATTEMPTS_SHOWN)) {
     const where = a2.file ? `\`${a2.file}${a2.line ? `:${a2.line}` : ""}\`` : "";
-    out.push(`| ${a2.index} | ${a2.family ? `${a2.family}: ` : ""}${cell(a2.description)}${a2.analysis ? `<br>analysis: ${cell(a2.analysis)}` : ""} | ${where} | ${a2.result}${a2.limit ? `: ${cell(a2.limit)}` : ""} | ${a2.passed} | ${a2.failed} |`);
+    out.push(`| ${a2.index} | ${a2.family ? `${a2.family}: ` : ""}${cell(a2.description)}${a2.analysis ? `<br>analysis: ${cell(a2.analysis)}` : ""} | ${where} | ${a2.result}${a2.limit ? `: ${cell(a2.limit)}` : ""}${a2.reason ? `: ${cell(a2.reason)}` : ""} | ${a2.passed} | ${a2.failed} |`);
   }
   if (outcome.attempts.length > MAX_ATTEMPTS_SHOWN) out.push("", `(${outcome.attempts.length - MAX_ATTEMPTS_SHOWN} more attempts not shown)`);
   out.push("", "</details>");
@@ -96045,7 +96411,7 @@ function verdictOf(base, candidate) {
 }
 
 // src/verify/runners/detect-runner.ts
-import { existsSync as existsSync8, readdirSync as readdirSync3, readFileSync as readFileSync9 } from "node:fs";
+import { existsSync as existsSync8, readdirSync as readdirSync3 } from "node:fs";
 import { join as join23 } from "node:path";
 
 // src/verify/parsers/parse-go-test.ts
@@ -96118,7 +96484,7 @@ function parseTap(output2) {
     if (!match) continue;
     const depth = (match[1] ?? "").length / 4;
     const name = match[3] ?? "";
-    const yaml3 = readYaml(lines, i3 + 1);
+    const yaml3 = readYaml2(lines, i3 + 1);
     if (yaml3.type === "suite") continue;
     const path12 = [...stack.slice(0, depth), name];
     results.push({
@@ -96132,7 +96498,7 @@ function parseTap(output2) {
   }
   return results;
 }
-function readYaml(lines, from) {
+function readYaml2(lines, from) {
   const out = {};
   if (!/^\s*---$/.test(lines[from] ?? "")) return out;
   const base = /^(\s*)\S/.exec(lines[from + 1] ?? "")?.[1]?.length ?? 0;
@@ -96152,8 +96518,113 @@ function readYaml(lines, from) {
   return out;
 }
 
-// src/verify/parsers/parse-tree-console.ts
+// src/verify/parsers/parse-any-tap.ts
 import { stripVTControlCharacters as stripVTControlCharacters8 } from "node:util";
+var RESULT3 = /^(ok|not ok)\b(?: (\d+))?(?: -)?(?: (.*?))?(?: # (SKIP|TODO)\b.*)?$/i;
+var SUMMARY2 = /^# (tests|pass|fail|skip|todo|ok|not ok)\b(\s+\d+)?\s*$/;
+function parseAnyTap(output2) {
+  const text = stripVTControlCharacters8(output2);
+  if (/^\s*# Subtest: /m.test(text)) return parseTap(text);
+  const lines = text.split("\n");
+  if (!lines.some((l3) => RESULT3.test(l3))) return [];
+  const grouped = lines.some((l3, i3) => /^# \S/.test(l3) && !SUMMARY2.test(l3) && RESULT3.test(lines[i3 + 1] ?? ""));
+  return grouped ? groupedResults(lines) : flatResults(lines);
+}
+function flatResults(lines) {
+  const results = [];
+  for (let i3 = 0; i3 < lines.length; i3++) {
+    const match = RESULT3.exec(lines[i3]);
+    if (!match) continue;
+    const name = (match[3] ?? "").trim() || `test ${match[2] ?? String(results.length + 1)}`;
+    const yaml3 = yamlBlock(lines, i3 + 1);
+    results.push({ id: uniqueId(results, name), name, status: statusOf(match), message: match[1] === "ok" ? void 0 : failureMessage2(name, yaml3), details: yaml3 || void 0 });
+  }
+  return results;
+}
+function groupedResults(lines) {
+  const results = [];
+  let current;
+  for (let i3 = 0; i3 < lines.length; i3++) {
+    const line = lines[i3];
+    const header = /^# (.+)$/.exec(line);
+    if (header && !SUMMARY2.test(line)) {
+      const skipped = /^SKIP\s+(.+)$/.exec(header[1] ?? "");
+      const name = (skipped?.[1] ?? header[1] ?? "").trim();
+      current = { id: uniqueId(results, name), name, status: skipped ? "skip" : "pass" };
+      results.push(current);
+      continue;
+    }
+    const match = RESULT3.exec(line);
+    if (!match) continue;
+    current ??= (() => {
+      const first2 = { id: "(outside any test)", name: "(outside any test)", status: "pass" };
+      results.push(first2);
+      return first2;
+    })();
+    if (match[1] !== "ok" && !match[4] && current.status !== "fail") {
+      const assertion = (match[3] ?? "").trim();
+      const yaml3 = yamlBlock(lines, i3 + 1);
+      current.status = "fail";
+      current.message = failureMessage2(assertion, yaml3);
+      current.details = yaml3 || void 0;
+    }
+  }
+  return results;
+}
+function statusOf(match) {
+  if (match[4]) return "skip";
+  return match[1]?.toLowerCase() === "ok" ? "pass" : "fail";
+}
+function uniqueId(results, name) {
+  const taken = new Set(results.map((r2) => r2.id));
+  if (!taken.has(name)) return name;
+  let n2 = 2;
+  while (taken.has(`${name} (${String(n2)})`)) n2++;
+  return `${name} (${String(n2)})`;
+}
+function yamlBlock(lines, from) {
+  if (!/^\s+---\s*$/.test(lines[from] ?? "")) return "";
+  const block = [];
+  for (let i3 = from + 1; i3 < lines.length && !/^\s+\.\.\.\s*$/.test(lines[i3] ?? ""); i3++) block.push(lines[i3]);
+  return block.join("\n");
+}
+function failureMessage2(assertion, yaml3) {
+  const field = (key) => new RegExp(`^\\s*${key}:\\s*(.+)$`, "m").exec(yaml3)?.[1]?.trim();
+  const expected = field("expected");
+  const actual = field("actual");
+  const parts = [assertion, field("operator") && `${field("operator") ?? ""}`, expected !== void 0 ? `expected ${expected}` : void 0, actual !== void 0 ? `actual ${actual}` : void 0];
+  const error62 = field("name");
+  return [error62 && error62 !== assertion ? `${error62}:` : void 0, ...parts].filter((p2) => p2 !== void 0 && p2 !== "").join(" ").trim() || "failed";
+}
+
+// src/verify/runners/command-env.ts
+var ASSIGNMENT = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/s;
+function splitEnvAssignments(argv) {
+  let rest = [...argv];
+  const env = {};
+  if (rest[0] === "env") {
+    rest = rest.slice(1);
+    if (rest[0]?.startsWith("-")) throw new Error(`the test command's "env ${rest[0]}" is not supported: write "env NAME=value ... program args"`);
+  }
+  while (rest.length > 0) {
+    const match = ASSIGNMENT.exec(rest[0] ?? "");
+    if (!match) break;
+    const name = match[1];
+    if (FORBIDDEN_ENV_NAMES.test(name) || /^AUTOGEN_/i.test(name)) {
+      throw new Error(`the test command sets ${name}, which cannot be set for test runs: remove it from the command`);
+    }
+    env[name] = match[2] ?? "";
+    rest = rest.slice(1);
+  }
+  if (rest.length === 0) throw new Error("the test command sets environment variables but names no program to run");
+  return { env, argv: rest };
+}
+
+// src/verify/runners/js-runners.ts
+import { join as join22 } from "node:path";
+
+// src/verify/parsers/parse-tree-console.ts
+import { stripVTControlCharacters as stripVTControlCharacters9 } from "node:util";
 var DIALECTS = {
   jest: {
     mark: /^(\s*)(✓|✕|○ skipped|○|✎ todo)\s+(.*?)(?: \(\d+(?:\.\d+)? m?s\))?$/,
@@ -96181,7 +96652,7 @@ function parseTreeConsole(output2, dialect) {
   const results = [];
   const suites = [];
   let file2;
-  for (const raw of stripVTControlCharacters8(output2).split("\n")) {
+  for (const raw of stripVTControlCharacters9(output2).split("\n")) {
     const line = raw.replace(/\s+$/, "");
     if (d2.stop?.test(line)) {
       if (dialect !== "vitest" || /Test Files|Failed Tests/.test(line)) break;
@@ -96209,6 +96680,158 @@ function parseTreeConsole(output2, dialect) {
     }
   }
   return results;
+}
+
+// src/verify/runners/installed-version.ts
+import { realpathSync as realpathSync5 } from "node:fs";
+import { join as join21 } from "node:path";
+function installedMajor(dir, name) {
+  try {
+    const modules = realpathSync5(join21(dir, "node_modules"));
+    const pkg = JSON.parse(readWorktreeTextSync(modules, `${name}/package.json`, { maxBytes: 1024 * 1024 }));
+    const major = typeof pkg.version === "string" ? /^(\d+)\./.exec(pkg.version)?.[1] : void 0;
+    return major === void 0 ? void 0 : Number(major);
+  } catch {
+    return void 0;
+  }
+}
+
+// src/verify/runners/test-titles.ts
+var FILE = /\.[cm]?[jt]sx?$|\//;
+function fullTitle(id) {
+  const parts = id.split(" > ");
+  return (parts.length > 1 && FILE.test(parts[0] ?? "") ? parts.slice(1) : parts).join(" ");
+}
+function fullTitlePattern(ids) {
+  return `(?:^| )(?:${safeIds(ids).map((id) => escapeRegExp(fullTitle(id))).join("|")})$`;
+}
+function keptArguments(args, reporterOptions) {
+  const kept2 = [];
+  for (let i3 = 0; i3 < args.length; i3++) {
+    const arg = args[i3];
+    const name = arg.split("=")[0] ?? arg;
+    if (reporterOptions.includes(name)) {
+      if (!arg.includes("=")) i3++;
+      continue;
+    }
+    kept2.push(arg);
+  }
+  return kept2;
+}
+
+// src/verify/runners/js-runners.ts
+var binOf = (dir) => join22(dir, "node_modules", ".bin");
+function vitestRunner(args, evidence, dir) {
+  const own2 = keptArguments(args, ["--reporter", "--outputFile", "--outputFile.junit", "--watch", "-w"]).filter((a2) => a2 !== "run" && a2 !== "watch" && a2 !== "dev");
+  return {
+    name: "vitest",
+    evidence,
+    reportFormat: "junit",
+    pathPrefix: [binOf(dir)],
+    selectsByFiltering: true,
+    parseConsole: (output2) => parseTreeConsole(output2, "vitest"),
+    command: (selection, reportPath) => [
+      "vitest",
+      "run",
+      ...own2,
+      "--reporter=default",
+      "--reporter=junit",
+      `--outputFile.junit=${reportPath}`,
+      ...selection.kind === "tests" ? ["-t", fullTitlePattern(selection.ids)] : []
+    ]
+  };
+}
+function jestRunner(args, evidence, dir) {
+  const own2 = keptArguments(args, ["--reporters", "--watch", "--watchAll", "--coverage"]);
+  return {
+    name: "jest",
+    evidence,
+    reportFormat: "none",
+    pathPrefix: [binOf(dir)],
+    selectsByFiltering: true,
+    parseConsole: (output2) => parseTreeConsole(output2, "jest"),
+    command: (selection) => ["jest", "--ci", ...own2, ...selection.kind === "tests" ? ["-t", fullTitlePattern(selection.ids)] : []]
+  };
+}
+function mochaRunner(args, evidence, dir) {
+  const own2 = keptArguments(args, ["--reporter", "-R", "--reporter-option", "--reporter-options", "-O", "--watch", "-w"]);
+  const major = installedMajor(dir, "mocha");
+  const option = major !== void 0 && major < 6 ? "--reporter-options" : "--reporter-option";
+  return {
+    name: "mocha",
+    evidence: major === void 0 ? evidence : `${evidence} (mocha ${String(major)})`,
+    reportFormat: "junit",
+    pathPrefix: [binOf(dir)],
+    selectsByFiltering: true,
+    parseConsole: (output2) => parseTreeConsole(output2, "mocha"),
+    command: (selection, reportPath) => [
+      "mocha",
+      ...own2,
+      "--reporter",
+      "xunit",
+      option,
+      `output=${reportPath}`,
+      ...selection.kind === "tests" ? ["--grep", fullTitlePattern(selection.ids)] : []
+    ]
+  };
+}
+function avaRunner(args, evidence, dir) {
+  const own2 = keptArguments(args, ["--tap", "-t", "--verbose", "-v", "--watch", "-w", "--reporter"]);
+  return {
+    name: "ava",
+    evidence,
+    reportFormat: "none",
+    pathPrefix: [binOf(dir)],
+    selectsByFiltering: true,
+    parseConsole: parseAnyTap,
+    command: (selection) => [
+      "ava",
+      ...own2,
+      "--tap",
+      ...selection.kind === "tests" ? safeIds(selection.ids).flatMap((id) => ["--match", id.split(" \u203A ").at(-1) ?? id]) : []
+    ]
+  };
+}
+function tapRunner(argv, evidence, dir) {
+  return {
+    name: "tap",
+    evidence,
+    reportFormat: "none",
+    pathPrefix: [binOf(dir)],
+    selectsByFiltering: true,
+    parseConsole: parseAnyTap,
+    command: () => [...argv]
+  };
+}
+
+// src/verify/runners/package-script.ts
+var packageSchema = external_exports.object({ scripts: external_exports.record(external_exports.string(), external_exports.string()).optional() }).loose();
+function packageScriptName(argv) {
+  const [tool, first2, second] = argv;
+  if (tool !== "npm" && tool !== "yarn" && tool !== "pnpm") return void 0;
+  if (first2 === "test" || first2 === "t" || first2 === "tst") return "test";
+  if ((first2 === "run" || first2 === "run-script") && second) return second;
+  if (tool !== "npm" && first2 && !first2.startsWith("-")) return first2;
+  return void 0;
+}
+function readPackageScript(dir, argv) {
+  const name = packageScriptName(argv);
+  if (!name) return void 0;
+  let text;
+  try {
+    text = readWorktreeTextSync(dir, "package.json", { maxBytes: 1024 * 1024 });
+  } catch {
+    throw new Error(`the test command "${argv.join(" ")}" runs a package.json script, but the repository has no package.json`);
+  }
+  const parsed = packageSchema.safeParse(JSON.parse(text));
+  const script = parsed.success ? parsed.data.scripts?.[name] : void 0;
+  if (!script) throw new Error(`the test command "${argv.join(" ")}" runs the package.json script "${name}", which package.json does not define`);
+  const at2 = argv.indexOf(name);
+  const extra = argv.slice(at2 + 1).filter((a2) => a2 !== "--");
+  return [lastStep(script), ...extra].join(" ");
+}
+function lastStep(script) {
+  return script.split("&&").at(-1)?.trim() ?? script;
 }
 
 // src/verify/runners/split-command.ts
@@ -96248,23 +96871,24 @@ function splitCommand(line) {
 // src/verify/runners/detect-runner.ts
 var LOOKED_FOR = [
   "pytest (pytest.ini, pyproject.toml [tool.pytest], setup.cfg/tox.ini [pytest], test_*.py)",
-  "package.json scripts.test (vitest, jest, mocha, node --test)",
+  "package.json scripts.test (vitest, jest, mocha, ava, tape or any TAP producer, node --test)",
   "go.mod",
   "Cargo.toml",
   "pom.xml",
   "build.gradle"
 ];
+var MANIFEST_READ_LIMIT = 1024 * 1024;
 function detectRunner(dir, configured) {
-  if (configured) return runnerForCommand(splitCommand(configured), `test.command "${configured}"`, dir);
+  if (configured) return runnerForLine(configured, `test.command "${configured}"`, dir);
   const has2 = (name) => existsSync8(join23(dir, name));
-  const read = (name) => has2(name) ? readFileSync9(join23(dir, name), "utf8") : "";
+  const read = (name) => has2(name) ? tryReadWorktreeTextSync(dir, name, { maxBytes: MANIFEST_READ_LIMIT }) ?? "" : "";
   if (has2("pytest.ini") || /\[tool\.pytest/.test(read("pyproject.toml")) || /\[(tool:)?pytest\]/.test(read("setup.cfg") + read("tox.ini")) || hasPythonTests(dir)) {
     return pytestRunner([], "pytest configuration or test_*.py files");
   }
   if (has2("package.json")) {
     const pkg = JSON.parse(read("package.json"));
     const script = pkg.scripts?.test;
-    if (script && !/no test specified/.test(script)) return runnerForCommand(splitCommand(script.split("&&").at(-1)?.trim() ?? script), `package.json scripts.test "${script}"`, dir);
+    if (script && !/no test specified/.test(script)) return runnerForLine(lastStep(script), `package.json scripts.test "${script}"`, dir);
   }
   if (has2("go.mod")) return goRunner();
   if (has2("Cargo.toml")) return simpleRunner("cargo", ["cargo", "test"], "Cargo.toml", (ids) => ids.slice(0, 1));
@@ -96281,19 +96905,39 @@ function hasPythonTests(dir, depth = 0) {
   }
   return false;
 }
-function runnerForCommand(argv, evidence, dir) {
+function runnerForLine(line, evidence, dir, depth = 0) {
+  const { env, argv } = splitEnvAssignments(splitCommand(line));
+  const script = depth === 0 ? readPackageScript(dir, argv) : void 0;
+  const runner = script !== void 0 ? runnerForLine(script, `${evidence}: package.json script "${script}"`, dir, depth + 1) : runnerForCommand(argv, evidence, dir);
+  return withCommandEnv(runner, env);
+}
+function withCommandEnv(runner, commandEnv) {
+  if (Object.keys(commandEnv).length === 0) return runner;
+  const prepare = runner.prepareEnv;
+  return { ...runner, commandEnv, prepareEnv: (env, options2) => prepare ? prepare({ ...env, ...commandEnv }, options2) : { ...env, ...commandEnv } };
+}
+function runnerForCommand(given, evidence, dir) {
+  const argv = given[0] === "npx" ? afterOptions(given.slice(1)) : given;
   const joined = argv.join(" ");
-  const bin = join23(dir, "node_modules", ".bin");
+  const program = (argv[0] ?? "").split("/").at(-1) ?? "";
+  const rest = argv.slice(1);
   if (/\bpytest\b/.test(joined)) {
     const extra = argv.slice(argv.findIndex((a2) => /pytest$/.test(a2)) + 1);
     return pytestRunner(extra, evidence);
   }
-  if (/\bvitest\b/.test(joined)) return vitestRunner(evidence, bin);
-  if (/\bjest\b/.test(joined)) return jestRunner(evidence, bin);
-  if (/\bmocha\b/.test(joined)) return mochaRunner(evidence, bin);
-  if (argv[0] === "node" && argv.includes("--test")) return nodeTestRunner(argv, evidence);
-  if (argv[0] === "go") return goRunner();
-  return { name: "custom", evidence, reportFormat: "none", pathPrefix: [bin], command: () => argv };
+  if (program === "vitest") return vitestRunner(rest, evidence, dir);
+  if (program === "jest") return jestRunner(rest, evidence, dir);
+  if (program === "mocha" || program === "_mocha") return mochaRunner(rest, evidence, dir);
+  if (program === "ava") return avaRunner(rest, evidence, dir);
+  if (program === "tape" || program === "tap") return tapRunner(argv, evidence, dir);
+  if (program === "node" && argv.includes("--test")) return nodeTestRunner(argv, evidence);
+  if (program === "go") return goRunner();
+  const bin = join23(dir, "node_modules", ".bin");
+  return { name: "custom", evidence, reportFormat: "none", pathPrefix: [bin], parseConsole: parseAnyTap, selectsByFiltering: true, command: () => argv };
+}
+function afterOptions(args) {
+  const at2 = args.findIndex((a2) => !a2.startsWith("-"));
+  return at2 < 0 ? [] : args.slice(at2);
 }
 function pytestRunner(extra, evidence) {
   return {
@@ -96343,50 +96987,6 @@ function nodeTestRunner(argv, evidence) {
     parseConsole: parseTap
   };
 }
-function vitestRunner(evidence, bin) {
-  return {
-    name: "vitest",
-    evidence,
-    reportFormat: "junit",
-    pathPrefix: [bin],
-    parseConsole: (output2) => parseTreeConsole(output2, "vitest"),
-    command: (selection, reportPath) => [
-      "vitest",
-      "run",
-      "--reporter=default",
-      "--reporter=junit",
-      `--outputFile.junit=${reportPath}`,
-      ...selection.kind === "tests" ? ["-t", `^(${safeIds(selection.ids).map((id) => escapeRegExp(id.split(" > ").at(-1) ?? id)).join("|")})$`] : []
-    ]
-  };
-}
-function jestRunner(evidence, bin) {
-  return {
-    name: "jest",
-    evidence,
-    reportFormat: "none",
-    pathPrefix: [bin],
-    parseConsole: (output2) => parseTreeConsole(output2, "jest"),
-    command: (selection) => ["jest", "--ci", ...selection.kind === "tests" ? ["-t", `^(${safeIds(selection.ids).map((id) => escapeRegExp(id.split(" > ").at(-1) ?? id)).join("|")})$`] : []]
-  };
-}
-function mochaRunner(evidence, bin) {
-  return {
-    name: "mocha",
-    evidence,
-    reportFormat: "junit",
-    pathPrefix: [bin],
-    parseConsole: (output2) => parseTreeConsole(output2, "mocha"),
-    command: (selection, reportPath) => [
-      "mocha",
-      "--reporter",
-      "xunit",
-      "--reporter-option",
-      `output=${reportPath}`,
-      ...selection.kind === "tests" ? ["--grep", `^(${safeIds(selection.ids).map(escapeRegExp).join("|")})$`] : []
-    ]
-  };
-}
 function goRunner() {
   return {
     name: "go",
@@ -96403,7 +97003,7 @@ function simpleRunner(name, base, evidence, select) {
 
 // src/workspace/repo-cache.ts
 import { existsSync as existsSync9 } from "node:fs";
-import { mkdir as mkdir4, readFile as readFile6, rm as rm12 } from "node:fs/promises";
+import { mkdir as mkdir4, readFile as readFile2, rm as rm12 } from "node:fs/promises";
 import { createHash } from "node:crypto";
 import { isAbsolute as isAbsolute6, join as join24, resolve as resolve6 } from "node:path";
 var GitWorkspaceError = class extends Error {
@@ -96449,7 +97049,7 @@ var RepoCache = class {
     await rm12(path12, { recursive: true, force: true });
     await mkdir4(join24(this.root, "worktrees"), { recursive: true });
     await this.run(mirror, ["worktree", "add", "--detach", "--quiet", path12, sha], `create worktree ${name}`);
-    const pointer = /^gitdir: (.+)$/m.exec(await readFile6(join24(path12, ".git"), "utf8"))?.[1]?.trim();
+    const pointer = /^gitdir: (.+)$/m.exec(await readFile2(join24(path12, ".git"), "utf8"))?.[1]?.trim();
     if (!pointer) throw new GitWorkspaceError(`create worktree ${name} failed: git wrote no .git file`);
     const gitDir = isAbsolute6(pointer) ? pointer : resolve6(path12, pointer);
     rememberWorktree(path12, { commonDir: mirror, gitDir, sha });
@@ -96634,7 +97234,7 @@ async function beginJob(forge, store, status3, job, override) {
 async function loadJobConfig(forge, store, status3, job, defaultBranch) {
   status3.set("Configuration", "running");
   try {
-    return parseRepoConfigText(await forge.readFile(job.owner, job.repo, REPO_CONFIG_PATH, defaultBranch) ?? "");
+    return await readRepoConfigFromForge(forge, job.owner, job.repo, defaultBranch);
   } catch (error62) {
     if (!(error62 instanceof RepoConfigError)) throw error62;
     status3.set("Configuration", "failed", `${REPO_CONFIG_PATH} is invalid`);
@@ -96651,6 +97251,20 @@ import { mkdtemp as mkdtemp10, rm as rm15 } from "node:fs/promises";
 import { tmpdir as tmpdir11 } from "node:os";
 import { existsSync as existsSync10, statSync as statSync6 } from "node:fs";
 import { isAbsolute as isAbsolute7, join as join27 } from "node:path";
+
+// src/verify/keep-selected.ts
+function keepSelected(report2, selection) {
+  if (selection.kind !== "tests") return report2;
+  const wanted = new Set(selection.ids);
+  const kept2 = report2.tests.filter((t2) => wanted.has(t2.id));
+  if (kept2.length === report2.tests.length) return report2;
+  const run3 = report2.run;
+  const finishedOnItsOwn = !run3.limit && !run3.timedOut && !run3.signal && !run3.spawnError;
+  const othersFailed = failingTests(report2).some((t2) => !wanted.has(t2.id));
+  const selectedFailed = failingTests({ ...report2, tests: kept2 }).length > 0;
+  const exitCode2 = finishedOnItsOwn && run3.exitCode !== 0 && othersFailed && !selectedFailed && kept2.length > 0 ? 0 : run3.exitCode;
+  return { ...report2, run: { ...run3, exitCode: exitCode2 }, tests: kept2, source: kept2.length > 0 ? report2.source : "none" };
+}
 
 // src/verify/read-junit.ts
 var MAX_REPORT_BYTES = 64 * 1024 * 1024;
@@ -97031,12 +97645,13 @@ function openWarmZygote(workspace, runner, options2, cold) {
 var TEST_TIMED_OUT = /\btimed out after (\d+(?:\.\d+)?) ?(ms|s)\b/;
 function localVerifier(runner, options2) {
   const verifier = {
-    async run(workspace, selection, extraEnv, limit2) {
+    async run(workspace, selection, extraEnv, given) {
+      const limit2 = withPerTestLimit(given, options2.timeoutMs);
       const reportDir = await mkdtemp10(join27(tmpdir11(), "autogen-report-"));
-      const tighter = limit2 !== void 0 && limit2.timeoutMs < options2.timeoutMs;
+      const tighter = limit2.timeoutMs < options2.timeoutMs;
       try {
         const reportPath = join27(reportDir, "report.xml");
-        const runnerOptions = { perTestMs: limit2?.perTestMs };
+        const runnerOptions = { perTestMs: limit2.perTestMs };
         const run3 = await runSandboxed(runner.command(selection, reportPath, runnerOptions), {
           ...options2,
           timeoutMs: tighter ? limit2.timeoutMs : options2.timeoutMs,
@@ -97049,8 +97664,9 @@ function localVerifier(runner, options2) {
         });
         if (tighter && run3.limit?.name === "wall-time") run3.limit = { name: "wall-time", message: `timed out after ${String(Math.round(limit2.timeoutMs / 100) / 10)} s (${limit2.reason})` };
         const fromReport = runner.reportFormat === "junit" ? await readJunit(reportPath, workspace) : void 0;
-        const report2 = fromReport ? { run: run3, tests: fromReport, source: "junit" } : consoleReport(run3, runner);
-        if (limit2?.perTestMs !== void 0 && !run3.limit) markTestTimeout(report2, limit2);
+        const read = fromReport ? { run: run3, tests: fromReport, source: "junit" } : consoleReport(run3, runner);
+        const report2 = runner.selectsByFiltering ? keepSelected(read, selection) : read;
+        if (!run3.limit) markTestTimeout(report2, limit2);
         return report2;
       } finally {
         await rm15(reportDir, { recursive: true, force: true });
@@ -97089,8 +97705,8 @@ import { tmpdir as tmpdir13 } from "node:os";
 import { join as join29 } from "node:path";
 
 // src/workspace/commit-files.ts
-import { constants as constants7 } from "node:fs";
-import { lstat as lstat3, mkdtemp as mkdtemp11, open as open4, readlink, rm as rm16, writeFile as writeFile3 } from "node:fs/promises";
+import { constants as constants8 } from "node:fs";
+import { lstat as lstat3, mkdtemp as mkdtemp11, open as open5, readlink, rm as rm16, writeFile as writeFile3 } from "node:fs/promises";
 import { tmpdir as tmpdir12 } from "node:os";
 import { join as join28 } from "node:path";
 var UnsafeCommitError = class extends Error {
@@ -97128,16 +97744,16 @@ async function commitFiles(request2) {
   }
 }
 async function readRegularFile(path12, file2) {
-  const handle = await open4(path12, constants7.O_RDONLY | (constants7.O_NOFOLLOW ?? 0) | (constants7.O_NONBLOCK ?? 0)).catch((error62) => {
+  const handle2 = await open5(path12, constants8.O_RDONLY | (constants8.O_NOFOLLOW ?? 0) | (constants8.O_NONBLOCK ?? 0)).catch((error62) => {
     throw new UnsafeCommitError(`refusing to commit ${file2}: it cannot be opened as a regular file (${error62.code ?? error62.message})`);
   });
   try {
-    const stat2 = await handle.stat();
+    const stat2 = await handle2.stat();
     if (!stat2.isFile()) throw new UnsafeCommitError(`refusing to commit ${file2}: it is not a regular file`);
     if (stat2.nlink > 1) throw new UnsafeCommitError(`refusing to commit ${file2}: it has other hard links, which may be outside the repository`);
-    return { content: await handle.readFile(), mode: stat2.mode };
+    return { content: await handle2.readFile(), mode: stat2.mode };
   } finally {
-    await handle.close();
+    await handle2.close();
   }
 }
 
@@ -97745,7 +98361,7 @@ function annotationsOf(job) {
 import { dirname as dirname8 } from "node:path";
 
 // src/verify/run-setup.ts
-import { existsSync as existsSync12, readFileSync as readFileSync10 } from "node:fs";
+import { existsSync as existsSync12 } from "node:fs";
 import { join as join30 } from "node:path";
 async function runSetup(workspace, test, sandbox) {
   if (!test.setup) return { ran: false };
@@ -97763,7 +98379,7 @@ function missingDependencies(workspace, test) {
   if (!existsSync12(manifest) || existsSync12(join30(workspace, "node_modules"))) return void 0;
   let deps;
   try {
-    const parsed = JSON.parse(readFileSync10(manifest, "utf8"));
+    const parsed = JSON.parse(readWorktreeTextSync(workspace, "package.json", { maxBytes: 1024 * 1024 }));
     deps = Object.keys(parsed.dependencies ?? {}).length + Object.keys(parsed.devDependencies ?? {}).length;
   } catch {
     return void 0;
@@ -97775,10 +98391,10 @@ function missingDependencies(workspace, test) {
 
 // src/verify/install/run-install.ts
 import { cp as cp3, lstat as lstat5, mkdir as mkdir6, readdir as readdir4, readlink as readlink2, rename as rename2, rm as rm19, symlink as symlink2 } from "node:fs/promises";
-import { isAbsolute as isAbsolute8, join as join33, relative as relative5, resolve as resolve7, sep as sep5, dirname as dirname7 } from "node:path";
+import { isAbsolute as isAbsolute8, join as join33, relative as relative5, resolve as resolve7, sep as sep6, dirname as dirname7 } from "node:path";
 
 // src/verify/install/detect-package-manager.ts
-import { existsSync as existsSync13, lstatSync as lstatSync6, readdirSync as readdirSync4, readFileSync as readFileSync11 } from "node:fs";
+import { existsSync as existsSync13, lstatSync as lstatSync6, readdirSync as readdirSync4 } from "node:fs";
 import { join as join31 } from "node:path";
 var REQUIREMENTS = /^requirements[A-Za-z0-9_.-]{0,60}\.txt$/;
 var INSTALL_TARGET_ARG = "{target}";
@@ -97792,7 +98408,7 @@ function detectPackageManager(workspace) {
     return { manager: "pnpm", keyFiles: withManifest("pnpm-lock.yaml", "package.json"), argv: ["pnpm", "install", "--frozen-lockfile"], offlineArgv: ["pnpm", "install", "--frozen-lockfile", "--offline"], target: { kind: "node_modules" } };
   }
   if (has2("yarn.lock")) {
-    const berry = has2(".yarnrc.yml") || readHead(join31(workspace, "yarn.lock")).includes("__metadata:");
+    const berry = has2(".yarnrc.yml") || readHead(workspace, "yarn.lock").includes("__metadata:");
     return berry ? { manager: "yarn", keyFiles: withManifest("yarn.lock", "package.json"), argv: ["yarn", "install", "--immutable"], offlineArgv: void 0, target: { kind: "node_modules" } } : { manager: "yarn", keyFiles: withManifest("yarn.lock", "package.json"), argv: ["yarn", "install", "--frozen-lockfile"], offlineArgv: ["yarn", "install", "--frozen-lockfile", "--offline"], target: { kind: "node_modules" } };
   }
   for (const lockfile of ["bun.lock", "bun.lockb"]) {
@@ -97831,17 +98447,13 @@ function isRegularFile(path12) {
     return false;
   }
 }
-function readHead(path12) {
-  try {
-    return readFileSync11(path12, "utf8").slice(0, 4096);
-  } catch {
-    return "";
-  }
+function readHead(workspace, name) {
+  return tryReadWorktreeTextSync(workspace, name, { maxBytes: 4096, overLimit: "truncate" }) ?? "";
 }
 
 // src/verify/install/install-cache.ts
 import { createHash as createHash2 } from "node:crypto";
-import { existsSync as existsSync14, readFileSync as readFileSync12, realpathSync as realpathSync4 } from "node:fs";
+import { existsSync as existsSync14, realpathSync as realpathSync6 } from "node:fs";
 import { lstat as lstat4, mkdir as mkdir5, mkdtemp as mkdtemp13, readdir as readdir3, rename, rm as rm18, stat, utimes, writeFile as writeFile5 } from "node:fs/promises";
 import { dirname as dirname6, join as join32 } from "node:path";
 var USED = ".autogen-used";
@@ -97862,7 +98474,7 @@ function installCacheKey(workspace, manager, keyFiles, platform2 = `${process.pl
   hash2.update(`autogen-install-v1\0${manager}\0${platform2}\0${extra}\0`);
   for (const name of keyFiles) {
     hash2.update(`${name}\0`);
-    hash2.update(readFileSync12(join32(workspace, name)));
+    hash2.update(readWorktreeBytesSync(workspace, name, { maxBytes: 256 * 1024 * 1024 }));
     hash2.update("\0");
   }
   return `${manager}-${hash2.digest("hex").slice(0, 32)}`;
@@ -98036,7 +98648,7 @@ async function linksOutside(dir) {
       if (info.isSymbolicLink()) {
         const to2 = await readlink2(full);
         const real2 = isAbsolute8(to2) ? to2 : resolve7(dirname7(full), to2);
-        if (real2 !== dir && !real2.startsWith(dir + sep5)) return `node_modules/${relative5(dir, full)} links outside node_modules`;
+        if (real2 !== dir && !real2.startsWith(dir + sep6)) return `node_modules/${relative5(dir, full)} links outside node_modules`;
       } else if (info.isDirectory() && depth === 0 && (name.startsWith("@") || name === ".bin")) {
         const found = await walk(full, depth + 1);
         if (found) return found;
@@ -98066,6 +98678,950 @@ function mergeEnv(repository, installed) {
   const env = { ...repository, ...installed };
   if (installed.PYTHONPATH && repository.PYTHONPATH) env.PYTHONPATH = `${installed.PYTHONPATH}:${repository.PYTHONPATH}`;
   return env;
+}
+
+// node_modules/smol-toml/dist/error.js
+function getLineColFromPtr(string4, ptr) {
+  let lines = string4.slice(0, ptr).split(/\r?\n/);
+  return [lines.length, lines.pop().length + 1];
+}
+function makeCodeBlock(string4, line, column) {
+  let lines = string4.split(/\r?\n/);
+  let codeblock = "";
+  let numberLen = (Math.log10(line + 1) | 0) + 1;
+  for (let i3 = line - 1; i3 <= line + 1; i3++) {
+    let l3 = lines[i3 - 1];
+    if (!l3)
+      continue;
+    codeblock += i3.toString().padEnd(numberLen, " ");
+    codeblock += ":  ";
+    codeblock += l3;
+    codeblock += "\n";
+    if (i3 === line) {
+      codeblock += " ".repeat(numberLen + column + 2);
+      codeblock += "^\n";
+    }
+  }
+  return codeblock;
+}
+var TomlError = class _TomlError extends Error {
+  line;
+  column;
+  codeblock;
+  constructor(message, options2) {
+    const [line, column] = getLineColFromPtr(options2.toml, options2.ptr);
+    const codeblock = makeCodeBlock(options2.toml, line, column);
+    super(`Invalid TOML document: ${message}
+
+${codeblock}`, options2);
+    this.line = line;
+    this.column = column;
+    this.codeblock = codeblock;
+  }
+  /** @internal */
+  static x(message, ctx, ptr) {
+    throw new _TomlError(message, { toml: ctx.s, ptr: ptr ?? ctx.p });
+  }
+};
+
+// node_modules/smol-toml/dist/primitive.js
+function parseString(ctx) {
+  let startPtr = ctx.p;
+  let c5 = ctx.s.charCodeAt(ctx.p++);
+  let first2 = c5;
+  let isLiteral = c5 === 39;
+  let isMultiline = c5 === ctx.s.charCodeAt(ctx.p) && c5 === ctx.s.charCodeAt(ctx.p + 1);
+  if (isMultiline) {
+    if ((c5 = ctx.s.charCodeAt(ctx.p += 2)) === 10)
+      ctx.p++;
+    else if (c5 === 13 && ctx.s.charCodeAt(ctx.p + 1) === 10)
+      ctx.p += 2;
+  }
+  let parsed = "";
+  let sliceStart = ctx.p;
+  let state2 = 0;
+  for (; ctx.p < ctx.s.length; ctx.p++) {
+    c5 = ctx.s.charCodeAt(ctx.p);
+    if (isMultiline && (c5 === 10 || c5 === 13 && ctx.s.charCodeAt(ctx.p + 1) === 10)) {
+      state2 = state2 && 3;
+    } else if (c5 < 32 && c5 !== 9 || c5 === 127) {
+      TomlError.x("control characters are not allowed in strings", ctx);
+    } else if ((!state2 || state2 === 3) && c5 === first2 && (!isMultiline || ctx.s.charCodeAt(ctx.p + 1) === first2 && ctx.s.charCodeAt(ctx.p + 2) === first2)) {
+      if (isMultiline) {
+        if (ctx.s.charCodeAt(ctx.p + 3) === first2)
+          ctx.p++;
+        if (ctx.s.charCodeAt(ctx.p + 3) === first2)
+          ctx.p++;
+      }
+      if (!state2) {
+        let s = ctx.s.slice(sliceStart, ctx.p);
+        parsed = parsed ? parsed + s : s;
+      }
+      ctx.p += isMultiline ? 3 : 1;
+      return parsed;
+    } else if (!state2) {
+      if (!isLiteral && c5 === 92) {
+        parsed += ctx.s.slice(sliceStart, sliceStart = ctx.p);
+        state2 = 1;
+      }
+    } else if (state2 === 1) {
+      if (c5 === 120 || c5 === 117 || c5 === 85) {
+        let errPtr = ctx.p++ - 1;
+        let value = 0;
+        let len = c5 === 120 ? 2 : c5 === 117 ? 4 : 8;
+        for (let j3 = 0; j3 < len; j3++, ctx.p++) {
+          let hex3 = ctx.s.charCodeAt(ctx.p);
+          let digit = (
+            /* 0-9 */
+            hex3 >= 48 && hex3 <= 57 ? hex3 - 48 : (
+              /* A-F */
+              hex3 >= 65 && hex3 <= 70 ? hex3 - 65 + 10 : (
+                /* a-f */
+                hex3 >= 97 && hex3 <= 102 ? hex3 - 97 + 10 : -1
+              )
+            )
+          );
+          if (digit < 0)
+            TomlError.x("invalid non-hex character in unicode escape", ctx);
+          value = value << 4 | digit;
+        }
+        if (value < 0 || value > 1114111 || value >= 55296 && value <= 57343) {
+          TomlError.x("invalid unicode escape", ctx, errPtr);
+        }
+        parsed += String.fromCodePoint(value);
+        sliceStart = ctx.p--;
+        state2 = 0;
+      } else if (isMultiline && (c5 === 32 || c5 === 9)) {
+        state2 = 2;
+      } else {
+        if (c5 === 98)
+          parsed += "\b";
+        else if (c5 === 116)
+          parsed += "	";
+        else if (c5 === 110)
+          parsed += "\n";
+        else if (c5 === 102)
+          parsed += "\f";
+        else if (c5 === 114)
+          parsed += "\r";
+        else if (c5 === 101)
+          parsed += "\x1B";
+        else if (c5 === 34)
+          parsed += '"';
+        else if (c5 === 92)
+          parsed += "\\";
+        else
+          TomlError.x("unrecognised escape sequence", ctx);
+        sliceStart = ctx.p + 1;
+        state2 = 0;
+      }
+    } else if (c5 !== 32 && c5 !== 9) {
+      if (state2 === 2)
+        TomlError.x("invalid escape: only line-ending whitespace may be escaped", ctx, sliceStart);
+      state2 = !isLiteral && c5 === 92 ? 1 : 0;
+      sliceStart = ctx.p;
+    }
+  }
+  TomlError.x("unfinished string", ctx, startPtr);
+}
+
+// node_modules/smol-toml/dist/date.js
+var DATE_TIME_RE = /^(\d{4}-\d{2}-\d{2})?[Tt ]?(?:(\d{2}):\d{2}(?::\d{2}(?:\.\d+)?)?)?(Z|z|[-+]\d{2}:\d{2})?$/i;
+var TomlDate = class _TomlDate extends Date {
+  #hasDate = false;
+  #hasTime = false;
+  #offset = null;
+  constructor(date5, fasttype, unsafeDelim) {
+    let hasDate = true;
+    let hasTime = true;
+    let offset = "Z";
+    let c5;
+    if (typeof date5 === "string") {
+      if (fasttype)
+        prep: {
+          if (fasttype < 3) {
+            if (+date5.slice(11, 13) > 23) {
+              date5 = "";
+              break prep;
+            }
+            if (fasttype === 2) {
+              offset = null;
+              date5 += "Z";
+            } else if ((c5 = date5.charCodeAt(date5.length - 1)) !== 90 && c5 !== 122) {
+              offset = date5.slice(date5.length - 6);
+            }
+            if (unsafeDelim)
+              date5 = date5.slice(0, 10) + "T" + date5.slice(11);
+          } else if (fasttype === 4) {
+            date5 = +date5.slice(0, 2) > 23 ? "" : `0000-01-01T${date5}Z`;
+          }
+          hasDate = fasttype !== 4;
+          hasTime = fasttype !== 3;
+        }
+      else {
+        let match = date5.match(DATE_TIME_RE);
+        if (match) {
+          if (!match[1]) {
+            hasDate = false;
+            date5 = `0000-01-01T${date5}`;
+          }
+          hasTime = !!match[2];
+          hasTime && date5[10] === " " && (date5 = date5.replace(" ", "T"));
+          if (match[2] && +match[2] > 23) {
+            date5 = "";
+          } else {
+            offset = match[3] || null;
+            if (!offset && hasTime)
+              date5 += "Z";
+          }
+        } else {
+          date5 = "";
+        }
+      }
+    }
+    super(date5);
+    if (!isNaN(this.getTime())) {
+      this.#hasDate = hasDate;
+      this.#hasTime = hasTime;
+      this.#offset = offset;
+    }
+  }
+  isDateTime() {
+    return this.#hasDate && this.#hasTime;
+  }
+  isLocal() {
+    return !this.#hasDate || !this.#hasTime || !this.#offset;
+  }
+  isDate() {
+    return this.#hasDate && !this.#hasTime;
+  }
+  isTime() {
+    return this.#hasTime && !this.#hasDate;
+  }
+  isValid() {
+    return this.#hasDate || this.#hasTime;
+  }
+  toISOString() {
+    let iso = super.toISOString();
+    if (this.isDate())
+      return iso.slice(0, 10);
+    if (this.isTime())
+      return iso.slice(11, 23);
+    if (this.#offset === null)
+      return iso.slice(0, -1);
+    if (this.#offset === "Z" || this.#offset === "z")
+      return iso;
+    let offset = +this.#offset.slice(1, 3) * 60 + +this.#offset.slice(4, 6);
+    offset = this.#offset[0] === "-" ? offset : -offset;
+    let offsetDate = new Date(this.getTime() - offset * 6e4);
+    return offsetDate.toISOString().slice(0, -1) + this.#offset;
+  }
+  static wrapAsOffsetDateTime(jsDate, offset = "Z") {
+    let date5 = new _TomlDate(jsDate);
+    date5.#offset = offset;
+    return date5;
+  }
+  static wrapAsLocalDateTime(jsDate) {
+    let date5 = new _TomlDate(jsDate);
+    date5.#offset = null;
+    return date5;
+  }
+  static wrapAsLocalDate(jsDate) {
+    let date5 = new _TomlDate(jsDate);
+    date5.#hasTime = false;
+    date5.#offset = null;
+    return date5;
+  }
+  static wrapAsLocalTime(jsDate) {
+    let date5 = new _TomlDate(jsDate);
+    date5.#hasDate = false;
+    date5.#offset = null;
+    return date5;
+  }
+};
+
+// node_modules/smol-toml/dist/extract.js
+function isDigit(char, base = 10) {
+  return base === 16 ? char > 47 && char < 58 || char > 64 && char < 71 || char > 96 && char < 103 : char > 47 && char < 48 + base;
+}
+function isEndOfValue(char, delim) {
+  return char === 32 || char === 9 || char === 10 || char === 13 || // Structure end or next value delimiter
+  delim && (char === delim || char === 44) || // Comment
+  char === 35;
+}
+function extractValue(ctx, end) {
+  let errPtr = ctx.p;
+  let c5 = ctx.s.charCodeAt(ctx.p);
+  if (c5 === 91 || c5 === 123) {
+    ctx.d-- || TomlError.x("document contains excessively nested structures. aborting.", ctx);
+    let value = c5 === 91 ? parseArray(ctx) : parseInlineTable(ctx);
+    ctx.d++;
+    return value;
+  }
+  if (c5 === 34 || c5 === 39) {
+    return parseString(ctx);
+  }
+  if (c5 === 116) {
+    if (ctx.s.charCodeAt(++ctx.p) !== 114 || ctx.s.charCodeAt(++ctx.p) !== 117 || ctx.s.charCodeAt(++ctx.p) !== 101)
+      TomlError.x("invalid value", ctx, errPtr);
+    return ctx.p++, true;
+  }
+  if (c5 === 102) {
+    if (ctx.s.charCodeAt(++ctx.p) !== 97 || ctx.s.charCodeAt(++ctx.p) !== 108 || ctx.s.charCodeAt(++ctx.p) !== 115 || ctx.s.charCodeAt(++ctx.p) !== 101)
+      TomlError.x("invalid value", ctx, errPtr);
+    return ctx.p++, false;
+  }
+  if (c5 === 43 || c5 === 45) {
+    return parseNumber2(ctx, ctx.p, ctx.s.charCodeAt(++ctx.p), 44 - c5, end);
+  }
+  if (ctx.s.charCodeAt(ctx.p + 4) === 45 && ctx.s.charCodeAt(ctx.p + 7) === 45) {
+    return parseDate(ctx, c5, end);
+  }
+  if (ctx.s.charCodeAt(ctx.p + 2) === 58) {
+    return parseTime(ctx, c5, end);
+  }
+  return parseNumber2(ctx, ctx.p, c5, 0, end);
+}
+function parseNumber2(ctx, startPtr, startChr, sign2, endChr) {
+  let c5 = startChr;
+  let state2 = 0;
+  let hasUnderscores = false;
+  if (c5 === 105) {
+    if (ctx.s.charCodeAt(++ctx.p) !== 110 || ctx.s.charCodeAt(++ctx.p) !== 102)
+      TomlError.x("invalid value", ctx, startPtr);
+    return ctx.p++, (sign2 || 1) / 0;
+  }
+  if (c5 === 110) {
+    if (ctx.s.charCodeAt(++ctx.p) !== 97 || ctx.s.charCodeAt(++ctx.p) !== 110)
+      TomlError.x("invalid value", ctx, startPtr);
+    return ctx.p++, NaN;
+  }
+  if (c5 === 48) {
+    if (++ctx.p >= ctx.s.length || isEndOfValue(c5 = ctx.s.charCodeAt(ctx.p), endChr))
+      return ctx.bi === true ? 0n : 0;
+    if (!sign2) {
+      if (c5 === 120)
+        return parseIntegerBaseN(ctx, startPtr, 16, endChr);
+      else if (c5 === 98)
+        return parseIntegerBaseN(ctx, startPtr, 2, endChr);
+      else if (c5 === 111)
+        return parseIntegerBaseN(ctx, startPtr, 8, endChr);
+    }
+    if (c5 === 46)
+      state2 = 2;
+    else if (c5 === 101 || c5 === 69)
+      state2 = 4;
+    else
+      TomlError.x("illegal leading zero", ctx, startPtr);
+  } else if (!isDigit(c5))
+    TomlError.x("invalid value", ctx, startPtr);
+  while (++ctx.p < ctx.s.length && (c5 = ctx.s.charCodeAt(ctx.p), !isEndOfValue(c5, endChr))) {
+    if (!state2)
+      state2 = 1;
+    if (c5 === 95) {
+      if (!(state2 & 1))
+        TomlError.x("illegal underscore", ctx);
+      state2 += 11;
+      hasUnderscores = true;
+    } else if (state2 === 1 && c5 === 46)
+      state2 = 2;
+    else if ((state2 === 1 || state2 === 3) && (c5 === 101 || c5 === 69))
+      state2 = 4;
+    else if (state2 === 4 && (c5 === 43 || c5 === 45)) {
+      state2 = 6;
+    } else if (!isDigit(c5))
+      TomlError.x(`illegal character in numeric literal`, ctx);
+    else if (state2 > 9)
+      state2 -= 11;
+    else if (!(state2 & 1))
+      state2++;
+  }
+  if (!state2) {
+    let val = (startChr - 48) * (sign2 || 1);
+    return ctx.bi === true ? BigInt(val) : val;
+  }
+  if (!(state2 & 1))
+    TomlError.x("unfinished numeric value", ctx, startPtr);
+  let str = ctx.s.slice(startPtr, ctx.p);
+  if (hasUnderscores)
+    str = str.replaceAll("_", "");
+  return state2 > 1 ? parseFloat(str) : parseInteger(ctx, str, 10, startPtr);
+}
+function parseIntegerBaseN(ctx, startPtr, base, endChr) {
+  let c5, underscore = 1;
+  while (++ctx.p < ctx.s.length && (c5 = ctx.s.charCodeAt(ctx.p), !isEndOfValue(c5, endChr))) {
+    if (c5 === 95) {
+      if (underscore & 1)
+        TomlError.x("illegal underscore", ctx);
+      underscore = 3;
+    } else if (!isDigit(c5, base))
+      TomlError.x(`illegal character in numeric literal`, ctx);
+    else if (underscore & 1)
+      underscore--;
+  }
+  if (underscore & 1)
+    TomlError.x("unfinished numeric value", ctx);
+  let str = ctx.s.slice(startPtr + 2, ctx.p);
+  if (underscore)
+    str = str.replaceAll("_", "");
+  return parseInteger(ctx, str, base, startPtr);
+}
+function parseInteger(ctx, str, base, startPtr) {
+  if (ctx.bi !== true)
+    int: {
+      let val = parseInt(str, base);
+      if (!Number.isSafeInteger(val)) {
+        if (ctx.bi)
+          break int;
+        TomlError.x("integer value cannot be represented losslessly", ctx, startPtr);
+      }
+      return val;
+    }
+  return base === 10 ? BigInt(str) : BigInt((base === 2 ? "0b" : base === 8 ? "0o" : "0x") + str);
+}
+function parseDate(ctx, c5, endChr) {
+  let startPtr = ctx.p++, unsafeSeparator;
+  if (!isDigit(c5) || !isDigit(ctx.s.charCodeAt(ctx.p++)) || !isDigit(ctx.s.charCodeAt(ctx.p++)) || !isDigit(ctx.s.charCodeAt(ctx.p++))) {
+    return parseNumber2(ctx, ctx.p = startPtr, c5, 0, endChr);
+  }
+  ctx.p += 5;
+  if (!isDigit(ctx.s.charCodeAt(ctx.p++)))
+    TomlError.x("invalid date-time: date part is malformed", ctx, startPtr);
+  if (ctx.p >= ctx.s.length || ((c5 = ctx.s.charCodeAt(ctx.p)) !== 32 || (unsafeSeparator = true, !isDigit(ctx.s.charCodeAt(ctx.p + 1)))) && c5 !== 84 && c5 !== 116) {
+    let t3 = ctx.s.slice(startPtr, ctx.p);
+    return readDate(ctx, t3, 3, false, startPtr);
+  }
+  if (ctx.s.charCodeAt(ctx.p += 3) !== 58)
+    TomlError.x("invalid date-time: time part is malformed", ctx, startPtr);
+  if (ctx.s.charCodeAt(ctx.p += 3) === 58)
+    ctx.p += 3;
+  if (ctx.s.charCodeAt(ctx.p) === 46)
+    while (isDigit(ctx.s.charCodeAt(++ctx.p)))
+      ;
+  if (c5 = ctx.s.charCodeAt(ctx.p)) {
+    if (c5 === 90 || c5 === 122) {
+      let t3 = ctx.s.slice(startPtr, ++ctx.p);
+      return readDate(ctx, t3, 1, unsafeSeparator, startPtr, "[+00:00]");
+    }
+    if (c5 === 43 || c5 === 45) {
+      let t3 = ctx.s.slice(startPtr, ctx.p += 6);
+      return readDate(ctx, t3, 1, unsafeSeparator, startPtr, !ctx.ld && "[" + ctx.s.slice(ctx.p - 6, ctx.p) + "]");
+    }
+  }
+  let t2 = ctx.s.slice(startPtr, ctx.p);
+  return readDate(ctx, t2, 2, unsafeSeparator, startPtr);
+}
+function parseTime(ctx, c5, endChr) {
+  let start = ctx.p;
+  if (!isDigit(c5) || !isDigit(ctx.s.charCodeAt(++ctx.p))) {
+    return parseNumber2(ctx, --ctx.p, c5, 0, endChr);
+  }
+  if (ctx.s.charCodeAt(ctx.p += 4) === 58)
+    ctx.p += 3;
+  if (ctx.s.charCodeAt(ctx.p) === 46)
+    while (isDigit(ctx.s.charCodeAt(++ctx.p)))
+      ;
+  let t2 = ctx.s.slice(start, ctx.p);
+  return readDate(ctx, t2, 4, false, start);
+}
+function readDate(ctx, str, type, unsafeDelim, errPtr, temporalSuffix) {
+  if (ctx.ld) {
+    let date5 = new TomlDate(str, type, unsafeDelim);
+    if (!date5.isValid())
+      TomlError.x("invalid date", ctx, errPtr);
+    return date5;
+  }
+  try {
+    if (temporalSuffix)
+      str += temporalSuffix;
+    switch (type) {
+      case 1:
+        return Temporal.ZonedDateTime.from(str);
+      case 2:
+        return Temporal.PlainDateTime.from(str);
+      case 3:
+        return Temporal.PlainDate.from(str);
+      case 4:
+        return Temporal.PlainTime.from(str);
+    }
+  } catch (e) {
+    TomlError.x(e instanceof Error ? e.message : "" + e, ctx, errPtr);
+  }
+}
+
+// node_modules/smol-toml/dist/util.js
+function skipComment(ctx) {
+  for (; ctx.p < ctx.s.length; ctx.p++) {
+    let c5 = ctx.s.charCodeAt(ctx.p);
+    if (c5 === 10)
+      break;
+    if (c5 === 13 && ctx.s.charCodeAt(ctx.p + 1) === 10) {
+      ctx.p++;
+      break;
+    }
+    if (c5 < 32 && c5 !== 9 || c5 === 127) {
+      TomlError.x("control characters are not allowed in comments", ctx);
+    }
+  }
+}
+function skipVoid(ctx, banNewLines, banComments) {
+  let c5;
+  while (ctx.p < ctx.s.length) {
+    while (ctx.p < ctx.s.length && ((c5 = ctx.s.charCodeAt(ctx.p)) === 32 || c5 === 9 || !banNewLines && (c5 === 10 || c5 === 13 && ctx.s.charCodeAt(ctx.p + 1) === 10)))
+      ctx.p++;
+    if (banComments || c5 !== 35)
+      break;
+    skipComment(ctx);
+  }
+}
+
+// node_modules/smol-toml/dist/struct.js
+function parseKey(ctx, end = 61) {
+  let startPtr;
+  let state2 = 0;
+  let parsed = [];
+  let sliceStart;
+  let c5 = ctx.s.charCodeAt(startPtr = ctx.p);
+  do {
+    if (c5 === end) {
+      if (!state2)
+        TomlError.x("unexpected end of key", ctx);
+      if (state2 === 1)
+        parsed.push(ctx.s.slice(sliceStart, ctx.p));
+      return ctx.p++, parsed;
+    } else if (c5 === 46) {
+      if (!state2)
+        TomlError.x("illegal empty bare key", ctx);
+      if (state2 === 1)
+        parsed.push(ctx.s.slice(sliceStart, ctx.p));
+      state2 = 0;
+    } else if (!state2 && (c5 === 34 || c5 === 39)) {
+      if (c5 === ctx.s.charCodeAt(ctx.p + 1) && c5 === ctx.s.charCodeAt(ctx.p + 2))
+        TomlError.x("illegal quoted key: multiline strings are not allowed", ctx);
+      parsed.push(parseString(ctx));
+      state2 = 2;
+      ctx.p--;
+    } else if (c5 === 32 || c5 === 9) {
+      if (state2 === 1) {
+        parsed.push(ctx.s.slice(sliceStart, ctx.p));
+        state2 = 2;
+      }
+    } else if (state2 === 2 || c5 < 48 && c5 !== 45 || c5 > 57 && c5 < 65 || c5 > 90 && c5 < 97 && c5 !== 95 || c5 > 122) {
+      TomlError.x("illegal character in key", ctx);
+    } else if (!state2) {
+      state2 = 1;
+      sliceStart = ctx.p;
+    }
+  } while (c5 = ctx.s.charCodeAt(++ctx.p));
+  TomlError.x("incomplete key-value: cannot find end of key", ctx, startPtr);
+}
+function parseInlineTable(ctx) {
+  let startPtr = ctx.p++;
+  let res = /* @__PURE__ */ Object.create(null);
+  let seen = /* @__PURE__ */ new Set();
+  let c5;
+  while (ctx.p < ctx.s.length) {
+    skipVoid(ctx);
+    if ((c5 = ctx.s.charCodeAt(ctx.p)) === 125) {
+      ctx.p++;
+      return res;
+    }
+    let k2;
+    let t2 = res;
+    let hasOwn2 = false;
+    let errPtr = ctx.p;
+    let key = parseKey(ctx);
+    for (let i3 = 0; i3 < key.length; i3++) {
+      if (i3)
+        t2 = hasOwn2 ? t2[k2] : t2[k2] = /* @__PURE__ */ Object.create(null);
+      k2 = key[i3];
+      if ((hasOwn2 = Object.hasOwn(t2, k2)) && (typeof t2[k2] !== "object" || seen.has(t2[k2]))) {
+        TomlError.x("trying to redefine an already defined value", ctx, errPtr);
+      }
+      let unsafe = k2 === "__proto__";
+      if (ctx.uk && (unsafe || k2 === "constructor")) {
+        t2 = ctx.uk !== 1 && TomlError.x("document contains an unsafe property", ctx, errPtr);
+        break;
+      }
+      if (!hasOwn2 && unsafe) {
+        Object.defineProperty(t2, k2, { enumerable: true, configurable: true, writable: true });
+      }
+    }
+    if (hasOwn2) {
+      TomlError.x("trying to redefine an already defined value", ctx, errPtr);
+    }
+    skipVoid(ctx, true, true);
+    let value = extractValue(
+      ctx,
+      125
+      /* } */
+    );
+    if (t2 && typeof (t2[k2] = value) === "object")
+      seen.add(value);
+    skipVoid(ctx);
+    if ((c5 = ctx.s.charCodeAt(ctx.p++)) === 125) {
+      return res;
+    }
+    if (c5 !== 44)
+      TomlError.x("expected comma or end of structure", ctx, ctx.p - 1);
+  }
+  TomlError.x("unfinished table", ctx, startPtr);
+}
+function parseArray(ctx) {
+  let startPtr = ctx.p++;
+  let res = [];
+  let c5;
+  while (ctx.p < ctx.s.length) {
+    skipVoid(ctx);
+    if ((c5 = ctx.s.charCodeAt(ctx.p)) === 93) {
+      ctx.p++;
+      return res;
+    }
+    res.push(extractValue(
+      ctx,
+      93
+      /* ] */
+    ));
+    skipVoid(ctx);
+    if ((c5 = ctx.s.charCodeAt(ctx.p++)) === 93) {
+      return res;
+    }
+    if (c5 !== 44)
+      TomlError.x("expected comma or end of structure", ctx, ctx.p - 1);
+  }
+  TomlError.x("unfinished array", ctx, startPtr);
+}
+
+// node_modules/smol-toml/dist/parse.js
+function peekTable(ctx, key, table, meta3, type) {
+  let t2 = table;
+  let m2 = meta3;
+  let k2;
+  let hasOwn2 = false;
+  let state2;
+  for (let i3 = 0; i3 < key.length; i3++) {
+    if (i3) {
+      t2 = hasOwn2 ? t2[k2] : t2[k2] = /* @__PURE__ */ Object.create(null);
+      m2 = (state2 = m2[k2]).c;
+      if (type === 0 && (state2.t === 1 || state2.t === 2)) {
+        return null;
+      }
+      if (state2.t === 2) {
+        let l3 = t2.length - 1;
+        t2 = t2[l3];
+        m2 = m2[l3].c;
+      }
+    }
+    k2 = key[i3];
+    if ((hasOwn2 = Object.hasOwn(t2, k2)) && m2[k2]?.t === 0 && m2[k2]?.d) {
+      return null;
+    }
+    if (!hasOwn2) {
+      let unsafe = k2 === "__proto__";
+      if (ctx.uk && (unsafe || k2 === "constructor"))
+        return false;
+      if (unsafe) {
+        Object.defineProperty(t2, k2, { enumerable: true, configurable: true, writable: true });
+        Object.defineProperty(m2, k2, { enumerable: true, configurable: true, writable: true });
+      }
+      m2[k2] = {
+        t: i3 < key.length - 1 && type === 2 ? 3 : type,
+        d: false,
+        i: 0,
+        c: /* @__PURE__ */ Object.create(null)
+      };
+    }
+  }
+  state2 = m2[k2];
+  if (state2.t !== type && !(type === 1 && state2.t === 3)) {
+    return null;
+  }
+  if (type === 2) {
+    if (!state2.d) {
+      state2.d = true;
+      t2[k2] = [];
+    }
+    t2[k2].push(t2 = /* @__PURE__ */ Object.create(null));
+    state2.c[state2.i++] = state2 = { t: 1, d: false, i: 0, c: /* @__PURE__ */ Object.create(null) };
+  }
+  if (state2.d) {
+    return null;
+  }
+  state2.d = true;
+  if (type === 1) {
+    t2 = hasOwn2 ? t2[k2] : t2[k2] = /* @__PURE__ */ Object.create(null);
+  } else if (type === 0 && hasOwn2) {
+    return null;
+  }
+  return [k2, t2, state2.c];
+}
+function validateTablePeek(ctx, peek, ptr) {
+  if (peek === null || ctx.uk === 2)
+    TomlError.x(peek === null ? "trying to redefine an already defined table or value" : "document contains an unsafe property", ctx, ptr);
+}
+function parse7(toml, options2 = {}) {
+  let ctx = {
+    s: toml,
+    p: 0,
+    d: options2.maxDepth ?? 1e3,
+    bi: options2.integersAsBigInt ?? false,
+    ld: options2.useLegacyDate ?? true,
+    uk: options2.unsafeKeyBehaviour === "throw" ? 2 : options2.unsafeKeyBehaviour === "drop" ? 1 : 0
+  };
+  let res = /* @__PURE__ */ Object.create(null);
+  let meta3 = /* @__PURE__ */ Object.create(null);
+  let tmp;
+  let skipping = false;
+  let tbl = res;
+  let m2 = meta3;
+  if (toml.charCodeAt(0) === 65279)
+    ctx.p++;
+  skipVoid(ctx);
+  while (ctx.p < toml.length) {
+    if (toml.charCodeAt(ctx.p) === 91) {
+      let isTableArray = toml.charCodeAt(++ctx.p) === 91;
+      tmp = ctx.p += +isTableArray;
+      skipping = false;
+      let k2 = parseKey(
+        ctx,
+        93
+        /* ] */
+      );
+      if (isTableArray) {
+        if (toml.charCodeAt(ctx.p) !== 93) {
+          TomlError.x("expected end of table array declaration", ctx);
+        }
+        ctx.p++;
+      }
+      let p2 = peekTable(
+        ctx,
+        k2,
+        res,
+        meta3,
+        isTableArray ? 2 : 1
+        /* Type.EXPLICIT */
+      );
+      if (!p2) {
+        validateTablePeek(ctx, p2, tmp);
+        skipping = true;
+      } else {
+        m2 = p2[2];
+        tbl = p2[1];
+      }
+    } else {
+      tmp = ctx.p;
+      let k2 = parseKey(ctx);
+      let p2 = peekTable(
+        ctx,
+        k2,
+        tbl,
+        m2,
+        0
+        /* Type.DOTTED */
+      );
+      if (!p2 && !skipping)
+        validateTablePeek(ctx, p2, tmp);
+      skipVoid(ctx, true, true);
+      let v2 = extractValue(ctx, void 0);
+      if (p2 && !skipping)
+        p2[1][p2[0]] = v2;
+    }
+    skipVoid(ctx, true);
+    if (ctx.p < toml.length && (tmp = toml.charCodeAt(ctx.p)) !== 10 && (tmp !== 13 || toml.charCodeAt(ctx.p + 1) !== 10)) {
+      TomlError.x("each key-value declaration must be followed by an end-of-line", ctx);
+    }
+    skipVoid(ctx);
+  }
+  return res;
+}
+
+// node_modules/smol-toml/dist/stringify.js
+var HAS_WELLFORMED = !!"".isWellFormed;
+
+// src/workspace/test-infrastructure.ts
+var WHOLE_FILES = [
+  { pattern: "conftest.py", what: "a pytest conftest (hooks and fixtures for every test below it)" },
+  { pattern: "{pytest.ini,.pytest.ini,tox.ini,.coveragerc,noxfile.py}", what: "test runner configuration" },
+  { pattern: "{sitecustomize,usercustomize}.py", what: "Python start-up code (runs in every interpreter)" },
+  { pattern: "*.pth", what: "a Python path file (its import lines run in every interpreter)" },
+  { pattern: "{jest,vitest,vitest.workspace,karma,ava,playwright,cypress}.config.{js,cjs,mjs,ts,cts,mts,json}", what: "JavaScript test runner configuration" },
+  { pattern: "{karma.conf.js,.mocharc.{js,cjs,mjs,json,jsonc,yml,yaml},.mocharc,jest.setup.{js,ts},setupTests.{js,ts}}", what: "JavaScript test runner configuration" },
+  { pattern: "{Makefile,makefile,GNUmakefile,*.mk}", what: "a Makefile (test and build targets)" },
+  { pattern: "{.env,.env.test,.env.local}", what: "an environment file (may set PYTEST_ADDOPTS, NODE_OPTIONS and the like)" },
+  { pattern: "/.github/**", what: "GitHub configuration (workflows, composite actions, CODEOWNERS, dependabot)" }
+];
+var SECTIONED = [
+  { pattern: "pyproject.toml", sections: pyprojectSections, what: "its [tool.pytest*], [tool.coverage*], hatch or tox settings" },
+  { pattern: "setup.cfg", sections: (text) => iniSections(text, /^(tool:pytest|pytest|coverage:.*|tox:.*|testenv.*)$/), what: "its [tool:pytest], [coverage:*] or tox section" },
+  { pattern: "package.json", sections: packageJsonSections, what: "its scripts, jest, mocha, ava, nyc, c8 or vitest settings" }
+];
+function testInfrastructureChange(path12, sides) {
+  const whole = WHOLE_FILES.find((w2) => matchesAny(path12, [w2.pattern]));
+  if (whole) return { file: path12, detail: `${path12} is test infrastructure: ${whole.what}` };
+  const sectioned = SECTIONED.find((s) => matchesAny(path12, [s.pattern]));
+  if (!sectioned) return void 0;
+  const changed = sides ? changedSections(sides, sectioned.sections) : ["(not compared)"];
+  if (changed.length === 0) return void 0;
+  return { file: path12, detail: `${path12} changes ${sectioned.what} (${changed.join(", ")}): test infrastructure` };
+}
+function changedSections(sides, read) {
+  const parse8 = (text) => {
+    if (text === null) return {};
+    try {
+      return read(text);
+    } catch {
+      return void 0;
+    }
+  };
+  const before = parse8(sides.before);
+  const after = parse8(sides.after);
+  if (!after) return ["the file no longer parses"];
+  if (!before) return ["the file did not parse before"];
+  const names = /* @__PURE__ */ new Set([...Object.keys(before), ...Object.keys(after)]);
+  return [...names].filter((name) => JSON.stringify(before[name]) !== JSON.stringify(after[name])).sort();
+}
+function pyprojectSections(text) {
+  const tool = parse7(text).tool ?? {};
+  const out = {};
+  for (const [name, value] of Object.entries(tool)) if (/^(pytest|coverage|hatch|tox)/i.test(name)) out[`tool.${name}`] = value;
+  return out;
+}
+function iniSections(text, wanted) {
+  const out = {};
+  let current;
+  for (const raw of text.split(/\r?\n/)) {
+    const line = raw.trim();
+    const header = /^\[([^\]]+)\]/.exec(line);
+    if (header) {
+      const name = (header[1] ?? "").trim();
+      current = wanted.test(name) ? out[name] ??= [] : void 0;
+      continue;
+    }
+    if (current && line && !/^[#;]/.test(line)) current.push(line.replace(/\s+/g, " "));
+  }
+  return out;
+}
+function packageJsonSections(text) {
+  const json2 = JSON.parse(text);
+  const out = {};
+  for (const key of ["scripts", "jest", "mocha", "ava", "nyc", "c8", "vitest"]) if (json2[key] !== void 0) out[key] = json2[key];
+  return out;
+}
+
+// src/workspace/diff-policy.ts
+var SKIP = new RegExp(
+  [
+    String.raw`\bpytest\.mark\.(skip|skipif|xfail)\b|\bmark\.(skip|skipif|xfail)\b|\bpytest\.(skip|xfail|importorskip)\(|\bimportorskip\(`,
+    String.raw`@unittest\.(skip\w*|expectedFailure)|\bSkipTest\b|\.skipTest\(|\b__test__\s*=\s*False\b`,
+    String.raw`\b(it|test|describe|context|suite)\.(skip|todo|skipIf|runIf|fails)\b|\bx(it|describe|test|context)\(`,
+    String.raw`\bt\.Skip(Now|f)?\(|@(Disabled|Ignore)\b|#\[ignore\]|\.skip\(\)`
+  ].join("|")
+);
+var ONLY = /\b(it|test|describe|context|suite)\.only\b|\bf(it|describe)\(/;
+var BARE_RETURN = /^\s*return\s*(None)?\s*;?\s*(#.*|\/\/.*)?$/;
+var TEST_DEFINITION = /^\s*(?:async\s+)?def\s+(test\w*)\s*\(|^\s*class\s+(Test\w*)\b|\b[xf]?(?:it|test)(?:\.\w+)?\s*\(\s*(["'`])(.+?)\3/;
+var ASSERTION = /\bassert\w*\b|\bexpect\(|\bshould\b|\bt\.(Error|Fatal|Fail)|\bassertThat\(|\bassert_eq!|\bself\.assert/;
+var SNAPSHOT = /(^|\/)__snapshots__\/|\.snap$|(^|\/)snapshots?\//;
+function evaluateDiffPolicy(diff, config3, options2) {
+  const files = parseDiff(diff);
+  const violations = [];
+  const paths = new Set(files.flatMap((f3) => [f3.oldPath, f3.newPath]).filter((p2) => p2 !== null));
+  for (const path12 of paths) {
+    if (matchesAny(path12, config3.protected)) violations.push({ rule: "protected-path", detail: `${path12} is protected (paths.protected); the maintainer must allow it in .github/autogen.yml` });
+    else if (!matchesAny(path12, config3.allowed)) violations.push({ rule: "outside-allowed-paths", detail: `${path12} is outside paths.allowed` });
+  }
+  const opened = config3.allowTestInfrastructure ?? [];
+  for (const file2 of files) {
+    for (const path12 of /* @__PURE__ */ new Set([file2.oldPath, file2.newPath])) {
+      if (path12 === null || matchesAny(path12, config3.protected) || opened.length > 0 && matchesAny(path12, opened)) continue;
+      const change = testInfrastructureChange(path12, options2.sides?.(file2));
+      const how = "the maintainer can open it by name in .github/autogen.yml (paths.allowTestInfrastructure)";
+      if (change) violations.push({ rule: "test-infrastructure", detail: `${change.detail}; ${how}` });
+    }
+  }
+  const lines = files.reduce((n2, f3) => n2 + f3.added.length + f3.removed.length, 0);
+  if (files.length > config3.maxFiles) violations.push({ rule: "diff-budget", detail: `${files.length} files changed; the limit is ${config3.maxFiles} (diff.maxFiles)` });
+  if (lines > config3.maxLines) violations.push({ rule: "diff-budget", detail: `${lines} lines changed; the limit is ${config3.maxLines} (diff.maxLines)` });
+  const asked = new Set(options2.testsAskedToChange ?? []);
+  const tampering = files.flatMap((f3) => tamperingIn(f3, options2.isTestFile, asked));
+  return { ok: violations.length === 0 && tampering.length === 0, violations, tampering };
+}
+function tamperingIn(file2, isTestFile2, asked) {
+  const path12 = file2.newPath ?? file2.oldPath ?? "";
+  const findings = [];
+  if (SNAPSHOT.test(path12) && file2.oldPath !== null) findings.push({ kind: "snapshot-rewritten", file: path12, detail: "a stored snapshot was rewritten" });
+  if (!isTestFile2(file2.oldPath ?? path12) && !isTestFile2(path12)) return findings;
+  if (asked.has(path12) || file2.oldPath && asked.has(file2.oldPath)) return findings;
+  if (file2.newPath === null && file2.oldPath) return [...findings, { kind: "test-deleted", file: file2.oldPath, detail: "a test file was deleted" }];
+  if (file2.renamed && file2.oldPath && file2.newPath) findings.push({ kind: "test-renamed", file: file2.oldPath, detail: `renamed to ${file2.newPath}` });
+  if (file2.oldPath === null) return findings;
+  for (const added of file2.added) {
+    if (SKIP.test(added.text)) findings.push({ kind: "skip-added", file: path12, line: added.line, detail: added.text.trim() });
+    if (ONLY.test(added.text)) findings.push({ kind: "only-added", file: path12, line: added.line, detail: added.text.trim() });
+    if (BARE_RETURN.test(added.text)) findings.push({ kind: "early-return", file: path12, line: added.line, detail: `${added.text.trim()} (ends a test before its checks)` });
+  }
+  const kept2 = new Set(file2.added.map((a2) => testName(a2.text)).filter((n2) => n2 !== void 0));
+  for (const removed of file2.removed) {
+    const name = testName(removed.text);
+    if (name !== void 0 && !kept2.has(name)) findings.push({ kind: "test-removed", file: path12, line: removed.line, detail: `test ${name} removed or renamed: ${removed.text.trim()}` });
+  }
+  const removedAsserts = file2.removed.filter((r2) => ASSERTION.test(r2.text));
+  const addedAsserts = file2.added.filter((a2) => ASSERTION.test(a2.text));
+  const changed = Math.min(removedAsserts.length, addedAsserts.length);
+  for (let i3 = 0; i3 < changed; i3++) {
+    const before = removedAsserts[i3];
+    const after = addedAsserts[i3];
+    if (before && after && before.text.trim() !== after.text.trim()) findings.push({ kind: "expected-changed", file: path12, line: after.line, detail: `${before.text.trim()} \u2192 ${after.text.trim()}` });
+  }
+  for (const removed of removedAsserts.slice(changed)) findings.push({ kind: "assertion-removed", file: path12, line: removed.line, detail: removed.text.trim() });
+  return findings;
+}
+function testName(line) {
+  const m2 = TEST_DEFINITION.exec(line);
+  return m2 ? m2[1] ?? m2[2] ?? m2[4] : void 0;
+}
+
+// src/workspace/file-sides.ts
+function fileSides(workspace, file2) {
+  if (file2.newPath === null) return { before: file2.removed.map((r2) => r2.text).join("\n"), after: null };
+  const after = tryReadWorktreeTextSync(workspace, file2.newPath);
+  if (after === void 0) return void 0;
+  return { before: file2.oldPath === null ? null : textBefore(after, file2), after };
+}
+function textBefore(after, file2) {
+  const lines = after.split("\n");
+  const added = new Set(file2.added.map((a2) => a2.line));
+  const removed = [...file2.removed].sort((a2, b5) => a2.line - b5.line);
+  const old = [];
+  let next = 0;
+  const putBack = () => {
+    while (next < removed.length && removed[next].line === old.length + 1) old.push(removed[next++].text);
+  };
+  lines.forEach((line, i3) => {
+    putBack();
+    if (!added.has(i3 + 1)) old.push(line);
+  });
+  putBack();
+  for (; next < removed.length; next++) old.push(removed[next].text);
+  return old.join("\n");
+}
+
+// src/engine/check-diff-policy.ts
+function checkDiffPolicy(outcome, config3, workspace) {
+  if (outcome.status !== "fixed") return;
+  const sides = workspace === void 0 ? void 0 : (file2) => fileSides(workspace, file2);
+  outcome.policy = evaluateDiffPolicy(outcome.diff, { ...config3.paths, ...config3.diff }, { isTestFile, sides });
+  if (outcome.policy.ok) return;
+  const reasons = [...outcome.policy.violations.map((v2) => v2.detail), ...outcome.policy.tampering.map((t2) => `${t2.kind} in ${t2.file}`)];
+  Object.assign(outcome, { status: "not-fixed", stopReason: "policy", message: `the change passes the tests but breaks the diff policy: ${reasons.join("; ")}` });
+}
+
+// src/pipeline/post-checks.ts
+async function postChecks(workspace, outcome, config3) {
+  if (outcome.status !== "fixed") return outcome;
+  await checkDiffLanded(workspace, outcome);
+  checkDiffPolicy(outcome, config3, workspace);
+  return outcome;
 }
 
 // src/app/run-ci-job.ts
@@ -98249,10 +99805,7 @@ ${evidence.map((e) => e.digest).join("\n\n")}`,
         })
       );
       outcome.dependencies = install.ran ? install.summary : void 0;
-      if (outcome.status === "fixed") {
-        await checkDiffLanded(head.path, outcome);
-        checkDiffPolicy(outcome, config3);
-      }
+      await postChecks(head.path, outcome, config3);
       await deps.store.checkpoint(job.id, { outcome });
     } else if (outcome.status === "fixed" && !job.checkpoint.pushed) {
       await applyStoredDiff(head.path, outcome.diff);
@@ -98492,8 +100045,7 @@ ${job.snapshot.body}`;
   if (outcome.plan.steps) status3.set("Plan", outcome.plan.verified ? "done" : "failed", `${outcome.plan.verified ? "verified" : "not verified"} on ${outcome.plan.verification?.length ?? 0} test(s)`);
   status3.set("Attempts", outcome.status === "fixed" ? "done" : "failed", `${outcome.attempts.length} attempt(s)`);
   if (outcome.status === "fixed") {
-    await checkDiffLanded(worktree.path, outcome);
-    checkDiffPolicy(outcome, config3);
+    await postChecks(worktree.path, outcome, config3);
     const after = outcome.evidence.regressionAfter;
     status3.set("Regression gate", outcome.status === "fixed" ? "done" : "failed", after ? `${after.passed} passed, ${after.failed} failed` : void 0);
   }
@@ -98525,7 +100077,7 @@ async function applyForkFix(job, clicker, tools) {
       const repository = await tools.forge.repository(owner, repo);
       let draft = false;
       try {
-        draft = parseRepoConfigText(await tools.forge.readFile(owner, repo, REPO_CONFIG_PATH, repository.defaultBranch) ?? "").pullRequest.draft === "always";
+        draft = (await readRepoConfigFromForge(tools.forge, owner, repo, repository.defaultBranch)).pullRequest.draft === "always";
       } catch {
       }
       const cache2 = new RepoCache({ root: tools.cacheRoot });
@@ -98686,7 +100238,7 @@ function createAutogenApp(deps) {
       const { owner, name: repo } = { owner: payload.repository.owner.login, name: payload.repository.name };
       let config3;
       try {
-        config3 = overridden(parseRepoConfigText(await forge.readFile(owner, repo, REPO_CONFIG_PATH, payload.repository.default_branch) ?? ""));
+        config3 = overridden(await readRepoConfigFromForge(forge, owner, repo, payload.repository.default_branch));
       } catch (error62) {
         if (!(error62 instanceof RepoConfigError)) throw error62;
         if (payload.label?.name !== "autogen" || !(await gate(forge, { owner, repo, actor: payload.sender })).allowed) return;
@@ -98722,7 +100274,7 @@ ${error62.problems.map((p2) => `- ${p2}`).join("\n")}`);
     const repoConfig = async (context, owner, repo, branch) => {
       const forge = octokitForge(context.octokit, deps.scrub);
       try {
-        return overridden(parseRepoConfigText(await forge.readFile(owner, repo, REPO_CONFIG_PATH, branch) ?? ""));
+        return overridden(await readRepoConfigFromForge(forge, owner, repo, branch));
       } catch (error62) {
         if (error62 instanceof RepoConfigError) return void 0;
         throw error62;
@@ -98799,14 +100351,14 @@ ${job.snapshot.body}`,
   };
 }
 
-// src/config/secret-names.ts
+// src/secrets/secret-names.ts
 var SECRET_NAME = /KEY|TOKEN|SECRET|PASSWORD|PASSWD|PRIVATE|CREDENTIAL|DATABASE_URL/i;
 var NOT_A_SECRET = /_(PATH|FILE|DIR|TOKENS)$/i;
 function isSecretVariable(name, value) {
   return value !== void 0 && value.length >= 8 && SECRET_NAME.test(name) && !NOT_A_SECRET.test(name);
 }
 
-// src/config/drop-secrets.ts
+// src/secrets/drop-secrets.ts
 var dropped = /* @__PURE__ */ new Set();
 function dropSecretsFromEnvironment(env = process.env) {
   const names = [];
@@ -99059,40 +100611,7 @@ function toJob(row) {
   };
 }
 
-// src/llm/transcript.ts
-import { appendFileSync as appendFileSync2, mkdirSync as mkdirSync2, readFileSync as readFileSync13 } from "node:fs";
-import { dirname as dirname11 } from "node:path";
-var transcriptEntrySchema = external_exports.object({
-  stage: external_exports.string(),
-  model: external_exports.string(),
-  attempt: external_exports.int(),
-  messages: external_exports.array(external_exports.object({ role: external_exports.string(), content: external_exports.string() })),
-  answer: external_exports.string().nullable(),
-  finishReason: external_exports.string().nullable(),
-  refusal: external_exports.string().nullable(),
-  usage: external_exports.object({ promptTokens: external_exports.int(), completionTokens: external_exports.int(), cachedTokens: external_exports.int() }),
-  dollars: external_exports.number(),
-  latencyMs: external_exports.number(),
-  error: external_exports.string().optional(),
-  /** How the schema was sent (see response-format.ts); absent in transcripts from before it degraded. */
-  responseFormat: external_exports.enum(["json_schema", "json_object", "prompt"]).optional(),
-  /** True when the server reported no usage and the token counts are estimates from the text. */
-  usageEstimated: external_exports.boolean().optional()
-});
-function transcript(path12) {
-  const entries = [];
-  if (path12) mkdirSync2(dirname11(path12), { recursive: true });
-  return {
-    entries,
-    write(entry) {
-      entries.push(entry);
-      if (path12) appendFileSync2(path12, `${JSON.stringify(entry)}
-`);
-    }
-  };
-}
-
-// src/report/joined-lines.ts
+// src/secrets/joined-lines.ts
 var BREAK_START = /[\n\r\\]/g;
 var TIMESTAMP2 = /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z ?/y;
 function joinedViews(text) {
@@ -99201,7 +100720,7 @@ function oneAfter(text, at2, a2, b5) {
   return code === a2 || code === b5 ? at2 + 1 : at2;
 }
 
-// src/report/literal-matcher.ts
+// src/secrets/literal-matcher.ts
 var KEY = 8;
 function literalMatcher(literals) {
   const keyed = [...new Set(literals)].filter((literal2) => literal2.length >= KEY).map((literal2) => {
@@ -99265,7 +100784,7 @@ function literalMatcher(literals) {
   };
 }
 
-// src/report/secret-forms.ts
+// src/secrets/secret-forms.ts
 var MIN_FORM = 8;
 function secretForms(secret) {
   const bytes = Buffer.from(secret, "utf8");
@@ -99314,7 +100833,88 @@ function pemForms(secret) {
   return [body.join(""), ...body.filter((line) => line.length >= 32)];
 }
 
-// src/report/scrub-secrets.ts
+// src/secrets/spread-views.ts
+function* spreadViews(text) {
+  const unescaped = unescapedView(text);
+  if (unescaped) yield unescaped;
+  const compact = withoutWhitespace(text);
+  if (compact) yield compact;
+  for (const parity of [0, 1]) {
+    const view = everyOther(text, parity);
+    if (view) yield view;
+  }
+}
+var BACKSLASH = 92;
+function escapeWidth(text, at2) {
+  if (text.charCodeAt(at2) !== BACKSLASH) return 0;
+  const next = text.charCodeAt(at2 + 1);
+  if (next === 117) return hexDigits(text, at2 + 2, 4) ? 6 : 0;
+  if (next === 120) return hexDigits(text, at2 + 2, 2) ? 4 : 0;
+  return next === 34 || next === 47 || next === BACKSLASH ? 2 : 0;
+}
+function hexDigits(text, at2, count2) {
+  for (let i3 = at2; i3 < at2 + count2; i3++) {
+    const code = text.charCodeAt(i3) | 32;
+    if (!(code >= 48 && code <= 57 || code >= 97 && code <= 102)) return false;
+  }
+  return true;
+}
+function unescapedView(text) {
+  if (!text.includes("\\")) return void 0;
+  const kept2 = new Uint16Array(text.length);
+  const origin = new Int32Array(text.length);
+  let length = 0;
+  let decoded = false;
+  for (let i3 = 0; i3 < text.length; ) {
+    const width = escapeWidth(text, i3);
+    origin[length] = i3;
+    if (width === 0) {
+      kept2[length++] = text.charCodeAt(i3);
+      i3 += 1;
+      continue;
+    }
+    decoded = true;
+    kept2[length++] = width === 2 ? text.charCodeAt(i3 + 1) : Number.parseInt(text.slice(i3 + 2, i3 + width), 16);
+    i3 += width;
+  }
+  if (!decoded) return void 0;
+  return {
+    text: decode5(kept2, length),
+    toOriginal: ([start, end]) => {
+      const last = origin[end - 1] ?? 0;
+      return [origin[start] ?? 0, last + Math.max(1, escapeWidth(text, last))];
+    }
+  };
+}
+function isWhitespace(code) {
+  return code === 32 || code >= 9 && code <= 13 || code === 160;
+}
+function withoutWhitespace(text) {
+  let first2 = 0;
+  while (first2 < text.length && !isWhitespace(text.charCodeAt(first2))) first2++;
+  if (first2 === text.length) return void 0;
+  const kept2 = new Uint16Array(text.length);
+  const origin = new Int32Array(text.length);
+  let length = 0;
+  for (let i3 = 0; i3 < text.length; i3++) {
+    const code = text.charCodeAt(i3);
+    if (isWhitespace(code)) continue;
+    origin[length] = i3;
+    kept2[length++] = code;
+  }
+  return { text: decode5(kept2, length), toOriginal: ([start, end]) => [origin[start] ?? 0, (origin[end - 1] ?? 0) + 1] };
+}
+function everyOther(text, parity) {
+  if (text.length < 15) return void 0;
+  const kept2 = new Uint16Array(text.length - parity + 1 >> 1);
+  for (let i3 = parity, j3 = 0; i3 < text.length; i3 += 2, j3++) kept2[j3] = text.charCodeAt(i3);
+  return { text: decode5(kept2, kept2.length), toOriginal: ([start, end]) => [2 * start + parity, 2 * (end - 1) + parity + 1] };
+}
+function decode5(units, length) {
+  return new TextDecoder("utf-16le").decode(units.subarray(0, length));
+}
+
+// src/secrets/scrub-secrets.ts
 var TOKEN_SHAPES = [
   /\bgh[pousr]_[A-Za-z0-9]{20,255}\b/g,
   /\bgithub_pat_[A-Za-z0-9_]{22,255}\b/g,
@@ -99332,6 +100932,7 @@ function secretScrubber(secrets) {
     for (const form of secretForms(secret)) {
       forms.add(form);
       for (const view of joinedViews(form)) forms.add(view.text);
+      forms.add(form.replace(/\s+/g, ""));
     }
   };
   for (const secret of secrets) learn(secret);
@@ -99340,6 +100941,7 @@ function secretScrubber(secrets) {
   const scrub = (text) => {
     const ranges = find2(text);
     for (const view of joinedViews(text)) for (const range2 of find2(view.text)) ranges.push(view.toOriginal(range2));
+    for (const view of spreadViews(text)) for (const range2 of find2(view.text)) ranges.push(view.toOriginal(range2));
     let out = replaceRanges(text, ranges);
     for (const shape of TOKEN_SHAPES) out = out.replace(shape, MARKER);
     return out;
@@ -99362,6 +100964,78 @@ function replaceRanges(text, ranges) {
   }
   parts.push(text.slice(covered));
   return parts.join("");
+}
+function processSecrets(env = process.env) {
+  return Object.entries(env).flatMap(([name, value]) => isSecretVariable(name, value) ? [value] : []);
+}
+
+// src/llm/transcript.ts
+import { appendFileSync as appendFileSync2, mkdirSync as mkdirSync2, readFileSync as readFileSync5 } from "node:fs";
+import { dirname as dirname11 } from "node:path";
+var transcriptEntrySchema = external_exports.object({
+  stage: external_exports.string(),
+  model: external_exports.string(),
+  attempt: external_exports.int(),
+  messages: external_exports.array(external_exports.object({ role: external_exports.string(), content: external_exports.string() })),
+  answer: external_exports.string().nullable(),
+  finishReason: external_exports.string().nullable(),
+  refusal: external_exports.string().nullable(),
+  usage: external_exports.object({ promptTokens: external_exports.int(), completionTokens: external_exports.int(), cachedTokens: external_exports.int() }),
+  dollars: external_exports.number(),
+  latencyMs: external_exports.number(),
+  error: external_exports.string().optional(),
+  /** How the schema was sent (see response-format.ts); absent in transcripts from before it degraded. */
+  responseFormat: external_exports.enum(["json_schema", "json_object", "prompt"]).optional(),
+  /** True when the server reported no usage and the token counts are estimates from the text. */
+  usageEstimated: external_exports.boolean().optional()
+});
+function transcript(path12, scrub) {
+  const entries = [];
+  if (path12) mkdirSync2(dirname11(path12), { recursive: true });
+  const own2 = secretScrubber([...processSecrets(process.env), ...droppedSecrets()]);
+  const both = (text) => own2(scrub ? scrub(text) : text);
+  const clean = (entry) => ({
+    ...entry,
+    stage: both(entry.stage),
+    model: both(entry.model),
+    messages: entry.messages.map((m2) => ({ ...m2, content: both(m2.content) })),
+    answer: entry.answer === null ? null : both(entry.answer),
+    refusal: entry.refusal === null ? null : both(entry.refusal),
+    ...entry.error !== void 0 ? { error: both(entry.error) } : {}
+  });
+  return {
+    entries,
+    write(raw) {
+      const entry = clean(raw);
+      entries.push(entry);
+      if (path12) appendFileSync2(path12, `${JSON.stringify(entry)}
+`);
+    }
+  };
+}
+
+// src/llm/job-llm-client.ts
+function jobLlmClient(settings) {
+  const { budgets, serverCaps } = settings;
+  const caps = serverCaps ? {
+    llmCalls: Math.min(serverCaps.llmCalls, budgets.llmCalls),
+    tokens: Math.min(serverCaps.tokens, budgets.tokens),
+    dollars: Math.min(serverCaps.dollars, budgets.dollars),
+    minutes: Math.min(serverCaps.minutes, budgets.minutes)
+  } : { llmCalls: budgets.llmCalls, tokens: budgets.tokens, dollars: budgets.dollars, minutes: budgets.minutes };
+  return openAiLlmClient({
+    endpoint: settings.endpoint,
+    budget: new Budget(caps),
+    transcript: transcript(settings.transcriptPath, settings.scrub),
+    scrub: settings.scrub,
+    ...settings.prices ? { prices: settings.prices } : {},
+    ...settings.embeddingModel ? { embeddingModel: settings.embeddingModel } : {},
+    ...settings.signal ? { signal: settings.signal } : {},
+    ...settings.fetch ? { fetch: settings.fetch, maxRetries: 0 } : {}
+  });
+}
+function processScrubber(env, extra = []) {
+  return secretScrubber([...processSecrets(env), ...droppedSecrets(), ...extra]);
 }
 
 // src/action/action-inputs.ts
@@ -99439,10 +101113,10 @@ function changedRanges(diff) {
   const ranges = [];
   for (const { newPath, added } of parseDiff(diff)) {
     if (!newPath) continue;
-    let open5;
+    let open6;
     for (const { line } of added) {
-      if (open5 && open5.endLine === line - 1) open5.endLine = line;
-      else ranges.push(open5 = { file: newPath, line, endLine: line });
+      if (open6 && open6.endLine === line - 1) open6.endLine = line;
+      else ranges.push(open6 = { file: newPath, line, endLine: line });
     }
   }
   return ranges;
@@ -99513,7 +101187,7 @@ async function runAction(env = process.env, write = (line) => process.stdout.wri
   }
   dropSecretsFromEnvironment(env);
   env.AUTOGEN_SANDBOX_HIDE = [env.AUTOGEN_SANDBOX_HIDE, ...runnerPaths(env)].filter(Boolean).join(delimiter5);
-  const scrub = secretScrubber([inputs.githubToken, inputs.llm?.apiKey, ...droppedSecrets()]);
+  const scrub = actionScrubber(env, inputs);
   const channels = workflowChannels(env, scrub, write);
   try {
     return await runEvent(env, inputs, scrub, channels);
@@ -99532,20 +101206,28 @@ function required2(env, name) {
   if (!value) throw new Error(`${name} is not set: the action runs as a step of a GitHub Actions job, which sets it`);
   return value;
 }
+function actionScrubber(env, inputs) {
+  return processScrubber(env, [inputs.githubToken, inputs.llm?.apiKey]);
+}
+function actionLlmFor(env, inputs, scrub, dataDir) {
+  const { llm } = inputs;
+  if (!llm) return void 0;
+  const prices = pricesFromEnv(env);
+  return (config3, job, signal) => jobLlmClient({ endpoint: llm, budgets: config3.budgets, prices, transcriptPath: join34(dataDir, "transcripts", `job-${job.id}.jsonl`), scrub, signal });
+}
 async function runEvent(env, inputs, scrub, channels) {
   const name = required2(env, "GITHUB_EVENT_NAME");
   if (!EVENTS.has(name)) {
     channels.annotate({ level: "error", message: `autogen-bot does not handle the \`${name}\` event: trigger it on issues, issue_comment, pull_request_review, pull_request_review_comment or workflow_run (see docs/actions.md)` });
     return { exitCode: 1 };
   }
-  const payload = JSON.parse(await readFile7(required2(env, "GITHUB_EVENT_PATH"), "utf8"));
+  const payload = JSON.parse(await readFile3(required2(env, "GITHUB_EVENT_PATH"), "utf8"));
   payload.installation ??= { id: TOKEN_INSTALLATION_ID };
   const dataDir = join34(required2(env, "RUNNER_TEMP"), `autogen-${randomUUID3()}`);
   await mkdir7(dataDir, { recursive: true });
   const store = new JobStore(join34(dataDir, "jobs.db"));
   try {
     let pool;
-    const { llm } = inputs;
     const probot = new Probot({
       githubToken: inputs.githubToken,
       ...env.GITHUB_API_URL ? { baseUrl: env.GITHUB_API_URL } : {},
@@ -99565,13 +101247,7 @@ async function runEvent(env, inputs, scrub, channels) {
         // GitHub records the token's own bot as the commits' author (publish-commit.ts checks it).
         botIdentity: tokenBot(probot, inputs.appSlug),
         onReady: (p2) => pool = p2,
-        llmFor: llm ? (config3, job2, signal) => openAiLlmClient({
-          endpoint: llm,
-          budget: new Budget({ llmCalls: config3.budgets.llmCalls, tokens: config3.budgets.tokens, dollars: config3.budgets.dollars, minutes: config3.budgets.minutes }),
-          transcript: transcript(join34(dataDir, "transcripts", `job-${job2.id}.jsonl`)),
-          scrub,
-          signal
-        }) : void 0
+        llmFor: actionLlmFor(env, inputs, scrub, dataDir)
       })
     );
     const deliveryId = `actions-${env.GITHUB_RUN_ID ?? "run"}-${env.GITHUB_RUN_ATTEMPT ?? "1"}`;
