@@ -21,6 +21,7 @@ import type { RunResult, TestReport } from "../test-report.ts";
 import { WarmChannel } from "./warm-channel.ts";
 import { stopWarmProcess } from "./stop-warm-process.ts";
 import { timeLimitMessage, type WarmSlot, type WarmStats } from "./warm-pytest-slot.ts";
+import { withPerTestLimit } from "../per-test-limit.ts";
 
 export const WARM_ZYGOTE = fileURLToPath(new URL("../../../resources/node/autogen-warm-zygote.mjs", import.meta.url));
 /** How long a zygote may wait for its candidate before it is replaced (the sandbox's wall limit counts from its start). */
@@ -155,7 +156,9 @@ export function openWarmZygote(workspace: string, runner: TestRunner, options: V
         await pending;
       }
     },
-    async run(selection, limit) {
+    async run(selection, given) {
+      // The same per-test limit a cold run gets (local-verifier.ts), so warm and cold agree.
+      const limit = withPerTestLimit(given, options.timeoutMs);
       const zygote = closed ? undefined : await take();
       if (!zygote) return runCold(selection, limit, closed ? "the warm runner is closed" : "the warm runner could not start");
       try {
