@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { localVerifier } from "../../src/verify/local-verifier.ts";
+import { grantDirectory } from "../../src/verify/sandbox/workspace-grants.ts";
 import { detectRunner } from "../../src/verify/runners/detect-runner.ts";
 import { countByStatus, type TestReport } from "../../src/verify/test-report.ts";
 import { npmFixture } from "../support/npm-fixture.ts";
@@ -97,6 +98,8 @@ it("throws on zero", () => { expect(1).toBe(1); });
     writeFileSync(join(dir, "test/calc.test.js"), NESTED('import { describe, expect, it } from "vitest";'));
     // This project's own vitest, the version it tests itself with.
     symlinkSync(join(import.meta.dirname, "../../node_modules"), join(dir, "node_modules"));
+    // As the CLI does for a checkout's node_modules it links in: shown to the sandbox read-only.
+    grantDirectory(dir, join(import.meta.dirname, "../../node_modules"));
     const all = await run(dir, "npm test");
     expect(countByStatus(all.tests)).toEqual({ pass: 2, fail: 1, error: 0, skip: 0 });
     const failing = all.tests.find((t) => t.status === "fail");
