@@ -11,6 +11,12 @@ export type StoppedTest = { id: string; before: TestCaseResult["status"]; now: "
 export function stoppedTests(before: TestReport, after: TestReport): StoppedTest[] {
   const now = new Map(after.tests.map((t) => [t.id, t]));
   const stopped: StoppedTest[] = [];
+  // Tests whose names change from run to run (a timestamp, a generated value in the title):
+  // in each file, a test gone is matched by a new test that ran in the same file. A test
+  // switched off without a new one in its place still counts.
+  const earlier = new Set(before.tests.map((t) => t.id));
+  const newRan = new Map<string, number>();
+  for (const t of after.tests) if (!earlier.has(t.id) && t.status !== "skip") newRan.set(fileOf(t), (newRan.get(fileOf(t)) ?? 0) + 1);
   for (const test of before.tests) {
     const later = now.get(test.id);
     if (later) {
@@ -18,9 +24,19 @@ export function stoppedTests(before: TestReport, after: TestReport): StoppedTest
       continue;
     }
     if (test.status === "error" && collectedNow(test, after)) continue;
+    const spare = newRan.get(fileOf(test)) ?? 0;
+    if (spare > 0) {
+      newRan.set(fileOf(test), spare - 1);
+      continue;
+    }
     stopped.push({ id: test.id, before: test.status, now: "missing" });
   }
   return stopped;
+}
+
+/** The file a test belongs to: its report's file, else the id up to `::` or ` > `. */
+function fileOf(test: TestCaseResult): string {
+  return test.file ?? test.id.split(/::| > /)[0] ?? test.id;
 }
 
 /**
