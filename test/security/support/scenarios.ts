@@ -353,11 +353,13 @@ export async function hangCli(canaries: Canaries, host: HostListener): Promise<A
   let tag = "";
   const o = await cliScenario("hang", canaries, host, (ctx) => pyHang((tag = `RTHANG-${ctx.id}`)), [], 200_000);
   try {
-    const said = `${o.run.stdout}\n${o.run.stderr}`;
+    // What the bot said: its output and the report it wrote.
+    const said = `${o.run.stdout}\n${o.run.stderr}\n${o.report}`;
     const alive = processesTagged(tag);
     killTagged(tag);
     return [
-      { attack: 'a test sleeping past the 1-minute limit: the bot says "timed out after 60 s"', path, held: /timed out after 60 ?s/.test(said), detail: `after ${Math.round(o.run.ms / 1000)} s: ${short(said.trim(), 240)}` },
+      // Stopped by the run's 1-minute limit, or (every run has a per-test limit, a fifth of the run's) as the failing test it is, named with its time.
+      { attack: 'a test sleeping past the 1-minute limit: the bot says "timed out after 60 s"', path, held: /timed out after 60 ?s|timed out after \d+(\.\d+)? s in tests\/test_hang\.py::test_sleeps_forever/.test(said), detail: `after ${Math.round(o.run.ms / 1000)} s: ${short(said.trim(), 240)}` },
       { attack: "the timed-out test's processes are gone", path, held: alive.length === 0, detail: alive.length ? `alive: ${alive.join(",")}` : "none alive" },
     ];
   } finally {
