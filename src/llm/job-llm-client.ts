@@ -10,7 +10,7 @@ import { Budget, type BudgetCaps } from "./budget.ts";
 // eslint-disable-next-line no-restricted-imports -- this is the one factory the rule points to
 import { openAiLlmClient, type LlmClient } from "./llm-client.ts";
 import type { Price } from "../config/prices.ts";
-import { transcript, type TranscriptEntry } from "./transcript.ts";
+import { transcript } from "./transcript.ts";
 
 export type JobLlmSettings = {
   endpoint: LlmEndpoint;
@@ -59,5 +59,3 @@ export function jobLlmClient(settings: JobLlmSettings): LlmClient {
 export function processScrubber(env: NodeJS.ProcessEnv, extra: ReadonlyArray<string | undefined> = []): Scrubber {
   return secretScrubber([...processSecrets(env), ...droppedSecrets(), ...extra]);
 }
-
-export type { TranscriptEntry };
