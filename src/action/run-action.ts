@@ -16,7 +16,7 @@ import { JobStore } from "../jobs/job-store.ts";
 import type { Job } from "../jobs/store.ts";
 import type { WorkerPool } from "../jobs/worker-pool.ts";
 import { jobLlmClient, processScrubber } from "../llm/job-llm-client.ts";
-import type { JobDeps } from "../app/run-issue-job.ts";
+import type { JobDeps } from "../app/job-deps.ts";
 import { pricesFromEnv } from "../config/prices.ts";
 import { renderReport } from "../report/render-report.ts";
 import { secretScrubber, type Scrubber } from "../secrets/scrub-secrets.ts";

@@ -14,7 +14,7 @@ import { jobLlmClient } from "../llm/job-llm-client.ts";
 import { processSecrets, secretScrubber } from "../secrets/scrub-secrets.ts";
 import { droppedSecrets } from "../secrets/drop-secrets.ts";
 import { createAutogenApp } from "./create-app.ts";
-import type { JobDeps } from "./run-issue-job.ts";
+import type { JobDeps } from "./job-deps.ts";
 
 export type AppHandle = { app: ApplicationFunction; store: Store; pool: () => WorkerPool | undefined; llmFor: JobDeps["llmFor"] };
 

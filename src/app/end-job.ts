@@ -3,7 +3,7 @@
 // status comment says when) until the job's budget of runs is spent; anything else is a
 // failure whose first line goes in the status comment. Ending, the job's row is closed.
 import type { Job } from "../jobs/store.ts";
-import type { JobDeps } from "./run-issue-job.ts";
+import type { JobDeps } from "./job-deps.ts";
 import type { StatusReporter } from "./status-reporter.ts";
 import { DEFAULT_JOB_RETRY, describeGitHubFailure, isTransientGitHubError, nextRun, RetryJobLater } from "./job-retry.ts";
 

@@ -7,7 +7,7 @@ import type { Job } from "../jobs/job-store.ts";
 import type { TestRunner } from "../verify/runners/test-runner.ts";
 import type { GitTarget } from "../forge/publish-commit.ts";
 import { chooseVerifier, type VerifierChoice } from "./choose-verifier.ts";
-import type { JobDeps } from "./run-issue-job.ts";
+import type { JobDeps } from "./job-deps.ts";
 import type { StatusReporter } from "./status-reporter.ts";
 
 export type JobWorkspace = { ci: CiForge; defaultBranch: string; mirror: string; target: GitTarget; runner: TestRunner; fork: boolean };

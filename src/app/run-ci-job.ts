@@ -6,8 +6,7 @@
 // head moves while the job runs, it stops and a new job starts on the new head.
 import type { RepoConfig } from "../config/repo-config-schema.ts";
 import { collectCheckSuiteEvidence, collectRunEvidence, type RunEvidence } from "../ci/run-evidence.ts";
-import { buildTask, chooseStrategy, taskSandbox } from "../engine/build-task.ts";
-import { formatMemory } from "../engine/memory/memory-pool.ts";
+import { chooseStrategy, taskSandbox } from "../engine/build-task.ts";
 import type { Outcome } from "../engine/task.ts";
 import type { CiForge, PullInfo, WorkflowRun } from "../forge/ci-forge.ts";
 import type { Job } from "../jobs/job-store.ts";
@@ -25,15 +24,18 @@ import { guardedLlm } from "./guarded-llm.ts";
 import { beginJob } from "./job-config.ts";
 import { jobVerifier } from "./job-verifier.ts";
 import { applyStoredDiff, coAuthor, commitAndPush, gitTarget } from "./publish-change.ts";
-import type { JobDeps } from "./run-issue-job.ts";
+import type { JobDeps } from "./job-deps.ts";
 import { CI_STEPS, StatusReporter } from "./status-reporter.ts";
 import { recordFailureSites } from "./check-run-reporter.ts";
 import { dirname } from "node:path";
 import { runSetup } from "../verify/run-setup.ts";
-import { configWithInstall, installDependencies } from "../verify/install/run-install.ts";
+import { configWithInstall, installDependencies, type InstallResult } from "../verify/install/run-install.ts";
+import type { TestRunner } from "../verify/runners/test-runner.ts";
+import type { VerifierChoice } from "./choose-verifier.ts";
+import { repairProgress } from "./job-progress.ts";
+import { runJobPipeline } from "../pipeline/run-job-pipeline.ts";
 import { appInstallCache } from "../verify/install/install-cache.ts";
 import { repairBranch } from "../triggers/bot-branch.ts";
-import { postChecks } from "../pipeline/post-checks.ts";
 
 /** The pull request's head moved while the job ran. */
 export class HeadMoved extends Error {
@@ -191,45 +193,7 @@ export async function runCiJob(job: Job, deps: JobDeps, signal: AbortSignal): Pr
     // Repair: visible = the failures this PR caused, regression = the whole suite.
     let outcome = job.checkpoint.outcome as Outcome | undefined;
     if (!outcome) {
-      const llm = guardedLlm(deps.llmFor?.(config, job, signal), ensureCurrent);
-      const description = [
-        `The pull request #${number} "${pull.title}" broke these tests (they pass at the merge base ${mergeBase.slice(0, 7)}): ${caused.join(", ")}.`,
-        "Change the code so they pass again, keeping what the pull request set out to do.",
-        pull.body ? `The pull request's description:\n${pull.body}` : "",
-        `What CI showed:\n${evidence.map((e) => e.digest).join("\n\n")}`,
-        job.hint ? `Hint from ${job.requester}: ${job.hint}` : "",
-      ]
-        .filter(Boolean)
-        .join("\n\n");
-      const memory = formatMemory(deps.memory?.recall({ installation: String(job.installationId), repository: `${owner}/${repo}` }, description) ?? []);
-      let strategy;
-      try {
-        strategy = chooseStrategy({ config, llm, memory, planOnly: job.checkpoint.planOnly === true });
-      } catch (error) {
-        throw new JobCancelled((error as Error).message);
-      }
-      status.set("Plan", "running");
-      outcome = await strategy.run(
-        buildTask({
-          workspace: head.path,
-          trigger: { kind: "failing-tests", description, tests: caused },
-          config,
-          runner,
-          verifier: choice.verifier,
-          probe: choice.probe,
-          visible: { kind: "tests", ids: caused },
-          sandbox: { ...taskSandbox(config, signal), ...hidden },
-          parallelism: choice.backend === "actions" ? 4 : 1,
-          signal,
-          onProgress: (event) => {
-            void deps.store.checkpoint(job.id, event.kind === "stage" ? { stage: event.stage } : { stage: "attempt", attempt: event.index }).catch((error: unknown) => deps.log.warn({ jobId: job.id, err: (error as Error).message }, "checkpoint not saved"));
-            if (event.kind === "stage") status.set("Plan", "done", event.stage);
-            else status.set("Attempts", "running", `attempt ${event.index}: ${event.passed} passed, ${event.failed} failed`);
-          },
-        }),
-      );
-      outcome.dependencies = install.ran ? install.summary : undefined;
-      await postChecks(head.path, outcome, config);
+      outcome = await repairWithPipeline(job, deps, { pull, caused, mergeBase, evidence, head, config: begun.config, runner, choice, install, hidden, status, ensureCurrent, signal });
       await deps.store.checkpoint(job.id, { outcome });
     } else if (outcome.status === "fixed" && !job.checkpoint.pushed) {
       await applyStoredDiff(head.path, outcome.diff);
@@ -311,4 +275,64 @@ async function redRuns(ci: CiForge, job: Job, pull: PullInfo, config: RepoConfig
 async function stopOnBrokenTests(status: StatusReporter, reason: string, where: string, evidence: RunEvidence[]): Promise<void> {
   status.set("Attribution", "done", "infrastructure: the test command is broken");
   await status.finish(explainBrokenTests(reason, where, evidence));
+}
+
+type Repair = {
+  pull: PullInfo;
+  caused: string[];
+  mergeBase: string;
+  evidence: RunEvidence[];
+  head: Worktree;
+  /** The repository's config before the install's variables (the pipeline adds them). */
+  config: RepoConfig;
+  runner: TestRunner;
+  choice: VerifierChoice;
+  install: InstallResult;
+  hidden: { hiddenPaths: string[] };
+  status: StatusReporter;
+  ensureCurrent: () => Promise<void>;
+  signal: AbortSignal;
+};
+
+/** The repair is the job pipeline: the head is installed and set up, the verifier chosen, the visible tests are the caused failures. */
+async function repairWithPipeline(job: Job, deps: JobDeps, r: Repair): Promise<Outcome> {
+  const { pull, caused, choice, config, signal } = r;
+  const description = [
+    `The pull request #${job.number} "${pull.title}" broke these tests (they pass at the merge base ${r.mergeBase.slice(0, 7)}): ${caused.join(", ")}.`,
+    "Change the code so they pass again, keeping what the pull request set out to do.",
+    pull.body ? `The pull request's description:\n${pull.body}` : "",
+    `What CI showed:\n${r.evidence.map((e) => e.digest).join("\n\n")}`,
+    job.hint ? `Hint from ${job.requester}: ${job.hint}` : "",
+  ]
+    .filter(Boolean)
+    .join("\n\n");
+  const scope = { installation: String(job.installationId), repository: `${job.owner}/${job.repo}` };
+  const result = await runJobPipeline(
+    {
+      workspace: r.head.path,
+      config,
+      trigger: { kind: "failing-tests", description, tests: caused },
+      runner: r.runner,
+      sandboxFor: (c) => ({ ...taskSandbox(c, signal), ...r.hidden }),
+      // Installed and set up before the attribution, in both checkouts.
+      setup: false,
+      baseline: false,
+      signal,
+    },
+    {
+      install: async () => r.install,
+      verifier: async () => ({ verifier: choice.verifier, probe: choice.probe, parallelism: choice.backend === "actions" ? 4 : 1 }),
+      llm: () => guardedLlm(deps.llmFor?.(configWithInstall(config, r.install), job, signal), r.ensureCurrent),
+      recall: () => deps.memory?.recall(scope, description) ?? [],
+      strategy: ({ llm, memory }) => {
+        try {
+          return chooseStrategy({ config, llm, memory, planOnly: job.checkpoint.planOnly === true });
+        } catch (error) {
+          throw new JobCancelled((error as Error).message);
+        }
+      },
+      progress: repairProgress(job, deps, r.status),
+    },
+  );
+  return result.outcome;
 }

@@ -16,6 +16,8 @@ export class StatusReporter {
   private commentId: number | null;
   private lastWrite = 0;
   private pending: NodeJS.Timeout | undefined;
+  /** What a long phase is doing (the pipeline's heartbeat), shown under the steps until a step changes. */
+  private working: string | undefined;
   private readonly marker: string;
   private readonly forge: Forge;
   private readonly store: Store;
@@ -44,6 +46,17 @@ export class StatusReporter {
   set(name: StepName, state: StatusStep["state"], detail?: string): void {
     const step = this.steps.find((s) => s.name === name);
     if (step) Object.assign(step, { state, detail });
+    this.working = undefined;
+    this.schedule();
+  }
+
+  /** A line under the steps while a long phase runs, written as a step update is (throttled). */
+  workingOn(line: string): void {
+    this.working = line;
+    this.schedule();
+  }
+
+  private schedule(): void {
     if (Date.now() - this.lastWrite >= this.throttleMs) void this.write().catch(() => undefined);
     else if (!this.pending) this.pending = setTimeout(() => void this.write().catch(() => undefined), this.throttleMs).unref();
   }
@@ -54,6 +67,7 @@ export class StatusReporter {
   }
 
   async finish(summary: string): Promise<void> {
+    this.working = undefined;
     clearTimeout(this.pending);
     this.pending = undefined;
     for (const step of this.steps) if (step.state === "running") step.state = "failed";
@@ -68,6 +82,6 @@ export class StatusReporter {
     this.pending = undefined;
     this.lastWrite = Date.now();
     if (this.commentId === null) return;
-    await this.forge.updateComment(this.job.owner, this.job.repo, this.commentId, renderStatus(this.marker, this.steps, summary));
+    await this.forge.updateComment(this.job.owner, this.job.repo, this.commentId, renderStatus(this.marker, this.steps, summary ?? this.working));
   }
 }

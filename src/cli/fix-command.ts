@@ -7,27 +7,28 @@ import { availableParallelism, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { defaultDataDir } from "../config/data-dir.ts";
 import { LlmEnvError, llmEndpointFromEnv } from "../config/llm-env.ts";
-import { formatMemory, MemoryPool, type MemoryEntry } from "../engine/memory/memory-pool.ts";
+import { MemoryPool, type MemoryEntry, type Recalled } from "../engine/memory/memory-pool.ts";
 import { pricesFromEnv } from "../config/prices.ts";
 import { jobLlmClient, processScrubber } from "../llm/job-llm-client.ts";
+import type { LlmClient } from "../llm/llm-client.ts";
 import { replayFetch } from "../llm/replay-fetch.ts";
 import { readTranscript } from "../llm/transcript.ts";
 import { RepoConfigError } from "../config/parse-repo-config.ts";
 import type { RepoConfig } from "../config/repo-config-schema.ts";
 import { readWorktreeBytes } from "../workspace/read-worktree-file.ts";
 import { readRepoConfigFile } from "../config/read-repo-config-file.ts";
-import { postChecks } from "../pipeline/post-checks.ts";
-import { missingDependencies, runSetup } from "../verify/run-setup.ts";
+import type { PipelineStop } from "../pipeline/pipeline-ports.ts";
+import { runJobPipeline } from "../pipeline/run-job-pipeline.ts";
 import { grantDirectory } from "../verify/sandbox/workspace-grants.ts";
 import { detectPackageManager, type PackageManager } from "../verify/install/detect-package-manager.ts";
-import { installDependencies, sandboxWithInstall, type InstallSummary } from "../verify/install/run-install.ts";
+import { installDependencies, type InstallSummary } from "../verify/install/run-install.ts";
 import { cliInstallCache } from "../verify/install/install-cache.ts";
-import { buildTask, chooseStrategy, chooseVisible, taskBudget, taskSandbox, type Trigger } from "../engine/build-task.ts";
+import { chooseStrategy, taskBudget, taskSandbox, type Trigger } from "../engine/build-task.ts";
 import type { Outcome, Strategy, VisibleTests } from "../engine/task.ts";
+import type { TestReport } from "../verify/test-report.ts";
 import { renderReport } from "../report/render-report.ts";
 import { localVerifier } from "../verify/local-verifier.ts";
 import { warmRunsEnabled } from "../verify/warm/warm-enabled.ts";
-import { detectRunner } from "../verify/runners/detect-runner.ts";
 import { NoTestsDetectedError } from "../verify/runners/test-runner.ts";
 import { commitOnNewBranch } from "../workspace/commit-files.ts";
 import { addWorktree, freeBranchName, git, gitDir, isDirty, isGitRepository, removeWorktree } from "../workspace/git.ts";
@@ -106,7 +107,7 @@ export const fixCommand: CliCommand = {
     const strategyName = values.strategy ?? (endpoint ? config.strategy.name : "template");
     const notes: string[] = [];
     if (!values.strategy && !endpoint) notes.push("no LLM endpoint configured (AUTOGEN_LLM_BASE_URL / OPENAI_API_KEY): using the model-free template strategy");
-    let llm;
+    let llm: LlmClient | undefined;
     if (endpoint && strategyName !== "template") {
       llm = jobLlmClient({
         endpoint,
@@ -120,23 +121,30 @@ export const fixCommand: CliCommand = {
       notes.push(values.replay ? `replaying model answers from ${values.replay}` : `model ${endpoint.model} at ${endpoint.baseURL}; transcript in .git/autogen/transcripts/`);
     }
     const issueText = values.issue ? (existsSync(resolve(io.cwd, values.issue)) ? await readFile(resolve(io.cwd, values.issue), "utf8") : values.issue) : undefined;
-    const memory = new MemoryPool(join(defaultDataDir(io.env), "memory.db"));
-    const scope = { installation: "local", repository: await repositoryKey(repo) };
-    // With embeddings from the provider, retrieval blends them with BM25.
-    const queryEmbedding = issueText && llm?.embed ? await llm.embed(issueText) : undefined;
-    const recalled = issueText ? memory.recall(scope, issueText, queryEmbedding ? { embedding: queryEmbedding } : {}) : [];
-    let strategy;
+    // Checked before any work (a worktree, a baseline run): the pipeline builds it again with the recalled plans.
     try {
-      strategy = chooseStrategy({ name: strategyName, config, llm, memory: formatMemory(recalled) });
+      chooseStrategy({ name: strategyName, config, llm });
     } catch (error) {
       return fail((error as Error).message);
     }
+    const memory = new MemoryPool(join(defaultDataDir(io.env), "memory.db"));
+    const scope = { installation: "local", repository: await repositoryKey(repo) };
+    let queryEmbedding: number[] | undefined;
+    const recall = async () => {
+      if (!issueText) return [];
+      // With embeddings from the provider, retrieval blends them with BM25.
+      queryEmbedding = llm?.embed ? await llm.embed(issueText) : undefined;
+      return memory.recall(scope, issueText, queryEmbedding ? { embedding: queryEmbedding } : {});
+    };
+    const strategyFor = ({ memory: recalled }: { memory: string }) => chooseStrategy({ name: strategyName, config, llm, memory: recalled });
 
     const worktree = await mkdtemp(join(tmpdir(), "autogen-fix-"));
     await rm(worktree, { recursive: true, force: true });
     await addWorktree(repo, worktree);
     try {
-      const code = await fixInWorktree({ io, repo, worktree, config, strategy, canReproduce: llm !== undefined && strategyName !== "template", notes, issueText, values, remember: values.remember ? (entry) => memory.remember(scope, { ...entry, embedding: queryEmbedding }) : undefined });
+      const remember = values.remember ? (entry: MemoryEntry) => memory.remember(scope, { ...entry, embedding: queryEmbedding }) : undefined;
+      const canReproduce = llm !== undefined && strategyName !== "template";
+      const code = await fixInWorktree({ io, repo, worktree, config, strategy: strategyFor, recall, canReproduce, notes, issueText, values, remember });
       return code;
     } catch (error) {
       if (error instanceof NoTestsDetectedError) return fail(error.message);
@@ -153,7 +161,8 @@ type FixArgs = {
   repo: string;
   worktree: string;
   config: RepoConfig;
-  strategy: Strategy;
+  strategy: (choice: { memory: string }) => Strategy;
+  recall: () => Promise<Recalled[]>;
   canReproduce: boolean;
   notes: string[];
   issueText: string | undefined;
@@ -161,86 +170,67 @@ type FixArgs = {
   values: { test?: string[] | undefined; "test-cmd"?: string | undefined; candidates?: string | undefined; minutes?: string | undefined; report?: string | undefined; json?: boolean | undefined };
 };
 
-async function fixInWorktree({ io, repo, worktree, config, strategy, canReproduce, notes, issueText, values, remember }: FixArgs): Promise<number> {
+/** The job pipeline with the CLI's ports: a worktree of HEAD, the terminal, a local branch and a report file. */
+async function fixInWorktree(args: FixArgs): Promise<number> {
+  const { io, repo, worktree, config, strategy, recall, canReproduce, notes, issueText, values, remember } = args;
   const log = values.json ? () => {} : io.stdout;
   for (const note of notes) log(`note: ${note}\n`);
-  let runner;
-  try {
-    runner = detectRunner(worktree, values["test-cmd"] ?? config.test.command);
-  } catch (error) {
-    if (error instanceof NoTestsDetectedError) throw error;
-    io.stderr(`autogen fix: ${(error as Error).message}\n`);
-    return EXIT.usage;
-  }
-  log(`tests: ${runner.name} (${runner.evidence})\n`);
-  // A fresh worktree of HEAD has no node_modules (never committed): use the checkout's, read-only,
-  // when it was installed from the same lockfile; otherwise install HEAD's in the sandbox.
-  const checkout = await linkCheckoutModules(repo, worktree);
-  let dependencies: InstallSummary | undefined;
-  if (checkout.linked) {
-    log("note: using node_modules from your checkout (read-only to the tests)\n");
-    if (checkout.lockfile) dependencies = { manager: checkout.manager, lockfile: checkout.lockfile, command: "", source: "checkout", seconds: 0, network: false, ok: true };
-  } else if (checkout.differs) {
-    log(`note: not using your checkout's node_modules: its ${checkout.differs} differs from the commit's\n`);
-  }
-  // Scoped to this checkout: another repository on this machine with the same lockfile ran its own install scripts.
-  const install = await installDependencies(worktree, config.test, taskSandbox(config), { env: io.env, cacheRoot: cliInstallCache(io.env, repo) });
-  if (install.ran) {
-    dependencies = install.summary;
-    log(install.ok ? `${install.message}\n` : `note: ${install.message}; continuing with what is already installed\n`);
-  }
-  const sandbox = sandboxWithInstall(taskSandbox(config), install);
-  // The worktree's `.git` is only a pointer: protect the repository's git dir itself.
-  const verifier = localVerifier(runner, { ...sandbox, protect: [await gitDir(repo)], warm: warmRunsEnabled(config.test) });
-  const setup = await runSetup(worktree, config.test, sandbox);
-  if (setup.ran) {
-    if (!setup.ok) {
-      io.stderr(`autogen fix: ${setup.message}\n`);
-      return EXIT.failed;
-    }
-    log(`${setup.message}\n`);
-  }
-
   const trigger: Trigger = issueText ? { kind: "issue", text: issueText, tests: values.test } : { kind: "failing-tests", tests: values.test };
-  let baseline;
-  if (!values.test?.length) {
-    baseline = await verifier.run(worktree, { kind: "all" });
-    if (baseline.run.spawnError) {
-      const hint = install.ran && !install.ok ? install.message : missingDependencies(worktree, config.test);
-      io.stderr(`autogen fix: the test command could not start: ${baseline.run.spawnError}${hint ? `; ${hint}` : ""}\n`);
-      return EXIT.usage;
-    }
-  }
-  const choice = chooseVisible(trigger, baseline, worktree, { canReproduce });
-  if (choice.kind === "broken") {
-    const hint = install.ran && !install.ok ? install.message : missingDependencies(worktree, config.test);
-    io.stderr(`autogen fix: ${choice.message}. ${hint ? `Likely cause: ${hint}.` : "Fix the test command (test.command in .github/autogen.yml, or --test-cmd) and try again."}\n`);
-    return EXIT.failed;
-  }
-  if (choice.kind === "nothing") {
-    io.stderr(`autogen fix: nothing to fix: ${choice.message}. Name the tests that show the bug with --test.\n`);
-    return EXIT.failed;
-  }
-  const visible = choice.visible;
-
-  const progress = progressPrinter(log, io.isTty && !values.json);
-  const outcome = await strategy.run(
-    buildTask({
+  let checkoutDependencies: InstallSummary | undefined;
+  let progress: ReturnType<typeof progressPrinter> | undefined;
+  const protect = [await gitDir(repo)];
+  const result = await runJobPipeline(
+    {
       workspace: worktree,
-      trigger,
       config,
-      runner,
-      verifier,
-      visible,
-      sandbox,
+      trigger,
+      testCommand: values["test-cmd"],
+      sandboxFor: (c) => taskSandbox(c),
+      canReproduce,
       budget: taskBudget(config, { candidates: numberFlag(values.candidates, config.budgets.iterations * 20), minutes: numberFlag(values.minutes, config.budgets.minutes) }),
-      parallelism: Math.min(2, availableParallelism()),
-      onProgress: progress.onProgress,
-    }),
+    },
+    {
+      install: async (_config, sandbox) => {
+        // A fresh worktree of HEAD has no node_modules (never committed): use the checkout's, read-only,
+        // when it was installed from the same lockfile; otherwise install HEAD's in the sandbox.
+        const checkout = await linkCheckoutModules(repo, worktree);
+        if (checkout.linked) {
+          log("note: using node_modules from your checkout (read-only to the tests)\n");
+          if (checkout.lockfile) checkoutDependencies = { manager: checkout.manager, lockfile: checkout.lockfile, command: "", source: "checkout", seconds: 0, network: false, ok: true };
+        } else if (checkout.differs) {
+          log(`note: not using your checkout's node_modules: its ${checkout.differs} differs from the commit's\n`);
+        }
+        // Scoped to this checkout: another repository on this machine with the same lockfile ran its own install scripts.
+        const install = await installDependencies(worktree, config.test, sandbox, { env: io.env, cacheRoot: cliInstallCache(io.env, repo) });
+        if (install.ran) log(install.ok ? `${install.message}\n` : `note: ${install.message}; continuing with what is already installed\n`);
+        return install;
+      },
+      // The worktree's `.git` is only a pointer: protect the repository's git dir itself.
+      verifier: async (runner, _config, sandbox) => ({ verifier: localVerifier(runner, { ...sandbox, protect, warm: warmRunsEnabled(config.test) }), parallelism: Math.min(2, availableParallelism()) }),
+      recall,
+      strategy: ({ memory }) => strategy({ memory }),
+      progress: {
+        stage: (event) => {
+          if (event.stage === "runner") log(`tests: ${event.runner.name} (${event.runner.evidence})\n`);
+          if (event.stage === "setup" && event.setup.ran && event.setup.ok) log(`${event.setup.message}\n`);
+          if (event.stage === "strategy") progress = progressPrinter(log, io.isTty && !values.json);
+          if (event.stage === "run") progress?.done();
+        },
+        engine: (event) => progress?.onProgress(event),
+        heartbeat: (beat) => {
+          progress?.done();
+          log(`[still working] ${beat.stage}: ${beat.doing} (${Math.round(beat.elapsedMs / 1000)} s)\n`);
+        },
+      },
+    },
   );
-  progress.done();
-
-  await postChecks(worktree, outcome, config);
+  const stopped = stopMessage(result.stop, result.baseline);
+  if (stopped) {
+    io.stderr(`autogen fix: ${stopped.message}\n`);
+    return stopped.code;
+  }
+  const { outcome } = result;
+  const visible = result.visible ?? { kind: "all" };
 
   const slug = slugFor(issueText, visible);
   let branch: string | undefined;
@@ -256,7 +246,7 @@ async function fixInWorktree({ io, repo, worktree, config, strategy, canReproduc
       keywords: outcome.changedFiles.flatMap((f) => f.split(/[/.]/)).filter((w) => w.length > 2),
     });
   }
-  outcome.dependencies = dependencies;
+  outcome.dependencies ??= checkoutDependencies;
   const report = renderReport(outcome, { title: issueText ? `autogen: ${firstLine(issueText)}` : "autogen: repair of failing tests", branch, commit });
   const reportPath = values.report ? resolve(io.cwd, values.report) : join(await gitDir(repo), "autogen", `${slug}.md`);
   await mkdir(resolve(reportPath, ".."), { recursive: true });
@@ -270,6 +260,21 @@ async function fixInWorktree({ io, repo, worktree, config, strategy, canReproduc
     log(`\nnot fixed (${outcome.stopReason}): ${outcome.message}\nreport: ${reportPath}\n`);
   }
   return outcome.status === "fixed" ? EXIT.ok : EXIT.failed;
+}
+
+/** A stop before the engine, as the terminal says it, and its exit code. */
+function stopMessage(stop: PipelineStop | undefined, baseline: TestReport | undefined): { message: string; code: number } | undefined {
+  if (!stop) return undefined;
+  if (stop.stage === "runner") return { message: stop.error.message, code: EXIT.usage };
+  if (stop.stage === "setup") return { message: stop.message, code: EXIT.failed };
+  if (baseline?.run.spawnError) {
+    return { message: `the test command could not start: ${baseline.run.spawnError}${stop.hint ? `; ${stop.hint}` : ""}`, code: EXIT.usage };
+  }
+  if (stop.kind === "broken") {
+    const advice = stop.hint ? `Likely cause: ${stop.hint}.` : "Fix the test command (test.command in .github/autogen.yml, or --test-cmd) and try again.";
+    return { message: `${stop.message}. ${advice}`, code: EXIT.failed };
+  }
+  return { message: `nothing to fix: ${stop.message}. Name the tests that show the bug with --test.`, code: EXIT.failed };
 }
 
 type CheckoutModules = { linked: true; manager: PackageManager; lockfile: string | undefined } | { linked: false; differs?: string };

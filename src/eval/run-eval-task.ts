@@ -6,11 +6,11 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { repoConfigSchema } from "../config/repo-config-schema.ts";
-import { buildTask, chooseVisible, type Trigger } from "../engine/build-task.ts";
-import { emptyOutcome, type Outcome, type Strategy, type VisibleTests } from "../engine/task.ts";
+import type { Trigger } from "../engine/build-task.ts";
+import { emptyOutcome, type Outcome, type Strategy } from "../engine/task.ts";
+import { runJobPipeline } from "../pipeline/run-job-pipeline.ts";
 import { localVerifier } from "../verify/local-verifier.ts";
 import { warmRunsEnabled } from "../verify/warm/warm-enabled.ts";
-import { detectRunner } from "../verify/runners/detect-runner.ts";
 import { allPassed } from "../verify/test-report.ts";
 import type { EvalTask } from "./humanevalfix-loader.ts";
 import { runHiddenTests, writeFiles } from "./score-hidden.ts";
@@ -48,31 +48,35 @@ export async function runEvalTask(task: EvalTask, strategy: Strategy, settings: 
   try {
     await writeFiles(workspace, task.files);
     const sandbox = evalSandbox(settings);
-    const runner = detectRunner(workspace);
-    const verifier = localVerifier(runner, { ...sandbox, warm: warmRunsEnabled(EVAL_CONFIG.test) });
     const trigger: Trigger = task.issue !== undefined ? { kind: "issue", text: task.issue } : { kind: "failing-tests" };
     const started = performance.now();
-    let outcome: Outcome;
-    let baselineSeconds: number | undefined;
-    let visible: VisibleTests = { kind: "all" };
-    let stop: Pick<Outcome, "stopReason" | "message"> | undefined;
-    if (task.visibleFromBaseline) {
-      const baseline = await verifier.run(workspace, { kind: "all" });
-      baselineSeconds = baseline.run.durationMs / 1000;
-      const choice = chooseVisible(trigger, baseline, workspace, { canReproduce: options.canReproduce ?? false });
-      if (choice.kind === "ok") visible = choice.visible;
-      else stop = { stopReason: choice.kind === "broken" ? "broken-tests" : "nothing-to-fix", message: choice.message };
-    }
-    if (stop) {
-      outcome = { ...emptyOutcome(strategy.name), ...stop };
-    } else {
-      const built = buildTask({ workspace, trigger, config: EVAL_CONFIG, runner, verifier, visible, sandbox, budget: settings.budget });
-      // Without a baseline the visible tests are the whole suite, so a regression gate would only repeat them.
-      outcome = await strategy.run(task.visibleFromBaseline ? built : { ...built, regression: undefined });
-    }
-    if (baselineSeconds !== undefined) {
+    // No install, no setup (a task is its files), no memory; the strategy is the one compared.
+    const result = await runJobPipeline(
+      {
+        workspace,
+        config: EVAL_CONFIG,
+        trigger,
+        sandboxFor: () => sandbox,
+        setup: false,
+        baseline: task.visibleFromBaseline === true,
+        canReproduce: options.canReproduce ?? false,
+        // Without a baseline the visible tests are the whole suite, so a regression gate would only repeat them.
+        regression: task.visibleFromBaseline === true,
+        // Scored by the hidden tests instead.
+        postChecks: false,
+        budget: settings.budget,
+      },
+      {
+        verifier: async (runner) => ({ verifier: localVerifier(runner, { ...sandbox, warm: warmRunsEnabled(EVAL_CONFIG.test) }) }),
+        strategy: () => strategy,
+      },
+    );
+    if (result.stop?.stage === "runner") throw result.stop.error;
+    const outcome: Outcome = result.stop?.stage === "visible" ? { ...emptyOutcome(strategy.name), stopReason: result.outcome.stopReason, message: result.stop.message } : result.outcome;
+    if (result.baseline) {
       // The baseline run is part of what the task cost, as it is for `autogen fix`.
-      outcome.cost = { ...outcome.cost, testRuns: outcome.cost.testRuns + 1, testSeconds: outcome.cost.testSeconds + baselineSeconds, wallSeconds: (performance.now() - started) / 1000 };
+      const testSeconds = outcome.cost.testSeconds + result.baseline.run.durationMs / 1000;
+      outcome.cost = { ...outcome.cost, testRuns: outcome.cost.testRuns + 1, testSeconds, wallSeconds: (performance.now() - started) / 1000 };
     }
     const hiddenPass = allPassed(await runHiddenTests(task, workspace, sandbox));
     return {
