@@ -18,6 +18,8 @@ export class StatusReporter {
   private pending: NodeJS.Timeout | undefined;
   /** What a long phase is doing (the pipeline's heartbeat), shown under the steps until a step changes. */
   private working: string | undefined;
+  /** Updates go out one after another, so an earlier one (a throttled step, a heartbeat) never lands after the final word. */
+  private writing: Promise<unknown> = Promise.resolve();
   private readonly marker: string;
   private readonly forge: Forge;
   private readonly store: Store;
@@ -82,6 +84,9 @@ export class StatusReporter {
     this.pending = undefined;
     this.lastWrite = Date.now();
     if (this.commentId === null) return;
-    await this.forge.updateComment(this.job.owner, this.job.repo, this.commentId, renderStatus(this.marker, this.steps, summary ?? this.working));
+    const [id, body] = [this.commentId, renderStatus(this.marker, this.steps, summary ?? this.working)];
+    const update = this.writing.then(() => this.forge.updateComment(this.job.owner, this.job.repo, id, body));
+    this.writing = update.catch(() => undefined);
+    await update;
   }
 }
