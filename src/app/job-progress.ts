@@ -10,22 +10,33 @@ import type { JobDeps } from "./job-deps.ts";
 import type { StatusReporter } from "./status-reporter.ts";
 
 type Deps = Pick<JobDeps, "store" | "log">;
+type StageEvent = Extract<ProgressEvent, { kind: "stage" }>;
 
-/** An issue job: install, setup and the baseline under "Tests and localisation", then plan, attempts, regression. */
-export function issueJobProgress(job: Job, deps: Deps, status: StatusReporter, worktree: { path: string; sha: string }): PipelineProgress {
+/** An issue job: install, setup, baseline under "Tests and localisation", then plan, attempts, regression gate. */
+export function issueJobProgress(
+  job: Job,
+  deps: Deps,
+  status: StatusReporter,
+  worktree: { path: string; sha: string },
+): PipelineProgress {
+  const localisation = "Tests and localisation";
   const stage = async (event: PipelineEvent) => {
     switch (event.stage) {
-      case "install":
-        if (event.install.ran) status.set("Tests and localisation", "running", event.install.ok ? event.install.message : `continuing without dependencies: ${event.install.message}`);
+      case "install": {
+        if (!event.install.ran) return;
+        const { ok, message } = event.install;
+        status.set(localisation, "running", ok ? message : `continuing without dependencies: ${message}`);
         return;
+      }
       case "setup":
-        if (event.setup.ran && !event.setup.ok) status.set("Tests and localisation", "failed", event.setup.message);
+        if (event.setup.ran && !event.setup.ok) status.set(localisation, "failed", event.setup.message);
         return;
       case "baseline": {
         const failing = failingTests(event.baseline);
         await recordFailureSites(deps.store, job, [event.baseline], worktree.path);
         const passed = event.baseline.tests.length - failing.length;
-        status.set("Tests and localisation", "done", `${event.runner.name}: ${passed} passed, ${failing.length} failed on ${worktree.sha.slice(0, 7)}`);
+        const on = worktree.sha.slice(0, 7);
+        status.set(localisation, "done", `${event.runner.name}: ${passed} passed, ${failing.length} failed on ${on}`);
         return;
       }
       case "strategy":
@@ -33,20 +44,24 @@ export function issueJobProgress(job: Job, deps: Deps, status: StatusReporter, w
         return;
       case "run": {
         const { outcome } = event;
-        if (outcome.plan.steps) status.set("Plan", outcome.plan.verified ? "done" : "failed", `${outcome.plan.verified ? "verified" : "not verified"} on ${outcome.plan.verification?.length ?? 0} test(s)`);
+        const { verified, verification } = outcome.plan;
+        const checked = `${verified ? "verified" : "not verified"} on ${verification?.length ?? 0} test(s)`;
+        if (outcome.plan.steps) status.set("Plan", verified ? "done" : "failed", checked);
         status.set("Attempts", outcome.status === "fixed" ? "done" : "failed", `${outcome.attempts.length} attempt(s)`);
         return;
       }
       case "post-checks": {
         const after = event.outcome.evidence.regressionAfter;
-        status.set("Regression gate", event.passed ? "done" : "failed", after ? `${after.passed} passed, ${after.failed} failed` : undefined);
+        const detail = after ? `${after.passed} passed, ${after.failed} failed` : undefined;
+        status.set("Regression gate", event.passed ? "done" : "failed", detail);
         return;
       }
       default:
         return;
     }
   };
-  const planDetail = (event: { stage: string; detail?: string | undefined }) => (event.stage === "plan" ? "written" : `${event.stage}${event.detail ? ` (${event.detail})` : ""}`);
+  const planDetail = (event: StageEvent) =>
+    event.stage === "plan" ? "written" : `${event.stage}${event.detail ? ` (${event.detail})` : ""}`;
   return { stage, engine: engineProgress(job, deps, status, planDetail), heartbeat: heartbeatOn(status) };
 }
 
@@ -61,11 +76,13 @@ export function repairProgress(job: Job, deps: Deps, status: StatusReporter): Pi
   };
 }
 
-function engineProgress(job: Job, deps: Deps, status: StatusReporter, planDetail: (event: { stage: string; detail?: string | undefined }) => string) {
+function engineProgress(job: Job, deps: Deps, status: StatusReporter, planDetail: (event: StageEvent) => string) {
   return (event: ProgressEvent) => {
     // The job's record follows the engine (an interrupted engine run restarts from its beginning).
     const checkpoint = event.kind === "stage" ? { stage: event.stage } : { stage: "attempt", attempt: event.index };
-    void deps.store.checkpoint(job.id, checkpoint).catch((error: unknown) => deps.log.warn({ jobId: job.id, err: (error as Error).message }, "checkpoint not saved"));
+    void deps.store.checkpoint(job.id, checkpoint).catch((error: unknown) => {
+      deps.log.warn({ jobId: job.id, err: (error as Error).message }, "checkpoint not saved");
+    });
     if (event.kind === "stage") {
       status.set("Plan", "done", planDetail(event));
     } else {

@@ -321,7 +321,11 @@ async function repairWithPipeline(job: Job, deps: JobDeps, r: Repair): Promise<O
     },
     {
       install: async () => r.install,
-      verifier: async () => ({ verifier: choice.verifier, probe: choice.probe, parallelism: choice.backend === "actions" ? 4 : 1 }),
+      verifier: async () => ({
+        verifier: choice.verifier,
+        probe: choice.probe,
+        parallelism: choice.backend === "actions" ? 4 : 1,
+      }),
       llm: () => guardedLlm(deps.llmFor?.(configWithInstall(config, r.install), job, signal), r.ensureCurrent),
       recall: () => deps.memory?.recall(scope, description) ?? [],
       strategy: ({ llm, memory }) => {

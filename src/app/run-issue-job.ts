@@ -114,19 +114,33 @@ async function runEngine(
   signal: AbortSignal,
 ): Promise<Outcome> {
   status.set("Tests and localisation", "running");
-  // Every run of this job (its install scripts, setup, coverage, the tests) is kept from the other jobs' worktrees in the repository cache.
+  // Every run of this job (its install scripts, setup, coverage, the tests) is kept from the
+  // other jobs' worktrees in the repository cache.
   const hidden = { hiddenPaths: [dirname(dirname(mirror))] };
-  const description = [job.snapshot.title, job.snapshot.body, job.hint ? `Hint from ${job.requester}: ${job.hint}` : ""].filter(Boolean).join("\n\n");
+  const { title, body } = job.snapshot;
+  const hint = job.hint ? `Hint from ${job.requester}: ${job.hint}` : "";
+  const description = [title, body, hint].filter(Boolean).join("\n\n");
   const scope = { installation: String(job.installationId), repository: `${job.owner}/${job.repo}` };
+  const where = { defaultBranch: repository.defaultBranch, mirror, target, fork: false };
   const result = await runJobPipeline(
-    { workspace: worktree.path, config: repoConfig, trigger: { kind: "issue", text: description }, sandboxFor: (config) => ({ ...taskSandbox(config, signal), ...hidden }), signal },
+    {
+      workspace: worktree.path,
+      config: repoConfig,
+      trigger: { kind: "issue", text: description },
+      sandboxFor: (config) => ({ ...taskSandbox(config, signal), ...hidden }),
+      signal,
+    },
     {
       // From the install cache when an earlier job installed the same lockfile.
-      install: (config, sandbox) => installDependencies(worktree.path, config.test, sandbox, { cacheRoot: appInstallCache(deps.cacheRoot, `${String(job.installationId)}/${job.owner}/${job.repo}`) }),
-      verifier: async (runner, config) => jobVerifier(deps, job, status, config, { ci: await deps.ciFor(job.installationId), defaultBranch: repository.defaultBranch, mirror, target, runner, fork: false }, signal),
+      install: (config, sandbox) =>
+        installDependencies(worktree.path, config.test, sandbox, {
+          cacheRoot: appInstallCache(deps.cacheRoot, `${String(job.installationId)}/${job.owner}/${job.repo}`),
+        }),
+      verifier: async (runner, config) =>
+        jobVerifier(deps, job, status, config, { ...where, ci: await deps.ciFor(job.installationId), runner }, signal),
       // Every model call first checks that the issue is still what was asked for.
       llm: () => guardedLlm(deps.llmFor?.(repoConfig, job, signal), ensureCurrent),
-      recall: () => deps.memory?.recall(scope, `${job.snapshot.title}\n${job.snapshot.body}`) ?? [],
+      recall: () => deps.memory?.recall(scope, `${title}\n${body}`) ?? [],
       strategy: ({ llm, memory }) => {
         try {
           return chooseStrategy({ config: repoConfig, llm, memory, planOnly: job.kind === "plan" });

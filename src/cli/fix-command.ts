@@ -175,7 +175,8 @@ async function fixInWorktree(args: FixArgs): Promise<number> {
   const { io, repo, worktree, config, strategy, recall, canReproduce, notes, issueText, values, remember } = args;
   const log = values.json ? () => {} : io.stdout;
   for (const note of notes) log(`note: ${note}\n`);
-  const trigger: Trigger = issueText ? { kind: "issue", text: issueText, tests: values.test } : { kind: "failing-tests", tests: values.test };
+  const tests = values.test;
+  const trigger: Trigger = issueText ? { kind: "issue", text: issueText, tests } : { kind: "failing-tests", tests };
   let checkoutDependencies: InstallSummary | undefined;
   let progress: ReturnType<typeof progressPrinter> | undefined;
   const protect = [await gitDir(repo)];
@@ -187,7 +188,10 @@ async function fixInWorktree(args: FixArgs): Promise<number> {
       testCommand: values["test-cmd"],
       sandboxFor: (c) => taskSandbox(c),
       canReproduce,
-      budget: taskBudget(config, { candidates: numberFlag(values.candidates, config.budgets.iterations * 20), minutes: numberFlag(values.minutes, config.budgets.minutes) }),
+      budget: taskBudget(config, {
+        candidates: numberFlag(values.candidates, config.budgets.iterations * 20),
+        minutes: numberFlag(values.minutes, config.budgets.minutes),
+      }),
     },
     {
       install: async (_config, sandbox) => {
@@ -196,17 +200,27 @@ async function fixInWorktree(args: FixArgs): Promise<number> {
         const checkout = await linkCheckoutModules(repo, worktree);
         if (checkout.linked) {
           log("note: using node_modules from your checkout (read-only to the tests)\n");
-          if (checkout.lockfile) checkoutDependencies = { manager: checkout.manager, lockfile: checkout.lockfile, command: "", source: "checkout", seconds: 0, network: false, ok: true };
+          const { manager, lockfile } = checkout;
+          if (lockfile) {
+            checkoutDependencies = { manager, lockfile, command: "", source: "checkout", seconds: 0, network: false, ok: true };
+          }
         } else if (checkout.differs) {
           log(`note: not using your checkout's node_modules: its ${checkout.differs} differs from the commit's\n`);
         }
-        // Scoped to this checkout: another repository on this machine with the same lockfile ran its own install scripts.
-        const install = await installDependencies(worktree, config.test, sandbox, { env: io.env, cacheRoot: cliInstallCache(io.env, repo) });
-        if (install.ran) log(install.ok ? `${install.message}\n` : `note: ${install.message}; continuing with what is already installed\n`);
+        // Scoped to this checkout: another repository on this machine with the same lockfile
+        // ran its own install scripts.
+        const cacheRoot = cliInstallCache(io.env, repo);
+        const install = await installDependencies(worktree, config.test, sandbox, { env: io.env, cacheRoot });
+        if (install.ran) {
+          log(install.ok ? `${install.message}\n` : `note: ${install.message}; continuing with what is already installed\n`);
+        }
         return install;
       },
       // The worktree's `.git` is only a pointer: protect the repository's git dir itself.
-      verifier: async (runner, _config, sandbox) => ({ verifier: localVerifier(runner, { ...sandbox, protect, warm: warmRunsEnabled(config.test) }), parallelism: Math.min(2, availableParallelism()) }),
+      verifier: async (runner, _config, sandbox) => ({
+        verifier: localVerifier(runner, { ...sandbox, protect, warm: warmRunsEnabled(config.test) }),
+        parallelism: Math.min(2, availableParallelism()),
+      }),
       recall,
       strategy: ({ memory }) => strategy({ memory }),
       progress: {
@@ -263,7 +277,10 @@ async function fixInWorktree(args: FixArgs): Promise<number> {
 }
 
 /** A stop before the engine, as the terminal says it, and its exit code. */
-function stopMessage(stop: PipelineStop | undefined, baseline: TestReport | undefined): { message: string; code: number } | undefined {
+function stopMessage(
+  stop: PipelineStop | undefined,
+  baseline: TestReport | undefined,
+): { message: string; code: number } | undefined {
   if (!stop) return undefined;
   if (stop.stage === "runner") return { message: stop.error.message, code: EXIT.usage };
   if (stop.stage === "setup") return { message: stop.message, code: EXIT.failed };

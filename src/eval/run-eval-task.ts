@@ -67,12 +67,19 @@ export async function runEvalTask(task: EvalTask, strategy: Strategy, settings: 
         budget: settings.budget,
       },
       {
-        verifier: async (runner) => ({ verifier: localVerifier(runner, { ...sandbox, warm: warmRunsEnabled(EVAL_CONFIG.test) }) }),
+        verifier: async (runner) => ({
+          verifier: localVerifier(runner, { ...sandbox, warm: warmRunsEnabled(EVAL_CONFIG.test) }),
+        }),
         strategy: () => strategy,
       },
     );
     if (result.stop?.stage === "runner") throw result.stop.error;
-    const outcome: Outcome = result.stop?.stage === "visible" ? { ...emptyOutcome(strategy.name), stopReason: result.outcome.stopReason, message: result.stop.message } : result.outcome;
+    // A stop is said as chooseVisible said it (eval's table has no install to blame).
+    const { stop } = result;
+    const outcome: Outcome =
+      stop?.stage === "visible"
+        ? { ...emptyOutcome(strategy.name), stopReason: result.outcome.stopReason, message: stop.message }
+        : result.outcome;
     if (result.baseline) {
       // The baseline run is part of what the task cost, as it is for `autogen fix`.
       const testSeconds = outcome.cost.testSeconds + result.baseline.run.durationMs / 1000;

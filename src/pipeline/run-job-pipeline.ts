@@ -32,7 +32,12 @@ export async function runJobPipeline(input: PipelineInput, ports: PipelinePorts)
 
 type Tell = (event: PipelineEvent) => Promise<void>;
 
-async function stages(input: PipelineInput, ports: PipelinePorts, beat: PhaseHeartbeat, tell: Tell): Promise<PipelineResult> {
+async function stages(
+  input: PipelineInput,
+  ports: PipelinePorts,
+  beat: PhaseHeartbeat,
+  tell: Tell,
+): Promise<PipelineResult> {
   const { workspace, trigger } = input;
   const stopName = input.config.strategy.name;
 

@@ -42,7 +42,7 @@ describe("PhaseHeartbeat", () => {
     expect(HEARTBEAT_MS + TICK_MS).toBeLessThanOrEqual(10_000);
   });
 
-  it("something shown restarts the silence and can say what runs now; a new phase restarts the elapsed time", () => {
+  it("something shown restarts the silence and says what runs now; a new phase restarts the time", () => {
     const { clock, advance } = manualClock();
     const beats: Heartbeat[] = [];
     const heartbeat = new PhaseHeartbeat(clock, (beat) => beats.push(beat));
@@ -52,7 +52,8 @@ describe("PhaseHeartbeat", () => {
     advance(HEARTBEAT_MS - TICK_MS);
     expect(beats).toEqual([]);
     advance(TICK_MS);
-    expect(beats).toEqual([{ stage: "run", elapsedMs: 2 * HEARTBEAT_MS - TICK_MS, doing: "attempt 1: swap the operands" }]);
+    const doing = "attempt 1: swap the operands";
+    expect(beats).toEqual([{ stage: "run", elapsedMs: 2 * HEARTBEAT_MS - TICK_MS, doing }]);
     heartbeat.enter("post-checks", "checking the diff");
     advance(HEARTBEAT_MS);
     expect(beats.at(-1)).toEqual({ stage: "post-checks", elapsedMs: HEARTBEAT_MS, doing: "checking the diff" });
