@@ -27,7 +27,8 @@ export async function reproduceIssue(task: Task, llm: LlmClient, cost: Reproduct
   const maxAttempts = options.attempts ?? 3;
   const problem = task.description ?? "";
   const sources = repoFiles(task.workspace).filter((f) => isSourceFile(f) && !task.isTestFile(f));
-  const context = await buildContext(task.workspace, { query: `${problem}\n${namedIdentifiers(problem).join(" ")}`, mentioned: namedFiles(problem, sources), isTestFile: task.isTestFile });
+  const named = namedIdentifiers(problem);
+  const context = await buildContext(task.workspace, { query: `${problem}\n${named.join(" ")}`, mentioned: namedFiles(problem, sources), named, isTestFile: task.isTestFile });
   const examples = await testExamples(task, context.files);
   const sourceText = (await Promise.all(sources.slice(0, 400).map(async (f) => (await tryReadWorktreeText(task.workspace, f, { maxBytes: CONTEXT_READ_LIMIT })) ?? ""))).join("\n");
   const rejections: string[] = [];
