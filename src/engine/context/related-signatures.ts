@@ -18,12 +18,12 @@ export function relatedSignatures(shown: Shown[], files: File[], max: number): s
     taken.add(key);
     out.push(`${role} ${file.path}:${symbol.outerStart}: ${signature(file, symbol)}`);
   };
-  const called = new Set(shown.flatMap((s) => [...s.symbol.text.matchAll(/([A-Za-z_$][\w$]*)\s*\(/g)].map((m) => m[1] as string)));
-  for (const { file, symbol } of all) if (symbol.kind !== "class" && called.has(shortName(symbol)) && shortName(symbol).length > 2) take(file, symbol, "callee");
   for (const s of shown) {
     const call = new RegExp(`(?<![\\w$])${escape(shortName(s.symbol))}\\s*\\(`);
     for (const { file, symbol } of all) if (symbol.kind !== "class" && call.test(symbol.text)) take(file, symbol, "caller");
   }
+  const called = new Set(shown.flatMap((s) => [...s.symbol.text.matchAll(/([A-Za-z_$][\w$]*)\s*\(/g)].map((m) => m[1] as string)));
+  for (const { file, symbol } of all) if (symbol.kind !== "class" && called.has(shortName(symbol)) && shortName(symbol).length > 2) take(file, symbol, "callee");
   return out.join("\n");
 }
 
