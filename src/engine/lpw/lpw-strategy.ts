@@ -17,6 +17,7 @@ import { Stop, StrategyRun, type Validated } from "../run/strategy-run.ts";
 import type { Outcome, Strategy, Task } from "../task.ts";
 import { failureSignature } from "./failure-signature.ts";
 import { instrumentedRun } from "./instrumented-run.ts";
+import { baselineWithValues } from "./visible-values.ts";
 import { formatKnowledge, onDiskKnowledge, type KnowledgeProvider } from "../knowledge/knowledge-search.ts";
 import { analysisSchema, checkSchema, editsSchema, explanationSchema, instrumentSchema, knowledgeSchema, planSchema, verificationSchema, type Verification } from "./schemas.ts";
 import type { WorkspaceChanges } from "./workspace-changes.ts";
@@ -83,7 +84,9 @@ class LpwRun {
   private async repair(): Promise<Outcome> {
     const run = this.harness;
     this.problem = this.task.description ?? "Make the failing tests pass.";
-    const { before, failing } = await run.baseline();
+    const baseline = await run.baseline();
+    // A helper's bare AssertionError is rerun once with its values made visible.
+    const { before, failing } = await baselineWithValues(this.task, (runs, ms) => run.countTestRuns(runs, ms), baseline.before, baseline.failing);
 
     const digest = digestReport(before, { readSource: (file, line) => this.sourceLine(file, line) });
     const mentioned = [...new Set(failing.flatMap((t) => [t.file, ...[...(t.details ?? "").matchAll(/([\w./-]+\.(?:py|[cm]?[jt]sx?))[:"]/g)].map((m) => m[1])]).filter((f): f is string => Boolean(f)))];
