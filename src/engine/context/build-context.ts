@@ -153,9 +153,10 @@ function choose(ordered: Focus[], files: Map<string, SourceFile>, maxChars: numb
     seen.add(key);
     if (!byFile.has(f.path) && byFile.size >= maxFiles) continue;
     const current = byFile.get(f.path) ?? [];
-    const whole = f.symbol === undefined && f.range === undefined;
+    // A short file is shown whole whatever in it was pointed at.
+    const whole = (f.symbol === undefined && f.range === undefined) || file.lines.length <= SMALL_FILE_LINES;
     const body: LineRange[] = whole ? wholeOrOutline(file) : f.symbol ? [{ start: f.symbol.outerStart, end: f.symbol.endLine }] : [f.range as LineRange];
-    const context = f.symbol ? contextRanges(file, f.symbol) : [];
+    const context = f.symbol && !whole ? contextRanges(file, f.symbol) : [];
     let ranges = [...context, ...body];
     let cost = costOf(file, current, ranges);
     if ((used > 0 && used + cost > maxChars) || cost > maxChars * 3) {
