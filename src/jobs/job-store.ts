@@ -8,7 +8,7 @@ import { dirname } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { migrateSqlite } from "./migrate-sqlite.ts";
 
-import type { Enqueued, InboxRow, InboxState, Job, JobKind, JobRequest, JobState, Store } from "./store.ts";
+import type { Enqueued, InboxRow, InboxState, Job, JobKind, JobRequest, JobState, PayloadFit, Store } from "./store.ts";
 
 export type { Enqueued, InboxRow, InboxState, Job, JobKind, JobRequest, JobState, Store } from "./store.ts";
 
@@ -145,12 +145,27 @@ export class JobStore implements Store {
     });
   }
 
-  /** Pending deliveries due by `now`, oldest first, leaving out those being handled. */
-  async dueDeliveries(now: number, limit: number, exclude: ReadonlySet<string>): Promise<InboxRow[]> {
+  /**
+   * Pending deliveries due by `now`, oldest first, leaving out those being handled; with
+   * `fit`, only as many as fit in its byte budget. The payload sizes are summed in SQL, so
+   * a payload that does not fit is never read into memory here.
+   */
+  async dueDeliveries(now: number, limit: number, exclude: ReadonlySet<string>, fit?: PayloadFit): Promise<InboxRow[]> {
+    if (limit <= 0) return [];
     const rows = this.db
-      .prepare("SELECT * FROM inbox WHERE state = 'pending' AND next_attempt_at <= ? ORDER BY next_attempt_at, received_at LIMIT ?")
-      .all(now, limit + exclude.size) as Array<Record<string, unknown>>;
-    return rows.map(toInboxRow).filter((r) => !exclude.has(r.deliveryId)).slice(0, limit);
+      .prepare(
+        `WITH due AS (
+           SELECT delivery_id, ROW_NUMBER() OVER w AS n, SUM(length(CAST(payload AS BLOB))) OVER w AS running FROM inbox
+           WHERE state = 'pending' AND next_attempt_at <= ? AND delivery_id NOT IN (SELECT value FROM json_each(?))
+           WINDOW w AS (ORDER BY next_attempt_at, received_at, delivery_id ROWS UNBOUNDED PRECEDING))
+         SELECT inbox.* FROM due JOIN inbox USING (delivery_id)
+         WHERE due.n <= ? AND (due.running <= ? OR (due.n = 1 AND ?))
+         ORDER BY due.n`,
+      )
+      .all(now, JSON.stringify([...exclude]), limit, fit?.maxBytes ?? Number.MAX_SAFE_INTEGER, fit?.atLeastOne === false ? 0 : 1) as Array<
+      Record<string, unknown>
+    >;
+    return rows.map(toInboxRow);
   }
 
   /** The earliest time after `now` a pending delivery is due, if any (those due already are taken as room frees). */

@@ -10,7 +10,7 @@ import { hostname } from "node:os";
 import { randomUUID } from "node:crypto";
 import pg from "pg";
 import { migratePostgres } from "./migrate-postgres.ts";
-import type { Enqueued, InboxRow, InboxState, Job, JobKind, JobRequest, JobState, Store } from "./store.ts";
+import type { Enqueued, InboxRow, InboxState, Job, JobKind, JobRequest, JobState, PayloadFit, Store } from "./store.ts";
 
 /** The Postgres schema, one entry per version; never edit one that has shipped, add the next. */
 export const PG_STORE_MIGRATIONS = [
@@ -111,17 +111,28 @@ export class PgStore implements Store {
     return result.rowCount === 1;
   }
 
-  /** Claims due deliveries for this instance under a lease; rows another instance holds are skipped. */
-  async dueDeliveries(now: number, limit: number, exclude: ReadonlySet<string>): Promise<InboxRow[]> {
+  /**
+   * Claims due deliveries for this instance under a lease; rows another instance holds are
+   * skipped. With `fit`, only as many as fit in its byte budget (sizes read from the
+   * column's header, the payloads not read).
+   */
+  async dueDeliveries(now: number, limit: number, exclude: ReadonlySet<string>, fit?: PayloadFit): Promise<InboxRow[]> {
     if (limit <= 0) return [];
     const rows = await this.rows(
       `UPDATE inbox SET claimed_by = $1, lease_until = ${lease(2)}
        WHERE delivery_id IN (
          SELECT delivery_id FROM inbox
-         WHERE state = 'pending' AND next_attempt_at <= $3 AND (lease_until IS NULL OR lease_until < now()) AND NOT (delivery_id = ANY($4::text[]))
-         ORDER BY next_attempt_at, received_at LIMIT $5 FOR UPDATE SKIP LOCKED)
+         WHERE delivery_id IN (
+           SELECT delivery_id FROM (
+             SELECT delivery_id, ROW_NUMBER() OVER w AS n, SUM(octet_length(payload)) OVER w AS running FROM inbox
+             WHERE state = 'pending' AND next_attempt_at <= $3 AND (lease_until IS NULL OR lease_until < now())
+               AND NOT (delivery_id = ANY($4::text[]))
+             WINDOW w AS (ORDER BY next_attempt_at, received_at, delivery_id ROWS UNBOUNDED PRECEDING)) due
+           WHERE due.n <= $5::int AND (due.running <= $6::bigint OR (due.n = 1 AND $7::boolean)))
+         AND state = 'pending' AND (lease_until IS NULL OR lease_until < now())
+         FOR UPDATE SKIP LOCKED)
        RETURNING *`,
-      [this.instanceId, this.inboxLeaseMs, now, [...exclude], limit],
+      [this.instanceId, this.inboxLeaseMs, now, [...exclude], limit, fit?.maxBytes ?? Number.MAX_SAFE_INTEGER, fit?.atLeastOne !== false],
     );
     return rows.map(toInboxRow).sort((a, b) => a.nextAttemptAt - b.nextAttemptAt);
   }
