@@ -6,11 +6,12 @@
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { DatabaseSync } from "node:sqlite";
+import { inboxRowFrom, jobFrom } from "./store-rows.ts";
 import { migrateSqlite } from "./migrate-sqlite.ts";
 
-import type { Enqueued, InboxRow, InboxState, Job, JobKind, JobRequest, JobState, PayloadFit, Store } from "./store.ts";
+import type { Enqueued, InboxRow, Job, JobKind, JobRequest, JobState, PayloadFit, Store } from "./store.ts";
 
-export type { Enqueued, InboxRow, InboxState, Job, JobKind, JobRequest, JobState, Store } from "./store.ts";
+export type { Enqueued, InboxRow, Job, JobKind, JobRequest, JobState, Store } from "./store.ts";
 
 type Row = {
   id: number;
@@ -165,7 +166,7 @@ export class JobStore implements Store {
       .all(now, JSON.stringify([...exclude]), limit, fit?.maxBytes ?? Number.MAX_SAFE_INTEGER, fit?.atLeastOne === false ? 0 : 1) as Array<
       Record<string, unknown>
     >;
-    return rows.map(toInboxRow);
+    return rows.map(inboxRowFrom);
   }
 
   /** The earliest time after `now` a pending delivery is due, if any (those due already are taken as room frees). */
@@ -176,7 +177,7 @@ export class JobStore implements Store {
 
   async inbox(deliveryId: string): Promise<InboxRow | undefined> {
     const row = this.db.prepare("SELECT * FROM inbox WHERE delivery_id = ?").get(deliveryId) as Record<string, unknown> | undefined;
-    return row ? toInboxRow(row) : undefined;
+    return row ? inboxRowFrom(row) : undefined;
   }
 
   async deliveryDone(deliveryId: string): Promise<void> {
@@ -201,7 +202,7 @@ export class JobStore implements Store {
     const made = this.db
       .prepare("SELECT * FROM jobs WHERE delivery_id = ? AND owner = ? AND repo = ? AND number = ? ORDER BY id LIMIT 1")
       .get(request.deliveryId, request.owner, request.repo, request.number) as Row | undefined;
-    if (made) return { queued: false, active: toJob(made) };
+    if (made) return { queued: false, active: jobFrom(made) };
     const now = Date.now();
     try {
       const result = this.db
@@ -220,13 +221,13 @@ export class JobStore implements Store {
 
   private getSync(id: number): Job | undefined {
     const row = this.db.prepare("SELECT * FROM jobs WHERE id = ?").get(id) as Row | undefined;
-    return row ? toJob(row) : undefined;
+    return row ? jobFrom(row) : undefined;
   }
 
   /** The most recent job for an issue, whatever its state. */
   async latest(owner: string, repo: string, number: number): Promise<Job | undefined> {
     const row = this.db.prepare("SELECT * FROM jobs WHERE owner = ? AND repo = ? AND number = ? ORDER BY id DESC LIMIT 1").get(owner, repo, number) as Row | undefined;
-    return row ? toJob(row) : undefined;
+    return row ? jobFrom(row) : undefined;
   }
 
   /** How many repair jobs a pull request has had (bot branches get a limited number of rounds). */
@@ -236,7 +237,7 @@ export class JobStore implements Store {
 
   async active(owner: string, repo: string, number: number): Promise<Job | undefined> {
     const row = this.db.prepare("SELECT * FROM jobs WHERE owner = ? AND repo = ? AND number = ? AND state IN ('queued', 'running')").get(owner, repo, number) as Row | undefined;
-    return row ? toJob(row) : undefined;
+    return row ? jobFrom(row) : undefined;
   }
 
   /** Takes the oldest queued job whose installation is under its concurrency limit. */
@@ -250,7 +251,7 @@ export class JobStore implements Store {
         .get(perInstallationLimit) as Row | undefined;
       if (row) this.db.prepare("UPDATE jobs SET state = 'running', updated_at = ? WHERE id = ?").run(Date.now(), row.id);
       this.db.exec("COMMIT");
-      return row ? { ...toJob(row), state: "running" } : undefined;
+      return row ? { ...jobFrom(row), state: "running" } : undefined;
     } catch (error) {
       this.db.exec("ROLLBACK");
       throw error;
@@ -291,36 +292,4 @@ export class JobStore implements Store {
     if (this.receiving.length > 0) this.commitReceived();
     this.db.close();
   }
-}
-
-function toInboxRow(row: Record<string, unknown>): InboxRow {
-  return {
-    deliveryId: String(row.delivery_id),
-    event: String(row.event),
-    payload: String(row.payload),
-    state: row.state as InboxState,
-    attempts: Number(row.attempts),
-    nextAttemptAt: Number(row.next_attempt_at),
-    error: row.error === null ? null : String(row.error),
-  };
-}
-
-function toJob(row: Row): Job {
-  return {
-    id: row.id,
-    deliveryId: row.delivery_id,
-    installationId: row.installation_id,
-    owner: row.owner,
-    repo: row.repo,
-    number: row.number,
-    kind: row.kind,
-    requester: row.requester,
-    requesterId: row.requester_id,
-    snapshot: JSON.parse(row.snapshot) as { title: string; body: string },
-    hint: row.hint ?? undefined,
-    state: row.state,
-    checkpoint: JSON.parse(row.checkpoint) as Record<string, unknown>,
-    statusCommentId: row.status_comment_id,
-    error: row.error,
-  };
 }
