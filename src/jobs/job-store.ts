@@ -6,30 +6,13 @@
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { DatabaseSync } from "node:sqlite";
-import { inboxRowFrom, jobFrom } from "./store-rows.ts";
+import { inboxRowFrom, jobFrom, type JobRow } from "./store-rows.ts";
 import { migrateSqlite } from "./migrate-sqlite.ts";
 
-import type { Enqueued, InboxRow, Job, JobKind, JobRequest, JobState, PayloadFit, Store } from "./store.ts";
+import type { Enqueued, InboxRow, Job, JobKind, JobRequest, PayloadFit, Store } from "./store.ts";
 
 export type { Enqueued, InboxRow, Job, JobKind, JobRequest, JobState, Store } from "./store.ts";
 
-type Row = {
-  id: number;
-  delivery_id: string;
-  installation_id: number;
-  owner: string;
-  repo: string;
-  number: number;
-  kind: JobKind;
-  requester: string;
-  requester_id: number;
-  snapshot: string;
-  hint: string | null;
-  state: JobState;
-  checkpoint: string;
-  status_comment_id: number | null;
-  error: string | null;
-};
 
 /** The job store's schema, one entry per version; never edit one that has shipped, add the next. */
 export const JOB_STORE_MIGRATIONS = [
@@ -201,7 +184,7 @@ export class JobStore implements Store {
     // A delivery handled again after a failed attempt finds the job it already made.
     const made = this.db
       .prepare("SELECT * FROM jobs WHERE delivery_id = ? AND owner = ? AND repo = ? AND number = ? ORDER BY id LIMIT 1")
-      .get(request.deliveryId, request.owner, request.repo, request.number) as Row | undefined;
+      .get(request.deliveryId, request.owner, request.repo, request.number) as JobRow | undefined;
     if (made) return { queued: false, active: jobFrom(made) };
     const now = Date.now();
     try {
@@ -220,13 +203,13 @@ export class JobStore implements Store {
   }
 
   private getSync(id: number): Job | undefined {
-    const row = this.db.prepare("SELECT * FROM jobs WHERE id = ?").get(id) as Row | undefined;
+    const row = this.db.prepare("SELECT * FROM jobs WHERE id = ?").get(id) as JobRow | undefined;
     return row ? jobFrom(row) : undefined;
   }
 
   /** The most recent job for an issue, whatever its state. */
   async latest(owner: string, repo: string, number: number): Promise<Job | undefined> {
-    const row = this.db.prepare("SELECT * FROM jobs WHERE owner = ? AND repo = ? AND number = ? ORDER BY id DESC LIMIT 1").get(owner, repo, number) as Row | undefined;
+    const row = this.db.prepare("SELECT * FROM jobs WHERE owner = ? AND repo = ? AND number = ? ORDER BY id DESC LIMIT 1").get(owner, repo, number) as JobRow | undefined;
     return row ? jobFrom(row) : undefined;
   }
 
@@ -236,7 +219,7 @@ export class JobStore implements Store {
   }
 
   async active(owner: string, repo: string, number: number): Promise<Job | undefined> {
-    const row = this.db.prepare("SELECT * FROM jobs WHERE owner = ? AND repo = ? AND number = ? AND state IN ('queued', 'running')").get(owner, repo, number) as Row | undefined;
+    const row = this.db.prepare("SELECT * FROM jobs WHERE owner = ? AND repo = ? AND number = ? AND state IN ('queued', 'running')").get(owner, repo, number) as JobRow | undefined;
     return row ? jobFrom(row) : undefined;
   }
 
@@ -248,7 +231,7 @@ export class JobStore implements Store {
         .prepare(
           "SELECT * FROM jobs q WHERE q.state = 'queued' AND (SELECT COUNT(*) FROM jobs r WHERE r.state = 'running' AND r.installation_id = q.installation_id) < ? ORDER BY q.id LIMIT 1",
         )
-        .get(perInstallationLimit) as Row | undefined;
+        .get(perInstallationLimit) as JobRow | undefined;
       if (row) this.db.prepare("UPDATE jobs SET state = 'running', updated_at = ? WHERE id = ?").run(Date.now(), row.id);
       this.db.exec("COMMIT");
       return row ? { ...jobFrom(row), state: "running" } : undefined;

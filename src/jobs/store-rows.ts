@@ -5,6 +5,27 @@ import type { InboxRow, InboxState, Job, JobKind, JobState } from "./store.ts";
 
 type Row = Record<string, unknown>;
 
+/** The `jobs` table's columns as SQLite returns them (Postgres gives its BIGINT columns as strings). */
+export type JobRow = {
+  id: number;
+  delivery_id: string;
+  installation_id: number;
+  owner: string;
+  repo: string;
+  number: number;
+  kind: JobKind;
+  requester: string;
+  requester_id: number;
+  snapshot: string;
+  hint: string | null;
+  state: JobState;
+  checkpoint: string;
+  status_comment_id: number | null;
+  error: string | null;
+  created_at: number;
+  updated_at: number;
+};
+
 const text = (value: unknown): string => String(value);
 const textOrNull = (value: unknown): string | null => (value === null || value === undefined ? null : String(value));
 
@@ -20,7 +41,7 @@ export function inboxRowFrom(row: Row): InboxRow {
   };
 }
 
-export function jobFrom(row: Row): Job {
+export function jobFrom(row: Row | JobRow): Job {
   return {
     id: Number(row.id),
     deliveryId: text(row.delivery_id),
