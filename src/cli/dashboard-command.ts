@@ -1,4 +1,4 @@
-// `autogen dashboard --out <dir>`: the dashboard's pages as static files from the job store.
+// `autogen-bot dashboard --out <dir>`: the dashboard's pages as static files from the job store.
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { defaultDataDir } from "../config/data-dir.ts";
@@ -10,7 +10,7 @@ import { parseFlags } from "./parse-flags.ts";
 export const dashboardCommand: CliCommand = {
   name: "dashboard",
   summary: "write the operator's dashboard (jobs, outcomes, cost) as static HTML from the job store",
-  usage: "autogen dashboard --out <dir> [--db <file>]\n\n--db defaults to AUTOGEN_DB_PATH, else autogen.db in the data directory; with DATABASE_URL set and no --db, the Postgres store is read. GHE_HOST, when set, is used for links to issues and PRs.\nEvery job in the store is shown: publish the pages only where every reader may see every repository in it.",
+  usage: "autogen-bot dashboard --out <dir> [--db <file>]\n\n--db defaults to AUTOGEN_DB_PATH, else autogen.db in the data directory; with DATABASE_URL set and no --db, the Postgres store is read. GHE_HOST, when set, is used for links to issues and PRs.\nEvery job in the store is shown: publish the pages only where every reader may see every repository in it.",
   async run(args, io) {
     const { values } = parseFlags(args, { out: { type: "string" }, db: { type: "string" } }, false);
     if (!values.out) throw new UsageError("--out <dir> is required");
@@ -18,7 +18,7 @@ export const dashboardCommand: CliCommand = {
     // A Postgres store (DATABASE_URL) unless a file was named.
     const databaseUrl = values.db ? undefined : io.env.DATABASE_URL;
     if (!databaseUrl && !existsSync(db)) {
-      io.stderr(`autogen dashboard: no job store at ${db}; pass --db or set AUTOGEN_DB_PATH\n`);
+      io.stderr(`autogen-bot dashboard: no job store at ${db}; pass --db or set AUTOGEN_DB_PATH\n`);
       return EXIT.usage;
     }
     const history = openJobHistory({ databaseUrl, dbPath: db });

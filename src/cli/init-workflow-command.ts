@@ -1,4 +1,4 @@
-// `autogen init-workflow`: the verification workflow a maintainer installs, with the
+// `autogen-bot init-workflow`: the verification workflow a maintainer installs, with the
 // setup steps taken from the repository's own CI (the steps before its test step) so
 // nobody has to write setup scripts. Printed, or written with --write. Steps that use
 // secrets are never copied: the workflow must reference none.
@@ -50,7 +50,7 @@ export const initWorkflowCommand: CliCommand = {
   name: "init-workflow",
   summary: "print (or --write) the verification workflow, or with --action the action's workflow; setup steps taken from your CI",
   usage: [
-    "autogen init-workflow [path] [--action] [--write [--force]]",
+    "autogen-bot init-workflow [path] [--action] [--write [--force]]",
     "",
     "path defaults to the current directory. Without --action: the verification workflow",
     "(.github/workflows/autogen-verify.yml) autogen-bot dispatches to test candidates.",
@@ -64,11 +64,11 @@ export const initWorkflowCommand: CliCommand = {
     const { values, positionals } = parseFlags(args, { write: { type: "boolean" }, action: { type: "boolean" }, force: { type: "boolean" } });
     const repo = resolve(io.cwd, positionals[0] ?? ".");
     if (!existsSync(repo)) {
-      io.stderr(`autogen init-workflow: ${repo} does not exist\n`);
+      io.stderr(`autogen-bot init-workflow: ${repo} does not exist\n`);
       return EXIT.usage;
     }
     if (values.force && !values.write) {
-      io.stderr("autogen init-workflow: --force only applies with --write\n");
+      io.stderr("autogen-bot init-workflow: --force only applies with --write\n");
       return EXIT.usage;
     }
     const setup = setupFromCi(repo);
@@ -79,7 +79,7 @@ export const initWorkflowCommand: CliCommand = {
     }
     const target = join(repo, ".github", "workflows", values.action ? "autogen.yml" : "autogen-verify.yml");
     if (existsSync(target) && !values.force) {
-      io.stderr(`autogen init-workflow: ${target} already exists and was left as it is; run without --write to see the new one, or add --force to replace it\n`);
+      io.stderr(`autogen-bot init-workflow: ${target} already exists and was left as it is; run without --write to see the new one, or add --force to replace it\n`);
       return EXIT.usage;
     }
     await mkdir(join(repo, ".github", "workflows"), { recursive: true });

@@ -13,13 +13,13 @@ export const COMMANDS: readonly CliCommand[] = [fixCommand, serveCommand, evalCo
 export function usage(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));
   return [
-    "Usage: autogen <command> [options]",
+    "Usage: autogen-bot <command> [options]",
     "",
     "Commands:",
     ...COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
     "",
     "Options:",
-    "  -h, --help     show this help (or a command's: autogen <command> --help)",
+    "  -h, --help     show this help (or a command's: autogen-bot <command> --help)",
     "  -v, --version  print the version",
     "",
     "Exit codes: 0 success, 1 the work failed (e.g. no fix found, invalid config), 2 bad input or usage.",
@@ -39,7 +39,7 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
   }
   const command = COMMANDS.find((c) => c.name === first);
   if (!command) {
-    io.stderr(`autogen: unknown command "${first}"\n\n${usage()}`);
+    io.stderr(`autogen-bot: unknown command "${first}"\n\n${usage()}`);
     return EXIT.usage;
   }
   if (rest.includes("-h") || rest.includes("--help")) {
@@ -50,7 +50,7 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
     return await command.run(rest, io);
   } catch (error) {
     if (error instanceof UsageError) {
-      io.stderr(`autogen ${command.name}: ${error.message}\n\n${command.usage}\n`);
+      io.stderr(`autogen-bot ${command.name}: ${error.message}\n\n${command.usage}\n`);
       return EXIT.usage;
     }
     throw error;

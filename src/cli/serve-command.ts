@@ -13,7 +13,7 @@ export const serveCommand: CliCommand = {
   name: "serve",
   summary: "run the GitHub App server (webhooks, jobs, health endpoint)",
   usage: [
-    "autogen serve",
+    "autogen-bot serve",
     "",
     "Configured by environment variables; .env.example lists them all and docs/deployment.md says how to create the App.",
     "SIGTERM or SIGINT stops accepting webhooks, gives running jobs 20 s to checkpoint, then exits; a second signal exits at once.",
@@ -30,7 +30,7 @@ export const serveCommand: CliCommand = {
       ops = loadOpsConfig(io.env);
     } catch (error) {
       if (error instanceof EnvConfigError) {
-        io.stderr(`autogen serve: ${error.message}\n`);
+        io.stderr(`autogen-bot serve: ${error.message}\n`);
         return EXIT.usage;
       }
       throw error;
@@ -42,13 +42,13 @@ export const serveCommand: CliCommand = {
       let stopping = false;
       const stop = (signal: NodeJS.Signals) => {
         if (stopping) {
-          io.stderr(`autogen serve: ${signal} again, exiting now\n`);
+          io.stderr(`autogen-bot serve: ${signal} again, exiting now\n`);
           process.exit(EXIT.failed);
         }
         stopping = true;
-        io.stderr(`autogen serve: ${signal}, stopping (at most ${SHUTDOWN_HARD_LIMIT_MS / 1000} s)\n`);
+        io.stderr(`autogen-bot serve: ${signal}, stopping (at most ${SHUTDOWN_HARD_LIMIT_MS / 1000} s)\n`);
         setTimeout(() => {
-          io.stderr("autogen serve: the stop did not finish in time, exiting\n");
+          io.stderr("autogen-bot serve: the stop did not finish in time, exiting\n");
           process.exit(EXIT.failed);
         }, SHUTDOWN_HARD_LIMIT_MS).unref();
         void running.stop().then(resolve, resolve);
