@@ -5,6 +5,7 @@ import { dashboardCommand } from "./dashboard-command.ts";
 import { EXIT, UsageError, type CliCommand, type CliIo } from "./command.ts";
 import { evalCommand } from "./eval-command.ts";
 import { fixCommand } from "./fix-command.ts";
+import { commandHelp, strategyLines } from "./flag-help.ts";
 import { initWorkflowCommand } from "./init-workflow-command.ts";
 import { serveCommand } from "./serve-command.ts";
 
@@ -19,9 +20,13 @@ export function usage(): string {
     ...COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
     "",
     "Options:",
-    "  -h, --help     show this help (or a command's: autogen-bot <command> --help)",
+    "  -h, --help     show this help (or a command's, one line per flag: autogen-bot <command> --help)",
     "  -v, --version  print the version",
     "",
+    "Strategies (fix --strategy, eval --strategy):",
+    ...strategyLines(),
+    "",
+    "From a checkout: npx autogen-bot <command>, or npm run autogen -- <command>.",
     "Exit codes: 0 success, 1 the work failed (e.g. no fix found, invalid config), 2 bad input or usage.",
     "",
   ].join("\n");
@@ -29,6 +34,15 @@ export function usage(): string {
 
 export async function main(argv: string[], io: CliIo): Promise<number> {
   const [first, ...rest] = argv;
+  const asked = first === "help" ? COMMANDS.find((c) => c.name === rest[0]) : undefined;
+  if (asked) {
+    io.stdout(commandHelp(asked));
+    return EXIT.ok;
+  }
+  if (first === "help" && rest[0] !== undefined) {
+    io.stderr(`autogen-bot: unknown command "${rest[0]}"\n\n${usage()}`);
+    return EXIT.usage;
+  }
   if (first === undefined || first === "-h" || first === "--help" || first === "help") {
     io.stdout(usage());
     return first === undefined ? EXIT.usage : EXIT.ok;
@@ -43,7 +57,7 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
     return EXIT.usage;
   }
   if (rest.includes("-h") || rest.includes("--help")) {
-    io.stdout(`${command.usage}\n`);
+    io.stdout(commandHelp(command));
     return EXIT.ok;
   }
   try {
