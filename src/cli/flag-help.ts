@@ -50,8 +50,9 @@ export const FLAG_HELP: Readonly<Record<string, readonly FlagHelp[]>> = {
     { flag: "force", help: "with --write, replace an existing file" },
   ],
   dashboard: [
-    { flag: "out", arg: "<dir>", help: "the folder the HTML pages are written to (required)" },
+    { flag: "out", arg: "<dir>", help: "the folder the HTML pages are written to (required, but for --demo)" },
     { flag: "db", arg: "<file>", help: "the SQLite job store (default AUTOGEN_DB_PATH, else the data directory's)" },
+    { flag: "demo", help: "render a bundled sample job history instead of a store (nothing to deploy first)" },
   ],
 };
 
