@@ -26,7 +26,7 @@ export const FLAG_HELP: Readonly<Record<string, readonly FlagHelp[]>> = {
     { flag: "allow-dirty", help: "run despite uncommitted changes (the fix starts from HEAD without them)" },
     { flag: "json", help: "print the outcome as JSON instead of the progress and the summary" },
   ],
-  serve: [],
+  serve: [{ flag: "no-setup", help: "with no App configured, list what is missing instead of opening the setup page" }],
   eval: [
     { flag: "dataset", arg: "<kind:path>", help: "humanevalfix:<jsonl> or local:<dir of task repos> (required)" },
     { flag: "strategy", arg: "<a,b>", help: "the strategies to compare, comma-separated (default template)" },

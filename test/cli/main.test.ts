@@ -84,7 +84,7 @@ describe("autogen CLI", () => {
   });
 
   it("serve refuses to start without configuration, naming every missing variable in one run and the docs, exit 2", async () => {
-    const { code, stderr } = await runCli(["serve"], { env: {} });
+    const { code, stderr } = await runCli(["serve", "--no-setup"], { env: {} });
     expect(code).toBe(2);
     const lines = stderr.trim().split("\n");
     expect(lines[0]).toBe("autogen-bot serve: 3 problems with the environment:");
