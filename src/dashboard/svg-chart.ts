@@ -42,7 +42,9 @@ export function barChart(options: { title: string; unit: string; series: ChartSe
       return html`<rect x="${x.toFixed(1)}" y="${top.toFixed(1)}" width="${barW.toFixed(1)}" height="${height.toFixed(1)}" fill="${series[s]?.color ?? "#888"}"><title>${column.label}: ${fmt(value)} ${options.unit}${name ? ` ${name}` : ""}</title></rect>`;
     });
     const labelX = (x + barW / 2).toFixed(1);
-    return html`${parts}<text x="${labelX}" y="${H - PAD.bottom + 14}" text-anchor="middle" font-size="10">${column.label}</text>`;
+    // Narrow columns: a date loses its year under the bar (the bar's title keeps it), so labels do not overlap.
+    const shown = slot < 64 && /^\d{4}-\d\d-\d\d$/.test(column.label) ? column.label.slice(5) : column.label;
+    return html`${parts}<text x="${labelX}" y="${H - PAD.bottom + 14}" text-anchor="middle" font-size="10">${shown}</text>`;
   });
   // No column, or only zeros (no fixed issue yet, no PR yet): say so rather than draw bare axes.
   const empty = columns.every((c) => c.values.every((v) => v <= 0)) ? [html`<text x="${W / 2}" y="${H / 2}" text-anchor="middle" font-size="12" fill="#666">no data yet</text>`] : [];

@@ -102,6 +102,16 @@ describe("charts and figures", () => {
     expect(drawn).toContain(">20,000</text>");
   });
 
+  it("twelve weekly columns are labelled by month and day, so the labels do not overlap; the bar's title keeps the year", () => {
+    const columns = Array.from({ length: 12 }, (_, i) => ({ label: `2026-${String(i + 1).padStart(2, "0")}-07`, values: [i + 1] }));
+    const text = barChart({ title: "t", unit: "jobs", series: [{ name: "", color: "#000" }], columns }).text;
+    expect(text).toContain('font-size="10">12-07</text>');
+    expect(text).not.toContain(">2026-12-07</text>");
+    expect(text).toContain("<title>2026-12-07: 12 jobs</title>");
+    const wide = barChart({ title: "t", unit: "jobs", series: [{ name: "", color: "#000" }], columns: columns.slice(0, 3) }).text;
+    expect(wide).toContain(">2026-01-07</text>");
+  });
+
   it("the per-week table separates thousands in counts and minutes", () => {
     const job = (id: number): JobSummary => ({
       id, deliveryId: `d${id}`, installationId: 1, owner: "o", repo: "r", number: id, kind: "fix", state: "done", requester: "u", title: "t",
