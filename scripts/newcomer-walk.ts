@@ -80,7 +80,8 @@ async function serveWithSetup(): Promise<void> {
   await writeFile(join(dir, "fake-github.json"), JSON.stringify(state));
   const node = join(clone, "node_modules", ".bin", "node");
   const args = ["--import", join(clone, "test/support/fake-github-preload.ts"), join(clone, "bin/autogen.js"), "serve"];
-  const env = { ...baseEnv, HOST: "127.0.0.1", PORT: "0", LOG_LEVEL: "warn", AUTOGEN_DB_PATH: join(dir, "autogen.db"),
+  const env: Record<string, string> = { ...baseEnv, HOST: "127.0.0.1", PORT: "0", LOG_LEVEL: "warn",
+    AUTOGEN_DB_PATH: join(dir, "autogen.db"),
     AUTOGEN_TEST_FAKE_GITHUB_STATE: join(dir, "fake-github.json"), AUTOGEN_TEST_FAKE_GITHUB_RESULT: join(dir, "fake-github-result.json") };
   const child = spawn(node, args, { cwd: dir, env, stdio: ["ignore", "pipe", "pipe"] });
   let output = "";

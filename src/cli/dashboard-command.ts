@@ -16,7 +16,8 @@ export const dashboardCommand: CliCommand = {
   summary: "write the operator's dashboard (jobs, outcomes, cost) as static HTML from the job store",
   usage: "autogen-bot dashboard --out <dir> [--db <file>]\nautogen-bot dashboard --demo [--out <dir>]\n\n--demo renders a bundled sample job history (no store needed; --out defaults to a temporary folder).\n--db defaults to AUTOGEN_DB_PATH, else autogen.db in the data directory; with DATABASE_URL set and no --db, the Postgres store is read. GHE_HOST, when set, is used for links to issues and PRs.\nEvery job in the store is shown: publish the pages only where every reader may see every repository in it.",
   async run(args, io) {
-    const { values } = parseFlags(args, { out: { type: "string" }, db: { type: "string" }, demo: { type: "boolean" } }, false);
+    const flags = { out: { type: "string" }, db: { type: "string" }, demo: { type: "boolean" } } as const;
+    const { values } = parseFlags(args, flags, false);
     if (values.demo) {
       if (values.db) throw new UsageError("--demo renders the bundled sample history: leave out --db");
       const out = resolve(io.cwd, values.out ?? join(tmpdir(), "autogen-bot-dashboard-demo"));

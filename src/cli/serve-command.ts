@@ -30,7 +30,10 @@ async function setUpApp(env: NodeJS.ProcessEnv, io: CliIo): Promise<Record<strin
     webhookUrl: publicUrl ? `${publicUrl}${env.WEBHOOK_PATH?.trim() || "/api/github/webhooks"}` : undefined,
     envDir: io.cwd,
   });
-  io.stdout(`No GitHub App is configured: open ${setup.url} to create one from app.yml (or set APP_ID, PRIVATE_KEY_PATH and WEBHOOK_SECRET, see .env.example; --no-setup only lists what is missing)\n`);
+  io.stdout(
+    `No GitHub App is configured: open ${setup.url} to create one from app.yml`
+      + " (or set APP_ID, PRIVATE_KEY_PATH and WEBHOOK_SECRET, see .env.example; --no-setup only lists what is missing)\n",
+  );
   let stop = () => {};
   const stopped = new Promise<undefined>((resolve) => (stop = () => resolve(undefined)));
   process.once("SIGINT", stop);
@@ -43,7 +46,8 @@ async function setUpApp(env: NodeJS.ProcessEnv, io: CliIo): Promise<Record<strin
     io.stderr("autogen-bot serve: stopped before the App was created\n");
     return undefined;
   }
-  io.stdout(`created the GitHub App ${result.app.slug} (id ${result.app.id}); its credentials are in ${result.envFile}; starting\n`);
+  const { app, envFile } = result;
+  io.stdout(`created the GitHub App ${app.slug} (id ${app.id}); its credentials are in ${envFile}; starting\n`);
   return result.values;
 }
 

@@ -6,7 +6,9 @@ import { fileURLToPath } from "node:url";
 import { z } from "zod";
 import type { InboxCounts, JobDetail, JobHistory } from "../ops/job-history.ts";
 
-export const DEMO_HISTORY_FILE = fileURLToPath(new URL("../../resources/dashboard-demo/job-history.json", import.meta.url));
+export const DEMO_HISTORY_FILE = fileURLToPath(
+  new URL("../../resources/dashboard-demo/job-history.json", import.meta.url),
+);
 
 const evidence = z.object({
   command: z.array(z.string()),
@@ -14,14 +16,18 @@ const evidence = z.object({
   passed: z.number().int(),
   failed: z.number().int(),
   skipped: z.number().int(),
-  tests: z.array(z.object({ id: z.string(), status: z.enum(["pass", "fail", "error", "skip"]), message: z.string().optional() })),
+  tests: z.array(
+    z.object({ id: z.string(), status: z.enum(["pass", "fail", "error", "skip"]), message: z.string().optional() }),
+  ),
   limit: z.string().optional(),
 });
 
 const attempt = z.object({
   index: z.number().int(),
   description: z.string(),
-  result: z.enum(["still-failing", "visible-regressed", "regression-failed", "plausible", "edit-failed", "timed-out", "tampering"]),
+  result: z.enum([
+    "still-failing", "visible-regressed", "regression-failed", "plausible", "edit-failed", "timed-out", "tampering",
+  ]),
   reason: z.string().optional(),
   passed: z.number().int(),
   failed: z.number().int(),

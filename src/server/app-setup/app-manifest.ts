@@ -17,12 +17,20 @@ const appYml = z.looseObject({
   default_permissions: z.record(z.string(), z.string()),
 });
 
-export type AppManifest = z.infer<typeof appYml> & { redirect_url: string; hook_attributes: { url: string; active?: boolean } };
+export type AppManifest = z.infer<typeof appYml> & {
+  redirect_url: string;
+  hook_attributes: { url: string; active?: boolean };
+};
 
 /** The manifest: app.yml with the redirect back to the setup page and the webhook URL (when known). */
-export function appManifest(options: { redirectUrl: string; webhookUrl: string | undefined; file?: string }): AppManifest {
+type ManifestOptions = { redirectUrl: string; webhookUrl: string | undefined; file?: string };
+
+export function appManifest(options: ManifestOptions): AppManifest {
   const parsed = appYml.safeParse(parse(readFileSync(options.file ?? APP_YML, "utf8")));
-  if (!parsed.success) throw new Error(`${options.file ?? APP_YML} is not a GitHub App manifest: ${parsed.error.issues[0]?.message ?? "invalid"}`);
+  if (!parsed.success) {
+    const why = parsed.error.issues[0]?.message ?? "invalid";
+    throw new Error(`${options.file ?? APP_YML} is not a GitHub App manifest: ${why}`);
+  }
   const hook = options.webhookUrl
     ? { url: options.webhookUrl, active: true }
     : { url: parsed.data.hook_attributes?.url ?? "https://example.invalid/api/github/webhooks", active: false };

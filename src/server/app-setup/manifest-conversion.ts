@@ -23,17 +23,32 @@ export class ManifestConversionError extends Error {
   }
 }
 
-export async function convertManifestCode(code: string, options: { apiUrl: string; fetch?: typeof fetch }): Promise<AppCredentials> {
-  if (!/^[\w-]{1,100}$/.test(code)) throw new ManifestConversionError("the code GitHub sent back is not a manifest code");
+export async function convertManifestCode(
+  code: string,
+  options: { apiUrl: string; fetch?: typeof fetch },
+): Promise<AppCredentials> {
+  if (!/^[\w-]{1,100}$/.test(code)) {
+    throw new ManifestConversionError("the code GitHub sent back is not a manifest code");
+  }
   const doFetch = options.fetch ?? fetch;
   const response = await doFetch(`${options.apiUrl}/app-manifests/${code}/conversions`, {
     method: "POST",
-    headers: { accept: "application/vnd.github+json", "user-agent": "autogen-bot-setup", "x-github-api-version": "2022-11-28" },
+    headers: {
+      accept: "application/vnd.github+json",
+      "user-agent": "autogen-bot-setup",
+      "x-github-api-version": "2022-11-28",
+    },
   });
   if (!response.ok) {
-    throw new ManifestConversionError(`GitHub answered ${response.status} to the manifest conversion (codes are single-use and expire after an hour: create the App again)`);
+    throw new ManifestConversionError(
+      `GitHub answered ${response.status} to the manifest conversion`
+        + " (codes are single-use and expire after an hour: create the App again)",
+    );
   }
   const parsed = conversion.safeParse(await response.json());
-  if (!parsed.success) throw new ManifestConversionError(`GitHub's answer to the manifest conversion lacks ${String(parsed.error.issues[0]?.path[0] ?? "a field")}`);
+  if (!parsed.success) {
+    const field = String(parsed.error.issues[0]?.path[0] ?? "a field");
+    throw new ManifestConversionError(`GitHub's answer to the manifest conversion lacks ${field}`);
+  }
   return parsed.data;
 }

@@ -34,7 +34,8 @@ const STYLE = "body{font:15px/1.5 system-ui,sans-serif;max-width:720px;margin:40
   + ".muted{color:#59636e}input{font:inherit;padding:4px;width:16em}";
 
 function page(title: string, body: Html): string {
-  return html`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${title} · autogen-bot setup</title><style>${STYLE}</style></head>
+  const head = html`<meta charset="utf-8"><title>${title} · autogen-bot setup</title><style>${STYLE}</style>`;
+  return html`<!doctype html><html lang="en"><head>${head}</head>
 <body><h1>${title}</h1>${body}</body></html>
 `.text;
 }
@@ -55,36 +56,51 @@ export async function startSetupServer(options: SetupOptions): Promise<SetupServ
     if (req.method === "GET" && url.pathname === "/") {
       const manifest = appManifest({ redirectUrl: `${base}/callback`, webhookUrl: options.webhookUrl });
       const org = url.searchParams.get("org")?.trim();
-      const target = org && /^[\w.-]{1,100}$/.test(org) ? `${options.webUrl}/organizations/${org}/settings/apps/new` : `${options.webUrl}/settings/apps/new`;
+      const owner = org && /^[\w.-]{1,100}$/.test(org) ? `/organizations/${org}` : "";
+      const target = `${options.webUrl}${owner}/settings/apps/new`;
       const perms = Object.entries(manifest.default_permissions).map(([k, v]) => `${k}: ${v}`).join(", ");
-      return send(200, page("Create your GitHub App", html`<p>No GitHub App is configured yet. This creates one from <code>app.yml</code>
-(events: ${manifest.default_events.join(", ")}; permissions: ${perms}). GitHub asks you to name it, then sends you back here,
+      const events = manifest.default_events.join(", ");
+      const hook = options.webhookUrl
+        ? html`Webhooks will go to <code>${options.webhookUrl}</code>.`
+        : html`No public URL is set (AUTOGEN_PUBLIC_URL), so the App's webhook starts inactive:
+set its URL in the App's settings once the server is reachable.`;
+      return send(200, page("Create your GitHub App", html`<p>No GitHub App is configured yet.
+This creates one from <code>app.yml</code> (events: ${events}; permissions: ${perms}).
+GitHub asks you to name it, then sends you back here,
 and its id, private key and webhook secret are saved to <code>.env</code>.</p>
 <form method="post" action="${target}?state=${state}">
 <input type="hidden" name="manifest" value="${JSON.stringify(manifest)}">
 <button type="submit">Create the GitHub App on ${new URL(options.webUrl).host}</button>
 </form>
-<p class="muted">For an organisation: <a href="/?org=your-org">/?org=your-org</a>. ${options.webhookUrl ? html`Webhooks will go to <code>${options.webhookUrl}</code>.` : html`No public URL is set (AUTOGEN_PUBLIC_URL), so the App's webhook starts inactive: set its URL in the App's settings once the server is reachable.`}
+<p class="muted">For an organisation: <a href="/?org=your-org">/?org=your-org</a>. ${hook}
 Or skip this page: set APP_ID, PRIVATE_KEY_PATH and WEBHOOK_SECRET yourself (.env.example, docs/deployment.md).</p>`));
     }
     if (req.method === "GET" && url.pathname === "/callback") {
       const code = url.searchParams.get("code") ?? "";
       if (url.searchParams.get("state") !== state) {
-        return send(400, page("This link is not from this setup", html`<p>The state does not match the page this server showed. <a href="/">Start again</a>.</p>`));
+        const body = html`<p>The state does not match the page this server showed. <a href="/">Start again</a>.</p>`;
+        return send(400, page("This link is not from this setup", body));
       }
-      if (converting) return send(409, page("Already done", html`<p>The App is being saved; the server starts in a moment.</p>`));
+      if (converting) {
+        return send(409, page("Already done", html`<p>The App is being saved; the server starts in a moment.</p>`));
+      }
       converting = true;
       try {
-        const app = await convertManifestCode(code, { apiUrl: options.apiUrl, ...(options.fetch ? { fetch: options.fetch } : {}) });
+        const conversion = { apiUrl: options.apiUrl, ...(options.fetch && { fetch: options.fetch }) };
+        const app = await convertManifestCode(code, conversion);
         const saved = await writeAppEnv(options.envDir, app);
-        send(200, page(`The GitHub App ${app.slug} is created`, html`<p>Its credentials are saved in <code>${saved.envFile}</code>
+        const install = `${app.html_url}/installations/new`;
+        const title = `The GitHub App ${app.slug} is created`;
+        send(200, page(title, html`<p>Its credentials are saved in <code>${saved.envFile}</code>
 (the private key in <code>${saved.keyFile}</code>, readable by you only). autogen-bot is starting with them now.</p>
-<p>Next: <a href="${app.html_url}/installations/new">install the App</a> on the repositories it should work on, then label an issue <code>autogen</code>.</p>`));
+<p>Next: <a href="${install}">install the App</a> on the repositories it should work on,
+then label an issue <code>autogen</code>.</p>`));
         finish({ app, ...saved });
       } catch (error) {
         converting = false;
         if (!(error instanceof ManifestConversionError)) throw error;
-        send(502, page("GitHub did not hand over the App", html`<p>${error.message}</p><p><a href="/">Start again</a>.</p>`));
+        const body = html`<p>${error.message}</p><p><a href="/">Start again</a>.</p>`;
+        send(502, page("GitHub did not hand over the App", body));
       }
       return;
     }
