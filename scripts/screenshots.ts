@@ -22,7 +22,10 @@ await buildStaticDashboard(demo, site, { webUrl: "https://github.com", now: demo
 const newestFixed = (await demo.jobs()).find((j) => j.outcome === "fixed");
 
 // Nothing is sent anywhere: the page is only displayed, its button never pressed.
-const setup = await startSetupServer({ host: "127.0.0.1", port: 0, webUrl: "https://github.com", apiUrl: "https://api.github.com", webhookUrl: undefined, envDir: site });
+const setup = await startSetupServer({
+  host: "127.0.0.1", port: 0, webUrl: "https://github.com", apiUrl: "https://api.github.com",
+  webhookUrl: undefined, envDir: site,
+});
 const browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox"] });
 try {
   const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
@@ -38,7 +41,8 @@ try {
     await page.goto(url);
     if (section) await page.locator(section).screenshot({ path: join(OUT, file) });
     else await page.screenshot({ path: join(OUT, file) });
-    console.log(`${file}: ${url.startsWith("file:") ? url.slice(url.lastIndexOf("/") + 1) : url}${section ?? ""} in ${Math.round(performance.now() - started)} ms`);
+    const where = `${url.startsWith("file:") ? url.slice(url.lastIndexOf("/") + 1) : url}${section ?? ""}`;
+    console.log(`${file}: ${where} in ${Math.round(performance.now() - started)} ms`);
   }
 } finally {
   await browser.close();
