@@ -9,7 +9,10 @@ import { renderVerifyWorkflow } from "../../src/cli/init-workflow-command.ts";
 import { COMMANDS, usage } from "../../src/cli/main.ts";
 import { ROOT } from "../support/run-cli.ts";
 
-const BARE = [/npx autogen(?![\w-])/, /(?<![\w/.-])autogen (?:fix|serve|eval|check-config|init-workflow|dashboard|help|<)/];
+const BARE = [
+  /npx autogen(?![\w-])/,
+  /(?<![\w/.-])autogen (?:fix|serve|eval|check-config|init-workflow|dashboard|help|<)/,
+];
 
 function bareUses(text: string): string[] {
   return text.split("\n").filter((line) => BARE.some((pattern) => pattern.test(line)));
@@ -28,17 +31,21 @@ describe("the command name", () => {
   });
 
   it("finds a bare form when there is one (the check itself works)", () => {
-    expect(bareUses("run `npx autogen init-workflow --write`\nthen `autogen fix .`\n/autogen fix is fine")).toHaveLength(2);
+    const text = "run `npx autogen init-workflow --write`\nthen `autogen fix .`\n/autogen fix is fine";
+    expect(bareUses(text)).toHaveLength(2);
     expect(bareUses("`npx autogen-bot fix`, label autogen, `/autogen fix`, npm run autogen -- fix")).toEqual([]);
   });
 
-  const documents = ["README.md", ".env.example", ...files("docs", ".md"), ...files("templates", ".yml"), ...files("examples", ".md")];
+  const documents = [
+    "README.md", ".env.example", ...files("docs", ".md"), ...files("templates", ".yml"), ...files("examples", ".md"),
+  ];
   it.each(documents)("%s never says `npx autogen` or `autogen <command>`", (file) => {
     expect(bareUses(readFileSync(join(ROOT, file), "utf8"))).toEqual([]);
   });
 
   it("the generated workflows and every help text use autogen-bot", () => {
-    const texts = [renderVerifyWorkflow(undefined), renderActionWorkflow(undefined, []), usage(), ...COMMANDS.map((c) => c.usage)];
+    const workflows = [renderVerifyWorkflow(undefined), renderActionWorkflow(undefined, [])];
+    const texts = [...workflows, usage(), ...COMMANDS.map((c) => c.usage)];
     expect(texts.flatMap(bareUses)).toEqual([]);
     expect(usage()).toContain("Usage: autogen-bot <command>");
   });

@@ -36,7 +36,8 @@ describe("--help of every command", () => {
     seen.options = undefined;
   });
 
-  it.each(COMMANDS.map((c) => c.name))("%s: one help line per flag it parses, and no line for a flag it lacks", async (name) => {
+  const names = COMMANDS.map((c) => c.name);
+  it.each(names)("%s: one help line per flag it parses, and no line for a flag it lacks", async (name) => {
     const parsed = await parsedFlags(name);
     const { code, stdout } = await runCli([name, "--help"]);
     expect(code).toBe(0);
@@ -47,12 +48,15 @@ describe("--help of every command", () => {
   });
 
   it("the recorder sees the real options (fix parses --candidates, --minutes, --remember, --allow-dirty)", async () => {
-    expect(await parsedFlags("fix")).toEqual(expect.arrayContaining(["candidates", "minutes", "report", "remember", "json", "test-cmd", "allow-dirty"]));
+    const expected = ["candidates", "minutes", "report", "remember", "json", "test-cmd", "allow-dirty"];
+    expect(await parsedFlags("fix")).toEqual(expect.arrayContaining(expected));
   });
 
   it("fix and eval --help name every strategy with what it needs; `help fix` prints the same", async () => {
     const fix = await runCli(["fix", "--help"]);
-    for (const s of STRATEGY_HELP) expect(fix.stdout).toMatch(new RegExp(`\\n  ${s.name} +\\((no model|an LLM endpoint)\\) `));
+    for (const s of STRATEGY_HELP) {
+      expect(fix.stdout).toMatch(new RegExp(`\\n  ${s.name} +\\((no model|an LLM endpoint)\\) `));
+    }
     expect(fix.stdout).toMatch(/\n {2}template +\(no model\)/);
     expect(fix.stdout).toMatch(/\n {2}lpw +\(an LLM endpoint\)/);
     expect((await runCli(["eval", "--help"])).stdout).toContain("Strategies (");
@@ -61,7 +65,9 @@ describe("--help of every command", () => {
 
   it("serve --help names the environment variables it reads", async () => {
     const { stdout } = await runCli(["serve", "--help"]);
-    for (const name of ["APP_ID", "WEBHOOK_SECRET", "PRIVATE_KEY_PATH", "AUTOGEN_LLM_BASE_URL"]) expect(stdout).toContain(`\n  ${name}\n`);
+    for (const name of ["APP_ID", "WEBHOOK_SECRET", "PRIVATE_KEY_PATH", "AUTOGEN_LLM_BASE_URL"]) {
+      expect(stdout).toContain(`\n  ${name}\n`);
+    }
   });
 
   it("help, --version, and help for an unknown command", async () => {

@@ -57,14 +57,17 @@ describe("init-workflow <path>", () => {
     const sample = await sampleRepository();
     const { code, stdout } = await runCli(["init-workflow", sample, "--action"], { cwd: ROOT });
     expect(code).toBe(0);
-    expect((parse(stdout) as { on: { workflow_run: { workflows: string[] } } }).on.workflow_run.workflows).toEqual(["Sample tests"]);
+    const workflow = parse(stdout) as { on: { workflow_run: { workflows: string[] } } };
+    expect(workflow.on.workflow_run.workflows).toEqual(["Sample tests"]);
     expect(stdout).not.toContain("setup-node");
   });
 
   it("a relative path given to `npm run autogen --` is taken from where npm was called", async () => {
     const sample = await sampleRepository();
     const result = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-      execFile("npm", ["--prefix", ROOT, "run", "--silent", "autogen", "--", "init-workflow", basename(sample)], { cwd: dirname(sample), env: { PATH: process.env.PATH, HOME: process.env.HOME } }, (error, stdout, stderr) => {
+      const args = ["--prefix", ROOT, "run", "--silent", "autogen", "--", "init-workflow", basename(sample)];
+      const env = { PATH: process.env.PATH, HOME: process.env.HOME };
+      execFile("npm", args, { cwd: dirname(sample), env }, (error, stdout, stderr) => {
         resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr });
       });
     });
@@ -77,7 +80,10 @@ describe("init-workflow <path>", () => {
     const { code, stdout, stderr } = await runCli(["init-workflow"], { cwd: ROOT });
     expect(code).toBe(2);
     expect(stdout).toBe("");
-    expect(stderr).toBe("autogen-bot init-workflow: the path of the repository to set up is missing: autogen-bot init-workflow <path-to-your-repo> [--action] [--write]\n");
+    expect(stderr).toBe(
+      "autogen-bot init-workflow: the path of the repository to set up is missing:"
+        + " autogen-bot init-workflow <path-to-your-repo> [--action] [--write]\n",
+    );
   });
 
   it("a path that is a file, or two paths, is a usage error saying so", async () => {
@@ -85,7 +91,8 @@ describe("init-workflow <path>", () => {
     const file = join(sample, ".github", "workflows", "sample-tests.yml");
     const asFile = await runCli(["init-workflow", file]);
     expect(asFile.code).toBe(2);
-    expect(asFile.stderr).toBe(`autogen-bot init-workflow: ${file} is not a directory; name the repository to set up\n`);
+    const expected = `autogen-bot init-workflow: ${file} is not a directory; name the repository to set up\n`;
+    expect(asFile.stderr).toBe(expected);
     const two = await runCli(["init-workflow", sample, sample]);
     expect(two.code).toBe(2);
     expect(two.stderr).toContain("expected one repository path, got 2");

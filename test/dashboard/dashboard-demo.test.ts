@@ -11,17 +11,21 @@ import { barChart } from "../../src/dashboard/svg-chart.ts";
 import type { JobSummary } from "../../src/ops/job-history.ts";
 import { runCli } from "../support/run-cli.ts";
 
-type FixtureJob = { id: number; owner: string; repo: string; state: string; outcome?: string; cost?: { promptTokens: number; completionTokens: number; llmCalls: number } };
+type FixtureCost = { promptTokens: number; completionTokens: number; llmCalls: number };
+type FixtureJob = { id: number; owner: string; repo: string; state: string; outcome?: string; cost?: FixtureCost };
 const fixture = JSON.parse(readFileSync(DEMO_HISTORY_FILE, "utf8")) as { now: number; jobs: FixtureJob[] };
-const ctx = { links: { overview: "index.html", job: (id: number) => `job-${id}.html` }, now: fixture.now, webUrl: "https://github.com" };
+const links = { overview: "index.html", job: (id: number) => `job-${id}.html` };
+const ctx = { links, now: fixture.now, webUrl: "https://github.com" };
 
 describe("dashboard --demo", () => {
   it("writes the overview and one page per sample job, with no store anywhere", async () => {
     const out = await mkdtemp(join(tmpdir(), "autogen-demo-"));
-    const { code, stdout, stderr } = await runCli(["dashboard", "--demo", "--out", out], { env: { AUTOGEN_DB_PATH: join(out, "no-such.db") } });
+    const env = { AUTOGEN_DB_PATH: join(out, "no-such.db") };
+    const { code, stdout, stderr } = await runCli(["dashboard", "--demo", "--out", out], { env });
     expect(stderr).toBe("");
     expect(code).toBe(0);
-    expect(stdout).toBe(`wrote ${fixture.jobs.length + 1} page(s) of the sample job history to ${out}\nopen file://${out}/index.html\n`);
+    const wrote = `wrote ${fixture.jobs.length + 1} page(s) of the sample job history to ${out}`;
+    expect(stdout).toBe(`${wrote}\nopen file://${out}/index.html\n`);
     const pages = readdirSync(out).sort();
     expect(pages).toHaveLength(fixture.jobs.length + 1);
     expect(pages).toContain("index.html");
@@ -44,7 +48,9 @@ describe("dashboard --demo", () => {
     const repos = [...new Set(fixture.jobs.map((j) => `${j.owner}/${j.repo}`))];
     let separated = 0;
     for (const repo of repos) {
-      const tokens = fixture.jobs.filter((j) => `${j.owner}/${j.repo}` === repo).reduce((sum, j) => sum + (j.cost ? j.cost.promptTokens + j.cost.completionTokens : 0), 0);
+      const tokens = fixture.jobs
+        .filter((j) => `${j.owner}/${j.repo}` === repo)
+        .reduce((sum, j) => sum + (j.cost ? j.cost.promptTokens + j.cost.completionTokens : 0), 0);
       const row = perRepo.split("<tr>").find((r) => r.startsWith(`<td>${repo}</td>`)) ?? "";
       const written = tokens.toString().replace(/\B(?=(\d{3})+(?!\d))/g, ",");
       expect(row).toContain(`<td class="n">${written}</td>`);
@@ -95,29 +101,36 @@ describe("charts and figures", () => {
 
   it("a chart whose columns are all zero says 'no data yet'; one with a figure draws it", () => {
     const series = [{ name: "", color: "#000" }];
-    expect(barChart({ title: "t", unit: "dollars", series, columns: [{ label: "w1", values: [0] }] }).text).toContain("no data yet");
+    const zeros = barChart({ title: "t", unit: "dollars", series, columns: [{ label: "w1", values: [0] }] });
+    expect(zeros.text).toContain("no data yet");
     const drawn = barChart({ title: "t", unit: "jobs", series, columns: [{ label: "w1", values: [12_345] }] }).text;
     expect(drawn).not.toContain("no data yet");
     expect(drawn).toContain("w1: 12,345 jobs");
     expect(drawn).toContain(">20,000</text>");
   });
 
-  it("twelve weekly columns are labelled by month and day, so the labels do not overlap; the bar's title keeps the year", () => {
-    const columns = Array.from({ length: 12 }, (_, i) => ({ label: `2026-${String(i + 1).padStart(2, "0")}-07`, values: [i + 1] }));
+  it("twelve weekly columns are labelled by month and day (no overlap); the bar's title keeps the year", () => {
+    const month = (i: number) => String(i + 1).padStart(2, "0");
+    const columns = Array.from({ length: 12 }, (_, i) => ({ label: `2026-${month(i)}-07`, values: [i + 1] }));
     const text = barChart({ title: "t", unit: "jobs", series: [{ name: "", color: "#000" }], columns }).text;
     expect(text).toContain('font-size="10">12-07</text>');
     expect(text).not.toContain(">2026-12-07</text>");
     expect(text).toContain("<title>2026-12-07: 12 jobs</title>");
-    const wide = barChart({ title: "t", unit: "jobs", series: [{ name: "", color: "#000" }], columns: columns.slice(0, 3) }).text;
+    const series = [{ name: "", color: "#000" }];
+    const wide = barChart({ title: "t", unit: "jobs", series, columns: columns.slice(0, 3) }).text;
     expect(wide).toContain(">2026-01-07</text>");
   });
 
   it("the per-week table separates thousands in counts and minutes", () => {
     const job = (id: number): JobSummary => ({
-      id, deliveryId: `d${id}`, installationId: 1, owner: "o", repo: "r", number: id, kind: "fix", state: "done", requester: "u", title: "t",
-      createdAt: fixture.now - 3_600_000, updatedAt: fixture.now, stage: "report", outcome: "fixed", stopReason: "solved", strategy: "lpw", verifier: "bwrap",
+      id, deliveryId: `d${id}`, installationId: 1, owner: "o", repo: "r", number: id, kind: "fix", state: "done",
+      requester: "u", title: "t", createdAt: fixture.now - 3_600_000, updatedAt: fixture.now, stage: "report",
+      outcome: "fixed", stopReason: "solved", strategy: "lpw", verifier: "bwrap",
       pull: undefined, merged: false, error: null, attempts: 1,
-      cost: { llmCalls: 1_500, promptTokens: 1_000_000, completionTokens: 234_567, dollars: 1_234.5, llmSeconds: 1, testRuns: 1, testSeconds: 90_000, wallSeconds: 1 },
+      cost: {
+        llmCalls: 1_500, promptTokens: 1_000_000, completionTokens: 234_567, dollars: 1_234.5,
+        llmSeconds: 1, testRuns: 1, testSeconds: 90_000, wallSeconds: 1,
+      },
     });
     const text = renderOverview([job(1)], ctx).text;
     expect(text).toContain('<td class="n">1,500</td>');

@@ -23,13 +23,18 @@ const CREATED = {
   client_secret: "0123456789abcdef0123456789abcdef01234567",
 };
 
-const unescape = (s: string) => s.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&#96;/g, "`").replace(/&amp;/g, "&");
+const ENTITIES: Record<string, string> = {
+  "&quot;": '"', "&#39;": "'", "&lt;": "<", "&gt;": ">", "&#96;": "`", "&amp;": "&",
+};
+const unescape = (s: string) => s.replace(/&(quot|#39|lt|gt|#96|amp);/g, (e) => ENTITIES[e] ?? e);
 
 describe("serve with no App configured", () => {
-  it("setup page → GitHub's new-App form → code → conversion → .env → the App running; a second start reads .env", async () => {
+  const flow = "setup page → GitHub's new-App form → code → conversion → .env → the App running";
+  it(`${flow}; a second start reads .env`, async () => {
     const dir = await mkdtemp(join(tmpdir(), "autogen-setup-"));
     await writeFile(join(dir, ".env"), "# mine\nLOG_LEVEL=fatal\n");
-    const serve = await serveChild({ cwd: dir, tag: "first", state: { ...BARE_STATE, manifestConversions: { "code-from-github": CREATED } } });
+    const fake = { ...BARE_STATE, manifestConversions: { "code-from-github": CREATED } };
+    const serve = await serveChild({ cwd: dir, tag: "first", state: fake });
     const base = (await serve.waitFor(/open (http:\/\/127\.0\.0\.1:\d+) to create one from app\.yml/))[1] ?? "";
 
     // The page: a form posting app.yml's manifest to GitHub, with a state to check on return.
@@ -37,12 +42,19 @@ describe("serve with no App configured", () => {
     const action = unescape(/<form method="post" action="([^"]+)"/.exec(pageHtml)?.[1] ?? "");
     const state = /^https:\/\/github\.com\/settings\/apps\/new\?state=([0-9a-f]{32})$/.exec(action)?.[1];
     expect(state).toBeDefined();
-    const manifest = JSON.parse(unescape(/name="manifest" value="([^"]+)"/.exec(pageHtml)?.[1] ?? "{}")) as Record<string, unknown>;
+    const field = /name="manifest" value="([^"]+)"/.exec(pageHtml)?.[1] ?? "{}";
+    const manifest = JSON.parse(unescape(field)) as Record<string, unknown>;
     const appYml = parse(readFileSync(join(ROOT, "app.yml"), "utf8")) as Record<string, unknown>;
-    expect(manifest).toMatchObject({ name: appYml.name, default_events: appYml.default_events, default_permissions: appYml.default_permissions, redirect_url: `${base}/callback` });
+    expect(manifest).toMatchObject({
+      name: appYml.name,
+      default_events: appYml.default_events,
+      default_permissions: appYml.default_permissions,
+      redirect_url: `${base}/callback`,
+    });
     expect(manifest.hook_attributes).toMatchObject({ active: false });
     expect((await fetch(`${base}/?org=acme`)).ok).toBe(true);
-    expect(await (await fetch(`${base}/?org=acme`)).text()).toContain('action="https://github.com/organizations/acme/settings/apps/new?state=');
+    const forOrg = await (await fetch(`${base}/?org=acme`)).text();
+    expect(forOrg).toContain('action="https://github.com/organizations/acme/settings/apps/new?state=');
 
     // A redirect not from this page's form, then a code GitHub does not know: nothing saved.
     const forged = await fetch(`${manifest.redirect_url as string}?code=code-from-github&state=${"0".repeat(32)}`);
@@ -79,7 +91,8 @@ describe("serve with no App configured", () => {
     const first = await serve.stop();
     expect(first.github.errors).toEqual([]);
     expect(first.github.unmatched).toEqual([]);
-    expect(first.github.requests.filter((r) => r.operation === "apps/create-from-manifest").map((r) => r.path)).toEqual([
+    const conversions = first.github.requests.filter((r) => r.operation === "apps/create-from-manifest");
+    expect(conversions.map((r) => r.path)).toEqual([
       "/app-manifests/expired-code/conversions",
       "/app-manifests/code-from-github/conversions",
     ]);

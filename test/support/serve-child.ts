@@ -19,9 +19,14 @@ export type ServeChild = {
   child: ChildProcess;
 };
 
-export const BARE_STATE: FakeGitHubState = { issue: { title: "", body: "" }, comments: [], pulls: [], permissions: {}, files: {}, defaultBranch: "main", cloneUrl: "" };
+export const BARE_STATE: FakeGitHubState = {
+  issue: { title: "", body: "" }, comments: [], pulls: [], permissions: {}, files: {},
+  defaultBranch: "main", cloneUrl: "",
+};
 
-export async function serveChild(options: { cwd: string; state: FakeGitHubState; env?: Record<string, string>; tag: string }): Promise<ServeChild> {
+type ServeChildOptions = { cwd: string; state: FakeGitHubState; env?: Record<string, string>; tag: string };
+
+export async function serveChild(options: ServeChildOptions): Promise<ServeChild> {
   const statePath = join(options.cwd, `fake-github-${options.tag}.json`);
   const resultPath = join(options.cwd, `fake-github-${options.tag}-result.json`);
   await writeFile(statePath, JSON.stringify(options.state));
@@ -58,7 +63,9 @@ export async function serveChild(options: { cwd: string; state: FakeGitHubState;
   });
   child.stderr?.on("data", (d: Buffer) => void (stderr += d.toString()));
   const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => {
-    for (const w of waiters.splice(0)) w.reject(new Error(`serve exited (${code}) before printing ${w.pattern}: ${stdout}${stderr}`));
+    for (const w of waiters.splice(0)) {
+      w.reject(new Error(`serve exited (${code}) before printing ${w.pattern}: ${stdout}${stderr}`));
+    }
     resolve(code);
   }));
   return {
