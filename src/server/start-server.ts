@@ -1,4 +1,4 @@
-// `autogen serve`: our app on a Probot instance, behind our own bounded HTTP server (the
+// `autogen-bot serve`: our app on a Probot instance, behind our own bounded HTTP server (the
 // webhook ingress and the health endpoint), configured from the validated environment.
 import { createServer, type Server as HttpServer } from "node:http";
 import type { DestinationStream } from "pino";
