@@ -16,7 +16,7 @@ import { localVerifier } from "../src/verify/local-verifier.ts";
 import { detectRunner } from "../src/verify/runners/detect-runner.ts";
 import { sandboxOptionsFor } from "../src/verify/sandbox/sandbox-options.ts";
 import { countByStatus, failingTests, type TestReport } from "../src/verify/test-report.ts";
-import { ownCounts, type OwnCounts, type SummaryKind } from "./bench-runners/own-summary.ts";
+import { ownCounts, type OwnCounts } from "./bench-runners/own-summary.ts";
 
 const projectSchema = z.object({
   name: z.string(),
@@ -91,7 +91,7 @@ async function benchOne(project: Project): Promise<{ countsEqual: boolean; selec
   const countsEqual = plain.own !== undefined && fmt(plain.own) === fmt(mine);
   const file = join(dir, project.bug.file);
   const original = readFileSync(file, "utf8");
-  let selection = "";
+  let selection: string;
   let selected = false;
   try {
     if (!original.includes(project.bug.from)) throw new Error(`bug recipe: "${project.bug.from}" not in ${project.bug.file}`);

@@ -72,11 +72,11 @@ describe("cargo test", () => {
   it("keeps the command's own arguments and selects by libtest's exact name after `--`", () => {
     const runner = detectRunner("/nonexistent", "cargo test --all-features");
     expect(runner.name).toBe("cargo");
-    expect(runner.command({ kind: "all" }, "/r")).toEqual(["cargo", "test", "--all-features"]);
+    expect(runner.command({ kind: "all" }, "/r")).toEqual(["cargo", "test", "--no-fail-fast", "--all-features"]);
     expect(runner.command({ kind: "tests", ids: ["tests::parsing::reads", "src/lib.rs - to_roman (line 10)"] }, "/r")).toEqual([
-      "cargo", "test", "--all-features", "--", "--exact", "tests::parsing::reads", "src/lib.rs - to_roman (line 10)",
+      "cargo", "test", "--no-fail-fast", "--all-features", "--", "--exact", "tests::parsing::reads", "src/lib.rs - to_roman (line 10)",
     ]);
     const quiet = detectRunner("/nonexistent", "cargo test -- --test-threads 1");
-    expect(quiet.command({ kind: "tests", ids: ["a"] }, "/r")).toEqual(["cargo", "test", "--", "--test-threads", "1", "--exact", "a"]);
+    expect(quiet.command({ kind: "tests", ids: ["a"] }, "/r")).toEqual(["cargo", "test", "--no-fail-fast", "--", "--test-threads", "1", "--exact", "a"]);
   });
 });

@@ -42,7 +42,9 @@ export function parseCargoTest(output: string): TestCaseResult[] {
     const message = test.status === "fail" ? messages.get(test.id) : undefined;
     if (message?.length) {
       test.details = message.join("\n");
-      test.message = message.find((l) => !/^thread '.*' panicked at/.test(l)) ?? message[0];
+      // The panic's own words follow its `thread '…' panicked at file:line:` line.
+      const panicked = message.findIndex((l) => /^thread '.*'(?: \(\d+\))? panicked at/.test(l));
+      test.message = (panicked >= 0 ? message[panicked + 1] : undefined) ?? message[0];
     }
   }
   return results;
