@@ -7,7 +7,7 @@
 // bench/runners/generated/; they are unpacked and their npm dependencies installed under
 // AUTOGEN_BENCH_RUNNERS_DIR (default: the temp folder), never in this repository.
 import { execFileSync, spawnSync } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { z } from "zod";
@@ -29,6 +29,8 @@ const projectSchema = z.object({
   /** How to run the suite outside the bot when the command needs a tool this machine lacks (pnpm), or for the runner's own counts (go test -json). */
   plain: z.string().optional(),
   npm: z.boolean().default(false),
+  /** Only these packages, when the full devDependencies cannot install here (a version the registry lacks). */
+  packages: z.array(z.string()).optional(),
   setup: z.string().optional(),
   /** Why the command differs from the project's own, when it does. */
   note: z.string().optional(),
@@ -55,7 +57,17 @@ function prepare(project: Project): string {
     const archive = execFileSync("git", ["--git-dir", gitDir, "archive", project.commit ?? "HEAD"], { maxBuffer: 512 * 1024 * 1024 });
     execFileSync("tar", ["-x", "-C", dir], { input: archive });
   }
-  if (project.npm) execFileSync("npm", ["install", "--no-audit", "--no-fund", "--ignore-scripts", "--loglevel=error"], { cwd: dir, stdio: "inherit", timeout: 600_000 });
+  const install = ["install", "--no-audit", "--no-fund", "--ignore-scripts", "--loglevel=error"];
+  if (project.packages) {
+    // npm installs package.json's whole tree beside named packages: it steps aside meanwhile.
+    renameSync(join(dir, "package.json"), join(dir, "package.json.bench"));
+    try {
+      execFileSync("npm", [...install, "--no-save", ...project.packages], { cwd: dir, stdio: "inherit", timeout: 600_000 });
+    } finally {
+      renameSync(join(dir, "package.json.bench"), join(dir, "package.json"));
+    }
+  }
+  else if (project.npm) execFileSync("npm", install, { cwd: dir, stdio: "inherit", timeout: 600_000 });
   if (project.setup) execFileSync("sh", ["-c", project.setup], { cwd: dir, stdio: "ignore", env: plainEnv(dir), timeout: 600_000 });
   writeFileSync(join(dir, ".bench-ready"), "");
   return dir;
