@@ -80,3 +80,15 @@ describe("cargo test", () => {
     expect(quiet.command({ kind: "tests", ids: ["a"] }, "/r")).toEqual(["cargo", "test", "--no-fail-fast", "--", "--test-threads", "1", "--exact", "a"]);
   });
 });
+
+describe("go test", () => {
+  it("keeps the command's flags and packages, and selects a subtest through its top-level test", () => {
+    const runner = detectRunner("/nonexistent", "go test -race ./pkg/...");
+    expect(runner.command({ kind: "all" }, "/r")).toEqual(["go", "test", "-v", "-race", "./pkg/..."]);
+    expect(runner.command({ kind: "tests", ids: ["TestParse/empty_input", "TestParse/spaces", "TestNew"] }, "/r")).toEqual([
+      "go", "test", "-v", "-run", "^(TestParse|TestNew)$", "-race", "./pkg/...",
+    ]);
+    expect(runner.selectsByFiltering).toBe(true);
+    expect(detectRunner("/nonexistent", "go test").command({ kind: "all" }, "/r")).toEqual(["go", "test", "-v", "./..."]);
+  });
+});

@@ -41,7 +41,7 @@ export function detectRunner(dir: string, configured?: string | null): TestRunne
     const script = pkg.scripts?.test;
     if (script && !/no test specified/.test(script)) return runnerForScript(script, `package.json scripts.test "${script}"`, dir, 1);
   }
-  if (has("go.mod")) return goRunner();
+  if (has("go.mod")) return goRunner([], "go.mod");
   if (has("Cargo.toml")) return cargoRunner(["cargo", "test"], "Cargo.toml");
   if (has("pom.xml")) return simpleRunner("maven", ["mvn", "-q", "test"], "pom.xml", (ids) => [`-Dtest=${ids.join(",")}`]);
   if (has("build.gradle") || has("build.gradle.kts")) return simpleRunner("gradle", [has("gradlew") ? "./gradlew" : "gradle", "test"], "build.gradle", (ids) => ids.flatMap((id) => ["--tests", id]));
@@ -126,7 +126,7 @@ function runnerForCommand(given: string[], evidence: string, dir: string): TestR
   if (program === "ava") return avaRunner(rest, evidence, dir);
   if (program === "tape" || program === "tap") return tapRunner(argv, evidence, dir);
   if (program === "node" && argv.includes("--test")) return nodeTestRunner(argv, evidence);
-  if (program === "go") return goRunner();
+  if (program === "go" && rest[0] === "test") return goRunner(rest.slice(1), evidence);
   // Anything else (make test, tox -e py, a script): run it as given, results from its TAP output if it prints any, else its exit code.
   const bin = join(dir, "node_modules", ".bin");
   return { name: "custom", evidence, reportFormat: "none", pathPrefix: [bin], parseConsole: parseAnyTap, selectsByFiltering: true, command: () => argv };
@@ -200,14 +200,25 @@ function nodeTestRunner(argv: string[], evidence: string): TestRunner {
   };
 }
 
-function goRunner(): TestRunner {
+/**
+ * `go test` with the command's own flags and packages (`./...` when it names none), `-v` for
+ * per-test lines. A subtest is selected through its top-level test (go's -run splits its
+ * pattern at every `/`), the other subtests filtered out.
+ */
+function goRunner(args: readonly string[], evidence: string): TestRunner {
+  const own = args.filter((a) => a !== "-v" && a !== "-json");
+  const packages = own.some((a) => !a.startsWith("-")) ? [] : ["./..."];
   return {
     name: "go",
-    evidence: "go.mod",
+    evidence,
     reportFormat: "none",
     pathPrefix: [],
+    selectsByFiltering: true,
     parseConsole: parseGoTest,
-    command: (selection) => ["go", "test", "-v", ...(selection.kind === "tests" ? ["-run", `^(${safeIds(selection.ids).map(escapeRegExp).join("|")})$`] : []), "./..."],
+    command: (selection) => {
+      const tops = selection.kind === "tests" ? [...new Set(safeIds(selection.ids).map((id) => id.split("/")[0] ?? id))] : [];
+      return ["go", "test", "-v", ...(tops.length > 0 ? ["-run", `^(${tops.map(escapeRegExp).join("|")})$`] : []), ...own, ...packages];
+    },
   };
 }
 
