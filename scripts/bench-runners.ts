@@ -29,7 +29,7 @@ const projectSchema = z.object({
   /** How to run the suite outside the bot when the command needs a tool this machine lacks (pnpm), or for the runner's own counts (go test -json). */
   plain: z.string().optional(),
   npm: z.boolean().default(false),
-  /** Only these packages, when the full devDependencies cannot install here (a version the registry lacks). */
+  /** Only the runtime dependencies and these packages, when the full devDependencies cannot install here (a version the registry lacks, a tree too large to fetch in time). */
   packages: z.array(z.string()).optional(),
   setup: z.string().optional(),
   /** Why the command differs from the project's own, when it does. */
@@ -59,7 +59,11 @@ function prepare(project: Project): string {
   }
   const install = ["install", "--no-audit", "--no-fund", "--ignore-scripts", "--loglevel=error"];
   if (project.packages) {
-    // npm installs package.json's whole tree beside named packages: it steps aside meanwhile.
+    // The project's runtime dependencies and the named devDependencies; npm installs
+    // package.json's whole tree beside named packages, so it steps aside meanwhile.
+    const manifest = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as { dependencies?: Record<string, string> };
+    const runtime = Object.entries(manifest.dependencies ?? {}).map(([name, range]) => `${name}@${range}`);
+    project.packages = [...runtime, ...project.packages];
     renameSync(join(dir, "package.json"), join(dir, "package.json.bench"));
     try {
       execFileSync("npm", [...install, "--no-save", ...project.packages], { cwd: dir, stdio: "inherit", timeout: 600_000 });
