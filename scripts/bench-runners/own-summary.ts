@@ -58,8 +58,10 @@ export function ownCounts(kind: SummaryKind, raw: string): OwnCounts | undefined
     case "tape": {
       // tape's own summary counts assertions; its tests are the `# name` headers, each
       // failed when one of its assertions is `not ok`.
+      // A skipped test is announced as `# SKIP name` and runs nothing.
       let pass = 0;
       let fail = 0;
+      let skip = 0;
       let current: "pass" | "fail" | undefined;
       const close = () => {
         if (current === "pass") pass++;
@@ -67,14 +69,18 @@ export function ownCounts(kind: SummaryKind, raw: string): OwnCounts | undefined
       };
       for (const line of out.split("\n")) {
         if (/^# (tests|pass|fail|ok)\b/.test(line)) continue;
-        if (/^# /.test(line)) {
+        if (/^# SKIP /.test(line)) {
+          close();
+          current = undefined;
+          skip++;
+        } else if (/^# /.test(line)) {
           close();
           current = "pass";
         } else if (/^not ok \d+/.test(line) && current) current = "fail";
       }
       close();
       if (pass + fail === 0) return undefined;
-      return { pass, fail, skip: 0, note: `${String(num(out, /^# tests (\d+)/m))} assertions` };
+      return { pass, fail, skip, note: `${String(num(out, /^# tests (\d+)/m))} assertions` };
     }
     case "go-json": {
       const counts = { pass: 0, fail: 0, skip: 0 };
