@@ -22,7 +22,7 @@ describe("the step of a script that runs the tests", () => {
     expect(fb55.name).toBe("vitest");
     const ms = detectRunner(await withScripts({ test: "pnpm run test:nodejs && pnpm run test:edge", "test:nodejs": "jest --env node", "test:edge": "jest --env edge" }), "pnpm test");
     expect(ms.name).toBe("jest");
-    expect(ms.command({ kind: "all" }, "/r")).toEqual(["jest", "--ci", "--env", "node"]);
+    expect(ms.command({ kind: "all" }, "/r")).toEqual(["jest", "--ci", "--verbose", "--env", "node"]);
   });
 
   it("is still the last step when no step names a known runner, and a step it cannot read is passed over", async () => {
