@@ -81,7 +81,7 @@ export async function runEvalTask(task: EvalTask, strategy: Strategy, settings: 
         ? { ...emptyOutcome(strategy.name), stopReason: result.outcome.stopReason, message: stop.message }
         : result.outcome;
     if (result.baseline) {
-      // The baseline run is part of what the task cost, as it is for `autogen fix`.
+      // The baseline run is part of what the task cost, as it is for `autogen-bot fix`.
       const testSeconds = outcome.cost.testSeconds + result.baseline.run.durationMs / 1000;
       outcome.cost = { ...outcome.cost, testRuns: outcome.cost.testRuns + 1, testSeconds, wallSeconds: (performance.now() - started) / 1000 };
     }
