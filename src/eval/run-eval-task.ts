@@ -31,6 +31,8 @@ export type TaskResult = {
   llmWaitSeconds: number;
   /** Candidates stopped by their time limit (a loop they made endless). */
   timedOut: number;
+  /** The unchanged code's run stopped a test at the per-test limit (a loop in the code itself): "timed out after 10 s in tests/test_x.py::test_y". */
+  baselineStopped?: string | undefined;
 };
 
 // Plugins installed on the host would otherwise load into every run and dominate its time.
@@ -54,11 +56,13 @@ export async function runEvalTask(task: EvalTask, strategy: Strategy, settings: 
     const started = performance.now();
     let outcome: Outcome;
     let baselineSeconds: number | undefined;
+    let baselineStopped: string | undefined;
     let visible: VisibleTests = { kind: "all" };
     let stop: Pick<Outcome, "stopReason" | "message"> | undefined;
     if (task.visibleFromBaseline) {
       const baseline = await verifier.run(workspace, { kind: "all" });
       baselineSeconds = baseline.run.durationMs / 1000;
+      if (baseline.run.limit?.name === "test-time") baselineStopped = baseline.run.limit.message.split(" (")[0];
       const choice = chooseVisible(trigger, baseline, workspace, { canReproduce: options.canReproduce ?? false });
       if (choice.kind === "ok") visible = choice.visible;
       else stop = { stopReason: choice.kind === "broken" ? "broken-tests" : "nothing-to-fix", message: choice.message };
@@ -87,6 +91,7 @@ export async function runEvalTask(task: EvalTask, strategy: Strategy, settings: 
       epg: outcome.status === "fixed" ? outcome.cost.candidatesTried - 1 : undefined,
       llmWaitSeconds: outcome.cost.llmSeconds,
       timedOut: outcome.attempts.filter((a) => a.result === "timed-out").length,
+      baselineStopped,
     };
   } finally {
     await rm(workspace, { recursive: true, force: true });

@@ -23,14 +23,16 @@ export class CoverageError extends Error {
   }
 }
 
-export async function pythonSpectra(workspace: string, testIds: string[], options: Omit<SandboxOptions, "cwd">): Promise<Spectra> {
+/** `perTestMs`: one test's limit (from the unchanged code's timings); the default per-test limit when absent. */
+export async function pythonSpectra(workspace: string, testIds: string[], given: Omit<SandboxOptions, "cwd"> & { perTestMs?: number | undefined }): Promise<Spectra> {
+  const { perTestMs, ...options } = given;
   const dir = await mkdtemp(join(tmpdir(), "autogen-trace-"));
   try {
     const out = join(dir, "trace.json");
     // A test that loops stops at the per-test limit here too (a tighter one already in the environment is kept); it fails, the trace is still written.
-    const given = Number(options.env?.AUTOGEN_TEST_TIMEOUT ?? 0);
-    const ours = defaultPerTestMs(options.timeoutMs) / 1000;
-    const env = withPytestPlugin(options.env, { AUTOGEN_TRACE_OUT: out, AUTOGEN_TEST_TIMEOUT: String(given > 0 && given < ours ? given : ours) });
+    const fromEnv = Number(options.env?.AUTOGEN_TEST_TIMEOUT ?? 0);
+    const ours = (perTestMs ?? defaultPerTestMs(options.timeoutMs)) / 1000;
+    const env = withPytestPlugin(options.env, { AUTOGEN_TRACE_OUT: out, AUTOGEN_TEST_TIMEOUT: String(fromEnv > 0 && fromEnv < ours ? fromEnv : ours) });
     const run = await runSandboxed([pythonExecutable(), "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", PYTEST_PLUGIN, ...safeIds(testIds)], { ...options, cwd: workspace, env, writablePaths: [dir] });
     // The trace is written by the run: read only as a regular file, never through a link or a FIFO.
     const text = await readRunOutput(out, 256 * 1024 * 1024);
