@@ -54,7 +54,7 @@ async function repair(task: Task, run: StrategyRun): Promise<Outcome> {
     const known = [...new Set([...before.tests, ...(regressionBaseline?.tests ?? [])].filter((t) => t.status !== "skip").map((t) => t.id))];
     let spectra: Spectra;
     if (language === "python") {
-      spectra = await pythonSpectra(task.workspace, task.regression?.kind === "all" ? [] : known, { ...task.sandbox, perTestMs: run.tracePerTestMs() });
+      spectra = await pythonSpectra(task.workspace, task.regression?.kind === "all" ? [] : known, { ...task.sandbox, perTestMs: run.tracePerTestMs(), failing: failing.map((t) => t.id) });
       run.countTestRuns(1);
     } else {
       // V8 coverage is per process: one run per test.
