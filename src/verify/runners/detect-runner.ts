@@ -13,6 +13,7 @@ import { lastStep, readPackageScript } from "./package-script.ts";
 import { PYTEST_PLUGIN, withPytestPlugin } from "./pytest-plugin.ts";
 import { pythonExecutable } from "./python-executable.ts";
 import { splitCommand } from "./split-command.ts";
+import { unittestArgs, unittestRunner } from "./unittest-runner.ts";
 import { escapeRegExp, NoTestsDetectedError, safeIds, type TestRunner, type TestSelection } from "./test-runner.ts";
 
 const LOOKED_FOR = [
@@ -85,6 +86,8 @@ function runnerForCommand(given: string[], evidence: string, dir: string): TestR
     const extra = argv.slice(argv.findIndex((a) => /pytest$/.test(a)) + 1);
     return pytestRunner(extra, evidence);
   }
+  const unittest = unittestArgs(argv);
+  if (unittest) return unittestRunner(unittest, evidence);
   if (program === "vitest") return vitestRunner(rest, evidence, dir);
   if (program === "jest") return jestRunner(rest, evidence, dir);
   if (program === "mocha" || program === "_mocha") return mochaRunner(rest, evidence, dir);
