@@ -117,7 +117,7 @@ describe("template strategy: a candidate that loops forever", () => {
     const timedOut = timedOutAttempts(outcome);
     expect(timedOut.length).toBeGreaterThanOrEqual(1);
     expect(timedOut.find((a) => a.description === "1 → 0" && a.line === 6)).toBeDefined();
-    // A blocked event loop cannot honour --test-timeout: the run's limit, a few seconds, stopped it.
+    // A blocked event loop cannot honour --test-timeout: our watchdog stopped it at the per-test limit, named.
     expect(timedOut[0]?.limit).toMatch(/^timed out after 1(\.\d+)? s in test\/count\.test\.js > test > .+ \(the candidate limit: 2 test\(s\) × 1(\.\d+)? s \(5 × the slowest test's 0(\.\d+)? s \+ 1 s\) \+ 2 × the \d+(\.\d+)? s /);
     expect(outcome.attempts.filter((a) => a.result === "timed-out" || a.result === "still-failing").length).toBe(outcome.attempts.length - 1);
   });
