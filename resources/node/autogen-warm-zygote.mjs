@@ -103,7 +103,9 @@ function run(request) {
  * existing .js/.mjs/.cjs file with no glob characters; undefined for anything else.
  */
 function inProcessPlan(argv) {
-  const [node, tapFlag, tapDest, junitFlag, junitDest, ...rest] = argv;
+  // Our synchronous-loop watchdog acts in node --test's file processes only; in process, the run's limit stops a loop.
+  const given = /^--require=\/.*\/autogen-test-watchdog\.cjs$/.test(argv[1] ?? "") ? [argv[0], ...argv.slice(2)] : argv;
+  const [node, tapFlag, tapDest, junitFlag, junitDest, ...rest] = given;
   if (node !== "node" || tapFlag !== "--test-reporter=tap" || tapDest !== "--test-reporter-destination=stdout" || junitFlag !== "--test-reporter=junit") return undefined;
   if (!junitDest?.startsWith("--test-reporter-destination=/")) return undefined;
   let timeout;

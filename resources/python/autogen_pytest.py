@@ -4,6 +4,9 @@
   so one hanging test cannot take the whole run (and its report) with it.
 - $AUTOGEN_TRACE_OUT (path): records, for each test, the source lines it executed inside
   the repository and its outcome, written there as JSON at the end of the session.
+- $AUTOGEN_TRACE_FOCUS (path to JSON {file: [lines]}): trace only the functions holding one
+  of those lines (the lines the failing tests ran); every other call is left untraced, so
+  the passing tests of a large suite run at close to their own speed.
 
 It changes nothing else about how the repository's tests run.
 """
@@ -18,17 +21,54 @@ import pytest
 _ROOT = os.path.realpath(os.getcwd()) + os.sep
 _TRACE_OUT = os.environ.get("AUTOGEN_TRACE_OUT")
 _TIMEOUT = float(os.environ.get("AUTOGEN_TEST_TIMEOUT") or 0)
+_FOCUS_PATH = os.environ.get("AUTOGEN_TRACE_FOCUS")
 _results = {}
 _lines = set()
 
 
-def _tracer(frame, event, arg):
-    filename = frame.f_code.co_filename
+def _load_focus():
+    if not _FOCUS_PATH:
+        return None
+    with open(_FOCUS_PATH, encoding="utf-8") as handle:
+        return {path: set(lines) for path, lines in json.load(handle).items()}
+
+
+_FOCUS = _load_focus()
+# Code object -> its repository-relative path when traced, else None; decided once per code object.
+_decided = {}
+
+
+def _in_repo(code):
+    filename = code.co_filename
     if not filename.startswith(_ROOT) or "site-packages" in filename:
         return None
-    if event == "line" or event == "call":
-        _lines.add((filename[len(_ROOT):], frame.f_lineno))
-    return _tracer
+    path = filename[len(_ROOT):]
+    if _FOCUS is None:
+        return path
+    wanted = _FOCUS.get(path)
+    if not wanted:
+        return None
+    lines = {line for _, _, line in code.co_lines() if line is not None}
+    lines.add(code.co_firstlineno)
+    return path if lines & wanted else None
+
+
+def _tracer(frame, event, arg):
+    code = frame.f_code
+    try:
+        path = _decided[code]
+    except KeyError:
+        path = _decided[code] = _in_repo(code)
+    if path is None:
+        return None
+    _lines.add((path, frame.f_lineno))
+    return _local_tracer
+
+
+def _local_tracer(frame, event, arg):
+    if event == "line":
+        _lines.add((_decided[frame.f_code], frame.f_lineno))
+    return _local_tracer
 
 
 def _on_timeout(signum, frame):

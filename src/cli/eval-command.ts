@@ -150,7 +150,7 @@ export const evalCommand: CliCommand = {
     if (values.check) return checkTasks(tasks, settings, io);
     const started = performance.now();
     const results = await runEval(tasks, strategies, settings, (r, done, total) => {
-      io.stdout(`[${done}/${total}] ${r.strategy} ${r.id} ${r.verdict} (${r.stopReason}, ${r.cost.candidatesTried} candidates, ${r.timedOut} timed out, ${r.cost.wallSeconds.toFixed(1)}s)${r.fix ? `: ${r.fix}` : ""}\n`);
+      io.stdout(`[${done}/${total}] ${r.strategy} ${r.id} ${r.verdict} (${r.stopReason}, ${r.cost.candidatesTried} candidates, ${r.timedOut} timed out, ${r.cost.wallSeconds.toFixed(1)}s)${r.fix ? `: ${r.fix}` : ""}${r.baselineStopped ? `; unchanged code ${r.baselineStopped}` : ""}\n`);
     });
     const summaries = summarise(results);
     const table = resultsMarkdown(summaries);

@@ -17,6 +17,8 @@ export const DEFAULT_CANDIDATE_LIMIT: CandidateLimitSettings = { factor: 5, floo
  * test blocks its --test-timeout, so for JavaScript this run limit is what stops it.
  */
 const STARTUP_MARGIN = 2;
+/** How many times slower a test may run under the per-test line tracer than a candidate's limit allows. */
+const TRACE_FACTOR = 4;
 
 const seconds = (ms: number) => `${(Math.round(ms / 10) / 100).toString()} s`;
 
@@ -48,6 +50,17 @@ export class CandidateLimits {
     this.overheadMs = Math.max(this.overheadMs, report.run.durationMs - inTests, 0);
     this.suiteSize = Math.max(this.suiteSize, report.tests.length);
     this.learned = true;
+  }
+
+  /**
+   * One test's limit in the per-test coverage run: tracing slows a test down many times, so
+   * TRACE_FACTOR × the candidate's per-test limit; a test that looped in the unchanged code's
+   * run is stopped again within seconds, not at the first run's limit. None before a baseline.
+   */
+  tracePerTestMs(): number | undefined {
+    if (!this.learned) return undefined;
+    const { factor, floorSeconds } = this.settings;
+    return Math.min(this.capMs, Math.ceil(TRACE_FACTOR * (factor * this.slowestMs + floorSeconds * 1000)));
   }
 
   /** The limit for one candidate run of `selection`; none before a baseline was learned. */

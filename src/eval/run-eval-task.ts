@@ -31,6 +31,8 @@ export type TaskResult = {
   llmWaitSeconds: number;
   /** Candidates stopped by their time limit (a loop they made endless). */
   timedOut: number;
+  /** The unchanged code's run stopped a test at the per-test limit (a loop in the code itself): "timed out after 10 s in tests/test_x.py::test_y". */
+  baselineStopped?: string | undefined;
 };
 
 // Plugins installed on the host would otherwise load into every run and dominate its time.
@@ -80,6 +82,9 @@ export async function runEvalTask(task: EvalTask, strategy: Strategy, settings: 
       stop?.stage === "visible"
         ? { ...emptyOutcome(strategy.name), stopReason: result.outcome.stopReason, message: stop.message }
         : result.outcome;
+    // The test the unchanged code's run stopped (a loop in the code at fault), named in the eval line.
+    const limit = result.baseline?.run.limit;
+    const baselineStopped = limit?.name === "test-time" ? limit.message.split(" (")[0] : undefined;
     if (result.baseline) {
       // The baseline run is part of what the task cost, as it is for `autogen-bot fix`.
       const testSeconds = outcome.cost.testSeconds + result.baseline.run.durationMs / 1000;
@@ -98,6 +103,7 @@ export async function runEvalTask(task: EvalTask, strategy: Strategy, settings: 
       epg: outcome.status === "fixed" ? outcome.cost.candidatesTried - 1 : undefined,
       llmWaitSeconds: outcome.cost.llmSeconds,
       timedOut: outcome.attempts.filter((a) => a.result === "timed-out").length,
+      baselineStopped,
     };
   } finally {
     await rm(workspace, { recursive: true, force: true });

@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { existsSync, statSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
 import { keepSelected } from "./keep-selected.ts";
+import { readWatchdogTimeouts } from "./node-test-watchdog.ts";
 import { withPerTestLimit } from "./per-test-limit.ts";
 import { readJunit } from "./read-junit.ts";
 import type { TestRunner, TestSelection } from "./runners/test-runner.ts";
@@ -62,6 +63,7 @@ export function localVerifier(runner: TestRunner, options: VerifierRunOptions): 
         const fromReport = runner.reportFormat === "junit" ? await readJunit(reportPath, workspace) : undefined;
         const read: TestReport = fromReport ? { run, tests: fromReport, source: "junit" } : consoleReport(run, runner);
         const report = runner.selectsByFiltering ? keepSelected(read, selection) : read;
+        if (runner.name === "node-test") readWatchdogTimeouts(report, workspace);
         if (!run.limit) markTestTimeout(report, limit);
         return report;
       } finally {

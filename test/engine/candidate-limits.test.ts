@@ -27,6 +27,20 @@ describe("CandidateLimits", () => {
     );
   });
 
+  it("gives a test in the per-test coverage run 4 × a candidate's per-test limit, capped, and none before a baseline", () => {
+    const limits = new CandidateLimits(undefined, 600_000);
+    expect(limits.tracePerTestMs()).toBeUndefined();
+    // A looping test stopped at the first run's limit times the limit, not itself: it sets nothing.
+    const looped = report(10_500, [10_000, 50]);
+    const first = looped.tests[0];
+    if (first) Object.assign(first, { status: "fail", message: "TimeoutError: timed out after 10 s (the per-test limit)" });
+    limits.learn(looped);
+    expect(limits.tracePerTestMs()).toBe(4 * (5 * 50 + 1_000));
+    const capped = new CandidateLimits(undefined, 3_000);
+    capped.learn(report(900, [100]));
+    expect(capped.tracePerTestMs()).toBe(3_000);
+  });
+
   it("follows test.candidateLimit and never exceeds the test run's own limit", () => {
     const limits = new CandidateLimits({ factor: 2, floorSeconds: 0.5 }, 600_000);
     limits.learn(report(1_000, [250, 250]));

@@ -105,7 +105,7 @@ describe("template strategy: a candidate that loops forever", () => {
     expect(timedOut[0]?.limit).toMatch(/^timed out after (0\.5 s in test_lib\.py::test_\w+|\d+(\.\d+)? s) \(the candidate limit: 2 test\(s\) × 0\.5\d? s \(2 × the slowest test's 0(\.\d+)? s \+ 0\.5 s\) \+ 2 × /);
   });
 
-  it("JavaScript (node --test): a synchronous loop is stopped by the candidate's run limit; the fix is still found", async () => {
+  it("JavaScript (node --test): a synchronous loop is stopped at the candidate's per-test limit (our watchdog) and named; the fix is still found", async () => {
     const dir = await writeRepo({
       "package.json": JSON.stringify({ name: "count", private: true, type: "module", scripts: { test: "node --test" } }),
       "src/count.js": JS_SOURCE,
@@ -117,8 +117,8 @@ describe("template strategy: a candidate that loops forever", () => {
     const timedOut = timedOutAttempts(outcome);
     expect(timedOut.length).toBeGreaterThanOrEqual(1);
     expect(timedOut.find((a) => a.description === "1 → 0" && a.line === 6)).toBeDefined();
-    // A blocked event loop cannot honour --test-timeout: the run's limit, a few seconds, stopped it.
-    expect(timedOut[0]?.limit).toMatch(/^timed out after \d+(\.\d+)? s \(the candidate limit: 2 test\(s\) × 1(\.\d+)? s \(5 × the slowest test's 0(\.\d+)? s \+ 1 s\) \+ 2 × the \d+(\.\d+)? s /);
+    // A blocked event loop cannot honour --test-timeout: our watchdog stopped it at the per-test limit, named.
+    expect(timedOut[0]?.limit).toMatch(/^timed out after 1(\.\d+)? s in test\/count\.test\.js > test > .+ \(the candidate limit: 2 test\(s\) × 1(\.\d+)? s \(5 × the slowest test's 0(\.\d+)? s \+ 1 s\) \+ 2 × the \d+(\.\d+)? s /);
     expect(outcome.attempts.filter((a) => a.result === "timed-out" || a.result === "still-failing").length).toBe(outcome.attempts.length - 1);
   });
 

@@ -93,6 +93,16 @@ export class StrategyRun {
     RunCosts.countTests(this.outcome.cost, runs, durationMs);
   }
 
+  /** One test's limit in the per-test coverage run, from the unchanged code's timings (after `baseline()`). */
+  tracePerTestMs(): number | undefined {
+    return this.limits.tracePerTestMs();
+  }
+
+  /** A candidate's limit for a run of `selection`, from the unchanged code's timings (after `baseline()`). */
+  candidateLimit(selection: TestSelection): RunTimeLimit | undefined {
+    return this.limits.limitFor(selection);
+  }
+
   /** The unchanged code: its visible run (which must load and fail), the regression suite's run, and the candidates' limits from both. */
   async baseline(): Promise<Baseline> {
     const visible = visibleSelection(this.task);

@@ -22,6 +22,15 @@ const ARITHMETIC: Record<string, Record<string, number>> = {
   "%": { "/": 0.5, "*": 0.3 },
   "**": { "*": 0.7 },
 };
+/** The bit operators swapped among themselves (`n &= n - 1` written `n ^= n - 1`), and the shifts. */
+const BITWISE: Record<string, Record<string, number>> = {
+  "&": { "|": 1, "^": 0.8 },
+  "|": { "&": 1, "^": 0.8 },
+  "^": { "&": 1, "|": 0.8 },
+  "<<": { ">>": 1 },
+  ">>": { ">>>": 0.8, "<<": 0.7 },
+  ">>>": { ">>": 0.8 },
+};
 const LOGICAL: Record<string, string> = { "&&": "||", "||": "&&", "??": "||" };
 const METHOD_PAIRS: Record<string, string[]> = {
   min: ["max"],
@@ -65,6 +74,7 @@ function mutateNode(node: SyntaxNode, add: Add): void {
       if (!op || !left || !right) break;
       for (const [to, prior] of Object.entries(COMPARISON[op.type] ?? {})) add(op, to, "comparison-swap", prior, `\`${op.type}\` → \`${to}\``);
       for (const [to, prior] of Object.entries(ARITHMETIC[op.type] ?? {})) add(op, to, "arithmetic-swap", prior, `\`${op.type}\` → \`${to}\``);
+      for (const [to, prior] of Object.entries(BITWISE[op.type] ?? {})) add(op, to, "bitwise-swap", prior, `\`${op.type}\` → \`${to}\``);
       const logical = LOGICAL[op.type];
       if (logical) {
         add(op, logical, "boolean-swap", 1, `\`${op.type}\` → \`${logical}\``);
@@ -81,6 +91,7 @@ function mutateNode(node: SyntaxNode, add: Add): void {
       const op = node.childForFieldName("operator");
       const base = op?.type.slice(0, -1) ?? "";
       if (op) for (const [to, prior] of Object.entries(ARITHMETIC[base] ?? {})) add(op, `${to}=`, "arithmetic-swap", prior, `\`${op.type}\` → \`${to}=\``);
+      if (op) for (const [to, prior] of Object.entries(BITWISE[base] ?? {})) add(op, `${to}=`, "bitwise-swap", prior, `\`${op.type}\` → \`${to}=\``);
       break;
     }
     case "update_expression": {

@@ -7,7 +7,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
-import type { Verifier } from "../../verify/local-verifier.ts";
+import type { RunTimeLimit, Verifier } from "../../verify/local-verifier.ts";
+import type { TestSelection } from "../../verify/runners/test-runner.ts";
 import { readWorktreeText } from "../../workspace/read-worktree-file.ts";
 import type { TestSpectrum } from "./ochiai.ts";
 import { reportedFileFilter, type Spectra } from "./reported-files.ts";
@@ -24,14 +25,16 @@ const coverageSchema = z.object({
 
 type Range = { startOffset: number; endOffset: number; count: number };
 
-export async function jsSpectra(workspace: string, verifier: Verifier, testIds: string[]): Promise<Spectra> {
+/** `limitFor`: each test's run limit (the candidate limit, from the unchanged code's timings), so a test that loops costs seconds here too. */
+export async function jsSpectra(workspace: string, verifier: Verifier, testIds: string[], limitFor?: (selection: TestSelection) => RunTimeLimit | undefined): Promise<Spectra> {
   const safe = reportedFileFilter(workspace);
   const spectra: TestSpectrum[] = [];
   const sources = new Map<string, string>();
   for (const id of testIds) {
     const dir = await mkdtemp(join(tmpdir(), "autogen-v8cov-"));
     try {
-      const report = await verifier.run(workspace, { kind: "tests", ids: [id] }, { NODE_V8_COVERAGE: dir });
+      const selection: TestSelection = { kind: "tests", ids: [id] };
+      const report = await verifier.run(workspace, selection, { NODE_V8_COVERAGE: dir }, limitFor?.(selection));
       const result = report.tests.find((t) => t.id === id) ?? report.tests.find((t) => t.status !== "skip");
       if (!result || result.status === "skip") continue;
       const lines = new Map<string, Set<number>>();

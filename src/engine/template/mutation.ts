@@ -5,6 +5,7 @@ import { parseSource, type Grammar, type SyntaxNode } from "./tree-sitter.ts";
 export type TemplateFamily =
   | "comparison-swap"
   | "arithmetic-swap"
+  | "bitwise-swap"
   | "boolean-swap"
   | "negate-condition"
   | "drop-condition"

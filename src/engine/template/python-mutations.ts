@@ -22,6 +22,14 @@ const ARITHMETIC: Record<string, Record<string, number>> = {
   "%": { "//": 0.7, "/": 0.4, "*": 0.3 },
   "**": { "*": 0.7 },
 };
+/** The bit operators swapped among themselves (Kernighan's `n &= n - 1` written `n ^= n - 1`), and the shifts. */
+const BITWISE: Record<string, Record<string, number>> = {
+  "&": { "|": 1, "^": 0.8 },
+  "|": { "&": 1, "^": 0.8 },
+  "^": { "&": 1, "|": 0.8 },
+  "<<": { ">>": 1 },
+  ">>": { "<<": 1 },
+};
 const FUNCTION_PAIRS: Record<string, string[]> = {
   min: ["max"],
   max: ["min"],
@@ -54,7 +62,7 @@ const FUNCTION_PAIRS: Record<string, string[]> = {
   abs: ["int"],
   split: ["rsplit"],
 };
-const NON_COMMUTATIVE = new Set(["-", "/", "//", "%", "**"]);
+const NON_COMMUTATIVE = new Set(["-", "/", "//", "%", "**", "<<", ">>"]);
 const SIMPLE_STATEMENTS = new Set(["expression_statement", "assignment", "augmented_assignment", "return_statement", "delete_statement", "break_statement", "continue_statement"]);
 
 export function pythonMutations(file: string, source: string, lines: ReadonlySet<number>): Promise<Mutation[]> {
@@ -76,6 +84,7 @@ function mutateNode(node: SyntaxNode, add: Add): void {
       const left = node.childForFieldName("left");
       const right = node.childForFieldName("right");
       if (op) for (const [to, prior] of Object.entries(ARITHMETIC[op.type] ?? {})) add(op, to, "arithmetic-swap", prior, `\`${op.type}\` → \`${to}\``);
+      if (op) for (const [to, prior] of Object.entries(BITWISE[op.type] ?? {})) add(op, to, "bitwise-swap", prior, `\`${op.type}\` → \`${to}\``);
       if (left && right) {
         add(node, left.text, "drop-operand", 0.6, `\`${node.text}\` → \`${left.text}\``);
         add(node, right.text, "drop-operand", 0.4, `\`${node.text}\` → \`${right.text}\``);
@@ -87,6 +96,7 @@ function mutateNode(node: SyntaxNode, add: Add): void {
       const op = node.childForFieldName("operator");
       const base = op?.type.slice(0, -1) ?? "";
       if (op) for (const [to, prior] of Object.entries(ARITHMETIC[base] ?? {})) add(op, `${to}=`, "arithmetic-swap", prior, `\`${op.type}\` → \`${to}=\``);
+      if (op) for (const [to, prior] of Object.entries(BITWISE[base] ?? {})) add(op, `${to}=`, "bitwise-swap", prior, `\`${op.type}\` → \`${to}=\``);
       const left = node.childForFieldName("left");
       const right = node.childForFieldName("right");
       if (op && left && right) add(node, `${left.text} = ${right.text}`, "arithmetic-swap", 0.4, `\`${op.type}\` → \`=\``);

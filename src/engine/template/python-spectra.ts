@@ -1,8 +1,11 @@
 // Per-test line coverage for Python: runs the visible tests under pytest with our
 // tracing plugin (inside the sandbox) and reads back which lines each test executed.
+// With the failing tests named, two runs: the failing tests traced line by line, then the
+// others traced only inside the functions the failing ones ran (the only lines Ochiai can
+// rank), so a large passing suite costs close to its own time instead of many times it.
 // The trace is written where the tests run, so a test can forge it: every file it names
 // must be an editable file of the worktree, or the entry is dropped (and counted).
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { z } from "zod";
@@ -10,11 +13,13 @@ import { PYTEST_PLUGIN, withPytestPlugin } from "../../verify/runners/pytest-plu
 import { pythonExecutable } from "../../verify/runners/python-executable.ts";
 import { safeIds } from "../../verify/runners/test-runner.ts";
 import { runSandboxed, type SandboxOptions } from "../../verify/sandbox/run-sandboxed.ts";
-import { reportedFileFilter, type Spectra } from "./reported-files.ts";
+import { reportedFileFilter, type ReportedFileFilter, type Spectra } from "./reported-files.ts";
+import type { TestSpectrum } from "./ochiai.ts";
 import { readRunOutput } from "../../verify/read-run-output.ts";
 import { defaultPerTestMs } from "../../verify/per-test-limit.ts";
 
 const traceSchema = z.record(z.string(), z.object({ outcome: z.string().optional(), lines: z.record(z.string(), z.array(z.int())).optional() }));
+type Trace = z.infer<typeof traceSchema>;
 
 export class CoverageError extends Error {
   constructor(message: string) {
@@ -23,30 +28,67 @@ export class CoverageError extends Error {
   }
 }
 
-export async function pythonSpectra(workspace: string, testIds: string[], options: Omit<SandboxOptions, "cwd">): Promise<Spectra> {
+export type PythonSpectraOptions = Omit<SandboxOptions, "cwd"> & {
+  /** One test's limit (from the unchanged code's timings); the default per-test limit when absent. */
+  perTestMs?: number | undefined;
+  /** The failing tests: traced first and in full, the others then only where these ran. */
+  failing?: string[] | undefined;
+};
+
+/** `testIds`: the tests to trace, all of them when empty. */
+export async function pythonSpectra(workspace: string, testIds: string[], given: PythonSpectraOptions): Promise<Spectra> {
+  const { perTestMs, failing = [], ...options } = given;
   const dir = await mkdtemp(join(tmpdir(), "autogen-trace-"));
   try {
-    const out = join(dir, "trace.json");
-    // A test that loops stops at the per-test limit here too (a tighter one already in the environment is kept); it fails, the trace is still written.
-    const given = Number(options.env?.AUTOGEN_TEST_TIMEOUT ?? 0);
-    const ours = defaultPerTestMs(options.timeoutMs) / 1000;
-    const env = withPytestPlugin(options.env, { AUTOGEN_TRACE_OUT: out, AUTOGEN_TEST_TIMEOUT: String(given > 0 && given < ours ? given : ours) });
-    const run = await runSandboxed([pythonExecutable(), "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", PYTEST_PLUGIN, ...safeIds(testIds)], { ...options, cwd: workspace, env, writablePaths: [dir] });
-    // The trace is written by the run: read only as a regular file, never through a link or a FIFO.
-    const text = await readRunOutput(out, 256 * 1024 * 1024);
-    if (text === undefined) {
-      throw new CoverageError(`the coverage run wrote no trace (exit ${String(run.exitCode)}${run.timedOut ? ", timed out" : ""}): ${run.spawnError ?? run.output.slice(-500)}`);
-    }
-    const trace = traceSchema.parse(JSON.parse(text));
     const safe = reportedFileFilter(workspace);
-    // A skipped test neither passed nor failed: it tells the lines nothing.
-    const spectra = Object.entries(trace).filter(([, entry]) => entry.outcome !== "skipped").map(([id, entry]) => ({
-      id,
-      failed: entry.outcome !== "passed",
-      lines: new Map(Object.entries(entry.lines ?? {}).flatMap(([file, lines]) => (safe.accept(file) ? [[file, new Set(lines)] as const] : []))),
-    }));
-    return { spectra, dropped: safe.dropped() };
+    const run = (ids: string[], extra: string[], focus?: string) => traceRun(workspace, dir, [...extra, ...safeIds(ids)], { ...options, perTestMs, focus });
+    if (failing.length === 0) return { spectra: spectraOf(await run(testIds, [], undefined), safe), dropped: safe.dropped() };
+    const failed = spectraOf(await run(failing, [], undefined), safe);
+    const focus = new Map<string, Set<number>>();
+    for (const test of failed.filter((t) => t.failed)) for (const [file, lines] of test.lines) focus.set(file, new Set([...(focus.get(file) ?? []), ...lines]));
+    // No line of the repository ran in a failing test: the passing tests cannot tell any apart.
+    if (focus.size === 0) return { spectra: failed, dropped: safe.dropped() };
+    const focusPath = join(dir, "focus.json");
+    await writeFile(focusPath, JSON.stringify(Object.fromEntries([...focus].map(([file, lines]) => [file, [...lines]]))));
+    const failingSet = new Set(failing);
+    const others = testIds.filter((id) => !failingSet.has(id));
+    if (testIds.length > 0 && others.length === 0) return { spectra: failed, dropped: safe.dropped() };
+    // The whole suite: the failing tests are left out by --deselect (their ids are checked like any selected id).
+    const deselect = testIds.length === 0 ? safeIds(failing).map((id) => `--deselect=${id}`) : [];
+    const rest = spectraOf(await run(others, deselect, focusPath), safe).filter((t) => !failingSet.has(t.id));
+    return { spectra: [...failed, ...rest], dropped: safe.dropped() };
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+type TraceRunOptions = Omit<SandboxOptions, "cwd"> & { perTestMs: number | undefined; focus: string | undefined };
+
+async function traceRun(workspace: string, dir: string, args: string[], options: TraceRunOptions): Promise<Trace> {
+  const { perTestMs, focus, ...sandbox } = options;
+  const out = join(dir, focus ? "trace-focus.json" : "trace.json");
+  // A test that loops stops at the per-test limit here too (a tighter one already in the environment is kept); it fails, the trace is still written.
+  const fromEnv = Number(sandbox.env?.AUTOGEN_TEST_TIMEOUT ?? 0);
+  const ours = (perTestMs ?? defaultPerTestMs(sandbox.timeoutMs)) / 1000;
+  const env = withPytestPlugin(sandbox.env, {
+    AUTOGEN_TRACE_OUT: out,
+    AUTOGEN_TEST_TIMEOUT: String(fromEnv > 0 && fromEnv < ours ? fromEnv : ours),
+    ...(focus ? { AUTOGEN_TRACE_FOCUS: focus } : {}),
+  });
+  const run = await runSandboxed([pythonExecutable(), "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", PYTEST_PLUGIN, ...args], { ...sandbox, cwd: workspace, env, writablePaths: [dir] });
+  // The trace is written by the run: read only as a regular file, never through a link or a FIFO.
+  const text = await readRunOutput(out, 256 * 1024 * 1024);
+  if (text === undefined) {
+    throw new CoverageError(`the coverage run wrote no trace (exit ${String(run.exitCode)}${run.timedOut ? ", timed out" : ""}): ${run.spawnError ?? run.output.slice(-500)}`);
+  }
+  return traceSchema.parse(JSON.parse(text));
+}
+
+function spectraOf(trace: Trace, safe: ReportedFileFilter): TestSpectrum[] {
+  // A skipped test neither passed nor failed: it tells the lines nothing.
+  return Object.entries(trace).filter(([, entry]) => entry.outcome !== "skipped").map(([id, entry]) => ({
+    id,
+    failed: entry.outcome !== "passed",
+    lines: new Map(Object.entries(entry.lines ?? {}).flatMap(([file, lines]) => (safe.accept(file) ? [[file, new Set(lines)] as const] : []))),
+  }));
 }

@@ -54,11 +54,11 @@ async function repair(task: Task, run: StrategyRun): Promise<Outcome> {
     const known = [...new Set([...before.tests, ...(regressionBaseline?.tests ?? [])].filter((t) => t.status !== "skip").map((t) => t.id))];
     let spectra: Spectra;
     if (language === "python") {
-      spectra = await pythonSpectra(task.workspace, task.regression?.kind === "all" ? [] : known, { ...task.sandbox });
+      spectra = await pythonSpectra(task.workspace, task.regression?.kind === "all" ? [] : known, { ...task.sandbox, perTestMs: run.tracePerTestMs(), failing: failing.map((t) => t.id) });
       run.countTestRuns(1);
     } else {
       // V8 coverage is per process: one run per test.
-      spectra = await jsSpectra(task.workspace, task.probe ?? task.verifier, known);
+      spectra = await jsSpectra(task.workspace, task.probe ?? task.verifier, known, (selection) => run.candidateLimit(selection));
       run.countTestRuns(known.length);
     }
     ranking = ochiai(spectra.spectra, (file) => !task.isTestFile(file));

@@ -14,6 +14,8 @@ import { cargoRunner } from "./cargo-runner.ts";
 import { PYTEST_PLUGIN, withPytestPlugin } from "./pytest-plugin.ts";
 import { pythonExecutable } from "./python-executable.ts";
 import { splitCommand } from "./split-command.ts";
+import { unittestArgs, unittestRunner } from "./unittest-runner.ts";
+import { watchdogArgs, watchdogEnv } from "../node-test-watchdog.ts";
 import { escapeRegExp, NoTestsDetectedError, safeIds, type TestRunner, type TestSelection } from "./test-runner.ts";
 
 const LOOKED_FOR = [
@@ -110,6 +112,8 @@ function runnerForCommand(given: string[], evidence: string, dir: string): TestR
     const extra = argv.slice(argv.findIndex((a) => /pytest$/.test(a)) + 1);
     return pytestRunner(extra, evidence);
   }
+  const unittest = unittestArgs(argv);
+  if (unittest) return unittestRunner(unittest, evidence);
   // Coverage wrappers (`nyc tape …`, `c8 --reporter=text mocha …`): the runner they wrap, its results per test.
   if (program === "nyc" || program === "c8") {
     const at = rest.findIndex((a) => WRAPPED.has(a.split("/").at(-1) ?? a));
@@ -189,15 +193,18 @@ function nodeTestRunner(argv: string[], evidence: string): TestRunner {
     evidence,
     reportFormat: "junit",
     pathPrefix: [],
+    // A synchronous loop blocks --test-timeout: our watchdog, preloaded into each test file's process, stops it.
+    prepareEnv: (env, options) => ({ ...env, ...(options?.perTestMs !== undefined ? watchdogEnv(options.perTestMs) : {}) }),
     // The pattern names a test by its own name: a test of that name in another suite runs too,
     // and node reports every test the pattern left out as skipped.
     selectsByFiltering: true,
     command: (selection, reportPath, options) => {
       const [node, ...rest] = argv;
       const pattern = selection.kind === "tests" ? [`--test-name-pattern=^(${safeIds(selection.ids).map((id) => escapeRegExp(id.split(" > ").at(-1) ?? id)).join("|")})$`] : [];
-      // Stops a test that waits forever; a synchronous loop blocks it, and the run's own limit stops that.
+      // Stops a test that waits forever; a synchronous loop blocks it, and our watchdog (prepareEnv) stops that.
       const timeout = options?.perTestMs !== undefined ? [`--test-timeout=${String(Math.ceil(options.perTestMs))}`] : [];
-      return [node ?? "node", "--test-reporter=tap", "--test-reporter-destination=stdout", "--test-reporter=junit", `--test-reporter-destination=${reportPath}`, ...timeout, ...pattern, ...rest];
+      const watchdog = options?.perTestMs !== undefined ? watchdogArgs() : [];
+      return [node ?? "node", ...watchdog, "--test-reporter=tap", "--test-reporter-destination=stdout", "--test-reporter=junit", `--test-reporter-destination=${reportPath}`, ...timeout, ...pattern, ...rest];
     },
     parseConsole: parseTap,
   };

@@ -1,0 +1,133 @@
+"""Runs `python -m unittest <args>` as the repository wrote it, for autogen-bot.
+
+    python -m autogen_unittest --autogen-report PATH [--autogen-select ID ...] -- <unittest args>
+
+The tests are loaded exactly as `python -m unittest <args>` loads them (discovery included);
+with --autogen-select only the tests of those ids run. Each test's result (its unittest id,
+outcome, time, message) is written to PATH as JUnit XML. $AUTOGEN_TEST_TIMEOUT (seconds):
+a test still running after it fails with TimeoutError, so one endless test cannot take the
+run with it. Console output is unittest's own.
+"""
+import os
+import signal
+import sys
+import threading
+import time
+import traceback
+import unittest
+from xml.sax.saxutils import escape, quoteattr
+
+_TIMEOUT = float(os.environ.get("AUTOGEN_TEST_TIMEOUT") or 0)
+
+
+def _on_timeout(signum, frame):
+    raise TimeoutError("timed out after %g s (the per-test limit, AUTOGEN_TEST_TIMEOUT)" % _TIMEOUT)
+
+
+def _timer_usable():
+    return _TIMEOUT > 0 and hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
+
+
+class _Result(unittest.TextTestResult):
+    records = []
+
+    def startTest(self, test):
+        self._started = time.monotonic()
+        self._problem = None
+        if _timer_usable():
+            signal.signal(signal.SIGALRM, _on_timeout)
+            signal.setitimer(signal.ITIMER_REAL, _TIMEOUT)
+        super().startTest(test)
+
+    def stopTest(self, test):
+        if _timer_usable():
+            signal.setitimer(signal.ITIMER_REAL, 0)
+        super().stopTest(test)
+        status, message, details = self._problem or ("pass", None, None)
+        _Result.records.append((test.id(), status, time.monotonic() - self._started, message, details))
+
+    def _note(self, status, err):
+        if self._problem is not None and self._problem[0] in ("fail", "error"):
+            return
+        kind, value, _ = err
+        message = "%s: %s" % (kind.__name__, value) if kind else None
+        self._problem = (status, message, "".join(traceback.format_exception(*err)))
+
+    def addFailure(self, test, err):
+        super().addFailure(test, err)
+        self._note("fail", err)
+
+    def addError(self, test, err):
+        super().addError(test, err)
+        self._note("error", err)
+
+    def addSubTest(self, test, subtest, err):
+        super().addSubTest(test, subtest, err)
+        if err is not None:
+            self._note("fail" if issubclass(err[0], test.failureException) else "error", err)
+
+    def addSkip(self, test, reason):
+        super().addSkip(test, reason)
+        self._problem = ("skip", reason, None)
+
+    def addUnexpectedSuccess(self, test):
+        super().addUnexpectedSuccess(test)
+        self._problem = ("fail", "unexpected success (the test is marked expectedFailure)", None)
+
+
+def _only(suite, wanted):
+    kept = unittest.TestSuite()
+    for test in suite:
+        if isinstance(test, unittest.TestSuite):
+            inner = _only(test, wanted)
+            if inner.countTestCases():
+                kept.addTest(inner)
+        elif test.id() in wanted:
+            kept.addTest(test)
+    return kept
+
+
+def _write_report(path):
+    cases = []
+    for test_id, status, seconds, message, details in _Result.records:
+        body = ""
+        if status in ("fail", "error"):
+            tag = "failure" if status == "fail" else "error"
+            body = "<%s message=%s>%s</%s>" % (tag, quoteattr(message or ""), escape(details or ""), tag)
+        elif status == "skip":
+            body = "<skipped message=%s/>" % quoteattr(message or "")
+        cases.append('<testcase name=%s time="%.3f">%s</testcase>' % (quoteattr(test_id), seconds, body))
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.write('<?xml version="1.0" encoding="utf-8"?>\n<testsuites>%s</testsuites>\n' % "".join(cases))
+
+
+def main(argv):
+    report = None
+    wanted = None
+    while argv and argv[0] != "--":
+        option = argv.pop(0)
+        if option == "--autogen-report" and argv:
+            report = argv.pop(0)
+        elif option == "--autogen-select" and argv:
+            wanted = (wanted or set()) | {argv.pop(0)}
+        else:
+            sys.exit("autogen_unittest: unknown option %r" % option)
+    args = argv[1:]
+
+    class Runner(unittest.TextTestRunner):
+        resultclass = _Result
+
+        def run(self, test):
+            return super().run(_only(test, wanted) if wanted is not None else test)
+
+    try:
+        program = unittest.main(module=None, argv=["python -m unittest", *args], testRunner=Runner, exit=False)
+    finally:
+        if report:
+            _write_report(report)
+    result = program.result
+    sys.exit(0 if result.wasSuccessful() and result.testsRun > 0 else 1)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
