@@ -10,6 +10,8 @@ import { LlmEnvError, llmEndpointFromEnv } from "../config/llm-env.ts";
 import { formatMemory, MemoryPool, type MemoryEntry } from "../engine/memory/memory-pool.ts";
 import { pricesFromEnv } from "../config/prices.ts";
 import { jobLlmClient, processScrubber } from "../llm/job-llm-client.ts";
+import type { Budget } from "../llm/budget.ts";
+import { formatTaskFigures, modelCallFigures } from "../metrics/task-figures.ts";
 import { replayFetch } from "../llm/replay-fetch.ts";
 import { readTranscript } from "../llm/transcript.ts";
 import { RepoConfigError } from "../config/parse-repo-config.ts";
@@ -136,7 +138,7 @@ export const fixCommand: CliCommand = {
     await rm(worktree, { recursive: true, force: true });
     await addWorktree(repo, worktree);
     try {
-      const code = await fixInWorktree({ io, repo, worktree, config, strategy, canReproduce: llm !== undefined && strategyName !== "template", notes, issueText, values, remember: values.remember ? (entry) => memory.remember(scope, { ...entry, embedding: queryEmbedding }) : undefined });
+      const code = await fixInWorktree({ io, repo, worktree, config, strategy, canReproduce: llm !== undefined && strategyName !== "template", notes, issueText, values, modelBudget: llm?.budget, remember: values.remember ? (entry) => memory.remember(scope, { ...entry, embedding: queryEmbedding }) : undefined });
       return code;
     } catch (error) {
       if (error instanceof NoTestsDetectedError) return fail(error.message);
@@ -158,10 +160,12 @@ type FixArgs = {
   notes: string[];
   issueText: string | undefined;
   remember: ((entry: MemoryEntry) => void) | undefined;
+  /** The model client's budget: the calls, tokens and first call's time printed in the summary. */
+  modelBudget?: Budget | undefined;
   values: { test?: string[] | undefined; "test-cmd"?: string | undefined; candidates?: string | undefined; minutes?: string | undefined; report?: string | undefined; json?: boolean | undefined };
 };
 
-async function fixInWorktree({ io, repo, worktree, config, strategy, canReproduce, notes, issueText, values, remember }: FixArgs): Promise<number> {
+async function fixInWorktree({ io, repo, worktree, config, strategy, canReproduce, notes, issueText, values, remember, modelBudget }: FixArgs): Promise<number> {
   const log = values.json ? () => {} : io.stdout;
   for (const note of notes) log(`note: ${note}\n`);
   let runner;
@@ -262,13 +266,15 @@ async function fixInWorktree({ io, repo, worktree, config, strategy, canReproduc
   await mkdir(resolve(reportPath, ".."), { recursive: true });
   await writeFile(reportPath, report);
 
+  const figures = { model: modelBudget ? modelCallFigures(modelBudget.state) : undefined, testSeconds: outcome.cost.testSeconds };
   if (values.json) {
-    io.stdout(`${JSON.stringify({ ...outcome, branch, commit, report: reportPath }, null, 2)}\n`);
+    io.stdout(`${JSON.stringify({ ...outcome, branch, commit, report: reportPath, figures }, null, 2)}\n`);
   } else if (branch) {
     log(`\nfixed: ${outcome.message}\nbranch: ${branch} (commit ${commit?.slice(0, 12)}) in ${repo}; your current branch is untouched\nreport: ${reportPath}\n`);
   } else {
     log(`\nnot fixed (${outcome.stopReason}): ${outcome.message}\nreport: ${reportPath}\n`);
   }
+  log(`${formatTaskFigures(figures)}\n`);
   return outcome.status === "fixed" ? EXIT.ok : EXIT.failed;
 }
 
