@@ -1,5 +1,5 @@
 // The report of one run, as markdown: what the PR body holds (summary, plan,
-// verification, test evidence, attempts, cost, diff) and what `autogen fix` writes.
+// verification, test evidence, attempts, cost, diff) and what `autogen-bot fix` writes.
 import { diffStat } from "../workspace/unified-diff.ts";
 import { maintainerCommand } from "./maintainer-command.ts";
 import type { Outcome, TestEvidence } from "../engine/task.ts";
