@@ -18,6 +18,8 @@ import { evalSandbox } from "../eval/run-eval-task.ts";
 import { resultsChart } from "../eval/results-chart.ts";
 import { runEval, type StrategyFactory } from "../eval/run-eval.ts";
 import { resultsMarkdown, resultsSummaryLines, summarise } from "../eval/summarise-results.ts";
+import { taskFiguresMarkdown } from "../eval/task-figures-table.ts";
+import { formatTaskFigures } from "../metrics/task-figures.ts";
 import { EXIT, UsageError, type CliCommand, type CliIo } from "./command.ts";
 import { parseFlags } from "./parse-flags.ts";
 
@@ -117,7 +119,7 @@ export const evalCommand: CliCommand = {
             })
           : undefined;
         // Strategies are compared alone: no template first pass in front of the LLM ones.
-        return chooseStrategy({ name, config, llm, templateFirstPass: false });
+        return { strategy: chooseStrategy({ name, config, llm, templateFirstPass: false }), budget: llm?.budget };
       };
       try {
         make("check");
@@ -151,13 +153,14 @@ export const evalCommand: CliCommand = {
     const started = performance.now();
     const results = await runEval(tasks, strategies, settings, (r, done, total) => {
       io.stdout(`[${done}/${total}] ${r.strategy} ${r.id} ${r.verdict} (${r.stopReason}, ${r.cost.candidatesTried} candidates, ${r.timedOut} timed out, ${r.cost.wallSeconds.toFixed(1)}s)${r.fix ? `: ${r.fix}` : ""}${r.baselineStopped ? `; unchanged code ${r.baselineStopped}` : ""}\n`);
+      io.stdout(`      ${formatTaskFigures({ model: r.model, testSeconds: r.cost.testSeconds, hiddenTestsPassed: r.verdict === "solved" })}\n`);
     });
     const summaries = summarise(results);
     const table = resultsMarkdown(summaries);
     const outDir = resolve(io.cwd, values.out ?? "eval-results");
     await mkdir(outDir, { recursive: true });
     await writeFile(resolve(outDir, "results.json"), `${JSON.stringify({ dataset, settings, summaries, results }, null, 2)}\n`);
-    await writeFile(resolve(outDir, "results.md"), `${table}\n`);
+    await writeFile(resolve(outDir, "results.md"), `${table}\n\n${taskFiguresMarkdown(results)}\n`);
     await writeFile(resolve(outDir, "results.svg"), resultsChart(summaries));
     io.stdout(`\n${table}\n\n${resultsSummaryLines(summaries)}\n${tasks.length} tasks in ${((performance.now() - started) / 1000).toFixed(0)} s; results in ${outDir}\n`);
     return EXIT.ok;

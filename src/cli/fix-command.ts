@@ -11,6 +11,8 @@ import { MemoryPool, type MemoryEntry, type Recalled } from "../engine/memory/me
 import { pricesFromEnv } from "../config/prices.ts";
 import { jobLlmClient, processScrubber } from "../llm/job-llm-client.ts";
 import type { LlmClient } from "../llm/llm-client.ts";
+import type { Budget } from "../llm/budget.ts";
+import { formatTaskFigures, modelCallFigures } from "../metrics/task-figures.ts";
 import { replayFetch } from "../llm/replay-fetch.ts";
 import { readTranscript } from "../llm/transcript.ts";
 import { RepoConfigError } from "../config/parse-repo-config.ts";
@@ -144,7 +146,7 @@ export const fixCommand: CliCommand = {
     try {
       const remember = values.remember ? (entry: MemoryEntry) => memory.remember(scope, { ...entry, embedding: queryEmbedding }) : undefined;
       const canReproduce = llm !== undefined && strategyName !== "template";
-      const code = await fixInWorktree({ io, repo, worktree, config, strategy: strategyFor, recall, canReproduce, notes, issueText, values, remember });
+      const code = await fixInWorktree({ io, repo, worktree, config, strategy: strategyFor, recall, canReproduce, notes, issueText, values, remember, modelBudget: llm?.budget });
       return code;
     } catch (error) {
       if (error instanceof NoTestsDetectedError) return fail(error.message);
@@ -167,12 +169,14 @@ type FixArgs = {
   notes: string[];
   issueText: string | undefined;
   remember: ((entry: MemoryEntry) => void) | undefined;
+  /** The model client's budget: the calls, tokens and first call's time printed in the summary. */
+  modelBudget?: Budget | undefined;
   values: { test?: string[] | undefined; "test-cmd"?: string | undefined; candidates?: string | undefined; minutes?: string | undefined; report?: string | undefined; json?: boolean | undefined };
 };
 
 /** The job pipeline with the CLI's ports: a worktree of HEAD, the terminal, a local branch and a report file. */
 async function fixInWorktree(args: FixArgs): Promise<number> {
-  const { io, repo, worktree, config, strategy, recall, canReproduce, notes, issueText, values, remember } = args;
+  const { io, repo, worktree, config, strategy, recall, canReproduce, notes, issueText, values, remember, modelBudget } = args;
   const log = values.json ? () => {} : io.stdout;
   for (const note of notes) log(`note: ${note}\n`);
   const tests = values.test;
@@ -266,13 +270,15 @@ async function fixInWorktree(args: FixArgs): Promise<number> {
   await mkdir(resolve(reportPath, ".."), { recursive: true });
   await writeFile(reportPath, report);
 
+  const figures = { model: modelBudget ? modelCallFigures(modelBudget.state) : undefined, testSeconds: outcome.cost.testSeconds };
   if (values.json) {
-    io.stdout(`${JSON.stringify({ ...outcome, branch, commit, report: reportPath }, null, 2)}\n`);
+    io.stdout(`${JSON.stringify({ ...outcome, branch, commit, report: reportPath, figures }, null, 2)}\n`);
   } else if (branch) {
     log(`\nfixed: ${outcome.message}\nbranch: ${branch} (commit ${commit?.slice(0, 12)}) in ${repo}; your current branch is untouched\nreport: ${reportPath}\n`);
   } else {
     log(`\nnot fixed (${outcome.stopReason}): ${outcome.message}\nreport: ${reportPath}\n`);
   }
+  log(`${formatTaskFigures(figures)}\n`);
   return outcome.status === "fixed" ? EXIT.ok : EXIT.failed;
 }
 

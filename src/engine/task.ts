@@ -111,7 +111,10 @@ export type Outcome = {
   dependencies?: InstallSummary | undefined;
   attempts: Attempt[];
   cost: {
+    /** Calls that reached the model (billed). */
     llmCalls: number;
+    /** Answers a cache in front of the model served again: not billed, not in the tokens. */
+    cachedCalls: number;
     promptTokens: number;
     completionTokens: number;
     /** Estimated model spend in US dollars (price table of the model). */
@@ -158,6 +161,6 @@ export function emptyOutcome(strategy: string): Outcome {
     diff: "",
     changedFiles: [],
     attempts: [],
-    cost: { llmCalls: 0, promptTokens: 0, completionTokens: 0, dollars: 0, llmSeconds: 0, testRuns: 0, testSeconds: 0, wallSeconds: 0, candidatesGenerated: 0, candidatesTried: 0 },
+    cost: { llmCalls: 0, cachedCalls: 0, promptTokens: 0, completionTokens: 0, dollars: 0, llmSeconds: 0, testRuns: 0, testSeconds: 0, wallSeconds: 0, candidatesGenerated: 0, candidatesTried: 0 },
   };
 }

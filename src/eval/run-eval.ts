@@ -1,19 +1,27 @@
 // Runs strategies over a dataset's tasks with bounded concurrency and collects results.
 import type { Strategy } from "../engine/task.ts";
-
-/** A strategy made fresh for each task (its own budget and transcript); `canReproduce` when it has a model. */
-export type StrategyFactory = { name: string; make: (taskId: string) => Strategy; canReproduce?: boolean | undefined };
+import type { Budget } from "../llm/budget.ts";
+import { modelCallFigures, type ModelCallFigures } from "../metrics/task-figures.ts";
 import type { EvalTask } from "./humanevalfix-loader.ts";
 import { runEvalTask, type EvalSettings, type TaskResult } from "./run-eval-task.ts";
+
+/**
+ * A strategy made fresh for each task, with its own model budget (and transcript) when it
+ * has a model; `canReproduce` when it has one.
+ */
+export type StrategyFactory = { name: string; make: (taskId: string) => { strategy: Strategy; budget?: Budget | undefined }; canReproduce?: boolean | undefined };
+
+/** A task's result with what its model calls were (none for a model-free strategy). */
+export type EvalResult = TaskResult & { model?: ModelCallFigures | undefined };
 
 export async function runEval(
   tasks: EvalTask[],
   strategies: StrategyFactory[],
   settings: EvalSettings & { concurrency: number },
-  onResult?: (result: TaskResult, done: number, total: number) => void,
-): Promise<TaskResult[]> {
+  onResult?: (result: EvalResult, done: number, total: number) => void,
+): Promise<EvalResult[]> {
   const jobs = strategies.flatMap((strategy) => tasks.map((task) => ({ task, strategy })));
-  const results: TaskResult[] = new Array(jobs.length);
+  const results: EvalResult[] = new Array(jobs.length);
   let next = 0;
   let done = 0;
   const worker = async () => {
@@ -21,7 +29,9 @@ export async function runEval(
       const index = next++;
       const job = jobs[index];
       if (!job) break;
-      const result = await runEvalTask(job.task, job.strategy.make(job.task.id), settings, { canReproduce: job.strategy.canReproduce });
+      const made = job.strategy.make(job.task.id);
+      const ran = await runEvalTask(job.task, made.strategy, settings, { canReproduce: job.strategy.canReproduce });
+      const result: EvalResult = made.budget ? { ...ran, model: modelCallFigures(made.budget.state) } : ran;
       results[index] = result;
       done += 1;
       onResult?.(result, done, jobs.length);

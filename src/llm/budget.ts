@@ -9,6 +9,12 @@ export type BudgetState = {
   completionTokens: number;
   cachedTokens: number;
   dollars: number;
+  /** Answers a cache in front of the model served again (same completion, same request): never billed. */
+  cachedCalls: number;
+  /** Calls that reached the model, by stage. */
+  callsByStage: Record<string, number>;
+  /** When the first call that reached the model was sent (the clock's value), none before. */
+  firstCallAt?: number;
   /** Time spent waiting on the model, in milliseconds. */
   waitMs: number;
   startedAt: number;
@@ -29,7 +35,7 @@ export class Budget {
 
   constructor(caps: BudgetCaps, now: () => number = Date.now, state?: BudgetState) {
     this.now = now;
-    this.state = state ?? { caps, llmCalls: 0, promptTokens: 0, completionTokens: 0, cachedTokens: 0, dollars: 0, waitMs: 0, startedAt: now() };
+    this.state = state ?? { caps, llmCalls: 0, promptTokens: 0, completionTokens: 0, cachedTokens: 0, dollars: 0, cachedCalls: 0, callsByStage: {}, waitMs: 0, startedAt: now() };
   }
 
   /** Throws when any cap is reached; called before each model call. */
@@ -56,12 +62,24 @@ export class Budget {
     return Math.max(0, this.state.caps.minutes * 60_000 - (this.now() - this.state.startedAt));
   }
 
-  record(usage: { promptTokens: number; completionTokens: number; cachedTokens: number }, dollars: number, waitMs = 0): void {
+  /** Marks the start of a model call: the first one is remembered (seconds to the first model call). */
+  startCall(): void {
+    this.state.firstCallAt ??= this.now();
+  }
+
+  record(usage: { promptTokens: number; completionTokens: number; cachedTokens: number }, dollars: number, waitMs = 0, stage?: string): void {
     this.state.waitMs += waitMs;
     this.state.llmCalls += 1;
+    if (stage) this.state.callsByStage[stage] = (this.state.callsByStage[stage] ?? 0) + 1;
     this.state.promptTokens += usage.promptTokens;
     this.state.completionTokens += usage.completionTokens;
     this.state.cachedTokens += usage.cachedTokens;
     this.state.dollars += dollars;
+  }
+
+  /** An answer served from a cache: counted apart, neither a paid call nor tokens. */
+  recordCached(waitMs = 0): void {
+    this.state.waitMs += waitMs;
+    this.state.cachedCalls += 1;
   }
 }

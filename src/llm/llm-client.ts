@@ -5,6 +5,7 @@
 // do not enforce the schema), one repair attempt with the validation error, refusals and
 // length cut-offs named, the budget checked before each call, usage (or an estimate,
 // labelled so) and the exchange recorded in the transcript.
+import { createHash, randomInt } from "node:crypto";
 import OpenAI, { APIError, APIUserAbortError } from "openai";
 import { z } from "zod";
 import { DEFAULT_LLM_TIMEOUT_SECONDS, DEFAULT_MAX_TOKENS_PER_CALL, MAX_LLM_TIMEOUT_SECONDS, type LlmEndpoint } from "../config/llm-env.ts";
@@ -34,6 +35,8 @@ export type CallOptions = {
   temperature?: number;
   /** Asks for at most this many completion tokens; never more than the configured cap for the stage. */
   maxCompletionTokens?: number;
+  /** One of several independent answers to the same prompt (SLPW's plans): never served from a cache. */
+  sample?: { index: number; of: number };
 };
 
 export type LlmClient = {
@@ -66,6 +69,8 @@ export type OpenAiClientOptions = {
   signal?: AbortSignal;
   /** Which response format each endpoint accepts; default: one memory for the whole process. */
   responseFormats?: ResponseFormatMemory;
+  /** The seed sent with temperature-0 requests; default: random per client (one job). */
+  seed?: number;
 };
 
 type Message = { role: "system" | "user" | "assistant"; content: string };
@@ -95,6 +100,14 @@ export function openAiLlmClient(options: OpenAiClientOptions): LlmClient {
   const formats = options.responseFormats ?? processResponseFormats;
   const formatKey = endpointKey(endpoint.baseURL, model);
   const { scrub } = options;
+  // A cache keyed by the request body (a caching proxy, a bridge that answers a resent body
+  // once) must not serve one job the answers of another, nor one sample another's: each job
+  // sends its own seed, and each sampled request (temperature > 0) a seed of its own.
+  const jobSeed = options.seed ?? randomInt(1, 2 ** 31 - 2 ** 20);
+  let samplesSent = 0;
+  const seedFor = (temperature: number) => (temperature > 0 ? jobSeed + ++samplesSent : jobSeed);
+  // Completions already received (id, answer, request): the same again is a cache's answer.
+  const received = new Set<string>();
 
   function stageCap(stage: Stage, asked: number | undefined): number {
     const cap = endpoint.maxTokens?.byStage[stage] ?? options.maxCompletionTokens ?? endpoint.maxTokens?.default ?? DEFAULT_MAX_TOKENS_PER_CALL;
@@ -105,13 +118,32 @@ export function openAiLlmClient(options: OpenAiClientOptions): LlmClient {
     const usage = result.usage ?? estimateUsage(sent, result);
     const dollars = costOf(model, usage, prices);
     const latencyMs = Math.round(performance.now() - started);
-    options.budget.record(usage, dollars, latencyMs);
+    options.budget.record(usage, dollars, latencyMs, stage);
     options.transcript.write({ stage, model, attempt, messages: sent, answer: result.answer, finishReason: result.finishReason, refusal: result.refusal, usage, dollars, latencyMs, responseFormat: mode, ...(result.usage ? {} : { usageEstimated: true }), ...(error ? { error } : {}) });
   }
 
-  async function exchange(stage: Stage, outgoing: Message[], temperature: number, jsonSchema: Record<string, unknown>, attempt: number, maxTokens: number): Promise<Completed> {
+  /** A completion the client has received before, for the same messages: a cache answered, the model did not. */
+  function servedFromCache(sent: Message[], result: Completed, seen?: Completed): boolean {
+    if (!result.id) return false;
+    if (seen && seen.id === result.id && seen.answer === result.answer) return true;
+    const key = createHash("sha256").update(JSON.stringify([result.id, result.answer, result.refusal, sent])).digest("hex");
+    if (received.has(key)) return true;
+    received.add(key);
+    return false;
+  }
+
+  function recordCached(stage: Stage, attempt: number, sent: Message[], mode: OutputMode, result: Completed, started: number) {
+    const latencyMs = Math.round(performance.now() - started);
+    options.budget.recordCached(latencyMs);
+    const none = { promptTokens: 0, completionTokens: 0, cachedTokens: 0 };
+    options.transcript.write({ stage, model, attempt, messages: sent, answer: result.answer, finishReason: result.finishReason, refusal: result.refusal, usage: none, dollars: 0, latencyMs, responseFormat: mode, cached: true });
+  }
+
+  async function exchange(stage: Stage, outgoing: Message[], temperature: number, jsonSchema: Record<string, unknown>, attempt: number, maxTokens: number, seen?: Completed): Promise<Completed & { cached?: true }> {
     options.budget.ensureRoom();
+    options.budget.startCall();
     const started = performance.now();
+    const seed = seedFor(temperature);
     for (let retry = 0; ; ) {
       const known = formats.get(formatKey);
       const mode = known.mode;
@@ -124,12 +156,17 @@ export function openAiLlmClient(options: OpenAiClientOptions): LlmClient {
             model,
             messages: sent,
             temperature,
+            seed,
             max_completion_tokens: options.budget.completionAllowance(maxTokens),
             ...(mode === "json_schema" ? { response_format: { type: "json_schema", json_schema: { name: stage.replaceAll("-", "_"), schema: jsonSchema, strict } } } : {}),
             ...(mode === "json_object" ? { response_format: { type: "json_object" } } : {}),
           },
           { idleMs, deadlineMs: options.budget.timeLeftMs(), maxTokens, signal: options.signal },
         );
+        if (servedFromCache(sent, result, seen)) {
+          recordCached(stage, attempt, sent, mode, result, started);
+          return { ...result, cached: true };
+        }
         record(stage, attempt, sent, mode, result, started);
         return result;
       } catch (error) {
@@ -184,12 +221,24 @@ export function openAiLlmClient(options: OpenAiClientOptions): LlmClient {
       const temperature = callOptions.temperature ?? prompt.temperature;
       const { $schema: _dialect, ...jsonSchema } = z.toJSONSchema(schema, { io: "output" }) as Record<string, unknown>;
       const maxTokens = stageCap(stage, callOptions.maxCompletionTokens);
+      const { sample } = callOptions;
+      // Said last, after the stable part of the prompt, so a provider's prompt cache still applies.
+      const sampleNote = sample ? `\n\nThis is sample ${sample.index} of ${sample.of}: an independent attempt; the others are asked for separately.` : "";
       const messages: Message[] = [
         { role: "system", content: prompt.system },
-        { role: "user", content: prompt.user },
+        { role: "user", content: prompt.user + sampleNote },
       ];
+      const sampled = sample !== undefined || temperature > 0;
       for (let attempt = 1; attempt <= 2; attempt++) {
-        const { answer, refusal, finishReason } = await exchange(stage, messages, temperature, jsonSchema, attempt, maxTokens);
+        let completed = await exchange(stage, messages, temperature, jsonSchema, attempt, maxTokens);
+        if (completed.cached && sampled) {
+          // A cache that ignores the seed answered a sample with an earlier answer: ask once more,
+          // in words it cannot have seen, and refuse a second cached answer.
+          const fresh = [...messages.slice(0, -1), { ...(messages.at(-1) as Message), content: `${messages.at(-1)?.content ?? ""}\n\n(Fresh answer ${randomInt(1, 1e9)}.)` }];
+          completed = await exchange(stage, fresh, temperature, jsonSchema, attempt, maxTokens, completed);
+          if (completed.cached) throw new LlmStageError(stage, `a response cache in front of the model at ${endpoint.baseURL} answered a sampled request (temperature ${temperature}) with an earlier answer twice; turn that cache off for requests with temperature above 0`, completed.answer);
+        }
+        const { answer, refusal, finishReason } = completed;
         if (refusal) throw new LlmStageError(stage, `the model refused: ${refusal}`, answer);
         if (finishReason === "length") throw new LlmStageError(stage, `the answer was cut off at the completion token limit (${maxTokens}; AUTOGEN_LLM_MAX_TOKENS_PER_CALL raises it)`, answer);
         const problem = validate(answer, schema);

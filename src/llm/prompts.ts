@@ -1,6 +1,8 @@
 // Prompts are data: one YAML file per stage under prompts/ with the system and user
 // templates and the temperature. `{{name}}` inserts our own text; `{{untrusted:name}}`
-// inserts outside text, cleaned, inside an <untrusted> block.
+// inserts outside text, cleaned, inside an <untrusted> block. A section that may have
+// nothing to say marks its variable optional (`{{name?}}`): when the value is empty or only
+// says so ("(none)", "(not requested)"), the whole paragraph holding it is left out.
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { parse } from "yaml";
@@ -34,8 +36,26 @@ export function loadPrompt(stage: Stage, dir = PROMPTS_DIR): PromptTemplate {
 
 export type PromptVars = { trusted?: Record<string, string>; untrusted?: Record<string, string> };
 
+const PLACEHOLDER = /\{\{\s*(untrusted:)?([a-zA-Z][\w-]*)(\?)?\s*\}\}/g;
+/** What a caller passes for a section with nothing in it. */
+const NOTHING = /^\s*(\((none|not |no )[^()\n]{0,60}\))?\s*$/i;
+
+/** A paragraph whose optional variable has nothing to say goes, with its heading. */
+function withoutEmptySections(template: string, vars: PromptVars): string {
+  return template
+    .split("\n\n")
+    .filter((paragraph) =>
+      [...paragraph.matchAll(PLACEHOLDER)].every(([, untrusted, name, optional]) => {
+        if (!optional || !name) return true;
+        const value = untrusted ? vars.untrusted?.[name] : vars.trusted?.[name];
+        return value === undefined || !NOTHING.test(value);
+      }),
+    )
+    .join("\n\n");
+}
+
 export function renderTemplate(template: string, vars: PromptVars): string {
-  return template.replace(/\{\{\s*(untrusted:)?([a-zA-Z][\w-]*)\s*\}\}/g, (_, untrusted: string | undefined, name: string) => {
+  return withoutEmptySections(template, vars).replace(PLACEHOLDER, (_, untrusted: string | undefined, name: string) => {
     if (untrusted) {
       const value = vars.untrusted?.[name];
       if (value === undefined) throw new Error(`prompt variable untrusted:${name} was not given`);

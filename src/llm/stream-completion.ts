@@ -8,6 +8,8 @@ import type { ChatCompletion, ChatCompletionCreateParamsStreaming } from "openai
 export type Usage = { promptTokens: number; completionTokens: number; cachedTokens: number };
 
 export type Completed = {
+  /** The completion's id as the server sent it (a cache in front of the model sends an earlier one again). */
+  id?: string | undefined;
   answer: string | null;
   refusal: string | null;
   finishReason: string | null;
@@ -72,7 +74,7 @@ export async function streamCompletion(sdk: OpenAI, body: Body, options: StreamO
       // A server that ignores `stream` answers with one whole completion.
       const completion = (await response.json()) as ChatCompletion;
       const choice = completion.choices[0];
-      return { answer: choice?.message.content ?? null, refusal: choice?.message.refusal ?? null, finishReason: choice?.finish_reason ?? null, usage: usageOf(completion.usage), chunks: 0 };
+      return { id: completion.id, answer: choice?.message.content ?? null, refusal: choice?.message.refusal ?? null, finishReason: choice?.finish_reason ?? null, usage: usageOf(completion.usage), chunks: 0 };
     }
     let content = "";
     let refusal = "";
@@ -81,6 +83,8 @@ export async function streamCompletion(sdk: OpenAI, body: Body, options: StreamO
       if (chunk.usage) partial.usage = usageOf(chunk.usage);
       const choice = chunk.choices[0];
       if (!choice) continue;
+      // Keep-alive chunks (no choices) may carry an id of their own.
+      partial.id = chunk.id;
       if (choice.delta.content) {
         content += choice.delta.content;
         partial.chunks++;

@@ -23,6 +23,8 @@ export const transcriptEntrySchema = z.object({
   responseFormat: z.enum(["json_schema", "json_object", "prompt"]).optional(),
   /** True when the server reported no usage and the token counts are estimates from the text. */
   usageEstimated: z.boolean().optional(),
+  /** True when a cache in front of the model answered (an earlier completion sent again): not billed. */
+  cached: z.boolean().optional(),
 });
 export type TranscriptEntry = z.infer<typeof transcriptEntrySchema>;
 

@@ -85,7 +85,7 @@ export function renderReport(outcome: Outcome, context: { title: string; branch?
   out.push("", "</details>");
 
   const c = outcome.cost;
-  out.push("", "### Cost", "", `${c.llmCalls === 0 ? "No model calls" : `LLM calls ${c.llmCalls}, tokens ${c.promptTokens + c.completionTokens} (estimated $${c.dollars.toFixed(4)})`}, test runs ${c.testRuns} (${c.testSeconds.toFixed(1)} s), wall ${c.wallSeconds.toFixed(1)} s.`);
+  out.push("", "### Cost", "", `${c.llmCalls === 0 ? "No model calls" : `LLM calls ${c.llmCalls}, tokens ${c.promptTokens + c.completionTokens} (estimated $${c.dollars.toFixed(4)})`}${c.cachedCalls > 0 ? `; ${c.cachedCalls} more answered from a cache in front of the model (earlier answers sent again: not billed, not counted above)` : ""}, test runs ${c.testRuns} (${c.testSeconds.toFixed(1)} s), wall ${c.wallSeconds.toFixed(1)} s.`);
 
   if (outcome.diff) {
     const stat = diffStat(outcome.diff);

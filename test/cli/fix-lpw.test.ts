@@ -41,6 +41,11 @@ describe("autogen fix with an LLM endpoint", () => {
     const outcome = JSON.parse(first.stdout) as { strategy: string; plan: { steps: string[]; verified: boolean }; cost: { llmCalls: number; promptTokens: number }; branch: string; report: string };
     expect(outcome).toMatchObject({ strategy: "lpw", plan: { steps: ["Sum the prices", "Subtract the discount"], verified: true }, cost: { llmCalls: 4, promptTokens: 400 }, branch: "autogen/discount-is-added" });
     expect(await git(repo).show([`${outcome.branch}:shop/cart.py`])).toContain("return subtotal - discount");
+    // The per-task figures: calls that reached the model by stage, tokens, the first call's time, seconds in tests.
+    const { figures } = JSON.parse(first.stdout) as { figures: { model: { firstCallSeconds: number }; testSeconds: number } };
+    expect(figures).toMatchObject({ model: { calls: 4, callsByStage: { plan: 1, "verify-plan": 1, "check-verification": 1, implement: 1 }, cachedCalls: 0, promptTokens: 400, completionTokens: 80 } });
+    expect(figures.model.firstCallSeconds).toBeGreaterThan(0);
+    expect(figures.testSeconds).toBeGreaterThan(0);
     const report = await readFile(outcome.report, "utf8");
     expect(report).toContain("Plan (verified on the visible tests in 1 round(s)):\n\n1. Sum the prices\n2. Subtract the discount");
     expect(report).toContain("| test_total_applies_discount | 25 | 25 | ✅ |");
@@ -55,6 +60,14 @@ describe("autogen fix with an LLM endpoint", () => {
     const replay = await runCli(["fix", again, "--issue", "Discount is added", "--replay", path, "--json"], { env: BASE_ENV });
     expect(replay.code).toBe(0);
     expect(JSON.parse(replay.stdout)).toMatchObject({ strategy: "lpw", status: "fixed", cost: { llmCalls: 4, promptTokens: 400 } });
+  });
+
+  it("prints the task's figures under the summary: calls by stage, tokens, first model call, seconds in tests", async () => {
+    scriptAnswers(ANSWERS);
+    const repo = await gitRepo(REPO);
+    const { code, stdout } = await runCli(["fix", repo, "--issue", "Discount is added"], { env: { ...BASE_ENV, AUTOGEN_LLM_BASE_URL: LLM_BASE, OPENAI_API_KEY: "sk-test-key" } });
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/\nmodel: 4 calls \(plan 1, verify-plan 1, check-verification 1, implement 1\); 400 prompt \+ 80 completion tokens; first model call after \d+\.\d s; tests \d+\.\d s\n$/);
   });
 
   it("offers the plans of fixes accepted with --remember to later plan stages of the same repository", async () => {

@@ -49,5 +49,16 @@ describe("a replayed evaluation", () => {
     expect(a.llmCalls).toBe(lines);
     expect(b.llmCalls).toBe(lines);
     expect(b.promptTokensPerTask).toBe(100);
+
+    // Per task: calls by stage, tokens, the first model call's time, seconds in tests, the hidden tests' verdict.
+    const perTask = recorded.stdout.split("\n").filter((l) => l.startsWith("      model:"));
+    expect(perTask).toHaveLength(5);
+    expect(perTask.filter((l) => /^ {6}model: 1 call \(generate 1\); 100 prompt \+ 20 completion tokens; first model call after \d+\.\d s; tests \d+\.\d s; hidden tests pass$/.test(l))).toHaveLength(3);
+    expect(perTask.filter((l) => l.endsWith("; hidden tests fail"))).toHaveLength(2);
+    const results = (JSON.parse(await readFile(join(recordedOut, "results.json"), "utf8")) as { results: Array<{ model: unknown }> }).results;
+    expect(results[0]?.model).toMatchObject({ calls: 1, callsByStage: { generate: 1 }, cachedCalls: 0, promptTokens: 100, completionTokens: 20 });
+    const markdown = await readFile(join(recordedOut, "results.md"), "utf8");
+    expect(markdown).toContain("| strategy | task | hidden tests | model calls | by stage | cached | prompt tok | completion tok | s to first call | test s | wall s |");
+    expect(markdown.split("\n").filter((l) => l.startsWith("| direct | ") && l.includes(" | 1 | generate 1 | 0 | 100 | 20 | "))).toHaveLength(5);
   });
 });

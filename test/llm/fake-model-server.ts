@@ -50,10 +50,15 @@ export function sendJson(res: ServerResponse, status: number, body: unknown): vo
   res.end(JSON.stringify(body));
 }
 
+// Every completion gets an id of its own, as real servers give (the client takes a repeated
+// id with a repeated answer for a cache's answer).
+let completions = 0;
+const completionId = () => `chatcmpl-local-${++completions}`;
+
 /** A whole (non-streamed) completion, as a server that ignores `stream` sends it. */
 export function sendCompletion(res: ServerResponse, content: string): void {
   sendJson(res, 200, {
-    id: "chatcmpl-local",
+    id: completionId(),
     object: "chat.completion",
     created: 0,
     model: "local",
@@ -77,7 +82,8 @@ export type StreamPlan = {
 /** Streams `pieces` as SSE chunks the way vLLM, llama.cpp and Ollama do. */
 export async function sendStream(request: ReceivedRequest, res: ServerResponse, pieces: string[], plan: StreamPlan = {}): Promise<void> {
   res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
-  const chunk = (choices: unknown[], extra: Record<string, unknown> = {}) => res.write(`data: ${JSON.stringify({ id: "chatcmpl-local", object: "chat.completion.chunk", created: 0, model: "local", choices, ...extra })}\n\n`);
+  const id = completionId();
+  const chunk = (choices: unknown[], extra: Record<string, unknown> = {}) => res.write(`data: ${JSON.stringify({ id, object: "chat.completion.chunk", created: 0, model: "local", choices, ...extra })}\n\n`);
   for (const [i, piece] of pieces.entries()) {
     if (plan.gapMs) await sleep(plan.gapMs);
     if (res.destroyed) return;

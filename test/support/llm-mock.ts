@@ -7,6 +7,7 @@ import { transcript, type TranscriptSink } from "../../src/llm/transcript.ts";
 import { secretScrubber } from "../../src/secrets/scrub-secrets.ts";
 
 export const LLM_BASE = "https://llm.example.test/v1";
+let completions = 0;
 
 export type ScriptedAnswer = {
   /** The stage the request must be for (checked against the response format's name). */
@@ -34,7 +35,8 @@ export function scriptAnswers(answers: ScriptedAnswer[]): { requests: Array<z.in
       const content = answer.raw ?? (answer.content === undefined ? null : JSON.stringify(answer.content));
       const usage = answer.usage ?? { prompt: 100, completion: 20 };
       return {
-        id: "chatcmpl-test",
+        // Its own id, as a real server gives: a repeated id and answer is a cache's answer.
+        id: `chatcmpl-test-${++completions}`,
         object: "chat.completion",
         created: 0,
         model: "gpt-4o-mini",

@@ -137,7 +137,7 @@ describe("paths.protected: [docs/] end to end", () => {
       diff,
       changedFiles: ["src/calc.py", "docs/guide.md"],
       attempts: [],
-      cost: { llmCalls: 0, promptTokens: 0, completionTokens: 0, dollars: 0, llmSeconds: 0, testRuns: 0, testSeconds: 0, wallSeconds: 0, candidatesGenerated: 0, candidatesTried: 0 },
+      cost: { llmCalls: 0, cachedCalls: 0, promptTokens: 0, completionTokens: 0, dollars: 0, llmSeconds: 0, testRuns: 0, testSeconds: 0, wallSeconds: 0, candidatesGenerated: 0, candidatesTried: 0 },
     };
     checkDiffPolicy(outcome, config);
     expect(outcome).toMatchObject({ status: "not-fixed", stopReason: "policy" });

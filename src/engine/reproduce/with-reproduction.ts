@@ -24,6 +24,7 @@ export function withReproduction(next: Strategy, llm: LlmClient, options: { atte
         return {
           ...emptyOutcome(next.name).cost,
           llmCalls: s.llmCalls - at.llmCalls,
+          cachedCalls: s.cachedCalls - at.cachedCalls,
           promptTokens: s.promptTokens - at.promptTokens,
           completionTokens: s.completionTokens - at.completionTokens,
           dollars: s.dollars - at.dollars,

@@ -4,7 +4,7 @@
 import type { BudgetState } from "../../llm/budget.ts";
 import type { Outcome } from "../task.ts";
 
-type Spend = Pick<BudgetState, "llmCalls" | "promptTokens" | "completionTokens" | "dollars" | "waitMs">;
+type Spend = Pick<BudgetState, "llmCalls" | "cachedCalls" | "promptTokens" | "completionTokens" | "dollars" | "waitMs">;
 
 export class RunCosts {
   readonly started: number;
@@ -15,7 +15,7 @@ export class RunCosts {
   constructor(budget: Spend | undefined, started = performance.now()) {
     this.started = started;
     this.budget = budget;
-    this.at = budget ? { llmCalls: budget.llmCalls, promptTokens: budget.promptTokens, completionTokens: budget.completionTokens, dollars: budget.dollars, waitMs: budget.waitMs } : { llmCalls: 0, promptTokens: 0, completionTokens: 0, dollars: 0, waitMs: 0 };
+    this.at = budget ? { llmCalls: budget.llmCalls, cachedCalls: budget.cachedCalls, promptTokens: budget.promptTokens, completionTokens: budget.completionTokens, dollars: budget.dollars, waitMs: budget.waitMs } : { llmCalls: 0, cachedCalls: 0, promptTokens: 0, completionTokens: 0, dollars: 0, waitMs: 0 };
   }
 
   /** Counts test runs a strategy made itself (coverage, instrumented runs). */
@@ -28,6 +28,7 @@ export class RunCosts {
   settle(cost: Outcome["cost"]): void {
     const s = this.budget ?? this.at;
     cost.llmCalls = s.llmCalls - this.at.llmCalls;
+    cost.cachedCalls = s.cachedCalls - this.at.cachedCalls;
     cost.promptTokens = s.promptTokens - this.at.promptTokens;
     cost.completionTokens = s.completionTokens - this.at.completionTokens;
     cost.dollars = s.dollars - this.at.dollars;

@@ -37,7 +37,7 @@ export function slpwStrategy(options: SlpwOptions): Strategy {
         const planBandit = new UcbBandit<string>();
         const plans = new Map<string, Plan>();
         for (let i = 1; i <= k; i++) {
-          const { value } = await options.llm.call("plan", { untrusted: { problem, failures: digest, code: context.code }, trusted: { memory: "(none)" } }, planSchema);
+          const { value } = await options.llm.call("plan", { untrusted: { problem, failures: digest, code: context.code }, trusted: { memory: "(none)" } }, planSchema, { sample: { index: i, of: k } });
           plans.set(`p${i}`, { id: `p${i}`, steps: value.steps });
           planBandit.add(`p${i}`);
         }
