@@ -136,7 +136,7 @@ describe("an issue whose tests all pass, labelled autogen (default configuration
     // The runner's parametrised id, not the model's.
     expect(body).toContain("Reproduction test `tests/test_discount.py::test_total_subtracts_discount[prices0-5-25]` (**new test file** `tests/test_discount.py`, written by autogen-bot from the issue (accepted on attempt 2))");
     expect(body).toContain("| `tests/test_discount.py::test_total_subtracts_discount[prices0-5-25]` (new) | ❌ fail | ✅ pass |");
-    expect(body).toContain("No protected path touched, within the diff budget, and no test weakened");
+    expect(body).toContain("- No protected path touched, within the diff budget, and no test weakened");
     expect(body).toContain("Closes #42");
   });
 
