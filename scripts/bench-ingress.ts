@@ -1,4 +1,4 @@
-// `npm run bench:ingress -- [deliveries] [senders]`: the real `autogen serve` server on
+// `npm run bench:ingress -- [deliveries] [senders]`: the real `autogen-bot serve` server on
 // loopback (a child process: SQLite store, inbox handlers on, no job workers) against a
 // GitHub stand-in that answers every call after 150 ms, fed by senders in another process.
 // Prints: acknowledgement p50/p99/max for signed `issues.labeled` deliveries from
@@ -55,7 +55,7 @@ const github = createServer((req, res) => {
 await new Promise<void>((resolve) => github.listen(0, "127.0.0.1", resolve));
 const githubUrl = `http://127.0.0.1:${(github.address() as AddressInfo).port}`;
 
-// The server in a child process of its own (`autogen serve`'s server, SQLite store, the
+// The server in a child process of its own (`autogen-bot serve`'s server, SQLite store, the
 // inbox's handlers on, no job workers: the jobs are counted, not run), the senders in
 // another (ingress-senders.ts), so neither the senders nor this stand-in share its CPU
 // time slice or its memory.

@@ -1,5 +1,5 @@
 // The red-team suite as a table: every attack of test/security/ (same hostile
-// repositories, same product paths: the `autogen fix` CLI and the App's verifier and push
+// repositories, same product paths: the `autogen-bot fix` CLI and the App's verifier and push
 // path), attack → held/broke, with the sandbox's isolation level. Exits 1 if any broke.
 //
 //   npm run bench:redteam            # whatever isolation this machine offers

@@ -1,6 +1,6 @@
 // `npm run demo`: the bot's first minute, offline. Copies examples/gradebook (a small
 // Python package with a real bug and a failing test) to a temporary git repository,
-// runs `autogen fix` there with no model and no network, and prints the report.
+// runs `autogen-bot fix` there with no model and no network, and prints the report.
 import { cp, mkdtemp, readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

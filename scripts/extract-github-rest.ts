@@ -9,6 +9,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 
 export const OPERATIONS = [
   "apps/create-installation-access-token",
+  "apps/create-from-manifest",
   "repos/get",
   "repos/get-content",
   "repos/get-collaborator-permission-level",

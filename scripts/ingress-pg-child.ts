@@ -1,4 +1,4 @@
-// A child for bench:ingress's Postgres phase: `autogen serve`'s server with its workers on,
+// A child for bench:ingress's Postgres phase: `autogen-bot serve`'s server with its workers on,
 // over the Postgres at the given DATABASE_URL (shared with another instance), a data dir
 // of its own (memory) and the GitHub stand-in; prints its URL, then runs until
 // killed.

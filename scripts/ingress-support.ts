@@ -1,5 +1,5 @@
 // What bench:ingress's phases share: the signed `issues.labeled` deliveries they send, one
-// POST of a delivery, `autogen serve` started as a child process of its own (so the
+// POST of a delivery, `autogen-bot serve` started as a child process of its own (so the
 // server's memory and event loop are its own, as in production), and that process's memory.
 import { createHmac } from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";

@@ -15,7 +15,9 @@ const code = await main(process.argv.slice(2), {
   stdout: (text) => process.stdout.write(text),
   stderr: (text) => process.stderr.write(text),
   env,
-  cwd: process.cwd(),
+  // `npm run autogen -- …` runs in the package root; paths the user typed are relative to
+  // the folder npm was called from (INIT_CWD).
+  cwd: process.env.npm_lifecycle_event === "autogen" && process.env.INIT_CWD ? process.env.INIT_CWD : process.cwd(),
   isTty: Boolean(process.stdout.isTTY),
 });
 process.exitCode = code;

@@ -19,11 +19,28 @@ describe("package.json", () => {
   it("is ESM, requires Node >= 22.12 and has the design's dependencies", () => {
     expect(pkg.type).toBe("module");
     expect(pkg.engines.node).toBe(">=22.12");
-    for (const dep of ["probot", "@octokit/rest", "openai", "simple-git", "execa", "zod"]) expect(pkg.dependencies).toHaveProperty(dep);
+    for (const dep of ["probot", "openai", "simple-git", "execa", "zod"]) expect(pkg.dependencies).toHaveProperty(dep);
+    // The REST client is what the tests drive the fake GitHub with; the App gets its Octokit from Probot.
+    expect(pkg.devDependencies).toHaveProperty("@octokit/rest");
     expect(pkg.dependencies.probot).toMatch(/^\^14\./);
     for (const dep of ["nock", "vitest", "typescript", "node"]) expect(pkg.devDependencies).toHaveProperty(dep);
     expect(pkg.devDependencies.node).toMatch(/^\^24\./);
     expect(pkg.bin.autogen).toBe("bin/autogen.js");
+  });
+
+  it("ships only dependencies the product itself imports (test-only packages are devDependencies)", () => {
+    const sources: string[] = [];
+    const walk = (dir: string) => {
+      for (const name of readdirSync(dir)) {
+        const path = join(dir, name);
+        if (statSync(path).isDirectory()) walk(path);
+        else if (/\.(?:ts|js|mjs)$/.test(name)) sources.push(readFileSync(path, "utf8"));
+      }
+    };
+    for (const dir of ["src", "bin"]) walk(join(ROOT, dir));
+    const text = sources.join("\n");
+    const unused = Object.keys(pkg.dependencies).filter((dep) => !new RegExp(`from "${dep}(?:/[^"]*)?"|import\\("${dep}(?:/[^"]*)?"\\)|require\\.resolve\\("${dep}`).test(text));
+    expect(unused).toEqual([]);
   });
 
   it("the test command runs lint, typecheck and tests", () => {

@@ -1,4 +1,4 @@
-// The Probot app: handlers that decide and enqueue (under `autogen serve` they run from
+// The Probot app: handlers that decide and enqueue (under `autogen-bot serve` they run from
 // the inbox, after the webhook was acknowledged, and are retried when GitHub fails; a
 // delivery id is recorded so a redelivery does nothing), a worker pool that runs the
 // jobs, and resume of interrupted jobs at start.

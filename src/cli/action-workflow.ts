@@ -1,4 +1,4 @@
-// The workflow `autogen init-workflow --action` writes: templates/autogen-action.yml (one
+// The workflow `autogen-bot init-workflow --action` writes: templates/autogen-action.yml (one
 // job per trigger family, each with its own least permissions) filled with the setup
 // steps copied from the repository's CI and the CI workflows whose red builds it
 // repairs. The template's comments (why each permission) are kept.
@@ -21,7 +21,7 @@ export function renderActionWorkflow(setup: SetupSource | undefined, ciWorkflows
   } else {
     (doc.get("on") as YAMLMap).delete("workflow_run");
     jobs.delete("red-build");
-    notes.push("No CI workflow (one running on push or pull_request) was found: red builds are not watched; run `autogen init-workflow --action` again once you have one.");
+    notes.push("No CI workflow (one running on push or pull_request) was found: red builds are not watched; run `autogen-bot init-workflow --action` again once you have one.");
   }
   // The name first, where a reader looks for it.
   const copied = (setup?.steps ?? []).map(({ name, ...step }, i) => ({ name: `setup (edit me): ${name ?? step.uses ?? `step ${i + 1}`}`, ...step }));

@@ -7,18 +7,18 @@ import { parseFlags } from "./parse-flags.ts";
 export const checkConfigCommand: CliCommand = {
   name: "check-config",
   summary: `validate a repository's ${REPO_CONFIG_PATH} and print the effective settings`,
-  usage: `autogen check-config [file] [--json]\n\nfile defaults to ${REPO_CONFIG_PATH} in the current directory.`,
+  usage: `autogen-bot check-config [file] [--json]\n\nfile defaults to ${REPO_CONFIG_PATH} in the current directory.`,
   async run(args, io) {
     const { values, positionals } = parseFlags(args, { json: { type: "boolean" } });
     if (positionals.length > 1) {
-      io.stderr(`autogen check-config: expected at most one file, got ${positionals.length}\n`);
+      io.stderr(`autogen-bot check-config: expected at most one file, got ${positionals.length}\n`);
       return EXIT.usage;
     }
     const path = resolve(io.cwd, positionals[0] ?? REPO_CONFIG_PATH);
     try {
       const text = await readRepoConfigText(dirname(path), basename(path));
       if (text === undefined) {
-        io.stderr(`autogen check-config: cannot read ${path} (ENOENT)\n`);
+        io.stderr(`autogen-bot check-config: cannot read ${path} (ENOENT)\n`);
         return EXIT.usage;
       }
       const config = parseRepoConfigText(text);

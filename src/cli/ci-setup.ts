@@ -1,4 +1,4 @@
-// What `autogen init-workflow` takes from the repository's own CI: the setup steps of
+// What `autogen-bot init-workflow` takes from the repository's own CI: the setup steps of
 // the first job that runs tests (the steps before its test step), and the names of the
 // CI workflows a red build can come from. Steps that use secrets, or that expand an
 // event value inside a shell script, are never copied; matrix values are fixed to one.

@@ -1,4 +1,4 @@
-// `autogen eval`: strategies side by side on a dataset; prints the results table and
+// `autogen-bot eval`: strategies side by side on a dataset; prints the results table and
 // writes results.json and results.md.
 import { existsSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
@@ -21,7 +21,7 @@ import { resultsMarkdown, resultsSummaryLines, summarise } from "../eval/summari
 import { EXIT, UsageError, type CliCommand, type CliIo } from "./command.ts";
 import { parseFlags } from "./parse-flags.ts";
 
-const USAGE = `autogen eval --dataset humanevalfix:<path/to/humanevalpack.jsonl>|local:<dir> [--strategy template] [--limit N] [--offset N]
+const USAGE = `autogen-bot eval --dataset humanevalfix:<path/to/humanevalpack.jsonl>|local:<dir> [--strategy template] [--limit N] [--offset N]
              [--concurrency C] [--candidates N] [--minutes M] [--test-timeout S] [--per-test-timeout S] [--out DIR]
              [--transcripts DIR] [--replay DIR] [--task ID,ID] [--check]
 
@@ -34,7 +34,7 @@ answers from such transcripts instead of an endpoint, offline). --test-timeout b
 DIR/results.json, results.md and results.svg (DIR defaults to ./eval-results). Dataset
 kinds: humanevalfix:<jsonl>, local:<directory with one task repository per subdirectory,
 its hidden tests in hidden/; or repo/, hidden/, reference/ (the reference fix) and issue.md>.
-A local task with issue.md starts as \`autogen fix --issue\` does: a baseline run, then the
+A local task with issue.md starts as \`autogen-bot fix --issue\` does: a baseline run, then the
 failing tests, or (a strategy with a model) a reproduction test when every test passes.
 --task keeps only the tasks named. --check runs no strategy: it checks that each task's buggy repository fails its hidden
 tests and its reference fix passes them (exit 1 when one does not).`;
@@ -144,7 +144,7 @@ export const evalCommand: CliCommand = {
       if (missing.length > 0) throw new Error(`no task ${missing.join(", ")} in ${path}`);
       tasks = (wanted ? all.filter((t) => wanted.includes(t.id)) : all).slice(offset, offset + limit);
     } catch (error) {
-      io.stderr(`autogen eval: cannot load the dataset: ${(error as Error).message}\n`);
+      io.stderr(`autogen-bot eval: cannot load the dataset: ${(error as Error).message}\n`);
       return EXIT.usage;
     }
     if (values.check) return checkTasks(tasks, settings, io);

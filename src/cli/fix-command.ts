@@ -37,7 +37,7 @@ import { EXIT, UsageError, type CliCommand, type CliIo } from "./command.ts";
 import { parseFlags } from "./parse-flags.ts";
 import { progressPrinter } from "./progress.ts";
 
-const USAGE = `autogen fix <path> [--issue <file|text>] [--test <id>]... [--test-cmd <cmd>] [--strategy <name>]
+const USAGE = `autogen-bot fix <path> [--issue <file|text>] [--test <id>]... [--test-cmd <cmd>] [--strategy <name>]
             [--candidates N] [--minutes M] [--report <file>] [--replay <transcript>] [--remember] [--allow-dirty] [--json]
 
 Visible tests: the --test ids given, or else the tests failing now; with --issue and no

@@ -1,8 +1,8 @@
-// `autogen init-workflow`: the verification workflow a maintainer installs, with the
+// `autogen-bot init-workflow`: the verification workflow a maintainer installs, with the
 // setup steps taken from the repository's own CI (the steps before its test step) so
 // nobody has to write setup scripts. Printed, or written with --write. Steps that use
 // secrets are never copied: the workflow must reference none.
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -50,9 +50,11 @@ export const initWorkflowCommand: CliCommand = {
   name: "init-workflow",
   summary: "print (or --write) the verification workflow, or with --action the action's workflow; setup steps taken from your CI",
   usage: [
-    "autogen init-workflow [path] [--action] [--write [--force]]",
+    "autogen-bot init-workflow <path> [--action] [--write [--force]]",
     "",
-    "path defaults to the current directory. Without --action: the verification workflow",
+    "path: the repository to set up (run this from an autogen-bot checkout and name your",
+    "repository, e.g. ../my-project). Its own .github/workflows/ are read, never this checkout's.",
+    "Without --action: the verification workflow",
     "(.github/workflows/autogen-verify.yml) autogen-bot dispatches to test candidates.",
     "--action: the workflow that runs the autogen-bot action (.github/workflows/autogen.yml) on",
     "labelled issues, /autogen comments, reviews of its PRs and red CI builds, one job per",
@@ -62,13 +64,18 @@ export const initWorkflowCommand: CliCommand = {
   ].join("\n"),
   async run(args, io) {
     const { values, positionals } = parseFlags(args, { write: { type: "boolean" }, action: { type: "boolean" }, force: { type: "boolean" } });
+    if (positionals.length !== 1) {
+      const what = positionals.length === 0 ? "the path of the repository to set up is missing" : `expected one repository path, got ${positionals.length}`;
+      io.stderr(`autogen-bot init-workflow: ${what}: autogen-bot init-workflow <path-to-your-repo> [--action] [--write]\n`);
+      return EXIT.usage;
+    }
     const repo = resolve(io.cwd, positionals[0] ?? ".");
-    if (!existsSync(repo)) {
-      io.stderr(`autogen init-workflow: ${repo} does not exist\n`);
+    if (!existsSync(repo) || !statSync(repo).isDirectory()) {
+      io.stderr(`autogen-bot init-workflow: ${repo} is not a directory; name the repository to set up\n`);
       return EXIT.usage;
     }
     if (values.force && !values.write) {
-      io.stderr("autogen init-workflow: --force only applies with --write\n");
+      io.stderr("autogen-bot init-workflow: --force only applies with --write\n");
       return EXIT.usage;
     }
     const setup = setupFromCi(repo);
@@ -79,7 +86,7 @@ export const initWorkflowCommand: CliCommand = {
     }
     const target = join(repo, ".github", "workflows", values.action ? "autogen.yml" : "autogen-verify.yml");
     if (existsSync(target) && !values.force) {
-      io.stderr(`autogen init-workflow: ${target} already exists and was left as it is; run without --write to see the new one, or add --force to replace it\n`);
+      io.stderr(`autogen-bot init-workflow: ${target} already exists and was left as it is; run without --write to see the new one, or add --force to replace it\n`);
       return EXIT.usage;
     }
     await mkdir(join(repo, ".github", "workflows"), { recursive: true });

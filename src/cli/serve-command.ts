@@ -1,7 +1,9 @@
+import { withDotEnv } from "../config/dotenv-file.ts";
 import { ENV_HELP, EnvConfigError, loadServerConfig } from "../config/env-config.ts";
 import { loadOpsConfig } from "../config/ops-config.ts";
+import { startSetupServer } from "../server/app-setup/setup-server.ts";
 import { startServer } from "../server/start-server.ts";
-import { EXIT, type CliCommand } from "./command.ts";
+import { EXIT, type CliCommand, type CliIo } from "./command.ts";
 import { parseFlags } from "./parse-flags.ts";
 
 /** How long a SIGTERM waits for running jobs to checkpoint before their test runs are killed. */
@@ -9,28 +11,78 @@ const SHUTDOWN_GRACE_MS = 20_000;
 /** Past the grace, a stop that still hangs (a stuck handle) ends the process anyway. */
 const SHUTDOWN_HARD_LIMIT_MS = SHUTDOWN_GRACE_MS + 5_000;
 
+const APP_VARIABLES = ["APP_ID", "PRIVATE_KEY", "PRIVATE_KEY_PATH", "WEBHOOK_SECRET"];
+
+/** Any of the App's own variables set: the operator is configuring one by hand, so no setup page. */
+function appConfigured(env: NodeJS.ProcessEnv): boolean {
+  return APP_VARIABLES.some((name) => (env[name] ?? "").trim() !== "");
+}
+
+/** The setup page until the App is created (its variables, saved to .env), or undefined when stopped first. */
+async function setUpApp(env: NodeJS.ProcessEnv, io: CliIo): Promise<Record<string, string> | undefined> {
+  const ghe = env.GHE_HOST?.trim();
+  const publicUrl = env.AUTOGEN_PUBLIC_URL?.trim().replace(/\/$/, "");
+  const setup = await startSetupServer({
+    host: env.HOST?.trim() || "localhost",
+    port: Number(env.PORT?.trim() || 3000),
+    webUrl: ghe ? `https://${ghe}` : "https://github.com",
+    apiUrl: ghe ? `https://${ghe}/api/v3` : "https://api.github.com",
+    webhookUrl: publicUrl ? `${publicUrl}${env.WEBHOOK_PATH?.trim() || "/api/github/webhooks"}` : undefined,
+    envDir: io.cwd,
+  });
+  io.stdout(
+    `No GitHub App is configured: open ${setup.url} to create one from app.yml`
+      + " (or set APP_ID, PRIVATE_KEY_PATH and WEBHOOK_SECRET, see .env.example; --no-setup only lists what is missing)\n",
+  );
+  let stop = () => {};
+  const stopped = new Promise<undefined>((resolve) => (stop = () => resolve(undefined)));
+  process.once("SIGINT", stop);
+  process.once("SIGTERM", stop);
+  const result = await Promise.race([setup.done, stopped]);
+  process.off("SIGINT", stop);
+  process.off("SIGTERM", stop);
+  await setup.close();
+  if (!result) {
+    io.stderr("autogen-bot serve: stopped before the App was created\n");
+    return undefined;
+  }
+  const { app, envFile } = result;
+  io.stdout(`created the GitHub App ${app.slug} (id ${app.id}); its credentials are in ${envFile}; starting\n`);
+  return result.values;
+}
+
 export const serveCommand: CliCommand = {
   name: "serve",
   summary: "run the GitHub App server (webhooks, jobs, health endpoint)",
   usage: [
-    "autogen serve",
+    "autogen-bot serve [--no-setup]",
     "",
-    "Configured by environment variables; .env.example lists them all and docs/deployment.md says how to create the App.",
+    "Configured by environment variables, and by a .env file in the current folder for those unset;",
+    ".env.example lists them all and docs/deployment.md says how to create the App.",
+    "With no App configured (none of APP_ID, PRIVATE_KEY(_PATH), WEBHOOK_SECRET set), it first opens a",
+    "setup page on HOST:PORT that creates the App from app.yml on GitHub (the manifest flow), saves its",
+    "credentials to .env and then starts; --no-setup reports what is missing instead.",
     "SIGTERM or SIGINT stops accepting webhooks, gives running jobs 20 s to checkpoint, then exits; a second signal exits at once.",
     "",
     "Required: APP_ID, WEBHOOK_SECRET, and PRIVATE_KEY or PRIVATE_KEY_PATH. Every variable read:",
     ...Object.entries(ENV_HELP).map(([name, help]) => `  ${name}\n      ${help}`),
   ].join("\n"),
   async run(args, io) {
-    parseFlags(args, {}, false);
+    const { values } = parseFlags(args, { "no-setup": { type: "boolean" } }, false);
+    const { env } = withDotEnv(io.env, io.cwd);
+    if (!values["no-setup"] && !appConfigured(env)) {
+      const created = await setUpApp(env, io);
+      if (!created) return EXIT.failed;
+      Object.assign(env, created);
+    }
     let config;
     let ops;
     try {
-      config = loadServerConfig(io.env);
-      ops = loadOpsConfig(io.env);
+      config = loadServerConfig(env);
+      ops = loadOpsConfig(env);
     } catch (error) {
       if (error instanceof EnvConfigError) {
-        io.stderr(`autogen serve: ${error.message}\n`);
+        io.stderr(`autogen-bot serve: ${error.message}\n`);
         return EXIT.usage;
       }
       throw error;
@@ -42,13 +94,13 @@ export const serveCommand: CliCommand = {
       let stopping = false;
       const stop = (signal: NodeJS.Signals) => {
         if (stopping) {
-          io.stderr(`autogen serve: ${signal} again, exiting now\n`);
+          io.stderr(`autogen-bot serve: ${signal} again, exiting now\n`);
           process.exit(EXIT.failed);
         }
         stopping = true;
-        io.stderr(`autogen serve: ${signal}, stopping (at most ${SHUTDOWN_HARD_LIMIT_MS / 1000} s)\n`);
+        io.stderr(`autogen-bot serve: ${signal}, stopping (at most ${SHUTDOWN_HARD_LIMIT_MS / 1000} s)\n`);
         setTimeout(() => {
-          io.stderr("autogen serve: the stop did not finish in time, exiting\n");
+          io.stderr("autogen-bot serve: the stop did not finish in time, exiting\n");
           process.exit(EXIT.failed);
         }, SHUTDOWN_HARD_LIMIT_MS).unref();
         void running.stop().then(resolve, resolve);

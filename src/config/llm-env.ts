@@ -1,5 +1,5 @@
 // The LLM endpoint from the environment: one rule for the server and for the commands
-// that run without the App's credentials (`autogen fix`, `autogen eval`), including how
+// that run without the App's credentials (`autogen-bot fix`, `autogen-bot eval`), including how
 // long a silent model server is waited for and how long one answer may be.
 import { z } from "zod";
 import { STAGES, type Stage } from "./llm-stages.ts";

@@ -1,4 +1,4 @@
-// /dashboard on `autogen serve`: the overview and job pages for a signed-in viewer, showing
+// /dashboard on `autogen-bot serve`: the overview and job pages for a signed-in viewer, showing
 // only jobs of repositories the viewer may read (a job they may not read answers as if it
 // did not exist). Off unless configured; see docs/operations.md.
 import type { IncomingMessage, ServerResponse } from "node:http";

@@ -34,7 +34,10 @@ export function duration(ms: number): string {
   return `${Math.floor(s / 86_400)} d ${Math.floor((s % 86_400) / 3600)} h`;
 }
 
-const dollars = (d: number) => `$${d.toFixed(d < 10 ? 4 : 2)}`;
+/** Whole numbers and decimals with thousands separators (12,345; 1,234.5), whatever the server's locale. */
+export const count = (n: number) => n.toLocaleString("en-US", { maximumFractionDigits: 0 });
+export const decimal = (n: number, digits = 1) => n.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits });
+const dollars = (d: number) => `$${decimal(d, d < 10 ? 4 : 2)}`;
 const when = (ms: number) => new Date(ms).toISOString().replace("T", " ").slice(0, 16);
 export const TRIGGERS: Record<string, string> = { fix: "issue", plan: "plan", ci: "red build" };
 
@@ -72,7 +75,7 @@ function totalsTable(rows: Totals[], keyName: string, cls: string): Html {
   return html`<table class="${cls}"><thead><tr><th>${keyName}</th><th>Jobs</th><th>Fixed</th><th>Not fixed</th><th>Failed</th><th>Cancelled</th><th>Why not fixed / gave up</th><th>PRs</th><th>Merged PRs</th><th>LLM calls</th><th>Tokens</th><th>Dollars</th><th>Test minutes</th><th>Actions minutes</th><th>Median time to PR</th></tr></thead><tbody>
 ${rows.map((t) => {
   const m = median(t.minutesToPr);
-  return html`<tr><td>${t.key}</td><td class="n">${t.jobs}</td><td class="n">${t.fixed}</td><td class="n">${t.notFixed}</td><td class="n">${t.failed}</td><td class="n">${t.cancelled}</td><td>${reasons(t)}</td><td class="n">${t.pulls}</td><td class="n">${t.merged}</td><td class="n">${t.llmCalls}</td><td class="n">${t.tokens}</td><td class="n">${dollars(t.dollars)}</td><td class="n">${t.testMinutes.toFixed(1)}</td><td class="n">${t.actionsMinutes.toFixed(1)}</td><td class="n">${m === undefined ? "—" : `${m.toFixed(1)} min`}</td></tr>
+  return html`<tr><td>${t.key}</td><td class="n">${count(t.jobs)}</td><td class="n">${count(t.fixed)}</td><td class="n">${count(t.notFixed)}</td><td class="n">${count(t.failed)}</td><td class="n">${count(t.cancelled)}</td><td>${reasons(t)}</td><td class="n">${count(t.pulls)}</td><td class="n">${count(t.merged)}</td><td class="n">${count(t.llmCalls)}</td><td class="n">${count(t.tokens)}</td><td class="n">${dollars(t.dollars)}</td><td class="n">${decimal(t.testMinutes)}</td><td class="n">${decimal(t.actionsMinutes)}</td><td class="n">${m === undefined ? "—" : `${decimal(m)} min`}</td></tr>
 `;
 })}</tbody></table>`;
 }
@@ -108,7 +111,7 @@ ${barChart({ title: "Median time to PR", unit: "minutes", series: [{ name: "", c
 function evidenceTable(label: string, e: TestEvidence | undefined): Html {
   if (!e) return html``;
   const tests = e.tests.slice(0, 200);
-  return html`<h3>${label}: ${e.passed} passed, ${e.failed} failed, ${e.skipped} skipped <span class="muted">(${e.isolation}${e.limit ? `; ${e.limit}` : ""})</span></h3>
+  return html`<h3>${label}: ${count(e.passed)} passed, ${count(e.failed)} failed, ${count(e.skipped)} skipped <span class="muted">(${e.isolation}${e.limit ? `; ${e.limit}` : ""})</span></h3>
 <table class="evidence"><thead><tr><th>Test</th><th>Status</th></tr></thead><tbody>${tests.map((t) => html`<tr><td>${t.id}</td><td>${t.status}</td></tr>`)}</tbody></table>${e.tests.length > tests.length ? html`<p class="muted">${e.tests.length - tests.length} more not shown.</p>` : ""}`;
 }
 
@@ -131,7 +134,7 @@ ${job.error ? html`<dt>Error</dt><dd>${job.error.split("\n")[0]}</dd>` : ""}
 <dt>Delivery</dt><dd>${job.deliveryId}</dd>
 </dl>
 <h2>Cost</h2>
-${cost ? html`<table class="cost"><tbody><tr><th>LLM calls</th><td class="n">${cost.llmCalls}</td></tr><tr><th>Tokens (prompt / completion)</th><td class="n">${cost.promptTokens} / ${cost.completionTokens}</td></tr><tr><th>Dollars</th><td class="n">${dollars(cost.dollars)}</td></tr><tr><th>Model seconds</th><td class="n">${cost.llmSeconds.toFixed(1)}</td></tr><tr><th>Test runs</th><td class="n">${cost.testRuns}</td></tr><tr><th>Test seconds</th><td class="n">${cost.testSeconds.toFixed(1)}</td></tr><tr><th>Engine seconds</th><td class="n">${cost.wallSeconds.toFixed(1)}</td></tr></tbody></table>` : html`<p class="muted">Not known yet: the engine has not finished.</p>`}
+${cost ? html`<table class="cost"><tbody><tr><th>LLM calls</th><td class="n">${count(cost.llmCalls)}</td></tr><tr><th>Tokens (prompt / completion)</th><td class="n">${count(cost.promptTokens)} / ${count(cost.completionTokens)}</td></tr><tr><th>Dollars</th><td class="n">${dollars(cost.dollars)}</td></tr><tr><th>Model seconds</th><td class="n">${decimal(cost.llmSeconds)}</td></tr><tr><th>Test runs</th><td class="n">${count(cost.testRuns)}</td></tr><tr><th>Test seconds</th><td class="n">${decimal(cost.testSeconds)}</td></tr><tr><th>Engine seconds</th><td class="n">${decimal(cost.wallSeconds)}</td></tr></tbody></table>` : html`<p class="muted">Not known yet: the engine has not finished.</p>`}
 ${job.planSteps.length ? html`<h2>Plan</h2><ol>${job.planSteps.map((s) => html`<li>${s}</li>`)}</ol>` : ""}
 <h2>Attempts (${job.attemptList.length})</h2>
 ${job.attemptList.length ? html`<table class="attempts"><thead><tr><th>#</th><th>Result</th><th>Passed</th><th>Failed</th><th>Where</th><th>What</th></tr></thead><tbody>${job.attemptList.map((a) => html`<tr><td>${a.index}</td><td>${a.result}</td><td class="n">${a.passed}</td><td class="n">${a.failed}</td><td>${a.file ? `${a.file}${a.line ? `:${a.line}` : ""}` : "—"}</td><td>${a.description}${a.limit ? ` (${a.limit})` : ""}</td></tr>`)}</tbody></table>` : html`<p class="muted">None.</p>`}

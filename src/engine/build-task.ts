@@ -17,9 +17,9 @@ import { sandboxOptionsFor } from "../verify/sandbox/sandbox-options.ts";
 
 /** What asked for the work. */
 export type Trigger =
-  /** An issue (or `autogen fix --issue`): its text; `tests` when the person named the tests that show the bug. */
+  /** An issue (or `autogen-bot fix --issue`): its text; `tests` when the person named the tests that show the bug. */
   | { kind: "issue"; text: string; tests?: string[] | undefined }
-  /** Failing tests without an issue (`autogen fix` with no --issue, a red build, an eval task): `tests` when already known. */
+  /** Failing tests without an issue (`autogen-bot fix` with no --issue, a red build, an eval task): `tests` when already known. */
   | { kind: "failing-tests"; description?: string | undefined; tests?: string[] | undefined };
 
 export type VisibleChoice =

@@ -1,6 +1,6 @@
 // Is a local task what it says it is? Its buggy repository fails the hidden tests, its
 // reference fix passes them (and the visible suite), an issue-only task's visible tests
-// all pass and a red-build task has a failing visible test. Run by `autogen eval --check`
+// all pass and a red-build task has a failing visible test. Run by `autogen-bot eval --check`
 // and by the tests over bench/local-tasks, so every task is known to be solvable.
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";

@@ -27,7 +27,7 @@ export type EvalTask = {
   hiddenFiles: Record<string, string>;
   /** The files the hidden tests need from the engine's final workspace. */
   solutionFiles: string[];
-  /** What a user reported (local tasks with an issue.md): the engine starts from it as `autogen fix --issue` does. */
+  /** What a user reported (local tasks with an issue.md): the engine starts from it as `autogen-bot fix --issue` does. */
   issue?: string | undefined;
   /** Files that replace the repository's to make the reference fix (local tasks); never shown to the engine. */
   referenceFiles?: Record<string, string> | undefined;

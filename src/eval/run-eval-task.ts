@@ -75,7 +75,7 @@ export async function runEvalTask(task: EvalTask, strategy: Strategy, settings: 
       outcome = await strategy.run(task.visibleFromBaseline ? built : { ...built, regression: undefined });
     }
     if (baselineSeconds !== undefined) {
-      // The baseline run is part of what the task cost, as it is for `autogen fix`.
+      // The baseline run is part of what the task cost, as it is for `autogen-bot fix`.
       outcome.cost = { ...outcome.cost, testRuns: outcome.cost.testRuns + 1, testSeconds: outcome.cost.testSeconds + baselineSeconds, wallSeconds: (performance.now() - started) / 1000 };
     }
     const hiddenPass = allPassed(await runHiddenTests(task, workspace, sandbox));

@@ -21,6 +21,15 @@ export type InboxOptions = {
    * lease ran out); unset for a store only this process uses.
    */
   pollMs?: number | undefined;
+  /**
+   * Bytes of payload text handled at once. A payload becomes objects several times its
+   * size while its handlers run, so this, not the delivery count alone, bounds the
+   * inbox's memory: small deliveries run `concurrency` at a time, a large one waits for
+   * room, and one larger than the whole budget is handled alone.
+   */
+  maxPayloadBytes?: number | undefined;
+  /** Told the size of each payload once its handling has ended (the server returns large ones' memory at once). */
+  released?: ((bytes: number) => void) | undefined;
 };
 
 export const DEFAULT_INBOX_OPTIONS = {
@@ -28,6 +37,9 @@ export const DEFAULT_INBOX_OPTIONS = {
   maxAttempts: 6,
   // 2 s, 4 s, 8 s ... capped at 5 minutes: GitHub outages are usually short.
   backoffMs: (attempt: number) => Math.min(300_000, 1_000 * 2 ** attempt),
+  // One delivery at the default body limit (4 MiB) at a time; GitHub's usual events are
+  // a few kilobytes, so they still run eight at once.
+  maxPayloadBytes: 4 * 1024 * 1024,
 } satisfies Omit<InboxOptions, "log">;
 
 /** The reason kept for a failed attempt: the first underlying error's message, bounded. */
@@ -52,6 +64,8 @@ export class InboxProcessor {
   private readonly handle: DeliveryHandler;
   private readonly options: InboxOptions;
   private readonly inFlight = new Map<string, Promise<void>>();
+  /** Bytes of payload text of the deliveries in hand. */
+  private payloadBytesInHand = 0;
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
   /** One look at the store at a time; a kick during it makes it look again when done. */
@@ -91,14 +105,20 @@ export class InboxProcessor {
     // neither started (not due yet) nor timed (no longer in the future), and wait for good.
     const now = Date.now();
     const room = this.options.concurrency - this.inFlight.size;
-    if (room > 0) {
-      for (const row of await this.store.dueDeliveries(now, room, new Set(this.inFlight.keys()))) {
+    const maxBytes = this.options.maxPayloadBytes ?? Number.MAX_SAFE_INTEGER;
+    const fit = { maxBytes: maxBytes - this.payloadBytesInHand, atLeastOne: this.inFlight.size === 0 };
+    if (room > 0 && (fit.maxBytes > 0 || fit.atLeastOne)) {
+      for (const row of await this.store.dueDeliveries(now, room, new Set(this.inFlight.keys()), fit)) {
         if (this.stopped) break;
+        const bytes = Buffer.byteLength(row.payload);
+        this.payloadBytesInHand += bytes;
         const done = this.attempt(row.deliveryId, row.event, row.payload, row.attempts)
           // The outcome could not be stored: the row stays pending and is handled again (idempotent per delivery).
           .catch((error: unknown) => this.options.log.error({ deliveryId: row.deliveryId, err: (error as Error).message }, "inbox could not store a delivery's outcome"))
           .finally(() => {
             this.inFlight.delete(row.deliveryId);
+            this.payloadBytesInHand -= bytes;
+            this.options.released?.(bytes);
             this.kick();
           });
         this.inFlight.set(row.deliveryId, done);

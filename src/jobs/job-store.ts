@@ -6,29 +6,13 @@
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { DatabaseSync } from "node:sqlite";
+import { inboxRowFrom, jobFrom, type JobRow } from "./store-rows.ts";
 import { migrateSqlite } from "./migrate-sqlite.ts";
 
-import type { Enqueued, InboxRow, InboxState, Job, JobKind, JobRequest, JobState, Store } from "./store.ts";
+import type { Enqueued, InboxRow, Job, JobKind, JobRequest, PayloadFit, Store } from "./store.ts";
 
-export type { Enqueued, InboxRow, InboxState, Job, JobKind, JobRequest, JobState, Store } from "./store.ts";
+export type { Enqueued, InboxRow, Job, JobKind, JobRequest, JobState, Store } from "./store.ts";
 
-type Row = {
-  id: number;
-  delivery_id: string;
-  installation_id: number;
-  owner: string;
-  repo: string;
-  number: number;
-  kind: JobKind;
-  requester: string;
-  requester_id: number;
-  snapshot: string;
-  hint: string | null;
-  state: JobState;
-  checkpoint: string;
-  status_comment_id: number | null;
-  error: string | null;
-};
 
 /** The job store's schema, one entry per version; never edit one that has shipped, add the next. */
 export const JOB_STORE_MIGRATIONS = [
@@ -145,12 +129,27 @@ export class JobStore implements Store {
     });
   }
 
-  /** Pending deliveries due by `now`, oldest first, leaving out those being handled. */
-  async dueDeliveries(now: number, limit: number, exclude: ReadonlySet<string>): Promise<InboxRow[]> {
+  /**
+   * Pending deliveries due by `now`, oldest first, leaving out those being handled; with
+   * `fit`, only as many as fit in its byte budget. The payload sizes are summed in SQL, so
+   * a payload that does not fit is never read into memory here.
+   */
+  async dueDeliveries(now: number, limit: number, exclude: ReadonlySet<string>, fit?: PayloadFit): Promise<InboxRow[]> {
+    if (limit <= 0) return [];
     const rows = this.db
-      .prepare("SELECT * FROM inbox WHERE state = 'pending' AND next_attempt_at <= ? ORDER BY next_attempt_at, received_at LIMIT ?")
-      .all(now, limit + exclude.size) as Array<Record<string, unknown>>;
-    return rows.map(toInboxRow).filter((r) => !exclude.has(r.deliveryId)).slice(0, limit);
+      .prepare(
+        `WITH due AS (
+           SELECT delivery_id, ROW_NUMBER() OVER w AS n, SUM(length(CAST(payload AS BLOB))) OVER w AS running FROM inbox
+           WHERE state = 'pending' AND next_attempt_at <= ? AND delivery_id NOT IN (SELECT value FROM json_each(?))
+           WINDOW w AS (ORDER BY next_attempt_at, received_at, delivery_id ROWS UNBOUNDED PRECEDING))
+         SELECT inbox.* FROM due JOIN inbox USING (delivery_id)
+         WHERE due.n <= ? AND (due.running <= ? OR (due.n = 1 AND ?))
+         ORDER BY due.n`,
+      )
+      .all(now, JSON.stringify([...exclude]), limit, fit?.maxBytes ?? Number.MAX_SAFE_INTEGER, fit?.atLeastOne === false ? 0 : 1) as Array<
+      Record<string, unknown>
+    >;
+    return rows.map(inboxRowFrom);
   }
 
   /** The earliest time after `now` a pending delivery is due, if any (those due already are taken as room frees). */
@@ -161,7 +160,7 @@ export class JobStore implements Store {
 
   async inbox(deliveryId: string): Promise<InboxRow | undefined> {
     const row = this.db.prepare("SELECT * FROM inbox WHERE delivery_id = ?").get(deliveryId) as Record<string, unknown> | undefined;
-    return row ? toInboxRow(row) : undefined;
+    return row ? inboxRowFrom(row) : undefined;
   }
 
   async deliveryDone(deliveryId: string): Promise<void> {
@@ -185,8 +184,8 @@ export class JobStore implements Store {
     // A delivery handled again after a failed attempt finds the job it already made.
     const made = this.db
       .prepare("SELECT * FROM jobs WHERE delivery_id = ? AND owner = ? AND repo = ? AND number = ? ORDER BY id LIMIT 1")
-      .get(request.deliveryId, request.owner, request.repo, request.number) as Row | undefined;
-    if (made) return { queued: false, active: toJob(made) };
+      .get(request.deliveryId, request.owner, request.repo, request.number) as JobRow | undefined;
+    if (made) return { queued: false, active: jobFrom(made) };
     const now = Date.now();
     try {
       const result = this.db
@@ -204,14 +203,14 @@ export class JobStore implements Store {
   }
 
   private getSync(id: number): Job | undefined {
-    const row = this.db.prepare("SELECT * FROM jobs WHERE id = ?").get(id) as Row | undefined;
-    return row ? toJob(row) : undefined;
+    const row = this.db.prepare("SELECT * FROM jobs WHERE id = ?").get(id) as JobRow | undefined;
+    return row ? jobFrom(row) : undefined;
   }
 
   /** The most recent job for an issue, whatever its state. */
   async latest(owner: string, repo: string, number: number): Promise<Job | undefined> {
-    const row = this.db.prepare("SELECT * FROM jobs WHERE owner = ? AND repo = ? AND number = ? ORDER BY id DESC LIMIT 1").get(owner, repo, number) as Row | undefined;
-    return row ? toJob(row) : undefined;
+    const row = this.db.prepare("SELECT * FROM jobs WHERE owner = ? AND repo = ? AND number = ? ORDER BY id DESC LIMIT 1").get(owner, repo, number) as JobRow | undefined;
+    return row ? jobFrom(row) : undefined;
   }
 
   /** How many repair jobs a pull request has had (bot branches get a limited number of rounds). */
@@ -220,8 +219,8 @@ export class JobStore implements Store {
   }
 
   async active(owner: string, repo: string, number: number): Promise<Job | undefined> {
-    const row = this.db.prepare("SELECT * FROM jobs WHERE owner = ? AND repo = ? AND number = ? AND state IN ('queued', 'running')").get(owner, repo, number) as Row | undefined;
-    return row ? toJob(row) : undefined;
+    const row = this.db.prepare("SELECT * FROM jobs WHERE owner = ? AND repo = ? AND number = ? AND state IN ('queued', 'running')").get(owner, repo, number) as JobRow | undefined;
+    return row ? jobFrom(row) : undefined;
   }
 
   /** Takes the oldest queued job whose installation is under its concurrency limit. */
@@ -232,10 +231,10 @@ export class JobStore implements Store {
         .prepare(
           "SELECT * FROM jobs q WHERE q.state = 'queued' AND (SELECT COUNT(*) FROM jobs r WHERE r.state = 'running' AND r.installation_id = q.installation_id) < ? ORDER BY q.id LIMIT 1",
         )
-        .get(perInstallationLimit) as Row | undefined;
+        .get(perInstallationLimit) as JobRow | undefined;
       if (row) this.db.prepare("UPDATE jobs SET state = 'running', updated_at = ? WHERE id = ?").run(Date.now(), row.id);
       this.db.exec("COMMIT");
-      return row ? { ...toJob(row), state: "running" } : undefined;
+      return row ? { ...jobFrom(row), state: "running" } : undefined;
     } catch (error) {
       this.db.exec("ROLLBACK");
       throw error;
@@ -276,36 +275,4 @@ export class JobStore implements Store {
     if (this.receiving.length > 0) this.commitReceived();
     this.db.close();
   }
-}
-
-function toInboxRow(row: Record<string, unknown>): InboxRow {
-  return {
-    deliveryId: String(row.delivery_id),
-    event: String(row.event),
-    payload: String(row.payload),
-    state: row.state as InboxState,
-    attempts: Number(row.attempts),
-    nextAttemptAt: Number(row.next_attempt_at),
-    error: row.error === null ? null : String(row.error),
-  };
-}
-
-function toJob(row: Row): Job {
-  return {
-    id: row.id,
-    deliveryId: row.delivery_id,
-    installationId: row.installation_id,
-    owner: row.owner,
-    repo: row.repo,
-    number: row.number,
-    kind: row.kind,
-    requester: row.requester,
-    requesterId: row.requester_id,
-    snapshot: JSON.parse(row.snapshot) as { title: string; body: string },
-    hint: row.hint ?? undefined,
-    state: row.state,
-    checkpoint: JSON.parse(row.checkpoint) as Record<string, unknown>,
-    statusCommentId: row.status_comment_id,
-    error: row.error,
-  };
 }

@@ -9,8 +9,9 @@
 import { hostname } from "node:os";
 import { randomUUID } from "node:crypto";
 import pg from "pg";
+import { inboxRowFrom, jobFrom } from "./store-rows.ts";
 import { migratePostgres } from "./migrate-postgres.ts";
-import type { Enqueued, InboxRow, InboxState, Job, JobKind, JobRequest, JobState, Store } from "./store.ts";
+import type { Enqueued, InboxRow, Job, JobKind, JobRequest, PayloadFit, Store } from "./store.ts";
 
 /** The Postgres schema, one entry per version; never edit one that has shipped, add the next. */
 export const PG_STORE_MIGRATIONS = [
@@ -111,19 +112,30 @@ export class PgStore implements Store {
     return result.rowCount === 1;
   }
 
-  /** Claims due deliveries for this instance under a lease; rows another instance holds are skipped. */
-  async dueDeliveries(now: number, limit: number, exclude: ReadonlySet<string>): Promise<InboxRow[]> {
+  /**
+   * Claims due deliveries for this instance under a lease; rows another instance holds are
+   * skipped. With `fit`, only as many as fit in its byte budget (sizes read from the
+   * column's header, the payloads not read).
+   */
+  async dueDeliveries(now: number, limit: number, exclude: ReadonlySet<string>, fit?: PayloadFit): Promise<InboxRow[]> {
     if (limit <= 0) return [];
     const rows = await this.rows(
       `UPDATE inbox SET claimed_by = $1, lease_until = ${lease(2)}
        WHERE delivery_id IN (
          SELECT delivery_id FROM inbox
-         WHERE state = 'pending' AND next_attempt_at <= $3 AND (lease_until IS NULL OR lease_until < now()) AND NOT (delivery_id = ANY($4::text[]))
-         ORDER BY next_attempt_at, received_at LIMIT $5 FOR UPDATE SKIP LOCKED)
+         WHERE delivery_id IN (
+           SELECT delivery_id FROM (
+             SELECT delivery_id, ROW_NUMBER() OVER w AS n, SUM(octet_length(payload)) OVER w AS running FROM inbox
+             WHERE state = 'pending' AND next_attempt_at <= $3 AND (lease_until IS NULL OR lease_until < now())
+               AND NOT (delivery_id = ANY($4::text[]))
+             WINDOW w AS (ORDER BY next_attempt_at, received_at, delivery_id ROWS UNBOUNDED PRECEDING)) due
+           WHERE due.n <= $5::int AND (due.running <= $6::bigint OR (due.n = 1 AND $7::boolean)))
+         AND state = 'pending' AND (lease_until IS NULL OR lease_until < now())
+         FOR UPDATE SKIP LOCKED)
        RETURNING *`,
-      [this.instanceId, this.inboxLeaseMs, now, [...exclude], limit],
+      [this.instanceId, this.inboxLeaseMs, now, [...exclude], limit, fit?.maxBytes ?? Number.MAX_SAFE_INTEGER, fit?.atLeastOne !== false],
     );
-    return rows.map(toInboxRow).sort((a, b) => a.nextAttemptAt - b.nextAttemptAt);
+    return rows.map(inboxRowFrom).sort((a, b) => a.nextAttemptAt - b.nextAttemptAt);
   }
 
   async nextDueAfter(now: number): Promise<number | undefined> {
@@ -133,7 +145,7 @@ export class PgStore implements Store {
 
   async inbox(deliveryId: string): Promise<InboxRow | undefined> {
     const row = (await this.rows("SELECT * FROM inbox WHERE delivery_id = $1", [deliveryId]))[0];
-    return row ? toInboxRow(row) : undefined;
+    return row ? inboxRowFrom(row) : undefined;
   }
 
   async deliveryDone(deliveryId: string): Promise<void> {
@@ -153,7 +165,7 @@ export class PgStore implements Store {
 
   async enqueue(request: JobRequest): Promise<Enqueued> {
     const made = (await this.rows("SELECT * FROM jobs WHERE delivery_id = $1 AND owner = $2 AND repo = $3 AND number = $4 ORDER BY id LIMIT 1", [request.deliveryId, request.owner, request.repo, request.number]))[0];
-    if (made) return { queued: false, active: toJob(made) };
+    if (made) return { queued: false, active: jobFrom(made) };
     const now = Date.now();
     try {
       const row = (
@@ -162,7 +174,7 @@ export class PgStore implements Store {
           [request.deliveryId, request.installationId, request.owner, request.repo, request.number, request.kind, request.requester, request.requesterId, JSON.stringify(request.snapshot), request.hint ?? null, JSON.stringify(request.checkpoint ?? {}), now],
         )
       )[0] as Row;
-      return { queued: true, job: toJob(row) };
+      return { queued: true, job: jobFrom(row) };
     } catch (error) {
       // 23505: unique_violation (an active job for this issue; perhaps made by the same delivery on another instance).
       if ((error as { code?: string }).code !== "23505") throw error;
@@ -172,12 +184,12 @@ export class PgStore implements Store {
 
   async get(id: number): Promise<Job | undefined> {
     const row = (await this.rows("SELECT * FROM jobs WHERE id = $1", [id]))[0];
-    return row ? toJob(row) : undefined;
+    return row ? jobFrom(row) : undefined;
   }
 
   async latest(owner: string, repo: string, number: number): Promise<Job | undefined> {
     const row = (await this.rows("SELECT * FROM jobs WHERE owner = $1 AND repo = $2 AND number = $3 ORDER BY id DESC LIMIT 1", [owner, repo, number]))[0];
-    return row ? toJob(row) : undefined;
+    return row ? jobFrom(row) : undefined;
   }
 
   async countJobs(owner: string, repo: string, number: number, kind: JobKind): Promise<number> {
@@ -186,7 +198,7 @@ export class PgStore implements Store {
 
   async active(owner: string, repo: string, number: number): Promise<Job | undefined> {
     const row = (await this.rows("SELECT * FROM jobs WHERE owner = $1 AND repo = $2 AND number = $3 AND state IN ('queued', 'running')", [owner, repo, number]))[0];
-    return row ? toJob(row) : undefined;
+    return row ? jobFrom(row) : undefined;
   }
 
   /**
@@ -210,7 +222,7 @@ export class PgStore implements Store {
     )[0];
     if (!row) return undefined;
     this.lost.delete(Number(row.id));
-    return toJob(row);
+    return jobFrom(row);
   }
 
   /** Extends this instance's leases on running jobs; returns those it no longer holds (taken over, or stopped elsewhere). */
@@ -262,36 +274,4 @@ export class PgStore implements Store {
   async close(): Promise<void> {
     await this.pool.end();
   }
-}
-
-function toInboxRow(row: Row): InboxRow {
-  return {
-    deliveryId: String(row.delivery_id),
-    event: String(row.event),
-    payload: String(row.payload),
-    state: row.state as InboxState,
-    attempts: Number(row.attempts),
-    nextAttemptAt: Number(row.next_attempt_at),
-    error: row.error === null ? null : String(row.error),
-  };
-}
-
-function toJob(row: Row): Job {
-  return {
-    id: Number(row.id),
-    deliveryId: String(row.delivery_id),
-    installationId: Number(row.installation_id),
-    owner: String(row.owner),
-    repo: String(row.repo),
-    number: Number(row.number),
-    kind: row.kind as JobKind,
-    requester: String(row.requester),
-    requesterId: Number(row.requester_id),
-    snapshot: JSON.parse(String(row.snapshot)) as { title: string; body: string },
-    hint: row.hint === null ? undefined : String(row.hint),
-    state: row.state as JobState,
-    checkpoint: JSON.parse(String(row.checkpoint)) as Record<string, unknown>,
-    statusCommentId: row.status_comment_id === null ? null : Number(row.status_comment_id),
-    error: row.error === null ? null : String(row.error),
-  };
 }

@@ -27,6 +27,13 @@ export type Job = JobRequest & { id: number; state: JobState; checkpoint: Record
 export type InboxState = "pending" | "done" | "failed";
 export type InboxRow = { deliveryId: string; event: string; payload: string; state: InboxState; attempts: number; nextAttemptAt: number; error: string | null };
 
+/**
+ * How many bytes of payload text a look at the inbox may take: the oldest due rows whose
+ * payloads together fit in `maxBytes`; with `atLeastOne` the oldest is taken even when it
+ * alone is larger (nothing else is in hand, so it is handled alone).
+ */
+export type PayloadFit = { maxBytes: number; atLeastOne: boolean };
+
 export type Enqueued = { queued: true; job: Job } | { queued: false; active: Job };
 
 export interface Store {
@@ -51,7 +58,7 @@ export interface Store {
    * A store shared by several instances also claims them for this one under a lease, so
    * no other instance handles them until they are done or the lease runs out.
    */
-  dueDeliveries(now: number, limit: number, exclude: ReadonlySet<string>): Promise<InboxRow[]>;
+  dueDeliveries(now: number, limit: number, exclude: ReadonlySet<string>, fit?: PayloadFit): Promise<InboxRow[]>;
   /** The earliest time after `now` a pending delivery is due, if any. */
   nextDueAfter(now: number): Promise<number | undefined>;
   inbox(deliveryId: string): Promise<InboxRow | undefined>;

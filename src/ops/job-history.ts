@@ -1,21 +1,12 @@
 // What the dashboard and /metrics read about jobs: a read-only, async port, so the pages do
 // not depend on which store the server writes to (SQLite today, see sqlite-job-history.ts).
 import type { Attempt, TestEvidence } from "../engine/task.ts";
-import type { JobKind, JobState } from "../jobs/job-store.ts";
+import type { Job } from "../jobs/store.ts";
 
 export type JobCost = { llmCalls: number; promptTokens: number; completionTokens: number; dollars: number; llmSeconds: number; testRuns: number; testSeconds: number; wallSeconds: number };
 
 /** One job as an operator sees it in a list: no issue body, no diff, no prompt. */
-export type JobSummary = {
-  id: number;
-  deliveryId: string;
-  installationId: number;
-  owner: string;
-  repo: string;
-  number: number;
-  kind: JobKind;
-  state: JobState;
-  requester: string;
+export type JobSummary = Pick<Job, "id" | "deliveryId" | "installationId" | "owner" | "repo" | "number" | "kind" | "state" | "requester" | "error"> & {
   title: string;
   /** Epoch milliseconds. */
   createdAt: number;
@@ -31,7 +22,6 @@ export type JobSummary = {
   pull: number | undefined;
   /** The pull request was merged (a `pull_request.closed` delivery with `merged: true` is in the inbox). */
   merged: boolean;
-  error: string | null;
   cost: JobCost | undefined;
   attempts: number;
 };

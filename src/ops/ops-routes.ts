@@ -1,4 +1,4 @@
-// The operator's endpoints on `autogen serve`'s server: /metrics and (when turned on)
+// The operator's endpoints on `autogen-bot serve`'s server: /metrics and (when turned on)
 // /dashboard, both reading the job history; the in-process counters they share.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { OpsConfig } from "../config/ops-config.ts";

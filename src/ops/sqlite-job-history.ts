@@ -3,7 +3,7 @@
 // stored), so a list never parses diffs or transcripts.
 import { DatabaseSync } from "node:sqlite";
 import type { Attempt, TestEvidence } from "../engine/task.ts";
-import type { JobKind, JobState } from "../jobs/job-store.ts";
+import type { JobRow } from "../jobs/store-rows.ts";
 import type { InboxCounts, JobDetail, JobHistory, JobSummary } from "./job-history.ts";
 
 const SUMMARY_COLUMNS = `id, delivery_id, installation_id, owner, repo, number, kind, state, requester, created_at, updated_at, error,
@@ -17,19 +17,10 @@ const SUMMARY_COLUMNS = `id, delivery_id, installation_id, owner, repo, number, 
   json_extract(checkpoint, '$.outcome.cost') AS cost,
   coalesce(json_array_length(checkpoint, '$.outcome.attempts'), 0) AS attempts`;
 
-export type SummaryRow = {
-  id: number;
-  delivery_id: string;
-  installation_id: number;
-  owner: string;
-  repo: string;
-  number: number;
-  kind: JobKind;
-  state: JobState;
-  requester: string;
-  created_at: number;
-  updated_at: number;
-  error: string | null;
+export type SummaryRow = Pick<
+  JobRow,
+  "id" | "delivery_id" | "installation_id" | "owner" | "repo" | "number" | "kind" | "state" | "requester" | "created_at" | "updated_at" | "error"
+> & {
   title: string | null;
   stage: string | null;
   pull: number | null;

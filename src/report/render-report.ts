@@ -1,4 +1,4 @@
-// The report of one run, as markdown: what the PR body holds and what `autogen fix` writes.
+// The report of one run, as markdown: what the PR body holds and what `autogen-bot fix` writes.
 // A reviewer reads the verdict, the plan, the diff and the proof first (fails before /
 // passes after, the full suite's gate, the tampering check); every per-test row, the
 // localisation and the attempts follow, collapsed.

@@ -1,8 +1,9 @@
-// `autogen serve`: our app on a Probot instance, behind our own bounded HTTP server (the
+// `autogen-bot serve`: our app on a Probot instance, behind our own bounded HTTP server (the
 // webhook ingress and the health endpoint), configured from the validated environment.
 import { createServer, type Server as HttpServer } from "node:http";
 import type { DestinationStream } from "pino";
 import { Probot, type ProbotOctokit } from "probot";
+import { largeBodyCollector } from "./large-body-collector.ts";
 import { DEFAULT_INBOX_OPTIONS, InboxProcessor, type InboxOptions } from "../jobs/inbox-processor.ts";
 import type { Store } from "../jobs/store.ts";
 import { appFromConfig } from "../app/app-from-config.ts";
@@ -63,13 +64,22 @@ export async function startServer(config: ServerConfig, options: ServerOptions =
   // The handlers (gate, repository config: GitHub calls) run here, after the answer.
   // A shared store: also look now and then for deliveries another instance stored or left behind.
   const pollMs = handle.store.leaseRenewMs === undefined ? undefined : 5_000;
-  const inbox = new InboxProcessor(handle.store, (delivery) => withLogContext({ deliveryId: delivery.id }, () => probot.receive(delivery as never)), { ...DEFAULT_INBOX_OPTIONS, pollMs, ...options.inbox, log: probot.log });
+  // Large bodies' memory is given back when they are done with (their bytes at the ingress, their objects in the inbox).
+  const collector = largeBodyCollector();
+  const inbox = new InboxProcessor(handle.store, (delivery) => withLogContext({ deliveryId: delivery.id }, () => probot.receive(delivery as never)), {
+    ...DEFAULT_INBOX_OPTIONS,
+    pollMs,
+    released: collector.released,
+    ...options.inbox,
+    log: probot.log,
+  });
   inbox.kick();
   const ingress = webhookIngress({
     path: config.webhookPath,
     secret: config.webhookSecret,
     limits,
     log: probot.log,
+    released: collector.released,
     accept: async (delivery) => {
       if (!(await handle.store.receive(delivery.id, delivery.name, delivery.body))) return "duplicate";
       inbox.kick();
@@ -108,6 +118,7 @@ export async function startServer(config: ServerConfig, options: ServerOptions =
       const [inboxDone, jobsDone] = await Promise.all([settlesWithin(inbox.stop(), grace), handle.pool()?.stop(grace) ?? Promise.resolve(true)]);
       if (!inboxDone || !jobsDone) probot.log.warn({ graceMs: grace, inboxDone, jobsDone }, "shutdown grace ran out; unfinished work resumes at the next start");
       killAllSandboxes();
+      collector.stop();
       http.closeAllConnections();
       await closed;
       await ops.close();

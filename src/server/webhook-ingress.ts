@@ -75,7 +75,17 @@ function dropPipelined(req: IncomingMessage): true {
  */
 const COPIES = 2;
 
-export function webhookIngress(options: { path: string; secret: string; limits: IngressLimits; accept: AcceptDelivery; log: Log }) {
+export type IngressOptions = {
+  path: string;
+  secret: string;
+  limits: IngressLimits;
+  accept: AcceptDelivery;
+  log: Log;
+  /** Told the size of each body read whole once it and its copies are let go (see large-body-collector.ts). */
+  released?: ((bytes: number) => void) | undefined;
+};
+
+export function webhookIngress(options: IngressOptions) {
   const budget = new InFlightBudget(options.limits.maxInFlightBytes);
   return async (req: IncomingMessage, res: ServerResponse): Promise<boolean> => {
     const path = (req.url ?? "").split("?")[0]?.replace(/\/+$/, "");
@@ -93,7 +103,10 @@ export function webhookIngress(options: { path: string; secret: string; limits: 
     const read = await readBoundedBody(req, options.limits.maxBodyBytes, budget, COPIES);
     // Refused while this one was being read (it was pipelined behind the refused request).
     if (refusedConnections.has(req.socket)) {
-      if (read.ok) read.release();
+      if (read.ok) {
+        read.release();
+        options.released?.(read.body.length);
+      }
       return dropPipelined(req);
     }
     if (!read.ok) {
@@ -110,6 +123,7 @@ export function webhookIngress(options: { path: string; secret: string; limits: 
     const extra = isAscii(read.body) ? 0 : read.body.length;
     if (extra > 0 && !budget.take(extra)) {
       read.release();
+      options.released?.(read.body.length);
       return answer(res, 503, BUSY);
     }
     // The body and its copies stay charged until the store has committed them (or they are refused).
@@ -118,6 +132,7 @@ export function webhookIngress(options: { path: string; secret: string; limits: 
     } finally {
       read.release();
       budget.give(extra);
+      options.released?.(read.body.length);
     }
   };
 }

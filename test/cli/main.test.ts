@@ -10,7 +10,7 @@ describe("autogen CLI", () => {
   it("--help lists the commands and exits 0", async () => {
     const { code, stdout } = await runCli(["--help"]);
     expect(code).toBe(0);
-    expect(stdout).toContain("Usage: autogen <command>");
+    expect(stdout).toContain("Usage: autogen-bot <command>");
     expect(stdout).toMatch(/^ {2}serve +run the GitHub App server/m);
     expect(stdout).toMatch(/^ {2}check-config +validate/m);
   });
@@ -18,7 +18,7 @@ describe("autogen CLI", () => {
   it("no arguments prints usage and exits 2", async () => {
     const { code, stdout } = await runCli([]);
     expect(code).toBe(2);
-    expect(stdout).toContain("Usage: autogen <command>");
+    expect(stdout).toContain("Usage: autogen-bot <command>");
   });
 
   it("--version prints the package version", async () => {
@@ -28,14 +28,14 @@ describe("autogen CLI", () => {
   it("an unknown command prints usage and exits 2", async () => {
     const { code, stderr } = await runCli(["frobnicate"]);
     expect(code).toBe(2);
-    expect(stderr).toMatch(/^autogen: unknown command "frobnicate"\n\nUsage: autogen/);
+    expect(stderr).toMatch(/^autogen-bot: unknown command "frobnicate"\n\nUsage: autogen-bot/);
   });
 
   it("a bad flag prints the command's usage and exits 2", async () => {
     const { code, stderr } = await runCli(["check-config", "--bogus"]);
     expect(code).toBe(2);
     expect(stderr).toContain("Unknown option '--bogus'");
-    expect(stderr).toContain("autogen check-config [file] [--json]");
+    expect(stderr).toContain("autogen-bot check-config [file] [--json]");
   });
 
   it("a command's --help shows its usage", async () => {
@@ -84,10 +84,10 @@ describe("autogen CLI", () => {
   });
 
   it("serve refuses to start without configuration, naming every missing variable in one run and the docs, exit 2", async () => {
-    const { code, stderr } = await runCli(["serve"], { env: {} });
+    const { code, stderr } = await runCli(["serve", "--no-setup"], { env: {} });
     expect(code).toBe(2);
     const lines = stderr.trim().split("\n");
-    expect(lines[0]).toBe("autogen serve: 3 problems with the environment:");
+    expect(lines[0]).toBe("autogen-bot serve: 3 problems with the environment:");
     expect(lines.slice(1, 4)).toEqual([
       expect.stringMatching(/^ {2}- APP_ID is not set: set it to the numeric App ID/),
       expect.stringMatching(/^ {2}- WEBHOOK_SECRET is not set: /),

@@ -28,8 +28,10 @@ describe("buildContext", () => {
     expect(context.ranking[0]).toEqual({ path: "billing/invoice.py", reason: "stack-frame" });
     expect(context.ranking[1]).toEqual({ path: "billing/discounts.py", reason: "retrieval" });
     expect(context.files.slice(0, 2)).toEqual(["billing/invoice.py", "billing/discounts.py"]);
-    expect(context.files).toHaveLength(3);
+    // Files nothing points at are not shown, only listed in the map of the rest.
+    expect(context.files).toEqual(["billing/invoice.py", "billing/discounts.py"]);
     expect(context.code).toContain("--- billing/discounts.py\n   1 | def apply_discount(total, coupon):");
+    expect(context.code).toContain("Other source files (path: top-level symbols):\nbilling/currency.py: Money\n");
     expect(context.repoMap).toContain("billing/currency.py: Money, Money.round_cents");
   });
 
@@ -42,11 +44,13 @@ describe("buildContext", () => {
     expect(requests[0]?.messages[1]?.content).toContain('<untrusted name="candidates">');
   });
 
-  it("stays within its character budget", async () => {
+  it("stays within its character budget: a long file nothing in it matches is shown by its signatures", async () => {
     const dir = await writeRepo({ "a.py": `def a():\n${"    x = 1\n".repeat(400)}`, "b.py": "def b():\n    return 1\n" });
     const context = await buildContext(dir, { query: "a b", mentioned: ["a.py", "b.py"], isTestFile, maxChars: 2000 });
-    expect(context.code.length).toBeLessThanOrEqual(2000 + 20);
-    expect(context.files).toEqual(["a.py"]);
+    expect(context.code.length).toBeLessThanOrEqual(2000);
+    expect(context.files).toEqual(["a.py", "b.py"]);
+    expect(context.code).toContain("--- a.py (401 lines; the parts shown keep their line numbers)\n   1 | def a():\n   ⋮ lines 2-401 not shown");
+    expect(context.code).toContain("--- b.py\n   1 | def b():\n   2 |     return 1");
   });
 });
 
@@ -63,7 +67,7 @@ describe("retrieval", () => {
   });
 
   it("finds top-level symbols in Python and JavaScript", async () => {
-    expect((await symbolsOf("m.py", "class A:\n    def f(self):\n        pass\n\n@dec\ndef g():\n    pass\n")).map((s) => `${s.kind}:${s.name}:${s.startLine}`)).toEqual(["class:A:1", "method:A.f:2", "function:g:6"]);
+    expect((await symbolsOf("m.py", "class A:\n    def f(self):\n        pass\n\n@dec\ndef g(a,\n      b):\n    pass\n")).map((s) => `${s.kind}:${s.name}:${s.outerStart}-${s.startLine}-${s.headerEnd}-${s.endLine}`)).toEqual(["class:A:1-1-1-3", "method:A.f:2-2-2-3", "function:g:5-6-7-8"]);
     expect((await symbolsOf("m.js", "export function f() {}\nconst g = () => 1;\nclass C { m() {} }\n")).map((s) => s.name)).toEqual(["f", "g", "C", "C.m"]);
   });
 });

@@ -98,8 +98,7 @@ const notReproduced: ScriptedAnswer[] = ARGS_TESTS.map((content) => ({ stage: "r
 const fixed: Record<string, ScriptedAnswer[]> = {
   lpw: [
     { stage: "reproduce", content: MONEY_TEST },
-    // LPW asks the model to pick the files to show when BM25 finds more than it shows.
-    { stage: "localize", content: { files: ["moneyfmt/format.py", "moneyfmt/grouping.py"] } },
+    // No localize call: the symbols the context is built from fit without the model narrowing them.
     { stage: "plan", content: PLAN },
     { stage: "verify-plan", content: VERIFIED },
     { stage: "check-verification", content: CHECKED },

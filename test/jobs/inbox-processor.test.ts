@@ -69,4 +69,39 @@ describe("inbox processor", () => {
     await processor.stop();
     await store.close();
   });
+  it("handles large payloads one at a time within its byte budget while small ones run side by side", async () => {
+    const store = new JobStore(":memory:");
+    const big = (n: number) => JSON.stringify({ n, text: "b".repeat(6_000) });
+    for (let n = 0; n < 4; n++) await store.receive(`big-${n}`, "issues", big(n));
+    for (let n = 0; n < 4; n++) await store.receive(`small-${n}`, "issues", JSON.stringify({ n }));
+    let bytesInHand = 0;
+    let peakBytes = 0;
+    let inHand = 0;
+    let peakSmall = 0;
+    const processor = new InboxProcessor(
+      store,
+      async (delivery) => {
+        const bytes = JSON.stringify(delivery.payload).length;
+        bytesInHand += bytes;
+        inHand += 1;
+        peakBytes = Math.max(peakBytes, bytesInHand);
+        if (bytes < 100) peakSmall = Math.max(peakSmall, inHand);
+        // Held across several turns of the event loop, so the processor has the chance to start more.
+        for (let i = 0; i < 5; i++) await new Promise((resolve) => setTimeout(resolve, 5));
+        bytesInHand -= bytes;
+        inHand -= 1;
+      },
+      { concurrency: 8, maxAttempts: 2, backoffMs: () => 20, maxPayloadBytes: 10_000, log },
+    );
+    processor.kick();
+    for (let n = 0; n < 4; n++) expect(await settled(store, `big-${n}`)).toBe("done");
+    for (let n = 0; n < 4; n++) expect(await settled(store, `small-${n}`)).toBe("done");
+    await processor.idle();
+    // Two 6 KB payloads never in hand together under a 10 KB budget; the small ones did run together.
+    expect(peakBytes).toBeLessThanOrEqual(10_000);
+    expect(peakBytes).toBeGreaterThan(6_000);
+    expect(peakSmall).toBeGreaterThan(1);
+    await processor.stop();
+    store.close();
+  });
 });

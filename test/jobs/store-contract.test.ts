@@ -74,6 +74,35 @@ describe.each(backends)("job store contract: $name", { timeout: 240_000 }, (back
     expect(await store.claimForDelivery("ci:o/r#7@abc", "d1")).toBe(false);
   });
 
+  it("hands out only the due rows whose payloads fit a byte budget, the oldest alone when it is larger, none past it", async () => {
+    const big = JSON.stringify({ text: "a".repeat(3_000) });
+    const small = '{"n":1}';
+    // A store holding a large delivery and then two small ones (a shared store leases what it hands out).
+    const filled = async () => {
+      const store = await open(await backend.fresh());
+      await store.receive("big-1", "issues", big);
+      await new Promise((resolve) => setTimeout(resolve, 2));
+      await store.receive("small-1", "issues", small);
+      await new Promise((resolve) => setTimeout(resolve, 2));
+      await store.receive("small-2", "issues", small);
+      const ids = async (exclude: string[], maxBytes: number, atLeastOne: boolean) =>
+        (await store.dueDeliveries(Date.now() + 1, 10, new Set(exclude), { maxBytes, atLeastOne })).map((r) => r.deliveryId);
+      return ids;
+    };
+    const one = await filled();
+    // The oldest is larger than the budget: not at all while others are in hand, alone when nothing is.
+    expect(await one([], 100, false)).toEqual([]);
+    expect(await one([], 100, true)).toEqual(["big-1"]);
+    // The rows in hand count for nothing; the budget takes a prefix of the rest.
+    expect(await one(["big-1"], 2 * small.length - 1, false)).toEqual(["small-1"]);
+    expect(await one(["big-1", "small-1"], small.length, false)).toEqual(["small-2"]);
+    const two = await filled();
+    expect(await two([], big.length + small.length, false)).toEqual(["big-1", "small-1"]);
+    // Without a budget every due row comes, as before.
+    const three = await filled();
+    expect(await three([], Number.MAX_SAFE_INTEGER, false)).toEqual(["big-1", "small-1", "small-2"]);
+  });
+
   it("keeps one inbox row per delivery id and hands due rows out oldest first, with retries and a final failure", async () => {
     const store = await open(await backend.fresh());
     expect(await store.receive("a", "issues", '{"n":1}')).toBe(true);

@@ -308,6 +308,6 @@ describe("autogen dashboard --out", () => {
   it("says what to do when there is no store", async () => {
     const { code, stderr } = await runCli(["dashboard", "--out", join(tmpdir(), "x"), "--db", join(tmpdir(), "no-such-store.db")]);
     expect(code).toBe(2);
-    expect(stderr).toMatch(/^autogen dashboard: no job store at .*no-such-store\.db; pass --db or set AUTOGEN_DB_PATH\n$/);
+    expect(stderr).toMatch(/^autogen-bot dashboard: no job store at .*no-such-store\.db; pass --db or set AUTOGEN_DB_PATH\n$/);
   });
 });

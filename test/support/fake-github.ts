@@ -38,6 +38,8 @@ export type FakeGitHubState = {
   bot?: FakeBot;
   /** Called before a ref is created or updated through the Git Data API (a test moves the branch here). */
   beforeRefUpdate?: (operation: string, ref: string) => void;
+  /** Apps created through the manifest flow, by the one-time code GitHub gave the browser (apps/create-from-manifest; used once). */
+  manifestConversions?: Record<string, Record<string, unknown>>;
   /** An outage: a status (502, 503) to answer an operation with instead, or undefined to answer it. */
   fault?: (operation: string) => number | undefined;
 };
@@ -289,6 +291,12 @@ export function fakeGitHub(state: FakeGitHubState) {
       case "actions/download-artifact":
         if (params.archive_format !== "zip") return [404, { message: "Not Found" }];
         return [302, "", { location: `${ARTIFACT_HOST}/artifacts/${params.artifact_id}.zip?sig=short-lived` }];
+      case "apps/create-from-manifest": {
+        const app = state.manifestConversions?.[params.code ?? ""];
+        if (!app) return [404, { message: "Not Found" }];
+        delete state.manifestConversions?.[params.code ?? ""];
+        return [201, app];
+      }
       case "apps/create-installation-access-token":
         return [201, { token: "ghs_fakeInstallationToken0123456789abcdef", expires_at: new Date(Date.now() + 3600_000).toISOString(), permissions: {} }];
       case "repos/get":

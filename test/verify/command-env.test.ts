@@ -31,12 +31,13 @@ describe("npm, yarn and pnpm scripts", () => {
     return dir;
   };
 
-  it("reads the script the command runs, its last && step, with the command's extra arguments", async () => {
+  it("reads the script the command runs, with the command's extra arguments", async () => {
     const dir = await withScripts({ test: "tsc && mocha tests.js", "test:unit": "tape test/*.js" });
-    expect(readPackageScript(dir, ["npm", "test"])).toBe("mocha tests.js");
+    expect(readPackageScript(dir, ["npm", "test"])).toBe("tsc && mocha tests.js");
     expect(readPackageScript(dir, ["npm", "run", "test:unit", "--", "--x"])).toBe("tape test/*.js --x");
     expect(readPackageScript(dir, ["yarn", "test:unit"])).toBe("tape test/*.js");
-    expect(readPackageScript(dir, ["pnpm", "run", "test"])).toBe("mocha tests.js");
+    expect(readPackageScript(dir, ["pnpm", "run", "test"])).toBe("tsc && mocha tests.js");
+    expect(readPackageScript(dir, ["pnpm", "vitest", "run"])).toBeUndefined();
     expect(readPackageScript(dir, ["make", "test"])).toBeUndefined();
   });
 

@@ -26,4 +26,17 @@ describe("sandboxLayout", () => {
     const peek = await runSandboxed(["cat", join(install, "secrets", "key")], { cwd: workspace, timeoutMs: 10_000 });
     expect(peek.output).not.toContain("do not read");
   });
+
+  it("shows rustup's toolchains beside a ~/.cargo/bin on PATH (its cargo is a rustup proxy), read-only, and nothing else of that home", async () => {
+    const home = await realpath(await mkdtemp(join(tmpdir(), "autogen-home-")));
+    await mkdir(join(home, ".cargo", "bin"), { recursive: true });
+    await mkdir(join(home, ".rustup", "toolchains"), { recursive: true });
+    await mkdir(join(home, ".ssh"));
+    const workspace = await mkdtemp(join(tmpdir(), "autogen-ws-"));
+    const layout = sandboxLayout({ workspace, path: `${join(home, ".cargo", "bin")}:/usr/bin:/bin`, env: { HOME: home } });
+    expect(layout.ops).toContainEqual({ kind: "ro", path: join(home, ".cargo") });
+    expect(layout.ops).toContainEqual({ kind: "ro", path: join(home, ".rustup") });
+    expect(layout.ops).not.toContainEqual({ kind: "ro", path: join(home, ".ssh") });
+    expect(layout.ops).toContainEqual({ kind: "tmpfs", path: home, bytes: 1024 * 1024 });
+  });
 });

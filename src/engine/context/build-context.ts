@@ -1,93 +1,256 @@
-// The code the model sees for a task: files named by the failing tests' stack frames
-// first, then BM25 retrieval over files and symbols with the problem text, then (when
-// more candidates remain than fit) the model narrowing them; all within a budget, with a
-// bounded repository map beside it.
+// The code the model sees for a task, by symbol rather than by file prefix: the functions
+// and classes the failing tests reach (their stack frames), those the issue names, those
+// BM25 retrieval finds for the problem and those the model picks when more candidates
+// remain than fit; each shown whole with its enclosing class header and the imports it
+// uses, with true line numbers and a marker naming every line range left out. Then their
+// callers and callees as signatures, and a short map of the rest of the repository.
+// Documentation, configuration and generated files are left out unless named.
 import type { LlmClient } from "../../llm/llm-client.ts";
 import { UnsafePathError } from "../../workspace/safe-path.ts";
 import { readWorktreeText } from "../../workspace/read-worktree-file.ts";
 import { localizeSchema } from "../lpw/schemas.ts";
+import { notCodeContext } from "./context-exclusions.ts";
+import { importLinesOf, type ImportLines } from "./import-lines.ts";
+import { numberedWhole, renderRanges, type LineRange } from "./line-ranges-view.ts";
+import { relatedSignatures } from "./related-signatures.ts";
 import { isSourceFile, repoFiles } from "./repo-files.ts";
 import { RetrievalIndex } from "./retrieval-index.ts";
-import { symbolsOf } from "./symbols.ts";
+import { shortName, symbolsOf, type CodeSymbol } from "./symbols.ts";
+
+export type ContextReason = "stack-frame" | "named" | "model" | "retrieval";
 
 export type CodeContext = {
+  /** Files with code shown, most relevant first. */
   files: string[];
+  /** The shown code, then related signatures and a short map of the other files. */
   code: string;
   repoMap: string;
-  ranking: Array<{ path: string; reason: "stack-frame" | "retrieval" | "model" }>;
+  ranking: Array<{ path: string; reason: ContextReason }>;
+  /** The symbols shown whole (or as an outline when over the budget), most relevant first. */
+  symbols: Array<{ path: string; name: string; startLine: number; endLine: number; reason: ContextReason }>;
 };
+
+/** A line of a repository file a failing test's stack passed through. */
+export type Frame = { file: string; line: number };
 
 export type ContextOptions = {
   query: string;
-  /** Repository files named in failing tests' stack frames or ids, most relevant first. */
+  /** Repository files named in failing tests' stack frames or ids, or in the issue, most relevant first. */
   mentioned: string[];
+  /** Stack frames of the failures, innermost first. */
+  frames?: Frame[];
+  /** Identifiers the issue names (functions, classes, methods). */
+  named?: string[];
   isTestFile: (path: string) => boolean;
+  /** The budget for the code shown (signatures and the map come on top, bounded separately). */
   maxChars?: number;
   maxFiles?: number;
   llm?: LlmClient | undefined;
 };
 
+type SourceFile = { path: string; text: string; lines: string[]; symbols: CodeSymbol[]; imports: ImportLines[] };
+type Focus = { path: string; symbol: CodeSymbol | undefined; range?: LineRange; reason: ContextReason };
+
+/** A file this short is shown whole when it is chosen. */
+const SMALL_FILE_LINES = 80;
+const MAX_SYMBOL_HITS = 8;
+
 export async function buildContext(workspace: string, options: ContextOptions): Promise<CodeContext> {
-  const maxChars = options.maxChars ?? 24_000;
-  const maxFiles = options.maxFiles ?? 4;
-  const sources = repoFiles(workspace).filter(isSourceFile);
-  const texts = new Map<string, string>();
+  const maxChars = options.maxChars ?? 10_000;
+  const maxFiles = options.maxFiles ?? 5;
+  const files = await loadSources(workspace, options);
   const index = new RetrievalIndex();
-  const mapLines: string[] = [];
-  for (const path of sources) {
+  for (const file of files.values()) {
+    index.add(file.path, null, file.text.slice(0, 20_000));
+    for (const s of file.symbols) index.add(file.path, s.name, s.text.slice(0, 4000));
+  }
+  const hits = index.search(options.query, 60);
+  index.close();
+  const isCode = (path: string) => files.has(path) && !options.isTestFile(path);
+
+  const focus: Focus[] = [];
+  for (const frame of options.frames ?? []) {
+    const file = files.get(frame.file);
+    if (!file || !isCode(frame.file)) continue;
+    const symbol = innermost(file.symbols, frame.line);
+    focus.push(symbol ? { path: file.path, symbol, reason: "stack-frame" } : { path: file.path, symbol: undefined, range: { start: frame.line - 3, end: frame.line + 3 }, reason: "stack-frame" });
+  }
+  for (const name of options.named ?? []) {
+    const matches = [...files.values()].filter((f) => isCode(f.path)).flatMap((f) => f.symbols.filter((s) => s.name === name || shortName(s) === name).map((s) => ({ path: f.path, symbol: s })));
+    if (matches.length <= 3) for (const m of matches) focus.push({ ...m, reason: "named" });
+  }
+  const retrieved: Focus[] = [];
+  for (const hit of hits) {
+    if (!isCode(hit.path)) continue;
+    const file = files.get(hit.path) as SourceFile;
+    const symbol = hit.symbol === null ? undefined : file.symbols.find((s) => s.name === hit.symbol);
+    if (symbol) {
+      if (retrieved.filter((r) => r.symbol).length < MAX_SYMBOL_HITS) retrieved.push({ path: hit.path, symbol, reason: "retrieval" });
+    } else if (file.lines.length <= SMALL_FILE_LINES) retrieved.push({ path: hit.path, symbol: undefined, reason: "retrieval" });
+  }
+  for (const path of options.mentioned) {
+    if (!isCode(path) || focus.some((f) => f.path === path)) continue;
+    const best = retrieved.find((r) => r.path === path);
+    focus.push(best ? { ...best, reason: "stack-frame" } : { path, symbol: undefined, reason: "stack-frame" });
+  }
+
+  const repoMap = bounded([...files.values()].filter((f) => isCode(f.path)).map((f) => mapLine(f, true)), Math.floor(maxChars / 4));
+  const candidates = unique([...focus, ...retrieved].map((f) => f.path));
+  let picked: Focus[] = [];
+  if (options.llm && candidates.length > maxFiles) picked = await localize(options.llm, options.query, repoMap, candidates.slice(0, 15), files, retrieved, maxFiles);
+  const ordered = [...focus.filter((f) => f.reason === "stack-frame"), ...picked, ...focus.filter((f) => f.reason !== "stack-frame"), ...retrieved];
+
+  const shown = choose(ordered, files, maxChars, maxFiles);
+  const parts = [...shown.byFile.entries()].map(([path, ranges]) => view(files.get(path) as SourceFile, ranges));
+  const shownSymbols = shown.symbols.map((f) => f.symbol as CodeSymbol);
+  const related = relatedSignatures(
+    shown.symbols.map((f) => ({ path: f.path, symbol: f.symbol as CodeSymbol })),
+    [...files.values()].filter((f) => isCode(f.path)),
+    12,
+  );
+  const others = [...files.values()].filter((f) => isCode(f.path) && !shown.byFile.has(f.path)).map((f) => mapLine(f));
+  const code = [
+    parts.join("\n\n"),
+    related ? `Callers and callees of the code above (signatures only; path:line):\n${related}` : "",
+    others.length ? `Other source files (path: top-level symbols):\n${bounded(others, 1500)}` : "",
+  ].filter((s) => s !== "").join("\n\n");
+  return {
+    files: [...shown.byFile.keys()],
+    code,
+    repoMap,
+    ranking: unique(ordered.map((f) => f.path)).map((path) => ({ path, reason: (ordered.find((f) => f.path === path) as Focus).reason })),
+    symbols: shown.symbols.map((f, i) => ({ path: f.path, name: (shownSymbols[i] as CodeSymbol).name, startLine: (shownSymbols[i] as CodeSymbol).outerStart, endLine: (shownSymbols[i] as CodeSymbol).endLine, reason: f.reason })),
+  };
+}
+
+async function loadSources(workspace: string, options: ContextOptions): Promise<Map<string, SourceFile>> {
+  const out = new Map<string, SourceFile>();
+  for (const path of repoFiles(workspace).filter(isSourceFile)) {
     const text = await contextText(workspace, path);
     if (text === undefined) continue;
-    texts.set(path, text);
-    index.add(path, null, text.slice(0, 20_000));
-    const symbols = await symbolsOf(path, text);
-    for (const s of symbols) index.add(path, s.name, s.text.slice(0, 4000));
-    mapLines.push(`${path}${symbols.length ? `: ${symbols.map((s) => s.name).join(", ")}` : ""}`);
+    const named = options.mentioned.includes(path) || options.query.includes(path);
+    if (!named && notCodeContext(path, text.slice(0, 2000))) continue;
+    out.set(path, { path, text, lines: text.split("\n"), symbols: await symbolsOf(path, text), imports: await importLinesOf(path, text) });
   }
-  const hits = index.search(options.query, 40);
-  index.close();
+  return out;
+}
 
-  const ranking: CodeContext["ranking"] = [];
+/** The smallest function, method or class around a line. */
+function innermost(symbols: CodeSymbol[], line: number): CodeSymbol | undefined {
+  return symbols.filter((s) => s.outerStart <= line && line <= s.endLine).sort((a, b) => a.endLine - a.startLine - (b.endLine - b.startLine))[0];
+}
+
+/** The ranges to show, file by file, within the budget: whole symbols, or (over it) a class's outline or a signature. */
+function choose(ordered: Focus[], files: Map<string, SourceFile>, maxChars: number, maxFiles: number): { byFile: Map<string, LineRange[]>; symbols: Focus[] } {
+  const byFile = new Map<string, LineRange[]>();
+  const symbols: Focus[] = [];
   const seen = new Set<string>();
-  const push = (path: string, reason: CodeContext["ranking"][number]["reason"]) => {
-    if (!seen.has(path) && texts.has(path)) {
-      seen.add(path);
-      ranking.push({ path, reason });
-    }
-  };
-  for (const path of options.mentioned) if (!options.isTestFile(path)) push(path, "stack-frame");
-  for (const hit of hits) if (!options.isTestFile(hit.path)) push(hit.path, "retrieval");
-  for (const path of options.mentioned) push(path, "stack-frame");
-
-  const repoMap = bounded(mapLines, Math.floor(maxChars / 6));
-  let chosen = ranking.map((r) => r.path);
-  if (options.llm && chosen.length > maxFiles) {
-    const candidates = chosen.slice(0, 15).map((p) => `${p}\n${(texts.get(p) ?? "").split("\n").slice(0, 12).join("\n")}`);
-    const { value } = await options.llm.call("localize", { untrusted: { problem: options.query, repoMap, candidates: candidates.join("\n\n") }, trusted: { maxFiles: String(maxFiles) } }, localizeSchema);
-    const picked = value.files.filter((f) => texts.has(f));
-    if (picked.length > 0) {
-      chosen = [...picked, ...chosen.filter((p) => !picked.includes(p))];
-      for (const p of picked) {
-        const entry = ranking.find((r) => r.path === p);
-        if (entry) entry.reason = "model";
-      }
-    }
-  }
-
-  const parts: string[] = [];
-  const files: string[] = [];
   let used = 0;
-  for (const path of chosen.slice(0, maxFiles)) {
-    const numbered = (texts.get(path) ?? "")
-      .split("\n")
-      .map((line, i) => `${String(i + 1).padStart(4)} | ${line}`)
-      .join("\n");
-    const part = `--- ${path}\n${numbered}`;
-    if (used + part.length > maxChars && files.length > 0) break;
-    parts.push(part.length > maxChars ? `${part.slice(0, maxChars)}\n… (truncated)` : part);
-    files.push(path);
-    used += part.length;
+  for (const f of ordered) {
+    const file = files.get(f.path) as SourceFile;
+    const key = `${f.path}#${f.symbol?.name ?? f.range?.start ?? "whole"}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    if (!byFile.has(f.path) && byFile.size >= maxFiles) continue;
+    const current = byFile.get(f.path) ?? [];
+    // A short file is shown whole whatever in it was pointed at.
+    const whole = (f.symbol === undefined && f.range === undefined) || file.lines.length <= SMALL_FILE_LINES;
+    const body: LineRange[] = whole ? wholeOrOutline(file) : f.symbol ? [{ start: f.symbol.outerStart, end: f.symbol.endLine }] : [f.range as LineRange];
+    const context = f.symbol && !whole ? contextRanges(file, f.symbol) : [];
+    let ranges = [...context, ...body];
+    let cost = costOf(file, current, ranges);
+    if ((used > 0 && used + cost > maxChars) || cost > maxChars * 3) {
+      if (!f.symbol) continue;
+      // Over the budget: the class's outline (header and method signatures), or the signature alone.
+      ranges = [...context, ...outline(file, f.symbol)];
+      cost = costOf(file, current, ranges);
+      if (used + cost > maxChars * 1.15) continue;
+    }
+    byFile.set(f.path, [...current, ...ranges]);
+    used += cost;
+    if (f.symbol) symbols.push(f);
   }
-  return { files, code: parts.join("\n\n"), repoMap, ranking };
+  return { byFile, symbols };
+}
+
+/** What a symbol needs beside itself: the header of its class and the imports its text uses. */
+function contextRanges(file: SourceFile, symbol: CodeSymbol): LineRange[] {
+  const out: LineRange[] = [];
+  const owner = symbol.kind === "method" ? file.symbols.find((s) => s.kind === "class" && s.name === symbol.name.split(".").slice(0, -1).join(".")) : undefined;
+  if (owner) {
+    const firstMember = file.symbols.find((s) => s.startLine > owner.startLine && s.outerStart > owner.headerEnd && s.name.startsWith(`${owner.name}.`));
+    const end = Math.min(firstMember ? firstMember.outerStart - 1 : owner.headerEnd, owner.headerEnd + 8);
+    out.push({ start: owner.outerStart, end: Math.max(owner.headerEnd, end) });
+  }
+  const words = new Set(symbol.text.match(/[A-Za-z_$][\w$]*/g) ?? []);
+  for (const imp of file.imports) if (imp.names.some((n) => words.has(n))) out.push({ start: imp.startLine, end: imp.endLine });
+  return out;
+}
+
+/** A short file whole; a long one as the signatures of its top-level symbols. */
+function wholeOrOutline(file: SourceFile): LineRange[] {
+  if (file.lines.length <= SMALL_FILE_LINES) return [{ start: 1, end: file.lines.length }];
+  return file.symbols.filter((s) => s.kind !== "method").map((s) => ({ start: s.outerStart, end: s.headerEnd }));
+}
+
+function outline(file: SourceFile, symbol: CodeSymbol): LineRange[] {
+  const members = symbol.kind === "class" ? file.symbols.filter((s) => s.name.startsWith(`${symbol.name}.`) && !s.name.slice(symbol.name.length + 1).includes(".")) : [];
+  return [{ start: symbol.outerStart, end: symbol.headerEnd }, ...members.map((m) => ({ start: m.outerStart, end: m.headerEnd }))];
+}
+
+function costOf(file: SourceFile, current: LineRange[], added: LineRange[]): number {
+  const have = new Set<number>();
+  for (const r of current) for (let n = r.start; n <= r.end; n++) have.add(n);
+  let chars = 0;
+  for (const r of added) {
+    for (let n = Math.max(1, r.start); n <= Math.min(file.lines.length, r.end); n++) {
+      if (have.has(n)) continue;
+      have.add(n);
+      chars += (file.lines[n - 1] ?? "").length + 8;
+    }
+  }
+  return chars;
+}
+
+function view(file: SourceFile, ranges: LineRange[]): string {
+  const lastLine = file.lines.at(-1) === "" ? file.lines.length - 1 : file.lines.length;
+  const covered = ranges.some((r) => r.start <= 1 && r.end >= lastLine);
+  if (covered) return `--- ${file.path}\n${numberedWhole(file.lines)}`;
+  return `--- ${file.path} (${lastLine} lines; the parts shown keep their line numbers)\n${renderRanges(file.lines, ranges)}`;
+}
+
+async function localize(llm: LlmClient, problem: string, repoMap: string, candidates: string[], files: Map<string, SourceFile>, retrieved: Focus[], maxFiles: number): Promise<Focus[]> {
+  const shown = candidates.map((path) => candidateView(files.get(path) as SourceFile, retrieved.filter((r) => r.path === path && r.symbol).map((r) => r.symbol as CodeSymbol)));
+  const { value } = await llm.call("localize", { untrusted: { problem, repoMap, candidates: shown.join("\n\n") }, trusted: { maxFiles: String(maxFiles) } }, localizeSchema);
+  const out: Focus[] = [];
+  const paths = value.files.filter((f) => files.has(f));
+  for (const name of value.functions ?? []) {
+    for (const path of paths) {
+      const symbol = (files.get(path) as SourceFile).symbols.find((s) => s.name === name || shortName(s) === name || name.endsWith(`.${s.name}`));
+      if (symbol) out.push({ path, symbol, reason: "model" });
+    }
+  }
+  for (const path of paths) {
+    const best = retrieved.find((r) => r.path === path);
+    out.push(best ? { ...best, reason: "model" } : { path, symbol: undefined, reason: "model" });
+  }
+  return out;
+}
+
+/** A candidate file as the localize stage sees it: its best-matching symbols' first lines (not the file's licence header). */
+function candidateView(file: SourceFile, best: CodeSymbol[]): string {
+  if (best.length === 0 || file.lines.length <= 12) return `--- ${file.path}\n${renderRanges(file.lines, [{ start: 1, end: 12 }])}`;
+  const ranges = best.slice(0, 2).map((s) => ({ start: s.outerStart, end: Math.min(s.endLine, s.headerEnd + 6) }));
+  return `--- ${file.path}\n${renderRanges(file.lines, ranges)}`;
+}
+
+function mapLine(file: SourceFile, methods = false): string {
+  const top = file.symbols.filter((s) => methods || s.kind !== "method").map((s) => s.name);
+  return `${file.path}${top.length ? `: ${top.join(", ")}` : ""}`;
+}
+
+function unique<T>(items: T[]): T[] {
+  return [...new Set(items)];
 }
 
 /** A file's text for the model, or undefined when it is not a regular worktree file (a link put there since the listing). */

@@ -11,10 +11,13 @@ import { failingTests, type TestReport } from "../../verify/test-report.ts";
 import type { Edit } from "../../workspace/apply-edits.ts";
 import { CONTEXT_READ_LIMIT, readWorktreeTextSync, tryReadWorktreeText } from "../../workspace/read-worktree-file.ts";
 import { buildContext } from "../context/build-context.ts";
+import { failureFrames } from "../context/failure-frames.ts";
+import { namedIdentifiers } from "../reproduce/reproduce-issue.ts";
 import { Stop, StrategyRun, type Validated } from "../run/strategy-run.ts";
 import type { Outcome, Strategy, Task } from "../task.ts";
 import { failureSignature } from "./failure-signature.ts";
 import { instrumentedRun } from "./instrumented-run.ts";
+import { baselineWithValues } from "./visible-values.ts";
 import { formatKnowledge, onDiskKnowledge, type KnowledgeProvider } from "../knowledge/knowledge-search.ts";
 import { analysisSchema, checkSchema, editsSchema, explanationSchema, instrumentSchema, knowledgeSchema, planSchema, verificationSchema, type Verification } from "./schemas.ts";
 import type { WorkspaceChanges } from "./workspace-changes.ts";
@@ -81,11 +84,15 @@ class LpwRun {
   private async repair(): Promise<Outcome> {
     const run = this.harness;
     this.problem = this.task.description ?? "Make the failing tests pass.";
-    const { before, failing } = await run.baseline();
+    const baseline = await run.baseline();
+    // A helper's bare AssertionError is rerun once with its values made visible.
+    const { before, failing } = await baselineWithValues(this.task, (runs, ms) => run.countTestRuns(runs, ms), baseline.before, baseline.failing);
 
     const digest = digestReport(before, { readSource: (file, line) => this.sourceLine(file, line) });
     const mentioned = [...new Set(failing.flatMap((t) => [t.file, ...[...(t.details ?? "").matchAll(/([\w./-]+\.(?:py|[cm]?[jt]sx?))[:"]/g)].map((m) => m[1])]).filter((f): f is string => Boolean(f)))];
-    const context = await buildContext(this.task.workspace, { query: `${this.problem}\n${digest}`, mentioned, isTestFile: this.task.isTestFile, llm: this.llm });
+    const frames = failureFrames(failing, this.task.workspace);
+    const named = namedIdentifiers(this.task.description ?? "");
+    const context = await buildContext(this.task.workspace, { query: `${this.problem}\n${digest}`, mentioned, frames, named, isTestFile: this.task.isTestFile, llm: this.llm });
     this.contextFiles = context.files;
     const tests = await failingTestsBlock(this.task.workspace, failing);
 

@@ -24,7 +24,9 @@ export async function testSource(workspace: string, id: string, fallbackFile?: s
         ? n.type === "function_definition" && n.childForFieldName("name")?.text === name
         : n.type === "call_expression" && /^(it|test)$/.test(n.childForFieldName("function")?.text ?? "") && stringArg(n) === name,
     );
-    return found ? `# ${file}\n${found.text}` : undefined;
+    // A test's decorators (pytest's parametrize) are its inputs: shown with it.
+    const shown = found?.parent?.type === "decorated_definition" ? found.parent : found;
+    return shown ? `# ${file}\n${shown.text}` : undefined;
   } finally {
     tree.delete();
   }

@@ -12,7 +12,7 @@ import type { TestCaseResult, TestReport } from "../../verify/test-report.ts";
 import { applyEdits, EditError } from "../../workspace/apply-edits.ts";
 import { CONTEXT_READ_LIMIT, tryReadWorktreeText } from "../../workspace/read-worktree-file.ts";
 import { safeRepoPath, UnsafePathError } from "../../workspace/safe-path.ts";
-import { buildContext } from "../context/build-context.ts";
+import { buildContext, type CodeContext } from "../context/build-context.ts";
 import { isSourceFile, repoFiles } from "../context/repo-files.ts";
 import { reproductionSchema } from "../lpw/schemas.ts";
 import type { Reproduction, Task } from "../task.ts";
@@ -27,7 +27,7 @@ export async function reproduceIssue(task: Task, llm: LlmClient, cost: Reproduct
   const maxAttempts = options.attempts ?? 3;
   const problem = task.description ?? "";
   const sources = repoFiles(task.workspace).filter((f) => isSourceFile(f) && !task.isTestFile(f));
-  const context = await buildContext(task.workspace, { query: `${problem}\n${namedIdentifiers(problem).join(" ")}`, mentioned: namedFiles(problem, sources), isTestFile: task.isTestFile });
+  const context = await issueContext(task.workspace, problem, task.isTestFile);
   const examples = await testExamples(task, context.files);
   const sourceText = (await Promise.all(sources.slice(0, 400).map(async (f) => (await tryReadWorktreeText(task.workspace, f, { maxBytes: CONTEXT_READ_LIMIT })) ?? ""))).join("\n");
   const rejections: string[] = [];
@@ -44,6 +44,13 @@ export async function reproduceIssue(task: Task, llm: LlmClient, cost: Reproduct
     rejections.push(verdict.reason);
   }
   return { ok: false, attempts: maxAttempts, reason: `${maxAttempts === 1 ? "the test the model wrote was" : `all ${maxAttempts} tests the model wrote were`} rejected; the last: ${rejections.at(-1) ?? "no answer"}` };
+}
+
+/** The code an issue points at, before any test shows the bug: the reproduction stage's context. */
+export async function issueContext(workspace: string, problem: string, isTestFile: (path: string) => boolean): Promise<CodeContext> {
+  const sources = repoFiles(workspace).filter((f) => isSourceFile(f) && !isTestFile(f));
+  const named = namedIdentifiers(problem);
+  return buildContext(workspace, { query: `${problem}\n${named.join(" ")}`, mentioned: namedFiles(problem, sources), named, isTestFile });
 }
 
 type Verdict = { ok: true; testIds: string[]; failure: string } | { ok: false; reason: string };
@@ -120,7 +127,7 @@ function namedFiles(text: string, sources: string[]): string[] {
 }
 
 /** Up to two existing test files, those that import the located code first. */
-async function testExamples(task: Task, located: string[]): Promise<string> {
+export async function testExamples(task: Pick<Task, "workspace" | "isTestFile">, located: string[]): Promise<string> {
   const tests = repoFiles(task.workspace).filter((f) => task.isTestFile(f) && isSourceFile(f));
   if (tests.length === 0) return "(no existing tests)";
   const stems = located.map((f) => (f.split("/").at(-1) ?? f).replace(/\.[^.]+$/, "")).filter((s) => s.length > 1 && s !== "__init__" && s !== "index");

@@ -8,6 +8,9 @@ import type { TestCaseResult, TestReport } from "../../verify/test-report.ts";
 import type { Edit } from "../../workspace/apply-edits.ts";
 import { readWorktreeText } from "../../workspace/read-worktree-file.ts";
 import { buildContext, type CodeContext } from "../context/build-context.ts";
+import { failureFrames } from "../context/failure-frames.ts";
+import { baselineWithValues } from "../lpw/visible-values.ts";
+import { namedIdentifiers } from "../reproduce/reproduce-issue.ts";
 import { Stop, StrategyRun } from "../run/strategy-run.ts";
 import type { Attempt, Outcome, Task } from "../task.ts";
 
@@ -29,9 +32,11 @@ export class SearchRun extends StrategyRun {
   }
 
   private async start(): Promise<Start> {
-    const { before, failing } = await this.baseline();
+    const baseline = await this.baseline();
+    // A helper's bare AssertionError is rerun once with its values made visible.
+    const { before, failing } = await baselineWithValues(this.task, (runs, ms) => this.countTestRuns(runs, ms), baseline.before, baseline.failing);
     const digest = digestReport(before);
-    const context = await buildContext(this.task.workspace, { query: `${this.task.description ?? ""}\n${digest}`, mentioned: failing.flatMap((t) => (t.file ? [t.file] : [])), isTestFile: this.task.isTestFile });
+    const context = await buildContext(this.task.workspace, { query: `${this.task.description ?? ""}\n${digest}`, mentioned: failing.flatMap((t) => (t.file ? [t.file] : [])), frames: failureFrames(failing, this.task.workspace), named: namedIdentifiers(this.task.description ?? ""), isTestFile: this.task.isTestFile });
     this.contextFiles = context.files;
     return { before, failing, context, problem: this.task.description ?? "Make the failing tests pass.", digest };
   }

@@ -91,6 +91,13 @@ function toResult(tc: XmlNode, suitePath: string[], pytest: boolean): TestCaseRe
 function testId(name: string, classname: string | undefined, file: string | undefined, suitePath: string[]): string {
   if (file && file.endsWith(".py") && classname !== undefined) {
     const moduleDotted = file.slice(0, -3).replaceAll("/", ".");
+    // A test a class inherits from a module elsewhere (a mixin in tests/__init__.py): `file` is
+    // where the function is written, the node id is the class's module's.
+    const owner = classname && !classname.startsWith(moduleDotted) ? pytestFile(classname) : undefined;
+    if (owner) {
+      const inner = classname.slice(owner.length - 3).replace(/^\./, "");
+      return [owner, ...(inner ? inner.split(".") : []), name].join("::");
+    }
     const inner = classname.startsWith(moduleDotted) ? classname.slice(moduleDotted.length).replace(/^\./, "") : "";
     return [file, ...(inner ? inner.split(".") : []), name].join("::");
   }

@@ -4,7 +4,8 @@
 import { stripVTControlCharacters } from "node:util";
 import type { TestCaseResult, TestStatus } from "../test-report.ts";
 
-type Dialect = { mark: RegExp; status: (mark: string) => TestStatus; file?: RegExp; suite: RegExp; stop?: RegExp };
+/** `details`: a failure's details begin (jest's `●`), read past until the next file's header. */
+type Dialect = { mark: RegExp; status: (mark: string) => TestStatus; file?: RegExp; suite: RegExp; stop?: RegExp; details?: RegExp };
 
 const DIALECTS = {
   jest: {
@@ -12,7 +13,9 @@ const DIALECTS = {
     status: (m: string) => (m === "✓" ? "pass" : m === "✕" ? "fail" : "skip"),
     file: /^(?:PASS|FAIL)\s+(\S+)/,
     suite: /^(\s+)(\S.*)$/,
-    stop: /^\s*●/,
+    // Each failing file's details follow its tree; the next file's tree comes after them.
+    details: /^\s*●/,
+    stop: /^Test Suites:/,
   },
   mocha: {
     mark: /^(\s*)(✔|✓|\d+\)|-)\s+(.*?)(?: \(\d+ms\))?$/,
@@ -34,12 +37,16 @@ export function parseTreeConsole(output: string, dialect: keyof typeof DIALECTS)
   const results: TestCaseResult[] = [];
   const suites: Array<{ indent: number; name: string }> = [];
   let file: string | undefined;
+  let inDetails = false;
   for (const raw of stripVTControlCharacters(output).split("\n")) {
     const line = raw.replace(/\s+$/, "");
     if (d.stop?.test(line)) {
       if (dialect !== "vitest" || /Test Files|Failed Tests/.test(line)) break;
     }
     const fileMatch = d.file?.exec(line);
+    if (d.details?.test(line)) inDetails = true;
+    if (fileMatch) inDetails = false;
+    if (inDetails) continue;
     if (fileMatch && !d.mark.exec(line)?.[3]?.includes(" ")) {
       file = fileMatch[1];
       suites.length = 0;

@@ -41,7 +41,8 @@ export function jestRunner(args: readonly string[], evidence: string, dir: strin
     pathPrefix: [binOf(dir)],
     selectsByFiltering: true,
     parseConsole: (output) => parseTreeConsole(output, "jest"),
-    command: (selection) => ["jest", "--ci", ...own, ...(selection.kind === "tests" ? ["-t", fullTitlePattern(selection.ids)] : [])],
+    // Jest names each test only with --verbose once it runs more than one file (else just `PASS file`).
+    command: (selection) => ["jest", "--ci", ...(own.includes("--verbose") ? [] : ["--verbose"]), ...own, ...(selection.kind === "tests" ? ["-t", fullTitlePattern(selection.ids)] : [])],
   };
 }
 

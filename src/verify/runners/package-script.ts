@@ -1,6 +1,6 @@
 // `npm test`, `npm run x`, `yarn x`, `pnpm run x`: the script package.json names, taken
-// as the command to detect a runner from. Only its last `&&` step runs the tests (a build
-// or lint step before it is the project's own business, not the test run's).
+// as the command to detect a runner from. A script of several `&&` steps (lint, build,
+// tests, size checks) is split by the caller, which runs the step that runs the tests.
 import { readWorktreeTextSync } from "../../workspace/read-worktree-file.ts";
 import { z } from "zod";
 
@@ -12,11 +12,15 @@ export function packageScriptName(argv: readonly string[]): string | undefined {
   if (tool !== "npm" && tool !== "yarn" && tool !== "pnpm") return undefined;
   if (first === "test" || first === "t" || first === "tst") return "test";
   if ((first === "run" || first === "run-script") && second) return second;
-  if (tool !== "npm" && first && !first.startsWith("-")) return first;
+  if (tool !== "npm" && first && !first.startsWith("-") && first !== "exec" && first !== "dlx") return first;
   return undefined;
 }
 
-/** The script's text, or an error saying what is missing. Extra arguments after the name are appended, as npm does. */
+/**
+ * The script's text, or an error saying what is missing. Extra arguments after the name are
+ * appended, as npm does. `yarn x` and `pnpm x` run the package's binary x when no script has
+ * that name: undefined then, and the caller takes the binary.
+ */
 export function readPackageScript(dir: string, argv: readonly string[]): string | undefined {
   const name = packageScriptName(argv);
   if (!name) return undefined;
@@ -28,13 +32,20 @@ export function readPackageScript(dir: string, argv: readonly string[]): string 
   }
   const parsed = packageSchema.safeParse(JSON.parse(text));
   const script = parsed.success ? parsed.data.scripts?.[name] : undefined;
+  const explicit = argv[0] === "npm" || argv[1] === "run" || argv[1] === "run-script" || name === "test";
+  if (!script && !explicit) return undefined;
   if (!script) throw new Error(`the test command "${argv.join(" ")}" runs the package.json script "${name}", which package.json does not define`);
   const at = argv.indexOf(name);
   const extra = argv.slice(at + 1).filter((a) => a !== "--");
-  return [lastStep(script), ...extra].join(" ");
+  return [script, ...extra].join(" ");
 }
 
-/** The step of `a && b && c` that runs the tests: the last one. */
+/** The steps of `a && b && c`, in order. */
+export function scriptSteps(script: string): string[] {
+  return script.split("&&").map((step) => step.trim()).filter((step) => step.length > 0);
+}
+
+/** The step of `a && b && c` that runs last. */
 export function lastStep(script: string): string {
-  return script.split("&&").at(-1)?.trim() ?? script;
+  return scriptSteps(script).at(-1) ?? script;
 }

@@ -94,6 +94,11 @@ export function sandboxLayout(request: LayoutRequest): SandboxLayout {
     const [first] = relative(hiddenParent, real).split(sep);
     // A version manager's tree goes whole; anything else only the directory named.
     visible.add(first && TOOLCHAIN_HOMES.has(first) ? join(hiddenParent, first) : real);
+    // rustup's proxies in ~/.cargo/bin run the toolchains kept in ~/.rustup (or RUSTUP_HOME).
+    if (first === ".cargo") {
+      const rustup = env.RUSTUP_HOME && isAbsolute(env.RUSTUP_HOME) ? env.RUSTUP_HOME : join(hiddenParent, ".rustup");
+      if (existsSync(rustup)) visible.add(safeReal(rustup));
+    }
   };
   // Only the bot's own PATH: a directory the repository put on the run's PATH (node_modules/.bin)
   // is inside the workspace, and following it could point anywhere.

@@ -640,7 +640,7 @@ async function hostileApp(kind: "py" | "js", canaries: Canaries, host: HostListe
     const shared = [
       ...procRows(path, o, canaries),
       ...commonRows(path, o, ev(o, "write")),
-      { attack: "a secret reaches the PR body or a comment (in any encoding: the scrubber knows raw and base64 only)", path, held: out.pulls.length + out.comments.length > 0 && published.length === 0, detail: out.pulls.length + out.comments.length ? `${out.pulls.length} PR body(ies), ${out.comments.length} comment(s); found: ${list(published)}` : "nothing was published (vacuous)" },
+      { attack: "a secret reaches the PR body or a comment (raw or base64)", path, held: out.pulls.length + out.comments.length > 0 && published.length === 0, detail: out.pulls.length + out.comments.length ? `${out.pulls.length} PR body(ies), ${out.comments.length} comment(s); found: ${list(published)}` : "nothing was published (vacuous)" },
       { attack: "the installation token is never visible to a test (or what it planted)", path, held: tokenInEvidence.length === 0 && tokenInLoot.length === 0, detail: `in test output: ${list(tokenInEvidence)}; in what escaped: ${list(tokenInLoot)}` },
       { attack: "no canary anywhere (PR body, comments, pushed history, logs, job store, cache)", path, held: o.canaries.length === 0, detail: list(o.canaries.slice(0, 8)) },
       egressRow(path, o),
@@ -789,7 +789,7 @@ const APP_SHARED = [
   ...PROC,
   "no canary in the checkout's files and history, sentinel, HOME, loot",
   ...WRITES,
-  "a secret reaches the PR body or a comment (in any encoding: the scrubber knows raw and base64 only)",
+  "a secret reaches the PR body or a comment (raw or base64)",
   "the installation token is never visible to a test (or what it planted)",
   "no canary anywhere (PR body, comments, pushed history, logs, job store, cache)",
   EGRESS,

@@ -1,0 +1,48 @@
+// Chosen line ranges of a file with their true line numbers, and a marker naming the
+// exact lines left out between them (never a cut inside a range).
+export type LineRange = { start: number; end: number };
+
+/** Sorted, merged ranges (1-based, inclusive); ranges separated only by blank lines are joined. */
+export function mergeRanges(ranges: readonly LineRange[], lines: readonly string[]): LineRange[] {
+  const sorted = ranges.filter((r) => r.end >= r.start).map((r) => ({ ...r })).sort((a, b) => a.start - b.start);
+  const out: LineRange[] = [];
+  for (const r of sorted) {
+    const last = out.at(-1);
+    if (last && r.start <= last.end + 1 + blankRun(lines, last.end + 1, r.start - 1)) last.end = Math.max(last.end, r.end);
+    else out.push(r);
+  }
+  return out;
+}
+
+/** Lines `from`..`to` (1-based) that are all blank: their count, else 0 (any text between keeps the ranges apart). */
+function blankRun(lines: readonly string[], from: number, to: number): number {
+  if (to < from) return 0;
+  for (let n = from; n <= to; n++) if ((lines[n - 1] ?? "").trim() !== "") return 0;
+  return to - from + 1;
+}
+
+export function renderRanges(lines: readonly string[], ranges: readonly LineRange[]): string {
+  const total = lines.length;
+  const width = Math.max(4, String(total).length);
+  const out: string[] = [];
+  let next = 1;
+  const gap = (from: number, to: number) => {
+    if (to < from) return;
+    out.push(`${" ".repeat(width - 1)}⋮ lines ${from}-${to} not shown`);
+  };
+  for (const r of mergeRanges(ranges, lines)) {
+    const start = Math.max(1, r.start);
+    const end = Math.min(total, r.end);
+    gap(next, start - 1);
+    for (let n = start; n <= end; n++) out.push(`${String(n).padStart(width)} | ${lines[n - 1] ?? ""}`);
+    next = end + 1;
+  }
+  // A file's final newline makes an empty last "line": not worth a marker.
+  const lastText = lines.at(-1) === "" ? total - 1 : total;
+  gap(next, lastText);
+  return out.join("\n");
+}
+
+export function numberedWhole(lines: readonly string[]): string {
+  return renderRanges(lines, [{ start: 1, end: lines.at(-1) === "" ? lines.length - 1 : lines.length }]);
+}

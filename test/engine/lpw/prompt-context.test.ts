@@ -1,0 +1,68 @@
+// What the model is sent, read from the HTTP requests to a scripted model while LPW fixes a
+// bug deep in a 2,000-line module with real pytest runs: the faulty method whole with
+// true line numbers and no Sphinx config in the plan prompt; each parametrized case's id
+// and parameters, the test's body once, and the expected and actual values a test
+// helper's bare `assert` hid (made visible by a rerun with assertion rewriting).
+import { describe, expect, it } from "vitest";
+import { isTestFile } from "../../../src/engine/is-test-file.ts";
+import { lpwStrategy } from "../../../src/engine/lpw/lpw-strategy.ts";
+import { localVerifier } from "../../../src/verify/local-verifier.ts";
+import { detectRunner } from "../../../src/verify/runners/detect-runner.ts";
+import { BUGGY_LINE_TEXT, gridRepo, ISSUE } from "../../support/context-fixture.ts";
+import { useHttpMock } from "../../support/http-mock.ts";
+import { scriptAnswers, testLlm } from "../../support/llm-mock.ts";
+import { PYTEST_ENV, writeRepo } from "../../support/python-task.ts";
+
+useHttpMock();
+
+const PLAN = { stage: "plan", content: { steps: ["In Table.wrap_text_to_colwidths, treat a width of 0 or less like None: keep the cell unwrapped"] } };
+const VERIFIED = {
+  stage: "verify-plan",
+  content: { tests: [{ test: "test_wrap_width[zero]", steps: [{ step: 1, value: "alpha beta" }], derived: "alpha beta", expected: "alpha beta", matches: true }] },
+};
+const CHECK_OK = { stage: "check-verification", content: { ok: true, problems: [] } };
+const FIX = {
+  stage: "implement",
+  content: { edits: [{ kind: "replace", path: "grid/table.py", search: `                if width is None:\n`, replace: `                if width is None or width <= 0:\n` }] },
+};
+
+describe("the prompts LPW sends for a bug deep in a large module", () => {
+  it("shows the faulty method whole, no docs/conf.py, and each failing case with its parameters and values", async () => {
+    const { requests } = scriptAnswers([PLAN, VERIFIED, CHECK_OK, FIX]);
+    const dir = await writeRepo(gridRepo());
+    const llm = testLlm();
+    const sandbox = { timeoutMs: 60_000, env: PYTEST_ENV };
+    const runner = detectRunner(dir);
+    const outcome = await lpwStrategy({ llm }).run({
+      workspace: dir,
+      visible: { kind: "tests", ids: ["test/test_wrap.py"] },
+      regression: { kind: "all" },
+      verifier: localVerifier(runner, sandbox),
+      sandbox,
+      runnerName: runner.name,
+      isTestFile,
+      budget: { candidates: 5, minutes: 10 },
+      description: ISSUE,
+    });
+    expect(outcome).toMatchObject({ status: "fixed", stopReason: "solved" });
+
+    const plan = requests[0]?.messages[1]?.content ?? "";
+    expect(plan).toContain(`1746 | ${BUGGY_LINE_TEXT}`);
+    expect(plan).toContain("1737 |     def wrap_text_to_colwidths(self, colwidths):\n1738 |");
+    expect(plan).toContain("1750 |         return result");
+    expect(plan).toContain("1725 | class Table:");
+    expect(plan).not.toContain("docs/conf.py");
+    expect(plan).not.toContain("html_theme_options");
+    expect(plan.length).toBeLessThan(12_000);
+    // The plan's failure digest carries the values the helper hid.
+    expect(plan).toContain("assert 'alpha beta' == 'a\\nl\\np");
+
+    const verify = requests[1]?.messages[1]?.content ?? "";
+    expect(verify.match(/def test_wrap_width\(width, expected\):/g)).toHaveLength(1);
+    expect(verify).toContain('@pytest.mark.parametrize("width,expected"');
+    expect(verify).toContain("# (the source above, once, for its 2 failing cases)");
+    expect(verify).toContain('# test/test_wrap.py::test_wrap_width[zero]  parameters: width=0, expected="alpha beta"\n# fails now with: AssertionError: assert \'alpha beta\' == \'a\\nl\\np');
+    expect(verify).toContain('# test/test_wrap.py::test_wrap_width[negative]  parameters: width=-1, expected="alpha beta"');
+    expect(verify).not.toMatch(/fails now with: AssertionError\n/);
+  });
+});
