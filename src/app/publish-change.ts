@@ -10,6 +10,7 @@ import type { Job } from "../jobs/job-store.ts";
 import type { BotIdentity } from "../forge/bot-identity.ts";
 import type { Forge } from "../forge/forge.ts";
 import type { Outcome } from "../engine/task.ts";
+import { fixCommitMessage } from "../report/commit-message.ts";
 import { commitFiles } from "../workspace/commit-files.ts";
 import { git } from "../workspace/git.ts";
 import { deleteBranch, listBranches, publishCommit, type GitTarget } from "../forge/publish-commit.ts";
@@ -23,7 +24,7 @@ export function issueCommitMessage(job: Job, outcome: Outcome): string {
   const feedback = job.checkpoint.branch !== undefined;
   const subject =
     outcome.status !== "fixed" ? `Closest attempt for #${job.number} (does not pass the tests)` : feedback ? `Address review on #${job.number}: ${job.hint ?? ""}` : `Fix #${job.number}: ${job.snapshot.title}`;
-  return [subject.split("\n")[0]?.slice(0, 72) ?? "", "", `${outcome.message}.`, "", coAuthor(job)].join("\n");
+  return fixCommitMessage(outcome, { subject, issueNumber: job.number, trailers: [coAuthor(job)] });
 }
 
 /**

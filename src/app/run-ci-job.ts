@@ -4,6 +4,7 @@
 // was, otherwise repair with the engine (visible = the caused failures, regression = the
 // rest) and open a PR into the PR's head branch, or for a fork, comment the patch. If the
 // head moves while the job runs, it stops and a new job starts on the new head.
+import { isUnreviewed } from "../engine/review/review-fix.ts";
 import type { RepoConfig } from "../config/repo-config-schema.ts";
 import { collectCheckSuiteEvidence, collectRunEvidence, type RunEvidence } from "../ci/run-evidence.ts";
 import { chooseStrategy, taskSandbox } from "../engine/build-task.ts";
@@ -237,7 +238,7 @@ export async function runCiJob(job: Job, deps: JobDeps, signal: AbortSignal): Pr
     ].join("\n");
     let pr = await forge.findOpenPull(owner, repo, branch);
     if (pr) await forge.updatePull(owner, repo, pr.number, { title, body });
-    else pr = await forge.createPull(owner, repo, { title, head: branch, base: pull.headRef, body, draft: config.pullRequest.draft === "always" });
+    else pr = await forge.createPull(owner, repo, { title, head: branch, base: pull.headRef, body, draft: config.pullRequest.draft === "always" || isUnreviewed(outcome) });
     await deps.store.checkpoint(job.id, { pull: pr.number });
     status.set("Pull request", "done", `#${pr.number}`);
     await status.finish(`Opened ${pr.url} into \`${pull.headRef}\`: ${outcome.message}.`);

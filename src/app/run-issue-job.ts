@@ -2,6 +2,7 @@
 // default branch, clone, find the failing tests (or reproduce), run the engine, push the
 // fix to autogen/issue-<n> with the installation token, open or update the PR, and keep
 // the status comment current. Checkpoints let a restarted job resume where it stopped.
+import { isUnreviewed } from "../engine/review/review-fix.ts";
 import { dirname } from "node:path";
 import type { RepoConfig } from "../config/repo-config-schema.ts";
 import { chooseStrategy, taskSandbox } from "../engine/build-task.ts";
@@ -77,7 +78,7 @@ export async function runIssueJob(job: Job, deps: JobDeps, signal: AbortSignal):
       await deps.checkRunStarted?.(job, sha);
     }
     status.set("Pull request", "running");
-    const draft = draftOfAttempt || config.pullRequest.draft === "always" || !(outcome.evidence.after && outcome.evidence.after.failed === 0);
+    const draft = draftOfAttempt || config.pullRequest.draft === "always" || !(outcome.evidence.after && outcome.evidence.after.failed === 0) || isUnreviewed(outcome);
     const attemptNote = draftOfAttempt && outcome.closestAttempt
       ? `> **Draft: no fix was found.** This branch holds the closest attempt (${outcome.closestAttempt.passed} visible test(s) passing, ${outcome.closestAttempt.failed} failing); it does not pass the tests. Stopped: ${outcome.message}.\n\n`
       : "";

@@ -28,6 +28,8 @@ import { cliInstallCache } from "../verify/install/install-cache.ts";
 import { chooseStrategy, taskBudget, taskSandbox, type Trigger } from "../engine/build-task.ts";
 import type { Outcome, Strategy, VisibleTests } from "../engine/task.ts";
 import type { TestReport } from "../verify/test-report.ts";
+import { fixedWord } from "../engine/review/review-fix.ts";
+import { fixCommitMessage } from "../report/commit-message.ts";
 import { renderReport } from "../report/render-report.ts";
 import { localVerifier } from "../verify/local-verifier.ts";
 import { warmRunsEnabled } from "../verify/warm/warm-enabled.ts";
@@ -274,7 +276,7 @@ async function fixInWorktree(args: FixArgs): Promise<number> {
   if (values.json) {
     io.stdout(`${JSON.stringify({ ...outcome, branch, commit, report: reportPath, figures }, null, 2)}\n`);
   } else if (branch) {
-    log(`\nfixed: ${outcome.message}\nbranch: ${branch} (commit ${commit?.slice(0, 12)}) in ${repo}; your current branch is untouched\nreport: ${reportPath}\n`);
+    log(`\n${fixedWord(outcome)}: ${outcome.message}\nbranch: ${branch} (commit ${commit?.slice(0, 12)}) in ${repo}; your current branch is untouched\nreport: ${reportPath}\n`);
   } else {
     log(`\nnot fixed (${outcome.stopReason}): ${outcome.message}\nreport: ${reportPath}\n`);
   }
@@ -364,12 +366,7 @@ function firstLine(text: string): string {
 }
 
 function commitMessage(outcome: Outcome, issueText: string | undefined): string {
-  const fix = outcome.plan.fix;
-  const subject = fix ? `Fix ${fix.file}:${fix.line}: ${fix.description.replaceAll("`", "")}` : "Fix failing tests";
-  const body = [
-    issueText ? `Requested: ${firstLine(issueText)}` : undefined,
-    `Found by autogen-bot (${outcome.strategy} strategy): ${outcome.message}.`,
-    outcome.evidence.after ? `Visible tests after the change: ${outcome.evidence.after.passed} passed, ${outcome.evidence.after.failed} failed.` : undefined,
-  ].filter(Boolean);
-  return `${subject.slice(0, 72)}\n\n${body.join("\n")}\n`;
+  // An issue named by number ("#12", "Fixes #12" in the text) is linked; a bare description is quoted.
+  const issueNumber = /(?:^|\s)#(\d+)\b/.exec(issueText ?? "")?.[1];
+  return fixCommitMessage(outcome, { issueLine: issueText, issueNumber: issueNumber ? Number(issueNumber) : undefined });
 }

@@ -103,7 +103,7 @@ export const strategySchema = z
       .enum(["lpw", "slpw", "seidr", "direct", "template"])
       .default("lpw")
       .meta({ description: "Search strategy. `template` needs no model; the others need an LLM endpoint configured on the server." }),
-    templateFirstPass: z.boolean().default(true).meta({ description: "Try the model-free `template` strategy on the failing tests (CI's, or the accepted reproduction test of an issue) before the LLM strategy's own stages." }),
+    templateFirstPass: z.boolean().default(true).meta({ description: "LPW: when the model's own stages end without a fix, try the model-free `template` edits on the failing tests (CI's, or the accepted reproduction test of an issue); an edit that passes them ships only if the model, shown the issue and the diff, accepts it." }),
     maxPlanIterations: positiveInt("Plan verification rounds (LPW: 12).", 12, 50),
     maxRefinements: positiveInt("Code refinement rounds (LPW: 12).", 12, 50),
     planSamples: positiveInt("SLPW: plans sampled (k).", 6, 32),

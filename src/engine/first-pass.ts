@@ -1,22 +1,33 @@
-// A cheap model-free pass before the LLM: once failing tests exist (CI's failures, or the
-// accepted reproduction test: `withReproduction` wraps this), the template strategy runs
-// first, and only if it finds no fix does the given strategy run. The outcome carries
-// both passes' costs.
+// The model-free template pass beside an LLM strategy. The model starts at once: its own
+// stages (plan, verify, implement, refine) run first, and the template pass runs only if
+// they end without a fix. A template edit that passes the tests ships only if the model,
+// shown the issue and the diff, accepts it (a mechanical edit that fits the tests is often
+// wrong on inputs they do not try). The outcome carries both passes' costs and attempts.
+import type { LlmClient } from "../llm/llm-client.ts";
 import { addCosts } from "./reproduce/with-reproduction.ts";
-import type { Strategy } from "./task.ts";
-import { templateStrategy } from "./template/template-strategy.ts";
+import type { Outcome, Strategy } from "./task.ts";
+import { templateStrategyWith } from "./template/template-strategy.ts";
 
-export function withTemplateFirst(next: Strategy): Strategy {
+/** Stops after which a template pass has nothing to add: the tests do not load, nothing fails, the user or a budget stopped the job, the model judged no change is needed. */
+const FINAL: ReadonlySet<Outcome["stopReason"]> = new Set(["nothing-to-fix", "broken-tests", "cancelled", "budget", "planned", "unsupported", "no-change"]);
+
+export function withTemplateAfter(next: Strategy, llm: LlmClient): Strategy {
+  const template = templateStrategyWith({ llm });
   return {
-    name: `template+${next.name}`,
+    name: next.name,
     async run(task) {
       // Nothing fails yet: the template strategy has nothing to localise with.
       if (task.visible.kind === "reproduce") return next.run(task);
-      const first = await templateStrategy.run(task);
-      // A broken test command stops here too: the model would only plan against a non-test.
-      if (first.status === "fixed" || first.stopReason === "nothing-to-fix" || first.stopReason === "broken-tests") return first;
-      const second = await next.run(task);
-      return { ...second, strategy: `template+${next.name}`, cost: addCosts(first.cost, second.cost), attempts: [...first.attempts, ...second.attempts.map((a) => ({ ...a, index: a.index + first.attempts.length }))] };
+      const first = await next.run(task);
+      if (first.status === "fixed" || FINAL.has(first.stopReason)) return first;
+      task.onProgress?.({ kind: "stage", stage: "template", detail: "the model found no fix: trying mechanical edits, each reviewed by the model" });
+      const second = await template.run(task);
+      const attempts = [...first.attempts, ...second.attempts.map((a) => ({ ...a, index: a.index + first.attempts.length }))];
+      const cost = addCosts(first.cost, second.cost);
+      if (second.status === "fixed") return { ...second, cost, attempts };
+      // Without a fix the model's own run is the story; the template pass is one more sentence.
+      const review = second.review ? { review: second.review } : {};
+      return { ...first, ...review, message: `${first.message}; then mechanical edits: ${second.message}`, cost, attempts };
     },
   };
 }

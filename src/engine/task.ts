@@ -6,6 +6,7 @@ import type { Verifier } from "../verify/local-verifier.ts";
 import type { SandboxOptions } from "../verify/sandbox/run-sandboxed.ts";
 import type { TestReport, TestStatus } from "../verify/test-report.ts";
 import type { PolicyVerdict } from "../workspace/diff-policy.ts";
+import type { FixReview } from "./review/review-fix.ts";
 import type { CandidateLimitSettings } from "./candidate-limits.ts";
 
 export type ProgressEvent =
@@ -58,8 +59,8 @@ export type Attempt = {
   index: number;
   description: string;
   /** `tampering`: the candidate stopped tests that ran on the unchanged code (skipped, deselected, no longer collected); `reason` names them. */
-  result: "still-failing" | "visible-regressed" | "regression-failed" | "plausible" | "edit-failed" | "timed-out" | "tampering";
-  /** Why the attempt was refused, when its result alone does not say (tampering: which tests stopped running). */
+  result: "still-failing" | "visible-regressed" | "regression-failed" | "plausible" | "edit-failed" | "timed-out" | "tampering" | "refused";
+  /** Why the attempt was refused (`refused`: the model's review of a mechanical edit that passes the tests), when its result alone does not say (tampering: which tests stopped running). */
   reason?: string | undefined;
   passed: number;
   failed: number;
@@ -74,8 +75,8 @@ export type Attempt = {
   analysis?: string | undefined;
 };
 
-/** `not-reproduced`: no test could be written that fails for the reported reason; `broken-tests`: the test command does not load the tests; `no-change`: the model judged that the code needs no change. */
-export type StopReason = "solved" | "budget" | "exhausted" | "iterations" | "stuck" | "nothing-to-fix" | "unsupported" | "error" | "cancelled" | "policy" | "planned" | "not-reproduced" | "broken-tests" | "no-change";
+/** `refused`: every mechanical edit that passed the tests was refused by the model's review; `not-reproduced`: no test could be written that fails for the reported reason; `broken-tests`: the test command does not load the tests; `no-change`: the model judged that the code needs no change. */
+export type StopReason = "solved" | "budget" | "exhausted" | "iterations" | "stuck" | "nothing-to-fix" | "unsupported" | "error" | "cancelled" | "policy" | "planned" | "not-reproduced" | "broken-tests" | "no-change" | "refused";
 
 export type PlanVerificationEntry = { test: string; derived: string; expected: string; matches: boolean };
 
@@ -105,6 +106,8 @@ export type Outcome = {
   changedFiles: string[];
   /** When not fixed: the diff of the attempt that passed the most visible tests (for a draft PR, by config). */
   closestAttempt?: { diff: string; files: string[]; passed: number; failed: number } | undefined;
+  /** A mechanical (template) edit's review: accepted or refused by the model, or not reviewed (no model); absent for a model's own fix. */
+  review?: FixReview | undefined;
   /** The diff policy and test-tampering verdict on the final diff, once checked. */
   policy?: PolicyVerdict | undefined;
   /** How the dependencies the tests need got into the checkout, set by the entry point that installed them. */

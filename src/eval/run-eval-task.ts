@@ -9,6 +9,7 @@ import { repoConfigSchema } from "../config/repo-config-schema.ts";
 import type { Trigger } from "../engine/build-task.ts";
 import { emptyOutcome, type Outcome, type Strategy } from "../engine/task.ts";
 import { runJobPipeline } from "../pipeline/run-job-pipeline.ts";
+import type { FixReview } from "../engine/review/review-fix.ts";
 import { localVerifier } from "../verify/local-verifier.ts";
 import { warmRunsEnabled } from "../verify/warm/warm-enabled.ts";
 import { allPassed } from "../verify/test-report.ts";
@@ -22,6 +23,9 @@ export type TaskResult = {
   bugType: string;
   strategy: string;
   verdict: "solved" | "plausible" | "not-fixed";
+  /** What the bot said: fixed, or not; a mechanical edit's review (`not-reviewed`: fixed on the tests' word only). */
+  status?: Outcome["status"] | undefined;
+  review?: FixReview["verdict"] | undefined;
   stopReason: Outcome["stopReason"];
   message: string;
   fix?: string | undefined;
@@ -96,6 +100,8 @@ export async function runEvalTask(task: EvalTask, strategy: Strategy, settings: 
       bugType: task.bugType,
       strategy: strategy.name,
       verdict: hiddenPass ? "solved" : outcome.status === "fixed" ? "plausible" : "not-fixed",
+      status: outcome.status,
+      review: outcome.review?.verdict,
       stopReason: outcome.stopReason,
       message: outcome.message,
       fix: outcome.plan.fix ? `${outcome.plan.fix.description} (${outcome.plan.fix.file}:${outcome.plan.fix.line})` : undefined,

@@ -2,6 +2,7 @@
 // neutral: a plan only, nothing to do, or failures the pull request did not cause;
 // failure: no fix found, or an error; cancelled), a one-line title, and a summary made
 // of the job's status checklist, its final word and its report.
+import { isUnreviewed } from "../engine/review/review-fix.ts";
 import type { Outcome } from "../engine/task.ts";
 import type { Job } from "../jobs/store.ts";
 import type { CheckConclusion } from "../forge/check-run-forge.ts";
@@ -33,7 +34,7 @@ export function checkVerdict(job: Job): CheckVerdict {
   if (job.state === "cancelled") [conclusion, title] = ["cancelled", `Cancelled: ${job.error ?? "stopped"}`];
   else if (job.state === "failed") [conclusion, title] = ["failure", `Stopped by an error: ${(job.error ?? "unknown").split("\n")[0] ?? ""}`];
   else if (planOnly) [conclusion, title] = ["neutral", outcome?.plan.verified ? "Plan written and verified; nothing changed" : "Plan written; nothing changed"];
-  else if (outcome?.status === "fixed") [conclusion, title] = ["success", forkPatch ? "Fix found: Apply fix opens a pull request with it" : `Fixed: ${outcome.message}`];
+  else if (outcome?.status === "fixed") [conclusion, title] = ["success", forkPatch ? "Fix found: Apply fix opens a pull request with it" : `${isUnreviewed(outcome) ? "Passes the tests; not reviewed" : "Fixed"}: ${outcome.message}`];
   else if (outcome) [conclusion, title] = ["failure", `No fix found (${outcome.stopReason}): ${outcome.message}`];
   // Done without an engine run: nothing to do, failures the pull request did not cause, infrastructure.
   else [conclusion, title] = ["neutral", firstLine(status?.summary) ?? "Nothing to change"];

@@ -1,9 +1,12 @@
-// The report of one run, as markdown: what the PR body holds (summary, plan,
-// verification, test evidence, attempts, cost, diff) and what `autogen-bot fix` writes.
+// The report of one run, as markdown: what the PR body holds and what `autogen-bot fix` writes.
+// A reviewer reads the verdict, the plan, the diff and the proof first (fails before /
+// passes after, the full suite's gate, the tampering check); every per-test row, the
+// localisation and the attempts follow, collapsed.
 import { diffStat } from "../workspace/unified-diff.ts";
 import { maintainerCommand } from "./maintainer-command.ts";
 import type { Outcome, TestEvidence } from "../engine/task.ts";
 import type { InstallSummary } from "../verify/install/run-install.ts";
+import { cut, failsThenPasses, gateLines, headline, reviewLine, stillRunning } from "./report-sections.ts";
 
 const MAX_ATTEMPTS_SHOWN = 50;
 const ISOLATION: Record<string, string> = {
@@ -13,69 +16,83 @@ const ISOLATION: Record<string, string> = {
 };
 const UNSANDBOXED_WARNING = "> [!WARNING]\n> **The tests in this report ran without a sandbox** (`AUTOGEN_ISOLATION=none`, chosen by whoever runs this bot). The repository's code ran with the bot's own rights on its host.";
 const MAX_DIFF_CHARS = 20_000;
+/** A failure message in the proof; a table cell in the details. Longer text is cut with the cut marked. */
+const MESSAGE_CHARS = 1_000;
+const CELL_CHARS = 400;
 
 export function renderReport(outcome: Outcome, context: { title: string; branch?: string | undefined; commit?: string | undefined }): string {
   const out: string[] = [`## ${context.title}`, ""];
   if ([outcome.evidence.before, outcome.evidence.after, outcome.evidence.regressionBefore, outcome.evidence.regressionAfter].some((e) => e?.isolation === "none")) out.push(UNSANDBOXED_WARNING, "");
-  out.push(outcome.status === "fixed" ? `**Fixed** by the \`${outcome.strategy}\` strategy: ${outcome.message}.` : `**Not fixed** (\`${outcome.stopReason}\`): ${outcome.message}.`);
+  out.push(...headline(outcome));
   if (context.branch) out.push("", `Branch \`${context.branch}\`${context.commit ? ` at \`${context.commit.slice(0, 12)}\`` : ""}.`);
 
   out.push("", "### Plan", "");
-  if (outcome.plan.localisation.length > 0) {
-    out.push("Fault localisation (Ochiai over per-test line coverage; ef/ep = failing/passing tests that execute the line):", "");
-    out.push("| rank | location | suspiciousness | ef | ep |", "| --- | --- | --- | --- | --- |");
-    // Equal scores share a rank (1, 1, 1, 4): the order among them says nothing.
-    const ranks = outcome.plan.localisation.map((l) => 1 + outcome.plan.localisation.filter((o) => o.score > l.score).length);
-    outcome.plan.localisation.forEach((l, i) => out.push(`| ${ranks[i]} | \`${l.file}:${l.line}\` | ${l.score.toFixed(3)} | ${l.failedCovering} | ${l.passedCovering} |`));
-  } else if (!outcome.plan.steps) {
-    out.push("No localisation was produced.");
-  }
   if (outcome.plan.steps) {
-    out.push("", outcome.plan.verified ? `Plan (verified on the visible tests in ${outcome.plan.planIterations ?? 1} round(s)):` : "Plan (not verified):", "");
+    out.push(outcome.plan.verified ? `Plan (verified on the visible tests in ${outcome.plan.planIterations ?? 1} round(s)):` : "Plan (not verified):", "");
     outcome.plan.steps.forEach((step, i) => out.push(`${i + 1}. ${step}`));
   }
-  if (outcome.plan.verification?.length) {
-    out.push("", "Plan verification (the plan walked through each visible test):", "", "| test | derived by the plan | expected | agrees |", "| --- | --- | --- | --- |");
-    for (const v of outcome.plan.verification) out.push(`| ${cell(v.test)} | ${cell(v.derived)} | ${cell(v.expected)} | ${v.matches ? "✅" : "❌"} |`);
-  }
+  const fix = outcome.plan.fix;
+  if (fix) out.push(`${outcome.plan.steps ? "\n" : ""}Mechanical edit: ${fix.description} at \`${fix.file}:${fix.line}\` (repair template \`${fix.family}\`, at the line the failing tests point to most).`);
+  if (outcome.review && outcome.review.verdict !== "not-reviewed") out.push("", reviewLine(outcome.review));
+  if (!outcome.plan.steps && !fix) out.push(outcome.plan.localisation.length > 0 ? "No plan: the search found no edit (the suspicious lines are in the details below)." : "No plan was made.");
   if (outcome.evidence.reproduction) {
     const r = outcome.evidence.reproduction;
     const ids = r.testIds ?? [r.testId];
     const tries = (r.attempts ?? 1) > 1 ? ` (accepted on attempt ${r.attempts})` : "";
-    out.push("", `Reproduction test ${ids.map((id) => `\`${id}\``).join(", ")} (**new test file** \`${r.path}\`, written by autogen-bot from the issue${tries}) failed on the unchanged code: ${cell(r.failure)}`);
+    out.push("", `Reproduction test ${ids.map((id) => `\`${id}\``).join(", ")} (**new test file** \`${r.path}\`, written by autogen-bot from the issue${tries}) failed on the unchanged code: ${inline(cut(r.failure, MESSAGE_CHARS))}`);
     if (outcome.status === "fixed") out.push("", `The new test file \`${r.path}\` is part of this change: it passes with the fix.`);
   }
-  if (outcome.plan.fix) out.push("", `Repair: **${outcome.plan.fix.family}**, ${outcome.plan.fix.description} at \`${outcome.plan.fix.file}:${outcome.plan.fix.line}\` (score ${outcome.plan.fix.score.toFixed(3)}).`);
 
-  out.push("", "### Verification", "");
+  if (outcome.diff) {
+    const stat = diffStat(outcome.diff);
+    const diff = outcome.diff.length > MAX_DIFF_CHARS ? `${outcome.diff.slice(0, MAX_DIFF_CHARS)}\n… (diff cut here: ${outcome.diff.length - MAX_DIFF_CHARS} more characters on the branch)` : outcome.diff;
+    out.push("", "### Diff", "", `${stat.files} file(s), +${stat.added} −${stat.removed}`, "", "```diff", diff.trimEnd(), "```");
+  }
+
+  out.push("", "### Proof", "");
   if (outcome.dependencies) out.push(dependencyLine(outcome.dependencies), "");
   const { before, after, regressionBefore, regressionAfter } = outcome.evidence;
   if (before) {
-    const where = before.isolation === "actions" ? "run by the repository's verification workflow on a GitHub Actions runner" : `run in the sandbox with ${ISOLATION[before.isolation] ?? before.isolation}`;
-    out.push(`Command: \`${maintainerCommand(before.command).join(" ")}\`, ${where}.`, "");
     for (const e of [before, after]) if (e?.limit) out.push(`A sandbox limit was reached in the ${e === before ? "run before the change" : "run after it"}: ${e.limit}.`, "");
-    out.push(...evidenceTable(before, after, new Set(outcome.evidence.reproduction?.testIds ?? [])));
+    out.push(...failsThenPasses(before, after, new Set(outcome.evidence.reproduction?.testIds ?? [])));
   }
-  if (regressionBefore) {
-    out.push("", `Regression gate (full suite): before ${regressionBefore.passed} passed, ${regressionBefore.failed} failed` + (regressionAfter ? `; after ${regressionAfter.passed} passed, ${regressionAfter.failed} failed.` : "; not run after (no candidate passed the visible tests)."));
-    if (regressionAfter) {
-      const failedBefore = new Set(regressionBefore.tests.filter((t) => t.status === "fail" || t.status === "error").map((t) => t.id));
-      const stillFailing = regressionAfter.tests.filter((t) => (t.status === "fail" || t.status === "error") && failedBefore.has(t.id));
-      if (stillFailing.length > 0) out.push("", `Pre-existing failures (failing before the change too): ${stillFailing.map((t) => `\`${t.id}\``).join(", ")}.`);
-    }
-  }
-
+  if (regressionBefore) out.push("", ...gateLines(regressionBefore, regressionAfter));
+  const ranBefore = regressionBefore ?? before;
+  const ranAfter = regressionBefore ? regressionAfter : after;
   const switchedOff = outcome.attempts.filter((a) => a.result === "tampering");
-  if (outcome.policy || switchedOff.length > 0) out.push("", "### Diff policy and test-tampering check", "");
+  out.push("", "#### Diff policy and test-tampering check", "");
+  if (ranBefore && ranAfter) out.push(`- ${stillRunning(ranBefore, ranAfter)}`);
   // Refusals by outcome come first: they hold whatever the diff looks like.
   for (const a of switchedOff.slice(0, MAX_ATTEMPTS_SHOWN)) out.push(`- ❌ attempt ${a.index} refused: ${(a.reason ?? "tampering").replaceAll("`", "'")}`);
   if (outcome.policy) {
-    if (outcome.policy.ok) out.push("No protected path touched, within the diff budget, and no test weakened (no deleted or renamed test, no added skip/only/xfail, no removed or changed assertion, no rewritten snapshot).");
+    if (outcome.policy.ok) out.push("- No protected path touched, within the diff budget, and no test weakened (no deleted or renamed test, no added skip/only/xfail, no removed or changed assertion, no rewritten snapshot).");
     for (const v of outcome.policy.violations) out.push(`- ❌ ${v.rule}: ${v.detail}`);
     for (const t of outcome.policy.tampering) out.push(`- ⚠️ ${t.kind} in \`${t.file}${t.line ? `:${t.line}` : ""}\`: ${t.detail.replaceAll("`", "'")}`);
+  } else if (!(ranBefore && ranAfter) && switchedOff.length === 0) {
+    out.push("- Not checked: no candidate reached the final diff.");
   }
 
-  out.push("", "### Attempts", "", `<details><summary>${outcome.attempts.length} candidate(s) tried of ${outcome.cost.candidatesGenerated} generated</summary>`, "");
+  out.push("", "### Details");
+  if (before) {
+    const where = before.isolation === "actions" ? "run by the repository's verification workflow on a GitHub Actions runner" : `run in the sandbox with ${ISOLATION[before.isolation] ?? before.isolation}`;
+    out.push("", `Command: \`${maintainerCommand(before.command).join(" ")}\`, ${where}.`);
+    out.push("", `<details><summary>Every visible test, before and after (${before.tests.length})</summary>`, "", ...evidenceTable(before, after, new Set(outcome.evidence.reproduction?.testIds ?? [])), "", "</details>");
+  }
+  if (outcome.plan.verification?.length) {
+    out.push("", "<details><summary>Plan verification (the plan walked through each visible test)</summary>", "", "| test | derived by the plan | expected | agrees |", "| --- | --- | --- | --- |");
+    for (const v of outcome.plan.verification) out.push(`| ${cell(v.test)} | ${cell(v.derived)} | ${cell(v.expected)} | ${v.matches ? "✅" : "❌"} |`);
+    out.push("", "</details>");
+  }
+  if (outcome.plan.localisation.length > 0) {
+    out.push("", "<details><summary>Fault localisation (the lines the failing tests run most)</summary>", "");
+    out.push("Ochiai over per-test line coverage; ef/ep = failing/passing tests that execute the line.", "");
+    out.push("| rank | location | suspiciousness | ef | ep |", "| --- | --- | --- | --- | --- |");
+    // Equal scores share a rank (1, 1, 1, 4): the order among them says nothing.
+    const ranks = outcome.plan.localisation.map((l) => 1 + outcome.plan.localisation.filter((o) => o.score > l.score).length);
+    outcome.plan.localisation.forEach((l, i) => out.push(`| ${ranks[i]} | \`${l.file}:${l.line}\` | ${l.score.toFixed(3)} | ${l.failedCovering} | ${l.passedCovering} |`));
+    out.push("", "</details>");
+  }
+  out.push("", `<details><summary>Attempts: ${outcome.attempts.length} candidate(s) tried of ${outcome.cost.candidatesGenerated} generated</summary>`, "");
   out.push("| # | edit | location | result | passed | failed |", "| --- | --- | --- | --- | --- | --- |");
   for (const a of outcome.attempts.slice(0, MAX_ATTEMPTS_SHOWN)) {
     const where = a.file ? `\`${a.file}${a.line ? `:${a.line}` : ""}\`` : "";
@@ -85,13 +102,7 @@ export function renderReport(outcome: Outcome, context: { title: string; branch?
   out.push("", "</details>");
 
   const c = outcome.cost;
-  out.push("", "### Cost", "", `${c.llmCalls === 0 ? "No model calls" : `LLM calls ${c.llmCalls}, tokens ${c.promptTokens + c.completionTokens} (estimated $${c.dollars.toFixed(4)})`}${c.cachedCalls > 0 ? `; ${c.cachedCalls} more answered from a cache in front of the model (earlier answers sent again: not billed, not counted above)` : ""}, test runs ${c.testRuns} (${c.testSeconds.toFixed(1)} s), wall ${c.wallSeconds.toFixed(1)} s.`);
-
-  if (outcome.diff) {
-    const stat = diffStat(outcome.diff);
-    const diff = outcome.diff.length > MAX_DIFF_CHARS ? `${outcome.diff.slice(0, MAX_DIFF_CHARS)}\n… (diff truncated)` : outcome.diff;
-    out.push("", "### Diff", "", `<details><summary>${stat.files} file(s), +${stat.added} −${stat.removed}</summary>`, "", "```diff", diff.trimEnd(), "```", "", "</details>");
-  }
+  out.push("", `Cost: ${c.llmCalls === 0 ? "no model calls" : `LLM calls ${c.llmCalls}, tokens ${c.promptTokens + c.completionTokens} (estimated $${c.dollars.toFixed(4)})`}${c.cachedCalls > 0 ? `; ${c.cachedCalls} more answered from a cache in front of the model (earlier answers sent again: not billed, not counted above)` : ""}, test runs ${c.testRuns} (${c.testSeconds.toFixed(1)} s), wall ${c.wallSeconds.toFixed(1)} s.`);
   return `${out.join("\n")}\n`;
 }
 
@@ -113,7 +124,11 @@ function evidenceTable(before: TestEvidence, after: TestEvidence | undefined, ad
 }
 
 function cell(text: string): string {
-  return text.replaceAll("|", "\\|").replaceAll("\n", " ").slice(0, 300);
+  return inline(cut(text, CELL_CHARS)).replaceAll("|", "\\|");
+}
+
+function inline(text: string): string {
+  return text.replaceAll("\n", " ");
 }
 
 function mark(status: string | undefined): string {

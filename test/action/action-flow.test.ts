@@ -213,7 +213,7 @@ describe("the GitHub Action", { timeout: 300_000 }, () => {
     expect(run.outputs).toEqual({ outcome: "fixed", "pr-url": `https://github.com/octo-org/shop/pull/${pulls[0]?.number}`, branch: "autogen/issue-42" });
     // The step summary is the PR body's report.
     expect(run.summary).toContain("## autogen: Discount is added instead of subtracted");
-    expect(run.summary).toContain("### Verification");
+    expect(run.summary).toContain("### Proof");
     expect(run.summary).toContain("### Diff");
 
     const commands = run.stdout.split("\n").filter((l) => l.startsWith("::"));

@@ -135,6 +135,8 @@ describe("issue labelled autogen", () => {
     const message = log("%B");
     expect(message).toMatch(/^Fix #42: Discount is added instead of subtracted\n/);
     expect(message).toContain("Co-authored-by: maintainer <7+maintainer@users.noreply.github.com>");
+    expect(message).toContain("What changed (shop/cart.py):\n- Sum the prices\n- Subtract the discount");
+    expect(message).toContain("\nFixes #42\n");
     expect(execFileSync("git", ["--git-dir", remote, "diff", "--name-only", "main", "autogen/issue-42"], { encoding: "utf8" })).toBe("shop/cart.py\n");
     expect(github.refUpdates("refs/heads/autogen/issue-42")).toEqual(["fake-github git/create-ref"]);
     expect(github.calls("apps/get-authenticated")).toHaveLength(1);
@@ -142,11 +144,27 @@ describe("issue labelled autogen", () => {
     expect(state.pulls).toHaveLength(1);
     const pull = state.pulls[0];
     expect(pull).toMatchObject({ head: "autogen/issue-42", base: "main", draft: false, title: `autogen: ${ISSUE.title}` });
-    for (const section of ["### Plan", "Plan verification", "| test_total_applies_discount | 25 | 25 | ✅ |", "### Verification", "| `tests/test_cart.py::test_total_applies_discount` | ❌ fail | ✅ pass |", "Regression gate (full suite): before 1 passed, 1 failed; after 2 passed, 0 failed.", "### Diff policy and test-tampering check", "### Attempts", "### Cost", "LLM calls 4", "### Diff", "Closes #42"]) {
+    for (const section of ["### Plan", "Plan verification", "| test_total_applies_discount | 25 | 25 | ✅ |", "### Proof", "- `tests/test_cart.py::test_total_applies_discount`: ❌ fail before → ✅ passes after", "| `tests/test_cart.py::test_total_applies_discount` | ❌ fail | ✅ pass |", "Regression gate (full suite): before 1 passed, 1 failed; after 2 passed, 0 failed.", "### Diff policy and test-tampering check", "Attempts: ", "Cost: LLM calls 4", "### Diff", "Closes #42"]) {
       expect(pull?.body).toContain(section);
     }
     expect(await store.queueDepth()).toEqual({ queued: 0, running: 0 });
     expect(await store.active("octo-org", "shop", 42)).toBeUndefined();
+  });
+
+  it("without a model, a template fix is reported as passing the tests but not reviewed, and its PR is a draft", async () => {
+    const { probot, idle } = await startApp();
+    await probot.receive({ id: "delivery-unreviewed", name: "issues", payload: labeled() } as never);
+    await idle();
+    expect(state.pulls).toHaveLength(1);
+    const pull = state.pulls[0];
+    // GitHub REST pulls.create with draft: true.
+    expect(pull).toMatchObject({ head: "autogen/issue-42", draft: true });
+    expect(pull?.body).toContain("**Passes the tests; not reviewed**: `+` → `-` at shop/cart.py:3 makes every visible test pass.");
+    expect(pull?.body).not.toContain("**Fixed**");
+    expect(state.comments[0]?.body).toContain("(draft)");
+    const message = execFileSync("git", ["--git-dir", remote, "log", "-1", "--format=%B", "autogen/issue-42"], { encoding: "utf8" });
+    expect(message).toContain("Checked by autogen-bot: passes the tests; not reviewed");
+    expect(message).toContain("\nFixes #42\n");
   });
 
   it("treats the same delivery sent twice, concurrently, as one: one job, one PR", async () => {

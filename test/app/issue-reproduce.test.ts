@@ -1,5 +1,5 @@
-// End to end through the App with the DEFAULT strategy configuration (template first pass
-// on): an issue labelled `autogen` on a repository whose tests all pass. Real Probot and
+// End to end through the App with the DEFAULT strategy configuration (LPW, its template
+// pass on, after the model's own stages): an issue labelled `autogen` on a repository whose tests all pass. Real Probot and
 // webhook payloads from @octokit/webhooks-examples, GitHub faked at the HTTP level, git
 // pushes into a local bare repository, real pytest / node --test runs, model answers
 // scripted over HTTP. Each test gets two minutes: several real test runs on a shared machine.
@@ -38,6 +38,14 @@ const PY_REPRO = {
     expectedFailure: "assert 35 == 25",
   },
 };
+
+// After the reproduction the model plans at once; the template pass would run only if it found no fix.
+const PY_FIX = [
+  { stage: "plan", content: { steps: ["Sum the prices", "Subtract the discount"] } },
+  { stage: "verify-plan", content: { tests: [{ test: "test_total_subtracts_discount", steps: [{ step: 1, value: "30" }, { step: 2, value: "25" }], derived: "25", expected: "25", matches: true }] } },
+  { stage: "check-verification", content: { ok: true, problems: [] } },
+  { stage: "implement", content: { edits: [{ kind: "replace", path: "shop/cart.py", search: "return subtotal + discount", replace: "return subtotal - discount" }] } },
+];
 
 const JS_FILES = {
   "package.json": JSON.stringify({ name: "flags", private: true, type: "module", scripts: { test: "node --test" } }),
@@ -126,7 +134,7 @@ const remoteBranches = () => execFileSync("git", ["--git-dir", remote, "branch",
 describe("an issue whose tests all pass, labelled autogen (default configuration)", { timeout: 300_000 }, () => {
   it("Python: rejects a reproduction that fails with an ImportError, retries, fixes, and opens a PR containing the new test", async () => {
     await repository(PY_FILES, PY_CONFIG, PY_ISSUE);
-    const { requests, status } = await labelIssue(PY_ISSUE, [PY_IMPORT_ERROR, PY_REPRO]);
+    const { requests, status } = await labelIssue(PY_ISSUE, [PY_IMPORT_ERROR, PY_REPRO, ...PY_FIX]);
     expect(requests[1]?.messages[1]?.content).toContain("Attempt 1 was rejected: tests/test_discount.py::tests.test_discount the test file did not load: ModuleNotFoundError: No module named 'shop.pricing'");
     expect(state.pulls).toHaveLength(1);
     expect(status).toContain(`Opened https://github.com/o/r/pull/${state.pulls[0]?.number}`);
@@ -136,11 +144,11 @@ describe("an issue whose tests all pass, labelled autogen (default configuration
     // The runner's parametrised id, not the model's.
     expect(body).toContain("Reproduction test `tests/test_discount.py::test_total_subtracts_discount[prices0-5-25]` (**new test file** `tests/test_discount.py`, written by autogen-bot from the issue (accepted on attempt 2))");
     expect(body).toContain("| `tests/test_discount.py::test_total_subtracts_discount[prices0-5-25]` (new) | ❌ fail | ✅ pass |");
-    expect(body).toContain("No protected path touched, within the diff budget, and no test weakened");
+    expect(body).toContain("- No protected path touched, within the diff budget, and no test weakened");
     expect(body).toContain("Closes #42");
   });
 
-  it("JavaScript: reproduces under node --test's own id, LPW fixes after the template pass, and the PR contains the new test", async () => {
+  it("JavaScript: reproduces under node --test's own id, LPW fixes, and the PR contains the new test", async () => {
     await repository(JS_FILES, undefined, JS_ISSUE);
     const { requests } = await labelIssue(JS_ISSUE, JS_ANSWERS);
     expect(requests.map((r) => r.response_format.json_schema.name)).toEqual(["reproduce", "plan", "verify_plan", "check_verification", "implement"]);

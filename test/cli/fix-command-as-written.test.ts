@@ -21,7 +21,7 @@ describe("autogen fix runs the test command as written", () => {
     const repo = await gitRepo(SRC_LAYOUT);
     const { code, stdout } = await runCli(["fix", repo, "--test-cmd", "env PYTHONPATH=src python3 -m pytest -q tests"], { env: ENV });
     expect(stdout).not.toContain("No module named");
-    expect(stdout).toMatch(/fixed: `\+` → `-` at src\/shop\/cart\.py:3/);
+    expect(stdout).toMatch(/passes the tests; not reviewed: `\+` → `-` at src\/shop\/cart\.py:3/);
     expect(code).toBe(0);
     expect(await git(repo).raw(["log", "--all", "-p"])).toContain("+    return subtotal - discount");
   }, 300_000);

@@ -35,7 +35,7 @@ describe("autogen fix and a project's dependencies", () => {
     const { code, stdout, stderr } = await runCli(["fix", repo], { env: ENV });
     expect(stderr).toBe("");
     expect(stdout).toContain("note: using node_modules from your checkout (read-only to the tests)");
-    expect(stdout).toMatch(/fixed: `-` → `\+` at src\/price\.js:3/);
+    expect(stdout).toMatch(/passes the tests; not reviewed: `-` → `\+` at src\/price\.js:3/);
     expect(code).toBe(0);
     // The link is the bot's, in its worktree: nothing of it reaches the branch.
     expect(await git(repo).raw(["ls-tree", "-r", "--name-only", "autogen/fix-total-adds"])).not.toContain("node_modules");
@@ -61,7 +61,7 @@ describe("autogen fix and a project's dependencies", () => {
     const { code, stdout, stderr } = await runCli(["fix", repo], { env: ENV });
     expect(stderr).toBe("");
     expect(stdout).toMatch(/setup `node setup\.cjs` finished in [\d.]+ s/);
-    expect(stdout).toMatch(/fixed: `-` → `\+` at src\/price\.js:3/);
+    expect(stdout).toMatch(/passes the tests; not reviewed: `-` → `\+` at src\/price\.js:3/);
     expect(code).toBe(0);
   }, 180_000);
 
@@ -114,7 +114,7 @@ describe("autogen fix installs what the lockfile says", () => {
     expect(first.stderr).toBe("");
     expect(first.stdout).toContain("note: not using your checkout's node_modules: its package-lock.json differs from the commit's");
     expect(first.stdout).toMatch(/dependencies \(npm, package-lock\.json\) installed with `npm ci --offline` in [\d.]+ s without network/);
-    expect(first.stdout).toMatch(/fixed: `-` → `\+` at src\/price\.js:3/);
+    expect(first.stdout).toMatch(/passes the tests; not reviewed: `-` → `\+` at src\/price\.js:3/);
     expect(readFileSync(report, "utf8")).toMatch(/Dependencies \(npm, from `package-lock\.json`\): installed fresh with `npm ci --offline` in the sandbox \(without network\) in [\d.]+ s; cached for later jobs\./);
 
     const second = await runCli(["fix", repo, "--allow-dirty", "--report", report], { env });

@@ -81,11 +81,14 @@ describe("autogen fix with an LLM endpoint", () => {
     expect(requests[0]?.messages[1]?.content).toContain("Example 1: Discount is added to the cart total\nPlan:\n1. Sum the prices\n2. Subtract the discount");
   });
 
-  it("with templateFirstPass (the default), the model is not called when a template fixes the bug", async () => {
+  it("with templateFirstPass (the default), the model starts at once: its plan fixes the bug and no template edit is tried", async () => {
+    scriptAnswers(ANSWERS);
     const repo = await gitRepo({ ...REPO, ".github/autogen.yml": 'test:\n  env:\n    PYTEST_DISABLE_PLUGIN_AUTOLOAD: "1"\n' });
     const env = { ...BASE_ENV, AUTOGEN_LLM_BASE_URL: LLM_BASE };
     const { code, stdout } = await runCli(["fix", repo, "--json"], { env });
     expect(code).toBe(0);
-    expect(JSON.parse(stdout)).toMatchObject({ strategy: "template", cost: { llmCalls: 0 } });
+    const outcome = JSON.parse(stdout) as { strategy: string; cost: { llmCalls: number }; attempts: Array<{ description: string }> };
+    expect(outcome).toMatchObject({ strategy: "lpw", status: "fixed", cost: { llmCalls: 4 } });
+    expect(outcome.attempts.map((a) => a.description)).toEqual(["implementation of the plan"]);
   });
 });

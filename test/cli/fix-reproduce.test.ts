@@ -45,18 +45,25 @@ const PY_PARAMETRISED = {
   },
 };
 
+const PY_FIX = [
+  { stage: "plan", content: { steps: ["Sum the prices", "Subtract the discount"] } },
+  { stage: "verify-plan", content: { tests: [{ test: "test_total_subtracts_discount", steps: [{ step: 1, value: "30" }, { step: 2, value: "25" }], derived: "25", expected: "25", matches: true }] } },
+  { stage: "check-verification", content: { ok: true, problems: [] } },
+  { stage: "implement", content: { edits: [{ kind: "replace", path: "shop/cart.py", search: "return subtotal + discount", replace: "return subtotal - discount" }] } },
+];
+
 type CliOutcome = Outcome & { branch?: string; report: string };
 
 describe("autogen fix --issue on a Python repository whose tests all pass (default config)", { timeout: 300_000 }, () => {
   it("reproduces (rejecting an ImportError and retrying), fixes, and commits the new test with the fix", async () => {
-    const { requests } = scriptAnswers([PY_IMPORT_ERROR, PY_PARAMETRISED]);
+    const { requests } = scriptAnswers([PY_IMPORT_ERROR, PY_PARAMETRISED, ...PY_FIX]);
     const repo = await gitRepo(PY_REPO);
     const { code, stdout, stderr } = await runCli(["fix", repo, "--issue", PY_ISSUE, "--json"], { env: ENV });
     expect(stderr).toBe("");
     expect(code).toBe(0);
     const outcome = JSON.parse(stdout) as CliOutcome;
-    // The template first pass ran after the reproduction and found the fix without another model call.
-    expect(outcome).toMatchObject({ status: "fixed", strategy: "template", cost: { llmCalls: 2 } });
+    // After the reproduction the model plans at once (the template pass would only run if it found no fix).
+    expect(outcome).toMatchObject({ status: "fixed", strategy: "lpw", cost: { llmCalls: 6 } });
     expect(outcome.evidence.reproduction).toEqual({
       path: "tests/test_discount.py",
       testId: "tests/test_discount.py::test_total_subtracts_discount[prices0-5-25]",
@@ -125,14 +132,14 @@ const JS_FIX = [
 ];
 
 describe("autogen fix --issue on a JavaScript repository whose tests all pass (default config)", { timeout: 300_000 }, () => {
-  it("reproduces with the runner's own test id, the template pass finds nothing, LPW fixes, and the new test is committed", async () => {
+  it("reproduces with the runner's own test id, LPW fixes, and the new test is committed", async () => {
     const { requests } = scriptAnswers([JS_REPRO, ...JS_FIX]);
     const repo = await gitRepo(JS_REPO);
     const { code, stdout, stderr } = await runCli(["fix", repo, "--issue", JS_ISSUE, "--json"], { env: ENV });
     expect(stderr).toBe("");
     expect(code).toBe(0);
     const outcome = JSON.parse(stdout) as CliOutcome;
-    expect(outcome).toMatchObject({ status: "fixed", strategy: "template+lpw", cost: { llmCalls: 5 } });
+    expect(outcome).toMatchObject({ status: "fixed", strategy: "lpw", cost: { llmCalls: 5 } });
     expect(outcome.evidence.reproduction).toMatchObject({ testIds: ["test/parse-equals-value.test.js > test > long flag value containing = is kept whole"], attempts: 1 });
     expect(outcome.changedFiles).toEqual(["src/flags.js", "test/parse-equals-value.test.js"]);
     expect(requests[0]?.messages[1]?.content).toContain("--- src/flags.js\n   1 | export function parseFlag(arg) {");
@@ -156,8 +163,8 @@ describe("autogen fix --issue on a JavaScript repository whose tests all pass (d
     const { code, stdout } = await runCli(["fix", repo, "--issue", JS_ISSUE, "--test", "test > test", "--json"], { env: ENV });
     expect(code).toBe(1);
     const outcome = JSON.parse(stdout) as CliOutcome;
-    // The template first pass saw it first, so the LLM strategy never started.
-    expect(outcome).toMatchObject({ strategy: "template", status: "not-fixed", stopReason: "broken-tests", cost: { llmCalls: 0 } });
+    // The baseline run comes before the plan stage, so the model is never asked.
+    expect(outcome).toMatchObject({ strategy: "lpw", status: "not-fixed", stopReason: "broken-tests", cost: { llmCalls: 0 } });
     expect(outcome.message).toBe("the test command is broken: test > test: test is a folder, loaded as a module (the command names a folder where node --test wants files or globs)");
   });
 });

@@ -36,7 +36,7 @@ describe("the report's cost line", () => {
   it("says no model ran instead of an estimated $0.0000", () => {
     const outcome = emptyOutcome("template");
     const text = renderReport(outcome, { title: "autogen: x" });
-    expect(text).toContain("No model calls, test runs 0");
+    expect(text).toContain("Cost: no model calls, test runs 0");
     expect(text).not.toContain("$0.0000");
     outcome.cost.llmCalls = 3;
     outcome.cost.dollars = 0.0123;

@@ -21,6 +21,8 @@ import { pythonMutations } from "./python-mutations.ts";
 import { CoverageError, pythonSpectra } from "./python-spectra.ts";
 import type { Spectra } from "./reported-files.ts";
 import { grammarForFile } from "./tree-sitter.ts";
+import type { LlmClient } from "../../llm/llm-client.ts";
+import { modelReviewer, NOT_REVIEWED } from "../review/review-fix.ts";
 import { grantDirectory, revokeGrants, shareGrants } from "../../verify/sandbox/workspace-grants.ts";
 
 const MAX_LINES = 40;
@@ -28,15 +30,24 @@ const JS_RUNNERS = new Set(["node-test", "vitest", "jest", "mocha"]);
 
 type Ranked = { mutation: Mutation; score: number; order: number };
 
-export const templateStrategy: Strategy = {
-  name: "template",
-  run(task: Task): Promise<Outcome> {
-    const run: StrategyRun = new StrategyRun(task, "template", { total: (): number => run.outcome.cost.candidatesGenerated });
-    return run.run(() => repair(task, run));
-  },
-};
+/** How many passing candidates the model may refuse before the pass gives up. */
+const MAX_REVIEWS = 3;
 
-async function repair(task: Task, run: StrategyRun): Promise<Outcome> {
+/** Model-free: a fix it finds "passes the tests; not reviewed". */
+export const templateStrategy: Strategy = templateStrategyWith({});
+
+/** `llm`: every candidate that passes the tests ships only if the model, shown the issue and the diff, accepts it. */
+export function templateStrategyWith(options: { llm?: LlmClient | undefined }): Strategy {
+  return {
+    name: "template",
+    run(task: Task): Promise<Outcome> {
+      const run: StrategyRun = new StrategyRun(task, "template", { total: (): number => run.outcome.cost.candidatesGenerated, llm: options.llm });
+      return run.run(() => repair(task, run, options.llm));
+    },
+  };
+}
+
+async function repair(task: Task, run: StrategyRun, llm: LlmClient | undefined): Promise<Outcome> {
   const outcome = run.outcome;
   const language = task.runnerName === "pytest" ? "python" : JS_RUNNERS.has(task.runnerName) ? "javascript" : undefined;
   if (!language) {
@@ -77,6 +88,8 @@ async function repair(task: Task, run: StrategyRun): Promise<Outcome> {
   task.onProgress?.({ kind: "stage", stage: "repair", detail: `${candidates.length} candidate edits at ${Math.min(ranking.length, MAX_LINES)} suspicious lines` });
 
   const failingIds: TestSelection = { kind: "tests", ids: failing.map((t) => t.id) };
+  const review = llm ? modelReviewer(llm, { workspace: task.workspace, problem: task.description, failing }) : undefined;
+  const refusals: string[] = [];
   // Every original is read before any slot is written. Slot 0 is the workspace itself: a
   // read racing a candidate's write there took that candidate's edit for the original (on
   // a busy machine), and every later candidate was built on it and restored to it.
@@ -115,16 +128,28 @@ async function repair(task: Task, run: StrategyRun): Promise<Outcome> {
           }
         }),
       );
-      // The best-ranked passing candidate of the batch wins, as it would have one at a time.
-      const winner = results.find((r) => r.attempt.result === "plausible");
-      if (!winner) continue;
-      const { mutation, score, mutated, change, attempt } = winner;
-      await writeRepoFile(task.workspace, mutation.file, mutated);
-      run.accept(attempt, change());
-      outcome.plan.fix = { family: mutation.family, description: mutation.description, file: mutation.file, line: mutation.line, score };
-      const solved = run.finish("solved", `${mutation.description} at ${mutation.file}:${mutation.line} makes every visible test pass${droppedNote}`);
-      await checkDiffLanded(task.workspace, solved);
-      return solved;
+      // The best-ranked passing candidate of the batch wins, as it would have one at a time,
+      // unless the model refuses it: then the next passing one is reviewed.
+      for (const { mutation, score, mutated, change, attempt } of results.filter((r) => r.attempt.result === "plausible")) {
+        if (refusals.length >= MAX_REVIEWS) break;
+        const { diff } = change();
+        task.onProgress?.({ kind: "stage", stage: "review", detail: `${mutation.description} at ${mutation.file}:${mutation.line}` });
+        const verdict = review ? await review({ description: mutation.description, diff, file: mutation.file, line: mutation.line, edited: mutated }) : NOT_REVIEWED;
+        outcome.review = verdict;
+        if (verdict.verdict === "refused") {
+          Object.assign(attempt, { result: "refused", reason: verdict.reason });
+          refusals.push(`${mutation.description} at ${mutation.file}:${mutation.line}: ${verdict.reason}`);
+          continue;
+        }
+        await writeRepoFile(task.workspace, mutation.file, mutated);
+        run.accept(attempt, change());
+        outcome.plan.fix = { family: mutation.family, description: mutation.description, file: mutation.file, line: mutation.line, score };
+        const how = verdict.verdict === "accepted" ? "; the model reviewed the edit against the issue and accepted it" : "";
+        const solved = run.finish("solved", `${mutation.description} at ${mutation.file}:${mutation.line} makes every visible test pass${how}${droppedNote}`);
+        await checkDiffLanded(task.workspace, solved);
+        return solved;
+      }
+      if (refusals.length >= MAX_REVIEWS) break;
     }
   } catch (error) {
     // A test run can replace a file it was given with a link; the write is refused, and the run ends saying so.
@@ -136,6 +161,9 @@ async function repair(task: Task, run: StrategyRun): Promise<Outcome> {
       revokeGrants(copy);
       await rm(copy, { recursive: true, force: true });
     }
+  }
+  if (refusals.length > 0) {
+    return run.finish("refused", `the model refused ${refusals.length} edit(s) that pass the tests: ${refusals.join("; ")}${droppedNote}`);
   }
   return run.finish("exhausted", `none of the ${candidates.length} template edits at the ${Math.min(ranking.length, MAX_LINES)} most suspicious lines makes the visible tests pass${droppedNote}`);
 }

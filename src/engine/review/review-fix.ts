@@ -1,0 +1,57 @@
+// The model's review of a mechanical (template) candidate: shown the issue, the tests it
+// makes pass and the diff, it accepts the edit or refuses it with a reason. A template
+// edit passes the tests by construction, so passing them is no evidence it is right.
+import { z } from "zod";
+import type { LlmClient } from "../../llm/llm-client.ts";
+import type { TestCaseResult } from "../../verify/test-report.ts";
+import { failingTestsBlock } from "../lpw/failing-tests-block.ts";
+
+export const reviewSchema = z.object({ accepted: z.boolean(), reason: z.string().min(1) });
+
+/** What shipped, and who checked it: `not-reviewed`: no model was configured to look at a mechanical edit. */
+export type FixReview = { verdict: "accepted" | "refused" | "not-reviewed"; reason: string };
+
+export type ReviewCandidate = { description: string; diff: string; file: string; line: number; edited: string };
+
+/** Reviews one candidate; the task's issue and failing tests are bound when it is made. */
+export type FixReviewer = (candidate: ReviewCandidate) => Promise<FixReview>;
+
+export const NOT_REVIEWED: FixReview = { verdict: "not-reviewed", reason: "passes the tests; not reviewed: no model is configured to check a mechanical edit against the issue" };
+
+const AROUND = 25;
+
+export function modelReviewer(llm: LlmClient, input: { workspace: string; problem: string | undefined; failing: readonly TestCaseResult[] }): FixReviewer {
+  let tests: Promise<string> | undefined;
+  return async (candidate) => {
+    tests ??= failingTestsBlock(input.workspace, input.failing);
+    const vars = {
+      untrusted: {
+        problem: input.problem ?? "Make the failing tests pass (no issue text was given).",
+        tests: await tests,
+        diff: candidate.diff,
+        code: excerpt(candidate.file, candidate.edited, candidate.line),
+      },
+    };
+    const { value } = await llm.call("review-fix", vars, reviewSchema);
+    return { verdict: value.accepted ? "accepted" : "refused", reason: value.reason.trim() };
+  };
+}
+
+/** The edited file around the changed line, numbered as in the file. */
+function excerpt(file: string, text: string, line: number): string {
+  const lines = text.split("\n");
+  const from = Math.max(1, line - AROUND);
+  const to = Math.min(lines.length, line + AROUND);
+  const body = lines.slice(from - 1, to).map((l, i) => `${String(from + i).padStart(5)}  ${l}`);
+  return `--- ${file} (lines ${from}-${to} of ${lines.length})\n${body.join("\n")}`;
+}
+
+/** A fix that passes the tests but that no one but the tests checked: reported so, and its PR stays a draft. */
+export function isUnreviewed(outcome: { status: string; review?: FixReview | undefined }): boolean {
+  return outcome.status === "fixed" && outcome.review?.verdict === "not-reviewed";
+}
+
+/** The headline word for a fix: "fixed", or "passes the tests; not reviewed" for an unreviewed mechanical edit. */
+export function fixedWord(outcome: { status: string; review?: FixReview | undefined }): string {
+  return isUnreviewed(outcome) ? "passes the tests; not reviewed" : "fixed";
+}
