@@ -2155,7 +2155,7 @@ var require_thread_stream = __commonJS({
     var { version: version2 } = require_package();
     var { EventEmitter: EventEmitter2 } = __require("events");
     var { Worker: Worker2 } = __require("worker_threads");
-    var { join: join35 } = __require("path");
+    var { join: join36 } = __require("path");
     var { pathToFileURL: pathToFileURL2 } = __require("url");
     var { wait: wait2 } = require_wait();
     var {
@@ -2207,7 +2207,7 @@ var require_thread_stream = __commonJS({
     function createWorker(stream, opts) {
       const { filename, workerData } = opts;
       const bundlerOverrides = "__bundlerPathsOverrides" in globalThis ? globalThis.__bundlerPathsOverrides : {};
-      const toExecute = bundlerOverrides["thread-stream-worker"] || join35(__dirname, "lib", "worker.js");
+      const toExecute = bundlerOverrides["thread-stream-worker"] || join36(__dirname, "lib", "worker.js");
       const worker = new Worker2(toExecute, {
         ...opts.workerOpts,
         name: opts.workerOpts?.name || "thread-stream",
@@ -2718,10 +2718,10 @@ var require_transport = __commonJS({
   "node_modules/pino/lib/transport.js"(exports2, module2) {
     "use strict";
     var { createRequire: createRequire4 } = __require("module");
-    var { existsSync: existsSync15 } = __require("node:fs");
+    var { existsSync: existsSync16 } = __require("node:fs");
     var getCallers = require_caller();
-    var { join: join35, isAbsolute: isAbsolute10, sep: sep7 } = __require("node:path");
-    var { fileURLToPath: fileURLToPath10 } = __require("node:url");
+    var { join: join36, isAbsolute: isAbsolute11, sep: sep7 } = __require("node:path");
+    var { fileURLToPath: fileURLToPath11 } = __require("node:url");
     var sleep4 = require_atomic_sleep();
     var onExit2 = require_on_exit_leak_free();
     var ThreadStream = require_thread_stream();
@@ -2788,12 +2788,12 @@ var require_transport = __commonJS({
       let path12 = unquoted;
       if (path12.startsWith("file://")) {
         try {
-          path12 = fileURLToPath10(path12);
+          path12 = fileURLToPath11(path12);
         } catch {
           return false;
         }
       }
-      return isAbsolute10(path12) && !existsSync15(path12);
+      return isAbsolute11(path12) && !existsSync16(path12);
     }
     function stripQuotes(value) {
       const first2 = value[0];
@@ -2875,7 +2875,7 @@ var require_transport = __commonJS({
         throw new Error("only one of target or targets can be specified");
       }
       if (targets) {
-        target = bundlerOverrides["pino-worker"] || join35(__dirname, "worker.js");
+        target = bundlerOverrides["pino-worker"] || join36(__dirname, "worker.js");
         options2.targets = targets.filter((dest) => dest.target).map((dest) => {
           return {
             ...dest,
@@ -2896,7 +2896,7 @@ var require_transport = __commonJS({
         const pipelinesHaveLevel = options2.pipelines.some((p2) => p2.some((t2) => t2.level != null));
         usesMultistream = options2.targets.length + options2.pipelines.length > 1 || targetsHaveLevel || pipelinesHaveLevel;
       } else if (pipeline) {
-        target = bundlerOverrides["pino-worker"] || join35(__dirname, "worker.js");
+        target = bundlerOverrides["pino-worker"] || join36(__dirname, "worker.js");
         options2.pipelines = [pipeline.map((dest) => {
           return {
             ...dest,
@@ -2919,11 +2919,11 @@ var require_transport = __commonJS({
       return stream;
       function fixTarget(origin) {
         origin = bundlerOverrides[origin] || origin;
-        if (isAbsolute10(origin) || origin.indexOf("file://") === 0) {
+        if (isAbsolute11(origin) || origin.indexOf("file://") === 0) {
           return origin;
         }
         if (origin === "pino/file") {
-          return join35(__dirname, "..", "file.js");
+          return join36(__dirname, "..", "file.js");
         }
         let fixTarget2;
         for (const filePath of callers) {
@@ -3903,7 +3903,7 @@ var require_safe_stable_stringify = __commonJS({
               return circularValue;
             }
             let res = "";
-            let join35 = ",";
+            let join36 = ",";
             const originalIndentation = indentation;
             if (Array.isArray(value)) {
               if (value.length === 0) {
@@ -3917,7 +3917,7 @@ var require_safe_stable_stringify = __commonJS({
                 indentation += spacer;
                 res += `
 ${indentation}`;
-                join35 = `,
+                join36 = `,
 ${indentation}`;
               }
               const maximumValuesToStringify = Math.min(value.length, maximumBreadth);
@@ -3925,13 +3925,13 @@ ${indentation}`;
               for (; i3 < maximumValuesToStringify - 1; i3++) {
                 const tmp2 = stringifyFnReplacer(String(i3), value, stack, replacer, spacer, indentation);
                 res += tmp2 !== void 0 ? tmp2 : "null";
-                res += join35;
+                res += join36;
               }
               const tmp = stringifyFnReplacer(String(i3), value, stack, replacer, spacer, indentation);
               res += tmp !== void 0 ? tmp : "null";
               if (value.length - 1 > maximumBreadth) {
                 const removedKeys = value.length - maximumBreadth - 1;
-                res += `${join35}"... ${getItemCount(removedKeys)} not stringified"`;
+                res += `${join36}"... ${getItemCount(removedKeys)} not stringified"`;
               }
               if (spacer !== "") {
                 res += `
@@ -3952,7 +3952,7 @@ ${originalIndentation}`;
             let separator = "";
             if (spacer !== "") {
               indentation += spacer;
-              join35 = `,
+              join36 = `,
 ${indentation}`;
               whitespace = " ";
             }
@@ -3966,13 +3966,13 @@ ${indentation}`;
               const tmp = stringifyFnReplacer(key2, value, stack, replacer, spacer, indentation);
               if (tmp !== void 0) {
                 res += `${separator}${strEscape(key2)}:${whitespace}${tmp}`;
-                separator = join35;
+                separator = join36;
               }
             }
             if (keyLength > maximumBreadth) {
               const removedKeys = keyLength - maximumBreadth;
               res += `${separator}"...":${whitespace}"${getItemCount(removedKeys)} not stringified"`;
-              separator = join35;
+              separator = join36;
             }
             if (spacer !== "" && separator.length > 1) {
               res = `
@@ -4013,7 +4013,7 @@ ${originalIndentation}`;
             }
             const originalIndentation = indentation;
             let res = "";
-            let join35 = ",";
+            let join36 = ",";
             if (Array.isArray(value)) {
               if (value.length === 0) {
                 return "[]";
@@ -4026,7 +4026,7 @@ ${originalIndentation}`;
                 indentation += spacer;
                 res += `
 ${indentation}`;
-                join35 = `,
+                join36 = `,
 ${indentation}`;
               }
               const maximumValuesToStringify = Math.min(value.length, maximumBreadth);
@@ -4034,13 +4034,13 @@ ${indentation}`;
               for (; i3 < maximumValuesToStringify - 1; i3++) {
                 const tmp2 = stringifyArrayReplacer(String(i3), value[i3], stack, replacer, spacer, indentation);
                 res += tmp2 !== void 0 ? tmp2 : "null";
-                res += join35;
+                res += join36;
               }
               const tmp = stringifyArrayReplacer(String(i3), value[i3], stack, replacer, spacer, indentation);
               res += tmp !== void 0 ? tmp : "null";
               if (value.length - 1 > maximumBreadth) {
                 const removedKeys = value.length - maximumBreadth - 1;
-                res += `${join35}"... ${getItemCount(removedKeys)} not stringified"`;
+                res += `${join36}"... ${getItemCount(removedKeys)} not stringified"`;
               }
               if (spacer !== "") {
                 res += `
@@ -4053,7 +4053,7 @@ ${originalIndentation}`;
             let whitespace = "";
             if (spacer !== "") {
               indentation += spacer;
-              join35 = `,
+              join36 = `,
 ${indentation}`;
               whitespace = " ";
             }
@@ -4062,7 +4062,7 @@ ${indentation}`;
               const tmp = stringifyArrayReplacer(key2, value[key2], stack, replacer, spacer, indentation);
               if (tmp !== void 0) {
                 res += `${separator}${strEscape(key2)}:${whitespace}${tmp}`;
-                separator = join35;
+                separator = join36;
               }
             }
             if (spacer !== "" && separator.length > 1) {
@@ -4120,20 +4120,20 @@ ${originalIndentation}`;
               indentation += spacer;
               let res2 = `
 ${indentation}`;
-              const join36 = `,
+              const join37 = `,
 ${indentation}`;
               const maximumValuesToStringify = Math.min(value.length, maximumBreadth);
               let i3 = 0;
               for (; i3 < maximumValuesToStringify - 1; i3++) {
                 const tmp2 = stringifyIndent(String(i3), value[i3], stack, spacer, indentation);
                 res2 += tmp2 !== void 0 ? tmp2 : "null";
-                res2 += join36;
+                res2 += join37;
               }
               const tmp = stringifyIndent(String(i3), value[i3], stack, spacer, indentation);
               res2 += tmp !== void 0 ? tmp : "null";
               if (value.length - 1 > maximumBreadth) {
                 const removedKeys = value.length - maximumBreadth - 1;
-                res2 += `${join36}"... ${getItemCount(removedKeys)} not stringified"`;
+                res2 += `${join37}"... ${getItemCount(removedKeys)} not stringified"`;
               }
               res2 += `
 ${originalIndentation}`;
@@ -4149,16 +4149,16 @@ ${originalIndentation}`;
               return '"[Object]"';
             }
             indentation += spacer;
-            const join35 = `,
+            const join36 = `,
 ${indentation}`;
             let res = "";
             let separator = "";
             let maximumPropertiesToStringify = Math.min(keyLength, maximumBreadth);
             if (isTypedArrayWithEntries(value)) {
-              res += stringifyTypedArray(value, join35, maximumBreadth);
+              res += stringifyTypedArray(value, join36, maximumBreadth);
               keys = keys.slice(value.length);
               maximumPropertiesToStringify -= value.length;
-              separator = join35;
+              separator = join36;
             }
             if (deterministic) {
               keys = sort(keys, comparator);
@@ -4169,13 +4169,13 @@ ${indentation}`;
               const tmp = stringifyIndent(key2, value[key2], stack, spacer, indentation);
               if (tmp !== void 0) {
                 res += `${separator}${strEscape(key2)}: ${tmp}`;
-                separator = join35;
+                separator = join36;
               }
             }
             if (keyLength > maximumBreadth) {
               const removedKeys = keyLength - maximumBreadth;
               res += `${separator}"...": "${getItemCount(removedKeys)} not stringified"`;
-              separator = join35;
+              separator = join36;
             }
             if (separator !== "") {
               res = `
@@ -7890,20 +7890,20 @@ var require_secure_json_parse = __commonJS({
     var hasBuffer = typeof Buffer !== "undefined";
     var suspectProtoRx = /"(?:_|\\u005[Ff])(?:_|\\u005[Ff])(?:p|\\u0070)(?:r|\\u0072)(?:o|\\u006[Ff])(?:t|\\u0074)(?:o|\\u006[Ff])(?:_|\\u005[Ff])(?:_|\\u005[Ff])"\s*:/;
     var suspectConstructorRx = /"(?:c|\\u0063)(?:o|\\u006[Ff])(?:n|\\u006[Ee])(?:s|\\u0073)(?:t|\\u0074)(?:r|\\u0072)(?:u|\\u0075)(?:c|\\u0063)(?:t|\\u0074)(?:o|\\u006[Ff])(?:r|\\u0072)"\s*:/;
-    function _parse3(text, reviver, options2) {
+    function _parse3(text2, reviver, options2) {
       if (options2 == null) {
         if (reviver !== null && typeof reviver === "object") {
           options2 = reviver;
           reviver = void 0;
         }
       }
-      if (hasBuffer && Buffer.isBuffer(text)) {
-        text = text.toString();
+      if (hasBuffer && Buffer.isBuffer(text2)) {
+        text2 = text2.toString();
       }
-      if (text && text.charCodeAt(0) === 65279) {
-        text = text.slice(1);
+      if (text2 && text2.charCodeAt(0) === 65279) {
+        text2 = text2.slice(1);
       }
-      const obj = JSON.parse(text, reviver);
+      const obj = JSON.parse(text2, reviver);
       if (obj === null || typeof obj !== "object") {
         return obj;
       }
@@ -7913,15 +7913,15 @@ var require_secure_json_parse = __commonJS({
         return obj;
       }
       if (protoAction !== "ignore" && constructorAction !== "ignore") {
-        if (suspectProtoRx.test(text) === false && suspectConstructorRx.test(text) === false) {
+        if (suspectProtoRx.test(text2) === false && suspectConstructorRx.test(text2) === false) {
           return obj;
         }
       } else if (protoAction !== "ignore" && constructorAction === "ignore") {
-        if (suspectProtoRx.test(text) === false) {
+        if (suspectProtoRx.test(text2) === false) {
           return obj;
         }
       } else {
-        if (suspectConstructorRx.test(text) === false) {
+        if (suspectConstructorRx.test(text2) === false) {
           return obj;
         }
       }
@@ -7959,21 +7959,21 @@ var require_secure_json_parse = __commonJS({
       }
       return obj;
     }
-    function parse8(text, reviver, options2) {
+    function parse8(text2, reviver, options2) {
       const { stackTraceLimit } = Error;
       Error.stackTraceLimit = 0;
       try {
-        return _parse3(text, reviver, options2);
+        return _parse3(text2, reviver, options2);
       } finally {
         Error.stackTraceLimit = stackTraceLimit;
       }
     }
-    function safeParse3(text, reviver) {
+    function safeParse3(text2, reviver) {
       const { stackTraceLimit } = Error;
       Error.stackTraceLimit = 0;
       let result;
       try {
-        result = _parse3(text, reviver, { safe: true });
+        result = _parse3(text2, reviver, { safe: true });
       } catch {
         result = void 0;
       } finally {
@@ -10543,14 +10543,14 @@ var require_foldFlowLines = __commonJS({
     var FOLD_FLOW = "flow";
     var FOLD_BLOCK = "block";
     var FOLD_QUOTED = "quoted";
-    function foldFlowLines(text, indent, mode = "flow", { indentAtStart, lineWidth = 80, minContentWidth = 20, onFold, onOverflow } = {}) {
+    function foldFlowLines(text2, indent, mode = "flow", { indentAtStart, lineWidth = 80, minContentWidth = 20, onFold, onOverflow } = {}) {
       if (!lineWidth || lineWidth < 0)
-        return text;
+        return text2;
       if (lineWidth < minContentWidth)
         minContentWidth = 0;
       const endStep = Math.max(1 + minContentWidth, 1 + lineWidth - indent.length);
-      if (text.length <= endStep)
-        return text;
+      if (text2.length <= endStep)
+        return text2;
       const folds = [];
       const escapedFolds = {};
       let end = lineWidth - indent.length;
@@ -10567,14 +10567,14 @@ var require_foldFlowLines = __commonJS({
       let escStart = -1;
       let escEnd = -1;
       if (mode === FOLD_BLOCK) {
-        i3 = consumeMoreIndentedLines(text, i3, indent.length);
+        i3 = consumeMoreIndentedLines(text2, i3, indent.length);
         if (i3 !== -1)
           end = i3 + endStep;
       }
-      for (let ch; ch = text[i3 += 1]; ) {
+      for (let ch; ch = text2[i3 += 1]; ) {
         if (mode === FOLD_QUOTED && ch === "\\") {
           escStart = i3;
-          switch (text[i3 + 1]) {
+          switch (text2[i3 + 1]) {
             case "x":
               i3 += 3;
               break;
@@ -10591,12 +10591,12 @@ var require_foldFlowLines = __commonJS({
         }
         if (ch === "\n") {
           if (mode === FOLD_BLOCK)
-            i3 = consumeMoreIndentedLines(text, i3, indent.length);
+            i3 = consumeMoreIndentedLines(text2, i3, indent.length);
           end = i3 + indent.length + endStep;
           split = void 0;
         } else {
           if (ch === " " && prev && prev !== " " && prev !== "\n" && prev !== "	") {
-            const next = text[i3 + 1];
+            const next = text2[i3 + 1];
             if (next && next !== " " && next !== "\n" && next !== "	")
               split = i3;
           }
@@ -10608,12 +10608,12 @@ var require_foldFlowLines = __commonJS({
             } else if (mode === FOLD_QUOTED) {
               while (prev === " " || prev === "	") {
                 prev = ch;
-                ch = text[i3 += 1];
+                ch = text2[i3 += 1];
                 overflow = true;
               }
               const j3 = i3 > escEnd + 1 ? i3 - 2 : escStart - 1;
               if (escapedFolds[j3])
-                return text;
+                return text2;
               folds.push(j3);
               escapedFolds[j3] = true;
               end = j3 + endStep;
@@ -10628,39 +10628,39 @@ var require_foldFlowLines = __commonJS({
       if (overflow && onOverflow)
         onOverflow();
       if (folds.length === 0)
-        return text;
+        return text2;
       if (onFold)
         onFold();
-      let res = text.slice(0, folds[0]);
+      let res = text2.slice(0, folds[0]);
       for (let i4 = 0; i4 < folds.length; ++i4) {
         const fold = folds[i4];
-        const end2 = folds[i4 + 1] || text.length;
+        const end2 = folds[i4 + 1] || text2.length;
         if (fold === 0)
           res = `
-${indent}${text.slice(0, end2)}`;
+${indent}${text2.slice(0, end2)}`;
         else {
           if (mode === FOLD_QUOTED && escapedFolds[fold])
-            res += `${text[fold]}\\`;
+            res += `${text2[fold]}\\`;
           res += `
-${indent}${text.slice(fold + 1, end2)}`;
+${indent}${text2.slice(fold + 1, end2)}`;
         }
       }
       return res;
     }
-    function consumeMoreIndentedLines(text, i3, indent) {
+    function consumeMoreIndentedLines(text2, i3, indent) {
       let end = i3;
       let start = i3 + 1;
-      let ch = text[start];
+      let ch = text2[start];
       while (ch === " " || ch === "	") {
         if (i3 < start + indent) {
-          ch = text[++i3];
+          ch = text2[++i3];
         } else {
           do {
-            ch = text[++i3];
+            ch = text2[++i3];
           } while (ch && ch !== "\n");
           end = i3;
           start = i3 + 1;
-          ch = text[start];
+          ch = text2[start];
         }
       }
       return end;
@@ -10819,9 +10819,9 @@ ${indent}`) + "'";
         return quotedString(value, ctx);
       }
       const indent = ctx.indent || (ctx.forceBlockIndent || containsDocumentMarker(value) ? "  " : "");
-      const literal2 = blockQuote === "literal" ? true : blockQuote === "folded" || type === Scalar.Scalar.BLOCK_FOLDED ? false : type === Scalar.Scalar.BLOCK_LITERAL ? true : !lineLengthOverLimit(value, lineWidth, indent.length);
+      const literal3 = blockQuote === "literal" ? true : blockQuote === "folded" || type === Scalar.Scalar.BLOCK_FOLDED ? false : type === Scalar.Scalar.BLOCK_LITERAL ? true : !lineLengthOverLimit(value, lineWidth, indent.length);
       if (!value)
-        return literal2 ? "|\n" : ">\n";
+        return literal3 ? "|\n" : ">\n";
       let chomp;
       let endStart;
       for (endStart = value.length; endStart > 0; --endStart) {
@@ -10870,7 +10870,7 @@ ${indent}`) + "'";
         if (onComment)
           onComment();
       }
-      if (!literal2) {
+      if (!literal3) {
         const foldedValue = value.replace(/\n+/g, "\n$&").replace(/(?:^|\n)([\t ].*)(?:([\n\t ]*)\n(?![\n\t ]))?/g, "$1$2").replace(/\n+/g, `$&${indent}`);
         let literalFallback = false;
         const foldOptions = getFoldOptions(ctx, true);
@@ -20149,17 +20149,17 @@ var require_ignore = __commonJS({
       }
     };
     var NEVER_MATCH = "[]";
-    var PLACEHOLDER = "\0";
+    var PLACEHOLDER2 = "\0";
     var REGEX_RESTORE_PLACEHOLDER = new RegExp(
-      `${PLACEHOLDER}(\\d+)${PLACEHOLDER}`,
+      `${PLACEHOLDER2}(\\d+)${PLACEHOLDER2}`,
       "g"
     );
     var TRAILING_WILDCARD = "\uE000";
     var TRAILING_DOUBLESTAR = "\uE001";
-    var isReserved = (char) => char === PLACEHOLDER || char === TRAILING_WILDCARD || char === TRAILING_DOUBLESTAR;
+    var isReserved = (char) => char === PLACEHOLDER2 || char === TRAILING_WILDCARD || char === TRAILING_DOUBLESTAR;
     var extractBrackets = (pattern) => {
       const sources = [];
-      const hold = (source) => `${PLACEHOLDER}${sources.push(source) - 1}${PLACEHOLDER}`;
+      const hold = (source) => `${PLACEHOLDER2}${sources.push(source) - 1}${PLACEHOLDER2}`;
       const { length } = pattern;
       let out = EMPTY2;
       let index = 0;
@@ -20544,11 +20544,11 @@ var require_ignore = __commonJS({
         return slices.length ? slices.join(SLASH) + SLASH : EMPTY2;
       }
       const end = path12.length - 1;
-      const cut = path12.lastIndexOf(
+      const cut2 = path12.lastIndexOf(
         SLASH,
         path12.charCodeAt(end) === SLASH_CODE ? end - 1 : end
       );
-      return cut < 0 ? EMPTY2 : path12.slice(0, cut + 1);
+      return cut2 < 0 ? EMPTY2 : path12.slice(0, cut2 + 1);
     };
     var isString = (subject) => typeof subject === "string";
     var checkPattern = (pattern) => pattern && isString(pattern);
@@ -20845,8 +20845,8 @@ var require_ignore = __commonJS({
         if (dir.ignored) {
           return dir;
         }
-        const literal2 = this._rules.testLiteral(path12);
-        return literal2.ignored || literal2.unignored ? literal2 : dir;
+        const literal3 = this._rules.testLiteral(path12);
+        return literal3.ignored || literal3.unignored ? literal3 : dir;
       }
       _t(path12, cache2) {
         const cached4 = cache2[path12];
@@ -21670,7 +21670,7 @@ var require_x509_transport_state = __commonJS({
 // src/action/run-action.ts
 import { randomUUID as randomUUID3 } from "node:crypto";
 import { mkdir as mkdir7, readFile as readFile3 } from "node:fs/promises";
-import { delimiter as delimiter5, dirname as dirname12, isAbsolute as isAbsolute9, join as join34 } from "node:path";
+import { delimiter as delimiter5, dirname as dirname12, isAbsolute as isAbsolute10, join as join35 } from "node:path";
 
 // node_modules/probot/lib/context.js
 var import_deepmerge = __toESM(require_cjs(), 1);
@@ -21853,8 +21853,8 @@ async function sign(secret, payload) {
   return `${algorithm}=${createHmac(algorithm, secret).update(payload).digest("hex")}`;
 }
 sign.VERSION = VERSION;
-async function verify(secret, eventPayload, signature) {
-  if (!secret || !eventPayload || !signature) {
+async function verify(secret, eventPayload, signature2) {
+  if (!secret || !eventPayload || !signature2) {
     throw new TypeError(
       "[@octokit/webhooks-methods] secret, eventPayload & signature required"
     );
@@ -21864,7 +21864,7 @@ async function verify(secret, eventPayload, signature) {
       "[@octokit/webhooks-methods] eventPayload must be a string"
     );
   }
-  const signatureBuffer = Buffer2.from(signature);
+  const signatureBuffer = Buffer2.from(signature2);
   const verificationBuffer = Buffer2.from(await sign(secret, eventPayload));
   if (signatureBuffer.length !== verificationBuffer.length) {
     return false;
@@ -21872,14 +21872,14 @@ async function verify(secret, eventPayload, signature) {
   return timingSafeEqual(signatureBuffer, verificationBuffer);
 }
 verify.VERSION = VERSION;
-async function verifyWithFallback(secret, payload, signature, additionalSecrets) {
-  const firstPass = await verify(secret, payload, signature);
+async function verifyWithFallback(secret, payload, signature2, additionalSecrets) {
+  const firstPass = await verify(secret, payload, signature2);
   if (firstPass) {
     return true;
   }
   if (additionalSecrets !== void 0) {
     for (const s of additionalSecrets) {
-      const v2 = await verify(s, payload, signature);
+      const v2 = await verify(s, payload, signature2);
       if (v2) {
         return v2;
       }
@@ -22512,7 +22512,7 @@ function createMiddleware(options2) {
         request2,
         "x-github-event"
       );
-      const signature = getRequestHeader3(request2, "x-hub-signature-256");
+      const signature2 = getRequestHeader3(request2, "x-hub-signature-256");
       const id = getRequestHeader3(request2, "x-github-delivery");
       options22.log.debug(`${eventName} event received (id: ${id})`);
       let didTimeout = false;
@@ -22540,7 +22540,7 @@ function createMiddleware(options2) {
             id,
             name: eventName,
             payload,
-            signature
+            signature: signature2
           });
           clearTimeout(timeout);
           if (didTimeout) return handleResponse3(null);
@@ -23434,7 +23434,7 @@ function expand(template, context) {
   var operators = ["+", "#", ".", "/", ";", "?", "&"];
   template = template.replace(
     /\{([^\{\}]+)\}|([^\{\}]+)/g,
-    function(_3, expression, literal2) {
+    function(_3, expression, literal3) {
       if (expression) {
         let operator = "";
         const values = [];
@@ -23458,7 +23458,7 @@ function expand(template, context) {
           return values.join(",");
         }
       } else {
-        return encodeReserved(literal2);
+        return encodeReserved(literal3);
       }
     }
   );
@@ -23972,8 +23972,8 @@ var convertMarkedBigIntsReviver = (key, value, context, userReviver) => {
   if (!hasUserReviver) return value;
   return userReviver(key, value, context);
 };
-var JSONParseV2 = (text, reviver) => {
-  return JSON.parse(text, (key, value, context) => {
+var JSONParseV2 = (text2, reviver) => {
+  return JSON.parse(text2, (key, value, context) => {
     const isNumber = typeof value === "number";
     const isOutOfBounds = value > Number.MAX_SAFE_INTEGER || value < Number.MIN_SAFE_INTEGER;
     const isBigNumber = isNumber && isOutOfBounds;
@@ -24031,8 +24031,8 @@ var applyReviverIteratively = (parsed, userReviver) => {
   }
   return rootHolder[""];
 };
-var serializeBigInts = (text) => {
-  return text.replace(
+var serializeBigInts = (text2) => {
+  return text2.replace(
     stringsOrLargeNumbers,
     (match, digits, fractional, exponential) => {
       const isString = match[0] === '"';
@@ -24046,18 +24046,18 @@ var serializeBigInts = (text) => {
     }
   );
 };
-var JSONParse = (text, reviver) => {
-  if (!text) return originalParse(text, reviver);
+var JSONParse = (text2, reviver) => {
+  if (!text2) return originalParse(text2, reviver);
   try {
-    if (isContextSourceSupported()) return JSONParseV2(text, reviver);
-    const serializedData = serializeBigInts(text);
+    if (isContextSourceSupported()) return JSONParseV2(text2, reviver);
+    const serializedData = serializeBigInts(text2);
     return originalParse(
       serializedData,
       (key, value, context) => convertMarkedBigIntsReviver(key, value, context, reviver)
     );
   } catch (error62) {
     if (error62 instanceof RangeError) {
-      const serializedData = serializeBigInts(text);
+      const serializedData = serializeBigInts(text2);
       const parsed = originalParse(serializedData);
       return applyReviverIteratively(parsed, reviver);
     }
@@ -24225,12 +24225,12 @@ async function getResponseData(response) {
   }
   const mimetype = parse2(contentType);
   if (isJSONResponse(mimetype)) {
-    let text = "";
+    let text2 = "";
     try {
-      text = await response.text();
-      return JSONParse(text);
+      text2 = await response.text();
+      return JSONParse(text2);
     } catch (err2) {
-      return text;
+      return text2;
     }
   } else if (mimetype.type.startsWith("text/") || // `application/octet-stream` is the canonical "arbitrary binary" type
   // (RFC 2046) and must never be decoded as text, even when the response
@@ -38929,8 +38929,8 @@ function ko_default() {
 }
 
 // node_modules/zod/v4/locales/lt.js
-var capitalizeFirstCharacter = (text) => {
-  return text.charAt(0).toUpperCase() + text.slice(1);
+var capitalizeFirstCharacter = (text2) => {
+  return text2.charAt(0).toUpperCase() + text2.slice(1);
 };
 function getUnitTypeFromNumber(number4) {
   const abs = Math.abs(number4);
@@ -39552,11 +39552,11 @@ var error37 = () => {
       case "too_small": {
         const adj = issue2.inclusive ? ">=" : ">";
         const sizing = getSizing(issue2.origin);
-        const shortName = issue2.origin === "date" ? "vroeg" : issue2.origin === "string" ? "kort" : "klein";
+        const shortName2 = issue2.origin === "date" ? "vroeg" : issue2.origin === "string" ? "kort" : "klein";
         if (sizing) {
-          return `Te ${shortName}: verwacht dat ${issue2.origin} ${adj}${issue2.minimum.toString()} ${sizing.unit} ${sizing.verb}`;
+          return `Te ${shortName2}: verwacht dat ${issue2.origin} ${adj}${issue2.minimum.toString()} ${sizing.unit} ${sizing.verb}`;
         }
-        return `Te ${shortName}: verwacht dat ${issue2.origin} ${adj}${issue2.minimum.toString()} is`;
+        return `Te ${shortName2}: verwacht dat ${issue2.origin} ${adj}${issue2.minimum.toString()} is`;
       }
       case "invalid_format": {
         const _issue = issue2;
@@ -49579,7 +49579,7 @@ function expand_(str, max2, maxLength, maxDepth, depth, maxRewrites, budget, isT
       masked = maskUnmatchedOpens(masked, budget);
     }
     const pre = m2.pre;
-    const literal2 = () => combine(acc, pre + "{" + m2.body + "}" + m2.post, [""], max2, maxLength, dropEmpties, budget);
+    const literal3 = () => combine(acc, pre + "{" + m2.body + "}" + m2.post, [""], max2, maxLength, dropEmpties, budget);
     if (/\$$/.test(pre)) {
       acc = combine(acc, pre + "{" + m2.body + "}", [""], max2, maxLength, dropEmpties && !m2.post.length, budget);
       firstGroup = false;
@@ -49601,7 +49601,7 @@ function expand_(str, max2, maxLength, maxDepth, depth, maxRewrites, budget, isT
         isTop = true;
         continue;
       }
-      return literal2();
+      return literal3();
     }
     if (firstGroup) {
       dropEmpties = isTop && !isSequence;
@@ -49611,22 +49611,22 @@ function expand_(str, max2, maxLength, maxDepth, depth, maxRewrites, budget, isT
     if (isSequence) {
       values = expandSequence(m2.body, isAlphaSequence, max2, maxLength, budget);
       if (!values) {
-        return literal2();
+        return literal3();
       }
     } else {
       let n2 = parseCommaParts(m2.body, budget);
       if (!n2) {
-        return literal2();
+        return literal3();
       }
       if (n2.length === 1 && n2[0] !== void 0) {
         n2 = expand_(n2[0], max2, maxLength, maxDepth, depth + 1, maxRewrites, budget, false).map(embrace);
         if (budget.remaining < 0) {
-          return literal2();
+          return literal3();
         }
         if (n2.length === 1) {
           const next2 = combine(acc, pre + n2[0], [""], max2, maxLength, dropEmpties && !m2.post.length, budget);
           if (budget.remaining < 0) {
-            return literal2();
+            return literal3();
           }
           acc = next2;
           if (!m2.post.length)
@@ -49647,7 +49647,7 @@ function expand_(str, max2, maxLength, maxDepth, depth, maxRewrites, budget, isT
       outer: for (let j3 = 0; j3 < n2.length; j3++) {
         const expanded = expand_(n2[j3], max2, maxLength, maxDepth, depth + 1, maxRewrites, budget, false);
         if (budget.remaining < 0) {
-          return literal2();
+          return literal3();
         }
         for (let k2 = 0; k2 < expanded.length; k2++) {
           const v2 = expanded[k2];
@@ -49663,7 +49663,7 @@ function expand_(str, max2, maxLength, maxDepth, depth, maxRewrites, budget, isT
     }
     const next = combine(acc, pre, values, max2, maxLength, dropEmpties && !m2.post.length, budget);
     if (budget.remaining < 0) {
-      return literal2();
+      return literal3();
     }
     acc = next;
     if (!m2.post.length)
@@ -49771,7 +49771,7 @@ var testSchema = external_exports.strictObject({
 }).meta({ description: "How the repository's tests are run." });
 var strategySchema = external_exports.strictObject({
   name: external_exports.enum(["lpw", "slpw", "seidr", "direct", "template"]).default("lpw").meta({ description: "Search strategy. `template` needs no model; the others need an LLM endpoint configured on the server." }),
-  templateFirstPass: external_exports.boolean().default(true).meta({ description: "Try the model-free `template` strategy on the failing tests (CI's, or the accepted reproduction test of an issue) before the LLM strategy's own stages." }),
+  templateFirstPass: external_exports.boolean().default(true).meta({ description: "LPW: when the model's own stages end without a fix, try the model-free `template` edits on the failing tests (CI's, or the accepted reproduction test of an issue); an edit that passes them ships only if the model, shown the issue and the diff, accepts it." }),
   maxPlanIterations: positiveInt("Plan verification rounds (LPW: 12).", 12, 50),
   maxRefinements: positiveInt("Code refinement rounds (LPW: 12).", 12, 50),
   planSamples: positiveInt("SLPW: plans sampled (k).", 6, 32),
@@ -49862,21 +49862,21 @@ ${shown2.map((p2) => `- ${p2}`).join("\n")}`);
 };
 var REPO_CONFIG_MAX_BYTES = 64 * 1024;
 var MAX_ALIASES = 50;
-function parseRepoConfigText(text) {
-  if (Buffer.byteLength(text, "utf8") > REPO_CONFIG_MAX_BYTES) {
-    throw new RepoConfigError([`the file is ${Buffer.byteLength(text, "utf8")} bytes; at most ${REPO_CONFIG_MAX_BYTES} are read (the settings fit in a few KiB)`]);
+function parseRepoConfigText(text2) {
+  if (Buffer.byteLength(text2, "utf8") > REPO_CONFIG_MAX_BYTES) {
+    throw new RepoConfigError([`the file is ${Buffer.byteLength(text2, "utf8")} bytes; at most ${REPO_CONFIG_MAX_BYTES} are read (the settings fit in a few KiB)`]);
   }
   let data;
   try {
-    data = readYaml(text);
+    data = readYaml(text2);
   } catch (error62) {
     throw error62 instanceof RepoConfigError ? error62 : new RepoConfigError([yamlProblem(error62)]);
   }
   return parseRepoConfigObject(data);
 }
-function readYaml(text) {
+function readYaml(text2) {
   const lineCounter = new import_yaml3.LineCounter();
-  const doc = (0, import_yaml3.parseDocument)(text, { prettyErrors: true, uniqueKeys: false, logLevel: "error", lineCounter });
+  const doc = (0, import_yaml3.parseDocument)(text2, { prettyErrors: true, uniqueKeys: false, logLevel: "error", lineCounter });
   if (doc.errors[0]) throw doc.errors[0];
   const duplicate = firstDuplicateKey(doc.contents);
   if (duplicate) {
@@ -49943,14 +49943,14 @@ var UnreadableFileError = class extends Error {
 
 // src/forge/read-repo-config-forge.ts
 async function readRepoConfigFromForge(forge, owner, repo, ref) {
-  let text;
+  let text2;
   try {
-    text = await forge.readFile(owner, repo, REPO_CONFIG_PATH, ref);
+    text2 = await forge.readFile(owner, repo, REPO_CONFIG_PATH, ref);
   } catch (error62) {
     if (error62 instanceof UnreadableFileError) throw new RepoConfigError([`cannot be read: ${error62.reason}`]);
     throw error62;
   }
-  return parseRepoConfigText(text ?? "");
+  return parseRepoConfigText(text2 ?? "");
 }
 
 // src/forge/ci-forge.ts
@@ -50226,8 +50226,8 @@ function octokitGitData(octokit) {
 var MAX_BODY = 65536;
 function octokitForge(octokit, scrub) {
   const clean = (body) => {
-    const text = neutralizeMentions(scrub(body));
-    return text.length <= MAX_BODY ? text : `${text.slice(0, MAX_BODY - 200)}
+    const text2 = neutralizeMentions(scrub(body));
+    return text2.length <= MAX_BODY ? text2 : `${text2.slice(0, MAX_BODY - 200)}
 
 \u2026 (truncated: GitHub limits a body to ${MAX_BODY} characters)`;
   };
@@ -50559,8 +50559,8 @@ function cleanLogLine(line) {
 function maskCleanLine(clean) {
   return clean.replace(/\b[0-9a-f]{7,40}\b/gi, "<hash>").replace(/\d+(\.\d+)?/g, "0").replace(/\/tmp\/[^\s/]+/g, "/tmp/<tmp>").replace(/\s+/g, " ").trim();
 }
-function splitLogLines(text) {
-  return text.split(/\r\n|\n|\r/);
+function splitLogLines(text2) {
+  return text2.split(/\r\n|\n|\r/);
 }
 
 // src/verify/digest/tool-report-signals.ts
@@ -50698,8 +50698,8 @@ var LogDigester = class {
     const n2 = ++this.count;
     if (CURSOR_UP.test(rawLine.slice(0, 64))) this.overwrite(this.segment.at(-1));
     const whole = cleanLogLine(rawLine);
-    const text = whole.slice(0, 4 * this.maxLineChars);
-    const template = lineTemplate(text);
+    const text2 = whole.slice(0, 4 * this.maxLineChars);
+    const template = lineTemplate(text2);
     if (overwritten) {
       const line2 = { n: n2, text: "", chars: 0, score: 0, template: "", passed: false, overwritten: true };
       this.recent.push(line2);
@@ -50708,31 +50708,31 @@ var LogDigester = class {
       if (this.segment.length >= SEGMENT) this.flush();
       return;
     }
-    if (text.trim()) {
+    if (text2.trim()) {
       const times = this.templates.get(template);
       if (times !== void 0) this.templates.set(template, times + 1);
       else if (this.templates.size < MAX_TEMPLATES) this.templates.set(detach(template), 1);
     }
     let score = 0;
-    const masked = this.inPass.size > 0 ? maskCleanLine(text) : void 0;
+    const masked = this.inPass.size > 0 ? maskCleanLine(text2) : void 0;
     const passed = masked !== void 0 && this.inPass.has(masked);
-    if (text.trim() && !passed) {
-      score = lineSignal(text);
+    if (text2.trim() && !passed) {
+      score = lineSignal(text2);
       if (score > 0) {
-        const norm = masked ?? maskCleanLine(text);
+        const norm = masked ?? maskCleanLine(text2);
         if (this.seen.has(norm)) score *= 0.8;
         else if (this.seen.size < MAX_TEMPLATES) this.seen.add(detach(norm));
       }
     }
-    const line = { n: n2, text, chars: whole.length, score, template, passed, overwritten: false };
-    if (this.awaitingDiagnostic && score >= 4 && DIAGNOSTIC.test(text) && this.firstDiagnostics.length < MAX_DIAGNOSTICS) {
+    const line = { n: n2, text: text2, chars: whole.length, score, template, passed, overwritten: false };
+    if (this.awaitingDiagnostic && score >= 4 && DIAGNOSTIC.test(text2) && this.firstDiagnostics.length < MAX_DIAGNOSTICS) {
       this.firstDiagnostics.push(n2);
       this.awaitingDiagnostic = false;
     }
-    if (STEP_FAILED.test(text) && !EPILOGUE.test(text)) {
+    if (STEP_FAILED.test(text2) && !EPILOGUE.test(text2)) {
       const tail = this.recent.filter((l3) => l3.text.trim() && !l3.passed && !EPILOGUE.test(l3.text) && !STEP_FAILED.test(l3.text) && (!this.lastCommand || l3.n > this.lastCommand.n));
       this.failedStep = { command: this.lastCommand, tail: tail.map(kept), exit: kept(line) };
-    } else if (STEP_START.test(text)) {
+    } else if (STEP_START.test(text2)) {
       this.lastCommand = kept(line);
       this.awaitingDiagnostic = true;
     }
@@ -50875,18 +50875,18 @@ function contiguousRuns(picked) {
   }
   return runs;
 }
-function* logLines(text) {
+function* logLines(text2) {
   const re2 = /\r\n|\n|\r/g;
   let from = 0;
-  for (let m2 = re2.exec(text); m2; m2 = re2.exec(text)) {
-    yield [text.slice(from, m2.index), m2[0] === "\r" && redrawn(text, re2.lastIndex)];
+  for (let m2 = re2.exec(text2); m2; m2 = re2.exec(text2)) {
+    yield [text2.slice(from, m2.index), m2[0] === "\r" && redrawn(text2, re2.lastIndex)];
     from = re2.lastIndex;
   }
-  yield [text.slice(from), false];
+  yield [text2.slice(from), false];
 }
-function redrawn(text, at2) {
-  const next = text.charCodeAt(at2);
-  return at2 < text.length && next !== 10 && next !== 13;
+function redrawn(text2, at2) {
+  const next = text2.charCodeAt(at2);
+  return at2 < text2.length && next !== 10 && next !== 13;
 }
 function digestLog(failLog, options2 = {}) {
   const digester = new LogDigester(options2);
@@ -50906,20 +50906,20 @@ function allPassed(report2) {
 }
 
 // src/verify/digest/summarise-value.ts
-function summariseValue(text, limit2 = 160) {
-  if (text.length <= limit2) return text;
-  const trimmed = text.trim();
+function summariseValue(text2, limit2 = 160) {
+  if (text2.length <= limit2) return text2;
+  const trimmed = text2.trim();
   const kind = trimmed.startsWith("[") ? "list" : trimmed.startsWith("{") ? "mapping" : trimmed.startsWith("(") ? "tuple" : /^['"`]/.test(trimmed) ? "string" : "value";
   const items = kind === "list" || kind === "tuple" || kind === "mapping" ? ` ~${trimmed.split(",").length} items,` : "";
   const part = Math.floor((limit2 - 20) / 2);
-  return `<${kind},${items} ${text.length} chars: ${text.slice(0, part)} \u2026 ${text.slice(-part)}>`;
+  return `<${kind},${items} ${text2.length} chars: ${text2.slice(0, part)} \u2026 ${text2.slice(-part)}>`;
 }
 
 // src/verify/digest/value-mismatch.ts
 function mismatchOf(message) {
-  const text = message.replace(/\r\n/g, "\n");
-  if (/^\+ actual - expected$/m.test(text)) {
-    const body2 = text.slice(text.search(/^\+ actual - expected$/m)).split("\n").slice(1);
+  const text2 = message.replace(/\r\n/g, "\n");
+  if (/^\+ actual - expected$/m.test(text2)) {
+    const body2 = text2.slice(text2.search(/^\+ actual - expected$/m)).split("\n").slice(1);
     const actual = [];
     const expected = [];
     for (const line of body2) {
@@ -50933,22 +50933,22 @@ function mismatchOf(message) {
     }
     if (actual.length > 0 && expected.length > 0) return { actual: actual.join("\n"), expected: expected.join("\n") };
   }
-  const jest = /Expected:\s*([\s\S]*?)\n\s*Received:\s*([\s\S]*)$/.exec(text);
+  const jest = /Expected:\s*([\s\S]*?)\n\s*Received:\s*([\s\S]*)$/.exec(text2);
   if (jest) return { expected: (jest[1] ?? "").trim(), actual: (jest[2] ?? "").trim() };
-  const chai = /expected ([\s\S]+?) to (?:deeply )?(?:strictly )?equal ([\s\S]+)$/.exec(text);
+  const chai = /expected ([\s\S]+?) to (?:deeply )?(?:strictly )?equal ([\s\S]+)$/.exec(text2);
   if (chai) return { actual: (chai[1] ?? "").trim(), expected: (chai[2] ?? "").trim() };
-  const body = text.replace(/^(?:AssertionError(?: \[ERR_ASSERTION\])?:\s*)?(?:assert\s+)?/, "");
+  const body = text2.replace(/^(?:AssertionError(?: \[ERR_ASSERTION\])?:\s*)?(?:assert\s+)?/, "");
   for (const op of [" !== ", " === ", " != ", " == "]) {
     const at2 = topLevelIndex(body, op);
     if (at2 > 0) return { actual: body.slice(0, at2).trim(), expected: body.slice(at2 + op.length).split("\n")[0]?.trim() ?? "" };
   }
   return void 0;
 }
-function topLevelIndex(text, op) {
+function topLevelIndex(text2, op) {
   let quote;
   let depth = 0;
-  for (let i3 = 0; i3 < text.length; i3++) {
-    const ch = text[i3];
+  for (let i3 = 0; i3 < text2.length; i3++) {
+    const ch = text2[i3];
     if (quote) {
       if (ch === "\\") i3++;
       else if (ch === quote) quote = void 0;
@@ -50957,7 +50957,7 @@ function topLevelIndex(text, op) {
     if (ch === "'" || ch === '"' || ch === "`") quote = ch;
     else if ("([{".includes(ch)) depth++;
     else if (")]}".includes(ch)) depth--;
-    else if (depth === 0 && text.startsWith(op, i3)) return i3;
+    else if (depth === 0 && text2.startsWith(op, i3)) return i3;
   }
   return -1;
 }
@@ -51549,10 +51549,10 @@ var NOFOLLOW = constants.O_NOFOLLOW ?? 0;
 function safeRepoPath(root, path12, options2 = {}) {
   if (!path12 || /[\x00-\x1f\x7f]/.test(path12)) throw new UnsafePathError(path12, "empty or contains control characters");
   if (isAbsolute(path12) || /^[A-Za-z]:/.test(path12)) throw new UnsafePathError(path12, "absolute paths are not allowed");
-  const relative6 = normalize(path12);
-  const parts = relative6.split(sep2);
-  if (parts[0] === ".." || relative6 === "..") throw new UnsafePathError(path12, "it leaves the repository");
-  if (relative6 === "." || relative6 === `.${sep2}`) throw new UnsafePathError(path12, "it names the repository itself, not a file in it");
+  const relative7 = normalize(path12);
+  const parts = relative7.split(sep2);
+  if (parts[0] === ".." || relative7 === "..") throw new UnsafePathError(path12, "it leaves the repository");
+  if (relative7 === "." || relative7 === `.${sep2}`) throw new UnsafePathError(path12, "it names the repository itself, not a file in it");
   if (parts.some((p2) => p2.toLowerCase() === ".git")) throw new UnsafePathError(path12, "the .git directory is off limits");
   let current = root;
   for (const [i3, part] of parts.entries()) {
@@ -51561,7 +51561,7 @@ function safeRepoPath(root, path12, options2 = {}) {
     if (!stat2) break;
     if (stat2.isSymbolicLink() && !(options2.finalLink === true && i3 === parts.length - 1)) throw new UnsafePathError(path12, "it goes through a symbolic link");
   }
-  return join(root, relative6);
+  return join(root, relative7);
 }
 function repoRelativePath(root, absolute) {
   if (/[\x00-\x1f\x7f]/.test(absolute)) throw new UnsafePathError(absolute, "empty or contains control characters");
@@ -51570,9 +51570,9 @@ function repoRelativePath(root, absolute) {
   const prefixes = [.../* @__PURE__ */ new Set([resolve(root), realpathSync(root)])].map((p2) => p2.endsWith(sep2) ? p2 : p2 + sep2);
   const prefix = prefixes.find((p2) => absolute.startsWith(p2));
   if (!prefix) throw new UnsafePathError(absolute, "it is outside the repository");
-  const relative6 = absolute.slice(prefix.length);
-  safeRepoPath(root, relative6);
-  return relative6;
+  const relative7 = absolute.slice(prefix.length);
+  safeRepoPath(root, relative7);
+  return relative7;
 }
 function editableRepoFile(root, path12) {
   const full = safeRepoPath(root, path12);
@@ -51584,7 +51584,7 @@ function editableRepoFile(root, path12) {
   if (!isInside(realpathSync(root), realpathSync(full))) throw new UnsafePathError(path12, "it resolves outside the repository");
   return full;
 }
-async function writeRepoFile(root, path12, text) {
+async function writeRepoFile(root, path12, text2) {
   const full = safeRepoPath(root, path12);
   let flags;
   if (lstatSync(full, { throwIfNoEntry: false })) {
@@ -51597,7 +51597,7 @@ async function writeRepoFile(root, path12, text) {
   }
   const handle2 = await open2(full, flags, 438);
   try {
-    await handle2.writeFile(text);
+    await handle2.writeFile(text2);
   } finally {
     await handle2.close();
   }
@@ -51635,10 +51635,10 @@ var STATUS = { passed: "pass", failed: "fail", pending: "skip", skipped: "skip",
 function runnerRelative(path12) {
   return path12.replace(/^(?:\/home\/runner\/work|.*\/_work)\/([^/]+)\/\1\//, "");
 }
-function parseJsonReport(text, options2 = {}) {
+function parseJsonReport(text2, options2 = {}) {
   let data;
   try {
-    data = JSON.parse(text);
+    data = JSON.parse(text2);
   } catch (error62) {
     throw new JsonReportError(`not JSON: ${error62.message}`);
   }
@@ -55695,7 +55695,7 @@ function prettify(node2, options2, matcher, readonlyMatcher) {
   return compress(node2, options2, matcher, readonlyMatcher);
 }
 function compress(arr, options2, matcher, readonlyMatcher) {
-  let text;
+  let text2;
   const compressedObj = {};
   for (let i3 = 0; i3 < arr.length; i3++) {
     const tagObj = arr[i3];
@@ -55708,8 +55708,8 @@ function compress(arr, options2, matcher, readonlyMatcher) {
       matcher.push(property, rawAttrs);
     }
     if (property === options2.textNodeName) {
-      if (text === void 0) text = tagObj[property];
-      else text += "" + tagObj[property];
+      if (text2 === void 0) text2 = tagObj[property];
+      else text2 += "" + tagObj[property];
     } else if (property === void 0) {
       continue;
     } else if (tagObj[property]) {
@@ -55747,9 +55747,9 @@ function compress(arr, options2, matcher, readonlyMatcher) {
       }
     }
   }
-  if (typeof text === "string") {
-    if (text.length > 0) compressedObj[options2.textNodeName] = text;
-  } else if (text !== void 0) compressedObj[options2.textNodeName] = text;
+  if (typeof text2 === "string") {
+    if (text2.length > 0) compressedObj[options2.textNodeName] = text2;
+  } else if (text2 !== void 0) compressedObj[options2.textNodeName] = text2;
   return compressedObj;
 }
 function propName(obj) {
@@ -55931,6 +55931,11 @@ function toResult(tc, suitePath, pytest) {
 function testId(name, classname, file2, suitePath) {
   if (file2 && file2.endsWith(".py") && classname !== void 0) {
     const moduleDotted = file2.slice(0, -3).replaceAll("/", ".");
+    const owner = classname && !classname.startsWith(moduleDotted) ? pytestFile(classname) : void 0;
+    if (owner) {
+      const inner2 = classname.slice(owner.length - 3).replace(/^\./, "");
+      return [owner, ...inner2 ? inner2.split(".") : [], name].join("::");
+    }
     const inner = classname.startsWith(moduleDotted) ? classname.slice(moduleDotted.length).replace(/^\./, "") : "";
     return [file2, ...inner ? inner.split(".") : [], name].join("::");
   }
@@ -55949,13 +55954,13 @@ function messageOf(problem) {
   const message = attr(problem, "message");
   const type = attr(problem, "type");
   if (message) return message.trim();
-  const text = textOf(problem);
-  return text?.trim().split("\n")[0] || type || void 0;
+  const text2 = textOf(problem);
+  return text2?.trim().split("\n")[0] || type || void 0;
 }
 function textOf(problem) {
   if (typeof problem === "string") return problem || void 0;
-  const text = problem["#text"];
-  return typeof text === "string" && text.trim() ? text : void 0;
+  const text2 = problem["#text"];
+  return typeof text2 === "string" && text2.trim() ? text2 : void 0;
 }
 
 // src/ci/artifact-reports.ts
@@ -55987,8 +55992,8 @@ function reportsFromZip(zip, options2 = {}) {
   const files = [];
   for (const [name, bytes] of Object.entries(entries).sort(([a2], [b5]) => a2.localeCompare(b5))) {
     try {
-      const text = new TextDecoder().decode(bytes);
-      tests.push(.../\.json$/i.test(name) ? parseJsonReport(text, options2) : parseJunit(text, options2));
+      const text2 = new TextDecoder().decode(bytes);
+      tests.push(.../\.json$/i.test(name) ? parseJsonReport(text2, options2) : parseJunit(text2, options2));
       files.push(name);
     } catch (error62) {
       if (!(error62 instanceof JunitParseError) && !(error62 instanceof JsonReportError)) throw error62;
@@ -55999,8 +56004,8 @@ function reportsFromZip(zip, options2 = {}) {
 }
 
 // src/ci/job-log.ts
-function cleanJobLog(text) {
-  return splitLogLines(text.replace(/^\uFEFF/, "")).map(cleanLogLine).join("\n").replace(/\n+$/, "\n");
+function cleanJobLog(text2) {
+  return splitLogLines(text2.replace(/^\uFEFF/, "")).map(cleanLogLine).join("\n").replace(/\n+$/, "\n");
 }
 function errorLines(cleanLog) {
   return cleanLog.split("\n").filter((l3) => l3.startsWith("##[error]")).map((l3) => l3.slice("##[error]".length).trim());
@@ -56022,8 +56027,8 @@ async function findPassingRun(ci, owner, repo, red2, branch) {
 async function passingLogOf(ci, owner, repo, passing, jobName, maxLogBytes) {
   const job = passing.jobs.find((j3) => j3.name === jobName && j3.conclusion === "success");
   if (!job) return void 0;
-  const { text } = await ci.jobLog(owner, repo, job.id, maxLogBytes);
-  return { runId: passing.run.id, jobName: job.name, branch: passing.run.headBranch ?? "", log: cleanJobLog(text) };
+  const { text: text2 } = await ci.jobLog(owner, repo, job.id, maxLogBytes);
+  return { runId: passing.run.id, jobName: job.name, branch: passing.run.headBranch ?? "", log: cleanJobLog(text2) };
 }
 
 // src/ci/infra-failure.ts
@@ -56051,8 +56056,8 @@ function recogniseInfraFailure(cleanLog) {
 // src/ci/run-evidence.ts
 var FAILED = /* @__PURE__ */ new Set(["failure", "timed_out", "startup_failure", "action_required"]);
 async function jobEvidence(ci, owner, repo, job, maxLogBytes) {
-  const { text, truncated } = await ci.jobLog(owner, repo, job.id, maxLogBytes).catch((error62) => ({ text: `(the log could not be read: ${error62.message})`, truncated: false }));
-  const log = cleanJobLog(text);
+  const { text: text2, truncated } = await ci.jobLog(owner, repo, job.id, maxLogBytes).catch((error62) => ({ text: `(the log could not be read: ${error62.message})`, truncated: false }));
+  const log = cleanJobLog(text2);
   const annotations = job.checkRunId ? await ci.annotations(owner, repo, job.checkRunId).catch(() => []) : [];
   return {
     id: job.id,
@@ -56134,9 +56139,9 @@ ${annotations.map((a2) => `${a2.path}:${a2.line}: ${a2.title ? `${a2.title}: ` :
   return { run: run3, jobs: evidence, report: report2, testsFrom: fromArtifacts.tests.length > 0 ? "artifact" : fromLogs.length > 0 ? "log" : "none", artifactFiles: fromArtifacts.files, problems, digest: annotated, infra };
 }
 async function collectCheckSuiteEvidence(ci, owner, repo, suite, options2 = {}) {
-  const failed2 = (await ci.checkRunsForSuite(owner, repo, suite.id)).filter((r2) => r2.conclusion !== null && FAILED.has(r2.conclusion));
+  const failed3 = (await ci.checkRunsForSuite(owner, repo, suite.id)).filter((r2) => r2.conclusion !== null && FAILED.has(r2.conclusion));
   const jobs = [];
-  for (const r2 of failed2.slice(0, 8)) {
+  for (const r2 of failed3.slice(0, 8)) {
     const log = cleanJobLog(`${r2.summary}
 ${r2.text}`);
     jobs.push({ id: r2.id, name: r2.name, url: "", conclusion: r2.conclusion, failedSteps: [], annotations: await ci.annotations(owner, repo, r2.id).catch(() => []), log, logTruncated: false, errors: errorLines(log), infra: recogniseInfraFailure(log) });
@@ -59720,8 +59725,8 @@ function safeIds(ids) {
   }
   return ids;
 }
-function escapeRegExp(text) {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+function escapeRegExp(text2) {
+  return text2.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
 // src/ci/actions-verifier.ts
@@ -59906,102 +59911,107 @@ function registerCiTriggers(app, tools) {
   });
 }
 
-// src/verify/load-failure.ts
-import { existsSync, statSync } from "node:fs";
-import { isAbsolute as isAbsolute3, join as join4, relative } from "node:path";
-var TEST_PATH = /(^|\/)(tests?|__tests__|spec)\/|(^|\/)(test_[^/]*\.py|[^/]*_test\.py|conftest\.py|[^/]*\.(test|spec)\.[cm]?[jt]sx?)$/;
-function loadFailureOf(test, report2, workspace) {
-  if (test.status !== "fail" && test.status !== "error") return void 0;
-  const details = `${test.message ?? ""}
-${test.details ?? ""}`;
-  if (test.message === "collection failure" || /ImportError while importing test module|ERROR collecting|error during collection/.test(details)) {
-    return pythonLoadFailure(details, workspace);
-  }
-  if (test.file && (test.name === test.file || test.id === `${test.file} > test > ${test.file}` || test.id === `${test.file} > ${test.file}`)) {
-    return nodeLoadFailure(test.file, report2.run.output, workspace);
-  }
-  return void 0;
-}
-function brokenRunReason(report2, workspace) {
-  if (report2.run.spawnError) return `the command could not start: ${report2.run.spawnError}`;
-  if (report2.run.timedOut && report2.tests.length === 0) return `it ${report2.run.limit?.message ?? "timed out"} before reporting any test`;
-  if (report2.tests.length === 0) {
-    const tail = report2.run.output.trim().split("\n").slice(-3).join(" | ").slice(0, 300);
-    return `it ran no test (${report2.run.limit ? report2.run.limit.message : `exit ${String(report2.run.exitCode)}`})${tail ? `: ${tail}` : ""}`;
-  }
-  const broken = failingTests(report2).flatMap((t2) => {
-    const failure2 = loadFailureOf(t2, report2, workspace);
-    return failure2 && !failure2.codeFault ? [`${t2.id}: ${failure2.reason}`] : [];
-  });
-  if (broken.length === 0) return void 0;
-  const limit2 = report2.run.limit && report2.run.limit.name !== "cancelled" ? ` (the run ${report2.run.limit.message.replace(/^stopped: /, "was stopped: ")})` : "";
-  return `${broken.slice(0, 5).join("; ")}${limit2}`;
-}
-function wrongFailureReason(test, report2, workspace, sourceText) {
-  const load2 = loadFailureOf(test, report2, workspace);
-  if (load2) return `the test file did not load: ${load2.reason}`;
-  const text = `${test.message ?? ""}
-${test.details ?? ""}`;
-  const bad = /\b(ImportError|ModuleNotFoundError|SyntaxError|IndentationError)\b[^\n]*|Cannot find module[^\n]*|ERR_MODULE_NOT_FOUND[^\n]*|fixture '[^']+' not found/.exec(text);
-  if (bad) return `it fails with ${bad[0].trim().slice(0, 200)}, not with the reported bug`;
-  const undefinedName = /name '([\w$]+)' is not defined|\b([\w$]+) is not defined\b/.exec(text);
-  const name = undefinedName?.[1] ?? undefinedName?.[2];
-  if (name && !new RegExp(`\\b${name.replace(/\$/g, "\\$")}\\b`).test(sourceText)) return `it uses ${name}, which is defined nowhere in the repository (${(test.message ?? "").split("\n")[0]})`;
-  return void 0;
-}
-function pythonLoadFailure(details, workspace) {
-  const lines = details.split("\n").map((l3) => l3.replace(/^E\s+/, "").trim());
-  const reason = lines.findLast((l3) => /^\w*(Error|Exception)\b/.test(l3)) ?? lines.find(Boolean) ?? "collection failure";
-  const missing = /No module named '([\w.]+)'/.exec(reason)?.[1];
-  if (missing) {
-    const top = missing.split(".")[0] ?? missing;
-    return { reason, codeFault: existsSync(join4(workspace, top)) || existsSync(join4(workspace, `${top}.py`)) || existsSync(join4(workspace, "src", top)) };
-  }
-  if (/^(SyntaxError|IndentationError)/.test(reason)) {
-    const file2 = [...details.matchAll(/File "([^"]+)", line \d+/g)].at(-1)?.[1] ?? /^([\w./-]+\.py):\d+/m.exec(details)?.[1];
-    return { reason: file2 ? `${reason} (${repoRelative(file2, workspace)})` : reason, codeFault: file2 ? !TEST_PATH.test(repoRelative(file2, workspace)) : false };
-  }
-  return { reason, codeFault: true };
-}
-function nodeLoadFailure(file2, output2, workspace) {
-  const at2 = output2.indexOf(`# Subtest: ${file2}
-`);
-  const before = (at2 >= 0 ? output2.slice(0, at2) : output2).split("\n").slice(-40).join("\n");
-  const notFound = /Cannot find (?:module|package) '([^']+)'(?: imported from (\S+))?/.exec(before);
-  if (notFound) {
-    const target = notFound[1] ?? "";
-    const full = isAbsolute3(target) ? target : target.startsWith(".") ? join4(workspace, target) : "";
-    const inRepo = full !== "" && !relative(workspace, full).startsWith("..");
-    const isDir = inRepo && existsSync(full) && statSync(full).isDirectory();
-    const rel = inRepo ? relative(workspace, full) || "." : target;
-    const why = isDir ? `${rel} is a folder, loaded as a module (the command names a folder where node --test wants files or globs)` : `Cannot find module '${rel}'`;
-    return { reason: why, codeFault: inRepo && !isDir && !TEST_PATH.test(rel) && rel !== file2 };
-  }
-  const syntax = /SyntaxError: [^\n]*/.exec(before);
-  if (syntax) {
-    const where = /(?:file:\/\/)?(\/[^\s:]+\.[cm]?[jt]sx?):\d+/.exec(before)?.[1];
-    const rel = where ? repoRelative(where, workspace) : file2;
-    return { reason: `${syntax[0].replace(/^#\s*/, "")} (${rel})`, codeFault: !TEST_PATH.test(rel) };
-  }
-  const error62 = /^#\s*(\w*Error\b[^\n]*)/m.exec(before)?.[1];
-  return { reason: error62 ? `${file2} did not load: ${error62}` : `${file2} did not load or exited early`, codeFault: false };
-}
-function repoRelative(file2, workspace) {
-  const rel = isAbsolute3(file2) ? relative(workspace, file2) : file2;
-  return rel.replace(/^\.\//, "");
-}
-
-// src/engine/is-test-file.ts
-var TEST_PATH2 = /(^|\/)(tests?|__tests__|spec)\/|(^|\/)(test_[^/]*\.py|[^/]*_test\.py|conftest\.py|[^/]*\.(test|spec)\.[cm]?[jt]sx?|[^/]*_test\.go)$/;
-function isTestFile(path12) {
-  return TEST_PATH2.test(path12.replaceAll("\\", "/"));
-}
-
 // src/engine/lpw/failing-tests-block.ts
 import { stripVTControlCharacters as stripVTControlCharacters3 } from "node:util";
 
+// src/engine/template/tree-sitter.ts
+import { createRequire as createRequire3 } from "node:module";
+import { dirname as dirname2, join as join4 } from "node:path";
+var require3 = createRequire3(import.meta.url);
+var parsers = /* @__PURE__ */ new Map();
+var runtime;
+function loadRuntime() {
+  runtime ??= (async () => {
+    const ts2 = require3("./tree-sitter/tree-sitter.cjs");
+    const dir = dirname2(require3.resolve("./tree-sitter/tree-sitter.cjs"));
+    await ts2.Parser.init({ locateFile: (file2) => join4(dir, file2) });
+    return ts2;
+  })();
+  return runtime;
+}
+function parserFor(grammar) {
+  let parser3 = parsers.get(grammar);
+  if (!parser3) {
+    parser3 = (async () => {
+      const ts2 = await loadRuntime();
+      const dir = dirname2(require3.resolve("./tree-sitter/tree-sitter.cjs"));
+      const p2 = new ts2.Parser();
+      p2.setLanguage(await ts2.Language.load(join4(dir, `tree-sitter-${grammar}.wasm`)));
+      return p2;
+    })();
+    parsers.set(grammar, parser3);
+  }
+  return parser3;
+}
+async function parseSource(grammar, source) {
+  const tree = (await parserFor(grammar)).parse(source);
+  if (!tree) throw new Error(`tree-sitter returned no tree for ${grammar}`);
+  return tree;
+}
+function parsePython(source) {
+  return parseSource("python", source);
+}
+function grammarForFile(path12) {
+  if (path12.endsWith(".py")) return "python";
+  if (/\.[cm]?jsx?$/.test(path12)) return "javascript";
+  if (path12.endsWith(".tsx")) return "tsx";
+  if (/\.[cm]?ts$/.test(path12)) return "typescript";
+  return void 0;
+}
+
+// src/engine/lpw/parametrize-values.ts
+async function parametrizeValues(testSourceText) {
+  const out = /* @__PURE__ */ new Map();
+  const tree = await parsePython(testSourceText);
+  try {
+    const decorators = tree.rootNode.descendantsOfType("decorator").filter((d2) => Boolean(d2 && /parametrize\s*\(/.test(d2.text)));
+    if (decorators.length !== 1) return out;
+    const call = decorators[0].namedChildren.find((c5) => c5?.type === "call");
+    const args = call?.childForFieldName("arguments")?.namedChildren.filter((a2) => Boolean(a2)) ?? [];
+    const positional = args.filter((a2) => a2.type !== "keyword_argument");
+    const keyword = (name) => args.find((a2) => a2.type === "keyword_argument" && a2.childForFieldName("name")?.text === name)?.childForFieldName("value");
+    const namesNode = positional[0] ?? keyword("argnames");
+    const valuesNode = positional[1] ?? keyword("argvalues");
+    if (!namesNode || !valuesNode || !/^(list|tuple)$/.test(valuesNode.type)) return out;
+    const names = argNames(namesNode);
+    const explicitIds = keyword("ids");
+    const ids = explicitIds && /^(list|tuple)$/.test(explicitIds.type) ? explicitIds.namedChildren.map((n2) => n2 ? literal2(n2) : void 0) : [];
+    valuesNode.namedChildren.forEach((entry, index) => {
+      if (!entry) return;
+      let values;
+      let id = ids[index];
+      if (entry.type === "call" && /(^|\.)param$/.test(entry.childForFieldName("function")?.text ?? "")) {
+        const pArgs = entry.childForFieldName("arguments")?.namedChildren.filter((a2) => Boolean(a2)) ?? [];
+        values = pArgs.filter((a2) => a2.type !== "keyword_argument");
+        const idArg = pArgs.find((a2) => a2.type === "keyword_argument" && a2.childForFieldName("name")?.text === "id")?.childForFieldName("value");
+        id = idArg ? literal2(idArg) : id;
+      } else {
+        values = names.length > 1 && (entry.type === "tuple" || entry.type === "list") ? entry.namedChildren.filter((v2) => Boolean(v2)) : [entry];
+      }
+      id ??= values.map((v2, i3) => autoId(v2, names[i3] ?? "arg", index)).join("-");
+      out.set(id, values.map((v2, i3) => `${names[i3] ?? `arg${i3}`}=${v2.text}`).join(", "));
+    });
+    return out;
+  } finally {
+    tree.delete();
+  }
+}
+function argNames(node2) {
+  if (node2.type === "string") return (literal2(node2) ?? "").split(",").map((s) => s.trim()).filter(Boolean);
+  return node2.namedChildren.flatMap((n2) => n2?.type === "string" ? [literal2(n2) ?? ""] : []);
+}
+function literal2(node2) {
+  if (node2.type === "string") return node2.namedChildren.filter((c5) => c5 && c5.type !== "string_start" && c5.type !== "string_end").map((c5) => c5?.text ?? "").join("");
+  if (/^(integer|float|true|false|none)$/.test(node2.type)) return node2.text;
+  if (node2.type === "unary_operator" && /^-\s*[\d.]/.test(node2.text)) return node2.text.replace(/\s+/g, "");
+  return void 0;
+}
+function autoId(node2, name, index) {
+  return literal2(node2) ?? `${name}${index}`;
+}
+
 // src/engine/lpw/test-source.ts
-import { join as join6 } from "node:path";
+import { join as join5 } from "node:path";
 
 // src/workspace/read-worktree-file.ts
 import { closeSync, constants as constants2, fstatSync, openSync, readlinkSync, readSync, realpathSync as realpathSync2 } from "node:fs";
@@ -60098,48 +60108,6 @@ function tryReadWorktreeTextSync(root, path12, options2 = {}) {
   }
 }
 
-// src/engine/template/tree-sitter.ts
-import { createRequire as createRequire3 } from "node:module";
-import { dirname as dirname2, join as join5 } from "node:path";
-var require3 = createRequire3(import.meta.url);
-var parsers = /* @__PURE__ */ new Map();
-var runtime;
-function loadRuntime() {
-  runtime ??= (async () => {
-    const ts2 = require3("./tree-sitter/tree-sitter.cjs");
-    const dir = dirname2(require3.resolve("./tree-sitter/tree-sitter.cjs"));
-    await ts2.Parser.init({ locateFile: (file2) => join5(dir, file2) });
-    return ts2;
-  })();
-  return runtime;
-}
-function parserFor(grammar) {
-  let parser3 = parsers.get(grammar);
-  if (!parser3) {
-    parser3 = (async () => {
-      const ts2 = await loadRuntime();
-      const dir = dirname2(require3.resolve("./tree-sitter/tree-sitter.cjs"));
-      const p2 = new ts2.Parser();
-      p2.setLanguage(await ts2.Language.load(join5(dir, `tree-sitter-${grammar}.wasm`)));
-      return p2;
-    })();
-    parsers.set(grammar, parser3);
-  }
-  return parser3;
-}
-async function parseSource(grammar, source) {
-  const tree = (await parserFor(grammar)).parse(source);
-  if (!tree) throw new Error(`tree-sitter returned no tree for ${grammar}`);
-  return tree;
-}
-function grammarForFile(path12) {
-  if (path12.endsWith(".py")) return "python";
-  if (/\.[cm]?jsx?$/.test(path12)) return "javascript";
-  if (path12.endsWith(".tsx")) return "tsx";
-  if (/\.[cm]?ts$/.test(path12)) return "typescript";
-  return void 0;
-}
-
 // src/engine/lpw/test-source.ts
 async function testSource(workspace, id, fallbackFile) {
   const pytest = id.includes("::");
@@ -60150,7 +60118,7 @@ async function testSource(workspace, id, fallbackFile) {
   if (!grammar) return void 0;
   let source;
   try {
-    source = await readWorktreeText(workspace, file2.startsWith("/") ? file2.slice(join6(workspace, "/").length) : file2, { maxBytes: CONTEXT_READ_LIMIT });
+    source = await readWorktreeText(workspace, file2.startsWith("/") ? file2.slice(join5(workspace, "/").length) : file2, { maxBytes: CONTEXT_READ_LIMIT });
   } catch {
     return void 0;
   }
@@ -60160,8 +60128,9 @@ async function testSource(workspace, id, fallbackFile) {
       tree.rootNode,
       (n2) => grammar === "python" ? n2.type === "function_definition" && n2.childForFieldName("name")?.text === name : n2.type === "call_expression" && /^(it|test)$/.test(n2.childForFieldName("function")?.text ?? "") && stringArg(n2) === name
     );
-    return found ? `# ${file2}
-${found.text}` : void 0;
+    const shown2 = found?.parent?.type === "decorated_definition" ? found.parent : found;
+    return shown2 ? `# ${file2}
+${shown2.text}` : void 0;
   } finally {
     tree.delete();
   }
@@ -60182,17 +60151,162 @@ function find(node2, predicate) {
 
 // src/engine/lpw/failing-tests-block.ts
 async function failingTestsBlock(workspace, failing) {
+  const groups2 = /* @__PURE__ */ new Map();
+  for (const t2 of failing) {
+    const key = t2.id.replace(/\[.*\]$/, "");
+    const group = groups2.get(key) ?? { source: await testSource(workspace, t2.id, t2.file), tests: [] };
+    group.tests.push(t2);
+    groups2.set(key, group);
+  }
   const blocks = await Promise.all(
-    failing.map(async (t2) => {
-      const source = await testSource(workspace, t2.id, t2.file) ?? `# ${t2.id}`;
-      const message = t2.message ? summariseFailure(stripVTControlCharacters3(t2.message), FIRST_MESSAGE_CHARS) : t2.status;
-      const diff = pytestDiff(stripVTControlCharacters3(t2.details ?? ""));
-      return `${source}
-# fails now with: ${message}${diff.length > 0 ? `
-# pytest's diff: ${diff.join(" | ")}` : ""}`;
+    [...groups2.values()].map(async ({ source, tests }) => {
+      const params = source && tests.some((t2) => /\[.*\]$/.test(t2.id)) ? await parametrizeValues(source) : /* @__PURE__ */ new Map();
+      const cases = tests.map((t2) => {
+        const id = /\[(.*)\]$/.exec(t2.id)?.[1];
+        const values = id === void 0 ? void 0 : params.get(id);
+        return `${tests.length > 1 || id !== void 0 ? `# ${t2.id}${values ? `  parameters: ${values}` : ""}
+` : ""}${failureLines(t2)}`;
+      });
+      const head = source ?? `# ${tests[0]?.id ?? ""}`;
+      const note = tests.length > 1 ? `
+# (the source above, once, for its ${tests.length} failing cases)` : "";
+      return `${head}${note}
+${cases.join("\n")}`;
     })
   );
   return blocks.join("\n\n");
+}
+function failureLines(t2) {
+  const message = t2.message ? summariseFailure(stripVTControlCharacters3(t2.message), FIRST_MESSAGE_CHARS) : t2.status;
+  const diff = pytestDiff(stripVTControlCharacters3(t2.details ?? ""));
+  return `# fails now with: ${message}${diff.length > 0 ? `
+# pytest's diff: ${diff.join(" | ")}` : ""}`;
+}
+
+// src/engine/review/review-fix.ts
+var reviewSchema = external_exports.object({ accepted: external_exports.boolean(), reason: external_exports.string().min(1) });
+var NOT_REVIEWED = { verdict: "not-reviewed", reason: "passes the tests; not reviewed: no model is configured to check a mechanical edit against the issue" };
+var AROUND = 25;
+function modelReviewer(llm, input3) {
+  let tests;
+  return async (candidate) => {
+    tests ??= failingTestsBlock(input3.workspace, input3.failing);
+    const vars = {
+      untrusted: {
+        problem: input3.problem ?? "Make the failing tests pass (no issue text was given).",
+        tests: await tests,
+        diff: candidate.diff,
+        code: excerpt(candidate.file, candidate.edited, candidate.line)
+      }
+    };
+    const { value } = await llm.call("review-fix", vars, reviewSchema);
+    return { verdict: value.accepted ? "accepted" : "refused", reason: value.reason.trim() };
+  };
+}
+function excerpt(file2, text2, line) {
+  const lines = text2.split("\n");
+  const from = Math.max(1, line - AROUND);
+  const to2 = Math.min(lines.length, line + AROUND);
+  const body = lines.slice(from - 1, to2).map((l3, i3) => `${String(from + i3).padStart(5)}  ${l3}`);
+  return `--- ${file2} (lines ${from}-${to2} of ${lines.length})
+${body.join("\n")}`;
+}
+function isUnreviewed(outcome) {
+  return outcome.status === "fixed" && outcome.review?.verdict === "not-reviewed";
+}
+function fixedWord(outcome) {
+  return isUnreviewed(outcome) ? "passes the tests; not reviewed" : "fixed";
+}
+
+// src/verify/load-failure.ts
+import { existsSync, statSync } from "node:fs";
+import { isAbsolute as isAbsolute3, join as join6, relative } from "node:path";
+var TEST_PATH = /(^|\/)(tests?|__tests__|spec)\/|(^|\/)(test_[^/]*\.py|[^/]*_test\.py|conftest\.py|[^/]*\.(test|spec)\.[cm]?[jt]sx?)$/;
+function loadFailureOf(test, report2, workspace) {
+  if (test.status !== "fail" && test.status !== "error") return void 0;
+  const details = `${test.message ?? ""}
+${test.details ?? ""}`;
+  if (test.message === "collection failure" || /ImportError while importing test module|ERROR collecting|error during collection/.test(details)) {
+    return pythonLoadFailure(details, workspace);
+  }
+  if (test.file && (test.name === test.file || test.id === `${test.file} > test > ${test.file}` || test.id === `${test.file} > ${test.file}`)) {
+    return nodeLoadFailure(test.file, report2.run.output, workspace);
+  }
+  return void 0;
+}
+function brokenRunReason(report2, workspace) {
+  if (report2.run.spawnError) return `the command could not start: ${report2.run.spawnError}`;
+  if (report2.run.timedOut && report2.tests.length === 0) return `it ${report2.run.limit?.message ?? "timed out"} before reporting any test`;
+  if (report2.tests.length === 0) {
+    const tail = report2.run.output.trim().split("\n").slice(-3).join(" | ").slice(0, 300);
+    return `it ran no test (${report2.run.limit ? report2.run.limit.message : `exit ${String(report2.run.exitCode)}`})${tail ? `: ${tail}` : ""}`;
+  }
+  const broken = failingTests(report2).flatMap((t2) => {
+    const failure2 = loadFailureOf(t2, report2, workspace);
+    return failure2 && !failure2.codeFault ? [`${t2.id}: ${failure2.reason}`] : [];
+  });
+  if (broken.length === 0) return void 0;
+  const limit2 = report2.run.limit && report2.run.limit.name !== "cancelled" ? ` (the run ${report2.run.limit.message.replace(/^stopped: /, "was stopped: ")})` : "";
+  return `${broken.slice(0, 5).join("; ")}${limit2}`;
+}
+function wrongFailureReason(test, report2, workspace, sourceText) {
+  const load2 = loadFailureOf(test, report2, workspace);
+  if (load2) return `the test file did not load: ${load2.reason}`;
+  const text2 = `${test.message ?? ""}
+${test.details ?? ""}`;
+  const bad = /\b(ImportError|ModuleNotFoundError|SyntaxError|IndentationError)\b[^\n]*|Cannot find module[^\n]*|ERR_MODULE_NOT_FOUND[^\n]*|fixture '[^']+' not found/.exec(text2);
+  if (bad) return `it fails with ${bad[0].trim().slice(0, 200)}, not with the reported bug`;
+  const undefinedName = /name '([\w$]+)' is not defined|\b([\w$]+) is not defined\b/.exec(text2);
+  const name = undefinedName?.[1] ?? undefinedName?.[2];
+  if (name && !new RegExp(`\\b${name.replace(/\$/g, "\\$")}\\b`).test(sourceText)) return `it uses ${name}, which is defined nowhere in the repository (${(test.message ?? "").split("\n")[0]})`;
+  return void 0;
+}
+function pythonLoadFailure(details, workspace) {
+  const lines = details.split("\n").map((l3) => l3.replace(/^E\s+/, "").trim());
+  const reason = lines.findLast((l3) => /^\w*(Error|Exception)\b/.test(l3)) ?? lines.find(Boolean) ?? "collection failure";
+  const missing = /No module named '([\w.]+)'/.exec(reason)?.[1];
+  if (missing) {
+    const top = missing.split(".")[0] ?? missing;
+    return { reason, codeFault: existsSync(join6(workspace, top)) || existsSync(join6(workspace, `${top}.py`)) || existsSync(join6(workspace, "src", top)) };
+  }
+  if (/^(SyntaxError|IndentationError)/.test(reason)) {
+    const file2 = [...details.matchAll(/File "([^"]+)", line \d+/g)].at(-1)?.[1] ?? /^([\w./-]+\.py):\d+/m.exec(details)?.[1];
+    return { reason: file2 ? `${reason} (${repoRelative(file2, workspace)})` : reason, codeFault: file2 ? !TEST_PATH.test(repoRelative(file2, workspace)) : false };
+  }
+  return { reason, codeFault: true };
+}
+function nodeLoadFailure(file2, output2, workspace) {
+  const at2 = output2.indexOf(`# Subtest: ${file2}
+`);
+  const before = (at2 >= 0 ? output2.slice(0, at2) : output2).split("\n").slice(-40).join("\n");
+  const notFound = /Cannot find (?:module|package) '([^']+)'(?: imported from (\S+))?/.exec(before);
+  if (notFound) {
+    const target = notFound[1] ?? "";
+    const full = isAbsolute3(target) ? target : target.startsWith(".") ? join6(workspace, target) : "";
+    const inRepo = full !== "" && !relative(workspace, full).startsWith("..");
+    const isDir = inRepo && existsSync(full) && statSync(full).isDirectory();
+    const rel = inRepo ? relative(workspace, full) || "." : target;
+    const why = isDir ? `${rel} is a folder, loaded as a module (the command names a folder where node --test wants files or globs)` : `Cannot find module '${rel}'`;
+    return { reason: why, codeFault: inRepo && !isDir && !TEST_PATH.test(rel) && rel !== file2 };
+  }
+  const syntax = /SyntaxError: [^\n]*/.exec(before);
+  if (syntax) {
+    const where = /(?:file:\/\/)?(\/[^\s:]+\.[cm]?[jt]sx?):\d+/.exec(before)?.[1];
+    const rel = where ? repoRelative(where, workspace) : file2;
+    return { reason: `${syntax[0].replace(/^#\s*/, "")} (${rel})`, codeFault: !TEST_PATH.test(rel) };
+  }
+  const error62 = /^#\s*(\w*Error\b[^\n]*)/m.exec(before)?.[1];
+  return { reason: error62 ? `${file2} did not load: ${error62}` : `${file2} did not load or exited early`, codeFault: false };
+}
+function repoRelative(file2, workspace) {
+  const rel = isAbsolute3(file2) ? relative(workspace, file2) : file2;
+  return rel.replace(/^\.\//, "");
+}
+
+// src/engine/is-test-file.ts
+var TEST_PATH2 = /(^|\/)(tests?|__tests__|spec)\/|(^|\/)(test_[^/]*\.py|[^/]*_test\.py|conftest\.py|[^/]*\.(test|spec)\.[cm]?[jt]sx?|[^/]*_test\.go)$/;
+function isTestFile(path12) {
+  return TEST_PATH2.test(path12.replaceAll("\\", "/"));
 }
 
 // src/workspace/apply-edits.ts
@@ -61019,18 +61133,18 @@ var defaultVerboseFunction = ({
   timestamp,
   piped,
   commandId,
-  result: { failed: failed2 = false } = {},
+  result: { failed: failed3 = false } = {},
   options: { reject = true }
 }) => {
   const timestampString = serializeTimestamp(timestamp);
-  const icon = ICONS[type]({ failed: failed2, reject, piped });
+  const icon = ICONS[type]({ failed: failed3, reject, piped });
   const color = COLORS[type]({ reject });
   return `${gray2(`[${timestampString}]`)} ${gray2(`[${commandId}]`)} ${color(icon)} ${color(message)}`;
 };
 var serializeTimestamp = (timestamp) => `${padField(timestamp.getHours(), 2)}:${padField(timestamp.getMinutes(), 2)}:${padField(timestamp.getSeconds(), 2)}.${padField(timestamp.getMilliseconds(), 3)}`;
 var padField = (field, padding) => String(field).padStart(padding, "0");
-var getFinalIcon = ({ failed: failed2, reject }) => {
-  if (!failed2) {
+var getFinalIcon = ({ failed: failed3, reject }) => {
+  if (!failed3) {
     return figures_default.tick;
   }
   return reject ? figures_default.cross : figures_default.warning;
@@ -68070,17 +68184,17 @@ async function applyEdits(root, edits) {
   const originals = /* @__PURE__ */ new Map();
   const read = (path12) => {
     if (contents.has(path12)) return contents.get(path12) ?? null;
-    const text = lstatSync2(safeRepoPath(root, path12), { throwIfNoEntry: false }) ? readWorktreeTextSync(root, path12) : null;
-    originals.set(path12, text);
-    contents.set(path12, text);
-    return text;
+    const text2 = lstatSync2(safeRepoPath(root, path12), { throwIfNoEntry: false }) ? readWorktreeTextSync(root, path12) : null;
+    originals.set(path12, text2);
+    contents.set(path12, text2);
+    return text2;
   };
   for (const [index, edit] of edits.entries()) {
     const where = `edit ${index + 1} (${edit.kind} ${edit.kind === "rename" ? `${edit.from} \u2192 ${edit.to}` : edit.path})`;
     if (edit.kind === "replace") {
-      const text = read(edit.path);
-      if (text === null) throw new EditError(`${where}: ${edit.path} does not exist; use a create edit for a new file`);
-      contents.set(edit.path, replaceOnce(text, edit.search, edit.replace, where));
+      const text2 = read(edit.path);
+      if (text2 === null) throw new EditError(`${where}: ${edit.path} does not exist; use a create edit for a new file`);
+      contents.set(edit.path, replaceOnce(text2, edit.search, edit.replace, where));
     } else if (edit.kind === "create") {
       if (read(edit.path) !== null) throw new EditError(`${where}: ${edit.path} already exists; use a replace edit to change it`);
       contents.set(edit.path, edit.content);
@@ -68088,26 +68202,26 @@ async function applyEdits(root, edits) {
       if (read(edit.path) === null) throw new EditError(`${where}: ${edit.path} does not exist`);
       contents.set(edit.path, null);
     } else {
-      const text = read(edit.from);
-      if (text === null) throw new EditError(`${where}: ${edit.from} does not exist`);
+      const text2 = read(edit.from);
+      if (text2 === null) throw new EditError(`${where}: ${edit.from} does not exist`);
       if (read(edit.to) !== null) throw new EditError(`${where}: ${edit.to} already exists`);
-      contents.set(edit.to, text);
+      contents.set(edit.to, text2);
       contents.set(edit.from, null);
     }
   }
-  const changed = [...contents].filter(([path12, text]) => originals.get(path12) !== text);
-  for (const [path12, text] of changed) {
-    if (text === null) await rm2(safeRepoPath(root, path12), { force: true });
-    else await writeRepoFile(root, path12, text);
+  const changed = [...contents].filter(([path12, text2]) => originals.get(path12) !== text2);
+  for (const [path12, text2] of changed) {
+    if (text2 === null) await rm2(safeRepoPath(root, path12), { force: true });
+    else await writeRepoFile(root, path12, text2);
   }
-  const diff = changed.map(([path12, text]) => fileDiff(path12, originals.get(path12) ?? null, text)).join("");
+  const diff = changed.map(([path12, text2]) => fileDiff(path12, originals.get(path12) ?? null, text2)).join("");
   return { diff, files: changed.map(([path12]) => path12).sort(), stat: diffStat(diff) };
 }
-function replaceOnce(text, search, replacement, where) {
-  const exact = occurrences(text, search);
-  if (exact.length === 1) return text.slice(0, exact[0]) + replacement + text.slice(exact[0] + search.length);
-  if (exact.length > 1) throw new EditError(`${where}: the search text matches ${exact.length} places (lines ${exact.map((i3) => lineOf(text, i3)).join(", ")}); include more surrounding lines so it matches one`);
-  const lines = text.split("\n");
+function replaceOnce(text2, search, replacement, where) {
+  const exact = occurrences(text2, search);
+  if (exact.length === 1) return text2.slice(0, exact[0]) + replacement + text2.slice(exact[0] + search.length);
+  if (exact.length > 1) throw new EditError(`${where}: the search text matches ${exact.length} places (lines ${exact.map((i3) => lineOf(text2, i3)).join(", ")}); include more surrounding lines so it matches one`);
+  const lines = text2.split("\n");
   const wanted = trimEmptyEnds(search.split("\n"));
   const key = (l3) => l3.trim();
   const matches = [];
@@ -68133,13 +68247,13 @@ function replaceOnce(text, search, replacement, where) {
   throw new EditError(`${where}: the search text was not found. The closest region of the file is:
 ${closestRegion(lines, wanted)}`);
 }
-function occurrences(text, search) {
+function occurrences(text2, search) {
   const found = [];
-  for (let i3 = text.indexOf(search); i3 !== -1; i3 = text.indexOf(search, i3 + 1)) found.push(i3);
+  for (let i3 = text2.indexOf(search); i3 !== -1; i3 = text2.indexOf(search, i3 + 1)) found.push(i3);
   return found;
 }
-function lineOf(text, index) {
-  return text.slice(0, index).split("\n").length;
+function lineOf(text2, index) {
+  return text2.slice(0, index).split("\n").length;
 }
 function trimEmptyEnds(lines) {
   let start = 0;
@@ -68199,6 +68313,160 @@ var localizeSchema = external_exports.object({ files: external_exports.array(ext
 var reproductionSchema = external_exports.object({ path: external_exports.string().min(1), content: external_exports.string().min(1), expectedFailure: external_exports.string().min(1) });
 var knowledgeSchema = external_exports.object({ facts: external_exports.array(external_exports.string()).max(30), queries: external_exports.array(external_exports.string()).max(10) });
 
+// src/engine/context/context-exclusions.ts
+var DOC_DIRS = /(^|\/)(docs?|documentation|site|_build)\//;
+var CONFIG_FILES = /(^|\/)(setup|noxfile|fabfile|dodo|versioneer|_version)\.py$|(^|\/)[\w.-]+\.config\.[cm]?[jt]s$|(^|\/)(gulpfile|gruntfile|webpack\.[\w.]+|rollup\.[\w.]+|babel\.[\w.]+)\.[cm]?js$/i;
+var GENERATED_NAMES = /(_pb2(_grpc)?\.py|\.min\.js|\.bundle\.js|\.generated\.[jt]s|\.d\.ts)$/;
+var GENERATED_MARK = /\b(auto-?generated|generated by|do not edit|@generated)\b/i;
+function notCodeContext(path12, head) {
+  if (DOC_DIRS.test(path12)) return "docs";
+  if (CONFIG_FILES.test(path12)) return "config";
+  if (GENERATED_NAMES.test(path12) || GENERATED_MARK.test(head.split("\n").slice(0, 5).join("\n"))) return "generated";
+  return void 0;
+}
+
+// src/engine/context/import-lines.ts
+async function importLinesOf(path12, source) {
+  const grammar = grammarForFile(path12);
+  if (!grammar) return [];
+  const tree = await parseSource(grammar, source);
+  try {
+    const out = [];
+    for (const node2 of tree.rootNode.namedChildren) {
+      if (!node2) continue;
+      const names = boundNames(node2);
+      if (names) out.push({ startLine: node2.startPosition.row + 1, endLine: node2.endPosition.row + 1, names });
+    }
+    return out;
+  } finally {
+    tree.delete();
+  }
+}
+function boundNames(node2) {
+  if (node2.type === "import_statement" || node2.type === "import_from_statement" || node2.type === "future_import_statement") {
+    const source = node2.childForFieldName("module_name") ?? node2.childForFieldName("source");
+    return identifiers(node2).filter((n2) => !source || !(n2.startIndex >= source.startIndex && n2.endIndex <= source.endIndex)).map((n2) => n2.text);
+  }
+  if (node2.type === "lexical_declaration" || node2.type === "variable_declaration") {
+    if (!/\brequire\s*\(/.test(node2.text) || node2.text.split("\n").length > 6) return void 0;
+    return node2.namedChildren.flatMap((d2) => d2?.childForFieldName("name") ? identifiers(d2.childForFieldName("name")).map((n2) => n2.text) : []);
+  }
+  return void 0;
+}
+function identifiers(node2) {
+  if (/^(identifier|property_identifier|shorthand_property_identifier_pattern)$/.test(node2.type)) return [node2];
+  return node2.namedChildren.flatMap((c5) => c5 ? identifiers(c5) : []);
+}
+
+// src/engine/context/line-ranges-view.ts
+function mergeRanges(ranges, lines) {
+  const sorted = ranges.filter((r2) => r2.end >= r2.start).map((r2) => ({ ...r2 })).sort((a2, b5) => a2.start - b5.start);
+  const out = [];
+  for (const r2 of sorted) {
+    const last = out.at(-1);
+    if (last && r2.start <= last.end + 1 + blankRun(lines, last.end + 1, r2.start - 1)) last.end = Math.max(last.end, r2.end);
+    else out.push(r2);
+  }
+  return out;
+}
+function blankRun(lines, from, to2) {
+  if (to2 < from) return 0;
+  for (let n2 = from; n2 <= to2; n2++) if ((lines[n2 - 1] ?? "").trim() !== "") return 0;
+  return to2 - from + 1;
+}
+function renderRanges(lines, ranges) {
+  const total = lines.length;
+  const width = Math.max(4, String(total).length);
+  const out = [];
+  let next = 1;
+  const gap = (from, to2) => {
+    if (to2 < from) return;
+    out.push(`${" ".repeat(width - 1)}\u22EE lines ${from}-${to2} not shown`);
+  };
+  for (const r2 of mergeRanges(ranges, lines)) {
+    const start = Math.max(1, r2.start);
+    const end = Math.min(total, r2.end);
+    gap(next, start - 1);
+    for (let n2 = start; n2 <= end; n2++) out.push(`${String(n2).padStart(width)} | ${lines[n2 - 1] ?? ""}`);
+    next = end + 1;
+  }
+  const lastText = lines.at(-1) === "" ? total - 1 : total;
+  gap(next, lastText);
+  return out.join("\n");
+}
+function numberedWhole(lines) {
+  return renderRanges(lines, [{ start: 1, end: lines.at(-1) === "" ? lines.length - 1 : lines.length }]);
+}
+
+// src/engine/context/symbols.ts
+async function symbolsOf(path12, source) {
+  const grammar = grammarForFile(path12);
+  if (!grammar) return [];
+  const tree = await parseSource(grammar, source);
+  const out = [];
+  const add = (node2, outer, kind, name) => {
+    if (!name) return;
+    const startLine = node2.startPosition.row + 1;
+    const body = node2.childForFieldName("body") ?? node2.childForFieldName("value")?.childForFieldName("body");
+    const bodyRow = body ? body.startPosition.row : node2.startPosition.row;
+    const headerEnd = Math.max(startLine, grammar === "python" ? bodyRow : bodyRow + 1);
+    out.push({ name, kind, startLine, endLine: node2.endPosition.row + 1, outerStart: outer.startPosition.row + 1, headerEnd, text: node2.text });
+  };
+  const visit2 = (node2, inClass) => {
+    for (const child of node2.namedChildren) {
+      if (!child) continue;
+      const target = child.type === "decorated_definition" ? child.childForFieldName("definition") ?? child : child.type === "export_statement" ? child.childForFieldName("declaration") ?? child : child;
+      const name = target.childForFieldName("name")?.text;
+      if (/^(function_definition|function_declaration|method_definition|generator_function_declaration)$/.test(target.type)) add(target, child, inClass ? "method" : "function", inClass ? `${inClass}.${name}` : name);
+      else if (/^class_(definition|declaration)$/.test(target.type)) {
+        add(target, child, "class", name);
+        const body = target.childForFieldName("body");
+        if (body) visit2(body, name);
+      } else if (target.type === "lexical_declaration") {
+        for (const d2 of target.namedChildren) {
+          const value = d2?.childForFieldName("value");
+          if (d2 && value && /arrow_function|function_expression/.test(value.type)) add(d2, child, "function", d2.childForFieldName("name")?.text);
+        }
+      }
+    }
+  };
+  visit2(tree.rootNode, void 0);
+  tree.delete();
+  return out;
+}
+function shortName(symbol2) {
+  return symbol2.name.split(".").at(-1) ?? symbol2.name;
+}
+
+// src/engine/context/related-signatures.ts
+function relatedSignatures(shown2, files, max2) {
+  const shownKeys = new Set(shown2.map((s) => `${s.path}#${s.symbol.name}`));
+  const all = files.flatMap((f3) => f3.symbols.map((symbol2) => ({ file: f3, symbol: symbol2 })));
+  const out = [];
+  const taken = /* @__PURE__ */ new Set();
+  const take = (file2, symbol2, role) => {
+    const key = `${file2.path}#${symbol2.name}`;
+    if (shownKeys.has(key) || taken.has(key) || out.length >= max2) return;
+    if (shown2.some((s) => s.path === file2.path && s.symbol.kind === "class" && symbol2.name.startsWith(`${s.symbol.name}.`))) return;
+    taken.add(key);
+    out.push(`${role} ${file2.path}:${symbol2.outerStart}: ${signature(file2, symbol2)}`);
+  };
+  for (const s of shown2) {
+    const call = new RegExp(`(?<![\\w$])${escape2(shortName(s.symbol))}\\s*\\(`);
+    for (const { file: file2, symbol: symbol2 } of all) if (symbol2.kind !== "class" && call.test(symbol2.text)) take(file2, symbol2, "caller");
+  }
+  const called = new Set(shown2.flatMap((s) => [...s.symbol.text.matchAll(/([A-Za-z_$][\w$]*)\s*\(/g)].map((m2) => m2[1])));
+  for (const { file: file2, symbol: symbol2 } of all) if (symbol2.kind !== "class" && called.has(shortName(symbol2)) && shortName(symbol2).length > 2) take(file2, symbol2, "callee");
+  return out.join("\n");
+}
+function signature(file2, symbol2) {
+  const text2 = file2.lines.slice(symbol2.startLine - 1, symbol2.headerEnd).map((l3) => l3.trim()).join(" ");
+  return text2.length > 200 ? `${text2.slice(0, 200)}\u2026` : text2;
+}
+function escape2(text2) {
+  return text2.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
 // src/engine/context/repo-files.ts
 import { readdirSync, statSync as statSync3 } from "node:fs";
 import { join as join8, relative as relative2 } from "node:path";
@@ -68234,8 +68502,8 @@ var RetrievalIndex = class {
   constructor() {
     this.db.exec("CREATE VIRTUAL TABLE docs USING fts5(path UNINDEXED, symbol UNINDEXED, body, tokenize = 'unicode61')");
   }
-  add(path12, symbol2, text) {
-    this.db.prepare("INSERT INTO docs (path, symbol, body) VALUES (?, ?, ?)").run(path12, symbol2, `${path12} ${symbol2 ?? ""} ${splitIdentifiers(text)}`);
+  add(path12, symbol2, text2) {
+    this.db.prepare("INSERT INTO docs (path, symbol, body) VALUES (?, ?, ?)").run(path12, symbol2, `${path12} ${symbol2 ?? ""} ${splitIdentifiers(text2)}`);
   }
   /** Documents ranked by BM25 for any of the query's words (FTS syntax in the query is neutralised). */
   search(query, limit2 = 20) {
@@ -68249,101 +68517,193 @@ var RetrievalIndex = class {
     this.db.close();
   }
 };
-function splitIdentifiers(text) {
-  return text.replace(/([a-z0-9])([A-Z])/g, "$1 $2").replace(/_/g, " ");
-}
-
-// src/engine/context/symbols.ts
-async function symbolsOf(path12, source) {
-  const grammar = grammarForFile(path12);
-  if (!grammar) return [];
-  const tree = await parseSource(grammar, source);
-  const out = [];
-  const add = (node2, kind, name) => {
-    if (name) out.push({ name, kind, startLine: node2.startPosition.row + 1, endLine: node2.endPosition.row + 1, text: node2.text });
-  };
-  const visit2 = (node2, inClass) => {
-    for (const child of node2.namedChildren) {
-      if (!child) continue;
-      const target = child.type === "decorated_definition" ? child.childForFieldName("definition") ?? child : child.type === "export_statement" ? child.childForFieldName("declaration") ?? child : child;
-      const name = target.childForFieldName("name")?.text;
-      if (/^(function_definition|function_declaration|method_definition|generator_function_declaration)$/.test(target.type)) add(target, inClass ? "method" : "function", inClass ? `${inClass}.${name}` : name);
-      else if (/^class_(definition|declaration)$/.test(target.type)) {
-        add(target, "class", name);
-        const body = target.childForFieldName("body");
-        if (body) visit2(body, name);
-      } else if (target.type === "lexical_declaration") {
-        for (const d2 of target.namedChildren) {
-          const value = d2?.childForFieldName("value");
-          if (d2 && value && /arrow_function|function_expression/.test(value.type)) add(d2, "function", d2.childForFieldName("name")?.text);
-        }
-      }
-    }
-  };
-  visit2(tree.rootNode, void 0);
-  tree.delete();
-  return out;
+function splitIdentifiers(text2) {
+  return text2.replace(/([a-z0-9])([A-Z])/g, "$1 $2").replace(/_/g, " ");
 }
 
 // src/engine/context/build-context.ts
+var SMALL_FILE_LINES = 80;
+var MAX_SYMBOL_HITS = 8;
 async function buildContext(workspace, options2) {
-  const maxChars = options2.maxChars ?? 24e3;
-  const maxFiles = options2.maxFiles ?? 4;
-  const sources = repoFiles(workspace).filter(isSourceFile);
-  const texts = /* @__PURE__ */ new Map();
+  const maxChars = options2.maxChars ?? 1e4;
+  const maxFiles = options2.maxFiles ?? 5;
+  const files = await loadSources(workspace, options2);
   const index = new RetrievalIndex();
-  const mapLines = [];
-  for (const path12 of sources) {
-    const text = await contextText(workspace, path12);
-    if (text === void 0) continue;
-    texts.set(path12, text);
-    index.add(path12, null, text.slice(0, 2e4));
-    const symbols = await symbolsOf(path12, text);
-    for (const s of symbols) index.add(path12, s.name, s.text.slice(0, 4e3));
-    mapLines.push(`${path12}${symbols.length ? `: ${symbols.map((s) => s.name).join(", ")}` : ""}`);
+  for (const file2 of files.values()) {
+    index.add(file2.path, null, file2.text.slice(0, 2e4));
+    for (const s of file2.symbols) index.add(file2.path, s.name, s.text.slice(0, 4e3));
   }
-  const hits = index.search(options2.query, 40);
+  const hits = index.search(options2.query, 60);
   index.close();
-  const ranking = [];
-  const seen = /* @__PURE__ */ new Set();
-  const push = (path12, reason) => {
-    if (!seen.has(path12) && texts.has(path12)) {
-      seen.add(path12);
-      ranking.push({ path: path12, reason });
-    }
+  const isCode = (path12) => files.has(path12) && !options2.isTestFile(path12);
+  const focus = [];
+  for (const frame of options2.frames ?? []) {
+    const file2 = files.get(frame.file);
+    if (!file2 || !isCode(frame.file)) continue;
+    const symbol2 = innermost(file2.symbols, frame.line);
+    focus.push(symbol2 ? { path: file2.path, symbol: symbol2, reason: "stack-frame" } : { path: file2.path, symbol: void 0, range: { start: frame.line - 3, end: frame.line + 3 }, reason: "stack-frame" });
+  }
+  for (const name of options2.named ?? []) {
+    const matches = [...files.values()].filter((f3) => isCode(f3.path)).flatMap((f3) => f3.symbols.filter((s) => s.name === name || shortName(s) === name).map((s) => ({ path: f3.path, symbol: s })));
+    if (matches.length <= 3) for (const m2 of matches) focus.push({ ...m2, reason: "named" });
+  }
+  const retrieved = [];
+  for (const hit of hits) {
+    if (!isCode(hit.path)) continue;
+    const file2 = files.get(hit.path);
+    const symbol2 = hit.symbol === null ? void 0 : file2.symbols.find((s) => s.name === hit.symbol);
+    if (symbol2) {
+      if (retrieved.filter((r2) => r2.symbol).length < MAX_SYMBOL_HITS) retrieved.push({ path: hit.path, symbol: symbol2, reason: "retrieval" });
+    } else if (file2.lines.length <= SMALL_FILE_LINES) retrieved.push({ path: hit.path, symbol: void 0, reason: "retrieval" });
+  }
+  for (const path12 of options2.mentioned) {
+    if (!isCode(path12) || focus.some((f3) => f3.path === path12)) continue;
+    const best = retrieved.find((r2) => r2.path === path12);
+    focus.push(best ? { ...best, reason: "stack-frame" } : { path: path12, symbol: void 0, reason: "stack-frame" });
+  }
+  const repoMap = bounded([...files.values()].filter((f3) => isCode(f3.path)).map((f3) => mapLine(f3, true)), Math.floor(maxChars / 4));
+  const candidates = unique([...focus, ...retrieved].map((f3) => f3.path));
+  let picked = [];
+  if (options2.llm && candidates.length > maxFiles) picked = await localize(options2.llm, options2.query, repoMap, candidates.slice(0, 15), files, retrieved, maxFiles);
+  const ordered = [...focus.filter((f3) => f3.reason === "stack-frame"), ...picked, ...focus.filter((f3) => f3.reason !== "stack-frame"), ...retrieved];
+  const shown2 = choose(ordered, files, maxChars, maxFiles);
+  const parts = [...shown2.byFile.entries()].map(([path12, ranges]) => view(files.get(path12), ranges));
+  const shownSymbols = shown2.symbols.map((f3) => f3.symbol);
+  const related = relatedSignatures(
+    shown2.symbols.map((f3) => ({ path: f3.path, symbol: f3.symbol })),
+    [...files.values()].filter((f3) => isCode(f3.path)),
+    12
+  );
+  const others = [...files.values()].filter((f3) => isCode(f3.path) && !shown2.byFile.has(f3.path)).map((f3) => mapLine(f3));
+  const code = [
+    parts.join("\n\n"),
+    related ? `Callers and callees of the code above (signatures only; path:line):
+${related}` : "",
+    others.length ? `Other source files (path: top-level symbols):
+${bounded(others, 1500)}` : ""
+  ].filter((s) => s !== "").join("\n\n");
+  return {
+    files: [...shown2.byFile.keys()],
+    code,
+    repoMap,
+    ranking: unique(ordered.map((f3) => f3.path)).map((path12) => ({ path: path12, reason: ordered.find((f3) => f3.path === path12).reason })),
+    symbols: shown2.symbols.map((f3, i3) => ({ path: f3.path, name: shownSymbols[i3].name, startLine: shownSymbols[i3].outerStart, endLine: shownSymbols[i3].endLine, reason: f3.reason }))
   };
-  for (const path12 of options2.mentioned) if (!options2.isTestFile(path12)) push(path12, "stack-frame");
-  for (const hit of hits) if (!options2.isTestFile(hit.path)) push(hit.path, "retrieval");
-  for (const path12 of options2.mentioned) push(path12, "stack-frame");
-  const repoMap = bounded(mapLines, Math.floor(maxChars / 6));
-  let chosen = ranking.map((r2) => r2.path);
-  if (options2.llm && chosen.length > maxFiles) {
-    const candidates = chosen.slice(0, 15).map((p2) => `${p2}
-${(texts.get(p2) ?? "").split("\n").slice(0, 12).join("\n")}`);
-    const { value } = await options2.llm.call("localize", { untrusted: { problem: options2.query, repoMap, candidates: candidates.join("\n\n") }, trusted: { maxFiles: String(maxFiles) } }, localizeSchema);
-    const picked = value.files.filter((f3) => texts.has(f3));
-    if (picked.length > 0) {
-      chosen = [...picked, ...chosen.filter((p2) => !picked.includes(p2))];
-      for (const p2 of picked) {
-        const entry = ranking.find((r2) => r2.path === p2);
-        if (entry) entry.reason = "model";
-      }
+}
+async function loadSources(workspace, options2) {
+  const out = /* @__PURE__ */ new Map();
+  for (const path12 of repoFiles(workspace).filter(isSourceFile)) {
+    const text2 = await contextText(workspace, path12);
+    if (text2 === void 0) continue;
+    const named = options2.mentioned.includes(path12) || options2.query.includes(path12);
+    if (!named && notCodeContext(path12, text2.slice(0, 2e3))) continue;
+    out.set(path12, { path: path12, text: text2, lines: text2.split("\n"), symbols: await symbolsOf(path12, text2), imports: await importLinesOf(path12, text2) });
+  }
+  return out;
+}
+function innermost(symbols, line) {
+  return symbols.filter((s) => s.outerStart <= line && line <= s.endLine).sort((a2, b5) => a2.endLine - a2.startLine - (b5.endLine - b5.startLine))[0];
+}
+function choose(ordered, files, maxChars, maxFiles) {
+  const byFile = /* @__PURE__ */ new Map();
+  const symbols = [];
+  const seen = /* @__PURE__ */ new Set();
+  let used = 0;
+  for (const f3 of ordered) {
+    const file2 = files.get(f3.path);
+    const key = `${f3.path}#${f3.symbol?.name ?? f3.range?.start ?? "whole"}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    if (!byFile.has(f3.path) && byFile.size >= maxFiles) continue;
+    const current = byFile.get(f3.path) ?? [];
+    const whole = f3.symbol === void 0 && f3.range === void 0 || file2.lines.length <= SMALL_FILE_LINES;
+    const body = whole ? wholeOrOutline(file2) : f3.symbol ? [{ start: f3.symbol.outerStart, end: f3.symbol.endLine }] : [f3.range];
+    const context = f3.symbol && !whole ? contextRanges(file2, f3.symbol) : [];
+    let ranges = [...context, ...body];
+    let cost = costOf(file2, current, ranges);
+    if (used > 0 && used + cost > maxChars || cost > maxChars * 3) {
+      if (!f3.symbol) continue;
+      ranges = [...context, ...outline(file2, f3.symbol)];
+      cost = costOf(file2, current, ranges);
+      if (used + cost > maxChars * 1.15) continue;
+    }
+    byFile.set(f3.path, [...current, ...ranges]);
+    used += cost;
+    if (f3.symbol) symbols.push(f3);
+  }
+  return { byFile, symbols };
+}
+function contextRanges(file2, symbol2) {
+  const out = [];
+  const owner = symbol2.kind === "method" ? file2.symbols.find((s) => s.kind === "class" && s.name === symbol2.name.split(".").slice(0, -1).join(".")) : void 0;
+  if (owner) {
+    const firstMember = file2.symbols.find((s) => s.startLine > owner.startLine && s.outerStart > owner.headerEnd && s.name.startsWith(`${owner.name}.`));
+    const end = Math.min(firstMember ? firstMember.outerStart - 1 : owner.headerEnd, owner.headerEnd + 8);
+    out.push({ start: owner.outerStart, end: Math.max(owner.headerEnd, end) });
+  }
+  const words = new Set(symbol2.text.match(/[A-Za-z_$][\w$]*/g) ?? []);
+  for (const imp of file2.imports) if (imp.names.some((n2) => words.has(n2))) out.push({ start: imp.startLine, end: imp.endLine });
+  return out;
+}
+function wholeOrOutline(file2) {
+  if (file2.lines.length <= SMALL_FILE_LINES) return [{ start: 1, end: file2.lines.length }];
+  return file2.symbols.filter((s) => s.kind !== "method").map((s) => ({ start: s.outerStart, end: s.headerEnd }));
+}
+function outline(file2, symbol2) {
+  const members2 = symbol2.kind === "class" ? file2.symbols.filter((s) => s.name.startsWith(`${symbol2.name}.`) && !s.name.slice(symbol2.name.length + 1).includes(".")) : [];
+  return [{ start: symbol2.outerStart, end: symbol2.headerEnd }, ...members2.map((m2) => ({ start: m2.outerStart, end: m2.headerEnd }))];
+}
+function costOf(file2, current, added) {
+  const have = /* @__PURE__ */ new Set();
+  for (const r2 of current) for (let n2 = r2.start; n2 <= r2.end; n2++) have.add(n2);
+  let chars = 0;
+  for (const r2 of added) {
+    for (let n2 = Math.max(1, r2.start); n2 <= Math.min(file2.lines.length, r2.end); n2++) {
+      if (have.has(n2)) continue;
+      have.add(n2);
+      chars += (file2.lines[n2 - 1] ?? "").length + 8;
     }
   }
-  const parts = [];
-  const files = [];
-  let used = 0;
-  for (const path12 of chosen.slice(0, maxFiles)) {
-    const numbered3 = (texts.get(path12) ?? "").split("\n").map((line, i3) => `${String(i3 + 1).padStart(4)} | ${line}`).join("\n");
-    const part = `--- ${path12}
-${numbered3}`;
-    if (used + part.length > maxChars && files.length > 0) break;
-    parts.push(part.length > maxChars ? `${part.slice(0, maxChars)}
-\u2026 (truncated)` : part);
-    files.push(path12);
-    used += part.length;
+  return chars;
+}
+function view(file2, ranges) {
+  const lastLine = file2.lines.at(-1) === "" ? file2.lines.length - 1 : file2.lines.length;
+  const covered = ranges.some((r2) => r2.start <= 1 && r2.end >= lastLine);
+  if (covered) return `--- ${file2.path}
+${numberedWhole(file2.lines)}`;
+  return `--- ${file2.path} (${lastLine} lines; the parts shown keep their line numbers)
+${renderRanges(file2.lines, ranges)}`;
+}
+async function localize(llm, problem, repoMap, candidates, files, retrieved, maxFiles) {
+  const shown2 = candidates.map((path12) => candidateView(files.get(path12), retrieved.filter((r2) => r2.path === path12 && r2.symbol).map((r2) => r2.symbol)));
+  const { value } = await llm.call("localize", { untrusted: { problem, repoMap, candidates: shown2.join("\n\n") }, trusted: { maxFiles: String(maxFiles) } }, localizeSchema);
+  const out = [];
+  const paths = value.files.filter((f3) => files.has(f3));
+  for (const name of value.functions ?? []) {
+    for (const path12 of paths) {
+      const symbol2 = files.get(path12).symbols.find((s) => s.name === name || shortName(s) === name || name.endsWith(`.${s.name}`));
+      if (symbol2) out.push({ path: path12, symbol: symbol2, reason: "model" });
+    }
   }
-  return { files, code: parts.join("\n\n"), repoMap, ranking };
+  for (const path12 of paths) {
+    const best = retrieved.find((r2) => r2.path === path12);
+    out.push(best ? { ...best, reason: "model" } : { path: path12, symbol: void 0, reason: "model" });
+  }
+  return out;
+}
+function candidateView(file2, best) {
+  if (best.length === 0 || file2.lines.length <= 12) return `--- ${file2.path}
+${renderRanges(file2.lines, [{ start: 1, end: 12 }])}`;
+  const ranges = best.slice(0, 2).map((s) => ({ start: s.outerStart, end: Math.min(s.endLine, s.headerEnd + 6) }));
+  return `--- ${file2.path}
+${renderRanges(file2.lines, ranges)}`;
+}
+function mapLine(file2, methods = false) {
+  const top = file2.symbols.filter((s) => methods || s.kind !== "method").map((s) => s.name);
+  return `${file2.path}${top.length ? `: ${top.join(", ")}` : ""}`;
+}
+function unique(items) {
+  return [...new Set(items)];
 }
 async function contextText(workspace, path12) {
   try {
@@ -68367,6 +68727,145 @@ function bounded(lines, maxChars) {
   return out.join("\n");
 }
 
+// src/engine/context/failure-frames.ts
+var PATTERNS2 = [/File "([^"]+)", line (\d+)/, /^([^\s:]+\.(?:py|[cm]?[jt]sx?)):(\d+)(?::\d+)?:? /, /\(?((?:[^\s()]+\/)?[^\s():]+\.[cm]?[jt]sx?):(\d+):\d+\)?$/];
+function failureFrames(failing, workspace) {
+  const out = [];
+  const seen = /* @__PURE__ */ new Set();
+  for (const test of failing) {
+    const frames = [];
+    for (const line of (test.details ?? "").split("\n")) {
+      for (const pattern of PATTERNS2) {
+        const match = pattern.exec(line.trim());
+        if (!match) continue;
+        const file2 = relative3(match[1], workspace);
+        if (file2 !== void 0) frames.push({ file: file2, line: Number(match[2]) });
+        break;
+      }
+    }
+    const pythonOrder = frames.some((f3) => f3.file.endsWith(".py"));
+    for (const frame of pythonOrder ? frames.reverse() : frames) {
+      const key = `${frame.file}:${frame.line}`;
+      if (!seen.has(key)) out.push(frame);
+      seen.add(key);
+    }
+  }
+  return out;
+}
+function relative3(file2, workspace) {
+  const cleaned = file2.replace(/^file:\/\//, "");
+  if (cleaned.includes("site-packages") || cleaned.includes("node_modules") || cleaned.startsWith("node:")) return void 0;
+  const root = workspace.endsWith("/") ? workspace : `${workspace}/`;
+  if (cleaned.startsWith(root)) return cleaned.slice(root.length);
+  if (cleaned.startsWith("/")) return void 0;
+  return cleaned.replace(/^\.\//, "");
+}
+
+// src/engine/reproduce/reproduce-issue.ts
+import { existsSync as existsSync2 } from "node:fs";
+import { rm as rm3 } from "node:fs/promises";
+async function reproduceIssue(task, llm, cost, options2 = {}) {
+  const maxAttempts = options2.attempts ?? 3;
+  const problem = task.description ?? "";
+  const sources = repoFiles(task.workspace).filter((f3) => isSourceFile(f3) && !task.isTestFile(f3));
+  const context = await issueContext(task.workspace, problem, task.isTestFile);
+  const examples = await testExamples(task, context.files);
+  const sourceText = (await Promise.all(sources.slice(0, 400).map(async (f3) => await tryReadWorktreeText(task.workspace, f3, { maxBytes: CONTEXT_READ_LIMIT }) ?? ""))).join("\n");
+  const rejections = [];
+  for (let attempt = 1; attempt <= maxAttempts; attempt++) {
+    task.onProgress?.({ kind: "stage", stage: "reproduce", detail: `attempt ${attempt} of ${maxAttempts}` });
+    const feedback = rejections.length === 0 ? "(this is the first attempt)" : rejections.map((r2, i3) => `Attempt ${i3 + 1} was rejected: ${r2}`).join("\n");
+    const { value } = await llm.call(
+      "reproduce",
+      { untrusted: { problem, testExample: examples, code: context.code || "(no code located)", feedback }, trusted: { framework: task.runnerName, attempts: String(maxAttempts) } },
+      reproductionSchema
+    );
+    const verdict = await tryTest(task, value.path, value.content, value.expectedFailure, sourceText, cost);
+    if (verdict.ok) return { ok: true, attempts: attempt, path: value.path, content: value.content, testIds: verdict.testIds, failure: verdict.failure };
+    rejections.push(verdict.reason);
+  }
+  return { ok: false, attempts: maxAttempts, reason: `${maxAttempts === 1 ? "the test the model wrote was" : `all ${maxAttempts} tests the model wrote were`} rejected; the last: ${rejections.at(-1) ?? "no answer"}` };
+}
+async function issueContext(workspace, problem, isTestFile2) {
+  const sources = repoFiles(workspace).filter((f3) => isSourceFile(f3) && !isTestFile2(f3));
+  const named = namedIdentifiers(problem);
+  return buildContext(workspace, { query: `${problem}
+${named.join(" ")}`, mentioned: namedFiles(problem, sources), named, isTestFile: isTestFile2 });
+}
+async function tryTest(task, path12, content, expectedFailure, sourceText, cost) {
+  if (!task.isTestFile(path12)) return { ok: false, reason: `${path12} is not where the test runner looks for tests; name it like the existing test files` };
+  let full;
+  try {
+    full = safeRepoPath(task.workspace, path12);
+  } catch (error62) {
+    if (error62 instanceof UnsafePathError) return { ok: false, reason: `${path12} is not a path inside the repository` };
+    throw error62;
+  }
+  if (existsSync2(full)) return { ok: false, reason: `${path12} already exists; write a new test file` };
+  try {
+    await applyEdits(task.workspace, [{ kind: "create", path: path12, content }]);
+  } catch (error62) {
+    if (error62 instanceof EditError || error62 instanceof UnsafePathError) return { ok: false, reason: `the file could not be written: ${error62.message}` };
+    throw error62;
+  }
+  let keep = false;
+  try {
+    const selection = task.runnerName === "pytest" ? { kind: "tests", ids: [path12] } : { kind: "all" };
+    const report2 = await task.verifier.run(task.workspace, selection);
+    cost.testRuns += 1;
+    cost.testSeconds += report2.run.durationMs / 1e3;
+    const verdict = judge(task, path12, report2, expectedFailure, sourceText);
+    keep = verdict.ok;
+    return verdict;
+  } finally {
+    if (!keep) await rm3(full, { force: true });
+  }
+}
+function judge(task, path12, report2, expectedFailure, sourceText) {
+  const mine = report2.tests.filter((t2) => inFile(t2, path12));
+  if (mine.length === 0) {
+    const tail = report2.run.output.trim().split("\n").slice(-4).join(" | ").slice(0, 400);
+    return { ok: false, reason: `the runner reported no test from ${path12} (it reported ${report2.tests.length} other test(s); output ends with: ${tail || "(nothing)"})` };
+  }
+  const failing = mine.filter((t2) => t2.status === "fail" || t2.status === "error");
+  for (const t2 of failing) {
+    const wrong = wrongFailureReason(t2, report2, task.workspace, sourceText);
+    if (wrong) return { ok: false, reason: `${t2.id} ${wrong}` };
+  }
+  if (failing.length === 0) return { ok: false, reason: `${mine.every((t2) => t2.status === "skip") ? "its tests were skipped" : `its test(s) pass on the unchanged code (${mine.map((t2) => t2.id).join(", ")}), so they do not show the bug`}` };
+  const erroring = failing.find((t2) => t2.status === "error" && !(t2.message ?? "").includes(expectedFailure));
+  if (erroring) return { ok: false, reason: `${erroring.id} errors (${firstLine(erroring)}) instead of failing for the reported reason (${expectedFailure})` };
+  return { ok: true, testIds: failing.map((t2) => t2.id), failure: firstLine(failing[0]) };
+}
+function inFile(t2, path12) {
+  return t2.file === path12 || t2.id === path12 || t2.id.startsWith(`${path12}::`) || t2.id.startsWith(`${path12} > `);
+}
+function firstLine(t2) {
+  return (t2.message ?? t2.status).split("\n")[0] ?? "";
+}
+function namedIdentifiers(text2) {
+  const out = /* @__PURE__ */ new Set();
+  for (const m2 of text2.matchAll(/`([^`\n]{1,80})`/g)) for (const w2 of (m2[1] ?? "").matchAll(/[A-Za-z_$][\w$]*/g)) out.add(w2[0]);
+  for (const m2 of text2.matchAll(/\b([A-Za-z_$][\w$]*)\s*\(/g)) out.add(m2[1] ?? "");
+  for (const m2 of text2.matchAll(/\b([a-z]+(?:[A-Z][a-z0-9]*)+|[a-z0-9]+(?:_[a-z0-9]+)+)\b/g)) out.add(m2[1] ?? "");
+  out.delete("");
+  return [...out].slice(0, 40);
+}
+function namedFiles(text2, sources) {
+  const named = [...text2.matchAll(/[\w./-]+\.(?:py|[cm]?[jt]sx?)\b/g)].map((m2) => m2[0].replace(/^\.\//, ""));
+  return sources.filter((s) => named.some((n2) => s === n2 || s.endsWith(`/${n2}`)));
+}
+async function testExamples(task, located) {
+  const tests = repoFiles(task.workspace).filter((f3) => task.isTestFile(f3) && isSourceFile(f3));
+  if (tests.length === 0) return "(no existing tests)";
+  const stems = located.map((f3) => (f3.split("/").at(-1) ?? f3).replace(/\.[^.]+$/, "")).filter((s) => s.length > 1 && s !== "__init__" && s !== "index");
+  const texts = await Promise.all(tests.map(async (f3) => ({ f: f3, text: await tryReadWorktreeText(task.workspace, f3, { maxBytes: CONTEXT_READ_LIMIT }) ?? "" })));
+  const score = (text2) => stems.filter((s) => text2.includes(s)).length;
+  const chosen = texts.filter((t2) => t2.text.trim() !== "").sort((a2, b5) => score(b5.text) - score(a2.text)).slice(0, 2);
+  return chosen.map((t2) => `--- ${t2.f}
+${t2.text.slice(0, 2500)}`).join("\n\n");
+}
+
 // src/llm/budget.ts
 var BudgetExceededError = class extends Error {
   cap;
@@ -68381,7 +68880,7 @@ var Budget = class {
   now;
   constructor(caps, now = Date.now, state2) {
     this.now = now;
-    this.state = state2 ?? { caps, llmCalls: 0, promptTokens: 0, completionTokens: 0, cachedTokens: 0, dollars: 0, waitMs: 0, startedAt: now() };
+    this.state = state2 ?? { caps, llmCalls: 0, promptTokens: 0, completionTokens: 0, cachedTokens: 0, dollars: 0, cachedCalls: 0, callsByStage: {}, waitMs: 0, startedAt: now() };
   }
   /** Throws when any cap is reached; called before each model call. */
   ensureRoom() {
@@ -68404,15 +68903,28 @@ var Budget = class {
   timeLeftMs() {
     return Math.max(0, this.state.caps.minutes * 6e4 - (this.now() - this.state.startedAt));
   }
-  record(usage, dollars2, waitMs = 0) {
+  /** Marks the start of a model call: the first one is remembered (seconds to the first model call). */
+  startCall() {
+    this.state.firstCallAt ??= this.now();
+  }
+  record(usage, dollars2, waitMs = 0, stage) {
     this.state.waitMs += waitMs;
     this.state.llmCalls += 1;
+    if (stage) this.state.callsByStage[stage] = (this.state.callsByStage[stage] ?? 0) + 1;
     this.state.promptTokens += usage.promptTokens;
     this.state.completionTokens += usage.completionTokens;
     this.state.cachedTokens += usage.cachedTokens;
     this.state.dollars += dollars2;
   }
+  /** An answer served from a cache: counted apart, neither a paid call nor tokens. */
+  recordCached(waitMs = 0) {
+    this.state.waitMs += waitMs;
+    this.state.cachedCalls += 1;
+  }
 };
+
+// src/llm/llm-client.ts
+import { createHash, randomInt } from "node:crypto";
 
 // node_modules/openai/internal/tslib.mjs
 function __classPrivateFieldSet(receiver, state2, value, kind, f3) {
@@ -68645,9 +69157,9 @@ var validatePositiveInteger = (name, n2) => {
   }
   return n2;
 };
-var safeJSON = (text) => {
+var safeJSON = (text2) => {
   try {
-    return JSON.parse(text);
+    return JSON.parse(text2);
   } catch (err2) {
     return void 0;
   }
@@ -69558,7 +70070,7 @@ function createAbortableSSESource(body, signal) {
         abort();
       }
     },
-    async cleanup(failed2) {
+    async cleanup(failed3) {
       let cleanupError;
       try {
         signal.removeEventListener("abort", abort);
@@ -69567,7 +70079,7 @@ function createAbortableSSESource(body, signal) {
       }
       if (!closed) {
         const pending = cancel();
-        if (pending && !failed2 && !signal.aborted) {
+        if (pending && !failed3 && !signal.aborted) {
           try {
             await pending;
           } catch (error62) {
@@ -69582,7 +70094,7 @@ function createAbortableSSESource(body, signal) {
           cleanupError ?? (cleanupError = error62);
         }
       }
-      if (cleanupError !== void 0 && !failed2 && !signal.aborted) {
+      if (cleanupError !== void 0 && !failed3 && !signal.aborted) {
         throw cleanupError;
       }
     }
@@ -69600,7 +70112,7 @@ async function* _iterSSEMessages(response, controller) {
   const lineDecoder = new LineDecoder();
   const { signal } = controller;
   const source = createAbortableSSESource(response.body, signal);
-  let failed2 = false;
+  let failed3 = false;
   try {
     source.start();
     for await (const sseChunk of iterSSEChunks(source.iterator)) {
@@ -69637,12 +70149,12 @@ async function* _iterSSEMessages(response, controller) {
       yield pending;
     }
   } catch (error62) {
-    failed2 = true;
+    failed3 = true;
     if (!signal.aborted || !isAbortError2(error62) && error62 !== signal.reason) {
       throw error62;
     }
   } finally {
-    await source.cleanup(failed2);
+    await source.cleanup(failed3);
   }
 }
 var DOUBLE_NEWLINE_DELIMITER_MAX_OVERLAP_BYTES = 3;
@@ -69782,8 +70294,8 @@ async function defaultParseResponse(client, props) {
       jsonBodyLength = bodyText.length;
       return addRequestID(json2, response);
     }
-    const text = await response.text();
-    return text;
+    const text2 = await response.text();
+    return text2;
   })().catch((error62) => {
     throw asAbortError(error62, props.controller.signal);
   });
@@ -73494,12 +74006,12 @@ var EventStream = class {
   }
   _run(executor) {
     setTimeout(() => {
-      let failed2 = false;
+      let failed3 = false;
       Promise.resolve().then(executor).catch((error62) => {
-        failed2 = true;
+        failed3 = true;
         __classPrivateFieldGet(this, _EventStream_instances, "m", _EventStream_handleError).call(this, error62);
       }).then(() => {
-        if (failed2) {
+        if (failed3) {
           return;
         }
         try {
@@ -74603,21 +75115,21 @@ var _parseJSON = (jsonString, allow) => {
   };
   const parseStr = () => {
     const start = index;
-    let escape2 = false;
+    let escape3 = false;
     index++;
-    while (index < length && (jsonString[index] !== '"' || escape2 && jsonString[index - 1] === "\\")) {
-      escape2 = jsonString[index] === "\\" ? !escape2 : false;
+    while (index < length && (jsonString[index] !== '"' || escape3 && jsonString[index - 1] === "\\")) {
+      escape3 = jsonString[index] === "\\" ? !escape3 : false;
       index++;
     }
     if (jsonString.charAt(index) === '"') {
       try {
-        return JSON.parse(jsonString.substring(start, ++index - Number(escape2)));
+        return JSON.parse(jsonString.substring(start, ++index - Number(escape3)));
       } catch (e) {
         throwMalformedError(String(e));
       }
     } else if (Allow.STR & allow) {
       try {
-        return JSON.parse(jsonString.substring(start, index - Number(escape2)) + '"');
+        return JSON.parse(jsonString.substring(start, index - Number(escape3)) + '"');
       } catch {
         return JSON.parse(jsonString.substring(start, jsonString.lastIndexOf("\\")) + '"');
       }
@@ -82700,7 +83212,7 @@ function agentFormatParser(format2) {
     throw new OpenAIError("Typed agent formats require own enumerable type and schema data properties");
   }
   const parse8 = descriptor.value;
-  return { type: "json_schema", schema, $parseRaw: (text) => parse8.call(format2, text) };
+  return { type: "json_schema", schema, $parseRaw: (text2) => parse8.call(format2, text2) };
 }
 function snapshotJSONProperty(object2, key, capture = (value) => value) {
   const descriptor = Object.getOwnPropertyDescriptor(object2, key);
@@ -82717,15 +83229,15 @@ function snapshotJSONProperty(object2, key, capture = (value) => value) {
   });
 }
 function captureAgentOutput(input3, options2) {
-  const body = snapshotJSONProperty(input3, "agent", (agent2) => agent2 ? snapshotJSONProperty(agent2, "text", (text2) => text2 ? snapshotJSONProperty(text2, "format") : text2) : agent2);
+  const body = snapshotJSONProperty(input3, "agent", (agent2) => agent2 ? snapshotJSONProperty(agent2, "text", (text3) => text3 ? snapshotJSONProperty(text3, "format") : text3) : agent2);
   const agent = ownJSONValue(body, "agent");
-  const text = ownJSONValue(agent, "text");
-  const format2 = agentFormatParser(ownJSONValue(text, "format"));
+  const text2 = ownJSONValue(agent, "text");
+  const format2 = agentFormatParser(ownJSONValue(text2, "format"));
   if (!format2) {
     return { body, options: options2 };
   }
   const schema = structuredClone(format2.schema);
-  for (const envelope of [body, agent, text]) {
+  for (const envelope of [body, agent, text2]) {
     if (envelope && "toJSON" in envelope) {
       throw new OpenAIError("Typed agent requests cannot customize body, agent, or text serialization");
     }
@@ -82741,7 +83253,7 @@ function captureAgentOutput(input3, options2) {
       ...body,
       agent: {
         ...agent,
-        text: { ...text, format: { type: "json_schema", schema } }
+        text: { ...text2, format: { type: "json_schema", schema } }
       }
     },
     format: format2
@@ -87741,11 +88253,11 @@ function effectiveTextFormat({ body }, parseAs) {
       if (!isObj(item) || item["type"] !== "configuration_update") {
         continue;
       }
-      const { text: text2 } = item;
-      if (!isObj(text2)) {
+      const { text: text3 } = item;
+      if (!isObj(text3)) {
         continue;
       }
-      const { format: format3 } = text2;
+      const { format: format3 } = text3;
       if (!isTextFormat(format3)) {
         continue;
       }
@@ -87755,8 +88267,8 @@ function effectiveTextFormat({ body }, parseAs) {
       return parseAs ?? format3;
     }
   }
-  const { text } = body;
-  const format2 = isObj(text) ? text["format"] : null;
+  const { text: text2 } = body;
+  const format2 = isObj(text2) ? text2["format"] : null;
   return parseAs ?? (isTextFormat(format2) ? format2 : null);
 }
 function resolveResponseParseOptions(params, options2) {
@@ -87994,14 +88506,14 @@ function getOutputText(context, output2) {
   if (output2.type !== "message") {
     return "";
   }
-  let text = "";
+  let text2 = "";
   for (const content of output2.content) {
     if (content.type === "output_text") {
-      text += content.text;
+      text2 += content.text;
     }
   }
-  context.outputTextLengths.set(output2, text.length);
-  return text;
+  context.outputTextLengths.set(output2, text2.length);
+  return text2;
 }
 function ensureCanonicalOutputText(context, snapshot) {
   if (context.deferOutputText) {
@@ -88012,13 +88524,13 @@ function ensureCanonicalOutputText(context, snapshot) {
     return;
   }
   const outputTextIndex = new OutputTextIndex();
-  let text = "";
+  let text2 = "";
   for (const output2 of snapshot.output) {
     const outputText2 = getOutputText(context, output2);
-    text += outputText2;
+    text2 += outputText2;
     outputTextIndex.append(outputText2.length);
   }
-  snapshot.output_text = text;
+  snapshot.output_text = text2;
   context.outputTextIndex = outputTextIndex;
   context.canonicalSnapshot = snapshot;
 }
@@ -88456,15 +88968,15 @@ function accumulateOutputItemEvent(event, snapshot, context) {
       snapshot.output.push(output2);
       addOutputItemIdentities(identityIndex.identities, identities);
       identityIndex.length = snapshot.output.length;
-      const text = getOutputText(context, output2);
+      const text2 = getOutputText(context, output2);
       if (context.canonicalSnapshot === snapshot) {
-        context.outputTextIndex.append(text.length);
+        context.outputTextIndex.append(text2.length);
       }
-      if (text) {
+      if (text2) {
         if (context.deferOutputText) {
           context.outputTextDirty = true;
         } else {
-          snapshot.output_text += text;
+          snapshot.output_text += text2;
         }
       }
       return true;
@@ -90679,17 +91191,17 @@ function* signatureCandidates(signatureHeader) {
     start = separator + 1;
   }
 }
-function decodeSignature(signature) {
+function decodeSignature(signature2) {
   try {
-    const signatureBytes = fromBase642(signature);
+    const signatureBytes = fromBase642(signature2);
     return signatureBytes.byteLength === SHA256_SIGNATURE_LENGTH ? signatureBytes : void 0;
   } catch {
     return void 0;
   }
 }
 function firstValidLengthSignature(signatureHeader) {
-  for (const signature of signatureCandidates(signatureHeader)) {
-    const signatureBytes = decodeSignature(signature);
+  for (const signature2 of signatureCandidates(signatureHeader)) {
+    const signatureBytes = decodeSignature(signature2);
     if (signatureBytes) {
       return signatureBytes;
     }
@@ -90698,8 +91210,8 @@ function firstValidLengthSignature(signatureHeader) {
 }
 function selectMatchingSignature(signatureHeader, expectedSignature, firstSignature) {
   let matchingSignature = firstSignature;
-  for (const signature of signatureCandidates(signatureHeader)) {
-    const signatureBytes = decodeSignature(signature);
+  for (const signature2 of signatureCandidates(signatureHeader)) {
+    const signatureBytes = decodeSignature(signature2);
     if (!signatureBytes) {
       continue;
     }
@@ -90745,9 +91257,9 @@ async function verifyWebhookSignature(payload, signatureHeader, timestamp, webho
     }
     throw new InvalidWebhookSignatureError("The given webhook signature does not match the expected signature");
   }
-  for (const signature of signatureCandidates(signatureHeader)) {
+  for (const signature2 of signatureCandidates(signatureHeader)) {
     try {
-      const signatureBytes = Uint8Array.from(fromBase642(signature));
+      const signatureBytes = Uint8Array.from(fromBase642(signature2));
       const isValid = await crypto.subtle.verify("HMAC", key, signatureBytes, signedPayloadBytes);
       if (isValid) {
         return;
@@ -92628,7 +93140,7 @@ var _a7;
 _a7 = brand_privateBedrockClient;
 
 // src/config/llm-stages.ts
-var STAGES = ["localize", "reproduce", "plan", "verify-plan", "check-verification", "implement", "instrument", "analyze-error", "explain", "refine", "generate", "self-debug", "knowledge"];
+var STAGES = ["localize", "reproduce", "plan", "verify-plan", "check-verification", "implement", "instrument", "analyze-error", "explain", "refine", "generate", "self-debug", "knowledge", "review-fix"];
 
 // src/config/llm-env.ts
 var DEFAULT_MODEL = "gpt-4o-mini";
@@ -92643,9 +93155,9 @@ var LLM_ENV_HELP = {
 };
 var llmTimeoutSchema = external_exports.coerce.number().int().min(1).max(MAX_LLM_TIMEOUT_SECONDS);
 var tokenCount = external_exports.coerce.number().int().min(MIN_TOKENS_PER_CALL).max(MAX_TOKENS_PER_CALL);
-var maxTokensPerCallSchema = external_exports.string().transform((text, ctx) => {
+var maxTokensPerCallSchema = external_exports.string().transform((text2, ctx) => {
   const caps = { default: DEFAULT_MAX_TOKENS_PER_CALL, byStage: {} };
-  const parts = text.split(",").map((p2) => p2.trim());
+  const parts = text2.split(",").map((p2) => p2.trim());
   for (const [index, part] of parts.entries()) {
     const [name, value] = part.includes("=") ? part.split("=", 2).map((s) => s.trim()) : [void 0, part];
     const count2 = tokenCount.safeParse(value);
@@ -92677,36 +93189,36 @@ function llmEndpoint(baseURL, apiKey, model, tuning = {}) {
 
 // src/llm/extract-json.ts
 function extractJson(answer) {
-  const text = answer.replace(/<think>[\s\S]*?<\/think>/g, "").trim();
-  const whole = tryParse(text);
+  const text2 = answer.replace(/<think>[\s\S]*?<\/think>/g, "").trim();
+  const whole = tryParse(text2);
   if (whole.ok) return whole;
-  for (const match of text.matchAll(/```[\w-]*[^\S\n]*\n?([\s\S]*?)```/g)) {
+  for (const match of text2.matchAll(/```[\w-]*[^\S\n]*\n?([\s\S]*?)```/g)) {
     const fenced = tryParse((match[1] ?? "").trim());
     if (fenced.ok) return fenced;
   }
   for (const open6 of ["{", "["]) {
     let tries = 0;
-    for (let start = text.indexOf(open6); start !== -1 && tries++ < 64; start = text.indexOf(open6, start + 1)) {
-      const end = balancedEnd(text, start);
+    for (let start = text2.indexOf(open6); start !== -1 && tries++ < 64; start = text2.indexOf(open6, start + 1)) {
+      const end = balancedEnd(text2, start);
       if (end === -1) continue;
-      const inner = tryParse(text.slice(start, end + 1));
+      const inner = tryParse(text2.slice(start, end + 1));
       if (inner.ok) return inner;
     }
   }
   return { ok: false, error: `not JSON (${whole.error})` };
 }
-function tryParse(text) {
+function tryParse(text2) {
   try {
-    return { ok: true, value: JSON.parse(text) };
+    return { ok: true, value: JSON.parse(text2) };
   } catch (error62) {
     return { ok: false, error: error62.message };
   }
 }
-function balancedEnd(text, start) {
+function balancedEnd(text2, start) {
   let depth = 0;
   let inString = false;
-  for (let i3 = start; i3 < text.length; i3++) {
-    const c5 = text[i3];
+  for (let i3 = start; i3 < text2.length; i3++) {
+    const c5 = text2[i3];
     if (inString) {
       if (c5 === "\\") i3++;
       else if (c5 === '"') inString = false;
@@ -92728,18 +93240,18 @@ var DEFAULT_PRICES = {
   "gpt-4.1": { input: 2, cachedInput: 0.5, output: 8 },
   "gpt-4.1-mini": { input: 0.4, cachedInput: 0.1, output: 1.6 }
 };
-function costOf(model, usage, prices = DEFAULT_PRICES) {
+function costOf2(model, usage, prices = DEFAULT_PRICES) {
   const price = prices[model];
   if (!price) return 0;
   const uncached = Math.max(0, usage.promptTokens - usage.cachedTokens);
   return (uncached * price.input + usage.cachedTokens * price.cachedInput + usage.completionTokens * price.output) / 1e6;
 }
 function pricesFromEnv(env) {
-  const text = env.AUTOGEN_PRICES?.trim();
-  if (!text) return DEFAULT_PRICES;
+  const text2 = env.AUTOGEN_PRICES?.trim();
+  if (!text2) return DEFAULT_PRICES;
   let data;
   try {
-    data = JSON.parse(text);
+    data = JSON.parse(text2);
   } catch {
     throw new Error("AUTOGEN_PRICES is not JSON: set it to a JSON object of model names to {input, cachedInput, output} dollars per million tokens");
   }
@@ -92761,12 +93273,12 @@ var TAGS = /[\u{E0000}-\u{E007F}]/gu;
 var HIDDEN_HTML = /<(\w+)[^>]*(\bhidden\b|display\s*:\s*none|visibility\s*:\s*hidden)[^>]*>[\s\S]*?<\/\1\s*>/gi;
 var MARKDOWN_COMMENT = /^\s*\[(\/\/|comment|#)\]:\s*(#|<>)\s*(\(.*\)|".*"|'.*')\s*$/gim;
 var DELIMITER = /<\/?\s*untrusted\b[^>]*>/gi;
-function sanitizeUntrusted(text) {
-  return text.replace(HTML_COMMENT, "").replace(HIDDEN_HTML, "").replace(MARKDOWN_COMMENT, "").replace(INVISIBLE, "").replace(BIDI, "").replace(TAGS, "").replace(DELIMITER, (m2) => m2.replace("<", "&lt;")).replace(/\r\n?/g, "\n");
+function sanitizeUntrusted(text2) {
+  return text2.replace(HTML_COMMENT, "").replace(HIDDEN_HTML, "").replace(MARKDOWN_COMMENT, "").replace(INVISIBLE, "").replace(BIDI, "").replace(TAGS, "").replace(DELIMITER, (m2) => m2.replace("<", "&lt;")).replace(/\r\n?/g, "\n");
 }
-function untrustedBlock(name, text) {
+function untrustedBlock(name, text2) {
   return `<untrusted name="${name}">
-${sanitizeUntrusted(text)}
+${sanitizeUntrusted(text2)}
 </untrusted>`;
 }
 
@@ -92788,8 +93300,19 @@ function loadPrompt(stage, dir = PROMPTS_DIR) {
   if (dir === PROMPTS_DIR) cache.set(stage, parsed.data);
   return parsed.data;
 }
+var PLACEHOLDER = /\{\{\s*(untrusted:)?([a-zA-Z][\w-]*)(\?)?\s*\}\}/g;
+var NOTHING = /^\s*(\((none|not |no )[^()\n]{0,60}\))?\s*$/i;
+function withoutEmptySections(template, vars) {
+  return template.split("\n\n").filter(
+    (paragraph) => [...paragraph.matchAll(PLACEHOLDER)].every(([, untrusted, name, optional2]) => {
+      if (!optional2 || !name) return true;
+      const value = untrusted ? vars.untrusted?.[name] : vars.trusted?.[name];
+      return value === void 0 || !NOTHING.test(value);
+    })
+  ).join("\n\n");
+}
 function renderTemplate(template, vars) {
-  return template.replace(/\{\{\s*(untrusted:)?([a-zA-Z][\w-]*)\s*\}\}/g, (_3, untrusted, name) => {
+  return withoutEmptySections(template, vars).replace(PLACEHOLDER, (_3, untrusted, name) => {
     if (untrusted) {
       const value2 = vars.untrusted?.[name];
       if (value2 === void 0) throw new Error(`prompt variable untrusted:${name} was not given`);
@@ -92830,9 +93353,9 @@ function endpointKey(baseURL, model) {
 }
 function formatRejection(error62, sentStrict) {
   if (!(error62 instanceof APIError) || error62.status === void 0 || error62.status < 400 || error62.status === 429) return void 0;
-  const text = `${error62.message} ${JSON.stringify(error62.error ?? null)}`;
-  if (!/response_format|json_schema|json_object|structured output|guided_json/i.test(text)) return void 0;
-  if (sentStrict && /invalid schema|strict/i.test(text)) return "strict-schema";
+  const text2 = `${error62.message} ${JSON.stringify(error62.error ?? null)}`;
+  if (!/response_format|json_schema|json_object|structured output|guided_json/i.test(text2)) return void 0;
+  if (sentStrict && /invalid schema|strict/i.test(text2)) return "strict-schema";
   return "format";
 }
 function strictCompatible(schema) {
@@ -92908,17 +93431,17 @@ var InFlightFailure = class extends Error {
 };
 async function streamCompletion(sdk, body, options2) {
   const local = new AbortController();
-  let stopped;
+  let stopped2;
   let idleTimer;
   const arm = () => {
     clearTimeout(idleTimer);
     idleTimer = setTimeout(() => {
-      stopped ??= "idle";
+      stopped2 ??= "idle";
       local.abort();
     }, options2.idleMs);
   };
   const deadline = setTimeout(() => {
-    stopped ??= "deadline";
+    stopped2 ??= "deadline";
     local.abort();
   }, options2.deadlineMs);
   const signal = options2.signal ? AbortSignal.any([options2.signal, local.signal]) : local.signal;
@@ -92932,7 +93455,7 @@ async function streamCompletion(sdk, body, options2) {
     if (!(response.headers.get("content-type") ?? "").includes("text/event-stream")) {
       const completion = await response.json();
       const choice = completion.choices[0];
-      return { answer: choice?.message.content ?? null, refusal: choice?.message.refusal ?? null, finishReason: choice?.finish_reason ?? null, usage: usageOf(completion.usage), chunks: 0 };
+      return { id: completion.id, answer: choice?.message.content ?? null, refusal: choice?.message.refusal ?? null, finishReason: choice?.finish_reason ?? null, usage: usageOf(completion.usage), chunks: 0 };
     }
     let content = "";
     let refusal2 = "";
@@ -92941,6 +93464,7 @@ async function streamCompletion(sdk, body, options2) {
       if (chunk.usage) partial2.usage = usageOf(chunk.usage);
       const choice = chunk.choices[0];
       if (!choice) continue;
+      partial2.id = chunk.id;
       if (choice.delta.content) {
         content += choice.delta.content;
         partial2.chunks++;
@@ -92957,13 +93481,13 @@ async function streamCompletion(sdk, body, options2) {
         break;
       }
     }
-    if (stopped) throw new InFlightFailure(stopped, partial2);
+    if (stopped2) throw new InFlightFailure(stopped2, partial2);
     if (options2.signal?.aborted) throw new APIUserAbortError();
     if (!partial2.finishReason && !partial2.answer && !partial2.refusal) throw new InFlightFailure("broken", partial2, new Error("the stream ended without an answer"));
     return partial2;
   } catch (error62) {
     if (error62 instanceof InFlightFailure) throw error62;
-    if (stopped) throw new InFlightFailure(stopped, partial2);
+    if (stopped2) throw new InFlightFailure(stopped2, partial2);
     if (error62 instanceof APIConnectionTimeoutError) throw new InFlightFailure("idle", partial2, error62);
     if (accepted && !options2.signal?.aborted) throw new InFlightFailure("broken", partial2, error62);
     throw error62;
@@ -93012,20 +93536,40 @@ function openAiLlmClient(options2) {
   const formats = options2.responseFormats ?? processResponseFormats;
   const formatKey = endpointKey(endpoint2.baseURL, model);
   const { scrub } = options2;
+  const jobSeed = options2.seed ?? randomInt(1, 2 ** 31 - 2 ** 20);
+  let samplesSent = 0;
+  const seedFor = (temperature) => temperature > 0 ? jobSeed + ++samplesSent : jobSeed;
+  const received = /* @__PURE__ */ new Set();
   function stageCap(stage, asked) {
     const cap = endpoint2.maxTokens?.byStage[stage] ?? options2.maxCompletionTokens ?? endpoint2.maxTokens?.default ?? DEFAULT_MAX_TOKENS_PER_CALL;
     return Math.min(cap, asked ?? cap);
   }
   function record2(stage, attempt, sent, mode, result, started, error62) {
     const usage = result.usage ?? estimateUsage(sent, result);
-    const dollars2 = costOf(model, usage, prices);
+    const dollars2 = costOf2(model, usage, prices);
     const latencyMs = Math.round(performance.now() - started);
-    options2.budget.record(usage, dollars2, latencyMs);
+    options2.budget.record(usage, dollars2, latencyMs, stage);
     options2.transcript.write({ stage, model, attempt, messages: sent, answer: result.answer, finishReason: result.finishReason, refusal: result.refusal, usage, dollars: dollars2, latencyMs, responseFormat: mode, ...result.usage ? {} : { usageEstimated: true }, ...error62 ? { error: error62 } : {} });
   }
-  async function exchange(stage, outgoing, temperature, jsonSchema, attempt, maxTokens) {
+  function servedFromCache(sent, result, seen) {
+    if (!result.id) return false;
+    if (seen && seen.id === result.id && seen.answer === result.answer) return true;
+    const key = createHash("sha256").update(JSON.stringify([result.id, result.answer, result.refusal, sent])).digest("hex");
+    if (received.has(key)) return true;
+    received.add(key);
+    return false;
+  }
+  function recordCached(stage, attempt, sent, mode, result, started) {
+    const latencyMs = Math.round(performance.now() - started);
+    options2.budget.recordCached(latencyMs);
+    const none = { promptTokens: 0, completionTokens: 0, cachedTokens: 0 };
+    options2.transcript.write({ stage, model, attempt, messages: sent, answer: result.answer, finishReason: result.finishReason, refusal: result.refusal, usage: none, dollars: 0, latencyMs, responseFormat: mode, cached: true });
+  }
+  async function exchange(stage, outgoing, temperature, jsonSchema, attempt, maxTokens, seen) {
     options2.budget.ensureRoom();
+    options2.budget.startCall();
     const started = performance.now();
+    const seed = seedFor(temperature);
     for (let retry2 = 0; ; ) {
       const known = formats.get(formatKey);
       const mode = known.mode;
@@ -93038,12 +93582,17 @@ function openAiLlmClient(options2) {
             model,
             messages: sent,
             temperature,
+            seed,
             max_completion_tokens: options2.budget.completionAllowance(maxTokens),
             ...mode === "json_schema" ? { response_format: { type: "json_schema", json_schema: { name: stage.replaceAll("-", "_"), schema: jsonSchema, strict } } } : {},
             ...mode === "json_object" ? { response_format: { type: "json_object" } } : {}
           },
           { idleMs, deadlineMs: options2.budget.timeLeftMs(), maxTokens, signal: options2.signal }
         );
+        if (servedFromCache(sent, result, seen)) {
+          recordCached(stage, attempt, sent, mode, result, started);
+          return { ...result, cached: true };
+        }
         record2(stage, attempt, sent, mode, result, started);
         return result;
       } catch (error62) {
@@ -93080,8 +93629,8 @@ function openAiLlmClient(options2) {
   return {
     budget: options2.budget,
     model,
-    embed: embeddingModel ? async (text) => {
-      const response = await sdk.embeddings.create({ model: embeddingModel, input: scrub(text).slice(0, 8e3) }, { maxRetries, ...options2.signal ? { signal: options2.signal } : {} });
+    embed: embeddingModel ? async (text2) => {
+      const response = await sdk.embeddings.create({ model: embeddingModel, input: scrub(text2).slice(0, 8e3) }, { maxRetries, ...options2.signal ? { signal: options2.signal } : {} });
       const vector = response.data[0]?.embedding;
       if (!vector) throw new Error("the embeddings endpoint returned no vector");
       return vector;
@@ -93091,12 +93640,25 @@ function openAiLlmClient(options2) {
       const temperature = callOptions.temperature ?? prompt.temperature;
       const { $schema: _dialect, ...jsonSchema } = external_exports.toJSONSchema(schema, { io: "output" });
       const maxTokens = stageCap(stage, callOptions.maxCompletionTokens);
+      const { sample } = callOptions;
+      const sampleNote = sample ? `
+
+This is sample ${sample.index} of ${sample.of}: an independent attempt; the others are asked for separately.` : "";
       const messages = [
         { role: "system", content: prompt.system },
-        { role: "user", content: prompt.user }
+        { role: "user", content: prompt.user + sampleNote }
       ];
+      const sampled = sample !== void 0 || temperature > 0;
       for (let attempt = 1; attempt <= 2; attempt++) {
-        const { answer, refusal: refusal2, finishReason } = await exchange(stage, messages, temperature, jsonSchema, attempt, maxTokens);
+        let completed = await exchange(stage, messages, temperature, jsonSchema, attempt, maxTokens);
+        if (completed.cached && sampled) {
+          const fresh = [...messages.slice(0, -1), { ...messages.at(-1), content: `${messages.at(-1)?.content ?? ""}
+
+(Fresh answer ${randomInt(1, 1e9)}.)` }];
+          completed = await exchange(stage, fresh, temperature, jsonSchema, attempt, maxTokens, completed);
+          if (completed.cached) throw new LlmStageError(stage, `a response cache in front of the model at ${endpoint2.baseURL} answered a sampled request (temperature ${temperature}) with an earlier answer twice; turn that cache off for requests with temperature above 0`, completed.answer);
+        }
+        const { answer, refusal: refusal2, finishReason } = completed;
         if (refusal2) throw new LlmStageError(stage, `the model refused: ${refusal2}`, answer);
         if (finishReason === "length") throw new LlmStageError(stage, `the answer was cut off at the completion token limit (${maxTokens}; AUTOGEN_LLM_MAX_TOKENS_PER_CALL raises it)`, answer);
         const problem = validate3(answer, schema);
@@ -93148,6 +93710,7 @@ function validate3(answer, schema) {
 // src/engine/candidate-limits.ts
 var DEFAULT_CANDIDATE_LIMIT = { factor: 5, floorSeconds: 1 };
 var STARTUP_MARGIN = 2;
+var TRACE_FACTOR = 4;
 var seconds2 = (ms2) => `${(Math.round(ms2 / 10) / 100).toString()} s`;
 var CandidateLimits = class {
   settings;
@@ -93172,6 +93735,16 @@ var CandidateLimits = class {
     this.suiteSize = Math.max(this.suiteSize, report2.tests.length);
     this.learned = true;
   }
+  /**
+   * One test's limit in the per-test coverage run: tracing slows a test down many times, so
+   * TRACE_FACTOR × the candidate's per-test limit; a test that looped in the unchanged code's
+   * run is stopped again within seconds, not at the first run's limit. None before a baseline.
+   */
+  tracePerTestMs() {
+    if (!this.learned) return void 0;
+    const { factor, floorSeconds } = this.settings;
+    return Math.min(this.capMs, Math.ceil(TRACE_FACTOR * (factor * this.slowestMs + floorSeconds * 1e3)));
+  }
   /** The limit for one candidate run of `selection`; none before a baseline was learned. */
   limitFor(selection) {
     if (!this.learned) return void 0;
@@ -93195,8 +93768,8 @@ function candidateTimedOut(report2) {
 }
 
 // src/engine/lpw/workspace-changes.ts
-import { existsSync as existsSync2 } from "node:fs";
-import { rm as rm3, writeFile, mkdir as mkdir2 } from "node:fs/promises";
+import { existsSync as existsSync3 } from "node:fs";
+import { rm as rm4, writeFile, mkdir as mkdir2 } from "node:fs/promises";
 import { dirname as dirname3 } from "node:path";
 var WorkspaceChanges = class {
   originals = /* @__PURE__ */ new Map();
@@ -93208,18 +93781,18 @@ var WorkspaceChanges = class {
     for (const path12 of edits.flatMap((e) => e.kind === "rename" ? [e.from, e.to] : [e.path])) {
       if (this.originals.has(path12)) continue;
       const full = safeRepoPath(this.root, path12);
-      this.originals.set(path12, existsSync2(full) ? readWorktreeTextSync(this.root, path12) : null);
+      this.originals.set(path12, existsSync3(full) ? readWorktreeTextSync(this.root, path12) : null);
     }
     await applyEdits(this.root, edits);
   }
   /** Back to the code as it was before any attempt. */
   async restore() {
-    for (const [path12, text] of this.originals) {
+    for (const [path12, text2] of this.originals) {
       const full = safeRepoPath(this.root, path12);
-      if (text === null) await rm3(full, { force: true });
+      if (text2 === null) await rm4(full, { force: true });
       else {
         await mkdir2(dirname3(full), { recursive: true });
-        await writeFile(full, text);
+        await writeFile(full, text2);
       }
     }
     this.originals.clear();
@@ -93229,7 +93802,7 @@ var WorkspaceChanges = class {
     const files = [];
     for (const [path12, before] of [...this.originals].sort(([a2], [b5]) => a2.localeCompare(b5))) {
       const full = safeRepoPath(this.root, path12);
-      const after = existsSync2(full) ? readWorktreeTextSync(this.root, path12) : null;
+      const after = existsSync3(full) ? readWorktreeTextSync(this.root, path12) : null;
       if (after === before) continue;
       files.push(path12);
       parts.push(fileDiff(path12, before, after));
@@ -93265,7 +93838,7 @@ function emptyOutcome(strategy) {
     diff: "",
     changedFiles: [],
     attempts: [],
-    cost: { llmCalls: 0, promptTokens: 0, completionTokens: 0, dollars: 0, llmSeconds: 0, testRuns: 0, testSeconds: 0, wallSeconds: 0, candidatesGenerated: 0, candidatesTried: 0 }
+    cost: { llmCalls: 0, cachedCalls: 0, promptTokens: 0, completionTokens: 0, dollars: 0, llmSeconds: 0, testRuns: 0, testSeconds: 0, wallSeconds: 0, candidatesGenerated: 0, candidatesTried: 0 }
   };
 }
 
@@ -93308,14 +93881,14 @@ var AttemptLog = class {
 // src/engine/run/check-test-outcomes.ts
 function stoppedTests(before, after) {
   const now = new Map(after.tests.map((t2) => [t2.id, t2]));
-  const stopped = [];
+  const stopped2 = [];
   const earlier = new Set(before.tests.map((t2) => t2.id));
   const newRan = /* @__PURE__ */ new Map();
   for (const t2 of after.tests) if (!earlier.has(t2.id) && t2.status !== "skip") newRan.set(fileOf(t2), (newRan.get(fileOf(t2)) ?? 0) + 1);
   for (const test of before.tests) {
     const later = now.get(test.id);
     if (later) {
-      if (later.status === "skip" && test.status !== "skip") stopped.push({ id: test.id, before: test.status, now: "skipped" });
+      if (later.status === "skip" && test.status !== "skip") stopped2.push({ id: test.id, before: test.status, now: "skipped" });
       continue;
     }
     if (test.status === "error" && collectedNow(test, after)) continue;
@@ -93324,9 +93897,9 @@ function stoppedTests(before, after) {
       newRan.set(fileOf(test), spare - 1);
       continue;
     }
-    stopped.push({ id: test.id, before: test.status, now: "missing" });
+    stopped2.push({ id: test.id, before: test.status, now: "missing" });
   }
-  return stopped;
+  return stopped2;
 }
 function fileOf(test) {
   return test.file ?? test.id.split(/::| > /)[0] ?? test.id;
@@ -93336,10 +93909,10 @@ function collectedNow(entry, after) {
   const stem = (path12) => path12.replace(/\.(py|[cm]?[jt]sx?)$/, "");
   return after.tests.some((t2) => [t2.id, t2.file ?? ""].some((id) => [...forms].some((form) => id !== form && stem(id).startsWith(stem(form)))));
 }
-function describeStopped(stopped, shown2 = 10) {
-  const listed = stopped.slice(0, shown2).map((s) => `${s.id} (now ${s.now})`);
-  const more = stopped.length > shown2 ? `, and ${stopped.length - shown2} more` : "";
-  const count2 = stopped.length === 1 ? "1 test that ran before did" : `${stopped.length} tests that ran before did`;
+function describeStopped(stopped2, shown2 = 10) {
+  const listed = stopped2.slice(0, shown2).map((s) => `${s.id} (now ${s.now})`);
+  const more = stopped2.length > shown2 ? `, and ${stopped2.length - shown2} more` : "";
+  const count2 = stopped2.length === 1 ? "1 test that ran before did" : `${stopped2.length} tests that ran before did`;
   return `tampering: ${count2} not run after: ${listed.join(", ")}${more}`;
 }
 
@@ -93360,7 +93933,7 @@ var RunCosts = class {
   constructor(budget, started = performance.now()) {
     this.started = started;
     this.budget = budget;
-    this.at = budget ? { llmCalls: budget.llmCalls, promptTokens: budget.promptTokens, completionTokens: budget.completionTokens, dollars: budget.dollars, waitMs: budget.waitMs } : { llmCalls: 0, promptTokens: 0, completionTokens: 0, dollars: 0, waitMs: 0 };
+    this.at = budget ? { llmCalls: budget.llmCalls, cachedCalls: budget.cachedCalls, promptTokens: budget.promptTokens, completionTokens: budget.completionTokens, dollars: budget.dollars, waitMs: budget.waitMs } : { llmCalls: 0, cachedCalls: 0, promptTokens: 0, completionTokens: 0, dollars: 0, waitMs: 0 };
   }
   /** Counts test runs a strategy made itself (coverage, instrumented runs). */
   static countTests(cost, runs, durationMs) {
@@ -93371,6 +93944,7 @@ var RunCosts = class {
   settle(cost) {
     const s = this.budget ?? this.at;
     cost.llmCalls = s.llmCalls - this.at.llmCalls;
+    cost.cachedCalls = s.cachedCalls - this.at.cachedCalls;
     cost.promptTokens = s.promptTokens - this.at.promptTokens;
     cost.completionTokens = s.completionTokens - this.at.completionTokens;
     cost.dollars = s.dollars - this.at.dollars;
@@ -93437,6 +94011,14 @@ var StrategyRun = class {
   countTestRuns(runs, durationMs = 0) {
     RunCosts.countTests(this.outcome.cost, runs, durationMs);
   }
+  /** One test's limit in the per-test coverage run, from the unchanged code's timings (after `baseline()`). */
+  tracePerTestMs() {
+    return this.limits.tracePerTestMs();
+  }
+  /** A candidate's limit for a run of `selection`, from the unchanged code's timings (after `baseline()`). */
+  candidateLimit(selection) {
+    return this.limits.limitFor(selection);
+  }
   /** The unchanged code: its visible run (which must load and fail), the regression suite's run, and the candidates' limits from both. */
   async baseline() {
     const visible = visibleSelection(this.task);
@@ -93469,14 +94051,14 @@ var StrategyRun = class {
     const index = candidate.index ?? this.log.next();
     this.outcome.cost.candidatesTried += 1;
     const record2 = (result, report2, reason) => {
-      const failed2 = failingTests(report2).length;
+      const failed3 = failingTests(report2).length;
       const timedOut = result === "plausible" || result === "tampering" ? void 0 : candidateTimedOut(report2);
       const attempt = {
         ...candidate,
         index,
         result: timedOut ? "timed-out" : result,
-        passed: report2.tests.length - failed2,
-        failed: failed2,
+        passed: report2.tests.length - failed3,
+        failed: failed3,
         ...timedOut ? { limit: timedOut } : {},
         ...reason ? { reason } : {}
       };
@@ -93496,8 +94078,8 @@ var StrategyRun = class {
     if (this.task.regression && base.regression) {
       const regression = await this.test(this.task.regression, workspace, this.limits.limitFor(this.task.regression));
       evidence.regressionAfter = evidenceOf(regression);
-      const stopped = stoppedTests(base.regression, regression);
-      if (stopped.length > 0 && !candidateTimedOut(regression)) return record2("tampering", regression, describeStopped(stopped));
+      const stopped2 = stoppedTests(base.regression, regression);
+      if (stopped2.length > 0 && !candidateTimedOut(regression)) return record2("tampering", regression, describeStopped(stopped2));
       if (!regressionGate(base.regression, regression).held || candidateTimedOut(regression)) return record2("regression-failed", regression);
     }
     return record2("plausible", visible);
@@ -93535,8 +94117,8 @@ var StrategyRun = class {
     const where = attempt.file !== void 0 && attempt.line !== void 0 ? ` (${attempt.file}:${attempt.line})` : "";
     this.task.onProgress?.({ kind: "attempt", index: attempt.index, total: Math.max(this.total(), attempt.index), description: `${attempt.description}${where}`, passed: attempt.passed, failed: attempt.failed, limit: attempt.limit });
     if (this.outcome.status === "fixed" || attempt.result === "plausible" || !diff || attempt.passed <= (this.outcome.closestAttempt?.passed ?? 0)) return;
-    const { diff: text, files } = diff();
-    this.outcome.closestAttempt = { diff: text, files, passed: attempt.passed, failed: attempt.failed };
+    const { diff: text2, files } = diff();
+    this.outcome.closestAttempt = { diff: text2, files, passed: attempt.passed, failed: attempt.failed };
   }
 };
 function editFailure(message) {
@@ -93555,7 +94137,7 @@ function failureSignature(report2) {
 }
 
 // src/engine/lpw/instrumented-run.ts
-import { cp, mkdtemp as mkdtemp2, rm as rm4 } from "node:fs/promises";
+import { cp, mkdtemp as mkdtemp2, rm as rm5 } from "node:fs/promises";
 import { tmpdir as tmpdir3 } from "node:os";
 import { join as join9 } from "node:path";
 
@@ -93604,13 +94186,54 @@ async function instrumentedRun(workspace, edits, testId2, verifier) {
     return { trace, durationMs: report2.run.durationMs };
   } finally {
     revokeGrants(scratch);
-    await rm4(scratch, { recursive: true, force: true });
+    await rm5(scratch, { recursive: true, force: true });
   }
+}
+
+// src/engine/lpw/visible-values.ts
+var SHOW_VALUES_PLUGIN = "autogen_show_values";
+async function withVisibleValues(failing, workspace, rerun) {
+  const hidden2 = failing.filter((t2) => t2.id.includes("::") && valuesHidden(t2));
+  if (!rerun || hidden2.length === 0) return [...failing];
+  const modules = /* @__PURE__ */ new Set();
+  for (const t2 of hidden2) for (const file2 of helperFiles(t2, workspace)) for (const name of moduleNames(file2)) modules.add(name);
+  if (modules.size === 0) return [...failing];
+  const report2 = await rerun(hidden2.map((t2) => t2.id), { AUTOGEN_REWRITE_MODULES: [...modules].join(","), PYTEST_ADDOPTS: `-p ${SHOW_VALUES_PLUGIN}` });
+  const rerunById = new Map(report2.tests.map((t2) => [t2.id, t2]));
+  return failing.map((t2) => {
+    const again = rerunById.get(t2.id);
+    return again && (again.status === "fail" || again.status === "error") && !valuesHidden(again) ? { ...t2, message: again.message, details: again.details } : t2;
+  });
+}
+function valuesHidden(t2) {
+  const first2 = (t2.message ?? "").split("\n")[0]?.trim() ?? "";
+  return /^(AssertionError:?)?$/.test(first2) && (t2.status === "fail" || t2.status === "error") && !/^E\s+(assert|AssertionError: assert)\s/m.test(t2.details ?? "");
+}
+function helperFiles(t2, workspace) {
+  const own2 = t2.id.split("::")[0];
+  return [...new Set(failureFrames([t2], workspace).map((f3) => f3.file).filter((f3) => f3 !== own2 && f3.endsWith(".py")))];
+}
+function moduleNames(file2) {
+  const parts = file2.replace(/\.py$/, "").split("/");
+  if (parts.at(-1) === "__init__") parts.pop();
+  const names = /* @__PURE__ */ new Set();
+  for (let i3 = 0; i3 < parts.length; i3++) names.add(parts.slice(i3).join("."));
+  return [...names].filter((n2) => n2.split(".").every((p2) => /^[A-Za-z_]\w*$/.test(p2)));
+}
+async function baselineWithValues(task, count2, before, failing) {
+  if (task.runnerName !== "pytest") return { before, failing };
+  const shown2 = await withVisibleValues(failing, task.workspace, async (ids, env) => {
+    const report2 = await task.verifier.run(task.workspace, { kind: "tests", ids }, env);
+    count2(1, report2.run.durationMs);
+    return report2;
+  });
+  const byId = new Map(shown2.map((t2) => [t2.id, t2]));
+  return { before: { ...before, tests: before.tests.map((t2) => byId.get(t2.id) ?? t2) }, failing: shown2 };
 }
 
 // src/engine/knowledge/knowledge-search.ts
 import { lstatSync as lstatSync3, readdirSync as readdirSync2 } from "node:fs";
-import { join as join10, relative as relative3 } from "node:path";
+import { join as join10, relative as relative4 } from "node:path";
 var CHUNK_LINES = 30;
 var MAX_FILES = 2e3;
 function onDiskKnowledge(workspace) {
@@ -93621,11 +94244,11 @@ function onDiskKnowledge(workspace) {
     let files = 0;
     const add = (path12) => {
       if (files++ > MAX_FILES) return;
-      const text = tryReadWorktreeTextSync(workspace, relative3(workspace, path12), { maxBytes: 512 * 1024 });
-      if (text === void 0) return;
-      const lines = text.split("\n");
+      const text2 = tryReadWorktreeTextSync(workspace, relative4(workspace, path12), { maxBytes: 512 * 1024 });
+      if (text2 === void 0) return;
+      const lines = text2.split("\n");
       for (let i3 = 0; i3 < lines.length; i3 += CHUNK_LINES) {
-        const key = `${relative3(workspace, path12)}:${i3 + 1}`;
+        const key = `${relative4(workspace, path12)}:${i3 + 1}`;
         const chunk = lines.slice(i3, i3 + CHUNK_LINES).join("\n");
         chunks.set(key, chunk);
         index?.add(key, null, chunk);
@@ -93650,7 +94273,7 @@ function onDiskKnowledge(workspace) {
   };
   const plain = (full) => {
     try {
-      return lstatSync3(safeRepoPath(workspace, relative3(workspace, full)), { throwIfNoEntry: false });
+      return lstatSync3(safeRepoPath(workspace, relative4(workspace, full)), { throwIfNoEntry: false });
     } catch (error62) {
       if (error62 instanceof UnsafePathError) return void 0;
       throw error62;
@@ -93722,11 +94345,14 @@ var LpwRun = class {
   async repair() {
     const run3 = this.harness;
     this.problem = this.task.description ?? "Make the failing tests pass.";
-    const { before, failing } = await run3.baseline();
+    const baseline = await run3.baseline();
+    const { before, failing } = await baselineWithValues(this.task, (runs, ms2) => run3.countTestRuns(runs, ms2), baseline.before, baseline.failing);
     const digest = digestReport(before, { readSource: (file2, line) => this.sourceLine(file2, line) });
     const mentioned = [...new Set(failing.flatMap((t2) => [t2.file, ...[...(t2.details ?? "").matchAll(/([\w./-]+\.(?:py|[cm]?[jt]sx?))[:"]/g)].map((m2) => m2[1])]).filter((f3) => Boolean(f3)))];
+    const frames = failureFrames(failing, this.task.workspace);
+    const named = namedIdentifiers(this.task.description ?? "");
     const context = await buildContext(this.task.workspace, { query: `${this.problem}
-${digest}`, mentioned, isTestFile: this.task.isTestFile, llm: this.llm });
+${digest}`, mentioned, frames, named, isTestFile: this.task.isTestFile, llm: this.llm });
     this.contextFiles = context.files;
     const tests = await failingTestsBlock(this.task.workspace, failing);
     const { plan, verification } = await this.planAndVerify(digest, context.code, tests);
@@ -93825,18 +94451,18 @@ Fix: ${analysis.fix}`, explanation }, untrusted: { failures, code } },
   /** Applies a candidate's edits on the current code and validates it; the same failure again counts towards a restart or a stop. */
   async attempt(edits, description, analysis) {
     const validated = await this.harness.tryEdits(edits, { description, analysis });
-    const signature = failureSignature(validated.report);
-    this.repeats = signature === this.lastSignature ? this.repeats + 1 : 1;
-    this.lastSignature = signature;
+    const signature2 = failureSignature(validated.report);
+    this.repeats = signature2 === this.lastSignature ? this.repeats + 1 : 1;
+    this.lastSignature = signature2;
     return validated;
   }
   async currentCode() {
     const files = [.../* @__PURE__ */ new Set([...this.contextFiles, ...this.changes.diff().files])].filter((f3) => !this.task.isTestFile(f3));
     const parts = [];
     for (const file2 of files) {
-      const text = await tryReadWorktreeText(this.task.workspace, file2, { maxBytes: CONTEXT_READ_LIMIT });
-      if (text !== void 0) parts.push(`--- ${file2}
-${text}`);
+      const text2 = await tryReadWorktreeText(this.task.workspace, file2, { maxBytes: CONTEXT_READ_LIMIT });
+      if (text2 !== void 0) parts.push(`--- ${file2}
+${text2}`);
     }
     return parts.join("\n\n") || "(no code located)";
   }
@@ -93859,108 +94485,6 @@ ${t2.steps.map((s) => `  after step ${s.step}: ${s.value}`).join("\n")}
 
 // src/engine/reproduce/with-reproduction.ts
 import { rm as rm6 } from "node:fs/promises";
-
-// src/engine/reproduce/reproduce-issue.ts
-import { existsSync as existsSync3 } from "node:fs";
-import { rm as rm5 } from "node:fs/promises";
-async function reproduceIssue(task, llm, cost, options2 = {}) {
-  const maxAttempts = options2.attempts ?? 3;
-  const problem = task.description ?? "";
-  const sources = repoFiles(task.workspace).filter((f3) => isSourceFile(f3) && !task.isTestFile(f3));
-  const context = await buildContext(task.workspace, { query: `${problem}
-${namedIdentifiers(problem).join(" ")}`, mentioned: namedFiles(problem, sources), isTestFile: task.isTestFile });
-  const examples = await testExamples(task, context.files);
-  const sourceText = (await Promise.all(sources.slice(0, 400).map(async (f3) => await tryReadWorktreeText(task.workspace, f3, { maxBytes: CONTEXT_READ_LIMIT }) ?? ""))).join("\n");
-  const rejections = [];
-  for (let attempt = 1; attempt <= maxAttempts; attempt++) {
-    task.onProgress?.({ kind: "stage", stage: "reproduce", detail: `attempt ${attempt} of ${maxAttempts}` });
-    const feedback = rejections.length === 0 ? "(this is the first attempt)" : rejections.map((r2, i3) => `Attempt ${i3 + 1} was rejected: ${r2}`).join("\n");
-    const { value } = await llm.call(
-      "reproduce",
-      { untrusted: { problem, testExample: examples, code: context.code || "(no code located)", feedback }, trusted: { framework: task.runnerName, attempts: String(maxAttempts) } },
-      reproductionSchema
-    );
-    const verdict = await tryTest(task, value.path, value.content, value.expectedFailure, sourceText, cost);
-    if (verdict.ok) return { ok: true, attempts: attempt, path: value.path, content: value.content, testIds: verdict.testIds, failure: verdict.failure };
-    rejections.push(verdict.reason);
-  }
-  return { ok: false, attempts: maxAttempts, reason: `${maxAttempts === 1 ? "the test the model wrote was" : `all ${maxAttempts} tests the model wrote were`} rejected; the last: ${rejections.at(-1) ?? "no answer"}` };
-}
-async function tryTest(task, path12, content, expectedFailure, sourceText, cost) {
-  if (!task.isTestFile(path12)) return { ok: false, reason: `${path12} is not where the test runner looks for tests; name it like the existing test files` };
-  let full;
-  try {
-    full = safeRepoPath(task.workspace, path12);
-  } catch (error62) {
-    if (error62 instanceof UnsafePathError) return { ok: false, reason: `${path12} is not a path inside the repository` };
-    throw error62;
-  }
-  if (existsSync3(full)) return { ok: false, reason: `${path12} already exists; write a new test file` };
-  try {
-    await applyEdits(task.workspace, [{ kind: "create", path: path12, content }]);
-  } catch (error62) {
-    if (error62 instanceof EditError || error62 instanceof UnsafePathError) return { ok: false, reason: `the file could not be written: ${error62.message}` };
-    throw error62;
-  }
-  let keep = false;
-  try {
-    const selection = task.runnerName === "pytest" ? { kind: "tests", ids: [path12] } : { kind: "all" };
-    const report2 = await task.verifier.run(task.workspace, selection);
-    cost.testRuns += 1;
-    cost.testSeconds += report2.run.durationMs / 1e3;
-    const verdict = judge(task, path12, report2, expectedFailure, sourceText);
-    keep = verdict.ok;
-    return verdict;
-  } finally {
-    if (!keep) await rm5(full, { force: true });
-  }
-}
-function judge(task, path12, report2, expectedFailure, sourceText) {
-  const mine = report2.tests.filter((t2) => inFile(t2, path12));
-  if (mine.length === 0) {
-    const tail = report2.run.output.trim().split("\n").slice(-4).join(" | ").slice(0, 400);
-    return { ok: false, reason: `the runner reported no test from ${path12} (it reported ${report2.tests.length} other test(s); output ends with: ${tail || "(nothing)"})` };
-  }
-  const failing = mine.filter((t2) => t2.status === "fail" || t2.status === "error");
-  for (const t2 of failing) {
-    const wrong = wrongFailureReason(t2, report2, task.workspace, sourceText);
-    if (wrong) return { ok: false, reason: `${t2.id} ${wrong}` };
-  }
-  if (failing.length === 0) return { ok: false, reason: `${mine.every((t2) => t2.status === "skip") ? "its tests were skipped" : `its test(s) pass on the unchanged code (${mine.map((t2) => t2.id).join(", ")}), so they do not show the bug`}` };
-  const erroring = failing.find((t2) => t2.status === "error" && !(t2.message ?? "").includes(expectedFailure));
-  if (erroring) return { ok: false, reason: `${erroring.id} errors (${firstLine(erroring)}) instead of failing for the reported reason (${expectedFailure})` };
-  return { ok: true, testIds: failing.map((t2) => t2.id), failure: firstLine(failing[0]) };
-}
-function inFile(t2, path12) {
-  return t2.file === path12 || t2.id === path12 || t2.id.startsWith(`${path12}::`) || t2.id.startsWith(`${path12} > `);
-}
-function firstLine(t2) {
-  return (t2.message ?? t2.status).split("\n")[0] ?? "";
-}
-function namedIdentifiers(text) {
-  const out = /* @__PURE__ */ new Set();
-  for (const m2 of text.matchAll(/`([^`\n]{1,80})`/g)) for (const w2 of (m2[1] ?? "").matchAll(/[A-Za-z_$][\w$]*/g)) out.add(w2[0]);
-  for (const m2 of text.matchAll(/\b([A-Za-z_$][\w$]*)\s*\(/g)) out.add(m2[1] ?? "");
-  for (const m2 of text.matchAll(/\b([a-z]+(?:[A-Z][a-z0-9]*)+|[a-z0-9]+(?:_[a-z0-9]+)+)\b/g)) out.add(m2[1] ?? "");
-  out.delete("");
-  return [...out].slice(0, 40);
-}
-function namedFiles(text, sources) {
-  const named = [...text.matchAll(/[\w./-]+\.(?:py|[cm]?[jt]sx?)\b/g)].map((m2) => m2[0].replace(/^\.\//, ""));
-  return sources.filter((s) => named.some((n2) => s === n2 || s.endsWith(`/${n2}`)));
-}
-async function testExamples(task, located) {
-  const tests = repoFiles(task.workspace).filter((f3) => task.isTestFile(f3) && isSourceFile(f3));
-  if (tests.length === 0) return "(no existing tests)";
-  const stems = located.map((f3) => (f3.split("/").at(-1) ?? f3).replace(/\.[^.]+$/, "")).filter((s) => s.length > 1 && s !== "__init__" && s !== "index");
-  const texts = await Promise.all(tests.map(async (f3) => ({ f: f3, text: await tryReadWorktreeText(task.workspace, f3, { maxBytes: CONTEXT_READ_LIMIT }) ?? "" })));
-  const score = (text) => stems.filter((s) => text.includes(s)).length;
-  const chosen = texts.filter((t2) => t2.text.trim() !== "").sort((a2, b5) => score(b5.text) - score(a2.text)).slice(0, 2);
-  return chosen.map((t2) => `--- ${t2.f}
-${t2.text.slice(0, 2500)}`).join("\n\n");
-}
-
-// src/engine/reproduce/with-reproduction.ts
 function withReproduction(next, llm, options2 = {}) {
   return {
     name: next.name,
@@ -93974,6 +94498,7 @@ function withReproduction(next, llm, options2 = {}) {
         return {
           ...emptyOutcome(next.name).cost,
           llmCalls: s.llmCalls - at2.llmCalls,
+          cachedCalls: s.cachedCalls - at2.cachedCalls,
           promptTokens: s.promptTokens - at2.promptTokens,
           completionTokens: s.completionTokens - at2.completionTokens,
           dollars: s.dollars - at2.dollars,
@@ -93983,16 +94508,16 @@ function withReproduction(next, llm, options2 = {}) {
           wallSeconds: (performance.now() - started) / 1e3
         };
       };
-      const stopped = (stopReason, message) => ({ ...emptyOutcome(next.name), stopReason, message, cost: spent() });
+      const stopped2 = (stopReason, message) => ({ ...emptyOutcome(next.name), stopReason, message, cost: spent() });
       let result;
       try {
         result = await reproduceIssue(task, llm, tests, options2);
       } catch (error62) {
-        if (error62 instanceof BudgetExceededError) return stopped("budget", `while reproducing the issue: ${error62.message}`);
-        if (error62 instanceof LlmStageError) return stopped("error", `the ${error62.stage} stage failed: ${error62.message.slice(error62.stage.length + 2)}`);
+        if (error62 instanceof BudgetExceededError) return stopped2("budget", `while reproducing the issue: ${error62.message}`);
+        if (error62 instanceof LlmStageError) return stopped2("error", `the ${error62.stage} stage failed: ${error62.message.slice(error62.stage.length + 2)}`);
         throw error62;
       }
-      if (!result.ok) return stopped("not-reproduced", `could not reproduce: ${result.reason}`);
+      if (!result.ok) return stopped2("not-reproduced", `could not reproduce: ${result.reason}`);
       const cost = spent();
       const reproduction = { path: result.path, testId: result.testIds[0] ?? result.path, testIds: result.testIds, failure: result.failure, attempts: result.attempts };
       let outcome;
@@ -94035,10 +94560,11 @@ var SearchRun = class extends StrategyRun {
     return this.run(async () => body(await this.start()));
   }
   async start() {
-    const { before, failing } = await this.baseline();
+    const baseline = await this.baseline();
+    const { before, failing } = await baselineWithValues(this.task, (runs, ms2) => this.countTestRuns(runs, ms2), baseline.before, baseline.failing);
     const digest = digestReport(before);
     const context = await buildContext(this.task.workspace, { query: `${this.task.description ?? ""}
-${digest}`, mentioned: failing.flatMap((t2) => t2.file ? [t2.file] : []), isTestFile: this.task.isTestFile });
+${digest}`, mentioned: failing.flatMap((t2) => t2.file ? [t2.file] : []), frames: failureFrames(failing, this.task.workspace), named: namedIdentifiers(this.task.description ?? ""), isTestFile: this.task.isTestFile });
     this.contextFiles = context.files;
     return { before, failing, context, problem: this.task.description ?? "Make the failing tests pass.", digest };
   }
@@ -94290,6 +94816,14 @@ var ARITHMETIC = {
   "%": { "/": 0.5, "*": 0.3 },
   "**": { "*": 0.7 }
 };
+var BITWISE = {
+  "&": { "|": 1, "^": 0.8 },
+  "|": { "&": 1, "^": 0.8 },
+  "^": { "&": 1, "|": 0.8 },
+  "<<": { ">>": 1 },
+  ">>": { ">>>": 0.8, "<<": 0.7 },
+  ">>>": { ">>": 0.8 }
+};
 var LOGICAL = { "&&": "||", "||": "&&", "??": "||" };
 var METHOD_PAIRS = {
   min: ["max"],
@@ -94329,6 +94863,7 @@ function mutateNode(node2, add) {
       if (!op || !left || !right) break;
       for (const [to2, prior] of Object.entries(COMPARISON[op.type] ?? {})) add(op, to2, "comparison-swap", prior, `\`${op.type}\` \u2192 \`${to2}\``);
       for (const [to2, prior] of Object.entries(ARITHMETIC[op.type] ?? {})) add(op, to2, "arithmetic-swap", prior, `\`${op.type}\` \u2192 \`${to2}\``);
+      for (const [to2, prior] of Object.entries(BITWISE[op.type] ?? {})) add(op, to2, "bitwise-swap", prior, `\`${op.type}\` \u2192 \`${to2}\``);
       const logical = LOGICAL[op.type];
       if (logical) {
         add(op, logical, "boolean-swap", 1, `\`${op.type}\` \u2192 \`${logical}\``);
@@ -94345,12 +94880,13 @@ function mutateNode(node2, add) {
       const op = node2.childForFieldName("operator");
       const base = op?.type.slice(0, -1) ?? "";
       if (op) for (const [to2, prior] of Object.entries(ARITHMETIC[base] ?? {})) add(op, `${to2}=`, "arithmetic-swap", prior, `\`${op.type}\` \u2192 \`${to2}=\``);
+      if (op) for (const [to2, prior] of Object.entries(BITWISE[base] ?? {})) add(op, `${to2}=`, "bitwise-swap", prior, `\`${op.type}\` \u2192 \`${to2}=\``);
       break;
     }
     case "update_expression": {
-      const text = node2.text;
-      if (text.includes("++")) add(node2, text.replace("++", "--"), "arithmetic-swap", 0.8, "`++` \u2192 `--`");
-      else if (text.includes("--")) add(node2, text.replace("--", "++"), "arithmetic-swap", 0.8, "`--` \u2192 `++`");
+      const text2 = node2.text;
+      if (text2.includes("++")) add(node2, text2.replace("++", "--"), "arithmetic-swap", 0.8, "`++` \u2192 `--`");
+      else if (text2.includes("--")) add(node2, text2.replace("--", "++"), "arithmetic-swap", 0.8, "`--` \u2192 `++`");
       break;
     }
     case "unary_expression": {
@@ -94455,9 +94991,9 @@ function mutateCall(node2, add) {
   for (let i3 = 0; args && i3 + 1 < positional.length; i3++) {
     const a2 = positional[i3];
     const b5 = positional[i3 + 1];
-    const text = args.text;
+    const text2 = args.text;
     const offset = args.startIndex;
-    const swapped = text.slice(0, a2.startIndex - offset) + b5.text + text.slice(a2.endIndex - offset, b5.startIndex - offset) + a2.text + text.slice(b5.endIndex - offset);
+    const swapped = text2.slice(0, a2.startIndex - offset) + b5.text + text2.slice(a2.endIndex - offset, b5.startIndex - offset) + a2.text + text2.slice(b5.endIndex - offset);
     add(args, swapped, "swap-arguments", 0.6, `swap \`${a2.text}\` and \`${b5.text}\``);
   }
   if (name && /^(slice|substring|substr|splice)$/.test(name.text)) {
@@ -94525,18 +95061,18 @@ function reportedFileFilter(workspace) {
   return {
     accept(file2, options2 = {}) {
       if (verdicts.has(file2)) return verdicts.get(file2);
-      let relative6;
+      let relative7;
       try {
-        relative6 = options2.absolute ? repoRelativePath(workspace, file2) : file2;
-        editableRepoFile(workspace, relative6);
+        relative7 = options2.absolute ? repoRelativePath(workspace, file2) : file2;
+        editableRepoFile(workspace, relative7);
       } catch (error62) {
         if (!(error62 instanceof UnsafePathError)) throw error62;
-        relative6 = void 0;
+        relative7 = void 0;
       }
-      verdicts.set(file2, relative6);
-      return relative6;
+      verdicts.set(file2, relative7);
+      return relative7;
     },
-    dropped: () => [...verdicts].filter(([, relative6]) => relative6 === void 0).map(([file2]) => file2).sort()
+    dropped: () => [...verdicts].filter(([, relative7]) => relative7 === void 0).map(([file2]) => file2).sort()
   };
 }
 
@@ -94575,14 +95111,15 @@ var coverageSchema = external_exports.object({
     })
   )
 });
-async function jsSpectra(workspace, verifier, testIds) {
+async function jsSpectra(workspace, verifier, testIds, limitFor) {
   const safe = reportedFileFilter(workspace);
   const spectra = [];
   const sources = /* @__PURE__ */ new Map();
   for (const id of testIds) {
     const dir = await mkdtemp3(join11(tmpdir4(), "autogen-v8cov-"));
     try {
-      const report2 = await verifier.run(workspace, { kind: "tests", ids: [id] }, { NODE_V8_COVERAGE: dir });
+      const selection = { kind: "tests", ids: [id] };
+      const report2 = await verifier.run(workspace, selection, { NODE_V8_COVERAGE: dir }, limitFor?.(selection));
       const result = report2.tests.find((t2) => t2.id === id) ?? report2.tests.find((t2) => t2.status !== "skip");
       if (!result || result.status === "skip") continue;
       const lines = /* @__PURE__ */ new Map();
@@ -94601,14 +95138,14 @@ async function jsSpectra(workspace, verifier, testIds) {
             continue;
           }
           if (path12.includes("/node_modules/")) continue;
-          const relative6 = safe.accept(path12, { absolute: true });
-          if (relative6 === void 0) continue;
-          const source = sources.get(relative6) ?? await readWorktreeText(workspace, relative6);
-          sources.set(relative6, source);
+          const relative7 = safe.accept(path12, { absolute: true });
+          if (relative7 === void 0) continue;
+          const source = sources.get(relative7) ?? await readWorktreeText(workspace, relative7);
+          sources.set(relative7, source);
           const covered = coveredLines(source, script.functions.flatMap((f3) => f3.ranges));
-          const set3 = lines.get(relative6) ?? /* @__PURE__ */ new Set();
+          const set3 = lines.get(relative7) ?? /* @__PURE__ */ new Set();
           for (const line of covered) set3.add(line);
-          lines.set(relative6, set3);
+          lines.set(relative7, set3);
         }
       }
       spectra.push({ id, failed: result.status === "fail" || result.status === "error", lines });
@@ -94621,9 +95158,9 @@ async function jsSpectra(workspace, verifier, testIds) {
 function coveredLines(source, ranges) {
   const covered = /* @__PURE__ */ new Set();
   let offset = 0;
-  source.split("\n").forEach((text, index) => {
-    const first2 = text.search(/\S/);
-    if (first2 >= 0 && !/^\s*(\/\/|\*|\/\*|})/.test(text)) {
+  source.split("\n").forEach((text2, index) => {
+    const first2 = text2.search(/\S/);
+    if (first2 >= 0 && !/^\s*(\/\/|\*|\/\*|})/.test(text2)) {
       const at2 = offset + first2;
       let best;
       for (const r2 of ranges) {
@@ -94631,7 +95168,7 @@ function coveredLines(source, ranges) {
       }
       if (best && best.count > 0) covered.add(index + 1);
     }
-    offset += text.length + 1;
+    offset += text2.length + 1;
   });
   return covered;
 }
@@ -94654,6 +95191,13 @@ var ARITHMETIC2 = {
   "//": { "/": 0.8, "%": 0.7, "*": 0.5 },
   "%": { "//": 0.7, "/": 0.4, "*": 0.3 },
   "**": { "*": 0.7 }
+};
+var BITWISE2 = {
+  "&": { "|": 1, "^": 0.8 },
+  "|": { "&": 1, "^": 0.8 },
+  "^": { "&": 1, "|": 0.8 },
+  "<<": { ">>": 1 },
+  ">>": { "<<": 1 }
 };
 var FUNCTION_PAIRS = {
   min: ["max"],
@@ -94687,7 +95231,7 @@ var FUNCTION_PAIRS = {
   abs: ["int"],
   split: ["rsplit"]
 };
-var NON_COMMUTATIVE2 = /* @__PURE__ */ new Set(["-", "/", "//", "%", "**"]);
+var NON_COMMUTATIVE2 = /* @__PURE__ */ new Set(["-", "/", "//", "%", "**", "<<", ">>"]);
 var SIMPLE_STATEMENTS = /* @__PURE__ */ new Set(["expression_statement", "assignment", "augmented_assignment", "return_statement", "delete_statement", "break_statement", "continue_statement"]);
 function pythonMutations(file2, source, lines) {
   return generateMutations("python", file2, source, lines, mutateNode2);
@@ -94705,6 +95249,7 @@ function mutateNode2(node2, add) {
       const left = node2.childForFieldName("left");
       const right = node2.childForFieldName("right");
       if (op) for (const [to2, prior] of Object.entries(ARITHMETIC2[op.type] ?? {})) add(op, to2, "arithmetic-swap", prior, `\`${op.type}\` \u2192 \`${to2}\``);
+      if (op) for (const [to2, prior] of Object.entries(BITWISE2[op.type] ?? {})) add(op, to2, "bitwise-swap", prior, `\`${op.type}\` \u2192 \`${to2}\``);
       if (left && right) {
         add(node2, left.text, "drop-operand", 0.6, `\`${node2.text}\` \u2192 \`${left.text}\``);
         add(node2, right.text, "drop-operand", 0.4, `\`${node2.text}\` \u2192 \`${right.text}\``);
@@ -94716,6 +95261,7 @@ function mutateNode2(node2, add) {
       const op = node2.childForFieldName("operator");
       const base = op?.type.slice(0, -1) ?? "";
       if (op) for (const [to2, prior] of Object.entries(ARITHMETIC2[base] ?? {})) add(op, `${to2}=`, "arithmetic-swap", prior, `\`${op.type}\` \u2192 \`${to2}=\``);
+      if (op) for (const [to2, prior] of Object.entries(BITWISE2[base] ?? {})) add(op, `${to2}=`, "bitwise-swap", prior, `\`${op.type}\` \u2192 \`${to2}=\``);
       const left = node2.childForFieldName("left");
       const right = node2.childForFieldName("right");
       if (op && left && right) add(node2, `${left.text} = ${right.text}`, "arithmetic-swap", 0.4, `\`${op.type}\` \u2192 \`=\``);
@@ -94898,13 +95444,13 @@ function variablesOf2(fn2) {
   scopeCache2.set(fn2, list);
   return list;
 }
-function firstLine2(text) {
-  const line = text.split("\n")[0] ?? "";
+function firstLine2(text2) {
+  const line = text2.split("\n")[0] ?? "";
   return line.length > 60 ? `${line.slice(0, 57)}...` : line;
 }
 
 // src/engine/template/python-spectra.ts
-import { mkdtemp as mkdtemp6, rm as rm10 } from "node:fs/promises";
+import { mkdtemp as mkdtemp6, rm as rm10, writeFile as writeFile3 } from "node:fs/promises";
 import { tmpdir as tmpdir7 } from "node:os";
 import { join as join19 } from "node:path";
 
@@ -94992,7 +95538,7 @@ import { join as join14 } from "node:path";
 // src/verify/sandbox/sandbox-layout.ts
 import { existsSync as existsSync4, lstatSync as lstatSync5, realpathSync as realpathSync4, statSync as statSync4 } from "node:fs";
 import { homedir as homedir2 } from "node:os";
-import { delimiter as delimiter2, dirname as dirname4, isAbsolute as isAbsolute4, join as join13, relative as relative4, resolve as resolve4, sep as sep5 } from "node:path";
+import { delimiter as delimiter2, dirname as dirname4, isAbsolute as isAbsolute4, join as join13, relative as relative5, resolve as resolve4, sep as sep5 } from "node:path";
 import { fileURLToPath as fileURLToPath7 } from "node:url";
 
 // src/config/data-dir.ts
@@ -95045,8 +95591,12 @@ function sandboxLayout(request2) {
     const real2 = safeReal(path12);
     const hiddenParent = covered.find((dir) => real2 === dir || real2.startsWith(dir + sep5));
     if (!hiddenParent) return;
-    const [first2] = relative4(hiddenParent, real2).split(sep5);
+    const [first2] = relative5(hiddenParent, real2).split(sep5);
     visible.add(first2 && TOOLCHAIN_HOMES.has(first2) ? join13(hiddenParent, first2) : real2);
+    if (first2 === ".cargo") {
+      const rustup = env.RUSTUP_HOME && isAbsolute4(env.RUSTUP_HOME) ? env.RUSTUP_HOME : join13(hiddenParent, ".rustup");
+      if (existsSync4(rustup)) visible.add(safeReal(rustup));
+    }
   };
   for (const dir of (request2.path ?? env.PATH ?? "").split(delimiter2)) if (dir && !insideWritable(dir)) show(dir);
   show(join13(BOT_ROOT, "resources"));
@@ -95157,19 +95707,19 @@ var INTERVAL_MS = 500;
 var DEFAULT_FILE_CAP = 2e5;
 function watchDisk(dirs, capBytes, onExceeded, onTooManyFiles = () => void 0, fileCap = DEFAULT_FILE_CAP) {
   const started = Date.now();
-  let stopped = false;
+  let stopped2 = false;
   let exceeded;
   let baseline;
   let busy = false;
   const timer = setInterval(() => {
-    if (busy || stopped) return;
+    if (busy || stopped2) return;
     busy = true;
     void (async () => {
       try {
         baseline ??= new Map(await Promise.all(dirs.map(async (d2) => [d2, await usedBytes(d2)])));
         for (const dir of dirs) {
           const files = await usedInodes(dir) - (inodeBaseline.get(dir) ?? Infinity);
-          if (files > fileCap && !stopped) {
+          if (files > fileCap && !stopped2) {
             onTooManyFiles(files);
             return;
           }
@@ -95179,7 +95729,7 @@ function watchDisk(dirs, capBytes, onExceeded, onTooManyFiles = () => void 0, fi
         if (grown <= capBytes) return;
         let written = 0;
         for (const dir of dirs) written += await writtenSince(dir, started, capBytes - written);
-        if (written > capBytes && !stopped) {
+        if (written > capBytes && !stopped2) {
           exceeded = written;
           onExceeded(written);
         }
@@ -95195,7 +95745,7 @@ function watchDisk(dirs, capBytes, onExceeded, onTooManyFiles = () => void 0, fi
   void Promise.all(dirs.map(async (d2) => [d2, await usedBytes(d2)])).then((entries) => baseline ??= new Map(entries), () => void 0);
   return {
     stop() {
-      stopped = true;
+      stopped2 = true;
       clearInterval(timer);
     },
     exceeded: () => exceeded
@@ -95333,8 +95883,8 @@ function handle(groups2, kind, memory) {
     async oomKills() {
       if (!memory || !memoryDir) return 0;
       const file2 = kind === "cgroup-v2" ? "memory.events" : "memory.oom_control";
-      const text = await readFile(join16(memoryDir, file2), "utf8").catch(() => "");
-      return Number(/^oom_kill (\d+)/m.exec(text)?.[1] ?? 0);
+      const text2 = await readFile(join16(memoryDir, file2), "utf8").catch(() => "");
+      return Number(/^oom_kill (\d+)/m.exec(text2)?.[1] ?? 0);
     },
     async killAll() {
       const unified = groups2.find((g2) => g2.controller === "unified");
@@ -95631,42 +96181,69 @@ var CoverageError = class extends Error {
     this.name = "CoverageError";
   }
 };
-async function pythonSpectra(workspace, testIds, options2) {
+async function pythonSpectra(workspace, testIds, given) {
+  const { perTestMs, failing = [], ...options2 } = given;
   const dir = await mkdtemp6(join19(tmpdir7(), "autogen-trace-"));
   try {
-    const out = join19(dir, "trace.json");
-    const given = Number(options2.env?.AUTOGEN_TEST_TIMEOUT ?? 0);
-    const ours = defaultPerTestMs(options2.timeoutMs) / 1e3;
-    const env = withPytestPlugin(options2.env, { AUTOGEN_TRACE_OUT: out, AUTOGEN_TEST_TIMEOUT: String(given > 0 && given < ours ? given : ours) });
-    const run3 = await runSandboxed([pythonExecutable(), "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", PYTEST_PLUGIN, ...safeIds(testIds)], { ...options2, cwd: workspace, env, writablePaths: [dir] });
-    const text = await readRunOutput(out, 256 * 1024 * 1024);
-    if (text === void 0) {
-      throw new CoverageError(`the coverage run wrote no trace (exit ${String(run3.exitCode)}${run3.timedOut ? ", timed out" : ""}): ${run3.spawnError ?? run3.output.slice(-500)}`);
-    }
-    const trace = traceSchema.parse(JSON.parse(text));
     const safe = reportedFileFilter(workspace);
-    const spectra = Object.entries(trace).filter(([, entry]) => entry.outcome !== "skipped").map(([id, entry]) => ({
-      id,
-      failed: entry.outcome !== "passed",
-      lines: new Map(Object.entries(entry.lines ?? {}).flatMap(([file2, lines]) => safe.accept(file2) ? [[file2, new Set(lines)]] : []))
-    }));
-    return { spectra, dropped: safe.dropped() };
+    const run3 = (ids, extra, focus2) => traceRun(workspace, dir, [...extra, ...safeIds(ids)], { ...options2, perTestMs, focus: focus2 });
+    if (failing.length === 0) return { spectra: spectraOf(await run3(testIds, [], void 0), safe), dropped: safe.dropped() };
+    const failed3 = spectraOf(await run3(failing, [], void 0), safe);
+    const focus = /* @__PURE__ */ new Map();
+    for (const test of failed3.filter((t2) => t2.failed)) for (const [file2, lines] of test.lines) focus.set(file2, /* @__PURE__ */ new Set([...focus.get(file2) ?? [], ...lines]));
+    if (focus.size === 0) return { spectra: failed3, dropped: safe.dropped() };
+    const focusPath = join19(dir, "focus.json");
+    await writeFile3(focusPath, JSON.stringify(Object.fromEntries([...focus].map(([file2, lines]) => [file2, [...lines]]))));
+    const failingSet = new Set(failing);
+    const others = testIds.filter((id) => !failingSet.has(id));
+    if (testIds.length > 0 && others.length === 0) return { spectra: failed3, dropped: safe.dropped() };
+    const deselect = testIds.length === 0 ? safeIds(failing).map((id) => `--deselect=${id}`) : [];
+    const rest = spectraOf(await run3(others, deselect, focusPath), safe).filter((t2) => !failingSet.has(t2.id));
+    return { spectra: [...failed3, ...rest], dropped: safe.dropped() };
   } finally {
     await rm10(dir, { recursive: true, force: true });
   }
+}
+async function traceRun(workspace, dir, args, options2) {
+  const { perTestMs, focus, ...sandbox } = options2;
+  const out = join19(dir, focus ? "trace-focus.json" : "trace.json");
+  const fromEnv = Number(sandbox.env?.AUTOGEN_TEST_TIMEOUT ?? 0);
+  const ours = (perTestMs ?? defaultPerTestMs(sandbox.timeoutMs)) / 1e3;
+  const env = withPytestPlugin(sandbox.env, {
+    AUTOGEN_TRACE_OUT: out,
+    AUTOGEN_TEST_TIMEOUT: String(fromEnv > 0 && fromEnv < ours ? fromEnv : ours),
+    ...focus ? { AUTOGEN_TRACE_FOCUS: focus } : {}
+  });
+  const run3 = await runSandboxed([pythonExecutable(), "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", PYTEST_PLUGIN, ...args], { ...sandbox, cwd: workspace, env, writablePaths: [dir] });
+  const text2 = await readRunOutput(out, 256 * 1024 * 1024);
+  if (text2 === void 0) {
+    throw new CoverageError(`the coverage run wrote no trace (exit ${String(run3.exitCode)}${run3.timedOut ? ", timed out" : ""}): ${run3.spawnError ?? run3.output.slice(-500)}`);
+  }
+  return traceSchema.parse(JSON.parse(text2));
+}
+function spectraOf(trace, safe) {
+  return Object.entries(trace).filter(([, entry]) => entry.outcome !== "skipped").map(([id, entry]) => ({
+    id,
+    failed: entry.outcome !== "passed",
+    lines: new Map(Object.entries(entry.lines ?? {}).flatMap(([file2, lines]) => safe.accept(file2) ? [[file2, new Set(lines)]] : []))
+  }));
 }
 
 // src/engine/template/template-strategy.ts
 var MAX_LINES = 40;
 var JS_RUNNERS = /* @__PURE__ */ new Set(["node-test", "vitest", "jest", "mocha"]);
-var templateStrategy = {
-  name: "template",
-  run(task) {
-    const run3 = new StrategyRun(task, "template", { total: () => run3.outcome.cost.candidatesGenerated });
-    return run3.run(() => repair(task, run3));
-  }
-};
-async function repair(task, run3) {
+var MAX_REVIEWS = 3;
+var templateStrategy = templateStrategyWith({});
+function templateStrategyWith(options2) {
+  return {
+    name: "template",
+    run(task) {
+      const run3 = new StrategyRun(task, "template", { total: () => run3.outcome.cost.candidatesGenerated, llm: options2.llm });
+      return run3.run(() => repair(task, run3, options2.llm));
+    }
+  };
+}
+async function repair(task, run3, llm) {
   const outcome = run3.outcome;
   const language = task.runnerName === "pytest" ? "python" : JS_RUNNERS.has(task.runnerName) ? "javascript" : void 0;
   if (!language) {
@@ -95681,10 +96258,10 @@ async function repair(task, run3) {
     const known = [...new Set([...before.tests, ...regressionBaseline?.tests ?? []].filter((t2) => t2.status !== "skip").map((t2) => t2.id))];
     let spectra;
     if (language === "python") {
-      spectra = await pythonSpectra(task.workspace, task.regression?.kind === "all" ? [] : known, { ...task.sandbox });
+      spectra = await pythonSpectra(task.workspace, task.regression?.kind === "all" ? [] : known, { ...task.sandbox, perTestMs: run3.tracePerTestMs(), failing: failing.map((t2) => t2.id) });
       run3.countTestRuns(1);
     } else {
-      spectra = await jsSpectra(task.workspace, task.probe ?? task.verifier, known);
+      spectra = await jsSpectra(task.workspace, task.probe ?? task.verifier, known, (selection) => run3.candidateLimit(selection));
       run3.countTestRuns(known.length);
     }
     ranking = ochiai(spectra.spectra, (file2) => !task.isTestFile(file2));
@@ -95701,6 +96278,8 @@ async function repair(task, run3) {
   outcome.cost.candidatesGenerated = candidates.length;
   task.onProgress?.({ kind: "stage", stage: "repair", detail: `${candidates.length} candidate edits at ${Math.min(ranking.length, MAX_LINES)} suspicious lines` });
   const failingIds = { kind: "tests", ids: failing.map((t2) => t2.id) };
+  const review = llm ? modelReviewer(llm, { workspace: task.workspace, problem: task.description, failing }) : void 0;
+  const refusals = [];
   const originals = /* @__PURE__ */ new Map();
   const deadline = run3.started + task.budget.minutes * 6e4;
   const slots = [task.workspace, ...await scratchCopies(task.workspace, Math.max(1, task.parallelism ?? 1) - 1)];
@@ -95715,31 +96294,42 @@ async function repair(task, run3) {
       }
       const batch = candidates.slice(start, Math.min(start + slots.length, task.budget.candidates));
       const results = await Promise.all(
-        batch.map(async ({ mutation: mutation2, score: score2 }, j3) => {
+        batch.map(async ({ mutation, score }, j3) => {
           const slot = slots[j3];
-          const original = originals.get(mutation2.file);
-          if (original === void 0) throw new Error(`no original text read for ${mutation2.file}`);
-          const mutated2 = applyMutation(original, mutation2);
-          const change2 = () => ({ diff: unifiedDiff(mutation2.file, original, mutated2), files: [mutation2.file] });
-          await writeRepoFile(slot, mutation2.file, mutated2);
+          const original = originals.get(mutation.file);
+          if (original === void 0) throw new Error(`no original text read for ${mutation.file}`);
+          const mutated = applyMutation(original, mutation);
+          const change = () => ({ diff: unifiedDiff(mutation.file, original, mutated), files: [mutation.file] });
+          await writeRepoFile(slot, mutation.file, mutated);
           try {
-            const candidate = { index: start + j3 + 1, description: mutation2.description, family: mutation2.family, file: mutation2.file, line: mutation2.line, score: score2 };
-            const { attempt: attempt2 } = await run3.validate(candidate, { workspace: slot, first: failingIds, diff: change2, warm: warm[j3] });
-            return { mutation: mutation2, score: score2, mutated: mutated2, change: change2, attempt: attempt2 };
+            const candidate = { index: start + j3 + 1, description: mutation.description, family: mutation.family, file: mutation.file, line: mutation.line, score };
+            const { attempt } = await run3.validate(candidate, { workspace: slot, first: failingIds, diff: change, warm: warm[j3] });
+            return { mutation, score, mutated, change, attempt };
           } finally {
-            await writeRepoFile(slot, mutation2.file, original);
+            await writeRepoFile(slot, mutation.file, original);
           }
         })
       );
-      const winner = results.find((r2) => r2.attempt.result === "plausible");
-      if (!winner) continue;
-      const { mutation, score, mutated, change, attempt } = winner;
-      await writeRepoFile(task.workspace, mutation.file, mutated);
-      run3.accept(attempt, change());
-      outcome.plan.fix = { family: mutation.family, description: mutation.description, file: mutation.file, line: mutation.line, score };
-      const solved = run3.finish("solved", `${mutation.description} at ${mutation.file}:${mutation.line} makes every visible test pass${droppedNote}`);
-      await checkDiffLanded(task.workspace, solved);
-      return solved;
+      for (const { mutation, score, mutated, change, attempt } of results.filter((r2) => r2.attempt.result === "plausible")) {
+        if (refusals.length >= MAX_REVIEWS) break;
+        const { diff } = change();
+        task.onProgress?.({ kind: "stage", stage: "review", detail: `${mutation.description} at ${mutation.file}:${mutation.line}` });
+        const verdict = review ? await review({ description: mutation.description, diff, file: mutation.file, line: mutation.line, edited: mutated }) : NOT_REVIEWED;
+        outcome.review = verdict;
+        if (verdict.verdict === "refused") {
+          Object.assign(attempt, { result: "refused", reason: verdict.reason });
+          refusals.push(`${mutation.description} at ${mutation.file}:${mutation.line}: ${verdict.reason}`);
+          continue;
+        }
+        await writeRepoFile(task.workspace, mutation.file, mutated);
+        run3.accept(attempt, change());
+        outcome.plan.fix = { family: mutation.family, description: mutation.description, file: mutation.file, line: mutation.line, score };
+        const how = verdict.verdict === "accepted" ? "; the model reviewed the edit against the issue and accepted it" : "";
+        const solved = run3.finish("solved", `${mutation.description} at ${mutation.file}:${mutation.line} makes every visible test pass${how}${droppedNote}`);
+        await checkDiffLanded(task.workspace, solved);
+        return solved;
+      }
+      if (refusals.length >= MAX_REVIEWS) break;
     }
   } catch (error62) {
     if (!(error62 instanceof UnsafePathError)) throw error62;
@@ -95750,6 +96340,9 @@ async function repair(task, run3) {
       revokeGrants(copy);
       await rm11(copy, { recursive: true, force: true });
     }
+  }
+  if (refusals.length > 0) {
+    return run3.finish("refused", `the model refused ${refusals.length} edit(s) that pass the tests: ${refusals.join("; ")}${droppedNote}`);
   }
   return run3.finish("exhausted", `none of the ${candidates.length} template edits at the ${Math.min(ranking.length, MAX_LINES)} most suspicious lines makes the visible tests pass${droppedNote}`);
 }
@@ -95803,15 +96396,22 @@ async function scratchCopies(workspace, count2) {
 }
 
 // src/engine/first-pass.ts
-function withTemplateFirst(next) {
+var FINAL = /* @__PURE__ */ new Set(["nothing-to-fix", "broken-tests", "cancelled", "budget", "planned", "unsupported", "no-change"]);
+function withTemplateAfter(next, llm) {
+  const template = templateStrategyWith({ llm });
   return {
-    name: `template+${next.name}`,
+    name: next.name,
     async run(task) {
       if (task.visible.kind === "reproduce") return next.run(task);
-      const first2 = await templateStrategy.run(task);
-      if (first2.status === "fixed" || first2.stopReason === "nothing-to-fix" || first2.stopReason === "broken-tests") return first2;
-      const second = await next.run(task);
-      return { ...second, strategy: `template+${next.name}`, cost: addCosts(first2.cost, second.cost), attempts: [...first2.attempts, ...second.attempts.map((a2) => ({ ...a2, index: a2.index + first2.attempts.length }))] };
+      const first2 = await next.run(task);
+      if (first2.status === "fixed" || FINAL.has(first2.stopReason)) return first2;
+      task.onProgress?.({ kind: "stage", stage: "template", detail: "the model found no fix: trying mechanical edits, each reviewed by the model" });
+      const second = await template.run(task);
+      const attempts2 = [...first2.attempts, ...second.attempts.map((a2) => ({ ...a2, index: a2.index + first2.attempts.length }))];
+      const cost = addCosts(first2.cost, second.cost);
+      if (second.status === "fixed") return { ...second, cost, attempts: attempts2 };
+      const review = second.review ? { review: second.review } : {};
+      return { ...first2, ...review, message: `${first2.message}; then mechanical edits: ${second.message}`, cost, attempts: attempts2 };
     }
   };
 }
@@ -95940,7 +96540,7 @@ function slpwStrategy(options2) {
         const planBandit = new UcbBandit();
         const plans = /* @__PURE__ */ new Map();
         for (let i3 = 1; i3 <= k2; i3++) {
-          const { value } = await options2.llm.call("plan", { untrusted: { problem, failures: digest, code: context.code }, trusted: { memory: "(none)" } }, planSchema);
+          const { value } = await options2.llm.call("plan", { untrusted: { problem, failures: digest, code: context.code }, trusted: { memory: "(none)" } }, planSchema, { sample: { index: i3, of: k2 } });
           plans.set(`p${i3}`, { id: `p${i3}`, steps: value.steps });
           planBandit.add(`p${i3}`);
         }
@@ -96022,7 +96622,7 @@ Fix: ${analysis.fix}`, explanation: "(not requested)" }, untrusted: { failures, 
 // src/engine/strategies.ts
 var needsModel = (name) => new Error(`strategy "${name}" needs an LLM endpoint: set AUTOGEN_LLM_BASE_URL (and OPENAI_API_KEY if the server wants one), or use --strategy template`);
 function strategyByName(name, deps = {}) {
-  if (name === "template") return templateStrategy;
+  if (name === "template") return deps.llm ? templateStrategyWith({ llm: deps.llm }) : templateStrategy;
   if (name === "lpw") {
     if (!deps.llm) throw needsModel(name);
     const s = deps.strategy;
@@ -96032,7 +96632,7 @@ function strategyByName(name, deps = {}) {
       ...s?.knowledge ? { knowledge: "on-disk" } : {},
       ...s ? { maxPlanIterations: s.maxPlanIterations, maxRefinements: s.maxRefinements, planVerification: s.planVerification, codeExplanation: s.codeExplanation, instrumentedDebug: s.instrumentedDebug } : {}
     });
-    return withReproduction(s?.templateFirstPass ? withTemplateFirst(lpw) : lpw, deps.llm);
+    return withReproduction(s?.templateFirstPass ? withTemplateAfter(lpw, deps.llm) : lpw, deps.llm);
   }
   if (name === "direct") {
     if (!deps.llm) throw needsModel(name);
@@ -96117,53 +96717,11 @@ function buildTask(input3) {
   };
 }
 
-// src/engine/memory/memory-pool.ts
-import { DatabaseSync as DatabaseSync2 } from "node:sqlite";
-
-// src/jobs/migrate-sqlite.ts
-var SchemaTooNewError = class extends Error {
-  constructor(store, found, known) {
-    super(`the ${store} database is at schema version ${found}, but this autogen-bot knows only up to ${known}: upgrade autogen-bot or use another AUTOGEN_DB_PATH`);
-    this.name = "SchemaTooNewError";
-  }
-};
-function schemaVersion(db) {
-  return Number(db.prepare("PRAGMA user_version").get().user_version);
-}
-function migrateSqlite(db, store, migrations) {
-  const found = schemaVersion(db);
-  if (found > migrations.length) throw new SchemaTooNewError(store, found, migrations.length);
-  for (let version2 = found + 1; version2 <= migrations.length; version2++) {
-    db.exec("BEGIN IMMEDIATE");
-    try {
-      if (schemaVersion(db) >= version2) {
-        db.exec("COMMIT");
-        continue;
-      }
-      db.exec(migrations[version2 - 1]);
-      db.exec(`PRAGMA user_version = ${version2}`);
-      db.exec("COMMIT");
-    } catch (error62) {
-      db.exec("ROLLBACK");
-      throw error62;
-    }
-  }
-  return migrations.length;
-}
-
-// src/engine/memory/memory-pool.ts
-function formatMemory(recalled) {
-  if (recalled.length === 0) return "(none)";
-  return recalled.map((r2, i3) => `Example ${i3 + 1}: ${r2.task.split("\n")[0]}
-Plan:
-${r2.plan.map((s, k2) => `${k2 + 1}. ${s}`).join("\n")}`).join("\n\n");
-}
-
 // src/report/ci-explanation.ts
-var fence = (text) => {
-  const ticks = "`".repeat(Math.max(3, ...[...text.matchAll(/`+/g)].map((m2) => m2[0].length + 1)));
+var fence = (text2) => {
+  const ticks = "`".repeat(Math.max(3, ...[...text2.matchAll(/`+/g)].map((m2) => m2[0].length + 1)));
   return `${ticks}
-${text}
+${text2}
 ${ticks}`;
 };
 function evidenceDetails(evidence) {
@@ -96273,6 +96831,108 @@ function maintainerCommand(argv) {
   return out;
 }
 
+// src/report/report-sections.ts
+var FAILURE_CHARS = 1e3;
+var STOPPED = {
+  solved: "solved",
+  budget: "the budget ran out",
+  exhausted: "no candidate passed the tests",
+  iterations: "no passing change within the refinement rounds",
+  stuck: "the same failure kept coming back",
+  "nothing-to-fix": "nothing fails",
+  unsupported: "not supported here",
+  error: "an error stopped the run",
+  cancelled: "stopped on request",
+  policy: "the change broke a rule of the diff policy",
+  planned: "a plan only, no code changed",
+  "not-reproduced": "the issue could not be reproduced by a failing test",
+  "broken-tests": "the test command is broken",
+  "no-change": "the model judged that no code change is needed",
+  refused: "the model refused every mechanical edit that passed the tests"
+};
+function cut(text2, max2) {
+  if (text2.length <= max2) return text2;
+  return `${text2.slice(0, max2)}\u2026 (cut: ${text2.length - max2} more characters)`;
+}
+function howFound(outcome) {
+  if (outcome.plan.fix) {
+    if (outcome.review?.verdict === "accepted") return "a mechanical edit found by search, then reviewed against the issue by the model and accepted";
+    return "a mechanical edit found by search (fault localisation and repair templates)";
+  }
+  if (outcome.plan.steps) return "planned by the model, the plan checked on the tests, then written by the model";
+  return "written by the model";
+}
+function headline(outcome) {
+  if (outcome.status !== "fixed") {
+    const lines = [`**Not fixed** (${STOPPED[outcome.stopReason]}, \`${outcome.stopReason}\`): ${outcome.message}.`];
+    if (outcome.review?.verdict === "refused") lines.push("", reviewLine(outcome.review));
+    return lines;
+  }
+  if (fixedWord(outcome) !== "fixed") {
+    return [
+      `**Passes the tests; not reviewed**: ${outcome.message}.`,
+      "",
+      "> [!CAUTION]",
+      "> This is a mechanical edit found by trying small changes until the tests passed, and no model was configured to check it against the issue. Such an edit can pass the tests for the wrong reason: read the diff before merging. A pull request of it is opened as a draft."
+    ];
+  }
+  return [`**Fixed**, ${howFound(outcome)}: ${outcome.message}.`];
+}
+function reviewLine(review) {
+  return review.verdict === "accepted" ? `The model's review of the mechanical edit: accepted. ${review.reason}` : `The model's review refused a mechanical edit that passes the tests: ${review.reason}`;
+}
+var failed = (status3) => status3 === "fail" || status3 === "error";
+function failsThenPasses(before, after, added) {
+  const afterById = new Map((after?.tests ?? []).map((t2) => [t2.id, t2]));
+  const failing = before.tests.filter((t2) => failed(t2.status));
+  const fixed = failing.filter((t2) => afterById.get(t2.id)?.status === "pass").length;
+  const lines = [after ? `Fails before, passes after: ${fixed} of the ${failing.length} failing test(s).` : `Failing before the change: ${failing.length} test(s); no candidate passed them.`, ""];
+  for (const t2 of failing) {
+    const now = afterById.get(t2.id)?.status;
+    const result = !after ? "" : now === "pass" ? " \u2192 \u2705 passes after" : ` \u2192 \u274C ${now ?? "not run"} after`;
+    lines.push(`- \`${t2.id}\`${added.has(t2.id) ? " (new)" : ""}: \u274C ${t2.status} before${result}`);
+    if (t2.message) lines.push("", "  ```text", ...cut(t2.message.trimEnd(), FAILURE_CHARS).split("\n").map((l3) => `  ${l3}`), "  ```");
+  }
+  return lines;
+}
+function gateLines(before, after) {
+  const head = `Regression gate (full suite): before ${before.passed} passed, ${before.failed} failed`;
+  if (!after) return [`${head}; not run after (no candidate passed the visible tests).`];
+  const was = new Map(before.tests.map((t2) => [t2.id, t2.status]));
+  const count2 = (pred) => after.tests.filter((t2) => pred(was.get(t2.id), t2.status)).length;
+  const kept2 = count2((b5, a2) => b5 === "pass" && a2 === "pass");
+  const repaired = count2((b5, a2) => failed(b5) && a2 === "pass");
+  const broken = count2((b5, a2) => b5 === "pass" && failed(a2));
+  const preexisting = after.tests.filter((t2) => failed(was.get(t2.id)) && failed(t2.status));
+  const added = after.tests.filter((t2) => !was.has(t2.id));
+  const lines = [
+    `${head}; after ${after.passed} passed, ${after.failed} failed.`,
+    "",
+    `- still passing: ${kept2}; failing before, passing after: ${repaired}; passing before, failing after: ${broken}${broken === 0 ? " \u2705" : " \u274C"}`
+  ];
+  if (added.length > 0) lines.push(`- added by this change: ${added.length} (${added.filter((t2) => t2.status === "pass").length} passing)`);
+  if (preexisting.length > 0) lines.push(`- pre-existing failures (failing before the change too): ${preexisting.map((t2) => `\`${t2.id}\``).join(", ")}`);
+  return lines;
+}
+function stillRunning(before, after) {
+  const ran = (s) => s === "pass" || failed(s);
+  const now = new Map(after.tests.map((t2) => [t2.id, t2.status]));
+  const ranBefore = before.tests.filter((t2) => ran(t2.status));
+  const fileOf2 = (id) => id.split(/::| > /)[0] ?? id;
+  const earlier = new Set(before.tests.map((t2) => t2.id));
+  const newRan = /* @__PURE__ */ new Map();
+  for (const t2 of after.tests) if (!earlier.has(t2.id) && ran(t2.status)) newRan.set(fileOf2(t2.id), (newRan.get(fileOf2(t2.id)) ?? 0) + 1);
+  const stopped2 = ranBefore.filter((t2) => {
+    if (ran(now.get(t2.id))) return false;
+    const left = newRan.get(fileOf2(t2.id)) ?? 0;
+    if (now.has(t2.id) || left === 0) return true;
+    newRan.set(fileOf2(t2.id), left - 1);
+    return false;
+  });
+  if (stopped2.length === 0) return `\u2705 Every test that ran before the change ran after it (${ranBefore.length} of ${ranBefore.length}): none skipped, deselected, xfailed or missing.`;
+  return `\u274C ${stopped2.length} of the ${ranBefore.length} tests that ran before the change did not run after it: ${stopped2.slice(0, 10).map((t2) => `\`${t2.id}\` (${now.get(t2.id) ?? "missing"})`).join(", ")}${stopped2.length > 10 ? ", \u2026" : ""}`;
+}
+
 // src/report/render-report.ts
 var MAX_ATTEMPTS_SHOWN = 50;
 var ISOLATION = {
@@ -96282,62 +96942,76 @@ var ISOLATION = {
 };
 var UNSANDBOXED_WARNING = "> [!WARNING]\n> **The tests in this report ran without a sandbox** (`AUTOGEN_ISOLATION=none`, chosen by whoever runs this bot). The repository's code ran with the bot's own rights on its host.";
 var MAX_DIFF_CHARS = 2e4;
+var MESSAGE_CHARS2 = 1e3;
+var CELL_CHARS = 400;
 function renderReport(outcome, context) {
   const out = [`## ${context.title}`, ""];
   if ([outcome.evidence.before, outcome.evidence.after, outcome.evidence.regressionBefore, outcome.evidence.regressionAfter].some((e) => e?.isolation === "none")) out.push(UNSANDBOXED_WARNING, "");
-  out.push(outcome.status === "fixed" ? `**Fixed** by the \`${outcome.strategy}\` strategy: ${outcome.message}.` : `**Not fixed** (\`${outcome.stopReason}\`): ${outcome.message}.`);
+  out.push(...headline(outcome));
   if (context.branch) out.push("", `Branch \`${context.branch}\`${context.commit ? ` at \`${context.commit.slice(0, 12)}\`` : ""}.`);
   out.push("", "### Plan", "");
-  if (outcome.plan.localisation.length > 0) {
-    out.push("Fault localisation (Ochiai over per-test line coverage; ef/ep = failing/passing tests that execute the line):", "");
-    out.push("| rank | location | suspiciousness | ef | ep |", "| --- | --- | --- | --- | --- |");
-    const ranks = outcome.plan.localisation.map((l3) => 1 + outcome.plan.localisation.filter((o3) => o3.score > l3.score).length);
-    outcome.plan.localisation.forEach((l3, i3) => out.push(`| ${ranks[i3]} | \`${l3.file}:${l3.line}\` | ${l3.score.toFixed(3)} | ${l3.failedCovering} | ${l3.passedCovering} |`));
-  } else if (!outcome.plan.steps) {
-    out.push("No localisation was produced.");
-  }
   if (outcome.plan.steps) {
-    out.push("", outcome.plan.verified ? `Plan (verified on the visible tests in ${outcome.plan.planIterations ?? 1} round(s)):` : "Plan (not verified):", "");
+    out.push(outcome.plan.verified ? `Plan (verified on the visible tests in ${outcome.plan.planIterations ?? 1} round(s)):` : "Plan (not verified):", "");
     outcome.plan.steps.forEach((step, i3) => out.push(`${i3 + 1}. ${step}`));
   }
-  if (outcome.plan.verification?.length) {
-    out.push("", "Plan verification (the plan walked through each visible test):", "", "| test | derived by the plan | expected | agrees |", "| --- | --- | --- | --- |");
-    for (const v2 of outcome.plan.verification) out.push(`| ${cell(v2.test)} | ${cell(v2.derived)} | ${cell(v2.expected)} | ${v2.matches ? "\u2705" : "\u274C"} |`);
-  }
+  const fix = outcome.plan.fix;
+  if (fix) out.push(`${outcome.plan.steps ? "\n" : ""}Mechanical edit: ${fix.description} at \`${fix.file}:${fix.line}\` (repair template \`${fix.family}\`, at the line the failing tests point to most).`);
+  if (outcome.review && outcome.review.verdict !== "not-reviewed") out.push("", reviewLine(outcome.review));
+  if (!outcome.plan.steps && !fix) out.push(outcome.plan.localisation.length > 0 ? "No plan: the search found no edit (the suspicious lines are in the details below)." : "No plan was made.");
   if (outcome.evidence.reproduction) {
     const r2 = outcome.evidence.reproduction;
     const ids = r2.testIds ?? [r2.testId];
     const tries = (r2.attempts ?? 1) > 1 ? ` (accepted on attempt ${r2.attempts})` : "";
-    out.push("", `Reproduction test ${ids.map((id) => `\`${id}\``).join(", ")} (**new test file** \`${r2.path}\`, written by autogen-bot from the issue${tries}) failed on the unchanged code: ${cell(r2.failure)}`);
+    out.push("", `Reproduction test ${ids.map((id) => `\`${id}\``).join(", ")} (**new test file** \`${r2.path}\`, written by autogen-bot from the issue${tries}) failed on the unchanged code: ${inline(cut(r2.failure, MESSAGE_CHARS2))}`);
     if (outcome.status === "fixed") out.push("", `The new test file \`${r2.path}\` is part of this change: it passes with the fix.`);
   }
-  if (outcome.plan.fix) out.push("", `Repair: **${outcome.plan.fix.family}**, ${outcome.plan.fix.description} at \`${outcome.plan.fix.file}:${outcome.plan.fix.line}\` (score ${outcome.plan.fix.score.toFixed(3)}).`);
-  out.push("", "### Verification", "");
+  if (outcome.diff) {
+    const stat2 = diffStat(outcome.diff);
+    const diff = outcome.diff.length > MAX_DIFF_CHARS ? `${outcome.diff.slice(0, MAX_DIFF_CHARS)}
+\u2026 (diff cut here: ${outcome.diff.length - MAX_DIFF_CHARS} more characters on the branch)` : outcome.diff;
+    out.push("", "### Diff", "", `${stat2.files} file(s), +${stat2.added} \u2212${stat2.removed}`, "", "```diff", diff.trimEnd(), "```");
+  }
+  out.push("", "### Proof", "");
   if (outcome.dependencies) out.push(dependencyLine(outcome.dependencies), "");
   const { before, after, regressionBefore, regressionAfter } = outcome.evidence;
   if (before) {
-    const where = before.isolation === "actions" ? "run by the repository's verification workflow on a GitHub Actions runner" : `run in the sandbox with ${ISOLATION[before.isolation] ?? before.isolation}`;
-    out.push(`Command: \`${maintainerCommand(before.command).join(" ")}\`, ${where}.`, "");
     for (const e of [before, after]) if (e?.limit) out.push(`A sandbox limit was reached in the ${e === before ? "run before the change" : "run after it"}: ${e.limit}.`, "");
-    out.push(...evidenceTable(before, after, new Set(outcome.evidence.reproduction?.testIds ?? [])));
+    out.push(...failsThenPasses(before, after, new Set(outcome.evidence.reproduction?.testIds ?? [])));
   }
-  if (regressionBefore) {
-    out.push("", `Regression gate (full suite): before ${regressionBefore.passed} passed, ${regressionBefore.failed} failed` + (regressionAfter ? `; after ${regressionAfter.passed} passed, ${regressionAfter.failed} failed.` : "; not run after (no candidate passed the visible tests)."));
-    if (regressionAfter) {
-      const failedBefore = new Set(regressionBefore.tests.filter((t2) => t2.status === "fail" || t2.status === "error").map((t2) => t2.id));
-      const stillFailing = regressionAfter.tests.filter((t2) => (t2.status === "fail" || t2.status === "error") && failedBefore.has(t2.id));
-      if (stillFailing.length > 0) out.push("", `Pre-existing failures (failing before the change too): ${stillFailing.map((t2) => `\`${t2.id}\``).join(", ")}.`);
-    }
-  }
+  if (regressionBefore) out.push("", ...gateLines(regressionBefore, regressionAfter));
+  const ranBefore = regressionBefore ?? before;
+  const ranAfter = regressionBefore ? regressionAfter : after;
   const switchedOff = outcome.attempts.filter((a2) => a2.result === "tampering");
-  if (outcome.policy || switchedOff.length > 0) out.push("", "### Diff policy and test-tampering check", "");
+  out.push("", "#### Diff policy and test-tampering check", "");
+  if (ranBefore && ranAfter) out.push(`- ${stillRunning(ranBefore, ranAfter)}`);
   for (const a2 of switchedOff.slice(0, MAX_ATTEMPTS_SHOWN)) out.push(`- \u274C attempt ${a2.index} refused: ${(a2.reason ?? "tampering").replaceAll("`", "'")}`);
   if (outcome.policy) {
-    if (outcome.policy.ok) out.push("No protected path touched, within the diff budget, and no test weakened (no deleted or renamed test, no added skip/only/xfail, no removed or changed assertion, no rewritten snapshot).");
+    if (outcome.policy.ok) out.push("- No protected path touched, within the diff budget, and no test weakened (no deleted or renamed test, no added skip/only/xfail, no removed or changed assertion, no rewritten snapshot).");
     for (const v2 of outcome.policy.violations) out.push(`- \u274C ${v2.rule}: ${v2.detail}`);
     for (const t2 of outcome.policy.tampering) out.push(`- \u26A0\uFE0F ${t2.kind} in \`${t2.file}${t2.line ? `:${t2.line}` : ""}\`: ${t2.detail.replaceAll("`", "'")}`);
+  } else if (!(ranBefore && ranAfter) && switchedOff.length === 0) {
+    out.push("- Not checked: no candidate reached the final diff.");
   }
-  out.push("", "### Attempts", "", `<details><summary>${outcome.attempts.length} candidate(s) tried of ${outcome.cost.candidatesGenerated} generated</summary>`, "");
+  out.push("", "### Details");
+  if (before) {
+    const where = before.isolation === "actions" ? "run by the repository's verification workflow on a GitHub Actions runner" : `run in the sandbox with ${ISOLATION[before.isolation] ?? before.isolation}`;
+    out.push("", `Command: \`${maintainerCommand(before.command).join(" ")}\`, ${where}.`);
+    out.push("", `<details><summary>Every visible test, before and after (${before.tests.length})</summary>`, "", ...evidenceTable(before, after, new Set(outcome.evidence.reproduction?.testIds ?? [])), "", "</details>");
+  }
+  if (outcome.plan.verification?.length) {
+    out.push("", "<details><summary>Plan verification (the plan walked through each visible test)</summary>", "", "| test | derived by the plan | expected | agrees |", "| --- | --- | --- | --- |");
+    for (const v2 of outcome.plan.verification) out.push(`| ${cell(v2.test)} | ${cell(v2.derived)} | ${cell(v2.expected)} | ${v2.matches ? "\u2705" : "\u274C"} |`);
+    out.push("", "</details>");
+  }
+  if (outcome.plan.localisation.length > 0) {
+    out.push("", "<details><summary>Fault localisation (the lines the failing tests run most)</summary>", "");
+    out.push("Ochiai over per-test line coverage; ef/ep = failing/passing tests that execute the line.", "");
+    out.push("| rank | location | suspiciousness | ef | ep |", "| --- | --- | --- | --- | --- |");
+    const ranks = outcome.plan.localisation.map((l3) => 1 + outcome.plan.localisation.filter((o3) => o3.score > l3.score).length);
+    outcome.plan.localisation.forEach((l3, i3) => out.push(`| ${ranks[i3]} | \`${l3.file}:${l3.line}\` | ${l3.score.toFixed(3)} | ${l3.failedCovering} | ${l3.passedCovering} |`));
+    out.push("", "</details>");
+  }
+  out.push("", `<details><summary>Attempts: ${outcome.attempts.length} candidate(s) tried of ${outcome.cost.candidatesGenerated} generated</summary>`, "");
   out.push("| # | edit | location | result | passed | failed |", "| --- | --- | --- | --- | --- | --- |");
   for (const a2 of outcome.attempts.slice(0, MAX_ATTEMPTS_SHOWN)) {
     const where = a2.file ? `\`${a2.file}${a2.line ? `:${a2.line}` : ""}\`` : "";
@@ -96346,13 +97020,7 @@ function renderReport(outcome, context) {
   if (outcome.attempts.length > MAX_ATTEMPTS_SHOWN) out.push("", `(${outcome.attempts.length - MAX_ATTEMPTS_SHOWN} more attempts not shown)`);
   out.push("", "</details>");
   const c5 = outcome.cost;
-  out.push("", "### Cost", "", `${c5.llmCalls === 0 ? "No model calls" : `LLM calls ${c5.llmCalls}, tokens ${c5.promptTokens + c5.completionTokens} (estimated $${c5.dollars.toFixed(4)})`}, test runs ${c5.testRuns} (${c5.testSeconds.toFixed(1)} s), wall ${c5.wallSeconds.toFixed(1)} s.`);
-  if (outcome.diff) {
-    const stat2 = diffStat(outcome.diff);
-    const diff = outcome.diff.length > MAX_DIFF_CHARS ? `${outcome.diff.slice(0, MAX_DIFF_CHARS)}
-\u2026 (diff truncated)` : outcome.diff;
-    out.push("", "### Diff", "", `<details><summary>${stat2.files} file(s), +${stat2.added} \u2212${stat2.removed}</summary>`, "", "```diff", diff.trimEnd(), "```", "", "</details>");
-  }
+  out.push("", `Cost: ${c5.llmCalls === 0 ? "no model calls" : `LLM calls ${c5.llmCalls}, tokens ${c5.promptTokens + c5.completionTokens} (estimated $${c5.dollars.toFixed(4)})`}${c5.cachedCalls > 0 ? `; ${c5.cachedCalls} more answered from a cache in front of the model (earlier answers sent again: not billed, not counted above)` : ""}, test runs ${c5.testRuns} (${c5.testSeconds.toFixed(1)} s), wall ${c5.wallSeconds.toFixed(1)} s.`);
   return `${out.join("\n")}
 `;
 }
@@ -96370,8 +97038,11 @@ function evidenceTable(before, after, added) {
   for (const t2 of before.tests) rows.push(`| \`${t2.id}\`${added.has(t2.id) ? " (new)" : ""} | ${mark(t2.status)} | ${after ? mark(afterById.get(t2.id)) : "\u2013"} |`);
   return [`Visible tests: before ${before.passed} passed, ${before.failed} failed${after ? `; after ${after.passed} passed, ${after.failed} failed` : ""}.`, "", ...rows];
 }
-function cell(text) {
-  return text.replaceAll("|", "\\|").replaceAll("\n", " ").slice(0, 300);
+function cell(text2) {
+  return inline(cut(text2, CELL_CHARS)).replaceAll("|", "\\|");
+}
+function inline(text2) {
+  return text2.replaceAll("\n", " ");
 }
 function mark(status3) {
   if (status3 === "pass") return "\u2705 pass";
@@ -96381,7 +97052,7 @@ function mark(status3) {
 }
 
 // src/verify/attribution.ts
-var failed = (s) => s === "fail" || s === "error";
+var failed2 = (s) => s === "fail" || s === "error";
 async function attributeFailures(verifier, workspaces, selection, reruns = 2, options2 = {}) {
   const history = /* @__PURE__ */ new Map();
   const record2 = (side, report2, only) => {
@@ -96397,7 +97068,7 @@ async function attributeFailures(verifier, workspaces, selection, reruns = 2, op
   const [base, candidate] = await both(selection);
   record2("base", base);
   record2("candidate", candidate);
-  const suspicious = [...history].filter(([, h4]) => failed(h4.base[0]) || failed(h4.candidate[0])).map(([id]) => id);
+  const suspicious = [...history].filter(([, h4]) => failed2(h4.base[0]) || failed2(h4.candidate[0])).map(([id]) => id);
   if (suspicious.length > 0) {
     const only = new Set(suspicious);
     for (let i3 = 0; i3 < reruns; i3++) {
@@ -96413,17 +97084,17 @@ async function attributeFailures(verifier, workspaces, selection, reruns = 2, op
   return { tests, counts, testRuns };
 }
 function verdictOf(base, candidate) {
-  const consistent = (xs2) => xs2.length > 0 && xs2.every((x4) => failed(x4) === failed(xs2[0]));
+  const consistent = (xs2) => xs2.length > 0 && xs2.every((x4) => failed2(x4) === failed2(xs2[0]));
   if (!consistent(candidate) || base.length > 0 && !consistent(base)) return "flaky";
-  const candidateFails = failed(candidate[0]);
-  const baseFails = base.length > 0 && failed(base[0]);
+  const candidateFails = failed2(candidate[0]);
+  const baseFails = base.length > 0 && failed2(base[0]);
   if (candidateFails) return baseFails ? "pre-existing" : "caused-by-change";
   return baseFails ? "fixed" : "passing";
 }
 
 // src/verify/runners/detect-runner.ts
-import { existsSync as existsSync8, readdirSync as readdirSync3 } from "node:fs";
-import { join as join23 } from "node:path";
+import { existsSync as existsSync9, readdirSync as readdirSync3 } from "node:fs";
+import { join as join24 } from "node:path";
 
 // src/verify/parsers/parse-go-test.ts
 import { stripVTControlCharacters as stripVTControlCharacters5 } from "node:util";
@@ -96534,9 +97205,9 @@ import { stripVTControlCharacters as stripVTControlCharacters8 } from "node:util
 var RESULT3 = /^(ok|not ok)\b(?: (\d+))?(?: -)?(?: (.*?))?(?: # (SKIP|TODO)\b.*)?$/i;
 var SUMMARY2 = /^# (tests|pass|fail|skip|todo|ok|not ok)\b(\s+\d+)?\s*$/;
 function parseAnyTap(output2) {
-  const text = stripVTControlCharacters8(output2);
-  if (/^\s*# Subtest: /m.test(text)) return parseTap(text);
-  const lines = text.split("\n");
+  const text2 = stripVTControlCharacters8(output2);
+  if (/^\s*# Subtest: /m.test(text2)) return parseTap(text2);
+  const lines = text2.split("\n");
   if (!lines.some((l3) => RESULT3.test(l3))) return [];
   const grouped = lines.some((l3, i3) => /^# \S/.test(l3) && !SUMMARY2.test(l3) && RESULT3.test(lines[i3 + 1] ?? ""));
   return grouped ? groupedResults(lines) : flatResults(lines);
@@ -96642,7 +97313,9 @@ var DIALECTS = {
     status: (m2) => m2 === "\u2713" ? "pass" : m2 === "\u2715" ? "fail" : "skip",
     file: /^(?:PASS|FAIL)\s+(\S+)/,
     suite: /^(\s+)(\S.*)$/,
-    stop: /^\s*●/
+    // Each failing file's details follow its tree; the next file's tree comes after them.
+    details: /^\s*●/,
+    stop: /^Test Suites:/
   },
   mocha: {
     mark: /^(\s*)(✔|✓|\d+\)|-)\s+(.*?)(?: \(\d+ms\))?$/,
@@ -96663,12 +97336,16 @@ function parseTreeConsole(output2, dialect) {
   const results = [];
   const suites = [];
   let file2;
+  let inDetails = false;
   for (const raw of stripVTControlCharacters9(output2).split("\n")) {
     const line = raw.replace(/\s+$/, "");
     if (d2.stop?.test(line)) {
       if (dialect !== "vitest" || /Test Files|Failed Tests/.test(line)) break;
     }
     const fileMatch = d2.file?.exec(line);
+    if (d2.details?.test(line)) inDetails = true;
+    if (fileMatch) inDetails = false;
+    if (inDetails) continue;
     if (fileMatch && !d2.mark.exec(line)?.[3]?.includes(" ")) {
       file2 = fileMatch[1];
       suites.length = 0;
@@ -96761,7 +97438,8 @@ function jestRunner(args, evidence, dir) {
     pathPrefix: [binOf(dir)],
     selectsByFiltering: true,
     parseConsole: (output2) => parseTreeConsole(output2, "jest"),
-    command: (selection) => ["jest", "--ci", ...own2, ...selection.kind === "tests" ? ["-t", fullTitlePattern(selection.ids)] : []]
+    // Jest names each test only with --verbose once it runs more than one file (else just `PASS file`).
+    command: (selection) => ["jest", "--ci", ...own2.includes("--verbose") ? [] : ["--verbose"], ...own2, ...selection.kind === "tests" ? ["-t", fullTitlePattern(selection.ids)] : []]
   };
 }
 function mochaRunner(args, evidence, dir) {
@@ -96822,27 +97500,106 @@ function packageScriptName(argv) {
   if (tool !== "npm" && tool !== "yarn" && tool !== "pnpm") return void 0;
   if (first2 === "test" || first2 === "t" || first2 === "tst") return "test";
   if ((first2 === "run" || first2 === "run-script") && second) return second;
-  if (tool !== "npm" && first2 && !first2.startsWith("-")) return first2;
+  if (tool !== "npm" && first2 && !first2.startsWith("-") && first2 !== "exec" && first2 !== "dlx") return first2;
   return void 0;
 }
 function readPackageScript(dir, argv) {
   const name = packageScriptName(argv);
   if (!name) return void 0;
-  let text;
+  let text2;
   try {
-    text = readWorktreeTextSync(dir, "package.json", { maxBytes: 1024 * 1024 });
+    text2 = readWorktreeTextSync(dir, "package.json", { maxBytes: 1024 * 1024 });
   } catch {
     throw new Error(`the test command "${argv.join(" ")}" runs a package.json script, but the repository has no package.json`);
   }
-  const parsed = packageSchema.safeParse(JSON.parse(text));
+  const parsed = packageSchema.safeParse(JSON.parse(text2));
   const script = parsed.success ? parsed.data.scripts?.[name] : void 0;
+  const explicit = argv[0] === "npm" || argv[1] === "run" || argv[1] === "run-script" || name === "test";
+  if (!script && !explicit) return void 0;
   if (!script) throw new Error(`the test command "${argv.join(" ")}" runs the package.json script "${name}", which package.json does not define`);
   const at2 = argv.indexOf(name);
   const extra = argv.slice(at2 + 1).filter((a2) => a2 !== "--");
-  return [lastStep(script), ...extra].join(" ");
+  return [script, ...extra].join(" ");
 }
-function lastStep(script) {
-  return script.split("&&").at(-1)?.trim() ?? script;
+function scriptSteps(script) {
+  return script.split("&&").map((step) => step.trim()).filter((step) => step.length > 0);
+}
+
+// src/verify/runners/cargo-runner.ts
+import { existsSync as existsSync8 } from "node:fs";
+import { homedir as homedir3 } from "node:os";
+import { isAbsolute as isAbsolute6, join as join23 } from "node:path";
+
+// src/verify/parsers/parse-cargo-test.ts
+import { stripVTControlCharacters as stripVTControlCharacters10 } from "node:util";
+var RESULT4 = /^test (.+?) \.\.\. (ok|FAILED|ignored|bench)(?:, .*)?$/;
+var RUNNING = /^\s*(?:Running (?:unittests )?(\S+)|Doc-tests (\S+))/;
+var SECTION = /^---- (.+?) stdout ----$/;
+function parseCargoTest(output2) {
+  const lines = stripVTControlCharacters10(output2).split("\n");
+  const results = [];
+  const messages = /* @__PURE__ */ new Map();
+  let file2;
+  let section;
+  for (const line of lines) {
+    const running = RUNNING.exec(line);
+    if (running) {
+      file2 = running[1] ?? `doc-tests ${running[2] ?? ""}`;
+      section = void 0;
+      continue;
+    }
+    const result = RESULT4.exec(line);
+    if (result) {
+      const [, id, word] = result;
+      if (word === "bench") continue;
+      results.push({ id, name: id.split("::").at(-1) ?? id, file: file2, status: word === "ok" ? "pass" : word === "FAILED" ? "fail" : "skip" });
+      continue;
+    }
+    const start = SECTION.exec(line);
+    if (start) {
+      section = start[1];
+      continue;
+    }
+    if (section !== void 0) {
+      if (/^(failures:|test result:)/.test(line)) section = void 0;
+      else if (line.trim() !== "" && !/^note: run with `RUST_BACKTRACE/.test(line)) messages.set(section, [...messages.get(section) ?? [], line]);
+    }
+  }
+  for (const test of results) {
+    const message = test.status === "fail" ? messages.get(test.id) : void 0;
+    if (message?.length) {
+      test.details = message.join("\n");
+      const panicked = message.findIndex((l3) => /^thread '.*'(?: \(\d+\))? panicked at/.test(l3));
+      test.message = (panicked >= 0 ? message[panicked + 1] : void 0) ?? message[0];
+    }
+  }
+  return results;
+}
+
+// src/verify/runners/cargo-runner.ts
+function cargoRunner(argv, evidence) {
+  return {
+    name: "cargo",
+    evidence,
+    reportFormat: "none",
+    pathPrefix: [],
+    // A doc test's or an integration test's name can repeat in another test binary: keep the selected ids only.
+    selectsByFiltering: true,
+    parseConsole: parseCargoTest,
+    // The sandbox gives the run a home of its own: rustup's proxy (~/.cargo/bin/cargo) must still find its toolchains.
+    prepareEnv: (env) => ({ ...env, ...rustupHome() }),
+    command: (selection) => {
+      const given = argv.includes("--no-fail-fast") ? [...argv] : [...argv.slice(0, 2), "--no-fail-fast", ...argv.slice(2)];
+      if (selection.kind !== "tests") return given;
+      const ids = safeIds(selection.ids);
+      return given.includes("--") ? [...given, "--exact", ...ids] : [...given, "--", "--exact", ...ids];
+    }
+  };
+}
+function rustupHome() {
+  const given = process.env.RUSTUP_HOME;
+  const home = given && isAbsolute6(given) ? given : join23(homedir3(), ".rustup");
+  return existsSync8(home) ? { RUSTUP_HOME: home } : {};
 }
 
 // src/verify/runners/split-command.ts
@@ -96879,6 +97636,72 @@ function splitCommand(line) {
   return args;
 }
 
+// src/verify/runners/unittest-runner.ts
+var UNITTEST_WRAPPER = "autogen_unittest";
+function unittestRunner(args, evidence) {
+  return {
+    name: "unittest",
+    evidence,
+    reportFormat: "junit",
+    pathPrefix: [],
+    // The wrapper sits next to our pytest plugin; the per-test limit goes the same way (a tighter one already set is kept).
+    prepareEnv: (env, options2) => withPytestPlugin(env, perTestEnv(env, options2)),
+    command: (selection, reportPath) => [
+      pythonExecutable(),
+      "-m",
+      UNITTEST_WRAPPER,
+      "--autogen-report",
+      reportPath,
+      ...selection.kind === "tests" ? safeIds(selection.ids).flatMap((id) => ["--autogen-select", id]) : [],
+      "--",
+      ...args
+    ]
+  };
+}
+function perTestEnv(env, options2) {
+  if (options2?.perTestMs === void 0) return {};
+  const given = Number(env?.AUTOGEN_TEST_TIMEOUT ?? 0);
+  const ours = Math.ceil(options2.perTestMs) / 1e3;
+  return { AUTOGEN_TEST_TIMEOUT: String(given > 0 && given < ours ? given : ours) };
+}
+function unittestArgs(argv) {
+  const program = argv[0]?.split("/").at(-1) ?? "";
+  if (!/^python(\d+(\.\d+)?)?$/.test(program)) return void 0;
+  const at2 = argv.indexOf("-m");
+  return at2 > 0 && argv[at2 + 1] === "unittest" ? argv.slice(at2 + 2) : void 0;
+}
+
+// src/verify/node-test-watchdog.ts
+import { fileURLToPath as fileURLToPath9 } from "node:url";
+var NODE_WATCHDOG = fileURLToPath9(new URL("../../resources/node/autogen-test-watchdog.cjs", new URL("../../src/verify/node-test-watchdog.ts", import.meta.url).href));
+var lineSchema = external_exports.object({ file: external_exports.string().max(4096), test: external_exports.string().max(1024), ms: external_exports.number().positive() });
+var MARKER = /autogen-test-timeout: (\{.*\})/g;
+function watchdogEnv(perTestMs) {
+  return { AUTOGEN_TEST_TIMEOUT_MS: String(Math.ceil(perTestMs)) };
+}
+function watchdogArgs() {
+  return [`--require=${NODE_WATCHDOG}`];
+}
+function readWatchdogTimeouts(report2, workspace) {
+  const base = workspace.replace(/\/?$/, "/");
+  for (const match of report2.run.output.matchAll(MARKER)) {
+    let parsed;
+    try {
+      const result = lineSchema.safeParse(JSON.parse(match[1] ?? ""));
+      if (!result.success) continue;
+      parsed = result.data;
+    } catch {
+      continue;
+    }
+    const file2 = parsed.file.startsWith(base) ? parsed.file.slice(base.length) : parsed.file;
+    const id = `${file2} > test > ${parsed.test}`;
+    const seconds3 = Math.round(parsed.ms / 100) / 10;
+    const stopped2 = { id, name: parsed.test, file: file2, status: "fail", durationMs: parsed.ms, message: `timed out after ${String(seconds3)} s (the per-test limit; the test looped synchronously)` };
+    report2.tests = report2.tests.filter((t2) => t2.id !== id && !(t2.file === file2 && t2.name === file2));
+    report2.tests.push(stopped2);
+  }
+}
+
 // src/verify/runners/detect-runner.ts
 var LOOKED_FOR = [
   "pytest (pytest.ini, pyproject.toml [tool.pytest], setup.cfg/tox.ini [pytest], test_*.py)",
@@ -96891,7 +97714,7 @@ var LOOKED_FOR = [
 var MANIFEST_READ_LIMIT = 1024 * 1024;
 function detectRunner(dir, configured) {
   if (configured) return runnerForLine(configured, `test.command "${configured}"`, dir);
-  const has2 = (name) => existsSync8(join23(dir, name));
+  const has2 = (name) => existsSync9(join24(dir, name));
   const read = (name) => has2(name) ? tryReadWorktreeTextSync(dir, name, { maxBytes: MANIFEST_READ_LIMIT }) ?? "" : "";
   if (has2("pytest.ini") || /\[tool\.pytest/.test(read("pyproject.toml")) || /\[(tool:)?pytest\]/.test(read("setup.cfg") + read("tox.ini")) || hasPythonTests(dir)) {
     return pytestRunner([], "pytest configuration or test_*.py files");
@@ -96899,10 +97722,10 @@ function detectRunner(dir, configured) {
   if (has2("package.json")) {
     const pkg = JSON.parse(read("package.json"));
     const script = pkg.scripts?.test;
-    if (script && !/no test specified/.test(script)) return runnerForLine(lastStep(script), `package.json scripts.test "${script}"`, dir);
+    if (script && !/no test specified/.test(script)) return runnerForScript(script, `package.json scripts.test "${script}"`, dir, 1);
   }
-  if (has2("go.mod")) return goRunner();
-  if (has2("Cargo.toml")) return simpleRunner("cargo", ["cargo", "test"], "Cargo.toml", (ids) => ids.slice(0, 1));
+  if (has2("go.mod")) return goRunner([], "go.mod");
+  if (has2("Cargo.toml")) return cargoRunner(["cargo", "test"], "Cargo.toml");
   if (has2("pom.xml")) return simpleRunner("maven", ["mvn", "-q", "test"], "pom.xml", (ids) => [`-Dtest=${ids.join(",")}`]);
   if (has2("build.gradle") || has2("build.gradle.kts")) return simpleRunner("gradle", [has2("gradlew") ? "./gradlew" : "gradle", "test"], "build.gradle", (ids) => ids.flatMap((id) => ["--tests", id]));
   throw new NoTestsDetectedError(dir, LOOKED_FOR);
@@ -96912,15 +97735,29 @@ function hasPythonTests(dir, depth = 0) {
   for (const entry of readdirSync3(dir, { withFileTypes: true })) {
     if (entry.name.startsWith(".") || entry.name === "node_modules") continue;
     if (entry.isFile() && /^test_.*\.py$|_test\.py$/.test(entry.name)) return true;
-    if (entry.isDirectory() && hasPythonTests(join23(dir, entry.name), depth + 1)) return true;
+    if (entry.isDirectory() && hasPythonTests(join24(dir, entry.name), depth + 1)) return true;
   }
   return false;
 }
+var MAX_SCRIPT_DEPTH = 4;
 function runnerForLine(line, evidence, dir, depth = 0) {
   const { env, argv } = splitEnvAssignments(splitCommand(line));
-  const script = depth === 0 ? readPackageScript(dir, argv) : void 0;
-  const runner = script !== void 0 ? runnerForLine(script, `${evidence}: package.json script "${script}"`, dir, depth + 1) : runnerForCommand(argv, evidence, dir);
+  const script = depth < MAX_SCRIPT_DEPTH ? readPackageScript(dir, argv) : void 0;
+  const runner = script !== void 0 ? runnerForScript(script, `${evidence}: package.json script "${script}"`, dir, depth + 1) : runnerForCommand(argv, evidence, dir);
   return withCommandEnv(runner, env);
+}
+function runnerForScript(script, evidence, dir, depth) {
+  const steps = scriptSteps(script);
+  for (const step of steps.slice(0, -1)) {
+    let runner;
+    try {
+      runner = runnerForLine(step, evidence, dir, depth);
+    } catch {
+      continue;
+    }
+    if (runner.name !== "custom") return runner;
+  }
+  return runnerForLine(steps.at(-1) ?? script, evidence, dir, depth);
 }
 function withCommandEnv(runner, commandEnv) {
   if (Object.keys(commandEnv).length === 0) return runner;
@@ -96928,7 +97765,7 @@ function withCommandEnv(runner, commandEnv) {
   return { ...runner, commandEnv, prepareEnv: (env, options2) => prepare ? prepare({ ...env, ...commandEnv }, options2) : { ...env, ...commandEnv } };
 }
 function runnerForCommand(given, evidence, dir) {
-  const argv = given[0] === "npx" ? afterOptions(given.slice(1)) : given;
+  const argv = given[0] === "npx" ? afterOptions(given.slice(1)) : given[0] === "pnpm" || given[0] === "yarn" ? given.slice(given[1] === "exec" ? 2 : 1) : given;
   const joined = argv.join(" ");
   const program = (argv[0] ?? "").split("/").at(-1) ?? "";
   const rest = argv.slice(1);
@@ -96936,16 +97773,28 @@ function runnerForCommand(given, evidence, dir) {
     const extra = argv.slice(argv.findIndex((a2) => /pytest$/.test(a2)) + 1);
     return pytestRunner(extra, evidence);
   }
+  const unittest = unittestArgs(argv);
+  if (unittest) return unittestRunner(unittest, evidence);
+  if (program === "nyc" || program === "c8") {
+    const at2 = rest.findIndex((a2) => WRAPPED.has(a2.split("/").at(-1) ?? a2));
+    if (at2 >= 0) return runnerForCommand(rest.slice(at2), `${evidence} (its ${program} coverage wrapper left out)`, dir);
+  }
+  if (program === "cross-env") {
+    const { env, argv: wrapped } = splitEnvAssignments(rest);
+    return withCommandEnv(runnerForCommand(wrapped, evidence, dir), env);
+  }
+  if (program === "cargo" && rest[0] === "test") return cargoRunner(argv, evidence);
   if (program === "vitest") return vitestRunner(rest, evidence, dir);
   if (program === "jest") return jestRunner(rest, evidence, dir);
   if (program === "mocha" || program === "_mocha") return mochaRunner(rest, evidence, dir);
   if (program === "ava") return avaRunner(rest, evidence, dir);
   if (program === "tape" || program === "tap") return tapRunner(argv, evidence, dir);
   if (program === "node" && argv.includes("--test")) return nodeTestRunner(argv, evidence);
-  if (program === "go") return goRunner();
-  const bin = join23(dir, "node_modules", ".bin");
+  if (program === "go" && rest[0] === "test") return goRunner(rest.slice(1), evidence);
+  const bin = join24(dir, "node_modules", ".bin");
   return { name: "custom", evidence, reportFormat: "none", pathPrefix: [bin], parseConsole: parseAnyTap, selectsByFiltering: true, command: () => argv };
 }
+var WRAPPED = /* @__PURE__ */ new Set(["mocha", "_mocha", "tape", "tap", "ava", "jest", "vitest", "node", "python", "python3", "pytest"]);
 function afterOptions(args) {
   const at2 = args.findIndex((a2) => !a2.startsWith("-"));
   return at2 < 0 ? [] : args.slice(at2);
@@ -96958,12 +97807,12 @@ function pytestRunner(extra, evidence) {
     pathPrefix: [],
     parseConsole: parsePytestConsole,
     // Our plugin's per-test alarm; a tighter limit already in the environment (eval's) is kept.
-    prepareEnv: (env, options2) => withPytestPlugin(env, perTestEnv(env, options2?.perTestMs)),
+    prepareEnv: (env, options2) => withPytestPlugin(env, perTestEnv2(env, options2?.perTestMs)),
     command: (selection, reportPath) => [
       pythonExecutable(),
       "-m",
       "pytest",
-      ...extra.filter((a2) => !a2.startsWith("--junitxml")),
+      ...(selection.kind === "tests" ? withoutPaths(extra) : extra).filter((a2) => !a2.startsWith("--junitxml")),
       "-rA",
       "--color=no",
       "-p",
@@ -96977,7 +97826,11 @@ function pytestRunner(extra, evidence) {
     ]
   };
 }
-function perTestEnv(env, perTestMs) {
+var PYTEST_VALUE_OPTIONS = /* @__PURE__ */ new Set(["-k", "-m", "-p", "-c", "-o", "-W", "-n", "--ignore", "--ignore-glob", "--deselect", "--rootdir", "--basetemp", "--confcutdir", "--cov", "--cov-report", "--cov-config", "--tb", "--maxfail", "--durations", "--import-mode", "--log-level", "--doctest-glob", "--override-ini"]);
+function withoutPaths(extra) {
+  return extra.filter((arg, i3) => arg.startsWith("-") || PYTEST_VALUE_OPTIONS.has(extra[i3 - 1] ?? ""));
+}
+function perTestEnv2(env, perTestMs) {
   if (perTestMs === void 0) return {};
   const given = Number(env?.AUTOGEN_TEST_TIMEOUT ?? 0);
   const ours = Math.ceil(perTestMs) / 1e3;
@@ -96989,23 +97842,35 @@ function nodeTestRunner(argv, evidence) {
     evidence,
     reportFormat: "junit",
     pathPrefix: [],
+    // A synchronous loop blocks --test-timeout: our watchdog, preloaded into each test file's process, stops it.
+    prepareEnv: (env, options2) => ({ ...env, ...options2?.perTestMs !== void 0 ? watchdogEnv(options2.perTestMs) : {} }),
+    // The pattern names a test by its own name: a test of that name in another suite runs too,
+    // and node reports every test the pattern left out as skipped.
+    selectsByFiltering: true,
     command: (selection, reportPath, options2) => {
       const [node2, ...rest] = argv;
       const pattern = selection.kind === "tests" ? [`--test-name-pattern=^(${safeIds(selection.ids).map((id) => escapeRegExp(id.split(" > ").at(-1) ?? id)).join("|")})$`] : [];
       const timeout = options2?.perTestMs !== void 0 ? [`--test-timeout=${String(Math.ceil(options2.perTestMs))}`] : [];
-      return [node2 ?? "node", "--test-reporter=tap", "--test-reporter-destination=stdout", "--test-reporter=junit", `--test-reporter-destination=${reportPath}`, ...timeout, ...pattern, ...rest];
+      const watchdog = options2?.perTestMs !== void 0 ? watchdogArgs() : [];
+      return [node2 ?? "node", ...watchdog, "--test-reporter=tap", "--test-reporter-destination=stdout", "--test-reporter=junit", `--test-reporter-destination=${reportPath}`, ...timeout, ...pattern, ...rest];
     },
     parseConsole: parseTap
   };
 }
-function goRunner() {
+function goRunner(args, evidence) {
+  const own2 = args.filter((a2) => a2 !== "-v" && a2 !== "-json");
+  const packages = own2.some((a2) => !a2.startsWith("-")) ? [] : ["./..."];
   return {
     name: "go",
-    evidence: "go.mod",
+    evidence,
     reportFormat: "none",
     pathPrefix: [],
+    selectsByFiltering: true,
     parseConsole: parseGoTest,
-    command: (selection) => ["go", "test", "-v", ...selection.kind === "tests" ? ["-run", `^(${safeIds(selection.ids).map(escapeRegExp).join("|")})$`] : [], "./..."]
+    command: (selection) => {
+      const tops = selection.kind === "tests" ? [...new Set(safeIds(selection.ids).map((id) => id.split("/")[0] ?? id))] : [];
+      return ["go", "test", "-v", ...tops.length > 0 ? ["-run", `^(${tops.map(escapeRegExp).join("|")})$`] : [], ...own2, ...packages];
+    }
   };
 }
 function simpleRunner(name, base, evidence, select) {
@@ -97013,10 +97878,10 @@ function simpleRunner(name, base, evidence, select) {
 }
 
 // src/workspace/repo-cache.ts
-import { existsSync as existsSync9 } from "node:fs";
+import { existsSync as existsSync10 } from "node:fs";
 import { mkdir as mkdir4, readFile as readFile2, rm as rm12 } from "node:fs/promises";
-import { createHash } from "node:crypto";
-import { isAbsolute as isAbsolute6, join as join24, resolve as resolve6 } from "node:path";
+import { createHash as createHash2 } from "node:crypto";
+import { isAbsolute as isAbsolute7, join as join25, resolve as resolve6 } from "node:path";
 var GitWorkspaceError = class extends Error {
   constructor(message) {
     super(message);
@@ -97036,11 +97901,11 @@ var RepoCache = class {
   /** The bare mirror of `url`, cloned on first use and fetched after. */
   async mirror(url2, credentials) {
     if (!ALLOWED_URL.test(url2) || url2.startsWith("-")) throw new GitWorkspaceError(`refusing repository URL ${JSON.stringify(url2)}: only https URLs (and local paths) are supported`);
-    const path12 = join24(this.root, "mirrors", `${createHash("sha256").update(url2).digest("hex").slice(0, 24)}.git`);
-    if (existsSync9(path12)) {
+    const path12 = join25(this.root, "mirrors", `${createHash2("sha256").update(url2).digest("hex").slice(0, 24)}.git`);
+    if (existsSync10(path12)) {
       await this.run(path12, ["fetch", "--prune", "--quiet", "origin"], `fetch ${redact(url2)}`, credentials);
     } else {
-      await mkdir4(join24(this.root, "mirrors"), { recursive: true });
+      await mkdir4(join25(this.root, "mirrors"), { recursive: true });
       try {
         await this.run(this.root, ["clone", "--mirror", "--quiet", "--", url2, path12], `clone ${redact(url2)}`, credentials);
       } catch (error62) {
@@ -97056,13 +97921,13 @@ var RepoCache = class {
     if (!/^[\w-]+$/.test(name)) throw new GitWorkspaceError(`refusing worktree name ${JSON.stringify(name)}`);
     const sha = (await this.run(mirror, ["rev-parse", "--verify", "--quiet", "--end-of-options", `${ref}^{commit}`], `resolve ${ref}`)).trim();
     if (!/^[0-9a-f]{40,64}$/.test(sha)) throw new GitWorkspaceError(`resolve ${ref} failed: no such commit or ref in the repository`);
-    const path12 = join24(this.root, "worktrees", name);
+    const path12 = join25(this.root, "worktrees", name);
     await rm12(path12, { recursive: true, force: true });
-    await mkdir4(join24(this.root, "worktrees"), { recursive: true });
+    await mkdir4(join25(this.root, "worktrees"), { recursive: true });
     await this.run(mirror, ["worktree", "add", "--detach", "--quiet", path12, sha], `create worktree ${name}`);
-    const pointer = /^gitdir: (.+)$/m.exec(await readFile2(join24(path12, ".git"), "utf8"))?.[1]?.trim();
+    const pointer = /^gitdir: (.+)$/m.exec(await readFile2(join25(path12, ".git"), "utf8"))?.[1]?.trim();
     if (!pointer) throw new GitWorkspaceError(`create worktree ${name} failed: git wrote no .git file`);
-    const gitDir = isAbsolute6(pointer) ? pointer : resolve6(path12, pointer);
+    const gitDir = isAbsolute7(pointer) ? pointer : resolve6(path12, pointer);
     rememberWorktree(path12, { commonDir: mirror, gitDir, sha });
     return new Worktree(path12, sha, mirror, this, gitDir);
   }
@@ -97260,8 +98125,8 @@ ${error62.problems.map((p2) => `- ${p2}`).join("\n")}`);
 // src/verify/local-verifier.ts
 import { mkdtemp as mkdtemp10, rm as rm15 } from "node:fs/promises";
 import { tmpdir as tmpdir11 } from "node:os";
-import { existsSync as existsSync10, statSync as statSync6 } from "node:fs";
-import { isAbsolute as isAbsolute7, join as join27 } from "node:path";
+import { existsSync as existsSync11, statSync as statSync6 } from "node:fs";
+import { isAbsolute as isAbsolute8, join as join28 } from "node:path";
 
 // src/verify/keep-selected.ts
 function keepSelected(report2, selection) {
@@ -97280,10 +98145,10 @@ function keepSelected(report2, selection) {
 // src/verify/read-junit.ts
 var MAX_REPORT_BYTES = 64 * 1024 * 1024;
 async function readJunit(path12, root) {
-  const text = await readRunOutput(path12, MAX_REPORT_BYTES);
-  if (text === void 0) return void 0;
+  const text2 = await readRunOutput(path12, MAX_REPORT_BYTES);
+  if (text2 === void 0) return void 0;
   try {
-    return parseJunit(text, { root });
+    return parseJunit(text2, { root });
   } catch (error62) {
     if (error62 instanceof JunitParseError) return void 0;
     throw error62;
@@ -97293,7 +98158,7 @@ async function readJunit(path12, root) {
 // src/verify/warm/warm-pytest-slot.ts
 import { mkdtemp as mkdtemp8, rm as rm14 } from "node:fs/promises";
 import { tmpdir as tmpdir9 } from "node:os";
-import { join as join25 } from "node:path";
+import { join as join26 } from "node:path";
 
 // src/verify/warm/warm-channel.ts
 import { chmod } from "node:fs/promises";
@@ -97386,9 +98251,9 @@ var WarmChannel = class _WarmChannel {
     this.waiter?.();
   }
 };
-function safeJson(text) {
+function safeJson(text2) {
   try {
-    return JSON.parse(text);
+    return JSON.parse(text2);
   } catch {
     return void 0;
   }
@@ -97422,13 +98287,13 @@ function openWarmPytest(workspace, runner, options2, cold) {
   };
   const start = async (files) => {
     stats.starts += 1;
-    const ctl = await mkdtemp8(join25(tmpdir9(), "autogen-warm-"));
-    const socket = join25(ctl, "w.sock");
+    const ctl = await mkdtemp8(join26(tmpdir9(), "autogen-warm-"));
+    const socket = join26(ctl, "w.sock");
     const channel = await WarmChannel.listen(socket);
     const abort = new AbortController();
     const choice = await detectIsolation();
     const isolation = "isolation" in choice ? choice.isolation : "none";
-    const argv = runner.command({ kind: "tests", ids: files }, join25(ctl, "server.xml"));
+    const argv = runner.command({ kind: "tests", ids: files }, join26(ctl, "server.xml"));
     const withPlugin = [...argv.slice(0, 3), "-p", WARM_PLUGIN, ...argv.slice(3)];
     const env = { ...runner.prepareEnv ? runner.prepareEnv(options2.env) : options2.env ?? {}, AUTOGEN_WARM_SOCKET: socket, AUTOGEN_WARM_REAP: isolation === "none" ? "0" : "1" };
     const done = runSandboxed(withPlugin, {
@@ -97436,7 +98301,7 @@ function openWarmPytest(workspace, runner, options2, cold) {
       cwd: workspace,
       env,
       pathPrefix: [...runner.pathPrefix, ...options2.pathPrefix ?? []],
-      readOnlyPaths: [join25(workspace, ".git"), ...options2.protect ?? []],
+      readOnlyPaths: [join26(workspace, ".git"), ...options2.protect ?? []],
       writablePaths: [ctl],
       signal: options2.signal ? AbortSignal.any([abort.signal, options2.signal]) : abort.signal
     });
@@ -97463,8 +98328,8 @@ function openWarmPytest(workspace, runner, options2, cold) {
       const current = server;
       const timeoutMs = Math.min(limit2?.timeoutMs ?? options2.timeoutMs, options2.timeoutMs);
       request2 += 1;
-      const reportPath = join25(current.ctl, `r${String(request2)}.xml`);
-      const outputPath = join25(current.ctl, `r${String(request2)}.out`);
+      const reportPath = join26(current.ctl, `r${String(request2)}.xml`);
+      const outputPath = join26(current.ctl, `r${String(request2)}.out`);
       const started = performance.now();
       current.channel.send({ ids: selection.ids, report: reportPath, output: outputPath, timeout: timeoutMs / 1e3 });
       const answer = await current.channel.next(timeoutMs + WATCHDOG_MS);
@@ -97518,9 +98383,9 @@ function timeLimitMessage(timeoutMs, limit2, runLimitMs) {
 // src/verify/warm/warm-zygote-slot.ts
 import { mkdtemp as mkdtemp9 } from "node:fs/promises";
 import { tmpdir as tmpdir10 } from "node:os";
-import { join as join26 } from "node:path";
-import { fileURLToPath as fileURLToPath9 } from "node:url";
-var WARM_ZYGOTE = fileURLToPath9(new URL("../../../resources/node/autogen-warm-zygote.mjs", new URL("../../src/verify/warm/warm-zygote-slot.ts", import.meta.url).href));
+import { join as join27 } from "node:path";
+import { fileURLToPath as fileURLToPath10 } from "node:url";
+var WARM_ZYGOTE = fileURLToPath10(new URL("../../../resources/node/autogen-warm-zygote.mjs", new URL("../../src/verify/warm/warm-zygote-slot.ts", import.meta.url).href));
 var IDLE_MS = 15 * 6e4;
 var KILL_GRACE_MS2 = 2e3;
 var WATCHDOG_MS2 = 1e4;
@@ -97538,8 +98403,8 @@ function openWarmZygote(workspace, runner, options2, cold) {
   };
   const start = async () => {
     stats.starts += 1;
-    const ctl = await mkdtemp9(join26(tmpdir10(), "autogen-warm-"));
-    const socket = join26(ctl, "w.sock");
+    const ctl = await mkdtemp9(join27(tmpdir10(), "autogen-warm-"));
+    const socket = join27(ctl, "w.sock");
     const channel = await WarmChannel.listen(socket);
     const abort = new AbortController();
     const env = { ...runner.prepareEnv ? runner.prepareEnv(options2.env) : options2.env ?? {}, AUTOGEN_WARM_SOCKET: socket };
@@ -97552,11 +98417,11 @@ function openWarmZygote(workspace, runner, options2, cold) {
       cwd: workspace,
       env,
       pathPrefix: [...runner.pathPrefix, ...options2.pathPrefix ?? []],
-      readOnlyPaths: [join26(workspace, ".git"), ...options2.protect ?? []],
+      readOnlyPaths: [join27(workspace, ".git"), ...options2.protect ?? []],
       writablePaths: [ctl],
       signal: options2.signal ? AbortSignal.any([abort.signal, options2.signal]) : abort.signal
     });
-    const zygote = { channel, done, exited: false, abort, ctl, report: join26(ctl, "report.xml"), startedAt: performance.now() };
+    const zygote = { channel, done, exited: false, abort, ctl, report: join27(ctl, "report.xml"), startedAt: performance.now() };
     void done.then(() => {
       zygote.exited = true;
       channel.close();
@@ -97659,10 +98524,10 @@ function localVerifier(runner, options2) {
   const verifier = {
     async run(workspace, selection, extraEnv, given) {
       const limit2 = withPerTestLimit(given, options2.timeoutMs);
-      const reportDir = await mkdtemp10(join27(tmpdir11(), "autogen-report-"));
+      const reportDir = await mkdtemp10(join28(tmpdir11(), "autogen-report-"));
       const tighter = limit2.timeoutMs < options2.timeoutMs;
       try {
-        const reportPath = join27(reportDir, "report.xml");
+        const reportPath = join28(reportDir, "report.xml");
         const runnerOptions = { perTestMs: limit2.perTestMs };
         const run3 = await runSandboxed(runner.command(selection, reportPath, runnerOptions), {
           ...options2,
@@ -97670,7 +98535,7 @@ function localVerifier(runner, options2) {
           cwd: workspace,
           env: { ...runner.prepareEnv ? runner.prepareEnv(options2.env, runnerOptions) : options2.env, ...extraEnv },
           pathPrefix: [...runner.pathPrefix, ...options2.pathPrefix ?? []],
-          readOnlyPaths: [join27(workspace, ".git"), ...options2.protect ?? []],
+          readOnlyPaths: [join28(workspace, ".git"), ...options2.protect ?? []],
           // Our report directory, and directories of ours handed over in extraEnv (a V8 coverage dir).
           writablePaths: [reportDir, ...ownDirectories(extraEnv)]
         });
@@ -97678,6 +98543,7 @@ function localVerifier(runner, options2) {
         const fromReport = runner.reportFormat === "junit" ? await readJunit(reportPath, workspace) : void 0;
         const read = fromReport ? { run: run3, tests: fromReport, source: "junit" } : consoleReport(run3, runner);
         const report2 = runner.selectsByFiltering ? keepSelected(read, selection) : read;
+        if (runner.name === "node-test") readWatchdogTimeouts(report2, workspace);
         if (!run3.limit) markTestTimeout(report2, limit2);
         return report2;
       } finally {
@@ -97696,14 +98562,14 @@ function consoleReport(run3, runner) {
   return { run: run3, tests, source: tests.length > 0 ? "console" : "none" };
 }
 function markTestTimeout(report2, limit2) {
-  const stopped = report2.tests.find((t2) => (t2.status === "fail" || t2.status === "error") && TEST_TIMED_OUT.test(t2.message ?? ""));
-  const match = stopped && TEST_TIMED_OUT.exec(stopped.message ?? "");
-  if (!stopped || !match) return;
+  const stopped2 = report2.tests.find((t2) => (t2.status === "fail" || t2.status === "error") && TEST_TIMED_OUT.test(t2.message ?? ""));
+  const match = stopped2 && TEST_TIMED_OUT.exec(stopped2.message ?? "");
+  if (!stopped2 || !match) return;
   const after = match[2] === "ms" ? Number(match[1]) / 1e3 : Number(match[1]);
-  report2.run.limit = { name: "test-time", message: `timed out after ${String(Math.round(after * 10) / 10)} s in ${stopped.id} (${limit2.reason})` };
+  report2.run.limit = { name: "test-time", message: `timed out after ${String(Math.round(after * 10) / 10)} s in ${stopped2.id} (${limit2.reason})` };
 }
 function ownDirectories(extraEnv) {
-  return Object.values(extraEnv ?? {}).filter((value) => isAbsolute7(value) && existsSync10(value) && statSync6(value).isDirectory());
+  return Object.values(extraEnv ?? {}).filter((value) => isAbsolute8(value) && existsSync11(value) && statSync6(value).isDirectory());
 }
 
 // src/verify/warm/warm-enabled.ts
@@ -97712,15 +98578,44 @@ function warmRunsEnabled(test, env = process.env) {
 }
 
 // src/app/publish-change.ts
-import { mkdtemp as mkdtemp12, rm as rm17, writeFile as writeFile4 } from "node:fs/promises";
+import { mkdtemp as mkdtemp12, rm as rm17, writeFile as writeFile5 } from "node:fs/promises";
 import { tmpdir as tmpdir13 } from "node:os";
-import { join as join29 } from "node:path";
+import { join as join30 } from "node:path";
+
+// src/report/commit-message.ts
+var SUBJECT_CHARS = 72;
+function fixCommitMessage(outcome, options2) {
+  const fix = outcome.plan.fix;
+  const files = outcome.changedFiles.join(", ");
+  const change = fix ? `${fix.description.replaceAll("`", "")} in ${fix.file}` : outcome.plan.steps?.[0] ?? `Change ${files}`;
+  const subject = oneLine(options2.subject ?? change).slice(0, SUBJECT_CHARS);
+  const body = [];
+  if (options2.issueLine) body.push(`Requested: ${oneLine(options2.issueLine)}`, "");
+  body.push(`What changed (${files || "no files"}):`);
+  if (fix) body.push(`- ${fix.description.replaceAll("`", "")} at ${fix.file}:${fix.line}`);
+  else for (const step of outcome.plan.steps ?? []) body.push(`- ${oneLine(step)}`);
+  body.push("");
+  const after = outcome.evidence.after;
+  const verdict = outcome.status === "fixed" ? fixedWord(outcome) : "does not pass the tests";
+  body.push(`Checked by autogen-bot: ${verdict}${after ? ` (visible tests after the change: ${after.passed} passed, ${after.failed} failed)` : ""}.`);
+  if (outcome.review?.verdict === "accepted") body.push(`The model reviewed the edit against the issue: ${oneLine(outcome.review.reason)}`);
+  if (options2.issueNumber !== void 0 && outcome.status === "fixed") body.push("", `Fixes #${options2.issueNumber}`);
+  else if (options2.issueNumber !== void 0) body.push("", `Refs #${options2.issueNumber}`);
+  if (options2.trailers?.length) body.push("", ...options2.trailers);
+  return `${subject}
+
+${body.join("\n")}
+`;
+}
+function oneLine(text2) {
+  return (text2.trim().split("\n")[0] ?? "").trim();
+}
 
 // src/workspace/commit-files.ts
 import { constants as constants8 } from "node:fs";
-import { lstat as lstat3, mkdtemp as mkdtemp11, open as open5, readlink, rm as rm16, writeFile as writeFile3 } from "node:fs/promises";
+import { lstat as lstat3, mkdtemp as mkdtemp11, open as open5, readlink, rm as rm16, writeFile as writeFile4 } from "node:fs/promises";
 import { tmpdir as tmpdir12 } from "node:os";
-import { join as join28 } from "node:path";
+import { join as join29 } from "node:path";
 var UnsafeCommitError = class extends Error {
   constructor(message) {
     super(message);
@@ -97729,9 +98624,9 @@ var UnsafeCommitError = class extends Error {
 };
 async function commitFiles(request2) {
   if (!/^[0-9a-f]{40,64}$/.test(request2.parent)) throw new UnsafeCommitError(`refusing to commit on ${JSON.stringify(request2.parent)}: not a commit id`);
-  const scratch = await mkdtemp11(join28(tmpdir12(), "autogen-commit-"));
+  const scratch = await mkdtemp11(join29(tmpdir12(), "autogen-commit-"));
   try {
-    const g2 = git(scratch, { gitDir: request2.gitDir, indexFile: join28(scratch, "index"), workTree: scratch });
+    const g2 = git(scratch, { gitDir: request2.gitDir, indexFile: join29(scratch, "index"), workTree: scratch });
     await g2.raw(["read-tree", request2.parent]);
     for (const file2 of [...new Set(request2.files)]) {
       const path12 = safeRepoPath(request2.workTree, file2, { finalLink: true });
@@ -97741,9 +98636,9 @@ async function commitFiles(request2) {
         continue;
       }
       if (!stat2.isFile() && !stat2.isSymbolicLink()) throw new UnsafeCommitError(`refusing to commit ${file2}: it is not a regular file or a symbolic link (a directory now stands there)`);
-      const copy = join28(scratch, "blob");
+      const copy = join29(scratch, "blob");
       const regular = stat2.isSymbolicLink() ? void 0 : await readRegularFile(path12, file2);
-      await writeFile3(copy, regular ? regular.content : await readlink(path12, { encoding: "buffer" }));
+      await writeFile4(copy, regular ? regular.content : await readlink(path12, { encoding: "buffer" }));
       const blob = (await g2.raw(["hash-object", "-w", "--no-filters", "--", copy])).trim();
       const mode = !regular ? "120000" : regular.mode & 64 ? "100755" : "100644";
       await g2.raw(["update-index", "--add", "--cacheinfo", `${mode},${blob},${file2}`]);
@@ -97791,13 +98686,13 @@ async function gitOut(gitDir, args) {
   return stdout;
 }
 async function readCommit(gitDir, sha) {
-  const text = (await gitOut(gitDir, ["cat-file", "commit", sha])).toString("utf8");
-  const split = text.indexOf("\n\n");
-  const headers = (split < 0 ? text : text.slice(0, split)).split("\n");
+  const text2 = (await gitOut(gitDir, ["cat-file", "commit", sha])).toString("utf8");
+  const split = text2.indexOf("\n\n");
+  const headers = (split < 0 ? text2 : text2.slice(0, split)).split("\n");
   const tree = headers.find((h4) => h4.startsWith("tree "))?.slice(5);
   const parents = headers.filter((h4) => h4.startsWith("parent ")).map((h4) => h4.slice(7));
   if (!tree || parents.length !== 1 || !parents[0]) throw new GitDataError(`refusing to publish ${sha}: it must be a commit with exactly one parent`);
-  return { tree, parent: parents[0], message: split < 0 ? "" : text.slice(split + 2) };
+  return { tree, parent: parents[0], message: split < 0 ? "" : text2.slice(split + 2) };
 }
 var MAX_FILE_BYTES2 = 100 * 1024 * 1024;
 async function changes(target, gitDir, parent, commit) {
@@ -97893,7 +98788,7 @@ function coAuthor(job) {
 function issueCommitMessage(job, outcome) {
   const feedback = job.checkpoint.branch !== void 0;
   const subject = outcome.status !== "fixed" ? `Closest attempt for #${job.number} (does not pass the tests)` : feedback ? `Address review on #${job.number}: ${job.hint ?? ""}` : `Fix #${job.number}: ${job.snapshot.title}`;
-  return [subject.split("\n")[0]?.slice(0, 72) ?? "", "", `${outcome.message}.`, "", coAuthor(job)].join("\n");
+  return fixCommitMessage(outcome, { subject, issueNumber: job.number, trailers: [coAuthor(job)] });
 }
 async function gitTarget(forge, job, identity3) {
   return { api: forge.git, owner: job.owner, repo: job.repo, identity: await identity3(job.installationId) };
@@ -97926,10 +98821,10 @@ function branchPublisher(mirror, target) {
   };
 }
 async function applyStoredDiff(dir, diff) {
-  const patchDir = await mkdtemp12(join29(tmpdir13(), "autogen-patch-"));
+  const patchDir = await mkdtemp12(join30(tmpdir13(), "autogen-patch-"));
   try {
-    const path12 = join29(patchDir, "change.diff");
-    await writeFile4(path12, diff);
+    const path12 = join30(patchDir, "change.diff");
+    await writeFile5(path12, diff);
     await git(dir).raw(["update-index", "-q", "--refresh"]).catch(() => void 0);
     await git(dir).raw(["apply", "--index", path12]);
   } finally {
@@ -97954,7 +98849,7 @@ async function chooseVerifier(args) {
   const installed = await args.ci.workflowInstalled(args.owner, args.repo, VERIFY_WORKFLOW);
   if (!installed) {
     if (config3.verify === "actions")
-      throw new VerifierUnavailableError(`\`verify: actions\` is set but .github/workflows/${VERIFY_WORKFLOW} is not installed (or is disabled) on ${args.defaultBranch}: run \`npx autogen init-workflow --write\`, review and commit it, or set \`verify: local\``);
+      throw new VerifierUnavailableError(`\`verify: actions\` is set but .github/workflows/${VERIFY_WORKFLOW} is not installed (or is disabled) on ${args.defaultBranch}: run \`npx autogen-bot init-workflow --write\`, review and commit it, or set \`verify: local\``);
     return { verifier: local, probe: local, backend: "local", why: `local sandbox (no ${VERIFY_WORKFLOW} workflow installed)` };
   }
   const publish = branchPublisher(args.mirror, args.target);
@@ -98018,6 +98913,10 @@ var StatusReporter = class {
   commentId;
   lastWrite = 0;
   pending;
+  /** What a long phase is doing (the pipeline's heartbeat), shown under the steps until a step changes. */
+  working;
+  /** Updates go out one after another, so an earlier one (a throttled step, a heartbeat) never lands after the final word. */
+  writing = Promise.resolve();
   marker;
   forge;
   store;
@@ -98043,6 +98942,15 @@ var StatusReporter = class {
   set(name, state2, detail) {
     const step = this.steps.find((s) => s.name === name);
     if (step) Object.assign(step, { state: state2, detail });
+    this.working = void 0;
+    this.schedule();
+  }
+  /** A line under the steps while a long phase runs, written as a step update is (throttled). */
+  workingOn(line) {
+    this.working = line;
+    this.schedule();
+  }
+  schedule() {
     if (Date.now() - this.lastWrite >= this.throttleMs) void this.write().catch(() => void 0);
     else if (!this.pending) this.pending = setTimeout(() => void this.write().catch(() => void 0), this.throttleMs).unref();
   }
@@ -98051,6 +98959,7 @@ var StatusReporter = class {
     await this.write(summary);
   }
   async finish(summary) {
+    this.working = void 0;
     clearTimeout(this.pending);
     this.pending = void 0;
     for (const step of this.steps) if (step.state === "running") step.state = "failed";
@@ -98063,7 +98972,10 @@ var StatusReporter = class {
     this.pending = void 0;
     this.lastWrite = Date.now();
     if (this.commentId === null) return;
-    await this.forge.updateComment(this.job.owner, this.job.repo, this.commentId, renderStatus(this.marker, this.steps, summary));
+    const [id, body] = [this.commentId, renderStatus(this.marker, this.steps, summary ?? this.working)];
+    const update = this.writing.then(() => this.forge.updateComment(this.job.owner, this.job.repo, id, body));
+    this.writing = update.catch(() => void 0);
+    await update;
   }
 };
 
@@ -98072,19 +98984,19 @@ var CHECK_RUN_NAME = "autogen";
 var MAX_CHECK_SUMMARY = 65535;
 var MAX_ANNOTATIONS_PER_REQUEST = 50;
 var MAX_ANNOTATION_MESSAGE = 4e3;
-function truncateSummary(text, limit2 = MAX_CHECK_SUMMARY, where = "the full report is in the job's status comment") {
-  if (text.length <= limit2) return text;
+function truncateSummary(text2, limit2 = MAX_CHECK_SUMMARY, where = "the full report is in the job's status comment") {
+  if (text2.length <= limit2) return text2;
   const note = `
 
 \u2026 (truncated: GitHub limits a check run's summary to ${limit2} characters; ${where})`;
-  let cut = text.slice(0, limit2 - note.length - 8);
-  const lastNewline = cut.lastIndexOf("\n");
-  if (lastNewline > cut.length / 2) cut = cut.slice(0, lastNewline);
-  const fences = cut.split("\n").filter((l3) => /^ {0,3}```/.test(l3)).length;
-  return `${cut}${fences % 2 === 1 ? "\n```" : ""}${note}`;
+  let cut2 = text2.slice(0, limit2 - note.length - 8);
+  const lastNewline = cut2.lastIndexOf("\n");
+  if (lastNewline > cut2.length / 2) cut2 = cut2.slice(0, lastNewline);
+  const fences = cut2.split("\n").filter((l3) => /^ {0,3}```/.test(l3)).length;
+  return `${cut2}${fences % 2 === 1 ? "\n```" : ""}${note}`;
 }
 function octokitCheckRunForge(octokit, scrub) {
-  const clean = (text) => neutralizeMentions(scrub(text));
+  const clean = (text2) => neutralizeMentions(scrub(text2));
   const output2 = (o3) => ({
     title: clean(o3.title).split("\n")[0]?.slice(0, 250) ?? "",
     summary: truncateSummary(clean(o3.summary)),
@@ -98124,7 +99036,7 @@ function octokitCheckRunForge(octokit, scrub) {
 }
 
 // src/report/check-annotations.ts
-import { existsSync as existsSync11 } from "node:fs";
+import { existsSync as existsSync12 } from "node:fs";
 var MAX_FAILURE_SITES = 100;
 var MAX_ANNOTATIONS = 150;
 function isAnnotatablePath(path12) {
@@ -98197,7 +99109,7 @@ function changedLineAnnotations(diff, files, side, message) {
     message
   }));
 }
-var escapeRegExp2 = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+var escapeRegExp2 = (text2) => text2.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 function testFile(test) {
   return test.file ?? test.id.split("::")[0]?.split(" > ")[0]?.trim();
 }
@@ -98208,13 +99120,13 @@ function failureSites(reports, root) {
     const path12 = testFile(test)?.replace(/^\.\//, "");
     if (!path12 || sites.has(test.id) || !isAnnotatablePath(path12)) continue;
     try {
-      if (!existsSync11(safeRepoPath(root, path12))) continue;
+      if (!existsSync12(safeRepoPath(root, path12))) continue;
     } catch {
       continue;
     }
-    const text = `${test.details ?? ""}
+    const text2 = `${test.details ?? ""}
 ${test.message ?? ""}`;
-    const match = new RegExp(`(?:^|[\\s("'/])${escapeRegExp2(path12)}[:"', line]+(\\d{1,7})`, "m").exec(text);
+    const match = new RegExp(`(?:^|[\\s("'/])${escapeRegExp2(path12)}[:"', line]+(\\d{1,7})`, "m").exec(text2);
     const line = Math.max(1, Number(match?.[1] ?? 1));
     sites.set(test.id, { id: test.id, path: path12, line, message: (test.message ?? "").split("\n")[0]?.slice(0, 500) ?? "" });
   }
@@ -98265,7 +99177,7 @@ function checkVerdict(job) {
   if (job.state === "cancelled") [conclusion, title] = ["cancelled", `Cancelled: ${job.error ?? "stopped"}`];
   else if (job.state === "failed") [conclusion, title] = ["failure", `Stopped by an error: ${(job.error ?? "unknown").split("\n")[0] ?? ""}`];
   else if (planOnly) [conclusion, title] = ["neutral", outcome?.plan.verified ? "Plan written and verified; nothing changed" : "Plan written; nothing changed"];
-  else if (outcome?.status === "fixed") [conclusion, title] = ["success", forkPatch ? "Fix found: Apply fix opens a pull request with it" : `Fixed: ${outcome.message}`];
+  else if (outcome?.status === "fixed") [conclusion, title] = ["success", forkPatch ? "Fix found: Apply fix opens a pull request with it" : `${isUnreviewed(outcome) ? "Passes the tests; not reviewed" : "Fixed"}: ${outcome.message}`];
   else if (outcome) [conclusion, title] = ["failure", `No fix found (${outcome.stopReason}): ${outcome.message}`];
   else [conclusion, title] = ["neutral", firstLine3(status3?.summary) ?? "Nothing to change"];
   const parts = [];
@@ -98278,8 +99190,8 @@ ${renderReport(outcome, { title: job.snapshot.title })}
   if (parts.length === 0) parts.push(title);
   return { conclusion, title: title.slice(0, 200), summary: parts.join("\n\n"), forkPatch };
 }
-function firstLine3(text) {
-  const line = text?.split("\n").find((l3) => l3.trim())?.replace(/[*`>#]/g, "").trim();
+function firstLine3(text2) {
+  const line = text2?.split("\n").find((l3) => l3.trim())?.replace(/[*`>#]/g, "").trim();
   return line ? line.slice(0, 200) : void 0;
 }
 
@@ -98373,8 +99285,8 @@ function annotationsOf(job) {
 import { dirname as dirname8 } from "node:path";
 
 // src/verify/run-setup.ts
-import { existsSync as existsSync12 } from "node:fs";
-import { join as join30 } from "node:path";
+import { existsSync as existsSync13 } from "node:fs";
+import { join as join31 } from "node:path";
 async function runSetup(workspace, test, sandbox) {
   if (!test.setup) return { ran: false };
   const argv = splitCommand(test.setup);
@@ -98387,8 +99299,8 @@ async function runSetup(workspace, test, sandbox) {
   return { ran: true, ok, argv, run: run3, message };
 }
 function missingDependencies(workspace, test) {
-  const manifest = join30(workspace, "package.json");
-  if (!existsSync12(manifest) || existsSync12(join30(workspace, "node_modules"))) return void 0;
+  const manifest = join31(workspace, "package.json");
+  if (!existsSync13(manifest) || existsSync13(join31(workspace, "node_modules"))) return void 0;
   let deps;
   try {
     const parsed = JSON.parse(readWorktreeTextSync(workspace, "package.json", { maxBytes: 1024 * 1024 }));
@@ -98397,21 +99309,21 @@ function missingDependencies(workspace, test) {
     return void 0;
   }
   if (deps === 0) return void 0;
-  const install = existsSync12(join30(workspace, "package-lock.json")) ? "npm ci" : existsSync12(join30(workspace, "yarn.lock")) ? "yarn install --frozen-lockfile" : existsSync12(join30(workspace, "pnpm-lock.yaml")) ? "pnpm install --frozen-lockfile" : "npm install";
+  const install = existsSync13(join31(workspace, "package-lock.json")) ? "npm ci" : existsSync13(join31(workspace, "yarn.lock")) ? "yarn install --frozen-lockfile" : existsSync13(join31(workspace, "pnpm-lock.yaml")) ? "pnpm install --frozen-lockfile" : "npm install";
   return test.setup ? `package.json lists ${deps} dependencies but node_modules is still missing after the setup command \`${test.setup}\`` : `package.json lists ${deps} dependencies and the bot's checkout has no node_modules: set \`test.setup: "${install}"\` and \`test.networkDuringSetup: true\` in .github/autogen.yml (and AUTOGEN_ALLOW_SETUP_NETWORK=1 where the bot runs), or commit a lockfile (package-lock.json, pnpm-lock.yaml, yarn.lock, bun.lock), which the bot installs itself`;
 }
 
 // src/verify/install/run-install.ts
 import { cp as cp3, lstat as lstat5, mkdir as mkdir6, readdir as readdir4, readlink as readlink2, rename as rename2, rm as rm19, symlink as symlink2 } from "node:fs/promises";
-import { isAbsolute as isAbsolute8, join as join33, relative as relative5, resolve as resolve7, sep as sep6, dirname as dirname7 } from "node:path";
+import { isAbsolute as isAbsolute9, join as join34, relative as relative6, resolve as resolve7, sep as sep6, dirname as dirname7 } from "node:path";
 
 // src/verify/install/detect-package-manager.ts
-import { existsSync as existsSync13, lstatSync as lstatSync6, readdirSync as readdirSync4 } from "node:fs";
-import { join as join31 } from "node:path";
+import { existsSync as existsSync14, lstatSync as lstatSync6, readdirSync as readdirSync4 } from "node:fs";
+import { join as join32 } from "node:path";
 var REQUIREMENTS = /^requirements[A-Za-z0-9_.-]{0,60}\.txt$/;
 var INSTALL_TARGET_ARG = "{target}";
 function detectPackageManager(workspace) {
-  const has2 = (name) => isRegularFile(join31(workspace, name));
+  const has2 = (name) => isRegularFile(join32(workspace, name));
   const withManifest = (lockfile, manifest) => has2(manifest) ? [lockfile, manifest] : [lockfile];
   for (const lockfile of ["package-lock.json", "npm-shrinkwrap.json"]) {
     if (has2(lockfile)) return { manager: "npm", keyFiles: withManifest(lockfile, "package.json"), argv: ["npm", "ci"], offlineArgv: ["npm", "ci", "--offline"], target: { kind: "node_modules" } };
@@ -98449,10 +99361,10 @@ function listRequirements(workspace) {
   } catch {
     return [];
   }
-  return names.filter((name) => REQUIREMENTS.test(name) && isRegularFile(join31(workspace, name))).sort();
+  return names.filter((name) => REQUIREMENTS.test(name) && isRegularFile(join32(workspace, name))).sort();
 }
 function isRegularFile(path12) {
-  if (!existsSync13(path12)) return false;
+  if (!existsSync14(path12)) return false;
   try {
     return lstatSync6(path12).isFile();
   } catch {
@@ -98464,25 +99376,25 @@ function readHead(workspace, name) {
 }
 
 // src/verify/install/install-cache.ts
-import { createHash as createHash2 } from "node:crypto";
-import { existsSync as existsSync14, realpathSync as realpathSync6 } from "node:fs";
-import { lstat as lstat4, mkdir as mkdir5, mkdtemp as mkdtemp13, readdir as readdir3, rename, rm as rm18, stat, utimes, writeFile as writeFile5 } from "node:fs/promises";
-import { dirname as dirname6, join as join32 } from "node:path";
+import { createHash as createHash3 } from "node:crypto";
+import { existsSync as existsSync15, realpathSync as realpathSync6 } from "node:fs";
+import { lstat as lstat4, mkdir as mkdir5, mkdtemp as mkdtemp13, readdir as readdir3, rename, rm as rm18, stat, utimes, writeFile as writeFile6 } from "node:fs/promises";
+import { dirname as dirname6, join as join33 } from "node:path";
 var USED = ".autogen-used";
 var STAGING_PREFIX = ".staging-";
 var STALE_STAGING_MS = 24 * 36e5;
 var DEFAULT_CACHE_BYTES = 10 * 1024 ** 3;
 function installCacheRoot(env = process.env) {
-  return env.AUTOGEN_INSTALL_CACHE && env.AUTOGEN_INSTALL_CACHE.startsWith("/") ? env.AUTOGEN_INSTALL_CACHE : join32(defaultDataDir(env), "install-cache");
+  return env.AUTOGEN_INSTALL_CACHE && env.AUTOGEN_INSTALL_CACHE.startsWith("/") ? env.AUTOGEN_INSTALL_CACHE : join33(defaultDataDir(env), "install-cache");
 }
 function appInstallCache(repositoryCache, scope) {
-  return scopedInstallCache(join32(dirname6(repositoryCache), "install-cache"), scope);
+  return scopedInstallCache(join33(dirname6(repositoryCache), "install-cache"), scope);
 }
 function scopedInstallCache(root, scope) {
-  return join32(root, createHash2("sha256").update(`autogen-install-scope-v1\0${scope}`).digest("hex").slice(0, 24));
+  return join33(root, createHash3("sha256").update(`autogen-install-scope-v1\0${scope}`).digest("hex").slice(0, 24));
 }
 function installCacheKey(workspace, manager, keyFiles, platform2 = `${process.platform}-${process.arch}-node${process.versions.node.split(".")[0] ?? ""}`, extra = "") {
-  const hash2 = createHash2("sha256");
+  const hash2 = createHash3("sha256");
   hash2.update(`autogen-install-v1\0${manager}\0${platform2}\0${extra}\0`);
   for (const name of keyFiles) {
     hash2.update(`${name}\0`);
@@ -98492,19 +99404,19 @@ function installCacheKey(workspace, manager, keyFiles, platform2 = `${process.pl
   return `${manager}-${hash2.digest("hex").slice(0, 32)}`;
 }
 async function findCacheEntry(root, key) {
-  const entry = join32(root, key);
-  if (!existsSync14(join32(entry, USED))) return void 0;
+  const entry = join33(root, key);
+  if (!existsSync15(join33(entry, USED))) return void 0;
   const now = /* @__PURE__ */ new Date();
-  await utimes(join32(entry, USED), now, now).catch(() => void 0);
+  await utimes(join33(entry, USED), now, now).catch(() => void 0);
   return entry;
 }
 async function stageCacheEntry(root, key) {
   await mkdir5(root, { recursive: true, mode: 493 });
-  return mkdtemp13(join32(root, `${STAGING_PREFIX}${key}-`));
+  return mkdtemp13(join33(root, `${STAGING_PREFIX}${key}-`));
 }
 async function publishCacheEntry(root, key, staging) {
-  await writeFile5(join32(staging, USED), "");
-  const entry = join32(root, key);
+  await writeFile6(join33(staging, USED), "");
+  const entry = join33(root, key);
   try {
     await rename(staging, entry);
   } catch (error62) {
@@ -98515,25 +99427,25 @@ async function publishCacheEntry(root, key, staging) {
   return entry;
 }
 async function evictCache(root, capBytes, keep = []) {
-  if (!existsSync14(root)) return [];
+  if (!existsSync15(root)) return [];
   const entries = [];
   for (const key of await readdir3(root)) {
     if (key.startsWith(STAGING_PREFIX)) {
-      const made = await stat(join32(root, key)).catch(() => void 0);
-      if (made && Date.now() - made.mtimeMs > STALE_STAGING_MS) await rm18(join32(root, key), { recursive: true, force: true });
+      const made = await stat(join33(root, key)).catch(() => void 0);
+      if (made && Date.now() - made.mtimeMs > STALE_STAGING_MS) await rm18(join33(root, key), { recursive: true, force: true });
       continue;
     }
     if (key.startsWith(".")) continue;
-    const used = await stat(join32(root, key, USED)).catch(() => void 0);
-    entries.push({ key, bytes: await treeBytes(join32(root, key)), used: used?.mtimeMs ?? 0 });
+    const used = await stat(join33(root, key, USED)).catch(() => void 0);
+    entries.push({ key, bytes: await treeBytes(join33(root, key)), used: used?.mtimeMs ?? 0 });
   }
   let total = entries.reduce((sum, e) => sum + e.bytes, 0);
   const removed = [];
   for (const e of entries.sort((a2, b5) => a2.used - b5.used)) {
     if (total <= capBytes) break;
     if (keep.includes(e.key)) continue;
-    const doomed = join32(root, `${STAGING_PREFIX}evict-${e.key}`);
-    await rename(join32(root, e.key), doomed).catch(() => void 0);
+    const doomed = join33(root, `${STAGING_PREFIX}evict-${e.key}`);
+    await rename(join33(root, e.key), doomed).catch(() => void 0);
     await rm18(doomed, { recursive: true, force: true });
     total -= e.bytes;
     removed.push(e.key);
@@ -98545,7 +99457,7 @@ async function treeBytes(path12) {
   if (!info) return 0;
   if (!info.isDirectory()) return info.size;
   let sum = 0;
-  for (const name of await readdir3(path12).catch(() => [])) sum += await treeBytes(join32(path12, name));
+  for (const name of await readdir3(path12).catch(() => [])) sum += await treeBytes(join33(path12, name));
   return sum;
 }
 
@@ -98555,7 +99467,7 @@ async function installDependencies(workspace, test, sandbox, options2 = {}) {
   if (test.install === "off") return { ran: false, reason: "test.install is off" };
   const plan = detectPackageManager(workspace);
   if (!plan) return { ran: false, reason: "no lockfile the bot knows" };
-  if (plan.target.kind === "node_modules" && await lstat5(join33(workspace, "node_modules")).catch(() => void 0)) return { ran: false, reason: "node_modules is already present" };
+  if (plan.target.kind === "node_modules" && await lstat5(join34(workspace, "node_modules")).catch(() => void 0)) return { ran: false, reason: "node_modules is already present" };
   const env = options2.env ?? process.env;
   const network = test.networkDuringSetup && env.AUTOGEN_ALLOW_SETUP_NETWORK === "1";
   const root = options2.cacheRoot ?? installCacheRoot(env);
@@ -98572,9 +99484,9 @@ async function installDependencies(workspace, test, sandbox, options2 = {}) {
     return { ran: true, ok: true, summary: summary2, message: `dependencies (${plan.manager}, ${lockfile}) from cache in ${summary2.seconds} s`, env: extraEnv2 };
   }
   const staging = await stageCacheEntry(root, key);
-  const toolCache = join33(root, ".tool-cache", plan.manager);
+  const toolCache = join34(root, ".tool-cache", plan.manager);
   await mkdir6(toolCache, { recursive: true });
-  const target = join33(staging, "site");
+  const target = join34(staging, "site");
   const argv = argvTemplate.map((arg) => arg === INSTALL_TARGET_ARG ? target : arg);
   if (python) argv[0] = python;
   const run3 = await runSandboxed(argv, {
@@ -98598,10 +99510,10 @@ async function installDependencies(workspace, test, sandbox, options2 = {}) {
   let notCached;
   let extraEnv = {};
   if (plan.target.kind === "node_modules") {
-    const made = await lstat5(join33(workspace, "node_modules")).catch(() => void 0);
-    notCached = made?.isDirectory() ? await linksOutside(join33(workspace, "node_modules")) : "the install left no node_modules directory";
+    const made = await lstat5(join34(workspace, "node_modules")).catch(() => void 0);
+    notCached = made?.isDirectory() ? await linksOutside(join34(workspace, "node_modules")) : "the install left no node_modules directory";
     if (!notCached) {
-      await moveTree(join33(workspace, "node_modules"), join33(staging, "node_modules"));
+      await moveTree(join34(workspace, "node_modules"), join34(staging, "node_modules"));
       extraEnv = await useEntry(workspace, plan, await publishCacheEntry(root, key, staging));
     }
   } else if (plan.target.kind === "in-place") {
@@ -98617,15 +99529,15 @@ async function installDependencies(workspace, test, sandbox, options2 = {}) {
 async function useEntry(workspace, plan, entry) {
   switch (plan.target.kind) {
     case "node_modules":
-      await symlink2(join33(entry, "node_modules"), join33(workspace, "node_modules"));
-      grantDirectory(workspace, join33(entry, "node_modules"));
+      await symlink2(join34(entry, "node_modules"), join34(workspace, "node_modules"));
+      grantDirectory(workspace, join34(entry, "node_modules"));
       return {};
     case "python-target":
       grantDirectory(workspace, entry);
-      return { PYTHONPATH: join33(entry, "site") };
+      return { PYTHONPATH: join34(entry, "site") };
     case "tool-cache":
       grantDirectory(workspace, entry);
-      return { [plan.target.variable]: join33(entry, plan.target.variable.toLowerCase()), ...plan.target.offline };
+      return { [plan.target.variable]: join34(entry, plan.target.variable.toLowerCase()), ...plan.target.offline };
     case "in-place":
       return {};
   }
@@ -98649,18 +99561,18 @@ function toolEnv(plan, staging, toolCache) {
       return { POETRY_CACHE_DIR: toolCache, POETRY_VIRTUALENVS_IN_PROJECT: "true" };
     case "go":
     case "cargo":
-      return plan.target.kind === "tool-cache" ? { [plan.target.variable]: join33(staging, plan.target.variable.toLowerCase()) } : {};
+      return plan.target.kind === "tool-cache" ? { [plan.target.variable]: join34(staging, plan.target.variable.toLowerCase()) } : {};
   }
 }
 async function linksOutside(dir) {
   const walk = async (path12, depth) => {
     for (const name of await readdir4(path12).catch(() => [])) {
-      const full = join33(path12, name);
+      const full = join34(path12, name);
       const info = await lstat5(full);
       if (info.isSymbolicLink()) {
         const to2 = await readlink2(full);
-        const real2 = isAbsolute8(to2) ? to2 : resolve7(dirname7(full), to2);
-        if (real2 !== dir && !real2.startsWith(dir + sep6)) return `node_modules/${relative5(dir, full)} links outside node_modules`;
+        const real2 = isAbsolute9(to2) ? to2 : resolve7(dirname7(full), to2);
+        if (real2 !== dir && !real2.startsWith(dir + sep6)) return `node_modules/${relative6(dir, full)} links outside node_modules`;
       } else if (info.isDirectory() && depth === 0 && (name.startsWith("@") || name === ".bin")) {
         const found = await walk(full, depth + 1);
         if (found) return found;
@@ -98691,6 +99603,170 @@ function mergeEnv(repository, installed) {
   if (installed.PYTHONPATH && repository.PYTHONPATH) env.PYTHONPATH = `${installed.PYTHONPATH}:${repository.PYTHONPATH}`;
   return env;
 }
+
+// src/app/job-progress.ts
+function issueJobProgress(job, deps, status3, worktree) {
+  const localisation = "Tests and localisation";
+  const stage = async (event) => {
+    switch (event.stage) {
+      case "install": {
+        if (!event.install.ran) return;
+        const { ok, message } = event.install;
+        status3.set(localisation, "running", ok ? message : `continuing without dependencies: ${message}`);
+        return;
+      }
+      case "setup":
+        if (event.setup.ran && !event.setup.ok) status3.set(localisation, "failed", event.setup.message);
+        return;
+      case "baseline": {
+        const failing = failingTests(event.baseline);
+        await recordFailureSites(deps.store, job, [event.baseline], worktree.path);
+        const passed = event.baseline.tests.length - failing.length;
+        const on7 = worktree.sha.slice(0, 7);
+        status3.set(localisation, "done", `${event.runner.name}: ${passed} passed, ${failing.length} failed on ${on7}`);
+        return;
+      }
+      case "strategy":
+        status3.set("Plan", "running");
+        return;
+      case "run": {
+        const { outcome } = event;
+        const { verified, verification } = outcome.plan;
+        const checked = `${verified ? "verified" : "not verified"} on ${verification?.length ?? 0} test(s)`;
+        if (outcome.plan.steps) status3.set("Plan", verified ? "done" : "failed", checked);
+        status3.set("Attempts", outcome.status === "fixed" ? "done" : "failed", `${outcome.attempts.length} attempt(s)`);
+        return;
+      }
+      case "post-checks": {
+        const after = event.outcome.evidence.regressionAfter;
+        const detail = after ? `${after.passed} passed, ${after.failed} failed` : void 0;
+        status3.set("Regression gate", event.passed ? "done" : "failed", detail);
+        return;
+      }
+      default:
+        return;
+    }
+  };
+  const planDetail = (event) => event.stage === "plan" ? "written" : `${event.stage}${event.detail ? ` (${event.detail})` : ""}`;
+  return { stage, engine: engineProgress(job, deps, status3, planDetail), heartbeat: heartbeatOn(status3) };
+}
+function repairProgress(job, deps, status3) {
+  return {
+    stage: (event) => {
+      if (event.stage === "strategy") status3.set("Plan", "running");
+    },
+    engine: engineProgress(job, deps, status3, (event) => event.stage),
+    heartbeat: heartbeatOn(status3)
+  };
+}
+function engineProgress(job, deps, status3, planDetail) {
+  return (event) => {
+    const checkpoint = event.kind === "stage" ? { stage: event.stage } : { stage: "attempt", attempt: event.index };
+    void deps.store.checkpoint(job.id, checkpoint).catch((error62) => {
+      deps.log.warn({ jobId: job.id, err: error62.message }, "checkpoint not saved");
+    });
+    if (event.kind === "stage") {
+      status3.set("Plan", "done", planDetail(event));
+    } else {
+      status3.set("Attempts", "running", `attempt ${event.index}: ${event.passed} passed, ${event.failed} failed`);
+    }
+  };
+}
+function heartbeatOn(status3) {
+  return (beat) => status3.workingOn(heartbeatLine(beat));
+}
+function heartbeatLine(beat) {
+  return `Working (${beat.stage}): ${beat.doing}, ${Math.round(beat.elapsedMs / 1e3)} s so far.`;
+}
+
+// src/engine/memory/memory-pool.ts
+import { DatabaseSync as DatabaseSync2 } from "node:sqlite";
+
+// src/jobs/migrate-sqlite.ts
+var SchemaTooNewError = class extends Error {
+  constructor(store, found, known) {
+    super(`the ${store} database is at schema version ${found}, but this autogen-bot knows only up to ${known}: upgrade autogen-bot or use another AUTOGEN_DB_PATH`);
+    this.name = "SchemaTooNewError";
+  }
+};
+function schemaVersion(db) {
+  return Number(db.prepare("PRAGMA user_version").get().user_version);
+}
+function migrateSqlite(db, store, migrations) {
+  const found = schemaVersion(db);
+  if (found > migrations.length) throw new SchemaTooNewError(store, found, migrations.length);
+  for (let version2 = found + 1; version2 <= migrations.length; version2++) {
+    db.exec("BEGIN IMMEDIATE");
+    try {
+      if (schemaVersion(db) >= version2) {
+        db.exec("COMMIT");
+        continue;
+      }
+      db.exec(migrations[version2 - 1]);
+      db.exec(`PRAGMA user_version = ${version2}`);
+      db.exec("COMMIT");
+    } catch (error62) {
+      db.exec("ROLLBACK");
+      throw error62;
+    }
+  }
+  return migrations.length;
+}
+
+// src/engine/memory/memory-pool.ts
+function formatMemory(recalled) {
+  if (recalled.length === 0) return "(none)";
+  return recalled.map((r2, i3) => `Example ${i3 + 1}: ${r2.task.split("\n")[0]}
+Plan:
+${r2.plan.map((s, k2) => `${k2 + 1}. ${s}`).join("\n")}`).join("\n\n");
+}
+
+// src/pipeline/heartbeat.ts
+var HEARTBEAT_MS = 9e3;
+var TICK_MS = 1e3;
+var systemClock = {
+  now: () => performance.now(),
+  every(ms2, tick) {
+    const timer = setInterval(tick, ms2);
+    timer.unref();
+    return () => clearInterval(timer);
+  }
+};
+var PhaseHeartbeat = class {
+  phase;
+  lastShown = 0;
+  stopTimer;
+  clock;
+  beat;
+  constructor(clock, beat) {
+    this.clock = clock;
+    this.beat = beat;
+  }
+  /** A phase begins: the beat names it from now on. */
+  enter(stage, doing) {
+    const now = this.clock.now();
+    this.phase = { stage, doing, started: now };
+    this.lastShown = now;
+    if (this.beat && !this.stopTimer) this.stopTimer = this.clock.every(TICK_MS, () => this.tick());
+  }
+  /** Something was shown (a stage ended, an attempt finished): the silence starts again. */
+  shown(doing) {
+    this.lastShown = this.clock.now();
+    if (doing && this.phase) this.phase.doing = doing;
+  }
+  tick() {
+    if (!this.phase || !this.beat) return;
+    const now = this.clock.now();
+    if (now - this.lastShown < HEARTBEAT_MS) return;
+    this.lastShown = now;
+    this.beat({ stage: this.phase.stage, elapsedMs: now - this.phase.started, doing: this.phase.doing });
+  }
+  stop() {
+    this.stopTimer?.();
+    this.stopTimer = void 0;
+    this.phase = void 0;
+  }
+};
 
 // node_modules/smol-toml/dist/error.js
 function getLineColFromPtr(string4, ptr) {
@@ -99464,7 +100540,7 @@ var WHOLE_FILES = [
 ];
 var SECTIONED = [
   { pattern: "pyproject.toml", sections: pyprojectSections, what: "its [tool.pytest*], [tool.coverage*], hatch or tox settings" },
-  { pattern: "setup.cfg", sections: (text) => iniSections(text, /^(tool:pytest|pytest|coverage:.*|tox:.*|testenv.*)$/), what: "its [tool:pytest], [coverage:*] or tox section" },
+  { pattern: "setup.cfg", sections: (text2) => iniSections(text2, /^(tool:pytest|pytest|coverage:.*|tox:.*|testenv.*)$/), what: "its [tool:pytest], [coverage:*] or tox section" },
   { pattern: "package.json", sections: packageJsonSections, what: "its scripts, jest, mocha, ava, nyc, c8 or vitest settings" }
 ];
 function testInfrastructureChange(path12, sides) {
@@ -99477,10 +100553,10 @@ function testInfrastructureChange(path12, sides) {
   return { file: path12, detail: `${path12} changes ${sectioned.what} (${changed.join(", ")}): test infrastructure` };
 }
 function changedSections(sides, read) {
-  const parse8 = (text) => {
-    if (text === null) return {};
+  const parse8 = (text2) => {
+    if (text2 === null) return {};
     try {
-      return read(text);
+      return read(text2);
     } catch {
       return void 0;
     }
@@ -99492,16 +100568,16 @@ function changedSections(sides, read) {
   const names = /* @__PURE__ */ new Set([...Object.keys(before), ...Object.keys(after)]);
   return [...names].filter((name) => JSON.stringify(before[name]) !== JSON.stringify(after[name])).sort();
 }
-function pyprojectSections(text) {
-  const tool = parse7(text).tool ?? {};
+function pyprojectSections(text2) {
+  const tool = parse7(text2).tool ?? {};
   const out = {};
   for (const [name, value] of Object.entries(tool)) if (/^(pytest|coverage|hatch|tox)/i.test(name)) out[`tool.${name}`] = value;
   return out;
 }
-function iniSections(text, wanted) {
+function iniSections(text2, wanted) {
   const out = {};
   let current;
-  for (const raw of text.split(/\r?\n/)) {
+  for (const raw of text2.split(/\r?\n/)) {
     const line = raw.trim();
     const header = /^\[([^\]]+)\]/.exec(line);
     if (header) {
@@ -99513,8 +100589,8 @@ function iniSections(text, wanted) {
   }
   return out;
 }
-function packageJsonSections(text) {
-  const json2 = JSON.parse(text);
+function packageJsonSections(text2) {
+  const json2 = JSON.parse(text2);
   const out = {};
   for (const key of ["scripts", "jest", "mocha", "ava", "nyc", "c8", "vitest"]) if (json2[key] !== void 0) out[key] = json2[key];
   return out;
@@ -99634,6 +100710,111 @@ async function postChecks(workspace, outcome, config3) {
   await checkDiffLanded(workspace, outcome);
   checkDiffPolicy(outcome, config3, workspace);
   return outcome;
+}
+
+// src/pipeline/run-job-pipeline.ts
+var NOT_INSTALLED = { ran: false, reason: "the door installs nothing" };
+async function runJobPipeline(input3, ports) {
+  const heartbeat = new PhaseHeartbeat(ports.clock ?? systemClock, ports.progress?.heartbeat);
+  const tell = async (event) => {
+    heartbeat.shown();
+    await ports.progress?.stage?.(event);
+  };
+  try {
+    return await stages(input3, ports, heartbeat, tell);
+  } finally {
+    heartbeat.stop();
+  }
+}
+async function stages(input3, ports, beat, tell) {
+  const { workspace, trigger } = input3;
+  const stopName = input3.config.strategy.name;
+  beat.enter("runner", "detecting the test runner");
+  let runner;
+  try {
+    runner = input3.runner ?? detectRunner(workspace, input3.testCommand ?? input3.config.test.command);
+  } catch (error62) {
+    return stopped(stopName, { stage: "runner", error: error62 }, error62.message, {});
+  }
+  await tell({ stage: "runner", runner });
+  beat.enter("install", "installing the dependencies");
+  const install = ports.install ? await ports.install(input3.config, input3.sandboxFor(input3.config)) : NOT_INSTALLED;
+  if (ports.install) await tell({ stage: "install", install });
+  const config3 = configWithInstall(input3.config, install);
+  const sandbox = input3.sandboxFor(config3);
+  const dependencies = install.ran ? install.summary : void 0;
+  beat.enter("verifier", "choosing the verifier");
+  const pick2 = await ports.verifier(runner, config3, sandbox);
+  if (input3.setup !== false) {
+    beat.enter("setup", `the setup command \`${config3.test.setup ?? ""}\``);
+    const setup = await runSetup(workspace, config3.test, sandbox);
+    if (setup.ran) {
+      await tell({ stage: "setup", setup });
+      if (!setup.ok) {
+        const stop = { stage: "setup", message: setup.message };
+        return stopped(stopName, stop, setup.message, { runner, install, dependencies });
+      }
+    }
+  }
+  let baseline;
+  if (input3.baseline !== false && !trigger.tests?.length) {
+    beat.enter("baseline", `the whole suite (${runner.name}) before any change`);
+    baseline = await pick2.verifier.run(workspace, { kind: "all" });
+    await tell({ stage: "baseline", baseline, runner });
+  }
+  beat.enter("visible", "choosing the visible tests");
+  const llm = ports.llm?.();
+  const choice = chooseVisible(trigger, baseline, workspace, { canReproduce: input3.canReproduce ?? llm !== void 0 });
+  if (choice.kind !== "ok") {
+    const failedInstall = install.ran && !install.ok ? install.message : void 0;
+    const hint = choice.kind === "broken" ? failedInstall ?? missingDependencies(workspace, config3.test) : void 0;
+    const stop = { stage: "visible", kind: choice.kind, message: choice.message, hint };
+    const message = hint ? `${choice.message}; likely cause: ${hint}` : choice.message;
+    const result = stopped(ports.llm && !llm ? "template" : stopName, stop, message, { runner, install, dependencies });
+    result.baseline = baseline;
+    if (baseline) result.outcome.evidence.before = evidenceOf(baseline);
+    return result;
+  }
+  await tell({ stage: "visible", visible: choice.visible, why: choice.why });
+  beat.enter("memory", "recalling similar tasks");
+  const memory = formatMemory(await ports.recall?.() ?? []);
+  beat.enter("strategy", "choosing the strategy");
+  const strategy = ports.strategy({ llm, memory });
+  await tell({ stage: "strategy", strategy });
+  beat.enter("run", `the ${strategy.name} strategy`);
+  const task = buildTask({
+    workspace,
+    trigger,
+    config: config3,
+    runner,
+    verifier: pick2.verifier,
+    probe: pick2.probe,
+    visible: choice.visible,
+    sandbox,
+    budget: input3.budget,
+    parallelism: pick2.parallelism,
+    signal: input3.signal,
+    onProgress: (event) => {
+      beat.shown(event.kind === "stage" ? event.stage : `attempt ${event.index}: ${event.description}`);
+      ports.progress?.engine?.(event);
+    }
+  });
+  const outcome = await strategy.run(input3.regression === false ? { ...task, regression: void 0 } : task);
+  outcome.dependencies = dependencies;
+  await tell({ stage: "run", outcome });
+  if (input3.postChecks !== false && outcome.status === "fixed") {
+    beat.enter("post-checks", "checking the diff");
+    await postChecks(workspace, outcome, config3);
+    await tell({ stage: "post-checks", outcome, passed: outcome.status === "fixed" });
+  }
+  return { outcome, runner, install, baseline, visible: choice.visible };
+}
+function stopped(strategy, stop, message, seen) {
+  const outcome = emptyOutcome(strategy);
+  outcome.stopReason = stop.stage === "visible" && stop.kind === "nothing" ? "nothing-to-fix" : "broken-tests";
+  outcome.message = message;
+  outcome.dependencies = seen.dependencies;
+  return { outcome, stop, runner: seen.runner, install: seen.install };
 }
 
 // src/app/run-ci-job.ts
@@ -99779,45 +100960,7 @@ ${evidenceDetails(evidence)}
     await ensureCurrent();
     let outcome = job.checkpoint.outcome;
     if (!outcome) {
-      const llm = guardedLlm(deps.llmFor?.(config3, job, signal), ensureCurrent);
-      const description = [
-        `The pull request #${number4} "${pull.title}" broke these tests (they pass at the merge base ${mergeBase.slice(0, 7)}): ${caused.join(", ")}.`,
-        "Change the code so they pass again, keeping what the pull request set out to do.",
-        pull.body ? `The pull request's description:
-${pull.body}` : "",
-        `What CI showed:
-${evidence.map((e) => e.digest).join("\n\n")}`,
-        job.hint ? `Hint from ${job.requester}: ${job.hint}` : ""
-      ].filter(Boolean).join("\n\n");
-      const memory = formatMemory(deps.memory?.recall({ installation: String(job.installationId), repository: `${owner}/${repo}` }, description) ?? []);
-      let strategy;
-      try {
-        strategy = chooseStrategy({ config: config3, llm, memory, planOnly: job.checkpoint.planOnly === true });
-      } catch (error62) {
-        throw new JobCancelled(error62.message);
-      }
-      status3.set("Plan", "running");
-      outcome = await strategy.run(
-        buildTask({
-          workspace: head.path,
-          trigger: { kind: "failing-tests", description, tests: caused },
-          config: config3,
-          runner,
-          verifier: choice.verifier,
-          probe: choice.probe,
-          visible: { kind: "tests", ids: caused },
-          sandbox: { ...taskSandbox(config3, signal), ...hidden2 },
-          parallelism: choice.backend === "actions" ? 4 : 1,
-          signal,
-          onProgress: (event) => {
-            void deps.store.checkpoint(job.id, event.kind === "stage" ? { stage: event.stage } : { stage: "attempt", attempt: event.index }).catch((error62) => deps.log.warn({ jobId: job.id, err: error62.message }, "checkpoint not saved"));
-            if (event.kind === "stage") status3.set("Plan", "done", event.stage);
-            else status3.set("Attempts", "running", `attempt ${event.index}: ${event.passed} passed, ${event.failed} failed`);
-          }
-        })
-      );
-      outcome.dependencies = install.ran ? install.summary : void 0;
-      await postChecks(head.path, outcome, config3);
+      outcome = await repairWithPipeline(job, deps, { pull, caused, mergeBase, evidence, head, config: begun.config, runner, choice, install, hidden: hidden2, status: status3, ensureCurrent, signal });
       await deps.store.checkpoint(job.id, { outcome });
     } else if (outcome.status === "fixed" && !job.checkpoint.pushed) {
       await applyStoredDiff(head.path, outcome.diff);
@@ -99873,7 +101016,7 @@ ${renderReport(outcome, { title, branch })}`
     ].join("\n");
     let pr2 = await forge.findOpenPull(owner, repo, branch);
     if (pr2) await forge.updatePull(owner, repo, pr2.number, { title, body });
-    else pr2 = await forge.createPull(owner, repo, { title, head: branch, base: pull.headRef, body, draft: config3.pullRequest.draft === "always" });
+    else pr2 = await forge.createPull(owner, repo, { title, head: branch, base: pull.headRef, body, draft: config3.pullRequest.draft === "always" || isUnreviewed(outcome) });
     await deps.store.checkpoint(job.id, { pull: pr2.number });
     status3.set("Pull request", "done", `#${pr2.number}`);
     await status3.finish(`Opened ${pr2.url} into \`${pull.headRef}\`: ${outcome.message}.`);
@@ -99907,6 +101050,51 @@ async function redRuns(ci, job, pull, config3, deps, signal) {
 async function stopOnBrokenTests(status3, reason, where, evidence) {
   status3.set("Attribution", "done", "infrastructure: the test command is broken");
   await status3.finish(explainBrokenTests(reason, where, evidence));
+}
+async function repairWithPipeline(job, deps, r2) {
+  const { pull, caused, choice, config: config3, signal } = r2;
+  const description = [
+    `The pull request #${job.number} "${pull.title}" broke these tests (they pass at the merge base ${r2.mergeBase.slice(0, 7)}): ${caused.join(", ")}.`,
+    "Change the code so they pass again, keeping what the pull request set out to do.",
+    pull.body ? `The pull request's description:
+${pull.body}` : "",
+    `What CI showed:
+${r2.evidence.map((e) => e.digest).join("\n\n")}`,
+    job.hint ? `Hint from ${job.requester}: ${job.hint}` : ""
+  ].filter(Boolean).join("\n\n");
+  const scope = { installation: String(job.installationId), repository: `${job.owner}/${job.repo}` };
+  const result = await runJobPipeline(
+    {
+      workspace: r2.head.path,
+      config: config3,
+      trigger: { kind: "failing-tests", description, tests: caused },
+      runner: r2.runner,
+      sandboxFor: (c5) => ({ ...taskSandbox(c5, signal), ...r2.hidden }),
+      // Installed and set up before the attribution, in both checkouts.
+      setup: false,
+      baseline: false,
+      signal
+    },
+    {
+      install: async () => r2.install,
+      verifier: async () => ({
+        verifier: choice.verifier,
+        probe: choice.probe,
+        parallelism: choice.backend === "actions" ? 4 : 1
+      }),
+      llm: () => guardedLlm(deps.llmFor?.(configWithInstall(config3, r2.install), job, signal), r2.ensureCurrent),
+      recall: () => deps.memory?.recall(scope, description) ?? [],
+      strategy: ({ llm, memory }) => {
+        try {
+          return chooseStrategy({ config: config3, llm, memory, planOnly: job.checkpoint.planOnly === true });
+        } catch (error62) {
+          throw new JobCancelled(error62.message);
+        }
+      },
+      progress: repairProgress(job, deps, r2.status)
+    }
+  );
+  return result.outcome;
 }
 
 // src/app/run-issue-job.ts
@@ -99963,7 +101151,7 @@ ${renderReport(outcome, { title: job.snapshot.title })}
       await deps.checkRunStarted?.(job, sha);
     }
     status3.set("Pull request", "running");
-    const draft = draftOfAttempt || config3.pullRequest.draft === "always" || !(outcome.evidence.after && outcome.evidence.after.failed === 0);
+    const draft = draftOfAttempt || config3.pullRequest.draft === "always" || !(outcome.evidence.after && outcome.evidence.after.failed === 0) || isUnreviewed(outcome);
     const attemptNote = draftOfAttempt && outcome.closestAttempt ? `> **Draft: no fix was found.** This branch holds the closest attempt (${outcome.closestAttempt.passed} visible test(s) passing, ${outcome.closestAttempt.failed} failing); it does not pass the tests. Stopped: ${outcome.message}.
 
 ` : "";
@@ -99988,80 +101176,45 @@ ${draftOfAttempt || job.checkpoint.refs === true ? "Refs" : "Closes"} #${closes}
     await worktree?.remove().catch(() => void 0);
   }
 }
-async function runEngine(job, repoConfig, worktree, mirror, context, deps, status3, ensureCurrent, signal) {
+async function runEngine(job, repoConfig, worktree, mirror, { repository, target }, deps, status3, ensureCurrent, signal) {
   status3.set("Tests and localisation", "running");
-  const install = await installDependencies(worktree.path, repoConfig.test, { ...taskSandbox(repoConfig, signal), hiddenPaths: [dirname9(dirname9(mirror))] }, { cacheRoot: appInstallCache(deps.cacheRoot, `${String(job.installationId)}/${job.owner}/${job.repo}`) });
-  if (install.ran) status3.set("Tests and localisation", "running", install.ok ? install.message : `continuing without dependencies: ${install.message}`);
-  const outcome = await runEngineSteps(job, configWithInstall(repoConfig, install), install, worktree, mirror, context, deps, status3, ensureCurrent, signal);
-  outcome.dependencies = install.ran ? install.summary : void 0;
-  return outcome;
-}
-async function runEngineSteps(job, config3, install, worktree, mirror, { repository, target }, deps, status3, ensureCurrent, signal) {
-  const runner = detectRunner(worktree.path, config3.test.command);
-  const sandbox = { ...taskSandbox(config3, signal), hiddenPaths: [dirname9(dirname9(mirror))] };
-  const ci = await deps.ciFor(job.installationId);
-  const choice = await jobVerifier(deps, job, status3, config3, { ci, defaultBranch: repository.defaultBranch, mirror, target, runner, fork: false }, signal);
-  const verifier = choice.verifier;
-  const setup = await runSetup(worktree.path, config3.test, sandbox);
-  if (setup.ran && !setup.ok) {
-    status3.set("Tests and localisation", "failed", setup.message);
-    const stopped = emptyOutcome(config3.strategy.name);
-    Object.assign(stopped, { stopReason: "broken-tests", message: setup.message });
-    return stopped;
-  }
-  const baseline = await verifier.run(worktree.path, { kind: "all" });
-  const failing = failingTests(baseline);
-  await recordFailureSites(deps.store, job, [baseline], worktree.path);
-  status3.set("Tests and localisation", "done", `${runner.name}: ${baseline.tests.length - failing.length} passed, ${failing.length} failed on ${worktree.sha.slice(0, 7)}`);
-  const base = deps.llmFor?.(config3, job, signal);
-  const llm = guardedLlm(base, ensureCurrent);
-  const description = [job.snapshot.title, job.snapshot.body, job.hint ? `Hint from ${job.requester}: ${job.hint}` : ""].filter(Boolean).join("\n\n");
-  const trigger = { kind: "issue", text: description };
-  const tests = chooseVisible(trigger, baseline, worktree.path, { canReproduce: llm !== void 0 });
-  if (tests.kind !== "ok") {
-    status3.set("Tests and localisation", "failed", tests.message);
-    const stopped = emptyOutcome(llm ? config3.strategy.name : "template");
-    const hint = tests.kind === "broken" ? install.ran && !install.ok ? install.message : missingDependencies(worktree.path, config3.test) : void 0;
-    Object.assign(stopped, { stopReason: tests.kind === "broken" ? "broken-tests" : "nothing-to-fix", message: hint ? `${tests.message}; likely cause: ${hint}` : tests.message });
-    stopped.evidence.before = evidenceOf(baseline);
-    return stopped;
-  }
-  const description0 = `${job.snapshot.title}
-${job.snapshot.body}`;
-  const memory = formatMemory(deps.memory?.recall({ installation: String(job.installationId), repository: `${job.owner}/${job.repo}` }, description0) ?? []);
-  let strategy;
-  try {
-    strategy = chooseStrategy({ config: config3, llm, memory, planOnly: job.kind === "plan" });
-  } catch (error62) {
-    throw new JobCancelled(error62.message);
-  }
-  status3.set("Plan", "running");
-  const outcome = await strategy.run(
-    buildTask({
+  const hidden2 = { hiddenPaths: [dirname9(dirname9(mirror))] };
+  const { title, body } = job.snapshot;
+  const hint = job.hint ? `Hint from ${job.requester}: ${job.hint}` : "";
+  const description = [title, body, hint].filter(Boolean).join("\n\n");
+  const scope = { installation: String(job.installationId), repository: `${job.owner}/${job.repo}` };
+  const where = { defaultBranch: repository.defaultBranch, mirror, target, fork: false };
+  const result = await runJobPipeline(
+    {
       workspace: worktree.path,
-      trigger,
-      config: config3,
-      runner,
-      verifier,
-      probe: choice.probe,
-      visible: tests.visible,
-      sandbox,
-      signal,
-      onProgress: (event) => {
-        void deps.store.checkpoint(job.id, event.kind === "stage" ? { stage: event.stage } : { stage: "attempt", attempt: event.index }).catch((error62) => deps.log.warn({ jobId: job.id, err: error62.message }, "checkpoint not saved"));
-        if (event.kind === "stage") status3.set("Plan", "done", event.stage === "plan" ? "written" : `${event.stage}${event.detail ? ` (${event.detail})` : ""}`);
-        else status3.set("Attempts", "running", `attempt ${event.index}: ${event.passed} passed, ${event.failed} failed`);
-      }
-    })
+      config: repoConfig,
+      trigger: { kind: "issue", text: description },
+      sandboxFor: (config3) => ({ ...taskSandbox(config3, signal), ...hidden2 }),
+      signal
+    },
+    {
+      // From the install cache when an earlier job installed the same lockfile.
+      install: (config3, sandbox) => installDependencies(worktree.path, config3.test, sandbox, {
+        cacheRoot: appInstallCache(deps.cacheRoot, `${String(job.installationId)}/${job.owner}/${job.repo}`)
+      }),
+      verifier: async (runner, config3) => jobVerifier(deps, job, status3, config3, { ...where, ci: await deps.ciFor(job.installationId), runner }, signal),
+      // Every model call first checks that the issue is still what was asked for.
+      llm: () => guardedLlm(deps.llmFor?.(repoConfig, job, signal), ensureCurrent),
+      recall: () => deps.memory?.recall(scope, `${title}
+${body}`) ?? [],
+      strategy: ({ llm, memory }) => {
+        try {
+          return chooseStrategy({ config: repoConfig, llm, memory, planOnly: job.kind === "plan" });
+        } catch (error62) {
+          throw new JobCancelled(error62.message);
+        }
+      },
+      progress: issueJobProgress(job, deps, status3, worktree)
+    }
   );
-  if (outcome.plan.steps) status3.set("Plan", outcome.plan.verified ? "done" : "failed", `${outcome.plan.verified ? "verified" : "not verified"} on ${outcome.plan.verification?.length ?? 0} test(s)`);
-  status3.set("Attempts", outcome.status === "fixed" ? "done" : "failed", `${outcome.attempts.length} attempt(s)`);
-  if (outcome.status === "fixed") {
-    await postChecks(worktree.path, outcome, config3);
-    const after = outcome.evidence.regressionAfter;
-    status3.set("Regression gate", outcome.status === "fixed" ? "done" : "failed", after ? `${after.passed} passed, ${after.failed} failed` : void 0);
-  }
-  return outcome;
+  if (result.stop?.stage === "runner") throw result.stop.error;
+  if (result.stop?.stage === "visible") status3.set("Tests and localisation", "failed", result.stop.message);
+  return result.outcome;
 }
 
 // src/app/apply-fork-fix.ts
@@ -100294,12 +101447,12 @@ ${error62.problems.map((p2) => `- ${p2}`).join("\n")}`);
     };
     registerCiTriggers(app, { store: deps.store, waiters, appId: deps.appId, firstDelivery, repoConfig, gateAndEnqueue });
     registerCheckRunActions(app, { store: deps.store, appId: deps.appId, scrub: deps.scrub, cacheRoot: deps.cacheRoot, botIdentity: botIdentity2, checkRuns, firstDelivery, gateAndEnqueue });
-    const onReview = async (context, text) => {
+    const onReview = async (context, text2) => {
       if (!await firstDelivery(context)) return;
       const payload = context.payload;
       const pull = payload.pull_request;
       const bot = parseBotBranch(pull.head.ref);
-      if (!bot || !text.trim() || pull.head.repo?.full_name !== payload.repository.full_name) return;
+      if (!bot || !text2.trim() || pull.head.repo?.full_name !== payload.repository.full_name) return;
       await gateAndEnqueue(context, {
         installationId: payload.installation?.id,
         sender: payload.sender,
@@ -100309,7 +101462,7 @@ ${error62.problems.map((p2) => `- ${p2}`).join("\n")}`);
         kind: "fix",
         snapshot: { title: pull.title, body: pull.body ?? "" },
         hint: `Review feedback on this pull request:
-${text}`,
+${text2}`,
         // A red build's repair only refers to the pull request it repairs (that one is not closed by it).
         checkpoint: { base: pull.head.ref, branch: pull.head.ref, issue: bot.number, ...bot.kind === "fix" ? { refs: true } : {} }
       });
@@ -100390,6 +101543,42 @@ function droppedSecrets() {
 import { mkdirSync } from "node:fs";
 import { dirname as dirname10 } from "node:path";
 import { DatabaseSync as DatabaseSync3 } from "node:sqlite";
+
+// src/jobs/store-rows.ts
+var text = (value) => String(value);
+var textOrNull = (value) => value === null || value === void 0 ? null : String(value);
+function inboxRowFrom(row) {
+  return {
+    deliveryId: text(row.delivery_id),
+    event: text(row.event),
+    payload: text(row.payload),
+    state: row.state,
+    attempts: Number(row.attempts),
+    nextAttemptAt: Number(row.next_attempt_at),
+    error: textOrNull(row.error)
+  };
+}
+function jobFrom(row) {
+  return {
+    id: Number(row.id),
+    deliveryId: text(row.delivery_id),
+    installationId: Number(row.installation_id),
+    owner: text(row.owner),
+    repo: text(row.repo),
+    number: Number(row.number),
+    kind: row.kind,
+    requester: text(row.requester),
+    requesterId: Number(row.requester_id),
+    snapshot: JSON.parse(text(row.snapshot)),
+    hint: textOrNull(row.hint) ?? void 0,
+    state: row.state,
+    checkpoint: JSON.parse(text(row.checkpoint)),
+    statusCommentId: row.status_comment_id === null || row.status_comment_id === void 0 ? null : Number(row.status_comment_id),
+    error: textOrNull(row.error)
+  };
+}
+
+// src/jobs/job-store.ts
 var JOB_STORE_MIGRATIONS = [
   // 1: jobs and deliveries (the schema from before versioning, verbatim).
   `CREATE TABLE IF NOT EXISTS deliveries (id TEXT PRIMARY KEY, event TEXT NOT NULL, received_at INTEGER NOT NULL);
@@ -100489,10 +101678,23 @@ var JobStore = class {
       else r2.resolve(outcome.fresh);
     });
   }
-  /** Pending deliveries due by `now`, oldest first, leaving out those being handled. */
-  async dueDeliveries(now, limit2, exclude) {
-    const rows = this.db.prepare("SELECT * FROM inbox WHERE state = 'pending' AND next_attempt_at <= ? ORDER BY next_attempt_at, received_at LIMIT ?").all(now, limit2 + exclude.size);
-    return rows.map(toInboxRow).filter((r2) => !exclude.has(r2.deliveryId)).slice(0, limit2);
+  /**
+   * Pending deliveries due by `now`, oldest first, leaving out those being handled; with
+   * `fit`, only as many as fit in its byte budget. The payload sizes are summed in SQL, so
+   * a payload that does not fit is never read into memory here.
+   */
+  async dueDeliveries(now, limit2, exclude, fit) {
+    if (limit2 <= 0) return [];
+    const rows = this.db.prepare(
+      `WITH due AS (
+           SELECT delivery_id, ROW_NUMBER() OVER w AS n, SUM(length(CAST(payload AS BLOB))) OVER w AS running FROM inbox
+           WHERE state = 'pending' AND next_attempt_at <= ? AND delivery_id NOT IN (SELECT value FROM json_each(?))
+           WINDOW w AS (ORDER BY next_attempt_at, received_at, delivery_id ROWS UNBOUNDED PRECEDING))
+         SELECT inbox.* FROM due JOIN inbox USING (delivery_id)
+         WHERE due.n <= ? AND (due.running <= ? OR (due.n = 1 AND ?))
+         ORDER BY due.n`
+    ).all(now, JSON.stringify([...exclude]), limit2, fit?.maxBytes ?? Number.MAX_SAFE_INTEGER, fit?.atLeastOne === false ? 0 : 1);
+    return rows.map(inboxRowFrom);
   }
   /** The earliest time after `now` a pending delivery is due, if any (those due already are taken as room frees). */
   async nextDueAfter(now) {
@@ -100501,7 +101703,7 @@ var JobStore = class {
   }
   async inbox(deliveryId) {
     const row = this.db.prepare("SELECT * FROM inbox WHERE delivery_id = ?").get(deliveryId);
-    return row ? toInboxRow(row) : void 0;
+    return row ? inboxRowFrom(row) : void 0;
   }
   async deliveryDone(deliveryId) {
     this.db.prepare("UPDATE inbox SET state = 'done', attempts = attempts + 1, error = NULL, updated_at = ? WHERE delivery_id = ?").run(Date.now(), deliveryId);
@@ -100519,7 +101721,7 @@ var JobStore = class {
   /** Queues a job, or returns the active job already running for that issue. */
   async enqueue(request2) {
     const made = this.db.prepare("SELECT * FROM jobs WHERE delivery_id = ? AND owner = ? AND repo = ? AND number = ? ORDER BY id LIMIT 1").get(request2.deliveryId, request2.owner, request2.repo, request2.number);
-    if (made) return { queued: false, active: toJob(made) };
+    if (made) return { queued: false, active: jobFrom(made) };
     const now = Date.now();
     try {
       const result = this.db.prepare("INSERT INTO jobs (delivery_id, installation_id, owner, repo, number, kind, requester, requester_id, snapshot, hint, checkpoint, state, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'queued', ?, ?)").run(request2.deliveryId, request2.installationId, request2.owner, request2.repo, request2.number, request2.kind, request2.requester, request2.requesterId, JSON.stringify(request2.snapshot), request2.hint ?? null, JSON.stringify(request2.checkpoint ?? {}), now, now);
@@ -100534,12 +101736,12 @@ var JobStore = class {
   }
   getSync(id) {
     const row = this.db.prepare("SELECT * FROM jobs WHERE id = ?").get(id);
-    return row ? toJob(row) : void 0;
+    return row ? jobFrom(row) : void 0;
   }
   /** The most recent job for an issue, whatever its state. */
   async latest(owner, repo, number4) {
     const row = this.db.prepare("SELECT * FROM jobs WHERE owner = ? AND repo = ? AND number = ? ORDER BY id DESC LIMIT 1").get(owner, repo, number4);
-    return row ? toJob(row) : void 0;
+    return row ? jobFrom(row) : void 0;
   }
   /** How many repair jobs a pull request has had (bot branches get a limited number of rounds). */
   async countJobs(owner, repo, number4, kind) {
@@ -100547,7 +101749,7 @@ var JobStore = class {
   }
   async active(owner, repo, number4) {
     const row = this.db.prepare("SELECT * FROM jobs WHERE owner = ? AND repo = ? AND number = ? AND state IN ('queued', 'running')").get(owner, repo, number4);
-    return row ? toJob(row) : void 0;
+    return row ? jobFrom(row) : void 0;
   }
   /** Takes the oldest queued job whose installation is under its concurrency limit. */
   async claimNext(perInstallationLimit) {
@@ -100558,7 +101760,7 @@ var JobStore = class {
       ).get(perInstallationLimit);
       if (row) this.db.prepare("UPDATE jobs SET state = 'running', updated_at = ? WHERE id = ?").run(Date.now(), row.id);
       this.db.exec("COMMIT");
-      return row ? { ...toJob(row), state: "running" } : void 0;
+      return row ? { ...jobFrom(row), state: "running" } : void 0;
     } catch (error62) {
       this.db.exec("ROLLBACK");
       throw error62;
@@ -100592,47 +101794,17 @@ var JobStore = class {
     this.db.close();
   }
 };
-function toInboxRow(row) {
-  return {
-    deliveryId: String(row.delivery_id),
-    event: String(row.event),
-    payload: String(row.payload),
-    state: row.state,
-    attempts: Number(row.attempts),
-    nextAttemptAt: Number(row.next_attempt_at),
-    error: row.error === null ? null : String(row.error)
-  };
-}
-function toJob(row) {
-  return {
-    id: row.id,
-    deliveryId: row.delivery_id,
-    installationId: row.installation_id,
-    owner: row.owner,
-    repo: row.repo,
-    number: row.number,
-    kind: row.kind,
-    requester: row.requester,
-    requesterId: row.requester_id,
-    snapshot: JSON.parse(row.snapshot),
-    hint: row.hint ?? void 0,
-    state: row.state,
-    checkpoint: JSON.parse(row.checkpoint),
-    statusCommentId: row.status_comment_id,
-    error: row.error
-  };
-}
 
 // src/secrets/joined-lines.ts
 var BREAK_START = /[\n\r\\]/g;
 var TIMESTAMP2 = /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z ?/y;
-function joinedViews(text) {
-  const lines = joinedView(text, false);
+function joinedViews(text2) {
+  const lines = joinedView(text2, false);
   if (!lines) return [];
-  const code = joinedView(text, true);
+  const code = joinedView(text2, true);
   return code ? [lines, code] : [lines];
 }
-function joinedView(text, concatenation) {
+function joinedView(text2, concatenation) {
   const viewStarts = [0];
   const originStarts = [0];
   let kept2;
@@ -100640,31 +101812,31 @@ function joinedView(text, concatenation) {
   let length = 0;
   let concatenated = false;
   BREAK_START.lastIndex = 0;
-  while (BREAK_START.test(text)) {
+  while (BREAK_START.test(text2)) {
     const at2 = BREAK_START.lastIndex - 1;
-    const found = breakAt(text, at2);
+    const found = breakAt(text2, at2);
     if (found === 0) continue;
-    const lineStart = blanksBefore(text, at2, from);
-    const start = concatenation && !escaped(text, at2) ? oneBefore(text, blanksBefore(text, oneBefore(text, lineStart, from, PLUS, PLUS), from), from, QUOTE, APOSTROPHE) : lineStart;
+    const lineStart = blanksBefore(text2, at2, from);
+    const start = concatenation && !escaped(text2, at2) ? oneBefore(text2, blanksBefore(text2, oneBefore(text2, lineStart, from, PLUS, PLUS), from), from, QUOTE, APOSTROPHE) : lineStart;
     if (start !== lineStart) concatenated = true;
     let end = at2 + found;
     for (let last = at2; ; ) {
-      while (text.charCodeAt(end) === 10) last = end++;
-      const code = text.charCodeAt(end);
+      while (text2.charCodeAt(end) === 10) last = end++;
+      const code = text2.charCodeAt(end);
       if (code >= 48 && code <= 57) {
         TIMESTAMP2.lastIndex = end;
-        if (TIMESTAMP2.test(text)) end = TIMESTAMP2.lastIndex;
+        if (TIMESTAMP2.test(text2)) end = TIMESTAMP2.lastIndex;
       }
-      end = blanksAfter(text, end);
-      if (concatenation && !escaped(text, last)) {
+      end = blanksAfter(text2, end);
+      if (concatenation && !escaped(text2, last)) {
         const lineEnd = end;
-        end = blanksAfter(text, oneAfter(text, blanksAfter(text, oneAfter(text, end, PLUS, MINUS)), PLUS, PLUS));
+        end = blanksAfter(text2, oneAfter(text2, blanksAfter(text2, oneAfter(text2, end, PLUS, MINUS)), PLUS, PLUS));
         if (end !== lineEnd) concatenated = true;
       }
-      const next = breakAt(text, end);
+      const next = breakAt(text2, end);
       if (next === 0) {
-        if (concatenation && !escaped(text, last)) {
-          const quoted = oneAfter(text, end, QUOTE, APOSTROPHE);
+        if (concatenation && !escaped(text2, last)) {
+          const quoted = oneAfter(text2, end, QUOTE, APOSTROPHE);
           if (quoted !== end) concatenated = true;
           end = quoted;
         }
@@ -100673,15 +101845,15 @@ function joinedView(text, concatenation) {
       last = end;
       end += next;
     }
-    kept2 ??= new Uint16Array(text.length);
-    for (let i3 = from; i3 < start; i3++) kept2[length++] = text.charCodeAt(i3);
+    kept2 ??= new Uint16Array(text2.length);
+    for (let i3 = from; i3 < start; i3++) kept2[length++] = text2.charCodeAt(i3);
     from = end;
     viewStarts.push(length);
     originStarts.push(from);
     BREAK_START.lastIndex = end;
   }
   if (!kept2 || concatenation && !concatenated) return void 0;
-  for (let i3 = from; i3 < text.length; i3++) kept2[length++] = text.charCodeAt(i3);
+  for (let i3 = from; i3 < text2.length; i3++) kept2[length++] = text2.charCodeAt(i3);
   const origin = (at2) => {
     let low = 0;
     let high = viewStarts.length - 1;
@@ -100694,50 +101866,50 @@ function joinedView(text, concatenation) {
   };
   return { text: new TextDecoder("utf-16le").decode(kept2.subarray(0, length)), toOriginal: ([start, end]) => [origin(start), origin(end - 1) + 1] };
 }
-function breakAt(text, at2) {
-  const code = text.charCodeAt(at2);
+function breakAt(text2, at2) {
+  const code = text2.charCodeAt(at2);
   if (code === 10) return 1;
-  if (code === 13) return text.charCodeAt(at2 + 1) === 10 ? 2 : 1;
+  if (code === 13) return text2.charCodeAt(at2 + 1) === 10 ? 2 : 1;
   if (code !== 92) return 0;
-  const next = text.charCodeAt(at2 + 1);
+  const next = text2.charCodeAt(at2 + 1);
   if (next === 10 || next === 110) return 2;
-  if (next === 13) return text.charCodeAt(at2 + 2) === 10 ? 3 : 0;
-  if (next === 114) return text.startsWith("\\n", at2 + 2) ? 4 : 0;
+  if (next === 13) return text2.charCodeAt(at2 + 2) === 10 ? 3 : 0;
+  if (next === 114) return text2.startsWith("\\n", at2 + 2) ? 4 : 0;
   return 0;
 }
-function escaped(text, at2) {
-  const next = text.charCodeAt(at2 + 1);
-  return text.charCodeAt(at2) === 92 && next !== 10 && next !== 13;
+function escaped(text2, at2) {
+  const next = text2.charCodeAt(at2 + 1);
+  return text2.charCodeAt(at2) === 92 && next !== 10 && next !== 13;
 }
 var PLUS = 43;
 var MINUS = 45;
 var QUOTE = 34;
 var APOSTROPHE = 39;
-function blanksBefore(text, at2, floor) {
+function blanksBefore(text2, at2, floor) {
   let i3 = at2;
-  for (let code = text.charCodeAt(i3 - 1); i3 > floor && (code === 32 || code === 9); code = text.charCodeAt(--i3 - 1)) ;
+  for (let code = text2.charCodeAt(i3 - 1); i3 > floor && (code === 32 || code === 9); code = text2.charCodeAt(--i3 - 1)) ;
   return i3;
 }
-function blanksAfter(text, at2) {
+function blanksAfter(text2, at2) {
   let i3 = at2;
-  for (let code = text.charCodeAt(i3); code === 32 || code === 9; code = text.charCodeAt(++i3)) ;
+  for (let code = text2.charCodeAt(i3); code === 32 || code === 9; code = text2.charCodeAt(++i3)) ;
   return i3;
 }
-function oneBefore(text, at2, floor, a2, b5) {
-  const code = text.charCodeAt(at2 - 1);
+function oneBefore(text2, at2, floor, a2, b5) {
+  const code = text2.charCodeAt(at2 - 1);
   return at2 > floor && (code === a2 || code === b5) ? at2 - 1 : at2;
 }
-function oneAfter(text, at2, a2, b5) {
-  const code = text.charCodeAt(at2);
+function oneAfter(text2, at2, a2, b5) {
+  const code = text2.charCodeAt(at2);
   return code === a2 || code === b5 ? at2 + 1 : at2;
 }
 
 // src/secrets/literal-matcher.ts
 var KEY = 8;
 function literalMatcher(literals) {
-  const keyed = [...new Set(literals)].filter((literal2) => literal2.length >= KEY).map((literal2) => {
-    const offset = literal2.length - KEY >> 1;
-    return { literal: literal2, offset, key: literal2.slice(offset, offset + KEY) };
+  const keyed = [...new Set(literals)].filter((literal3) => literal3.length >= KEY).map((literal3) => {
+    const offset = literal3.length - KEY >> 1;
+    return { literal: literal3, offset, key: literal3.slice(offset, offset + KEY) };
   });
   if (keyed.length === 0) return () => [];
   const symbol2 = new Uint16Array(65536);
@@ -100749,7 +101921,7 @@ function literalMatcher(literals) {
     }
   const children = [/* @__PURE__ */ new Map()];
   const candidates = [void 0];
-  for (const { literal: literal2, offset, key } of keyed) {
+  for (const { literal: literal3, offset, key } of keyed) {
     let node2 = 0;
     for (let i3 = 0; i3 < KEY; i3++) {
       const s = symbol2[key.charCodeAt(i3)] ?? 0;
@@ -100762,7 +101934,7 @@ function literalMatcher(literals) {
       }
       node2 = next;
     }
-    (candidates[node2] ??= []).push({ literal: literal2, offset });
+    (candidates[node2] ??= []).push({ literal: literal3, offset });
   }
   const table = new Int32Array(children.length * symbols);
   const fallback = new Int32Array(children.length);
@@ -100780,16 +101952,16 @@ function literalMatcher(literals) {
       }
     }
   }
-  return (text) => {
+  return (text2) => {
     const found = [];
     let state2 = 0;
-    for (let i3 = 0; i3 < text.length; i3++) {
-      state2 = table[state2 * symbols + (symbol2[text.charCodeAt(i3)] ?? 0)] ?? 0;
+    for (let i3 = 0; i3 < text2.length; i3++) {
+      state2 = table[state2 * symbols + (symbol2[text2.charCodeAt(i3)] ?? 0)] ?? 0;
       const here = candidates[state2];
       if (!here) continue;
-      for (const { literal: literal2, offset } of here) {
+      for (const { literal: literal3, offset } of here) {
         const start = i3 - KEY + 1 - offset;
-        if (start >= 0 && text.startsWith(literal2, start)) found.push([start, start + literal2.length]);
+        if (start >= 0 && text2.startsWith(literal3, start)) found.push([start, start + literal3.length]);
       }
     }
     return found;
@@ -100846,47 +102018,47 @@ function pemForms(secret) {
 }
 
 // src/secrets/spread-views.ts
-function* spreadViews(text) {
-  const unescaped = unescapedView(text);
+function* spreadViews(text2) {
+  const unescaped = unescapedView(text2);
   if (unescaped) yield unescaped;
-  const compact = withoutWhitespace(text);
+  const compact = withoutWhitespace(text2);
   if (compact) yield compact;
   for (const parity of [0, 1]) {
-    const view = everyOther(text, parity);
-    if (view) yield view;
+    const view2 = everyOther(text2, parity);
+    if (view2) yield view2;
   }
 }
 var BACKSLASH = 92;
-function escapeWidth(text, at2) {
-  if (text.charCodeAt(at2) !== BACKSLASH) return 0;
-  const next = text.charCodeAt(at2 + 1);
-  if (next === 117) return hexDigits(text, at2 + 2, 4) ? 6 : 0;
-  if (next === 120) return hexDigits(text, at2 + 2, 2) ? 4 : 0;
+function escapeWidth(text2, at2) {
+  if (text2.charCodeAt(at2) !== BACKSLASH) return 0;
+  const next = text2.charCodeAt(at2 + 1);
+  if (next === 117) return hexDigits(text2, at2 + 2, 4) ? 6 : 0;
+  if (next === 120) return hexDigits(text2, at2 + 2, 2) ? 4 : 0;
   return next === 34 || next === 47 || next === BACKSLASH ? 2 : 0;
 }
-function hexDigits(text, at2, count2) {
+function hexDigits(text2, at2, count2) {
   for (let i3 = at2; i3 < at2 + count2; i3++) {
-    const code = text.charCodeAt(i3) | 32;
+    const code = text2.charCodeAt(i3) | 32;
     if (!(code >= 48 && code <= 57 || code >= 97 && code <= 102)) return false;
   }
   return true;
 }
-function unescapedView(text) {
-  if (!text.includes("\\")) return void 0;
-  const kept2 = new Uint16Array(text.length);
-  const origin = new Int32Array(text.length);
+function unescapedView(text2) {
+  if (!text2.includes("\\")) return void 0;
+  const kept2 = new Uint16Array(text2.length);
+  const origin = new Int32Array(text2.length);
   let length = 0;
   let decoded = false;
-  for (let i3 = 0; i3 < text.length; ) {
-    const width = escapeWidth(text, i3);
+  for (let i3 = 0; i3 < text2.length; ) {
+    const width = escapeWidth(text2, i3);
     origin[length] = i3;
     if (width === 0) {
-      kept2[length++] = text.charCodeAt(i3);
+      kept2[length++] = text2.charCodeAt(i3);
       i3 += 1;
       continue;
     }
     decoded = true;
-    kept2[length++] = width === 2 ? text.charCodeAt(i3 + 1) : Number.parseInt(text.slice(i3 + 2, i3 + width), 16);
+    kept2[length++] = width === 2 ? text2.charCodeAt(i3 + 1) : Number.parseInt(text2.slice(i3 + 2, i3 + width), 16);
     i3 += width;
   }
   if (!decoded) return void 0;
@@ -100894,32 +102066,32 @@ function unescapedView(text) {
     text: decode5(kept2, length),
     toOriginal: ([start, end]) => {
       const last = origin[end - 1] ?? 0;
-      return [origin[start] ?? 0, last + Math.max(1, escapeWidth(text, last))];
+      return [origin[start] ?? 0, last + Math.max(1, escapeWidth(text2, last))];
     }
   };
 }
 function isWhitespace(code) {
   return code === 32 || code >= 9 && code <= 13 || code === 160;
 }
-function withoutWhitespace(text) {
+function withoutWhitespace(text2) {
   let first2 = 0;
-  while (first2 < text.length && !isWhitespace(text.charCodeAt(first2))) first2++;
-  if (first2 === text.length) return void 0;
-  const kept2 = new Uint16Array(text.length);
-  const origin = new Int32Array(text.length);
+  while (first2 < text2.length && !isWhitespace(text2.charCodeAt(first2))) first2++;
+  if (first2 === text2.length) return void 0;
+  const kept2 = new Uint16Array(text2.length);
+  const origin = new Int32Array(text2.length);
   let length = 0;
-  for (let i3 = 0; i3 < text.length; i3++) {
-    const code = text.charCodeAt(i3);
+  for (let i3 = 0; i3 < text2.length; i3++) {
+    const code = text2.charCodeAt(i3);
     if (isWhitespace(code)) continue;
     origin[length] = i3;
     kept2[length++] = code;
   }
   return { text: decode5(kept2, length), toOriginal: ([start, end]) => [origin[start] ?? 0, (origin[end - 1] ?? 0) + 1] };
 }
-function everyOther(text, parity) {
-  if (text.length < 15) return void 0;
-  const kept2 = new Uint16Array(text.length - parity + 1 >> 1);
-  for (let i3 = parity, j3 = 0; i3 < text.length; i3 += 2, j3++) kept2[j3] = text.charCodeAt(i3);
+function everyOther(text2, parity) {
+  if (text2.length < 15) return void 0;
+  const kept2 = new Uint16Array(text2.length - parity + 1 >> 1);
+  for (let i3 = parity, j3 = 0; i3 < text2.length; i3 += 2, j3++) kept2[j3] = text2.charCodeAt(i3);
   return { text: decode5(kept2, kept2.length), toOriginal: ([start, end]) => [2 * start + parity, 2 * (end - 1) + parity + 1] };
 }
 function decode5(units, length) {
@@ -100936,26 +102108,26 @@ var TOKEN_SHAPES = [
   /-----BEGIN [A-Z ]*PRIVATE KEY-----[^-]*(?:-(?!----)[^-]*)*-----END [A-Z ]*PRIVATE KEY-----/g,
   /\bAKIA[0-9A-Z]{16}\b/g
 ];
-var MARKER = "[secret removed]";
+var MARKER2 = "[secret removed]";
 function secretScrubber(secrets) {
   const forms = /* @__PURE__ */ new Set();
   const learn = (secret) => {
     if (!secret || secret.length < 8) return;
     for (const form of secretForms(secret)) {
       forms.add(form);
-      for (const view of joinedViews(form)) forms.add(view.text);
+      for (const view2 of joinedViews(form)) forms.add(view2.text);
       forms.add(form.replace(/\s+/g, ""));
     }
   };
   for (const secret of secrets) learn(secret);
   let find2 = literalMatcher(forms);
   const known = new Set(secrets);
-  const scrub = (text) => {
-    const ranges = find2(text);
-    for (const view of joinedViews(text)) for (const range2 of find2(view.text)) ranges.push(view.toOriginal(range2));
-    for (const view of spreadViews(text)) for (const range2 of find2(view.text)) ranges.push(view.toOriginal(range2));
-    let out = replaceRanges(text, ranges);
-    for (const shape of TOKEN_SHAPES) out = out.replace(shape, MARKER);
+  const scrub = (text2) => {
+    const ranges = find2(text2);
+    for (const view2 of joinedViews(text2)) for (const range2 of find2(view2.text)) ranges.push(view2.toOriginal(range2));
+    for (const view2 of spreadViews(text2)) for (const range2 of find2(view2.text)) ranges.push(view2.toOriginal(range2));
+    let out = replaceRanges(text2, ranges);
+    for (const shape of TOKEN_SHAPES) out = out.replace(shape, MARKER2);
     return out;
   };
   scrub.add = (secret) => {
@@ -100966,15 +102138,15 @@ function secretScrubber(secrets) {
   };
   return scrub;
 }
-function replaceRanges(text, ranges) {
-  if (ranges.length === 0) return text;
+function replaceRanges(text2, ranges) {
+  if (ranges.length === 0) return text2;
   const parts = [];
   let covered = -1;
   for (const [start, end] of [...ranges].sort((x4, y2) => x4[0] - y2[0])) {
-    if (start > covered) parts.push(text.slice(Math.max(covered, 0), start), MARKER);
+    if (start > covered) parts.push(text2.slice(Math.max(covered, 0), start), MARKER2);
     covered = Math.max(covered, end);
   }
-  parts.push(text.slice(covered));
+  parts.push(text2.slice(covered));
   return parts.join("");
 }
 function processSecrets(env = process.env) {
@@ -100999,13 +102171,15 @@ var transcriptEntrySchema = external_exports.object({
   /** How the schema was sent (see response-format.ts); absent in transcripts from before it degraded. */
   responseFormat: external_exports.enum(["json_schema", "json_object", "prompt"]).optional(),
   /** True when the server reported no usage and the token counts are estimates from the text. */
-  usageEstimated: external_exports.boolean().optional()
+  usageEstimated: external_exports.boolean().optional(),
+  /** True when a cache in front of the model answered (an earlier completion sent again): not billed. */
+  cached: external_exports.boolean().optional()
 });
 function transcript(path12, scrub) {
   const entries = [];
   if (path12) mkdirSync2(dirname11(path12), { recursive: true });
   const own2 = secretScrubber([...processSecrets(process.env), ...droppedSecrets()]);
-  const both = (text) => own2(scrub ? scrub(text) : text);
+  const both = (text2) => own2(scrub ? scrub(text2) : text2);
   const clean = (entry) => ({
     ...entry,
     stage: both(entry.stage),
@@ -101148,11 +102322,11 @@ function jobAnnotations(outcome) {
 // src/action/workflow-commands.ts
 import { randomUUID as randomUUID2 } from "node:crypto";
 import { appendFileSync as appendFileSync3 } from "node:fs";
-function escapeData(text) {
-  return text.replace(/%/g, "%25").replace(/\r/g, "%0D").replace(/\n/g, "%0A");
+function escapeData(text2) {
+  return text2.replace(/%/g, "%25").replace(/\r/g, "%0D").replace(/\n/g, "%0A");
 }
-function escapeProperty(text) {
-  return escapeData(text).replace(/:/g, "%3A").replace(/,/g, "%2C");
+function escapeProperty(text2) {
+  return escapeData(text2).replace(/:/g, "%3A").replace(/,/g, "%2C");
 }
 function workflowCommand(name, properties, message) {
   const props = Object.entries(properties).filter((entry) => entry[1] !== void 0 && entry[1] !== "").map(([key, value]) => `${key}=${escapeProperty(String(value))}`).join(",");
@@ -101211,7 +102385,7 @@ async function runAction(env = process.env, write = (line) => process.stdout.wri
 function runnerPaths(env) {
   const dirs = ["GITHUB_WORKSPACE", "RUNNER_WORKSPACE", "RUNNER_TEMP"].map((name) => env[name]);
   const files = ["GITHUB_EVENT_PATH", "GITHUB_OUTPUT", "GITHUB_ENV", "GITHUB_PATH", "GITHUB_STATE", "GITHUB_STEP_SUMMARY"].map((name) => env[name]);
-  return [...dirs, ...files.map((file2) => file2 ? dirname12(file2) : void 0)].filter((path12) => typeof path12 === "string" && isAbsolute9(path12));
+  return [...dirs, ...files.map((file2) => file2 ? dirname12(file2) : void 0)].filter((path12) => typeof path12 === "string" && isAbsolute10(path12));
 }
 function required2(env, name) {
   const value = env[name];
@@ -101225,7 +102399,7 @@ function actionLlmFor(env, inputs, scrub, dataDir) {
   const { llm } = inputs;
   if (!llm) return void 0;
   const prices = pricesFromEnv(env);
-  return (config3, job, signal) => jobLlmClient({ endpoint: llm, budgets: config3.budgets, prices, transcriptPath: join34(dataDir, "transcripts", `job-${job.id}.jsonl`), scrub, signal });
+  return (config3, job, signal) => jobLlmClient({ endpoint: llm, budgets: config3.budgets, prices, transcriptPath: join35(dataDir, "transcripts", `job-${job.id}.jsonl`), scrub, signal });
 }
 async function runEvent(env, inputs, scrub, channels) {
   const name = required2(env, "GITHUB_EVENT_NAME");
@@ -101235,9 +102409,9 @@ async function runEvent(env, inputs, scrub, channels) {
   }
   const payload = JSON.parse(await readFile3(required2(env, "GITHUB_EVENT_PATH"), "utf8"));
   payload.installation ??= { id: TOKEN_INSTALLATION_ID };
-  const dataDir = join34(required2(env, "RUNNER_TEMP"), `autogen-${randomUUID3()}`);
+  const dataDir = join35(required2(env, "RUNNER_TEMP"), `autogen-${randomUUID3()}`);
   await mkdir7(dataDir, { recursive: true });
-  const store = new JobStore(join34(dataDir, "jobs.db"));
+  const store = new JobStore(join35(dataDir, "jobs.db"));
   try {
     let pool;
     const probot = new Probot({
@@ -101251,7 +102425,7 @@ async function runEvent(env, inputs, scrub, channels) {
     await probot.load(
       createAutogenApp({
         store,
-        cacheRoot: join34(dataDir, "repos"),
+        cacheRoot: join35(dataDir, "repos"),
         scrub,
         concurrency: 1,
         perInstallation: 1,
