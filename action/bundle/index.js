@@ -59911,8961 +59911,6 @@ function registerCiTriggers(app, tools) {
   });
 }
 
-// src/engine/lpw/failing-tests-block.ts
-import { stripVTControlCharacters as stripVTControlCharacters3 } from "node:util";
-
-// src/engine/template/tree-sitter.ts
-import { createRequire as createRequire3 } from "node:module";
-import { dirname as dirname2, join as join4 } from "node:path";
-var require3 = createRequire3(import.meta.url);
-var parsers = /* @__PURE__ */ new Map();
-var runtime;
-function loadRuntime() {
-  runtime ??= (async () => {
-    const ts2 = require3("./tree-sitter/tree-sitter.cjs");
-    const dir = dirname2(require3.resolve("./tree-sitter/tree-sitter.cjs"));
-    await ts2.Parser.init({ locateFile: (file2) => join4(dir, file2) });
-    return ts2;
-  })();
-  return runtime;
-}
-function parserFor(grammar) {
-  let parser3 = parsers.get(grammar);
-  if (!parser3) {
-    parser3 = (async () => {
-      const ts2 = await loadRuntime();
-      const dir = dirname2(require3.resolve("./tree-sitter/tree-sitter.cjs"));
-      const p2 = new ts2.Parser();
-      p2.setLanguage(await ts2.Language.load(join4(dir, `tree-sitter-${grammar}.wasm`)));
-      return p2;
-    })();
-    parsers.set(grammar, parser3);
-  }
-  return parser3;
-}
-async function parseSource(grammar, source) {
-  const tree = (await parserFor(grammar)).parse(source);
-  if (!tree) throw new Error(`tree-sitter returned no tree for ${grammar}`);
-  return tree;
-}
-function parsePython(source) {
-  return parseSource("python", source);
-}
-function grammarForFile(path12) {
-  if (path12.endsWith(".py")) return "python";
-  if (/\.[cm]?jsx?$/.test(path12)) return "javascript";
-  if (path12.endsWith(".tsx")) return "tsx";
-  if (/\.[cm]?ts$/.test(path12)) return "typescript";
-  return void 0;
-}
-
-// src/engine/lpw/parametrize-values.ts
-async function parametrizeValues(testSourceText) {
-  const out = /* @__PURE__ */ new Map();
-  const tree = await parsePython(testSourceText);
-  try {
-    const decorators = tree.rootNode.descendantsOfType("decorator").filter((d2) => Boolean(d2 && /parametrize\s*\(/.test(d2.text)));
-    if (decorators.length !== 1) return out;
-    const call = decorators[0].namedChildren.find((c5) => c5?.type === "call");
-    const args = call?.childForFieldName("arguments")?.namedChildren.filter((a2) => Boolean(a2)) ?? [];
-    const positional = args.filter((a2) => a2.type !== "keyword_argument");
-    const keyword = (name) => args.find((a2) => a2.type === "keyword_argument" && a2.childForFieldName("name")?.text === name)?.childForFieldName("value");
-    const namesNode = positional[0] ?? keyword("argnames");
-    const valuesNode = positional[1] ?? keyword("argvalues");
-    if (!namesNode || !valuesNode || !/^(list|tuple)$/.test(valuesNode.type)) return out;
-    const names = argNames(namesNode);
-    const explicitIds = keyword("ids");
-    const ids = explicitIds && /^(list|tuple)$/.test(explicitIds.type) ? explicitIds.namedChildren.map((n2) => n2 ? literal2(n2) : void 0) : [];
-    valuesNode.namedChildren.forEach((entry, index) => {
-      if (!entry) return;
-      let values;
-      let id = ids[index];
-      if (entry.type === "call" && /(^|\.)param$/.test(entry.childForFieldName("function")?.text ?? "")) {
-        const pArgs = entry.childForFieldName("arguments")?.namedChildren.filter((a2) => Boolean(a2)) ?? [];
-        values = pArgs.filter((a2) => a2.type !== "keyword_argument");
-        const idArg = pArgs.find((a2) => a2.type === "keyword_argument" && a2.childForFieldName("name")?.text === "id")?.childForFieldName("value");
-        id = idArg ? literal2(idArg) : id;
-      } else {
-        values = names.length > 1 && (entry.type === "tuple" || entry.type === "list") ? entry.namedChildren.filter((v2) => Boolean(v2)) : [entry];
-      }
-      id ??= values.map((v2, i3) => autoId(v2, names[i3] ?? "arg", index)).join("-");
-      out.set(id, values.map((v2, i3) => `${names[i3] ?? `arg${i3}`}=${v2.text}`).join(", "));
-    });
-    return out;
-  } finally {
-    tree.delete();
-  }
-}
-function argNames(node2) {
-  if (node2.type === "string") return (literal2(node2) ?? "").split(",").map((s) => s.trim()).filter(Boolean);
-  return node2.namedChildren.flatMap((n2) => n2?.type === "string" ? [literal2(n2) ?? ""] : []);
-}
-function literal2(node2) {
-  if (node2.type === "string") return node2.namedChildren.filter((c5) => c5 && c5.type !== "string_start" && c5.type !== "string_end").map((c5) => c5?.text ?? "").join("");
-  if (/^(integer|float|true|false|none)$/.test(node2.type)) return node2.text;
-  if (node2.type === "unary_operator" && /^-\s*[\d.]/.test(node2.text)) return node2.text.replace(/\s+/g, "");
-  return void 0;
-}
-function autoId(node2, name, index) {
-  return literal2(node2) ?? `${name}${index}`;
-}
-
-// src/engine/lpw/test-source.ts
-import { join as join5 } from "node:path";
-
-// src/workspace/read-worktree-file.ts
-import { closeSync, constants as constants2, fstatSync, openSync, readlinkSync, readSync, realpathSync as realpathSync2 } from "node:fs";
-import { open as open3 } from "node:fs/promises";
-import { sep as sep4 } from "node:path";
-var WORKTREE_READ_LIMIT = 8 * 1024 * 1024;
-var CONTEXT_READ_LIMIT = 1024 * 1024;
-var FLAGS = constants2.O_RDONLY | (constants2.O_NOFOLLOW ?? 0) | (constants2.O_NONBLOCK ?? 0);
-function handlePath(fd2, full) {
-  try {
-    return readlinkSync(`/proc/self/fd/${fd2}`);
-  } catch {
-    return realpathSync2(full);
-  }
-}
-function checkHandle(root, path12, full, fd2, stat2) {
-  if (!stat2.isFile()) throw new UnsafePathError(path12, "it is not a regular file (a device, FIFO, socket or directory)");
-  if (stat2.nlink > 1) throw new UnsafePathError(path12, "it has other hard links, which may be outside the repository");
-  const realRoot = realpathSync2(root);
-  const realFull = handlePath(fd2, full);
-  if (!realFull.startsWith(realRoot.endsWith(sep4) ? realRoot : realRoot + sep4)) throw new UnsafePathError(path12, "it resolves outside the repository");
-}
-function refusal(path12, error62) {
-  const code = error62.code;
-  if (code === "ENOENT" || code === "ENOTDIR") return new UnsafePathError(path12, "no such file in the repository");
-  if (code === "ELOOP") return new UnsafePathError(path12, "it is a symbolic link");
-  if (code === "ENXIO") return new UnsafePathError(path12, "it is not a regular file (a socket)");
-  return error62;
-}
-function limitOf(path12, size, options2) {
-  const max2 = options2.maxBytes ?? WORKTREE_READ_LIMIT;
-  if (size > max2 && options2.overLimit !== "truncate") throw new UnsafePathError(path12, `it is larger than ${max2} bytes (${size})`);
-  return Math.min(size, max2);
-}
-async function readWorktreeBytes(root, path12, options2 = {}) {
-  const full = safeRepoPath(root, path12);
-  const handle2 = await open3(full, FLAGS).catch((error62) => {
-    throw refusal(path12, error62);
-  });
-  try {
-    const stat2 = await handle2.stat();
-    checkHandle(root, path12, full, handle2.fd, stat2);
-    const want = limitOf(path12, stat2.size, options2);
-    const buffer = Buffer.alloc(want);
-    let filled = 0;
-    while (filled < want) {
-      const { bytesRead } = await handle2.read(buffer, filled, want - filled, filled);
-      if (bytesRead === 0) break;
-      filled += bytesRead;
-    }
-    return buffer.subarray(0, filled);
-  } finally {
-    await handle2.close();
-  }
-}
-async function readWorktreeText(root, path12, options2 = {}) {
-  return (await readWorktreeBytes(root, path12, options2)).toString("utf8");
-}
-async function tryReadWorktreeText(root, path12, options2 = {}) {
-  return readWorktreeText(root, path12, options2).catch(() => void 0);
-}
-function readWorktreeBytesSync(root, path12, options2 = {}) {
-  const full = safeRepoPath(root, path12);
-  let fd2;
-  try {
-    fd2 = openSync(full, FLAGS);
-  } catch (error62) {
-    throw refusal(path12, error62);
-  }
-  try {
-    const stat2 = fstatSync(fd2);
-    checkHandle(root, path12, full, fd2, stat2);
-    const want = limitOf(path12, stat2.size, options2);
-    const buffer = Buffer.alloc(want);
-    let filled = 0;
-    while (filled < want) {
-      const read = readSync(fd2, buffer, filled, want - filled, filled);
-      if (read === 0) break;
-      filled += read;
-    }
-    return buffer.subarray(0, filled);
-  } finally {
-    closeSync(fd2);
-  }
-}
-function readWorktreeTextSync(root, path12, options2 = {}) {
-  return readWorktreeBytesSync(root, path12, options2).toString("utf8");
-}
-function tryReadWorktreeTextSync(root, path12, options2 = {}) {
-  try {
-    return readWorktreeTextSync(root, path12, options2);
-  } catch {
-    return void 0;
-  }
-}
-
-// src/engine/lpw/test-source.ts
-async function testSource(workspace, id, fallbackFile) {
-  const pytest = id.includes("::");
-  const file2 = pytest ? id.split("::")[0] : fallbackFile ?? id.split(" > ").find((p2) => grammarForFile(p2));
-  const name = (pytest ? id.split("::").at(-1) : id.split(" > ").at(-1))?.replace(/\[.*\]$/, "");
-  if (!file2 || !name) return void 0;
-  const grammar = grammarForFile(file2);
-  if (!grammar) return void 0;
-  let source;
-  try {
-    source = await readWorktreeText(workspace, file2.startsWith("/") ? file2.slice(join5(workspace, "/").length) : file2, { maxBytes: CONTEXT_READ_LIMIT });
-  } catch {
-    return void 0;
-  }
-  const tree = await parseSource(grammar, source);
-  try {
-    const found = find(
-      tree.rootNode,
-      (n2) => grammar === "python" ? n2.type === "function_definition" && n2.childForFieldName("name")?.text === name : n2.type === "call_expression" && /^(it|test)$/.test(n2.childForFieldName("function")?.text ?? "") && stringArg(n2) === name
-    );
-    const shown2 = found?.parent?.type === "decorated_definition" ? found.parent : found;
-    return shown2 ? `# ${file2}
-${shown2.text}` : void 0;
-  } finally {
-    tree.delete();
-  }
-}
-function stringArg(call) {
-  const first2 = call.childForFieldName("arguments")?.namedChildren[0];
-  return first2?.type === "string" || first2?.type === "template_string" ? first2.text.slice(1, -1) : void 0;
-}
-function find(node2, predicate) {
-  if (predicate(node2)) return node2;
-  for (const child of node2.namedChildren) {
-    if (!child) continue;
-    const hit = find(child, predicate);
-    if (hit) return hit;
-  }
-  return void 0;
-}
-
-// src/engine/lpw/failing-tests-block.ts
-async function failingTestsBlock(workspace, failing) {
-  const groups2 = /* @__PURE__ */ new Map();
-  for (const t2 of failing) {
-    const key = t2.id.replace(/\[.*\]$/, "");
-    const group = groups2.get(key) ?? { source: await testSource(workspace, t2.id, t2.file), tests: [] };
-    group.tests.push(t2);
-    groups2.set(key, group);
-  }
-  const blocks = await Promise.all(
-    [...groups2.values()].map(async ({ source, tests }) => {
-      const params = source && tests.some((t2) => /\[.*\]$/.test(t2.id)) ? await parametrizeValues(source) : /* @__PURE__ */ new Map();
-      const cases = tests.map((t2) => {
-        const id = /\[(.*)\]$/.exec(t2.id)?.[1];
-        const values = id === void 0 ? void 0 : params.get(id);
-        return `${tests.length > 1 || id !== void 0 ? `# ${t2.id}${values ? `  parameters: ${values}` : ""}
-` : ""}${failureLines(t2)}`;
-      });
-      const head = source ?? `# ${tests[0]?.id ?? ""}`;
-      const note = tests.length > 1 ? `
-# (the source above, once, for its ${tests.length} failing cases)` : "";
-      return `${head}${note}
-${cases.join("\n")}`;
-    })
-  );
-  return blocks.join("\n\n");
-}
-function failureLines(t2) {
-  const message = t2.message ? summariseFailure(stripVTControlCharacters3(t2.message), FIRST_MESSAGE_CHARS) : t2.status;
-  const diff = pytestDiff(stripVTControlCharacters3(t2.details ?? ""));
-  return `# fails now with: ${message}${diff.length > 0 ? `
-# pytest's diff: ${diff.join(" | ")}` : ""}`;
-}
-
-// src/engine/review/review-fix.ts
-var reviewSchema = external_exports.object({ accepted: external_exports.boolean(), reason: external_exports.string().min(1) });
-var NOT_REVIEWED = { verdict: "not-reviewed", reason: "passes the tests; not reviewed: no model is configured to check a mechanical edit against the issue" };
-var AROUND = 25;
-function modelReviewer(llm, input3) {
-  let tests;
-  return async (candidate) => {
-    tests ??= failingTestsBlock(input3.workspace, input3.failing);
-    const vars = {
-      untrusted: {
-        problem: input3.problem ?? "Make the failing tests pass (no issue text was given).",
-        tests: await tests,
-        diff: candidate.diff,
-        code: excerpt(candidate.file, candidate.edited, candidate.line)
-      }
-    };
-    const { value } = await llm.call("review-fix", vars, reviewSchema);
-    return { verdict: value.accepted ? "accepted" : "refused", reason: value.reason.trim() };
-  };
-}
-function excerpt(file2, text2, line) {
-  const lines = text2.split("\n");
-  const from = Math.max(1, line - AROUND);
-  const to2 = Math.min(lines.length, line + AROUND);
-  const body = lines.slice(from - 1, to2).map((l3, i3) => `${String(from + i3).padStart(5)}  ${l3}`);
-  return `--- ${file2} (lines ${from}-${to2} of ${lines.length})
-${body.join("\n")}`;
-}
-function isUnreviewed(outcome) {
-  return outcome.status === "fixed" && outcome.review?.verdict === "not-reviewed";
-}
-function fixedWord(outcome) {
-  return isUnreviewed(outcome) ? "passes the tests; not reviewed" : "fixed";
-}
-
-// src/verify/load-failure.ts
-import { existsSync, statSync } from "node:fs";
-import { isAbsolute as isAbsolute3, join as join6, relative } from "node:path";
-var TEST_PATH = /(^|\/)(tests?|__tests__|spec)\/|(^|\/)(test_[^/]*\.py|[^/]*_test\.py|conftest\.py|[^/]*\.(test|spec)\.[cm]?[jt]sx?)$/;
-function loadFailureOf(test, report2, workspace) {
-  if (test.status !== "fail" && test.status !== "error") return void 0;
-  const details = `${test.message ?? ""}
-${test.details ?? ""}`;
-  if (test.message === "collection failure" || /ImportError while importing test module|ERROR collecting|error during collection/.test(details)) {
-    return pythonLoadFailure(details, workspace);
-  }
-  if (test.file && (test.name === test.file || test.id === `${test.file} > test > ${test.file}` || test.id === `${test.file} > ${test.file}`)) {
-    return nodeLoadFailure(test.file, report2.run.output, workspace);
-  }
-  return void 0;
-}
-function brokenRunReason(report2, workspace) {
-  if (report2.run.spawnError) return `the command could not start: ${report2.run.spawnError}`;
-  if (report2.run.timedOut && report2.tests.length === 0) return `it ${report2.run.limit?.message ?? "timed out"} before reporting any test`;
-  if (report2.tests.length === 0) {
-    const tail = report2.run.output.trim().split("\n").slice(-3).join(" | ").slice(0, 300);
-    return `it ran no test (${report2.run.limit ? report2.run.limit.message : `exit ${String(report2.run.exitCode)}`})${tail ? `: ${tail}` : ""}`;
-  }
-  const broken = failingTests(report2).flatMap((t2) => {
-    const failure2 = loadFailureOf(t2, report2, workspace);
-    return failure2 && !failure2.codeFault ? [`${t2.id}: ${failure2.reason}`] : [];
-  });
-  if (broken.length === 0) return void 0;
-  const limit2 = report2.run.limit && report2.run.limit.name !== "cancelled" ? ` (the run ${report2.run.limit.message.replace(/^stopped: /, "was stopped: ")})` : "";
-  return `${broken.slice(0, 5).join("; ")}${limit2}`;
-}
-function wrongFailureReason(test, report2, workspace, sourceText) {
-  const load2 = loadFailureOf(test, report2, workspace);
-  if (load2) return `the test file did not load: ${load2.reason}`;
-  const text2 = `${test.message ?? ""}
-${test.details ?? ""}`;
-  const bad = /\b(ImportError|ModuleNotFoundError|SyntaxError|IndentationError)\b[^\n]*|Cannot find module[^\n]*|ERR_MODULE_NOT_FOUND[^\n]*|fixture '[^']+' not found/.exec(text2);
-  if (bad) return `it fails with ${bad[0].trim().slice(0, 200)}, not with the reported bug`;
-  const undefinedName = /name '([\w$]+)' is not defined|\b([\w$]+) is not defined\b/.exec(text2);
-  const name = undefinedName?.[1] ?? undefinedName?.[2];
-  if (name && !new RegExp(`\\b${name.replace(/\$/g, "\\$")}\\b`).test(sourceText)) return `it uses ${name}, which is defined nowhere in the repository (${(test.message ?? "").split("\n")[0]})`;
-  return void 0;
-}
-function pythonLoadFailure(details, workspace) {
-  const lines = details.split("\n").map((l3) => l3.replace(/^E\s+/, "").trim());
-  const reason = lines.findLast((l3) => /^\w*(Error|Exception)\b/.test(l3)) ?? lines.find(Boolean) ?? "collection failure";
-  const missing = /No module named '([\w.]+)'/.exec(reason)?.[1];
-  if (missing) {
-    const top = missing.split(".")[0] ?? missing;
-    return { reason, codeFault: existsSync(join6(workspace, top)) || existsSync(join6(workspace, `${top}.py`)) || existsSync(join6(workspace, "src", top)) };
-  }
-  if (/^(SyntaxError|IndentationError)/.test(reason)) {
-    const file2 = [...details.matchAll(/File "([^"]+)", line \d+/g)].at(-1)?.[1] ?? /^([\w./-]+\.py):\d+/m.exec(details)?.[1];
-    return { reason: file2 ? `${reason} (${repoRelative(file2, workspace)})` : reason, codeFault: file2 ? !TEST_PATH.test(repoRelative(file2, workspace)) : false };
-  }
-  return { reason, codeFault: true };
-}
-function nodeLoadFailure(file2, output2, workspace) {
-  const at2 = output2.indexOf(`# Subtest: ${file2}
-`);
-  const before = (at2 >= 0 ? output2.slice(0, at2) : output2).split("\n").slice(-40).join("\n");
-  const notFound = /Cannot find (?:module|package) '([^']+)'(?: imported from (\S+))?/.exec(before);
-  if (notFound) {
-    const target = notFound[1] ?? "";
-    const full = isAbsolute3(target) ? target : target.startsWith(".") ? join6(workspace, target) : "";
-    const inRepo = full !== "" && !relative(workspace, full).startsWith("..");
-    const isDir = inRepo && existsSync(full) && statSync(full).isDirectory();
-    const rel = inRepo ? relative(workspace, full) || "." : target;
-    const why = isDir ? `${rel} is a folder, loaded as a module (the command names a folder where node --test wants files or globs)` : `Cannot find module '${rel}'`;
-    return { reason: why, codeFault: inRepo && !isDir && !TEST_PATH.test(rel) && rel !== file2 };
-  }
-  const syntax = /SyntaxError: [^\n]*/.exec(before);
-  if (syntax) {
-    const where = /(?:file:\/\/)?(\/[^\s:]+\.[cm]?[jt]sx?):\d+/.exec(before)?.[1];
-    const rel = where ? repoRelative(where, workspace) : file2;
-    return { reason: `${syntax[0].replace(/^#\s*/, "")} (${rel})`, codeFault: !TEST_PATH.test(rel) };
-  }
-  const error62 = /^#\s*(\w*Error\b[^\n]*)/m.exec(before)?.[1];
-  return { reason: error62 ? `${file2} did not load: ${error62}` : `${file2} did not load or exited early`, codeFault: false };
-}
-function repoRelative(file2, workspace) {
-  const rel = isAbsolute3(file2) ? relative(workspace, file2) : file2;
-  return rel.replace(/^\.\//, "");
-}
-
-// src/engine/is-test-file.ts
-var TEST_PATH2 = /(^|\/)(tests?|__tests__|spec)\/|(^|\/)(test_[^/]*\.py|[^/]*_test\.py|conftest\.py|[^/]*\.(test|spec)\.[cm]?[jt]sx?|[^/]*_test\.go)$/;
-function isTestFile(path12) {
-  return TEST_PATH2.test(path12.replaceAll("\\", "/"));
-}
-
-// src/workspace/apply-edits.ts
-import { lstatSync as lstatSync2 } from "node:fs";
-import { rm as rm2 } from "node:fs/promises";
-
-// src/workspace/unified-diff.ts
-import { mkdtempSync, rmSync, writeFileSync as writeFileSync2 } from "node:fs";
-import { tmpdir as tmpdir2 } from "node:os";
-import { join as join7 } from "node:path";
-
-// node_modules/is-plain-obj/index.js
-function isPlainObject4(value) {
-  if (typeof value !== "object" || value === null) {
-    return false;
-  }
-  const prototype = Object.getPrototypeOf(value);
-  return (prototype === null || prototype === Object.prototype || Object.getPrototypeOf(prototype) === null) && !(Symbol.toStringTag in value) && !(Symbol.iterator in value);
-}
-
-// node_modules/execa/lib/arguments/file-url.js
-import { fileURLToPath } from "node:url";
-var safeNormalizeFileUrl = (file2, name) => {
-  const fileString = normalizeFileUrl(normalizeDenoExecPath(file2));
-  if (typeof fileString !== "string") {
-    throw new TypeError(`${name} must be a string or a file URL: ${fileString}.`);
-  }
-  return fileString;
-};
-var normalizeDenoExecPath = (file2) => isDenoExecPath(file2) ? file2.toString() : file2;
-var isDenoExecPath = (file2) => typeof file2 !== "string" && file2 && Object.getPrototypeOf(file2) === String.prototype;
-var normalizeFileUrl = (file2) => file2 instanceof URL ? fileURLToPath(file2) : file2;
-
-// node_modules/execa/lib/methods/parameters.js
-var normalizeParameters = (rawFile, rawArguments = [], rawOptions, ...rawExtraArguments) => {
-  if (rawExtraArguments.length > 0) {
-    throw new TypeError("Execa accepts at most three arguments: file, arguments, options.");
-  }
-  if (rawOptions !== void 0 && isPlainObject4(rawArguments)) {
-    throw new TypeError("Execa accepts at most one options object. Please merge the second and third arguments.");
-  }
-  const filePath = safeNormalizeFileUrl(rawFile, "First argument");
-  const [commandArguments, options2 = {}] = isPlainObject4(rawArguments) ? [[], rawArguments] : [rawArguments, rawOptions];
-  if (!Array.isArray(commandArguments)) {
-    throw new TypeError(`Second argument must be either an array of arguments or an options object: ${commandArguments}`);
-  }
-  if (commandArguments.some((commandArgument) => typeof commandArgument === "object" && commandArgument !== null)) {
-    throw new TypeError(`Second argument must be an array of strings: ${commandArguments}`);
-  }
-  const normalizedArguments = commandArguments.map(String);
-  const nullByteArgument = normalizedArguments.find((normalizedArgument) => normalizedArgument.includes("\0"));
-  if (nullByteArgument !== void 0) {
-    throw new TypeError(`Arguments cannot contain null bytes ("\\0"): ${nullByteArgument}`);
-  }
-  if (!isPlainObject4(options2)) {
-    throw new TypeError(`Last argument must be an options object: ${options2}`);
-  }
-  return [filePath, normalizedArguments, { __proto__: null, ...options2 }];
-};
-
-// node_modules/execa/lib/methods/template.js
-import { ChildProcess } from "node:child_process";
-
-// node_modules/execa/lib/arguments/escape.js
-import { platform } from "node:process";
-import { stripVTControlCharacters as stripVTControlCharacters4 } from "node:util";
-var joinCommand = (filePath, rawArguments, shell) => {
-  const fileAndArguments = [filePath, ...rawArguments];
-  const command = fileAndArguments.join(" ");
-  const escapedCommand = shell ? escapeControlCharacters(command) : fileAndArguments.map((fileAndArgument) => quoteString(escapeControlCharacters(fileAndArgument))).join(" ");
-  return { command, escapedCommand };
-};
-var escapeLines = (lines) => stripVTControlCharacters4(lines).split("\n").map((line) => escapeControlCharacters(line)).join("\n");
-var escapeControlCharacters = (line) => line.replaceAll(SPECIAL_CHAR_REGEXP, (character) => escapeControlCharacter(character));
-var escapeControlCharacter = (character) => {
-  const commonEscape = COMMON_ESCAPES[character];
-  if (commonEscape !== void 0) {
-    return commonEscape;
-  }
-  const codepoint = character.codePointAt(0);
-  const codepointHex = codepoint.toString(16);
-  return codepoint <= ASTRAL_START ? `\\u${codepointHex.padStart(4, "0")}` : `\\U${codepointHex}`;
-};
-var getSpecialCharRegExp = () => {
-  try {
-    return new RegExp("\\p{Separator}|\\p{Other}", "gu");
-  } catch {
-    return /[\s\u0000-\u001F\u007F-\u009F\u00AD]/g;
-  }
-};
-var SPECIAL_CHAR_REGEXP = getSpecialCharRegExp();
-var COMMON_ESCAPES = {
-  " ": " ",
-  "\b": "\\b",
-  "\f": "\\f",
-  "\n": "\\n",
-  "\r": "\\r",
-  "	": "\\t"
-};
-var ASTRAL_START = 65535;
-var quoteString = (escapedArgument) => {
-  if (NO_ESCAPE_REGEXP.test(escapedArgument)) {
-    return escapedArgument;
-  }
-  return platform === "win32" ? `"${escapedArgument.replaceAll('"', '""')}"` : `'${escapedArgument.replaceAll("'", "'\\''")}'`;
-};
-var NO_ESCAPE_REGEXP = /^[\w\-./]+$/;
-
-// node_modules/execa/lib/utils/uint-array.js
-import { StringDecoder } from "node:string_decoder";
-var { toString: objectToString } = Object.prototype;
-var isArrayBuffer = (value) => objectToString.call(value) === "[object ArrayBuffer]";
-var isUint8Array = (value) => objectToString.call(value) === "[object Uint8Array]";
-var bufferToUint8Array = (buffer) => new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength);
-var textEncoder = new TextEncoder();
-var stringToUint8Array = (string4) => textEncoder.encode(string4);
-var textDecoder3 = new TextDecoder();
-var uint8ArrayToString = (uint8Array) => textDecoder3.decode(uint8Array);
-var joinToString = (uint8ArraysOrStrings, encoding) => {
-  const strings = uint8ArraysToStrings(uint8ArraysOrStrings, encoding);
-  return strings.join("");
-};
-var uint8ArraysToStrings = (uint8ArraysOrStrings, encoding) => {
-  if (encoding === "utf8" && uint8ArraysOrStrings.every((uint8ArrayOrString) => typeof uint8ArrayOrString === "string")) {
-    return uint8ArraysOrStrings;
-  }
-  const decoder = new StringDecoder(encoding);
-  const strings = uint8ArraysOrStrings.map((uint8ArrayOrString) => typeof uint8ArrayOrString === "string" ? stringToUint8Array(uint8ArrayOrString) : uint8ArrayOrString).map((uint8Array) => decoder.write(uint8Array));
-  const finalString = decoder.end();
-  return finalString === "" ? strings : [...strings, finalString];
-};
-var joinToUint8Array = (uint8ArraysOrStrings) => uint8ArraysOrStrings.length === 1 && isUint8Array(uint8ArraysOrStrings[0]) ? uint8ArraysOrStrings[0] : concatUint8Arrays(stringsToUint8Arrays(uint8ArraysOrStrings));
-var stringsToUint8Arrays = (uint8ArraysOrStrings) => uint8ArraysOrStrings.map((uint8ArrayOrString) => typeof uint8ArrayOrString === "string" ? stringToUint8Array(uint8ArrayOrString) : uint8ArrayOrString);
-var concatUint8Arrays = (uint8Arrays) => {
-  const result = new Uint8Array(getJoinLength(uint8Arrays));
-  let index = 0;
-  for (const uint8Array of uint8Arrays) {
-    result.set(uint8Array, index);
-    index += uint8Array.length;
-  }
-  return result;
-};
-var getJoinLength = (uint8Arrays) => {
-  let joinLength = 0;
-  for (const uint8Array of uint8Arrays) {
-    joinLength += uint8Array.length;
-  }
-  return joinLength;
-};
-
-// node_modules/execa/lib/return/final-error.js
-var getFinalError = (originalError, message, isSync) => {
-  const ErrorClass = isSync ? ExecaSyncError : ExecaError;
-  const options2 = originalError instanceof DiscardedError ? {} : { cause: originalError };
-  return new ErrorClass(message, options2);
-};
-var DiscardedError = class extends Error {
-};
-var setErrorName = (ErrorClass, value) => {
-  Object.defineProperties(ErrorClass.prototype, {
-    name: {
-      value,
-      writable: true,
-      enumerable: false,
-      configurable: true
-    },
-    [execaErrorSymbol]: {
-      value: true,
-      writable: false,
-      enumerable: false,
-      configurable: false
-    }
-  });
-};
-var isExecaError = (error62) => isErrorInstance(error62) && execaErrorSymbol in error62;
-var execaErrorSymbol = /* @__PURE__ */ Symbol("isExecaError");
-var isErrorInstance = (value) => value instanceof Error || Object.prototype.toString.call(value) === "[object Error]";
-var ExecaError = class extends Error {
-};
-setErrorName(ExecaError, ExecaError.name);
-var ExecaSyncError = class extends Error {
-};
-setErrorName(ExecaSyncError, ExecaSyncError.name);
-
-// node_modules/execa/lib/utils/type-name.js
-var getTypeName = (value) => value === null ? "null" : typeof value;
-
-// node_modules/execa/lib/methods/template.js
-var isTemplateString = (templates) => Array.isArray(templates) && Array.isArray(templates.raw);
-var parseTemplates = (templates, expressions) => {
-  let tokens = [];
-  let isSeparated = false;
-  for (const [index, template] of templates.entries()) {
-    ({ tokens, isSeparated } = parseTemplate({
-      templates,
-      expressions,
-      tokens,
-      isSeparated,
-      index,
-      template
-    }));
-  }
-  if (tokens.length === 0) {
-    throw new TypeError("Template script must not be empty");
-  }
-  const [file2, ...commandArguments] = tokens;
-  return [file2, commandArguments, {}];
-};
-var parseTemplate = ({ templates, expressions, tokens, isSeparated, index, template }) => {
-  if (template === void 0) {
-    throw new TypeError(`Invalid backslash sequence: ${templates.raw[index]}`);
-  }
-  const { nextTokens, leadingWhitespaces, trailingWhitespaces } = splitByWhitespaces(template, templates.raw[index]);
-  const newTokens = concatTokens(tokens, nextTokens, isSeparated || leadingWhitespaces);
-  const isTemplateSeparated = trailingWhitespaces || nextTokens.length === 0 && isSeparated;
-  if (index === expressions.length) {
-    return { tokens: newTokens, isSeparated: isTemplateSeparated };
-  }
-  const expression = expressions[index];
-  const expressionTokens = Array.isArray(expression) ? expression.map((expression2) => parseExpression(expression2)) : [parseExpression(expression)];
-  return {
-    tokens: concatTokens(newTokens, expressionTokens, isTemplateSeparated),
-    isSeparated: expressionTokens.length === 0 && isTemplateSeparated
-  };
-};
-var splitByWhitespaces = (template, rawTemplate) => {
-  if (template.length === 0) {
-    return { nextTokens: [], leadingWhitespaces: false, trailingWhitespaces: false };
-  }
-  const nextTokens = [];
-  let templateStart = 0;
-  let isLeadingWhitespaces = false;
-  for (let templateIndex = 0, rawIndex = 0; templateIndex < template.length; templateIndex += 1, rawIndex += 1) {
-    const rawCharacter = rawTemplate[rawIndex];
-    if (DELIMITERS.has(rawCharacter)) {
-      if (templateIndex === 0) {
-        isLeadingWhitespaces = true;
-      }
-      if (templateStart !== templateIndex) {
-        nextTokens.push(template.slice(templateStart, templateIndex));
-      }
-      templateStart = templateIndex + 1;
-    } else if (rawCharacter === "\\") {
-      const nextRawCharacter = rawTemplate[rawIndex + 1];
-      if (nextRawCharacter === "\n") {
-        templateIndex -= 1;
-        rawIndex += 1;
-      } else if (nextRawCharacter === "u" && rawTemplate[rawIndex + 2] === "{") {
-        const closingBraceIndex = rawTemplate.indexOf("}", rawIndex + 3);
-        if (isAstralEscape(rawTemplate.slice(rawIndex + 3, closingBraceIndex))) {
-          templateIndex += 1;
-        }
-        rawIndex = closingBraceIndex;
-      } else {
-        rawIndex += ESCAPE_LENGTH[nextRawCharacter] ?? 1;
-      }
-    }
-  }
-  const isTrailingWhitespaces = templateStart === template.length;
-  if (!isTrailingWhitespaces) {
-    nextTokens.push(template.slice(templateStart));
-  }
-  return { nextTokens, leadingWhitespaces: isLeadingWhitespaces, trailingWhitespaces: isTrailingWhitespaces };
-};
-var isAstralEscape = (codePointHex) => Number.parseInt(codePointHex, 16) > ASTRAL_START;
-var DELIMITERS = /* @__PURE__ */ new Set([" ", "	", "\r", "\n"]);
-var ESCAPE_LENGTH = { x: 3, u: 5 };
-var concatTokens = (tokens, nextTokens, isSeparated) => isSeparated || tokens.length === 0 || nextTokens.length === 0 ? [...tokens, ...nextTokens] : [
-  ...tokens.slice(0, -1),
-  `${tokens.at(-1)}${nextTokens[0]}`,
-  ...nextTokens.slice(1)
-];
-var parseExpression = (expression) => {
-  const typeOfExpression = getTypeName(expression);
-  if (typeOfExpression === "string") {
-    return expression;
-  }
-  if (typeOfExpression === "number") {
-    return String(expression);
-  }
-  if ((isPlainObject4(expression) || isExecaError(expression)) && (Object.hasOwn(expression, "stdout") || Object.hasOwn(expression, "isMaxBuffer"))) {
-    return getSubprocessResult(expression);
-  }
-  if (expression instanceof ChildProcess || Object.prototype.toString.call(expression) === "[object Promise]") {
-    throw new TypeError("Unexpected subprocess in template expression. Please use ${await subprocess} instead of ${subprocess}.");
-  }
-  throw new TypeError(`Unexpected "${typeOfExpression}" in template expression`);
-};
-var getSubprocessResult = (result) => {
-  const stdout = Object.hasOwn(result, "stdout") ? result.stdout : void 0;
-  if (typeof stdout === "string") {
-    return stdout;
-  }
-  if (isUint8Array(stdout)) {
-    return uint8ArrayToString(stdout);
-  }
-  if (stdout === void 0) {
-    throw new TypeError(`Missing result.stdout in template expression. This is probably due to the previous subprocess' "stdout" option.`);
-  }
-  throw new TypeError(`Unexpected "${getTypeName(stdout)}" stdout in template expression`);
-};
-
-// node_modules/execa/lib/methods/main-sync.js
-import { spawnSync } from "node:child_process";
-
-// node_modules/execa/lib/arguments/specific.js
-import { debuglog } from "node:util";
-
-// node_modules/execa/lib/utils/standard-stream.js
-import process2 from "node:process";
-var isStandardStream = (stream) => STANDARD_STREAMS.includes(stream);
-var STANDARD_STREAMS = [process2.stdin, process2.stdout, process2.stderr];
-var STANDARD_STREAMS_ALIASES = ["stdin", "stdout", "stderr"];
-var getStreamName = (fdNumber) => STANDARD_STREAMS_ALIASES[fdNumber] ?? `stdio[${fdNumber}]`;
-var allStreamSymbol = /* @__PURE__ */ Symbol("execa.allStream");
-var setAllStream = (stream) => Object.assign(stream, { [allStreamSymbol]: true });
-var isAllStream = (stream) => stream?.[allStreamSymbol] === true;
-
-// node_modules/execa/lib/utils/options.js
-var copyOptions = (options2 = {}) => {
-  if (options2 === null) {
-    throw new TypeError("The options must be an object, not `null`.");
-  }
-  return { __proto__: null, ...options2 };
-};
-var checkBooleanOption = (value, optionName) => {
-  if (value !== void 0 && typeof value !== "boolean") {
-    throw new TypeError(`The \`${optionName}\` option must use a boolean.`);
-  }
-};
-
-// node_modules/execa/lib/arguments/specific.js
-var normalizeFdSpecificOptions = (options2) => {
-  const optionsCopy = { __proto__: null, ...options2 };
-  for (const optionName of FD_SPECIFIC_OPTIONS) {
-    optionsCopy[optionName] = normalizeFdSpecificOption(options2, optionName);
-  }
-  return optionsCopy;
-};
-var normalizeFdSpecificOption = (options2, optionName) => {
-  const stdioLength = getStdioLength(options2);
-  const optionBaseArray = Array.from({ length: stdioLength + 1 });
-  const optionArray = normalizeFdSpecificValue(options2[optionName], optionBaseArray, optionName, stdioLength);
-  return addDefaultValue(optionArray, optionName);
-};
-var getStdioLength = ({ stdio }) => Array.isArray(stdio) ? Math.max(stdio.length, STANDARD_STREAMS_ALIASES.length) : STANDARD_STREAMS_ALIASES.length;
-var normalizeFdSpecificValue = (optionValue, optionArray, optionName, stdioLength) => {
-  if (isPlainObject4(optionValue)) {
-    return normalizeOptionObject(optionValue, optionArray, optionName, stdioLength);
-  }
-  validateFdSpecificValue(optionValue, optionName);
-  return optionArray.fill(optionValue);
-};
-var normalizeOptionObject = (optionValue, optionArray, optionName, stdioLength) => {
-  for (const fdName of Object.keys(optionValue).sort(compareFdName)) {
-    validateFdSpecificValue(optionValue[fdName], optionName, `${optionName}.${fdName}`);
-    for (const fdNumber of parseFdName(fdName, optionName, stdioLength)) {
-      optionArray[fdNumber] = optionValue[fdName];
-    }
-  }
-  return optionArray;
-};
-var compareFdName = (fdNameA, fdNameB) => getFdNameOrder(fdNameA) < getFdNameOrder(fdNameB) ? 1 : -1;
-var getFdNameOrder = (fdName) => {
-  if (fdName === "stdout" || fdName === "stderr") {
-    return 0;
-  }
-  return fdName === "all" ? 2 : 1;
-};
-var parseFdName = (fdName, optionName, stdioLength) => {
-  if (fdName === "ipc") {
-    return [stdioLength];
-  }
-  const fdNumber = parseFd(fdName);
-  if (fdNumber === void 0 || fdNumber === 0) {
-    throw new TypeError(`"${optionName}.${fdName}" is invalid.
-It must be "${optionName}.stdout", "${optionName}.stderr", "${optionName}.all", "${optionName}.ipc", or "${optionName}.fd3", "${optionName}.fd4" (and so on).`);
-  }
-  if (fdNumber !== "all" && fdNumber >= stdioLength) {
-    throw new TypeError(`"${optionName}.${fdName}" is invalid: that file descriptor does not exist.
-Please set the "stdio" option to ensure that file descriptor exists.`);
-  }
-  return fdNumber === "all" ? [1, 2] : [fdNumber];
-};
-var parseFd = (fdName) => {
-  if (fdName === "all") {
-    return fdName;
-  }
-  if (STANDARD_STREAMS_ALIASES.includes(fdName)) {
-    return STANDARD_STREAMS_ALIASES.indexOf(fdName);
-  }
-  const regexpResult = FD_REGEXP.exec(fdName);
-  if (regexpResult !== null) {
-    return Number(regexpResult.groups.fdNumber);
-  }
-};
-var FD_REGEXP = /^fd(?<fdNumber>\d+)$/;
-var addDefaultValue = (optionArray, optionName) => optionArray.map((optionValue) => optionValue === void 0 ? DEFAULT_OPTIONS[optionName] : optionValue);
-var BOOLEAN_FD_SPECIFIC_OPTIONS = /* @__PURE__ */ new Set(["lines", "buffer", "stripFinalNewline"]);
-var validateFdSpecificValue = (optionValue, optionName, fullOptionName = optionName) => {
-  if (BOOLEAN_FD_SPECIFIC_OPTIONS.has(optionName)) {
-    checkBooleanOption(optionValue, fullOptionName);
-  } else if (optionName === "maxBuffer" && optionValue !== void 0 && (typeof optionValue !== "number" || Number.isNaN(optionValue))) {
-    throw new TypeError(`The \`${fullOptionName}\` option must use a number.`);
-  }
-};
-var verboseDefault = debuglog("execa").enabled ? "full" : "none";
-var DEFAULT_OPTIONS = {
-  lines: false,
-  buffer: true,
-  maxBuffer: 1e3 * 1e3 * 100,
-  verbose: verboseDefault,
-  stripFinalNewline: true
-};
-var FD_SPECIFIC_OPTIONS = ["lines", "buffer", "maxBuffer", "verbose", "stripFinalNewline"];
-var getFdSpecificValue = (optionArray, fdNumber) => fdNumber === "ipc" ? optionArray.at(-1) : optionArray[fdNumber];
-
-// node_modules/execa/lib/verbose/values.js
-var isVerbose = ({ verbose }, fdNumber) => getFdVerbose(verbose, fdNumber) !== "none";
-var isFullVerbose = ({ verbose }, fdNumber) => !["none", "short"].includes(getFdVerbose(verbose, fdNumber));
-var getVerboseFunction = ({ verbose }, fdNumber) => {
-  const fdVerbose = getFdVerbose(verbose, fdNumber);
-  return isVerboseFunction(fdVerbose) ? fdVerbose : void 0;
-};
-var getFdVerbose = (verbose, fdNumber) => fdNumber === void 0 ? getFdGenericVerbose(verbose) : getFdSpecificValue(verbose, fdNumber);
-var getFdGenericVerbose = (verbose) => verbose.find((fdVerbose) => isVerboseFunction(fdVerbose)) ?? VERBOSE_VALUES.findLast((fdVerbose) => verbose.includes(fdVerbose));
-var isVerboseFunction = (fdVerbose) => typeof fdVerbose === "function";
-var VERBOSE_VALUES = ["none", "short", "full"];
-
-// node_modules/execa/lib/verbose/log.js
-import { inspect } from "node:util";
-
-// node_modules/execa/lib/verbose/default.js
-import process4 from "node:process";
-
-// node_modules/is-unicode-supported/index.js
-import process3 from "node:process";
-function isUnicodeSupported() {
-  const { env } = process3;
-  const { TERM, TERM_PROGRAM } = env;
-  if (process3.platform !== "win32") {
-    return TERM !== "linux";
-  }
-  return Boolean(env.WT_SESSION) || Boolean(env.TERMINUS_SUBLIME) || env.ConEmuTask === "{cmd::Cmder}" || TERM_PROGRAM === "Terminus-Sublime" || TERM_PROGRAM === "vscode" || TERM === "xterm-256color" || TERM === "alacritty" || TERM === "rxvt-unicode" || TERM === "rxvt-unicode-256color" || env.TERMINAL_EMULATOR === "JetBrains-JediTerm";
-}
-
-// node_modules/figures/index.js
-var common = {
-  circleQuestionMark: "(?)",
-  questionMarkPrefix: "(?)",
-  square: "\u2588",
-  squareDarkShade: "\u2593",
-  squareMediumShade: "\u2592",
-  squareLightShade: "\u2591",
-  squareTop: "\u2580",
-  squareBottom: "\u2584",
-  squareLeft: "\u258C",
-  squareRight: "\u2590",
-  squareCenter: "\u25A0",
-  bullet: "\u25CF",
-  dot: "\u2024",
-  ellipsis: "\u2026",
-  pointerSmall: "\u203A",
-  triangleUp: "\u25B2",
-  triangleUpSmall: "\u25B4",
-  triangleDown: "\u25BC",
-  triangleDownSmall: "\u25BE",
-  triangleLeftSmall: "\u25C2",
-  triangleRightSmall: "\u25B8",
-  home: "\u2302",
-  heart: "\u2665",
-  musicNote: "\u266A",
-  musicNoteBeamed: "\u266B",
-  arrowUp: "\u2191",
-  arrowDown: "\u2193",
-  arrowLeft: "\u2190",
-  arrowRight: "\u2192",
-  arrowLeftRight: "\u2194",
-  arrowUpDown: "\u2195",
-  almostEqual: "\u2248",
-  notEqual: "\u2260",
-  lessOrEqual: "\u2264",
-  greaterOrEqual: "\u2265",
-  identical: "\u2261",
-  infinity: "\u221E",
-  subscriptZero: "\u2080",
-  subscriptOne: "\u2081",
-  subscriptTwo: "\u2082",
-  subscriptThree: "\u2083",
-  subscriptFour: "\u2084",
-  subscriptFive: "\u2085",
-  subscriptSix: "\u2086",
-  subscriptSeven: "\u2087",
-  subscriptEight: "\u2088",
-  subscriptNine: "\u2089",
-  oneHalf: "\xBD",
-  oneThird: "\u2153",
-  oneQuarter: "\xBC",
-  oneFifth: "\u2155",
-  oneSixth: "\u2159",
-  oneEighth: "\u215B",
-  twoThirds: "\u2154",
-  twoFifths: "\u2156",
-  threeQuarters: "\xBE",
-  threeFifths: "\u2157",
-  threeEighths: "\u215C",
-  fourFifths: "\u2158",
-  fiveSixths: "\u215A",
-  fiveEighths: "\u215D",
-  sevenEighths: "\u215E",
-  line: "\u2500",
-  lineBold: "\u2501",
-  lineDouble: "\u2550",
-  lineDashed0: "\u2504",
-  lineDashed1: "\u2505",
-  lineDashed2: "\u2508",
-  lineDashed3: "\u2509",
-  lineDashed4: "\u254C",
-  lineDashed5: "\u254D",
-  lineDashed6: "\u2574",
-  lineDashed7: "\u2576",
-  lineDashed8: "\u2578",
-  lineDashed9: "\u257A",
-  lineDashed10: "\u257C",
-  lineDashed11: "\u257E",
-  lineDashed12: "\u2212",
-  lineDashed13: "\u2013",
-  lineDashed14: "\u2010",
-  lineDashed15: "\u2043",
-  lineVertical: "\u2502",
-  lineVerticalBold: "\u2503",
-  lineVerticalDouble: "\u2551",
-  lineVerticalDashed0: "\u2506",
-  lineVerticalDashed1: "\u2507",
-  lineVerticalDashed2: "\u250A",
-  lineVerticalDashed3: "\u250B",
-  lineVerticalDashed4: "\u254E",
-  lineVerticalDashed5: "\u254F",
-  lineVerticalDashed6: "\u2575",
-  lineVerticalDashed7: "\u2577",
-  lineVerticalDashed8: "\u2579",
-  lineVerticalDashed9: "\u257B",
-  lineVerticalDashed10: "\u257D",
-  lineVerticalDashed11: "\u257F",
-  lineDownLeft: "\u2510",
-  lineDownLeftArc: "\u256E",
-  lineDownBoldLeftBold: "\u2513",
-  lineDownBoldLeft: "\u2512",
-  lineDownLeftBold: "\u2511",
-  lineDownDoubleLeftDouble: "\u2557",
-  lineDownDoubleLeft: "\u2556",
-  lineDownLeftDouble: "\u2555",
-  lineDownRight: "\u250C",
-  lineDownRightArc: "\u256D",
-  lineDownBoldRightBold: "\u250F",
-  lineDownBoldRight: "\u250E",
-  lineDownRightBold: "\u250D",
-  lineDownDoubleRightDouble: "\u2554",
-  lineDownDoubleRight: "\u2553",
-  lineDownRightDouble: "\u2552",
-  lineUpLeft: "\u2518",
-  lineUpLeftArc: "\u256F",
-  lineUpBoldLeftBold: "\u251B",
-  lineUpBoldLeft: "\u251A",
-  lineUpLeftBold: "\u2519",
-  lineUpDoubleLeftDouble: "\u255D",
-  lineUpDoubleLeft: "\u255C",
-  lineUpLeftDouble: "\u255B",
-  lineUpRight: "\u2514",
-  lineUpRightArc: "\u2570",
-  lineUpBoldRightBold: "\u2517",
-  lineUpBoldRight: "\u2516",
-  lineUpRightBold: "\u2515",
-  lineUpDoubleRightDouble: "\u255A",
-  lineUpDoubleRight: "\u2559",
-  lineUpRightDouble: "\u2558",
-  lineUpDownLeft: "\u2524",
-  lineUpBoldDownBoldLeftBold: "\u252B",
-  lineUpBoldDownBoldLeft: "\u2528",
-  lineUpDownLeftBold: "\u2525",
-  lineUpBoldDownLeftBold: "\u2529",
-  lineUpDownBoldLeftBold: "\u252A",
-  lineUpDownBoldLeft: "\u2527",
-  lineUpBoldDownLeft: "\u2526",
-  lineUpDoubleDownDoubleLeftDouble: "\u2563",
-  lineUpDoubleDownDoubleLeft: "\u2562",
-  lineUpDownLeftDouble: "\u2561",
-  lineUpDownRight: "\u251C",
-  lineUpBoldDownBoldRightBold: "\u2523",
-  lineUpBoldDownBoldRight: "\u2520",
-  lineUpDownRightBold: "\u251D",
-  lineUpBoldDownRightBold: "\u2521",
-  lineUpDownBoldRightBold: "\u2522",
-  lineUpDownBoldRight: "\u251F",
-  lineUpBoldDownRight: "\u251E",
-  lineUpDoubleDownDoubleRightDouble: "\u2560",
-  lineUpDoubleDownDoubleRight: "\u255F",
-  lineUpDownRightDouble: "\u255E",
-  lineDownLeftRight: "\u252C",
-  lineDownBoldLeftBoldRightBold: "\u2533",
-  lineDownLeftBoldRightBold: "\u252F",
-  lineDownBoldLeftRight: "\u2530",
-  lineDownBoldLeftBoldRight: "\u2531",
-  lineDownBoldLeftRightBold: "\u2532",
-  lineDownLeftRightBold: "\u252E",
-  lineDownLeftBoldRight: "\u252D",
-  lineDownDoubleLeftDoubleRightDouble: "\u2566",
-  lineDownDoubleLeftRight: "\u2565",
-  lineDownLeftDoubleRightDouble: "\u2564",
-  lineUpLeftRight: "\u2534",
-  lineUpBoldLeftBoldRightBold: "\u253B",
-  lineUpLeftBoldRightBold: "\u2537",
-  lineUpBoldLeftRight: "\u2538",
-  lineUpBoldLeftBoldRight: "\u2539",
-  lineUpBoldLeftRightBold: "\u253A",
-  lineUpLeftRightBold: "\u2536",
-  lineUpLeftBoldRight: "\u2535",
-  lineUpDoubleLeftDoubleRightDouble: "\u2569",
-  lineUpDoubleLeftRight: "\u2568",
-  lineUpLeftDoubleRightDouble: "\u2567",
-  lineUpDownLeftRight: "\u253C",
-  lineUpBoldDownBoldLeftBoldRightBold: "\u254B",
-  lineUpDownBoldLeftBoldRightBold: "\u2548",
-  lineUpBoldDownLeftBoldRightBold: "\u2547",
-  lineUpBoldDownBoldLeftRightBold: "\u254A",
-  lineUpBoldDownBoldLeftBoldRight: "\u2549",
-  lineUpBoldDownLeftRight: "\u2540",
-  lineUpDownBoldLeftRight: "\u2541",
-  lineUpDownLeftBoldRight: "\u253D",
-  lineUpDownLeftRightBold: "\u253E",
-  lineUpBoldDownBoldLeftRight: "\u2542",
-  lineUpDownLeftBoldRightBold: "\u253F",
-  lineUpBoldDownLeftBoldRight: "\u2543",
-  lineUpBoldDownLeftRightBold: "\u2544",
-  lineUpDownBoldLeftBoldRight: "\u2545",
-  lineUpDownBoldLeftRightBold: "\u2546",
-  lineUpDoubleDownDoubleLeftDoubleRightDouble: "\u256C",
-  lineUpDoubleDownDoubleLeftRight: "\u256B",
-  lineUpDownLeftDoubleRightDouble: "\u256A",
-  lineCross: "\u2573",
-  lineBackslash: "\u2572",
-  lineSlash: "\u2571"
-};
-var specialMainSymbols = {
-  tick: "\u2714",
-  info: "\u2139",
-  warning: "\u26A0",
-  cross: "\u2718",
-  squareSmall: "\u25FB",
-  squareSmallFilled: "\u25FC",
-  circle: "\u25EF",
-  circleFilled: "\u25C9",
-  circleDotted: "\u25CC",
-  circleDouble: "\u25CE",
-  circleCircle: "\u24DE",
-  circleCross: "\u24E7",
-  circlePipe: "\u24BE",
-  radioOn: "\u25C9",
-  radioOff: "\u25EF",
-  checkboxOn: "\u2612",
-  checkboxOff: "\u2610",
-  checkboxCircleOn: "\u24E7",
-  checkboxCircleOff: "\u24BE",
-  pointer: "\u276F",
-  triangleUpOutline: "\u25B3",
-  triangleLeft: "\u25C0",
-  triangleRight: "\u25B6",
-  lozenge: "\u25C6",
-  lozengeOutline: "\u25C7",
-  hamburger: "\u2630",
-  smiley: "\u32E1",
-  mustache: "\u0DF4",
-  star: "\u2605",
-  play: "\u25B6",
-  nodejs: "\u2B22",
-  oneSeventh: "\u2150",
-  oneNinth: "\u2151",
-  oneTenth: "\u2152"
-};
-var specialFallbackSymbols = {
-  tick: "\u221A",
-  info: "i",
-  warning: "\u203C",
-  cross: "\xD7",
-  squareSmall: "\u25A1",
-  squareSmallFilled: "\u25A0",
-  circle: "( )",
-  circleFilled: "(*)",
-  circleDotted: "( )",
-  circleDouble: "( )",
-  circleCircle: "(\u25CB)",
-  circleCross: "(\xD7)",
-  circlePipe: "(\u2502)",
-  radioOn: "(*)",
-  radioOff: "( )",
-  checkboxOn: "[\xD7]",
-  checkboxOff: "[ ]",
-  checkboxCircleOn: "(\xD7)",
-  checkboxCircleOff: "( )",
-  pointer: ">",
-  triangleUpOutline: "\u2206",
-  triangleLeft: "\u25C4",
-  triangleRight: "\u25BA",
-  lozenge: "\u2666",
-  lozengeOutline: "\u25CA",
-  hamburger: "\u2261",
-  smiley: "\u263A",
-  mustache: "\u250C\u2500\u2510",
-  star: "\u2736",
-  play: "\u25BA",
-  nodejs: "\u2666",
-  oneSeventh: "1/7",
-  oneNinth: "1/9",
-  oneTenth: "1/10"
-};
-var mainSymbols = { ...common, ...specialMainSymbols };
-var fallbackSymbols = { ...common, ...specialFallbackSymbols };
-var shouldUseMain = isUnicodeSupported();
-var figures = shouldUseMain ? mainSymbols : fallbackSymbols;
-var figures_default = figures;
-var replacements = Object.entries(specialMainSymbols);
-
-// node_modules/yoctocolors/base.js
-import tty from "node:tty";
-var hasColors = tty?.WriteStream?.prototype?.hasColors?.() ?? false;
-var format = (open6, close) => {
-  if (!hasColors) {
-    return (input3) => input3;
-  }
-  const openCode = `\x1B[${open6}m`;
-  const closeCode = `\x1B[${close}m`;
-  return (input3) => {
-    const string4 = input3 + "";
-    let index = string4.indexOf(closeCode);
-    if (index === -1) {
-      return openCode + string4 + closeCode;
-    }
-    let result = openCode;
-    let lastIndex = 0;
-    const reopenOnNestedClose = close === 22;
-    const replaceCode = (reopenOnNestedClose ? closeCode : "") + openCode;
-    while (index !== -1) {
-      result += string4.slice(lastIndex, index) + replaceCode;
-      lastIndex = index + closeCode.length;
-      index = string4.indexOf(closeCode, lastIndex);
-    }
-    result += string4.slice(lastIndex) + closeCode;
-    return result;
-  };
-};
-var reset = format(0, 0);
-var bold = format(1, 22);
-var dim = format(2, 22);
-var italic = format(3, 23);
-var underline = format(4, 24);
-var underlineDouble = format("4:2", 24);
-var underlineCurly = format("4:3", 24);
-var underlineDotted = format("4:4", 24);
-var underlineDashed = format("4:5", 24);
-var overline = format(53, 55);
-var inverse = format(7, 27);
-var hidden = format(8, 28);
-var strikethrough = format(9, 29);
-var black = format(30, 39);
-var red = format(31, 39);
-var green = format(32, 39);
-var yellow = format(33, 39);
-var blue = format(34, 39);
-var magenta = format(35, 39);
-var cyan = format(36, 39);
-var white = format(37, 39);
-var gray = format(90, 39);
-var bgBlack = format(40, 49);
-var bgRed = format(41, 49);
-var bgGreen = format(42, 49);
-var bgYellow = format(43, 49);
-var bgBlue = format(44, 49);
-var bgMagenta = format(45, 49);
-var bgCyan = format(46, 49);
-var bgWhite = format(47, 49);
-var bgGray = format(100, 49);
-var redBright = format(91, 39);
-var greenBright = format(92, 39);
-var yellowBright = format(93, 39);
-var blueBright = format(94, 39);
-var magentaBright = format(95, 39);
-var cyanBright = format(96, 39);
-var whiteBright = format(97, 39);
-var bgRedBright = format(101, 49);
-var bgGreenBright = format(102, 49);
-var bgYellowBright = format(103, 49);
-var bgBlueBright = format(104, 49);
-var bgMagentaBright = format(105, 49);
-var bgCyanBright = format(106, 49);
-var bgWhiteBright = format(107, 49);
-var underlineBlack = format("58;5;0", 59);
-var underlineRed = format("58;5;1", 59);
-var underlineGreen = format("58;5;2", 59);
-var underlineYellow = format("58;5;3", 59);
-var underlineBlue = format("58;5;4", 59);
-var underlineMagenta = format("58;5;5", 59);
-var underlineCyan = format("58;5;6", 59);
-var underlineWhite = format("58;5;7", 59);
-var underlineGray = format("58;5;8", 59);
-var underlineRedBright = format("58;5;9", 59);
-var underlineGreenBright = format("58;5;10", 59);
-var underlineYellowBright = format("58;5;11", 59);
-var underlineBlueBright = format("58;5;12", 59);
-var underlineMagentaBright = format("58;5;13", 59);
-var underlineCyanBright = format("58;5;14", 59);
-var underlineWhiteBright = format("58;5;15", 59);
-
-// node_modules/execa/lib/verbose/default.js
-var hasColors2 = process4.env.FORCE_COLOR !== void 0 || process4.stderr.isTTY === true;
-var identity = (string4) => string4;
-var getColor = (color) => hasColors2 ? color : identity;
-var gray2 = getColor(gray);
-var bold2 = getColor(bold);
-var redBright2 = getColor(redBright);
-var yellowBright2 = getColor(yellowBright);
-var defaultVerboseFunction = ({
-  type,
-  message,
-  timestamp,
-  piped,
-  commandId,
-  result: { failed: failed3 = false } = {},
-  options: { reject = true }
-}) => {
-  const timestampString = serializeTimestamp(timestamp);
-  const icon = ICONS[type]({ failed: failed3, reject, piped });
-  const color = COLORS[type]({ reject });
-  return `${gray2(`[${timestampString}]`)} ${gray2(`[${commandId}]`)} ${color(icon)} ${color(message)}`;
-};
-var serializeTimestamp = (timestamp) => `${padField(timestamp.getHours(), 2)}:${padField(timestamp.getMinutes(), 2)}:${padField(timestamp.getSeconds(), 2)}.${padField(timestamp.getMilliseconds(), 3)}`;
-var padField = (field, padding) => String(field).padStart(padding, "0");
-var getFinalIcon = ({ failed: failed3, reject }) => {
-  if (!failed3) {
-    return figures_default.tick;
-  }
-  return reject ? figures_default.cross : figures_default.warning;
-};
-var ICONS = {
-  command: ({ piped }) => piped ? "|" : "$",
-  output: () => " ",
-  ipc: () => "*",
-  error: getFinalIcon,
-  duration: getFinalIcon
-};
-var COLORS = {
-  command: () => bold2,
-  output: () => identity,
-  ipc: () => identity,
-  error: ({ reject }) => reject ? redBright2 : yellowBright2,
-  duration: () => gray2
-};
-
-// node_modules/execa/lib/verbose/custom.js
-var applyVerboseOnLines = (printedLines, verboseInfo, fdNumber) => {
-  const verboseFunction = getVerboseFunction(verboseInfo, fdNumber);
-  return printedLines.map(({ verboseLine, verboseObject }) => applyVerboseFunction(verboseLine, verboseObject, verboseFunction)).filter((printedLine) => printedLine !== void 0).map((printedLine) => appendNewline(printedLine)).join("");
-};
-var applyVerboseFunction = (verboseLine, verboseObject, verboseFunction) => {
-  if (verboseFunction === void 0) {
-    return verboseLine;
-  }
-  const printedLine = verboseFunction(verboseLine, verboseObject);
-  if (typeof printedLine === "string") {
-    return printedLine;
-  }
-};
-var appendNewline = (printedLine) => printedLine.endsWith("\n") ? printedLine : `${printedLine}
-`;
-
-// node_modules/execa/lib/verbose/log.js
-var verboseLog = ({ type, verboseMessage, fdNumber, verboseInfo, result }) => {
-  const verboseObject = getVerboseObject({ type, result, verboseInfo });
-  const printedLines = getPrintedLines(verboseMessage, verboseObject);
-  const finalLines = applyVerboseOnLines(printedLines, verboseInfo, fdNumber);
-  if (finalLines !== "") {
-    console.warn(finalLines.slice(0, -1));
-  }
-};
-var getVerboseObject = ({ type, result, verboseInfo }) => {
-  const { escapedCommand, commandId, rawOptions } = verboseInfo;
-  const { piped = false, ...options2 } = rawOptions;
-  return {
-    type,
-    escapedCommand,
-    commandId: `${commandId}`,
-    timestamp: /* @__PURE__ */ new Date(),
-    piped,
-    result,
-    options: options2
-  };
-};
-var getPrintedLines = (verboseMessage, verboseObject) => verboseMessage.split("\n").map((message) => getPrintedLine({ ...verboseObject, message }));
-var getPrintedLine = (verboseObject) => {
-  const verboseLine = defaultVerboseFunction(verboseObject);
-  return { verboseLine, verboseObject };
-};
-var serializeVerboseMessage = (message) => {
-  const messageString = typeof message === "string" ? message : inspect(message);
-  return escapeLines(messageString);
-};
-
-// node_modules/execa/lib/verbose/start.js
-var logCommand = (escapedCommand, verboseInfo) => {
-  if (!isVerbose(verboseInfo)) {
-    return;
-  }
-  verboseLog({
-    type: "command",
-    verboseMessage: escapedCommand,
-    verboseInfo
-  });
-};
-
-// node_modules/execa/lib/verbose/info.js
-var getVerboseInfo = (verbose, escapedCommand, rawOptions) => {
-  validateVerbose(verbose);
-  const commandId = getCommandId(verbose);
-  return {
-    verbose,
-    escapedCommand,
-    commandId,
-    rawOptions
-  };
-};
-var getCommandId = (verbose) => isVerbose({ verbose }) ? COMMAND_ID++ : void 0;
-var COMMAND_ID = 0n;
-var validateVerbose = (verbose) => {
-  for (const fdVerbose of verbose) {
-    if (fdVerbose === false) {
-      throw new TypeError(`The "verbose: false" option was renamed to "verbose: 'none'".`);
-    }
-    if (fdVerbose === true) {
-      throw new TypeError(`The "verbose: true" option was renamed to "verbose: 'short'".`);
-    }
-    if (!VERBOSE_VALUES.includes(fdVerbose) && !isVerboseFunction(fdVerbose)) {
-      const allowedValues = VERBOSE_VALUES.map((allowedValue) => `'${allowedValue}'`).join(", ");
-      throw new TypeError(`The "verbose" option must not be ${fdVerbose}. Allowed values are: ${allowedValues} or a function.`);
-    }
-  }
-};
-
-// node_modules/execa/lib/return/duration.js
-import { hrtime } from "node:process";
-var getStartTime = () => hrtime.bigint();
-var getDurationMs = (startTime2) => Number(hrtime.bigint() - startTime2) / 1e6;
-
-// node_modules/execa/lib/arguments/command.js
-var handleCommand = (filePath, rawArguments, rawOptions) => {
-  const startTime2 = getStartTime();
-  const { command, escapedCommand } = joinCommand(filePath, rawArguments, rawOptions.shell && !rawOptions.node);
-  const verbose = normalizeFdSpecificOption(rawOptions, "verbose");
-  const verboseInfo = getVerboseInfo(verbose, escapedCommand, { __proto__: null, ...rawOptions });
-  logCommand(escapedCommand, verboseInfo);
-  return {
-    command,
-    escapedCommand,
-    startTime: startTime2,
-    verboseInfo
-  };
-};
-
-// node_modules/execa/lib/arguments/options.js
-import path8 from "node:path";
-import process9 from "node:process";
-
-// node_modules/npm-run-path/index.js
-import process5 from "node:process";
-import path3 from "node:path";
-
-// node_modules/npm-run-path/node_modules/path-key/index.js
-function pathKey(options2 = {}) {
-  const {
-    env = process.env,
-    platform: platform2 = process.platform
-  } = options2;
-  if (platform2 !== "win32") {
-    return "PATH";
-  }
-  return Object.keys(env).reverse().find((key) => key.toUpperCase() === "PATH") || "Path";
-}
-
-// node_modules/unicorn-magic/node.js
-import { promisify } from "node:util";
-import { execFile as execFileCallback, execFileSync as execFileSyncOriginal } from "node:child_process";
-import path2 from "node:path";
-import { fileURLToPath as fileURLToPath2 } from "node:url";
-var execFileOriginal = promisify(execFileCallback);
-function toPath(urlOrPath) {
-  return urlOrPath instanceof URL ? fileURLToPath2(urlOrPath) : urlOrPath;
-}
-function traversePathUp(startPath) {
-  return {
-    *[Symbol.iterator]() {
-      let currentPath = path2.resolve(toPath(startPath));
-      let previousPath;
-      while (previousPath !== currentPath) {
-        yield currentPath;
-        previousPath = currentPath;
-        currentPath = path2.resolve(currentPath, "..");
-      }
-    }
-  };
-}
-var TEN_MEGABYTES_IN_BYTES = 10 * 1024 * 1024;
-
-// node_modules/npm-run-path/index.js
-var npmRunPath = ({
-  cwd = process5.cwd(),
-  path: pathOption = process5.env[pathKey()],
-  preferLocal = true,
-  execPath: execPath2 = process5.execPath,
-  addExecPath = true
-} = {}) => {
-  const cwdPath = path3.resolve(toPath(cwd));
-  const result = [];
-  const pathParts = pathOption.split(path3.delimiter);
-  if (preferLocal) {
-    applyPreferLocal(result, pathParts, cwdPath);
-  }
-  if (addExecPath) {
-    applyExecPath(result, pathParts, execPath2, cwdPath);
-  }
-  return pathOption === "" || pathOption === path3.delimiter ? `${result.join(path3.delimiter)}${pathOption}` : [...result, pathOption].join(path3.delimiter);
-};
-var applyPreferLocal = (result, pathParts, cwdPath) => {
-  for (const directory of traversePathUp(cwdPath)) {
-    const pathPart = path3.join(directory, "node_modules/.bin");
-    if (!pathParts.includes(pathPart)) {
-      result.push(pathPart);
-    }
-  }
-};
-var applyExecPath = (result, pathParts, execPath2, cwdPath) => {
-  const pathPart = path3.resolve(cwdPath, toPath(execPath2), "..");
-  if (!pathParts.includes(pathPart)) {
-    result.push(pathPart);
-  }
-};
-var npmRunPathEnv = ({ env = process5.env, ...options2 } = {}) => {
-  env = { ...env };
-  const pathName = pathKey({ env });
-  options2.path = env[pathName];
-  env[pathName] = npmRunPath(options2);
-  return env;
-};
-
-// node_modules/execa/lib/terminate/kill.js
-import { setTimeout as setTimeout3 } from "node:timers/promises";
-
-// node_modules/execa/lib/terminate/signal.js
-import { constants as constants5 } from "node:os";
-
-// node_modules/human-signals/build/src/main.js
-import { constants as constants4 } from "node:os";
-
-// node_modules/human-signals/build/src/realtime.js
-var getRealtimeSignals = () => {
-  const length = SIGRTMAX - SIGRTMIN + 1;
-  return Array.from({ length }, getRealtimeSignal);
-};
-var getRealtimeSignal = (value, index) => ({
-  name: `SIGRT${index + 1}`,
-  number: SIGRTMIN + index,
-  action: "terminate",
-  description: "Application-specific signal (realtime)",
-  standard: "posix"
-});
-var SIGRTMIN = 34;
-var SIGRTMAX = 64;
-
-// node_modules/human-signals/build/src/signals.js
-import { constants as constants3 } from "node:os";
-
-// node_modules/human-signals/build/src/core.js
-var SIGNALS2 = [
-  {
-    name: "SIGHUP",
-    number: 1,
-    action: "terminate",
-    description: "Terminal closed",
-    standard: "posix"
-  },
-  {
-    name: "SIGINT",
-    number: 2,
-    action: "terminate",
-    description: "User interruption with CTRL-C",
-    standard: "ansi"
-  },
-  {
-    name: "SIGQUIT",
-    number: 3,
-    action: "core",
-    description: "User interruption with CTRL-\\",
-    standard: "posix"
-  },
-  {
-    name: "SIGILL",
-    number: 4,
-    action: "core",
-    description: "Invalid machine instruction",
-    standard: "ansi"
-  },
-  {
-    name: "SIGTRAP",
-    number: 5,
-    action: "core",
-    description: "Debugger breakpoint",
-    standard: "posix"
-  },
-  {
-    name: "SIGABRT",
-    number: 6,
-    action: "core",
-    description: "Aborted",
-    standard: "ansi"
-  },
-  {
-    name: "SIGIOT",
-    number: 6,
-    action: "core",
-    description: "Aborted",
-    standard: "bsd"
-  },
-  {
-    name: "SIGBUS",
-    number: 7,
-    action: "core",
-    description: "Bus error due to misaligned, non-existing address or paging error",
-    standard: "bsd"
-  },
-  {
-    name: "SIGEMT",
-    number: 7,
-    action: "terminate",
-    description: "Command should be emulated but is not implemented",
-    standard: "other"
-  },
-  {
-    name: "SIGFPE",
-    number: 8,
-    action: "core",
-    description: "Floating point arithmetic error",
-    standard: "ansi"
-  },
-  {
-    name: "SIGKILL",
-    number: 9,
-    action: "terminate",
-    description: "Forced termination",
-    standard: "posix",
-    forced: true
-  },
-  {
-    name: "SIGUSR1",
-    number: 10,
-    action: "terminate",
-    description: "Application-specific signal",
-    standard: "posix"
-  },
-  {
-    name: "SIGSEGV",
-    number: 11,
-    action: "core",
-    description: "Segmentation fault",
-    standard: "ansi"
-  },
-  {
-    name: "SIGUSR2",
-    number: 12,
-    action: "terminate",
-    description: "Application-specific signal",
-    standard: "posix"
-  },
-  {
-    name: "SIGPIPE",
-    number: 13,
-    action: "terminate",
-    description: "Broken pipe or socket",
-    standard: "posix"
-  },
-  {
-    name: "SIGALRM",
-    number: 14,
-    action: "terminate",
-    description: "Timeout or timer",
-    standard: "posix"
-  },
-  {
-    name: "SIGTERM",
-    number: 15,
-    action: "terminate",
-    description: "Termination",
-    standard: "ansi"
-  },
-  {
-    name: "SIGSTKFLT",
-    number: 16,
-    action: "terminate",
-    description: "Stack is empty or overflowed",
-    standard: "other"
-  },
-  {
-    name: "SIGCHLD",
-    number: 17,
-    action: "ignore",
-    description: "Child process terminated, paused or unpaused",
-    standard: "posix"
-  },
-  {
-    name: "SIGCLD",
-    number: 17,
-    action: "ignore",
-    description: "Child process terminated, paused or unpaused",
-    standard: "other"
-  },
-  {
-    name: "SIGCONT",
-    number: 18,
-    action: "unpause",
-    description: "Unpaused",
-    standard: "posix",
-    forced: true
-  },
-  {
-    name: "SIGSTOP",
-    number: 19,
-    action: "pause",
-    description: "Paused",
-    standard: "posix",
-    forced: true
-  },
-  {
-    name: "SIGTSTP",
-    number: 20,
-    action: "pause",
-    description: 'Paused using CTRL-Z or "suspend"',
-    standard: "posix"
-  },
-  {
-    name: "SIGTTIN",
-    number: 21,
-    action: "pause",
-    description: "Background process cannot read terminal input",
-    standard: "posix"
-  },
-  {
-    name: "SIGBREAK",
-    number: 21,
-    action: "terminate",
-    description: "User interruption with CTRL-BREAK",
-    standard: "other"
-  },
-  {
-    name: "SIGTTOU",
-    number: 22,
-    action: "pause",
-    description: "Background process cannot write to terminal output",
-    standard: "posix"
-  },
-  {
-    name: "SIGURG",
-    number: 23,
-    action: "ignore",
-    description: "Socket received out-of-band data",
-    standard: "bsd"
-  },
-  {
-    name: "SIGXCPU",
-    number: 24,
-    action: "core",
-    description: "Process timed out",
-    standard: "bsd"
-  },
-  {
-    name: "SIGXFSZ",
-    number: 25,
-    action: "core",
-    description: "File too big",
-    standard: "bsd"
-  },
-  {
-    name: "SIGVTALRM",
-    number: 26,
-    action: "terminate",
-    description: "Timeout or timer",
-    standard: "bsd"
-  },
-  {
-    name: "SIGPROF",
-    number: 27,
-    action: "terminate",
-    description: "Timeout or timer",
-    standard: "bsd"
-  },
-  {
-    name: "SIGWINCH",
-    number: 28,
-    action: "ignore",
-    description: "Terminal window size changed",
-    standard: "bsd"
-  },
-  {
-    name: "SIGIO",
-    number: 29,
-    action: "terminate",
-    description: "I/O is available",
-    standard: "other"
-  },
-  {
-    name: "SIGPOLL",
-    number: 29,
-    action: "terminate",
-    description: "Watched event",
-    standard: "other"
-  },
-  {
-    name: "SIGINFO",
-    number: 29,
-    action: "ignore",
-    description: "Request for process information",
-    standard: "other"
-  },
-  {
-    name: "SIGPWR",
-    number: 30,
-    action: "terminate",
-    description: "Device running out of power",
-    standard: "systemv"
-  },
-  {
-    name: "SIGSYS",
-    number: 31,
-    action: "core",
-    description: "Invalid system call",
-    standard: "other"
-  },
-  {
-    name: "SIGUNUSED",
-    number: 31,
-    action: "terminate",
-    description: "Invalid system call",
-    standard: "other"
-  }
-];
-
-// node_modules/human-signals/build/src/signals.js
-var getSignals = () => {
-  const realtimeSignals = getRealtimeSignals();
-  const signals2 = [...SIGNALS2, ...realtimeSignals].map(normalizeSignal);
-  return signals2;
-};
-var normalizeSignal = ({
-  name,
-  number: defaultNumber,
-  description,
-  action,
-  forced = false,
-  standard
-}) => {
-  const {
-    signals: { [name]: constantSignal }
-  } = constants3;
-  const supported = constantSignal !== void 0;
-  const number4 = supported ? constantSignal : defaultNumber;
-  return { name, number: number4, description, supported, action, forced, standard };
-};
-
-// node_modules/human-signals/build/src/main.js
-var getSignalsByName = () => {
-  const signals2 = getSignals();
-  return Object.fromEntries(signals2.map(getSignalByName));
-};
-var getSignalByName = ({
-  name,
-  number: number4,
-  description,
-  supported,
-  action,
-  forced,
-  standard
-}) => [name, { name, number: number4, description, supported, action, forced, standard }];
-var signalsByName = getSignalsByName();
-var getSignalsByNumber = () => {
-  const signals2 = getSignals();
-  const length = SIGRTMAX + 1;
-  const signalsA = Array.from(
-    { length },
-    (value, number4) => getSignalByNumber(number4, signals2)
-  );
-  return Object.assign({}, ...signalsA);
-};
-var getSignalByNumber = (number4, signals2) => {
-  const signal = findSignalByNumber(number4, signals2);
-  if (signal === void 0) {
-    return {};
-  }
-  const { name, description, supported, action, forced, standard } = signal;
-  return {
-    [number4]: {
-      name,
-      number: number4,
-      description,
-      supported,
-      action,
-      forced,
-      standard
-    }
-  };
-};
-var findSignalByNumber = (number4, signals2) => {
-  const signal = signals2.find(({ name }) => constants4.signals[name] === number4);
-  if (signal !== void 0) {
-    return signal;
-  }
-  return signals2.find((signalA) => signalA.number === number4);
-};
-var signalsByNumber = getSignalsByNumber();
-
-// node_modules/execa/lib/terminate/signal.js
-var normalizeKillSignal = (killSignal) => {
-  const optionName = "option `killSignal`";
-  if (killSignal === 0) {
-    throw new TypeError(`Invalid ${optionName}: 0 cannot be used.`);
-  }
-  return normalizeSignal2(killSignal, optionName);
-};
-var normalizeSignalArgument = (signal) => signal === 0 ? signal : normalizeSignal2(signal, "`subprocess.kill()`'s argument");
-var normalizeSignal2 = (signalNameOrInteger, optionName) => {
-  if (Number.isInteger(signalNameOrInteger)) {
-    return normalizeSignalInteger(signalNameOrInteger, optionName);
-  }
-  if (typeof signalNameOrInteger === "string") {
-    return normalizeSignalName(signalNameOrInteger, optionName);
-  }
-  throw new TypeError(`Invalid ${optionName} ${String(signalNameOrInteger)}: it must be a string or an integer.
-${getAvailableSignals()}`);
-};
-var normalizeSignalInteger = (signalInteger, optionName) => {
-  if (signalsIntegerToName.has(signalInteger)) {
-    return signalsIntegerToName.get(signalInteger);
-  }
-  throw new TypeError(`Invalid ${optionName} ${signalInteger}: this signal integer does not exist.
-${getAvailableSignals()}`);
-};
-var getSignalsIntegerToName = () => new Map(Object.entries(constants5.signals).reverse().map(([signalName, signalInteger]) => [signalInteger, signalName]));
-var signalsIntegerToName = getSignalsIntegerToName();
-var normalizeSignalName = (signalName, optionName) => {
-  if (signalName in constants5.signals) {
-    return signalName;
-  }
-  if (signalName.toUpperCase() in constants5.signals) {
-    throw new TypeError(`Invalid ${optionName} '${signalName}': please rename it to '${signalName.toUpperCase()}'.`);
-  }
-  throw new TypeError(`Invalid ${optionName} '${signalName}': this signal name does not exist.
-${getAvailableSignals()}`);
-};
-var getAvailableSignals = () => `Available signal names: ${getAvailableSignalNames()}.
-Available signal numbers: ${getAvailableSignalIntegers()}.`;
-var getAvailableSignalNames = () => Object.keys(constants5.signals).sort().map((signalName) => `'${signalName}'`).join(", ");
-var getAvailableSignalIntegers = () => [...new Set(Object.values(constants5.signals).sort((signalInteger, signalIntegerTwo) => signalInteger - signalIntegerTwo))].join(", ");
-var getSignalDescription = (signal) => signalsByName[signal].description;
-
-// node_modules/execa/lib/terminate/timeout.js
-import { setTimeout as setTimeout2 } from "node:timers/promises";
-var validateTimeout = ({ timeout }) => {
-  if (timeout !== void 0) {
-    validateDelay(timeout, "timeout");
-  }
-};
-var validateDelay = (delay, optionName) => {
-  if (!Number.isInteger(delay) || delay < 0 || delay > MAX_DELAY) {
-    throw new TypeError(`Expected the \`${optionName}\` option to be a non-negative integer up to ${MAX_DELAY}, got \`${delay}\` (${getTypeName(delay)})`);
-  }
-};
-var MAX_DELAY = 2 ** 31 - 1;
-var throwOnTimeout = (kill, timeout, context, controller) => timeout === 0 || timeout === void 0 ? [] : [killAfterTimeout(kill, timeout, context, controller)];
-var killAfterTimeout = async (kill, timeout, context, { signal }) => {
-  await setTimeout2(timeout, void 0, { signal });
-  context.terminationReason ??= "timeout";
-  kill();
-  throw new DiscardedError();
-};
-
-// node_modules/execa/lib/terminate/kill.js
-var normalizeForceKillAfterDelay = (forceKillAfterDelay) => {
-  if (forceKillAfterDelay === false) {
-    return forceKillAfterDelay;
-  }
-  if (forceKillAfterDelay === true) {
-    return DEFAULT_FORCE_KILL_TIMEOUT;
-  }
-  validateDelay(forceKillAfterDelay, "forceKillAfterDelay");
-  return forceKillAfterDelay;
-};
-var DEFAULT_FORCE_KILL_TIMEOUT = 1e3 * 5;
-var subprocessKill = ({ kill, options: { forceKillAfterDelay, killSignal }, onInternalError, context, controller }, signalOrError, errorArgument) => {
-  const { signal, error: error62 } = parseKillArguments(signalOrError, errorArgument, killSignal);
-  emitKillError(error62, onInternalError);
-  const killResult = kill(signal);
-  setKillTimeout({
-    kill,
-    signal,
-    forceKillAfterDelay,
-    killSignal,
-    killResult,
-    context,
-    controller
-  });
-  return killResult;
-};
-var parseKillArguments = (signalOrError, errorArgument, killSignal) => {
-  const [signal = killSignal, error62] = isErrorInstance(signalOrError) ? [void 0, signalOrError] : [signalOrError, errorArgument];
-  if (typeof signal !== "string" && !Number.isInteger(signal)) {
-    throw new TypeError(`The first argument must be an error instance or a signal name string/integer: ${String(signal)}`);
-  }
-  if (error62 !== void 0 && !isErrorInstance(error62)) {
-    throw new TypeError(`The second argument is optional. If specified, it must be an error instance: ${error62}`);
-  }
-  return { signal: normalizeSignalArgument(signal), error: error62 };
-};
-var emitKillError = (error62, onInternalError) => {
-  if (error62 !== void 0) {
-    onInternalError.reject(error62);
-  }
-};
-var setKillTimeout = async ({ kill, signal, forceKillAfterDelay, killSignal, killResult, context, controller }) => {
-  if (signal === killSignal && killResult) {
-    killOnTimeout({
-      kill,
-      forceKillAfterDelay,
-      context,
-      controllerSignal: controller.signal
-    });
-  }
-};
-var killOnTimeout = async ({ kill, forceKillAfterDelay, context, controllerSignal }) => {
-  if (forceKillAfterDelay === false) {
-    return;
-  }
-  try {
-    await setTimeout3(forceKillAfterDelay, void 0, { signal: controllerSignal });
-    if (kill("SIGKILL")) {
-      context.isForcefullyTerminated ??= true;
-    }
-  } catch {
-  }
-};
-
-// node_modules/execa/lib/utils/abort-signal.js
-import { once } from "node:events";
-var onAbortedSignal = async (mainSignal, stopSignal) => {
-  if (!mainSignal.aborted) {
-    await once(mainSignal, "abort", { signal: stopSignal });
-  }
-};
-var validateAbortSignal = (signal, optionName) => {
-  if (signal !== void 0 && Object.prototype.toString.call(signal) !== "[object AbortSignal]") {
-    throw new TypeError(`The \`${optionName}\` option must be an AbortSignal: ${String(signal)}.`);
-  }
-};
-
-// node_modules/execa/lib/terminate/cancel.js
-var validateCancelSignal = ({ cancelSignal }) => {
-  validateAbortSignal(cancelSignal, "cancelSignal");
-};
-var validateRenamedSignalOption = ({ signal }) => {
-  if (signal !== void 0) {
-    throw new TypeError('The "signal" option has been renamed to "cancelSignal" instead.');
-  }
-};
-var throwOnCancel = ({ kill, cancelSignal, gracefulCancel, context, controller }) => cancelSignal === void 0 || gracefulCancel ? [] : [terminateOnCancel(kill, cancelSignal, context, controller)];
-var terminateOnCancel = async (kill, cancelSignal, context, { signal }) => {
-  await onAbortedSignal(cancelSignal, signal);
-  context.terminationReason ??= "cancel";
-  kill();
-  throw cancelSignal.reason;
-};
-
-// node_modules/execa/lib/ipc/graceful.js
-import { scheduler as scheduler2 } from "node:timers/promises";
-
-// node_modules/execa/lib/ipc/send.js
-import { promisify as promisify2 } from "node:util";
-
-// node_modules/execa/lib/ipc/validation.js
-import { inspect as inspect2 } from "node:util";
-var validateIpcMethod = ({ methodName, isSubprocess, ipc, isConnected: isConnected2 }) => {
-  validateIpcOption(methodName, isSubprocess, ipc);
-  validateConnection(methodName, isSubprocess, isConnected2);
-};
-var validateIpcOption = (methodName, isSubprocess, ipc) => {
-  if (!ipc) {
-    throw new Error(`${getMethodName(methodName, isSubprocess)} can only be used if the \`ipc\` option is \`true\`.`);
-  }
-};
-var validateConnection = (methodName, isSubprocess, isConnected2) => {
-  if (!isConnected2) {
-    throw new Error(`${getMethodName(methodName, isSubprocess)} cannot be used: the ${getOtherProcessName(isSubprocess)} has already exited or disconnected.`);
-  }
-};
-var throwOnEarlyDisconnect = (isSubprocess) => {
-  throw new Error(`${getMethodName("getOneMessage", isSubprocess)} could not complete: the ${getOtherProcessName(isSubprocess)} exited or disconnected.`);
-};
-var throwOnStrictDeadlockError = (isSubprocess) => {
-  throw new Error(`${getMethodName("sendMessage", isSubprocess)} failed: the ${getOtherProcessName(isSubprocess)} is sending a message too, instead of listening to incoming messages.
-This can be fixed by both sending a message and listening to incoming messages at the same time:
-
-const [receivedMessage] = await Promise.all([
-	${getMethodName("getOneMessage", isSubprocess)},
-	${getMethodName("sendMessage", isSubprocess, "message, {strict: true}")},
-]);`);
-};
-var getStrictResponseError = (error62, isSubprocess) => new Error(`${getMethodName("sendMessage", isSubprocess)} failed when sending an acknowledgment response to the ${getOtherProcessName(isSubprocess)}.`, { cause: error62 });
-var throwOnMissingStrict = (isSubprocess) => {
-  throw new Error(`${getMethodName("sendMessage", isSubprocess)} failed: the ${getOtherProcessName(isSubprocess)} is not listening to incoming messages.`);
-};
-var throwOnStrictDisconnect = (isSubprocess) => {
-  throw new Error(`${getMethodName("sendMessage", isSubprocess)} failed: the ${getOtherProcessName(isSubprocess)} exited without listening to incoming messages.`);
-};
-var getAbortDisconnectError = () => new Error(`\`cancelSignal\` aborted: the ${getOtherProcessName(true)} disconnected.`);
-var throwOnMissingParent = () => {
-  throw new Error("`getCancelSignal()` cannot be used without setting the `gracefulCancel` option to `true`.");
-};
-var handleEpipeError = ({ error: error62, methodName, isSubprocess }) => {
-  if (error62.code === "EPIPE") {
-    throw new Error(`${getMethodName(methodName, isSubprocess)} cannot be used: the ${getOtherProcessName(isSubprocess)} is disconnecting.`, { cause: error62 });
-  }
-};
-var handleSerializationError = ({ error: error62, methodName, isSubprocess, message }) => {
-  if (isSerializationError(error62)) {
-    throw new Error(`${getMethodName(methodName, isSubprocess)}'s argument type is invalid: the message cannot be serialized: ${serializeInvalidMessage(message)}.`, { cause: error62 });
-  }
-};
-var serializeInvalidMessage = (message) => {
-  try {
-    return String(message);
-  } catch {
-    return inspect2(message);
-  }
-};
-var isSerializationError = ({ code, message }) => SERIALIZATION_ERROR_CODES.has(code) || SERIALIZATION_ERROR_MESSAGES.some((serializationErrorMessage) => message.includes(serializationErrorMessage));
-var SERIALIZATION_ERROR_CODES = /* @__PURE__ */ new Set([
-  // Message is `undefined`
-  "ERR_MISSING_ARGS",
-  // Message is a function, a bigint, a symbol
-  "ERR_INVALID_ARG_TYPE"
-]);
-var SERIALIZATION_ERROR_MESSAGES = [
-  // Message is a promise or a proxy, with `serialization: 'advanced'`
-  "could not be cloned",
-  // Message has cycles, with `serialization: 'json'`
-  "circular structure",
-  // Message has cycles inside toJSON(), with `serialization: 'json'`
-  "call stack size exceeded"
-];
-var getMethodName = (methodName, isSubprocess, parameters = "") => methodName === "cancelSignal" ? "`cancelSignal`'s `controller.abort()`" : `${getNamespaceName(isSubprocess)}${methodName}(${parameters})`;
-var getNamespaceName = (isSubprocess) => isSubprocess ? "" : "subprocess.";
-var getOtherProcessName = (isSubprocess) => isSubprocess ? "parent process" : "subprocess";
-var disconnect = (anyProcess) => {
-  if (anyProcess.connected) {
-    anyProcess.disconnect();
-  }
-};
-
-// node_modules/execa/lib/utils/deferred.js
-var createDeferred = () => {
-  const methods = {};
-  const promise2 = new Promise((resolve8, reject) => {
-    Object.assign(methods, { resolve: resolve8, reject });
-  });
-  return Object.assign(promise2, methods);
-};
-
-// node_modules/execa/lib/ipc/strict.js
-import { once as once3 } from "node:events";
-
-// node_modules/execa/lib/utils/max-listeners.js
-import { addAbortListener } from "node:events";
-var incrementMaxListeners = (eventEmitter, maxListenersIncrement, signal) => {
-  const maxListeners = eventEmitter.getMaxListeners();
-  if (maxListeners === 0 || maxListeners === Infinity) {
-    return;
-  }
-  eventEmitter.setMaxListeners(maxListeners + maxListenersIncrement);
-  addAbortListener(signal, () => {
-    eventEmitter.setMaxListeners(eventEmitter.getMaxListeners() - maxListenersIncrement);
-  });
-};
-
-// node_modules/execa/lib/ipc/forward.js
-import { EventEmitter } from "node:events";
-
-// node_modules/execa/lib/ipc/incoming.js
-import { once as once2 } from "node:events";
-import { scheduler } from "node:timers/promises";
-
-// node_modules/execa/lib/ipc/reference.js
-var addReference = (channel, reference) => {
-  if (reference) {
-    addReferenceCount(channel);
-  }
-};
-var addReferenceCount = (channel) => {
-  channel.refCounted();
-};
-var removeReference = (channel, reference) => {
-  if (reference) {
-    removeReferenceCount(channel);
-  }
-};
-var removeReferenceCount = (channel) => {
-  channel.unrefCounted();
-};
-var undoAddedReferences = (channel, isSubprocess) => {
-  if (!isSubprocess) {
-    return;
-  }
-  removeReferenceCount(channel);
-  removeReferenceCount(channel);
-};
-var redoAddedReferences = (channel, isSubprocess) => {
-  if (!isSubprocess) {
-    return;
-  }
-  addReferenceCount(channel);
-  addReferenceCount(channel);
-};
-
-// node_modules/execa/lib/ipc/incoming.js
-var onMessage = async ({ anyProcess, channel, isSubprocess, ipcEmitter }, wrappedMessage) => {
-  if (handleStrictResponse(wrappedMessage, anyProcess) || isSubprocess && handleAbort(wrappedMessage)) {
-    return;
-  }
-  if (!INCOMING_MESSAGES.has(anyProcess)) {
-    INCOMING_MESSAGES.set(anyProcess, []);
-  }
-  const incomingMessages = INCOMING_MESSAGES.get(anyProcess);
-  incomingMessages.push(wrappedMessage);
-  if (incomingMessages.length > 1) {
-    return;
-  }
-  while (incomingMessages.length > 0) {
-    await waitForOutgoingMessages(anyProcess, ipcEmitter, incomingMessages[0]);
-    await scheduler.yield();
-    const message = await handleStrictRequest({
-      wrappedMessage: incomingMessages[0],
-      anyProcess,
-      channel,
-      isSubprocess,
-      ipcEmitter
-    });
-    incomingMessages.shift();
-    ipcEmitter.emit("message", message);
-    ipcEmitter.emit("message:done");
-  }
-};
-var onDisconnect = async ({ anyProcess, channel, isSubprocess, ipcEmitter, boundOnMessage }) => {
-  if (isSubprocess) {
-    abortOnDisconnect();
-  }
-  const incomingMessages = INCOMING_MESSAGES.get(anyProcess);
-  while (incomingMessages?.length > 0) {
-    await once2(ipcEmitter, "message:done");
-  }
-  anyProcess.removeListener("message", boundOnMessage);
-  redoAddedReferences(channel, isSubprocess);
-  ipcEmitter.connected = false;
-  ipcEmitter.emit("disconnect");
-};
-var INCOMING_MESSAGES = /* @__PURE__ */ new WeakMap();
-
-// node_modules/execa/lib/ipc/forward.js
-var getIpcEmitter = (anyProcess, channel, isSubprocess) => {
-  if (IPC_EMITTERS.has(anyProcess)) {
-    return IPC_EMITTERS.get(anyProcess);
-  }
-  const ipcEmitter = new EventEmitter();
-  ipcEmitter.setMaxListeners(0);
-  ipcEmitter.connected = true;
-  IPC_EMITTERS.set(anyProcess, ipcEmitter);
-  forwardEvents({
-    ipcEmitter,
-    anyProcess,
-    channel,
-    isSubprocess
-  });
-  return ipcEmitter;
-};
-var IPC_EMITTERS = /* @__PURE__ */ new WeakMap();
-var forwardEvents = ({ ipcEmitter, anyProcess, channel, isSubprocess }) => {
-  const boundOnMessage = onMessage.bind(void 0, {
-    anyProcess,
-    channel,
-    isSubprocess,
-    ipcEmitter
-  });
-  anyProcess.on("message", boundOnMessage);
-  anyProcess.once("disconnect", onDisconnect.bind(void 0, {
-    anyProcess,
-    channel,
-    isSubprocess,
-    ipcEmitter,
-    boundOnMessage
-  }));
-  undoAddedReferences(channel, isSubprocess);
-};
-var isConnected = (anyProcess) => {
-  const ipcEmitter = IPC_EMITTERS.get(anyProcess);
-  return ipcEmitter === void 0 ? anyProcess.channel !== void 0 && anyProcess.channel !== null : ipcEmitter.connected;
-};
-
-// node_modules/execa/lib/ipc/strict.js
-var handleSendStrict = ({ anyProcess, channel, isSubprocess, message, strict }) => {
-  if (!strict) {
-    return message;
-  }
-  const ipcEmitter = getIpcEmitter(anyProcess, channel, isSubprocess);
-  const hasListeners = hasMessageListeners(anyProcess, ipcEmitter);
-  return {
-    id: count++,
-    type: REQUEST_TYPE,
-    message,
-    hasListeners
-  };
-};
-var count = 0;
-var validateStrictDeadlock = (outgoingMessages, wrappedMessage) => {
-  if (!isStrictRequest(wrappedMessage) || wrappedMessage.hasListeners) {
-    return;
-  }
-  for (const { id } of outgoingMessages) {
-    if (id !== void 0) {
-      STRICT_RESPONSES[id].deferred.resolve({ isDeadlock: true, hasListeners: false });
-    }
-  }
-};
-var handleStrictRequest = async ({ wrappedMessage, anyProcess, channel, isSubprocess, ipcEmitter }) => {
-  if (!isStrictRequest(wrappedMessage)) {
-    return wrappedMessage;
-  }
-  const { id, message } = wrappedMessage;
-  if (!anyProcess.connected) {
-    return message;
-  }
-  const response = { id, type: RESPONSE_TYPE, message: hasMessageListeners(anyProcess, ipcEmitter) };
-  try {
-    await sendMessage({
-      anyProcess,
-      channel,
-      isSubprocess,
-      ipc: true
-    }, response);
-  } catch (error62) {
-    if (error62.cause?.code !== "EPIPE") {
-      ipcEmitter.emit("strict:error", error62);
-    }
-  }
-  return message;
-};
-var handleStrictResponse = (wrappedMessage, anyProcess) => {
-  if (wrappedMessage?.type !== RESPONSE_TYPE) {
-    return false;
-  }
-  const { id, message: hasListeners } = wrappedMessage;
-  const strictResponse = STRICT_RESPONSES[id];
-  if (strictResponse?.anyProcess === anyProcess) {
-    strictResponse.deferred.resolve({ isDeadlock: false, hasListeners });
-  }
-  return true;
-};
-var waitForStrictResponse = async (wrappedMessage, anyProcess, isSubprocess) => {
-  const deferred = createDeferred();
-  STRICT_RESPONSES[wrappedMessage.id] = { deferred, anyProcess };
-  const controller = new AbortController();
-  try {
-    const { isDeadlock, hasListeners } = await Promise.race([
-      deferred,
-      throwOnDisconnect(anyProcess, isSubprocess, controller)
-    ]);
-    if (isDeadlock) {
-      throwOnStrictDeadlockError(isSubprocess);
-    }
-    if (!hasListeners) {
-      throwOnMissingStrict(isSubprocess);
-    }
-  } finally {
-    controller.abort();
-    delete STRICT_RESPONSES[wrappedMessage.id];
-  }
-};
-var STRICT_RESPONSES = { __proto__: null };
-var throwOnDisconnect = async (anyProcess, isSubprocess, { signal }) => {
-  incrementMaxListeners(anyProcess, 1, signal);
-  await once3(anyProcess, "disconnect", { signal });
-  throwOnStrictDisconnect(isSubprocess);
-};
-var REQUEST_TYPE = "execa:ipc:request";
-var RESPONSE_TYPE = "execa:ipc:response";
-var isStrictRequest = (wrappedMessage) => wrappedMessage?.type === REQUEST_TYPE && Number.isInteger(wrappedMessage.id) && typeof wrappedMessage.hasListeners === "boolean";
-
-// node_modules/execa/lib/ipc/outgoing.js
-var startSendMessage = (anyProcess, wrappedMessage, strict) => {
-  if (!OUTGOING_MESSAGES.has(anyProcess)) {
-    OUTGOING_MESSAGES.set(anyProcess, /* @__PURE__ */ new Set());
-  }
-  const outgoingMessages = OUTGOING_MESSAGES.get(anyProcess);
-  const onMessageSent = createDeferred();
-  const id = strict ? wrappedMessage.id : void 0;
-  const outgoingMessage = { onMessageSent, id };
-  outgoingMessages.add(outgoingMessage);
-  return { outgoingMessages, outgoingMessage };
-};
-var endSendMessage = ({ outgoingMessages, outgoingMessage }) => {
-  outgoingMessages.delete(outgoingMessage);
-  outgoingMessage.onMessageSent.resolve();
-};
-var waitForOutgoingMessages = async (anyProcess, ipcEmitter, wrappedMessage) => {
-  while (!hasMessageListeners(anyProcess, ipcEmitter) && OUTGOING_MESSAGES.get(anyProcess)?.size > 0) {
-    const outgoingMessages = [...OUTGOING_MESSAGES.get(anyProcess)];
-    validateStrictDeadlock(outgoingMessages, wrappedMessage);
-    await Promise.all(outgoingMessages.map(({ onMessageSent }) => onMessageSent));
-  }
-};
-var OUTGOING_MESSAGES = /* @__PURE__ */ new WeakMap();
-var IPC_SUBPROCESS_OPTIONS = /* @__PURE__ */ new WeakMap();
-var setIpcSubprocessOptions = (subprocess, options2) => {
-  IPC_SUBPROCESS_OPTIONS.set(subprocess, options2);
-};
-var hasMessageListeners = (anyProcess, ipcEmitter) => ipcEmitter.listenerCount("message") > getMinListenerCount(anyProcess);
-var getMinListenerCount = (anyProcess) => getOptions(anyProcess) !== void 0 && !getFdSpecificValue(getOptions(anyProcess).buffer, "ipc") ? 1 : 0;
-var getOptions = (anyProcess) => IPC_SUBPROCESS_OPTIONS.get(anyProcess);
-
-// node_modules/execa/lib/ipc/send.js
-var sendMessage = ({ anyProcess, channel, isSubprocess, ipc }, message, options2) => {
-  const { strict = false } = copyOptions(options2);
-  checkBooleanOption(strict, "strict");
-  const methodName = "sendMessage";
-  validateIpcMethod({
-    methodName,
-    isSubprocess,
-    ipc,
-    isConnected: anyProcess.connected
-  });
-  return sendMessageAsync({
-    anyProcess,
-    channel,
-    methodName,
-    isSubprocess,
-    message,
-    strict
-  });
-};
-var sendMessageAsync = async ({ anyProcess, channel, methodName, isSubprocess, message, strict }) => {
-  const wrappedMessage = handleSendStrict({
-    anyProcess,
-    channel,
-    isSubprocess,
-    message,
-    strict
-  });
-  const outgoingMessagesState = startSendMessage(anyProcess, wrappedMessage, strict);
-  try {
-    await sendOneMessage({
-      anyProcess,
-      methodName,
-      isSubprocess,
-      wrappedMessage,
-      message,
-      strict
-    });
-  } catch (error62) {
-    disconnect(anyProcess);
-    throw error62;
-  } finally {
-    endSendMessage(outgoingMessagesState);
-  }
-};
-var sendOneMessage = async ({ anyProcess, methodName, isSubprocess, wrappedMessage, message, strict = false }) => {
-  const sendMethod = getSendMethod(anyProcess);
-  try {
-    await Promise.all([
-      // Only messages sent with the `strict` option wait for an acknowledgment response
-      strict ? waitForStrictResponse(wrappedMessage, anyProcess, isSubprocess) : void 0,
-      sendMethod(wrappedMessage)
-    ]);
-  } catch (error62) {
-    handleEpipeError({ error: error62, methodName, isSubprocess });
-    handleSerializationError({
-      error: error62,
-      methodName,
-      isSubprocess,
-      message
-    });
-    throw error62;
-  }
-};
-var getSendMethod = (anyProcess) => {
-  if (PROCESS_SEND_METHODS.has(anyProcess)) {
-    return PROCESS_SEND_METHODS.get(anyProcess);
-  }
-  const sendMethod = promisify2(anyProcess.send.bind(anyProcess));
-  PROCESS_SEND_METHODS.set(anyProcess, sendMethod);
-  return sendMethod;
-};
-var PROCESS_SEND_METHODS = /* @__PURE__ */ new WeakMap();
-
-// node_modules/execa/lib/ipc/graceful.js
-var sendAbort = (subprocess, message) => {
-  const methodName = "cancelSignal";
-  validateConnection(methodName, false, subprocess.connected);
-  return sendOneMessage({
-    anyProcess: subprocess,
-    methodName,
-    isSubprocess: false,
-    wrappedMessage: { type: GRACEFUL_CANCEL_TYPE, message },
-    message
-  });
-};
-var getCancelSignal = async ({ anyProcess, channel, isSubprocess, ipc }) => {
-  await startIpc({
-    anyProcess,
-    channel,
-    isSubprocess,
-    ipc
-  });
-  return cancelController.signal;
-};
-var startIpc = async ({ anyProcess, channel, isSubprocess, ipc }) => {
-  if (isCancelListening) {
-    return;
-  }
-  if (!ipc) {
-    throwOnMissingParent();
-    return;
-  }
-  isCancelListening = true;
-  if (!anyProcess.connected) {
-    abortOnDisconnect();
-    return;
-  }
-  getIpcEmitter(anyProcess, channel, isSubprocess);
-  await scheduler2.yield();
-};
-var isCancelListening = false;
-var handleAbort = (wrappedMessage) => {
-  if (wrappedMessage?.type !== GRACEFUL_CANCEL_TYPE) {
-    return false;
-  }
-  cancelController.abort(wrappedMessage.message);
-  return true;
-};
-var GRACEFUL_CANCEL_TYPE = "execa:ipc:cancel";
-var abortOnDisconnect = () => {
-  cancelController.abort(getAbortDisconnectError());
-};
-var cancelController = new AbortController();
-
-// node_modules/execa/lib/terminate/graceful.js
-var validateGracefulCancel = ({ gracefulCancel, cancelSignal, ipc, serialization }) => {
-  if (!gracefulCancel) {
-    return;
-  }
-  if (cancelSignal === void 0) {
-    throw new Error("The `cancelSignal` option must be defined when setting the `gracefulCancel` option.");
-  }
-  if (!ipc) {
-    throw new Error("The `ipc` option cannot be false when setting the `gracefulCancel` option.");
-  }
-  if (serialization === "json") {
-    throw new Error("The `serialization` option cannot be 'json' when setting the `gracefulCancel` option.");
-  }
-};
-var throwOnGracefulCancel = ({
-  subprocess,
-  kill,
-  cancelSignal,
-  gracefulCancel,
-  forceKillAfterDelay,
-  context,
-  controller
-}) => gracefulCancel ? [sendOnAbort({
-  subprocess,
-  kill,
-  cancelSignal,
-  forceKillAfterDelay,
-  context,
-  controller
-})] : [];
-var sendOnAbort = async ({ subprocess, kill, cancelSignal, forceKillAfterDelay, context, controller: { signal } }) => {
-  await onAbortedSignal(cancelSignal, signal);
-  const reason = getReason(cancelSignal);
-  await sendAbort(subprocess, reason);
-  killOnTimeout({
-    kill,
-    forceKillAfterDelay,
-    context,
-    controllerSignal: signal
-  });
-  context.terminationReason ??= "gracefulCancel";
-  throw cancelSignal.reason;
-};
-var getReason = ({ reason }) => {
-  if (!(reason instanceof DOMException)) {
-    return reason;
-  }
-  const error62 = new Error(reason.message);
-  Object.defineProperty(error62, "stack", {
-    value: reason.stack,
-    enumerable: false,
-    configurable: true,
-    writable: true
-  });
-  return error62;
-};
-
-// node_modules/execa/lib/methods/node.js
-import { execPath, execArgv } from "node:process";
-import path4 from "node:path";
-var mapNode = ({ options: options2 }) => {
-  if (options2.node === false) {
-    throw new TypeError('The "node" option cannot be false with `execaNode()`.');
-  }
-  return { options: { __proto__: null, ...options2, node: true } };
-};
-var getDefaultNodeOptions = () => {
-  const nodeOptions = [];
-  for (let index = 0; index < execArgv.length; index += 1) {
-    const nodeOption = execArgv[index];
-    if (REMOVED_OPTIONS_WITH_VALUE.has(nodeOption)) {
-      if (!execArgv[index + 1]?.startsWith("-")) {
-        index += 1;
-      }
-    } else if (!IGNORED_OPTIONS_REGEXP.test(nodeOption)) {
-      nodeOptions.push(nodeOption);
-    }
-  }
-  return nodeOptions;
-};
-var REMOVED_OPTIONS_WITH_VALUE = /* @__PURE__ */ new Set(["-e", "--eval", "-p", "--print", "-pe", "--input-type", "--inspect-port"]);
-var IGNORED_OPTIONS_REGEXP = /^--(?:inspect|eval=|print=|input-type=)/;
-var handleNodeOption = (file2, commandArguments, {
-  node: shouldHandleNode = false,
-  nodePath = execPath,
-  nodeOptions = getDefaultNodeOptions(),
-  cwd,
-  execPath: formerNodePath,
-  ...options2
-}) => {
-  if (formerNodePath !== void 0) {
-    throw new TypeError('The "execPath" option has been removed. Please use the "nodePath" option instead.');
-  }
-  if (!Array.isArray(nodeOptions) || nodeOptions.some((nodeOption) => typeof nodeOption !== "string")) {
-    throw new TypeError('The "nodeOptions" option must be an array of strings.');
-  }
-  const normalizedNodePath = safeNormalizeFileUrl(nodePath, 'The "nodePath" option');
-  const resolvedNodePath = path4.resolve(cwd, normalizedNodePath);
-  const newOptions = {
-    __proto__: null,
-    shell: false,
-    ...options2,
-    nodePath: resolvedNodePath,
-    node: shouldHandleNode,
-    cwd
-  };
-  if (!shouldHandleNode) {
-    return [file2, commandArguments, newOptions];
-  }
-  if (path4.basename(file2, ".exe") === "node") {
-    throw new TypeError('When the "node" option is true, the first argument does not need to be "node".');
-  }
-  return [
-    resolvedNodePath,
-    [
-      ...nodeOptions,
-      file2,
-      ...commandArguments
-    ],
-    {
-      __proto__: null,
-      ...newOptions,
-      // Like other options, `undefined` uses the default value
-      ipc: newOptions.ipc === void 0 ? true : newOptions.ipc,
-      shell: false
-    }
-  ];
-};
-
-// node_modules/execa/lib/ipc/ipc-input.js
-import { serialize } from "node:v8";
-var validateIpcInputOption = ({ ipcInput, ipc, serialization }) => {
-  if (ipcInput === void 0) {
-    return;
-  }
-  if (!ipc) {
-    throw new Error("The `ipcInput` option cannot be set unless the `ipc` option is `true`.");
-  }
-  validateIpcInput[serialization]?.(ipcInput);
-};
-var validateAdvancedInput = (ipcInput) => {
-  try {
-    serialize(ipcInput);
-  } catch (error62) {
-    throw new Error("The `ipcInput` option is not serializable with a structured clone.", { cause: error62 });
-  }
-};
-var validateJsonInput = (ipcInput) => {
-  try {
-    if (JSON.stringify(ipcInput) === void 0) {
-      throw new TypeError("The value cannot be represented as JSON.");
-    }
-  } catch (error62) {
-    throw new Error("The `ipcInput` option is not serializable with JSON.", { cause: error62 });
-  }
-};
-var validateIpcInput = {
-  __proto__: null,
-  advanced: validateAdvancedInput,
-  json: validateJsonInput
-};
-var sendIpcInput = async (subprocess, ipcInput, ipc) => {
-  if (ipcInput === void 0) {
-    return;
-  }
-  await sendMessage({
-    anyProcess: subprocess,
-    channel: subprocess.channel,
-    isSubprocess: false,
-    ipc
-  }, ipcInput);
-};
-
-// node_modules/execa/lib/arguments/encoding-option.js
-var validateEncoding = ({ encoding }) => {
-  if (ENCODINGS.has(encoding)) {
-    return;
-  }
-  const correctEncoding = getCorrectEncoding(encoding);
-  if (correctEncoding !== void 0) {
-    throw new TypeError(`Invalid option \`encoding: ${serializeEncoding(encoding)}\`.
-Please rename it to ${serializeEncoding(correctEncoding)}.`);
-  }
-  const correctEncodings = [...ENCODINGS].map((correctEncoding2) => serializeEncoding(correctEncoding2)).join(", ");
-  throw new TypeError(`Invalid option \`encoding: ${serializeEncoding(encoding)}\`.
-Please rename it to one of: ${correctEncodings}.`);
-};
-var TEXT_ENCODINGS = /* @__PURE__ */ new Set(["utf8", "utf16le"]);
-var BINARY_ENCODINGS = /* @__PURE__ */ new Set(["buffer", "hex", "base64", "base64url", "latin1", "ascii"]);
-var ENCODINGS = TEXT_ENCODINGS.union(BINARY_ENCODINGS);
-var getStringEncoding = (binary, encoding) => binary || !TEXT_ENCODINGS.has(encoding) ? "utf8" : encoding;
-var getInputEncoding = (encoding) => TEXT_ENCODINGS.has(encoding) ? "utf8" : encoding;
-var getCorrectEncoding = (encoding) => {
-  if (encoding === null) {
-    return "buffer";
-  }
-  if (typeof encoding !== "string") {
-    return;
-  }
-  const lowerEncoding = encoding.toLowerCase();
-  if (lowerEncoding in ENCODING_ALIASES) {
-    return ENCODING_ALIASES[lowerEncoding];
-  }
-  if (ENCODINGS.has(lowerEncoding)) {
-    return lowerEncoding;
-  }
-};
-var ENCODING_ALIASES = {
-  __proto__: null,
-  // eslint-disable-next-line unicorn/text-encoding-identifier-case
-  "utf-8": "utf8",
-  "utf-16le": "utf16le",
-  "ucs-2": "utf16le",
-  ucs2: "utf16le",
-  binary: "latin1"
-};
-var serializeEncoding = (encoding) => typeof encoding === "string" ? `"${encoding}"` : String(encoding);
-
-// node_modules/execa/lib/arguments/command-file.js
-import { openSync as openSync2, readSync as readSync2, closeSync as closeSync2 } from "node:fs";
-import { Buffer as Buffer3 } from "node:buffer";
-import path6 from "node:path";
-import process7 from "node:process";
-
-// node_modules/which-command/index.js
-import fs2 from "node:fs";
-import path5 from "node:path";
-import process6 from "node:process";
-var isWindows = process6.platform === "win32";
-var separatorPattern = isWindows ? new RegExp("[\\/\\\\]", "v") : new RegExp("\\/", "v");
-var defaultPathExt = ".COM;.EXE;.BAT;.CMD;.VBS;.VBE;.JS;.JSE;.WSF;.WSH;.MSC";
-function resolveOptions(command, options2) {
-  if (typeof command !== "string" || command.length === 0) {
-    throw new TypeError("Expected a non-empty string.");
-  }
-  const {
-    cwd = process6.cwd(),
-    // On Windows, `process.env.PATH` can be undefined in some contexts (for example, worker threads), where it's only exposed as `Path`.
-    path: searchPath = process6.env.PATH ?? (isWindows ? process6.env.Path : void 0) ?? "",
-    // `||` (not `??`) so an empty `PATHEXT` falls back to the default instead of disabling all lookup on Windows.
-    pathExt = process6.env.PATHEXT || defaultPathExt
-  } = options2;
-  return { cwd, searchPath, pathExt };
-}
-function windowsExtensions(command, pathExt) {
-  const extensions = pathExt.split(path5.delimiter).filter(Boolean);
-  const commandExtension = path5.extname(command).toLowerCase();
-  if (commandExtension !== "" && extensions.some((extension) => extension.toLowerCase() === commandExtension)) {
-    return ["", ...extensions];
-  }
-  return extensions;
-}
-function* candidatePaths(command, { cwd, searchPath, pathExt }) {
-  const extensions = isWindows ? windowsExtensions(command, pathExt) : [""];
-  if (separatorPattern.test(command)) {
-    const base = path5.resolve(cwd, command);
-    for (const extension of extensions) {
-      yield base + extension;
-    }
-    return;
-  }
-  const directories = [
-    // Windows searches the current directory before `PATH`.
-    ...isWindows ? [cwd] : [],
-    ...searchPath.split(path5.delimiter)
-  ];
-  for (const directory of directories) {
-    const unquoted = isWindows && directory.length > 1 && directory.startsWith('"') && directory.endsWith('"') ? directory.slice(1, -1) : directory;
-    if (unquoted === "") {
-      continue;
-    }
-    const base = path5.resolve(cwd, unquoted, command);
-    for (const extension of extensions) {
-      yield base + extension;
-    }
-  }
-}
-function isExecutableSync(filePath) {
-  let stats;
-  try {
-    stats = fs2.statSync(filePath);
-  } catch (error62) {
-    return isWindows && error62.code === "EACCES";
-  }
-  if (!stats.isFile()) {
-    return false;
-  }
-  if (isWindows) {
-    return true;
-  }
-  try {
-    fs2.accessSync(filePath, fs2.constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
-function whichCommandSync(command, options2 = {}) {
-  const resolved = resolveOptions(command, options2);
-  for (const candidate of candidatePaths(command, resolved)) {
-    if (isExecutableSync(candidate)) {
-      return candidate;
-    }
-  }
-  return void 0;
-}
-
-// node_modules/execa/lib/arguments/command-file.js
-var parseCommandFile = (file2, commandArguments, options2) => {
-  const parsed = { file: file2, commandArguments: [...commandArguments], options: options2 };
-  return options2.shell || process7.platform !== "win32" ? parsed : escapeWindowsCommand(parsed);
-};
-var directlyExecutableRegExp = /\.(?:com|exe)$/i;
-var escapeWindowsCommand = (parsed) => {
-  const resolvedFile = resolveWithShebang(parsed);
-  if (resolvedFile !== void 0 && directlyExecutableRegExp.test(resolvedFile)) {
-    if (parsed.options.argv0 === void 0) {
-      parsed.options.argv0 = parsed.file;
-    }
-    parsed.file = resolvedFile;
-    return parsed;
-  }
-  for (const value of [parsed.file, ...parsed.commandArguments]) {
-    assertNoLineBreak(value);
-  }
-  const escapedFile = escapeMetaChars(path6.normalize(resolvedFile ?? parsed.file));
-  const escapedArguments = parsed.commandArguments.map((argument) => escapeArgument(argument));
-  const commandLine2 = `"${[escapedFile, ...escapedArguments].join(" ")}"`;
-  parsed.options.windowsVerbatimArguments = true;
-  return {
-    file: process7.env.comspec || "cmd.exe",
-    // `/e:on` enables the command extensions the `%` escaping relies on, and `/v:off` disables delayed expansion so `!` is literal, even when the registry changes either default
-    commandArguments: ["/d", "/e:on", "/v:off", "/s", "/c", commandLine2],
-    options: parsed.options
-  };
-};
-var resolveWithShebang = (parsed) => {
-  const resolvedFile = resolvePath(parsed);
-  const interpreter = resolvedFile !== void 0 && readShebang(resolvedFile);
-  if (!interpreter) {
-    return resolvedFile;
-  }
-  parsed.commandArguments.unshift(resolvedFile);
-  parsed.file = interpreter;
-  return resolvePath(parsed);
-};
-var resolvePath = (parsed) => {
-  const environment = parsed.options.env || process7.env;
-  const cwd = parsed.options.cwd ?? process7.cwd();
-  const environmentPathExt = getWindowsEnvironmentValue(environment, "PATHEXT");
-  const commandExtension = path6.extname(parsed.file);
-  const pathExt = commandExtension === "" ? environmentPathExt : `${commandExtension}${path6.delimiter}${environmentPathExt ?? ""}`;
-  if (hasWindowsPathSeparator(parsed.file)) {
-    return whichCommandSync(path6.resolve(cwd, parsed.file), { cwd, pathExt });
-  }
-  const searchPath = getWindowsEnvironmentValue(environment, "PATH") ?? getWindowsEnvironmentValue(process7.env, "PATH") ?? "";
-  const resolveOptions2 = {
-    cwd,
-    path: searchPath,
-    pathExt
-  };
-  return shouldSearchCurrentDirectory(environment) ? whichCommandSync(parsed.file, resolveOptions2) : resolvePathDirectories(parsed.file, resolveOptions2);
-};
-var hasWindowsPathSeparator = (file2) => file2.includes("/") || file2.includes("\\") || file2.includes(":");
-var shouldSearchCurrentDirectory = (environment) => getWindowsEnvironmentValue(process7.env, "NODEFAULTCURRENTDIRECTORYINEXEPATH") === void 0 && getWindowsEnvironmentValue(environment, "NODEFAULTCURRENTDIRECTORYINEXEPATH") === void 0;
-var resolvePathDirectories = (file2, { cwd, path: searchPath, pathExt }) => {
-  for (const directory of searchPath.split(path6.delimiter)) {
-    const unquotedDirectory = directory.length > 1 && directory.startsWith('"') && directory.endsWith('"') ? directory.slice(1, -1) : directory;
-    if (unquotedDirectory === "") {
-      continue;
-    }
-    const resolvedFile = whichCommandSync(path6.resolve(cwd, unquotedDirectory, file2), { cwd, pathExt });
-    if (resolvedFile !== void 0) {
-      return resolvedFile;
-    }
-  }
-};
-var getWindowsEnvironmentValue = (environment, name) => {
-  const environmentKey = Object.keys(environment).sort().find((key) => key.toUpperCase() === name);
-  return environmentKey === void 0 ? void 0 : environment[environmentKey];
-};
-var SHEBANG_BYTE_LENGTH = 150;
-var readShebang = (file2) => {
-  const buffer = Buffer3.alloc(SHEBANG_BYTE_LENGTH);
-  let bytesRead = 0;
-  try {
-    const fileDescriptor = openSync2(file2, "r");
-    try {
-      bytesRead = readSync2(fileDescriptor, buffer, 0, SHEBANG_BYTE_LENGTH, 0);
-    } finally {
-      closeSync2(fileDescriptor);
-    }
-  } catch {
-    return void 0;
-  }
-  return parseShebang(buffer.toString("utf8", 0, bytesRead));
-};
-var shebangRegExp = /^#!(?<line>.*)/;
-var parseShebang = (contents) => {
-  const shebangLine = contents.match(shebangRegExp)?.groups.line.trim();
-  if (!shebangLine) {
-    return void 0;
-  }
-  const [interpreterPath, argument] = shebangLine.split(" ", 2);
-  const interpreter = interpreterPath.split("/").at(-1);
-  if (interpreter === "env") {
-    return argument;
-  }
-  return argument ? `${interpreter} ${argument}` : interpreter;
-};
-var lineBreakRegExp = /[\n\r]/;
-var assertNoLineBreak = (value) => {
-  if (lineBreakRegExp.test(value)) {
-    throw new TypeError(`The command and its arguments cannot contain a line break on Windows without a shell.
-This would allow a command injection with \`cmd.exe\`.
-Invalid value: ${JSON.stringify(`${value}`)}`);
-  }
-};
-var metaCharsRegExp = /[()\][%!^"`<>&|;, *?]/g;
-var escapeMetaChars = (value) => value.replaceAll(metaCharsRegExp, "^$&");
-var backslashRunRegExp = /\\+/g;
-var quotedCharacterRegExp = new RegExp("[^\\w#$*+\\-./:?@\\\\\\u{80}-\\u{10FFFF}]|\\p{Control}", "u");
-var escapeArgument = (rawArgument) => {
-  const argument = `${rawArgument}`;
-  if (!shouldQuoteArgument(argument)) {
-    return argument;
-  }
-  const escapedArgument = argument.replaceAll(backslashRunRegExp, (backslashes, offset, string4) => {
-    const nextCharacter = string4[offset + backslashes.length];
-    const isPrecedesDoubleQuote = nextCharacter === '"' || nextCharacter === void 0;
-    return isPrecedesDoubleQuote ? backslashes.repeat(2) : backslashes;
-  }).replaceAll('"', '""').replaceAll("%", "%%cd:~,%");
-  return `"${escapedArgument}"`;
-};
-var shouldQuoteArgument = (argument) => argument === "" || argument.endsWith("\\") || quotedCharacterRegExp.test(argument);
-
-// node_modules/execa/lib/arguments/cwd.js
-import { statSync as statSync2 } from "node:fs";
-import path7 from "node:path";
-import process8 from "node:process";
-var normalizeCwd = (cwd = getDefaultCwd()) => {
-  const cwdString = safeNormalizeFileUrl(cwd, 'The "cwd" option');
-  return path7.resolve(cwdString);
-};
-var getDefaultCwd = () => {
-  try {
-    return process8.cwd();
-  } catch (error62) {
-    error62.message = `The current directory does not exist.
-${error62.message}`;
-    throw error62;
-  }
-};
-var getCurrentCwd = () => {
-  try {
-    return process8.cwd();
-  } catch {
-  }
-};
-var fixCwdError = (originalMessage, cwd) => {
-  if (cwd === getCurrentCwd()) {
-    return originalMessage;
-  }
-  let cwdStat;
-  try {
-    cwdStat = statSync2(cwd);
-  } catch (error62) {
-    return `The "cwd" option is invalid: ${cwd}.
-${error62.message}
-${originalMessage}`;
-  }
-  return cwdStat.isDirectory() ? originalMessage : `The "cwd" option is not a directory: ${cwd}.
-${originalMessage}`;
-};
-
-// node_modules/execa/lib/arguments/options.js
-var cmdExeRegExp = /^cmd(?:\.exe)?$/i;
-var normalizeOptions = (filePath, rawArguments, rawOptions) => {
-  const sanitizedOptions = { __proto__: null, ...rawOptions };
-  sanitizedOptions.cwd = normalizeCwd(sanitizedOptions.cwd);
-  const [processedFile, processedArguments, processedOptions] = handleNodeOption(filePath, rawArguments, sanitizedOptions);
-  const fdOptions = normalizeFdSpecificOptions(processedOptions);
-  const options2 = addDefaultOptions(fdOptions);
-  validateBooleanOptions(options2);
-  validateEnv(options2);
-  options2.env = getEnv(options2);
-  const { file: file2, commandArguments } = parseCommandFile(processedFile, processedArguments, options2);
-  validateTimeout(options2);
-  validateEncoding(options2);
-  validateIpcInputOption(options2);
-  validateCancelSignal(options2);
-  validateRenamedSignalOption(options2);
-  validateGracefulCancel(options2);
-  options2.shell = normalizeFileUrl(options2.shell);
-  options2.killSignal = normalizeKillSignal(options2.killSignal);
-  options2.forceKillAfterDelay = normalizeForceKillAfterDelay(options2.forceKillAfterDelay);
-  options2.lines = options2.lines.map((lines, fdNumber) => lines && !BINARY_ENCODINGS.has(options2.encoding) && options2.buffer[fdNumber]);
-  if (process9.platform === "win32" && cmdExeRegExp.test(path8.basename(file2))) {
-    commandArguments.unshift("/q");
-  }
-  return { file: file2, commandArguments, options: options2 };
-};
-var BOOLEAN_OPTIONS = [
-  "extendEnv",
-  "preferLocal",
-  "reject",
-  "cleanup",
-  "killDescendants",
-  "all",
-  "gracefulCancel",
-  "ipc",
-  "node"
-];
-var validateBooleanOptions = (options2) => {
-  for (const optionName of BOOLEAN_OPTIONS) {
-    checkBooleanOption(options2[optionName], optionName);
-  }
-};
-var validateEnv = ({ env }) => {
-  if (env !== void 0 && (typeof env !== "object" || env === null || Array.isArray(env))) {
-    throw new TypeError(`The \`env\` option must be an object: ${String(env)}.`);
-  }
-};
-var addDefaultOptions = ({
-  extendEnv = true,
-  preferLocal = false,
-  cwd,
-  localDir: localDirectory = cwd,
-  encoding = "utf8",
-  reject = true,
-  cleanup = true,
-  killDescendants = false,
-  all = false,
-  windowsHide = true,
-  killSignal = "SIGTERM",
-  forceKillAfterDelay = true,
-  gracefulCancel = false,
-  ipcInput,
-  ipc = ipcInput !== void 0 || gracefulCancel,
-  serialization = "advanced",
-  ...options2
-}) => ({
-  __proto__: null,
-  ...options2,
-  extendEnv,
-  preferLocal,
-  cwd,
-  localDirectory,
-  encoding,
-  reject,
-  cleanup,
-  killDescendants,
-  all,
-  windowsHide,
-  killSignal,
-  forceKillAfterDelay,
-  gracefulCancel,
-  ipcInput,
-  ipc,
-  serialization
-});
-var getEnv = (options2) => ({ __proto__: null, ...computeEnv(options2) });
-var computeEnv = ({ env: envOption, extendEnv, preferLocal, node: node2, localDirectory, nodePath }) => {
-  const env = { __proto__: null, ...extendEnv && process9.env, ...envOption };
-  if (preferLocal || node2) {
-    return npmRunPathEnv({
-      env,
-      cwd: localDirectory,
-      execPath: nodePath,
-      preferLocal,
-      addExecPath: node2
-    });
-  }
-  return env;
-};
-
-// node_modules/execa/lib/arguments/shell.js
-var concatenateShell = (file2, commandArguments, options2) => options2.shell && commandArguments.length > 0 ? [[file2, ...commandArguments].join(" "), [], options2] : [file2, commandArguments, options2];
-
-// node_modules/execa/lib/resolve/all-sync.js
-import { Buffer as Buffer4 } from "node:buffer";
-
-// node_modules/execa/lib/transform/split.js
-var getSplitLinesGenerator = (binary, preserveNewlines, skipped, state2) => binary || skipped ? void 0 : initializeSplitLines(preserveNewlines, state2);
-var splitLinesSync = (chunk, preserveNewlines, objectMode) => objectMode ? chunk.flatMap((item) => splitLinesItemSync(item, preserveNewlines)) : splitLinesItemSync(chunk, preserveNewlines);
-var splitLinesItemSync = (chunk, preserveNewlines) => {
-  const { transform: transform2, final } = initializeSplitLines(preserveNewlines, {});
-  return [...transform2(chunk), ...final()];
-};
-var initializeSplitLines = (preserveNewlines, state2) => {
-  state2.previousChunks = "";
-  return {
-    transform: splitGenerator.bind(void 0, state2, preserveNewlines),
-    final: linesFinal.bind(void 0, state2)
-  };
-};
-var splitGenerator = function* (state2, preserveNewlines, chunk) {
-  if (typeof chunk !== "string") {
-    yield chunk;
-    return;
-  }
-  let { previousChunks } = state2;
-  let start = -1;
-  for (let end = 0; end < chunk.length; end += 1) {
-    if (chunk[end] !== "\n") {
-      continue;
-    }
-    let line = chunk.slice(start + 1, preserveNewlines ? end + 1 : end);
-    if (previousChunks.length > 0) {
-      line = concatString(previousChunks, line);
-      previousChunks = "";
-    }
-    yield preserveNewlines ? line : stripCarriageReturn(line, state2);
-    start = end;
-  }
-  if (start !== chunk.length - 1) {
-    previousChunks = concatString(previousChunks, chunk.slice(start + 1));
-  }
-  state2.previousChunks = previousChunks;
-};
-var stripCarriageReturn = (line, state2) => {
-  state2.isWindowsNewline = line.endsWith("\r");
-  return state2.isWindowsNewline ? line.slice(0, -1) : line;
-};
-var linesFinal = function* ({ previousChunks }) {
-  if (previousChunks.length > 0) {
-    yield previousChunks;
-  }
-};
-var getAppendNewlineGenerator = ({ binary, preserveNewlines, readableObjectMode, state: state2, encoding }) => binary || preserveNewlines || readableObjectMode ? void 0 : { transform: appendNewlineGenerator.bind(void 0, state2, getStringEncoding(binary, encoding)) };
-var appendNewlineGenerator = function* ({ isWindowsNewline = false }, stringEncoding, chunk) {
-  const { unixNewline, windowsNewline, concat } = typeof chunk === "string" ? linesStringInfo : LINES_BYTES_INFO[stringEncoding];
-  if (endsWithNewline(chunk, unixNewline)) {
-    yield chunk;
-    return;
-  }
-  const newline = isWindowsNewline ? windowsNewline : unixNewline;
-  yield concat(chunk, newline);
-};
-var endsWithNewline = (chunk, unixNewline) => typeof chunk === "string" ? chunk.endsWith(unixNewline) : chunk.length >= unixNewline.length && chunk.subarray(-unixNewline.length).every((byte, index) => byte === unixNewline[index]);
-var concatString = (firstChunk, secondChunk) => `${firstChunk}${secondChunk}`;
-var linesStringInfo = {
-  windowsNewline: "\r\n",
-  unixNewline: "\n",
-  concat: concatString
-};
-var concatUint8Array2 = (firstChunk, secondChunk) => {
-  const chunk = new Uint8Array(firstChunk.length + secondChunk.length);
-  chunk.set(firstChunk, 0);
-  chunk.set(secondChunk, firstChunk.length);
-  return chunk;
-};
-var LINES_BYTES_INFO = {
-  __proto__: null,
-  utf8: {
-    windowsNewline: new Uint8Array([13, 10]),
-    unixNewline: new Uint8Array([10]),
-    concat: concatUint8Array2
-  },
-  utf16le: {
-    windowsNewline: new Uint8Array([13, 0, 10, 0]),
-    unixNewline: new Uint8Array([10, 0]),
-    concat: concatUint8Array2
-  }
-};
-
-// node_modules/strip-final-newline/index.js
-function stripFinalNewline(input3) {
-  if (typeof input3 === "string") {
-    return stripFinalNewlineString(input3);
-  }
-  if (!(ArrayBuffer.isView(input3) && input3.BYTES_PER_ELEMENT === 1)) {
-    throw new Error("Input must be a string or a Uint8Array");
-  }
-  return stripFinalNewlineBinary(input3);
-}
-var stripFinalNewlineString = (input3) => input3.at(-1) === LF ? input3.slice(0, input3.at(-2) === CR ? -2 : -1) : input3;
-var stripFinalNewlineBinary = (input3) => input3.at(-1) === LF_BINARY ? input3.subarray(0, input3.at(-2) === CR_BINARY ? -2 : -1) : input3;
-var LF = "\n";
-var LF_BINARY = LF.codePointAt(0);
-var CR = "\r";
-var CR_BINARY = CR.codePointAt(0);
-
-// node_modules/execa/lib/io/strip-newline.js
-var stripNewline = (value, { stripFinalNewline: stripFinalNewline2 }, fdNumber, allFds) => value !== void 0 && !Array.isArray(value) && getStripFinalNewline(stripFinalNewline2, fdNumber, allFds) ? stripFinalNewline(value) : value;
-var getStripFinalNewline = (stripFinalNewline2, fdNumber, allFds) => fdNumber === "all" ? allFds.some((allFd) => stripFinalNewline2[allFd]) : stripFinalNewline2[fdNumber];
-
-// node_modules/execa/lib/resolve/all-sync.js
-var getAllSyncFds = ([, stdout, stderr]) => [
-  ...stdout === void 0 ? [] : [1],
-  ...stderr === void 0 ? [] : [2]
-];
-var getAllSync = ([, stdout, stderr], allFds, options2) => {
-  if (!options2.all) {
-    return;
-  }
-  if (stdout === void 0) {
-    return splitAllLines(stderr, allFds, options2);
-  }
-  if (stderr === void 0) {
-    return splitAllLines(stdout, allFds, options2);
-  }
-  if (hasLines(options2)) {
-    return [splitAllLines(stdout, allFds, options2), splitAllLines(stderr, allFds, options2)].flat();
-  }
-  if (Array.isArray(stdout) || Array.isArray(stderr)) {
-    return [stdout, stderr].filter((value) => value.length > 0).flat();
-  }
-  if (isUint8Array(stdout) && isUint8Array(stderr)) {
-    return concatUint8Arrays([stdout, stderr]);
-  }
-  return BASE64_ENCODINGS.has(options2.encoding) ? concatBase64(stdout, stderr, options2.encoding) : `${stdout}${stderr}`;
-};
-var concatBase64 = (stdout, stderr, encoding) => Buffer4.concat([Buffer4.from(stdout, encoding), Buffer4.from(stderr, encoding)]).toString(encoding);
-var BASE64_ENCODINGS = /* @__PURE__ */ new Set(["base64", "base64url"]);
-var hasLines = ({ lines }) => Boolean(lines[1] || lines[2]);
-var splitAllLines = (value, allFds, options2) => value === void 0 || Array.isArray(value) || !hasLines(options2) ? value : splitLinesSync(value, !getStripFinalNewline(options2.stripFinalNewline, "all", allFds), false);
-
-// node_modules/execa/lib/return/message.js
-import { inspect as inspect3 } from "node:util";
-
-// node_modules/get-stream/source/index.js
-import { on as on2 } from "node:events";
-import { finished } from "node:stream/promises";
-
-// node_modules/is-stream/index.js
-function isStream(stream, { checkOpen = true } = {}) {
-  return stream !== null && typeof stream === "object" && (stream.writable || stream.readable || !checkOpen || stream.writable === void 0 && stream.readable === void 0) && typeof stream.pipe === "function";
-}
-function isWritableStream(stream, { checkOpen = true } = {}) {
-  return isStream(stream, { checkOpen }) && (stream.writable || !checkOpen) && typeof stream.write === "function" && typeof stream.end === "function" && typeof stream.writable === "boolean" && typeof stream.writableObjectMode === "boolean" && typeof stream.destroy === "function" && typeof stream.destroyed === "boolean";
-}
-function isReadableStream(stream, { checkOpen = true } = {}) {
-  return isStream(stream, { checkOpen }) && (stream.readable || !checkOpen) && typeof stream.read === "function" && typeof stream.readable === "boolean" && typeof stream.readableObjectMode === "boolean" && typeof stream.destroy === "function" && typeof stream.destroyed === "boolean";
-}
-function isDuplexStream(stream, options2) {
-  return isWritableStream(stream, options2) && isReadableStream(stream, options2);
-}
-
-// node_modules/@sec-ant/readable-stream/dist/ponyfill/asyncIterator.js
-var a = Object.getPrototypeOf(
-  Object.getPrototypeOf(
-    /* istanbul ignore next */
-    async function* () {
-    }
-  ).prototype
-);
-var c3 = class {
-  #t;
-  #n;
-  #r = false;
-  #e = void 0;
-  constructor(e, t2) {
-    this.#t = e, this.#n = t2;
-  }
-  next() {
-    const e = () => this.#s();
-    return this.#e = this.#e ? this.#e.then(e, e) : e(), this.#e;
-  }
-  return(e) {
-    const t2 = () => this.#i(e);
-    return this.#e ? this.#e.then(t2, t2) : t2();
-  }
-  async #s() {
-    if (this.#r)
-      return {
-        done: true,
-        value: void 0
-      };
-    let e;
-    try {
-      e = await this.#t.read();
-    } catch (t2) {
-      throw this.#e = void 0, this.#r = true, this.#t.releaseLock(), t2;
-    }
-    return e.done && (this.#e = void 0, this.#r = true, this.#t.releaseLock()), e;
-  }
-  async #i(e) {
-    if (this.#r)
-      return {
-        done: true,
-        value: e
-      };
-    if (this.#r = true, !this.#n) {
-      const t2 = this.#t.cancel(e);
-      return this.#t.releaseLock(), await t2, {
-        done: true,
-        value: e
-      };
-    }
-    return this.#t.releaseLock(), {
-      done: true,
-      value: e
-    };
-  }
-};
-var n = /* @__PURE__ */ Symbol();
-function i2() {
-  return this[n].next();
-}
-Object.defineProperty(i2, "name", { value: "next" });
-function o2(r2) {
-  return this[n].return(r2);
-}
-Object.defineProperty(o2, "name", { value: "return" });
-var u2 = Object.create(a, {
-  next: {
-    enumerable: true,
-    configurable: true,
-    writable: true,
-    value: i2
-  },
-  return: {
-    enumerable: true,
-    configurable: true,
-    writable: true,
-    value: o2
-  }
-});
-function h3({ preventCancel: r2 = false } = {}) {
-  const e = this.getReader(), t2 = new c3(
-    e,
-    r2
-  ), s = Object.create(u2);
-  return s[n] = t2, s;
-}
-
-// node_modules/get-stream/source/stream.js
-var getAsyncIterable = (stream) => {
-  if (isReadableStream(stream, { checkOpen: false }) && nodeImports.on !== void 0) {
-    return getStreamIterable(stream);
-  }
-  if (typeof stream?.[Symbol.asyncIterator] === "function") {
-    return stream;
-  }
-  if (toString.call(stream) === "[object ReadableStream]") {
-    return h3.call(stream);
-  }
-  throw new TypeError("The first argument must be a Readable, a ReadableStream, or an async iterable.");
-};
-var { toString } = Object.prototype;
-var getStreamIterable = async function* (stream) {
-  const controller = new AbortController();
-  const state2 = {};
-  handleStreamEnd(stream, controller, state2);
-  try {
-    for await (const [chunk] of nodeImports.on(stream, "data", { signal: controller.signal })) {
-      yield chunk;
-    }
-  } catch (error62) {
-    if (state2.error !== void 0) {
-      throw state2.error;
-    } else if (!controller.signal.aborted) {
-      throw error62;
-    }
-  } finally {
-    stream.destroy();
-  }
-};
-var handleStreamEnd = async (stream, controller, state2) => {
-  try {
-    await nodeImports.finished(stream, {
-      cleanup: true,
-      readable: true,
-      writable: false,
-      error: false
-    });
-  } catch (error62) {
-    state2.error = error62;
-  } finally {
-    controller.abort();
-  }
-};
-var nodeImports = {};
-
-// node_modules/get-stream/source/contents.js
-var getStreamContents = async (stream, { init: init2, convertChunk, getSize, truncateChunk, addChunk, getFinalChunk, finalize: finalize2 }, { maxBuffer = Number.POSITIVE_INFINITY } = {}) => {
-  const asyncIterable = getAsyncIterable(stream);
-  const state2 = init2();
-  state2.length = 0;
-  try {
-    for await (const chunk of asyncIterable) {
-      const chunkType = getChunkType(chunk);
-      const convertedChunk = convertChunk[chunkType](chunk, state2);
-      appendChunk({
-        convertedChunk,
-        state: state2,
-        getSize,
-        truncateChunk,
-        addChunk,
-        maxBuffer
-      });
-    }
-    appendFinalChunk({
-      state: state2,
-      convertChunk,
-      getSize,
-      truncateChunk,
-      addChunk,
-      getFinalChunk,
-      maxBuffer
-    });
-    return finalize2(state2);
-  } catch (error62) {
-    const normalizedError = typeof error62 === "object" && error62 !== null ? error62 : new Error(error62);
-    normalizedError.bufferedData = finalize2(state2);
-    throw normalizedError;
-  }
-};
-var appendFinalChunk = ({ state: state2, getSize, truncateChunk, addChunk, getFinalChunk, maxBuffer }) => {
-  const convertedChunk = getFinalChunk(state2);
-  if (convertedChunk !== void 0) {
-    appendChunk({
-      convertedChunk,
-      state: state2,
-      getSize,
-      truncateChunk,
-      addChunk,
-      maxBuffer
-    });
-  }
-};
-var appendChunk = ({ convertedChunk, state: state2, getSize, truncateChunk, addChunk, maxBuffer }) => {
-  const chunkSize = getSize(convertedChunk);
-  const newLength = state2.length + chunkSize;
-  if (newLength <= maxBuffer) {
-    addNewChunk(convertedChunk, state2, addChunk, newLength);
-    return;
-  }
-  const truncatedChunk = truncateChunk(convertedChunk, maxBuffer - state2.length);
-  if (truncatedChunk !== void 0) {
-    addNewChunk(truncatedChunk, state2, addChunk, maxBuffer);
-  }
-  throw new MaxBufferError();
-};
-var addNewChunk = (convertedChunk, state2, addChunk, newLength) => {
-  state2.contents = addChunk(convertedChunk, state2, newLength);
-  state2.length = newLength;
-};
-var getChunkType = (chunk) => {
-  const typeOfChunk = typeof chunk;
-  if (typeOfChunk === "string") {
-    return "string";
-  }
-  if (typeOfChunk !== "object" || chunk === null) {
-    return "others";
-  }
-  if (globalThis.Buffer?.isBuffer(chunk)) {
-    return "buffer";
-  }
-  const prototypeName = objectToString2.call(chunk);
-  if (prototypeName === "[object ArrayBuffer]") {
-    return "arrayBuffer";
-  }
-  if (prototypeName === "[object DataView]") {
-    return "dataView";
-  }
-  if (Number.isInteger(chunk.byteLength) && Number.isInteger(chunk.byteOffset) && objectToString2.call(chunk.buffer) === "[object ArrayBuffer]") {
-    return "typedArray";
-  }
-  return "others";
-};
-var { toString: objectToString2 } = Object.prototype;
-var MaxBufferError = class extends Error {
-  name = "MaxBufferError";
-  constructor() {
-    super("maxBuffer exceeded");
-  }
-};
-
-// node_modules/get-stream/source/utils.js
-var identity2 = (value) => value;
-var noop4 = () => void 0;
-var getContentsProperty = ({ contents }) => contents;
-var throwObjectStream = (chunk) => {
-  throw new Error(`Streams in object mode are not supported: ${String(chunk)}`);
-};
-var getLengthProperty = (convertedChunk) => convertedChunk.length;
-
-// node_modules/get-stream/source/array.js
-async function getStreamAsArray(stream, options2) {
-  return getStreamContents(stream, arrayMethods, options2);
-}
-var initArray = () => ({ contents: [] });
-var increment = () => 1;
-var addArrayChunk = (convertedChunk, { contents }) => {
-  contents.push(convertedChunk);
-  return contents;
-};
-var arrayMethods = {
-  init: initArray,
-  convertChunk: {
-    string: identity2,
-    buffer: identity2,
-    arrayBuffer: identity2,
-    dataView: identity2,
-    typedArray: identity2,
-    others: identity2
-  },
-  getSize: increment,
-  truncateChunk: noop4,
-  addChunk: addArrayChunk,
-  getFinalChunk: noop4,
-  finalize: getContentsProperty
-};
-
-// node_modules/get-stream/source/array-buffer.js
-async function getStreamAsArrayBuffer(stream, options2) {
-  return getStreamContents(stream, arrayBufferMethods, options2);
-}
-var initArrayBuffer = () => ({ contents: new ArrayBuffer(0) });
-var useTextEncoder = (chunk) => textEncoder2.encode(chunk);
-var textEncoder2 = new TextEncoder();
-var useUint8Array = (chunk) => new Uint8Array(chunk);
-var useUint8ArrayWithOffset = (chunk) => new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength);
-var truncateArrayBufferChunk = (convertedChunk, chunkSize) => convertedChunk.slice(0, chunkSize);
-var addArrayBufferChunk = (convertedChunk, { contents, length: previousLength }, length) => {
-  const newContents = hasArrayBufferResize() ? resizeArrayBuffer(contents, length) : resizeArrayBufferSlow(contents, length);
-  new Uint8Array(newContents).set(convertedChunk, previousLength);
-  return newContents;
-};
-var resizeArrayBufferSlow = (contents, length) => {
-  if (length <= contents.byteLength) {
-    return contents;
-  }
-  const arrayBuffer = new ArrayBuffer(getNewContentsLength(length));
-  new Uint8Array(arrayBuffer).set(new Uint8Array(contents), 0);
-  return arrayBuffer;
-};
-var resizeArrayBuffer = (contents, length) => {
-  if (length <= contents.maxByteLength) {
-    contents.resize(length);
-    return contents;
-  }
-  const arrayBuffer = new ArrayBuffer(length, { maxByteLength: getNewContentsLength(length) });
-  new Uint8Array(arrayBuffer).set(new Uint8Array(contents), 0);
-  return arrayBuffer;
-};
-var getNewContentsLength = (length) => SCALE_FACTOR ** Math.ceil(Math.log(length) / Math.log(SCALE_FACTOR));
-var SCALE_FACTOR = 2;
-var finalizeArrayBuffer = ({ contents, length }) => hasArrayBufferResize() ? contents : contents.slice(0, length);
-var hasArrayBufferResize = () => "resize" in ArrayBuffer.prototype;
-var arrayBufferMethods = {
-  init: initArrayBuffer,
-  convertChunk: {
-    string: useTextEncoder,
-    buffer: useUint8Array,
-    arrayBuffer: useUint8Array,
-    dataView: useUint8ArrayWithOffset,
-    typedArray: useUint8ArrayWithOffset,
-    others: throwObjectStream
-  },
-  getSize: getLengthProperty,
-  truncateChunk: truncateArrayBufferChunk,
-  addChunk: addArrayBufferChunk,
-  getFinalChunk: noop4,
-  finalize: finalizeArrayBuffer
-};
-
-// node_modules/get-stream/source/string.js
-async function getStreamAsString(stream, options2) {
-  return getStreamContents(stream, stringMethods, options2);
-}
-var initString = () => ({ contents: "", textDecoder: new TextDecoder() });
-var useTextDecoder = (chunk, { textDecoder: textDecoder4 }) => textDecoder4.decode(chunk, { stream: true });
-var addStringChunk = (convertedChunk, { contents }) => contents + convertedChunk;
-var truncateStringChunk = (convertedChunk, chunkSize) => convertedChunk.slice(0, chunkSize);
-var getFinalStringChunk = ({ textDecoder: textDecoder4 }) => {
-  const finalChunk = textDecoder4.decode();
-  return finalChunk === "" ? void 0 : finalChunk;
-};
-var stringMethods = {
-  init: initString,
-  convertChunk: {
-    string: identity2,
-    buffer: useTextDecoder,
-    arrayBuffer: useTextDecoder,
-    dataView: useTextDecoder,
-    typedArray: useTextDecoder,
-    others: throwObjectStream
-  },
-  getSize: getLengthProperty,
-  truncateChunk: truncateStringChunk,
-  addChunk: addStringChunk,
-  getFinalChunk: getFinalStringChunk,
-  finalize: getContentsProperty
-};
-
-// node_modules/get-stream/source/index.js
-Object.assign(nodeImports, { on: on2, finished });
-
-// node_modules/execa/lib/io/max-buffer.js
-var handleMaxBuffer = ({ error: error62, stream, readableObjectMode, lines, encoding, fdNumber }) => {
-  if (!(error62 instanceof MaxBufferError)) {
-    throw error62;
-  }
-  if (fdNumber === "all") {
-    return error62;
-  }
-  const unit = getMaxBufferUnit(readableObjectMode, lines, encoding);
-  error62.maxBufferInfo = { fdNumber, unit };
-  stream.destroy();
-  throw error62;
-};
-var getMaxBufferUnit = (readableObjectMode, lines, encoding) => {
-  if (readableObjectMode) {
-    return "objects";
-  }
-  if (lines) {
-    return "lines";
-  }
-  return encoding === "buffer" ? "bytes" : "characters";
-};
-var checkIpcMaxBuffer = (ipcOutput, maxBuffer) => {
-  if (ipcOutput.length + 1 <= maxBuffer) {
-    return;
-  }
-  const error62 = new MaxBufferError();
-  error62.maxBufferInfo = { fdNumber: "ipc" };
-  throw error62;
-};
-var getMaxBufferMessage = (error62, maxBuffer) => {
-  const { streamName, threshold, unit } = getMaxBufferInfo(error62, maxBuffer);
-  return `Command's ${streamName} was larger than ${threshold} ${unit}`;
-};
-var getMaxBufferInfo = (error62, maxBuffer) => {
-  if (error62?.maxBufferInfo === void 0) {
-    return { streamName: "output", threshold: maxBuffer[1], unit: "bytes" };
-  }
-  const { maxBufferInfo: { fdNumber, unit, threshold = getFdSpecificValue(maxBuffer, fdNumber) } } = error62;
-  delete error62.maxBufferInfo;
-  return fdNumber === "ipc" ? { streamName: "IPC output", threshold, unit: "messages" } : { streamName: getStreamName(fdNumber), threshold, unit };
-};
-var getMaxBufferSync = ([, stdoutMaxBuffer]) => stdoutMaxBuffer === 0 ? Number.MIN_VALUE : stdoutMaxBuffer;
-var handleMaxBufferSync = ({ resultError, output: output2, maxBuffer, buffer }) => {
-  const fdNumber = findMaxBufferSync(output2, maxBuffer, buffer);
-  if (fdNumber === void 0) {
-    return { resultError, isMaxBuffer: resultError?.code === "ENOBUFS" };
-  }
-  const threshold = getMaxBufferValueSync(maxBuffer, fdNumber);
-  const error62 = resultError ?? Object.assign(new MaxBufferError(), { code: "ENOBUFS" });
-  error62.maxBufferInfo = { fdNumber, unit: "bytes", threshold };
-  return { resultError: error62, isMaxBuffer: true };
-};
-var findMaxBufferSync = (output2, maxBuffer, buffer) => {
-  if (output2 === null) {
-    return;
-  }
-  const fdNumber = output2.findIndex((result, index) => result !== null && buffer[index] && result.length > getMaxBufferValueSync(maxBuffer, index));
-  return fdNumber === -1 ? void 0 : fdNumber;
-};
-var getMaxBufferValueSync = (maxBuffer, fdNumber) => Math.min(maxBuffer[1], maxBuffer[fdNumber]);
-var truncateMaxBufferSync = (result, fdNumber, { maxBuffer, buffer }) => {
-  const maxBufferValue = getMaxBufferValueSync(maxBuffer, fdNumber);
-  return buffer[fdNumber] && result.length > maxBufferValue ? result.slice(0, maxBufferValue) : result;
-};
-
-// node_modules/execa/lib/return/message.js
-var createMessages = ({
-  stdio,
-  all,
-  ipcOutput,
-  originalError,
-  signal,
-  signalDescription,
-  exitCode: exitCode2,
-  escapedCommand,
-  timedOut,
-  isCanceled,
-  isGracefullyCanceled,
-  isMaxBuffer,
-  isForcefullyTerminated,
-  forceKillAfterDelay,
-  killSignal,
-  maxBuffer,
-  timeout,
-  cwd
-}) => {
-  const errorCode = getErrorCode(originalError);
-  const prefix = getErrorPrefix({
-    originalError,
-    timedOut,
-    timeout,
-    isMaxBuffer,
-    maxBuffer,
-    errorCode,
-    signal,
-    signalDescription,
-    exitCode: exitCode2,
-    isCanceled,
-    isGracefullyCanceled,
-    isForcefullyTerminated,
-    forceKillAfterDelay,
-    killSignal
-  });
-  const originalMessage = getOriginalMessage(originalError, cwd);
-  const suffix = originalMessage === void 0 ? "" : `
-${originalMessage}`;
-  const shortMessage = `${prefix}: ${escapedCommand}${suffix}`;
-  const messageStdio = all === void 0 ? [stdio[2], stdio[1]] : [all];
-  const message = [
-    shortMessage,
-    ...messageStdio,
-    ...stdio.slice(3),
-    ipcOutput.map((ipcMessage) => serializeIpcMessage(ipcMessage)).join("\n")
-  ].map((messagePart) => escapeLines(stripFinalNewline(serializeMessagePart(messagePart)))).filter(Boolean).join("\n\n");
-  return { originalMessage, shortMessage, message };
-};
-var getErrorCode = (error62) => typeof error62?.code === "string" ? error62.code : void 0;
-var getErrorPrefix = ({
-  originalError,
-  timedOut,
-  timeout,
-  isMaxBuffer,
-  maxBuffer,
-  errorCode,
-  signal,
-  signalDescription,
-  exitCode: exitCode2,
-  isCanceled,
-  isGracefullyCanceled,
-  isForcefullyTerminated,
-  forceKillAfterDelay,
-  killSignal
-}) => {
-  const forcefulSuffix = getForcefulSuffix(isForcefullyTerminated, forceKillAfterDelay);
-  if (timedOut) {
-    return `Command timed out after ${timeout} milliseconds${forcefulSuffix}`;
-  }
-  if (isGracefullyCanceled) {
-    if (signal === void 0) {
-      return `Command was gracefully canceled with exit code ${exitCode2}`;
-    }
-    return isForcefullyTerminated ? `Command was gracefully canceled${forcefulSuffix}` : `Command was gracefully canceled with ${signal} (${signalDescription})`;
-  }
-  if (isCanceled) {
-    return `Command was canceled${forcefulSuffix}`;
-  }
-  if (isMaxBuffer) {
-    return `${getMaxBufferMessage(originalError, maxBuffer)}${forcefulSuffix}`;
-  }
-  if (errorCode !== void 0) {
-    return `Command failed with ${errorCode}${forcefulSuffix}`;
-  }
-  if (isForcefullyTerminated) {
-    return `Command was killed with ${killSignal} (${getSignalDescription(killSignal)})${forcefulSuffix}`;
-  }
-  if (signal !== void 0) {
-    return `Command was killed with ${signal} (${signalDescription})`;
-  }
-  return exitCode2 === void 0 ? "Command failed" : `Command failed with exit code ${exitCode2}`;
-};
-var getForcefulSuffix = (isForcefullyTerminated, forceKillAfterDelay) => isForcefullyTerminated ? ` and was forcefully terminated after ${forceKillAfterDelay} milliseconds` : "";
-var getOriginalMessage = (originalError, cwd) => {
-  if (originalError instanceof DiscardedError) {
-    return;
-  }
-  const originalMessage = isExecaError(originalError) ? originalError.originalMessage ?? "" : String(originalError?.message ?? originalError);
-  const escapedOriginalMessage = escapeLines(fixCwdError(originalMessage, cwd));
-  return escapedOriginalMessage === "" ? void 0 : escapedOriginalMessage;
-};
-var serializeIpcMessage = (ipcMessage) => typeof ipcMessage === "string" ? ipcMessage : inspect3(ipcMessage);
-var serializeMessagePart = (messagePart) => Array.isArray(messagePart) ? messagePart.filter((messageItem) => isTextItem(messageItem)).map((messageItem) => stripFinalNewline(serializeMessageItem(messageItem))).join("\n") : serializeMessageItem(messagePart);
-var isTextItem = (messageItem) => typeof messageItem === "string" || isUint8Array(messageItem);
-var serializeMessageItem = (messageItem) => {
-  if (typeof messageItem === "string") {
-    return messageItem;
-  }
-  return isUint8Array(messageItem) ? uint8ArrayToString(messageItem) : "";
-};
-
-// node_modules/execa/lib/return/result.js
-var makeSuccessResult = ({
-  command,
-  escapedCommand,
-  stdio,
-  all,
-  ipcOutput,
-  options: { cwd },
-  startTime: startTime2
-}) => omitUndefinedProperties({
-  command,
-  escapedCommand,
-  cwd,
-  durationMs: getDurationMs(startTime2),
-  failed: false,
-  timedOut: false,
-  isCanceled: false,
-  isGracefullyCanceled: false,
-  isTerminated: false,
-  isMaxBuffer: false,
-  isForcefullyTerminated: false,
-  exitCode: 0,
-  stdout: stdio[1],
-  stderr: stdio[2],
-  all,
-  stdio,
-  ipcOutput,
-  pipedFrom: []
-});
-var makeEarlyError = ({
-  error: error62,
-  command,
-  escapedCommand,
-  fileDescriptors,
-  options: options2,
-  startTime: startTime2,
-  isSync,
-  stdio = Array.from({ length: fileDescriptors.length }),
-  all
-}) => makeError({
-  error: error62,
-  command,
-  escapedCommand,
-  startTime: startTime2,
-  timedOut: false,
-  isCanceled: false,
-  isGracefullyCanceled: false,
-  isMaxBuffer: false,
-  isForcefullyTerminated: false,
-  stdio,
-  all,
-  ipcOutput: [],
-  options: options2,
-  isSync
-});
-var getEarlyErrorOutput = (fileDescriptors, options2) => {
-  const stdio = fileDescriptors.map((fileDescriptor, fdNumber) => getEmptyOutput(fileDescriptor, fdNumber, options2));
-  return { stdio, all: getAllSync(stdio, getAllSyncFds(stdio), options2) };
-};
-var getEmptyOutput = ({ direction, objectMode }, fdNumber, { stdio, buffer, lines, encoding }) => {
-  if (direction === "input" || !PIPED_STDIO.has(stdio[fdNumber]) || !buffer[fdNumber]) {
-    return;
-  }
-  if (objectMode || lines[fdNumber]) {
-    return [];
-  }
-  return encoding === "buffer" ? new Uint8Array() : "";
-};
-var PIPED_STDIO = /* @__PURE__ */ new Set(["pipe", "overlapped"]);
-var makeError = ({
-  error: originalError,
-  command,
-  escapedCommand,
-  startTime: startTime2,
-  timedOut,
-  isCanceled,
-  isGracefullyCanceled,
-  isMaxBuffer,
-  isForcefullyTerminated,
-  exitCode: rawExitCode,
-  signal: rawSignal,
-  stdio,
-  all,
-  ipcOutput,
-  options: {
-    timeoutDuration,
-    timeout = timeoutDuration,
-    forceKillAfterDelay,
-    killSignal,
-    cwd,
-    maxBuffer
-  },
-  isSync
-}) => {
-  const { exitCode: exitCode2, signal, signalDescription } = normalizeExitPayload(rawExitCode, rawSignal);
-  const { originalMessage, shortMessage, message } = createMessages({
-    stdio,
-    all,
-    ipcOutput,
-    originalError,
-    signal,
-    signalDescription,
-    exitCode: exitCode2,
-    escapedCommand,
-    timedOut,
-    isCanceled,
-    isGracefullyCanceled,
-    isMaxBuffer,
-    isForcefullyTerminated,
-    forceKillAfterDelay,
-    killSignal,
-    maxBuffer,
-    timeout,
-    cwd
-  });
-  const error62 = getFinalError(originalError, message, isSync);
-  Object.assign(error62, getErrorProperties({
-    error: error62,
-    command,
-    escapedCommand,
-    startTime: startTime2,
-    timedOut,
-    isCanceled,
-    isGracefullyCanceled,
-    isMaxBuffer,
-    isForcefullyTerminated,
-    exitCode: exitCode2,
-    signal,
-    signalDescription,
-    stdio,
-    all,
-    ipcOutput,
-    cwd,
-    originalMessage,
-    shortMessage
-  }));
-  return error62;
-};
-var getErrorProperties = ({
-  error: error62,
-  command,
-  escapedCommand,
-  startTime: startTime2,
-  timedOut,
-  isCanceled,
-  isGracefullyCanceled,
-  isMaxBuffer,
-  isForcefullyTerminated,
-  exitCode: exitCode2,
-  signal,
-  signalDescription,
-  stdio,
-  all,
-  ipcOutput,
-  cwd,
-  originalMessage,
-  shortMessage
-}) => omitUndefinedProperties({
-  shortMessage,
-  originalMessage,
-  command,
-  escapedCommand,
-  cwd,
-  durationMs: getDurationMs(startTime2),
-  failed: true,
-  timedOut,
-  isCanceled,
-  isGracefullyCanceled,
-  isTerminated: signal !== void 0,
-  isMaxBuffer,
-  isForcefullyTerminated,
-  exitCode: exitCode2,
-  signal,
-  signalDescription,
-  code: getErrorCode(error62.cause),
-  stdout: stdio[1],
-  stderr: stdio[2],
-  all,
-  stdio,
-  ipcOutput,
-  pipedFrom: []
-});
-var omitUndefinedProperties = (result) => Object.fromEntries(Object.entries(result).filter(([, value]) => value !== void 0));
-var normalizeExitPayload = (rawExitCode, rawSignal) => {
-  const exitCode2 = rawExitCode === null ? void 0 : rawExitCode;
-  const signal = rawSignal === null ? void 0 : rawSignal;
-  const signalDescription = signal === void 0 ? void 0 : getSignalDescription(rawSignal);
-  return { exitCode: exitCode2, signal, signalDescription };
-};
-
-// node_modules/parse-ms/index.js
-var toZeroIfInfinity = (value) => Number.isFinite(value) ? value : 0;
-function parseNumber(milliseconds) {
-  return {
-    days: Math.trunc(milliseconds / 864e5),
-    hours: Math.trunc(milliseconds / 36e5 % 24),
-    minutes: Math.trunc(milliseconds / 6e4 % 60),
-    seconds: Math.trunc(milliseconds / 1e3 % 60),
-    milliseconds: Math.trunc(milliseconds % 1e3),
-    microseconds: Math.trunc(toZeroIfInfinity(milliseconds * 1e3) % 1e3),
-    nanoseconds: Math.trunc(toZeroIfInfinity(milliseconds * 1e6) % 1e3)
-  };
-}
-function parseBigint(milliseconds) {
-  return {
-    days: milliseconds / 86400000n,
-    hours: milliseconds / 3600000n % 24n,
-    minutes: milliseconds / 60000n % 60n,
-    seconds: milliseconds / 1000n % 60n,
-    milliseconds: milliseconds % 1000n,
-    microseconds: 0n,
-    nanoseconds: 0n
-  };
-}
-function parseMilliseconds(milliseconds) {
-  switch (typeof milliseconds) {
-    case "number": {
-      if (Number.isFinite(milliseconds)) {
-        return parseNumber(milliseconds);
-      }
-      break;
-    }
-    case "bigint": {
-      return parseBigint(milliseconds);
-    }
-  }
-  throw new TypeError("Expected a finite number or bigint");
-}
-
-// node_modules/pretty-ms/index.js
-var isZero = (value) => value === 0 || value === 0n;
-var pluralize = (word, count2) => count2 === 1 || count2 === 1n ? word : `${word}s`;
-var SECOND_ROUNDING_EPSILON = 1e-7;
-var ONE_DAY_IN_MILLISECONDS = 24n * 60n * 60n * 1000n;
-function prettyMilliseconds(milliseconds, options2) {
-  const isBigInt = typeof milliseconds === "bigint";
-  if (!isBigInt && !Number.isFinite(milliseconds)) {
-    throw new TypeError("Expected a finite number or bigint");
-  }
-  options2 = { ...options2 };
-  const sign2 = milliseconds < 0 ? "-" : "";
-  milliseconds = milliseconds < 0 ? -milliseconds : milliseconds;
-  if (options2.colonNotation) {
-    options2.compact = false;
-    options2.formatSubMilliseconds = false;
-    options2.separateMilliseconds = false;
-    options2.verbose = false;
-  }
-  if (options2.compact) {
-    options2.unitCount = 1;
-    options2.secondsDecimalDigits = 0;
-    options2.millisecondsDecimalDigits = 0;
-  }
-  let result = [];
-  const floorDecimals = (value, decimalDigits) => {
-    const flooredInterimValue = Math.floor(value * 10 ** decimalDigits + SECOND_ROUNDING_EPSILON);
-    const flooredValue = Math.round(flooredInterimValue) / 10 ** decimalDigits;
-    return flooredValue.toFixed(decimalDigits);
-  };
-  const add = (value, long, short, valueString) => {
-    if ((result.length === 0 || !options2.colonNotation) && isZero(value) && !(options2.colonNotation && short === "m")) {
-      return;
-    }
-    valueString ??= String(value);
-    if (options2.colonNotation) {
-      const wholeDigits = valueString.includes(".") ? valueString.split(".")[0].length : valueString.length;
-      const minLength = result.length > 0 ? 2 : 1;
-      valueString = "0".repeat(Math.max(0, minLength - wholeDigits)) + valueString;
-    } else {
-      valueString += options2.verbose ? " " + pluralize(long, value) : short;
-    }
-    result.push(valueString);
-  };
-  const parsed = parseMilliseconds(milliseconds);
-  const days = BigInt(parsed.days);
-  if (options2.hideYearAndDays) {
-    add(BigInt(days) * 24n + BigInt(parsed.hours), "hour", "h");
-  } else {
-    if (options2.hideYear) {
-      add(days, "day", "d");
-    } else {
-      add(days / 365n, "year", "y");
-      add(days % 365n, "day", "d");
-    }
-    add(Number(parsed.hours), "hour", "h");
-  }
-  add(Number(parsed.minutes), "minute", "m");
-  if (!options2.hideSeconds) {
-    if (options2.separateMilliseconds || options2.formatSubMilliseconds || !options2.colonNotation && milliseconds < 1e3 && !options2.subSecondsAsDecimals) {
-      const seconds3 = Number(parsed.seconds);
-      const milliseconds2 = Number(parsed.milliseconds);
-      const microseconds = Number(parsed.microseconds);
-      const nanoseconds = Number(parsed.nanoseconds);
-      add(seconds3, "second", "s");
-      if (options2.formatSubMilliseconds) {
-        add(milliseconds2, "millisecond", "ms");
-        add(microseconds, "microsecond", "\xB5s");
-        add(nanoseconds, "nanosecond", "ns");
-      } else {
-        const millisecondsAndBelow = milliseconds2 + microseconds / 1e3 + nanoseconds / 1e6;
-        const millisecondsDecimalDigits = typeof options2.millisecondsDecimalDigits === "number" ? options2.millisecondsDecimalDigits : 0;
-        const roundedMilliseconds = millisecondsAndBelow >= 1 ? Math.round(millisecondsAndBelow) : Math.ceil(millisecondsAndBelow);
-        const maximumMilliseconds = 1e3 - 10 ** -millisecondsDecimalDigits;
-        const millisecondsString = millisecondsDecimalDigits ? Math.min(millisecondsAndBelow, maximumMilliseconds).toFixed(millisecondsDecimalDigits) : Math.min(roundedMilliseconds, maximumMilliseconds);
-        add(
-          Number.parseFloat(millisecondsString),
-          "millisecond",
-          "ms",
-          millisecondsString
-        );
-      }
-    } else {
-      const seconds3 = (isBigInt ? Number(milliseconds % ONE_DAY_IN_MILLISECONDS) : milliseconds) / 1e3 % 60;
-      const secondsDecimalDigits = typeof options2.secondsDecimalDigits === "number" ? options2.secondsDecimalDigits : 1;
-      const secondsFixed = floorDecimals(seconds3, secondsDecimalDigits);
-      const secondsString = options2.keepDecimalsOnWholeSeconds ? secondsFixed : secondsFixed.replace(/\.0+$/, "");
-      add(Number.parseFloat(secondsString), "second", "s", secondsString);
-    }
-  }
-  if (result.length === 0) {
-    return sign2 + "0" + (options2.verbose ? " milliseconds" : "ms");
-  }
-  const separator = options2.colonNotation ? ":" : " ";
-  if (typeof options2.unitCount === "number") {
-    result = result.slice(0, Math.max(options2.unitCount, 1));
-  }
-  return sign2 + result.join(separator);
-}
-
-// node_modules/execa/lib/verbose/error.js
-var logError = (result, verboseInfo) => {
-  if (result.failed) {
-    verboseLog({
-      type: "error",
-      verboseMessage: result.shortMessage,
-      verboseInfo,
-      result
-    });
-  }
-};
-
-// node_modules/execa/lib/verbose/complete.js
-var logResult = (result, verboseInfo) => {
-  if (!isVerbose(verboseInfo)) {
-    return;
-  }
-  logError(result, verboseInfo);
-  logDuration(result, verboseInfo);
-};
-var logDuration = (result, verboseInfo) => {
-  const verboseMessage = `(done in ${prettyMilliseconds(result.durationMs)})`;
-  verboseLog({
-    type: "duration",
-    verboseMessage,
-    verboseInfo,
-    result
-  });
-};
-
-// node_modules/execa/lib/return/reject.js
-var handleResult = (result, verboseInfo, { reject }) => {
-  logResult(result, verboseInfo);
-  if (reject && result.failed) {
-    throw result;
-  }
-  return result;
-};
-
-// node_modules/execa/lib/stdio/handle-sync.js
-import { readFileSync as readFileSync2 } from "node:fs";
-
-// node_modules/execa/lib/stdio/type.js
-var getStdioItemType = (value, optionName) => {
-  if (isAsyncGenerator(value)) {
-    return "asyncGenerator";
-  }
-  if (isSyncGenerator(value)) {
-    return "generator";
-  }
-  if (isUrl(value)) {
-    return "fileUrl";
-  }
-  if (isFilePathObject(value)) {
-    return "filePath";
-  }
-  if (isWebStream(value)) {
-    return "webStream";
-  }
-  if (isStream(value, { checkOpen: false })) {
-    return "native";
-  }
-  if (isUint8Array(value)) {
-    return "uint8Array";
-  }
-  if (isAsyncIterableObject(value)) {
-    return "asyncIterable";
-  }
-  if (isIterableObject(value)) {
-    return "iterable";
-  }
-  if (isTransformStream(value)) {
-    return getTransformStreamType({ transform: value }, optionName);
-  }
-  return isTransformOptions(value) ? getTransformObjectType(value, optionName) : "native";
-};
-var getTransformObjectType = (value, optionName) => {
-  if (isDuplexStream(value.transform, { checkOpen: false })) {
-    return getDuplexType(value, optionName);
-  }
-  return isTransformStream(value.transform) ? getTransformStreamType(value, optionName) : getGeneratorObjectType(value, optionName);
-};
-var getDuplexType = (value, optionName) => {
-  validateNonGeneratorType(value, optionName, "Duplex stream");
-  return "duplex";
-};
-var getTransformStreamType = (value, optionName) => {
-  validateNonGeneratorType(value, optionName, "web TransformStream");
-  return "webTransform";
-};
-var validateNonGeneratorType = ({ final, binary, objectMode }, optionName, typeName) => {
-  checkUndefinedOption(final, `${optionName}.final`, typeName);
-  checkUndefinedOption(binary, `${optionName}.binary`, typeName);
-  checkBooleanOption(objectMode, `${optionName}.objectMode`);
-};
-var checkUndefinedOption = (value, optionName, typeName) => {
-  if (value !== void 0) {
-    throw new TypeError(`The \`${optionName}\` option can only be defined when using a generator, not a ${typeName}.`);
-  }
-};
-var getGeneratorObjectType = ({ transform: transform2, final, binary, objectMode }, optionName) => {
-  if (transform2 !== void 0 && !isGenerator(transform2)) {
-    throw new TypeError(`The \`${optionName}.transform\` option must be a generator, a Duplex stream or a web TransformStream.`);
-  }
-  if (isDuplexStream(final, { checkOpen: false })) {
-    throw new TypeError(`The \`${optionName}.final\` option must not be a Duplex stream.`);
-  }
-  if (isTransformStream(final)) {
-    throw new TypeError(`The \`${optionName}.final\` option must not be a web TransformStream.`);
-  }
-  if (final !== void 0 && !isGenerator(final)) {
-    throw new TypeError(`The \`${optionName}.final\` option must be a generator.`);
-  }
-  checkBooleanOption(binary, `${optionName}.binary`);
-  checkBooleanOption(objectMode, `${optionName}.objectMode`);
-  return isAsyncGenerator(transform2) || isAsyncGenerator(final) ? "asyncGenerator" : "generator";
-};
-var isGenerator = (value) => isAsyncGenerator(value) || isSyncGenerator(value);
-var isAsyncGenerator = (value) => Object.prototype.toString.call(value) === "[object AsyncGeneratorFunction]";
-var isSyncGenerator = (value) => Object.prototype.toString.call(value) === "[object GeneratorFunction]";
-var isTransformOptions = (value) => isPlainObject4(value) && (value.transform !== void 0 || value.final !== void 0);
-var isUrl = (value) => Object.prototype.toString.call(value) === "[object URL]";
-var isRegularUrl = (value) => isUrl(value) && value.protocol !== "file:";
-var isFilePathObject = (value) => isPlainObject4(value) && Object.keys(value).length > 0 && Object.keys(value).every((key) => FILE_PATH_KEYS.has(key)) && isFilePathString(value.file);
-var FILE_PATH_KEYS = /* @__PURE__ */ new Set(["file", "append"]);
-var isFilePathString = (file2) => typeof file2 === "string";
-var isStdioValueObject = (value) => isPlainObject4(value) && Object.keys(value).length > 0 && Object.keys(value).every((key) => STDIO_VALUE_KEYS.has(key)) && "value" in value;
-var STDIO_VALUE_KEYS = /* @__PURE__ */ new Set(["value", "input"]);
-var isUnknownStdioString = (type, value) => type === "native" && typeof value === "string" && !KNOWN_STDIO_STRINGS.has(value);
-var KNOWN_STDIO_STRINGS = /* @__PURE__ */ new Set(["ipc", "ignore", "inherit", "overlapped", "pipe"]);
-var isReadableStream2 = (value) => Object.prototype.toString.call(value) === "[object ReadableStream]";
-var isWritableStream2 = (value) => Object.prototype.toString.call(value) === "[object WritableStream]";
-var isWebStream = (value) => isReadableStream2(value) || isWritableStream2(value);
-var isTransformStream = (value) => isReadableStream2(value?.readable) && isWritableStream2(value?.writable);
-var isAsyncIterableObject = (value) => isObject2(value) && typeof value[Symbol.asyncIterator] === "function";
-var isIterableObject = (value) => isObject2(value) && typeof value[Symbol.iterator] === "function";
-var isObject2 = (value) => typeof value === "object" && value !== null;
-var TRANSFORM_TYPES = /* @__PURE__ */ new Set(["generator", "asyncGenerator", "duplex", "webTransform"]);
-var FILE_TYPES = /* @__PURE__ */ new Set(["fileUrl", "filePath", "fileNumber"]);
-var SPECIAL_DUPLICATE_TYPES_SYNC = /* @__PURE__ */ new Set(["fileUrl", "filePath"]);
-var SPECIAL_DUPLICATE_TYPES = /* @__PURE__ */ new Set([...SPECIAL_DUPLICATE_TYPES_SYNC, "webStream", "nodeStream"]);
-var FORBID_DUPLICATE_TYPES = /* @__PURE__ */ new Set(["webTransform", "duplex"]);
-var TYPE_TO_MESSAGE = {
-  generator: "a generator",
-  asyncGenerator: "an async generator",
-  fileUrl: "a file URL",
-  filePath: "a file path string",
-  fileNumber: "a file descriptor number",
-  webStream: "a web stream",
-  nodeStream: "a Node.js stream",
-  webTransform: "a web TransformStream",
-  duplex: "a Duplex stream",
-  native: "any value",
-  iterable: "an iterable",
-  asyncIterable: "an async iterable",
-  string: "a string",
-  uint8Array: "a Uint8Array"
-};
-
-// node_modules/execa/lib/transform/object-mode.js
-var getTransformObjectModes = (objectMode, index, newTransforms, direction) => direction === "output" ? getOutputObjectModes(objectMode, index, newTransforms) : getInputObjectModes(objectMode, index, newTransforms);
-var getOutputObjectModes = (objectMode, index, newTransforms) => {
-  const writableObjectMode = index !== 0 && newTransforms[index - 1].value.readableObjectMode;
-  const readableObjectMode = objectMode ?? writableObjectMode;
-  return { writableObjectMode, readableObjectMode };
-};
-var getInputObjectModes = (objectMode, index, newTransforms) => {
-  const writableObjectMode = index === 0 ? objectMode === true : newTransforms[index - 1].value.readableObjectMode;
-  const readableObjectMode = index !== newTransforms.length - 1 && (objectMode ?? writableObjectMode);
-  return { writableObjectMode, readableObjectMode };
-};
-var getFdObjectMode = (stdioItems, direction) => {
-  const lastTransform = stdioItems.findLast(({ type }) => TRANSFORM_TYPES.has(type));
-  if (lastTransform === void 0) {
-    return false;
-  }
-  return direction === "input" ? lastTransform.value.writableObjectMode : lastTransform.value.readableObjectMode;
-};
-
-// node_modules/execa/lib/transform/normalize.js
-var normalizeTransforms = (stdioItems, optionName, direction, options2) => [
-  ...stdioItems.filter(({ type }) => !TRANSFORM_TYPES.has(type)),
-  ...getTransforms(stdioItems, optionName, direction, options2)
-];
-var getTransforms = (stdioItems, optionName, direction, { encoding }) => {
-  const transforms = stdioItems.filter(({ type }) => TRANSFORM_TYPES.has(type));
-  const newTransforms = Array.from({ length: transforms.length });
-  for (const [index, stdioItem] of Object.entries(transforms)) {
-    newTransforms[index] = normalizeTransform({
-      stdioItem,
-      index: Number(index),
-      newTransforms,
-      optionName,
-      direction,
-      encoding
-    });
-  }
-  return sortTransforms(newTransforms, direction);
-};
-var normalizeTransform = ({ stdioItem, stdioItem: { type }, index, newTransforms, optionName, direction, encoding }) => {
-  if (type === "duplex") {
-    return normalizeDuplex({ stdioItem, optionName });
-  }
-  if (type === "webTransform") {
-    return normalizeTransformStream({
-      stdioItem,
-      index,
-      newTransforms,
-      direction
-    });
-  }
-  return normalizeGenerator({
-    stdioItem,
-    index,
-    newTransforms,
-    direction,
-    encoding
-  });
-};
-var normalizeDuplex = ({ stdioItem, optionName }) => {
-  const { value } = stdioItem;
-  const { transform: transform2 } = value;
-  const { writableObjectMode, readableObjectMode } = transform2;
-  const { objectMode = readableObjectMode } = value;
-  if (objectMode && !readableObjectMode) {
-    throw new TypeError(`The \`${optionName}.objectMode\` option can only be \`true\` if \`new Duplex({objectMode: true})\` is used.`);
-  }
-  if (!objectMode && readableObjectMode) {
-    throw new TypeError(`The \`${optionName}.objectMode\` option cannot be \`false\` if \`new Duplex({objectMode: true})\` is used.`);
-  }
-  return {
-    ...stdioItem,
-    value: { transform: transform2, writableObjectMode, readableObjectMode }
-  };
-};
-var normalizeTransformStream = ({ stdioItem, stdioItem: { value }, index, newTransforms, direction }) => {
-  const { transform: transform2, objectMode } = isPlainObject4(value) ? value : { transform: value };
-  const { writableObjectMode, readableObjectMode } = getTransformObjectModes(objectMode, index, newTransforms, direction);
-  return {
-    ...stdioItem,
-    value: { transform: transform2, writableObjectMode, readableObjectMode }
-  };
-};
-var normalizeGenerator = ({ stdioItem, stdioItem: { value }, index, newTransforms, direction, encoding }) => {
-  const {
-    transform: transform2,
-    final,
-    binary: binaryOption = false,
-    preserveNewlines = false,
-    objectMode
-  } = isPlainObject4(value) ? value : { transform: value };
-  const binary = binaryOption || BINARY_ENCODINGS.has(encoding);
-  const { writableObjectMode, readableObjectMode } = getTransformObjectModes(objectMode, index, newTransforms, direction);
-  return {
-    ...stdioItem,
-    value: {
-      transform: transform2,
-      final,
-      binary,
-      preserveNewlines,
-      writableObjectMode,
-      readableObjectMode
-    }
-  };
-};
-var sortTransforms = (newTransforms, direction) => direction === "input" ? newTransforms.reverse() : newTransforms;
-
-// node_modules/execa/lib/stdio/direction.js
-import process10 from "node:process";
-var getStreamDirection = ({ stdioItems, isStdioArray, fdNumber, optionName }) => {
-  const directions = stdioItems.map((stdioItem) => getStdioItemDirection(stdioItem, fdNumber, isStdioArray));
-  if (directions.includes("input") && directions.includes("output")) {
-    throw new TypeError(`The \`${optionName}\` option must not be an array of both readable and writable values.`);
-  }
-  return directions.find(Boolean) ?? DEFAULT_DIRECTION;
-};
-var getStdioItemDirection = (stdioItem, fdNumber, isStdioArray) => {
-  const knownDirection = KNOWN_DIRECTIONS[fdNumber];
-  const direction = getRequestedDirection(stdioItem);
-  if (knownDirection === void 0) {
-    return direction;
-  }
-  validateKnownDirection(stdioItem, knownDirection, isStdioArray);
-  return knownDirection;
-};
-var getRequestedDirection = ({ type, value, direction, optionName }) => {
-  const guessedDirection = guessStreamDirection[type](value);
-  if (direction === "input" && guessedDirection === "output") {
-    throw new TypeError(`The \`${optionName}\` option is invalid: \`input: true\` cannot be used with a writable value, which is always an output.`);
-  }
-  return direction ?? guessedDirection;
-};
-var validateKnownDirection = ({ type, value, optionName }, knownDirection, isStdioArray) => {
-  if (!STREAM_TYPES.has(type) || !isStdioArray && getStandardStreamDirection(value) !== void 0) {
-    return;
-  }
-  const guessedDirection = guessStreamDirection[type](value);
-  if (guessedDirection === void 0 || guessedDirection === knownDirection) {
-    return;
-  }
-  const valueName = guessedDirection === "input" ? "readable" : "writable";
-  throw new TypeError(`The \`${optionName}\` option is invalid: a ${valueName} value is always an ${guessedDirection}, but \`${optionName}\` is an ${knownDirection}.`);
-};
-var STREAM_TYPES = /* @__PURE__ */ new Set(["native", "nodeStream", "webStream"]);
-var KNOWN_DIRECTIONS = ["input", "output", "output"];
-var anyDirection = () => void 0;
-var alwaysInput = () => "input";
-var guessStreamDirection = {
-  generator: anyDirection,
-  asyncGenerator: anyDirection,
-  fileUrl: anyDirection,
-  filePath: anyDirection,
-  iterable: alwaysInput,
-  asyncIterable: alwaysInput,
-  uint8Array: alwaysInput,
-  string: alwaysInput,
-  webStream: (value) => isWritableStream2(value) ? "output" : "input",
-  nodeStream(value) {
-    if (!isReadableStream(value, { checkOpen: false })) {
-      return "output";
-    }
-    return isWritableStream(value, { checkOpen: false }) ? void 0 : "input";
-  },
-  webTransform: anyDirection,
-  duplex: anyDirection,
-  native(value) {
-    const standardStreamDirection = getStandardStreamDirection(value);
-    if (standardStreamDirection !== void 0) {
-      return standardStreamDirection;
-    }
-    if (isStream(value, { checkOpen: false })) {
-      return guessStreamDirection.nodeStream(value);
-    }
-  }
-};
-var getStandardStreamDirection = (value) => {
-  if ([0, process10.stdin].includes(value)) {
-    return "input";
-  }
-  if ([1, 2, process10.stdout, process10.stderr].includes(value)) {
-    return "output";
-  }
-};
-var DEFAULT_DIRECTION = "output";
-
-// node_modules/execa/lib/ipc/array.js
-var normalizeIpcStdioArray = (stdioArray, ipc) => ipc ? [...stdioArray, "ipc"] : stdioArray;
-
-// node_modules/execa/lib/stdio/stdio-option.js
-var normalizeStdioOption = (options2, verboseInfo, isSync) => {
-  const { stdio, ipc, buffer } = options2;
-  const stdioArray = getStdioArray(stdio, options2).map((stdioOption, fdNumber) => addDefaultValue2(stdioOption, fdNumber));
-  validateIpcStdioOption(stdioArray);
-  return isSync ? normalizeStdioSync(stdioArray, buffer, verboseInfo) : normalizeIpcStdioArray(stdioArray, ipc);
-};
-var validateIpcStdioOption = (stdioArray) => {
-  if (stdioArray.some((stdioOption) => hasIpcStdioOption(stdioOption))) {
-    throw new Error("The `ipc: true` option must be used instead of `stdio: 'ipc'`.");
-  }
-};
-var hasIpcStdioOption = (stdioOption) => Array.isArray(stdioOption) ? stdioOption.some((item) => hasIpcStdioItem(item)) : hasIpcStdioItem(stdioOption);
-var hasIpcStdioItem = (stdioOption) => isStdioValueObject(stdioOption) ? stdioOption.value === "ipc" : stdioOption === "ipc";
-var getStdioArray = (stdio, options2) => {
-  if (stdio === void 0) {
-    return STANDARD_STREAMS_ALIASES.map((alias) => options2[alias]);
-  }
-  if (hasAlias(options2)) {
-    throw new Error(`It's not possible to provide \`stdio\` in combination with one of ${STANDARD_STREAMS_ALIASES.map((alias) => `\`${alias}\``).join(", ")}`);
-  }
-  if (typeof stdio === "string") {
-    return [stdio, stdio, stdio];
-  }
-  if (!Array.isArray(stdio)) {
-    throw new TypeError(`Expected \`stdio\` to be of type \`string\` or \`Array\`, got \`${getTypeName(stdio)}\``);
-  }
-  const length = Math.max(stdio.length, STANDARD_STREAMS_ALIASES.length);
-  return Array.from({ length }, (_3, fdNumber) => stdio[fdNumber]);
-};
-var hasAlias = (options2) => STANDARD_STREAMS_ALIASES.some((alias) => options2[alias] !== void 0);
-var addDefaultValue2 = (stdioOption, fdNumber) => {
-  if (Array.isArray(stdioOption)) {
-    return stdioOption.map((item) => addDefaultValue2(item, fdNumber));
-  }
-  if (stdioOption === null || stdioOption === void 0) {
-    return fdNumber >= STANDARD_STREAMS_ALIASES.length ? "ignore" : "pipe";
-  }
-  return stdioOption;
-};
-var normalizeStdioSync = (stdioArray, buffer, verboseInfo) => stdioArray.map((stdioOption, fdNumber) => !buffer[fdNumber] && isStandardOutputFd(fdNumber) && !isFullVerbose(verboseInfo, fdNumber) && isOutputPipeOnly(stdioOption, fdNumber) ? "ignore" : stdioOption);
-var isOutputPipeOnly = (stdioOption, fdNumber) => isOutputPipe(stdioOption, fdNumber) || Array.isArray(stdioOption) && stdioOption.length > 0 && stdioOption.every((item) => isOutputPipe(item, fdNumber));
-var isOutputPipe = (stdioOption, fdNumber) => stdioOption === "pipe" || isOutputPipeObject(stdioOption, fdNumber);
-var isOutputPipeObject = (stdioOption, fdNumber) => isStdioValueObject(stdioOption) && stdioOption.value === "pipe" && (stdioOption.input === void 0 || stdioOption.input === false || isFixedOutputPipe(fdNumber, stdioOption.input));
-var isFixedOutputPipe = (fdNumber, input3) => input3 === true && isStandardOutputFd(fdNumber);
-var isStandardOutputFd = (fdNumber) => fdNumber === 1 || fdNumber === 2;
-
-// node_modules/execa/lib/stdio/native.js
-import { readFileSync } from "node:fs";
-import tty2 from "node:tty";
-
-// node_modules/execa/lib/arguments/fd-options.js
-var getToStream = (destination, to2 = "stdin") => {
-  const isWritable = true;
-  const { options: options2, fileDescriptors } = SUBPROCESS_OPTIONS.get(destination);
-  const fdNumber = getFdNumber(fileDescriptors, to2, isWritable);
-  const destinationStream = destination.stdio[fdNumber];
-  if (destinationStream === null) {
-    throw new TypeError(getInvalidStdioOptionMessage(fdNumber, to2, options2, isWritable));
-  }
-  return destinationStream;
-};
-var getFromStream = (source, from = "stdout") => {
-  const isWritable = false;
-  const { options: options2, fileDescriptors } = SUBPROCESS_OPTIONS.get(source);
-  const fdNumber = getFdNumber(fileDescriptors, from, isWritable);
-  const sourceStream = fdNumber === "all" ? source.all : source.stdio[fdNumber];
-  if (sourceStream === null || sourceStream === void 0) {
-    throw new TypeError(getInvalidStdioOptionMessage(fdNumber, from, options2, isWritable));
-  }
-  return sourceStream;
-};
-var SUBPROCESS_OPTIONS = /* @__PURE__ */ new WeakMap();
-var getFdNumber = (fileDescriptors, fdName, isWritable) => {
-  const fdNumber = parseFdNumber(fdName, isWritable);
-  validateFdNumber(fdNumber, fdName, isWritable, fileDescriptors);
-  return fdNumber;
-};
-var parseFdNumber = (fdName, isWritable) => {
-  const fdNumber = parseFd(fdName);
-  if (fdNumber !== void 0) {
-    return fdNumber;
-  }
-  const { validOptions, defaultValue } = isWritable ? { validOptions: '"stdin"', defaultValue: "stdin" } : { validOptions: '"stdout", "stderr", "all"', defaultValue: "stdout" };
-  throw new TypeError(`"${getOptionName(isWritable)}" must not be "${fdName}".
-It must be ${validOptions} or "fd3", "fd4" (and so on).
-It is optional and defaults to "${defaultValue}".`);
-};
-var validateFdNumber = (fdNumber, fdName, isWritable, fileDescriptors) => {
-  const fileDescriptor = fileDescriptors[getUsedDescriptor(fdNumber)];
-  if (fileDescriptor === void 0) {
-    throw new TypeError(`"${getOptionName(isWritable)}" must not be ${fdName}. That file descriptor does not exist.
-Please set the "stdio" option to ensure that file descriptor exists.`);
-  }
-  if (!isWritable && fileDescriptor.direction === "input") {
-    throw new TypeError(`"${getOptionName(isWritable)}" must not be ${fdName}. It must be a readable stream, not writable.`);
-  }
-  if (isWritable && fileDescriptor.direction !== "input") {
-    throw new TypeError(`"${getOptionName(isWritable)}" must not be ${fdName}. It must be a writable stream, not readable.
-If you meant to use it as input, please set its "stdio" option to \`{value: 'pipe', input: true}\`.`);
-  }
-};
-var getInvalidStdioOptionMessage = (fdNumber, fdName, options2, isWritable) => {
-  if (fdNumber === "all" && !options2.all) {
-    return `The "all" option must be true to use "from: 'all'".`;
-  }
-  const { optionName, optionValue } = getInvalidStdioOption(fdNumber, options2);
-  return `The "${optionName}: ${serializeOptionValue(optionValue)}" option is incompatible with using "${getOptionName(isWritable)}: ${serializeOptionValue(fdName)}".
-Please set this option with "pipe" instead.`;
-};
-var getInvalidStdioOption = (fdNumber, { stdin, stdout, stderr, stdio }) => {
-  const usedDescriptor = getUsedDescriptor(fdNumber);
-  if (usedDescriptor === 0 && stdin !== void 0) {
-    return { optionName: "stdin", optionValue: stdin };
-  }
-  if (usedDescriptor === 1 && stdout !== void 0) {
-    return { optionName: "stdout", optionValue: stdout };
-  }
-  return usedDescriptor === 2 && stderr !== void 0 ? { optionName: "stderr", optionValue: stderr } : { optionName: `stdio[${usedDescriptor}]`, optionValue: stdio[usedDescriptor] };
-};
-var getUsedDescriptor = (fdNumber) => fdNumber === "all" ? 1 : fdNumber;
-var getOptionName = (isWritable) => isWritable ? "to" : "from";
-var serializeOptionValue = (value) => {
-  if (typeof value === "string") {
-    return `'${value}'`;
-  }
-  return typeof value === "number" ? `${value}` : "Stream";
-};
-
-// node_modules/execa/lib/stdio/native.js
-var handleNativeStream = ({ stdioItem, stdioItem: { type }, isStdioArray, fdNumber, direction, isSync }) => {
-  if (!isStdioArray || type !== "native") {
-    return stdioItem;
-  }
-  return isSync ? handleNativeStreamSync({ stdioItem, fdNumber, direction }) : handleNativeStreamAsync({ stdioItem, fdNumber });
-};
-var handleNativeStreamSync = ({ stdioItem, stdioItem: { value, optionName }, fdNumber, direction }) => {
-  const targetFd = getTargetFd({
-    value,
-    optionName,
-    fdNumber,
-    direction
-  });
-  if (targetFd !== void 0) {
-    return targetFd;
-  }
-  if (isStream(value, { checkOpen: false })) {
-    throw new TypeError(`The \`${optionName}: Stream\` option cannot both be an array and include a stream with synchronous methods.`);
-  }
-  return stdioItem;
-};
-var getTargetFd = ({ value, optionName, fdNumber, direction }) => {
-  const targetFdNumber = getTargetFdNumber(value, fdNumber);
-  if (targetFdNumber === void 0) {
-    return;
-  }
-  if (direction === "output") {
-    return { type: "fileNumber", value: targetFdNumber, optionName };
-  }
-  if (tty2.isatty(targetFdNumber)) {
-    throw new TypeError(`The \`${optionName}: ${serializeOptionValue(value)}\` option is invalid: it cannot be a TTY with synchronous methods.`);
-  }
-  return { type: "uint8Array", contents: () => [bufferToUint8Array(readFileSync(targetFdNumber))], optionName };
-};
-var getTargetFdNumber = (value, fdNumber) => {
-  if (value === "inherit") {
-    return fdNumber;
-  }
-  if (typeof value === "number") {
-    return value;
-  }
-  const standardStreamIndex = STANDARD_STREAMS.indexOf(value);
-  if (standardStreamIndex !== -1) {
-    return standardStreamIndex;
-  }
-};
-var handleNativeStreamAsync = ({ stdioItem, stdioItem: { value, optionName }, fdNumber }) => {
-  if (value === "inherit") {
-    return { type: "nodeStream", value: getStandardStream(fdNumber, value, optionName), optionName };
-  }
-  if (typeof value === "number") {
-    return { type: "nodeStream", value: getStandardStream(value, value, optionName), optionName };
-  }
-  return isStream(value, { checkOpen: false }) ? { type: "nodeStream", value, optionName } : stdioItem;
-};
-var getStandardStream = (fdNumber, value, optionName) => {
-  const standardStream = STANDARD_STREAMS[fdNumber];
-  if (standardStream === void 0) {
-    throw new TypeError(`The \`${optionName}: ${value}\` option is invalid: no such standard stream.`);
-  }
-  return standardStream;
-};
-
-// node_modules/execa/lib/stdio/input-option.js
-var handleInputOptions = ({ input: input3, inputFile }, fdNumber) => fdNumber === 0 ? [
-  ...handleInputOption(input3),
-  ...handleInputFileOption(inputFile)
-] : [];
-var handleInputOption = (input3) => input3 === void 0 ? [] : [{
-  type: getInputType(input3),
-  value: input3,
-  optionName: "input"
-}];
-var getInputType = (input3) => {
-  if (isReadableStream(input3, { checkOpen: false })) {
-    return "nodeStream";
-  }
-  if (typeof input3 === "string") {
-    return "string";
-  }
-  if (isUint8Array(input3)) {
-    return "uint8Array";
-  }
-  throw new Error("The `input` option must be a string, a Uint8Array or a Node.js Readable stream.");
-};
-var handleInputFileOption = (inputFile) => inputFile === void 0 ? [] : [{
-  ...getInputFileType(inputFile),
-  optionName: "inputFile"
-}];
-var getInputFileType = (inputFile) => {
-  if (isUrl(inputFile)) {
-    return { type: "fileUrl", value: inputFile };
-  }
-  if (isFilePathString(inputFile)) {
-    return { type: "filePath", value: { file: inputFile } };
-  }
-  throw new Error("The `inputFile` option must be a file path string or a file URL.");
-};
-
-// node_modules/execa/lib/stdio/duplicate.js
-import path9 from "node:path";
-import { fileURLToPath as fileURLToPath3 } from "node:url";
-var isFileType = (type) => SPECIAL_DUPLICATE_TYPES_SYNC.has(type);
-var getFileTarget = ({ type, value }) => type === "filePath" ? path9.resolve(value.file) : fileURLToPath3(value);
-var filterDuplicates = (stdioItems) => stdioItems.filter((stdioItemOne, indexOne) => stdioItems.every((stdioItemTwo, indexTwo) => !hasSameValueAndDirection(stdioItemOne, stdioItemTwo) || indexOne >= indexTwo || stdioItemOne.type === "generator" || stdioItemOne.type === "asyncGenerator"));
-var hasSameValueAndDirection = (stdioItemOne, stdioItemTwo) => stdioItemOne.value === stdioItemTwo.value && stdioItemOne.direction === stdioItemTwo.direction;
-var getDuplicateStream = ({ stdioItem: { type, value, optionName }, direction, fileDescriptors, isSync }) => {
-  const otherStdioItems = getOtherStdioItems(fileDescriptors, type);
-  if (otherStdioItems.length === 0) {
-    return;
-  }
-  if (isSync) {
-    validateDuplicateStreamSync({
-      otherStdioItems,
-      type,
-      value,
-      optionName,
-      direction
-    });
-    return;
-  }
-  if (SPECIAL_DUPLICATE_TYPES.has(type)) {
-    return getDuplicateStreamInstance({
-      otherStdioItems,
-      type,
-      value,
-      optionName,
-      direction
-    });
-  }
-  if (FORBID_DUPLICATE_TYPES.has(type)) {
-    validateDuplicateTransform({
-      otherStdioItems,
-      type,
-      value,
-      optionName
-    });
-  }
-};
-var getOtherStdioItems = (fileDescriptors, type) => fileDescriptors.flatMap(
-  ({ direction, stdioItems }) => stdioItems.map((stdioItem) => ({ ...stdioItem, direction }))
-).filter((stdioItem) => isSameDuplicateType(stdioItem.type, type));
-var isSameDuplicateType = (otherType, type) => otherType === type || isFileType(otherType) && isFileType(type);
-var validateDuplicateStreamSync = ({ otherStdioItems, type, value, optionName, direction }) => {
-  if (SPECIAL_DUPLICATE_TYPES_SYNC.has(type)) {
-    getDuplicateStreamInstance({
-      otherStdioItems,
-      type,
-      value,
-      optionName,
-      direction
-    });
-  }
-};
-var getDuplicateStreamInstance = ({ otherStdioItems, type, value, optionName, direction }) => {
-  const duplicateStdioItems = otherStdioItems.filter((stdioItem) => hasSameValue(stdioItem, type, value));
-  if (duplicateStdioItems.length === 0) {
-    return;
-  }
-  const differentStdioItem = duplicateStdioItems.find((stdioItem) => stdioItem.direction !== direction);
-  throwOnDuplicateStream(differentStdioItem, optionName, type);
-  return direction === "output" || type === "webStream" ? duplicateStdioItems[0].stream : void 0;
-};
-var hasSameValue = (otherStdioItem, type, value) => isFileType(otherStdioItem.type) ? getFileTarget(otherStdioItem) === getFileTarget({ type, value }) : otherStdioItem.value === value;
-var validateDuplicateTransform = ({ otherStdioItems, type, value, optionName }) => {
-  const duplicateStdioItem = otherStdioItems.find(({ value: { transform: transform2 } }) => transform2 === value.transform);
-  throwOnDuplicateStream(duplicateStdioItem, optionName, type);
-};
-var throwOnDuplicateStream = (stdioItem, optionName, type) => {
-  if (stdioItem !== void 0) {
-    throw new TypeError(`The \`${stdioItem.optionName}\` and \`${optionName}\` options must not target ${TYPE_TO_MESSAGE[type]} that is the same.`);
-  }
-};
-
-// node_modules/execa/lib/stdio/handle.js
-var handleStdio = (addProperties3, options2, verboseInfo, isSync) => {
-  const stdio = normalizeStdioOption(options2, verboseInfo, isSync);
-  const initialFileDescriptors = stdio.map((stdioOption, fdNumber) => getFileDescriptor({
-    stdioOption,
-    fdNumber,
-    options: options2,
-    isSync
-  }));
-  const fileDescriptors = getFinalFileDescriptors({
-    initialFileDescriptors,
-    addProperties: addProperties3,
-    options: options2,
-    isSync
-  });
-  options2.stdio = fileDescriptors.map(({ stdioItems }) => forwardStdio(stdioItems));
-  return fileDescriptors;
-};
-var getFileDescriptor = ({ stdioOption, fdNumber, options: options2, isSync }) => {
-  const optionName = getStreamName(fdNumber);
-  const { stdioItems: initialStdioItems, isStdioArray } = initializeStdioItems({
-    stdioOption,
-    fdNumber,
-    options: options2,
-    optionName
-  });
-  const direction = getStreamDirection({
-    stdioItems: initialStdioItems,
-    isStdioArray,
-    fdNumber,
-    optionName
-  });
-  const stdioItems = initialStdioItems.map((stdioItem) => handleNativeStream({
-    stdioItem,
-    isStdioArray,
-    fdNumber,
-    direction,
-    isSync
-  }));
-  const normalizedStdioItems = normalizeTransforms(stdioItems, optionName, direction, options2);
-  const objectMode = getFdObjectMode(normalizedStdioItems, direction);
-  validateFileObjectMode(normalizedStdioItems, objectMode);
-  return { direction, objectMode, stdioItems: normalizedStdioItems };
-};
-var initializeStdioItems = ({ stdioOption, fdNumber, options: options2, optionName }) => {
-  const values = Array.isArray(stdioOption) ? stdioOption : [stdioOption];
-  const inputStdioItems = handleInputOptions(options2, fdNumber);
-  const initialStdioItems = [
-    ...omitInheritedStdin(values.map((value) => initializeStdioItem(value, optionName)), inputStdioItems),
-    ...inputStdioItems
-  ];
-  const stdioItems = filterDuplicates(initialStdioItems);
-  const isStdioArray = stdioItems.length > 1;
-  validateStdioArray(stdioItems, isStdioArray, optionName);
-  validateStreams(stdioItems, isStdioArray);
-  return { stdioItems, isStdioArray };
-};
-var omitInheritedStdin = (stdioItems, inputStdioItems) => inputStdioItems.length > 0 && isInheritedStdinOnly(stdioItems) ? [] : stdioItems;
-var isInheritedStdinOnly = (stdioItems) => stdioItems.length === 1 && stdioItems[0].type === "native" && stdioItems[0].value === "inherit";
-var initializeStdioItem = (value, optionName) => {
-  if (isStdioValueObject(value)) {
-    return initializeStdioValueObject(value, optionName);
-  }
-  return {
-    type: getStdioItemType(value, optionName),
-    value,
-    optionName
-  };
-};
-var initializeStdioValueObject = ({ value, input: input3 }, optionName) => {
-  checkBooleanOption(input3, `${optionName}.input`);
-  return {
-    type: getStdioItemType(value, optionName),
-    value,
-    direction: input3 ? "input" : void 0,
-    optionName
-  };
-};
-var validateStdioArray = (stdioItems, isStdioArray, optionName) => {
-  if (stdioItems.length === 0) {
-    throw new TypeError(`The \`${optionName}\` option must not be an empty array.`);
-  }
-  if (!isStdioArray) {
-    return;
-  }
-  for (const { value, optionName: optionName2 } of stdioItems) {
-    if (INVALID_STDIO_ARRAY_OPTIONS.has(value)) {
-      throw new Error(`The \`${optionName2}\` option must not include \`${value}\`.`);
-    }
-  }
-};
-var INVALID_STDIO_ARRAY_OPTIONS = /* @__PURE__ */ new Set(["ignore"]);
-var validateStreams = (stdioItems, isStdioArray) => {
-  for (const stdioItem of stdioItems) {
-    validateFileStdio(stdioItem);
-    validateFileDescriptorStdio(stdioItem);
-    validateNativeStdio(stdioItem, isStdioArray);
-  }
-};
-var validateFileDescriptorStdio = ({ type, value, optionName }) => {
-  if (type !== "native") {
-    return;
-  }
-  const fileDescriptor = typeof value === "number" ? value : value?.fd;
-  if (typeof fileDescriptor === "number" && (!Number.isInteger(fileDescriptor) || fileDescriptor < 0 || fileDescriptor > MAX_FILE_DESCRIPTOR)) {
-    throw new TypeError(`The \`${optionName}\` option must be a non-negative 32-bit integer: got ${fileDescriptor}.`);
-  }
-};
-var MAX_FILE_DESCRIPTOR = 2 ** 31 - 1;
-var validateNativeStdio = ({ type, value, optionName }, isStdioArray) => {
-  if (type !== "native") {
-    return;
-  }
-  if (isFileHandle(value)) {
-    if (isStdioArray) {
-      throw new TypeError(`The \`${optionName}\` option cannot combine file handles with other values.`);
-    }
-    return;
-  }
-  if (typeof value !== "string" && typeof value !== "number" && !isStream(value, { checkOpen: false })) {
-    throw new TypeError(`The \`${optionName}\` option is invalid: ${String(value)} (${typeof value}).`);
-  }
-};
-var isFileHandle = (value) => typeof value?.fd === "number" && !isStream(value, { checkOpen: false });
-var validateFileStdio = ({ type, value, optionName }) => {
-  if (isRegularUrl(value)) {
-    throw new TypeError(`The \`${optionName}: URL\` option must use the \`file:\` scheme.
-For example, you can use the \`pathToFileURL()\` method of the \`url\` core module.`);
-  }
-  if (isUnknownStdioString(type, value)) {
-    throw new TypeError(`The \`${optionName}: { file: '...' }\` option must be used instead of \`${optionName}: '...'\`.`);
-  }
-};
-var validateFileObjectMode = (stdioItems, objectMode) => {
-  if (!objectMode) {
-    return;
-  }
-  const fileStdioItem = stdioItems.find(({ type }) => FILE_TYPES.has(type));
-  if (fileStdioItem !== void 0) {
-    throw new TypeError(`The \`${fileStdioItem.optionName}\` option cannot use both files and transforms in objectMode.`);
-  }
-};
-var getFinalFileDescriptors = ({ initialFileDescriptors, addProperties: addProperties3, options: options2, isSync }) => {
-  const fileDescriptors = [];
-  try {
-    for (const fileDescriptor of initialFileDescriptors) {
-      addFinalFileDescriptor({
-        fileDescriptor,
-        fileDescriptors,
-        addProperties: addProperties3,
-        options: options2,
-        isSync
-      });
-    }
-    return fileDescriptors;
-  } catch (error62) {
-    cleanupCustomStreams(fileDescriptors);
-    throw error62;
-  }
-};
-var addFinalFileDescriptor = ({ fileDescriptor, fileDescriptors, addProperties: addProperties3, options: options2, isSync }) => {
-  const { direction, objectMode, stdioItems } = fileDescriptor;
-  const finalFileDescriptor = { direction, objectMode, stdioItems: [] };
-  fileDescriptors.push(finalFileDescriptor);
-  for (const stdioItem of stdioItems) {
-    finalFileDescriptor.stdioItems.push(addStreamProperties({
-      stdioItem,
-      addProperties: addProperties3,
-      direction,
-      objectMode,
-      options: options2,
-      fileDescriptors,
-      isSync
-    }));
-  }
-};
-var addStreamProperties = ({ stdioItem, addProperties: addProperties3, direction, objectMode, options: options2, fileDescriptors, isSync }) => {
-  const duplicateStream = getDuplicateStream({
-    stdioItem,
-    direction,
-    fileDescriptors,
-    isSync
-  });
-  if (duplicateStream !== void 0) {
-    return { ...stdioItem, stream: duplicateStream };
-  }
-  return {
-    ...stdioItem,
-    ...addProperties3[direction][stdioItem.type](stdioItem, options2, objectMode)
-  };
-};
-var cleanupCustomStreams = (fileDescriptors) => {
-  for (const { stream } of fileDescriptors.flatMap(({ stdioItems }) => stdioItems)) {
-    if (stream === void 0 || isStandardStream(stream)) {
-      continue;
-    }
-    stream.on("error", () => {
-    });
-    stream.destroy();
-  }
-};
-var forwardStdio = (stdioItems) => {
-  if (stdioItems.length > 1) {
-    return stdioItems.some(({ value: value2 }) => value2 === "overlapped") ? "overlapped" : "pipe";
-  }
-  const [{ type, value }] = stdioItems;
-  return type === "native" ? value : "pipe";
-};
-
-// node_modules/execa/lib/stdio/handle-sync.js
-var handleStdioSync = (options2, verboseInfo) => handleStdio(addPropertiesSync, options2, verboseInfo, true);
-var forbiddenIfSync = ({ type, optionName }) => {
-  throwInvalidSyncValue(optionName, TYPE_TO_MESSAGE[type]);
-};
-var forbiddenNativeIfSync = ({ optionName, value }) => {
-  if (value === "overlapped") {
-    throwInvalidSyncValue(optionName, `"${value}"`);
-  }
-  return {};
-};
-var forbiddenNativeInputIfSync = (stdioItem) => {
-  const { optionName, value } = stdioItem;
-  if (value === "pipe" && optionName !== "stdin") {
-    throw new TypeError(`Only the \`stdin\` option, not \`${optionName}\`, can be an input pipe with synchronous methods.`);
-  }
-  return forbiddenNativeIfSync(stdioItem);
-};
-var forbiddenInputTransformIfSync = ({ optionName }) => {
-  if (optionName !== "stdin") {
-    throw new TypeError(`Only the \`stdin\` option, not \`${optionName}\`, can be an input transform with synchronous methods.`);
-  }
-};
-var throwInvalidSyncValue = (optionName, value) => {
-  throw new TypeError(`The \`${optionName}\` option cannot be ${value} with synchronous methods.`);
-};
-var addProperties = {
-  generator() {
-  },
-  asyncGenerator: forbiddenIfSync,
-  webStream: forbiddenIfSync,
-  nodeStream: forbiddenIfSync,
-  webTransform: forbiddenIfSync,
-  duplex: forbiddenIfSync,
-  asyncIterable: forbiddenIfSync,
-  native: forbiddenNativeIfSync
-};
-var addPropertiesSync = {
-  input: {
-    ...addProperties,
-    generator: forbiddenInputTransformIfSync,
-    native: forbiddenNativeInputIfSync,
-    // Files and iterables are read lazily, so that a file which cannot be read, or an iterable which throws, is reported like any other early error, instead of being thrown as a raw error
-    fileUrl: ({ value }) => ({ contents: () => [bufferToUint8Array(readFileSync2(value))] }),
-    filePath: ({ value: { file: file2 } }) => ({ contents: () => [bufferToUint8Array(readFileSync2(file2))] }),
-    fileNumber: forbiddenIfSync,
-    iterable: ({ value }) => ({ contents: () => [...value] }),
-    string: ({ value }) => ({ contents: [value] }),
-    // `contents` is already set when reading from a file descriptor
-    uint8Array: ({ value, contents = [value] }) => ({ contents })
-  },
-  output: {
-    ...addProperties,
-    fileUrl: ({ value }) => ({ path: value }),
-    filePath: ({ value: { file: file2, append } }) => ({ path: file2, append }),
-    fileNumber: ({ value }) => ({ path: value }),
-    iterable: forbiddenIfSync,
-    string: forbiddenIfSync,
-    uint8Array: forbiddenIfSync
-  }
-};
-
-// node_modules/execa/lib/transform/generator.js
-import { Transform as Transform2, getDefaultHighWaterMark } from "node:stream";
-import { Buffer as Buffer7 } from "node:buffer";
-
-// node_modules/execa/lib/transform/validate.js
-import { Buffer as Buffer5 } from "node:buffer";
-var getValidateTransformInput = (writableObjectMode, optionName) => writableObjectMode ? void 0 : validateStringTransformInput.bind(void 0, optionName);
-var validateStringTransformInput = function* (optionName, chunk) {
-  if (typeof chunk !== "string" && !isUint8Array(chunk) && !Buffer5.isBuffer(chunk)) {
-    throw new TypeError(`The \`${optionName}\` option's transform must use "objectMode: true" to receive as input: ${typeof chunk}.`);
-  }
-  yield chunk;
-};
-var getValidateTransformReturn = (readableObjectMode, optionName) => readableObjectMode ? validateObjectTransformReturn.bind(void 0, optionName) : validateStringTransformReturn.bind(void 0, optionName);
-var validateObjectTransformReturn = function* (optionName, chunk) {
-  validateEmptyReturn(optionName, chunk);
-  yield chunk;
-};
-var validateStringTransformReturn = function* (optionName, chunk) {
-  validateEmptyReturn(optionName, chunk);
-  if (typeof chunk !== "string" && !isUint8Array(chunk)) {
-    throw new TypeError(`The \`${optionName}\` option's function must yield a string or an Uint8Array, not ${typeof chunk}.`);
-  }
-  yield chunk;
-};
-var validateEmptyReturn = (optionName, chunk) => {
-  if (chunk === null || chunk === void 0) {
-    throw new TypeError(`The \`${optionName}\` option's function must not call \`yield ${chunk}\`.
-Instead, \`yield\` should either be called with a value, or not be called at all. For example:
-  if (condition) { yield value; }`);
-  }
-};
-
-// node_modules/execa/lib/transform/encoding-transform.js
-import { Buffer as Buffer6 } from "node:buffer";
-import { StringDecoder as StringDecoder2 } from "node:string_decoder";
-var getEncodingTransformGenerator = (binary, encoding, skipped) => {
-  if (skipped) {
-    return;
-  }
-  if (binary) {
-    return { transform: encodingUint8ArrayGenerator.bind(void 0, new TextEncoder()) };
-  }
-  const stringDecoder = new StringDecoder2(encoding);
-  return {
-    transform: encodingStringGenerator.bind(void 0, stringDecoder),
-    final: encodingStringFinal.bind(void 0, stringDecoder)
-  };
-};
-var encodingUint8ArrayGenerator = function* (textEncoder3, chunk) {
-  if (Buffer6.isBuffer(chunk)) {
-    yield bufferToUint8Array(chunk);
-  } else if (typeof chunk === "string") {
-    yield textEncoder3.encode(chunk);
-  } else {
-    yield chunk;
-  }
-};
-var encodingStringGenerator = function* (stringDecoder, chunk) {
-  yield isUint8Array(chunk) ? stringDecoder.write(chunk) : chunk;
-};
-var encodingStringFinal = function* (stringDecoder) {
-  const lastChunk = stringDecoder.end();
-  if (lastChunk !== "") {
-    yield lastChunk;
-  }
-};
-var getStringToBytesGenerator = (binary, encoding, skipped) => skipped || encoding === "utf8" ? void 0 : { transform: stringToBytesGenerator.bind(void 0, getStringEncoding(binary, encoding)) };
-var stringToBytesGenerator = function* (stringEncoding, chunk) {
-  yield typeof chunk === "string" ? bufferToUint8Array(Buffer6.from(chunk, stringEncoding)) : chunk;
-};
-
-// node_modules/execa/lib/transform/run-async.js
-import { callbackify } from "node:util";
-var pushChunks = callbackify(async (getChunks2, state2, getChunksArguments, transformStream) => {
-  state2.currentIterable = getChunks2(...getChunksArguments);
-  try {
-    for await (const chunk of state2.currentIterable) {
-      transformStream.push(chunk);
-    }
-  } finally {
-    delete state2.currentIterable;
-  }
-});
-var transformChunk = async function* (chunk, generators, index) {
-  if (index === generators.length) {
-    yield chunk;
-    return;
-  }
-  const { transform: transform2 = identityGenerator } = generators[index];
-  for await (const transformedChunk of transform2(chunk)) {
-    yield* transformChunk(transformedChunk, generators, index + 1);
-  }
-};
-var finalChunks = async function* (generators) {
-  for (const [index, { final }] of Object.entries(generators)) {
-    yield* generatorFinalChunks(final, Number(index), generators);
-  }
-};
-var generatorFinalChunks = async function* (final, index, generators) {
-  if (final === void 0) {
-    return;
-  }
-  for await (const finalChunk of final()) {
-    yield* transformChunk(finalChunk, generators, index + 1);
-  }
-};
-var destroyTransform = callbackify(async ({ currentIterable }, error62) => {
-  if (currentIterable !== void 0) {
-    await (error62 ? currentIterable.throw(error62) : currentIterable.return());
-    return;
-  }
-  if (error62) {
-    throw error62;
-  }
-});
-var identityGenerator = function* (chunk) {
-  yield chunk;
-};
-
-// node_modules/execa/lib/transform/run-sync.js
-var pushChunksSync = (getChunksSync, getChunksArguments, transformStream, done) => {
-  try {
-    for (const chunk of getChunksSync(...getChunksArguments)) {
-      transformStream.push(chunk);
-    }
-    done();
-  } catch (error62) {
-    done(normalizeTransformError(error62));
-  }
-};
-var normalizeTransformError = (error62) => error62 || Object.assign(new Error("Promise was rejected with falsy value"), {
-  code: "ERR_FALSY_VALUE_REJECTION",
-  reason: error62
-});
-var runTransformSync = (generators, chunks) => {
-  try {
-    return [
-      ...chunks.flatMap((chunk) => [...transformChunkSync(chunk, generators, 0)]),
-      ...finalChunksSync(generators)
-    ];
-  } catch (error62) {
-    throw normalizeTransformError(error62);
-  }
-};
-var transformChunkSync = function* (chunk, generators, index) {
-  if (index === generators.length) {
-    yield chunk;
-    return;
-  }
-  const { transform: transform2 = identityGenerator2 } = generators[index];
-  for (const transformedChunk of transform2(chunk)) {
-    yield* transformChunkSync(transformedChunk, generators, index + 1);
-  }
-};
-var finalChunksSync = function* (generators) {
-  for (const [index, { final }] of Object.entries(generators)) {
-    yield* generatorFinalChunksSync(final, Number(index), generators);
-  }
-};
-var generatorFinalChunksSync = function* (final, index, generators) {
-  if (final === void 0) {
-    return;
-  }
-  for (const finalChunk of final()) {
-    yield* transformChunkSync(finalChunk, generators, index + 1);
-  }
-};
-var identityGenerator2 = function* (chunk) {
-  yield chunk;
-};
-
-// node_modules/execa/lib/transform/generator.js
-var generatorToStream = ({
-  value,
-  value: {
-    transform: transform2,
-    final,
-    binary,
-    writableObjectMode,
-    readableObjectMode
-  },
-  optionName
-}, { encoding }) => {
-  const state2 = {};
-  const generators = addInternalGenerators(value, encoding, optionName);
-  const transformAsync = isAsyncGenerator(transform2);
-  const finalAsync = isAsyncGenerator(final);
-  const transformMethod = transformAsync ? pushChunks.bind(void 0, transformChunk, state2) : pushChunksSync.bind(void 0, transformChunkSync);
-  const finalMethod = transformAsync || finalAsync ? pushChunks.bind(void 0, finalChunks, state2) : pushChunksSync.bind(void 0, finalChunksSync);
-  const destroyMethod = transformAsync || finalAsync ? destroyTransform.bind(void 0, state2) : void 0;
-  const stream = new Transform2({
-    writableObjectMode,
-    writableHighWaterMark: getDefaultHighWaterMark(writableObjectMode),
-    readableObjectMode,
-    readableHighWaterMark: getDefaultHighWaterMark(readableObjectMode),
-    // A string written to the stream is converted to bytes with this encoding, which `getEncodingTransformGenerator()` then decodes with the `encoding` option
-    defaultEncoding: getStringEncoding(binary, encoding),
-    transform(chunk, encoding2, done) {
-      transformMethod([chunk, generators, 0], this, done);
-    },
-    flush(done) {
-      finalMethod([generators], this, done);
-    },
-    destroy: destroyMethod
-  });
-  return { stream };
-};
-var runGeneratorsSync = (chunks, stdioItems, encoding, isInput) => {
-  const generators = stdioItems.filter(({ type }) => type === "generator");
-  const reversedGenerators = isInput ? generators.reverse() : generators;
-  for (const { value, optionName } of reversedGenerators) {
-    if (!value.writableObjectMode) {
-      const stringEncoding = getStringEncoding(value.binary, encoding);
-      chunks = chunks.map((chunk) => typeof chunk === "string" ? Buffer7.from(chunk, stringEncoding) : chunk);
-    }
-    const generators2 = addInternalGenerators(value, encoding, optionName);
-    chunks = runTransformSync(generators2, chunks);
-  }
-  return chunks;
-};
-var addInternalGenerators = ({ transform: transform2, final, binary, writableObjectMode, readableObjectMode, preserveNewlines }, encoding, optionName) => {
-  const state2 = {};
-  return [
-    { transform: getValidateTransformInput(writableObjectMode, optionName) },
-    getEncodingTransformGenerator(binary, encoding, writableObjectMode),
-    getSplitLinesGenerator(binary, preserveNewlines, writableObjectMode, state2),
-    { transform: transform2, final },
-    { transform: getValidateTransformReturn(readableObjectMode, optionName) },
-    getAppendNewlineGenerator({
-      binary,
-      preserveNewlines,
-      readableObjectMode,
-      state: state2,
-      encoding
-    }),
-    getStringToBytesGenerator(binary, encoding, readableObjectMode)
-  ].filter(Boolean);
-};
-
-// node_modules/execa/lib/io/input-sync.js
-var addInputOptionsSync = (fileDescriptors, options2) => {
-  for (const fdNumber of getInputFdNumbers(fileDescriptors)) {
-    addInputOptionSync(fileDescriptors, fdNumber, options2);
-  }
-};
-var getInputFdNumbers = (fileDescriptors) => new Set(Object.entries(fileDescriptors).filter(([, { direction }]) => direction === "input").map(([fdNumber]) => Number(fdNumber)));
-var addInputOptionSync = (fileDescriptors, fdNumber, options2) => {
-  const { stdioItems } = fileDescriptors[fdNumber];
-  const allStdioItems = stdioItems.filter(({ contents }) => contents !== void 0);
-  if (allStdioItems.length === 0 && stdioItems.every(({ type }) => type !== "generator")) {
-    return;
-  }
-  if (fdNumber !== 0) {
-    const [{ type, optionName }] = allStdioItems;
-    throw new TypeError(`Only the \`stdin\` option, not \`${optionName}\`, can be ${TYPE_TO_MESSAGE[type]} with synchronous methods.`);
-  }
-  const chunks = allStdioItems.flatMap(({ type, contents }) => getChunks(type, typeof contents === "function" ? contents() : contents));
-  options2.input = applyInputGeneratorsSync(chunks, stdioItems, options2.encoding);
-};
-var getChunks = (type, chunks) => type === "iterable" ? chunks : chunks.filter((chunk) => chunk.length > 0);
-var applyInputGeneratorsSync = (chunks, stdioItems, encoding) => {
-  const newContents = runGeneratorsSync(chunks, stdioItems, getInputEncoding(encoding), true);
-  validateSerializable(newContents);
-  return joinToUint8Array(newContents);
-};
-var validateSerializable = (newContents) => {
-  const invalidItem = newContents.find((item) => !isSerializableInput(item));
-  if (invalidItem !== void 0) {
-    throwOnSerializableInput("stdin", invalidItem);
-  }
-};
-var isSerializableInput = (item) => typeof item === "string" || isUint8Array(item);
-var throwOnSerializableInput = (optionName, invalidItem) => {
-  throw new TypeError(`The \`${optionName}\` option is invalid: when passing objects as input, a transform must be used to serialize them to strings or Uint8Arrays: ${invalidItem}.`);
-};
-
-// node_modules/execa/lib/io/output-sync.js
-import { writeFileSync, appendFileSync } from "node:fs";
-
-// node_modules/execa/lib/verbose/output.js
-var shouldLogOutput = ({ stdioItems, encoding, verboseInfo, fdNumber }) => fdNumber !== "all" && isFullVerbose(verboseInfo, fdNumber) && !BINARY_ENCODINGS.has(encoding) && isFdVerbose(fdNumber) && (stdioItems.some(({ type, value }) => type === "native" && PIPED_STDIO_VALUES.has(value)) || stdioItems.every(({ type }) => TRANSFORM_TYPES.has(type)));
-var isFdVerbose = (fdNumber) => fdNumber === 1 || fdNumber === 2;
-var PIPED_STDIO_VALUES = /* @__PURE__ */ new Set(["pipe", "overlapped"]);
-var logLines2 = async (linesIterable, stream, fdNumber, verboseInfo) => {
-  for await (const line of linesIterable) {
-    if (!isPipingStream(stream)) {
-      logLine(line, fdNumber, verboseInfo);
-    }
-  }
-};
-var logLinesSync = (linesArray, fdNumber, verboseInfo) => {
-  for (const line of linesArray) {
-    logLine(line, fdNumber, verboseInfo);
-  }
-};
-var isPipingStream = (stream) => stream._readableState.pipes.some((pipe2) => !isAllStream(pipe2) || isPipingStream(pipe2));
-var logLine = (line, fdNumber, verboseInfo) => {
-  const verboseMessage = serializeVerboseMessage(line);
-  verboseLog({
-    type: "output",
-    verboseMessage,
-    fdNumber,
-    verboseInfo
-  });
-};
-
-// node_modules/execa/lib/io/output-sync.js
-var transformOutputSync = ({ fileDescriptors, syncResult, options: options2, verboseInfo }) => {
-  const output2 = syncResult.output ?? getSpawnFailureOutput(options2);
-  const outputFiles = /* @__PURE__ */ new Set();
-  const errors = [];
-  const transformedOutput = output2.map((result, fdNumber) => transformOutputResultSync({
-    result,
-    fileDescriptors,
-    fdNumber,
-    errors,
-    outputFiles,
-    verboseInfo
-  }, options2));
-  return { output: transformedOutput, error: errors.find((error62) => error62 !== void 0) };
-};
-var getSpawnFailureOutput = ({ stdio }) => stdio.map((stdioOption, fdNumber) => fdNumber !== 0 && stdioOption === "pipe" ? new Uint8Array() : null);
-var transformOutputResultSync = ({ result, fileDescriptors, fdNumber, errors, outputFiles, verboseInfo }, { buffer, encoding, lines, stripFinalNewline: stripFinalNewline2, maxBuffer }) => {
-  if (result === null) {
-    return;
-  }
-  const truncatedResult = truncateMaxBufferSync(result, fdNumber, { maxBuffer, buffer });
-  const uint8ArrayResult = bufferToUint8Array(truncatedResult);
-  const { stdioItems, objectMode } = fileDescriptors[fdNumber];
-  const { chunks, error: transformError } = runOutputGeneratorsSync(uint8ArrayResult.length === 0 ? [] : [uint8ArrayResult], stdioItems, encoding);
-  const { serializedResult, finalResult } = serializeChunks({
-    chunks,
-    objectMode,
-    encoding,
-    lines,
-    stripFinalNewline: stripFinalNewline2,
-    fdNumber
-  });
-  const logError2 = logOutputSync({
-    serializedResult,
-    fdNumber,
-    verboseInfo,
-    encoding,
-    stdioItems,
-    objectMode
-  });
-  const error62 = transformError ?? logError2;
-  errors.push(error62);
-  const returnedResult = buffer[fdNumber] ? finalResult : void 0;
-  try {
-    if (error62 === void 0) {
-      writeToFiles(chunks, stdioItems, outputFiles);
-    }
-    return returnedResult;
-  } catch (writeError) {
-    errors.push(writeError);
-    return returnedResult;
-  }
-};
-var runOutputGeneratorsSync = (chunks, stdioItems, encoding) => {
-  try {
-    return { chunks: runGeneratorsSync(chunks, stdioItems, encoding, false), error: void 0 };
-  } catch (error62) {
-    return { chunks: [], error: error62 };
-  }
-};
-var serializeChunks = ({ chunks, objectMode, encoding, lines, stripFinalNewline: stripFinalNewline2, fdNumber }) => {
-  if (objectMode) {
-    return { serializedResult: chunks, finalResult: chunks };
-  }
-  if (encoding === "buffer") {
-    const serializedResult2 = joinToUint8Array(chunks);
-    return { serializedResult: serializedResult2, finalResult: serializedResult2 };
-  }
-  const serializedResult = joinToString(chunks, encoding);
-  const finalResult = lines[fdNumber] ? splitLinesSync(serializedResult, !stripFinalNewline2[fdNumber], objectMode) : serializedResult;
-  return { serializedResult, finalResult };
-};
-var logOutputSync = ({ serializedResult, fdNumber, verboseInfo, encoding, stdioItems, objectMode }) => {
-  if (!shouldLogOutput({
-    stdioItems,
-    encoding,
-    verboseInfo,
-    fdNumber
-  })) {
-    return;
-  }
-  const linesArray = splitLinesSync(serializedResult, false, objectMode);
-  try {
-    logLinesSync(linesArray, fdNumber, verboseInfo);
-  } catch (error62) {
-    return error62;
-  }
-};
-var writeToFiles = (chunks, stdioItems, outputFiles) => {
-  const fileItems = stdioItems.filter(({ type }) => FILE_TYPES.has(type));
-  if (fileItems.length === 0) {
-    return;
-  }
-  const contents = joinToUint8Array(chunks);
-  const writtenPaths = /* @__PURE__ */ new Set();
-  for (const stdioItem of fileItems) {
-    const { type, append } = stdioItem;
-    const path12 = type === "fileNumber" ? stdioItem.path : getFileTarget(stdioItem);
-    if (writtenPaths.has(path12)) {
-      continue;
-    }
-    writtenPaths.add(path12);
-    if (append || outputFiles.has(path12)) {
-      appendFileSync(path12, contents);
-    } else {
-      writeFileSync(path12, contents);
-    }
-    outputFiles.add(path12);
-  }
-};
-
-// node_modules/execa/lib/resolve/exit-async.js
-import { once as once4 } from "node:events";
-var waitForExit = async (subprocess, context) => {
-  const [exitCode2, signal] = await waitForExitOrError(subprocess);
-  context.isForcefullyTerminated ??= false;
-  return [exitCode2, signal];
-};
-var waitForExitOrError = async (subprocess) => {
-  const [spawnPayload, exitPayload] = await Promise.allSettled([
-    once4(subprocess, "spawn"),
-    once4(subprocess, "exit")
-  ]);
-  if (spawnPayload.status === "rejected") {
-    return [];
-  }
-  return exitPayload.status === "rejected" ? waitForSubprocessExit(subprocess) : exitPayload.value;
-};
-var waitForSubprocessExit = async (subprocess) => {
-  try {
-    return await once4(subprocess, "exit");
-  } catch {
-    return waitForSubprocessExit(subprocess);
-  }
-};
-var waitForSuccessfulExit = async (exitPromise) => {
-  const [exitCode2, signal] = await exitPromise;
-  if (!isSubprocessErrorExit(exitCode2, signal) && isFailedExit(exitCode2, signal)) {
-    throw new DiscardedError();
-  }
-  return [exitCode2, signal];
-};
-var isSubprocessErrorExit = (exitCode2, signal) => exitCode2 === void 0 && signal === void 0;
-var isFailedExit = (exitCode2, signal) => exitCode2 !== 0 || signal !== null;
-
-// node_modules/execa/lib/resolve/exit-sync.js
-var getExitResultSync = ({ error: error62, status: exitCode2, signal, output: output2 }, { maxBuffer, buffer }) => {
-  const initialError = getResultError(error62, exitCode2, signal);
-  const isTimedOut = initialError?.code === "ETIMEDOUT";
-  const { resultError, isMaxBuffer } = isTimedOut ? { resultError: initialError, isMaxBuffer: false } : handleMaxBufferSync({
-    resultError: initialError,
-    output: output2,
-    maxBuffer,
-    buffer
-  });
-  return {
-    resultError,
-    exitCode: exitCode2,
-    signal,
-    timedOut: isTimedOut,
-    isMaxBuffer
-  };
-};
-var getResultError = (error62, exitCode2, signal) => {
-  if (error62 !== void 0) {
-    return error62;
-  }
-  return isFailedExit(exitCode2, signal) ? new DiscardedError() : void 0;
-};
-
-// node_modules/execa/lib/methods/main-sync.js
-var execaCoreSync = (rawFile, rawArguments, rawOptions) => {
-  const { file: file2, commandArguments, command, escapedCommand, startTime: startTime2, verboseInfo, options: options2, fileDescriptors } = handleSyncArguments(rawFile, rawArguments, rawOptions);
-  const result = spawnSubprocessSync({
-    file: file2,
-    commandArguments,
-    options: options2,
-    command,
-    escapedCommand,
-    verboseInfo,
-    fileDescriptors,
-    startTime: startTime2
-  });
-  return handleResult(result, verboseInfo, options2);
-};
-var handleSyncArguments = (rawFile, rawArguments, rawOptions) => {
-  const { command, escapedCommand, startTime: startTime2, verboseInfo } = handleCommand(rawFile, rawArguments, rawOptions);
-  const syncOptions = normalizeSyncOptions(rawOptions);
-  const { file: file2, commandArguments, options: options2 } = normalizeOptions(rawFile, rawArguments, syncOptions);
-  validateSyncOptions(options2);
-  const fileDescriptors = handleStdioSync(options2, verboseInfo);
-  return {
-    file: file2,
-    commandArguments,
-    command,
-    escapedCommand,
-    startTime: startTime2,
-    verboseInfo,
-    options: options2,
-    fileDescriptors
-  };
-};
-var normalizeSyncOptions = (options2) => options2.node && !options2.ipc ? { ...options2, ipc: false } : options2;
-var validateSyncOptions = ({ ipc, ipcInput, detached, cancelSignal, killDescendants }) => {
-  if (ipcInput !== void 0) {
-    throwInvalidSyncOption("ipcInput");
-  }
-  if (ipc) {
-    throwInvalidSyncOption("ipc: true");
-  }
-  if (detached) {
-    throwInvalidSyncOption("detached: true");
-  }
-  if (killDescendants) {
-    throwInvalidSyncOption("killDescendants: true");
-  }
-  if (cancelSignal) {
-    throwInvalidSyncOption("cancelSignal");
-  }
-};
-var throwInvalidSyncOption = (value) => {
-  throw new TypeError(`The "${value}" option cannot be used with synchronous methods.`);
-};
-var spawnSubprocessSync = ({ file: file2, commandArguments, options: options2, command, escapedCommand, verboseInfo, fileDescriptors, startTime: startTime2 }) => {
-  const syncResult = runSubprocessSync({
-    file: file2,
-    commandArguments,
-    options: options2,
-    command,
-    escapedCommand,
-    fileDescriptors,
-    startTime: startTime2
-  });
-  if (syncResult.failed) {
-    return syncResult;
-  }
-  const { resultError, exitCode: exitCode2, signal, timedOut, isMaxBuffer } = getExitResultSync(syncResult, options2);
-  const { output: output2, error: error62 = resultError } = transformOutputSync({
-    fileDescriptors,
-    syncResult,
-    options: options2,
-    verboseInfo
-  });
-  const stdio = output2.map((stdioOutput, fdNumber) => stripNewline(stdioOutput, options2, fdNumber));
-  const allFds = getAllSyncFds(output2);
-  const all = stripNewline(getAllSync(output2, allFds, options2), options2, "all", allFds);
-  return getSyncResult({
-    error: error62,
-    exitCode: exitCode2,
-    signal,
-    timedOut,
-    isMaxBuffer,
-    stdio,
-    all,
-    options: options2,
-    command,
-    escapedCommand,
-    startTime: startTime2
-  });
-};
-var runSubprocessSync = ({ file: file2, commandArguments, options: options2, command, escapedCommand, fileDescriptors, startTime: startTime2 }) => {
-  try {
-    addInputOptionsSync(fileDescriptors, options2);
-    const normalizedOptions = normalizeSpawnSyncOptions(options2);
-    return { __proto__: null, ...spawnSync(...concatenateShell(file2, commandArguments, normalizedOptions)) };
-  } catch (error62) {
-    return makeEarlyError({
-      error: error62,
-      command,
-      escapedCommand,
-      fileDescriptors,
-      options: options2,
-      startTime: startTime2,
-      isSync: true,
-      ...getEarlyErrorOutput(fileDescriptors, options2)
-    });
-  }
-};
-var normalizeSpawnSyncOptions = ({ encoding, maxBuffer, ...options2 }) => ({ ...options2, encoding: "buffer", maxBuffer: getMaxBufferSync(maxBuffer) });
-var getSyncResult = ({ error: error62, exitCode: exitCode2, signal, timedOut, isMaxBuffer, stdio, all, options: options2, command, escapedCommand, startTime: startTime2 }) => error62 === void 0 ? makeSuccessResult({
-  command,
-  escapedCommand,
-  stdio,
-  all,
-  ipcOutput: [],
-  options: options2,
-  startTime: startTime2
-}) : makeError({
-  error: error62,
-  command,
-  escapedCommand,
-  timedOut,
-  isCanceled: false,
-  isGracefullyCanceled: false,
-  isMaxBuffer,
-  isForcefullyTerminated: false,
-  exitCode: exitCode2,
-  signal,
-  stdio,
-  all,
-  ipcOutput: [],
-  options: options2,
-  startTime: startTime2,
-  isSync: true
-});
-
-// node_modules/execa/lib/methods/main-async.js
-import { setMaxListeners, once as once9 } from "node:events";
-import { spawn } from "node:child_process";
-
-// node_modules/execa/lib/ipc/methods.js
-import process11 from "node:process";
-
-// node_modules/execa/lib/ipc/get-one.js
-import { once as once5, on as on3 } from "node:events";
-var internalGetOneMessageOptions = /* @__PURE__ */ Symbol("internalGetOneMessageOptions");
-var getOneMessage = ({ anyProcess, channel, isSubprocess, ipc }, rawOptions) => {
-  const options2 = copyOptions(rawOptions);
-  const { reference = true, filter } = options2;
-  const { signal } = options2[internalGetOneMessageOptions] ?? {};
-  validateIpcMethod({
-    methodName: "getOneMessage",
-    isSubprocess,
-    ipc,
-    isConnected: isConnected(anyProcess)
-  });
-  return getOneMessageAsync({
-    anyProcess,
-    channel,
-    isSubprocess,
-    filter,
-    reference,
-    signal
-  });
-};
-var getOneMessageAsync = async ({ anyProcess, channel, isSubprocess, filter, reference, signal }) => {
-  addReference(channel, reference);
-  const ipcEmitter = getIpcEmitter(anyProcess, channel, isSubprocess);
-  const controller = new AbortController();
-  stopOnAbort(signal, controller);
-  try {
-    return await Promise.race([
-      getMessage(ipcEmitter, filter, controller),
-      throwOnDisconnect2(ipcEmitter, isSubprocess, controller),
-      throwOnStrictError(ipcEmitter, isSubprocess, controller)
-    ]);
-  } catch (error62) {
-    if (!signal?.aborted) {
-      disconnect(anyProcess);
-    }
-    throw error62;
-  } finally {
-    controller.abort();
-    removeReference(channel, reference);
-  }
-};
-var stopOnAbort = (signal, controller) => {
-  if (signal === void 0) {
-    return;
-  }
-  if (signal.aborted) {
-    controller.abort();
-    return;
-  }
-  signal.addEventListener("abort", () => {
-    controller.abort();
-  }, { once: true, signal: controller.signal });
-};
-var getMessage = async (ipcEmitter, filter, { signal }) => {
-  if (filter === void 0) {
-    const [message] = await once5(ipcEmitter, "message", { signal });
-    return message;
-  }
-  for await (const [message] of on3(ipcEmitter, "message", { signal })) {
-    if (filter(message)) {
-      return message;
-    }
-  }
-};
-var throwOnDisconnect2 = async (ipcEmitter, isSubprocess, { signal }) => {
-  await once5(ipcEmitter, "disconnect", { signal });
-  throwOnEarlyDisconnect(isSubprocess);
-};
-var throwOnStrictError = async (ipcEmitter, isSubprocess, { signal }) => {
-  const [error62] = await once5(ipcEmitter, "strict:error", { signal });
-  throw getStrictResponseError(error62, isSubprocess);
-};
-
-// node_modules/execa/lib/ipc/get-each.js
-import { once as once6, on as on4 } from "node:events";
-var internalGetEachMessageOptions = /* @__PURE__ */ Symbol("internalGetEachMessageOptions");
-var getEachMessage = (subprocessInfo, rawOptions) => {
-  const options2 = copyOptions(rawOptions);
-  const { reference = true } = options2;
-  const { signal, shouldAwait = !subprocessInfo.isSubprocess } = options2[internalGetEachMessageOptions] ?? {};
-  return loopOnMessages({
-    ...subprocessInfo,
-    shouldAwait,
-    reference,
-    signal
-  });
-};
-var loopOnMessages = ({ anyProcess, waitProcess = anyProcess, channel, isSubprocess, ipc, shouldAwait, reference, signal }) => {
-  validateIpcMethod({
-    methodName: "getEachMessage",
-    isSubprocess,
-    ipc,
-    isConnected: isConnected(anyProcess)
-  });
-  addReference(channel, reference);
-  const ipcEmitter = getIpcEmitter(anyProcess, channel, isSubprocess);
-  const controller = new AbortController();
-  const state2 = {};
-  stopOnAbort2(signal, controller);
-  stopOnDisconnect(anyProcess, ipcEmitter, controller);
-  abortOnStrictError({
-    ipcEmitter,
-    isSubprocess,
-    controller,
-    state: state2
-  });
-  return iterateOnMessages({
-    anyProcess,
-    waitProcess,
-    channel,
-    ipcEmitter,
-    isSubprocess,
-    shouldAwait,
-    controller,
-    state: state2,
-    reference,
-    signal
-  });
-};
-var stopOnAbort2 = (signal, controller) => {
-  if (signal === void 0) {
-    return;
-  }
-  if (signal.aborted) {
-    controller.abort();
-    return;
-  }
-  signal.addEventListener("abort", () => {
-    controller.abort();
-  }, { once: true, signal: controller.signal });
-};
-var stopOnDisconnect = async (anyProcess, ipcEmitter, controller) => {
-  try {
-    await once6(ipcEmitter, "disconnect", { signal: controller.signal });
-    controller.abort();
-  } catch {
-  }
-};
-var abortOnStrictError = async ({ ipcEmitter, isSubprocess, controller, state: state2 }) => {
-  try {
-    const [error62] = await once6(ipcEmitter, "strict:error", { signal: controller.signal });
-    state2.error = getStrictResponseError(error62, isSubprocess);
-    controller.abort();
-  } catch {
-  }
-};
-var iterateOnMessages = async function* ({ anyProcess, waitProcess, channel, ipcEmitter, isSubprocess, shouldAwait, controller, state: state2, reference, signal }) {
-  try {
-    for await (const [message] of on4(ipcEmitter, "message", { signal: controller.signal })) {
-      throwIfStrictError(state2);
-      yield message;
-    }
-  } catch {
-    throwIfStrictError(state2);
-  } finally {
-    controller.abort();
-    removeReference(channel, reference);
-    if (!isSubprocess && !signal?.aborted) {
-      disconnect(anyProcess);
-    }
-    if (shouldAwait) {
-      await waitProcess;
-    }
-  }
-};
-var throwIfStrictError = ({ error: error62 }) => {
-  if (error62) {
-    throw error62;
-  }
-};
-
-// node_modules/execa/lib/ipc/methods.js
-var addIpcMethods = (target, subprocess, { ipc }) => {
-  Object.assign(target, getIpcMethods(subprocess, false, ipc, target));
-};
-var getIpcExport = () => {
-  const anyProcess = process11;
-  const isSubprocess = true;
-  const isIpc = process11.channel !== void 0;
-  return {
-    ...getIpcMethods(anyProcess, isSubprocess, isIpc),
-    getCancelSignal: getCancelSignal.bind(void 0, {
-      anyProcess,
-      channel: anyProcess.channel,
-      isSubprocess,
-      ipc: isIpc
-    })
-  };
-};
-var getIpcMethods = (anyProcess, isSubprocess, ipc, waitProcess = anyProcess) => ({
-  sendMessage: sendMessage.bind(void 0, {
-    anyProcess,
-    channel: anyProcess.channel,
-    isSubprocess,
-    ipc
-  }),
-  getOneMessage: getOneMessage.bind(void 0, {
-    anyProcess,
-    channel: anyProcess.channel,
-    isSubprocess,
-    ipc
-  }),
-  getEachMessage: getEachMessage.bind(void 0, {
-    anyProcess,
-    channel: anyProcess.channel,
-    isSubprocess,
-    ipc,
-    waitProcess
-  })
-});
-
-// node_modules/execa/lib/return/early-error.js
-import { ChildProcess as ChildProcess2 } from "node:child_process";
-import { callbackify as callbackify2 } from "node:util";
-import {
-  PassThrough,
-  Readable,
-  Writable,
-  Duplex
-} from "node:stream";
-var handleEarlyError = ({ error: error62, command, escapedCommand, fileDescriptors, options: options2, startTime: startTime2, verboseInfo }) => {
-  cleanupCustomStreams(fileDescriptors);
-  const subprocess = new ChildProcess2();
-  subprocess.kill = () => false;
-  const all = createDummyStreams(subprocess, fileDescriptors);
-  const promise2 = handleDummyPromise({
-    error: error62,
-    command,
-    escapedCommand,
-    fileDescriptors,
-    options: options2,
-    startTime: startTime2,
-    verboseInfo
-  });
-  return {
-    subprocess,
-    promise: promise2,
-    all: options2.all ? all : void 0,
-    convertedStreams: getConvertedStreams(promise2)
-  };
-};
-var createDummyStreams = (subprocess, fileDescriptors) => {
-  const stdin = createDummyStream();
-  const stdout = createDummyStream();
-  const stderr = createDummyStream();
-  const extraStdio = Array.from({ length: fileDescriptors.length - 3 }, createDummyStream);
-  const all = createDummyStream();
-  const stdio = [stdin, stdout, stderr, ...extraStdio];
-  Object.assign(subprocess, {
-    stdin,
-    stdout,
-    stderr,
-    stdio
-  });
-  return all;
-};
-var createDummyStream = () => {
-  const stream = new PassThrough();
-  stream.on("error", () => {
-  });
-  stream.end();
-  return stream;
-};
-var getConvertedStreams = (promise2) => {
-  const waitForPromise = async () => {
-    await promise2;
-  };
-  const endReadable = function() {
-    callbackify2(waitForPromise)((error62) => {
-      if (error62) {
-        this.destroy(error62);
-      } else {
-        this.push(null);
-      }
-    });
-  };
-  const endWritable = callbackify2(waitForPromise);
-  const writeWritable = (chunk, encoding, done) => {
-    endWritable(done);
-  };
-  const readable = () => new Readable({ read: endReadable });
-  const writable = () => new Writable({ write: writeWritable, final: endWritable });
-  const duplex = () => new Duplex({ read: endReadable, write: writeWritable, final: endWritable });
-  const iterable = () => readable()[Symbol.asyncIterator]();
-  return {
-    readable,
-    writable,
-    duplex,
-    readableStream: () => Readable.toWeb(readable()),
-    writableStream: () => Writable.toWeb(writable()),
-    transformStream: () => Duplex.toWeb(duplex()),
-    iterable,
-    [Symbol.asyncIterator]: iterable
-  };
-};
-var handleDummyPromise = async ({ error: error62, command, escapedCommand, fileDescriptors, options: options2, startTime: startTime2, verboseInfo }) => {
-  const earlyError = makeEarlyError({
-    error: await error62,
-    command,
-    escapedCommand,
-    fileDescriptors,
-    options: options2,
-    startTime: startTime2,
-    isSync: false,
-    ...getEarlyErrorOutput(fileDescriptors, options2)
-  });
-  return handleResult(earlyError, verboseInfo, options2);
-};
-
-// node_modules/execa/lib/stdio/handle-async.js
-import { createReadStream, createWriteStream } from "node:fs";
-import { Buffer as Buffer8 } from "node:buffer";
-import { Readable as Readable2, Writable as Writable2, Duplex as Duplex2 } from "node:stream";
-var handleStdioAsync = (options2, verboseInfo) => handleStdio(addPropertiesAsync, options2, verboseInfo, false);
-var forbiddenIfAsync = ({ type, optionName }) => {
-  throw new TypeError(`The \`${optionName}\` option cannot be ${TYPE_TO_MESSAGE[type]}.`);
-};
-var addProperties2 = {
-  fileNumber: forbiddenIfAsync,
-  generator: generatorToStream,
-  asyncGenerator: generatorToStream,
-  nodeStream: ({ value }) => ({ stream: value }),
-  // `Duplex.fromWeb()` uses the same `objectMode` for both sides
-  webTransform: ({ value: { transform: transform2, writableObjectMode, readableObjectMode } }) => ({
-    stream: Duplex2.from({
-      writable: Writable2.fromWeb(transform2.writable, { objectMode: writableObjectMode }),
-      readable: Readable2.fromWeb(transform2.readable, { objectMode: readableObjectMode })
-    })
-  }),
-  duplex: ({ value: { transform: transform2 } }) => ({ stream: transform2 }),
-  native() {
-  }
-};
-var validateIterable = function* (iterable, optionName) {
-  for (const value of iterable) {
-    validateIterableValue(value, optionName);
-    yield value;
-  }
-};
-var validateAsyncIterable = async function* (iterable, optionName) {
-  for await (const value of iterable) {
-    validateIterableValue(value, optionName);
-    yield value;
-  }
-};
-var validateIterableValue = (value, optionName) => {
-  if (!isSerializableInput(value)) {
-    throwOnSerializableInput(optionName, value);
-  }
-};
-var readableFromChunk = (chunk) => Readable2.from(chunk.length === 0 ? [] : [chunk]);
-var generatorToInputStream = (stdioItem, { encoding }) => generatorToStream(stdioItem, { encoding: getInputEncoding(encoding) });
-var addPropertiesAsync = {
-  input: {
-    ...addProperties2,
-    generator: generatorToInputStream,
-    asyncGenerator: generatorToInputStream,
-    fileUrl: ({ value }) => ({ stream: createReadStream(value) }),
-    filePath: ({ value: { file: file2 } }) => ({ stream: createReadStream(file2) }),
-    webStream: ({ value }, options2, objectMode) => ({ stream: Readable2.fromWeb(value, { objectMode }) }),
-    iterable: ({ value, optionName }, options2, objectMode) => ({ stream: Readable2.from(objectMode ? value : validateIterable(value, optionName)) }),
-    asyncIterable: ({ value, optionName }, options2, objectMode) => ({ stream: Readable2.from(objectMode ? value : validateAsyncIterable(value, optionName)) }),
-    string: ({ value }) => ({ stream: readableFromChunk(value) }),
-    uint8Array: ({ value }) => ({ stream: readableFromChunk(Buffer8.from(value)) })
-  },
-  output: {
-    ...addProperties2,
-    fileUrl: ({ value }) => ({ stream: createWriteStream(value) }),
-    filePath: ({ value: { file: file2, append } }) => ({ stream: createWriteStream(file2, append ? { flags: "a" } : {}) }),
-    // Web writers accept arbitrary chunks, including when a shared writer receives both bytes and objects.
-    webStream: ({ value }) => ({ stream: Writable2.fromWeb(value, { objectMode: true }) }),
-    iterable: forbiddenIfAsync,
-    asyncIterable: forbiddenIfAsync,
-    string: forbiddenIfAsync,
-    uint8Array: forbiddenIfAsync
-  }
-};
-
-// node_modules/@sindresorhus/merge-streams/index.js
-import { on as on5, once as once7 } from "node:events";
-import { PassThrough as PassThroughStream, getDefaultHighWaterMark as getDefaultHighWaterMark2 } from "node:stream";
-import { finished as finished2 } from "node:stream/promises";
-function mergeStreams(streams) {
-  if (!Array.isArray(streams)) {
-    throw new TypeError(`Expected an array, got \`${typeof streams}\`.`);
-  }
-  for (const stream of streams) {
-    validateStream(stream);
-  }
-  const objectMode = streams.some(({ readableObjectMode }) => readableObjectMode);
-  const highWaterMark = getHighWaterMark(streams, objectMode);
-  const passThroughStream = new MergedStream({
-    objectMode,
-    writableHighWaterMark: highWaterMark,
-    readableHighWaterMark: highWaterMark
-  });
-  for (const stream of streams) {
-    passThroughStream.add(stream);
-  }
-  return passThroughStream;
-}
-var getHighWaterMark = (streams, objectMode) => {
-  if (streams.length === 0) {
-    return getDefaultHighWaterMark2(objectMode);
-  }
-  const highWaterMarks = streams.filter(({ readableObjectMode }) => readableObjectMode === objectMode).map(({ readableHighWaterMark }) => readableHighWaterMark);
-  return Math.max(...highWaterMarks);
-};
-var MergedStream = class extends PassThroughStream {
-  #streams = /* @__PURE__ */ new Set([]);
-  #ended = /* @__PURE__ */ new Set([]);
-  #aborted = /* @__PURE__ */ new Set([]);
-  #onFinished;
-  #unpipeEvent = /* @__PURE__ */ Symbol("unpipe");
-  #streamPromises = /* @__PURE__ */ new WeakMap();
-  add(stream) {
-    validateStream(stream);
-    if (this.#streams.has(stream)) {
-      return;
-    }
-    this.#streams.add(stream);
-    this.#onFinished ??= onMergedStreamFinished(this, this.#streams, this.#unpipeEvent);
-    const streamPromise = endWhenStreamsDone({
-      passThroughStream: this,
-      stream,
-      streams: this.#streams,
-      ended: this.#ended,
-      aborted: this.#aborted,
-      onFinished: this.#onFinished,
-      unpipeEvent: this.#unpipeEvent
-    });
-    this.#streamPromises.set(stream, streamPromise);
-    stream.pipe(this, { end: false });
-  }
-  async remove(stream) {
-    validateStream(stream);
-    if (!this.#streams.has(stream)) {
-      return false;
-    }
-    const streamPromise = this.#streamPromises.get(stream);
-    if (streamPromise === void 0) {
-      return false;
-    }
-    this.#streamPromises.delete(stream);
-    stream.unpipe(this);
-    await streamPromise;
-    return true;
-  }
-};
-var onMergedStreamFinished = async (passThroughStream, streams, unpipeEvent) => {
-  updateMaxListeners(passThroughStream, PASSTHROUGH_LISTENERS_COUNT);
-  const controller = new AbortController();
-  try {
-    await Promise.race([
-      onMergedStreamEnd(passThroughStream, controller),
-      onInputStreamsUnpipe(passThroughStream, streams, unpipeEvent, controller)
-    ]);
-  } finally {
-    controller.abort();
-    updateMaxListeners(passThroughStream, -PASSTHROUGH_LISTENERS_COUNT);
-  }
-};
-var onMergedStreamEnd = async (passThroughStream, { signal }) => {
-  try {
-    await finished2(passThroughStream, { signal, cleanup: true });
-  } catch (error62) {
-    errorOrAbortStream(passThroughStream, error62);
-    throw error62;
-  }
-};
-var onInputStreamsUnpipe = async (passThroughStream, streams, unpipeEvent, { signal }) => {
-  for await (const [unpipedStream] of on5(passThroughStream, "unpipe", { signal })) {
-    if (streams.has(unpipedStream)) {
-      unpipedStream.emit(unpipeEvent);
-    }
-  }
-};
-var validateStream = (stream) => {
-  if (typeof stream?.pipe !== "function") {
-    throw new TypeError(`Expected a readable stream, got: \`${typeof stream}\`.`);
-  }
-};
-var endWhenStreamsDone = async ({ passThroughStream, stream, streams, ended, aborted: aborted3, onFinished, unpipeEvent }) => {
-  updateMaxListeners(passThroughStream, PASSTHROUGH_LISTENERS_PER_STREAM);
-  const controller = new AbortController();
-  try {
-    await Promise.race([
-      afterMergedStreamFinished(onFinished, stream, controller),
-      onInputStreamEnd({
-        passThroughStream,
-        stream,
-        streams,
-        ended,
-        aborted: aborted3,
-        controller
-      }),
-      onInputStreamUnpipe({
-        stream,
-        streams,
-        ended,
-        aborted: aborted3,
-        unpipeEvent,
-        controller
-      })
-    ]);
-  } finally {
-    controller.abort();
-    updateMaxListeners(passThroughStream, -PASSTHROUGH_LISTENERS_PER_STREAM);
-  }
-  if (streams.size > 0 && streams.size === ended.size + aborted3.size) {
-    if (ended.size === 0 && aborted3.size > 0) {
-      abortStream(passThroughStream);
-    } else {
-      endStream(passThroughStream);
-    }
-  }
-};
-var afterMergedStreamFinished = async (onFinished, stream, { signal }) => {
-  try {
-    await onFinished;
-    if (!signal.aborted) {
-      abortStream(stream);
-    }
-  } catch (error62) {
-    if (!signal.aborted) {
-      errorOrAbortStream(stream, error62);
-    }
-  }
-};
-var onInputStreamEnd = async ({ passThroughStream, stream, streams, ended, aborted: aborted3, controller: { signal } }) => {
-  try {
-    await finished2(stream, {
-      signal,
-      cleanup: true,
-      readable: true,
-      writable: false
-    });
-    if (streams.has(stream)) {
-      ended.add(stream);
-    }
-  } catch (error62) {
-    if (signal.aborted || !streams.has(stream)) {
-      return;
-    }
-    if (isAbortError(error62)) {
-      aborted3.add(stream);
-    } else {
-      errorStream(passThroughStream, error62);
-    }
-  }
-};
-var onInputStreamUnpipe = async ({ stream, streams, ended, aborted: aborted3, unpipeEvent, controller: { signal } }) => {
-  await once7(stream, unpipeEvent, { signal });
-  if (!stream.readable) {
-    return once7(signal, "abort", { signal });
-  }
-  streams.delete(stream);
-  ended.delete(stream);
-  aborted3.delete(stream);
-};
-var endStream = (stream) => {
-  if (stream.writable) {
-    stream.end();
-  }
-};
-var errorOrAbortStream = (stream, error62) => {
-  if (isAbortError(error62)) {
-    abortStream(stream);
-  } else {
-    errorStream(stream, error62);
-  }
-};
-var isAbortError = (error62) => error62?.code === "ERR_STREAM_PREMATURE_CLOSE";
-var abortStream = (stream) => {
-  if (stream.readable || stream.writable) {
-    stream.destroy();
-  }
-};
-var errorStream = (stream, error62) => {
-  if (!stream.destroyed) {
-    stream.once("error", noop5);
-    stream.destroy(error62);
-  }
-};
-var noop5 = () => {
-};
-var updateMaxListeners = (passThroughStream, increment2) => {
-  const maxListeners = passThroughStream.getMaxListeners();
-  if (maxListeners !== 0 && maxListeners !== Number.POSITIVE_INFINITY) {
-    passThroughStream.setMaxListeners(maxListeners + increment2);
-  }
-};
-var PASSTHROUGH_LISTENERS_COUNT = 2;
-var PASSTHROUGH_LISTENERS_PER_STREAM = 1;
-
-// node_modules/execa/lib/io/pipeline.js
-import { finished as finished3 } from "node:stream/promises";
-var pipeStreams = (source, destination, onDestinationEnd) => {
-  source.pipe(destination);
-  onSourceFinish(source, destination);
-  onDestinationFinish(source, destination, onDestinationEnd);
-};
-var onSourceFinish = async (source, destination) => {
-  if (isStandardStream(source) || isStandardStream(destination)) {
-    return;
-  }
-  try {
-    await finished3(source, { cleanup: true, readable: true, writable: false });
-  } catch {
-  }
-  endDestinationStream(destination);
-};
-var endDestinationStream = (destination) => {
-  if (destination.writable) {
-    destination.end();
-  }
-};
-var onDestinationFinish = async (source, destination, onDestinationEnd) => {
-  if (isStandardStream(source) || isStandardStream(destination)) {
-    return;
-  }
-  try {
-    await finished3(destination, { cleanup: true, readable: false, writable: true });
-  } catch {
-  }
-  if (onDestinationEnd !== void 0) {
-    await onDestinationEnd();
-  }
-  abortSourceStream(source);
-};
-var abortSourceStream = (source) => {
-  if (source.readable) {
-    source.destroy();
-  }
-};
-
-// node_modules/execa/lib/io/output-async.js
-var pipeOutputAsync = (subprocess, fileDescriptors, controller) => {
-  const pipeGroups = /* @__PURE__ */ new Map();
-  for (const [fdNumber, { stdioItems, direction }] of Object.entries(fileDescriptors)) {
-    const transformItems = stdioItems.filter(({ type }) => TRANSFORM_TYPES.has(type));
-    for (const { stream } of transformItems) {
-      pipeTransform(subprocess, stream, direction, fdNumber);
-    }
-    const nonTransformItems = stdioItems.filter(({ type }) => !TRANSFORM_TYPES.has(type));
-    for (const { stream } of nonTransformItems) {
-      pipeStdioItem({
-        subprocess,
-        stream,
-        direction,
-        fdNumber,
-        pipeGroups,
-        controller
-      });
-    }
-  }
-  for (const [outputStream, inputStreams] of pipeGroups) {
-    const inputStream = inputStreams.length === 1 ? inputStreams[0] : mergeStreams(inputStreams);
-    pipeStreams(inputStream, outputStream);
-  }
-};
-var pipeTransform = (subprocess, stream, direction, fdNumber) => {
-  if (direction === "output") {
-    pipeStreams(subprocess.stdio[fdNumber], stream);
-  } else {
-    pipeStreams(stream, subprocess.stdio[fdNumber]);
-  }
-  const streamProperty = SUBPROCESS_STREAM_PROPERTIES[fdNumber];
-  if (streamProperty !== void 0) {
-    subprocess[streamProperty] = stream;
-  }
-  subprocess.stdio[fdNumber] = stream;
-};
-var SUBPROCESS_STREAM_PROPERTIES = ["stdin", "stdout", "stderr"];
-var pipeStdioItem = ({ subprocess, stream, direction, fdNumber, pipeGroups, controller }) => {
-  if (stream === void 0) {
-    return;
-  }
-  setStandardStreamMaxListeners(stream, controller);
-  const [inputStream, outputStream] = direction === "output" ? [stream, subprocess.stdio[fdNumber]] : [subprocess.stdio[fdNumber], stream];
-  const outputStreams = pipeGroups.get(inputStream) ?? [];
-  pipeGroups.set(inputStream, [...outputStreams, outputStream]);
-};
-var setStandardStreamMaxListeners = (stream, { signal }) => {
-  if (isStandardStream(stream)) {
-    incrementMaxListeners(stream, MAX_LISTENERS_INCREMENT, signal);
-  }
-};
-var MAX_LISTENERS_INCREMENT = 2;
-
-// node_modules/execa/lib/terminate/kill-descendants.js
-import process12 from "node:process";
-import { execFile } from "node:child_process";
-import path10 from "node:path/win32";
-var isWindows2 = process12.platform === "win32";
-var getSpawnOptions = (options2) => !isWindows2 && options2.killDescendants ? { ...options2, detached: true } : options2;
-var getKillFunction = (subprocess, { killDescendants }) => {
-  if (!killDescendants) {
-    const killSubprocess = subprocess.kill.bind(subprocess);
-    return (...arguments_) => subprocess.pid === void 0 ? false : killSubprocess(...arguments_);
-  }
-  const killDescendantsFunction = isWindows2 ? killDescendantsWindows : killDescendantsUnix;
-  return killDescendantsFunction.bind(void 0, subprocess);
-};
-var isAbandoned = (subprocess) => subprocess.pid === void 0 || isWindows2 && hasExited(subprocess);
-var hasExited = ({ exitCode: exitCode2, signalCode }) => exitCode2 !== null || signalCode !== null;
-var killDescendantsUnix = (subprocess, signal) => {
-  if (isAbandoned(subprocess)) {
-    return false;
-  }
-  try {
-    return process12.kill(-subprocess.pid, signal);
-  } catch {
-    return subprocess.kill(signal);
-  }
-};
-var killDescendantsWindows = (subprocess, signal) => {
-  if (isAbandoned(subprocess)) {
-    return false;
-  }
-  const taskkillFile = getTaskkillFile();
-  if (taskkillFile === void 0) {
-    return subprocess.kill(signal);
-  }
-  execFile(taskkillFile, ["/pid", `${subprocess.pid}`, "/T", "/F"], (error62) => {
-    if (error62) {
-      subprocess.kill(signal);
-    }
-  });
-  return true;
-};
-var getTaskkillFile = () => {
-  const windowsDirectory = [process12.env.SystemRoot, process12.env.windir].find((directory) => directory && isWindowsDriveAbsolutePath(directory));
-  return windowsDirectory === void 0 ? void 0 : path10.join(windowsDirectory, "System32", "taskkill.exe");
-};
-var isWindowsDriveAbsolutePath = (directory) => {
-  const { root } = path10.parse(directory);
-  return /^[a-z]:[/\\]/i.test(root);
-};
-
-// node_modules/execa/lib/terminate/cleanup.js
-import { addAbortListener as addAbortListener2 } from "node:events";
-
-// node_modules/signal-exit/dist/mjs/signals.js
-var signals = [];
-signals.push("SIGHUP", "SIGINT", "SIGTERM");
-if (process.platform !== "win32") {
-  signals.push(
-    "SIGALRM",
-    "SIGABRT",
-    "SIGVTALRM",
-    "SIGXCPU",
-    "SIGXFSZ",
-    "SIGUSR2",
-    "SIGTRAP",
-    "SIGSYS",
-    "SIGQUIT",
-    "SIGIOT"
-    // should detect profiler and enable/disable accordingly.
-    // see #21
-    // 'SIGPROF'
-  );
-}
-if (process.platform === "linux") {
-  signals.push("SIGIO", "SIGPOLL", "SIGPWR", "SIGSTKFLT");
-}
-
-// node_modules/signal-exit/dist/mjs/index.js
-var processOk = (process14) => !!process14 && typeof process14 === "object" && typeof process14.removeListener === "function" && typeof process14.emit === "function" && typeof process14.reallyExit === "function" && typeof process14.listeners === "function" && typeof process14.kill === "function" && typeof process14.pid === "number" && typeof process14.on === "function";
-var kExitEmitter = /* @__PURE__ */ Symbol.for("signal-exit emitter");
-var global2 = globalThis;
-var ObjectDefineProperty = Object.defineProperty.bind(Object);
-var Emitter = class {
-  emitted = {
-    afterExit: false,
-    exit: false
-  };
-  listeners = {
-    afterExit: [],
-    exit: []
-  };
-  count = 0;
-  id = Math.random();
-  constructor() {
-    if (global2[kExitEmitter]) {
-      return global2[kExitEmitter];
-    }
-    ObjectDefineProperty(global2, kExitEmitter, {
-      value: this,
-      writable: false,
-      enumerable: false,
-      configurable: false
-    });
-  }
-  on(ev, fn2) {
-    this.listeners[ev].push(fn2);
-  }
-  removeListener(ev, fn2) {
-    const list = this.listeners[ev];
-    const i3 = list.indexOf(fn2);
-    if (i3 === -1) {
-      return;
-    }
-    if (i3 === 0 && list.length === 1) {
-      list.length = 0;
-    } else {
-      list.splice(i3, 1);
-    }
-  }
-  emit(ev, code, signal) {
-    if (this.emitted[ev]) {
-      return false;
-    }
-    this.emitted[ev] = true;
-    let ret = false;
-    for (const fn2 of this.listeners[ev]) {
-      ret = fn2(code, signal) === true || ret;
-    }
-    if (ev === "exit") {
-      ret = this.emit("afterExit", code, signal) || ret;
-    }
-    return ret;
-  }
-};
-var SignalExitBase = class {
-};
-var signalExitWrap = (handler2) => {
-  return {
-    onExit(cb, opts) {
-      return handler2.onExit(cb, opts);
-    },
-    load() {
-      return handler2.load();
-    },
-    unload() {
-      return handler2.unload();
-    }
-  };
-};
-var SignalExitFallback = class extends SignalExitBase {
-  onExit() {
-    return () => {
-    };
-  }
-  load() {
-  }
-  unload() {
-  }
-};
-var SignalExit = class extends SignalExitBase {
-  // "SIGHUP" throws an `ENOSYS` error on Windows,
-  // so use a supported signal instead
-  /* c8 ignore start */
-  #hupSig = process13.platform === "win32" ? "SIGINT" : "SIGHUP";
-  /* c8 ignore stop */
-  #emitter = new Emitter();
-  #process;
-  #originalProcessEmit;
-  #originalProcessReallyExit;
-  #sigListeners = {};
-  #loaded = false;
-  constructor(process14) {
-    super();
-    this.#process = process14;
-    this.#sigListeners = {};
-    for (const sig of signals) {
-      this.#sigListeners[sig] = () => {
-        const listeners = this.#process.listeners(sig);
-        let { count: count2 } = this.#emitter;
-        const p2 = process14;
-        if (typeof p2.__signal_exit_emitter__ === "object" && typeof p2.__signal_exit_emitter__.count === "number") {
-          count2 += p2.__signal_exit_emitter__.count;
-        }
-        if (listeners.length === count2) {
-          this.unload();
-          const ret = this.#emitter.emit("exit", null, sig);
-          const s = sig === "SIGHUP" ? this.#hupSig : sig;
-          if (!ret)
-            process14.kill(process14.pid, s);
-        }
-      };
-    }
-    this.#originalProcessReallyExit = process14.reallyExit;
-    this.#originalProcessEmit = process14.emit;
-  }
-  onExit(cb, opts) {
-    if (!processOk(this.#process)) {
-      return () => {
-      };
-    }
-    if (this.#loaded === false) {
-      this.load();
-    }
-    const ev = opts?.alwaysLast ? "afterExit" : "exit";
-    this.#emitter.on(ev, cb);
-    return () => {
-      this.#emitter.removeListener(ev, cb);
-      if (this.#emitter.listeners["exit"].length === 0 && this.#emitter.listeners["afterExit"].length === 0) {
-        this.unload();
-      }
-    };
-  }
-  load() {
-    if (this.#loaded) {
-      return;
-    }
-    this.#loaded = true;
-    this.#emitter.count += 1;
-    for (const sig of signals) {
-      try {
-        const fn2 = this.#sigListeners[sig];
-        if (fn2)
-          this.#process.on(sig, fn2);
-      } catch (_3) {
-      }
-    }
-    this.#process.emit = (ev, ...a2) => {
-      return this.#processEmit(ev, ...a2);
-    };
-    this.#process.reallyExit = (code) => {
-      return this.#processReallyExit(code);
-    };
-  }
-  unload() {
-    if (!this.#loaded) {
-      return;
-    }
-    this.#loaded = false;
-    signals.forEach((sig) => {
-      const listener = this.#sigListeners[sig];
-      if (!listener) {
-        throw new Error("Listener not defined for signal: " + sig);
-      }
-      try {
-        this.#process.removeListener(sig, listener);
-      } catch (_3) {
-      }
-    });
-    this.#process.emit = this.#originalProcessEmit;
-    this.#process.reallyExit = this.#originalProcessReallyExit;
-    this.#emitter.count -= 1;
-  }
-  #processReallyExit(code) {
-    if (!processOk(this.#process)) {
-      return 0;
-    }
-    this.#process.exitCode = code || 0;
-    this.#emitter.emit("exit", this.#process.exitCode, null);
-    return this.#originalProcessReallyExit.call(this.#process, this.#process.exitCode);
-  }
-  #processEmit(ev, ...args) {
-    const og = this.#originalProcessEmit;
-    if (ev === "exit" && processOk(this.#process)) {
-      if (typeof args[0] === "number") {
-        this.#process.exitCode = args[0];
-      }
-      const ret = og.call(this.#process, ev, ...args);
-      this.#emitter.emit("exit", this.#process.exitCode, null);
-      return ret;
-    } else {
-      return og.call(this.#process, ev, ...args);
-    }
-  }
-};
-var process13 = globalThis.process;
-var {
-  /**
-   * Called when the process is exiting, whether via signal, explicit
-   * exit, or running out of stuff to do.
-   *
-   * If the global process object is not suitable for instrumentation,
-   * then this will be a no-op.
-   *
-   * Returns a function that may be used to unload signal-exit.
-   */
-  onExit,
-  /**
-   * Load the listeners.  Likely you never need to call this, unless
-   * doing a rather deep integration with signal-exit functionality.
-   * Mostly exposed for the benefit of testing.
-   *
-   * @internal
-   */
-  load,
-  /**
-   * Unload the listeners.  Likely you never need to call this, unless
-   * doing a rather deep integration with signal-exit functionality.
-   * Mostly exposed for the benefit of testing.
-   *
-   * @internal
-   */
-  unload
-} = signalExitWrap(processOk(process13) ? new SignalExit(process13) : new SignalExitFallback());
-
-// node_modules/execa/lib/terminate/cleanup.js
-var cleanupOnExit = (kill, { cleanup, detached }, { signal }) => {
-  if (!cleanup || detached) {
-    return;
-  }
-  const removeExitHandler = onExit(() => {
-    kill();
-  });
-  addAbortListener2(signal, () => {
-    removeExitHandler();
-  });
-};
-
-// node_modules/execa/lib/convert/concurrent.js
-var initializeConcurrentStreams = () => ({
-  readableDestroy: /* @__PURE__ */ new WeakMap(),
-  writableFinal: /* @__PURE__ */ new WeakMap(),
-  writableDestroy: /* @__PURE__ */ new WeakMap()
-});
-var addConcurrentStream = (concurrentStreams, stream, waitName) => {
-  const weakMap = concurrentStreams[waitName];
-  if (!weakMap.has(stream)) {
-    weakMap.set(stream, []);
-  }
-  const promises = weakMap.get(stream);
-  const promise2 = createDeferred();
-  promises.push(promise2);
-  const resolve8 = promise2.resolve.bind(promise2);
-  return { resolve: resolve8, promises };
-};
-var waitForConcurrentStreams = async ({ resolve: resolve8, promises }, subprocess) => {
-  resolve8();
-  const [isSubprocessExit] = await Promise.race([
-    Promise.allSettled([true, subprocess]),
-    Promise.all([false, ...promises])
-  ]);
-  return !isSubprocessExit;
-};
-
-// node_modules/execa/lib/io/iterate.js
-import { on as on6 } from "node:events";
-import { getDefaultHighWaterMark as getDefaultHighWaterMark3 } from "node:stream";
-var iterateOnSubprocessStream = ({ subprocessStdout, subprocess, binary, shouldEncode, encoding, preserveNewlines }) => {
-  const controller = new AbortController();
-  stopReadingOnExit(subprocess, controller);
-  return iterateOnStream({
-    stream: subprocessStdout,
-    controller,
-    binary,
-    shouldEncode: !subprocessStdout.readableObjectMode && shouldEncode,
-    encoding,
-    shouldSplit: !subprocessStdout.readableObjectMode,
-    preserveNewlines
-  });
-};
-var stopReadingOnExit = async (subprocess, controller) => {
-  try {
-    await subprocess;
-  } catch {
-  } finally {
-    controller.abort();
-  }
-};
-var iterateForResult = ({ stream, onStreamEnd, lines, encoding, stripFinalNewline: stripFinalNewline2, allMixed }) => {
-  const controller = new AbortController();
-  stopReadingOnStreamEnd(onStreamEnd, controller, stream);
-  const objectMode = stream.readableObjectMode && !allMixed;
-  return iterateOnStream({
-    stream,
-    controller,
-    binary: encoding === "buffer",
-    shouldEncode: !objectMode,
-    encoding,
-    shouldSplit: !objectMode && lines,
-    preserveNewlines: !stripFinalNewline2
-  });
-};
-var stopReadingOnStreamEnd = async (onStreamEnd, controller, stream) => {
-  try {
-    await onStreamEnd;
-  } catch {
-    stream.destroy();
-  } finally {
-    controller.abort();
-  }
-};
-var iterateOnStream = ({ stream, controller, binary, shouldEncode, encoding, shouldSplit, preserveNewlines }) => {
-  const onStdoutChunk = on6(stream, "data", {
-    signal: controller.signal,
-    highWaterMark: HIGH_WATER_MARK,
-    // Backward compatibility with older name for this option
-    // See https://github.com/nodejs/node/pull/52080#discussion_r1525227861
-    // @todo Remove after removing support for Node 21
-    highWatermark: HIGH_WATER_MARK
-  });
-  return iterateOnData({
-    onStdoutChunk,
-    controller,
-    binary,
-    shouldEncode,
-    encoding,
-    shouldSplit,
-    preserveNewlines
-  });
-};
-var DEFAULT_OBJECT_HIGH_WATER_MARK = getDefaultHighWaterMark3(true);
-var HIGH_WATER_MARK = DEFAULT_OBJECT_HIGH_WATER_MARK;
-var iterateOnData = async function* ({ onStdoutChunk, controller, binary, shouldEncode, encoding, shouldSplit, preserveNewlines }) {
-  const generators = getGenerators({
-    binary,
-    shouldEncode,
-    encoding,
-    shouldSplit,
-    preserveNewlines
-  });
-  try {
-    for await (const [chunk] of onStdoutChunk) {
-      yield* transformChunkSync(chunk, generators, 0);
-    }
-  } catch (error62) {
-    if (!controller.signal.aborted) {
-      throw error62;
-    }
-  } finally {
-    yield* finalChunksSync(generators);
-  }
-};
-var getGenerators = ({ binary, shouldEncode, encoding, shouldSplit, preserveNewlines }) => [
-  getEncodingTransformGenerator(binary, encoding, !shouldEncode),
-  getSplitLinesGenerator(binary, preserveNewlines, !shouldSplit, {})
-].filter(Boolean);
-
-// node_modules/execa/lib/convert/iterable.js
-var createIterable = (subprocess, encoding, options2) => {
-  const { from, binary: binaryOption = false, preserveNewlines = false } = copyOptions(options2);
-  checkBooleanOption(binaryOption, "binary");
-  checkBooleanOption(preserveNewlines, "preserveNewlines");
-  const binary = binaryOption || BINARY_ENCODINGS.has(encoding);
-  const subprocessStdout = getFromStream(subprocess, from);
-  const onStdoutData = iterateOnSubprocessStream({
-    subprocessStdout,
-    subprocess,
-    binary,
-    shouldEncode: true,
-    encoding,
-    preserveNewlines
-  });
-  return iterateOnStdoutData(onStdoutData, subprocessStdout, subprocess);
-};
-var iterateOnStdoutData = async function* (onStdoutData, subprocessStdout, subprocess) {
-  try {
-    yield* onStdoutData;
-  } finally {
-    if (subprocessStdout.readable) {
-      subprocessStdout.destroy();
-    }
-    await subprocess;
-  }
-};
-
-// node_modules/execa/lib/convert/readable.js
-import { Readable as Readable3 } from "node:stream";
-import { callbackify as callbackify3 } from "node:util";
-
-// node_modules/execa/lib/convert/shared.js
-import { finished as finished5 } from "node:stream/promises";
-
-// node_modules/execa/lib/resolve/wait-stream.js
-import { finished as finished4 } from "node:stream/promises";
-var waitForStream = async (stream, fdNumber, streamInfo, {
-  isSameDirection,
-  stopOnExit = false,
-  readable = true,
-  writable = true
-} = {}) => {
-  const state2 = handleStdinDestroy(stream, streamInfo);
-  const abortController = new AbortController();
-  try {
-    await Promise.race([
-      ...stopOnExit ? [streamInfo.exitPromise] : [],
-      finished4(stream, {
-        cleanup: true,
-        signal: abortController.signal,
-        readable,
-        writable
-      })
-    ]);
-  } catch (error62) {
-    if (!state2.stdinCleanedUp && !isInputTransformAbort(stream, fdNumber, streamInfo, error62)) {
-      handleStreamError(error62, fdNumber, streamInfo, isSameDirection);
-    }
-  } finally {
-    abortController.abort();
-  }
-};
-var handleStdinDestroy = (stream, { originalStreams, subprocess }) => {
-  const [originalStdin] = originalStreams;
-  const state2 = { stdinCleanedUp: false };
-  if (stream === originalStdin || stream === subprocess.stdin) {
-    spyOnStdinDestroy(stream, subprocess, state2);
-  }
-  return state2;
-};
-var spyOnStdinDestroy = (subprocessStdin, subprocess, state2) => {
-  const { _destroy } = subprocessStdin;
-  subprocessStdin._destroy = (...destroyArguments) => {
-    setStdinCleanedUp(subprocess, state2);
-    _destroy.call(subprocessStdin, ...destroyArguments);
-  };
-};
-var setStdinCleanedUp = ({ exitCode: exitCode2, signalCode }, state2) => {
-  if (exitCode2 !== null || signalCode !== null) {
-    state2.stdinCleanedUp = true;
-  }
-};
-var isInputTransformAbort = (stream, fdNumber, streamInfo, error62) => {
-  const originalStream = streamInfo.originalStreams[fdNumber];
-  return stream !== originalStream && isInputFileDescriptor(streamInfo, fdNumber) && originalStream?.destroyed === true && (isStreamAbort(error62) || error62?.code === "ABORT_ERR");
-};
-var handleStreamError = (error62, fdNumber, streamInfo, isSameDirection) => {
-  if (!shouldIgnoreStreamError(error62, fdNumber, streamInfo, isSameDirection)) {
-    throw error62;
-  }
-};
-var shouldIgnoreStreamError = (error62, fdNumber, streamInfo, isSameDirection = true) => {
-  if (streamInfo.propagating) {
-    return isStreamEpipe(error62) || isStreamAbort(error62);
-  }
-  streamInfo.propagating = true;
-  return isInputFileDescriptor(streamInfo, fdNumber) === isSameDirection ? isStreamEpipe(error62) : isStreamAbort(error62);
-};
-var isInputFileDescriptor = ({ fileDescriptors }, fdNumber) => fdNumber !== "all" && fileDescriptors[fdNumber].direction === "input";
-var isStreamAbort = (error62) => error62?.code === "ERR_STREAM_PREMATURE_CLOSE";
-var isStreamEpipe = (error62) => error62?.code === "EPIPE";
-
-// node_modules/execa/lib/convert/shared.js
-var safeWaitForSubprocessStdin = async (subprocessStdin) => {
-  if (subprocessStdin === void 0) {
-    return;
-  }
-  try {
-    await waitForSubprocessStdin(subprocessStdin);
-  } catch {
-  }
-};
-var safeWaitForSubprocessStdout = async (subprocessStdout) => {
-  if (subprocessStdout === void 0) {
-    return;
-  }
-  try {
-    await waitForSubprocessStdout(subprocessStdout);
-  } catch {
-  }
-};
-var waitForSubprocessStdin = async (subprocessStdin) => {
-  await finished5(subprocessStdin, { cleanup: true, readable: false, writable: true });
-};
-var waitForSubprocessStdout = async (subprocessStdout) => {
-  await finished5(subprocessStdout, { cleanup: true, readable: true, writable: false });
-};
-var throwDestroyError = (error62) => {
-  if (error62) {
-    throw error62;
-  }
-};
-var destroyOtherStream = (stream, isOpen, error62) => {
-  if (error62 && !isStreamAbort(error62)) {
-    stream.destroy(error62);
-  } else if (isOpen) {
-    stream.destroy();
-  }
-};
-
-// node_modules/execa/lib/convert/readable.js
-var createReadable = ({ subprocess, concurrentStreams, encoding }, options2) => {
-  const { from, binary: binaryOption = true, preserveNewlines = true } = copyOptions(options2);
-  checkBooleanOption(binaryOption, "binary");
-  checkBooleanOption(preserveNewlines, "preserveNewlines");
-  const binary = binaryOption || BINARY_ENCODINGS.has(encoding);
-  const subprocessStdout = getFromStream(subprocess, from);
-  const waitReadableDestroy = addConcurrentStream(concurrentStreams, subprocessStdout, "readableDestroy");
-  const { readableEncoding, readableObjectMode, readableHighWaterMark } = getReadableOptions(subprocessStdout, binary);
-  const { read, onStdoutDataDone } = getReadableMethods({
-    subprocessStdout,
-    subprocess,
-    binary,
-    encoding,
-    preserveNewlines
-  });
-  const readable = new Readable3({
-    read,
-    destroy: callbackify3(onReadableDestroy.bind(void 0, { subprocessStdout, subprocess, waitReadableDestroy })),
-    highWaterMark: readableHighWaterMark,
-    objectMode: readableObjectMode,
-    encoding: readableEncoding
-  });
-  onStdoutFinished({
-    subprocessStdout,
-    onStdoutDataDone,
-    readable,
-    subprocess
-  });
-  return readable;
-};
-var getReadableOptions = ({ readableEncoding, readableObjectMode, readableHighWaterMark }, binary) => binary ? { readableEncoding, readableObjectMode, readableHighWaterMark } : { readableEncoding, readableObjectMode: true, readableHighWaterMark: DEFAULT_OBJECT_HIGH_WATER_MARK };
-var getReadableMethods = ({ subprocessStdout, subprocess, binary, encoding, preserveNewlines }) => {
-  const onStdoutDataDone = createDeferred();
-  const onStdoutData = iterateOnSubprocessStream({
-    subprocessStdout,
-    subprocess,
-    binary,
-    shouldEncode: !binary,
-    encoding,
-    preserveNewlines
-  });
-  return {
-    read() {
-      onRead(this, onStdoutData, onStdoutDataDone);
-    },
-    onStdoutDataDone
-  };
-};
-var onRead = async (readable, onStdoutData, onStdoutDataDone) => {
-  try {
-    const { value, done } = await onStdoutData.next();
-    if (done) {
-      onStdoutDataDone.resolve();
-    } else {
-      readable.push(value);
-    }
-  } catch {
-  }
-};
-var onStdoutFinished = async ({ subprocessStdout, onStdoutDataDone, readable, subprocess, subprocessStdin }) => {
-  try {
-    await waitForSubprocessStdout(subprocessStdout);
-    await subprocess;
-    await safeWaitForSubprocessStdin(subprocessStdin);
-    await onStdoutDataDone;
-    if (readable.readable) {
-      readable.push(null);
-    }
-  } catch (error62) {
-    await safeWaitForSubprocessStdin(subprocessStdin);
-    destroyOtherReadable(readable, await getPrematureCloseError(subprocess, error62));
-  }
-};
-var getPrematureCloseError = async (subprocess, error62) => {
-  if (error62.code !== "ERR_STREAM_PREMATURE_CLOSE") {
-    return error62;
-  }
-  try {
-    await subprocess;
-  } catch (subprocessError) {
-    return subprocessError;
-  }
-  return error62;
-};
-var onReadableDestroy = async ({ subprocessStdout, subprocess, waitReadableDestroy }, error62) => {
-  if (await waitForConcurrentStreams(waitReadableDestroy, subprocess)) {
-    destroyOtherReadable(subprocessStdout, error62?.code === "ABORT_ERR" ? void 0 : error62);
-    await subprocess;
-  }
-  throwDestroyError(error62);
-};
-var destroyOtherReadable = (stream, error62) => {
-  destroyOtherStream(stream, stream.readable, error62);
-};
-
-// node_modules/execa/lib/convert/web.js
-import { Readable as Readable4, Writable as Writable3, Duplex as Duplex3 } from "node:stream";
-var createReadableStream = (subprocess, readableOptions) => Readable4.toWeb(subprocess.readable(readableOptions));
-var createWritableStream = (subprocess, writableOptions) => Writable3.toWeb(subprocess.writable(writableOptions));
-var createTransformStream = (subprocess, duplexOptions) => Duplex3.toWeb(subprocess.duplex(duplexOptions));
-
-// node_modules/execa/lib/pipe/pipe-arguments.js
-var normalizePipeArguments = ({ source, sourcePromise, boundOptions, createNested }, ...pipeArguments) => {
-  const startTime2 = getStartTime();
-  const {
-    destination,
-    destinationStream,
-    destinationError,
-    from,
-    unpipeSignal
-  } = getDestinationStream(boundOptions, createNested, pipeArguments);
-  const { sourceStream, sourceError } = getSourceStream(source, from);
-  const { options: sourceOptions, fileDescriptors } = SUBPROCESS_OPTIONS.get(source);
-  return {
-    source,
-    sourcePromise,
-    sourceStream,
-    sourceOptions,
-    sourceError,
-    destination,
-    destinationStream,
-    destinationError,
-    unpipeSignal,
-    fileDescriptors,
-    startTime: startTime2
-  };
-};
-var getDestinationStream = (boundOptions, createNested, pipeArguments) => {
-  let destinationInfo;
-  try {
-    destinationInfo = getDestination(boundOptions, createNested, ...pipeArguments);
-  } catch (error62) {
-    return { destinationError: error62 };
-  }
-  const { destination, pipeOptions } = destinationInfo;
-  try {
-    const { from, to: to2, unpipeSignal } = copyOptions(pipeOptions);
-    validateAbortSignal(unpipeSignal, "unpipeSignal");
-    const destinationStream = getToStream(destination, to2);
-    return {
-      destination,
-      destinationStream,
-      from,
-      unpipeSignal
-    };
-  } catch (error62) {
-    abortDestination(destination, pipeArguments[0]);
-    return { destinationError: error62 };
-  }
-};
-var abortDestination = (destination, firstArgument) => {
-  if (destination !== firstArgument) {
-    destination.kill();
-  }
-  destination.catch(() => {
-  });
-};
-var getDestination = (boundOptions, createNested, firstArgument, ...pipeArguments) => {
-  if (Array.isArray(firstArgument)) {
-    const destination = createNested(mapDestinationArguments, boundOptions)(firstArgument, ...pipeArguments);
-    return { destination, pipeOptions: boundOptions };
-  }
-  if (typeof firstArgument === "string" || firstArgument instanceof URL || isDenoExecPath(firstArgument)) {
-    if (Object.keys(boundOptions).length > 0) {
-      throw new TypeError('Please use .pipe("file", ..., options) or .pipe(execa("file", ..., options)) instead of .pipe(options)("file", ...).');
-    }
-    const [rawFile, rawArguments, rawOptions] = normalizeParameters(firstArgument, ...pipeArguments);
-    const destination = createNested(mapDestinationArguments)(rawFile, rawArguments, rawOptions);
-    return { destination, pipeOptions: rawOptions };
-  }
-  if (SUBPROCESS_OPTIONS.has(firstArgument)) {
-    if (Object.keys(boundOptions).length > 0) {
-      throw new TypeError("Please use .pipe(options)`command` or .pipe($(options)`command`) instead of .pipe(options)($`command`).");
-    }
-    return { destination: firstArgument, pipeOptions: pipeArguments[0] };
-  }
-  throw new TypeError(`The first argument must be a template string, an options object, or an Execa subprocess: ${firstArgument}`);
-};
-var mapDestinationArguments = ({ options: options2 }) => ({
-  options: {
-    __proto__: null,
-    ...options2,
-    // Piping writes to the destination's `stdin`, which is forced even if the user set another value.
-    // However, `stdin` cannot be combined with `stdio`, which is needed for `to: 'fd3'` and higher.
-    ...options2.stdio === void 0 && { stdin: "pipe" },
-    piped: true
-  }
-});
-var getSourceStream = (source, from) => {
-  try {
-    const sourceStream = getFromStream(source, from);
-    return { sourceStream };
-  } catch (error62) {
-    return { sourceError: error62 };
-  }
-};
-
-// node_modules/execa/lib/pipe/throw.js
-var handlePipeArgumentsError = ({
-  sourceStream,
-  sourceError,
-  destinationStream,
-  destinationError,
-  fileDescriptors,
-  sourceOptions,
-  startTime: startTime2
-}) => {
-  const error62 = getPipeArgumentsError({
-    sourceStream,
-    sourceError,
-    destinationStream,
-    destinationError
-  });
-  if (error62 !== void 0) {
-    throw createNonCommandError({
-      error: error62,
-      fileDescriptors,
-      sourceOptions,
-      startTime: startTime2
-    });
-  }
-};
-var getPipeArgumentsError = ({ sourceStream, sourceError, destinationStream, destinationError }) => {
-  if (sourceError !== void 0 && destinationError !== void 0) {
-    return destinationError;
-  }
-  if (destinationError !== void 0) {
-    abortSourceStream(sourceStream);
-    return destinationError;
-  }
-  if (sourceError === void 0) {
-    return;
-  }
-  endDestinationStream(destinationStream);
-  return sourceError;
-};
-var createNonCommandError = ({ error: error62, fileDescriptors, sourceOptions, startTime: startTime2 }) => makeEarlyError({
-  error: error62,
-  command: PIPE_COMMAND_MESSAGE,
-  escapedCommand: PIPE_COMMAND_MESSAGE,
-  fileDescriptors,
-  options: sourceOptions,
-  startTime: startTime2,
-  isSync: false
-});
-var PIPE_COMMAND_MESSAGE = "source.pipe(destination)";
-
-// node_modules/execa/lib/pipe/sequence.js
-var waitForBothSubprocesses = async (subprocessPromises) => {
-  const [
-    { status: sourceStatus, reason: sourceReason, value: sourceResult = sourceReason },
-    { status: destinationStatus, reason: destinationReason, value: destinationResult = destinationReason },
-    { reason: pipedFromReason, value: pipedFromResult = pipedFromReason }
-  ] = await subprocessPromises;
-  if (!destinationResult.pipedFrom.includes(pipedFromResult)) {
-    destinationResult.pipedFrom.push(pipedFromResult);
-  }
-  if (destinationStatus === "rejected") {
-    throw destinationResult;
-  }
-  if (sourceStatus === "rejected") {
-    throw sourceResult;
-  }
-  return destinationResult;
-};
-
-// node_modules/execa/lib/pipe/streaming.js
-import { finished as finished6 } from "node:stream/promises";
-var pipeSubprocessStream = (sourceStream, destinationStream, maxListenersController) => {
-  const mergedStream = MERGED_STREAMS.has(destinationStream) ? pipeMoreSubprocessStream(sourceStream, destinationStream) : pipeFirstSubprocessStream(sourceStream, destinationStream);
-  incrementMaxListeners(sourceStream, SOURCE_LISTENERS_PER_PIPE, maxListenersController.signal);
-  incrementMaxListeners(destinationStream, DESTINATION_LISTENERS_PER_PIPE, maxListenersController.signal);
-  cleanupMergedStreamsMap(destinationStream);
-  return mergedStream;
-};
-var pipeFirstSubprocessStream = (sourceStream, destinationStream) => {
-  const mergedStream = mergeStreams([sourceStream]);
-  addMergeSource(mergedStream, sourceStream);
-  pipeStreams(mergedStream, destinationStream, () => unpipeSourcesOnDestinationEnd(mergedStream));
-  MERGED_STREAMS.set(destinationStream, mergedStream);
-  return mergedStream;
-};
-var pipeMoreSubprocessStream = (sourceStream, destinationStream) => {
-  const mergedStream = MERGED_STREAMS.get(destinationStream);
-  mergedStream.add(sourceStream);
-  addMergeSource(mergedStream, sourceStream);
-  return mergedStream;
-};
-var MERGE_SOURCES = /* @__PURE__ */ new WeakMap();
-var SOURCE_MERGES = /* @__PURE__ */ new WeakMap();
-var addMergeSource = (mergedStream, sourceStream) => {
-  addToSetMap(MERGE_SOURCES, mergedStream, sourceStream);
-  addToSetMap(SOURCE_MERGES, sourceStream, mergedStream);
-};
-var addToSetMap = (map2, key, value) => {
-  if (!map2.has(key)) {
-    map2.set(key, /* @__PURE__ */ new Set());
-  }
-  map2.get(key).add(value);
-};
-var unpipeSubprocessStream = async (mergedStream, sourceStream) => {
-  MERGE_SOURCES.get(mergedStream)?.delete(sourceStream);
-  SOURCE_MERGES.get(sourceStream)?.delete(mergedStream);
-  await mergedStream.remove(sourceStream);
-};
-var unpipeSourcesOnDestinationEnd = async (mergedStream) => {
-  for (const sourceStream of MERGE_SOURCES.get(mergedStream)) {
-    const mergedStreams = SOURCE_MERGES.get(sourceStream);
-    mergedStreams.delete(mergedStream);
-    if (mergedStreams.size > 0) {
-      await mergedStream.remove(sourceStream);
-    }
-  }
-};
-var cleanupMergedStreamsMap = async (destinationStream) => {
-  try {
-    await finished6(destinationStream, { cleanup: true, readable: false, writable: true });
-  } catch {
-  }
-  MERGED_STREAMS.delete(destinationStream);
-};
-var MERGED_STREAMS = /* @__PURE__ */ new WeakMap();
-var SOURCE_LISTENERS_PER_PIPE = 2;
-var DESTINATION_LISTENERS_PER_PIPE = 1;
-
-// node_modules/execa/lib/pipe/abort.js
-import { aborted as aborted2 } from "node:util";
-var unpipeOnAbort = (unpipeSignal, unpipeContext) => unpipeSignal === void 0 ? [] : [unpipeOnSignalAbort(unpipeSignal, unpipeContext)];
-var unpipeOnSignalAbort = async (unpipeSignal, { sourceStream, mergedStream, fileDescriptors, sourceOptions, startTime: startTime2 }) => {
-  await aborted2(unpipeSignal, sourceStream);
-  await unpipeSubprocessStream(mergedStream, sourceStream);
-  const error62 = new Error("Pipe canceled by `unpipeSignal` option.");
-  throw createNonCommandError({
-    error: error62,
-    fileDescriptors,
-    sourceOptions,
-    startTime: startTime2
-  });
-};
-
-// node_modules/execa/lib/pipe/setup.js
-var pipeToSubprocess = (sourceInfo, ...pipeArguments) => {
-  if (isPlainObject4(pipeArguments[0])) {
-    return pipeToSubprocess.bind(void 0, {
-      ...sourceInfo,
-      boundOptions: { ...sourceInfo.boundOptions, ...pipeArguments[0] }
-    });
-  }
-  if (sourceInfo.source === void 0) {
-    return sourceInfo.sourcePromise;
-  }
-  const { destination, ...normalizedInfo } = normalizePipeArguments(sourceInfo, ...pipeArguments);
-  const pipeFailureController = new AbortController();
-  const promise2 = handlePipePromise({ ...normalizedInfo, destination, pipeFailureController });
-  promise2.pipe = pipeToSubprocess.bind(void 0, {
-    ...sourceInfo,
-    source: destination,
-    sourcePromise: promise2,
-    boundOptions: {}
-  });
-  forwardDestinationMethods(promise2, destination, pipeFailureController.signal);
-  return promise2;
-};
-var forwardDestinationMethods = (promise2, destination, pipeFailureSignal) => {
-  if (destination === void 0) {
-    return;
-  }
-  forwardReadableMethods(promise2, destination);
-  forwardIpcMethods(promise2, destination, pipeFailureSignal);
-};
-var forwardReadableMethods = (promise2, destination) => {
-  const subprocessOptions = SUBPROCESS_OPTIONS.get(destination);
-  SUBPROCESS_OPTIONS.set(promise2, subprocessOptions);
-  promise2.stdio = destination.stdio;
-  promise2.all = destination.all;
-  const { options: { encoding } } = subprocessOptions;
-  const concurrentStreams = initializeConcurrentStreams();
-  promise2[Symbol.asyncIterator] = createIterable.bind(void 0, promise2, encoding, {});
-  promise2.iterable = createIterable.bind(void 0, promise2, encoding);
-  promise2.readable = createPipeReadable.bind(void 0, promise2, {
-    subprocess: promise2,
-    concurrentStreams,
-    encoding
-  });
-  promise2.readableStream = createReadableStream.bind(void 0, promise2);
-  forwardAll(promise2, destination);
-};
-var forwardAll = (promise2, destination) => {
-  if (destination.all === void 0) {
-    promise2.all = void 0;
-    return;
-  }
-  Object.defineProperty(promise2, "all", {
-    get() {
-      setAllProperty(promise2, destination.all);
-      const all = promise2.readable({ from: "all" });
-      all.on("error", () => {
-      });
-      setAllProperty(promise2, all);
-      return all;
-    },
-    enumerable: true,
-    configurable: true
-  });
-};
-var setAllProperty = (promise2, value) => {
-  Object.defineProperty(promise2, "all", {
-    value,
-    writable: true,
-    enumerable: true,
-    configurable: true
-  });
-};
-var createPipeReadable = (promise2, readableOptions, ...arguments_) => {
-  const readable = createReadable(readableOptions, ...arguments_);
-  destroyOnPipeFailure(promise2, readable);
-  return readable;
-};
-var destroyOnPipeFailure = async (promise2, readable) => {
-  try {
-    await promise2;
-  } catch (error62) {
-    readable.destroy(error62);
-  }
-};
-var forwardIpcMethods = (promise2, destination, pipeFailureSignal) => {
-  promise2.sendMessage = destination.sendMessage;
-  promise2.getOneMessage = getOnePipeMessage.bind(void 0, destination, pipeFailureSignal);
-  promise2.getEachMessage = getEachPipeMessage.bind(void 0, promise2, destination, pipeFailureSignal);
-};
-var getOnePipeMessage = (destination, pipeFailureSignal, ...arguments_) => {
-  const controller = new AbortController();
-  const messagePromise = destination.getOneMessage(...addPipeOptions(arguments_, controller.signal, internalGetOneMessageOptions));
-  return waitForOnePipeMessage(pipeFailureSignal, messagePromise, controller);
-};
-var waitForOnePipeMessage = async (pipeFailureSignal, messagePromise, controller) => {
-  try {
-    return await Promise.race([messagePromise, getSignalRejection(pipeFailureSignal, controller.signal)]);
-  } finally {
-    controller.abort();
-  }
-};
-var getSignalRejection = (signal, listenerSignal) => new Promise((_3, reject) => {
-  if (signal.aborted) {
-    reject(signal.reason);
-    return;
-  }
-  signal.addEventListener("abort", () => {
-    reject(signal.reason);
-  }, { once: true, signal: listenerSignal });
-});
-var getEachPipeMessage = (promise2, destination, pipeFailureSignal, ...arguments_) => {
-  const controller = new AbortController();
-  const iterator2 = destination.getEachMessage(...addPipeOptions(arguments_, controller.signal, internalGetEachMessageOptions));
-  abortOnSignal(pipeFailureSignal, controller);
-  return iterateOnPipeMessages(promise2, iterator2, controller);
-};
-var iterateOnPipeMessages = async function* (promise2, iterator2, controller) {
-  try {
-    yield* iterator2;
-  } finally {
-    controller.abort();
-    await promise2;
-  }
-};
-var addPipeOptions = (arguments_, signal, internalOptionsSymbol) => {
-  if (arguments_[0] === null) {
-    return arguments_;
-  }
-  const [options2] = arguments_;
-  return [{ ...options2, [internalOptionsSymbol]: { signal, shouldAwait: false } }];
-};
-var abortOnSignal = (signal, controller) => {
-  if (signal.aborted) {
-    controller.abort();
-    return;
-  }
-  signal.addEventListener("abort", () => {
-    controller.abort();
-  }, { once: true, signal: controller.signal });
-};
-var handlePipePromise = async ({
-  source,
-  sourcePromise,
-  sourceStream,
-  sourceOptions,
-  sourceError,
-  destination,
-  destinationStream,
-  destinationError,
-  unpipeSignal,
-  fileDescriptors,
-  startTime: startTime2,
-  pipeFailureController
-}) => {
-  const maxListenersController = new AbortController();
-  try {
-    const subprocessPromises = getSubprocessPromises(sourcePromise, destination, source);
-    handlePipeArgumentsError({
-      sourceStream,
-      sourceError,
-      destinationStream,
-      destinationError,
-      fileDescriptors,
-      sourceOptions,
-      startTime: startTime2
-    });
-    const mergedStream = pipeSubprocessStream(sourceStream, destinationStream, maxListenersController);
-    return await Promise.race([
-      waitForBothSubprocesses(subprocessPromises),
-      ...unpipeOnAbort(unpipeSignal, {
-        sourceStream,
-        mergedStream,
-        sourceOptions,
-        fileDescriptors,
-        startTime: startTime2
-      })
-    ]);
-  } catch (error62) {
-    pipeFailureController.abort(error62);
-    throw error62;
-  } finally {
-    maxListenersController.abort();
-  }
-};
-var getSubprocessPromises = (sourcePromise, destination, source) => Promise.allSettled([sourcePromise, destination, source]);
-
-// node_modules/execa/lib/io/contents.js
-import { setImmediate as setImmediate2 } from "node:timers/promises";
-var getStreamOutput = async ({ stream, onStreamEnd, fdNumber, encoding, buffer, maxBuffer, lines, allMixed, stripFinalNewline: stripFinalNewline2, allFds, verboseInfo, streamInfo }) => {
-  const logPromise = logOutputAsync({
-    stream,
-    onStreamEnd,
-    fdNumber,
-    encoding,
-    allMixed,
-    verboseInfo,
-    streamInfo
-  });
-  if (!buffer) {
-    await Promise.all([resumeStream(stream), logPromise]);
-    return;
-  }
-  const stripFinalNewlineValue = getStripFinalNewline(stripFinalNewline2, fdNumber, allFds);
-  const iterable = iterateForResult({
-    stream,
-    onStreamEnd,
-    lines,
-    encoding,
-    stripFinalNewline: stripFinalNewlineValue,
-    allMixed
-  });
-  const [output2] = await Promise.all([
-    getStreamContents2({
-      stream,
-      iterable,
-      fdNumber,
-      encoding,
-      maxBuffer,
-      lines
-    }),
-    logPromise
-  ]);
-  return output2;
-};
-var logOutputAsync = async ({ stream, onStreamEnd, fdNumber, encoding, allMixed, verboseInfo, streamInfo: { fileDescriptors } }) => {
-  if (!shouldLogOutput({
-    stdioItems: fileDescriptors[fdNumber]?.stdioItems,
-    encoding,
-    verboseInfo,
-    fdNumber
-  })) {
-    return;
-  }
-  const linesIterable = iterateForResult({
-    stream,
-    onStreamEnd,
-    lines: true,
-    encoding,
-    stripFinalNewline: true,
-    allMixed
-  });
-  await logLines2(linesIterable, stream, fdNumber, verboseInfo);
-};
-var resumeStream = async (stream) => {
-  await setImmediate2();
-  if (stream.readableFlowing === null) {
-    stream.resume();
-  }
-};
-var getStreamContents2 = async ({ stream, stream: { readableObjectMode }, iterable, fdNumber, encoding, maxBuffer, lines }) => {
-  try {
-    if (readableObjectMode || lines) {
-      return await getStreamAsArray(iterable, { maxBuffer });
-    }
-    return encoding === "buffer" ? new Uint8Array(await getStreamAsArrayBuffer(iterable, { maxBuffer })) : await getStreamAsString(iterable, { maxBuffer });
-  } catch (error62) {
-    return handleBufferedData(handleMaxBuffer({
-      error: error62,
-      stream,
-      readableObjectMode,
-      lines,
-      encoding,
-      fdNumber
-    }));
-  }
-};
-var getBufferedData = async (streamPromise) => {
-  try {
-    return await streamPromise;
-  } catch (error62) {
-    return handleBufferedData(error62);
-  }
-};
-var handleBufferedData = (error62) => isArrayBuffer(error62?.bufferedData) ? new Uint8Array(error62.bufferedData) : error62?.bufferedData;
-
-// node_modules/execa/lib/resolve/stdio.js
-var waitForStdioStreams = ({ subprocess, encoding, buffer, maxBuffer, lines, stripFinalNewline: stripFinalNewline2, verboseInfo, streamInfo }) => subprocess.stdio.map((stream, fdNumber) => waitForSubprocessStream({
-  stream,
-  fdNumber,
-  encoding,
-  buffer: buffer[fdNumber],
-  maxBuffer: maxBuffer[fdNumber],
-  lines: lines[fdNumber],
-  allMixed: false,
-  stripFinalNewline: stripFinalNewline2,
-  verboseInfo,
-  streamInfo
-}));
-var waitForSubprocessStream = async ({ stream, fdNumber, encoding, buffer, maxBuffer, lines, allMixed, stripFinalNewline: stripFinalNewline2, allFds, verboseInfo, streamInfo }) => {
-  if (!stream) {
-    return;
-  }
-  const onStreamEnd = waitForStream(stream, fdNumber, streamInfo);
-  if (isInputFileDescriptor(streamInfo, fdNumber)) {
-    await onStreamEnd;
-    return;
-  }
-  const [output2] = await Promise.all([
-    getStreamOutput({
-      stream,
-      onStreamEnd,
-      fdNumber,
-      encoding,
-      buffer,
-      maxBuffer,
-      lines,
-      allMixed,
-      stripFinalNewline: stripFinalNewline2,
-      allFds,
-      verboseInfo,
-      streamInfo
-    }),
-    onStreamEnd
-  ]);
-  return output2;
-};
-
-// node_modules/execa/lib/resolve/all-async.js
-var makeAllStream = ({ stdout, stderr }, { all }) => {
-  if (!all) {
-    return;
-  }
-  const fileDescriptors = [[stdout, 1], [stderr, 2]].filter(([stream]) => stream);
-  return fileDescriptors.length === 0 ? void 0 : setAllStream(mergeStreams(fileDescriptors.map(([stream]) => stream)));
-};
-var getAllFds = ({ stdout, stderr }, [, bufferStdout, bufferStderr]) => [
-  ...stdout !== null && bufferStdout ? [1] : [],
-  ...stderr !== null && bufferStderr ? [2] : []
-];
-var waitForAllStream = ({ subprocess, all, encoding, buffer, maxBuffer, lines, stripFinalNewline: stripFinalNewline2, verboseInfo, streamInfo }) => {
-  const { stream, buffer: bufferAll, drainedStream } = getAllStream(subprocess, all, buffer);
-  return Promise.all([
-    waitForSubprocessStream({
-      stream,
-      buffer: bufferAll,
-      fdNumber: "all",
-      encoding,
-      maxBuffer: maxBuffer[1] + maxBuffer[2],
-      lines: lines[1] || lines[2],
-      allFds: getAllFds(subprocess, buffer),
-      // A single buffered descriptor keeps its own object mode, even when the merged stream has mixed modes.
-      allMixed: stream === all && getAllMixed(subprocess, all),
-      stripFinalNewline: stripFinalNewline2,
-      verboseInfo,
-      streamInfo
-    }),
-    // When only one of the two file descriptors is buffered, its stream is read instead of the merged one.
-    // The merged one is then drained, otherwise it would apply backpressure on that file descriptor and hang the subprocess.
-    drainedStream === void 0 ? void 0 : resumeStream(drainedStream)
-  ]).then(([output2]) => output2);
-};
-var getAllStream = ({ stdout, stderr }, all, [, bufferStdout, bufferStderr]) => {
-  const buffer = bufferStdout || bufferStderr;
-  if (!buffer) {
-    return { stream: all, buffer };
-  }
-  if (!all) {
-    return { stream: void 0, buffer };
-  }
-  if (!bufferStdout) {
-    return { stream: stderr, buffer, drainedStream: all };
-  }
-  return bufferStderr ? { stream: all, buffer } : { stream: stdout, buffer, drainedStream: all };
-};
-var getAllMixed = ({ stdout, stderr }, all) => all && stdout && stderr && stdout.readableObjectMode !== stderr.readableObjectMode;
-
-// node_modules/execa/lib/resolve/wait-subprocess.js
-import { once as once8 } from "node:events";
-
-// node_modules/execa/lib/verbose/ipc.js
-var shouldLogIpc = (verboseInfo) => isFullVerbose(verboseInfo, "ipc");
-var logIpcOutput = (message, verboseInfo) => {
-  const verboseMessage = serializeVerboseMessage(message);
-  verboseLog({
-    type: "ipc",
-    verboseMessage,
-    fdNumber: "ipc",
-    verboseInfo
-  });
-};
-
-// node_modules/execa/lib/ipc/buffer-messages.js
-var waitForIpcOutput = async ({
-  subprocess,
-  buffer: bufferArray,
-  maxBuffer: maxBufferArray,
-  ipc,
-  ipcOutput,
-  verboseInfo
-}) => {
-  if (!ipc) {
-    return ipcOutput;
-  }
-  const isVerbose2 = shouldLogIpc(verboseInfo);
-  const buffer = getFdSpecificValue(bufferArray, "ipc");
-  const maxBuffer = getFdSpecificValue(maxBufferArray, "ipc");
-  const logErrors = [];
-  for await (const message of loopOnMessages({
-    anyProcess: subprocess,
-    channel: subprocess.channel,
-    isSubprocess: false,
-    ipc,
-    shouldAwait: false,
-    reference: true
-  })) {
-    if (buffer) {
-      checkIpcMaxBuffer(ipcOutput, maxBuffer);
-      ipcOutput.push(message);
-    }
-    if (isVerbose2) {
-      try {
-        logIpcOutput(message, verboseInfo);
-      } catch (error62) {
-        logErrors.push(error62);
-      }
-    }
-  }
-  if (logErrors.length > 0) {
-    throw logErrors[0];
-  }
-  return ipcOutput;
-};
-var getBufferedIpcOutput = async (ipcOutputPromise, ipcOutput) => {
-  await Promise.allSettled([ipcOutputPromise]);
-  return ipcOutput;
-};
-
-// node_modules/execa/lib/resolve/wait-subprocess.js
-var waitForSubprocessResult = async ({
-  subprocess,
-  kill,
-  all,
-  options: {
-    encoding,
-    buffer,
-    maxBuffer,
-    lines,
-    timeoutDuration: timeout,
-    cancelSignal,
-    gracefulCancel,
-    forceKillAfterDelay,
-    stripFinalNewline: stripFinalNewline2,
-    ipc,
-    ipcInput
-  },
-  context,
-  verboseInfo,
-  fileDescriptors,
-  originalStreams,
-  onInternalError,
-  controller
-}) => {
-  const exitPromise = waitForExit(subprocess, context);
-  const streamInfo = {
-    originalStreams,
-    fileDescriptors,
-    subprocess,
-    exitPromise,
-    propagating: false
-  };
-  const stdioPromises = waitForStdioStreams({
-    subprocess,
-    encoding,
-    buffer,
-    maxBuffer,
-    lines,
-    stripFinalNewline: stripFinalNewline2,
-    verboseInfo,
-    streamInfo
-  });
-  const allPromise = waitForAllStream({
-    subprocess,
-    all,
-    encoding,
-    buffer,
-    maxBuffer,
-    lines,
-    stripFinalNewline: stripFinalNewline2,
-    verboseInfo,
-    streamInfo
-  });
-  const ipcOutput = [];
-  const ipcOutputPromise = waitForIpcOutput({
-    subprocess,
-    buffer,
-    maxBuffer,
-    ipc,
-    ipcOutput,
-    verboseInfo
-  });
-  const originalPromises = waitForOriginalStreams(originalStreams, subprocess, streamInfo);
-  const customStreamsEndPromises = waitForCustomStreamsEnd(fileDescriptors, streamInfo);
-  try {
-    return await Promise.race([
-      Promise.all([
-        {},
-        waitForSuccessfulExit(exitPromise),
-        Promise.all(stdioPromises),
-        allPromise,
-        ipcOutputPromise,
-        sendIpcInput(subprocess, ipcInput, ipc),
-        ...originalPromises,
-        ...customStreamsEndPromises
-      ]),
-      onInternalError,
-      throwOnSubprocessError(subprocess, controller),
-      ...throwOnTimeout(kill, timeout, context, controller),
-      ...throwOnCancel({
-        kill,
-        cancelSignal,
-        gracefulCancel,
-        context,
-        controller
-      }),
-      ...throwOnGracefulCancel({
-        subprocess,
-        kill,
-        cancelSignal,
-        gracefulCancel,
-        forceKillAfterDelay,
-        context,
-        controller
-      })
-    ]);
-  } catch (error62) {
-    context.terminationReason ??= "other";
-    if (error62 instanceof MaxBufferError) {
-      kill();
-    }
-    return Promise.all([
-      { error: error62 },
-      exitPromise,
-      Promise.all(stdioPromises.map((stdioPromise) => getBufferedData(stdioPromise))),
-      getBufferedData(allPromise),
-      getBufferedIpcOutput(ipcOutputPromise, ipcOutput),
-      Promise.allSettled(originalPromises),
-      Promise.allSettled(customStreamsEndPromises)
-    ]);
-  }
-};
-var waitForOriginalStreams = (originalStreams, subprocess, streamInfo) => originalStreams.map((stream, fdNumber) => stream === subprocess.stdio[fdNumber] ? void 0 : waitForStream(stream, fdNumber, streamInfo));
-var waitForCustomStreamsEnd = (fileDescriptors, streamInfo) => fileDescriptors.flatMap(({ stdioItems, direction }, fdNumber) => stdioItems.filter(({ value, stream = value }) => isStream(stream, { checkOpen: false }) && !isStandardStream(stream)).map(({ type, value, stream = value }) => waitForStream(stream, fdNumber, streamInfo, {
-  isSameDirection: TRANSFORM_TYPES.has(type),
-  stopOnExit: type === "native",
-  // Output streams are destinations which are handed back to the user: waiting for their readable side would mean waiting for the user to consume them.
-  readable: direction !== "output" || TRANSFORM_TYPES.has(type)
-})));
-var throwOnSubprocessError = async (subprocess, { signal }) => {
-  const [error62] = await once8(subprocess, "error", { signal });
-  throw error62;
-};
-
-// node_modules/execa/lib/convert/writable.js
-import { Writable as Writable4 } from "node:stream";
-import { callbackify as callbackify4 } from "node:util";
-var createWritable = ({ subprocess, concurrentStreams }, options2) => {
-  const { to: to2 } = copyOptions(options2);
-  const subprocessStdin = getToStream(subprocess, to2);
-  const { waitWritableFinal, waitWritableDestroy } = addWritableConcurrentStreams(concurrentStreams, subprocessStdin);
-  const writable = new Writable4({
-    ...getWritableMethods(subprocessStdin, subprocess, waitWritableFinal),
-    destroy: callbackify4(onWritableDestroy.bind(void 0, {
-      subprocessStdin,
-      subprocess,
-      waitWritableFinal,
-      waitWritableDestroy
-    })),
-    highWaterMark: subprocessStdin.writableHighWaterMark,
-    objectMode: subprocessStdin.writableObjectMode
-  });
-  onStdinFinished(subprocessStdin, writable, void 0, subprocess);
-  return writable;
-};
-var addWritableConcurrentStreams = (concurrentStreams, subprocessStdin) => {
-  const waitWritableFinal = addConcurrentStream(concurrentStreams, subprocessStdin, "writableFinal");
-  const waitWritableDestroy = addConcurrentStream(concurrentStreams, subprocessStdin, "writableDestroy");
-  return { waitWritableFinal, waitWritableDestroy };
-};
-var getWritableMethods = (subprocessStdin, subprocess, waitWritableFinal) => ({
-  write: onWrite.bind(void 0, subprocessStdin),
-  final: callbackify4(onWritableFinal.bind(void 0, subprocessStdin, subprocess, waitWritableFinal))
-});
-var onWrite = (subprocessStdin, chunk, encoding, done) => {
-  if (subprocessStdin.write(chunk, encoding)) {
-    done();
-  } else {
-    subprocessStdin.once("drain", done);
-  }
-};
-var onWritableFinal = async (subprocessStdin, subprocess, waitWritableFinal) => {
-  if (!await waitForConcurrentStreams(waitWritableFinal, subprocess)) {
-    return;
-  }
-  if (subprocessStdin.writable) {
-    subprocessStdin.end();
-  }
-  await subprocess;
-};
-var onStdinFinished = async (subprocessStdin, writable, subprocessStdout, subprocess) => {
-  try {
-    await waitForSubprocessStdin(subprocessStdin);
-    await subprocess;
-    if (writable.writable) {
-      writable.end();
-    }
-  } catch (error62) {
-    await safeWaitForSubprocessStdout(subprocessStdout);
-    destroyOtherStream(writable, !writable.writableFinished, await getSubprocessError(subprocess, error62));
-  }
-};
-var getSubprocessError = async (subprocess, error62) => {
-  if (!shouldUseSubprocessError(error62)) {
-    return error62;
-  }
-  try {
-    await subprocess;
-  } catch (subprocessError) {
-    return subprocessError;
-  }
-  return error62;
-};
-var shouldUseSubprocessError = (error62) => error62 === void 0 || isStreamAbort(error62) || error62.code === "EPIPE";
-var onWritableDestroy = async ({ subprocessStdin, subprocess, waitWritableFinal, waitWritableDestroy }, error62) => {
-  await waitForConcurrentStreams(waitWritableFinal, subprocess);
-  if (await waitForConcurrentStreams(waitWritableDestroy, subprocess)) {
-    destroyOtherWritable(subprocessStdin, error62);
-    await subprocess;
-  }
-  throwDestroyError(error62);
-};
-var destroyOtherWritable = (stream, error62) => {
-  destroyOtherStream(stream, stream.writable, error62);
-};
-
-// node_modules/execa/lib/convert/duplex.js
-import { Duplex as Duplex4 } from "node:stream";
-import { callbackify as callbackify5 } from "node:util";
-var createDuplex = ({ subprocess, concurrentStreams, encoding }, options2) => {
-  const { from, to: to2, binary: binaryOption = true, preserveNewlines = true } = copyOptions(options2);
-  checkBooleanOption(binaryOption, "binary");
-  checkBooleanOption(preserveNewlines, "preserveNewlines");
-  const binary = binaryOption || BINARY_ENCODINGS.has(encoding);
-  const subprocessStdout = getFromStream(subprocess, from);
-  const subprocessStdin = getToStream(subprocess, to2);
-  const waitReadableDestroy = addConcurrentStream(concurrentStreams, subprocessStdout, "readableDestroy");
-  const { waitWritableFinal, waitWritableDestroy } = addWritableConcurrentStreams(concurrentStreams, subprocessStdin);
-  const { readableEncoding, readableObjectMode, readableHighWaterMark } = getReadableOptions(subprocessStdout, binary);
-  const { read, onStdoutDataDone } = getReadableMethods({
-    subprocessStdout,
-    subprocess,
-    binary,
-    encoding,
-    preserveNewlines
-  });
-  const duplex = new Duplex4({
-    read,
-    ...getWritableMethods(subprocessStdin, subprocess, waitWritableFinal),
-    destroy: callbackify5(onDuplexDestroy.bind(void 0, {
-      subprocessStdout,
-      subprocessStdin,
-      subprocess,
-      waitReadableDestroy,
-      waitWritableFinal,
-      waitWritableDestroy
-    })),
-    readableHighWaterMark,
-    writableHighWaterMark: subprocessStdin.writableHighWaterMark,
-    readableObjectMode,
-    writableObjectMode: subprocessStdin.writableObjectMode,
-    encoding: readableEncoding
-  });
-  onStdoutFinished({
-    subprocessStdout,
-    onStdoutDataDone,
-    readable: duplex,
-    subprocess,
-    subprocessStdin
-  });
-  onStdinFinished(subprocessStdin, duplex, subprocessStdout, subprocess);
-  return duplex;
-};
-var onDuplexDestroy = async ({ subprocessStdout, subprocessStdin, subprocess, waitReadableDestroy, waitWritableFinal, waitWritableDestroy }, error62) => {
-  await Promise.all([
-    onReadableDestroy({ subprocessStdout, subprocess, waitReadableDestroy }, error62),
-    onWritableDestroy({
-      subprocessStdin,
-      subprocess,
-      waitWritableFinal,
-      waitWritableDestroy
-    }, error62)
-  ]);
-};
-
-// node_modules/execa/lib/convert/add.js
-var addConvertedStreams = (subprocess, { encoding }) => {
-  const concurrentStreams = initializeConcurrentStreams();
-  subprocess.readable = createReadable.bind(void 0, { subprocess, concurrentStreams, encoding });
-  subprocess.writable = createWritable.bind(void 0, { subprocess, concurrentStreams });
-  subprocess.duplex = createDuplex.bind(void 0, { subprocess, concurrentStreams, encoding });
-  subprocess.readableStream = createReadableStream.bind(void 0, subprocess);
-  subprocess.writableStream = createWritableStream.bind(void 0, subprocess);
-  subprocess.transformStream = createTransformStream.bind(void 0, subprocess);
-  subprocess.iterable = createIterable.bind(void 0, subprocess, encoding);
-  subprocess[Symbol.asyncIterator] = createIterable.bind(void 0, subprocess, encoding, {});
-};
-
-// node_modules/execa/lib/methods/promise.js
-var mergePromise = (promise2, properties) => Object.assign(promise2, properties);
-
-// node_modules/execa/lib/methods/main-async.js
-var execaCoreAsync = (rawFile, rawArguments, rawOptions, createNested) => {
-  const { file: file2, commandArguments, command, escapedCommand, startTime: startTime2, verboseInfo, options: options2, fileDescriptors } = handleAsyncArguments(rawFile, rawArguments, rawOptions);
-  const { subprocess: nodeChildProcess, promise: promise2, kill, all, convertedStreams } = spawnSubprocessAsync({
-    file: file2,
-    commandArguments,
-    options: options2,
-    startTime: startTime2,
-    verboseInfo,
-    command,
-    escapedCommand,
-    fileDescriptors
-  });
-  const subprocess = getSubprocessPromise({
-    promise: promise2,
-    nodeChildProcess,
-    kill,
-    all,
-    convertedStreams,
-    options: options2
-  });
-  subprocess.pipe = pipeToSubprocess.bind(void 0, {
-    source: subprocess,
-    sourcePromise: promise2,
-    boundOptions: {},
-    createNested
-  });
-  SUBPROCESS_OPTIONS.set(subprocess, { options: options2, fileDescriptors });
-  return subprocess;
-};
-var handleAsyncArguments = (rawFile, rawArguments, rawOptions) => {
-  const { command, escapedCommand, startTime: startTime2, verboseInfo } = handleCommand(rawFile, rawArguments, rawOptions);
-  const { file: file2, commandArguments, options: normalizedOptions } = normalizeOptions(rawFile, rawArguments, rawOptions);
-  const options2 = handleAsyncOptions(normalizedOptions);
-  const fileDescriptors = handleStdioAsync(options2, verboseInfo);
-  return {
-    file: file2,
-    commandArguments,
-    command,
-    escapedCommand,
-    startTime: startTime2,
-    verboseInfo,
-    options: options2,
-    fileDescriptors
-  };
-};
-var handleAsyncOptions = ({ timeout, signal, ...options2 }) => ({ __proto__: null, ...options2, timeoutDuration: timeout });
-var spawnSubprocessAsync = ({ file: file2, commandArguments, options: options2, startTime: startTime2, verboseInfo, command, escapedCommand, fileDescriptors }) => {
-  let subprocess;
-  try {
-    subprocess = spawn(...concatenateShell(file2, commandArguments, getSpawnOptions(options2)));
-  } catch (error62) {
-    return handleEarlyError({
-      error: error62,
-      command,
-      escapedCommand,
-      fileDescriptors,
-      options: options2,
-      startTime: startTime2,
-      verboseInfo
-    });
-  }
-  if (subprocess.stdio === void 0) {
-    return handleEarlyError({
-      error: once9(subprocess, "error").then(([error62]) => error62),
-      command,
-      escapedCommand,
-      fileDescriptors,
-      options: options2,
-      startTime: startTime2,
-      verboseInfo
-    });
-  }
-  const controller = new AbortController();
-  setMaxListeners(Infinity, controller.signal);
-  const originalStreams = [...subprocess.stdio];
-  pipeOutputAsync(subprocess, fileDescriptors, controller);
-  setIpcSubprocessOptions(subprocess, options2);
-  const context = {};
-  const onInternalError = createDeferred();
-  const kill = subprocessKill.bind(void 0, {
-    kill: getKillFunction(subprocess, options2),
-    options: options2,
-    onInternalError,
-    context,
-    controller
-  });
-  cleanupOnExit(kill, options2, controller);
-  const all = makeAllStream(subprocess, options2);
-  const promise2 = handlePromise({
-    subprocess,
-    kill,
-    all,
-    options: options2,
-    startTime: startTime2,
-    verboseInfo,
-    fileDescriptors,
-    originalStreams,
-    command,
-    escapedCommand,
-    context,
-    onInternalError,
-    controller
-  });
-  return {
-    subprocess,
-    promise: promise2,
-    kill,
-    all
-  };
-};
-var getSubprocessPromise = ({ promise: promise2, nodeChildProcess, kill, all, convertedStreams, options: options2 }) => {
-  const subprocess = mergePromise(promise2, getSubprocessProperties(nodeChildProcess, all));
-  subprocess.kill = kill ?? subprocess.kill;
-  if (convertedStreams === void 0) {
-    addConvertedStreams(subprocess, options2);
-  } else {
-    Object.assign(subprocess, convertedStreams);
-  }
-  addIpcMethods(subprocess, nodeChildProcess, options2);
-  return subprocess;
-};
-var getSubprocessProperties = (nodeChildProcess, all) => ({
-  nodeChildProcess,
-  pid: nodeChildProcess.pid,
-  stdin: nodeChildProcess.stdin,
-  stdout: nodeChildProcess.stdout,
-  stderr: nodeChildProcess.stderr,
-  stdio: nodeChildProcess.stdio,
-  all,
-  kill: nodeChildProcess.kill.bind(nodeChildProcess)
-});
-var handlePromise = async ({ subprocess, kill, all: allStream, options: options2, startTime: startTime2, verboseInfo, fileDescriptors, originalStreams, command, escapedCommand, context, onInternalError, controller }) => {
-  const [
-    errorInfo,
-    [exitCode2, signal],
-    stdioResults,
-    allResult,
-    ipcOutput
-  ] = await waitForSubprocessResult({
-    subprocess,
-    kill,
-    all: allStream,
-    options: options2,
-    context,
-    verboseInfo,
-    fileDescriptors,
-    originalStreams,
-    onInternalError,
-    controller
-  });
-  controller.abort();
-  onInternalError.resolve();
-  const stdio = stdioResults.map((stdioResult, fdNumber) => stripNewline(stdioResult, options2, fdNumber));
-  const all = stripNewline(allResult, options2, "all", getAllFds(subprocess, options2.buffer));
-  const result = getAsyncResult({
-    errorInfo,
-    exitCode: exitCode2,
-    signal,
-    stdio,
-    all,
-    ipcOutput,
-    context,
-    options: options2,
-    command,
-    escapedCommand,
-    startTime: startTime2
-  });
-  return handleResult(result, verboseInfo, options2);
-};
-var getAsyncResult = ({ errorInfo, exitCode: exitCode2, signal, stdio, all, ipcOutput, context, options: options2, command, escapedCommand, startTime: startTime2 }) => Object.hasOwn(errorInfo, "error") ? makeError({
-  error: errorInfo.error,
-  command,
-  escapedCommand,
-  timedOut: context.terminationReason === "timeout",
-  isCanceled: context.terminationReason === "cancel" || context.terminationReason === "gracefulCancel",
-  isGracefullyCanceled: context.terminationReason === "gracefulCancel",
-  isMaxBuffer: errorInfo.error instanceof MaxBufferError,
-  isForcefullyTerminated: context.isForcefullyTerminated,
-  exitCode: exitCode2,
-  signal,
-  stdio,
-  all,
-  ipcOutput,
-  options: options2,
-  startTime: startTime2,
-  isSync: false
-}) : makeSuccessResult({
-  command,
-  escapedCommand,
-  stdio,
-  all,
-  ipcOutput,
-  options: options2,
-  startTime: startTime2
-});
-
-// node_modules/execa/lib/methods/bind.js
-var mergeOptions = (boundOptions, options2) => {
-  const safeBoundOptions = { __proto__: null, ...boundOptions };
-  const mergedOptions = Object.fromEntries(Object.entries(options2).map(([optionName, optionValue]) => [
-    optionName,
-    mergeOption(optionName, safeBoundOptions[optionName], optionValue)
-  ]));
-  return { __proto__: null, ...safeBoundOptions, ...mergedOptions };
-};
-var mergeOption = (optionName, boundOptionValue, optionValue) => DEEP_OPTIONS.has(optionName) && isPlainObject4(boundOptionValue) && isPlainObject4(optionValue) ? { ...boundOptionValue, ...optionValue } : optionValue;
-var DEEP_OPTIONS = /* @__PURE__ */ new Set(["env", ...FD_SPECIFIC_OPTIONS]);
-
-// node_modules/execa/lib/methods/create.js
-var createExeca = (mapArguments, boundOptions, deepOptions, setBoundExeca) => {
-  const createNested = (mapArguments2, boundOptions2, setBoundExeca2) => createExeca(mapArguments2, boundOptions2, deepOptions, setBoundExeca2);
-  const boundExeca = (...execaArguments) => callBoundExeca({
-    mapArguments,
-    deepOptions,
-    boundOptions,
-    setBoundExeca,
-    createNested
-  }, ...execaArguments);
-  if (setBoundExeca !== void 0) {
-    setBoundExeca(boundExeca, createNested, boundOptions);
-  }
-  return boundExeca;
-};
-var callBoundExeca = ({ mapArguments, deepOptions = {}, boundOptions = {}, setBoundExeca, createNested }, firstArgument, ...nextArguments) => {
-  if (isPlainObject4(firstArgument)) {
-    return createNested(mapArguments, mergeOptions(boundOptions, firstArgument), setBoundExeca);
-  }
-  const { file: file2, commandArguments, options: options2, isSync } = parseArguments({
-    mapArguments,
-    firstArgument,
-    nextArguments,
-    deepOptions,
-    boundOptions
-  });
-  return isSync ? execaCoreSync(file2, commandArguments, options2) : execaCoreAsync(file2, commandArguments, options2, createNested);
-};
-var parseArguments = ({ mapArguments, firstArgument, nextArguments, deepOptions, boundOptions }) => {
-  const callArguments = isTemplateString(firstArgument) ? parseTemplates(firstArgument, nextArguments) : [firstArgument, ...nextArguments];
-  const [initialFile, initialArguments, initialOptions] = normalizeParameters(...callArguments);
-  const mergedOptions = mergeOptions(mergeOptions(deepOptions, boundOptions), initialOptions);
-  for (const [optionName, optionValue] of Object.entries(deepOptions)) {
-    if (mergedOptions[optionName] === void 0) {
-      mergedOptions[optionName] = optionValue;
-    }
-  }
-  const {
-    options: options2 = mergedOptions,
-    isSync = false
-  } = { __proto__: null, ...mapArguments({ options: mergedOptions }) };
-  return {
-    file: initialFile,
-    commandArguments: initialArguments,
-    options: options2,
-    isSync
-  };
-};
-
-// node_modules/execa/lib/methods/script.js
-var setScriptSync = (boundExeca, createNested, boundOptions) => {
-  boundExeca.sync = createNested(mapScriptSync, boundOptions);
-  boundExeca.s = boundExeca.sync;
-};
-var mapScriptAsync = ({ options: options2 }) => getScriptOptions(options2);
-var mapScriptSync = ({ options: options2 }) => ({ ...getScriptOptions(options2), isSync: true });
-var getScriptOptions = (options2) => ({ options: { __proto__: null, ...options2, ...getScriptStdinOption(options2) } });
-var getScriptStdinOption = ({ stdin = "inherit", input: input3, inputFile, stdio }) => input3 === void 0 && inputFile === void 0 && stdio === void 0 ? { stdin } : {};
-var deepScriptOptions = { preferLocal: true };
-
-// node_modules/execa/index.js
-var execa = createExeca(() => ({}));
-var execaSync = createExeca(() => ({ isSync: true }));
-var execaNode = createExeca(mapNode);
-var $3 = createExeca(mapScriptAsync, {}, deepScriptOptions, setScriptSync);
-var {
-  sendMessage: sendMessage2,
-  getOneMessage: getOneMessage2,
-  getEachMessage: getEachMessage2,
-  getCancelSignal: getCancelSignal2
-} = getIpcExport();
-
-// src/workspace/unified-diff.ts
-function unifiedDiff(path12, before, after, context = 3) {
-  if (before === after) return "";
-  const hunks = gitHunks(before, after, context);
-  return hunks === "" ? "" : `--- a/${path12}
-+++ b/${path12}
-${hunks}`;
-}
-function gitHunks(before, after, context) {
-  const dir = mkdtempSync(join7(tmpdir2(), "autogen-diff-"));
-  try {
-    writeFileSync2(join7(dir, "a"), before);
-    writeFileSync2(join7(dir, "b"), after);
-    const result = execaSync("git", ["diff", "--no-index", "--no-color", "--no-ext-diff", "--no-textconv", "--text", "--diff-algorithm=myers", "--no-indent-heuristic", `-U${context}`, "--", "a", "b"], {
-      cwd: dir,
-      env: safeGitEnv(),
-      extendEnv: false,
-      stdin: "ignore",
-      stripFinalNewline: false,
-      maxBuffer: 1024 ** 3,
-      reject: false
-    });
-    if (result.exitCode === 0) return "";
-    if (result.exitCode !== 1) throw new Error(`git diff --no-index failed: ${result.stderr || result.shortMessage}`);
-    const out = result.stdout;
-    const start = out.indexOf("\n@@");
-    if (start === -1) return "";
-    return out.slice(start + 1).replace(/^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@.*$/gm, (_m, a2, ac, b5, bc) => `@@ -${a2},${ac ?? "1"} +${b5},${bc ?? "1"} @@`);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
-function fileDiff(path12, before, after) {
-  const diff = unifiedDiff(path12, before ?? "", after ?? "");
-  if (!diff) return "";
-  if (before === null) return diff.replace(`--- a/${path12}`, "--- /dev/null");
-  if (after === null) return diff.replace(`+++ b/${path12}`, "+++ /dev/null");
-  return diff;
-}
-function diffStat(diff) {
-  let files = 0;
-  let added = 0;
-  let removed = 0;
-  for (const line of diff.split("\n")) {
-    if (line.startsWith("+++ ")) files++;
-    else if (line.startsWith("+")) added++;
-    else if (line.startsWith("-") && !line.startsWith("--- ")) removed++;
-  }
-  return { files, added, removed };
-}
-
-// src/workspace/apply-edits.ts
-var editSchema = external_exports.discriminatedUnion("kind", [
-  external_exports.object({ kind: external_exports.literal("replace"), path: external_exports.string().min(1), search: external_exports.string().min(1), replace: external_exports.string() }),
-  external_exports.object({ kind: external_exports.literal("create"), path: external_exports.string().min(1), content: external_exports.string() }),
-  external_exports.object({ kind: external_exports.literal("delete"), path: external_exports.string().min(1) }),
-  external_exports.object({ kind: external_exports.literal("rename"), from: external_exports.string().min(1), to: external_exports.string().min(1) })
-]);
-var EditError = class extends Error {
-  constructor(message) {
-    super(message);
-    this.name = "EditError";
-  }
-};
-async function applyEdits(root, edits) {
-  const contents = /* @__PURE__ */ new Map();
-  const originals = /* @__PURE__ */ new Map();
-  const read = (path12) => {
-    if (contents.has(path12)) return contents.get(path12) ?? null;
-    const text2 = lstatSync2(safeRepoPath(root, path12), { throwIfNoEntry: false }) ? readWorktreeTextSync(root, path12) : null;
-    originals.set(path12, text2);
-    contents.set(path12, text2);
-    return text2;
-  };
-  for (const [index, edit] of edits.entries()) {
-    const where = `edit ${index + 1} (${edit.kind} ${edit.kind === "rename" ? `${edit.from} \u2192 ${edit.to}` : edit.path})`;
-    if (edit.kind === "replace") {
-      const text2 = read(edit.path);
-      if (text2 === null) throw new EditError(`${where}: ${edit.path} does not exist; use a create edit for a new file`);
-      contents.set(edit.path, replaceOnce(text2, edit.search, edit.replace, where));
-    } else if (edit.kind === "create") {
-      if (read(edit.path) !== null) throw new EditError(`${where}: ${edit.path} already exists; use a replace edit to change it`);
-      contents.set(edit.path, edit.content);
-    } else if (edit.kind === "delete") {
-      if (read(edit.path) === null) throw new EditError(`${where}: ${edit.path} does not exist`);
-      contents.set(edit.path, null);
-    } else {
-      const text2 = read(edit.from);
-      if (text2 === null) throw new EditError(`${where}: ${edit.from} does not exist`);
-      if (read(edit.to) !== null) throw new EditError(`${where}: ${edit.to} already exists`);
-      contents.set(edit.to, text2);
-      contents.set(edit.from, null);
-    }
-  }
-  const changed = [...contents].filter(([path12, text2]) => originals.get(path12) !== text2);
-  for (const [path12, text2] of changed) {
-    if (text2 === null) await rm2(safeRepoPath(root, path12), { force: true });
-    else await writeRepoFile(root, path12, text2);
-  }
-  const diff = changed.map(([path12, text2]) => fileDiff(path12, originals.get(path12) ?? null, text2)).join("");
-  return { diff, files: changed.map(([path12]) => path12).sort(), stat: diffStat(diff) };
-}
-function replaceOnce(text2, search, replacement, where) {
-  const exact = occurrences(text2, search);
-  if (exact.length === 1) return text2.slice(0, exact[0]) + replacement + text2.slice(exact[0] + search.length);
-  if (exact.length > 1) throw new EditError(`${where}: the search text matches ${exact.length} places (lines ${exact.map((i3) => lineOf(text2, i3)).join(", ")}); include more surrounding lines so it matches one`);
-  const lines = text2.split("\n");
-  const wanted = trimEmptyEnds(search.split("\n"));
-  const key = (l3) => l3.trim();
-  const matches = [];
-  for (let i3 = 0; i3 + wanted.length <= lines.length; i3++) {
-    if (wanted.every((w2, k2) => key(w2) === key(lines[i3 + k2]))) matches.push(i3);
-  }
-  if (matches.length === 1) {
-    const at2 = matches[0];
-    const indent = (l3) => /^\s*/.exec(l3)?.[0] ?? "";
-    const map2 = /* @__PURE__ */ new Map();
-    wanted.forEach((w2, k2) => {
-      if (w2.trim()) map2.set(indent(w2), indent(lines[at2 + k2]));
-    });
-    const known = [...map2.keys()].sort((x4, y2) => y2.length - x4.length);
-    const reindented = replacement.split("\n").map((l3) => {
-      const own2 = indent(l3);
-      const prefix = known.find((k2) => own2.startsWith(k2));
-      return prefix === void 0 ? l3 : (map2.get(prefix) ?? "") + l3.slice(prefix.length);
-    });
-    return [...lines.slice(0, at2), ...trimEmptyEnds(reindented), ...lines.slice(at2 + wanted.length)].join("\n");
-  }
-  if (matches.length > 1) throw new EditError(`${where}: ignoring whitespace, the search text matches ${matches.length} places (lines ${matches.map((m2) => m2 + 1).join(", ")}); include more surrounding lines`);
-  throw new EditError(`${where}: the search text was not found. The closest region of the file is:
-${closestRegion(lines, wanted)}`);
-}
-function occurrences(text2, search) {
-  const found = [];
-  for (let i3 = text2.indexOf(search); i3 !== -1; i3 = text2.indexOf(search, i3 + 1)) found.push(i3);
-  return found;
-}
-function lineOf(text2, index) {
-  return text2.slice(0, index).split("\n").length;
-}
-function trimEmptyEnds(lines) {
-  let start = 0;
-  let end = lines.length;
-  while (start < end && !lines[start]?.trim()) start++;
-  while (end > start && !lines[end - 1]?.trim()) end--;
-  return lines.slice(start, end);
-}
-function closestRegion(lines, wanted) {
-  const wantedSet = new Set(wanted.map((l3) => l3.trim()).filter(Boolean));
-  let best = 0;
-  let bestScore = -1;
-  for (let i3 = 0; i3 < Math.max(1, lines.length - wanted.length + 1); i3++) {
-    let score = 0;
-    for (let k2 = 0; k2 < wanted.length; k2++) {
-      const line = lines[i3 + k2]?.trim() ?? "";
-      if (wantedSet.has(line)) score += 2;
-      else if (line && [...wantedSet].some((w2) => similar(w2, line))) score += 1;
-    }
-    if (score > bestScore) {
-      bestScore = score;
-      best = i3;
-    }
-  }
-  const from = Math.max(0, best - 1);
-  const to2 = Math.min(lines.length, best + wanted.length + 1);
-  return lines.slice(from, to2).map((l3, k2) => `${String(from + k2 + 1).padStart(5)} | ${l3}`).join("\n");
-}
-function similar(a2, b5) {
-  const words = (s) => new Set(s.split(/\W+/).filter(Boolean));
-  const wa = words(a2);
-  const wb = words(b5);
-  const common2 = [...wa].filter((w2) => wb.has(w2)).length;
-  return common2 > 0 && common2 / Math.max(wa.size, wb.size) >= 0.5;
-}
-
-// src/engine/lpw/schemas.ts
-var planSchema = external_exports.object({ steps: external_exports.array(external_exports.string().min(1)).min(1).max(30) });
-var verificationSchema = external_exports.object({
-  tests: external_exports.array(
-    external_exports.object({
-      test: external_exports.string(),
-      steps: external_exports.array(external_exports.object({ step: external_exports.int(), value: external_exports.string() })),
-      derived: external_exports.string(),
-      expected: external_exports.string(),
-      matches: external_exports.boolean()
-    })
-  ).min(1),
-  revisedPlan: external_exports.object({ steps: external_exports.array(external_exports.string().min(1)).min(1) }).nullable().optional()
-});
-var checkSchema = external_exports.object({ ok: external_exports.boolean(), problems: external_exports.array(external_exports.string()) });
-var editsSchema = external_exports.object({ edits: external_exports.array(editSchema).max(40), noChange: external_exports.string().nullable().optional() }).refine((v2) => v2.edits.length > 0 || (v2.noChange ?? "").trim() !== "", { message: "give at least one edit, or say in noChange why the code needs no change" });
-var instrumentSchema = external_exports.object({ edits: external_exports.array(editSchema).min(1).max(40) });
-var analysisSchema = external_exports.object({ divergence: external_exports.string().min(1), fix: external_exports.string().min(1) });
-var explanationSchema = external_exports.object({ explanation: external_exports.string().min(1) });
-var localizeSchema = external_exports.object({ files: external_exports.array(external_exports.string()).min(1).max(20), functions: external_exports.array(external_exports.string()).optional() });
-var reproductionSchema = external_exports.object({ path: external_exports.string().min(1), content: external_exports.string().min(1), expectedFailure: external_exports.string().min(1) });
-var knowledgeSchema = external_exports.object({ facts: external_exports.array(external_exports.string()).max(30), queries: external_exports.array(external_exports.string()).max(10) });
-
-// src/engine/context/context-exclusions.ts
-var DOC_DIRS = /(^|\/)(docs?|documentation|site|_build)\//;
-var CONFIG_FILES = /(^|\/)(setup|noxfile|fabfile|dodo|versioneer|_version)\.py$|(^|\/)[\w.-]+\.config\.[cm]?[jt]s$|(^|\/)(gulpfile|gruntfile|webpack\.[\w.]+|rollup\.[\w.]+|babel\.[\w.]+)\.[cm]?js$/i;
-var GENERATED_NAMES = /(_pb2(_grpc)?\.py|\.min\.js|\.bundle\.js|\.generated\.[jt]s|\.d\.ts)$/;
-var GENERATED_MARK = /\b(auto-?generated|generated by|do not edit|@generated)\b/i;
-function notCodeContext(path12, head) {
-  if (DOC_DIRS.test(path12)) return "docs";
-  if (CONFIG_FILES.test(path12)) return "config";
-  if (GENERATED_NAMES.test(path12) || GENERATED_MARK.test(head.split("\n").slice(0, 5).join("\n"))) return "generated";
-  return void 0;
-}
-
-// src/engine/context/import-lines.ts
-async function importLinesOf(path12, source) {
-  const grammar = grammarForFile(path12);
-  if (!grammar) return [];
-  const tree = await parseSource(grammar, source);
-  try {
-    const out = [];
-    for (const node2 of tree.rootNode.namedChildren) {
-      if (!node2) continue;
-      const names = boundNames(node2);
-      if (names) out.push({ startLine: node2.startPosition.row + 1, endLine: node2.endPosition.row + 1, names });
-    }
-    return out;
-  } finally {
-    tree.delete();
-  }
-}
-function boundNames(node2) {
-  if (node2.type === "import_statement" || node2.type === "import_from_statement" || node2.type === "future_import_statement") {
-    const source = node2.childForFieldName("module_name") ?? node2.childForFieldName("source");
-    return identifiers(node2).filter((n2) => !source || !(n2.startIndex >= source.startIndex && n2.endIndex <= source.endIndex)).map((n2) => n2.text);
-  }
-  if (node2.type === "lexical_declaration" || node2.type === "variable_declaration") {
-    if (!/\brequire\s*\(/.test(node2.text) || node2.text.split("\n").length > 6) return void 0;
-    return node2.namedChildren.flatMap((d2) => d2?.childForFieldName("name") ? identifiers(d2.childForFieldName("name")).map((n2) => n2.text) : []);
-  }
-  return void 0;
-}
-function identifiers(node2) {
-  if (/^(identifier|property_identifier|shorthand_property_identifier_pattern)$/.test(node2.type)) return [node2];
-  return node2.namedChildren.flatMap((c5) => c5 ? identifiers(c5) : []);
-}
-
-// src/engine/context/line-ranges-view.ts
-function mergeRanges(ranges, lines) {
-  const sorted = ranges.filter((r2) => r2.end >= r2.start).map((r2) => ({ ...r2 })).sort((a2, b5) => a2.start - b5.start);
-  const out = [];
-  for (const r2 of sorted) {
-    const last = out.at(-1);
-    if (last && r2.start <= last.end + 1 + blankRun(lines, last.end + 1, r2.start - 1)) last.end = Math.max(last.end, r2.end);
-    else out.push(r2);
-  }
-  return out;
-}
-function blankRun(lines, from, to2) {
-  if (to2 < from) return 0;
-  for (let n2 = from; n2 <= to2; n2++) if ((lines[n2 - 1] ?? "").trim() !== "") return 0;
-  return to2 - from + 1;
-}
-function renderRanges(lines, ranges) {
-  const total = lines.length;
-  const width = Math.max(4, String(total).length);
-  const out = [];
-  let next = 1;
-  const gap = (from, to2) => {
-    if (to2 < from) return;
-    out.push(`${" ".repeat(width - 1)}\u22EE lines ${from}-${to2} not shown`);
-  };
-  for (const r2 of mergeRanges(ranges, lines)) {
-    const start = Math.max(1, r2.start);
-    const end = Math.min(total, r2.end);
-    gap(next, start - 1);
-    for (let n2 = start; n2 <= end; n2++) out.push(`${String(n2).padStart(width)} | ${lines[n2 - 1] ?? ""}`);
-    next = end + 1;
-  }
-  const lastText = lines.at(-1) === "" ? total - 1 : total;
-  gap(next, lastText);
-  return out.join("\n");
-}
-function numberedWhole(lines) {
-  return renderRanges(lines, [{ start: 1, end: lines.at(-1) === "" ? lines.length - 1 : lines.length }]);
-}
-
-// src/engine/context/symbols.ts
-async function symbolsOf(path12, source) {
-  const grammar = grammarForFile(path12);
-  if (!grammar) return [];
-  const tree = await parseSource(grammar, source);
-  const out = [];
-  const add = (node2, outer, kind, name) => {
-    if (!name) return;
-    const startLine = node2.startPosition.row + 1;
-    const body = node2.childForFieldName("body") ?? node2.childForFieldName("value")?.childForFieldName("body");
-    const bodyRow = body ? body.startPosition.row : node2.startPosition.row;
-    const headerEnd = Math.max(startLine, grammar === "python" ? bodyRow : bodyRow + 1);
-    out.push({ name, kind, startLine, endLine: node2.endPosition.row + 1, outerStart: outer.startPosition.row + 1, headerEnd, text: node2.text });
-  };
-  const visit2 = (node2, inClass) => {
-    for (const child of node2.namedChildren) {
-      if (!child) continue;
-      const target = child.type === "decorated_definition" ? child.childForFieldName("definition") ?? child : child.type === "export_statement" ? child.childForFieldName("declaration") ?? child : child;
-      const name = target.childForFieldName("name")?.text;
-      if (/^(function_definition|function_declaration|method_definition|generator_function_declaration)$/.test(target.type)) add(target, child, inClass ? "method" : "function", inClass ? `${inClass}.${name}` : name);
-      else if (/^class_(definition|declaration)$/.test(target.type)) {
-        add(target, child, "class", name);
-        const body = target.childForFieldName("body");
-        if (body) visit2(body, name);
-      } else if (target.type === "lexical_declaration") {
-        for (const d2 of target.namedChildren) {
-          const value = d2?.childForFieldName("value");
-          if (d2 && value && /arrow_function|function_expression/.test(value.type)) add(d2, child, "function", d2.childForFieldName("name")?.text);
-        }
-      }
-    }
-  };
-  visit2(tree.rootNode, void 0);
-  tree.delete();
-  return out;
-}
-function shortName(symbol2) {
-  return symbol2.name.split(".").at(-1) ?? symbol2.name;
-}
-
-// src/engine/context/related-signatures.ts
-function relatedSignatures(shown2, files, max2) {
-  const shownKeys = new Set(shown2.map((s) => `${s.path}#${s.symbol.name}`));
-  const all = files.flatMap((f3) => f3.symbols.map((symbol2) => ({ file: f3, symbol: symbol2 })));
-  const out = [];
-  const taken = /* @__PURE__ */ new Set();
-  const take = (file2, symbol2, role) => {
-    const key = `${file2.path}#${symbol2.name}`;
-    if (shownKeys.has(key) || taken.has(key) || out.length >= max2) return;
-    if (shown2.some((s) => s.path === file2.path && s.symbol.kind === "class" && symbol2.name.startsWith(`${s.symbol.name}.`))) return;
-    taken.add(key);
-    out.push(`${role} ${file2.path}:${symbol2.outerStart}: ${signature(file2, symbol2)}`);
-  };
-  for (const s of shown2) {
-    const call = new RegExp(`(?<![\\w$])${escape2(shortName(s.symbol))}\\s*\\(`);
-    for (const { file: file2, symbol: symbol2 } of all) if (symbol2.kind !== "class" && call.test(symbol2.text)) take(file2, symbol2, "caller");
-  }
-  const called = new Set(shown2.flatMap((s) => [...s.symbol.text.matchAll(/([A-Za-z_$][\w$]*)\s*\(/g)].map((m2) => m2[1])));
-  for (const { file: file2, symbol: symbol2 } of all) if (symbol2.kind !== "class" && called.has(shortName(symbol2)) && shortName(symbol2).length > 2) take(file2, symbol2, "callee");
-  return out.join("\n");
-}
-function signature(file2, symbol2) {
-  const text2 = file2.lines.slice(symbol2.startLine - 1, symbol2.headerEnd).map((l3) => l3.trim()).join(" ");
-  return text2.length > 200 ? `${text2.slice(0, 200)}\u2026` : text2;
-}
-function escape2(text2) {
-  return text2.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-}
-
-// src/engine/context/repo-files.ts
-import { readdirSync, statSync as statSync3 } from "node:fs";
-import { join as join8, relative as relative2 } from "node:path";
-var SKIP_DIRS = /* @__PURE__ */ new Set([".git", "node_modules", "dist", "build", "coverage", "__pycache__", ".venv", "venv", ".tox", "vendor", "target", ".next", ".mypy_cache", ".pytest_cache"]);
-var TEXT = /\.(py|[cm]?[jt]sx?|md|rst|txt|toml|cfg|ini|json|ya?ml|go|rs|java|rb)$/;
-function repoFiles(root, options2 = {}) {
-  const maxFiles = options2.maxFiles ?? 5e3;
-  const maxBytes = options2.maxBytes ?? 256 * 1024;
-  const out = [];
-  const walk = (dir) => {
-    for (const entry of readdirSync(dir, { withFileTypes: true })) {
-      if (out.length >= maxFiles) return;
-      if (entry.isSymbolicLink()) continue;
-      const full = join8(dir, entry.name);
-      if (entry.isDirectory()) {
-        if (!SKIP_DIRS.has(entry.name) && !entry.name.startsWith(".")) walk(full);
-      } else if (entry.isFile() && TEXT.test(entry.name) && statSync3(full).size <= maxBytes) {
-        out.push(relative2(root, full));
-      }
-    }
-  };
-  walk(root);
-  return out.sort();
-}
-function isSourceFile(path12) {
-  return grammarForFile(path12) !== void 0;
-}
-
-// src/engine/context/retrieval-index.ts
-import { DatabaseSync } from "node:sqlite";
-var RetrievalIndex = class {
-  db = new DatabaseSync(":memory:");
-  constructor() {
-    this.db.exec("CREATE VIRTUAL TABLE docs USING fts5(path UNINDEXED, symbol UNINDEXED, body, tokenize = 'unicode61')");
-  }
-  add(path12, symbol2, text2) {
-    this.db.prepare("INSERT INTO docs (path, symbol, body) VALUES (?, ?, ?)").run(path12, symbol2, `${path12} ${symbol2 ?? ""} ${splitIdentifiers(text2)}`);
-  }
-  /** Documents ranked by BM25 for any of the query's words (FTS syntax in the query is neutralised). */
-  search(query, limit2 = 20) {
-    const words = [...new Set(splitIdentifiers(query).toLowerCase().match(/[\p{L}\p{N}]{3,}/gu) ?? [])].slice(0, 64);
-    if (words.length === 0) return [];
-    const match = words.map((w2) => `"${w2}"`).join(" OR ");
-    const rows = this.db.prepare("SELECT path, symbol, bm25(docs) AS score FROM docs WHERE docs MATCH ? ORDER BY score LIMIT ?").all(match, limit2);
-    return rows.map((r2) => ({ path: r2.path, symbol: r2.symbol, score: -r2.score }));
-  }
-  close() {
-    this.db.close();
-  }
-};
-function splitIdentifiers(text2) {
-  return text2.replace(/([a-z0-9])([A-Z])/g, "$1 $2").replace(/_/g, " ");
-}
-
-// src/engine/context/build-context.ts
-var SMALL_FILE_LINES = 80;
-var MAX_SYMBOL_HITS = 8;
-async function buildContext(workspace, options2) {
-  const maxChars = options2.maxChars ?? 1e4;
-  const maxFiles = options2.maxFiles ?? 5;
-  const files = await loadSources(workspace, options2);
-  const index = new RetrievalIndex();
-  for (const file2 of files.values()) {
-    index.add(file2.path, null, file2.text.slice(0, 2e4));
-    for (const s of file2.symbols) index.add(file2.path, s.name, s.text.slice(0, 4e3));
-  }
-  const hits = index.search(options2.query, 60);
-  index.close();
-  const isCode = (path12) => files.has(path12) && !options2.isTestFile(path12);
-  const focus = [];
-  for (const frame of options2.frames ?? []) {
-    const file2 = files.get(frame.file);
-    if (!file2 || !isCode(frame.file)) continue;
-    const symbol2 = innermost(file2.symbols, frame.line);
-    focus.push(symbol2 ? { path: file2.path, symbol: symbol2, reason: "stack-frame" } : { path: file2.path, symbol: void 0, range: { start: frame.line - 3, end: frame.line + 3 }, reason: "stack-frame" });
-  }
-  for (const name of options2.named ?? []) {
-    const matches = [...files.values()].filter((f3) => isCode(f3.path)).flatMap((f3) => f3.symbols.filter((s) => s.name === name || shortName(s) === name).map((s) => ({ path: f3.path, symbol: s })));
-    if (matches.length <= 3) for (const m2 of matches) focus.push({ ...m2, reason: "named" });
-  }
-  const retrieved = [];
-  for (const hit of hits) {
-    if (!isCode(hit.path)) continue;
-    const file2 = files.get(hit.path);
-    const symbol2 = hit.symbol === null ? void 0 : file2.symbols.find((s) => s.name === hit.symbol);
-    if (symbol2) {
-      if (retrieved.filter((r2) => r2.symbol).length < MAX_SYMBOL_HITS) retrieved.push({ path: hit.path, symbol: symbol2, reason: "retrieval" });
-    } else if (file2.lines.length <= SMALL_FILE_LINES) retrieved.push({ path: hit.path, symbol: void 0, reason: "retrieval" });
-  }
-  for (const path12 of options2.mentioned) {
-    if (!isCode(path12) || focus.some((f3) => f3.path === path12)) continue;
-    const best = retrieved.find((r2) => r2.path === path12);
-    focus.push(best ? { ...best, reason: "stack-frame" } : { path: path12, symbol: void 0, reason: "stack-frame" });
-  }
-  const repoMap = bounded([...files.values()].filter((f3) => isCode(f3.path)).map((f3) => mapLine(f3, true)), Math.floor(maxChars / 4));
-  const candidates = unique([...focus, ...retrieved].map((f3) => f3.path));
-  let picked = [];
-  if (options2.llm && candidates.length > maxFiles) picked = await localize(options2.llm, options2.query, repoMap, candidates.slice(0, 15), files, retrieved, maxFiles);
-  const ordered = [...focus.filter((f3) => f3.reason === "stack-frame"), ...picked, ...focus.filter((f3) => f3.reason !== "stack-frame"), ...retrieved];
-  const shown2 = choose(ordered, files, maxChars, maxFiles);
-  const parts = [...shown2.byFile.entries()].map(([path12, ranges]) => view(files.get(path12), ranges));
-  const shownSymbols = shown2.symbols.map((f3) => f3.symbol);
-  const related = relatedSignatures(
-    shown2.symbols.map((f3) => ({ path: f3.path, symbol: f3.symbol })),
-    [...files.values()].filter((f3) => isCode(f3.path)),
-    12
-  );
-  const others = [...files.values()].filter((f3) => isCode(f3.path) && !shown2.byFile.has(f3.path)).map((f3) => mapLine(f3));
-  const code = [
-    parts.join("\n\n"),
-    related ? `Callers and callees of the code above (signatures only; path:line):
-${related}` : "",
-    others.length ? `Other source files (path: top-level symbols):
-${bounded(others, 1500)}` : ""
-  ].filter((s) => s !== "").join("\n\n");
-  return {
-    files: [...shown2.byFile.keys()],
-    code,
-    repoMap,
-    ranking: unique(ordered.map((f3) => f3.path)).map((path12) => ({ path: path12, reason: ordered.find((f3) => f3.path === path12).reason })),
-    symbols: shown2.symbols.map((f3, i3) => ({ path: f3.path, name: shownSymbols[i3].name, startLine: shownSymbols[i3].outerStart, endLine: shownSymbols[i3].endLine, reason: f3.reason }))
-  };
-}
-async function loadSources(workspace, options2) {
-  const out = /* @__PURE__ */ new Map();
-  for (const path12 of repoFiles(workspace).filter(isSourceFile)) {
-    const text2 = await contextText(workspace, path12);
-    if (text2 === void 0) continue;
-    const named = options2.mentioned.includes(path12) || options2.query.includes(path12);
-    if (!named && notCodeContext(path12, text2.slice(0, 2e3))) continue;
-    out.set(path12, { path: path12, text: text2, lines: text2.split("\n"), symbols: await symbolsOf(path12, text2), imports: await importLinesOf(path12, text2) });
-  }
-  return out;
-}
-function innermost(symbols, line) {
-  return symbols.filter((s) => s.outerStart <= line && line <= s.endLine).sort((a2, b5) => a2.endLine - a2.startLine - (b5.endLine - b5.startLine))[0];
-}
-function choose(ordered, files, maxChars, maxFiles) {
-  const byFile = /* @__PURE__ */ new Map();
-  const symbols = [];
-  const seen = /* @__PURE__ */ new Set();
-  let used = 0;
-  for (const f3 of ordered) {
-    const file2 = files.get(f3.path);
-    const key = `${f3.path}#${f3.symbol?.name ?? f3.range?.start ?? "whole"}`;
-    if (seen.has(key)) continue;
-    seen.add(key);
-    if (!byFile.has(f3.path) && byFile.size >= maxFiles) continue;
-    const current = byFile.get(f3.path) ?? [];
-    const whole = f3.symbol === void 0 && f3.range === void 0 || file2.lines.length <= SMALL_FILE_LINES;
-    const body = whole ? wholeOrOutline(file2) : f3.symbol ? [{ start: f3.symbol.outerStart, end: f3.symbol.endLine }] : [f3.range];
-    const context = f3.symbol && !whole ? contextRanges(file2, f3.symbol) : [];
-    let ranges = [...context, ...body];
-    let cost = costOf(file2, current, ranges);
-    if (used > 0 && used + cost > maxChars || cost > maxChars * 3) {
-      if (!f3.symbol) continue;
-      ranges = [...context, ...outline(file2, f3.symbol)];
-      cost = costOf(file2, current, ranges);
-      if (used + cost > maxChars * 1.15) continue;
-    }
-    byFile.set(f3.path, [...current, ...ranges]);
-    used += cost;
-    if (f3.symbol) symbols.push(f3);
-  }
-  return { byFile, symbols };
-}
-function contextRanges(file2, symbol2) {
-  const out = [];
-  const owner = symbol2.kind === "method" ? file2.symbols.find((s) => s.kind === "class" && s.name === symbol2.name.split(".").slice(0, -1).join(".")) : void 0;
-  if (owner) {
-    const firstMember = file2.symbols.find((s) => s.startLine > owner.startLine && s.outerStart > owner.headerEnd && s.name.startsWith(`${owner.name}.`));
-    const end = Math.min(firstMember ? firstMember.outerStart - 1 : owner.headerEnd, owner.headerEnd + 8);
-    out.push({ start: owner.outerStart, end: Math.max(owner.headerEnd, end) });
-  }
-  const words = new Set(symbol2.text.match(/[A-Za-z_$][\w$]*/g) ?? []);
-  for (const imp of file2.imports) if (imp.names.some((n2) => words.has(n2))) out.push({ start: imp.startLine, end: imp.endLine });
-  return out;
-}
-function wholeOrOutline(file2) {
-  if (file2.lines.length <= SMALL_FILE_LINES) return [{ start: 1, end: file2.lines.length }];
-  return file2.symbols.filter((s) => s.kind !== "method").map((s) => ({ start: s.outerStart, end: s.headerEnd }));
-}
-function outline(file2, symbol2) {
-  const members2 = symbol2.kind === "class" ? file2.symbols.filter((s) => s.name.startsWith(`${symbol2.name}.`) && !s.name.slice(symbol2.name.length + 1).includes(".")) : [];
-  return [{ start: symbol2.outerStart, end: symbol2.headerEnd }, ...members2.map((m2) => ({ start: m2.outerStart, end: m2.headerEnd }))];
-}
-function costOf(file2, current, added) {
-  const have = /* @__PURE__ */ new Set();
-  for (const r2 of current) for (let n2 = r2.start; n2 <= r2.end; n2++) have.add(n2);
-  let chars = 0;
-  for (const r2 of added) {
-    for (let n2 = Math.max(1, r2.start); n2 <= Math.min(file2.lines.length, r2.end); n2++) {
-      if (have.has(n2)) continue;
-      have.add(n2);
-      chars += (file2.lines[n2 - 1] ?? "").length + 8;
-    }
-  }
-  return chars;
-}
-function view(file2, ranges) {
-  const lastLine = file2.lines.at(-1) === "" ? file2.lines.length - 1 : file2.lines.length;
-  const covered = ranges.some((r2) => r2.start <= 1 && r2.end >= lastLine);
-  if (covered) return `--- ${file2.path}
-${numberedWhole(file2.lines)}`;
-  return `--- ${file2.path} (${lastLine} lines; the parts shown keep their line numbers)
-${renderRanges(file2.lines, ranges)}`;
-}
-async function localize(llm, problem, repoMap, candidates, files, retrieved, maxFiles) {
-  const shown2 = candidates.map((path12) => candidateView(files.get(path12), retrieved.filter((r2) => r2.path === path12 && r2.symbol).map((r2) => r2.symbol)));
-  const { value } = await llm.call("localize", { untrusted: { problem, repoMap, candidates: shown2.join("\n\n") }, trusted: { maxFiles: String(maxFiles) } }, localizeSchema);
-  const out = [];
-  const paths = value.files.filter((f3) => files.has(f3));
-  for (const name of value.functions ?? []) {
-    for (const path12 of paths) {
-      const symbol2 = files.get(path12).symbols.find((s) => s.name === name || shortName(s) === name || name.endsWith(`.${s.name}`));
-      if (symbol2) out.push({ path: path12, symbol: symbol2, reason: "model" });
-    }
-  }
-  for (const path12 of paths) {
-    const best = retrieved.find((r2) => r2.path === path12);
-    out.push(best ? { ...best, reason: "model" } : { path: path12, symbol: void 0, reason: "model" });
-  }
-  return out;
-}
-function candidateView(file2, best) {
-  if (best.length === 0 || file2.lines.length <= 12) return `--- ${file2.path}
-${renderRanges(file2.lines, [{ start: 1, end: 12 }])}`;
-  const ranges = best.slice(0, 2).map((s) => ({ start: s.outerStart, end: Math.min(s.endLine, s.headerEnd + 6) }));
-  return `--- ${file2.path}
-${renderRanges(file2.lines, ranges)}`;
-}
-function mapLine(file2, methods = false) {
-  const top = file2.symbols.filter((s) => methods || s.kind !== "method").map((s) => s.name);
-  return `${file2.path}${top.length ? `: ${top.join(", ")}` : ""}`;
-}
-function unique(items) {
-  return [...new Set(items)];
-}
-async function contextText(workspace, path12) {
-  try {
-    return await readWorktreeText(workspace, path12);
-  } catch (error62) {
-    if (error62 instanceof UnsafePathError) return void 0;
-    throw error62;
-  }
-}
-function bounded(lines, maxChars) {
-  const out = [];
-  let used = 0;
-  for (const line of lines) {
-    if (used + line.length + 1 > maxChars) {
-      out.push(`\u2026 (${lines.length - out.length} more files)`);
-      break;
-    }
-    out.push(line);
-    used += line.length + 1;
-  }
-  return out.join("\n");
-}
-
-// src/engine/context/failure-frames.ts
-var PATTERNS2 = [/File "([^"]+)", line (\d+)/, /^([^\s:]+\.(?:py|[cm]?[jt]sx?)):(\d+)(?::\d+)?:? /, /\(?((?:[^\s()]+\/)?[^\s():]+\.[cm]?[jt]sx?):(\d+):\d+\)?$/];
-function failureFrames(failing, workspace) {
-  const out = [];
-  const seen = /* @__PURE__ */ new Set();
-  for (const test of failing) {
-    const frames = [];
-    for (const line of (test.details ?? "").split("\n")) {
-      for (const pattern of PATTERNS2) {
-        const match = pattern.exec(line.trim());
-        if (!match) continue;
-        const file2 = relative3(match[1], workspace);
-        if (file2 !== void 0) frames.push({ file: file2, line: Number(match[2]) });
-        break;
-      }
-    }
-    const pythonOrder = frames.some((f3) => f3.file.endsWith(".py"));
-    for (const frame of pythonOrder ? frames.reverse() : frames) {
-      const key = `${frame.file}:${frame.line}`;
-      if (!seen.has(key)) out.push(frame);
-      seen.add(key);
-    }
-  }
-  return out;
-}
-function relative3(file2, workspace) {
-  const cleaned = file2.replace(/^file:\/\//, "");
-  if (cleaned.includes("site-packages") || cleaned.includes("node_modules") || cleaned.startsWith("node:")) return void 0;
-  const root = workspace.endsWith("/") ? workspace : `${workspace}/`;
-  if (cleaned.startsWith(root)) return cleaned.slice(root.length);
-  if (cleaned.startsWith("/")) return void 0;
-  return cleaned.replace(/^\.\//, "");
-}
-
-// src/engine/reproduce/reproduce-issue.ts
-import { existsSync as existsSync2 } from "node:fs";
-import { rm as rm3 } from "node:fs/promises";
-async function reproduceIssue(task, llm, cost, options2 = {}) {
-  const maxAttempts = options2.attempts ?? 3;
-  const problem = task.description ?? "";
-  const sources = repoFiles(task.workspace).filter((f3) => isSourceFile(f3) && !task.isTestFile(f3));
-  const context = await issueContext(task.workspace, problem, task.isTestFile);
-  const examples = await testExamples(task, context.files);
-  const sourceText = (await Promise.all(sources.slice(0, 400).map(async (f3) => await tryReadWorktreeText(task.workspace, f3, { maxBytes: CONTEXT_READ_LIMIT }) ?? ""))).join("\n");
-  const rejections = [];
-  for (let attempt = 1; attempt <= maxAttempts; attempt++) {
-    task.onProgress?.({ kind: "stage", stage: "reproduce", detail: `attempt ${attempt} of ${maxAttempts}` });
-    const feedback = rejections.length === 0 ? "(this is the first attempt)" : rejections.map((r2, i3) => `Attempt ${i3 + 1} was rejected: ${r2}`).join("\n");
-    const { value } = await llm.call(
-      "reproduce",
-      { untrusted: { problem, testExample: examples, code: context.code || "(no code located)", feedback }, trusted: { framework: task.runnerName, attempts: String(maxAttempts) } },
-      reproductionSchema
-    );
-    const verdict = await tryTest(task, value.path, value.content, value.expectedFailure, sourceText, cost);
-    if (verdict.ok) return { ok: true, attempts: attempt, path: value.path, content: value.content, testIds: verdict.testIds, failure: verdict.failure };
-    rejections.push(verdict.reason);
-  }
-  return { ok: false, attempts: maxAttempts, reason: `${maxAttempts === 1 ? "the test the model wrote was" : `all ${maxAttempts} tests the model wrote were`} rejected; the last: ${rejections.at(-1) ?? "no answer"}` };
-}
-async function issueContext(workspace, problem, isTestFile2) {
-  const sources = repoFiles(workspace).filter((f3) => isSourceFile(f3) && !isTestFile2(f3));
-  const named = namedIdentifiers(problem);
-  return buildContext(workspace, { query: `${problem}
-${named.join(" ")}`, mentioned: namedFiles(problem, sources), named, isTestFile: isTestFile2 });
-}
-async function tryTest(task, path12, content, expectedFailure, sourceText, cost) {
-  if (!task.isTestFile(path12)) return { ok: false, reason: `${path12} is not where the test runner looks for tests; name it like the existing test files` };
-  let full;
-  try {
-    full = safeRepoPath(task.workspace, path12);
-  } catch (error62) {
-    if (error62 instanceof UnsafePathError) return { ok: false, reason: `${path12} is not a path inside the repository` };
-    throw error62;
-  }
-  if (existsSync2(full)) return { ok: false, reason: `${path12} already exists; write a new test file` };
-  try {
-    await applyEdits(task.workspace, [{ kind: "create", path: path12, content }]);
-  } catch (error62) {
-    if (error62 instanceof EditError || error62 instanceof UnsafePathError) return { ok: false, reason: `the file could not be written: ${error62.message}` };
-    throw error62;
-  }
-  let keep = false;
-  try {
-    const selection = task.runnerName === "pytest" ? { kind: "tests", ids: [path12] } : { kind: "all" };
-    const report2 = await task.verifier.run(task.workspace, selection);
-    cost.testRuns += 1;
-    cost.testSeconds += report2.run.durationMs / 1e3;
-    const verdict = judge(task, path12, report2, expectedFailure, sourceText);
-    keep = verdict.ok;
-    return verdict;
-  } finally {
-    if (!keep) await rm3(full, { force: true });
-  }
-}
-function judge(task, path12, report2, expectedFailure, sourceText) {
-  const mine = report2.tests.filter((t2) => inFile(t2, path12));
-  if (mine.length === 0) {
-    const tail = report2.run.output.trim().split("\n").slice(-4).join(" | ").slice(0, 400);
-    return { ok: false, reason: `the runner reported no test from ${path12} (it reported ${report2.tests.length} other test(s); output ends with: ${tail || "(nothing)"})` };
-  }
-  const failing = mine.filter((t2) => t2.status === "fail" || t2.status === "error");
-  for (const t2 of failing) {
-    const wrong = wrongFailureReason(t2, report2, task.workspace, sourceText);
-    if (wrong) return { ok: false, reason: `${t2.id} ${wrong}` };
-  }
-  if (failing.length === 0) return { ok: false, reason: `${mine.every((t2) => t2.status === "skip") ? "its tests were skipped" : `its test(s) pass on the unchanged code (${mine.map((t2) => t2.id).join(", ")}), so they do not show the bug`}` };
-  const erroring = failing.find((t2) => t2.status === "error" && !(t2.message ?? "").includes(expectedFailure));
-  if (erroring) return { ok: false, reason: `${erroring.id} errors (${firstLine(erroring)}) instead of failing for the reported reason (${expectedFailure})` };
-  return { ok: true, testIds: failing.map((t2) => t2.id), failure: firstLine(failing[0]) };
-}
-function inFile(t2, path12) {
-  return t2.file === path12 || t2.id === path12 || t2.id.startsWith(`${path12}::`) || t2.id.startsWith(`${path12} > `);
-}
-function firstLine(t2) {
-  return (t2.message ?? t2.status).split("\n")[0] ?? "";
-}
-function namedIdentifiers(text2) {
-  const out = /* @__PURE__ */ new Set();
-  for (const m2 of text2.matchAll(/`([^`\n]{1,80})`/g)) for (const w2 of (m2[1] ?? "").matchAll(/[A-Za-z_$][\w$]*/g)) out.add(w2[0]);
-  for (const m2 of text2.matchAll(/\b([A-Za-z_$][\w$]*)\s*\(/g)) out.add(m2[1] ?? "");
-  for (const m2 of text2.matchAll(/\b([a-z]+(?:[A-Z][a-z0-9]*)+|[a-z0-9]+(?:_[a-z0-9]+)+)\b/g)) out.add(m2[1] ?? "");
-  out.delete("");
-  return [...out].slice(0, 40);
-}
-function namedFiles(text2, sources) {
-  const named = [...text2.matchAll(/[\w./-]+\.(?:py|[cm]?[jt]sx?)\b/g)].map((m2) => m2[0].replace(/^\.\//, ""));
-  return sources.filter((s) => named.some((n2) => s === n2 || s.endsWith(`/${n2}`)));
-}
-async function testExamples(task, located) {
-  const tests = repoFiles(task.workspace).filter((f3) => task.isTestFile(f3) && isSourceFile(f3));
-  if (tests.length === 0) return "(no existing tests)";
-  const stems = located.map((f3) => (f3.split("/").at(-1) ?? f3).replace(/\.[^.]+$/, "")).filter((s) => s.length > 1 && s !== "__init__" && s !== "index");
-  const texts = await Promise.all(tests.map(async (f3) => ({ f: f3, text: await tryReadWorktreeText(task.workspace, f3, { maxBytes: CONTEXT_READ_LIMIT }) ?? "" })));
-  const score = (text2) => stems.filter((s) => text2.includes(s)).length;
-  const chosen = texts.filter((t2) => t2.text.trim() !== "").sort((a2, b5) => score(b5.text) - score(a2.text)).slice(0, 2);
-  return chosen.map((t2) => `--- ${t2.f}
-${t2.text.slice(0, 2500)}`).join("\n\n");
-}
-
 // src/llm/budget.ts
 var BudgetExceededError = class extends Error {
   cap;
@@ -68957,7 +60002,7 @@ var uuid42 = function() {
 };
 
 // node_modules/openai/internal/errors.mjs
-function isAbortError2(err2) {
+function isAbortError(err2) {
   return typeof err2 === "object" && err2 !== null && // Spec-compliant fetch implementations
   ("name" in err2 && err2.name === "AbortError" || // Expo fetch
   "message" in err2 && String(err2.message).includes("FetchRequestCanceledException"));
@@ -69551,20 +60596,20 @@ var parseLogLevel = (maybeLevel, sourceName, client) => {
   loggerFor(client).warn(`${sourceName} was set to ${JSON.stringify(maybeLevel)}, expected one of ${JSON.stringify(Object.keys(levelNumbers))}`);
   return void 0;
 };
-function noop6() {
+function noop4() {
 }
 function makeLogFn(fnLevel, logger, logLevel) {
   if (!logger || levelNumbers[fnLevel] > levelNumbers[logLevel]) {
-    return noop6;
+    return noop4;
   } else {
     return logger[fnLevel].bind(logger);
   }
 }
 var noopLogger = {
-  error: noop6,
-  warn: noop6,
-  info: noop6,
-  debug: noop6
+  error: noop4,
+  warn: noop4,
+  info: noop4,
+  debug: noop4
 };
 var cachedLoggers = /* @__PURE__ */ new WeakMap();
 function loggerFor(client) {
@@ -69676,7 +60721,7 @@ var _Stream_client;
 var _Stream_isTeeBranch;
 var _Stream_cancelIterator;
 function isTransportAbortError(error62) {
-  return !(error62 instanceof APIError) && isAbortError2(error62);
+  return !(error62 instanceof APIError) && isAbortError(error62);
 }
 function createStreamTeeQueue() {
   let entries = [];
@@ -69874,7 +60919,7 @@ var Stream = class _Stream {
         }
         done = true;
       } catch (e) {
-        if (controller.signal.aborted || isAbortError2(e)) {
+        if (controller.signal.aborted || isAbortError(e)) {
           return;
         }
         throw e;
@@ -70036,7 +61081,7 @@ function createAbortableSSESource(body, signal) {
         }
         return { value: result.value, done: false };
       } catch (error62) {
-        if (signal.aborted && (isAbortError2(error62) || error62 === signal.reason)) {
+        if (signal.aborted && (isAbortError(error62) || error62 === signal.reason)) {
           return ended;
         }
         throw error62;
@@ -70150,7 +61195,7 @@ async function* _iterSSEMessages(response, controller) {
     }
   } catch (error62) {
     failed3 = true;
-    if (!signal.aborted || !isAbortError2(error62) && error62 !== signal.reason) {
+    if (!signal.aborted || !isAbortError(error62) && error62 !== signal.reason) {
       throw error62;
     }
   } finally {
@@ -70311,7 +61356,7 @@ async function defaultParseResponse(client, props) {
   return body;
 }
 function asAbortError(error62, signal) {
-  if (!signal.aborted || error62 !== signal.reason || isAbortError2(error62)) {
+  if (!signal.aborted || error62 !== signal.reason || isAbortError(error62)) {
     return error62;
   }
   const message = "This operation was aborted";
@@ -72427,7 +63472,7 @@ function normalizeFilenamePath(value) {
   return normalized;
 }
 var arrayBufferByteLengthGetter = Object.getOwnPropertyDescriptor(ArrayBuffer.prototype, "byteLength")?.get;
-function isArrayBuffer2(value) {
+function isArrayBuffer(value) {
   try {
     return arrayBufferByteLengthGetter?.call(value) !== void 0;
   } catch {
@@ -72489,11 +63534,11 @@ var createForm = async (body, fetch2, options2 = {}) => {
   return form;
 };
 var isBlob = (value) => value instanceof Blob;
-var isReadableStream3 = (value) => typeof value === "object" && value !== null && "getReader" in value && typeof value.getReader === "function";
+var isReadableStream = (value) => typeof value === "object" && value !== null && "getReader" in value && typeof value.getReader === "function";
 var isStreamingFile = (value) => typeof value === "object" && value !== null && brand_privateStreamingFile in value;
-var isUploadable = (value) => typeof value === "object" && value !== null && (value instanceof Response || isAsyncIterable(value) || isReadableStream3(value) || isStreamingFile(value) || isBlob(value));
+var isUploadable = (value) => typeof value === "object" && value !== null && (value instanceof Response || isAsyncIterable(value) || isReadableStream(value) || isStreamingFile(value) || isBlob(value));
 var hasStreamingUploadableValue = (value) => {
-  if (isStreamingFile(value) || isAsyncIterable(value) || isReadableStream3(value)) {
+  if (isStreamingFile(value) || isAsyncIterable(value) || isReadableStream(value)) {
     return true;
   }
   if (Array.isArray(value)) {
@@ -72665,7 +63710,7 @@ async function* iterateBytes(value) {
     yield encodeUTF8(value);
   } else if (ArrayBuffer.isView(value)) {
     yield new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
-  } else if (isArrayBuffer2(value)) {
+  } else if (isArrayBuffer(value)) {
     yield new Uint8Array(value);
   } else if (value instanceof Response) {
     yield* iterateBytes(value.body || await value.blob());
@@ -72675,7 +63720,7 @@ async function* iterateBytes(value) {
     } else {
       yield new Uint8Array(await value.arrayBuffer());
     }
-  } else if (isReadableStream3(value)) {
+  } else if (isReadableStream(value)) {
     for await (const chunk of ReadableStreamToAsyncIterable(value)) {
       yield* iterateBytes(chunk);
     }
@@ -72777,7 +63822,7 @@ async function toFile(value, name, options2) {
 async function getBytes(value) {
   const parts = [];
   if (typeof value === "string" || ArrayBuffer.isView(value) || // includes Uint8Array, Buffer, etc.
-  isArrayBuffer2(value)) {
+  isArrayBuffer(value)) {
     parts.push(value);
   } else if (isBlobLike(value)) {
     parts.push(value instanceof Blob ? value : new Blob([await value.arrayBuffer()], { type: value.type }));
@@ -72866,7 +63911,7 @@ ${underline2}`);
   }
   return path13;
 };
-var path11 = /* @__PURE__ */ createPathTagFunction(encodeURIPath);
+var path2 = /* @__PURE__ */ createPathTagFunction(encodeURIPath);
 
 // node_modules/openai/resources/chat/completions/messages.mjs
 function resolveResourceRequestOptions(options2, buildOptions2) {
@@ -72922,7 +63967,7 @@ var Messages = class extends APIResource {
       query = {};
     }
     query = query;
-    return this._client.getAPIList(path11`/chat/completions/${completionID}/messages`, CursorPage, resolveResourceRequestOptions(options2, (options3) => ({
+    return this._client.getAPIList(path2`/chat/completions/${completionID}/messages`, CursorPage, resolveResourceRequestOptions(options2, (options3) => ({
       query,
       ...options3,
       __security: { bearerAuth: true }
@@ -73098,7 +64143,7 @@ var arrayBufferByteLengthGetter2 = Object.getOwnPropertyDescriptor(ArrayBuffer.p
 var sharedArrayBufferByteLengthGetter = typeof SharedArrayBuffer === "function" ? Object.getOwnPropertyDescriptor(SharedArrayBuffer.prototype, "byteLength")?.get : void 0;
 var errorStackDescriptor = Object.getOwnPropertyDescriptor(new Error("native stack descriptor"), "stack");
 var functionToString = Function.prototype.toString;
-var objectToString3 = Object.prototype.toString;
+var objectToString = Object.prototype.toString;
 var errorBrandDescriptor = Object.getOwnPropertyDescriptor(Error, "isError");
 var nativeErrorBrand = errorBrandDescriptor && "value" in errorBrandDescriptor && typeof errorBrandDescriptor.value === "function" ? errorBrandDescriptor.value : void 0;
 var nativeErrorConstructorSource = functionToString.call(Error);
@@ -73327,7 +64372,7 @@ function hasNativeErrorBrand(current) {
     }
     prototype = Object.getPrototypeOf(prototype);
   }
-  return prototype === null && objectToString3.call(current) === "[object Error]";
+  return prototype === null && objectToString.call(current) === "[object Error]";
 }
 function getVerifiedForeignErrorConstructor(current, stackDescriptor) {
   if (typeof stackDescriptor.get !== "function" || typeof stackDescriptor.set !== "function") {
@@ -76939,7 +67984,7 @@ var Completions = class extends APIResource {
    * ```
    */
   retrieve(completionID, options2) {
-    return this._client.get(path11`/chat/completions/${completionID}`, resolveResourceRequestOptions2(options2, (options3) => ({ ...options3, __security: { bearerAuth: true } })));
+    return this._client.get(path2`/chat/completions/${completionID}`, resolveResourceRequestOptions2(options2, (options3) => ({ ...options3, __security: { bearerAuth: true } })));
   }
   /**
    * Modify a stored chat completion. Only Chat Completions that have been created
@@ -76955,7 +68000,7 @@ var Completions = class extends APIResource {
    * ```
    */
   update(completionID, body, options2) {
-    return this._client.post(path11`/chat/completions/${completionID}`, resolveResourceRequestOptions2(options2, (options3) => ({
+    return this._client.post(path2`/chat/completions/${completionID}`, resolveResourceRequestOptions2(options2, (options3) => ({
       body,
       ...options3,
       __security: { bearerAuth: true }
@@ -76985,7 +68030,7 @@ var Completions = class extends APIResource {
    * ```
    */
   delete(completionID, options2) {
-    return this._client.delete(path11`/chat/completions/${completionID}`, resolveResourceRequestOptions2(options2, (options3) => ({ ...options3, __security: { bearerAuth: true } })));
+    return this._client.delete(path2`/chat/completions/${completionID}`, resolveResourceRequestOptions2(options2, (options3) => ({ ...options3, __security: { bearerAuth: true } })));
   }
   parse(body, options2) {
     validateInputTools(body.tools);
@@ -77095,7 +68140,7 @@ var AdminAPIKeys = class extends APIResource {
    * ```
    */
   retrieve(keyID, options2) {
-    return this._client.get(path11`/organization/admin_api_keys/${keyID}`, resolveResourceRequestOptions3(options2, (options3) => ({
+    return this._client.get(path2`/organization/admin_api_keys/${keyID}`, resolveResourceRequestOptions3(options2, (options3) => ({
       ...options3,
       __security: { adminAPIKeyAuth: true }
     })));
@@ -77125,7 +68170,7 @@ var AdminAPIKeys = class extends APIResource {
    * ```
    */
   delete(keyID, options2) {
-    return this._client.delete(path11`/organization/admin_api_keys/${keyID}`, resolveResourceRequestOptions3(options2, (options3) => ({
+    return this._client.delete(path2`/organization/admin_api_keys/${keyID}`, resolveResourceRequestOptions3(options2, (options3) => ({
       ...options3,
       __security: { adminAPIKeyAuth: true }
     })));
@@ -77280,7 +68325,7 @@ var Certificates = class extends APIResource {
       query = {};
     }
     query = query;
-    return this._client.get(path11`/organization/certificates/${certificateID}`, resolveResourceRequestOptions5(options2, (options3) => ({
+    return this._client.get(path2`/organization/certificates/${certificateID}`, resolveResourceRequestOptions5(options2, (options3) => ({
       query,
       ...options3,
       __security: { adminAPIKeyAuth: true }
@@ -77298,7 +68343,7 @@ var Certificates = class extends APIResource {
    * ```
    */
   update(certificateID, body, options2) {
-    return this._client.post(path11`/organization/certificates/${certificateID}`, resolveResourceRequestOptions5(options2, (options3) => ({
+    return this._client.post(path2`/organization/certificates/${certificateID}`, resolveResourceRequestOptions5(options2, (options3) => ({
       body,
       ...options3,
       __security: { adminAPIKeyAuth: true }
@@ -77331,7 +68376,7 @@ var Certificates = class extends APIResource {
    * ```
    */
   delete(certificateID, options2) {
-    return this._client.delete(path11`/organization/certificates/${certificateID}`, resolveResourceRequestOptions5(options2, (options3) => ({
+    return this._client.delete(path2`/organization/certificates/${certificateID}`, resolveResourceRequestOptions5(options2, (options3) => ({
       ...options3,
       __security: { adminAPIKeyAuth: true }
     })));
@@ -77505,7 +68550,7 @@ var ExternalKeys = class extends APIResource {
    * ```
    */
   retrieve(externalKeyID, options2) {
-    return this._client.get(path11`/organization/external_keys/${externalKeyID}`, resolveResourceRequestOptions7(options2, (options3) => ({
+    return this._client.get(path2`/organization/external_keys/${externalKeyID}`, resolveResourceRequestOptions7(options2, (options3) => ({
       ...options3,
       __security: { adminAPIKeyAuth: true }
     })));
@@ -77535,7 +68580,7 @@ var ExternalKeys = class extends APIResource {
    * ```
    */
   delete(externalKeyID, options2) {
-    return this._client.delete(path11`/organization/external_keys/${externalKeyID}`, resolveResourceRequestOptions7(options2, (options3) => ({
+    return this._client.delete(path2`/organization/external_keys/${externalKeyID}`, resolveResourceRequestOptions7(options2, (options3) => ({
       ...options3,
       __security: { adminAPIKeyAuth: true }
     })));
@@ -77552,7 +68597,7 @@ var ExternalKeys = class extends APIResource {
    * ```
    */
   validate(externalKeyID, options2) {
-    return this._client.post(path11`/organization/external_keys/${externalKeyID}/validate`, resolveResourceRequestOptions7(options2, (options3) => ({
+    return this._client.post(path2`/organization/external_keys/${externalKeyID}/validate`, resolveResourceRequestOptions7(options2, (options3) => ({
       ...options3,
       __security: { adminAPIKeyAuth: true }
     })));
@@ -77641,7 +68686,7 @@ var ExternalStorage = class extends APIResource {
    * ```
    */
   retrieve(externalStorageID, options2) {
-    return this._client.get(path11`/organization/external_storage/${externalStorageID}`, resolveResourceRequestOptions8(options2, (options3) => ({
+    return this._client.get(path2`/organization/external_storage/${externalStorageID}`, resolveResourceRequestOptions8(options2, (options3) => ({
       ...options3,
       __security: { adminAPIKeyAuth: true }
     })));
@@ -77674,7 +68719,7 @@ var ExternalStorage = class extends APIResource {
    * ```
    */
   delete(externalStorageID, options2) {
-    return this._client.delete(path11`/organization/external_storage/${externalStorageID}`, resolveResourceRequestOptions8(options2, (options3) => ({
+    return this._client.delete(path2`/organization/external_storage/${externalStorageID}`, resolveResourceRequestOptions8(options2, (options3) => ({
       ...options3,
       __security: { adminAPIKeyAuth: true }
     })));
@@ -77691,7 +68736,7 @@ var ExternalStorage = class extends APIResource {
    * ```
    */
   validate(externalStorageID, options2) {
-    return this._client.post(path11`/organization/external_storage/${externalStorageID}/validate`, resolveResourceRequestOptions8(options2, (options3) => ({
+    return this._client.post(path2`/organization/external_storage/${externalStorageID}/validate`, resolveResourceRequestOptions8(options2, (options3) => ({
       ...options3,
       __security: { adminAPIKeyAuth: true }
     })));
@@ -77777,7 +68822,7 @@ var Invites = class extends APIResource {
    * ```
    */
   retrieve(inviteID, options2) {
-    return this._client.get(path11`/organization/invites/${inviteID}`, resolveResourceRequestOptions9(options2, (options3) => ({
+    return this._client.get(path2`/organization/invites/${inviteID}`, resolveResourceRequestOptions9(options2, (options3) => ({
       ...options3,
       __security: { adminAPIKeyAuth: true }
     })));
@@ -77807,7 +68852,7 @@ var Invites = class extends APIResource {
    * ```
    */
   delete(inviteID, options2) {
-    return this._client.delete(path11`/organization/invites/${inviteID}`, resolveResourceRequestOptions9(options2, (options3) => ({
+    return this._client.delete(path2`/organization/invites/${inviteID}`, resolveResourceRequestOptions9(options2, (options3) => ({
       ...options3,
       __security: { adminAPIKeyAuth: true }
     })));
@@ -77890,7 +68935,7 @@ var Roles = class extends APIResource {
    * ```
    */
   retrieve(roleID, options2) {
-    return this._client.get(path11`/organization/roles/${roleID}`, resolveResourceRequestOptions10(options2, (options3) => ({
+    return this._client.get(path2`/organization/roles/${roleID}`, resolveResourceRequestOptions10(options2, (options3) => ({
       ...options3,
       __security: { adminAPIKeyAuth: true }
     })));
@@ -77906,7 +68951,7 @@ var Roles = class extends APIResource {
    * ```
    */
   update(roleID, body, options2) {
-    return this._client.post(path11`/organization/roles/${roleID}`, resolveResourceRequestOptions10(options2, (options3) => ({
+    return this._client.post(path2`/organization/roles/${roleID}`, resolveResourceRequestOptions10(options2, (options3) => ({
       body,
       ...options3,
       __security: { adminAPIKeyAuth: true }
@@ -77936,7 +68981,7 @@ var Roles = class extends APIResource {
    * ```
    */
   delete(roleID, options2) {
-    return this._client.delete(path11`/organization/roles/${roleID}`, resolveResourceRequestOptions10(options2, (options3) => ({
+    return this._client.delete(path2`/organization/roles/${roleID}`, resolveResourceRequestOptions10(options2, (options3) => ({
       ...options3,
       __security: { adminAPIKeyAuth: true }
     })));
@@ -78026,7 +69071,7 @@ var SpendAlerts = class extends APIResource {
    * ```
    */
   retrieve(alertID, options2) {
-    return this._client.get(path11`/organization/spend_alerts/${alertID}`, resolveResourceRequestOptions11(options2, (options3) => ({
+    return this._client.get(path2`/organization/spend_alerts/${alertID}`, resolveResourceRequestOptions11(options2, (options3) => ({
       ...options3,
       __security: { adminAPIKeyAuth: true }
     })));
@@ -78052,7 +69097,7 @@ var SpendAlerts = class extends APIResource {
    * ```
    */
   update(alertID, body, options2) {
-    return this._client.post(path11`/organization/spend_alerts/${alertID}`, resolveResourceRequestOptions11(options2, (options3) => ({
+    return this._client.post(path2`/organization/spend_alerts/${alertID}`, resolveResourceRequestOptions11(options2, (options3) => ({
       body,
       ...options3,
       __security: { adminAPIKeyAuth: true }
@@ -78083,7 +69128,7 @@ var SpendAlerts = class extends APIResource {
    * ```
    */
   delete(alertID, options2) {
-    return this._client.delete(path11`/organization/spend_alerts/${alertID}`, resolveResourceRequestOptions11(options2, (options3) => ({
+    return this._client.delete(path2`/organization/spend_alerts/${alertID}`, resolveResourceRequestOptions11(options2, (options3) => ({
       ...options3,
       __security: { adminAPIKeyAuth: true }
     })));
@@ -78430,7 +69475,7 @@ var Roles2 = class extends APIResource {
    * ```
    */
   create(groupID, body, options2) {
-    return this._client.post(path11`/organization/groups/${groupID}/roles`, resolveResourceRequestOptions14(options2, (options3) => ({
+    return this._client.post(path2`/organization/groups/${groupID}/roles`, resolveResourceRequestOptions14(options2, (options3) => ({
       body,
       ...options3,
       __security: { adminAPIKeyAuth: true }
@@ -78450,7 +69495,7 @@ var Roles2 = class extends APIResource {
    */
   retrieve(roleID, params, options2) {
     const { group_id } = params;
-    return this._client.get(path11`/organization/groups/${group_id}/roles/${roleID}`, resolveResourceRequestOptions14(options2, (options3) => ({
+    return this._client.get(path2`/organization/groups/${group_id}/roles/${roleID}`, resolveResourceRequestOptions14(options2, (options3) => ({
       ...options3,
       __security: { adminAPIKeyAuth: true }
     })));
@@ -78462,7 +69507,7 @@ var Roles2 = class extends APIResource {
       query = {};
     }
     query = query;
-    return this._client.getAPIList(path11`/organization/groups/${groupID}/roles`, NextCursorPage, resolveResourceRequestOptions14(options2, (options3) => ({
+    return this._client.getAPIList(path2`/organization/groups/${groupID}/roles`, NextCursorPage, resolveResourceRequestOptions14(options2, (options3) => ({
       query,
       ...options3,
       __security: { adminAPIKeyAuth: true }
@@ -78482,7 +69527,7 @@ var Roles2 = class extends APIResource {
    */
   delete(roleID, params, options2) {
     const { group_id } = params;
-    return this._client.delete(path11`/organization/groups/${group_id}/roles/${roleID}`, resolveResourceRequestOptions14(options2, (options3) => ({
+    return this._client.delete(path2`/organization/groups/${group_id}/roles/${roleID}`, resolveResourceRequestOptions14(options2, (options3) => ({
       ...options3,
       __security: { adminAPIKeyAuth: true }
     })));
@@ -78549,7 +69594,7 @@ var Users = class extends APIResource {
    * ```
    */
   create(groupID, body, options2) {
-    return this._client.post(path11`/organization/groups/${groupID}/users`, resolveResourceRequestOptions15(options2, (options3) => ({
+    return this._client.post(path2`/organization/groups/${groupID}/users`, resolveResourceRequestOptions15(options2, (options3) => ({
       body,
       ...options3,
       __security: { adminAPIKeyAuth: true }
@@ -78569,7 +69614,7 @@ var Users = class extends APIResource {
    */
   retrieve(userID, params, options2) {
     const { group_id } = params;
-    return this._client.get(path11`/organization/groups/${group_id}/users/${userID}`, resolveResourceRequestOptions15(options2, (options3) => ({
+    return this._client.get(path2`/organization/groups/${group_id}/users/${userID}`, resolveResourceRequestOptions15(options2, (options3) => ({
       ...options3,
       __security: { adminAPIKeyAuth: true }
     })));
@@ -78581,7 +69626,7 @@ var Users = class extends APIResource {
       query = {};
     }
     query = query;
-    return this._client.getAPIList(path11`/organization/groups/${groupID}/users`, NextCursorPage, resolveResourceRequestOptions15(options2, (options3) => ({
+    return this._client.getAPIList(path2`/organization/groups/${groupID}/users`, NextCursorPage, resolveResourceRequestOptions15(options2, (options3) => ({
       query,
       ...options3,
       __security: { adminAPIKeyAuth: true }
@@ -78601,7 +69646,7 @@ var Users = class extends APIResource {
    */
   delete(userID, params, options2) {
     const { group_id } = params;
-    return this._client.delete(path11`/organization/groups/${group_id}/users/${userID}`, resolveResourceRequestOptions15(options2, (options3) => ({
+    return this._client.delete(path2`/organization/groups/${group_id}/users/${userID}`, resolveResourceRequestOptions15(options2, (options3) => ({
       ...options3,
       __security: { adminAPIKeyAuth: true }
     })));
@@ -78689,7 +69734,7 @@ var Groups = class extends APIResource {
    * ```
    */
   retrieve(groupID, options2) {
-    return this._client.get(path11`/organization/groups/${groupID}`, resolveResourceRequestOptions16(options2, (options3) => ({
+    return this._client.get(path2`/organization/groups/${groupID}`, resolveResourceRequestOptions16(options2, (options3) => ({
       ...options3,
       __security: { adminAPIKeyAuth: true }
     })));
@@ -78706,7 +69751,7 @@ var Groups = class extends APIResource {
    * ```
    */
   update(groupID, body, options2) {
-    return this._client.post(path11`/organization/groups/${groupID}`, resolveResourceRequestOptions16(options2, (options3) => ({
+    return this._client.post(path2`/organization/groups/${groupID}`, resolveResourceRequestOptions16(options2, (options3) => ({
       body,
       ...options3,
       __security: { adminAPIKeyAuth: true }
@@ -78736,7 +69781,7 @@ var Groups = class extends APIResource {
    * ```
    */
   delete(groupID, options2) {
-    return this._client.delete(path11`/organization/groups/${groupID}`, resolveResourceRequestOptions16(options2, (options3) => ({
+    return this._client.delete(path2`/organization/groups/${groupID}`, resolveResourceRequestOptions16(options2, (options3) => ({
       ...options3,
       __security: { adminAPIKeyAuth: true }
     })));
@@ -78806,7 +69851,7 @@ var APIKeys = class extends APIResource {
    */
   retrieve(apiKeyID, params, options2) {
     const { project_id } = params;
-    return this._client.get(path11`/organization/projects/${project_id}/api_keys/${apiKeyID}`, resolveResourceRequestOptions17(options2, (options3) => ({
+    return this._client.get(path2`/organization/projects/${project_id}/api_keys/${apiKeyID}`, resolveResourceRequestOptions17(options2, (options3) => ({
       ...options3,
       __security: { adminAPIKeyAuth: true }
     })));
@@ -78846,7 +69891,7 @@ var APIKeys = class extends APIResource {
    */
   update(apiKeyID, params, options2) {
     const { project_id, ...body } = params;
-    return this._client.post(path11`/organization/projects/${project_id}/api_keys/${apiKeyID}`, resolveResourceRequestOptions17(options2, (options3) => ({
+    return this._client.post(path2`/organization/projects/${project_id}/api_keys/${apiKeyID}`, resolveResourceRequestOptions17(options2, (options3) => ({
       body,
       ...options3,
       __security: { adminAPIKeyAuth: true }
@@ -78859,7 +69904,7 @@ var APIKeys = class extends APIResource {
       query = {};
     }
     query = query;
-    return this._client.getAPIList(path11`/organization/projects/${projectID}/api_keys`, ConversationCursorPage, resolveResourceRequestOptions17(options2, (options3) => ({
+    return this._client.getAPIList(path2`/organization/projects/${projectID}/api_keys`, ConversationCursorPage, resolveResourceRequestOptions17(options2, (options3) => ({
       query,
       ...options3,
       __security: { adminAPIKeyAuth: true }
@@ -78884,7 +69929,7 @@ var APIKeys = class extends APIResource {
    */
   delete(apiKeyID, params, options2) {
     const { project_id } = params;
-    return this._client.delete(path11`/organization/projects/${project_id}/api_keys/${apiKeyID}`, resolveResourceRequestOptions17(options2, (options3) => ({
+    return this._client.delete(path2`/organization/projects/${project_id}/api_keys/${apiKeyID}`, resolveResourceRequestOptions17(options2, (options3) => ({
       ...options3,
       __security: { adminAPIKeyAuth: true }
     })));
@@ -78945,7 +69990,7 @@ var Certificates2 = class extends APIResource {
       query = {};
     }
     query = query;
-    return this._client.getAPIList(path11`/organization/projects/${projectID}/certificates`, ConversationCursorPage, resolveResourceRequestOptions18(options2, (options3) => ({
+    return this._client.getAPIList(path2`/organization/projects/${projectID}/certificates`, ConversationCursorPage, resolveResourceRequestOptions18(options2, (options3) => ({
       query,
       ...options3,
       __security: { adminAPIKeyAuth: true }
@@ -78968,7 +70013,7 @@ var Certificates2 = class extends APIResource {
    * ```
    */
   activate(projectID, body, options2) {
-    return this._client.getAPIList(path11`/organization/projects/${projectID}/certificates/activate`, Page, resolveResourceRequestOptions18(options2, (options3) => ({
+    return this._client.getAPIList(path2`/organization/projects/${projectID}/certificates/activate`, Page, resolveResourceRequestOptions18(options2, (options3) => ({
       body,
       method: "post",
       ...options3,
@@ -78991,7 +70036,7 @@ var Certificates2 = class extends APIResource {
    * ```
    */
   deactivate(projectID, body, options2) {
-    return this._client.getAPIList(path11`/organization/projects/${projectID}/certificates/deactivate`, Page, resolveResourceRequestOptions18(options2, (options3) => ({
+    return this._client.getAPIList(path2`/organization/projects/${projectID}/certificates/deactivate`, Page, resolveResourceRequestOptions18(options2, (options3) => ({
       body,
       method: "post",
       ...options3,
@@ -79017,7 +70062,7 @@ var DataRetention2 = class extends APIResource {
    * ```
    */
   retrieve(projectID, options2) {
-    return this._client.get(path11`/organization/projects/${projectID}/data_retention`, resolveResourceRequestOptions19(options2, (options3) => ({
+    return this._client.get(path2`/organization/projects/${projectID}/data_retention`, resolveResourceRequestOptions19(options2, (options3) => ({
       ...options3,
       __security: { adminAPIKeyAuth: true }
     })));
@@ -79035,7 +70080,7 @@ var DataRetention2 = class extends APIResource {
    * ```
    */
   update(projectID, body, options2) {
-    return this._client.post(path11`/organization/projects/${projectID}/data_retention`, resolveResourceRequestOptions19(options2, (options3) => ({
+    return this._client.post(path2`/organization/projects/${projectID}/data_retention`, resolveResourceRequestOptions19(options2, (options3) => ({
       body,
       ...options3,
       __security: { adminAPIKeyAuth: true }
@@ -79060,7 +70105,7 @@ var HostedToolPermissions = class extends APIResource {
    * ```
    */
   retrieve(projectID, options2) {
-    return this._client.get(path11`/organization/projects/${projectID}/hosted_tool_permissions`, resolveResourceRequestOptions20(options2, (options3) => ({
+    return this._client.get(path2`/organization/projects/${projectID}/hosted_tool_permissions`, resolveResourceRequestOptions20(options2, (options3) => ({
       ...options3,
       __security: { adminAPIKeyAuth: true }
     })));
@@ -79077,7 +70122,7 @@ var HostedToolPermissions = class extends APIResource {
    * ```
    */
   update(projectID, body, options2) {
-    return this._client.post(path11`/organization/projects/${projectID}/hosted_tool_permissions`, resolveResourceRequestOptions20(options2, (options3) => ({
+    return this._client.post(path2`/organization/projects/${projectID}/hosted_tool_permissions`, resolveResourceRequestOptions20(options2, (options3) => ({
       body,
       ...options3,
       __security: { adminAPIKeyAuth: true }
@@ -79102,7 +70147,7 @@ var ModelPermissions = class extends APIResource {
    * ```
    */
   retrieve(projectID, options2) {
-    return this._client.get(path11`/organization/projects/${projectID}/model_permissions`, resolveResourceRequestOptions21(options2, (options3) => ({
+    return this._client.get(path2`/organization/projects/${projectID}/model_permissions`, resolveResourceRequestOptions21(options2, (options3) => ({
       ...options3,
       __security: { adminAPIKeyAuth: true }
     })));
@@ -79120,7 +70165,7 @@ var ModelPermissions = class extends APIResource {
    * ```
    */
   update(projectID, body, options2) {
-    return this._client.post(path11`/organization/projects/${projectID}/model_permissions`, resolveResourceRequestOptions21(options2, (options3) => ({
+    return this._client.post(path2`/organization/projects/${projectID}/model_permissions`, resolveResourceRequestOptions21(options2, (options3) => ({
       body,
       ...options3,
       __security: { adminAPIKeyAuth: true }
@@ -79138,7 +70183,7 @@ var ModelPermissions = class extends APIResource {
    * ```
    */
   delete(projectID, options2) {
-    return this._client.delete(path11`/organization/projects/${projectID}/model_permissions`, resolveResourceRequestOptions21(options2, (options3) => ({
+    return this._client.delete(path2`/organization/projects/${projectID}/model_permissions`, resolveResourceRequestOptions21(options2, (options3) => ({
       ...options3,
       __security: { adminAPIKeyAuth: true }
     })));
@@ -79199,7 +70244,7 @@ var RateLimits = class extends APIResource {
       query = {};
     }
     query = query;
-    return this._client.getAPIList(path11`/organization/projects/${projectID}/rate_limits`, ConversationCursorPage, resolveResourceRequestOptions22(options2, (options3) => ({
+    return this._client.getAPIList(path2`/organization/projects/${projectID}/rate_limits`, ConversationCursorPage, resolveResourceRequestOptions22(options2, (options3) => ({
       query,
       ...options3,
       __security: { adminAPIKeyAuth: true }
@@ -79219,7 +70264,7 @@ var RateLimits = class extends APIResource {
    */
   updateRateLimit(rateLimitID, params, options2) {
     const { project_id, ...body } = params;
-    return this._client.post(path11`/organization/projects/${project_id}/rate_limits/${rateLimitID}`, resolveResourceRequestOptions22(options2, (options3) => ({
+    return this._client.post(path2`/organization/projects/${project_id}/rate_limits/${rateLimitID}`, resolveResourceRequestOptions22(options2, (options3) => ({
       body,
       ...options3,
       __security: { adminAPIKeyAuth: true }
@@ -79287,7 +70332,7 @@ var Roles3 = class extends APIResource {
    * ```
    */
   create(projectID, body, options2) {
-    return this._client.post(path11`/projects/${projectID}/roles`, resolveResourceRequestOptions23(options2, (options3) => ({
+    return this._client.post(path2`/projects/${projectID}/roles`, resolveResourceRequestOptions23(options2, (options3) => ({
       body,
       ...options3,
       __security: { adminAPIKeyAuth: true }
@@ -79307,7 +70352,7 @@ var Roles3 = class extends APIResource {
    */
   retrieve(roleID, params, options2) {
     const { project_id } = params;
-    return this._client.get(path11`/projects/${project_id}/roles/${roleID}`, resolveResourceRequestOptions23(options2, (options3) => ({
+    return this._client.get(path2`/projects/${project_id}/roles/${roleID}`, resolveResourceRequestOptions23(options2, (options3) => ({
       ...options3,
       __security: { adminAPIKeyAuth: true }
     })));
@@ -79326,7 +70371,7 @@ var Roles3 = class extends APIResource {
    */
   update(roleID, params, options2) {
     const { project_id, ...body } = params;
-    return this._client.post(path11`/projects/${project_id}/roles/${roleID}`, resolveResourceRequestOptions23(options2, (options3) => ({
+    return this._client.post(path2`/projects/${project_id}/roles/${roleID}`, resolveResourceRequestOptions23(options2, (options3) => ({
       body,
       ...options3,
       __security: { adminAPIKeyAuth: true }
@@ -79339,7 +70384,7 @@ var Roles3 = class extends APIResource {
       query = {};
     }
     query = query;
-    return this._client.getAPIList(path11`/projects/${projectID}/roles`, NextCursorPage, resolveResourceRequestOptions23(options2, (options3) => ({
+    return this._client.getAPIList(path2`/projects/${projectID}/roles`, NextCursorPage, resolveResourceRequestOptions23(options2, (options3) => ({
       query,
       ...options3,
       __security: { adminAPIKeyAuth: true }
@@ -79359,7 +70404,7 @@ var Roles3 = class extends APIResource {
    */
   delete(roleID, params, options2) {
     const { project_id } = params;
-    return this._client.delete(path11`/projects/${project_id}/roles/${roleID}`, resolveResourceRequestOptions23(options2, (options3) => ({
+    return this._client.delete(path2`/projects/${project_id}/roles/${roleID}`, resolveResourceRequestOptions23(options2, (options3) => ({
       ...options3,
       __security: { adminAPIKeyAuth: true }
     })));
@@ -79383,7 +70428,7 @@ var ServiceTierSettings = class extends APIResource {
    * ```
    */
   retrieve(projectID, options2) {
-    return this._client.get(path11`/organization/projects/${projectID}/service_tier_settings`, resolveResourceRequestOptions24(options2, (options3) => ({
+    return this._client.get(path2`/organization/projects/${projectID}/service_tier_settings`, resolveResourceRequestOptions24(options2, (options3) => ({
       ...options3,
       __security: { adminAPIKeyAuth: true }
     })));
@@ -79402,7 +70447,7 @@ var ServiceTierSettings = class extends APIResource {
    * ```
    */
   update(projectID, body, options2) {
-    return this._client.post(path11`/organization/projects/${projectID}/service_tier_settings`, resolveResourceRequestOptions24(options2, (options3) => ({
+    return this._client.post(path2`/organization/projects/${projectID}/service_tier_settings`, resolveResourceRequestOptions24(options2, (options3) => ({
       body,
       ...options3,
       __security: { adminAPIKeyAuth: true }
@@ -79478,7 +70523,7 @@ var SpendAlerts2 = class extends APIResource {
    * ```
    */
   create(projectID, body, options2) {
-    return this._client.post(path11`/organization/projects/${projectID}/spend_alerts`, resolveResourceRequestOptions25(options2, (options3) => ({
+    return this._client.post(path2`/organization/projects/${projectID}/spend_alerts`, resolveResourceRequestOptions25(options2, (options3) => ({
       body,
       ...options3,
       __security: { adminAPIKeyAuth: true }
@@ -79498,7 +70543,7 @@ var SpendAlerts2 = class extends APIResource {
    */
   retrieve(alertID, params, options2) {
     const { project_id } = params;
-    return this._client.get(path11`/organization/projects/${project_id}/spend_alerts/${alertID}`, resolveResourceRequestOptions25(options2, (options3) => ({
+    return this._client.get(path2`/organization/projects/${project_id}/spend_alerts/${alertID}`, resolveResourceRequestOptions25(options2, (options3) => ({
       ...options3,
       __security: { adminAPIKeyAuth: true }
     })));
@@ -79526,7 +70571,7 @@ var SpendAlerts2 = class extends APIResource {
    */
   update(alertID, params, options2) {
     const { project_id, ...body } = params;
-    return this._client.post(path11`/organization/projects/${project_id}/spend_alerts/${alertID}`, resolveResourceRequestOptions25(options2, (options3) => ({
+    return this._client.post(path2`/organization/projects/${project_id}/spend_alerts/${alertID}`, resolveResourceRequestOptions25(options2, (options3) => ({
       body,
       ...options3,
       __security: { adminAPIKeyAuth: true }
@@ -79539,7 +70584,7 @@ var SpendAlerts2 = class extends APIResource {
       query = {};
     }
     query = query;
-    return this._client.getAPIList(path11`/organization/projects/${projectID}/spend_alerts`, ConversationCursorPage, resolveResourceRequestOptions25(options2, (options3) => ({
+    return this._client.getAPIList(path2`/organization/projects/${projectID}/spend_alerts`, ConversationCursorPage, resolveResourceRequestOptions25(options2, (options3) => ({
       query,
       ...options3,
       __security: { adminAPIKeyAuth: true }
@@ -79559,7 +70604,7 @@ var SpendAlerts2 = class extends APIResource {
    */
   delete(alertID, params, options2) {
     const { project_id } = params;
-    return this._client.delete(path11`/organization/projects/${project_id}/spend_alerts/${alertID}`, resolveResourceRequestOptions25(options2, (options3) => ({
+    return this._client.delete(path2`/organization/projects/${project_id}/spend_alerts/${alertID}`, resolveResourceRequestOptions25(options2, (options3) => ({
       ...options3,
       __security: { adminAPIKeyAuth: true }
     })));
@@ -79583,7 +70628,7 @@ var SpendLimit2 = class extends APIResource {
    * ```
    */
   retrieve(projectID, options2) {
-    return this._client.get(path11`/organization/projects/${projectID}/spend_limit`, resolveResourceRequestOptions26(options2, (options3) => ({
+    return this._client.get(path2`/organization/projects/${projectID}/spend_limit`, resolveResourceRequestOptions26(options2, (options3) => ({
       ...options3,
       __security: { adminAPIKeyAuth: true }
     })));
@@ -79605,7 +70650,7 @@ var SpendLimit2 = class extends APIResource {
    * ```
    */
   update(projectID, body, options2) {
-    return this._client.post(path11`/organization/projects/${projectID}/spend_limit`, resolveResourceRequestOptions26(options2, (options3) => ({
+    return this._client.post(path2`/organization/projects/${projectID}/spend_limit`, resolveResourceRequestOptions26(options2, (options3) => ({
       body,
       ...options3,
       __security: { adminAPIKeyAuth: true }
@@ -79623,7 +70668,7 @@ var SpendLimit2 = class extends APIResource {
    * ```
    */
   delete(projectID, options2) {
-    return this._client.delete(path11`/organization/projects/${projectID}/spend_limit`, resolveResourceRequestOptions26(options2, (options3) => ({
+    return this._client.delete(path2`/organization/projects/${projectID}/spend_limit`, resolveResourceRequestOptions26(options2, (options3) => ({
       ...options3,
       __security: { adminAPIKeyAuth: true }
     })));
@@ -79649,7 +70694,7 @@ var Roles4 = class extends APIResource {
    */
   create(groupID, params, options2) {
     const { project_id, ...body } = params;
-    return this._client.post(path11`/projects/${project_id}/groups/${groupID}/roles`, resolveResourceRequestOptions27(options2, (options3) => ({
+    return this._client.post(path2`/projects/${project_id}/groups/${groupID}/roles`, resolveResourceRequestOptions27(options2, (options3) => ({
       body,
       ...options3,
       __security: { adminAPIKeyAuth: true }
@@ -79669,7 +70714,7 @@ var Roles4 = class extends APIResource {
    */
   retrieve(roleID, params, options2) {
     const { project_id, group_id } = params;
-    return this._client.get(path11`/projects/${project_id}/groups/${group_id}/roles/${roleID}`, resolveResourceRequestOptions27(options2, (options3) => ({
+    return this._client.get(path2`/projects/${project_id}/groups/${group_id}/roles/${roleID}`, resolveResourceRequestOptions27(options2, (options3) => ({
       ...options3,
       __security: { adminAPIKeyAuth: true }
     })));
@@ -79690,7 +70735,7 @@ var Roles4 = class extends APIResource {
    */
   list(groupID, params, options2) {
     const { project_id, ...query } = params;
-    return this._client.getAPIList(path11`/projects/${project_id}/groups/${groupID}/roles`, NextCursorPage, resolveResourceRequestOptions27(options2, (options3) => ({
+    return this._client.getAPIList(path2`/projects/${project_id}/groups/${groupID}/roles`, NextCursorPage, resolveResourceRequestOptions27(options2, (options3) => ({
       query,
       ...options3,
       __security: { adminAPIKeyAuth: true }
@@ -79710,7 +70755,7 @@ var Roles4 = class extends APIResource {
    */
   delete(roleID, params, options2) {
     const { project_id, group_id } = params;
-    return this._client.delete(path11`/projects/${project_id}/groups/${group_id}/roles/${roleID}`, resolveResourceRequestOptions27(options2, (options3) => ({
+    return this._client.delete(path2`/projects/${project_id}/groups/${group_id}/roles/${roleID}`, resolveResourceRequestOptions27(options2, (options3) => ({
       ...options3,
       __security: { adminAPIKeyAuth: true }
     })));
@@ -79781,7 +70826,7 @@ var Groups2 = class extends APIResource {
    * ```
    */
   create(projectID, body, options2) {
-    return this._client.post(path11`/organization/projects/${projectID}/groups`, resolveResourceRequestOptions28(options2, (options3) => ({
+    return this._client.post(path2`/organization/projects/${projectID}/groups`, resolveResourceRequestOptions28(options2, (options3) => ({
       body,
       ...options3,
       __security: { adminAPIKeyAuth: true }
@@ -79801,7 +70846,7 @@ var Groups2 = class extends APIResource {
    */
   retrieve(groupID, params, options2) {
     const { project_id, ...query } = params;
-    return this._client.get(path11`/organization/projects/${project_id}/groups/${groupID}`, resolveResourceRequestOptions28(options2, (options3) => ({
+    return this._client.get(path2`/organization/projects/${project_id}/groups/${groupID}`, resolveResourceRequestOptions28(options2, (options3) => ({
       query,
       ...options3,
       __security: { adminAPIKeyAuth: true }
@@ -79814,7 +70859,7 @@ var Groups2 = class extends APIResource {
       query = {};
     }
     query = query;
-    return this._client.getAPIList(path11`/organization/projects/${projectID}/groups`, NextCursorPage, resolveResourceRequestOptions28(options2, (options3) => ({
+    return this._client.getAPIList(path2`/organization/projects/${projectID}/groups`, NextCursorPage, resolveResourceRequestOptions28(options2, (options3) => ({
       query,
       ...options3,
       __security: { adminAPIKeyAuth: true }
@@ -79834,7 +70879,7 @@ var Groups2 = class extends APIResource {
    */
   delete(groupID, params, options2) {
     const { project_id } = params;
-    return this._client.delete(path11`/organization/projects/${project_id}/groups/${groupID}`, resolveResourceRequestOptions28(options2, (options3) => ({
+    return this._client.delete(path2`/organization/projects/${project_id}/groups/${groupID}`, resolveResourceRequestOptions28(options2, (options3) => ({
       ...options3,
       __security: { adminAPIKeyAuth: true }
     })));
@@ -79861,7 +70906,7 @@ var APIKeys2 = class extends APIResource {
    */
   create(serviceAccountID, params, options2) {
     const { project_id, ...body } = params;
-    return this._client.post(path11`/organization/projects/${project_id}/service_accounts/${serviceAccountID}/api_keys`, resolveResourceRequestOptions29(options2, (options3) => ({
+    return this._client.post(path2`/organization/projects/${project_id}/service_accounts/${serviceAccountID}/api_keys`, resolveResourceRequestOptions29(options2, (options3) => ({
       body,
       ...options3,
       __security: { adminAPIKeyAuth: true }
@@ -79934,7 +70979,7 @@ var ServiceAccounts = class extends APIResource {
    * ```
    */
   create(projectID, body, options2) {
-    return this._client.post(path11`/organization/projects/${projectID}/service_accounts`, resolveResourceRequestOptions30(options2, (options3) => ({
+    return this._client.post(path2`/organization/projects/${projectID}/service_accounts`, resolveResourceRequestOptions30(options2, (options3) => ({
       body,
       ...options3,
       __security: { adminAPIKeyAuth: true }
@@ -79954,7 +70999,7 @@ var ServiceAccounts = class extends APIResource {
    */
   retrieve(serviceAccountID, params, options2) {
     const { project_id } = params;
-    return this._client.get(path11`/organization/projects/${project_id}/service_accounts/${serviceAccountID}`, resolveResourceRequestOptions30(options2, (options3) => ({
+    return this._client.get(path2`/organization/projects/${project_id}/service_accounts/${serviceAccountID}`, resolveResourceRequestOptions30(options2, (options3) => ({
       ...options3,
       __security: { adminAPIKeyAuth: true }
     })));
@@ -79973,7 +71018,7 @@ var ServiceAccounts = class extends APIResource {
    */
   update(serviceAccountID, params, options2) {
     const { project_id, ...body } = params;
-    return this._client.post(path11`/organization/projects/${project_id}/service_accounts/${serviceAccountID}`, resolveResourceRequestOptions30(options2, (options3) => ({
+    return this._client.post(path2`/organization/projects/${project_id}/service_accounts/${serviceAccountID}`, resolveResourceRequestOptions30(options2, (options3) => ({
       body,
       ...options3,
       __security: { adminAPIKeyAuth: true }
@@ -79986,7 +71031,7 @@ var ServiceAccounts = class extends APIResource {
       query = {};
     }
     query = query;
-    return this._client.getAPIList(path11`/organization/projects/${projectID}/service_accounts`, ConversationCursorPage, resolveResourceRequestOptions30(options2, (options3) => ({
+    return this._client.getAPIList(path2`/organization/projects/${projectID}/service_accounts`, ConversationCursorPage, resolveResourceRequestOptions30(options2, (options3) => ({
       query,
       ...options3,
       __security: { adminAPIKeyAuth: true }
@@ -80009,7 +71054,7 @@ var ServiceAccounts = class extends APIResource {
    */
   delete(serviceAccountID, params, options2) {
     const { project_id } = params;
-    return this._client.delete(path11`/organization/projects/${project_id}/service_accounts/${serviceAccountID}`, resolveResourceRequestOptions30(options2, (options3) => ({
+    return this._client.delete(path2`/organization/projects/${project_id}/service_accounts/${serviceAccountID}`, resolveResourceRequestOptions30(options2, (options3) => ({
       ...options3,
       __security: { adminAPIKeyAuth: true }
     })));
@@ -80036,7 +71081,7 @@ var Roles5 = class extends APIResource {
    */
   create(userID, params, options2) {
     const { project_id, ...body } = params;
-    return this._client.post(path11`/projects/${project_id}/users/${userID}/roles`, resolveResourceRequestOptions31(options2, (options3) => ({
+    return this._client.post(path2`/projects/${project_id}/users/${userID}/roles`, resolveResourceRequestOptions31(options2, (options3) => ({
       body,
       ...options3,
       __security: { adminAPIKeyAuth: true }
@@ -80056,7 +71101,7 @@ var Roles5 = class extends APIResource {
    */
   retrieve(roleID, params, options2) {
     const { project_id, user_id } = params;
-    return this._client.get(path11`/projects/${project_id}/users/${user_id}/roles/${roleID}`, resolveResourceRequestOptions31(options2, (options3) => ({
+    return this._client.get(path2`/projects/${project_id}/users/${user_id}/roles/${roleID}`, resolveResourceRequestOptions31(options2, (options3) => ({
       ...options3,
       __security: { adminAPIKeyAuth: true }
     })));
@@ -80077,7 +71122,7 @@ var Roles5 = class extends APIResource {
    */
   list(userID, params, options2) {
     const { project_id, ...query } = params;
-    return this._client.getAPIList(path11`/projects/${project_id}/users/${userID}/roles`, NextCursorPage, resolveResourceRequestOptions31(options2, (options3) => ({
+    return this._client.getAPIList(path2`/projects/${project_id}/users/${userID}/roles`, NextCursorPage, resolveResourceRequestOptions31(options2, (options3) => ({
       query,
       ...options3,
       __security: { adminAPIKeyAuth: true }
@@ -80097,7 +71142,7 @@ var Roles5 = class extends APIResource {
    */
   delete(roleID, params, options2) {
     const { project_id, user_id } = params;
-    return this._client.delete(path11`/projects/${project_id}/users/${user_id}/roles/${roleID}`, resolveResourceRequestOptions31(options2, (options3) => ({
+    return this._client.delete(path2`/projects/${project_id}/users/${user_id}/roles/${roleID}`, resolveResourceRequestOptions31(options2, (options3) => ({
       ...options3,
       __security: { adminAPIKeyAuth: true }
     })));
@@ -80169,7 +71214,7 @@ var Users2 = class extends APIResource {
    * ```
    */
   create(projectID, body, options2) {
-    return this._client.post(path11`/organization/projects/${projectID}/users`, resolveResourceRequestOptions32(options2, (options3) => ({
+    return this._client.post(path2`/organization/projects/${projectID}/users`, resolveResourceRequestOptions32(options2, (options3) => ({
       body,
       ...options3,
       __security: { adminAPIKeyAuth: true }
@@ -80189,7 +71234,7 @@ var Users2 = class extends APIResource {
    */
   retrieve(userID, params, options2) {
     const { project_id } = params;
-    return this._client.get(path11`/organization/projects/${project_id}/users/${userID}`, resolveResourceRequestOptions32(options2, (options3) => ({
+    return this._client.get(path2`/organization/projects/${project_id}/users/${userID}`, resolveResourceRequestOptions32(options2, (options3) => ({
       ...options3,
       __security: { adminAPIKeyAuth: true }
     })));
@@ -80208,7 +71253,7 @@ var Users2 = class extends APIResource {
    */
   update(userID, params, options2) {
     const { project_id, ...body } = params;
-    return this._client.post(path11`/organization/projects/${project_id}/users/${userID}`, resolveResourceRequestOptions32(options2, (options3) => ({
+    return this._client.post(path2`/organization/projects/${project_id}/users/${userID}`, resolveResourceRequestOptions32(options2, (options3) => ({
       body,
       ...options3,
       __security: { adminAPIKeyAuth: true }
@@ -80221,7 +71266,7 @@ var Users2 = class extends APIResource {
       query = {};
     }
     query = query;
-    return this._client.getAPIList(path11`/organization/projects/${projectID}/users`, ConversationCursorPage, resolveResourceRequestOptions32(options2, (options3) => ({
+    return this._client.getAPIList(path2`/organization/projects/${projectID}/users`, ConversationCursorPage, resolveResourceRequestOptions32(options2, (options3) => ({
       query,
       ...options3,
       __security: { adminAPIKeyAuth: true }
@@ -80244,7 +71289,7 @@ var Users2 = class extends APIResource {
    */
   delete(userID, params, options2) {
     const { project_id } = params;
-    return this._client.delete(path11`/organization/projects/${project_id}/users/${userID}`, resolveResourceRequestOptions32(options2, (options3) => ({
+    return this._client.delete(path2`/organization/projects/${project_id}/users/${userID}`, resolveResourceRequestOptions32(options2, (options3) => ({
       ...options3,
       __security: { adminAPIKeyAuth: true }
     })));
@@ -80346,7 +71391,7 @@ var Projects = class extends APIResource {
    * ```
    */
   retrieve(projectID, options2) {
-    return this._client.get(path11`/organization/projects/${projectID}`, resolveResourceRequestOptions33(options2, (options3) => ({
+    return this._client.get(path2`/organization/projects/${projectID}`, resolveResourceRequestOptions33(options2, (options3) => ({
       ...options3,
       __security: { adminAPIKeyAuth: true }
     })));
@@ -80363,7 +71408,7 @@ var Projects = class extends APIResource {
    * ```
    */
   update(projectID, body, options2) {
-    return this._client.post(path11`/organization/projects/${projectID}`, resolveResourceRequestOptions33(options2, (options3) => ({
+    return this._client.post(path2`/organization/projects/${projectID}`, resolveResourceRequestOptions33(options2, (options3) => ({
       body,
       ...options3,
       __security: { adminAPIKeyAuth: true }
@@ -80395,7 +71440,7 @@ var Projects = class extends APIResource {
    * ```
    */
   archive(projectID, options2) {
-    return this._client.post(path11`/organization/projects/${projectID}/archive`, resolveResourceRequestOptions33(options2, (options3) => ({
+    return this._client.post(path2`/organization/projects/${projectID}/archive`, resolveResourceRequestOptions33(options2, (options3) => ({
       ...options3,
       __security: { adminAPIKeyAuth: true }
     })));
@@ -80475,7 +71520,7 @@ var Roles6 = class extends APIResource {
    * ```
    */
   create(userID, body, options2) {
-    return this._client.post(path11`/organization/users/${userID}/roles`, resolveResourceRequestOptions34(options2, (options3) => ({
+    return this._client.post(path2`/organization/users/${userID}/roles`, resolveResourceRequestOptions34(options2, (options3) => ({
       body,
       ...options3,
       __security: { adminAPIKeyAuth: true }
@@ -80495,7 +71540,7 @@ var Roles6 = class extends APIResource {
    */
   retrieve(roleID, params, options2) {
     const { user_id } = params;
-    return this._client.get(path11`/organization/users/${user_id}/roles/${roleID}`, resolveResourceRequestOptions34(options2, (options3) => ({
+    return this._client.get(path2`/organization/users/${user_id}/roles/${roleID}`, resolveResourceRequestOptions34(options2, (options3) => ({
       ...options3,
       __security: { adminAPIKeyAuth: true }
     })));
@@ -80507,7 +71552,7 @@ var Roles6 = class extends APIResource {
       query = {};
     }
     query = query;
-    return this._client.getAPIList(path11`/organization/users/${userID}/roles`, NextCursorPage, resolveResourceRequestOptions34(options2, (options3) => ({
+    return this._client.getAPIList(path2`/organization/users/${userID}/roles`, NextCursorPage, resolveResourceRequestOptions34(options2, (options3) => ({
       query,
       ...options3,
       __security: { adminAPIKeyAuth: true }
@@ -80527,7 +71572,7 @@ var Roles6 = class extends APIResource {
    */
   delete(roleID, params, options2) {
     const { user_id } = params;
-    return this._client.delete(path11`/organization/users/${user_id}/roles/${roleID}`, resolveResourceRequestOptions34(options2, (options3) => ({
+    return this._client.delete(path2`/organization/users/${user_id}/roles/${roleID}`, resolveResourceRequestOptions34(options2, (options3) => ({
       ...options3,
       __security: { adminAPIKeyAuth: true }
     })));
@@ -80595,7 +71640,7 @@ var Users3 = class extends APIResource {
    * ```
    */
   retrieve(userID, options2) {
-    return this._client.get(path11`/organization/users/${userID}`, resolveResourceRequestOptions35(options2, (options3) => ({
+    return this._client.get(path2`/organization/users/${userID}`, resolveResourceRequestOptions35(options2, (options3) => ({
       ...options3,
       __security: { adminAPIKeyAuth: true }
     })));
@@ -80610,7 +71655,7 @@ var Users3 = class extends APIResource {
    * ```
    */
   update(userID, body, options2) {
-    return this._client.post(path11`/organization/users/${userID}`, resolveResourceRequestOptions35(options2, (options3) => ({
+    return this._client.post(path2`/organization/users/${userID}`, resolveResourceRequestOptions35(options2, (options3) => ({
       body,
       ...options3,
       __security: { adminAPIKeyAuth: true }
@@ -80640,7 +71685,7 @@ var Users3 = class extends APIResource {
    * ```
    */
   delete(userID, options2) {
-    return this._client.delete(path11`/organization/users/${userID}`, resolveResourceRequestOptions35(options2, (options3) => ({
+    return this._client.delete(path2`/organization/users/${userID}`, resolveResourceRequestOptions35(options2, (options3) => ({
       ...options3,
       __security: { adminAPIKeyAuth: true }
     })));
@@ -80712,7 +71757,7 @@ var FederationRules = class extends APIResource {
    * ```
    */
   create(workloadIdentityProviderID, body, options2) {
-    return this._client.post(path11`/organization/workload_identity_providers/${workloadIdentityProviderID}/federation_rules`, resolveResourceRequestOptions36(options2, (options3) => ({
+    return this._client.post(path2`/organization/workload_identity_providers/${workloadIdentityProviderID}/federation_rules`, resolveResourceRequestOptions36(options2, (options3) => ({
       body,
       ...options3,
       __security: { adminAPIKeyAuth: true }
@@ -80732,7 +71777,7 @@ var FederationRules = class extends APIResource {
    */
   retrieve(workloadIdentityFederationRuleID, params, options2) {
     const { workload_identity_provider_id } = params;
-    return this._client.get(path11`/organization/workload_identity_providers/${workload_identity_provider_id}/federation_rules/${workloadIdentityFederationRuleID}`, resolveResourceRequestOptions36(options2, (options3) => ({
+    return this._client.get(path2`/organization/workload_identity_providers/${workload_identity_provider_id}/federation_rules/${workloadIdentityFederationRuleID}`, resolveResourceRequestOptions36(options2, (options3) => ({
       ...options3,
       __security: { adminAPIKeyAuth: true }
     })));
@@ -80751,7 +71796,7 @@ var FederationRules = class extends APIResource {
    */
   update(workloadIdentityFederationRuleID, params, options2) {
     const { workload_identity_provider_id, ...body } = params;
-    return this._client.post(path11`/organization/workload_identity_providers/${workload_identity_provider_id}/federation_rules/${workloadIdentityFederationRuleID}`, resolveResourceRequestOptions36(options2, (options3) => ({
+    return this._client.post(path2`/organization/workload_identity_providers/${workload_identity_provider_id}/federation_rules/${workloadIdentityFederationRuleID}`, resolveResourceRequestOptions36(options2, (options3) => ({
       body,
       ...options3,
       __security: { adminAPIKeyAuth: true }
@@ -80764,7 +71809,7 @@ var FederationRules = class extends APIResource {
       query = {};
     }
     query = query;
-    return this._client.getAPIList(path11`/organization/workload_identity_providers/${workloadIdentityProviderID}/federation_rules`, CursorPage, resolveResourceRequestOptions36(options2, (options3) => ({
+    return this._client.getAPIList(path2`/organization/workload_identity_providers/${workloadIdentityProviderID}/federation_rules`, CursorPage, resolveResourceRequestOptions36(options2, (options3) => ({
       query,
       ...options3,
       __security: { adminAPIKeyAuth: true }
@@ -80784,7 +71829,7 @@ var FederationRules = class extends APIResource {
    */
   delete(workloadIdentityFederationRuleID, params, options2) {
     const { workload_identity_provider_id } = params;
-    return this._client.delete(path11`/organization/workload_identity_providers/${workload_identity_provider_id}/federation_rules/${workloadIdentityFederationRuleID}`, resolveResourceRequestOptions36(options2, (options3) => ({
+    return this._client.delete(path2`/organization/workload_identity_providers/${workload_identity_provider_id}/federation_rules/${workloadIdentityFederationRuleID}`, resolveResourceRequestOptions36(options2, (options3) => ({
       ...options3,
       __security: { adminAPIKeyAuth: true }
     })));
@@ -80877,7 +71922,7 @@ var WorkloadIdentityProviders = class extends APIResource {
    * ```
    */
   retrieve(workloadIdentityProviderID, options2) {
-    return this._client.get(path11`/organization/workload_identity_providers/${workloadIdentityProviderID}`, resolveResourceRequestOptions37(options2, (options3) => ({
+    return this._client.get(path2`/organization/workload_identity_providers/${workloadIdentityProviderID}`, resolveResourceRequestOptions37(options2, (options3) => ({
       ...options3,
       __security: { adminAPIKeyAuth: true }
     })));
@@ -80894,7 +71939,7 @@ var WorkloadIdentityProviders = class extends APIResource {
    * ```
    */
   update(workloadIdentityProviderID, body = {}, options2) {
-    return this._client.post(path11`/organization/workload_identity_providers/${workloadIdentityProviderID}`, resolveResourceRequestOptions37(options2, (options3) => ({
+    return this._client.post(path2`/organization/workload_identity_providers/${workloadIdentityProviderID}`, resolveResourceRequestOptions37(options2, (options3) => ({
       body,
       ...options3,
       __security: { adminAPIKeyAuth: true }
@@ -80925,7 +71970,7 @@ var WorkloadIdentityProviders = class extends APIResource {
    * ```
    */
   delete(workloadIdentityProviderID, options2) {
-    return this._client.delete(path11`/organization/workload_identity_providers/${workloadIdentityProviderID}`, resolveResourceRequestOptions37(options2, (options3) => ({
+    return this._client.delete(path2`/organization/workload_identity_providers/${workloadIdentityProviderID}`, resolveResourceRequestOptions37(options2, (options3) => ({
       ...options3,
       __security: { adminAPIKeyAuth: true }
     })));
@@ -81125,7 +72170,7 @@ var VoiceConsents = class extends APIResource {
    * ```
    */
   retrieve(consentID, options2) {
-    return this._client.get(path11`/audio/voice_consents/${consentID}`, resolveResourceRequestOptions41(options2, (options3) => ({ ...options3, __security: { bearerAuth: true } })));
+    return this._client.get(path2`/audio/voice_consents/${consentID}`, resolveResourceRequestOptions41(options2, (options3) => ({ ...options3, __security: { bearerAuth: true } })));
   }
   /**
    * Updates a voice consent recording (metadata only).
@@ -81140,7 +72185,7 @@ var VoiceConsents = class extends APIResource {
    * ```
    */
   update(consentID, body, options2) {
-    return this._client.post(path11`/audio/voice_consents/${consentID}`, resolveResourceRequestOptions41(options2, (options3) => ({
+    return this._client.post(path2`/audio/voice_consents/${consentID}`, resolveResourceRequestOptions41(options2, (options3) => ({
       body,
       ...options3,
       __security: { bearerAuth: true }
@@ -81169,7 +72214,7 @@ var VoiceConsents = class extends APIResource {
    * ```
    */
   delete(consentID, options2) {
-    return this._client.delete(path11`/audio/voice_consents/${consentID}`, resolveResourceRequestOptions41(options2, (options3) => ({ ...options3, __security: { bearerAuth: true } })));
+    return this._client.delete(path2`/audio/voice_consents/${consentID}`, resolveResourceRequestOptions41(options2, (options3) => ({ ...options3, __security: { bearerAuth: true } })));
   }
 };
 
@@ -81221,7 +72266,7 @@ var Voices = class extends APIResource {
    * ```
    */
   delete(voiceID, options2) {
-    return this._client.delete(path11`/audio/voices/${voiceID}`, resolveResourceRequestOptions42(options2, (options3) => ({ ...options3, __security: { bearerAuth: true } })));
+    return this._client.delete(path2`/audio/voices/${voiceID}`, resolveResourceRequestOptions42(options2, (options3) => ({ ...options3, __security: { bearerAuth: true } })));
   }
 };
 
@@ -81303,7 +72348,7 @@ var Batches = class extends APIResource {
    * Retrieves a batch.
    */
   retrieve(batchID, options2) {
-    return this._client.get(path11`/batches/${batchID}`, resolveResourceRequestOptions43(options2, (options3) => ({ ...options3, __security: { bearerAuth: true } })));
+    return this._client.get(path2`/batches/${batchID}`, resolveResourceRequestOptions43(options2, (options3) => ({ ...options3, __security: { bearerAuth: true } })));
   }
   list(query = {}, options2) {
     const normalizeRequestOptionsForQueryOptions = normalizeRequestOptionsForQuery28(query, ["after", "limit"], options2);
@@ -81324,7 +72369,7 @@ var Batches = class extends APIResource {
    * (if any) available in the output file.
    */
   cancel(batchID, options2) {
-    return this._client.post(path11`/batches/${batchID}/cancel`, resolveResourceRequestOptions43(options2, (options3) => ({ ...options3, __security: { bearerAuth: true } })));
+    return this._client.post(path2`/batches/${batchID}/cancel`, resolveResourceRequestOptions43(options2, (options3) => ({ ...options3, __security: { bearerAuth: true } })));
   }
 };
 
@@ -81394,7 +72439,7 @@ var Assistants = class extends APIResource {
    * @deprecated
    */
   retrieve(assistantID, options2) {
-    return this._client.get(path11`/assistants/${assistantID}`, resolveResourceRequestOptions44(options2, (options3) => ({
+    return this._client.get(path2`/assistants/${assistantID}`, resolveResourceRequestOptions44(options2, (options3) => ({
       ...options3,
       headers: buildHeaders([{ "OpenAI-Beta": "assistants=v2" }, options3?.headers]),
       __security: { bearerAuth: true }
@@ -81406,7 +72451,7 @@ var Assistants = class extends APIResource {
    * @deprecated
    */
   update(assistantID, body, options2) {
-    return this._client.post(path11`/assistants/${assistantID}`, resolveResourceRequestOptions44(options2, (options3) => ({
+    return this._client.post(path2`/assistants/${assistantID}`, resolveResourceRequestOptions44(options2, (options3) => ({
       body,
       ...options3,
       headers: buildHeaders([{ "OpenAI-Beta": "assistants=v2" }, options3?.headers]),
@@ -81433,7 +72478,7 @@ var Assistants = class extends APIResource {
    * @deprecated
    */
   delete(assistantID, options2) {
-    return this._client.delete(path11`/assistants/${assistantID}`, resolveResourceRequestOptions44(options2, (options3) => ({
+    return this._client.delete(path2`/assistants/${assistantID}`, resolveResourceRequestOptions44(options2, (options3) => ({
       ...options3,
       headers: buildHeaders([{ "OpenAI-Beta": "assistants=v2" }, options3?.headers]),
       __security: { bearerAuth: true }
@@ -81500,7 +72545,7 @@ var Invocations = class extends APIResource {
    * ```
    */
   create(automationID, options2) {
-    return this._client.post(path11`/agents/automations/${automationID}/invocations`, resolveResourceRequestOptions45(options2, (options3) => ({
+    return this._client.post(path2`/agents/automations/${automationID}/invocations`, resolveResourceRequestOptions45(options2, (options3) => ({
       ...options3,
       headers: buildHeaders([{ "OpenAI-Beta": "agents=v1" }, options3?.headers]),
       __security: { bearerAuth: true }
@@ -81520,7 +72565,7 @@ var Invocations = class extends APIResource {
    */
   retrieve(invocationID, params, options2) {
     const { automation_id } = params;
-    return this._client.get(path11`/agents/automations/${automation_id}/invocations/${invocationID}`, resolveResourceRequestOptions45(options2, (options3) => ({
+    return this._client.get(path2`/agents/automations/${automation_id}/invocations/${invocationID}`, resolveResourceRequestOptions45(options2, (options3) => ({
       ...options3,
       headers: buildHeaders([{ "OpenAI-Beta": "agents=v1" }, options3?.headers]),
       __security: { bearerAuth: true }
@@ -81533,7 +72578,7 @@ var Invocations = class extends APIResource {
       query = {};
     }
     query = query;
-    return this._client.getAPIList(path11`/agents/automations/${automationID}/invocations`, CursorPage, resolveResourceRequestOptions45(options2, (options3) => ({
+    return this._client.getAPIList(path2`/agents/automations/${automationID}/invocations`, CursorPage, resolveResourceRequestOptions45(options2, (options3) => ({
       query,
       ...options3,
       headers: buildHeaders([{ "OpenAI-Beta": "agents=v1" }, options3?.headers]),
@@ -81637,7 +72682,7 @@ var Automations = class extends APIResource {
    * ```
    */
   retrieve(automationID, options2) {
-    return this._client.get(path11`/agents/automations/${automationID}`, resolveResourceRequestOptions46(options2, (options3) => ({
+    return this._client.get(path2`/agents/automations/${automationID}`, resolveResourceRequestOptions46(options2, (options3) => ({
       ...options3,
       headers: buildHeaders([{ "OpenAI-Beta": "agents=v1" }, options3?.headers]),
       __security: { bearerAuth: true }
@@ -81655,7 +72700,7 @@ var Automations = class extends APIResource {
    * ```
    */
   update(automationID, body, options2) {
-    return this._client.post(path11`/agents/automations/${automationID}`, resolveResourceRequestOptions46(options2, (options3) => ({
+    return this._client.post(path2`/agents/automations/${automationID}`, resolveResourceRequestOptions46(options2, (options3) => ({
       body,
       ...options3,
       headers: buildHeaders([{ "OpenAI-Beta": "agents=v1" }, options3?.headers]),
@@ -81689,7 +72734,7 @@ var Automations = class extends APIResource {
    * ```
    */
   delete(automationID, options2) {
-    return this._client.delete(path11`/agents/automations/${automationID}`, resolveResourceRequestOptions46(options2, (options3) => ({
+    return this._client.delete(path2`/agents/automations/${automationID}`, resolveResourceRequestOptions46(options2, (options3) => ({
       ...options3,
       headers: buildHeaders([{ "OpenAI-Beta": "agents=v1" }, options3?.headers]),
       __security: { bearerAuth: true }
@@ -81707,7 +72752,7 @@ var Automations = class extends APIResource {
    * ```
    */
   pause(automationID, options2) {
-    return this._client.post(path11`/agents/automations/${automationID}/pause`, resolveResourceRequestOptions46(options2, (options3) => ({
+    return this._client.post(path2`/agents/automations/${automationID}/pause`, resolveResourceRequestOptions46(options2, (options3) => ({
       ...options3,
       headers: buildHeaders([{ "OpenAI-Beta": "agents=v1" }, options3?.headers]),
       __security: { bearerAuth: true }
@@ -81726,7 +72771,7 @@ var Automations = class extends APIResource {
    * ```
    */
   resume(automationID, options2) {
-    return this._client.post(path11`/agents/automations/${automationID}/resume`, resolveResourceRequestOptions46(options2, (options3) => ({
+    return this._client.post(path2`/agents/automations/${automationID}/resume`, resolveResourceRequestOptions46(options2, (options3) => ({
       ...options3,
       headers: buildHeaders([{ "OpenAI-Beta": "agents=v1" }, options3?.headers]),
       __security: { bearerAuth: true }
@@ -81834,7 +72879,7 @@ var Files = class extends APIResource {
    * ```
    */
   create(environmentID, body, options2) {
-    return this._client.post(path11`/agents/environments/${environmentID}/files`, resolveResourceRequestOptions47(options2, (options3) => ({
+    return this._client.post(path2`/agents/environments/${environmentID}/files`, resolveResourceRequestOptions47(options2, (options3) => ({
       body,
       ...options3,
       headers: buildHeaders([{ "OpenAI-Beta": "agents=v1" }, options3?.headers]),
@@ -81857,7 +72902,7 @@ var Files = class extends APIResource {
    * ```
    */
   list(environmentID, query = {}, options2) {
-    return this._client.getAPIList(path11`/agents/environments/${environmentID}/files`, TokenPage, resolveResourceRequestOptions47(options2, (options3) => ({
+    return this._client.getAPIList(path2`/agents/environments/${environmentID}/files`, TokenPage, resolveResourceRequestOptions47(options2, (options3) => ({
       query,
       ...options3,
       headers: buildHeaders([{ "OpenAI-Beta": "agents=v1" }, options3?.headers]),
@@ -81954,7 +72999,7 @@ var Templates = class extends APIResource {
    * ```
    */
   retrieve(environmentTemplateID, options2) {
-    return this._client.get(path11`/agents/environments/templates/${environmentTemplateID}`, resolveResourceRequestOptions48(options2, (options3) => ({
+    return this._client.get(path2`/agents/environments/templates/${environmentTemplateID}`, resolveResourceRequestOptions48(options2, (options3) => ({
       ...options3,
       headers: buildHeaders([{ "OpenAI-Beta": "agents=v1" }, options3?.headers]),
       __security: { bearerAuth: true }
@@ -81974,7 +73019,7 @@ var Templates = class extends APIResource {
    * ```
    */
   update(environmentTemplateID, body = {}, options2) {
-    return this._client.post(path11`/agents/environments/templates/${environmentTemplateID}`, resolveResourceRequestOptions48(options2, (options3) => ({
+    return this._client.post(path2`/agents/environments/templates/${environmentTemplateID}`, resolveResourceRequestOptions48(options2, (options3) => ({
       body,
       ...options3,
       headers: buildHeaders([{ "OpenAI-Beta": "agents=v1" }, options3?.headers]),
@@ -82009,7 +73054,7 @@ var Templates = class extends APIResource {
    * ```
    */
   delete(environmentTemplateID, options2) {
-    return this._client.delete(path11`/agents/environments/templates/${environmentTemplateID}`, resolveResourceRequestOptions48(options2, (options3) => ({
+    return this._client.delete(path2`/agents/environments/templates/${environmentTemplateID}`, resolveResourceRequestOptions48(options2, (options3) => ({
       ...options3,
       headers: buildHeaders([{ "OpenAI-Beta": "agents=v1" }, options3?.headers]),
       __security: { bearerAuth: true }
@@ -82110,7 +73155,7 @@ var Environments = class extends APIResource {
    * ```
    */
   retrieve(environmentID, options2) {
-    return this._client.get(path11`/agents/environments/${environmentID}`, resolveResourceRequestOptions49(options2, (options3) => ({
+    return this._client.get(path2`/agents/environments/${environmentID}`, resolveResourceRequestOptions49(options2, (options3) => ({
       ...options3,
       headers: buildHeaders([{ "OpenAI-Beta": "agents=v1" }, options3?.headers]),
       __security: { bearerAuth: true }
@@ -82279,7 +73324,7 @@ var Artifacts = class extends APIResource {
    */
   retrieve(artifactID, params, options2) {
     const { session_id } = params;
-    return this._client.get(path11`/agents/sessions/${session_id}/artifacts/${artifactID}`, resolveResourceRequestOptions50(options2, (options3) => ({
+    return this._client.get(path2`/agents/sessions/${session_id}/artifacts/${artifactID}`, resolveResourceRequestOptions50(options2, (options3) => ({
       ...options3,
       headers: buildHeaders([{ "OpenAI-Beta": "agents=v1" }, options3?.headers]),
       __security: { bearerAuth: true }
@@ -82292,7 +73337,7 @@ var Artifacts = class extends APIResource {
       query = {};
     }
     query = query;
-    return this._client.getAPIList(path11`/agents/sessions/${sessionID}/artifacts`, CursorPage, resolveResourceRequestOptions50(options2, (options3) => ({
+    return this._client.getAPIList(path2`/agents/sessions/${sessionID}/artifacts`, CursorPage, resolveResourceRequestOptions50(options2, (options3) => ({
       query,
       ...options3,
       headers: buildHeaders([{ "OpenAI-Beta": "agents=v1" }, options3?.headers]),
@@ -82315,7 +73360,7 @@ var Artifacts = class extends APIResource {
    */
   delete(artifactID, params, options2) {
     const { session_id } = params;
-    return this._client.delete(path11`/agents/sessions/${session_id}/artifacts/${artifactID}`, resolveResourceRequestOptions50(options2, (options3) => ({
+    return this._client.delete(path2`/agents/sessions/${session_id}/artifacts/${artifactID}`, resolveResourceRequestOptions50(options2, (options3) => ({
       ...options3,
       headers: buildHeaders([{ "OpenAI-Beta": "agents=v1" }, options3?.headers]),
       __security: { bearerAuth: true }
@@ -82340,7 +73385,7 @@ var Artifacts = class extends APIResource {
    */
   content(artifactID, params, options2) {
     const { session_id } = params;
-    return this._client.get(path11`/agents/sessions/${session_id}/artifacts/${artifactID}/content`, resolveResourceRequestOptions50(options2, (options3) => ({
+    return this._client.get(path2`/agents/sessions/${session_id}/artifacts/${artifactID}/content`, resolveResourceRequestOptions50(options2, (options3) => ({
       ...options3,
       headers: buildHeaders([
         { "OpenAI-Beta": "agents=v1", Accept: "application/octet-stream" },
@@ -82392,7 +73437,7 @@ var Events2 = class extends APIResource {
    */
   create(sessionID, params, options2) {
     const { "Idempotency-Key": idempotencyKey, ...body } = params;
-    return this._client.post(path11`/agents/sessions/${sessionID}/events`, resolveResourceRequestOptions51(options2, (options3) => ({
+    return this._client.post(path2`/agents/sessions/${sessionID}/events`, resolveResourceRequestOptions51(options2, (options3) => ({
       body,
       ...options3,
       headers: buildHeaders([
@@ -82412,7 +73457,7 @@ var Events2 = class extends APIResource {
       query = {};
     }
     query = query;
-    return this._client.get(path11`/agents/sessions/${sessionID}/events`, resolveResourceRequestOptions51(options2, (options3) => ({
+    return this._client.get(path2`/agents/sessions/${sessionID}/events`, resolveResourceRequestOptions51(options2, (options3) => ({
       query,
       ...options3,
       headers: buildHeaders([
@@ -82480,7 +73525,7 @@ var Items = class extends APIResource {
       query = {};
     }
     query = query;
-    return this._client.getAPIList(path11`/agents/sessions/${sessionID}/items`, CursorPage, resolveResourceRequestOptions52(options2, (options3) => ({
+    return this._client.getAPIList(path2`/agents/sessions/${sessionID}/items`, CursorPage, resolveResourceRequestOptions52(options2, (options3) => ({
       query,
       ...options3,
       headers: buildHeaders([{ "OpenAI-Beta": "agents=v1" }, options3?.headers]),
@@ -82543,7 +73588,7 @@ var Traces = class extends APIResource {
       query = {};
     }
     query = query;
-    return this._client.getAPIList(path11`/agents/sessions/${sessionID}/traces`, CursorPage, resolveResourceRequestOptions53(options2, (options3) => ({
+    return this._client.getAPIList(path2`/agents/sessions/${sessionID}/traces`, CursorPage, resolveResourceRequestOptions53(options2, (options3) => ({
       query,
       ...options3,
       headers: buildHeaders([{ "OpenAI-Beta": "agents=v1" }, options3?.headers]),
@@ -82574,7 +73619,7 @@ var Items2 = class extends APIResource {
    */
   list(subagentID, params, options2) {
     const { session_id, ...query } = params;
-    return this._client.getAPIList(path11`/agents/sessions/${session_id}/subagents/${subagentID}/items`, CursorPage, resolveResourceRequestOptions54(options2, (options3) => ({
+    return this._client.getAPIList(path2`/agents/sessions/${session_id}/subagents/${subagentID}/items`, CursorPage, resolveResourceRequestOptions54(options2, (options3) => ({
       query,
       ...options3,
       headers: buildHeaders([{ "OpenAI-Beta": "agents=v1" }, options3?.headers]),
@@ -82605,7 +73650,7 @@ var Items3 = class extends APIResource {
    */
   list(turnID, params, options2) {
     const { session_id, subagent_id, ...query } = params;
-    return this._client.getAPIList(path11`/agents/sessions/${session_id}/subagents/${subagent_id}/turns/${turnID}/items`, CursorPage, resolveResourceRequestOptions55(options2, (options3) => ({
+    return this._client.getAPIList(path2`/agents/sessions/${session_id}/subagents/${subagent_id}/turns/${turnID}/items`, CursorPage, resolveResourceRequestOptions55(options2, (options3) => ({
       query,
       ...options3,
       headers: buildHeaders([{ "OpenAI-Beta": "agents=v1" }, options3?.headers]),
@@ -82641,7 +73686,7 @@ var Turns = class extends APIResource {
    */
   retrieve(turnID, params, options2) {
     const { session_id, subagent_id } = params;
-    return this._client.get(path11`/agents/sessions/${session_id}/subagents/${subagent_id}/turns/${turnID}`, resolveResourceRequestOptions56(options2, (options3) => ({
+    return this._client.get(path2`/agents/sessions/${session_id}/subagents/${subagent_id}/turns/${turnID}`, resolveResourceRequestOptions56(options2, (options3) => ({
       ...options3,
       headers: buildHeaders([{ "OpenAI-Beta": "agents=v1" }, options3?.headers]),
       __security: { bearerAuth: true }
@@ -82664,7 +73709,7 @@ var Turns = class extends APIResource {
    */
   list(subagentID, params, options2) {
     const { session_id, ...query } = params;
-    return this._client.getAPIList(path11`/agents/sessions/${session_id}/subagents/${subagentID}/turns`, CursorPage, resolveResourceRequestOptions56(options2, (options3) => ({
+    return this._client.getAPIList(path2`/agents/sessions/${session_id}/subagents/${subagentID}/turns`, CursorPage, resolveResourceRequestOptions56(options2, (options3) => ({
       query,
       ...options3,
       headers: buildHeaders([{ "OpenAI-Beta": "agents=v1" }, options3?.headers]),
@@ -82741,7 +73786,7 @@ var Subagents = class extends APIResource {
    */
   retrieve(subagentID, params, options2) {
     const { session_id } = params;
-    return this._client.get(path11`/agents/sessions/${session_id}/subagents/${subagentID}`, resolveResourceRequestOptions57(options2, (options3) => ({
+    return this._client.get(path2`/agents/sessions/${session_id}/subagents/${subagentID}`, resolveResourceRequestOptions57(options2, (options3) => ({
       ...options3,
       headers: buildHeaders([{ "OpenAI-Beta": "agents=v1" }, options3?.headers]),
       __security: { bearerAuth: true }
@@ -82754,7 +73799,7 @@ var Subagents = class extends APIResource {
       query = {};
     }
     query = query;
-    return this._client.getAPIList(path11`/agents/sessions/${sessionID}/subagents`, CursorPage, resolveResourceRequestOptions57(options2, (options3) => ({
+    return this._client.getAPIList(path2`/agents/sessions/${sessionID}/subagents`, CursorPage, resolveResourceRequestOptions57(options2, (options3) => ({
       query,
       ...options3,
       headers: buildHeaders([{ "OpenAI-Beta": "agents=v1" }, options3?.headers]),
@@ -82788,7 +73833,7 @@ var Items4 = class extends APIResource {
    */
   list(turnID, params, options2) {
     const { session_id, ...query } = params;
-    return this._client.getAPIList(path11`/agents/sessions/${session_id}/turns/${turnID}/items`, ConversationCursorPage, resolveResourceRequestOptions58(options2, (options3) => ({
+    return this._client.getAPIList(path2`/agents/sessions/${session_id}/turns/${turnID}/items`, ConversationCursorPage, resolveResourceRequestOptions58(options2, (options3) => ({
       query,
       ...options3,
       headers: buildHeaders([{ "OpenAI-Beta": "agents=v1" }, options3?.headers]),
@@ -82864,7 +73909,7 @@ var Turns2 = class extends APIResource {
    */
   retrieve(turnID, params, options2) {
     const { session_id } = params;
-    return this._client.get(path11`/agents/sessions/${session_id}/turns/${turnID}`, resolveResourceRequestOptions59(options2, (options3) => ({
+    return this._client.get(path2`/agents/sessions/${session_id}/turns/${turnID}`, resolveResourceRequestOptions59(options2, (options3) => ({
       ...options3,
       headers: buildHeaders([{ "OpenAI-Beta": "agents=v1" }, options3?.headers]),
       __security: { bearerAuth: true }
@@ -82877,7 +73922,7 @@ var Turns2 = class extends APIResource {
       query = {};
     }
     query = query;
-    return this._client.getAPIList(path11`/agents/sessions/${sessionID}/turns`, CursorPage, resolveResourceRequestOptions59(options2, (options3) => ({
+    return this._client.getAPIList(path2`/agents/sessions/${sessionID}/turns`, CursorPage, resolveResourceRequestOptions59(options2, (options3) => ({
       query,
       ...options3,
       headers: buildHeaders([{ "OpenAI-Beta": "agents=v1" }, options3?.headers]),
@@ -83800,7 +74845,7 @@ var Sessions = class extends APIResource {
    * ```
    */
   retrieve(sessionID, options2) {
-    return this._client.get(path11`/agents/sessions/${sessionID}`, resolveResourceRequestOptions60(options2, (options3) => ({
+    return this._client.get(path2`/agents/sessions/${sessionID}`, resolveResourceRequestOptions60(options2, (options3) => ({
       ...options3,
       headers: buildHeaders([{ "OpenAI-Beta": "agents=v1" }, options3?.headers]),
       __security: { bearerAuth: true }
@@ -83819,7 +74864,7 @@ var Sessions = class extends APIResource {
    * ```
    */
   update(sessionID, body = {}, options2) {
-    return this._client.post(path11`/agents/sessions/${sessionID}`, resolveResourceRequestOptions60(options2, (options3) => ({
+    return this._client.post(path2`/agents/sessions/${sessionID}`, resolveResourceRequestOptions60(options2, (options3) => ({
       body,
       ...options3,
       headers: buildHeaders([{ "OpenAI-Beta": "agents=v1" }, options3?.headers]),
@@ -83854,7 +74899,7 @@ var Sessions = class extends APIResource {
    * ```
    */
   delete(sessionID, options2) {
-    return this._client.delete(path11`/agents/sessions/${sessionID}`, resolveResourceRequestOptions60(options2, (options3) => ({
+    return this._client.delete(path2`/agents/sessions/${sessionID}`, resolveResourceRequestOptions60(options2, (options3) => ({
       ...options3,
       headers: buildHeaders([{ "OpenAI-Beta": "agents=v1" }, options3?.headers]),
       __security: { bearerAuth: true }
@@ -83941,7 +74986,7 @@ var Credentials = class extends APIResource {
    * ```
    */
   create(vaultID, body, options2) {
-    return this._client.post(path11`/vaults/${vaultID}/credentials`, resolveResourceRequestOptions61(options2, (options3) => ({
+    return this._client.post(path2`/vaults/${vaultID}/credentials`, resolveResourceRequestOptions61(options2, (options3) => ({
       body,
       ...options3,
       headers: buildHeaders([{ "OpenAI-Beta": "agents=v1" }, options3?.headers]),
@@ -83963,7 +75008,7 @@ var Credentials = class extends APIResource {
    */
   retrieve(credentialID, params, options2) {
     const { vault_id } = params;
-    return this._client.get(path11`/vaults/${vault_id}/credentials/${credentialID}`, resolveResourceRequestOptions61(options2, (options3) => ({
+    return this._client.get(path2`/vaults/${vault_id}/credentials/${credentialID}`, resolveResourceRequestOptions61(options2, (options3) => ({
       ...options3,
       headers: buildHeaders([{ "OpenAI-Beta": "agents=v1" }, options3?.headers]),
       __security: { bearerAuth: true }
@@ -83984,7 +75029,7 @@ var Credentials = class extends APIResource {
    */
   update(credentialID, params, options2) {
     const { vault_id, ...body } = params;
-    return this._client.post(path11`/vaults/${vault_id}/credentials/${credentialID}`, resolveResourceRequestOptions61(options2, (options3) => ({
+    return this._client.post(path2`/vaults/${vault_id}/credentials/${credentialID}`, resolveResourceRequestOptions61(options2, (options3) => ({
       body,
       ...options3,
       headers: buildHeaders([{ "OpenAI-Beta": "agents=v1" }, options3?.headers]),
@@ -83998,7 +75043,7 @@ var Credentials = class extends APIResource {
       query = {};
     }
     query = query;
-    return this._client.getAPIList(path11`/vaults/${vaultID}/credentials`, CursorPage, resolveResourceRequestOptions61(options2, (options3) => ({
+    return this._client.getAPIList(path2`/vaults/${vaultID}/credentials`, CursorPage, resolveResourceRequestOptions61(options2, (options3) => ({
       query,
       ...options3,
       headers: buildHeaders([{ "OpenAI-Beta": "agents=v1" }, options3?.headers]),
@@ -84020,7 +75065,7 @@ var Credentials = class extends APIResource {
    */
   delete(credentialID, params, options2) {
     const { vault_id } = params;
-    return this._client.delete(path11`/vaults/${vault_id}/credentials/${credentialID}`, resolveResourceRequestOptions61(options2, (options3) => ({
+    return this._client.delete(path2`/vaults/${vault_id}/credentials/${credentialID}`, resolveResourceRequestOptions61(options2, (options3) => ({
       ...options3,
       headers: buildHeaders([{ "OpenAI-Beta": "agents=v1" }, options3?.headers]),
       __security: { bearerAuth: true }
@@ -84108,7 +75153,7 @@ var Vaults = class extends APIResource {
    * ```
    */
   retrieve(vaultID, options2) {
-    return this._client.get(path11`/vaults/${vaultID}`, resolveResourceRequestOptions62(options2, (options3) => ({
+    return this._client.get(path2`/vaults/${vaultID}`, resolveResourceRequestOptions62(options2, (options3) => ({
       ...options3,
       headers: buildHeaders([{ "OpenAI-Beta": "agents=v1" }, options3?.headers]),
       __security: { bearerAuth: true }
@@ -84128,7 +75173,7 @@ var Vaults = class extends APIResource {
    * ```
    */
   update(vaultID, body, options2) {
-    return this._client.post(path11`/vaults/${vaultID}`, resolveResourceRequestOptions62(options2, (options3) => ({
+    return this._client.post(path2`/vaults/${vaultID}`, resolveResourceRequestOptions62(options2, (options3) => ({
       body,
       ...options3,
       headers: buildHeaders([{ "OpenAI-Beta": "agents=v1" }, options3?.headers]),
@@ -84161,7 +75206,7 @@ var Vaults = class extends APIResource {
    * ```
    */
   delete(vaultID, options2) {
-    return this._client.delete(path11`/vaults/${vaultID}`, resolveResourceRequestOptions62(options2, (options3) => ({
+    return this._client.delete(path2`/vaults/${vaultID}`, resolveResourceRequestOptions62(options2, (options3) => ({
       ...options3,
       headers: buildHeaders([{ "OpenAI-Beta": "agents=v1" }, options3?.headers]),
       __security: { bearerAuth: true }
@@ -84253,7 +75298,7 @@ var Agents = class extends APIResource {
    * ```
    */
   retrieve(agentID, options2) {
-    return this._client.get(path11`/agents/${agentID}`, resolveResourceRequestOptions63(options2, (options3) => ({
+    return this._client.get(path2`/agents/${agentID}`, resolveResourceRequestOptions63(options2, (options3) => ({
       ...options3,
       headers: buildHeaders([{ "OpenAI-Beta": "agents=v1" }, options3?.headers]),
       __security: { bearerAuth: true }
@@ -84269,7 +75314,7 @@ var Agents = class extends APIResource {
    * ```
    */
   update(agentID, body = {}, options2) {
-    return this._client.post(path11`/agents/${agentID}`, resolveResourceRequestOptions63(options2, (options3) => ({
+    return this._client.post(path2`/agents/${agentID}`, resolveResourceRequestOptions63(options2, (options3) => ({
       body,
       ...options3,
       headers: buildHeaders([{ "OpenAI-Beta": "agents=v1" }, options3?.headers]),
@@ -84302,7 +75347,7 @@ var Agents = class extends APIResource {
    * ```
    */
   delete(agentID, options2) {
-    return this._client.delete(path11`/agents/${agentID}`, resolveResourceRequestOptions63(options2, (options3) => ({
+    return this._client.delete(path2`/agents/${agentID}`, resolveResourceRequestOptions63(options2, (options3) => ({
       ...options3,
       headers: buildHeaders([{ "OpenAI-Beta": "agents=v1" }, options3?.headers]),
       __security: { bearerAuth: true }
@@ -84351,7 +75396,7 @@ var Sessions2 = class extends APIResource {
    * ```
    */
   cancel(sessionID, options2) {
-    return this._client.post(path11`/chatkit/sessions/${sessionID}/cancel`, resolveResourceRequestOptions64(options2, (options3) => ({
+    return this._client.post(path2`/chatkit/sessions/${sessionID}/cancel`, resolveResourceRequestOptions64(options2, (options3) => ({
       ...options3,
       headers: buildHeaders([{ "OpenAI-Beta": "chatkit_beta=v1" }, options3?.headers]),
       __security: { bearerAuth: true }
@@ -84416,7 +75461,7 @@ var Threads = class extends APIResource {
    * ```
    */
   retrieve(threadID, options2) {
-    return this._client.get(path11`/chatkit/threads/${threadID}`, resolveResourceRequestOptions65(options2, (options3) => ({
+    return this._client.get(path2`/chatkit/threads/${threadID}`, resolveResourceRequestOptions65(options2, (options3) => ({
       ...options3,
       headers: buildHeaders([{ "OpenAI-Beta": "chatkit_beta=v1" }, options3?.headers]),
       __security: { bearerAuth: true }
@@ -84447,7 +75492,7 @@ var Threads = class extends APIResource {
    * ```
    */
   delete(threadID, options2) {
-    return this._client.delete(path11`/chatkit/threads/${threadID}`, resolveResourceRequestOptions65(options2, (options3) => ({
+    return this._client.delete(path2`/chatkit/threads/${threadID}`, resolveResourceRequestOptions65(options2, (options3) => ({
       ...options3,
       headers: buildHeaders([{ "OpenAI-Beta": "chatkit_beta=v1" }, options3?.headers]),
       __security: { bearerAuth: true }
@@ -84460,7 +75505,7 @@ var Threads = class extends APIResource {
       query = {};
     }
     query = query;
-    return this._client.getAPIList(path11`/chatkit/threads/${threadID}/items`, ConversationCursorPage, resolveResourceRequestOptions65(options2, (options3) => ({
+    return this._client.getAPIList(path2`/chatkit/threads/${threadID}/items`, ConversationCursorPage, resolveResourceRequestOptions65(options2, (options3) => ({
       query,
       ...options3,
       headers: buildHeaders([{ "OpenAI-Beta": "chatkit_beta=v1" }, options3?.headers]),
@@ -84535,7 +75580,7 @@ var InputItems = class extends APIResource {
     }
     params = params;
     const { betas, ...query } = params ?? {};
-    return this._client.getAPIList(path11`/responses/${responseID}/input_items?beta=true`, CursorPage, resolveResourceRequestOptions66(options2, (options3) => ({
+    return this._client.getAPIList(path2`/responses/${responseID}/input_items?beta=true`, CursorPage, resolveResourceRequestOptions66(options2, (options3) => ({
       query,
       ...options3,
       headers: buildHeaders([
@@ -84654,7 +75699,7 @@ var Responses = class extends APIResource {
     }
     params = params;
     const { betas, ...query } = params ?? {};
-    return this._client.get(path11`/responses/${responseID}?beta=true`, resolveResourceRequestOptions68(options2, (options3) => ({
+    return this._client.get(path2`/responses/${responseID}?beta=true`, resolveResourceRequestOptions68(options2, (options3) => ({
       query,
       ...options3,
       headers: buildHeaders([
@@ -84677,7 +75722,7 @@ var Responses = class extends APIResource {
    */
   delete(responseID, params = {}, options2) {
     const { betas } = params ?? {};
-    return this._client.delete(path11`/responses/${responseID}?beta=true`, resolveResourceRequestOptions68(options2, (options3) => ({
+    return this._client.delete(path2`/responses/${responseID}?beta=true`, resolveResourceRequestOptions68(options2, (options3) => ({
       ...options3,
       headers: buildHeaders([
         {
@@ -84703,7 +75748,7 @@ var Responses = class extends APIResource {
    */
   cancel(responseID, params = {}, options2) {
     const { betas } = params ?? {};
-    return this._client.post(path11`/responses/${responseID}/cancel?beta=true`, resolveResourceRequestOptions68(options2, (options3) => ({
+    return this._client.post(path2`/responses/${responseID}/cancel?beta=true`, resolveResourceRequestOptions68(options2, (options3) => ({
       ...options3,
       headers: buildHeaders([
         { ...betas?.toString() != null ? { "openai-beta": betas?.toString() } : void 0 },
@@ -84797,7 +75842,7 @@ var Messages2 = class extends APIResource {
    * @deprecated The Assistants API is deprecated in favor of the Responses API
    */
   create(threadID, body, options2) {
-    return this._client.post(path11`/threads/${threadID}/messages`, resolveResourceRequestOptions69(options2, (options3) => ({
+    return this._client.post(path2`/threads/${threadID}/messages`, resolveResourceRequestOptions69(options2, (options3) => ({
       body,
       ...options3,
       headers: buildHeaders([{ "OpenAI-Beta": "assistants=v2" }, options3?.headers]),
@@ -84811,7 +75856,7 @@ var Messages2 = class extends APIResource {
    */
   retrieve(messageID, params, options2) {
     const { thread_id } = params;
-    return this._client.get(path11`/threads/${thread_id}/messages/${messageID}`, resolveResourceRequestOptions69(options2, (options3) => ({
+    return this._client.get(path2`/threads/${thread_id}/messages/${messageID}`, resolveResourceRequestOptions69(options2, (options3) => ({
       ...options3,
       headers: buildHeaders([{ "OpenAI-Beta": "assistants=v2" }, options3?.headers]),
       __security: { bearerAuth: true }
@@ -84824,7 +75869,7 @@ var Messages2 = class extends APIResource {
    */
   update(messageID, params, options2) {
     const { thread_id, ...body } = params;
-    return this._client.post(path11`/threads/${thread_id}/messages/${messageID}`, resolveResourceRequestOptions69(options2, (options3) => ({
+    return this._client.post(path2`/threads/${thread_id}/messages/${messageID}`, resolveResourceRequestOptions69(options2, (options3) => ({
       body,
       ...options3,
       headers: buildHeaders([{ "OpenAI-Beta": "assistants=v2" }, options3?.headers]),
@@ -84838,7 +75883,7 @@ var Messages2 = class extends APIResource {
       query = {};
     }
     query = query;
-    return this._client.getAPIList(path11`/threads/${threadID}/messages`, CursorPage, resolveResourceRequestOptions69(options2, (options3) => ({
+    return this._client.getAPIList(path2`/threads/${threadID}/messages`, CursorPage, resolveResourceRequestOptions69(options2, (options3) => ({
       query,
       ...options3,
       headers: buildHeaders([{ "OpenAI-Beta": "assistants=v2" }, options3?.headers]),
@@ -84852,7 +75897,7 @@ var Messages2 = class extends APIResource {
    */
   delete(messageID, params, options2) {
     const { thread_id } = params;
-    return this._client.delete(path11`/threads/${thread_id}/messages/${messageID}`, resolveResourceRequestOptions69(options2, (options3) => ({
+    return this._client.delete(path2`/threads/${thread_id}/messages/${messageID}`, resolveResourceRequestOptions69(options2, (options3) => ({
       ...options3,
       headers: buildHeaders([{ "OpenAI-Beta": "assistants=v2" }, options3?.headers]),
       __security: { bearerAuth: true }
@@ -84872,7 +75917,7 @@ var Steps = class extends APIResource {
    */
   retrieve(stepID, params, options2) {
     const { thread_id, run_id, ...query } = params;
-    return this._client.get(path11`/threads/${thread_id}/runs/${run_id}/steps/${stepID}`, resolveResourceRequestOptions70(options2, (options3) => ({
+    return this._client.get(path2`/threads/${thread_id}/runs/${run_id}/steps/${stepID}`, resolveResourceRequestOptions70(options2, (options3) => ({
       query,
       ...options3,
       headers: buildHeaders([{ "OpenAI-Beta": "assistants=v2" }, options3?.headers]),
@@ -84886,7 +75931,7 @@ var Steps = class extends APIResource {
    */
   list(runID, params, options2) {
     const { thread_id, ...query } = params;
-    return this._client.getAPIList(path11`/threads/${thread_id}/runs/${runID}/steps`, CursorPage, resolveResourceRequestOptions70(options2, (options3) => ({
+    return this._client.getAPIList(path2`/threads/${thread_id}/runs/${runID}/steps`, CursorPage, resolveResourceRequestOptions70(options2, (options3) => ({
       query,
       ...options3,
       headers: buildHeaders([{ "OpenAI-Beta": "assistants=v2" }, options3?.headers]),
@@ -86090,7 +77135,7 @@ var Runs = class extends APIResource {
   }
   create(threadID, params, options2) {
     const { include, ...body } = params;
-    return this._client.post(path11`/threads/${threadID}/runs`, resolveResourceRequestOptions71(options2, (options3) => withBodyFinalization5({
+    return this._client.post(path2`/threads/${threadID}/runs`, resolveResourceRequestOptions71(options2, (options3) => withBodyFinalization5({
       query: { include },
       body,
       ...options3,
@@ -86122,7 +77167,7 @@ var Runs = class extends APIResource {
    */
   retrieve(runID, params, options2) {
     const { thread_id } = params;
-    return this._client.get(path11`/threads/${thread_id}/runs/${runID}`, resolveResourceRequestOptions71(options2, (options3) => ({
+    return this._client.get(path2`/threads/${thread_id}/runs/${runID}`, resolveResourceRequestOptions71(options2, (options3) => ({
       ...options3,
       headers: buildHeaders([{ "OpenAI-Beta": "assistants=v2" }, options3?.headers]),
       __security: { bearerAuth: true }
@@ -86135,7 +77180,7 @@ var Runs = class extends APIResource {
    */
   update(runID, params, options2) {
     const { thread_id, ...body } = params;
-    return this._client.post(path11`/threads/${thread_id}/runs/${runID}`, resolveResourceRequestOptions71(options2, (options3) => ({
+    return this._client.post(path2`/threads/${thread_id}/runs/${runID}`, resolveResourceRequestOptions71(options2, (options3) => ({
       body,
       ...options3,
       headers: buildHeaders([{ "OpenAI-Beta": "assistants=v2" }, options3?.headers]),
@@ -86149,7 +77194,7 @@ var Runs = class extends APIResource {
       query = {};
     }
     query = query;
-    return this._client.getAPIList(path11`/threads/${threadID}/runs`, CursorPage, resolveResourceRequestOptions71(options2, (options3) => ({
+    return this._client.getAPIList(path2`/threads/${threadID}/runs`, CursorPage, resolveResourceRequestOptions71(options2, (options3) => ({
       query,
       ...options3,
       headers: buildHeaders([{ "OpenAI-Beta": "assistants=v2" }, options3?.headers]),
@@ -86163,7 +77208,7 @@ var Runs = class extends APIResource {
    */
   cancel(runID, params, options2) {
     const { thread_id } = params;
-    return this._client.post(path11`/threads/${thread_id}/runs/${runID}/cancel`, resolveResourceRequestOptions71(options2, (options3) => ({
+    return this._client.post(path2`/threads/${thread_id}/runs/${runID}/cancel`, resolveResourceRequestOptions71(options2, (options3) => ({
       ...options3,
       headers: buildHeaders([{ "OpenAI-Beta": "assistants=v2" }, options3?.headers]),
       __security: { bearerAuth: true }
@@ -86185,7 +77230,7 @@ var Runs = class extends APIResource {
   }
   submitToolOutputs(runID, params, options2) {
     const { thread_id, ...body } = params;
-    return this._client.post(path11`/threads/${thread_id}/runs/${runID}/submit_tool_outputs`, resolveResourceRequestOptions71(options2, (options3) => withBodyFinalization5({
+    return this._client.post(path2`/threads/${thread_id}/runs/${runID}/submit_tool_outputs`, resolveResourceRequestOptions71(options2, (options3) => withBodyFinalization5({
       body,
       ...options3,
       headers: buildHeaders([{ "OpenAI-Beta": "assistants=v2" }, options3?.headers]),
@@ -86244,7 +77289,7 @@ var Threads2 = class extends APIResource {
    * @deprecated The Assistants API is deprecated in favor of the Responses API
    */
   retrieve(threadID, options2) {
-    return this._client.get(path11`/threads/${threadID}`, resolveResourceRequestOptions72(options2, (options3) => ({
+    return this._client.get(path2`/threads/${threadID}`, resolveResourceRequestOptions72(options2, (options3) => ({
       ...options3,
       headers: buildHeaders([{ "OpenAI-Beta": "assistants=v2" }, options3?.headers]),
       __security: { bearerAuth: true }
@@ -86256,7 +77301,7 @@ var Threads2 = class extends APIResource {
    * @deprecated The Assistants API is deprecated in favor of the Responses API
    */
   update(threadID, body, options2) {
-    return this._client.post(path11`/threads/${threadID}`, resolveResourceRequestOptions72(options2, (options3) => ({
+    return this._client.post(path2`/threads/${threadID}`, resolveResourceRequestOptions72(options2, (options3) => ({
       body,
       ...options3,
       headers: buildHeaders([{ "OpenAI-Beta": "assistants=v2" }, options3?.headers]),
@@ -86269,7 +77314,7 @@ var Threads2 = class extends APIResource {
    * @deprecated The Assistants API is deprecated in favor of the Responses API
    */
   delete(threadID, options2) {
-    return this._client.delete(path11`/threads/${threadID}`, resolveResourceRequestOptions72(options2, (options3) => ({
+    return this._client.delete(path2`/threads/${threadID}`, resolveResourceRequestOptions72(options2, (options3) => ({
       ...options3,
       headers: buildHeaders([{ "OpenAI-Beta": "assistants=v2" }, options3?.headers]),
       __security: { bearerAuth: true }
@@ -86411,7 +77456,7 @@ var Content = class extends APIResource {
    */
   retrieve(fileID, params, options2) {
     const { container_id } = params;
-    return this._client.get(path11`/containers/${container_id}/files/${fileID}/content`, resolveResourceRequestOptions74(options2, (options3) => ({
+    return this._client.get(path2`/containers/${container_id}/files/${fileID}/content`, resolveResourceRequestOptions74(options2, (options3) => ({
       ...options3,
       headers: buildHeaders([{ Accept: "application/binary" }, options3?.headers]),
       __security: { bearerAuth: true },
@@ -86481,14 +77526,14 @@ var Files2 = class extends APIResource {
    * a JSON request with a file ID.
    */
   create(containerID, body, options2) {
-    return this._client.post(path11`/containers/${containerID}/files`, resolveResourceRequestOptions75(options2, (options3) => maybeMultipartFormRequestOptions(withBodyFinalization8({ body, ...options3, __security: { bearerAuth: true } }, { finalizeMultipart: true }), this._client)));
+    return this._client.post(path2`/containers/${containerID}/files`, resolveResourceRequestOptions75(options2, (options3) => maybeMultipartFormRequestOptions(withBodyFinalization8({ body, ...options3, __security: { bearerAuth: true } }, { finalizeMultipart: true }), this._client)));
   }
   /**
    * Retrieve Container File
    */
   retrieve(fileID, params, options2) {
     const { container_id } = params;
-    return this._client.get(path11`/containers/${container_id}/files/${fileID}`, resolveResourceRequestOptions75(options2, (options3) => ({ ...options3, __security: { bearerAuth: true } })));
+    return this._client.get(path2`/containers/${container_id}/files/${fileID}`, resolveResourceRequestOptions75(options2, (options3) => ({ ...options3, __security: { bearerAuth: true } })));
   }
   list(containerID, query = {}, options2) {
     const normalizeRequestOptionsForQueryOptions = normalizeRequestOptionsForQuery48(query, ["after", "limit", "order"], options2);
@@ -86497,7 +77542,7 @@ var Files2 = class extends APIResource {
       query = {};
     }
     query = query;
-    return this._client.getAPIList(path11`/containers/${containerID}/files`, CursorPage, resolveResourceRequestOptions75(options2, (options3) => ({
+    return this._client.getAPIList(path2`/containers/${containerID}/files`, CursorPage, resolveResourceRequestOptions75(options2, (options3) => ({
       query,
       ...options3,
       __security: { bearerAuth: true }
@@ -86508,7 +77553,7 @@ var Files2 = class extends APIResource {
    */
   delete(fileID, params, options2) {
     const { container_id } = params;
-    return this._client.delete(path11`/containers/${container_id}/files/${fileID}`, resolveResourceRequestOptions75(options2, (options3) => ({
+    return this._client.delete(path2`/containers/${container_id}/files/${fileID}`, resolveResourceRequestOptions75(options2, (options3) => ({
       ...options3,
       headers: buildHeaders([{ Accept: "*/*" }, options3?.headers]),
       __security: { bearerAuth: true }
@@ -86582,7 +77627,7 @@ var Containers = class extends APIResource {
    * Retrieve Container
    */
   retrieve(containerID, options2) {
-    return this._client.get(path11`/containers/${containerID}`, resolveResourceRequestOptions76(options2, (options3) => ({ ...options3, __security: { bearerAuth: true } })));
+    return this._client.get(path2`/containers/${containerID}`, resolveResourceRequestOptions76(options2, (options3) => ({ ...options3, __security: { bearerAuth: true } })));
   }
   list(query = {}, options2) {
     const normalizeRequestOptionsForQueryOptions = normalizeRequestOptionsForQuery49(query, ["after", "limit", "name", "order"], options2);
@@ -86601,7 +77646,7 @@ var Containers = class extends APIResource {
    * Delete Container
    */
   delete(containerID, options2) {
-    return this._client.delete(path11`/containers/${containerID}`, resolveResourceRequestOptions76(options2, (options3) => ({
+    return this._client.delete(path2`/containers/${containerID}`, resolveResourceRequestOptions76(options2, (options3) => ({
       ...options3,
       headers: buildHeaders([{ Accept: "*/*" }, options3?.headers]),
       __security: { bearerAuth: true }
@@ -86683,7 +77728,7 @@ var Items5 = class extends APIResource {
    */
   create(conversationID, params, options2) {
     const { include, ...body } = params;
-    return this._client.post(path11`/conversations/${conversationID}/items`, resolveResourceRequestOptions78(options2, (options3) => ({
+    return this._client.post(path2`/conversations/${conversationID}/items`, resolveResourceRequestOptions78(options2, (options3) => ({
       query: { include },
       body,
       ...options3,
@@ -86695,7 +77740,7 @@ var Items5 = class extends APIResource {
    */
   retrieve(itemID, params, options2) {
     const { conversation_id, ...query } = params;
-    return this._client.get(path11`/conversations/${conversation_id}/items/${itemID}`, resolveResourceRequestOptions78(options2, (options3) => ({
+    return this._client.get(path2`/conversations/${conversation_id}/items/${itemID}`, resolveResourceRequestOptions78(options2, (options3) => ({
       query,
       ...options3,
       __security: { bearerAuth: true }
@@ -86708,7 +77753,7 @@ var Items5 = class extends APIResource {
       query = {};
     }
     query = query;
-    return this._client.getAPIList(path11`/conversations/${conversationID}/items`, ConversationCursorPage, resolveResourceRequestOptions78(options2, (options3) => ({
+    return this._client.getAPIList(path2`/conversations/${conversationID}/items`, ConversationCursorPage, resolveResourceRequestOptions78(options2, (options3) => ({
       query,
       ...options3,
       __security: { bearerAuth: true }
@@ -86719,7 +77764,7 @@ var Items5 = class extends APIResource {
    */
   delete(itemID, params, options2) {
     const { conversation_id } = params;
-    return this._client.delete(path11`/conversations/${conversation_id}/items/${itemID}`, resolveResourceRequestOptions78(options2, (options3) => ({ ...options3, __security: { bearerAuth: true } })));
+    return this._client.delete(path2`/conversations/${conversation_id}/items/${itemID}`, resolveResourceRequestOptions78(options2, (options3) => ({ ...options3, __security: { bearerAuth: true } })));
   }
 };
 
@@ -86746,13 +77791,13 @@ var Conversations = class extends APIResource {
    * Get a conversation
    */
   retrieve(conversationID, options2) {
-    return this._client.get(path11`/conversations/${conversationID}`, resolveResourceRequestOptions79(options2, (options3) => ({ ...options3, __security: { bearerAuth: true } })));
+    return this._client.get(path2`/conversations/${conversationID}`, resolveResourceRequestOptions79(options2, (options3) => ({ ...options3, __security: { bearerAuth: true } })));
   }
   /**
    * Update a conversation
    */
   update(conversationID, body, options2) {
-    return this._client.post(path11`/conversations/${conversationID}`, resolveResourceRequestOptions79(options2, (options3) => ({
+    return this._client.post(path2`/conversations/${conversationID}`, resolveResourceRequestOptions79(options2, (options3) => ({
       body,
       ...options3,
       __security: { bearerAuth: true }
@@ -86762,7 +77807,7 @@ var Conversations = class extends APIResource {
    * Delete a conversation. Items in the conversation will not be deleted.
    */
   delete(conversationID, options2) {
-    return this._client.delete(path11`/conversations/${conversationID}`, resolveResourceRequestOptions79(options2, (options3) => ({ ...options3, __security: { bearerAuth: true } })));
+    return this._client.delete(path2`/conversations/${conversationID}`, resolveResourceRequestOptions79(options2, (options3) => ({ ...options3, __security: { bearerAuth: true } })));
   }
 };
 Conversations.Items = Items5;
@@ -86842,14 +77887,14 @@ var OutputItems = class extends APIResource {
    */
   retrieve(outputItemID, params, options2) {
     const { eval_id, run_id } = params;
-    return this._client.get(path11`/evals/${eval_id}/runs/${run_id}/output_items/${outputItemID}`, resolveResourceRequestOptions81(options2, (options3) => ({ ...options3, __security: { bearerAuth: true } })));
+    return this._client.get(path2`/evals/${eval_id}/runs/${run_id}/output_items/${outputItemID}`, resolveResourceRequestOptions81(options2, (options3) => ({ ...options3, __security: { bearerAuth: true } })));
   }
   /**
    * Get a list of output items for an evaluation run.
    */
   list(runID, params, options2) {
     const { eval_id, ...query } = params;
-    return this._client.getAPIList(path11`/evals/${eval_id}/runs/${runID}/output_items`, CursorPage, resolveResourceRequestOptions81(options2, (options3) => ({
+    return this._client.getAPIList(path2`/evals/${eval_id}/runs/${runID}/output_items`, CursorPage, resolveResourceRequestOptions81(options2, (options3) => ({
       query,
       ...options3,
       __security: { bearerAuth: true }
@@ -86914,7 +77959,7 @@ var Runs2 = class extends APIResource {
    * schema specified in the config of the evaluation.
    */
   create(evalID, body, options2) {
-    return this._client.post(path11`/evals/${evalID}/runs`, resolveResourceRequestOptions82(options2, (options3) => ({
+    return this._client.post(path2`/evals/${evalID}/runs`, resolveResourceRequestOptions82(options2, (options3) => ({
       body,
       ...options3,
       __security: { bearerAuth: true }
@@ -86925,7 +77970,7 @@ var Runs2 = class extends APIResource {
    */
   retrieve(runID, params, options2) {
     const { eval_id } = params;
-    return this._client.get(path11`/evals/${eval_id}/runs/${runID}`, resolveResourceRequestOptions82(options2, (options3) => ({ ...options3, __security: { bearerAuth: true } })));
+    return this._client.get(path2`/evals/${eval_id}/runs/${runID}`, resolveResourceRequestOptions82(options2, (options3) => ({ ...options3, __security: { bearerAuth: true } })));
   }
   list(evalID, query = {}, options2) {
     const normalizeRequestOptionsForQueryOptions = normalizeRequestOptionsForQuery51(query, ["after", "limit", "order", "status"], options2);
@@ -86934,7 +77979,7 @@ var Runs2 = class extends APIResource {
       query = {};
     }
     query = query;
-    return this._client.getAPIList(path11`/evals/${evalID}/runs`, CursorPage, resolveResourceRequestOptions82(options2, (options3) => ({
+    return this._client.getAPIList(path2`/evals/${evalID}/runs`, CursorPage, resolveResourceRequestOptions82(options2, (options3) => ({
       query,
       ...options3,
       __security: { bearerAuth: true }
@@ -86945,14 +77990,14 @@ var Runs2 = class extends APIResource {
    */
   delete(runID, params, options2) {
     const { eval_id } = params;
-    return this._client.delete(path11`/evals/${eval_id}/runs/${runID}`, resolveResourceRequestOptions82(options2, (options3) => ({ ...options3, __security: { bearerAuth: true } })));
+    return this._client.delete(path2`/evals/${eval_id}/runs/${runID}`, resolveResourceRequestOptions82(options2, (options3) => ({ ...options3, __security: { bearerAuth: true } })));
   }
   /**
    * Cancel an ongoing evaluation run.
    */
   cancel(runID, params, options2) {
     const { eval_id } = params;
-    return this._client.post(path11`/evals/${eval_id}/runs/${runID}/cancel`, resolveResourceRequestOptions82(options2, (options3) => ({ ...options3, __security: { bearerAuth: true } })));
+    return this._client.post(path2`/evals/${eval_id}/runs/${runID}/cancel`, resolveResourceRequestOptions82(options2, (options3) => ({ ...options3, __security: { bearerAuth: true } })));
   }
 };
 Runs2.OutputItems = OutputItems;
@@ -87027,13 +78072,13 @@ var Evals = class extends APIResource {
    * Get an evaluation by ID.
    */
   retrieve(evalID, options2) {
-    return this._client.get(path11`/evals/${evalID}`, resolveResourceRequestOptions83(options2, (options3) => ({ ...options3, __security: { bearerAuth: true } })));
+    return this._client.get(path2`/evals/${evalID}`, resolveResourceRequestOptions83(options2, (options3) => ({ ...options3, __security: { bearerAuth: true } })));
   }
   /**
    * Update certain properties of an evaluation.
    */
   update(evalID, body, options2) {
-    return this._client.post(path11`/evals/${evalID}`, resolveResourceRequestOptions83(options2, (options3) => ({
+    return this._client.post(path2`/evals/${evalID}`, resolveResourceRequestOptions83(options2, (options3) => ({
       body,
       ...options3,
       __security: { bearerAuth: true }
@@ -87056,7 +78101,7 @@ var Evals = class extends APIResource {
    * Delete an evaluation.
    */
   delete(evalID, options2) {
-    return this._client.delete(path11`/evals/${evalID}`, resolveResourceRequestOptions83(options2, (options3) => ({ ...options3, __security: { bearerAuth: true } })));
+    return this._client.delete(path2`/evals/${evalID}`, resolveResourceRequestOptions83(options2, (options3) => ({ ...options3, __security: { bearerAuth: true } })));
   }
 };
 Evals.Runs = Runs2;
@@ -87161,7 +78206,7 @@ var Files3 = class extends APIResource {
    * Returns information about a specific file.
    */
   retrieve(fileID, options2) {
-    return this._client.get(path11`/files/${fileID}`, resolveResourceRequestOptions84(options2, (options3) => ({ ...options3, __security: { bearerAuth: true } })));
+    return this._client.get(path2`/files/${fileID}`, resolveResourceRequestOptions84(options2, (options3) => ({ ...options3, __security: { bearerAuth: true } })));
   }
   list(query = {}, options2) {
     const normalizeRequestOptionsForQueryOptions = normalizeRequestOptionsForQuery53(query, ["after", "limit", "order", "purpose"], options2);
@@ -87180,13 +78225,13 @@ var Files3 = class extends APIResource {
    * Delete a file and remove it from all vector stores.
    */
   delete(fileID, options2) {
-    return this._client.delete(path11`/files/${fileID}`, resolveResourceRequestOptions84(options2, (options3) => ({ ...options3, __security: { bearerAuth: true } })));
+    return this._client.delete(path2`/files/${fileID}`, resolveResourceRequestOptions84(options2, (options3) => ({ ...options3, __security: { bearerAuth: true } })));
   }
   /**
    * Returns a response containing the contents of the specified file.
    */
   content(fileID, options2) {
-    return this._client.get(path11`/files/${fileID}/content`, resolveResourceRequestOptions84(options2, (options3) => ({
+    return this._client.get(path2`/files/${fileID}/content`, resolveResourceRequestOptions84(options2, (options3) => ({
       ...options3,
       headers: buildHeaders([{ Accept: "application/binary" }, options3?.headers]),
       __security: { bearerAuth: true },
@@ -87335,7 +78380,7 @@ var Permissions = class extends APIResource {
    * ```
    */
   create(fineTunedModelCheckpoint, body, options2) {
-    return this._client.getAPIList(path11`/fine_tuning/checkpoints/${fineTunedModelCheckpoint}/permissions`, Page, resolveResourceRequestOptions86(options2, (options3) => ({
+    return this._client.getAPIList(path2`/fine_tuning/checkpoints/${fineTunedModelCheckpoint}/permissions`, Page, resolveResourceRequestOptions86(options2, (options3) => ({
       body,
       method: "post",
       ...options3,
@@ -87349,7 +78394,7 @@ var Permissions = class extends APIResource {
       query = {};
     }
     query = query;
-    return this._client.get(path11`/fine_tuning/checkpoints/${fineTunedModelCheckpoint}/permissions`, resolveResourceRequestOptions86(options2, (options3) => ({
+    return this._client.get(path2`/fine_tuning/checkpoints/${fineTunedModelCheckpoint}/permissions`, resolveResourceRequestOptions86(options2, (options3) => ({
       query,
       ...options3,
       __security: { adminAPIKeyAuth: true }
@@ -87362,7 +78407,7 @@ var Permissions = class extends APIResource {
       query = {};
     }
     query = query;
-    return this._client.getAPIList(path11`/fine_tuning/checkpoints/${fineTunedModelCheckpoint}/permissions`, ConversationCursorPage, resolveResourceRequestOptions86(options2, (options3) => ({
+    return this._client.getAPIList(path2`/fine_tuning/checkpoints/${fineTunedModelCheckpoint}/permissions`, ConversationCursorPage, resolveResourceRequestOptions86(options2, (options3) => ({
       query,
       ...options3,
       __security: { adminAPIKeyAuth: true }
@@ -87389,7 +78434,7 @@ var Permissions = class extends APIResource {
    */
   delete(permissionID, params, options2) {
     const { fine_tuned_model_checkpoint } = params;
-    return this._client.delete(path11`/fine_tuning/checkpoints/${fine_tuned_model_checkpoint}/permissions/${permissionID}`, resolveResourceRequestOptions86(options2, (options3) => ({
+    return this._client.delete(path2`/fine_tuning/checkpoints/${fine_tuned_model_checkpoint}/permissions/${permissionID}`, resolveResourceRequestOptions86(options2, (options3) => ({
       ...options3,
       __security: { adminAPIKeyAuth: true }
     })));
@@ -87459,7 +78504,7 @@ var Checkpoints2 = class extends APIResource {
       query = {};
     }
     query = query;
-    return this._client.getAPIList(path11`/fine_tuning/jobs/${fineTuningJobID}/checkpoints`, CursorPage, resolveResourceRequestOptions87(options2, (options3) => ({
+    return this._client.getAPIList(path2`/fine_tuning/jobs/${fineTuningJobID}/checkpoints`, CursorPage, resolveResourceRequestOptions87(options2, (options3) => ({
       query,
       ...options3,
       __security: { bearerAuth: true }
@@ -87555,7 +78600,7 @@ var Jobs = class extends APIResource {
    * ```
    */
   retrieve(fineTuningJobID, options2) {
-    return this._client.get(path11`/fine_tuning/jobs/${fineTuningJobID}`, resolveResourceRequestOptions88(options2, (options3) => ({ ...options3, __security: { bearerAuth: true } })));
+    return this._client.get(path2`/fine_tuning/jobs/${fineTuningJobID}`, resolveResourceRequestOptions88(options2, (options3) => ({ ...options3, __security: { bearerAuth: true } })));
   }
   list(query = {}, options2) {
     const normalizeRequestOptionsForQueryOptions = normalizeRequestOptionsForQuery56(query, ["after", "limit", "metadata"], options2);
@@ -87581,7 +78626,7 @@ var Jobs = class extends APIResource {
    * ```
    */
   cancel(fineTuningJobID, options2) {
-    return this._client.post(path11`/fine_tuning/jobs/${fineTuningJobID}/cancel`, resolveResourceRequestOptions88(options2, (options3) => ({ ...options3, __security: { bearerAuth: true } })));
+    return this._client.post(path2`/fine_tuning/jobs/${fineTuningJobID}/cancel`, resolveResourceRequestOptions88(options2, (options3) => ({ ...options3, __security: { bearerAuth: true } })));
   }
   listEvents(fineTuningJobID, query = {}, options2) {
     const normalizeRequestOptionsForQueryOptions = normalizeRequestOptionsForQuery56(query, ["after", "limit"], options2);
@@ -87590,7 +78635,7 @@ var Jobs = class extends APIResource {
       query = {};
     }
     query = query;
-    return this._client.getAPIList(path11`/fine_tuning/jobs/${fineTuningJobID}/events`, CursorPage, resolveResourceRequestOptions88(options2, (options3) => ({
+    return this._client.getAPIList(path2`/fine_tuning/jobs/${fineTuningJobID}/events`, CursorPage, resolveResourceRequestOptions88(options2, (options3) => ({
       query,
       ...options3,
       __security: { bearerAuth: true }
@@ -87607,7 +78652,7 @@ var Jobs = class extends APIResource {
    * ```
    */
   pause(fineTuningJobID, options2) {
-    return this._client.post(path11`/fine_tuning/jobs/${fineTuningJobID}/pause`, resolveResourceRequestOptions88(options2, (options3) => ({ ...options3, __security: { bearerAuth: true } })));
+    return this._client.post(path2`/fine_tuning/jobs/${fineTuningJobID}/pause`, resolveResourceRequestOptions88(options2, (options3) => ({ ...options3, __security: { bearerAuth: true } })));
   }
   /**
    * Resume a fine-tune job.
@@ -87620,7 +78665,7 @@ var Jobs = class extends APIResource {
    * ```
    */
   resume(fineTuningJobID, options2) {
-    return this._client.post(path11`/fine_tuning/jobs/${fineTuningJobID}/resume`, resolveResourceRequestOptions88(options2, (options3) => ({ ...options3, __security: { bearerAuth: true } })));
+    return this._client.post(path2`/fine_tuning/jobs/${fineTuningJobID}/resume`, resolveResourceRequestOptions88(options2, (options3) => ({ ...options3, __security: { bearerAuth: true } })));
   }
 };
 Jobs.Checkpoints = Checkpoints2;
@@ -87728,7 +78773,7 @@ var Sessions4 = class extends APIResource {
    * ```
    */
   accept(sessionID, body, options2) {
-    return this._client.post(path11`/live/sessions/${sessionID}/accept`, resolveResourceRequestOptions90(options2, (options3) => ({
+    return this._client.post(path2`/live/sessions/${sessionID}/accept`, resolveResourceRequestOptions90(options2, (options3) => ({
       body,
       ...options3,
       headers: buildHeaders([{ Accept: "*/*" }, options3?.headers]),
@@ -87748,7 +78793,7 @@ var Sessions4 = class extends APIResource {
    * ```
    */
   downloadRecording(sessionID, options2) {
-    return this._client.get(path11`/live/sessions/${sessionID}/content`, resolveResourceRequestOptions90(options2, (options3) => ({
+    return this._client.get(path2`/live/sessions/${sessionID}/content`, resolveResourceRequestOptions90(options2, (options3) => ({
       ...options3,
       headers: buildHeaders([{ Accept: "application/binary" }, options3?.headers]),
       __security: { bearerAuth: true },
@@ -87767,7 +78812,7 @@ var Sessions4 = class extends APIResource {
    * ```
    */
   fork(sessionID, body, options2) {
-    return this._client.post(path11`/live/sessions/${sessionID}/fork`, resolveResourceRequestOptions90(options2, (options3) => ({
+    return this._client.post(path2`/live/sessions/${sessionID}/fork`, resolveResourceRequestOptions90(options2, (options3) => ({
       body,
       ...options3,
       __security: { bearerAuth: true }
@@ -87782,7 +78827,7 @@ var Sessions4 = class extends APIResource {
    * ```
    */
   hangup(sessionID, options2) {
-    return this._client.post(path11`/live/sessions/${sessionID}/hangup`, resolveResourceRequestOptions90(options2, (options3) => ({
+    return this._client.post(path2`/live/sessions/${sessionID}/hangup`, resolveResourceRequestOptions90(options2, (options3) => ({
       ...options3,
       headers: buildHeaders([{ Accept: "*/*" }, options3?.headers]),
       __security: { bearerAuth: true }
@@ -87800,7 +78845,7 @@ var Sessions4 = class extends APIResource {
    * ```
    */
   refer(sessionID, body, options2) {
-    return this._client.post(path11`/live/sessions/${sessionID}/refer`, resolveResourceRequestOptions90(options2, (options3) => ({
+    return this._client.post(path2`/live/sessions/${sessionID}/refer`, resolveResourceRequestOptions90(options2, (options3) => ({
       body,
       ...options3,
       headers: buildHeaders([{ Accept: "*/*" }, options3?.headers]),
@@ -87819,7 +78864,7 @@ var Sessions4 = class extends APIResource {
    * ```
    */
   reject(sessionID, body, options2) {
-    return this._client.post(path11`/live/sessions/${sessionID}/reject`, resolveResourceRequestOptions90(options2, (options3) => ({
+    return this._client.post(path2`/live/sessions/${sessionID}/reject`, resolveResourceRequestOptions90(options2, (options3) => ({
       body,
       ...options3,
       headers: buildHeaders([{ Accept: "*/*" }, options3?.headers]),
@@ -87881,7 +78926,7 @@ var Models = class extends APIResource {
    * the owner and permissioning.
    */
   retrieve(model, options2) {
-    return this._client.get(path11`/models/${model}`, resolveResourceRequestOptions92(options2, (options3) => ({ ...options3, __security: { bearerAuth: true } })));
+    return this._client.get(path2`/models/${model}`, resolveResourceRequestOptions92(options2, (options3) => ({ ...options3, __security: { bearerAuth: true } })));
   }
   /**
    * Lists the currently available models, and provides basic information about each
@@ -87895,7 +78940,7 @@ var Models = class extends APIResource {
    * delete a model.
    */
   delete(model, options2) {
-    return this._client.delete(path11`/models/${model}`, resolveResourceRequestOptions92(options2, (options3) => ({ ...options3, __security: { bearerAuth: true } })));
+    return this._client.delete(path2`/models/${model}`, resolveResourceRequestOptions92(options2, (options3) => ({ ...options3, __security: { bearerAuth: true } })));
   }
 };
 
@@ -88000,7 +79045,7 @@ var Calls = class extends APIResource {
    * ```
    */
   accept(callID, body, options2) {
-    return this._client.post(path11`/realtime/calls/${callID}/accept`, resolveResourceRequestOptions94(options2, (options3) => ({
+    return this._client.post(path2`/realtime/calls/${callID}/accept`, resolveResourceRequestOptions94(options2, (options3) => ({
       body,
       ...options3,
       headers: buildHeaders([{ Accept: "*/*" }, options3?.headers]),
@@ -88016,7 +79061,7 @@ var Calls = class extends APIResource {
    * ```
    */
   hangup(callID, options2) {
-    return this._client.post(path11`/realtime/calls/${callID}/hangup`, resolveResourceRequestOptions94(options2, (options3) => ({
+    return this._client.post(path2`/realtime/calls/${callID}/hangup`, resolveResourceRequestOptions94(options2, (options3) => ({
       ...options3,
       headers: buildHeaders([{ Accept: "*/*" }, options3?.headers]),
       __security: { bearerAuth: true }
@@ -88033,7 +79078,7 @@ var Calls = class extends APIResource {
    * ```
    */
   refer(callID, body, options2) {
-    return this._client.post(path11`/realtime/calls/${callID}/refer`, resolveResourceRequestOptions94(options2, (options3) => ({
+    return this._client.post(path2`/realtime/calls/${callID}/refer`, resolveResourceRequestOptions94(options2, (options3) => ({
       body,
       ...options3,
       headers: buildHeaders([{ Accept: "*/*" }, options3?.headers]),
@@ -88049,7 +79094,7 @@ var Calls = class extends APIResource {
    * ```
    */
   reject(callID, body = {}, options2) {
-    return this._client.post(path11`/realtime/calls/${callID}/reject`, resolveResourceRequestOptions94(options2, (options3) => ({
+    return this._client.post(path2`/realtime/calls/${callID}/reject`, resolveResourceRequestOptions94(options2, (options3) => ({
       body,
       ...options3,
       headers: buildHeaders([{ Accept: "*/*" }, options3?.headers]),
@@ -88205,7 +79250,7 @@ var InputItems2 = class extends APIResource {
       query = {};
     }
     query = query;
-    return this._client.getAPIList(path11`/responses/${responseID}/input_items`, CursorPage, resolveResourceRequestOptions97(options2, (options3) => ({
+    return this._client.getAPIList(path2`/responses/${responseID}/input_items`, CursorPage, resolveResourceRequestOptions97(options2, (options3) => ({
       query,
       ...options3,
       __security: { bearerAuth: true }
@@ -90154,7 +81199,7 @@ var Responses2 = class extends APIResource {
       query = {};
     }
     query = query;
-    return this._client.get(path11`/responses/${responseID}`, resolveResourceRequestOptions99(options2, (options3) => ({
+    return this._client.get(path2`/responses/${responseID}`, resolveResourceRequestOptions99(options2, (options3) => ({
       query,
       ...options3,
       stream: query?.stream ?? false,
@@ -90177,7 +81222,7 @@ var Responses2 = class extends APIResource {
    * ```
    */
   delete(responseID, options2) {
-    return this._client.delete(path11`/responses/${responseID}`, resolveResourceRequestOptions99(options2, (options3) => ({
+    return this._client.delete(path2`/responses/${responseID}`, resolveResourceRequestOptions99(options2, (options3) => ({
       ...options3,
       headers: buildHeaders([{ Accept: "*/*" }, options3?.headers]),
       __security: { bearerAuth: true }
@@ -90196,7 +81241,7 @@ var Responses2 = class extends APIResource {
    * ```
    */
   cancel(responseID, options2) {
-    return this._client.post(path11`/responses/${responseID}/cancel`, resolveResourceRequestOptions99(options2, (options3) => ({ ...options3, __security: { bearerAuth: true } })));
+    return this._client.post(path2`/responses/${responseID}/cancel`, resolveResourceRequestOptions99(options2, (options3) => ({ ...options3, __security: { bearerAuth: true } })));
   }
   /**
    * Compact a conversation. Returns a compacted response object.
@@ -90242,7 +81287,7 @@ var Alerts = class extends APIResource {
    * Get a safety alert belonging to the authenticated API project.
    */
   retrieve(id, options2) {
-    return this._client.get(path11`/safety/alerts/${id}`, resolveResourceRequestOptions100(options2, (options3) => ({ ...options3, __security: { bearerAuth: true } })));
+    return this._client.get(path2`/safety/alerts/${id}`, resolveResourceRequestOptions100(options2, (options3) => ({ ...options3, __security: { bearerAuth: true } })));
   }
 };
 
@@ -90255,7 +81300,7 @@ var Cases = class extends APIResource {
    * Get a safety case by ID.
    */
   retrieve(id, options2) {
-    return this._client.get(path11`/safety/cases/${id}`, resolveResourceRequestOptions101(options2, (options3) => ({ ...options3, __security: { bearerAuth: true } })));
+    return this._client.get(path2`/safety/cases/${id}`, resolveResourceRequestOptions101(options2, (options3) => ({ ...options3, __security: { bearerAuth: true } })));
   }
 };
 
@@ -90279,7 +81324,7 @@ var Content2 = class extends APIResource {
    * Download a skill zip bundle by its ID.
    */
   retrieve(skillID, options2) {
-    return this._client.get(path11`/skills/${skillID}/content`, resolveResourceRequestOptions102(options2, (options3) => ({
+    return this._client.get(path2`/skills/${skillID}/content`, resolveResourceRequestOptions102(options2, (options3) => ({
       ...options3,
       headers: buildHeaders([{ Accept: "application/binary" }, options3?.headers]),
       __security: { bearerAuth: true },
@@ -90298,7 +81343,7 @@ var Content3 = class extends APIResource {
    */
   retrieve(version2, params, options2) {
     const { skill_id } = params;
-    return this._client.get(path11`/skills/${skill_id}/versions/${version2}/content`, resolveResourceRequestOptions103(options2, (options3) => ({
+    return this._client.get(path2`/skills/${skill_id}/versions/${version2}/content`, resolveResourceRequestOptions103(options2, (options3) => ({
       ...options3,
       headers: buildHeaders([{ Accept: "application/binary" }, options3?.headers]),
       __security: { bearerAuth: true },
@@ -90365,14 +81410,14 @@ var Versions = class extends APIResource {
    * Create a new immutable skill version.
    */
   create(skillID, body = {}, options2) {
-    return this._client.post(path11`/skills/${skillID}/versions`, maybeMultipartFormRequestOptions(withBodyFinalization11({ body, ...options2, __security: { bearerAuth: true } }, { finalizeMultipart: true }), this._client, { stripFilenames: false }));
+    return this._client.post(path2`/skills/${skillID}/versions`, maybeMultipartFormRequestOptions(withBodyFinalization11({ body, ...options2, __security: { bearerAuth: true } }, { finalizeMultipart: true }), this._client, { stripFilenames: false }));
   }
   /**
    * Get a specific skill version.
    */
   retrieve(version2, params, options2) {
     const { skill_id } = params;
-    return this._client.get(path11`/skills/${skill_id}/versions/${version2}`, resolveResourceRequestOptions104(options2, (options3) => ({ ...options3, __security: { bearerAuth: true } })));
+    return this._client.get(path2`/skills/${skill_id}/versions/${version2}`, resolveResourceRequestOptions104(options2, (options3) => ({ ...options3, __security: { bearerAuth: true } })));
   }
   list(skillID, query = {}, options2) {
     const normalizeRequestOptionsForQueryOptions = normalizeRequestOptionsForQuery59(query, ["after", "limit", "order"], options2);
@@ -90381,7 +81426,7 @@ var Versions = class extends APIResource {
       query = {};
     }
     query = query;
-    return this._client.getAPIList(path11`/skills/${skillID}/versions`, CursorPage, resolveResourceRequestOptions104(options2, (options3) => ({
+    return this._client.getAPIList(path2`/skills/${skillID}/versions`, CursorPage, resolveResourceRequestOptions104(options2, (options3) => ({
       query,
       ...options3,
       __security: { bearerAuth: true }
@@ -90392,7 +81437,7 @@ var Versions = class extends APIResource {
    */
   delete(version2, params, options2) {
     const { skill_id } = params;
-    return this._client.delete(path11`/skills/${skill_id}/versions/${version2}`, resolveResourceRequestOptions104(options2, (options3) => ({ ...options3, __security: { bearerAuth: true } })));
+    return this._client.delete(path2`/skills/${skill_id}/versions/${version2}`, resolveResourceRequestOptions104(options2, (options3) => ({ ...options3, __security: { bearerAuth: true } })));
   }
 };
 Versions.Content = Content3;
@@ -90462,13 +81507,13 @@ var Skills = class extends APIResource {
    * Get a skill by its ID.
    */
   retrieve(skillID, options2) {
-    return this._client.get(path11`/skills/${skillID}`, resolveResourceRequestOptions105(options2, (options3) => ({ ...options3, __security: { bearerAuth: true } })));
+    return this._client.get(path2`/skills/${skillID}`, resolveResourceRequestOptions105(options2, (options3) => ({ ...options3, __security: { bearerAuth: true } })));
   }
   /**
    * Update the default version pointer for a skill.
    */
   update(skillID, body, options2) {
-    return this._client.post(path11`/skills/${skillID}`, resolveResourceRequestOptions105(options2, (options3) => ({
+    return this._client.post(path2`/skills/${skillID}`, resolveResourceRequestOptions105(options2, (options3) => ({
       body,
       ...options3,
       __security: { bearerAuth: true }
@@ -90491,7 +81536,7 @@ var Skills = class extends APIResource {
    * Delete a skill by its ID.
    */
   delete(skillID, options2) {
-    return this._client.delete(path11`/skills/${skillID}`, resolveResourceRequestOptions105(options2, (options3) => ({ ...options3, __security: { bearerAuth: true } })));
+    return this._client.delete(path2`/skills/${skillID}`, resolveResourceRequestOptions105(options2, (options3) => ({ ...options3, __security: { bearerAuth: true } })));
   }
 };
 Skills.Content = Content2;
@@ -90517,7 +81562,7 @@ var Parts = class extends APIResource {
    * [complete the Upload](https://developers.openai.com/api/reference/resources/uploads/methods/complete).
    */
   create(uploadID, body, options2) {
-    return this._client.post(path11`/uploads/${uploadID}/parts`, resolveResourceRequestOptions106(options2, (options3) => multipartFormRequestOptions({ body, ...options3, __security: { bearerAuth: true } }, this._client)));
+    return this._client.post(path2`/uploads/${uploadID}/parts`, resolveResourceRequestOptions106(options2, (options3) => multipartFormRequestOptions({ body, ...options3, __security: { bearerAuth: true } }, this._client)));
   }
 };
 
@@ -90566,7 +81611,7 @@ var Uploads = class extends APIResource {
    * Returns the Upload object with status `cancelled`.
    */
   cancel(uploadID, options2) {
-    return this._client.post(path11`/uploads/${uploadID}/cancel`, resolveResourceRequestOptions107(options2, (options3) => ({ ...options3, __security: { bearerAuth: true } })));
+    return this._client.post(path2`/uploads/${uploadID}/cancel`, resolveResourceRequestOptions107(options2, (options3) => ({ ...options3, __security: { bearerAuth: true } })));
   }
   /**
    * Completes the
@@ -90586,7 +81631,7 @@ var Uploads = class extends APIResource {
    * object.
    */
   complete(uploadID, body, options2) {
-    return this._client.post(path11`/uploads/${uploadID}/complete`, resolveResourceRequestOptions107(options2, (options3) => ({
+    return this._client.post(path2`/uploads/${uploadID}/complete`, resolveResourceRequestOptions107(options2, (options3) => ({
       body,
       ...options3,
       __security: { bearerAuth: true }
@@ -90659,7 +81704,7 @@ var FileBatches = class extends APIResource {
    * Create a vector store file batch.
    */
   create(vectorStoreID, body, options2) {
-    return this._client.post(path11`/vector_stores/${vectorStoreID}/file_batches`, resolveResourceRequestOptions108(options2, (options3) => ({
+    return this._client.post(path2`/vector_stores/${vectorStoreID}/file_batches`, resolveResourceRequestOptions108(options2, (options3) => ({
       body,
       ...options3,
       headers: buildHeaders([{ "OpenAI-Beta": "assistants=v2" }, options3?.headers]),
@@ -90671,7 +81716,7 @@ var FileBatches = class extends APIResource {
    */
   retrieve(batchID, params, options2) {
     const { vector_store_id } = params;
-    return this._client.get(path11`/vector_stores/${vector_store_id}/file_batches/${batchID}`, resolveResourceRequestOptions108(options2, (options3) => ({
+    return this._client.get(path2`/vector_stores/${vector_store_id}/file_batches/${batchID}`, resolveResourceRequestOptions108(options2, (options3) => ({
       ...options3,
       headers: buildHeaders([{ "OpenAI-Beta": "assistants=v2" }, options3?.headers]),
       __security: { bearerAuth: true }
@@ -90683,7 +81728,7 @@ var FileBatches = class extends APIResource {
    */
   cancel(batchID, params, options2) {
     const { vector_store_id } = params;
-    return this._client.post(path11`/vector_stores/${vector_store_id}/file_batches/${batchID}/cancel`, resolveResourceRequestOptions108(options2, (options3) => ({
+    return this._client.post(path2`/vector_stores/${vector_store_id}/file_batches/${batchID}/cancel`, resolveResourceRequestOptions108(options2, (options3) => ({
       ...options3,
       headers: buildHeaders([{ "OpenAI-Beta": "assistants=v2" }, options3?.headers]),
       __security: { bearerAuth: true }
@@ -90701,7 +81746,7 @@ var FileBatches = class extends APIResource {
    */
   listFiles(batchID, params, options2) {
     const { vector_store_id, ...query } = params;
-    return this._client.getAPIList(path11`/vector_stores/${vector_store_id}/file_batches/${batchID}/files`, CursorPage, resolveResourceRequestOptions108(options2, (options3) => ({
+    return this._client.getAPIList(path2`/vector_stores/${vector_store_id}/file_batches/${batchID}/files`, CursorPage, resolveResourceRequestOptions108(options2, (options3) => ({
       query,
       ...options3,
       headers: buildHeaders([{ "OpenAI-Beta": "assistants=v2" }, options3?.headers]),
@@ -90780,7 +81825,7 @@ var Files4 = class extends APIResource {
    * [vector store](https://developers.openai.com/api/reference/resources/vector_stores).
    */
   create(vectorStoreID, body, options2) {
-    return this._client.post(path11`/vector_stores/${vectorStoreID}/files`, resolveResourceRequestOptions109(options2, (options3) => ({
+    return this._client.post(path2`/vector_stores/${vectorStoreID}/files`, resolveResourceRequestOptions109(options2, (options3) => ({
       body,
       ...options3,
       headers: buildHeaders([{ "OpenAI-Beta": "assistants=v2" }, options3?.headers]),
@@ -90792,7 +81837,7 @@ var Files4 = class extends APIResource {
    */
   retrieve(fileID, params, options2) {
     const { vector_store_id } = params;
-    return this._client.get(path11`/vector_stores/${vector_store_id}/files/${fileID}`, resolveResourceRequestOptions109(options2, (options3) => ({
+    return this._client.get(path2`/vector_stores/${vector_store_id}/files/${fileID}`, resolveResourceRequestOptions109(options2, (options3) => ({
       ...options3,
       headers: buildHeaders([{ "OpenAI-Beta": "assistants=v2" }, options3?.headers]),
       __security: { bearerAuth: true }
@@ -90803,7 +81848,7 @@ var Files4 = class extends APIResource {
    */
   update(fileID, params, options2) {
     const { vector_store_id, ...body } = params;
-    return this._client.post(path11`/vector_stores/${vector_store_id}/files/${fileID}`, resolveResourceRequestOptions109(options2, (options3) => ({
+    return this._client.post(path2`/vector_stores/${vector_store_id}/files/${fileID}`, resolveResourceRequestOptions109(options2, (options3) => ({
       body,
       ...options3,
       headers: buildHeaders([{ "OpenAI-Beta": "assistants=v2" }, options3?.headers]),
@@ -90817,7 +81862,7 @@ var Files4 = class extends APIResource {
       query = {};
     }
     query = query;
-    return this._client.getAPIList(path11`/vector_stores/${vectorStoreID}/files`, CursorPage, resolveResourceRequestOptions109(options2, (options3) => ({
+    return this._client.getAPIList(path2`/vector_stores/${vectorStoreID}/files`, CursorPage, resolveResourceRequestOptions109(options2, (options3) => ({
       query,
       ...options3,
       headers: buildHeaders([{ "OpenAI-Beta": "assistants=v2" }, options3?.headers]),
@@ -90832,7 +81877,7 @@ var Files4 = class extends APIResource {
    */
   delete(fileID, params, options2) {
     const { vector_store_id } = params;
-    return this._client.delete(path11`/vector_stores/${vector_store_id}/files/${fileID}`, resolveResourceRequestOptions109(options2, (options3) => ({
+    return this._client.delete(path2`/vector_stores/${vector_store_id}/files/${fileID}`, resolveResourceRequestOptions109(options2, (options3) => ({
       ...options3,
       headers: buildHeaders([{ "OpenAI-Beta": "assistants=v2" }, options3?.headers]),
       __security: { bearerAuth: true }
@@ -90876,7 +81921,7 @@ var Files4 = class extends APIResource {
    */
   content(fileID, params, options2) {
     const { vector_store_id } = params;
-    return this._client.getAPIList(path11`/vector_stores/${vector_store_id}/files/${fileID}/content`, Page, resolveResourceRequestOptions109(options2, (options3) => ({
+    return this._client.getAPIList(path2`/vector_stores/${vector_store_id}/files/${fileID}/content`, Page, resolveResourceRequestOptions109(options2, (options3) => ({
       ...options3,
       headers: buildHeaders([{ "OpenAI-Beta": "assistants=v2" }, options3?.headers]),
       __security: { bearerAuth: true }
@@ -90951,7 +81996,7 @@ var VectorStores = class extends APIResource {
    * Retrieves a vector store.
    */
   retrieve(vectorStoreID, options2) {
-    return this._client.get(path11`/vector_stores/${vectorStoreID}`, resolveResourceRequestOptions110(options2, (options3) => ({
+    return this._client.get(path2`/vector_stores/${vectorStoreID}`, resolveResourceRequestOptions110(options2, (options3) => ({
       ...options3,
       headers: buildHeaders([{ "OpenAI-Beta": "assistants=v2" }, options3?.headers]),
       __security: { bearerAuth: true }
@@ -90961,7 +82006,7 @@ var VectorStores = class extends APIResource {
    * Modifies a vector store.
    */
   update(vectorStoreID, body, options2) {
-    return this._client.post(path11`/vector_stores/${vectorStoreID}`, resolveResourceRequestOptions110(options2, (options3) => ({
+    return this._client.post(path2`/vector_stores/${vectorStoreID}`, resolveResourceRequestOptions110(options2, (options3) => ({
       body,
       ...options3,
       headers: buildHeaders([{ "OpenAI-Beta": "assistants=v2" }, options3?.headers]),
@@ -90986,7 +82031,7 @@ var VectorStores = class extends APIResource {
    * Delete a vector store.
    */
   delete(vectorStoreID, options2) {
-    return this._client.delete(path11`/vector_stores/${vectorStoreID}`, resolveResourceRequestOptions110(options2, (options3) => ({
+    return this._client.delete(path2`/vector_stores/${vectorStoreID}`, resolveResourceRequestOptions110(options2, (options3) => ({
       ...options3,
       headers: buildHeaders([{ "OpenAI-Beta": "assistants=v2" }, options3?.headers]),
       __security: { bearerAuth: true }
@@ -90997,7 +82042,7 @@ var VectorStores = class extends APIResource {
    * filter.
    */
   search(vectorStoreID, body, options2) {
-    return this._client.getAPIList(path11`/vector_stores/${vectorStoreID}/search`, Page, resolveResourceRequestOptions110(options2, (options3) => ({
+    return this._client.getAPIList(path2`/vector_stores/${vectorStoreID}/search`, Page, resolveResourceRequestOptions110(options2, (options3) => ({
       body,
       method: "post",
       ...options3,
@@ -91073,7 +82118,7 @@ var Videos = class extends APIResource {
    * @deprecated The Sora API is scheduled to permanently shut down on September 24, 2026.
    */
   retrieve(videoID, options2) {
-    return this._client.get(path11`/videos/${videoID}`, resolveResourceRequestOptions111(options2, (options3) => ({ ...options3, __security: { bearerAuth: true } })));
+    return this._client.get(path2`/videos/${videoID}`, resolveResourceRequestOptions111(options2, (options3) => ({ ...options3, __security: { bearerAuth: true } })));
   }
   list(query = {}, options2) {
     const normalizeRequestOptionsForQueryOptions = normalizeRequestOptionsForQuery63(query, ["after", "limit", "order"], options2);
@@ -91094,7 +82139,7 @@ var Videos = class extends APIResource {
    * @deprecated The Sora API is scheduled to permanently shut down on September 24, 2026.
    */
   delete(videoID, options2) {
-    return this._client.delete(path11`/videos/${videoID}`, resolveResourceRequestOptions111(options2, (options3) => ({ ...options3, __security: { bearerAuth: true } })));
+    return this._client.delete(path2`/videos/${videoID}`, resolveResourceRequestOptions111(options2, (options3) => ({ ...options3, __security: { bearerAuth: true } })));
   }
   /**
    * Create a character from an uploaded video.
@@ -91111,7 +82156,7 @@ var Videos = class extends APIResource {
       query = {};
     }
     query = query;
-    return this._client.get(path11`/videos/${videoID}/content`, resolveResourceRequestOptions111(options2, (options3) => ({
+    return this._client.get(path2`/videos/${videoID}/content`, resolveResourceRequestOptions111(options2, (options3) => ({
       query,
       ...options3,
       headers: buildHeaders([{ Accept: "application/binary" }, options3?.headers]),
@@ -91142,7 +82187,7 @@ var Videos = class extends APIResource {
    * @deprecated The Sora API is scheduled to permanently shut down on September 24, 2026.
    */
   getCharacter(characterID, options2) {
-    return this._client.get(path11`/videos/characters/${characterID}`, resolveResourceRequestOptions111(options2, (options3) => ({ ...options3, __security: { bearerAuth: true } })));
+    return this._client.get(path2`/videos/characters/${characterID}`, resolveResourceRequestOptions111(options2, (options3) => ({ ...options3, __security: { bearerAuth: true } })));
   }
   /**
    * Create a remix of a completed video using a refreshed prompt.
@@ -91150,7 +82195,7 @@ var Videos = class extends APIResource {
    * @deprecated The Sora API is scheduled to permanently shut down on September 24, 2026.
    */
   remix(videoID, body, options2) {
-    return this._client.post(path11`/videos/${videoID}/remix`, resolveResourceRequestOptions111(options2, (options3) => maybeMultipartFormRequestOptions(withBodyFinalization13({ body, ...options3, __security: { bearerAuth: true } }, { finalizeMultipart: true }), this._client)));
+    return this._client.post(path2`/videos/${videoID}/remix`, resolveResourceRequestOptions111(options2, (options3) => maybeMultipartFormRequestOptions(withBodyFinalization13({ body, ...options3, __security: { bearerAuth: true } }, { finalizeMultipart: true }), this._client)));
   }
 };
 
@@ -91356,7 +82401,7 @@ var Webhooks2 = class extends APIResource {
    * ```
    */
   retrieve(webhookEndpointID, options2) {
-    return this._client.get(path11`/webhook_endpoints/${webhookEndpointID}`, resolveResourceRequestOptions113(options2, (options3) => ({ ...options3, __security: { bearerAuth: true } })));
+    return this._client.get(path2`/webhook_endpoints/${webhookEndpointID}`, resolveResourceRequestOptions113(options2, (options3) => ({ ...options3, __security: { bearerAuth: true } })));
   }
   /**
    * Updates a webhook endpoint for the authenticated project.
@@ -91367,7 +82412,7 @@ var Webhooks2 = class extends APIResource {
    * ```
    */
   update(webhookEndpointID, body = {}, options2) {
-    return this._client.post(path11`/webhook_endpoints/${webhookEndpointID}`, resolveResourceRequestOptions113(options2, (options3) => ({
+    return this._client.post(path2`/webhook_endpoints/${webhookEndpointID}`, resolveResourceRequestOptions113(options2, (options3) => ({
       body,
       ...options3,
       __security: { bearerAuth: true }
@@ -91397,7 +82442,7 @@ var Webhooks2 = class extends APIResource {
    * ```
    */
   delete(webhookEndpointID, options2) {
-    return this._client.delete(path11`/webhook_endpoints/${webhookEndpointID}`, resolveResourceRequestOptions113(options2, (options3) => ({ ...options3, __security: { bearerAuth: true } })));
+    return this._client.delete(path2`/webhook_endpoints/${webhookEndpointID}`, resolveResourceRequestOptions113(options2, (options3) => ({ ...options3, __security: { bearerAuth: true } })));
   }
   /**
    * Rotates the signing secret for a webhook endpoint in the authenticated project.
@@ -91409,7 +82454,7 @@ var Webhooks2 = class extends APIResource {
    * ```
    */
   rotateSecret(webhookEndpointID, body = {}, options2) {
-    return this._client.post(path11`/webhook_endpoints/${webhookEndpointID}/rotate_secret`, resolveResourceRequestOptions113(options2, (options3) => ({
+    return this._client.post(path2`/webhook_endpoints/${webhookEndpointID}/rotate_secret`, resolveResourceRequestOptions113(options2, (options3) => ({
       body,
       ...options3,
       __security: { bearerAuth: true }
@@ -91427,7 +82472,7 @@ var Webhooks2 = class extends APIResource {
    * ```
    */
   test(webhookEndpointID, body, options2) {
-    return this._client.post(path11`/webhook_endpoints/${webhookEndpointID}/test`, resolveResourceRequestOptions113(options2, (options3) => ({
+    return this._client.post(path2`/webhook_endpoints/${webhookEndpointID}/test`, resolveResourceRequestOptions113(options2, (options3) => ({
       body,
       ...options3,
       __security: { bearerAuth: true }
@@ -92280,7 +83325,7 @@ var OpenAI = class {
       if (callerSignal?.aborted || req.signal?.aborted) {
         throw this._makeUserAbortError(callerSignal?.aborted ? callerSignal : req.signal);
       }
-      const isTimeout = isAbortError2(response) || /timed? ?out/i.test(String(response) + ("cause" in response ? String(response.cause) : ""));
+      const isTimeout = isAbortError(response) || /timed? ?out/i.test(String(response) + ("cause" in response ? String(response.cause) : ""));
       if (retriesRemaining && !hasStreamingBody && (!x509Authentication || isTransientX509ConnectionError2(response))) {
         loggerFor(this).info(`[${requestLogID}] connection ${isTimeout ? "timed out" : "failed"} - ${retryMessage}`);
         loggerFor(this).debug(`[${requestLogID}] connection ${isTimeout ? "timed out" : "failed"} (${retryMessage})`, formatRequestDetails({
@@ -93240,7 +84285,7 @@ var DEFAULT_PRICES = {
   "gpt-4.1": { input: 2, cachedInput: 0.5, output: 8 },
   "gpt-4.1-mini": { input: 0.4, cachedInput: 0.1, output: 1.6 }
 };
-function costOf2(model, usage, prices = DEFAULT_PRICES) {
+function costOf(model, usage, prices = DEFAULT_PRICES) {
   const price = prices[model];
   if (!price) return 0;
   const uncached = Math.max(0, usage.promptTokens - usage.cachedTokens);
@@ -93262,8 +84307,8 @@ function pricesFromEnv(env) {
 
 // src/llm/prompts.ts
 var import_yaml4 = __toESM(require_dist(), 1);
-import { readFileSync as readFileSync3 } from "node:fs";
-import { fileURLToPath as fileURLToPath4 } from "node:url";
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 
 // src/llm/sanitize-untrusted.ts
 var HTML_COMMENT = /<!--[\s\S]*?(-->|$)/g;
@@ -93289,12 +84334,12 @@ var promptSchema = external_exports.strictObject({
   system: external_exports.string().min(1),
   user: external_exports.string().min(1)
 });
-var PROMPTS_DIR = fileURLToPath4(new URL("../../prompts/", new URL("../../src/llm/prompts.ts", import.meta.url).href));
+var PROMPTS_DIR = fileURLToPath(new URL("../../prompts/", new URL("../../src/llm/prompts.ts", import.meta.url).href));
 var cache = /* @__PURE__ */ new Map();
 function loadPrompt(stage, dir = PROMPTS_DIR) {
   const cached4 = dir === PROMPTS_DIR ? cache.get(stage) : void 0;
   if (cached4) return cached4;
-  const parsed = promptSchema.safeParse((0, import_yaml4.parse)(readFileSync3(`${dir}${stage}.yml`, "utf8")));
+  const parsed = promptSchema.safeParse((0, import_yaml4.parse)(readFileSync(`${dir}${stage}.yml`, "utf8")));
   if (!parsed.success) throw new Error(`prompts/${stage}.yml is invalid: ${parsed.error.issues.map((i3) => `${i3.path.join(".")}: ${i3.message}`).join("; ")}`);
   if (parsed.data.stage !== stage) throw new Error(`prompts/${stage}.yml declares stage "${parsed.data.stage}"`);
   if (dir === PROMPTS_DIR) cache.set(stage, parsed.data);
@@ -93546,7 +84591,7 @@ function openAiLlmClient(options2) {
   }
   function record2(stage, attempt, sent, mode, result, started, error62) {
     const usage = result.usage ?? estimateUsage(sent, result);
-    const dollars2 = costOf2(model, usage, prices);
+    const dollars2 = costOf(model, usage, prices);
     const latencyMs = Math.round(performance.now() - started);
     options2.budget.record(usage, dollars2, latencyMs, stage);
     options2.transcript.write({ stage, model, attempt, messages: sent, answer: result.answer, finishReason: result.finishReason, refusal: result.refusal, usage, dollars: dollars2, latencyMs, responseFormat: mode, ...result.usage ? {} : { usageEstimated: true }, ...error62 ? { error: error62 } : {} });
@@ -93705,6 +84750,8968 @@ function validate3(answer, schema) {
   const parsed = schema.safeParse(extracted.value);
   if (parsed.success) return { ok: true, value: parsed.data };
   return { ok: false, error: parsed.error.issues.map((i3) => `${i3.path.join(".") || "(root)"}: ${i3.message}`).join("; ") };
+}
+
+// src/engine/lpw/failing-tests-block.ts
+import { stripVTControlCharacters as stripVTControlCharacters3 } from "node:util";
+
+// src/engine/template/tree-sitter.ts
+import { createRequire as createRequire3 } from "node:module";
+import { dirname as dirname2, join as join4 } from "node:path";
+var require3 = createRequire3(import.meta.url);
+var parsers = /* @__PURE__ */ new Map();
+var runtime;
+function loadRuntime() {
+  runtime ??= (async () => {
+    const ts2 = require3("./tree-sitter/tree-sitter.cjs");
+    const dir = dirname2(require3.resolve("./tree-sitter/tree-sitter.cjs"));
+    await ts2.Parser.init({ locateFile: (file2) => join4(dir, file2) });
+    return ts2;
+  })();
+  return runtime;
+}
+function parserFor(grammar) {
+  let parser3 = parsers.get(grammar);
+  if (!parser3) {
+    parser3 = (async () => {
+      const ts2 = await loadRuntime();
+      const dir = dirname2(require3.resolve("./tree-sitter/tree-sitter.cjs"));
+      const p2 = new ts2.Parser();
+      p2.setLanguage(await ts2.Language.load(join4(dir, `tree-sitter-${grammar}.wasm`)));
+      return p2;
+    })();
+    parsers.set(grammar, parser3);
+  }
+  return parser3;
+}
+async function parseSource(grammar, source) {
+  const tree = (await parserFor(grammar)).parse(source);
+  if (!tree) throw new Error(`tree-sitter returned no tree for ${grammar}`);
+  return tree;
+}
+function parsePython(source) {
+  return parseSource("python", source);
+}
+function grammarForFile(path12) {
+  if (path12.endsWith(".py")) return "python";
+  if (/\.[cm]?jsx?$/.test(path12)) return "javascript";
+  if (path12.endsWith(".tsx")) return "tsx";
+  if (/\.[cm]?ts$/.test(path12)) return "typescript";
+  return void 0;
+}
+
+// src/engine/lpw/parametrize-values.ts
+async function parametrizeValues(testSourceText) {
+  const out = /* @__PURE__ */ new Map();
+  const tree = await parsePython(testSourceText);
+  try {
+    const decorators = tree.rootNode.descendantsOfType("decorator").filter((d2) => Boolean(d2 && /parametrize\s*\(/.test(d2.text)));
+    if (decorators.length !== 1) return out;
+    const call = decorators[0].namedChildren.find((c5) => c5?.type === "call");
+    const args = call?.childForFieldName("arguments")?.namedChildren.filter((a2) => Boolean(a2)) ?? [];
+    const positional = args.filter((a2) => a2.type !== "keyword_argument");
+    const keyword = (name) => args.find((a2) => a2.type === "keyword_argument" && a2.childForFieldName("name")?.text === name)?.childForFieldName("value");
+    const namesNode = positional[0] ?? keyword("argnames");
+    const valuesNode = positional[1] ?? keyword("argvalues");
+    if (!namesNode || !valuesNode || !/^(list|tuple)$/.test(valuesNode.type)) return out;
+    const names = argNames(namesNode);
+    const explicitIds = keyword("ids");
+    const ids = explicitIds && /^(list|tuple)$/.test(explicitIds.type) ? explicitIds.namedChildren.map((n2) => n2 ? literal2(n2) : void 0) : [];
+    valuesNode.namedChildren.forEach((entry, index) => {
+      if (!entry) return;
+      let values;
+      let id = ids[index];
+      if (entry.type === "call" && /(^|\.)param$/.test(entry.childForFieldName("function")?.text ?? "")) {
+        const pArgs = entry.childForFieldName("arguments")?.namedChildren.filter((a2) => Boolean(a2)) ?? [];
+        values = pArgs.filter((a2) => a2.type !== "keyword_argument");
+        const idArg = pArgs.find((a2) => a2.type === "keyword_argument" && a2.childForFieldName("name")?.text === "id")?.childForFieldName("value");
+        id = idArg ? literal2(idArg) : id;
+      } else {
+        values = names.length > 1 && (entry.type === "tuple" || entry.type === "list") ? entry.namedChildren.filter((v2) => Boolean(v2)) : [entry];
+      }
+      id ??= values.map((v2, i3) => autoId(v2, names[i3] ?? "arg", index)).join("-");
+      out.set(id, values.map((v2, i3) => `${names[i3] ?? `arg${i3}`}=${v2.text}`).join(", "));
+    });
+    return out;
+  } finally {
+    tree.delete();
+  }
+}
+function argNames(node2) {
+  if (node2.type === "string") return (literal2(node2) ?? "").split(",").map((s) => s.trim()).filter(Boolean);
+  return node2.namedChildren.flatMap((n2) => n2?.type === "string" ? [literal2(n2) ?? ""] : []);
+}
+function literal2(node2) {
+  if (node2.type === "string") return node2.namedChildren.filter((c5) => c5 && c5.type !== "string_start" && c5.type !== "string_end").map((c5) => c5?.text ?? "").join("");
+  if (/^(integer|float|true|false|none)$/.test(node2.type)) return node2.text;
+  if (node2.type === "unary_operator" && /^-\s*[\d.]/.test(node2.text)) return node2.text.replace(/\s+/g, "");
+  return void 0;
+}
+function autoId(node2, name, index) {
+  return literal2(node2) ?? `${name}${index}`;
+}
+
+// src/engine/lpw/test-source.ts
+import { join as join5 } from "node:path";
+
+// src/workspace/read-worktree-file.ts
+import { closeSync, constants as constants2, fstatSync, openSync, readlinkSync, readSync, realpathSync as realpathSync2 } from "node:fs";
+import { open as open3 } from "node:fs/promises";
+import { sep as sep4 } from "node:path";
+var WORKTREE_READ_LIMIT = 8 * 1024 * 1024;
+var CONTEXT_READ_LIMIT = 1024 * 1024;
+var FLAGS = constants2.O_RDONLY | (constants2.O_NOFOLLOW ?? 0) | (constants2.O_NONBLOCK ?? 0);
+function handlePath(fd2, full) {
+  try {
+    return readlinkSync(`/proc/self/fd/${fd2}`);
+  } catch {
+    return realpathSync2(full);
+  }
+}
+function checkHandle(root, path12, full, fd2, stat2) {
+  if (!stat2.isFile()) throw new UnsafePathError(path12, "it is not a regular file (a device, FIFO, socket or directory)");
+  if (stat2.nlink > 1) throw new UnsafePathError(path12, "it has other hard links, which may be outside the repository");
+  const realRoot = realpathSync2(root);
+  const realFull = handlePath(fd2, full);
+  if (!realFull.startsWith(realRoot.endsWith(sep4) ? realRoot : realRoot + sep4)) throw new UnsafePathError(path12, "it resolves outside the repository");
+}
+function refusal(path12, error62) {
+  const code = error62.code;
+  if (code === "ENOENT" || code === "ENOTDIR") return new UnsafePathError(path12, "no such file in the repository");
+  if (code === "ELOOP") return new UnsafePathError(path12, "it is a symbolic link");
+  if (code === "ENXIO") return new UnsafePathError(path12, "it is not a regular file (a socket)");
+  return error62;
+}
+function limitOf(path12, size, options2) {
+  const max2 = options2.maxBytes ?? WORKTREE_READ_LIMIT;
+  if (size > max2 && options2.overLimit !== "truncate") throw new UnsafePathError(path12, `it is larger than ${max2} bytes (${size})`);
+  return Math.min(size, max2);
+}
+async function readWorktreeBytes(root, path12, options2 = {}) {
+  const full = safeRepoPath(root, path12);
+  const handle2 = await open3(full, FLAGS).catch((error62) => {
+    throw refusal(path12, error62);
+  });
+  try {
+    const stat2 = await handle2.stat();
+    checkHandle(root, path12, full, handle2.fd, stat2);
+    const want = limitOf(path12, stat2.size, options2);
+    const buffer = Buffer.alloc(want);
+    let filled = 0;
+    while (filled < want) {
+      const { bytesRead } = await handle2.read(buffer, filled, want - filled, filled);
+      if (bytesRead === 0) break;
+      filled += bytesRead;
+    }
+    return buffer.subarray(0, filled);
+  } finally {
+    await handle2.close();
+  }
+}
+async function readWorktreeText(root, path12, options2 = {}) {
+  return (await readWorktreeBytes(root, path12, options2)).toString("utf8");
+}
+async function tryReadWorktreeText(root, path12, options2 = {}) {
+  return readWorktreeText(root, path12, options2).catch(() => void 0);
+}
+function readWorktreeBytesSync(root, path12, options2 = {}) {
+  const full = safeRepoPath(root, path12);
+  let fd2;
+  try {
+    fd2 = openSync(full, FLAGS);
+  } catch (error62) {
+    throw refusal(path12, error62);
+  }
+  try {
+    const stat2 = fstatSync(fd2);
+    checkHandle(root, path12, full, fd2, stat2);
+    const want = limitOf(path12, stat2.size, options2);
+    const buffer = Buffer.alloc(want);
+    let filled = 0;
+    while (filled < want) {
+      const read = readSync(fd2, buffer, filled, want - filled, filled);
+      if (read === 0) break;
+      filled += read;
+    }
+    return buffer.subarray(0, filled);
+  } finally {
+    closeSync(fd2);
+  }
+}
+function readWorktreeTextSync(root, path12, options2 = {}) {
+  return readWorktreeBytesSync(root, path12, options2).toString("utf8");
+}
+function tryReadWorktreeTextSync(root, path12, options2 = {}) {
+  try {
+    return readWorktreeTextSync(root, path12, options2);
+  } catch {
+    return void 0;
+  }
+}
+
+// src/engine/lpw/test-source.ts
+async function testSource(workspace, id, fallbackFile) {
+  const pytest = id.includes("::");
+  const file2 = pytest ? id.split("::")[0] : fallbackFile ?? id.split(" > ").find((p2) => grammarForFile(p2));
+  const name = (pytest ? id.split("::").at(-1) : id.split(" > ").at(-1))?.replace(/\[.*\]$/, "");
+  if (!file2 || !name) return void 0;
+  const grammar = grammarForFile(file2);
+  if (!grammar) return void 0;
+  let source;
+  try {
+    source = await readWorktreeText(workspace, file2.startsWith("/") ? file2.slice(join5(workspace, "/").length) : file2, { maxBytes: CONTEXT_READ_LIMIT });
+  } catch {
+    return void 0;
+  }
+  const tree = await parseSource(grammar, source);
+  try {
+    const found = find(
+      tree.rootNode,
+      (n2) => grammar === "python" ? n2.type === "function_definition" && n2.childForFieldName("name")?.text === name : n2.type === "call_expression" && /^(it|test)$/.test(n2.childForFieldName("function")?.text ?? "") && stringArg(n2) === name
+    );
+    const shown2 = found?.parent?.type === "decorated_definition" ? found.parent : found;
+    return shown2 ? `# ${file2}
+${shown2.text}` : void 0;
+  } finally {
+    tree.delete();
+  }
+}
+function stringArg(call) {
+  const first2 = call.childForFieldName("arguments")?.namedChildren[0];
+  return first2?.type === "string" || first2?.type === "template_string" ? first2.text.slice(1, -1) : void 0;
+}
+function find(node2, predicate) {
+  if (predicate(node2)) return node2;
+  for (const child of node2.namedChildren) {
+    if (!child) continue;
+    const hit = find(child, predicate);
+    if (hit) return hit;
+  }
+  return void 0;
+}
+
+// src/engine/lpw/failing-tests-block.ts
+async function failingTestsBlock(workspace, failing) {
+  const groups2 = /* @__PURE__ */ new Map();
+  for (const t2 of failing) {
+    const key = t2.id.replace(/\[.*\]$/, "");
+    const group = groups2.get(key) ?? { source: await testSource(workspace, t2.id, t2.file), tests: [] };
+    group.tests.push(t2);
+    groups2.set(key, group);
+  }
+  const blocks = await Promise.all(
+    [...groups2.values()].map(async ({ source, tests }) => {
+      const params = source && tests.some((t2) => /\[.*\]$/.test(t2.id)) ? await parametrizeValues(source) : /* @__PURE__ */ new Map();
+      const cases = tests.map((t2) => {
+        const id = /\[(.*)\]$/.exec(t2.id)?.[1];
+        const values = id === void 0 ? void 0 : params.get(id);
+        return `${tests.length > 1 || id !== void 0 ? `# ${t2.id}${values ? `  parameters: ${values}` : ""}
+` : ""}${failureLines(t2)}`;
+      });
+      const head = source ?? `# ${tests[0]?.id ?? ""}`;
+      const note = tests.length > 1 ? `
+# (the source above, once, for its ${tests.length} failing cases)` : "";
+      return `${head}${note}
+${cases.join("\n")}`;
+    })
+  );
+  return blocks.join("\n\n");
+}
+function failureLines(t2) {
+  const message = t2.message ? summariseFailure(stripVTControlCharacters3(t2.message), FIRST_MESSAGE_CHARS) : t2.status;
+  const diff = pytestDiff(stripVTControlCharacters3(t2.details ?? ""));
+  return `# fails now with: ${message}${diff.length > 0 ? `
+# pytest's diff: ${diff.join(" | ")}` : ""}`;
+}
+
+// src/engine/review/review-fix.ts
+var reviewSchema = external_exports.object({ accepted: external_exports.boolean(), reason: external_exports.string().min(1) });
+var UNREVIEWED = "passes the tests; not reviewed";
+var NOT_REVIEWED = { verdict: "not-reviewed", reason: `${UNREVIEWED}: no model is configured to check a mechanical edit against the issue` };
+var AROUND = 25;
+function modelReviewer(llm, input3) {
+  let tests;
+  return async (candidate) => {
+    tests ??= failingTestsBlock(input3.workspace, input3.failing);
+    const vars = {
+      untrusted: {
+        problem: input3.problem ?? "Make the failing tests pass (no issue text was given).",
+        tests: await tests,
+        diff: candidate.diff,
+        code: excerpt(candidate.file, candidate.edited, candidate.line)
+      }
+    };
+    try {
+      const { value } = await llm.call("review-fix", vars, reviewSchema);
+      return { verdict: value.accepted ? "accepted" : "refused", reason: value.reason.trim() };
+    } catch (error62) {
+      if (error62 instanceof BudgetExceededError) return { verdict: "not-reviewed", reason: `${UNREVIEWED}: the model's budget ran out before it could review the edit` };
+      if (error62 instanceof LlmStageError) return { verdict: "not-reviewed", reason: `${UNREVIEWED}: the model configured to review the edit gave no usable answer` };
+      throw error62;
+    }
+  };
+}
+function excerpt(file2, text2, line) {
+  const lines = text2.split("\n");
+  const from = Math.max(1, line - AROUND);
+  const to2 = Math.min(lines.length, line + AROUND);
+  const body = lines.slice(from - 1, to2).map((l3, i3) => `${String(from + i3).padStart(5)}  ${l3}`);
+  return `--- ${file2} (lines ${from}-${to2} of ${lines.length})
+${body.join("\n")}`;
+}
+function isUnreviewed(outcome) {
+  return outcome.status === "fixed" && outcome.review?.verdict === "not-reviewed";
+}
+function fixedWord(outcome) {
+  return isUnreviewed(outcome) ? "passes the tests; not reviewed" : "fixed";
+}
+
+// src/verify/load-failure.ts
+import { existsSync, statSync } from "node:fs";
+import { isAbsolute as isAbsolute3, join as join6, relative } from "node:path";
+var TEST_PATH = /(^|\/)(tests?|__tests__|spec)\/|(^|\/)(test_[^/]*\.py|[^/]*_test\.py|conftest\.py|[^/]*\.(test|spec)\.[cm]?[jt]sx?)$/;
+function loadFailureOf(test, report2, workspace) {
+  if (test.status !== "fail" && test.status !== "error") return void 0;
+  const details = `${test.message ?? ""}
+${test.details ?? ""}`;
+  if (test.message === "collection failure" || /ImportError while importing test module|ERROR collecting|error during collection/.test(details)) {
+    return pythonLoadFailure(details, workspace);
+  }
+  if (test.file && (test.name === test.file || test.id === `${test.file} > test > ${test.file}` || test.id === `${test.file} > ${test.file}`)) {
+    return nodeLoadFailure(test.file, report2.run.output, workspace);
+  }
+  return void 0;
+}
+function brokenRunReason(report2, workspace) {
+  if (report2.run.spawnError) return `the command could not start: ${report2.run.spawnError}`;
+  if (report2.run.timedOut && report2.tests.length === 0) return `it ${report2.run.limit?.message ?? "timed out"} before reporting any test`;
+  if (report2.tests.length === 0) {
+    const tail = report2.run.output.trim().split("\n").slice(-3).join(" | ").slice(0, 300);
+    return `it ran no test (${report2.run.limit ? report2.run.limit.message : `exit ${String(report2.run.exitCode)}`})${tail ? `: ${tail}` : ""}`;
+  }
+  const broken = failingTests(report2).flatMap((t2) => {
+    const failure2 = loadFailureOf(t2, report2, workspace);
+    return failure2 && !failure2.codeFault ? [`${t2.id}: ${failure2.reason}`] : [];
+  });
+  if (broken.length === 0) return void 0;
+  const limit2 = report2.run.limit && report2.run.limit.name !== "cancelled" ? ` (the run ${report2.run.limit.message.replace(/^stopped: /, "was stopped: ")})` : "";
+  return `${broken.slice(0, 5).join("; ")}${limit2}`;
+}
+function wrongFailureReason(test, report2, workspace, sourceText) {
+  const load2 = loadFailureOf(test, report2, workspace);
+  if (load2) return `the test file did not load: ${load2.reason}`;
+  const text2 = `${test.message ?? ""}
+${test.details ?? ""}`;
+  const bad = /\b(ImportError|ModuleNotFoundError|SyntaxError|IndentationError)\b[^\n]*|Cannot find module[^\n]*|ERR_MODULE_NOT_FOUND[^\n]*|fixture '[^']+' not found/.exec(text2);
+  if (bad) return `it fails with ${bad[0].trim().slice(0, 200)}, not with the reported bug`;
+  const undefinedName = /name '([\w$]+)' is not defined|\b([\w$]+) is not defined\b/.exec(text2);
+  const name = undefinedName?.[1] ?? undefinedName?.[2];
+  if (name && !new RegExp(`\\b${name.replace(/\$/g, "\\$")}\\b`).test(sourceText)) return `it uses ${name}, which is defined nowhere in the repository (${(test.message ?? "").split("\n")[0]})`;
+  return void 0;
+}
+function pythonLoadFailure(details, workspace) {
+  const lines = details.split("\n").map((l3) => l3.replace(/^E\s+/, "").trim());
+  const reason = lines.findLast((l3) => /^\w*(Error|Exception)\b/.test(l3)) ?? lines.find(Boolean) ?? "collection failure";
+  const missing = /No module named '([\w.]+)'/.exec(reason)?.[1];
+  if (missing) {
+    const top = missing.split(".")[0] ?? missing;
+    return { reason, codeFault: existsSync(join6(workspace, top)) || existsSync(join6(workspace, `${top}.py`)) || existsSync(join6(workspace, "src", top)) };
+  }
+  if (/^(SyntaxError|IndentationError)/.test(reason)) {
+    const file2 = [...details.matchAll(/File "([^"]+)", line \d+/g)].at(-1)?.[1] ?? /^([\w./-]+\.py):\d+/m.exec(details)?.[1];
+    return { reason: file2 ? `${reason} (${repoRelative(file2, workspace)})` : reason, codeFault: file2 ? !TEST_PATH.test(repoRelative(file2, workspace)) : false };
+  }
+  return { reason, codeFault: true };
+}
+function nodeLoadFailure(file2, output2, workspace) {
+  const at2 = output2.indexOf(`# Subtest: ${file2}
+`);
+  const before = (at2 >= 0 ? output2.slice(0, at2) : output2).split("\n").slice(-40).join("\n");
+  const notFound = /Cannot find (?:module|package) '([^']+)'(?: imported from (\S+))?/.exec(before);
+  if (notFound) {
+    const target = notFound[1] ?? "";
+    const full = isAbsolute3(target) ? target : target.startsWith(".") ? join6(workspace, target) : "";
+    const inRepo = full !== "" && !relative(workspace, full).startsWith("..");
+    const isDir = inRepo && existsSync(full) && statSync(full).isDirectory();
+    const rel = inRepo ? relative(workspace, full) || "." : target;
+    const why = isDir ? `${rel} is a folder, loaded as a module (the command names a folder where node --test wants files or globs)` : `Cannot find module '${rel}'`;
+    return { reason: why, codeFault: inRepo && !isDir && !TEST_PATH.test(rel) && rel !== file2 };
+  }
+  const syntax = /SyntaxError: [^\n]*/.exec(before);
+  if (syntax) {
+    const where = /(?:file:\/\/)?(\/[^\s:]+\.[cm]?[jt]sx?):\d+/.exec(before)?.[1];
+    const rel = where ? repoRelative(where, workspace) : file2;
+    return { reason: `${syntax[0].replace(/^#\s*/, "")} (${rel})`, codeFault: !TEST_PATH.test(rel) };
+  }
+  const error62 = /^#\s*(\w*Error\b[^\n]*)/m.exec(before)?.[1];
+  return { reason: error62 ? `${file2} did not load: ${error62}` : `${file2} did not load or exited early`, codeFault: false };
+}
+function repoRelative(file2, workspace) {
+  const rel = isAbsolute3(file2) ? relative(workspace, file2) : file2;
+  return rel.replace(/^\.\//, "");
+}
+
+// src/engine/is-test-file.ts
+var TEST_PATH2 = /(^|\/)(tests?|__tests__|spec)\/|(^|\/)(test_[^/]*\.py|[^/]*_test\.py|conftest\.py|[^/]*\.(test|spec)\.[cm]?[jt]sx?|[^/]*_test\.go)$/;
+function isTestFile(path12) {
+  return TEST_PATH2.test(path12.replaceAll("\\", "/"));
+}
+
+// src/workspace/apply-edits.ts
+import { lstatSync as lstatSync2 } from "node:fs";
+import { rm as rm2 } from "node:fs/promises";
+
+// src/workspace/unified-diff.ts
+import { mkdtempSync, rmSync, writeFileSync as writeFileSync2 } from "node:fs";
+import { tmpdir as tmpdir2 } from "node:os";
+import { join as join7 } from "node:path";
+
+// node_modules/is-plain-obj/index.js
+function isPlainObject4(value) {
+  if (typeof value !== "object" || value === null) {
+    return false;
+  }
+  const prototype = Object.getPrototypeOf(value);
+  return (prototype === null || prototype === Object.prototype || Object.getPrototypeOf(prototype) === null) && !(Symbol.toStringTag in value) && !(Symbol.iterator in value);
+}
+
+// node_modules/execa/lib/arguments/file-url.js
+import { fileURLToPath as fileURLToPath2 } from "node:url";
+var safeNormalizeFileUrl = (file2, name) => {
+  const fileString = normalizeFileUrl(normalizeDenoExecPath(file2));
+  if (typeof fileString !== "string") {
+    throw new TypeError(`${name} must be a string or a file URL: ${fileString}.`);
+  }
+  return fileString;
+};
+var normalizeDenoExecPath = (file2) => isDenoExecPath(file2) ? file2.toString() : file2;
+var isDenoExecPath = (file2) => typeof file2 !== "string" && file2 && Object.getPrototypeOf(file2) === String.prototype;
+var normalizeFileUrl = (file2) => file2 instanceof URL ? fileURLToPath2(file2) : file2;
+
+// node_modules/execa/lib/methods/parameters.js
+var normalizeParameters = (rawFile, rawArguments = [], rawOptions, ...rawExtraArguments) => {
+  if (rawExtraArguments.length > 0) {
+    throw new TypeError("Execa accepts at most three arguments: file, arguments, options.");
+  }
+  if (rawOptions !== void 0 && isPlainObject4(rawArguments)) {
+    throw new TypeError("Execa accepts at most one options object. Please merge the second and third arguments.");
+  }
+  const filePath = safeNormalizeFileUrl(rawFile, "First argument");
+  const [commandArguments, options2 = {}] = isPlainObject4(rawArguments) ? [[], rawArguments] : [rawArguments, rawOptions];
+  if (!Array.isArray(commandArguments)) {
+    throw new TypeError(`Second argument must be either an array of arguments or an options object: ${commandArguments}`);
+  }
+  if (commandArguments.some((commandArgument) => typeof commandArgument === "object" && commandArgument !== null)) {
+    throw new TypeError(`Second argument must be an array of strings: ${commandArguments}`);
+  }
+  const normalizedArguments = commandArguments.map(String);
+  const nullByteArgument = normalizedArguments.find((normalizedArgument) => normalizedArgument.includes("\0"));
+  if (nullByteArgument !== void 0) {
+    throw new TypeError(`Arguments cannot contain null bytes ("\\0"): ${nullByteArgument}`);
+  }
+  if (!isPlainObject4(options2)) {
+    throw new TypeError(`Last argument must be an options object: ${options2}`);
+  }
+  return [filePath, normalizedArguments, { __proto__: null, ...options2 }];
+};
+
+// node_modules/execa/lib/methods/template.js
+import { ChildProcess } from "node:child_process";
+
+// node_modules/execa/lib/arguments/escape.js
+import { platform } from "node:process";
+import { stripVTControlCharacters as stripVTControlCharacters4 } from "node:util";
+var joinCommand = (filePath, rawArguments, shell) => {
+  const fileAndArguments = [filePath, ...rawArguments];
+  const command = fileAndArguments.join(" ");
+  const escapedCommand = shell ? escapeControlCharacters(command) : fileAndArguments.map((fileAndArgument) => quoteString(escapeControlCharacters(fileAndArgument))).join(" ");
+  return { command, escapedCommand };
+};
+var escapeLines = (lines) => stripVTControlCharacters4(lines).split("\n").map((line) => escapeControlCharacters(line)).join("\n");
+var escapeControlCharacters = (line) => line.replaceAll(SPECIAL_CHAR_REGEXP, (character) => escapeControlCharacter(character));
+var escapeControlCharacter = (character) => {
+  const commonEscape = COMMON_ESCAPES[character];
+  if (commonEscape !== void 0) {
+    return commonEscape;
+  }
+  const codepoint = character.codePointAt(0);
+  const codepointHex = codepoint.toString(16);
+  return codepoint <= ASTRAL_START ? `\\u${codepointHex.padStart(4, "0")}` : `\\U${codepointHex}`;
+};
+var getSpecialCharRegExp = () => {
+  try {
+    return new RegExp("\\p{Separator}|\\p{Other}", "gu");
+  } catch {
+    return /[\s\u0000-\u001F\u007F-\u009F\u00AD]/g;
+  }
+};
+var SPECIAL_CHAR_REGEXP = getSpecialCharRegExp();
+var COMMON_ESCAPES = {
+  " ": " ",
+  "\b": "\\b",
+  "\f": "\\f",
+  "\n": "\\n",
+  "\r": "\\r",
+  "	": "\\t"
+};
+var ASTRAL_START = 65535;
+var quoteString = (escapedArgument) => {
+  if (NO_ESCAPE_REGEXP.test(escapedArgument)) {
+    return escapedArgument;
+  }
+  return platform === "win32" ? `"${escapedArgument.replaceAll('"', '""')}"` : `'${escapedArgument.replaceAll("'", "'\\''")}'`;
+};
+var NO_ESCAPE_REGEXP = /^[\w\-./]+$/;
+
+// node_modules/execa/lib/utils/uint-array.js
+import { StringDecoder } from "node:string_decoder";
+var { toString: objectToString2 } = Object.prototype;
+var isArrayBuffer2 = (value) => objectToString2.call(value) === "[object ArrayBuffer]";
+var isUint8Array = (value) => objectToString2.call(value) === "[object Uint8Array]";
+var bufferToUint8Array = (buffer) => new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength);
+var textEncoder = new TextEncoder();
+var stringToUint8Array = (string4) => textEncoder.encode(string4);
+var textDecoder3 = new TextDecoder();
+var uint8ArrayToString = (uint8Array) => textDecoder3.decode(uint8Array);
+var joinToString = (uint8ArraysOrStrings, encoding) => {
+  const strings = uint8ArraysToStrings(uint8ArraysOrStrings, encoding);
+  return strings.join("");
+};
+var uint8ArraysToStrings = (uint8ArraysOrStrings, encoding) => {
+  if (encoding === "utf8" && uint8ArraysOrStrings.every((uint8ArrayOrString) => typeof uint8ArrayOrString === "string")) {
+    return uint8ArraysOrStrings;
+  }
+  const decoder = new StringDecoder(encoding);
+  const strings = uint8ArraysOrStrings.map((uint8ArrayOrString) => typeof uint8ArrayOrString === "string" ? stringToUint8Array(uint8ArrayOrString) : uint8ArrayOrString).map((uint8Array) => decoder.write(uint8Array));
+  const finalString = decoder.end();
+  return finalString === "" ? strings : [...strings, finalString];
+};
+var joinToUint8Array = (uint8ArraysOrStrings) => uint8ArraysOrStrings.length === 1 && isUint8Array(uint8ArraysOrStrings[0]) ? uint8ArraysOrStrings[0] : concatUint8Arrays(stringsToUint8Arrays(uint8ArraysOrStrings));
+var stringsToUint8Arrays = (uint8ArraysOrStrings) => uint8ArraysOrStrings.map((uint8ArrayOrString) => typeof uint8ArrayOrString === "string" ? stringToUint8Array(uint8ArrayOrString) : uint8ArrayOrString);
+var concatUint8Arrays = (uint8Arrays) => {
+  const result = new Uint8Array(getJoinLength(uint8Arrays));
+  let index = 0;
+  for (const uint8Array of uint8Arrays) {
+    result.set(uint8Array, index);
+    index += uint8Array.length;
+  }
+  return result;
+};
+var getJoinLength = (uint8Arrays) => {
+  let joinLength = 0;
+  for (const uint8Array of uint8Arrays) {
+    joinLength += uint8Array.length;
+  }
+  return joinLength;
+};
+
+// node_modules/execa/lib/return/final-error.js
+var getFinalError = (originalError, message, isSync) => {
+  const ErrorClass = isSync ? ExecaSyncError : ExecaError;
+  const options2 = originalError instanceof DiscardedError ? {} : { cause: originalError };
+  return new ErrorClass(message, options2);
+};
+var DiscardedError = class extends Error {
+};
+var setErrorName = (ErrorClass, value) => {
+  Object.defineProperties(ErrorClass.prototype, {
+    name: {
+      value,
+      writable: true,
+      enumerable: false,
+      configurable: true
+    },
+    [execaErrorSymbol]: {
+      value: true,
+      writable: false,
+      enumerable: false,
+      configurable: false
+    }
+  });
+};
+var isExecaError = (error62) => isErrorInstance(error62) && execaErrorSymbol in error62;
+var execaErrorSymbol = /* @__PURE__ */ Symbol("isExecaError");
+var isErrorInstance = (value) => value instanceof Error || Object.prototype.toString.call(value) === "[object Error]";
+var ExecaError = class extends Error {
+};
+setErrorName(ExecaError, ExecaError.name);
+var ExecaSyncError = class extends Error {
+};
+setErrorName(ExecaSyncError, ExecaSyncError.name);
+
+// node_modules/execa/lib/utils/type-name.js
+var getTypeName = (value) => value === null ? "null" : typeof value;
+
+// node_modules/execa/lib/methods/template.js
+var isTemplateString = (templates) => Array.isArray(templates) && Array.isArray(templates.raw);
+var parseTemplates = (templates, expressions) => {
+  let tokens = [];
+  let isSeparated = false;
+  for (const [index, template] of templates.entries()) {
+    ({ tokens, isSeparated } = parseTemplate({
+      templates,
+      expressions,
+      tokens,
+      isSeparated,
+      index,
+      template
+    }));
+  }
+  if (tokens.length === 0) {
+    throw new TypeError("Template script must not be empty");
+  }
+  const [file2, ...commandArguments] = tokens;
+  return [file2, commandArguments, {}];
+};
+var parseTemplate = ({ templates, expressions, tokens, isSeparated, index, template }) => {
+  if (template === void 0) {
+    throw new TypeError(`Invalid backslash sequence: ${templates.raw[index]}`);
+  }
+  const { nextTokens, leadingWhitespaces, trailingWhitespaces } = splitByWhitespaces(template, templates.raw[index]);
+  const newTokens = concatTokens(tokens, nextTokens, isSeparated || leadingWhitespaces);
+  const isTemplateSeparated = trailingWhitespaces || nextTokens.length === 0 && isSeparated;
+  if (index === expressions.length) {
+    return { tokens: newTokens, isSeparated: isTemplateSeparated };
+  }
+  const expression = expressions[index];
+  const expressionTokens = Array.isArray(expression) ? expression.map((expression2) => parseExpression(expression2)) : [parseExpression(expression)];
+  return {
+    tokens: concatTokens(newTokens, expressionTokens, isTemplateSeparated),
+    isSeparated: expressionTokens.length === 0 && isTemplateSeparated
+  };
+};
+var splitByWhitespaces = (template, rawTemplate) => {
+  if (template.length === 0) {
+    return { nextTokens: [], leadingWhitespaces: false, trailingWhitespaces: false };
+  }
+  const nextTokens = [];
+  let templateStart = 0;
+  let isLeadingWhitespaces = false;
+  for (let templateIndex = 0, rawIndex = 0; templateIndex < template.length; templateIndex += 1, rawIndex += 1) {
+    const rawCharacter = rawTemplate[rawIndex];
+    if (DELIMITERS.has(rawCharacter)) {
+      if (templateIndex === 0) {
+        isLeadingWhitespaces = true;
+      }
+      if (templateStart !== templateIndex) {
+        nextTokens.push(template.slice(templateStart, templateIndex));
+      }
+      templateStart = templateIndex + 1;
+    } else if (rawCharacter === "\\") {
+      const nextRawCharacter = rawTemplate[rawIndex + 1];
+      if (nextRawCharacter === "\n") {
+        templateIndex -= 1;
+        rawIndex += 1;
+      } else if (nextRawCharacter === "u" && rawTemplate[rawIndex + 2] === "{") {
+        const closingBraceIndex = rawTemplate.indexOf("}", rawIndex + 3);
+        if (isAstralEscape(rawTemplate.slice(rawIndex + 3, closingBraceIndex))) {
+          templateIndex += 1;
+        }
+        rawIndex = closingBraceIndex;
+      } else {
+        rawIndex += ESCAPE_LENGTH[nextRawCharacter] ?? 1;
+      }
+    }
+  }
+  const isTrailingWhitespaces = templateStart === template.length;
+  if (!isTrailingWhitespaces) {
+    nextTokens.push(template.slice(templateStart));
+  }
+  return { nextTokens, leadingWhitespaces: isLeadingWhitespaces, trailingWhitespaces: isTrailingWhitespaces };
+};
+var isAstralEscape = (codePointHex) => Number.parseInt(codePointHex, 16) > ASTRAL_START;
+var DELIMITERS = /* @__PURE__ */ new Set([" ", "	", "\r", "\n"]);
+var ESCAPE_LENGTH = { x: 3, u: 5 };
+var concatTokens = (tokens, nextTokens, isSeparated) => isSeparated || tokens.length === 0 || nextTokens.length === 0 ? [...tokens, ...nextTokens] : [
+  ...tokens.slice(0, -1),
+  `${tokens.at(-1)}${nextTokens[0]}`,
+  ...nextTokens.slice(1)
+];
+var parseExpression = (expression) => {
+  const typeOfExpression = getTypeName(expression);
+  if (typeOfExpression === "string") {
+    return expression;
+  }
+  if (typeOfExpression === "number") {
+    return String(expression);
+  }
+  if ((isPlainObject4(expression) || isExecaError(expression)) && (Object.hasOwn(expression, "stdout") || Object.hasOwn(expression, "isMaxBuffer"))) {
+    return getSubprocessResult(expression);
+  }
+  if (expression instanceof ChildProcess || Object.prototype.toString.call(expression) === "[object Promise]") {
+    throw new TypeError("Unexpected subprocess in template expression. Please use ${await subprocess} instead of ${subprocess}.");
+  }
+  throw new TypeError(`Unexpected "${typeOfExpression}" in template expression`);
+};
+var getSubprocessResult = (result) => {
+  const stdout = Object.hasOwn(result, "stdout") ? result.stdout : void 0;
+  if (typeof stdout === "string") {
+    return stdout;
+  }
+  if (isUint8Array(stdout)) {
+    return uint8ArrayToString(stdout);
+  }
+  if (stdout === void 0) {
+    throw new TypeError(`Missing result.stdout in template expression. This is probably due to the previous subprocess' "stdout" option.`);
+  }
+  throw new TypeError(`Unexpected "${getTypeName(stdout)}" stdout in template expression`);
+};
+
+// node_modules/execa/lib/methods/main-sync.js
+import { spawnSync } from "node:child_process";
+
+// node_modules/execa/lib/arguments/specific.js
+import { debuglog } from "node:util";
+
+// node_modules/execa/lib/utils/standard-stream.js
+import process2 from "node:process";
+var isStandardStream = (stream) => STANDARD_STREAMS.includes(stream);
+var STANDARD_STREAMS = [process2.stdin, process2.stdout, process2.stderr];
+var STANDARD_STREAMS_ALIASES = ["stdin", "stdout", "stderr"];
+var getStreamName = (fdNumber) => STANDARD_STREAMS_ALIASES[fdNumber] ?? `stdio[${fdNumber}]`;
+var allStreamSymbol = /* @__PURE__ */ Symbol("execa.allStream");
+var setAllStream = (stream) => Object.assign(stream, { [allStreamSymbol]: true });
+var isAllStream = (stream) => stream?.[allStreamSymbol] === true;
+
+// node_modules/execa/lib/utils/options.js
+var copyOptions = (options2 = {}) => {
+  if (options2 === null) {
+    throw new TypeError("The options must be an object, not `null`.");
+  }
+  return { __proto__: null, ...options2 };
+};
+var checkBooleanOption = (value, optionName) => {
+  if (value !== void 0 && typeof value !== "boolean") {
+    throw new TypeError(`The \`${optionName}\` option must use a boolean.`);
+  }
+};
+
+// node_modules/execa/lib/arguments/specific.js
+var normalizeFdSpecificOptions = (options2) => {
+  const optionsCopy = { __proto__: null, ...options2 };
+  for (const optionName of FD_SPECIFIC_OPTIONS) {
+    optionsCopy[optionName] = normalizeFdSpecificOption(options2, optionName);
+  }
+  return optionsCopy;
+};
+var normalizeFdSpecificOption = (options2, optionName) => {
+  const stdioLength = getStdioLength(options2);
+  const optionBaseArray = Array.from({ length: stdioLength + 1 });
+  const optionArray = normalizeFdSpecificValue(options2[optionName], optionBaseArray, optionName, stdioLength);
+  return addDefaultValue(optionArray, optionName);
+};
+var getStdioLength = ({ stdio }) => Array.isArray(stdio) ? Math.max(stdio.length, STANDARD_STREAMS_ALIASES.length) : STANDARD_STREAMS_ALIASES.length;
+var normalizeFdSpecificValue = (optionValue, optionArray, optionName, stdioLength) => {
+  if (isPlainObject4(optionValue)) {
+    return normalizeOptionObject(optionValue, optionArray, optionName, stdioLength);
+  }
+  validateFdSpecificValue(optionValue, optionName);
+  return optionArray.fill(optionValue);
+};
+var normalizeOptionObject = (optionValue, optionArray, optionName, stdioLength) => {
+  for (const fdName of Object.keys(optionValue).sort(compareFdName)) {
+    validateFdSpecificValue(optionValue[fdName], optionName, `${optionName}.${fdName}`);
+    for (const fdNumber of parseFdName(fdName, optionName, stdioLength)) {
+      optionArray[fdNumber] = optionValue[fdName];
+    }
+  }
+  return optionArray;
+};
+var compareFdName = (fdNameA, fdNameB) => getFdNameOrder(fdNameA) < getFdNameOrder(fdNameB) ? 1 : -1;
+var getFdNameOrder = (fdName) => {
+  if (fdName === "stdout" || fdName === "stderr") {
+    return 0;
+  }
+  return fdName === "all" ? 2 : 1;
+};
+var parseFdName = (fdName, optionName, stdioLength) => {
+  if (fdName === "ipc") {
+    return [stdioLength];
+  }
+  const fdNumber = parseFd(fdName);
+  if (fdNumber === void 0 || fdNumber === 0) {
+    throw new TypeError(`"${optionName}.${fdName}" is invalid.
+It must be "${optionName}.stdout", "${optionName}.stderr", "${optionName}.all", "${optionName}.ipc", or "${optionName}.fd3", "${optionName}.fd4" (and so on).`);
+  }
+  if (fdNumber !== "all" && fdNumber >= stdioLength) {
+    throw new TypeError(`"${optionName}.${fdName}" is invalid: that file descriptor does not exist.
+Please set the "stdio" option to ensure that file descriptor exists.`);
+  }
+  return fdNumber === "all" ? [1, 2] : [fdNumber];
+};
+var parseFd = (fdName) => {
+  if (fdName === "all") {
+    return fdName;
+  }
+  if (STANDARD_STREAMS_ALIASES.includes(fdName)) {
+    return STANDARD_STREAMS_ALIASES.indexOf(fdName);
+  }
+  const regexpResult = FD_REGEXP.exec(fdName);
+  if (regexpResult !== null) {
+    return Number(regexpResult.groups.fdNumber);
+  }
+};
+var FD_REGEXP = /^fd(?<fdNumber>\d+)$/;
+var addDefaultValue = (optionArray, optionName) => optionArray.map((optionValue) => optionValue === void 0 ? DEFAULT_OPTIONS[optionName] : optionValue);
+var BOOLEAN_FD_SPECIFIC_OPTIONS = /* @__PURE__ */ new Set(["lines", "buffer", "stripFinalNewline"]);
+var validateFdSpecificValue = (optionValue, optionName, fullOptionName = optionName) => {
+  if (BOOLEAN_FD_SPECIFIC_OPTIONS.has(optionName)) {
+    checkBooleanOption(optionValue, fullOptionName);
+  } else if (optionName === "maxBuffer" && optionValue !== void 0 && (typeof optionValue !== "number" || Number.isNaN(optionValue))) {
+    throw new TypeError(`The \`${fullOptionName}\` option must use a number.`);
+  }
+};
+var verboseDefault = debuglog("execa").enabled ? "full" : "none";
+var DEFAULT_OPTIONS = {
+  lines: false,
+  buffer: true,
+  maxBuffer: 1e3 * 1e3 * 100,
+  verbose: verboseDefault,
+  stripFinalNewline: true
+};
+var FD_SPECIFIC_OPTIONS = ["lines", "buffer", "maxBuffer", "verbose", "stripFinalNewline"];
+var getFdSpecificValue = (optionArray, fdNumber) => fdNumber === "ipc" ? optionArray.at(-1) : optionArray[fdNumber];
+
+// node_modules/execa/lib/verbose/values.js
+var isVerbose = ({ verbose }, fdNumber) => getFdVerbose(verbose, fdNumber) !== "none";
+var isFullVerbose = ({ verbose }, fdNumber) => !["none", "short"].includes(getFdVerbose(verbose, fdNumber));
+var getVerboseFunction = ({ verbose }, fdNumber) => {
+  const fdVerbose = getFdVerbose(verbose, fdNumber);
+  return isVerboseFunction(fdVerbose) ? fdVerbose : void 0;
+};
+var getFdVerbose = (verbose, fdNumber) => fdNumber === void 0 ? getFdGenericVerbose(verbose) : getFdSpecificValue(verbose, fdNumber);
+var getFdGenericVerbose = (verbose) => verbose.find((fdVerbose) => isVerboseFunction(fdVerbose)) ?? VERBOSE_VALUES.findLast((fdVerbose) => verbose.includes(fdVerbose));
+var isVerboseFunction = (fdVerbose) => typeof fdVerbose === "function";
+var VERBOSE_VALUES = ["none", "short", "full"];
+
+// node_modules/execa/lib/verbose/log.js
+import { inspect } from "node:util";
+
+// node_modules/execa/lib/verbose/default.js
+import process4 from "node:process";
+
+// node_modules/is-unicode-supported/index.js
+import process3 from "node:process";
+function isUnicodeSupported() {
+  const { env } = process3;
+  const { TERM, TERM_PROGRAM } = env;
+  if (process3.platform !== "win32") {
+    return TERM !== "linux";
+  }
+  return Boolean(env.WT_SESSION) || Boolean(env.TERMINUS_SUBLIME) || env.ConEmuTask === "{cmd::Cmder}" || TERM_PROGRAM === "Terminus-Sublime" || TERM_PROGRAM === "vscode" || TERM === "xterm-256color" || TERM === "alacritty" || TERM === "rxvt-unicode" || TERM === "rxvt-unicode-256color" || env.TERMINAL_EMULATOR === "JetBrains-JediTerm";
+}
+
+// node_modules/figures/index.js
+var common = {
+  circleQuestionMark: "(?)",
+  questionMarkPrefix: "(?)",
+  square: "\u2588",
+  squareDarkShade: "\u2593",
+  squareMediumShade: "\u2592",
+  squareLightShade: "\u2591",
+  squareTop: "\u2580",
+  squareBottom: "\u2584",
+  squareLeft: "\u258C",
+  squareRight: "\u2590",
+  squareCenter: "\u25A0",
+  bullet: "\u25CF",
+  dot: "\u2024",
+  ellipsis: "\u2026",
+  pointerSmall: "\u203A",
+  triangleUp: "\u25B2",
+  triangleUpSmall: "\u25B4",
+  triangleDown: "\u25BC",
+  triangleDownSmall: "\u25BE",
+  triangleLeftSmall: "\u25C2",
+  triangleRightSmall: "\u25B8",
+  home: "\u2302",
+  heart: "\u2665",
+  musicNote: "\u266A",
+  musicNoteBeamed: "\u266B",
+  arrowUp: "\u2191",
+  arrowDown: "\u2193",
+  arrowLeft: "\u2190",
+  arrowRight: "\u2192",
+  arrowLeftRight: "\u2194",
+  arrowUpDown: "\u2195",
+  almostEqual: "\u2248",
+  notEqual: "\u2260",
+  lessOrEqual: "\u2264",
+  greaterOrEqual: "\u2265",
+  identical: "\u2261",
+  infinity: "\u221E",
+  subscriptZero: "\u2080",
+  subscriptOne: "\u2081",
+  subscriptTwo: "\u2082",
+  subscriptThree: "\u2083",
+  subscriptFour: "\u2084",
+  subscriptFive: "\u2085",
+  subscriptSix: "\u2086",
+  subscriptSeven: "\u2087",
+  subscriptEight: "\u2088",
+  subscriptNine: "\u2089",
+  oneHalf: "\xBD",
+  oneThird: "\u2153",
+  oneQuarter: "\xBC",
+  oneFifth: "\u2155",
+  oneSixth: "\u2159",
+  oneEighth: "\u215B",
+  twoThirds: "\u2154",
+  twoFifths: "\u2156",
+  threeQuarters: "\xBE",
+  threeFifths: "\u2157",
+  threeEighths: "\u215C",
+  fourFifths: "\u2158",
+  fiveSixths: "\u215A",
+  fiveEighths: "\u215D",
+  sevenEighths: "\u215E",
+  line: "\u2500",
+  lineBold: "\u2501",
+  lineDouble: "\u2550",
+  lineDashed0: "\u2504",
+  lineDashed1: "\u2505",
+  lineDashed2: "\u2508",
+  lineDashed3: "\u2509",
+  lineDashed4: "\u254C",
+  lineDashed5: "\u254D",
+  lineDashed6: "\u2574",
+  lineDashed7: "\u2576",
+  lineDashed8: "\u2578",
+  lineDashed9: "\u257A",
+  lineDashed10: "\u257C",
+  lineDashed11: "\u257E",
+  lineDashed12: "\u2212",
+  lineDashed13: "\u2013",
+  lineDashed14: "\u2010",
+  lineDashed15: "\u2043",
+  lineVertical: "\u2502",
+  lineVerticalBold: "\u2503",
+  lineVerticalDouble: "\u2551",
+  lineVerticalDashed0: "\u2506",
+  lineVerticalDashed1: "\u2507",
+  lineVerticalDashed2: "\u250A",
+  lineVerticalDashed3: "\u250B",
+  lineVerticalDashed4: "\u254E",
+  lineVerticalDashed5: "\u254F",
+  lineVerticalDashed6: "\u2575",
+  lineVerticalDashed7: "\u2577",
+  lineVerticalDashed8: "\u2579",
+  lineVerticalDashed9: "\u257B",
+  lineVerticalDashed10: "\u257D",
+  lineVerticalDashed11: "\u257F",
+  lineDownLeft: "\u2510",
+  lineDownLeftArc: "\u256E",
+  lineDownBoldLeftBold: "\u2513",
+  lineDownBoldLeft: "\u2512",
+  lineDownLeftBold: "\u2511",
+  lineDownDoubleLeftDouble: "\u2557",
+  lineDownDoubleLeft: "\u2556",
+  lineDownLeftDouble: "\u2555",
+  lineDownRight: "\u250C",
+  lineDownRightArc: "\u256D",
+  lineDownBoldRightBold: "\u250F",
+  lineDownBoldRight: "\u250E",
+  lineDownRightBold: "\u250D",
+  lineDownDoubleRightDouble: "\u2554",
+  lineDownDoubleRight: "\u2553",
+  lineDownRightDouble: "\u2552",
+  lineUpLeft: "\u2518",
+  lineUpLeftArc: "\u256F",
+  lineUpBoldLeftBold: "\u251B",
+  lineUpBoldLeft: "\u251A",
+  lineUpLeftBold: "\u2519",
+  lineUpDoubleLeftDouble: "\u255D",
+  lineUpDoubleLeft: "\u255C",
+  lineUpLeftDouble: "\u255B",
+  lineUpRight: "\u2514",
+  lineUpRightArc: "\u2570",
+  lineUpBoldRightBold: "\u2517",
+  lineUpBoldRight: "\u2516",
+  lineUpRightBold: "\u2515",
+  lineUpDoubleRightDouble: "\u255A",
+  lineUpDoubleRight: "\u2559",
+  lineUpRightDouble: "\u2558",
+  lineUpDownLeft: "\u2524",
+  lineUpBoldDownBoldLeftBold: "\u252B",
+  lineUpBoldDownBoldLeft: "\u2528",
+  lineUpDownLeftBold: "\u2525",
+  lineUpBoldDownLeftBold: "\u2529",
+  lineUpDownBoldLeftBold: "\u252A",
+  lineUpDownBoldLeft: "\u2527",
+  lineUpBoldDownLeft: "\u2526",
+  lineUpDoubleDownDoubleLeftDouble: "\u2563",
+  lineUpDoubleDownDoubleLeft: "\u2562",
+  lineUpDownLeftDouble: "\u2561",
+  lineUpDownRight: "\u251C",
+  lineUpBoldDownBoldRightBold: "\u2523",
+  lineUpBoldDownBoldRight: "\u2520",
+  lineUpDownRightBold: "\u251D",
+  lineUpBoldDownRightBold: "\u2521",
+  lineUpDownBoldRightBold: "\u2522",
+  lineUpDownBoldRight: "\u251F",
+  lineUpBoldDownRight: "\u251E",
+  lineUpDoubleDownDoubleRightDouble: "\u2560",
+  lineUpDoubleDownDoubleRight: "\u255F",
+  lineUpDownRightDouble: "\u255E",
+  lineDownLeftRight: "\u252C",
+  lineDownBoldLeftBoldRightBold: "\u2533",
+  lineDownLeftBoldRightBold: "\u252F",
+  lineDownBoldLeftRight: "\u2530",
+  lineDownBoldLeftBoldRight: "\u2531",
+  lineDownBoldLeftRightBold: "\u2532",
+  lineDownLeftRightBold: "\u252E",
+  lineDownLeftBoldRight: "\u252D",
+  lineDownDoubleLeftDoubleRightDouble: "\u2566",
+  lineDownDoubleLeftRight: "\u2565",
+  lineDownLeftDoubleRightDouble: "\u2564",
+  lineUpLeftRight: "\u2534",
+  lineUpBoldLeftBoldRightBold: "\u253B",
+  lineUpLeftBoldRightBold: "\u2537",
+  lineUpBoldLeftRight: "\u2538",
+  lineUpBoldLeftBoldRight: "\u2539",
+  lineUpBoldLeftRightBold: "\u253A",
+  lineUpLeftRightBold: "\u2536",
+  lineUpLeftBoldRight: "\u2535",
+  lineUpDoubleLeftDoubleRightDouble: "\u2569",
+  lineUpDoubleLeftRight: "\u2568",
+  lineUpLeftDoubleRightDouble: "\u2567",
+  lineUpDownLeftRight: "\u253C",
+  lineUpBoldDownBoldLeftBoldRightBold: "\u254B",
+  lineUpDownBoldLeftBoldRightBold: "\u2548",
+  lineUpBoldDownLeftBoldRightBold: "\u2547",
+  lineUpBoldDownBoldLeftRightBold: "\u254A",
+  lineUpBoldDownBoldLeftBoldRight: "\u2549",
+  lineUpBoldDownLeftRight: "\u2540",
+  lineUpDownBoldLeftRight: "\u2541",
+  lineUpDownLeftBoldRight: "\u253D",
+  lineUpDownLeftRightBold: "\u253E",
+  lineUpBoldDownBoldLeftRight: "\u2542",
+  lineUpDownLeftBoldRightBold: "\u253F",
+  lineUpBoldDownLeftBoldRight: "\u2543",
+  lineUpBoldDownLeftRightBold: "\u2544",
+  lineUpDownBoldLeftBoldRight: "\u2545",
+  lineUpDownBoldLeftRightBold: "\u2546",
+  lineUpDoubleDownDoubleLeftDoubleRightDouble: "\u256C",
+  lineUpDoubleDownDoubleLeftRight: "\u256B",
+  lineUpDownLeftDoubleRightDouble: "\u256A",
+  lineCross: "\u2573",
+  lineBackslash: "\u2572",
+  lineSlash: "\u2571"
+};
+var specialMainSymbols = {
+  tick: "\u2714",
+  info: "\u2139",
+  warning: "\u26A0",
+  cross: "\u2718",
+  squareSmall: "\u25FB",
+  squareSmallFilled: "\u25FC",
+  circle: "\u25EF",
+  circleFilled: "\u25C9",
+  circleDotted: "\u25CC",
+  circleDouble: "\u25CE",
+  circleCircle: "\u24DE",
+  circleCross: "\u24E7",
+  circlePipe: "\u24BE",
+  radioOn: "\u25C9",
+  radioOff: "\u25EF",
+  checkboxOn: "\u2612",
+  checkboxOff: "\u2610",
+  checkboxCircleOn: "\u24E7",
+  checkboxCircleOff: "\u24BE",
+  pointer: "\u276F",
+  triangleUpOutline: "\u25B3",
+  triangleLeft: "\u25C0",
+  triangleRight: "\u25B6",
+  lozenge: "\u25C6",
+  lozengeOutline: "\u25C7",
+  hamburger: "\u2630",
+  smiley: "\u32E1",
+  mustache: "\u0DF4",
+  star: "\u2605",
+  play: "\u25B6",
+  nodejs: "\u2B22",
+  oneSeventh: "\u2150",
+  oneNinth: "\u2151",
+  oneTenth: "\u2152"
+};
+var specialFallbackSymbols = {
+  tick: "\u221A",
+  info: "i",
+  warning: "\u203C",
+  cross: "\xD7",
+  squareSmall: "\u25A1",
+  squareSmallFilled: "\u25A0",
+  circle: "( )",
+  circleFilled: "(*)",
+  circleDotted: "( )",
+  circleDouble: "( )",
+  circleCircle: "(\u25CB)",
+  circleCross: "(\xD7)",
+  circlePipe: "(\u2502)",
+  radioOn: "(*)",
+  radioOff: "( )",
+  checkboxOn: "[\xD7]",
+  checkboxOff: "[ ]",
+  checkboxCircleOn: "(\xD7)",
+  checkboxCircleOff: "( )",
+  pointer: ">",
+  triangleUpOutline: "\u2206",
+  triangleLeft: "\u25C4",
+  triangleRight: "\u25BA",
+  lozenge: "\u2666",
+  lozengeOutline: "\u25CA",
+  hamburger: "\u2261",
+  smiley: "\u263A",
+  mustache: "\u250C\u2500\u2510",
+  star: "\u2736",
+  play: "\u25BA",
+  nodejs: "\u2666",
+  oneSeventh: "1/7",
+  oneNinth: "1/9",
+  oneTenth: "1/10"
+};
+var mainSymbols = { ...common, ...specialMainSymbols };
+var fallbackSymbols = { ...common, ...specialFallbackSymbols };
+var shouldUseMain = isUnicodeSupported();
+var figures = shouldUseMain ? mainSymbols : fallbackSymbols;
+var figures_default = figures;
+var replacements = Object.entries(specialMainSymbols);
+
+// node_modules/yoctocolors/base.js
+import tty from "node:tty";
+var hasColors = tty?.WriteStream?.prototype?.hasColors?.() ?? false;
+var format = (open6, close) => {
+  if (!hasColors) {
+    return (input3) => input3;
+  }
+  const openCode = `\x1B[${open6}m`;
+  const closeCode = `\x1B[${close}m`;
+  return (input3) => {
+    const string4 = input3 + "";
+    let index = string4.indexOf(closeCode);
+    if (index === -1) {
+      return openCode + string4 + closeCode;
+    }
+    let result = openCode;
+    let lastIndex = 0;
+    const reopenOnNestedClose = close === 22;
+    const replaceCode = (reopenOnNestedClose ? closeCode : "") + openCode;
+    while (index !== -1) {
+      result += string4.slice(lastIndex, index) + replaceCode;
+      lastIndex = index + closeCode.length;
+      index = string4.indexOf(closeCode, lastIndex);
+    }
+    result += string4.slice(lastIndex) + closeCode;
+    return result;
+  };
+};
+var reset = format(0, 0);
+var bold = format(1, 22);
+var dim = format(2, 22);
+var italic = format(3, 23);
+var underline = format(4, 24);
+var underlineDouble = format("4:2", 24);
+var underlineCurly = format("4:3", 24);
+var underlineDotted = format("4:4", 24);
+var underlineDashed = format("4:5", 24);
+var overline = format(53, 55);
+var inverse = format(7, 27);
+var hidden = format(8, 28);
+var strikethrough = format(9, 29);
+var black = format(30, 39);
+var red = format(31, 39);
+var green = format(32, 39);
+var yellow = format(33, 39);
+var blue = format(34, 39);
+var magenta = format(35, 39);
+var cyan = format(36, 39);
+var white = format(37, 39);
+var gray = format(90, 39);
+var bgBlack = format(40, 49);
+var bgRed = format(41, 49);
+var bgGreen = format(42, 49);
+var bgYellow = format(43, 49);
+var bgBlue = format(44, 49);
+var bgMagenta = format(45, 49);
+var bgCyan = format(46, 49);
+var bgWhite = format(47, 49);
+var bgGray = format(100, 49);
+var redBright = format(91, 39);
+var greenBright = format(92, 39);
+var yellowBright = format(93, 39);
+var blueBright = format(94, 39);
+var magentaBright = format(95, 39);
+var cyanBright = format(96, 39);
+var whiteBright = format(97, 39);
+var bgRedBright = format(101, 49);
+var bgGreenBright = format(102, 49);
+var bgYellowBright = format(103, 49);
+var bgBlueBright = format(104, 49);
+var bgMagentaBright = format(105, 49);
+var bgCyanBright = format(106, 49);
+var bgWhiteBright = format(107, 49);
+var underlineBlack = format("58;5;0", 59);
+var underlineRed = format("58;5;1", 59);
+var underlineGreen = format("58;5;2", 59);
+var underlineYellow = format("58;5;3", 59);
+var underlineBlue = format("58;5;4", 59);
+var underlineMagenta = format("58;5;5", 59);
+var underlineCyan = format("58;5;6", 59);
+var underlineWhite = format("58;5;7", 59);
+var underlineGray = format("58;5;8", 59);
+var underlineRedBright = format("58;5;9", 59);
+var underlineGreenBright = format("58;5;10", 59);
+var underlineYellowBright = format("58;5;11", 59);
+var underlineBlueBright = format("58;5;12", 59);
+var underlineMagentaBright = format("58;5;13", 59);
+var underlineCyanBright = format("58;5;14", 59);
+var underlineWhiteBright = format("58;5;15", 59);
+
+// node_modules/execa/lib/verbose/default.js
+var hasColors2 = process4.env.FORCE_COLOR !== void 0 || process4.stderr.isTTY === true;
+var identity = (string4) => string4;
+var getColor = (color) => hasColors2 ? color : identity;
+var gray2 = getColor(gray);
+var bold2 = getColor(bold);
+var redBright2 = getColor(redBright);
+var yellowBright2 = getColor(yellowBright);
+var defaultVerboseFunction = ({
+  type,
+  message,
+  timestamp,
+  piped,
+  commandId,
+  result: { failed: failed3 = false } = {},
+  options: { reject = true }
+}) => {
+  const timestampString = serializeTimestamp(timestamp);
+  const icon = ICONS[type]({ failed: failed3, reject, piped });
+  const color = COLORS[type]({ reject });
+  return `${gray2(`[${timestampString}]`)} ${gray2(`[${commandId}]`)} ${color(icon)} ${color(message)}`;
+};
+var serializeTimestamp = (timestamp) => `${padField(timestamp.getHours(), 2)}:${padField(timestamp.getMinutes(), 2)}:${padField(timestamp.getSeconds(), 2)}.${padField(timestamp.getMilliseconds(), 3)}`;
+var padField = (field, padding) => String(field).padStart(padding, "0");
+var getFinalIcon = ({ failed: failed3, reject }) => {
+  if (!failed3) {
+    return figures_default.tick;
+  }
+  return reject ? figures_default.cross : figures_default.warning;
+};
+var ICONS = {
+  command: ({ piped }) => piped ? "|" : "$",
+  output: () => " ",
+  ipc: () => "*",
+  error: getFinalIcon,
+  duration: getFinalIcon
+};
+var COLORS = {
+  command: () => bold2,
+  output: () => identity,
+  ipc: () => identity,
+  error: ({ reject }) => reject ? redBright2 : yellowBright2,
+  duration: () => gray2
+};
+
+// node_modules/execa/lib/verbose/custom.js
+var applyVerboseOnLines = (printedLines, verboseInfo, fdNumber) => {
+  const verboseFunction = getVerboseFunction(verboseInfo, fdNumber);
+  return printedLines.map(({ verboseLine, verboseObject }) => applyVerboseFunction(verboseLine, verboseObject, verboseFunction)).filter((printedLine) => printedLine !== void 0).map((printedLine) => appendNewline(printedLine)).join("");
+};
+var applyVerboseFunction = (verboseLine, verboseObject, verboseFunction) => {
+  if (verboseFunction === void 0) {
+    return verboseLine;
+  }
+  const printedLine = verboseFunction(verboseLine, verboseObject);
+  if (typeof printedLine === "string") {
+    return printedLine;
+  }
+};
+var appendNewline = (printedLine) => printedLine.endsWith("\n") ? printedLine : `${printedLine}
+`;
+
+// node_modules/execa/lib/verbose/log.js
+var verboseLog = ({ type, verboseMessage, fdNumber, verboseInfo, result }) => {
+  const verboseObject = getVerboseObject({ type, result, verboseInfo });
+  const printedLines = getPrintedLines(verboseMessage, verboseObject);
+  const finalLines = applyVerboseOnLines(printedLines, verboseInfo, fdNumber);
+  if (finalLines !== "") {
+    console.warn(finalLines.slice(0, -1));
+  }
+};
+var getVerboseObject = ({ type, result, verboseInfo }) => {
+  const { escapedCommand, commandId, rawOptions } = verboseInfo;
+  const { piped = false, ...options2 } = rawOptions;
+  return {
+    type,
+    escapedCommand,
+    commandId: `${commandId}`,
+    timestamp: /* @__PURE__ */ new Date(),
+    piped,
+    result,
+    options: options2
+  };
+};
+var getPrintedLines = (verboseMessage, verboseObject) => verboseMessage.split("\n").map((message) => getPrintedLine({ ...verboseObject, message }));
+var getPrintedLine = (verboseObject) => {
+  const verboseLine = defaultVerboseFunction(verboseObject);
+  return { verboseLine, verboseObject };
+};
+var serializeVerboseMessage = (message) => {
+  const messageString = typeof message === "string" ? message : inspect(message);
+  return escapeLines(messageString);
+};
+
+// node_modules/execa/lib/verbose/start.js
+var logCommand = (escapedCommand, verboseInfo) => {
+  if (!isVerbose(verboseInfo)) {
+    return;
+  }
+  verboseLog({
+    type: "command",
+    verboseMessage: escapedCommand,
+    verboseInfo
+  });
+};
+
+// node_modules/execa/lib/verbose/info.js
+var getVerboseInfo = (verbose, escapedCommand, rawOptions) => {
+  validateVerbose(verbose);
+  const commandId = getCommandId(verbose);
+  return {
+    verbose,
+    escapedCommand,
+    commandId,
+    rawOptions
+  };
+};
+var getCommandId = (verbose) => isVerbose({ verbose }) ? COMMAND_ID++ : void 0;
+var COMMAND_ID = 0n;
+var validateVerbose = (verbose) => {
+  for (const fdVerbose of verbose) {
+    if (fdVerbose === false) {
+      throw new TypeError(`The "verbose: false" option was renamed to "verbose: 'none'".`);
+    }
+    if (fdVerbose === true) {
+      throw new TypeError(`The "verbose: true" option was renamed to "verbose: 'short'".`);
+    }
+    if (!VERBOSE_VALUES.includes(fdVerbose) && !isVerboseFunction(fdVerbose)) {
+      const allowedValues = VERBOSE_VALUES.map((allowedValue) => `'${allowedValue}'`).join(", ");
+      throw new TypeError(`The "verbose" option must not be ${fdVerbose}. Allowed values are: ${allowedValues} or a function.`);
+    }
+  }
+};
+
+// node_modules/execa/lib/return/duration.js
+import { hrtime } from "node:process";
+var getStartTime = () => hrtime.bigint();
+var getDurationMs = (startTime2) => Number(hrtime.bigint() - startTime2) / 1e6;
+
+// node_modules/execa/lib/arguments/command.js
+var handleCommand = (filePath, rawArguments, rawOptions) => {
+  const startTime2 = getStartTime();
+  const { command, escapedCommand } = joinCommand(filePath, rawArguments, rawOptions.shell && !rawOptions.node);
+  const verbose = normalizeFdSpecificOption(rawOptions, "verbose");
+  const verboseInfo = getVerboseInfo(verbose, escapedCommand, { __proto__: null, ...rawOptions });
+  logCommand(escapedCommand, verboseInfo);
+  return {
+    command,
+    escapedCommand,
+    startTime: startTime2,
+    verboseInfo
+  };
+};
+
+// node_modules/execa/lib/arguments/options.js
+import path9 from "node:path";
+import process9 from "node:process";
+
+// node_modules/npm-run-path/index.js
+import process5 from "node:process";
+import path4 from "node:path";
+
+// node_modules/npm-run-path/node_modules/path-key/index.js
+function pathKey(options2 = {}) {
+  const {
+    env = process.env,
+    platform: platform2 = process.platform
+  } = options2;
+  if (platform2 !== "win32") {
+    return "PATH";
+  }
+  return Object.keys(env).reverse().find((key) => key.toUpperCase() === "PATH") || "Path";
+}
+
+// node_modules/unicorn-magic/node.js
+import { promisify } from "node:util";
+import { execFile as execFileCallback, execFileSync as execFileSyncOriginal } from "node:child_process";
+import path3 from "node:path";
+import { fileURLToPath as fileURLToPath3 } from "node:url";
+var execFileOriginal = promisify(execFileCallback);
+function toPath(urlOrPath) {
+  return urlOrPath instanceof URL ? fileURLToPath3(urlOrPath) : urlOrPath;
+}
+function traversePathUp(startPath) {
+  return {
+    *[Symbol.iterator]() {
+      let currentPath = path3.resolve(toPath(startPath));
+      let previousPath;
+      while (previousPath !== currentPath) {
+        yield currentPath;
+        previousPath = currentPath;
+        currentPath = path3.resolve(currentPath, "..");
+      }
+    }
+  };
+}
+var TEN_MEGABYTES_IN_BYTES = 10 * 1024 * 1024;
+
+// node_modules/npm-run-path/index.js
+var npmRunPath = ({
+  cwd = process5.cwd(),
+  path: pathOption = process5.env[pathKey()],
+  preferLocal = true,
+  execPath: execPath2 = process5.execPath,
+  addExecPath = true
+} = {}) => {
+  const cwdPath = path4.resolve(toPath(cwd));
+  const result = [];
+  const pathParts = pathOption.split(path4.delimiter);
+  if (preferLocal) {
+    applyPreferLocal(result, pathParts, cwdPath);
+  }
+  if (addExecPath) {
+    applyExecPath(result, pathParts, execPath2, cwdPath);
+  }
+  return pathOption === "" || pathOption === path4.delimiter ? `${result.join(path4.delimiter)}${pathOption}` : [...result, pathOption].join(path4.delimiter);
+};
+var applyPreferLocal = (result, pathParts, cwdPath) => {
+  for (const directory of traversePathUp(cwdPath)) {
+    const pathPart = path4.join(directory, "node_modules/.bin");
+    if (!pathParts.includes(pathPart)) {
+      result.push(pathPart);
+    }
+  }
+};
+var applyExecPath = (result, pathParts, execPath2, cwdPath) => {
+  const pathPart = path4.resolve(cwdPath, toPath(execPath2), "..");
+  if (!pathParts.includes(pathPart)) {
+    result.push(pathPart);
+  }
+};
+var npmRunPathEnv = ({ env = process5.env, ...options2 } = {}) => {
+  env = { ...env };
+  const pathName = pathKey({ env });
+  options2.path = env[pathName];
+  env[pathName] = npmRunPath(options2);
+  return env;
+};
+
+// node_modules/execa/lib/terminate/kill.js
+import { setTimeout as setTimeout3 } from "node:timers/promises";
+
+// node_modules/execa/lib/terminate/signal.js
+import { constants as constants5 } from "node:os";
+
+// node_modules/human-signals/build/src/main.js
+import { constants as constants4 } from "node:os";
+
+// node_modules/human-signals/build/src/realtime.js
+var getRealtimeSignals = () => {
+  const length = SIGRTMAX - SIGRTMIN + 1;
+  return Array.from({ length }, getRealtimeSignal);
+};
+var getRealtimeSignal = (value, index) => ({
+  name: `SIGRT${index + 1}`,
+  number: SIGRTMIN + index,
+  action: "terminate",
+  description: "Application-specific signal (realtime)",
+  standard: "posix"
+});
+var SIGRTMIN = 34;
+var SIGRTMAX = 64;
+
+// node_modules/human-signals/build/src/signals.js
+import { constants as constants3 } from "node:os";
+
+// node_modules/human-signals/build/src/core.js
+var SIGNALS2 = [
+  {
+    name: "SIGHUP",
+    number: 1,
+    action: "terminate",
+    description: "Terminal closed",
+    standard: "posix"
+  },
+  {
+    name: "SIGINT",
+    number: 2,
+    action: "terminate",
+    description: "User interruption with CTRL-C",
+    standard: "ansi"
+  },
+  {
+    name: "SIGQUIT",
+    number: 3,
+    action: "core",
+    description: "User interruption with CTRL-\\",
+    standard: "posix"
+  },
+  {
+    name: "SIGILL",
+    number: 4,
+    action: "core",
+    description: "Invalid machine instruction",
+    standard: "ansi"
+  },
+  {
+    name: "SIGTRAP",
+    number: 5,
+    action: "core",
+    description: "Debugger breakpoint",
+    standard: "posix"
+  },
+  {
+    name: "SIGABRT",
+    number: 6,
+    action: "core",
+    description: "Aborted",
+    standard: "ansi"
+  },
+  {
+    name: "SIGIOT",
+    number: 6,
+    action: "core",
+    description: "Aborted",
+    standard: "bsd"
+  },
+  {
+    name: "SIGBUS",
+    number: 7,
+    action: "core",
+    description: "Bus error due to misaligned, non-existing address or paging error",
+    standard: "bsd"
+  },
+  {
+    name: "SIGEMT",
+    number: 7,
+    action: "terminate",
+    description: "Command should be emulated but is not implemented",
+    standard: "other"
+  },
+  {
+    name: "SIGFPE",
+    number: 8,
+    action: "core",
+    description: "Floating point arithmetic error",
+    standard: "ansi"
+  },
+  {
+    name: "SIGKILL",
+    number: 9,
+    action: "terminate",
+    description: "Forced termination",
+    standard: "posix",
+    forced: true
+  },
+  {
+    name: "SIGUSR1",
+    number: 10,
+    action: "terminate",
+    description: "Application-specific signal",
+    standard: "posix"
+  },
+  {
+    name: "SIGSEGV",
+    number: 11,
+    action: "core",
+    description: "Segmentation fault",
+    standard: "ansi"
+  },
+  {
+    name: "SIGUSR2",
+    number: 12,
+    action: "terminate",
+    description: "Application-specific signal",
+    standard: "posix"
+  },
+  {
+    name: "SIGPIPE",
+    number: 13,
+    action: "terminate",
+    description: "Broken pipe or socket",
+    standard: "posix"
+  },
+  {
+    name: "SIGALRM",
+    number: 14,
+    action: "terminate",
+    description: "Timeout or timer",
+    standard: "posix"
+  },
+  {
+    name: "SIGTERM",
+    number: 15,
+    action: "terminate",
+    description: "Termination",
+    standard: "ansi"
+  },
+  {
+    name: "SIGSTKFLT",
+    number: 16,
+    action: "terminate",
+    description: "Stack is empty or overflowed",
+    standard: "other"
+  },
+  {
+    name: "SIGCHLD",
+    number: 17,
+    action: "ignore",
+    description: "Child process terminated, paused or unpaused",
+    standard: "posix"
+  },
+  {
+    name: "SIGCLD",
+    number: 17,
+    action: "ignore",
+    description: "Child process terminated, paused or unpaused",
+    standard: "other"
+  },
+  {
+    name: "SIGCONT",
+    number: 18,
+    action: "unpause",
+    description: "Unpaused",
+    standard: "posix",
+    forced: true
+  },
+  {
+    name: "SIGSTOP",
+    number: 19,
+    action: "pause",
+    description: "Paused",
+    standard: "posix",
+    forced: true
+  },
+  {
+    name: "SIGTSTP",
+    number: 20,
+    action: "pause",
+    description: 'Paused using CTRL-Z or "suspend"',
+    standard: "posix"
+  },
+  {
+    name: "SIGTTIN",
+    number: 21,
+    action: "pause",
+    description: "Background process cannot read terminal input",
+    standard: "posix"
+  },
+  {
+    name: "SIGBREAK",
+    number: 21,
+    action: "terminate",
+    description: "User interruption with CTRL-BREAK",
+    standard: "other"
+  },
+  {
+    name: "SIGTTOU",
+    number: 22,
+    action: "pause",
+    description: "Background process cannot write to terminal output",
+    standard: "posix"
+  },
+  {
+    name: "SIGURG",
+    number: 23,
+    action: "ignore",
+    description: "Socket received out-of-band data",
+    standard: "bsd"
+  },
+  {
+    name: "SIGXCPU",
+    number: 24,
+    action: "core",
+    description: "Process timed out",
+    standard: "bsd"
+  },
+  {
+    name: "SIGXFSZ",
+    number: 25,
+    action: "core",
+    description: "File too big",
+    standard: "bsd"
+  },
+  {
+    name: "SIGVTALRM",
+    number: 26,
+    action: "terminate",
+    description: "Timeout or timer",
+    standard: "bsd"
+  },
+  {
+    name: "SIGPROF",
+    number: 27,
+    action: "terminate",
+    description: "Timeout or timer",
+    standard: "bsd"
+  },
+  {
+    name: "SIGWINCH",
+    number: 28,
+    action: "ignore",
+    description: "Terminal window size changed",
+    standard: "bsd"
+  },
+  {
+    name: "SIGIO",
+    number: 29,
+    action: "terminate",
+    description: "I/O is available",
+    standard: "other"
+  },
+  {
+    name: "SIGPOLL",
+    number: 29,
+    action: "terminate",
+    description: "Watched event",
+    standard: "other"
+  },
+  {
+    name: "SIGINFO",
+    number: 29,
+    action: "ignore",
+    description: "Request for process information",
+    standard: "other"
+  },
+  {
+    name: "SIGPWR",
+    number: 30,
+    action: "terminate",
+    description: "Device running out of power",
+    standard: "systemv"
+  },
+  {
+    name: "SIGSYS",
+    number: 31,
+    action: "core",
+    description: "Invalid system call",
+    standard: "other"
+  },
+  {
+    name: "SIGUNUSED",
+    number: 31,
+    action: "terminate",
+    description: "Invalid system call",
+    standard: "other"
+  }
+];
+
+// node_modules/human-signals/build/src/signals.js
+var getSignals = () => {
+  const realtimeSignals = getRealtimeSignals();
+  const signals2 = [...SIGNALS2, ...realtimeSignals].map(normalizeSignal);
+  return signals2;
+};
+var normalizeSignal = ({
+  name,
+  number: defaultNumber,
+  description,
+  action,
+  forced = false,
+  standard
+}) => {
+  const {
+    signals: { [name]: constantSignal }
+  } = constants3;
+  const supported = constantSignal !== void 0;
+  const number4 = supported ? constantSignal : defaultNumber;
+  return { name, number: number4, description, supported, action, forced, standard };
+};
+
+// node_modules/human-signals/build/src/main.js
+var getSignalsByName = () => {
+  const signals2 = getSignals();
+  return Object.fromEntries(signals2.map(getSignalByName));
+};
+var getSignalByName = ({
+  name,
+  number: number4,
+  description,
+  supported,
+  action,
+  forced,
+  standard
+}) => [name, { name, number: number4, description, supported, action, forced, standard }];
+var signalsByName = getSignalsByName();
+var getSignalsByNumber = () => {
+  const signals2 = getSignals();
+  const length = SIGRTMAX + 1;
+  const signalsA = Array.from(
+    { length },
+    (value, number4) => getSignalByNumber(number4, signals2)
+  );
+  return Object.assign({}, ...signalsA);
+};
+var getSignalByNumber = (number4, signals2) => {
+  const signal = findSignalByNumber(number4, signals2);
+  if (signal === void 0) {
+    return {};
+  }
+  const { name, description, supported, action, forced, standard } = signal;
+  return {
+    [number4]: {
+      name,
+      number: number4,
+      description,
+      supported,
+      action,
+      forced,
+      standard
+    }
+  };
+};
+var findSignalByNumber = (number4, signals2) => {
+  const signal = signals2.find(({ name }) => constants4.signals[name] === number4);
+  if (signal !== void 0) {
+    return signal;
+  }
+  return signals2.find((signalA) => signalA.number === number4);
+};
+var signalsByNumber = getSignalsByNumber();
+
+// node_modules/execa/lib/terminate/signal.js
+var normalizeKillSignal = (killSignal) => {
+  const optionName = "option `killSignal`";
+  if (killSignal === 0) {
+    throw new TypeError(`Invalid ${optionName}: 0 cannot be used.`);
+  }
+  return normalizeSignal2(killSignal, optionName);
+};
+var normalizeSignalArgument = (signal) => signal === 0 ? signal : normalizeSignal2(signal, "`subprocess.kill()`'s argument");
+var normalizeSignal2 = (signalNameOrInteger, optionName) => {
+  if (Number.isInteger(signalNameOrInteger)) {
+    return normalizeSignalInteger(signalNameOrInteger, optionName);
+  }
+  if (typeof signalNameOrInteger === "string") {
+    return normalizeSignalName(signalNameOrInteger, optionName);
+  }
+  throw new TypeError(`Invalid ${optionName} ${String(signalNameOrInteger)}: it must be a string or an integer.
+${getAvailableSignals()}`);
+};
+var normalizeSignalInteger = (signalInteger, optionName) => {
+  if (signalsIntegerToName.has(signalInteger)) {
+    return signalsIntegerToName.get(signalInteger);
+  }
+  throw new TypeError(`Invalid ${optionName} ${signalInteger}: this signal integer does not exist.
+${getAvailableSignals()}`);
+};
+var getSignalsIntegerToName = () => new Map(Object.entries(constants5.signals).reverse().map(([signalName, signalInteger]) => [signalInteger, signalName]));
+var signalsIntegerToName = getSignalsIntegerToName();
+var normalizeSignalName = (signalName, optionName) => {
+  if (signalName in constants5.signals) {
+    return signalName;
+  }
+  if (signalName.toUpperCase() in constants5.signals) {
+    throw new TypeError(`Invalid ${optionName} '${signalName}': please rename it to '${signalName.toUpperCase()}'.`);
+  }
+  throw new TypeError(`Invalid ${optionName} '${signalName}': this signal name does not exist.
+${getAvailableSignals()}`);
+};
+var getAvailableSignals = () => `Available signal names: ${getAvailableSignalNames()}.
+Available signal numbers: ${getAvailableSignalIntegers()}.`;
+var getAvailableSignalNames = () => Object.keys(constants5.signals).sort().map((signalName) => `'${signalName}'`).join(", ");
+var getAvailableSignalIntegers = () => [...new Set(Object.values(constants5.signals).sort((signalInteger, signalIntegerTwo) => signalInteger - signalIntegerTwo))].join(", ");
+var getSignalDescription = (signal) => signalsByName[signal].description;
+
+// node_modules/execa/lib/terminate/timeout.js
+import { setTimeout as setTimeout2 } from "node:timers/promises";
+var validateTimeout = ({ timeout }) => {
+  if (timeout !== void 0) {
+    validateDelay(timeout, "timeout");
+  }
+};
+var validateDelay = (delay, optionName) => {
+  if (!Number.isInteger(delay) || delay < 0 || delay > MAX_DELAY) {
+    throw new TypeError(`Expected the \`${optionName}\` option to be a non-negative integer up to ${MAX_DELAY}, got \`${delay}\` (${getTypeName(delay)})`);
+  }
+};
+var MAX_DELAY = 2 ** 31 - 1;
+var throwOnTimeout = (kill, timeout, context, controller) => timeout === 0 || timeout === void 0 ? [] : [killAfterTimeout(kill, timeout, context, controller)];
+var killAfterTimeout = async (kill, timeout, context, { signal }) => {
+  await setTimeout2(timeout, void 0, { signal });
+  context.terminationReason ??= "timeout";
+  kill();
+  throw new DiscardedError();
+};
+
+// node_modules/execa/lib/terminate/kill.js
+var normalizeForceKillAfterDelay = (forceKillAfterDelay) => {
+  if (forceKillAfterDelay === false) {
+    return forceKillAfterDelay;
+  }
+  if (forceKillAfterDelay === true) {
+    return DEFAULT_FORCE_KILL_TIMEOUT;
+  }
+  validateDelay(forceKillAfterDelay, "forceKillAfterDelay");
+  return forceKillAfterDelay;
+};
+var DEFAULT_FORCE_KILL_TIMEOUT = 1e3 * 5;
+var subprocessKill = ({ kill, options: { forceKillAfterDelay, killSignal }, onInternalError, context, controller }, signalOrError, errorArgument) => {
+  const { signal, error: error62 } = parseKillArguments(signalOrError, errorArgument, killSignal);
+  emitKillError(error62, onInternalError);
+  const killResult = kill(signal);
+  setKillTimeout({
+    kill,
+    signal,
+    forceKillAfterDelay,
+    killSignal,
+    killResult,
+    context,
+    controller
+  });
+  return killResult;
+};
+var parseKillArguments = (signalOrError, errorArgument, killSignal) => {
+  const [signal = killSignal, error62] = isErrorInstance(signalOrError) ? [void 0, signalOrError] : [signalOrError, errorArgument];
+  if (typeof signal !== "string" && !Number.isInteger(signal)) {
+    throw new TypeError(`The first argument must be an error instance or a signal name string/integer: ${String(signal)}`);
+  }
+  if (error62 !== void 0 && !isErrorInstance(error62)) {
+    throw new TypeError(`The second argument is optional. If specified, it must be an error instance: ${error62}`);
+  }
+  return { signal: normalizeSignalArgument(signal), error: error62 };
+};
+var emitKillError = (error62, onInternalError) => {
+  if (error62 !== void 0) {
+    onInternalError.reject(error62);
+  }
+};
+var setKillTimeout = async ({ kill, signal, forceKillAfterDelay, killSignal, killResult, context, controller }) => {
+  if (signal === killSignal && killResult) {
+    killOnTimeout({
+      kill,
+      forceKillAfterDelay,
+      context,
+      controllerSignal: controller.signal
+    });
+  }
+};
+var killOnTimeout = async ({ kill, forceKillAfterDelay, context, controllerSignal }) => {
+  if (forceKillAfterDelay === false) {
+    return;
+  }
+  try {
+    await setTimeout3(forceKillAfterDelay, void 0, { signal: controllerSignal });
+    if (kill("SIGKILL")) {
+      context.isForcefullyTerminated ??= true;
+    }
+  } catch {
+  }
+};
+
+// node_modules/execa/lib/utils/abort-signal.js
+import { once } from "node:events";
+var onAbortedSignal = async (mainSignal, stopSignal) => {
+  if (!mainSignal.aborted) {
+    await once(mainSignal, "abort", { signal: stopSignal });
+  }
+};
+var validateAbortSignal = (signal, optionName) => {
+  if (signal !== void 0 && Object.prototype.toString.call(signal) !== "[object AbortSignal]") {
+    throw new TypeError(`The \`${optionName}\` option must be an AbortSignal: ${String(signal)}.`);
+  }
+};
+
+// node_modules/execa/lib/terminate/cancel.js
+var validateCancelSignal = ({ cancelSignal }) => {
+  validateAbortSignal(cancelSignal, "cancelSignal");
+};
+var validateRenamedSignalOption = ({ signal }) => {
+  if (signal !== void 0) {
+    throw new TypeError('The "signal" option has been renamed to "cancelSignal" instead.');
+  }
+};
+var throwOnCancel = ({ kill, cancelSignal, gracefulCancel, context, controller }) => cancelSignal === void 0 || gracefulCancel ? [] : [terminateOnCancel(kill, cancelSignal, context, controller)];
+var terminateOnCancel = async (kill, cancelSignal, context, { signal }) => {
+  await onAbortedSignal(cancelSignal, signal);
+  context.terminationReason ??= "cancel";
+  kill();
+  throw cancelSignal.reason;
+};
+
+// node_modules/execa/lib/ipc/graceful.js
+import { scheduler as scheduler2 } from "node:timers/promises";
+
+// node_modules/execa/lib/ipc/send.js
+import { promisify as promisify2 } from "node:util";
+
+// node_modules/execa/lib/ipc/validation.js
+import { inspect as inspect2 } from "node:util";
+var validateIpcMethod = ({ methodName, isSubprocess, ipc, isConnected: isConnected2 }) => {
+  validateIpcOption(methodName, isSubprocess, ipc);
+  validateConnection(methodName, isSubprocess, isConnected2);
+};
+var validateIpcOption = (methodName, isSubprocess, ipc) => {
+  if (!ipc) {
+    throw new Error(`${getMethodName(methodName, isSubprocess)} can only be used if the \`ipc\` option is \`true\`.`);
+  }
+};
+var validateConnection = (methodName, isSubprocess, isConnected2) => {
+  if (!isConnected2) {
+    throw new Error(`${getMethodName(methodName, isSubprocess)} cannot be used: the ${getOtherProcessName(isSubprocess)} has already exited or disconnected.`);
+  }
+};
+var throwOnEarlyDisconnect = (isSubprocess) => {
+  throw new Error(`${getMethodName("getOneMessage", isSubprocess)} could not complete: the ${getOtherProcessName(isSubprocess)} exited or disconnected.`);
+};
+var throwOnStrictDeadlockError = (isSubprocess) => {
+  throw new Error(`${getMethodName("sendMessage", isSubprocess)} failed: the ${getOtherProcessName(isSubprocess)} is sending a message too, instead of listening to incoming messages.
+This can be fixed by both sending a message and listening to incoming messages at the same time:
+
+const [receivedMessage] = await Promise.all([
+	${getMethodName("getOneMessage", isSubprocess)},
+	${getMethodName("sendMessage", isSubprocess, "message, {strict: true}")},
+]);`);
+};
+var getStrictResponseError = (error62, isSubprocess) => new Error(`${getMethodName("sendMessage", isSubprocess)} failed when sending an acknowledgment response to the ${getOtherProcessName(isSubprocess)}.`, { cause: error62 });
+var throwOnMissingStrict = (isSubprocess) => {
+  throw new Error(`${getMethodName("sendMessage", isSubprocess)} failed: the ${getOtherProcessName(isSubprocess)} is not listening to incoming messages.`);
+};
+var throwOnStrictDisconnect = (isSubprocess) => {
+  throw new Error(`${getMethodName("sendMessage", isSubprocess)} failed: the ${getOtherProcessName(isSubprocess)} exited without listening to incoming messages.`);
+};
+var getAbortDisconnectError = () => new Error(`\`cancelSignal\` aborted: the ${getOtherProcessName(true)} disconnected.`);
+var throwOnMissingParent = () => {
+  throw new Error("`getCancelSignal()` cannot be used without setting the `gracefulCancel` option to `true`.");
+};
+var handleEpipeError = ({ error: error62, methodName, isSubprocess }) => {
+  if (error62.code === "EPIPE") {
+    throw new Error(`${getMethodName(methodName, isSubprocess)} cannot be used: the ${getOtherProcessName(isSubprocess)} is disconnecting.`, { cause: error62 });
+  }
+};
+var handleSerializationError = ({ error: error62, methodName, isSubprocess, message }) => {
+  if (isSerializationError(error62)) {
+    throw new Error(`${getMethodName(methodName, isSubprocess)}'s argument type is invalid: the message cannot be serialized: ${serializeInvalidMessage(message)}.`, { cause: error62 });
+  }
+};
+var serializeInvalidMessage = (message) => {
+  try {
+    return String(message);
+  } catch {
+    return inspect2(message);
+  }
+};
+var isSerializationError = ({ code, message }) => SERIALIZATION_ERROR_CODES.has(code) || SERIALIZATION_ERROR_MESSAGES.some((serializationErrorMessage) => message.includes(serializationErrorMessage));
+var SERIALIZATION_ERROR_CODES = /* @__PURE__ */ new Set([
+  // Message is `undefined`
+  "ERR_MISSING_ARGS",
+  // Message is a function, a bigint, a symbol
+  "ERR_INVALID_ARG_TYPE"
+]);
+var SERIALIZATION_ERROR_MESSAGES = [
+  // Message is a promise or a proxy, with `serialization: 'advanced'`
+  "could not be cloned",
+  // Message has cycles, with `serialization: 'json'`
+  "circular structure",
+  // Message has cycles inside toJSON(), with `serialization: 'json'`
+  "call stack size exceeded"
+];
+var getMethodName = (methodName, isSubprocess, parameters = "") => methodName === "cancelSignal" ? "`cancelSignal`'s `controller.abort()`" : `${getNamespaceName(isSubprocess)}${methodName}(${parameters})`;
+var getNamespaceName = (isSubprocess) => isSubprocess ? "" : "subprocess.";
+var getOtherProcessName = (isSubprocess) => isSubprocess ? "parent process" : "subprocess";
+var disconnect = (anyProcess) => {
+  if (anyProcess.connected) {
+    anyProcess.disconnect();
+  }
+};
+
+// node_modules/execa/lib/utils/deferred.js
+var createDeferred = () => {
+  const methods = {};
+  const promise2 = new Promise((resolve8, reject) => {
+    Object.assign(methods, { resolve: resolve8, reject });
+  });
+  return Object.assign(promise2, methods);
+};
+
+// node_modules/execa/lib/ipc/strict.js
+import { once as once3 } from "node:events";
+
+// node_modules/execa/lib/utils/max-listeners.js
+import { addAbortListener } from "node:events";
+var incrementMaxListeners = (eventEmitter, maxListenersIncrement, signal) => {
+  const maxListeners = eventEmitter.getMaxListeners();
+  if (maxListeners === 0 || maxListeners === Infinity) {
+    return;
+  }
+  eventEmitter.setMaxListeners(maxListeners + maxListenersIncrement);
+  addAbortListener(signal, () => {
+    eventEmitter.setMaxListeners(eventEmitter.getMaxListeners() - maxListenersIncrement);
+  });
+};
+
+// node_modules/execa/lib/ipc/forward.js
+import { EventEmitter } from "node:events";
+
+// node_modules/execa/lib/ipc/incoming.js
+import { once as once2 } from "node:events";
+import { scheduler } from "node:timers/promises";
+
+// node_modules/execa/lib/ipc/reference.js
+var addReference = (channel, reference) => {
+  if (reference) {
+    addReferenceCount(channel);
+  }
+};
+var addReferenceCount = (channel) => {
+  channel.refCounted();
+};
+var removeReference = (channel, reference) => {
+  if (reference) {
+    removeReferenceCount(channel);
+  }
+};
+var removeReferenceCount = (channel) => {
+  channel.unrefCounted();
+};
+var undoAddedReferences = (channel, isSubprocess) => {
+  if (!isSubprocess) {
+    return;
+  }
+  removeReferenceCount(channel);
+  removeReferenceCount(channel);
+};
+var redoAddedReferences = (channel, isSubprocess) => {
+  if (!isSubprocess) {
+    return;
+  }
+  addReferenceCount(channel);
+  addReferenceCount(channel);
+};
+
+// node_modules/execa/lib/ipc/incoming.js
+var onMessage = async ({ anyProcess, channel, isSubprocess, ipcEmitter }, wrappedMessage) => {
+  if (handleStrictResponse(wrappedMessage, anyProcess) || isSubprocess && handleAbort(wrappedMessage)) {
+    return;
+  }
+  if (!INCOMING_MESSAGES.has(anyProcess)) {
+    INCOMING_MESSAGES.set(anyProcess, []);
+  }
+  const incomingMessages = INCOMING_MESSAGES.get(anyProcess);
+  incomingMessages.push(wrappedMessage);
+  if (incomingMessages.length > 1) {
+    return;
+  }
+  while (incomingMessages.length > 0) {
+    await waitForOutgoingMessages(anyProcess, ipcEmitter, incomingMessages[0]);
+    await scheduler.yield();
+    const message = await handleStrictRequest({
+      wrappedMessage: incomingMessages[0],
+      anyProcess,
+      channel,
+      isSubprocess,
+      ipcEmitter
+    });
+    incomingMessages.shift();
+    ipcEmitter.emit("message", message);
+    ipcEmitter.emit("message:done");
+  }
+};
+var onDisconnect = async ({ anyProcess, channel, isSubprocess, ipcEmitter, boundOnMessage }) => {
+  if (isSubprocess) {
+    abortOnDisconnect();
+  }
+  const incomingMessages = INCOMING_MESSAGES.get(anyProcess);
+  while (incomingMessages?.length > 0) {
+    await once2(ipcEmitter, "message:done");
+  }
+  anyProcess.removeListener("message", boundOnMessage);
+  redoAddedReferences(channel, isSubprocess);
+  ipcEmitter.connected = false;
+  ipcEmitter.emit("disconnect");
+};
+var INCOMING_MESSAGES = /* @__PURE__ */ new WeakMap();
+
+// node_modules/execa/lib/ipc/forward.js
+var getIpcEmitter = (anyProcess, channel, isSubprocess) => {
+  if (IPC_EMITTERS.has(anyProcess)) {
+    return IPC_EMITTERS.get(anyProcess);
+  }
+  const ipcEmitter = new EventEmitter();
+  ipcEmitter.setMaxListeners(0);
+  ipcEmitter.connected = true;
+  IPC_EMITTERS.set(anyProcess, ipcEmitter);
+  forwardEvents({
+    ipcEmitter,
+    anyProcess,
+    channel,
+    isSubprocess
+  });
+  return ipcEmitter;
+};
+var IPC_EMITTERS = /* @__PURE__ */ new WeakMap();
+var forwardEvents = ({ ipcEmitter, anyProcess, channel, isSubprocess }) => {
+  const boundOnMessage = onMessage.bind(void 0, {
+    anyProcess,
+    channel,
+    isSubprocess,
+    ipcEmitter
+  });
+  anyProcess.on("message", boundOnMessage);
+  anyProcess.once("disconnect", onDisconnect.bind(void 0, {
+    anyProcess,
+    channel,
+    isSubprocess,
+    ipcEmitter,
+    boundOnMessage
+  }));
+  undoAddedReferences(channel, isSubprocess);
+};
+var isConnected = (anyProcess) => {
+  const ipcEmitter = IPC_EMITTERS.get(anyProcess);
+  return ipcEmitter === void 0 ? anyProcess.channel !== void 0 && anyProcess.channel !== null : ipcEmitter.connected;
+};
+
+// node_modules/execa/lib/ipc/strict.js
+var handleSendStrict = ({ anyProcess, channel, isSubprocess, message, strict }) => {
+  if (!strict) {
+    return message;
+  }
+  const ipcEmitter = getIpcEmitter(anyProcess, channel, isSubprocess);
+  const hasListeners = hasMessageListeners(anyProcess, ipcEmitter);
+  return {
+    id: count++,
+    type: REQUEST_TYPE,
+    message,
+    hasListeners
+  };
+};
+var count = 0;
+var validateStrictDeadlock = (outgoingMessages, wrappedMessage) => {
+  if (!isStrictRequest(wrappedMessage) || wrappedMessage.hasListeners) {
+    return;
+  }
+  for (const { id } of outgoingMessages) {
+    if (id !== void 0) {
+      STRICT_RESPONSES[id].deferred.resolve({ isDeadlock: true, hasListeners: false });
+    }
+  }
+};
+var handleStrictRequest = async ({ wrappedMessage, anyProcess, channel, isSubprocess, ipcEmitter }) => {
+  if (!isStrictRequest(wrappedMessage)) {
+    return wrappedMessage;
+  }
+  const { id, message } = wrappedMessage;
+  if (!anyProcess.connected) {
+    return message;
+  }
+  const response = { id, type: RESPONSE_TYPE, message: hasMessageListeners(anyProcess, ipcEmitter) };
+  try {
+    await sendMessage({
+      anyProcess,
+      channel,
+      isSubprocess,
+      ipc: true
+    }, response);
+  } catch (error62) {
+    if (error62.cause?.code !== "EPIPE") {
+      ipcEmitter.emit("strict:error", error62);
+    }
+  }
+  return message;
+};
+var handleStrictResponse = (wrappedMessage, anyProcess) => {
+  if (wrappedMessage?.type !== RESPONSE_TYPE) {
+    return false;
+  }
+  const { id, message: hasListeners } = wrappedMessage;
+  const strictResponse = STRICT_RESPONSES[id];
+  if (strictResponse?.anyProcess === anyProcess) {
+    strictResponse.deferred.resolve({ isDeadlock: false, hasListeners });
+  }
+  return true;
+};
+var waitForStrictResponse = async (wrappedMessage, anyProcess, isSubprocess) => {
+  const deferred = createDeferred();
+  STRICT_RESPONSES[wrappedMessage.id] = { deferred, anyProcess };
+  const controller = new AbortController();
+  try {
+    const { isDeadlock, hasListeners } = await Promise.race([
+      deferred,
+      throwOnDisconnect(anyProcess, isSubprocess, controller)
+    ]);
+    if (isDeadlock) {
+      throwOnStrictDeadlockError(isSubprocess);
+    }
+    if (!hasListeners) {
+      throwOnMissingStrict(isSubprocess);
+    }
+  } finally {
+    controller.abort();
+    delete STRICT_RESPONSES[wrappedMessage.id];
+  }
+};
+var STRICT_RESPONSES = { __proto__: null };
+var throwOnDisconnect = async (anyProcess, isSubprocess, { signal }) => {
+  incrementMaxListeners(anyProcess, 1, signal);
+  await once3(anyProcess, "disconnect", { signal });
+  throwOnStrictDisconnect(isSubprocess);
+};
+var REQUEST_TYPE = "execa:ipc:request";
+var RESPONSE_TYPE = "execa:ipc:response";
+var isStrictRequest = (wrappedMessage) => wrappedMessage?.type === REQUEST_TYPE && Number.isInteger(wrappedMessage.id) && typeof wrappedMessage.hasListeners === "boolean";
+
+// node_modules/execa/lib/ipc/outgoing.js
+var startSendMessage = (anyProcess, wrappedMessage, strict) => {
+  if (!OUTGOING_MESSAGES.has(anyProcess)) {
+    OUTGOING_MESSAGES.set(anyProcess, /* @__PURE__ */ new Set());
+  }
+  const outgoingMessages = OUTGOING_MESSAGES.get(anyProcess);
+  const onMessageSent = createDeferred();
+  const id = strict ? wrappedMessage.id : void 0;
+  const outgoingMessage = { onMessageSent, id };
+  outgoingMessages.add(outgoingMessage);
+  return { outgoingMessages, outgoingMessage };
+};
+var endSendMessage = ({ outgoingMessages, outgoingMessage }) => {
+  outgoingMessages.delete(outgoingMessage);
+  outgoingMessage.onMessageSent.resolve();
+};
+var waitForOutgoingMessages = async (anyProcess, ipcEmitter, wrappedMessage) => {
+  while (!hasMessageListeners(anyProcess, ipcEmitter) && OUTGOING_MESSAGES.get(anyProcess)?.size > 0) {
+    const outgoingMessages = [...OUTGOING_MESSAGES.get(anyProcess)];
+    validateStrictDeadlock(outgoingMessages, wrappedMessage);
+    await Promise.all(outgoingMessages.map(({ onMessageSent }) => onMessageSent));
+  }
+};
+var OUTGOING_MESSAGES = /* @__PURE__ */ new WeakMap();
+var IPC_SUBPROCESS_OPTIONS = /* @__PURE__ */ new WeakMap();
+var setIpcSubprocessOptions = (subprocess, options2) => {
+  IPC_SUBPROCESS_OPTIONS.set(subprocess, options2);
+};
+var hasMessageListeners = (anyProcess, ipcEmitter) => ipcEmitter.listenerCount("message") > getMinListenerCount(anyProcess);
+var getMinListenerCount = (anyProcess) => getOptions(anyProcess) !== void 0 && !getFdSpecificValue(getOptions(anyProcess).buffer, "ipc") ? 1 : 0;
+var getOptions = (anyProcess) => IPC_SUBPROCESS_OPTIONS.get(anyProcess);
+
+// node_modules/execa/lib/ipc/send.js
+var sendMessage = ({ anyProcess, channel, isSubprocess, ipc }, message, options2) => {
+  const { strict = false } = copyOptions(options2);
+  checkBooleanOption(strict, "strict");
+  const methodName = "sendMessage";
+  validateIpcMethod({
+    methodName,
+    isSubprocess,
+    ipc,
+    isConnected: anyProcess.connected
+  });
+  return sendMessageAsync({
+    anyProcess,
+    channel,
+    methodName,
+    isSubprocess,
+    message,
+    strict
+  });
+};
+var sendMessageAsync = async ({ anyProcess, channel, methodName, isSubprocess, message, strict }) => {
+  const wrappedMessage = handleSendStrict({
+    anyProcess,
+    channel,
+    isSubprocess,
+    message,
+    strict
+  });
+  const outgoingMessagesState = startSendMessage(anyProcess, wrappedMessage, strict);
+  try {
+    await sendOneMessage({
+      anyProcess,
+      methodName,
+      isSubprocess,
+      wrappedMessage,
+      message,
+      strict
+    });
+  } catch (error62) {
+    disconnect(anyProcess);
+    throw error62;
+  } finally {
+    endSendMessage(outgoingMessagesState);
+  }
+};
+var sendOneMessage = async ({ anyProcess, methodName, isSubprocess, wrappedMessage, message, strict = false }) => {
+  const sendMethod = getSendMethod(anyProcess);
+  try {
+    await Promise.all([
+      // Only messages sent with the `strict` option wait for an acknowledgment response
+      strict ? waitForStrictResponse(wrappedMessage, anyProcess, isSubprocess) : void 0,
+      sendMethod(wrappedMessage)
+    ]);
+  } catch (error62) {
+    handleEpipeError({ error: error62, methodName, isSubprocess });
+    handleSerializationError({
+      error: error62,
+      methodName,
+      isSubprocess,
+      message
+    });
+    throw error62;
+  }
+};
+var getSendMethod = (anyProcess) => {
+  if (PROCESS_SEND_METHODS.has(anyProcess)) {
+    return PROCESS_SEND_METHODS.get(anyProcess);
+  }
+  const sendMethod = promisify2(anyProcess.send.bind(anyProcess));
+  PROCESS_SEND_METHODS.set(anyProcess, sendMethod);
+  return sendMethod;
+};
+var PROCESS_SEND_METHODS = /* @__PURE__ */ new WeakMap();
+
+// node_modules/execa/lib/ipc/graceful.js
+var sendAbort = (subprocess, message) => {
+  const methodName = "cancelSignal";
+  validateConnection(methodName, false, subprocess.connected);
+  return sendOneMessage({
+    anyProcess: subprocess,
+    methodName,
+    isSubprocess: false,
+    wrappedMessage: { type: GRACEFUL_CANCEL_TYPE, message },
+    message
+  });
+};
+var getCancelSignal = async ({ anyProcess, channel, isSubprocess, ipc }) => {
+  await startIpc({
+    anyProcess,
+    channel,
+    isSubprocess,
+    ipc
+  });
+  return cancelController.signal;
+};
+var startIpc = async ({ anyProcess, channel, isSubprocess, ipc }) => {
+  if (isCancelListening) {
+    return;
+  }
+  if (!ipc) {
+    throwOnMissingParent();
+    return;
+  }
+  isCancelListening = true;
+  if (!anyProcess.connected) {
+    abortOnDisconnect();
+    return;
+  }
+  getIpcEmitter(anyProcess, channel, isSubprocess);
+  await scheduler2.yield();
+};
+var isCancelListening = false;
+var handleAbort = (wrappedMessage) => {
+  if (wrappedMessage?.type !== GRACEFUL_CANCEL_TYPE) {
+    return false;
+  }
+  cancelController.abort(wrappedMessage.message);
+  return true;
+};
+var GRACEFUL_CANCEL_TYPE = "execa:ipc:cancel";
+var abortOnDisconnect = () => {
+  cancelController.abort(getAbortDisconnectError());
+};
+var cancelController = new AbortController();
+
+// node_modules/execa/lib/terminate/graceful.js
+var validateGracefulCancel = ({ gracefulCancel, cancelSignal, ipc, serialization }) => {
+  if (!gracefulCancel) {
+    return;
+  }
+  if (cancelSignal === void 0) {
+    throw new Error("The `cancelSignal` option must be defined when setting the `gracefulCancel` option.");
+  }
+  if (!ipc) {
+    throw new Error("The `ipc` option cannot be false when setting the `gracefulCancel` option.");
+  }
+  if (serialization === "json") {
+    throw new Error("The `serialization` option cannot be 'json' when setting the `gracefulCancel` option.");
+  }
+};
+var throwOnGracefulCancel = ({
+  subprocess,
+  kill,
+  cancelSignal,
+  gracefulCancel,
+  forceKillAfterDelay,
+  context,
+  controller
+}) => gracefulCancel ? [sendOnAbort({
+  subprocess,
+  kill,
+  cancelSignal,
+  forceKillAfterDelay,
+  context,
+  controller
+})] : [];
+var sendOnAbort = async ({ subprocess, kill, cancelSignal, forceKillAfterDelay, context, controller: { signal } }) => {
+  await onAbortedSignal(cancelSignal, signal);
+  const reason = getReason(cancelSignal);
+  await sendAbort(subprocess, reason);
+  killOnTimeout({
+    kill,
+    forceKillAfterDelay,
+    context,
+    controllerSignal: signal
+  });
+  context.terminationReason ??= "gracefulCancel";
+  throw cancelSignal.reason;
+};
+var getReason = ({ reason }) => {
+  if (!(reason instanceof DOMException)) {
+    return reason;
+  }
+  const error62 = new Error(reason.message);
+  Object.defineProperty(error62, "stack", {
+    value: reason.stack,
+    enumerable: false,
+    configurable: true,
+    writable: true
+  });
+  return error62;
+};
+
+// node_modules/execa/lib/methods/node.js
+import { execPath, execArgv } from "node:process";
+import path5 from "node:path";
+var mapNode = ({ options: options2 }) => {
+  if (options2.node === false) {
+    throw new TypeError('The "node" option cannot be false with `execaNode()`.');
+  }
+  return { options: { __proto__: null, ...options2, node: true } };
+};
+var getDefaultNodeOptions = () => {
+  const nodeOptions = [];
+  for (let index = 0; index < execArgv.length; index += 1) {
+    const nodeOption = execArgv[index];
+    if (REMOVED_OPTIONS_WITH_VALUE.has(nodeOption)) {
+      if (!execArgv[index + 1]?.startsWith("-")) {
+        index += 1;
+      }
+    } else if (!IGNORED_OPTIONS_REGEXP.test(nodeOption)) {
+      nodeOptions.push(nodeOption);
+    }
+  }
+  return nodeOptions;
+};
+var REMOVED_OPTIONS_WITH_VALUE = /* @__PURE__ */ new Set(["-e", "--eval", "-p", "--print", "-pe", "--input-type", "--inspect-port"]);
+var IGNORED_OPTIONS_REGEXP = /^--(?:inspect|eval=|print=|input-type=)/;
+var handleNodeOption = (file2, commandArguments, {
+  node: shouldHandleNode = false,
+  nodePath = execPath,
+  nodeOptions = getDefaultNodeOptions(),
+  cwd,
+  execPath: formerNodePath,
+  ...options2
+}) => {
+  if (formerNodePath !== void 0) {
+    throw new TypeError('The "execPath" option has been removed. Please use the "nodePath" option instead.');
+  }
+  if (!Array.isArray(nodeOptions) || nodeOptions.some((nodeOption) => typeof nodeOption !== "string")) {
+    throw new TypeError('The "nodeOptions" option must be an array of strings.');
+  }
+  const normalizedNodePath = safeNormalizeFileUrl(nodePath, 'The "nodePath" option');
+  const resolvedNodePath = path5.resolve(cwd, normalizedNodePath);
+  const newOptions = {
+    __proto__: null,
+    shell: false,
+    ...options2,
+    nodePath: resolvedNodePath,
+    node: shouldHandleNode,
+    cwd
+  };
+  if (!shouldHandleNode) {
+    return [file2, commandArguments, newOptions];
+  }
+  if (path5.basename(file2, ".exe") === "node") {
+    throw new TypeError('When the "node" option is true, the first argument does not need to be "node".');
+  }
+  return [
+    resolvedNodePath,
+    [
+      ...nodeOptions,
+      file2,
+      ...commandArguments
+    ],
+    {
+      __proto__: null,
+      ...newOptions,
+      // Like other options, `undefined` uses the default value
+      ipc: newOptions.ipc === void 0 ? true : newOptions.ipc,
+      shell: false
+    }
+  ];
+};
+
+// node_modules/execa/lib/ipc/ipc-input.js
+import { serialize } from "node:v8";
+var validateIpcInputOption = ({ ipcInput, ipc, serialization }) => {
+  if (ipcInput === void 0) {
+    return;
+  }
+  if (!ipc) {
+    throw new Error("The `ipcInput` option cannot be set unless the `ipc` option is `true`.");
+  }
+  validateIpcInput[serialization]?.(ipcInput);
+};
+var validateAdvancedInput = (ipcInput) => {
+  try {
+    serialize(ipcInput);
+  } catch (error62) {
+    throw new Error("The `ipcInput` option is not serializable with a structured clone.", { cause: error62 });
+  }
+};
+var validateJsonInput = (ipcInput) => {
+  try {
+    if (JSON.stringify(ipcInput) === void 0) {
+      throw new TypeError("The value cannot be represented as JSON.");
+    }
+  } catch (error62) {
+    throw new Error("The `ipcInput` option is not serializable with JSON.", { cause: error62 });
+  }
+};
+var validateIpcInput = {
+  __proto__: null,
+  advanced: validateAdvancedInput,
+  json: validateJsonInput
+};
+var sendIpcInput = async (subprocess, ipcInput, ipc) => {
+  if (ipcInput === void 0) {
+    return;
+  }
+  await sendMessage({
+    anyProcess: subprocess,
+    channel: subprocess.channel,
+    isSubprocess: false,
+    ipc
+  }, ipcInput);
+};
+
+// node_modules/execa/lib/arguments/encoding-option.js
+var validateEncoding = ({ encoding }) => {
+  if (ENCODINGS.has(encoding)) {
+    return;
+  }
+  const correctEncoding = getCorrectEncoding(encoding);
+  if (correctEncoding !== void 0) {
+    throw new TypeError(`Invalid option \`encoding: ${serializeEncoding(encoding)}\`.
+Please rename it to ${serializeEncoding(correctEncoding)}.`);
+  }
+  const correctEncodings = [...ENCODINGS].map((correctEncoding2) => serializeEncoding(correctEncoding2)).join(", ");
+  throw new TypeError(`Invalid option \`encoding: ${serializeEncoding(encoding)}\`.
+Please rename it to one of: ${correctEncodings}.`);
+};
+var TEXT_ENCODINGS = /* @__PURE__ */ new Set(["utf8", "utf16le"]);
+var BINARY_ENCODINGS = /* @__PURE__ */ new Set(["buffer", "hex", "base64", "base64url", "latin1", "ascii"]);
+var ENCODINGS = TEXT_ENCODINGS.union(BINARY_ENCODINGS);
+var getStringEncoding = (binary, encoding) => binary || !TEXT_ENCODINGS.has(encoding) ? "utf8" : encoding;
+var getInputEncoding = (encoding) => TEXT_ENCODINGS.has(encoding) ? "utf8" : encoding;
+var getCorrectEncoding = (encoding) => {
+  if (encoding === null) {
+    return "buffer";
+  }
+  if (typeof encoding !== "string") {
+    return;
+  }
+  const lowerEncoding = encoding.toLowerCase();
+  if (lowerEncoding in ENCODING_ALIASES) {
+    return ENCODING_ALIASES[lowerEncoding];
+  }
+  if (ENCODINGS.has(lowerEncoding)) {
+    return lowerEncoding;
+  }
+};
+var ENCODING_ALIASES = {
+  __proto__: null,
+  // eslint-disable-next-line unicorn/text-encoding-identifier-case
+  "utf-8": "utf8",
+  "utf-16le": "utf16le",
+  "ucs-2": "utf16le",
+  ucs2: "utf16le",
+  binary: "latin1"
+};
+var serializeEncoding = (encoding) => typeof encoding === "string" ? `"${encoding}"` : String(encoding);
+
+// node_modules/execa/lib/arguments/command-file.js
+import { openSync as openSync2, readSync as readSync2, closeSync as closeSync2 } from "node:fs";
+import { Buffer as Buffer3 } from "node:buffer";
+import path7 from "node:path";
+import process7 from "node:process";
+
+// node_modules/which-command/index.js
+import fs2 from "node:fs";
+import path6 from "node:path";
+import process6 from "node:process";
+var isWindows = process6.platform === "win32";
+var separatorPattern = isWindows ? new RegExp("[\\/\\\\]", "v") : new RegExp("\\/", "v");
+var defaultPathExt = ".COM;.EXE;.BAT;.CMD;.VBS;.VBE;.JS;.JSE;.WSF;.WSH;.MSC";
+function resolveOptions(command, options2) {
+  if (typeof command !== "string" || command.length === 0) {
+    throw new TypeError("Expected a non-empty string.");
+  }
+  const {
+    cwd = process6.cwd(),
+    // On Windows, `process.env.PATH` can be undefined in some contexts (for example, worker threads), where it's only exposed as `Path`.
+    path: searchPath = process6.env.PATH ?? (isWindows ? process6.env.Path : void 0) ?? "",
+    // `||` (not `??`) so an empty `PATHEXT` falls back to the default instead of disabling all lookup on Windows.
+    pathExt = process6.env.PATHEXT || defaultPathExt
+  } = options2;
+  return { cwd, searchPath, pathExt };
+}
+function windowsExtensions(command, pathExt) {
+  const extensions = pathExt.split(path6.delimiter).filter(Boolean);
+  const commandExtension = path6.extname(command).toLowerCase();
+  if (commandExtension !== "" && extensions.some((extension) => extension.toLowerCase() === commandExtension)) {
+    return ["", ...extensions];
+  }
+  return extensions;
+}
+function* candidatePaths(command, { cwd, searchPath, pathExt }) {
+  const extensions = isWindows ? windowsExtensions(command, pathExt) : [""];
+  if (separatorPattern.test(command)) {
+    const base = path6.resolve(cwd, command);
+    for (const extension of extensions) {
+      yield base + extension;
+    }
+    return;
+  }
+  const directories = [
+    // Windows searches the current directory before `PATH`.
+    ...isWindows ? [cwd] : [],
+    ...searchPath.split(path6.delimiter)
+  ];
+  for (const directory of directories) {
+    const unquoted = isWindows && directory.length > 1 && directory.startsWith('"') && directory.endsWith('"') ? directory.slice(1, -1) : directory;
+    if (unquoted === "") {
+      continue;
+    }
+    const base = path6.resolve(cwd, unquoted, command);
+    for (const extension of extensions) {
+      yield base + extension;
+    }
+  }
+}
+function isExecutableSync(filePath) {
+  let stats;
+  try {
+    stats = fs2.statSync(filePath);
+  } catch (error62) {
+    return isWindows && error62.code === "EACCES";
+  }
+  if (!stats.isFile()) {
+    return false;
+  }
+  if (isWindows) {
+    return true;
+  }
+  try {
+    fs2.accessSync(filePath, fs2.constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+function whichCommandSync(command, options2 = {}) {
+  const resolved = resolveOptions(command, options2);
+  for (const candidate of candidatePaths(command, resolved)) {
+    if (isExecutableSync(candidate)) {
+      return candidate;
+    }
+  }
+  return void 0;
+}
+
+// node_modules/execa/lib/arguments/command-file.js
+var parseCommandFile = (file2, commandArguments, options2) => {
+  const parsed = { file: file2, commandArguments: [...commandArguments], options: options2 };
+  return options2.shell || process7.platform !== "win32" ? parsed : escapeWindowsCommand(parsed);
+};
+var directlyExecutableRegExp = /\.(?:com|exe)$/i;
+var escapeWindowsCommand = (parsed) => {
+  const resolvedFile = resolveWithShebang(parsed);
+  if (resolvedFile !== void 0 && directlyExecutableRegExp.test(resolvedFile)) {
+    if (parsed.options.argv0 === void 0) {
+      parsed.options.argv0 = parsed.file;
+    }
+    parsed.file = resolvedFile;
+    return parsed;
+  }
+  for (const value of [parsed.file, ...parsed.commandArguments]) {
+    assertNoLineBreak(value);
+  }
+  const escapedFile = escapeMetaChars(path7.normalize(resolvedFile ?? parsed.file));
+  const escapedArguments = parsed.commandArguments.map((argument) => escapeArgument(argument));
+  const commandLine2 = `"${[escapedFile, ...escapedArguments].join(" ")}"`;
+  parsed.options.windowsVerbatimArguments = true;
+  return {
+    file: process7.env.comspec || "cmd.exe",
+    // `/e:on` enables the command extensions the `%` escaping relies on, and `/v:off` disables delayed expansion so `!` is literal, even when the registry changes either default
+    commandArguments: ["/d", "/e:on", "/v:off", "/s", "/c", commandLine2],
+    options: parsed.options
+  };
+};
+var resolveWithShebang = (parsed) => {
+  const resolvedFile = resolvePath(parsed);
+  const interpreter = resolvedFile !== void 0 && readShebang(resolvedFile);
+  if (!interpreter) {
+    return resolvedFile;
+  }
+  parsed.commandArguments.unshift(resolvedFile);
+  parsed.file = interpreter;
+  return resolvePath(parsed);
+};
+var resolvePath = (parsed) => {
+  const environment = parsed.options.env || process7.env;
+  const cwd = parsed.options.cwd ?? process7.cwd();
+  const environmentPathExt = getWindowsEnvironmentValue(environment, "PATHEXT");
+  const commandExtension = path7.extname(parsed.file);
+  const pathExt = commandExtension === "" ? environmentPathExt : `${commandExtension}${path7.delimiter}${environmentPathExt ?? ""}`;
+  if (hasWindowsPathSeparator(parsed.file)) {
+    return whichCommandSync(path7.resolve(cwd, parsed.file), { cwd, pathExt });
+  }
+  const searchPath = getWindowsEnvironmentValue(environment, "PATH") ?? getWindowsEnvironmentValue(process7.env, "PATH") ?? "";
+  const resolveOptions2 = {
+    cwd,
+    path: searchPath,
+    pathExt
+  };
+  return shouldSearchCurrentDirectory(environment) ? whichCommandSync(parsed.file, resolveOptions2) : resolvePathDirectories(parsed.file, resolveOptions2);
+};
+var hasWindowsPathSeparator = (file2) => file2.includes("/") || file2.includes("\\") || file2.includes(":");
+var shouldSearchCurrentDirectory = (environment) => getWindowsEnvironmentValue(process7.env, "NODEFAULTCURRENTDIRECTORYINEXEPATH") === void 0 && getWindowsEnvironmentValue(environment, "NODEFAULTCURRENTDIRECTORYINEXEPATH") === void 0;
+var resolvePathDirectories = (file2, { cwd, path: searchPath, pathExt }) => {
+  for (const directory of searchPath.split(path7.delimiter)) {
+    const unquotedDirectory = directory.length > 1 && directory.startsWith('"') && directory.endsWith('"') ? directory.slice(1, -1) : directory;
+    if (unquotedDirectory === "") {
+      continue;
+    }
+    const resolvedFile = whichCommandSync(path7.resolve(cwd, unquotedDirectory, file2), { cwd, pathExt });
+    if (resolvedFile !== void 0) {
+      return resolvedFile;
+    }
+  }
+};
+var getWindowsEnvironmentValue = (environment, name) => {
+  const environmentKey = Object.keys(environment).sort().find((key) => key.toUpperCase() === name);
+  return environmentKey === void 0 ? void 0 : environment[environmentKey];
+};
+var SHEBANG_BYTE_LENGTH = 150;
+var readShebang = (file2) => {
+  const buffer = Buffer3.alloc(SHEBANG_BYTE_LENGTH);
+  let bytesRead = 0;
+  try {
+    const fileDescriptor = openSync2(file2, "r");
+    try {
+      bytesRead = readSync2(fileDescriptor, buffer, 0, SHEBANG_BYTE_LENGTH, 0);
+    } finally {
+      closeSync2(fileDescriptor);
+    }
+  } catch {
+    return void 0;
+  }
+  return parseShebang(buffer.toString("utf8", 0, bytesRead));
+};
+var shebangRegExp = /^#!(?<line>.*)/;
+var parseShebang = (contents) => {
+  const shebangLine = contents.match(shebangRegExp)?.groups.line.trim();
+  if (!shebangLine) {
+    return void 0;
+  }
+  const [interpreterPath, argument] = shebangLine.split(" ", 2);
+  const interpreter = interpreterPath.split("/").at(-1);
+  if (interpreter === "env") {
+    return argument;
+  }
+  return argument ? `${interpreter} ${argument}` : interpreter;
+};
+var lineBreakRegExp = /[\n\r]/;
+var assertNoLineBreak = (value) => {
+  if (lineBreakRegExp.test(value)) {
+    throw new TypeError(`The command and its arguments cannot contain a line break on Windows without a shell.
+This would allow a command injection with \`cmd.exe\`.
+Invalid value: ${JSON.stringify(`${value}`)}`);
+  }
+};
+var metaCharsRegExp = /[()\][%!^"`<>&|;, *?]/g;
+var escapeMetaChars = (value) => value.replaceAll(metaCharsRegExp, "^$&");
+var backslashRunRegExp = /\\+/g;
+var quotedCharacterRegExp = new RegExp("[^\\w#$*+\\-./:?@\\\\\\u{80}-\\u{10FFFF}]|\\p{Control}", "u");
+var escapeArgument = (rawArgument) => {
+  const argument = `${rawArgument}`;
+  if (!shouldQuoteArgument(argument)) {
+    return argument;
+  }
+  const escapedArgument = argument.replaceAll(backslashRunRegExp, (backslashes, offset, string4) => {
+    const nextCharacter = string4[offset + backslashes.length];
+    const isPrecedesDoubleQuote = nextCharacter === '"' || nextCharacter === void 0;
+    return isPrecedesDoubleQuote ? backslashes.repeat(2) : backslashes;
+  }).replaceAll('"', '""').replaceAll("%", "%%cd:~,%");
+  return `"${escapedArgument}"`;
+};
+var shouldQuoteArgument = (argument) => argument === "" || argument.endsWith("\\") || quotedCharacterRegExp.test(argument);
+
+// node_modules/execa/lib/arguments/cwd.js
+import { statSync as statSync2 } from "node:fs";
+import path8 from "node:path";
+import process8 from "node:process";
+var normalizeCwd = (cwd = getDefaultCwd()) => {
+  const cwdString = safeNormalizeFileUrl(cwd, 'The "cwd" option');
+  return path8.resolve(cwdString);
+};
+var getDefaultCwd = () => {
+  try {
+    return process8.cwd();
+  } catch (error62) {
+    error62.message = `The current directory does not exist.
+${error62.message}`;
+    throw error62;
+  }
+};
+var getCurrentCwd = () => {
+  try {
+    return process8.cwd();
+  } catch {
+  }
+};
+var fixCwdError = (originalMessage, cwd) => {
+  if (cwd === getCurrentCwd()) {
+    return originalMessage;
+  }
+  let cwdStat;
+  try {
+    cwdStat = statSync2(cwd);
+  } catch (error62) {
+    return `The "cwd" option is invalid: ${cwd}.
+${error62.message}
+${originalMessage}`;
+  }
+  return cwdStat.isDirectory() ? originalMessage : `The "cwd" option is not a directory: ${cwd}.
+${originalMessage}`;
+};
+
+// node_modules/execa/lib/arguments/options.js
+var cmdExeRegExp = /^cmd(?:\.exe)?$/i;
+var normalizeOptions = (filePath, rawArguments, rawOptions) => {
+  const sanitizedOptions = { __proto__: null, ...rawOptions };
+  sanitizedOptions.cwd = normalizeCwd(sanitizedOptions.cwd);
+  const [processedFile, processedArguments, processedOptions] = handleNodeOption(filePath, rawArguments, sanitizedOptions);
+  const fdOptions = normalizeFdSpecificOptions(processedOptions);
+  const options2 = addDefaultOptions(fdOptions);
+  validateBooleanOptions(options2);
+  validateEnv(options2);
+  options2.env = getEnv(options2);
+  const { file: file2, commandArguments } = parseCommandFile(processedFile, processedArguments, options2);
+  validateTimeout(options2);
+  validateEncoding(options2);
+  validateIpcInputOption(options2);
+  validateCancelSignal(options2);
+  validateRenamedSignalOption(options2);
+  validateGracefulCancel(options2);
+  options2.shell = normalizeFileUrl(options2.shell);
+  options2.killSignal = normalizeKillSignal(options2.killSignal);
+  options2.forceKillAfterDelay = normalizeForceKillAfterDelay(options2.forceKillAfterDelay);
+  options2.lines = options2.lines.map((lines, fdNumber) => lines && !BINARY_ENCODINGS.has(options2.encoding) && options2.buffer[fdNumber]);
+  if (process9.platform === "win32" && cmdExeRegExp.test(path9.basename(file2))) {
+    commandArguments.unshift("/q");
+  }
+  return { file: file2, commandArguments, options: options2 };
+};
+var BOOLEAN_OPTIONS = [
+  "extendEnv",
+  "preferLocal",
+  "reject",
+  "cleanup",
+  "killDescendants",
+  "all",
+  "gracefulCancel",
+  "ipc",
+  "node"
+];
+var validateBooleanOptions = (options2) => {
+  for (const optionName of BOOLEAN_OPTIONS) {
+    checkBooleanOption(options2[optionName], optionName);
+  }
+};
+var validateEnv = ({ env }) => {
+  if (env !== void 0 && (typeof env !== "object" || env === null || Array.isArray(env))) {
+    throw new TypeError(`The \`env\` option must be an object: ${String(env)}.`);
+  }
+};
+var addDefaultOptions = ({
+  extendEnv = true,
+  preferLocal = false,
+  cwd,
+  localDir: localDirectory = cwd,
+  encoding = "utf8",
+  reject = true,
+  cleanup = true,
+  killDescendants = false,
+  all = false,
+  windowsHide = true,
+  killSignal = "SIGTERM",
+  forceKillAfterDelay = true,
+  gracefulCancel = false,
+  ipcInput,
+  ipc = ipcInput !== void 0 || gracefulCancel,
+  serialization = "advanced",
+  ...options2
+}) => ({
+  __proto__: null,
+  ...options2,
+  extendEnv,
+  preferLocal,
+  cwd,
+  localDirectory,
+  encoding,
+  reject,
+  cleanup,
+  killDescendants,
+  all,
+  windowsHide,
+  killSignal,
+  forceKillAfterDelay,
+  gracefulCancel,
+  ipcInput,
+  ipc,
+  serialization
+});
+var getEnv = (options2) => ({ __proto__: null, ...computeEnv(options2) });
+var computeEnv = ({ env: envOption, extendEnv, preferLocal, node: node2, localDirectory, nodePath }) => {
+  const env = { __proto__: null, ...extendEnv && process9.env, ...envOption };
+  if (preferLocal || node2) {
+    return npmRunPathEnv({
+      env,
+      cwd: localDirectory,
+      execPath: nodePath,
+      preferLocal,
+      addExecPath: node2
+    });
+  }
+  return env;
+};
+
+// node_modules/execa/lib/arguments/shell.js
+var concatenateShell = (file2, commandArguments, options2) => options2.shell && commandArguments.length > 0 ? [[file2, ...commandArguments].join(" "), [], options2] : [file2, commandArguments, options2];
+
+// node_modules/execa/lib/resolve/all-sync.js
+import { Buffer as Buffer4 } from "node:buffer";
+
+// node_modules/execa/lib/transform/split.js
+var getSplitLinesGenerator = (binary, preserveNewlines, skipped, state2) => binary || skipped ? void 0 : initializeSplitLines(preserveNewlines, state2);
+var splitLinesSync = (chunk, preserveNewlines, objectMode) => objectMode ? chunk.flatMap((item) => splitLinesItemSync(item, preserveNewlines)) : splitLinesItemSync(chunk, preserveNewlines);
+var splitLinesItemSync = (chunk, preserveNewlines) => {
+  const { transform: transform2, final } = initializeSplitLines(preserveNewlines, {});
+  return [...transform2(chunk), ...final()];
+};
+var initializeSplitLines = (preserveNewlines, state2) => {
+  state2.previousChunks = "";
+  return {
+    transform: splitGenerator.bind(void 0, state2, preserveNewlines),
+    final: linesFinal.bind(void 0, state2)
+  };
+};
+var splitGenerator = function* (state2, preserveNewlines, chunk) {
+  if (typeof chunk !== "string") {
+    yield chunk;
+    return;
+  }
+  let { previousChunks } = state2;
+  let start = -1;
+  for (let end = 0; end < chunk.length; end += 1) {
+    if (chunk[end] !== "\n") {
+      continue;
+    }
+    let line = chunk.slice(start + 1, preserveNewlines ? end + 1 : end);
+    if (previousChunks.length > 0) {
+      line = concatString(previousChunks, line);
+      previousChunks = "";
+    }
+    yield preserveNewlines ? line : stripCarriageReturn(line, state2);
+    start = end;
+  }
+  if (start !== chunk.length - 1) {
+    previousChunks = concatString(previousChunks, chunk.slice(start + 1));
+  }
+  state2.previousChunks = previousChunks;
+};
+var stripCarriageReturn = (line, state2) => {
+  state2.isWindowsNewline = line.endsWith("\r");
+  return state2.isWindowsNewline ? line.slice(0, -1) : line;
+};
+var linesFinal = function* ({ previousChunks }) {
+  if (previousChunks.length > 0) {
+    yield previousChunks;
+  }
+};
+var getAppendNewlineGenerator = ({ binary, preserveNewlines, readableObjectMode, state: state2, encoding }) => binary || preserveNewlines || readableObjectMode ? void 0 : { transform: appendNewlineGenerator.bind(void 0, state2, getStringEncoding(binary, encoding)) };
+var appendNewlineGenerator = function* ({ isWindowsNewline = false }, stringEncoding, chunk) {
+  const { unixNewline, windowsNewline, concat } = typeof chunk === "string" ? linesStringInfo : LINES_BYTES_INFO[stringEncoding];
+  if (endsWithNewline(chunk, unixNewline)) {
+    yield chunk;
+    return;
+  }
+  const newline = isWindowsNewline ? windowsNewline : unixNewline;
+  yield concat(chunk, newline);
+};
+var endsWithNewline = (chunk, unixNewline) => typeof chunk === "string" ? chunk.endsWith(unixNewline) : chunk.length >= unixNewline.length && chunk.subarray(-unixNewline.length).every((byte, index) => byte === unixNewline[index]);
+var concatString = (firstChunk, secondChunk) => `${firstChunk}${secondChunk}`;
+var linesStringInfo = {
+  windowsNewline: "\r\n",
+  unixNewline: "\n",
+  concat: concatString
+};
+var concatUint8Array2 = (firstChunk, secondChunk) => {
+  const chunk = new Uint8Array(firstChunk.length + secondChunk.length);
+  chunk.set(firstChunk, 0);
+  chunk.set(secondChunk, firstChunk.length);
+  return chunk;
+};
+var LINES_BYTES_INFO = {
+  __proto__: null,
+  utf8: {
+    windowsNewline: new Uint8Array([13, 10]),
+    unixNewline: new Uint8Array([10]),
+    concat: concatUint8Array2
+  },
+  utf16le: {
+    windowsNewline: new Uint8Array([13, 0, 10, 0]),
+    unixNewline: new Uint8Array([10, 0]),
+    concat: concatUint8Array2
+  }
+};
+
+// node_modules/strip-final-newline/index.js
+function stripFinalNewline(input3) {
+  if (typeof input3 === "string") {
+    return stripFinalNewlineString(input3);
+  }
+  if (!(ArrayBuffer.isView(input3) && input3.BYTES_PER_ELEMENT === 1)) {
+    throw new Error("Input must be a string or a Uint8Array");
+  }
+  return stripFinalNewlineBinary(input3);
+}
+var stripFinalNewlineString = (input3) => input3.at(-1) === LF ? input3.slice(0, input3.at(-2) === CR ? -2 : -1) : input3;
+var stripFinalNewlineBinary = (input3) => input3.at(-1) === LF_BINARY ? input3.subarray(0, input3.at(-2) === CR_BINARY ? -2 : -1) : input3;
+var LF = "\n";
+var LF_BINARY = LF.codePointAt(0);
+var CR = "\r";
+var CR_BINARY = CR.codePointAt(0);
+
+// node_modules/execa/lib/io/strip-newline.js
+var stripNewline = (value, { stripFinalNewline: stripFinalNewline2 }, fdNumber, allFds) => value !== void 0 && !Array.isArray(value) && getStripFinalNewline(stripFinalNewline2, fdNumber, allFds) ? stripFinalNewline(value) : value;
+var getStripFinalNewline = (stripFinalNewline2, fdNumber, allFds) => fdNumber === "all" ? allFds.some((allFd) => stripFinalNewline2[allFd]) : stripFinalNewline2[fdNumber];
+
+// node_modules/execa/lib/resolve/all-sync.js
+var getAllSyncFds = ([, stdout, stderr]) => [
+  ...stdout === void 0 ? [] : [1],
+  ...stderr === void 0 ? [] : [2]
+];
+var getAllSync = ([, stdout, stderr], allFds, options2) => {
+  if (!options2.all) {
+    return;
+  }
+  if (stdout === void 0) {
+    return splitAllLines(stderr, allFds, options2);
+  }
+  if (stderr === void 0) {
+    return splitAllLines(stdout, allFds, options2);
+  }
+  if (hasLines(options2)) {
+    return [splitAllLines(stdout, allFds, options2), splitAllLines(stderr, allFds, options2)].flat();
+  }
+  if (Array.isArray(stdout) || Array.isArray(stderr)) {
+    return [stdout, stderr].filter((value) => value.length > 0).flat();
+  }
+  if (isUint8Array(stdout) && isUint8Array(stderr)) {
+    return concatUint8Arrays([stdout, stderr]);
+  }
+  return BASE64_ENCODINGS.has(options2.encoding) ? concatBase64(stdout, stderr, options2.encoding) : `${stdout}${stderr}`;
+};
+var concatBase64 = (stdout, stderr, encoding) => Buffer4.concat([Buffer4.from(stdout, encoding), Buffer4.from(stderr, encoding)]).toString(encoding);
+var BASE64_ENCODINGS = /* @__PURE__ */ new Set(["base64", "base64url"]);
+var hasLines = ({ lines }) => Boolean(lines[1] || lines[2]);
+var splitAllLines = (value, allFds, options2) => value === void 0 || Array.isArray(value) || !hasLines(options2) ? value : splitLinesSync(value, !getStripFinalNewline(options2.stripFinalNewline, "all", allFds), false);
+
+// node_modules/execa/lib/return/message.js
+import { inspect as inspect3 } from "node:util";
+
+// node_modules/get-stream/source/index.js
+import { on as on2 } from "node:events";
+import { finished } from "node:stream/promises";
+
+// node_modules/is-stream/index.js
+function isStream(stream, { checkOpen = true } = {}) {
+  return stream !== null && typeof stream === "object" && (stream.writable || stream.readable || !checkOpen || stream.writable === void 0 && stream.readable === void 0) && typeof stream.pipe === "function";
+}
+function isWritableStream(stream, { checkOpen = true } = {}) {
+  return isStream(stream, { checkOpen }) && (stream.writable || !checkOpen) && typeof stream.write === "function" && typeof stream.end === "function" && typeof stream.writable === "boolean" && typeof stream.writableObjectMode === "boolean" && typeof stream.destroy === "function" && typeof stream.destroyed === "boolean";
+}
+function isReadableStream2(stream, { checkOpen = true } = {}) {
+  return isStream(stream, { checkOpen }) && (stream.readable || !checkOpen) && typeof stream.read === "function" && typeof stream.readable === "boolean" && typeof stream.readableObjectMode === "boolean" && typeof stream.destroy === "function" && typeof stream.destroyed === "boolean";
+}
+function isDuplexStream(stream, options2) {
+  return isWritableStream(stream, options2) && isReadableStream2(stream, options2);
+}
+
+// node_modules/@sec-ant/readable-stream/dist/ponyfill/asyncIterator.js
+var a = Object.getPrototypeOf(
+  Object.getPrototypeOf(
+    /* istanbul ignore next */
+    async function* () {
+    }
+  ).prototype
+);
+var c3 = class {
+  #t;
+  #n;
+  #r = false;
+  #e = void 0;
+  constructor(e, t2) {
+    this.#t = e, this.#n = t2;
+  }
+  next() {
+    const e = () => this.#s();
+    return this.#e = this.#e ? this.#e.then(e, e) : e(), this.#e;
+  }
+  return(e) {
+    const t2 = () => this.#i(e);
+    return this.#e ? this.#e.then(t2, t2) : t2();
+  }
+  async #s() {
+    if (this.#r)
+      return {
+        done: true,
+        value: void 0
+      };
+    let e;
+    try {
+      e = await this.#t.read();
+    } catch (t2) {
+      throw this.#e = void 0, this.#r = true, this.#t.releaseLock(), t2;
+    }
+    return e.done && (this.#e = void 0, this.#r = true, this.#t.releaseLock()), e;
+  }
+  async #i(e) {
+    if (this.#r)
+      return {
+        done: true,
+        value: e
+      };
+    if (this.#r = true, !this.#n) {
+      const t2 = this.#t.cancel(e);
+      return this.#t.releaseLock(), await t2, {
+        done: true,
+        value: e
+      };
+    }
+    return this.#t.releaseLock(), {
+      done: true,
+      value: e
+    };
+  }
+};
+var n = /* @__PURE__ */ Symbol();
+function i2() {
+  return this[n].next();
+}
+Object.defineProperty(i2, "name", { value: "next" });
+function o2(r2) {
+  return this[n].return(r2);
+}
+Object.defineProperty(o2, "name", { value: "return" });
+var u2 = Object.create(a, {
+  next: {
+    enumerable: true,
+    configurable: true,
+    writable: true,
+    value: i2
+  },
+  return: {
+    enumerable: true,
+    configurable: true,
+    writable: true,
+    value: o2
+  }
+});
+function h3({ preventCancel: r2 = false } = {}) {
+  const e = this.getReader(), t2 = new c3(
+    e,
+    r2
+  ), s = Object.create(u2);
+  return s[n] = t2, s;
+}
+
+// node_modules/get-stream/source/stream.js
+var getAsyncIterable = (stream) => {
+  if (isReadableStream2(stream, { checkOpen: false }) && nodeImports.on !== void 0) {
+    return getStreamIterable(stream);
+  }
+  if (typeof stream?.[Symbol.asyncIterator] === "function") {
+    return stream;
+  }
+  if (toString.call(stream) === "[object ReadableStream]") {
+    return h3.call(stream);
+  }
+  throw new TypeError("The first argument must be a Readable, a ReadableStream, or an async iterable.");
+};
+var { toString } = Object.prototype;
+var getStreamIterable = async function* (stream) {
+  const controller = new AbortController();
+  const state2 = {};
+  handleStreamEnd(stream, controller, state2);
+  try {
+    for await (const [chunk] of nodeImports.on(stream, "data", { signal: controller.signal })) {
+      yield chunk;
+    }
+  } catch (error62) {
+    if (state2.error !== void 0) {
+      throw state2.error;
+    } else if (!controller.signal.aborted) {
+      throw error62;
+    }
+  } finally {
+    stream.destroy();
+  }
+};
+var handleStreamEnd = async (stream, controller, state2) => {
+  try {
+    await nodeImports.finished(stream, {
+      cleanup: true,
+      readable: true,
+      writable: false,
+      error: false
+    });
+  } catch (error62) {
+    state2.error = error62;
+  } finally {
+    controller.abort();
+  }
+};
+var nodeImports = {};
+
+// node_modules/get-stream/source/contents.js
+var getStreamContents = async (stream, { init: init2, convertChunk, getSize, truncateChunk, addChunk, getFinalChunk, finalize: finalize2 }, { maxBuffer = Number.POSITIVE_INFINITY } = {}) => {
+  const asyncIterable = getAsyncIterable(stream);
+  const state2 = init2();
+  state2.length = 0;
+  try {
+    for await (const chunk of asyncIterable) {
+      const chunkType = getChunkType(chunk);
+      const convertedChunk = convertChunk[chunkType](chunk, state2);
+      appendChunk({
+        convertedChunk,
+        state: state2,
+        getSize,
+        truncateChunk,
+        addChunk,
+        maxBuffer
+      });
+    }
+    appendFinalChunk({
+      state: state2,
+      convertChunk,
+      getSize,
+      truncateChunk,
+      addChunk,
+      getFinalChunk,
+      maxBuffer
+    });
+    return finalize2(state2);
+  } catch (error62) {
+    const normalizedError = typeof error62 === "object" && error62 !== null ? error62 : new Error(error62);
+    normalizedError.bufferedData = finalize2(state2);
+    throw normalizedError;
+  }
+};
+var appendFinalChunk = ({ state: state2, getSize, truncateChunk, addChunk, getFinalChunk, maxBuffer }) => {
+  const convertedChunk = getFinalChunk(state2);
+  if (convertedChunk !== void 0) {
+    appendChunk({
+      convertedChunk,
+      state: state2,
+      getSize,
+      truncateChunk,
+      addChunk,
+      maxBuffer
+    });
+  }
+};
+var appendChunk = ({ convertedChunk, state: state2, getSize, truncateChunk, addChunk, maxBuffer }) => {
+  const chunkSize = getSize(convertedChunk);
+  const newLength = state2.length + chunkSize;
+  if (newLength <= maxBuffer) {
+    addNewChunk(convertedChunk, state2, addChunk, newLength);
+    return;
+  }
+  const truncatedChunk = truncateChunk(convertedChunk, maxBuffer - state2.length);
+  if (truncatedChunk !== void 0) {
+    addNewChunk(truncatedChunk, state2, addChunk, maxBuffer);
+  }
+  throw new MaxBufferError();
+};
+var addNewChunk = (convertedChunk, state2, addChunk, newLength) => {
+  state2.contents = addChunk(convertedChunk, state2, newLength);
+  state2.length = newLength;
+};
+var getChunkType = (chunk) => {
+  const typeOfChunk = typeof chunk;
+  if (typeOfChunk === "string") {
+    return "string";
+  }
+  if (typeOfChunk !== "object" || chunk === null) {
+    return "others";
+  }
+  if (globalThis.Buffer?.isBuffer(chunk)) {
+    return "buffer";
+  }
+  const prototypeName = objectToString3.call(chunk);
+  if (prototypeName === "[object ArrayBuffer]") {
+    return "arrayBuffer";
+  }
+  if (prototypeName === "[object DataView]") {
+    return "dataView";
+  }
+  if (Number.isInteger(chunk.byteLength) && Number.isInteger(chunk.byteOffset) && objectToString3.call(chunk.buffer) === "[object ArrayBuffer]") {
+    return "typedArray";
+  }
+  return "others";
+};
+var { toString: objectToString3 } = Object.prototype;
+var MaxBufferError = class extends Error {
+  name = "MaxBufferError";
+  constructor() {
+    super("maxBuffer exceeded");
+  }
+};
+
+// node_modules/get-stream/source/utils.js
+var identity2 = (value) => value;
+var noop5 = () => void 0;
+var getContentsProperty = ({ contents }) => contents;
+var throwObjectStream = (chunk) => {
+  throw new Error(`Streams in object mode are not supported: ${String(chunk)}`);
+};
+var getLengthProperty = (convertedChunk) => convertedChunk.length;
+
+// node_modules/get-stream/source/array.js
+async function getStreamAsArray(stream, options2) {
+  return getStreamContents(stream, arrayMethods, options2);
+}
+var initArray = () => ({ contents: [] });
+var increment = () => 1;
+var addArrayChunk = (convertedChunk, { contents }) => {
+  contents.push(convertedChunk);
+  return contents;
+};
+var arrayMethods = {
+  init: initArray,
+  convertChunk: {
+    string: identity2,
+    buffer: identity2,
+    arrayBuffer: identity2,
+    dataView: identity2,
+    typedArray: identity2,
+    others: identity2
+  },
+  getSize: increment,
+  truncateChunk: noop5,
+  addChunk: addArrayChunk,
+  getFinalChunk: noop5,
+  finalize: getContentsProperty
+};
+
+// node_modules/get-stream/source/array-buffer.js
+async function getStreamAsArrayBuffer(stream, options2) {
+  return getStreamContents(stream, arrayBufferMethods, options2);
+}
+var initArrayBuffer = () => ({ contents: new ArrayBuffer(0) });
+var useTextEncoder = (chunk) => textEncoder2.encode(chunk);
+var textEncoder2 = new TextEncoder();
+var useUint8Array = (chunk) => new Uint8Array(chunk);
+var useUint8ArrayWithOffset = (chunk) => new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+var truncateArrayBufferChunk = (convertedChunk, chunkSize) => convertedChunk.slice(0, chunkSize);
+var addArrayBufferChunk = (convertedChunk, { contents, length: previousLength }, length) => {
+  const newContents = hasArrayBufferResize() ? resizeArrayBuffer(contents, length) : resizeArrayBufferSlow(contents, length);
+  new Uint8Array(newContents).set(convertedChunk, previousLength);
+  return newContents;
+};
+var resizeArrayBufferSlow = (contents, length) => {
+  if (length <= contents.byteLength) {
+    return contents;
+  }
+  const arrayBuffer = new ArrayBuffer(getNewContentsLength(length));
+  new Uint8Array(arrayBuffer).set(new Uint8Array(contents), 0);
+  return arrayBuffer;
+};
+var resizeArrayBuffer = (contents, length) => {
+  if (length <= contents.maxByteLength) {
+    contents.resize(length);
+    return contents;
+  }
+  const arrayBuffer = new ArrayBuffer(length, { maxByteLength: getNewContentsLength(length) });
+  new Uint8Array(arrayBuffer).set(new Uint8Array(contents), 0);
+  return arrayBuffer;
+};
+var getNewContentsLength = (length) => SCALE_FACTOR ** Math.ceil(Math.log(length) / Math.log(SCALE_FACTOR));
+var SCALE_FACTOR = 2;
+var finalizeArrayBuffer = ({ contents, length }) => hasArrayBufferResize() ? contents : contents.slice(0, length);
+var hasArrayBufferResize = () => "resize" in ArrayBuffer.prototype;
+var arrayBufferMethods = {
+  init: initArrayBuffer,
+  convertChunk: {
+    string: useTextEncoder,
+    buffer: useUint8Array,
+    arrayBuffer: useUint8Array,
+    dataView: useUint8ArrayWithOffset,
+    typedArray: useUint8ArrayWithOffset,
+    others: throwObjectStream
+  },
+  getSize: getLengthProperty,
+  truncateChunk: truncateArrayBufferChunk,
+  addChunk: addArrayBufferChunk,
+  getFinalChunk: noop5,
+  finalize: finalizeArrayBuffer
+};
+
+// node_modules/get-stream/source/string.js
+async function getStreamAsString(stream, options2) {
+  return getStreamContents(stream, stringMethods, options2);
+}
+var initString = () => ({ contents: "", textDecoder: new TextDecoder() });
+var useTextDecoder = (chunk, { textDecoder: textDecoder4 }) => textDecoder4.decode(chunk, { stream: true });
+var addStringChunk = (convertedChunk, { contents }) => contents + convertedChunk;
+var truncateStringChunk = (convertedChunk, chunkSize) => convertedChunk.slice(0, chunkSize);
+var getFinalStringChunk = ({ textDecoder: textDecoder4 }) => {
+  const finalChunk = textDecoder4.decode();
+  return finalChunk === "" ? void 0 : finalChunk;
+};
+var stringMethods = {
+  init: initString,
+  convertChunk: {
+    string: identity2,
+    buffer: useTextDecoder,
+    arrayBuffer: useTextDecoder,
+    dataView: useTextDecoder,
+    typedArray: useTextDecoder,
+    others: throwObjectStream
+  },
+  getSize: getLengthProperty,
+  truncateChunk: truncateStringChunk,
+  addChunk: addStringChunk,
+  getFinalChunk: getFinalStringChunk,
+  finalize: getContentsProperty
+};
+
+// node_modules/get-stream/source/index.js
+Object.assign(nodeImports, { on: on2, finished });
+
+// node_modules/execa/lib/io/max-buffer.js
+var handleMaxBuffer = ({ error: error62, stream, readableObjectMode, lines, encoding, fdNumber }) => {
+  if (!(error62 instanceof MaxBufferError)) {
+    throw error62;
+  }
+  if (fdNumber === "all") {
+    return error62;
+  }
+  const unit = getMaxBufferUnit(readableObjectMode, lines, encoding);
+  error62.maxBufferInfo = { fdNumber, unit };
+  stream.destroy();
+  throw error62;
+};
+var getMaxBufferUnit = (readableObjectMode, lines, encoding) => {
+  if (readableObjectMode) {
+    return "objects";
+  }
+  if (lines) {
+    return "lines";
+  }
+  return encoding === "buffer" ? "bytes" : "characters";
+};
+var checkIpcMaxBuffer = (ipcOutput, maxBuffer) => {
+  if (ipcOutput.length + 1 <= maxBuffer) {
+    return;
+  }
+  const error62 = new MaxBufferError();
+  error62.maxBufferInfo = { fdNumber: "ipc" };
+  throw error62;
+};
+var getMaxBufferMessage = (error62, maxBuffer) => {
+  const { streamName, threshold, unit } = getMaxBufferInfo(error62, maxBuffer);
+  return `Command's ${streamName} was larger than ${threshold} ${unit}`;
+};
+var getMaxBufferInfo = (error62, maxBuffer) => {
+  if (error62?.maxBufferInfo === void 0) {
+    return { streamName: "output", threshold: maxBuffer[1], unit: "bytes" };
+  }
+  const { maxBufferInfo: { fdNumber, unit, threshold = getFdSpecificValue(maxBuffer, fdNumber) } } = error62;
+  delete error62.maxBufferInfo;
+  return fdNumber === "ipc" ? { streamName: "IPC output", threshold, unit: "messages" } : { streamName: getStreamName(fdNumber), threshold, unit };
+};
+var getMaxBufferSync = ([, stdoutMaxBuffer]) => stdoutMaxBuffer === 0 ? Number.MIN_VALUE : stdoutMaxBuffer;
+var handleMaxBufferSync = ({ resultError, output: output2, maxBuffer, buffer }) => {
+  const fdNumber = findMaxBufferSync(output2, maxBuffer, buffer);
+  if (fdNumber === void 0) {
+    return { resultError, isMaxBuffer: resultError?.code === "ENOBUFS" };
+  }
+  const threshold = getMaxBufferValueSync(maxBuffer, fdNumber);
+  const error62 = resultError ?? Object.assign(new MaxBufferError(), { code: "ENOBUFS" });
+  error62.maxBufferInfo = { fdNumber, unit: "bytes", threshold };
+  return { resultError: error62, isMaxBuffer: true };
+};
+var findMaxBufferSync = (output2, maxBuffer, buffer) => {
+  if (output2 === null) {
+    return;
+  }
+  const fdNumber = output2.findIndex((result, index) => result !== null && buffer[index] && result.length > getMaxBufferValueSync(maxBuffer, index));
+  return fdNumber === -1 ? void 0 : fdNumber;
+};
+var getMaxBufferValueSync = (maxBuffer, fdNumber) => Math.min(maxBuffer[1], maxBuffer[fdNumber]);
+var truncateMaxBufferSync = (result, fdNumber, { maxBuffer, buffer }) => {
+  const maxBufferValue = getMaxBufferValueSync(maxBuffer, fdNumber);
+  return buffer[fdNumber] && result.length > maxBufferValue ? result.slice(0, maxBufferValue) : result;
+};
+
+// node_modules/execa/lib/return/message.js
+var createMessages = ({
+  stdio,
+  all,
+  ipcOutput,
+  originalError,
+  signal,
+  signalDescription,
+  exitCode: exitCode2,
+  escapedCommand,
+  timedOut,
+  isCanceled,
+  isGracefullyCanceled,
+  isMaxBuffer,
+  isForcefullyTerminated,
+  forceKillAfterDelay,
+  killSignal,
+  maxBuffer,
+  timeout,
+  cwd
+}) => {
+  const errorCode = getErrorCode(originalError);
+  const prefix = getErrorPrefix({
+    originalError,
+    timedOut,
+    timeout,
+    isMaxBuffer,
+    maxBuffer,
+    errorCode,
+    signal,
+    signalDescription,
+    exitCode: exitCode2,
+    isCanceled,
+    isGracefullyCanceled,
+    isForcefullyTerminated,
+    forceKillAfterDelay,
+    killSignal
+  });
+  const originalMessage = getOriginalMessage(originalError, cwd);
+  const suffix = originalMessage === void 0 ? "" : `
+${originalMessage}`;
+  const shortMessage = `${prefix}: ${escapedCommand}${suffix}`;
+  const messageStdio = all === void 0 ? [stdio[2], stdio[1]] : [all];
+  const message = [
+    shortMessage,
+    ...messageStdio,
+    ...stdio.slice(3),
+    ipcOutput.map((ipcMessage) => serializeIpcMessage(ipcMessage)).join("\n")
+  ].map((messagePart) => escapeLines(stripFinalNewline(serializeMessagePart(messagePart)))).filter(Boolean).join("\n\n");
+  return { originalMessage, shortMessage, message };
+};
+var getErrorCode = (error62) => typeof error62?.code === "string" ? error62.code : void 0;
+var getErrorPrefix = ({
+  originalError,
+  timedOut,
+  timeout,
+  isMaxBuffer,
+  maxBuffer,
+  errorCode,
+  signal,
+  signalDescription,
+  exitCode: exitCode2,
+  isCanceled,
+  isGracefullyCanceled,
+  isForcefullyTerminated,
+  forceKillAfterDelay,
+  killSignal
+}) => {
+  const forcefulSuffix = getForcefulSuffix(isForcefullyTerminated, forceKillAfterDelay);
+  if (timedOut) {
+    return `Command timed out after ${timeout} milliseconds${forcefulSuffix}`;
+  }
+  if (isGracefullyCanceled) {
+    if (signal === void 0) {
+      return `Command was gracefully canceled with exit code ${exitCode2}`;
+    }
+    return isForcefullyTerminated ? `Command was gracefully canceled${forcefulSuffix}` : `Command was gracefully canceled with ${signal} (${signalDescription})`;
+  }
+  if (isCanceled) {
+    return `Command was canceled${forcefulSuffix}`;
+  }
+  if (isMaxBuffer) {
+    return `${getMaxBufferMessage(originalError, maxBuffer)}${forcefulSuffix}`;
+  }
+  if (errorCode !== void 0) {
+    return `Command failed with ${errorCode}${forcefulSuffix}`;
+  }
+  if (isForcefullyTerminated) {
+    return `Command was killed with ${killSignal} (${getSignalDescription(killSignal)})${forcefulSuffix}`;
+  }
+  if (signal !== void 0) {
+    return `Command was killed with ${signal} (${signalDescription})`;
+  }
+  return exitCode2 === void 0 ? "Command failed" : `Command failed with exit code ${exitCode2}`;
+};
+var getForcefulSuffix = (isForcefullyTerminated, forceKillAfterDelay) => isForcefullyTerminated ? ` and was forcefully terminated after ${forceKillAfterDelay} milliseconds` : "";
+var getOriginalMessage = (originalError, cwd) => {
+  if (originalError instanceof DiscardedError) {
+    return;
+  }
+  const originalMessage = isExecaError(originalError) ? originalError.originalMessage ?? "" : String(originalError?.message ?? originalError);
+  const escapedOriginalMessage = escapeLines(fixCwdError(originalMessage, cwd));
+  return escapedOriginalMessage === "" ? void 0 : escapedOriginalMessage;
+};
+var serializeIpcMessage = (ipcMessage) => typeof ipcMessage === "string" ? ipcMessage : inspect3(ipcMessage);
+var serializeMessagePart = (messagePart) => Array.isArray(messagePart) ? messagePart.filter((messageItem) => isTextItem(messageItem)).map((messageItem) => stripFinalNewline(serializeMessageItem(messageItem))).join("\n") : serializeMessageItem(messagePart);
+var isTextItem = (messageItem) => typeof messageItem === "string" || isUint8Array(messageItem);
+var serializeMessageItem = (messageItem) => {
+  if (typeof messageItem === "string") {
+    return messageItem;
+  }
+  return isUint8Array(messageItem) ? uint8ArrayToString(messageItem) : "";
+};
+
+// node_modules/execa/lib/return/result.js
+var makeSuccessResult = ({
+  command,
+  escapedCommand,
+  stdio,
+  all,
+  ipcOutput,
+  options: { cwd },
+  startTime: startTime2
+}) => omitUndefinedProperties({
+  command,
+  escapedCommand,
+  cwd,
+  durationMs: getDurationMs(startTime2),
+  failed: false,
+  timedOut: false,
+  isCanceled: false,
+  isGracefullyCanceled: false,
+  isTerminated: false,
+  isMaxBuffer: false,
+  isForcefullyTerminated: false,
+  exitCode: 0,
+  stdout: stdio[1],
+  stderr: stdio[2],
+  all,
+  stdio,
+  ipcOutput,
+  pipedFrom: []
+});
+var makeEarlyError = ({
+  error: error62,
+  command,
+  escapedCommand,
+  fileDescriptors,
+  options: options2,
+  startTime: startTime2,
+  isSync,
+  stdio = Array.from({ length: fileDescriptors.length }),
+  all
+}) => makeError({
+  error: error62,
+  command,
+  escapedCommand,
+  startTime: startTime2,
+  timedOut: false,
+  isCanceled: false,
+  isGracefullyCanceled: false,
+  isMaxBuffer: false,
+  isForcefullyTerminated: false,
+  stdio,
+  all,
+  ipcOutput: [],
+  options: options2,
+  isSync
+});
+var getEarlyErrorOutput = (fileDescriptors, options2) => {
+  const stdio = fileDescriptors.map((fileDescriptor, fdNumber) => getEmptyOutput(fileDescriptor, fdNumber, options2));
+  return { stdio, all: getAllSync(stdio, getAllSyncFds(stdio), options2) };
+};
+var getEmptyOutput = ({ direction, objectMode }, fdNumber, { stdio, buffer, lines, encoding }) => {
+  if (direction === "input" || !PIPED_STDIO.has(stdio[fdNumber]) || !buffer[fdNumber]) {
+    return;
+  }
+  if (objectMode || lines[fdNumber]) {
+    return [];
+  }
+  return encoding === "buffer" ? new Uint8Array() : "";
+};
+var PIPED_STDIO = /* @__PURE__ */ new Set(["pipe", "overlapped"]);
+var makeError = ({
+  error: originalError,
+  command,
+  escapedCommand,
+  startTime: startTime2,
+  timedOut,
+  isCanceled,
+  isGracefullyCanceled,
+  isMaxBuffer,
+  isForcefullyTerminated,
+  exitCode: rawExitCode,
+  signal: rawSignal,
+  stdio,
+  all,
+  ipcOutput,
+  options: {
+    timeoutDuration,
+    timeout = timeoutDuration,
+    forceKillAfterDelay,
+    killSignal,
+    cwd,
+    maxBuffer
+  },
+  isSync
+}) => {
+  const { exitCode: exitCode2, signal, signalDescription } = normalizeExitPayload(rawExitCode, rawSignal);
+  const { originalMessage, shortMessage, message } = createMessages({
+    stdio,
+    all,
+    ipcOutput,
+    originalError,
+    signal,
+    signalDescription,
+    exitCode: exitCode2,
+    escapedCommand,
+    timedOut,
+    isCanceled,
+    isGracefullyCanceled,
+    isMaxBuffer,
+    isForcefullyTerminated,
+    forceKillAfterDelay,
+    killSignal,
+    maxBuffer,
+    timeout,
+    cwd
+  });
+  const error62 = getFinalError(originalError, message, isSync);
+  Object.assign(error62, getErrorProperties({
+    error: error62,
+    command,
+    escapedCommand,
+    startTime: startTime2,
+    timedOut,
+    isCanceled,
+    isGracefullyCanceled,
+    isMaxBuffer,
+    isForcefullyTerminated,
+    exitCode: exitCode2,
+    signal,
+    signalDescription,
+    stdio,
+    all,
+    ipcOutput,
+    cwd,
+    originalMessage,
+    shortMessage
+  }));
+  return error62;
+};
+var getErrorProperties = ({
+  error: error62,
+  command,
+  escapedCommand,
+  startTime: startTime2,
+  timedOut,
+  isCanceled,
+  isGracefullyCanceled,
+  isMaxBuffer,
+  isForcefullyTerminated,
+  exitCode: exitCode2,
+  signal,
+  signalDescription,
+  stdio,
+  all,
+  ipcOutput,
+  cwd,
+  originalMessage,
+  shortMessage
+}) => omitUndefinedProperties({
+  shortMessage,
+  originalMessage,
+  command,
+  escapedCommand,
+  cwd,
+  durationMs: getDurationMs(startTime2),
+  failed: true,
+  timedOut,
+  isCanceled,
+  isGracefullyCanceled,
+  isTerminated: signal !== void 0,
+  isMaxBuffer,
+  isForcefullyTerminated,
+  exitCode: exitCode2,
+  signal,
+  signalDescription,
+  code: getErrorCode(error62.cause),
+  stdout: stdio[1],
+  stderr: stdio[2],
+  all,
+  stdio,
+  ipcOutput,
+  pipedFrom: []
+});
+var omitUndefinedProperties = (result) => Object.fromEntries(Object.entries(result).filter(([, value]) => value !== void 0));
+var normalizeExitPayload = (rawExitCode, rawSignal) => {
+  const exitCode2 = rawExitCode === null ? void 0 : rawExitCode;
+  const signal = rawSignal === null ? void 0 : rawSignal;
+  const signalDescription = signal === void 0 ? void 0 : getSignalDescription(rawSignal);
+  return { exitCode: exitCode2, signal, signalDescription };
+};
+
+// node_modules/parse-ms/index.js
+var toZeroIfInfinity = (value) => Number.isFinite(value) ? value : 0;
+function parseNumber(milliseconds) {
+  return {
+    days: Math.trunc(milliseconds / 864e5),
+    hours: Math.trunc(milliseconds / 36e5 % 24),
+    minutes: Math.trunc(milliseconds / 6e4 % 60),
+    seconds: Math.trunc(milliseconds / 1e3 % 60),
+    milliseconds: Math.trunc(milliseconds % 1e3),
+    microseconds: Math.trunc(toZeroIfInfinity(milliseconds * 1e3) % 1e3),
+    nanoseconds: Math.trunc(toZeroIfInfinity(milliseconds * 1e6) % 1e3)
+  };
+}
+function parseBigint(milliseconds) {
+  return {
+    days: milliseconds / 86400000n,
+    hours: milliseconds / 3600000n % 24n,
+    minutes: milliseconds / 60000n % 60n,
+    seconds: milliseconds / 1000n % 60n,
+    milliseconds: milliseconds % 1000n,
+    microseconds: 0n,
+    nanoseconds: 0n
+  };
+}
+function parseMilliseconds(milliseconds) {
+  switch (typeof milliseconds) {
+    case "number": {
+      if (Number.isFinite(milliseconds)) {
+        return parseNumber(milliseconds);
+      }
+      break;
+    }
+    case "bigint": {
+      return parseBigint(milliseconds);
+    }
+  }
+  throw new TypeError("Expected a finite number or bigint");
+}
+
+// node_modules/pretty-ms/index.js
+var isZero = (value) => value === 0 || value === 0n;
+var pluralize = (word, count2) => count2 === 1 || count2 === 1n ? word : `${word}s`;
+var SECOND_ROUNDING_EPSILON = 1e-7;
+var ONE_DAY_IN_MILLISECONDS = 24n * 60n * 60n * 1000n;
+function prettyMilliseconds(milliseconds, options2) {
+  const isBigInt = typeof milliseconds === "bigint";
+  if (!isBigInt && !Number.isFinite(milliseconds)) {
+    throw new TypeError("Expected a finite number or bigint");
+  }
+  options2 = { ...options2 };
+  const sign2 = milliseconds < 0 ? "-" : "";
+  milliseconds = milliseconds < 0 ? -milliseconds : milliseconds;
+  if (options2.colonNotation) {
+    options2.compact = false;
+    options2.formatSubMilliseconds = false;
+    options2.separateMilliseconds = false;
+    options2.verbose = false;
+  }
+  if (options2.compact) {
+    options2.unitCount = 1;
+    options2.secondsDecimalDigits = 0;
+    options2.millisecondsDecimalDigits = 0;
+  }
+  let result = [];
+  const floorDecimals = (value, decimalDigits) => {
+    const flooredInterimValue = Math.floor(value * 10 ** decimalDigits + SECOND_ROUNDING_EPSILON);
+    const flooredValue = Math.round(flooredInterimValue) / 10 ** decimalDigits;
+    return flooredValue.toFixed(decimalDigits);
+  };
+  const add = (value, long, short, valueString) => {
+    if ((result.length === 0 || !options2.colonNotation) && isZero(value) && !(options2.colonNotation && short === "m")) {
+      return;
+    }
+    valueString ??= String(value);
+    if (options2.colonNotation) {
+      const wholeDigits = valueString.includes(".") ? valueString.split(".")[0].length : valueString.length;
+      const minLength = result.length > 0 ? 2 : 1;
+      valueString = "0".repeat(Math.max(0, minLength - wholeDigits)) + valueString;
+    } else {
+      valueString += options2.verbose ? " " + pluralize(long, value) : short;
+    }
+    result.push(valueString);
+  };
+  const parsed = parseMilliseconds(milliseconds);
+  const days = BigInt(parsed.days);
+  if (options2.hideYearAndDays) {
+    add(BigInt(days) * 24n + BigInt(parsed.hours), "hour", "h");
+  } else {
+    if (options2.hideYear) {
+      add(days, "day", "d");
+    } else {
+      add(days / 365n, "year", "y");
+      add(days % 365n, "day", "d");
+    }
+    add(Number(parsed.hours), "hour", "h");
+  }
+  add(Number(parsed.minutes), "minute", "m");
+  if (!options2.hideSeconds) {
+    if (options2.separateMilliseconds || options2.formatSubMilliseconds || !options2.colonNotation && milliseconds < 1e3 && !options2.subSecondsAsDecimals) {
+      const seconds3 = Number(parsed.seconds);
+      const milliseconds2 = Number(parsed.milliseconds);
+      const microseconds = Number(parsed.microseconds);
+      const nanoseconds = Number(parsed.nanoseconds);
+      add(seconds3, "second", "s");
+      if (options2.formatSubMilliseconds) {
+        add(milliseconds2, "millisecond", "ms");
+        add(microseconds, "microsecond", "\xB5s");
+        add(nanoseconds, "nanosecond", "ns");
+      } else {
+        const millisecondsAndBelow = milliseconds2 + microseconds / 1e3 + nanoseconds / 1e6;
+        const millisecondsDecimalDigits = typeof options2.millisecondsDecimalDigits === "number" ? options2.millisecondsDecimalDigits : 0;
+        const roundedMilliseconds = millisecondsAndBelow >= 1 ? Math.round(millisecondsAndBelow) : Math.ceil(millisecondsAndBelow);
+        const maximumMilliseconds = 1e3 - 10 ** -millisecondsDecimalDigits;
+        const millisecondsString = millisecondsDecimalDigits ? Math.min(millisecondsAndBelow, maximumMilliseconds).toFixed(millisecondsDecimalDigits) : Math.min(roundedMilliseconds, maximumMilliseconds);
+        add(
+          Number.parseFloat(millisecondsString),
+          "millisecond",
+          "ms",
+          millisecondsString
+        );
+      }
+    } else {
+      const seconds3 = (isBigInt ? Number(milliseconds % ONE_DAY_IN_MILLISECONDS) : milliseconds) / 1e3 % 60;
+      const secondsDecimalDigits = typeof options2.secondsDecimalDigits === "number" ? options2.secondsDecimalDigits : 1;
+      const secondsFixed = floorDecimals(seconds3, secondsDecimalDigits);
+      const secondsString = options2.keepDecimalsOnWholeSeconds ? secondsFixed : secondsFixed.replace(/\.0+$/, "");
+      add(Number.parseFloat(secondsString), "second", "s", secondsString);
+    }
+  }
+  if (result.length === 0) {
+    return sign2 + "0" + (options2.verbose ? " milliseconds" : "ms");
+  }
+  const separator = options2.colonNotation ? ":" : " ";
+  if (typeof options2.unitCount === "number") {
+    result = result.slice(0, Math.max(options2.unitCount, 1));
+  }
+  return sign2 + result.join(separator);
+}
+
+// node_modules/execa/lib/verbose/error.js
+var logError = (result, verboseInfo) => {
+  if (result.failed) {
+    verboseLog({
+      type: "error",
+      verboseMessage: result.shortMessage,
+      verboseInfo,
+      result
+    });
+  }
+};
+
+// node_modules/execa/lib/verbose/complete.js
+var logResult = (result, verboseInfo) => {
+  if (!isVerbose(verboseInfo)) {
+    return;
+  }
+  logError(result, verboseInfo);
+  logDuration(result, verboseInfo);
+};
+var logDuration = (result, verboseInfo) => {
+  const verboseMessage = `(done in ${prettyMilliseconds(result.durationMs)})`;
+  verboseLog({
+    type: "duration",
+    verboseMessage,
+    verboseInfo,
+    result
+  });
+};
+
+// node_modules/execa/lib/return/reject.js
+var handleResult = (result, verboseInfo, { reject }) => {
+  logResult(result, verboseInfo);
+  if (reject && result.failed) {
+    throw result;
+  }
+  return result;
+};
+
+// node_modules/execa/lib/stdio/handle-sync.js
+import { readFileSync as readFileSync3 } from "node:fs";
+
+// node_modules/execa/lib/stdio/type.js
+var getStdioItemType = (value, optionName) => {
+  if (isAsyncGenerator(value)) {
+    return "asyncGenerator";
+  }
+  if (isSyncGenerator(value)) {
+    return "generator";
+  }
+  if (isUrl(value)) {
+    return "fileUrl";
+  }
+  if (isFilePathObject(value)) {
+    return "filePath";
+  }
+  if (isWebStream(value)) {
+    return "webStream";
+  }
+  if (isStream(value, { checkOpen: false })) {
+    return "native";
+  }
+  if (isUint8Array(value)) {
+    return "uint8Array";
+  }
+  if (isAsyncIterableObject(value)) {
+    return "asyncIterable";
+  }
+  if (isIterableObject(value)) {
+    return "iterable";
+  }
+  if (isTransformStream(value)) {
+    return getTransformStreamType({ transform: value }, optionName);
+  }
+  return isTransformOptions(value) ? getTransformObjectType(value, optionName) : "native";
+};
+var getTransformObjectType = (value, optionName) => {
+  if (isDuplexStream(value.transform, { checkOpen: false })) {
+    return getDuplexType(value, optionName);
+  }
+  return isTransformStream(value.transform) ? getTransformStreamType(value, optionName) : getGeneratorObjectType(value, optionName);
+};
+var getDuplexType = (value, optionName) => {
+  validateNonGeneratorType(value, optionName, "Duplex stream");
+  return "duplex";
+};
+var getTransformStreamType = (value, optionName) => {
+  validateNonGeneratorType(value, optionName, "web TransformStream");
+  return "webTransform";
+};
+var validateNonGeneratorType = ({ final, binary, objectMode }, optionName, typeName) => {
+  checkUndefinedOption(final, `${optionName}.final`, typeName);
+  checkUndefinedOption(binary, `${optionName}.binary`, typeName);
+  checkBooleanOption(objectMode, `${optionName}.objectMode`);
+};
+var checkUndefinedOption = (value, optionName, typeName) => {
+  if (value !== void 0) {
+    throw new TypeError(`The \`${optionName}\` option can only be defined when using a generator, not a ${typeName}.`);
+  }
+};
+var getGeneratorObjectType = ({ transform: transform2, final, binary, objectMode }, optionName) => {
+  if (transform2 !== void 0 && !isGenerator(transform2)) {
+    throw new TypeError(`The \`${optionName}.transform\` option must be a generator, a Duplex stream or a web TransformStream.`);
+  }
+  if (isDuplexStream(final, { checkOpen: false })) {
+    throw new TypeError(`The \`${optionName}.final\` option must not be a Duplex stream.`);
+  }
+  if (isTransformStream(final)) {
+    throw new TypeError(`The \`${optionName}.final\` option must not be a web TransformStream.`);
+  }
+  if (final !== void 0 && !isGenerator(final)) {
+    throw new TypeError(`The \`${optionName}.final\` option must be a generator.`);
+  }
+  checkBooleanOption(binary, `${optionName}.binary`);
+  checkBooleanOption(objectMode, `${optionName}.objectMode`);
+  return isAsyncGenerator(transform2) || isAsyncGenerator(final) ? "asyncGenerator" : "generator";
+};
+var isGenerator = (value) => isAsyncGenerator(value) || isSyncGenerator(value);
+var isAsyncGenerator = (value) => Object.prototype.toString.call(value) === "[object AsyncGeneratorFunction]";
+var isSyncGenerator = (value) => Object.prototype.toString.call(value) === "[object GeneratorFunction]";
+var isTransformOptions = (value) => isPlainObject4(value) && (value.transform !== void 0 || value.final !== void 0);
+var isUrl = (value) => Object.prototype.toString.call(value) === "[object URL]";
+var isRegularUrl = (value) => isUrl(value) && value.protocol !== "file:";
+var isFilePathObject = (value) => isPlainObject4(value) && Object.keys(value).length > 0 && Object.keys(value).every((key) => FILE_PATH_KEYS.has(key)) && isFilePathString(value.file);
+var FILE_PATH_KEYS = /* @__PURE__ */ new Set(["file", "append"]);
+var isFilePathString = (file2) => typeof file2 === "string";
+var isStdioValueObject = (value) => isPlainObject4(value) && Object.keys(value).length > 0 && Object.keys(value).every((key) => STDIO_VALUE_KEYS.has(key)) && "value" in value;
+var STDIO_VALUE_KEYS = /* @__PURE__ */ new Set(["value", "input"]);
+var isUnknownStdioString = (type, value) => type === "native" && typeof value === "string" && !KNOWN_STDIO_STRINGS.has(value);
+var KNOWN_STDIO_STRINGS = /* @__PURE__ */ new Set(["ipc", "ignore", "inherit", "overlapped", "pipe"]);
+var isReadableStream3 = (value) => Object.prototype.toString.call(value) === "[object ReadableStream]";
+var isWritableStream2 = (value) => Object.prototype.toString.call(value) === "[object WritableStream]";
+var isWebStream = (value) => isReadableStream3(value) || isWritableStream2(value);
+var isTransformStream = (value) => isReadableStream3(value?.readable) && isWritableStream2(value?.writable);
+var isAsyncIterableObject = (value) => isObject2(value) && typeof value[Symbol.asyncIterator] === "function";
+var isIterableObject = (value) => isObject2(value) && typeof value[Symbol.iterator] === "function";
+var isObject2 = (value) => typeof value === "object" && value !== null;
+var TRANSFORM_TYPES = /* @__PURE__ */ new Set(["generator", "asyncGenerator", "duplex", "webTransform"]);
+var FILE_TYPES = /* @__PURE__ */ new Set(["fileUrl", "filePath", "fileNumber"]);
+var SPECIAL_DUPLICATE_TYPES_SYNC = /* @__PURE__ */ new Set(["fileUrl", "filePath"]);
+var SPECIAL_DUPLICATE_TYPES = /* @__PURE__ */ new Set([...SPECIAL_DUPLICATE_TYPES_SYNC, "webStream", "nodeStream"]);
+var FORBID_DUPLICATE_TYPES = /* @__PURE__ */ new Set(["webTransform", "duplex"]);
+var TYPE_TO_MESSAGE = {
+  generator: "a generator",
+  asyncGenerator: "an async generator",
+  fileUrl: "a file URL",
+  filePath: "a file path string",
+  fileNumber: "a file descriptor number",
+  webStream: "a web stream",
+  nodeStream: "a Node.js stream",
+  webTransform: "a web TransformStream",
+  duplex: "a Duplex stream",
+  native: "any value",
+  iterable: "an iterable",
+  asyncIterable: "an async iterable",
+  string: "a string",
+  uint8Array: "a Uint8Array"
+};
+
+// node_modules/execa/lib/transform/object-mode.js
+var getTransformObjectModes = (objectMode, index, newTransforms, direction) => direction === "output" ? getOutputObjectModes(objectMode, index, newTransforms) : getInputObjectModes(objectMode, index, newTransforms);
+var getOutputObjectModes = (objectMode, index, newTransforms) => {
+  const writableObjectMode = index !== 0 && newTransforms[index - 1].value.readableObjectMode;
+  const readableObjectMode = objectMode ?? writableObjectMode;
+  return { writableObjectMode, readableObjectMode };
+};
+var getInputObjectModes = (objectMode, index, newTransforms) => {
+  const writableObjectMode = index === 0 ? objectMode === true : newTransforms[index - 1].value.readableObjectMode;
+  const readableObjectMode = index !== newTransforms.length - 1 && (objectMode ?? writableObjectMode);
+  return { writableObjectMode, readableObjectMode };
+};
+var getFdObjectMode = (stdioItems, direction) => {
+  const lastTransform = stdioItems.findLast(({ type }) => TRANSFORM_TYPES.has(type));
+  if (lastTransform === void 0) {
+    return false;
+  }
+  return direction === "input" ? lastTransform.value.writableObjectMode : lastTransform.value.readableObjectMode;
+};
+
+// node_modules/execa/lib/transform/normalize.js
+var normalizeTransforms = (stdioItems, optionName, direction, options2) => [
+  ...stdioItems.filter(({ type }) => !TRANSFORM_TYPES.has(type)),
+  ...getTransforms(stdioItems, optionName, direction, options2)
+];
+var getTransforms = (stdioItems, optionName, direction, { encoding }) => {
+  const transforms = stdioItems.filter(({ type }) => TRANSFORM_TYPES.has(type));
+  const newTransforms = Array.from({ length: transforms.length });
+  for (const [index, stdioItem] of Object.entries(transforms)) {
+    newTransforms[index] = normalizeTransform({
+      stdioItem,
+      index: Number(index),
+      newTransforms,
+      optionName,
+      direction,
+      encoding
+    });
+  }
+  return sortTransforms(newTransforms, direction);
+};
+var normalizeTransform = ({ stdioItem, stdioItem: { type }, index, newTransforms, optionName, direction, encoding }) => {
+  if (type === "duplex") {
+    return normalizeDuplex({ stdioItem, optionName });
+  }
+  if (type === "webTransform") {
+    return normalizeTransformStream({
+      stdioItem,
+      index,
+      newTransforms,
+      direction
+    });
+  }
+  return normalizeGenerator({
+    stdioItem,
+    index,
+    newTransforms,
+    direction,
+    encoding
+  });
+};
+var normalizeDuplex = ({ stdioItem, optionName }) => {
+  const { value } = stdioItem;
+  const { transform: transform2 } = value;
+  const { writableObjectMode, readableObjectMode } = transform2;
+  const { objectMode = readableObjectMode } = value;
+  if (objectMode && !readableObjectMode) {
+    throw new TypeError(`The \`${optionName}.objectMode\` option can only be \`true\` if \`new Duplex({objectMode: true})\` is used.`);
+  }
+  if (!objectMode && readableObjectMode) {
+    throw new TypeError(`The \`${optionName}.objectMode\` option cannot be \`false\` if \`new Duplex({objectMode: true})\` is used.`);
+  }
+  return {
+    ...stdioItem,
+    value: { transform: transform2, writableObjectMode, readableObjectMode }
+  };
+};
+var normalizeTransformStream = ({ stdioItem, stdioItem: { value }, index, newTransforms, direction }) => {
+  const { transform: transform2, objectMode } = isPlainObject4(value) ? value : { transform: value };
+  const { writableObjectMode, readableObjectMode } = getTransformObjectModes(objectMode, index, newTransforms, direction);
+  return {
+    ...stdioItem,
+    value: { transform: transform2, writableObjectMode, readableObjectMode }
+  };
+};
+var normalizeGenerator = ({ stdioItem, stdioItem: { value }, index, newTransforms, direction, encoding }) => {
+  const {
+    transform: transform2,
+    final,
+    binary: binaryOption = false,
+    preserveNewlines = false,
+    objectMode
+  } = isPlainObject4(value) ? value : { transform: value };
+  const binary = binaryOption || BINARY_ENCODINGS.has(encoding);
+  const { writableObjectMode, readableObjectMode } = getTransformObjectModes(objectMode, index, newTransforms, direction);
+  return {
+    ...stdioItem,
+    value: {
+      transform: transform2,
+      final,
+      binary,
+      preserveNewlines,
+      writableObjectMode,
+      readableObjectMode
+    }
+  };
+};
+var sortTransforms = (newTransforms, direction) => direction === "input" ? newTransforms.reverse() : newTransforms;
+
+// node_modules/execa/lib/stdio/direction.js
+import process10 from "node:process";
+var getStreamDirection = ({ stdioItems, isStdioArray, fdNumber, optionName }) => {
+  const directions = stdioItems.map((stdioItem) => getStdioItemDirection(stdioItem, fdNumber, isStdioArray));
+  if (directions.includes("input") && directions.includes("output")) {
+    throw new TypeError(`The \`${optionName}\` option must not be an array of both readable and writable values.`);
+  }
+  return directions.find(Boolean) ?? DEFAULT_DIRECTION;
+};
+var getStdioItemDirection = (stdioItem, fdNumber, isStdioArray) => {
+  const knownDirection = KNOWN_DIRECTIONS[fdNumber];
+  const direction = getRequestedDirection(stdioItem);
+  if (knownDirection === void 0) {
+    return direction;
+  }
+  validateKnownDirection(stdioItem, knownDirection, isStdioArray);
+  return knownDirection;
+};
+var getRequestedDirection = ({ type, value, direction, optionName }) => {
+  const guessedDirection = guessStreamDirection[type](value);
+  if (direction === "input" && guessedDirection === "output") {
+    throw new TypeError(`The \`${optionName}\` option is invalid: \`input: true\` cannot be used with a writable value, which is always an output.`);
+  }
+  return direction ?? guessedDirection;
+};
+var validateKnownDirection = ({ type, value, optionName }, knownDirection, isStdioArray) => {
+  if (!STREAM_TYPES.has(type) || !isStdioArray && getStandardStreamDirection(value) !== void 0) {
+    return;
+  }
+  const guessedDirection = guessStreamDirection[type](value);
+  if (guessedDirection === void 0 || guessedDirection === knownDirection) {
+    return;
+  }
+  const valueName = guessedDirection === "input" ? "readable" : "writable";
+  throw new TypeError(`The \`${optionName}\` option is invalid: a ${valueName} value is always an ${guessedDirection}, but \`${optionName}\` is an ${knownDirection}.`);
+};
+var STREAM_TYPES = /* @__PURE__ */ new Set(["native", "nodeStream", "webStream"]);
+var KNOWN_DIRECTIONS = ["input", "output", "output"];
+var anyDirection = () => void 0;
+var alwaysInput = () => "input";
+var guessStreamDirection = {
+  generator: anyDirection,
+  asyncGenerator: anyDirection,
+  fileUrl: anyDirection,
+  filePath: anyDirection,
+  iterable: alwaysInput,
+  asyncIterable: alwaysInput,
+  uint8Array: alwaysInput,
+  string: alwaysInput,
+  webStream: (value) => isWritableStream2(value) ? "output" : "input",
+  nodeStream(value) {
+    if (!isReadableStream2(value, { checkOpen: false })) {
+      return "output";
+    }
+    return isWritableStream(value, { checkOpen: false }) ? void 0 : "input";
+  },
+  webTransform: anyDirection,
+  duplex: anyDirection,
+  native(value) {
+    const standardStreamDirection = getStandardStreamDirection(value);
+    if (standardStreamDirection !== void 0) {
+      return standardStreamDirection;
+    }
+    if (isStream(value, { checkOpen: false })) {
+      return guessStreamDirection.nodeStream(value);
+    }
+  }
+};
+var getStandardStreamDirection = (value) => {
+  if ([0, process10.stdin].includes(value)) {
+    return "input";
+  }
+  if ([1, 2, process10.stdout, process10.stderr].includes(value)) {
+    return "output";
+  }
+};
+var DEFAULT_DIRECTION = "output";
+
+// node_modules/execa/lib/ipc/array.js
+var normalizeIpcStdioArray = (stdioArray, ipc) => ipc ? [...stdioArray, "ipc"] : stdioArray;
+
+// node_modules/execa/lib/stdio/stdio-option.js
+var normalizeStdioOption = (options2, verboseInfo, isSync) => {
+  const { stdio, ipc, buffer } = options2;
+  const stdioArray = getStdioArray(stdio, options2).map((stdioOption, fdNumber) => addDefaultValue2(stdioOption, fdNumber));
+  validateIpcStdioOption(stdioArray);
+  return isSync ? normalizeStdioSync(stdioArray, buffer, verboseInfo) : normalizeIpcStdioArray(stdioArray, ipc);
+};
+var validateIpcStdioOption = (stdioArray) => {
+  if (stdioArray.some((stdioOption) => hasIpcStdioOption(stdioOption))) {
+    throw new Error("The `ipc: true` option must be used instead of `stdio: 'ipc'`.");
+  }
+};
+var hasIpcStdioOption = (stdioOption) => Array.isArray(stdioOption) ? stdioOption.some((item) => hasIpcStdioItem(item)) : hasIpcStdioItem(stdioOption);
+var hasIpcStdioItem = (stdioOption) => isStdioValueObject(stdioOption) ? stdioOption.value === "ipc" : stdioOption === "ipc";
+var getStdioArray = (stdio, options2) => {
+  if (stdio === void 0) {
+    return STANDARD_STREAMS_ALIASES.map((alias) => options2[alias]);
+  }
+  if (hasAlias(options2)) {
+    throw new Error(`It's not possible to provide \`stdio\` in combination with one of ${STANDARD_STREAMS_ALIASES.map((alias) => `\`${alias}\``).join(", ")}`);
+  }
+  if (typeof stdio === "string") {
+    return [stdio, stdio, stdio];
+  }
+  if (!Array.isArray(stdio)) {
+    throw new TypeError(`Expected \`stdio\` to be of type \`string\` or \`Array\`, got \`${getTypeName(stdio)}\``);
+  }
+  const length = Math.max(stdio.length, STANDARD_STREAMS_ALIASES.length);
+  return Array.from({ length }, (_3, fdNumber) => stdio[fdNumber]);
+};
+var hasAlias = (options2) => STANDARD_STREAMS_ALIASES.some((alias) => options2[alias] !== void 0);
+var addDefaultValue2 = (stdioOption, fdNumber) => {
+  if (Array.isArray(stdioOption)) {
+    return stdioOption.map((item) => addDefaultValue2(item, fdNumber));
+  }
+  if (stdioOption === null || stdioOption === void 0) {
+    return fdNumber >= STANDARD_STREAMS_ALIASES.length ? "ignore" : "pipe";
+  }
+  return stdioOption;
+};
+var normalizeStdioSync = (stdioArray, buffer, verboseInfo) => stdioArray.map((stdioOption, fdNumber) => !buffer[fdNumber] && isStandardOutputFd(fdNumber) && !isFullVerbose(verboseInfo, fdNumber) && isOutputPipeOnly(stdioOption, fdNumber) ? "ignore" : stdioOption);
+var isOutputPipeOnly = (stdioOption, fdNumber) => isOutputPipe(stdioOption, fdNumber) || Array.isArray(stdioOption) && stdioOption.length > 0 && stdioOption.every((item) => isOutputPipe(item, fdNumber));
+var isOutputPipe = (stdioOption, fdNumber) => stdioOption === "pipe" || isOutputPipeObject(stdioOption, fdNumber);
+var isOutputPipeObject = (stdioOption, fdNumber) => isStdioValueObject(stdioOption) && stdioOption.value === "pipe" && (stdioOption.input === void 0 || stdioOption.input === false || isFixedOutputPipe(fdNumber, stdioOption.input));
+var isFixedOutputPipe = (fdNumber, input3) => input3 === true && isStandardOutputFd(fdNumber);
+var isStandardOutputFd = (fdNumber) => fdNumber === 1 || fdNumber === 2;
+
+// node_modules/execa/lib/stdio/native.js
+import { readFileSync as readFileSync2 } from "node:fs";
+import tty2 from "node:tty";
+
+// node_modules/execa/lib/arguments/fd-options.js
+var getToStream = (destination, to2 = "stdin") => {
+  const isWritable = true;
+  const { options: options2, fileDescriptors } = SUBPROCESS_OPTIONS.get(destination);
+  const fdNumber = getFdNumber(fileDescriptors, to2, isWritable);
+  const destinationStream = destination.stdio[fdNumber];
+  if (destinationStream === null) {
+    throw new TypeError(getInvalidStdioOptionMessage(fdNumber, to2, options2, isWritable));
+  }
+  return destinationStream;
+};
+var getFromStream = (source, from = "stdout") => {
+  const isWritable = false;
+  const { options: options2, fileDescriptors } = SUBPROCESS_OPTIONS.get(source);
+  const fdNumber = getFdNumber(fileDescriptors, from, isWritable);
+  const sourceStream = fdNumber === "all" ? source.all : source.stdio[fdNumber];
+  if (sourceStream === null || sourceStream === void 0) {
+    throw new TypeError(getInvalidStdioOptionMessage(fdNumber, from, options2, isWritable));
+  }
+  return sourceStream;
+};
+var SUBPROCESS_OPTIONS = /* @__PURE__ */ new WeakMap();
+var getFdNumber = (fileDescriptors, fdName, isWritable) => {
+  const fdNumber = parseFdNumber(fdName, isWritable);
+  validateFdNumber(fdNumber, fdName, isWritable, fileDescriptors);
+  return fdNumber;
+};
+var parseFdNumber = (fdName, isWritable) => {
+  const fdNumber = parseFd(fdName);
+  if (fdNumber !== void 0) {
+    return fdNumber;
+  }
+  const { validOptions, defaultValue } = isWritable ? { validOptions: '"stdin"', defaultValue: "stdin" } : { validOptions: '"stdout", "stderr", "all"', defaultValue: "stdout" };
+  throw new TypeError(`"${getOptionName(isWritable)}" must not be "${fdName}".
+It must be ${validOptions} or "fd3", "fd4" (and so on).
+It is optional and defaults to "${defaultValue}".`);
+};
+var validateFdNumber = (fdNumber, fdName, isWritable, fileDescriptors) => {
+  const fileDescriptor = fileDescriptors[getUsedDescriptor(fdNumber)];
+  if (fileDescriptor === void 0) {
+    throw new TypeError(`"${getOptionName(isWritable)}" must not be ${fdName}. That file descriptor does not exist.
+Please set the "stdio" option to ensure that file descriptor exists.`);
+  }
+  if (!isWritable && fileDescriptor.direction === "input") {
+    throw new TypeError(`"${getOptionName(isWritable)}" must not be ${fdName}. It must be a readable stream, not writable.`);
+  }
+  if (isWritable && fileDescriptor.direction !== "input") {
+    throw new TypeError(`"${getOptionName(isWritable)}" must not be ${fdName}. It must be a writable stream, not readable.
+If you meant to use it as input, please set its "stdio" option to \`{value: 'pipe', input: true}\`.`);
+  }
+};
+var getInvalidStdioOptionMessage = (fdNumber, fdName, options2, isWritable) => {
+  if (fdNumber === "all" && !options2.all) {
+    return `The "all" option must be true to use "from: 'all'".`;
+  }
+  const { optionName, optionValue } = getInvalidStdioOption(fdNumber, options2);
+  return `The "${optionName}: ${serializeOptionValue(optionValue)}" option is incompatible with using "${getOptionName(isWritable)}: ${serializeOptionValue(fdName)}".
+Please set this option with "pipe" instead.`;
+};
+var getInvalidStdioOption = (fdNumber, { stdin, stdout, stderr, stdio }) => {
+  const usedDescriptor = getUsedDescriptor(fdNumber);
+  if (usedDescriptor === 0 && stdin !== void 0) {
+    return { optionName: "stdin", optionValue: stdin };
+  }
+  if (usedDescriptor === 1 && stdout !== void 0) {
+    return { optionName: "stdout", optionValue: stdout };
+  }
+  return usedDescriptor === 2 && stderr !== void 0 ? { optionName: "stderr", optionValue: stderr } : { optionName: `stdio[${usedDescriptor}]`, optionValue: stdio[usedDescriptor] };
+};
+var getUsedDescriptor = (fdNumber) => fdNumber === "all" ? 1 : fdNumber;
+var getOptionName = (isWritable) => isWritable ? "to" : "from";
+var serializeOptionValue = (value) => {
+  if (typeof value === "string") {
+    return `'${value}'`;
+  }
+  return typeof value === "number" ? `${value}` : "Stream";
+};
+
+// node_modules/execa/lib/stdio/native.js
+var handleNativeStream = ({ stdioItem, stdioItem: { type }, isStdioArray, fdNumber, direction, isSync }) => {
+  if (!isStdioArray || type !== "native") {
+    return stdioItem;
+  }
+  return isSync ? handleNativeStreamSync({ stdioItem, fdNumber, direction }) : handleNativeStreamAsync({ stdioItem, fdNumber });
+};
+var handleNativeStreamSync = ({ stdioItem, stdioItem: { value, optionName }, fdNumber, direction }) => {
+  const targetFd = getTargetFd({
+    value,
+    optionName,
+    fdNumber,
+    direction
+  });
+  if (targetFd !== void 0) {
+    return targetFd;
+  }
+  if (isStream(value, { checkOpen: false })) {
+    throw new TypeError(`The \`${optionName}: Stream\` option cannot both be an array and include a stream with synchronous methods.`);
+  }
+  return stdioItem;
+};
+var getTargetFd = ({ value, optionName, fdNumber, direction }) => {
+  const targetFdNumber = getTargetFdNumber(value, fdNumber);
+  if (targetFdNumber === void 0) {
+    return;
+  }
+  if (direction === "output") {
+    return { type: "fileNumber", value: targetFdNumber, optionName };
+  }
+  if (tty2.isatty(targetFdNumber)) {
+    throw new TypeError(`The \`${optionName}: ${serializeOptionValue(value)}\` option is invalid: it cannot be a TTY with synchronous methods.`);
+  }
+  return { type: "uint8Array", contents: () => [bufferToUint8Array(readFileSync2(targetFdNumber))], optionName };
+};
+var getTargetFdNumber = (value, fdNumber) => {
+  if (value === "inherit") {
+    return fdNumber;
+  }
+  if (typeof value === "number") {
+    return value;
+  }
+  const standardStreamIndex = STANDARD_STREAMS.indexOf(value);
+  if (standardStreamIndex !== -1) {
+    return standardStreamIndex;
+  }
+};
+var handleNativeStreamAsync = ({ stdioItem, stdioItem: { value, optionName }, fdNumber }) => {
+  if (value === "inherit") {
+    return { type: "nodeStream", value: getStandardStream(fdNumber, value, optionName), optionName };
+  }
+  if (typeof value === "number") {
+    return { type: "nodeStream", value: getStandardStream(value, value, optionName), optionName };
+  }
+  return isStream(value, { checkOpen: false }) ? { type: "nodeStream", value, optionName } : stdioItem;
+};
+var getStandardStream = (fdNumber, value, optionName) => {
+  const standardStream = STANDARD_STREAMS[fdNumber];
+  if (standardStream === void 0) {
+    throw new TypeError(`The \`${optionName}: ${value}\` option is invalid: no such standard stream.`);
+  }
+  return standardStream;
+};
+
+// node_modules/execa/lib/stdio/input-option.js
+var handleInputOptions = ({ input: input3, inputFile }, fdNumber) => fdNumber === 0 ? [
+  ...handleInputOption(input3),
+  ...handleInputFileOption(inputFile)
+] : [];
+var handleInputOption = (input3) => input3 === void 0 ? [] : [{
+  type: getInputType(input3),
+  value: input3,
+  optionName: "input"
+}];
+var getInputType = (input3) => {
+  if (isReadableStream2(input3, { checkOpen: false })) {
+    return "nodeStream";
+  }
+  if (typeof input3 === "string") {
+    return "string";
+  }
+  if (isUint8Array(input3)) {
+    return "uint8Array";
+  }
+  throw new Error("The `input` option must be a string, a Uint8Array or a Node.js Readable stream.");
+};
+var handleInputFileOption = (inputFile) => inputFile === void 0 ? [] : [{
+  ...getInputFileType(inputFile),
+  optionName: "inputFile"
+}];
+var getInputFileType = (inputFile) => {
+  if (isUrl(inputFile)) {
+    return { type: "fileUrl", value: inputFile };
+  }
+  if (isFilePathString(inputFile)) {
+    return { type: "filePath", value: { file: inputFile } };
+  }
+  throw new Error("The `inputFile` option must be a file path string or a file URL.");
+};
+
+// node_modules/execa/lib/stdio/duplicate.js
+import path10 from "node:path";
+import { fileURLToPath as fileURLToPath4 } from "node:url";
+var isFileType = (type) => SPECIAL_DUPLICATE_TYPES_SYNC.has(type);
+var getFileTarget = ({ type, value }) => type === "filePath" ? path10.resolve(value.file) : fileURLToPath4(value);
+var filterDuplicates = (stdioItems) => stdioItems.filter((stdioItemOne, indexOne) => stdioItems.every((stdioItemTwo, indexTwo) => !hasSameValueAndDirection(stdioItemOne, stdioItemTwo) || indexOne >= indexTwo || stdioItemOne.type === "generator" || stdioItemOne.type === "asyncGenerator"));
+var hasSameValueAndDirection = (stdioItemOne, stdioItemTwo) => stdioItemOne.value === stdioItemTwo.value && stdioItemOne.direction === stdioItemTwo.direction;
+var getDuplicateStream = ({ stdioItem: { type, value, optionName }, direction, fileDescriptors, isSync }) => {
+  const otherStdioItems = getOtherStdioItems(fileDescriptors, type);
+  if (otherStdioItems.length === 0) {
+    return;
+  }
+  if (isSync) {
+    validateDuplicateStreamSync({
+      otherStdioItems,
+      type,
+      value,
+      optionName,
+      direction
+    });
+    return;
+  }
+  if (SPECIAL_DUPLICATE_TYPES.has(type)) {
+    return getDuplicateStreamInstance({
+      otherStdioItems,
+      type,
+      value,
+      optionName,
+      direction
+    });
+  }
+  if (FORBID_DUPLICATE_TYPES.has(type)) {
+    validateDuplicateTransform({
+      otherStdioItems,
+      type,
+      value,
+      optionName
+    });
+  }
+};
+var getOtherStdioItems = (fileDescriptors, type) => fileDescriptors.flatMap(
+  ({ direction, stdioItems }) => stdioItems.map((stdioItem) => ({ ...stdioItem, direction }))
+).filter((stdioItem) => isSameDuplicateType(stdioItem.type, type));
+var isSameDuplicateType = (otherType, type) => otherType === type || isFileType(otherType) && isFileType(type);
+var validateDuplicateStreamSync = ({ otherStdioItems, type, value, optionName, direction }) => {
+  if (SPECIAL_DUPLICATE_TYPES_SYNC.has(type)) {
+    getDuplicateStreamInstance({
+      otherStdioItems,
+      type,
+      value,
+      optionName,
+      direction
+    });
+  }
+};
+var getDuplicateStreamInstance = ({ otherStdioItems, type, value, optionName, direction }) => {
+  const duplicateStdioItems = otherStdioItems.filter((stdioItem) => hasSameValue(stdioItem, type, value));
+  if (duplicateStdioItems.length === 0) {
+    return;
+  }
+  const differentStdioItem = duplicateStdioItems.find((stdioItem) => stdioItem.direction !== direction);
+  throwOnDuplicateStream(differentStdioItem, optionName, type);
+  return direction === "output" || type === "webStream" ? duplicateStdioItems[0].stream : void 0;
+};
+var hasSameValue = (otherStdioItem, type, value) => isFileType(otherStdioItem.type) ? getFileTarget(otherStdioItem) === getFileTarget({ type, value }) : otherStdioItem.value === value;
+var validateDuplicateTransform = ({ otherStdioItems, type, value, optionName }) => {
+  const duplicateStdioItem = otherStdioItems.find(({ value: { transform: transform2 } }) => transform2 === value.transform);
+  throwOnDuplicateStream(duplicateStdioItem, optionName, type);
+};
+var throwOnDuplicateStream = (stdioItem, optionName, type) => {
+  if (stdioItem !== void 0) {
+    throw new TypeError(`The \`${stdioItem.optionName}\` and \`${optionName}\` options must not target ${TYPE_TO_MESSAGE[type]} that is the same.`);
+  }
+};
+
+// node_modules/execa/lib/stdio/handle.js
+var handleStdio = (addProperties3, options2, verboseInfo, isSync) => {
+  const stdio = normalizeStdioOption(options2, verboseInfo, isSync);
+  const initialFileDescriptors = stdio.map((stdioOption, fdNumber) => getFileDescriptor({
+    stdioOption,
+    fdNumber,
+    options: options2,
+    isSync
+  }));
+  const fileDescriptors = getFinalFileDescriptors({
+    initialFileDescriptors,
+    addProperties: addProperties3,
+    options: options2,
+    isSync
+  });
+  options2.stdio = fileDescriptors.map(({ stdioItems }) => forwardStdio(stdioItems));
+  return fileDescriptors;
+};
+var getFileDescriptor = ({ stdioOption, fdNumber, options: options2, isSync }) => {
+  const optionName = getStreamName(fdNumber);
+  const { stdioItems: initialStdioItems, isStdioArray } = initializeStdioItems({
+    stdioOption,
+    fdNumber,
+    options: options2,
+    optionName
+  });
+  const direction = getStreamDirection({
+    stdioItems: initialStdioItems,
+    isStdioArray,
+    fdNumber,
+    optionName
+  });
+  const stdioItems = initialStdioItems.map((stdioItem) => handleNativeStream({
+    stdioItem,
+    isStdioArray,
+    fdNumber,
+    direction,
+    isSync
+  }));
+  const normalizedStdioItems = normalizeTransforms(stdioItems, optionName, direction, options2);
+  const objectMode = getFdObjectMode(normalizedStdioItems, direction);
+  validateFileObjectMode(normalizedStdioItems, objectMode);
+  return { direction, objectMode, stdioItems: normalizedStdioItems };
+};
+var initializeStdioItems = ({ stdioOption, fdNumber, options: options2, optionName }) => {
+  const values = Array.isArray(stdioOption) ? stdioOption : [stdioOption];
+  const inputStdioItems = handleInputOptions(options2, fdNumber);
+  const initialStdioItems = [
+    ...omitInheritedStdin(values.map((value) => initializeStdioItem(value, optionName)), inputStdioItems),
+    ...inputStdioItems
+  ];
+  const stdioItems = filterDuplicates(initialStdioItems);
+  const isStdioArray = stdioItems.length > 1;
+  validateStdioArray(stdioItems, isStdioArray, optionName);
+  validateStreams(stdioItems, isStdioArray);
+  return { stdioItems, isStdioArray };
+};
+var omitInheritedStdin = (stdioItems, inputStdioItems) => inputStdioItems.length > 0 && isInheritedStdinOnly(stdioItems) ? [] : stdioItems;
+var isInheritedStdinOnly = (stdioItems) => stdioItems.length === 1 && stdioItems[0].type === "native" && stdioItems[0].value === "inherit";
+var initializeStdioItem = (value, optionName) => {
+  if (isStdioValueObject(value)) {
+    return initializeStdioValueObject(value, optionName);
+  }
+  return {
+    type: getStdioItemType(value, optionName),
+    value,
+    optionName
+  };
+};
+var initializeStdioValueObject = ({ value, input: input3 }, optionName) => {
+  checkBooleanOption(input3, `${optionName}.input`);
+  return {
+    type: getStdioItemType(value, optionName),
+    value,
+    direction: input3 ? "input" : void 0,
+    optionName
+  };
+};
+var validateStdioArray = (stdioItems, isStdioArray, optionName) => {
+  if (stdioItems.length === 0) {
+    throw new TypeError(`The \`${optionName}\` option must not be an empty array.`);
+  }
+  if (!isStdioArray) {
+    return;
+  }
+  for (const { value, optionName: optionName2 } of stdioItems) {
+    if (INVALID_STDIO_ARRAY_OPTIONS.has(value)) {
+      throw new Error(`The \`${optionName2}\` option must not include \`${value}\`.`);
+    }
+  }
+};
+var INVALID_STDIO_ARRAY_OPTIONS = /* @__PURE__ */ new Set(["ignore"]);
+var validateStreams = (stdioItems, isStdioArray) => {
+  for (const stdioItem of stdioItems) {
+    validateFileStdio(stdioItem);
+    validateFileDescriptorStdio(stdioItem);
+    validateNativeStdio(stdioItem, isStdioArray);
+  }
+};
+var validateFileDescriptorStdio = ({ type, value, optionName }) => {
+  if (type !== "native") {
+    return;
+  }
+  const fileDescriptor = typeof value === "number" ? value : value?.fd;
+  if (typeof fileDescriptor === "number" && (!Number.isInteger(fileDescriptor) || fileDescriptor < 0 || fileDescriptor > MAX_FILE_DESCRIPTOR)) {
+    throw new TypeError(`The \`${optionName}\` option must be a non-negative 32-bit integer: got ${fileDescriptor}.`);
+  }
+};
+var MAX_FILE_DESCRIPTOR = 2 ** 31 - 1;
+var validateNativeStdio = ({ type, value, optionName }, isStdioArray) => {
+  if (type !== "native") {
+    return;
+  }
+  if (isFileHandle(value)) {
+    if (isStdioArray) {
+      throw new TypeError(`The \`${optionName}\` option cannot combine file handles with other values.`);
+    }
+    return;
+  }
+  if (typeof value !== "string" && typeof value !== "number" && !isStream(value, { checkOpen: false })) {
+    throw new TypeError(`The \`${optionName}\` option is invalid: ${String(value)} (${typeof value}).`);
+  }
+};
+var isFileHandle = (value) => typeof value?.fd === "number" && !isStream(value, { checkOpen: false });
+var validateFileStdio = ({ type, value, optionName }) => {
+  if (isRegularUrl(value)) {
+    throw new TypeError(`The \`${optionName}: URL\` option must use the \`file:\` scheme.
+For example, you can use the \`pathToFileURL()\` method of the \`url\` core module.`);
+  }
+  if (isUnknownStdioString(type, value)) {
+    throw new TypeError(`The \`${optionName}: { file: '...' }\` option must be used instead of \`${optionName}: '...'\`.`);
+  }
+};
+var validateFileObjectMode = (stdioItems, objectMode) => {
+  if (!objectMode) {
+    return;
+  }
+  const fileStdioItem = stdioItems.find(({ type }) => FILE_TYPES.has(type));
+  if (fileStdioItem !== void 0) {
+    throw new TypeError(`The \`${fileStdioItem.optionName}\` option cannot use both files and transforms in objectMode.`);
+  }
+};
+var getFinalFileDescriptors = ({ initialFileDescriptors, addProperties: addProperties3, options: options2, isSync }) => {
+  const fileDescriptors = [];
+  try {
+    for (const fileDescriptor of initialFileDescriptors) {
+      addFinalFileDescriptor({
+        fileDescriptor,
+        fileDescriptors,
+        addProperties: addProperties3,
+        options: options2,
+        isSync
+      });
+    }
+    return fileDescriptors;
+  } catch (error62) {
+    cleanupCustomStreams(fileDescriptors);
+    throw error62;
+  }
+};
+var addFinalFileDescriptor = ({ fileDescriptor, fileDescriptors, addProperties: addProperties3, options: options2, isSync }) => {
+  const { direction, objectMode, stdioItems } = fileDescriptor;
+  const finalFileDescriptor = { direction, objectMode, stdioItems: [] };
+  fileDescriptors.push(finalFileDescriptor);
+  for (const stdioItem of stdioItems) {
+    finalFileDescriptor.stdioItems.push(addStreamProperties({
+      stdioItem,
+      addProperties: addProperties3,
+      direction,
+      objectMode,
+      options: options2,
+      fileDescriptors,
+      isSync
+    }));
+  }
+};
+var addStreamProperties = ({ stdioItem, addProperties: addProperties3, direction, objectMode, options: options2, fileDescriptors, isSync }) => {
+  const duplicateStream = getDuplicateStream({
+    stdioItem,
+    direction,
+    fileDescriptors,
+    isSync
+  });
+  if (duplicateStream !== void 0) {
+    return { ...stdioItem, stream: duplicateStream };
+  }
+  return {
+    ...stdioItem,
+    ...addProperties3[direction][stdioItem.type](stdioItem, options2, objectMode)
+  };
+};
+var cleanupCustomStreams = (fileDescriptors) => {
+  for (const { stream } of fileDescriptors.flatMap(({ stdioItems }) => stdioItems)) {
+    if (stream === void 0 || isStandardStream(stream)) {
+      continue;
+    }
+    stream.on("error", () => {
+    });
+    stream.destroy();
+  }
+};
+var forwardStdio = (stdioItems) => {
+  if (stdioItems.length > 1) {
+    return stdioItems.some(({ value: value2 }) => value2 === "overlapped") ? "overlapped" : "pipe";
+  }
+  const [{ type, value }] = stdioItems;
+  return type === "native" ? value : "pipe";
+};
+
+// node_modules/execa/lib/stdio/handle-sync.js
+var handleStdioSync = (options2, verboseInfo) => handleStdio(addPropertiesSync, options2, verboseInfo, true);
+var forbiddenIfSync = ({ type, optionName }) => {
+  throwInvalidSyncValue(optionName, TYPE_TO_MESSAGE[type]);
+};
+var forbiddenNativeIfSync = ({ optionName, value }) => {
+  if (value === "overlapped") {
+    throwInvalidSyncValue(optionName, `"${value}"`);
+  }
+  return {};
+};
+var forbiddenNativeInputIfSync = (stdioItem) => {
+  const { optionName, value } = stdioItem;
+  if (value === "pipe" && optionName !== "stdin") {
+    throw new TypeError(`Only the \`stdin\` option, not \`${optionName}\`, can be an input pipe with synchronous methods.`);
+  }
+  return forbiddenNativeIfSync(stdioItem);
+};
+var forbiddenInputTransformIfSync = ({ optionName }) => {
+  if (optionName !== "stdin") {
+    throw new TypeError(`Only the \`stdin\` option, not \`${optionName}\`, can be an input transform with synchronous methods.`);
+  }
+};
+var throwInvalidSyncValue = (optionName, value) => {
+  throw new TypeError(`The \`${optionName}\` option cannot be ${value} with synchronous methods.`);
+};
+var addProperties = {
+  generator() {
+  },
+  asyncGenerator: forbiddenIfSync,
+  webStream: forbiddenIfSync,
+  nodeStream: forbiddenIfSync,
+  webTransform: forbiddenIfSync,
+  duplex: forbiddenIfSync,
+  asyncIterable: forbiddenIfSync,
+  native: forbiddenNativeIfSync
+};
+var addPropertiesSync = {
+  input: {
+    ...addProperties,
+    generator: forbiddenInputTransformIfSync,
+    native: forbiddenNativeInputIfSync,
+    // Files and iterables are read lazily, so that a file which cannot be read, or an iterable which throws, is reported like any other early error, instead of being thrown as a raw error
+    fileUrl: ({ value }) => ({ contents: () => [bufferToUint8Array(readFileSync3(value))] }),
+    filePath: ({ value: { file: file2 } }) => ({ contents: () => [bufferToUint8Array(readFileSync3(file2))] }),
+    fileNumber: forbiddenIfSync,
+    iterable: ({ value }) => ({ contents: () => [...value] }),
+    string: ({ value }) => ({ contents: [value] }),
+    // `contents` is already set when reading from a file descriptor
+    uint8Array: ({ value, contents = [value] }) => ({ contents })
+  },
+  output: {
+    ...addProperties,
+    fileUrl: ({ value }) => ({ path: value }),
+    filePath: ({ value: { file: file2, append } }) => ({ path: file2, append }),
+    fileNumber: ({ value }) => ({ path: value }),
+    iterable: forbiddenIfSync,
+    string: forbiddenIfSync,
+    uint8Array: forbiddenIfSync
+  }
+};
+
+// node_modules/execa/lib/transform/generator.js
+import { Transform as Transform2, getDefaultHighWaterMark } from "node:stream";
+import { Buffer as Buffer7 } from "node:buffer";
+
+// node_modules/execa/lib/transform/validate.js
+import { Buffer as Buffer5 } from "node:buffer";
+var getValidateTransformInput = (writableObjectMode, optionName) => writableObjectMode ? void 0 : validateStringTransformInput.bind(void 0, optionName);
+var validateStringTransformInput = function* (optionName, chunk) {
+  if (typeof chunk !== "string" && !isUint8Array(chunk) && !Buffer5.isBuffer(chunk)) {
+    throw new TypeError(`The \`${optionName}\` option's transform must use "objectMode: true" to receive as input: ${typeof chunk}.`);
+  }
+  yield chunk;
+};
+var getValidateTransformReturn = (readableObjectMode, optionName) => readableObjectMode ? validateObjectTransformReturn.bind(void 0, optionName) : validateStringTransformReturn.bind(void 0, optionName);
+var validateObjectTransformReturn = function* (optionName, chunk) {
+  validateEmptyReturn(optionName, chunk);
+  yield chunk;
+};
+var validateStringTransformReturn = function* (optionName, chunk) {
+  validateEmptyReturn(optionName, chunk);
+  if (typeof chunk !== "string" && !isUint8Array(chunk)) {
+    throw new TypeError(`The \`${optionName}\` option's function must yield a string or an Uint8Array, not ${typeof chunk}.`);
+  }
+  yield chunk;
+};
+var validateEmptyReturn = (optionName, chunk) => {
+  if (chunk === null || chunk === void 0) {
+    throw new TypeError(`The \`${optionName}\` option's function must not call \`yield ${chunk}\`.
+Instead, \`yield\` should either be called with a value, or not be called at all. For example:
+  if (condition) { yield value; }`);
+  }
+};
+
+// node_modules/execa/lib/transform/encoding-transform.js
+import { Buffer as Buffer6 } from "node:buffer";
+import { StringDecoder as StringDecoder2 } from "node:string_decoder";
+var getEncodingTransformGenerator = (binary, encoding, skipped) => {
+  if (skipped) {
+    return;
+  }
+  if (binary) {
+    return { transform: encodingUint8ArrayGenerator.bind(void 0, new TextEncoder()) };
+  }
+  const stringDecoder = new StringDecoder2(encoding);
+  return {
+    transform: encodingStringGenerator.bind(void 0, stringDecoder),
+    final: encodingStringFinal.bind(void 0, stringDecoder)
+  };
+};
+var encodingUint8ArrayGenerator = function* (textEncoder3, chunk) {
+  if (Buffer6.isBuffer(chunk)) {
+    yield bufferToUint8Array(chunk);
+  } else if (typeof chunk === "string") {
+    yield textEncoder3.encode(chunk);
+  } else {
+    yield chunk;
+  }
+};
+var encodingStringGenerator = function* (stringDecoder, chunk) {
+  yield isUint8Array(chunk) ? stringDecoder.write(chunk) : chunk;
+};
+var encodingStringFinal = function* (stringDecoder) {
+  const lastChunk = stringDecoder.end();
+  if (lastChunk !== "") {
+    yield lastChunk;
+  }
+};
+var getStringToBytesGenerator = (binary, encoding, skipped) => skipped || encoding === "utf8" ? void 0 : { transform: stringToBytesGenerator.bind(void 0, getStringEncoding(binary, encoding)) };
+var stringToBytesGenerator = function* (stringEncoding, chunk) {
+  yield typeof chunk === "string" ? bufferToUint8Array(Buffer6.from(chunk, stringEncoding)) : chunk;
+};
+
+// node_modules/execa/lib/transform/run-async.js
+import { callbackify } from "node:util";
+var pushChunks = callbackify(async (getChunks2, state2, getChunksArguments, transformStream) => {
+  state2.currentIterable = getChunks2(...getChunksArguments);
+  try {
+    for await (const chunk of state2.currentIterable) {
+      transformStream.push(chunk);
+    }
+  } finally {
+    delete state2.currentIterable;
+  }
+});
+var transformChunk = async function* (chunk, generators, index) {
+  if (index === generators.length) {
+    yield chunk;
+    return;
+  }
+  const { transform: transform2 = identityGenerator } = generators[index];
+  for await (const transformedChunk of transform2(chunk)) {
+    yield* transformChunk(transformedChunk, generators, index + 1);
+  }
+};
+var finalChunks = async function* (generators) {
+  for (const [index, { final }] of Object.entries(generators)) {
+    yield* generatorFinalChunks(final, Number(index), generators);
+  }
+};
+var generatorFinalChunks = async function* (final, index, generators) {
+  if (final === void 0) {
+    return;
+  }
+  for await (const finalChunk of final()) {
+    yield* transformChunk(finalChunk, generators, index + 1);
+  }
+};
+var destroyTransform = callbackify(async ({ currentIterable }, error62) => {
+  if (currentIterable !== void 0) {
+    await (error62 ? currentIterable.throw(error62) : currentIterable.return());
+    return;
+  }
+  if (error62) {
+    throw error62;
+  }
+});
+var identityGenerator = function* (chunk) {
+  yield chunk;
+};
+
+// node_modules/execa/lib/transform/run-sync.js
+var pushChunksSync = (getChunksSync, getChunksArguments, transformStream, done) => {
+  try {
+    for (const chunk of getChunksSync(...getChunksArguments)) {
+      transformStream.push(chunk);
+    }
+    done();
+  } catch (error62) {
+    done(normalizeTransformError(error62));
+  }
+};
+var normalizeTransformError = (error62) => error62 || Object.assign(new Error("Promise was rejected with falsy value"), {
+  code: "ERR_FALSY_VALUE_REJECTION",
+  reason: error62
+});
+var runTransformSync = (generators, chunks) => {
+  try {
+    return [
+      ...chunks.flatMap((chunk) => [...transformChunkSync(chunk, generators, 0)]),
+      ...finalChunksSync(generators)
+    ];
+  } catch (error62) {
+    throw normalizeTransformError(error62);
+  }
+};
+var transformChunkSync = function* (chunk, generators, index) {
+  if (index === generators.length) {
+    yield chunk;
+    return;
+  }
+  const { transform: transform2 = identityGenerator2 } = generators[index];
+  for (const transformedChunk of transform2(chunk)) {
+    yield* transformChunkSync(transformedChunk, generators, index + 1);
+  }
+};
+var finalChunksSync = function* (generators) {
+  for (const [index, { final }] of Object.entries(generators)) {
+    yield* generatorFinalChunksSync(final, Number(index), generators);
+  }
+};
+var generatorFinalChunksSync = function* (final, index, generators) {
+  if (final === void 0) {
+    return;
+  }
+  for (const finalChunk of final()) {
+    yield* transformChunkSync(finalChunk, generators, index + 1);
+  }
+};
+var identityGenerator2 = function* (chunk) {
+  yield chunk;
+};
+
+// node_modules/execa/lib/transform/generator.js
+var generatorToStream = ({
+  value,
+  value: {
+    transform: transform2,
+    final,
+    binary,
+    writableObjectMode,
+    readableObjectMode
+  },
+  optionName
+}, { encoding }) => {
+  const state2 = {};
+  const generators = addInternalGenerators(value, encoding, optionName);
+  const transformAsync = isAsyncGenerator(transform2);
+  const finalAsync = isAsyncGenerator(final);
+  const transformMethod = transformAsync ? pushChunks.bind(void 0, transformChunk, state2) : pushChunksSync.bind(void 0, transformChunkSync);
+  const finalMethod = transformAsync || finalAsync ? pushChunks.bind(void 0, finalChunks, state2) : pushChunksSync.bind(void 0, finalChunksSync);
+  const destroyMethod = transformAsync || finalAsync ? destroyTransform.bind(void 0, state2) : void 0;
+  const stream = new Transform2({
+    writableObjectMode,
+    writableHighWaterMark: getDefaultHighWaterMark(writableObjectMode),
+    readableObjectMode,
+    readableHighWaterMark: getDefaultHighWaterMark(readableObjectMode),
+    // A string written to the stream is converted to bytes with this encoding, which `getEncodingTransformGenerator()` then decodes with the `encoding` option
+    defaultEncoding: getStringEncoding(binary, encoding),
+    transform(chunk, encoding2, done) {
+      transformMethod([chunk, generators, 0], this, done);
+    },
+    flush(done) {
+      finalMethod([generators], this, done);
+    },
+    destroy: destroyMethod
+  });
+  return { stream };
+};
+var runGeneratorsSync = (chunks, stdioItems, encoding, isInput) => {
+  const generators = stdioItems.filter(({ type }) => type === "generator");
+  const reversedGenerators = isInput ? generators.reverse() : generators;
+  for (const { value, optionName } of reversedGenerators) {
+    if (!value.writableObjectMode) {
+      const stringEncoding = getStringEncoding(value.binary, encoding);
+      chunks = chunks.map((chunk) => typeof chunk === "string" ? Buffer7.from(chunk, stringEncoding) : chunk);
+    }
+    const generators2 = addInternalGenerators(value, encoding, optionName);
+    chunks = runTransformSync(generators2, chunks);
+  }
+  return chunks;
+};
+var addInternalGenerators = ({ transform: transform2, final, binary, writableObjectMode, readableObjectMode, preserveNewlines }, encoding, optionName) => {
+  const state2 = {};
+  return [
+    { transform: getValidateTransformInput(writableObjectMode, optionName) },
+    getEncodingTransformGenerator(binary, encoding, writableObjectMode),
+    getSplitLinesGenerator(binary, preserveNewlines, writableObjectMode, state2),
+    { transform: transform2, final },
+    { transform: getValidateTransformReturn(readableObjectMode, optionName) },
+    getAppendNewlineGenerator({
+      binary,
+      preserveNewlines,
+      readableObjectMode,
+      state: state2,
+      encoding
+    }),
+    getStringToBytesGenerator(binary, encoding, readableObjectMode)
+  ].filter(Boolean);
+};
+
+// node_modules/execa/lib/io/input-sync.js
+var addInputOptionsSync = (fileDescriptors, options2) => {
+  for (const fdNumber of getInputFdNumbers(fileDescriptors)) {
+    addInputOptionSync(fileDescriptors, fdNumber, options2);
+  }
+};
+var getInputFdNumbers = (fileDescriptors) => new Set(Object.entries(fileDescriptors).filter(([, { direction }]) => direction === "input").map(([fdNumber]) => Number(fdNumber)));
+var addInputOptionSync = (fileDescriptors, fdNumber, options2) => {
+  const { stdioItems } = fileDescriptors[fdNumber];
+  const allStdioItems = stdioItems.filter(({ contents }) => contents !== void 0);
+  if (allStdioItems.length === 0 && stdioItems.every(({ type }) => type !== "generator")) {
+    return;
+  }
+  if (fdNumber !== 0) {
+    const [{ type, optionName }] = allStdioItems;
+    throw new TypeError(`Only the \`stdin\` option, not \`${optionName}\`, can be ${TYPE_TO_MESSAGE[type]} with synchronous methods.`);
+  }
+  const chunks = allStdioItems.flatMap(({ type, contents }) => getChunks(type, typeof contents === "function" ? contents() : contents));
+  options2.input = applyInputGeneratorsSync(chunks, stdioItems, options2.encoding);
+};
+var getChunks = (type, chunks) => type === "iterable" ? chunks : chunks.filter((chunk) => chunk.length > 0);
+var applyInputGeneratorsSync = (chunks, stdioItems, encoding) => {
+  const newContents = runGeneratorsSync(chunks, stdioItems, getInputEncoding(encoding), true);
+  validateSerializable(newContents);
+  return joinToUint8Array(newContents);
+};
+var validateSerializable = (newContents) => {
+  const invalidItem = newContents.find((item) => !isSerializableInput(item));
+  if (invalidItem !== void 0) {
+    throwOnSerializableInput("stdin", invalidItem);
+  }
+};
+var isSerializableInput = (item) => typeof item === "string" || isUint8Array(item);
+var throwOnSerializableInput = (optionName, invalidItem) => {
+  throw new TypeError(`The \`${optionName}\` option is invalid: when passing objects as input, a transform must be used to serialize them to strings or Uint8Arrays: ${invalidItem}.`);
+};
+
+// node_modules/execa/lib/io/output-sync.js
+import { writeFileSync, appendFileSync } from "node:fs";
+
+// node_modules/execa/lib/verbose/output.js
+var shouldLogOutput = ({ stdioItems, encoding, verboseInfo, fdNumber }) => fdNumber !== "all" && isFullVerbose(verboseInfo, fdNumber) && !BINARY_ENCODINGS.has(encoding) && isFdVerbose(fdNumber) && (stdioItems.some(({ type, value }) => type === "native" && PIPED_STDIO_VALUES.has(value)) || stdioItems.every(({ type }) => TRANSFORM_TYPES.has(type)));
+var isFdVerbose = (fdNumber) => fdNumber === 1 || fdNumber === 2;
+var PIPED_STDIO_VALUES = /* @__PURE__ */ new Set(["pipe", "overlapped"]);
+var logLines2 = async (linesIterable, stream, fdNumber, verboseInfo) => {
+  for await (const line of linesIterable) {
+    if (!isPipingStream(stream)) {
+      logLine(line, fdNumber, verboseInfo);
+    }
+  }
+};
+var logLinesSync = (linesArray, fdNumber, verboseInfo) => {
+  for (const line of linesArray) {
+    logLine(line, fdNumber, verboseInfo);
+  }
+};
+var isPipingStream = (stream) => stream._readableState.pipes.some((pipe2) => !isAllStream(pipe2) || isPipingStream(pipe2));
+var logLine = (line, fdNumber, verboseInfo) => {
+  const verboseMessage = serializeVerboseMessage(line);
+  verboseLog({
+    type: "output",
+    verboseMessage,
+    fdNumber,
+    verboseInfo
+  });
+};
+
+// node_modules/execa/lib/io/output-sync.js
+var transformOutputSync = ({ fileDescriptors, syncResult, options: options2, verboseInfo }) => {
+  const output2 = syncResult.output ?? getSpawnFailureOutput(options2);
+  const outputFiles = /* @__PURE__ */ new Set();
+  const errors = [];
+  const transformedOutput = output2.map((result, fdNumber) => transformOutputResultSync({
+    result,
+    fileDescriptors,
+    fdNumber,
+    errors,
+    outputFiles,
+    verboseInfo
+  }, options2));
+  return { output: transformedOutput, error: errors.find((error62) => error62 !== void 0) };
+};
+var getSpawnFailureOutput = ({ stdio }) => stdio.map((stdioOption, fdNumber) => fdNumber !== 0 && stdioOption === "pipe" ? new Uint8Array() : null);
+var transformOutputResultSync = ({ result, fileDescriptors, fdNumber, errors, outputFiles, verboseInfo }, { buffer, encoding, lines, stripFinalNewline: stripFinalNewline2, maxBuffer }) => {
+  if (result === null) {
+    return;
+  }
+  const truncatedResult = truncateMaxBufferSync(result, fdNumber, { maxBuffer, buffer });
+  const uint8ArrayResult = bufferToUint8Array(truncatedResult);
+  const { stdioItems, objectMode } = fileDescriptors[fdNumber];
+  const { chunks, error: transformError } = runOutputGeneratorsSync(uint8ArrayResult.length === 0 ? [] : [uint8ArrayResult], stdioItems, encoding);
+  const { serializedResult, finalResult } = serializeChunks({
+    chunks,
+    objectMode,
+    encoding,
+    lines,
+    stripFinalNewline: stripFinalNewline2,
+    fdNumber
+  });
+  const logError2 = logOutputSync({
+    serializedResult,
+    fdNumber,
+    verboseInfo,
+    encoding,
+    stdioItems,
+    objectMode
+  });
+  const error62 = transformError ?? logError2;
+  errors.push(error62);
+  const returnedResult = buffer[fdNumber] ? finalResult : void 0;
+  try {
+    if (error62 === void 0) {
+      writeToFiles(chunks, stdioItems, outputFiles);
+    }
+    return returnedResult;
+  } catch (writeError) {
+    errors.push(writeError);
+    return returnedResult;
+  }
+};
+var runOutputGeneratorsSync = (chunks, stdioItems, encoding) => {
+  try {
+    return { chunks: runGeneratorsSync(chunks, stdioItems, encoding, false), error: void 0 };
+  } catch (error62) {
+    return { chunks: [], error: error62 };
+  }
+};
+var serializeChunks = ({ chunks, objectMode, encoding, lines, stripFinalNewline: stripFinalNewline2, fdNumber }) => {
+  if (objectMode) {
+    return { serializedResult: chunks, finalResult: chunks };
+  }
+  if (encoding === "buffer") {
+    const serializedResult2 = joinToUint8Array(chunks);
+    return { serializedResult: serializedResult2, finalResult: serializedResult2 };
+  }
+  const serializedResult = joinToString(chunks, encoding);
+  const finalResult = lines[fdNumber] ? splitLinesSync(serializedResult, !stripFinalNewline2[fdNumber], objectMode) : serializedResult;
+  return { serializedResult, finalResult };
+};
+var logOutputSync = ({ serializedResult, fdNumber, verboseInfo, encoding, stdioItems, objectMode }) => {
+  if (!shouldLogOutput({
+    stdioItems,
+    encoding,
+    verboseInfo,
+    fdNumber
+  })) {
+    return;
+  }
+  const linesArray = splitLinesSync(serializedResult, false, objectMode);
+  try {
+    logLinesSync(linesArray, fdNumber, verboseInfo);
+  } catch (error62) {
+    return error62;
+  }
+};
+var writeToFiles = (chunks, stdioItems, outputFiles) => {
+  const fileItems = stdioItems.filter(({ type }) => FILE_TYPES.has(type));
+  if (fileItems.length === 0) {
+    return;
+  }
+  const contents = joinToUint8Array(chunks);
+  const writtenPaths = /* @__PURE__ */ new Set();
+  for (const stdioItem of fileItems) {
+    const { type, append } = stdioItem;
+    const path12 = type === "fileNumber" ? stdioItem.path : getFileTarget(stdioItem);
+    if (writtenPaths.has(path12)) {
+      continue;
+    }
+    writtenPaths.add(path12);
+    if (append || outputFiles.has(path12)) {
+      appendFileSync(path12, contents);
+    } else {
+      writeFileSync(path12, contents);
+    }
+    outputFiles.add(path12);
+  }
+};
+
+// node_modules/execa/lib/resolve/exit-async.js
+import { once as once4 } from "node:events";
+var waitForExit = async (subprocess, context) => {
+  const [exitCode2, signal] = await waitForExitOrError(subprocess);
+  context.isForcefullyTerminated ??= false;
+  return [exitCode2, signal];
+};
+var waitForExitOrError = async (subprocess) => {
+  const [spawnPayload, exitPayload] = await Promise.allSettled([
+    once4(subprocess, "spawn"),
+    once4(subprocess, "exit")
+  ]);
+  if (spawnPayload.status === "rejected") {
+    return [];
+  }
+  return exitPayload.status === "rejected" ? waitForSubprocessExit(subprocess) : exitPayload.value;
+};
+var waitForSubprocessExit = async (subprocess) => {
+  try {
+    return await once4(subprocess, "exit");
+  } catch {
+    return waitForSubprocessExit(subprocess);
+  }
+};
+var waitForSuccessfulExit = async (exitPromise) => {
+  const [exitCode2, signal] = await exitPromise;
+  if (!isSubprocessErrorExit(exitCode2, signal) && isFailedExit(exitCode2, signal)) {
+    throw new DiscardedError();
+  }
+  return [exitCode2, signal];
+};
+var isSubprocessErrorExit = (exitCode2, signal) => exitCode2 === void 0 && signal === void 0;
+var isFailedExit = (exitCode2, signal) => exitCode2 !== 0 || signal !== null;
+
+// node_modules/execa/lib/resolve/exit-sync.js
+var getExitResultSync = ({ error: error62, status: exitCode2, signal, output: output2 }, { maxBuffer, buffer }) => {
+  const initialError = getResultError(error62, exitCode2, signal);
+  const isTimedOut = initialError?.code === "ETIMEDOUT";
+  const { resultError, isMaxBuffer } = isTimedOut ? { resultError: initialError, isMaxBuffer: false } : handleMaxBufferSync({
+    resultError: initialError,
+    output: output2,
+    maxBuffer,
+    buffer
+  });
+  return {
+    resultError,
+    exitCode: exitCode2,
+    signal,
+    timedOut: isTimedOut,
+    isMaxBuffer
+  };
+};
+var getResultError = (error62, exitCode2, signal) => {
+  if (error62 !== void 0) {
+    return error62;
+  }
+  return isFailedExit(exitCode2, signal) ? new DiscardedError() : void 0;
+};
+
+// node_modules/execa/lib/methods/main-sync.js
+var execaCoreSync = (rawFile, rawArguments, rawOptions) => {
+  const { file: file2, commandArguments, command, escapedCommand, startTime: startTime2, verboseInfo, options: options2, fileDescriptors } = handleSyncArguments(rawFile, rawArguments, rawOptions);
+  const result = spawnSubprocessSync({
+    file: file2,
+    commandArguments,
+    options: options2,
+    command,
+    escapedCommand,
+    verboseInfo,
+    fileDescriptors,
+    startTime: startTime2
+  });
+  return handleResult(result, verboseInfo, options2);
+};
+var handleSyncArguments = (rawFile, rawArguments, rawOptions) => {
+  const { command, escapedCommand, startTime: startTime2, verboseInfo } = handleCommand(rawFile, rawArguments, rawOptions);
+  const syncOptions = normalizeSyncOptions(rawOptions);
+  const { file: file2, commandArguments, options: options2 } = normalizeOptions(rawFile, rawArguments, syncOptions);
+  validateSyncOptions(options2);
+  const fileDescriptors = handleStdioSync(options2, verboseInfo);
+  return {
+    file: file2,
+    commandArguments,
+    command,
+    escapedCommand,
+    startTime: startTime2,
+    verboseInfo,
+    options: options2,
+    fileDescriptors
+  };
+};
+var normalizeSyncOptions = (options2) => options2.node && !options2.ipc ? { ...options2, ipc: false } : options2;
+var validateSyncOptions = ({ ipc, ipcInput, detached, cancelSignal, killDescendants }) => {
+  if (ipcInput !== void 0) {
+    throwInvalidSyncOption("ipcInput");
+  }
+  if (ipc) {
+    throwInvalidSyncOption("ipc: true");
+  }
+  if (detached) {
+    throwInvalidSyncOption("detached: true");
+  }
+  if (killDescendants) {
+    throwInvalidSyncOption("killDescendants: true");
+  }
+  if (cancelSignal) {
+    throwInvalidSyncOption("cancelSignal");
+  }
+};
+var throwInvalidSyncOption = (value) => {
+  throw new TypeError(`The "${value}" option cannot be used with synchronous methods.`);
+};
+var spawnSubprocessSync = ({ file: file2, commandArguments, options: options2, command, escapedCommand, verboseInfo, fileDescriptors, startTime: startTime2 }) => {
+  const syncResult = runSubprocessSync({
+    file: file2,
+    commandArguments,
+    options: options2,
+    command,
+    escapedCommand,
+    fileDescriptors,
+    startTime: startTime2
+  });
+  if (syncResult.failed) {
+    return syncResult;
+  }
+  const { resultError, exitCode: exitCode2, signal, timedOut, isMaxBuffer } = getExitResultSync(syncResult, options2);
+  const { output: output2, error: error62 = resultError } = transformOutputSync({
+    fileDescriptors,
+    syncResult,
+    options: options2,
+    verboseInfo
+  });
+  const stdio = output2.map((stdioOutput, fdNumber) => stripNewline(stdioOutput, options2, fdNumber));
+  const allFds = getAllSyncFds(output2);
+  const all = stripNewline(getAllSync(output2, allFds, options2), options2, "all", allFds);
+  return getSyncResult({
+    error: error62,
+    exitCode: exitCode2,
+    signal,
+    timedOut,
+    isMaxBuffer,
+    stdio,
+    all,
+    options: options2,
+    command,
+    escapedCommand,
+    startTime: startTime2
+  });
+};
+var runSubprocessSync = ({ file: file2, commandArguments, options: options2, command, escapedCommand, fileDescriptors, startTime: startTime2 }) => {
+  try {
+    addInputOptionsSync(fileDescriptors, options2);
+    const normalizedOptions = normalizeSpawnSyncOptions(options2);
+    return { __proto__: null, ...spawnSync(...concatenateShell(file2, commandArguments, normalizedOptions)) };
+  } catch (error62) {
+    return makeEarlyError({
+      error: error62,
+      command,
+      escapedCommand,
+      fileDescriptors,
+      options: options2,
+      startTime: startTime2,
+      isSync: true,
+      ...getEarlyErrorOutput(fileDescriptors, options2)
+    });
+  }
+};
+var normalizeSpawnSyncOptions = ({ encoding, maxBuffer, ...options2 }) => ({ ...options2, encoding: "buffer", maxBuffer: getMaxBufferSync(maxBuffer) });
+var getSyncResult = ({ error: error62, exitCode: exitCode2, signal, timedOut, isMaxBuffer, stdio, all, options: options2, command, escapedCommand, startTime: startTime2 }) => error62 === void 0 ? makeSuccessResult({
+  command,
+  escapedCommand,
+  stdio,
+  all,
+  ipcOutput: [],
+  options: options2,
+  startTime: startTime2
+}) : makeError({
+  error: error62,
+  command,
+  escapedCommand,
+  timedOut,
+  isCanceled: false,
+  isGracefullyCanceled: false,
+  isMaxBuffer,
+  isForcefullyTerminated: false,
+  exitCode: exitCode2,
+  signal,
+  stdio,
+  all,
+  ipcOutput: [],
+  options: options2,
+  startTime: startTime2,
+  isSync: true
+});
+
+// node_modules/execa/lib/methods/main-async.js
+import { setMaxListeners, once as once9 } from "node:events";
+import { spawn } from "node:child_process";
+
+// node_modules/execa/lib/ipc/methods.js
+import process11 from "node:process";
+
+// node_modules/execa/lib/ipc/get-one.js
+import { once as once5, on as on3 } from "node:events";
+var internalGetOneMessageOptions = /* @__PURE__ */ Symbol("internalGetOneMessageOptions");
+var getOneMessage = ({ anyProcess, channel, isSubprocess, ipc }, rawOptions) => {
+  const options2 = copyOptions(rawOptions);
+  const { reference = true, filter } = options2;
+  const { signal } = options2[internalGetOneMessageOptions] ?? {};
+  validateIpcMethod({
+    methodName: "getOneMessage",
+    isSubprocess,
+    ipc,
+    isConnected: isConnected(anyProcess)
+  });
+  return getOneMessageAsync({
+    anyProcess,
+    channel,
+    isSubprocess,
+    filter,
+    reference,
+    signal
+  });
+};
+var getOneMessageAsync = async ({ anyProcess, channel, isSubprocess, filter, reference, signal }) => {
+  addReference(channel, reference);
+  const ipcEmitter = getIpcEmitter(anyProcess, channel, isSubprocess);
+  const controller = new AbortController();
+  stopOnAbort(signal, controller);
+  try {
+    return await Promise.race([
+      getMessage(ipcEmitter, filter, controller),
+      throwOnDisconnect2(ipcEmitter, isSubprocess, controller),
+      throwOnStrictError(ipcEmitter, isSubprocess, controller)
+    ]);
+  } catch (error62) {
+    if (!signal?.aborted) {
+      disconnect(anyProcess);
+    }
+    throw error62;
+  } finally {
+    controller.abort();
+    removeReference(channel, reference);
+  }
+};
+var stopOnAbort = (signal, controller) => {
+  if (signal === void 0) {
+    return;
+  }
+  if (signal.aborted) {
+    controller.abort();
+    return;
+  }
+  signal.addEventListener("abort", () => {
+    controller.abort();
+  }, { once: true, signal: controller.signal });
+};
+var getMessage = async (ipcEmitter, filter, { signal }) => {
+  if (filter === void 0) {
+    const [message] = await once5(ipcEmitter, "message", { signal });
+    return message;
+  }
+  for await (const [message] of on3(ipcEmitter, "message", { signal })) {
+    if (filter(message)) {
+      return message;
+    }
+  }
+};
+var throwOnDisconnect2 = async (ipcEmitter, isSubprocess, { signal }) => {
+  await once5(ipcEmitter, "disconnect", { signal });
+  throwOnEarlyDisconnect(isSubprocess);
+};
+var throwOnStrictError = async (ipcEmitter, isSubprocess, { signal }) => {
+  const [error62] = await once5(ipcEmitter, "strict:error", { signal });
+  throw getStrictResponseError(error62, isSubprocess);
+};
+
+// node_modules/execa/lib/ipc/get-each.js
+import { once as once6, on as on4 } from "node:events";
+var internalGetEachMessageOptions = /* @__PURE__ */ Symbol("internalGetEachMessageOptions");
+var getEachMessage = (subprocessInfo, rawOptions) => {
+  const options2 = copyOptions(rawOptions);
+  const { reference = true } = options2;
+  const { signal, shouldAwait = !subprocessInfo.isSubprocess } = options2[internalGetEachMessageOptions] ?? {};
+  return loopOnMessages({
+    ...subprocessInfo,
+    shouldAwait,
+    reference,
+    signal
+  });
+};
+var loopOnMessages = ({ anyProcess, waitProcess = anyProcess, channel, isSubprocess, ipc, shouldAwait, reference, signal }) => {
+  validateIpcMethod({
+    methodName: "getEachMessage",
+    isSubprocess,
+    ipc,
+    isConnected: isConnected(anyProcess)
+  });
+  addReference(channel, reference);
+  const ipcEmitter = getIpcEmitter(anyProcess, channel, isSubprocess);
+  const controller = new AbortController();
+  const state2 = {};
+  stopOnAbort2(signal, controller);
+  stopOnDisconnect(anyProcess, ipcEmitter, controller);
+  abortOnStrictError({
+    ipcEmitter,
+    isSubprocess,
+    controller,
+    state: state2
+  });
+  return iterateOnMessages({
+    anyProcess,
+    waitProcess,
+    channel,
+    ipcEmitter,
+    isSubprocess,
+    shouldAwait,
+    controller,
+    state: state2,
+    reference,
+    signal
+  });
+};
+var stopOnAbort2 = (signal, controller) => {
+  if (signal === void 0) {
+    return;
+  }
+  if (signal.aborted) {
+    controller.abort();
+    return;
+  }
+  signal.addEventListener("abort", () => {
+    controller.abort();
+  }, { once: true, signal: controller.signal });
+};
+var stopOnDisconnect = async (anyProcess, ipcEmitter, controller) => {
+  try {
+    await once6(ipcEmitter, "disconnect", { signal: controller.signal });
+    controller.abort();
+  } catch {
+  }
+};
+var abortOnStrictError = async ({ ipcEmitter, isSubprocess, controller, state: state2 }) => {
+  try {
+    const [error62] = await once6(ipcEmitter, "strict:error", { signal: controller.signal });
+    state2.error = getStrictResponseError(error62, isSubprocess);
+    controller.abort();
+  } catch {
+  }
+};
+var iterateOnMessages = async function* ({ anyProcess, waitProcess, channel, ipcEmitter, isSubprocess, shouldAwait, controller, state: state2, reference, signal }) {
+  try {
+    for await (const [message] of on4(ipcEmitter, "message", { signal: controller.signal })) {
+      throwIfStrictError(state2);
+      yield message;
+    }
+  } catch {
+    throwIfStrictError(state2);
+  } finally {
+    controller.abort();
+    removeReference(channel, reference);
+    if (!isSubprocess && !signal?.aborted) {
+      disconnect(anyProcess);
+    }
+    if (shouldAwait) {
+      await waitProcess;
+    }
+  }
+};
+var throwIfStrictError = ({ error: error62 }) => {
+  if (error62) {
+    throw error62;
+  }
+};
+
+// node_modules/execa/lib/ipc/methods.js
+var addIpcMethods = (target, subprocess, { ipc }) => {
+  Object.assign(target, getIpcMethods(subprocess, false, ipc, target));
+};
+var getIpcExport = () => {
+  const anyProcess = process11;
+  const isSubprocess = true;
+  const isIpc = process11.channel !== void 0;
+  return {
+    ...getIpcMethods(anyProcess, isSubprocess, isIpc),
+    getCancelSignal: getCancelSignal.bind(void 0, {
+      anyProcess,
+      channel: anyProcess.channel,
+      isSubprocess,
+      ipc: isIpc
+    })
+  };
+};
+var getIpcMethods = (anyProcess, isSubprocess, ipc, waitProcess = anyProcess) => ({
+  sendMessage: sendMessage.bind(void 0, {
+    anyProcess,
+    channel: anyProcess.channel,
+    isSubprocess,
+    ipc
+  }),
+  getOneMessage: getOneMessage.bind(void 0, {
+    anyProcess,
+    channel: anyProcess.channel,
+    isSubprocess,
+    ipc
+  }),
+  getEachMessage: getEachMessage.bind(void 0, {
+    anyProcess,
+    channel: anyProcess.channel,
+    isSubprocess,
+    ipc,
+    waitProcess
+  })
+});
+
+// node_modules/execa/lib/return/early-error.js
+import { ChildProcess as ChildProcess2 } from "node:child_process";
+import { callbackify as callbackify2 } from "node:util";
+import {
+  PassThrough,
+  Readable,
+  Writable,
+  Duplex
+} from "node:stream";
+var handleEarlyError = ({ error: error62, command, escapedCommand, fileDescriptors, options: options2, startTime: startTime2, verboseInfo }) => {
+  cleanupCustomStreams(fileDescriptors);
+  const subprocess = new ChildProcess2();
+  subprocess.kill = () => false;
+  const all = createDummyStreams(subprocess, fileDescriptors);
+  const promise2 = handleDummyPromise({
+    error: error62,
+    command,
+    escapedCommand,
+    fileDescriptors,
+    options: options2,
+    startTime: startTime2,
+    verboseInfo
+  });
+  return {
+    subprocess,
+    promise: promise2,
+    all: options2.all ? all : void 0,
+    convertedStreams: getConvertedStreams(promise2)
+  };
+};
+var createDummyStreams = (subprocess, fileDescriptors) => {
+  const stdin = createDummyStream();
+  const stdout = createDummyStream();
+  const stderr = createDummyStream();
+  const extraStdio = Array.from({ length: fileDescriptors.length - 3 }, createDummyStream);
+  const all = createDummyStream();
+  const stdio = [stdin, stdout, stderr, ...extraStdio];
+  Object.assign(subprocess, {
+    stdin,
+    stdout,
+    stderr,
+    stdio
+  });
+  return all;
+};
+var createDummyStream = () => {
+  const stream = new PassThrough();
+  stream.on("error", () => {
+  });
+  stream.end();
+  return stream;
+};
+var getConvertedStreams = (promise2) => {
+  const waitForPromise = async () => {
+    await promise2;
+  };
+  const endReadable = function() {
+    callbackify2(waitForPromise)((error62) => {
+      if (error62) {
+        this.destroy(error62);
+      } else {
+        this.push(null);
+      }
+    });
+  };
+  const endWritable = callbackify2(waitForPromise);
+  const writeWritable = (chunk, encoding, done) => {
+    endWritable(done);
+  };
+  const readable = () => new Readable({ read: endReadable });
+  const writable = () => new Writable({ write: writeWritable, final: endWritable });
+  const duplex = () => new Duplex({ read: endReadable, write: writeWritable, final: endWritable });
+  const iterable = () => readable()[Symbol.asyncIterator]();
+  return {
+    readable,
+    writable,
+    duplex,
+    readableStream: () => Readable.toWeb(readable()),
+    writableStream: () => Writable.toWeb(writable()),
+    transformStream: () => Duplex.toWeb(duplex()),
+    iterable,
+    [Symbol.asyncIterator]: iterable
+  };
+};
+var handleDummyPromise = async ({ error: error62, command, escapedCommand, fileDescriptors, options: options2, startTime: startTime2, verboseInfo }) => {
+  const earlyError = makeEarlyError({
+    error: await error62,
+    command,
+    escapedCommand,
+    fileDescriptors,
+    options: options2,
+    startTime: startTime2,
+    isSync: false,
+    ...getEarlyErrorOutput(fileDescriptors, options2)
+  });
+  return handleResult(earlyError, verboseInfo, options2);
+};
+
+// node_modules/execa/lib/stdio/handle-async.js
+import { createReadStream, createWriteStream } from "node:fs";
+import { Buffer as Buffer8 } from "node:buffer";
+import { Readable as Readable2, Writable as Writable2, Duplex as Duplex2 } from "node:stream";
+var handleStdioAsync = (options2, verboseInfo) => handleStdio(addPropertiesAsync, options2, verboseInfo, false);
+var forbiddenIfAsync = ({ type, optionName }) => {
+  throw new TypeError(`The \`${optionName}\` option cannot be ${TYPE_TO_MESSAGE[type]}.`);
+};
+var addProperties2 = {
+  fileNumber: forbiddenIfAsync,
+  generator: generatorToStream,
+  asyncGenerator: generatorToStream,
+  nodeStream: ({ value }) => ({ stream: value }),
+  // `Duplex.fromWeb()` uses the same `objectMode` for both sides
+  webTransform: ({ value: { transform: transform2, writableObjectMode, readableObjectMode } }) => ({
+    stream: Duplex2.from({
+      writable: Writable2.fromWeb(transform2.writable, { objectMode: writableObjectMode }),
+      readable: Readable2.fromWeb(transform2.readable, { objectMode: readableObjectMode })
+    })
+  }),
+  duplex: ({ value: { transform: transform2 } }) => ({ stream: transform2 }),
+  native() {
+  }
+};
+var validateIterable = function* (iterable, optionName) {
+  for (const value of iterable) {
+    validateIterableValue(value, optionName);
+    yield value;
+  }
+};
+var validateAsyncIterable = async function* (iterable, optionName) {
+  for await (const value of iterable) {
+    validateIterableValue(value, optionName);
+    yield value;
+  }
+};
+var validateIterableValue = (value, optionName) => {
+  if (!isSerializableInput(value)) {
+    throwOnSerializableInput(optionName, value);
+  }
+};
+var readableFromChunk = (chunk) => Readable2.from(chunk.length === 0 ? [] : [chunk]);
+var generatorToInputStream = (stdioItem, { encoding }) => generatorToStream(stdioItem, { encoding: getInputEncoding(encoding) });
+var addPropertiesAsync = {
+  input: {
+    ...addProperties2,
+    generator: generatorToInputStream,
+    asyncGenerator: generatorToInputStream,
+    fileUrl: ({ value }) => ({ stream: createReadStream(value) }),
+    filePath: ({ value: { file: file2 } }) => ({ stream: createReadStream(file2) }),
+    webStream: ({ value }, options2, objectMode) => ({ stream: Readable2.fromWeb(value, { objectMode }) }),
+    iterable: ({ value, optionName }, options2, objectMode) => ({ stream: Readable2.from(objectMode ? value : validateIterable(value, optionName)) }),
+    asyncIterable: ({ value, optionName }, options2, objectMode) => ({ stream: Readable2.from(objectMode ? value : validateAsyncIterable(value, optionName)) }),
+    string: ({ value }) => ({ stream: readableFromChunk(value) }),
+    uint8Array: ({ value }) => ({ stream: readableFromChunk(Buffer8.from(value)) })
+  },
+  output: {
+    ...addProperties2,
+    fileUrl: ({ value }) => ({ stream: createWriteStream(value) }),
+    filePath: ({ value: { file: file2, append } }) => ({ stream: createWriteStream(file2, append ? { flags: "a" } : {}) }),
+    // Web writers accept arbitrary chunks, including when a shared writer receives both bytes and objects.
+    webStream: ({ value }) => ({ stream: Writable2.fromWeb(value, { objectMode: true }) }),
+    iterable: forbiddenIfAsync,
+    asyncIterable: forbiddenIfAsync,
+    string: forbiddenIfAsync,
+    uint8Array: forbiddenIfAsync
+  }
+};
+
+// node_modules/@sindresorhus/merge-streams/index.js
+import { on as on5, once as once7 } from "node:events";
+import { PassThrough as PassThroughStream, getDefaultHighWaterMark as getDefaultHighWaterMark2 } from "node:stream";
+import { finished as finished2 } from "node:stream/promises";
+function mergeStreams(streams) {
+  if (!Array.isArray(streams)) {
+    throw new TypeError(`Expected an array, got \`${typeof streams}\`.`);
+  }
+  for (const stream of streams) {
+    validateStream(stream);
+  }
+  const objectMode = streams.some(({ readableObjectMode }) => readableObjectMode);
+  const highWaterMark = getHighWaterMark(streams, objectMode);
+  const passThroughStream = new MergedStream({
+    objectMode,
+    writableHighWaterMark: highWaterMark,
+    readableHighWaterMark: highWaterMark
+  });
+  for (const stream of streams) {
+    passThroughStream.add(stream);
+  }
+  return passThroughStream;
+}
+var getHighWaterMark = (streams, objectMode) => {
+  if (streams.length === 0) {
+    return getDefaultHighWaterMark2(objectMode);
+  }
+  const highWaterMarks = streams.filter(({ readableObjectMode }) => readableObjectMode === objectMode).map(({ readableHighWaterMark }) => readableHighWaterMark);
+  return Math.max(...highWaterMarks);
+};
+var MergedStream = class extends PassThroughStream {
+  #streams = /* @__PURE__ */ new Set([]);
+  #ended = /* @__PURE__ */ new Set([]);
+  #aborted = /* @__PURE__ */ new Set([]);
+  #onFinished;
+  #unpipeEvent = /* @__PURE__ */ Symbol("unpipe");
+  #streamPromises = /* @__PURE__ */ new WeakMap();
+  add(stream) {
+    validateStream(stream);
+    if (this.#streams.has(stream)) {
+      return;
+    }
+    this.#streams.add(stream);
+    this.#onFinished ??= onMergedStreamFinished(this, this.#streams, this.#unpipeEvent);
+    const streamPromise = endWhenStreamsDone({
+      passThroughStream: this,
+      stream,
+      streams: this.#streams,
+      ended: this.#ended,
+      aborted: this.#aborted,
+      onFinished: this.#onFinished,
+      unpipeEvent: this.#unpipeEvent
+    });
+    this.#streamPromises.set(stream, streamPromise);
+    stream.pipe(this, { end: false });
+  }
+  async remove(stream) {
+    validateStream(stream);
+    if (!this.#streams.has(stream)) {
+      return false;
+    }
+    const streamPromise = this.#streamPromises.get(stream);
+    if (streamPromise === void 0) {
+      return false;
+    }
+    this.#streamPromises.delete(stream);
+    stream.unpipe(this);
+    await streamPromise;
+    return true;
+  }
+};
+var onMergedStreamFinished = async (passThroughStream, streams, unpipeEvent) => {
+  updateMaxListeners(passThroughStream, PASSTHROUGH_LISTENERS_COUNT);
+  const controller = new AbortController();
+  try {
+    await Promise.race([
+      onMergedStreamEnd(passThroughStream, controller),
+      onInputStreamsUnpipe(passThroughStream, streams, unpipeEvent, controller)
+    ]);
+  } finally {
+    controller.abort();
+    updateMaxListeners(passThroughStream, -PASSTHROUGH_LISTENERS_COUNT);
+  }
+};
+var onMergedStreamEnd = async (passThroughStream, { signal }) => {
+  try {
+    await finished2(passThroughStream, { signal, cleanup: true });
+  } catch (error62) {
+    errorOrAbortStream(passThroughStream, error62);
+    throw error62;
+  }
+};
+var onInputStreamsUnpipe = async (passThroughStream, streams, unpipeEvent, { signal }) => {
+  for await (const [unpipedStream] of on5(passThroughStream, "unpipe", { signal })) {
+    if (streams.has(unpipedStream)) {
+      unpipedStream.emit(unpipeEvent);
+    }
+  }
+};
+var validateStream = (stream) => {
+  if (typeof stream?.pipe !== "function") {
+    throw new TypeError(`Expected a readable stream, got: \`${typeof stream}\`.`);
+  }
+};
+var endWhenStreamsDone = async ({ passThroughStream, stream, streams, ended, aborted: aborted3, onFinished, unpipeEvent }) => {
+  updateMaxListeners(passThroughStream, PASSTHROUGH_LISTENERS_PER_STREAM);
+  const controller = new AbortController();
+  try {
+    await Promise.race([
+      afterMergedStreamFinished(onFinished, stream, controller),
+      onInputStreamEnd({
+        passThroughStream,
+        stream,
+        streams,
+        ended,
+        aborted: aborted3,
+        controller
+      }),
+      onInputStreamUnpipe({
+        stream,
+        streams,
+        ended,
+        aborted: aborted3,
+        unpipeEvent,
+        controller
+      })
+    ]);
+  } finally {
+    controller.abort();
+    updateMaxListeners(passThroughStream, -PASSTHROUGH_LISTENERS_PER_STREAM);
+  }
+  if (streams.size > 0 && streams.size === ended.size + aborted3.size) {
+    if (ended.size === 0 && aborted3.size > 0) {
+      abortStream(passThroughStream);
+    } else {
+      endStream(passThroughStream);
+    }
+  }
+};
+var afterMergedStreamFinished = async (onFinished, stream, { signal }) => {
+  try {
+    await onFinished;
+    if (!signal.aborted) {
+      abortStream(stream);
+    }
+  } catch (error62) {
+    if (!signal.aborted) {
+      errorOrAbortStream(stream, error62);
+    }
+  }
+};
+var onInputStreamEnd = async ({ passThroughStream, stream, streams, ended, aborted: aborted3, controller: { signal } }) => {
+  try {
+    await finished2(stream, {
+      signal,
+      cleanup: true,
+      readable: true,
+      writable: false
+    });
+    if (streams.has(stream)) {
+      ended.add(stream);
+    }
+  } catch (error62) {
+    if (signal.aborted || !streams.has(stream)) {
+      return;
+    }
+    if (isAbortError2(error62)) {
+      aborted3.add(stream);
+    } else {
+      errorStream(passThroughStream, error62);
+    }
+  }
+};
+var onInputStreamUnpipe = async ({ stream, streams, ended, aborted: aborted3, unpipeEvent, controller: { signal } }) => {
+  await once7(stream, unpipeEvent, { signal });
+  if (!stream.readable) {
+    return once7(signal, "abort", { signal });
+  }
+  streams.delete(stream);
+  ended.delete(stream);
+  aborted3.delete(stream);
+};
+var endStream = (stream) => {
+  if (stream.writable) {
+    stream.end();
+  }
+};
+var errorOrAbortStream = (stream, error62) => {
+  if (isAbortError2(error62)) {
+    abortStream(stream);
+  } else {
+    errorStream(stream, error62);
+  }
+};
+var isAbortError2 = (error62) => error62?.code === "ERR_STREAM_PREMATURE_CLOSE";
+var abortStream = (stream) => {
+  if (stream.readable || stream.writable) {
+    stream.destroy();
+  }
+};
+var errorStream = (stream, error62) => {
+  if (!stream.destroyed) {
+    stream.once("error", noop6);
+    stream.destroy(error62);
+  }
+};
+var noop6 = () => {
+};
+var updateMaxListeners = (passThroughStream, increment2) => {
+  const maxListeners = passThroughStream.getMaxListeners();
+  if (maxListeners !== 0 && maxListeners !== Number.POSITIVE_INFINITY) {
+    passThroughStream.setMaxListeners(maxListeners + increment2);
+  }
+};
+var PASSTHROUGH_LISTENERS_COUNT = 2;
+var PASSTHROUGH_LISTENERS_PER_STREAM = 1;
+
+// node_modules/execa/lib/io/pipeline.js
+import { finished as finished3 } from "node:stream/promises";
+var pipeStreams = (source, destination, onDestinationEnd) => {
+  source.pipe(destination);
+  onSourceFinish(source, destination);
+  onDestinationFinish(source, destination, onDestinationEnd);
+};
+var onSourceFinish = async (source, destination) => {
+  if (isStandardStream(source) || isStandardStream(destination)) {
+    return;
+  }
+  try {
+    await finished3(source, { cleanup: true, readable: true, writable: false });
+  } catch {
+  }
+  endDestinationStream(destination);
+};
+var endDestinationStream = (destination) => {
+  if (destination.writable) {
+    destination.end();
+  }
+};
+var onDestinationFinish = async (source, destination, onDestinationEnd) => {
+  if (isStandardStream(source) || isStandardStream(destination)) {
+    return;
+  }
+  try {
+    await finished3(destination, { cleanup: true, readable: false, writable: true });
+  } catch {
+  }
+  if (onDestinationEnd !== void 0) {
+    await onDestinationEnd();
+  }
+  abortSourceStream(source);
+};
+var abortSourceStream = (source) => {
+  if (source.readable) {
+    source.destroy();
+  }
+};
+
+// node_modules/execa/lib/io/output-async.js
+var pipeOutputAsync = (subprocess, fileDescriptors, controller) => {
+  const pipeGroups = /* @__PURE__ */ new Map();
+  for (const [fdNumber, { stdioItems, direction }] of Object.entries(fileDescriptors)) {
+    const transformItems = stdioItems.filter(({ type }) => TRANSFORM_TYPES.has(type));
+    for (const { stream } of transformItems) {
+      pipeTransform(subprocess, stream, direction, fdNumber);
+    }
+    const nonTransformItems = stdioItems.filter(({ type }) => !TRANSFORM_TYPES.has(type));
+    for (const { stream } of nonTransformItems) {
+      pipeStdioItem({
+        subprocess,
+        stream,
+        direction,
+        fdNumber,
+        pipeGroups,
+        controller
+      });
+    }
+  }
+  for (const [outputStream, inputStreams] of pipeGroups) {
+    const inputStream = inputStreams.length === 1 ? inputStreams[0] : mergeStreams(inputStreams);
+    pipeStreams(inputStream, outputStream);
+  }
+};
+var pipeTransform = (subprocess, stream, direction, fdNumber) => {
+  if (direction === "output") {
+    pipeStreams(subprocess.stdio[fdNumber], stream);
+  } else {
+    pipeStreams(stream, subprocess.stdio[fdNumber]);
+  }
+  const streamProperty = SUBPROCESS_STREAM_PROPERTIES[fdNumber];
+  if (streamProperty !== void 0) {
+    subprocess[streamProperty] = stream;
+  }
+  subprocess.stdio[fdNumber] = stream;
+};
+var SUBPROCESS_STREAM_PROPERTIES = ["stdin", "stdout", "stderr"];
+var pipeStdioItem = ({ subprocess, stream, direction, fdNumber, pipeGroups, controller }) => {
+  if (stream === void 0) {
+    return;
+  }
+  setStandardStreamMaxListeners(stream, controller);
+  const [inputStream, outputStream] = direction === "output" ? [stream, subprocess.stdio[fdNumber]] : [subprocess.stdio[fdNumber], stream];
+  const outputStreams = pipeGroups.get(inputStream) ?? [];
+  pipeGroups.set(inputStream, [...outputStreams, outputStream]);
+};
+var setStandardStreamMaxListeners = (stream, { signal }) => {
+  if (isStandardStream(stream)) {
+    incrementMaxListeners(stream, MAX_LISTENERS_INCREMENT, signal);
+  }
+};
+var MAX_LISTENERS_INCREMENT = 2;
+
+// node_modules/execa/lib/terminate/kill-descendants.js
+import process12 from "node:process";
+import { execFile } from "node:child_process";
+import path11 from "node:path/win32";
+var isWindows2 = process12.platform === "win32";
+var getSpawnOptions = (options2) => !isWindows2 && options2.killDescendants ? { ...options2, detached: true } : options2;
+var getKillFunction = (subprocess, { killDescendants }) => {
+  if (!killDescendants) {
+    const killSubprocess = subprocess.kill.bind(subprocess);
+    return (...arguments_) => subprocess.pid === void 0 ? false : killSubprocess(...arguments_);
+  }
+  const killDescendantsFunction = isWindows2 ? killDescendantsWindows : killDescendantsUnix;
+  return killDescendantsFunction.bind(void 0, subprocess);
+};
+var isAbandoned = (subprocess) => subprocess.pid === void 0 || isWindows2 && hasExited(subprocess);
+var hasExited = ({ exitCode: exitCode2, signalCode }) => exitCode2 !== null || signalCode !== null;
+var killDescendantsUnix = (subprocess, signal) => {
+  if (isAbandoned(subprocess)) {
+    return false;
+  }
+  try {
+    return process12.kill(-subprocess.pid, signal);
+  } catch {
+    return subprocess.kill(signal);
+  }
+};
+var killDescendantsWindows = (subprocess, signal) => {
+  if (isAbandoned(subprocess)) {
+    return false;
+  }
+  const taskkillFile = getTaskkillFile();
+  if (taskkillFile === void 0) {
+    return subprocess.kill(signal);
+  }
+  execFile(taskkillFile, ["/pid", `${subprocess.pid}`, "/T", "/F"], (error62) => {
+    if (error62) {
+      subprocess.kill(signal);
+    }
+  });
+  return true;
+};
+var getTaskkillFile = () => {
+  const windowsDirectory = [process12.env.SystemRoot, process12.env.windir].find((directory) => directory && isWindowsDriveAbsolutePath(directory));
+  return windowsDirectory === void 0 ? void 0 : path11.join(windowsDirectory, "System32", "taskkill.exe");
+};
+var isWindowsDriveAbsolutePath = (directory) => {
+  const { root } = path11.parse(directory);
+  return /^[a-z]:[/\\]/i.test(root);
+};
+
+// node_modules/execa/lib/terminate/cleanup.js
+import { addAbortListener as addAbortListener2 } from "node:events";
+
+// node_modules/signal-exit/dist/mjs/signals.js
+var signals = [];
+signals.push("SIGHUP", "SIGINT", "SIGTERM");
+if (process.platform !== "win32") {
+  signals.push(
+    "SIGALRM",
+    "SIGABRT",
+    "SIGVTALRM",
+    "SIGXCPU",
+    "SIGXFSZ",
+    "SIGUSR2",
+    "SIGTRAP",
+    "SIGSYS",
+    "SIGQUIT",
+    "SIGIOT"
+    // should detect profiler and enable/disable accordingly.
+    // see #21
+    // 'SIGPROF'
+  );
+}
+if (process.platform === "linux") {
+  signals.push("SIGIO", "SIGPOLL", "SIGPWR", "SIGSTKFLT");
+}
+
+// node_modules/signal-exit/dist/mjs/index.js
+var processOk = (process14) => !!process14 && typeof process14 === "object" && typeof process14.removeListener === "function" && typeof process14.emit === "function" && typeof process14.reallyExit === "function" && typeof process14.listeners === "function" && typeof process14.kill === "function" && typeof process14.pid === "number" && typeof process14.on === "function";
+var kExitEmitter = /* @__PURE__ */ Symbol.for("signal-exit emitter");
+var global2 = globalThis;
+var ObjectDefineProperty = Object.defineProperty.bind(Object);
+var Emitter = class {
+  emitted = {
+    afterExit: false,
+    exit: false
+  };
+  listeners = {
+    afterExit: [],
+    exit: []
+  };
+  count = 0;
+  id = Math.random();
+  constructor() {
+    if (global2[kExitEmitter]) {
+      return global2[kExitEmitter];
+    }
+    ObjectDefineProperty(global2, kExitEmitter, {
+      value: this,
+      writable: false,
+      enumerable: false,
+      configurable: false
+    });
+  }
+  on(ev, fn2) {
+    this.listeners[ev].push(fn2);
+  }
+  removeListener(ev, fn2) {
+    const list = this.listeners[ev];
+    const i3 = list.indexOf(fn2);
+    if (i3 === -1) {
+      return;
+    }
+    if (i3 === 0 && list.length === 1) {
+      list.length = 0;
+    } else {
+      list.splice(i3, 1);
+    }
+  }
+  emit(ev, code, signal) {
+    if (this.emitted[ev]) {
+      return false;
+    }
+    this.emitted[ev] = true;
+    let ret = false;
+    for (const fn2 of this.listeners[ev]) {
+      ret = fn2(code, signal) === true || ret;
+    }
+    if (ev === "exit") {
+      ret = this.emit("afterExit", code, signal) || ret;
+    }
+    return ret;
+  }
+};
+var SignalExitBase = class {
+};
+var signalExitWrap = (handler2) => {
+  return {
+    onExit(cb, opts) {
+      return handler2.onExit(cb, opts);
+    },
+    load() {
+      return handler2.load();
+    },
+    unload() {
+      return handler2.unload();
+    }
+  };
+};
+var SignalExitFallback = class extends SignalExitBase {
+  onExit() {
+    return () => {
+    };
+  }
+  load() {
+  }
+  unload() {
+  }
+};
+var SignalExit = class extends SignalExitBase {
+  // "SIGHUP" throws an `ENOSYS` error on Windows,
+  // so use a supported signal instead
+  /* c8 ignore start */
+  #hupSig = process13.platform === "win32" ? "SIGINT" : "SIGHUP";
+  /* c8 ignore stop */
+  #emitter = new Emitter();
+  #process;
+  #originalProcessEmit;
+  #originalProcessReallyExit;
+  #sigListeners = {};
+  #loaded = false;
+  constructor(process14) {
+    super();
+    this.#process = process14;
+    this.#sigListeners = {};
+    for (const sig of signals) {
+      this.#sigListeners[sig] = () => {
+        const listeners = this.#process.listeners(sig);
+        let { count: count2 } = this.#emitter;
+        const p2 = process14;
+        if (typeof p2.__signal_exit_emitter__ === "object" && typeof p2.__signal_exit_emitter__.count === "number") {
+          count2 += p2.__signal_exit_emitter__.count;
+        }
+        if (listeners.length === count2) {
+          this.unload();
+          const ret = this.#emitter.emit("exit", null, sig);
+          const s = sig === "SIGHUP" ? this.#hupSig : sig;
+          if (!ret)
+            process14.kill(process14.pid, s);
+        }
+      };
+    }
+    this.#originalProcessReallyExit = process14.reallyExit;
+    this.#originalProcessEmit = process14.emit;
+  }
+  onExit(cb, opts) {
+    if (!processOk(this.#process)) {
+      return () => {
+      };
+    }
+    if (this.#loaded === false) {
+      this.load();
+    }
+    const ev = opts?.alwaysLast ? "afterExit" : "exit";
+    this.#emitter.on(ev, cb);
+    return () => {
+      this.#emitter.removeListener(ev, cb);
+      if (this.#emitter.listeners["exit"].length === 0 && this.#emitter.listeners["afterExit"].length === 0) {
+        this.unload();
+      }
+    };
+  }
+  load() {
+    if (this.#loaded) {
+      return;
+    }
+    this.#loaded = true;
+    this.#emitter.count += 1;
+    for (const sig of signals) {
+      try {
+        const fn2 = this.#sigListeners[sig];
+        if (fn2)
+          this.#process.on(sig, fn2);
+      } catch (_3) {
+      }
+    }
+    this.#process.emit = (ev, ...a2) => {
+      return this.#processEmit(ev, ...a2);
+    };
+    this.#process.reallyExit = (code) => {
+      return this.#processReallyExit(code);
+    };
+  }
+  unload() {
+    if (!this.#loaded) {
+      return;
+    }
+    this.#loaded = false;
+    signals.forEach((sig) => {
+      const listener = this.#sigListeners[sig];
+      if (!listener) {
+        throw new Error("Listener not defined for signal: " + sig);
+      }
+      try {
+        this.#process.removeListener(sig, listener);
+      } catch (_3) {
+      }
+    });
+    this.#process.emit = this.#originalProcessEmit;
+    this.#process.reallyExit = this.#originalProcessReallyExit;
+    this.#emitter.count -= 1;
+  }
+  #processReallyExit(code) {
+    if (!processOk(this.#process)) {
+      return 0;
+    }
+    this.#process.exitCode = code || 0;
+    this.#emitter.emit("exit", this.#process.exitCode, null);
+    return this.#originalProcessReallyExit.call(this.#process, this.#process.exitCode);
+  }
+  #processEmit(ev, ...args) {
+    const og = this.#originalProcessEmit;
+    if (ev === "exit" && processOk(this.#process)) {
+      if (typeof args[0] === "number") {
+        this.#process.exitCode = args[0];
+      }
+      const ret = og.call(this.#process, ev, ...args);
+      this.#emitter.emit("exit", this.#process.exitCode, null);
+      return ret;
+    } else {
+      return og.call(this.#process, ev, ...args);
+    }
+  }
+};
+var process13 = globalThis.process;
+var {
+  /**
+   * Called when the process is exiting, whether via signal, explicit
+   * exit, or running out of stuff to do.
+   *
+   * If the global process object is not suitable for instrumentation,
+   * then this will be a no-op.
+   *
+   * Returns a function that may be used to unload signal-exit.
+   */
+  onExit,
+  /**
+   * Load the listeners.  Likely you never need to call this, unless
+   * doing a rather deep integration with signal-exit functionality.
+   * Mostly exposed for the benefit of testing.
+   *
+   * @internal
+   */
+  load,
+  /**
+   * Unload the listeners.  Likely you never need to call this, unless
+   * doing a rather deep integration with signal-exit functionality.
+   * Mostly exposed for the benefit of testing.
+   *
+   * @internal
+   */
+  unload
+} = signalExitWrap(processOk(process13) ? new SignalExit(process13) : new SignalExitFallback());
+
+// node_modules/execa/lib/terminate/cleanup.js
+var cleanupOnExit = (kill, { cleanup, detached }, { signal }) => {
+  if (!cleanup || detached) {
+    return;
+  }
+  const removeExitHandler = onExit(() => {
+    kill();
+  });
+  addAbortListener2(signal, () => {
+    removeExitHandler();
+  });
+};
+
+// node_modules/execa/lib/convert/concurrent.js
+var initializeConcurrentStreams = () => ({
+  readableDestroy: /* @__PURE__ */ new WeakMap(),
+  writableFinal: /* @__PURE__ */ new WeakMap(),
+  writableDestroy: /* @__PURE__ */ new WeakMap()
+});
+var addConcurrentStream = (concurrentStreams, stream, waitName) => {
+  const weakMap = concurrentStreams[waitName];
+  if (!weakMap.has(stream)) {
+    weakMap.set(stream, []);
+  }
+  const promises = weakMap.get(stream);
+  const promise2 = createDeferred();
+  promises.push(promise2);
+  const resolve8 = promise2.resolve.bind(promise2);
+  return { resolve: resolve8, promises };
+};
+var waitForConcurrentStreams = async ({ resolve: resolve8, promises }, subprocess) => {
+  resolve8();
+  const [isSubprocessExit] = await Promise.race([
+    Promise.allSettled([true, subprocess]),
+    Promise.all([false, ...promises])
+  ]);
+  return !isSubprocessExit;
+};
+
+// node_modules/execa/lib/io/iterate.js
+import { on as on6 } from "node:events";
+import { getDefaultHighWaterMark as getDefaultHighWaterMark3 } from "node:stream";
+var iterateOnSubprocessStream = ({ subprocessStdout, subprocess, binary, shouldEncode, encoding, preserveNewlines }) => {
+  const controller = new AbortController();
+  stopReadingOnExit(subprocess, controller);
+  return iterateOnStream({
+    stream: subprocessStdout,
+    controller,
+    binary,
+    shouldEncode: !subprocessStdout.readableObjectMode && shouldEncode,
+    encoding,
+    shouldSplit: !subprocessStdout.readableObjectMode,
+    preserveNewlines
+  });
+};
+var stopReadingOnExit = async (subprocess, controller) => {
+  try {
+    await subprocess;
+  } catch {
+  } finally {
+    controller.abort();
+  }
+};
+var iterateForResult = ({ stream, onStreamEnd, lines, encoding, stripFinalNewline: stripFinalNewline2, allMixed }) => {
+  const controller = new AbortController();
+  stopReadingOnStreamEnd(onStreamEnd, controller, stream);
+  const objectMode = stream.readableObjectMode && !allMixed;
+  return iterateOnStream({
+    stream,
+    controller,
+    binary: encoding === "buffer",
+    shouldEncode: !objectMode,
+    encoding,
+    shouldSplit: !objectMode && lines,
+    preserveNewlines: !stripFinalNewline2
+  });
+};
+var stopReadingOnStreamEnd = async (onStreamEnd, controller, stream) => {
+  try {
+    await onStreamEnd;
+  } catch {
+    stream.destroy();
+  } finally {
+    controller.abort();
+  }
+};
+var iterateOnStream = ({ stream, controller, binary, shouldEncode, encoding, shouldSplit, preserveNewlines }) => {
+  const onStdoutChunk = on6(stream, "data", {
+    signal: controller.signal,
+    highWaterMark: HIGH_WATER_MARK,
+    // Backward compatibility with older name for this option
+    // See https://github.com/nodejs/node/pull/52080#discussion_r1525227861
+    // @todo Remove after removing support for Node 21
+    highWatermark: HIGH_WATER_MARK
+  });
+  return iterateOnData({
+    onStdoutChunk,
+    controller,
+    binary,
+    shouldEncode,
+    encoding,
+    shouldSplit,
+    preserveNewlines
+  });
+};
+var DEFAULT_OBJECT_HIGH_WATER_MARK = getDefaultHighWaterMark3(true);
+var HIGH_WATER_MARK = DEFAULT_OBJECT_HIGH_WATER_MARK;
+var iterateOnData = async function* ({ onStdoutChunk, controller, binary, shouldEncode, encoding, shouldSplit, preserveNewlines }) {
+  const generators = getGenerators({
+    binary,
+    shouldEncode,
+    encoding,
+    shouldSplit,
+    preserveNewlines
+  });
+  try {
+    for await (const [chunk] of onStdoutChunk) {
+      yield* transformChunkSync(chunk, generators, 0);
+    }
+  } catch (error62) {
+    if (!controller.signal.aborted) {
+      throw error62;
+    }
+  } finally {
+    yield* finalChunksSync(generators);
+  }
+};
+var getGenerators = ({ binary, shouldEncode, encoding, shouldSplit, preserveNewlines }) => [
+  getEncodingTransformGenerator(binary, encoding, !shouldEncode),
+  getSplitLinesGenerator(binary, preserveNewlines, !shouldSplit, {})
+].filter(Boolean);
+
+// node_modules/execa/lib/convert/iterable.js
+var createIterable = (subprocess, encoding, options2) => {
+  const { from, binary: binaryOption = false, preserveNewlines = false } = copyOptions(options2);
+  checkBooleanOption(binaryOption, "binary");
+  checkBooleanOption(preserveNewlines, "preserveNewlines");
+  const binary = binaryOption || BINARY_ENCODINGS.has(encoding);
+  const subprocessStdout = getFromStream(subprocess, from);
+  const onStdoutData = iterateOnSubprocessStream({
+    subprocessStdout,
+    subprocess,
+    binary,
+    shouldEncode: true,
+    encoding,
+    preserveNewlines
+  });
+  return iterateOnStdoutData(onStdoutData, subprocessStdout, subprocess);
+};
+var iterateOnStdoutData = async function* (onStdoutData, subprocessStdout, subprocess) {
+  try {
+    yield* onStdoutData;
+  } finally {
+    if (subprocessStdout.readable) {
+      subprocessStdout.destroy();
+    }
+    await subprocess;
+  }
+};
+
+// node_modules/execa/lib/convert/readable.js
+import { Readable as Readable3 } from "node:stream";
+import { callbackify as callbackify3 } from "node:util";
+
+// node_modules/execa/lib/convert/shared.js
+import { finished as finished5 } from "node:stream/promises";
+
+// node_modules/execa/lib/resolve/wait-stream.js
+import { finished as finished4 } from "node:stream/promises";
+var waitForStream = async (stream, fdNumber, streamInfo, {
+  isSameDirection,
+  stopOnExit = false,
+  readable = true,
+  writable = true
+} = {}) => {
+  const state2 = handleStdinDestroy(stream, streamInfo);
+  const abortController = new AbortController();
+  try {
+    await Promise.race([
+      ...stopOnExit ? [streamInfo.exitPromise] : [],
+      finished4(stream, {
+        cleanup: true,
+        signal: abortController.signal,
+        readable,
+        writable
+      })
+    ]);
+  } catch (error62) {
+    if (!state2.stdinCleanedUp && !isInputTransformAbort(stream, fdNumber, streamInfo, error62)) {
+      handleStreamError(error62, fdNumber, streamInfo, isSameDirection);
+    }
+  } finally {
+    abortController.abort();
+  }
+};
+var handleStdinDestroy = (stream, { originalStreams, subprocess }) => {
+  const [originalStdin] = originalStreams;
+  const state2 = { stdinCleanedUp: false };
+  if (stream === originalStdin || stream === subprocess.stdin) {
+    spyOnStdinDestroy(stream, subprocess, state2);
+  }
+  return state2;
+};
+var spyOnStdinDestroy = (subprocessStdin, subprocess, state2) => {
+  const { _destroy } = subprocessStdin;
+  subprocessStdin._destroy = (...destroyArguments) => {
+    setStdinCleanedUp(subprocess, state2);
+    _destroy.call(subprocessStdin, ...destroyArguments);
+  };
+};
+var setStdinCleanedUp = ({ exitCode: exitCode2, signalCode }, state2) => {
+  if (exitCode2 !== null || signalCode !== null) {
+    state2.stdinCleanedUp = true;
+  }
+};
+var isInputTransformAbort = (stream, fdNumber, streamInfo, error62) => {
+  const originalStream = streamInfo.originalStreams[fdNumber];
+  return stream !== originalStream && isInputFileDescriptor(streamInfo, fdNumber) && originalStream?.destroyed === true && (isStreamAbort(error62) || error62?.code === "ABORT_ERR");
+};
+var handleStreamError = (error62, fdNumber, streamInfo, isSameDirection) => {
+  if (!shouldIgnoreStreamError(error62, fdNumber, streamInfo, isSameDirection)) {
+    throw error62;
+  }
+};
+var shouldIgnoreStreamError = (error62, fdNumber, streamInfo, isSameDirection = true) => {
+  if (streamInfo.propagating) {
+    return isStreamEpipe(error62) || isStreamAbort(error62);
+  }
+  streamInfo.propagating = true;
+  return isInputFileDescriptor(streamInfo, fdNumber) === isSameDirection ? isStreamEpipe(error62) : isStreamAbort(error62);
+};
+var isInputFileDescriptor = ({ fileDescriptors }, fdNumber) => fdNumber !== "all" && fileDescriptors[fdNumber].direction === "input";
+var isStreamAbort = (error62) => error62?.code === "ERR_STREAM_PREMATURE_CLOSE";
+var isStreamEpipe = (error62) => error62?.code === "EPIPE";
+
+// node_modules/execa/lib/convert/shared.js
+var safeWaitForSubprocessStdin = async (subprocessStdin) => {
+  if (subprocessStdin === void 0) {
+    return;
+  }
+  try {
+    await waitForSubprocessStdin(subprocessStdin);
+  } catch {
+  }
+};
+var safeWaitForSubprocessStdout = async (subprocessStdout) => {
+  if (subprocessStdout === void 0) {
+    return;
+  }
+  try {
+    await waitForSubprocessStdout(subprocessStdout);
+  } catch {
+  }
+};
+var waitForSubprocessStdin = async (subprocessStdin) => {
+  await finished5(subprocessStdin, { cleanup: true, readable: false, writable: true });
+};
+var waitForSubprocessStdout = async (subprocessStdout) => {
+  await finished5(subprocessStdout, { cleanup: true, readable: true, writable: false });
+};
+var throwDestroyError = (error62) => {
+  if (error62) {
+    throw error62;
+  }
+};
+var destroyOtherStream = (stream, isOpen, error62) => {
+  if (error62 && !isStreamAbort(error62)) {
+    stream.destroy(error62);
+  } else if (isOpen) {
+    stream.destroy();
+  }
+};
+
+// node_modules/execa/lib/convert/readable.js
+var createReadable = ({ subprocess, concurrentStreams, encoding }, options2) => {
+  const { from, binary: binaryOption = true, preserveNewlines = true } = copyOptions(options2);
+  checkBooleanOption(binaryOption, "binary");
+  checkBooleanOption(preserveNewlines, "preserveNewlines");
+  const binary = binaryOption || BINARY_ENCODINGS.has(encoding);
+  const subprocessStdout = getFromStream(subprocess, from);
+  const waitReadableDestroy = addConcurrentStream(concurrentStreams, subprocessStdout, "readableDestroy");
+  const { readableEncoding, readableObjectMode, readableHighWaterMark } = getReadableOptions(subprocessStdout, binary);
+  const { read, onStdoutDataDone } = getReadableMethods({
+    subprocessStdout,
+    subprocess,
+    binary,
+    encoding,
+    preserveNewlines
+  });
+  const readable = new Readable3({
+    read,
+    destroy: callbackify3(onReadableDestroy.bind(void 0, { subprocessStdout, subprocess, waitReadableDestroy })),
+    highWaterMark: readableHighWaterMark,
+    objectMode: readableObjectMode,
+    encoding: readableEncoding
+  });
+  onStdoutFinished({
+    subprocessStdout,
+    onStdoutDataDone,
+    readable,
+    subprocess
+  });
+  return readable;
+};
+var getReadableOptions = ({ readableEncoding, readableObjectMode, readableHighWaterMark }, binary) => binary ? { readableEncoding, readableObjectMode, readableHighWaterMark } : { readableEncoding, readableObjectMode: true, readableHighWaterMark: DEFAULT_OBJECT_HIGH_WATER_MARK };
+var getReadableMethods = ({ subprocessStdout, subprocess, binary, encoding, preserveNewlines }) => {
+  const onStdoutDataDone = createDeferred();
+  const onStdoutData = iterateOnSubprocessStream({
+    subprocessStdout,
+    subprocess,
+    binary,
+    shouldEncode: !binary,
+    encoding,
+    preserveNewlines
+  });
+  return {
+    read() {
+      onRead(this, onStdoutData, onStdoutDataDone);
+    },
+    onStdoutDataDone
+  };
+};
+var onRead = async (readable, onStdoutData, onStdoutDataDone) => {
+  try {
+    const { value, done } = await onStdoutData.next();
+    if (done) {
+      onStdoutDataDone.resolve();
+    } else {
+      readable.push(value);
+    }
+  } catch {
+  }
+};
+var onStdoutFinished = async ({ subprocessStdout, onStdoutDataDone, readable, subprocess, subprocessStdin }) => {
+  try {
+    await waitForSubprocessStdout(subprocessStdout);
+    await subprocess;
+    await safeWaitForSubprocessStdin(subprocessStdin);
+    await onStdoutDataDone;
+    if (readable.readable) {
+      readable.push(null);
+    }
+  } catch (error62) {
+    await safeWaitForSubprocessStdin(subprocessStdin);
+    destroyOtherReadable(readable, await getPrematureCloseError(subprocess, error62));
+  }
+};
+var getPrematureCloseError = async (subprocess, error62) => {
+  if (error62.code !== "ERR_STREAM_PREMATURE_CLOSE") {
+    return error62;
+  }
+  try {
+    await subprocess;
+  } catch (subprocessError) {
+    return subprocessError;
+  }
+  return error62;
+};
+var onReadableDestroy = async ({ subprocessStdout, subprocess, waitReadableDestroy }, error62) => {
+  if (await waitForConcurrentStreams(waitReadableDestroy, subprocess)) {
+    destroyOtherReadable(subprocessStdout, error62?.code === "ABORT_ERR" ? void 0 : error62);
+    await subprocess;
+  }
+  throwDestroyError(error62);
+};
+var destroyOtherReadable = (stream, error62) => {
+  destroyOtherStream(stream, stream.readable, error62);
+};
+
+// node_modules/execa/lib/convert/web.js
+import { Readable as Readable4, Writable as Writable3, Duplex as Duplex3 } from "node:stream";
+var createReadableStream = (subprocess, readableOptions) => Readable4.toWeb(subprocess.readable(readableOptions));
+var createWritableStream = (subprocess, writableOptions) => Writable3.toWeb(subprocess.writable(writableOptions));
+var createTransformStream = (subprocess, duplexOptions) => Duplex3.toWeb(subprocess.duplex(duplexOptions));
+
+// node_modules/execa/lib/pipe/pipe-arguments.js
+var normalizePipeArguments = ({ source, sourcePromise, boundOptions, createNested }, ...pipeArguments) => {
+  const startTime2 = getStartTime();
+  const {
+    destination,
+    destinationStream,
+    destinationError,
+    from,
+    unpipeSignal
+  } = getDestinationStream(boundOptions, createNested, pipeArguments);
+  const { sourceStream, sourceError } = getSourceStream(source, from);
+  const { options: sourceOptions, fileDescriptors } = SUBPROCESS_OPTIONS.get(source);
+  return {
+    source,
+    sourcePromise,
+    sourceStream,
+    sourceOptions,
+    sourceError,
+    destination,
+    destinationStream,
+    destinationError,
+    unpipeSignal,
+    fileDescriptors,
+    startTime: startTime2
+  };
+};
+var getDestinationStream = (boundOptions, createNested, pipeArguments) => {
+  let destinationInfo;
+  try {
+    destinationInfo = getDestination(boundOptions, createNested, ...pipeArguments);
+  } catch (error62) {
+    return { destinationError: error62 };
+  }
+  const { destination, pipeOptions } = destinationInfo;
+  try {
+    const { from, to: to2, unpipeSignal } = copyOptions(pipeOptions);
+    validateAbortSignal(unpipeSignal, "unpipeSignal");
+    const destinationStream = getToStream(destination, to2);
+    return {
+      destination,
+      destinationStream,
+      from,
+      unpipeSignal
+    };
+  } catch (error62) {
+    abortDestination(destination, pipeArguments[0]);
+    return { destinationError: error62 };
+  }
+};
+var abortDestination = (destination, firstArgument) => {
+  if (destination !== firstArgument) {
+    destination.kill();
+  }
+  destination.catch(() => {
+  });
+};
+var getDestination = (boundOptions, createNested, firstArgument, ...pipeArguments) => {
+  if (Array.isArray(firstArgument)) {
+    const destination = createNested(mapDestinationArguments, boundOptions)(firstArgument, ...pipeArguments);
+    return { destination, pipeOptions: boundOptions };
+  }
+  if (typeof firstArgument === "string" || firstArgument instanceof URL || isDenoExecPath(firstArgument)) {
+    if (Object.keys(boundOptions).length > 0) {
+      throw new TypeError('Please use .pipe("file", ..., options) or .pipe(execa("file", ..., options)) instead of .pipe(options)("file", ...).');
+    }
+    const [rawFile, rawArguments, rawOptions] = normalizeParameters(firstArgument, ...pipeArguments);
+    const destination = createNested(mapDestinationArguments)(rawFile, rawArguments, rawOptions);
+    return { destination, pipeOptions: rawOptions };
+  }
+  if (SUBPROCESS_OPTIONS.has(firstArgument)) {
+    if (Object.keys(boundOptions).length > 0) {
+      throw new TypeError("Please use .pipe(options)`command` or .pipe($(options)`command`) instead of .pipe(options)($`command`).");
+    }
+    return { destination: firstArgument, pipeOptions: pipeArguments[0] };
+  }
+  throw new TypeError(`The first argument must be a template string, an options object, or an Execa subprocess: ${firstArgument}`);
+};
+var mapDestinationArguments = ({ options: options2 }) => ({
+  options: {
+    __proto__: null,
+    ...options2,
+    // Piping writes to the destination's `stdin`, which is forced even if the user set another value.
+    // However, `stdin` cannot be combined with `stdio`, which is needed for `to: 'fd3'` and higher.
+    ...options2.stdio === void 0 && { stdin: "pipe" },
+    piped: true
+  }
+});
+var getSourceStream = (source, from) => {
+  try {
+    const sourceStream = getFromStream(source, from);
+    return { sourceStream };
+  } catch (error62) {
+    return { sourceError: error62 };
+  }
+};
+
+// node_modules/execa/lib/pipe/throw.js
+var handlePipeArgumentsError = ({
+  sourceStream,
+  sourceError,
+  destinationStream,
+  destinationError,
+  fileDescriptors,
+  sourceOptions,
+  startTime: startTime2
+}) => {
+  const error62 = getPipeArgumentsError({
+    sourceStream,
+    sourceError,
+    destinationStream,
+    destinationError
+  });
+  if (error62 !== void 0) {
+    throw createNonCommandError({
+      error: error62,
+      fileDescriptors,
+      sourceOptions,
+      startTime: startTime2
+    });
+  }
+};
+var getPipeArgumentsError = ({ sourceStream, sourceError, destinationStream, destinationError }) => {
+  if (sourceError !== void 0 && destinationError !== void 0) {
+    return destinationError;
+  }
+  if (destinationError !== void 0) {
+    abortSourceStream(sourceStream);
+    return destinationError;
+  }
+  if (sourceError === void 0) {
+    return;
+  }
+  endDestinationStream(destinationStream);
+  return sourceError;
+};
+var createNonCommandError = ({ error: error62, fileDescriptors, sourceOptions, startTime: startTime2 }) => makeEarlyError({
+  error: error62,
+  command: PIPE_COMMAND_MESSAGE,
+  escapedCommand: PIPE_COMMAND_MESSAGE,
+  fileDescriptors,
+  options: sourceOptions,
+  startTime: startTime2,
+  isSync: false
+});
+var PIPE_COMMAND_MESSAGE = "source.pipe(destination)";
+
+// node_modules/execa/lib/pipe/sequence.js
+var waitForBothSubprocesses = async (subprocessPromises) => {
+  const [
+    { status: sourceStatus, reason: sourceReason, value: sourceResult = sourceReason },
+    { status: destinationStatus, reason: destinationReason, value: destinationResult = destinationReason },
+    { reason: pipedFromReason, value: pipedFromResult = pipedFromReason }
+  ] = await subprocessPromises;
+  if (!destinationResult.pipedFrom.includes(pipedFromResult)) {
+    destinationResult.pipedFrom.push(pipedFromResult);
+  }
+  if (destinationStatus === "rejected") {
+    throw destinationResult;
+  }
+  if (sourceStatus === "rejected") {
+    throw sourceResult;
+  }
+  return destinationResult;
+};
+
+// node_modules/execa/lib/pipe/streaming.js
+import { finished as finished6 } from "node:stream/promises";
+var pipeSubprocessStream = (sourceStream, destinationStream, maxListenersController) => {
+  const mergedStream = MERGED_STREAMS.has(destinationStream) ? pipeMoreSubprocessStream(sourceStream, destinationStream) : pipeFirstSubprocessStream(sourceStream, destinationStream);
+  incrementMaxListeners(sourceStream, SOURCE_LISTENERS_PER_PIPE, maxListenersController.signal);
+  incrementMaxListeners(destinationStream, DESTINATION_LISTENERS_PER_PIPE, maxListenersController.signal);
+  cleanupMergedStreamsMap(destinationStream);
+  return mergedStream;
+};
+var pipeFirstSubprocessStream = (sourceStream, destinationStream) => {
+  const mergedStream = mergeStreams([sourceStream]);
+  addMergeSource(mergedStream, sourceStream);
+  pipeStreams(mergedStream, destinationStream, () => unpipeSourcesOnDestinationEnd(mergedStream));
+  MERGED_STREAMS.set(destinationStream, mergedStream);
+  return mergedStream;
+};
+var pipeMoreSubprocessStream = (sourceStream, destinationStream) => {
+  const mergedStream = MERGED_STREAMS.get(destinationStream);
+  mergedStream.add(sourceStream);
+  addMergeSource(mergedStream, sourceStream);
+  return mergedStream;
+};
+var MERGE_SOURCES = /* @__PURE__ */ new WeakMap();
+var SOURCE_MERGES = /* @__PURE__ */ new WeakMap();
+var addMergeSource = (mergedStream, sourceStream) => {
+  addToSetMap(MERGE_SOURCES, mergedStream, sourceStream);
+  addToSetMap(SOURCE_MERGES, sourceStream, mergedStream);
+};
+var addToSetMap = (map2, key, value) => {
+  if (!map2.has(key)) {
+    map2.set(key, /* @__PURE__ */ new Set());
+  }
+  map2.get(key).add(value);
+};
+var unpipeSubprocessStream = async (mergedStream, sourceStream) => {
+  MERGE_SOURCES.get(mergedStream)?.delete(sourceStream);
+  SOURCE_MERGES.get(sourceStream)?.delete(mergedStream);
+  await mergedStream.remove(sourceStream);
+};
+var unpipeSourcesOnDestinationEnd = async (mergedStream) => {
+  for (const sourceStream of MERGE_SOURCES.get(mergedStream)) {
+    const mergedStreams = SOURCE_MERGES.get(sourceStream);
+    mergedStreams.delete(mergedStream);
+    if (mergedStreams.size > 0) {
+      await mergedStream.remove(sourceStream);
+    }
+  }
+};
+var cleanupMergedStreamsMap = async (destinationStream) => {
+  try {
+    await finished6(destinationStream, { cleanup: true, readable: false, writable: true });
+  } catch {
+  }
+  MERGED_STREAMS.delete(destinationStream);
+};
+var MERGED_STREAMS = /* @__PURE__ */ new WeakMap();
+var SOURCE_LISTENERS_PER_PIPE = 2;
+var DESTINATION_LISTENERS_PER_PIPE = 1;
+
+// node_modules/execa/lib/pipe/abort.js
+import { aborted as aborted2 } from "node:util";
+var unpipeOnAbort = (unpipeSignal, unpipeContext) => unpipeSignal === void 0 ? [] : [unpipeOnSignalAbort(unpipeSignal, unpipeContext)];
+var unpipeOnSignalAbort = async (unpipeSignal, { sourceStream, mergedStream, fileDescriptors, sourceOptions, startTime: startTime2 }) => {
+  await aborted2(unpipeSignal, sourceStream);
+  await unpipeSubprocessStream(mergedStream, sourceStream);
+  const error62 = new Error("Pipe canceled by `unpipeSignal` option.");
+  throw createNonCommandError({
+    error: error62,
+    fileDescriptors,
+    sourceOptions,
+    startTime: startTime2
+  });
+};
+
+// node_modules/execa/lib/pipe/setup.js
+var pipeToSubprocess = (sourceInfo, ...pipeArguments) => {
+  if (isPlainObject4(pipeArguments[0])) {
+    return pipeToSubprocess.bind(void 0, {
+      ...sourceInfo,
+      boundOptions: { ...sourceInfo.boundOptions, ...pipeArguments[0] }
+    });
+  }
+  if (sourceInfo.source === void 0) {
+    return sourceInfo.sourcePromise;
+  }
+  const { destination, ...normalizedInfo } = normalizePipeArguments(sourceInfo, ...pipeArguments);
+  const pipeFailureController = new AbortController();
+  const promise2 = handlePipePromise({ ...normalizedInfo, destination, pipeFailureController });
+  promise2.pipe = pipeToSubprocess.bind(void 0, {
+    ...sourceInfo,
+    source: destination,
+    sourcePromise: promise2,
+    boundOptions: {}
+  });
+  forwardDestinationMethods(promise2, destination, pipeFailureController.signal);
+  return promise2;
+};
+var forwardDestinationMethods = (promise2, destination, pipeFailureSignal) => {
+  if (destination === void 0) {
+    return;
+  }
+  forwardReadableMethods(promise2, destination);
+  forwardIpcMethods(promise2, destination, pipeFailureSignal);
+};
+var forwardReadableMethods = (promise2, destination) => {
+  const subprocessOptions = SUBPROCESS_OPTIONS.get(destination);
+  SUBPROCESS_OPTIONS.set(promise2, subprocessOptions);
+  promise2.stdio = destination.stdio;
+  promise2.all = destination.all;
+  const { options: { encoding } } = subprocessOptions;
+  const concurrentStreams = initializeConcurrentStreams();
+  promise2[Symbol.asyncIterator] = createIterable.bind(void 0, promise2, encoding, {});
+  promise2.iterable = createIterable.bind(void 0, promise2, encoding);
+  promise2.readable = createPipeReadable.bind(void 0, promise2, {
+    subprocess: promise2,
+    concurrentStreams,
+    encoding
+  });
+  promise2.readableStream = createReadableStream.bind(void 0, promise2);
+  forwardAll(promise2, destination);
+};
+var forwardAll = (promise2, destination) => {
+  if (destination.all === void 0) {
+    promise2.all = void 0;
+    return;
+  }
+  Object.defineProperty(promise2, "all", {
+    get() {
+      setAllProperty(promise2, destination.all);
+      const all = promise2.readable({ from: "all" });
+      all.on("error", () => {
+      });
+      setAllProperty(promise2, all);
+      return all;
+    },
+    enumerable: true,
+    configurable: true
+  });
+};
+var setAllProperty = (promise2, value) => {
+  Object.defineProperty(promise2, "all", {
+    value,
+    writable: true,
+    enumerable: true,
+    configurable: true
+  });
+};
+var createPipeReadable = (promise2, readableOptions, ...arguments_) => {
+  const readable = createReadable(readableOptions, ...arguments_);
+  destroyOnPipeFailure(promise2, readable);
+  return readable;
+};
+var destroyOnPipeFailure = async (promise2, readable) => {
+  try {
+    await promise2;
+  } catch (error62) {
+    readable.destroy(error62);
+  }
+};
+var forwardIpcMethods = (promise2, destination, pipeFailureSignal) => {
+  promise2.sendMessage = destination.sendMessage;
+  promise2.getOneMessage = getOnePipeMessage.bind(void 0, destination, pipeFailureSignal);
+  promise2.getEachMessage = getEachPipeMessage.bind(void 0, promise2, destination, pipeFailureSignal);
+};
+var getOnePipeMessage = (destination, pipeFailureSignal, ...arguments_) => {
+  const controller = new AbortController();
+  const messagePromise = destination.getOneMessage(...addPipeOptions(arguments_, controller.signal, internalGetOneMessageOptions));
+  return waitForOnePipeMessage(pipeFailureSignal, messagePromise, controller);
+};
+var waitForOnePipeMessage = async (pipeFailureSignal, messagePromise, controller) => {
+  try {
+    return await Promise.race([messagePromise, getSignalRejection(pipeFailureSignal, controller.signal)]);
+  } finally {
+    controller.abort();
+  }
+};
+var getSignalRejection = (signal, listenerSignal) => new Promise((_3, reject) => {
+  if (signal.aborted) {
+    reject(signal.reason);
+    return;
+  }
+  signal.addEventListener("abort", () => {
+    reject(signal.reason);
+  }, { once: true, signal: listenerSignal });
+});
+var getEachPipeMessage = (promise2, destination, pipeFailureSignal, ...arguments_) => {
+  const controller = new AbortController();
+  const iterator2 = destination.getEachMessage(...addPipeOptions(arguments_, controller.signal, internalGetEachMessageOptions));
+  abortOnSignal(pipeFailureSignal, controller);
+  return iterateOnPipeMessages(promise2, iterator2, controller);
+};
+var iterateOnPipeMessages = async function* (promise2, iterator2, controller) {
+  try {
+    yield* iterator2;
+  } finally {
+    controller.abort();
+    await promise2;
+  }
+};
+var addPipeOptions = (arguments_, signal, internalOptionsSymbol) => {
+  if (arguments_[0] === null) {
+    return arguments_;
+  }
+  const [options2] = arguments_;
+  return [{ ...options2, [internalOptionsSymbol]: { signal, shouldAwait: false } }];
+};
+var abortOnSignal = (signal, controller) => {
+  if (signal.aborted) {
+    controller.abort();
+    return;
+  }
+  signal.addEventListener("abort", () => {
+    controller.abort();
+  }, { once: true, signal: controller.signal });
+};
+var handlePipePromise = async ({
+  source,
+  sourcePromise,
+  sourceStream,
+  sourceOptions,
+  sourceError,
+  destination,
+  destinationStream,
+  destinationError,
+  unpipeSignal,
+  fileDescriptors,
+  startTime: startTime2,
+  pipeFailureController
+}) => {
+  const maxListenersController = new AbortController();
+  try {
+    const subprocessPromises = getSubprocessPromises(sourcePromise, destination, source);
+    handlePipeArgumentsError({
+      sourceStream,
+      sourceError,
+      destinationStream,
+      destinationError,
+      fileDescriptors,
+      sourceOptions,
+      startTime: startTime2
+    });
+    const mergedStream = pipeSubprocessStream(sourceStream, destinationStream, maxListenersController);
+    return await Promise.race([
+      waitForBothSubprocesses(subprocessPromises),
+      ...unpipeOnAbort(unpipeSignal, {
+        sourceStream,
+        mergedStream,
+        sourceOptions,
+        fileDescriptors,
+        startTime: startTime2
+      })
+    ]);
+  } catch (error62) {
+    pipeFailureController.abort(error62);
+    throw error62;
+  } finally {
+    maxListenersController.abort();
+  }
+};
+var getSubprocessPromises = (sourcePromise, destination, source) => Promise.allSettled([sourcePromise, destination, source]);
+
+// node_modules/execa/lib/io/contents.js
+import { setImmediate as setImmediate2 } from "node:timers/promises";
+var getStreamOutput = async ({ stream, onStreamEnd, fdNumber, encoding, buffer, maxBuffer, lines, allMixed, stripFinalNewline: stripFinalNewline2, allFds, verboseInfo, streamInfo }) => {
+  const logPromise = logOutputAsync({
+    stream,
+    onStreamEnd,
+    fdNumber,
+    encoding,
+    allMixed,
+    verboseInfo,
+    streamInfo
+  });
+  if (!buffer) {
+    await Promise.all([resumeStream(stream), logPromise]);
+    return;
+  }
+  const stripFinalNewlineValue = getStripFinalNewline(stripFinalNewline2, fdNumber, allFds);
+  const iterable = iterateForResult({
+    stream,
+    onStreamEnd,
+    lines,
+    encoding,
+    stripFinalNewline: stripFinalNewlineValue,
+    allMixed
+  });
+  const [output2] = await Promise.all([
+    getStreamContents2({
+      stream,
+      iterable,
+      fdNumber,
+      encoding,
+      maxBuffer,
+      lines
+    }),
+    logPromise
+  ]);
+  return output2;
+};
+var logOutputAsync = async ({ stream, onStreamEnd, fdNumber, encoding, allMixed, verboseInfo, streamInfo: { fileDescriptors } }) => {
+  if (!shouldLogOutput({
+    stdioItems: fileDescriptors[fdNumber]?.stdioItems,
+    encoding,
+    verboseInfo,
+    fdNumber
+  })) {
+    return;
+  }
+  const linesIterable = iterateForResult({
+    stream,
+    onStreamEnd,
+    lines: true,
+    encoding,
+    stripFinalNewline: true,
+    allMixed
+  });
+  await logLines2(linesIterable, stream, fdNumber, verboseInfo);
+};
+var resumeStream = async (stream) => {
+  await setImmediate2();
+  if (stream.readableFlowing === null) {
+    stream.resume();
+  }
+};
+var getStreamContents2 = async ({ stream, stream: { readableObjectMode }, iterable, fdNumber, encoding, maxBuffer, lines }) => {
+  try {
+    if (readableObjectMode || lines) {
+      return await getStreamAsArray(iterable, { maxBuffer });
+    }
+    return encoding === "buffer" ? new Uint8Array(await getStreamAsArrayBuffer(iterable, { maxBuffer })) : await getStreamAsString(iterable, { maxBuffer });
+  } catch (error62) {
+    return handleBufferedData(handleMaxBuffer({
+      error: error62,
+      stream,
+      readableObjectMode,
+      lines,
+      encoding,
+      fdNumber
+    }));
+  }
+};
+var getBufferedData = async (streamPromise) => {
+  try {
+    return await streamPromise;
+  } catch (error62) {
+    return handleBufferedData(error62);
+  }
+};
+var handleBufferedData = (error62) => isArrayBuffer2(error62?.bufferedData) ? new Uint8Array(error62.bufferedData) : error62?.bufferedData;
+
+// node_modules/execa/lib/resolve/stdio.js
+var waitForStdioStreams = ({ subprocess, encoding, buffer, maxBuffer, lines, stripFinalNewline: stripFinalNewline2, verboseInfo, streamInfo }) => subprocess.stdio.map((stream, fdNumber) => waitForSubprocessStream({
+  stream,
+  fdNumber,
+  encoding,
+  buffer: buffer[fdNumber],
+  maxBuffer: maxBuffer[fdNumber],
+  lines: lines[fdNumber],
+  allMixed: false,
+  stripFinalNewline: stripFinalNewline2,
+  verboseInfo,
+  streamInfo
+}));
+var waitForSubprocessStream = async ({ stream, fdNumber, encoding, buffer, maxBuffer, lines, allMixed, stripFinalNewline: stripFinalNewline2, allFds, verboseInfo, streamInfo }) => {
+  if (!stream) {
+    return;
+  }
+  const onStreamEnd = waitForStream(stream, fdNumber, streamInfo);
+  if (isInputFileDescriptor(streamInfo, fdNumber)) {
+    await onStreamEnd;
+    return;
+  }
+  const [output2] = await Promise.all([
+    getStreamOutput({
+      stream,
+      onStreamEnd,
+      fdNumber,
+      encoding,
+      buffer,
+      maxBuffer,
+      lines,
+      allMixed,
+      stripFinalNewline: stripFinalNewline2,
+      allFds,
+      verboseInfo,
+      streamInfo
+    }),
+    onStreamEnd
+  ]);
+  return output2;
+};
+
+// node_modules/execa/lib/resolve/all-async.js
+var makeAllStream = ({ stdout, stderr }, { all }) => {
+  if (!all) {
+    return;
+  }
+  const fileDescriptors = [[stdout, 1], [stderr, 2]].filter(([stream]) => stream);
+  return fileDescriptors.length === 0 ? void 0 : setAllStream(mergeStreams(fileDescriptors.map(([stream]) => stream)));
+};
+var getAllFds = ({ stdout, stderr }, [, bufferStdout, bufferStderr]) => [
+  ...stdout !== null && bufferStdout ? [1] : [],
+  ...stderr !== null && bufferStderr ? [2] : []
+];
+var waitForAllStream = ({ subprocess, all, encoding, buffer, maxBuffer, lines, stripFinalNewline: stripFinalNewline2, verboseInfo, streamInfo }) => {
+  const { stream, buffer: bufferAll, drainedStream } = getAllStream(subprocess, all, buffer);
+  return Promise.all([
+    waitForSubprocessStream({
+      stream,
+      buffer: bufferAll,
+      fdNumber: "all",
+      encoding,
+      maxBuffer: maxBuffer[1] + maxBuffer[2],
+      lines: lines[1] || lines[2],
+      allFds: getAllFds(subprocess, buffer),
+      // A single buffered descriptor keeps its own object mode, even when the merged stream has mixed modes.
+      allMixed: stream === all && getAllMixed(subprocess, all),
+      stripFinalNewline: stripFinalNewline2,
+      verboseInfo,
+      streamInfo
+    }),
+    // When only one of the two file descriptors is buffered, its stream is read instead of the merged one.
+    // The merged one is then drained, otherwise it would apply backpressure on that file descriptor and hang the subprocess.
+    drainedStream === void 0 ? void 0 : resumeStream(drainedStream)
+  ]).then(([output2]) => output2);
+};
+var getAllStream = ({ stdout, stderr }, all, [, bufferStdout, bufferStderr]) => {
+  const buffer = bufferStdout || bufferStderr;
+  if (!buffer) {
+    return { stream: all, buffer };
+  }
+  if (!all) {
+    return { stream: void 0, buffer };
+  }
+  if (!bufferStdout) {
+    return { stream: stderr, buffer, drainedStream: all };
+  }
+  return bufferStderr ? { stream: all, buffer } : { stream: stdout, buffer, drainedStream: all };
+};
+var getAllMixed = ({ stdout, stderr }, all) => all && stdout && stderr && stdout.readableObjectMode !== stderr.readableObjectMode;
+
+// node_modules/execa/lib/resolve/wait-subprocess.js
+import { once as once8 } from "node:events";
+
+// node_modules/execa/lib/verbose/ipc.js
+var shouldLogIpc = (verboseInfo) => isFullVerbose(verboseInfo, "ipc");
+var logIpcOutput = (message, verboseInfo) => {
+  const verboseMessage = serializeVerboseMessage(message);
+  verboseLog({
+    type: "ipc",
+    verboseMessage,
+    fdNumber: "ipc",
+    verboseInfo
+  });
+};
+
+// node_modules/execa/lib/ipc/buffer-messages.js
+var waitForIpcOutput = async ({
+  subprocess,
+  buffer: bufferArray,
+  maxBuffer: maxBufferArray,
+  ipc,
+  ipcOutput,
+  verboseInfo
+}) => {
+  if (!ipc) {
+    return ipcOutput;
+  }
+  const isVerbose2 = shouldLogIpc(verboseInfo);
+  const buffer = getFdSpecificValue(bufferArray, "ipc");
+  const maxBuffer = getFdSpecificValue(maxBufferArray, "ipc");
+  const logErrors = [];
+  for await (const message of loopOnMessages({
+    anyProcess: subprocess,
+    channel: subprocess.channel,
+    isSubprocess: false,
+    ipc,
+    shouldAwait: false,
+    reference: true
+  })) {
+    if (buffer) {
+      checkIpcMaxBuffer(ipcOutput, maxBuffer);
+      ipcOutput.push(message);
+    }
+    if (isVerbose2) {
+      try {
+        logIpcOutput(message, verboseInfo);
+      } catch (error62) {
+        logErrors.push(error62);
+      }
+    }
+  }
+  if (logErrors.length > 0) {
+    throw logErrors[0];
+  }
+  return ipcOutput;
+};
+var getBufferedIpcOutput = async (ipcOutputPromise, ipcOutput) => {
+  await Promise.allSettled([ipcOutputPromise]);
+  return ipcOutput;
+};
+
+// node_modules/execa/lib/resolve/wait-subprocess.js
+var waitForSubprocessResult = async ({
+  subprocess,
+  kill,
+  all,
+  options: {
+    encoding,
+    buffer,
+    maxBuffer,
+    lines,
+    timeoutDuration: timeout,
+    cancelSignal,
+    gracefulCancel,
+    forceKillAfterDelay,
+    stripFinalNewline: stripFinalNewline2,
+    ipc,
+    ipcInput
+  },
+  context,
+  verboseInfo,
+  fileDescriptors,
+  originalStreams,
+  onInternalError,
+  controller
+}) => {
+  const exitPromise = waitForExit(subprocess, context);
+  const streamInfo = {
+    originalStreams,
+    fileDescriptors,
+    subprocess,
+    exitPromise,
+    propagating: false
+  };
+  const stdioPromises = waitForStdioStreams({
+    subprocess,
+    encoding,
+    buffer,
+    maxBuffer,
+    lines,
+    stripFinalNewline: stripFinalNewline2,
+    verboseInfo,
+    streamInfo
+  });
+  const allPromise = waitForAllStream({
+    subprocess,
+    all,
+    encoding,
+    buffer,
+    maxBuffer,
+    lines,
+    stripFinalNewline: stripFinalNewline2,
+    verboseInfo,
+    streamInfo
+  });
+  const ipcOutput = [];
+  const ipcOutputPromise = waitForIpcOutput({
+    subprocess,
+    buffer,
+    maxBuffer,
+    ipc,
+    ipcOutput,
+    verboseInfo
+  });
+  const originalPromises = waitForOriginalStreams(originalStreams, subprocess, streamInfo);
+  const customStreamsEndPromises = waitForCustomStreamsEnd(fileDescriptors, streamInfo);
+  try {
+    return await Promise.race([
+      Promise.all([
+        {},
+        waitForSuccessfulExit(exitPromise),
+        Promise.all(stdioPromises),
+        allPromise,
+        ipcOutputPromise,
+        sendIpcInput(subprocess, ipcInput, ipc),
+        ...originalPromises,
+        ...customStreamsEndPromises
+      ]),
+      onInternalError,
+      throwOnSubprocessError(subprocess, controller),
+      ...throwOnTimeout(kill, timeout, context, controller),
+      ...throwOnCancel({
+        kill,
+        cancelSignal,
+        gracefulCancel,
+        context,
+        controller
+      }),
+      ...throwOnGracefulCancel({
+        subprocess,
+        kill,
+        cancelSignal,
+        gracefulCancel,
+        forceKillAfterDelay,
+        context,
+        controller
+      })
+    ]);
+  } catch (error62) {
+    context.terminationReason ??= "other";
+    if (error62 instanceof MaxBufferError) {
+      kill();
+    }
+    return Promise.all([
+      { error: error62 },
+      exitPromise,
+      Promise.all(stdioPromises.map((stdioPromise) => getBufferedData(stdioPromise))),
+      getBufferedData(allPromise),
+      getBufferedIpcOutput(ipcOutputPromise, ipcOutput),
+      Promise.allSettled(originalPromises),
+      Promise.allSettled(customStreamsEndPromises)
+    ]);
+  }
+};
+var waitForOriginalStreams = (originalStreams, subprocess, streamInfo) => originalStreams.map((stream, fdNumber) => stream === subprocess.stdio[fdNumber] ? void 0 : waitForStream(stream, fdNumber, streamInfo));
+var waitForCustomStreamsEnd = (fileDescriptors, streamInfo) => fileDescriptors.flatMap(({ stdioItems, direction }, fdNumber) => stdioItems.filter(({ value, stream = value }) => isStream(stream, { checkOpen: false }) && !isStandardStream(stream)).map(({ type, value, stream = value }) => waitForStream(stream, fdNumber, streamInfo, {
+  isSameDirection: TRANSFORM_TYPES.has(type),
+  stopOnExit: type === "native",
+  // Output streams are destinations which are handed back to the user: waiting for their readable side would mean waiting for the user to consume them.
+  readable: direction !== "output" || TRANSFORM_TYPES.has(type)
+})));
+var throwOnSubprocessError = async (subprocess, { signal }) => {
+  const [error62] = await once8(subprocess, "error", { signal });
+  throw error62;
+};
+
+// node_modules/execa/lib/convert/writable.js
+import { Writable as Writable4 } from "node:stream";
+import { callbackify as callbackify4 } from "node:util";
+var createWritable = ({ subprocess, concurrentStreams }, options2) => {
+  const { to: to2 } = copyOptions(options2);
+  const subprocessStdin = getToStream(subprocess, to2);
+  const { waitWritableFinal, waitWritableDestroy } = addWritableConcurrentStreams(concurrentStreams, subprocessStdin);
+  const writable = new Writable4({
+    ...getWritableMethods(subprocessStdin, subprocess, waitWritableFinal),
+    destroy: callbackify4(onWritableDestroy.bind(void 0, {
+      subprocessStdin,
+      subprocess,
+      waitWritableFinal,
+      waitWritableDestroy
+    })),
+    highWaterMark: subprocessStdin.writableHighWaterMark,
+    objectMode: subprocessStdin.writableObjectMode
+  });
+  onStdinFinished(subprocessStdin, writable, void 0, subprocess);
+  return writable;
+};
+var addWritableConcurrentStreams = (concurrentStreams, subprocessStdin) => {
+  const waitWritableFinal = addConcurrentStream(concurrentStreams, subprocessStdin, "writableFinal");
+  const waitWritableDestroy = addConcurrentStream(concurrentStreams, subprocessStdin, "writableDestroy");
+  return { waitWritableFinal, waitWritableDestroy };
+};
+var getWritableMethods = (subprocessStdin, subprocess, waitWritableFinal) => ({
+  write: onWrite.bind(void 0, subprocessStdin),
+  final: callbackify4(onWritableFinal.bind(void 0, subprocessStdin, subprocess, waitWritableFinal))
+});
+var onWrite = (subprocessStdin, chunk, encoding, done) => {
+  if (subprocessStdin.write(chunk, encoding)) {
+    done();
+  } else {
+    subprocessStdin.once("drain", done);
+  }
+};
+var onWritableFinal = async (subprocessStdin, subprocess, waitWritableFinal) => {
+  if (!await waitForConcurrentStreams(waitWritableFinal, subprocess)) {
+    return;
+  }
+  if (subprocessStdin.writable) {
+    subprocessStdin.end();
+  }
+  await subprocess;
+};
+var onStdinFinished = async (subprocessStdin, writable, subprocessStdout, subprocess) => {
+  try {
+    await waitForSubprocessStdin(subprocessStdin);
+    await subprocess;
+    if (writable.writable) {
+      writable.end();
+    }
+  } catch (error62) {
+    await safeWaitForSubprocessStdout(subprocessStdout);
+    destroyOtherStream(writable, !writable.writableFinished, await getSubprocessError(subprocess, error62));
+  }
+};
+var getSubprocessError = async (subprocess, error62) => {
+  if (!shouldUseSubprocessError(error62)) {
+    return error62;
+  }
+  try {
+    await subprocess;
+  } catch (subprocessError) {
+    return subprocessError;
+  }
+  return error62;
+};
+var shouldUseSubprocessError = (error62) => error62 === void 0 || isStreamAbort(error62) || error62.code === "EPIPE";
+var onWritableDestroy = async ({ subprocessStdin, subprocess, waitWritableFinal, waitWritableDestroy }, error62) => {
+  await waitForConcurrentStreams(waitWritableFinal, subprocess);
+  if (await waitForConcurrentStreams(waitWritableDestroy, subprocess)) {
+    destroyOtherWritable(subprocessStdin, error62);
+    await subprocess;
+  }
+  throwDestroyError(error62);
+};
+var destroyOtherWritable = (stream, error62) => {
+  destroyOtherStream(stream, stream.writable, error62);
+};
+
+// node_modules/execa/lib/convert/duplex.js
+import { Duplex as Duplex4 } from "node:stream";
+import { callbackify as callbackify5 } from "node:util";
+var createDuplex = ({ subprocess, concurrentStreams, encoding }, options2) => {
+  const { from, to: to2, binary: binaryOption = true, preserveNewlines = true } = copyOptions(options2);
+  checkBooleanOption(binaryOption, "binary");
+  checkBooleanOption(preserveNewlines, "preserveNewlines");
+  const binary = binaryOption || BINARY_ENCODINGS.has(encoding);
+  const subprocessStdout = getFromStream(subprocess, from);
+  const subprocessStdin = getToStream(subprocess, to2);
+  const waitReadableDestroy = addConcurrentStream(concurrentStreams, subprocessStdout, "readableDestroy");
+  const { waitWritableFinal, waitWritableDestroy } = addWritableConcurrentStreams(concurrentStreams, subprocessStdin);
+  const { readableEncoding, readableObjectMode, readableHighWaterMark } = getReadableOptions(subprocessStdout, binary);
+  const { read, onStdoutDataDone } = getReadableMethods({
+    subprocessStdout,
+    subprocess,
+    binary,
+    encoding,
+    preserveNewlines
+  });
+  const duplex = new Duplex4({
+    read,
+    ...getWritableMethods(subprocessStdin, subprocess, waitWritableFinal),
+    destroy: callbackify5(onDuplexDestroy.bind(void 0, {
+      subprocessStdout,
+      subprocessStdin,
+      subprocess,
+      waitReadableDestroy,
+      waitWritableFinal,
+      waitWritableDestroy
+    })),
+    readableHighWaterMark,
+    writableHighWaterMark: subprocessStdin.writableHighWaterMark,
+    readableObjectMode,
+    writableObjectMode: subprocessStdin.writableObjectMode,
+    encoding: readableEncoding
+  });
+  onStdoutFinished({
+    subprocessStdout,
+    onStdoutDataDone,
+    readable: duplex,
+    subprocess,
+    subprocessStdin
+  });
+  onStdinFinished(subprocessStdin, duplex, subprocessStdout, subprocess);
+  return duplex;
+};
+var onDuplexDestroy = async ({ subprocessStdout, subprocessStdin, subprocess, waitReadableDestroy, waitWritableFinal, waitWritableDestroy }, error62) => {
+  await Promise.all([
+    onReadableDestroy({ subprocessStdout, subprocess, waitReadableDestroy }, error62),
+    onWritableDestroy({
+      subprocessStdin,
+      subprocess,
+      waitWritableFinal,
+      waitWritableDestroy
+    }, error62)
+  ]);
+};
+
+// node_modules/execa/lib/convert/add.js
+var addConvertedStreams = (subprocess, { encoding }) => {
+  const concurrentStreams = initializeConcurrentStreams();
+  subprocess.readable = createReadable.bind(void 0, { subprocess, concurrentStreams, encoding });
+  subprocess.writable = createWritable.bind(void 0, { subprocess, concurrentStreams });
+  subprocess.duplex = createDuplex.bind(void 0, { subprocess, concurrentStreams, encoding });
+  subprocess.readableStream = createReadableStream.bind(void 0, subprocess);
+  subprocess.writableStream = createWritableStream.bind(void 0, subprocess);
+  subprocess.transformStream = createTransformStream.bind(void 0, subprocess);
+  subprocess.iterable = createIterable.bind(void 0, subprocess, encoding);
+  subprocess[Symbol.asyncIterator] = createIterable.bind(void 0, subprocess, encoding, {});
+};
+
+// node_modules/execa/lib/methods/promise.js
+var mergePromise = (promise2, properties) => Object.assign(promise2, properties);
+
+// node_modules/execa/lib/methods/main-async.js
+var execaCoreAsync = (rawFile, rawArguments, rawOptions, createNested) => {
+  const { file: file2, commandArguments, command, escapedCommand, startTime: startTime2, verboseInfo, options: options2, fileDescriptors } = handleAsyncArguments(rawFile, rawArguments, rawOptions);
+  const { subprocess: nodeChildProcess, promise: promise2, kill, all, convertedStreams } = spawnSubprocessAsync({
+    file: file2,
+    commandArguments,
+    options: options2,
+    startTime: startTime2,
+    verboseInfo,
+    command,
+    escapedCommand,
+    fileDescriptors
+  });
+  const subprocess = getSubprocessPromise({
+    promise: promise2,
+    nodeChildProcess,
+    kill,
+    all,
+    convertedStreams,
+    options: options2
+  });
+  subprocess.pipe = pipeToSubprocess.bind(void 0, {
+    source: subprocess,
+    sourcePromise: promise2,
+    boundOptions: {},
+    createNested
+  });
+  SUBPROCESS_OPTIONS.set(subprocess, { options: options2, fileDescriptors });
+  return subprocess;
+};
+var handleAsyncArguments = (rawFile, rawArguments, rawOptions) => {
+  const { command, escapedCommand, startTime: startTime2, verboseInfo } = handleCommand(rawFile, rawArguments, rawOptions);
+  const { file: file2, commandArguments, options: normalizedOptions } = normalizeOptions(rawFile, rawArguments, rawOptions);
+  const options2 = handleAsyncOptions(normalizedOptions);
+  const fileDescriptors = handleStdioAsync(options2, verboseInfo);
+  return {
+    file: file2,
+    commandArguments,
+    command,
+    escapedCommand,
+    startTime: startTime2,
+    verboseInfo,
+    options: options2,
+    fileDescriptors
+  };
+};
+var handleAsyncOptions = ({ timeout, signal, ...options2 }) => ({ __proto__: null, ...options2, timeoutDuration: timeout });
+var spawnSubprocessAsync = ({ file: file2, commandArguments, options: options2, startTime: startTime2, verboseInfo, command, escapedCommand, fileDescriptors }) => {
+  let subprocess;
+  try {
+    subprocess = spawn(...concatenateShell(file2, commandArguments, getSpawnOptions(options2)));
+  } catch (error62) {
+    return handleEarlyError({
+      error: error62,
+      command,
+      escapedCommand,
+      fileDescriptors,
+      options: options2,
+      startTime: startTime2,
+      verboseInfo
+    });
+  }
+  if (subprocess.stdio === void 0) {
+    return handleEarlyError({
+      error: once9(subprocess, "error").then(([error62]) => error62),
+      command,
+      escapedCommand,
+      fileDescriptors,
+      options: options2,
+      startTime: startTime2,
+      verboseInfo
+    });
+  }
+  const controller = new AbortController();
+  setMaxListeners(Infinity, controller.signal);
+  const originalStreams = [...subprocess.stdio];
+  pipeOutputAsync(subprocess, fileDescriptors, controller);
+  setIpcSubprocessOptions(subprocess, options2);
+  const context = {};
+  const onInternalError = createDeferred();
+  const kill = subprocessKill.bind(void 0, {
+    kill: getKillFunction(subprocess, options2),
+    options: options2,
+    onInternalError,
+    context,
+    controller
+  });
+  cleanupOnExit(kill, options2, controller);
+  const all = makeAllStream(subprocess, options2);
+  const promise2 = handlePromise({
+    subprocess,
+    kill,
+    all,
+    options: options2,
+    startTime: startTime2,
+    verboseInfo,
+    fileDescriptors,
+    originalStreams,
+    command,
+    escapedCommand,
+    context,
+    onInternalError,
+    controller
+  });
+  return {
+    subprocess,
+    promise: promise2,
+    kill,
+    all
+  };
+};
+var getSubprocessPromise = ({ promise: promise2, nodeChildProcess, kill, all, convertedStreams, options: options2 }) => {
+  const subprocess = mergePromise(promise2, getSubprocessProperties(nodeChildProcess, all));
+  subprocess.kill = kill ?? subprocess.kill;
+  if (convertedStreams === void 0) {
+    addConvertedStreams(subprocess, options2);
+  } else {
+    Object.assign(subprocess, convertedStreams);
+  }
+  addIpcMethods(subprocess, nodeChildProcess, options2);
+  return subprocess;
+};
+var getSubprocessProperties = (nodeChildProcess, all) => ({
+  nodeChildProcess,
+  pid: nodeChildProcess.pid,
+  stdin: nodeChildProcess.stdin,
+  stdout: nodeChildProcess.stdout,
+  stderr: nodeChildProcess.stderr,
+  stdio: nodeChildProcess.stdio,
+  all,
+  kill: nodeChildProcess.kill.bind(nodeChildProcess)
+});
+var handlePromise = async ({ subprocess, kill, all: allStream, options: options2, startTime: startTime2, verboseInfo, fileDescriptors, originalStreams, command, escapedCommand, context, onInternalError, controller }) => {
+  const [
+    errorInfo,
+    [exitCode2, signal],
+    stdioResults,
+    allResult,
+    ipcOutput
+  ] = await waitForSubprocessResult({
+    subprocess,
+    kill,
+    all: allStream,
+    options: options2,
+    context,
+    verboseInfo,
+    fileDescriptors,
+    originalStreams,
+    onInternalError,
+    controller
+  });
+  controller.abort();
+  onInternalError.resolve();
+  const stdio = stdioResults.map((stdioResult, fdNumber) => stripNewline(stdioResult, options2, fdNumber));
+  const all = stripNewline(allResult, options2, "all", getAllFds(subprocess, options2.buffer));
+  const result = getAsyncResult({
+    errorInfo,
+    exitCode: exitCode2,
+    signal,
+    stdio,
+    all,
+    ipcOutput,
+    context,
+    options: options2,
+    command,
+    escapedCommand,
+    startTime: startTime2
+  });
+  return handleResult(result, verboseInfo, options2);
+};
+var getAsyncResult = ({ errorInfo, exitCode: exitCode2, signal, stdio, all, ipcOutput, context, options: options2, command, escapedCommand, startTime: startTime2 }) => Object.hasOwn(errorInfo, "error") ? makeError({
+  error: errorInfo.error,
+  command,
+  escapedCommand,
+  timedOut: context.terminationReason === "timeout",
+  isCanceled: context.terminationReason === "cancel" || context.terminationReason === "gracefulCancel",
+  isGracefullyCanceled: context.terminationReason === "gracefulCancel",
+  isMaxBuffer: errorInfo.error instanceof MaxBufferError,
+  isForcefullyTerminated: context.isForcefullyTerminated,
+  exitCode: exitCode2,
+  signal,
+  stdio,
+  all,
+  ipcOutput,
+  options: options2,
+  startTime: startTime2,
+  isSync: false
+}) : makeSuccessResult({
+  command,
+  escapedCommand,
+  stdio,
+  all,
+  ipcOutput,
+  options: options2,
+  startTime: startTime2
+});
+
+// node_modules/execa/lib/methods/bind.js
+var mergeOptions = (boundOptions, options2) => {
+  const safeBoundOptions = { __proto__: null, ...boundOptions };
+  const mergedOptions = Object.fromEntries(Object.entries(options2).map(([optionName, optionValue]) => [
+    optionName,
+    mergeOption(optionName, safeBoundOptions[optionName], optionValue)
+  ]));
+  return { __proto__: null, ...safeBoundOptions, ...mergedOptions };
+};
+var mergeOption = (optionName, boundOptionValue, optionValue) => DEEP_OPTIONS.has(optionName) && isPlainObject4(boundOptionValue) && isPlainObject4(optionValue) ? { ...boundOptionValue, ...optionValue } : optionValue;
+var DEEP_OPTIONS = /* @__PURE__ */ new Set(["env", ...FD_SPECIFIC_OPTIONS]);
+
+// node_modules/execa/lib/methods/create.js
+var createExeca = (mapArguments, boundOptions, deepOptions, setBoundExeca) => {
+  const createNested = (mapArguments2, boundOptions2, setBoundExeca2) => createExeca(mapArguments2, boundOptions2, deepOptions, setBoundExeca2);
+  const boundExeca = (...execaArguments) => callBoundExeca({
+    mapArguments,
+    deepOptions,
+    boundOptions,
+    setBoundExeca,
+    createNested
+  }, ...execaArguments);
+  if (setBoundExeca !== void 0) {
+    setBoundExeca(boundExeca, createNested, boundOptions);
+  }
+  return boundExeca;
+};
+var callBoundExeca = ({ mapArguments, deepOptions = {}, boundOptions = {}, setBoundExeca, createNested }, firstArgument, ...nextArguments) => {
+  if (isPlainObject4(firstArgument)) {
+    return createNested(mapArguments, mergeOptions(boundOptions, firstArgument), setBoundExeca);
+  }
+  const { file: file2, commandArguments, options: options2, isSync } = parseArguments({
+    mapArguments,
+    firstArgument,
+    nextArguments,
+    deepOptions,
+    boundOptions
+  });
+  return isSync ? execaCoreSync(file2, commandArguments, options2) : execaCoreAsync(file2, commandArguments, options2, createNested);
+};
+var parseArguments = ({ mapArguments, firstArgument, nextArguments, deepOptions, boundOptions }) => {
+  const callArguments = isTemplateString(firstArgument) ? parseTemplates(firstArgument, nextArguments) : [firstArgument, ...nextArguments];
+  const [initialFile, initialArguments, initialOptions] = normalizeParameters(...callArguments);
+  const mergedOptions = mergeOptions(mergeOptions(deepOptions, boundOptions), initialOptions);
+  for (const [optionName, optionValue] of Object.entries(deepOptions)) {
+    if (mergedOptions[optionName] === void 0) {
+      mergedOptions[optionName] = optionValue;
+    }
+  }
+  const {
+    options: options2 = mergedOptions,
+    isSync = false
+  } = { __proto__: null, ...mapArguments({ options: mergedOptions }) };
+  return {
+    file: initialFile,
+    commandArguments: initialArguments,
+    options: options2,
+    isSync
+  };
+};
+
+// node_modules/execa/lib/methods/script.js
+var setScriptSync = (boundExeca, createNested, boundOptions) => {
+  boundExeca.sync = createNested(mapScriptSync, boundOptions);
+  boundExeca.s = boundExeca.sync;
+};
+var mapScriptAsync = ({ options: options2 }) => getScriptOptions(options2);
+var mapScriptSync = ({ options: options2 }) => ({ ...getScriptOptions(options2), isSync: true });
+var getScriptOptions = (options2) => ({ options: { __proto__: null, ...options2, ...getScriptStdinOption(options2) } });
+var getScriptStdinOption = ({ stdin = "inherit", input: input3, inputFile, stdio }) => input3 === void 0 && inputFile === void 0 && stdio === void 0 ? { stdin } : {};
+var deepScriptOptions = { preferLocal: true };
+
+// node_modules/execa/index.js
+var execa = createExeca(() => ({}));
+var execaSync = createExeca(() => ({ isSync: true }));
+var execaNode = createExeca(mapNode);
+var $3 = createExeca(mapScriptAsync, {}, deepScriptOptions, setScriptSync);
+var {
+  sendMessage: sendMessage2,
+  getOneMessage: getOneMessage2,
+  getEachMessage: getEachMessage2,
+  getCancelSignal: getCancelSignal2
+} = getIpcExport();
+
+// src/workspace/unified-diff.ts
+function unifiedDiff(path12, before, after, context = 3) {
+  if (before === after) return "";
+  const hunks = gitHunks(before, after, context);
+  return hunks === "" ? "" : `--- a/${path12}
++++ b/${path12}
+${hunks}`;
+}
+function gitHunks(before, after, context) {
+  const dir = mkdtempSync(join7(tmpdir2(), "autogen-diff-"));
+  try {
+    writeFileSync2(join7(dir, "a"), before);
+    writeFileSync2(join7(dir, "b"), after);
+    const result = execaSync("git", ["diff", "--no-index", "--no-color", "--no-ext-diff", "--no-textconv", "--text", "--diff-algorithm=myers", "--no-indent-heuristic", `-U${context}`, "--", "a", "b"], {
+      cwd: dir,
+      env: safeGitEnv(),
+      extendEnv: false,
+      stdin: "ignore",
+      stripFinalNewline: false,
+      maxBuffer: 1024 ** 3,
+      reject: false
+    });
+    if (result.exitCode === 0) return "";
+    if (result.exitCode !== 1) throw new Error(`git diff --no-index failed: ${result.stderr || result.shortMessage}`);
+    const out = result.stdout;
+    const start = out.indexOf("\n@@");
+    if (start === -1) return "";
+    return out.slice(start + 1).replace(/^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@.*$/gm, (_m, a2, ac, b5, bc) => `@@ -${a2},${ac ?? "1"} +${b5},${bc ?? "1"} @@`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+function fileDiff(path12, before, after) {
+  const diff = unifiedDiff(path12, before ?? "", after ?? "");
+  if (!diff) return "";
+  if (before === null) return diff.replace(`--- a/${path12}`, "--- /dev/null");
+  if (after === null) return diff.replace(`+++ b/${path12}`, "+++ /dev/null");
+  return diff;
+}
+function diffStat(diff) {
+  let files = 0;
+  let added = 0;
+  let removed = 0;
+  for (const line of diff.split("\n")) {
+    if (line.startsWith("+++ ")) files++;
+    else if (line.startsWith("+")) added++;
+    else if (line.startsWith("-") && !line.startsWith("--- ")) removed++;
+  }
+  return { files, added, removed };
+}
+
+// src/workspace/apply-edits.ts
+var editSchema = external_exports.discriminatedUnion("kind", [
+  external_exports.object({ kind: external_exports.literal("replace"), path: external_exports.string().min(1), search: external_exports.string().min(1), replace: external_exports.string() }),
+  external_exports.object({ kind: external_exports.literal("create"), path: external_exports.string().min(1), content: external_exports.string() }),
+  external_exports.object({ kind: external_exports.literal("delete"), path: external_exports.string().min(1) }),
+  external_exports.object({ kind: external_exports.literal("rename"), from: external_exports.string().min(1), to: external_exports.string().min(1) })
+]);
+var EditError = class extends Error {
+  constructor(message) {
+    super(message);
+    this.name = "EditError";
+  }
+};
+async function applyEdits(root, edits) {
+  const contents = /* @__PURE__ */ new Map();
+  const originals = /* @__PURE__ */ new Map();
+  const read = (path12) => {
+    if (contents.has(path12)) return contents.get(path12) ?? null;
+    const text2 = lstatSync2(safeRepoPath(root, path12), { throwIfNoEntry: false }) ? readWorktreeTextSync(root, path12) : null;
+    originals.set(path12, text2);
+    contents.set(path12, text2);
+    return text2;
+  };
+  for (const [index, edit] of edits.entries()) {
+    const where = `edit ${index + 1} (${edit.kind} ${edit.kind === "rename" ? `${edit.from} \u2192 ${edit.to}` : edit.path})`;
+    if (edit.kind === "replace") {
+      const text2 = read(edit.path);
+      if (text2 === null) throw new EditError(`${where}: ${edit.path} does not exist; use a create edit for a new file`);
+      contents.set(edit.path, replaceOnce(text2, edit.search, edit.replace, where));
+    } else if (edit.kind === "create") {
+      if (read(edit.path) !== null) throw new EditError(`${where}: ${edit.path} already exists; use a replace edit to change it`);
+      contents.set(edit.path, edit.content);
+    } else if (edit.kind === "delete") {
+      if (read(edit.path) === null) throw new EditError(`${where}: ${edit.path} does not exist`);
+      contents.set(edit.path, null);
+    } else {
+      const text2 = read(edit.from);
+      if (text2 === null) throw new EditError(`${where}: ${edit.from} does not exist`);
+      if (read(edit.to) !== null) throw new EditError(`${where}: ${edit.to} already exists`);
+      contents.set(edit.to, text2);
+      contents.set(edit.from, null);
+    }
+  }
+  const changed = [...contents].filter(([path12, text2]) => originals.get(path12) !== text2);
+  for (const [path12, text2] of changed) {
+    if (text2 === null) await rm2(safeRepoPath(root, path12), { force: true });
+    else await writeRepoFile(root, path12, text2);
+  }
+  const diff = changed.map(([path12, text2]) => fileDiff(path12, originals.get(path12) ?? null, text2)).join("");
+  return { diff, files: changed.map(([path12]) => path12).sort(), stat: diffStat(diff) };
+}
+function replaceOnce(text2, search, replacement, where) {
+  const exact = occurrences(text2, search);
+  if (exact.length === 1) return text2.slice(0, exact[0]) + replacement + text2.slice(exact[0] + search.length);
+  if (exact.length > 1) throw new EditError(`${where}: the search text matches ${exact.length} places (lines ${exact.map((i3) => lineOf(text2, i3)).join(", ")}); include more surrounding lines so it matches one`);
+  const lines = text2.split("\n");
+  const wanted = trimEmptyEnds(search.split("\n"));
+  const key = (l3) => l3.trim();
+  const matches = [];
+  for (let i3 = 0; i3 + wanted.length <= lines.length; i3++) {
+    if (wanted.every((w2, k2) => key(w2) === key(lines[i3 + k2]))) matches.push(i3);
+  }
+  if (matches.length === 1) {
+    const at2 = matches[0];
+    const indent = (l3) => /^\s*/.exec(l3)?.[0] ?? "";
+    const map2 = /* @__PURE__ */ new Map();
+    wanted.forEach((w2, k2) => {
+      if (w2.trim()) map2.set(indent(w2), indent(lines[at2 + k2]));
+    });
+    const known = [...map2.keys()].sort((x4, y2) => y2.length - x4.length);
+    const reindented = replacement.split("\n").map((l3) => {
+      const own2 = indent(l3);
+      const prefix = known.find((k2) => own2.startsWith(k2));
+      return prefix === void 0 ? l3 : (map2.get(prefix) ?? "") + l3.slice(prefix.length);
+    });
+    return [...lines.slice(0, at2), ...trimEmptyEnds(reindented), ...lines.slice(at2 + wanted.length)].join("\n");
+  }
+  if (matches.length > 1) throw new EditError(`${where}: ignoring whitespace, the search text matches ${matches.length} places (lines ${matches.map((m2) => m2 + 1).join(", ")}); include more surrounding lines`);
+  throw new EditError(`${where}: the search text was not found. The closest region of the file is:
+${closestRegion(lines, wanted)}`);
+}
+function occurrences(text2, search) {
+  const found = [];
+  for (let i3 = text2.indexOf(search); i3 !== -1; i3 = text2.indexOf(search, i3 + 1)) found.push(i3);
+  return found;
+}
+function lineOf(text2, index) {
+  return text2.slice(0, index).split("\n").length;
+}
+function trimEmptyEnds(lines) {
+  let start = 0;
+  let end = lines.length;
+  while (start < end && !lines[start]?.trim()) start++;
+  while (end > start && !lines[end - 1]?.trim()) end--;
+  return lines.slice(start, end);
+}
+function closestRegion(lines, wanted) {
+  const wantedSet = new Set(wanted.map((l3) => l3.trim()).filter(Boolean));
+  let best = 0;
+  let bestScore = -1;
+  for (let i3 = 0; i3 < Math.max(1, lines.length - wanted.length + 1); i3++) {
+    let score = 0;
+    for (let k2 = 0; k2 < wanted.length; k2++) {
+      const line = lines[i3 + k2]?.trim() ?? "";
+      if (wantedSet.has(line)) score += 2;
+      else if (line && [...wantedSet].some((w2) => similar(w2, line))) score += 1;
+    }
+    if (score > bestScore) {
+      bestScore = score;
+      best = i3;
+    }
+  }
+  const from = Math.max(0, best - 1);
+  const to2 = Math.min(lines.length, best + wanted.length + 1);
+  return lines.slice(from, to2).map((l3, k2) => `${String(from + k2 + 1).padStart(5)} | ${l3}`).join("\n");
+}
+function similar(a2, b5) {
+  const words = (s) => new Set(s.split(/\W+/).filter(Boolean));
+  const wa = words(a2);
+  const wb = words(b5);
+  const common2 = [...wa].filter((w2) => wb.has(w2)).length;
+  return common2 > 0 && common2 / Math.max(wa.size, wb.size) >= 0.5;
+}
+
+// src/engine/lpw/schemas.ts
+var planSchema = external_exports.object({ steps: external_exports.array(external_exports.string().min(1)).min(1).max(30) });
+var verificationSchema = external_exports.object({
+  tests: external_exports.array(
+    external_exports.object({
+      test: external_exports.string(),
+      steps: external_exports.array(external_exports.object({ step: external_exports.int(), value: external_exports.string() })),
+      derived: external_exports.string(),
+      expected: external_exports.string(),
+      matches: external_exports.boolean()
+    })
+  ).min(1),
+  revisedPlan: external_exports.object({ steps: external_exports.array(external_exports.string().min(1)).min(1) }).nullable().optional()
+});
+var checkSchema = external_exports.object({ ok: external_exports.boolean(), problems: external_exports.array(external_exports.string()) });
+var editsSchema = external_exports.object({ edits: external_exports.array(editSchema).max(40), noChange: external_exports.string().nullable().optional() }).refine((v2) => v2.edits.length > 0 || (v2.noChange ?? "").trim() !== "", { message: "give at least one edit, or say in noChange why the code needs no change" });
+var instrumentSchema = external_exports.object({ edits: external_exports.array(editSchema).min(1).max(40) });
+var analysisSchema = external_exports.object({ divergence: external_exports.string().min(1), fix: external_exports.string().min(1) });
+var explanationSchema = external_exports.object({ explanation: external_exports.string().min(1) });
+var localizeSchema = external_exports.object({ files: external_exports.array(external_exports.string()).min(1).max(20), functions: external_exports.array(external_exports.string()).optional() });
+var reproductionSchema = external_exports.object({ path: external_exports.string().min(1), content: external_exports.string().min(1), expectedFailure: external_exports.string().min(1) });
+var knowledgeSchema = external_exports.object({ facts: external_exports.array(external_exports.string()).max(30), queries: external_exports.array(external_exports.string()).max(10) });
+
+// src/engine/context/context-exclusions.ts
+var DOC_DIRS = /(^|\/)(docs?|documentation|site|_build)\//;
+var CONFIG_FILES = /(^|\/)(setup|noxfile|fabfile|dodo|versioneer|_version)\.py$|(^|\/)[\w.-]+\.config\.[cm]?[jt]s$|(^|\/)(gulpfile|gruntfile|webpack\.[\w.]+|rollup\.[\w.]+|babel\.[\w.]+)\.[cm]?js$/i;
+var GENERATED_NAMES = /(_pb2(_grpc)?\.py|\.min\.js|\.bundle\.js|\.generated\.[jt]s|\.d\.ts)$/;
+var GENERATED_MARK = /\b(auto-?generated|generated by|do not edit|@generated)\b/i;
+function notCodeContext(path12, head) {
+  if (DOC_DIRS.test(path12)) return "docs";
+  if (CONFIG_FILES.test(path12)) return "config";
+  if (GENERATED_NAMES.test(path12) || GENERATED_MARK.test(head.split("\n").slice(0, 5).join("\n"))) return "generated";
+  return void 0;
+}
+
+// src/engine/context/import-lines.ts
+async function importLinesOf(path12, source) {
+  const grammar = grammarForFile(path12);
+  if (!grammar) return [];
+  const tree = await parseSource(grammar, source);
+  try {
+    const out = [];
+    for (const node2 of tree.rootNode.namedChildren) {
+      if (!node2) continue;
+      const names = boundNames(node2);
+      if (names) out.push({ startLine: node2.startPosition.row + 1, endLine: node2.endPosition.row + 1, names });
+    }
+    return out;
+  } finally {
+    tree.delete();
+  }
+}
+function boundNames(node2) {
+  if (node2.type === "import_statement" || node2.type === "import_from_statement" || node2.type === "future_import_statement") {
+    const source = node2.childForFieldName("module_name") ?? node2.childForFieldName("source");
+    return identifiers(node2).filter((n2) => !source || !(n2.startIndex >= source.startIndex && n2.endIndex <= source.endIndex)).map((n2) => n2.text);
+  }
+  if (node2.type === "lexical_declaration" || node2.type === "variable_declaration") {
+    if (!/\brequire\s*\(/.test(node2.text) || node2.text.split("\n").length > 6) return void 0;
+    return node2.namedChildren.flatMap((d2) => d2?.childForFieldName("name") ? identifiers(d2.childForFieldName("name")).map((n2) => n2.text) : []);
+  }
+  return void 0;
+}
+function identifiers(node2) {
+  if (/^(identifier|property_identifier|shorthand_property_identifier_pattern)$/.test(node2.type)) return [node2];
+  return node2.namedChildren.flatMap((c5) => c5 ? identifiers(c5) : []);
+}
+
+// src/engine/context/line-ranges-view.ts
+function mergeRanges(ranges, lines) {
+  const sorted = ranges.filter((r2) => r2.end >= r2.start).map((r2) => ({ ...r2 })).sort((a2, b5) => a2.start - b5.start);
+  const out = [];
+  for (const r2 of sorted) {
+    const last = out.at(-1);
+    if (last && r2.start <= last.end + 1 + blankRun(lines, last.end + 1, r2.start - 1)) last.end = Math.max(last.end, r2.end);
+    else out.push(r2);
+  }
+  return out;
+}
+function blankRun(lines, from, to2) {
+  if (to2 < from) return 0;
+  for (let n2 = from; n2 <= to2; n2++) if ((lines[n2 - 1] ?? "").trim() !== "") return 0;
+  return to2 - from + 1;
+}
+function renderRanges(lines, ranges) {
+  const total = lines.length;
+  const width = Math.max(4, String(total).length);
+  const out = [];
+  let next = 1;
+  const gap = (from, to2) => {
+    if (to2 < from) return;
+    out.push(`${" ".repeat(width - 1)}\u22EE lines ${from}-${to2} not shown`);
+  };
+  for (const r2 of mergeRanges(ranges, lines)) {
+    const start = Math.max(1, r2.start);
+    const end = Math.min(total, r2.end);
+    gap(next, start - 1);
+    for (let n2 = start; n2 <= end; n2++) out.push(`${String(n2).padStart(width)} | ${lines[n2 - 1] ?? ""}`);
+    next = end + 1;
+  }
+  const lastText = lines.at(-1) === "" ? total - 1 : total;
+  gap(next, lastText);
+  return out.join("\n");
+}
+function numberedWhole(lines) {
+  return renderRanges(lines, [{ start: 1, end: lines.at(-1) === "" ? lines.length - 1 : lines.length }]);
+}
+
+// src/engine/context/symbols.ts
+async function symbolsOf(path12, source) {
+  const grammar = grammarForFile(path12);
+  if (!grammar) return [];
+  const tree = await parseSource(grammar, source);
+  const out = [];
+  const add = (node2, outer, kind, name) => {
+    if (!name) return;
+    const startLine = node2.startPosition.row + 1;
+    const body = node2.childForFieldName("body") ?? node2.childForFieldName("value")?.childForFieldName("body");
+    const bodyRow = body ? body.startPosition.row : node2.startPosition.row;
+    const headerEnd = Math.max(startLine, grammar === "python" ? bodyRow : bodyRow + 1);
+    out.push({ name, kind, startLine, endLine: node2.endPosition.row + 1, outerStart: outer.startPosition.row + 1, headerEnd, text: node2.text });
+  };
+  const visit2 = (node2, inClass) => {
+    for (const child of node2.namedChildren) {
+      if (!child) continue;
+      const target = child.type === "decorated_definition" ? child.childForFieldName("definition") ?? child : child.type === "export_statement" ? child.childForFieldName("declaration") ?? child : child;
+      const name = target.childForFieldName("name")?.text;
+      if (/^(function_definition|function_declaration|method_definition|generator_function_declaration)$/.test(target.type)) add(target, child, inClass ? "method" : "function", inClass ? `${inClass}.${name}` : name);
+      else if (/^class_(definition|declaration)$/.test(target.type)) {
+        add(target, child, "class", name);
+        const body = target.childForFieldName("body");
+        if (body) visit2(body, name);
+      } else if (target.type === "lexical_declaration") {
+        for (const d2 of target.namedChildren) {
+          const value = d2?.childForFieldName("value");
+          if (d2 && value && /arrow_function|function_expression/.test(value.type)) add(d2, child, "function", d2.childForFieldName("name")?.text);
+        }
+      }
+    }
+  };
+  visit2(tree.rootNode, void 0);
+  tree.delete();
+  return out;
+}
+function shortName(symbol2) {
+  return symbol2.name.split(".").at(-1) ?? symbol2.name;
+}
+
+// src/engine/context/related-signatures.ts
+function relatedSignatures(shown2, files, max2) {
+  const shownKeys = new Set(shown2.map((s) => `${s.path}#${s.symbol.name}`));
+  const all = files.flatMap((f3) => f3.symbols.map((symbol2) => ({ file: f3, symbol: symbol2 })));
+  const out = [];
+  const taken = /* @__PURE__ */ new Set();
+  const take = (file2, symbol2, role) => {
+    const key = `${file2.path}#${symbol2.name}`;
+    if (shownKeys.has(key) || taken.has(key) || out.length >= max2) return;
+    if (shown2.some((s) => s.path === file2.path && s.symbol.kind === "class" && symbol2.name.startsWith(`${s.symbol.name}.`))) return;
+    taken.add(key);
+    out.push(`${role} ${file2.path}:${symbol2.outerStart}: ${signature(file2, symbol2)}`);
+  };
+  for (const s of shown2) {
+    const call = new RegExp(`(?<![\\w$])${escape2(shortName(s.symbol))}\\s*\\(`);
+    for (const { file: file2, symbol: symbol2 } of all) if (symbol2.kind !== "class" && call.test(symbol2.text)) take(file2, symbol2, "caller");
+  }
+  const called = new Set(shown2.flatMap((s) => [...s.symbol.text.matchAll(/([A-Za-z_$][\w$]*)\s*\(/g)].map((m2) => m2[1])));
+  for (const { file: file2, symbol: symbol2 } of all) if (symbol2.kind !== "class" && called.has(shortName(symbol2)) && shortName(symbol2).length > 2) take(file2, symbol2, "callee");
+  return out.join("\n");
+}
+function signature(file2, symbol2) {
+  const text2 = file2.lines.slice(symbol2.startLine - 1, symbol2.headerEnd).map((l3) => l3.trim()).join(" ");
+  return text2.length > 200 ? `${text2.slice(0, 200)}\u2026` : text2;
+}
+function escape2(text2) {
+  return text2.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
+// src/engine/context/repo-files.ts
+import { readdirSync, statSync as statSync3 } from "node:fs";
+import { join as join8, relative as relative2 } from "node:path";
+var SKIP_DIRS = /* @__PURE__ */ new Set([".git", "node_modules", "dist", "build", "coverage", "__pycache__", ".venv", "venv", ".tox", "vendor", "target", ".next", ".mypy_cache", ".pytest_cache"]);
+var TEXT = /\.(py|[cm]?[jt]sx?|md|rst|txt|toml|cfg|ini|json|ya?ml|go|rs|java|rb)$/;
+function repoFiles(root, options2 = {}) {
+  const maxFiles = options2.maxFiles ?? 5e3;
+  const maxBytes = options2.maxBytes ?? 256 * 1024;
+  const out = [];
+  const walk = (dir) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      if (out.length >= maxFiles) return;
+      if (entry.isSymbolicLink()) continue;
+      const full = join8(dir, entry.name);
+      if (entry.isDirectory()) {
+        if (!SKIP_DIRS.has(entry.name) && !entry.name.startsWith(".")) walk(full);
+      } else if (entry.isFile() && TEXT.test(entry.name) && statSync3(full).size <= maxBytes) {
+        out.push(relative2(root, full));
+      }
+    }
+  };
+  walk(root);
+  return out.sort();
+}
+function isSourceFile(path12) {
+  return grammarForFile(path12) !== void 0;
+}
+
+// src/engine/context/retrieval-index.ts
+import { DatabaseSync } from "node:sqlite";
+var RetrievalIndex = class {
+  db = new DatabaseSync(":memory:");
+  constructor() {
+    this.db.exec("CREATE VIRTUAL TABLE docs USING fts5(path UNINDEXED, symbol UNINDEXED, body, tokenize = 'unicode61')");
+  }
+  add(path12, symbol2, text2) {
+    this.db.prepare("INSERT INTO docs (path, symbol, body) VALUES (?, ?, ?)").run(path12, symbol2, `${path12} ${symbol2 ?? ""} ${splitIdentifiers(text2)}`);
+  }
+  /** Documents ranked by BM25 for any of the query's words (FTS syntax in the query is neutralised). */
+  search(query, limit2 = 20) {
+    const words = [...new Set(splitIdentifiers(query).toLowerCase().match(/[\p{L}\p{N}]{3,}/gu) ?? [])].slice(0, 64);
+    if (words.length === 0) return [];
+    const match = words.map((w2) => `"${w2}"`).join(" OR ");
+    const rows = this.db.prepare("SELECT path, symbol, bm25(docs) AS score FROM docs WHERE docs MATCH ? ORDER BY score LIMIT ?").all(match, limit2);
+    return rows.map((r2) => ({ path: r2.path, symbol: r2.symbol, score: -r2.score }));
+  }
+  close() {
+    this.db.close();
+  }
+};
+function splitIdentifiers(text2) {
+  return text2.replace(/([a-z0-9])([A-Z])/g, "$1 $2").replace(/_/g, " ");
+}
+
+// src/engine/context/build-context.ts
+var SMALL_FILE_LINES = 80;
+var MAX_SYMBOL_HITS = 8;
+async function buildContext(workspace, options2) {
+  const maxChars = options2.maxChars ?? 1e4;
+  const maxFiles = options2.maxFiles ?? 5;
+  const files = await loadSources(workspace, options2);
+  const index = new RetrievalIndex();
+  for (const file2 of files.values()) {
+    index.add(file2.path, null, file2.text.slice(0, 2e4));
+    for (const s of file2.symbols) index.add(file2.path, s.name, s.text.slice(0, 4e3));
+  }
+  const hits = index.search(options2.query, 60);
+  index.close();
+  const isCode = (path12) => files.has(path12) && !options2.isTestFile(path12);
+  const focus = [];
+  for (const frame of options2.frames ?? []) {
+    const file2 = files.get(frame.file);
+    if (!file2 || !isCode(frame.file)) continue;
+    const symbol2 = innermost(file2.symbols, frame.line);
+    focus.push(symbol2 ? { path: file2.path, symbol: symbol2, reason: "stack-frame" } : { path: file2.path, symbol: void 0, range: { start: frame.line - 3, end: frame.line + 3 }, reason: "stack-frame" });
+  }
+  for (const name of options2.named ?? []) {
+    const matches = [...files.values()].filter((f3) => isCode(f3.path)).flatMap((f3) => f3.symbols.filter((s) => s.name === name || shortName(s) === name).map((s) => ({ path: f3.path, symbol: s })));
+    if (matches.length <= 3) for (const m2 of matches) focus.push({ ...m2, reason: "named" });
+  }
+  const retrieved = [];
+  for (const hit of hits) {
+    if (!isCode(hit.path)) continue;
+    const file2 = files.get(hit.path);
+    const symbol2 = hit.symbol === null ? void 0 : file2.symbols.find((s) => s.name === hit.symbol);
+    if (symbol2) {
+      if (retrieved.filter((r2) => r2.symbol).length < MAX_SYMBOL_HITS) retrieved.push({ path: hit.path, symbol: symbol2, reason: "retrieval" });
+    } else if (file2.lines.length <= SMALL_FILE_LINES) retrieved.push({ path: hit.path, symbol: void 0, reason: "retrieval" });
+  }
+  for (const path12 of options2.mentioned) {
+    if (!isCode(path12) || focus.some((f3) => f3.path === path12)) continue;
+    const best = retrieved.find((r2) => r2.path === path12);
+    focus.push(best ? { ...best, reason: "stack-frame" } : { path: path12, symbol: void 0, reason: "stack-frame" });
+  }
+  const repoMap = bounded([...files.values()].filter((f3) => isCode(f3.path)).map((f3) => mapLine(f3, true)), Math.floor(maxChars / 4));
+  const candidates = unique([...focus, ...retrieved].map((f3) => f3.path));
+  let picked = [];
+  if (options2.llm && candidates.length > maxFiles) picked = await localize(options2.llm, options2.query, repoMap, candidates.slice(0, 15), files, retrieved, maxFiles);
+  const ordered = [...focus.filter((f3) => f3.reason === "stack-frame"), ...picked, ...focus.filter((f3) => f3.reason !== "stack-frame"), ...retrieved];
+  const shown2 = choose(ordered, files, maxChars, maxFiles);
+  const parts = [...shown2.byFile.entries()].map(([path12, ranges]) => view(files.get(path12), ranges));
+  const shownSymbols = shown2.symbols.map((f3) => f3.symbol);
+  const related = relatedSignatures(
+    shown2.symbols.map((f3) => ({ path: f3.path, symbol: f3.symbol })),
+    [...files.values()].filter((f3) => isCode(f3.path)),
+    12
+  );
+  const others = [...files.values()].filter((f3) => isCode(f3.path) && !shown2.byFile.has(f3.path)).map((f3) => mapLine(f3));
+  const code = [
+    parts.join("\n\n"),
+    related ? `Callers and callees of the code above (signatures only; path:line):
+${related}` : "",
+    others.length ? `Other source files (path: top-level symbols):
+${bounded(others, 1500)}` : ""
+  ].filter((s) => s !== "").join("\n\n");
+  return {
+    files: [...shown2.byFile.keys()],
+    code,
+    repoMap,
+    ranking: unique(ordered.map((f3) => f3.path)).map((path12) => ({ path: path12, reason: ordered.find((f3) => f3.path === path12).reason })),
+    symbols: shown2.symbols.map((f3, i3) => ({ path: f3.path, name: shownSymbols[i3].name, startLine: shownSymbols[i3].outerStart, endLine: shownSymbols[i3].endLine, reason: f3.reason }))
+  };
+}
+async function loadSources(workspace, options2) {
+  const out = /* @__PURE__ */ new Map();
+  for (const path12 of repoFiles(workspace).filter(isSourceFile)) {
+    const text2 = await contextText(workspace, path12);
+    if (text2 === void 0) continue;
+    const named = options2.mentioned.includes(path12) || options2.query.includes(path12);
+    if (!named && notCodeContext(path12, text2.slice(0, 2e3))) continue;
+    out.set(path12, { path: path12, text: text2, lines: text2.split("\n"), symbols: await symbolsOf(path12, text2), imports: await importLinesOf(path12, text2) });
+  }
+  return out;
+}
+function innermost(symbols, line) {
+  return symbols.filter((s) => s.outerStart <= line && line <= s.endLine).sort((a2, b5) => a2.endLine - a2.startLine - (b5.endLine - b5.startLine))[0];
+}
+function choose(ordered, files, maxChars, maxFiles) {
+  const byFile = /* @__PURE__ */ new Map();
+  const symbols = [];
+  const seen = /* @__PURE__ */ new Set();
+  let used = 0;
+  for (const f3 of ordered) {
+    const file2 = files.get(f3.path);
+    const key = `${f3.path}#${f3.symbol?.name ?? f3.range?.start ?? "whole"}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    if (!byFile.has(f3.path) && byFile.size >= maxFiles) continue;
+    const current = byFile.get(f3.path) ?? [];
+    const whole = f3.symbol === void 0 && f3.range === void 0 || file2.lines.length <= SMALL_FILE_LINES;
+    const body = whole ? wholeOrOutline(file2) : f3.symbol ? [{ start: f3.symbol.outerStart, end: f3.symbol.endLine }] : [f3.range];
+    const context = f3.symbol && !whole ? contextRanges(file2, f3.symbol) : [];
+    let ranges = [...context, ...body];
+    let cost = costOf2(file2, current, ranges);
+    if (used > 0 && used + cost > maxChars || cost > maxChars * 3) {
+      if (!f3.symbol) continue;
+      ranges = [...context, ...outline(file2, f3.symbol)];
+      cost = costOf2(file2, current, ranges);
+      if (used + cost > maxChars * 1.15) continue;
+    }
+    byFile.set(f3.path, [...current, ...ranges]);
+    used += cost;
+    if (f3.symbol) symbols.push(f3);
+  }
+  return { byFile, symbols };
+}
+function contextRanges(file2, symbol2) {
+  const out = [];
+  const owner = symbol2.kind === "method" ? file2.symbols.find((s) => s.kind === "class" && s.name === symbol2.name.split(".").slice(0, -1).join(".")) : void 0;
+  if (owner) {
+    const firstMember = file2.symbols.find((s) => s.startLine > owner.startLine && s.outerStart > owner.headerEnd && s.name.startsWith(`${owner.name}.`));
+    const end = Math.min(firstMember ? firstMember.outerStart - 1 : owner.headerEnd, owner.headerEnd + 8);
+    out.push({ start: owner.outerStart, end: Math.max(owner.headerEnd, end) });
+  }
+  const words = new Set(symbol2.text.match(/[A-Za-z_$][\w$]*/g) ?? []);
+  for (const imp of file2.imports) if (imp.names.some((n2) => words.has(n2))) out.push({ start: imp.startLine, end: imp.endLine });
+  return out;
+}
+function wholeOrOutline(file2) {
+  if (file2.lines.length <= SMALL_FILE_LINES) return [{ start: 1, end: file2.lines.length }];
+  return file2.symbols.filter((s) => s.kind !== "method").map((s) => ({ start: s.outerStart, end: s.headerEnd }));
+}
+function outline(file2, symbol2) {
+  const members2 = symbol2.kind === "class" ? file2.symbols.filter((s) => s.name.startsWith(`${symbol2.name}.`) && !s.name.slice(symbol2.name.length + 1).includes(".")) : [];
+  return [{ start: symbol2.outerStart, end: symbol2.headerEnd }, ...members2.map((m2) => ({ start: m2.outerStart, end: m2.headerEnd }))];
+}
+function costOf2(file2, current, added) {
+  const have = /* @__PURE__ */ new Set();
+  for (const r2 of current) for (let n2 = r2.start; n2 <= r2.end; n2++) have.add(n2);
+  let chars = 0;
+  for (const r2 of added) {
+    for (let n2 = Math.max(1, r2.start); n2 <= Math.min(file2.lines.length, r2.end); n2++) {
+      if (have.has(n2)) continue;
+      have.add(n2);
+      chars += (file2.lines[n2 - 1] ?? "").length + 8;
+    }
+  }
+  return chars;
+}
+function view(file2, ranges) {
+  const lastLine = file2.lines.at(-1) === "" ? file2.lines.length - 1 : file2.lines.length;
+  const covered = ranges.some((r2) => r2.start <= 1 && r2.end >= lastLine);
+  if (covered) return `--- ${file2.path}
+${numberedWhole(file2.lines)}`;
+  return `--- ${file2.path} (${lastLine} lines; the parts shown keep their line numbers)
+${renderRanges(file2.lines, ranges)}`;
+}
+async function localize(llm, problem, repoMap, candidates, files, retrieved, maxFiles) {
+  const shown2 = candidates.map((path12) => candidateView(files.get(path12), retrieved.filter((r2) => r2.path === path12 && r2.symbol).map((r2) => r2.symbol)));
+  const { value } = await llm.call("localize", { untrusted: { problem, repoMap, candidates: shown2.join("\n\n") }, trusted: { maxFiles: String(maxFiles) } }, localizeSchema);
+  const out = [];
+  const paths = value.files.filter((f3) => files.has(f3));
+  for (const name of value.functions ?? []) {
+    for (const path12 of paths) {
+      const symbol2 = files.get(path12).symbols.find((s) => s.name === name || shortName(s) === name || name.endsWith(`.${s.name}`));
+      if (symbol2) out.push({ path: path12, symbol: symbol2, reason: "model" });
+    }
+  }
+  for (const path12 of paths) {
+    const best = retrieved.find((r2) => r2.path === path12);
+    out.push(best ? { ...best, reason: "model" } : { path: path12, symbol: void 0, reason: "model" });
+  }
+  return out;
+}
+function candidateView(file2, best) {
+  if (best.length === 0 || file2.lines.length <= 12) return `--- ${file2.path}
+${renderRanges(file2.lines, [{ start: 1, end: 12 }])}`;
+  const ranges = best.slice(0, 2).map((s) => ({ start: s.outerStart, end: Math.min(s.endLine, s.headerEnd + 6) }));
+  return `--- ${file2.path}
+${renderRanges(file2.lines, ranges)}`;
+}
+function mapLine(file2, methods = false) {
+  const top = file2.symbols.filter((s) => methods || s.kind !== "method").map((s) => s.name);
+  return `${file2.path}${top.length ? `: ${top.join(", ")}` : ""}`;
+}
+function unique(items) {
+  return [...new Set(items)];
+}
+async function contextText(workspace, path12) {
+  try {
+    return await readWorktreeText(workspace, path12);
+  } catch (error62) {
+    if (error62 instanceof UnsafePathError) return void 0;
+    throw error62;
+  }
+}
+function bounded(lines, maxChars) {
+  const out = [];
+  let used = 0;
+  for (const line of lines) {
+    if (used + line.length + 1 > maxChars) {
+      out.push(`\u2026 (${lines.length - out.length} more files)`);
+      break;
+    }
+    out.push(line);
+    used += line.length + 1;
+  }
+  return out.join("\n");
+}
+
+// src/engine/context/failure-frames.ts
+var PATTERNS2 = [/File "([^"]+)", line (\d+)/, /^([^\s:]+\.(?:py|[cm]?[jt]sx?)):(\d+)(?::\d+)?:? /, /\(?((?:[^\s()]+\/)?[^\s():]+\.[cm]?[jt]sx?):(\d+):\d+\)?$/];
+function failureFrames(failing, workspace) {
+  const out = [];
+  const seen = /* @__PURE__ */ new Set();
+  for (const test of failing) {
+    const frames = [];
+    for (const line of (test.details ?? "").split("\n")) {
+      for (const pattern of PATTERNS2) {
+        const match = pattern.exec(line.trim());
+        if (!match) continue;
+        const file2 = relative3(match[1], workspace);
+        if (file2 !== void 0) frames.push({ file: file2, line: Number(match[2]) });
+        break;
+      }
+    }
+    const pythonOrder = frames.some((f3) => f3.file.endsWith(".py"));
+    for (const frame of pythonOrder ? frames.reverse() : frames) {
+      const key = `${frame.file}:${frame.line}`;
+      if (!seen.has(key)) out.push(frame);
+      seen.add(key);
+    }
+  }
+  return out;
+}
+function relative3(file2, workspace) {
+  const cleaned = file2.replace(/^file:\/\//, "");
+  if (cleaned.includes("site-packages") || cleaned.includes("node_modules") || cleaned.startsWith("node:")) return void 0;
+  const root = workspace.endsWith("/") ? workspace : `${workspace}/`;
+  if (cleaned.startsWith(root)) return cleaned.slice(root.length);
+  if (cleaned.startsWith("/")) return void 0;
+  return cleaned.replace(/^\.\//, "");
+}
+
+// src/engine/reproduce/reproduce-issue.ts
+import { existsSync as existsSync2 } from "node:fs";
+import { rm as rm3 } from "node:fs/promises";
+async function reproduceIssue(task, llm, cost, options2 = {}) {
+  const maxAttempts = options2.attempts ?? 3;
+  const problem = task.description ?? "";
+  const sources = repoFiles(task.workspace).filter((f3) => isSourceFile(f3) && !task.isTestFile(f3));
+  const context = await issueContext(task.workspace, problem, task.isTestFile);
+  const examples = await testExamples(task, context.files);
+  const sourceText = (await Promise.all(sources.slice(0, 400).map(async (f3) => await tryReadWorktreeText(task.workspace, f3, { maxBytes: CONTEXT_READ_LIMIT }) ?? ""))).join("\n");
+  const rejections = [];
+  for (let attempt = 1; attempt <= maxAttempts; attempt++) {
+    task.onProgress?.({ kind: "stage", stage: "reproduce", detail: `attempt ${attempt} of ${maxAttempts}` });
+    const feedback = rejections.length === 0 ? "(this is the first attempt)" : rejections.map((r2, i3) => `Attempt ${i3 + 1} was rejected: ${r2}`).join("\n");
+    const { value } = await llm.call(
+      "reproduce",
+      { untrusted: { problem, testExample: examples, code: context.code || "(no code located)", feedback }, trusted: { framework: task.runnerName, attempts: String(maxAttempts) } },
+      reproductionSchema
+    );
+    const verdict = await tryTest(task, value.path, value.content, value.expectedFailure, sourceText, cost);
+    if (verdict.ok) return { ok: true, attempts: attempt, path: value.path, content: value.content, testIds: verdict.testIds, failure: verdict.failure };
+    rejections.push(verdict.reason);
+  }
+  return { ok: false, attempts: maxAttempts, reason: `${maxAttempts === 1 ? "the test the model wrote was" : `all ${maxAttempts} tests the model wrote were`} rejected; the last: ${rejections.at(-1) ?? "no answer"}` };
+}
+async function issueContext(workspace, problem, isTestFile2) {
+  const sources = repoFiles(workspace).filter((f3) => isSourceFile(f3) && !isTestFile2(f3));
+  const named = namedIdentifiers(problem);
+  return buildContext(workspace, { query: `${problem}
+${named.join(" ")}`, mentioned: namedFiles(problem, sources), named, isTestFile: isTestFile2 });
+}
+async function tryTest(task, path12, content, expectedFailure, sourceText, cost) {
+  if (!task.isTestFile(path12)) return { ok: false, reason: `${path12} is not where the test runner looks for tests; name it like the existing test files` };
+  let full;
+  try {
+    full = safeRepoPath(task.workspace, path12);
+  } catch (error62) {
+    if (error62 instanceof UnsafePathError) return { ok: false, reason: `${path12} is not a path inside the repository` };
+    throw error62;
+  }
+  if (existsSync2(full)) return { ok: false, reason: `${path12} already exists; write a new test file` };
+  try {
+    await applyEdits(task.workspace, [{ kind: "create", path: path12, content }]);
+  } catch (error62) {
+    if (error62 instanceof EditError || error62 instanceof UnsafePathError) return { ok: false, reason: `the file could not be written: ${error62.message}` };
+    throw error62;
+  }
+  let keep = false;
+  try {
+    const selection = task.runnerName === "pytest" ? { kind: "tests", ids: [path12] } : { kind: "all" };
+    const report2 = await task.verifier.run(task.workspace, selection);
+    cost.testRuns += 1;
+    cost.testSeconds += report2.run.durationMs / 1e3;
+    const verdict = judge(task, path12, report2, expectedFailure, sourceText);
+    keep = verdict.ok;
+    return verdict;
+  } finally {
+    if (!keep) await rm3(full, { force: true });
+  }
+}
+function judge(task, path12, report2, expectedFailure, sourceText) {
+  const mine = report2.tests.filter((t2) => inFile(t2, path12));
+  if (mine.length === 0) {
+    const tail = report2.run.output.trim().split("\n").slice(-4).join(" | ").slice(0, 400);
+    return { ok: false, reason: `the runner reported no test from ${path12} (it reported ${report2.tests.length} other test(s); output ends with: ${tail || "(nothing)"})` };
+  }
+  const failing = mine.filter((t2) => t2.status === "fail" || t2.status === "error");
+  for (const t2 of failing) {
+    const wrong = wrongFailureReason(t2, report2, task.workspace, sourceText);
+    if (wrong) return { ok: false, reason: `${t2.id} ${wrong}` };
+  }
+  if (failing.length === 0) return { ok: false, reason: `${mine.every((t2) => t2.status === "skip") ? "its tests were skipped" : `its test(s) pass on the unchanged code (${mine.map((t2) => t2.id).join(", ")}), so they do not show the bug`}` };
+  const erroring = failing.find((t2) => t2.status === "error" && !(t2.message ?? "").includes(expectedFailure));
+  if (erroring) return { ok: false, reason: `${erroring.id} errors (${firstLine(erroring)}) instead of failing for the reported reason (${expectedFailure})` };
+  return { ok: true, testIds: failing.map((t2) => t2.id), failure: firstLine(failing[0]) };
+}
+function inFile(t2, path12) {
+  return t2.file === path12 || t2.id === path12 || t2.id.startsWith(`${path12}::`) || t2.id.startsWith(`${path12} > `);
+}
+function firstLine(t2) {
+  return (t2.message ?? t2.status).split("\n")[0] ?? "";
+}
+function namedIdentifiers(text2) {
+  const out = /* @__PURE__ */ new Set();
+  for (const m2 of text2.matchAll(/`([^`\n]{1,80})`/g)) for (const w2 of (m2[1] ?? "").matchAll(/[A-Za-z_$][\w$]*/g)) out.add(w2[0]);
+  for (const m2 of text2.matchAll(/\b([A-Za-z_$][\w$]*)\s*\(/g)) out.add(m2[1] ?? "");
+  for (const m2 of text2.matchAll(/\b([a-z]+(?:[A-Z][a-z0-9]*)+|[a-z0-9]+(?:_[a-z0-9]+)+)\b/g)) out.add(m2[1] ?? "");
+  out.delete("");
+  return [...out].slice(0, 40);
+}
+function namedFiles(text2, sources) {
+  const named = [...text2.matchAll(/[\w./-]+\.(?:py|[cm]?[jt]sx?)\b/g)].map((m2) => m2[0].replace(/^\.\//, ""));
+  return sources.filter((s) => named.some((n2) => s === n2 || s.endsWith(`/${n2}`)));
+}
+async function testExamples(task, located) {
+  const tests = repoFiles(task.workspace).filter((f3) => task.isTestFile(f3) && isSourceFile(f3));
+  if (tests.length === 0) return "(no existing tests)";
+  const stems = located.map((f3) => (f3.split("/").at(-1) ?? f3).replace(/\.[^.]+$/, "")).filter((s) => s.length > 1 && s !== "__init__" && s !== "index");
+  const texts = await Promise.all(tests.map(async (f3) => ({ f: f3, text: await tryReadWorktreeText(task.workspace, f3, { maxBytes: CONTEXT_READ_LIMIT }) ?? "" })));
+  const score = (text2) => stems.filter((s) => text2.includes(s)).length;
+  const chosen = texts.filter((t2) => t2.text.trim() !== "").sort((a2, b5) => score(b5.text) - score(a2.text)).slice(0, 2);
+  return chosen.map((t2) => `--- ${t2.f}
+${t2.text.slice(0, 2500)}`).join("\n\n");
 }
 
 // src/engine/candidate-limits.ts

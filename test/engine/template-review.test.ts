@@ -62,6 +62,14 @@ describe("a template edit and the model's review", { timeout: 300_000 }, () => {
     expect(await readFile(join(dir, "calc/ops.py"), "utf8")).toBe("def add(a, b):\n    return a + b\n");
   });
 
+  it("a model configured but giving no review (it refuses to answer): fixed on the tests' word only, marked not reviewed, never called reviewed", async () => {
+    const { outcome, stages } = await run("template", [{ stage: "review-fix", refusal: "I cannot review code." }]);
+    expect(stages).toContain("review-fix");
+    expect(outcome).toMatchObject({ status: "fixed", review: { verdict: "not-reviewed" }, changedFiles: ["calc/ops.py"] });
+    expect(outcome.review?.reason).toContain("the model configured to review the edit gave no usable answer");
+    expect(outcome.message).not.toContain("accepted");
+  });
+
   it("without a model: fixed on the tests' word, and marked not reviewed", async () => {
     const { outcome } = await run("template", [], false);
     expect(outcome).toMatchObject({ status: "fixed", review: { verdict: "not-reviewed" } });

@@ -2,7 +2,8 @@
 // makes pass and the diff, it accepts the edit or refuses it with a reason. A template
 // edit passes the tests by construction, so passing them is no evidence it is right.
 import { z } from "zod";
-import type { LlmClient } from "../../llm/llm-client.ts";
+import { BudgetExceededError } from "../../llm/budget.ts";
+import { LlmStageError, type LlmClient } from "../../llm/llm-client.ts";
 import type { TestCaseResult } from "../../verify/test-report.ts";
 import { failingTestsBlock } from "../lpw/failing-tests-block.ts";
 
@@ -16,7 +17,9 @@ export type ReviewCandidate = { description: string; diff: string; file: string;
 /** Reviews one candidate; the task's issue and failing tests are bound when it is made. */
 export type FixReviewer = (candidate: ReviewCandidate) => Promise<FixReview>;
 
-export const NOT_REVIEWED: FixReview = { verdict: "not-reviewed", reason: "passes the tests; not reviewed: no model is configured to check a mechanical edit against the issue" };
+const UNREVIEWED = "passes the tests; not reviewed";
+
+export const NOT_REVIEWED: FixReview = { verdict: "not-reviewed", reason: `${UNREVIEWED}: no model is configured to check a mechanical edit against the issue` };
 
 const AROUND = 25;
 
@@ -32,8 +35,17 @@ export function modelReviewer(llm: LlmClient, input: { workspace: string; proble
         code: excerpt(candidate.file, candidate.edited, candidate.line),
       },
     };
-    const { value } = await llm.call("review-fix", vars, reviewSchema);
-    return { verdict: value.accepted ? "accepted" : "refused", reason: value.reason.trim() };
+    try {
+      const { value } = await llm.call("review-fix", vars, reviewSchema);
+      return { verdict: value.accepted ? "accepted" : "refused", reason: value.reason.trim() };
+    } catch (error) {
+      // The model was configured but gave no review (unreachable, answers that broke the
+      // schema, its budget spent): the edit is what it would be without a model, a fix on
+      // the tests' word, said so, and its PR a draft. Never "fixed", never a lost job.
+      if (error instanceof BudgetExceededError) return { verdict: "not-reviewed", reason: `${UNREVIEWED}: the model's budget ran out before it could review the edit` };
+      if (error instanceof LlmStageError) return { verdict: "not-reviewed", reason: `${UNREVIEWED}: the model configured to review the edit gave no usable answer` };
+      throw error;
+    }
   };
 }
 
