@@ -11,6 +11,7 @@
 //   AUTOGEN_LLM_BASE_URL=… npm run bench:wrongfix   # with one: LPW (the model plans first), then the
 //                                                   # template pass, each template edit reviewed by the model;
 //                                                   # transcripts in eval-results/wrongfix/transcripts
+//   AUTOGEN_BENCH_STRATEGY=template                 # with a model: the template strategy alone, its edits reviewed
 //   AUTOGEN_BENCH_MINUTES=N                         # each task's wall-clock budget (default 15)
 import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
@@ -92,9 +93,13 @@ if (process.argv.includes("--check")) {
 }
 const withModel = Boolean(process.env.AUTOGEN_LLM_BASE_URL);
 // `autogen eval` gives the template strategy no model, so with one the bench runs LPW with its template pass after it.
-const strategy = withModel ? ["--strategy", "lpw", "--template-after", "--transcripts", join(OUT, "transcripts")] : ["--strategy", "template"];
+// AUTOGEN_BENCH_STRATEGY=template with a model: the template strategy alone, each passing edit reviewed (the review in isolation).
+const reviewOnly = withModel && process.env.AUTOGEN_BENCH_STRATEGY === "template";
+const strategy = reviewOnly
+  ? ["--strategy", "template", "--review", "--transcripts", join(OUT, "transcripts")]
+  : withModel ? ["--strategy", "lpw", "--template-after", "--transcripts", join(OUT, "transcripts")] : ["--strategy", "template"];
 const minutes = process.env.AUTOGEN_BENCH_MINUTES ?? "15";
-process.stdout.write(`${names.length} task(s) built in ${CACHE}; strategy ${withModel ? "lpw, then template edits each reviewed by the model" : "template (no model)"}; ${minutes} min a task\n`);
+process.stdout.write(`${names.length} task(s) built in ${CACHE}; strategy ${reviewOnly ? "template, each passing edit reviewed by the model" : withModel ? "lpw, then template edits each reviewed by the model" : "template (no model)"}; ${minutes} min a task\n`);
 const run = spawnSync(
   process.execPath,
   [join(ROOT, "src", "cli.ts"), "eval", "--dataset", `local:${CACHE}`, ...strategy, "--concurrency", "1", "--candidates", "200", "--minutes", minutes, "--test-timeout", "900", "--per-test-timeout", "300", "--out", OUT],
