@@ -8,7 +8,11 @@
 //
 //   npm run bench:wrongfix -- --check          # the hidden tests fail on the bug, pass with the upstream fix
 //   npm run bench:wrongfix                     # without a model: the template strategy
-//   AUTOGEN_LLM_BASE_URL=… npm run bench:wrongfix   # with one: each template edit is reviewed
+//   AUTOGEN_LLM_BASE_URL=… npm run bench:wrongfix   # with one: LPW (the model plans first), then the
+//                                                   # template pass, each template edit reviewed by the model;
+//                                                   # transcripts in eval-results/wrongfix/transcripts
+//   AUTOGEN_BENCH_STRATEGY=template                 # with a model: the template strategy alone, its edits reviewed
+//   AUTOGEN_BENCH_MINUTES=N                         # each task's wall-clock budget (default 15)
 import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { cp, mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
@@ -88,10 +92,17 @@ if (process.argv.includes("--check")) {
   process.exit(check.status ?? 1);
 }
 const withModel = Boolean(process.env.AUTOGEN_LLM_BASE_URL);
-process.stdout.write(`${names.length} task(s) built in ${CACHE}; strategy template${withModel ? ", every edit reviewed by the model" : " (no model)"}\n`);
+// `autogen eval` gives the template strategy no model, so with one the bench runs LPW with its template pass after it.
+// AUTOGEN_BENCH_STRATEGY=template with a model: the template strategy alone, each passing edit reviewed (the review in isolation).
+const reviewOnly = withModel && process.env.AUTOGEN_BENCH_STRATEGY === "template";
+const strategy = reviewOnly
+  ? ["--strategy", "template", "--review", "--transcripts", join(OUT, "transcripts")]
+  : withModel ? ["--strategy", "lpw", "--template-after", "--transcripts", join(OUT, "transcripts")] : ["--strategy", "template"];
+const minutes = process.env.AUTOGEN_BENCH_MINUTES ?? "15";
+process.stdout.write(`${names.length} task(s) built in ${CACHE}; strategy ${reviewOnly ? "template, each passing edit reviewed by the model" : withModel ? "lpw, then template edits each reviewed by the model" : "template (no model)"}; ${minutes} min a task\n`);
 const run = spawnSync(
   process.execPath,
-  [join(ROOT, "src", "cli.ts"), "eval", "--dataset", `local:${CACHE}`, "--strategy", "template", "--concurrency", "1", "--candidates", "200", "--minutes", "15", "--test-timeout", "900", "--per-test-timeout", "300", "--out", OUT],
+  [join(ROOT, "src", "cli.ts"), "eval", "--dataset", `local:${CACHE}`, ...strategy, "--concurrency", "1", "--candidates", "200", "--minutes", minutes, "--test-timeout", "900", "--per-test-timeout", "300", "--out", OUT],
   { stdio: ["ignore", "inherit", "inherit"], env: process.env },
 );
 if (run.status !== 0 && !existsSync(join(OUT, "results.json"))) fail(`autogen eval exited ${run.status}`);

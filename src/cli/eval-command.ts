@@ -25,7 +25,7 @@ import { parseFlags } from "./parse-flags.ts";
 
 const USAGE = `autogen-bot eval --dataset humanevalfix:<path/to/humanevalpack.jsonl>|local:<dir> [--strategy template] [--limit N] [--offset N]
              [--concurrency C] [--candidates N] [--minutes M] [--test-timeout S] [--per-test-timeout S] [--out DIR]
-             [--transcripts DIR] [--replay DIR] [--task ID,ID] [--check]
+             [--transcripts DIR] [--replay DIR] [--task ID,ID] [--check] [--template-after] [--review]
 
 Runs each strategy on the same tasks: the engine sees only the visible tests; the hidden
 tests run once, after it stops. Strategies: template (no model); lpw, slpw, seidr, direct (need
@@ -38,6 +38,9 @@ kinds: humanevalfix:<jsonl>, local:<directory with one task repository per subdi
 its hidden tests in hidden/; or repo/, hidden/, reference/ (the reference fix) and issue.md>.
 A local task with issue.md starts as \`autogen-bot fix --issue\` does: a baseline run, then the
 failing tests, or (a strategy with a model) a reproduction test when every test passes.
+--template-after keeps LPW's template pass after the model's stages (as \`autogen fix\` runs it; each
+template edit ships only if the model accepts it); by default strategies are compared alone.
+--review gives the template strategy the model: an edit that passes the tests ships only if the model accepts it.
 --task keeps only the tasks named. --check runs no strategy: it checks that each task's buggy repository fails its hidden
 tests and its reference fix passes them (exit 1 when one does not).`;
 
@@ -83,6 +86,8 @@ export const evalCommand: CliCommand = {
         replay: { type: "string" },
         check: { type: "boolean" },
         task: { type: "string" },
+        "template-after": { type: "boolean" },
+        review: { type: "boolean" },
       },
       false,
     );
@@ -108,18 +113,19 @@ export const evalCommand: CliCommand = {
         const file = `${taskId.replaceAll("/", "_")}.jsonl`;
         // Replay: each task's model answers come from the transcript recorded for it.
         const recorded = replayDir && existsSync(join(replayDir, name, file)) ? readTranscript(join(replayDir, name, file)) : replayDir ? [] : undefined;
-        const llm = endpoint && name !== "template"
+        const llm = endpoint && (name !== "template" || values.review === true)
           ? jobLlmClient({
               endpoint: recorded?.[0] ? { ...endpoint, model: recorded[0].model } : endpoint,
-              budgets: config.budgets,
+              // --minutes bounds the model's wall clock too (else the job's 45 minutes would).
+              budgets: values.minutes === undefined ? config.budgets : { ...config.budgets, minutes: Math.min(config.budgets.minutes, positiveInt(values.minutes, "minutes", config.budgets.minutes)) },
               prices,
               scrub,
               transcriptPath: transcriptsDir ? join(transcriptsDir, name, file) : undefined,
               fetch: recorded ? replayFetch(recorded) : undefined,
             })
           : undefined;
-        // Strategies are compared alone: no template first pass in front of the LLM ones.
-        return { strategy: chooseStrategy({ name, config, llm, templateFirstPass: false }), budget: llm?.budget };
+        // Strategies are compared alone (no template pass beside the LLM ones) unless --template-after.
+        return { strategy: chooseStrategy({ name, config, llm, templateFirstPass: values["template-after"] === true }), budget: llm?.budget };
       };
       try {
         make("check");

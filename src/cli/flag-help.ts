@@ -34,7 +34,7 @@ export const FLAG_HELP: Readonly<Record<string, readonly FlagHelp[]>> = {
     { flag: "offset", arg: "N", help: "skip the first N tasks" },
     { flag: "concurrency", arg: "C", help: "tasks run at once (default 2)" },
     { flag: "candidates", arg: "N", help: "candidate changes per task (default 400)" },
-    { flag: "minutes", arg: "M", help: "wall-clock minutes per task (default 5)" },
+    { flag: "minutes", arg: "M", help: "wall-clock minutes per task, the model's included (default 5)" },
     { flag: "test-timeout", arg: "S", help: "seconds for one test run (default 20)" },
     { flag: "per-test-timeout", arg: "S", help: "seconds for one test inside a run (default 1; 0 turns it off)" },
     { flag: "out", arg: "DIR", help: "where results.json, results.md and results.svg go (default eval-results)" },
@@ -42,6 +42,8 @@ export const FLAG_HELP: Readonly<Record<string, readonly FlagHelp[]>> = {
     { flag: "replay", arg: "DIR", help: "answer model calls from transcripts recorded with --transcripts, offline" },
     { flag: "task", arg: "ID,ID", help: "keep only the tasks named" },
     { flag: "check", help: "no strategy: check each local task's buggy and reference versions" },
+    { flag: "review", help: "template: each edit that passes the tests ships only if the model accepts it" },
+    { flag: "template-after", help: "LPW: keep the template pass after the model's stages, each edit reviewed by the model (as `autogen fix`)" },
   ],
   "check-config": [{ flag: "json", help: "print the problems as JSON (for scripts) instead of sentences" }],
   "init-workflow": [
