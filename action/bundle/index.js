@@ -93443,8 +93443,8 @@ async function loadSources(workspace, options2) {
   for (const path12 of repoFiles(workspace).filter(isSourceFile)) {
     const text2 = await contextText(workspace, path12);
     if (text2 === void 0) continue;
-    const named = options2.mentioned.includes(path12) || options2.query.includes(path12);
-    if (!named && notCodeContext(path12, text2.slice(0, 2e3))) continue;
+    const named2 = options2.mentioned.includes(path12) || options2.query.includes(path12);
+    if (!named2 && notCodeContext(path12, text2.slice(0, 2e3))) continue;
     out.set(path12, { path: path12, text: text2, lines: text2.split("\n"), symbols: await symbolsOf(path12, text2), imports: await importLinesOf(path12, text2) });
   }
   return out;
@@ -93636,9 +93636,9 @@ async function reproduceIssue(task, llm, cost, options2 = {}) {
 }
 async function issueContext(workspace, problem, isTestFile2) {
   const sources = repoFiles(workspace).filter((f3) => isSourceFile(f3) && !isTestFile2(f3));
-  const named = namedIdentifiers(problem);
+  const named2 = namedIdentifiers(problem);
   return buildContext(workspace, { query: `${problem}
-${named.join(" ")}`, mentioned: namedFiles(problem, sources), named, isTestFile: isTestFile2 });
+${named2.join(" ")}`, mentioned: namedFiles(problem, sources), named: named2, isTestFile: isTestFile2 });
 }
 async function tryTest(task, path12, content, expectedFailure, sourceText, cost) {
   if (!task.isTestFile(path12)) return { ok: false, reason: `${path12} is not where the test runner looks for tests; name it like the existing test files` };
@@ -93700,8 +93700,8 @@ function namedIdentifiers(text2) {
   return [...out].slice(0, 40);
 }
 function namedFiles(text2, sources) {
-  const named = [...text2.matchAll(/[\w./-]+\.(?:py|[cm]?[jt]sx?)\b/g)].map((m2) => m2[0].replace(/^\.\//, ""));
-  return sources.filter((s) => named.some((n2) => s === n2 || s.endsWith(`/${n2}`)));
+  const named2 = [...text2.matchAll(/[\w./-]+\.(?:py|[cm]?[jt]sx?)\b/g)].map((m2) => m2[0].replace(/^\.\//, ""));
+  return sources.filter((s) => named2.some((n2) => s === n2 || s.endsWith(`/${n2}`)));
 }
 async function testExamples(task, located) {
   const tests = repoFiles(task.workspace).filter((f3) => task.isTestFile(f3) && isSourceFile(f3));
@@ -94357,9 +94357,9 @@ var LpwRun = class {
     const digest = digestReport(before, { readSource: (file2, line) => this.sourceLine(file2, line) });
     const mentioned = [...new Set(failing.flatMap((t2) => [t2.file, ...[...(t2.details ?? "").matchAll(/([\w./-]+\.(?:py|[cm]?[jt]sx?))[:"]/g)].map((m2) => m2[1])]).filter((f3) => Boolean(f3)))];
     const frames = failureFrames(failing, this.task.workspace);
-    const named = namedIdentifiers(this.task.description ?? "");
+    const named2 = namedIdentifiers(this.task.description ?? "");
     const context = await buildContext(this.task.workspace, { query: `${this.problem}
-${digest}`, mentioned, frames, named, isTestFile: this.task.isTestFile, llm: this.llm });
+${digest}`, mentioned, frames, named: named2, isTestFile: this.task.isTestFile, llm: this.llm });
     this.contextFiles = context.files;
     const tests = await failingTestsBlock(this.task.workspace, failing);
     const { plan, verification } = await this.planAndVerify(digest, context.code, tests);
@@ -96925,15 +96925,15 @@ function stillRunning(before, after) {
   const ran = (s) => s === "pass" || failed(s);
   const now = new Map(after.tests.map((t2) => [t2.id, t2.status]));
   const ranBefore = before.tests.filter((t2) => ran(t2.status));
-  const fileOf2 = (id) => id.split(/::| > /)[0] ?? id;
+  const fileOf3 = (id) => id.split(/::| > /)[0] ?? id;
   const earlier = new Set(before.tests.map((t2) => t2.id));
   const newRan = /* @__PURE__ */ new Map();
-  for (const t2 of after.tests) if (!earlier.has(t2.id) && ran(t2.status)) newRan.set(fileOf2(t2.id), (newRan.get(fileOf2(t2.id)) ?? 0) + 1);
+  for (const t2 of after.tests) if (!earlier.has(t2.id) && ran(t2.status)) newRan.set(fileOf3(t2.id), (newRan.get(fileOf3(t2.id)) ?? 0) + 1);
   const stopped2 = ranBefore.filter((t2) => {
     if (ran(now.get(t2.id))) return false;
-    const left = newRan.get(fileOf2(t2.id)) ?? 0;
+    const left = newRan.get(fileOf3(t2.id)) ?? 0;
     if (now.has(t2.id) || left === 0) return true;
-    newRan.set(fileOf2(t2.id), left - 1);
+    newRan.set(fileOf3(t2.id), left - 1);
     return false;
   });
   if (stopped2.length === 0) return `\u2705 Every test that ran before the change ran after it (${ranBefore.length} of ${ranBefore.length}): none skipped, deselected, xfailed or missing.`;
@@ -98136,10 +98136,21 @@ import { existsSync as existsSync11, statSync as statSync6 } from "node:fs";
 import { isAbsolute as isAbsolute8, join as join28 } from "node:path";
 
 // src/verify/keep-selected.ts
+var SEPARATOR = " > ";
+var lastOf = (id) => id.split(SEPARATOR).at(-1) ?? id;
+var fileOf2 = (id) => id.includes(SEPARATOR) ? id.split(SEPARATOR)[0] : void 0;
+function named(test, id) {
+  if (test.id === id) return true;
+  if (lastOf(test.id) !== lastOf(id)) return false;
+  const file2 = fileOf2(id);
+  return file2 === void 0 || file2 === fileOf2(test.id) || file2 === test.file;
+}
 function keepSelected(report2, selection) {
   if (selection.kind !== "tests") return report2;
-  const wanted = new Set(selection.ids);
-  const kept2 = report2.tests.filter((t2) => wanted.has(t2.id));
+  const exact = new Set(selection.ids);
+  let kept2 = report2.tests.filter((t2) => exact.has(t2.id) || selection.ids.some((id) => !report2.tests.some((o3) => o3.id === id) && named(t2, id)));
+  if (kept2.length === 0) kept2 = report2.tests.filter((t2) => t2.status === "fail" && (lastOf(t2.id) === t2.file || t2.name === t2.file));
+  const wanted = new Set(kept2.map((t2) => t2.id));
   if (kept2.length === report2.tests.length) return report2;
   const run3 = report2.run;
   const finishedOnItsOwn = !run3.limit && !run3.timedOut && !run3.signal && !run3.spawnError;
@@ -98856,7 +98867,7 @@ async function chooseVerifier(args) {
   const installed = await args.ci.workflowInstalled(args.owner, args.repo, VERIFY_WORKFLOW);
   if (!installed) {
     if (config3.verify === "actions")
-      throw new VerifierUnavailableError(`\`verify: actions\` is set but .github/workflows/${VERIFY_WORKFLOW} is not installed (or is disabled) on ${args.defaultBranch}: run \`npx autogen-bot init-workflow --write\`, review and commit it, or set \`verify: local\``);
+      throw new VerifierUnavailableError(`\`verify: actions\` is set but .github/workflows/${VERIFY_WORKFLOW} is not installed (or is disabled) on ${args.defaultBranch}: from an autogen-bot checkout run \`npx autogen-bot init-workflow <your clone> --write\` (docs/actions.md), review and commit it, or set \`verify: local\``);
     return { verifier: local, probe: local, backend: "local", why: `local sandbox (no ${VERIFY_WORKFLOW} workflow installed)` };
   }
   const publish = branchPublisher(args.mirror, args.target);

@@ -601,7 +601,7 @@ describe("a red build on a pull request", { timeout: 300_000 }, () => {
     const { probot, idle } = await startApp();
     await probot.receive({ id: "ci-15", name: "workflow_run", payload: workflowRunCompleted(red) } as never);
     await idle();
-    expect(statusComment()).toContain("Stopped by an error: `verify: actions` is set but .github/workflows/autogen-verify.yml is not installed (or is disabled) on main: run `npx autogen init-workflow --write`");
+    expect(statusComment()).toContain("Stopped by an error: `verify: actions` is set but .github/workflows/autogen-verify.yml is not installed (or is disabled) on main: from an autogen-bot checkout run `npx autogen-bot init-workflow <your clone> --write` (docs/actions.md)");
     expect(state.pulls).toEqual([]);
   });
 });
