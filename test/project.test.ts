@@ -25,7 +25,7 @@ describe("package.json", () => {
     expect(pkg.dependencies.probot).toMatch(/^\^14\./);
     for (const dep of ["nock", "vitest", "typescript", "node"]) expect(pkg.devDependencies).toHaveProperty(dep);
     expect(pkg.devDependencies.node).toMatch(/^\^24\./);
-    expect(pkg.bin.autogen).toBe("bin/autogen.js");
+    expect(pkg.bin["autogen-bot"]).toBe("bin/autogen.js");
   });
 
   it("ships only dependencies the product itself imports (test-only packages are devDependencies)", () => {

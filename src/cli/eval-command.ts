@@ -38,7 +38,7 @@ kinds: humanevalfix:<jsonl>, local:<directory with one task repository per subdi
 its hidden tests in hidden/; or repo/, hidden/, reference/ (the reference fix) and issue.md>.
 A local task with issue.md starts as \`autogen-bot fix --issue\` does: a baseline run, then the
 failing tests, or (a strategy with a model) a reproduction test when every test passes.
---template-after keeps LPW's template pass after the model's stages (as \`autogen fix\` runs it; each
+--template-after keeps LPW's template pass after the model's stages (as \`autogen-bot fix\` runs it; each
 template edit ships only if the model accepts it); by default strategies are compared alone.
 --review gives the template strategy the model: an edit that passes the tests ships only if the model accepts it.
 --task keeps only the tasks named. --check runs no strategy: it checks that each task's buggy repository fails its hidden
