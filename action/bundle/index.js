@@ -95056,11 +95056,42 @@ function variablesOf(fn2) {
   return list;
 }
 
+// src/verify/node-test-watchdog.ts
+import { fileURLToPath as fileURLToPath5 } from "node:url";
+var NODE_WATCHDOG = fileURLToPath5(new URL("../../resources/node/autogen-test-watchdog.cjs", new URL("../../src/verify/node-test-watchdog.ts", import.meta.url).href));
+var lineSchema = external_exports.object({ file: external_exports.string().max(4096), test: external_exports.string().max(1024), ms: external_exports.number().positive() });
+var MARKER = /autogen-test-timeout: (\{.*\})/g;
+function watchdogEnv(perTestMs) {
+  return { AUTOGEN_TEST_TIMEOUT_MS: String(Math.ceil(perTestMs)) };
+}
+function watchdogArgs() {
+  return [`--require=${NODE_WATCHDOG}`];
+}
+function readWatchdogTimeouts(report2, workspace) {
+  const base = workspace.replace(/\/?$/, "/");
+  for (const match of report2.run.output.matchAll(MARKER)) {
+    let parsed;
+    try {
+      const result = lineSchema.safeParse(JSON.parse(match[1] ?? ""));
+      if (!result.success) continue;
+      parsed = result.data;
+    } catch {
+      continue;
+    }
+    const file2 = parsed.file.startsWith(base) ? parsed.file.slice(base.length) : parsed.file;
+    const id = `${file2} > test > ${parsed.test}`;
+    const seconds3 = Math.round(parsed.ms / 100) / 10;
+    const stopped2 = { id, name: parsed.test, file: file2, status: "fail", durationMs: parsed.ms, message: `timed out after ${String(seconds3)} s (the per-test limit; the test looped synchronously)` };
+    report2.tests = report2.tests.filter((t2) => t2.id !== id && !(t2.file === file2 && t2.name === file2));
+    report2.tests.push(stopped2);
+  }
+}
+
 // src/engine/template/js-spectra.ts
 import { readdir, mkdtemp as mkdtemp3, rm as rm7 } from "node:fs/promises";
 import { tmpdir as tmpdir4 } from "node:os";
 import { join as join11 } from "node:path";
-import { fileURLToPath as fileURLToPath5 } from "node:url";
+import { fileURLToPath as fileURLToPath6 } from "node:url";
 
 // src/engine/template/reported-files.ts
 function reportedFileFilter(workspace) {
@@ -95140,11 +95171,11 @@ async function jsSpectra(workspace, verifier, testIds, limitFor) {
           if (!script.url.startsWith("file://")) continue;
           let path12;
           try {
-            path12 = fileURLToPath5(script.url);
+            path12 = fileURLToPath6(script.url);
           } catch {
             continue;
           }
-          if (path12.includes("/node_modules/")) continue;
+          if (path12.includes("/node_modules/") || path12 === NODE_WATCHDOG) continue;
           const relative7 = safe.accept(path12, { absolute: true });
           if (relative7 === void 0) continue;
           const source = sources.get(relative7) ?? await readWorktreeText(workspace, relative7);
@@ -95463,9 +95494,9 @@ import { join as join19 } from "node:path";
 
 // src/verify/runners/pytest-plugin.ts
 import { delimiter } from "node:path";
-import { fileURLToPath as fileURLToPath6 } from "node:url";
+import { fileURLToPath as fileURLToPath7 } from "node:url";
 var PYTEST_PLUGIN = "autogen_pytest";
-var PYTEST_PLUGIN_DIR = fileURLToPath6(new URL("../../../resources/python/", new URL("../../src/verify/runners/pytest-plugin.ts", import.meta.url).href));
+var PYTEST_PLUGIN_DIR = fileURLToPath7(new URL("../../../resources/python/", new URL("../../src/verify/runners/pytest-plugin.ts", import.meta.url).href));
 function withPytestPlugin(env, extra = {}) {
   const base = env ?? {};
   const pythonPath = [PYTEST_PLUGIN_DIR, ...base.PYTHONPATH ? [base.PYTHONPATH] : []].join(delimiter);
@@ -95546,7 +95577,7 @@ import { join as join14 } from "node:path";
 import { existsSync as existsSync4, lstatSync as lstatSync5, realpathSync as realpathSync4, statSync as statSync4 } from "node:fs";
 import { homedir as homedir2 } from "node:os";
 import { delimiter as delimiter2, dirname as dirname4, isAbsolute as isAbsolute4, join as join13, relative as relative5, resolve as resolve4, sep as sep5 } from "node:path";
-import { fileURLToPath as fileURLToPath7 } from "node:url";
+import { fileURLToPath as fileURLToPath8 } from "node:url";
 
 // src/config/data-dir.ts
 import { homedir } from "node:os";
@@ -95562,7 +95593,7 @@ function defaultDataDir(env = process.env, platform2 = process.platform, home = 
 var DEFAULT_TMP_BYTES = 512 * 1024 * 1024;
 var SYSTEM = ["/", "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt", "/var", "/proc", "/dev", "/sys"];
 var TOOLCHAIN_HOMES = /* @__PURE__ */ new Set([".pyenv", ".nvm", ".cargo", ".rustup", ".volta", ".asdf", ".sdkman", ".deno", ".bun", ".rbenv", ".goenv", ".ghcup", ".cabal", ".opam", ".elan", ".juliaup", ".fnm", ".local", "go", ".go"]);
-var BOT_ROOT = fileURLToPath7(new URL("../../../", new URL("../../src/verify/sandbox/sandbox-layout.ts", import.meta.url).href));
+var BOT_ROOT = fileURLToPath8(new URL("../../../", new URL("../../src/verify/sandbox/sandbox-layout.ts", import.meta.url).href));
 function sandboxLayout(request2) {
   const env = request2.env ?? process.env;
   const tmpBytes = request2.tmpBytes ?? DEFAULT_TMP_BYTES;
@@ -95639,8 +95670,8 @@ function isOwnGitPointer(path12, workspace) {
 }
 
 // src/verify/sandbox/unshare-argv.ts
-import { fileURLToPath as fileURLToPath8 } from "node:url";
-var UNSHARE_INIT = fileURLToPath8(new URL("../../../resources/sandbox/unshare-init.mjs", new URL("../../src/verify/sandbox/unshare-argv.ts", import.meta.url).href));
+import { fileURLToPath as fileURLToPath9 } from "node:url";
+var UNSHARE_INIT = fileURLToPath9(new URL("../../../resources/sandbox/unshare-init.mjs", new URL("../../src/verify/sandbox/unshare-argv.ts", import.meta.url).href));
 function unshareArgv(layout, options2, command) {
   const spec = JSON.stringify({ stage: options2.stage, cwd: options2.cwd, network: options2.network, ops: layout.ops });
   return [
@@ -97676,37 +97707,6 @@ function unittestArgs(argv) {
   if (!/^python(\d+(\.\d+)?)?$/.test(program)) return void 0;
   const at2 = argv.indexOf("-m");
   return at2 > 0 && argv[at2 + 1] === "unittest" ? argv.slice(at2 + 2) : void 0;
-}
-
-// src/verify/node-test-watchdog.ts
-import { fileURLToPath as fileURLToPath9 } from "node:url";
-var NODE_WATCHDOG = fileURLToPath9(new URL("../../resources/node/autogen-test-watchdog.cjs", new URL("../../src/verify/node-test-watchdog.ts", import.meta.url).href));
-var lineSchema = external_exports.object({ file: external_exports.string().max(4096), test: external_exports.string().max(1024), ms: external_exports.number().positive() });
-var MARKER = /autogen-test-timeout: (\{.*\})/g;
-function watchdogEnv(perTestMs) {
-  return { AUTOGEN_TEST_TIMEOUT_MS: String(Math.ceil(perTestMs)) };
-}
-function watchdogArgs() {
-  return [`--require=${NODE_WATCHDOG}`];
-}
-function readWatchdogTimeouts(report2, workspace) {
-  const base = workspace.replace(/\/?$/, "/");
-  for (const match of report2.run.output.matchAll(MARKER)) {
-    let parsed;
-    try {
-      const result = lineSchema.safeParse(JSON.parse(match[1] ?? ""));
-      if (!result.success) continue;
-      parsed = result.data;
-    } catch {
-      continue;
-    }
-    const file2 = parsed.file.startsWith(base) ? parsed.file.slice(base.length) : parsed.file;
-    const id = `${file2} > test > ${parsed.test}`;
-    const seconds3 = Math.round(parsed.ms / 100) / 10;
-    const stopped2 = { id, name: parsed.test, file: file2, status: "fail", durationMs: parsed.ms, message: `timed out after ${String(seconds3)} s (the per-test limit; the test looped synchronously)` };
-    report2.tests = report2.tests.filter((t2) => t2.id !== id && !(t2.file === file2 && t2.name === file2));
-    report2.tests.push(stopped2);
-  }
 }
 
 // src/verify/runners/detect-runner.ts

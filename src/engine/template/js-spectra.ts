@@ -2,6 +2,7 @@
 // each test runs alone (through the verifier, in the sandbox) with NODE_V8_COVERAGE set,
 // and V8's block ranges are turned into the repository lines that test executed. A test
 // can write its own coverage file there: script URLs go through the safe-path check.
+import { NODE_WATCHDOG } from "../../verify/node-test-watchdog.ts";
 import { readdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -52,7 +53,8 @@ export async function jsSpectra(workspace: string, verifier: Verifier, testIds: 
           } catch {
             continue;
           }
-          if (path.includes("/node_modules/")) continue;
+          // node_modules, and the bot's own watchdog preloaded into each test process: not the repository's code.
+          if (path.includes("/node_modules/") || path === NODE_WATCHDOG) continue;
           const relative = safe.accept(path, { absolute: true });
           if (relative === undefined) continue;
           const source = sources.get(relative) ?? (await readWorktreeText(workspace, relative));
