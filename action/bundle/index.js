@@ -20149,17 +20149,17 @@ var require_ignore = __commonJS({
       }
     };
     var NEVER_MATCH = "[]";
-    var PLACEHOLDER2 = "\0";
+    var PLACEHOLDER = "\0";
     var REGEX_RESTORE_PLACEHOLDER = new RegExp(
-      `${PLACEHOLDER2}(\\d+)${PLACEHOLDER2}`,
+      `${PLACEHOLDER}(\\d+)${PLACEHOLDER}`,
       "g"
     );
     var TRAILING_WILDCARD = "\uE000";
     var TRAILING_DOUBLESTAR = "\uE001";
-    var isReserved = (char) => char === PLACEHOLDER2 || char === TRAILING_WILDCARD || char === TRAILING_DOUBLESTAR;
+    var isReserved = (char) => char === PLACEHOLDER || char === TRAILING_WILDCARD || char === TRAILING_DOUBLESTAR;
     var extractBrackets = (pattern) => {
       const sources = [];
-      const hold = (source) => `${PLACEHOLDER2}${sources.push(source) - 1}${PLACEHOLDER2}`;
+      const hold = (source) => `${PLACEHOLDER}${sources.push(source) - 1}${PLACEHOLDER}`;
       const { length } = pattern;
       let out = EMPTY2;
       let index = 0;
@@ -84345,11 +84345,11 @@ function loadPrompt(stage, dir = PROMPTS_DIR) {
   if (dir === PROMPTS_DIR) cache.set(stage, parsed.data);
   return parsed.data;
 }
-var PLACEHOLDER = /\{\{\s*(untrusted:)?([a-zA-Z][\w-]*)(\?)?\s*\}\}/g;
+var TEMPLATE_VARIABLE = /\{\{\s*(untrusted:)?([a-zA-Z][\w-]*)(\?)?\s*\}\}/g;
 var NOTHING = /^\s*(\((none|not |no )[^()\n]{0,60}\))?\s*$/i;
 function withoutEmptySections(template, vars) {
   return template.split("\n\n").filter(
-    (paragraph) => [...paragraph.matchAll(PLACEHOLDER)].every(([, untrusted, name, optional2]) => {
+    (paragraph) => [...paragraph.matchAll(TEMPLATE_VARIABLE)].every(([, untrusted, name, optional2]) => {
       if (!optional2 || !name) return true;
       const value = untrusted ? vars.untrusted?.[name] : vars.trusted?.[name];
       return value === void 0 || !NOTHING.test(value);
@@ -84357,7 +84357,7 @@ function withoutEmptySections(template, vars) {
   ).join("\n\n");
 }
 function renderTemplate(template, vars) {
-  return withoutEmptySections(template, vars).replace(PLACEHOLDER, (_3, untrusted, name) => {
+  return withoutEmptySections(template, vars).replace(TEMPLATE_VARIABLE, (_3, untrusted, name) => {
     if (untrusted) {
       const value2 = vars.untrusted?.[name];
       if (value2 === void 0) throw new Error(`prompt variable untrusted:${name} was not given`);

@@ -36,7 +36,7 @@ export function loadPrompt(stage: Stage, dir = PROMPTS_DIR): PromptTemplate {
 
 export type PromptVars = { trusted?: Record<string, string>; untrusted?: Record<string, string> };
 
-const PLACEHOLDER = /\{\{\s*(untrusted:)?([a-zA-Z][\w-]*)(\?)?\s*\}\}/g;
+const TEMPLATE_VARIABLE = /\{\{\s*(untrusted:)?([a-zA-Z][\w-]*)(\?)?\s*\}\}/g;
 /** What a caller passes for a section with nothing in it. */
 const NOTHING = /^\s*(\((none|not |no )[^()\n]{0,60}\))?\s*$/i;
 
@@ -45,7 +45,7 @@ function withoutEmptySections(template: string, vars: PromptVars): string {
   return template
     .split("\n\n")
     .filter((paragraph) =>
-      [...paragraph.matchAll(PLACEHOLDER)].every(([, untrusted, name, optional]) => {
+      [...paragraph.matchAll(TEMPLATE_VARIABLE)].every(([, untrusted, name, optional]) => {
         if (!optional || !name) return true;
         const value = untrusted ? vars.untrusted?.[name] : vars.trusted?.[name];
         return value === undefined || !NOTHING.test(value);
@@ -55,7 +55,7 @@ function withoutEmptySections(template: string, vars: PromptVars): string {
 }
 
 export function renderTemplate(template: string, vars: PromptVars): string {
-  return withoutEmptySections(template, vars).replace(PLACEHOLDER, (_, untrusted: string | undefined, name: string) => {
+  return withoutEmptySections(template, vars).replace(TEMPLATE_VARIABLE, (_, untrusted: string | undefined, name: string) => {
     if (untrusted) {
       const value = vars.untrusted?.[name];
       if (value === undefined) throw new Error(`prompt variable untrusted:${name} was not given`);
