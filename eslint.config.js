@@ -10,7 +10,21 @@ import tseslint from "typescript-eslint";
 
 const FS_MODULES = ["node:fs", "node:fs/promises", "fs", "fs/promises"];
 // copyFile follows a link at the end (and copies /dev/zero forever); `promises` is node:fs's door to the same reads.
-const FS_READS = ["readFile", "readFileSync", "createReadStream", "open", "openSync", "openAsBlob", "readSync", "read", "readv", "readvSync", "copyFile", "copyFileSync", "promises"];
+const FS_READS = [
+  "readFile",
+  "readFileSync",
+  "createReadStream",
+  "open",
+  "openSync",
+  "openAsBlob",
+  "readSync",
+  "read",
+  "readv",
+  "readvSync",
+  "copyFile",
+  "copyFileSync",
+  "promises",
+];
 const FS_SOURCE = "/^(node:)?fs(\\u002Fpromises)?$/";
 const UNSAFE_READ =
   "Read a worktree's file through src/workspace/read-worktree-file.ts (readWorktreeText & co.), a run's output through src/verify/read-run-output.ts: a plain read follows a test's link to /proc/self/environ, blocks on a FIFO, or reads /dev/zero forever.";
@@ -46,13 +60,23 @@ export default tseslint.config(
   ...tseslint.configs.recommended,
   {
     languageOptions: {
-      globals: { process: "readonly", console: "readonly", URL: "readonly", Buffer: "readonly", setTimeout: "readonly", clearTimeout: "readonly" },
+      globals: {
+        process: "readonly",
+        console: "readonly",
+        URL: "readonly",
+        Buffer: "readonly",
+        setTimeout: "readonly",
+        clearTimeout: "readonly",
+      },
     },
     rules: {
       "@typescript-eslint/no-explicit-any": "error",
       "@typescript-eslint/consistent-type-imports": "error",
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
-      "no-restricted-syntax": ["error", { selector: "TSEnumDeclaration", message: "Use a union of string literals instead of an enum." }],
+      "no-restricted-syntax": [
+        "error",
+        { selector: "TSEnumDeclaration", message: "Use a union of string literals instead of an enum." },
+      ],
       eqeqeq: ["error", "always"],
     },
   },
@@ -65,14 +89,27 @@ export default tseslint.config(
         {
           paths: FS_MODULES.map((name) => ({ name, importNames: FS_READS, message: UNSAFE_READ })),
           // A model client is built in one place only, with the secret scrubber, budgets and prices.
-          patterns: [{ group: ["**/llm-client.ts", "**/llm-client"], importNames: ["openAiLlmClient"], message: "Build model clients with jobLlmClient (src/llm/job-llm-client.ts): it adds the scrubber, budgets, prices and a scrubbed transcript." }],
+          patterns: [
+            {
+              group: ["**/llm-client.ts", "**/llm-client"],
+              importNames: ["openAiLlmClient"],
+              message:
+                "Build model clients with jobLlmClient (src/llm/job-llm-client.ts): it adds the scrubber, budgets, prices and a scrubbed transcript.",
+            },
+          ],
         },
       ],
       "no-restricted-syntax": [
         "error",
         { selector: "TSEnumDeclaration", message: "Use a union of string literals instead of an enum." },
-        ...FS_MODULES.map((name) => ({ selector: `ImportDeclaration[source.value='${name}'] > :matches(ImportNamespaceSpecifier, ImportDefaultSpecifier)`, message: UNSAFE_READ })),
-        { selector: "CallExpression[callee.property.name='readFile'][callee.object.name=/[Hh]andle$/]", message: UNSAFE_READ },
+        ...FS_MODULES.map((name) => ({
+          selector: `ImportDeclaration[source.value='${name}'] > :matches(ImportNamespaceSpecifier, ImportDefaultSpecifier)`,
+          message: UNSAFE_READ,
+        })),
+        {
+          selector: "CallExpression[callee.property.name='readFile'][callee.object.name=/[Hh]andle$/]",
+          message: UNSAFE_READ,
+        },
         // The same module reached around the import rule: `await import("node:fs/promises")`, `require("fs")`.
         { selector: `ImportExpression[source.value=${FS_SOURCE}]`, message: UNSAFE_READ },
         { selector: `CallExpression[callee.name='require'][arguments.0.value=${FS_SOURCE}]`, message: UNSAFE_READ },

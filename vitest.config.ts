@@ -10,7 +10,8 @@ export default defineConfig({
       name: "workflow-parser-without-source-maps",
       enforce: "pre",
       load(id) {
-        if (/\/node_modules\/@actions\/workflow-parser\/dist\/.*\.js$/.test(id)) return readFileSync(id, "utf8").replace(/^\/\/# sourceMappingURL=.*$/m, "");
+        if (/\/node_modules\/@actions\/workflow-parser\/dist\/.*\.js$/.test(id))
+          return readFileSync(id, "utf8").replace(/^\/\/# sourceMappingURL=.*$/m, "");
         return undefined;
       },
     },

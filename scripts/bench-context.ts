@@ -15,7 +15,9 @@ import { gridRepo, ISSUE, tableModule } from "../test/support/context-fixture.ts
 type Fixture = { id: string; repo: string; issue: string; changed: Map<string, number[]> };
 
 function walk(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(join(dir, e.name)) : [join(dir, e.name)]));
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? walk(join(dir, e.name)) : [join(dir, e.name)],
+  );
 }
 
 /** Lines of the buggy file that differ from the reference fix (a plain line-by-line comparison of a small hunk). */
@@ -55,17 +57,30 @@ function gridFixture(): Fixture {
     mkdirSync(dirname(join(dir, path)), { recursive: true });
     writeFileSync(join(dir, path), text);
   }
-  const line = tableModule().split("\n").findIndex((l) => l.includes("abs(width) or 1")) + 1;
-  return { id: "grid-wrap-width (2,119-line module)", repo: dir, issue: ISSUE, changed: new Map([["grid/table.py", [line]]]) };
+  const line =
+    tableModule()
+      .split("\n")
+      .findIndex((l) => l.includes("abs(width) or 1")) + 1;
+  return {
+    id: "grid-wrap-width (2,119-line module)",
+    repo: dir,
+    issue: ISSUE,
+    changed: new Map([["grid/table.py", [line]]]),
+  };
 }
 
 /** The innermost symbols around the changed lines. */
-async function changedSymbols(repo: string, changed: Map<string, number[]>): Promise<Array<{ path: string; symbol: CodeSymbol }>> {
+async function changedSymbols(
+  repo: string,
+  changed: Map<string, number[]>,
+): Promise<Array<{ path: string; symbol: CodeSymbol }>> {
   const out: Array<{ path: string; symbol: CodeSymbol }> = [];
   for (const [path, lines] of changed) {
     const symbols = await symbolsOf(path, readFileSync(join(repo, path), "utf8"));
     for (const line of lines) {
-      const inner = symbols.filter((s) => s.startLine <= line && line <= s.endLine).sort((a, b) => a.endLine - a.startLine - (b.endLine - b.startLine))[0];
+      const inner = symbols
+        .filter((s) => s.startLine <= line && line <= s.endLine)
+        .sort((a, b) => a.endLine - a.startLine - (b.endLine - b.startLine))[0];
       if (inner && !out.some((o) => o.path === path && o.symbol.name === inner.name)) out.push({ path, symbol: inner });
     }
   }
@@ -78,7 +93,8 @@ function shownWhole(code: string, path: string, symbol: CodeSymbol, text: string
   if (!section) return false;
   const lines = text.split("\n");
   const width = Math.max(4, String(lines.length).length);
-  for (let n = symbol.startLine; n <= symbol.endLine; n++) if (!section.includes(`${String(n).padStart(width)} | ${lines[n - 1]}`)) return false;
+  for (let n = symbol.startLine; n <= symbol.endLine; n++)
+    if (!section.includes(`${String(n).padStart(width)} | ${lines[n - 1]}`)) return false;
   return true;
 }
 
@@ -92,17 +108,33 @@ for (const f of fixtures) {
   try {
     const context = await issueContext(work, f.issue, isTestFile);
     const examples = await testExamples({ workspace: work, isTestFile }, context.files);
-    const prompt = renderPrompt("reproduce", { untrusted: { problem: f.issue, testExample: examples, code: context.code || "(no code located)", feedback: "(this is the first attempt)" }, trusted: { framework: "pytest", attempts: "3" } });
+    const prompt = renderPrompt("reproduce", {
+      untrusted: {
+        problem: f.issue,
+        testExample: examples,
+        code: context.code || "(no code located)",
+        feedback: "(this is the first attempt)",
+      },
+      trusted: { framework: "pytest", attempts: "3" },
+    });
     const symbols = await changedSymbols(work, f.changed);
-    const shown = symbols.length > 0 && symbols.every((s) => shownWhole(context.code, s.path, s.symbol, readFileSync(join(work, s.path), "utf8")));
+    const shown =
+      symbols.length > 0 &&
+      symbols.every((s) => shownWhole(context.code, s.path, s.symbol, readFileSync(join(work, s.path), "utf8")));
     const chars = prompt.system.length + prompt.user.length;
     rows.push({ id: f.id, shown, context: context.code.length, prompt: chars });
-    console.log(`${f.id} | ${symbols.map((s) => `${s.path}:${s.symbol.name}@${s.symbol.startLine}`).join(", ") || "(none found)"} | ${shown ? "yes" : "NO"} | ${context.code.length} | ${chars}`);
+    console.log(
+      `${f.id} | ${symbols.map((s) => `${s.path}:${s.symbol.name}@${s.symbol.startLine}`).join(", ") || "(none found)"} | ${shown ? "yes" : "NO"} | ${context.code.length} | ${chars}`,
+    );
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
 }
 rmSync(grid.repo, { recursive: true, force: true });
 const sorted = rows.map((r) => r.prompt).sort((a, b) => a - b);
-const median = sorted.length ? (sorted[Math.floor((sorted.length - 1) / 2)]! + sorted[Math.ceil((sorted.length - 1) / 2)]!) / 2 : 0;
-console.log(`\nchanged function shown whole in the first prompt: ${rows.filter((r) => r.shown).length} of ${rows.length}; median prompt ${median} characters; largest ${sorted.at(-1) ?? 0}`);
+const median = sorted.length
+  ? (sorted[Math.floor((sorted.length - 1) / 2)]! + sorted[Math.ceil((sorted.length - 1) / 2)]!) / 2
+  : 0;
+console.log(
+  `\nchanged function shown whole in the first prompt: ${rows.filter((r) => r.shown).length} of ${rows.length}; median prompt ${median} characters; largest ${sorted.at(-1) ?? 0}`,
+);

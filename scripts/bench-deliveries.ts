@@ -25,17 +25,31 @@ const github = createServer((req, res) => {
   req.resume();
   req.on("end", () => {
     res.setHeader("content-type", "application/json");
-    if (url.includes("/access_tokens")) res.writeHead(201).end(JSON.stringify({ token: "ghs_bench", expires_at: new Date(Date.now() + 3600_000).toISOString() }));
+    if (url.includes("/access_tokens"))
+      res
+        .writeHead(201)
+        .end(JSON.stringify({ token: "ghs_bench", expires_at: new Date(Date.now() + 3600_000).toISOString() }));
     else if (url.includes("/contents/")) res.writeHead(404).end(JSON.stringify({ message: "Not Found" }));
-    else if (url.includes("/permission")) res.writeHead(200).end(JSON.stringify({ permission: "write", role_name: "write" }));
+    else if (url.includes("/permission"))
+      res.writeHead(200).end(JSON.stringify({ permission: "write", role_name: "write" }));
     else res.writeHead(201).end("{}");
   });
 });
 await new Promise<void>((resolve) => github.listen(0, "127.0.0.1", resolve));
 const githubUrl = `http://127.0.0.1:${(github.address() as AddressInfo).port}`;
 
-const privateKey = generateKeyPairSync("rsa", { modulusLength: 2048 }).privateKey.export({ type: "pkcs1", format: "pem" }).toString();
-const config = loadServerConfig({ APP_ID: "1", PRIVATE_KEY: privateKey, WEBHOOK_SECRET: secret, HOST: "127.0.0.1", PORT: "0", LOG_LEVEL: "fatal", AUTOGEN_DB_PATH: join(dir, "autogen.db") });
+const privateKey = generateKeyPairSync("rsa", { modulusLength: 2048 })
+  .privateKey.export({ type: "pkcs1", format: "pem" })
+  .toString();
+const config = loadServerConfig({
+  APP_ID: "1",
+  PRIVATE_KEY: privateKey,
+  WEBHOOK_SECRET: secret,
+  HOST: "127.0.0.1",
+  PORT: "0",
+  LOG_LEVEL: "fatal",
+  AUTOGEN_DB_PATH: join(dir, "autogen.db"),
+});
 const running = await startServer({ ...config, baseUrl: githubUrl, concurrency: 0 });
 const store = running.store;
 const url = `${running.url}/api/github/webhooks`;
@@ -62,14 +76,22 @@ async function post(d: { id: string; body: string }): Promise<{ ms: number; stat
   const started = performance.now();
   const response = await fetch(url, {
     method: "POST",
-    headers: { "content-type": "application/json", "x-github-event": "issues", "x-github-delivery": d.id, "x-hub-signature-256": `sha256=${createHmac("sha256", secret).update(d.body).digest("hex")}` },
+    headers: {
+      "content-type": "application/json",
+      "x-github-event": "issues",
+      "x-github-delivery": d.id,
+      "x-hub-signature-256": `sha256=${createHmac("sha256", secret).update(d.body).digest("hex")}`,
+    },
     body: d.body,
   });
   await response.arrayBuffer();
   return { ms: performance.now() - started, status: response.status };
 }
 
-async function send(list: Array<{ id: string; body: string }>, clients: number): Promise<Array<{ ms: number; status: number }>> {
+async function send(
+  list: Array<{ id: string; body: string }>,
+  clients: number,
+): Promise<Array<{ ms: number; status: number }>> {
   const results: Array<{ ms: number; status: number }> = [];
   let next = 0;
   await Promise.all(
@@ -83,7 +105,9 @@ async function send(list: Array<{ id: string; body: string }>, clients: number):
   return results;
 }
 
-console.log(`${count} signed issues.labeled deliveries per row, each a new job (queued, not run) once the inbox handled it; GitHub answered at once by a local stand-in`);
+console.log(
+  `${count} signed issues.labeled deliveries per row, each a new job (queued, not run) once the inbox handled it; GitHub answered at once by a local stand-in`,
+);
 console.log("clients | per second | ack p50 | ack p99 | max | lost | redelivered: new jobs");
 for (const [round, clients] of clientCounts.entries()) {
   const deliveries = Array.from({ length: count }, (_, i) => delivery(i + 1, round));

@@ -16,16 +16,37 @@ function gitPeakMb(a: string, b: string): number | undefined {
   try {
     writeFileSync(join(dir, "a"), a);
     writeFileSync(join(dir, "b"), b);
-    const run = execaSync("/usr/bin/time", ["-f", "%M", "git", "diff", "--no-index", "--text", "--diff-algorithm=myers", "--no-indent-heuristic", "--", "a", "b"], { cwd: dir, env: safeGitEnv(), extendEnv: false, reject: false, stdout: "ignore" });
+    const run = execaSync(
+      "/usr/bin/time",
+      [
+        "-f",
+        "%M",
+        "git",
+        "diff",
+        "--no-index",
+        "--text",
+        "--diff-algorithm=myers",
+        "--no-indent-heuristic",
+        "--",
+        "a",
+        "b",
+      ],
+      { cwd: dir, env: safeGitEnv(), extendEnv: false, reject: false, stdout: "ignore" },
+    );
     return Number(run.stderr.trim().split("\n").at(-1)) / 1024;
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
-const sizes = process.argv.slice(2).map(Number).filter((n) => n > 0);
+const sizes = process.argv
+  .slice(2)
+  .map(Number)
+  .filter((n) => n > 0);
 for (const lines of sizes.length > 0 ? sizes : [8_000, 20_000, 100_000]) {
-  const before = Array.from({ length: lines }, (_, i) => (i % 10 === 0 ? "" : `    value_${i} = compute(${i % 97}, ${i})`));
+  const before = Array.from({ length: lines }, (_, i) =>
+    i % 10 === 0 ? "" : `    value_${i} = compute(${i % 97}, ${i})`,
+  );
   const after = [...before];
   after[1] = "    first_edit = True";
   after.splice(Math.floor(lines / 2), 0, "    middle_insert = 1");
@@ -42,5 +63,7 @@ for (const lines of sizes.length > 0 ? sizes : [8_000, 20_000, 100_000]) {
   const rss = (process.memoryUsage().rss - rssBefore) / 2 ** 20;
   const hunks = diff.split("\n").filter((l) => l.startsWith("@@")).length;
   const gitMb = gitPeakMb(a, b);
-  console.log(`${lines.toLocaleString("en-US")} lines, edited at both ends: ${ms.toFixed(1)} ms, heap +${heap.toFixed(1)} MB, rss +${rss.toFixed(1)} MB, ${hunks} hunks${gitMb === undefined ? "" : `; git's peak rss ${gitMb.toFixed(1)} MB`}`);
+  console.log(
+    `${lines.toLocaleString("en-US")} lines, edited at both ends: ${ms.toFixed(1)} ms, heap +${heap.toFixed(1)} MB, rss +${rss.toFixed(1)} MB, ${hunks} hunks${gitMb === undefined ? "" : `; git's peak rss ${gitMb.toFixed(1)} MB`}`,
+  );
 }

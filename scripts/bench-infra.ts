@@ -28,7 +28,9 @@ for (const c of cases) {
   failFlagged += fail ? 1 : 0;
   onMarkedLine += marked ? 1 : 0;
   passFlagged += pass ? 1 : 0;
-  console.log(`${c.name.padEnd(28)}${(fail ? `${fail.kind}:${fail.lineNumber}` : "-").padEnd(22)}${(fail ? (marked ? "yes" : "no") : "").padEnd(9)}${pass ? `${pass.kind}:${pass.lineNumber}` : "-"}`);
+  console.log(
+    `${c.name.padEnd(28)}${(fail ? `${fail.kind}:${fail.lineNumber}` : "-").padEnd(22)}${(fail ? (marked ? "yes" : "no") : "").padEnd(9)}${pass ? `${pass.kind}:${pass.lineNumber}` : "-"}`,
+  );
   if (fail) console.log(`${"".padEnd(28)}${fail.line.slice(0, 110)}`);
 }
 const ms = performance.now() - started;

@@ -71,17 +71,23 @@ export type PgPhaseResult = {
   storeClaims: { jobs: number; perSecond: number; claimedTwice: number };
 };
 
-
 // Ten installations: the per-installation limit is not what bounds the claiming.
 const payload = (n: number) => labeledBody(n, 100 + (n % 10));
 
 async function startInstance(dataDir: string, options: PgPhaseOptions, databaseUrl: string): Promise<ServerChild> {
   await mkdir(dataDir, { recursive: true });
-  return spawnServer(join(import.meta.dirname, "ingress-pg-child.ts"), [dataDir, options.githubUrl, options.secret, databaseUrl, String(options.concurrency)]);
+  return spawnServer(join(import.meta.dirname, "ingress-pg-child.ts"), [
+    dataDir,
+    options.githubUrl,
+    options.secret,
+    databaseUrl,
+    String(options.concurrency),
+  ]);
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const count = (rows: Array<{ k: unknown; n: unknown }>) => Object.fromEntries(rows.map((r) => [String(r.k), Number(r.n)]));
+const count = (rows: Array<{ k: unknown; n: unknown }>) =>
+  Object.fromEntries(rows.map((r) => [String(r.k), Number(r.n)]));
 
 export async function postgresPhase(options: PgPhaseOptions): Promise<PgPhaseResult> {
   const postgres = await startPostgres();
@@ -102,8 +108,13 @@ export async function postgresPhase(options: PgPhaseOptions): Promise<PgPhaseRes
         `postgres trial ${trial + 1}: ${t.killed ? `one instance killed ${t.killedAt}, restarted` : "no kill"}; ${t.jobs} jobs for ${t.deliveries} deliveries, lost ${t.lost}, duplicated ${t.duplicated}; claims ${JSON.stringify(t.claims)} (reclaimed after the dead instance's lease ${t.reclaimedAfterLease}, double-claimed otherwise ${t.doubleClaimed}, never claimed ${t.unclaimed}); states ${JSON.stringify(t.states)} (mostly: ${t.topError}); ${t.claimedPerSecond.toFixed(1)} jobs claimed/s over ${t.seconds.toFixed(1)} s`,
       );
     }
-    storeClaims = await storeClaimRate(await postgres.database("bench_claims"), Number(process.env.BENCH_PG_CLAIM_JOBS ?? 1000));
-    options.log(`postgres store claim path: ${storeClaims.jobs} queued jobs claimed (and finished) by 2 stores x 4 loops at ${storeClaims.perSecond.toFixed(0)} jobs/s; claimed twice ${storeClaims.claimedTwice}`);
+    storeClaims = await storeClaimRate(
+      await postgres.database("bench_claims"),
+      Number(process.env.BENCH_PG_CLAIM_JOBS ?? 1000),
+    );
+    options.log(
+      `postgres store claim path: ${storeClaims.jobs} queued jobs claimed (and finished) by 2 stores x 4 loops at ${storeClaims.perSecond.toFixed(0)} jobs/s; claimed twice ${storeClaims.claimedTwice}`,
+    );
   } finally {
     await postgres.stop();
   }
@@ -116,15 +127,28 @@ export async function postgresPhase(options: PgPhaseOptions): Promise<PgPhaseRes
     doubleClaimed: sum((t) => t.doubleClaimed),
     unclaimed: sum((t) => t.unclaimed),
     storeClaims: storeClaims ?? { jobs: 0, perSecond: 0, claimedTwice: 0 },
-    throughput: (clean.length > 0 ? clean : trials).reduce((n, t) => n + t.claimedPerSecond, 0) / Math.max(1, (clean.length > 0 ? clean : trials).length),
+    throughput:
+      (clean.length > 0 ? clean : trials).reduce((n, t) => n + t.claimedPerSecond, 0) /
+      Math.max(1, (clean.length > 0 ? clean : trials).length),
   };
 }
 
-async function runTrial(trial: number, options: PgPhaseOptions, databaseUrl: string, admin: pg.Client): Promise<PgTrial> {
-  const ids = Array.from({ length: options.perTrial }, (_, n) => ({ id: `pg-${trial}-${n}`, body: payload(trial * 10_000 + n) }));
+async function runTrial(
+  trial: number,
+  options: PgPhaseOptions,
+  databaseUrl: string,
+  admin: pg.Client,
+): Promise<PgTrial> {
+  const ids = Array.from({ length: options.perTrial }, (_, n) => ({
+    id: `pg-${trial}-${n}`,
+    body: payload(trial * 10_000 + n),
+  }));
   const dirOf = (i: number, generation: number) => join(options.dir, `pg-${trial}-instance-${i}-${generation}`);
   // Started one after the other: the second waits on the first's migrations (advisory lock).
-  const instances: ServerChild[] = [await startInstance(dirOf(0, 0), options, databaseUrl), await startInstance(dirOf(1, 0), options, databaseUrl)];
+  const instances: ServerChild[] = [
+    await startInstance(dirOf(0, 0), options, databaseUrl),
+    await startInstance(dirOf(1, 0), options, databaseUrl),
+  ];
   const kill = trial > 0;
   const killDuringJobs = kill && trial % 2 === 0;
   const victim = Math.floor(Math.random() * 2);
@@ -143,8 +167,14 @@ async function runTrial(trial: number, options: PgPhaseOptions, databaseUrl: str
     const held = await admin.query("SELECT id FROM jobs WHERE state = 'running' AND claimed_by LIKE $1", [pattern]);
     allowedReclaims = new Set(held.rows.map((r: { id: number }) => Number(r.id)));
     if (process.env.BENCH_PG_WAIT_LEASES !== "1") {
-      await admin.query("UPDATE jobs SET lease_until = now() - interval '1 second' WHERE state = 'running' AND claimed_by LIKE $1", [pattern]);
-      await admin.query("UPDATE inbox SET lease_until = now() - interval '1 second' WHERE state = 'pending' AND claimed_by LIKE $1", [pattern]);
+      await admin.query(
+        "UPDATE jobs SET lease_until = now() - interval '1 second' WHERE state = 'running' AND claimed_by LIKE $1",
+        [pattern],
+      );
+      await admin.query(
+        "UPDATE inbox SET lease_until = now() - interval '1 second' WHERE state = 'pending' AND claimed_by LIKE $1",
+        [pattern],
+      );
     }
     instances[victim] = await startInstance(dirOf(victim, 1), options, databaseUrl);
   };
@@ -154,7 +184,9 @@ async function runTrial(trial: number, options: PgPhaseOptions, databaseUrl: str
   let sampling = true;
   const sampler = (async () => {
     while (sampling) {
-      const row = (await admin.query("SELECT COUNT(*) FILTER (WHERE claims > 0) AS claimed FROM jobs")).rows[0] as { claimed: string };
+      const row = (await admin.query("SELECT COUNT(*) FILTER (WHERE claims > 0) AS claimed FROM jobs")).rows[0] as {
+        claimed: string;
+      };
       if (Number(row.claimed) >= options.perTrial && allClaimedAt === undefined) allClaimedAt = performance.now();
       if (killDuringJobs && !killing && Number(row.claimed) >= killAt) {
         killedAt = `while jobs ran, after ${row.claimed} of ${options.perTrial} were claimed`;
@@ -196,8 +228,11 @@ async function runTrial(trial: number, options: PgPhaseOptions, databaseUrl: str
   // Done when no delivery is pending and no job is queued or running (bounded wait).
   const deadline = Date.now() + Number(process.env.BENCH_PG_DRAIN_S ?? 300) * 1000;
   for (;;) {
-    const inbox = (await admin.query("SELECT COUNT(*) AS n FROM inbox WHERE state = 'pending'")).rows[0] as { n: string };
-    const active = (await admin.query("SELECT COUNT(*) AS n FROM jobs WHERE state IN ('queued', 'running')")).rows[0] as { n: string };
+    const inbox = (await admin.query("SELECT COUNT(*) AS n FROM inbox WHERE state = 'pending'")).rows[0] as {
+      n: string;
+    };
+    const active = (await admin.query("SELECT COUNT(*) AS n FROM jobs WHERE state IN ('queued', 'running')"))
+      .rows[0] as { n: string };
     const settled = Number(inbox.n) === 0 && Number(active.n) === 0 && (!killDuringJobs || killing !== undefined);
     if (settled || Date.now() > deadline) break;
     await sleep(200);
@@ -208,12 +243,25 @@ async function runTrial(trial: number, options: PgPhaseOptions, databaseUrl: str
   const seconds = ((allClaimedAt ?? performance.now()) - started) / 1000;
   for (const instance of instances) await instance.kill();
 
-  const perDelivery = (await admin.query("SELECT delivery_id, COUNT(*) AS n FROM jobs GROUP BY delivery_id")).rows as Array<{ delivery_id: string; n: string }>;
+  const perDelivery = (await admin.query("SELECT delivery_id, COUNT(*) AS n FROM jobs GROUP BY delivery_id"))
+    .rows as Array<{ delivery_id: string; n: string }>;
   const byId = new Map(perDelivery.map((r) => [r.delivery_id, Number(r.n)]));
   const jobs = (await admin.query("SELECT id, claims FROM jobs")).rows as Array<{ id: number; claims: number }>;
-  const claims = count((await admin.query("SELECT claims AS k, COUNT(*) AS n FROM jobs GROUP BY claims ORDER BY claims")).rows);
-  const states = count((await admin.query("SELECT state AS k, COUNT(*) AS n FROM jobs GROUP BY state ORDER BY state")).rows);
-  const topError = String(((await admin.query("SELECT error, COUNT(*) AS n FROM jobs GROUP BY error ORDER BY n DESC LIMIT 1")).rows[0] as { error: string | null } | undefined)?.error ?? "none").split("\n")[0]?.slice(0, 120) ?? "";
+  const claims = count(
+    (await admin.query("SELECT claims AS k, COUNT(*) AS n FROM jobs GROUP BY claims ORDER BY claims")).rows,
+  );
+  const states = count(
+    (await admin.query("SELECT state AS k, COUNT(*) AS n FROM jobs GROUP BY state ORDER BY state")).rows,
+  );
+  const topError =
+    String(
+      (
+        (await admin.query("SELECT error, COUNT(*) AS n FROM jobs GROUP BY error ORDER BY n DESC LIMIT 1")).rows[0] as
+          { error: string | null } | undefined
+      )?.error ?? "none",
+    )
+      .split("\n")[0]
+      ?.slice(0, 120) ?? "";
   const multiple = jobs.filter((j) => Number(j.claims) > 1);
   return {
     trial: trial + 1,
@@ -235,8 +283,14 @@ async function runTrial(trial: number, options: PgPhaseOptions, databaseUrl: str
 }
 
 /** Claims (and at once finishes) `count` queued jobs with two PgStores (separate pools, as two processes) at once. */
-async function storeClaimRate(databaseUrl: string, count: number): Promise<{ jobs: number; perSecond: number; claimedTwice: number }> {
-  const [a, b] = [await PgStore.open(databaseUrl, { instanceId: "bench-a", poolSize: 4 }), await PgStore.open(databaseUrl, { instanceId: "bench-b", poolSize: 4 })];
+async function storeClaimRate(
+  databaseUrl: string,
+  count: number,
+): Promise<{ jobs: number; perSecond: number; claimedTwice: number }> {
+  const [a, b] = [
+    await PgStore.open(databaseUrl, { instanceId: "bench-a", poolSize: 4 }),
+    await PgStore.open(databaseUrl, { instanceId: "bench-b", poolSize: 4 }),
+  ];
   try {
     const seed = new pg.Client({ connectionString: databaseUrl });
     await seed.connect();
@@ -258,7 +312,11 @@ async function storeClaimRate(databaseUrl: string, count: number): Promise<{ job
     };
     await Promise.all([a, b].flatMap((store) => [loop(store), loop(store), loop(store), loop(store)]));
     const seconds = (performance.now() - started) / 1000;
-    return { jobs: claimed.length, perSecond: claimed.length / seconds, claimedTwice: claimed.length - new Set(claimed).size };
+    return {
+      jobs: claimed.length,
+      perSecond: claimed.length / seconds,
+      claimedTwice: claimed.length - new Set(claimed).size,
+    };
   } finally {
     await a.close();
     await b.close();

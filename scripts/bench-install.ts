@@ -18,14 +18,20 @@ async function npmProject(): Promise<string> {
   await mkdir(join(dir, "vendor"));
   for (let i = 0; i < PACKAGES; i++) {
     const pkg = await mkdtemp(join(tmpdir(), "autogen-bench-pkg-"));
-    await writeFile(join(pkg, "package.json"), JSON.stringify({ name: `bench-dep-${i}`, version: "1.0.0", main: "index.js" }));
+    await writeFile(
+      join(pkg, "package.json"),
+      JSON.stringify({ name: `bench-dep-${i}`, version: "1.0.0", main: "index.js" }),
+    );
     await writeFile(join(pkg, "index.js"), `module.exports = ${i};\n`.repeat(50));
     execFileSync("npm", ["pack", "--silent", "--pack-destination", join(dir, "vendor")], { cwd: pkg, stdio: "ignore" });
     await rm(pkg, { recursive: true });
     dependencies[`bench-dep-${i}`] = `file:vendor/bench-dep-${i}-1.0.0.tgz`;
   }
   await writeFile(join(dir, "package.json"), JSON.stringify({ name: "bench", private: true, dependencies }));
-  execFileSync("npm", ["install", "--package-lock-only", "--offline", "--ignore-scripts", "--silent"], { cwd: dir, stdio: "ignore" });
+  execFileSync("npm", ["install", "--package-lock-only", "--offline", "--ignore-scripts", "--silent"], {
+    cwd: dir,
+    stdio: "ignore",
+  });
   return dir;
 }
 
@@ -45,14 +51,20 @@ async function pipProject(): Promise<string> {
 const test = parseRepoConfigText("").test;
 const cacheRoot = await mkdtemp(join(tmpdir(), "autogen-bench-cache-"));
 console.log(`${PACKAGES} local packages per project; sandboxed, no network; cache ${cacheRoot}`);
-for (const [name, make] of [["npm", npmProject], ["pip", pipProject]] as const) {
+for (const [name, make] of [
+  ["npm", npmProject],
+  ["pip", pipProject],
+] as const) {
   for (const job of ["first job", "second job"]) {
     const dir = await make();
     const started = performance.now();
     const result = await installDependencies(dir, test, sandboxOptionsFor(test), { cacheRoot });
     const seconds = ((performance.now() - started) / 1000).toFixed(2);
     if (!result.ran) console.log(`${name}, ${job}: not run (${result.reason})`);
-    else console.log(`${name}, ${job}: ${result.ok ? result.summary.source : "FAILED"} \`${result.summary.command}\` ${seconds} s${result.ok ? "" : `: ${result.message}`}`);
+    else
+      console.log(
+        `${name}, ${job}: ${result.ok ? result.summary.source : "FAILED"} \`${result.summary.command}\` ${seconds} s${result.ok ? "" : `: ${result.message}`}`,
+      );
     await rm(dir, { recursive: true, force: true });
   }
 }

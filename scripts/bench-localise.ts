@@ -65,20 +65,30 @@ function testSource(k: number): string {
     const n = 300 + 37 * i;
     switch (i % 5) {
       case 0:
-        lines.push(`def test_digit_sum_${i}():\n    assert sum(digit_sum(x) for x in range(${n * 4})) == sum(sum(map(int, str(x))) for x in range(${n * 4}))\n`);
+        lines.push(
+          `def test_digit_sum_${i}():\n    assert sum(digit_sum(x) for x in range(${n * 4})) == sum(sum(map(int, str(x))) for x in range(${n * 4}))\n`,
+        );
         break;
       case 1:
-        lines.push(`def test_primes_${i}():\n    found = primes_below(${n * 3})\n    assert all(all(p % q for q in range(2, p)) for p in found[:60])\n`);
+        lines.push(
+          `def test_primes_${i}():\n    found = primes_below(${n * 3})\n    assert all(all(p % q for q in range(2, p)) for p in found[:60])\n`,
+        );
         break;
       case 2:
-        lines.push(`def test_windows_${i}():\n    seq = list(range(${n}))\n    assert list(windows(seq, 3)) == [tuple(seq[j:j + 3]) for j in range(len(seq) - 2)]\n`);
+        lines.push(
+          `def test_windows_${i}():\n    seq = list(range(${n}))\n    assert list(windows(seq, 3)) == [tuple(seq[j:j + 3]) for j in range(len(seq) - 2)]\n`,
+        );
         break;
       case 3:
         // Every fifth chunked test has a length that is not a multiple of the chunk size.
-        lines.push(`def test_chunked_${i}():\n    seq = list(range(${i % 10 === 3 ? n - (n % 4) + 1 : n - (n % 4)}))\n    assert sum(chunked(seq, 4), []) == seq\n`);
+        lines.push(
+          `def test_chunked_${i}():\n    seq = list(range(${i % 10 === 3 ? n - (n % 4) + 1 : n - (n % 4)}))\n    assert sum(chunked(seq, 4), []) == seq\n`,
+        );
         break;
       default:
-        lines.push(`def test_run_lengths_${i}():\n    seq = [x // 3 for x in range(${n * 2})]\n    assert sum(c for _, c in run_lengths(seq)) == len(seq)\n`);
+        lines.push(
+          `def test_run_lengths_${i}():\n    seq = [x // 3 for x in range(${n * 2})]\n    assert sum(c for _, c in run_lengths(seq)) == len(seq)\n`,
+        );
     }
   }
   return lines.join("\n");
@@ -102,19 +112,25 @@ async function measure(label: string, dir: string, full: boolean): Promise<void>
   const plain = await verifier.run(dir, { kind: "all" });
   const failing = plain.tests.filter((t) => t.status === "fail" || t.status === "error").map((t) => t.id);
   const passed = plain.tests.filter((t) => t.status === "pass").length;
-  process.stdout.write(`${label}: ${plain.tests.length} tests (${passed} passed, ${failing.length} failing), plain suite ${seconds(plain.run.durationMs)}\n`);
+  process.stdout.write(
+    `${label}: ${plain.tests.length} tests (${passed} passed, ${failing.length} failing), plain suite ${seconds(plain.run.durationMs)}\n`,
+  );
   if (failing.length === 0) throw new Error(`${label}: no failing test to localise (${plain.run.output.slice(-400)})`);
   const started = performance.now();
   const focused = await pythonSpectra(dir, [], { ...SANDBOX, failing });
   const focusedMs = performance.now() - started;
   const top = ochiai(focused.spectra, (file) => !file.startsWith("tests/"))[0];
-  process.stdout.write(`  localisation (failing traced, the rest inside their functions): ${seconds(focusedMs)}, ${(focusedMs / plain.run.durationMs).toFixed(2)} × plain; top line ${top ? `${top.file}:${top.line} (${top.score.toFixed(2)})` : "none"}\n`);
+  process.stdout.write(
+    `  localisation (failing traced, the rest inside their functions): ${seconds(focusedMs)}, ${(focusedMs / plain.run.durationMs).toFixed(2)} × plain; top line ${top ? `${top.file}:${top.line} (${top.score.toFixed(2)})` : "none"}\n`,
+  );
   if (!full) return;
   const again = performance.now();
   const all = await pythonSpectra(dir, [], SANDBOX);
   const allMs = performance.now() - again;
   const topAll = ochiai(all.spectra, (file) => !file.startsWith("tests/"))[0];
-  process.stdout.write(`  full line trace of every test (before):                        ${seconds(allMs)}, ${(allMs / plain.run.durationMs).toFixed(2)} × plain; top line ${topAll ? `${topAll.file}:${topAll.line} (${topAll.score.toFixed(2)})` : "none"}\n`);
+  process.stdout.write(
+    `  full line trace of every test (before):                        ${seconds(allMs)}, ${(allMs / plain.run.durationMs).toFixed(2)} × plain; top line ${topAll ? `${topAll.file}:${topAll.line} (${topAll.score.toFixed(2)})` : "none"}\n`,
+  );
 }
 
 const root = await mkdtemp(join(tmpdir(), "autogen-bench-localise-"));

@@ -39,7 +39,9 @@ const projectSchema = z.object({
 type Project = z.infer<typeof projectSchema>;
 
 const root = resolve(import.meta.dirname, "..");
-const projects = z.array(projectSchema).parse(JSON.parse(readFileSync(join(root, "bench/runners/projects.json"), "utf8")));
+const projects = z
+  .array(projectSchema)
+  .parse(JSON.parse(readFileSync(join(root, "bench/runners/projects.json"), "utf8")));
 const mirror = process.env.AUTOGEN_MIRROR ?? "/work/.mirror";
 const cache = process.env.AUTOGEN_BENCH_RUNNERS_DIR ?? join(tmpdir(), "autogen-bench-runners");
 const wanted = process.argv.slice(2);
@@ -54,49 +56,77 @@ function prepare(project: Project): string {
   else {
     const gitDir = join(mirror, (project.repo ?? "").replace("/", "+"), "repo");
     if (!existsSync(gitDir)) throw new Error(`no snapshot of ${project.repo ?? "?"} at ${gitDir}: fetch it first`);
-    const archive = execFileSync("git", ["--git-dir", gitDir, "archive", project.commit ?? "HEAD"], { maxBuffer: 512 * 1024 * 1024 });
+    const archive = execFileSync("git", ["--git-dir", gitDir, "archive", project.commit ?? "HEAD"], {
+      maxBuffer: 512 * 1024 * 1024,
+    });
     execFileSync("tar", ["-x", "-C", dir], { input: archive });
   }
   const install = ["install", "--no-audit", "--no-fund", "--ignore-scripts", "--loglevel=error"];
   if (project.packages) {
     // The project's runtime dependencies and the named devDependencies; npm installs
     // package.json's whole tree beside named packages, so it steps aside meanwhile.
-    const manifest = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as { dependencies?: Record<string, string> };
+    const manifest = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as {
+      dependencies?: Record<string, string>;
+    };
     const runtime = Object.entries(manifest.dependencies ?? {}).map(([name, range]) => `${name}@${range}`);
     project.packages = [...runtime, ...project.packages];
     renameSync(join(dir, "package.json"), join(dir, "package.json.bench"));
     try {
-      execFileSync("npm", [...install, "--no-save", ...project.packages], { cwd: dir, stdio: "inherit", timeout: 600_000 });
+      execFileSync("npm", [...install, "--no-save", ...project.packages], {
+        cwd: dir,
+        stdio: "inherit",
+        timeout: 600_000,
+      });
     } finally {
       renameSync(join(dir, "package.json.bench"), join(dir, "package.json"));
     }
-  }
-  else if (project.npm) execFileSync("npm", install, { cwd: dir, stdio: "inherit", timeout: 600_000 });
-  if (project.setup) execFileSync("sh", ["-c", project.setup], { cwd: dir, stdio: "ignore", env: plainEnv(dir), timeout: 600_000 });
+  } else if (project.npm) execFileSync("npm", install, { cwd: dir, stdio: "inherit", timeout: 600_000 });
+  if (project.setup)
+    execFileSync("sh", ["-c", project.setup], { cwd: dir, stdio: "ignore", env: plainEnv(dir), timeout: 600_000 });
   writeFileSync(join(dir, ".bench-ready"), "");
   return dir;
 }
 
 function plainEnv(dir: string): NodeJS.ProcessEnv {
   // npm's pre/post scripts (lint, audit over the network) are not the suite.
-  return { ...process.env, PATH: `${join(dir, "node_modules/.bin")}:${process.env.PATH ?? ""}`, npm_config_ignore_scripts: "true", CI: "1", NO_COLOR: "1" };
+  return {
+    ...process.env,
+    PATH: `${join(dir, "node_modules/.bin")}:${process.env.PATH ?? ""}`,
+    npm_config_ignore_scripts: "true",
+    CI: "1",
+    NO_COLOR: "1",
+  };
 }
 
 function runPlain(project: Project, dir: string): { own: OwnCounts | undefined; seconds: number; exit: number | null } {
   const started = performance.now();
-  const run = spawnSync("sh", ["-c", project.plain ?? project.command], { cwd: dir, env: plainEnv(dir), encoding: "utf8", timeout: 600_000, maxBuffer: 64 * 1024 * 1024 });
+  const run = spawnSync("sh", ["-c", project.plain ?? project.command], {
+    cwd: dir,
+    env: plainEnv(dir),
+    encoding: "utf8",
+    timeout: 600_000,
+    maxBuffer: 64 * 1024 * 1024,
+  });
   const seconds = (performance.now() - started) / 1000;
   return { own: ownCounts(project.summary, `${run.stdout}\n${run.stderr}`), seconds, exit: run.status };
 }
 
-async function runBot(dir: string, command: string, ids?: string[]): Promise<{ report: TestReport; seconds: number; runner: string }> {
+async function runBot(
+  dir: string,
+  command: string,
+  ids?: string[],
+): Promise<{ report: TestReport; seconds: number; runner: string }> {
   const runner = detectRunner(dir, command);
   const started = performance.now();
-  const report = await localVerifier(runner, { ...sandbox, timeoutMs: 600_000 }).run(dir, ids ? { kind: "tests", ids } : { kind: "all" });
+  const report = await localVerifier(runner, { ...sandbox, timeoutMs: 600_000 }).run(
+    dir,
+    ids ? { kind: "tests", ids } : { kind: "all" },
+  );
   return { report, seconds: (performance.now() - started) / 1000, runner: runner.name };
 }
 
-const fmt = (c: { pass: number; fail: number; skip: number }) => `${String(c.pass)}/${String(c.fail)}/${String(c.skip)}`;
+const fmt = (c: { pass: number; fail: number; skip: number }) =>
+  `${String(c.pass)}/${String(c.fail)}/${String(c.skip)}`;
 
 async function benchOne(project: Project): Promise<{ countsEqual: boolean; selected: boolean; runnerOk: boolean }> {
   const dir = prepare(project);
@@ -110,16 +140,21 @@ async function benchOne(project: Project): Promise<{ countsEqual: boolean; selec
   let selection: string;
   let selected = false;
   try {
-    if (!original.includes(project.bug.from)) throw new Error(`bug recipe: "${project.bug.from}" not in ${project.bug.file}`);
+    if (!original.includes(project.bug.from))
+      throw new Error(`bug recipe: "${project.bug.from}" not in ${project.bug.file}`);
     writeFileSync(file, original.replace(project.bug.from, project.bug.to));
     const buggy = await runBot(dir, project.command);
     const failing = failingTests(buggy.report);
     const target = failing[0];
-    if (!target) selection = `no failing test after the bug (${fmt({ ...countByStatus(buggy.report.tests), fail: 0 })}, exit ${String(buggy.report.run.exitCode)})`;
+    if (!target)
+      selection = `no failing test after the bug (${fmt({ ...countByStatus(buggy.report.tests), fail: 0 })}, exit ${String(buggy.report.run.exitCode)})`;
     else {
       const one = await runBot(dir, project.command, [target.id]);
       const got = one.report.tests.map((t) => `${t.status}`);
-      selected = one.report.tests.length === 1 && one.report.tests[0]?.id === target.id && (got[0] === "fail" || got[0] === "error");
+      selected =
+        one.report.tests.length === 1 &&
+        one.report.tests[0]?.id === target.id &&
+        (got[0] === "fail" || got[0] === "error");
       selection = `${selected ? "yes" : "NO"} ${JSON.stringify(target.id)} of ${String(failing.length)} failing${selected ? "" : ` → ${JSON.stringify(one.report.tests.map((t) => `${t.id}:${t.status}`).slice(0, 3))} exit ${String(one.report.run.exitCode)}`} (${one.seconds.toFixed(1)} s)`;
     }
   } catch (error) {
@@ -151,8 +186,12 @@ for (const project of chosen) {
     totals.runner += Number(result.runnerOk);
   } catch (error) {
     totals.failed++;
-    console.log(`${project.name}: not benched: ${error instanceof Error ? error.message.split("\n")[0] ?? "" : String(error)}`);
+    console.log(
+      `${project.name}: not benched: ${error instanceof Error ? (error.message.split("\n")[0] ?? "") : String(error)}`,
+    );
   }
 }
 const n = String(chosen.length);
-console.log(`\nrunner as expected ${String(totals.runner)}/${n}, counts equal ${String(totals.counts)}/${n}, failing test selected alone ${String(totals.selected)}/${n}, not benched ${String(totals.failed)}`);
+console.log(
+  `\nrunner as expected ${String(totals.runner)}/${n}, counts equal ${String(totals.counts)}/${n}, failing test selected alone ${String(totals.selected)}/${n}, not benched ${String(totals.failed)}`,
+);

@@ -19,8 +19,11 @@ const inputs: Array<[string, (bytes: number) => string]> = [
   ["backslashes and half escapes", (n) => repeat("\\\\u00\\x4\\u", n)],
   ["unclosed BEGIN lines", (n) => repeat("-----BEGIN RSA PRIVATE KEY-----\n", n)],
   ["the token less its last character, spaced, repeated", (n) => repeat(`${[...token.slice(0, -1)].join(" ")} `, n)],
-  ["the webhook secret less one character, \\u-escaped, repeated", (n) => repeat([...webhook.slice(0, -1)].map((c) => `\\u00${c.charCodeAt(0).toString(16)}`).join(""), n)],
-  ["line breaks and quotes", (n) => repeat('"+\n\'\r\n  ', n)],
+  [
+    "the webhook secret less one character, \\u-escaped, repeated",
+    (n) => repeat([...webhook.slice(0, -1)].map((c) => `\\u00${c.charCodeAt(0).toString(16)}`).join(""), n),
+  ],
+  ["line breaks and quotes", (n) => repeat("\"+\n'\r\n  ", n)],
 ];
 
 function measure(text: string): { wallMs: number; cpuMs: number; changed: boolean } {
@@ -31,7 +34,14 @@ function measure(text: string): { wallMs: number; cpuMs: number; changed: boolea
   return { wallMs: performance.now() - wall, cpuMs: (used.user + used.system) / 1000, changed: out !== text };
 }
 
-console.log("input".padEnd(64), "1 MB cpu ms".padStart(12), "10 MB cpu ms".padStart(13), "ratio".padStart(6), "10 MB wall ms".padStart(14), "changed");
+console.log(
+  "input".padEnd(64),
+  "1 MB cpu ms".padStart(12),
+  "10 MB cpu ms".padStart(13),
+  "ratio".padStart(6),
+  "10 MB wall ms".padStart(14),
+  "changed",
+);
 for (const [name, make] of inputs) {
   const small = measure(make(1_000_000));
   const large = measure(make(10_000_000));

@@ -26,7 +26,11 @@ const mirror = await cache.mirror(remote);
 const tree = await cache.worktree(mirror, "main", "bench");
 const times: number[] = [];
 for (let r = 0; r < rounds; r++) {
-  for (let k = 0; k < 3; k++) await writeFile(join(tree.path, `pkg${(r + k) % 50}`, `mod${(r + k) % 7}`, `file${(r * 3 + k) % files}.py`), `# edited in round ${r}\n`);
+  for (let k = 0; k < 3; k++)
+    await writeFile(
+      join(tree.path, `pkg${(r + k) % 50}`, `mod${(r + k) % 7}`, `file${(r * 3 + k) % files}.py`),
+      `# edited in round ${r}\n`,
+    );
   await writeFile(join(tree.path, `untracked-${r}-a.py`), "x = 1\n");
   await writeFile(join(tree.path, `pkg0`, `untracked-${r}-b.py`), "y = 2\n");
   const started = performance.now();
@@ -37,4 +41,6 @@ await tree.remove();
 await rm(root, { recursive: true, force: true });
 times.sort((a, b) => a - b);
 const q = (p: number) => times[Math.min(times.length - 1, Math.floor(p * times.length))] as number;
-console.log(`worktree reset, ${files} files, ${rounds} rounds: median ${q(0.5).toFixed(1)} ms, p90 ${q(0.9).toFixed(1)} ms, min ${(times[0] ?? 0).toFixed(1)} ms (target: median < 200 ms)`);
+console.log(
+  `worktree reset, ${files} files, ${rounds} rounds: median ${q(0.5).toFixed(1)} ms, p90 ${q(0.9).toFixed(1)} ms, min ${(times[0] ?? 0).toFixed(1)} ms (target: median < 200 ms)`,
+);

@@ -31,7 +31,11 @@ const recipeSchema = z.strictObject({
   buggy: z.string().regex(/^[0-9a-f]{40}$/),
   files: z.array(z.string().min(1)).min(1),
   /** The upstream fix: its tests become the visible red tests; its source files, the reference fix (for --check). */
-  testsFrom: z.strictObject({ commit: z.string().regex(/^[0-9a-f]{40}$/), files: z.array(z.string().min(1)).min(1), fixFiles: z.array(z.string().min(1)).min(1) }),
+  testsFrom: z.strictObject({
+    commit: z.string().regex(/^[0-9a-f]{40}$/),
+    files: z.array(z.string().min(1)).min(1),
+    fixFiles: z.array(z.string().min(1)).min(1),
+  }),
   wrongFix: z.string(),
 });
 
@@ -43,17 +47,24 @@ function fail(message: string): never {
 function gitDirOf(upstream: string): string {
   const [owner, name] = upstream.split("/");
   const dir = join(MIRRORS, `${owner}+${name}`, "repo");
-  if (!existsSync(dir)) fail(`no git copy of ${upstream} at ${dir}: fetch github:${upstream} there (or clone it: git clone --bare https://github.com/${upstream} ${dir}), or set AUTOGEN_BENCH_MIRRORS`);
+  if (!existsSync(dir))
+    fail(
+      `no git copy of ${upstream} at ${dir}: fetch github:${upstream} there (or clone it: git clone --bare https://github.com/${upstream} ${dir}), or set AUTOGEN_BENCH_MIRRORS`,
+    );
   return dir;
 }
 
 /** The files at `commit`, written under `into` (git archive | tar, nothing else run). */
 function extract(gitDir: string, commit: string, paths: string[], into: string): void {
   try {
-    const tar = execFileSync("git", ["--git-dir", gitDir, "archive", "--format=tar", commit, "--", ...paths], { maxBuffer: 256 * 1024 * 1024 });
+    const tar = execFileSync("git", ["--git-dir", gitDir, "archive", "--format=tar", commit, "--", ...paths], {
+      maxBuffer: 256 * 1024 * 1024,
+    });
     execFileSync("tar", ["-x", "-C", into], { input: tar });
   } catch (error) {
-    fail(`could not take ${paths.join(", ")} at ${commit.slice(0, 12)} from ${gitDir}: ${(error as Error).message.split("\n")[0]}`);
+    fail(
+      `could not take ${paths.join(", ")} at ${commit.slice(0, 12)} from ${gitDir}: ${(error as Error).message.split("\n")[0]}`,
+    );
   }
 }
 
@@ -64,7 +75,8 @@ async function buildTasks(): Promise<string[]> {
     const dir = join(RECIPES, name);
     if (!existsSync(join(dir, "recipe.json"))) continue;
     const parsed = recipeSchema.safeParse(JSON.parse(await readFile(join(dir, "recipe.json"), "utf8")));
-    if (!parsed.success) fail(`${dir}/recipe.json: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`);
+    if (!parsed.success)
+      fail(`${dir}/recipe.json: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`);
     const recipe = parsed.data;
     const gitDir = gitDirOf(recipe.upstream);
     const task = join(CACHE, name);
@@ -82,13 +94,36 @@ async function buildTasks(): Promise<string[]> {
 }
 
 const resultsSchema = z.object({
-  results: z.array(z.looseObject({ id: z.string(), verdict: z.enum(["solved", "plausible", "not-fixed"]), status: z.enum(["fixed", "not-fixed"]).optional(), review: z.string().optional(), message: z.string(), fix: z.string().optional() })),
+  results: z.array(
+    z.looseObject({
+      id: z.string(),
+      verdict: z.enum(["solved", "plausible", "not-fixed"]),
+      status: z.enum(["fixed", "not-fixed"]).optional(),
+      review: z.string().optional(),
+      message: z.string(),
+      fix: z.string().optional(),
+    }),
+  ),
 });
 
 const names = await buildTasks();
 if (process.argv.includes("--check")) {
   // Each buggy repository fails its hidden tests; the upstream fix passes them and the visible suite.
-  const check = spawnSync(process.execPath, [join(ROOT, "src", "cli.ts"), "eval", "--dataset", `local:${CACHE}`, "--check", "--test-timeout", "900", "--per-test-timeout", "300"], { stdio: "inherit" });
+  const check = spawnSync(
+    process.execPath,
+    [
+      join(ROOT, "src", "cli.ts"),
+      "eval",
+      "--dataset",
+      `local:${CACHE}`,
+      "--check",
+      "--test-timeout",
+      "900",
+      "--per-test-timeout",
+      "300",
+    ],
+    { stdio: "inherit" },
+  );
   process.exit(check.status ?? 1);
 }
 const withModel = Boolean(process.env.AUTOGEN_LLM_BASE_URL);
@@ -97,12 +132,34 @@ const withModel = Boolean(process.env.AUTOGEN_LLM_BASE_URL);
 const reviewOnly = withModel && process.env.AUTOGEN_BENCH_STRATEGY === "template";
 const strategy = reviewOnly
   ? ["--strategy", "template", "--review", "--transcripts", join(OUT, "transcripts")]
-  : withModel ? ["--strategy", "lpw", "--template-after", "--transcripts", join(OUT, "transcripts")] : ["--strategy", "template"];
+  : withModel
+    ? ["--strategy", "lpw", "--template-after", "--transcripts", join(OUT, "transcripts")]
+    : ["--strategy", "template"];
 const minutes = process.env.AUTOGEN_BENCH_MINUTES ?? "15";
-process.stdout.write(`${names.length} task(s) built in ${CACHE}; strategy ${reviewOnly ? "template, each passing edit reviewed by the model" : withModel ? "lpw, then template edits each reviewed by the model" : "template (no model)"}; ${minutes} min a task\n`);
+process.stdout.write(
+  `${names.length} task(s) built in ${CACHE}; strategy ${reviewOnly ? "template, each passing edit reviewed by the model" : withModel ? "lpw, then template edits each reviewed by the model" : "template (no model)"}; ${minutes} min a task\n`,
+);
 const run = spawnSync(
   process.execPath,
-  [join(ROOT, "src", "cli.ts"), "eval", "--dataset", `local:${CACHE}`, ...strategy, "--concurrency", "1", "--candidates", "200", "--minutes", minutes, "--test-timeout", "900", "--per-test-timeout", "300", "--out", OUT],
+  [
+    join(ROOT, "src", "cli.ts"),
+    "eval",
+    "--dataset",
+    `local:${CACHE}`,
+    ...strategy,
+    "--concurrency",
+    "1",
+    "--candidates",
+    "200",
+    "--minutes",
+    minutes,
+    "--test-timeout",
+    "900",
+    "--per-test-timeout",
+    "300",
+    "--out",
+    OUT,
+  ],
   { stdio: ["ignore", "inherit", "inherit"], env: process.env },
 );
 if (run.status !== 0 && !existsSync(join(OUT, "results.json"))) fail(`autogen eval exited ${run.status}`);
@@ -113,13 +170,24 @@ const rows = results.map((r) => {
   const unreviewed = r.status === "fixed" && r.review === "not-reviewed";
   const wrong = r.verdict !== "solved";
   const said = called ? "fixed" : unreviewed ? "passes the tests; not reviewed" : "not fixed";
-  return { id: r.id, said, hidden: wrong ? "fail" : "pass", called, unreviewed, wrong, fix: r.fix ?? "", message: r.message };
+  return {
+    id: r.id,
+    said,
+    hidden: wrong ? "fail" : "pass",
+    called,
+    unreviewed,
+    wrong,
+    fix: r.fix ?? "",
+    message: r.message,
+  };
 });
 process.stdout.write("\n| task | the bot said | hidden tests | edit |\n| --- | --- | --- | --- |\n");
 for (const r of rows) process.stdout.write(`| ${r.id} | ${r.said} | ${r.hidden} | ${r.fix.replaceAll("|", "\\|")} |\n`);
 const count = (f: (r: (typeof rows)[number]) => boolean) => rows.filter(f).length;
 process.stdout.write(`\ntasks: ${rows.length}\n`);
 process.stdout.write(`reported fixed: ${count((r) => r.called)}\n`);
-process.stdout.write(`reported "passes the tests; not reviewed" (draft): ${count((r) => r.unreviewed)} (of which wrong on the hidden tests: ${count((r) => r.unreviewed && r.wrong)})\n`);
+process.stdout.write(
+  `reported "passes the tests; not reviewed" (draft): ${count((r) => r.unreviewed)} (of which wrong on the hidden tests: ${count((r) => r.unreviewed && r.wrong)})\n`,
+);
 process.stdout.write(`wrong-but-called-fixed: ${count((r) => r.called && r.wrong)} (target 0)\n`);
 process.exit(count((r) => r.called && r.wrong) === 0 ? 0 : 1);

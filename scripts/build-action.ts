@@ -22,14 +22,23 @@ const ROOT = fileURLToPath(new URL("../", import.meta.url));
 export const ACTION_BUNDLE = join(ROOT, "action", "bundle");
 /** The bundle's place in the checkout: two directories below the root, as a source file in src/<dir>/ is. */
 const BUNDLE_DEPTH = "../../";
-const GRAMMARS = ["tree-sitter.wasm", "tree-sitter-python.wasm", "tree-sitter-javascript.wasm", "tree-sitter-typescript.wasm", "tree-sitter-tsx.wasm"];
+const GRAMMARS = [
+  "tree-sitter.wasm",
+  "tree-sitter-python.wasm",
+  "tree-sitter-javascript.wasm",
+  "tree-sitter-typescript.wasm",
+  "tree-sitter-tsx.wasm",
+];
 const TREE_SITTER = join("src", "engine", "template", "tree-sitter.ts");
 
 class BuildError extends Error {}
 
 /** Replaces `from` in a source once at least; a source that changed shape fails the build instead of bundling something that cannot load. */
 function replaceAll(text: string, from: string, to: string, file: string): string {
-  if (!text.includes(from)) throw new BuildError(`${file}: expected \`${from}\` (the action build rewrites it; update scripts/build-action.ts)`);
+  if (!text.includes(from))
+    throw new BuildError(
+      `${file}: expected \`${from}\` (the action build rewrites it; update scripts/build-action.ts)`,
+    );
   return text.split(from).join(to);
 }
 
@@ -41,10 +50,22 @@ const checkoutUrls: Plugin = {
       let text = await readFile(args.path, "utf8");
       if (file === TREE_SITTER.split(sep).join("/")) {
         // createRequire keeps the bundle's own URL: the runtime is next to the bundle.
-        text = replaceAll(text, 'require("@vscode/tree-sitter-wasm")', 'require("./tree-sitter/tree-sitter.cjs")', file);
-        text = replaceAll(text, 'require.resolve("@vscode/tree-sitter-wasm")', 'require.resolve("./tree-sitter/tree-sitter.cjs")', file);
+        text = replaceAll(
+          text,
+          'require("@vscode/tree-sitter-wasm")',
+          'require("./tree-sitter/tree-sitter.cjs")',
+          file,
+        );
+        text = replaceAll(
+          text,
+          'require.resolve("@vscode/tree-sitter-wasm")',
+          'require.resolve("./tree-sitter/tree-sitter.cjs")',
+          file,
+        );
       } else if (text.includes("import.meta.url")) {
-        text = text.split("import.meta.url").join(`new URL(${JSON.stringify(BUNDLE_DEPTH + file)}, import.meta.url).href`);
+        text = text
+          .split("import.meta.url")
+          .join(`new URL(${JSON.stringify(BUNDLE_DEPTH + file)}, import.meta.url).href`);
       }
       return { contents: text, loader: "ts" };
     });
@@ -67,7 +88,9 @@ export async function buildAction(outDir: string = ACTION_BUNDLE): Promise<void>
     logLevel: "warning",
     plugins: [checkoutUrls],
     // CommonJS dependencies call require() for Node's own modules: give the ESM bundle one.
-    banner: { js: 'import { createRequire as __autogenCreateRequire } from "node:module";\nconst require = __autogenCreateRequire(import.meta.url);' },
+    banner: {
+      js: 'import { createRequire as __autogenCreateRequire } from "node:module";\nconst require = __autogenCreateRequire(import.meta.url);',
+    },
   });
   const wasmDir = dirname(createRequire(import.meta.url).resolve("@vscode/tree-sitter-wasm"));
   // The root package.json says "type": "module": the CommonJS runtime needs its .cjs name.

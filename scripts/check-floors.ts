@@ -105,10 +105,14 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const fresh = back.filter((a) => !known.has(`${a.from} -> ${a.to}`));
   const gone = KNOWN_BACK_ARROWS.filter((k) => !back.some((a) => `${a.from} -> ${a.to}` === k));
   const verbose = process.argv.includes("--verbose");
-  console.log(`floors: ${arrows.length} folder arrows, ${back.length} back-arrows (${fresh.length} new), ${cycles.length} folder cycles`);
+  console.log(
+    `floors: ${arrows.length} folder arrows, ${back.length} back-arrows (${fresh.length} new), ${cycles.length} folder cycles`,
+  );
   for (const cycle of cycles) console.log(`  cycle: ${cycle.join(", ")}`);
   for (const a of back) {
-    console.log(`  ${known.has(`${a.from} -> ${a.to}`) ? "known" : "NEW  "} back-arrow ${a.from} (floor ${floorOf(a.from) + 1}) -> ${a.to} (floor ${floorOf(a.to) + 1})`);
+    console.log(
+      `  ${known.has(`${a.from} -> ${a.to}`) ? "known" : "NEW  "} back-arrow ${a.from} (floor ${floorOf(a.from) + 1}) -> ${a.to} (floor ${floorOf(a.to) + 1})`,
+    );
     for (const f of verbose || !known.has(`${a.from} -> ${a.to}`) ? a.files : []) console.log(`      ${f}`);
   }
   for (const k of gone) console.log(`  gone: ${k} (remove it from KNOWN_BACK_ARROWS)`);

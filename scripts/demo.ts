@@ -14,24 +14,38 @@ await cp(example, repo, { recursive: true });
 const g = git(repo);
 await g.raw(["init", "--quiet", "--initial-branch=main"]);
 await g.raw(["add", "--all"]);
-await g.raw(["-c", "user.name=Demo Maintainer", "-c", "user.email=demo@example.invalid", "commit", "--quiet", "--message", "gradebook: initial version"]);
+await g.raw([
+  "-c",
+  "user.name=Demo Maintainer",
+  "-c",
+  "user.email=demo@example.invalid",
+  "commit",
+  "--quiet",
+  "--message",
+  "gradebook: initial version",
+]);
 console.log(`demo repository: ${repo} (a copy of examples/gradebook, committed on main)\n`);
 
 // The demo is the model-free path, whatever endpoint the caller's shell may name.
 const env: NodeJS.ProcessEnv = { ...process.env, AUTOGEN_LLM_BASE_URL: "", OPENAI_API_KEY: "" };
 const reportPath = join(repo, ".git", "autogen", "demo-report.md");
-const code = await main(["fix", repo, "--issue", "A student with exactly 90 gets a B instead of an A", "--report", reportPath], {
-  stdout: (text) => process.stdout.write(text),
-  stderr: (text) => process.stderr.write(text),
-  env,
-  cwd: process.cwd(),
-  isTty: Boolean(process.stdout.isTTY),
-});
+const code = await main(
+  ["fix", repo, "--issue", "A student with exactly 90 gets a B instead of an A", "--report", reportPath],
+  {
+    stdout: (text) => process.stdout.write(text),
+    stderr: (text) => process.stderr.write(text),
+    env,
+    cwd: process.cwd(),
+    isTty: Boolean(process.stdout.isTTY),
+  },
+);
 if (code === 0) {
   console.log(`\n${"=".repeat(30)} report ${"=".repeat(30)}\n`);
   console.log(await readFile(reportPath, "utf8"));
   const branches = (await g.branchLocal()).all;
   const fix = branches.find((b) => b.startsWith("autogen/"));
-  console.log(`branches in ${repo}: ${branches.join(", ")}; see the change with: git -C ${repo} show ${fix ?? "<branch>"}`);
+  console.log(
+    `branches in ${repo}: ${branches.join(", ")}; see the change with: git -C ${repo} show ${fix ?? "<branch>"}`,
+  );
 }
 process.exitCode = code;

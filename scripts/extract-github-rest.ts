@@ -55,19 +55,32 @@ export const OPERATIONS = [
   "git/list-matching-refs",
 ];
 
-type Operation = { operationId: string; parameters?: Array<{ name: string; in: string; required?: boolean } | { $ref: string }>; requestBody?: { content?: Record<string, { schema?: { required?: string[]; properties?: Record<string, unknown> } }> }; responses: Record<string, unknown> };
+type Operation = {
+  operationId: string;
+  parameters?: Array<{ name: string; in: string; required?: boolean } | { $ref: string }>;
+  requestBody?: {
+    content?: Record<string, { schema?: { required?: string[]; properties?: Record<string, unknown> } }>;
+  };
+  responses: Record<string, unknown>;
+};
 
 const [source, version] = process.argv.slice(2);
 if (!source) {
   console.error("usage: node scripts/extract-github-rest.ts <api.github.com.json> [package version]");
   process.exit(2);
 }
-const description = JSON.parse(readFileSync(source, "utf8")) as { info: { version: string }; paths: Record<string, Record<string, Operation>>; components: { parameters: Record<string, { name: string; in: string; required?: boolean }> } };
+const description = JSON.parse(readFileSync(source, "utf8")) as {
+  info: { version: string };
+  paths: Record<string, Record<string, Operation>>;
+  components: { parameters: Record<string, { name: string; in: string; required?: boolean }> };
+};
 const out: Record<string, unknown> = {};
 for (const [path, methods] of Object.entries(description.paths)) {
   for (const [method, op] of Object.entries(methods)) {
     if (!OPERATIONS.includes(op.operationId)) continue;
-    const parameters = (op.parameters ?? []).map((p) => ("$ref" in p ? description.components.parameters[p.$ref.split("/").at(-1) ?? ""] : p)).filter((p) => p !== undefined);
+    const parameters = (op.parameters ?? [])
+      .map((p) => ("$ref" in p ? description.components.parameters[p.$ref.split("/").at(-1) ?? ""] : p))
+      .filter((p) => p !== undefined);
     const body = op.requestBody?.content?.["application/json"]?.schema;
     out[op.operationId] = {
       method: method.toUpperCase(),

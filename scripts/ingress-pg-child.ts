@@ -7,8 +7,16 @@ import { join } from "node:path";
 import { loadServerConfig } from "../src/config/env-config.ts";
 import { startServer } from "../src/server/start-server.ts";
 
-const [dataDir, githubUrl, secret, databaseUrl, concurrency] = process.argv.slice(2) as [string, string, string, string, string];
-const privateKey = generateKeyPairSync("rsa", { modulusLength: 2048 }).privateKey.export({ type: "pkcs1", format: "pem" }).toString();
+const [dataDir, githubUrl, secret, databaseUrl, concurrency] = process.argv.slice(2) as [
+  string,
+  string,
+  string,
+  string,
+  string,
+];
+const privateKey = generateKeyPairSync("rsa", { modulusLength: 2048 })
+  .privateKey.export({ type: "pkcs1", format: "pem" })
+  .toString();
 const config = loadServerConfig({
   APP_ID: "1",
   PRIVATE_KEY: privateKey,

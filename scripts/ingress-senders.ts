@@ -6,7 +6,14 @@
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { labeledBody, postDelivery } from "./ingress-support.ts";
 
-const [url, secret, countArg, sendersArg, prefix, firstArg] = process.argv.slice(2) as [string, string, string, string, string, string | undefined];
+const [url, secret, countArg, sendersArg, prefix, firstArg] = process.argv.slice(2) as [
+  string,
+  string,
+  string,
+  string,
+  string,
+  string | undefined,
+];
 const count = Number(countArg);
 const target = new URL(url);
 const first = Number(firstArg ?? 0);
@@ -28,4 +35,6 @@ await Promise.all(
   }),
 );
 loop.disable();
-process.stdout.write(`${JSON.stringify({ acks, burstMs: performance.now() - started, loopP99Ms: loop.percentile(99) / 1e6, loopMaxMs: loop.max / 1e6 })}\n`);
+process.stdout.write(
+  `${JSON.stringify({ acks, burstMs: performance.now() - started, loopP99Ms: loop.percentile(99) / 1e6, loopMaxMs: loop.max / 1e6 })}\n`,
+);

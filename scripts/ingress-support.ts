@@ -15,12 +15,22 @@ export function labeledBody(n: number, installation = 99): string {
   });
 }
 
-export const signature = (secret: string, body: string | Buffer) => `sha256=${createHmac("sha256", secret).update(body).digest("hex")}`;
+export const signature = (secret: string, body: string | Buffer) =>
+  `sha256=${createHmac("sha256", secret).update(body).digest("hex")}`;
 
 /** POSTs one delivery; 0 when the connection failed (a killed server). */
 export async function postDelivery(url: URL, secret: string, id: string, body: string): Promise<number> {
   try {
-    const response = await fetch(url, { method: "POST", headers: { "content-type": "application/json", "x-github-event": "issues", "x-github-delivery": id, "x-hub-signature-256": signature(secret, body) }, body });
+    const response = await fetch(url, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        "x-github-event": "issues",
+        "x-github-delivery": id,
+        "x-hub-signature-256": signature(secret, body),
+      },
+      body,
+    });
     await response.arrayBuffer();
     return response.status;
   } catch {

@@ -81,20 +81,32 @@ async function serveWithSetup(): Promise<void> {
   const key = generateKeyPairSync("rsa", { modulusLength: 2048 }).privateKey;
   const pem = key.export({ type: "pkcs1", format: "pem" }).toString();
   const app = {
-    id: 123456, slug: "autogen-bot-walk", html_url: "https://github.com/apps/autogen-bot-walk", pem,
+    id: 123456,
+    slug: "autogen-bot-walk",
+    html_url: "https://github.com/apps/autogen-bot-walk",
+    pem,
     webhook_secret: "walk-webhook-secret-0123456789abcdef",
     client_id: "Iv23liWalk0000000000",
     client_secret: "walk-client-secret-0123456789",
   };
   const state = {
-    issue: { title: "", body: "" }, comments: [], pulls: [], permissions: {}, files: {},
-    defaultBranch: "main", cloneUrl: "",
+    issue: { title: "", body: "" },
+    comments: [],
+    pulls: [],
+    permissions: {},
+    files: {},
+    defaultBranch: "main",
+    cloneUrl: "",
     manifestConversions: { "code-from-github": app },
   };
   await writeFile(join(dir, "fake-github.json"), JSON.stringify(state));
   const node = join(clone, "node_modules", ".bin", "node");
   const args = ["--import", join(clone, "test/support/fake-github-preload.ts"), join(clone, "bin/autogen.js"), "serve"];
-  const env: Record<string, string> = { ...baseEnv, HOST: "127.0.0.1", PORT: "0", LOG_LEVEL: "warn",
+  const env: Record<string, string> = {
+    ...baseEnv,
+    HOST: "127.0.0.1",
+    PORT: "0",
+    LOG_LEVEL: "warn",
     AUTOGEN_DB_PATH: join(dir, "autogen.db"),
     AUTOGEN_TEST_FAKE_GITHUB_STATE: join(dir, "fake-github.json"),
     AUTOGEN_TEST_FAKE_GITHUB_RESULT: join(dir, "fake-github-result.json"),
@@ -102,15 +114,16 @@ async function serveWithSetup(): Promise<void> {
   const child = spawn(node, args, { cwd: dir, env, stdio: ["ignore", "pipe", "pipe"] });
   let output = "";
   const lines: string[] = [];
-  const seen = (pattern: RegExp) => new Promise<string>((resolve, reject) => {
-    const check = () => {
-      const match = pattern.exec(output);
-      if (match) resolve(match[1] ?? match[0]);
-    };
-    child.stdout.on("data", check);
-    child.on("exit", () => reject(new Error(`serve exited: ${output}`)));
-    check();
-  });
+  const seen = (pattern: RegExp) =>
+    new Promise<string>((resolve, reject) => {
+      const check = () => {
+        const match = pattern.exec(output);
+        if (match) resolve(match[1] ?? match[0]);
+      };
+      child.stdout.on("data", check);
+      child.on("exit", () => reject(new Error(`serve exited: ${output}`)));
+      check();
+    });
   child.stdout.on("data", (d: Buffer) => void (output += d.toString()));
   child.stderr.on("data", (d: Buffer) => void (output += d.toString()));
   let ok = false;

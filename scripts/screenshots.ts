@@ -23,8 +23,12 @@ const newestFixed = (await demo.jobs()).find((j) => j.outcome === "fixed");
 
 // Nothing is sent anywhere: the page is only displayed, its button never pressed.
 const setup = await startSetupServer({
-  host: "127.0.0.1", port: 0, webUrl: "https://github.com", apiUrl: "https://api.github.com",
-  webhookUrl: undefined, envDir: site,
+  host: "127.0.0.1",
+  port: 0,
+  webUrl: "https://github.com",
+  apiUrl: "https://api.github.com",
+  webhookUrl: undefined,
+  envDir: site,
 });
 const browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox"] });
 try {

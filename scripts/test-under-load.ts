@@ -16,7 +16,9 @@ if (!Number.isInteger(runs) || runs < 1 || !Number.isInteger(hogCount) || hogCou
 }
 
 // A hog is a Node process spinning forever: a busy CPU, nothing else.
-const hogs: ChildProcess[] = Array.from({ length: hogCount }, () => spawn(process.execPath, ["-e", "for (;;) {}"], { stdio: "ignore" }));
+const hogs: ChildProcess[] = Array.from({ length: hogCount }, () =>
+  spawn(process.execPath, ["-e", "for (;;) {}"], { stdio: "ignore" }),
+);
 const stopHogs = () => {
   for (const hog of hogs) hog.kill("SIGKILL");
 };
@@ -39,18 +41,26 @@ function runTests(log: string): Promise<{ code: number; summary: string; seconds
       file.end();
       const summary = tail.match(/\d+ passed, \d+ failed/g)?.at(-1) ?? "no result line";
       const failures = [...new Set([...tail.matchAll(/^\s*(?:FAIL\s|×\s).*$/gm)].map((m) => m[0].trim()))].slice(0, 12);
-      resolve({ code: code ?? 1, summary: failures.length > 0 ? `${summary}\n    ${failures.join("\n    ")}` : summary, seconds: (performance.now() - started) / 1000 });
+      resolve({
+        code: code ?? 1,
+        summary: failures.length > 0 ? `${summary}\n    ${failures.join("\n    ")}` : summary,
+        seconds: (performance.now() - started) / 1000,
+      });
     });
   });
 }
 
-console.log(`npm test × ${runs.toString()} beside ${hogCount.toString()} CPU hog(s) on ${(await import("node:os")).availableParallelism().toString()} CPU(s)`);
+console.log(
+  `npm test × ${runs.toString()} beside ${hogCount.toString()} CPU hog(s) on ${(await import("node:os")).availableParallelism().toString()} CPU(s)`,
+);
 let passed = 0;
 for (let i = 1; i <= runs; i++) {
   const log = join(tmpdir(), `test-under-load-${process.pid.toString()}-${i.toString()}.log`);
   const result = await runTests(log);
   if (result.code === 0) passed += 1;
-  console.log(`run ${i.toString()}: ${result.code === 0 ? "pass" : `FAIL (exit ${result.code.toString()})`}, ${result.summary}, ${result.seconds.toFixed(0)} s (log: ${log})`);
+  console.log(
+    `run ${i.toString()}: ${result.code === 0 ? "pass" : `FAIL (exit ${result.code.toString()})`}, ${result.summary}, ${result.seconds.toFixed(0)} s (log: ${log})`,
+  );
 }
 console.log(`${passed.toString()} of ${runs.toString()} runs passed`);
 process.exit(passed === runs ? 0 : 1);

@@ -22,7 +22,16 @@ describe("app.yml", () => {
   it("subscribes to exactly the events the bot handles", async () => {
     const manifest = parse(await readFile(new URL("../app.yml", import.meta.url), "utf8")) as Manifest;
     expect([...manifest.default_events].sort()).toEqual(
-      ["check_run", "check_suite", "issue_comment", "issues", "pull_request", "pull_request_review", "pull_request_review_comment", "workflow_run"].sort(),
+      [
+        "check_run",
+        "check_suite",
+        "issue_comment",
+        "issues",
+        "pull_request",
+        "pull_request_review",
+        "pull_request_review_comment",
+        "workflow_run",
+      ].sort(),
     );
   });
 });

@@ -39,7 +39,10 @@ describe("package.json", () => {
     };
     for (const dir of ["src", "bin"]) walk(join(ROOT, dir));
     const text = sources.join("\n");
-    const unused = Object.keys(pkg.dependencies).filter((dep) => !new RegExp(`from "${dep}(?:/[^"]*)?"|import\\("${dep}(?:/[^"]*)?"\\)|require\\.resolve\\("${dep}`).test(text));
+    const unused = Object.keys(pkg.dependencies).filter(
+      (dep) =>
+        !new RegExp(`from "${dep}(?:/[^"]*)?"|import\\("${dep}(?:/[^"]*)?"\\)|require\\.resolve\\("${dep}`).test(text),
+    );
     expect(unused).toEqual([]);
   });
 
@@ -48,7 +51,10 @@ describe("package.json", () => {
   });
 
   it("npm scripts run on the Node 24 the project brings", async () => {
-    const { stdout } = await promisify(execFile)("npm", ["run", "-s", "node-version"], { cwd: ROOT, env: { PATH: process.env.PATH, HOME: process.env.HOME } });
+    const { stdout } = await promisify(execFile)("npm", ["run", "-s", "node-version"], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH, HOME: process.env.HOME },
+    });
     expect(stdout.trim()).toMatch(/^v24\.\d+\.\d+$/);
   });
 
@@ -104,14 +110,17 @@ describe("Dockerfile", () => {
 describe("webhook entry points", () => {
   // `autogen serve` (src/server/start-server.ts) is the only way to run the App: its ingress
   // reads bodies under a size limit. Probot's own servers and middleware buffer any body.
-  const unbounded = /\b(createNodeMiddleware|createProbot|createWebhookProxy|webhooks\.middleware)\b|\bnew Server\(|import\s*\{[^}]*\b(run|Server)\b[^}]*\}\s*from\s*"probot"/;
+  const unbounded =
+    /\b(createNodeMiddleware|createProbot|createWebhookProxy|webhooks\.middleware)\b|\bnew Server\(|import\s*\{[^}]*\b(run|Server)\b[^}]*\}\s*from\s*"probot"/;
   const sources = (dir: string): string[] =>
     readdirSync(join(ROOT, dir), { recursive: true, encoding: "utf8" })
       .filter((name) => /\.(ts|js)$/.test(name))
       .map((name) => join(dir, name));
 
   it("no shipped code or script serves webhooks through an unbounded reader", () => {
-    const offenders = [...sources("src"), ...sources("scripts"), ...sources("bin")].filter((file) => unbounded.test(readFileSync(join(ROOT, file), "utf8")));
+    const offenders = [...sources("src"), ...sources("scripts"), ...sources("bin")].filter((file) =>
+      unbounded.test(readFileSync(join(ROOT, file), "utf8")),
+    );
     expect(offenders).toEqual([]);
     expect(existsSync(join(ROOT, "src/index.ts"))).toBe(false);
   });

@@ -49711,7 +49711,8 @@ function patternProblem(pattern) {
 function alternatives(body, pattern) {
   if (/(^|[^\\])(\\\\)*\\$/.test(body)) throw new PatternError(`"${pattern}" ends with a lone backslash`);
   const expanded = expand2(body, { max: MAX_ALTERNATIVES + 1 });
-  if (expanded.length > MAX_ALTERNATIVES) throw new PatternError(`"${pattern}" expands to more than ${MAX_ALTERNATIVES} alternatives`);
+  if (expanded.length > MAX_ALTERNATIVES)
+    throw new PatternError(`"${pattern}" expands to more than ${MAX_ALTERNATIVES} alternatives`);
   for (const alternative of expanded) {
     if (alternative.replace(/\//g, "").trim() === "") throw new PatternError(`"${pattern}" names no path`);
   }
@@ -49739,23 +49740,53 @@ var envName = external_exports.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { mess
   message: "cannot be set for test runs: it changes what runs or where from (PATH, HOME, LD_*, NODE_OPTIONS, PYTHONSTARTUP, GIT_*, ...) or looks like a secret (\u2026TOKEN, \u2026SECRET, \u2026_KEY)"
 });
 var triggersSchema = external_exports.strictObject({
-  issues: external_exports.boolean().default(true).meta({ description: "Start work when a maintainer applies the trigger label to an issue or comments `/autogen fix` on it." }),
-  ciFailure: external_exports.enum(["off", "command", "auto"]).default("command").meta({ description: "Red CI on a pull request: `auto` repairs without being asked, `command` waits for `/autogen fix` from someone with write access, `off` ignores it." }),
-  reviewFeedback: external_exports.boolean().default(true).meta({ description: "Treat reviews and review comments on the bot's own pull requests as feedback for another iteration." }),
-  repairRoundsOnBotBranches: external_exports.int().min(0).max(5).default(1).meta({ description: "How many times a red build on the bot's own `autogen/*` branches may trigger another repair (keeps the bot from looping). At most 5." })
+  issues: external_exports.boolean().default(true).meta({
+    description: "Start work when a maintainer applies the trigger label to an issue or comments `/autogen fix` on it."
+  }),
+  ciFailure: external_exports.enum(["off", "command", "auto"]).default("command").meta({
+    description: "Red CI on a pull request: `auto` repairs without being asked, `command` waits for `/autogen fix` from someone with write access, `off` ignores it."
+  }),
+  reviewFeedback: external_exports.boolean().default(true).meta({
+    description: "Treat reviews and review comments on the bot's own pull requests as feedback for another iteration."
+  }),
+  repairRoundsOnBotBranches: external_exports.int().min(0).max(5).default(1).meta({
+    description: "How many times a red build on the bot's own `autogen/*` branches may trigger another repair (keeps the bot from looping). At most 5."
+  })
 }).meta({ description: "Which events start work." });
 var testSchema = external_exports.strictObject({
-  command: commandLine.nullable().default(null).meta({ description: "The test command, run without a shell (for example `pytest -q` or `npm test`). Detected from the repository when null." }),
-  setup: commandLine.nullable().default(null).meta({ description: "A command run once in the bot's checkout before the tests, in the sandbox (for example `npm ci`, or `pip install --target .deps -r requirements.txt` with PYTHONPATH in test.env): only the checkout is writable, so what it installs must land there. When set, it replaces the automatic install (test.install). Not run when null; the bot says when missing dependencies are the likely cause of a failure." }),
-  install: external_exports.enum(["auto", "off"]).default("auto").meta({ description: "`auto`: before the tests, install the dependencies the way the repository's lockfile says (npm ci, pnpm, yarn, bun, pip -r requirements*.txt, uv, poetry, go mod download, cargo fetch) in the sandbox, cached by the lockfile's hash for later jobs; without network (test.networkDuringSetup and the operator's AUTOGEN_ALLOW_SETUP_NETWORK=1) it installs offline where the tool can. `off`: never. A `test.setup` command replaces it." }),
-  env: external_exports.record(envName, external_exports.string().max(4096)).default({}).meta({ description: "Extra environment variables (literal values) for the test and setup commands. The bot's own secrets are never passed." }),
-  timeoutMinutes: positiveInt("Wall-clock limit for one test run; the whole process group is killed after it.", 10, 60),
+  command: commandLine.nullable().default(null).meta({
+    description: "The test command, run without a shell (for example `pytest -q` or `npm test`). Detected from the repository when null."
+  }),
+  setup: commandLine.nullable().default(null).meta({
+    description: "A command run once in the bot's checkout before the tests, in the sandbox (for example `npm ci`, or `pip install --target .deps -r requirements.txt` with PYTHONPATH in test.env): only the checkout is writable, so what it installs must land there. When set, it replaces the automatic install (test.install). Not run when null; the bot says when missing dependencies are the likely cause of a failure."
+  }),
+  install: external_exports.enum(["auto", "off"]).default("auto").meta({
+    description: "`auto`: before the tests, install the dependencies the way the repository's lockfile says (npm ci, pnpm, yarn, bun, pip -r requirements*.txt, uv, poetry, go mod download, cargo fetch) in the sandbox, cached by the lockfile's hash for later jobs; without network (test.networkDuringSetup and the operator's AUTOGEN_ALLOW_SETUP_NETWORK=1) it installs offline where the tool can. `off`: never. A `test.setup` command replaces it."
+  }),
+  env: external_exports.record(envName, external_exports.string().max(4096)).default({}).meta({
+    description: "Extra environment variables (literal values) for the test and setup commands. The bot's own secrets are never passed."
+  }),
+  timeoutMinutes: positiveInt(
+    "Wall-clock limit for one test run; the whole process group is killed after it.",
+    10,
+    60
+  ),
   candidateLimit: external_exports.strictObject({
-    factor: external_exports.number().min(1).max(50).default(5).meta({ description: "Each test of a candidate's run may take this many times the slowest test of the unchanged code's run, plus floorSeconds; the run may take that per selected test plus twice the unchanged code's start-up and collection time (its run's wall time less its tests' own)." }),
-    floorSeconds: external_exports.number().min(0.1).max(300).default(1).meta({ description: "Seconds every test of a candidate's run gets on top of factor \xD7 the slowest test, so a test that took milliseconds is not cut by a busy machine." })
-  }).prefault({}).meta({ description: `Time limits for a candidate's test runs, from the unchanged code's own timings, so a candidate that loops forever costs seconds; a candidate stopped by one is reported as "timed out after N s" and counts as that candidate's failure. Never above timeoutMinutes.` }),
-  networkDuringSetup: external_exports.boolean().default(false).meta({ description: "Ask for network access for the setup command; it is granted only where the bot's operator allows it (AUTOGEN_ALLOW_SETUP_NETWORK=1), since the setup then shares the host's network. Tests never get network." }),
-  warm: external_exports.boolean().default(true).meta({ description: "Validate candidates with a warm runner where the runner allows it. pytest: one sandboxed session per validation slot collects the tests once and runs each candidate in a fork, falling back to a cold run when a candidate touches tests or configuration. node --test and node scripts: a sandboxed node process started ahead of each candidate runs the cold command, saving the sandbox's set-up. Set false to run every candidate cold (the operator can also set AUTOGEN_WARM=0)." }),
+    factor: external_exports.number().min(1).max(50).default(5).meta({
+      description: "Each test of a candidate's run may take this many times the slowest test of the unchanged code's run, plus floorSeconds; the run may take that per selected test plus twice the unchanged code's start-up and collection time (its run's wall time less its tests' own)."
+    }),
+    floorSeconds: external_exports.number().min(0.1).max(300).default(1).meta({
+      description: "Seconds every test of a candidate's run gets on top of factor \xD7 the slowest test, so a test that took milliseconds is not cut by a busy machine."
+    })
+  }).prefault({}).meta({
+    description: `Time limits for a candidate's test runs, from the unchanged code's own timings, so a candidate that loops forever costs seconds; a candidate stopped by one is reported as "timed out after N s" and counts as that candidate's failure. Never above timeoutMinutes.`
+  }),
+  networkDuringSetup: external_exports.boolean().default(false).meta({
+    description: "Ask for network access for the setup command; it is granted only where the bot's operator allows it (AUTOGEN_ALLOW_SETUP_NETWORK=1), since the setup then shares the host's network. Tests never get network."
+  }),
+  warm: external_exports.boolean().default(true).meta({
+    description: "Validate candidates with a warm runner where the runner allows it. pytest: one sandboxed session per validation slot collects the tests once and runs each candidate in a fork, falling back to a cold run when a candidate touches tests or configuration. node --test and node scripts: a sandboxed node process started ahead of each candidate runs the cold command, saving the sandbox's set-up. Set false to run every candidate cold (the operator can also set AUTOGEN_WARM=0)."
+  }),
   reruns: external_exports.int().min(0).max(10).default(2).meta({ description: "Identical reruns of a failing test used to tell flaky from broken." }),
   limits: external_exports.strictObject({
     processes: positiveInt("Processes one test run may have alive at once.", 256, 4096),
@@ -49767,11 +49798,17 @@ var testSchema = external_exports.strictObject({
       2048,
       8192
     )
-  }).prefault({}).meta({ description: "Limits on one test run in the sandbox; a run that reaches one is stopped and the report names the limit." })
+  }).prefault({}).meta({
+    description: "Limits on one test run in the sandbox; a run that reaches one is stopped and the report names the limit."
+  })
 }).meta({ description: "How the repository's tests are run." });
 var strategySchema = external_exports.strictObject({
-  name: external_exports.enum(["lpw", "slpw", "seidr", "direct", "template"]).default("lpw").meta({ description: "Search strategy. `template` needs no model; the others need an LLM endpoint configured on the server." }),
-  templateFirstPass: external_exports.boolean().default(true).meta({ description: "LPW: when the model's own stages end without a fix, try the model-free `template` edits on the failing tests (CI's, or the accepted reproduction test of an issue); an edit that passes them ships only if the model, shown the issue and the diff, accepts it." }),
+  name: external_exports.enum(["lpw", "slpw", "seidr", "direct", "template"]).default("lpw").meta({
+    description: "Search strategy. `template` needs no model; the others need an LLM endpoint configured on the server."
+  }),
+  templateFirstPass: external_exports.boolean().default(true).meta({
+    description: "LPW: when the model's own stages end without a fix, try the model-free `template` edits on the failing tests (CI's, or the accepted reproduction test of an issue); an edit that passes them ships only if the model, shown the issue and the diff, accepts it."
+  }),
   maxPlanIterations: positiveInt("Plan verification rounds (LPW: 12).", 12, 50),
   maxRefinements: positiveInt("Code refinement rounds (LPW: 12).", 12, 50),
   planSamples: positiveInt("SLPW: plans sampled (k).", 6, 32),
@@ -49781,17 +49818,23 @@ var strategySchema = external_exports.strictObject({
   planVerification: external_exports.boolean().default(true).meta({ description: "Ablation switch: verify plans against the visible tests." }),
   codeExplanation: external_exports.boolean().default(true).meta({ description: "Ablation switch: explain the current code before refining it." }),
   instrumentedDebug: external_exports.boolean().default(true).meta({ description: "Ablation switch: run the first failing test with temporary logging before refining." }),
-  knowledge: external_exports.boolean().default(false).meta({ description: "LPW: before coding, write down the APIs and facts the change needs and look them up in the repository's docs and installed dependencies (SelfEvolve, CoCoST)." })
+  knowledge: external_exports.boolean().default(false).meta({
+    description: "LPW: before coding, write down the APIs and facts the change needs and look them up in the repository's docs and installed dependencies (SelfEvolve, CoCoST)."
+  })
 }).meta({ description: "How candidate changes are searched for." });
 var budgetsSchema = external_exports.strictObject({
   iterations: positiveInt("Candidates the engine may try in one job.", 24, 500),
   llmCalls: positiveInt("Model calls in one job.", 80, 1e3),
   tokens: positiveInt("Prompt plus completion tokens in one job.", 6e5, 2e7),
-  dollars: external_exports.number().min(0).max(100).default(3).meta({ description: "Estimated model spend in one job, in US dollars (0 allows only model-free work). At most 100." }),
+  dollars: external_exports.number().min(0).max(100).default(3).meta({
+    description: "Estimated model spend in one job, in US dollars (0 allows only model-free work). At most 100."
+  }),
   minutes: positiveInt("Wall-clock minutes for one job.", 45, 240)
 }).meta({ description: "Caps for one job. The server's own caps apply too; the lower one wins." });
 var pathsSchema = external_exports.strictObject({
-  allowed: external_exports.array(relativeGlob).default(["**"]).meta({ description: "Path patterns the bot may change. Patterns follow .gitignore: `vendor` or `*.lock` match at any depth, `docs/` covers everything under a docs directory, a leading or middle `/` anchors at the root, `**` spans directories, `{a,b}` lists alternatives, and a later `!pattern` takes back what an earlier one matched (the last match wins)." }),
+  allowed: external_exports.array(relativeGlob).default(["**"]).meta({
+    description: "Path patterns the bot may change. Patterns follow .gitignore: `vendor` or `*.lock` match at any depth, `docs/` covers everything under a docs directory, a leading or middle `/` anchors at the root, `**` spans directories, `{a,b}` lists alternatives, and a later `!pattern` takes back what an earlier one matched (the last match wins)."
+  }),
   protected: external_exports.array(relativeGlob).default([
     ".github/workflows/**",
     ".github/autogen.yml",
@@ -49808,7 +49851,9 @@ var pathsSchema = external_exports.strictObject({
     ".circleci/**",
     "Jenkinsfile",
     "azure-pipelines.yml"
-  ]).meta({ description: "Path patterns the bot refuses to change, written as for `paths.allowed` (workflow files are refused by GitHub anyway: the app has no `workflows` permission)." }),
+  ]).meta({
+    description: "Path patterns the bot refuses to change, written as for `paths.allowed` (workflow files are refused by GitHub anyway: the app has no `workflows` permission)."
+  }),
   allowTestInfrastructure: external_exports.array(relativeGlob).default([]).meta({
     description: "Test infrastructure the bot may change, by name or pattern (for example `Makefile`, `tests/conftest.py`, `pyproject.toml`). Protected by default, because a change there can make a suite pass without fixing anything: `conftest.py` at any depth, `pytest.ini`, `tox.ini`, `.coveragerc`, `noxfile.py`, the pytest, coverage, tox and hatch sections of `pyproject.toml` and `setup.cfg`, the `scripts`, `jest`, `mocha`, `ava`, `nyc`, `c8` and `vitest` keys of `package.json`, jest/vitest/mocha/karma/ava/playwright/cypress configuration files, Makefiles, `sitecustomize.py`, `usercustomize.py`, `*.pth`, `.env` files and everything under `.github/`. Whatever is opened here, a change that stops a test from running (skipped, deselected, no longer collected) is still refused."
   })
@@ -49818,20 +49863,29 @@ var diffSchema = external_exports.strictObject({
   maxLines: positiveInt("Added plus removed lines in one change.", 400, 5e4)
 }).meta({ description: "Size limit for one change; larger candidates are rejected." });
 var pullRequestSchema = external_exports.strictObject({
-  draft: external_exports.enum(["auto", "always"]).default("auto").meta({ description: "`auto`: draft unless every visible test passes and the regression gate is clean; `always`: every PR is a draft." }),
-  onGiveUp: external_exports.enum(["comment", "draft-pr"]).default("comment").meta({ description: "When the engine stops without a fix: explain in the status comment only, or also open a draft PR with the attempts." })
+  draft: external_exports.enum(["auto", "always"]).default("auto").meta({
+    description: "`auto`: draft unless every visible test passes and the regression gate is clean; `always`: every PR is a draft."
+  }),
+  onGiveUp: external_exports.enum(["comment", "draft-pr"]).default("comment").meta({
+    description: "When the engine stops without a fix: explain in the status comment only, or also open a draft PR with the attempts."
+  })
 }).meta({ description: "How pull requests are opened." });
 var repoConfigSchema = external_exports.strictObject({
   label: external_exports.string().trim().min(1).max(50).default("autogen").meta({ description: "The issue label that starts work." }),
   triggers: triggersSchema.prefault({}),
-  verify: external_exports.enum(["auto", "local", "actions"]).default("auto").meta({ description: "Where candidates are tested: `actions` dispatches the repository's verification workflow, `local` runs them in the bot's sandbox, `auto` uses Actions when the workflow is installed." }),
+  verify: external_exports.enum(["auto", "local", "actions"]).default("auto").meta({
+    description: "Where candidates are tested: `actions` dispatches the repository's verification workflow, `local` runs them in the bot's sandbox, `auto` uses Actions when the workflow is installed."
+  }),
   test: testSchema.prefault({}),
   strategy: strategySchema.prefault({}),
   budgets: budgetsSchema.prefault({}),
   paths: pathsSchema.prefault({}),
   diff: diffSchema.prefault({}),
   pullRequest: pullRequestSchema.prefault({})
-}).meta({ title: "autogen-bot repository configuration", description: "The file `.github/autogen.yml` on the default branch." });
+}).meta({
+  title: "autogen-bot repository configuration",
+  description: "The file `.github/autogen.yml` on the default branch."
+});
 
 // src/config/repo-config-json-schema.ts
 var cached2;
@@ -49864,7 +49918,9 @@ var REPO_CONFIG_MAX_BYTES = 64 * 1024;
 var MAX_ALIASES = 50;
 function parseRepoConfigText(text2) {
   if (Buffer.byteLength(text2, "utf8") > REPO_CONFIG_MAX_BYTES) {
-    throw new RepoConfigError([`the file is ${Buffer.byteLength(text2, "utf8")} bytes; at most ${REPO_CONFIG_MAX_BYTES} are read (the settings fit in a few KiB)`]);
+    throw new RepoConfigError([
+      `the file is ${Buffer.byteLength(text2, "utf8")} bytes; at most ${REPO_CONFIG_MAX_BYTES} are read (the settings fit in a few KiB)`
+    ]);
   }
   let data;
   try {
@@ -49881,7 +49937,9 @@ function readYaml(text2) {
   const duplicate = firstDuplicateKey(doc.contents);
   if (duplicate) {
     const { line, col } = lineCounter.linePos(duplicate.offset);
-    throw new RepoConfigError([`the key "${duplicate.key.slice(0, 60)}" is given twice (the second at line ${line}, column ${col}): keep one`]);
+    throw new RepoConfigError([
+      `the key "${duplicate.key.slice(0, 60)}" is given twice (the second at line ${line}, column ${col}): keep one`
+    ]);
   }
   return doc.toJS({ maxAliasCount: MAX_ALIASES });
 }
@@ -49904,12 +49962,14 @@ function firstDuplicateKey(root) {
 }
 function yamlProblem(error62) {
   const message = error62 instanceof Error ? error62.message : String(error62);
-  if (error62 instanceof RangeError || /call stack/i.test(message)) return "nests too deeply to read: flatten the structure (the settings need at most a few levels)";
+  if (error62 instanceof RangeError || /call stack/i.test(message))
+    return "nests too deeply to read: flatten the structure (the settings need at most a few levels)";
   if (error62 instanceof import_yaml3.YAMLParseError) {
     const where = error62.linePos?.[0] ? `line ${error62.linePos[0].line}, column ${error62.linePos[0].col}` : "unknown position";
     return `not valid YAML at ${where}: ${(error62.message.split("\n")[0] ?? "parse error").replace(/ at line \d+, column \d+:?$/, "")}`;
   }
-  if (/alias count/i.test(message)) return `uses YAML aliases (*name) more than ${MAX_ALIASES} times in all, the limit that stops alias bombs: write the values out`;
+  if (/alias count/i.test(message))
+    return `uses YAML aliases (*name) more than ${MAX_ALIASES} times in all, the limit that stops alias bombs: write the values out`;
   return `could not be read as YAML: ${message.split("\n")[0]?.slice(0, 200) || "unknown error"}`;
 }
 function parseRepoConfigObject(data) {
@@ -49988,9 +50048,21 @@ var jobSchema = external_exports.object({
   check_run_url: external_exports.string(),
   steps: external_exports.array(external_exports.object({ number: external_exports.number(), name: external_exports.string(), status: external_exports.string(), conclusion: external_exports.string().nullable() })).default([])
 });
-var annotationSchema = external_exports.object({ path: external_exports.string(), start_line: external_exports.number(), annotation_level: external_exports.string().nullable(), title: external_exports.string().nullable(), message: external_exports.string().nullable() });
+var annotationSchema = external_exports.object({
+  path: external_exports.string(),
+  start_line: external_exports.number(),
+  annotation_level: external_exports.string().nullable(),
+  title: external_exports.string().nullable(),
+  message: external_exports.string().nullable()
+});
 var artifactSchema = external_exports.object({ id: external_exports.number(), name: external_exports.string(), size_in_bytes: external_exports.number(), expired: external_exports.boolean() });
-var checkRunSchema = external_exports.object({ id: external_exports.number(), name: external_exports.string(), status: external_exports.string(), conclusion: external_exports.string().nullable(), output: external_exports.object({ summary: external_exports.string().nullable(), text: external_exports.string().nullable() }) });
+var checkRunSchema = external_exports.object({
+  id: external_exports.number(),
+  name: external_exports.string(),
+  status: external_exports.string(),
+  conclusion: external_exports.string().nullable(),
+  output: external_exports.object({ summary: external_exports.string().nullable(), text: external_exports.string().nullable() })
+});
 var CiForgeError = class extends Error {
   constructor(message) {
     super(message);
@@ -49999,7 +50071,10 @@ var CiForgeError = class extends Error {
 };
 function parse5(schema, data, what) {
   const result = schema.safeParse(data);
-  if (!result.success) throw new CiForgeError(`GitHub's answer for ${what} did not have the expected shape: ${result.error.issues.map((i3) => `${i3.path.join(".")}: ${i3.message}`).join("; ")}`);
+  if (!result.success)
+    throw new CiForgeError(
+      `GitHub's answer for ${what} did not have the expected shape: ${result.error.issues.map((i3) => `${i3.path.join(".")}: ${i3.message}`).join("; ")}`
+    );
   return result.data;
 }
 var toRun = (r2) => ({
@@ -50026,7 +50101,8 @@ async function readCapped(body, maxBytes) {
     const bytes = body instanceof ArrayBuffer ? new Uint8Array(body) : new Uint8Array(body.buffer, body.byteOffset, body.byteLength);
     return { bytes: bytes.subarray(0, maxBytes), truncated: bytes.length > maxBytes };
   }
-  if (!body || typeof body.getReader !== "function") return { bytes: new Uint8Array(), truncated: false };
+  if (!body || typeof body.getReader !== "function")
+    return { bytes: new Uint8Array(), truncated: false };
   const reader = body.getReader();
   const chunks = [];
   let size = 0;
@@ -50065,7 +50141,11 @@ function octokitCiForge(request2) {
   };
   return {
     async pull(owner, repo, number4) {
-      const { data } = await request2("GET /repos/{owner}/{repo}/pulls/{pull_number}", { owner, repo, pull_number: number4 });
+      const { data } = await request2("GET /repos/{owner}/{repo}/pulls/{pull_number}", {
+        owner,
+        repo,
+        pull_number: number4
+      });
       const p2 = parse5(pullSchema, data, `pull request #${number4}`);
       return {
         number: p2.number,
@@ -50082,7 +50162,14 @@ function octokitCiForge(request2) {
       };
     },
     async pullsForCommit(owner, repo, sha) {
-      const pulls = await paged("GET /repos/{owner}/{repo}/commits/{commit_sha}/pulls", { owner, repo, commit_sha: sha }, void 0, external_exports.object({ number: external_exports.number(), state: external_exports.string(), head: external_exports.object({ sha: external_exports.string() }) }), `pull requests of ${sha}`, 1);
+      const pulls = await paged(
+        "GET /repos/{owner}/{repo}/commits/{commit_sha}/pulls",
+        { owner, repo, commit_sha: sha },
+        void 0,
+        external_exports.object({ number: external_exports.number(), state: external_exports.string(), head: external_exports.object({ sha: external_exports.string() }) }),
+        `pull requests of ${sha}`,
+        1
+      );
       return pulls.filter((p2) => p2.state === "open" && p2.head.sha === sha).map((p2) => p2.number);
     },
     async workflowRun(owner, repo, runId) {
@@ -50098,11 +50185,25 @@ function octokitCiForge(request2) {
       if (filter.branch) query.branch = filter.branch;
       if (filter.status) query.status = filter.status;
       const route = filter.workflow ? "GET /repos/{owner}/{repo}/actions/workflows/{workflow_id}/runs" : "GET /repos/{owner}/{repo}/actions/runs";
-      const runs = await paged(route, filter.workflow ? { ...query, workflow_id: filter.workflow } : query, "workflow_runs", runSchema, "workflow runs", 3);
+      const runs = await paged(
+        route,
+        filter.workflow ? { ...query, workflow_id: filter.workflow } : query,
+        "workflow_runs",
+        runSchema,
+        "workflow runs",
+        3
+      );
       return runs.map(toRun);
     },
     async jobs(owner, repo, runId) {
-      const jobs = await paged("GET /repos/{owner}/{repo}/actions/runs/{run_id}/jobs", { owner, repo, run_id: runId, filter: "latest" }, "jobs", jobSchema, `jobs of run ${runId}`, 5);
+      const jobs = await paged(
+        "GET /repos/{owner}/{repo}/actions/runs/{run_id}/jobs",
+        { owner, repo, run_id: runId, filter: "latest" },
+        "jobs",
+        jobSchema,
+        `jobs of run ${runId}`,
+        5
+      );
       return jobs.map((j3) => ({
         id: j3.id,
         name: j3.name,
@@ -50114,36 +50215,95 @@ function octokitCiForge(request2) {
       }));
     },
     async jobLog(owner, repo, jobId, maxBytes) {
-      const { data } = await request2("GET /repos/{owner}/{repo}/actions/jobs/{job_id}/logs", { owner, repo, job_id: jobId, request: { parseSuccessResponseBody: false } });
+      const { data } = await request2("GET /repos/{owner}/{repo}/actions/jobs/{job_id}/logs", {
+        owner,
+        repo,
+        job_id: jobId,
+        request: { parseSuccessResponseBody: false }
+      });
       const { bytes, truncated } = await readCapped(data, maxBytes);
       return { text: new TextDecoder("utf-8", { fatal: false }).decode(bytes), truncated };
     },
     async annotations(owner, repo, checkRunId) {
-      const items = await paged("GET /repos/{owner}/{repo}/check-runs/{check_run_id}/annotations", { owner, repo, check_run_id: checkRunId }, void 0, annotationSchema, `annotations of check run ${checkRunId}`, 1);
-      return items.map((a2) => ({ path: a2.path, line: a2.start_line, level: a2.annotation_level ?? "notice", title: a2.title ?? "", message: a2.message ?? "" }));
+      const items = await paged(
+        "GET /repos/{owner}/{repo}/check-runs/{check_run_id}/annotations",
+        { owner, repo, check_run_id: checkRunId },
+        void 0,
+        annotationSchema,
+        `annotations of check run ${checkRunId}`,
+        1
+      );
+      return items.map((a2) => ({
+        path: a2.path,
+        line: a2.start_line,
+        level: a2.annotation_level ?? "notice",
+        title: a2.title ?? "",
+        message: a2.message ?? ""
+      }));
     },
     async checkRunsForSuite(owner, repo, checkSuiteId) {
-      const runs = await paged("GET /repos/{owner}/{repo}/check-suites/{check_suite_id}/check-runs", { owner, repo, check_suite_id: checkSuiteId }, "check_runs", checkRunSchema, `check runs of suite ${checkSuiteId}`, 2);
-      return runs.map((r2) => ({ id: r2.id, name: r2.name, status: r2.status, conclusion: r2.conclusion, summary: r2.output.summary ?? "", text: r2.output.text ?? "" }));
+      const runs = await paged(
+        "GET /repos/{owner}/{repo}/check-suites/{check_suite_id}/check-runs",
+        { owner, repo, check_suite_id: checkSuiteId },
+        "check_runs",
+        checkRunSchema,
+        `check runs of suite ${checkSuiteId}`,
+        2
+      );
+      return runs.map((r2) => ({
+        id: r2.id,
+        name: r2.name,
+        status: r2.status,
+        conclusion: r2.conclusion,
+        summary: r2.output.summary ?? "",
+        text: r2.output.text ?? ""
+      }));
     },
     async artifacts(owner, repo, runId) {
-      const items = await paged("GET /repos/{owner}/{repo}/actions/runs/{run_id}/artifacts", { owner, repo, run_id: runId }, "artifacts", artifactSchema, `artifacts of run ${runId}`, 2);
+      const items = await paged(
+        "GET /repos/{owner}/{repo}/actions/runs/{run_id}/artifacts",
+        { owner, repo, run_id: runId },
+        "artifacts",
+        artifactSchema,
+        `artifacts of run ${runId}`,
+        2
+      );
       return items.map((a2) => ({ id: a2.id, name: a2.name, sizeInBytes: a2.size_in_bytes, expired: a2.expired }));
     },
     async downloadArtifact(owner, repo, artifactId, maxBytes) {
-      const { data } = await request2("GET /repos/{owner}/{repo}/actions/artifacts/{artifact_id}/{archive_format}", { owner, repo, artifact_id: artifactId, archive_format: "zip", request: { parseSuccessResponseBody: false } });
+      const { data } = await request2("GET /repos/{owner}/{repo}/actions/artifacts/{artifact_id}/{archive_format}", {
+        owner,
+        repo,
+        artifact_id: artifactId,
+        archive_format: "zip",
+        request: { parseSuccessResponseBody: false }
+      });
       const { bytes, truncated } = await readCapped(data, maxBytes);
       if (truncated) throw new CiForgeError(`artifact ${artifactId} is larger than ${maxBytes} bytes; not read`);
       return bytes;
     },
     async workflowInstalled(owner, repo, file2) {
-      const workflows = await paged("GET /repos/{owner}/{repo}/actions/workflows", { owner, repo }, "workflows", external_exports.object({ path: external_exports.string(), state: external_exports.string() }), "workflows", 3);
+      const workflows = await paged(
+        "GET /repos/{owner}/{repo}/actions/workflows",
+        { owner, repo },
+        "workflows",
+        external_exports.object({ path: external_exports.string(), state: external_exports.string() }),
+        "workflows",
+        3
+      );
       return workflows.some((w2) => w2.path === `.github/workflows/${file2}` && w2.state === "active");
     },
     async dispatch(owner, repo, file2, ref, inputs) {
       const route = "POST /repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches";
       try {
-        const { status: code, data } = await request2(route, { owner, repo, workflow_id: file2, ref, inputs, return_run_details: true });
+        const { status: code, data } = await request2(route, {
+          owner,
+          repo,
+          workflow_id: file2,
+          ref,
+          inputs,
+          return_run_details: true
+        });
         const id = code === 200 ? data.workflow_run_id : void 0;
         return { runId: typeof id === "number" ? id : void 0 };
       } catch (error62) {
@@ -50170,7 +50330,8 @@ function neutralizeMentions(markdown) {
   return markdown.split("\n").map((line) => {
     const opening = FENCE.exec(line)?.[1];
     if (fence2) {
-      if (opening && opening[0] === fence2[0] && opening.length >= fence2.length && line.trim() === opening) fence2 = void 0;
+      if (opening && opening[0] === fence2[0] && opening.length >= fence2.length && line.trim() === opening)
+        fence2 = void 0;
       return line;
     }
     if (opening) {
@@ -50194,7 +50355,13 @@ function octokitGitData(octokit) {
     },
     async createCommit(owner, repo, commit) {
       const data = (await git2.createCommit({ owner, repo, ...commit })).data;
-      return { sha: data.sha, tree: data.tree.sha, author: data.author, committer: data.committer, verified: data.verification?.verified };
+      return {
+        sha: data.sha,
+        tree: data.tree.sha,
+        author: data.author,
+        committer: data.committer,
+        verified: data.verification?.verified
+      };
     },
     async getBranch(owner, repo, branch) {
       try {
@@ -50257,7 +50424,8 @@ function octokitForge(octokit, scrub) {
       } catch (error62) {
         const status3 = error62.status;
         if (status3 === 404) return void 0;
-        if (status3 !== void 0 && status3 >= 400 && status3 < 500 && status3 !== 429) throw new UnreadableFileError(path12, `GitHub answered ${status3}`);
+        if (status3 !== void 0 && status3 >= 400 && status3 < 500 && status3 !== 429)
+          throw new UnreadableFileError(path12, `GitHub answered ${status3}`);
         throw error62;
       }
       return fileText(path12, data);
@@ -50265,14 +50433,25 @@ function octokitForge(octokit, scrub) {
     async listComments(owner, repo, number4) {
       const out = [];
       for (let page = 1; page <= 20; page++) {
-        const { data } = await octokit.rest.issues.listComments({ owner, repo, issue_number: number4, per_page: 100, page });
+        const { data } = await octokit.rest.issues.listComments({
+          owner,
+          repo,
+          issue_number: number4,
+          per_page: 100,
+          page
+        });
         out.push(...data.map((c5) => ({ id: c5.id, body: c5.body ?? "" })));
         if (data.length < 100) break;
       }
       return out;
     },
     async createComment(owner, repo, number4, body) {
-      const { data } = await octokit.rest.issues.createComment({ owner, repo, issue_number: number4, body: clean(body) });
+      const { data } = await octokit.rest.issues.createComment({
+        owner,
+        repo,
+        issue_number: number4,
+        body: clean(body)
+      });
       return data.id;
     },
     async updateComment(owner, repo, commentId, body) {
@@ -50282,16 +50461,34 @@ function octokitForge(octokit, scrub) {
       await octokit.rest.reactions.createForIssue({ owner, repo, issue_number: number4, content });
     },
     async findOpenPull(owner, repo, branch) {
-      const { data } = await octokit.rest.pulls.list({ owner, repo, head: `${owner}:${branch}`, state: "open", per_page: 1 });
+      const { data } = await octokit.rest.pulls.list({
+        owner,
+        repo,
+        head: `${owner}:${branch}`,
+        state: "open",
+        per_page: 1
+      });
       const pull = data[0];
       return pull ? { number: pull.number, url: pull.html_url, draft: pull.draft ?? false } : void 0;
     },
     async createPull(owner, repo, pull) {
-      const { data } = await octokit.rest.pulls.create({ owner, repo, ...pull, title: clean(pull.title), body: clean(pull.body) });
+      const { data } = await octokit.rest.pulls.create({
+        owner,
+        repo,
+        ...pull,
+        title: clean(pull.title),
+        body: clean(pull.body)
+      });
       return { number: data.number, url: data.html_url, draft: data.draft ?? pull.draft };
     },
     async updatePull(owner, repo, number4, pull) {
-      await octokit.rest.pulls.update({ owner, repo, pull_number: number4, title: clean(pull.title), body: clean(pull.body) });
+      await octokit.rest.pulls.update({
+        owner,
+        repo,
+        pull_number: number4,
+        title: clean(pull.title),
+        body: clean(pull.body)
+      });
     },
     git: octokitGitData(octokit),
     async cloneToken() {
@@ -50305,9 +50502,12 @@ function octokitForge(octokit, scrub) {
 function fileText(path12, data) {
   if (Array.isArray(data)) throw new UnreadableFileError(path12, "it is a directory, not a file");
   const file2 = data;
-  if (file2.type === "symlink") throw new UnreadableFileError(path12, "it is a symbolic link that does not lead to a file in the repository");
-  if (file2.type !== "file") throw new UnreadableFileError(path12, `it is a ${file2.type ?? "thing"} (a submodule?), not a file`);
-  if (typeof file2.content !== "string" || file2.encoding === "none") throw new UnreadableFileError(path12, `it is too large (${file2.size ?? "?"} bytes)`);
+  if (file2.type === "symlink")
+    throw new UnreadableFileError(path12, "it is a symbolic link that does not lead to a file in the repository");
+  if (file2.type !== "file")
+    throw new UnreadableFileError(path12, `it is a ${file2.type ?? "thing"} (a submodule?), not a file`);
+  if (typeof file2.content !== "string" || file2.encoding === "none")
+    throw new UnreadableFileError(path12, `it is too large (${file2.size ?? "?"} bytes)`);
   const bytes = Buffer.from(file2.content, file2.encoding === "base64" ? "base64" : "utf8");
   try {
     return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
@@ -50319,7 +50519,8 @@ function fileText(path12, data) {
 // src/forge/bot-identity.ts
 function botIdentity(bot) {
   if (!/^[a-z0-9][a-z0-9-]*$/i.test(bot.slug)) throw new Error(`${JSON.stringify(bot.slug)} is not a GitHub App slug`);
-  if (!Number.isSafeInteger(bot.id) || bot.id <= 0) throw new Error(`${JSON.stringify(bot.id)} is not a GitHub user id`);
+  if (!Number.isSafeInteger(bot.id) || bot.id <= 0)
+    throw new Error(`${JSON.stringify(bot.id)} is not a GitHub user id`);
   const login = `${bot.slug}[bot]`;
   return { name: login, email: `${bot.id}+${login}@users.noreply.github.com` };
 }
@@ -50328,7 +50529,10 @@ var App = external_exports.object({ slug: external_exports.string().min(1) });
 var User = external_exports.object({ id: external_exports.number().int().positive(), login: external_exports.string() });
 async function appBotIdentity(app, users) {
   const parsed = App.safeParse((await app.rest.apps.getAuthenticated()).data);
-  if (!parsed.success) throw new Error("GET /app answered without the App's slug: is the App's private key right (the call needs the App's JWT)?");
+  if (!parsed.success)
+    throw new Error(
+      "GET /app answered without the App's slug: is the App's private key right (the call needs the App's JWT)?"
+    );
   const login = `${parsed.data.slug}[bot]`;
   const user = User.safeParse((await users.rest.users.getByUsername({ username: login })).data);
   if (!user.success) throw new Error(`GET /users/${login} answered without a user id`);
@@ -50458,9 +50662,14 @@ var repairBranch = (number4, headSha) => `autogen/fix-${number4}-${headSha.slice
 // src/triggers/gate.ts
 var WRITERS = /* @__PURE__ */ new Set(["admin", "maintain", "write"]);
 async function gate(forge, event) {
-  if (event.actor.type === "Bot" || event.actor.login.endsWith("[bot]")) return { allowed: false, reason: `events from bots (${event.actor.login}) never start work` };
+  if (event.actor.type === "Bot" || event.actor.login.endsWith("[bot]"))
+    return { allowed: false, reason: `events from bots (${event.actor.login}) never start work` };
   const permission = await forge.permission(event.owner, event.repo, event.actor.login);
-  if (!WRITERS.has(permission)) return { allowed: false, reason: `${event.actor.login} has ${permission} permission; write, maintain or admin is needed` };
+  if (!WRITERS.has(permission))
+    return {
+      allowed: false,
+      reason: `${event.actor.login} has ${permission} permission; write, maintain or admin is needed`
+    };
   return { allowed: true };
 }
 
@@ -50512,10 +50721,14 @@ var RED = /* @__PURE__ */ new Set(["failure", "timed_out", "startup_failure"]);
 var GITHUB_ACTIONS_APP_ID = 15368;
 function failureFromWorkflowRun(payload, verifyWorkflow) {
   const run3 = payload.workflow_run;
-  if (workflowPath(payload).endsWith(`/${verifyWorkflow}`)) return { act: false, reason: "a verification run of the bot's own" };
-  if (!run3.conclusion || !RED.has(run3.conclusion)) return { act: false, reason: `conclusion ${run3.conclusion ?? "none"}` };
-  if (run3.event === "workflow_dispatch" || run3.event === "schedule") return { act: false, reason: `event ${run3.event} is not about a pull request` };
-  if ((run3.head_branch ?? "").startsWith("autogen/verify-")) return { act: false, reason: "a verification branch of the bot's own" };
+  if (workflowPath(payload).endsWith(`/${verifyWorkflow}`))
+    return { act: false, reason: "a verification run of the bot's own" };
+  if (!run3.conclusion || !RED.has(run3.conclusion))
+    return { act: false, reason: `conclusion ${run3.conclusion ?? "none"}` };
+  if (run3.event === "workflow_dispatch" || run3.event === "schedule")
+    return { act: false, reason: `event ${run3.event} is not about a pull request` };
+  if ((run3.head_branch ?? "").startsWith("autogen/verify-"))
+    return { act: false, reason: "a verification branch of the bot's own" };
   return {
     act: true,
     failure: {
@@ -50535,12 +50748,22 @@ function failureFromCheckSuite(payload, ourAppId) {
   const suite = payload.check_suite;
   const app = suite.app?.id;
   if (app !== void 0 && app === ourAppId) return { act: false, reason: "a check suite of the bot's own" };
-  if (app === GITHUB_ACTIONS_APP_ID || suite.app?.slug === "github-actions") return { act: false, reason: "GitHub Actions: handled through its workflow_run event" };
-  if (!suite.conclusion || !RED.has(suite.conclusion)) return { act: false, reason: `conclusion ${suite.conclusion ?? "none"}` };
-  if ((suite.head_branch ?? "").startsWith("autogen/verify-")) return { act: false, reason: "a verification branch of the bot's own" };
+  if (app === GITHUB_ACTIONS_APP_ID || suite.app?.slug === "github-actions")
+    return { act: false, reason: "GitHub Actions: handled through its workflow_run event" };
+  if (!suite.conclusion || !RED.has(suite.conclusion))
+    return { act: false, reason: `conclusion ${suite.conclusion ?? "none"}` };
+  if ((suite.head_branch ?? "").startsWith("autogen/verify-"))
+    return { act: false, reason: "a verification branch of the bot's own" };
   return {
     act: true,
-    failure: { owner: payload.repository.owner.login, repo: payload.repository.name, headSha: suite.head_sha, headBranch: suite.head_branch, pulls: (suite.pull_requests ?? []).map((p2) => p2.number), checkSuiteId: suite.id }
+    failure: {
+      owner: payload.repository.owner.login,
+      repo: payload.repository.name,
+      headSha: suite.head_sha,
+      headBranch: suite.head_branch,
+      pulls: (suite.pull_requests ?? []).map((p2) => p2.number),
+      checkSuiteId: suite.id
+    }
   };
 }
 
@@ -50574,16 +50797,32 @@ var TOOL_SIGNALS = [
   { name: "eunit error term", pattern: /^\s*\*\*(error|exit|throw):/, weight: VERDICT },
   { name: "common_test failed case", pattern: /^%%% \S+ ==> .*\bFAILED\b|^%%% \S+ ==> \{/, weight: HEAD },
   { name: "erlang crash report", pattern: /^\s*=(ERROR|CRASH|SUPERVISOR) REPORT=*/, weight: VERDICT },
-  { name: "erlang exception", pattern: /^\s*\*\* (exception (error|exit|throw)|Reason for termination)\b/, weight: VERDICT },
-  { name: "erlang error term", pattern: /\{(error|badmatch|case_clause|function_clause|badarg|undef|noproc|timeout),/, weight: SUMMARY },
-  { name: "common_test summary", pattern: /\bTEST COMPLETE, \d+ ok, [1-9]\d* failed\b|^\s*Failed [1-9]\d* tests?\. Passed \d+/, weight: SUMMARY },
+  {
+    name: "erlang exception",
+    pattern: /^\s*\*\* (exception (error|exit|throw)|Reason for termination)\b/,
+    weight: VERDICT
+  },
+  {
+    name: "erlang error term",
+    pattern: /\{(error|badmatch|case_clause|function_clause|badarg|undef|noproc|timeout),/,
+    weight: SUMMARY
+  },
+  {
+    name: "common_test summary",
+    pattern: /\bTEST COMPLETE, \d+ ok, [1-9]\d* failed\b|^\s*Failed [1-9]\d* tests?\. Passed \d+/,
+    weight: SUMMARY
+  },
   // Ruby: Minitest (`  1) Failure:` / `  1) Error:`, `N runs, N assertions, N failures, N errors`),
   // RSpec (`Failures:`, `Failure/Error:`, `N examples, N failures`, `rspec ./spec/x_spec.rb:12`), rake.
   { name: "minitest failure heading", pattern: /^\s*\d+\) (Failure|Error):\s*$/, weight: HEAD },
   { name: "rspec failure", pattern: /^\s*Failure\/Error:/, weight: HEAD },
   { name: "rspec failed example", pattern: /^\s*rspec \.?\/?[\w./-]+:\d+(\s|$)/, weight: VERDICT },
   { name: "rspec failures heading", pattern: /^\s*(Failures|Failed examples):\s*$/, weight: SUMMARY },
-  { name: "minitest summary", pattern: /\b\d+ (runs|tests), \d+ assertions, (\d+ failures, [1-9]\d* errors|[1-9]\d* failures)/, weight: SUMMARY },
+  {
+    name: "minitest summary",
+    pattern: /\b\d+ (runs|tests), \d+ assertions, (\d+ failures, [1-9]\d* errors|[1-9]\d* failures)/,
+    weight: SUMMARY
+  },
   { name: "rspec summary", pattern: /\b\d+ examples?, [1-9]\d* failures?\b/, weight: SUMMARY },
   { name: "rake aborted", pattern: /^\s*rake aborted!/, weight: VERDICT },
   // PHP: PHPUnit (`There was 1 failure:`, `1) FooTest::testBar`, `FAILURES!`/`ERRORS!`), the
@@ -50596,17 +50835,33 @@ var TOOL_SIGNALS = [
   { name: "bracketed exception", pattern: /^\s*\[[\w\\.]+(Exception|Error)\]\s*$/, weight: VERDICT },
   // Scala: ScalaTest through sbt (`- name *** FAILED ***`), sbt's `[error] Failed tests:` and totals.
   { name: "scalatest failed test", pattern: /\*\*\* FAILED \*\*\*/, weight: HEAD },
-  { name: "sbt failed tests", pattern: /^\[error\] (Failed tests:|Error during tests:|\(.*\) sbt\.\w+Exception)/, weight: VERDICT },
-  { name: "sbt total", pattern: /\bFailed: Total \d+, Failed [1-9]|\*\*\* [1-9]\d* TESTS? FAILED \*\*\*/, weight: SUMMARY },
+  {
+    name: "sbt failed tests",
+    pattern: /^\[error\] (Failed tests:|Error during tests:|\(.*\) sbt\.\w+Exception)/,
+    weight: VERDICT
+  },
+  {
+    name: "sbt total",
+    pattern: /\bFailed: Total \d+, Failed [1-9]|\*\*\* [1-9]\d* TESTS? FAILED \*\*\*/,
+    weight: SUMMARY
+  },
   // Java: Surefire (`testBar(com.FooTest)  Time elapsed: 0.1 sec  <<< FAILURE!`), Maven's goal
   // failure, Gradle's per-test line (`com.FooTest > testBar FAILED`) and its task failure.
   { name: "surefire failed test", pattern: /<<< (FAILURE|ERROR)!/, weight: HEAD },
   { name: "gradle failed test", pattern: /^\s*[\w.$]+ > .+ FAILED\s*$/, weight: HEAD },
   { name: "maven goal failed", pattern: /^\[ERROR\] Failed to execute goal\b/, weight: VERDICT },
   { name: "gradle task failed", pattern: /^> Task \S+ FAILED\s*$|^Execution failed for task\b/, weight: SUMMARY },
-  { name: "surefire failed list", pattern: /^\s*(\[ERROR\] )?(Failed tests|Tests in error|Failures|Errors):\s*$/, weight: SUMMARY },
+  {
+    name: "surefire failed list",
+    pattern: /^\s*(\[ERROR\] )?(Failed tests|Tests in error|Failures|Errors):\s*$/,
+    weight: SUMMARY
+  },
   // Any compiler or checker: a diagnostic `path:line[:col]: … error …` whatever stands between.
-  { name: "diagnostic with error", pattern: /^\s*[\w./\\-]+\.\w+:\d+(:\d+)?:.*\b(error|Error|ERROR)\b/, weight: VERDICT }
+  {
+    name: "diagnostic with error",
+    pattern: /^\s*[\w./\\-]+\.\w+:\d+(:\d+)?:.*\b(error|Error|ERROR)\b/,
+    weight: VERDICT
+  }
 ];
 var TOOL_CONTINUATION = new RegExp(
   [
@@ -50628,15 +50883,33 @@ function toolSignal(line) {
 // src/verify/digest/log-line-signals.ts
 var SIGNALS = [
   [/\b(BUILD FAILURE|FAILURE: Build failed|Build failed|COMPILATION ERROR)\b/i, 3],
-  [/^\s*\[ERROR\]|^\s*ERROR\b|##\[error\]|^\s*npm ERR!|^\s*error(\[E\d+\])?:|^\s*E\s{2,}|^\s*fatal:|^\s*\[error\]|^\s*\*\* \(|^\s*✖|^\s*❌/, 4],
+  [
+    /^\s*\[ERROR\]|^\s*ERROR\b|##\[error\]|^\s*npm ERR!|^\s*error(\[E\d+\])?:|^\s*E\s{2,}|^\s*fatal:|^\s*\[error\]|^\s*\*\* \(|^\s*✖|^\s*❌/,
+    4
+  ],
   // A compiler or linter diagnostic: path:line[:col]: error|warning, or path:line message.
-  [/^\s*[\w./\\-]+\.\w+:\d+(:\d+)?:?\s+(\w+\s+)?(error|fatal|[Ee]rror)\b|^\s*[\w./\\-]+\.\w+[:(]\d+(:\d+|,\d+)?\)?:?\s+error\b/, 4],
+  [
+    /^\s*[\w./\\-]+\.\w+:\d+(:\d+)?:?\s+(\w+\s+)?(error|fatal|[Ee]rror)\b|^\s*[\w./\\-]+\.\w+[:(]\d+(:\d+|,\d+)?\)?:?\s+error\b/,
+    4
+  ],
   [/\b(FAILED|FAIL|FAILURES?|Failures?: [1-9]|Errors: [1-9]|[Ff]ailed|failing)\b/, 3],
-  [/\b[A-Z]\w*(Exception|Error)\b(?!s?: 0)(?=[:\s(]|$)|^\s*Error:|Traceback \(most recent call last\)|panic:|Segmentation fault|assert(ion)? (with .* )?failed|\bnot ok \d+/, 3],
-  [/cannot find symbol|cannot be resolved|undefined reference|No such file or directory|not found|Could not resolve|incompatible types|does not exist|unsafe repository|Permission denied|is not defined|is unused|not declared|no match|unexpected|invalid|missing|undefined|mismatch|timed? ?out/i, 2.5],
+  [
+    /\b[A-Z]\w*(Exception|Error)\b(?!s?: 0)(?=[:\s(]|$)|^\s*Error:|Traceback \(most recent call last\)|panic:|Segmentation fault|assert(ion)? (with .* )?failed|\bnot ok \d+/,
+    3
+  ],
+  [
+    /cannot find symbol|cannot be resolved|undefined reference|No such file or directory|not found|Could not resolve|incompatible types|does not exist|unsafe repository|Permission denied|is not defined|is unused|not declared|no match|unexpected|invalid|missing|undefined|mismatch|timed? ?out/i,
+    2.5
+  ],
   [/^\s*[\w./\\-]+\.\w+:\d+(:\d+)?:?\s+\S|^\s*\d+:\d+\s+(error|warning)\s/, 2],
-  [/marked build as failure|failure status|went wrong|another exception occurred|\b(unable to|could not|couldn't|cannot|can't|refused|denied|forbidden)\b/i, 2],
-  [/exit(ed)? (with )?(code|status) [1-9]|Process completed with exit code [1-9]|returned non-zero|Tests run:.*(Failures|Errors): [1-9]/i, 2],
+  [
+    /marked build as failure|failure status|went wrong|another exception occurred|\b(unable to|could not|couldn't|cannot|can't|refused|denied|forbidden)\b/i,
+    2
+  ],
+  [
+    /exit(ed)? (with )?(code|status) [1-9]|Process completed with exit code [1-9]|returned non-zero|Tests run:.*(Failures|Errors): [1-9]/i,
+    2
+  ],
   [/\b(warning|deprecated)\b/i, 0.5]
 ];
 var GENERIC_CONTINUATION = /^(\s+\S|\s*at\s|\s*\.\.\. \d+ more|\s*Caused( by)?:?|\s*Also:|\s*\[ERROR\]|\s*(symbol|location|required|found|reason|Expected|Actual|expected|actual|but was|code|stacktrace|left|right):|\s*E\s|\s*>|\s*[-+] |\s*\^|\s*~+\^?|\s*from\s|.*:\d+:in\s|.*\b(created|thrown|raised) at$)/;
@@ -50660,7 +50933,17 @@ var KEEP_BLOCKS = 256;
 var MAX_TEMPLATES = 5e4;
 var TAIL_WINDOW = 64;
 var TAIL_LINES = 16;
-var P = { inStep: 1, nearEnd: 1.5, scale: 40, before: 0.6, tail: 1, command: 3, lastTail: 1.2, lastLines: 3, firstDiagnostic: 1 };
+var P = {
+  inStep: 1,
+  nearEnd: 1.5,
+  scale: 40,
+  before: 0.6,
+  tail: 1,
+  command: 3,
+  lastTail: 1.2,
+  lastLines: 3,
+  firstDiagnostic: 1
+};
 var LEAD_LINES = 2;
 var FRAMES_KEPT = 12;
 var CURSOR_UP = new RegExp(`${String.fromCharCode(27)}\\[\\d*A`);
@@ -50687,7 +50970,9 @@ var LogDigester = class {
     this.maxLines = options2.maxLines ?? 60;
     this.maxLineChars = options2.maxLineChars ?? 240;
     this.maxBlock = options2.maxBlockLines ?? 80;
-    this.inPass = new Set(options2.passLog ? splitLogLines(options2.passLog).map((l3) => maskCleanLine(cleanLogLine(l3).slice(0, 4 * this.maxLineChars))) : []);
+    this.inPass = new Set(
+      options2.passLog ? splitLogLines(options2.passLog).map((l3) => maskCleanLine(cleanLogLine(l3).slice(0, 4 * this.maxLineChars))) : []
+    );
   }
   /**
    * One line of the log. `overwritten`: the line ended in a lone carriage return and more text
@@ -50730,7 +51015,9 @@ var LogDigester = class {
       this.awaitingDiagnostic = false;
     }
     if (STEP_FAILED.test(text2) && !EPILOGUE.test(text2)) {
-      const tail = this.recent.filter((l3) => l3.text.trim() && !l3.passed && !EPILOGUE.test(l3.text) && !STEP_FAILED.test(l3.text) && (!this.lastCommand || l3.n > this.lastCommand.n));
+      const tail = this.recent.filter(
+        (l3) => l3.text.trim() && !l3.passed && !EPILOGUE.test(l3.text) && !STEP_FAILED.test(l3.text) && (!this.lastCommand || l3.n > this.lastCommand.n)
+      );
       this.failedStep = { command: this.lastCommand, tail: tail.map(kept), exit: kept(line) };
     } else if (STEP_START.test(text2)) {
       this.lastCommand = kept(line);
@@ -50780,7 +51067,9 @@ var LogDigester = class {
       i3 = end;
     }
     if (this.blocks.length > KEEP_BLOCKS) {
-      const ranked = [...this.blocks].sort((a2, b5) => this.baseScore(b5) - this.baseScore(a2) || (b5.lines[0]?.n ?? 0) - (a2.lines[0]?.n ?? 0));
+      const ranked = [...this.blocks].sort(
+        (a2, b5) => this.baseScore(b5) - this.baseScore(a2) || (b5.lines[0]?.n ?? 0) - (a2.lines[0]?.n ?? 0)
+      );
       const keep = new Set(ranked.slice(0, KEEP_BLOCKS / 2));
       this.blocks = this.blocks.filter((b5) => keep.has(b5));
     }
@@ -50807,7 +51096,8 @@ var LogDigester = class {
       let score = this.baseScore(b5);
       if (first2 >= stepStart && last <= stepEnd) score += P.inStep + P.nearEnd / (1 + (stepEnd - last) / P.scale);
       else if (last < stepStart) score *= P.before;
-      if (firstDiagnostic !== void 0 && first2 <= firstDiagnostic && firstDiagnostic <= last) score += P.firstDiagnostic;
+      if (firstDiagnostic !== void 0 && first2 <= firstDiagnostic && firstDiagnostic <= last)
+        score += P.firstDiagnostic;
       return { ...b5, score };
     });
     if (step) {
@@ -50816,7 +51106,8 @@ var LogDigester = class {
       const last = tail.slice(-P.lastLines).filter((l3) => !shown2(l3));
       const before = tail.slice(0, -P.lastLines).filter((l3) => !shown2(l3));
       if (last.length > 0) candidates.push({ lines: last, end: last.at(-1)?.n ?? 0, score: P.lastTail, kind: "tail" });
-      if (before.length > 0) candidates.push({ lines: before, end: before.at(-1)?.n ?? 0, score: P.tail, kind: "tail" });
+      if (before.length > 0)
+        candidates.push({ lines: before, end: before.at(-1)?.n ?? 0, score: P.tail, kind: "tail" });
       const said = [step.command, step.exit].filter((l3) => l3 !== void 0 && !shown2(l3));
       if (said.length > 0) candidates.push({ lines: said, end: step.exit.n, score: P.command, kind: "command" });
     }
@@ -50940,7 +51231,11 @@ function mismatchOf(message) {
   const body = text2.replace(/^(?:AssertionError(?: \[ERR_ASSERTION\])?:\s*)?(?:assert\s+)?/, "");
   for (const op of [" !== ", " === ", " != ", " == "]) {
     const at2 = topLevelIndex(body, op);
-    if (at2 > 0) return { actual: body.slice(0, at2).trim(), expected: body.slice(at2 + op.length).split("\n")[0]?.trim() ?? "" };
+    if (at2 > 0)
+      return {
+        actual: body.slice(0, at2).trim(),
+        expected: body.slice(at2 + op.length).split("\n")[0]?.trim() ?? ""
+      };
   }
   return void 0;
 }
@@ -50965,9 +51260,11 @@ function describeMismatch({ expected, actual }, context = 80) {
   const shorter = Math.min(expected.length, actual.length);
   let prefix = 0;
   while (prefix < shorter && expected[prefix] === actual[prefix]) prefix++;
-  if (prefix === shorter && expected.length === actual.length) return `expected and actual print the same (${expected.length} chars): ${summariseValue(expected, 2 * context)}`;
+  if (prefix === shorter && expected.length === actual.length)
+    return `expected and actual print the same (${expected.length} chars): ${summariseValue(expected, 2 * context)}`;
   let suffix = 0;
-  while (suffix < shorter - prefix && expected[expected.length - 1 - suffix] === actual[actual.length - 1 - suffix]) suffix++;
+  while (suffix < shorter - prefix && expected[expected.length - 1 - suffix] === actual[actual.length - 1 - suffix])
+    suffix++;
   const line = expected.slice(0, prefix).split("\n").length;
   const region = (value) => {
     const start = Math.max(0, prefix - context);
@@ -50995,7 +51292,12 @@ function pytestDiff(details, maxLines = 12) {
 // src/verify/digest/digest-report.ts
 var FIRST_MESSAGE_CHARS = 3e3;
 var MESSAGE_CHARS = 400;
-var FRAMES = [/File "([^"]+)", line (\d+)/, /^([^\s:]+\.(?:py|[cm]?[jt]sx?)):(\d+)(?::\d+)?:? /, /\(?((?:[^\s()]+\/)?[^\s():]+\.[cm]?[jt]sx?):(\d+):\d+\)?$/, /\(([A-Za-z0-9_$]+\.(?:java|kt)):(\d+)\)/];
+var FRAMES = [
+  /File "([^"]+)", line (\d+)/,
+  /^([^\s:]+\.(?:py|[cm]?[jt]sx?)):(\d+)(?::\d+)?:? /,
+  /\(?((?:[^\s()]+\/)?[^\s():]+\.[cm]?[jt]sx?):(\d+):\d+\)?$/,
+  /\(([A-Za-z0-9_$]+\.(?:java|kt)):(\d+)\)/
+];
 function digestReport(report2, options2 = {}) {
   const maxChars = options2.maxChars ?? 6e3;
   const failing = failingTests(report2);
@@ -51003,13 +51305,19 @@ function digestReport(report2, options2 = {}) {
   if (failing.length === 0 && report2.tests.length === 0) {
     return `${header}
 No test results were read. Output ends with:
-${stripVTControlCharacters2(report2.run.output).split("\n").slice(-15).join("\n")}`.slice(0, maxChars);
+${stripVTControlCharacters2(report2.run.output).split("\n").slice(-15).join("\n")}`.slice(
+      0,
+      maxChars
+    );
   }
   const sections = [];
   let used = header.length;
   for (const [index, test] of failing.entries()) {
     const lines = [`${index + 1}. ${test.id} [${test.status}]`];
-    if (test.message) lines.push(`   message: ${summariseFailure(stripVTControlCharacters2(test.message), index === 0 ? FIRST_MESSAGE_CHARS : MESSAGE_CHARS)}`);
+    if (test.message)
+      lines.push(
+        `   message: ${summariseFailure(stripVTControlCharacters2(test.message), index === 0 ? FIRST_MESSAGE_CHARS : MESSAGE_CHARS)}`
+      );
     const details = stripVTControlCharacters2(test.details ?? "");
     const diff = pytestDiff(details);
     if (diff.length > 0) lines.push(`   diff: ${diff.join(" | ")}`);
@@ -51036,7 +51344,8 @@ function repoFrames(details, options2) {
       const match = pattern.exec(line.trim());
       if (!match) continue;
       const [, file2, lineNo] = match;
-      if (file2.includes("site-packages") || file2.includes("node_modules") || file2.startsWith("node:") || options2.isRepoFile && !options2.isRepoFile(file2)) break;
+      if (file2.includes("site-packages") || file2.includes("node_modules") || file2.startsWith("node:") || options2.isRepoFile && !options2.isRepoFile(file2))
+        break;
       const key = `${file2}:${lineNo}`;
       if (seen.has(key)) break;
       seen.add(key);
@@ -51552,14 +51861,17 @@ function safeRepoPath(root, path12, options2 = {}) {
   const relative7 = normalize(path12);
   const parts = relative7.split(sep2);
   if (parts[0] === ".." || relative7 === "..") throw new UnsafePathError(path12, "it leaves the repository");
-  if (relative7 === "." || relative7 === `.${sep2}`) throw new UnsafePathError(path12, "it names the repository itself, not a file in it");
-  if (parts.some((p2) => p2.toLowerCase() === ".git")) throw new UnsafePathError(path12, "the .git directory is off limits");
+  if (relative7 === "." || relative7 === `.${sep2}`)
+    throw new UnsafePathError(path12, "it names the repository itself, not a file in it");
+  if (parts.some((p2) => p2.toLowerCase() === ".git"))
+    throw new UnsafePathError(path12, "the .git directory is off limits");
   let current = root;
   for (const [i3, part] of parts.entries()) {
     current = join(current, part);
     const stat2 = lstatSync(current, { throwIfNoEntry: false });
     if (!stat2) break;
-    if (stat2.isSymbolicLink() && !(options2.finalLink === true && i3 === parts.length - 1)) throw new UnsafePathError(path12, "it goes through a symbolic link");
+    if (stat2.isSymbolicLink() && !(options2.finalLink === true && i3 === parts.length - 1))
+      throw new UnsafePathError(path12, "it goes through a symbolic link");
   }
   return join(root, relative7);
 }
@@ -51581,7 +51893,8 @@ function editableRepoFile(root, path12) {
   if (stat2.isSymbolicLink()) throw new UnsafePathError(path12, "it is a symbolic link");
   if (!stat2.isFile()) throw new UnsafePathError(path12, "it is not a regular file");
   if (stat2.nlink > 1) throw new UnsafePathError(path12, "it has other hard links, which may be outside the repository");
-  if (!isInside(realpathSync(root), realpathSync(full))) throw new UnsafePathError(path12, "it resolves outside the repository");
+  if (!isInside(realpathSync(root), realpathSync(full)))
+    throw new UnsafePathError(path12, "it resolves outside the repository");
   return full;
 }
 async function writeRepoFile(root, path12, text2) {
@@ -51592,7 +51905,8 @@ async function writeRepoFile(root, path12, text2) {
     flags = constants.O_WRONLY | constants.O_TRUNC | NOFOLLOW;
   } else {
     await mkdir(dirname(full), { recursive: true });
-    if (!isInside(realpathSync(root), realpathSync(dirname(full)), true)) throw new UnsafePathError(path12, "its directory resolves outside the repository");
+    if (!isInside(realpathSync(root), realpathSync(dirname(full)), true))
+      throw new UnsafePathError(path12, "its directory resolves outside the repository");
     flags = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | NOFOLLOW;
   }
   const handle2 = await open2(full, flags, 438);
@@ -51631,7 +51945,15 @@ var reportSchema = external_exports.object({
     })
   )
 });
-var STATUS = { passed: "pass", failed: "fail", pending: "skip", skipped: "skip", todo: "skip", disabled: "skip", focused: "pass" };
+var STATUS = {
+  passed: "pass",
+  failed: "fail",
+  pending: "skip",
+  skipped: "skip",
+  todo: "skip",
+  disabled: "skip",
+  focused: "pass"
+};
 function runnerRelative(path12) {
   return path12.replace(/^(?:\/home\/runner\/work|.*\/_work)\/([^/]+)\/\1\//, "");
 }
@@ -51643,14 +51965,22 @@ function parseJsonReport(text2, options2 = {}) {
     throw new JsonReportError(`not JSON: ${error62.message}`);
   }
   const parsed = reportSchema.safeParse(data);
-  if (!parsed.success) throw new JsonReportError("not a Jest or Vitest JSON report (no testResults with assertionResults)");
+  if (!parsed.success)
+    throw new JsonReportError("not a Jest or Vitest JSON report (no testResults with assertionResults)");
   const base = options2.root?.replace(/\/?$/, "/");
   const out = [];
   for (const file2 of parsed.data.testResults) {
     const path12 = base && file2.name.startsWith(base) ? file2.name.slice(base.length) : runnerRelative(file2.name);
     const safeFile = isForgedPath(path12) ? void 0 : path12;
     if (file2.assertionResults.length === 0 && file2.status === "failed") {
-      out.push({ id: path12, name: path12, file: safeFile, status: "error", message: file2.message?.split("\n")[0], details: file2.message });
+      out.push({
+        id: path12,
+        name: path12,
+        file: safeFile,
+        status: "error",
+        message: file2.message?.split("\n")[0],
+        details: file2.message
+      });
       continue;
     }
     for (const a2 of file2.assertionResults) {
@@ -55877,11 +56207,14 @@ function parseJunit(xml, options2 = {}) {
   if (valid !== true) throw new JunitParseError(`malformed JUnit XML at line ${valid.err.line}: ${valid.err.msg}`);
   const doc = parser2.parse(xml);
   const top = doc.testsuites ?? doc;
-  if (!("testsuite" in top) && !("testcase" in top)) throw new JunitParseError("not a JUnit report: no <testsuites>, <testsuite> or <testcase> element");
+  if (!("testsuite" in top) && !("testcase" in top))
+    throw new JunitParseError("not a JUnit report: no <testsuites>, <testsuite> or <testcase> element");
   const results = [];
   walkSuite(top, [], results);
   const base = options2.root?.replace(/\/?$/, "/");
-  const mapped = base ? results.map((r2) => r2.file?.startsWith(base) ? { ...r2, file: r2.file.slice(base.length), id: r2.id.replaceAll(base, "") } : r2) : results;
+  const mapped = base ? results.map(
+    (r2) => r2.file?.startsWith(base) ? { ...r2, file: r2.file.slice(base.length), id: r2.id.replaceAll(base, "") } : r2
+  ) : results;
   return mapped.map((r2) => r2.file !== void 0 && isForgedPath(r2.file) ? { ...r2, file: void 0 } : r2);
 }
 function walkSuite(node2, suitePath, out, pytest = false) {
@@ -55890,7 +56223,8 @@ function walkSuite(node2, suitePath, out, pytest = false) {
     const path12 = name && name !== "pytest" ? [...suitePath, name] : suitePath;
     walkSuite(suite, path12, out, pytest || name === "pytest");
   }
-  for (const testcase of node2.testcase ?? []) out.push(toResult(testcase, suitePath, pytest));
+  for (const testcase of node2.testcase ?? [])
+    out.push(toResult(testcase, suitePath, pytest));
 }
 function pytestFile(classname) {
   const parts = classname.split(".");
@@ -56035,12 +56369,27 @@ async function passingLogOf(ci, owner, repo, passing, jobName, maxLogBytes) {
 var REGISTRY = String.raw`(registry\.npmjs\.org|registry\.yarnpkg\.com|pypi\.org|files\.pythonhosted\.org|repo\.maven\.apache\.org|repo1\.maven\.org|plugins\.gradle\.org|services\.gradle\.org|proxy\.golang\.org|sum\.golang\.org|crates\.io|index\.crates\.io|rubygems\.org|nuget\.org|github\.com|objects\.githubusercontent\.com|ghcr\.io|registry-1\.docker\.io|deb\.debian\.org|archive\.ubuntu\.com|azure\.archive\.ubuntu\.com)`;
 var HTTP_5XX = String.raw`(?:returned error|status(?: code)?|HTTP(?:/[\d.]+)?|error|response code|code)[: ]+50[234]\b`;
 var PATTERNS = [
-  { kind: "runner-lost", pattern: /The runner has received a shutdown signal|lost communication with the server|The hosted runner .* lost communication|The self-hosted runner: .* lost communication|Runner \S+ did not connect|The job was not acquired by Runner/i, explanation: "the runner was lost (shut down or disconnected) while the job ran" },
-  { kind: "out-of-disk", pattern: /No space left on device|ENOSPC|System\.IO\.IOException: No space left|You are running out of disk space/i, explanation: "the runner ran out of disk space" },
-  { kind: "out-of-memory-runner", pattern: /The runner has received a shutdown signal.*memory|Runner .* ran out of memory|exit code 137.*(OOM|Killed)/i, explanation: "the runner ran out of memory" },
+  {
+    kind: "runner-lost",
+    pattern: /The runner has received a shutdown signal|lost communication with the server|The hosted runner .* lost communication|The self-hosted runner: .* lost communication|Runner \S+ did not connect|The job was not acquired by Runner/i,
+    explanation: "the runner was lost (shut down or disconnected) while the job ran"
+  },
+  {
+    kind: "out-of-disk",
+    pattern: /No space left on device|ENOSPC|System\.IO\.IOException: No space left|You are running out of disk space/i,
+    explanation: "the runner ran out of disk space"
+  },
+  {
+    kind: "out-of-memory-runner",
+    pattern: /The runner has received a shutdown signal.*memory|Runner .* ran out of memory|exit code 137.*(OOM|Killed)/i,
+    explanation: "the runner ran out of memory"
+  },
   {
     kind: "registry-network",
-    pattern: new RegExp(String.raw`(ECONNRESET|ETIMEDOUT|EAI_AGAIN|ENOTFOUND|ECONNREFUSED|socket hang up|Could not resolve host|Temporary failure in name resolution|Connection (timed out|reset by peer)|Read timed out|${HTTP_5XX}|Service Unavailable|Bad Gateway|Gateway Time-?out|TLS handshake timeout|Failed to establish a new connection)[^\n]*${REGISTRY}|${REGISTRY}[^\n]*(ECONNRESET|ETIMEDOUT|EAI_AGAIN|ENOTFOUND|ECONNREFUSED|socket hang up|Could not resolve host|Temporary failure in name resolution|Connection (timed out|reset by peer)|Read timed out|${HTTP_5XX}|Service Unavailable|Bad Gateway|Gateway Time-?out|TLS handshake timeout|Failed to establish a new connection)`, "i"),
+    pattern: new RegExp(
+      String.raw`(ECONNRESET|ETIMEDOUT|EAI_AGAIN|ENOTFOUND|ECONNREFUSED|socket hang up|Could not resolve host|Temporary failure in name resolution|Connection (timed out|reset by peer)|Read timed out|${HTTP_5XX}|Service Unavailable|Bad Gateway|Gateway Time-?out|TLS handshake timeout|Failed to establish a new connection)[^\n]*${REGISTRY}|${REGISTRY}[^\n]*(ECONNRESET|ETIMEDOUT|EAI_AGAIN|ENOTFOUND|ECONNREFUSED|socket hang up|Could not resolve host|Temporary failure in name resolution|Connection (timed out|reset by peer)|Read timed out|${HTTP_5XX}|Service Unavailable|Bad Gateway|Gateway Time-?out|TLS handshake timeout|Failed to establish a new connection)`,
+      "i"
+    ),
     explanation: "the network to a package registry failed while installing dependencies"
   }
 ];
@@ -56048,7 +56397,8 @@ function recogniseInfraFailure(cleanLog) {
   const lines = cleanLog.split("\n");
   for (const { kind, pattern, explanation } of PATTERNS) {
     const index = lines.findIndex((l3) => pattern.test(l3));
-    if (index >= 0) return { kind, line: (lines[index] ?? "").trim().slice(0, 300), lineNumber: index + 1, explanation };
+    if (index >= 0)
+      return { kind, line: (lines[index] ?? "").trim().slice(0, 300), lineNumber: index + 1, explanation };
   }
   return void 0;
 }
@@ -56056,7 +56406,10 @@ function recogniseInfraFailure(cleanLog) {
 // src/ci/run-evidence.ts
 var FAILED = /* @__PURE__ */ new Set(["failure", "timed_out", "startup_failure", "action_required"]);
 async function jobEvidence(ci, owner, repo, job, maxLogBytes) {
-  const { text: text2, truncated } = await ci.jobLog(owner, repo, job.id, maxLogBytes).catch((error62) => ({ text: `(the log could not be read: ${error62.message})`, truncated: false }));
+  const { text: text2, truncated } = await ci.jobLog(owner, repo, job.id, maxLogBytes).catch((error62) => ({
+    text: `(the log could not be read: ${error62.message})`,
+    truncated: false
+  }));
   const log = cleanJobLog(text2);
   const annotations = job.checkRunId ? await ci.annotations(owner, repo, job.checkRunId).catch(() => []) : [];
   return {
@@ -56092,10 +56445,20 @@ async function artifactTests(ci, owner, repo, runId, name, maxBytes, root) {
 }
 async function collectRunEvidence(ci, owner, repo, run3, options2 = {}) {
   const maxLogBytes = options2.maxLogBytes ?? 4 * 1024 * 1024;
-  const jobs = (await ci.jobs(owner, repo, run3.id)).filter(options2.jobFilter ?? ((j3) => j3.conclusion !== null && FAILED.has(j3.conclusion)));
+  const jobs = (await ci.jobs(owner, repo, run3.id)).filter(
+    options2.jobFilter ?? ((j3) => j3.conclusion !== null && FAILED.has(j3.conclusion))
+  );
   const evidence = [];
   for (const job of jobs.slice(0, 8)) evidence.push(await jobEvidence(ci, owner, repo, job, maxLogBytes));
-  const fromArtifacts = await artifactTests(ci, owner, repo, run3.id, options2.artifactName ?? /junit|test|report/i, options2.maxArtifactBytes ?? 64 * 1024 * 1024, options2.root);
+  const fromArtifacts = await artifactTests(
+    ci,
+    owner,
+    repo,
+    run3.id,
+    options2.artifactName ?? /junit|test|report/i,
+    options2.maxArtifactBytes ?? 64 * 1024 * 1024,
+    options2.root
+  );
   const output2 = evidence.map((j3) => `=== job ${j3.name} ===
 ${j3.log}`).join("\n");
   const fromLogs = fromArtifacts.tests.length > 0 ? [] : evidence.flatMap((j3) => options2.parseConsole?.(j3.log) ?? []);
@@ -56121,7 +56484,8 @@ ${j3.log}`).join("\n");
   if (failing.length === 0 && options2.baseBranch && evidence.length > 0) {
     try {
       const passing = await findPassingRun(ci, owner, repo, run3, options2.baseBranch);
-      if (passing) for (const j3 of evidence) j3.passing = await passingLogOf(ci, owner, repo, passing, j3.name, maxLogBytes);
+      if (passing)
+        for (const j3 of evidence) j3.passing = await passingLogOf(ci, owner, repo, passing, j3.name, maxLogBytes);
     } catch (error62) {
       problems.push(`passing log on ${options2.baseBranch}: ${error62.message}`);
     }
@@ -56136,29 +56500,84 @@ ${digestLog(j3.log, { maxLines: 30, passLog: j3.passing?.log }).text}`;
 
 Annotations:
 ${annotations.map((a2) => `${a2.path}:${a2.line}: ${a2.title ? `${a2.title}: ` : ""}${a2.message.split("\n")[0]}`).join("\n")}` : digest;
-  return { run: run3, jobs: evidence, report: report2, testsFrom: fromArtifacts.tests.length > 0 ? "artifact" : fromLogs.length > 0 ? "log" : "none", artifactFiles: fromArtifacts.files, problems, digest: annotated, infra };
+  return {
+    run: run3,
+    jobs: evidence,
+    report: report2,
+    testsFrom: fromArtifacts.tests.length > 0 ? "artifact" : fromLogs.length > 0 ? "log" : "none",
+    artifactFiles: fromArtifacts.files,
+    problems,
+    digest: annotated,
+    infra
+  };
 }
 async function collectCheckSuiteEvidence(ci, owner, repo, suite, options2 = {}) {
-  const failed3 = (await ci.checkRunsForSuite(owner, repo, suite.id)).filter((r2) => r2.conclusion !== null && FAILED.has(r2.conclusion));
+  const failed3 = (await ci.checkRunsForSuite(owner, repo, suite.id)).filter(
+    (r2) => r2.conclusion !== null && FAILED.has(r2.conclusion)
+  );
   const jobs = [];
   for (const r2 of failed3.slice(0, 8)) {
     const log = cleanJobLog(`${r2.summary}
 ${r2.text}`);
-    jobs.push({ id: r2.id, name: r2.name, url: "", conclusion: r2.conclusion, failedSteps: [], annotations: await ci.annotations(owner, repo, r2.id).catch(() => []), log, logTruncated: false, errors: errorLines(log), infra: recogniseInfraFailure(log) });
+    jobs.push({
+      id: r2.id,
+      name: r2.name,
+      url: "",
+      conclusion: r2.conclusion,
+      failedSteps: [],
+      annotations: await ci.annotations(owner, repo, r2.id).catch(() => []),
+      log,
+      logTruncated: false,
+      errors: errorLines(log),
+      infra: recogniseInfraFailure(log)
+    });
   }
   const output2 = jobs.map((j3) => `=== check ${j3.name} ===
 ${j3.log}`).join("\n");
   const tests = jobs.flatMap((j3) => options2.parseConsole?.(j3.log) ?? []);
-  const run3 = { id: suite.id, name: `check suite ${suite.id}`, path: "", displayTitle: "", event: "check_suite", status: "completed", conclusion: "failure", headSha: suite.headSha, headBranch: suite.headBranch, htmlUrl: "", checkSuiteId: suite.id, pullRequests: [], createdAt: "" };
+  const run3 = {
+    id: suite.id,
+    name: `check suite ${suite.id}`,
+    path: "",
+    displayTitle: "",
+    event: "check_suite",
+    status: "completed",
+    conclusion: "failure",
+    headSha: suite.headSha,
+    headBranch: suite.headBranch,
+    htmlUrl: "",
+    checkSuiteId: suite.id,
+    pullRequests: [],
+    createdAt: ""
+  };
   const report2 = {
-    run: { argv: ["check-suite", String(suite.id)], exitCode: 1, signal: null, timedOut: false, durationMs: 0, output: output2, outputBytes: output2.length, outputTruncated: false, isolation: "actions" },
+    run: {
+      argv: ["check-suite", String(suite.id)],
+      exitCode: 1,
+      signal: null,
+      timedOut: false,
+      durationMs: 0,
+      output: output2,
+      outputBytes: output2.length,
+      outputTruncated: false,
+      isolation: "actions"
+    },
     tests,
     source: tests.length > 0 ? "console" : "none"
   };
   const infra = failingTests(report2).length === 0 ? jobs.find((j3) => j3.infra)?.infra : void 0;
   const digest = failingTests(report2).length > 0 ? digestReport(report2) : jobs.map((j3) => `check ${j3.name}:
 ${digestLog(j3.log, { maxLines: 30 }).text}`).join("\n\n");
-  return { run: run3, jobs, report: report2, testsFrom: tests.length > 0 ? "log" : "none", artifactFiles: [], problems: [], digest, infra };
+  return {
+    run: run3,
+    jobs,
+    report: report2,
+    testsFrom: tests.length > 0 ? "log" : "none",
+    artifactFiles: [],
+    problems: [],
+    digest,
+    infra
+  };
 }
 
 // src/workspace/snapshot-commit.ts
@@ -59649,7 +60068,10 @@ function safeGitEnv(options2 = {}) {
   const config3 = [...SAFE_CONFIG];
   if (options2.credentials) {
     const { username, password } = options2.credentials;
-    config3.push(["http.extraHeader", `Authorization: Basic ${Buffer.from(`${username}:${password}`).toString("base64")}`]);
+    config3.push([
+      "http.extraHeader",
+      `Authorization: Basic ${Buffer.from(`${username}:${password}`).toString("base64")}`
+    ]);
   }
   env.GIT_CONFIG_COUNT = String(config3.length);
   config3.forEach(([key, value], i3) => {
@@ -59698,14 +60120,28 @@ async function snapshotCommit(dir, message) {
   const scratch = await mkdtemp(join3(tmpdir(), "autogen-index-"));
   try {
     const record2 = worktreeRecord(dir);
-    const g2 = git(dir, { indexFile: join3(scratch, "index"), ...record2 ? { gitDir: record2.gitDir, workTree: dir } : {} });
+    const g2 = git(dir, {
+      indexFile: join3(scratch, "index"),
+      ...record2 ? { gitDir: record2.gitDir, workTree: dir } : {}
+    });
     await g2.raw(["read-tree", "HEAD"]);
     await g2.raw(["add", "--all", "--", "."]);
     const tree = (await g2.raw(["write-tree"])).trim();
     const head = (await g2.revparse(["HEAD"])).trim();
     const headTree = (await g2.raw(["rev-parse", "HEAD^{tree}"])).trim();
     if (tree === headTree) return head;
-    const commit = await g2.raw(["-c", "user.name=autogen-bot", "-c", "user.email=autogen-bot@users.noreply.github.com", "commit-tree", tree, "-p", head, "-m", message]);
+    const commit = await g2.raw([
+      "-c",
+      "user.name=autogen-bot",
+      "-c",
+      "user.email=autogen-bot@users.noreply.github.com",
+      "commit-tree",
+      tree,
+      "-p",
+      head,
+      "-m",
+      message
+    ]);
     return commit.trim();
   } finally {
     await rm(scratch, { recursive: true, force: true });
@@ -59715,13 +60151,16 @@ async function snapshotCommit(dir, message) {
 // src/verify/runners/test-runner.ts
 var NoTestsDetectedError = class extends Error {
   constructor(dir, lookedFor) {
-    super(`no test command found in ${dir}: looked for ${lookedFor.join(", ")}. Set test.command in .github/autogen.yml (or pass --test-cmd).`);
+    super(
+      `no test command found in ${dir}: looked for ${lookedFor.join(", ")}. Set test.command in .github/autogen.yml (or pass --test-cmd).`
+    );
     this.name = "NoTestsDetectedError";
   }
 };
 function safeIds(ids) {
   for (const id of ids) {
-    if (id.startsWith("-") || /[\0\n\r]/.test(id)) throw new Error(`refusing test id that could be read as an option: ${JSON.stringify(id)}`);
+    if (id.startsWith("-") || /[\0\n\r]/.test(id))
+      throw new Error(`refusing test id that could be read as an option: ${JSON.stringify(id)}`);
   }
   return ids;
 }
@@ -59744,7 +60183,11 @@ var VerificationTimeout = class extends ActionsVerifierError {
   }
 };
 function workflowTestIds(ids) {
-  for (const id of safeIds(ids)) if (/\s/.test(id)) throw new ActionsVerifierError(`test id ${JSON.stringify(id)} contains whitespace and cannot be passed to the verification workflow`);
+  for (const id of safeIds(ids))
+    if (/\s/.test(id))
+      throw new ActionsVerifierError(
+        `test id ${JSON.stringify(id)} contains whitespace and cannot be passed to the verification workflow`
+      );
   return ids.join(" ");
 }
 function actionsVerifier(options2) {
@@ -59755,7 +60198,8 @@ function actionsVerifier(options2) {
   const { ci, owner, repo } = options2;
   const sleep4 = (runId, ms2) => waiters.sleep(runId, ms2, options2.signal);
   const checkAborted = () => {
-    if (options2.signal?.aborted) throw options2.signal.reason instanceof Error ? options2.signal.reason : new ActionsVerifierError("cancelled");
+    if (options2.signal?.aborted)
+      throw options2.signal.reason instanceof Error ? options2.signal.reason : new ActionsVerifierError("cancelled");
   };
   async function findRun(correlationId, since, deadline) {
     let wait2 = options2.pollMs ?? 2e3;
@@ -59795,9 +60239,16 @@ function actionsVerifier(options2) {
       const deadline = started + options2.timeoutMs;
       checkAborted();
       const tests = selection.kind === "all" ? "" : workflowTestIds(selection.ids);
-      const { runId } = await ci.dispatch(owner, repo, workflow, options2.dispatchRef, { refs: JSON.stringify(branches), tests, correlation_id: correlationId });
+      const { runId } = await ci.dispatch(owner, repo, workflow, options2.dispatchRef, {
+        refs: JSON.stringify(branches),
+        tests,
+        correlation_id: correlationId
+      });
       const run3 = runId !== void 0 ? await ci.workflowRun(owner, repo, runId) : await findRun(correlationId, started, deadline);
-      if (!run3) throw new VerificationTimeout(`the verification run (correlation id ${correlationId}) was not found within ${Math.round(options2.timeoutMs / 1e3)} s of dispatching it`);
+      if (!run3)
+        throw new VerificationTimeout(
+          `the verification run (correlation id ${correlationId}) was not found within ${Math.round(options2.timeoutMs / 1e3)} s of dispatching it`
+        );
       options2.onRun?.({ id: run3.id, url: run3.htmlUrl, candidates: items.length });
       let done;
       try {
@@ -59808,7 +60259,9 @@ function actionsVerifier(options2) {
       }
       if (!done) {
         await ci.cancelRun(owner, repo, run3.id).catch(() => void 0);
-        throw new VerificationTimeout(`the verification run ${run3.htmlUrl} did not complete within ${Math.round(options2.timeoutMs / 1e3)} s; it was cancelled`);
+        throw new VerificationTimeout(
+          `the verification run ${run3.htmlUrl} did not complete within ${Math.round(options2.timeoutMs / 1e3)} s; it was cancelled`
+        );
       }
       const jobs = await ci.jobs(owner, repo, done.id);
       return await Promise.all(
@@ -59843,7 +60296,12 @@ function actionsVerifier(options2) {
   }
   return {
     run(workspace, selection, extraEnv) {
-      if (extraEnv && Object.keys(extraEnv).length > 0) return Promise.reject(new ActionsVerifierError("the Actions verifier runs the repository's workflow as it is; instrumented runs (coverage, traces) go to the local sandbox"));
+      if (extraEnv && Object.keys(extraEnv).length > 0)
+        return Promise.reject(
+          new ActionsVerifierError(
+            "the Actions verifier runs the repository's workflow as it is; instrumented runs (coverage, traces) go to the local sandbox"
+          )
+        );
       return new Promise((resolve8, reject) => {
         const key = JSON.stringify(selection);
         const waiting = batches.get(key);
@@ -59871,17 +60329,32 @@ function registerCiTriggers(app, tools) {
   const onRedBuild = async (context, failure2, defaultBranch, sender, installationId) => {
     const config3 = await tools.repoConfig(context, failure2.owner, failure2.repo, defaultBranch);
     if (!config3 || config3.triggers.ciFailure !== "auto") {
-      app.log.info({ deliveryId: context.id, owner: failure2.owner, repo: failure2.repo, mode: config3?.triggers.ciFailure ?? "invalid config" }, "red build not repaired automatically");
+      app.log.info(
+        {
+          deliveryId: context.id,
+          owner: failure2.owner,
+          repo: failure2.repo,
+          mode: config3?.triggers.ciFailure ?? "invalid config"
+        },
+        "red build not repaired automatically"
+      );
       return;
     }
     const ci = octokitCiForge(context.octokit.request);
     const pulls = failure2.pulls.length > 0 ? failure2.pulls : await ci.pullsForCommit(failure2.owner, failure2.repo, failure2.headSha);
     for (const number4 of pulls.slice(0, 3)) {
       if ((failure2.headBranch ?? "").startsWith("autogen/") && await tools.store.countJobs(failure2.owner, failure2.repo, number4, "ci") >= config3.triggers.repairRoundsOnBotBranches) {
-        app.log.info({ deliveryId: context.id, number: number4, rounds: config3.triggers.repairRoundsOnBotBranches }, "repair rounds on the bot's own branch used up");
+        app.log.info(
+          { deliveryId: context.id, number: number4, rounds: config3.triggers.repairRoundsOnBotBranches },
+          "repair rounds on the bot's own branch used up"
+        );
         continue;
       }
-      if (!await tools.store.claimForDelivery(`ci:${failure2.owner}/${failure2.repo}#${number4}@${failure2.headSha}`, context.id)) continue;
+      if (!await tools.store.claimForDelivery(
+        `ci:${failure2.owner}/${failure2.repo}#${number4}@${failure2.headSha}`,
+        context.id
+      ))
+        continue;
       await tools.gateAndEnqueue(context, {
         installationId,
         sender,
@@ -59890,7 +60363,11 @@ function registerCiTriggers(app, tools) {
         number: number4,
         kind: "ci",
         snapshot: { title: `Red build on #${number4}`, body: "" },
-        checkpoint: { headSha: failure2.headSha, ...failure2.runId ? { runId: failure2.runId } : {}, ...failure2.checkSuiteId ? { checkSuiteId: failure2.checkSuiteId } : {} }
+        checkpoint: {
+          headSha: failure2.headSha,
+          ...failure2.runId ? { runId: failure2.runId } : {},
+          ...failure2.checkSuiteId ? { checkSuiteId: failure2.checkSuiteId } : {}
+        }
       });
     }
   };
@@ -59900,14 +60377,26 @@ function registerCiTriggers(app, tools) {
     if (!await tools.firstDelivery(context)) return;
     const decision = failureFromWorkflowRun(payload, VERIFY_WORKFLOW);
     if (!decision.act) return;
-    await onRedBuild(context, decision.failure, payload.repository.default_branch, payload.sender, payload.installation?.id);
+    await onRedBuild(
+      context,
+      decision.failure,
+      payload.repository.default_branch,
+      payload.sender,
+      payload.installation?.id
+    );
   });
   app.on("check_suite.completed", async (context) => {
     if (!await tools.firstDelivery(context)) return;
     const payload = context.payload;
     const decision = failureFromCheckSuite(payload, tools.appId);
     if (!decision.act) return;
-    await onRedBuild(context, decision.failure, payload.repository.default_branch, payload.sender, payload.installation?.id);
+    await onRedBuild(
+      context,
+      decision.failure,
+      payload.repository.default_branch,
+      payload.sender,
+      payload.installation?.id
+    );
   });
 }
 
@@ -59925,19 +60414,34 @@ var Budget = class {
   now;
   constructor(caps, now = Date.now, state2) {
     this.now = now;
-    this.state = state2 ?? { caps, llmCalls: 0, promptTokens: 0, completionTokens: 0, cachedTokens: 0, dollars: 0, cachedCalls: 0, callsByStage: {}, waitMs: 0, startedAt: now() };
+    this.state = state2 ?? {
+      caps,
+      llmCalls: 0,
+      promptTokens: 0,
+      completionTokens: 0,
+      cachedTokens: 0,
+      dollars: 0,
+      cachedCalls: 0,
+      callsByStage: {},
+      waitMs: 0,
+      startedAt: now()
+    };
   }
   /** Throws when any cap is reached; called before each model call. */
   ensureRoom() {
     const s = this.state;
     const c5 = s.caps;
-    if (s.llmCalls >= c5.llmCalls) throw new BudgetExceededError("llmCalls", `${s.llmCalls} of ${c5.llmCalls} model calls used`);
+    if (s.llmCalls >= c5.llmCalls)
+      throw new BudgetExceededError("llmCalls", `${s.llmCalls} of ${c5.llmCalls} model calls used`);
     const tokens = s.promptTokens + s.completionTokens;
     if (tokens >= c5.tokens) throw new BudgetExceededError("tokens", `${tokens} of ${c5.tokens} tokens used`);
-    if (c5.dollars === 0) throw new BudgetExceededError("dollars", "the dollar budget is 0: model calls are not allowed");
-    if (s.dollars >= c5.dollars) throw new BudgetExceededError("dollars", `$${s.dollars.toFixed(4)} of $${c5.dollars} spent`);
+    if (c5.dollars === 0)
+      throw new BudgetExceededError("dollars", "the dollar budget is 0: model calls are not allowed");
+    if (s.dollars >= c5.dollars)
+      throw new BudgetExceededError("dollars", `$${s.dollars.toFixed(4)} of $${c5.dollars} spent`);
     const minutes = (this.now() - s.startedAt) / 6e4;
-    if (minutes >= c5.minutes) throw new BudgetExceededError("minutes", `${minutes.toFixed(1)} of ${c5.minutes} minutes used`);
+    if (minutes >= c5.minutes)
+      throw new BudgetExceededError("minutes", `${minutes.toFixed(1)} of ${c5.minutes} minutes used`);
   }
   /** The most completion tokens the next call may ask for. */
   completionAllowance(defaultMax) {
@@ -84185,7 +84689,22 @@ var _a7;
 _a7 = brand_privateBedrockClient;
 
 // src/config/llm-stages.ts
-var STAGES = ["localize", "reproduce", "plan", "verify-plan", "check-verification", "implement", "instrument", "analyze-error", "explain", "refine", "generate", "self-debug", "knowledge", "review-fix"];
+var STAGES = [
+  "localize",
+  "reproduce",
+  "plan",
+  "verify-plan",
+  "check-verification",
+  "implement",
+  "instrument",
+  "analyze-error",
+  "explain",
+  "refine",
+  "generate",
+  "self-debug",
+  "knowledge",
+  "review-fix"
+];
 
 // src/config/llm-env.ts
 var DEFAULT_MODEL = "gpt-4o-mini";
@@ -84207,7 +84726,10 @@ var maxTokensPerCallSchema = external_exports.string().transform((text2, ctx) =>
     const [name, value] = part.includes("=") ? part.split("=", 2).map((s) => s.trim()) : [void 0, part];
     const count2 = tokenCount.safeParse(value);
     if (!count2.success) {
-      ctx.addIssue({ code: "custom", message: `${part || "(empty)"}: not a whole number from ${MIN_TOKENS_PER_CALL} to ${MAX_TOKENS_PER_CALL}` });
+      ctx.addIssue({
+        code: "custom",
+        message: `${part || "(empty)"}: not a whole number from ${MIN_TOKENS_PER_CALL} to ${MAX_TOKENS_PER_CALL}`
+      });
       return external_exports.NEVER;
     }
     if (name === void 0) {
@@ -84226,7 +84748,10 @@ var maxTokensPerCallSchema = external_exports.string().transform((text2, ctx) =>
   return caps;
 });
 function llmEndpoint(baseURL, apiKey, model, tuning = {}) {
-  const extra = { ...tuning.idleTimeoutMs !== void 0 ? { idleTimeoutMs: tuning.idleTimeoutMs } : {}, ...tuning.maxTokens ? { maxTokens: tuning.maxTokens } : {} };
+  const extra = {
+    ...tuning.idleTimeoutMs !== void 0 ? { idleTimeoutMs: tuning.idleTimeoutMs } : {},
+    ...tuning.maxTokens ? { maxTokens: tuning.maxTokens } : {}
+  };
   if (baseURL) return { baseURL, apiKey, model, ...extra };
   if (apiKey) return { baseURL: "https://api.openai.com/v1", apiKey, model, ...extra };
   return void 0;
@@ -84278,7 +84803,10 @@ function balancedEnd(text2, start) {
 }
 
 // src/config/prices.ts
-var priceTableSchema = external_exports.record(external_exports.string().min(1), external_exports.strictObject({ input: external_exports.number().min(0), cachedInput: external_exports.number().min(0), output: external_exports.number().min(0) }));
+var priceTableSchema = external_exports.record(
+  external_exports.string().min(1),
+  external_exports.strictObject({ input: external_exports.number().min(0), cachedInput: external_exports.number().min(0), output: external_exports.number().min(0) })
+);
 var DEFAULT_PRICES = {
   "gpt-4o": { input: 2.5, cachedInput: 1.25, output: 10 },
   "gpt-4o-mini": { input: 0.15, cachedInput: 0.075, output: 0.6 },
@@ -84298,10 +84826,15 @@ function pricesFromEnv(env) {
   try {
     data = JSON.parse(text2);
   } catch {
-    throw new Error("AUTOGEN_PRICES is not JSON: set it to a JSON object of model names to {input, cachedInput, output} dollars per million tokens");
+    throw new Error(
+      "AUTOGEN_PRICES is not JSON: set it to a JSON object of model names to {input, cachedInput, output} dollars per million tokens"
+    );
   }
   const parsed = priceTableSchema.safeParse(data);
-  if (!parsed.success) throw new Error(`AUTOGEN_PRICES is invalid (${parsed.error.issues[0]?.path.join(".")}: ${parsed.error.issues[0]?.message}): each model needs input, cachedInput and output prices, in dollars per million tokens`);
+  if (!parsed.success)
+    throw new Error(
+      `AUTOGEN_PRICES is invalid (${parsed.error.issues[0]?.path.join(".")}: ${parsed.error.issues[0]?.message}): each model needs input, cachedInput and output prices, in dollars per million tokens`
+    );
   return { ...DEFAULT_PRICES, ...parsed.data };
 }
 
@@ -84340,7 +84873,10 @@ function loadPrompt(stage, dir = PROMPTS_DIR) {
   const cached4 = dir === PROMPTS_DIR ? cache.get(stage) : void 0;
   if (cached4) return cached4;
   const parsed = promptSchema.safeParse((0, import_yaml4.parse)(readFileSync(`${dir}${stage}.yml`, "utf8")));
-  if (!parsed.success) throw new Error(`prompts/${stage}.yml is invalid: ${parsed.error.issues.map((i3) => `${i3.path.join(".")}: ${i3.message}`).join("; ")}`);
+  if (!parsed.success)
+    throw new Error(
+      `prompts/${stage}.yml is invalid: ${parsed.error.issues.map((i3) => `${i3.path.join(".")}: ${i3.message}`).join("; ")}`
+    );
   if (parsed.data.stage !== stage) throw new Error(`prompts/${stage}.yml declares stage "${parsed.data.stage}"`);
   if (dir === PROMPTS_DIR) cache.set(stage, parsed.data);
   return parsed.data;
@@ -84357,20 +84893,27 @@ function withoutEmptySections(template, vars) {
   ).join("\n\n");
 }
 function renderTemplate(template, vars) {
-  return withoutEmptySections(template, vars).replace(TEMPLATE_VARIABLE, (_3, untrusted, name) => {
-    if (untrusted) {
-      const value2 = vars.untrusted?.[name];
-      if (value2 === void 0) throw new Error(`prompt variable untrusted:${name} was not given`);
-      return untrustedBlock(name, value2);
+  return withoutEmptySections(template, vars).replace(
+    TEMPLATE_VARIABLE,
+    (_3, untrusted, name) => {
+      if (untrusted) {
+        const value2 = vars.untrusted?.[name];
+        if (value2 === void 0) throw new Error(`prompt variable untrusted:${name} was not given`);
+        return untrustedBlock(name, value2);
+      }
+      const value = vars.trusted?.[name];
+      if (value === void 0) throw new Error(`prompt variable ${name} was not given`);
+      return value;
     }
-    const value = vars.trusted?.[name];
-    if (value === void 0) throw new Error(`prompt variable ${name} was not given`);
-    return value;
-  });
+  );
 }
 function renderPrompt(stage, vars) {
   const prompt = loadPrompt(stage);
-  return { system: renderTemplate(prompt.system, vars), user: renderTemplate(prompt.user, vars), temperature: prompt.temperature };
+  return {
+    system: renderTemplate(prompt.system, vars),
+    user: renderTemplate(prompt.user, vars),
+    temperature: prompt.temperature
+  };
 }
 
 // src/llm/response-format.ts
@@ -84397,7 +84940,8 @@ function endpointKey(baseURL, model) {
   return `${baseURL.replace(/\/+$/, "")} ${model}`;
 }
 function formatRejection(error62, sentStrict) {
-  if (!(error62 instanceof APIError) || error62.status === void 0 || error62.status < 400 || error62.status === 429) return void 0;
+  if (!(error62 instanceof APIError) || error62.status === void 0 || error62.status < 400 || error62.status === 429)
+    return void 0;
   const text2 = `${error62.message} ${JSON.stringify(error62.error ?? null)}`;
   if (!/response_format|json_schema|json_object|structured output|guided_json/i.test(text2)) return void 0;
   if (sentStrict && /invalid schema|strict/i.test(text2)) return "strict-schema";
@@ -84432,7 +84976,8 @@ function retryDelayMs(error62, retry2, baseMs) {
   if (error62 instanceof APIUserAbortError || error62 instanceof APIConnectionTimeoutError) return void 0;
   if (error62 instanceof APIConnectionError) return backoff(retry2, baseMs);
   if (!(error62 instanceof APIError) || error62.status === void 0) return void 0;
-  if (error62.status === 429 || error62.status >= 500 && error62.status !== 504) return retryAfterMs(error62.headers) ?? backoff(retry2, baseMs);
+  if (error62.status === 429 || error62.status >= 500 && error62.status !== 504)
+    return retryAfterMs(error62.headers) ?? backoff(retry2, baseMs);
   return void 0;
 }
 function backoff(retry2, baseMs) {
@@ -84468,7 +85013,10 @@ var InFlightFailure = class extends Error {
   kind;
   partial;
   constructor(kind, partial2, cause) {
-    super(kind === "broken" ? `the answer stream broke off${cause instanceof Error ? ` (${cause.message})` : ""}` : `stopped waiting (${kind})`, { cause });
+    super(
+      kind === "broken" ? `the answer stream broke off${cause instanceof Error ? ` (${cause.message})` : ""}` : `stopped waiting (${kind})`,
+      { cause }
+    );
     this.name = "InFlightFailure";
     this.kind = kind;
     this.partial = partial2;
@@ -84494,13 +85042,23 @@ async function streamCompletion(sdk, body, options2) {
   let accepted = false;
   arm();
   try {
-    const { data: stream, response } = await sdk.chat.completions.create({ ...body, stream: true, stream_options: { include_usage: true } }, { signal, timeout: options2.idleMs + 1e3, maxRetries: 0 }).withResponse();
+    const { data: stream, response } = await sdk.chat.completions.create(
+      { ...body, stream: true, stream_options: { include_usage: true } },
+      { signal, timeout: options2.idleMs + 1e3, maxRetries: 0 }
+    ).withResponse();
     accepted = true;
     arm();
     if (!(response.headers.get("content-type") ?? "").includes("text/event-stream")) {
       const completion = await response.json();
       const choice = completion.choices[0];
-      return { id: completion.id, answer: choice?.message.content ?? null, refusal: choice?.message.refusal ?? null, finishReason: choice?.finish_reason ?? null, usage: usageOf(completion.usage), chunks: 0 };
+      return {
+        id: completion.id,
+        answer: choice?.message.content ?? null,
+        refusal: choice?.message.refusal ?? null,
+        finishReason: choice?.finish_reason ?? null,
+        usage: usageOf(completion.usage),
+        chunks: 0
+      };
     }
     let content = "";
     let refusal2 = "";
@@ -84528,7 +85086,8 @@ async function streamCompletion(sdk, body, options2) {
     }
     if (stopped2) throw new InFlightFailure(stopped2, partial2);
     if (options2.signal?.aborted) throw new APIUserAbortError();
-    if (!partial2.finishReason && !partial2.answer && !partial2.refusal) throw new InFlightFailure("broken", partial2, new Error("the stream ended without an answer"));
+    if (!partial2.finishReason && !partial2.answer && !partial2.refusal)
+      throw new InFlightFailure("broken", partial2, new Error("the stream ended without an answer"));
     return partial2;
   } catch (error62) {
     if (error62 instanceof InFlightFailure) throw error62;
@@ -84543,7 +85102,11 @@ async function streamCompletion(sdk, body, options2) {
 }
 function usageOf(usage) {
   if (!usage) return void 0;
-  return { promptTokens: usage.prompt_tokens ?? 0, completionTokens: usage.completion_tokens ?? 0, cachedTokens: usage.prompt_tokens_details?.cached_tokens ?? 0 };
+  return {
+    promptTokens: usage.prompt_tokens ?? 0,
+    completionTokens: usage.completion_tokens ?? 0,
+    cachedTokens: usage.prompt_tokens_details?.cached_tokens ?? 0
+  };
 }
 
 // src/llm/llm-client.ts
@@ -84594,7 +85157,21 @@ function openAiLlmClient(options2) {
     const dollars2 = costOf(model, usage, prices);
     const latencyMs = Math.round(performance.now() - started);
     options2.budget.record(usage, dollars2, latencyMs, stage);
-    options2.transcript.write({ stage, model, attempt, messages: sent, answer: result.answer, finishReason: result.finishReason, refusal: result.refusal, usage, dollars: dollars2, latencyMs, responseFormat: mode, ...result.usage ? {} : { usageEstimated: true }, ...error62 ? { error: error62 } : {} });
+    options2.transcript.write({
+      stage,
+      model,
+      attempt,
+      messages: sent,
+      answer: result.answer,
+      finishReason: result.finishReason,
+      refusal: result.refusal,
+      usage,
+      dollars: dollars2,
+      latencyMs,
+      responseFormat: mode,
+      ...result.usage ? {} : { usageEstimated: true },
+      ...error62 ? { error: error62 } : {}
+    });
   }
   function servedFromCache(sent, result, seen) {
     if (!result.id) return false;
@@ -84608,7 +85185,20 @@ function openAiLlmClient(options2) {
     const latencyMs = Math.round(performance.now() - started);
     options2.budget.recordCached(latencyMs);
     const none = { promptTokens: 0, completionTokens: 0, cachedTokens: 0 };
-    options2.transcript.write({ stage, model, attempt, messages: sent, answer: result.answer, finishReason: result.finishReason, refusal: result.refusal, usage: none, dollars: 0, latencyMs, responseFormat: mode, cached: true });
+    options2.transcript.write({
+      stage,
+      model,
+      attempt,
+      messages: sent,
+      answer: result.answer,
+      finishReason: result.finishReason,
+      refusal: result.refusal,
+      usage: none,
+      dollars: 0,
+      latencyMs,
+      responseFormat: mode,
+      cached: true
+    });
   }
   async function exchange(stage, outgoing, temperature, jsonSchema, attempt, maxTokens, seen) {
     options2.budget.ensureRoom();
@@ -84629,7 +85219,12 @@ function openAiLlmClient(options2) {
             temperature,
             seed,
             max_completion_tokens: options2.budget.completionAllowance(maxTokens),
-            ...mode === "json_schema" ? { response_format: { type: "json_schema", json_schema: { name: stage.replaceAll("-", "_"), schema: jsonSchema, strict } } } : {},
+            ...mode === "json_schema" ? {
+              response_format: {
+                type: "json_schema",
+                json_schema: { name: stage.replaceAll("-", "_"), schema: jsonSchema, strict }
+              }
+            } : {},
             ...mode === "json_object" ? { response_format: { type: "json_object" } } : {}
           },
           { idleMs, deadlineMs: options2.budget.timeLeftMs(), maxTokens, signal: options2.signal }
@@ -84665,7 +85260,20 @@ function openAiLlmClient(options2) {
         const none = { promptTokens: 0, completionTokens: 0, cachedTokens: 0 };
         const latencyMs = Math.round(performance.now() - started);
         options2.budget.record(none, 0, latencyMs);
-        options2.transcript.write({ stage, model, attempt, messages: sent, answer: null, finishReason: null, refusal: null, usage: none, dollars: 0, latencyMs, responseFormat: mode, error: message });
+        options2.transcript.write({
+          stage,
+          model,
+          attempt,
+          messages: sent,
+          answer: null,
+          finishReason: null,
+          refusal: null,
+          usage: none,
+          dollars: 0,
+          latencyMs,
+          responseFormat: mode,
+          error: message
+        });
         throw new LlmStageError(stage, message, null, { cause: error62 });
       }
     }
@@ -84675,7 +85283,10 @@ function openAiLlmClient(options2) {
     budget: options2.budget,
     model,
     embed: embeddingModel ? async (text2) => {
-      const response = await sdk.embeddings.create({ model: embeddingModel, input: scrub(text2).slice(0, 8e3) }, { maxRetries, ...options2.signal ? { signal: options2.signal } : {} });
+      const response = await sdk.embeddings.create(
+        { model: embeddingModel, input: scrub(text2).slice(0, 8e3) },
+        { maxRetries, ...options2.signal ? { signal: options2.signal } : {} }
+      );
       const vector = response.data[0]?.embedding;
       if (!vector) throw new Error("the embeddings endpoint returned no vector");
       return vector;
@@ -84697,19 +85308,46 @@ This is sample ${sample.index} of ${sample.of}: an independent attempt; the othe
       for (let attempt = 1; attempt <= 2; attempt++) {
         let completed = await exchange(stage, messages, temperature, jsonSchema, attempt, maxTokens);
         if (completed.cached && sampled) {
-          const fresh = [...messages.slice(0, -1), { ...messages.at(-1), content: `${messages.at(-1)?.content ?? ""}
+          const fresh = [
+            ...messages.slice(0, -1),
+            {
+              ...messages.at(-1),
+              content: `${messages.at(-1)?.content ?? ""}
 
-(Fresh answer ${randomInt(1, 1e9)}.)` }];
+(Fresh answer ${randomInt(1, 1e9)}.)`
+            }
+          ];
           completed = await exchange(stage, fresh, temperature, jsonSchema, attempt, maxTokens, completed);
-          if (completed.cached) throw new LlmStageError(stage, `a response cache in front of the model at ${endpoint2.baseURL} answered a sampled request (temperature ${temperature}) with an earlier answer twice; turn that cache off for requests with temperature above 0`, completed.answer);
+          if (completed.cached)
+            throw new LlmStageError(
+              stage,
+              `a response cache in front of the model at ${endpoint2.baseURL} answered a sampled request (temperature ${temperature}) with an earlier answer twice; turn that cache off for requests with temperature above 0`,
+              completed.answer
+            );
         }
         const { answer, refusal: refusal2, finishReason } = completed;
         if (refusal2) throw new LlmStageError(stage, `the model refused: ${refusal2}`, answer);
-        if (finishReason === "length") throw new LlmStageError(stage, `the answer was cut off at the completion token limit (${maxTokens}; AUTOGEN_LLM_MAX_TOKENS_PER_CALL raises it)`, answer);
+        if (finishReason === "length")
+          throw new LlmStageError(
+            stage,
+            `the answer was cut off at the completion token limit (${maxTokens}; AUTOGEN_LLM_MAX_TOKENS_PER_CALL raises it)`,
+            answer
+          );
         const problem = validate3(answer, schema);
         if (problem.ok) return { value: problem.value, attempts: attempt };
-        if (attempt === 2) throw new LlmStageError(stage, `the answer does not match the schema after one repair: ${problem.error}`, answer);
-        messages.push({ role: "assistant", content: answer ?? "" }, { role: "user", content: `That answer is not valid: ${problem.error}. Reply again with one JSON object that matches the schema exactly.` });
+        if (attempt === 2)
+          throw new LlmStageError(
+            stage,
+            `the answer does not match the schema after one repair: ${problem.error}`,
+            answer
+          );
+        messages.push(
+          { role: "assistant", content: answer ?? "" },
+          {
+            role: "user",
+            content: `That answer is not valid: ${problem.error}. Reply again with one JSON object that matches the schema exactly.`
+          }
+        );
       }
       throw new LlmStageError(stage, "unreachable", null);
     }
@@ -84726,7 +85364,11 @@ ${instruction}` }, ...rest] : [{ role: "system", content: instruction }, ...mess
 function estimateUsage(sent, result) {
   const promptChars = sent.reduce((n2, m2) => n2 + m2.content.length, 0);
   const answerChars = (result.answer?.length ?? 0) + (result.refusal?.length ?? 0);
-  return { promptTokens: Math.ceil(promptChars / 4), completionTokens: Math.max(result.chunks, Math.ceil(answerChars / 4)), cachedTokens: 0 };
+  return {
+    promptTokens: Math.ceil(promptChars / 4),
+    completionTokens: Math.max(result.chunks, Math.ceil(answerChars / 4)),
+    cachedTokens: 0
+  };
 }
 function seconds(ms2) {
   return `${Number((ms2 / 1e3).toFixed(3))} s`;
@@ -84740,7 +85382,8 @@ function inFlightMessage(error62, idleMs, baseURL, minutes) {
 }
 function failureMessage(error62, baseURL, retries) {
   const after = retries > 0 ? ` (after ${retries} ${retries === 1 ? "retry" : "retries"})` : "";
-  if (error62 instanceof APIError && error62.status !== void 0) return `the model server at ${baseURL} answered ${error62.message}${after}`;
+  if (error62 instanceof APIError && error62.status !== void 0)
+    return `the model server at ${baseURL} answered ${error62.message}${after}`;
   return `could not reach the model server at ${baseURL}: ${error62 instanceof Error ? error62.message : String(error62)}${after}`;
 }
 function validate3(answer, schema) {
@@ -84749,7 +85392,10 @@ function validate3(answer, schema) {
   if (!extracted.ok) return extracted;
   const parsed = schema.safeParse(extracted.value);
   if (parsed.success) return { ok: true, value: parsed.data };
-  return { ok: false, error: parsed.error.issues.map((i3) => `${i3.path.join(".") || "(root)"}: ${i3.message}`).join("; ") };
+  return {
+    ok: false,
+    error: parsed.error.issues.map((i3) => `${i3.path.join(".") || "(root)"}: ${i3.message}`).join("; ")
+  };
 }
 
 // src/engine/lpw/failing-tests-block.ts
@@ -84838,11 +85484,13 @@ async function parametrizeValues(testSourceText) {
   }
 }
 function argNames(node2) {
-  if (node2.type === "string") return (literal2(node2) ?? "").split(",").map((s) => s.trim()).filter(Boolean);
+  if (node2.type === "string")
+    return (literal2(node2) ?? "").split(",").map((s) => s.trim()).filter(Boolean);
   return node2.namedChildren.flatMap((n2) => n2?.type === "string" ? [literal2(n2) ?? ""] : []);
 }
 function literal2(node2) {
-  if (node2.type === "string") return node2.namedChildren.filter((c5) => c5 && c5.type !== "string_start" && c5.type !== "string_end").map((c5) => c5?.text ?? "").join("");
+  if (node2.type === "string")
+    return node2.namedChildren.filter((c5) => c5 && c5.type !== "string_start" && c5.type !== "string_end").map((c5) => c5?.text ?? "").join("");
   if (/^(integer|float|true|false|none)$/.test(node2.type)) return node2.text;
   if (node2.type === "unary_operator" && /^-\s*[\d.]/.test(node2.text)) return node2.text.replace(/\s+/g, "");
   return void 0;
@@ -84873,7 +85521,8 @@ function checkHandle(root, path12, full, fd2, stat2) {
   if (stat2.nlink > 1) throw new UnsafePathError(path12, "it has other hard links, which may be outside the repository");
   const realRoot = realpathSync2(root);
   const realFull = handlePath(fd2, full);
-  if (!realFull.startsWith(realRoot.endsWith(sep4) ? realRoot : realRoot + sep4)) throw new UnsafePathError(path12, "it resolves outside the repository");
+  if (!realFull.startsWith(realRoot.endsWith(sep4) ? realRoot : realRoot + sep4))
+    throw new UnsafePathError(path12, "it resolves outside the repository");
 }
 function refusal(path12, error62) {
   const code = error62.code;
@@ -84884,7 +85533,8 @@ function refusal(path12, error62) {
 }
 function limitOf(path12, size, options2) {
   const max2 = options2.maxBytes ?? WORKTREE_READ_LIMIT;
-  if (size > max2 && options2.overLimit !== "truncate") throw new UnsafePathError(path12, `it is larger than ${max2} bytes (${size})`);
+  if (size > max2 && options2.overLimit !== "truncate")
+    throw new UnsafePathError(path12, `it is larger than ${max2} bytes (${size})`);
   return Math.min(size, max2);
 }
 async function readWorktreeBytes(root, path12, options2 = {}) {
@@ -84959,7 +85609,9 @@ async function testSource(workspace, id, fallbackFile) {
   if (!grammar) return void 0;
   let source;
   try {
-    source = await readWorktreeText(workspace, file2.startsWith("/") ? file2.slice(join5(workspace, "/").length) : file2, { maxBytes: CONTEXT_READ_LIMIT });
+    source = await readWorktreeText(workspace, file2.startsWith("/") ? file2.slice(join5(workspace, "/").length) : file2, {
+      maxBytes: CONTEXT_READ_LIMIT
+    });
   } catch {
     return void 0;
   }
@@ -85027,7 +85679,10 @@ function failureLines(t2) {
 // src/engine/review/review-fix.ts
 var reviewSchema = external_exports.object({ accepted: external_exports.boolean(), reason: external_exports.string().min(1) });
 var UNREVIEWED = "passes the tests; not reviewed";
-var NOT_REVIEWED = { verdict: "not-reviewed", reason: `${UNREVIEWED}: no model is configured to check a mechanical edit against the issue` };
+var NOT_REVIEWED = {
+  verdict: "not-reviewed",
+  reason: `${UNREVIEWED}: no model is configured to check a mechanical edit against the issue`
+};
 var AROUND = 25;
 function modelReviewer(llm, input3) {
   let tests;
@@ -85045,8 +85700,16 @@ function modelReviewer(llm, input3) {
       const { value } = await llm.call("review-fix", vars, reviewSchema);
       return { verdict: value.accepted ? "accepted" : "refused", reason: value.reason.trim() };
     } catch (error62) {
-      if (error62 instanceof BudgetExceededError) return { verdict: "not-reviewed", reason: `${UNREVIEWED}: the model's budget ran out before it could review the edit` };
-      if (error62 instanceof LlmStageError) return { verdict: "not-reviewed", reason: `${UNREVIEWED}: the model configured to review the edit gave no usable answer` };
+      if (error62 instanceof BudgetExceededError)
+        return {
+          verdict: "not-reviewed",
+          reason: `${UNREVIEWED}: the model's budget ran out before it could review the edit`
+        };
+      if (error62 instanceof LlmStageError)
+        return {
+          verdict: "not-reviewed",
+          reason: `${UNREVIEWED}: the model configured to review the edit gave no usable answer`
+        };
       throw error62;
     }
   };
@@ -85084,7 +85747,8 @@ ${test.details ?? ""}`;
 }
 function brokenRunReason(report2, workspace) {
   if (report2.run.spawnError) return `the command could not start: ${report2.run.spawnError}`;
-  if (report2.run.timedOut && report2.tests.length === 0) return `it ${report2.run.limit?.message ?? "timed out"} before reporting any test`;
+  if (report2.run.timedOut && report2.tests.length === 0)
+    return `it ${report2.run.limit?.message ?? "timed out"} before reporting any test`;
   if (report2.tests.length === 0) {
     const tail = report2.run.output.trim().split("\n").slice(-3).join(" | ").slice(0, 300);
     return `it ran no test (${report2.run.limit ? report2.run.limit.message : `exit ${String(report2.run.exitCode)}`})${tail ? `: ${tail}` : ""}`;
@@ -85102,11 +85766,14 @@ function wrongFailureReason(test, report2, workspace, sourceText) {
   if (load2) return `the test file did not load: ${load2.reason}`;
   const text2 = `${test.message ?? ""}
 ${test.details ?? ""}`;
-  const bad = /\b(ImportError|ModuleNotFoundError|SyntaxError|IndentationError)\b[^\n]*|Cannot find module[^\n]*|ERR_MODULE_NOT_FOUND[^\n]*|fixture '[^']+' not found/.exec(text2);
+  const bad = /\b(ImportError|ModuleNotFoundError|SyntaxError|IndentationError)\b[^\n]*|Cannot find module[^\n]*|ERR_MODULE_NOT_FOUND[^\n]*|fixture '[^']+' not found/.exec(
+    text2
+  );
   if (bad) return `it fails with ${bad[0].trim().slice(0, 200)}, not with the reported bug`;
   const undefinedName = /name '([\w$]+)' is not defined|\b([\w$]+) is not defined\b/.exec(text2);
   const name = undefinedName?.[1] ?? undefinedName?.[2];
-  if (name && !new RegExp(`\\b${name.replace(/\$/g, "\\$")}\\b`).test(sourceText)) return `it uses ${name}, which is defined nowhere in the repository (${(test.message ?? "").split("\n")[0]})`;
+  if (name && !new RegExp(`\\b${name.replace(/\$/g, "\\$")}\\b`).test(sourceText))
+    return `it uses ${name}, which is defined nowhere in the repository (${(test.message ?? "").split("\n")[0]})`;
   return void 0;
 }
 function pythonLoadFailure(details, workspace) {
@@ -85115,11 +85782,17 @@ function pythonLoadFailure(details, workspace) {
   const missing = /No module named '([\w.]+)'/.exec(reason)?.[1];
   if (missing) {
     const top = missing.split(".")[0] ?? missing;
-    return { reason, codeFault: existsSync(join6(workspace, top)) || existsSync(join6(workspace, `${top}.py`)) || existsSync(join6(workspace, "src", top)) };
+    return {
+      reason,
+      codeFault: existsSync(join6(workspace, top)) || existsSync(join6(workspace, `${top}.py`)) || existsSync(join6(workspace, "src", top))
+    };
   }
   if (/^(SyntaxError|IndentationError)/.test(reason)) {
     const file2 = [...details.matchAll(/File "([^"]+)", line \d+/g)].at(-1)?.[1] ?? /^([\w./-]+\.py):\d+/m.exec(details)?.[1];
-    return { reason: file2 ? `${reason} (${repoRelative(file2, workspace)})` : reason, codeFault: file2 ? !TEST_PATH.test(repoRelative(file2, workspace)) : false };
+    return {
+      reason: file2 ? `${reason} (${repoRelative(file2, workspace)})` : reason,
+      codeFault: file2 ? !TEST_PATH.test(repoRelative(file2, workspace)) : false
+    };
   }
   return { reason, codeFault: true };
 }
@@ -85144,7 +85817,10 @@ function nodeLoadFailure(file2, output2, workspace) {
     return { reason: `${syntax[0].replace(/^#\s*/, "")} (${rel})`, codeFault: !TEST_PATH.test(rel) };
   }
   const error62 = /^#\s*(\w*Error\b[^\n]*)/m.exec(before)?.[1];
-  return { reason: error62 ? `${file2} did not load: ${error62}` : `${file2} did not load or exited early`, codeFault: false };
+  return {
+    reason: error62 ? `${file2} did not load: ${error62}` : `${file2} did not load or exited early`,
+    codeFault: false
+  };
 }
 function repoRelative(file2, workspace) {
   const rel = isAbsolute3(file2) ? relative(workspace, file2) : file2;
@@ -92976,21 +93652,41 @@ function gitHunks(before, after, context) {
   try {
     writeFileSync2(join7(dir, "a"), before);
     writeFileSync2(join7(dir, "b"), after);
-    const result = execaSync("git", ["diff", "--no-index", "--no-color", "--no-ext-diff", "--no-textconv", "--text", "--diff-algorithm=myers", "--no-indent-heuristic", `-U${context}`, "--", "a", "b"], {
-      cwd: dir,
-      env: safeGitEnv(),
-      extendEnv: false,
-      stdin: "ignore",
-      stripFinalNewline: false,
-      maxBuffer: 1024 ** 3,
-      reject: false
-    });
+    const result = execaSync(
+      "git",
+      [
+        "diff",
+        "--no-index",
+        "--no-color",
+        "--no-ext-diff",
+        "--no-textconv",
+        "--text",
+        "--diff-algorithm=myers",
+        "--no-indent-heuristic",
+        `-U${context}`,
+        "--",
+        "a",
+        "b"
+      ],
+      {
+        cwd: dir,
+        env: safeGitEnv(),
+        extendEnv: false,
+        stdin: "ignore",
+        stripFinalNewline: false,
+        maxBuffer: 1024 ** 3,
+        reject: false
+      }
+    );
     if (result.exitCode === 0) return "";
     if (result.exitCode !== 1) throw new Error(`git diff --no-index failed: ${result.stderr || result.shortMessage}`);
     const out = result.stdout;
     const start = out.indexOf("\n@@");
     if (start === -1) return "";
-    return out.slice(start + 1).replace(/^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@.*$/gm, (_m, a2, ac, b5, bc) => `@@ -${a2},${ac ?? "1"} +${b5},${bc ?? "1"} @@`);
+    return out.slice(start + 1).replace(
+      /^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@.*$/gm,
+      (_m, a2, ac, b5, bc) => `@@ -${a2},${ac ?? "1"} +${b5},${bc ?? "1"} @@`
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -93044,7 +93740,8 @@ async function applyEdits(root, edits) {
       if (text2 === null) throw new EditError(`${where}: ${edit.path} does not exist; use a create edit for a new file`);
       contents.set(edit.path, replaceOnce(text2, edit.search, edit.replace, where));
     } else if (edit.kind === "create") {
-      if (read(edit.path) !== null) throw new EditError(`${where}: ${edit.path} already exists; use a replace edit to change it`);
+      if (read(edit.path) !== null)
+        throw new EditError(`${where}: ${edit.path} already exists; use a replace edit to change it`);
       contents.set(edit.path, edit.content);
     } else if (edit.kind === "delete") {
       if (read(edit.path) === null) throw new EditError(`${where}: ${edit.path} does not exist`);
@@ -93067,8 +93764,12 @@ async function applyEdits(root, edits) {
 }
 function replaceOnce(text2, search, replacement, where) {
   const exact = occurrences(text2, search);
-  if (exact.length === 1) return text2.slice(0, exact[0]) + replacement + text2.slice(exact[0] + search.length);
-  if (exact.length > 1) throw new EditError(`${where}: the search text matches ${exact.length} places (lines ${exact.map((i3) => lineOf(text2, i3)).join(", ")}); include more surrounding lines so it matches one`);
+  if (exact.length === 1)
+    return text2.slice(0, exact[0]) + replacement + text2.slice(exact[0] + search.length);
+  if (exact.length > 1)
+    throw new EditError(
+      `${where}: the search text matches ${exact.length} places (lines ${exact.map((i3) => lineOf(text2, i3)).join(", ")}); include more surrounding lines so it matches one`
+    );
   const lines = text2.split("\n");
   const wanted = trimEmptyEnds(search.split("\n"));
   const key = (l3) => l3.trim();
@@ -93091,9 +93792,14 @@ function replaceOnce(text2, search, replacement, where) {
     });
     return [...lines.slice(0, at2), ...trimEmptyEnds(reindented), ...lines.slice(at2 + wanted.length)].join("\n");
   }
-  if (matches.length > 1) throw new EditError(`${where}: ignoring whitespace, the search text matches ${matches.length} places (lines ${matches.map((m2) => m2 + 1).join(", ")}); include more surrounding lines`);
-  throw new EditError(`${where}: the search text was not found. The closest region of the file is:
-${closestRegion(lines, wanted)}`);
+  if (matches.length > 1)
+    throw new EditError(
+      `${where}: ignoring whitespace, the search text matches ${matches.length} places (lines ${matches.map((m2) => m2 + 1).join(", ")}); include more surrounding lines`
+    );
+  throw new EditError(
+    `${where}: the search text was not found. The closest region of the file is:
+${closestRegion(lines, wanted)}`
+  );
 }
 function occurrences(text2, search) {
   const found = [];
@@ -93153,12 +93859,21 @@ var verificationSchema = external_exports.object({
   revisedPlan: external_exports.object({ steps: external_exports.array(external_exports.string().min(1)).min(1) }).nullable().optional()
 });
 var checkSchema = external_exports.object({ ok: external_exports.boolean(), problems: external_exports.array(external_exports.string()) });
-var editsSchema = external_exports.object({ edits: external_exports.array(editSchema).max(40), noChange: external_exports.string().nullable().optional() }).refine((v2) => v2.edits.length > 0 || (v2.noChange ?? "").trim() !== "", { message: "give at least one edit, or say in noChange why the code needs no change" });
+var editsSchema = external_exports.object({ edits: external_exports.array(editSchema).max(40), noChange: external_exports.string().nullable().optional() }).refine((v2) => v2.edits.length > 0 || (v2.noChange ?? "").trim() !== "", {
+  message: "give at least one edit, or say in noChange why the code needs no change"
+});
 var instrumentSchema = external_exports.object({ edits: external_exports.array(editSchema).min(1).max(40) });
 var analysisSchema = external_exports.object({ divergence: external_exports.string().min(1), fix: external_exports.string().min(1) });
 var explanationSchema = external_exports.object({ explanation: external_exports.string().min(1) });
-var localizeSchema = external_exports.object({ files: external_exports.array(external_exports.string()).min(1).max(20), functions: external_exports.array(external_exports.string()).optional() });
-var reproductionSchema = external_exports.object({ path: external_exports.string().min(1), content: external_exports.string().min(1), expectedFailure: external_exports.string().min(1) });
+var localizeSchema = external_exports.object({
+  files: external_exports.array(external_exports.string()).min(1).max(20),
+  functions: external_exports.array(external_exports.string()).optional()
+});
+var reproductionSchema = external_exports.object({
+  path: external_exports.string().min(1),
+  content: external_exports.string().min(1),
+  expectedFailure: external_exports.string().min(1)
+});
 var knowledgeSchema = external_exports.object({ facts: external_exports.array(external_exports.string()).max(30), queries: external_exports.array(external_exports.string()).max(10) });
 
 // src/engine/context/context-exclusions.ts
@@ -93197,7 +93912,9 @@ function boundNames(node2) {
   }
   if (node2.type === "lexical_declaration" || node2.type === "variable_declaration") {
     if (!/\brequire\s*\(/.test(node2.text) || node2.text.split("\n").length > 6) return void 0;
-    return node2.namedChildren.flatMap((d2) => d2?.childForFieldName("name") ? identifiers(d2.childForFieldName("name")).map((n2) => n2.text) : []);
+    return node2.namedChildren.flatMap(
+      (d2) => d2?.childForFieldName("name") ? identifiers(d2.childForFieldName("name")).map((n2) => n2.text) : []
+    );
   }
   return void 0;
 }
@@ -93212,7 +93929,8 @@ function mergeRanges(ranges, lines) {
   const out = [];
   for (const r2 of sorted) {
     const last = out.at(-1);
-    if (last && r2.start <= last.end + 1 + blankRun(lines, last.end + 1, r2.start - 1)) last.end = Math.max(last.end, r2.end);
+    if (last && r2.start <= last.end + 1 + blankRun(lines, last.end + 1, r2.start - 1))
+      last.end = Math.max(last.end, r2.end);
     else out.push(r2);
   }
   return out;
@@ -93258,14 +93976,25 @@ async function symbolsOf(path12, source) {
     const body = node2.childForFieldName("body") ?? node2.childForFieldName("value")?.childForFieldName("body");
     const bodyRow = body ? body.startPosition.row : node2.startPosition.row;
     const headerEnd = Math.max(startLine, grammar === "python" ? bodyRow : bodyRow + 1);
-    out.push({ name, kind, startLine, endLine: node2.endPosition.row + 1, outerStart: outer.startPosition.row + 1, headerEnd, text: node2.text });
+    out.push({
+      name,
+      kind,
+      startLine,
+      endLine: node2.endPosition.row + 1,
+      outerStart: outer.startPosition.row + 1,
+      headerEnd,
+      text: node2.text
+    });
   };
   const visit2 = (node2, inClass) => {
     for (const child of node2.namedChildren) {
       if (!child) continue;
       const target = child.type === "decorated_definition" ? child.childForFieldName("definition") ?? child : child.type === "export_statement" ? child.childForFieldName("declaration") ?? child : child;
       const name = target.childForFieldName("name")?.text;
-      if (/^(function_definition|function_declaration|method_definition|generator_function_declaration)$/.test(target.type)) add(target, child, inClass ? "method" : "function", inClass ? `${inClass}.${name}` : name);
+      if (/^(function_definition|function_declaration|method_definition|generator_function_declaration)$/.test(
+        target.type
+      ))
+        add(target, child, inClass ? "method" : "function", inClass ? `${inClass}.${name}` : name);
       else if (/^class_(definition|declaration)$/.test(target.type)) {
         add(target, child, "class", name);
         const body = target.childForFieldName("body");
@@ -93273,7 +94002,8 @@ async function symbolsOf(path12, source) {
       } else if (target.type === "lexical_declaration") {
         for (const d2 of target.namedChildren) {
           const value = d2?.childForFieldName("value");
-          if (d2 && value && /arrow_function|function_expression/.test(value.type)) add(d2, child, "function", d2.childForFieldName("name")?.text);
+          if (d2 && value && /arrow_function|function_expression/.test(value.type))
+            add(d2, child, "function", d2.childForFieldName("name")?.text);
         }
       }
     }
@@ -93295,16 +94025,24 @@ function relatedSignatures(shown2, files, max2) {
   const take = (file2, symbol2, role) => {
     const key = `${file2.path}#${symbol2.name}`;
     if (shownKeys.has(key) || taken.has(key) || out.length >= max2) return;
-    if (shown2.some((s) => s.path === file2.path && s.symbol.kind === "class" && symbol2.name.startsWith(`${s.symbol.name}.`))) return;
+    if (shown2.some(
+      (s) => s.path === file2.path && s.symbol.kind === "class" && symbol2.name.startsWith(`${s.symbol.name}.`)
+    ))
+      return;
     taken.add(key);
     out.push(`${role} ${file2.path}:${symbol2.outerStart}: ${signature(file2, symbol2)}`);
   };
   for (const s of shown2) {
     const call = new RegExp(`(?<![\\w$])${escape2(shortName(s.symbol))}\\s*\\(`);
-    for (const { file: file2, symbol: symbol2 } of all) if (symbol2.kind !== "class" && call.test(symbol2.text)) take(file2, symbol2, "caller");
+    for (const { file: file2, symbol: symbol2 } of all)
+      if (symbol2.kind !== "class" && call.test(symbol2.text)) take(file2, symbol2, "caller");
   }
-  const called = new Set(shown2.flatMap((s) => [...s.symbol.text.matchAll(/([A-Za-z_$][\w$]*)\s*\(/g)].map((m2) => m2[1])));
-  for (const { file: file2, symbol: symbol2 } of all) if (symbol2.kind !== "class" && called.has(shortName(symbol2)) && shortName(symbol2).length > 2) take(file2, symbol2, "callee");
+  const called = new Set(
+    shown2.flatMap((s) => [...s.symbol.text.matchAll(/([A-Za-z_$][\w$]*)\s*\(/g)].map((m2) => m2[1]))
+  );
+  for (const { file: file2, symbol: symbol2 } of all)
+    if (symbol2.kind !== "class" && called.has(shortName(symbol2)) && shortName(symbol2).length > 2)
+      take(file2, symbol2, "callee");
   return out.join("\n");
 }
 function signature(file2, symbol2) {
@@ -93318,7 +94056,22 @@ function escape2(text2) {
 // src/engine/context/repo-files.ts
 import { readdirSync, statSync as statSync3 } from "node:fs";
 import { join as join8, relative as relative2 } from "node:path";
-var SKIP_DIRS = /* @__PURE__ */ new Set([".git", "node_modules", "dist", "build", "coverage", "__pycache__", ".venv", "venv", ".tox", "vendor", "target", ".next", ".mypy_cache", ".pytest_cache"]);
+var SKIP_DIRS = /* @__PURE__ */ new Set([
+  ".git",
+  "node_modules",
+  "dist",
+  "build",
+  "coverage",
+  "__pycache__",
+  ".venv",
+  "venv",
+  ".tox",
+  "vendor",
+  "target",
+  ".next",
+  ".mypy_cache",
+  ".pytest_cache"
+]);
 var TEXT = /\.(py|[cm]?[jt]sx?|md|rst|txt|toml|cfg|ini|json|ya?ml|go|rs|java|rb)$/;
 function repoFiles(root, options2 = {}) {
   const maxFiles = options2.maxFiles ?? 5e3;
@@ -93348,14 +94101,20 @@ import { DatabaseSync } from "node:sqlite";
 var RetrievalIndex = class {
   db = new DatabaseSync(":memory:");
   constructor() {
-    this.db.exec("CREATE VIRTUAL TABLE docs USING fts5(path UNINDEXED, symbol UNINDEXED, body, tokenize = 'unicode61')");
+    this.db.exec(
+      "CREATE VIRTUAL TABLE docs USING fts5(path UNINDEXED, symbol UNINDEXED, body, tokenize = 'unicode61')"
+    );
   }
   add(path12, symbol2, text2) {
     this.db.prepare("INSERT INTO docs (path, symbol, body) VALUES (?, ?, ?)").run(path12, symbol2, `${path12} ${symbol2 ?? ""} ${splitIdentifiers(text2)}`);
   }
   /** Documents ranked by BM25 for any of the query's words (FTS syntax in the query is neutralised). */
   search(query, limit2 = 20) {
-    const words = [...new Set(splitIdentifiers(query).toLowerCase().match(/[\p{L}\p{N}]{3,}/gu) ?? [])].slice(0, 64);
+    const words = [
+      ...new Set(
+        splitIdentifiers(query).toLowerCase().match(/[\p{L}\p{N}]{3,}/gu) ?? []
+      )
+    ].slice(0, 64);
     if (words.length === 0) return [];
     const match = words.map((w2) => `"${w2}"`).join(" OR ");
     const rows = this.db.prepare("SELECT path, symbol, bm25(docs) AS score FROM docs WHERE docs MATCH ? ORDER BY score LIMIT ?").all(match, limit2);
@@ -93389,10 +94148,19 @@ async function buildContext(workspace, options2) {
     const file2 = files.get(frame.file);
     if (!file2 || !isCode(frame.file)) continue;
     const symbol2 = innermost(file2.symbols, frame.line);
-    focus.push(symbol2 ? { path: file2.path, symbol: symbol2, reason: "stack-frame" } : { path: file2.path, symbol: void 0, range: { start: frame.line - 3, end: frame.line + 3 }, reason: "stack-frame" });
+    focus.push(
+      symbol2 ? { path: file2.path, symbol: symbol2, reason: "stack-frame" } : {
+        path: file2.path,
+        symbol: void 0,
+        range: { start: frame.line - 3, end: frame.line + 3 },
+        reason: "stack-frame"
+      }
+    );
   }
   for (const name of options2.named ?? []) {
-    const matches = [...files.values()].filter((f3) => isCode(f3.path)).flatMap((f3) => f3.symbols.filter((s) => s.name === name || shortName(s) === name).map((s) => ({ path: f3.path, symbol: s })));
+    const matches = [...files.values()].filter((f3) => isCode(f3.path)).flatMap(
+      (f3) => f3.symbols.filter((s) => s.name === name || shortName(s) === name).map((s) => ({ path: f3.path, symbol: s }))
+    );
     if (matches.length <= 3) for (const m2 of matches) focus.push({ ...m2, reason: "named" });
   }
   const retrieved = [];
@@ -93401,19 +94169,30 @@ async function buildContext(workspace, options2) {
     const file2 = files.get(hit.path);
     const symbol2 = hit.symbol === null ? void 0 : file2.symbols.find((s) => s.name === hit.symbol);
     if (symbol2) {
-      if (retrieved.filter((r2) => r2.symbol).length < MAX_SYMBOL_HITS) retrieved.push({ path: hit.path, symbol: symbol2, reason: "retrieval" });
-    } else if (file2.lines.length <= SMALL_FILE_LINES) retrieved.push({ path: hit.path, symbol: void 0, reason: "retrieval" });
+      if (retrieved.filter((r2) => r2.symbol).length < MAX_SYMBOL_HITS)
+        retrieved.push({ path: hit.path, symbol: symbol2, reason: "retrieval" });
+    } else if (file2.lines.length <= SMALL_FILE_LINES)
+      retrieved.push({ path: hit.path, symbol: void 0, reason: "retrieval" });
   }
   for (const path12 of options2.mentioned) {
     if (!isCode(path12) || focus.some((f3) => f3.path === path12)) continue;
     const best = retrieved.find((r2) => r2.path === path12);
     focus.push(best ? { ...best, reason: "stack-frame" } : { path: path12, symbol: void 0, reason: "stack-frame" });
   }
-  const repoMap = bounded([...files.values()].filter((f3) => isCode(f3.path)).map((f3) => mapLine(f3, true)), Math.floor(maxChars / 4));
+  const repoMap = bounded(
+    [...files.values()].filter((f3) => isCode(f3.path)).map((f3) => mapLine(f3, true)),
+    Math.floor(maxChars / 4)
+  );
   const candidates = unique([...focus, ...retrieved].map((f3) => f3.path));
   let picked = [];
-  if (options2.llm && candidates.length > maxFiles) picked = await localize(options2.llm, options2.query, repoMap, candidates.slice(0, 15), files, retrieved, maxFiles);
-  const ordered = [...focus.filter((f3) => f3.reason === "stack-frame"), ...picked, ...focus.filter((f3) => f3.reason !== "stack-frame"), ...retrieved];
+  if (options2.llm && candidates.length > maxFiles)
+    picked = await localize(options2.llm, options2.query, repoMap, candidates.slice(0, 15), files, retrieved, maxFiles);
+  const ordered = [
+    ...focus.filter((f3) => f3.reason === "stack-frame"),
+    ...picked,
+    ...focus.filter((f3) => f3.reason !== "stack-frame"),
+    ...retrieved
+  ];
   const shown2 = choose(ordered, files, maxChars, maxFiles);
   const parts = [...shown2.byFile.entries()].map(([path12, ranges]) => view(files.get(path12), ranges));
   const shownSymbols = shown2.symbols.map((f3) => f3.symbol);
@@ -93434,8 +94213,17 @@ ${bounded(others, 1500)}` : ""
     files: [...shown2.byFile.keys()],
     code,
     repoMap,
-    ranking: unique(ordered.map((f3) => f3.path)).map((path12) => ({ path: path12, reason: ordered.find((f3) => f3.path === path12).reason })),
-    symbols: shown2.symbols.map((f3, i3) => ({ path: f3.path, name: shownSymbols[i3].name, startLine: shownSymbols[i3].outerStart, endLine: shownSymbols[i3].endLine, reason: f3.reason }))
+    ranking: unique(ordered.map((f3) => f3.path)).map((path12) => ({
+      path: path12,
+      reason: ordered.find((f3) => f3.path === path12).reason
+    })),
+    symbols: shown2.symbols.map((f3, i3) => ({
+      path: f3.path,
+      name: shownSymbols[i3].name,
+      startLine: shownSymbols[i3].outerStart,
+      endLine: shownSymbols[i3].endLine,
+      reason: f3.reason
+    }))
   };
 }
 async function loadSources(workspace, options2) {
@@ -93445,7 +94233,13 @@ async function loadSources(workspace, options2) {
     if (text2 === void 0) continue;
     const named2 = options2.mentioned.includes(path12) || options2.query.includes(path12);
     if (!named2 && notCodeContext(path12, text2.slice(0, 2e3))) continue;
-    out.set(path12, { path: path12, text: text2, lines: text2.split("\n"), symbols: await symbolsOf(path12, text2), imports: await importLinesOf(path12, text2) });
+    out.set(path12, {
+      path: path12,
+      text: text2,
+      lines: text2.split("\n"),
+      symbols: await symbolsOf(path12, text2),
+      imports: await importLinesOf(path12, text2)
+    });
   }
   return out;
 }
@@ -93485,12 +94279,15 @@ function contextRanges(file2, symbol2) {
   const out = [];
   const owner = symbol2.kind === "method" ? file2.symbols.find((s) => s.kind === "class" && s.name === symbol2.name.split(".").slice(0, -1).join(".")) : void 0;
   if (owner) {
-    const firstMember = file2.symbols.find((s) => s.startLine > owner.startLine && s.outerStart > owner.headerEnd && s.name.startsWith(`${owner.name}.`));
+    const firstMember = file2.symbols.find(
+      (s) => s.startLine > owner.startLine && s.outerStart > owner.headerEnd && s.name.startsWith(`${owner.name}.`)
+    );
     const end = Math.min(firstMember ? firstMember.outerStart - 1 : owner.headerEnd, owner.headerEnd + 8);
     out.push({ start: owner.outerStart, end: Math.max(owner.headerEnd, end) });
   }
   const words = new Set(symbol2.text.match(/[A-Za-z_$][\w$]*/g) ?? []);
-  for (const imp of file2.imports) if (imp.names.some((n2) => words.has(n2))) out.push({ start: imp.startLine, end: imp.endLine });
+  for (const imp of file2.imports)
+    if (imp.names.some((n2) => words.has(n2))) out.push({ start: imp.startLine, end: imp.endLine });
   return out;
 }
 function wholeOrOutline(file2) {
@@ -93498,8 +94295,13 @@ function wholeOrOutline(file2) {
   return file2.symbols.filter((s) => s.kind !== "method").map((s) => ({ start: s.outerStart, end: s.headerEnd }));
 }
 function outline(file2, symbol2) {
-  const members2 = symbol2.kind === "class" ? file2.symbols.filter((s) => s.name.startsWith(`${symbol2.name}.`) && !s.name.slice(symbol2.name.length + 1).includes(".")) : [];
-  return [{ start: symbol2.outerStart, end: symbol2.headerEnd }, ...members2.map((m2) => ({ start: m2.outerStart, end: m2.headerEnd }))];
+  const members2 = symbol2.kind === "class" ? file2.symbols.filter(
+    (s) => s.name.startsWith(`${symbol2.name}.`) && !s.name.slice(symbol2.name.length + 1).includes(".")
+  ) : [];
+  return [
+    { start: symbol2.outerStart, end: symbol2.headerEnd },
+    ...members2.map((m2) => ({ start: m2.outerStart, end: m2.headerEnd }))
+  ];
 }
 function costOf2(file2, current, added) {
   const have = /* @__PURE__ */ new Set();
@@ -93523,13 +94325,24 @@ ${numberedWhole(file2.lines)}`;
 ${renderRanges(file2.lines, ranges)}`;
 }
 async function localize(llm, problem, repoMap, candidates, files, retrieved, maxFiles) {
-  const shown2 = candidates.map((path12) => candidateView(files.get(path12), retrieved.filter((r2) => r2.path === path12 && r2.symbol).map((r2) => r2.symbol)));
-  const { value } = await llm.call("localize", { untrusted: { problem, repoMap, candidates: shown2.join("\n\n") }, trusted: { maxFiles: String(maxFiles) } }, localizeSchema);
+  const shown2 = candidates.map(
+    (path12) => candidateView(
+      files.get(path12),
+      retrieved.filter((r2) => r2.path === path12 && r2.symbol).map((r2) => r2.symbol)
+    )
+  );
+  const { value } = await llm.call(
+    "localize",
+    { untrusted: { problem, repoMap, candidates: shown2.join("\n\n") }, trusted: { maxFiles: String(maxFiles) } },
+    localizeSchema
+  );
   const out = [];
   const paths = value.files.filter((f3) => files.has(f3));
   for (const name of value.functions ?? []) {
     for (const path12 of paths) {
-      const symbol2 = files.get(path12).symbols.find((s) => s.name === name || shortName(s) === name || name.endsWith(`.${s.name}`));
+      const symbol2 = files.get(path12).symbols.find(
+        (s) => s.name === name || shortName(s) === name || name.endsWith(`.${s.name}`)
+      );
       if (symbol2) out.push({ path: path12, symbol: symbol2, reason: "model" });
     }
   }
@@ -93540,7 +94353,8 @@ async function localize(llm, problem, repoMap, candidates, files, retrieved, max
   return out;
 }
 function candidateView(file2, best) {
-  if (best.length === 0 || file2.lines.length <= 12) return `--- ${file2.path}
+  if (best.length === 0 || file2.lines.length <= 12)
+    return `--- ${file2.path}
 ${renderRanges(file2.lines, [{ start: 1, end: 12 }])}`;
   const ranges = best.slice(0, 2).map((s) => ({ start: s.outerStart, end: Math.min(s.endLine, s.headerEnd + 6) }));
   return `--- ${file2.path}
@@ -93576,7 +94390,11 @@ function bounded(lines, maxChars) {
 }
 
 // src/engine/context/failure-frames.ts
-var PATTERNS2 = [/File "([^"]+)", line (\d+)/, /^([^\s:]+\.(?:py|[cm]?[jt]sx?)):(\d+)(?::\d+)?:? /, /\(?((?:[^\s()]+\/)?[^\s():]+\.[cm]?[jt]sx?):(\d+):\d+\)?$/];
+var PATTERNS2 = [
+  /File "([^"]+)", line (\d+)/,
+  /^([^\s:]+\.(?:py|[cm]?[jt]sx?)):(\d+)(?::\d+)?:? /,
+  /\(?((?:[^\s()]+\/)?[^\s():]+\.[cm]?[jt]sx?):(\d+):\d+\)?$/
+];
 function failureFrames(failing, workspace) {
   const out = [];
   const seen = /* @__PURE__ */ new Set();
@@ -93602,7 +94420,8 @@ function failureFrames(failing, workspace) {
 }
 function relative3(file2, workspace) {
   const cleaned = file2.replace(/^file:\/\//, "");
-  if (cleaned.includes("site-packages") || cleaned.includes("node_modules") || cleaned.startsWith("node:")) return void 0;
+  if (cleaned.includes("site-packages") || cleaned.includes("node_modules") || cleaned.startsWith("node:"))
+    return void 0;
   const root = workspace.endsWith("/") ? workspace : `${workspace}/`;
   if (cleaned.startsWith(root)) return cleaned.slice(root.length);
   if (cleaned.startsWith("/")) return void 0;
@@ -93618,30 +94437,56 @@ async function reproduceIssue(task, llm, cost, options2 = {}) {
   const sources = repoFiles(task.workspace).filter((f3) => isSourceFile(f3) && !task.isTestFile(f3));
   const context = await issueContext(task.workspace, problem, task.isTestFile);
   const examples = await testExamples(task, context.files);
-  const sourceText = (await Promise.all(sources.slice(0, 400).map(async (f3) => await tryReadWorktreeText(task.workspace, f3, { maxBytes: CONTEXT_READ_LIMIT }) ?? ""))).join("\n");
+  const sourceText = (await Promise.all(
+    sources.slice(0, 400).map(async (f3) => await tryReadWorktreeText(task.workspace, f3, { maxBytes: CONTEXT_READ_LIMIT }) ?? "")
+  )).join("\n");
   const rejections = [];
   for (let attempt = 1; attempt <= maxAttempts; attempt++) {
     task.onProgress?.({ kind: "stage", stage: "reproduce", detail: `attempt ${attempt} of ${maxAttempts}` });
     const feedback = rejections.length === 0 ? "(this is the first attempt)" : rejections.map((r2, i3) => `Attempt ${i3 + 1} was rejected: ${r2}`).join("\n");
     const { value } = await llm.call(
       "reproduce",
-      { untrusted: { problem, testExample: examples, code: context.code || "(no code located)", feedback }, trusted: { framework: task.runnerName, attempts: String(maxAttempts) } },
+      {
+        untrusted: { problem, testExample: examples, code: context.code || "(no code located)", feedback },
+        trusted: { framework: task.runnerName, attempts: String(maxAttempts) }
+      },
       reproductionSchema
     );
     const verdict = await tryTest(task, value.path, value.content, value.expectedFailure, sourceText, cost);
-    if (verdict.ok) return { ok: true, attempts: attempt, path: value.path, content: value.content, testIds: verdict.testIds, failure: verdict.failure };
+    if (verdict.ok)
+      return {
+        ok: true,
+        attempts: attempt,
+        path: value.path,
+        content: value.content,
+        testIds: verdict.testIds,
+        failure: verdict.failure
+      };
     rejections.push(verdict.reason);
   }
-  return { ok: false, attempts: maxAttempts, reason: `${maxAttempts === 1 ? "the test the model wrote was" : `all ${maxAttempts} tests the model wrote were`} rejected; the last: ${rejections.at(-1) ?? "no answer"}` };
+  return {
+    ok: false,
+    attempts: maxAttempts,
+    reason: `${maxAttempts === 1 ? "the test the model wrote was" : `all ${maxAttempts} tests the model wrote were`} rejected; the last: ${rejections.at(-1) ?? "no answer"}`
+  };
 }
 async function issueContext(workspace, problem, isTestFile2) {
   const sources = repoFiles(workspace).filter((f3) => isSourceFile(f3) && !isTestFile2(f3));
   const named2 = namedIdentifiers(problem);
-  return buildContext(workspace, { query: `${problem}
-${named2.join(" ")}`, mentioned: namedFiles(problem, sources), named: named2, isTestFile: isTestFile2 });
+  return buildContext(workspace, {
+    query: `${problem}
+${named2.join(" ")}`,
+    mentioned: namedFiles(problem, sources),
+    named: named2,
+    isTestFile: isTestFile2
+  });
 }
 async function tryTest(task, path12, content, expectedFailure, sourceText, cost) {
-  if (!task.isTestFile(path12)) return { ok: false, reason: `${path12} is not where the test runner looks for tests; name it like the existing test files` };
+  if (!task.isTestFile(path12))
+    return {
+      ok: false,
+      reason: `${path12} is not where the test runner looks for tests; name it like the existing test files`
+    };
   let full;
   try {
     full = safeRepoPath(task.workspace, path12);
@@ -93653,7 +94498,8 @@ async function tryTest(task, path12, content, expectedFailure, sourceText, cost)
   try {
     await applyEdits(task.workspace, [{ kind: "create", path: path12, content }]);
   } catch (error62) {
-    if (error62 instanceof EditError || error62 instanceof UnsafePathError) return { ok: false, reason: `the file could not be written: ${error62.message}` };
+    if (error62 instanceof EditError || error62 instanceof UnsafePathError)
+      return { ok: false, reason: `the file could not be written: ${error62.message}` };
     throw error62;
   }
   let keep = false;
@@ -93673,16 +94519,27 @@ function judge(task, path12, report2, expectedFailure, sourceText) {
   const mine = report2.tests.filter((t2) => inFile(t2, path12));
   if (mine.length === 0) {
     const tail = report2.run.output.trim().split("\n").slice(-4).join(" | ").slice(0, 400);
-    return { ok: false, reason: `the runner reported no test from ${path12} (it reported ${report2.tests.length} other test(s); output ends with: ${tail || "(nothing)"})` };
+    return {
+      ok: false,
+      reason: `the runner reported no test from ${path12} (it reported ${report2.tests.length} other test(s); output ends with: ${tail || "(nothing)"})`
+    };
   }
   const failing = mine.filter((t2) => t2.status === "fail" || t2.status === "error");
   for (const t2 of failing) {
     const wrong = wrongFailureReason(t2, report2, task.workspace, sourceText);
     if (wrong) return { ok: false, reason: `${t2.id} ${wrong}` };
   }
-  if (failing.length === 0) return { ok: false, reason: `${mine.every((t2) => t2.status === "skip") ? "its tests were skipped" : `its test(s) pass on the unchanged code (${mine.map((t2) => t2.id).join(", ")}), so they do not show the bug`}` };
+  if (failing.length === 0)
+    return {
+      ok: false,
+      reason: `${mine.every((t2) => t2.status === "skip") ? "its tests were skipped" : `its test(s) pass on the unchanged code (${mine.map((t2) => t2.id).join(", ")}), so they do not show the bug`}`
+    };
   const erroring = failing.find((t2) => t2.status === "error" && !(t2.message ?? "").includes(expectedFailure));
-  if (erroring) return { ok: false, reason: `${erroring.id} errors (${firstLine(erroring)}) instead of failing for the reported reason (${expectedFailure})` };
+  if (erroring)
+    return {
+      ok: false,
+      reason: `${erroring.id} errors (${firstLine(erroring)}) instead of failing for the reported reason (${expectedFailure})`
+    };
   return { ok: true, testIds: failing.map((t2) => t2.id), failure: firstLine(failing[0]) };
 }
 function inFile(t2, path12) {
@@ -93693,7 +94550,8 @@ function firstLine(t2) {
 }
 function namedIdentifiers(text2) {
   const out = /* @__PURE__ */ new Set();
-  for (const m2 of text2.matchAll(/`([^`\n]{1,80})`/g)) for (const w2 of (m2[1] ?? "").matchAll(/[A-Za-z_$][\w$]*/g)) out.add(w2[0]);
+  for (const m2 of text2.matchAll(/`([^`\n]{1,80})`/g))
+    for (const w2 of (m2[1] ?? "").matchAll(/[A-Za-z_$][\w$]*/g)) out.add(w2[0]);
   for (const m2 of text2.matchAll(/\b([A-Za-z_$][\w$]*)\s*\(/g)) out.add(m2[1] ?? "");
   for (const m2 of text2.matchAll(/\b([a-z]+(?:[A-Z][a-z0-9]*)+|[a-z0-9]+(?:_[a-z0-9]+)+)\b/g)) out.add(m2[1] ?? "");
   out.delete("");
@@ -93707,7 +94565,12 @@ async function testExamples(task, located) {
   const tests = repoFiles(task.workspace).filter((f3) => task.isTestFile(f3) && isSourceFile(f3));
   if (tests.length === 0) return "(no existing tests)";
   const stems = located.map((f3) => (f3.split("/").at(-1) ?? f3).replace(/\.[^.]+$/, "")).filter((s) => s.length > 1 && s !== "__init__" && s !== "index");
-  const texts = await Promise.all(tests.map(async (f3) => ({ f: f3, text: await tryReadWorktreeText(task.workspace, f3, { maxBytes: CONTEXT_READ_LIMIT }) ?? "" })));
+  const texts = await Promise.all(
+    tests.map(async (f3) => ({
+      f: f3,
+      text: await tryReadWorktreeText(task.workspace, f3, { maxBytes: CONTEXT_READ_LIMIT }) ?? ""
+    }))
+  );
   const score = (text2) => stems.filter((s) => text2.includes(s)).length;
   const chosen = texts.filter((t2) => t2.text.trim() !== "").sort((a2, b5) => score(b5.text) - score(a2.text)).slice(0, 2);
   return chosen.map((t2) => `--- ${t2.f}
@@ -93845,7 +94708,19 @@ function emptyOutcome(strategy) {
     diff: "",
     changedFiles: [],
     attempts: [],
-    cost: { llmCalls: 0, cachedCalls: 0, promptTokens: 0, completionTokens: 0, dollars: 0, llmSeconds: 0, testRuns: 0, testSeconds: 0, wallSeconds: 0, candidatesGenerated: 0, candidatesTried: 0 }
+    cost: {
+      llmCalls: 0,
+      cachedCalls: 0,
+      promptTokens: 0,
+      completionTokens: 0,
+      dollars: 0,
+      llmSeconds: 0,
+      testRuns: 0,
+      testSeconds: 0,
+      wallSeconds: 0,
+      candidatesGenerated: 0,
+      candidatesTried: 0
+    }
   };
 }
 
@@ -93868,10 +94743,12 @@ var AttemptLog = class {
   }
   /** `diff`: the candidate's change, asked for only if it becomes the closest attempt. */
   record(attempt, diff) {
-    if (attempt.index <= this.released || this.held.has(attempt.index)) throw new Error(`attempt ${attempt.index} recorded twice`);
+    if (attempt.index <= this.released || this.held.has(attempt.index))
+      throw new Error(`attempt ${attempt.index} recorded twice`);
     this.attempts.push(attempt);
     this.held.set(attempt.index, { attempt, diff });
-    for (let next = this.held.get(this.released + 1); next; next = this.held.get(this.released + 1)) this.releaseOne(next);
+    for (let next = this.held.get(this.released + 1); next; next = this.held.get(this.released + 1))
+      this.releaseOne(next);
   }
   /** At the end of a run: anything still held (a batch cut short) is released in order, and the list sorted. */
   close() {
@@ -93891,11 +94768,13 @@ function stoppedTests(before, after) {
   const stopped2 = [];
   const earlier = new Set(before.tests.map((t2) => t2.id));
   const newRan = /* @__PURE__ */ new Map();
-  for (const t2 of after.tests) if (!earlier.has(t2.id) && t2.status !== "skip") newRan.set(fileOf(t2), (newRan.get(fileOf(t2)) ?? 0) + 1);
+  for (const t2 of after.tests)
+    if (!earlier.has(t2.id) && t2.status !== "skip") newRan.set(fileOf(t2), (newRan.get(fileOf(t2)) ?? 0) + 1);
   for (const test of before.tests) {
     const later = now.get(test.id);
     if (later) {
-      if (later.status === "skip" && test.status !== "skip") stopped2.push({ id: test.id, before: test.status, now: "skipped" });
+      if (later.status === "skip" && test.status !== "skip")
+        stopped2.push({ id: test.id, before: test.status, now: "skipped" });
       continue;
     }
     if (test.status === "error" && collectedNow(test, after)) continue;
@@ -93912,9 +94791,13 @@ function fileOf(test) {
   return test.file ?? test.id.split(/::| > /)[0] ?? test.id;
 }
 function collectedNow(entry, after) {
-  const forms = new Set([entry.id, entry.id.replaceAll(".", "/"), entry.file].filter((f3) => f3 !== void 0 && f3.length > 0));
+  const forms = new Set(
+    [entry.id, entry.id.replaceAll(".", "/"), entry.file].filter((f3) => f3 !== void 0 && f3.length > 0)
+  );
   const stem = (path12) => path12.replace(/\.(py|[cm]?[jt]sx?)$/, "");
-  return after.tests.some((t2) => [t2.id, t2.file ?? ""].some((id) => [...forms].some((form) => id !== form && stem(id).startsWith(stem(form)))));
+  return after.tests.some(
+    (t2) => [t2.id, t2.file ?? ""].some((id) => [...forms].some((form) => id !== form && stem(id).startsWith(stem(form))))
+  );
 }
 function describeStopped(stopped2, shown2 = 10) {
   const listed = stopped2.slice(0, shown2).map((s) => `${s.id} (now ${s.now})`);
@@ -93940,7 +94823,14 @@ var RunCosts = class {
   constructor(budget, started = performance.now()) {
     this.started = started;
     this.budget = budget;
-    this.at = budget ? { llmCalls: budget.llmCalls, cachedCalls: budget.cachedCalls, promptTokens: budget.promptTokens, completionTokens: budget.completionTokens, dollars: budget.dollars, waitMs: budget.waitMs } : { llmCalls: 0, cachedCalls: 0, promptTokens: 0, completionTokens: 0, dollars: 0, waitMs: 0 };
+    this.at = budget ? {
+      llmCalls: budget.llmCalls,
+      cachedCalls: budget.cachedCalls,
+      promptTokens: budget.promptTokens,
+      completionTokens: budget.completionTokens,
+      dollars: budget.dollars,
+      waitMs: budget.waitMs
+    } : { llmCalls: 0, cachedCalls: 0, promptTokens: 0, completionTokens: 0, dollars: 0, waitMs: 0 };
   }
   /** Counts test runs a strategy made itself (coverage, instrumented runs). */
   static countTests(cost, runs, durationMs) {
@@ -94002,7 +94892,8 @@ var StrategyRun = class {
     } catch (error62) {
       if (error62 instanceof Stop) return this.finish(error62.reason, error62.message);
       if (error62 instanceof BudgetExceededError) return this.finish("budget", error62.message);
-      if (error62 instanceof LlmStageError) return this.finish("error", `the ${error62.stage} stage failed: ${error62.message.slice(error62.stage.length + 2)}`);
+      if (error62 instanceof LlmStageError)
+        return this.finish("error", `the ${error62.stage} stage failed: ${error62.message.slice(error62.stage.length + 2)}`);
       throw error62;
     } finally {
       if (this.outcome.status !== "fixed") await this.changes.restore();
@@ -94029,14 +94920,20 @@ var StrategyRun = class {
   /** The unchanged code: its visible run (which must load and fail), the regression suite's run, and the candidates' limits from both. */
   async baseline() {
     const visible = visibleSelection(this.task);
-    if (!visible) throw new Stop("unsupported", "no failing test to work on: reproduce the issue first (withReproduction)");
-    this.task.onProgress?.({ kind: "stage", stage: "reproduce", detail: "running the visible tests on the unchanged code" });
+    if (!visible)
+      throw new Stop("unsupported", "no failing test to work on: reproduce the issue first (withReproduction)");
+    this.task.onProgress?.({
+      kind: "stage",
+      stage: "reproduce",
+      detail: "running the visible tests on the unchanged code"
+    });
     const before = await this.test(visible);
     this.outcome.evidence.before = evidenceOf(before);
     const broken = brokenRunReason(before, this.task.workspace);
     if (broken) throw new Stop("broken-tests", `the test command is broken: ${broken}`);
     const failing = failingTests(before);
-    if (failing.length === 0) throw new Stop("nothing-to-fix", "every visible test already passes; there is nothing to repair");
+    if (failing.length === 0)
+      throw new Stop("nothing-to-fix", "every visible test already passes; there is nothing to repair");
     const regression = this.task.regression ? await this.test(this.task.regression) : void 0;
     if (regression) this.outcome.evidence.regressionBefore = evidenceOf(regression);
     this.limits.learn(before);
@@ -94086,8 +94983,10 @@ var StrategyRun = class {
       const regression = await this.test(this.task.regression, workspace, this.limits.limitFor(this.task.regression));
       evidence.regressionAfter = evidenceOf(regression);
       const stopped2 = stoppedTests(base.regression, regression);
-      if (stopped2.length > 0 && !candidateTimedOut(regression)) return record2("tampering", regression, describeStopped(stopped2));
-      if (!regressionGate(base.regression, regression).held || candidateTimedOut(regression)) return record2("regression-failed", regression);
+      if (stopped2.length > 0 && !candidateTimedOut(regression))
+        return record2("tampering", regression, describeStopped(stopped2));
+      if (!regressionGate(base.regression, regression).held || candidateTimedOut(regression))
+        return record2("regression-failed", regression);
     }
     return record2("plausible", visible);
   }
@@ -94100,7 +94999,14 @@ var StrategyRun = class {
       if (!(error62 instanceof EditError || error62 instanceof UnsafePathError)) throw error62;
       this.outcome.cost.candidatesTried += 1;
       const report2 = editFailure(error62.message);
-      const attempt = { ...candidate, index: candidate.index ?? this.log.next(), description: `${candidate.description}: the edits did not apply`, result: "edit-failed", passed: 0, failed: 1 };
+      const attempt = {
+        ...candidate,
+        index: candidate.index ?? this.log.next(),
+        description: `${candidate.description}: the edits did not apply`,
+        result: "edit-failed",
+        passed: 0,
+        failed: 1
+      };
       this.log.record(attempt);
       return { attempt, report: report2 };
     }
@@ -94110,7 +95016,12 @@ var StrategyRun = class {
   /** A plausible candidate becomes the fix: its diff (by default the workspace's changes) and its evidence. */
   accept(attempt, fix = this.changes.diff()) {
     if (attempt.result !== "plausible") throw new Error(`attempt ${attempt.index} is ${attempt.result}, not plausible`);
-    Object.assign(this.outcome, { status: "fixed", diff: fix.diff, changedFiles: fix.files, closestAttempt: void 0 });
+    Object.assign(this.outcome, {
+      status: "fixed",
+      diff: fix.diff,
+      changedFiles: fix.files,
+      closestAttempt: void 0
+    });
     Object.assign(this.outcome.evidence, this.evidence.get(attempt.index));
   }
   finish(reason, message) {
@@ -94122,15 +95033,34 @@ var StrategyRun = class {
   /** In candidate order: the attempt is reported, and kept as the closest attempt if it passes more visible tests than any before it. */
   released(attempt, diff) {
     const where = attempt.file !== void 0 && attempt.line !== void 0 ? ` (${attempt.file}:${attempt.line})` : "";
-    this.task.onProgress?.({ kind: "attempt", index: attempt.index, total: Math.max(this.total(), attempt.index), description: `${attempt.description}${where}`, passed: attempt.passed, failed: attempt.failed, limit: attempt.limit });
-    if (this.outcome.status === "fixed" || attempt.result === "plausible" || !diff || attempt.passed <= (this.outcome.closestAttempt?.passed ?? 0)) return;
+    this.task.onProgress?.({
+      kind: "attempt",
+      index: attempt.index,
+      total: Math.max(this.total(), attempt.index),
+      description: `${attempt.description}${where}`,
+      passed: attempt.passed,
+      failed: attempt.failed,
+      limit: attempt.limit
+    });
+    if (this.outcome.status === "fixed" || attempt.result === "plausible" || !diff || attempt.passed <= (this.outcome.closestAttempt?.passed ?? 0))
+      return;
     const { diff: text2, files } = diff();
     this.outcome.closestAttempt = { diff: text2, files, passed: attempt.passed, failed: attempt.failed };
   }
 };
 function editFailure(message) {
   return {
-    run: { argv: [], exitCode: null, signal: null, timedOut: false, durationMs: 0, output: message, outputBytes: message.length, outputTruncated: false, isolation: "none" },
+    run: {
+      argv: [],
+      exitCode: null,
+      signal: null,
+      timedOut: false,
+      durationMs: 0,
+      output: message,
+      outputBytes: message.length,
+      outputTruncated: false,
+      isolation: "none"
+    },
     tests: [{ id: "(edits)", name: "(edits)", status: "error", message }],
     source: "none"
   };
@@ -94139,8 +95069,11 @@ function editFailure(message) {
 // src/engine/lpw/failure-signature.ts
 function failureSignature(report2) {
   const failing = failingTests(report2);
-  if (failing.length === 0) return report2.run.timedOut ? "timeout" : report2.tests.length === 0 ? `no-results:${report2.run.exitCode}` : "pass";
-  return failing.map((t2) => `${t2.id}|${(t2.message ?? "").split("\n")[0]?.replace(/0x[0-9a-f]+/gi, "0x").replace(/\d+(\.\d+)?/g, "N").replace(/\/[\w./-]+/g, "<path>").slice(0, 200)}`).sort().join("\n");
+  if (failing.length === 0)
+    return report2.run.timedOut ? "timeout" : report2.tests.length === 0 ? `no-results:${report2.run.exitCode}` : "pass";
+  return failing.map(
+    (t2) => `${t2.id}|${(t2.message ?? "").split("\n")[0]?.replace(/0x[0-9a-f]+/gi, "0x").replace(/\d+(\.\d+)?/g, "N").replace(/\/[\w./-]+/g, "<path>").slice(0, 200)}`
+  ).sort().join("\n");
 }
 
 // src/engine/lpw/instrumented-run.ts
@@ -94184,7 +95117,10 @@ async function instrumentedRun(workspace, edits, testId2, verifier) {
     try {
       await applyEdits(scratch, edits);
     } catch (error62) {
-      return { trace: `(the instrumentation did not apply: ${error62.message.split("\n")[0]})`, durationMs: 0 };
+      return {
+        trace: `(the instrumentation did not apply: ${error62.message.split("\n")[0]})`,
+        durationMs: 0
+      };
     }
     const report2 = await verifier.run(scratch, { kind: "tests", ids: [testId2] });
     const lines = report2.run.output.split("\n");
@@ -94203,9 +95139,13 @@ async function withVisibleValues(failing, workspace, rerun) {
   const hidden2 = failing.filter((t2) => t2.id.includes("::") && valuesHidden(t2));
   if (!rerun || hidden2.length === 0) return [...failing];
   const modules = /* @__PURE__ */ new Set();
-  for (const t2 of hidden2) for (const file2 of helperFiles(t2, workspace)) for (const name of moduleNames(file2)) modules.add(name);
+  for (const t2 of hidden2)
+    for (const file2 of helperFiles(t2, workspace)) for (const name of moduleNames(file2)) modules.add(name);
   if (modules.size === 0) return [...failing];
-  const report2 = await rerun(hidden2.map((t2) => t2.id), { AUTOGEN_REWRITE_MODULES: [...modules].join(","), PYTEST_ADDOPTS: `-p ${SHOW_VALUES_PLUGIN}` });
+  const report2 = await rerun(
+    hidden2.map((t2) => t2.id),
+    { AUTOGEN_REWRITE_MODULES: [...modules].join(","), PYTEST_ADDOPTS: `-p ${SHOW_VALUES_PLUGIN}` }
+  );
   const rerunById = new Map(report2.tests.map((t2) => [t2.id, t2]));
   return failing.map((t2) => {
     const again = rerunById.get(t2.id);
@@ -94218,7 +95158,11 @@ function valuesHidden(t2) {
 }
 function helperFiles(t2, workspace) {
   const own2 = t2.id.split("::")[0];
-  return [...new Set(failureFrames([t2], workspace).map((f3) => f3.file).filter((f3) => f3 !== own2 && f3.endsWith(".py")))];
+  return [
+    ...new Set(
+      failureFrames([t2], workspace).map((f3) => f3.file).filter((f3) => f3 !== own2 && f3.endsWith(".py"))
+    )
+  ];
 }
 function moduleNames(file2) {
   const parts = file2.replace(/\.py$/, "").split("/");
@@ -94270,12 +95214,15 @@ function onDiskKnowledge(workspace) {
         else if (entry.isFile() && accept(entry.name) && (plain(full)?.size ?? Infinity) < 512 * 1024) add(full);
       }
     };
-    for (const name of readdirSync2(workspace)) if (/^readme/i.test(name) && plain(join10(workspace, name))?.isFile()) add(join10(workspace, name));
+    for (const name of readdirSync2(workspace))
+      if (/^readme/i.test(name) && plain(join10(workspace, name))?.isFile()) add(join10(workspace, name));
     walk(join10(workspace, "docs"), (n2) => /\.(md|rst|txt)$/.test(n2), 4);
     walk(join10(workspace, "node_modules"), (n2) => n2.endsWith(".d.ts"), 3);
     for (const venv of [".venv", "venv"]) {
       const lib = join10(workspace, venv, "lib");
-      if (plain(lib)?.isDirectory()) for (const py of readdirSync2(lib)) walk(join10(lib, py, "site-packages"), (n2) => n2.endsWith(".py") || n2.endsWith(".pyi"), 2);
+      if (plain(lib)?.isDirectory())
+        for (const py of readdirSync2(lib))
+          walk(join10(lib, py, "site-packages"), (n2) => n2.endsWith(".py") || n2.endsWith(".pyi"), 2);
     }
   };
   const plain = (full) => {
@@ -94353,32 +95300,72 @@ var LpwRun = class {
     const run3 = this.harness;
     this.problem = this.task.description ?? "Make the failing tests pass.";
     const baseline = await run3.baseline();
-    const { before, failing } = await baselineWithValues(this.task, (runs, ms2) => run3.countTestRuns(runs, ms2), baseline.before, baseline.failing);
+    const { before, failing } = await baselineWithValues(
+      this.task,
+      (runs, ms2) => run3.countTestRuns(runs, ms2),
+      baseline.before,
+      baseline.failing
+    );
     const digest = digestReport(before, { readSource: (file2, line) => this.sourceLine(file2, line) });
-    const mentioned = [...new Set(failing.flatMap((t2) => [t2.file, ...[...(t2.details ?? "").matchAll(/([\w./-]+\.(?:py|[cm]?[jt]sx?))[:"]/g)].map((m2) => m2[1])]).filter((f3) => Boolean(f3)))];
+    const mentioned = [
+      ...new Set(
+        failing.flatMap((t2) => [
+          t2.file,
+          ...[...(t2.details ?? "").matchAll(/([\w./-]+\.(?:py|[cm]?[jt]sx?))[:"]/g)].map((m2) => m2[1])
+        ]).filter((f3) => Boolean(f3))
+      )
+    ];
     const frames = failureFrames(failing, this.task.workspace);
     const named2 = namedIdentifiers(this.task.description ?? "");
-    const context = await buildContext(this.task.workspace, { query: `${this.problem}
-${digest}`, mentioned, frames, named: named2, isTestFile: this.task.isTestFile, llm: this.llm });
+    const context = await buildContext(this.task.workspace, {
+      query: `${this.problem}
+${digest}`,
+      mentioned,
+      frames,
+      named: named2,
+      isTestFile: this.task.isTestFile,
+      llm: this.llm
+    });
     this.contextFiles = context.files;
     const tests = await failingTestsBlock(this.task.workspace, failing);
     const { plan, verification } = await this.planAndVerify(digest, context.code, tests);
     const knowledge = this.options.knowledge === "on-disk" ? onDiskKnowledge(this.task.workspace) : this.options.knowledge;
     if (knowledge && !this.options.planOnly) await this.gatherKnowledge(plan, context.code, knowledge);
-    if (this.options.planOnly) return run3.finish("planned", this.outcome.plan.verified ? "the plan is verified on the visible tests; no code was changed" : "the plan could not be verified on the visible tests; no code was changed");
+    if (this.options.planOnly)
+      return run3.finish(
+        "planned",
+        this.outcome.plan.verified ? "the plan is verified on the visible tests; no code was changed" : "the plan could not be verified on the visible tests; no code was changed"
+      );
     let latest = await this.implement(plan, verification, void 0);
-    if (this.accepted(latest)) return run3.finish("solved", "the implementation of the verified plan passes the visible tests and the regression gate");
+    if (this.accepted(latest))
+      return run3.finish(
+        "solved",
+        "the implementation of the verified plan passes the visible tests and the regression gate"
+      );
     for (let round = 1; round <= this.options.maxRefinements; round++) {
-      this.task.onProgress?.({ kind: "stage", stage: "refine", detail: `round ${round} of ${this.options.maxRefinements}` });
-      if (this.repeats >= 3) throw new Stop("stuck", `the same failure three times in a row: ${this.lastSignature.split("\n")[0]}`);
+      this.task.onProgress?.({
+        kind: "stage",
+        stage: "refine",
+        detail: `round ${round} of ${this.options.maxRefinements}`
+      });
+      if (this.repeats >= 3)
+        throw new Stop("stuck", `the same failure three times in a row: ${this.lastSignature.split("\n")[0]}`);
       if (this.repeats === 2) {
         await this.changes.restore();
-        latest = await this.implement(plan, verification, `An earlier implementation failed like this, twice:
-${digestReport(latest.report)}`);
+        latest = await this.implement(
+          plan,
+          verification,
+          `An earlier implementation failed like this, twice:
+${digestReport(latest.report)}`
+        );
       } else {
         latest = await this.refine(plan, verification, latest.report);
       }
-      if (this.accepted(latest)) return run3.finish("solved", `the refined code passes the visible tests and the regression gate after ${round} refinement round(s)`);
+      if (this.accepted(latest))
+        return run3.finish(
+          "solved",
+          `the refined code passes the visible tests and the regression gate after ${round} refinement round(s)`
+        );
     }
     return run3.finish("iterations", `no passing change after ${this.options.maxRefinements} refinement rounds`);
   }
@@ -94390,7 +95377,11 @@ ${digestReport(latest.report)}`);
   }
   async planAndVerify(digest, code, tests) {
     this.task.onProgress?.({ kind: "stage", stage: "plan" });
-    let plan = (await this.llm.call("plan", { untrusted: { problem: this.problem, failures: digest, code }, trusted: { memory: this.options.memory } }, planSchema)).value.steps;
+    let plan = (await this.llm.call(
+      "plan",
+      { untrusted: { problem: this.problem, failures: digest, code }, trusted: { memory: this.options.memory } },
+      planSchema
+    )).value.steps;
     let verification;
     let verified = false;
     let rounds = 0;
@@ -94398,24 +95389,41 @@ ${digestReport(latest.report)}`);
       for (; rounds < this.options.maxPlanIterations && !verified; ) {
         rounds += 1;
         this.task.onProgress?.({ kind: "stage", stage: "verify-plan", detail: `round ${rounds}` });
-        verification = (await this.llm.call("verify-plan", { trusted: { plan: numbered(plan) }, untrusted: { tests, code } }, verificationSchema)).value;
+        verification = (await this.llm.call(
+          "verify-plan",
+          { trusted: { plan: numbered(plan) }, untrusted: { tests, code } },
+          verificationSchema
+        )).value;
         if (verification.tests.some((t2) => !t2.matches)) {
           if (verification.revisedPlan) plan = verification.revisedPlan.steps;
           continue;
         }
-        const check2 = (await this.llm.call("check-verification", { trusted: { plan: numbered(plan), verification: formatVerification(verification) } }, checkSchema)).value;
+        const check2 = (await this.llm.call(
+          "check-verification",
+          { trusted: { plan: numbered(plan), verification: formatVerification(verification) } },
+          checkSchema
+        )).value;
         verified = check2.ok;
       }
     }
     this.outcome.plan.steps = plan;
     this.outcome.plan.verified = verified;
     this.outcome.plan.planIterations = rounds;
-    this.outcome.plan.verification = verification?.tests.map((t2) => ({ test: t2.test, derived: t2.derived, expected: t2.expected, matches: t2.matches }));
+    this.outcome.plan.verification = verification?.tests.map((t2) => ({
+      test: t2.test,
+      derived: t2.derived,
+      expected: t2.expected,
+      matches: t2.matches
+    }));
     return { plan, verification };
   }
   async gatherKnowledge(plan, code, provider) {
     this.task.onProgress?.({ kind: "stage", stage: "knowledge" });
-    const { value } = await this.llm.call("knowledge", { untrusted: { problem: this.problem, code }, trusted: { plan: numbered(plan) } }, knowledgeSchema);
+    const { value } = await this.llm.call(
+      "knowledge",
+      { untrusted: { problem: this.problem, code }, trusted: { plan: numbered(plan) } },
+      knowledgeSchema
+    );
     const snippets = value.queries.length ? await provider.search(value.queries, 4) : [];
     this.knowledgeText = formatKnowledge(value.facts, snippets);
   }
@@ -94424,13 +95432,23 @@ ${digestReport(latest.report)}`);
     const code = await this.currentCode();
     const { value } = await this.llm.call(
       "implement",
-      { untrusted: { problem: hint ? `${this.problem}
+      {
+        untrusted: { problem: hint ? `${this.problem}
 
-${hint}` : this.problem, code, knowledge: this.knowledgeText }, trusted: { plan: numbered(plan), verification: verification ? formatVerification(verification) : "(plan verification disabled)" } },
+${hint}` : this.problem, code, knowledge: this.knowledgeText },
+        trusted: {
+          plan: numbered(plan),
+          verification: verification ? formatVerification(verification) : "(plan verification disabled)"
+        }
+      },
       editsSchema
     );
     if (value.edits.length === 0) throw new Stop("no-change", `no code change: ${value.noChange ?? ""}`);
-    return this.attempt(value.edits, hint ? "re-implementation from the plan" : "implementation of the plan", void 0);
+    return this.attempt(
+      value.edits,
+      hint ? "re-implementation from the plan" : "implementation of the plan",
+      void 0
+    );
   }
   async refine(plan, verification, report2) {
     const failures = digestReport(report2);
@@ -94438,18 +95456,37 @@ ${hint}` : this.problem, code, knowledge: this.knowledgeText }, trusted: { plan:
     const code = await this.currentCode();
     let trace = "(instrumented debug run disabled)";
     if (this.options.instrumentedDebug && first2) {
-      const { value: value2 } = await this.llm.call("instrument", { trusted: { plan: numbered(plan), test: first2.id }, untrusted: { code } }, instrumentSchema);
-      const run3 = await instrumentedRun(this.task.workspace, value2.edits, first2.id, this.task.probe ?? this.task.verifier);
+      const { value: value2 } = await this.llm.call(
+        "instrument",
+        { trusted: { plan: numbered(plan), test: first2.id }, untrusted: { code } },
+        instrumentSchema
+      );
+      const run3 = await instrumentedRun(
+        this.task.workspace,
+        value2.edits,
+        first2.id,
+        this.task.probe ?? this.task.verifier
+      );
       this.harness.countTestRuns(1, run3.durationMs);
       trace = run3.trace;
     }
     const forTest = verification?.tests.find((t2) => first2 && (first2.id.includes(t2.test) || t2.test.includes(first2.name))) ?? verification?.tests[0];
-    const analysis = (await this.llm.call("analyze-error", { trusted: { verification: forTest ? JSON.stringify(forTest, null, 2) : numbered(plan) }, untrusted: { trace, failures } }, analysisSchema)).value;
+    const analysis = (await this.llm.call(
+      "analyze-error",
+      {
+        trusted: { verification: forTest ? JSON.stringify(forTest, null, 2) : numbered(plan) },
+        untrusted: { trace, failures }
+      },
+      analysisSchema
+    )).value;
     const explanation = this.options.codeExplanation ? (await this.llm.call("explain", { untrusted: { code } }, explanationSchema)).value.explanation : "(code explanation disabled)";
     const { value } = await this.llm.call(
       "refine",
-      { trusted: { plan: numbered(plan), analysis: `${analysis.divergence}
-Fix: ${analysis.fix}`, explanation }, untrusted: { failures, code } },
+      {
+        trusted: { plan: numbered(plan), analysis: `${analysis.divergence}
+Fix: ${analysis.fix}`, explanation },
+        untrusted: { failures, code }
+      },
       editsSchema
     );
     if (value.edits.length === 0) throw new Stop("no-change", `no code change: ${value.noChange ?? ""}`);
@@ -94464,7 +95501,9 @@ Fix: ${analysis.fix}`, explanation }, untrusted: { failures, code } },
     return validated;
   }
   async currentCode() {
-    const files = [.../* @__PURE__ */ new Set([...this.contextFiles, ...this.changes.diff().files])].filter((f3) => !this.task.isTestFile(f3));
+    const files = [.../* @__PURE__ */ new Set([...this.contextFiles, ...this.changes.diff().files])].filter(
+      (f3) => !this.task.isTestFile(f3)
+    );
     const parts = [];
     for (const file2 of files) {
       const text2 = await tryReadWorktreeText(this.task.workspace, file2, { maxBytes: CONTEXT_READ_LIMIT });
@@ -94485,9 +95524,11 @@ function numbered(steps) {
   return steps.map((s, i3) => `${i3 + 1}. ${s}`).join("\n");
 }
 function formatVerification(v2) {
-  return v2.tests.map((t2) => `Test ${t2.test}:
+  return v2.tests.map(
+    (t2) => `Test ${t2.test}:
 ${t2.steps.map((s) => `  after step ${s.step}: ${s.value}`).join("\n")}
-  derived: ${t2.derived}; expected: ${t2.expected}; ${t2.matches ? "agrees" : "DIFFERS"}`).join("\n\n");
+  derived: ${t2.derived}; expected: ${t2.expected}; ${t2.matches ? "agrees" : "DIFFERS"}`
+  ).join("\n\n");
 }
 
 // src/engine/reproduce/with-reproduction.ts
@@ -94515,18 +95556,31 @@ function withReproduction(next, llm, options2 = {}) {
           wallSeconds: (performance.now() - started) / 1e3
         };
       };
-      const stopped2 = (stopReason, message) => ({ ...emptyOutcome(next.name), stopReason, message, cost: spent() });
+      const stopped2 = (stopReason, message) => ({
+        ...emptyOutcome(next.name),
+        stopReason,
+        message,
+        cost: spent()
+      });
       let result;
       try {
         result = await reproduceIssue(task, llm, tests, options2);
       } catch (error62) {
-        if (error62 instanceof BudgetExceededError) return stopped2("budget", `while reproducing the issue: ${error62.message}`);
-        if (error62 instanceof LlmStageError) return stopped2("error", `the ${error62.stage} stage failed: ${error62.message.slice(error62.stage.length + 2)}`);
+        if (error62 instanceof BudgetExceededError)
+          return stopped2("budget", `while reproducing the issue: ${error62.message}`);
+        if (error62 instanceof LlmStageError)
+          return stopped2("error", `the ${error62.stage} stage failed: ${error62.message.slice(error62.stage.length + 2)}`);
         throw error62;
       }
       if (!result.ok) return stopped2("not-reproduced", `could not reproduce: ${result.reason}`);
       const cost = spent();
-      const reproduction = { path: result.path, testId: result.testIds[0] ?? result.path, testIds: result.testIds, failure: result.failure, attempts: result.attempts };
+      const reproduction = {
+        path: result.path,
+        testId: result.testIds[0] ?? result.path,
+        testIds: result.testIds,
+        failure: result.failure,
+        attempts: result.attempts
+      };
       let outcome;
       try {
         outcome = await next.run({ ...task, visible: { kind: "tests", ids: result.testIds } });
@@ -94543,7 +95597,11 @@ function withReproduction(next, llm, options2 = {}) {
 async function shipTest(outcome, workspace, path12, accepted) {
   const now = await tryReadWorktreeText(workspace, path12);
   if (now !== accepted) {
-    Object.assign(outcome, { status: "not-fixed", stopReason: "policy", message: `the change passes the tests only because it ${now === void 0 ? "deleted" : "changed"} the reproduction test ${path12}` });
+    Object.assign(outcome, {
+      status: "not-fixed",
+      stopReason: "policy",
+      message: `the change passes the tests only because it ${now === void 0 ? "deleted" : "changed"} the reproduction test ${path12}`
+    });
     return;
   }
   if (outcome.changedFiles.includes(path12)) return;
@@ -94568,17 +95626,29 @@ var SearchRun = class extends StrategyRun {
   }
   async start() {
     const baseline = await this.baseline();
-    const { before, failing } = await baselineWithValues(this.task, (runs, ms2) => this.countTestRuns(runs, ms2), baseline.before, baseline.failing);
+    const { before, failing } = await baselineWithValues(
+      this.task,
+      (runs, ms2) => this.countTestRuns(runs, ms2),
+      baseline.before,
+      baseline.failing
+    );
     const digest = digestReport(before);
-    const context = await buildContext(this.task.workspace, { query: `${this.task.description ?? ""}
-${digest}`, mentioned: failing.flatMap((t2) => t2.file ? [t2.file] : []), frames: failureFrames(failing, this.task.workspace), named: namedIdentifiers(this.task.description ?? ""), isTestFile: this.task.isTestFile });
+    const context = await buildContext(this.task.workspace, {
+      query: `${this.task.description ?? ""}
+${digest}`,
+      mentioned: failing.flatMap((t2) => t2.file ? [t2.file] : []),
+      frames: failureFrames(failing, this.task.workspace),
+      named: namedIdentifiers(this.task.description ?? ""),
+      isTestFile: this.task.isTestFile
+    });
     this.contextFiles = context.files;
     return { before, failing, context, problem: this.task.description ?? "Make the failing tests pass.", digest };
   }
   /** The located files and those the current candidate changed, as the model sees them. */
   async code() {
     const parts = [];
-    for (const file2 of [.../* @__PURE__ */ new Set([...this.contextFiles, ...this.changes.diff().files])]) parts.push(`--- ${file2}
+    for (const file2 of [.../* @__PURE__ */ new Set([...this.contextFiles, ...this.changes.diff().files])])
+      parts.push(`--- ${file2}
 ${await readWorktreeText(this.task.workspace, file2).catch(() => "")}`);
     return parts.join("\n\n") || "(no code located)";
   }
@@ -94589,7 +95659,8 @@ ${await readWorktreeText(this.task.workspace, file2).catch(() => "")}`);
   }
   /** Call before asking the model for a candidate: stops the run once the candidate budget is spent. */
   ensureCandidateBudget() {
-    if (this.outcome.cost.candidatesGenerated >= this.task.budget.candidates) throw new Stop("budget", `${this.outcome.cost.candidatesGenerated} candidate(s) generated (the budget)`);
+    if (this.outcome.cost.candidatesGenerated >= this.task.budget.candidates)
+      throw new Stop("budget", `${this.outcome.cost.candidatesGenerated} candidate(s) generated (the budget)`);
   }
   /** A candidate program (edits on the original code): applied, validated, recorded; undefined when its edits do not apply. */
   async execute(edits, description) {
@@ -94619,7 +95690,14 @@ function directStrategy(options2) {
         for (let round = 0; round <= (options2.maxRefinements ?? 12); round++) {
           run3.ensureCandidateBudget();
           const stage = round === 0 ? "generate" : "self-debug";
-          const { value } = await options2.llm.call(stage, { untrusted: { problem, failures: digestReport(report2), code: await run3.code() }, trusted: round === 0 ? {} : { instruction: "" } }, editsSchema);
+          const { value } = await options2.llm.call(
+            stage,
+            {
+              untrusted: { problem, failures: digestReport(report2), code: await run3.code() },
+              trusted: round === 0 ? {} : { instruction: "" }
+            },
+            editsSchema
+          );
           const proposed = run3.editsOf(value);
           const result = await run3.execute([...edits, ...proposed], stage);
           if (!result) {
@@ -94629,9 +95707,16 @@ function directStrategy(options2) {
           }
           edits = [...edits, ...proposed];
           report2 = result.report;
-          if (run3.acceptIf(result)) return run3.finish("solved", `the ${round === 0 ? "first change" : `change after ${round} self-debugging round(s)`} passes the visible tests and the regression gate`);
+          if (run3.acceptIf(result))
+            return run3.finish(
+              "solved",
+              `the ${round === 0 ? "first change" : `change after ${round} self-debugging round(s)`} passes the visible tests and the regression gate`
+            );
         }
-        return run3.finish("iterations", `no passing change after ${options2.maxRefinements ?? 12} self-debugging rounds`);
+        return run3.finish(
+          "iterations",
+          `no passing change after ${options2.maxRefinements ?? 12} self-debugging rounds`
+        );
       });
     }
   };
@@ -94717,7 +95802,11 @@ async function checkDiffLanded(workspace, outcome) {
   if (outcome.status !== "fixed") return;
   const problem = await missingFromWorktree(workspace, outcome.diff);
   if (!problem) return;
-  Object.assign(outcome, { status: "not-fixed", stopReason: "error", message: `the change passed the tests but is not in the worktree: ${problem}` });
+  Object.assign(outcome, {
+    status: "not-fixed",
+    stopReason: "error",
+    message: `the change passed the tests but is not in the worktree: ${problem}`
+  });
 }
 async function missingFromWorktree(workspace, diff) {
   const files = parseDiff(diff);
@@ -94725,16 +95814,19 @@ async function missingFromWorktree(workspace, diff) {
   for (const file2 of files) {
     try {
       if (file2.newPath === null) {
-        if (file2.oldPath !== null && lstatSync4(safeRepoPath(workspace, file2.oldPath), { throwIfNoEntry: false })) return `${file2.oldPath} should be deleted but is still there`;
+        if (file2.oldPath !== null && lstatSync4(safeRepoPath(workspace, file2.oldPath), { throwIfNoEntry: false }))
+          return `${file2.oldPath} should be deleted but is still there`;
         continue;
       }
-      if (file2.renamed && file2.oldPath !== null && lstatSync4(safeRepoPath(workspace, file2.oldPath), { throwIfNoEntry: false })) return `${file2.oldPath} should be renamed but is still there`;
+      if (file2.renamed && file2.oldPath !== null && lstatSync4(safeRepoPath(workspace, file2.oldPath), { throwIfNoEntry: false }))
+        return `${file2.oldPath} should be renamed but is still there`;
       const lines = (await readWorktreeText(workspace, file2.newPath)).split("\n");
       const wrong = file2.added.find((a2) => lines[a2.line - 1] !== a2.text);
       if (wrong) return `${file2.newPath}:${wrong.line} does not hold the changed line`;
     } catch (error62) {
       if (error62 instanceof UnsafePathError) return error62.message;
-      if (error62.code === "ENOENT") return `${file2.newPath ?? file2.oldPath ?? "a file"} is missing`;
+      if (error62.code === "ENOENT")
+        return `${file2.newPath ?? file2.oldPath ?? "a file"} is missing`;
       throw error62;
     }
   }
@@ -94750,7 +95842,16 @@ async function generateMutations(grammar, file2, source, lines, mutateNode3) {
   const out = [];
   const add = (node2, replacement, family, prior, description) => {
     if (replacement === node2.text) return;
-    out.push({ file: file2, line: node2.startPosition.row + 1, start: node2.startIndex, end: node2.endIndex, replacement, family, prior, description });
+    out.push({
+      file: file2,
+      line: node2.startPosition.row + 1,
+      start: node2.startIndex,
+      end: node2.endIndex,
+      replacement,
+      family,
+      prior,
+      description
+    });
   };
   const visit2 = (node2) => {
     if (lines.has(node2.startPosition.row + 1)) mutateNode3(node2, add);
@@ -94857,7 +95958,14 @@ var METHOD_PAIRS = {
   trimEnd: ["trimStart", "trim"]
 };
 var NON_COMMUTATIVE = /* @__PURE__ */ new Set(["-", "/", "%", "**"]);
-var STATEMENTS = /* @__PURE__ */ new Set(["expression_statement", "return_statement", "break_statement", "continue_statement", "lexical_declaration", "variable_declaration"]);
+var STATEMENTS = /* @__PURE__ */ new Set([
+  "expression_statement",
+  "return_statement",
+  "break_statement",
+  "continue_statement",
+  "lexical_declaration",
+  "variable_declaration"
+]);
 function jsMutations(file2, source, lines, grammar = "javascript") {
   return generateMutations(grammar, file2, source, lines, mutateNode);
 }
@@ -94868,9 +95976,12 @@ function mutateNode(node2, add) {
       const left = node2.childForFieldName("left");
       const right = node2.childForFieldName("right");
       if (!op || !left || !right) break;
-      for (const [to2, prior] of Object.entries(COMPARISON[op.type] ?? {})) add(op, to2, "comparison-swap", prior, `\`${op.type}\` \u2192 \`${to2}\``);
-      for (const [to2, prior] of Object.entries(ARITHMETIC[op.type] ?? {})) add(op, to2, "arithmetic-swap", prior, `\`${op.type}\` \u2192 \`${to2}\``);
-      for (const [to2, prior] of Object.entries(BITWISE[op.type] ?? {})) add(op, to2, "bitwise-swap", prior, `\`${op.type}\` \u2192 \`${to2}\``);
+      for (const [to2, prior] of Object.entries(COMPARISON[op.type] ?? {}))
+        add(op, to2, "comparison-swap", prior, `\`${op.type}\` \u2192 \`${to2}\``);
+      for (const [to2, prior] of Object.entries(ARITHMETIC[op.type] ?? {}))
+        add(op, to2, "arithmetic-swap", prior, `\`${op.type}\` \u2192 \`${to2}\``);
+      for (const [to2, prior] of Object.entries(BITWISE[op.type] ?? {}))
+        add(op, to2, "bitwise-swap", prior, `\`${op.type}\` \u2192 \`${to2}\``);
       const logical = LOGICAL[op.type];
       if (logical) {
         add(op, logical, "boolean-swap", 1, `\`${op.type}\` \u2192 \`${logical}\``);
@@ -94879,15 +95990,20 @@ function mutateNode(node2, add) {
       } else if (ARITHMETIC[op.type]) {
         add(node2, left.text, "drop-operand", 0.6, `\`${node2.text}\` \u2192 \`${left.text}\``);
         add(node2, right.text, "drop-operand", 0.4, `\`${node2.text}\` \u2192 \`${right.text}\``);
-        if (NON_COMMUTATIVE.has(op.type)) add(node2, `${right.text} ${op.type} ${left.text}`, "swap-arguments", 0.5, `swap operands of \`${op.type}\``);
+        if (NON_COMMUTATIVE.has(op.type))
+          add(node2, `${right.text} ${op.type} ${left.text}`, "swap-arguments", 0.5, `swap operands of \`${op.type}\``);
       }
       break;
     }
     case "augmented_assignment_expression": {
       const op = node2.childForFieldName("operator");
       const base = op?.type.slice(0, -1) ?? "";
-      if (op) for (const [to2, prior] of Object.entries(ARITHMETIC[base] ?? {})) add(op, `${to2}=`, "arithmetic-swap", prior, `\`${op.type}\` \u2192 \`${to2}=\``);
-      if (op) for (const [to2, prior] of Object.entries(BITWISE[base] ?? {})) add(op, `${to2}=`, "bitwise-swap", prior, `\`${op.type}\` \u2192 \`${to2}=\``);
+      if (op)
+        for (const [to2, prior] of Object.entries(ARITHMETIC[base] ?? {}))
+          add(op, `${to2}=`, "arithmetic-swap", prior, `\`${op.type}\` \u2192 \`${to2}=\``);
+      if (op)
+        for (const [to2, prior] of Object.entries(BITWISE[base] ?? {}))
+          add(op, `${to2}=`, "bitwise-swap", prior, `\`${op.type}\` \u2192 \`${to2}=\``);
       break;
     }
     case "update_expression": {
@@ -94938,7 +96054,8 @@ function mutateNode(node2, add) {
       if (inner) {
         add(inner, `!(${inner.text})`, "negate-condition", 0.7, `negate \`${inner.text}\``);
         add(inner, "true", "drop-condition", 0.3, `condition \`${inner.text}\` \u2192 always`);
-        if (node2.type === "if_statement") add(inner, "false", "drop-condition", 0.2, `condition \`${inner.text}\` \u2192 never`);
+        if (node2.type === "if_statement")
+          add(inner, "false", "drop-condition", 0.2, `condition \`${inner.text}\` \u2192 never`);
       }
       break;
     }
@@ -94947,7 +96064,9 @@ function mutateNode(node2, add) {
       const test = condition?.type === "expression_statement" ? condition.namedChildren[0] : condition;
       if (test?.type === "binary_expression") {
         const op = test.childForFieldName("operator");
-        if (op) for (const [to2, prior] of Object.entries(COMPARISON[op.type] ?? {})) add(op, to2, "off-by-one", prior * 0.9, `loop bound \`${op.type}\` \u2192 \`${to2}\``);
+        if (op)
+          for (const [to2, prior] of Object.entries(COMPARISON[op.type] ?? {}))
+            add(op, to2, "off-by-one", prior * 0.9, `loop bound \`${op.type}\` \u2192 \`${to2}\``);
       }
       break;
     }
@@ -94964,14 +96083,21 @@ function mutateNode(node2, add) {
     }
     case "return_statement": {
       const value = node2.namedChildren[0];
-      if (value && /binary_expression|unary_expression|call_expression|identifier/.test(value.type)) add(value, `!(${value.text})`, "return-change", 0.3, `return the negation of \`${value.text}\``);
+      if (value && /binary_expression|unary_expression|call_expression|identifier/.test(value.type))
+        add(value, `!(${value.text})`, "return-change", 0.3, `return the negation of \`${value.text}\``);
       break;
     }
   }
   if (STATEMENTS.has(node2.type) && node2.parent?.type === "statement_block") {
     const siblings = node2.parent.namedChildren.filter((c5) => c5 && c5.type !== "comment");
     if (node2.type !== "lexical_declaration" && node2.type !== "variable_declaration" && (siblings.length > 1 || node2.type !== "return_statement")) {
-      add(node2, ";", "remove-statement", node2.type === "return_statement" ? 0.2 : 0.5, `remove \`${node2.text.split("\n")[0]?.slice(0, 60) ?? ""}\``);
+      add(
+        node2,
+        ";",
+        "remove-statement",
+        node2.type === "return_statement" ? 0.2 : 0.5,
+        `remove \`${node2.text.split("\n")[0]?.slice(0, 60) ?? ""}\``
+      );
       guardStatement(node2, add);
     }
   }
@@ -94985,15 +96111,25 @@ function guardStatement(node2, add) {
   for (const sub of node2.descendantsOfType("subscript_expression")) {
     const object2 = sub?.childForFieldName("object");
     const index = sub?.childForFieldName("index");
-    if (object2 && index && index.type !== "string") conditions.add(`${index.text} >= 0 && ${index.text} < ${object2.text}.length`);
+    if (object2 && index && index.type !== "string")
+      conditions.add(`${index.text} >= 0 && ${index.text} < ${object2.text}.length`);
   }
-  for (const condition of conditions) add(node2, `if (${condition}) { ${node2.text} }`, "guard-statement", 0.3, `guard \`${node2.text.split("\n")[0]?.slice(0, 60) ?? ""}\` with \`if (${condition})\``);
+  for (const condition of conditions)
+    add(
+      node2,
+      `if (${condition}) { ${node2.text} }`,
+      "guard-statement",
+      0.3,
+      `guard \`${node2.text.split("\n")[0]?.slice(0, 60) ?? ""}\` with \`if (${condition})\``
+    );
 }
 function mutateCall(node2, add) {
   const fn2 = node2.childForFieldName("function");
   const args = node2.childForFieldName("arguments");
   const name = fn2?.type === "identifier" ? fn2 : fn2?.type === "member_expression" ? fn2.childForFieldName("property") : void 0;
-  if (name) for (const to2 of (Object.hasOwn(METHOD_PAIRS, name.text) ? METHOD_PAIRS[name.text] : void 0) ?? []) add(name, to2, "function-swap", 0.7, `\`${name.text}\` \u2192 \`${to2}\``);
+  if (name)
+    for (const to2 of (Object.hasOwn(METHOD_PAIRS, name.text) ? METHOD_PAIRS[name.text] : void 0) ?? [])
+      add(name, to2, "function-swap", 0.7, `\`${name.text}\` \u2192 \`${to2}\``);
   const positional = (args?.namedChildren ?? []).filter((a2) => a2 !== null && a2.type !== "comment");
   for (let i3 = 0; args && i3 + 1 < positional.length; i3++) {
     const a2 = positional[i3];
@@ -95015,18 +96151,23 @@ function mutateIdentifier(node2, add) {
   const parent = node2.parent;
   if (!parent || node2.text === "undefined") return;
   if (parent.type === "call_expression" && parent.childForFieldName("function")?.id === node2.id) return;
-  if (/formal_parameters|required_parameter|optional_parameter|function_declaration|import|export_specifier|method_definition|class_declaration|shorthand_property_identifier_pattern/.test(parent.type)) return;
+  if (/formal_parameters|required_parameter|optional_parameter|function_declaration|import|export_specifier|method_definition|class_declaration|shorthand_property_identifier_pattern/.test(
+    parent.type
+  ))
+    return;
   if (parent.type === "variable_declarator" && parent.childForFieldName("name")?.id === node2.id) return;
   if (parent.type === "assignment_expression" && parent.childForFieldName("left")?.id === node2.id) return;
   const scope = enclosingFunction(node2);
   if (!scope) return;
   const variables = variablesOf(scope);
   if (!variables.includes(node2.text)) return;
-  for (const other of variables) if (other !== node2.text) add(node2, other, "variable-replace", 0.5, `\`${node2.text}\` \u2192 \`${other}\``);
+  for (const other of variables)
+    if (other !== node2.text) add(node2, other, "variable-replace", 0.5, `\`${node2.text}\` \u2192 \`${other}\``);
 }
 function enclosingFunction(node2) {
   let current = node2.parent;
-  while (current && !/^(function_declaration|function_expression|arrow_function|method_definition|function)$/.test(current.type)) current = current.parent;
+  while (current && !/^(function_declaration|function_expression|arrow_function|method_definition|function)$/.test(current.type))
+    current = current.parent;
   return current ?? void 0;
 }
 var scopeCache = /* @__PURE__ */ new WeakMap();
@@ -95038,12 +96179,14 @@ function variablesOf(fn2) {
   const collect = (n2) => {
     if (!n2) return;
     if (n2.type === "identifier") names.add(n2.text);
-    else if (/required_parameter|optional_parameter|assignment_pattern/.test(n2.type)) collect(n2.childForFieldName("pattern") ?? n2.childForFieldName("left") ?? n2.namedChildren[0] ?? null);
+    else if (/required_parameter|optional_parameter|assignment_pattern/.test(n2.type))
+      collect(n2.childForFieldName("pattern") ?? n2.childForFieldName("left") ?? n2.namedChildren[0] ?? null);
   };
   if (params?.type === "identifier") names.add(params.text);
   for (const p2 of params?.namedChildren ?? []) collect(p2);
   const walk = (n2) => {
-    if (n2.id !== fn2.id && /^(function_declaration|function_expression|arrow_function|method_definition)$/.test(n2.type)) return;
+    if (n2.id !== fn2.id && /^(function_declaration|function_expression|arrow_function|method_definition)$/.test(n2.type))
+      return;
     if (n2.type === "variable_declarator") {
       const name = n2.childForFieldName("name");
       if (name?.type === "identifier") names.add(name.text);
@@ -95081,7 +96224,14 @@ function readWatchdogTimeouts(report2, workspace) {
     const file2 = parsed.file.startsWith(base) ? parsed.file.slice(base.length) : parsed.file;
     const id = `${file2} > test > ${parsed.test}`;
     const seconds3 = Math.round(parsed.ms / 100) / 10;
-    const stopped2 = { id, name: parsed.test, file: file2, status: "fail", durationMs: parsed.ms, message: `timed out after ${String(seconds3)} s (the per-test limit; the test looped synchronously)` };
+    const stopped2 = {
+      id,
+      name: parsed.test,
+      file: file2,
+      status: "fail",
+      durationMs: parsed.ms,
+      message: `timed out after ${String(seconds3)} s (the per-test limit; the test looped synchronously)`
+    };
     report2.tests = report2.tests.filter((t2) => t2.id !== id && !(t2.file === file2 && t2.name === file2));
     report2.tests.push(stopped2);
   }
@@ -95145,7 +96295,9 @@ var coverageSchema = external_exports.object({
   result: external_exports.array(
     external_exports.object({
       url: external_exports.string(),
-      functions: external_exports.array(external_exports.object({ ranges: external_exports.array(external_exports.object({ startOffset: external_exports.int(), endOffset: external_exports.int(), count: external_exports.int() })) }))
+      functions: external_exports.array(
+        external_exports.object({ ranges: external_exports.array(external_exports.object({ startOffset: external_exports.int(), endOffset: external_exports.int(), count: external_exports.int() })) })
+      )
     })
   )
 });
@@ -95180,7 +96332,10 @@ async function jsSpectra(workspace, verifier, testIds, limitFor) {
           if (relative7 === void 0) continue;
           const source = sources.get(relative7) ?? await readWorktreeText(workspace, relative7);
           sources.set(relative7, source);
-          const covered = coveredLines(source, script.functions.flatMap((f3) => f3.ranges));
+          const covered = coveredLines(
+            source,
+            script.functions.flatMap((f3) => f3.ranges)
+          );
           const set3 = lines.get(relative7) ?? /* @__PURE__ */ new Set();
           for (const line of covered) set3.add(line);
           lines.set(relative7, set3);
@@ -95202,7 +96357,8 @@ function coveredLines(source, ranges) {
       const at2 = offset + first2;
       let best;
       for (const r2 of ranges) {
-        if (r2.startOffset <= at2 && at2 < r2.endOffset && (!best || r2.endOffset - r2.startOffset <= best.endOffset - best.startOffset)) best = r2;
+        if (r2.startOffset <= at2 && at2 < r2.endOffset && (!best || r2.endOffset - r2.startOffset <= best.endOffset - best.startOffset))
+          best = r2;
       }
       if (best && best.count > 0) covered.add(index + 1);
     }
@@ -95270,7 +96426,15 @@ var FUNCTION_PAIRS = {
   split: ["rsplit"]
 };
 var NON_COMMUTATIVE2 = /* @__PURE__ */ new Set(["-", "/", "//", "%", "**", "<<", ">>"]);
-var SIMPLE_STATEMENTS = /* @__PURE__ */ new Set(["expression_statement", "assignment", "augmented_assignment", "return_statement", "delete_statement", "break_statement", "continue_statement"]);
+var SIMPLE_STATEMENTS = /* @__PURE__ */ new Set([
+  "expression_statement",
+  "assignment",
+  "augmented_assignment",
+  "return_statement",
+  "delete_statement",
+  "break_statement",
+  "continue_statement"
+]);
 function pythonMutations(file2, source, lines) {
   return generateMutations("python", file2, source, lines, mutateNode2);
 }
@@ -95279,37 +96443,55 @@ function mutateNode2(node2, add) {
     case "comparison_operator":
       for (const op of node2.children) {
         if (!op || !COMPARISONS.includes(op.type)) continue;
-        for (const [to2, prior] of Object.entries(COMPARISON_PRIOR[op.type] ?? {})) add(op, to2, "comparison-swap", prior, `\`${op.type}\` \u2192 \`${to2}\``);
+        for (const [to2, prior] of Object.entries(COMPARISON_PRIOR[op.type] ?? {}))
+          add(op, to2, "comparison-swap", prior, `\`${op.type}\` \u2192 \`${to2}\``);
       }
       break;
     case "binary_operator": {
       const op = node2.childForFieldName("operator");
       const left = node2.childForFieldName("left");
       const right = node2.childForFieldName("right");
-      if (op) for (const [to2, prior] of Object.entries(ARITHMETIC2[op.type] ?? {})) add(op, to2, "arithmetic-swap", prior, `\`${op.type}\` \u2192 \`${to2}\``);
-      if (op) for (const [to2, prior] of Object.entries(BITWISE2[op.type] ?? {})) add(op, to2, "bitwise-swap", prior, `\`${op.type}\` \u2192 \`${to2}\``);
+      if (op)
+        for (const [to2, prior] of Object.entries(ARITHMETIC2[op.type] ?? {}))
+          add(op, to2, "arithmetic-swap", prior, `\`${op.type}\` \u2192 \`${to2}\``);
+      if (op)
+        for (const [to2, prior] of Object.entries(BITWISE2[op.type] ?? {}))
+          add(op, to2, "bitwise-swap", prior, `\`${op.type}\` \u2192 \`${to2}\``);
       if (left && right) {
         add(node2, left.text, "drop-operand", 0.6, `\`${node2.text}\` \u2192 \`${left.text}\``);
         add(node2, right.text, "drop-operand", 0.4, `\`${node2.text}\` \u2192 \`${right.text}\``);
-        if (op && NON_COMMUTATIVE2.has(op.type)) add(node2, `${right.text} ${op.type} ${left.text}`, "swap-arguments", 0.5, `swap operands of \`${op.type}\``);
+        if (op && NON_COMMUTATIVE2.has(op.type))
+          add(node2, `${right.text} ${op.type} ${left.text}`, "swap-arguments", 0.5, `swap operands of \`${op.type}\``);
       }
       break;
     }
     case "augmented_assignment": {
       const op = node2.childForFieldName("operator");
       const base = op?.type.slice(0, -1) ?? "";
-      if (op) for (const [to2, prior] of Object.entries(ARITHMETIC2[base] ?? {})) add(op, `${to2}=`, "arithmetic-swap", prior, `\`${op.type}\` \u2192 \`${to2}=\``);
-      if (op) for (const [to2, prior] of Object.entries(BITWISE2[base] ?? {})) add(op, `${to2}=`, "bitwise-swap", prior, `\`${op.type}\` \u2192 \`${to2}=\``);
+      if (op)
+        for (const [to2, prior] of Object.entries(ARITHMETIC2[base] ?? {}))
+          add(op, `${to2}=`, "arithmetic-swap", prior, `\`${op.type}\` \u2192 \`${to2}=\``);
+      if (op)
+        for (const [to2, prior] of Object.entries(BITWISE2[base] ?? {}))
+          add(op, `${to2}=`, "bitwise-swap", prior, `\`${op.type}\` \u2192 \`${to2}=\``);
       const left = node2.childForFieldName("left");
       const right = node2.childForFieldName("right");
-      if (op && left && right) add(node2, `${left.text} = ${right.text}`, "arithmetic-swap", 0.4, `\`${op.type}\` \u2192 \`=\``);
+      if (op && left && right)
+        add(node2, `${left.text} = ${right.text}`, "arithmetic-swap", 0.4, `\`${op.type}\` \u2192 \`=\``);
       break;
     }
     case "boolean_operator": {
       const op = node2.childForFieldName("operator");
       const left = node2.childForFieldName("left");
       const right = node2.childForFieldName("right");
-      if (op) add(op, op.type === "and" ? "or" : "and", "boolean-swap", 1, `\`${op.type}\` \u2192 \`${op.type === "and" ? "or" : "and"}\``);
+      if (op)
+        add(
+          op,
+          op.type === "and" ? "or" : "and",
+          "boolean-swap",
+          1,
+          `\`${op.type}\` \u2192 \`${op.type === "and" ? "or" : "and"}\``
+        );
       if (left && right) {
         add(node2, left.text, "drop-condition", 0.6, `drop \`${right.text}\``);
         add(node2, right.text, "drop-condition", 0.6, `drop \`${left.text}\``);
@@ -95331,7 +96513,8 @@ function mutateNode2(node2, add) {
       const value = Number(node2.text.replaceAll("_", ""));
       if (Number.isSafeInteger(value)) {
         add(node2, String(value + 1), "off-by-one", 0.8, `${node2.text} \u2192 ${value + 1}`);
-        if (value > 0 || node2.parent?.type !== "unary_operator") add(node2, String(value - 1), "off-by-one", 0.8, `${node2.text} \u2192 ${value - 1}`);
+        if (value > 0 || node2.parent?.type !== "unary_operator")
+          add(node2, String(value - 1), "off-by-one", 0.8, `${node2.text} \u2192 ${value - 1}`);
       }
       break;
     }
@@ -95348,7 +96531,8 @@ function mutateNode2(node2, add) {
       if (condition) {
         add(condition, `not (${condition.text})`, "negate-condition", 0.7, `negate \`${condition.text}\``);
         add(condition, "True", "drop-condition", 0.3, `condition \`${condition.text}\` \u2192 always`);
-        if (node2.type !== "while_statement") add(condition, "False", "drop-condition", 0.2, `condition \`${condition.text}\` \u2192 never`);
+        if (node2.type !== "while_statement")
+          add(condition, "False", "drop-condition", 0.2, `condition \`${condition.text}\` \u2192 never`);
       }
       break;
     }
@@ -95383,7 +96567,14 @@ function mutateNode2(node2, add) {
   }
   if (SIMPLE_STATEMENTS.has(node2.type) && node2.parent?.type === "block") {
     const siblings = node2.parent.namedChildren.filter((c5) => c5 && c5.type !== "comment");
-    if (siblings.length > 1 || node2.type !== "return_statement") add(node2, "pass", "remove-statement", node2.type === "return_statement" ? 0.2 : 0.5, `remove \`${firstLine2(node2.text)}\``);
+    if (siblings.length > 1 || node2.type !== "return_statement")
+      add(
+        node2,
+        "pass",
+        "remove-statement",
+        node2.type === "return_statement" ? 0.2 : 0.5,
+        `remove \`${firstLine2(node2.text)}\``
+      );
     if (node2.type !== "return_statement" || siblings.length > 1) guardStatement2(node2, add);
   }
 }
@@ -95400,8 +96591,15 @@ function guardStatement2(node2, add) {
     const index = sub?.childForFieldName("subscript");
     if (value && index && index.type !== "slice") conditions.add(`0 <= ${index.text} < len(${value.text})`);
   }
-  for (const condition of conditions) add(node2, `if ${condition}:
-${indent}    ${body}`, "guard-statement", 0.3, `guard \`${firstLine2(node2.text)}\` with \`if ${condition}\``);
+  for (const condition of conditions)
+    add(
+      node2,
+      `if ${condition}:
+${indent}    ${body}`,
+      "guard-statement",
+      0.3,
+      `guard \`${firstLine2(node2.text)}\` with \`if ${condition}\``
+    );
 }
 function mutateSlice(node2, add) {
   for (const part of node2.namedChildren) {
@@ -95414,8 +96612,12 @@ function mutateCall2(node2, add) {
   const fn2 = node2.childForFieldName("function");
   const args = node2.childForFieldName("arguments");
   const name = fn2?.type === "identifier" ? fn2 : fn2?.type === "attribute" ? fn2.childForFieldName("attribute") : void 0;
-  if (name) for (const to2 of (Object.hasOwn(FUNCTION_PAIRS, name.text) ? FUNCTION_PAIRS[name.text] : void 0) ?? []) add(name, to2, "function-swap", 0.7, `\`${name.text}\` \u2192 \`${to2}\``);
-  const positional = (args?.namedChildren ?? []).filter((a2) => a2 !== null && a2.type !== "keyword_argument" && a2.type !== "comment");
+  if (name)
+    for (const to2 of (Object.hasOwn(FUNCTION_PAIRS, name.text) ? FUNCTION_PAIRS[name.text] : void 0) ?? [])
+      add(name, to2, "function-swap", 0.7, `\`${name.text}\` \u2192 \`${to2}\``);
+  const positional = (args?.namedChildren ?? []).filter(
+    (a2) => a2 !== null && a2.type !== "keyword_argument" && a2.type !== "comment"
+  );
   for (let i3 = 0; i3 + 1 < positional.length; i3++) {
     const a2 = positional[i3];
     const b5 = positional[i3 + 1];
@@ -95442,7 +96644,10 @@ function mutateIdentifier2(node2, add) {
   if (parent.type === "call" && parent.childForFieldName("function")?.id === node2.id) return;
   if (parent.type === "attribute" && parent.childForFieldName("attribute")?.id === node2.id) return;
   if (parent.type === "keyword_argument" && parent.childForFieldName("name")?.id === node2.id) return;
-  if (/parameters|default_parameter|typed_parameter|function_definition|import|dotted_name|aliased_import/.test(parent.type)) return;
+  if (/parameters|default_parameter|typed_parameter|function_definition|import|dotted_name|aliased_import/.test(
+    parent.type
+  ))
+    return;
   if (parent.type === "assignment" && parent.childForFieldName("left")?.id === node2.id) return;
   if (/for_statement|for_in_clause/.test(parent.type) && parent.childForFieldName("left")?.id === node2.id) return;
   if (/pattern_list|tuple_pattern/.test(parent.type)) return;
@@ -95473,7 +96678,8 @@ function variablesOf2(fn2) {
     if (n2.type === "assignment" || n2.type === "augmented_assignment" || n2.type === "for_statement" || n2.type === "for_in_clause") {
       const target = n2.childForFieldName("left");
       if (target?.type === "identifier") names.add(target.text);
-      for (const c5 of target?.type === "pattern_list" || target?.type === "tuple_pattern" ? target.namedChildren : []) if (c5?.type === "identifier") names.add(c5.text);
+      for (const c5 of target?.type === "pattern_list" || target?.type === "tuple_pattern" ? target.namedChildren : [])
+        if (c5?.type === "identifier") names.add(c5.text);
     }
     for (const c5 of n2.namedChildren) if (c5) walk(c5);
   };
@@ -95509,7 +96715,10 @@ var cached3;
 function pythonExecutable() {
   if (cached3) return cached3;
   try {
-    cached3 = execFileSync("python3", ["-c", "import sys; print(sys.executable)"], { encoding: "utf8", timeout: 1e4 }).trim() || "python3";
+    cached3 = execFileSync("python3", ["-c", "import sys; print(sys.executable)"], {
+      encoding: "utf8",
+      timeout: 1e4
+    }).trim() || "python3";
   } catch {
     cached3 = "python3";
   }
@@ -95591,8 +96800,44 @@ function defaultDataDir(env = process.env, platform2 = process.platform, home = 
 
 // src/verify/sandbox/sandbox-layout.ts
 var DEFAULT_TMP_BYTES = 512 * 1024 * 1024;
-var SYSTEM = ["/", "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt", "/var", "/proc", "/dev", "/sys"];
-var TOOLCHAIN_HOMES = /* @__PURE__ */ new Set([".pyenv", ".nvm", ".cargo", ".rustup", ".volta", ".asdf", ".sdkman", ".deno", ".bun", ".rbenv", ".goenv", ".ghcup", ".cabal", ".opam", ".elan", ".juliaup", ".fnm", ".local", "go", ".go"]);
+var SYSTEM = [
+  "/",
+  "/usr",
+  "/bin",
+  "/sbin",
+  "/lib",
+  "/lib32",
+  "/lib64",
+  "/libx32",
+  "/etc",
+  "/opt",
+  "/var",
+  "/proc",
+  "/dev",
+  "/sys"
+];
+var TOOLCHAIN_HOMES = /* @__PURE__ */ new Set([
+  ".pyenv",
+  ".nvm",
+  ".cargo",
+  ".rustup",
+  ".volta",
+  ".asdf",
+  ".sdkman",
+  ".deno",
+  ".bun",
+  ".rbenv",
+  ".goenv",
+  ".ghcup",
+  ".cabal",
+  ".opam",
+  ".elan",
+  ".juliaup",
+  ".fnm",
+  ".local",
+  "go",
+  ".go"
+]);
 var BOT_ROOT = fileURLToPath8(new URL("../../../", new URL("../../src/verify/sandbox/sandbox-layout.ts", import.meta.url).href));
 function sandboxLayout(request2) {
   const env = request2.env ?? process.env;
@@ -95614,13 +96859,16 @@ function sandboxLayout(request2) {
   hide2(join13(BOT_ROOT, ".env"));
   for (const path12 of (env.AUTOGEN_SANDBOX_HIDE ?? "").split(delimiter2)) hide2(path12 || void 0);
   for (const path12 of request2.hidden ?? []) hide2(path12);
-  for (const path12 of ["/run", "/var/tmp", "/var/run", "/root", "/home", "/etc/shadow", "/etc/gshadow", "/etc/ssh"]) hide2(path12);
+  for (const path12 of ["/run", "/var/tmp", "/var/run", "/root", "/home", "/etc/shadow", "/etc/gshadow", "/etc/ssh"])
+    hide2(path12);
   for (const path12 of ["/run", "/var/tmp"]) if (existsSync4(path12)) hiddenDirs.add(safeReal(path12));
   const writableRoots = [request2.workspace, ...request2.writable ?? []].filter((p2) => existsSync4(p2));
   const workspaceReal = [.../* @__PURE__ */ new Set([...writableRoots.map(safeReal), ...writableRoots.map((p2) => resolve4(p2))])];
   const insideWritable = (path12, strictlyBelow = false) => {
     const resolved = resolve4(path12);
-    return workspaceReal.some((w2) => resolved === w2 || resolved.startsWith(w2 + sep5) && !(strictlyBelow && isOwnGitPointer(resolved, w2)));
+    return workspaceReal.some(
+      (w2) => resolved === w2 || resolved.startsWith(w2 + sep5) && !(strictlyBelow && isOwnGitPointer(resolved, w2))
+    );
   };
   const visible = /* @__PURE__ */ new Set();
   const covered = [...hiddenDirs, ...["/tmp", "/dev/shm"].filter((d2) => existsSync4(d2)).map(safeReal)];
@@ -95639,8 +96887,11 @@ function sandboxLayout(request2) {
   for (const dir of (request2.path ?? env.PATH ?? "").split(delimiter2)) if (dir && !insideWritable(dir)) show(dir);
   show(join13(BOT_ROOT, "resources"));
   show(dirname4(process.execPath));
-  for (const path12 of request2.readOnly ?? []) if (existsSync4(path12) && !lstatSync5(path12).isSymbolicLink() && !insideWritable(path12, true)) visible.add(safeReal(path12));
-  for (const dir of grantedDirectories(request2.workspace)) if (existsSync4(dir) && !insideWritable(dir)) visible.add(dir);
+  for (const path12 of request2.readOnly ?? [])
+    if (existsSync4(path12) && !lstatSync5(path12).isSymbolicLink() && !insideWritable(path12, true))
+      visible.add(safeReal(path12));
+  for (const dir of grantedDirectories(request2.workspace))
+    if (existsSync4(dir) && !insideWritable(dir)) visible.add(dir);
   const writable = [request2.workspace, ...request2.writable ?? []].filter((p2) => existsSync4(p2)).map(safeReal);
   const ops = [
     { kind: "tmpfs", path: "/tmp", bytes: tmpBytes },
@@ -95655,7 +96906,9 @@ function sandboxLayout(request2) {
 function orderOps(ops, writable) {
   const depth = (p2) => p2 === "/" ? 0 : p2.split(sep5).length;
   const kept2 = ops.filter((op, i3) => ops.findIndex((o3) => o3.path === op.path && o3.kind === op.kind) === i3);
-  const filtered = kept2.filter((op) => !((op.kind === "tmpfs" || op.kind === "hide-file") && writable.includes(op.path) && op.path !== "/tmp"));
+  const filtered = kept2.filter(
+    (op) => !((op.kind === "tmpfs" || op.kind === "hide-file") && writable.includes(op.path) && op.path !== "/tmp")
+  );
   return filtered.map((op, index) => ({ op, index })).sort((a2, b5) => depth(a2.op.path) - depth(b5.op.path) || a2.index - b5.index).map(({ op }) => op);
 }
 function safeReal(path12) {
@@ -95704,7 +96957,14 @@ function unshareArgv(layout, options2, command) {
 var probed;
 async function works(argv) {
   const [file2, ...args] = argv;
-  const result = await execa(file2, args, { timeout: 1e4, forceKillAfterDelay: 1e3, env: { PATH: process.env.PATH ?? "/usr/bin:/bin" }, extendEnv: false, stdin: "ignore", reject: false });
+  const result = await execa(file2, args, {
+    timeout: 1e4,
+    forceKillAfterDelay: 1e3,
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
+    extendEnv: false,
+    stdin: "ignore",
+    reject: false
+  });
   return !result.failed && result.stdout.trim() === "ok";
 }
 async function probe(kind) {
@@ -95713,7 +96973,9 @@ async function probe(kind) {
   try {
     const layout = sandboxLayout({ workspace: dir, env: {} });
     const command = ["/bin/sh", "-c", "echo ok"];
-    return await works(kind === "bwrap" ? bwrapArgv(layout, { cwd: dir, network: false }, command) : unshareArgv(layout, { cwd: dir, network: false, stage }, command));
+    return await works(
+      kind === "bwrap" ? bwrapArgv(layout, { cwd: dir, network: false }, command) : unshareArgv(layout, { cwd: dir, network: false, stage }, command)
+    );
   } finally {
     await rm8(dir, { recursive: true, force: true });
     await rm8(stage, { recursive: true, force: true }).catch(() => void 0);
@@ -95724,16 +96986,22 @@ function detectIsolation() {
     const forced = process.env.AUTOGEN_ISOLATION;
     if (forced === "none") {
       if (process.getuid?.() === 0 && process.env.AUTOGEN_ALLOW_UNSANDBOXED_ROOT !== "1") {
-        return { refused: "refusing to run a repository's tests as root with no sandbox (AUTOGEN_ISOLATION=none): install bubblewrap, run the bot as an ordinary user, or set AUTOGEN_ALLOW_UNSANDBOXED_ROOT=1 if you accept that the tests can do anything root can" };
+        return {
+          refused: "refusing to run a repository's tests as root with no sandbox (AUTOGEN_ISOLATION=none): install bubblewrap, run the bot as an ordinary user, or set AUTOGEN_ALLOW_UNSANDBOXED_ROOT=1 if you accept that the tests can do anything root can"
+        };
       }
       return { isolation: "none" };
     }
     if (forced === "bwrap" || forced === "unshare") {
-      return await probe(forced) ? { isolation: forced } : { refused: `AUTOGEN_ISOLATION=${forced}, but ${forced === "bwrap" ? "bubblewrap (bwrap)" : "unshare"} does not work on this host (not installed, or namespaces are not allowed here)` };
+      return await probe(forced) ? { isolation: forced } : {
+        refused: `AUTOGEN_ISOLATION=${forced}, but ${forced === "bwrap" ? "bubblewrap (bwrap)" : "unshare"} does not work on this host (not installed, or namespaces are not allowed here)`
+      };
     }
     if (await probe("bwrap")) return { isolation: "bwrap" };
     if (await probe("unshare")) return { isolation: "unshare" };
-    return { refused: "no sandbox is available to run the repository's tests: install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap) or allow unprivileged user namespaces; AUTOGEN_ISOLATION=none runs them unsandboxed, which only makes sense for your own trusted code" };
+    return {
+      refused: "no sandbox is available to run the repository's tests: install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap) or allow unprivileged user namespaces; AUTOGEN_ISOLATION=none runs them unsandboxed, which only makes sense for your own trusted code"
+    };
   })();
   return probed;
 }
@@ -95754,7 +97022,9 @@ function watchDisk(dirs, capBytes, onExceeded, onTooManyFiles = () => void 0, fi
     busy = true;
     void (async () => {
       try {
-        baseline ??= new Map(await Promise.all(dirs.map(async (d2) => [d2, await usedBytes(d2)])));
+        baseline ??= new Map(
+          await Promise.all(dirs.map(async (d2) => [d2, await usedBytes(d2)]))
+        );
         for (const dir of dirs) {
           const files = await usedInodes(dir) - (inodeBaseline.get(dir) ?? Infinity);
           if (files > fileCap && !stopped2) {
@@ -95780,7 +97050,10 @@ function watchDisk(dirs, capBytes, onExceeded, onTooManyFiles = () => void 0, fi
   timer.unref();
   const inodeBaseline = /* @__PURE__ */ new Map();
   void Promise.all(dirs.map(async (d2) => inodeBaseline.set(d2, await usedInodes(d2)))).catch(() => void 0);
-  void Promise.all(dirs.map(async (d2) => [d2, await usedBytes(d2)])).then((entries) => baseline ??= new Map(entries), () => void 0);
+  void Promise.all(dirs.map(async (d2) => [d2, await usedBytes(d2)])).then(
+    (entries) => baseline ??= new Map(entries),
+    () => void 0
+  );
   return {
     stop() {
       stopped2 = true;
@@ -95839,7 +97112,8 @@ var v2Ready;
 async function createProcessLimit(limits) {
   if (process.getuid?.() !== 0 || process.env.AUTOGEN_SANDBOX_CGROUP === "off") return void 0;
   try {
-    if (existsSync5(join16(V1, "pids", "cgroup.procs")) || existsSync5(join16(V1, "memory", "cgroup.procs"))) return await makeV1(limits);
+    if (existsSync5(join16(V1, "pids", "cgroup.procs")) || existsSync5(join16(V1, "memory", "cgroup.procs")))
+      return await makeV1(limits);
     if (await v2Usable()) return await makeV2(limits);
   } catch {
   }
@@ -95875,7 +97149,12 @@ async function makeV1(limits) {
   let memory = false;
   if (limits.memoryBytes) {
     const bytes = String(limits.memoryBytes);
-    const group = await makeV1Group("memory", name, { "memory.limit_in_bytes": bytes, "memory.memsw.limit_in_bytes": bytes, "memory.swappiness": "0" }, ["memory.limit_in_bytes"]);
+    const group = await makeV1Group(
+      "memory",
+      name,
+      { "memory.limit_in_bytes": bytes, "memory.memsw.limit_in_bytes": bytes, "memory.swappiness": "0" },
+      ["memory.limit_in_bytes"]
+    );
     if (group) {
       groups2.push(group);
       memory = true;
@@ -95912,7 +97191,15 @@ function handle(groups2, kind, memory) {
     kind,
     memory,
     // The script is a constant; the files and the command arrive as arguments, never as script text.
-    enter: (argv) => ["/bin/sh", "-c", 'for f do [ "$f" = -- ] && break; echo $$ > "$f" || exit 125; shift; done; shift; exec "$@"', "autogen-cgroup", ...procsFiles, "--", ...argv],
+    enter: (argv) => [
+      "/bin/sh",
+      "-c",
+      'for f do [ "$f" = -- ] && break; echo $$ > "$f" || exit 125; shift; done; shift; exec "$@"',
+      "autogen-cgroup",
+      ...procsFiles,
+      "--",
+      ...argv
+    ],
     async refusals() {
       if (!pidsDir) return 0;
       const events = await readFile(join16(pidsDir, "pids.events"), "utf8").catch(() => "");
@@ -96035,16 +97322,37 @@ async function runSandboxed(argv, options2) {
   const processLimit = isolation === "none" ? void 0 : await createProcessLimit({ processes: limits.processes, memoryBytes: limits.memoryBytes });
   try {
     const env = sandboxEnv({ home, extra: options2.env ?? {}, pathPrefix: options2.pathPrefix ?? [] });
-    if (!resolveCommand(command, env.PATH ?? "", options2.cwd)) return failedToStart([...argv], isolation, `command not found: ${command} (searched PATH=${env.PATH ?? ""})`);
+    if (!resolveCommand(command, env.PATH ?? "", options2.cwd))
+      return failedToStart([...argv], isolation, `command not found: ${command} (searched PATH=${env.PATH ?? ""})`);
     const writable = [home, ...options2.writablePaths ?? []];
     const memoryRlimit = limits.memoryBytes !== void 0 && isolation !== "none" && !processLimit?.memory;
-    const prlimit = prlimitArgv(memoryRlimit ? { ...limits, addressSpaceBytes: Math.max(limits.memoryBytes ?? 0, ADDRESS_SPACE_FLOOR) } : limits, options2.timeoutMs);
-    const layout = sandboxLayout({ workspace: options2.cwd, writable, readOnly: options2.readOnlyPaths ?? [], hidden: options2.hiddenPaths ?? [], path: process.env.PATH ?? "", tmpBytes: limits.tmpBytes ?? DEFAULT_TMP_BYTES });
+    const prlimit = prlimitArgv(
+      memoryRlimit ? { ...limits, addressSpaceBytes: Math.max(limits.memoryBytes ?? 0, ADDRESS_SPACE_FLOOR) } : limits,
+      options2.timeoutMs
+    );
+    const layout = sandboxLayout({
+      workspace: options2.cwd,
+      writable,
+      readOnly: options2.readOnlyPaths ?? [],
+      hidden: options2.hiddenPaths ?? [],
+      path: process.env.PATH ?? "",
+      tmpBytes: limits.tmpBytes ?? DEFAULT_TMP_BYTES
+    });
     const inner = [...prlimit, ...argv];
     const network = options2.network ?? false;
     let wrapped = isolation === "bwrap" ? bwrapArgv(layout, { cwd: options2.cwd, network }, inner) : isolation === "unshare" ? unshareArgv(layout, { cwd: options2.cwd, network, stage }, inner) : inner;
     if (processLimit) wrapped = processLimit.enter(wrapped);
-    return await spawnCapped(wrapped, [...argv], isolation, env, options2, limits, [options2.cwd, ...writable], processLimit, memoryRlimit);
+    return await spawnCapped(
+      wrapped,
+      [...argv],
+      isolation,
+      env,
+      options2,
+      limits,
+      [options2.cwd, ...writable],
+      processLimit,
+      memoryRlimit
+    );
   } finally {
     await processLimit?.killAll();
     await processLimit?.remove();
@@ -96066,7 +97374,18 @@ function prlimitArgv(limits, timeoutMs) {
   ];
 }
 function failedToStart(argv, isolation, spawnError) {
-  return { argv, exitCode: null, signal: null, timedOut: false, durationMs: 0, output: "", outputBytes: 0, outputTruncated: false, isolation, spawnError };
+  return {
+    argv,
+    exitCode: null,
+    signal: null,
+    timedOut: false,
+    durationMs: 0,
+    output: "",
+    outputBytes: 0,
+    outputTruncated: false,
+    isolation,
+    spawnError
+  };
 }
 function spawnCapped(wrapped, argv, isolation, env, options2, limits, watched, processLimit, memoryRlimit) {
   const cap = options2.maxOutputBytes ?? DEFAULT_OUTPUT_CAP;
@@ -96120,15 +97439,24 @@ function spawnCapped(wrapped, argv, isolation, env, options2, limits, watched, p
     const seconds3 = Math.round(options2.timeoutMs / 100) / 10;
     const timer = setTimeout(() => {
       timedOut = true;
-      limit2 ??= { name: "wall-time", message: `timed out after ${seconds3} s (the test run's time limit, test.timeoutMinutes)` };
+      limit2 ??= {
+        name: "wall-time",
+        message: `timed out after ${seconds3} s (the test run's time limit, test.timeoutMinutes)`
+      };
       killGroup("SIGTERM");
       setTimeout(() => killGroup("SIGKILL"), KILL_GRACE_MS).unref();
     }, options2.timeoutMs);
     const disk = isolation === "none" ? void 0 : watchDisk(
       watched,
       limits.diskBytes,
-      (bytes) => stopFor({ name: "disk", message: `stopped: wrote ${mb(bytes)} to the workspace, over the limit of ${mb(limits.diskBytes)}` }),
-      (files) => stopFor({ name: "disk", message: `stopped: created ${files} files, over the limit of ${DEFAULT_FILE_CAP} files` })
+      (bytes) => stopFor({
+        name: "disk",
+        message: `stopped: wrote ${mb(bytes)} to the workspace, over the limit of ${mb(limits.diskBytes)}`
+      }),
+      (files) => stopFor({
+        name: "disk",
+        message: `stopped: created ${files} files, over the limit of ${DEFAULT_FILE_CAP} files`
+      })
     );
     const onAbort = () => stopFor({ name: "cancelled", message: "stopped on request" });
     options2.signal?.addEventListener("abort", onAbort, { once: true });
@@ -96148,7 +97476,8 @@ function spawnCapped(wrapped, argv, isolation, env, options2, limits, watched, p
         const refusals = await processLimit?.refusals() ?? 0;
         const oomKills = await processLimit?.oomKills() ?? 0;
         const kernel = kernelLimit(code, signal, output2, { refusals, oomKills, memoryRlimit }, limits);
-        if (limit2 && kernel && kernel.name !== limit2.name) limit2 = { ...limit2, message: `${limit2.message}; it also ${kernel.message.replace(/^stopped: /, "")}` };
+        if (limit2 && kernel && kernel.name !== limit2.name)
+          limit2 = { ...limit2, message: `${limit2.message}; it also ${kernel.message.replace(/^stopped: /, "")}` };
         limit2 ??= kernel;
         resolve8({
           argv,
@@ -96177,9 +97506,24 @@ function spawnCapped(wrapped, argv, isolation, env, options2, limits, watched, p
 }
 function kernelLimit(code, signal, output2, { refusals, oomKills, memoryRlimit }, limits) {
   if (oomKills > 0) return { name: "memory", message: memoryLimitMessage(limits.memoryBytes ?? 0) };
-  if (memoryRlimit && OUT_OF_MEMORY.test(output2.slice(-4e3))) return { name: "memory", message: memoryLimitMessage(Math.max(limits.memoryBytes ?? 0, ADDRESS_SPACE_FLOOR), " (address space per process: this host gives the bot no memory cgroup)") };
-  if (refusals > 0) return { name: "processes", message: `hit the process limit (${limits.processes} processes at once): ${refusals} process${refusals === 1 ? " was" : "es were"} refused` };
-  if (signal === "SIGXCPU" || code === 128 + 24) return { name: "cpu-time", message: `stopped: a process used more than its CPU time limit of ${limits.cpuSeconds ?? "the timeout plus 60"} s` };
+  if (memoryRlimit && OUT_OF_MEMORY.test(output2.slice(-4e3)))
+    return {
+      name: "memory",
+      message: memoryLimitMessage(
+        Math.max(limits.memoryBytes ?? 0, ADDRESS_SPACE_FLOOR),
+        " (address space per process: this host gives the bot no memory cgroup)"
+      )
+    };
+  if (refusals > 0)
+    return {
+      name: "processes",
+      message: `hit the process limit (${limits.processes} processes at once): ${refusals} process${refusals === 1 ? " was" : "es were"} refused`
+    };
+  if (signal === "SIGXCPU" || code === 128 + 24)
+    return {
+      name: "cpu-time",
+      message: `stopped: a process used more than its CPU time limit of ${limits.cpuSeconds ?? "the timeout plus 60"} s`
+    };
   if (signal === "SIGXFSZ" || code === 128 + 25 || /File too large|\[Errno 27\]|EFBIG/.test(output2.slice(-4e3))) {
     return { name: "file-size", message: `stopped: a file grew past the size limit of ${mb(limits.fileSizeBytes)}` };
   }
@@ -96212,7 +97556,10 @@ function withPerTestLimit(limit2, runTimeoutMs) {
 }
 
 // src/engine/template/python-spectra.ts
-var traceSchema = external_exports.record(external_exports.string(), external_exports.object({ outcome: external_exports.string().optional(), lines: external_exports.record(external_exports.string(), external_exports.array(external_exports.int())).optional() }));
+var traceSchema = external_exports.record(
+  external_exports.string(),
+  external_exports.object({ outcome: external_exports.string().optional(), lines: external_exports.record(external_exports.string(), external_exports.array(external_exports.int())).optional() })
+);
 var CoverageError = class extends Error {
   constructor(message) {
     super(message);
@@ -96225,13 +97572,18 @@ async function pythonSpectra(workspace, testIds, given) {
   try {
     const safe = reportedFileFilter(workspace);
     const run3 = (ids, extra, focus2) => traceRun(workspace, dir, [...extra, ...safeIds(ids)], { ...options2, perTestMs, focus: focus2 });
-    if (failing.length === 0) return { spectra: spectraOf(await run3(testIds, [], void 0), safe), dropped: safe.dropped() };
+    if (failing.length === 0)
+      return { spectra: spectraOf(await run3(testIds, [], void 0), safe), dropped: safe.dropped() };
     const failed3 = spectraOf(await run3(failing, [], void 0), safe);
     const focus = /* @__PURE__ */ new Map();
-    for (const test of failed3.filter((t2) => t2.failed)) for (const [file2, lines] of test.lines) focus.set(file2, /* @__PURE__ */ new Set([...focus.get(file2) ?? [], ...lines]));
+    for (const test of failed3.filter((t2) => t2.failed))
+      for (const [file2, lines] of test.lines) focus.set(file2, /* @__PURE__ */ new Set([...focus.get(file2) ?? [], ...lines]));
     if (focus.size === 0) return { spectra: failed3, dropped: safe.dropped() };
     const focusPath = join19(dir, "focus.json");
-    await writeFile3(focusPath, JSON.stringify(Object.fromEntries([...focus].map(([file2, lines]) => [file2, [...lines]]))));
+    await writeFile3(
+      focusPath,
+      JSON.stringify(Object.fromEntries([...focus].map(([file2, lines]) => [file2, [...lines]])))
+    );
     const failingSet = new Set(failing);
     const others = testIds.filter((id) => !failingSet.has(id));
     if (testIds.length > 0 && others.length === 0) return { spectra: failed3, dropped: safe.dropped() };
@@ -96252,10 +97604,15 @@ async function traceRun(workspace, dir, args, options2) {
     AUTOGEN_TEST_TIMEOUT: String(fromEnv > 0 && fromEnv < ours ? fromEnv : ours),
     ...focus ? { AUTOGEN_TRACE_FOCUS: focus } : {}
   });
-  const run3 = await runSandboxed([pythonExecutable(), "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", PYTEST_PLUGIN, ...args], { ...sandbox, cwd: workspace, env, writablePaths: [dir] });
+  const run3 = await runSandboxed(
+    [pythonExecutable(), "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", PYTEST_PLUGIN, ...args],
+    { ...sandbox, cwd: workspace, env, writablePaths: [dir] }
+  );
   const text2 = await readRunOutput(out, 256 * 1024 * 1024);
   if (text2 === void 0) {
-    throw new CoverageError(`the coverage run wrote no trace (exit ${String(run3.exitCode)}${run3.timedOut ? ", timed out" : ""}): ${run3.spawnError ?? run3.output.slice(-500)}`);
+    throw new CoverageError(
+      `the coverage run wrote no trace (exit ${String(run3.exitCode)}${run3.timedOut ? ", timed out" : ""}): ${run3.spawnError ?? run3.output.slice(-500)}`
+    );
   }
   return traceSchema.parse(JSON.parse(text2));
 }
@@ -96263,7 +97620,11 @@ function spectraOf(trace, safe) {
   return Object.entries(trace).filter(([, entry]) => entry.outcome !== "skipped").map(([id, entry]) => ({
     id,
     failed: entry.outcome !== "passed",
-    lines: new Map(Object.entries(entry.lines ?? {}).flatMap(([file2, lines]) => safe.accept(file2) ? [[file2, new Set(lines)]] : []))
+    lines: new Map(
+      Object.entries(entry.lines ?? {}).flatMap(
+        ([file2, lines]) => safe.accept(file2) ? [[file2, new Set(lines)]] : []
+      )
+    )
   }));
 }
 
@@ -96276,7 +97637,10 @@ function templateStrategyWith(options2) {
   return {
     name: "template",
     run(task) {
-      const run3 = new StrategyRun(task, "template", { total: () => run3.outcome.cost.candidatesGenerated, llm: options2.llm });
+      const run3 = new StrategyRun(task, "template", {
+        total: () => run3.outcome.cost.candidatesGenerated,
+        llm: options2.llm
+      });
       return run3.run(() => repair(task, run3, options2.llm));
     }
   };
@@ -96285,21 +97649,45 @@ async function repair(task, run3, llm) {
   const outcome = run3.outcome;
   const language = task.runnerName === "pytest" ? "python" : JS_RUNNERS.has(task.runnerName) ? "javascript" : void 0;
   if (!language) {
-    return run3.finish("unsupported", `the template strategy localises faults with per-test line coverage, implemented for pytest and Node test runners (node --test, vitest, jest, mocha); this repository runs ${task.runnerName}`);
+    return run3.finish(
+      "unsupported",
+      `the template strategy localises faults with per-test line coverage, implemented for pytest and Node test runners (node --test, vitest, jest, mocha); this repository runs ${task.runnerName}`
+    );
   }
-  if (task.visible.kind === "reproduce") return run3.finish("unsupported", "the template strategy repairs failing tests and cannot write a reproduction test from the description: name a failing test, or configure an LLM endpoint");
+  if (task.visible.kind === "reproduce")
+    return run3.finish(
+      "unsupported",
+      "the template strategy repairs failing tests and cannot write a reproduction test from the description: name a failing test, or configure an LLM endpoint"
+    );
   const { before, failing, regression: regressionBaseline } = await run3.baseline();
-  task.onProgress?.({ kind: "stage", stage: "localise", detail: `${failing.length} failing of ${before.tests.length} visible tests` });
+  task.onProgress?.({
+    kind: "stage",
+    stage: "localise",
+    detail: `${failing.length} failing of ${before.tests.length} visible tests`
+  });
   let ranking;
   let dropped2;
   try {
-    const known = [...new Set([...before.tests, ...regressionBaseline?.tests ?? []].filter((t2) => t2.status !== "skip").map((t2) => t2.id))];
+    const known = [
+      ...new Set(
+        [...before.tests, ...regressionBaseline?.tests ?? []].filter((t2) => t2.status !== "skip").map((t2) => t2.id)
+      )
+    ];
     let spectra;
     if (language === "python") {
-      spectra = await pythonSpectra(task.workspace, task.regression?.kind === "all" ? [] : known, { ...task.sandbox, perTestMs: run3.tracePerTestMs(), failing: failing.map((t2) => t2.id) });
+      spectra = await pythonSpectra(task.workspace, task.regression?.kind === "all" ? [] : known, {
+        ...task.sandbox,
+        perTestMs: run3.tracePerTestMs(),
+        failing: failing.map((t2) => t2.id)
+      });
       run3.countTestRuns(1);
     } else {
-      spectra = await jsSpectra(task.workspace, task.probe ?? task.verifier, known, (selection) => run3.candidateLimit(selection));
+      spectra = await jsSpectra(
+        task.workspace,
+        task.probe ?? task.verifier,
+        known,
+        (selection) => run3.candidateLimit(selection)
+      );
       run3.countTestRuns(known.length);
     }
     ranking = ochiai(spectra.spectra, (file2) => !task.isTestFile(file2));
@@ -96311,10 +97699,18 @@ async function repair(task, run3, llm) {
   const droppedNote = dropped2.length > 0 ? `; ${droppedText(dropped2)}` : "";
   if (dropped2.length > 0) task.onProgress?.({ kind: "stage", stage: "localise", detail: droppedText(dropped2) });
   outcome.plan.localisation = ranking.slice(0, 10);
-  if (ranking.length === 0) return run3.finish("exhausted", `no line outside the tests is executed by a failing test; nothing to localise${droppedNote}`);
+  if (ranking.length === 0)
+    return run3.finish(
+      "exhausted",
+      `no line outside the tests is executed by a failing test; nothing to localise${droppedNote}`
+    );
   const candidates = await rankCandidates(task.workspace, ranking.slice(0, MAX_LINES));
   outcome.cost.candidatesGenerated = candidates.length;
-  task.onProgress?.({ kind: "stage", stage: "repair", detail: `${candidates.length} candidate edits at ${Math.min(ranking.length, MAX_LINES)} suspicious lines` });
+  task.onProgress?.({
+    kind: "stage",
+    stage: "repair",
+    detail: `${candidates.length} candidate edits at ${Math.min(ranking.length, MAX_LINES)} suspicious lines`
+  });
   const failingIds = { kind: "tests", ids: failing.map((t2) => t2.id) };
   const review = llm ? modelReviewer(llm, { workspace: task.workspace, problem: task.description, failing }) : void 0;
   const refusals = [];
@@ -96324,11 +97720,16 @@ async function repair(task, run3, llm) {
   const warm = slots.map((slot) => task.verifier.openWarm?.(slot));
   try {
     await Promise.all(warm.map((runner) => runner?.prepare(failingIds)));
-    for (const { mutation } of candidates) if (!originals.has(mutation.file)) originals.set(mutation.file, await readWorktreeText(task.workspace, mutation.file));
+    for (const { mutation } of candidates)
+      if (!originals.has(mutation.file))
+        originals.set(mutation.file, await readWorktreeText(task.workspace, mutation.file));
     for (let start = 0; start < candidates.length; start += slots.length) {
       if (task.signal?.aborted) return run3.finish("cancelled", "stopped on request");
       if (start >= task.budget.candidates || performance.now() > deadline) {
-        return run3.finish("budget", `budget spent after ${start} of ${candidates.length} candidates (limit ${task.budget.candidates} candidates, ${task.budget.minutes} minutes)`);
+        return run3.finish(
+          "budget",
+          `budget spent after ${start} of ${candidates.length} candidates (limit ${task.budget.candidates} candidates, ${task.budget.minutes} minutes)`
+        );
       }
       const batch = candidates.slice(start, Math.min(start + slots.length, task.budget.candidates));
       const results = await Promise.all(
@@ -96340,19 +97741,43 @@ async function repair(task, run3, llm) {
           const change = () => ({ diff: unifiedDiff(mutation.file, original, mutated), files: [mutation.file] });
           await writeRepoFile(slot, mutation.file, mutated);
           try {
-            const candidate = { index: start + j3 + 1, description: mutation.description, family: mutation.family, file: mutation.file, line: mutation.line, score };
-            const { attempt } = await run3.validate(candidate, { workspace: slot, first: failingIds, diff: change, warm: warm[j3] });
+            const candidate = {
+              index: start + j3 + 1,
+              description: mutation.description,
+              family: mutation.family,
+              file: mutation.file,
+              line: mutation.line,
+              score
+            };
+            const { attempt } = await run3.validate(candidate, {
+              workspace: slot,
+              first: failingIds,
+              diff: change,
+              warm: warm[j3]
+            });
             return { mutation, score, mutated, change, attempt };
           } finally {
             await writeRepoFile(slot, mutation.file, original);
           }
         })
       );
-      for (const { mutation, score, mutated, change, attempt } of results.filter((r2) => r2.attempt.result === "plausible")) {
+      for (const { mutation, score, mutated, change, attempt } of results.filter(
+        (r2) => r2.attempt.result === "plausible"
+      )) {
         if (refusals.length >= MAX_REVIEWS) break;
         const { diff } = change();
-        task.onProgress?.({ kind: "stage", stage: "review", detail: `${mutation.description} at ${mutation.file}:${mutation.line}` });
-        const verdict = review ? await review({ description: mutation.description, diff, file: mutation.file, line: mutation.line, edited: mutated }) : NOT_REVIEWED;
+        task.onProgress?.({
+          kind: "stage",
+          stage: "review",
+          detail: `${mutation.description} at ${mutation.file}:${mutation.line}`
+        });
+        const verdict = review ? await review({
+          description: mutation.description,
+          diff,
+          file: mutation.file,
+          line: mutation.line,
+          edited: mutated
+        }) : NOT_REVIEWED;
         outcome.review = verdict;
         if (verdict.verdict === "refused") {
           Object.assign(attempt, { result: "refused", reason: verdict.reason });
@@ -96361,9 +97786,18 @@ async function repair(task, run3, llm) {
         }
         await writeRepoFile(task.workspace, mutation.file, mutated);
         run3.accept(attempt, change());
-        outcome.plan.fix = { family: mutation.family, description: mutation.description, file: mutation.file, line: mutation.line, score };
+        outcome.plan.fix = {
+          family: mutation.family,
+          description: mutation.description,
+          file: mutation.file,
+          line: mutation.line,
+          score
+        };
         const how = verdict.verdict === "accepted" ? "; the model reviewed the edit against the issue and accepted it" : "";
-        const solved = run3.finish("solved", `${mutation.description} at ${mutation.file}:${mutation.line} makes every visible test pass${how}${droppedNote}`);
+        const solved = run3.finish(
+          "solved",
+          `${mutation.description} at ${mutation.file}:${mutation.line} makes every visible test pass${how}${droppedNote}`
+        );
         await checkDiffLanded(task.workspace, solved);
         return solved;
       }
@@ -96380,9 +97814,15 @@ async function repair(task, run3, llm) {
     }
   }
   if (refusals.length > 0) {
-    return run3.finish("refused", `the model refused ${refusals.length} edit(s) that pass the tests: ${refusals.join("; ")}${droppedNote}`);
+    return run3.finish(
+      "refused",
+      `the model refused ${refusals.length} edit(s) that pass the tests: ${refusals.join("; ")}${droppedNote}`
+    );
   }
-  return run3.finish("exhausted", `none of the ${candidates.length} template edits at the ${Math.min(ranking.length, MAX_LINES)} most suspicious lines makes the visible tests pass${droppedNote}`);
+  return run3.finish(
+    "exhausted",
+    `none of the ${candidates.length} template edits at the ${Math.min(ranking.length, MAX_LINES)} most suspicious lines makes the visible tests pass${droppedNote}`
+  );
 }
 async function rankCandidates(workspace, lines) {
   const byFile = /* @__PURE__ */ new Map();
@@ -96422,7 +97862,10 @@ async function scratchCopies(workspace, count2) {
   for (let i3 = 0; i3 < count2; i3++) {
     const dir = await mkdtemp7(join20(tmpdir8(), "autogen-slot-"));
     const gitFile = (await lstat2(join20(workspace, ".git")).catch(() => void 0))?.isFile() ?? false;
-    await cp2(workspace, dir, { recursive: true, filter: (src) => !(gitFile ? /(^|\/)node_modules(\/|$)/ : /(^|\/)(\.git|node_modules)(\/|$)/).test(src.slice(workspace.length)) });
+    await cp2(workspace, dir, {
+      recursive: true,
+      filter: (src) => !(gitFile ? /(^|\/)node_modules(\/|$)/ : /(^|\/)(\.git|node_modules)(\/|$)/).test(src.slice(workspace.length))
+    });
     if (existsSync7(join20(workspace, "node_modules"))) {
       await symlink(join20(workspace, "node_modules"), join20(dir, "node_modules"));
       grantDirectory(dir, join20(workspace, "node_modules"));
@@ -96434,7 +97877,15 @@ async function scratchCopies(workspace, count2) {
 }
 
 // src/engine/first-pass.ts
-var FINAL = /* @__PURE__ */ new Set(["nothing-to-fix", "broken-tests", "cancelled", "budget", "planned", "unsupported", "no-change"]);
+var FINAL = /* @__PURE__ */ new Set([
+  "nothing-to-fix",
+  "broken-tests",
+  "cancelled",
+  "budget",
+  "planned",
+  "unsupported",
+  "no-change"
+]);
 function withTemplateAfter(next, llm) {
   const template = templateStrategyWith({ llm });
   return {
@@ -96443,13 +97894,26 @@ function withTemplateAfter(next, llm) {
       if (task.visible.kind === "reproduce") return next.run(task);
       const first2 = await next.run(task);
       if (first2.status === "fixed" || FINAL.has(first2.stopReason)) return first2;
-      task.onProgress?.({ kind: "stage", stage: "template", detail: "the model found no fix: trying mechanical edits, each reviewed by the model" });
+      task.onProgress?.({
+        kind: "stage",
+        stage: "template",
+        detail: "the model found no fix: trying mechanical edits, each reviewed by the model"
+      });
       const second = await template.run(task);
-      const attempts2 = [...first2.attempts, ...second.attempts.map((a2) => ({ ...a2, index: a2.index + first2.attempts.length }))];
+      const attempts2 = [
+        ...first2.attempts,
+        ...second.attempts.map((a2) => ({ ...a2, index: a2.index + first2.attempts.length }))
+      ];
       const cost = addCosts(first2.cost, second.cost);
       if (second.status === "fixed") return { ...second, cost, attempts: attempts2 };
       const review = second.review ? { review: second.review } : {};
-      return { ...first2, ...review, message: `${first2.message}; then mechanical edits: ${second.message}`, cost, attempts: attempts2 };
+      return {
+        ...first2,
+        ...review,
+        message: `${first2.message}; then mechanical edits: ${second.message}`,
+        cost,
+        attempts: attempts2
+      };
     }
   };
 }
@@ -96478,15 +97942,30 @@ function seidrStrategy(options2) {
       return run3.search(async ({ before, problem }) => {
         const execute = async (edits, description) => {
           const result = await run3.execute(edits, description);
-          return result && { id: result.attempt.index, edits, report: result.report, score: result.report.tests.length ? result.passed / result.report.tests.length : 0, executed: result };
+          return result && {
+            id: result.attempt.index,
+            edits,
+            report: result.report,
+            score: result.report.tests.length ? result.passed / result.report.tests.length : 0,
+            executed: result
+          };
         };
         let population = [];
         for (const temperature of temperatureSchedule(arity)) {
           run3.ensureCandidateBudget();
           await run3.changes.restore();
-          const { value } = await options2.llm.call("generate", { untrusted: { problem, failures: digestReport(before), code: await run3.code() } }, editsSchema, { temperature });
+          const { value } = await options2.llm.call(
+            "generate",
+            { untrusted: { problem, failures: digestReport(before), code: await run3.code() } },
+            editsSchema,
+            { temperature }
+          );
           const candidate = await execute(run3.editsOf(value), `draft at temperature ${temperature}`);
-          if (candidate && run3.acceptIf(candidate.executed)) return run3.finish("solved", `draft ${candidate.id} passes the visible tests and the regression gate (EPG ${candidate.id - 1})`);
+          if (candidate && run3.acceptIf(candidate.executed))
+            return run3.finish(
+              "solved",
+              `draft ${candidate.id} passes the visible tests and the regression gate (EPG ${candidate.id - 1})`
+            );
           if (candidate) population.push(candidate);
         }
         for (let generation = 1; generation <= (options2.maxGenerations ?? 10); generation++) {
@@ -96496,22 +97975,47 @@ function seidrStrategy(options2) {
           for (const parent of beam) {
             const first2 = failingTests(parent.report)[0];
             const instruction = options2.instructions === "llm" ? await (async () => {
-              const { value } = await options2.llm.call("analyze-error", { trusted: { verification: "(none: SEIDR has no plan)" }, untrusted: { trace: "(none)", failures: digestReport(parent.report) } }, analysisSchema);
+              const { value } = await options2.llm.call(
+                "analyze-error",
+                {
+                  trusted: { verification: "(none: SEIDR has no plan)" },
+                  untrusted: { trace: "(none)", failures: digestReport(parent.report) }
+                },
+                analysisSchema
+              );
               return `Bug summary: ${value.divergence}. Suggested fix: ${value.fix}`;
             })() : `Make sure ${first2?.id ?? "the failing test"} passes; it fails with: ${(first2?.message ?? "an error").split("\n")[0]}`;
             for (const temperature of temperatureSchedule(arity)) {
               run3.ensureCandidateBudget();
               await run3.changes.restore();
               await run3.changes.apply(parent.edits);
-              const { value } = await options2.llm.call("self-debug", { trusted: { instruction }, untrusted: { problem, failures: digestReport(parent.report), code: await run3.code() } }, editsSchema, { temperature });
-              const child = await execute([...parent.edits, ...run3.editsOf(value)], `repair of candidate ${parent.id} (generation ${generation})`);
-              if (child && run3.acceptIf(child.executed)) return run3.finish("solved", `candidate ${child.id} passes the visible tests and the regression gate (EPG ${child.id - 1})`);
+              const { value } = await options2.llm.call(
+                "self-debug",
+                {
+                  trusted: { instruction },
+                  untrusted: { problem, failures: digestReport(parent.report), code: await run3.code() }
+                },
+                editsSchema,
+                { temperature }
+              );
+              const child = await execute(
+                [...parent.edits, ...run3.editsOf(value)],
+                `repair of candidate ${parent.id} (generation ${generation})`
+              );
+              if (child && run3.acceptIf(child.executed))
+                return run3.finish(
+                  "solved",
+                  `candidate ${child.id} passes the visible tests and the regression gate (EPG ${child.id - 1})`
+                );
               if (child) children.push(child);
             }
           }
           population = children;
         }
-        return run3.finish("iterations", `no passing candidate after ${run3.outcome.cost.candidatesGenerated} candidates`);
+        return run3.finish(
+          "iterations",
+          `no passing candidate after ${run3.outcome.cost.candidatesGenerated} candidates`
+        );
       });
     }
   };
@@ -96564,7 +98068,9 @@ var UcbBandit = class {
 
 // src/engine/slpw/slpw-strategy.ts
 var numbered2 = (steps) => steps.map((s, i3) => `${i3 + 1}. ${s}`).join("\n");
-var formatVerification2 = (v2) => v2.tests.map((t2) => `Test ${t2.test}: ${t2.steps.map((s) => `after step ${s.step}: ${s.value}`).join("; ")}; derived ${t2.derived}, expected ${t2.expected}`).join("\n");
+var formatVerification2 = (v2) => v2.tests.map(
+  (t2) => `Test ${t2.test}: ${t2.steps.map((s) => `after step ${s.step}: ${s.value}`).join("; ")}; derived ${t2.derived}, expected ${t2.expected}`
+).join("\n");
 function slpwStrategy(options2) {
   return {
     name: "slpw",
@@ -96578,7 +98084,12 @@ function slpwStrategy(options2) {
         const planBandit = new UcbBandit();
         const plans = /* @__PURE__ */ new Map();
         for (let i3 = 1; i3 <= k2; i3++) {
-          const { value } = await options2.llm.call("plan", { untrusted: { problem, failures: digest, code: context.code }, trusted: { memory: "(none)" } }, planSchema, { sample: { index: i3, of: k2 } });
+          const { value } = await options2.llm.call(
+            "plan",
+            { untrusted: { problem, failures: digest, code: context.code }, trusted: { memory: "(none)" } },
+            planSchema,
+            { sample: { index: i3, of: k2 } }
+          );
           plans.set(`p${i3}`, { id: `p${i3}`, steps: value.steps });
           planBandit.add(`p${i3}`);
         }
@@ -96587,7 +98098,11 @@ function slpwStrategy(options2) {
         for (let round = 0; round < (options2.maxPlanIterations ?? 12) && verified.length < q3 && open6.size > 0; round++) {
           const id = planBandit.choose([...open6]);
           const plan = plans.get(id);
-          const { value } = await options2.llm.call("verify-plan", { trusted: { plan: numbered2(plan.steps) }, untrusted: { tests, code: context.code } }, verificationSchema);
+          const { value } = await options2.llm.call(
+            "verify-plan",
+            { trusted: { plan: numbered2(plan.steps) }, untrusted: { tests, code: context.code } },
+            verificationSchema
+          );
           const right = value.tests.filter((t2) => t2.matches).length;
           planBandit.reward(id, right);
           plan.verification = value;
@@ -96601,7 +98116,11 @@ function slpwStrategy(options2) {
             }
             continue;
           }
-          const check2 = (await options2.llm.call("check-verification", { trusted: { plan: numbered2(plan.steps), verification: formatVerification2(value) } }, checkSchema)).value;
+          const check2 = (await options2.llm.call(
+            "check-verification",
+            { trusted: { plan: numbered2(plan.steps), verification: formatVerification2(value) } },
+            checkSchema
+          )).value;
           if (check2.ok) {
             verified.push(plan);
             open6.delete(id);
@@ -96610,7 +98129,12 @@ function slpwStrategy(options2) {
         const carried = verified.length > 0 ? verified : [...plans.values()].filter((p2) => open6.has(p2.id)).slice(0, q3);
         outcome.plan.steps = carried[0]?.steps;
         outcome.plan.verified = verified.length > 0;
-        outcome.plan.verification = carried[0]?.verification?.tests.map((t2) => ({ test: t2.test, derived: t2.derived, expected: t2.expected, matches: t2.matches }));
+        outcome.plan.verification = carried[0]?.verification?.tests.map((t2) => ({
+          test: t2.test,
+          derived: t2.derived,
+          expected: t2.expected,
+          matches: t2.matches
+        }));
         const programBandit = new UcbBandit();
         const programs = /* @__PURE__ */ new Map();
         const execute = async (id, plan, edits, description) => {
@@ -96628,12 +98152,31 @@ function slpwStrategy(options2) {
         for (const plan of carried) {
           run3.ensureCandidateBudget();
           await run3.changes.restore();
-          const { value } = await options2.llm.call("implement", { trusted: { plan: numbered2(plan.steps), verification: plan.verification ? formatVerification2(plan.verification) : "(not verified)" }, untrusted: { problem, code: await run3.code(), knowledge: "(none)" } }, editsSchema);
-          const program = await execute(`prog-${plan.id}`, plan, run3.editsOf(value), `implementation of plan ${plan.id}`);
+          const { value } = await options2.llm.call(
+            "implement",
+            {
+              trusted: {
+                plan: numbered2(plan.steps),
+                verification: plan.verification ? formatVerification2(plan.verification) : "(not verified)"
+              },
+              untrusted: { problem, code: await run3.code(), knowledge: "(none)" }
+            },
+            editsSchema
+          );
+          const program = await execute(
+            `prog-${plan.id}`,
+            plan,
+            run3.editsOf(value),
+            `implementation of plan ${plan.id}`
+          );
           if (!program) continue;
           programBandit.add(program.id);
           programBandit.reward(program.id, program.report.tests.length - failingTests(program.report).length);
-          if (accept(program)) return run3.finish("solved", `the program of plan ${plan.id} passes the visible tests and the regression gate`);
+          if (accept(program))
+            return run3.finish(
+              "solved",
+              `the program of plan ${plan.id} passes the visible tests and the regression gate`
+            );
         }
         for (let round = 1; round <= (options2.maxRefinements ?? 12) && programs.size > 0; round++) {
           run3.ensureCandidateBudget();
@@ -96642,14 +98185,43 @@ function slpwStrategy(options2) {
           await run3.changes.restore();
           await run3.changes.apply(parent.edits);
           const failures = digestReport(parent.report);
-          const analysis = (await options2.llm.call("analyze-error", { trusted: { verification: parent.plan.verification ? formatVerification2(parent.plan.verification) : numbered2(parent.plan.steps) }, untrusted: { trace: "(no instrumented run)", failures } }, analysisSchema)).value;
-          const { value } = await options2.llm.call("refine", { trusted: { plan: numbered2(parent.plan.steps), analysis: `${analysis.divergence}
-Fix: ${analysis.fix}`, explanation: "(not requested)" }, untrusted: { failures, code: await run3.code() } }, editsSchema);
-          const child = await execute(`${id}.r${round}`, parent.plan, [...parent.edits, ...run3.editsOf(value)], `refinement of ${id}`);
+          const analysis = (await options2.llm.call(
+            "analyze-error",
+            {
+              trusted: {
+                verification: parent.plan.verification ? formatVerification2(parent.plan.verification) : numbered2(parent.plan.steps)
+              },
+              untrusted: { trace: "(no instrumented run)", failures }
+            },
+            analysisSchema
+          )).value;
+          const { value } = await options2.llm.call(
+            "refine",
+            {
+              trusted: {
+                plan: numbered2(parent.plan.steps),
+                analysis: `${analysis.divergence}
+Fix: ${analysis.fix}`,
+                explanation: "(not requested)"
+              },
+              untrusted: { failures, code: await run3.code() }
+            },
+            editsSchema
+          );
+          const child = await execute(
+            `${id}.r${round}`,
+            parent.plan,
+            [...parent.edits, ...run3.editsOf(value)],
+            `refinement of ${id}`
+          );
           if (!child) continue;
           programBandit.add(child.id, id);
           programBandit.reward(child.id, child.report.tests.length - failingTests(child.report).length);
-          if (accept(child)) return run3.finish("solved", `the refined program ${child.id} passes the visible tests and the regression gate`);
+          if (accept(child))
+            return run3.finish(
+              "solved",
+              `the refined program ${child.id} passes the visible tests and the regression gate`
+            );
         }
         return run3.finish("iterations", "no program passed the visible tests");
       });
@@ -96658,7 +98230,9 @@ Fix: ${analysis.fix}`, explanation: "(not requested)" }, untrusted: { failures, 
 }
 
 // src/engine/strategies.ts
-var needsModel = (name) => new Error(`strategy "${name}" needs an LLM endpoint: set AUTOGEN_LLM_BASE_URL (and OPENAI_API_KEY if the server wants one), or use --strategy template`);
+var needsModel = (name) => new Error(
+  `strategy "${name}" needs an LLM endpoint: set AUTOGEN_LLM_BASE_URL (and OPENAI_API_KEY if the server wants one), or use --strategy template`
+);
 function strategyByName(name, deps = {}) {
   if (name === "template") return deps.llm ? templateStrategyWith({ llm: deps.llm }) : templateStrategy;
   if (name === "lpw") {
@@ -96668,22 +98242,48 @@ function strategyByName(name, deps = {}) {
       llm: deps.llm,
       ...deps.memory ? { memory: deps.memory } : {},
       ...s?.knowledge ? { knowledge: "on-disk" } : {},
-      ...s ? { maxPlanIterations: s.maxPlanIterations, maxRefinements: s.maxRefinements, planVerification: s.planVerification, codeExplanation: s.codeExplanation, instrumentedDebug: s.instrumentedDebug } : {}
+      ...s ? {
+        maxPlanIterations: s.maxPlanIterations,
+        maxRefinements: s.maxRefinements,
+        planVerification: s.planVerification,
+        codeExplanation: s.codeExplanation,
+        instrumentedDebug: s.instrumentedDebug
+      } : {}
     });
     return withReproduction(s?.templateFirstPass ? withTemplateAfter(lpw, deps.llm) : lpw, deps.llm);
   }
   if (name === "direct") {
     if (!deps.llm) throw needsModel(name);
-    return withReproduction(directStrategy({ llm: deps.llm, ...deps.strategy ? { maxRefinements: deps.strategy.maxRefinements } : {} }), deps.llm);
+    return withReproduction(
+      directStrategy({ llm: deps.llm, ...deps.strategy ? { maxRefinements: deps.strategy.maxRefinements } : {} }),
+      deps.llm
+    );
   }
   if (name === "slpw") {
     if (!deps.llm) throw needsModel(name);
     const s = deps.strategy;
-    return withReproduction(slpwStrategy({ llm: deps.llm, ...s ? { planSamples: s.planSamples, verifiedPlans: s.verifiedPlans, maxPlanIterations: s.maxPlanIterations, maxRefinements: s.maxRefinements } : {} }), deps.llm);
+    return withReproduction(
+      slpwStrategy({
+        llm: deps.llm,
+        ...s ? {
+          planSamples: s.planSamples,
+          verifiedPlans: s.verifiedPlans,
+          maxPlanIterations: s.maxPlanIterations,
+          maxRefinements: s.maxRefinements
+        } : {}
+      }),
+      deps.llm
+    );
   }
   if (name === "seidr") {
     if (!deps.llm) throw needsModel(name);
-    return withReproduction(seidrStrategy({ llm: deps.llm, ...deps.strategy ? { arity: deps.strategy.treeArity, width: deps.strategy.beamWidth } : {} }), deps.llm);
+    return withReproduction(
+      seidrStrategy({
+        llm: deps.llm,
+        ...deps.strategy ? { arity: deps.strategy.treeArity, width: deps.strategy.beamWidth } : {}
+      }),
+      deps.llm
+    );
   }
   throw new Error(`unknown strategy "${name}"; available: template, lpw, slpw, seidr, direct`);
 }
@@ -96707,13 +98307,28 @@ function sandboxOptionsFor(test, signal) {
 
 // src/engine/build-task.ts
 function chooseVisible(trigger, baseline, workspace, options2) {
-  if (trigger.tests?.length) return { kind: "ok", visible: { kind: "tests", ids: trigger.tests }, why: `the ${trigger.tests.length} test(s) named` };
+  if (trigger.tests?.length)
+    return {
+      kind: "ok",
+      visible: { kind: "tests", ids: trigger.tests },
+      why: `the ${trigger.tests.length} test(s) named`
+    };
   if (!baseline) return { kind: "ok", visible: { kind: "all" }, why: "the whole suite" };
   const broken = brokenRunReason(baseline, workspace);
   if (broken) return { kind: "broken", message: `the test command is broken: ${broken}` };
   const failing = failingTests(baseline);
-  if (failing.length > 0) return { kind: "ok", visible: { kind: "tests", ids: failing.map((t2) => t2.id) }, why: `${failing.length} failing test(s)` };
-  if (trigger.kind === "issue" && options2.canReproduce) return { kind: "ok", visible: { kind: "reproduce" }, why: `all ${baseline.tests.length} tests pass: a test reproducing the issue is written first` };
+  if (failing.length > 0)
+    return {
+      kind: "ok",
+      visible: { kind: "tests", ids: failing.map((t2) => t2.id) },
+      why: `${failing.length} failing test(s)`
+    };
+  if (trigger.kind === "issue" && options2.canReproduce)
+    return {
+      kind: "ok",
+      visible: { kind: "reproduce" },
+      why: `all ${baseline.tests.length} tests pass: a test reproducing the issue is written first`
+    };
   return {
     kind: "nothing",
     message: `all ${baseline.tests.length} tests pass${trigger.kind === "issue" ? " and reproducing the issue from its description needs a model (configure an LLM endpoint)" : ""}`
@@ -96723,13 +98338,23 @@ function chooseStrategy(choice) {
   const { llm, config: config3 } = choice;
   if (choice.planOnly) {
     if (!llm) throw new Error("`/autogen plan` needs a model, and this installation has no LLM endpoint configured");
-    return withReproduction(lpwStrategy({ llm, planOnly: true, ...choice.memory ? { memory: choice.memory } : {} }), llm);
+    return withReproduction(
+      lpwStrategy({ llm, planOnly: true, ...choice.memory ? { memory: choice.memory } : {} }),
+      llm
+    );
   }
   const name = choice.name ?? (llm ? config3.strategy.name : "template");
-  return strategyByName(name, { llm, strategy: { ...config3.strategy, templateFirstPass: choice.templateFirstPass ?? config3.strategy.templateFirstPass }, memory: choice.memory });
+  return strategyByName(name, {
+    llm,
+    strategy: { ...config3.strategy, templateFirstPass: choice.templateFirstPass ?? config3.strategy.templateFirstPass },
+    memory: choice.memory
+  });
 }
 function taskBudget(config3, overrides = {}) {
-  return { candidates: overrides.candidates ?? config3.budgets.iterations * 20, minutes: overrides.minutes ?? config3.budgets.minutes };
+  return {
+    candidates: overrides.candidates ?? config3.budgets.iterations * 20,
+    minutes: overrides.minutes ?? config3.budgets.minutes
+  };
 }
 function taskSandbox(config3, signal) {
   return sandboxOptionsFor(config3.test, signal);
@@ -96764,9 +98389,16 @@ ${ticks}`;
 };
 function evidenceDetails(evidence) {
   return evidence.map((e) => {
-    const jobs = e.jobs.map((j3) => `- job [${j3.name}](${j3.url})${j3.failedSteps.length ? `, failed step: ${j3.failedSteps.join(", ")}` : ""}${j3.annotations.length ? `; ${j3.annotations.length} annotation(s): ${j3.annotations.slice(0, 3).map((a2) => `${a2.path}:${a2.line} ${a2.message.split("\n")[0]}`).join("; ")}` : ""}`);
+    const jobs = e.jobs.map(
+      (j3) => `- job [${j3.name}](${j3.url})${j3.failedSteps.length ? `, failed step: ${j3.failedSteps.join(", ")}` : ""}${j3.annotations.length ? `; ${j3.annotations.length} annotation(s): ${j3.annotations.slice(0, 3).map((a2) => `${a2.path}:${a2.line} ${a2.message.split("\n")[0]}`).join("; ")}` : ""}`
+    );
     const source = e.testsFrom === "artifact" ? `test results from the uploaded report (${e.artifactFiles.join(", ")})` : e.testsFrom === "log" ? "test results read from the job log" : "no per-test results in the run";
-    return [`**[${e.run.name || e.run.path}](${e.run.htmlUrl})** (${e.run.conclusion ?? e.run.status}; ${source})`, ...jobs, "", fence(e.digest.trim())].join("\n");
+    return [
+      `**[${e.run.name || e.run.path}](${e.run.htmlUrl})** (${e.run.conclusion ?? e.run.status}; ${source})`,
+      ...jobs,
+      "",
+      fence(e.digest.trim())
+    ].join("\n");
   }).join("\n\n");
 }
 function explainInfra(infra, evidence) {
@@ -96795,11 +98427,23 @@ ${evidenceDetails(evidence)}
 </details>`
   ].join("\n");
 }
-var VERDICT2 = { "pre-existing": "fails on the base too (pre-existing)", flaky: "flaky (different results on identical reruns)", "caused-by-change": "caused by this pull request", passing: "passes on the head here", fixed: "passes on the head here" };
+var VERDICT2 = {
+  "pre-existing": "fails on the base too (pre-existing)",
+  flaky: "flaky (different results on identical reruns)",
+  "caused-by-change": "caused by this pull request",
+  passing: "passes on the head here",
+  fixed: "passes on the head here"
+};
 function explainAttribution(attribution, where, evidence) {
   const counts = attribution.counts;
-  const kinds = [counts["pre-existing"] ? `${counts["pre-existing"]} pre-existing` : "", counts.flaky ? `${counts.flaky} flaky` : "", counts.passing + counts.fixed ? `${counts.passing + counts.fixed} not reproduced` : ""].filter(Boolean).join(", ");
-  const rows = attribution.tests.map((t2) => `| \`${t2.id.replaceAll("|", "\\|")}\` | ${VERDICT2[t2.verdict]} | ${t2.base.join(", ") || "not run"} | ${t2.candidate.join(", ") || "not run"} |`);
+  const kinds = [
+    counts["pre-existing"] ? `${counts["pre-existing"]} pre-existing` : "",
+    counts.flaky ? `${counts.flaky} flaky` : "",
+    counts.passing + counts.fixed ? `${counts.passing + counts.fixed} not reproduced` : ""
+  ].filter(Boolean).join(", ");
+  const rows = attribution.tests.map(
+    (t2) => `| \`${t2.id.replaceAll("|", "\\|")}\` | ${VERDICT2[t2.verdict]} | ${t2.base.join(", ") || "not run"} | ${t2.candidate.join(", ") || "not run"} |`
+  );
   return [
     `**The failing tests were not caused by this pull request** (${kinds}), so autogen-bot made no change.`,
     "",
@@ -96850,7 +98494,14 @@ var OURS_WITH_VALUE = {
   "--reporter": (value) => value === "xunit",
   "--reporter-option": (value) => value.startsWith("output=")
 };
-var OURS = /* @__PURE__ */ new Set(["-rA", "--color=no", "--test-reporter=tap", "--test-reporter=junit", "--reporter=default", "--reporter=junit"]);
+var OURS = /* @__PURE__ */ new Set([
+  "-rA",
+  "--color=no",
+  "--test-reporter=tap",
+  "--test-reporter=junit",
+  "--reporter=default",
+  "--reporter=junit"
+]);
 var OURS_PREFIX = ["--junitxml", "--test-reporter-destination=", "--outputFile.junit="];
 function maintainerCommand(argv) {
   const [program, ...rest] = argv;
@@ -96894,7 +98545,8 @@ function cut(text2, max2) {
 }
 function howFound(outcome) {
   if (outcome.plan.fix) {
-    if (outcome.review?.verdict === "accepted") return "a mechanical edit found by search, then reviewed against the issue by the model and accepted";
+    if (outcome.review?.verdict === "accepted")
+      return "a mechanical edit found by search, then reviewed against the issue by the model and accepted";
     return "a mechanical edit found by search (fault localisation and repair templates)";
   }
   if (outcome.plan.steps) return "planned by the model, the plan checked on the tests, then written by the model";
@@ -96924,12 +98576,21 @@ function failsThenPasses(before, after, added) {
   const afterById = new Map((after?.tests ?? []).map((t2) => [t2.id, t2]));
   const failing = before.tests.filter((t2) => failed(t2.status));
   const fixed = failing.filter((t2) => afterById.get(t2.id)?.status === "pass").length;
-  const lines = [after ? `Fails before, passes after: ${fixed} of the ${failing.length} failing test(s).` : `Failing before the change: ${failing.length} test(s); no candidate passed them.`, ""];
+  const lines = [
+    after ? `Fails before, passes after: ${fixed} of the ${failing.length} failing test(s).` : `Failing before the change: ${failing.length} test(s); no candidate passed them.`,
+    ""
+  ];
   for (const t2 of failing) {
     const now = afterById.get(t2.id)?.status;
     const result = !after ? "" : now === "pass" ? " \u2192 \u2705 passes after" : ` \u2192 \u274C ${now ?? "not run"} after`;
     lines.push(`- \`${t2.id}\`${added.has(t2.id) ? " (new)" : ""}: \u274C ${t2.status} before${result}`);
-    if (t2.message) lines.push("", "  ```text", ...cut(t2.message.trimEnd(), FAILURE_CHARS).split("\n").map((l3) => `  ${l3}`), "  ```");
+    if (t2.message)
+      lines.push(
+        "",
+        "  ```text",
+        ...cut(t2.message.trimEnd(), FAILURE_CHARS).split("\n").map((l3) => `  ${l3}`),
+        "  ```"
+      );
   }
   return lines;
 }
@@ -96948,8 +98609,12 @@ function gateLines(before, after) {
     "",
     `- still passing: ${kept2}; failing before, passing after: ${repaired}; passing before, failing after: ${broken}${broken === 0 ? " \u2705" : " \u274C"}`
   ];
-  if (added.length > 0) lines.push(`- added by this change: ${added.length} (${added.filter((t2) => t2.status === "pass").length} passing)`);
-  if (preexisting.length > 0) lines.push(`- pre-existing failures (failing before the change too): ${preexisting.map((t2) => `\`${t2.id}\``).join(", ")}`);
+  if (added.length > 0)
+    lines.push(`- added by this change: ${added.length} (${added.filter((t2) => t2.status === "pass").length} passing)`);
+  if (preexisting.length > 0)
+    lines.push(
+      `- pre-existing failures (failing before the change too): ${preexisting.map((t2) => `\`${t2.id}\``).join(", ")}`
+    );
   return lines;
 }
 function stillRunning(before, after) {
@@ -96959,7 +98624,8 @@ function stillRunning(before, after) {
   const fileOf3 = (id) => id.split(/::| > /)[0] ?? id;
   const earlier = new Set(before.tests.map((t2) => t2.id));
   const newRan = /* @__PURE__ */ new Map();
-  for (const t2 of after.tests) if (!earlier.has(t2.id) && ran(t2.status)) newRan.set(fileOf3(t2.id), (newRan.get(fileOf3(t2.id)) ?? 0) + 1);
+  for (const t2 of after.tests)
+    if (!earlier.has(t2.id) && ran(t2.status)) newRan.set(fileOf3(t2.id), (newRan.get(fileOf3(t2.id)) ?? 0) + 1);
   const stopped2 = ranBefore.filter((t2) => {
     if (ran(now.get(t2.id))) return false;
     const left = newRan.get(fileOf3(t2.id)) ?? 0;
@@ -96967,7 +98633,8 @@ function stillRunning(before, after) {
     newRan.set(fileOf3(t2.id), left - 1);
     return false;
   });
-  if (stopped2.length === 0) return `\u2705 Every test that ran before the change ran after it (${ranBefore.length} of ${ranBefore.length}): none skipped, deselected, xfailed or missing.`;
+  if (stopped2.length === 0)
+    return `\u2705 Every test that ran before the change ran after it (${ranBefore.length} of ${ranBefore.length}): none skipped, deselected, xfailed or missing.`;
   return `\u274C ${stopped2.length} of the ${ranBefore.length} tests that ran before the change did not run after it: ${stopped2.slice(0, 10).map((t2) => `\`${t2.id}\` (${now.get(t2.id) ?? "missing"})`).join(", ")}${stopped2.length > 10 ? ", \u2026" : ""}`;
 }
 
@@ -96984,36 +98651,70 @@ var MESSAGE_CHARS2 = 1e3;
 var CELL_CHARS = 400;
 function renderReport(outcome, context) {
   const out = [`## ${context.title}`, ""];
-  if ([outcome.evidence.before, outcome.evidence.after, outcome.evidence.regressionBefore, outcome.evidence.regressionAfter].some((e) => e?.isolation === "none")) out.push(UNSANDBOXED_WARNING, "");
+  if ([
+    outcome.evidence.before,
+    outcome.evidence.after,
+    outcome.evidence.regressionBefore,
+    outcome.evidence.regressionAfter
+  ].some((e) => e?.isolation === "none"))
+    out.push(UNSANDBOXED_WARNING, "");
   out.push(...headline(outcome));
-  if (context.branch) out.push("", `Branch \`${context.branch}\`${context.commit ? ` at \`${context.commit.slice(0, 12)}\`` : ""}.`);
+  if (context.branch)
+    out.push("", `Branch \`${context.branch}\`${context.commit ? ` at \`${context.commit.slice(0, 12)}\`` : ""}.`);
   out.push("", "### Plan", "");
   if (outcome.plan.steps) {
-    out.push(outcome.plan.verified ? `Plan (verified on the visible tests in ${outcome.plan.planIterations ?? 1} round(s)):` : "Plan (not verified):", "");
+    out.push(
+      outcome.plan.verified ? `Plan (verified on the visible tests in ${outcome.plan.planIterations ?? 1} round(s)):` : "Plan (not verified):",
+      ""
+    );
     outcome.plan.steps.forEach((step, i3) => out.push(`${i3 + 1}. ${step}`));
   }
   const fix = outcome.plan.fix;
-  if (fix) out.push(`${outcome.plan.steps ? "\n" : ""}Mechanical edit: ${fix.description} at \`${fix.file}:${fix.line}\` (repair template \`${fix.family}\`, at the line the failing tests point to most).`);
+  if (fix)
+    out.push(
+      `${outcome.plan.steps ? "\n" : ""}Mechanical edit: ${fix.description} at \`${fix.file}:${fix.line}\` (repair template \`${fix.family}\`, at the line the failing tests point to most).`
+    );
   if (outcome.review && outcome.review.verdict !== "not-reviewed") out.push("", reviewLine(outcome.review));
-  if (!outcome.plan.steps && !fix) out.push(outcome.plan.localisation.length > 0 ? "No plan: the search found no edit (the suspicious lines are in the details below)." : "No plan was made.");
+  if (!outcome.plan.steps && !fix)
+    out.push(
+      outcome.plan.localisation.length > 0 ? "No plan: the search found no edit (the suspicious lines are in the details below)." : "No plan was made."
+    );
   if (outcome.evidence.reproduction) {
     const r2 = outcome.evidence.reproduction;
     const ids = r2.testIds ?? [r2.testId];
     const tries = (r2.attempts ?? 1) > 1 ? ` (accepted on attempt ${r2.attempts})` : "";
-    out.push("", `Reproduction test ${ids.map((id) => `\`${id}\``).join(", ")} (**new test file** \`${r2.path}\`, written by autogen-bot from the issue${tries}) failed on the unchanged code: ${inline(cut(r2.failure, MESSAGE_CHARS2))}`);
-    if (outcome.status === "fixed") out.push("", `The new test file \`${r2.path}\` is part of this change: it passes with the fix.`);
+    out.push(
+      "",
+      `Reproduction test ${ids.map((id) => `\`${id}\``).join(", ")} (**new test file** \`${r2.path}\`, written by autogen-bot from the issue${tries}) failed on the unchanged code: ${inline(cut(r2.failure, MESSAGE_CHARS2))}`
+    );
+    if (outcome.status === "fixed")
+      out.push("", `The new test file \`${r2.path}\` is part of this change: it passes with the fix.`);
   }
   if (outcome.diff) {
     const stat2 = diffStat(outcome.diff);
     const diff = outcome.diff.length > MAX_DIFF_CHARS ? `${outcome.diff.slice(0, MAX_DIFF_CHARS)}
 \u2026 (diff cut here: ${outcome.diff.length - MAX_DIFF_CHARS} more characters on the branch)` : outcome.diff;
-    out.push("", "### Diff", "", `${stat2.files} file(s), +${stat2.added} \u2212${stat2.removed}`, "", "```diff", diff.trimEnd(), "```");
+    out.push(
+      "",
+      "### Diff",
+      "",
+      `${stat2.files} file(s), +${stat2.added} \u2212${stat2.removed}`,
+      "",
+      "```diff",
+      diff.trimEnd(),
+      "```"
+    );
   }
   out.push("", "### Proof", "");
   if (outcome.dependencies) out.push(dependencyLine(outcome.dependencies), "");
   const { before, after, regressionBefore, regressionAfter } = outcome.evidence;
   if (before) {
-    for (const e of [before, after]) if (e?.limit) out.push(`A sandbox limit was reached in the ${e === before ? "run before the change" : "run after it"}: ${e.limit}.`, "");
+    for (const e of [before, after])
+      if (e?.limit)
+        out.push(
+          `A sandbox limit was reached in the ${e === before ? "run before the change" : "run after it"}: ${e.limit}.`,
+          ""
+        );
     out.push(...failsThenPasses(before, after, new Set(outcome.evidence.reproduction?.testIds ?? [])));
   }
   if (regressionBefore) out.push("", ...gateLines(regressionBefore, regressionAfter));
@@ -97022,11 +98723,16 @@ function renderReport(outcome, context) {
   const switchedOff = outcome.attempts.filter((a2) => a2.result === "tampering");
   out.push("", "#### Diff policy and test-tampering check", "");
   if (ranBefore && ranAfter) out.push(`- ${stillRunning(ranBefore, ranAfter)}`);
-  for (const a2 of switchedOff.slice(0, MAX_ATTEMPTS_SHOWN)) out.push(`- \u274C attempt ${a2.index} refused: ${(a2.reason ?? "tampering").replaceAll("`", "'")}`);
+  for (const a2 of switchedOff.slice(0, MAX_ATTEMPTS_SHOWN))
+    out.push(`- \u274C attempt ${a2.index} refused: ${(a2.reason ?? "tampering").replaceAll("`", "'")}`);
   if (outcome.policy) {
-    if (outcome.policy.ok) out.push("- No protected path touched, within the diff budget, and no test weakened (no deleted or renamed test, no added skip/only/xfail, no removed or changed assertion, no rewritten snapshot).");
+    if (outcome.policy.ok)
+      out.push(
+        "- No protected path touched, within the diff budget, and no test weakened (no deleted or renamed test, no added skip/only/xfail, no removed or changed assertion, no rewritten snapshot)."
+      );
     for (const v2 of outcome.policy.violations) out.push(`- \u274C ${v2.rule}: ${v2.detail}`);
-    for (const t2 of outcome.policy.tampering) out.push(`- \u26A0\uFE0F ${t2.kind} in \`${t2.file}${t2.line ? `:${t2.line}` : ""}\`: ${t2.detail.replaceAll("`", "'")}`);
+    for (const t2 of outcome.policy.tampering)
+      out.push(`- \u26A0\uFE0F ${t2.kind} in \`${t2.file}${t2.line ? `:${t2.line}` : ""}\`: ${t2.detail.replaceAll("`", "'")}`);
   } else if (!(ranBefore && ranAfter) && switchedOff.length === 0) {
     out.push("- Not checked: no candidate reached the final diff.");
   }
@@ -97034,47 +98740,87 @@ function renderReport(outcome, context) {
   if (before) {
     const where = before.isolation === "actions" ? "run by the repository's verification workflow on a GitHub Actions runner" : `run in the sandbox with ${ISOLATION[before.isolation] ?? before.isolation}`;
     out.push("", `Command: \`${maintainerCommand(before.command).join(" ")}\`, ${where}.`);
-    out.push("", `<details><summary>Every visible test, before and after (${before.tests.length})</summary>`, "", ...evidenceTable(before, after, new Set(outcome.evidence.reproduction?.testIds ?? [])), "", "</details>");
+    out.push(
+      "",
+      `<details><summary>Every visible test, before and after (${before.tests.length})</summary>`,
+      "",
+      ...evidenceTable(before, after, new Set(outcome.evidence.reproduction?.testIds ?? [])),
+      "",
+      "</details>"
+    );
   }
   if (outcome.plan.verification?.length) {
-    out.push("", "<details><summary>Plan verification (the plan walked through each visible test)</summary>", "", "| test | derived by the plan | expected | agrees |", "| --- | --- | --- | --- |");
-    for (const v2 of outcome.plan.verification) out.push(`| ${cell(v2.test)} | ${cell(v2.derived)} | ${cell(v2.expected)} | ${v2.matches ? "\u2705" : "\u274C"} |`);
+    out.push(
+      "",
+      "<details><summary>Plan verification (the plan walked through each visible test)</summary>",
+      "",
+      "| test | derived by the plan | expected | agrees |",
+      "| --- | --- | --- | --- |"
+    );
+    for (const v2 of outcome.plan.verification)
+      out.push(`| ${cell(v2.test)} | ${cell(v2.derived)} | ${cell(v2.expected)} | ${v2.matches ? "\u2705" : "\u274C"} |`);
     out.push("", "</details>");
   }
   if (outcome.plan.localisation.length > 0) {
     out.push("", "<details><summary>Fault localisation (the lines the failing tests run most)</summary>", "");
     out.push("Ochiai over per-test line coverage; ef/ep = failing/passing tests that execute the line.", "");
     out.push("| rank | location | suspiciousness | ef | ep |", "| --- | --- | --- | --- | --- |");
-    const ranks = outcome.plan.localisation.map((l3) => 1 + outcome.plan.localisation.filter((o3) => o3.score > l3.score).length);
-    outcome.plan.localisation.forEach((l3, i3) => out.push(`| ${ranks[i3]} | \`${l3.file}:${l3.line}\` | ${l3.score.toFixed(3)} | ${l3.failedCovering} | ${l3.passedCovering} |`));
+    const ranks = outcome.plan.localisation.map(
+      (l3) => 1 + outcome.plan.localisation.filter((o3) => o3.score > l3.score).length
+    );
+    outcome.plan.localisation.forEach(
+      (l3, i3) => out.push(
+        `| ${ranks[i3]} | \`${l3.file}:${l3.line}\` | ${l3.score.toFixed(3)} | ${l3.failedCovering} | ${l3.passedCovering} |`
+      )
+    );
     out.push("", "</details>");
   }
-  out.push("", `<details><summary>Attempts: ${outcome.attempts.length} candidate(s) tried of ${outcome.cost.candidatesGenerated} generated</summary>`, "");
+  out.push(
+    "",
+    `<details><summary>Attempts: ${outcome.attempts.length} candidate(s) tried of ${outcome.cost.candidatesGenerated} generated</summary>`,
+    ""
+  );
   out.push("| # | edit | location | result | passed | failed |", "| --- | --- | --- | --- | --- | --- |");
   for (const a2 of outcome.attempts.slice(0, MAX_ATTEMPTS_SHOWN)) {
     const where = a2.file ? `\`${a2.file}${a2.line ? `:${a2.line}` : ""}\`` : "";
-    out.push(`| ${a2.index} | ${a2.family ? `${a2.family}: ` : ""}${cell(a2.description)}${a2.analysis ? `<br>analysis: ${cell(a2.analysis)}` : ""} | ${where} | ${a2.result}${a2.limit ? `: ${cell(a2.limit)}` : ""}${a2.reason ? `: ${cell(a2.reason)}` : ""} | ${a2.passed} | ${a2.failed} |`);
+    out.push(
+      `| ${a2.index} | ${a2.family ? `${a2.family}: ` : ""}${cell(a2.description)}${a2.analysis ? `<br>analysis: ${cell(a2.analysis)}` : ""} | ${where} | ${a2.result}${a2.limit ? `: ${cell(a2.limit)}` : ""}${a2.reason ? `: ${cell(a2.reason)}` : ""} | ${a2.passed} | ${a2.failed} |`
+    );
   }
-  if (outcome.attempts.length > MAX_ATTEMPTS_SHOWN) out.push("", `(${outcome.attempts.length - MAX_ATTEMPTS_SHOWN} more attempts not shown)`);
+  if (outcome.attempts.length > MAX_ATTEMPTS_SHOWN)
+    out.push("", `(${outcome.attempts.length - MAX_ATTEMPTS_SHOWN} more attempts not shown)`);
   out.push("", "</details>");
   const c5 = outcome.cost;
-  out.push("", `Cost: ${c5.llmCalls === 0 ? "no model calls" : `LLM calls ${c5.llmCalls}, tokens ${c5.promptTokens + c5.completionTokens} (estimated $${c5.dollars.toFixed(4)})`}${c5.cachedCalls > 0 ? `; ${c5.cachedCalls} more answered from a cache in front of the model (earlier answers sent again: not billed, not counted above)` : ""}, test runs ${c5.testRuns} (${c5.testSeconds.toFixed(1)} s), wall ${c5.wallSeconds.toFixed(1)} s.`);
+  out.push(
+    "",
+    `Cost: ${c5.llmCalls === 0 ? "no model calls" : `LLM calls ${c5.llmCalls}, tokens ${c5.promptTokens + c5.completionTokens} (estimated $${c5.dollars.toFixed(4)})`}${c5.cachedCalls > 0 ? `; ${c5.cachedCalls} more answered from a cache in front of the model (earlier answers sent again: not billed, not counted above)` : ""}, test runs ${c5.testRuns} (${c5.testSeconds.toFixed(1)} s), wall ${c5.wallSeconds.toFixed(1)} s.`
+  );
   return `${out.join("\n")}
 `;
 }
 function dependencyLine(d2) {
   const what = `${d2.manager}, from \`${d2.lockfile}\``;
-  if (d2.source === "checkout") return `Dependencies (${what}): your checkout's own, read-only to the tests (its lockfile matches the commit's).`;
-  if (d2.source === "cache") return `Dependencies (${what}): from cache (installed by an earlier job with \`${d2.command}\` from the same lockfile), ready in ${d2.seconds.toFixed(1)} s.`;
+  if (d2.source === "checkout")
+    return `Dependencies (${what}): your checkout's own, read-only to the tests (its lockfile matches the commit's).`;
+  if (d2.source === "cache")
+    return `Dependencies (${what}): from cache (installed by an earlier job with \`${d2.command}\` from the same lockfile), ready in ${d2.seconds.toFixed(1)} s.`;
   const network = d2.network ? "with network" : "without network";
-  if (!d2.ok) return `Dependencies (${what}): the install \`${d2.command}\` failed after ${d2.seconds.toFixed(1)} s (${network}); the tests ran without them.`;
+  if (!d2.ok)
+    return `Dependencies (${what}): the install \`${d2.command}\` failed after ${d2.seconds.toFixed(1)} s (${network}); the tests ran without them.`;
   return `Dependencies (${what}): installed fresh with \`${d2.command}\` in the sandbox (${network}) in ${d2.seconds.toFixed(1)} s; ${d2.notCached ? `not cached (${d2.notCached})` : "cached for later jobs"}.`;
 }
 function evidenceTable(before, after, added) {
   const afterById = new Map((after?.tests ?? []).map((t2) => [t2.id, t2.status]));
   const rows = ["| visible test | before | after |", "| --- | --- | --- |"];
-  for (const t2 of before.tests) rows.push(`| \`${t2.id}\`${added.has(t2.id) ? " (new)" : ""} | ${mark(t2.status)} | ${after ? mark(afterById.get(t2.id)) : "\u2013"} |`);
-  return [`Visible tests: before ${before.passed} passed, ${before.failed} failed${after ? `; after ${after.passed} passed, ${after.failed} failed` : ""}.`, "", ...rows];
+  for (const t2 of before.tests)
+    rows.push(
+      `| \`${t2.id}\`${added.has(t2.id) ? " (new)" : ""} | ${mark(t2.status)} | ${after ? mark(afterById.get(t2.id)) : "\u2013"} |`
+    );
+  return [
+    `Visible tests: before ${before.passed} passed, ${before.failed} failed${after ? `; after ${after.passed} passed, ${after.failed} failed` : ""}.`,
+    "",
+    ...rows
+  ];
 }
 function cell(text2) {
   return inline(cut(text2, CELL_CHARS)).replaceAll("|", "\\|");
@@ -97117,7 +98863,13 @@ async function attributeFailures(verifier, workspaces, selection, reruns = 2, op
     }
   }
   const tests = [...history].map(([id, h4]) => ({ id, verdict: verdictOf(h4.base, h4.candidate), ...h4 }));
-  const counts = { passing: 0, fixed: 0, "caused-by-change": 0, "pre-existing": 0, flaky: 0 };
+  const counts = {
+    passing: 0,
+    fixed: 0,
+    "caused-by-change": 0,
+    "pre-existing": 0,
+    flaky: 0
+  };
   for (const t2 of tests) counts[t2.verdict] += 1;
   return { tests, counts, testRuns };
 }
@@ -97161,9 +98913,12 @@ function parseGoTest(output2) {
       });
       continue;
     }
-    if (current && /^\s{4}\S/.test(line) && !/^\s*--- /.test(line)) logs.set(current, [...logs.get(current) ?? [], line.trim()]);
+    if (current && /^\s{4}\S/.test(line) && !/^\s*--- /.test(line))
+      logs.set(current, [...logs.get(current) ?? [], line.trim()]);
   }
-  const failedChildren = new Set(results.filter((r2) => r2.status === "fail" && r2.id.includes("/")).map((r2) => r2.id.split("/")[0]));
+  const failedChildren = new Set(
+    results.filter((r2) => r2.status === "fail" && r2.id.includes("/")).map((r2) => r2.id.split("/")[0])
+  );
   return results.filter((r2) => !(r2.status === "fail" && !r2.message && failedChildren.has(r2.id)));
 }
 
@@ -97257,7 +99012,13 @@ function flatResults(lines) {
     if (!match) continue;
     const name = (match[3] ?? "").trim() || `test ${match[2] ?? String(results.length + 1)}`;
     const yaml3 = yamlBlock(lines, i3 + 1);
-    results.push({ id: uniqueId(results, name), name, status: statusOf(match), message: match[1] === "ok" ? void 0 : failureMessage2(name, yaml3), details: yaml3 || void 0 });
+    results.push({
+      id: uniqueId(results, name),
+      name,
+      status: statusOf(match),
+      message: match[1] === "ok" ? void 0 : failureMessage2(name, yaml3),
+      details: yaml3 || void 0
+    });
   }
   return results;
 }
@@ -97305,14 +99066,20 @@ function uniqueId(results, name) {
 function yamlBlock(lines, from) {
   if (!/^\s+---\s*$/.test(lines[from] ?? "")) return "";
   const block = [];
-  for (let i3 = from + 1; i3 < lines.length && !/^\s+\.\.\.\s*$/.test(lines[i3] ?? ""); i3++) block.push(lines[i3]);
+  for (let i3 = from + 1; i3 < lines.length && !/^\s+\.\.\.\s*$/.test(lines[i3] ?? ""); i3++)
+    block.push(lines[i3]);
   return block.join("\n");
 }
 function failureMessage2(assertion, yaml3) {
   const field = (key) => new RegExp(`^\\s*${key}:\\s*(.+)$`, "m").exec(yaml3)?.[1]?.trim();
   const expected = field("expected");
   const actual = field("actual");
-  const parts = [assertion, field("operator") && `${field("operator") ?? ""}`, expected !== void 0 ? `expected ${expected}` : void 0, actual !== void 0 ? `actual ${actual}` : void 0];
+  const parts = [
+    assertion,
+    field("operator") && `${field("operator") ?? ""}`,
+    expected !== void 0 ? `expected ${expected}` : void 0,
+    actual !== void 0 ? `actual ${actual}` : void 0
+  ];
   const error62 = field("name");
   return [error62 && error62 !== assertion ? `${error62}:` : void 0, ...parts].filter((p2) => p2 !== void 0 && p2 !== "").join(" ").trim() || "failed";
 }
@@ -97324,7 +99091,8 @@ function splitEnvAssignments(argv) {
   const env = {};
   if (rest[0] === "env") {
     rest = rest.slice(1);
-    if (rest[0]?.startsWith("-")) throw new Error(`the test command's "env ${rest[0]}" is not supported: write "env NAME=value ... program args"`);
+    if (rest[0]?.startsWith("-"))
+      throw new Error(`the test command's "env ${rest[0]}" is not supported: write "env NAME=value ... program args"`);
   }
   while (rest.length > 0) {
     const match = ASSIGNMENT.exec(rest[0] ?? "");
@@ -97395,7 +99163,12 @@ function parseTreeConsole(output2, dialect) {
       const indent = (mark2[1] ?? "").length;
       const name = mark2[3] ?? "";
       while (suites.length && (suites.at(-1)?.indent ?? 0) >= indent) suites.pop();
-      results.push({ id: [...file2 ? [file2] : [], ...suites.map((s) => s.name), name].join(" > "), name, file: file2, status: d2.status(mark2[2] ?? "") });
+      results.push({
+        id: [...file2 ? [file2] : [], ...suites.map((s) => s.name), name].join(" > "),
+        name,
+        file: file2,
+        status: d2.status(mark2[2] ?? "")
+      });
       continue;
     }
     const suite = d2.suite.exec(line);
@@ -97448,7 +99221,9 @@ function keptArguments(args, reporterOptions) {
 // src/verify/runners/js-runners.ts
 var binOf = (dir) => join22(dir, "node_modules", ".bin");
 function vitestRunner(args, evidence, dir) {
-  const own2 = keptArguments(args, ["--reporter", "--outputFile", "--outputFile.junit", "--watch", "-w"]).filter((a2) => a2 !== "run" && a2 !== "watch" && a2 !== "dev");
+  const own2 = keptArguments(args, ["--reporter", "--outputFile", "--outputFile.junit", "--watch", "-w"]).filter(
+    (a2) => a2 !== "run" && a2 !== "watch" && a2 !== "dev"
+  );
   return {
     name: "vitest",
     evidence,
@@ -97477,11 +99252,25 @@ function jestRunner(args, evidence, dir) {
     selectsByFiltering: true,
     parseConsole: (output2) => parseTreeConsole(output2, "jest"),
     // Jest names each test only with --verbose once it runs more than one file (else just `PASS file`).
-    command: (selection) => ["jest", "--ci", ...own2.includes("--verbose") ? [] : ["--verbose"], ...own2, ...selection.kind === "tests" ? ["-t", fullTitlePattern(selection.ids)] : []]
+    command: (selection) => [
+      "jest",
+      "--ci",
+      ...own2.includes("--verbose") ? [] : ["--verbose"],
+      ...own2,
+      ...selection.kind === "tests" ? ["-t", fullTitlePattern(selection.ids)] : []
+    ]
   };
 }
 function mochaRunner(args, evidence, dir) {
-  const own2 = keptArguments(args, ["--reporter", "-R", "--reporter-option", "--reporter-options", "-O", "--watch", "-w"]);
+  const own2 = keptArguments(args, [
+    "--reporter",
+    "-R",
+    "--reporter-option",
+    "--reporter-options",
+    "-O",
+    "--watch",
+    "-w"
+  ]);
   const major = installedMajor(dir, "mocha");
   const option = major !== void 0 && major < 6 ? "--reporter-options" : "--reporter-option";
   return {
@@ -97548,13 +99337,18 @@ function readPackageScript(dir, argv) {
   try {
     text2 = readWorktreeTextSync(dir, "package.json", { maxBytes: 1024 * 1024 });
   } catch {
-    throw new Error(`the test command "${argv.join(" ")}" runs a package.json script, but the repository has no package.json`);
+    throw new Error(
+      `the test command "${argv.join(" ")}" runs a package.json script, but the repository has no package.json`
+    );
   }
   const parsed = packageSchema.safeParse(JSON.parse(text2));
   const script = parsed.success ? parsed.data.scripts?.[name] : void 0;
   const explicit = argv[0] === "npm" || argv[1] === "run" || argv[1] === "run-script" || name === "test";
   if (!script && !explicit) return void 0;
-  if (!script) throw new Error(`the test command "${argv.join(" ")}" runs the package.json script "${name}", which package.json does not define`);
+  if (!script)
+    throw new Error(
+      `the test command "${argv.join(" ")}" runs the package.json script "${name}", which package.json does not define`
+    );
   const at2 = argv.indexOf(name);
   const extra = argv.slice(at2 + 1).filter((a2) => a2 !== "--");
   return [script, ...extra].join(" ");
@@ -97590,7 +99384,12 @@ function parseCargoTest(output2) {
     if (result) {
       const [, id, word] = result;
       if (word === "bench") continue;
-      results.push({ id, name: id.split("::").at(-1) ?? id, file: file2, status: word === "ok" ? "pass" : word === "FAILED" ? "fail" : "skip" });
+      results.push({
+        id,
+        name: id.split("::").at(-1) ?? id,
+        file: file2,
+        status: word === "ok" ? "pass" : word === "FAILED" ? "fail" : "skip"
+      });
       continue;
     }
     const start = SECTION.exec(line);
@@ -97600,7 +99399,8 @@ function parseCargoTest(output2) {
     }
     if (section !== void 0) {
       if (/^(failures:|test result:)/.test(line)) section = void 0;
-      else if (line.trim() !== "" && !/^note: run with `RUST_BACKTRACE/.test(line)) messages.set(section, [...messages.get(section) ?? [], line]);
+      else if (line.trim() !== "" && !/^note: run with `RUST_BACKTRACE/.test(line))
+        messages.set(section, [...messages.get(section) ?? [], line]);
     }
   }
   for (const test of results) {
@@ -97729,12 +99529,20 @@ function detectRunner(dir, configured) {
   if (has2("package.json")) {
     const pkg = JSON.parse(read("package.json"));
     const script = pkg.scripts?.test;
-    if (script && !/no test specified/.test(script)) return runnerForScript(script, `package.json scripts.test "${script}"`, dir, 1);
+    if (script && !/no test specified/.test(script))
+      return runnerForScript(script, `package.json scripts.test "${script}"`, dir, 1);
   }
   if (has2("go.mod")) return goRunner([], "go.mod");
   if (has2("Cargo.toml")) return cargoRunner(["cargo", "test"], "Cargo.toml");
-  if (has2("pom.xml")) return simpleRunner("maven", ["mvn", "-q", "test"], "pom.xml", (ids) => [`-Dtest=${ids.join(",")}`]);
-  if (has2("build.gradle") || has2("build.gradle.kts")) return simpleRunner("gradle", [has2("gradlew") ? "./gradlew" : "gradle", "test"], "build.gradle", (ids) => ids.flatMap((id) => ["--tests", id]));
+  if (has2("pom.xml"))
+    return simpleRunner("maven", ["mvn", "-q", "test"], "pom.xml", (ids) => [`-Dtest=${ids.join(",")}`]);
+  if (has2("build.gradle") || has2("build.gradle.kts"))
+    return simpleRunner(
+      "gradle",
+      [has2("gradlew") ? "./gradlew" : "gradle", "test"],
+      "build.gradle",
+      (ids) => ids.flatMap((id) => ["--tests", id])
+    );
   throw new NoTestsDetectedError(dir, LOOKED_FOR);
 }
 function hasPythonTests(dir, depth = 0) {
@@ -97769,7 +99577,11 @@ function runnerForScript(script, evidence, dir, depth) {
 function withCommandEnv(runner, commandEnv) {
   if (Object.keys(commandEnv).length === 0) return runner;
   const prepare = runner.prepareEnv;
-  return { ...runner, commandEnv, prepareEnv: (env, options2) => prepare ? prepare({ ...env, ...commandEnv }, options2) : { ...env, ...commandEnv } };
+  return {
+    ...runner,
+    commandEnv,
+    prepareEnv: (env, options2) => prepare ? prepare({ ...env, ...commandEnv }, options2) : { ...env, ...commandEnv }
+  };
 }
 function runnerForCommand(given, evidence, dir) {
   const argv = given[0] === "npx" ? afterOptions(given.slice(1)) : given[0] === "pnpm" || given[0] === "yarn" ? given.slice(given[1] === "exec" ? 2 : 1) : given;
@@ -97799,9 +99611,29 @@ function runnerForCommand(given, evidence, dir) {
   if (program === "node" && argv.includes("--test")) return nodeTestRunner(argv, evidence);
   if (program === "go" && rest[0] === "test") return goRunner(rest.slice(1), evidence);
   const bin = join24(dir, "node_modules", ".bin");
-  return { name: "custom", evidence, reportFormat: "none", pathPrefix: [bin], parseConsole: parseAnyTap, selectsByFiltering: true, command: () => argv };
+  return {
+    name: "custom",
+    evidence,
+    reportFormat: "none",
+    pathPrefix: [bin],
+    parseConsole: parseAnyTap,
+    selectsByFiltering: true,
+    command: () => argv
+  };
 }
-var WRAPPED = /* @__PURE__ */ new Set(["mocha", "_mocha", "tape", "tap", "ava", "jest", "vitest", "node", "python", "python3", "pytest"]);
+var WRAPPED = /* @__PURE__ */ new Set([
+  "mocha",
+  "_mocha",
+  "tape",
+  "tap",
+  "ava",
+  "jest",
+  "vitest",
+  "node",
+  "python",
+  "python3",
+  "pytest"
+]);
 function afterOptions(args) {
   const at2 = args.findIndex((a2) => !a2.startsWith("-"));
   return at2 < 0 ? [] : args.slice(at2);
@@ -97833,7 +99665,31 @@ function pytestRunner(extra, evidence) {
     ]
   };
 }
-var PYTEST_VALUE_OPTIONS = /* @__PURE__ */ new Set(["-k", "-m", "-p", "-c", "-o", "-W", "-n", "--ignore", "--ignore-glob", "--deselect", "--rootdir", "--basetemp", "--confcutdir", "--cov", "--cov-report", "--cov-config", "--tb", "--maxfail", "--durations", "--import-mode", "--log-level", "--doctest-glob", "--override-ini"]);
+var PYTEST_VALUE_OPTIONS = /* @__PURE__ */ new Set([
+  "-k",
+  "-m",
+  "-p",
+  "-c",
+  "-o",
+  "-W",
+  "-n",
+  "--ignore",
+  "--ignore-glob",
+  "--deselect",
+  "--rootdir",
+  "--basetemp",
+  "--confcutdir",
+  "--cov",
+  "--cov-report",
+  "--cov-config",
+  "--tb",
+  "--maxfail",
+  "--durations",
+  "--import-mode",
+  "--log-level",
+  "--doctest-glob",
+  "--override-ini"
+]);
 function withoutPaths(extra) {
   return extra.filter((arg, i3) => arg.startsWith("-") || PYTEST_VALUE_OPTIONS.has(extra[i3 - 1] ?? ""));
 }
@@ -97850,16 +99706,31 @@ function nodeTestRunner(argv, evidence) {
     reportFormat: "junit",
     pathPrefix: [],
     // A synchronous loop blocks --test-timeout: our watchdog, preloaded into each test file's process, stops it.
-    prepareEnv: (env, options2) => ({ ...env, ...options2?.perTestMs !== void 0 ? watchdogEnv(options2.perTestMs) : {} }),
+    prepareEnv: (env, options2) => ({
+      ...env,
+      ...options2?.perTestMs !== void 0 ? watchdogEnv(options2.perTestMs) : {}
+    }),
     // The pattern names a test by its own name: a test of that name in another suite runs too,
     // and node reports every test the pattern left out as skipped.
     selectsByFiltering: true,
     command: (selection, reportPath, options2) => {
       const [node2, ...rest] = argv;
-      const pattern = selection.kind === "tests" ? [`--test-name-pattern=^(${safeIds(selection.ids).map((id) => escapeRegExp(id.split(" > ").at(-1) ?? id)).join("|")})$`] : [];
+      const pattern = selection.kind === "tests" ? [
+        `--test-name-pattern=^(${safeIds(selection.ids).map((id) => escapeRegExp(id.split(" > ").at(-1) ?? id)).join("|")})$`
+      ] : [];
       const timeout = options2?.perTestMs !== void 0 ? [`--test-timeout=${String(Math.ceil(options2.perTestMs))}`] : [];
       const watchdog = options2?.perTestMs !== void 0 ? watchdogArgs() : [];
-      return [node2 ?? "node", ...watchdog, "--test-reporter=tap", "--test-reporter-destination=stdout", "--test-reporter=junit", `--test-reporter-destination=${reportPath}`, ...timeout, ...pattern, ...rest];
+      return [
+        node2 ?? "node",
+        ...watchdog,
+        "--test-reporter=tap",
+        "--test-reporter-destination=stdout",
+        "--test-reporter=junit",
+        `--test-reporter-destination=${reportPath}`,
+        ...timeout,
+        ...pattern,
+        ...rest
+      ];
     },
     parseConsole: parseTap
   };
@@ -97876,12 +99747,25 @@ function goRunner(args, evidence) {
     parseConsole: parseGoTest,
     command: (selection) => {
       const tops = selection.kind === "tests" ? [...new Set(safeIds(selection.ids).map((id) => id.split("/")[0] ?? id))] : [];
-      return ["go", "test", "-v", ...tops.length > 0 ? ["-run", `^(${tops.map(escapeRegExp).join("|")})$`] : [], ...own2, ...packages];
+      return [
+        "go",
+        "test",
+        "-v",
+        ...tops.length > 0 ? ["-run", `^(${tops.map(escapeRegExp).join("|")})$`] : [],
+        ...own2,
+        ...packages
+      ];
     }
   };
 }
 function simpleRunner(name, base, evidence, select) {
-  return { name, evidence, reportFormat: "none", pathPrefix: [], command: (selection) => [...base, ...selection.kind === "tests" ? select(safeIds(selection.ids)) : []] };
+  return {
+    name,
+    evidence,
+    reportFormat: "none",
+    pathPrefix: [],
+    command: (selection) => [...base, ...selection.kind === "tests" ? select(safeIds(selection.ids)) : []]
+  };
 }
 
 // src/workspace/repo-cache.ts
@@ -97907,14 +99791,22 @@ var RepoCache = class {
   }
   /** The bare mirror of `url`, cloned on first use and fetched after. */
   async mirror(url2, credentials) {
-    if (!ALLOWED_URL.test(url2) || url2.startsWith("-")) throw new GitWorkspaceError(`refusing repository URL ${JSON.stringify(url2)}: only https URLs (and local paths) are supported`);
+    if (!ALLOWED_URL.test(url2) || url2.startsWith("-"))
+      throw new GitWorkspaceError(
+        `refusing repository URL ${JSON.stringify(url2)}: only https URLs (and local paths) are supported`
+      );
     const path12 = join25(this.root, "mirrors", `${createHash2("sha256").update(url2).digest("hex").slice(0, 24)}.git`);
     if (existsSync10(path12)) {
       await this.run(path12, ["fetch", "--prune", "--quiet", "origin"], `fetch ${redact(url2)}`, credentials);
     } else {
       await mkdir4(join25(this.root, "mirrors"), { recursive: true });
       try {
-        await this.run(this.root, ["clone", "--mirror", "--quiet", "--", url2, path12], `clone ${redact(url2)}`, credentials);
+        await this.run(
+          this.root,
+          ["clone", "--mirror", "--quiet", "--", url2, path12],
+          `clone ${redact(url2)}`,
+          credentials
+        );
       } catch (error62) {
         await rm12(path12, { recursive: true, force: true });
         throw error62;
@@ -97924,10 +99816,16 @@ var RepoCache = class {
   }
   /** A detached worktree of `ref` (a commit sha or a ref name, resolved first) at a fresh path. */
   async worktree(mirror, ref, name) {
-    if (!/^[\w./-]+$/.test(ref) || ref.startsWith("-")) throw new GitWorkspaceError(`refusing ref ${JSON.stringify(ref)}`);
+    if (!/^[\w./-]+$/.test(ref) || ref.startsWith("-"))
+      throw new GitWorkspaceError(`refusing ref ${JSON.stringify(ref)}`);
     if (!/^[\w-]+$/.test(name)) throw new GitWorkspaceError(`refusing worktree name ${JSON.stringify(name)}`);
-    const sha = (await this.run(mirror, ["rev-parse", "--verify", "--quiet", "--end-of-options", `${ref}^{commit}`], `resolve ${ref}`)).trim();
-    if (!/^[0-9a-f]{40,64}$/.test(sha)) throw new GitWorkspaceError(`resolve ${ref} failed: no such commit or ref in the repository`);
+    const sha = (await this.run(
+      mirror,
+      ["rev-parse", "--verify", "--quiet", "--end-of-options", `${ref}^{commit}`],
+      `resolve ${ref}`
+    )).trim();
+    if (!/^[0-9a-f]{40,64}$/.test(sha))
+      throw new GitWorkspaceError(`resolve ${ref} failed: no such commit or ref in the repository`);
     const path12 = join25(this.root, "worktrees", name);
     await rm12(path12, { recursive: true, force: true });
     await mkdir4(join25(this.root, "worktrees"), { recursive: true });
@@ -97945,13 +99843,22 @@ var RepoCache = class {
     const onAbort = () => controller.abort();
     this.signal?.addEventListener("abort", onAbort, { once: true });
     try {
-      return await git(cwd, { signal: controller.signal, timeoutMs: this.timeoutMs, ...credentials ? { credentials } : {}, ...place ?? {} }).raw(args);
+      return await git(cwd, {
+        signal: controller.signal,
+        timeoutMs: this.timeoutMs,
+        ...credentials ? { credentials } : {},
+        ...place ?? {}
+      }).raw(args);
     } catch (error62) {
       if (controller.signal.aborted) {
-        throw new GitWorkspaceError(this.signal?.aborted ? `${what} was cancelled` : `${what} timed out after ${Math.round(this.timeoutMs / 1e3)} s (the remote did not answer)`);
+        throw new GitWorkspaceError(
+          this.signal?.aborted ? `${what} was cancelled` : `${what} timed out after ${Math.round(this.timeoutMs / 1e3)} s (the remote did not answer)`
+        );
       }
       const message = error62.message.split("\n").filter(Boolean).slice(0, 3).join(" ");
-      throw new GitWorkspaceError(`${what} failed: ${credentials ? message.replaceAll(credentials.password, "***") : message}`);
+      throw new GitWorkspaceError(
+        `${what} failed: ${credentials ? message.replaceAll(credentials.password, "***") : message}`
+      );
     } finally {
       clearTimeout(timer);
       this.signal?.removeEventListener("abort", onAbort);
@@ -98055,7 +99962,10 @@ async function runJobWithRetries(store, job, signal, run3, policy, log) {
           await store.finish(job.id, "failed", message);
           return;
         }
-        log.warn({ jobId: job.id, attempt: next.attempt, delayMs: next.delayMs, reason: describeGitHubFailure(error62) }, "job's GitHub calls failed; running it again later");
+        log.warn(
+          { jobId: job.id, attempt: next.attempt, delayMs: next.delayMs, reason: describeGitHubFailure(error62) },
+          "job's GitHub calls failed; running it again later"
+        );
         delayMs = next.delayMs;
       } else {
         if (signal.aborted) return;
@@ -98084,8 +99994,13 @@ async function endJobOnError(error62, job, deps, status3, signal) {
   if (isTransientGitHubError(error62)) {
     const next = await nextRun(deps.store, job, deps.jobRetry ?? DEFAULT_JOB_RETRY);
     if (next.delayMs !== void 0) {
-      deps.log.warn({ jobId: job.id, attempt: next.attempt, delayMs: next.delayMs, reason: describeGitHubFailure(error62) }, "job's GitHub calls failed; running it again later");
-      await status3.note(`${describeGitHubFailure(error62)}; trying again in ${Math.ceil(next.delayMs / 1e3)} s (attempt ${next.attempt + 1} of ${(deps.jobRetry ?? DEFAULT_JOB_RETRY).maxAttempts}).`).catch(() => void 0);
+      deps.log.warn(
+        { jobId: job.id, attempt: next.attempt, delayMs: next.delayMs, reason: describeGitHubFailure(error62) },
+        "job's GitHub calls failed; running it again later"
+      );
+      await status3.note(
+        `${describeGitHubFailure(error62)}; trying again in ${Math.ceil(next.delayMs / 1e3)} s (attempt ${next.attempt + 1} of ${(deps.jobRetry ?? DEFAULT_JOB_RETRY).maxAttempts}).`
+      ).catch(() => void 0);
       throw new RetryJobLater(next.delayMs, next.attempt, error62);
     }
     const message = `${describeGitHubFailure(error62)}; gave up after ${next.attempt} attempts`;
@@ -98102,7 +100017,12 @@ async function endJobOnError(error62, job, deps, status3, signal) {
 // src/app/guarded-llm.ts
 function guardedLlm(base, ensureCurrent) {
   if (!base) return void 0;
-  return { ...base, budget: base.budget, model: base.model, call: async (stage, vars, schema, options2) => (await ensureCurrent(), base.call(stage, vars, schema, options2)) };
+  return {
+    ...base,
+    budget: base.budget,
+    model: base.model,
+    call: async (stage, vars, schema, options2) => (await ensureCurrent(), base.call(stage, vars, schema, options2))
+  };
 }
 
 // src/app/job-config.ts
@@ -98121,9 +100041,11 @@ async function loadJobConfig(forge, store, status3, job, defaultBranch) {
   } catch (error62) {
     if (!(error62 instanceof RepoConfigError)) throw error62;
     status3.set("Configuration", "failed", `${REPO_CONFIG_PATH} is invalid`);
-    await status3.finish(`Stopped: \`${REPO_CONFIG_PATH}\` on \`${defaultBranch}\` is invalid:
+    await status3.finish(
+      `Stopped: \`${REPO_CONFIG_PATH}\` on \`${defaultBranch}\` is invalid:
 
-${error62.problems.map((p2) => `- ${p2}`).join("\n")}`);
+${error62.problems.map((p2) => `- ${p2}`).join("\n")}`
+    );
     await store.finish(job.id, "failed", error62.message);
     return void 0;
   }
@@ -98148,8 +100070,11 @@ function named(test, id) {
 function keepSelected(report2, selection) {
   if (selection.kind !== "tests") return report2;
   const exact = new Set(selection.ids);
-  let kept2 = report2.tests.filter((t2) => exact.has(t2.id) || selection.ids.some((id) => !report2.tests.some((o3) => o3.id === id) && named(t2, id)));
-  if (kept2.length === 0) kept2 = report2.tests.filter((t2) => t2.status === "fail" && (lastOf(t2.id) === t2.file || t2.name === t2.file));
+  let kept2 = report2.tests.filter(
+    (t2) => exact.has(t2.id) || selection.ids.some((id) => !report2.tests.some((o3) => o3.id === id) && named(t2, id))
+  );
+  if (kept2.length === 0)
+    kept2 = report2.tests.filter((t2) => t2.status === "fail" && (lastOf(t2.id) === t2.file || t2.name === t2.file));
   const wanted = new Set(kept2.map((t2) => t2.id));
   if (kept2.length === report2.tests.length) return report2;
   const run3 = report2.run;
@@ -98188,7 +100113,12 @@ var serverMessage = external_exports.union([
   external_exports.object({ status: external_exports.literal("cold"), reason: external_exports.string().max(4096) }),
   external_exports.object({ status: external_exports.literal("timeout"), ms: external_exports.number().min(0) }),
   external_exports.object({ status: external_exports.literal("running"), inProcess: external_exports.literal(true) }),
-  external_exports.object({ status: external_exports.literal("ran"), exit: external_exports.number().int().nullable(), signal: external_exports.number().int().nullable(), ms: external_exports.number().min(0) })
+  external_exports.object({
+    status: external_exports.literal("ran"),
+    exit: external_exports.number().int().nullable(),
+    signal: external_exports.number().int().nullable(),
+    ms: external_exports.number().min(0)
+  })
 ]);
 var WarmChannel = class _WarmChannel {
   server;
@@ -98313,7 +100243,11 @@ function openWarmPytest(workspace, runner, options2, cold) {
     const isolation = "isolation" in choice ? choice.isolation : "none";
     const argv = runner.command({ kind: "tests", ids: files }, join26(ctl, "server.xml"));
     const withPlugin = [...argv.slice(0, 3), "-p", WARM_PLUGIN, ...argv.slice(3)];
-    const env = { ...runner.prepareEnv ? runner.prepareEnv(options2.env) : options2.env ?? {}, AUTOGEN_WARM_SOCKET: socket, AUTOGEN_WARM_REAP: isolation === "none" ? "0" : "1" };
+    const env = {
+      ...runner.prepareEnv ? runner.prepareEnv(options2.env) : options2.env ?? {},
+      AUTOGEN_WARM_SOCKET: socket,
+      AUTOGEN_WARM_REAP: isolation === "none" ? "0" : "1"
+    };
     const done = runSandboxed(withPlugin, {
       ...options2,
       cwd: workspace,
@@ -98335,14 +100269,18 @@ function openWarmPytest(workspace, runner, options2, cold) {
   return {
     stats,
     async prepare(selection) {
-      if (selection.kind === "tests" && selection.ids.length > 0 && !server && !disabled && stats.starts < MAX_STARTS) server = await start(filesOf(selection.ids));
+      if (selection.kind === "tests" && selection.ids.length > 0 && !server && !disabled && stats.starts < MAX_STARTS)
+        server = await start(filesOf(selection.ids));
     },
     async run(selection, limit2) {
-      if (selection.kind !== "tests" || selection.ids.length === 0) return runCold(selection, limit2, "not a selection of tests");
+      if (selection.kind !== "tests" || selection.ids.length === 0)
+        return runCold(selection, limit2, "not a selection of tests");
       const files = filesOf(selection.ids);
-      if (server && !files.every((f3) => server?.files.has(f3))) return runCold(selection, limit2, "tests outside the files the warm runner collected");
+      if (server && !files.every((f3) => server?.files.has(f3)))
+        return runCold(selection, limit2, "tests outside the files the warm runner collected");
       if (!server && !disabled && stats.starts < MAX_STARTS) server = await start(files);
-      if (!server) return runCold(selection, limit2, disabled ? "the warm runner is closed" : "the warm runner could not start");
+      if (!server)
+        return runCold(selection, limit2, disabled ? "the warm runner is closed" : "the warm runner could not start");
       const current = server;
       const timeoutMs = Math.min(limit2?.timeoutMs ?? options2.timeoutMs, options2.timeoutMs);
       request2 += 1;
@@ -98356,7 +100294,11 @@ function openWarmPytest(workspace, runner, options2, cold) {
         if (answer.kind !== "message" || !("status" in answer.message) || answer.message.status === "running") {
           server = void 0;
           await stop(current);
-          return await runCold(selection, limit2, answer.kind === "timeout" ? "the warm runner did not answer" : "the warm runner ended");
+          return await runCold(
+            selection,
+            limit2,
+            answer.kind === "timeout" ? "the warm runner did not answer" : "the warm runner ended"
+          );
         }
         const message = answer.message;
         if (message.status === "cold") return await runCold(selection, limit2, message.reason);
@@ -98425,7 +100367,10 @@ function openWarmZygote(workspace, runner, options2, cold) {
     const socket = join27(ctl, "w.sock");
     const channel = await WarmChannel.listen(socket);
     const abort = new AbortController();
-    const env = { ...runner.prepareEnv ? runner.prepareEnv(options2.env) : options2.env ?? {}, AUTOGEN_WARM_SOCKET: socket };
+    const env = {
+      ...runner.prepareEnv ? runner.prepareEnv(options2.env) : options2.env ?? {},
+      AUTOGEN_WARM_SOCKET: socket
+    };
     const done = runSandboxed(["node", WARM_ZYGOTE], {
       ...options2,
       // The run's own limit is the zygote's, from the request; the sandbox's covers the wait too.
@@ -98439,7 +100384,15 @@ function openWarmZygote(workspace, runner, options2, cold) {
       writablePaths: [ctl],
       signal: options2.signal ? AbortSignal.any([abort.signal, options2.signal]) : abort.signal
     });
-    const zygote = { channel, done, exited: false, abort, ctl, report: join27(ctl, "report.xml"), startedAt: performance.now() };
+    const zygote = {
+      channel,
+      done,
+      exited: false,
+      abort,
+      ctl,
+      report: join27(ctl, "report.xml"),
+      startedAt: performance.now()
+    };
     void done.then(() => {
       zygote.exited = true;
       channel.close();
@@ -98519,7 +100472,8 @@ function openWarmZygote(workspace, runner, options2, cold) {
     async run(selection, given) {
       const limit2 = withPerTestLimit(given, options2.timeoutMs);
       const zygote = closed ? void 0 : await take();
-      if (!zygote) return runCold(selection, limit2, closed ? "the warm runner is closed" : "the warm runner could not start");
+      if (!zygote)
+        return runCold(selection, limit2, closed ? "the warm runner is closed" : "the warm runner could not start");
       try {
         return await runWarm(zygote, selection, limit2);
       } finally {
@@ -98557,7 +100511,11 @@ function localVerifier(runner, options2) {
           // Our report directory, and directories of ours handed over in extraEnv (a V8 coverage dir).
           writablePaths: [reportDir, ...ownDirectories(extraEnv)]
         });
-        if (tighter && run3.limit?.name === "wall-time") run3.limit = { name: "wall-time", message: `timed out after ${String(Math.round(limit2.timeoutMs / 100) / 10)} s (${limit2.reason})` };
+        if (tighter && run3.limit?.name === "wall-time")
+          run3.limit = {
+            name: "wall-time",
+            message: `timed out after ${String(Math.round(limit2.timeoutMs / 100) / 10)} s (${limit2.reason})`
+          };
         const fromReport = runner.reportFormat === "junit" ? await readJunit(reportPath, workspace) : void 0;
         const read = fromReport ? { run: run3, tests: fromReport, source: "junit" } : consoleReport(run3, runner);
         const report2 = runner.selectsByFiltering ? keepSelected(read, selection) : read;
@@ -98569,7 +100527,8 @@ function localVerifier(runner, options2) {
       }
     }
   };
-  if (options2.warm && runner.name === "pytest") verifier.openWarm = (workspace) => openWarmPytest(workspace, runner, options2, verifier);
+  if (options2.warm && runner.name === "pytest")
+    verifier.openWarm = (workspace) => openWarmPytest(workspace, runner, options2, verifier);
   else if (options2.warm && (runner.name === "node-test" || runner.name === "custom" && runner.command({ kind: "all" }, "")[0] === "node")) {
     verifier.openWarm = (workspace) => openWarmZygote(workspace, runner, options2, verifier);
   }
@@ -98580,14 +100539,21 @@ function consoleReport(run3, runner) {
   return { run: run3, tests, source: tests.length > 0 ? "console" : "none" };
 }
 function markTestTimeout(report2, limit2) {
-  const stopped2 = report2.tests.find((t2) => (t2.status === "fail" || t2.status === "error") && TEST_TIMED_OUT.test(t2.message ?? ""));
+  const stopped2 = report2.tests.find(
+    (t2) => (t2.status === "fail" || t2.status === "error") && TEST_TIMED_OUT.test(t2.message ?? "")
+  );
   const match = stopped2 && TEST_TIMED_OUT.exec(stopped2.message ?? "");
   if (!stopped2 || !match) return;
   const after = match[2] === "ms" ? Number(match[1]) / 1e3 : Number(match[1]);
-  report2.run.limit = { name: "test-time", message: `timed out after ${String(Math.round(after * 10) / 10)} s in ${stopped2.id} (${limit2.reason})` };
+  report2.run.limit = {
+    name: "test-time",
+    message: `timed out after ${String(Math.round(after * 10) / 10)} s in ${stopped2.id} (${limit2.reason})`
+  };
 }
 function ownDirectories(extraEnv) {
-  return Object.values(extraEnv ?? {}).filter((value) => isAbsolute8(value) && existsSync11(value) && statSync6(value).isDirectory());
+  return Object.values(extraEnv ?? {}).filter(
+    (value) => isAbsolute8(value) && existsSync11(value) && statSync6(value).isDirectory()
+  );
 }
 
 // src/verify/warm/warm-enabled.ts
@@ -98615,8 +100581,11 @@ function fixCommitMessage(outcome, options2) {
   body.push("");
   const after = outcome.evidence.after;
   const verdict = outcome.status === "fixed" ? fixedWord(outcome) : "does not pass the tests";
-  body.push(`Checked by autogen-bot: ${verdict}${after ? ` (visible tests after the change: ${after.passed} passed, ${after.failed} failed)` : ""}.`);
-  if (outcome.review?.verdict === "accepted") body.push(`The model reviewed the edit against the issue: ${oneLine(outcome.review.reason)}`);
+  body.push(
+    `Checked by autogen-bot: ${verdict}${after ? ` (visible tests after the change: ${after.passed} passed, ${after.failed} failed)` : ""}.`
+  );
+  if (outcome.review?.verdict === "accepted")
+    body.push(`The model reviewed the edit against the issue: ${oneLine(outcome.review.reason)}`);
   if (options2.issueNumber !== void 0 && outcome.status === "fixed") body.push("", `Fixes #${options2.issueNumber}`);
   else if (options2.issueNumber !== void 0) body.push("", `Refs #${options2.issueNumber}`);
   if (options2.trailers?.length) body.push("", ...options2.trailers);
@@ -98641,7 +100610,8 @@ var UnsafeCommitError = class extends Error {
   }
 };
 async function commitFiles(request2) {
-  if (!/^[0-9a-f]{40,64}$/.test(request2.parent)) throw new UnsafeCommitError(`refusing to commit on ${JSON.stringify(request2.parent)}: not a commit id`);
+  if (!/^[0-9a-f]{40,64}$/.test(request2.parent))
+    throw new UnsafeCommitError(`refusing to commit on ${JSON.stringify(request2.parent)}: not a commit id`);
   const scratch = await mkdtemp11(join29(tmpdir12(), "autogen-commit-"));
   try {
     const g2 = git(scratch, { gitDir: request2.gitDir, indexFile: join29(scratch, "index"), workTree: scratch });
@@ -98653,7 +100623,10 @@ async function commitFiles(request2) {
         await g2.raw(["update-index", "--force-remove", "--", file2]);
         continue;
       }
-      if (!stat2.isFile() && !stat2.isSymbolicLink()) throw new UnsafeCommitError(`refusing to commit ${file2}: it is not a regular file or a symbolic link (a directory now stands there)`);
+      if (!stat2.isFile() && !stat2.isSymbolicLink())
+        throw new UnsafeCommitError(
+          `refusing to commit ${file2}: it is not a regular file or a symbolic link (a directory now stands there)`
+        );
       const copy = join29(scratch, "blob");
       const regular = stat2.isSymbolicLink() ? void 0 : await readRegularFile(path12, file2);
       await writeFile4(copy, regular ? regular.content : await readlink(path12, { encoding: "buffer" }));
@@ -98669,13 +100642,20 @@ async function commitFiles(request2) {
   }
 }
 async function readRegularFile(path12, file2) {
-  const handle2 = await open5(path12, constants8.O_RDONLY | (constants8.O_NOFOLLOW ?? 0) | (constants8.O_NONBLOCK ?? 0)).catch((error62) => {
-    throw new UnsafeCommitError(`refusing to commit ${file2}: it cannot be opened as a regular file (${error62.code ?? error62.message})`);
-  });
+  const handle2 = await open5(path12, constants8.O_RDONLY | (constants8.O_NOFOLLOW ?? 0) | (constants8.O_NONBLOCK ?? 0)).catch(
+    (error62) => {
+      throw new UnsafeCommitError(
+        `refusing to commit ${file2}: it cannot be opened as a regular file (${error62.code ?? error62.message})`
+      );
+    }
+  );
   try {
     const stat2 = await handle2.stat();
     if (!stat2.isFile()) throw new UnsafeCommitError(`refusing to commit ${file2}: it is not a regular file`);
-    if (stat2.nlink > 1) throw new UnsafeCommitError(`refusing to commit ${file2}: it has other hard links, which may be outside the repository`);
+    if (stat2.nlink > 1)
+      throw new UnsafeCommitError(
+        `refusing to commit ${file2}: it has other hard links, which may be outside the repository`
+      );
     return { content: await handle2.readFile(), mode: stat2.mode };
   } finally {
     await handle2.close();
@@ -98700,7 +100680,12 @@ var BranchMovedError = class extends GitDataError {
 };
 var SHA = /^[0-9a-f]{40,64}$/;
 async function gitOut(gitDir, args) {
-  const { stdout } = await run2("git", args, { env: safeGitEnv({ gitDir }), encoding: "buffer", maxBuffer: 256 * 1024 * 1024, timeout: 6e4 });
+  const { stdout } = await run2("git", args, {
+    env: safeGitEnv({ gitDir }),
+    encoding: "buffer",
+    maxBuffer: 256 * 1024 * 1024,
+    timeout: 6e4
+  });
   return stdout;
 }
 async function readCommit(gitDir, sha) {
@@ -98709,7 +100694,8 @@ async function readCommit(gitDir, sha) {
   const headers = (split < 0 ? text2 : text2.slice(0, split)).split("\n");
   const tree = headers.find((h4) => h4.startsWith("tree "))?.slice(5);
   const parents = headers.filter((h4) => h4.startsWith("parent ")).map((h4) => h4.slice(7));
-  if (!tree || parents.length !== 1 || !parents[0]) throw new GitDataError(`refusing to publish ${sha}: it must be a commit with exactly one parent`);
+  if (!tree || parents.length !== 1 || !parents[0])
+    throw new GitDataError(`refusing to publish ${sha}: it must be a commit with exactly one parent`);
   return { tree, parent: parents[0], message: split < 0 ? "" : text2.slice(split + 2) };
 }
 var MAX_FILE_BYTES2 = 100 * 1024 * 1024;
@@ -98722,29 +100708,44 @@ async function changes(target, gitDir, parent, commit) {
     const [oldMode, newMode, , newSha, kind] = (fields[i3] ?? "").replace(/^:/, "").split(" ");
     const path12 = fields[i3 + 1] ?? "";
     if (kind === "D") {
-      entries.push({ path: path12, mode: oldMode ?? "100644", type: oldMode === "160000" ? "commit" : "blob", sha: null });
+      entries.push({
+        path: path12,
+        mode: oldMode ?? "100644",
+        type: oldMode === "160000" ? "commit" : "blob",
+        sha: null
+      });
       continue;
     }
     if (newMode === "160000") {
       entries.push({ path: path12, mode: "160000", type: "commit", sha: newSha ?? null });
       continue;
     }
-    if (newMode !== "100644" && newMode !== "100755" && newMode !== "120000") throw new GitDataError(`refusing to publish ${path12}: unexpected mode ${String(newMode)}`);
+    if (newMode !== "100644" && newMode !== "100755" && newMode !== "120000")
+      throw new GitDataError(`refusing to publish ${path12}: unexpected mode ${String(newMode)}`);
     if (!newSha || !SHA.test(newSha)) throw new GitDataError(`refusing to publish ${path12}: no blob id`);
     const size = Number((await gitOut(gitDir, ["cat-file", "-s", newSha])).toString("utf8").trim());
-    if (!(size <= MAX_FILE_BYTES2)) throw new GitDataError(`refusing to publish ${path12}: ${size} bytes, larger than GitHub's 100 MiB limit for a file`);
+    if (!(size <= MAX_FILE_BYTES2))
+      throw new GitDataError(
+        `refusing to publish ${path12}: ${size} bytes, larger than GitHub's 100 MiB limit for a file`
+      );
     entries.push({ path: path12, mode: newMode, type: "blob", sha: newSha });
     blobs.push({ path: path12, sha: newSha });
   }
   for (const { path: path12, sha } of blobs) {
-    const uploaded = await target.api.createBlob(target.owner, target.repo, await gitOut(gitDir, ["cat-file", "blob", sha]));
-    if (uploaded !== sha) throw new GitDataError(`GitHub stored ${path12} as ${uploaded}, not ${sha}: the upload was altered`);
+    const uploaded = await target.api.createBlob(
+      target.owner,
+      target.repo,
+      await gitOut(gitDir, ["cat-file", "blob", sha])
+    );
+    if (uploaded !== sha)
+      throw new GitDataError(`GitHub stored ${path12} as ${uploaded}, not ${sha}: the upload was altered`);
   }
   return entries;
 }
 async function publishCommit(target, request2) {
   const { owner, repo, api } = target;
-  if (!SHA.test(request2.commit)) throw new GitDataError(`refusing to publish ${JSON.stringify(request2.commit)}: not a commit id`);
+  if (!SHA.test(request2.commit))
+    throw new GitDataError(`refusing to publish ${JSON.stringify(request2.commit)}: not a commit id`);
   const known = (await gitOut(request2.gitDir, ["for-each-ref", "--count=1", "--format=%(refname)", "--contains", request2.commit])).toString("utf8").trim() !== "";
   if (known) {
     await moveBranch(target, request2, await api.getBranch(owner, repo, request2.branch), void 0, request2.commit);
@@ -98755,11 +100756,17 @@ async function publishCommit(target, request2) {
   const entries = await changes(target, request2.gitDir, local.parent, request2.commit);
   const baseTree = (await gitOut(request2.gitDir, ["rev-parse", "--verify", "--end-of-options", `${local.parent}^{tree}`])).toString("utf8").trim();
   const tree = entries.length === 0 ? baseTree : await api.createTree(owner, repo, baseTree, entries);
-  if (tree !== local.tree) throw new GitDataError(`GitHub built the tree ${tree}, not ${local.tree}: refusing to publish a different change`);
+  if (tree !== local.tree)
+    throw new GitDataError(`GitHub built the tree ${tree}, not ${local.tree}: refusing to publish a different change`);
   const created = await api.createCommit(owner, repo, { message: local.message, tree, parents: [local.parent] });
-  for (const [role, who] of [["author", created.author], ["committer", created.committer]])
+  for (const [role, who] of [
+    ["author", created.author],
+    ["committer", created.committer]
+  ])
     if (who.name !== target.identity.name || who.email !== target.identity.email)
-      throw new GitDataError(`GitHub recorded the ${role} of the new commit as ${who.name} <${who.email}>, not ${target.identity.name} <${target.identity.email}>: the token is not the App's installation token (or GITHUB_TOKEN); the branch was not changed`);
+      throw new GitDataError(
+        `GitHub recorded the ${role} of the new commit as ${who.name} <${who.email}>, not ${target.identity.name} <${target.identity.email}>: the token is not the App's installation token (or GITHUB_TOKEN); the branch was not changed`
+      );
   await moveBranch(target, request2, seen, local.parent, created.sha);
   return created.sha;
 }
@@ -98767,7 +100774,9 @@ var refused = (error62) => [409, 422].includes(error62.status ?? 0);
 async function moveBranch(target, request2, seen, parent, sha) {
   const { owner, repo, api } = target;
   const { branch } = request2;
-  const moved = (why) => new BranchMovedError(`${branch} changed on GitHub while the bot was publishing (${why}); nothing was overwritten: run the job again to build on what is there now`);
+  const moved = (why) => new BranchMovedError(
+    `${branch} changed on GitHub while the bot was publishing (${why}); nothing was overwritten: run the job again to build on what is there now`
+  );
   if (seen === void 0) {
     try {
       await api.createBranch(owner, repo, branch, sha);
@@ -98812,17 +100821,26 @@ async function gitTarget(forge, job, identity3) {
   return { api: forge.git, owner: job.owner, repo: job.repo, identity: await identity3(job.installationId) };
 }
 async function commitAndPush(worktree, mirror, target, branch, message, files) {
-  const sha = await commitFiles({ gitDir: mirror, parent: worktree.sha, workTree: worktree.path, files, message, identity: target.identity });
+  const sha = await commitFiles({
+    gitDir: mirror,
+    parent: worktree.sha,
+    workTree: worktree.path,
+    files,
+    message,
+    identity: target.identity
+  });
   return publishCommit(target, { gitDir: mirror, commit: sha, branch });
 }
 function branchPublisher(mirror, target) {
   const check2 = (branch) => {
-    if (!/^autogen\/verify-[\w.-]+$/.test(branch)) throw new Error(`refusing to publish ${JSON.stringify(branch)}: not a verification branch`);
+    if (!/^autogen\/verify-[\w.-]+$/.test(branch))
+      throw new Error(`refusing to publish ${JSON.stringify(branch)}: not a verification branch`);
   };
   return {
     async push(sha, branch) {
       check2(branch);
-      if (!/^[0-9a-f]{40,64}$/.test(sha)) throw new Error(`refusing to publish ${JSON.stringify(sha)}: not a commit id`);
+      if (!/^[0-9a-f]{40,64}$/.test(sha))
+        throw new Error(`refusing to publish ${JSON.stringify(sha)}: not a commit id`);
       await publishCommit(target, { gitDir: mirror, commit: sha, branch, force: true });
     },
     async remove(branch) {
@@ -98861,14 +100879,33 @@ var VerifierUnavailableError = class extends Error {
 async function chooseVerifier(args) {
   const { config: config3 } = args;
   const sandbox = sandboxOptionsFor(config3.test, args.signal);
-  const local = localVerifier(args.runner, { ...sandbox, protect: [args.mirror], hiddenPaths: [dirname5(dirname5(args.mirror))], warm: warmRunsEnabled(config3.test) });
-  if (config3.verify === "local") return { verifier: local, probe: local, backend: "local", why: "local sandbox (`verify: local`)" };
-  if (args.fork) return { verifier: local, probe: local, backend: "local", why: "local sandbox (a fork's code is never pushed or dispatched)" };
+  const local = localVerifier(args.runner, {
+    ...sandbox,
+    protect: [args.mirror],
+    hiddenPaths: [dirname5(dirname5(args.mirror))],
+    warm: warmRunsEnabled(config3.test)
+  });
+  if (config3.verify === "local")
+    return { verifier: local, probe: local, backend: "local", why: "local sandbox (`verify: local`)" };
+  if (args.fork)
+    return {
+      verifier: local,
+      probe: local,
+      backend: "local",
+      why: "local sandbox (a fork's code is never pushed or dispatched)"
+    };
   const installed = await args.ci.workflowInstalled(args.owner, args.repo, VERIFY_WORKFLOW);
   if (!installed) {
     if (config3.verify === "actions")
-      throw new VerifierUnavailableError(`\`verify: actions\` is set but .github/workflows/${VERIFY_WORKFLOW} is not installed (or is disabled) on ${args.defaultBranch}: from an autogen-bot checkout run \`npx autogen-bot init-workflow <your clone> --write\` (docs/actions.md), review and commit it, or set \`verify: local\``);
-    return { verifier: local, probe: local, backend: "local", why: `local sandbox (no ${VERIFY_WORKFLOW} workflow installed)` };
+      throw new VerifierUnavailableError(
+        `\`verify: actions\` is set but .github/workflows/${VERIFY_WORKFLOW} is not installed (or is disabled) on ${args.defaultBranch}: from an autogen-bot checkout run \`npx autogen-bot init-workflow <your clone> --write\` (docs/actions.md), review and commit it, or set \`verify: local\``
+      );
+    return {
+      verifier: local,
+      probe: local,
+      backend: "local",
+      why: `local sandbox (no ${VERIFY_WORKFLOW} workflow installed)`
+    };
   }
   const publish = branchPublisher(args.mirror, args.target);
   await publish.sweep(`autogen/verify-job-${args.jobId}-`);
@@ -98904,7 +100941,11 @@ async function jobVerifier(deps, job, status3, config3, where, signal) {
     onRun: (run3) => status3.set("Attempts", "running", `verification run [${run3.id}](${run3.url}) (${run3.candidates} candidate(s))`)
   });
   const strategy = deps.llmFor ? config3.strategy.name : "template (no model endpoint configured)";
-  status3.set("Configuration", "done", `strategy ${strategy}, tests ${config3.test.command ?? where.runner.name}, verifier: ${choice.why}`);
+  status3.set(
+    "Configuration",
+    "done",
+    `strategy ${strategy}, tests ${config3.test.command ?? where.runner.name}, verifier: ${choice.why}`
+  );
   return choice;
 }
 
@@ -98924,8 +100965,23 @@ function renderStatus(marker, steps, summary) {
 }
 
 // src/app/status-reporter.ts
-var STEPS = ["Configuration", "Tests and localisation", "Plan", "Attempts", "Regression gate", "Pull request"];
-var CI_STEPS = ["Configuration", "CI evidence", "Attribution", "Plan", "Attempts", "Regression gate", "Pull request"];
+var STEPS = [
+  "Configuration",
+  "Tests and localisation",
+  "Plan",
+  "Attempts",
+  "Regression gate",
+  "Pull request"
+];
+var CI_STEPS = [
+  "Configuration",
+  "CI evidence",
+  "Attribution",
+  "Plan",
+  "Attempts",
+  "Regression gate",
+  "Pull request"
+];
 var StatusReporter = class {
   steps;
   commentId;
@@ -98951,8 +101007,15 @@ var StatusReporter = class {
   }
   async start() {
     if (this.commentId === null) {
-      const existing = (await this.forge.listComments(this.job.owner, this.job.repo, this.job.number)).find((c5) => c5.body.startsWith(this.marker));
-      this.commentId = existing?.id ?? await this.forge.createComment(this.job.owner, this.job.repo, this.job.number, renderStatus(this.marker, this.steps));
+      const existing = (await this.forge.listComments(this.job.owner, this.job.repo, this.job.number)).find(
+        (c5) => c5.body.startsWith(this.marker)
+      );
+      this.commentId = existing?.id ?? await this.forge.createComment(
+        this.job.owner,
+        this.job.repo,
+        this.job.number,
+        renderStatus(this.marker, this.steps)
+      );
       await this.store.setStatusComment(this.job.id, this.commentId);
     }
     await this.write();
@@ -98970,7 +101033,8 @@ var StatusReporter = class {
   }
   schedule() {
     if (Date.now() - this.lastWrite >= this.throttleMs) void this.write().catch(() => void 0);
-    else if (!this.pending) this.pending = setTimeout(() => void this.write().catch(() => void 0), this.throttleMs).unref();
+    else if (!this.pending)
+      this.pending = setTimeout(() => void this.write().catch(() => void 0), this.throttleMs).unref();
   }
   /** A line under the steps while the job goes on (a retry later), leaving the steps as they are. */
   async note(summary) {
@@ -99072,7 +101136,13 @@ function changeBlocks(diff) {
     if (block && path12 && (block.removed.length || block.added.length)) {
       const oldStart = block.removed[0] ?? Math.max(1, block.oldAt - 1);
       const newStart = block.added[0] ?? Math.max(1, block.newAt - 1);
-      blocks.push({ path: path12, oldStart, oldEnd: block.removed.at(-1) ?? oldStart, newStart, newEnd: block.added.at(-1) ?? newStart });
+      blocks.push({
+        path: path12,
+        oldStart,
+        oldEnd: block.removed.at(-1) ?? oldStart,
+        newStart,
+        newEnd: block.added.at(-1) ?? newStart
+      });
     }
     block = void 0;
   };
@@ -99152,7 +101222,9 @@ ${test.message ?? ""}`;
 }
 function parseFailureSites(value) {
   if (!Array.isArray(value)) return [];
-  return value.filter((s) => typeof s === "object" && s !== null && typeof s.id === "string" && typeof s.path === "string" && Number.isInteger(s.line) && s.line >= 1 && typeof s.message === "string").filter((s) => isAnnotatablePath(s.path)).slice(0, MAX_FAILURE_SITES);
+  return value.filter(
+    (s) => typeof s === "object" && s !== null && typeof s.id === "string" && typeof s.path === "string" && Number.isInteger(s.line) && s.line >= 1 && typeof s.message === "string"
+  ).filter((s) => isAnnotatablePath(s.path)).slice(0, MAX_FAILURE_SITES);
 }
 function failureAnnotations(sites, attribution, fixed) {
   const out = [];
@@ -99161,8 +101233,24 @@ function failureAnnotations(sites, attribution, fixed) {
     const why = site.message ? `: ${site.message}` : "";
     if (attribution && !verdict) continue;
     if (verdict === "passing" || verdict === "fixed") continue;
-    if (verdict === "pre-existing") out.push({ path: site.path, start_line: site.line, end_line: site.line, annotation_level: "warning", title: `Fails at the merge base too: ${site.id}`, message: `Not caused by this pull request, so left alone${why}` });
-    else if (verdict === "flaky") out.push({ path: site.path, start_line: site.line, end_line: site.line, annotation_level: "warning", title: `Flaky: ${site.id}`, message: `Passed and failed on identical reruns, so left alone${why}` });
+    if (verdict === "pre-existing")
+      out.push({
+        path: site.path,
+        start_line: site.line,
+        end_line: site.line,
+        annotation_level: "warning",
+        title: `Fails at the merge base too: ${site.id}`,
+        message: `Not caused by this pull request, so left alone${why}`
+      });
+    else if (verdict === "flaky")
+      out.push({
+        path: site.path,
+        start_line: site.line,
+        end_line: site.line,
+        annotation_level: "warning",
+        title: `Flaky: ${site.id}`,
+        message: `Passed and failed on identical reruns, so left alone${why}`
+      });
     else
       out.push({
         path: site.path,
@@ -99182,7 +101270,9 @@ function parseStatusRecord(value) {
   if (typeof value !== "object" || value === null) return void 0;
   const v2 = value;
   if (!Array.isArray(v2.steps)) return void 0;
-  const steps = v2.steps.filter((s) => typeof s === "object" && s !== null && typeof s.name === "string" && s.state in ICON);
+  const steps = v2.steps.filter(
+    (s) => typeof s === "object" && s !== null && typeof s.name === "string" && s.state in ICON
+  );
   return { steps, summary: typeof v2.summary === "string" ? v2.summary : void 0 };
 }
 function checkVerdict(job) {
@@ -99193,18 +101283,31 @@ function checkVerdict(job) {
   let conclusion;
   let title;
   if (job.state === "cancelled") [conclusion, title] = ["cancelled", `Cancelled: ${job.error ?? "stopped"}`];
-  else if (job.state === "failed") [conclusion, title] = ["failure", `Stopped by an error: ${(job.error ?? "unknown").split("\n")[0] ?? ""}`];
-  else if (planOnly) [conclusion, title] = ["neutral", outcome?.plan.verified ? "Plan written and verified; nothing changed" : "Plan written; nothing changed"];
-  else if (outcome?.status === "fixed") [conclusion, title] = ["success", forkPatch ? "Fix found: Apply fix opens a pull request with it" : `${isUnreviewed(outcome) ? "Passes the tests; not reviewed" : "Fixed"}: ${outcome.message}`];
+  else if (job.state === "failed")
+    [conclusion, title] = ["failure", `Stopped by an error: ${(job.error ?? "unknown").split("\n")[0] ?? ""}`];
+  else if (planOnly)
+    [conclusion, title] = [
+      "neutral",
+      outcome?.plan.verified ? "Plan written and verified; nothing changed" : "Plan written; nothing changed"
+    ];
+  else if (outcome?.status === "fixed")
+    [conclusion, title] = [
+      "success",
+      forkPatch ? "Fix found: Apply fix opens a pull request with it" : `${isUnreviewed(outcome) ? "Passes the tests; not reviewed" : "Fixed"}: ${outcome.message}`
+    ];
   else if (outcome) [conclusion, title] = ["failure", `No fix found (${outcome.stopReason}): ${outcome.message}`];
   else [conclusion, title] = ["neutral", firstLine3(status3?.summary) ?? "Nothing to change"];
   const parts = [];
-  if (status3?.steps.length) parts.push(status3.steps.map((s) => `- ${ICON[s.state]} ${s.name}${s.detail ? `: ${s.detail}` : ""}`).join("\n"));
+  if (status3?.steps.length)
+    parts.push(status3.steps.map((s) => `- ${ICON[s.state]} ${s.name}${s.detail ? `: ${s.detail}` : ""}`).join("\n"));
   if (status3?.summary) parts.push(status3.summary);
-  if (outcome && !(status3?.summary ?? "").includes("<summary>Report</summary>")) parts.push(`<details><summary>Report</summary>
+  if (outcome && !(status3?.summary ?? "").includes("<summary>Report</summary>"))
+    parts.push(
+      `<details><summary>Report</summary>
 
 ${renderReport(outcome, { title: job.snapshot.title })}
-</details>`);
+</details>`
+    );
   if (parts.length === 0) parts.push(title);
   return { conclusion, title: title.slice(0, 200), summary: parts.join("\n\n"), forkPatch };
 }
@@ -99214,8 +101317,16 @@ function firstLine3(text2) {
 }
 
 // src/app/check-run-reporter.ts
-var RETRY_ACTION = { label: "Retry", description: "Run this autogen job again", identifier: "retry" };
-var APPLY_ACTION = { label: "Apply fix", description: "Open a pull request with this patch", identifier: "apply" };
+var RETRY_ACTION = {
+  label: "Retry",
+  description: "Run this autogen job again",
+  identifier: "retry"
+};
+var APPLY_ACTION = {
+  label: "Apply fix",
+  description: "Open a pull request with this patch",
+  identifier: "apply"
+};
 function checkRunRecord(job) {
   const r2 = job.checkpoint.checkRun;
   return r2 && Number.isInteger(r2.id) && typeof r2.sha === "string" ? { id: r2.id, sha: r2.sha, completed: r2.completed === true } : void 0;
@@ -99243,7 +101354,14 @@ var CheckRunReporter = class {
       if (checkRunRecord(current)?.sha === sha) return;
       const checks = await this.checksFor(job.installationId);
       const title = job.kind === "ci" ? `Working on the red build of #${job.number}` : `Checking the fix for #${job.number}`;
-      const id = await checks.create(job.owner, job.repo, { headSha: sha, externalId: String(job.id), output: { title, summary: `autogen-bot job ${job.id} is in progress; the status comment on #${job.number} follows it step by step.` } });
+      const id = await checks.create(job.owner, job.repo, {
+        headSha: sha,
+        externalId: String(job.id),
+        output: {
+          title,
+          summary: `autogen-bot job ${job.id} is in progress; the status comment on #${job.number} follows it step by step.`
+        }
+      });
       await this.store.checkpoint(job.id, { checkRun: { id, sha } });
     } catch (error62) {
       this.log.warn({ jobId: job.id, err: error62.message }, "check run not created");
@@ -99264,7 +101382,11 @@ var CheckRunReporter = class {
       let record2 = checkRunRecord(job);
       if (record2?.completed && !options2.again) return;
       if (!record2 || record2.sha !== sha) {
-        const id = await checks.create(job.owner, job.repo, { headSha: sha, externalId: String(job.id), output: { title: "Finishing", summary: `autogen-bot job ${job.id}.` } });
+        const id = await checks.create(job.owner, job.repo, {
+          headSha: sha,
+          externalId: String(job.id),
+          output: { title: "Finishing", summary: `autogen-bot job ${job.id}.` }
+        });
         record2 = { id, sha };
         await this.store.checkpoint(job.id, { checkRun: record2 });
       }
@@ -99276,12 +101398,21 @@ var CheckRunReporter = class {
 ${verdict.summary}` : verdict.summary;
       const annotations = options2.again ? [] : annotationsOf(job);
       const batches = [];
-      for (let i3 = 0; i3 < annotations.length; i3 += MAX_ANNOTATIONS_PER_REQUEST) batches.push(annotations.slice(i3, i3 + MAX_ANNOTATIONS_PER_REQUEST));
-      for (const batch of batches.slice(0, -1)) await checks.update(job.owner, job.repo, record2.id, { output: { title, summary, annotations: batch } });
+      for (let i3 = 0; i3 < annotations.length; i3 += MAX_ANNOTATIONS_PER_REQUEST)
+        batches.push(annotations.slice(i3, i3 + MAX_ANNOTATIONS_PER_REQUEST));
+      for (const batch of batches.slice(0, -1))
+        await checks.update(job.owner, job.repo, record2.id, { output: { title, summary, annotations: batch } });
       const actions = [RETRY_ACTION, ...verdict.forkPatch && !applied ? [APPLY_ACTION] : []];
-      await checks.update(job.owner, job.repo, record2.id, { output: { title, summary, annotations: batches.at(-1) }, conclusion: verdict.conclusion, actions });
+      await checks.update(job.owner, job.repo, record2.id, {
+        output: { title, summary, annotations: batches.at(-1) },
+        conclusion: verdict.conclusion,
+        actions
+      });
       await this.store.checkpoint(job.id, { checkRun: { ...record2, completed: true } });
-      this.log.info({ jobId: job.id, checkRun: record2.id, conclusion: verdict.conclusion, annotations: annotations.length }, "check run completed");
+      this.log.info(
+        { jobId: job.id, checkRun: record2.id, conclusion: verdict.conclusion, annotations: annotations.length },
+        "check run completed"
+      );
     } catch (error62) {
       this.log.warn({ jobId: job.id, err: error62.message }, "check run not completed");
     }
@@ -99292,10 +101423,25 @@ function annotationsOf(job) {
   const out = [];
   if (outcome) {
     const side = job.kind === "ci" ? "old" : "new";
-    if (outcome.status === "fixed") out.push(...changedLineAnnotations(outcome.diff, outcome.changedFiles, side, outcome.message));
-    else if (job.kind !== "ci" && job.checkpoint.pushed !== void 0 && outcome.closestAttempt) out.push(...changedLineAnnotations(outcome.closestAttempt.diff, outcome.closestAttempt.files, "new", `closest attempt, not a fix: ${outcome.message}`));
+    if (outcome.status === "fixed")
+      out.push(...changedLineAnnotations(outcome.diff, outcome.changedFiles, side, outcome.message));
+    else if (job.kind !== "ci" && job.checkpoint.pushed !== void 0 && outcome.closestAttempt)
+      out.push(
+        ...changedLineAnnotations(
+          outcome.closestAttempt.diff,
+          outcome.closestAttempt.files,
+          "new",
+          `closest attempt, not a fix: ${outcome.message}`
+        )
+      );
   }
-  out.push(...failureAnnotations(parseFailureSites(job.checkpoint.failureSites), job.checkpoint.attribution, outcome?.status === "fixed"));
+  out.push(
+    ...failureAnnotations(
+      parseFailureSites(job.checkpoint.failureSites),
+      job.checkpoint.attribution,
+      outcome?.status === "fixed"
+    )
+  );
   return out.slice(0, MAX_ANNOTATIONS);
 }
 
@@ -99344,31 +101490,104 @@ function detectPackageManager(workspace) {
   const has2 = (name) => isRegularFile(join32(workspace, name));
   const withManifest = (lockfile, manifest) => has2(manifest) ? [lockfile, manifest] : [lockfile];
   for (const lockfile of ["package-lock.json", "npm-shrinkwrap.json"]) {
-    if (has2(lockfile)) return { manager: "npm", keyFiles: withManifest(lockfile, "package.json"), argv: ["npm", "ci"], offlineArgv: ["npm", "ci", "--offline"], target: { kind: "node_modules" } };
+    if (has2(lockfile))
+      return {
+        manager: "npm",
+        keyFiles: withManifest(lockfile, "package.json"),
+        argv: ["npm", "ci"],
+        offlineArgv: ["npm", "ci", "--offline"],
+        target: { kind: "node_modules" }
+      };
   }
   if (has2("pnpm-lock.yaml")) {
-    return { manager: "pnpm", keyFiles: withManifest("pnpm-lock.yaml", "package.json"), argv: ["pnpm", "install", "--frozen-lockfile"], offlineArgv: ["pnpm", "install", "--frozen-lockfile", "--offline"], target: { kind: "node_modules" } };
+    return {
+      manager: "pnpm",
+      keyFiles: withManifest("pnpm-lock.yaml", "package.json"),
+      argv: ["pnpm", "install", "--frozen-lockfile"],
+      offlineArgv: ["pnpm", "install", "--frozen-lockfile", "--offline"],
+      target: { kind: "node_modules" }
+    };
   }
   if (has2("yarn.lock")) {
     const berry = has2(".yarnrc.yml") || readHead(workspace, "yarn.lock").includes("__metadata:");
-    return berry ? { manager: "yarn", keyFiles: withManifest("yarn.lock", "package.json"), argv: ["yarn", "install", "--immutable"], offlineArgv: void 0, target: { kind: "node_modules" } } : { manager: "yarn", keyFiles: withManifest("yarn.lock", "package.json"), argv: ["yarn", "install", "--frozen-lockfile"], offlineArgv: ["yarn", "install", "--frozen-lockfile", "--offline"], target: { kind: "node_modules" } };
+    return berry ? {
+      manager: "yarn",
+      keyFiles: withManifest("yarn.lock", "package.json"),
+      argv: ["yarn", "install", "--immutable"],
+      offlineArgv: void 0,
+      target: { kind: "node_modules" }
+    } : {
+      manager: "yarn",
+      keyFiles: withManifest("yarn.lock", "package.json"),
+      argv: ["yarn", "install", "--frozen-lockfile"],
+      offlineArgv: ["yarn", "install", "--frozen-lockfile", "--offline"],
+      target: { kind: "node_modules" }
+    };
   }
   for (const lockfile of ["bun.lock", "bun.lockb"]) {
-    if (has2(lockfile)) return { manager: "bun", keyFiles: withManifest(lockfile, "package.json"), argv: ["bun", "install", "--frozen-lockfile"], offlineArgv: void 0, target: { kind: "node_modules" } };
+    if (has2(lockfile))
+      return {
+        manager: "bun",
+        keyFiles: withManifest(lockfile, "package.json"),
+        argv: ["bun", "install", "--frozen-lockfile"],
+        offlineArgv: void 0,
+        target: { kind: "node_modules" }
+      };
   }
-  if (has2("uv.lock")) return { manager: "uv", keyFiles: withManifest("uv.lock", "pyproject.toml"), argv: ["uv", "sync", "--frozen"], offlineArgv: ["uv", "sync", "--frozen", "--offline"], target: { kind: "in-place" } };
-  if (has2("poetry.lock")) return { manager: "poetry", keyFiles: withManifest("poetry.lock", "pyproject.toml"), argv: ["poetry", "install", "--no-interaction"], offlineArgv: void 0, target: { kind: "in-place" } };
+  if (has2("uv.lock"))
+    return {
+      manager: "uv",
+      keyFiles: withManifest("uv.lock", "pyproject.toml"),
+      argv: ["uv", "sync", "--frozen"],
+      offlineArgv: ["uv", "sync", "--frozen", "--offline"],
+      target: { kind: "in-place" }
+    };
+  if (has2("poetry.lock"))
+    return {
+      manager: "poetry",
+      keyFiles: withManifest("poetry.lock", "pyproject.toml"),
+      argv: ["poetry", "install", "--no-interaction"],
+      offlineArgv: void 0,
+      target: { kind: "in-place" }
+    };
   const requirements = listRequirements(workspace);
   if (requirements.length > 0) {
     const files = requirements.flatMap((name) => ["-r", name]);
-    const base = ["python3", "-m", "pip", "install", "--disable-pip-version-check", "--no-input", "--target", INSTALL_TARGET_ARG];
-    return { manager: "pip", keyFiles: requirements, argv: [...base, ...files], offlineArgv: [...base, "--no-index", ...files], target: { kind: "python-target" } };
+    const base = [
+      "python3",
+      "-m",
+      "pip",
+      "install",
+      "--disable-pip-version-check",
+      "--no-input",
+      "--target",
+      INSTALL_TARGET_ARG
+    ];
+    return {
+      manager: "pip",
+      keyFiles: requirements,
+      argv: [...base, ...files],
+      offlineArgv: [...base, "--no-index", ...files],
+      target: { kind: "python-target" }
+    };
   }
   if (has2("go.sum")) {
-    return { manager: "go", keyFiles: withManifest("go.sum", "go.mod"), argv: ["go", "mod", "download"], offlineArgv: void 0, target: { kind: "tool-cache", variable: "GOMODCACHE", offline: { GOFLAGS: "-mod=mod", GOPROXY: "off" } } };
+    return {
+      manager: "go",
+      keyFiles: withManifest("go.sum", "go.mod"),
+      argv: ["go", "mod", "download"],
+      offlineArgv: void 0,
+      target: { kind: "tool-cache", variable: "GOMODCACHE", offline: { GOFLAGS: "-mod=mod", GOPROXY: "off" } }
+    };
   }
   if (has2("Cargo.lock")) {
-    return { manager: "cargo", keyFiles: withManifest("Cargo.lock", "Cargo.toml"), argv: ["cargo", "fetch", "--locked"], offlineArgv: ["cargo", "fetch", "--locked", "--offline"], target: { kind: "tool-cache", variable: "CARGO_HOME", offline: { CARGO_NET_OFFLINE: "true" } } };
+    return {
+      manager: "cargo",
+      keyFiles: withManifest("Cargo.lock", "Cargo.toml"),
+      argv: ["cargo", "fetch", "--locked"],
+      offlineArgv: ["cargo", "fetch", "--locked", "--offline"],
+      target: { kind: "tool-cache", variable: "CARGO_HOME", offline: { CARGO_NET_OFFLINE: "true" } }
+    };
   }
   return void 0;
 }
@@ -99450,7 +101669,8 @@ async function evictCache(root, capBytes, keep = []) {
   for (const key of await readdir3(root)) {
     if (key.startsWith(STAGING_PREFIX)) {
       const made = await stat(join33(root, key)).catch(() => void 0);
-      if (made && Date.now() - made.mtimeMs > STALE_STAGING_MS) await rm18(join33(root, key), { recursive: true, force: true });
+      if (made && Date.now() - made.mtimeMs > STALE_STAGING_MS)
+        await rm18(join33(root, key), { recursive: true, force: true });
       continue;
     }
     if (key.startsWith(".")) continue;
@@ -99485,7 +101705,8 @@ async function installDependencies(workspace, test, sandbox, options2 = {}) {
   if (test.install === "off") return { ran: false, reason: "test.install is off" };
   const plan = detectPackageManager(workspace);
   if (!plan) return { ran: false, reason: "no lockfile the bot knows" };
-  if (plan.target.kind === "node_modules" && await lstat5(join34(workspace, "node_modules")).catch(() => void 0)) return { ran: false, reason: "node_modules is already present" };
+  if (plan.target.kind === "node_modules" && await lstat5(join34(workspace, "node_modules")).catch(() => void 0))
+    return { ran: false, reason: "node_modules is already present" };
   const env = options2.env ?? process.env;
   const network = test.networkDuringSetup && env.AUTOGEN_ALLOW_SETUP_NETWORK === "1";
   const root = options2.cacheRoot ?? installCacheRoot(env);
@@ -99498,8 +101719,22 @@ async function installDependencies(workspace, test, sandbox, options2 = {}) {
   const cached4 = plan.target.kind === "in-place" ? void 0 : await findCacheEntry(root, key);
   if (cached4) {
     const extraEnv2 = await useEntry(workspace, plan, cached4);
-    const summary2 = { manager: plan.manager, lockfile, command: argvTemplate.map((arg) => arg === INSTALL_TARGET_ARG ? "<cache>/site" : arg).join(" "), source: "cache", seconds: elapsed(), network: false, ok: true };
-    return { ran: true, ok: true, summary: summary2, message: `dependencies (${plan.manager}, ${lockfile}) from cache in ${summary2.seconds} s`, env: extraEnv2 };
+    const summary2 = {
+      manager: plan.manager,
+      lockfile,
+      command: argvTemplate.map((arg) => arg === INSTALL_TARGET_ARG ? "<cache>/site" : arg).join(" "),
+      source: "cache",
+      seconds: elapsed(),
+      network: false,
+      ok: true
+    };
+    return {
+      ran: true,
+      ok: true,
+      summary: summary2,
+      message: `dependencies (${plan.manager}, ${lockfile}) from cache in ${summary2.seconds} s`,
+      env: extraEnv2
+    };
   }
   const staging = await stageCacheEntry(root, key);
   const toolCache = join34(root, ".tool-cache", plan.manager);
@@ -99522,8 +101757,22 @@ async function installDependencies(workspace, test, sandbox, options2 = {}) {
     await rm19(staging, { recursive: true, force: true });
     const why = run3.spawnError ?? run3.limit?.message ?? `exit ${String(run3.exitCode)}`;
     const net = network ? "" : test.networkDuringSetup ? "; it ran without network: the repository asks for it (test.networkDuringSetup), but whoever runs the bot has not allowed it (AUTOGEN_ALLOW_SETUP_NETWORK=1)" : `; it ran without network${plan.offlineArgv ? " (offline, from local sources and the install cache only)" : ""}: set test.networkDuringSetup: true (and AUTOGEN_ALLOW_SETUP_NETWORK=1 where the bot runs) if it downloads packages`;
-    const summary2 = { manager: plan.manager, lockfile, command, source: "fresh", seconds: elapsed(), network, ok: false };
-    return { ran: true, ok: false, summary: summary2, message: `the dependency install \`${command}\` (${plan.manager}, ${lockfile}) failed (${why})${net}; its output ends with: ${run3.output.slice(-600).replaceAll(root, "<cache>").trim()}`, env: {} };
+    const summary2 = {
+      manager: plan.manager,
+      lockfile,
+      command,
+      source: "fresh",
+      seconds: elapsed(),
+      network,
+      ok: false
+    };
+    return {
+      ran: true,
+      ok: false,
+      summary: summary2,
+      message: `the dependency install \`${command}\` (${plan.manager}, ${lockfile}) failed (${why})${net}; its output ends with: ${run3.output.slice(-600).replaceAll(root, "<cache>").trim()}`,
+      env: {}
+    };
   }
   let notCached;
   let extraEnv = {};
@@ -99541,8 +101790,23 @@ async function installDependencies(workspace, test, sandbox, options2 = {}) {
   }
   if (notCached) await rm19(staging, { recursive: true, force: true });
   else await evictCache(root, options2.cacheBytes ?? DEFAULT_CACHE_BYTES, [key]);
-  const summary = { manager: plan.manager, lockfile, command, source: "fresh", seconds: elapsed(), network, ok: true, notCached };
-  return { ran: true, ok: true, summary, message: `dependencies (${plan.manager}, ${lockfile}) installed with \`${command}\` in ${summary.seconds} s${network ? " with network" : " without network"}${notCached ? `; not cached: ${notCached}` : ""}`, env: extraEnv };
+  const summary = {
+    manager: plan.manager,
+    lockfile,
+    command,
+    source: "fresh",
+    seconds: elapsed(),
+    network,
+    ok: true,
+    notCached
+  };
+  return {
+    ran: true,
+    ok: true,
+    summary,
+    message: `dependencies (${plan.manager}, ${lockfile}) installed with \`${command}\` in ${summary.seconds} s${network ? " with network" : " without network"}${notCached ? `; not cached: ${notCached}` : ""}`,
+    env: extraEnv
+  };
 }
 async function useEntry(workspace, plan, entry) {
   switch (plan.target.kind) {
@@ -99590,7 +101854,8 @@ async function linksOutside(dir) {
       if (info.isSymbolicLink()) {
         const to2 = await readlink2(full);
         const real2 = isAbsolute9(to2) ? to2 : resolve7(dirname7(full), to2);
-        if (real2 !== dir && !real2.startsWith(dir + sep6)) return `node_modules/${relative6(dir, full)} links outside node_modules`;
+        if (real2 !== dir && !real2.startsWith(dir + sep6))
+          return `node_modules/${relative6(dir, full)} links outside node_modules`;
       } else if (info.isDirectory() && depth === 0 && (name.startsWith("@") || name === ".bin")) {
         const found = await walk(full, depth + 1);
         if (found) return found;
@@ -99618,7 +101883,8 @@ function configWithInstall(config3, install) {
 }
 function mergeEnv(repository, installed) {
   const env = { ...repository, ...installed };
-  if (installed.PYTHONPATH && repository.PYTHONPATH) env.PYTHONPATH = `${installed.PYTHONPATH}:${repository.PYTHONPATH}`;
+  if (installed.PYTHONPATH && repository.PYTHONPATH)
+    env.PYTHONPATH = `${installed.PYTHONPATH}:${repository.PYTHONPATH}`;
   return env;
 }
 
@@ -99703,7 +101969,9 @@ import { DatabaseSync as DatabaseSync2 } from "node:sqlite";
 // src/jobs/migrate-sqlite.ts
 var SchemaTooNewError = class extends Error {
   constructor(store, found, known) {
-    super(`the ${store} database is at schema version ${found}, but this autogen-bot knows only up to ${known}: upgrade autogen-bot or use another AUTOGEN_DB_PATH`);
+    super(
+      `the ${store} database is at schema version ${found}, but this autogen-bot knows only up to ${known}: upgrade autogen-bot or use another AUTOGEN_DB_PATH`
+    );
     this.name = "SchemaTooNewError";
   }
 };
@@ -99734,9 +102002,11 @@ function migrateSqlite(db, store, migrations) {
 // src/engine/memory/memory-pool.ts
 function formatMemory(recalled) {
   if (recalled.length === 0) return "(none)";
-  return recalled.map((r2, i3) => `Example ${i3 + 1}: ${r2.task.split("\n")[0]}
+  return recalled.map(
+    (r2, i3) => `Example ${i3 + 1}: ${r2.task.split("\n")[0]}
 Plan:
-${r2.plan.map((s, k2) => `${k2 + 1}. ${s}`).join("\n")}`).join("\n\n");
+${r2.plan.map((s, k2) => `${k2 + 1}. ${s}`).join("\n")}`
+  ).join("\n\n");
 }
 
 // src/pipeline/heartbeat.ts
@@ -100550,16 +102820,37 @@ var WHOLE_FILES = [
   { pattern: "{pytest.ini,.pytest.ini,tox.ini,.coveragerc,noxfile.py}", what: "test runner configuration" },
   { pattern: "{sitecustomize,usercustomize}.py", what: "Python start-up code (runs in every interpreter)" },
   { pattern: "*.pth", what: "a Python path file (its import lines run in every interpreter)" },
-  { pattern: "{jest,vitest,vitest.workspace,karma,ava,playwright,cypress}.config.{js,cjs,mjs,ts,cts,mts,json}", what: "JavaScript test runner configuration" },
-  { pattern: "{karma.conf.js,.mocharc.{js,cjs,mjs,json,jsonc,yml,yaml},.mocharc,jest.setup.{js,ts},setupTests.{js,ts}}", what: "JavaScript test runner configuration" },
+  {
+    pattern: "{jest,vitest,vitest.workspace,karma,ava,playwright,cypress}.config.{js,cjs,mjs,ts,cts,mts,json}",
+    what: "JavaScript test runner configuration"
+  },
+  {
+    pattern: "{karma.conf.js,.mocharc.{js,cjs,mjs,json,jsonc,yml,yaml},.mocharc,jest.setup.{js,ts},setupTests.{js,ts}}",
+    what: "JavaScript test runner configuration"
+  },
   { pattern: "{Makefile,makefile,GNUmakefile,*.mk}", what: "a Makefile (test and build targets)" },
-  { pattern: "{.env,.env.test,.env.local}", what: "an environment file (may set PYTEST_ADDOPTS, NODE_OPTIONS and the like)" },
+  {
+    pattern: "{.env,.env.test,.env.local}",
+    what: "an environment file (may set PYTEST_ADDOPTS, NODE_OPTIONS and the like)"
+  },
   { pattern: "/.github/**", what: "GitHub configuration (workflows, composite actions, CODEOWNERS, dependabot)" }
 ];
 var SECTIONED = [
-  { pattern: "pyproject.toml", sections: pyprojectSections, what: "its [tool.pytest*], [tool.coverage*], hatch or tox settings" },
-  { pattern: "setup.cfg", sections: (text2) => iniSections(text2, /^(tool:pytest|pytest|coverage:.*|tox:.*|testenv.*)$/), what: "its [tool:pytest], [coverage:*] or tox section" },
-  { pattern: "package.json", sections: packageJsonSections, what: "its scripts, jest, mocha, ava, nyc, c8 or vitest settings" }
+  {
+    pattern: "pyproject.toml",
+    sections: pyprojectSections,
+    what: "its [tool.pytest*], [tool.coverage*], hatch or tox settings"
+  },
+  {
+    pattern: "setup.cfg",
+    sections: (text2) => iniSections(text2, /^(tool:pytest|pytest|coverage:.*|tox:.*|testenv.*)$/),
+    what: "its [tool:pytest], [coverage:*] or tox section"
+  },
+  {
+    pattern: "package.json",
+    sections: packageJsonSections,
+    what: "its scripts, jest, mocha, ava, nyc, c8 or vitest settings"
+  }
 ];
 function testInfrastructureChange(path12, sides) {
   const whole = WHOLE_FILES.find((w2) => matchesAny(path12, [w2.pattern]));
@@ -100589,7 +102880,8 @@ function changedSections(sides, read) {
 function pyprojectSections(text2) {
   const tool = parse7(text2).tool ?? {};
   const out = {};
-  for (const [name, value] of Object.entries(tool)) if (/^(pytest|coverage|hatch|tox)/i.test(name)) out[`tool.${name}`] = value;
+  for (const [name, value] of Object.entries(tool))
+    if (/^(pytest|coverage|hatch|tox)/i.test(name)) out[`tool.${name}`] = value;
   return out;
 }
 function iniSections(text2, wanted) {
@@ -100610,7 +102902,8 @@ function iniSections(text2, wanted) {
 function packageJsonSections(text2) {
   const json2 = JSON.parse(text2);
   const out = {};
-  for (const key of ["scripts", "jest", "mocha", "ava", "nyc", "c8", "vitest"]) if (json2[key] !== void 0) out[key] = json2[key];
+  for (const key of ["scripts", "jest", "mocha", "ava", "nyc", "c8", "vitest"])
+    if (json2[key] !== void 0) out[key] = json2[key];
   return out;
 }
 
@@ -100633,21 +102926,35 @@ function evaluateDiffPolicy(diff, config3, options2) {
   const violations = [];
   const paths = new Set(files.flatMap((f3) => [f3.oldPath, f3.newPath]).filter((p2) => p2 !== null));
   for (const path12 of paths) {
-    if (matchesAny(path12, config3.protected)) violations.push({ rule: "protected-path", detail: `${path12} is protected (paths.protected); the maintainer must allow it in .github/autogen.yml` });
-    else if (!matchesAny(path12, config3.allowed)) violations.push({ rule: "outside-allowed-paths", detail: `${path12} is outside paths.allowed` });
+    if (matchesAny(path12, config3.protected))
+      violations.push({
+        rule: "protected-path",
+        detail: `${path12} is protected (paths.protected); the maintainer must allow it in .github/autogen.yml`
+      });
+    else if (!matchesAny(path12, config3.allowed))
+      violations.push({ rule: "outside-allowed-paths", detail: `${path12} is outside paths.allowed` });
   }
   const opened = config3.allowTestInfrastructure ?? [];
   for (const file2 of files) {
     for (const path12 of /* @__PURE__ */ new Set([file2.oldPath, file2.newPath])) {
-      if (path12 === null || matchesAny(path12, config3.protected) || opened.length > 0 && matchesAny(path12, opened)) continue;
+      if (path12 === null || matchesAny(path12, config3.protected) || opened.length > 0 && matchesAny(path12, opened))
+        continue;
       const change = testInfrastructureChange(path12, options2.sides?.(file2));
       const how = "the maintainer can open it by name in .github/autogen.yml (paths.allowTestInfrastructure)";
       if (change) violations.push({ rule: "test-infrastructure", detail: `${change.detail}; ${how}` });
     }
   }
   const lines = files.reduce((n2, f3) => n2 + f3.added.length + f3.removed.length, 0);
-  if (files.length > config3.maxFiles) violations.push({ rule: "diff-budget", detail: `${files.length} files changed; the limit is ${config3.maxFiles} (diff.maxFiles)` });
-  if (lines > config3.maxLines) violations.push({ rule: "diff-budget", detail: `${lines} lines changed; the limit is ${config3.maxLines} (diff.maxLines)` });
+  if (files.length > config3.maxFiles)
+    violations.push({
+      rule: "diff-budget",
+      detail: `${files.length} files changed; the limit is ${config3.maxFiles} (diff.maxFiles)`
+    });
+  if (lines > config3.maxLines)
+    violations.push({
+      rule: "diff-budget",
+      detail: `${lines} lines changed; the limit is ${config3.maxLines} (diff.maxLines)`
+    });
   const asked = new Set(options2.testsAskedToChange ?? []);
   const tampering = files.flatMap((f3) => tamperingIn(f3, options2.isTestFile, asked));
   return { ok: violations.length === 0 && tampering.length === 0, violations, tampering };
@@ -100655,21 +102962,38 @@ function evaluateDiffPolicy(diff, config3, options2) {
 function tamperingIn(file2, isTestFile2, asked) {
   const path12 = file2.newPath ?? file2.oldPath ?? "";
   const findings = [];
-  if (SNAPSHOT.test(path12) && file2.oldPath !== null) findings.push({ kind: "snapshot-rewritten", file: path12, detail: "a stored snapshot was rewritten" });
+  if (SNAPSHOT.test(path12) && file2.oldPath !== null)
+    findings.push({ kind: "snapshot-rewritten", file: path12, detail: "a stored snapshot was rewritten" });
   if (!isTestFile2(file2.oldPath ?? path12) && !isTestFile2(path12)) return findings;
   if (asked.has(path12) || file2.oldPath && asked.has(file2.oldPath)) return findings;
-  if (file2.newPath === null && file2.oldPath) return [...findings, { kind: "test-deleted", file: file2.oldPath, detail: "a test file was deleted" }];
-  if (file2.renamed && file2.oldPath && file2.newPath) findings.push({ kind: "test-renamed", file: file2.oldPath, detail: `renamed to ${file2.newPath}` });
+  if (file2.newPath === null && file2.oldPath)
+    return [...findings, { kind: "test-deleted", file: file2.oldPath, detail: "a test file was deleted" }];
+  if (file2.renamed && file2.oldPath && file2.newPath)
+    findings.push({ kind: "test-renamed", file: file2.oldPath, detail: `renamed to ${file2.newPath}` });
   if (file2.oldPath === null) return findings;
   for (const added of file2.added) {
-    if (SKIP.test(added.text)) findings.push({ kind: "skip-added", file: path12, line: added.line, detail: added.text.trim() });
-    if (ONLY.test(added.text)) findings.push({ kind: "only-added", file: path12, line: added.line, detail: added.text.trim() });
-    if (BARE_RETURN.test(added.text)) findings.push({ kind: "early-return", file: path12, line: added.line, detail: `${added.text.trim()} (ends a test before its checks)` });
+    if (SKIP.test(added.text))
+      findings.push({ kind: "skip-added", file: path12, line: added.line, detail: added.text.trim() });
+    if (ONLY.test(added.text))
+      findings.push({ kind: "only-added", file: path12, line: added.line, detail: added.text.trim() });
+    if (BARE_RETURN.test(added.text))
+      findings.push({
+        kind: "early-return",
+        file: path12,
+        line: added.line,
+        detail: `${added.text.trim()} (ends a test before its checks)`
+      });
   }
   const kept2 = new Set(file2.added.map((a2) => testName(a2.text)).filter((n2) => n2 !== void 0));
   for (const removed of file2.removed) {
     const name = testName(removed.text);
-    if (name !== void 0 && !kept2.has(name)) findings.push({ kind: "test-removed", file: path12, line: removed.line, detail: `test ${name} removed or renamed: ${removed.text.trim()}` });
+    if (name !== void 0 && !kept2.has(name))
+      findings.push({
+        kind: "test-removed",
+        file: path12,
+        line: removed.line,
+        detail: `test ${name} removed or renamed: ${removed.text.trim()}`
+      });
   }
   const removedAsserts = file2.removed.filter((r2) => ASSERTION.test(r2.text));
   const addedAsserts = file2.added.filter((a2) => ASSERTION.test(a2.text));
@@ -100677,9 +103001,16 @@ function tamperingIn(file2, isTestFile2, asked) {
   for (let i3 = 0; i3 < changed; i3++) {
     const before = removedAsserts[i3];
     const after = addedAsserts[i3];
-    if (before && after && before.text.trim() !== after.text.trim()) findings.push({ kind: "expected-changed", file: path12, line: after.line, detail: `${before.text.trim()} \u2192 ${after.text.trim()}` });
+    if (before && after && before.text.trim() !== after.text.trim())
+      findings.push({
+        kind: "expected-changed",
+        file: path12,
+        line: after.line,
+        detail: `${before.text.trim()} \u2192 ${after.text.trim()}`
+      });
   }
-  for (const removed of removedAsserts.slice(changed)) findings.push({ kind: "assertion-removed", file: path12, line: removed.line, detail: removed.text.trim() });
+  for (const removed of removedAsserts.slice(changed))
+    findings.push({ kind: "assertion-removed", file: path12, line: removed.line, detail: removed.text.trim() });
   return findings;
 }
 function testName(line) {
@@ -100718,8 +103049,15 @@ function checkDiffPolicy(outcome, config3, workspace) {
   const sides = workspace === void 0 ? void 0 : (file2) => fileSides(workspace, file2);
   outcome.policy = evaluateDiffPolicy(outcome.diff, { ...config3.paths, ...config3.diff }, { isTestFile, sides });
   if (outcome.policy.ok) return;
-  const reasons = [...outcome.policy.violations.map((v2) => v2.detail), ...outcome.policy.tampering.map((t2) => `${t2.kind} in ${t2.file}`)];
-  Object.assign(outcome, { status: "not-fixed", stopReason: "policy", message: `the change passes the tests but breaks the diff policy: ${reasons.join("; ")}` });
+  const reasons = [
+    ...outcome.policy.violations.map((v2) => v2.detail),
+    ...outcome.policy.tampering.map((t2) => `${t2.kind} in ${t2.file}`)
+  ];
+  Object.assign(outcome, {
+    status: "not-fixed",
+    stopReason: "policy",
+    message: `the change passes the tests but breaks the diff policy: ${reasons.join("; ")}`
+  });
 }
 
 // src/pipeline/post-checks.ts
@@ -100854,7 +103192,8 @@ async function runCiJob(job, deps, signal) {
   const worktrees2 = [];
   let headSha = job.checkpoint.headSha;
   const ensureCurrent = async () => {
-    if (signal.aborted) throw new JobCancelled(String(signal.reason?.message ?? "stopped on request"));
+    if (signal.aborted)
+      throw new JobCancelled(String(signal.reason?.message ?? "stopped on request"));
     const now = await ci.pull(owner, repo, number4);
     if (headSha && now.headSha !== headSha) throw new HeadMoved(now.headSha);
   };
@@ -100878,7 +103217,9 @@ async function runCiJob(job, deps, signal) {
     const suiteId = job.checkpoint.headSha === headSha ? job.checkpoint.checkSuiteId : void 0;
     if (runs.length === 0 && suiteId === void 0) {
       status3.set("CI evidence", "done", `no failed run on ${headSha.slice(0, 7)}`);
-      await status3.finish(`Nothing to repair: CI is not red on \`${headSha.slice(0, 7)}\` (no failed workflow run for the head of #${number4}).`);
+      await status3.finish(
+        `Nothing to repair: CI is not red on \`${headSha.slice(0, 7)}\` (no failed workflow run for the head of #${number4}).`
+      );
       await deps.store.finish(job.id, "done");
       return;
     }
@@ -100889,11 +103230,32 @@ async function runCiJob(job, deps, signal) {
     worktrees2.push(head);
     const runner = detectRunner(head.path, config3.test.command);
     const evidence = [];
-    for (const run3 of runs.slice(0, 3)) evidence.push(await collectRunEvidence(ci, owner, repo, run3, { parseConsole: runner.parseConsole, baseBranch: pull.baseRef }));
-    if (evidence.length === 0 && suiteId !== void 0) evidence.push(await collectCheckSuiteEvidence(ci, owner, repo, { id: suiteId, headSha, headBranch: pull.headRef }, { parseConsole: runner.parseConsole }));
+    for (const run3 of runs.slice(0, 3))
+      evidence.push(
+        await collectRunEvidence(ci, owner, repo, run3, { parseConsole: runner.parseConsole, baseBranch: pull.baseRef })
+      );
+    if (evidence.length === 0 && suiteId !== void 0)
+      evidence.push(
+        await collectCheckSuiteEvidence(
+          ci,
+          owner,
+          repo,
+          { id: suiteId, headSha, headBranch: pull.headRef },
+          { parseConsole: runner.parseConsole }
+        )
+      );
     const failingInCi = [...new Set(evidence.flatMap((e) => failingTests(e.report).map((t2) => t2.id)))];
-    await recordFailureSites(deps.store, job, evidence.map((e) => e.report), head.path);
-    status3.set("CI evidence", "done", `${evidence.length} failed run(s), ${failingInCi.length} failing test(s) (${evidence.map((e) => e.testsFrom).join(", ")})`);
+    await recordFailureSites(
+      deps.store,
+      job,
+      evidence.map((e) => e.report),
+      head.path
+    );
+    status3.set(
+      "CI evidence",
+      "done",
+      `${evidence.length} failed run(s), ${failingInCi.length} failing test(s) (${evidence.map((e) => e.testsFrom).join(", ")})`
+    );
     const infra = evidence.every((e) => e.infra) ? evidence[0]?.infra : void 0;
     if (infra && failingInCi.length === 0) {
       status3.set("Attribution", "done", `infrastructure: ${infra.kind}`);
@@ -100909,22 +103271,58 @@ async function runCiJob(job, deps, signal) {
     }
     const hidden2 = { hiddenPaths: [dirname8(dirname8(mirror))] };
     const repositoryScope = `${String(job.installationId)}/${job.owner}/${job.repo}`;
-    const installCache = { cacheRoot: appInstallCache(deps.cacheRoot, pull.fork ? `${repositoryScope}/fork-pull/${String(pull.number)}` : repositoryScope) };
-    const install = await installDependencies(head.path, config3.test, { ...taskSandbox(config3, signal), ...hidden2 }, installCache);
+    const installCache = {
+      cacheRoot: appInstallCache(
+        deps.cacheRoot,
+        pull.fork ? `${repositoryScope}/fork-pull/${String(pull.number)}` : repositoryScope
+      )
+    };
+    const install = await installDependencies(
+      head.path,
+      config3.test,
+      { ...taskSandbox(config3, signal), ...hidden2 },
+      installCache
+    );
     config3 = configWithInstall(config3, install);
-    const choice = await jobVerifier(deps, job, status3, config3, { ci, defaultBranch: repository.defaultBranch, mirror, target: await gitTarget(forge, job, deps.botIdentity), runner, fork: pull.fork }, signal);
+    const choice = await jobVerifier(
+      deps,
+      job,
+      status3,
+      config3,
+      {
+        ci,
+        defaultBranch: repository.defaultBranch,
+        mirror,
+        target: await gitTarget(forge, job, deps.botIdentity),
+        runner,
+        fork: pull.fork
+      },
+      signal
+    );
     status3.set("Attribution", "running");
     const mergeBase = (await cache2.run(mirror, ["merge-base", "--end-of-options", pull.baseSha, headSha], "find the merge base")).trim();
     const base = await cache2.worktree(mirror, mergeBase, `job-${job.id}-base`);
     worktrees2.push(base);
     {
-      const baseInstall = await installDependencies(base.path, begun.config.test, { ...taskSandbox(begun.config, signal), ...hidden2 }, { cacheRoot: appInstallCache(deps.cacheRoot, repositoryScope) });
-      if (baseInstall.ran && !baseInstall.ok) status3.set("Attribution", "running", `the merge base's dependencies did not install: ${baseInstall.message.slice(0, 300)}`);
+      const baseInstall = await installDependencies(
+        base.path,
+        begun.config.test,
+        { ...taskSandbox(begun.config, signal), ...hidden2 },
+        { cacheRoot: appInstallCache(deps.cacheRoot, repositoryScope) }
+      );
+      if (baseInstall.ran && !baseInstall.ok)
+        status3.set(
+          "Attribution",
+          "running",
+          `the merge base's dependencies did not install: ${baseInstall.message.slice(0, 300)}`
+        );
       for (const tree of [head, base]) {
         const setup = await runSetup(tree.path, config3.test, { ...taskSandbox(config3, signal), ...hidden2 });
         if (setup.ran && !setup.ok) {
           status3.set("Attribution", "failed", "the setup command failed");
-          await status3.finish(`autogen-bot could not prepare the checkout at \`${tree.sha.slice(0, 7)}\`: ${setup.message}`);
+          await status3.finish(
+            `autogen-bot could not prepare the checkout at \`${tree.sha.slice(0, 7)}\`: ${setup.message}`
+          );
           await deps.store.finish(job.id, "failed", setup.message);
           return;
         }
@@ -100943,21 +103341,31 @@ async function runCiJob(job, deps, signal) {
     }
     if (failing.length === 0) {
       status3.set("Attribution", "failed", "no failing test reproduced");
-      await status3.finish(`The failing CI job did not fail in tests autogen-bot could run (${choice.why}), so it made no change.
+      await status3.finish(
+        `The failing CI job did not fail in tests autogen-bot could run (${choice.why}), so it made no change.
 
 <details><summary>Evidence from CI</summary>
 
 ${evidenceDetails(evidence)}
-</details>`);
+</details>`
+      );
       await deps.store.finish(job.id, "done");
       return;
     }
-    const attribution = job.checkpoint.attribution ?? await attributeFailures(choice.verifier, { base: base.path, candidate: head.path }, { kind: "tests", ids: failing }, config3.test.reruns, { parallel: choice.backend === "actions" });
+    const attribution = job.checkpoint.attribution ?? await attributeFailures(
+      choice.verifier,
+      { base: base.path, candidate: head.path },
+      { kind: "tests", ids: failing },
+      config3.test.reruns,
+      { parallel: choice.backend === "actions" }
+    );
     await deps.store.checkpoint(job.id, { attribution });
     if (!attribution.tests.some((t2) => failing.includes(t2.id))) {
       status3.set("Attribution", "failed", "the failing tests could not be run");
       await status3.finish(
-        `The tests that failed in CI (${failing.slice(0, 10).map((id) => `\`${id}\``).join(", ")}) could not be run by ${choice.why} at the merge base or the head, so autogen-bot cannot tell whether this pull request caused them, and made no change. Setting \`test.command\` in \`.github/autogen.yml\` to the command CI runs may help.
+        `The tests that failed in CI (${failing.slice(0, 10).map((id) => `\`${id}\``).join(
+          ", "
+        )}) could not be run by ${choice.why} at the merge base or the head, so autogen-bot cannot tell whether this pull request caused them, and made no change. Setting \`test.command\` in \`.github/autogen.yml\` to the command CI runs may help.
 
 <details><summary>Evidence from CI</summary>
 
@@ -100969,35 +103377,65 @@ ${evidenceDetails(evidence)}
     }
     const caused = attribution.tests.filter((t2) => t2.verdict === "caused-by-change").map((t2) => t2.id);
     const c5 = attribution.counts;
-    status3.set("Attribution", "done", `${c5["caused-by-change"]} caused by the change, ${c5["pre-existing"]} pre-existing, ${c5.flaky} flaky, ${c5.passing + c5.fixed} not reproduced`);
+    status3.set(
+      "Attribution",
+      "done",
+      `${c5["caused-by-change"]} caused by the change, ${c5["pre-existing"]} pre-existing, ${c5.flaky} flaky, ${c5.passing + c5.fixed} not reproduced`
+    );
     if (caused.length === 0) {
-      await status3.finish(explainAttribution(attribution, { base: mergeBase, head: headSha, verifier: choice.why }, evidence));
+      await status3.finish(
+        explainAttribution(attribution, { base: mergeBase, head: headSha, verifier: choice.why }, evidence)
+      );
       await deps.store.finish(job.id, "done");
       return;
     }
     await ensureCurrent();
     let outcome = job.checkpoint.outcome;
     if (!outcome) {
-      outcome = await repairWithPipeline(job, deps, { pull, caused, mergeBase, evidence, head, config: begun.config, runner, choice, install, hidden: hidden2, status: status3, ensureCurrent, signal });
+      outcome = await repairWithPipeline(job, deps, {
+        pull,
+        caused,
+        mergeBase,
+        evidence,
+        head,
+        config: begun.config,
+        runner,
+        choice,
+        install,
+        hidden: hidden2,
+        status: status3,
+        ensureCurrent,
+        signal
+      });
       await deps.store.checkpoint(job.id, { outcome });
     } else if (outcome.status === "fixed" && !job.checkpoint.pushed) {
       await applyStoredDiff(head.path, outcome.diff);
     }
     if (job.checkpoint.planOnly === true) {
-      status3.set("Plan", outcome.plan.verified ? "done" : "failed", `${outcome.plan.verified ? "verified" : "not verified"} on ${outcome.plan.verification?.length ?? 0} test(s)`);
+      status3.set(
+        "Plan",
+        outcome.plan.verified ? "done" : "failed",
+        `${outcome.plan.verified ? "verified" : "not verified"} on ${outcome.plan.verification?.length ?? 0} test(s)`
+      );
       await status3.finish(planSummary(outcome));
       await deps.store.finish(job.id, "done");
       return;
     }
-    status3.set("Attempts", outcome.status === "fixed" ? "done" : "failed", `${outcome.attempts.length} attempt(s), verified in ${choice.why}`);
+    status3.set(
+      "Attempts",
+      outcome.status === "fixed" ? "done" : "failed",
+      `${outcome.attempts.length} attempt(s), verified in ${choice.why}`
+    );
     if (outcome.status !== "fixed") {
       status3.set("Pull request", "skipped", "no fix found");
-      await status3.finish(`Stopped without a fix (\`${outcome.stopReason}\`): ${outcome.message}.
+      await status3.finish(
+        `Stopped without a fix (\`${outcome.stopReason}\`): ${outcome.message}.
 
 <details><summary>Report</summary>
 
 ${renderReport(outcome, { title: pull.title })}
-</details>`);
+</details>`
+      );
       await deps.store.finish(job.id, outcome.stopReason === "error" ? "failed" : "done", outcome.message);
       return;
     }
@@ -101006,19 +103444,34 @@ ${renderReport(outcome, { title: pull.title })}
     await ensureCurrent();
     if (pull.fork) {
       status3.set("Pull request", "skipped", "fork: patch in this comment");
-      await status3.finish(`${suggestedPatch(outcome.diff, { ref: pull.headRef, sha: headSha })}
+      await status3.finish(
+        `${suggestedPatch(outcome.diff, { ref: pull.headRef, sha: headSha })}
 
 <details><summary>Report</summary>
 
 ${renderReport(outcome, { title: pull.title })}
-</details>`);
+</details>`
+      );
       await deps.store.finish(job.id, "done");
       return;
     }
     const branch = repairBranch(number4, headSha);
     if (!job.checkpoint.pushed) {
-      const message = [`Fix the tests #${number4} broke: ${caused.join(", ")}`.slice(0, 72), "", `${outcome.message}.`, "", coAuthor(job)].join("\n");
-      const sha = await commitAndPush(head, mirror, await gitTarget(forge, job, deps.botIdentity), branch, message, outcome.changedFiles);
+      const message = [
+        `Fix the tests #${number4} broke: ${caused.join(", ")}`.slice(0, 72),
+        "",
+        `${outcome.message}.`,
+        "",
+        coAuthor(job)
+      ].join("\n");
+      const sha = await commitAndPush(
+        head,
+        mirror,
+        await gitTarget(forge, job, deps.botIdentity),
+        branch,
+        message,
+        outcome.changedFiles
+      );
       await deps.store.checkpoint(job.id, { pushed: sha });
     }
     status3.set("Pull request", "running");
@@ -101034,7 +103487,14 @@ ${renderReport(outcome, { title, branch })}`
     ].join("\n");
     let pr2 = await forge.findOpenPull(owner, repo, branch);
     if (pr2) await forge.updatePull(owner, repo, pr2.number, { title, body });
-    else pr2 = await forge.createPull(owner, repo, { title, head: branch, base: pull.headRef, body, draft: config3.pullRequest.draft === "always" || isUnreviewed(outcome) });
+    else
+      pr2 = await forge.createPull(owner, repo, {
+        title,
+        head: branch,
+        base: pull.headRef,
+        body,
+        draft: config3.pullRequest.draft === "always" || isUnreviewed(outcome)
+      });
     await deps.store.checkpoint(job.id, { pull: pr2.number });
     status3.set("Pull request", "done", `#${pr2.number}`);
     await status3.finish(`Opened ${pr2.url} into \`${pull.headRef}\`: ${outcome.message}.`);
@@ -101056,7 +103516,9 @@ async function redRuns(ci, job, pull, config3, deps, signal) {
   const deadline = Date.now() + config3.budgets.minutes * 6e4;
   let wait2 = deps.pollMs ?? 1e4;
   for (; ; ) {
-    const all = runId !== void 0 && job.checkpoint.headSha === pull.headSha ? [await ci.workflowRun(job.owner, job.repo, runId)] : (await ci.workflowRuns(job.owner, job.repo, { headSha: pull.headSha })).filter((r2) => !isOurs(r2) && r2.event !== "workflow_dispatch");
+    const all = runId !== void 0 && job.checkpoint.headSha === pull.headSha ? [await ci.workflowRun(job.owner, job.repo, runId)] : (await ci.workflowRuns(job.owner, job.repo, { headSha: pull.headSha })).filter(
+      (r2) => !isOurs(r2) && r2.event !== "workflow_dispatch"
+    );
     const red2 = all.filter(isRed);
     const pending = all.filter((r2) => r2.status !== "completed");
     if (red2.length > 0 || pending.length === 0 || Date.now() > deadline) return red2;
@@ -101123,9 +103585,13 @@ async function runIssueJob(job, deps, signal) {
   const { owner, repo, number: number4 } = job;
   let worktree;
   const ensureCurrent = async () => {
-    if (signal.aborted) throw new JobCancelled(String(signal.reason?.message ?? "stopped on request"));
+    if (signal.aborted)
+      throw new JobCancelled(String(signal.reason?.message ?? "stopped on request"));
     const now = await forge.issue(owner, repo, number4);
-    if (now.title !== job.snapshot.title || now.body !== job.snapshot.body) throw new JobCancelled("the issue was edited after the job started; label it again (or comment `/autogen retry`) to work on the new text");
+    if (now.title !== job.snapshot.title || now.body !== job.snapshot.body)
+      throw new JobCancelled(
+        "the issue was edited after the job started; label it again (or comment `/autogen retry`) to work on the new text"
+      );
   };
   try {
     const begun = await beginJob(forge, deps.store, status3, job, deps.configOverride);
@@ -101140,23 +103606,41 @@ async function runIssueJob(job, deps, signal) {
     const base = job.checkpoint.base ?? repository.defaultBranch;
     worktree = await cache2.worktree(mirror, base, `job-${job.id}`);
     if (!outcome) {
-      outcome = await runEngine(job, config3, worktree, mirror, { repository, target: await gitTarget(forge, job, deps.botIdentity) }, deps, status3, ensureCurrent, signal);
+      outcome = await runEngine(
+        job,
+        config3,
+        worktree,
+        mirror,
+        { repository, target: await gitTarget(forge, job, deps.botIdentity) },
+        deps,
+        status3,
+        ensureCurrent,
+        signal
+      );
       await deps.store.checkpoint(job.id, { outcome, base: worktree.sha });
     } else if (outcome.status === "fixed" && !job.checkpoint.pushed) {
       await applyStoredDiff(worktree.path, outcome.diff);
     }
     const draftOfAttempt = job.kind !== "plan" && outcome.status !== "fixed" && config3.pullRequest.onGiveUp === "draft-pr" && outcome.closestAttempt !== void 0;
-    if (draftOfAttempt && outcome.closestAttempt && !job.checkpoint.pushed) await applyStoredDiff(worktree.path, outcome.closestAttempt.diff);
+    if (draftOfAttempt && outcome.closestAttempt && !job.checkpoint.pushed)
+      await applyStoredDiff(worktree.path, outcome.closestAttempt.diff);
     if (job.kind === "plan" || outcome.status !== "fixed" && !draftOfAttempt) {
       const summary = job.kind === "plan" ? planSummary(outcome) : `Stopped without a fix (\`${outcome.stopReason}\`): ${outcome.message}.`;
-      if (outcome.status !== "fixed" && config3.pullRequest.onGiveUp === "comment") status3.set("Pull request", "skipped", "no fix found");
-      await status3.finish(`${summary}
+      if (outcome.status !== "fixed" && config3.pullRequest.onGiveUp === "comment")
+        status3.set("Pull request", "skipped", "no fix found");
+      await status3.finish(
+        `${summary}
 
 <details><summary>Report</summary>
 
 ${renderReport(outcome, { title: job.snapshot.title })}
-</details>`);
-      await deps.store.finish(job.id, outcome.stopReason === "error" ? "failed" : "done", outcome.status === "fixed" ? void 0 : outcome.message);
+</details>`
+      );
+      await deps.store.finish(
+        job.id,
+        outcome.stopReason === "error" ? "failed" : "done",
+        outcome.status === "fixed" ? void 0 : outcome.message
+      );
       return;
     }
     const branch = job.checkpoint.branch ?? issueBranch(number4);
@@ -101164,7 +103648,14 @@ ${renderReport(outcome, { title: job.snapshot.title })}
     if (!job.checkpoint.pushed) {
       await ensureCurrent();
       const files = outcome.status === "fixed" ? outcome.changedFiles : outcome.closestAttempt?.files ?? [];
-      const sha = await commitAndPush(worktree, mirror, await gitTarget(forge, job, deps.botIdentity), branch, issueCommitMessage(job, outcome), files);
+      const sha = await commitAndPush(
+        worktree,
+        mirror,
+        await gitTarget(forge, job, deps.botIdentity),
+        branch,
+        issueCommitMessage(job, outcome),
+        files
+      );
       await deps.store.checkpoint(job.id, { pushed: sha });
       await deps.checkRunStarted?.(job, sha);
     }
@@ -101183,10 +103674,13 @@ ${draftOfAttempt || job.checkpoint.refs === true ? "Refs" : "Closes"} #${closes}
     let pull = await forge.findOpenPull(owner, repo, branch);
     const existed = pull !== void 0;
     if (pull) await forge.updatePull(owner, repo, pull.number, { title, body });
-    else pull = await forge.createPull(owner, repo, { title, head: branch, base: repository.defaultBranch, body, draft });
+    else
+      pull = await forge.createPull(owner, repo, { title, head: branch, base: repository.defaultBranch, body, draft });
     await deps.store.checkpoint(job.id, { pull: pull.number });
     status3.set("Pull request", draftOfAttempt ? "failed" : "done", `#${pull.number}${draft ? " (draft)" : ""}`);
-    await status3.finish(draftOfAttempt ? `No fix found; the closest attempt is in the draft ${pull.url}: ${outcome.message}.` : `${existed ? "Updated" : "Opened"} ${pull.url}: ${outcome.message}.`);
+    await status3.finish(
+      draftOfAttempt ? `No fix found; the closest attempt is in the draft ${pull.url}: ${outcome.message}.` : `${existed ? "Updated" : "Opened"} ${pull.url}: ${outcome.message}.`
+    );
     await deps.store.finish(job.id, "done");
   } catch (error62) {
     await endJobOnError(error62, job, deps, status3, signal);
@@ -101253,7 +103747,11 @@ async function applyForkFix(job, clicker, tools) {
     const pull = await tools.ci.pull(owner, repo, number4);
     if (pull.state !== "open") return { kind: "refused", reason: `#${number4} is ${pull.state}` };
     if (!pull.fork) return { kind: "refused", reason: `#${number4} is not from a fork` };
-    if (pull.headSha !== headSha) return { kind: "refused", reason: `the head of #${number4} moved to ${pull.headSha.slice(0, 7)} since the fix was found; Retry finds a fix for the new head` };
+    if (pull.headSha !== headSha)
+      return {
+        kind: "refused",
+        reason: `the head of #${number4} moved to ${pull.headSha.slice(0, 7)} since the fix was found; Retry finds a fix for the new head`
+      };
     const branch = repairBranch(number4, headSha);
     let pr2 = await tools.forge.findOpenPull(owner, repo, branch);
     if (!pr2) {
@@ -101267,14 +103765,35 @@ async function applyForkFix(job, clicker, tools) {
       const credentials = { username: "x-access-token", password: await tools.forge.cloneToken() };
       const mirror = await cache2.mirror(repository.cloneUrl, credentials);
       const mergeBase = (await cache2.run(mirror, ["merge-base", "--end-of-options", pull.baseSha, headSha], "find the merge base")).trim();
-      const touched = (await cache2.run(mirror, ["diff-tree", "-r", "-z", "--name-only", "--no-renames", "--end-of-options", mergeBase, headSha], "list the pull request's files")).split("\0");
+      const touched = (await cache2.run(
+        mirror,
+        ["diff-tree", "-r", "-z", "--name-only", "--no-renames", "--end-of-options", mergeBase, headSha],
+        "list the pull request's files"
+      )).split("\0");
       const settings = touched.filter((path12) => path12.toLowerCase().startsWith(".github/"));
       if (settings.length > 0)
-        return { kind: "refused", reason: `#${number4} changes ${settings.slice(0, 3).join(", ")}${settings.length > 3 ? ", \u2026" : ""}: on a branch of this repository the fork's workflows and actions would run with its secrets` };
+        return {
+          kind: "refused",
+          reason: `#${number4} changes ${settings.slice(0, 3).join(", ")}${settings.length > 3 ? ", \u2026" : ""}: on a branch of this repository the fork's workflows and actions would run with its secrets`
+        };
       worktree = await cache2.worktree(mirror, headSha, `job-${job.id}-apply`);
       await applyStoredDiff(worktree.path, outcome.diff);
-      const message = [`Apply autogen's fix for the red build of #${number4}`, "", `${outcome.message}.`, "", `Applied by ${clicker} from the check run.`, coAuthor(job)].join("\n");
-      await commitAndPush(worktree, mirror, await gitTarget(tools.forge, job, tools.botIdentity), branch, message, outcome.changedFiles);
+      const message = [
+        `Apply autogen's fix for the red build of #${number4}`,
+        "",
+        `${outcome.message}.`,
+        "",
+        `Applied by ${clicker} from the check run.`,
+        coAuthor(job)
+      ].join("\n");
+      await commitAndPush(
+        worktree,
+        mirror,
+        await gitTarget(tools.forge, job, tools.botIdentity),
+        branch,
+        message,
+        outcome.changedFiles
+      );
       const title = `autogen: #${number4} with its CI fix (${pull.title})`.slice(0, 250);
       const body = [
         `Applies autogen's fix for the red build of #${number4} at \`${headSha.slice(0, 7)}\`, on top of that pull request's commits: #${number4} comes from a fork, which the bot cannot push to. ${clicker} asked for it with **Apply fix** on the check run.`,
@@ -101305,7 +103824,14 @@ function registerCheckRunActions(app, tools) {
     const owner = payload.repository.owner.login;
     const repo = payload.repository.name;
     const identifier = payload.requested_action?.identifier;
-    const meta3 = { deliveryId: context.id, owner, repo, checkRun: payload.check_run.id, action: identifier, sender: payload.sender.login };
+    const meta3 = {
+      deliveryId: context.id,
+      owner,
+      repo,
+      checkRun: payload.check_run.id,
+      action: identifier,
+      sender: payload.sender.login
+    };
     const job = await ourJob(tools, payload);
     if (!job) {
       app.log.info(meta3, "requested action ignored: not a check run of this App's jobs");
@@ -101313,10 +103839,22 @@ function registerCheckRunActions(app, tools) {
     }
     const forge = octokitForge(context.octokit, tools.scrub);
     if (identifier === "retry") {
-      const request2 = Object.fromEntries(REQUEST_KEYS.filter((k2) => job.checkpoint[k2] !== void 0).map((k2) => [k2, job.checkpoint[k2]]));
+      const request2 = Object.fromEntries(
+        REQUEST_KEYS.filter((k2) => job.checkpoint[k2] !== void 0).map((k2) => [k2, job.checkpoint[k2]])
+      );
       if (job.checkpoint.branch !== void 0) request2.base = job.checkpoint.branch;
       const snapshot = job.kind === "ci" ? job.snapshot : await forge.issue(owner, repo, job.number);
-      await tools.gateAndEnqueue(context, { installationId: payload.installation?.id, sender: payload.sender, owner, repo, number: job.number, kind: job.kind, snapshot, hint: job.hint, checkpoint: request2 });
+      await tools.gateAndEnqueue(context, {
+        installationId: payload.installation?.id,
+        sender: payload.sender,
+        owner,
+        repo,
+        number: job.number,
+        kind: job.kind,
+        snapshot,
+        hint: job.hint,
+        checkpoint: request2
+      });
       return;
     }
     if (identifier !== "apply") {
@@ -101329,7 +103867,13 @@ function registerCheckRunActions(app, tools) {
       return;
     }
     const ci = octokitCiForge(context.octokit.request);
-    const result = await applyForkFix(job, payload.sender.login, { store: tools.store, forge, ci, cacheRoot: tools.cacheRoot, botIdentity: tools.botIdentity });
+    const result = await applyForkFix(job, payload.sender.login, {
+      store: tools.store,
+      forge,
+      ci,
+      cacheRoot: tools.cacheRoot,
+      botIdentity: tools.botIdentity
+    });
     if (result.kind === "refused") {
       app.log.info({ ...meta3, reason: result.reason }, "apply fix refused");
       return;
@@ -101339,8 +103883,18 @@ function registerCheckRunActions(app, tools) {
       return;
     }
     app.log.info({ ...meta3, pull: result.applied.pull }, "apply fix: pull request opened");
-    await forge.createComment(owner, repo, job.number, `${payload.sender.login} applied autogen's fix: ${result.applied.url} holds this pull request's commits plus the fix.`).catch((error62) => app.log.warn({ ...meta3, err: error62.message }, "apply fix: comment not posted"));
-    await tools.checkRuns.complete(job.id, { again: true, note: `**Applied** by ${payload.sender.login}: ${result.applied.url}` });
+    await forge.createComment(
+      owner,
+      repo,
+      job.number,
+      `${payload.sender.login} applied autogen's fix: ${result.applied.url} holds this pull request's commits plus the fix.`
+    ).catch(
+      (error62) => app.log.warn({ ...meta3, err: error62.message }, "apply fix: comment not posted")
+    );
+    await tools.checkRuns.complete(job.id, {
+      again: true,
+      note: `**Applied** by ${payload.sender.login}: ${result.applied.url}`
+    });
   });
 }
 async function ourJob(tools, payload) {
@@ -101348,7 +103902,8 @@ async function ourJob(tools, payload) {
   if (tools.appId === void 0 || run3.app?.id !== tools.appId || run3.name !== CHECK_RUN_NAME) return void 0;
   if (!/^\d{1,12}$/.test(run3.external_id ?? "")) return void 0;
   const job = await tools.store.get(Number(run3.external_id));
-  if (!job || job.owner !== payload.repository.owner.login || job.repo !== payload.repository.name || job.installationId !== payload.installation?.id) return void 0;
+  if (!job || job.owner !== payload.repository.owner.login || job.repo !== payload.repository.name || job.installationId !== payload.installation?.id)
+    return void 0;
   const record2 = checkRunRecord(job);
   return record2?.id === run3.id && record2.sha === run3.head_sha ? job : void 0;
 }
@@ -101359,21 +103914,69 @@ function createAutogenApp(deps) {
     const forgeFor = async (installationId) => octokitForge(await app.auth(installationId), deps.scrub);
     const ciFor = async (installationId) => octokitCiForge((await app.auth(installationId)).request);
     const waiters = deps.waiters ?? new RunWaiters();
-    const checkRuns = new CheckRunReporter({ store: deps.store, checksFor: async (id) => octokitCheckRunForge(await app.auth(id), deps.scrub), log: app.log });
+    const checkRuns = new CheckRunReporter({
+      store: deps.store,
+      checksFor: async (id) => octokitCheckRunForge(await app.auth(id), deps.scrub),
+      log: app.log
+    });
     const restart = async (job, checkpoint) => {
-      if (!await deps.store.recordDelivery(`ci:${job.owner}/${job.repo}#${job.number}@${String(checkpoint.headSha)}`, "ci-restart")) return;
-      const { id: _id, state: _state, statusCommentId: _comment, error: _error, checkpoint: _old, deliveryId, ...request2 } = job;
+      if (!await deps.store.recordDelivery(
+        `ci:${job.owner}/${job.repo}#${job.number}@${String(checkpoint.headSha)}`,
+        "ci-restart"
+      ))
+        return;
+      const {
+        id: _id,
+        state: _state,
+        statusCommentId: _comment,
+        error: _error,
+        checkpoint: _old,
+        deliveryId,
+        ...request2
+      } = job;
       await deps.store.enqueue({ ...request2, deliveryId: `${deliveryId}:restart:${job.id}`, checkpoint });
       pool.kick();
     };
-    const botIdentity2 = deps.botIdentity ?? cachedIdentity(async (installationId) => appBotIdentity(await app.auth(), await app.auth(installationId)));
-    const jobDeps = { store: deps.store, forgeFor, botIdentity: botIdentity2, ciFor, waiters, pollMs: deps.pollMs, actionsTimeoutMs: deps.actionsTimeoutMs, restart, checkRunStarted: (job, sha) => checkRuns.begin(job, sha), jobRetry: deps.jobRetry, configOverride: deps.configOverride, cacheRoot: deps.cacheRoot, llmFor: deps.llmFor, statusThrottleMs: deps.statusThrottleMs, log: app.log, memory: deps.memory };
-    const depsOf = (job) => ({ ...jobDeps, log: app.log.child({ jobId: job.id, deliveryId: job.deliveryId }) });
+    const botIdentity2 = deps.botIdentity ?? cachedIdentity(
+      async (installationId) => appBotIdentity(
+        await app.auth(),
+        await app.auth(installationId)
+      )
+    );
+    const jobDeps = {
+      store: deps.store,
+      forgeFor,
+      botIdentity: botIdentity2,
+      ciFor,
+      waiters,
+      pollMs: deps.pollMs,
+      actionsTimeoutMs: deps.actionsTimeoutMs,
+      restart,
+      checkRunStarted: (job, sha) => checkRuns.begin(job, sha),
+      jobRetry: deps.jobRetry,
+      configOverride: deps.configOverride,
+      cacheRoot: deps.cacheRoot,
+      llmFor: deps.llmFor,
+      statusThrottleMs: deps.statusThrottleMs,
+      log: app.log,
+      memory: deps.memory
+    };
+    const depsOf = (job) => ({
+      ...jobDeps,
+      log: app.log.child({ jobId: job.id, deliveryId: job.deliveryId })
+    });
     const runJob = (job, signal) => job.kind === "ci" ? runCiJob(job, depsOf(job), signal) : runIssueJob(job, depsOf(job), signal);
     const pool = new WorkerPool(
       deps.store,
       async (job, signal) => {
-        await runJobWithRetries(deps.store, job, signal, runJob, deps.jobRetry ?? DEFAULT_JOB_RETRY, app.log.child({ jobId: job.id, deliveryId: job.deliveryId }));
+        await runJobWithRetries(
+          deps.store,
+          job,
+          signal,
+          runJob,
+          deps.jobRetry ?? DEFAULT_JOB_RETRY,
+          app.log.child({ jobId: job.id, deliveryId: job.deliveryId })
+        );
         await checkRuns.complete(job.id);
       },
       { concurrency: deps.concurrency, perInstallation: deps.perInstallation }
@@ -101390,10 +103993,25 @@ function createAutogenApp(deps) {
       const forge = octokitForge(context.octokit, deps.scrub);
       const verdict = await gate(forge, { owner: request2.owner, repo: request2.repo, actor: sender });
       if (!verdict.allowed) {
-        app.log.info({ deliveryId: context.id, owner: request2.owner, repo: request2.repo, number: request2.number, reason: verdict.reason }, "trigger refused by the gate");
+        app.log.info(
+          {
+            deliveryId: context.id,
+            owner: request2.owner,
+            repo: request2.repo,
+            number: request2.number,
+            reason: verdict.reason
+          },
+          "trigger refused by the gate"
+        );
         return;
       }
-      const queued = await deps.store.enqueue({ ...request2, deliveryId: context.id, installationId, requester: sender.login, requesterId: sender.id });
+      const queued = await deps.store.enqueue({
+        ...request2,
+        deliveryId: context.id,
+        installationId,
+        requester: sender.login,
+        requesterId: sender.id
+      });
       if (!queued.queued) {
         app.log.info({ deliveryId: context.id, activeJob: queued.active.id }, "an active job exists for this issue");
         return;
@@ -101424,10 +104042,16 @@ function createAutogenApp(deps) {
         config3 = overridden(await readRepoConfigFromForge(forge, owner, repo, payload.repository.default_branch));
       } catch (error62) {
         if (!(error62 instanceof RepoConfigError)) throw error62;
-        if (payload.label?.name !== "autogen" || !(await gate(forge, { owner, repo, actor: payload.sender })).allowed) return;
-        await forge.createComment(owner, repo, payload.issue.number, `autogen-bot did not start: \`${REPO_CONFIG_PATH}\` is invalid.
+        if (payload.label?.name !== "autogen" || !(await gate(forge, { owner, repo, actor: payload.sender })).allowed)
+          return;
+        await forge.createComment(
+          owner,
+          repo,
+          payload.issue.number,
+          `autogen-bot did not start: \`${REPO_CONFIG_PATH}\` is invalid.
 
-${error62.problems.map((p2) => `- ${p2}`).join("\n")}`);
+${error62.problems.map((p2) => `- ${p2}`).join("\n")}`
+        );
         return;
       }
       if (!config3.triggers.issues || payload.label?.name !== config3.label) return;
@@ -101440,19 +104064,42 @@ ${error62.problems.map((p2) => `- ${p2}`).join("\n")}`);
       const payload = context.payload;
       if (command.kind === "stop") {
         const forge = octokitForge(context.octokit, deps.scrub);
-        const verdict = await gate(forge, { owner: payload.repository.owner.login, repo: payload.repository.name, actor: payload.sender });
-        const active = await deps.store.active(payload.repository.owner.login, payload.repository.name, payload.issue.number);
+        const verdict = await gate(forge, {
+          owner: payload.repository.owner.login,
+          repo: payload.repository.name,
+          actor: payload.sender
+        });
+        const active = await deps.store.active(
+          payload.repository.owner.login,
+          payload.repository.name,
+          payload.issue.number
+        );
         if (!verdict.allowed || !active) return;
-        if (!pool.abort(active.id, `stopped by ${payload.sender.login}`)) await deps.store.finish(active.id, "cancelled", `stopped by ${payload.sender.login}`);
+        if (!pool.abort(active.id, `stopped by ${payload.sender.login}`))
+          await deps.store.finish(active.id, "cancelled", `stopped by ${payload.sender.login}`);
         return;
       }
       if (payload.issue.pull_request) {
-        const config3 = await repoConfig(context, payload.repository.owner.login, payload.repository.name, payload.repository.default_branch);
+        const config3 = await repoConfig(
+          context,
+          payload.repository.owner.login,
+          payload.repository.name,
+          payload.repository.default_branch
+        );
         if (!config3 || config3.triggers.ciFailure === "off") return;
-        await start(context, "ci", command.kind === "retry" ? command.hint : void 0, command.kind === "plan" ? { planOnly: true } : void 0);
+        await start(
+          context,
+          "ci",
+          command.kind === "retry" ? command.hint : void 0,
+          command.kind === "plan" ? { planOnly: true } : void 0
+        );
         return;
       }
-      await start(context, command.kind === "plan" ? "plan" : "fix", command.kind === "retry" ? command.hint : void 0);
+      await start(
+        context,
+        command.kind === "plan" ? "plan" : "fix",
+        command.kind === "retry" ? command.hint : void 0
+      );
     });
     const repoConfig = async (context, owner, repo, branch) => {
       const forge = octokitForge(context.octokit, deps.scrub);
@@ -101463,8 +104110,24 @@ ${error62.problems.map((p2) => `- ${p2}`).join("\n")}`);
         throw error62;
       }
     };
-    registerCiTriggers(app, { store: deps.store, waiters, appId: deps.appId, firstDelivery, repoConfig, gateAndEnqueue });
-    registerCheckRunActions(app, { store: deps.store, appId: deps.appId, scrub: deps.scrub, cacheRoot: deps.cacheRoot, botIdentity: botIdentity2, checkRuns, firstDelivery, gateAndEnqueue });
+    registerCiTriggers(app, {
+      store: deps.store,
+      waiters,
+      appId: deps.appId,
+      firstDelivery,
+      repoConfig,
+      gateAndEnqueue
+    });
+    registerCheckRunActions(app, {
+      store: deps.store,
+      appId: deps.appId,
+      scrub: deps.scrub,
+      cacheRoot: deps.cacheRoot,
+      botIdentity: botIdentity2,
+      checkRuns,
+      firstDelivery,
+      gateAndEnqueue
+    });
     const onReview = async (context, text2) => {
       if (!await firstDelivery(context)) return;
       const payload = context.payload;
@@ -101482,7 +104145,12 @@ ${error62.problems.map((p2) => `- ${p2}`).join("\n")}`);
         hint: `Review feedback on this pull request:
 ${text2}`,
         // A red build's repair only refers to the pull request it repairs (that one is not closed by it).
-        checkpoint: { base: pull.head.ref, branch: pull.head.ref, issue: bot.number, ...bot.kind === "fix" ? { refs: true } : {} }
+        checkpoint: {
+          base: pull.head.ref,
+          branch: pull.head.ref,
+          issue: bot.number,
+          ...bot.kind === "fix" ? { refs: true } : {}
+        }
       });
     };
     app.on("pull_request_review.submitted", async (context) => {
@@ -101522,10 +104190,15 @@ ${job.snapshot.body}`,
     app.on("issues.edited", async (context) => {
       if (!await firstDelivery(context)) return;
       const payload = context.payload;
-      const active = await deps.store.active(payload.repository.owner.login, payload.repository.name, payload.issue.number);
+      const active = await deps.store.active(
+        payload.repository.owner.login,
+        payload.repository.name,
+        payload.issue.number
+      );
       if (!active) return;
       if (active.snapshot.title !== payload.issue.title || active.snapshot.body !== (payload.issue.body ?? "")) {
-        if (!pool.abort(active.id, "the issue was edited after the job started")) await deps.store.finish(active.id, "cancelled", "the issue was edited before the job started");
+        if (!pool.abort(active.id, "the issue was edited after the job started"))
+          await deps.store.finish(active.id, "cancelled", "the issue was edited before the job started");
       }
     });
     app.onError(async (error62) => {
@@ -101636,7 +104309,8 @@ var JobStore = class {
    * counts as new until it is done.
    */
   async recordDelivery(id, event) {
-    if (this.db.prepare("INSERT OR IGNORE INTO deliveries (id, event, received_at) VALUES (?, ?, ?)").run(id, event, Date.now()).changes === 1) return true;
+    if (this.db.prepare("INSERT OR IGNORE INTO deliveries (id, event, received_at) VALUES (?, ?, ?)").run(id, event, Date.now()).changes === 1)
+      return true;
     return this.db.prepare("SELECT 1 FROM inbox WHERE delivery_id = ? AND state = 'pending'").get(id) !== void 0;
   }
   /**
@@ -101647,7 +104321,8 @@ var JobStore = class {
    */
   async claimForDelivery(key, deliveryId) {
     const owner = `by:${deliveryId}`;
-    if (this.db.prepare("INSERT OR IGNORE INTO deliveries (id, event, received_at) VALUES (?, ?, ?)").run(key, owner, Date.now()).changes === 1) return true;
+    if (this.db.prepare("INSERT OR IGNORE INTO deliveries (id, event, received_at) VALUES (?, ?, ?)").run(key, owner, Date.now()).changes === 1)
+      return true;
     const row = this.db.prepare("SELECT event FROM deliveries WHERE id = ?").get(key);
     return row?.event === owner && this.db.prepare("SELECT 1 FROM inbox WHERE delivery_id = ? AND state = 'pending'").get(deliveryId) !== void 0;
   }
@@ -101670,7 +104345,9 @@ var JobStore = class {
     const now = Date.now();
     let outcomes;
     try {
-      const insert = this.db.prepare("INSERT OR IGNORE INTO inbox (delivery_id, event, payload, state, attempts, next_attempt_at, received_at, updated_at) VALUES (?, ?, ?, 'pending', 0, ?, ?, ?)");
+      const insert = this.db.prepare(
+        "INSERT OR IGNORE INTO inbox (delivery_id, event, payload, state, attempts, next_attempt_at, received_at, updated_at) VALUES (?, ?, ?, 'pending', 0, ?, ?, ?)"
+      );
       this.db.exec("BEGIN IMMEDIATE");
       try {
         outcomes = batch.map((r2) => {
@@ -101711,7 +104388,13 @@ var JobStore = class {
          SELECT inbox.* FROM due JOIN inbox USING (delivery_id)
          WHERE due.n <= ? AND (due.running <= ? OR (due.n = 1 AND ?))
          ORDER BY due.n`
-    ).all(now, JSON.stringify([...exclude]), limit2, fit?.maxBytes ?? Number.MAX_SAFE_INTEGER, fit?.atLeastOne === false ? 0 : 1);
+    ).all(
+      now,
+      JSON.stringify([...exclude]),
+      limit2,
+      fit?.maxBytes ?? Number.MAX_SAFE_INTEGER,
+      fit?.atLeastOne === false ? 0 : 1
+    );
     return rows.map(inboxRowFrom);
   }
   /** The earliest time after `now` a pending delivery is due, if any (those due already are taken as room frees). */
@@ -101724,17 +104407,28 @@ var JobStore = class {
     return row ? inboxRowFrom(row) : void 0;
   }
   async deliveryDone(deliveryId) {
-    this.db.prepare("UPDATE inbox SET state = 'done', attempts = attempts + 1, error = NULL, updated_at = ? WHERE delivery_id = ?").run(Date.now(), deliveryId);
+    this.db.prepare(
+      "UPDATE inbox SET state = 'done', attempts = attempts + 1, error = NULL, updated_at = ? WHERE delivery_id = ?"
+    ).run(Date.now(), deliveryId);
   }
   /** A failed attempt: retried at `retryAt`, or failed for good when it is undefined. */
   async deliveryAttemptFailed(deliveryId, error62, retryAt) {
     const now = Date.now();
-    if (retryAt === void 0) this.db.prepare("UPDATE inbox SET state = 'failed', attempts = attempts + 1, error = ?, updated_at = ? WHERE delivery_id = ?").run(error62, now, deliveryId);
-    else this.db.prepare("UPDATE inbox SET attempts = attempts + 1, error = ?, next_attempt_at = ?, updated_at = ? WHERE delivery_id = ?").run(error62, retryAt, now, deliveryId);
+    if (retryAt === void 0)
+      this.db.prepare(
+        "UPDATE inbox SET state = 'failed', attempts = attempts + 1, error = ?, updated_at = ? WHERE delivery_id = ?"
+      ).run(error62, now, deliveryId);
+    else
+      this.db.prepare(
+        "UPDATE inbox SET attempts = attempts + 1, error = ?, next_attempt_at = ?, updated_at = ? WHERE delivery_id = ?"
+      ).run(error62, retryAt, now, deliveryId);
   }
   async inboxDepth() {
     const rows = this.db.prepare("SELECT state, COUNT(*) AS n FROM inbox WHERE state IN ('pending', 'failed') GROUP BY state").all();
-    return { pending: rows.find((r2) => r2.state === "pending")?.n ?? 0, failed: rows.find((r2) => r2.state === "failed")?.n ?? 0 };
+    return {
+      pending: rows.find((r2) => r2.state === "pending")?.n ?? 0,
+      failed: rows.find((r2) => r2.state === "failed")?.n ?? 0
+    };
   }
   /** Queues a job, or returns the active job already running for that issue. */
   async enqueue(request2) {
@@ -101742,7 +104436,23 @@ var JobStore = class {
     if (made) return { queued: false, active: jobFrom(made) };
     const now = Date.now();
     try {
-      const result = this.db.prepare("INSERT INTO jobs (delivery_id, installation_id, owner, repo, number, kind, requester, requester_id, snapshot, hint, checkpoint, state, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'queued', ?, ?)").run(request2.deliveryId, request2.installationId, request2.owner, request2.repo, request2.number, request2.kind, request2.requester, request2.requesterId, JSON.stringify(request2.snapshot), request2.hint ?? null, JSON.stringify(request2.checkpoint ?? {}), now, now);
+      const result = this.db.prepare(
+        "INSERT INTO jobs (delivery_id, installation_id, owner, repo, number, kind, requester, requester_id, snapshot, hint, checkpoint, state, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'queued', ?, ?)"
+      ).run(
+        request2.deliveryId,
+        request2.installationId,
+        request2.owner,
+        request2.repo,
+        request2.number,
+        request2.kind,
+        request2.requester,
+        request2.requesterId,
+        JSON.stringify(request2.snapshot),
+        request2.hint ?? null,
+        JSON.stringify(request2.checkpoint ?? {}),
+        now,
+        now
+      );
       return { queued: true, job: this.getSync(Number(result.lastInsertRowid)) };
     } catch (error62) {
       if (!/UNIQUE constraint failed/.test(error62.message)) throw error62;
@@ -101763,7 +104473,9 @@ var JobStore = class {
   }
   /** How many repair jobs a pull request has had (bot branches get a limited number of rounds). */
   async countJobs(owner, repo, number4, kind) {
-    return Number(this.db.prepare("SELECT COUNT(*) AS n FROM jobs WHERE owner = ? AND repo = ? AND number = ? AND kind = ?").get(owner, repo, number4, kind).n);
+    return Number(
+      this.db.prepare("SELECT COUNT(*) AS n FROM jobs WHERE owner = ? AND repo = ? AND number = ? AND kind = ?").get(owner, repo, number4, kind).n
+    );
   }
   async active(owner, repo, number4) {
     const row = this.db.prepare("SELECT * FROM jobs WHERE owner = ? AND repo = ? AND number = ? AND state IN ('queued', 'running')").get(owner, repo, number4);
@@ -101776,7 +104488,8 @@ var JobStore = class {
       const row = this.db.prepare(
         "SELECT * FROM jobs q WHERE q.state = 'queued' AND (SELECT COUNT(*) FROM jobs r WHERE r.state = 'running' AND r.installation_id = q.installation_id) < ? ORDER BY q.id LIMIT 1"
       ).get(perInstallationLimit);
-      if (row) this.db.prepare("UPDATE jobs SET state = 'running', updated_at = ? WHERE id = ?").run(Date.now(), row.id);
+      if (row)
+        this.db.prepare("UPDATE jobs SET state = 'running', updated_at = ? WHERE id = ?").run(Date.now(), row.id);
       this.db.exec("COMMIT");
       return row ? { ...jobFrom(row), state: "running" } : void 0;
     } catch (error62) {
@@ -101801,11 +104514,16 @@ var JobStore = class {
   }
   /** After a restart: jobs that were running go back to the queue, keeping their checkpoints. */
   async requeueInterrupted() {
-    return Number(this.db.prepare("UPDATE jobs SET state = 'queued', updated_at = ? WHERE state = 'running'").run(Date.now()).changes);
+    return Number(
+      this.db.prepare("UPDATE jobs SET state = 'queued', updated_at = ? WHERE state = 'running'").run(Date.now()).changes
+    );
   }
   async queueDepth() {
     const rows = this.db.prepare("SELECT state, COUNT(*) AS n FROM jobs WHERE state IN ('queued', 'running') GROUP BY state").all();
-    return { queued: rows.find((r2) => r2.state === "queued")?.n ?? 0, running: rows.find((r2) => r2.state === "running")?.n ?? 0 };
+    return {
+      queued: rows.find((r2) => r2.state === "queued")?.n ?? 0,
+      running: rows.find((r2) => r2.state === "running")?.n ?? 0
+    };
   }
   async close() {
     if (this.receiving.length > 0) this.commitReceived();
@@ -101835,7 +104553,13 @@ function joinedView(text2, concatenation) {
     const found = breakAt(text2, at2);
     if (found === 0) continue;
     const lineStart = blanksBefore(text2, at2, from);
-    const start = concatenation && !escaped(text2, at2) ? oneBefore(text2, blanksBefore(text2, oneBefore(text2, lineStart, from, PLUS, PLUS), from), from, QUOTE, APOSTROPHE) : lineStart;
+    const start = concatenation && !escaped(text2, at2) ? oneBefore(
+      text2,
+      blanksBefore(text2, oneBefore(text2, lineStart, from, PLUS, PLUS), from),
+      from,
+      QUOTE,
+      APOSTROPHE
+    ) : lineStart;
     if (start !== lineStart) concatenated = true;
     let end = at2 + found;
     for (let last = at2; ; ) {
@@ -101882,7 +104606,10 @@ function joinedView(text2, concatenation) {
     }
     return (originStarts[low] ?? 0) + at2 - (viewStarts[low] ?? 0);
   };
-  return { text: new TextDecoder("utf-16le").decode(kept2.subarray(0, length)), toOriginal: ([start, end]) => [origin(start), origin(end - 1) + 1] };
+  return {
+    text: new TextDecoder("utf-16le").decode(kept2.subarray(0, length)),
+    toOriginal: ([start, end]) => [origin(start), origin(end - 1) + 1]
+  };
 }
 function breakAt(text2, at2) {
   const code = text2.charCodeAt(at2);
@@ -102024,7 +104751,8 @@ function base64Forms(secret) {
     const first2 = Math.ceil(filler * 8 / 6);
     const inner = encoded.slice(first2, Math.floor((filler + secret.length) * 8 / 6));
     const tail = encoded.slice(first2);
-    for (const form of [inner, tail, tail.replace(/=+$/, "")]) forms.push(form, form.replaceAll("+", "-").replaceAll("/", "_"));
+    for (const form of [inner, tail, tail.replace(/=+$/, "")])
+      forms.push(form, form.replaceAll("+", "-").replaceAll("/", "_"));
   }
   return forms;
 }
@@ -102110,7 +104838,10 @@ function everyOther(text2, parity) {
   if (text2.length < 15) return void 0;
   const kept2 = new Uint16Array(text2.length - parity + 1 >> 1);
   for (let i3 = parity, j3 = 0; i3 < text2.length; i3 += 2, j3++) kept2[j3] = text2.charCodeAt(i3);
-  return { text: decode5(kept2, kept2.length), toOriginal: ([start, end]) => [2 * start + parity, 2 * (end - 1) + parity + 1] };
+  return {
+    text: decode5(kept2, kept2.length),
+    toOriginal: ([start, end]) => [2 * start + parity, 2 * (end - 1) + parity + 1]
+  };
 }
 function decode5(units, length) {
   return new TextDecoder("utf-16le").decode(units.subarray(0, length));
@@ -102256,20 +104987,29 @@ var attempts = external_exports.coerce.number().int().min(1).max(500);
 function readActionInputs(env) {
   const problems = [];
   const githubToken = input2(env, "github-token");
-  if (!githubToken) problems.push("`github-token` is empty: leave it at its default (`${{ github.token }}`) or pass an App token from actions/create-github-app-token (`github-token: ${{ steps.app-token.outputs.token }}`).");
+  if (!githubToken)
+    problems.push(
+      "`github-token` is empty: leave it at its default (`${{ github.token }}`) or pass an App token from actions/create-github-app-token (`github-token: ${{ steps.app-token.outputs.token }}`)."
+    );
   const strategyText = input2(env, "strategy");
   let strategy;
   if (strategyText) {
     const parsed = strategyNames.safeParse(strategyText);
     if (parsed.success) strategy = parsed.data;
-    else problems.push(`\`strategy\` is ${JSON.stringify(strategyText)}: set one of ${strategyNames.options.join(", ")}.`);
+    else
+      problems.push(`\`strategy\` is ${JSON.stringify(strategyText)}: set one of ${strategyNames.options.join(", ")}.`);
   }
   const baseUrl = input2(env, "llm-base-url");
   const apiKey = input2(env, "llm-api-key");
-  if (baseUrl && !/^https?:\/\/[^\s]+$/.test(baseUrl)) problems.push("`llm-base-url` is not an http(s) URL: set the model server's OpenAI-compatible base URL, e.g. https://api.openai.com/v1.");
+  if (baseUrl && !/^https?:\/\/[^\s]+$/.test(baseUrl))
+    problems.push(
+      "`llm-base-url` is not an http(s) URL: set the model server's OpenAI-compatible base URL, e.g. https://api.openai.com/v1."
+    );
   const llm = llmEndpoint(baseUrl || void 0, apiKey || void 0, input2(env, "model") || DEFAULT_MODEL);
   if (strategy && strategy !== "template" && !llm)
-    problems.push(`\`strategy: ${strategy}\` needs a model: set \`llm-api-key\` (a repository secret, e.g. \`llm-api-key: \${{ secrets.OPENAI_API_KEY }}\`) and, for a server other than OpenAI's, \`llm-base-url\`; or set \`strategy: template\` to run without a model.`);
+    problems.push(
+      `\`strategy: ${strategy}\` needs a model: set \`llm-api-key\` (a repository secret, e.g. \`llm-api-key: \${{ secrets.OPENAI_API_KEY }}\`) and, for a server other than OpenAI's, \`llm-base-url\`; or set \`strategy: template\` to run without a model.`
+    );
   const label = input2(env, "label") || "autogen";
   if (label.length > 50) problems.push("`label` is longer than 50 characters: set the issue label that starts work.");
   const costText = input2(env, "max-cost-usd");
@@ -102284,11 +105024,16 @@ function readActionInputs(env) {
   if (attemptsText) {
     const parsed = attempts.safeParse(attemptsText);
     if (parsed.success) maxAttempts = parsed.data;
-    else problems.push(`\`max-attempts\` is ${JSON.stringify(attemptsText)}: set a whole number of candidates from 1 to 500.`);
+    else
+      problems.push(
+        `\`max-attempts\` is ${JSON.stringify(attemptsText)}: set a whole number of candidates from 1 to 500.`
+      );
   }
   const appSlug = input2(env, "app-slug") || void 0;
   if (appSlug !== void 0 && !/^[a-z0-9][a-z0-9-]{0,99}$/i.test(appSlug))
-    problems.push(`\`app-slug\` is ${JSON.stringify(appSlug.slice(0, 60))}: set the \`app-slug\` output of actions/create-github-app-token (letters, digits and dashes), or leave it empty with the default GITHUB_TOKEN.`);
+    problems.push(
+      `\`app-slug\` is ${JSON.stringify(appSlug.slice(0, 60))}: set the \`app-slug\` output of actions/create-github-app-token (letters, digits and dashes), or leave it empty with the default GITHUB_TOKEN.`
+    );
   if (problems.length > 0) throw new ActionInputError(problems.join(" "));
   return { githubToken, llm, strategy, label, maxCostUsd, maxAttempts, appSlug };
 }
@@ -102328,10 +105073,22 @@ function changedRanges(diff) {
 function jobAnnotations(outcome) {
   const before = outcome.evidence.before?.tests ?? [];
   const failures = before.filter((t2) => t2.status === "fail" || t2.status === "error").slice(0, MAX_FAILURES);
-  const annotations = failures.map((t2) => ({ level: "error", title: `failing test: ${t2.id}`, file: testFile2(t2.id), message: t2.message ?? `${t2.id} ${t2.status === "error" ? "errored" : "failed"}` }));
+  const annotations = failures.map((t2) => ({
+    level: "error",
+    title: `failing test: ${t2.id}`,
+    file: testFile2(t2.id),
+    message: t2.message ?? `${t2.id} ${t2.status === "error" ? "errored" : "failed"}`
+  }));
   if (outcome.status === "fixed") {
     for (const range2 of changedRanges(outcome.diff).slice(0, MAX_CHANGES)) {
-      annotations.push({ level: "notice", title: "changed by autogen-bot", file: range2.file, line: range2.line, endLine: range2.endLine, message: outcome.message });
+      annotations.push({
+        level: "notice",
+        title: "changed by autogen-bot",
+        file: range2.file,
+        line: range2.line,
+        endLine: range2.endLine,
+        message: outcome.message
+      });
     }
   }
   return annotations;
@@ -102362,11 +105119,14 @@ ${delimiter6}
 function workflowChannels(env, scrub, write = (line) => process.stdout.write(line)) {
   return {
     annotate(a2) {
-      write(`${workflowCommand(a2.level, { title: a2.title && scrub(a2.title), file: a2.file && scrub(a2.file), line: a2.line, endLine: a2.endLine }, scrub(a2.message))}
-`);
+      write(
+        `${workflowCommand(a2.level, { title: a2.title && scrub(a2.title), file: a2.file && scrub(a2.file), line: a2.line, endLine: a2.endLine }, scrub(a2.message))}
+`
+      );
     },
     setOutput(name, value) {
-      if (!env.GITHUB_OUTPUT) throw new Error("GITHUB_OUTPUT is not set: the action runs inside a GitHub Actions job step");
+      if (!env.GITHUB_OUTPUT)
+        throw new Error("GITHUB_OUTPUT is not set: the action runs inside a GitHub Actions job step");
       appendFileSync3(env.GITHUB_OUTPUT, outputEntry(name, scrub(value)));
     },
     appendSummary(markdown) {
@@ -102377,7 +105137,13 @@ function workflowChannels(env, scrub, write = (line) => process.stdout.write(lin
 }
 
 // src/action/run-action.ts
-var EVENTS = /* @__PURE__ */ new Set(["issues", "issue_comment", "pull_request_review", "pull_request_review_comment", "workflow_run"]);
+var EVENTS = /* @__PURE__ */ new Set([
+  "issues",
+  "issue_comment",
+  "pull_request_review",
+  "pull_request_review_comment",
+  "workflow_run"
+]);
 var TOKEN_INSTALLATION_ID = 1;
 async function runAction(env = process.env, write = (line) => process.stdout.write(line)) {
   let inputs;
@@ -102402,8 +105168,17 @@ async function runAction(env = process.env, write = (line) => process.stdout.wri
 }
 function runnerPaths(env) {
   const dirs = ["GITHUB_WORKSPACE", "RUNNER_WORKSPACE", "RUNNER_TEMP"].map((name) => env[name]);
-  const files = ["GITHUB_EVENT_PATH", "GITHUB_OUTPUT", "GITHUB_ENV", "GITHUB_PATH", "GITHUB_STATE", "GITHUB_STEP_SUMMARY"].map((name) => env[name]);
-  return [...dirs, ...files.map((file2) => file2 ? dirname12(file2) : void 0)].filter((path12) => typeof path12 === "string" && isAbsolute10(path12));
+  const files = [
+    "GITHUB_EVENT_PATH",
+    "GITHUB_OUTPUT",
+    "GITHUB_ENV",
+    "GITHUB_PATH",
+    "GITHUB_STATE",
+    "GITHUB_STEP_SUMMARY"
+  ].map((name) => env[name]);
+  return [...dirs, ...files.map((file2) => file2 ? dirname12(file2) : void 0)].filter(
+    (path12) => typeof path12 === "string" && isAbsolute10(path12)
+  );
 }
 function required2(env, name) {
   const value = env[name];
@@ -102417,12 +105192,22 @@ function actionLlmFor(env, inputs, scrub, dataDir) {
   const { llm } = inputs;
   if (!llm) return void 0;
   const prices = pricesFromEnv(env);
-  return (config3, job, signal) => jobLlmClient({ endpoint: llm, budgets: config3.budgets, prices, transcriptPath: join35(dataDir, "transcripts", `job-${job.id}.jsonl`), scrub, signal });
+  return (config3, job, signal) => jobLlmClient({
+    endpoint: llm,
+    budgets: config3.budgets,
+    prices,
+    transcriptPath: join35(dataDir, "transcripts", `job-${job.id}.jsonl`),
+    scrub,
+    signal
+  });
 }
 async function runEvent(env, inputs, scrub, channels) {
   const name = required2(env, "GITHUB_EVENT_NAME");
   if (!EVENTS.has(name)) {
-    channels.annotate({ level: "error", message: `autogen-bot does not handle the \`${name}\` event: trigger it on issues, issue_comment, pull_request_review, pull_request_review_comment or workflow_run (see docs/actions.md)` });
+    channels.annotate({
+      level: "error",
+      message: `autogen-bot does not handle the \`${name}\` event: trigger it on issues, issue_comment, pull_request_review, pull_request_review_comment or workflow_run (see docs/actions.md)`
+    });
     return { exitCode: 1 };
   }
   const payload = JSON.parse(await readFile3(required2(env, "GITHUB_EVENT_PATH"), "utf8"));
@@ -102469,7 +105254,10 @@ function tokenBot(probot, appSlug) {
   return cachedIdentity(async (_installationId) => {
     const octokit = await probot.auth(TOKEN_INSTALLATION_ID);
     const { data } = await octokit.rest.users.getByUsername({ username: `${appSlug}[bot]` });
-    if (typeof data.id !== "number") throw new Error(`GET /users/${appSlug}[bot] answered without a user id: is \`app-slug\` the App whose token \`github-token\` is?`);
+    if (typeof data.id !== "number")
+      throw new Error(
+        `GET /users/${appSlug}[bot] answered without a user id: is \`app-slug\` the App whose token \`github-token\` is?`
+      );
     return botIdentity({ slug: appSlug, id: data.id });
   });
 }
@@ -102491,7 +105279,9 @@ function report(job, env, channels) {
     channels.setOutput("outcome", "skipped");
     channels.setOutput("pr-url", "");
     channels.setOutput("branch", "");
-    channels.appendSummary("autogen-bot: nothing to do for this event (not a trigger, or the sender may not start work).");
+    channels.appendSummary(
+      "autogen-bot: nothing to do for this event (not a trigger, or the sender may not start work)."
+    );
     return;
   }
   const outcome = job.checkpoint.outcome;
@@ -102504,15 +105294,21 @@ function report(job, env, channels) {
   channels.setOutput("branch", branch);
   if (outcome) {
     const title = job.kind === "ci" ? `autogen: repair of the red build of #${job.number}` : `autogen: ${job.snapshot.title}`;
-    channels.appendSummary(`${renderReport(outcome, { title, branch: branch || void 0 })}
+    channels.appendSummary(
+      `${renderReport(outcome, { title, branch: branch || void 0 })}
 ${prUrl ? `
 Pull request: ${prUrl}
-` : ""}`);
+` : ""}`
+    );
     for (const annotation of jobAnnotations(outcome)) channels.annotate(annotation);
   } else {
     channels.appendSummary(`autogen-bot: job ${job.state}${job.error ? `: ${job.error}` : ""}`);
   }
-  if (job.state !== "done") channels.annotate({ level: "error", message: `autogen-bot: the job ${job.state}${job.error ? `: ${job.error}` : ""}` });
+  if (job.state !== "done")
+    channels.annotate({
+      level: "error",
+      message: `autogen-bot: the job ${job.state}${job.error ? `: ${job.error}` : ""}`
+    });
 }
 
 // src/action/main.ts

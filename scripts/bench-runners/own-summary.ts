@@ -5,16 +5,21 @@ import { stripVTControlCharacters } from "node:util";
 
 export type OwnCounts = { pass: number; fail: number; skip: number; note?: string };
 
-export type SummaryKind = "pytest" | "unittest" | "mocha" | "jest" | "vitest" | "ava" | "node-test" | "tape" | "go-json" | "cargo";
+export type SummaryKind =
+  "pytest" | "unittest" | "mocha" | "jest" | "vitest" | "ava" | "node-test" | "tape" | "go-json" | "cargo";
 
 const num = (text: string, pattern: RegExp): number => Number(pattern.exec(text)?.[1] ?? 0);
-const sumAll = (text: string, pattern: RegExp): number => [...text.matchAll(pattern)].reduce((n, m) => n + Number(m[1]), 0);
+const sumAll = (text: string, pattern: RegExp): number =>
+  [...text.matchAll(pattern)].reduce((n, m) => n + Number(m[1]), 0);
 
 export function ownCounts(kind: SummaryKind, raw: string): OwnCounts | undefined {
   const out = stripVTControlCharacters(raw);
   switch (kind) {
     case "pytest": {
-      const line = out.split("\n").reverse().find((l) => /\b\d+ (passed|failed|error|errors|skipped)\b.* in [\d.]+s/.test(l));
+      const line = out
+        .split("\n")
+        .reverse()
+        .find((l) => /\b\d+ (passed|failed|error|errors|skipped)\b.* in [\d.]+s/.test(l));
       if (!line) return undefined;
       return {
         pass: num(line, /(\d+) passed/) + num(line, /(\d+) xpassed/),
@@ -26,7 +31,8 @@ export function ownCounts(kind: SummaryKind, raw: string): OwnCounts | undefined
       const ran = /^Ran (\d+) tests? in/m.exec(out);
       if (!ran) return undefined;
       const status = /^(OK|FAILED)(?: \((.*)\))?$/m.exec(out)?.[2] ?? "";
-      const fail = num(status, /failures=(\d+)/) + num(status, /errors=(\d+)/) + num(status, /unexpected successes=(\d+)/);
+      const fail =
+        num(status, /failures=(\d+)/) + num(status, /errors=(\d+)/) + num(status, /unexpected successes=(\d+)/);
       const skip = num(status, /skipped=(\d+)/) + num(status, /expected failures=(\d+)/);
       return { pass: Number(ran[1]) - fail - skip, fail, skip };
     }
@@ -36,12 +42,20 @@ export function ownCounts(kind: SummaryKind, raw: string): OwnCounts | undefined
     case "jest": {
       const line = /^Tests:\s+(.*)$/m.exec(out)?.[1];
       if (!line) return undefined;
-      return { pass: num(line, /(\d+) passed/), fail: num(line, /(\d+) failed/), skip: num(line, /(\d+) skipped/) + num(line, /(\d+) todo/) };
+      return {
+        pass: num(line, /(\d+) passed/),
+        fail: num(line, /(\d+) failed/),
+        skip: num(line, /(\d+) skipped/) + num(line, /(\d+) todo/),
+      };
     }
     case "vitest": {
       const line = /^\s*Tests\s+(.*)$/m.exec(out)?.[1];
       if (!line) return undefined;
-      return { pass: num(line, /(\d+) passed/), fail: num(line, /(\d+) failed/), skip: num(line, /(\d+) skipped/) + num(line, /(\d+) todo/) };
+      return {
+        pass: num(line, /(\d+) passed/),
+        fail: num(line, /(\d+) failed/),
+        skip: num(line, /(\d+) skipped/) + num(line, /(\d+) todo/),
+      };
     }
     case "ava": {
       if (!/\d+ tests? (passed|failed)/.test(out) && !/✔/.test(out)) return undefined;
@@ -53,7 +67,11 @@ export function ownCounts(kind: SummaryKind, raw: string): OwnCounts | undefined
     }
     case "node-test": {
       if (!/^[#ℹ] pass \d+/m.test(out)) return undefined;
-      return { pass: num(out, /^[#ℹ] pass (\d+)/m), fail: num(out, /^[#ℹ] fail (\d+)/m) + num(out, /^[#ℹ] cancelled (\d+)/m), skip: num(out, /^[#ℹ] skipped (\d+)/m) + num(out, /^[#ℹ] todo (\d+)/m) };
+      return {
+        pass: num(out, /^[#ℹ] pass (\d+)/m),
+        fail: num(out, /^[#ℹ] fail (\d+)/m) + num(out, /^[#ℹ] cancelled (\d+)/m),
+        skip: num(out, /^[#ℹ] skipped (\d+)/m) + num(out, /^[#ℹ] todo (\d+)/m),
+      };
     }
     case "tape": {
       // tape's own summary counts assertions; its tests are the `# name` headers, each
@@ -96,7 +114,11 @@ export function ownCounts(kind: SummaryKind, raw: string): OwnCounts | undefined
     }
     case "cargo": {
       if (!/^test result:/m.test(out)) return undefined;
-      return { pass: sumAll(out, /^test result: \w+\. (\d+) passed/gm), fail: sumAll(out, /; (\d+) failed/gm), skip: sumAll(out, /; (\d+) ignored/gm) };
+      return {
+        pass: sumAll(out, /^test result: \w+\. (\d+) passed/gm),
+        fail: sumAll(out, /; (\d+) failed/gm),
+        skip: sumAll(out, /; (\d+) ignored/gm),
+      };
     }
   }
 }

@@ -13,7 +13,9 @@ const MAX_CHANGES = 20;
 /** The file of a test id: pytest's `path::name`, or `path > suite > name`; undefined when it names no file. */
 function testFile(id: string): string | undefined {
   const file = id.split("::")[0]?.split(" > ")[0]?.trim();
-  return file && /\.[A-Za-z0-9]+$/.test(file) && !file.startsWith("/") && !file.split("/").includes("..") ? file : undefined;
+  return file && /\.[A-Za-z0-9]+$/.test(file) && !file.startsWith("/") && !file.split("/").includes("..")
+    ? file
+    : undefined;
 }
 
 /** The lines a unified diff adds, as ranges of consecutive lines per file (the new side; context lines left out). */
@@ -33,10 +35,22 @@ export function changedRanges(diff: string): Array<{ file: string; line: number;
 export function jobAnnotations(outcome: Outcome): Annotation[] {
   const before = outcome.evidence.before?.tests ?? [];
   const failures = before.filter((t) => t.status === "fail" || t.status === "error").slice(0, MAX_FAILURES);
-  const annotations: Annotation[] = failures.map((t) => ({ level: "error", title: `failing test: ${t.id}`, file: testFile(t.id), message: t.message ?? `${t.id} ${t.status === "error" ? "errored" : "failed"}` }));
+  const annotations: Annotation[] = failures.map((t) => ({
+    level: "error",
+    title: `failing test: ${t.id}`,
+    file: testFile(t.id),
+    message: t.message ?? `${t.id} ${t.status === "error" ? "errored" : "failed"}`,
+  }));
   if (outcome.status === "fixed") {
     for (const range of changedRanges(outcome.diff).slice(0, MAX_CHANGES)) {
-      annotations.push({ level: "notice", title: "changed by autogen-bot", file: range.file, line: range.line, endLine: range.endLine, message: outcome.message });
+      annotations.push({
+        level: "notice",
+        title: "changed by autogen-bot",
+        file: range.file,
+        line: range.line,
+        endLine: range.endLine,
+        message: outcome.message,
+      });
     }
   }
   return annotations;

@@ -26,7 +26,13 @@ import { workflowChannels, type WorkflowChannels } from "./workflow-commands.ts"
 import { issueBranch, repairBranch } from "../triggers/bot-branch.ts";
 
 /** The events the App handles; anything else is a workflow mistake worth saying. */
-const EVENTS = new Set(["issues", "issue_comment", "pull_request_review", "pull_request_review_comment", "workflow_run"]);
+const EVENTS = new Set([
+  "issues",
+  "issue_comment",
+  "pull_request_review",
+  "pull_request_review_comment",
+  "workflow_run",
+]);
 /**
  * Payloads from Actions carry no `installation` (there is no App installation): the
  * App's handlers want one for the per-installation queue and memory keys, and in token
@@ -37,7 +43,10 @@ export const TOKEN_INSTALLATION_ID = 1;
 
 export type ActionResult = { exitCode: number };
 
-export async function runAction(env: NodeJS.ProcessEnv = process.env, write: (line: string) => void = (line) => process.stdout.write(line)): Promise<ActionResult> {
+export async function runAction(
+  env: NodeJS.ProcessEnv = process.env,
+  write: (line: string) => void = (line) => process.stdout.write(line),
+): Promise<ActionResult> {
   let inputs: ActionInputs;
   try {
     inputs = readActionInputs(env);
@@ -69,8 +78,17 @@ export async function runAction(env: NodeJS.ProcessEnv = process.env, write: (li
  */
 export function runnerPaths(env: NodeJS.ProcessEnv): string[] {
   const dirs = ["GITHUB_WORKSPACE", "RUNNER_WORKSPACE", "RUNNER_TEMP"].map((name) => env[name]);
-  const files = ["GITHUB_EVENT_PATH", "GITHUB_OUTPUT", "GITHUB_ENV", "GITHUB_PATH", "GITHUB_STATE", "GITHUB_STEP_SUMMARY"].map((name) => env[name]);
-  return [...dirs, ...files.map((file) => (file ? dirname(file) : undefined))].filter((path): path is string => typeof path === "string" && isAbsolute(path));
+  const files = [
+    "GITHUB_EVENT_PATH",
+    "GITHUB_OUTPUT",
+    "GITHUB_ENV",
+    "GITHUB_PATH",
+    "GITHUB_STATE",
+    "GITHUB_STEP_SUMMARY",
+  ].map((name) => env[name]);
+  return [...dirs, ...files.map((file) => (file ? dirname(file) : undefined))].filter(
+    (path): path is string => typeof path === "string" && isAbsolute(path),
+  );
 }
 
 function required(env: NodeJS.ProcessEnv, name: string): string {
@@ -85,17 +103,38 @@ export function actionScrubber(env: NodeJS.ProcessEnv, inputs: ActionInputs): Sc
 }
 
 /** The Action's model client per job, as the App builds it; the workflow may set AUTOGEN_PRICES as the server does. */
-export function actionLlmFor(env: NodeJS.ProcessEnv, inputs: ActionInputs, scrub: Scrubber, dataDir: string): JobDeps["llmFor"] {
+export function actionLlmFor(
+  env: NodeJS.ProcessEnv,
+  inputs: ActionInputs,
+  scrub: Scrubber,
+  dataDir: string,
+): JobDeps["llmFor"] {
   const { llm } = inputs;
   if (!llm) return undefined;
   const prices = pricesFromEnv(env);
-  return (config, job, signal) => jobLlmClient({ endpoint: llm, budgets: config.budgets, prices, transcriptPath: join(dataDir, "transcripts", `job-${job.id}.jsonl`), scrub, signal });
+  return (config, job, signal) =>
+    jobLlmClient({
+      endpoint: llm,
+      budgets: config.budgets,
+      prices,
+      transcriptPath: join(dataDir, "transcripts", `job-${job.id}.jsonl`),
+      scrub,
+      signal,
+    });
 }
 
-async function runEvent(env: NodeJS.ProcessEnv, inputs: ActionInputs, scrub: Scrubber, channels: WorkflowChannels): Promise<ActionResult> {
+async function runEvent(
+  env: NodeJS.ProcessEnv,
+  inputs: ActionInputs,
+  scrub: Scrubber,
+  channels: WorkflowChannels,
+): Promise<ActionResult> {
   const name = required(env, "GITHUB_EVENT_NAME");
   if (!EVENTS.has(name)) {
-    channels.annotate({ level: "error", message: `autogen-bot does not handle the \`${name}\` event: trigger it on issues, issue_comment, pull_request_review, pull_request_review_comment or workflow_run (see docs/actions.md)` });
+    channels.annotate({
+      level: "error",
+      message: `autogen-bot does not handle the \`${name}\` event: trigger it on issues, issue_comment, pull_request_review, pull_request_review_comment or workflow_run (see docs/actions.md)`,
+    });
     return { exitCode: 1 };
   }
   const payload = JSON.parse(await readFile(required(env, "GITHUB_EVENT_PATH"), "utf8")) as Record<string, unknown>;
@@ -146,9 +185,14 @@ async function runEvent(env: NodeJS.ProcessEnv, inputs: ActionInputs, scrub: Scr
 function tokenBot(probot: Probot, appSlug: string | undefined): (installationId: number) => Promise<BotIdentity> {
   if (!appSlug) return async () => ACTIONS_BOT;
   return cachedIdentity(async (_installationId: number) => {
-    const octokit = (await probot.auth(TOKEN_INSTALLATION_ID)) as unknown as { rest: { users: { getByUsername(p: { username: string }): Promise<{ data: { id?: unknown } }> } } };
+    const octokit = (await probot.auth(TOKEN_INSTALLATION_ID)) as unknown as {
+      rest: { users: { getByUsername(p: { username: string }): Promise<{ data: { id?: unknown } }> } };
+    };
     const { data } = await octokit.rest.users.getByUsername({ username: `${appSlug}[bot]` });
-    if (typeof data.id !== "number") throw new Error(`GET /users/${appSlug}[bot] answered without a user id: is \`app-slug\` the App whose token \`github-token\` is?`);
+    if (typeof data.id !== "number")
+      throw new Error(
+        `GET /users/${appSlug}[bot] answered without a user id: is \`app-slug\` the App whose token \`github-token\` is?`,
+      );
     return botIdentity({ slug: appSlug, id: data.id });
   });
 }
@@ -174,7 +218,9 @@ function report(job: Job | undefined, env: NodeJS.ProcessEnv, channels: Workflow
     channels.setOutput("outcome", "skipped");
     channels.setOutput("pr-url", "");
     channels.setOutput("branch", "");
-    channels.appendSummary("autogen-bot: nothing to do for this event (not a trigger, or the sender may not start work).");
+    channels.appendSummary(
+      "autogen-bot: nothing to do for this event (not a trigger, or the sender may not start work).",
+    );
     return;
   }
   const outcome = job.checkpoint.outcome as Outcome | undefined;
@@ -186,11 +232,18 @@ function report(job: Job | undefined, env: NodeJS.ProcessEnv, channels: Workflow
   channels.setOutput("pr-url", prUrl);
   channels.setOutput("branch", branch);
   if (outcome) {
-    const title = job.kind === "ci" ? `autogen: repair of the red build of #${job.number}` : `autogen: ${job.snapshot.title}`;
-    channels.appendSummary(`${renderReport(outcome, { title, branch: branch || undefined })}\n${prUrl ? `\nPull request: ${prUrl}\n` : ""}`);
+    const title =
+      job.kind === "ci" ? `autogen: repair of the red build of #${job.number}` : `autogen: ${job.snapshot.title}`;
+    channels.appendSummary(
+      `${renderReport(outcome, { title, branch: branch || undefined })}\n${prUrl ? `\nPull request: ${prUrl}\n` : ""}`,
+    );
     for (const annotation of jobAnnotations(outcome)) channels.annotate(annotation);
   } else {
     channels.appendSummary(`autogen-bot: job ${job.state}${job.error ? `: ${job.error}` : ""}`);
   }
-  if (job.state !== "done") channels.annotate({ level: "error", message: `autogen-bot: the job ${job.state}${job.error ? `: ${job.error}` : ""}` });
+  if (job.state !== "done")
+    channels.annotate({
+      level: "error",
+      message: `autogen-bot: the job ${job.state}${job.error ? `: ${job.error}` : ""}`,
+    });
 }

@@ -18,7 +18,14 @@ export function escapeProperty(text: string): string {
   return escapeData(text).replace(/:/g, "%3A").replace(/,/g, "%2C");
 }
 
-export type Annotation = { level: "error" | "warning" | "notice"; message: string; file?: string | undefined; line?: number | undefined; endLine?: number | undefined; title?: string | undefined };
+export type Annotation = {
+  level: "error" | "warning" | "notice";
+  message: string;
+  file?: string | undefined;
+  line?: number | undefined;
+  endLine?: number | undefined;
+  title?: string | undefined;
+};
 
 export type WorkflowChannels = {
   annotate(annotation: Annotation): void;
@@ -27,7 +34,11 @@ export type WorkflowChannels = {
 };
 
 /** One workflow command line (without the newline). */
-export function workflowCommand(name: string, properties: Record<string, string | number | undefined>, message: string): string {
+export function workflowCommand(
+  name: string,
+  properties: Record<string, string | number | undefined>,
+  message: string,
+): string {
   const props = Object.entries(properties)
     .filter((entry): entry is [string, string | number] => entry[1] !== undefined && entry[1] !== "")
     .map(([key, value]) => `${key}=${escapeProperty(String(value))}`)
@@ -43,13 +54,20 @@ export function outputEntry(name: string, value: string): string {
   return `${name}<<${delimiter}\n${value}\n${delimiter}\n`;
 }
 
-export function workflowChannels(env: NodeJS.ProcessEnv, scrub: Scrubber, write: (line: string) => void = (line) => process.stdout.write(line)): WorkflowChannels {
+export function workflowChannels(
+  env: NodeJS.ProcessEnv,
+  scrub: Scrubber,
+  write: (line: string) => void = (line) => process.stdout.write(line),
+): WorkflowChannels {
   return {
     annotate(a) {
-      write(`${workflowCommand(a.level, { title: a.title && scrub(a.title), file: a.file && scrub(a.file), line: a.line, endLine: a.endLine }, scrub(a.message))}\n`);
+      write(
+        `${workflowCommand(a.level, { title: a.title && scrub(a.title), file: a.file && scrub(a.file), line: a.line, endLine: a.endLine }, scrub(a.message))}\n`,
+      );
     },
     setOutput(name, value) {
-      if (!env.GITHUB_OUTPUT) throw new Error("GITHUB_OUTPUT is not set: the action runs inside a GitHub Actions job step");
+      if (!env.GITHUB_OUTPUT)
+        throw new Error("GITHUB_OUTPUT is not set: the action runs inside a GitHub Actions job step");
       appendFileSync(env.GITHUB_OUTPUT, outputEntry(name, scrub(value)));
     },
     appendSummary(markdown) {

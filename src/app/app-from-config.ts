@@ -16,7 +16,12 @@ import { droppedSecrets } from "../secrets/drop-secrets.ts";
 import { createAutogenApp } from "./create-app.ts";
 import type { JobDeps } from "./job-deps.ts";
 
-export type AppHandle = { app: ApplicationFunction; store: Store; pool: () => WorkerPool | undefined; llmFor: JobDeps["llmFor"] };
+export type AppHandle = {
+  app: ApplicationFunction;
+  store: Store;
+  pool: () => WorkerPool | undefined;
+  llmFor: JobDeps["llmFor"];
+};
 
 /** The job store: Postgres when DATABASE_URL is set (several instances), else SQLite. */
 export async function openStore(config: Pick<ServerConfig, "dbPath" | "databaseUrl">): Promise<Store> {
@@ -27,7 +32,13 @@ export async function appFromConfig(config: ServerConfig, env: NodeJS.ProcessEnv
   const dataDir = dirname(config.dbPath);
   const store = await openStore(config);
   const memory = new MemoryPool(join(dataDir, "memory.db"));
-  const scrub = secretScrubber([...processSecrets(env), ...droppedSecrets(), config.privateKey, config.webhookSecret, config.llm?.apiKey]);
+  const scrub = secretScrubber([
+    ...processSecrets(env),
+    ...droppedSecrets(),
+    config.privateKey,
+    config.webhookSecret,
+    config.llm?.apiKey,
+  ]);
   const { llm, caps } = config;
   let pool: WorkerPool | undefined;
   const llmFor: JobDeps["llmFor"] = llm

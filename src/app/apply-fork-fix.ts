@@ -25,12 +25,29 @@ export type ApplyResult = { kind: "opened" | "already"; applied: Applied } | { k
 /** Clicks being handled in this process, by job id: a double click waits for nothing and opens nothing. */
 const inFlight = new Set<number>();
 
-export async function applyForkFix(job: Job, clicker: string, tools: { store: Store; forge: Forge; ci: CiForge; cacheRoot: string; botIdentity: (installationId: number) => Promise<BotIdentity> }): Promise<ApplyResult> {
+export async function applyForkFix(
+  job: Job,
+  clicker: string,
+  tools: {
+    store: Store;
+    forge: Forge;
+    ci: CiForge;
+    cacheRoot: string;
+    botIdentity: (installationId: number) => Promise<BotIdentity>;
+  },
+): Promise<ApplyResult> {
   const outcome = job.checkpoint.outcome as Outcome | undefined;
   const headSha = job.checkpoint.headSha as string | undefined;
   const recorded = job.checkpoint.applied as Applied | undefined;
   if (recorded) return { kind: "already", applied: recorded };
-  if (job.kind !== "ci" || job.state !== "done" || outcome?.status !== "fixed" || !headSha || job.checkpoint.pushed !== undefined || job.checkpoint.pull !== undefined) {
+  if (
+    job.kind !== "ci" ||
+    job.state !== "done" ||
+    outcome?.status !== "fixed" ||
+    !headSha ||
+    job.checkpoint.pushed !== undefined ||
+    job.checkpoint.pull !== undefined
+  ) {
     return { kind: "refused", reason: "this job has no fork patch to apply" };
   }
   if (inFlight.has(job.id)) return { kind: "refused", reason: "this fix is being applied already" };
@@ -41,30 +58,61 @@ export async function applyForkFix(job: Job, clicker: string, tools: { store: St
     const pull = await tools.ci.pull(owner, repo, number);
     if (pull.state !== "open") return { kind: "refused", reason: `#${number} is ${pull.state}` };
     if (!pull.fork) return { kind: "refused", reason: `#${number} is not from a fork` };
-    if (pull.headSha !== headSha) return { kind: "refused", reason: `the head of #${number} moved to ${pull.headSha.slice(0, 7)} since the fix was found; Retry finds a fix for the new head` };
+    if (pull.headSha !== headSha)
+      return {
+        kind: "refused",
+        reason: `the head of #${number} moved to ${pull.headSha.slice(0, 7)} since the fix was found; Retry finds a fix for the new head`,
+      };
     const branch = repairBranch(number, headSha);
     let pr = await tools.forge.findOpenPull(owner, repo, branch);
     if (!pr) {
       const repository = await tools.forge.repository(owner, repo);
       let draft = false;
       try {
-        draft = (await readRepoConfigFromForge(tools.forge, owner, repo, repository.defaultBranch)).pullRequest.draft === "always";
+        draft =
+          (await readRepoConfigFromForge(tools.forge, owner, repo, repository.defaultBranch)).pullRequest.draft ===
+          "always";
       } catch {
         // An invalid config: the job that found the fix said so already; the PR is not a draft.
       }
       const cache = new RepoCache({ root: tools.cacheRoot });
       const credentials = { username: "x-access-token", password: await tools.forge.cloneToken() };
       const mirror = await cache.mirror(repository.cloneUrl, credentials);
-      const mergeBase = (await cache.run(mirror, ["merge-base", "--end-of-options", pull.baseSha, headSha], "find the merge base")).trim();
-      const touched = (await cache.run(mirror, ["diff-tree", "-r", "-z", "--name-only", "--no-renames", "--end-of-options", mergeBase, headSha], "list the pull request's files")).split("\0");
+      const mergeBase = (
+        await cache.run(mirror, ["merge-base", "--end-of-options", pull.baseSha, headSha], "find the merge base")
+      ).trim();
+      const touched = (
+        await cache.run(
+          mirror,
+          ["diff-tree", "-r", "-z", "--name-only", "--no-renames", "--end-of-options", mergeBase, headSha],
+          "list the pull request's files",
+        )
+      ).split("\0");
       const settings = touched.filter((path) => path.toLowerCase().startsWith(".github/"));
       if (settings.length > 0)
-        return { kind: "refused", reason: `#${number} changes ${settings.slice(0, 3).join(", ")}${settings.length > 3 ? ", …" : ""}: on a branch of this repository the fork's workflows and actions would run with its secrets` };
+        return {
+          kind: "refused",
+          reason: `#${number} changes ${settings.slice(0, 3).join(", ")}${settings.length > 3 ? ", …" : ""}: on a branch of this repository the fork's workflows and actions would run with its secrets`,
+        };
       worktree = await cache.worktree(mirror, headSha, `job-${job.id}-apply`);
       await applyStoredDiff(worktree.path, outcome.diff);
-      const message = [`Apply autogen's fix for the red build of #${number}`, "", `${outcome.message}.`, "", `Applied by ${clicker} from the check run.`, coAuthor(job)].join("\n");
+      const message = [
+        `Apply autogen's fix for the red build of #${number}`,
+        "",
+        `${outcome.message}.`,
+        "",
+        `Applied by ${clicker} from the check run.`,
+        coAuthor(job),
+      ].join("\n");
       // Published through the Git Data API as the bot, like every other change.
-      await commitAndPush(worktree, mirror, await gitTarget(tools.forge, job, tools.botIdentity), branch, message, outcome.changedFiles);
+      await commitAndPush(
+        worktree,
+        mirror,
+        await gitTarget(tools.forge, job, tools.botIdentity),
+        branch,
+        message,
+        outcome.changedFiles,
+      );
       const title = `autogen: #${number} with its CI fix (${pull.title})`.slice(0, 250);
       const body = [
         `Applies autogen's fix for the red build of #${number} at \`${headSha.slice(0, 7)}\`, on top of that pull request's commits: #${number} comes from a fork, which the bot cannot push to. ${clicker} asked for it with **Apply fix** on the check run.`,

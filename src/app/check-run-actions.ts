@@ -47,7 +47,14 @@ export function registerCheckRunActions(app: Probot, tools: CheckRunActionTools)
     const owner = payload.repository.owner.login;
     const repo = payload.repository.name;
     const identifier = payload.requested_action?.identifier;
-    const meta = { deliveryId: context.id, owner, repo, checkRun: payload.check_run.id, action: identifier, sender: payload.sender.login };
+    const meta = {
+      deliveryId: context.id,
+      owner,
+      repo,
+      checkRun: payload.check_run.id,
+      action: identifier,
+      sender: payload.sender.login,
+    };
     const job = await ourJob(tools, payload);
     if (!job) {
       app.log.info(meta, "requested action ignored: not a check run of this App's jobs");
@@ -55,11 +62,23 @@ export function registerCheckRunActions(app: Probot, tools: CheckRunActionTools)
     }
     const forge = octokitForge(context.octokit as unknown as OctokitLike, tools.scrub);
     if (identifier === "retry") {
-      const request = Object.fromEntries(REQUEST_KEYS.filter((k) => job.checkpoint[k] !== undefined).map((k) => [k, job.checkpoint[k]]));
+      const request = Object.fromEntries(
+        REQUEST_KEYS.filter((k) => job.checkpoint[k] !== undefined).map((k) => [k, job.checkpoint[k]]),
+      );
       // Review feedback works on the PR's branch again; an issue's fix starts from the default branch as it is now.
       if (job.checkpoint.branch !== undefined) request.base = job.checkpoint.branch;
       const snapshot = job.kind === "ci" ? job.snapshot : await forge.issue(owner, repo, job.number);
-      await tools.gateAndEnqueue(context, { installationId: payload.installation?.id, sender: payload.sender, owner, repo, number: job.number, kind: job.kind, snapshot, hint: job.hint, checkpoint: request });
+      await tools.gateAndEnqueue(context, {
+        installationId: payload.installation?.id,
+        sender: payload.sender,
+        owner,
+        repo,
+        number: job.number,
+        kind: job.kind,
+        snapshot,
+        hint: job.hint,
+        checkpoint: request,
+      });
       return;
     }
     if (identifier !== "apply") {
@@ -72,7 +91,13 @@ export function registerCheckRunActions(app: Probot, tools: CheckRunActionTools)
       return;
     }
     const ci = octokitCiForge((context.octokit as unknown as { request: RequestLike }).request);
-    const result = await applyForkFix(job, payload.sender.login, { store: tools.store, forge, ci, cacheRoot: tools.cacheRoot, botIdentity: tools.botIdentity });
+    const result = await applyForkFix(job, payload.sender.login, {
+      store: tools.store,
+      forge,
+      ci,
+      cacheRoot: tools.cacheRoot,
+      botIdentity: tools.botIdentity,
+    });
     if (result.kind === "refused") {
       app.log.info({ ...meta, reason: result.reason }, "apply fix refused");
       return;
@@ -82,8 +107,20 @@ export function registerCheckRunActions(app: Probot, tools: CheckRunActionTools)
       return;
     }
     app.log.info({ ...meta, pull: result.applied.pull }, "apply fix: pull request opened");
-    await forge.createComment(owner, repo, job.number, `${payload.sender.login} applied autogen's fix: ${result.applied.url} holds this pull request's commits plus the fix.`).catch((error: unknown) => app.log.warn({ ...meta, err: (error as Error).message }, "apply fix: comment not posted"));
-    await tools.checkRuns.complete(job.id, { again: true, note: `**Applied** by ${payload.sender.login}: ${result.applied.url}` });
+    await forge
+      .createComment(
+        owner,
+        repo,
+        job.number,
+        `${payload.sender.login} applied autogen's fix: ${result.applied.url} holds this pull request's commits plus the fix.`,
+      )
+      .catch((error: unknown) =>
+        app.log.warn({ ...meta, err: (error as Error).message }, "apply fix: comment not posted"),
+      );
+    await tools.checkRuns.complete(job.id, {
+      again: true,
+      note: `**Applied** by ${payload.sender.login}: ${result.applied.url}`,
+    });
   });
 }
 
@@ -94,7 +131,13 @@ async function ourJob(tools: CheckRunActionTools, payload: RequestedAction): Pro
   if (!/^\d{1,12}$/.test(run.external_id ?? "")) return undefined;
   const job = await tools.store.get(Number(run.external_id));
   // The job must be this repository's, under the installation the click came through (whose token would do the work).
-  if (!job || job.owner !== payload.repository.owner.login || job.repo !== payload.repository.name || job.installationId !== payload.installation?.id) return undefined;
+  if (
+    !job ||
+    job.owner !== payload.repository.owner.login ||
+    job.repo !== payload.repository.name ||
+    job.installationId !== payload.installation?.id
+  )
+    return undefined;
   const record = checkRunRecord(job);
   return record?.id === run.id && record.sha === run.head_sha ? job : undefined;
 }

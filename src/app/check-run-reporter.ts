@@ -7,9 +7,20 @@
 // a fork's patch, `Apply fix`. A check run is a secondary surface: when GitHub refuses
 // a checks call the job goes on, and the failure is logged.
 import type { Outcome } from "../engine/task.ts";
-import { MAX_ANNOTATIONS_PER_REQUEST, type CheckAction, type CheckAnnotation, type CheckRunForge } from "../forge/check-run-forge.ts";
+import {
+  MAX_ANNOTATIONS_PER_REQUEST,
+  type CheckAction,
+  type CheckAnnotation,
+  type CheckRunForge,
+} from "../forge/check-run-forge.ts";
 import type { Job, Store } from "../jobs/store.ts";
-import { changedLineAnnotations, failureAnnotations, failureSites, MAX_ANNOTATIONS, parseFailureSites } from "../report/check-annotations.ts";
+import {
+  changedLineAnnotations,
+  failureAnnotations,
+  failureSites,
+  MAX_ANNOTATIONS,
+  parseFailureSites,
+} from "../report/check-annotations.ts";
 import { checkVerdict } from "../report/check-run-summary.ts";
 import type { AttributionResult } from "../verify/attribution.ts";
 import type { TestReport } from "../verify/test-report.ts";
@@ -17,12 +28,22 @@ import type { TestReport } from "../verify/test-report.ts";
 export type CheckRunRecord = { id: number; sha: string; completed?: boolean };
 type Log = { info: (meta: object, msg: string) => void; warn: (meta: object, msg: string) => void };
 
-export const RETRY_ACTION: CheckAction = { label: "Retry", description: "Run this autogen job again", identifier: "retry" };
-export const APPLY_ACTION: CheckAction = { label: "Apply fix", description: "Open a pull request with this patch", identifier: "apply" };
+export const RETRY_ACTION: CheckAction = {
+  label: "Retry",
+  description: "Run this autogen job again",
+  identifier: "retry",
+};
+export const APPLY_ACTION: CheckAction = {
+  label: "Apply fix",
+  description: "Open a pull request with this patch",
+  identifier: "apply",
+};
 
 export function checkRunRecord(job: Job): CheckRunRecord | undefined {
   const r = job.checkpoint.checkRun as Partial<CheckRunRecord> | undefined;
-  return r && Number.isInteger(r.id) && typeof r.sha === "string" ? { id: r.id as number, sha: r.sha, completed: r.completed === true } : undefined;
+  return r && Number.isInteger(r.id) && typeof r.sha === "string"
+    ? { id: r.id as number, sha: r.sha, completed: r.completed === true }
+    : undefined;
 }
 
 /** The commit a job's check run belongs on: the red build's head, or the commit the bot made. */
@@ -32,7 +53,12 @@ function commitOf(job: Job): string | undefined {
 }
 
 /** Records where the failing tests of `reports` are (in the worktree at `root`), for the check run's annotations. */
-export async function recordFailureSites(store: Store, job: Job, reports: readonly TestReport[], root: string): Promise<void> {
+export async function recordFailureSites(
+  store: Store,
+  job: Job,
+  reports: readonly TestReport[],
+  root: string,
+): Promise<void> {
   await store.checkpoint(job.id, { failureSites: failureSites(reports, root) });
 }
 
@@ -53,8 +79,16 @@ export class CheckRunReporter {
       const current = (await this.store.get(job.id)) ?? job;
       if (checkRunRecord(current)?.sha === sha) return;
       const checks = await this.checksFor(job.installationId);
-      const title = job.kind === "ci" ? `Working on the red build of #${job.number}` : `Checking the fix for #${job.number}`;
-      const id = await checks.create(job.owner, job.repo, { headSha: sha, externalId: String(job.id), output: { title, summary: `autogen-bot job ${job.id} is in progress; the status comment on #${job.number} follows it step by step.` } });
+      const title =
+        job.kind === "ci" ? `Working on the red build of #${job.number}` : `Checking the fix for #${job.number}`;
+      const id = await checks.create(job.owner, job.repo, {
+        headSha: sha,
+        externalId: String(job.id),
+        output: {
+          title,
+          summary: `autogen-bot job ${job.id} is in progress; the status comment on #${job.number} follows it step by step.`,
+        },
+      });
       await this.store.checkpoint(job.id, { checkRun: { id, sha } satisfies CheckRunRecord });
     } catch (error) {
       this.log.warn({ jobId: job.id, err: (error as Error).message }, "check run not created");
@@ -76,7 +110,11 @@ export class CheckRunReporter {
       let record = checkRunRecord(job);
       if (record?.completed && !options.again) return;
       if (!record || record.sha !== sha) {
-        const id = await checks.create(job.owner, job.repo, { headSha: sha, externalId: String(job.id), output: { title: "Finishing", summary: `autogen-bot job ${job.id}.` } });
+        const id = await checks.create(job.owner, job.repo, {
+          headSha: sha,
+          externalId: String(job.id),
+          output: { title: "Finishing", summary: `autogen-bot job ${job.id}.` },
+        });
         record = { id, sha };
         await this.store.checkpoint(job.id, { checkRun: record });
       }
@@ -86,13 +124,22 @@ export class CheckRunReporter {
       const summary = options.note ? `${options.note}\n\n${verdict.summary}` : verdict.summary;
       const annotations = options.again ? [] : annotationsOf(job);
       const batches: CheckAnnotation[][] = [];
-      for (let i = 0; i < annotations.length; i += MAX_ANNOTATIONS_PER_REQUEST) batches.push(annotations.slice(i, i + MAX_ANNOTATIONS_PER_REQUEST));
+      for (let i = 0; i < annotations.length; i += MAX_ANNOTATIONS_PER_REQUEST)
+        batches.push(annotations.slice(i, i + MAX_ANNOTATIONS_PER_REQUEST));
       // All but the last batch while the run is still in progress, the last with the conclusion.
-      for (const batch of batches.slice(0, -1)) await checks.update(job.owner, job.repo, record.id, { output: { title, summary, annotations: batch } });
+      for (const batch of batches.slice(0, -1))
+        await checks.update(job.owner, job.repo, record.id, { output: { title, summary, annotations: batch } });
       const actions = [RETRY_ACTION, ...(verdict.forkPatch && !applied ? [APPLY_ACTION] : [])];
-      await checks.update(job.owner, job.repo, record.id, { output: { title, summary, annotations: batches.at(-1) }, conclusion: verdict.conclusion, actions });
+      await checks.update(job.owner, job.repo, record.id, {
+        output: { title, summary, annotations: batches.at(-1) },
+        conclusion: verdict.conclusion,
+        actions,
+      });
       await this.store.checkpoint(job.id, { checkRun: { ...record, completed: true } });
-      this.log.info({ jobId: job.id, checkRun: record.id, conclusion: verdict.conclusion, annotations: annotations.length }, "check run completed");
+      this.log.info(
+        { jobId: job.id, checkRun: record.id, conclusion: verdict.conclusion, annotations: annotations.length },
+        "check run completed",
+      );
     } catch (error) {
       this.log.warn({ jobId: job.id, err: (error as Error).message }, "check run not completed");
     }
@@ -105,9 +152,24 @@ function annotationsOf(job: Job): CheckAnnotation[] {
   if (outcome) {
     // An issue's check run is on the bot's commit (the new side); a red build's on the head the fix applies to (the old side).
     const side = job.kind === "ci" ? "old" : "new";
-    if (outcome.status === "fixed") out.push(...changedLineAnnotations(outcome.diff, outcome.changedFiles, side, outcome.message));
-    else if (job.kind !== "ci" && job.checkpoint.pushed !== undefined && outcome.closestAttempt) out.push(...changedLineAnnotations(outcome.closestAttempt.diff, outcome.closestAttempt.files, "new", `closest attempt, not a fix: ${outcome.message}`));
+    if (outcome.status === "fixed")
+      out.push(...changedLineAnnotations(outcome.diff, outcome.changedFiles, side, outcome.message));
+    else if (job.kind !== "ci" && job.checkpoint.pushed !== undefined && outcome.closestAttempt)
+      out.push(
+        ...changedLineAnnotations(
+          outcome.closestAttempt.diff,
+          outcome.closestAttempt.files,
+          "new",
+          `closest attempt, not a fix: ${outcome.message}`,
+        ),
+      );
   }
-  out.push(...failureAnnotations(parseFailureSites(job.checkpoint.failureSites), job.checkpoint.attribution as AttributionResult | undefined, outcome?.status === "fixed"));
+  out.push(
+    ...failureAnnotations(
+      parseFailureSites(job.checkpoint.failureSites),
+      job.checkpoint.attribution as AttributionResult | undefined,
+      outcome?.status === "fixed",
+    ),
+  );
   return out.slice(0, MAX_ANNOTATIONS);
 }

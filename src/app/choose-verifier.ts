@@ -50,14 +50,33 @@ export async function chooseVerifier(args: ChooseVerifierArgs): Promise<Verifier
   const { config } = args;
   const sandbox = sandboxOptionsFor(config.test, args.signal);
   // The mirror is readable (tests may use git); the rest of the repository cache (other jobs' worktrees) is hidden.
-  const local = localVerifier(args.runner, { ...sandbox, protect: [args.mirror], hiddenPaths: [dirname(dirname(args.mirror))], warm: warmRunsEnabled(config.test) });
-  if (config.verify === "local") return { verifier: local, probe: local, backend: "local", why: "local sandbox (`verify: local`)" };
-  if (args.fork) return { verifier: local, probe: local, backend: "local", why: "local sandbox (a fork's code is never pushed or dispatched)" };
+  const local = localVerifier(args.runner, {
+    ...sandbox,
+    protect: [args.mirror],
+    hiddenPaths: [dirname(dirname(args.mirror))],
+    warm: warmRunsEnabled(config.test),
+  });
+  if (config.verify === "local")
+    return { verifier: local, probe: local, backend: "local", why: "local sandbox (`verify: local`)" };
+  if (args.fork)
+    return {
+      verifier: local,
+      probe: local,
+      backend: "local",
+      why: "local sandbox (a fork's code is never pushed or dispatched)",
+    };
   const installed = await args.ci.workflowInstalled(args.owner, args.repo, VERIFY_WORKFLOW);
   if (!installed) {
     if (config.verify === "actions")
-      throw new VerifierUnavailableError(`\`verify: actions\` is set but .github/workflows/${VERIFY_WORKFLOW} is not installed (or is disabled) on ${args.defaultBranch}: from an autogen-bot checkout run \`npx autogen-bot init-workflow <your clone> --write\` (docs/actions.md), review and commit it, or set \`verify: local\``);
-    return { verifier: local, probe: local, backend: "local", why: `local sandbox (no ${VERIFY_WORKFLOW} workflow installed)` };
+      throw new VerifierUnavailableError(
+        `\`verify: actions\` is set but .github/workflows/${VERIFY_WORKFLOW} is not installed (or is disabled) on ${args.defaultBranch}: from an autogen-bot checkout run \`npx autogen-bot init-workflow <your clone> --write\` (docs/actions.md), review and commit it, or set \`verify: local\``,
+      );
+    return {
+      verifier: local,
+      probe: local,
+      backend: "local",
+      why: `local sandbox (no ${VERIFY_WORKFLOW} workflow installed)`,
+    };
   }
   const publish = branchPublisher(args.mirror, args.target);
   // A job resumed after a crash: its earlier verification branches are gone before it starts.

@@ -7,13 +7,23 @@ import type { Context, Probot } from "probot";
 import type { RepoConfig } from "../config/repo-config-schema.ts";
 import { octokitCiForge, type RequestLike } from "../forge/ci-forge.ts";
 import type { JobRequest, Store } from "../jobs/store.ts";
-import { failureFromCheckSuite, failureFromWorkflowRun, workflowPath, type CheckSuitePayload, type CiFailure, type WorkflowRunPayload } from "../triggers/ci-trigger.ts";
+import {
+  failureFromCheckSuite,
+  failureFromWorkflowRun,
+  workflowPath,
+  type CheckSuitePayload,
+  type CiFailure,
+  type WorkflowRunPayload,
+} from "../triggers/ci-trigger.ts";
 import { VERIFY_WORKFLOW } from "../ci/actions-verifier.ts";
 import type { RunWaiters } from "../verify/run-waiters.ts";
 
 export type Sender = { login: string; id: number; type: string };
 /** What a handler asks for: a job, before the gate and the queue add who and which delivery. */
-export type Trigger = Omit<JobRequest, "deliveryId" | "installationId" | "requester" | "requesterId"> & { installationId: number | undefined; sender: Sender };
+export type Trigger = Omit<JobRequest, "deliveryId" | "installationId" | "requester" | "requesterId"> & {
+  installationId: number | undefined;
+  sender: Sender;
+};
 
 export type TriggerTools = {
   store: Store;
@@ -28,23 +38,51 @@ type Delivered = { repository: { default_branch: string }; installation?: { id: 
 
 export function registerCiTriggers(app: Probot, tools: TriggerTools): void {
   // A red build: automatic only when the repository asks for it (`triggers.ciFailure: auto`).
-  const onRedBuild = async (context: Context, failure: CiFailure, defaultBranch: string, sender: Sender, installationId: number | undefined) => {
+  const onRedBuild = async (
+    context: Context,
+    failure: CiFailure,
+    defaultBranch: string,
+    sender: Sender,
+    installationId: number | undefined,
+  ) => {
     const config = await tools.repoConfig(context, failure.owner, failure.repo, defaultBranch);
     if (!config || config.triggers.ciFailure !== "auto") {
-      app.log.info({ deliveryId: context.id, owner: failure.owner, repo: failure.repo, mode: config?.triggers.ciFailure ?? "invalid config" }, "red build not repaired automatically");
+      app.log.info(
+        {
+          deliveryId: context.id,
+          owner: failure.owner,
+          repo: failure.repo,
+          mode: config?.triggers.ciFailure ?? "invalid config",
+        },
+        "red build not repaired automatically",
+      );
       return;
     }
     const ci = octokitCiForge((context.octokit as unknown as { request: RequestLike }).request);
     // Fork pull requests are missing from the payload: ask which open PRs have this head.
-    const pulls = failure.pulls.length > 0 ? failure.pulls : await ci.pullsForCommit(failure.owner, failure.repo, failure.headSha);
+    const pulls =
+      failure.pulls.length > 0 ? failure.pulls : await ci.pullsForCommit(failure.owner, failure.repo, failure.headSha);
     for (const number of pulls.slice(0, 3)) {
-      if ((failure.headBranch ?? "").startsWith("autogen/") && await tools.store.countJobs(failure.owner, failure.repo, number, "ci") >= config.triggers.repairRoundsOnBotBranches) {
-        app.log.info({ deliveryId: context.id, number, rounds: config.triggers.repairRoundsOnBotBranches }, "repair rounds on the bot's own branch used up");
+      if (
+        (failure.headBranch ?? "").startsWith("autogen/") &&
+        (await tools.store.countJobs(failure.owner, failure.repo, number, "ci")) >=
+          config.triggers.repairRoundsOnBotBranches
+      ) {
+        app.log.info(
+          { deliveryId: context.id, number, rounds: config.triggers.repairRoundsOnBotBranches },
+          "repair rounds on the bot's own branch used up",
+        );
         continue;
       }
       // One job per pull request and head commit, whichever event says it first.
       // Claimed for this delivery: a retry of it after a GitHub error, or after a crash, claims it again.
-      if (!await tools.store.claimForDelivery(`ci:${failure.owner}/${failure.repo}#${number}@${failure.headSha}`, context.id)) continue;
+      if (
+        !(await tools.store.claimForDelivery(
+          `ci:${failure.owner}/${failure.repo}#${number}@${failure.headSha}`,
+          context.id,
+        ))
+      )
+        continue;
       await tools.gateAndEnqueue(context, {
         installationId,
         sender,
@@ -53,7 +91,11 @@ export function registerCiTriggers(app: Probot, tools: TriggerTools): void {
         number,
         kind: "ci",
         snapshot: { title: `Red build on #${number}`, body: "" },
-        checkpoint: { headSha: failure.headSha, ...(failure.runId ? { runId: failure.runId } : {}), ...(failure.checkSuiteId ? { checkSuiteId: failure.checkSuiteId } : {}) },
+        checkpoint: {
+          headSha: failure.headSha,
+          ...(failure.runId ? { runId: failure.runId } : {}),
+          ...(failure.checkSuiteId ? { checkSuiteId: failure.checkSuiteId } : {}),
+        },
       });
     }
   };
@@ -65,7 +107,13 @@ export function registerCiTriggers(app: Probot, tools: TriggerTools): void {
     if (!(await tools.firstDelivery(context))) return;
     const decision = failureFromWorkflowRun(payload, VERIFY_WORKFLOW);
     if (!decision.act) return;
-    await onRedBuild(context, decision.failure, payload.repository.default_branch, payload.sender, payload.installation?.id);
+    await onRedBuild(
+      context,
+      decision.failure,
+      payload.repository.default_branch,
+      payload.sender,
+      payload.installation?.id,
+    );
   });
 
   app.on("check_suite.completed", async (context) => {
@@ -73,6 +121,12 @@ export function registerCiTriggers(app: Probot, tools: TriggerTools): void {
     const payload = context.payload as unknown as CheckSuitePayload & Delivered;
     const decision = failureFromCheckSuite(payload, tools.appId);
     if (!decision.act) return;
-    await onRedBuild(context, decision.failure, payload.repository.default_branch, payload.sender, payload.installation?.id);
+    await onRedBuild(
+      context,
+      decision.failure,
+      payload.repository.default_branch,
+      payload.sender,
+      payload.installation?.id,
+    );
   });
 }

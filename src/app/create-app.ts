@@ -8,7 +8,13 @@ import { readRepoConfigFromForge } from "../forge/read-repo-config-forge.ts";
 import type { RepoConfig } from "../config/repo-config-schema.ts";
 import { octokitCiForge, type CiForge, type RequestLike } from "../forge/ci-forge.ts";
 import { octokitForge, type Forge, type OctokitLike } from "../forge/forge.ts";
-import { appBotIdentity, cachedIdentity, type AppOctokitLike, type BotIdentity, type UsersOctokitLike } from "../forge/bot-identity.ts";
+import {
+  appBotIdentity,
+  cachedIdentity,
+  type AppOctokitLike,
+  type BotIdentity,
+  type UsersOctokitLike,
+} from "../forge/bot-identity.ts";
 import type { Job, JobKind, Store } from "../jobs/store.ts";
 import { WorkerPool } from "../jobs/worker-pool.ts";
 import type { MemoryPool } from "../engine/memory/memory-pool.ts";
@@ -65,28 +71,83 @@ type IssuePayload = {
 
 export function createAutogenApp(deps: AppDeps): ApplicationFunction {
   return async (app: Probot) => {
-    const forgeFor = async (installationId: number): Promise<Forge> => octokitForge((await app.auth(installationId)) as unknown as OctokitLike, deps.scrub);
-    const ciFor = async (installationId: number): Promise<CiForge> => octokitCiForge(((await app.auth(installationId)) as unknown as { request: RequestLike }).request);
+    const forgeFor = async (installationId: number): Promise<Forge> =>
+      octokitForge((await app.auth(installationId)) as unknown as OctokitLike, deps.scrub);
+    const ciFor = async (installationId: number): Promise<CiForge> =>
+      octokitCiForge(((await app.auth(installationId)) as unknown as { request: RequestLike }).request);
     const waiters = deps.waiters ?? new RunWaiters();
     // Each job's `autogen` check run: started when the job knows its commit, completed when it ends.
-    const checkRuns = new CheckRunReporter({ store: deps.store, checksFor: async (id) => octokitCheckRunForge((await app.auth(id)) as unknown as ChecksOctokitLike, deps.scrub), log: app.log });
+    const checkRuns = new CheckRunReporter({
+      store: deps.store,
+      checksFor: async (id) => octokitCheckRunForge((await app.auth(id)) as unknown as ChecksOctokitLike, deps.scrub),
+      log: app.log,
+    });
     /** A follow-up job for a pull request whose head moved: once per head commit. */
     const restart = async (job: Job, checkpoint: Record<string, unknown>) => {
-      if (!await deps.store.recordDelivery(`ci:${job.owner}/${job.repo}#${job.number}@${String(checkpoint.headSha)}`, "ci-restart")) return;
-      const { id: _id, state: _state, statusCommentId: _comment, error: _error, checkpoint: _old, deliveryId, ...request } = job;
+      if (
+        !(await deps.store.recordDelivery(
+          `ci:${job.owner}/${job.repo}#${job.number}@${String(checkpoint.headSha)}`,
+          "ci-restart",
+        ))
+      )
+        return;
+      const {
+        id: _id,
+        state: _state,
+        statusCommentId: _comment,
+        error: _error,
+        checkpoint: _old,
+        deliveryId,
+        ...request
+      } = job;
       await deps.store.enqueue({ ...request, deliveryId: `${deliveryId}:restart:${job.id}`, checkpoint });
       pool.kick();
     };
     // The App's bot user, asked once per process: GET /app needs the App's JWT (app.auth() without an installation), GET /users an installation's token.
-    const botIdentity = deps.botIdentity ?? cachedIdentity(async (installationId: number) => appBotIdentity((await app.auth()) as unknown as AppOctokitLike, (await app.auth(installationId)) as unknown as UsersOctokitLike));
-    const jobDeps: JobDeps = { store: deps.store, forgeFor, botIdentity, ciFor, waiters, pollMs: deps.pollMs, actionsTimeoutMs: deps.actionsTimeoutMs, restart, checkRunStarted: (job, sha) => checkRuns.begin(job, sha), jobRetry: deps.jobRetry, configOverride: deps.configOverride, cacheRoot: deps.cacheRoot, llmFor: deps.llmFor, statusThrottleMs: deps.statusThrottleMs, log: app.log, memory: deps.memory };
+    const botIdentity =
+      deps.botIdentity ??
+      cachedIdentity(async (installationId: number) =>
+        appBotIdentity(
+          (await app.auth()) as unknown as AppOctokitLike,
+          (await app.auth(installationId)) as unknown as UsersOctokitLike,
+        ),
+      );
+    const jobDeps: JobDeps = {
+      store: deps.store,
+      forgeFor,
+      botIdentity,
+      ciFor,
+      waiters,
+      pollMs: deps.pollMs,
+      actionsTimeoutMs: deps.actionsTimeoutMs,
+      restart,
+      checkRunStarted: (job, sha) => checkRuns.begin(job, sha),
+      jobRetry: deps.jobRetry,
+      configOverride: deps.configOverride,
+      cacheRoot: deps.cacheRoot,
+      llmFor: deps.llmFor,
+      statusThrottleMs: deps.statusThrottleMs,
+      log: app.log,
+      memory: deps.memory,
+    };
     // Every line a job logs carries its job and delivery ids (a child logger per job).
-    const depsOf = (job: Job): JobDeps => ({ ...jobDeps, log: app.log.child({ jobId: job.id, deliveryId: job.deliveryId }) });
-    const runJob = (job: Job, signal: AbortSignal) => (job.kind === "ci" ? runCiJob(job, depsOf(job), signal) : runIssueJob(job, depsOf(job), signal));
+    const depsOf = (job: Job): JobDeps => ({
+      ...jobDeps,
+      log: app.log.child({ jobId: job.id, deliveryId: job.deliveryId }),
+    });
+    const runJob = (job: Job, signal: AbortSignal) =>
+      job.kind === "ci" ? runCiJob(job, depsOf(job), signal) : runIssueJob(job, depsOf(job), signal);
     const pool = new WorkerPool(
       deps.store,
       async (job, signal) => {
-        await runJobWithRetries(deps.store, job, signal, runJob, deps.jobRetry ?? DEFAULT_JOB_RETRY, app.log.child({ jobId: job.id, deliveryId: job.deliveryId }));
+        await runJobWithRetries(
+          deps.store,
+          job,
+          signal,
+          runJob,
+          deps.jobRetry ?? DEFAULT_JOB_RETRY,
+          app.log.child({ jobId: job.id, deliveryId: job.deliveryId }),
+        );
         // However the job ended (a job left running by a shutdown is skipped: it resumes later).
         await checkRuns.complete(job.id);
       },
@@ -100,7 +161,6 @@ export function createAutogenApp(deps: AppDeps): ApplicationFunction {
     const firstDelivery = (context: Context) => deps.store.recordDelivery(context.id, context.name);
     const overridden = (config: RepoConfig) => deps.configOverride?.(config) ?? config;
 
-
     /** The gate, then one queued job (or the note that one is already active). */
     const gateAndEnqueue = async (context: Context, trigger: Trigger) => {
       const { installationId, sender, ...request } = trigger;
@@ -108,10 +168,25 @@ export function createAutogenApp(deps: AppDeps): ApplicationFunction {
       const forge = octokitForge(context.octokit as unknown as OctokitLike, deps.scrub);
       const verdict = await gate(forge, { owner: request.owner, repo: request.repo, actor: sender });
       if (!verdict.allowed) {
-        app.log.info({ deliveryId: context.id, owner: request.owner, repo: request.repo, number: request.number, reason: verdict.reason }, "trigger refused by the gate");
+        app.log.info(
+          {
+            deliveryId: context.id,
+            owner: request.owner,
+            repo: request.repo,
+            number: request.number,
+            reason: verdict.reason,
+          },
+          "trigger refused by the gate",
+        );
         return;
       }
-      const queued = await deps.store.enqueue({ ...request, deliveryId: context.id, installationId, requester: sender.login, requesterId: sender.id });
+      const queued = await deps.store.enqueue({
+        ...request,
+        deliveryId: context.id,
+        installationId,
+        requester: sender.login,
+        requesterId: sender.id,
+      });
       if (!queued.queued) {
         app.log.info({ deliveryId: context.id, activeJob: queued.active.id }, "an active job exists for this issue");
         return;
@@ -121,7 +196,12 @@ export function createAutogenApp(deps: AppDeps): ApplicationFunction {
       pool.kick();
     };
 
-    const start = async (context: Context<"issues.labeled" | "issue_comment.created">, kind: JobKind, hint?: string, checkpoint?: Record<string, unknown>) => {
+    const start = async (
+      context: Context<"issues.labeled" | "issue_comment.created">,
+      kind: JobKind,
+      hint?: string,
+      checkpoint?: Record<string, unknown>,
+    ) => {
       const payload = context.payload as unknown as IssuePayload;
       await gateAndEnqueue(context, {
         installationId: payload.installation?.id,
@@ -147,8 +227,14 @@ export function createAutogenApp(deps: AppDeps): ApplicationFunction {
       } catch (error) {
         if (!(error instanceof RepoConfigError)) throw error;
         // Only the default label can be meant; only someone allowed to start work hears about it.
-        if (payload.label?.name !== "autogen" || !(await gate(forge, { owner, repo, actor: payload.sender })).allowed) return;
-        await forge.createComment(owner, repo, payload.issue.number, `autogen-bot did not start: \`${REPO_CONFIG_PATH}\` is invalid.\n\n${error.problems.map((p) => `- ${p}`).join("\n")}`);
+        if (payload.label?.name !== "autogen" || !(await gate(forge, { owner, repo, actor: payload.sender })).allowed)
+          return;
+        await forge.createComment(
+          owner,
+          repo,
+          payload.issue.number,
+          `autogen-bot did not start: \`${REPO_CONFIG_PATH}\` is invalid.\n\n${error.problems.map((p) => `- ${p}`).join("\n")}`,
+        );
         return;
       }
       if (!config.triggers.issues || payload.label?.name !== config.label) return;
@@ -162,24 +248,52 @@ export function createAutogenApp(deps: AppDeps): ApplicationFunction {
       const payload = context.payload;
       if (command.kind === "stop") {
         const forge = octokitForge(context.octokit as unknown as OctokitLike, deps.scrub);
-        const verdict = await gate(forge, { owner: payload.repository.owner.login, repo: payload.repository.name, actor: payload.sender });
-        const active = await deps.store.active(payload.repository.owner.login, payload.repository.name, payload.issue.number);
+        const verdict = await gate(forge, {
+          owner: payload.repository.owner.login,
+          repo: payload.repository.name,
+          actor: payload.sender,
+        });
+        const active = await deps.store.active(
+          payload.repository.owner.login,
+          payload.repository.name,
+          payload.issue.number,
+        );
         if (!verdict.allowed || !active) return;
-        if (!pool.abort(active.id, `stopped by ${payload.sender.login}`)) await deps.store.finish(active.id, "cancelled", `stopped by ${payload.sender.login}`);
+        if (!pool.abort(active.id, `stopped by ${payload.sender.login}`))
+          await deps.store.finish(active.id, "cancelled", `stopped by ${payload.sender.login}`);
         return;
       }
       if (payload.issue.pull_request) {
         // On a pull request, `/autogen fix|retry` repairs its red build (the command is the consent); `plan` plans that repair.
-        const config = await repoConfig(context, payload.repository.owner.login, payload.repository.name, payload.repository.default_branch);
+        const config = await repoConfig(
+          context,
+          payload.repository.owner.login,
+          payload.repository.name,
+          payload.repository.default_branch,
+        );
         if (!config || config.triggers.ciFailure === "off") return;
-        await start(context, "ci", command.kind === "retry" ? command.hint : undefined, command.kind === "plan" ? { planOnly: true } : undefined);
+        await start(
+          context,
+          "ci",
+          command.kind === "retry" ? command.hint : undefined,
+          command.kind === "plan" ? { planOnly: true } : undefined,
+        );
         return;
       }
-      await start(context, command.kind === "plan" ? "plan" : "fix", command.kind === "retry" ? command.hint : undefined);
+      await start(
+        context,
+        command.kind === "plan" ? "plan" : "fix",
+        command.kind === "retry" ? command.hint : undefined,
+      );
     });
 
     /** The repository's config from its default branch, or undefined when it is invalid (the job reports that). */
-    const repoConfig = async (context: Context, owner: string, repo: string, branch: string): Promise<RepoConfig | undefined> => {
+    const repoConfig = async (
+      context: Context,
+      owner: string,
+      repo: string,
+      branch: string,
+    ): Promise<RepoConfig | undefined> => {
       const forge = octokitForge(context.octokit as unknown as OctokitLike, deps.scrub);
       try {
         return overridden(await readRepoConfigFromForge(forge, owner, repo, branch));
@@ -189,11 +303,30 @@ export function createAutogenApp(deps: AppDeps): ApplicationFunction {
       }
     };
 
-    registerCiTriggers(app, { store: deps.store, waiters, appId: deps.appId, firstDelivery, repoConfig, gateAndEnqueue });
-    registerCheckRunActions(app, { store: deps.store, appId: deps.appId, scrub: deps.scrub, cacheRoot: deps.cacheRoot, botIdentity, checkRuns, firstDelivery, gateAndEnqueue });
+    registerCiTriggers(app, {
+      store: deps.store,
+      waiters,
+      appId: deps.appId,
+      firstDelivery,
+      repoConfig,
+      gateAndEnqueue,
+    });
+    registerCheckRunActions(app, {
+      store: deps.store,
+      appId: deps.appId,
+      scrub: deps.scrub,
+      cacheRoot: deps.cacheRoot,
+      botIdentity,
+      checkRuns,
+      firstDelivery,
+      gateAndEnqueue,
+    });
 
     // Reviews on the bot's own PRs are feedback for another iteration on that PR.
-    const onReview = async (context: Context<"pull_request_review.submitted" | "pull_request_review_comment.created">, text: string) => {
+    const onReview = async (
+      context: Context<"pull_request_review.submitted" | "pull_request_review_comment.created">,
+      text: string,
+    ) => {
       if (!(await firstDelivery(context))) return;
       const payload = context.payload;
       const pull = payload.pull_request;
@@ -209,7 +342,12 @@ export function createAutogenApp(deps: AppDeps): ApplicationFunction {
         snapshot: { title: pull.title, body: pull.body ?? "" },
         hint: `Review feedback on this pull request:\n${text}`,
         // A red build's repair only refers to the pull request it repairs (that one is not closed by it).
-        checkpoint: { base: pull.head.ref, branch: pull.head.ref, issue: bot.number, ...(bot.kind === "fix" ? { refs: true } : {}) },
+        checkpoint: {
+          base: pull.head.ref,
+          branch: pull.head.ref,
+          issue: bot.number,
+          ...(bot.kind === "fix" ? { refs: true } : {}),
+        },
       });
     };
     app.on("pull_request_review.submitted", async (context) => {
@@ -232,13 +370,22 @@ export function createAutogenApp(deps: AppDeps): ApplicationFunction {
       const job = await deps.store.latest(repository.owner.login, repository.name, bot.number);
       const outcome = job?.checkpoint.outcome as Outcome | undefined;
       if (!job || !outcome || outcome.status !== "fixed") return;
-      const broken = ((job.checkpoint.attribution as AttributionResult | undefined)?.tests ?? []).filter((t) => t.verdict === "caused-by-change").map((t) => t.id);
+      const broken = ((job.checkpoint.attribution as AttributionResult | undefined)?.tests ?? [])
+        .filter((t) => t.verdict === "caused-by-change")
+        .map((t) => t.id);
       deps.memory.remember(
         { installation: String(installation), repository: repository.full_name },
         {
-          task: job.kind === "ci" ? `A pull request broke tests: ${broken.join(", ")}\n${outcome.message}` : `${job.snapshot.title}\n${job.snapshot.body}`,
-          plan: outcome.plan.steps ?? (outcome.plan.fix ? [`${outcome.plan.fix.family}: ${outcome.plan.fix.description}`] : []),
-          verification: (outcome.plan.verification ?? []).map((v) => `${v.test}: ${v.derived} (expected ${v.expected})`).join("\n"),
+          task:
+            job.kind === "ci"
+              ? `A pull request broke tests: ${broken.join(", ")}\n${outcome.message}`
+              : `${job.snapshot.title}\n${job.snapshot.body}`,
+          plan:
+            outcome.plan.steps ??
+            (outcome.plan.fix ? [`${outcome.plan.fix.family}: ${outcome.plan.fix.description}`] : []),
+          verification: (outcome.plan.verification ?? [])
+            .map((v) => `${v.test}: ${v.derived} (expected ${v.expected})`)
+            .join("\n"),
           keywords: outcome.changedFiles.flatMap((f) => f.split(/[/.]/)).filter((w) => w.length > 2),
         },
       );
@@ -248,10 +395,15 @@ export function createAutogenApp(deps: AppDeps): ApplicationFunction {
     app.on("issues.edited", async (context) => {
       if (!(await firstDelivery(context))) return;
       const payload = context.payload;
-      const active = await deps.store.active(payload.repository.owner.login, payload.repository.name, payload.issue.number);
+      const active = await deps.store.active(
+        payload.repository.owner.login,
+        payload.repository.name,
+        payload.issue.number,
+      );
       if (!active) return;
       if (active.snapshot.title !== payload.issue.title || active.snapshot.body !== (payload.issue.body ?? "")) {
-        if (!pool.abort(active.id, "the issue was edited after the job started")) await deps.store.finish(active.id, "cancelled", "the issue was edited before the job started");
+        if (!pool.abort(active.id, "the issue was edited after the job started"))
+          await deps.store.finish(active.id, "cancelled", "the issue was edited before the job started");
       }
     });
 

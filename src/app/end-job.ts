@@ -5,13 +5,28 @@
 import type { Job } from "../jobs/store.ts";
 import type { JobDeps } from "./job-deps.ts";
 import type { StatusReporter } from "./status-reporter.ts";
-import { DEFAULT_JOB_RETRY, describeGitHubFailure, isTransientGitHubError, nextRun, RetryJobLater } from "./job-retry.ts";
+import {
+  DEFAULT_JOB_RETRY,
+  describeGitHubFailure,
+  isTransientGitHubError,
+  nextRun,
+  RetryJobLater,
+} from "./job-retry.ts";
 
 export class JobCancelled extends Error {}
 
-export async function endJobOnError(error: unknown, job: Job, deps: Pick<JobDeps, "store" | "log" | "jobRetry">, status: StatusReporter, signal: AbortSignal): Promise<void> {
+export async function endJobOnError(
+  error: unknown,
+  job: Job,
+  deps: Pick<JobDeps, "store" | "log" | "jobRetry">,
+  status: StatusReporter,
+  signal: AbortSignal,
+): Promise<void> {
   if (error instanceof JobCancelled || signal.aborted) {
-    const reason = error instanceof JobCancelled ? error.message : ((signal.reason as Error | undefined)?.message ?? "stopped on request");
+    const reason =
+      error instanceof JobCancelled
+        ? error.message
+        : ((signal.reason as Error | undefined)?.message ?? "stopped on request");
     await status.finish(`Cancelled: ${reason}.`).catch(() => undefined);
     await deps.store.finish(job.id, "cancelled", reason);
     return;
@@ -19,13 +34,22 @@ export async function endJobOnError(error: unknown, job: Job, deps: Pick<JobDeps
   if (isTransientGitHubError(error)) {
     const next = await nextRun(deps.store, job, deps.jobRetry ?? DEFAULT_JOB_RETRY);
     if (next.delayMs !== undefined) {
-      deps.log.warn({ jobId: job.id, attempt: next.attempt, delayMs: next.delayMs, reason: describeGitHubFailure(error) }, "job's GitHub calls failed; running it again later");
-      await status.note(`${describeGitHubFailure(error)}; trying again in ${Math.ceil(next.delayMs / 1000)} s (attempt ${next.attempt + 1} of ${(deps.jobRetry ?? DEFAULT_JOB_RETRY).maxAttempts}).`).catch(() => undefined);
+      deps.log.warn(
+        { jobId: job.id, attempt: next.attempt, delayMs: next.delayMs, reason: describeGitHubFailure(error) },
+        "job's GitHub calls failed; running it again later",
+      );
+      await status
+        .note(
+          `${describeGitHubFailure(error)}; trying again in ${Math.ceil(next.delayMs / 1000)} s (attempt ${next.attempt + 1} of ${(deps.jobRetry ?? DEFAULT_JOB_RETRY).maxAttempts}).`,
+        )
+        .catch(() => undefined);
       throw new RetryJobLater(next.delayMs, next.attempt, error);
     }
     const message = `${describeGitHubFailure(error)}; gave up after ${next.attempt} attempts`;
     deps.log.warn({ jobId: job.id, attempts: next.attempt, reason: message }, "job failed: GitHub kept failing");
-    await status.finish(`Stopped: ${message}. Label the issue again (or comment \`/autogen retry\`) once GitHub is back.`).catch(() => undefined);
+    await status
+      .finish(`Stopped: ${message}. Label the issue again (or comment \`/autogen retry\`) once GitHub is back.`)
+      .catch(() => undefined);
     await deps.store.finish(job.id, "failed", message);
     return;
   }

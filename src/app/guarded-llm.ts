@@ -4,5 +4,10 @@ import type { LlmClient } from "../llm/llm-client.ts";
 
 export function guardedLlm(base: LlmClient | undefined, ensureCurrent: () => Promise<void>): LlmClient | undefined {
   if (!base) return undefined;
-  return { ...base, budget: base.budget, model: base.model, call: async (stage, vars, schema, options) => (await ensureCurrent(), base.call(stage, vars, schema, options)) };
+  return {
+    ...base,
+    budget: base.budget,
+    model: base.model,
+    call: async (stage, vars, schema, options) => (await ensureCurrent(), base.call(stage, vars, schema, options)),
+  };
 }

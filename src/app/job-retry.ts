@@ -56,7 +56,11 @@ export class RetryJobLater extends Error {
  * Counts a failed run against the job's budget: the delay before the next run, or
  * undefined when this was the last one. The count lives in the checkpoint.
  */
-export async function nextRun(store: Store, job: Job, policy: JobRetryPolicy): Promise<{ attempt: number; delayMs: number | undefined }> {
+export async function nextRun(
+  store: Store,
+  job: Job,
+  policy: JobRetryPolicy,
+): Promise<{ attempt: number; delayMs: number | undefined }> {
   const attempt = Number((await store.get(job.id))?.checkpoint.githubFailures ?? 0) + 1;
   await store.checkpoint(job.id, { githubFailures: attempt });
   return { attempt, delayMs: attempt < policy.maxAttempts ? policy.backoffMs(attempt) : undefined };
@@ -83,7 +87,14 @@ function sleep(ms: number, signal: AbortSignal): Promise<boolean> {
  * the run could report it, such as the installation token) waits and runs it again from
  * the store's copy (its checkpoints); anything else unexpected ends the job `failed`.
  */
-export async function runJobWithRetries(store: Store, job: Job, signal: AbortSignal, run: (job: Job, signal: AbortSignal) => Promise<void>, policy: JobRetryPolicy, log: Log): Promise<void> {
+export async function runJobWithRetries(
+  store: Store,
+  job: Job,
+  signal: AbortSignal,
+  run: (job: Job, signal: AbortSignal) => Promise<void>,
+  policy: JobRetryPolicy,
+  log: Log,
+): Promise<void> {
   let current = job;
   for (;;) {
     let delayMs: number;
@@ -100,7 +111,10 @@ export async function runJobWithRetries(store: Store, job: Job, signal: AbortSig
           await store.finish(job.id, "failed", message);
           return;
         }
-        log.warn({ jobId: job.id, attempt: next.attempt, delayMs: next.delayMs, reason: describeGitHubFailure(error) }, "job's GitHub calls failed; running it again later");
+        log.warn(
+          { jobId: job.id, attempt: next.attempt, delayMs: next.delayMs, reason: describeGitHubFailure(error) },
+          "job's GitHub calls failed; running it again later",
+        );
         delayMs = next.delayMs;
       } else {
         // Interrupted by a shutdown: left running, requeued at the next start.

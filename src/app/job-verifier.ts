@@ -10,9 +10,23 @@ import { chooseVerifier, type VerifierChoice } from "./choose-verifier.ts";
 import type { JobDeps } from "./job-deps.ts";
 import type { StatusReporter } from "./status-reporter.ts";
 
-export type JobWorkspace = { ci: CiForge; defaultBranch: string; mirror: string; target: GitTarget; runner: TestRunner; fork: boolean };
+export type JobWorkspace = {
+  ci: CiForge;
+  defaultBranch: string;
+  mirror: string;
+  target: GitTarget;
+  runner: TestRunner;
+  fork: boolean;
+};
 
-export async function jobVerifier(deps: JobDeps, job: Job, status: StatusReporter, config: RepoConfig, where: JobWorkspace, signal: AbortSignal): Promise<VerifierChoice> {
+export async function jobVerifier(
+  deps: JobDeps,
+  job: Job,
+  status: StatusReporter,
+  config: RepoConfig,
+  where: JobWorkspace,
+  signal: AbortSignal,
+): Promise<VerifierChoice> {
   const choice = await chooseVerifier({
     config,
     ...where,
@@ -23,10 +37,15 @@ export async function jobVerifier(deps: JobDeps, job: Job, status: StatusReporte
     waiters: deps.waiters,
     pollMs: deps.pollMs,
     actionsTimeoutMs: deps.actionsTimeoutMs,
-    onRun: (run) => status.set("Attempts", "running", `verification run [${run.id}](${run.url}) (${run.candidates} candidate(s))`),
+    onRun: (run) =>
+      status.set("Attempts", "running", `verification run [${run.id}](${run.url}) (${run.candidates} candidate(s))`),
   });
   // Without a model endpoint on the server, every job runs the model-free strategy.
   const strategy = deps.llmFor ? config.strategy.name : "template (no model endpoint configured)";
-  status.set("Configuration", "done", `strategy ${strategy}, tests ${config.test.command ?? where.runner.name}, verifier: ${choice.why}`);
+  status.set(
+    "Configuration",
+    "done",
+    `strategy ${strategy}, tests ${config.test.command ?? where.runner.name}, verifier: ${choice.why}`,
+  );
   return choice;
 }

@@ -23,7 +23,11 @@ export function coAuthor(job: Job): string {
 export function issueCommitMessage(job: Job, outcome: Outcome): string {
   const feedback = job.checkpoint.branch !== undefined;
   const subject =
-    outcome.status !== "fixed" ? `Closest attempt for #${job.number} (does not pass the tests)` : feedback ? `Address review on #${job.number}: ${job.hint ?? ""}` : `Fix #${job.number}: ${job.snapshot.title}`;
+    outcome.status !== "fixed"
+      ? `Closest attempt for #${job.number} (does not pass the tests)`
+      : feedback
+        ? `Address review on #${job.number}: ${job.hint ?? ""}`
+        : `Fix #${job.number}: ${job.snapshot.title}`;
   return fixCommitMessage(outcome, { subject, issueNumber: job.number, trailers: [coAuthor(job)] });
 }
 
@@ -34,24 +38,44 @@ export function issueCommitMessage(job: Job, outcome: Outcome): string {
  * is still where it was seen (see publish-commit.ts); returns GitHub's commit id.
  */
 /** The job's repository as the bot writes to it. */
-export async function gitTarget(forge: Forge, job: Job, identity: (installationId: number) => Promise<BotIdentity>): Promise<GitTarget> {
+export async function gitTarget(
+  forge: Forge,
+  job: Job,
+  identity: (installationId: number) => Promise<BotIdentity>,
+): Promise<GitTarget> {
   return { api: forge.git, owner: job.owner, repo: job.repo, identity: await identity(job.installationId) };
 }
 
-export async function commitAndPush(worktree: Worktree, mirror: string, target: GitTarget, branch: string, message: string, files: string[]): Promise<string> {
-  const sha = await commitFiles({ gitDir: mirror, parent: worktree.sha, workTree: worktree.path, files, message, identity: target.identity });
+export async function commitAndPush(
+  worktree: Worktree,
+  mirror: string,
+  target: GitTarget,
+  branch: string,
+  message: string,
+  files: string[],
+): Promise<string> {
+  const sha = await commitFiles({
+    gitDir: mirror,
+    parent: worktree.sha,
+    workTree: worktree.path,
+    files,
+    message,
+    identity: target.identity,
+  });
   return publishCommit(target, { gitDir: mirror, commit: sha, branch });
 }
 
 /** Publishes and removes the Actions verifier's `autogen/verify-*` branches through the Git Data API. */
 export function branchPublisher(mirror: string, target: GitTarget) {
   const check = (branch: string) => {
-    if (!/^autogen\/verify-[\w.-]+$/.test(branch)) throw new Error(`refusing to publish ${JSON.stringify(branch)}: not a verification branch`);
+    if (!/^autogen\/verify-[\w.-]+$/.test(branch))
+      throw new Error(`refusing to publish ${JSON.stringify(branch)}: not a verification branch`);
   };
   return {
     async push(sha: string, branch: string) {
       check(branch);
-      if (!/^[0-9a-f]{40,64}$/.test(sha)) throw new Error(`refusing to publish ${JSON.stringify(sha)}: not a commit id`);
+      if (!/^[0-9a-f]{40,64}$/.test(sha))
+        throw new Error(`refusing to publish ${JSON.stringify(sha)}: not a commit id`);
       // A throwaway branch of this job: overwritten whatever it holds, as before.
       await publishCommit(target, { gitDir: mirror, commit: sha, branch, force: true });
     },
@@ -75,7 +99,9 @@ export async function applyStoredDiff(dir: string, diff: string): Promise<void> 
     const path = join(patchDir, "change.diff");
     await writeFile(path, diff);
     // Files the engine rewrote with their original text have new timestamps: refresh first.
-    await git(dir).raw(["update-index", "-q", "--refresh"]).catch(() => undefined);
+    await git(dir)
+      .raw(["update-index", "-q", "--refresh"])
+      .catch(() => undefined);
     await git(dir).raw(["apply", "--index", path]);
   } finally {
     await rm(patchDir, { recursive: true, force: true });

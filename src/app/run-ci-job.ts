@@ -11,7 +11,13 @@ import { chooseStrategy, taskSandbox } from "../engine/build-task.ts";
 import type { Outcome } from "../engine/task.ts";
 import type { CiForge, PullInfo, WorkflowRun } from "../forge/ci-forge.ts";
 import type { Job } from "../jobs/job-store.ts";
-import { explainAttribution, explainBrokenTests, explainInfra, evidenceDetails, suggestedPatch } from "../report/ci-explanation.ts";
+import {
+  explainAttribution,
+  explainBrokenTests,
+  explainInfra,
+  evidenceDetails,
+  suggestedPatch,
+} from "../report/ci-explanation.ts";
 import { planSummary } from "../report/plan-summary.ts";
 import { renderReport } from "../report/render-report.ts";
 import { attributeFailures, type AttributionResult } from "../verify/attribution.ts";
@@ -50,7 +56,8 @@ export class HeadMoved extends Error {
 const RED = new Set(["failure", "timed_out", "startup_failure"]);
 const isRed = (run: WorkflowRun) => run.status === "completed" && run.conclusion !== null && RED.has(run.conclusion);
 /** Our own verification runs and branches are never evidence of the PR's CI. */
-const isOurs = (run: WorkflowRun) => run.path.endsWith(`/${VERIFY_WORKFLOW}`) || (run.headBranch ?? "").startsWith("autogen/verify-");
+const isOurs = (run: WorkflowRun) =>
+  run.path.endsWith(`/${VERIFY_WORKFLOW}`) || (run.headBranch ?? "").startsWith("autogen/verify-");
 
 export async function runCiJob(job: Job, deps: JobDeps, signal: AbortSignal): Promise<void> {
   const forge = await deps.forgeFor(job.installationId);
@@ -60,7 +67,8 @@ export async function runCiJob(job: Job, deps: JobDeps, signal: AbortSignal): Pr
   const worktrees: Worktree[] = [];
   let headSha = job.checkpoint.headSha as string | undefined;
   const ensureCurrent = async () => {
-    if (signal.aborted) throw new JobCancelled(String((signal.reason as Error | undefined)?.message ?? "stopped on request"));
+    if (signal.aborted)
+      throw new JobCancelled(String((signal.reason as Error | undefined)?.message ?? "stopped on request"));
     const now = await ci.pull(owner, repo, number);
     if (headSha && now.headSha !== headSha) throw new HeadMoved(now.headSha);
   };
@@ -83,10 +91,13 @@ export async function runCiJob(job: Job, deps: JobDeps, signal: AbortSignal): Pr
     // The evidence: the red runs of the head commit (waiting for runs still in progress).
     status.set("CI evidence", "running");
     const runs = await redRuns(ci, job, pull, config, deps, signal);
-    const suiteId = job.checkpoint.headSha === headSha ? (job.checkpoint.checkSuiteId as number | undefined) : undefined;
+    const suiteId =
+      job.checkpoint.headSha === headSha ? (job.checkpoint.checkSuiteId as number | undefined) : undefined;
     if (runs.length === 0 && suiteId === undefined) {
       status.set("CI evidence", "done", `no failed run on ${headSha.slice(0, 7)}`);
-      await status.finish(`Nothing to repair: CI is not red on \`${headSha.slice(0, 7)}\` (no failed workflow run for the head of #${number}).`);
+      await status.finish(
+        `Nothing to repair: CI is not red on \`${headSha.slice(0, 7)}\` (no failed workflow run for the head of #${number}).`,
+      );
       await deps.store.finish(job.id, "done");
       return;
     }
@@ -99,11 +110,32 @@ export async function runCiJob(job: Job, deps: JobDeps, signal: AbortSignal): Pr
     worktrees.push(head);
     const runner = detectRunner(head.path, config.test.command);
     const evidence: RunEvidence[] = [];
-    for (const run of runs.slice(0, 3)) evidence.push(await collectRunEvidence(ci, owner, repo, run, { parseConsole: runner.parseConsole, baseBranch: pull.baseRef }));
-    if (evidence.length === 0 && suiteId !== undefined) evidence.push(await collectCheckSuiteEvidence(ci, owner, repo, { id: suiteId, headSha, headBranch: pull.headRef }, { parseConsole: runner.parseConsole }));
+    for (const run of runs.slice(0, 3))
+      evidence.push(
+        await collectRunEvidence(ci, owner, repo, run, { parseConsole: runner.parseConsole, baseBranch: pull.baseRef }),
+      );
+    if (evidence.length === 0 && suiteId !== undefined)
+      evidence.push(
+        await collectCheckSuiteEvidence(
+          ci,
+          owner,
+          repo,
+          { id: suiteId, headSha, headBranch: pull.headRef },
+          { parseConsole: runner.parseConsole },
+        ),
+      );
     const failingInCi = [...new Set(evidence.flatMap((e) => failingTests(e.report).map((t) => t.id)))];
-    await recordFailureSites(deps.store, job, evidence.map((e) => e.report), head.path);
-    status.set("CI evidence", "done", `${evidence.length} failed run(s), ${failingInCi.length} failing test(s) (${evidence.map((e) => e.testsFrom).join(", ")})`);
+    await recordFailureSites(
+      deps.store,
+      job,
+      evidence.map((e) => e.report),
+      head.path,
+    );
+    status.set(
+      "CI evidence",
+      "done",
+      `${evidence.length} failed run(s), ${failingInCi.length} failing test(s) (${evidence.map((e) => e.testsFrom).join(", ")})`,
+    );
     const infra = evidence.every((e) => e.infra) ? evidence[0]?.infra : undefined;
     if (infra && failingInCi.length === 0) {
       status.set("Attribution", "done", `infrastructure: ${infra.kind}`);
@@ -113,7 +145,9 @@ export async function runCiJob(job: Job, deps: JobDeps, signal: AbortSignal): Pr
     }
 
     // Failures that are test files not loading (a missing test dependency, a syntax error in a test) are the setup's, not the code's.
-    const brokenInCi = evidence.filter((e) => e.report.tests.length > 0).map((e) => brokenRunReason(e.report, head.path));
+    const brokenInCi = evidence
+      .filter((e) => e.report.tests.length > 0)
+      .map((e) => brokenRunReason(e.report, head.path));
     if (brokenInCi.length > 0 && brokenInCi.every(Boolean)) {
       await stopOnBrokenTests(status, brokenInCi[0] as string, "in CI's test run", evidence);
       await deps.store.finish(job.id, "done");
@@ -124,26 +158,64 @@ export async function runCiJob(job: Job, deps: JobDeps, signal: AbortSignal): Pr
     const hidden = { hiddenPaths: [dirname(dirname(mirror))] };
     // A fork's pull request installs into a cache of its own: its install scripts are its author's, and must not plant anything the repository's later jobs would run.
     const repositoryScope = `${String(job.installationId)}/${job.owner}/${job.repo}`;
-    const installCache = { cacheRoot: appInstallCache(deps.cacheRoot, pull.fork ? `${repositoryScope}/fork-pull/${String(pull.number)}` : repositoryScope) };
-    const install = await installDependencies(head.path, config.test, { ...taskSandbox(config, signal), ...hidden }, installCache);
+    const installCache = {
+      cacheRoot: appInstallCache(
+        deps.cacheRoot,
+        pull.fork ? `${repositoryScope}/fork-pull/${String(pull.number)}` : repositoryScope,
+      ),
+    };
+    const install = await installDependencies(
+      head.path,
+      config.test,
+      { ...taskSandbox(config, signal), ...hidden },
+      installCache,
+    );
     config = configWithInstall(config, install);
-    const choice = await jobVerifier(deps, job, status, config, { ci, defaultBranch: repository.defaultBranch, mirror, target: await gitTarget(forge, job, deps.botIdentity), runner, fork: pull.fork }, signal);
+    const choice = await jobVerifier(
+      deps,
+      job,
+      status,
+      config,
+      {
+        ci,
+        defaultBranch: repository.defaultBranch,
+        mirror,
+        target: await gitTarget(forge, job, deps.botIdentity),
+        runner,
+        fork: pull.fork,
+      },
+      signal,
+    );
 
     // Attribution: the failing tests at the merge base and at the head, with reruns.
     status.set("Attribution", "running");
-    const mergeBase = (await cache.run(mirror, ["merge-base", "--end-of-options", pull.baseSha, headSha], "find the merge base")).trim();
+    const mergeBase = (
+      await cache.run(mirror, ["merge-base", "--end-of-options", pull.baseSha, headSha], "find the merge base")
+    ).trim();
     const base = await cache.worktree(mirror, mergeBase, `job-${job.id}-base`);
     worktrees.push(base);
     // The repository's setup (for example `npm ci`) in both checkouts, before any local run
     // (attribution, and the coverage runs that stay local even when Actions verifies).
     {
-      const baseInstall = await installDependencies(base.path, begun.config.test, { ...taskSandbox(begun.config, signal), ...hidden }, { cacheRoot: appInstallCache(deps.cacheRoot, repositoryScope) });
-      if (baseInstall.ran && !baseInstall.ok) status.set("Attribution", "running", `the merge base's dependencies did not install: ${baseInstall.message.slice(0, 300)}`);
+      const baseInstall = await installDependencies(
+        base.path,
+        begun.config.test,
+        { ...taskSandbox(begun.config, signal), ...hidden },
+        { cacheRoot: appInstallCache(deps.cacheRoot, repositoryScope) },
+      );
+      if (baseInstall.ran && !baseInstall.ok)
+        status.set(
+          "Attribution",
+          "running",
+          `the merge base's dependencies did not install: ${baseInstall.message.slice(0, 300)}`,
+        );
       for (const tree of [head, base]) {
         const setup = await runSetup(tree.path, config.test, { ...taskSandbox(config, signal), ...hidden });
         if (setup.ran && !setup.ok) {
           status.set("Attribution", "failed", "the setup command failed");
-          await status.finish(`autogen-bot could not prepare the checkout at \`${tree.sha.slice(0, 7)}\`: ${setup.message}`);
+          await status.finish(
+            `autogen-bot could not prepare the checkout at \`${tree.sha.slice(0, 7)}\`: ${setup.message}`,
+          );
           await deps.store.finish(job.id, "failed", setup.message);
           return;
         }
@@ -163,29 +235,48 @@ export async function runCiJob(job: Job, deps: JobDeps, signal: AbortSignal): Pr
     }
     if (failing.length === 0) {
       status.set("Attribution", "failed", "no failing test reproduced");
-      await status.finish(`The failing CI job did not fail in tests autogen-bot could run (${choice.why}), so it made no change.\n\n<details><summary>Evidence from CI</summary>\n\n${evidenceDetails(evidence)}\n</details>`);
+      await status.finish(
+        `The failing CI job did not fail in tests autogen-bot could run (${choice.why}), so it made no change.\n\n<details><summary>Evidence from CI</summary>\n\n${evidenceDetails(evidence)}\n</details>`,
+      );
       await deps.store.finish(job.id, "done");
       return;
     }
     // A job resumed after a restart keeps the attribution it already paid for.
     const attribution =
       (job.checkpoint.attribution as AttributionResult | undefined) ??
-      (await attributeFailures(choice.verifier, { base: base.path, candidate: head.path }, { kind: "tests", ids: failing }, config.test.reruns, { parallel: choice.backend === "actions" }));
+      (await attributeFailures(
+        choice.verifier,
+        { base: base.path, candidate: head.path },
+        { kind: "tests", ids: failing },
+        config.test.reruns,
+        { parallel: choice.backend === "actions" },
+      ));
     await deps.store.checkpoint(job.id, { attribution });
     if (!attribution.tests.some((t) => failing.includes(t.id))) {
       // The ids CI reported are not tests the verifier here can select (another runner, renamed tests).
       status.set("Attribution", "failed", "the failing tests could not be run");
       await status.finish(
-        `The tests that failed in CI (${failing.slice(0, 10).map((id) => `\`${id}\``).join(", ")}) could not be run by ${choice.why} at the merge base or the head, so autogen-bot cannot tell whether this pull request caused them, and made no change. Setting \`test.command\` in \`.github/autogen.yml\` to the command CI runs may help.\n\n<details><summary>Evidence from CI</summary>\n\n${evidenceDetails(evidence)}\n</details>`,
+        `The tests that failed in CI (${failing
+          .slice(0, 10)
+          .map((id) => `\`${id}\``)
+          .join(
+            ", ",
+          )}) could not be run by ${choice.why} at the merge base or the head, so autogen-bot cannot tell whether this pull request caused them, and made no change. Setting \`test.command\` in \`.github/autogen.yml\` to the command CI runs may help.\n\n<details><summary>Evidence from CI</summary>\n\n${evidenceDetails(evidence)}\n</details>`,
       );
       await deps.store.finish(job.id, "done");
       return;
     }
     const caused = attribution.tests.filter((t) => t.verdict === "caused-by-change").map((t) => t.id);
     const c = attribution.counts;
-    status.set("Attribution", "done", `${c["caused-by-change"]} caused by the change, ${c["pre-existing"]} pre-existing, ${c.flaky} flaky, ${c.passing + c.fixed} not reproduced`);
+    status.set(
+      "Attribution",
+      "done",
+      `${c["caused-by-change"]} caused by the change, ${c["pre-existing"]} pre-existing, ${c.flaky} flaky, ${c.passing + c.fixed} not reproduced`,
+    );
     if (caused.length === 0) {
-      await status.finish(explainAttribution(attribution, { base: mergeBase, head: headSha, verifier: choice.why }, evidence));
+      await status.finish(
+        explainAttribution(attribution, { base: mergeBase, head: headSha, verifier: choice.why }, evidence),
+      );
       await deps.store.finish(job.id, "done");
       return;
     }
@@ -194,21 +285,45 @@ export async function runCiJob(job: Job, deps: JobDeps, signal: AbortSignal): Pr
     // Repair: visible = the failures this PR caused, regression = the whole suite.
     let outcome = job.checkpoint.outcome as Outcome | undefined;
     if (!outcome) {
-      outcome = await repairWithPipeline(job, deps, { pull, caused, mergeBase, evidence, head, config: begun.config, runner, choice, install, hidden, status, ensureCurrent, signal });
+      outcome = await repairWithPipeline(job, deps, {
+        pull,
+        caused,
+        mergeBase,
+        evidence,
+        head,
+        config: begun.config,
+        runner,
+        choice,
+        install,
+        hidden,
+        status,
+        ensureCurrent,
+        signal,
+      });
       await deps.store.checkpoint(job.id, { outcome });
     } else if (outcome.status === "fixed" && !job.checkpoint.pushed) {
       await applyStoredDiff(head.path, outcome.diff);
     }
     if (job.checkpoint.planOnly === true) {
-      status.set("Plan", outcome.plan.verified ? "done" : "failed", `${outcome.plan.verified ? "verified" : "not verified"} on ${outcome.plan.verification?.length ?? 0} test(s)`);
+      status.set(
+        "Plan",
+        outcome.plan.verified ? "done" : "failed",
+        `${outcome.plan.verified ? "verified" : "not verified"} on ${outcome.plan.verification?.length ?? 0} test(s)`,
+      );
       await status.finish(planSummary(outcome));
       await deps.store.finish(job.id, "done");
       return;
     }
-    status.set("Attempts", outcome.status === "fixed" ? "done" : "failed", `${outcome.attempts.length} attempt(s), verified in ${choice.why}`);
+    status.set(
+      "Attempts",
+      outcome.status === "fixed" ? "done" : "failed",
+      `${outcome.attempts.length} attempt(s), verified in ${choice.why}`,
+    );
     if (outcome.status !== "fixed") {
       status.set("Pull request", "skipped", "no fix found");
-      await status.finish(`Stopped without a fix (\`${outcome.stopReason}\`): ${outcome.message}.\n\n<details><summary>Report</summary>\n\n${renderReport(outcome, { title: pull.title })}\n</details>`);
+      await status.finish(
+        `Stopped without a fix (\`${outcome.stopReason}\`): ${outcome.message}.\n\n<details><summary>Report</summary>\n\n${renderReport(outcome, { title: pull.title })}\n</details>`,
+      );
       await deps.store.finish(job.id, outcome.stopReason === "error" ? "failed" : "done", outcome.message);
       return;
     }
@@ -218,19 +333,36 @@ export async function runCiJob(job: Job, deps: JobDeps, signal: AbortSignal): Pr
 
     if (pull.fork) {
       status.set("Pull request", "skipped", "fork: patch in this comment");
-      await status.finish(`${suggestedPatch(outcome.diff, { ref: pull.headRef, sha: headSha })}\n\n<details><summary>Report</summary>\n\n${renderReport(outcome, { title: pull.title })}\n</details>`);
+      await status.finish(
+        `${suggestedPatch(outcome.diff, { ref: pull.headRef, sha: headSha })}\n\n<details><summary>Report</summary>\n\n${renderReport(outcome, { title: pull.title })}\n</details>`,
+      );
       await deps.store.finish(job.id, "done");
       return;
     }
     const branch = repairBranch(number, headSha);
     if (!job.checkpoint.pushed) {
-      const message = [`Fix the tests #${number} broke: ${caused.join(", ")}`.slice(0, 72), "", `${outcome.message}.`, "", coAuthor(job)].join("\n");
-      const sha = await commitAndPush(head, mirror, await gitTarget(forge, job, deps.botIdentity), branch, message, outcome.changedFiles);
+      const message = [
+        `Fix the tests #${number} broke: ${caused.join(", ")}`.slice(0, 72),
+        "",
+        `${outcome.message}.`,
+        "",
+        coAuthor(job),
+      ].join("\n");
+      const sha = await commitAndPush(
+        head,
+        mirror,
+        await gitTarget(forge, job, deps.botIdentity),
+        branch,
+        message,
+        outcome.changedFiles,
+      );
       await deps.store.checkpoint(job.id, { pushed: sha });
     }
     status.set("Pull request", "running");
     const title = `autogen: fix CI of #${number} (${pull.title})`.slice(0, 250);
-    const leftAlone = attribution.tests.filter((t) => t.verdict === "pre-existing" || t.verdict === "flaky").map((t) => `- \`${t.id}\`: ${t.verdict} (base ${t.base.join(", ")}; head ${t.candidate.join(", ")})`);
+    const leftAlone = attribution.tests
+      .filter((t) => t.verdict === "pre-existing" || t.verdict === "flaky")
+      .map((t) => `- \`${t.id}\`: ${t.verdict} (base ${t.base.join(", ")}; head ${t.candidate.join(", ")})`);
     const body = [
       `Repairs the red build of #${number} at \`${headSha.slice(0, 7)}\`: ${caused.length} test(s) the change broke pass again (attribution at the merge base \`${mergeBase.slice(0, 7)}\`). Merge this into \`${pull.headRef}\`.`,
       leftAlone.length ? `\nNot repaired, because the pull request did not cause them:\n${leftAlone.join("\n")}` : "",
@@ -238,14 +370,23 @@ export async function runCiJob(job: Job, deps: JobDeps, signal: AbortSignal): Pr
     ].join("\n");
     let pr = await forge.findOpenPull(owner, repo, branch);
     if (pr) await forge.updatePull(owner, repo, pr.number, { title, body });
-    else pr = await forge.createPull(owner, repo, { title, head: branch, base: pull.headRef, body, draft: config.pullRequest.draft === "always" || isUnreviewed(outcome) });
+    else
+      pr = await forge.createPull(owner, repo, {
+        title,
+        head: branch,
+        base: pull.headRef,
+        body,
+        draft: config.pullRequest.draft === "always" || isUnreviewed(outcome),
+      });
     await deps.store.checkpoint(job.id, { pull: pr.number });
     status.set("Pull request", "done", `#${pr.number}`);
     await status.finish(`Opened ${pr.url} into \`${pull.headRef}\`: ${outcome.message}.`);
     await deps.store.finish(job.id, "done");
   } catch (error) {
     if (error instanceof HeadMoved) {
-      await status.finish(`Stopped: ${error.message} while the job ran. Starting again on the new head if its build is red.`).catch(() => undefined);
+      await status
+        .finish(`Stopped: ${error.message} while the job ran. Starting again on the new head if its build is red.`)
+        .catch(() => undefined);
       await deps.store.finish(job.id, "cancelled", error.message);
       await deps.restart?.(job, { headSha: error.sha });
       return;
@@ -257,12 +398,24 @@ export async function runCiJob(job: Job, deps: JobDeps, signal: AbortSignal): Pr
 }
 
 /** The failed runs of the head commit; runs still in progress are waited for (polling, within the job's minutes). */
-async function redRuns(ci: CiForge, job: Job, pull: PullInfo, config: RepoConfig, deps: JobDeps, signal: AbortSignal): Promise<WorkflowRun[]> {
+async function redRuns(
+  ci: CiForge,
+  job: Job,
+  pull: PullInfo,
+  config: RepoConfig,
+  deps: JobDeps,
+  signal: AbortSignal,
+): Promise<WorkflowRun[]> {
   const runId = job.checkpoint.runId as number | undefined;
   const deadline = Date.now() + config.budgets.minutes * 60_000;
   let wait = deps.pollMs ?? 10_000;
   for (;;) {
-    const all = runId !== undefined && job.checkpoint.headSha === pull.headSha ? [await ci.workflowRun(job.owner, job.repo, runId)] : (await ci.workflowRuns(job.owner, job.repo, { headSha: pull.headSha })).filter((r) => !isOurs(r) && r.event !== "workflow_dispatch");
+    const all =
+      runId !== undefined && job.checkpoint.headSha === pull.headSha
+        ? [await ci.workflowRun(job.owner, job.repo, runId)]
+        : (await ci.workflowRuns(job.owner, job.repo, { headSha: pull.headSha })).filter(
+            (r) => !isOurs(r) && r.event !== "workflow_dispatch",
+          );
     const red = all.filter(isRed);
     const pending = all.filter((r) => r.status !== "completed");
     if (red.length > 0 || pending.length === 0 || Date.now() > deadline) return red;
@@ -273,7 +426,12 @@ async function redRuns(ci: CiForge, job: Job, pull: PullInfo, config: RepoConfig
 }
 
 /** A test run judged broken is attributed to infrastructure, with the reason, and never planned against. */
-async function stopOnBrokenTests(status: StatusReporter, reason: string, where: string, evidence: RunEvidence[]): Promise<void> {
+async function stopOnBrokenTests(
+  status: StatusReporter,
+  reason: string,
+  where: string,
+  evidence: RunEvidence[],
+): Promise<void> {
   status.set("Attribution", "done", "infrastructure: the test command is broken");
   await status.finish(explainBrokenTests(reason, where, evidence));
 }

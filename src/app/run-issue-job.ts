@@ -31,9 +31,13 @@ export async function runIssueJob(job: Job, deps: JobDeps, signal: AbortSignal):
   const { owner, repo, number } = job;
   let worktree: Worktree | undefined;
   const ensureCurrent = async () => {
-    if (signal.aborted) throw new JobCancelled(String((signal.reason as Error | undefined)?.message ?? "stopped on request"));
+    if (signal.aborted)
+      throw new JobCancelled(String((signal.reason as Error | undefined)?.message ?? "stopped on request"));
     const now = await forge.issue(owner, repo, number);
-    if (now.title !== job.snapshot.title || now.body !== job.snapshot.body) throw new JobCancelled("the issue was edited after the job started; label it again (or comment `/autogen retry`) to work on the new text");
+    if (now.title !== job.snapshot.title || now.body !== job.snapshot.body)
+      throw new JobCancelled(
+        "the issue was edited after the job started; label it again (or comment `/autogen retry`) to work on the new text",
+      );
   };
   try {
     const begun = await beginJob(forge, deps.store, status, job, deps.configOverride);
@@ -50,20 +54,45 @@ export async function runIssueJob(job: Job, deps: JobDeps, signal: AbortSignal):
     const base = (job.checkpoint.base as string | undefined) ?? repository.defaultBranch;
     worktree = await cache.worktree(mirror, base, `job-${job.id}`);
     if (!outcome) {
-      outcome = await runEngine(job, config, worktree, mirror, { repository, target: await gitTarget(forge, job, deps.botIdentity) }, deps, status, ensureCurrent, signal);
+      outcome = await runEngine(
+        job,
+        config,
+        worktree,
+        mirror,
+        { repository, target: await gitTarget(forge, job, deps.botIdentity) },
+        deps,
+        status,
+        ensureCurrent,
+        signal,
+      );
       await deps.store.checkpoint(job.id, { outcome, base: worktree.sha });
     } else if (outcome.status === "fixed" && !job.checkpoint.pushed) {
       // Resumed after a restart: the change is in the checkpoint, not in a worktree.
       await applyStoredDiff(worktree.path, outcome.diff);
     }
 
-    const draftOfAttempt = job.kind !== "plan" && outcome.status !== "fixed" && config.pullRequest.onGiveUp === "draft-pr" && outcome.closestAttempt !== undefined;
-    if (draftOfAttempt && outcome.closestAttempt && !job.checkpoint.pushed) await applyStoredDiff(worktree.path, outcome.closestAttempt.diff);
+    const draftOfAttempt =
+      job.kind !== "plan" &&
+      outcome.status !== "fixed" &&
+      config.pullRequest.onGiveUp === "draft-pr" &&
+      outcome.closestAttempt !== undefined;
+    if (draftOfAttempt && outcome.closestAttempt && !job.checkpoint.pushed)
+      await applyStoredDiff(worktree.path, outcome.closestAttempt.diff);
     if (job.kind === "plan" || (outcome.status !== "fixed" && !draftOfAttempt)) {
-      const summary = job.kind === "plan" ? planSummary(outcome) : `Stopped without a fix (\`${outcome.stopReason}\`): ${outcome.message}.`;
-      if (outcome.status !== "fixed" && config.pullRequest.onGiveUp === "comment") status.set("Pull request", "skipped", "no fix found");
-      await status.finish(`${summary}\n\n<details><summary>Report</summary>\n\n${renderReport(outcome, { title: job.snapshot.title })}\n</details>`);
-      await deps.store.finish(job.id, outcome.stopReason === "error" ? "failed" : "done", outcome.status === "fixed" ? undefined : outcome.message);
+      const summary =
+        job.kind === "plan"
+          ? planSummary(outcome)
+          : `Stopped without a fix (\`${outcome.stopReason}\`): ${outcome.message}.`;
+      if (outcome.status !== "fixed" && config.pullRequest.onGiveUp === "comment")
+        status.set("Pull request", "skipped", "no fix found");
+      await status.finish(
+        `${summary}\n\n<details><summary>Report</summary>\n\n${renderReport(outcome, { title: job.snapshot.title })}\n</details>`,
+      );
+      await deps.store.finish(
+        job.id,
+        outcome.stopReason === "error" ? "failed" : "done",
+        outcome.status === "fixed" ? undefined : outcome.message,
+      );
       return;
     }
 
@@ -73,25 +102,43 @@ export async function runIssueJob(job: Job, deps: JobDeps, signal: AbortSignal):
     if (!job.checkpoint.pushed) {
       await ensureCurrent();
       const files = outcome.status === "fixed" ? outcome.changedFiles : (outcome.closestAttempt?.files ?? []);
-      const sha = await commitAndPush(worktree, mirror, await gitTarget(forge, job, deps.botIdentity), branch, issueCommitMessage(job, outcome), files);
+      const sha = await commitAndPush(
+        worktree,
+        mirror,
+        await gitTarget(forge, job, deps.botIdentity),
+        branch,
+        issueCommitMessage(job, outcome),
+        files,
+      );
       await deps.store.checkpoint(job.id, { pushed: sha });
       await deps.checkRunStarted?.(job, sha);
     }
     status.set("Pull request", "running");
-    const draft = draftOfAttempt || config.pullRequest.draft === "always" || !(outcome.evidence.after && outcome.evidence.after.failed === 0) || isUnreviewed(outcome);
-    const attemptNote = draftOfAttempt && outcome.closestAttempt
-      ? `> **Draft: no fix was found.** This branch holds the closest attempt (${outcome.closestAttempt.passed} visible test(s) passing, ${outcome.closestAttempt.failed} failing); it does not pass the tests. Stopped: ${outcome.message}.\n\n`
-      : "";
-    const repairNote = job.checkpoint.refs === true ? `Repairs the red build of #${closes}; updated after review.\n\n` : "";
+    const draft =
+      draftOfAttempt ||
+      config.pullRequest.draft === "always" ||
+      !(outcome.evidence.after && outcome.evidence.after.failed === 0) ||
+      isUnreviewed(outcome);
+    const attemptNote =
+      draftOfAttempt && outcome.closestAttempt
+        ? `> **Draft: no fix was found.** This branch holds the closest attempt (${outcome.closestAttempt.passed} visible test(s) passing, ${outcome.closestAttempt.failed} failing); it does not pass the tests. Stopped: ${outcome.message}.\n\n`
+        : "";
+    const repairNote =
+      job.checkpoint.refs === true ? `Repairs the red build of #${closes}; updated after review.\n\n` : "";
     const body = `${attemptNote}${repairNote}${renderReport(outcome, { title: `autogen: ${job.snapshot.title}`, branch })}\n${draftOfAttempt || job.checkpoint.refs === true ? "Refs" : "Closes"} #${closes}\n`;
     const title = (job.checkpoint.branch ? job.snapshot.title : `autogen: ${job.snapshot.title}`).slice(0, 250);
     let pull = await forge.findOpenPull(owner, repo, branch);
     const existed = pull !== undefined;
     if (pull) await forge.updatePull(owner, repo, pull.number, { title, body });
-    else pull = await forge.createPull(owner, repo, { title, head: branch, base: repository.defaultBranch, body, draft });
+    else
+      pull = await forge.createPull(owner, repo, { title, head: branch, base: repository.defaultBranch, body, draft });
     await deps.store.checkpoint(job.id, { pull: pull.number });
     status.set("Pull request", draftOfAttempt ? "failed" : "done", `#${pull.number}${draft ? " (draft)" : ""}`);
-    await status.finish(draftOfAttempt ? `No fix found; the closest attempt is in the draft ${pull.url}: ${outcome.message}.` : `${existed ? "Updated" : "Opened"} ${pull.url}: ${outcome.message}.`);
+    await status.finish(
+      draftOfAttempt
+        ? `No fix found; the closest attempt is in the draft ${pull.url}: ${outcome.message}.`
+        : `${existed ? "Updated" : "Opened"} ${pull.url}: ${outcome.message}.`,
+    );
     await deps.store.finish(job.id, "done");
   } catch (error) {
     await endJobOnError(error, job, deps, status, signal);

@@ -6,9 +6,24 @@ import type { Forge } from "../forge/forge.ts";
 import type { Job, Store } from "../jobs/store.ts";
 import { renderStatus, statusMarker, type StatusStep } from "../report/status-comment.ts";
 
-export const STEPS = ["Configuration", "Tests and localisation", "Plan", "Attempts", "Regression gate", "Pull request"] as const;
+export const STEPS = [
+  "Configuration",
+  "Tests and localisation",
+  "Plan",
+  "Attempts",
+  "Regression gate",
+  "Pull request",
+] as const;
 /** A red build on a pull request: the evidence and its attribution come before the plan. */
-export const CI_STEPS = ["Configuration", "CI evidence", "Attribution", "Plan", "Attempts", "Regression gate", "Pull request"] as const;
+export const CI_STEPS = [
+  "Configuration",
+  "CI evidence",
+  "Attribution",
+  "Plan",
+  "Attempts",
+  "Regression gate",
+  "Pull request",
+] as const;
 export type StepName = (typeof STEPS)[number] | (typeof CI_STEPS)[number];
 
 export class StatusReporter {
@@ -38,8 +53,17 @@ export class StatusReporter {
 
   async start(): Promise<void> {
     if (this.commentId === null) {
-      const existing = (await this.forge.listComments(this.job.owner, this.job.repo, this.job.number)).find((c) => c.body.startsWith(this.marker));
-      this.commentId = existing?.id ?? (await this.forge.createComment(this.job.owner, this.job.repo, this.job.number, renderStatus(this.marker, this.steps)));
+      const existing = (await this.forge.listComments(this.job.owner, this.job.repo, this.job.number)).find((c) =>
+        c.body.startsWith(this.marker),
+      );
+      this.commentId =
+        existing?.id ??
+        (await this.forge.createComment(
+          this.job.owner,
+          this.job.repo,
+          this.job.number,
+          renderStatus(this.marker, this.steps),
+        ));
       await this.store.setStatusComment(this.job.id, this.commentId);
     }
     await this.write();
@@ -60,7 +84,8 @@ export class StatusReporter {
 
   private schedule(): void {
     if (Date.now() - this.lastWrite >= this.throttleMs) void this.write().catch(() => undefined);
-    else if (!this.pending) this.pending = setTimeout(() => void this.write().catch(() => undefined), this.throttleMs).unref();
+    else if (!this.pending)
+      this.pending = setTimeout(() => void this.write().catch(() => undefined), this.throttleMs).unref();
   }
 
   /** A line under the steps while the job goes on (a retry later), leaving the steps as they are. */

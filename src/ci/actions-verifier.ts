@@ -55,7 +55,11 @@ export class VerificationTimeout extends ActionsVerifierError {
 
 /** Test ids travel to the workflow as one space-separated input: none may hide an option or a separator. */
 export function workflowTestIds(ids: string[]): string {
-  for (const id of safeIds(ids)) if (/\s/.test(id)) throw new ActionsVerifierError(`test id ${JSON.stringify(id)} contains whitespace and cannot be passed to the verification workflow`);
+  for (const id of safeIds(ids))
+    if (/\s/.test(id))
+      throw new ActionsVerifierError(
+        `test id ${JSON.stringify(id)} contains whitespace and cannot be passed to the verification workflow`,
+      );
   return ids.join(" ");
 }
 
@@ -70,7 +74,8 @@ export function actionsVerifier(options: ActionsVerifierOptions): Verifier {
 
   const sleep = (runId: number | undefined, ms: number) => waiters.sleep(runId, ms, options.signal);
   const checkAborted = () => {
-    if (options.signal?.aborted) throw options.signal.reason instanceof Error ? options.signal.reason : new ActionsVerifierError("cancelled");
+    if (options.signal?.aborted)
+      throw options.signal.reason instanceof Error ? options.signal.reason : new ActionsVerifierError("cancelled");
   };
 
   async function findRun(correlationId: string, since: number, deadline: number): Promise<WorkflowRun | undefined> {
@@ -113,9 +118,19 @@ export function actionsVerifier(options: ActionsVerifierOptions): Verifier {
       const deadline = started + options.timeoutMs;
       checkAborted();
       const tests = selection.kind === "all" ? "" : workflowTestIds(selection.ids);
-      const { runId } = await ci.dispatch(owner, repo, workflow, options.dispatchRef, { refs: JSON.stringify(branches), tests, correlation_id: correlationId });
-      const run = runId !== undefined ? await ci.workflowRun(owner, repo, runId) : await findRun(correlationId, started, deadline);
-      if (!run) throw new VerificationTimeout(`the verification run (correlation id ${correlationId}) was not found within ${Math.round(options.timeoutMs / 1000)} s of dispatching it`);
+      const { runId } = await ci.dispatch(owner, repo, workflow, options.dispatchRef, {
+        refs: JSON.stringify(branches),
+        tests,
+        correlation_id: correlationId,
+      });
+      const run =
+        runId !== undefined
+          ? await ci.workflowRun(owner, repo, runId)
+          : await findRun(correlationId, started, deadline);
+      if (!run)
+        throw new VerificationTimeout(
+          `the verification run (correlation id ${correlationId}) was not found within ${Math.round(options.timeoutMs / 1000)} s of dispatching it`,
+        );
       options.onRun?.({ id: run.id, url: run.htmlUrl, candidates: items.length });
       let done: WorkflowRun | undefined;
       try {
@@ -126,7 +141,9 @@ export function actionsVerifier(options: ActionsVerifierOptions): Verifier {
       }
       if (!done) {
         await ci.cancelRun(owner, repo, run.id).catch(() => undefined);
-        throw new VerificationTimeout(`the verification run ${run.htmlUrl} did not complete within ${Math.round(options.timeoutMs / 1000)} s; it was cancelled`);
+        throw new VerificationTimeout(
+          `the verification run ${run.htmlUrl} did not complete within ${Math.round(options.timeoutMs / 1000)} s; it was cancelled`,
+        );
       }
       const jobs = await ci.jobs(owner, repo, done.id);
       return await Promise.all(
@@ -162,7 +179,12 @@ export function actionsVerifier(options: ActionsVerifierOptions): Verifier {
 
   return {
     run(workspace, selection, extraEnv) {
-      if (extraEnv && Object.keys(extraEnv).length > 0) return Promise.reject(new ActionsVerifierError("the Actions verifier runs the repository's workflow as it is; instrumented runs (coverage, traces) go to the local sandbox"));
+      if (extraEnv && Object.keys(extraEnv).length > 0)
+        return Promise.reject(
+          new ActionsVerifierError(
+            "the Actions verifier runs the repository's workflow as it is; instrumented runs (coverage, traces) go to the local sandbox",
+          ),
+        );
       return new Promise<TestReport>((resolve, reject) => {
         const key = JSON.stringify(selection);
         const waiting = batches.get(key);

@@ -16,7 +16,10 @@ export class ArtifactError extends Error {
 const MAX_FILE_BYTES = 32 * 1024 * 1024;
 
 /** Results from the XML (JUnit) and JSON (Jest/Vitest) files of a zip; `problems` names files that were skipped and why. */
-export function reportsFromZip(zip: Uint8Array, options: { root?: string } = {}): { tests: TestCaseResult[]; files: string[]; problems: string[] } {
+export function reportsFromZip(
+  zip: Uint8Array,
+  options: { root?: string } = {},
+): { tests: TestCaseResult[]; files: string[]; problems: string[] } {
   const problems: string[] = [];
   let entries: Record<string, Uint8Array>;
   try {

@@ -12,12 +12,29 @@ const REGISTRY = String.raw`(registry\.npmjs\.org|registry\.yarnpkg\.com|pypi\.o
 const HTTP_5XX = String.raw`(?:returned error|status(?: code)?|HTTP(?:/[\d.]+)?|error|response code|code)[: ]+50[234]\b`;
 
 const PATTERNS: Array<{ kind: InfraFailureKind; pattern: RegExp; explanation: string }> = [
-  { kind: "runner-lost", pattern: /The runner has received a shutdown signal|lost communication with the server|The hosted runner .* lost communication|The self-hosted runner: .* lost communication|Runner \S+ did not connect|The job was not acquired by Runner/i, explanation: "the runner was lost (shut down or disconnected) while the job ran" },
-  { kind: "out-of-disk", pattern: /No space left on device|ENOSPC|System\.IO\.IOException: No space left|You are running out of disk space/i, explanation: "the runner ran out of disk space" },
-  { kind: "out-of-memory-runner", pattern: /The runner has received a shutdown signal.*memory|Runner .* ran out of memory|exit code 137.*(OOM|Killed)/i, explanation: "the runner ran out of memory" },
+  {
+    kind: "runner-lost",
+    pattern:
+      /The runner has received a shutdown signal|lost communication with the server|The hosted runner .* lost communication|The self-hosted runner: .* lost communication|Runner \S+ did not connect|The job was not acquired by Runner/i,
+    explanation: "the runner was lost (shut down or disconnected) while the job ran",
+  },
+  {
+    kind: "out-of-disk",
+    pattern: /No space left on device|ENOSPC|System\.IO\.IOException: No space left|You are running out of disk space/i,
+    explanation: "the runner ran out of disk space",
+  },
+  {
+    kind: "out-of-memory-runner",
+    pattern:
+      /The runner has received a shutdown signal.*memory|Runner .* ran out of memory|exit code 137.*(OOM|Killed)/i,
+    explanation: "the runner ran out of memory",
+  },
   {
     kind: "registry-network",
-    pattern: new RegExp(String.raw`(ECONNRESET|ETIMEDOUT|EAI_AGAIN|ENOTFOUND|ECONNREFUSED|socket hang up|Could not resolve host|Temporary failure in name resolution|Connection (timed out|reset by peer)|Read timed out|${HTTP_5XX}|Service Unavailable|Bad Gateway|Gateway Time-?out|TLS handshake timeout|Failed to establish a new connection)[^\n]*${REGISTRY}|${REGISTRY}[^\n]*(ECONNRESET|ETIMEDOUT|EAI_AGAIN|ENOTFOUND|ECONNREFUSED|socket hang up|Could not resolve host|Temporary failure in name resolution|Connection (timed out|reset by peer)|Read timed out|${HTTP_5XX}|Service Unavailable|Bad Gateway|Gateway Time-?out|TLS handshake timeout|Failed to establish a new connection)`, "i"),
+    pattern: new RegExp(
+      String.raw`(ECONNRESET|ETIMEDOUT|EAI_AGAIN|ENOTFOUND|ECONNREFUSED|socket hang up|Could not resolve host|Temporary failure in name resolution|Connection (timed out|reset by peer)|Read timed out|${HTTP_5XX}|Service Unavailable|Bad Gateway|Gateway Time-?out|TLS handshake timeout|Failed to establish a new connection)[^\n]*${REGISTRY}|${REGISTRY}[^\n]*(ECONNRESET|ETIMEDOUT|EAI_AGAIN|ENOTFOUND|ECONNREFUSED|socket hang up|Could not resolve host|Temporary failure in name resolution|Connection (timed out|reset by peer)|Read timed out|${HTTP_5XX}|Service Unavailable|Bad Gateway|Gateway Time-?out|TLS handshake timeout|Failed to establish a new connection)`,
+      "i",
+    ),
     explanation: "the network to a package registry failed while installing dependencies",
   },
 ];
@@ -27,7 +44,8 @@ export function recogniseInfraFailure(cleanLog: string): InfraFailure | undefine
   const lines = cleanLog.split("\n");
   for (const { kind, pattern, explanation } of PATTERNS) {
     const index = lines.findIndex((l) => pattern.test(l));
-    if (index >= 0) return { kind, line: (lines[index] ?? "").trim().slice(0, 300), lineNumber: index + 1, explanation };
+    if (index >= 0)
+      return { kind, line: (lines[index] ?? "").trim().slice(0, 300), lineNumber: index + 1, explanation };
   }
   return undefined;
 }

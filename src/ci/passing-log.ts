@@ -13,7 +13,13 @@ export function workflowFileOf(run: WorkflowRun): string | undefined {
   return file && /\.ya?ml$/.test(file) ? file : undefined;
 }
 
-export async function findPassingRun(ci: CiForge, owner: string, repo: string, red: WorkflowRun, branch: string): Promise<PassingRun | undefined> {
+export async function findPassingRun(
+  ci: CiForge,
+  owner: string,
+  repo: string,
+  red: WorkflowRun,
+  branch: string,
+): Promise<PassingRun | undefined> {
   const workflow = workflowFileOf(red);
   if (!workflow) return undefined;
   const runs = await ci.workflowRuns(owner, repo, { workflow, branch, status: "success" });
@@ -23,7 +29,14 @@ export async function findPassingRun(ci: CiForge, owner: string, repo: string, r
 }
 
 /** The passing log of the job named like the failing one, if that job ran and succeeded. */
-export async function passingLogOf(ci: CiForge, owner: string, repo: string, passing: PassingRun, jobName: string, maxLogBytes: number): Promise<PassingLog | undefined> {
+export async function passingLogOf(
+  ci: CiForge,
+  owner: string,
+  repo: string,
+  passing: PassingRun,
+  jobName: string,
+  maxLogBytes: number,
+): Promise<PassingLog | undefined> {
   const job = passing.jobs.find((j) => j.name === jobName && j.conclusion === "success");
   if (!job) return undefined;
   const { text } = await ci.jobLog(owner, repo, job.id, maxLogBytes);

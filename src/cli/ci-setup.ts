@@ -7,9 +7,17 @@ import { readWorktreeTextSync } from "../workspace/read-worktree-file.ts";
 import { join } from "node:path";
 import { parse } from "yaml";
 
-export const TEST_STEP = /\b(pytest|tox|nox|npm (run )?test|npm t\b|yarn test|pnpm test|vitest|jest|mocha|node --test|go test|cargo test|mvn|gradle|make test)\b/;
+export const TEST_STEP =
+  /\b(pytest|tox|nox|npm (run )?test|npm t\b|yarn test|pnpm test|vitest|jest|mocha|node --test|go test|cargo test|mvn|gradle|make test)\b/;
 
-export type Step = { name?: string; uses?: string; run?: string; with?: Record<string, unknown>; env?: Record<string, unknown>; [key: string]: unknown };
+export type Step = {
+  name?: string;
+  uses?: string;
+  run?: string;
+  with?: Record<string, unknown>;
+  env?: Record<string, unknown>;
+  [key: string]: unknown;
+};
 type Job = { steps?: Step[]; strategy?: { matrix?: Record<string, unknown> } };
 type WorkflowDoc = { name?: unknown; on?: unknown; jobs?: Record<string, Job> };
 
@@ -35,9 +43,13 @@ function workflows(repo: string): Array<{ file: string; doc: WorkflowDoc }> {
   const dir = join(repo, ".github", "workflows");
   if (!existsSync(dir)) return [];
   const found: Array<{ file: string; doc: WorkflowDoc }> = [];
-  for (const file of readdirSync(dir).filter((f) => /\.ya?ml$/.test(f) && !isAutogenWorkflow(f)).sort()) {
+  for (const file of readdirSync(dir)
+    .filter((f) => /\.ya?ml$/.test(f) && !isAutogenWorkflow(f))
+    .sort()) {
     try {
-      const doc = parse(readWorktreeTextSync(repo, `.github/workflows/${file}`, { maxBytes: 1024 * 1024 }), { maxAliasCount: 100 }) as WorkflowDoc | null;
+      const doc = parse(readWorktreeTextSync(repo, `.github/workflows/${file}`, { maxBytes: 1024 * 1024 }), {
+        maxAliasCount: 100,
+      }) as WorkflowDoc | null;
       if (doc && typeof doc === "object") found.push({ file, doc });
     } catch {
       continue;
@@ -77,7 +89,9 @@ export function setupFromCi(repo: string): SetupSource | undefined {
       const steps = job?.steps ?? [];
       const index = steps.findIndex((s) => typeof s.run === "string" && TEST_STEP.test(s.run));
       if (index < 0) continue;
-      const before = steps.slice(0, index).filter((s) => !(typeof s.uses === "string" && s.uses.startsWith("actions/checkout")));
+      const before = steps
+        .slice(0, index)
+        .filter((s) => !(typeof s.uses === "string" && s.uses.startsWith("actions/checkout")));
       const label = (s: Step) => s.name ?? s.uses ?? "a step";
       const fixed = new Set<string>();
       const copied: Step[] = [];
@@ -87,7 +101,15 @@ export function setupFromCi(repo: string): SetupSource | undefined {
         if (resolved) copied.push(resolved);
         else unsafe.push(label(step));
       }
-      return { file, job: name, steps: copied, testRun: String(steps[index]?.run).trim(), skipped: before.filter(usesSecrets).map(label), unsafe, fixed: [...fixed] };
+      return {
+        file,
+        job: name,
+        steps: copied,
+        testRun: String(steps[index]?.run).trim(),
+        skipped: before.filter(usesSecrets).map(label),
+        unsafe,
+        fixed: [...fixed],
+      };
     }
   }
   return undefined;
@@ -103,7 +125,8 @@ export function ciWorkflowNames(repo: string): string[] {
   const names: string[] = [];
   for (const { file, doc } of workflows(repo)) {
     const on = doc.on;
-    const events = typeof on === "string" ? [on] : Array.isArray(on) ? on : on && typeof on === "object" ? Object.keys(on) : [];
+    const events =
+      typeof on === "string" ? [on] : Array.isArray(on) ? on : on && typeof on === "object" ? Object.keys(on) : [];
     if (!events.some((e) => CI_EVENTS.includes(String(e)))) continue;
     const name = typeof doc.name === "string" && doc.name.trim() ? doc.name : `.github/workflows/${file}`;
     if (!names.includes(name)) names.push(name);

@@ -14,7 +14,8 @@ import { parseFlags } from "./parse-flags.ts";
 export const dashboardCommand: CliCommand = {
   name: "dashboard",
   summary: "write the operator's dashboard (jobs, outcomes, cost) as static HTML from the job store",
-  usage: "autogen-bot dashboard --out <dir> [--db <file>]\nautogen-bot dashboard --demo [--out <dir>]\n\n--demo renders a bundled sample job history (no store needed; --out defaults to a temporary folder).\n--db defaults to AUTOGEN_DB_PATH, else autogen.db in the data directory; with DATABASE_URL set and no --db, the Postgres store is read. GHE_HOST, when set, is used for links to issues and PRs.\nEvery job in the store is shown: publish the pages only where every reader may see every repository in it.",
+  usage:
+    "autogen-bot dashboard --out <dir> [--db <file>]\nautogen-bot dashboard --demo [--out <dir>]\n\n--demo renders a bundled sample job history (no store needed; --out defaults to a temporary folder).\n--db defaults to AUTOGEN_DB_PATH, else autogen.db in the data directory; with DATABASE_URL set and no --db, the Postgres store is read. GHE_HOST, when set, is used for links to issues and PRs.\nEvery job in the store is shown: publish the pages only where every reader may see every repository in it.",
   async run(args, io) {
     const flags = { out: { type: "string" }, db: { type: "string" }, demo: { type: "boolean" } } as const;
     const { values } = parseFlags(args, flags, false);
@@ -38,7 +39,10 @@ export const dashboardCommand: CliCommand = {
     const history = openJobHistory({ databaseUrl, dbPath: db });
     try {
       const out = resolve(io.cwd, values.out);
-      const { pages } = await buildStaticDashboard(history, out, { webUrl: io.env.GHE_HOST ? `https://${io.env.GHE_HOST}` : "https://github.com", now: Date.now() });
+      const { pages } = await buildStaticDashboard(history, out, {
+        webUrl: io.env.GHE_HOST ? `https://${io.env.GHE_HOST}` : "https://github.com",
+        now: Date.now(),
+      });
       io.stdout(`wrote ${pages} page(s) to ${out} (open index.html)\n`);
       return EXIT.ok;
     } finally {

@@ -44,7 +44,11 @@ template edit ships only if the model accepts it); by default strategies are com
 --task keeps only the tasks named. --check runs no strategy: it checks that each task's buggy repository fails its hidden
 tests and its reference fix passes them (exit 1 when one does not).`;
 
-async function checkTasks(tasks: EvalTask[], settings: { testTimeoutMs: number; perTestTimeoutSeconds: number }, io: CliIo): Promise<number> {
+async function checkTasks(
+  tasks: EvalTask[],
+  settings: { testTimeoutMs: number; perTestTimeoutSeconds: number },
+  io: CliIo,
+): Promise<number> {
   let bad = 0;
   for (const task of tasks) {
     const check = await checkLocalTask(task, evalSandbox(settings));
@@ -92,12 +96,21 @@ export const evalCommand: CliCommand = {
       false,
     );
     const dataset = values.dataset;
-    if (!dataset) throw new UsageError("--dataset is required (for example --dataset humanevalfix:../shared/datasets/humanevalfix-python/humanevalpack.jsonl)");
+    if (!dataset)
+      throw new UsageError(
+        "--dataset is required (for example --dataset humanevalfix:../shared/datasets/humanevalfix-python/humanevalpack.jsonl)",
+      );
     const [kind, ...rest] = dataset.split(":");
-    if ((kind !== "humanevalfix" && kind !== "local") || rest.length === 0) throw new UsageError(`unknown dataset "${dataset}": expected humanevalfix:<path> or local:<directory of task repositories>`);
-    if (values.check && kind !== "local") throw new UsageError("--check checks local tasks against their reference fix: use it with --dataset local:<dir>");
+    if ((kind !== "humanevalfix" && kind !== "local") || rest.length === 0)
+      throw new UsageError(
+        `unknown dataset "${dataset}": expected humanevalfix:<path> or local:<directory of task repositories>`,
+      );
+    if (values.check && kind !== "local")
+      throw new UsageError("--check checks local tasks against their reference fix: use it with --dataset local:<dir>");
     const replayDir = values.replay ? resolve(io.cwd, values.replay) : undefined;
-    const endpoint = replayDir ? { baseURL: "http://replay.invalid/v1", apiKey: undefined, model: "replay" } : llmEndpointFromEnv(io.env);
+    const endpoint = replayDir
+      ? { baseURL: "http://replay.invalid/v1", apiKey: undefined, model: "replay" }
+      : llmEndpointFromEnv(io.env);
     let prices;
     try {
       prices = pricesFromEnv(io.env);
@@ -112,20 +125,38 @@ export const evalCommand: CliCommand = {
       const make = (taskId: string) => {
         const file = `${taskId.replaceAll("/", "_")}.jsonl`;
         // Replay: each task's model answers come from the transcript recorded for it.
-        const recorded = replayDir && existsSync(join(replayDir, name, file)) ? readTranscript(join(replayDir, name, file)) : replayDir ? [] : undefined;
-        const llm = endpoint && (name !== "template" || values.review === true)
-          ? jobLlmClient({
-              endpoint: recorded?.[0] ? { ...endpoint, model: recorded[0].model } : endpoint,
-              // --minutes bounds the model's wall clock too (else the job's 45 minutes would).
-              budgets: values.minutes === undefined ? config.budgets : { ...config.budgets, minutes: Math.min(config.budgets.minutes, positiveInt(values.minutes, "minutes", config.budgets.minutes)) },
-              prices,
-              scrub,
-              transcriptPath: transcriptsDir ? join(transcriptsDir, name, file) : undefined,
-              fetch: recorded ? replayFetch(recorded) : undefined,
-            })
-          : undefined;
+        const recorded =
+          replayDir && existsSync(join(replayDir, name, file))
+            ? readTranscript(join(replayDir, name, file))
+            : replayDir
+              ? []
+              : undefined;
+        const llm =
+          endpoint && (name !== "template" || values.review === true)
+            ? jobLlmClient({
+                endpoint: recorded?.[0] ? { ...endpoint, model: recorded[0].model } : endpoint,
+                // --minutes bounds the model's wall clock too (else the job's 45 minutes would).
+                budgets:
+                  values.minutes === undefined
+                    ? config.budgets
+                    : {
+                        ...config.budgets,
+                        minutes: Math.min(
+                          config.budgets.minutes,
+                          positiveInt(values.minutes, "minutes", config.budgets.minutes),
+                        ),
+                      },
+                prices,
+                scrub,
+                transcriptPath: transcriptsDir ? join(transcriptsDir, name, file) : undefined,
+                fetch: recorded ? replayFetch(recorded) : undefined,
+              })
+            : undefined;
         // Strategies are compared alone (no template pass beside the LLM ones) unless --template-after.
-        return { strategy: chooseStrategy({ name, config, llm, templateFirstPass: values["template-after"] === true }), budget: llm?.budget };
+        return {
+          strategy: chooseStrategy({ name, config, llm, templateFirstPass: values["template-after"] === true }),
+          budget: llm?.budget,
+        };
       };
       try {
         make("check");
@@ -141,13 +172,22 @@ export const evalCommand: CliCommand = {
       concurrency: positiveInt(values.concurrency, "concurrency", 2),
       testTimeoutMs: positiveInt(values["test-timeout"], "test-timeout", 20) * 1000,
       perTestTimeoutSeconds: positiveInt(values["per-test-timeout"], "per-test-timeout", 1),
-      budget: { candidates: positiveInt(values.candidates, "candidates", 400), minutes: positiveInt(values.minutes, "minutes", 5) },
+      budget: {
+        candidates: positiveInt(values.candidates, "candidates", 400),
+        minutes: positiveInt(values.minutes, "minutes", 5),
+      },
     };
     let tasks;
     try {
       const path = resolve(io.cwd, rest.join(":"));
-      const all = kind === "local" ? await loadLocalTasks(path) : await Promise.all((await loadHumanEvalFix(path)).map((row) => humanEvalFixTask(row)));
-      const wanted = values.task?.split(",").map((t) => t.trim()).filter(Boolean);
+      const all =
+        kind === "local"
+          ? await loadLocalTasks(path)
+          : await Promise.all((await loadHumanEvalFix(path)).map((row) => humanEvalFixTask(row)));
+      const wanted = values.task
+        ?.split(",")
+        .map((t) => t.trim())
+        .filter(Boolean);
       const missing = wanted?.filter((id) => !all.some((t) => t.id === id)) ?? [];
       if (missing.length > 0) throw new Error(`no task ${missing.join(", ")} in ${path}`);
       tasks = (wanted ? all.filter((t) => wanted.includes(t.id)) : all).slice(offset, offset + limit);
@@ -158,17 +198,26 @@ export const evalCommand: CliCommand = {
     if (values.check) return checkTasks(tasks, settings, io);
     const started = performance.now();
     const results = await runEval(tasks, strategies, settings, (r, done, total) => {
-      io.stdout(`[${done}/${total}] ${r.strategy} ${r.id} ${r.verdict} (${r.stopReason}, ${r.cost.candidatesTried} candidates, ${r.timedOut} timed out, ${r.cost.wallSeconds.toFixed(1)}s)${r.fix ? `: ${r.fix}` : ""}${r.baselineStopped ? `; unchanged code ${r.baselineStopped}` : ""}\n`);
-      io.stdout(`      ${formatTaskFigures({ model: r.model, testSeconds: r.cost.testSeconds, hiddenTestsPassed: r.verdict === "solved" })}\n`);
+      io.stdout(
+        `[${done}/${total}] ${r.strategy} ${r.id} ${r.verdict} (${r.stopReason}, ${r.cost.candidatesTried} candidates, ${r.timedOut} timed out, ${r.cost.wallSeconds.toFixed(1)}s)${r.fix ? `: ${r.fix}` : ""}${r.baselineStopped ? `; unchanged code ${r.baselineStopped}` : ""}\n`,
+      );
+      io.stdout(
+        `      ${formatTaskFigures({ model: r.model, testSeconds: r.cost.testSeconds, hiddenTestsPassed: r.verdict === "solved" })}\n`,
+      );
     });
     const summaries = summarise(results);
     const table = resultsMarkdown(summaries);
     const outDir = resolve(io.cwd, values.out ?? "eval-results");
     await mkdir(outDir, { recursive: true });
-    await writeFile(resolve(outDir, "results.json"), `${JSON.stringify({ dataset, settings, summaries, results }, null, 2)}\n`);
+    await writeFile(
+      resolve(outDir, "results.json"),
+      `${JSON.stringify({ dataset, settings, summaries, results }, null, 2)}\n`,
+    );
     await writeFile(resolve(outDir, "results.md"), `${table}\n\n${taskFiguresMarkdown(results)}\n`);
     await writeFile(resolve(outDir, "results.svg"), resultsChart(summaries));
-    io.stdout(`\n${table}\n\n${resultsSummaryLines(summaries)}\n${tasks.length} tasks in ${((performance.now() - started) / 1000).toFixed(0)} s; results in ${outDir}\n`);
+    io.stdout(
+      `\n${table}\n\n${resultsSummaryLines(summaries)}\n${tasks.length} tasks in ${((performance.now() - started) / 1000).toFixed(0)} s; results in ${outDir}\n`,
+    );
     return EXIT.ok;
   },
 };

@@ -35,7 +35,15 @@ import { localVerifier } from "../verify/local-verifier.ts";
 import { warmRunsEnabled } from "../verify/warm/warm-enabled.ts";
 import { NoTestsDetectedError } from "../verify/runners/test-runner.ts";
 import { commitOnNewBranch } from "../workspace/commit-files.ts";
-import { addWorktree, freeBranchName, git, gitDir, isDirty, isGitRepository, removeWorktree } from "../workspace/git.ts";
+import {
+  addWorktree,
+  freeBranchName,
+  git,
+  gitDir,
+  isDirty,
+  isGitRepository,
+  removeWorktree,
+} from "../workspace/git.ts";
 import { EXIT, UsageError, type CliCommand, type CliIo } from "./command.ts";
 import { parseFlags } from "./parse-flags.ts";
 import { progressPrinter } from "./progress.ts";
@@ -83,9 +91,12 @@ export const fixCommand: CliCommand = {
       return EXIT.usage;
     };
     if (!existsSync(repo)) return fail(`${repo} does not exist`);
-    if (!(await isGitRepository(repo))) return fail(`${repo} is not a git repository (run \`git init\` and commit your code first)`);
+    if (!(await isGitRepository(repo)))
+      return fail(`${repo} is not a git repository (run \`git init\` and commit your code first)`);
     if (!values["allow-dirty"] && (await isDirty(repo))) {
-      return fail(`${repo} has uncommitted changes; commit or stash them first, or pass --allow-dirty (the fix is then made from the last commit, without your changes)`);
+      return fail(
+        `${repo} has uncommitted changes; commit or stash them first, or pass --allow-dirty (the fix is then made from the last commit, without your changes)`,
+      );
     }
 
     let config;
@@ -103,14 +114,23 @@ export const fixCommand: CliCommand = {
     }
     let endpoint;
     try {
-      endpoint = values.replay ? { baseURL: "http://replay.invalid/v1", apiKey: undefined, model: readTranscriptModel(resolve(io.cwd, values.replay)) } : llmEndpointFromEnv(io.env);
+      endpoint = values.replay
+        ? {
+            baseURL: "http://replay.invalid/v1",
+            apiKey: undefined,
+            model: readTranscriptModel(resolve(io.cwd, values.replay)),
+          }
+        : llmEndpointFromEnv(io.env);
     } catch (error) {
       if (error instanceof LlmEnvError) return fail(error.message);
       throw error;
     }
     const strategyName = values.strategy ?? (endpoint ? config.strategy.name : "template");
     const notes: string[] = [];
-    if (!values.strategy && !endpoint) notes.push("no LLM endpoint configured (AUTOGEN_LLM_BASE_URL / OPENAI_API_KEY): using the model-free template strategy");
+    if (!values.strategy && !endpoint)
+      notes.push(
+        "no LLM endpoint configured (AUTOGEN_LLM_BASE_URL / OPENAI_API_KEY): using the model-free template strategy",
+      );
     let llm: LlmClient | undefined;
     if (endpoint && strategyName !== "template") {
       llm = jobLlmClient({
@@ -118,13 +138,26 @@ export const fixCommand: CliCommand = {
         budgets: config.budgets,
         prices,
         scrub: processScrubber(io.env, [endpoint.apiKey]),
-        transcriptPath: join(await gitDir(repo), "autogen", "transcripts", `${new Date().toISOString().replace(/[:.]/g, "-")}.jsonl`),
+        transcriptPath: join(
+          await gitDir(repo),
+          "autogen",
+          "transcripts",
+          `${new Date().toISOString().replace(/[:.]/g, "-")}.jsonl`,
+        ),
         embeddingModel: io.env.AUTOGEN_EMBEDDING_MODEL?.trim() || undefined,
         fetch: values.replay ? replayFetch(readTranscript(resolve(io.cwd, values.replay))) : undefined,
       });
-      notes.push(values.replay ? `replaying model answers from ${values.replay}` : `model ${endpoint.model} at ${endpoint.baseURL}; transcript in .git/autogen/transcripts/`);
+      notes.push(
+        values.replay
+          ? `replaying model answers from ${values.replay}`
+          : `model ${endpoint.model} at ${endpoint.baseURL}; transcript in .git/autogen/transcripts/`,
+      );
     }
-    const issueText = values.issue ? (existsSync(resolve(io.cwd, values.issue)) ? await readFile(resolve(io.cwd, values.issue), "utf8") : values.issue) : undefined;
+    const issueText = values.issue
+      ? existsSync(resolve(io.cwd, values.issue))
+        ? await readFile(resolve(io.cwd, values.issue), "utf8")
+        : values.issue
+      : undefined;
     // Checked before any work (a worktree, a baseline run): the pipeline builds it again with the recalled plans.
     try {
       chooseStrategy({ name: strategyName, config, llm });
@@ -140,15 +173,31 @@ export const fixCommand: CliCommand = {
       queryEmbedding = llm?.embed ? await llm.embed(issueText) : undefined;
       return memory.recall(scope, issueText, queryEmbedding ? { embedding: queryEmbedding } : {});
     };
-    const strategyFor = ({ memory: recalled }: { memory: string }) => chooseStrategy({ name: strategyName, config, llm, memory: recalled });
+    const strategyFor = ({ memory: recalled }: { memory: string }) =>
+      chooseStrategy({ name: strategyName, config, llm, memory: recalled });
 
     const worktree = await mkdtemp(join(tmpdir(), "autogen-fix-"));
     await rm(worktree, { recursive: true, force: true });
     await addWorktree(repo, worktree);
     try {
-      const remember = values.remember ? (entry: MemoryEntry) => memory.remember(scope, { ...entry, embedding: queryEmbedding }) : undefined;
+      const remember = values.remember
+        ? (entry: MemoryEntry) => memory.remember(scope, { ...entry, embedding: queryEmbedding })
+        : undefined;
       const canReproduce = llm !== undefined && strategyName !== "template";
-      const code = await fixInWorktree({ io, repo, worktree, config, strategy: strategyFor, recall, canReproduce, notes, issueText, values, remember, modelBudget: llm?.budget });
+      const code = await fixInWorktree({
+        io,
+        repo,
+        worktree,
+        config,
+        strategy: strategyFor,
+        recall,
+        canReproduce,
+        notes,
+        issueText,
+        values,
+        remember,
+        modelBudget: llm?.budget,
+      });
       return code;
     } catch (error) {
       if (error instanceof NoTestsDetectedError) return fail(error.message);
@@ -173,12 +222,32 @@ type FixArgs = {
   remember: ((entry: MemoryEntry) => void) | undefined;
   /** The model client's budget: the calls, tokens and first call's time printed in the summary. */
   modelBudget?: Budget | undefined;
-  values: { test?: string[] | undefined; "test-cmd"?: string | undefined; candidates?: string | undefined; minutes?: string | undefined; report?: string | undefined; json?: boolean | undefined };
+  values: {
+    test?: string[] | undefined;
+    "test-cmd"?: string | undefined;
+    candidates?: string | undefined;
+    minutes?: string | undefined;
+    report?: string | undefined;
+    json?: boolean | undefined;
+  };
 };
 
 /** The job pipeline with the CLI's ports: a worktree of HEAD, the terminal, a local branch and a report file. */
 async function fixInWorktree(args: FixArgs): Promise<number> {
-  const { io, repo, worktree, config, strategy, recall, canReproduce, notes, issueText, values, remember, modelBudget } = args;
+  const {
+    io,
+    repo,
+    worktree,
+    config,
+    strategy,
+    recall,
+    canReproduce,
+    notes,
+    issueText,
+    values,
+    remember,
+    modelBudget,
+  } = args;
   const log = values.json ? () => {} : io.stdout;
   for (const note of notes) log(`note: ${note}\n`);
   const tests = values.test;
@@ -208,7 +277,15 @@ async function fixInWorktree(args: FixArgs): Promise<number> {
           log("note: using node_modules from your checkout (read-only to the tests)\n");
           const { manager, lockfile } = checkout;
           if (lockfile) {
-            checkoutDependencies = { manager, lockfile, command: "", source: "checkout", seconds: 0, network: false, ok: true };
+            checkoutDependencies = {
+              manager,
+              lockfile,
+              command: "",
+              source: "checkout",
+              seconds: 0,
+              network: false,
+              ok: true,
+            };
           }
         } else if (checkout.differs) {
           log(`note: not using your checkout's node_modules: its ${checkout.differs} differs from the commit's\n`);
@@ -218,7 +295,11 @@ async function fixInWorktree(args: FixArgs): Promise<number> {
         const cacheRoot = cliInstallCache(io.env, repo);
         const install = await installDependencies(worktree, config.test, sandbox, { env: io.env, cacheRoot });
         if (install.ran) {
-          log(install.ok ? `${install.message}\n` : `note: ${install.message}; continuing with what is already installed\n`);
+          log(
+            install.ok
+              ? `${install.message}\n`
+              : `note: ${install.message}; continuing with what is already installed\n`,
+          );
         }
         return install;
       },
@@ -261,22 +342,39 @@ async function fixInWorktree(args: FixArgs): Promise<number> {
     // Marked accepted on the command line: remembered for similar tasks later.
     remember?.({
       task: issueText ?? `failing tests: ${visible.kind === "tests" ? visible.ids.join(", ") : "all"}`,
-      plan: outcome.plan.steps ?? (outcome.plan.fix ? [`${outcome.plan.fix.family}: ${outcome.plan.fix.description} at ${outcome.plan.fix.file}:${outcome.plan.fix.line}`] : []),
-      verification: (outcome.plan.verification ?? []).map((v) => `${v.test}: ${v.derived} (expected ${v.expected})`).join("\n"),
+      plan:
+        outcome.plan.steps ??
+        (outcome.plan.fix
+          ? [
+              `${outcome.plan.fix.family}: ${outcome.plan.fix.description} at ${outcome.plan.fix.file}:${outcome.plan.fix.line}`,
+            ]
+          : []),
+      verification: (outcome.plan.verification ?? [])
+        .map((v) => `${v.test}: ${v.derived} (expected ${v.expected})`)
+        .join("\n"),
       keywords: outcome.changedFiles.flatMap((f) => f.split(/[/.]/)).filter((w) => w.length > 2),
     });
   }
   outcome.dependencies ??= checkoutDependencies;
-  const report = renderReport(outcome, { title: issueText ? `autogen: ${firstLine(issueText)}` : "autogen: repair of failing tests", branch, commit });
+  const report = renderReport(outcome, {
+    title: issueText ? `autogen: ${firstLine(issueText)}` : "autogen: repair of failing tests",
+    branch,
+    commit,
+  });
   const reportPath = values.report ? resolve(io.cwd, values.report) : join(await gitDir(repo), "autogen", `${slug}.md`);
   await mkdir(resolve(reportPath, ".."), { recursive: true });
   await writeFile(reportPath, report);
 
-  const figures = { model: modelBudget ? modelCallFigures(modelBudget.state) : undefined, testSeconds: outcome.cost.testSeconds };
+  const figures = {
+    model: modelBudget ? modelCallFigures(modelBudget.state) : undefined,
+    testSeconds: outcome.cost.testSeconds,
+  };
   if (values.json) {
     io.stdout(`${JSON.stringify({ ...outcome, branch, commit, report: reportPath, figures }, null, 2)}\n`);
   } else if (branch) {
-    log(`\n${fixedWord(outcome)}: ${outcome.message}\nbranch: ${branch} (commit ${commit?.slice(0, 12)}) in ${repo}; your current branch is untouched\nreport: ${reportPath}\n`);
+    log(
+      `\n${fixedWord(outcome)}: ${outcome.message}\nbranch: ${branch} (commit ${commit?.slice(0, 12)}) in ${repo}; your current branch is untouched\nreport: ${reportPath}\n`,
+    );
   } else {
     log(`\nnot fixed (${outcome.stopReason}): ${outcome.message}\nreport: ${reportPath}\n`);
   }
@@ -293,16 +391,25 @@ function stopMessage(
   if (stop.stage === "runner") return { message: stop.error.message, code: EXIT.usage };
   if (stop.stage === "setup") return { message: stop.message, code: EXIT.failed };
   if (baseline?.run.spawnError) {
-    return { message: `the test command could not start: ${baseline.run.spawnError}${stop.hint ? `; ${stop.hint}` : ""}`, code: EXIT.usage };
+    return {
+      message: `the test command could not start: ${baseline.run.spawnError}${stop.hint ? `; ${stop.hint}` : ""}`,
+      code: EXIT.usage,
+    };
   }
   if (stop.kind === "broken") {
-    const advice = stop.hint ? `Likely cause: ${stop.hint}.` : "Fix the test command (test.command in .github/autogen.yml, or --test-cmd) and try again.";
+    const advice = stop.hint
+      ? `Likely cause: ${stop.hint}.`
+      : "Fix the test command (test.command in .github/autogen.yml, or --test-cmd) and try again.";
     return { message: `${stop.message}. ${advice}`, code: EXIT.failed };
   }
-  return { message: `nothing to fix: ${stop.message}. Name the tests that show the bug with --test.`, code: EXIT.failed };
+  return {
+    message: `nothing to fix: ${stop.message}. Name the tests that show the bug with --test.`,
+    code: EXIT.failed,
+  };
 }
 
-type CheckoutModules = { linked: true; manager: PackageManager; lockfile: string | undefined } | { linked: false; differs?: string };
+type CheckoutModules =
+  { linked: true; manager: PackageManager; lockfile: string | undefined } | { linked: false; differs?: string };
 
 /**
  * Links the checkout's node_modules into the worktree when the worktree has none and the
@@ -351,8 +458,15 @@ function numberFlag(value: string | undefined, fallback: number): number {
 }
 
 function slugFor(issueText: string | undefined, visible: VisibleTests): string {
-  const source = issueText ? firstLine(issueText) : visible.kind === "tests" ? `fix-${visible.ids[0]?.split(/::| > /).at(-1) ?? "tests"}` : "fix-tests";
-  const words = source.toLowerCase().split(/[^a-z0-9]+/).filter(Boolean);
+  const source = issueText
+    ? firstLine(issueText)
+    : visible.kind === "tests"
+      ? `fix-${visible.ids[0]?.split(/::| > /).at(-1) ?? "tests"}`
+      : "fix-tests";
+  const words = source
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter(Boolean);
   let slug = "";
   for (const word of words) {
     if (slug && slug.length + 1 + word.length > 40) break;
@@ -368,5 +482,8 @@ function firstLine(text: string): string {
 function commitMessage(outcome: Outcome, issueText: string | undefined): string {
   // An issue named by number ("#12", "Fixes #12" in the text) is linked; a bare description is quoted.
   const issueNumber = /(?:^|\s)#(\d+)\b/.exec(issueText ?? "")?.[1];
-  return fixCommitMessage(outcome, { issueLine: issueText, issueNumber: issueNumber ? Number(issueNumber) : undefined });
+  return fixCommitMessage(outcome, {
+    issueLine: issueText,
+    issueNumber: issueNumber ? Number(issueNumber) : undefined,
+  });
 }

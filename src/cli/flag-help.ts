@@ -43,7 +43,10 @@ export const FLAG_HELP: Readonly<Record<string, readonly FlagHelp[]>> = {
     { flag: "task", arg: "ID,ID", help: "keep only the tasks named" },
     { flag: "check", help: "no strategy: check each local task's buggy and reference versions" },
     { flag: "review", help: "template: each edit that passes the tests ships only if the model accepts it" },
-    { flag: "template-after", help: "LPW: keep the template pass after the model's stages, each edit reviewed by the model (as `autogen-bot fix`)" },
+    {
+      flag: "template-after",
+      help: "LPW: keep the template pass after the model's stages, each edit reviewed by the model (as `autogen-bot fix`)",
+    },
   ],
   "check-config": [{ flag: "json", help: "print the problems as JSON (for scripts) instead of sentences" }],
   "init-workflow": [

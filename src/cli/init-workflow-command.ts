@@ -20,11 +20,16 @@ const TEMPLATE = fileURLToPath(new URL("../../templates/autogen-verify.yml", imp
  * `run:`, which would let a crafted test id run commands), with globbing off.
  */
 function testCommand(run: string | undefined): string {
-  const line = run?.split("\n").find((l) => TEST_STEP.test(l))?.trim();
+  const line = run
+    ?.split("\n")
+    .find((l) => TEST_STEP.test(l))
+    ?.trim();
   if (!line) return 'echo "replace with your test command, writing a JUnit report to autogen-junit.xml"; exit 1';
   if (/\bpytest\b/.test(line)) return `set -f; ${line} --junitxml=autogen-junit.xml $AUTOGEN_TESTS`;
-  if (/\bvitest\b/.test(line)) return `${line} --reporter=default --reporter=junit --outputFile.junit=autogen-junit.xml`;
-  if (/\bnode --test\b/.test(line)) return `${line.replace("node --test", "node --test --test-reporter=spec --test-reporter-destination=stdout --test-reporter=junit --test-reporter-destination=autogen-junit.xml")}`;
+  if (/\bvitest\b/.test(line))
+    return `${line} --reporter=default --reporter=junit --outputFile.junit=autogen-junit.xml`;
+  if (/\bnode --test\b/.test(line))
+    return `${line.replace("node --test", "node --test --test-reporter=spec --test-reporter-destination=stdout --test-reporter=junit --test-reporter-destination=autogen-junit.xml")}`;
   return line;
 }
 
@@ -33,22 +38,39 @@ export function renderVerifyWorkflow(setup: SetupSource | undefined): string {
   const doc = parse(template) as { jobs: { verify: { steps: Step[] } } };
   const steps = doc.jobs.verify.steps;
   const setupIndex = steps.findIndex((s) => String(s.name ?? "").startsWith("setup (edit me)"));
-  const copied = (setup?.steps ?? []).map((s, i) => ({ ...s, name: `setup (edit me): ${s.name ?? s.uses ?? `step ${i + 1}`}` }));
+  const copied = (setup?.steps ?? []).map((s, i) => ({
+    ...s,
+    name: `setup (edit me): ${s.name ?? s.uses ?? `step ${i + 1}`}`,
+  }));
   steps.splice(setupIndex, 1, ...(copied.length ? copied : [steps[setupIndex] as Step]));
   const tests = steps.find((s) => s.name === "tests");
   if (tests) {
     tests.env = { AUTOGEN_TESTS: "${{ inputs.tests }}" };
     tests.run = testCommand(setup?.testRun);
   }
-  const header = template.split("\n").filter((l) => l.startsWith("#")).join("\n");
-  const notes = setup ? [setup.fixed.length ? `matrix values fixed to one: ${setup.fixed.join(", ")}` : "", setup.skipped.length ? `not copied because they use secrets: ${setup.skipped.join(", ")}` : "", setup.unsafe.length ? `not copied because they expand an event value in a script, or a matrix value this job lacks: ${setup.unsafe.join(", ")}` : ""].filter(Boolean) : [];
-  const origin = setup ? `\n# Setup steps copied from ${setup.file} (job "${setup.job}")${notes.length ? `; ${notes.join("; ")}` : ""}.` : "\n# No CI workflow with a test step was found: add your setup steps.";
+  const header = template
+    .split("\n")
+    .filter((l) => l.startsWith("#"))
+    .join("\n");
+  const notes = setup
+    ? [
+        setup.fixed.length ? `matrix values fixed to one: ${setup.fixed.join(", ")}` : "",
+        setup.skipped.length ? `not copied because they use secrets: ${setup.skipped.join(", ")}` : "",
+        setup.unsafe.length
+          ? `not copied because they expand an event value in a script, or a matrix value this job lacks: ${setup.unsafe.join(", ")}`
+          : "",
+      ].filter(Boolean)
+    : [];
+  const origin = setup
+    ? `\n# Setup steps copied from ${setup.file} (job "${setup.job}")${notes.length ? `; ${notes.join("; ")}` : ""}.`
+    : "\n# No CI workflow with a test step was found: add your setup steps.";
   return `${header}${origin}\n${stringify(doc, { lineWidth: 0 })}`;
 }
 
 export const initWorkflowCommand: CliCommand = {
   name: "init-workflow",
-  summary: "print (or --write) the verification workflow, or with --action the action's workflow; setup steps taken from your CI",
+  summary:
+    "print (or --write) the verification workflow, or with --action the action's workflow; setup steps taken from your CI",
   usage: [
     "autogen-bot init-workflow <path> [--action] [--write [--force]]",
     "",
@@ -63,10 +85,19 @@ export const initWorkflowCommand: CliCommand = {
     "--force is given.",
   ].join("\n"),
   async run(args, io) {
-    const { values, positionals } = parseFlags(args, { write: { type: "boolean" }, action: { type: "boolean" }, force: { type: "boolean" } });
+    const { values, positionals } = parseFlags(args, {
+      write: { type: "boolean" },
+      action: { type: "boolean" },
+      force: { type: "boolean" },
+    });
     if (positionals.length !== 1) {
-      const what = positionals.length === 0 ? "the path of the repository to set up is missing" : `expected one repository path, got ${positionals.length}`;
-      io.stderr(`autogen-bot init-workflow: ${what}: autogen-bot init-workflow <path-to-your-repo> [--action] [--write]\n`);
+      const what =
+        positionals.length === 0
+          ? "the path of the repository to set up is missing"
+          : `expected one repository path, got ${positionals.length}`;
+      io.stderr(
+        `autogen-bot init-workflow: ${what}: autogen-bot init-workflow <path-to-your-repo> [--action] [--write]\n`,
+      );
       return EXIT.usage;
     }
     const repo = resolve(io.cwd, positionals[0] ?? ".");
@@ -86,7 +117,9 @@ export const initWorkflowCommand: CliCommand = {
     }
     const target = join(repo, ".github", "workflows", values.action ? "autogen.yml" : "autogen-verify.yml");
     if (existsSync(target) && !values.force) {
-      io.stderr(`autogen-bot init-workflow: ${target} already exists and was left as it is; run without --write to see the new one, or add --force to replace it\n`);
+      io.stderr(
+        `autogen-bot init-workflow: ${target} already exists and was left as it is; run without --write to see the new one, or add --force to replace it\n`,
+      );
       return EXIT.usage;
     }
     await mkdir(join(repo, ".github", "workflows"), { recursive: true });

@@ -9,7 +9,14 @@ import { commandHelp, strategyLines } from "./flag-help.ts";
 import { initWorkflowCommand } from "./init-workflow-command.ts";
 import { serveCommand } from "./serve-command.ts";
 
-export const COMMANDS: readonly CliCommand[] = [fixCommand, serveCommand, evalCommand, checkConfigCommand, initWorkflowCommand, dashboardCommand];
+export const COMMANDS: readonly CliCommand[] = [
+  fixCommand,
+  serveCommand,
+  evalCommand,
+  checkConfigCommand,
+  initWorkflowCommand,
+  dashboardCommand,
+];
 
 export function usage(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));

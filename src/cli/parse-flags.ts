@@ -3,7 +3,11 @@
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { UsageError } from "./command.ts";
 
-export function parseFlags<T extends NonNullable<ParseArgsConfig["options"]>>(args: string[], options: T, allowPositionals = true) {
+export function parseFlags<T extends NonNullable<ParseArgsConfig["options"]>>(
+  args: string[],
+  options: T,
+  allowPositionals = true,
+) {
   try {
     return parseArgs({ args, options, strict: true, allowPositionals });
   } catch (error) {

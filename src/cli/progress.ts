@@ -2,7 +2,10 @@
 // lines otherwise (CI logs, pipes).
 import type { ProgressEvent } from "../engine/task.ts";
 
-export function progressPrinter(write: (text: string) => void, isTty: boolean): { onProgress: (event: ProgressEvent) => void; done: () => void } {
+export function progressPrinter(
+  write: (text: string) => void,
+  isTty: boolean,
+): { onProgress: (event: ProgressEvent) => void; done: () => void } {
   const started = performance.now();
   const elapsed = () => `${((performance.now() - started) / 1000).toFixed(1)}s`;
   let live = false;

@@ -31,8 +31,8 @@ async function setUpApp(env: NodeJS.ProcessEnv, io: CliIo): Promise<Record<strin
     envDir: io.cwd,
   });
   io.stdout(
-    `No GitHub App is configured: open ${setup.url} to create one from app.yml`
-      + " (or set APP_ID, PRIVATE_KEY_PATH and WEBHOOK_SECRET, see .env.example; --no-setup only lists what is missing)\n",
+    `No GitHub App is configured: open ${setup.url} to create one from app.yml` +
+      " (or set APP_ID, PRIVATE_KEY_PATH and WEBHOOK_SECRET, see .env.example; --no-setup only lists what is missing)\n",
   );
   let stop = () => {};
   const stopped = new Promise<undefined>((resolve) => (stop = () => resolve(undefined)));
@@ -88,8 +88,13 @@ export const serveCommand: CliCommand = {
       throw error;
     }
     const running = await startServer(config, { shutdownGraceMs: SHUTDOWN_GRACE_MS, ops });
-    const extras = [ops.metrics.enabled ? "metrics at /metrics" : "", ops.dashboard.mode !== "off" ? `dashboard at /dashboard (${ops.dashboard.mode})` : ""].filter(Boolean);
-    io.stdout(`autogen-bot listening on ${running.url} (webhooks at ${config.webhookPath}, health at /healthz${extras.map((e) => `, ${e}`).join("")})\n`);
+    const extras = [
+      ops.metrics.enabled ? "metrics at /metrics" : "",
+      ops.dashboard.mode !== "off" ? `dashboard at /dashboard (${ops.dashboard.mode})` : "",
+    ].filter(Boolean);
+    io.stdout(
+      `autogen-bot listening on ${running.url} (webhooks at ${config.webhookPath}, health at /healthz${extras.map((e) => `, ${e}`).join("")})\n`,
+    );
     await new Promise<void>((resolve) => {
       let stopping = false;
       const stop = (signal: NodeJS.Signals) => {

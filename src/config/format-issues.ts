@@ -2,7 +2,10 @@
 // what is wrong, what was given, and for unknown keys the closest known one.
 import type { z } from "zod";
 
-export function formatIssues(issues: readonly z.core.$ZodIssue[], knownKeysAt?: (path: PropertyKey[]) => string[]): string[] {
+export function formatIssues(
+  issues: readonly z.core.$ZodIssue[],
+  knownKeysAt?: (path: PropertyKey[]) => string[],
+): string[] {
   return issues.map((issue) => formatIssue(issue, knownKeysAt));
 }
 
@@ -14,7 +17,11 @@ function formatIssue(issue: z.core.$ZodIssue, knownKeysAt?: (path: PropertyKey[]
       return issue.keys
         .map((key) => {
           const near = closest(key, known);
-          const hint = near ? ` (did you mean "${near}"?)` : known.length > 0 ? ` (known keys: ${known.join(", ")})` : "";
+          const hint = near
+            ? ` (did you mean "${near}"?)`
+            : known.length > 0
+              ? ` (known keys: ${known.join(", ")})`
+              : "";
           return `${where === "top level" ? "" : `${where}: `}unknown key "${key}"${hint}`;
         })
         .join("; ");

@@ -43,7 +43,10 @@ export const maxTokensPerCallSchema = z.string().transform((text, ctx): Completi
     const [name, value] = part.includes("=") ? part.split("=", 2).map((s) => s.trim()) : [undefined, part];
     const count = tokenCount.safeParse(value);
     if (!count.success) {
-      ctx.addIssue({ code: "custom", message: `${part || "(empty)"}: not a whole number from ${MIN_TOKENS_PER_CALL} to ${MAX_TOKENS_PER_CALL}` });
+      ctx.addIssue({
+        code: "custom",
+        message: `${part || "(empty)"}: not a whole number from ${MIN_TOKENS_PER_CALL} to ${MAX_TOKENS_PER_CALL}`,
+      });
       return z.NEVER;
     }
     if (name === undefined) {
@@ -71,9 +74,17 @@ export class LlmEnvError extends Error {
 
 export type LlmTuning = { idleTimeoutMs?: number; maxTokens?: CompletionTokenCaps };
 
-export function llmEndpoint(baseURL: string | undefined, apiKey: string | undefined, model: string, tuning: LlmTuning = {}): LlmEndpoint | undefined {
+export function llmEndpoint(
+  baseURL: string | undefined,
+  apiKey: string | undefined,
+  model: string,
+  tuning: LlmTuning = {},
+): LlmEndpoint | undefined {
   // Only the values that were set: the client applies the defaults.
-  const extra = { ...(tuning.idleTimeoutMs !== undefined ? { idleTimeoutMs: tuning.idleTimeoutMs } : {}), ...(tuning.maxTokens ? { maxTokens: tuning.maxTokens } : {}) };
+  const extra = {
+    ...(tuning.idleTimeoutMs !== undefined ? { idleTimeoutMs: tuning.idleTimeoutMs } : {}),
+    ...(tuning.maxTokens ? { maxTokens: tuning.maxTokens } : {}),
+  };
   if (baseURL) return { baseURL, apiKey, model, ...extra };
   if (apiKey) return { baseURL: "https://api.openai.com/v1", apiKey, model, ...extra };
   return undefined;
@@ -85,18 +96,29 @@ export function llmTuningFromEnv(env: NodeJS.ProcessEnv): LlmTuning {
   const timeout = env.AUTOGEN_LLM_TIMEOUT?.trim();
   if (timeout) {
     const parsed = llmTimeoutSchema.safeParse(timeout);
-    if (!parsed.success) throw new LlmEnvError(`AUTOGEN_LLM_TIMEOUT is invalid (got ${JSON.stringify(timeout)}): set it to ${LLM_ENV_HELP.AUTOGEN_LLM_TIMEOUT}.`);
+    if (!parsed.success)
+      throw new LlmEnvError(
+        `AUTOGEN_LLM_TIMEOUT is invalid (got ${JSON.stringify(timeout)}): set it to ${LLM_ENV_HELP.AUTOGEN_LLM_TIMEOUT}.`,
+      );
     tuning.idleTimeoutMs = parsed.data * 1000;
   }
   const maxTokens = env.AUTOGEN_LLM_MAX_TOKENS_PER_CALL?.trim();
   if (maxTokens) {
     const parsed = maxTokensPerCallSchema.safeParse(maxTokens);
-    if (!parsed.success) throw new LlmEnvError(`AUTOGEN_LLM_MAX_TOKENS_PER_CALL is invalid (${parsed.error.issues[0]?.message ?? "malformed"}): set it to ${LLM_ENV_HELP.AUTOGEN_LLM_MAX_TOKENS_PER_CALL}.`);
+    if (!parsed.success)
+      throw new LlmEnvError(
+        `AUTOGEN_LLM_MAX_TOKENS_PER_CALL is invalid (${parsed.error.issues[0]?.message ?? "malformed"}): set it to ${LLM_ENV_HELP.AUTOGEN_LLM_MAX_TOKENS_PER_CALL}.`,
+      );
     tuning.maxTokens = parsed.data;
   }
   return tuning;
 }
 
 export function llmEndpointFromEnv(env: NodeJS.ProcessEnv): LlmEndpoint | undefined {
-  return llmEndpoint(env.AUTOGEN_LLM_BASE_URL?.trim() || undefined, env.OPENAI_API_KEY?.trim() || undefined, env.AUTOGEN_LLM_MODEL?.trim() || DEFAULT_MODEL, llmTuningFromEnv(env));
+  return llmEndpoint(
+    env.AUTOGEN_LLM_BASE_URL?.trim() || undefined,
+    env.OPENAI_API_KEY?.trim() || undefined,
+    env.AUTOGEN_LLM_MODEL?.trim() || DEFAULT_MODEL,
+    llmTuningFromEnv(env),
+  );
 }

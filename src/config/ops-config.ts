@@ -6,11 +6,15 @@ import { EnvConfigError } from "./env-config.ts";
 
 export const OPS_ENV_HELP = {
   AUTOGEN_METRICS: "on (default) or off: serve /metrics in Prometheus's text format",
-  AUTOGEN_METRICS_TOKEN: "a bearer token a scrape of /metrics must send (at least 16 characters); unset: /metrics is open",
-  AUTOGEN_DASHBOARD: "off (default), token (a bearer token or cookie, for a reverse proxy) or github (sign-in with the App's OAuth client)",
+  AUTOGEN_METRICS_TOKEN:
+    "a bearer token a scrape of /metrics must send (at least 16 characters); unset: /metrics is open",
+  AUTOGEN_DASHBOARD:
+    "off (default), token (a bearer token or cookie, for a reverse proxy) or github (sign-in with the App's OAuth client)",
   AUTOGEN_DASHBOARD_TOKEN: "the dashboard's token when AUTOGEN_DASHBOARD=token (at least 16 characters)",
-  AUTOGEN_DASHBOARD_ROLE: "who may sign in when AUTOGEN_DASHBOARD=github: member (default: active members of an organisation the App is installed on) or admin (its owners only)",
-  AUTOGEN_PUBLIC_URL: "the server's public base URL, e.g. https://autogen.example.org (the OAuth callback is <url>/dashboard/auth/callback)",
+  AUTOGEN_DASHBOARD_ROLE:
+    "who may sign in when AUTOGEN_DASHBOARD=github: member (default: active members of an organisation the App is installed on) or admin (its owners only)",
+  AUTOGEN_PUBLIC_URL:
+    "the server's public base URL, e.g. https://autogen.example.org (the OAuth callback is <url>/dashboard/auth/callback)",
   GITHUB_CLIENT_ID: "the App's OAuth client id (the App's settings page) when AUTOGEN_DASHBOARD=github",
   GITHUB_CLIENT_SECRET: "the App's OAuth client secret when AUTOGEN_DASHBOARD=github",
 } as const;
@@ -36,10 +40,18 @@ export type DashboardAccess =
 
 export type OpsConfig = { metrics: { enabled: boolean; token: string | undefined }; dashboard: DashboardAccess };
 
-export const DEFAULT_OPS_CONFIG: OpsConfig = { metrics: { enabled: true, token: undefined }, dashboard: { mode: "off" } };
+export const DEFAULT_OPS_CONFIG: OpsConfig = {
+  metrics: { enabled: true, token: undefined },
+  dashboard: { mode: "off" },
+};
 
 function fail(name: OpsVar, given: string | undefined): never {
-  const problem = given === undefined ? "is not set" : /TOKEN|SECRET/.test(name) ? "is invalid (hidden)" : `is invalid (got ${JSON.stringify(given.slice(0, 60))})`;
+  const problem =
+    given === undefined
+      ? "is not set"
+      : /TOKEN|SECRET/.test(name)
+        ? "is invalid (hidden)"
+        : `is invalid (got ${JSON.stringify(given.slice(0, 60))})`;
   throw new EnvConfigError(`${name} ${problem}: set it to ${OPS_ENV_HELP[name]}.`);
 }
 
@@ -64,5 +76,14 @@ export function loadOpsConfig(env: NodeJS.ProcessEnv = process.env): OpsConfig {
   if (!e.GITHUB_CLIENT_ID) fail("GITHUB_CLIENT_ID", undefined);
   if (!e.GITHUB_CLIENT_SECRET) fail("GITHUB_CLIENT_SECRET", undefined);
   if (!e.AUTOGEN_PUBLIC_URL) fail("AUTOGEN_PUBLIC_URL", undefined);
-  return { metrics, dashboard: { mode: "github", clientId: e.GITHUB_CLIENT_ID, clientSecret: e.GITHUB_CLIENT_SECRET, publicUrl: e.AUTOGEN_PUBLIC_URL.replace(/\/+$/, ""), role: e.AUTOGEN_DASHBOARD_ROLE } };
+  return {
+    metrics,
+    dashboard: {
+      mode: "github",
+      clientId: e.GITHUB_CLIENT_ID,
+      clientSecret: e.GITHUB_CLIENT_SECRET,
+      publicUrl: e.AUTOGEN_PUBLIC_URL.replace(/\/+$/, ""),
+      role: e.AUTOGEN_DASHBOARD_ROLE,
+    },
+  };
 }

@@ -15,7 +15,9 @@ const MAX_PROBLEM_CHARS = 300;
 export class RepoConfigError extends Error {
   readonly problems: string[];
   constructor(problems: string[]) {
-    const shown = problems.slice(0, MAX_PROBLEMS).map((p) => (p.length > MAX_PROBLEM_CHARS ? `${p.slice(0, MAX_PROBLEM_CHARS - 1)}…` : p));
+    const shown = problems
+      .slice(0, MAX_PROBLEMS)
+      .map((p) => (p.length > MAX_PROBLEM_CHARS ? `${p.slice(0, MAX_PROBLEM_CHARS - 1)}…` : p));
     if (problems.length > MAX_PROBLEMS) shown.push(`and ${problems.length - MAX_PROBLEMS} more problems`);
     super(`${REPO_CONFIG_PATH} is invalid:\n${shown.map((p) => `- ${p}`).join("\n")}`);
     this.name = "RepoConfigError";
@@ -31,7 +33,9 @@ const MAX_ALIASES = 50;
 /** The config in this text, or a RepoConfigError: whatever goes wrong reading it, never another error. */
 export function parseRepoConfigText(text: string): RepoConfig {
   if (Buffer.byteLength(text, "utf8") > REPO_CONFIG_MAX_BYTES) {
-    throw new RepoConfigError([`the file is ${Buffer.byteLength(text, "utf8")} bytes; at most ${REPO_CONFIG_MAX_BYTES} are read (the settings fit in a few KiB)`]);
+    throw new RepoConfigError([
+      `the file is ${Buffer.byteLength(text, "utf8")} bytes; at most ${REPO_CONFIG_MAX_BYTES} are read (the settings fit in a few KiB)`,
+    ]);
   }
   let data: unknown;
   try {
@@ -54,7 +58,9 @@ function readYaml(text: string): unknown {
   const duplicate = firstDuplicateKey(doc.contents);
   if (duplicate) {
     const { line, col } = lineCounter.linePos(duplicate.offset);
-    throw new RepoConfigError([`the key "${duplicate.key.slice(0, 60)}" is given twice (the second at line ${line}, column ${col}): keep one`]);
+    throw new RepoConfigError([
+      `the key "${duplicate.key.slice(0, 60)}" is given twice (the second at line ${line}, column ${col}): keep one`,
+    ]);
   }
   return doc.toJS({ maxAliasCount: MAX_ALIASES });
 }
@@ -85,13 +91,17 @@ function firstDuplicateKey(root: unknown): { key: string; offset: number } | und
  */
 function yamlProblem(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
-  if (error instanceof RangeError || /call stack/i.test(message)) return "nests too deeply to read: flatten the structure (the settings need at most a few levels)";
+  if (error instanceof RangeError || /call stack/i.test(message))
+    return "nests too deeply to read: flatten the structure (the settings need at most a few levels)";
   if (error instanceof YAMLParseError) {
-    const where = error.linePos?.[0] ? `line ${error.linePos[0].line}, column ${error.linePos[0].col}` : "unknown position";
+    const where = error.linePos?.[0]
+      ? `line ${error.linePos[0].line}, column ${error.linePos[0].col}`
+      : "unknown position";
     // The first line of the message repeats the position: say it once.
     return `not valid YAML at ${where}: ${(error.message.split("\n")[0] ?? "parse error").replace(/ at line \d+, column \d+:?$/, "")}`;
   }
-  if (/alias count/i.test(message)) return `uses YAML aliases (*name) more than ${MAX_ALIASES} times in all, the limit that stops alias bombs: write the values out`;
+  if (/alias count/i.test(message))
+    return `uses YAML aliases (*name) more than ${MAX_ALIASES} times in all, the limit that stops alias bombs: write the values out`;
   return `could not be read as YAML: ${message.split("\n")[0]?.slice(0, 200) || "unknown error"}`;
 }
 

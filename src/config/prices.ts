@@ -2,7 +2,10 @@
 // does. Published list prices; a server can override or add models (AUTOGEN_PRICES).
 import { z } from "zod";
 
-export const priceTableSchema = z.record(z.string().min(1), z.strictObject({ input: z.number().min(0), cachedInput: z.number().min(0), output: z.number().min(0) }));
+export const priceTableSchema = z.record(
+  z.string().min(1),
+  z.strictObject({ input: z.number().min(0), cachedInput: z.number().min(0), output: z.number().min(0) }),
+);
 export type Price = z.infer<typeof priceTableSchema>[string];
 
 export const DEFAULT_PRICES: Record<string, Price> = {
@@ -13,11 +16,18 @@ export const DEFAULT_PRICES: Record<string, Price> = {
 };
 
 /** Unknown models (local servers) cost nothing unless a price is configured. */
-export function costOf(model: string, usage: { promptTokens: number; cachedTokens: number; completionTokens: number }, prices: Record<string, Price> = DEFAULT_PRICES): number {
+export function costOf(
+  model: string,
+  usage: { promptTokens: number; cachedTokens: number; completionTokens: number },
+  prices: Record<string, Price> = DEFAULT_PRICES,
+): number {
   const price = prices[model];
   if (!price) return 0;
   const uncached = Math.max(0, usage.promptTokens - usage.cachedTokens);
-  return (uncached * price.input + usage.cachedTokens * price.cachedInput + usage.completionTokens * price.output) / 1_000_000;
+  return (
+    (uncached * price.input + usage.cachedTokens * price.cachedInput + usage.completionTokens * price.output) /
+    1_000_000
+  );
 }
 
 /** The built-in table plus AUTOGEN_PRICES (JSON) from the environment, if set. */
@@ -28,9 +38,14 @@ export function pricesFromEnv(env: NodeJS.ProcessEnv): Record<string, Price> {
   try {
     data = JSON.parse(text);
   } catch {
-    throw new Error("AUTOGEN_PRICES is not JSON: set it to a JSON object of model names to {input, cachedInput, output} dollars per million tokens");
+    throw new Error(
+      "AUTOGEN_PRICES is not JSON: set it to a JSON object of model names to {input, cachedInput, output} dollars per million tokens",
+    );
   }
   const parsed = priceTableSchema.safeParse(data);
-  if (!parsed.success) throw new Error(`AUTOGEN_PRICES is invalid (${parsed.error.issues[0]?.path.join(".")}: ${parsed.error.issues[0]?.message}): each model needs input, cachedInput and output prices, in dollars per million tokens`);
+  if (!parsed.success)
+    throw new Error(
+      `AUTOGEN_PRICES is invalid (${parsed.error.issues[0]?.path.join(".")}: ${parsed.error.issues[0]?.message}): each model needs input, cachedInput and output prices, in dollars per million tokens`,
+    );
   return { ...DEFAULT_PRICES, ...parsed.data };
 }

@@ -26,7 +26,9 @@ export function renderConfigDocs(): string {
 function walk(node: JsonSchemaNode, path: string[], lines: string[]): void {
   for (const [key, child] of Object.entries(node.properties ?? {})) {
     const here = [...path, key];
-    lines.push(`| \`${here.join(".")}\` | ${typeName(child)} | ${defaultText(child)} | ${cell(child.description ?? "")}${bounds(child)} |`);
+    lines.push(
+      `| \`${here.join(".")}\` | ${typeName(child)} | ${defaultText(child)} | ${cell(child.description ?? "")}${bounds(child)} |`,
+    );
     if (child.properties) walk(child, here, lines);
   }
 }

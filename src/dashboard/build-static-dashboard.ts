@@ -10,7 +10,11 @@ import { renderJob, renderOverview, type PageContext } from "./render-pages.ts";
 
 export const STATIC_LINKS = { overview: "index.html", job: (id: number) => `job-${id}.html` };
 
-export async function buildStaticDashboard(history: JobHistory, out: string, options: { webUrl: string; now: number }): Promise<{ pages: number }> {
+export async function buildStaticDashboard(
+  history: JobHistory,
+  out: string,
+  options: { webUrl: string; now: number },
+): Promise<{ pages: number }> {
   await mkdir(out, { recursive: true });
   const ctx: PageContext = { links: STATIC_LINKS, now: options.now, webUrl: options.webUrl };
   const jobs = await history.jobs({ limit: OVERVIEW_JOBS });

@@ -22,16 +22,24 @@ export function webUrlOf(apiUrl: string | undefined): string {
   return apiUrl ? apiUrl.replace(/\/api\/v3\/?$/, "") : "https://github.com";
 }
 
-const installationsAnswer = z.array(z.object({ account: z.object({ login: z.string(), type: z.string().optional() }).nullable() }));
+const installationsAnswer = z.array(
+  z.object({ account: z.object({ login: z.string(), type: z.string().optional() }).nullable() }),
+);
 
 /** The accounts the App is installed on, asked as the App (cached for a minute). */
 export function appInstallations(probot: Pick<Probot, "auth">): () => Promise<Installation[]> {
   let cached: { at: number; value: Installation[] } | undefined;
   return async () => {
     if (cached && Date.now() - cached.at < 60_000) return cached.value;
-    const octokit = (await probot.auth()) as unknown as { paginate: (route: string, params: object) => Promise<unknown> };
+    const octokit = (await probot.auth()) as unknown as {
+      paginate: (route: string, params: object) => Promise<unknown>;
+    };
     const list = installationsAnswer.parse(await octokit.paginate("GET /app/installations", { per_page: 100 }));
-    const value = list.flatMap((i) => (i.account ? [{ login: i.account.login, type: i.account.type === "User" ? ("User" as const) : ("Organization" as const) }] : []));
+    const value = list.flatMap((i) =>
+      i.account
+        ? [{ login: i.account.login, type: i.account.type === "User" ? ("User" as const) : ("Organization" as const) }]
+        : [],
+    );
     cached = { at: Date.now(), value };
     return value;
   };
@@ -49,9 +57,20 @@ export async function visibleJobs(jobs: JobSummary[], viewer: Viewer): Promise<J
   return jobs.filter((j) => readable.has(`${j.owner}/${j.repo}`));
 }
 
-type Log = { warn: (meta: object, message: string) => void; info: (meta: object, message: string) => void; error: (meta: object, message: string) => void };
+type Log = {
+  warn: (meta: object, message: string) => void;
+  info: (meta: object, message: string) => void;
+  error: (meta: object, message: string) => void;
+};
 
-export function dashboardRoute(options: { access: DashboardAccess; history: JobHistory; probot: Probot; baseUrl: string | undefined; fetch?: typeof fetch; now?: () => number }) {
+export function dashboardRoute(options: {
+  access: DashboardAccess;
+  history: JobHistory;
+  probot: Probot;
+  baseUrl: string | undefined;
+  fetch?: typeof fetch;
+  now?: () => number;
+}) {
   const { access } = options;
   if (access.mode === "off") return undefined;
   const log = options.probot.log as unknown as Log;
@@ -59,15 +78,28 @@ export function dashboardRoute(options: { access: DashboardAccess; history: JobH
   const port: DashboardAccessPort =
     access.mode === "token"
       ? tokenAccess(access.token)
-      : githubSignIn({ ...access, webUrl, apiUrl: options.baseUrl ?? "https://api.github.com", installations: appInstallations(options.probot), log, ...(options.fetch ? { fetch: options.fetch } : {}) });
+      : githubSignIn({
+          ...access,
+          webUrl,
+          apiUrl: options.baseUrl ?? "https://api.github.com",
+          installations: appInstallations(options.probot),
+          log,
+          ...(options.fetch ? { fetch: options.fetch } : {}),
+        });
   const now = options.now ?? Date.now;
 
   const handle = async (req: IncomingMessage, res: ServerResponse, path: string) => {
     if (path.startsWith("/dashboard/auth/") && (await port.handleAuth(req, res, path))) return;
     const viewer = await port.viewer(req);
     if (!viewer) return port.refuse(req, res);
-    const ctx: PageContext = { links: { ...SERVER_LINKS, signOut: viewer.signOut }, now: now(), webUrl, viewer: viewer.name };
-    if (req.method !== "GET") return sendPage(res, 405, renderMessage("Not allowed", "Only GET is accepted here.", ctx).text);
+    const ctx: PageContext = {
+      links: { ...SERVER_LINKS, signOut: viewer.signOut },
+      now: now(),
+      webUrl,
+      viewer: viewer.name,
+    };
+    if (req.method !== "GET")
+      return sendPage(res, 405, renderMessage("Not allowed", "Only GET is accepted here.", ctx).text);
     if (path === "/dashboard") {
       const jobs = await visibleJobs(await options.history.jobs({ limit: OVERVIEW_JOBS }), viewer);
       return sendPage(res, 200, renderOverview(jobs, ctx).text);
@@ -75,7 +107,11 @@ export function dashboardRoute(options: { access: DashboardAccess; history: JobH
     const match = /^\/dashboard\/jobs\/(\d{1,12})$/.exec(path);
     const job = match ? await options.history.job(Number(match[1])) : undefined;
     if (job && (await viewer.canRead(job.owner, job.repo))) return sendPage(res, 200, renderJob(job, ctx).text);
-    return sendPage(res, 404, renderMessage("Not found", "There is no such page, or it is not yours to see.", ctx).text);
+    return sendPage(
+      res,
+      404,
+      renderMessage("Not found", "There is no such page, or it is not yours to see.", ctx).text,
+    );
   };
 
   return (req: IncomingMessage, res: ServerResponse): boolean => {
@@ -83,7 +119,12 @@ export function dashboardRoute(options: { access: DashboardAccess; history: JobH
     if (path !== "/dashboard" && !path.startsWith("/dashboard/")) return false;
     handle(req, res, path).catch((error: unknown) => {
       log.error({ err: error, path }, "dashboard request failed");
-      if (!res.headersSent) sendPage(res, 500, "<!doctype html><title>Error</title><p>The dashboard could not answer; see the server log.</p>");
+      if (!res.headersSent)
+        sendPage(
+          res,
+          500,
+          "<!doctype html><title>Error</title><p>The dashboard could not answer; see the server log.</p>",
+        );
       else res.destroy();
     });
     return true;

@@ -10,7 +10,14 @@ export class Html {
   }
 }
 
-const ENTITIES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;", "`": "&#96;" };
+const ENTITIES: Record<string, string> = {
+  "&": "&amp;",
+  "<": "&lt;",
+  ">": "&gt;",
+  '"': "&quot;",
+  "'": "&#39;",
+  "`": "&#96;",
+};
 
 export function escapeHtml(value: unknown): string {
   return String(value).replace(/[&<>"'`]/g, (c) => ENTITIES[c] ?? c);

@@ -29,12 +29,31 @@ export type Totals = {
 /** The Monday (UTC) of the week holding `ms`, as YYYY-MM-DD. */
 export function weekOf(ms: number): string {
   const day = new Date(ms);
-  const monday = new Date(Date.UTC(day.getUTCFullYear(), day.getUTCMonth(), day.getUTCDate() - ((day.getUTCDay() + 6) % 7)));
+  const monday = new Date(
+    Date.UTC(day.getUTCFullYear(), day.getUTCMonth(), day.getUTCDate() - ((day.getUTCDay() + 6) % 7)),
+  );
   return monday.toISOString().slice(0, 10);
 }
 
 function empty(key: string): Totals {
-  return { key, jobs: 0, fixed: 0, notFixed: 0, failed: 0, cancelled: 0, active: 0, reasons: {}, pulls: 0, merged: 0, llmCalls: 0, tokens: 0, dollars: 0, testMinutes: 0, actionsMinutes: 0, minutesToPr: [] };
+  return {
+    key,
+    jobs: 0,
+    fixed: 0,
+    notFixed: 0,
+    failed: 0,
+    cancelled: 0,
+    active: 0,
+    reasons: {},
+    pulls: 0,
+    merged: 0,
+    llmCalls: 0,
+    tokens: 0,
+    dollars: 0,
+    testMinutes: 0,
+    actionsMinutes: 0,
+    minutesToPr: [],
+  };
 }
 
 /**
@@ -88,8 +107,10 @@ export function totalsBy(jobs: JobSummary[], keyOf: (job: JobSummary) => string)
   return [...map.values()];
 }
 
-export const byRepository = (jobs: JobSummary[]) => totalsBy(jobs, (j) => `${j.owner}/${j.repo}`).sort((a, b) => b.jobs - a.jobs || a.key.localeCompare(b.key));
-export const byWeek = (jobs: JobSummary[]) => totalsBy(jobs, (j) => weekOf(j.createdAt)).sort((a, b) => a.key.localeCompare(b.key));
+export const byRepository = (jobs: JobSummary[]) =>
+  totalsBy(jobs, (j) => `${j.owner}/${j.repo}`).sort((a, b) => b.jobs - a.jobs || a.key.localeCompare(b.key));
+export const byWeek = (jobs: JobSummary[]) =>
+  totalsBy(jobs, (j) => weekOf(j.createdAt)).sort((a, b) => a.key.localeCompare(b.key));
 
 export function median(values: number[]): number | undefined {
   if (values.length === 0) return undefined;

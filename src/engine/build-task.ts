@@ -34,14 +34,34 @@ export type VisibleChoice =
  * failing ones, else (an issue, with a model) a test reproducing the issue. A baseline
  * that loaded no test, or failed to load test files, is a broken test command.
  */
-export function chooseVisible(trigger: Trigger, baseline: TestReport | undefined, workspace: string, options: { canReproduce: boolean }): VisibleChoice {
-  if (trigger.tests?.length) return { kind: "ok", visible: { kind: "tests", ids: trigger.tests }, why: `the ${trigger.tests.length} test(s) named` };
+export function chooseVisible(
+  trigger: Trigger,
+  baseline: TestReport | undefined,
+  workspace: string,
+  options: { canReproduce: boolean },
+): VisibleChoice {
+  if (trigger.tests?.length)
+    return {
+      kind: "ok",
+      visible: { kind: "tests", ids: trigger.tests },
+      why: `the ${trigger.tests.length} test(s) named`,
+    };
   if (!baseline) return { kind: "ok", visible: { kind: "all" }, why: "the whole suite" };
   const broken = brokenRunReason(baseline, workspace);
   if (broken) return { kind: "broken", message: `the test command is broken: ${broken}` };
   const failing = failingTests(baseline);
-  if (failing.length > 0) return { kind: "ok", visible: { kind: "tests", ids: failing.map((t) => t.id) }, why: `${failing.length} failing test(s)` };
-  if (trigger.kind === "issue" && options.canReproduce) return { kind: "ok", visible: { kind: "reproduce" }, why: `all ${baseline.tests.length} tests pass: a test reproducing the issue is written first` };
+  if (failing.length > 0)
+    return {
+      kind: "ok",
+      visible: { kind: "tests", ids: failing.map((t) => t.id) },
+      why: `${failing.length} failing test(s)`,
+    };
+  if (trigger.kind === "issue" && options.canReproduce)
+    return {
+      kind: "ok",
+      visible: { kind: "reproduce" },
+      why: `all ${baseline.tests.length} tests pass: a test reproducing the issue is written first`,
+    };
   return {
     kind: "nothing",
     message: `all ${baseline.tests.length} tests pass${trigger.kind === "issue" ? " and reproducing the issue from its description needs a model (configure an LLM endpoint)" : ""}`,
@@ -65,14 +85,27 @@ export function chooseStrategy(choice: StrategyChoice): Strategy {
   const { llm, config } = choice;
   if (choice.planOnly) {
     if (!llm) throw new Error("`/autogen plan` needs a model, and this installation has no LLM endpoint configured");
-    return withReproduction(lpwStrategy({ llm, planOnly: true, ...(choice.memory ? { memory: choice.memory } : {}) }), llm);
+    return withReproduction(
+      lpwStrategy({ llm, planOnly: true, ...(choice.memory ? { memory: choice.memory } : {}) }),
+      llm,
+    );
   }
   const name = choice.name ?? (llm ? config.strategy.name : "template");
-  return strategyByName(name, { llm, strategy: { ...config.strategy, templateFirstPass: choice.templateFirstPass ?? config.strategy.templateFirstPass }, memory: choice.memory });
+  return strategyByName(name, {
+    llm,
+    strategy: { ...config.strategy, templateFirstPass: choice.templateFirstPass ?? config.strategy.templateFirstPass },
+    memory: choice.memory,
+  });
 }
 
-export function taskBudget(config: RepoConfig, overrides: { candidates?: number | undefined; minutes?: number | undefined } = {}): Task["budget"] {
-  return { candidates: overrides.candidates ?? config.budgets.iterations * 20, minutes: overrides.minutes ?? config.budgets.minutes };
+export function taskBudget(
+  config: RepoConfig,
+  overrides: { candidates?: number | undefined; minutes?: number | undefined } = {},
+): Task["budget"] {
+  return {
+    candidates: overrides.candidates ?? config.budgets.iterations * 20,
+    minutes: overrides.minutes ?? config.budgets.minutes,
+  };
 }
 
 export function taskSandbox(config: RepoConfig, signal?: AbortSignal): Task["sandbox"] {
@@ -104,7 +137,9 @@ export function buildTask(input: TaskInput): Task {
     verifier: input.verifier,
     probe: input.probe,
     // Extra runs (coverage) run the tests as the command does: with its own environment assignments.
-    sandbox: input.runner.commandEnv ? { ...input.sandbox, env: { ...input.sandbox.env, ...input.runner.commandEnv } } : input.sandbox,
+    sandbox: input.runner.commandEnv
+      ? { ...input.sandbox, env: { ...input.sandbox.env, ...input.runner.commandEnv } }
+      : input.sandbox,
     runnerName: input.runner.name,
     isTestFile,
     budget: input.budget ?? taskBudget(input.config),

@@ -82,7 +82,10 @@ export class CandidateLimits {
 
 /** Our pytest plugin's "timed out after 1.2 s" and node --test's "test timed out after 1200ms". */
 function stoppedByLimit(test: TestReport["tests"][number]): boolean {
-  return (test.status === "fail" || test.status === "error") && /\btimed out after \d+(?:\.\d+)? ?(?:ms|s)\b/.test(test.message ?? "");
+  return (
+    (test.status === "fail" || test.status === "error") &&
+    /\btimed out after \d+(?:\.\d+)? ?(?:ms|s)\b/.test(test.message ?? "")
+  );
 }
 
 /** The limit that stopped a candidate's run (its whole run, or one of its tests), when one did. */

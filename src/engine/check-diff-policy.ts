@@ -8,7 +8,11 @@ import { isTestFile } from "./is-test-file.ts";
 import type { Outcome } from "./task.ts";
 
 /** `workspace`: the worktree holding the change, so pyproject.toml, setup.cfg and package.json are judged by their test sections (without it, by any change). */
-export function checkDiffPolicy(outcome: Outcome, config: Pick<RepoConfig, "paths" | "diff">, workspace?: string): void {
+export function checkDiffPolicy(
+  outcome: Outcome,
+  config: Pick<RepoConfig, "paths" | "diff">,
+  workspace?: string,
+): void {
   if (outcome.status !== "fixed") return;
   // A reproduction test the engine wrote is judged like any test change: as an added file
   // it adds evidence and takes none away (withReproduction has already refused a fix that
@@ -16,6 +20,13 @@ export function checkDiffPolicy(outcome: Outcome, config: Pick<RepoConfig, "path
   const sides = workspace === undefined ? undefined : (file: DiffFile) => fileSides(workspace, file);
   outcome.policy = evaluateDiffPolicy(outcome.diff, { ...config.paths, ...config.diff }, { isTestFile, sides });
   if (outcome.policy.ok) return;
-  const reasons = [...outcome.policy.violations.map((v) => v.detail), ...outcome.policy.tampering.map((t) => `${t.kind} in ${t.file}`)];
-  Object.assign(outcome, { status: "not-fixed", stopReason: "policy", message: `the change passes the tests but breaks the diff policy: ${reasons.join("; ")}` });
+  const reasons = [
+    ...outcome.policy.violations.map((v) => v.detail),
+    ...outcome.policy.tampering.map((t) => `${t.kind} in ${t.file}`),
+  ];
+  Object.assign(outcome, {
+    status: "not-fixed",
+    stopReason: "policy",
+    message: `the change passes the tests but breaks the diff policy: ${reasons.join("; ")}`,
+  });
 }

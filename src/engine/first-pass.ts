@@ -9,7 +9,15 @@ import type { Outcome, Strategy } from "./task.ts";
 import { templateStrategyWith } from "./template/template-strategy.ts";
 
 /** Stops after which a template pass has nothing to add: the tests do not load, nothing fails, the user or a budget stopped the job, the model judged no change is needed. */
-const FINAL: ReadonlySet<Outcome["stopReason"]> = new Set(["nothing-to-fix", "broken-tests", "cancelled", "budget", "planned", "unsupported", "no-change"]);
+const FINAL: ReadonlySet<Outcome["stopReason"]> = new Set([
+  "nothing-to-fix",
+  "broken-tests",
+  "cancelled",
+  "budget",
+  "planned",
+  "unsupported",
+  "no-change",
+]);
 
 export function withTemplateAfter(next: Strategy, llm: LlmClient): Strategy {
   const template = templateStrategyWith({ llm });
@@ -20,14 +28,27 @@ export function withTemplateAfter(next: Strategy, llm: LlmClient): Strategy {
       if (task.visible.kind === "reproduce") return next.run(task);
       const first = await next.run(task);
       if (first.status === "fixed" || FINAL.has(first.stopReason)) return first;
-      task.onProgress?.({ kind: "stage", stage: "template", detail: "the model found no fix: trying mechanical edits, each reviewed by the model" });
+      task.onProgress?.({
+        kind: "stage",
+        stage: "template",
+        detail: "the model found no fix: trying mechanical edits, each reviewed by the model",
+      });
       const second = await template.run(task);
-      const attempts = [...first.attempts, ...second.attempts.map((a) => ({ ...a, index: a.index + first.attempts.length }))];
+      const attempts = [
+        ...first.attempts,
+        ...second.attempts.map((a) => ({ ...a, index: a.index + first.attempts.length })),
+      ];
       const cost = addCosts(first.cost, second.cost);
       if (second.status === "fixed") return { ...second, cost, attempts };
       // Without a fix the model's own run is the story; the template pass is one more sentence.
       const review = second.review ? { review: second.review } : {};
-      return { ...first, ...review, message: `${first.message}; then mechanical edits: ${second.message}`, cost, attempts };
+      return {
+        ...first,
+        ...review,
+        message: `${first.message}; then mechanical edits: ${second.message}`,
+        cost,
+        attempts,
+      };
     },
   };
 }

@@ -20,7 +20,10 @@ export type StrategyDeps = {
   memory?: string | undefined;
 };
 
-const needsModel = (name: string) => new Error(`strategy "${name}" needs an LLM endpoint: set AUTOGEN_LLM_BASE_URL (and OPENAI_API_KEY if the server wants one), or use --strategy template`);
+const needsModel = (name: string) =>
+  new Error(
+    `strategy "${name}" needs an LLM endpoint: set AUTOGEN_LLM_BASE_URL (and OPENAI_API_KEY if the server wants one), or use --strategy template`,
+  );
 
 export function strategyByName(name: string, deps: StrategyDeps = {}): Strategy {
   if (name === "template") return deps.llm ? templateStrategyWith({ llm: deps.llm }) : templateStrategy;
@@ -31,22 +34,52 @@ export function strategyByName(name: string, deps: StrategyDeps = {}): Strategy 
       llm: deps.llm,
       ...(deps.memory ? { memory: deps.memory } : {}),
       ...(s?.knowledge ? { knowledge: "on-disk" as const } : {}),
-      ...(s ? { maxPlanIterations: s.maxPlanIterations, maxRefinements: s.maxRefinements, planVerification: s.planVerification, codeExplanation: s.codeExplanation, instrumentedDebug: s.instrumentedDebug } : {}),
+      ...(s
+        ? {
+            maxPlanIterations: s.maxPlanIterations,
+            maxRefinements: s.maxRefinements,
+            planVerification: s.planVerification,
+            codeExplanation: s.codeExplanation,
+            instrumentedDebug: s.instrumentedDebug,
+          }
+        : {}),
     });
     return withReproduction(s?.templateFirstPass ? withTemplateAfter(lpw, deps.llm) : lpw, deps.llm);
   }
   if (name === "direct") {
     if (!deps.llm) throw needsModel(name);
-    return withReproduction(directStrategy({ llm: deps.llm, ...(deps.strategy ? { maxRefinements: deps.strategy.maxRefinements } : {}) }), deps.llm);
+    return withReproduction(
+      directStrategy({ llm: deps.llm, ...(deps.strategy ? { maxRefinements: deps.strategy.maxRefinements } : {}) }),
+      deps.llm,
+    );
   }
   if (name === "slpw") {
     if (!deps.llm) throw needsModel(name);
     const s = deps.strategy;
-    return withReproduction(slpwStrategy({ llm: deps.llm, ...(s ? { planSamples: s.planSamples, verifiedPlans: s.verifiedPlans, maxPlanIterations: s.maxPlanIterations, maxRefinements: s.maxRefinements } : {}) }), deps.llm);
+    return withReproduction(
+      slpwStrategy({
+        llm: deps.llm,
+        ...(s
+          ? {
+              planSamples: s.planSamples,
+              verifiedPlans: s.verifiedPlans,
+              maxPlanIterations: s.maxPlanIterations,
+              maxRefinements: s.maxRefinements,
+            }
+          : {}),
+      }),
+      deps.llm,
+    );
   }
   if (name === "seidr") {
     if (!deps.llm) throw needsModel(name);
-    return withReproduction(seidrStrategy({ llm: deps.llm, ...(deps.strategy ? { arity: deps.strategy.treeArity, width: deps.strategy.beamWidth } : {}) }), deps.llm);
+    return withReproduction(
+      seidrStrategy({
+        llm: deps.llm,
+        ...(deps.strategy ? { arity: deps.strategy.treeArity, width: deps.strategy.beamWidth } : {}),
+      }),
+      deps.llm,
+    );
   }
   throw new Error(`unknown strategy "${name}"; available: template, lpw, slpw, seidr, direct`);
 }

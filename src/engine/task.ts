@@ -11,7 +11,15 @@ import type { CandidateLimitSettings } from "./candidate-limits.ts";
 
 export type ProgressEvent =
   | { kind: "stage"; stage: string; detail?: string }
-  | { kind: "attempt"; index: number; total: number; description: string; passed: number; failed: number; limit?: string | undefined };
+  | {
+      kind: "attempt";
+      index: number;
+      total: number;
+      description: string;
+      passed: number;
+      failed: number;
+      limit?: string | undefined;
+    };
 
 /** The tests a task is about: a selection of existing tests, or none yet: a test that reproduces the described bug is to be written first. */
 export type VisibleTests = TestSelection | { kind: "reproduce" };
@@ -59,7 +67,15 @@ export type Attempt = {
   index: number;
   description: string;
   /** `tampering`: the candidate stopped tests that ran on the unchanged code (skipped, deselected, no longer collected); `reason` names them. */
-  result: "still-failing" | "visible-regressed" | "regression-failed" | "plausible" | "edit-failed" | "timed-out" | "tampering" | "refused";
+  result:
+    | "still-failing"
+    | "visible-regressed"
+    | "regression-failed"
+    | "plausible"
+    | "edit-failed"
+    | "timed-out"
+    | "tampering"
+    | "refused";
   /** Why the attempt was refused (`refused`: the model's review of a mechanical edit that passes the tests), when its result alone does not say (tampering: which tests stopped running). */
   reason?: string | undefined;
   passed: number;
@@ -76,7 +92,22 @@ export type Attempt = {
 };
 
 /** `refused`: every mechanical edit that passed the tests was refused by the model's review; `not-reproduced`: no test could be written that fails for the reported reason; `broken-tests`: the test command does not load the tests; `no-change`: the model judged that the code needs no change. */
-export type StopReason = "solved" | "budget" | "exhausted" | "iterations" | "stuck" | "nothing-to-fix" | "unsupported" | "error" | "cancelled" | "policy" | "planned" | "not-reproduced" | "broken-tests" | "no-change" | "refused";
+export type StopReason =
+  | "solved"
+  | "budget"
+  | "exhausted"
+  | "iterations"
+  | "stuck"
+  | "nothing-to-fix"
+  | "unsupported"
+  | "error"
+  | "cancelled"
+  | "policy"
+  | "planned"
+  | "not-reproduced"
+  | "broken-tests"
+  | "no-change"
+  | "refused";
 
 export type PlanVerificationEntry = { test: string; derived: string; expected: string; matches: boolean };
 
@@ -164,6 +195,18 @@ export function emptyOutcome(strategy: string): Outcome {
     diff: "",
     changedFiles: [],
     attempts: [],
-    cost: { llmCalls: 0, cachedCalls: 0, promptTokens: 0, completionTokens: 0, dollars: 0, llmSeconds: 0, testRuns: 0, testSeconds: 0, wallSeconds: 0, candidatesGenerated: 0, candidatesTried: 0 },
+    cost: {
+      llmCalls: 0,
+      cachedCalls: 0,
+      promptTokens: 0,
+      completionTokens: 0,
+      dollars: 0,
+      llmSeconds: 0,
+      testRuns: 0,
+      testSeconds: 0,
+      wallSeconds: 0,
+      candidatesGenerated: 0,
+      candidatesTried: 0,
+    },
   };
 }

@@ -28,23 +28,37 @@ const tally = (report: TestReport) => {
 
 export async function checkLocalTask(task: EvalTask, sandbox: Omit<SandboxOptions, "cwd">): Promise<TaskCheck> {
   const problems: string[] = [];
-  if (!task.referenceFiles || Object.keys(task.referenceFiles).length === 0) problems.push("no reference fix (reference/)");
+  if (!task.referenceFiles || Object.keys(task.referenceFiles).length === 0)
+    problems.push("no reference fix (reference/)");
   const unknown = Object.keys(task.referenceFiles ?? {}).filter((f) => !task.solutionFiles.includes(f));
-  if (unknown.length > 0) problems.push(`the reference fix touches ${unknown.join(", ")}, which is not a non-test file of the repository`);
+  if (unknown.length > 0)
+    problems.push(`the reference fix touches ${unknown.join(", ")}, which is not a non-test file of the repository`);
   const buggy = await mkdtemp(join(tmpdir(), "autogen-check-buggy-"));
   const fixed = await mkdtemp(join(tmpdir(), "autogen-check-fixed-"));
   try {
     await writeFiles(buggy, task.files);
     await writeFiles(fixed, { ...task.files, ...task.referenceFiles });
     const run = (dir: string) => localVerifier(detectRunner(dir), sandbox).run(dir, { kind: "all" });
-    const [visibleBuggy, visibleFixed, hiddenBuggy, hiddenFixed] = [await run(buggy), await run(fixed), await runHiddenTests(task, buggy, sandbox), await runHiddenTests(task, fixed, sandbox)];
+    const [visibleBuggy, visibleFixed, hiddenBuggy, hiddenFixed] = [
+      await run(buggy),
+      await run(fixed),
+      await runHiddenTests(task, buggy, sandbox),
+      await runHiddenTests(task, fixed, sandbox),
+    ];
     const kind = failingTests(visibleBuggy).length > 0 ? "red" : "issue-only";
     if (visibleBuggy.tests.length === 0) problems.push("the repository's visible tests do not load");
-    if (kind === "issue-only" && task.issue === undefined) problems.push("every visible test passes and there is no issue.md: nothing shows the bug");
+    if (kind === "issue-only" && task.issue === undefined)
+      problems.push("every visible test passes and there is no issue.md: nothing shows the bug");
     if (!allPassed(visibleFixed)) problems.push(`the reference fix fails the visible tests (${tally(visibleFixed)})`);
     if (allPassed(hiddenBuggy)) problems.push("the buggy repository passes the hidden tests");
     if (!allPassed(hiddenFixed)) problems.push(`the reference fix fails the hidden tests (${tally(hiddenFixed)})`);
-    return { id: task.id, kind, visible: { buggy: tally(visibleBuggy), reference: tally(visibleFixed) }, hidden: { buggy: tally(hiddenBuggy), reference: tally(hiddenFixed) }, problems };
+    return {
+      id: task.id,
+      kind,
+      visible: { buggy: tally(visibleBuggy), reference: tally(visibleFixed) },
+      hidden: { buggy: tally(hiddenBuggy), reference: tally(hiddenFixed) },
+      problems,
+    };
   } finally {
     await rm(buggy, { recursive: true, force: true });
     await rm(fixed, { recursive: true, force: true });

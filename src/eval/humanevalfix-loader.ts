@@ -45,12 +45,18 @@ export async function loadHumanEvalFix(path: string): Promise<HumanEvalFixRow[]>
     .filter((line) => line.trim())
     .map((line, index) => {
       const parsed = rowSchema.safeParse(JSON.parse(line));
-      if (!parsed.success) throw new Error(`${path}:${index + 1}: not a HumanEvalFix row: ${parsed.error.issues[0]?.message ?? "invalid"}`);
+      if (!parsed.success)
+        throw new Error(
+          `${path}:${index + 1}: not a HumanEvalFix row: ${parsed.error.issues[0]?.message ?? "invalid"}`,
+        );
       return parsed.data;
     });
 }
 
-export async function humanEvalFixTask(row: HumanEvalFixRow, which: "buggy" | "canonical" = "buggy"): Promise<EvalTask> {
+export async function humanEvalFixTask(
+  row: HumanEvalFixRow,
+  which: "buggy" | "canonical" = "buggy",
+): Promise<EvalTask> {
   const body = which === "buggy" ? row.buggy_solution : row.canonical_solution;
   return {
     id: row.task_id,
@@ -71,7 +77,10 @@ async function definitions(source: string): Promise<{ kept: string; check: Synta
   let check: SyntaxNode | undefined;
   for (const node of tree.rootNode.namedChildren) {
     if (!node) continue;
-    const isCheckCall = node.type === "expression_statement" && node.namedChildren[0]?.type === "call" && node.namedChildren[0].childForFieldName("function")?.text === "check";
+    const isCheckCall =
+      node.type === "expression_statement" &&
+      node.namedChildren[0]?.type === "call" &&
+      node.namedChildren[0].childForFieldName("function")?.text === "check";
     if (isCheckCall) continue;
     if (node.type === "function_definition" && node.childForFieldName("name")?.text === "check") check = node;
     kept.push(node.text);
@@ -84,7 +93,9 @@ async function visibleTests(row: HumanEvalFixRow): Promise<string> {
   const { kept, check, free } = await definitions(row.example_test);
   try {
     const param = check?.childForFieldName("parameters")?.namedChildren[0]?.text ?? row.entry_point;
-    const statements = (check?.childForFieldName("body")?.namedChildren ?? []).filter((n): n is SyntaxNode => n !== null && n.type !== "comment");
+    const statements = (check?.childForFieldName("body")?.namedChildren ?? []).filter(
+      (n): n is SyntaxNode => n !== null && n.type !== "comment",
+    );
     if (check && statements.length > 0 && statements.every((n) => n.type === "assert_statement")) {
       const alias = param === row.entry_point ? "" : `from solution import ${row.entry_point} as ${param}\n`;
       const tests = statements.map((s, i) => `def test_example_${i + 1}():\n    ${s.text}\n`);

@@ -25,9 +25,12 @@ async function repositoryTask(id: string, root: string): Promise<EvalTask> {
   const hiddenFiles = existsSync(join(root, "hidden")) ? await readTree(join(root, "hidden")) : {};
   if (Object.keys(hiddenFiles).length === 0) throw new Error(`${root}: a task needs hidden tests in hidden/`);
   const notTests = Object.keys(hiddenFiles).filter((f) => !isTestFile(f));
-  if (notTests.length > 0) throw new Error(`${root}: hidden/${notTests[0]} is not named as a test file, so scoring would not run it`);
+  if (notTests.length > 0)
+    throw new Error(`${root}: hidden/${notTests[0]} is not named as a test file, so scoring would not run it`);
   const referenceFiles = existsSync(join(root, "reference")) ? await readTree(join(root, "reference")) : undefined;
-  const issue = existsSync(join(root, "issue.md")) ? (await readFile(join(root, "issue.md"), "utf8")).trim() : undefined;
+  const issue = existsSync(join(root, "issue.md"))
+    ? (await readFile(join(root, "issue.md"), "utf8")).trim()
+    : undefined;
   if (issue === "") throw new Error(`${root}: issue.md is empty`);
   return {
     id,
@@ -49,7 +52,13 @@ async function flatTask(id: string, root: string): Promise<EvalTask> {
     else files[rel] = text;
   }
   if (Object.keys(hiddenFiles).length === 0) throw new Error(`${root}: a task needs hidden tests in hidden/`);
-  return { id, bugType: "local", files, hiddenFiles, solutionFiles: Object.keys(files).filter((f) => !/^(tests?\/|test_)|_test\.|\.test\./.test(f)) };
+  return {
+    id,
+    bugType: "local",
+    files,
+    hiddenFiles,
+    solutionFiles: Object.keys(files).filter((f) => !/^(tests?\/|test_)|_test\.|\.test\./.test(f)),
+  };
 }
 
 async function readTree(root: string): Promise<Record<string, string>> {
@@ -61,7 +70,13 @@ async function readTree(root: string): Promise<Record<string, string>> {
 async function listFiles(dir: string): Promise<string[]> {
   const out: string[] = [];
   for (const entry of await readdir(dir, { withFileTypes: true })) {
-    if (entry.name === ".git" || entry.name === "__pycache__" || entry.name === "node_modules" || entry.name === ".pytest_cache") continue;
+    if (
+      entry.name === ".git" ||
+      entry.name === "__pycache__" ||
+      entry.name === "node_modules" ||
+      entry.name === ".pytest_cache"
+    )
+      continue;
     const full = join(dir, entry.name);
     if (entry.isDirectory()) out.push(...(await listFiles(full)));
     else if (entry.isFile()) out.push(full);

@@ -9,7 +9,8 @@ export function resultsChart(summaries: readonly StrategySummary[]): string {
   const plot = height - top - 40;
   const width = 60 + summaries.length * (barWidth + gap);
   const max = Math.max(1, ...summaries.map((s) => s.tasks));
-  const escape = (t: string) => t.replace(/[<>&"]/g, (c) => ({ "<": "&lt;", ">": "&gt;", "&": "&amp;", '"': "&quot;" })[c] ?? c);
+  const escape = (t: string) =>
+    t.replace(/[<>&"]/g, (c) => ({ "<": "&lt;", ">": "&gt;", "&": "&amp;", '"': "&quot;" })[c] ?? c);
   const bars = summaries.map((s, i) => {
     const x = 50 + i * (barWidth + gap);
     const solved = (s.solved / max) * plot;

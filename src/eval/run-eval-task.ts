@@ -16,7 +16,11 @@ import { allPassed } from "../verify/test-report.ts";
 import type { EvalTask } from "./humanevalfix-loader.ts";
 import { runHiddenTests, writeFiles } from "./score-hidden.ts";
 
-export type EvalSettings = { testTimeoutMs: number; perTestTimeoutSeconds: number; budget: { candidates: number; minutes: number } };
+export type EvalSettings = {
+  testTimeoutMs: number;
+  perTestTimeoutSeconds: number;
+  budget: { candidates: number; minutes: number };
+};
 
 export type TaskResult = {
   id: string;
@@ -45,11 +49,19 @@ const EVAL_CONFIG = repoConfigSchema.parse({});
 
 export function evalSandbox(settings: Pick<EvalSettings, "testTimeoutMs" | "perTestTimeoutSeconds">) {
   // A test that hangs (a candidate with an endless loop) fails alone instead of taking the run down.
-  return { timeoutMs: settings.testTimeoutMs, env: { ...EVAL_ENV, AUTOGEN_TEST_TIMEOUT: String(settings.perTestTimeoutSeconds) } };
+  return {
+    timeoutMs: settings.testTimeoutMs,
+    env: { ...EVAL_ENV, AUTOGEN_TEST_TIMEOUT: String(settings.perTestTimeoutSeconds) },
+  };
 }
 
 /** `canReproduce`: the strategy has a model, so an issue whose tests pass is reproduced first. */
-export async function runEvalTask(task: EvalTask, strategy: Strategy, settings: EvalSettings, options: { canReproduce?: boolean | undefined } = {}): Promise<TaskResult> {
+export async function runEvalTask(
+  task: EvalTask,
+  strategy: Strategy,
+  settings: EvalSettings,
+  options: { canReproduce?: boolean | undefined } = {},
+): Promise<TaskResult> {
   const workspace = await mkdtemp(join(tmpdir(), "autogen-eval-"));
   try {
     await writeFiles(workspace, task.files);
@@ -92,7 +104,12 @@ export async function runEvalTask(task: EvalTask, strategy: Strategy, settings: 
     if (result.baseline) {
       // The baseline run is part of what the task cost, as it is for `autogen-bot fix`.
       const testSeconds = outcome.cost.testSeconds + result.baseline.run.durationMs / 1000;
-      outcome.cost = { ...outcome.cost, testRuns: outcome.cost.testRuns + 1, testSeconds, wallSeconds: (performance.now() - started) / 1000 };
+      outcome.cost = {
+        ...outcome.cost,
+        testRuns: outcome.cost.testRuns + 1,
+        testSeconds,
+        wallSeconds: (performance.now() - started) / 1000,
+      };
     }
     const hiddenPass = allPassed(await runHiddenTests(task, workspace, sandbox));
     return {
@@ -104,7 +121,9 @@ export async function runEvalTask(task: EvalTask, strategy: Strategy, settings: 
       review: outcome.review?.verdict,
       stopReason: outcome.stopReason,
       message: outcome.message,
-      fix: outcome.plan.fix ? `${outcome.plan.fix.description} (${outcome.plan.fix.file}:${outcome.plan.fix.line})` : undefined,
+      fix: outcome.plan.fix
+        ? `${outcome.plan.fix.description} (${outcome.plan.fix.file}:${outcome.plan.fix.line})`
+        : undefined,
       cost: outcome.cost,
       epg: outcome.status === "fixed" ? outcome.cost.candidatesTried - 1 : undefined,
       llmWaitSeconds: outcome.cost.llmSeconds,

@@ -9,7 +9,11 @@ import { runEvalTask, type EvalSettings, type TaskResult } from "./run-eval-task
  * A strategy made fresh for each task, with its own model budget (and transcript) when it
  * has a model; `canReproduce` when it has one.
  */
-export type StrategyFactory = { name: string; make: (taskId: string) => { strategy: Strategy; budget?: Budget | undefined }; canReproduce?: boolean | undefined };
+export type StrategyFactory = {
+  name: string;
+  make: (taskId: string) => { strategy: Strategy; budget?: Budget | undefined };
+  canReproduce?: boolean | undefined;
+};
 
 /** A task's result with what its model calls were (none for a model-free strategy). */
 export type EvalResult = TaskResult & { model?: ModelCallFigures | undefined };

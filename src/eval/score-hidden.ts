@@ -20,7 +20,11 @@ export async function writeFiles(dir: string, files: Record<string, string>): Pr
 }
 
 /** The hidden tests' report against the solution files in `workspace`. */
-export async function runHiddenTests(task: EvalTask, workspace: string, sandbox: Omit<SandboxOptions, "cwd">): Promise<TestReport> {
+export async function runHiddenTests(
+  task: EvalTask,
+  workspace: string,
+  sandbox: Omit<SandboxOptions, "cwd">,
+): Promise<TestReport> {
   const hidden = await mkdtemp(join(tmpdir(), "autogen-hidden-"));
   try {
     for (const file of task.solutionFiles) {

@@ -55,13 +55,18 @@ export function summarise(results: TaskResult[]): StrategySummary[] {
       completionTokensPerTask: sum((r) => r.cost.completionTokens) / n,
       promptTokensPerSolved: solved > 0 ? sum((r) => r.cost.promptTokens) / solved : null,
       completionTokensPerSolved: solved > 0 ? sum((r) => r.cost.completionTokens) / solved : null,
-      medianEpg: quantile(fixes.map((r) => r.epg ?? 0), 0.5),
-      candidatesPerFix: fixes.length > 0 ? fixes.reduce((acc, r) => acc + r.cost.candidatesTried, 0) / fixes.length : null,
+      medianEpg: quantile(
+        fixes.map((r) => r.epg ?? 0),
+        0.5,
+      ),
+      candidatesPerFix:
+        fixes.length > 0 ? fixes.reduce((acc, r) => acc + r.cost.candidatesTried, 0) / fixes.length : null,
       testRunsPerTask: sum((r) => r.cost.testRuns) / n,
       testSecondsPerTask: sum((r) => r.cost.testSeconds) / n,
       medianSeconds: quantile(wall, 0.5) ?? 0,
       p90Seconds: quantile(wall, 0.9) ?? 0,
-      llmWaitShare: sum((r) => r.cost.wallSeconds) > 0 ? sum((r) => r.llmWaitSeconds) / sum((r) => r.cost.wallSeconds) : 0,
+      llmWaitShare:
+        sum((r) => r.cost.wallSeconds) > 0 ? sum((r) => r.llmWaitSeconds) / sum((r) => r.cost.wallSeconds) : 0,
       timedOutCandidates: sum((r) => r.timedOut),
       stopReasons,
     };
@@ -73,10 +78,16 @@ const fmt = (v: number | null, digits = 1) => (v === null ? "–" : v.toFixed(di
 export function resultsMarkdown(summaries: StrategySummary[]): string {
   const header =
     "| strategy | tasks | solved | plausible | not fixed | LLM calls | prompt tok/task | completion tok/task | prompt tok/solved | completion tok/solved | median EPG | candidates/fix | test runs/task | test s/task | median s | p90 s | timed-out candidates | LLM wait | stop reasons |";
-  const rule = `|${header.split("|").slice(1, -1).map(() => " --- ").join("|")}|`;
+  const rule = `|${header
+    .split("|")
+    .slice(1, -1)
+    .map(() => " --- ")
+    .join("|")}|`;
   const rows = summaries.map(
     (s) =>
-      `| ${s.strategy} | ${s.tasks} | ${s.solved} | ${s.plausible} | ${s.notFixed} | ${s.llmCalls} | ${fmt(s.promptTokensPerTask, 0)} | ${fmt(s.completionTokensPerTask, 0)} | ${fmt(s.promptTokensPerSolved, 0)} | ${fmt(s.completionTokensPerSolved, 0)} | ${fmt(s.medianEpg)} | ${fmt(s.candidatesPerFix)} | ${fmt(s.testRunsPerTask)} | ${fmt(s.testSecondsPerTask)} | ${fmt(s.medianSeconds)} | ${fmt(s.p90Seconds)} | ${s.timedOutCandidates} | ${(s.llmWaitShare * 100).toFixed(0)}% | ${Object.entries(s.stopReasons)
+      `| ${s.strategy} | ${s.tasks} | ${s.solved} | ${s.plausible} | ${s.notFixed} | ${s.llmCalls} | ${fmt(s.promptTokensPerTask, 0)} | ${fmt(s.completionTokensPerTask, 0)} | ${fmt(s.promptTokensPerSolved, 0)} | ${fmt(s.completionTokensPerSolved, 0)} | ${fmt(s.medianEpg)} | ${fmt(s.candidatesPerFix)} | ${fmt(s.testRunsPerTask)} | ${fmt(s.testSecondsPerTask)} | ${fmt(s.medianSeconds)} | ${fmt(s.p90Seconds)} | ${s.timedOutCandidates} | ${(s.llmWaitShare * 100).toFixed(0)}% | ${Object.entries(
+        s.stopReasons,
+      )
         .map(([k, v]) => `${k} ${v}`)
         .join(", ")} |`,
   );
@@ -86,6 +97,9 @@ export function resultsMarkdown(summaries: StrategySummary[]): string {
 /** One line per strategy: solved count, median and p90 seconds per task, candidates that timed out. */
 export function resultsSummaryLines(summaries: StrategySummary[]): string {
   return summaries
-    .map((s) => `${s.strategy}: ${s.solved} of ${s.tasks} solved; median ${fmt(s.medianSeconds)} s, p90 ${fmt(s.p90Seconds)} s per task; ${s.timedOutCandidates} candidate(s) timed out`)
+    .map(
+      (s) =>
+        `${s.strategy}: ${s.solved} of ${s.tasks} solved; median ${fmt(s.medianSeconds)} s, p90 ${fmt(s.p90Seconds)} s per task; ${s.timedOutCandidates} candidate(s) timed out`,
+    )
     .join("\n");
 }

@@ -13,28 +13,58 @@ export const MAX_ANNOTATIONS_PER_REQUEST = 50;
 const MAX_ANNOTATION_MESSAGE = 4_000;
 
 export type CheckConclusion = "success" | "neutral" | "failure" | "cancelled";
-export type CheckAnnotation = { path: string; start_line: number; end_line: number; annotation_level: "notice" | "warning" | "failure"; message: string; title?: string | undefined };
+export type CheckAnnotation = {
+  path: string;
+  start_line: number;
+  end_line: number;
+  annotation_level: "notice" | "warning" | "failure";
+  message: string;
+  title?: string | undefined;
+};
 export type CheckAction = { label: string; description: string; identifier: "retry" | "apply" };
 export type CheckOutput = { title: string; summary: string; annotations?: CheckAnnotation[] | undefined };
 
 export type CheckRunForge = {
-  create(owner: string, repo: string, run: { headSha: string; externalId: string; output: CheckOutput }): Promise<number>;
+  create(
+    owner: string,
+    repo: string,
+    run: { headSha: string; externalId: string; output: CheckOutput },
+  ): Promise<number>;
   /** Output without a conclusion keeps the run in progress (annotations are appended); with one, it completes. */
-  update(owner: string, repo: string, id: number, run: { output: CheckOutput; conclusion?: CheckConclusion | undefined; actions?: CheckAction[] | undefined }): Promise<void>;
+  update(
+    owner: string,
+    repo: string,
+    id: number,
+    run: { output: CheckOutput; conclusion?: CheckConclusion | undefined; actions?: CheckAction[] | undefined },
+  ): Promise<void>;
 };
 
-type CheckRunParams = { owner: string; repo: string; output: CheckOutput; status?: "in_progress" | "completed"; conclusion?: CheckConclusion; completed_at?: string; actions?: CheckAction[] };
+type CheckRunParams = {
+  owner: string;
+  repo: string;
+  output: CheckOutput;
+  status?: "in_progress" | "completed";
+  conclusion?: CheckConclusion;
+  completed_at?: string;
+  actions?: CheckAction[];
+};
 export type ChecksOctokitLike = {
   rest: {
     checks: {
-      create(p: CheckRunParams & { name: string; head_sha: string; external_id: string; started_at: string }): Promise<{ data: { id: number } }>;
+      create(
+        p: CheckRunParams & { name: string; head_sha: string; external_id: string; started_at: string },
+      ): Promise<{ data: { id: number } }>;
       update(p: CheckRunParams & { check_run_id: number }): Promise<unknown>;
     };
   };
 };
 
 /** Cuts `text` to `limit` characters at a line, closing a code fence left open and saying where the rest is. */
-export function truncateSummary(text: string, limit = MAX_CHECK_SUMMARY, where = "the full report is in the job's status comment"): string {
+export function truncateSummary(
+  text: string,
+  limit = MAX_CHECK_SUMMARY,
+  where = "the full report is in the job's status comment",
+): string {
   if (text.length <= limit) return text;
   const note = `\n\n… (truncated: GitHub limits a check run's summary to ${limit} characters; ${where})`;
   let cut = text.slice(0, limit - note.length - 8);
@@ -79,7 +109,9 @@ export function octokitCheckRunForge(octokit: ChecksOctokitLike, scrub: Scrubber
         repo,
         check_run_id: id,
         output: output(run.output),
-        ...(run.conclusion ? { status: "completed" as const, conclusion: run.conclusion, completed_at: new Date().toISOString() } : {}),
+        ...(run.conclusion
+          ? { status: "completed" as const, conclusion: run.conclusion, completed_at: new Date().toISOString() }
+          : {}),
         ...(run.actions ? { actions: run.actions } : {}),
       });
     },

@@ -48,7 +48,14 @@ export type WorkflowJob = {
 
 export type Annotation = { path: string; line: number; level: string; title: string; message: string };
 export type Artifact = { id: number; name: string; sizeInBytes: number; expired: boolean };
-export type CheckRun = { id: number; name: string; status: string; conclusion: string | null; summary: string; text: string };
+export type CheckRun = {
+  id: number;
+  name: string;
+  status: string;
+  conclusion: string | null;
+  summary: string;
+  text: string;
+};
 
 export type CiForge = {
   pull(owner: string, repo: string, number: number): Promise<PullInfo>;
@@ -56,7 +63,19 @@ export type CiForge = {
   pullsForCommit(owner: string, repo: string, sha: string): Promise<number[]>;
   workflowRun(owner: string, repo: string, runId: number): Promise<WorkflowRun>;
   /** Runs of one workflow file, or of the repository, filtered (newest first); `status` takes a status or a conclusion ("success"). */
-  workflowRuns(owner: string, repo: string, filter: { workflow?: string; headSha?: string; checkSuiteId?: number; event?: string; created?: string; branch?: string; status?: string }): Promise<WorkflowRun[]>;
+  workflowRuns(
+    owner: string,
+    repo: string,
+    filter: {
+      workflow?: string;
+      headSha?: string;
+      checkSuiteId?: number;
+      event?: string;
+      created?: string;
+      branch?: string;
+      status?: string;
+    },
+  ): Promise<WorkflowRun[]>;
   jobs(owner: string, repo: string, runId: number): Promise<WorkflowJob[]>;
   jobLog(owner: string, repo: string, jobId: number, maxBytes: number): Promise<{ text: string; truncated: boolean }>;
   annotations(owner: string, repo: string, checkRunId: number): Promise<Annotation[]>;
@@ -65,11 +84,20 @@ export type CiForge = {
   downloadArtifact(owner: string, repo: string, artifactId: number, maxBytes: number): Promise<Uint8Array>;
   workflowInstalled(owner: string, repo: string, file: string): Promise<boolean>;
   /** Dispatches a workflow; `runId` when the server returned the run's details. */
-  dispatch(owner: string, repo: string, file: string, ref: string, inputs: Record<string, string>): Promise<{ runId: number | undefined }>;
+  dispatch(
+    owner: string,
+    repo: string,
+    file: string,
+    ref: string,
+    inputs: Record<string, string>,
+  ): Promise<{ runId: number | undefined }>;
   cancelRun(owner: string, repo: string, runId: number): Promise<void>;
 };
 
-export type RequestLike = (route: string, params?: Record<string, unknown>) => Promise<{ status: number; data: unknown }>;
+export type RequestLike = (
+  route: string,
+  params?: Record<string, unknown>,
+) => Promise<{ status: number; data: unknown }>;
 
 /** Commit ids become git arguments and branch names: nothing but hex gets through. */
 const commitSha = z.string().regex(/^[0-9a-f]{40,64}$/, { message: "not a commit id" });
@@ -96,7 +124,10 @@ const runSchema = z.object({
   head_branch: z.string().nullable(),
   html_url: z.string(),
   check_suite_id: z.number().optional(),
-  pull_requests: z.array(z.object({ number: z.number() })).nullable().default([]),
+  pull_requests: z
+    .array(z.object({ number: z.number() }))
+    .nullable()
+    .default([]),
   created_at: z.string(),
 });
 
@@ -107,12 +138,26 @@ const jobSchema = z.object({
   conclusion: z.string().nullable(),
   html_url: z.string().nullable(),
   check_run_url: z.string(),
-  steps: z.array(z.object({ number: z.number(), name: z.string(), status: z.string(), conclusion: z.string().nullable() })).default([]),
+  steps: z
+    .array(z.object({ number: z.number(), name: z.string(), status: z.string(), conclusion: z.string().nullable() }))
+    .default([]),
 });
 
-const annotationSchema = z.object({ path: z.string(), start_line: z.number(), annotation_level: z.string().nullable(), title: z.string().nullable(), message: z.string().nullable() });
+const annotationSchema = z.object({
+  path: z.string(),
+  start_line: z.number(),
+  annotation_level: z.string().nullable(),
+  title: z.string().nullable(),
+  message: z.string().nullable(),
+});
 const artifactSchema = z.object({ id: z.number(), name: z.string(), size_in_bytes: z.number(), expired: z.boolean() });
-const checkRunSchema = z.object({ id: z.number(), name: z.string(), status: z.string(), conclusion: z.string().nullable(), output: z.object({ summary: z.string().nullable(), text: z.string().nullable() }) });
+const checkRunSchema = z.object({
+  id: z.number(),
+  name: z.string(),
+  status: z.string(),
+  conclusion: z.string().nullable(),
+  output: z.object({ summary: z.string().nullable(), text: z.string().nullable() }),
+});
 
 export class CiForgeError extends Error {
   constructor(message: string) {
@@ -123,7 +168,10 @@ export class CiForgeError extends Error {
 
 function parse<T>(schema: z.ZodType<T>, data: unknown, what: string): T {
   const result = schema.safeParse(data);
-  if (!result.success) throw new CiForgeError(`GitHub's answer for ${what} did not have the expected shape: ${result.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`);
+  if (!result.success)
+    throw new CiForgeError(
+      `GitHub's answer for ${what} did not have the expected shape: ${result.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`,
+    );
   return result.data;
 }
 
@@ -150,10 +198,14 @@ async function readCapped(body: unknown, maxBytes: number): Promise<{ bytes: Uin
     return { bytes: bytes.subarray(0, maxBytes), truncated: bytes.length > maxBytes };
   }
   if (body instanceof ArrayBuffer || ArrayBuffer.isView(body)) {
-    const bytes = body instanceof ArrayBuffer ? new Uint8Array(body) : new Uint8Array(body.buffer, body.byteOffset, body.byteLength);
+    const bytes =
+      body instanceof ArrayBuffer
+        ? new Uint8Array(body)
+        : new Uint8Array(body.buffer, body.byteOffset, body.byteLength);
     return { bytes: bytes.subarray(0, maxBytes), truncated: bytes.length > maxBytes };
   }
-  if (!body || typeof (body as ReadableStream).getReader !== "function") return { bytes: new Uint8Array(), truncated: false };
+  if (!body || typeof (body as ReadableStream).getReader !== "function")
+    return { bytes: new Uint8Array(), truncated: false };
   const reader = (body as ReadableStream<Uint8Array>).getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -182,7 +234,14 @@ async function readCapped(body: unknown, maxBytes: number): Promise<{ bytes: Uin
 const status = (error: unknown): number | undefined => (error as { status?: number }).status;
 
 export function octokitCiForge(request: RequestLike): CiForge {
-  const paged = async <T>(route: string, params: Record<string, unknown>, key: string | undefined, schema: z.ZodType<T>, what: string, maxPages = 10): Promise<T[]> => {
+  const paged = async <T>(
+    route: string,
+    params: Record<string, unknown>,
+    key: string | undefined,
+    schema: z.ZodType<T>,
+    what: string,
+    maxPages = 10,
+  ): Promise<T[]> => {
     const out: T[] = [];
     for (let page = 1; page <= maxPages; page++) {
       const { data } = await request(route, { ...params, per_page: 100, page });
@@ -194,7 +253,11 @@ export function octokitCiForge(request: RequestLike): CiForge {
   };
   return {
     async pull(owner, repo, number) {
-      const { data } = await request("GET /repos/{owner}/{repo}/pulls/{pull_number}", { owner, repo, pull_number: number });
+      const { data } = await request("GET /repos/{owner}/{repo}/pulls/{pull_number}", {
+        owner,
+        repo,
+        pull_number: number,
+      });
       const p = parse(pullSchema, data, `pull request #${number}`);
       return {
         number: p.number,
@@ -211,7 +274,14 @@ export function octokitCiForge(request: RequestLike): CiForge {
       };
     },
     async pullsForCommit(owner, repo, sha) {
-      const pulls = await paged("GET /repos/{owner}/{repo}/commits/{commit_sha}/pulls", { owner, repo, commit_sha: sha }, undefined, z.object({ number: z.number(), state: z.string(), head: z.object({ sha: z.string() }) }), `pull requests of ${sha}`, 1);
+      const pulls = await paged(
+        "GET /repos/{owner}/{repo}/commits/{commit_sha}/pulls",
+        { owner, repo, commit_sha: sha },
+        undefined,
+        z.object({ number: z.number(), state: z.string(), head: z.object({ sha: z.string() }) }),
+        `pull requests of ${sha}`,
+        1,
+      );
       return pulls.filter((p) => p.state === "open" && p.head.sha === sha).map((p) => p.number);
     },
     async workflowRun(owner, repo, runId) {
@@ -226,12 +296,28 @@ export function octokitCiForge(request: RequestLike): CiForge {
       if (filter.created) query.created = filter.created;
       if (filter.branch) query.branch = filter.branch;
       if (filter.status) query.status = filter.status;
-      const route = filter.workflow ? "GET /repos/{owner}/{repo}/actions/workflows/{workflow_id}/runs" : "GET /repos/{owner}/{repo}/actions/runs";
-      const runs = await paged(route, filter.workflow ? { ...query, workflow_id: filter.workflow } : query, "workflow_runs", runSchema, "workflow runs", 3);
+      const route = filter.workflow
+        ? "GET /repos/{owner}/{repo}/actions/workflows/{workflow_id}/runs"
+        : "GET /repos/{owner}/{repo}/actions/runs";
+      const runs = await paged(
+        route,
+        filter.workflow ? { ...query, workflow_id: filter.workflow } : query,
+        "workflow_runs",
+        runSchema,
+        "workflow runs",
+        3,
+      );
       return runs.map(toRun);
     },
     async jobs(owner, repo, runId) {
-      const jobs = await paged("GET /repos/{owner}/{repo}/actions/runs/{run_id}/jobs", { owner, repo, run_id: runId, filter: "latest" }, "jobs", jobSchema, `jobs of run ${runId}`, 5);
+      const jobs = await paged(
+        "GET /repos/{owner}/{repo}/actions/runs/{run_id}/jobs",
+        { owner, repo, run_id: runId, filter: "latest" },
+        "jobs",
+        jobSchema,
+        `jobs of run ${runId}`,
+        5,
+      );
       return jobs.map((j) => ({
         id: j.id,
         name: j.name,
@@ -243,37 +329,96 @@ export function octokitCiForge(request: RequestLike): CiForge {
       }));
     },
     async jobLog(owner, repo, jobId, maxBytes) {
-      const { data } = await request("GET /repos/{owner}/{repo}/actions/jobs/{job_id}/logs", { owner, repo, job_id: jobId, request: { parseSuccessResponseBody: false } });
+      const { data } = await request("GET /repos/{owner}/{repo}/actions/jobs/{job_id}/logs", {
+        owner,
+        repo,
+        job_id: jobId,
+        request: { parseSuccessResponseBody: false },
+      });
       const { bytes, truncated } = await readCapped(data, maxBytes);
       return { text: new TextDecoder("utf-8", { fatal: false }).decode(bytes), truncated };
     },
     async annotations(owner, repo, checkRunId) {
-      const items = await paged("GET /repos/{owner}/{repo}/check-runs/{check_run_id}/annotations", { owner, repo, check_run_id: checkRunId }, undefined, annotationSchema, `annotations of check run ${checkRunId}`, 1);
-      return items.map((a) => ({ path: a.path, line: a.start_line, level: a.annotation_level ?? "notice", title: a.title ?? "", message: a.message ?? "" }));
+      const items = await paged(
+        "GET /repos/{owner}/{repo}/check-runs/{check_run_id}/annotations",
+        { owner, repo, check_run_id: checkRunId },
+        undefined,
+        annotationSchema,
+        `annotations of check run ${checkRunId}`,
+        1,
+      );
+      return items.map((a) => ({
+        path: a.path,
+        line: a.start_line,
+        level: a.annotation_level ?? "notice",
+        title: a.title ?? "",
+        message: a.message ?? "",
+      }));
     },
     async checkRunsForSuite(owner, repo, checkSuiteId) {
-      const runs = await paged("GET /repos/{owner}/{repo}/check-suites/{check_suite_id}/check-runs", { owner, repo, check_suite_id: checkSuiteId }, "check_runs", checkRunSchema, `check runs of suite ${checkSuiteId}`, 2);
-      return runs.map((r) => ({ id: r.id, name: r.name, status: r.status, conclusion: r.conclusion, summary: r.output.summary ?? "", text: r.output.text ?? "" }));
+      const runs = await paged(
+        "GET /repos/{owner}/{repo}/check-suites/{check_suite_id}/check-runs",
+        { owner, repo, check_suite_id: checkSuiteId },
+        "check_runs",
+        checkRunSchema,
+        `check runs of suite ${checkSuiteId}`,
+        2,
+      );
+      return runs.map((r) => ({
+        id: r.id,
+        name: r.name,
+        status: r.status,
+        conclusion: r.conclusion,
+        summary: r.output.summary ?? "",
+        text: r.output.text ?? "",
+      }));
     },
     async artifacts(owner, repo, runId) {
-      const items = await paged("GET /repos/{owner}/{repo}/actions/runs/{run_id}/artifacts", { owner, repo, run_id: runId }, "artifacts", artifactSchema, `artifacts of run ${runId}`, 2);
+      const items = await paged(
+        "GET /repos/{owner}/{repo}/actions/runs/{run_id}/artifacts",
+        { owner, repo, run_id: runId },
+        "artifacts",
+        artifactSchema,
+        `artifacts of run ${runId}`,
+        2,
+      );
       return items.map((a) => ({ id: a.id, name: a.name, sizeInBytes: a.size_in_bytes, expired: a.expired }));
     },
     async downloadArtifact(owner, repo, artifactId, maxBytes) {
-      const { data } = await request("GET /repos/{owner}/{repo}/actions/artifacts/{artifact_id}/{archive_format}", { owner, repo, artifact_id: artifactId, archive_format: "zip", request: { parseSuccessResponseBody: false } });
+      const { data } = await request("GET /repos/{owner}/{repo}/actions/artifacts/{artifact_id}/{archive_format}", {
+        owner,
+        repo,
+        artifact_id: artifactId,
+        archive_format: "zip",
+        request: { parseSuccessResponseBody: false },
+      });
       const { bytes, truncated } = await readCapped(data, maxBytes);
       if (truncated) throw new CiForgeError(`artifact ${artifactId} is larger than ${maxBytes} bytes; not read`);
       return bytes;
     },
     async workflowInstalled(owner, repo, file) {
       // Listing answers 200 whatever is installed (a single workflow's 404 is not in the REST description).
-      const workflows = await paged("GET /repos/{owner}/{repo}/actions/workflows", { owner, repo }, "workflows", z.object({ path: z.string(), state: z.string() }), "workflows", 3);
+      const workflows = await paged(
+        "GET /repos/{owner}/{repo}/actions/workflows",
+        { owner, repo },
+        "workflows",
+        z.object({ path: z.string(), state: z.string() }),
+        "workflows",
+        3,
+      );
       return workflows.some((w) => w.path === `.github/workflows/${file}` && w.state === "active");
     },
     async dispatch(owner, repo, file, ref, inputs) {
       const route = "POST /repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches";
       try {
-        const { status: code, data } = await request(route, { owner, repo, workflow_id: file, ref, inputs, return_run_details: true });
+        const { status: code, data } = await request(route, {
+          owner,
+          repo,
+          workflow_id: file,
+          ref,
+          inputs,
+          return_run_details: true,
+        });
         const id = code === 200 ? (data as { workflow_run_id?: unknown }).workflow_run_id : undefined;
         return { runId: typeof id === "number" ? id : undefined };
       } catch (error) {

@@ -2,14 +2,29 @@
 // writes to a repository. Nothing is pushed with git: commits GitHub creates through this
 // API for a GitHub App (or GITHUB_TOKEN) are signed by GitHub and shown as Verified (see
 // publish-commit.ts for the rule and how it is met).
-export type TreeEntry = { path: string; mode: "100644" | "100755" | "120000" | "160000" | "040000"; type: "blob" | "commit" | "tree"; sha: string | null };
-export type CreatedCommit = { sha: string; tree: string; author: { name: string; email: string }; committer: { name: string; email: string }; verified: boolean | undefined };
+export type TreeEntry = {
+  path: string;
+  mode: "100644" | "100755" | "120000" | "160000" | "040000";
+  type: "blob" | "commit" | "tree";
+  sha: string | null;
+};
+export type CreatedCommit = {
+  sha: string;
+  tree: string;
+  author: { name: string; email: string };
+  committer: { name: string; email: string };
+  verified: boolean | undefined;
+};
 
 export type GitDataApi = {
   createBlob(owner: string, repo: string, content: Buffer): Promise<string>;
   createTree(owner: string, repo: string, baseTree: string, tree: TreeEntry[]): Promise<string>;
   /** Author and committer are left out: GitHub records the authenticated App's bot and signs the commit. */
-  createCommit(owner: string, repo: string, commit: { message: string; tree: string; parents: string[] }): Promise<CreatedCommit>;
+  createCommit(
+    owner: string,
+    repo: string,
+    commit: { message: string; tree: string; parents: string[] },
+  ): Promise<CreatedCommit>;
   /** The commit a branch points at, or undefined when there is no such branch. */
   getBranch(owner: string, repo: string, branch: string): Promise<string | undefined>;
   /** Fails with a status 422 when the branch exists. */
@@ -27,9 +42,25 @@ type Ref = { ref: string; object: { sha: string } };
 export type GitOctokitLike = {
   rest: {
     git: {
-      createBlob(p: { owner: string; repo: string; content: string; encoding: "base64" }): Promise<{ data: { sha: string } }>;
-      createTree(p: { owner: string; repo: string; base_tree: string; tree: TreeEntry[] }): Promise<{ data: { sha: string } }>;
-      createCommit(p: { owner: string; repo: string; message: string; tree: string; parents: string[] }): Promise<{ data: unknown }>;
+      createBlob(p: {
+        owner: string;
+        repo: string;
+        content: string;
+        encoding: "base64";
+      }): Promise<{ data: { sha: string } }>;
+      createTree(p: {
+        owner: string;
+        repo: string;
+        base_tree: string;
+        tree: TreeEntry[];
+      }): Promise<{ data: { sha: string } }>;
+      createCommit(p: {
+        owner: string;
+        repo: string;
+        message: string;
+        tree: string;
+        parents: string[];
+      }): Promise<{ data: unknown }>;
       getRef(p: { owner: string; repo: string; ref: string }): Promise<{ data: unknown }>;
       createRef(p: { owner: string; repo: string; ref: string; sha: string }): Promise<unknown>;
       updateRef(p: { owner: string; repo: string; ref: string; sha: string; force: boolean }): Promise<unknown>;
@@ -58,7 +89,13 @@ export function octokitGitData(octokit: GitOctokitLike): GitDataApi {
         committer: { name: string; email: string };
         verification?: { verified?: boolean };
       };
-      return { sha: data.sha, tree: data.tree.sha, author: data.author, committer: data.committer, verified: data.verification?.verified };
+      return {
+        sha: data.sha,
+        tree: data.tree.sha,
+        author: data.author,
+        committer: data.committer,
+        verified: data.verification?.verified,
+      };
     },
     async getBranch(owner, repo, branch) {
       try {

@@ -56,7 +56,12 @@ export class BranchMovedError extends GitDataError {
 const SHA = /^[0-9a-f]{40,64}$/;
 
 async function gitOut(gitDir: string, args: string[]): Promise<Buffer> {
-  const { stdout } = await run("git", args, { env: safeGitEnv({ gitDir }), encoding: "buffer", maxBuffer: 256 * 1024 * 1024, timeout: 60_000 });
+  const { stdout } = await run("git", args, {
+    env: safeGitEnv({ gitDir }),
+    encoding: "buffer",
+    maxBuffer: 256 * 1024 * 1024,
+    timeout: 60_000,
+  });
   return stdout;
 }
 
@@ -68,7 +73,8 @@ async function readCommit(gitDir: string, sha: string): Promise<LocalCommit> {
   const headers = (split < 0 ? text : text.slice(0, split)).split("\n");
   const tree = headers.find((h) => h.startsWith("tree "))?.slice(5);
   const parents = headers.filter((h) => h.startsWith("parent ")).map((h) => h.slice(7));
-  if (!tree || parents.length !== 1 || !parents[0]) throw new GitDataError(`refusing to publish ${sha}: it must be a commit with exactly one parent`);
+  if (!tree || parents.length !== 1 || !parents[0])
+    throw new GitDataError(`refusing to publish ${sha}: it must be a commit with exactly one parent`);
   // git ends the message with a newline; GitHub's own commits keep what is sent.
   return { tree, parent: parents[0], message: split < 0 ? "" : text.slice(split + 2) };
 }
@@ -78,7 +84,9 @@ export const MAX_FILE_BYTES = 100 * 1024 * 1024;
 
 /** The tree entries that turn the parent's tree into the commit's (checked first, then blobs uploaded). */
 async function changes(target: GitTarget, gitDir: string, parent: string, commit: string): Promise<TreeEntry[]> {
-  const raw = (await gitOut(gitDir, ["diff-tree", "-r", "-z", "--no-renames", "--raw", "--no-ext-diff", parent, commit, "--"])).toString("utf8");
+  const raw = (
+    await gitOut(gitDir, ["diff-tree", "-r", "-z", "--no-renames", "--raw", "--no-ext-diff", parent, commit, "--"])
+  ).toString("utf8");
   const fields = raw.split("\0");
   const entries: TreeEntry[] = [];
   const blobs: Array<{ path: string; sha: string }> = [];
@@ -86,23 +94,37 @@ async function changes(target: GitTarget, gitDir: string, parent: string, commit
     const [oldMode, newMode, , newSha, kind] = (fields[i] ?? "").replace(/^:/, "").split(" ");
     const path = fields[i + 1] ?? "";
     if (kind === "D") {
-      entries.push({ path, mode: (oldMode ?? "100644") as TreeEntry["mode"], type: oldMode === "160000" ? "commit" : "blob", sha: null });
+      entries.push({
+        path,
+        mode: (oldMode ?? "100644") as TreeEntry["mode"],
+        type: oldMode === "160000" ? "commit" : "blob",
+        sha: null,
+      });
       continue;
     }
     if (newMode === "160000") {
       entries.push({ path, mode: "160000", type: "commit", sha: newSha ?? null });
       continue;
     }
-    if (newMode !== "100644" && newMode !== "100755" && newMode !== "120000") throw new GitDataError(`refusing to publish ${path}: unexpected mode ${String(newMode)}`);
+    if (newMode !== "100644" && newMode !== "100755" && newMode !== "120000")
+      throw new GitDataError(`refusing to publish ${path}: unexpected mode ${String(newMode)}`);
     if (!newSha || !SHA.test(newSha)) throw new GitDataError(`refusing to publish ${path}: no blob id`);
     const size = Number((await gitOut(gitDir, ["cat-file", "-s", newSha])).toString("utf8").trim());
-    if (!(size <= MAX_FILE_BYTES)) throw new GitDataError(`refusing to publish ${path}: ${size} bytes, larger than GitHub's 100 MiB limit for a file`);
+    if (!(size <= MAX_FILE_BYTES))
+      throw new GitDataError(
+        `refusing to publish ${path}: ${size} bytes, larger than GitHub's 100 MiB limit for a file`,
+      );
     entries.push({ path, mode: newMode, type: "blob", sha: newSha });
     blobs.push({ path, sha: newSha });
   }
   for (const { path, sha } of blobs) {
-    const uploaded = await target.api.createBlob(target.owner, target.repo, await gitOut(gitDir, ["cat-file", "blob", sha]));
-    if (uploaded !== sha) throw new GitDataError(`GitHub stored ${path} as ${uploaded}, not ${sha}: the upload was altered`);
+    const uploaded = await target.api.createBlob(
+      target.owner,
+      target.repo,
+      await gitOut(gitDir, ["cat-file", "blob", sha]),
+    );
+    if (uploaded !== sha)
+      throw new GitDataError(`GitHub stored ${path} as ${uploaded}, not ${sha}: the upload was altered`);
   }
   return entries;
 }
@@ -110,9 +132,13 @@ async function changes(target: GitTarget, gitDir: string, parent: string, commit
 /** Re-creates `commit` on GitHub as the bot and points `branch` at it; returns GitHub's commit id. */
 export async function publishCommit(target: GitTarget, request: PublishRequest): Promise<string> {
   const { owner, repo, api } = target;
-  if (!SHA.test(request.commit)) throw new GitDataError(`refusing to publish ${JSON.stringify(request.commit)}: not a commit id`);
+  if (!SHA.test(request.commit))
+    throw new GitDataError(`refusing to publish ${JSON.stringify(request.commit)}: not a commit id`);
   // A commit GitHub already has (fetched into the mirror: the verifier tests the base or head as it is) only needs the branch.
-  const known = (await gitOut(request.gitDir, ["for-each-ref", "--count=1", "--format=%(refname)", "--contains", request.commit])).toString("utf8").trim() !== "";
+  const known =
+    (await gitOut(request.gitDir, ["for-each-ref", "--count=1", "--format=%(refname)", "--contains", request.commit]))
+      .toString("utf8")
+      .trim() !== "";
   if (known) {
     await moveBranch(target, request, await api.getBranch(owner, repo, request.branch), undefined, request.commit);
     return request.commit;
@@ -120,23 +146,42 @@ export async function publishCommit(target: GitTarget, request: PublishRequest):
   const local = await readCommit(request.gitDir, request.commit);
   const seen = await api.getBranch(owner, repo, request.branch);
   const entries = await changes(target, request.gitDir, local.parent, request.commit);
-  const baseTree = (await gitOut(request.gitDir, ["rev-parse", "--verify", "--end-of-options", `${local.parent}^{tree}`])).toString("utf8").trim();
+  const baseTree = (
+    await gitOut(request.gitDir, ["rev-parse", "--verify", "--end-of-options", `${local.parent}^{tree}`])
+  )
+    .toString("utf8")
+    .trim();
   const tree = entries.length === 0 ? baseTree : await api.createTree(owner, repo, baseTree, entries);
-  if (tree !== local.tree) throw new GitDataError(`GitHub built the tree ${tree}, not ${local.tree}: refusing to publish a different change`);
+  if (tree !== local.tree)
+    throw new GitDataError(`GitHub built the tree ${tree}, not ${local.tree}: refusing to publish a different change`);
   const created = await api.createCommit(owner, repo, { message: local.message, tree, parents: [local.parent] });
-  for (const [role, who] of [["author", created.author], ["committer", created.committer]] as const)
+  for (const [role, who] of [
+    ["author", created.author],
+    ["committer", created.committer],
+  ] as const)
     if (who.name !== target.identity.name || who.email !== target.identity.email)
-      throw new GitDataError(`GitHub recorded the ${role} of the new commit as ${who.name} <${who.email}>, not ${target.identity.name} <${target.identity.email}>: the token is not the App's installation token (or GITHUB_TOKEN); the branch was not changed`);
+      throw new GitDataError(
+        `GitHub recorded the ${role} of the new commit as ${who.name} <${who.email}>, not ${target.identity.name} <${target.identity.email}>: the token is not the App's installation token (or GITHUB_TOKEN); the branch was not changed`,
+      );
   await moveBranch(target, request, seen, local.parent, created.sha);
   return created.sha;
 }
 
 const refused = (error: unknown) => [409, 422].includes((error as { status?: number }).status ?? 0);
 
-async function moveBranch(target: GitTarget, request: PublishRequest, seen: string | undefined, parent: string | undefined, sha: string): Promise<void> {
+async function moveBranch(
+  target: GitTarget,
+  request: PublishRequest,
+  seen: string | undefined,
+  parent: string | undefined,
+  sha: string,
+): Promise<void> {
   const { owner, repo, api } = target;
   const { branch } = request;
-  const moved = (why: string) => new BranchMovedError(`${branch} changed on GitHub while the bot was publishing (${why}); nothing was overwritten: run the job again to build on what is there now`);
+  const moved = (why: string) =>
+    new BranchMovedError(
+      `${branch} changed on GitHub while the bot was publishing (${why}); nothing was overwritten: run the job again to build on what is there now`,
+    );
   if (seen === undefined) {
     try {
       await api.createBranch(owner, repo, branch, sha);

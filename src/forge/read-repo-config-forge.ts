@@ -7,7 +7,12 @@ import { UnreadableFileError } from "./unreadable-file-error.ts";
 import { parseRepoConfigText, REPO_CONFIG_PATH, RepoConfigError } from "../config/parse-repo-config.ts";
 import type { RepoConfig } from "../config/repo-config-schema.ts";
 
-export async function readRepoConfigFromForge(forge: Pick<Forge, "readFile">, owner: string, repo: string, ref: string): Promise<RepoConfig> {
+export async function readRepoConfigFromForge(
+  forge: Pick<Forge, "readFile">,
+  owner: string,
+  repo: string,
+  ref: string,
+): Promise<RepoConfig> {
   let text: string | undefined;
   try {
     text = await forge.readFile(owner, repo, REPO_CONFIG_PATH, ref);

@@ -20,7 +20,15 @@ export const DEFAULT_RESILIENCE: ResilienceOptions = { retries: 3, maxWaitSecond
 type Log = { warn: (meta: object, message: string) => void };
 type RequestOptions = { method: string; url: string; request?: { retryCount?: number } };
 type HttpError = Error & { status?: number; response?: { headers?: Record<string, string | undefined> } };
-type HookedOctokit = { hook: { wrap: (name: "request", wrapper: (request: (options: RequestOptions) => Promise<unknown>, options: RequestOptions) => Promise<unknown>) => void }; log: Log };
+type HookedOctokit = {
+  hook: {
+    wrap: (
+      name: "request",
+      wrapper: (request: (options: RequestOptions) => Promise<unknown>, options: RequestOptions) => Promise<unknown>,
+    ) => void;
+  };
+  log: Log;
+};
 
 /** Retry-After, in seconds: a number, or an HTTP date. */
 export function retryAfterSeconds(header: string | undefined): number | undefined {
@@ -42,7 +50,10 @@ function honourRetryAfter(options: ResilienceOptions) {
           const e = error as HttpError;
           const wait = e.status === 429 ? (retryAfterSeconds(e.response?.headers?.["retry-after"]) ?? 1) : undefined;
           if (wait === undefined || attempt >= options.retries || wait > options.maxWaitSeconds) throw error;
-          o.log.warn({ method: requestOptions.method, url: requestOptions.url, retryAfter: wait, attempt: attempt + 1 }, "github answered 429; waiting as Retry-After says");
+          o.log.warn(
+            { method: requestOptions.method, url: requestOptions.url, retryAfter: wait, attempt: attempt + 1 },
+            "github answered 429; waiting as Retry-After says",
+          );
           await new Promise((resolve) => setTimeout(resolve, wait * options.msPerSecond));
         }
       }
@@ -52,14 +63,26 @@ function honourRetryAfter(options: ResilienceOptions) {
 }
 
 export function resilientOctokit(options: ResilienceOptions = DEFAULT_RESILIENCE): typeof ProbotOctokit {
-  const limited = (kind: string) => (retryAfter: number, request: RequestOptions, octokit: { log: Log }, retryCount: number) => {
-    const retry = retryCount < options.retries && retryAfter <= options.maxWaitSeconds;
-    octokit.log.warn({ method: request.method, url: request.url, retryAfter, retryCount, retry }, kind === "secondary" ? "github secondary rate limit" : "github rate limit");
-    return retry;
-  };
+  const limited =
+    (kind: string) => (retryAfter: number, request: RequestOptions, octokit: { log: Log }, retryCount: number) => {
+      const retry = retryCount < options.retries && retryAfter <= options.maxWaitSeconds;
+      octokit.log.warn(
+        { method: request.method, url: request.url, retryAfter, retryCount, retry },
+        kind === "secondary" ? "github secondary rate limit" : "github rate limit",
+      );
+      return retry;
+    };
   return ProbotOctokit.plugin(honourRetryAfter(options)).defaults({
-    throttle: { onRateLimit: limited("primary"), onSecondaryRateLimit: limited("secondary"), retryAfterBaseValue: options.msPerSecond },
+    throttle: {
+      onRateLimit: limited("primary"),
+      onSecondaryRateLimit: limited("secondary"),
+      retryAfterBaseValue: options.msPerSecond,
+    },
     // 429 is ours (above), rate-limit 403s are the throttling plugin's; 5xx and network errors are retried here.
-    retry: { retries: options.retries, retryAfterBaseValue: options.msPerSecond, doNotRetry: [400, 401, 403, 404, 410, 422, 429, 451] },
+    retry: {
+      retries: options.retries,
+      retryAfterBaseValue: options.msPerSecond,
+      doNotRetry: [400, 401, 403, 404, 410, 422, 429, 451],
+    },
   }) as typeof ProbotOctokit;
 }

@@ -53,7 +53,9 @@ function reasonOf(error: unknown): string {
 function objectOf(text: string): Record<string, unknown> | undefined {
   try {
     const value: unknown = JSON.parse(text);
-    return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+    return typeof value === "object" && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : undefined;
   } catch {
     return undefined;
   }
@@ -114,7 +116,12 @@ export class InboxProcessor {
         this.payloadBytesInHand += bytes;
         const done = this.attempt(row.deliveryId, row.event, row.payload, row.attempts)
           // The outcome could not be stored: the row stays pending and is handled again (idempotent per delivery).
-          .catch((error: unknown) => this.options.log.error({ deliveryId: row.deliveryId, err: (error as Error).message }, "inbox could not store a delivery's outcome"))
+          .catch((error: unknown) =>
+            this.options.log.error(
+              { deliveryId: row.deliveryId, err: (error as Error).message },
+              "inbox could not store a delivery's outcome",
+            ),
+          )
           .finally(() => {
             this.inFlight.delete(row.deliveryId);
             this.payloadBytesInHand -= bytes;
@@ -134,7 +141,10 @@ export class InboxProcessor {
       // not made better by waiting: failed at once, never handed to the handlers.
       const reason = "the stored payload is not a JSON object";
       await this.store.deliveryAttemptFailed(id, reason, undefined);
-      this.options.log.error({ deliveryId: id, event: name, attempts: attempts + 1, reason }, "webhook delivery failed for good");
+      this.options.log.error(
+        { deliveryId: id, event: name, attempts: attempts + 1, reason },
+        "webhook delivery failed for good",
+      );
       return;
     }
     try {
@@ -144,9 +154,21 @@ export class InboxProcessor {
       const attempt = attempts + 1;
       const final = attempt >= this.options.maxAttempts;
       const reason = reasonOf(error);
-      await this.store.deliveryAttemptFailed(id, reason, final ? undefined : Date.now() + this.options.backoffMs(attempt));
-      if (final) this.options.log.error({ deliveryId: id, event: name, attempts: attempt, reason }, "webhook delivery failed for good");
-      else this.options.log.warn({ deliveryId: id, event: name, attempt, reason }, "webhook delivery attempt failed; retrying");
+      await this.store.deliveryAttemptFailed(
+        id,
+        reason,
+        final ? undefined : Date.now() + this.options.backoffMs(attempt),
+      );
+      if (final)
+        this.options.log.error(
+          { deliveryId: id, event: name, attempts: attempt, reason },
+          "webhook delivery failed for good",
+        );
+      else
+        this.options.log.warn(
+          { deliveryId: id, event: name, attempt, reason },
+          "webhook delivery attempt failed; retrying",
+        );
     }
   }
 
@@ -157,7 +179,8 @@ export class InboxProcessor {
     // instance received: `pollMs`).
     const next = await this.store.nextDueAfter(now);
     const poll = this.options.pollMs;
-    const delay = next === undefined ? poll : Math.min(Math.max(10, next - Date.now()), poll ?? Number.POSITIVE_INFINITY);
+    const delay =
+      next === undefined ? poll : Math.min(Math.max(10, next - Date.now()), poll ?? Number.POSITIVE_INFINITY);
     if (delay === undefined) {
       if (this.timer) clearTimeout(this.timer);
       this.timer = undefined;

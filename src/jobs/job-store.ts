@@ -13,7 +13,6 @@ import type { Enqueued, InboxRow, Job, JobKind, JobRequest, PayloadFit, Store } 
 
 export type { Enqueued, InboxRow, Job, JobKind, JobRequest, JobState, Store } from "./store.ts";
 
-
 /** The job store's schema, one entry per version; never edit one that has shipped, add the next. */
 export const JOB_STORE_MIGRATIONS = [
   // 1: jobs and deliveries (the schema from before versioning, verbatim).
@@ -36,7 +35,13 @@ export const JOB_STORE_MIGRATIONS = [
    DROP INDEX inbox_due;`,
 ] as const;
 
-type PendingReceive = { deliveryId: string; event: string; payload: string; resolve: (fresh: boolean) => void; reject: (error: unknown) => void };
+type PendingReceive = {
+  deliveryId: string;
+  event: string;
+  payload: string;
+  resolve: (fresh: boolean) => void;
+  reject: (error: unknown) => void;
+};
 
 /** The SQLite store: one process; its SQL runs synchronously inside each (async) call. */
 export class JobStore implements Store {
@@ -60,7 +65,12 @@ export class JobStore implements Store {
    * counts as new until it is done.
    */
   async recordDelivery(id: string, event: string): Promise<boolean> {
-    if (this.db.prepare("INSERT OR IGNORE INTO deliveries (id, event, received_at) VALUES (?, ?, ?)").run(id, event, Date.now()).changes === 1) return true;
+    if (
+      this.db
+        .prepare("INSERT OR IGNORE INTO deliveries (id, event, received_at) VALUES (?, ?, ?)")
+        .run(id, event, Date.now()).changes === 1
+    )
+      return true;
     return this.db.prepare("SELECT 1 FROM inbox WHERE delivery_id = ? AND state = 'pending'").get(id) !== undefined;
   }
 
@@ -72,9 +82,17 @@ export class JobStore implements Store {
    */
   async claimForDelivery(key: string, deliveryId: string): Promise<boolean> {
     const owner = `by:${deliveryId}`;
-    if (this.db.prepare("INSERT OR IGNORE INTO deliveries (id, event, received_at) VALUES (?, ?, ?)").run(key, owner, Date.now()).changes === 1) return true;
+    if (
+      this.db
+        .prepare("INSERT OR IGNORE INTO deliveries (id, event, received_at) VALUES (?, ?, ?)")
+        .run(key, owner, Date.now()).changes === 1
+    )
+      return true;
     const row = this.db.prepare("SELECT event FROM deliveries WHERE id = ?").get(key) as { event: string } | undefined;
-    return row?.event === owner && this.db.prepare("SELECT 1 FROM inbox WHERE delivery_id = ? AND state = 'pending'").get(deliveryId) !== undefined;
+    return (
+      row?.event === owner &&
+      this.db.prepare("SELECT 1 FROM inbox WHERE delivery_id = ? AND state = 'pending'").get(deliveryId) !== undefined
+    );
   }
 
   /**
@@ -100,7 +118,9 @@ export class JobStore implements Store {
     // others still commit and are answered 202.
     let outcomes: Array<{ fresh: boolean } | { error: unknown }>;
     try {
-      const insert = this.db.prepare("INSERT OR IGNORE INTO inbox (delivery_id, event, payload, state, attempts, next_attempt_at, received_at, updated_at) VALUES (?, ?, ?, 'pending', 0, ?, ?, ?)");
+      const insert = this.db.prepare(
+        "INSERT OR IGNORE INTO inbox (delivery_id, event, payload, state, attempts, next_attempt_at, received_at, updated_at) VALUES (?, ?, ?, 'pending', 0, ?, ?, ?)",
+      );
       this.db.exec("BEGIN IMMEDIATE");
       try {
         outcomes = batch.map((r) => {
@@ -146,37 +166,63 @@ export class JobStore implements Store {
          WHERE due.n <= ? AND (due.running <= ? OR (due.n = 1 AND ?))
          ORDER BY due.n`,
       )
-      .all(now, JSON.stringify([...exclude]), limit, fit?.maxBytes ?? Number.MAX_SAFE_INTEGER, fit?.atLeastOne === false ? 0 : 1) as Array<
-      Record<string, unknown>
-    >;
+      .all(
+        now,
+        JSON.stringify([...exclude]),
+        limit,
+        fit?.maxBytes ?? Number.MAX_SAFE_INTEGER,
+        fit?.atLeastOne === false ? 0 : 1,
+      ) as Array<Record<string, unknown>>;
     return rows.map(inboxRowFrom);
   }
 
   /** The earliest time after `now` a pending delivery is due, if any (those due already are taken as room frees). */
   async nextDueAfter(now: number): Promise<number | undefined> {
-    const row = this.db.prepare("SELECT MIN(next_attempt_at) AS at FROM inbox WHERE state = 'pending' AND next_attempt_at > ?").get(now) as { at: number | null };
+    const row = this.db
+      .prepare("SELECT MIN(next_attempt_at) AS at FROM inbox WHERE state = 'pending' AND next_attempt_at > ?")
+      .get(now) as { at: number | null };
     return row.at ?? undefined;
   }
 
   async inbox(deliveryId: string): Promise<InboxRow | undefined> {
-    const row = this.db.prepare("SELECT * FROM inbox WHERE delivery_id = ?").get(deliveryId) as Record<string, unknown> | undefined;
+    const row = this.db.prepare("SELECT * FROM inbox WHERE delivery_id = ?").get(deliveryId) as
+      Record<string, unknown> | undefined;
     return row ? inboxRowFrom(row) : undefined;
   }
 
   async deliveryDone(deliveryId: string): Promise<void> {
-    this.db.prepare("UPDATE inbox SET state = 'done', attempts = attempts + 1, error = NULL, updated_at = ? WHERE delivery_id = ?").run(Date.now(), deliveryId);
+    this.db
+      .prepare(
+        "UPDATE inbox SET state = 'done', attempts = attempts + 1, error = NULL, updated_at = ? WHERE delivery_id = ?",
+      )
+      .run(Date.now(), deliveryId);
   }
 
   /** A failed attempt: retried at `retryAt`, or failed for good when it is undefined. */
   async deliveryAttemptFailed(deliveryId: string, error: string, retryAt: number | undefined): Promise<void> {
     const now = Date.now();
-    if (retryAt === undefined) this.db.prepare("UPDATE inbox SET state = 'failed', attempts = attempts + 1, error = ?, updated_at = ? WHERE delivery_id = ?").run(error, now, deliveryId);
-    else this.db.prepare("UPDATE inbox SET attempts = attempts + 1, error = ?, next_attempt_at = ?, updated_at = ? WHERE delivery_id = ?").run(error, retryAt, now, deliveryId);
+    if (retryAt === undefined)
+      this.db
+        .prepare(
+          "UPDATE inbox SET state = 'failed', attempts = attempts + 1, error = ?, updated_at = ? WHERE delivery_id = ?",
+        )
+        .run(error, now, deliveryId);
+    else
+      this.db
+        .prepare(
+          "UPDATE inbox SET attempts = attempts + 1, error = ?, next_attempt_at = ?, updated_at = ? WHERE delivery_id = ?",
+        )
+        .run(error, retryAt, now, deliveryId);
   }
 
   async inboxDepth(): Promise<{ pending: number; failed: number }> {
-    const rows = this.db.prepare("SELECT state, COUNT(*) AS n FROM inbox WHERE state IN ('pending', 'failed') GROUP BY state").all() as Array<{ state: string; n: number }>;
-    return { pending: rows.find((r) => r.state === "pending")?.n ?? 0, failed: rows.find((r) => r.state === "failed")?.n ?? 0 };
+    const rows = this.db
+      .prepare("SELECT state, COUNT(*) AS n FROM inbox WHERE state IN ('pending', 'failed') GROUP BY state")
+      .all() as Array<{ state: string; n: number }>;
+    return {
+      pending: rows.find((r) => r.state === "pending")?.n ?? 0,
+      failed: rows.find((r) => r.state === "failed")?.n ?? 0,
+    };
   }
 
   /** Queues a job, or returns the active job already running for that issue. */
@@ -189,8 +235,24 @@ export class JobStore implements Store {
     const now = Date.now();
     try {
       const result = this.db
-        .prepare("INSERT INTO jobs (delivery_id, installation_id, owner, repo, number, kind, requester, requester_id, snapshot, hint, checkpoint, state, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'queued', ?, ?)")
-        .run(request.deliveryId, request.installationId, request.owner, request.repo, request.number, request.kind, request.requester, request.requesterId, JSON.stringify(request.snapshot), request.hint ?? null, JSON.stringify(request.checkpoint ?? {}), now, now);
+        .prepare(
+          "INSERT INTO jobs (delivery_id, installation_id, owner, repo, number, kind, requester, requester_id, snapshot, hint, checkpoint, state, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'queued', ?, ?)",
+        )
+        .run(
+          request.deliveryId,
+          request.installationId,
+          request.owner,
+          request.repo,
+          request.number,
+          request.kind,
+          request.requester,
+          request.requesterId,
+          JSON.stringify(request.snapshot),
+          request.hint ?? null,
+          JSON.stringify(request.checkpoint ?? {}),
+          now,
+          now,
+        );
       return { queued: true, job: this.getSync(Number(result.lastInsertRowid)) as Job };
     } catch (error) {
       if (!/UNIQUE constraint failed/.test((error as Error).message)) throw error;
@@ -209,17 +271,27 @@ export class JobStore implements Store {
 
   /** The most recent job for an issue, whatever its state. */
   async latest(owner: string, repo: string, number: number): Promise<Job | undefined> {
-    const row = this.db.prepare("SELECT * FROM jobs WHERE owner = ? AND repo = ? AND number = ? ORDER BY id DESC LIMIT 1").get(owner, repo, number) as JobRow | undefined;
+    const row = this.db
+      .prepare("SELECT * FROM jobs WHERE owner = ? AND repo = ? AND number = ? ORDER BY id DESC LIMIT 1")
+      .get(owner, repo, number) as JobRow | undefined;
     return row ? jobFrom(row) : undefined;
   }
 
   /** How many repair jobs a pull request has had (bot branches get a limited number of rounds). */
   async countJobs(owner: string, repo: string, number: number, kind: JobKind): Promise<number> {
-    return Number((this.db.prepare("SELECT COUNT(*) AS n FROM jobs WHERE owner = ? AND repo = ? AND number = ? AND kind = ?").get(owner, repo, number, kind) as { n: number }).n);
+    return Number(
+      (
+        this.db
+          .prepare("SELECT COUNT(*) AS n FROM jobs WHERE owner = ? AND repo = ? AND number = ? AND kind = ?")
+          .get(owner, repo, number, kind) as { n: number }
+      ).n,
+    );
   }
 
   async active(owner: string, repo: string, number: number): Promise<Job | undefined> {
-    const row = this.db.prepare("SELECT * FROM jobs WHERE owner = ? AND repo = ? AND number = ? AND state IN ('queued', 'running')").get(owner, repo, number) as JobRow | undefined;
+    const row = this.db
+      .prepare("SELECT * FROM jobs WHERE owner = ? AND repo = ? AND number = ? AND state IN ('queued', 'running')")
+      .get(owner, repo, number) as JobRow | undefined;
     return row ? jobFrom(row) : undefined;
   }
 
@@ -232,7 +304,8 @@ export class JobStore implements Store {
           "SELECT * FROM jobs q WHERE q.state = 'queued' AND (SELECT COUNT(*) FROM jobs r WHERE r.state = 'running' AND r.installation_id = q.installation_id) < ? ORDER BY q.id LIMIT 1",
         )
         .get(perInstallationLimit) as JobRow | undefined;
-      if (row) this.db.prepare("UPDATE jobs SET state = 'running', updated_at = ? WHERE id = ?").run(Date.now(), row.id);
+      if (row)
+        this.db.prepare("UPDATE jobs SET state = 'running', updated_at = ? WHERE id = ?").run(Date.now(), row.id);
       this.db.exec("COMMIT");
       return row ? { ...jobFrom(row), state: "running" } : undefined;
     } catch (error) {
@@ -248,26 +321,40 @@ export class JobStore implements Store {
   async checkpoint(id: number, patch: Record<string, unknown>): Promise<Record<string, unknown>> {
     const current = this.getSync(id)?.checkpoint ?? {};
     const next = { ...current, ...patch };
-    this.db.prepare("UPDATE jobs SET checkpoint = ?, updated_at = ? WHERE id = ?").run(JSON.stringify(next), Date.now(), id);
+    this.db
+      .prepare("UPDATE jobs SET checkpoint = ?, updated_at = ? WHERE id = ?")
+      .run(JSON.stringify(next), Date.now(), id);
     return next;
   }
 
   async setStatusComment(id: number, commentId: number): Promise<void> {
-    this.db.prepare("UPDATE jobs SET status_comment_id = ?, updated_at = ? WHERE id = ?").run(commentId, Date.now(), id);
+    this.db
+      .prepare("UPDATE jobs SET status_comment_id = ?, updated_at = ? WHERE id = ?")
+      .run(commentId, Date.now(), id);
   }
 
   async finish(id: number, state: "done" | "failed" | "cancelled", error?: string): Promise<void> {
-    this.db.prepare("UPDATE jobs SET state = ?, error = ?, updated_at = ? WHERE id = ? AND state IN ('queued', 'running')").run(state, error ?? null, Date.now(), id);
+    this.db
+      .prepare("UPDATE jobs SET state = ?, error = ?, updated_at = ? WHERE id = ? AND state IN ('queued', 'running')")
+      .run(state, error ?? null, Date.now(), id);
   }
 
   /** After a restart: jobs that were running go back to the queue, keeping their checkpoints. */
   async requeueInterrupted(): Promise<number> {
-    return Number(this.db.prepare("UPDATE jobs SET state = 'queued', updated_at = ? WHERE state = 'running'").run(Date.now()).changes);
+    return Number(
+      this.db.prepare("UPDATE jobs SET state = 'queued', updated_at = ? WHERE state = 'running'").run(Date.now())
+        .changes,
+    );
   }
 
   async queueDepth(): Promise<{ queued: number; running: number }> {
-    const rows = this.db.prepare("SELECT state, COUNT(*) AS n FROM jobs WHERE state IN ('queued', 'running') GROUP BY state").all() as Array<{ state: string; n: number }>;
-    return { queued: rows.find((r) => r.state === "queued")?.n ?? 0, running: rows.find((r) => r.state === "running")?.n ?? 0 };
+    const rows = this.db
+      .prepare("SELECT state, COUNT(*) AS n FROM jobs WHERE state IN ('queued', 'running') GROUP BY state")
+      .all() as Array<{ state: string; n: number }>;
+    return {
+      queued: rows.find((r) => r.state === "queued")?.n ?? 0,
+      running: rows.find((r) => r.state === "running")?.n ?? 0,
+    };
   }
 
   async close(): Promise<void> {

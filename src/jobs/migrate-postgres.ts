@@ -21,8 +21,12 @@ export async function migratePostgres(pool: Pool, store: string, migrations: rea
   try {
     await client.query("SELECT pg_advisory_lock($1)", [MIGRATION_LOCK]);
     try {
-      await client.query("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())");
-      const found = Number((await client.query<{ v: number | null }>("SELECT MAX(version) AS v FROM schema_migrations")).rows[0]?.v ?? 0);
+      await client.query(
+        "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())",
+      );
+      const found = Number(
+        (await client.query<{ v: number | null }>("SELECT MAX(version) AS v FROM schema_migrations")).rows[0]?.v ?? 0,
+      );
       if (found > migrations.length) throw new SchemaTooNewError(store, found, migrations.length);
       for (let version = found + 1; version <= migrations.length; version++) {
         await client.query("BEGIN");

@@ -7,7 +7,9 @@ import type { DatabaseSync } from "node:sqlite";
 
 export class SchemaTooNewError extends Error {
   constructor(store: string, found: number, known: number) {
-    super(`the ${store} database is at schema version ${found}, but this autogen-bot knows only up to ${known}: upgrade autogen-bot or use another AUTOGEN_DB_PATH`);
+    super(
+      `the ${store} database is at schema version ${found}, but this autogen-bot knows only up to ${known}: upgrade autogen-bot or use another AUTOGEN_DB_PATH`,
+    );
     this.name = "SchemaTooNewError";
   }
 }

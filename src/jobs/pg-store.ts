@@ -90,17 +90,26 @@ export class PgStore implements Store {
   }
 
   async recordDelivery(id: string, event: string): Promise<boolean> {
-    const inserted = await this.pool.query("INSERT INTO deliveries (id, event, received_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING", [id, event, Date.now()]);
+    const inserted = await this.pool.query(
+      "INSERT INTO deliveries (id, event, received_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING",
+      [id, event, Date.now()],
+    );
     if (inserted.rowCount === 1) return true;
     return (await this.rows("SELECT 1 FROM inbox WHERE delivery_id = $1 AND state = 'pending'", [id])).length > 0;
   }
 
   async claimForDelivery(key: string, deliveryId: string): Promise<boolean> {
     const owner = `by:${deliveryId}`;
-    const inserted = await this.pool.query("INSERT INTO deliveries (id, event, received_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING", [key, owner, Date.now()]);
+    const inserted = await this.pool.query(
+      "INSERT INTO deliveries (id, event, received_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING",
+      [key, owner, Date.now()],
+    );
     if (inserted.rowCount === 1) return true;
     const row = (await this.rows("SELECT event FROM deliveries WHERE id = $1", [key]))[0];
-    return row?.event === owner && (await this.rows("SELECT 1 FROM inbox WHERE delivery_id = $1 AND state = 'pending'", [deliveryId])).length > 0;
+    return (
+      row?.event === owner &&
+      (await this.rows("SELECT 1 FROM inbox WHERE delivery_id = $1 AND state = 'pending'", [deliveryId])).length > 0
+    );
   }
 
   async receive(deliveryId: string, event: string, payload: string): Promise<boolean> {
@@ -133,13 +142,25 @@ export class PgStore implements Store {
          AND state = 'pending' AND (lease_until IS NULL OR lease_until < now())
          FOR UPDATE SKIP LOCKED)
        RETURNING *`,
-      [this.instanceId, this.inboxLeaseMs, now, [...exclude], limit, fit?.maxBytes ?? Number.MAX_SAFE_INTEGER, fit?.atLeastOne !== false],
+      [
+        this.instanceId,
+        this.inboxLeaseMs,
+        now,
+        [...exclude],
+        limit,
+        fit?.maxBytes ?? Number.MAX_SAFE_INTEGER,
+        fit?.atLeastOne !== false,
+      ],
     );
     return rows.map(inboxRowFrom).sort((a, b) => a.nextAttemptAt - b.nextAttemptAt);
   }
 
   async nextDueAfter(now: number): Promise<number | undefined> {
-    const row = (await this.rows("SELECT MIN(next_attempt_at) AS at FROM inbox WHERE state = 'pending' AND next_attempt_at > $1", [now]))[0];
+    const row = (
+      await this.rows("SELECT MIN(next_attempt_at) AS at FROM inbox WHERE state = 'pending' AND next_attempt_at > $1", [
+        now,
+      ])
+    )[0];
     return row?.at === null || row?.at === undefined ? undefined : Number(row.at);
   }
 
@@ -149,29 +170,63 @@ export class PgStore implements Store {
   }
 
   async deliveryDone(deliveryId: string): Promise<void> {
-    await this.pool.query("UPDATE inbox SET state = 'done', attempts = attempts + 1, error = NULL, lease_until = NULL, updated_at = $1 WHERE delivery_id = $2", [Date.now(), deliveryId]);
+    await this.pool.query(
+      "UPDATE inbox SET state = 'done', attempts = attempts + 1, error = NULL, lease_until = NULL, updated_at = $1 WHERE delivery_id = $2",
+      [Date.now(), deliveryId],
+    );
   }
 
   async deliveryAttemptFailed(deliveryId: string, error: string, retryAt: number | undefined): Promise<void> {
     const now = Date.now();
-    if (retryAt === undefined) await this.pool.query("UPDATE inbox SET state = 'failed', attempts = attempts + 1, error = $1, lease_until = NULL, updated_at = $2 WHERE delivery_id = $3", [error, now, deliveryId]);
-    else await this.pool.query("UPDATE inbox SET attempts = attempts + 1, error = $1, next_attempt_at = $2, lease_until = NULL, updated_at = $3 WHERE delivery_id = $4", [error, retryAt, now, deliveryId]);
+    if (retryAt === undefined)
+      await this.pool.query(
+        "UPDATE inbox SET state = 'failed', attempts = attempts + 1, error = $1, lease_until = NULL, updated_at = $2 WHERE delivery_id = $3",
+        [error, now, deliveryId],
+      );
+    else
+      await this.pool.query(
+        "UPDATE inbox SET attempts = attempts + 1, error = $1, next_attempt_at = $2, lease_until = NULL, updated_at = $3 WHERE delivery_id = $4",
+        [error, retryAt, now, deliveryId],
+      );
   }
 
   async inboxDepth(): Promise<{ pending: number; failed: number }> {
-    const rows = await this.rows("SELECT state, COUNT(*) AS n FROM inbox WHERE state IN ('pending', 'failed') GROUP BY state");
-    return { pending: Number(rows.find((r) => r.state === "pending")?.n ?? 0), failed: Number(rows.find((r) => r.state === "failed")?.n ?? 0) };
+    const rows = await this.rows(
+      "SELECT state, COUNT(*) AS n FROM inbox WHERE state IN ('pending', 'failed') GROUP BY state",
+    );
+    return {
+      pending: Number(rows.find((r) => r.state === "pending")?.n ?? 0),
+      failed: Number(rows.find((r) => r.state === "failed")?.n ?? 0),
+    };
   }
 
   async enqueue(request: JobRequest): Promise<Enqueued> {
-    const made = (await this.rows("SELECT * FROM jobs WHERE delivery_id = $1 AND owner = $2 AND repo = $3 AND number = $4 ORDER BY id LIMIT 1", [request.deliveryId, request.owner, request.repo, request.number]))[0];
+    const made = (
+      await this.rows(
+        "SELECT * FROM jobs WHERE delivery_id = $1 AND owner = $2 AND repo = $3 AND number = $4 ORDER BY id LIMIT 1",
+        [request.deliveryId, request.owner, request.repo, request.number],
+      )
+    )[0];
     if (made) return { queued: false, active: jobFrom(made) };
     const now = Date.now();
     try {
       const row = (
         await this.rows(
           "INSERT INTO jobs (delivery_id, installation_id, owner, repo, number, kind, requester, requester_id, snapshot, hint, checkpoint, state, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'queued', $12, $12) RETURNING *",
-          [request.deliveryId, request.installationId, request.owner, request.repo, request.number, request.kind, request.requester, request.requesterId, JSON.stringify(request.snapshot), request.hint ?? null, JSON.stringify(request.checkpoint ?? {}), now],
+          [
+            request.deliveryId,
+            request.installationId,
+            request.owner,
+            request.repo,
+            request.number,
+            request.kind,
+            request.requester,
+            request.requesterId,
+            JSON.stringify(request.snapshot),
+            request.hint ?? null,
+            JSON.stringify(request.checkpoint ?? {}),
+            now,
+          ],
         )
       )[0] as Row;
       return { queued: true, job: jobFrom(row) };
@@ -188,16 +243,36 @@ export class PgStore implements Store {
   }
 
   async latest(owner: string, repo: string, number: number): Promise<Job | undefined> {
-    const row = (await this.rows("SELECT * FROM jobs WHERE owner = $1 AND repo = $2 AND number = $3 ORDER BY id DESC LIMIT 1", [owner, repo, number]))[0];
+    const row = (
+      await this.rows("SELECT * FROM jobs WHERE owner = $1 AND repo = $2 AND number = $3 ORDER BY id DESC LIMIT 1", [
+        owner,
+        repo,
+        number,
+      ])
+    )[0];
     return row ? jobFrom(row) : undefined;
   }
 
   async countJobs(owner: string, repo: string, number: number, kind: JobKind): Promise<number> {
-    return Number((await this.rows("SELECT COUNT(*) AS n FROM jobs WHERE owner = $1 AND repo = $2 AND number = $3 AND kind = $4", [owner, repo, number, kind]))[0]?.n ?? 0);
+    return Number(
+      (
+        await this.rows("SELECT COUNT(*) AS n FROM jobs WHERE owner = $1 AND repo = $2 AND number = $3 AND kind = $4", [
+          owner,
+          repo,
+          number,
+          kind,
+        ])
+      )[0]?.n ?? 0,
+    );
   }
 
   async active(owner: string, repo: string, number: number): Promise<Job | undefined> {
-    const row = (await this.rows("SELECT * FROM jobs WHERE owner = $1 AND repo = $2 AND number = $3 AND state IN ('queued', 'running')", [owner, repo, number]))[0];
+    const row = (
+      await this.rows(
+        "SELECT * FROM jobs WHERE owner = $1 AND repo = $2 AND number = $3 AND state IN ('queued', 'running')",
+        [owner, repo, number],
+      )
+    )[0];
     return row ? jobFrom(row) : undefined;
   }
 
@@ -228,7 +303,10 @@ export class PgStore implements Store {
   /** Extends this instance's leases on running jobs; returns those it no longer holds (taken over, or stopped elsewhere). */
   async renewLeases(ids: readonly number[]): Promise<number[]> {
     if (ids.length === 0) return [];
-    const kept = await this.rows(`UPDATE jobs SET lease_until = ${lease(1)} WHERE id = ANY($2::int[]) AND state = 'running' AND claimed_by = $3 RETURNING id`, [this.leaseMs, [...ids], this.instanceId]);
+    const kept = await this.rows(
+      `UPDATE jobs SET lease_until = ${lease(1)} WHERE id = ANY($2::int[]) AND state = 'running' AND claimed_by = $3 RETURNING id`,
+      [this.leaseMs, [...ids], this.instanceId],
+    );
     const held = new Set(kept.map((r) => Number(r.id)));
     const lost = ids.filter((id) => !held.has(id));
     for (const id of lost) this.lost.add(id);
@@ -238,13 +316,22 @@ export class PgStore implements Store {
   async checkpoint(id: number, patch: Record<string, unknown>): Promise<Record<string, unknown>> {
     if (this.lost.has(id)) return (await this.get(id))?.checkpoint ?? {};
     // Merged in the database: two writers' patches both land.
-    const row = (await this.rows("UPDATE jobs SET checkpoint = (checkpoint::jsonb || $1::jsonb)::text, updated_at = $2 WHERE id = $3 RETURNING checkpoint", [JSON.stringify(patch), Date.now(), id]))[0];
+    const row = (
+      await this.rows(
+        "UPDATE jobs SET checkpoint = (checkpoint::jsonb || $1::jsonb)::text, updated_at = $2 WHERE id = $3 RETURNING checkpoint",
+        [JSON.stringify(patch), Date.now(), id],
+      )
+    )[0];
     return row ? (JSON.parse(String(row.checkpoint)) as Record<string, unknown>) : { ...patch };
   }
 
   async setStatusComment(id: number, commentId: number): Promise<void> {
     if (this.lost.has(id)) return;
-    await this.pool.query("UPDATE jobs SET status_comment_id = $1, updated_at = $2 WHERE id = $3", [commentId, Date.now(), id]);
+    await this.pool.query("UPDATE jobs SET status_comment_id = $1, updated_at = $2 WHERE id = $3", [
+      commentId,
+      Date.now(),
+      id,
+    ]);
   }
 
   /**
@@ -262,13 +349,21 @@ export class PgStore implements Store {
 
   /** At start: running jobs whose lease ran out go back to the queue (live instances' jobs are left alone). */
   async requeueInterrupted(): Promise<number> {
-    const result = await this.pool.query("UPDATE jobs SET state = 'queued', lease_until = NULL, updated_at = $1 WHERE state = 'running' AND (lease_until IS NULL OR lease_until < now())", [Date.now()]);
+    const result = await this.pool.query(
+      "UPDATE jobs SET state = 'queued', lease_until = NULL, updated_at = $1 WHERE state = 'running' AND (lease_until IS NULL OR lease_until < now())",
+      [Date.now()],
+    );
     return result.rowCount ?? 0;
   }
 
   async queueDepth(): Promise<{ queued: number; running: number }> {
-    const rows = await this.rows("SELECT state, COUNT(*) AS n FROM jobs WHERE state IN ('queued', 'running') GROUP BY state");
-    return { queued: Number(rows.find((r) => r.state === "queued")?.n ?? 0), running: Number(rows.find((r) => r.state === "running")?.n ?? 0) };
+    const rows = await this.rows(
+      "SELECT state, COUNT(*) AS n FROM jobs WHERE state IN ('queued', 'running') GROUP BY state",
+    );
+    return {
+      queued: Number(rows.find((r) => r.state === "queued")?.n ?? 0),
+      running: Number(rows.find((r) => r.state === "running")?.n ?? 0),
+    };
   }
 
   async close(): Promise<void> {

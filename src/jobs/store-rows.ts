@@ -56,7 +56,8 @@ export function jobFrom(row: Row | JobRow): Job {
     hint: textOrNull(row.hint) ?? undefined,
     state: row.state as JobState,
     checkpoint: JSON.parse(text(row.checkpoint)) as Record<string, unknown>,
-    statusCommentId: row.status_comment_id === null || row.status_comment_id === undefined ? null : Number(row.status_comment_id),
+    statusCommentId:
+      row.status_comment_id === null || row.status_comment_id === undefined ? null : Number(row.status_comment_id),
     error: textOrNull(row.error),
   };
 }

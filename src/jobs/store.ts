@@ -22,10 +22,24 @@ export type JobRequest = {
   checkpoint?: Record<string, unknown> | undefined;
 };
 
-export type Job = JobRequest & { id: number; state: JobState; checkpoint: Record<string, unknown>; statusCommentId: number | null; error: string | null };
+export type Job = JobRequest & {
+  id: number;
+  state: JobState;
+  checkpoint: Record<string, unknown>;
+  statusCommentId: number | null;
+  error: string | null;
+};
 
 export type InboxState = "pending" | "done" | "failed";
-export type InboxRow = { deliveryId: string; event: string; payload: string; state: InboxState; attempts: number; nextAttemptAt: number; error: string | null };
+export type InboxRow = {
+  deliveryId: string;
+  event: string;
+  payload: string;
+  state: InboxState;
+  attempts: number;
+  nextAttemptAt: number;
+  error: string | null;
+};
 
 /**
  * How many bytes of payload text a look at the inbox may take: the oldest due rows whose

@@ -35,20 +35,35 @@ export class Budget {
 
   constructor(caps: BudgetCaps, now: () => number = Date.now, state?: BudgetState) {
     this.now = now;
-    this.state = state ?? { caps, llmCalls: 0, promptTokens: 0, completionTokens: 0, cachedTokens: 0, dollars: 0, cachedCalls: 0, callsByStage: {}, waitMs: 0, startedAt: now() };
+    this.state = state ?? {
+      caps,
+      llmCalls: 0,
+      promptTokens: 0,
+      completionTokens: 0,
+      cachedTokens: 0,
+      dollars: 0,
+      cachedCalls: 0,
+      callsByStage: {},
+      waitMs: 0,
+      startedAt: now(),
+    };
   }
 
   /** Throws when any cap is reached; called before each model call. */
   ensureRoom(): void {
     const s = this.state;
     const c = s.caps;
-    if (s.llmCalls >= c.llmCalls) throw new BudgetExceededError("llmCalls", `${s.llmCalls} of ${c.llmCalls} model calls used`);
+    if (s.llmCalls >= c.llmCalls)
+      throw new BudgetExceededError("llmCalls", `${s.llmCalls} of ${c.llmCalls} model calls used`);
     const tokens = s.promptTokens + s.completionTokens;
     if (tokens >= c.tokens) throw new BudgetExceededError("tokens", `${tokens} of ${c.tokens} tokens used`);
-    if (c.dollars === 0) throw new BudgetExceededError("dollars", "the dollar budget is 0: model calls are not allowed");
-    if (s.dollars >= c.dollars) throw new BudgetExceededError("dollars", `$${s.dollars.toFixed(4)} of $${c.dollars} spent`);
+    if (c.dollars === 0)
+      throw new BudgetExceededError("dollars", "the dollar budget is 0: model calls are not allowed");
+    if (s.dollars >= c.dollars)
+      throw new BudgetExceededError("dollars", `$${s.dollars.toFixed(4)} of $${c.dollars} spent`);
     const minutes = (this.now() - s.startedAt) / 60_000;
-    if (minutes >= c.minutes) throw new BudgetExceededError("minutes", `${minutes.toFixed(1)} of ${c.minutes} minutes used`);
+    if (minutes >= c.minutes)
+      throw new BudgetExceededError("minutes", `${minutes.toFixed(1)} of ${c.minutes} minutes used`);
   }
 
   /** The most completion tokens the next call may ask for. */
@@ -67,7 +82,12 @@ export class Budget {
     this.state.firstCallAt ??= this.now();
   }
 
-  record(usage: { promptTokens: number; completionTokens: number; cachedTokens: number }, dollars: number, waitMs = 0, stage?: string): void {
+  record(
+    usage: { promptTokens: number; completionTokens: number; cachedTokens: number },
+    dollars: number,
+    waitMs = 0,
+    stage?: string,
+  ): void {
     this.state.waitMs += waitMs;
     this.state.llmCalls += 1;
     if (stage) this.state.callsByStage[stage] = (this.state.callsByStage[stage] ?? 0) + 1;

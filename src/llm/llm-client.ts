@@ -8,12 +8,25 @@
 import { createHash, randomInt } from "node:crypto";
 import OpenAI, { APIError, APIUserAbortError } from "openai";
 import { z } from "zod";
-import { DEFAULT_LLM_TIMEOUT_SECONDS, DEFAULT_MAX_TOKENS_PER_CALL, MAX_LLM_TIMEOUT_SECONDS, type LlmEndpoint } from "../config/llm-env.ts";
+import {
+  DEFAULT_LLM_TIMEOUT_SECONDS,
+  DEFAULT_MAX_TOKENS_PER_CALL,
+  MAX_LLM_TIMEOUT_SECONDS,
+  type LlmEndpoint,
+} from "../config/llm-env.ts";
 import { BudgetExceededError, type Budget } from "./budget.ts";
 import { extractJson } from "./extract-json.ts";
 import { costOf, DEFAULT_PRICES, type Price } from "../config/prices.ts";
 import { renderPrompt, type PromptVars, type Stage } from "./prompts.ts";
-import { endpointKey, formatRejection, processResponseFormats, schemaInstruction, strictCompatible, type OutputMode, type ResponseFormatMemory } from "./response-format.ts";
+import {
+  endpointKey,
+  formatRejection,
+  processResponseFormats,
+  schemaInstruction,
+  strictCompatible,
+  type OutputMode,
+  type ResponseFormatMemory,
+} from "./response-format.ts";
 import { retryDelayMs, sleep } from "./retry-policy.ts";
 import { InFlightFailure, streamCompletion, type Completed, type Usage } from "./stream-completion.ts";
 import type { TranscriptSink } from "./transcript.ts";
@@ -110,41 +123,97 @@ export function openAiLlmClient(options: OpenAiClientOptions): LlmClient {
   const received = new Set<string>();
 
   function stageCap(stage: Stage, asked: number | undefined): number {
-    const cap = endpoint.maxTokens?.byStage[stage] ?? options.maxCompletionTokens ?? endpoint.maxTokens?.default ?? DEFAULT_MAX_TOKENS_PER_CALL;
+    const cap =
+      endpoint.maxTokens?.byStage[stage] ??
+      options.maxCompletionTokens ??
+      endpoint.maxTokens?.default ??
+      DEFAULT_MAX_TOKENS_PER_CALL;
     return Math.min(cap, asked ?? cap);
   }
 
-  function record(stage: Stage, attempt: number, sent: Message[], mode: OutputMode, result: Completed, started: number, error?: string) {
+  function record(
+    stage: Stage,
+    attempt: number,
+    sent: Message[],
+    mode: OutputMode,
+    result: Completed,
+    started: number,
+    error?: string,
+  ) {
     const usage = result.usage ?? estimateUsage(sent, result);
     const dollars = costOf(model, usage, prices);
     const latencyMs = Math.round(performance.now() - started);
     options.budget.record(usage, dollars, latencyMs, stage);
-    options.transcript.write({ stage, model, attempt, messages: sent, answer: result.answer, finishReason: result.finishReason, refusal: result.refusal, usage, dollars, latencyMs, responseFormat: mode, ...(result.usage ? {} : { usageEstimated: true }), ...(error ? { error } : {}) });
+    options.transcript.write({
+      stage,
+      model,
+      attempt,
+      messages: sent,
+      answer: result.answer,
+      finishReason: result.finishReason,
+      refusal: result.refusal,
+      usage,
+      dollars,
+      latencyMs,
+      responseFormat: mode,
+      ...(result.usage ? {} : { usageEstimated: true }),
+      ...(error ? { error } : {}),
+    });
   }
 
   /** A completion the client has received before, for the same messages: a cache answered, the model did not. */
   function servedFromCache(sent: Message[], result: Completed, seen?: Completed): boolean {
     if (!result.id) return false;
     if (seen && seen.id === result.id && seen.answer === result.answer) return true;
-    const key = createHash("sha256").update(JSON.stringify([result.id, result.answer, result.refusal, sent])).digest("hex");
+    const key = createHash("sha256")
+      .update(JSON.stringify([result.id, result.answer, result.refusal, sent]))
+      .digest("hex");
     if (received.has(key)) return true;
     received.add(key);
     return false;
   }
 
-  function recordCached(stage: Stage, attempt: number, sent: Message[], mode: OutputMode, result: Completed, started: number) {
+  function recordCached(
+    stage: Stage,
+    attempt: number,
+    sent: Message[],
+    mode: OutputMode,
+    result: Completed,
+    started: number,
+  ) {
     const latencyMs = Math.round(performance.now() - started);
     options.budget.recordCached(latencyMs);
     const none = { promptTokens: 0, completionTokens: 0, cachedTokens: 0 };
-    options.transcript.write({ stage, model, attempt, messages: sent, answer: result.answer, finishReason: result.finishReason, refusal: result.refusal, usage: none, dollars: 0, latencyMs, responseFormat: mode, cached: true });
+    options.transcript.write({
+      stage,
+      model,
+      attempt,
+      messages: sent,
+      answer: result.answer,
+      finishReason: result.finishReason,
+      refusal: result.refusal,
+      usage: none,
+      dollars: 0,
+      latencyMs,
+      responseFormat: mode,
+      cached: true,
+    });
   }
 
-  async function exchange(stage: Stage, outgoing: Message[], temperature: number, jsonSchema: Record<string, unknown>, attempt: number, maxTokens: number, seen?: Completed): Promise<Completed & { cached?: true }> {
+  async function exchange(
+    stage: Stage,
+    outgoing: Message[],
+    temperature: number,
+    jsonSchema: Record<string, unknown>,
+    attempt: number,
+    maxTokens: number,
+    seen?: Completed,
+  ): Promise<Completed & { cached?: true }> {
     options.budget.ensureRoom();
     options.budget.startCall();
     const started = performance.now();
     const seed = seedFor(temperature);
-    for (let retry = 0; ; ) {
+    for (let retry = 0; ;) {
       const known = formats.get(formatKey);
       const mode = known.mode;
       const strict = mode === "json_schema" && !known.strictRejected && strictCompatible(jsonSchema);
@@ -158,7 +227,14 @@ export function openAiLlmClient(options: OpenAiClientOptions): LlmClient {
             temperature,
             seed,
             max_completion_tokens: options.budget.completionAllowance(maxTokens),
-            ...(mode === "json_schema" ? { response_format: { type: "json_schema", json_schema: { name: stage.replaceAll("-", "_"), schema: jsonSchema, strict } } } : {}),
+            ...(mode === "json_schema"
+              ? {
+                  response_format: {
+                    type: "json_schema",
+                    json_schema: { name: stage.replaceAll("-", "_"), schema: jsonSchema, strict },
+                  },
+                }
+              : {}),
             ...(mode === "json_object" ? { response_format: { type: "json_object" } } : {}),
           },
           { idleMs, deadlineMs: options.budget.timeLeftMs(), maxTokens, signal: options.signal },
@@ -197,7 +273,20 @@ export function openAiLlmClient(options: OpenAiClientOptions): LlmClient {
         const none = { promptTokens: 0, completionTokens: 0, cachedTokens: 0 };
         const latencyMs = Math.round(performance.now() - started);
         options.budget.record(none, 0, latencyMs);
-        options.transcript.write({ stage, model, attempt, messages: sent, answer: null, finishReason: null, refusal: null, usage: none, dollars: 0, latencyMs, responseFormat: mode, error: message });
+        options.transcript.write({
+          stage,
+          model,
+          attempt,
+          messages: sent,
+          answer: null,
+          finishReason: null,
+          refusal: null,
+          usage: none,
+          dollars: 0,
+          latencyMs,
+          responseFormat: mode,
+          error: message,
+        });
         throw new LlmStageError(stage, message, null, { cause: error });
       }
     }
@@ -210,20 +299,30 @@ export function openAiLlmClient(options: OpenAiClientOptions): LlmClient {
     embed: embeddingModel
       ? async (text: string) => {
           // Embeddings are quick and idempotent: the SDK's own retries are safe here.
-          const response = await sdk.embeddings.create({ model: embeddingModel, input: scrub(text).slice(0, 8000) }, { maxRetries, ...(options.signal ? { signal: options.signal } : {}) });
+          const response = await sdk.embeddings.create(
+            { model: embeddingModel, input: scrub(text).slice(0, 8000) },
+            { maxRetries, ...(options.signal ? { signal: options.signal } : {}) },
+          );
           const vector = response.data[0]?.embedding;
           if (!vector) throw new Error("the embeddings endpoint returned no vector");
           return vector;
         }
       : undefined,
-    async call<T>(stage: Stage, vars: PromptVars, schema: z.ZodType<T>, callOptions: CallOptions = {}): Promise<LlmCallResult<T>> {
+    async call<T>(
+      stage: Stage,
+      vars: PromptVars,
+      schema: z.ZodType<T>,
+      callOptions: CallOptions = {},
+    ): Promise<LlmCallResult<T>> {
       const prompt = renderPrompt(stage, vars);
       const temperature = callOptions.temperature ?? prompt.temperature;
       const { $schema: _dialect, ...jsonSchema } = z.toJSONSchema(schema, { io: "output" }) as Record<string, unknown>;
       const maxTokens = stageCap(stage, callOptions.maxCompletionTokens);
       const { sample } = callOptions;
       // Said last, after the stable part of the prompt, so a provider's prompt cache still applies.
-      const sampleNote = sample ? `\n\nThis is sample ${sample.index} of ${sample.of}: an independent attempt; the others are asked for separately.` : "";
+      const sampleNote = sample
+        ? `\n\nThis is sample ${sample.index} of ${sample.of}: an independent attempt; the others are asked for separately.`
+        : "";
       const messages: Message[] = [
         { role: "system", content: prompt.system },
         { role: "user", content: prompt.user + sampleNote },
@@ -234,18 +333,45 @@ export function openAiLlmClient(options: OpenAiClientOptions): LlmClient {
         if (completed.cached && sampled) {
           // A cache that ignores the seed answered a sample with an earlier answer: ask once more,
           // in words it cannot have seen, and refuse a second cached answer.
-          const fresh = [...messages.slice(0, -1), { ...(messages.at(-1) as Message), content: `${messages.at(-1)?.content ?? ""}\n\n(Fresh answer ${randomInt(1, 1e9)}.)` }];
+          const fresh = [
+            ...messages.slice(0, -1),
+            {
+              ...(messages.at(-1) as Message),
+              content: `${messages.at(-1)?.content ?? ""}\n\n(Fresh answer ${randomInt(1, 1e9)}.)`,
+            },
+          ];
           completed = await exchange(stage, fresh, temperature, jsonSchema, attempt, maxTokens, completed);
-          if (completed.cached) throw new LlmStageError(stage, `a response cache in front of the model at ${endpoint.baseURL} answered a sampled request (temperature ${temperature}) with an earlier answer twice; turn that cache off for requests with temperature above 0`, completed.answer);
+          if (completed.cached)
+            throw new LlmStageError(
+              stage,
+              `a response cache in front of the model at ${endpoint.baseURL} answered a sampled request (temperature ${temperature}) with an earlier answer twice; turn that cache off for requests with temperature above 0`,
+              completed.answer,
+            );
         }
         const { answer, refusal, finishReason } = completed;
         if (refusal) throw new LlmStageError(stage, `the model refused: ${refusal}`, answer);
-        if (finishReason === "length") throw new LlmStageError(stage, `the answer was cut off at the completion token limit (${maxTokens}; AUTOGEN_LLM_MAX_TOKENS_PER_CALL raises it)`, answer);
+        if (finishReason === "length")
+          throw new LlmStageError(
+            stage,
+            `the answer was cut off at the completion token limit (${maxTokens}; AUTOGEN_LLM_MAX_TOKENS_PER_CALL raises it)`,
+            answer,
+          );
         const problem = validate(answer, schema);
         if (problem.ok) return { value: problem.value, attempts: attempt };
-        if (attempt === 2) throw new LlmStageError(stage, `the answer does not match the schema after one repair: ${problem.error}`, answer);
+        if (attempt === 2)
+          throw new LlmStageError(
+            stage,
+            `the answer does not match the schema after one repair: ${problem.error}`,
+            answer,
+          );
         // One repair: show the model its answer and what is wrong with it.
-        messages.push({ role: "assistant", content: answer ?? "" }, { role: "user", content: `That answer is not valid: ${problem.error}. Reply again with one JSON object that matches the schema exactly.` });
+        messages.push(
+          { role: "assistant", content: answer ?? "" },
+          {
+            role: "user",
+            content: `That answer is not valid: ${problem.error}. Reply again with one JSON object that matches the schema exactly.`,
+          },
+        );
       }
       throw new LlmStageError(stage, "unreachable", null);
     },
@@ -257,14 +383,20 @@ function withSchema(messages: Message[], mode: OutputMode, jsonSchema: Record<st
   if (mode === "json_schema") return messages;
   const [first, ...rest] = messages;
   const instruction = schemaInstruction(jsonSchema);
-  return first?.role === "system" ? [{ ...first, content: `${first.content}\n\n${instruction}` }, ...rest] : [{ role: "system", content: instruction }, ...messages];
+  return first?.role === "system"
+    ? [{ ...first, content: `${first.content}\n\n${instruction}` }, ...rest]
+    : [{ role: "system", content: instruction }, ...messages];
 }
 
 /** About four characters a token: what the budget counts when the server reports no usage. */
 function estimateUsage(sent: Message[], result: Completed): Usage {
   const promptChars = sent.reduce((n, m) => n + m.content.length, 0);
   const answerChars = (result.answer?.length ?? 0) + (result.refusal?.length ?? 0);
-  return { promptTokens: Math.ceil(promptChars / 4), completionTokens: Math.max(result.chunks, Math.ceil(answerChars / 4)), cachedTokens: 0 };
+  return {
+    promptTokens: Math.ceil(promptChars / 4),
+    completionTokens: Math.max(result.chunks, Math.ceil(answerChars / 4)),
+    cachedTokens: 0,
+  };
 }
 
 function seconds(ms: number): string {
@@ -272,7 +404,8 @@ function seconds(ms: number): string {
 }
 
 function inFlightMessage(error: InFlightFailure, idleMs: number, baseURL: string, minutes: number): string {
-  const got = error.partial.chunks > 0 ? `after ${error.partial.chunks} chunks of the answer` : "before any of the answer";
+  const got =
+    error.partial.chunks > 0 ? `after ${error.partial.chunks} chunks of the answer` : "before any of the answer";
   if (error.kind === "idle")
     return `the model server at ${baseURL} went silent for ${seconds(idleMs)} ${got} (AUTOGEN_LLM_TIMEOUT); the request was not sent again, since the server may still be working on it. Raise AUTOGEN_LLM_TIMEOUT (at most ${MAX_LLM_TIMEOUT_SECONDS} seconds) for a slow model, or check the server`;
   if (error.kind === "deadline") return `the job's ${minutes} minutes ran out while the model was answering (${got})`;
@@ -281,15 +414,22 @@ function inFlightMessage(error: InFlightFailure, idleMs: number, baseURL: string
 
 function failureMessage(error: unknown, baseURL: string, retries: number): string {
   const after = retries > 0 ? ` (after ${retries} ${retries === 1 ? "retry" : "retries"})` : "";
-  if (error instanceof APIError && error.status !== undefined) return `the model server at ${baseURL} answered ${error.message}${after}`;
+  if (error instanceof APIError && error.status !== undefined)
+    return `the model server at ${baseURL} answered ${error.message}${after}`;
   return `could not reach the model server at ${baseURL}: ${error instanceof Error ? error.message : String(error)}${after}`;
 }
 
-function validate<T>(answer: string | null, schema: z.ZodType<T>): { ok: true; value: T } | { ok: false; error: string } {
+function validate<T>(
+  answer: string | null,
+  schema: z.ZodType<T>,
+): { ok: true; value: T } | { ok: false; error: string } {
   if (!answer) return { ok: false, error: "the answer was empty" };
   const extracted = extractJson(answer);
   if (!extracted.ok) return extracted;
   const parsed = schema.safeParse(extracted.value);
   if (parsed.success) return { ok: true, value: parsed.data };
-  return { ok: false, error: parsed.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; ") };
+  return {
+    ok: false,
+    error: parsed.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; "),
+  };
 }

@@ -28,7 +28,10 @@ export function loadPrompt(stage: Stage, dir = PROMPTS_DIR): PromptTemplate {
   const cached = dir === PROMPTS_DIR ? cache.get(stage) : undefined;
   if (cached) return cached;
   const parsed = promptSchema.safeParse(parse(readFileSync(`${dir}${stage}.yml`, "utf8")));
-  if (!parsed.success) throw new Error(`prompts/${stage}.yml is invalid: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`);
+  if (!parsed.success)
+    throw new Error(
+      `prompts/${stage}.yml is invalid: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`,
+    );
   if (parsed.data.stage !== stage) throw new Error(`prompts/${stage}.yml declares stage "${parsed.data.stage}"`);
   if (dir === PROMPTS_DIR) cache.set(stage, parsed.data);
   return parsed.data;
@@ -55,19 +58,26 @@ function withoutEmptySections(template: string, vars: PromptVars): string {
 }
 
 export function renderTemplate(template: string, vars: PromptVars): string {
-  return withoutEmptySections(template, vars).replace(TEMPLATE_VARIABLE, (_, untrusted: string | undefined, name: string) => {
-    if (untrusted) {
-      const value = vars.untrusted?.[name];
-      if (value === undefined) throw new Error(`prompt variable untrusted:${name} was not given`);
-      return untrustedBlock(name, value);
-    }
-    const value = vars.trusted?.[name];
-    if (value === undefined) throw new Error(`prompt variable ${name} was not given`);
-    return value;
-  });
+  return withoutEmptySections(template, vars).replace(
+    TEMPLATE_VARIABLE,
+    (_, untrusted: string | undefined, name: string) => {
+      if (untrusted) {
+        const value = vars.untrusted?.[name];
+        if (value === undefined) throw new Error(`prompt variable untrusted:${name} was not given`);
+        return untrustedBlock(name, value);
+      }
+      const value = vars.trusted?.[name];
+      if (value === undefined) throw new Error(`prompt variable ${name} was not given`);
+      return value;
+    },
+  );
 }
 
 export function renderPrompt(stage: Stage, vars: PromptVars): { system: string; user: string; temperature: number } {
   const prompt = loadPrompt(stage);
-  return { system: renderTemplate(prompt.system, vars), user: renderTemplate(prompt.user, vars), temperature: prompt.temperature };
+  return {
+    system: renderTemplate(prompt.system, vars),
+    user: renderTemplate(prompt.user, vars),
+    temperature: prompt.temperature,
+  };
 }

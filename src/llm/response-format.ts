@@ -47,7 +47,8 @@ export type FormatRejection = "format" | "strict-schema";
  * json_schema or json_object; OpenAI names the parameter and says a strict schema is invalid.
  */
 export function formatRejection(error: unknown, sentStrict: boolean): FormatRejection | undefined {
-  if (!(error instanceof APIError) || error.status === undefined || error.status < 400 || error.status === 429) return undefined;
+  if (!(error instanceof APIError) || error.status === undefined || error.status < 400 || error.status === 429)
+    return undefined;
   const text = `${error.message} ${JSON.stringify(error.error ?? null)}`;
   if (!/response_format|json_schema|json_object|structured output|guided_json/i.test(text)) return undefined;
   if (sentStrict && /invalid schema|strict/i.test(text)) return "strict-schema";

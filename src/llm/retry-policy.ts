@@ -13,7 +13,8 @@ export function retryDelayMs(error: unknown, retry: number, baseMs: number): num
   // The SDK raises APIConnectionError only while waiting for the response (a failed or reset connection).
   if (error instanceof APIConnectionError) return backoff(retry, baseMs);
   if (!(error instanceof APIError) || error.status === undefined) return undefined;
-  if (error.status === 429 || (error.status >= 500 && error.status !== 504)) return retryAfterMs(error.headers) ?? backoff(retry, baseMs);
+  if (error.status === 429 || (error.status >= 500 && error.status !== 504))
+    return retryAfterMs(error.headers) ?? backoff(retry, baseMs);
   return undefined;
 }
 

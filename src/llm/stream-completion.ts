@@ -25,7 +25,12 @@ export class InFlightFailure extends Error {
   readonly kind: InFlightKind;
   readonly partial: Completed;
   constructor(kind: InFlightKind, partial: Completed, cause?: unknown) {
-    super(kind === "broken" ? `the answer stream broke off${cause instanceof Error ? ` (${cause.message})` : ""}` : `stopped waiting (${kind})`, { cause });
+    super(
+      kind === "broken"
+        ? `the answer stream broke off${cause instanceof Error ? ` (${cause.message})` : ""}`
+        : `stopped waiting (${kind})`,
+      { cause },
+    );
     this.name = "InFlightFailure";
     this.kind = kind;
     this.partial = partial;
@@ -66,7 +71,10 @@ export async function streamCompletion(sdk: OpenAI, body: Body, options: StreamO
   try {
     const { data: stream, response } = await sdk.chat.completions
       // The SDK's own timeout only covers the wait for the response headers; ours fires first.
-      .create({ ...body, stream: true, stream_options: { include_usage: true } }, { signal, timeout: options.idleMs + 1000, maxRetries: 0 })
+      .create(
+        { ...body, stream: true, stream_options: { include_usage: true } },
+        { signal, timeout: options.idleMs + 1000, maxRetries: 0 },
+      )
       .withResponse();
     accepted = true;
     arm();
@@ -74,7 +82,14 @@ export async function streamCompletion(sdk: OpenAI, body: Body, options: StreamO
       // A server that ignores `stream` answers with one whole completion.
       const completion = (await response.json()) as ChatCompletion;
       const choice = completion.choices[0];
-      return { id: completion.id, answer: choice?.message.content ?? null, refusal: choice?.message.refusal ?? null, finishReason: choice?.finish_reason ?? null, usage: usageOf(completion.usage), chunks: 0 };
+      return {
+        id: completion.id,
+        answer: choice?.message.content ?? null,
+        refusal: choice?.message.refusal ?? null,
+        finishReason: choice?.finish_reason ?? null,
+        usage: usageOf(completion.usage),
+        chunks: 0,
+      };
     }
     let content = "";
     let refusal = "";
@@ -105,7 +120,8 @@ export async function streamCompletion(sdk: OpenAI, body: Body, options: StreamO
     // The SDK ends the iteration quietly when the request is aborted.
     if (stopped) throw new InFlightFailure(stopped, partial);
     if (options.signal?.aborted) throw new APIUserAbortError();
-    if (!partial.finishReason && !partial.answer && !partial.refusal) throw new InFlightFailure("broken", partial, new Error("the stream ended without an answer"));
+    if (!partial.finishReason && !partial.answer && !partial.refusal)
+      throw new InFlightFailure("broken", partial, new Error("the stream ended without an answer"));
     return partial;
   } catch (error) {
     if (error instanceof InFlightFailure) throw error;
@@ -121,5 +137,9 @@ export async function streamCompletion(sdk: OpenAI, body: Body, options: StreamO
 
 function usageOf(usage: ChatCompletion["usage"] | null | undefined): Usage | undefined {
   if (!usage) return undefined;
-  return { promptTokens: usage.prompt_tokens ?? 0, completionTokens: usage.completion_tokens ?? 0, cachedTokens: usage.prompt_tokens_details?.cached_tokens ?? 0 };
+  return {
+    promptTokens: usage.prompt_tokens ?? 0,
+    completionTokens: usage.completion_tokens ?? 0,
+    cachedTokens: usage.prompt_tokens_details?.cached_tokens ?? 0,
+  };
 }

@@ -4,7 +4,14 @@
 export type Labels = Record<string, string>;
 export const DEFAULT_BUCKETS = [1, 5, 15, 30, 60, 120, 300, 600, 1800, 3600];
 
-type Family = { name: string; help: string; type: "counter" | "gauge" | "histogram"; samples: Map<string, { labels: Labels; value: number }>; buckets?: number[]; histograms?: Map<string, { labels: Labels; counts: number[]; sum: number; count: number }> };
+type Family = {
+  name: string;
+  help: string;
+  type: "counter" | "gauge" | "histogram";
+  samples: Map<string, { labels: Labels; value: number }>;
+  buckets?: number[];
+  histograms?: Map<string, { labels: Labels; counts: number[]; sum: number; count: number }>;
+};
 
 const NAME = /^[a-zA-Z_:][a-zA-Z0-9_:]*$/;
 const LABEL = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
@@ -45,13 +52,20 @@ export class MetricRegistry {
       if (existing.type !== type) throw new Error(`metric ${name} is a ${existing.type}, not a ${type}`);
       return existing;
     }
-    const created: Family = { name, help, type, samples: new Map(), ...(buckets ? { buckets: [...buckets].sort((a, b) => a - b), histograms: new Map() } : {}) };
+    const created: Family = {
+      name,
+      help,
+      type,
+      samples: new Map(),
+      ...(buckets ? { buckets: [...buckets].sort((a, b) => a - b), histograms: new Map() } : {}),
+    };
     this.families.set(name, created);
     return created;
   }
 
   private checkLabels(labels: Labels): void {
-    for (const name of Object.keys(labels)) if (!LABEL.test(name) || name === "le") throw new Error(`invalid label name: ${name}`);
+    for (const name of Object.keys(labels))
+      if (!LABEL.test(name) || name === "le") throw new Error(`invalid label name: ${name}`);
   }
 
   /** Declares a metric so it is written (with no samples) before anything is counted. */
@@ -100,11 +114,18 @@ export class MetricRegistry {
       lines.push(`# HELP ${family.name} ${escapeHelp(family.help)}`, `# TYPE ${family.name} ${family.type}`);
       if (family.type === "histogram") {
         for (const h of family.histograms?.values() ?? []) {
-          (family.buckets ?? []).forEach((bound, i) => lines.push(`${family.name}_bucket${labelText(h.labels, ["le", formatValue(bound)])} ${h.counts[i] ?? 0}`));
-          lines.push(`${family.name}_bucket${labelText(h.labels, ["le", "+Inf"])} ${h.count}`, `${family.name}_sum${labelText(h.labels)} ${formatValue(h.sum)}`, `${family.name}_count${labelText(h.labels)} ${h.count}`);
+          (family.buckets ?? []).forEach((bound, i) =>
+            lines.push(`${family.name}_bucket${labelText(h.labels, ["le", formatValue(bound)])} ${h.counts[i] ?? 0}`),
+          );
+          lines.push(
+            `${family.name}_bucket${labelText(h.labels, ["le", "+Inf"])} ${h.count}`,
+            `${family.name}_sum${labelText(h.labels)} ${formatValue(h.sum)}`,
+            `${family.name}_count${labelText(h.labels)} ${h.count}`,
+          );
         }
       } else {
-        for (const s of family.samples.values()) lines.push(`${family.name}${labelText(s.labels)} ${formatValue(s.value)}`);
+        for (const s of family.samples.values())
+          lines.push(`${family.name}${labelText(s.labels)} ${formatValue(s.value)}`);
       }
     }
     return `${lines.join("\n")}\n`;

@@ -39,15 +39,22 @@ export function formatTaskFigures(figures: TaskFigures): string {
   const parts: string[] = [];
   if (model) {
     const stages = Object.entries(model.callsByStage).map(([stage, n]) => `${stage} ${n}`);
-    parts.push(`model: ${model.calls} ${model.calls === 1 ? "call" : "calls"}${stages.length > 0 ? ` (${stages.join(", ")})` : ""}`);
+    parts.push(
+      `model: ${model.calls} ${model.calls === 1 ? "call" : "calls"}${stages.length > 0 ? ` (${stages.join(", ")})` : ""}`,
+    );
     if (model.cachedCalls > 0) parts.push(`${model.cachedCalls} answered from a cache (not billed)`);
     parts.push(`${model.promptTokens} prompt + ${model.completionTokens} completion tokens`);
-    parts.push(model.firstCallSeconds === null ? "no model call" : `first model call after ${model.firstCallSeconds.toFixed(1)} s`);
+    parts.push(
+      model.firstCallSeconds === null
+        ? "no model call"
+        : `first model call after ${model.firstCallSeconds.toFixed(1)} s`,
+    );
   } else {
     parts.push("model: none");
   }
   parts.push(`tests ${figures.testSeconds.toFixed(1)} s`);
-  if (figures.hiddenTestsPassed !== undefined) parts.push(`hidden tests ${figures.hiddenTestsPassed ? "pass" : "fail"}`);
+  if (figures.hiddenTestsPassed !== undefined)
+    parts.push(`hidden tests ${figures.hiddenTestsPassed ? "pass" : "fail"}`);
   return parts.join("; ");
 }
 

@@ -3,10 +3,22 @@
 import type { Attempt, TestEvidence } from "../engine/task.ts";
 import type { Job } from "../jobs/store.ts";
 
-export type JobCost = { llmCalls: number; promptTokens: number; completionTokens: number; dollars: number; llmSeconds: number; testRuns: number; testSeconds: number; wallSeconds: number };
+export type JobCost = {
+  llmCalls: number;
+  promptTokens: number;
+  completionTokens: number;
+  dollars: number;
+  llmSeconds: number;
+  testRuns: number;
+  testSeconds: number;
+  wallSeconds: number;
+};
 
 /** One job as an operator sees it in a list: no issue body, no diff, no prompt. */
-export type JobSummary = Pick<Job, "id" | "deliveryId" | "installationId" | "owner" | "repo" | "number" | "kind" | "state" | "requester" | "error"> & {
+export type JobSummary = Pick<
+  Job,
+  "id" | "deliveryId" | "installationId" | "owner" | "repo" | "number" | "kind" | "state" | "requester" | "error"
+> & {
   title: string;
   /** Epoch milliseconds. */
   createdAt: number;
@@ -32,7 +44,11 @@ export type JobDetail = JobSummary & {
   /** The check run the job reported on (checkpoint `checkRun.html_url` / `.url`, or `checkRunUrl`), http(s) only. */
   checkRunUrl: string | undefined;
   attemptList: Attempt[];
-  evidence: { before?: TestEvidence | undefined; after?: TestEvidence | undefined; regressionAfter?: TestEvidence | undefined };
+  evidence: {
+    before?: TestEvidence | undefined;
+    after?: TestEvidence | undefined;
+    regressionAfter?: TestEvidence | undefined;
+  };
   changedFiles: string[];
   planSteps: string[];
 };

@@ -18,7 +18,13 @@ export function bearerMatches(header: string | undefined, token: string): boolea
   return given.length === wanted.length && timingSafeEqual(given, wanted);
 }
 
-export function metricsHandler(options: { live: MetricRegistry; history: JobHistory; token?: string | undefined; log: Log; now?: () => number }) {
+export function metricsHandler(options: {
+  live: MetricRegistry;
+  history: JobHistory;
+  token?: string | undefined;
+  log: Log;
+  now?: () => number;
+}) {
   const now = options.now ?? Date.now;
   return (req: IncomingMessage, res: ServerResponse): boolean => {
     const path = (req.url ?? "").split("?")[0];
@@ -28,13 +34,17 @@ export function metricsHandler(options: { live: MetricRegistry; history: JobHist
       return true;
     }
     if (options.token && !bearerMatches(req.headers.authorization, options.token)) {
-      res.writeHead(401, { "content-type": "text/plain", "www-authenticate": "Bearer" }).end("a bearer token is required\n");
+      res
+        .writeHead(401, { "content-type": "text/plain", "www-authenticate": "Bearer" })
+        .end("a bearer token is required\n");
       return true;
     }
     jobMetrics(options.history, now()).then(
       (derived) => {
         const info = `# HELP autogen_build_info The running version\n# TYPE autogen_build_info gauge\nautogen_build_info{version="${VERSION.replace(/["\\\n]/g, "")}"} 1\n`;
-        res.writeHead(200, { "content-type": METRICS_CONTENT_TYPE }).end(info + options.live.render() + derived.render());
+        res
+          .writeHead(200, { "content-type": METRICS_CONTENT_TYPE })
+          .end(info + options.live.render() + derived.render());
       },
       (error: unknown) => {
         options.log.error({ err: error }, "metrics could not be read from the job history");

@@ -7,7 +7,11 @@ import { MetricRegistry } from "../metrics/metric-registry.ts";
 import { metricsHandler } from "./metrics-handler.ts";
 import type { JobHistory } from "./job-history.ts";
 
-type Log = { error: (meta: object, message: string) => void; warn: (meta: object, message: string) => void; info: (meta: object, message: string) => void };
+type Log = {
+  error: (meta: object, message: string) => void;
+  warn: (meta: object, message: string) => void;
+  info: (meta: object, message: string) => void;
+};
 export type Route = (req: IncomingMessage, res: ServerResponse) => boolean;
 
 export type OpsRoutes = {
@@ -18,10 +22,19 @@ export type OpsRoutes = {
   close: () => Promise<void>;
 };
 
-export function opsRoutes(options: { config: OpsConfig; webhookPath: string; history: JobHistory; log: Log; dashboard?: Route | undefined; live?: MetricRegistry }): OpsRoutes {
+export function opsRoutes(options: {
+  config: OpsConfig;
+  webhookPath: string;
+  history: JobHistory;
+  log: Log;
+  dashboard?: Route | undefined;
+  live?: MetricRegistry;
+}): OpsRoutes {
   const live = options.live ?? new MetricRegistry();
   declareDeliveryMetrics(live);
-  const metrics = options.config.metrics.enabled ? metricsHandler({ live, history: options.history, token: options.config.metrics.token, log: options.log }) : undefined;
+  const metrics = options.config.metrics.enabled
+    ? metricsHandler({ live, history: options.history, token: options.config.metrics.token, log: options.log })
+    : undefined;
   return {
     live,
     handle: (req, res) => {

@@ -8,9 +8,13 @@ import type { Attempt, TestEvidence } from "../engine/task.ts";
 import type { InboxCounts, JobDetail, JobHistory, JobSummary } from "./job-history.ts";
 import { checkRunLink, pullKey, SqliteJobHistory, toSummary, type SummaryRow } from "./sqlite-job-history.ts";
 
-type JobRow = Omit<SummaryRow, "title" | "stage" | "pull" | "outcome" | "stop_reason" | "strategy" | "verifier" | "cost" | "attempts"> & { snapshot: string; checkpoint: string; hint: string | null };
+type JobRow = Omit<
+  SummaryRow,
+  "title" | "stage" | "pull" | "outcome" | "stop_reason" | "strategy" | "verifier" | "cost" | "attempts"
+> & { snapshot: string; checkpoint: string; hint: string | null };
 
-const JOB_COLUMNS = "id, delivery_id, installation_id, owner, repo, number, kind, state, requester, created_at, updated_at, error, snapshot, checkpoint, hint";
+const JOB_COLUMNS =
+  "id, delivery_id, installation_id, owner, repo, number, kind, state, requester, created_at, updated_at, error, snapshot, checkpoint, hint";
 
 function parseObject(text: string): Record<string, unknown> {
   try {
@@ -51,7 +55,9 @@ function summaryRow(row: JobRow): { summary: SummaryRow; checkpoint: Record<stri
       outcome: text(extract(checkpoint, ["outcome", "status"])) as SummaryRow["outcome"],
       stop_reason: text(extract(checkpoint, ["outcome", "stopReason"])),
       strategy: text(extract(checkpoint, ["outcome", "strategy"])),
-      verifier: text(extract(checkpoint, ["outcome", "evidence", "after", "isolation"])) ?? text(extract(checkpoint, ["outcome", "evidence", "before", "isolation"])),
+      verifier:
+        text(extract(checkpoint, ["outcome", "evidence", "after", "isolation"])) ??
+        text(extract(checkpoint, ["outcome", "evidence", "before", "isolation"])),
       cost: text(extract(checkpoint, ["outcome", "cost"])),
       attempts: Array.isArray(attempts) ? attempts.length : 0,
     },
@@ -70,21 +76,33 @@ export class PgJobHistory implements JobHistory {
 
   async jobs(options: { since?: number; limit?: number } = {}): Promise<JobSummary[]> {
     const limit = options.limit !== undefined && options.limit >= 0 ? options.limit : null;
-    const { rows } = await this.pool.query<JobRow>(`SELECT ${JOB_COLUMNS} FROM jobs WHERE created_at >= $1 ORDER BY id DESC LIMIT $2`, [options.since ?? 0, limit]);
+    const { rows } = await this.pool.query<JobRow>(
+      `SELECT ${JOB_COLUMNS} FROM jobs WHERE created_at >= $1 ORDER BY id DESC LIMIT $2`,
+      [options.since ?? 0, limit],
+    );
     const merged = await this.mergedPulls();
     return rows.map((row) => toSummary(summaryRow(row).summary, merged));
   }
 
   private async mergedPulls(): Promise<Set<string>> {
     // Only closed-and-merged pull request deliveries matter; the text filter keeps the rest unread.
-    const { rows } = await this.pool.query<{ payload: string }>("SELECT payload FROM inbox WHERE event = 'pull_request' AND payload LIKE '%\"merged\"%'");
+    const { rows } = await this.pool.query<{ payload: string }>(
+      "SELECT payload FROM inbox WHERE event = 'pull_request' AND payload LIKE '%\"merged\"%'",
+    );
     const merged = new Set<string>();
     for (const { payload } of rows) {
       const body = parseObject(payload);
       const owner = extract(body, ["repository", "owner", "login"]);
       const repo = extract(body, ["repository", "name"]);
       const pull = extract(body, ["pull_request", "number"]);
-      if (extract(body, ["action"]) === "closed" && extract(body, ["pull_request", "merged"]) === 1 && typeof owner === "string" && typeof repo === "string" && typeof pull === "number") merged.add(pullKey(owner, repo, pull));
+      if (
+        extract(body, ["action"]) === "closed" &&
+        extract(body, ["pull_request", "merged"]) === 1 &&
+        typeof owner === "string" &&
+        typeof repo === "string" &&
+        typeof pull === "number"
+      )
+        merged.add(pullKey(owner, repo, pull));
     }
     return merged;
   }
@@ -97,24 +115,36 @@ export class PgJobHistory implements JobHistory {
     const evidence = (outcome.evidence ?? {}) as Record<string, unknown>;
     const plan = (outcome.plan ?? {}) as Record<string, unknown>;
     const list = <T>(value: unknown): T[] => (Array.isArray(value) ? (value as T[]) : []);
-    const object = <T>(value: unknown): T | undefined => (value && typeof value === "object" && !Array.isArray(value) ? (value as T) : undefined);
+    const object = <T>(value: unknown): T | undefined =>
+      value && typeof value === "object" && !Array.isArray(value) ? (value as T) : undefined;
     return {
       ...toSummary(summary, await this.mergedPulls()),
       checkRunUrl: checkRunLink(object(checkpoint.checkRun), checkpoint.checkRunUrl),
       message: text(outcome.message) ?? undefined,
       hint: row.hint ?? undefined,
       attemptList: list<Attempt>(outcome.attempts),
-      evidence: { before: object<TestEvidence>(evidence.before), after: object<TestEvidence>(evidence.after), regressionAfter: object<TestEvidence>(evidence.regressionAfter) },
+      evidence: {
+        before: object<TestEvidence>(evidence.before),
+        after: object<TestEvidence>(evidence.after),
+        regressionAfter: object<TestEvidence>(evidence.regressionAfter),
+      },
       changedFiles: list<string>(outcome.changedFiles),
       planSteps: list<string>(plan.steps),
     };
   }
 
   async inbox(): Promise<InboxCounts> {
-    const { rows } = await this.pool.query<{ state: string; n: string; oldest: string | null }>("SELECT state, COUNT(*) AS n, MIN(received_at) AS oldest FROM inbox GROUP BY state");
+    const { rows } = await this.pool.query<{ state: string; n: string; oldest: string | null }>(
+      "SELECT state, COUNT(*) AS n, MIN(received_at) AS oldest FROM inbox GROUP BY state",
+    );
     const count = (state: string) => Number(rows.find((r) => r.state === state)?.n ?? 0);
     const oldest = rows.find((r) => r.state === "pending")?.oldest;
-    return { pending: count("pending"), done: count("done"), failed: count("failed"), oldestPendingAt: oldest === undefined || oldest === null ? undefined : Number(oldest) };
+    return {
+      pending: count("pending"),
+      done: count("done"),
+      failed: count("failed"),
+      oldestPendingAt: oldest === undefined || oldest === null ? undefined : Number(oldest),
+    };
   }
 
   async close(): Promise<void> {

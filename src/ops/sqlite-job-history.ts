@@ -19,7 +19,18 @@ const SUMMARY_COLUMNS = `id, delivery_id, installation_id, owner, repo, number, 
 
 export type SummaryRow = Pick<
   JobRow,
-  "id" | "delivery_id" | "installation_id" | "owner" | "repo" | "number" | "kind" | "state" | "requester" | "created_at" | "updated_at" | "error"
+  | "id"
+  | "delivery_id"
+  | "installation_id"
+  | "owner"
+  | "repo"
+  | "number"
+  | "kind"
+  | "state"
+  | "requester"
+  | "created_at"
+  | "updated_at"
+  | "error"
 > & {
   title: string | null;
   stage: string | null;
@@ -60,7 +71,8 @@ const MERGED_PULLS = `SELECT DISTINCT json_extract(payload, '$.repository.owner.
   json_extract(payload, '$.pull_request.number') AS number FROM inbox
   WHERE event = 'pull_request' AND json_valid(payload) AND json_extract(payload, '$.action') = 'closed' AND json_extract(payload, '$.pull_request.merged') = 1`;
 
-export const pullKey = (owner: string, repo: string, number: number) => `${owner.toLowerCase()}/${repo.toLowerCase()}#${number}`;
+export const pullKey = (owner: string, repo: string, number: number) =>
+  `${owner.toLowerCase()}/${repo.toLowerCase()}#${number}`;
 
 export function toSummary(row: SummaryRow, merged: ReadonlySet<string> = new Set()): JobSummary {
   const cost = row.cost ? (JSON.parse(row.cost) as Record<string, unknown>) : undefined;
@@ -111,14 +123,22 @@ export class SqliteJobHistory implements JobHistory {
   }
 
   async jobs(options: { since?: number; limit?: number } = {}): Promise<JobSummary[]> {
-    const rows = this.db.prepare(`SELECT ${SUMMARY_COLUMNS} FROM jobs WHERE created_at >= ? ORDER BY id DESC LIMIT ?`).all(options.since ?? 0, options.limit ?? -1) as unknown as SummaryRow[];
+    const rows = this.db
+      .prepare(`SELECT ${SUMMARY_COLUMNS} FROM jobs WHERE created_at >= ? ORDER BY id DESC LIMIT ?`)
+      .all(options.since ?? 0, options.limit ?? -1) as unknown as SummaryRow[];
     const merged = this.mergedPulls();
     return rows.map((row) => toSummary(row, merged));
   }
 
   private mergedPulls(): Set<string> {
     const rows = this.db.prepare(MERGED_PULLS).all() as Array<{ owner: unknown; repo: unknown; number: unknown }>;
-    return new Set(rows.flatMap((r) => (typeof r.owner === "string" && typeof r.repo === "string" && typeof r.number === "number" ? [pullKey(r.owner, r.repo, r.number)] : [])));
+    return new Set(
+      rows.flatMap((r) =>
+        typeof r.owner === "string" && typeof r.repo === "string" && typeof r.number === "number"
+          ? [pullKey(r.owner, r.repo, r.number)]
+          : [],
+      ),
+    );
   }
 
   async job(id: number): Promise<JobDetail | undefined> {
@@ -130,12 +150,26 @@ export class SqliteJobHistory implements JobHistory {
           json_extract(checkpoint, '$.outcome.plan.steps') AS plan_steps,
           json_extract(checkpoint, '$.checkRun') AS check_run, json_extract(checkpoint, '$.checkRunUrl') AS check_run_url FROM jobs WHERE id = ?`,
       )
-      .get(id) as (SummaryRow & { hint: string | null; message: string | null; attempt_list: string | null; before: string | null; after: string | null; regression_after: string | null; changed_files: string | null; plan_steps: string | null; check_run: unknown; check_run_url: unknown }) | undefined;
+      .get(id) as
+      | (SummaryRow & {
+          hint: string | null;
+          message: string | null;
+          attempt_list: string | null;
+          before: string | null;
+          after: string | null;
+          regression_after: string | null;
+          changed_files: string | null;
+          plan_steps: string | null;
+          check_run: unknown;
+          check_run_url: unknown;
+        })
+      | undefined;
     if (!row) return undefined;
     const parse = <T>(text: string | null, empty: T): T => (text ? (JSON.parse(text) as T) : empty);
     let checkRun: unknown;
     try {
-      checkRun = typeof row.check_run === "string" && row.check_run.startsWith("{") ? JSON.parse(row.check_run) : undefined;
+      checkRun =
+        typeof row.check_run === "string" && row.check_run.startsWith("{") ? JSON.parse(row.check_run) : undefined;
     } catch {
       checkRun = undefined;
     }
@@ -145,17 +179,28 @@ export class SqliteJobHistory implements JobHistory {
       message: row.message ?? undefined,
       hint: row.hint ?? undefined,
       attemptList: parse<Attempt[]>(row.attempt_list, []),
-      evidence: { before: parse<TestEvidence | undefined>(row.before, undefined), after: parse<TestEvidence | undefined>(row.after, undefined), regressionAfter: parse<TestEvidence | undefined>(row.regression_after, undefined) },
+      evidence: {
+        before: parse<TestEvidence | undefined>(row.before, undefined),
+        after: parse<TestEvidence | undefined>(row.after, undefined),
+        regressionAfter: parse<TestEvidence | undefined>(row.regression_after, undefined),
+      },
       changedFiles: parse<string[]>(row.changed_files, []),
       planSteps: parse<string[]>(row.plan_steps, []),
     };
   }
 
   async inbox(): Promise<InboxCounts> {
-    const rows = this.db.prepare("SELECT state, COUNT(*) AS n, MIN(received_at) AS oldest FROM inbox GROUP BY state").all() as Array<{ state: string; n: number; oldest: number }>;
+    const rows = this.db
+      .prepare("SELECT state, COUNT(*) AS n, MIN(received_at) AS oldest FROM inbox GROUP BY state")
+      .all() as Array<{ state: string; n: number; oldest: number }>;
     const count = (state: string) => Number(rows.find((r) => r.state === state)?.n ?? 0);
     const oldest = rows.find((r) => r.state === "pending")?.oldest;
-    return { pending: count("pending"), done: count("done"), failed: count("failed"), oldestPendingAt: oldest === undefined ? undefined : Number(oldest) };
+    return {
+      pending: count("pending"),
+      done: count("done"),
+      failed: count("failed"),
+      oldestPendingAt: oldest === undefined ? undefined : Number(oldest),
+    };
   }
 
   async close(): Promise<void> {

@@ -8,7 +8,11 @@ import { checkDiffLanded } from "../engine/check-diff-landed.ts";
 import { checkDiffPolicy } from "../engine/check-diff-policy.ts";
 import type { Outcome } from "../engine/task.ts";
 
-export async function postChecks(workspace: string, outcome: Outcome, config: Pick<RepoConfig, "paths" | "diff">): Promise<Outcome> {
+export async function postChecks(
+  workspace: string,
+  outcome: Outcome,
+  config: Pick<RepoConfig, "paths" | "diff">,
+): Promise<Outcome> {
   if (outcome.status !== "fixed") return outcome;
   await checkDiffLanded(workspace, outcome);
   checkDiffPolicy(outcome, config, workspace);

@@ -19,7 +19,15 @@ export const MAX_FAILURE_SITES = 100;
 export const MAX_ANNOTATIONS = 150;
 
 export function isAnnotatablePath(path: string): boolean {
-  return path.length > 0 && path.length <= 1024 && !isForgedPath(path) && !path.includes("\\") && !path.startsWith("/") && !/^[A-Za-z]:/.test(path) && !path.split("/").some((p) => p === "" || p === ".");
+  return (
+    path.length > 0 &&
+    path.length <= 1024 &&
+    !isForgedPath(path) &&
+    !path.includes("\\") &&
+    !path.startsWith("/") &&
+    !/^[A-Za-z]:/.test(path) &&
+    !path.split("/").some((p) => p === "" || p === ".")
+  );
 }
 
 type Block = { path: string; oldStart: number; oldEnd: number; newStart: number; newEnd: number };
@@ -37,7 +45,13 @@ function changeBlocks(diff: string): Block[] {
     if (block && path && (block.removed.length || block.added.length)) {
       const oldStart = block.removed[0] ?? Math.max(1, block.oldAt - 1);
       const newStart = block.added[0] ?? Math.max(1, block.newAt - 1);
-      blocks.push({ path, oldStart, oldEnd: block.removed.at(-1) ?? oldStart, newStart, newEnd: block.added.at(-1) ?? newStart });
+      blocks.push({
+        path,
+        oldStart,
+        oldEnd: block.removed.at(-1) ?? oldStart,
+        newStart,
+        newEnd: block.added.at(-1) ?? newStart,
+      });
     }
     block = undefined;
   };
@@ -88,7 +102,12 @@ function changeBlocks(diff: string): Block[] {
  * `side`: `new` when the check run is on the commit holding the change (the bot's own
  * commit), `old` when it is on the commit the change applies to (a red build's head).
  */
-export function changedLineAnnotations(diff: string, files: readonly string[], side: "new" | "old", message: string): CheckAnnotation[] {
+export function changedLineAnnotations(
+  diff: string,
+  files: readonly string[],
+  side: "new" | "old",
+  message: string,
+): CheckAnnotation[] {
   const allowed = new Set(files.filter(isAnnotatablePath));
   return changeBlocks(diff)
     .filter((b) => allowed.has(b.path))
@@ -133,7 +152,16 @@ export function failureSites(reports: readonly TestReport[], root: string): Fail
 export function parseFailureSites(value: unknown): FailureSite[] {
   if (!Array.isArray(value)) return [];
   return value
-    .filter((s): s is FailureSite => typeof s === "object" && s !== null && typeof s.id === "string" && typeof s.path === "string" && Number.isInteger(s.line) && s.line >= 1 && typeof s.message === "string")
+    .filter(
+      (s): s is FailureSite =>
+        typeof s === "object" &&
+        s !== null &&
+        typeof s.id === "string" &&
+        typeof s.path === "string" &&
+        Number.isInteger(s.line) &&
+        s.line >= 1 &&
+        typeof s.message === "string",
+    )
     .filter((s) => isAnnotatablePath(s.path))
     .slice(0, MAX_FAILURE_SITES);
 }
@@ -143,15 +171,35 @@ export function parseFailureSites(value: unknown): FailureSite[] {
  * a test the pull request broke is a failure, one that fails at the merge base too or is
  * flaky a warning; without one (an issue), each failing test the fix addresses.
  */
-export function failureAnnotations(sites: readonly FailureSite[], attribution: AttributionResult | undefined, fixed: boolean): CheckAnnotation[] {
+export function failureAnnotations(
+  sites: readonly FailureSite[],
+  attribution: AttributionResult | undefined,
+  fixed: boolean,
+): CheckAnnotation[] {
   const out: CheckAnnotation[] = [];
   for (const site of sites) {
     const verdict = attribution?.tests.find((t) => t.id === site.id)?.verdict;
     const why = site.message ? `: ${site.message}` : "";
     if (attribution && !verdict) continue;
     if (verdict === "passing" || verdict === "fixed") continue;
-    if (verdict === "pre-existing") out.push({ path: site.path, start_line: site.line, end_line: site.line, annotation_level: "warning", title: `Fails at the merge base too: ${site.id}`, message: `Not caused by this pull request, so left alone${why}` });
-    else if (verdict === "flaky") out.push({ path: site.path, start_line: site.line, end_line: site.line, annotation_level: "warning", title: `Flaky: ${site.id}`, message: `Passed and failed on identical reruns, so left alone${why}` });
+    if (verdict === "pre-existing")
+      out.push({
+        path: site.path,
+        start_line: site.line,
+        end_line: site.line,
+        annotation_level: "warning",
+        title: `Fails at the merge base too: ${site.id}`,
+        message: `Not caused by this pull request, so left alone${why}`,
+      });
+    else if (verdict === "flaky")
+      out.push({
+        path: site.path,
+        start_line: site.line,
+        end_line: site.line,
+        annotation_level: "warning",
+        title: `Flaky: ${site.id}`,
+        message: `Passed and failed on identical reruns, so left alone${why}`,
+      });
     else
       out.push({
         path: site.path,

@@ -13,9 +13,29 @@ const fence = (text: string) => {
 export function evidenceDetails(evidence: RunEvidence[]): string {
   return evidence
     .map((e) => {
-      const jobs = e.jobs.map((j) => `- job [${j.name}](${j.url})${j.failedSteps.length ? `, failed step: ${j.failedSteps.join(", ")}` : ""}${j.annotations.length ? `; ${j.annotations.length} annotation(s): ${j.annotations.slice(0, 3).map((a) => `${a.path}:${a.line} ${a.message.split("\n")[0]}`).join("; ")}` : ""}`);
-      const source = e.testsFrom === "artifact" ? `test results from the uploaded report (${e.artifactFiles.join(", ")})` : e.testsFrom === "log" ? "test results read from the job log" : "no per-test results in the run";
-      return [`**[${e.run.name || e.run.path}](${e.run.htmlUrl})** (${e.run.conclusion ?? e.run.status}; ${source})`, ...jobs, "", fence(e.digest.trim())].join("\n");
+      const jobs = e.jobs.map(
+        (j) =>
+          `- job [${j.name}](${j.url})${j.failedSteps.length ? `, failed step: ${j.failedSteps.join(", ")}` : ""}${
+            j.annotations.length
+              ? `; ${j.annotations.length} annotation(s): ${j.annotations
+                  .slice(0, 3)
+                  .map((a) => `${a.path}:${a.line} ${a.message.split("\n")[0]}`)
+                  .join("; ")}`
+              : ""
+          }`,
+      );
+      const source =
+        e.testsFrom === "artifact"
+          ? `test results from the uploaded report (${e.artifactFiles.join(", ")})`
+          : e.testsFrom === "log"
+            ? "test results read from the job log"
+            : "no per-test results in the run";
+      return [
+        `**[${e.run.name || e.run.path}](${e.run.htmlUrl})** (${e.run.conclusion ?? e.run.status}; ${source})`,
+        ...jobs,
+        "",
+        fence(e.digest.trim()),
+      ].join("\n");
     })
     .join("\n\n");
 }
@@ -43,12 +63,31 @@ export function explainBrokenTests(reason: string, where: string, evidence: RunE
   ].join("\n");
 }
 
-const VERDICT = { "pre-existing": "fails on the base too (pre-existing)", flaky: "flaky (different results on identical reruns)", "caused-by-change": "caused by this pull request", passing: "passes on the head here", fixed: "passes on the head here" } as const;
+const VERDICT = {
+  "pre-existing": "fails on the base too (pre-existing)",
+  flaky: "flaky (different results on identical reruns)",
+  "caused-by-change": "caused by this pull request",
+  passing: "passes on the head here",
+  fixed: "passes on the head here",
+} as const;
 
-export function explainAttribution(attribution: AttributionResult, where: { base: string; head: string; verifier: string }, evidence: RunEvidence[]): string {
+export function explainAttribution(
+  attribution: AttributionResult,
+  where: { base: string; head: string; verifier: string },
+  evidence: RunEvidence[],
+): string {
   const counts = attribution.counts;
-  const kinds = [counts["pre-existing"] ? `${counts["pre-existing"]} pre-existing` : "", counts.flaky ? `${counts.flaky} flaky` : "", counts.passing + counts.fixed ? `${counts.passing + counts.fixed} not reproduced` : ""].filter(Boolean).join(", ");
-  const rows = attribution.tests.map((t) => `| \`${t.id.replaceAll("|", "\\|")}\` | ${VERDICT[t.verdict]} | ${t.base.join(", ") || "not run"} | ${t.candidate.join(", ") || "not run"} |`);
+  const kinds = [
+    counts["pre-existing"] ? `${counts["pre-existing"]} pre-existing` : "",
+    counts.flaky ? `${counts.flaky} flaky` : "",
+    counts.passing + counts.fixed ? `${counts.passing + counts.fixed} not reproduced` : "",
+  ]
+    .filter(Boolean)
+    .join(", ");
+  const rows = attribution.tests.map(
+    (t) =>
+      `| \`${t.id.replaceAll("|", "\\|")}\` | ${VERDICT[t.verdict]} | ${t.base.join(", ") || "not run"} | ${t.candidate.join(", ") || "not run"} |`,
+  );
   return [
     `**The failing tests were not caused by this pull request** (${kinds}), so autogen-bot made no change.`,
     "",

@@ -13,7 +13,14 @@ const OURS_WITH_VALUE: Record<string, (value: string) => boolean> = {
   "--reporter-option": (value) => value.startsWith("output="),
 };
 
-const OURS = new Set(["-rA", "--color=no", "--test-reporter=tap", "--test-reporter=junit", "--reporter=default", "--reporter=junit"]);
+const OURS = new Set([
+  "-rA",
+  "--color=no",
+  "--test-reporter=tap",
+  "--test-reporter=junit",
+  "--reporter=default",
+  "--reporter=junit",
+]);
 const OURS_PREFIX = ["--junitxml", "--test-reporter-destination=", "--outputFile.junit="];
 
 export function maintainerCommand(argv: readonly string[]): string[] {

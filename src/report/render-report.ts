@@ -10,50 +10,99 @@ import { cut, failsThenPasses, gateLines, headline, reviewLine, stillRunning } f
 
 const MAX_ATTEMPTS_SHOWN = 50;
 const ISOLATION: Record<string, string> = {
-  bwrap: "bubblewrap (host read-only, only the worktree writable, the bot's secrets hidden, loopback only, new PID namespace, unprivileged uid, no capabilities)",
-  unshare: "unshare namespaces (host read-only, only the worktree writable, the bot's secrets hidden, loopback only, new PID namespace, no capabilities)",
+  bwrap:
+    "bubblewrap (host read-only, only the worktree writable, the bot's secrets hidden, loopback only, new PID namespace, unprivileged uid, no capabilities)",
+  unshare:
+    "unshare namespaces (host read-only, only the worktree writable, the bot's secrets hidden, loopback only, new PID namespace, no capabilities)",
   none: "NO SANDBOX (the operator set AUTOGEN_ISOLATION=none): the tests ran with the bot's own rights",
 };
-const UNSANDBOXED_WARNING = "> [!WARNING]\n> **The tests in this report ran without a sandbox** (`AUTOGEN_ISOLATION=none`, chosen by whoever runs this bot). The repository's code ran with the bot's own rights on its host.";
+const UNSANDBOXED_WARNING =
+  "> [!WARNING]\n> **The tests in this report ran without a sandbox** (`AUTOGEN_ISOLATION=none`, chosen by whoever runs this bot). The repository's code ran with the bot's own rights on its host.";
 const MAX_DIFF_CHARS = 20_000;
 /** A failure message in the proof; a table cell in the details. Longer text is cut with the cut marked. */
 const MESSAGE_CHARS = 1_000;
 const CELL_CHARS = 400;
 
-export function renderReport(outcome: Outcome, context: { title: string; branch?: string | undefined; commit?: string | undefined }): string {
+export function renderReport(
+  outcome: Outcome,
+  context: { title: string; branch?: string | undefined; commit?: string | undefined },
+): string {
   const out: string[] = [`## ${context.title}`, ""];
-  if ([outcome.evidence.before, outcome.evidence.after, outcome.evidence.regressionBefore, outcome.evidence.regressionAfter].some((e) => e?.isolation === "none")) out.push(UNSANDBOXED_WARNING, "");
+  if (
+    [
+      outcome.evidence.before,
+      outcome.evidence.after,
+      outcome.evidence.regressionBefore,
+      outcome.evidence.regressionAfter,
+    ].some((e) => e?.isolation === "none")
+  )
+    out.push(UNSANDBOXED_WARNING, "");
   out.push(...headline(outcome));
-  if (context.branch) out.push("", `Branch \`${context.branch}\`${context.commit ? ` at \`${context.commit.slice(0, 12)}\`` : ""}.`);
+  if (context.branch)
+    out.push("", `Branch \`${context.branch}\`${context.commit ? ` at \`${context.commit.slice(0, 12)}\`` : ""}.`);
 
   out.push("", "### Plan", "");
   if (outcome.plan.steps) {
-    out.push(outcome.plan.verified ? `Plan (verified on the visible tests in ${outcome.plan.planIterations ?? 1} round(s)):` : "Plan (not verified):", "");
+    out.push(
+      outcome.plan.verified
+        ? `Plan (verified on the visible tests in ${outcome.plan.planIterations ?? 1} round(s)):`
+        : "Plan (not verified):",
+      "",
+    );
     outcome.plan.steps.forEach((step, i) => out.push(`${i + 1}. ${step}`));
   }
   const fix = outcome.plan.fix;
-  if (fix) out.push(`${outcome.plan.steps ? "\n" : ""}Mechanical edit: ${fix.description} at \`${fix.file}:${fix.line}\` (repair template \`${fix.family}\`, at the line the failing tests point to most).`);
+  if (fix)
+    out.push(
+      `${outcome.plan.steps ? "\n" : ""}Mechanical edit: ${fix.description} at \`${fix.file}:${fix.line}\` (repair template \`${fix.family}\`, at the line the failing tests point to most).`,
+    );
   if (outcome.review && outcome.review.verdict !== "not-reviewed") out.push("", reviewLine(outcome.review));
-  if (!outcome.plan.steps && !fix) out.push(outcome.plan.localisation.length > 0 ? "No plan: the search found no edit (the suspicious lines are in the details below)." : "No plan was made.");
+  if (!outcome.plan.steps && !fix)
+    out.push(
+      outcome.plan.localisation.length > 0
+        ? "No plan: the search found no edit (the suspicious lines are in the details below)."
+        : "No plan was made.",
+    );
   if (outcome.evidence.reproduction) {
     const r = outcome.evidence.reproduction;
     const ids = r.testIds ?? [r.testId];
     const tries = (r.attempts ?? 1) > 1 ? ` (accepted on attempt ${r.attempts})` : "";
-    out.push("", `Reproduction test ${ids.map((id) => `\`${id}\``).join(", ")} (**new test file** \`${r.path}\`, written by autogen-bot from the issue${tries}) failed on the unchanged code: ${inline(cut(r.failure, MESSAGE_CHARS))}`);
-    if (outcome.status === "fixed") out.push("", `The new test file \`${r.path}\` is part of this change: it passes with the fix.`);
+    out.push(
+      "",
+      `Reproduction test ${ids.map((id) => `\`${id}\``).join(", ")} (**new test file** \`${r.path}\`, written by autogen-bot from the issue${tries}) failed on the unchanged code: ${inline(cut(r.failure, MESSAGE_CHARS))}`,
+    );
+    if (outcome.status === "fixed")
+      out.push("", `The new test file \`${r.path}\` is part of this change: it passes with the fix.`);
   }
 
   if (outcome.diff) {
     const stat = diffStat(outcome.diff);
-    const diff = outcome.diff.length > MAX_DIFF_CHARS ? `${outcome.diff.slice(0, MAX_DIFF_CHARS)}\n… (diff cut here: ${outcome.diff.length - MAX_DIFF_CHARS} more characters on the branch)` : outcome.diff;
-    out.push("", "### Diff", "", `${stat.files} file(s), +${stat.added} −${stat.removed}`, "", "```diff", diff.trimEnd(), "```");
+    const diff =
+      outcome.diff.length > MAX_DIFF_CHARS
+        ? `${outcome.diff.slice(0, MAX_DIFF_CHARS)}\n… (diff cut here: ${outcome.diff.length - MAX_DIFF_CHARS} more characters on the branch)`
+        : outcome.diff;
+    out.push(
+      "",
+      "### Diff",
+      "",
+      `${stat.files} file(s), +${stat.added} −${stat.removed}`,
+      "",
+      "```diff",
+      diff.trimEnd(),
+      "```",
+    );
   }
 
   out.push("", "### Proof", "");
   if (outcome.dependencies) out.push(dependencyLine(outcome.dependencies), "");
   const { before, after, regressionBefore, regressionAfter } = outcome.evidence;
   if (before) {
-    for (const e of [before, after]) if (e?.limit) out.push(`A sandbox limit was reached in the ${e === before ? "run before the change" : "run after it"}: ${e.limit}.`, "");
+    for (const e of [before, after])
+      if (e?.limit)
+        out.push(
+          `A sandbox limit was reached in the ${e === before ? "run before the change" : "run after it"}: ${e.limit}.`,
+          "",
+        );
     out.push(...failsThenPasses(before, after, new Set(outcome.evidence.reproduction?.testIds ?? [])));
   }
   if (regressionBefore) out.push("", ...gateLines(regressionBefore, regressionAfter));
@@ -63,24 +112,46 @@ export function renderReport(outcome: Outcome, context: { title: string; branch?
   out.push("", "#### Diff policy and test-tampering check", "");
   if (ranBefore && ranAfter) out.push(`- ${stillRunning(ranBefore, ranAfter)}`);
   // Refusals by outcome come first: they hold whatever the diff looks like.
-  for (const a of switchedOff.slice(0, MAX_ATTEMPTS_SHOWN)) out.push(`- ❌ attempt ${a.index} refused: ${(a.reason ?? "tampering").replaceAll("`", "'")}`);
+  for (const a of switchedOff.slice(0, MAX_ATTEMPTS_SHOWN))
+    out.push(`- ❌ attempt ${a.index} refused: ${(a.reason ?? "tampering").replaceAll("`", "'")}`);
   if (outcome.policy) {
-    if (outcome.policy.ok) out.push("- No protected path touched, within the diff budget, and no test weakened (no deleted or renamed test, no added skip/only/xfail, no removed or changed assertion, no rewritten snapshot).");
+    if (outcome.policy.ok)
+      out.push(
+        "- No protected path touched, within the diff budget, and no test weakened (no deleted or renamed test, no added skip/only/xfail, no removed or changed assertion, no rewritten snapshot).",
+      );
     for (const v of outcome.policy.violations) out.push(`- ❌ ${v.rule}: ${v.detail}`);
-    for (const t of outcome.policy.tampering) out.push(`- ⚠️ ${t.kind} in \`${t.file}${t.line ? `:${t.line}` : ""}\`: ${t.detail.replaceAll("`", "'")}`);
+    for (const t of outcome.policy.tampering)
+      out.push(`- ⚠️ ${t.kind} in \`${t.file}${t.line ? `:${t.line}` : ""}\`: ${t.detail.replaceAll("`", "'")}`);
   } else if (!(ranBefore && ranAfter) && switchedOff.length === 0) {
     out.push("- Not checked: no candidate reached the final diff.");
   }
 
   out.push("", "### Details");
   if (before) {
-    const where = before.isolation === "actions" ? "run by the repository's verification workflow on a GitHub Actions runner" : `run in the sandbox with ${ISOLATION[before.isolation] ?? before.isolation}`;
+    const where =
+      before.isolation === "actions"
+        ? "run by the repository's verification workflow on a GitHub Actions runner"
+        : `run in the sandbox with ${ISOLATION[before.isolation] ?? before.isolation}`;
     out.push("", `Command: \`${maintainerCommand(before.command).join(" ")}\`, ${where}.`);
-    out.push("", `<details><summary>Every visible test, before and after (${before.tests.length})</summary>`, "", ...evidenceTable(before, after, new Set(outcome.evidence.reproduction?.testIds ?? [])), "", "</details>");
+    out.push(
+      "",
+      `<details><summary>Every visible test, before and after (${before.tests.length})</summary>`,
+      "",
+      ...evidenceTable(before, after, new Set(outcome.evidence.reproduction?.testIds ?? [])),
+      "",
+      "</details>",
+    );
   }
   if (outcome.plan.verification?.length) {
-    out.push("", "<details><summary>Plan verification (the plan walked through each visible test)</summary>", "", "| test | derived by the plan | expected | agrees |", "| --- | --- | --- | --- |");
-    for (const v of outcome.plan.verification) out.push(`| ${cell(v.test)} | ${cell(v.derived)} | ${cell(v.expected)} | ${v.matches ? "✅" : "❌"} |`);
+    out.push(
+      "",
+      "<details><summary>Plan verification (the plan walked through each visible test)</summary>",
+      "",
+      "| test | derived by the plan | expected | agrees |",
+      "| --- | --- | --- | --- |",
+    );
+    for (const v of outcome.plan.verification)
+      out.push(`| ${cell(v.test)} | ${cell(v.derived)} | ${cell(v.expected)} | ${v.matches ? "✅" : "❌"} |`);
     out.push("", "</details>");
   }
   if (outcome.plan.localisation.length > 0) {
@@ -88,39 +159,65 @@ export function renderReport(outcome: Outcome, context: { title: string; branch?
     out.push("Ochiai over per-test line coverage; ef/ep = failing/passing tests that execute the line.", "");
     out.push("| rank | location | suspiciousness | ef | ep |", "| --- | --- | --- | --- | --- |");
     // Equal scores share a rank (1, 1, 1, 4): the order among them says nothing.
-    const ranks = outcome.plan.localisation.map((l) => 1 + outcome.plan.localisation.filter((o) => o.score > l.score).length);
-    outcome.plan.localisation.forEach((l, i) => out.push(`| ${ranks[i]} | \`${l.file}:${l.line}\` | ${l.score.toFixed(3)} | ${l.failedCovering} | ${l.passedCovering} |`));
+    const ranks = outcome.plan.localisation.map(
+      (l) => 1 + outcome.plan.localisation.filter((o) => o.score > l.score).length,
+    );
+    outcome.plan.localisation.forEach((l, i) =>
+      out.push(
+        `| ${ranks[i]} | \`${l.file}:${l.line}\` | ${l.score.toFixed(3)} | ${l.failedCovering} | ${l.passedCovering} |`,
+      ),
+    );
     out.push("", "</details>");
   }
-  out.push("", `<details><summary>Attempts: ${outcome.attempts.length} candidate(s) tried of ${outcome.cost.candidatesGenerated} generated</summary>`, "");
+  out.push(
+    "",
+    `<details><summary>Attempts: ${outcome.attempts.length} candidate(s) tried of ${outcome.cost.candidatesGenerated} generated</summary>`,
+    "",
+  );
   out.push("| # | edit | location | result | passed | failed |", "| --- | --- | --- | --- | --- | --- |");
   for (const a of outcome.attempts.slice(0, MAX_ATTEMPTS_SHOWN)) {
     const where = a.file ? `\`${a.file}${a.line ? `:${a.line}` : ""}\`` : "";
-    out.push(`| ${a.index} | ${a.family ? `${a.family}: ` : ""}${cell(a.description)}${a.analysis ? `<br>analysis: ${cell(a.analysis)}` : ""} | ${where} | ${a.result}${a.limit ? `: ${cell(a.limit)}` : ""}${a.reason ? `: ${cell(a.reason)}` : ""} | ${a.passed} | ${a.failed} |`);
+    out.push(
+      `| ${a.index} | ${a.family ? `${a.family}: ` : ""}${cell(a.description)}${a.analysis ? `<br>analysis: ${cell(a.analysis)}` : ""} | ${where} | ${a.result}${a.limit ? `: ${cell(a.limit)}` : ""}${a.reason ? `: ${cell(a.reason)}` : ""} | ${a.passed} | ${a.failed} |`,
+    );
   }
-  if (outcome.attempts.length > MAX_ATTEMPTS_SHOWN) out.push("", `(${outcome.attempts.length - MAX_ATTEMPTS_SHOWN} more attempts not shown)`);
+  if (outcome.attempts.length > MAX_ATTEMPTS_SHOWN)
+    out.push("", `(${outcome.attempts.length - MAX_ATTEMPTS_SHOWN} more attempts not shown)`);
   out.push("", "</details>");
 
   const c = outcome.cost;
-  out.push("", `Cost: ${c.llmCalls === 0 ? "no model calls" : `LLM calls ${c.llmCalls}, tokens ${c.promptTokens + c.completionTokens} (estimated $${c.dollars.toFixed(4)})`}${c.cachedCalls > 0 ? `; ${c.cachedCalls} more answered from a cache in front of the model (earlier answers sent again: not billed, not counted above)` : ""}, test runs ${c.testRuns} (${c.testSeconds.toFixed(1)} s), wall ${c.wallSeconds.toFixed(1)} s.`);
+  out.push(
+    "",
+    `Cost: ${c.llmCalls === 0 ? "no model calls" : `LLM calls ${c.llmCalls}, tokens ${c.promptTokens + c.completionTokens} (estimated $${c.dollars.toFixed(4)})`}${c.cachedCalls > 0 ? `; ${c.cachedCalls} more answered from a cache in front of the model (earlier answers sent again: not billed, not counted above)` : ""}, test runs ${c.testRuns} (${c.testSeconds.toFixed(1)} s), wall ${c.wallSeconds.toFixed(1)} s.`,
+  );
   return `${out.join("\n")}\n`;
 }
 
 /** What was installed, by which command, from where, and how long it took. */
 export function dependencyLine(d: InstallSummary): string {
   const what = `${d.manager}, from \`${d.lockfile}\``;
-  if (d.source === "checkout") return `Dependencies (${what}): your checkout's own, read-only to the tests (its lockfile matches the commit's).`;
-  if (d.source === "cache") return `Dependencies (${what}): from cache (installed by an earlier job with \`${d.command}\` from the same lockfile), ready in ${d.seconds.toFixed(1)} s.`;
+  if (d.source === "checkout")
+    return `Dependencies (${what}): your checkout's own, read-only to the tests (its lockfile matches the commit's).`;
+  if (d.source === "cache")
+    return `Dependencies (${what}): from cache (installed by an earlier job with \`${d.command}\` from the same lockfile), ready in ${d.seconds.toFixed(1)} s.`;
   const network = d.network ? "with network" : "without network";
-  if (!d.ok) return `Dependencies (${what}): the install \`${d.command}\` failed after ${d.seconds.toFixed(1)} s (${network}); the tests ran without them.`;
+  if (!d.ok)
+    return `Dependencies (${what}): the install \`${d.command}\` failed after ${d.seconds.toFixed(1)} s (${network}); the tests ran without them.`;
   return `Dependencies (${what}): installed fresh with \`${d.command}\` in the sandbox (${network}) in ${d.seconds.toFixed(1)} s; ${d.notCached ? `not cached (${d.notCached})` : "cached for later jobs"}.`;
 }
 
 function evidenceTable(before: TestEvidence, after: TestEvidence | undefined, added: ReadonlySet<string>): string[] {
   const afterById = new Map((after?.tests ?? []).map((t) => [t.id, t.status]));
   const rows = ["| visible test | before | after |", "| --- | --- | --- |"];
-  for (const t of before.tests) rows.push(`| \`${t.id}\`${added.has(t.id) ? " (new)" : ""} | ${mark(t.status)} | ${after ? mark(afterById.get(t.id)) : "–"} |`);
-  return [`Visible tests: before ${before.passed} passed, ${before.failed} failed${after ? `; after ${after.passed} passed, ${after.failed} failed` : ""}.`, "", ...rows];
+  for (const t of before.tests)
+    rows.push(
+      `| \`${t.id}\`${added.has(t.id) ? " (new)" : ""} | ${mark(t.status)} | ${after ? mark(afterById.get(t.id)) : "–"} |`,
+    );
+  return [
+    `Visible tests: before ${before.passed} passed, ${before.failed} failed${after ? `; after ${after.passed} passed, ${after.failed} failed` : ""}.`,
+    "",
+    ...rows,
+  ];
 }
 
 function cell(text: string): string {

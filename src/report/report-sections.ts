@@ -33,7 +33,8 @@ export function cut(text: string, max: number): string {
 
 function howFound(outcome: Outcome): string {
   if (outcome.plan.fix) {
-    if (outcome.review?.verdict === "accepted") return "a mechanical edit found by search, then reviewed against the issue by the model and accepted";
+    if (outcome.review?.verdict === "accepted")
+      return "a mechanical edit found by search, then reviewed against the issue by the model and accepted";
     return "a mechanical edit found by search (fault localisation and repair templates)";
   }
   if (outcome.plan.steps) return "planned by the model, the plan checked on the tests, then written by the model";
@@ -58,22 +59,41 @@ export function headline(outcome: Outcome): string[] {
 }
 
 export function reviewLine(review: FixReview): string {
-  return review.verdict === "accepted" ? `The model's review of the mechanical edit: accepted. ${review.reason}` : `The model's review refused a mechanical edit that passes the tests: ${review.reason}`;
+  return review.verdict === "accepted"
+    ? `The model's review of the mechanical edit: accepted. ${review.reason}`
+    : `The model's review refused a mechanical edit that passes the tests: ${review.reason}`;
 }
 
 const failed = (status: string | undefined) => status === "fail" || status === "error";
 
 /** The tests that failed on the unchanged code, each with its whole failure (cut long, marked) and its result after. */
-export function failsThenPasses(before: TestEvidence, after: TestEvidence | undefined, added: ReadonlySet<string>): string[] {
+export function failsThenPasses(
+  before: TestEvidence,
+  after: TestEvidence | undefined,
+  added: ReadonlySet<string>,
+): string[] {
   const afterById = new Map((after?.tests ?? []).map((t) => [t.id, t]));
   const failing = before.tests.filter((t) => failed(t.status));
   const fixed = failing.filter((t) => afterById.get(t.id)?.status === "pass").length;
-  const lines = [after ? `Fails before, passes after: ${fixed} of the ${failing.length} failing test(s).` : `Failing before the change: ${failing.length} test(s); no candidate passed them.`, ""];
+  const lines = [
+    after
+      ? `Fails before, passes after: ${fixed} of the ${failing.length} failing test(s).`
+      : `Failing before the change: ${failing.length} test(s); no candidate passed them.`,
+    "",
+  ];
   for (const t of failing) {
     const now = afterById.get(t.id)?.status;
     const result = !after ? "" : now === "pass" ? " → ✅ passes after" : ` → ❌ ${now ?? "not run"} after`;
     lines.push(`- \`${t.id}\`${added.has(t.id) ? " (new)" : ""}: ❌ ${t.status} before${result}`);
-    if (t.message) lines.push("", "  ```text", ...cut(t.message.trimEnd(), FAILURE_CHARS).split("\n").map((l) => `  ${l}`), "  ```");
+    if (t.message)
+      lines.push(
+        "",
+        "  ```text",
+        ...cut(t.message.trimEnd(), FAILURE_CHARS)
+          .split("\n")
+          .map((l) => `  ${l}`),
+        "  ```",
+      );
   }
   return lines;
 }
@@ -83,7 +103,8 @@ export function gateLines(before: TestEvidence, after: TestEvidence | undefined)
   const head = `Regression gate (full suite): before ${before.passed} passed, ${before.failed} failed`;
   if (!after) return [`${head}; not run after (no candidate passed the visible tests).`];
   const was = new Map(before.tests.map((t) => [t.id, t.status]));
-  const count = (pred: (b: string | undefined, a: string) => boolean) => after.tests.filter((t) => pred(was.get(t.id), t.status)).length;
+  const count = (pred: (b: string | undefined, a: string) => boolean) =>
+    after.tests.filter((t) => pred(was.get(t.id), t.status)).length;
   const kept = count((b, a) => b === "pass" && a === "pass");
   const repaired = count((b, a) => failed(b) && a === "pass");
   const broken = count((b, a) => b === "pass" && failed(a));
@@ -94,8 +115,12 @@ export function gateLines(before: TestEvidence, after: TestEvidence | undefined)
     "",
     `- still passing: ${kept}; failing before, passing after: ${repaired}; passing before, failing after: ${broken}${broken === 0 ? " ✅" : " ❌"}`,
   ];
-  if (added.length > 0) lines.push(`- added by this change: ${added.length} (${added.filter((t) => t.status === "pass").length} passing)`);
-  if (preexisting.length > 0) lines.push(`- pre-existing failures (failing before the change too): ${preexisting.map((t) => `\`${t.id}\``).join(", ")}`);
+  if (added.length > 0)
+    lines.push(`- added by this change: ${added.length} (${added.filter((t) => t.status === "pass").length} passing)`);
+  if (preexisting.length > 0)
+    lines.push(
+      `- pre-existing failures (failing before the change too): ${preexisting.map((t) => `\`${t.id}\``).join(", ")}`,
+    );
   return lines;
 }
 
@@ -108,7 +133,8 @@ export function stillRunning(before: TestEvidence, after: TestEvidence): string 
   const fileOf = (id: string) => id.split(/::| > /)[0] ?? id;
   const earlier = new Set(before.tests.map((t) => t.id));
   const newRan = new Map<string, number>();
-  for (const t of after.tests) if (!earlier.has(t.id) && ran(t.status)) newRan.set(fileOf(t.id), (newRan.get(fileOf(t.id)) ?? 0) + 1);
+  for (const t of after.tests)
+    if (!earlier.has(t.id) && ran(t.status)) newRan.set(fileOf(t.id), (newRan.get(fileOf(t.id)) ?? 0) + 1);
   const stopped = ranBefore.filter((t) => {
     if (ran(now.get(t.id))) return false;
     const left = newRan.get(fileOf(t.id)) ?? 0;
@@ -116,6 +142,10 @@ export function stillRunning(before: TestEvidence, after: TestEvidence): string 
     newRan.set(fileOf(t.id), left - 1);
     return false;
   });
-  if (stopped.length === 0) return `✅ Every test that ran before the change ran after it (${ranBefore.length} of ${ranBefore.length}): none skipped, deselected, xfailed or missing.`;
-  return `❌ ${stopped.length} of the ${ranBefore.length} tests that ran before the change did not run after it: ${stopped.slice(0, 10).map((t) => `\`${t.id}\` (${now.get(t.id) ?? "missing"})`).join(", ")}${stopped.length > 10 ? ", …" : ""}`;
+  if (stopped.length === 0)
+    return `✅ Every test that ran before the change ran after it (${ranBefore.length} of ${ranBefore.length}): none skipped, deselected, xfailed or missing.`;
+  return `❌ ${stopped.length} of the ${ranBefore.length} tests that ran before the change did not run after it: ${stopped
+    .slice(0, 10)
+    .map((t) => `\`${t.id}\` (${now.get(t.id) ?? "missing"})`)
+    .join(", ")}${stopped.length > 10 ? ", …" : ""}`;
 }

@@ -1,6 +1,10 @@
 // The one status comment per job: found again by its hidden marker and edited in place.
 // A checklist of the stages with their results, then the final summary or why it stopped.
-export type StatusStep = { name: string; state: "pending" | "running" | "done" | "failed" | "skipped"; detail?: string | undefined };
+export type StatusStep = {
+  name: string;
+  state: "pending" | "running" | "done" | "failed" | "skipped";
+  detail?: string | undefined;
+};
 
 export function statusMarker(owner: string, repo: string, number: number): string {
   return `<!-- autogen-bot:status ${owner}/${repo}#${number} -->`;

@@ -42,10 +42,19 @@ function joinedView(text: string, concatenation: boolean): JoinedView | undefine
     const found = breakAt(text, at);
     if (found === 0) continue;
     const lineStart = blanksBefore(text, at, from);
-    const start = concatenation && !escaped(text, at) ? oneBefore(text, blanksBefore(text, oneBefore(text, lineStart, from, PLUS, PLUS), from), from, QUOTE, APOSTROPHE) : lineStart;
+    const start =
+      concatenation && !escaped(text, at)
+        ? oneBefore(
+            text,
+            blanksBefore(text, oneBefore(text, lineStart, from, PLUS, PLUS), from),
+            from,
+            QUOTE,
+            APOSTROPHE,
+          )
+        : lineStart;
     if (start !== lineStart) concatenated = true;
     let end = at + found;
-    for (let last = at; ; ) {
+    for (let last = at; ;) {
       // Blank lines, the common case of a run of breaks.
       while (text.charCodeAt(end) === 10) last = end++;
       const code = text.charCodeAt(end);
@@ -91,7 +100,10 @@ function joinedView(text: string, concatenation: boolean): JoinedView | undefine
     return (originStarts[low] ?? 0) + at - (viewStarts[low] ?? 0);
   };
   // Decoding keeps one code unit per code unit (a lone surrogate becomes U+FFFD), so positions hold.
-  return { text: new TextDecoder("utf-16le").decode(kept.subarray(0, length)), toOriginal: ([start, end]) => [origin(start), origin(end - 1) + 1] };
+  return {
+    text: new TextDecoder("utf-16le").decode(kept.subarray(0, length)),
+    toOriginal: ([start, end]) => [origin(start), origin(end - 1) + 1],
+  };
 }
 
 /** The length of the line break at this position, 0 if there is none: a real one, a JSON/C

@@ -12,7 +12,8 @@ export function neutralizeMentions(markdown: string): string {
     .map((line) => {
       const opening = FENCE.exec(line)?.[1];
       if (fence) {
-        if (opening && opening[0] === fence[0] && opening.length >= fence.length && line.trim() === opening) fence = undefined;
+        if (opening && opening[0] === fence[0] && opening.length >= fence.length && line.trim() === opening)
+          fence = undefined;
         return line;
       }
       if (opening) {

@@ -51,7 +51,8 @@ function base64Forms(secret: Buffer): string[] {
     const inner = encoded.slice(first, Math.floor(((filler + secret.length) * 8) / 6));
     // When the secret ends the payload its last character and padding are fixed too.
     const tail = encoded.slice(first);
-    for (const form of [inner, tail, tail.replace(/=+$/, "")]) forms.push(form, form.replaceAll("+", "-").replaceAll("/", "_"));
+    for (const form of [inner, tail, tail.replace(/=+$/, "")])
+      forms.push(form, form.replaceAll("+", "-").replaceAll("/", "_"));
   }
   return forms;
 }

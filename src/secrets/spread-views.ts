@@ -46,7 +46,7 @@ function unescapedView(text: string): TextView | undefined {
   const origin = new Int32Array(text.length);
   let length = 0;
   let decoded = false;
-  for (let i = 0; i < text.length; ) {
+  for (let i = 0; i < text.length;) {
     const width = escapeWidth(text, i);
     origin[length] = i;
     if (width === 0) {
@@ -95,7 +95,10 @@ function everyOther(text: string, parity: number): TextView | undefined {
   if (text.length < 15) return undefined;
   const kept = new Uint16Array((text.length - parity + 1) >> 1);
   for (let i = parity, j = 0; i < text.length; i += 2, j++) kept[j] = text.charCodeAt(i);
-  return { text: decode(kept, kept.length), toOriginal: ([start, end]) => [2 * start + parity, 2 * (end - 1) + parity + 1] };
+  return {
+    text: decode(kept, kept.length),
+    toOriginal: ([start, end]) => [2 * start + parity, 2 * (end - 1) + parity + 1],
+  };
 }
 
 // One code unit per code unit (a lone surrogate becomes U+FFFD), so positions hold.

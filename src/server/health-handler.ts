@@ -12,7 +12,10 @@ export function healthHandler(report: () => HealthReport | Promise<HealthReport>
       .then(report)
       .then(
         (body) => res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(body)),
-        () => res.writeHead(503, { "content-type": "application/json" }).end(JSON.stringify({ status: "unavailable", reason: "the job store cannot be read" })),
+        () =>
+          res
+            .writeHead(503, { "content-type": "application/json" })
+            .end(JSON.stringify({ status: "unavailable", reason: "the job store cannot be read" })),
       );
     return true;
   };

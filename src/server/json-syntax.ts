@@ -9,7 +9,8 @@ export type JsonShape = "object" | "not-object" | "invalid";
 const WS = new Set([0x20, 0x09, 0x0a, 0x0d]);
 const ESCAPES = new Set([0x22, 0x5c, 0x2f, 0x62, 0x66, 0x6e, 0x72, 0x74]);
 const isDigit = (b: number | undefined) => b !== undefined && b >= 0x30 && b <= 0x39;
-const isHex = (b: number | undefined) => b !== undefined && (isDigit(b) || (b >= 0x41 && b <= 0x46) || (b >= 0x61 && b <= 0x66));
+const isHex = (b: number | undefined) =>
+  b !== undefined && (isDigit(b) || (b >= 0x41 && b <= 0x46) || (b >= 0x61 && b <= 0x66));
 const LITERALS: Array<[number, Buffer]> = [
   [0x74, Buffer.from("true")],
   [0x66, Buffer.from("false")],
@@ -60,7 +61,8 @@ function skipScalar(buf: Buffer, i: number): number {
   const b = buf[i];
   if (b === 0x22) return skipString(buf, i);
   if (b === 0x2d || isDigit(b)) return skipNumber(buf, i);
-  for (const [first, word] of LITERALS) if (b === first) return buf.subarray(i, i + word.length).equals(word) ? i + word.length : -1;
+  for (const [first, word] of LITERALS)
+    if (b === first) return buf.subarray(i, i + word.length).equals(word) ? i + word.length : -1;
   return -1;
 }
 

@@ -28,7 +28,9 @@ export function fullCollection(): () => void {
 
 export const LARGE_BODY_BYTES = 1024 * 1024;
 
-export function largeBodyCollector(options: { thresholdBytes?: number; minIntervalMs?: number; collect?: () => void } = {}): LargeBodyCollector {
+export function largeBodyCollector(
+  options: { thresholdBytes?: number; minIntervalMs?: number; collect?: () => void } = {},
+): LargeBodyCollector {
   const threshold = options.thresholdBytes ?? LARGE_BODY_BYTES;
   const interval = options.minIntervalMs ?? 250;
   const collect = options.collect ?? fullCollection();
@@ -38,11 +40,14 @@ export function largeBodyCollector(options: { thresholdBytes?: number; minInterv
     released(bytes: number) {
       if (bytes < threshold || timer) return;
       // After the current turn, so the caller's last references to the body are gone.
-      timer = setTimeout(() => {
-        timer = undefined;
-        last = Date.now();
-        collect();
-      }, Math.max(0, last + interval - Date.now()));
+      timer = setTimeout(
+        () => {
+          timer = undefined;
+          last = Date.now();
+          collect();
+        },
+        Math.max(0, last + interval - Date.now()),
+      );
       timer.unref();
     },
     stop() {

@@ -6,7 +6,8 @@ import type { IncomingMessage } from "node:http";
  * A body read: its bytes stay charged to the budget until `release` (the caller releases
  * once the body and every copy made of it are gone: after the store committed it).
  */
-export type BodyResult = { ok: true; body: Buffer; release: () => void } | { ok: false; reason: "too-large" | "busy" | "aborted" };
+export type BodyResult =
+  { ok: true; body: Buffer; release: () => void } | { ok: false; reason: "too-large" | "busy" | "aborted" };
 
 /** Bytes of bodies being read right now, shared by every request of one server. */
 export class InFlightBudget {
@@ -33,7 +34,12 @@ export class InFlightBudget {
 }
 
 /** `copies`: how many bytes of memory each byte received will cost until released (the buffer and what the caller makes of it). */
-export function readBoundedBody(req: IncomingMessage, maxBytes: number, budget: InFlightBudget, copies = 1): Promise<BodyResult> {
+export function readBoundedBody(
+  req: IncomingMessage,
+  maxBytes: number,
+  budget: InFlightBudget,
+  copies = 1,
+): Promise<BodyResult> {
   const declared = Number(req.headers["content-length"] ?? Number.NaN);
   if (Number.isFinite(declared) && declared > maxBytes) return Promise.resolve({ ok: false, reason: "too-large" });
   // Every body is counted against the budget as its bytes come, so a sender holds only what
@@ -79,7 +85,11 @@ export function readBoundedBody(req: IncomingMessage, maxBytes: number, budget: 
         if (!released) budget.give(held);
         released = true;
       };
-      finish({ ok: true, body: known === undefined ? Buffer.concat(chunks, size) : (into ?? Buffer.alloc(0)), release });
+      finish({
+        ok: true,
+        body: known === undefined ? Buffer.concat(chunks, size) : (into ?? Buffer.alloc(0)),
+        release,
+      });
     });
     req.once("aborted", () => finish({ ok: false, reason: "aborted" }));
     req.once("error", () => finish({ ok: false, reason: "aborted" }));

@@ -8,7 +8,11 @@ import { logContext } from "../jobs/log-context.ts";
 
 type Level = "trace" | "debug" | "info" | "warn" | "error" | "fatal";
 
-export async function serverLog(options: { level: Level; env: Record<string, string | undefined>; destination?: DestinationStream | undefined }): Promise<Logger> {
+export async function serverLog(options: {
+  level: Level;
+  env: Record<string, string | undefined>;
+  destination?: DestinationStream | undefined;
+}): Promise<Logger> {
   const pinoOptions = {
     level: options.level,
     name: "probot",
@@ -24,7 +28,11 @@ export async function serverLog(options: { level: Level; env: Record<string, str
   };
   if (options.destination) return pino(pinoOptions, options.destination);
   const env = options.env;
-  const transform = await getTransformStream({ logFormat: env.LOG_FORMAT === "json" ? "json" : env.LOG_FORMAT === "pretty" ? "pretty" : undefined, logLevelInString: env.LOG_LEVEL_IN_STRING === "true", sentryDsn: env.SENTRY_DSN });
+  const transform = await getTransformStream({
+    logFormat: env.LOG_FORMAT === "json" ? "json" : env.LOG_FORMAT === "pretty" ? "pretty" : undefined,
+    logLevelInString: env.LOG_LEVEL_IN_STRING === "true",
+    sentryDsn: env.SENTRY_DSN,
+  });
   transform.pipe(pino.destination(1) as unknown as NodeJS.WritableStream);
   return pino(pinoOptions, transform);
 }

@@ -24,7 +24,14 @@ import { dashboardRoute } from "../dashboard/dashboard-route.ts";
 import { withLogContext } from "../jobs/log-context.ts";
 import { serverLog } from "./server-log.ts";
 
-export type RunningServer = { probot: Probot; http: HttpServer; url: string; store: Store; inbox: InboxProcessor; stop: () => Promise<void> };
+export type RunningServer = {
+  probot: Probot;
+  http: HttpServer;
+  url: string;
+  store: Store;
+  inbox: InboxProcessor;
+  stop: () => Promise<void>;
+};
 export type ServerOptions = {
   limits?: Partial<IngressLimits>;
   inbox?: Partial<Omit<InboxOptions, "log">>;
@@ -55,24 +62,42 @@ export async function startServer(config: ServerConfig, options: ServerOptions =
   await probot.load(handle.app, { cwd: process.cwd(), addHandler: () => undefined });
   const health = healthHandler(async () => {
     const [queue, inbox] = await Promise.all([handle.store.queueDepth(), handle.store.inboxDepth()]);
-    return { status: "ok", version: VERSION, llm: config.llm ? "configured" : "model-free", store: handle.store.kind, queue, inbox };
+    return {
+      status: "ok",
+      version: VERSION,
+      llm: config.llm ? "configured" : "model-free",
+      store: handle.store.kind,
+      queue,
+      inbox,
+    };
   });
   const opsConfig = options.ops ?? DEFAULT_OPS_CONFIG;
   // The dashboard and /metrics read the store the server writes: Postgres or the SQLite file.
   const history = openJobHistory(config);
-  const ops = opsRoutes({ config: opsConfig, webhookPath: config.webhookPath, history, log: probot.log, live, dashboard: dashboardRoute({ access: opsConfig.dashboard, history, probot, baseUrl: config.baseUrl }) });
+  const ops = opsRoutes({
+    config: opsConfig,
+    webhookPath: config.webhookPath,
+    history,
+    log: probot.log,
+    live,
+    dashboard: dashboardRoute({ access: opsConfig.dashboard, history, probot, baseUrl: config.baseUrl }),
+  });
   // The handlers (gate, repository config: GitHub calls) run here, after the answer.
   // A shared store: also look now and then for deliveries another instance stored or left behind.
   const pollMs = handle.store.leaseRenewMs === undefined ? undefined : 5_000;
   // Large bodies' memory is given back when they are done with (their bytes at the ingress, their objects in the inbox).
   const collector = largeBodyCollector();
-  const inbox = new InboxProcessor(handle.store, (delivery) => withLogContext({ deliveryId: delivery.id }, () => probot.receive(delivery as never)), {
-    ...DEFAULT_INBOX_OPTIONS,
-    pollMs,
-    released: collector.released,
-    ...options.inbox,
-    log: probot.log,
-  });
+  const inbox = new InboxProcessor(
+    handle.store,
+    (delivery) => withLogContext({ deliveryId: delivery.id }, () => probot.receive(delivery as never)),
+    {
+      ...DEFAULT_INBOX_OPTIONS,
+      pollMs,
+      released: collector.released,
+      ...options.inbox,
+      log: probot.log,
+    },
+  );
   inbox.kick();
   const ingress = webhookIngress({
     path: config.webhookPath,
@@ -89,7 +114,8 @@ export async function startServer(config: ServerConfig, options: ServerOptions =
   const http = createServer(serverOptions(limits), (req, res) => {
     if (health(req, res) || ops.handle(req, res)) return;
     void ingress(req, res).then((handled) => {
-      if (!handled) res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ message: "not found" }));
+      if (!handled)
+        res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ message: "not found" }));
     });
   });
   applyConnectionLimits(http, limits);
@@ -115,8 +141,15 @@ export async function startServer(config: ServerConfig, options: ServerOptions =
       const grace = options.shutdownGraceMs ?? 20_000;
       const closed = new Promise<void>((resolve) => http.close(() => resolve()));
       http.closeIdleConnections();
-      const [inboxDone, jobsDone] = await Promise.all([settlesWithin(inbox.stop(), grace), handle.pool()?.stop(grace) ?? Promise.resolve(true)]);
-      if (!inboxDone || !jobsDone) probot.log.warn({ graceMs: grace, inboxDone, jobsDone }, "shutdown grace ran out; unfinished work resumes at the next start");
+      const [inboxDone, jobsDone] = await Promise.all([
+        settlesWithin(inbox.stop(), grace),
+        handle.pool()?.stop(grace) ?? Promise.resolve(true),
+      ]);
+      if (!inboxDone || !jobsDone)
+        probot.log.warn(
+          { graceMs: grace, inboxDone, jobsDone },
+          "shutdown grace ran out; unfinished work resumes at the next start",
+        );
       killAllSandboxes();
       collector.stop();
       http.closeAllConnections();

@@ -20,7 +20,10 @@ const EVENT_NAME = /^[a-z_]{1,64}$/;
 
 function answer(res: ServerResponse, status: number, message: string): true {
   const body = JSON.stringify({ message });
-  const headers: Record<string, string> = { "content-type": "application/json", "content-length": String(Buffer.byteLength(body)) };
+  const headers: Record<string, string> = {
+    "content-type": "application/json",
+    "content-length": String(Buffer.byteLength(body)),
+  };
   if (status === 503) headers["retry-after"] = "5";
   res.writeHead(status, headers).end(body);
   return true;
@@ -93,11 +96,18 @@ export function webhookIngress(options: IngressOptions) {
     if (refusedConnections.has(req.socket)) return dropPipelined(req);
     if (req.method !== "POST") return answer(res, 405, "only POST is accepted here");
     const contentType = req.headers["content-type"];
-    if (typeof contentType !== "string" || !JSON_TYPE.test(contentType)) return refuse(req, res, 415, "the content type must be application/json");
+    if (typeof contentType !== "string" || !JSON_TYPE.test(contentType))
+      return refuse(req, res, 415, "the content type must be application/json");
     const id = req.headers["x-github-delivery"];
     const name = req.headers["x-github-event"];
     const signature = req.headers["x-hub-signature-256"];
-    if (typeof id !== "string" || !DELIVERY_ID.test(id) || typeof name !== "string" || !EVENT_NAME.test(name) || typeof signature !== "string") {
+    if (
+      typeof id !== "string" ||
+      !DELIVERY_ID.test(id) ||
+      typeof name !== "string" ||
+      !EVENT_NAME.test(name) ||
+      typeof signature !== "string"
+    ) {
       return refuse(req, res, 400, "X-GitHub-Delivery, X-GitHub-Event and X-Hub-Signature-256 are required");
     }
     const read = await readBoundedBody(req, options.limits.maxBodyBytes, budget, COPIES);
@@ -112,7 +122,15 @@ export function webhookIngress(options: IngressOptions) {
     if (!read.ok) {
       if (read.reason === "too-large") {
         // GitHub marks the delivery failed; the operator can raise the limit and redeliver it.
-        options.log.warn({ deliveryId: id, event: name, maxBodyBytes: options.limits.maxBodyBytes, contentLength: req.headers["content-length"] }, "webhook body over the limit refused (AUTOGEN_WEBHOOK_MAX_BODY_BYTES)");
+        options.log.warn(
+          {
+            deliveryId: id,
+            event: name,
+            maxBodyBytes: options.limits.maxBodyBytes,
+            contentLength: req.headers["content-length"],
+          },
+          "webhook body over the limit refused (AUTOGEN_WEBHOOK_MAX_BODY_BYTES)",
+        );
         return refuse(req, res, 413, `the body is larger than ${options.limits.maxBodyBytes} bytes`);
       }
       if (read.reason === "busy") return refuse(req, res, 503, BUSY);
@@ -157,5 +175,4 @@ async function authenticateAndStore(
     options.log.error({ err: error, deliveryId: id, event: name }, "webhook delivery not accepted");
     return answer(res, 500, "the delivery could not be stored; GitHub may redeliver it");
   }
-
 }

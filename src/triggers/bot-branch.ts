@@ -5,7 +5,9 @@ export type BotBranch = { kind: "issue" | "fix"; number: number };
 export function parseBotBranch(ref: string): BotBranch | undefined {
   const match = /^autogen\/(?:issue-(\d+)|fix-(\d+)-[0-9a-f]{7})$/.exec(ref);
   if (!match) return undefined;
-  return match[1] !== undefined ? { kind: "issue", number: Number(match[1]) } : { kind: "fix", number: Number(match[2]) };
+  return match[1] !== undefined
+    ? { kind: "issue", number: Number(match[1]) }
+    : { kind: "fix", number: Number(match[2]) };
 }
 
 /** The branch of issue `number`'s fix. */

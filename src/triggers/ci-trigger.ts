@@ -24,20 +24,40 @@ type Repo = { name: string; owner: { login: string } };
 export type WorkflowRunPayload = {
   repository: Repo;
   workflow?: { path?: string } | null;
-  workflow_run: { id: number; path?: string; event: string; conclusion: string | null; head_sha: string; head_branch: string | null; pull_requests?: Array<{ number: number; base?: { repo?: { id?: number } } }> | null; repository?: { id?: number } };
+  workflow_run: {
+    id: number;
+    path?: string;
+    event: string;
+    conclusion: string | null;
+    head_sha: string;
+    head_branch: string | null;
+    pull_requests?: Array<{ number: number; base?: { repo?: { id?: number } } }> | null;
+    repository?: { id?: number };
+  };
 };
 
 export type CheckSuitePayload = {
   repository: Repo;
-  check_suite: { id: number; conclusion: string | null; head_sha: string; head_branch: string | null; app?: { id: number; slug?: string } | null; pull_requests?: Array<{ number: number }> | null };
+  check_suite: {
+    id: number;
+    conclusion: string | null;
+    head_sha: string;
+    head_branch: string | null;
+    app?: { id: number; slug?: string } | null;
+    pull_requests?: Array<{ number: number }> | null;
+  };
 };
 
 export function failureFromWorkflowRun(payload: WorkflowRunPayload, verifyWorkflow: string): CiDecision {
   const run = payload.workflow_run;
-  if (workflowPath(payload).endsWith(`/${verifyWorkflow}`)) return { act: false, reason: "a verification run of the bot's own" };
-  if (!run.conclusion || !RED.has(run.conclusion)) return { act: false, reason: `conclusion ${run.conclusion ?? "none"}` };
-  if (run.event === "workflow_dispatch" || run.event === "schedule") return { act: false, reason: `event ${run.event} is not about a pull request` };
-  if ((run.head_branch ?? "").startsWith("autogen/verify-")) return { act: false, reason: "a verification branch of the bot's own" };
+  if (workflowPath(payload).endsWith(`/${verifyWorkflow}`))
+    return { act: false, reason: "a verification run of the bot's own" };
+  if (!run.conclusion || !RED.has(run.conclusion))
+    return { act: false, reason: `conclusion ${run.conclusion ?? "none"}` };
+  if (run.event === "workflow_dispatch" || run.event === "schedule")
+    return { act: false, reason: `event ${run.event} is not about a pull request` };
+  if ((run.head_branch ?? "").startsWith("autogen/verify-"))
+    return { act: false, reason: "a verification branch of the bot's own" };
   return {
     act: true,
     failure: {
@@ -60,11 +80,21 @@ export function failureFromCheckSuite(payload: CheckSuitePayload, ourAppId: numb
   const suite = payload.check_suite;
   const app = suite.app?.id;
   if (app !== undefined && app === ourAppId) return { act: false, reason: "a check suite of the bot's own" };
-  if (app === GITHUB_ACTIONS_APP_ID || suite.app?.slug === "github-actions") return { act: false, reason: "GitHub Actions: handled through its workflow_run event" };
-  if (!suite.conclusion || !RED.has(suite.conclusion)) return { act: false, reason: `conclusion ${suite.conclusion ?? "none"}` };
-  if ((suite.head_branch ?? "").startsWith("autogen/verify-")) return { act: false, reason: "a verification branch of the bot's own" };
+  if (app === GITHUB_ACTIONS_APP_ID || suite.app?.slug === "github-actions")
+    return { act: false, reason: "GitHub Actions: handled through its workflow_run event" };
+  if (!suite.conclusion || !RED.has(suite.conclusion))
+    return { act: false, reason: `conclusion ${suite.conclusion ?? "none"}` };
+  if ((suite.head_branch ?? "").startsWith("autogen/verify-"))
+    return { act: false, reason: "a verification branch of the bot's own" };
   return {
     act: true,
-    failure: { owner: payload.repository.owner.login, repo: payload.repository.name, headSha: suite.head_sha, headBranch: suite.head_branch, pulls: (suite.pull_requests ?? []).map((p) => p.number), checkSuiteId: suite.id },
+    failure: {
+      owner: payload.repository.owner.login,
+      repo: payload.repository.name,
+      headSha: suite.head_sha,
+      headBranch: suite.head_branch,
+      pulls: (suite.pull_requests ?? []).map((p) => p.number),
+      checkSuiteId: suite.id,
+    },
   };
 }

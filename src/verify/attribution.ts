@@ -16,7 +16,13 @@ export type AttributionResult = { tests: AttributedTest[]; counts: Record<Attrib
 const failed = (s: TestStatus | undefined) => s === "fail" || s === "error";
 
 /** `parallel`: run base and candidate side by side (the Actions verifier puts both in one dispatch). */
-export async function attributeFailures(verifier: Verifier, workspaces: { base: string; candidate: string }, selection: TestSelection, reruns = 2, options: { parallel?: boolean } = {}): Promise<AttributionResult> {
+export async function attributeFailures(
+  verifier: Verifier,
+  workspaces: { base: string; candidate: string },
+  selection: TestSelection,
+  reruns = 2,
+  options: { parallel?: boolean } = {},
+): Promise<AttributionResult> {
   const history = new Map<string, { base: TestStatus[]; candidate: TestStatus[] }>();
   const record = (side: "base" | "candidate", report: TestReport, only?: Set<string>) => {
     for (const t of report.tests) {
@@ -27,7 +33,9 @@ export async function attributeFailures(verifier: Verifier, workspaces: { base: 
     }
   };
   const both = async (sel: TestSelection): Promise<[TestReport, TestReport]> =>
-    options.parallel ? Promise.all([verifier.run(workspaces.base, sel), verifier.run(workspaces.candidate, sel)]) : [await verifier.run(workspaces.base, sel), await verifier.run(workspaces.candidate, sel)];
+    options.parallel
+      ? Promise.all([verifier.run(workspaces.base, sel), verifier.run(workspaces.candidate, sel)])
+      : [await verifier.run(workspaces.base, sel), await verifier.run(workspaces.candidate, sel)];
   let testRuns = 2;
   const [base, candidate] = await both(selection);
   record("base", base);
@@ -45,7 +53,13 @@ export async function attributeFailures(verifier: Verifier, workspaces: { base: 
   }
 
   const tests = [...history].map(([id, h]) => ({ id, verdict: verdictOf(h.base, h.candidate), ...h }));
-  const counts: Record<Attribution, number> = { passing: 0, fixed: 0, "caused-by-change": 0, "pre-existing": 0, flaky: 0 };
+  const counts: Record<Attribution, number> = {
+    passing: 0,
+    fixed: 0,
+    "caused-by-change": 0,
+    "pre-existing": 0,
+    flaky: 0,
+  };
   for (const t of tests) counts[t.verdict] += 1;
   return { tests, counts, testRuns };
 }

@@ -24,15 +24,19 @@ export function keepSelected(report: TestReport, selection: TestSelection): Test
   if (selection.kind !== "tests") return report;
   const exact = new Set(selection.ids);
   // An exact id wins: a same-named test in another suite is then not the one asked for.
-  let kept = report.tests.filter((t) => exact.has(t.id) || selection.ids.some((id) => !report.tests.some((o) => o.id === id) && named(t, id)));
+  let kept = report.tests.filter(
+    (t) => exact.has(t.id) || selection.ids.some((id) => !report.tests.some((o) => o.id === id) && named(t, id)),
+  );
   // None of them ran: a test file that did not load (its one entry named for the file) speaks for them.
-  if (kept.length === 0) kept = report.tests.filter((t) => t.status === "fail" && (lastOf(t.id) === t.file || t.name === t.file));
+  if (kept.length === 0)
+    kept = report.tests.filter((t) => t.status === "fail" && (lastOf(t.id) === t.file || t.name === t.file));
   const wanted = new Set(kept.map((t) => t.id));
   if (kept.length === report.tests.length) return report;
   const run = report.run;
   const finishedOnItsOwn = !run.limit && !run.timedOut && !run.signal && !run.spawnError;
   const othersFailed = failingTests(report).some((t) => !wanted.has(t.id));
   const selectedFailed = failingTests({ ...report, tests: kept }).length > 0;
-  const exitCode = finishedOnItsOwn && run.exitCode !== 0 && othersFailed && !selectedFailed && kept.length > 0 ? 0 : run.exitCode;
+  const exitCode =
+    finishedOnItsOwn && run.exitCode !== 0 && othersFailed && !selectedFailed && kept.length > 0 ? 0 : run.exitCode;
   return { ...report, run: { ...run, exitCode }, tests: kept, source: kept.length > 0 ? report.source : "none" };
 }

@@ -33,7 +33,12 @@ export type Verifier = {
    * `extraEnv`: our own additions for this run only (e.g. NODE_V8_COVERAGE), never repository input.
    * `limit`: a tighter wall-clock limit for this run; a run it stops has `run.limit` "wall-time" with its reason.
    */
-  run(workspace: string, selection: TestSelection, extraEnv?: Record<string, string>, limit?: RunTimeLimit): Promise<TestReport>;
+  run(
+    workspace: string,
+    selection: TestSelection,
+    extraEnv?: Record<string, string>,
+    limit?: RunTimeLimit,
+  ): Promise<TestReport>;
   /** A warm runner for many runs of the same tests on one workspace whose source changes between them (a validation slot); absent where none applies. */
   openWarm?(workspace: string): WarmSlot;
 };
@@ -59,7 +64,11 @@ export function localVerifier(runner: TestRunner, options: VerifierRunOptions): 
           writablePaths: [reportDir, ...ownDirectories(extraEnv)],
         });
         // The sandbox names test.timeoutMinutes; say which limit it really was.
-        if (tighter && run.limit?.name === "wall-time") run.limit = { name: "wall-time", message: `timed out after ${String(Math.round(limit.timeoutMs / 100) / 10)} s (${limit.reason})` };
+        if (tighter && run.limit?.name === "wall-time")
+          run.limit = {
+            name: "wall-time",
+            message: `timed out after ${String(Math.round(limit.timeoutMs / 100) / 10)} s (${limit.reason})`,
+          };
         const fromReport = runner.reportFormat === "junit" ? await readJunit(reportPath, workspace) : undefined;
         const read: TestReport = fromReport ? { run, tests: fromReport, source: "junit" } : consoleReport(run, runner);
         const report = runner.selectsByFiltering ? keepSelected(read, selection) : read;
@@ -71,9 +80,13 @@ export function localVerifier(runner: TestRunner, options: VerifierRunOptions): 
       }
     },
   };
-  if (options.warm && runner.name === "pytest") verifier.openWarm = (workspace) => openWarmPytest(workspace, runner, options, verifier);
+  if (options.warm && runner.name === "pytest")
+    verifier.openWarm = (workspace) => openWarmPytest(workspace, runner, options, verifier);
   // node --test, and a plain script run by node: a pre-started zygote per slot.
-  else if (options.warm && (runner.name === "node-test" || (runner.name === "custom" && runner.command({ kind: "all" }, "")[0] === "node"))) {
+  else if (
+    options.warm &&
+    (runner.name === "node-test" || (runner.name === "custom" && runner.command({ kind: "all" }, "")[0] === "node"))
+  ) {
     verifier.openWarm = (workspace) => openWarmZygote(workspace, runner, options, verifier);
   }
   return verifier;
@@ -86,13 +99,20 @@ function consoleReport(run: TestReport["run"], runner: TestRunner): TestReport {
 
 /** A test the runner stopped at the per-test limit: the run names it, as it names a run stopped whole. */
 export function markTestTimeout(report: TestReport, limit: RunTimeLimit): void {
-  const stopped = report.tests.find((t) => (t.status === "fail" || t.status === "error") && TEST_TIMED_OUT.test(t.message ?? ""));
+  const stopped = report.tests.find(
+    (t) => (t.status === "fail" || t.status === "error") && TEST_TIMED_OUT.test(t.message ?? ""),
+  );
   const match = stopped && TEST_TIMED_OUT.exec(stopped.message ?? "");
   if (!stopped || !match) return;
   const after = match[2] === "ms" ? Number(match[1]) / 1000 : Number(match[1]);
-  report.run.limit = { name: "test-time", message: `timed out after ${String(Math.round(after * 10) / 10)} s in ${stopped.id} (${limit.reason})` };
+  report.run.limit = {
+    name: "test-time",
+    message: `timed out after ${String(Math.round(after * 10) / 10)} s in ${stopped.id} (${limit.reason})`,
+  };
 }
 
 function ownDirectories(extraEnv: Record<string, string> | undefined): string[] {
-  return Object.values(extraEnv ?? {}).filter((value) => isAbsolute(value) && existsSync(value) && statSync(value).isDirectory());
+  return Object.values(extraEnv ?? {}).filter(
+    (value) => isAbsolute(value) && existsSync(value) && statSync(value).isDirectory(),
+  );
 }

@@ -35,7 +35,14 @@ export function readWatchdogTimeouts(report: TestReport, workspace: string): voi
     const file = parsed.file.startsWith(base) ? parsed.file.slice(base.length) : parsed.file;
     const id = `${file} > test > ${parsed.test}`;
     const seconds = Math.round(parsed.ms / 100) / 10;
-    const stopped: TestCaseResult = { id, name: parsed.test, file, status: "fail", durationMs: parsed.ms, message: `timed out after ${String(seconds)} s (the per-test limit; the test looped synchronously)` };
+    const stopped: TestCaseResult = {
+      id,
+      name: parsed.test,
+      file,
+      status: "fail",
+      durationMs: parsed.ms,
+      message: `timed out after ${String(seconds)} s (the per-test limit; the test looped synchronously)`,
+    };
     // The file's own entry (its process was killed) says only "test failed": the named test replaces it.
     report.tests = report.tests.filter((t) => t.id !== id && !(t.file === file && t.name === file));
     report.tests.push(stopped);

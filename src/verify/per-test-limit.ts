@@ -18,7 +18,9 @@ export function withPerTestLimit(limit: RunTimeLimit | undefined, runTimeoutMs: 
   const seconds = String(Math.round(perTestMs / 100) / 10);
   return {
     timeoutMs: limit?.timeoutMs ?? runTimeoutMs,
-    reason: limit ? `${limit.reason}; one test at most ${seconds} s` : `the per-test limit of ${seconds} s (a fifth of the run's limit, 10 s to 2 min)`,
+    reason: limit
+      ? `${limit.reason}; one test at most ${seconds} s`
+      : `the per-test limit of ${seconds} s (a fifth of the run's limit, 10 s to 2 min)`,
     perTestMs,
   };
 }

@@ -12,7 +12,11 @@ import type { RunResult } from "./test-report.ts";
 
 export type SetupResult = { ran: false } | { ran: true; ok: boolean; argv: string[]; run: RunResult; message: string };
 
-export async function runSetup(workspace: string, test: RepoConfig["test"], sandbox: Omit<SandboxOptions, "cwd">): Promise<SetupResult> {
+export async function runSetup(
+  workspace: string,
+  test: RepoConfig["test"],
+  sandbox: Omit<SandboxOptions, "cwd">,
+): Promise<SetupResult> {
   if (!test.setup) return { ran: false };
   const argv = splitCommand(test.setup);
   // The repository asks; the operator decides: with network the setup shares the host's
@@ -38,13 +42,22 @@ export function missingDependencies(workspace: string, test: RepoConfig["test"])
   if (!existsSync(manifest) || existsSync(join(workspace, "node_modules"))) return undefined;
   let deps: number;
   try {
-    const parsed = JSON.parse(readWorktreeTextSync(workspace, "package.json", { maxBytes: 1024 * 1024 })) as { dependencies?: Record<string, string>; devDependencies?: Record<string, string> };
+    const parsed = JSON.parse(readWorktreeTextSync(workspace, "package.json", { maxBytes: 1024 * 1024 })) as {
+      dependencies?: Record<string, string>;
+      devDependencies?: Record<string, string>;
+    };
     deps = Object.keys(parsed.dependencies ?? {}).length + Object.keys(parsed.devDependencies ?? {}).length;
   } catch {
     return undefined;
   }
   if (deps === 0) return undefined;
-  const install = existsSync(join(workspace, "package-lock.json")) ? "npm ci" : existsSync(join(workspace, "yarn.lock")) ? "yarn install --frozen-lockfile" : existsSync(join(workspace, "pnpm-lock.yaml")) ? "pnpm install --frozen-lockfile" : "npm install";
+  const install = existsSync(join(workspace, "package-lock.json"))
+    ? "npm ci"
+    : existsSync(join(workspace, "yarn.lock"))
+      ? "yarn install --frozen-lockfile"
+      : existsSync(join(workspace, "pnpm-lock.yaml"))
+        ? "pnpm install --frozen-lockfile"
+        : "npm install";
   return test.setup
     ? `package.json lists ${deps} dependencies but node_modules is still missing after the setup command \`${test.setup}\``
     : `package.json lists ${deps} dependencies and the bot's checkout has no node_modules: set \`test.setup: "${install}"\` and \`test.networkDuringSetup: true\` in .github/autogen.yml (and AUTOGEN_ALLOW_SETUP_NETWORK=1 where the bot runs), or commit a lockfile (package-lock.json, pnpm-lock.yaml, yarn.lock, bun.lock), which the bot installs itself`;

@@ -19,7 +19,10 @@ export type TestCaseResult = {
 export type Isolation = "bwrap" | "unshare" | "none";
 
 /** A limit that stopped the run, named for the report ("timed out after 600 s"); `test-time`: one of its tests was stopped by the per-test limit, the run went on. */
-export type RunLimit = { name: "wall-time" | "test-time" | "cpu-time" | "processes" | "disk" | "file-size" | "memory" | "cancelled"; message: string };
+export type RunLimit = {
+  name: "wall-time" | "test-time" | "cpu-time" | "processes" | "disk" | "file-size" | "memory" | "cancelled";
+  message: string;
+};
 
 export type RunResult = {
   argv: string[];
@@ -57,5 +60,7 @@ export function failingTests(report: TestReport): TestCaseResult[] {
 
 /** Every selected test ran and passed, and the runner agreed (exit 0). */
 export function allPassed(report: TestReport): boolean {
-  return report.run.exitCode === 0 && !report.run.timedOut && report.tests.length > 0 && failingTests(report).length === 0;
+  return (
+    report.run.exitCode === 0 && !report.run.timedOut && report.tests.length > 0 && failingTests(report).length === 0
+  );
 }

@@ -33,7 +33,9 @@ export async function applyEdits(root: string, edits: Edit[]): Promise<AppliedEd
   const read = (path: string): string | null => {
     if (contents.has(path)) return contents.get(path) ?? null;
     // Whatever exists at the path must be a file safe to edit; a link or a special file is refused, not read through.
-    const text = lstatSync(safeRepoPath(root, path), { throwIfNoEntry: false }) ? readWorktreeTextSync(root, path) : null;
+    const text = lstatSync(safeRepoPath(root, path), { throwIfNoEntry: false })
+      ? readWorktreeTextSync(root, path)
+      : null;
     originals.set(path, text);
     contents.set(path, text);
     return text;
@@ -45,7 +47,8 @@ export async function applyEdits(root: string, edits: Edit[]): Promise<AppliedEd
       if (text === null) throw new EditError(`${where}: ${edit.path} does not exist; use a create edit for a new file`);
       contents.set(edit.path, replaceOnce(text, edit.search, edit.replace, where));
     } else if (edit.kind === "create") {
-      if (read(edit.path) !== null) throw new EditError(`${where}: ${edit.path} already exists; use a replace edit to change it`);
+      if (read(edit.path) !== null)
+        throw new EditError(`${where}: ${edit.path} already exists; use a replace edit to change it`);
       contents.set(edit.path, edit.content);
     } else if (edit.kind === "delete") {
       if (read(edit.path) === null) throw new EditError(`${where}: ${edit.path} does not exist`);
@@ -69,8 +72,12 @@ export async function applyEdits(root: string, edits: Edit[]): Promise<AppliedEd
 
 function replaceOnce(text: string, search: string, replacement: string, where: string): string {
   const exact = occurrences(text, search);
-  if (exact.length === 1) return text.slice(0, exact[0]) + replacement + text.slice((exact[0] as number) + search.length);
-  if (exact.length > 1) throw new EditError(`${where}: the search text matches ${exact.length} places (lines ${exact.map((i) => lineOf(text, i)).join(", ")}); include more surrounding lines so it matches one`);
+  if (exact.length === 1)
+    return text.slice(0, exact[0]) + replacement + text.slice((exact[0] as number) + search.length);
+  if (exact.length > 1)
+    throw new EditError(
+      `${where}: the search text matches ${exact.length} places (lines ${exact.map((i) => lineOf(text, i)).join(", ")}); include more surrounding lines so it matches one`,
+    );
 
   // Tolerant: the same lines once leading and trailing whitespace is ignored.
   const lines = text.split("\n");
@@ -97,8 +104,13 @@ function replaceOnce(text: string, search: string, replacement: string, where: s
     });
     return [...lines.slice(0, at), ...trimEmptyEnds(reindented), ...lines.slice(at + wanted.length)].join("\n");
   }
-  if (matches.length > 1) throw new EditError(`${where}: ignoring whitespace, the search text matches ${matches.length} places (lines ${matches.map((m) => m + 1).join(", ")}); include more surrounding lines`);
-  throw new EditError(`${where}: the search text was not found. The closest region of the file is:\n${closestRegion(lines, wanted)}`);
+  if (matches.length > 1)
+    throw new EditError(
+      `${where}: ignoring whitespace, the search text matches ${matches.length} places (lines ${matches.map((m) => m + 1).join(", ")}); include more surrounding lines`,
+    );
+  throw new EditError(
+    `${where}: the search text was not found. The closest region of the file is:\n${closestRegion(lines, wanted)}`,
+  );
 }
 
 function occurrences(text: string, search: string): number[] {

@@ -33,7 +33,8 @@ export class UnsafeCommitError extends Error {
 }
 
 export async function commitFiles(request: CommitRequest): Promise<string> {
-  if (!/^[0-9a-f]{40,64}$/.test(request.parent)) throw new UnsafeCommitError(`refusing to commit on ${JSON.stringify(request.parent)}: not a commit id`);
+  if (!/^[0-9a-f]{40,64}$/.test(request.parent))
+    throw new UnsafeCommitError(`refusing to commit on ${JSON.stringify(request.parent)}: not a commit id`);
   const scratch = await mkdtemp(join(tmpdir(), "autogen-commit-"));
   try {
     // The scratch dir stands in as the work tree (a bare mirror has none; removing an index entry needs one).
@@ -46,7 +47,10 @@ export async function commitFiles(request: CommitRequest): Promise<string> {
         await g.raw(["update-index", "--force-remove", "--", file]);
         continue;
       }
-      if (!stat.isFile() && !stat.isSymbolicLink()) throw new UnsafeCommitError(`refusing to commit ${file}: it is not a regular file or a symbolic link (a directory now stands there)`);
+      if (!stat.isFile() && !stat.isSymbolicLink())
+        throw new UnsafeCommitError(
+          `refusing to commit ${file}: it is not a regular file or a symbolic link (a directory now stands there)`,
+        );
       // A copy of ours, so what git hashes is what we read: a link's target text, never what it points at.
       const copy = join(scratch, "blob");
       const regular = stat.isSymbolicLink() ? undefined : await readRegularFile(path, file);
@@ -57,7 +61,9 @@ export async function commitFiles(request: CommitRequest): Promise<string> {
       await g.raw(["update-index", "--add", "--cacheinfo", `${mode},${blob},${file}`]);
     }
     const tree = (await g.raw(["write-tree"])).trim();
-    const identity = request.identity ? ["-c", `user.name=${request.identity.name}`, "-c", `user.email=${request.identity.email}`] : BOT_IDENTITY;
+    const identity = request.identity
+      ? ["-c", `user.name=${request.identity.name}`, "-c", `user.email=${request.identity.email}`]
+      : BOT_IDENTITY;
     return (await g.raw([...identity, "commit-tree", tree, "-p", request.parent, "-m", request.message])).trim();
   } finally {
     await rm(scratch, { recursive: true, force: true });
@@ -70,13 +76,20 @@ export async function commitFiles(request: CommitRequest): Promise<string> {
  * could be a file outside the worktree (a hostile test's `ln /host/secret leak`).
  */
 async function readRegularFile(path: string, file: string): Promise<{ content: Buffer; mode: number }> {
-  const handle = await open(path, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0)).catch((error: NodeJS.ErrnoException) => {
-    throw new UnsafeCommitError(`refusing to commit ${file}: it cannot be opened as a regular file (${error.code ?? error.message})`);
-  });
+  const handle = await open(path, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0)).catch(
+    (error: NodeJS.ErrnoException) => {
+      throw new UnsafeCommitError(
+        `refusing to commit ${file}: it cannot be opened as a regular file (${error.code ?? error.message})`,
+      );
+    },
+  );
   try {
     const stat = await handle.stat();
     if (!stat.isFile()) throw new UnsafeCommitError(`refusing to commit ${file}: it is not a regular file`);
-    if (stat.nlink > 1) throw new UnsafeCommitError(`refusing to commit ${file}: it has other hard links, which may be outside the repository`);
+    if (stat.nlink > 1)
+      throw new UnsafeCommitError(
+        `refusing to commit ${file}: it has other hard links, which may be outside the repository`,
+      );
     return { content: await handle.readFile(), mode: stat.mode };
   } finally {
     await handle.close();
@@ -84,11 +97,22 @@ async function readRegularFile(path: string, file: string): Promise<{ content: B
 }
 
 /** The CLI's commit: a new branch in the user's repository, made from the worktree's files; the user's checkout is not touched. */
-export async function commitOnNewBranch(worktree: string, branch: string, files: string[], message: string): Promise<string> {
+export async function commitOnNewBranch(
+  worktree: string,
+  branch: string,
+  files: string[],
+  message: string,
+): Promise<string> {
   const record = worktreeRecord(worktree);
   if (!record) throw new UnsafeCommitError(`no record of the worktree ${worktree}: it was not made by addWorktree`);
   const sha = await commitFiles({ gitDir: record.commonDir, parent: record.sha, workTree: worktree, files, message });
   // The empty old value: create the branch, never move an existing one.
-  await git(record.commonDir, { gitDir: record.commonDir }).raw(["update-ref", "--end-of-options", `refs/heads/${branch}`, sha, ""]);
+  await git(record.commonDir, { gitDir: record.commonDir }).raw([
+    "update-ref",
+    "--end-of-options",
+    `refs/heads/${branch}`,
+    sha,
+    "",
+  ]);
   return sha;
 }

@@ -6,9 +6,18 @@ import { parseDiff, type DiffFile } from "./parse-diff.ts";
 import { testInfrastructureChange, type FileSides } from "./test-infrastructure.ts";
 
 /** `allowTestInfrastructure`: path patterns of test infrastructure the maintainer opened on purpose. */
-export type PolicyConfig = { allowed: readonly string[]; protected: readonly string[]; allowTestInfrastructure?: readonly string[] | undefined; maxFiles: number; maxLines: number };
+export type PolicyConfig = {
+  allowed: readonly string[];
+  protected: readonly string[];
+  allowTestInfrastructure?: readonly string[] | undefined;
+  maxFiles: number;
+  maxLines: number;
+};
 
-export type Violation = { rule: "protected-path" | "outside-allowed-paths" | "test-infrastructure" | "diff-budget"; detail: string };
+export type Violation = {
+  rule: "protected-path" | "outside-allowed-paths" | "test-infrastructure" | "diff-budget";
+  detail: string;
+};
 
 export type TamperKind =
   | "test-deleted"
@@ -39,8 +48,10 @@ const ONLY = /\b(it|test|describe|context|suite)\.only\b|\bf(it|describe)\(/;
 /** A bare return: added in a test file, it ends the test before its assertions. */
 const BARE_RETURN = /^\s*return\s*(None)?\s*;?\s*(#.*|\/\/.*)?$/;
 /** A test's definition and its name: Python `def test_x(` / `class TestX`, JavaScript `it("x"` / `test("x"`. */
-const TEST_DEFINITION = /^\s*(?:async\s+)?def\s+(test\w*)\s*\(|^\s*class\s+(Test\w*)\b|\b[xf]?(?:it|test)(?:\.\w+)?\s*\(\s*(["'`])(.+?)\3/;
-const ASSERTION = /\bassert\w*\b|\bexpect\(|\bshould\b|\bt\.(Error|Fatal|Fail)|\bassertThat\(|\bassert_eq!|\bself\.assert/;
+const TEST_DEFINITION =
+  /^\s*(?:async\s+)?def\s+(test\w*)\s*\(|^\s*class\s+(Test\w*)\b|\b[xf]?(?:it|test)(?:\.\w+)?\s*\(\s*(["'`])(.+?)\3/;
+const ASSERTION =
+  /\bassert\w*\b|\bexpect\(|\bshould\b|\bt\.(Error|Fatal|Fail)|\bassertThat\(|\bassert_eq!|\bself\.assert/;
 const SNAPSHOT = /(^|\/)__snapshots__\/|\.snap$|(^|\/)snapshots?\//;
 
 /**
@@ -48,52 +59,91 @@ const SNAPSHOT = /(^|\/)__snapshots__\/|\.snap$|(^|\/)snapshots?\//;
  * ordinary ones (pyproject.toml, package.json) are judged by their test sections; without
  * it any change to such a file counts as a change to its test sections.
  */
-export type PolicyOptions = { isTestFile: (path: string) => boolean; testsAskedToChange?: readonly string[]; sides?: ((file: DiffFile) => FileSides | undefined) | undefined };
+export type PolicyOptions = {
+  isTestFile: (path: string) => boolean;
+  testsAskedToChange?: readonly string[];
+  sides?: ((file: DiffFile) => FileSides | undefined) | undefined;
+};
 
 export function evaluateDiffPolicy(diff: string, config: PolicyConfig, options: PolicyOptions): PolicyVerdict {
   const files = parseDiff(diff);
   const violations: Violation[] = [];
   const paths = new Set(files.flatMap((f) => [f.oldPath, f.newPath]).filter((p): p is string => p !== null));
   for (const path of paths) {
-    if (matchesAny(path, config.protected)) violations.push({ rule: "protected-path", detail: `${path} is protected (paths.protected); the maintainer must allow it in .github/autogen.yml` });
-    else if (!matchesAny(path, config.allowed)) violations.push({ rule: "outside-allowed-paths", detail: `${path} is outside paths.allowed` });
+    if (matchesAny(path, config.protected))
+      violations.push({
+        rule: "protected-path",
+        detail: `${path} is protected (paths.protected); the maintainer must allow it in .github/autogen.yml`,
+      });
+    else if (!matchesAny(path, config.allowed))
+      violations.push({ rule: "outside-allowed-paths", detail: `${path} is outside paths.allowed` });
   }
   const opened = config.allowTestInfrastructure ?? [];
   for (const file of files) {
     for (const path of new Set([file.oldPath, file.newPath])) {
-      if (path === null || matchesAny(path, config.protected) || (opened.length > 0 && matchesAny(path, opened))) continue;
+      if (path === null || matchesAny(path, config.protected) || (opened.length > 0 && matchesAny(path, opened)))
+        continue;
       const change = testInfrastructureChange(path, options.sides?.(file));
       const how = "the maintainer can open it by name in .github/autogen.yml (paths.allowTestInfrastructure)";
       if (change) violations.push({ rule: "test-infrastructure", detail: `${change.detail}; ${how}` });
     }
   }
   const lines = files.reduce((n, f) => n + f.added.length + f.removed.length, 0);
-  if (files.length > config.maxFiles) violations.push({ rule: "diff-budget", detail: `${files.length} files changed; the limit is ${config.maxFiles} (diff.maxFiles)` });
-  if (lines > config.maxLines) violations.push({ rule: "diff-budget", detail: `${lines} lines changed; the limit is ${config.maxLines} (diff.maxLines)` });
+  if (files.length > config.maxFiles)
+    violations.push({
+      rule: "diff-budget",
+      detail: `${files.length} files changed; the limit is ${config.maxFiles} (diff.maxFiles)`,
+    });
+  if (lines > config.maxLines)
+    violations.push({
+      rule: "diff-budget",
+      detail: `${lines} lines changed; the limit is ${config.maxLines} (diff.maxLines)`,
+    });
   const asked = new Set(options.testsAskedToChange ?? []);
   const tampering = files.flatMap((f) => tamperingIn(f, options.isTestFile, asked));
   return { ok: violations.length === 0 && tampering.length === 0, violations, tampering };
 }
 
-function tamperingIn(file: DiffFile, isTestFile: (path: string) => boolean, asked: ReadonlySet<string>): TamperFinding[] {
+function tamperingIn(
+  file: DiffFile,
+  isTestFile: (path: string) => boolean,
+  asked: ReadonlySet<string>,
+): TamperFinding[] {
   const path = file.newPath ?? file.oldPath ?? "";
   const findings: TamperFinding[] = [];
-  if (SNAPSHOT.test(path) && file.oldPath !== null) findings.push({ kind: "snapshot-rewritten", file: path, detail: "a stored snapshot was rewritten" });
+  if (SNAPSHOT.test(path) && file.oldPath !== null)
+    findings.push({ kind: "snapshot-rewritten", file: path, detail: "a stored snapshot was rewritten" });
   if (!isTestFile(file.oldPath ?? path) && !isTestFile(path)) return findings;
   if (asked.has(path) || (file.oldPath && asked.has(file.oldPath))) return findings;
-  if (file.newPath === null && file.oldPath) return [...findings, { kind: "test-deleted", file: file.oldPath, detail: "a test file was deleted" }];
-  if (file.renamed && file.oldPath && file.newPath) findings.push({ kind: "test-renamed", file: file.oldPath, detail: `renamed to ${file.newPath}` });
+  if (file.newPath === null && file.oldPath)
+    return [...findings, { kind: "test-deleted", file: file.oldPath, detail: "a test file was deleted" }];
+  if (file.renamed && file.oldPath && file.newPath)
+    findings.push({ kind: "test-renamed", file: file.oldPath, detail: `renamed to ${file.newPath}` });
   if (file.oldPath === null) return findings; // a new test file adds evidence; it takes none away
   for (const added of file.added) {
-    if (SKIP.test(added.text)) findings.push({ kind: "skip-added", file: path, line: added.line, detail: added.text.trim() });
-    if (ONLY.test(added.text)) findings.push({ kind: "only-added", file: path, line: added.line, detail: added.text.trim() });
-    if (BARE_RETURN.test(added.text)) findings.push({ kind: "early-return", file: path, line: added.line, detail: `${added.text.trim()} (ends a test before its checks)` });
+    if (SKIP.test(added.text))
+      findings.push({ kind: "skip-added", file: path, line: added.line, detail: added.text.trim() });
+    if (ONLY.test(added.text))
+      findings.push({ kind: "only-added", file: path, line: added.line, detail: added.text.trim() });
+    if (BARE_RETURN.test(added.text))
+      findings.push({
+        kind: "early-return",
+        file: path,
+        line: added.line,
+        detail: `${added.text.trim()} (ends a test before its checks)`,
+      });
   }
   // A test whose definition is removed and not written again (renamed to `_test_x`, `check_x`) is no longer collected.
   const kept = new Set(file.added.map((a) => testName(a.text)).filter((n) => n !== undefined));
   for (const removed of file.removed) {
     const name = testName(removed.text);
-    if (name !== undefined && !kept.has(name)) findings.push({ kind: "test-removed", file: path, line: removed.line, detail: `test ${name} removed or renamed: ${removed.text.trim()}` });
+    if (name !== undefined && !kept.has(name))
+      findings.push({
+        kind: "test-removed",
+        file: path,
+        line: removed.line,
+        detail: `test ${name} removed or renamed: ${removed.text.trim()}`,
+      });
   }
   const removedAsserts = file.removed.filter((r) => ASSERTION.test(r.text));
   const addedAsserts = file.added.filter((a) => ASSERTION.test(a.text));
@@ -101,9 +151,16 @@ function tamperingIn(file: DiffFile, isTestFile: (path: string) => boolean, aske
   for (let i = 0; i < changed; i++) {
     const before = removedAsserts[i];
     const after = addedAsserts[i];
-    if (before && after && before.text.trim() !== after.text.trim()) findings.push({ kind: "expected-changed", file: path, line: after.line, detail: `${before.text.trim()} → ${after.text.trim()}` });
+    if (before && after && before.text.trim() !== after.text.trim())
+      findings.push({
+        kind: "expected-changed",
+        file: path,
+        line: after.line,
+        detail: `${before.text.trim()} → ${after.text.trim()}`,
+      });
   }
-  for (const removed of removedAsserts.slice(changed)) findings.push({ kind: "assertion-removed", file: path, line: removed.line, detail: removed.text.trim() });
+  for (const removed of removedAsserts.slice(changed))
+    findings.push({ kind: "assertion-removed", file: path, line: removed.line, detail: removed.text.trim() });
   return findings;
 }
 

@@ -50,7 +50,9 @@ export type GitOptions = {
 };
 
 /** The environment every git we run gets: minimal, no prompts, no system or global configuration, our fixed configuration on top. */
-export function safeGitEnv(options: Pick<GitOptions, "credentials" | "indexFile" | "gitDir" | "workTree"> = {}): Record<string, string> {
+export function safeGitEnv(
+  options: Pick<GitOptions, "credentials" | "indexFile" | "gitDir" | "workTree"> = {},
+): Record<string, string> {
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? "/usr/bin:/bin",
     HOME: process.env.HOME ?? "/tmp",
@@ -70,7 +72,10 @@ export function safeGitEnv(options: Pick<GitOptions, "credentials" | "indexFile"
   if (options.credentials) {
     // Per-command config through the environment: not on the command line, not on disk.
     const { username, password } = options.credentials;
-    config.push(["http.extraHeader", `Authorization: Basic ${Buffer.from(`${username}:${password}`).toString("base64")}`]);
+    config.push([
+      "http.extraHeader",
+      `Authorization: Basic ${Buffer.from(`${username}:${password}`).toString("base64")}`,
+    ]);
   }
   env.GIT_CONFIG_COUNT = String(config.length);
   config.forEach(([key, value], i) => {

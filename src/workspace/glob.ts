@@ -65,7 +65,8 @@ export function patternProblem(pattern: string): string | null {
 function alternatives(body: string, pattern: string): string[] {
   if (/(^|[^\\])(\\\\)*\\$/.test(body)) throw new PatternError(`"${pattern}" ends with a lone backslash`);
   const expanded = expand(body, { max: MAX_ALTERNATIVES + 1 });
-  if (expanded.length > MAX_ALTERNATIVES) throw new PatternError(`"${pattern}" expands to more than ${MAX_ALTERNATIVES} alternatives`);
+  if (expanded.length > MAX_ALTERNATIVES)
+    throw new PatternError(`"${pattern}" expands to more than ${MAX_ALTERNATIVES} alternatives`);
   for (const alternative of expanded) {
     if (alternative.replace(/\//g, "").trim() === "") throw new PatternError(`"${pattern}" names no path`);
   }

@@ -44,7 +44,8 @@ function checkHandle(root: string, path: string, full: string, fd: number, stat:
   // A parent directory swapped for a link after safeRepoPath looked: where the handle is tells.
   const realRoot = realpathSync(root);
   const realFull = handlePath(fd, full);
-  if (!realFull.startsWith(realRoot.endsWith(sep) ? realRoot : realRoot + sep)) throw new UnsafePathError(path, "it resolves outside the repository");
+  if (!realFull.startsWith(realRoot.endsWith(sep) ? realRoot : realRoot + sep))
+    throw new UnsafePathError(path, "it resolves outside the repository");
 }
 
 /** An open refused by the kernel for a reason the caller should see as a refusal, not a crash. */
@@ -59,12 +60,17 @@ function refusal(path: string, error: unknown): unknown {
 
 function limitOf(path: string, size: number, options: WorktreeReadOptions): number {
   const max = options.maxBytes ?? WORKTREE_READ_LIMIT;
-  if (size > max && options.overLimit !== "truncate") throw new UnsafePathError(path, `it is larger than ${max} bytes (${size})`);
+  if (size > max && options.overLimit !== "truncate")
+    throw new UnsafePathError(path, `it is larger than ${max} bytes (${size})`);
   return Math.min(size, max);
 }
 
 /** The bytes of a repository file, read safely (see the file's header). Throws UnsafePathError or the fs error. */
-export async function readWorktreeBytes(root: string, path: string, options: WorktreeReadOptions = {}): Promise<Buffer> {
+export async function readWorktreeBytes(
+  root: string,
+  path: string,
+  options: WorktreeReadOptions = {},
+): Promise<Buffer> {
   const full = safeRepoPath(root, path);
   const handle = await open(full, FLAGS).catch((error: unknown) => {
     throw refusal(path, error);
@@ -93,7 +99,11 @@ export async function readWorktreeText(root: string, path: string, options: Work
 }
 
 /** The text, or undefined when the file is missing or refused (for context that may do without it). */
-export async function tryReadWorktreeText(root: string, path: string, options: WorktreeReadOptions = {}): Promise<string | undefined> {
+export async function tryReadWorktreeText(
+  root: string,
+  path: string,
+  options: WorktreeReadOptions = {},
+): Promise<string | undefined> {
   return readWorktreeText(root, path, options).catch(() => undefined);
 }
 
@@ -128,7 +138,11 @@ export function readWorktreeTextSync(root: string, path: string, options: Worktr
 }
 
 /** The text, or undefined when missing or refused. */
-export function tryReadWorktreeTextSync(root: string, path: string, options: WorktreeReadOptions = {}): string | undefined {
+export function tryReadWorktreeTextSync(
+  root: string,
+  path: string,
+  options: WorktreeReadOptions = {},
+): string | undefined {
   try {
     return readWorktreeTextSync(root, path, options);
   } catch {

@@ -35,14 +35,22 @@ export class RepoCache {
 
   /** The bare mirror of `url`, cloned on first use and fetched after. */
   async mirror(url: string, credentials?: GitCredentials): Promise<string> {
-    if (!ALLOWED_URL.test(url) || url.startsWith("-")) throw new GitWorkspaceError(`refusing repository URL ${JSON.stringify(url)}: only https URLs (and local paths) are supported`);
+    if (!ALLOWED_URL.test(url) || url.startsWith("-"))
+      throw new GitWorkspaceError(
+        `refusing repository URL ${JSON.stringify(url)}: only https URLs (and local paths) are supported`,
+      );
     const path = join(this.root, "mirrors", `${createHash("sha256").update(url).digest("hex").slice(0, 24)}.git`);
     if (existsSync(path)) {
       await this.run(path, ["fetch", "--prune", "--quiet", "origin"], `fetch ${redact(url)}`, credentials);
     } else {
       await mkdir(join(this.root, "mirrors"), { recursive: true });
       try {
-        await this.run(this.root, ["clone", "--mirror", "--quiet", "--", url, path], `clone ${redact(url)}`, credentials);
+        await this.run(
+          this.root,
+          ["clone", "--mirror", "--quiet", "--", url, path],
+          `clone ${redact(url)}`,
+          credentials,
+        );
       } catch (error) {
         await rm(path, { recursive: true, force: true });
         throw error;
@@ -53,10 +61,18 @@ export class RepoCache {
 
   /** A detached worktree of `ref` (a commit sha or a ref name, resolved first) at a fresh path. */
   async worktree(mirror: string, ref: string, name: string): Promise<Worktree> {
-    if (!/^[\w./-]+$/.test(ref) || ref.startsWith("-")) throw new GitWorkspaceError(`refusing ref ${JSON.stringify(ref)}`);
+    if (!/^[\w./-]+$/.test(ref) || ref.startsWith("-"))
+      throw new GitWorkspaceError(`refusing ref ${JSON.stringify(ref)}`);
     if (!/^[\w-]+$/.test(name)) throw new GitWorkspaceError(`refusing worktree name ${JSON.stringify(name)}`);
-    const sha = (await this.run(mirror, ["rev-parse", "--verify", "--quiet", "--end-of-options", `${ref}^{commit}`], `resolve ${ref}`)).trim();
-    if (!/^[0-9a-f]{40,64}$/.test(sha)) throw new GitWorkspaceError(`resolve ${ref} failed: no such commit or ref in the repository`);
+    const sha = (
+      await this.run(
+        mirror,
+        ["rev-parse", "--verify", "--quiet", "--end-of-options", `${ref}^{commit}`],
+        `resolve ${ref}`,
+      )
+    ).trim();
+    if (!/^[0-9a-f]{40,64}$/.test(sha))
+      throw new GitWorkspaceError(`resolve ${ref} failed: no such commit or ref in the repository`);
     const path = join(this.root, "worktrees", name);
     await rm(path, { recursive: true, force: true });
     await mkdir(join(this.root, "worktrees"), { recursive: true });
@@ -70,19 +86,36 @@ export class RepoCache {
   }
 
   /** Runs one git command with a total timeout; credentials go to this command only. */
-  async run(cwd: string, args: string[], what: string, credentials?: GitCredentials, place?: { gitDir: string; workTree?: string }): Promise<string> {
+  async run(
+    cwd: string,
+    args: string[],
+    what: string,
+    credentials?: GitCredentials,
+    place?: { gitDir: string; workTree?: string },
+  ): Promise<string> {
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), this.timeoutMs);
     const onAbort = () => controller.abort();
     this.signal?.addEventListener("abort", onAbort, { once: true });
     try {
-      return await git(cwd, { signal: controller.signal, timeoutMs: this.timeoutMs, ...(credentials ? { credentials } : {}), ...(place ?? {}) }).raw(args);
+      return await git(cwd, {
+        signal: controller.signal,
+        timeoutMs: this.timeoutMs,
+        ...(credentials ? { credentials } : {}),
+        ...(place ?? {}),
+      }).raw(args);
     } catch (error) {
       if (controller.signal.aborted) {
-        throw new GitWorkspaceError(this.signal?.aborted ? `${what} was cancelled` : `${what} timed out after ${Math.round(this.timeoutMs / 1000)} s (the remote did not answer)`);
+        throw new GitWorkspaceError(
+          this.signal?.aborted
+            ? `${what} was cancelled`
+            : `${what} timed out after ${Math.round(this.timeoutMs / 1000)} s (the remote did not answer)`,
+        );
       }
       const message = (error as Error).message.split("\n").filter(Boolean).slice(0, 3).join(" ");
-      throw new GitWorkspaceError(`${what} failed: ${credentials ? message.replaceAll(credentials.password, "***") : message}`);
+      throw new GitWorkspaceError(
+        `${what} failed: ${credentials ? message.replaceAll(credentials.password, "***") : message}`,
+      );
     } finally {
       clearTimeout(timer);
       this.signal?.removeEventListener("abort", onAbort);
@@ -116,7 +149,9 @@ export class Worktree {
 
   async remove(): Promise<void> {
     forgetWorktree(this.path);
-    await this.cache.run(this.mirror, ["worktree", "remove", "--force", this.path], "remove worktree").catch(() => undefined);
+    await this.cache
+      .run(this.mirror, ["worktree", "remove", "--force", this.path], "remove worktree")
+      .catch(() => undefined);
     await rm(this.path, { recursive: true, force: true });
     await this.cache.run(this.mirror, ["worktree", "prune"], "prune worktrees").catch(() => undefined);
   }

@@ -37,8 +37,10 @@ export function safeRepoPath(root: string, path: string, options: { finalLink?: 
   const relative = normalize(path);
   const parts = relative.split(sep);
   if (parts[0] === ".." || relative === "..") throw new UnsafePathError(path, "it leaves the repository");
-  if (relative === "." || relative === `.${sep}`) throw new UnsafePathError(path, "it names the repository itself, not a file in it");
-  if (parts.some((p) => p.toLowerCase() === ".git")) throw new UnsafePathError(path, "the .git directory is off limits");
+  if (relative === "." || relative === `.${sep}`)
+    throw new UnsafePathError(path, "it names the repository itself, not a file in it");
+  if (parts.some((p) => p.toLowerCase() === ".git"))
+    throw new UnsafePathError(path, "the .git directory is off limits");
   // The root itself may be reached through a link (/tmp on macOS); only what is below it is checked.
   let current = root;
   for (const [i, part] of parts.entries()) {
@@ -46,7 +48,8 @@ export function safeRepoPath(root: string, path: string, options: { finalLink?: 
     const stat = lstatSync(current, { throwIfNoEntry: false });
     if (!stat) break;
     // `finalLink`: the path may name a link itself (to be read with lstat/readlink, never followed).
-    if (stat.isSymbolicLink() && !(options.finalLink === true && i === parts.length - 1)) throw new UnsafePathError(path, "it goes through a symbolic link");
+    if (stat.isSymbolicLink() && !(options.finalLink === true && i === parts.length - 1))
+      throw new UnsafePathError(path, "it goes through a symbolic link");
   }
   return join(root, relative);
 }
@@ -82,7 +85,8 @@ export function editableRepoFile(root: string, path: string): string {
   if (stat.isSymbolicLink()) throw new UnsafePathError(path, "it is a symbolic link");
   if (!stat.isFile()) throw new UnsafePathError(path, "it is not a regular file");
   if (stat.nlink > 1) throw new UnsafePathError(path, "it has other hard links, which may be outside the repository");
-  if (!isInside(realpathSync(root), realpathSync(full))) throw new UnsafePathError(path, "it resolves outside the repository");
+  if (!isInside(realpathSync(root), realpathSync(full)))
+    throw new UnsafePathError(path, "it resolves outside the repository");
   return full;
 }
 
@@ -95,7 +99,8 @@ export async function writeRepoFile(root: string, path: string, text: string): P
     flags = constants.O_WRONLY | constants.O_TRUNC | NOFOLLOW;
   } else {
     await mkdir(dirname(full), { recursive: true });
-    if (!isInside(realpathSync(root), realpathSync(dirname(full)), true)) throw new UnsafePathError(path, "its directory resolves outside the repository");
+    if (!isInside(realpathSync(root), realpathSync(dirname(full)), true))
+      throw new UnsafePathError(path, "its directory resolves outside the repository");
     // O_EXCL: a file (or link) that appeared since the check is not written through.
     flags = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | NOFOLLOW;
   }

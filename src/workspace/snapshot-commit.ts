@@ -12,7 +12,10 @@ export async function snapshotCommit(dir: string, message: string): Promise<stri
   try {
     // A worktree the bot made is addressed through the git dir it recorded, not the `.git` file tests could reach.
     const record = worktreeRecord(dir);
-    const g = git(dir, { indexFile: join(scratch, "index"), ...(record ? { gitDir: record.gitDir, workTree: dir } : {}) });
+    const g = git(dir, {
+      indexFile: join(scratch, "index"),
+      ...(record ? { gitDir: record.gitDir, workTree: dir } : {}),
+    });
     await g.raw(["read-tree", "HEAD"]);
     await g.raw(["add", "--all", "--", "."]);
     const tree = (await g.raw(["write-tree"])).trim();
@@ -20,7 +23,18 @@ export async function snapshotCommit(dir: string, message: string): Promise<stri
     const headTree = (await g.raw(["rev-parse", "HEAD^{tree}"])).trim();
     // Nothing changed: test the commit itself.
     if (tree === headTree) return head;
-    const commit = await g.raw(["-c", "user.name=autogen-bot", "-c", "user.email=autogen-bot@users.noreply.github.com", "commit-tree", tree, "-p", head, "-m", message]);
+    const commit = await g.raw([
+      "-c",
+      "user.name=autogen-bot",
+      "-c",
+      "user.email=autogen-bot@users.noreply.github.com",
+      "commit-tree",
+      tree,
+      "-p",
+      head,
+      "-m",
+      message,
+    ]);
     return commit.trim();
   } finally {
     await rm(scratch, { recursive: true, force: true });

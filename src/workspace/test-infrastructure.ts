@@ -14,19 +14,41 @@ const WHOLE_FILES: ReadonlyArray<{ pattern: string; what: string }> = [
   { pattern: "{pytest.ini,.pytest.ini,tox.ini,.coveragerc,noxfile.py}", what: "test runner configuration" },
   { pattern: "{sitecustomize,usercustomize}.py", what: "Python start-up code (runs in every interpreter)" },
   { pattern: "*.pth", what: "a Python path file (its import lines run in every interpreter)" },
-  { pattern: "{jest,vitest,vitest.workspace,karma,ava,playwright,cypress}.config.{js,cjs,mjs,ts,cts,mts,json}", what: "JavaScript test runner configuration" },
-  { pattern: "{karma.conf.js,.mocharc.{js,cjs,mjs,json,jsonc,yml,yaml},.mocharc,jest.setup.{js,ts},setupTests.{js,ts}}", what: "JavaScript test runner configuration" },
+  {
+    pattern: "{jest,vitest,vitest.workspace,karma,ava,playwright,cypress}.config.{js,cjs,mjs,ts,cts,mts,json}",
+    what: "JavaScript test runner configuration",
+  },
+  {
+    pattern: "{karma.conf.js,.mocharc.{js,cjs,mjs,json,jsonc,yml,yaml},.mocharc,jest.setup.{js,ts},setupTests.{js,ts}}",
+    what: "JavaScript test runner configuration",
+  },
   { pattern: "{Makefile,makefile,GNUmakefile,*.mk}", what: "a Makefile (test and build targets)" },
-  { pattern: "{.env,.env.test,.env.local}", what: "an environment file (may set PYTEST_ADDOPTS, NODE_OPTIONS and the like)" },
+  {
+    pattern: "{.env,.env.test,.env.local}",
+    what: "an environment file (may set PYTEST_ADDOPTS, NODE_OPTIONS and the like)",
+  },
   { pattern: "/.github/**", what: "GitHub configuration (workflows, composite actions, CODEOWNERS, dependabot)" },
 ];
 
 /** Files whose test sections are protected, and how to read those sections. */
-const SECTIONED: ReadonlyArray<{ pattern: string; sections: (text: string) => Record<string, unknown>; what: string }> = [
-  { pattern: "pyproject.toml", sections: pyprojectSections, what: "its [tool.pytest*], [tool.coverage*], hatch or tox settings" },
-  { pattern: "setup.cfg", sections: (text) => iniSections(text, /^(tool:pytest|pytest|coverage:.*|tox:.*|testenv.*)$/), what: "its [tool:pytest], [coverage:*] or tox section" },
-  { pattern: "package.json", sections: packageJsonSections, what: "its scripts, jest, mocha, ava, nyc, c8 or vitest settings" },
-];
+const SECTIONED: ReadonlyArray<{ pattern: string; sections: (text: string) => Record<string, unknown>; what: string }> =
+  [
+    {
+      pattern: "pyproject.toml",
+      sections: pyprojectSections,
+      what: "its [tool.pytest*], [tool.coverage*], hatch or tox settings",
+    },
+    {
+      pattern: "setup.cfg",
+      sections: (text) => iniSections(text, /^(tool:pytest|pytest|coverage:.*|tox:.*|testenv.*)$/),
+      what: "its [tool:pytest], [coverage:*] or tox section",
+    },
+    {
+      pattern: "package.json",
+      sections: packageJsonSections,
+      what: "its scripts, jest, mocha, ava, nyc, c8 or vitest settings",
+    },
+  ];
 
 export type InfrastructureChange = { file: string; detail: string };
 
@@ -69,7 +91,8 @@ function changedSections(sides: FileSides, read: (text: string) => Record<string
 function pyprojectSections(text: string): Record<string, unknown> {
   const tool = (parseToml(text) as { tool?: Record<string, unknown> }).tool ?? {};
   const out: Record<string, unknown> = {};
-  for (const [name, value] of Object.entries(tool)) if (/^(pytest|coverage|hatch|tox)/i.test(name)) out[`tool.${name}`] = value;
+  for (const [name, value] of Object.entries(tool))
+    if (/^(pytest|coverage|hatch|tox)/i.test(name)) out[`tool.${name}`] = value;
   return out;
 }
 
@@ -93,6 +116,7 @@ function iniSections(text: string, wanted: RegExp): Record<string, unknown> {
 function packageJsonSections(text: string): Record<string, unknown> {
   const json = JSON.parse(text) as Record<string, unknown>;
   const out: Record<string, unknown> = {};
-  for (const key of ["scripts", "jest", "mocha", "ava", "nyc", "c8", "vitest"]) if (json[key] !== undefined) out[key] = json[key];
+  for (const key of ["scripts", "jest", "mocha", "ava", "nyc", "c8", "vitest"])
+    if (json[key] !== undefined) out[key] = json[key];
   return out;
 }

@@ -21,15 +21,32 @@ function gitHunks(before: string, after: string, context: number): string {
     writeFileSync(join(dir, "b"), after);
     // Pinned flags: no configuration of the user's can change the answer (the global and
     // system files are off in safeGitEnv), and a file with a NUL byte is still diffed as text.
-    const result = execaSync("git", ["diff", "--no-index", "--no-color", "--no-ext-diff", "--no-textconv", "--text", "--diff-algorithm=myers", "--no-indent-heuristic", `-U${context}`, "--", "a", "b"], {
-      cwd: dir,
-      env: safeGitEnv(),
-      extendEnv: false,
-      stdin: "ignore",
-      stripFinalNewline: false,
-      maxBuffer: 1024 ** 3,
-      reject: false,
-    });
+    const result = execaSync(
+      "git",
+      [
+        "diff",
+        "--no-index",
+        "--no-color",
+        "--no-ext-diff",
+        "--no-textconv",
+        "--text",
+        "--diff-algorithm=myers",
+        "--no-indent-heuristic",
+        `-U${context}`,
+        "--",
+        "a",
+        "b",
+      ],
+      {
+        cwd: dir,
+        env: safeGitEnv(),
+        extendEnv: false,
+        stdin: "ignore",
+        stripFinalNewline: false,
+        maxBuffer: 1024 ** 3,
+        reject: false,
+      },
+    );
     // Exit status 1 means "the files differ", 0 that they do not; anything else is a failure.
     if (result.exitCode === 0) return "";
     if (result.exitCode !== 1) throw new Error(`git diff --no-index failed: ${result.stderr || result.shortMessage}`);
@@ -37,7 +54,13 @@ function gitHunks(before: string, after: string, context: number): string {
     const start = out.indexOf("\n@@");
     if (start === -1) return "";
     // No function-name trailer, and `-5` written `-5,1`, as every range had before.
-    return out.slice(start + 1).replace(/^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@.*$/gm, (_m, a: string, ac: string | undefined, b: string, bc: string | undefined) => `@@ -${a},${ac ?? "1"} +${b},${bc ?? "1"} @@`);
+    return out
+      .slice(start + 1)
+      .replace(
+        /^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@.*$/gm,
+        (_m, a: string, ac: string | undefined, b: string, bc: string | undefined) =>
+          `@@ -${a},${ac ?? "1"} +${b},${bc ?? "1"} @@`,
+      );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -112,16 +112,34 @@ def test_fork_reports(leak):
     assert leak == "nothing"
 `;
 const CONFIG = 'triggers:\n  ciFailure: auto\ntest:\n  env:\n    PYTEST_DISABLE_PLUGIN_AUTOLOAD: "1"\n';
-const INPUTS = { "github-token": TOKEN, "llm-base-url": "", "llm-api-key": "", model: "", strategy: "template", label: "autogen", "max-cost-usd": "", "max-attempts": "", "app-slug": "" };
+const INPUTS = {
+  "github-token": TOKEN,
+  "llm-base-url": "",
+  "llm-api-key": "",
+  model: "",
+  strategy: "template",
+  label: "autogen",
+  "max-cost-usd": "",
+  "max-attempts": "",
+  "app-slug": "",
+};
 
 let root: string;
 let remote: string;
 let work: string;
 
 const sh = (dir: string, ...args: string[]) => execFileSync("git", ["-C", dir, ...args], { encoding: "utf8" }).trim();
-const remoteFile = (ref: string, path: string) => execFileSync("git", ["--git-dir", remote, "show", `${ref}:${path}`], { encoding: "utf8" });
-const remoteRefs = () => execFileSync("git", ["--git-dir", remote, "for-each-ref", "--format=%(refname) %(objectname)"], { encoding: "utf8" });
-const repository = (payload: Record<string, unknown>) => ({ ...(payload.repository as object), name: "shop", full_name: "octo-org/shop", default_branch: "main", owner: { ...(payload.repository as { owner: object }).owner, login: "octo-org" } });
+const remoteFile = (ref: string, path: string) =>
+  execFileSync("git", ["--git-dir", remote, "show", `${ref}:${path}`], { encoding: "utf8" });
+const remoteRefs = () =>
+  execFileSync("git", ["--git-dir", remote, "for-each-ref", "--format=%(refname) %(objectname)"], { encoding: "utf8" });
+const repository = (payload: Record<string, unknown>) => ({
+  ...(payload.repository as object),
+  name: "shop",
+  full_name: "octo-org/shop",
+  default_branch: "main",
+  owner: { ...(payload.repository as { owner: object }).owner, login: "octo-org" },
+});
 
 async function bareRemote(files: Record<string, string>) {
   work = await gitRepo({ ...files, ".github/autogen.yml": CONFIG });
@@ -130,11 +148,23 @@ async function bareRemote(files: Record<string, string>) {
 }
 
 function baseState(): FakeGitHubState {
-  return { issue: { title: "Discount is added instead of subtracted", body: "total([10, 20], 5) gives 35, it should be 25." }, comments: [], pulls: [], permissions: { maintainer: "write", visitor: "read" }, files: { ".github/autogen.yml": CONFIG }, defaultBranch: "main", cloneUrl: remote, bot: { slug: "github-actions", id: 41898282 } };
+  return {
+    issue: { title: "Discount is added instead of subtracted", body: "total([10, 20], 5) gives 35, it should be 25." },
+    comments: [],
+    pulls: [],
+    permissions: { maintainer: "write", visitor: "read" },
+    files: { ".github/autogen.yml": CONFIG },
+    defaultBranch: "main",
+    cloneUrl: remote,
+    bot: { slug: "github-actions", id: 41898282 },
+  };
 }
 
 /** Author and committer of a commit in the remote, as `name <email>`. */
-const commitPeople = (ref: string) => execFileSync("git", ["--git-dir", remote, "log", "-1", "--format=%an <%ae>|%cn <%ce>", ref], { encoding: "utf8" }).trim();
+const commitPeople = (ref: string) =>
+  execFileSync("git", ["--git-dir", remote, "log", "-1", "--format=%an <%ae>|%cn <%ce>", ref], {
+    encoding: "utf8",
+  }).trim();
 
 /** An `issues.labeled` payload as Actions gives it: no `installation`. */
 function labeled(state: FakeGitHubState) {
@@ -149,9 +179,18 @@ function labeled(state: FakeGitHubState) {
 
 /** An `issue_comment.created` payload on issue 42 as Actions gives it: no `installation`. */
 function comment(state: FakeGitHubState, body: string) {
-  const payload = webhookExample("issue_comment", "created") as Record<string, unknown> & { issue: Record<string, unknown>; comment: Record<string, unknown> };
+  const payload = webhookExample("issue_comment", "created") as Record<string, unknown> & {
+    issue: Record<string, unknown>;
+    comment: Record<string, unknown>;
+  };
   payload.repository = repository(payload);
-  payload.issue = { ...payload.issue, number: 42, title: state.issue.title, body: state.issue.body, pull_request: undefined };
+  payload.issue = {
+    ...payload.issue,
+    number: 42,
+    title: state.issue.title,
+    body: state.issue.body,
+    pull_request: undefined,
+  };
   payload.comment = { ...payload.comment, body };
   payload.sender = { ...(payload.sender as object), login: "maintainer", id: 7, type: "User" };
   delete payload.installation;
@@ -160,10 +199,19 @@ function comment(state: FakeGitHubState, body: string) {
 
 /** A `pull_request_review.submitted` on the bot's own PR (#50, head autogen/issue-42 in this repository). */
 function review() {
-  const payload = webhookExample("pull_request_review", "submitted") as Record<string, unknown> & { pull_request: Record<string, unknown>; review: Record<string, unknown> };
+  const payload = webhookExample("pull_request_review", "submitted") as Record<string, unknown> & {
+    pull_request: Record<string, unknown>;
+    review: Record<string, unknown>;
+  };
   payload.repository = repository(payload);
   const head = payload.pull_request.head as Record<string, unknown>;
-  payload.pull_request = { ...payload.pull_request, number: 50, title: "autogen: Discount is added instead of subtracted", body: "Closes #42", head: { ...head, ref: "autogen/issue-42", repo: { ...(head.repo as object), full_name: "octo-org/shop" } } };
+  payload.pull_request = {
+    ...payload.pull_request,
+    number: 50,
+    title: "autogen: Discount is added instead of subtracted",
+    body: "Closes #42",
+    head: { ...head, ref: "autogen/issue-42", repo: { ...(head.repo as object), full_name: "octo-org/shop" } },
+  };
   payload.review = { ...payload.review, state: "commented", body: "The discount must be subtracted." };
   payload.sender = { ...(payload.sender as object), login: "maintainer", id: 7, type: "User" };
   delete payload.installation;
@@ -172,7 +220,14 @@ function review() {
 
 /** Nothing the action wrote anywhere carries a secret. */
 function expectNoSecrets(run: ActionRun) {
-  const written = [run.stdout, run.stderr, run.summary, JSON.stringify(run.outputs), JSON.stringify(run.github.state?.comments ?? []), JSON.stringify(run.github.state?.pulls ?? [])].join("\n");
+  const written = [
+    run.stdout,
+    run.stderr,
+    run.summary,
+    JSON.stringify(run.outputs),
+    JSON.stringify(run.github.state?.comments ?? []),
+    JSON.stringify(run.github.state?.pulls ?? []),
+  ].join("\n");
   expect(written).not.toContain(TOKEN);
   expect(written).not.toContain(LLM_KEY);
 }
@@ -188,9 +243,21 @@ beforeEach(async () => {
 
 describe("the GitHub Action", { timeout: 300_000 }, () => {
   it("a labelled issue: permission checked, tests run on the runner, PR opened; summary, annotations and outputs written, secrets nowhere", async () => {
-    await bareRemote({ "shop/__init__.py": "", "shop/cart.py": CART_BAD, "tests/test_cart.py": TESTS, "tests/test_env.py": ENV_TEST });
+    await bareRemote({
+      "shop/__init__.py": "",
+      "shop/cart.py": CART_BAD,
+      "tests/test_cart.py": TESTS,
+      "tests/test_env.py": ENV_TEST,
+    });
     const state = baseState();
-    const run = await runAction({ event: "issues", payload: labeled(state), state, inputs: { ...INPUTS, "llm-api-key": "" }, workspace: work, env: { GITHUB_TOKEN: TOKEN, ACTIONS_RUNTIME_TOKEN: LLM_KEY } });
+    const run = await runAction({
+      event: "issues",
+      payload: labeled(state),
+      state,
+      inputs: { ...INPUTS, "llm-api-key": "" },
+      workspace: work,
+      env: { GITHUB_TOKEN: TOKEN, ACTIONS_RUNTIME_TOKEN: LLM_KEY },
+    });
     expect(run.code, run.stderr + run.stdout).toBe(0);
     expectHonestGitHub(run);
     expectNoSecrets(run);
@@ -200,7 +267,9 @@ describe("the GitHub Action", { timeout: 300_000 }, () => {
     expect(ops).not.toContain("actions/create-workflow-dispatch");
     expect(remoteFile("autogen/issue-42", "shop/cart.py")).toContain("return subtotal - discount");
     // Made through the Git Data API with GITHUB_TOKEN: GitHub records github-actions[bot] (and signs it).
-    expect(commitPeople("autogen/issue-42")).toBe("github-actions[bot] <41898282+github-actions[bot]@users.noreply.github.com>|github-actions[bot] <41898282+github-actions[bot]@users.noreply.github.com>");
+    expect(commitPeople("autogen/issue-42")).toBe(
+      "github-actions[bot] <41898282+github-actions[bot]@users.noreply.github.com>|github-actions[bot] <41898282+github-actions[bot]@users.noreply.github.com>",
+    );
     expect(ops).toContain("git/create-commit");
     const pulls = run.github.state.pulls;
     expect(pulls).toHaveLength(1);
@@ -208,9 +277,15 @@ describe("the GitHub Action", { timeout: 300_000 }, () => {
     const status = run.github.state.comments[0]?.body ?? "";
     expect(status).toContain("verifier: local sandbox (`verify: local`)");
     // The test that would see a leaked secret passed, before and after.
-    expect(pulls[0]?.body).toContain("Regression gate (full suite): before 2 passed, 1 failed; after 3 passed, 0 failed.");
+    expect(pulls[0]?.body).toContain(
+      "Regression gate (full suite): before 2 passed, 1 failed; after 3 passed, 0 failed.",
+    );
 
-    expect(run.outputs).toEqual({ outcome: "fixed", "pr-url": `https://github.com/octo-org/shop/pull/${pulls[0]?.number}`, branch: "autogen/issue-42" });
+    expect(run.outputs).toEqual({
+      outcome: "fixed",
+      "pr-url": `https://github.com/octo-org/shop/pull/${pulls[0]?.number}`,
+      branch: "autogen/issue-42",
+    });
     // The step summary is the PR body's report.
     expect(run.summary).toContain("## autogen: Discount is added instead of subtracted");
     expect(run.summary).toContain("### Proof");
@@ -218,17 +293,26 @@ describe("the GitHub Action", { timeout: 300_000 }, () => {
 
     const commands = run.stdout.split("\n").filter((l) => l.startsWith("::"));
     // The failing test: one error annotation, its hostile id escaped so it stays one property.
-    const error = commands.find((l) => l.startsWith("::error title=failing test%3A tests/test_cart.py%3A%3Atest_total_applies_discount["));
+    const error = commands.find((l) =>
+      l.startsWith("::error title=failing test%3A tests/test_cart.py%3A%3Atest_total_applies_discount["),
+    );
     expect(error, commands.join("\n")).toBeDefined();
     expect(error).toContain("x%3A%3Awarning file=/etc/passwd%3A%3Apwned%2C 100%25]");
     expect(error).toMatch(/,file=tests\/test_cart\.py::/);
     // The changed line: a notice on shop/cart.py line 3.
-    expect(commands).toContainEqual(expect.stringMatching(/^::notice title=changed by autogen-bot,file=shop\/cart\.py,line=3,endLine=3::/));
+    expect(commands).toContainEqual(
+      expect.stringMatching(/^::notice title=changed by autogen-bot,file=shop\/cart\.py,line=3,endLine=3::/),
+    );
     // No command the repository's text started.
     expect(commands.filter((l) => l.startsWith("::warning"))).toEqual([]);
     // Read as the runner reads it: properties up to the first `::`, split at `,`, each at its first `=`.
     const body = (error ?? "").slice("::error ".length);
-    const properties = Object.fromEntries(body.slice(0, body.indexOf("::")).split(",").map((p) => [p.slice(0, p.indexOf("=")), p.slice(p.indexOf("=") + 1)]));
+    const properties = Object.fromEntries(
+      body
+        .slice(0, body.indexOf("::"))
+        .split(",")
+        .map((p) => [p.slice(0, p.indexOf("=")), p.slice(p.indexOf("=") + 1)]),
+    );
     expect(Object.keys(properties)).toEqual(["title", "file"]);
     expect(properties.file).toBe("tests/test_cart.py");
   });
@@ -236,7 +320,13 @@ describe("the GitHub Action", { timeout: 300_000 }, () => {
   it("a red workflow_run on a same-repository pull request: attribution, repair verified here, PR into the head branch", async () => {
     await bareRemote({ "shop/__init__.py": "", "shop/cart.py": CART_OK, "tests/test_cart.py": PLAIN_TESTS });
     const { state, red, headSha } = await redPull(false);
-    const run = await runAction({ event: "workflow_run", payload: workflowRun(red), state, inputs: INPUTS, workspace: work });
+    const run = await runAction({
+      event: "workflow_run",
+      payload: workflowRun(red),
+      state,
+      inputs: INPUTS,
+      workspace: work,
+    });
     expect(run.code, run.stderr + run.stdout).toBe(0);
     expectHonestGitHub(run);
     expectNoSecrets(run);
@@ -245,7 +335,11 @@ describe("the GitHub Action", { timeout: 300_000 }, () => {
     expect(run.github.state.pulls[0]).toMatchObject({ head: branch, base: "feature/bulk" });
     expect(remoteFile(branch, "shop/cart.py")).toContain("return subtotal - discount");
     expect(run.github.requests.map((r) => r.operation)).not.toContain("actions/create-workflow-dispatch");
-    expect(run.outputs).toMatchObject({ outcome: "fixed", branch, "pr-url": `https://github.com/octo-org/shop/pull/${run.github.state.pulls[0]?.number}` });
+    expect(run.outputs).toMatchObject({
+      outcome: "fixed",
+      branch,
+      "pr-url": `https://github.com/octo-org/shop/pull/${run.github.state.pulls[0]?.number}`,
+    });
     expect(run.summary).toContain("## autogen: repair of the red build of #7");
   });
 
@@ -253,7 +347,13 @@ describe("the GitHub Action", { timeout: 300_000 }, () => {
     await bareRemote({ "shop/__init__.py": "", "shop/cart.py": CART_OK, "tests/test_cart.py": PLAIN_TESTS });
     const { state, red } = await redPull(true);
     const before = remoteRefs();
-    const run = await runAction({ event: "workflow_run", payload: workflowRun(red), state, inputs: INPUTS, workspace: work });
+    const run = await runAction({
+      event: "workflow_run",
+      payload: workflowRun(red),
+      state,
+      inputs: INPUTS,
+      workspace: work,
+    });
     expect(run.code, run.stderr + run.stdout).toBe(0);
     expectHonestGitHub(run);
     expectNoSecrets(run);
@@ -280,7 +380,13 @@ describe("the GitHub Action", { timeout: 300_000 }, () => {
     expect(run.code, run.stderr + run.stdout).toBe(0);
     expectHonestGitHub(run);
     expectNoSecrets(run);
-    const written = [run.stdout, run.stderr, run.summary, JSON.stringify(run.outputs), JSON.stringify(run.github.requests)].join("\n");
+    const written = [
+      run.stdout,
+      run.stderr,
+      run.summary,
+      JSON.stringify(run.outputs),
+      JSON.stringify(run.github.requests),
+    ].join("\n");
     // What the fork's test exfiltrates it writes shifted by one code point, a form no scrubber knows.
     expect(written).not.toContain(shifted(TOKEN.slice(0, 12)));
     expect(written).not.toContain(shifted(LLM_KEY.slice(0, 12)));
@@ -294,7 +400,18 @@ describe("the GitHub Action", { timeout: 300_000 }, () => {
     const writes = run.github.requests.filter((r) => r.method !== "GET").map((r) => r.operation);
     expect(writes.filter((op) => op.startsWith("git/") || op.startsWith("pulls/"))).toEqual([]);
     expect(writes).toContain("issues/create-comment");
-    expect(writes.filter((op) => !["issues/create-comment", "issues/update-comment", "reactions/create-for-issue", "checks/create", "checks/update"].includes(op))).toEqual([]);
+    expect(
+      writes.filter(
+        (op) =>
+          ![
+            "issues/create-comment",
+            "issues/update-comment",
+            "reactions/create-for-issue",
+            "checks/create",
+            "checks/update",
+          ].includes(op),
+      ),
+    ).toEqual([]);
   });
 
   it("on a self-hosted runner (its _work outside /home): the fork's tests cannot read the workflow's checkout (actions/checkout's token in .git/config) or the runner's temp directory", async () => {
@@ -309,9 +426,22 @@ describe("the GitHub Action", { timeout: 300_000 }, () => {
       await mkdir(temp, { recursive: true });
       execFileSync("git", ["clone", "--quiet", remote, checkout]);
       // What actions/checkout (persist-credentials: true, its default) leaves in the checkout.
-      sh(checkout, "config", "--local", "http.https://github.com/.extraheader", `AUTHORIZATION: basic ${Buffer.from(`x-access-token:${TOKEN}`).toString("base64")}`);
+      sh(
+        checkout,
+        "config",
+        "--local",
+        "http.https://github.com/.extraheader",
+        `AUTHORIZATION: basic ${Buffer.from(`x-access-token:${TOKEN}`).toString("base64")}`,
+      );
       await writeFile(join(temp, "llm-key.txt"), `${LLM_KEY}\n`);
-      const run = await runAction({ event: "workflow_run", payload: workflowRun(red), state, inputs: { ...INPUTS, "llm-base-url": "http://127.0.0.1:9/v1", "llm-api-key": LLM_KEY }, workspace: checkout, env: { RUNNER_TEMP: temp } });
+      const run = await runAction({
+        event: "workflow_run",
+        payload: workflowRun(red),
+        state,
+        inputs: { ...INPUTS, "llm-base-url": "http://127.0.0.1:9/v1", "llm-api-key": LLM_KEY },
+        workspace: checkout,
+        env: { RUNNER_TEMP: temp },
+      });
       expect(run.code, run.stderr + run.stdout).toBe(0);
       expectHonestGitHub(run);
       const status = run.github.state.comments.find((c) => c.number === 7)?.body ?? "";
@@ -335,9 +465,13 @@ describe("the GitHub Action", { timeout: 300_000 }, () => {
     const run = await runAction({ event: "workflow_run", payload, state, inputs: INPUTS, workspace: work });
     expect(run.code, run.stderr + run.stdout).toBe(0);
     expectHonestGitHub(run);
-    expect(run.github.state.comments.find((c) => c.number === 7)?.body ?? "").toContain("This pull request comes from a fork, so autogen-bot does not push to it");
+    expect(run.github.state.comments.find((c) => c.number === 7)?.body ?? "").toContain(
+      "This pull request comes from a fork, so autogen-bot does not push to it",
+    );
     expect(remoteRefs()).toBe(before);
-    expect(run.github.requests.filter((r) => r.operation.startsWith("git/") || r.operation.startsWith("pulls/create"))).toEqual([]);
+    expect(
+      run.github.requests.filter((r) => r.operation.startsWith("git/") || r.operation.startsWith("pulls/create")),
+    ).toEqual([]);
     expect(run.outputs).toMatchObject({ outcome: "fixed", branch: "", "pr-url": "" });
   });
 
@@ -345,11 +479,24 @@ describe("the GitHub Action", { timeout: 300_000 }, () => {
     await bareRemote({ "shop/__init__.py": "", "shop/cart.py": CART_BAD, "tests/test_cart.py": PLAIN_TESTS });
     const state = baseState();
     const marker = join(root, "pwned");
-    const evil = (name: string) => `x\n::warning::${name} injected\n::set-output name=outcome::pwned\n$(touch ${marker})\`touch ${marker}\`;touch ${marker}`;
+    const evil = (name: string) =>
+      `x\n::warning::${name} injected\n::set-output name=outcome::pwned\n$(touch ${marker})\`touch ${marker}\`;touch ${marker}`;
     // Accepted values (label, model): the event is no trigger for that label, so the job never starts.
-    const idle = await runAction({ event: "issues", payload: labeled(state), state, inputs: { ...INPUTS, label: evil("label").slice(0, 50), model: evil("model") }, workspace: work });
+    const idle = await runAction({
+      event: "issues",
+      payload: labeled(state),
+      state,
+      inputs: { ...INPUTS, label: evil("label").slice(0, 50), model: evil("model") },
+      workspace: work,
+    });
     // Refused values (strategy, app-slug, max-attempts): one error annotation naming them, escaped.
-    const refused = await runAction({ event: "issues", payload: labeled(state), state, inputs: { ...INPUTS, strategy: evil("strategy"), "app-slug": evil("slug"), "max-attempts": evil("attempts") }, workspace: work });
+    const refused = await runAction({
+      event: "issues",
+      payload: labeled(state),
+      state,
+      inputs: { ...INPUTS, strategy: evil("strategy"), "app-slug": evil("slug"), "max-attempts": evil("attempts") },
+      workspace: work,
+    });
     expect(idle.code, idle.stderr + idle.stdout).toBe(0);
     expect(idle.outputs).toEqual({ outcome: "skipped", "pr-url": "", branch: "" });
     expect(refused.code).toBe(1);
@@ -358,7 +505,9 @@ describe("the GitHub Action", { timeout: 300_000 }, () => {
     expect(commands).toHaveLength(1);
     expect(commands[0]).toMatch(/^::error::`strategy` is ".*`max-attempts` is ".*`app-slug` is "/);
     for (const run of [idle, refused]) {
-      expect(run.stdout.split("\n").filter((l) => /^::(warning|set-output|add-mask|stop-commands|notice)/.test(l))).toEqual([]);
+      expect(
+        run.stdout.split("\n").filter((l) => /^::(warning|set-output|add-mask|stop-commands|notice)/.test(l)),
+      ).toEqual([]);
       expect(run.stdout + run.stderr + run.summary).not.toMatch(/^::warning::/m);
       expect(run.github.requests.filter((r) => r.method !== "GET")).toEqual([]);
     }
@@ -368,11 +517,23 @@ describe("the GitHub Action", { timeout: 300_000 }, () => {
   it("`/autogen fix` in an issue comment starts the same job; a comment that is no command starts none (outcome skipped)", async () => {
     await bareRemote({ "shop/__init__.py": "", "shop/cart.py": CART_BAD, "tests/test_cart.py": PLAIN_TESTS });
     const state = baseState();
-    const idle = await runAction({ event: "issue_comment", payload: comment(state, "thanks, looks good"), state, inputs: INPUTS, workspace: work });
+    const idle = await runAction({
+      event: "issue_comment",
+      payload: comment(state, "thanks, looks good"),
+      state,
+      inputs: INPUTS,
+      workspace: work,
+    });
     expect(idle.code, idle.stderr + idle.stdout).toBe(0);
     expect(idle.outputs).toEqual({ outcome: "skipped", "pr-url": "", branch: "" });
     expect(idle.github.requests).toEqual([]);
-    const run = await runAction({ event: "issue_comment", payload: comment(state, "/autogen fix"), state, inputs: INPUTS, workspace: work });
+    const run = await runAction({
+      event: "issue_comment",
+      payload: comment(state, "/autogen fix"),
+      state,
+      inputs: INPUTS,
+      workspace: work,
+    });
     expect(run.code, run.stderr + run.stdout).toBe(0);
     expectHonestGitHub(run);
     expect(run.github.state.pulls).toHaveLength(1);
@@ -383,18 +544,35 @@ describe("the GitHub Action", { timeout: 300_000 }, () => {
   it("with an App token and its app-slug: the commit is by that App's bot, whose id GitHub gives", async () => {
     await bareRemote({ "shop/__init__.py": "", "shop/cart.py": CART_BAD, "tests/test_cart.py": PLAIN_TESTS });
     const state = { ...baseState(), bot: { slug: "octo-fixer", id: 5150 } };
-    const run = await runAction({ event: "issue_comment", payload: comment(state, "/autogen fix"), state, inputs: { ...INPUTS, "app-slug": "octo-fixer" }, workspace: work });
+    const run = await runAction({
+      event: "issue_comment",
+      payload: comment(state, "/autogen fix"),
+      state,
+      inputs: { ...INPUTS, "app-slug": "octo-fixer" },
+      workspace: work,
+    });
     expect(run.code, run.stderr + run.stdout).toBe(0);
     expectHonestGitHub(run);
     expect(run.github.requests.map((r) => r.operation)).toContain("users/get-by-username");
-    expect(commitPeople("autogen/issue-42")).toBe("octo-fixer[bot] <5150+octo-fixer[bot]@users.noreply.github.com>|octo-fixer[bot] <5150+octo-fixer[bot]@users.noreply.github.com>");
+    expect(commitPeople("autogen/issue-42")).toBe(
+      "octo-fixer[bot] <5150+octo-fixer[bot]@users.noreply.github.com>|octo-fixer[bot] <5150+octo-fixer[bot]@users.noreply.github.com>",
+    );
   });
 
   it("a review of its own pull request: another iteration pushed to that PR's branch", async () => {
     await bareRemote({ "shop/__init__.py": "", "shop/cart.py": CART_BAD, "tests/test_cart.py": PLAIN_TESTS });
     sh(work, "push", "--quiet", remote, "main:autogen/issue-42");
-    const state: FakeGitHubState = { ...baseState(), issues: { 50: { title: "autogen: Discount is added instead of subtracted", body: "Closes #42" } } };
-    const run = await runAction({ event: "pull_request_review", payload: review(), state, inputs: INPUTS, workspace: work });
+    const state: FakeGitHubState = {
+      ...baseState(),
+      issues: { 50: { title: "autogen: Discount is added instead of subtracted", body: "Closes #42" } },
+    };
+    const run = await runAction({
+      event: "pull_request_review",
+      payload: review(),
+      state,
+      inputs: INPUTS,
+      workspace: work,
+    });
     expect(run.code, run.stderr + run.stdout).toBe(0);
     expectHonestGitHub(run);
     expect(run.github.requests.map((r) => r.operation)).toContain("repos/get-collaborator-permission-level");
@@ -405,7 +583,13 @@ describe("the GitHub Action", { timeout: 300_000 }, () => {
   it("a model strategy without a model endpoint: a clear error naming the inputs to set, nothing done", async () => {
     await bareRemote({ "shop/__init__.py": "", "shop/cart.py": CART_BAD, "tests/test_cart.py": PLAIN_TESTS });
     const state = baseState();
-    const run = await runAction({ event: "issues", payload: labeled(state), state, inputs: { ...INPUTS, strategy: "lpw" }, workspace: work });
+    const run = await runAction({
+      event: "issues",
+      payload: labeled(state),
+      state,
+      inputs: { ...INPUTS, strategy: "lpw" },
+      workspace: work,
+    });
     expect(run.code).toBe(1);
     expect(run.stdout).toMatch(/^::error::`strategy: lpw` needs a model: set `llm-api-key`.*`llm-base-url`/m);
     expect(run.github.requests).toEqual([]);
@@ -414,9 +598,17 @@ describe("the GitHub Action", { timeout: 300_000 }, () => {
   it("no github-token: a clear error saying what to set", async () => {
     await bareRemote({ "shop/__init__.py": "", "shop/cart.py": CART_BAD, "tests/test_cart.py": PLAIN_TESTS });
     const state = baseState();
-    const run = await runAction({ event: "issues", payload: labeled(state), state, inputs: { ...INPUTS, "github-token": "" }, workspace: work });
+    const run = await runAction({
+      event: "issues",
+      payload: labeled(state),
+      state,
+      inputs: { ...INPUTS, "github-token": "" },
+      workspace: work,
+    });
     expect(run.code).toBe(1);
-    expect(run.stdout).toMatch(/^::error::`github-token` is empty: leave it at its default \(`\$\{\{ github\.token \}\}`\) or pass an App token from actions\/create-github-app-token/m);
+    expect(run.stdout).toMatch(
+      /^::error::`github-token` is empty: leave it at its default \(`\$\{\{ github\.token \}\}`\) or pass an App token from actions\/create-github-app-token/m,
+    );
     expect(run.github.requests).toEqual([]);
   });
 });
@@ -428,13 +620,35 @@ async function redPull(fork: boolean, extra: Record<string, string> = {}) {
   await writeFile(join(work, "shop/cart.py"), CART_BAD);
   for (const [path, text] of Object.entries(extra)) await writeFile(join(work, path), text);
   sh(work, "add", "--all");
-  sh(work, "-c", "user.name=Dev", "-c", "user.email=dev@example.invalid", "commit", "--quiet", "--all", "--message", "Break the discount");
+  sh(
+    work,
+    "-c",
+    "user.name=Dev",
+    "-c",
+    "user.email=dev@example.invalid",
+    "commit",
+    "--quiet",
+    "--all",
+    "--message",
+    "Break the discount",
+  );
   const headSha = sh(work, "rev-parse", "HEAD");
   sh(work, "push", "--quiet", remote, fork ? "HEAD:refs/pull/7/head" : "feature/bulk");
   const state: FakeGitHubState = {
     ...baseState(),
     issue: { title: "unused", body: "" },
-    prs: { 7: { title: "Bulk totals", body: "Adds bulk_total.", state: "open", headRef: "feature/bulk", headSha, baseRef: "main", baseSha, fork } },
+    prs: {
+      7: {
+        title: "Bulk totals",
+        body: "Adds bulk_total.",
+        state: "open",
+        headRef: "feature/bulk",
+        headSha,
+        baseRef: "main",
+        baseSha,
+        fork,
+      },
+    },
     commitPulls: { [headSha]: [7] },
   };
   const actions = fakeActions([]);
@@ -445,10 +659,27 @@ async function redPull(fork: boolean, extra: Record<string, string> = {}) {
 
 /** `workflow_run.completed` as Actions gives it to a workflow in the base repository: no `installation`. */
 function workflowRun(run: { id: number; head_sha: string; pull_requests: Array<{ number: number }> }) {
-  const payload = webhookExample("workflow_run", "completed") as Record<string, unknown> & { workflow_run: Record<string, unknown>; workflow: Record<string, unknown> };
+  const payload = webhookExample("workflow_run", "completed") as Record<string, unknown> & {
+    workflow_run: Record<string, unknown>;
+    workflow: Record<string, unknown>;
+  };
   payload.repository = repository(payload);
   payload.workflow = { ...payload.workflow, path: ".github/workflows/ci.yml" };
-  payload.workflow_run = { ...payload.workflow_run, id: run.id, path: ".github/workflows/ci.yml", event: "pull_request", status: "completed", conclusion: "failure", head_sha: run.head_sha, head_branch: "feature/bulk", pull_requests: run.pull_requests.map((p) => ({ number: p.number, head: { ref: "feature/bulk", sha: run.head_sha, repo: {} }, base: { ref: "main", sha: "0", repo: {} } })) };
+  payload.workflow_run = {
+    ...payload.workflow_run,
+    id: run.id,
+    path: ".github/workflows/ci.yml",
+    event: "pull_request",
+    status: "completed",
+    conclusion: "failure",
+    head_sha: run.head_sha,
+    head_branch: "feature/bulk",
+    pull_requests: run.pull_requests.map((p) => ({
+      number: p.number,
+      head: { ref: "feature/bulk", sha: run.head_sha, repo: {} },
+      base: { ref: "main", sha: "0", repo: {} },
+    })),
+  };
   payload.sender = { ...(payload.sender as object), login: "maintainer", id: 7, type: "User" };
   delete payload.installation;
   return payload;

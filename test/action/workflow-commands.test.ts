@@ -4,7 +4,13 @@ import { mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { escapeData, escapeProperty, outputEntry, workflowChannels, workflowCommand } from "../../src/action/workflow-commands.ts";
+import {
+  escapeData,
+  escapeProperty,
+  outputEntry,
+  workflowChannels,
+  workflowCommand,
+} from "../../src/action/workflow-commands.ts";
 import { secretScrubber } from "../../src/secrets/scrub-secrets.ts";
 import { parseOutputFile } from "../support/run-action.ts";
 
@@ -12,7 +18,9 @@ describe("workflow commands", () => {
   it("escapes data and properties as @actions/core does", () => {
     expect(escapeData("100%\r\n::error::x")).toBe("100%25%0D%0A::error::x");
     expect(escapeProperty("a:b,c%\n")).toBe("a%3Ab%2Cc%25%0A");
-    expect(workflowCommand("error", { file: "t.py,line=1", line: 3, title: undefined }, "boom\n::warning::injected")).toBe("::error file=t.py%2Cline=1,line=3::boom%0A::warning::injected");
+    expect(
+      workflowCommand("error", { file: "t.py,line=1", line: 3, title: undefined }, "boom\n::warning::injected"),
+    ).toBe("::error file=t.py%2Cline=1,line=3::boom%0A::warning::injected");
     expect(workflowCommand("notice", {}, "plain")).toBe("::notice::plain");
   });
 

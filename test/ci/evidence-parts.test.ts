@@ -33,24 +33,54 @@ describe("job logs", () => {
 
 describe("infrastructure failures", () => {
   it("are named with the line that shows them", () => {
-    expect(recogniseInfraFailure("Run npm ci\nnpm ERR! code ECONNRESET\nnpm ERR! network request to https://registry.npmjs.org/vitest failed, reason: socket hang up")).toMatchObject({ kind: "registry-network" });
-    expect(recogniseInfraFailure("Collecting numpy\n  ERROR: Could not install packages due to an OSError: [Errno 28] No space left on device")).toMatchObject({ kind: "out-of-disk", line: "ERROR: Could not install packages due to an OSError: [Errno 28] No space left on device" });
-    expect(recogniseInfraFailure("##[error]The runner has received a shutdown signal. This can happen when the runner service is stopped.")).toMatchObject({ kind: "runner-lost" });
-    expect(recogniseInfraFailure("pip: Could not resolve host: files.pythonhosted.org")).toMatchObject({ kind: "registry-network" });
+    expect(
+      recogniseInfraFailure(
+        "Run npm ci\nnpm ERR! code ECONNRESET\nnpm ERR! network request to https://registry.npmjs.org/vitest failed, reason: socket hang up",
+      ),
+    ).toMatchObject({ kind: "registry-network" });
+    expect(
+      recogniseInfraFailure(
+        "Collecting numpy\n  ERROR: Could not install packages due to an OSError: [Errno 28] No space left on device",
+      ),
+    ).toMatchObject({
+      kind: "out-of-disk",
+      line: "ERROR: Could not install packages due to an OSError: [Errno 28] No space left on device",
+    });
+    expect(
+      recogniseInfraFailure(
+        "##[error]The runner has received a shutdown signal. This can happen when the runner service is stopped.",
+      ),
+    ).toMatchObject({ kind: "runner-lost" });
+    expect(recogniseInfraFailure("pip: Could not resolve host: files.pythonhosted.org")).toMatchObject({
+      kind: "registry-network",
+    });
   });
 
   it("a download rate is not an HTTP status (a real Maven line), and the flagged line is numbered", () => {
-    expect(recogniseInfraFailure("Downloaded from central: https://repo.maven.apache.org/maven2/fr/inria/gforge/spoon/spoon-core/9.1.0-beta-4/spoon-core-9.1.0-beta-4.pom (11 kB at 504 kB/s)")).toBeUndefined();
-    expect(recogniseInfraFailure("Cloning\nfatal: unable to access 'https://github.com/KTH/spork.git/': The requested URL returned error: 503")).toMatchObject({ kind: "registry-network", lineNumber: 2 });
+    expect(
+      recogniseInfraFailure(
+        "Downloaded from central: https://repo.maven.apache.org/maven2/fr/inria/gforge/spoon/spoon-core/9.1.0-beta-4/spoon-core-9.1.0-beta-4.pom (11 kB at 504 kB/s)",
+      ),
+    ).toBeUndefined();
+    expect(
+      recogniseInfraFailure(
+        "Cloning\nfatal: unable to access 'https://github.com/KTH/spork.git/': The requested URL returned error: 503",
+      ),
+    ).toMatchObject({ kind: "registry-network", lineNumber: 2 });
   });
 
   it("a failing test mentioning a network error in the code under test is not infrastructure", () => {
-    expect(recogniseInfraFailure("FAILED tests/test_client.py::test_retry - ConnectionError: ECONNRESET from localhost:8080\n##[error]Process completed with exit code 1.")).toBeUndefined();
+    expect(
+      recogniseInfraFailure(
+        "FAILED tests/test_client.py::test_retry - ConnectionError: ECONNRESET from localhost:8080\n##[error]Process completed with exit code 1.",
+      ),
+    ).toBeUndefined();
   });
 });
 
 describe("report artifacts", () => {
-  const JUNIT = '<?xml version="1.0"?><testsuites><testsuite name="pytest"><testcase classname="tests.test_cart" name="test_total"><failure message="assert 35 == 25">E assert 35 == 25</failure></testcase><testcase classname="tests.test_cart.TestBulk" name="test_many"/></testsuite></testsuites>';
+  const JUNIT =
+    '<?xml version="1.0"?><testsuites><testsuite name="pytest"><testcase classname="tests.test_cart" name="test_total"><failure message="assert 35 == 25">E assert 35 == 25</failure></testcase><testcase classname="tests.test_cart.TestBulk" name="test_many"/></testsuite></testsuites>';
 
   it("reads every JUnit file of a zip made by `zip`, skipping other files", async () => {
     const dir = await mkdtemp(join(tmpdir(), "autogen-zip-"));
@@ -72,7 +102,10 @@ describe("report artifacts", () => {
   });
 
   it("pytest's default report (no file attribute) still gives node ids pytest accepts", () => {
-    expect(parseJunit(JUNIT).map((t) => t.id)).toEqual(["tests/test_cart.py::test_total", "tests/test_cart.py::TestBulk::test_many"]);
+    expect(parseJunit(JUNIT).map((t) => t.id)).toEqual([
+      "tests/test_cart.py::test_total",
+      "tests/test_cart.py::TestBulk::test_many",
+    ]);
   });
 });
 
@@ -80,27 +113,68 @@ describe("Jest / Vitest JSON reports", () => {
   it("vitest's real JSON report gives the ids the JUnit parser gives", async () => {
     const text = await readFile(new URL("../fixtures/reports/vitest-report.json", import.meta.url), "utf8");
     const fromJson = parseJsonReport(text, { root: "/tmp/jscap" });
-    const fromJunit = parseJunit(await readFile(new URL("../fixtures/reports/vitest-junit.xml", import.meta.url), "utf8"));
+    const fromJunit = parseJunit(
+      await readFile(new URL("../fixtures/reports/vitest-junit.xml", import.meta.url), "utf8"),
+    );
     expect(fromJson.map((t) => [t.id, t.status])).toEqual(fromJunit.map((t) => [t.id, t.status]));
     expect(fromJson[4]?.message).toMatch(/division by zero/);
   });
 
   it("paths of a checkout on an Actions runner become repository-relative", () => {
-    const report = JSON.stringify({ testResults: [{ name: "/home/runner/work/shop/shop/test/cart.test.js", status: "failed", assertionResults: [{ ancestorTitles: ["cart"], title: "totals", status: "failed", failureMessages: ["AssertionError: 35 !== 25"] }] }] });
-    expect(parseJsonReport(report)).toEqual([expect.objectContaining({ id: "test/cart.test.js > cart > totals", status: "fail", message: "AssertionError: 35 !== 25" })]);
+    const report = JSON.stringify({
+      testResults: [
+        {
+          name: "/home/runner/work/shop/shop/test/cart.test.js",
+          status: "failed",
+          assertionResults: [
+            {
+              ancestorTitles: ["cart"],
+              title: "totals",
+              status: "failed",
+              failureMessages: ["AssertionError: 35 !== 25"],
+            },
+          ],
+        },
+      ],
+    });
+    expect(parseJsonReport(report)).toEqual([
+      expect.objectContaining({
+        id: "test/cart.test.js > cart > totals",
+        status: "fail",
+        message: "AssertionError: 35 !== 25",
+      }),
+    ]);
   });
 
   it("a file that failed to load is one error; other JSON is named as not a report", async () => {
-    expect(parseJsonReport(JSON.stringify({ testResults: [{ name: "test/broken.test.js", status: "failed", message: "SyntaxError: Unexpected token", assertionResults: [] }] }))).toEqual([
+    expect(
+      parseJsonReport(
+        JSON.stringify({
+          testResults: [
+            {
+              name: "test/broken.test.js",
+              status: "failed",
+              message: "SyntaxError: Unexpected token",
+              assertionResults: [],
+            },
+          ],
+        }),
+      ),
+    ).toEqual([
       expect.objectContaining({ id: "test/broken.test.js", status: "error", message: "SyntaxError: Unexpected token" }),
     ]);
     const dir = await mkdtemp(join(tmpdir(), "autogen-zip-"));
-    await writeFile(join(dir, "vitest.json"), await readFile(new URL("../fixtures/reports/vitest-report.json", import.meta.url)));
+    await writeFile(
+      join(dir, "vitest.json"),
+      await readFile(new URL("../fixtures/reports/vitest-report.json", import.meta.url)),
+    );
     await writeFile(join(dir, "package.json"), '{"name":"x"}');
     execFileSync("zip", ["-q", "report.zip", "vitest.json", "package.json"], { cwd: dir });
     const read = reportsFromZip(new Uint8Array(await readFile(join(dir, "report.zip"))), { root: "/tmp/jscap" });
     expect(read.files).toEqual(["vitest.json"]);
     expect(read.tests).toHaveLength(6);
-    expect(read.problems).toEqual(["package.json: not a Jest or Vitest JSON report (no testResults with assertionResults)"]);
+    expect(read.problems).toEqual([
+      "package.json: not a Jest or Vitest JSON report (no testResults with assertionResults)",
+    ]);
   });
 });

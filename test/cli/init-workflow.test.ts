@@ -28,7 +28,12 @@ jobs:
         run: pytest -q
 `;
 
-type Workflow = { on: { workflow_dispatch: { inputs: Record<string, unknown> } }; "run-name": string; permissions: Record<string, string>; jobs: { verify: { strategy?: unknown; steps: Array<Record<string, unknown>> } } };
+type Workflow = {
+  on: { workflow_dispatch: { inputs: Record<string, unknown> } };
+  "run-name": string;
+  permissions: Record<string, string>;
+  jobs: { verify: { strategy?: unknown; steps: Array<Record<string, unknown>> } };
+};
 
 async function repoWithCi(ci?: string): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), "autogen-iw-"));
@@ -47,15 +52,33 @@ describe("autogen init-workflow", () => {
     expect(Object.keys(workflow.on.workflow_dispatch.inputs)).toEqual(["refs", "tests", "correlation_id"]);
     expect(workflow["run-name"]).toBe("autogen-verify ${{ inputs.correlation_id }}");
     // One matrix job per candidate branch, each checking out its own ref and uploading its own report.
-    expect(workflow.jobs.verify.strategy).toEqual({ "fail-fast": false, matrix: { ref: "${{ fromJSON(inputs.refs) }}" } });
-    expect(workflow.jobs.verify.steps[0]).toMatchObject({ uses: "actions/checkout@v4", with: { ref: "${{ matrix.ref }}", "persist-credentials": false } });
-    expect(workflow.jobs.verify.steps.at(-1)).toMatchObject({ uses: "actions/upload-artifact@v4", with: { name: "autogen-junit-${{ inputs.correlation_id }}-${{ strategy.job-index }}" } });
+    expect(workflow.jobs.verify.strategy).toEqual({
+      "fail-fast": false,
+      matrix: { ref: "${{ fromJSON(inputs.refs) }}" },
+    });
+    expect(workflow.jobs.verify.steps[0]).toMatchObject({
+      uses: "actions/checkout@v4",
+      with: { ref: "${{ matrix.ref }}", "persist-credentials": false },
+    });
+    expect(workflow.jobs.verify.steps.at(-1)).toMatchObject({
+      uses: "actions/upload-artifact@v4",
+      with: { name: "autogen-junit-${{ inputs.correlation_id }}-${{ strategy.job-index }}" },
+    });
     expect(workflow.permissions).toEqual({ contents: "read" });
-    expect(workflow.jobs.verify.steps.map((s) => s.name ?? s.uses)).toEqual(["actions/checkout@v4", "setup (edit me): actions/setup-python@v5", "setup (edit me): install", "tests", "upload the JUnit report"]);
+    expect(workflow.jobs.verify.steps.map((s) => s.name ?? s.uses)).toEqual([
+      "actions/checkout@v4",
+      "setup (edit me): actions/setup-python@v5",
+      "setup (edit me): install",
+      "tests",
+      "upload the JUnit report",
+    ]);
     expect(stdout).not.toContain("secrets.");
     expect(stdout).toContain("not copied because they use secrets: private index");
     const tests = workflow.jobs.verify.steps.find((s) => s.name === "tests");
-    expect(tests).toMatchObject({ env: { AUTOGEN_TESTS: "${{ inputs.tests }}" }, run: "set -f; pytest -q --junitxml=autogen-junit.xml $AUTOGEN_TESTS" });
+    expect(tests).toMatchObject({
+      env: { AUTOGEN_TESTS: "${{ inputs.tests }}" },
+      run: "set -f; pytest -q --junitxml=autogen-junit.xml $AUTOGEN_TESTS",
+    });
     // No input is expanded by Actions inside a shell script.
     for (const step of workflow.jobs.verify.steps) expect(String(step.run ?? "")).not.toContain("${{");
   });
@@ -71,7 +94,9 @@ describe("autogen init-workflow", () => {
     const { code, stdout } = await runCli(["init-workflow", dir, "--write"]);
     expect(code).toBe(0);
     expect(stdout).toContain("autogen-verify.yml");
-    expect(await readFile(join(dir, ".github", "workflows", "autogen-verify.yml"), "utf8")).toContain("workflow_dispatch");
+    expect(await readFile(join(dir, ".github", "workflows", "autogen-verify.yml"), "utf8")).toContain(
+      "workflow_dispatch",
+    );
   });
 
   it("--write keeps an existing autogen-verify.yml unless --force", async () => {
@@ -88,15 +113,29 @@ describe("autogen init-workflow", () => {
   });
 
   it("fixes matrix values to one and leaves out a step that expands an event value in its script", async () => {
-    const ci = CI.replace("python-version: \"3.12\"", "python-version: ${{ matrix.python }}")
-      .replace("  test:\n    runs-on: ubuntu-latest\n", "  test:\n    runs-on: ubuntu-latest\n    strategy:\n      matrix:\n        python: [\"3.11\", \"3.13\"]\n")
-      .replace("      - name: install\n", "      - name: greet\n        run: echo \"${{ github.event.head_commit.message }}\"\n      - name: install\n");
+    const ci = CI.replace('python-version: "3.12"', "python-version: ${{ matrix.python }}")
+      .replace(
+        "  test:\n    runs-on: ubuntu-latest\n",
+        '  test:\n    runs-on: ubuntu-latest\n    strategy:\n      matrix:\n        python: ["3.11", "3.13"]\n',
+      )
+      .replace(
+        "      - name: install\n",
+        '      - name: greet\n        run: echo "${{ github.event.head_commit.message }}"\n      - name: install\n',
+      );
     const { stdout } = await runCli(["init-workflow", await repoWithCi(ci)]);
     const workflow = parse(stdout) as Workflow;
-    expect(workflow.jobs.verify.steps.map((s) => s.name ?? s.uses)).toEqual(["actions/checkout@v4", "setup (edit me): actions/setup-python@v5", "setup (edit me): install", "tests", "upload the JUnit report"]);
+    expect(workflow.jobs.verify.steps.map((s) => s.name ?? s.uses)).toEqual([
+      "actions/checkout@v4",
+      "setup (edit me): actions/setup-python@v5",
+      "setup (edit me): install",
+      "tests",
+      "upload the JUnit report",
+    ]);
     expect(workflow.jobs.verify.steps[1]).toMatchObject({ with: { "python-version": "3.13" } });
     expect(stdout).toContain("matrix values fixed to one: python=3.13");
-    expect(stdout).toContain("not copied because they expand an event value in a script, or a matrix value this job lacks: greet");
+    expect(stdout).toContain(
+      "not copied because they expand an event value in a script, or a matrix value this job lacks: greet",
+    );
     expect(stdout).not.toContain("head_commit");
   });
 });

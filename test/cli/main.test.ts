@@ -45,14 +45,18 @@ describe("autogen CLI", () => {
   });
 
   it("eval --help lists every strategy --strategy accepts", async () => {
-    const available = /available: (.*)$/.exec((() => {
-      try {
-        strategyByName("no-such-strategy");
-        return "";
-      } catch (error) {
-        return (error as Error).message;
-      }
-    })())?.[1]?.split(", ");
+    const available = /available: (.*)$/
+      .exec(
+        (() => {
+          try {
+            strategyByName("no-such-strategy");
+            return "";
+          } catch (error) {
+            return (error as Error).message;
+          }
+        })(),
+      )?.[1]
+      ?.split(", ");
     expect(available).toEqual(["template", "lpw", "slpw", "seidr", "direct"]);
     const { code, stdout } = await runCli(["eval", "--help"]);
     expect(code).toBe(0);

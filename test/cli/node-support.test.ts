@@ -17,7 +17,8 @@ describe("the Node check of bin/autogen.js", () => {
   });
 
   it("accepts Nodes that can, and the built CLI from 22.12", () => {
-    for (const version of ["22.18.0", "23.6.0", "24.21.0", "25.0.0"]) expect(nodeProblem(version, true), version).toBeUndefined();
+    for (const version of ["22.18.0", "23.6.0", "24.21.0", "25.0.0"])
+      expect(nodeProblem(version, true), version).toBeUndefined();
     expect(nodeProblem("22.12.0", false)).toBeUndefined();
     expect(nodeProblem("22.11.0", false)).toContain("needs Node.js 22.12 or later");
   });
@@ -30,7 +31,9 @@ describe("the Node check of bin/autogen.js", () => {
         resolve({ code: error && typeof error.code === "number" ? error.code : 0, stdout, stderr });
       });
     });
-    const version = await new Promise<string>((resolve) => execFile(oldNode!, ["-p", "process.versions.node"], (_e, out) => resolve(out.trim())));
+    const version = await new Promise<string>((resolve) =>
+      execFile(oldNode!, ["-p", "process.versions.node"], (_e, out) => resolve(out.trim())),
+    );
     if (nodeProblem(version, !existsSync(`${ROOT}dist/cli.js`))) {
       expect(result.code).toBe(2);
       expect(result.stderr).toContain(`this is Node ${version}`);

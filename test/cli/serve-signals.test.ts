@@ -16,10 +16,22 @@ describe("autogen serve stopped by SIGTERM", () => {
   it("stops accepting and exits by itself", async () => {
     const dir = await mkdtemp(join(tmpdir(), "autogen-serve-signal-"));
     const child = spawn(process.execPath, [join(ROOT, "bin/autogen.js"), "serve"], {
-      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir, APP_ID: "42", PRIVATE_KEY: testPrivateKey(), WEBHOOK_SECRET: secret, HOST: "127.0.0.1", PORT: "0", LOG_LEVEL: "fatal", AUTOGEN_DB_PATH: join(dir, "autogen.db") },
+      env: {
+        PATH: process.env.PATH ?? "/usr/bin:/bin",
+        HOME: dir,
+        APP_ID: "42",
+        PRIVATE_KEY: testPrivateKey(),
+        WEBHOOK_SECRET: secret,
+        HOST: "127.0.0.1",
+        PORT: "0",
+        LOG_LEVEL: "fatal",
+        AUTOGEN_DB_PATH: join(dir, "autogen.db"),
+      },
       stdio: ["ignore", "pipe", "pipe"],
     });
-    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on("exit", (code, signal) => resolve({ code, signal })));
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+      child.on("exit", (code, signal) => resolve({ code, signal })),
+    );
     let stdout = "";
     const url = await new Promise<string>((resolve, reject) => {
       child.stdout.on("data", (d: Buffer) => {

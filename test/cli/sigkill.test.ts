@@ -77,9 +77,13 @@ def test_hangs():
       env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: scratch, AUTOGEN_ISOLATION: isolation },
       stdio: "ignore",
     });
-    const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on("exit", (_code, signal) => resolve(signal)));
+    const exited = new Promise<NodeJS.Signals | null>((resolve) =>
+      child.on("exit", (_code, signal) => resolve(signal)),
+    );
     let run: Proc[] = [];
-    expect(await waitFor(() => (run = tree(child.pid as number)).some((p) => p.cmdline.includes(marker)), 60_000)).toBe(true);
+    expect(await waitFor(() => (run = tree(child.pid as number)).some((p) => p.cmdline.includes(marker)), 60_000)).toBe(
+      true,
+    );
     // Every process between the bot and the sleeper, the sandbox tool included.
     expect(run.map((p) => p.cmdline).join("\n")).toContain(isolation);
     child.kill("SIGKILL");

@@ -49,7 +49,10 @@ def test_hangs():
     time.sleep(300)
 `,
     });
-    const child = spawn(process.execPath, [join(ROOT, "bin/autogen.js"), "fix", repo, "--strategy", "template"], { env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: scratch, AUTOGEN_ISOLATION: isolation }, stdio: "ignore" });
+    const child = spawn(process.execPath, [join(ROOT, "bin/autogen.js"), "fix", repo, "--strategy", "template"], {
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: scratch, AUTOGEN_ISOLATION: isolation },
+      stdio: "ignore",
+    });
     const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
     // The sleeper runs in the sandbox, in a session of its own.
     expect(await waitFor(() => processesWith(marker).length > 0, 60_000)).toBe(true);

@@ -18,7 +18,12 @@ describe("repository config", () => {
   it("fills every field with its default for an empty file", () => {
     const config = parseRepoConfigText("");
     expect(config.label).toBe("autogen");
-    expect(config.triggers).toEqual({ issues: true, ciFailure: "command", reviewFeedback: true, repairRoundsOnBotBranches: 1 });
+    expect(config.triggers).toEqual({
+      issues: true,
+      ciFailure: "command",
+      reviewFeedback: true,
+      repairRoundsOnBotBranches: 1,
+    });
     expect(config.test.command).toBeNull();
     expect(config.strategy.name).toBe("lpw");
     expect(config.strategy.maxPlanIterations).toBe(12);
@@ -58,8 +63,12 @@ describe("repository config", () => {
   });
 
   it("caps every number a repository may set (the config is untrusted; the machine is shared)", () => {
-    expect(problemsOf("test:\n  timeoutMinutes: 100000\n")).toEqual(["test.timeoutMinutes: must be at most 60, got 100000"]);
-    expect(problemsOf("test:\n  limits:\n    processes: 1000000\n")).toEqual(["test.limits.processes: must be at most 4096, got 1000000"]);
+    expect(problemsOf("test:\n  timeoutMinutes: 100000\n")).toEqual([
+      "test.timeoutMinutes: must be at most 60, got 100000",
+    ]);
+    expect(problemsOf("test:\n  limits:\n    processes: 1000000\n")).toEqual([
+      "test.limits.processes: must be at most 4096, got 1000000",
+    ]);
     expect(problemsOf("budgets:\n  dollars: 5000\n")).toEqual(["budgets.dollars: must be at most 100, got 5000"]);
   });
 
@@ -71,11 +80,15 @@ describe("repository config", () => {
   });
 
   it("rejects an unknown enum value listing the allowed ones", () => {
-    expect(problemsOf("strategy:\n  name: magic\n")).toEqual(['strategy.name: must be one of "lpw", "slpw", "seidr", "direct", "template", got "magic"']);
+    expect(problemsOf("strategy:\n  name: magic\n")).toEqual([
+      'strategy.name: must be one of "lpw", "slpw", "seidr", "direct", "template", got "magic"',
+    ]);
   });
 
   it("refuses paths outside the repository and multi-line commands", () => {
-    expect(problemsOf("paths:\n  allowed: ['../secrets/**']\n")[0]).toContain("paths.allowed.0: must be a path pattern inside the repository");
+    expect(problemsOf("paths:\n  allowed: ['../secrets/**']\n")[0]).toContain(
+      "paths.allowed.0: must be a path pattern inside the repository",
+    );
     expect(problemsOf('test:\n  command: "pytest\\nrm -rf /"\n')[0]).toContain("test.command: must be a single line");
   });
 
@@ -90,22 +103,30 @@ describe("repository config", () => {
 
   it("rejects a file that is not a mapping", () => {
     expect(() => parseRepoConfigObject(["a"])).toThrow(/must be a mapping/);
-    expect(problemsOf("just a string\n")).toEqual(["the file must be a mapping of keys to values (for example `label: autogen`)"]);
+    expect(problemsOf("just a string\n")).toEqual([
+      "the file must be a mapping of keys to values (for example `label: autogen`)",
+    ]);
   });
 
   it("cannot name the model endpoint or secrets (those are server settings)", () => {
-    expect(problemsOf("llm:\n  baseUrl: http://evil.example\n")).toEqual(['unknown key "llm" (known keys: label, triggers, verify, test, strategy, budgets, paths, diff, pullRequest)']);
+    expect(problemsOf("llm:\n  baseUrl: http://evil.example\n")).toEqual([
+      'unknown key "llm" (known keys: label, triggers, verify, test, strategy, budgets, paths, diff, pullRequest)',
+    ]);
     expect(problemsOf("test:\n  env:\n    'A B': x\n")[0]).toContain("test.env.A B");
   });
 
   it("the error message lists each problem on its own line", () => {
-    expect(() => parseRepoConfigText("lable: x\n")).toThrow('.github/autogen.yml is invalid:\n- unknown key "lable" (did you mean "label"?)');
+    expect(() => parseRepoConfigText("lable: x\n")).toThrow(
+      '.github/autogen.yml is invalid:\n- unknown key "lable" (did you mean "label"?)',
+    );
   });
 });
 
 describe("generated schema and docs", () => {
   it("schema/autogen.schema.json is up to date (run `npm run schema`)", async () => {
-    const committed = JSON.parse(await readFile(new URL("../../schema/autogen.schema.json", import.meta.url), "utf8")) as unknown;
+    const committed = JSON.parse(
+      await readFile(new URL("../../schema/autogen.schema.json", import.meta.url), "utf8"),
+    ) as unknown;
     expect(committed).toEqual(repoConfigJsonSchema());
   });
 
@@ -115,7 +136,8 @@ describe("generated schema and docs", () => {
     const schema = repoConfigJsonSchema();
     for (const [section, node] of Object.entries(schema.properties ?? {})) {
       expect(committed).toContain(`| \`${section}\` |`);
-      for (const field of Object.keys(node.properties ?? {})) expect(committed).toContain(`| \`${section}.${field}\` |`);
+      for (const field of Object.keys(node.properties ?? {}))
+        expect(committed).toContain(`| \`${section}.${field}\` |`);
     }
   });
 

@@ -13,13 +13,23 @@ import { SqliteJobHistory } from "../../src/ops/sqlite-job-history.ts";
 import { fakeGitHubSignIn, type SignInFake } from "../support/fake-github-sign-in.ts";
 import { networkGuard } from "../support/network-guard.ts";
 import { parseMetrics, value } from "../support/prometheus-text.ts";
-import { CHECK_RUN_URL, HOSTILE_TITLE, ISSUE, SECRET_CANARY, seededServer, type SeededServer } from "../support/seeded-server.ts";
+import {
+  CHECK_RUN_URL,
+  HOSTILE_TITLE,
+  ISSUE,
+  SECRET_CANARY,
+  seededServer,
+  type SeededServer,
+} from "../support/seeded-server.ts";
 
 const CHROMIUM = "/usr/bin/chromium";
 const ARTIFACTS = new URL("../../test-artifacts/", import.meta.url);
 const CLIENT = { clientId: "Iv1.dashboardtest", clientSecret: "dashboard-client-secret" };
 const hasChromium = existsSync(CHROMIUM);
-if (!hasChromium) console.warn(`skipped: the dashboard's browser tests need Debian's chromium at ${CHROMIUM} (apt-get install chromium; .ci/run installs it when it can)`);
+if (!hasChromium)
+  console.warn(
+    `skipped: the dashboard's browser tests need Debian's chromium at ${CHROMIUM} (apt-get install chromium; .ci/run installs it when it can)`,
+  );
 
 async function freePort(): Promise<number> {
   const probe = createServer();
@@ -42,7 +52,10 @@ beforeAll(async () => {
   network.start();
   const port = await freePort();
   base = `http://127.0.0.1:${port}`;
-  const ops: OpsConfig = { metrics: { enabled: true, token: undefined }, dashboard: { mode: "github", ...CLIENT, publicUrl: base, role: "member" } };
+  const ops: OpsConfig = {
+    metrics: { enabled: true, token: undefined },
+    dashboard: { mode: "github", ...CLIENT, publicUrl: base, role: "member" },
+  };
   seeded = await seededServer(ops, port);
   seedErrors = [...seeded.github.errors];
   // From here on GitHub is the sign-in's: the seed's fake is gone.
@@ -90,7 +103,13 @@ async function signedInAs(login: string, options: { javaScriptEnabled?: boolean 
     const redirect = url.searchParams.get("redirect_uri") ?? "";
     expect(redirect).toBe(`${base}/dashboard/auth/callback`);
     const code = signIn.authorize(login, url.searchParams.get("code_challenge") ?? "", redirect);
-    await route.fulfill({ response, headers: { ...response.headers(), location: `${redirect}?code=${code}&state=${encodeURIComponent(url.searchParams.get("state") ?? "")}` } });
+    await route.fulfill({
+      response,
+      headers: {
+        ...response.headers(),
+        location: `${redirect}?code=${code}&state=${encodeURIComponent(url.searchParams.get("state") ?? "")}`,
+      },
+    });
   });
   context.on("page", (page) => page.on("dialog", (dialog) => void (dialogs.push(dialog.message()), dialog.dismiss())));
   return context;
@@ -148,7 +167,9 @@ describe.skipIf(!hasChromium)("the dashboard in Chromium", () => {
     expect(page.url()).toBe(`${base}/dashboard/jobs/${id}`);
     expect(await text(page.locator("h1"))).toContain(`Job #${id}: ${ISSUE.title}`);
     expect(await text(page.locator("table.attempts"))).toContain("plausible");
-    expect(await text(page.locator("table.evidence").first())).toContain("tests/test_cart.py::test_total_applies_discount");
+    expect(await text(page.locator("table.evidence").first())).toContain(
+      "tests/test_cart.py::test_total_applies_discount",
+    );
     expect(await text(page.locator("table.cost"))).toContain("Test runs");
     expect(await page.locator('a[href^="https://github.com/octo-org/shop/pull/"]').count()).toBe(1);
     expect(await text(page.locator("dl.summary"))).toContain("(merged)");
@@ -195,7 +216,9 @@ describe.skipIf(!hasChromium)("the dashboard in Chromium", () => {
       const page = await context.newPage();
       const response = await page.goto(`${base}/dashboard/auth/login`);
       expect(response?.status()).toBe(403);
-      expect(await text(page.locator("p.message"))).toContain(`${login} is not a member of an organisation this App is installed on.`);
+      expect(await text(page.locator("p.message"))).toContain(
+        `${login} is not a member of an organisation this App is installed on.`,
+      );
       expect(await page.content()).not.toContain(ISSUE.title);
       // Still not signed in: the dashboard sends them to GitHub again.
       const again = await context.request.get(`${base}/dashboard`, { maxRedirects: 0 });
@@ -203,7 +226,9 @@ describe.skipIf(!hasChromium)("the dashboard in Chromium", () => {
       expect(again.headers().location).toBe("/dashboard/auth/login");
       await context.close();
     }
-    expect(signIn.operations().filter((op) => op === "orgs/get-membership-for-authenticated-user").length).toBeGreaterThanOrEqual(2);
+    expect(
+      signIn.operations().filter((op) => op === "orgs/get-membership-for-authenticated-user").length,
+    ).toBeGreaterThanOrEqual(2);
   }, 180_000);
 
   it("refuses a callback whose state this browser did not start, and signs out", async () => {

@@ -25,8 +25,22 @@ let signIn: SignInFake;
 beforeAll(async () => {
   const path = join(await mkdtemp(join(tmpdir(), "autogen-roles-")), "jobs.db");
   store = new JobStore(path);
-  for (const [owner, repo, title] of [["octo-org", "private-repo", "Owner-only job"], ["solo-dev", "tool", "Personal job"], ["octo-org", "public-repo", "Open job"]] as const) {
-    store.enqueue({ deliveryId: `d-${repo}`, installationId: 1, owner, repo, number: 1, kind: "fix", requester: "m", requesterId: 1, snapshot: { title, body: "" } });
+  for (const [owner, repo, title] of [
+    ["octo-org", "private-repo", "Owner-only job"],
+    ["solo-dev", "tool", "Personal job"],
+    ["octo-org", "public-repo", "Open job"],
+  ] as const) {
+    store.enqueue({
+      deliveryId: `d-${repo}`,
+      installationId: 1,
+      owner,
+      repo,
+      number: 1,
+      kind: "fix",
+      requester: "m",
+      requesterId: 1,
+      snapshot: { title, body: "" },
+    });
   }
   history = new SqliteJobHistory(path);
 });
@@ -62,7 +76,12 @@ async function start(role: "member" | "admin", publicUrl?: string): Promise<stri
   server = createServer();
   await new Promise<void>((resolve) => server?.listen(0, "127.0.0.1", resolve));
   const base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
-  const route = dashboardRoute({ access: { mode: "github", ...CLIENT, publicUrl: publicUrl ?? base, role }, history, probot, baseUrl: undefined });
+  const route = dashboardRoute({
+    access: { mode: "github", ...CLIENT, publicUrl: publicUrl ?? base, role },
+    history,
+    probot,
+    baseUrl: undefined,
+  });
   server.on("request", (req, res) => {
     if (!route?.(req, res)) res.writeHead(404).end();
   });
@@ -70,12 +89,22 @@ async function start(role: "member" | "admin", publicUrl?: string): Promise<stri
 }
 
 /** The browser's part of the sign-in, by hand: the state cookie kept, GitHub's consent answered with a code. */
-async function signInAs(base: string, login: string): Promise<{ status: number; cookie: string; setCookies: string[] }> {
+async function signInAs(
+  base: string,
+  login: string,
+): Promise<{ status: number; cookie: string; setCookies: string[] }> {
   const login1 = await fetch(`${base}/dashboard/auth/login`, { redirect: "manual" });
   const stateCookie = login1.headers.getSetCookie()[0] ?? "";
   const authorize = new URL(login1.headers.get("location") ?? "");
-  const code = signIn.authorize(login, authorize.searchParams.get("code_challenge") ?? "", authorize.searchParams.get("redirect_uri") ?? "");
-  const callback = await fetch(`${base}/dashboard/auth/callback?code=${code}&state=${authorize.searchParams.get("state")}`, { redirect: "manual", headers: { cookie: stateCookie.split(";")[0] ?? "" } });
+  const code = signIn.authorize(
+    login,
+    authorize.searchParams.get("code_challenge") ?? "",
+    authorize.searchParams.get("redirect_uri") ?? "",
+  );
+  const callback = await fetch(
+    `${base}/dashboard/auth/callback?code=${code}&state=${authorize.searchParams.get("state")}`,
+    { redirect: "manual", headers: { cookie: stateCookie.split(";")[0] ?? "" } },
+  );
   const setCookies = [stateCookie, ...callback.headers.getSetCookie()];
   const session = callback.headers.getSetCookie().find((c) => c.startsWith("autogen_session=")) ?? "";
   return { status: callback.status, cookie: session.split(";")[0] ?? "", setCookies };

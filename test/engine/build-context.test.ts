@@ -12,19 +12,26 @@ import { writeRepo } from "../support/python-task.ts";
 useHttpMock();
 
 const FILES = {
-  "billing/invoice.py": "def invoice_total(lines, tax_rate):\n    return sum(l.amount for l in lines) * (1 + tax_rate)\n",
+  "billing/invoice.py":
+    "def invoice_total(lines, tax_rate):\n    return sum(l.amount for l in lines) * (1 + tax_rate)\n",
   "billing/discounts.py": "def apply_discount(total, coupon):\n    return total - coupon.value\n",
   "billing/currency.py": "class Money:\n    def round_cents(self, value):\n        return round(value, 2)\n",
   "shipping/rates.py": "def shipping_rate(weight):\n    return 5 + weight * 0.5\n",
   "shipping/labels.py": "def print_label(address):\n    return address.upper()\n",
   "users/accounts.py": "def deactivate(user):\n    user.active = False\n",
-  "tests/test_invoice.py": "from billing.invoice import invoice_total\n\ndef test_total():\n    assert invoice_total([], 0.2) == 0\n",
+  "tests/test_invoice.py":
+    "from billing.invoice import invoice_total\n\ndef test_total():\n    assert invoice_total([], 0.2) == 0\n",
 };
 
 describe("buildContext", () => {
   it("puts files named by the failure first, then the retrieval ranking, skipping tests", async () => {
     const dir = await writeRepo(FILES);
-    const context = await buildContext(dir, { query: "the coupon discount is applied twice", mentioned: ["tests/test_invoice.py", "billing/invoice.py"], isTestFile, maxFiles: 3 });
+    const context = await buildContext(dir, {
+      query: "the coupon discount is applied twice",
+      mentioned: ["tests/test_invoice.py", "billing/invoice.py"],
+      isTestFile,
+      maxFiles: 3,
+    });
     expect(context.ranking[0]).toEqual({ path: "billing/invoice.py", reason: "stack-frame" });
     expect(context.ranking[1]).toEqual({ path: "billing/discounts.py", reason: "retrieval" });
     expect(context.files.slice(0, 2)).toEqual(["billing/invoice.py", "billing/discounts.py"]);
@@ -36,20 +43,33 @@ describe("buildContext", () => {
   });
 
   it("asks the model to narrow when more candidates remain than fit, and keeps only paths that exist", async () => {
-    const { requests } = scriptAnswers([{ stage: "localize", content: { files: ["shipping/rates.py", "not/a/file.py"] } }]);
+    const { requests } = scriptAnswers([
+      { stage: "localize", content: { files: ["shipping/rates.py", "not/a/file.py"] } },
+    ]);
     const dir = await writeRepo(FILES);
-    const context = await buildContext(dir, { query: "shipping rate price weight label address user deactivate invoice total money", mentioned: [], isTestFile, maxFiles: 2, llm: testLlm() });
+    const context = await buildContext(dir, {
+      query: "shipping rate price weight label address user deactivate invoice total money",
+      mentioned: [],
+      isTestFile,
+      maxFiles: 2,
+      llm: testLlm(),
+    });
     expect(context.files[0]).toBe("shipping/rates.py");
     expect(context.ranking.find((r) => r.path === "shipping/rates.py")?.reason).toBe("model");
     expect(requests[0]?.messages[1]?.content).toContain('<untrusted name="candidates">');
   });
 
   it("stays within its character budget: a long file nothing in it matches is shown by its signatures", async () => {
-    const dir = await writeRepo({ "a.py": `def a():\n${"    x = 1\n".repeat(400)}`, "b.py": "def b():\n    return 1\n" });
+    const dir = await writeRepo({
+      "a.py": `def a():\n${"    x = 1\n".repeat(400)}`,
+      "b.py": "def b():\n    return 1\n",
+    });
     const context = await buildContext(dir, { query: "a b", mentioned: ["a.py", "b.py"], isTestFile, maxChars: 2000 });
     expect(context.code.length).toBeLessThanOrEqual(2000);
     expect(context.files).toEqual(["a.py", "b.py"]);
-    expect(context.code).toContain("--- a.py (401 lines; the parts shown keep their line numbers)\n   1 | def a():\n   ⋮ lines 2-401 not shown");
+    expect(context.code).toContain(
+      "--- a.py (401 lines; the parts shown keep their line numbers)\n   1 | def a():\n   ⋮ lines 2-401 not shown",
+    );
     expect(context.code).toContain("--- b.py\n   1 | def b():\n   2 |     return 1");
   });
 });
@@ -67,7 +87,13 @@ describe("retrieval", () => {
   });
 
   it("finds top-level symbols in Python and JavaScript", async () => {
-    expect((await symbolsOf("m.py", "class A:\n    def f(self):\n        pass\n\n@dec\ndef g(a,\n      b):\n    pass\n")).map((s) => `${s.kind}:${s.name}:${s.outerStart}-${s.startLine}-${s.headerEnd}-${s.endLine}`)).toEqual(["class:A:1-1-1-3", "method:A.f:2-2-2-3", "function:g:5-6-7-8"]);
-    expect((await symbolsOf("m.js", "export function f() {}\nconst g = () => 1;\nclass C { m() {} }\n")).map((s) => s.name)).toEqual(["f", "g", "C", "C.m"]);
+    expect(
+      (
+        await symbolsOf("m.py", "class A:\n    def f(self):\n        pass\n\n@dec\ndef g(a,\n      b):\n    pass\n")
+      ).map((s) => `${s.kind}:${s.name}:${s.outerStart}-${s.startLine}-${s.headerEnd}-${s.endLine}`),
+    ).toEqual(["class:A:1-1-1-3", "method:A.f:2-2-2-3", "function:g:5-6-7-8"]);
+    expect(
+      (await symbolsOf("m.js", "export function f() {}\nconst g = () => 1;\nclass C { m() {} }\n")).map((s) => s.name),
+    ).toEqual(["f", "g", "C", "C.m"]);
   });
 });

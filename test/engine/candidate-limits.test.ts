@@ -5,7 +5,18 @@ import type { TestReport } from "../../src/verify/test-report.ts";
 
 function report(durationMs: number, testMs: number[], limit?: TestReport["run"]["limit"]): TestReport {
   return {
-    run: { argv: [], exitCode: 1, signal: null, timedOut: false, durationMs, output: "", outputBytes: 0, outputTruncated: false, isolation: "none", limit },
+    run: {
+      argv: [],
+      exitCode: 1,
+      signal: null,
+      timedOut: false,
+      durationMs,
+      output: "",
+      outputBytes: 0,
+      outputTruncated: false,
+      isolation: "none",
+      limit,
+    },
     tests: testMs.map((ms, i) => ({ id: `t${String(i)}`, name: `t${String(i)}`, status: "pass", durationMs: ms })),
     source: "junit",
   };
@@ -20,7 +31,10 @@ describe("CandidateLimits", () => {
     const limits = new CandidateLimits(undefined, 600_000);
     // 900 ms of wall, 100 + 200 ms inside tests: 600 ms of start-up and collection.
     limits.learn(report(900, [100, 200]));
-    expect(limits.limitFor({ kind: "tests", ids: ["t1"] })).toMatchObject({ perTestMs: 2_000, timeoutMs: 1_200 + 2_000 });
+    expect(limits.limitFor({ kind: "tests", ids: ["t1"] })).toMatchObject({
+      perTestMs: 2_000,
+      timeoutMs: 1_200 + 2_000,
+    });
     expect(limits.limitFor({ kind: "all" })).toMatchObject({ perTestMs: 2_000, timeoutMs: 1_200 + 2 * 2_000 });
     expect(limits.limitFor({ kind: "tests", ids: ["t1"] })?.reason).toBe(
       "the candidate limit: 1 test(s) × 2 s (5 × the slowest test's 0.2 s + 1 s) + 2 × the 0.6 s the unchanged code's run spent starting and collecting",
@@ -33,7 +47,8 @@ describe("CandidateLimits", () => {
     // A looping test stopped at the first run's limit times the limit, not itself: it sets nothing.
     const looped = report(10_500, [10_000, 50]);
     const first = looped.tests[0];
-    if (first) Object.assign(first, { status: "fail", message: "TimeoutError: timed out after 10 s (the per-test limit)" });
+    if (first)
+      Object.assign(first, { status: "fail", message: "TimeoutError: timed out after 10 s (the per-test limit)" });
     limits.learn(looped);
     expect(limits.tracePerTestMs()).toBe(4 * (5 * 50 + 1_000));
     const capped = new CandidateLimits(undefined, 3_000);
@@ -44,7 +59,10 @@ describe("CandidateLimits", () => {
   it("follows test.candidateLimit and never exceeds the test run's own limit", () => {
     const limits = new CandidateLimits({ factor: 2, floorSeconds: 0.5 }, 600_000);
     limits.learn(report(1_000, [250, 250]));
-    expect(limits.limitFor({ kind: "tests", ids: ["t0", "t1"] })).toMatchObject({ perTestMs: 1_000, timeoutMs: 1_000 + 2 * 1_000 });
+    expect(limits.limitFor({ kind: "tests", ids: ["t0", "t1"] })).toMatchObject({
+      perTestMs: 1_000,
+      timeoutMs: 1_000 + 2 * 1_000,
+    });
     const capped = new CandidateLimits(undefined, 4_000);
     capped.learn(report(1_000, [250, 250]));
     expect(capped.limitFor({ kind: "all" })).toMatchObject({ timeoutMs: 4_000, perTestMs: 2_250 });
@@ -54,10 +72,13 @@ describe("CandidateLimits", () => {
     const limits = new CandidateLimits(undefined, 600_000);
     limits.learn(report(500, [10]));
     limits.learn(report(3_000, [10, 20, 1_000]));
-    expect(limits.limitFor({ kind: "tests", ids: ["t0"] })).toMatchObject({ perTestMs: 6_000, timeoutMs: 2 * 1_970 + 6_000 });
+    expect(limits.limitFor({ kind: "tests", ids: ["t0"] })).toMatchObject({
+      perTestMs: 6_000,
+      timeoutMs: 2 * 1_970 + 6_000,
+    });
   });
 
-  it("keeps a forged huge duration (time=\"1e9\", 1e308 ms) at the test run's own limit, and ignores Infinity", () => {
+  it('keeps a forged huge duration (time="1e9", 1e308 ms) at the test run\'s own limit, and ignores Infinity', () => {
     expect(new CandidateLimits(undefined, 600_000).limitFor(undefined)).toBeUndefined();
     const infinite = new CandidateLimits(undefined, 600_000);
     infinite.learn(report(1_000, [Number.POSITIVE_INFINITY, 100]));
@@ -84,7 +105,10 @@ describe("CandidateLimits", () => {
   it("ignores durations a forged report made negative or not a number", () => {
     const limits = new CandidateLimits(undefined, 600_000);
     limits.learn(report(1_000, [Number.NaN, -5_000, 100]));
-    expect(limits.limitFor({ kind: "tests", ids: ["t2"] })).toMatchObject({ perTestMs: 1_500, timeoutMs: 2 * 900 + 1_500 });
+    expect(limits.limitFor({ kind: "tests", ids: ["t2"] })).toMatchObject({
+      perTestMs: 1_500,
+      timeoutMs: 2 * 900 + 1_500,
+    });
     const allForged = new CandidateLimits(undefined, 600_000);
     allForged.learn(report(500, [-10_000]));
     expect(allForged.limitFor({ kind: "all" })?.timeoutMs).toBe(2 * 500 + 1_000);
@@ -93,8 +117,12 @@ describe("CandidateLimits", () => {
 
 describe("candidateTimedOut", () => {
   it("names the run's wall limit or a test's per-test limit, and nothing else", () => {
-    expect(candidateTimedOut(report(1, [], { name: "wall-time", message: "timed out after 3 s (x)" }))).toBe("timed out after 3 s (x)");
-    expect(candidateTimedOut(report(1, [], { name: "test-time", message: "timed out after 1 s in t0 (x)" }))).toBe("timed out after 1 s in t0 (x)");
+    expect(candidateTimedOut(report(1, [], { name: "wall-time", message: "timed out after 3 s (x)" }))).toBe(
+      "timed out after 3 s (x)",
+    );
+    expect(candidateTimedOut(report(1, [], { name: "test-time", message: "timed out after 1 s in t0 (x)" }))).toBe(
+      "timed out after 1 s in t0 (x)",
+    );
     expect(candidateTimedOut(report(1, [], { name: "processes", message: "too many processes" }))).toBeUndefined();
     expect(candidateTimedOut(report(1, []))).toBeUndefined();
   });

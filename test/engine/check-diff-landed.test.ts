@@ -11,7 +11,14 @@ const BEFORE = "def passed(score, mark):\n    return score > mark\n";
 const AFTER = "def passed(score, mark):\n    return score >= mark\n";
 
 function fixed(diff: string): Outcome {
-  return { ...emptyOutcome("template"), status: "fixed", stopReason: "solved", message: "ok", diff, changedFiles: ["lib.py"] };
+  return {
+    ...emptyOutcome("template"),
+    status: "fixed",
+    stopReason: "solved",
+    message: "ok",
+    diff,
+    changedFiles: ["lib.py"],
+  };
 }
 
 describe("checkDiffLanded", () => {
@@ -31,7 +38,7 @@ describe("checkDiffLanded", () => {
     const outcome = fixed(unifiedDiff("lib.py", BEFORE, AFTER));
     await checkDiffLanded(join(base, "repo"), outcome);
     expect(outcome).toMatchObject({ status: "not-fixed", stopReason: "error" });
-    expect(outcome.message).toContain("the change passed the tests but is not in the worktree: refusing path \"lib.py\"");
+    expect(outcome.message).toContain('the change passed the tests but is not in the worktree: refusing path "lib.py"');
   });
 
   it("is no fix when the worktree does not hold the changed lines, or the file is gone", async () => {
@@ -39,7 +46,10 @@ describe("checkDiffLanded", () => {
     await writeFile(join(dir, "lib.py"), BEFORE);
     const stale = fixed(unifiedDiff("lib.py", BEFORE, AFTER));
     await checkDiffLanded(dir, stale);
-    expect(stale).toMatchObject({ status: "not-fixed", message: "the change passed the tests but is not in the worktree: lib.py:2 does not hold the changed line" });
+    expect(stale).toMatchObject({
+      status: "not-fixed",
+      message: "the change passed the tests but is not in the worktree: lib.py:2 does not hold the changed line",
+    });
     const gone = fixed(unifiedDiff("other.py", BEFORE, AFTER));
     await checkDiffLanded(dir, gone);
     expect(gone.message).toContain("other.py");

@@ -18,17 +18,39 @@ describe("direct strategy", () => {
       { stage: "generate", content: edit("return a - b", "return a * b") },
       { stage: "self-debug", content: edit("return a * b", "return a + b") },
     ]);
-    const dir = await writeRepo({ "lib.py": "def add(a, b):\n    return a - b\n", "test_lib.py": "from lib import add\n\ndef test_add():\n    assert add(2, 3) == 5\n" });
+    const dir = await writeRepo({
+      "lib.py": "def add(a, b):\n    return a - b\n",
+      "test_lib.py": "from lib import add\n\ndef test_add():\n    assert add(2, 3) == 5\n",
+    });
     const llm = testLlm();
     const sandbox = { timeoutMs: 30_000, env: PYTEST_ENV };
-    const outcome = await directStrategy({ llm }).run({ workspace: dir, visible: { kind: "all" }, verifier: localVerifier(pytestRunner([], "t"), sandbox), sandbox, runnerName: "pytest", isTestFile, budget: { candidates: 10, minutes: 5 } });
+    const outcome = await directStrategy({ llm }).run({
+      workspace: dir,
+      visible: { kind: "all" },
+      verifier: localVerifier(pytestRunner([], "t"), sandbox),
+      sandbox,
+      runnerName: "pytest",
+      isTestFile,
+      budget: { candidates: 10, minutes: 5 },
+    });
     expect(llm.sink.entries.map((e) => e.stage)).toEqual(["generate", "self-debug"]);
-    expect(outcome).toMatchObject({ strategy: "direct", status: "fixed", stopReason: "solved", changedFiles: ["lib.py"] });
+    expect(outcome).toMatchObject({
+      strategy: "direct",
+      status: "fixed",
+      stopReason: "solved",
+      changedFiles: ["lib.py"],
+    });
     expect(outcome.attempts.map((a) => [a.description, a.result])).toEqual([
       ["generate", "still-failing"],
       ["self-debug", "plausible"],
     ]);
-    expect(outcome.cost).toMatchObject({ llmCalls: 2, promptTokens: 200, completionTokens: 40, testRuns: 3, candidatesTried: 2 });
+    expect(outcome.cost).toMatchObject({
+      llmCalls: 2,
+      promptTokens: 200,
+      completionTokens: 40,
+      testRuns: 3,
+      candidatesTried: 2,
+    });
     expect(outcome.plan.steps).toBeUndefined();
   });
 });

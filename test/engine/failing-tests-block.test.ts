@@ -7,10 +7,20 @@ import { writeRepo } from "../support/python-task.ts";
 
 describe("failingTestsBlock", () => {
   it("shows where a long expected value differs from the actual one, in the middle, within a bound", async () => {
-    const dir = await writeRepo({ "test/render.test.js": 'import { test } from "node:test";\n\ntest("renders the report", () => {});\n' });
+    const dir = await writeRepo({
+      "test/render.test.js": 'import { test } from "node:test";\n\ntest("renders the report", () => {});\n',
+    });
     const report = (total: string) => `${"row;".repeat(2500)}${total}${"row;".repeat(2500)}`;
     const message = `Expected values to be strictly equal:\n+ actual - expected\n\n+ '${report("total=41")}'\n- '${report("total=42")}'\n`;
-    const block = await failingTestsBlock(dir, [{ id: "test/render.test.js > renders the report", name: "renders the report", file: "test/render.test.js", status: "fail", message }]);
+    const block = await failingTestsBlock(dir, [
+      {
+        id: "test/render.test.js > renders the report",
+        name: "renders the report",
+        file: "test/render.test.js",
+        status: "fail",
+        message,
+      },
+    ]);
     expect(block).toContain('test("renders the report"');
     expect(block).toContain("expected (20010 chars) and actual (20010 chars) first differ at char 10008");
     expect(block).toMatch(/expected …[^|]*row;total=4⟦2⟧row;[^|]*… \| actual …[^|]*row;total=4⟦1⟧row;[^|]*…/);
@@ -20,9 +30,27 @@ describe("failingTestsBlock", () => {
 
   it("adds pytest's diff of two long values, which the assertion line shortens to their ends", async () => {
     const dir = await writeRepo({ "tests/test_page.py": "def test_page():\n    assert render() == expected()\n" });
-    const details = ["E       AssertionError: assert 'xxxxxxxxxxxx...xxxxxxxxxxxxx' == 'xxxxxxxxxxxx...xxxxxxxxxxxxx'", "E         Skipping 1092 identical leading characters in diff, use -v to show", "E         - xxxxxxxxABDxxxxxxxxx", "E         ?           ^", "E         + xxxxxxxxABCxxxxxxxxx", "E         ?           ^"].join("\n");
-    const block = await failingTestsBlock(dir, [{ id: "tests/test_page.py::test_page", name: "test_page", file: "tests/test_page.py", status: "fail", message: "AssertionError: assert 'xxxxxxxxxxxx...xxxxxxxxxxxxx' == 'xxxxxxxxxxxx...xxxxxxxxxxxxx'", details }]);
+    const details = [
+      "E       AssertionError: assert 'xxxxxxxxxxxx...xxxxxxxxxxxxx' == 'xxxxxxxxxxxx...xxxxxxxxxxxxx'",
+      "E         Skipping 1092 identical leading characters in diff, use -v to show",
+      "E         - xxxxxxxxABDxxxxxxxxx",
+      "E         ?           ^",
+      "E         + xxxxxxxxABCxxxxxxxxx",
+      "E         ?           ^",
+    ].join("\n");
+    const block = await failingTestsBlock(dir, [
+      {
+        id: "tests/test_page.py::test_page",
+        name: "test_page",
+        file: "tests/test_page.py",
+        status: "fail",
+        message: "AssertionError: assert 'xxxxxxxxxxxx...xxxxxxxxxxxxx' == 'xxxxxxxxxxxx...xxxxxxxxxxxxx'",
+        details,
+      },
+    ]);
     expect(block).toContain("def test_page():");
-    expect(block).toContain("# pytest's diff: Skipping 1092 identical leading characters in diff, use -v to show | - xxxxxxxxABDxxxxxxxxx | ?           ^ | + xxxxxxxxABCxxxxxxxxx");
+    expect(block).toContain(
+      "# pytest's diff: Skipping 1092 identical leading characters in diff, use -v to show | - xxxxxxxxABDxxxxxxxxx | ?           ^ | + xxxxxxxxABCxxxxxxxxx",
+    );
   });
 });

@@ -21,13 +21,31 @@ describe("jsMutations", () => {
     const js = "export function f(a, b) {\n  if (a < b && !a) return Math.max(a, b);\n  return a - 1;\n}\n";
     const m = await jsMutations("f.js", js, new Set([2]));
     const families = new Set(m.map((x) => x.family));
-    expect([...families].sort()).toEqual(["boolean-swap", "comparison-swap", "drop-condition", "function-swap", "negate-condition", "return-change", "swap-arguments", "variable-replace"]);
+    expect([...families].sort()).toEqual([
+      "boolean-swap",
+      "comparison-swap",
+      "drop-condition",
+      "function-swap",
+      "negate-condition",
+      "return-change",
+      "swap-arguments",
+      "variable-replace",
+    ]);
     expect(m.every((x) => x.line === 2)).toBe(true);
     expect(m.find((x) => x.family === "function-swap")).toMatchObject({ replacement: "min" });
-    const ts = await jsMutations("f.ts", "export function g(n: number): number {\n  return n * 2;\n}\n", new Set([2]), "typescript");
+    const ts = await jsMutations(
+      "f.ts",
+      "export function g(n: number): number {\n  return n * 2;\n}\n",
+      new Set([2]),
+      "typescript",
+    );
     expect(ts.map((x) => x.description)).toContain("`*` → `/`");
     expect(ts.map((x) => x.description)).toContain("2 → 3");
-    const guarded = await jsMutations("g.js", "export function g(items, i) {\n  total += items[i];\n  return total;\n}\n", new Set([2]));
+    const guarded = await jsMutations(
+      "g.js",
+      "export function g(items, i) {\n  total += items[i];\n  return total;\n}\n",
+      new Set([2]),
+    );
     expect(guarded.filter((x) => x.family === "guard-statement").map((x) => x.replacement)).toEqual([
       "if (items) { total += items[i]; }",
       "if (i) { total += items[i]; }",

@@ -24,8 +24,12 @@ describe("direct strategy (SearchRun): a candidate that loops forever", () => {
       { stage: "generate", content: edit("    return total - 1\n", "    while True:\n        pass\n") },
       { stage: "self-debug", content: edit("    while True:\n        pass\n", "    return total\n") },
     ]);
-    const source = "def total_of(values):\n    total = 0\n    for v in values:\n        total += v\n    return total - 1\n";
-    const dir = await writeRepo({ "lib.py": source, "test_lib.py": "from lib import total_of\n\ndef test_total():\n    assert total_of([1, 2, 3]) == 6\n" });
+    const source =
+      "def total_of(values):\n    total = 0\n    for v in values:\n        total += v\n    return total - 1\n";
+    const dir = await writeRepo({
+      "lib.py": source,
+      "test_lib.py": "from lib import total_of\n\ndef test_total():\n    assert total_of([1, 2, 3]) == 6\n",
+    });
     const sandbox = { timeoutMs: 10 * 60_000, env: ENV };
     const outcome = await directStrategy({ llm: testLlm() }).run({
       workspace: dir,
@@ -42,7 +46,9 @@ describe("direct strategy (SearchRun): a candidate that loops forever", () => {
       ["generate", "timed-out"],
       ["self-debug", "plausible"],
     ]);
-    expect(outcome.attempts[0]?.limit).toMatch(/^timed out after (1(\.\d+)? s in test_lib\.py::test_total|\d+(\.\d+)? s) \(the candidate limit: 1 test\(s\) × 1(\.\d+)? s /);
+    expect(outcome.attempts[0]?.limit).toMatch(
+      /^timed out after (1(\.\d+)? s in test_lib\.py::test_total|\d+(\.\d+)? s) \(the candidate limit: 1 test\(s\) × 1(\.\d+)? s /,
+    );
   });
 });
 
@@ -72,19 +78,41 @@ describe("direct strategy (SearchRun): a candidate whose regression run is stopp
       'test("countdown", () => assert.equal(countdown(3), 3));',
       "",
     ].join("\n");
-    const looping = { edits: [{ kind: "replace", path: "src/lib.js", search: "  return x + 2;\n", replace: "  return x * 2;\n" }, { kind: "replace", path: "src/lib.js", search: "    n -= 1;\n", replace: "    n -= 0;\n" }] };
+    const looping = {
+      edits: [
+        { kind: "replace", path: "src/lib.js", search: "  return x + 2;\n", replace: "  return x * 2;\n" },
+        { kind: "replace", path: "src/lib.js", search: "    n -= 1;\n", replace: "    n -= 0;\n" },
+      ],
+    };
     // Direct applies each round's edits after the earlier rounds' ones.
-    const sound = { edits: [{ kind: "replace", path: "src/lib.js", search: "    n -= 0;\n", replace: "    n -= 1;\n" }] };
+    const sound = {
+      edits: [{ kind: "replace", path: "src/lib.js", search: "    n -= 0;\n", replace: "    n -= 1;\n" }],
+    };
     scriptAnswers([
       { stage: "generate", content: looping },
       { stage: "self-debug", content: sound },
     ]);
-    const dir = await writeRepo({ "package.json": JSON.stringify({ name: "lib", private: true, type: "module", scripts: { test: "node --test" } }), "src/lib.js": source, "test/lib.test.js": tests });
+    const dir = await writeRepo({
+      "package.json": JSON.stringify({ name: "lib", private: true, type: "module", scripts: { test: "node --test" } }),
+      "src/lib.js": source,
+      "test/lib.test.js": tests,
+    });
     const sandbox = { timeoutMs: 10 * 60_000 };
     const verifier = localVerifier(detectRunner(dir), sandbox);
-    const failing = (await verifier.run(dir, { kind: "all" })).tests.filter((t) => t.status === "fail").map((t) => t.id);
+    const failing = (await verifier.run(dir, { kind: "all" })).tests
+      .filter((t) => t.status === "fail")
+      .map((t) => t.id);
     expect(failing).toHaveLength(1);
-    const outcome = await directStrategy({ llm: testLlm() }).run({ workspace: dir, visible: { kind: "tests", ids: failing }, regression: { kind: "all" }, verifier, sandbox, runnerName: "node-test", isTestFile, budget: { candidates: 10, minutes: 5 } });
+    const outcome = await directStrategy({ llm: testLlm() }).run({
+      workspace: dir,
+      visible: { kind: "tests", ids: failing },
+      regression: { kind: "all" },
+      verifier,
+      sandbox,
+      runnerName: "node-test",
+      isTestFile,
+      budget: { candidates: 10, minutes: 5 },
+    });
     // The looping candidate passed the visible test; its regression run hung in `countdown` and was stopped: that attempt timed out.
     expect(outcome.attempts.map((a) => a.result)).toEqual(["timed-out", "plausible"]);
     expect(outcome.attempts[0]?.limit).toMatch(/^timed out after /);

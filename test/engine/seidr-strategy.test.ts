@@ -20,17 +20,36 @@ describe("SEIDR", () => {
       { stage: "self-debug", content: edit("return a * b", "return a * b + 1") },
       { stage: "self-debug", content: edit("return a * b", "return a + b") },
     ]);
-    const dir = await writeRepo({ "lib.py": "def add(a, b):\n    return a - b\n", "test_lib.py": "from lib import add\n\ndef test_add():\n    assert add(2, 3) == 5\n\ndef test_zero():\n    assert add(0, 0) == 0\n" });
+    const dir = await writeRepo({
+      "lib.py": "def add(a, b):\n    return a - b\n",
+      "test_lib.py":
+        "from lib import add\n\ndef test_add():\n    assert add(2, 3) == 5\n\ndef test_zero():\n    assert add(0, 0) == 0\n",
+    });
     const llm = testLlm();
     const sandbox = { timeoutMs: 30_000, env: PYTEST_ENV };
-    const outcome = await seidrStrategy({ llm, arity: 2, width: 1 }).run({ workspace: dir, visible: { kind: "all" }, verifier: localVerifier(pytestRunner([], "t"), sandbox), sandbox, runnerName: "pytest", isTestFile, budget: { candidates: 50, minutes: 5 } });
+    const outcome = await seidrStrategy({ llm, arity: 2, width: 1 }).run({
+      workspace: dir,
+      visible: { kind: "all" },
+      verifier: localVerifier(pytestRunner([], "t"), sandbox),
+      sandbox,
+      runnerName: "pytest",
+      isTestFile,
+      budget: { candidates: 50, minutes: 5 },
+    });
 
     expect(llm.sink.entries.map((e) => e.stage)).toEqual(["generate", "generate", "self-debug", "self-debug"]);
     expect(requests.map((r) => (r as unknown as { temperature: number }).temperature)).toEqual([0, 1, 0, 1]);
     // Only the better draft (a * b passes test_zero) is repaired: its code is what the repairs see.
     expect(requests[2]?.messages[1]?.content).toContain("return a * b");
-    expect(requests[2]?.messages[1]?.content).toContain("Make sure test_lib.py::test_add passes; it fails with: assert 6 == 5");
-    expect(outcome).toMatchObject({ strategy: "seidr", status: "fixed", stopReason: "solved", message: "candidate 4 passes the visible tests and the regression gate (EPG 3)" });
+    expect(requests[2]?.messages[1]?.content).toContain(
+      "Make sure test_lib.py::test_add passes; it fails with: assert 6 == 5",
+    );
+    expect(outcome).toMatchObject({
+      strategy: "seidr",
+      status: "fixed",
+      stopReason: "solved",
+      message: "candidate 4 passes the visible tests and the regression gate (EPG 3)",
+    });
     expect(outcome.attempts.map((a) => [a.description, a.passed, a.failed])).toEqual([
       ["draft at temperature 0", 1, 1],
       ["draft at temperature 1", 0, 2],
@@ -49,12 +68,25 @@ describe("SEIDR with LLM-written instructions", () => {
       { stage: "analyze-error", content: { divergence: "multiplies instead of adding", fix: "use +" } },
       { stage: "self-debug", content: edit("return a * b", "return a + b") },
     ]);
-    const dir = await writeRepo({ "lib.py": "def add(a, b):\n    return a - b\n", "test_lib.py": "from lib import add\n\ndef test_add():\n    assert add(2, 3) == 5\n" });
+    const dir = await writeRepo({
+      "lib.py": "def add(a, b):\n    return a - b\n",
+      "test_lib.py": "from lib import add\n\ndef test_add():\n    assert add(2, 3) == 5\n",
+    });
     const llm = testLlm();
     const sandbox = { timeoutMs: 30_000, env: PYTEST_ENV };
-    const outcome = await seidrStrategy({ llm, arity: 1, width: 1, instructions: "llm" }).run({ workspace: dir, visible: { kind: "all" }, verifier: localVerifier(pytestRunner([], "t"), sandbox), sandbox, runnerName: "pytest", isTestFile, budget: { candidates: 10, minutes: 5 } });
+    const outcome = await seidrStrategy({ llm, arity: 1, width: 1, instructions: "llm" }).run({
+      workspace: dir,
+      visible: { kind: "all" },
+      verifier: localVerifier(pytestRunner([], "t"), sandbox),
+      sandbox,
+      runnerName: "pytest",
+      isTestFile,
+      budget: { candidates: 10, minutes: 5 },
+    });
     expect(llm.sink.entries.map((e) => e.stage)).toEqual(["generate", "analyze-error", "self-debug"]);
-    expect(requests[2]?.messages[1]?.content).toContain("Bug summary: multiplies instead of adding. Suggested fix: use +");
+    expect(requests[2]?.messages[1]?.content).toContain(
+      "Bug summary: multiplies instead of adding. Suggested fix: use +",
+    );
     expect(outcome.stopReason).toBe("solved");
   });
 });

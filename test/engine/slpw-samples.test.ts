@@ -29,10 +29,30 @@ function model(request: ReceivedRequest, planCount: number): unknown {
   if (stage === "plan") return { steps: [PLANS[planCount - 1] ?? "Give up"] };
   if (stage === "verify_plan") {
     const right = plan === "Add a and b";
-    return { tests: [{ test: "test_add", steps: [{ step: 1, value: right ? "5" : "-1" }], derived: right ? "5" : "-1", expected: "5", matches: right }] };
+    return {
+      tests: [
+        {
+          test: "test_add",
+          steps: [{ step: 1, value: right ? "5" : "-1" }],
+          derived: right ? "5" : "-1",
+          expected: "5",
+          matches: right,
+        },
+      ],
+    };
   }
   if (stage === "check_verification") return { ok: true, problems: [] };
-  if (stage === "implement") return { edits: [{ kind: "replace", path: "lib.py", search: "return a - b", replace: plan === "Add a and b" ? "return a + b" : "return a * b" }] };
+  if (stage === "implement")
+    return {
+      edits: [
+        {
+          kind: "replace",
+          path: "lib.py",
+          search: "return a - b",
+          replace: plan === "Add a and b" ? "return a + b" : "return a * b",
+        },
+      ],
+    };
   throw new Error(`unexpected stage ${stage}`);
 }
 
@@ -47,17 +67,49 @@ describe("SLPW with a caching server in front of the model", () => {
       if (hit) return sendJson(res, 200, hit);
       reached += 1;
       if (request.response_format?.json_schema?.name === "plan") plans += 1;
-      const completion = { id: `chatcmpl-${reached}`, object: "chat.completion", created: 0, model: "gpt-4o", choices: [{ index: 0, finish_reason: "stop", message: { role: "assistant", content: JSON.stringify(model(request, plans)) } }], usage: { prompt_tokens: 100, completion_tokens: 10, total_tokens: 110 } };
+      const completion = {
+        id: `chatcmpl-${reached}`,
+        object: "chat.completion",
+        created: 0,
+        model: "gpt-4o",
+        choices: [
+          {
+            index: 0,
+            finish_reason: "stop",
+            message: { role: "assistant", content: JSON.stringify(model(request, plans)) },
+          },
+        ],
+        usage: { prompt_tokens: 100, completion_tokens: 10, total_tokens: 110 },
+      };
       cache.set(key, completion);
       sendJson(res, 200, completion);
     });
     servers.push(server);
     const budget = new Budget({ llmCalls: 30, tokens: 100_000, dollars: 5, minutes: 10 });
     const sink = transcript();
-    const llm = openAiLlmClient({ endpoint: { baseURL: server.baseURL, apiKey: "sk-x", model: "gpt-4o" }, budget, transcript: sink, responseFormats: new ResponseFormatMemory(), maxRetries: 0, scrub: (t) => t });
-    const dir = await writeRepo({ "lib.py": "def add(a, b):\n    return a - b\n", "test_lib.py": "from lib import add\n\ndef test_add():\n    assert add(2, 3) == 5\n\ndef test_zero():\n    assert add(0, 0) == 0\n" });
+    const llm = openAiLlmClient({
+      endpoint: { baseURL: server.baseURL, apiKey: "sk-x", model: "gpt-4o" },
+      budget,
+      transcript: sink,
+      responseFormats: new ResponseFormatMemory(),
+      maxRetries: 0,
+      scrub: (t) => t,
+    });
+    const dir = await writeRepo({
+      "lib.py": "def add(a, b):\n    return a - b\n",
+      "test_lib.py":
+        "from lib import add\n\ndef test_add():\n    assert add(2, 3) == 5\n\ndef test_zero():\n    assert add(0, 0) == 0\n",
+    });
     const sandbox = { timeoutMs: 30_000, env: PYTEST_ENV };
-    const outcome = await slpwStrategy({ llm, planSamples: 3, verifiedPlans: 1 }).run({ workspace: dir, visible: { kind: "all" }, verifier: localVerifier(pytestRunner([], "t"), sandbox), sandbox, runnerName: "pytest", isTestFile, budget: { candidates: 20, minutes: 5 } });
+    const outcome = await slpwStrategy({ llm, planSamples: 3, verifiedPlans: 1 }).run({
+      workspace: dir,
+      visible: { kind: "all" },
+      verifier: localVerifier(pytestRunner([], "t"), sandbox),
+      sandbox,
+      runnerName: "pytest",
+      isTestFile,
+      budget: { candidates: 20, minutes: 5 },
+    });
 
     // Three plan samples reached the model (none from the cache) and came back different.
     const planRequests = server.requests.filter((r) => r.response_format?.json_schema?.name === "plan");
@@ -67,9 +119,25 @@ describe("SLPW with a caching server in front of the model", () => {
     expect(budget.state).toMatchObject({ cachedCalls: 0, llmCalls: reached, promptTokens: 100 * reached });
     // What the bandit chose and why: every arm untried, so UCB pulls p1, p2, p3 in turn; p1 and
     // p2 get reward 0 (their walk-through derives -1, not 5), p3 reward 1 and passes the check.
-    const verified = server.requests.filter((r) => r.response_format?.json_schema?.name === "verify_plan").map((r) => PLANS.find((p) => lastMessage(r).includes(`1. ${p}`)));
+    const verified = server.requests
+      .filter((r) => r.response_format?.json_schema?.name === "verify_plan")
+      .map((r) => PLANS.find((p) => lastMessage(r).includes(`1. ${p}`)));
     expect(verified).toEqual(["Multiply a and b", "Subtract b from a twice", "Add a and b"]);
-    expect(sink.entries.map((e) => e.stage)).toEqual(["plan", "plan", "plan", "verify-plan", "verify-plan", "verify-plan", "check-verification", "implement"]);
-    expect(outcome).toMatchObject({ status: "fixed", stopReason: "solved", message: "the program of plan p3 passes the visible tests and the regression gate", plan: { steps: ["Add a and b"], verified: true } });
+    expect(sink.entries.map((e) => e.stage)).toEqual([
+      "plan",
+      "plan",
+      "plan",
+      "verify-plan",
+      "verify-plan",
+      "verify-plan",
+      "check-verification",
+      "implement",
+    ]);
+    expect(outcome).toMatchObject({
+      status: "fixed",
+      stopReason: "solved",
+      message: "the program of plan p3 passes the visible tests and the regression gate",
+      plan: { steps: ["Add a and b"], verified: true },
+    });
   });
 });

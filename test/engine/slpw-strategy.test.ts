@@ -11,7 +11,15 @@ import { PYTEST_ENV, writeRepo } from "../support/python-task.ts";
 useHttpMock();
 
 const verification = (matches: boolean, revisedPlan?: { steps: string[] }) => ({
-  tests: [{ test: "test_add", steps: [{ step: 1, value: matches ? "5" : "6" }], derived: matches ? "5" : "6", expected: "5", matches }],
+  tests: [
+    {
+      test: "test_add",
+      steps: [{ step: 1, value: matches ? "5" : "6" }],
+      derived: matches ? "5" : "6",
+      expected: "5",
+      matches,
+    },
+  ],
   ...(revisedPlan ? { revisedPlan } : {}),
 });
 
@@ -23,21 +31,53 @@ describe("SLPW", () => {
       { stage: "verify-plan", content: verification(false, { steps: ["Subtract b from a"] }) },
       { stage: "verify-plan", content: verification(true) },
       { stage: "check-verification", content: { ok: true, problems: [] } },
-      { stage: "implement", content: { edits: [{ kind: "replace", path: "lib.py", search: "return a - b", replace: "return a * b" }] } },
+      {
+        stage: "implement",
+        content: { edits: [{ kind: "replace", path: "lib.py", search: "return a - b", replace: "return a * b" }] },
+      },
       { stage: "analyze-error", content: { divergence: "the code multiplies where the plan adds", fix: "add" } },
-      { stage: "refine", content: { edits: [{ kind: "replace", path: "lib.py", search: "return a * b", replace: "return a + b" }] } },
+      {
+        stage: "refine",
+        content: { edits: [{ kind: "replace", path: "lib.py", search: "return a * b", replace: "return a + b" }] },
+      },
     ]);
-    const dir = await writeRepo({ "lib.py": "def add(a, b):\n    return a - b\n", "test_lib.py": "from lib import add\n\ndef test_add():\n    assert add(2, 3) == 5\n\ndef test_zero():\n    assert add(0, 0) == 0\n" });
+    const dir = await writeRepo({
+      "lib.py": "def add(a, b):\n    return a - b\n",
+      "test_lib.py":
+        "from lib import add\n\ndef test_add():\n    assert add(2, 3) == 5\n\ndef test_zero():\n    assert add(0, 0) == 0\n",
+    });
     const llm = testLlm();
     const sandbox = { timeoutMs: 30_000, env: PYTEST_ENV };
-    const outcome = await slpwStrategy({ llm, planSamples: 2, verifiedPlans: 1 }).run({ workspace: dir, visible: { kind: "all" }, verifier: localVerifier(pytestRunner([], "t"), sandbox), sandbox, runnerName: "pytest", isTestFile, budget: { candidates: 50, minutes: 5 } });
+    const outcome = await slpwStrategy({ llm, planSamples: 2, verifiedPlans: 1 }).run({
+      workspace: dir,
+      visible: { kind: "all" },
+      verifier: localVerifier(pytestRunner([], "t"), sandbox),
+      sandbox,
+      runnerName: "pytest",
+      isTestFile,
+      budget: { candidates: 50, minutes: 5 },
+    });
 
-    expect(llm.sink.entries.map((e) => e.stage)).toEqual(["plan", "plan", "verify-plan", "verify-plan", "check-verification", "implement", "analyze-error", "refine"]);
+    expect(llm.sink.entries.map((e) => e.stage)).toEqual([
+      "plan",
+      "plan",
+      "verify-plan",
+      "verify-plan",
+      "check-verification",
+      "implement",
+      "analyze-error",
+      "refine",
+    ]);
     // UCB: the first plan is tried first; its revision inherits one pull, so the untried second plan goes next.
     expect(requests[2]?.messages[1]?.content).toContain("1. Multiply a and b");
     expect(requests[3]?.messages[1]?.content).toContain("1. Add a and b");
     expect(requests[5]?.messages[1]?.content).toContain("1. Add a and b");
-    expect(outcome).toMatchObject({ strategy: "slpw", status: "fixed", stopReason: "solved", plan: { steps: ["Add a and b"], verified: true } });
+    expect(outcome).toMatchObject({
+      strategy: "slpw",
+      status: "fixed",
+      stopReason: "solved",
+      plan: { steps: ["Add a and b"], verified: true },
+    });
     expect(outcome.attempts.map((a) => [a.description, a.passed, a.failed])).toEqual([
       ["implementation of plan p2", 1, 1],
       ["refinement of prog-p2", 2, 0],

@@ -42,7 +42,10 @@ describe("template strategy: containment (Python)", () => {
     const outside = join(base, "outside", "lib.py");
     await writeFile(outside, "def passed(score, pass_mark):\n    return score > pass_mark\n");
     await symlink(outside, join(root, "lib.py"));
-    await writeFile(join(root, "test_lib.py"), "from lib import passed\n\ndef test_above():\n    assert passed(70, 50)\n\ndef test_at_mark():\n    assert passed(50, 50)\n");
+    await writeFile(
+      join(root, "test_lib.py"),
+      "from lib import passed\n\ndef test_above():\n    assert passed(70, 50)\n\ndef test_at_mark():\n    assert passed(50, 50)\n",
+    );
     const before = await fingerprint(outside);
     // The outside file is readable in the sandbox (read-only), so the tests import it and the
     // coverage run names it: what stops the edit is the safe-path gate, not the sandbox hiding it.
@@ -51,7 +54,9 @@ describe("template strategy: containment (Python)", () => {
     expect(outcome.status).toBe("not-fixed");
     expect(outcome.diff).toBe("");
     expect(outcome.attempts).toEqual([]);
-    expect(outcome.message).toContain('ignored 1 file(s) the coverage run named that are outside the worktree, symbolic links or not regular files ("lib.py")');
+    expect(outcome.message).toContain(
+      'ignored 1 file(s) the coverage run named that are outside the worktree, symbolic links or not regular files ("lib.py")',
+    );
   });
 
   it("drops trace entries a conftest forged (a `..` path and a path through a linked directory) and fixes only the real bug", async () => {
@@ -79,7 +84,8 @@ describe("template strategy: containment (Python)", () => {
       {
         "conftest.py": forge,
         "lib.py": "def total_price(price, tax):\n    return price - tax\n",
-        "test_lib.py": "from lib import total_price\n\ndef test_total():\n    assert total_price(100, 20) == 120\n\ndef test_no_tax():\n    assert total_price(5, 0) == 5\n",
+        "test_lib.py":
+          "from lib import total_price\n\ndef test_total():\n    assert total_price(100, 20) == 120\n\ndef test_no_tax():\n    assert total_price(5, 0) == 5\n",
       },
       "victim.py",
     );
@@ -91,7 +97,9 @@ describe("template strategy: containment (Python)", () => {
     expect(outcome.status).toBe("fixed");
     expect(outcome.changedFiles).toEqual(["lib.py"]);
     expect(await readFile(join(root, "lib.py"), "utf8")).toContain("return price + tax");
-    expect(outcome.message).toContain('ignored 2 file(s) the coverage run named that are outside the worktree, symbolic links or not regular files ("../../outside/victim.py", "linkdir/victim.py")');
+    expect(outcome.message).toContain(
+      'ignored 2 file(s) the coverage run named that are outside the worktree, symbolic links or not regular files ("../../outside/victim.py", "linkdir/victim.py")',
+    );
   });
 });
 
@@ -109,7 +117,7 @@ describe("template strategy: containment (JavaScript, V8 coverage)", () => {
       "  const dir = process.env.NODE_V8_COVERAGE;",
       "  if (!dir) return;",
       "  const functions = [{ ranges: [{ startOffset: 0, endOffset: 1000, count: 1 }] }];",
-      '  const urls = [`file://${process.cwd()}/linkdir/victim.js`, `file://${process.cwd()}/../../outside/victim.js`];',
+      "  const urls = [`file://${process.cwd()}/linkdir/victim.js`, `file://${process.cwd()}/../../outside/victim.js`];",
       '  writeFileSync(join(dir, "coverage-forged.json"), JSON.stringify({ result: urls.map((url) => ({ url, functions })) }));',
       "}",
       "",
@@ -125,20 +133,37 @@ describe("template strategy: containment (JavaScript, V8 coverage)", () => {
     ].join("\n");
     const { root, victim } = await layout(
       {
-        "package.json": JSON.stringify({ name: "cart", private: true, type: "module", scripts: { test: "node --test" } }),
-        "src/cart.js": "export function total(prices) {\n  let sum = 0;\n  for (let i = 0; i < prices.length - 1; i++) {\n    sum += prices[i];\n  }\n  return sum;\n}\n",
+        "package.json": JSON.stringify({
+          name: "cart",
+          private: true,
+          type: "module",
+          scripts: { test: "node --test" },
+        }),
+        "src/cart.js":
+          "export function total(prices) {\n  let sum = 0;\n  for (let i = 0; i < prices.length - 1; i++) {\n    sum += prices[i];\n  }\n  return sum;\n}\n",
         "test/cart.test.js": test,
       },
       "victim.js",
     );
     const before = await fingerprint(victim);
     const sandbox = { timeoutMs: 60_000 };
-    const outcome = await templateStrategy.run({ workspace: root, visible: { kind: "all" }, verifier: localVerifier(detectRunner(root), sandbox), sandbox, runnerName: "node-test", isTestFile, budget: { candidates: 300, minutes: 5 }, parallelism: 2 });
+    const outcome = await templateStrategy.run({
+      workspace: root,
+      visible: { kind: "all" },
+      verifier: localVerifier(detectRunner(root), sandbox),
+      sandbox,
+      runnerName: "node-test",
+      isTestFile,
+      budget: { candidates: 300, minutes: 5 },
+      parallelism: 2,
+    });
     expect(await fingerprint(victim)).toEqual(before);
     expect(outcome.attempts.filter((a) => a.file !== "src/cart.js")).toEqual([]);
     expect(outcome.plan.localisation.every((l) => l.file === "src/cart.js")).toBe(true);
     expect(outcome.status).toBe("fixed");
     expect(outcome.changedFiles).toEqual(["src/cart.js"]);
-    expect(outcome.message).toMatch(/ignored 2 file\(s\) the coverage run named .*\("\/.*\/a\/repo\/linkdir\/victim\.js", "\/.*\/outside\/victim\.js"\)$/);
+    expect(outcome.message).toMatch(
+      /ignored 2 file\(s\) the coverage run named .*\("\/.*\/a\/repo\/linkdir\/victim\.js", "\/.*\/outside\/victim\.js"\)$/,
+    );
   });
 });

@@ -14,7 +14,11 @@ const adversary = vi.hoisted(() => ({ watched: "", readsOpen: 0, waiting: [] as 
 // to it has closed. The real files are opened, read and written; only the order is forced.
 vi.mock("node:fs/promises", async (importOriginal) => {
   const real = await importOriginal<typeof FsPromises>();
-  const open = (async (path: Parameters<typeof real.open>[0], flags?: Parameters<typeof real.open>[1], mode?: Parameters<typeof real.open>[2]) => {
+  const open = (async (
+    path: Parameters<typeof real.open>[0],
+    flags?: Parameters<typeof real.open>[1],
+    mode?: Parameters<typeof real.open>[2],
+  ) => {
     if (adversary.watched === "" || path !== adversary.watched) return real.open(path, flags, mode);
     const writing = typeof flags === "number" && (flags & (real.constants.O_WRONLY | real.constants.O_RDWR)) !== 0;
     if (writing) {
@@ -50,7 +54,8 @@ vi.mock("node:fs/promises", async (importOriginal) => {
 });
 
 const SOURCE = "def average(values):\n    total = sum(values)\n    count = len(values)\n    return total / total\n";
-const TESTS = "from lib import average\n\ndef test_average():\n    assert average([2, 4, 6]) == 4\n\ndef test_single():\n    assert average([5]) == 1 * 5\n";
+const TESTS =
+  "from lib import average\n\ndef test_average():\n    assert average([2, 4, 6]) == 4\n\ndef test_single():\n    assert average([5]) == 1 * 5\n";
 
 describe("template strategy: parallel validation on a busy machine", () => {
   it("builds every candidate on the true original even when reads and a slot's write interleave", async () => {
@@ -62,6 +67,8 @@ describe("template strategy: parallel validation on a busy machine", () => {
     expect(outcome).toMatchObject({ status: "fixed", stopReason: "solved" });
     expect(outcome.plan.fix).toMatchObject({ family: "variable-replace", description: "`total` → `count`", line: 4 });
     expect(await readFile(join(dir, "lib.py"), "utf8")).toBe(SOURCE.replace("total / total", "total / count"));
-    expect(outcome.diff).toBe("--- a/lib.py\n+++ b/lib.py\n@@ -1,4 +1,4 @@\n def average(values):\n     total = sum(values)\n     count = len(values)\n-    return total / total\n+    return total / count\n");
+    expect(outcome.diff).toBe(
+      "--- a/lib.py\n+++ b/lib.py\n@@ -1,4 +1,4 @@\n def average(values):\n     total = sum(values)\n     count = len(values)\n-    return total / total\n+    return total / count\n",
+    );
   });
 });

@@ -12,7 +12,8 @@ import { withPytestPlugin } from "../../src/verify/runners/pytest-plugin.ts";
 import { PYTEST_ENV, writeRepo } from "../support/python-task.ts";
 
 const SOURCE = "def average(values):\n    total = sum(values)\n    count = len(values)\n    return total / total\n";
-const TESTS = "from lib import average\n\ndef test_average():\n    assert average([2, 4, 6]) == 4\n\ndef test_single():\n    assert average([5]) == 1 * 5\n";
+const TESTS =
+  "from lib import average\n\ndef test_average():\n    assert average([2, 4, 6]) == 4\n\ndef test_single():\n    assert average([5]) == 1 * 5\n";
 
 /** The real verifier, except that a run in `first` returns only after a run elsewhere has finished. */
 function firstSlotLast(real: Verifier, first: string): Verifier {

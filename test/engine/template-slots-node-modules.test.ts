@@ -15,10 +15,19 @@ import { grantDirectory } from "../../src/verify/sandbox/workspace-grants.ts";
 async function jsRepo(): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), "autogen-jsslots-"));
   await mkdir(join(dir, "node_modules", "tiny-math"), { recursive: true });
-  await writeFile(join(dir, "node_modules", "tiny-math", "package.json"), JSON.stringify({ name: "tiny-math", version: "1.0.0", type: "module", exports: "./index.js" }));
+  await writeFile(
+    join(dir, "node_modules", "tiny-math", "package.json"),
+    JSON.stringify({ name: "tiny-math", version: "1.0.0", type: "module", exports: "./index.js" }),
+  );
   await writeFile(join(dir, "node_modules", "tiny-math", "index.js"), "export const double = (x) => x * 2;\n");
-  await writeFile(join(dir, "package.json"), JSON.stringify({ name: "slots", type: "module", scripts: { test: "node --test" } }));
-  await writeFile(join(dir, "price.js"), 'import { double } from "tiny-math";\nexport function total(a, b) {\n  return double(a) - b;\n}\n');
+  await writeFile(
+    join(dir, "package.json"),
+    JSON.stringify({ name: "slots", type: "module", scripts: { test: "node --test" } }),
+  );
+  await writeFile(
+    join(dir, "price.js"),
+    'import { double } from "tiny-math";\nexport function total(a, b) {\n  return double(a) - b;\n}\n',
+  );
   await mkdir(join(dir, "test"));
   await writeFile(
     join(dir, "test", "price.test.js"),
@@ -32,7 +41,16 @@ describe("template candidates in parallel copies of a JavaScript workspace", () 
     const dir = await jsRepo();
     const runner = detectRunner(dir);
     const sandbox = { timeoutMs: 60_000 };
-    const outcome = await templateStrategy.run({ workspace: dir, visible: { kind: "all" }, verifier: localVerifier(runner, sandbox), sandbox, runnerName: runner.name, isTestFile, budget: { candidates: 200, minutes: 10 }, parallelism: 2 });
+    const outcome = await templateStrategy.run({
+      workspace: dir,
+      visible: { kind: "all" },
+      verifier: localVerifier(runner, sandbox),
+      sandbox,
+      runnerName: runner.name,
+      isTestFile,
+      budget: { candidates: 200, minutes: 10 },
+      parallelism: 2,
+    });
     expect(outcome.status).toBe("fixed");
     expect(outcome.plan.fix?.description).toBe("`-` → `+`");
     // Every attempt ran tests: none ended in a module-not-found error from a hidden node_modules.
@@ -43,7 +61,12 @@ describe("template candidates in parallel copies of a JavaScript workspace", () 
     const original = await jsRepo();
     const copy = await mkdtemp(join(tmpdir(), "autogen-slotcopy-"));
     await symlink(join(original, "node_modules"), join(copy, "node_modules"));
-    const probe = [process.execPath, "--input-type=module", "-e", 'import("tiny-math").then((m) => console.log("doubled", m.double(21)))'];
+    const probe = [
+      process.execPath,
+      "--input-type=module",
+      "-e",
+      'import("tiny-math").then((m) => console.log("doubled", m.double(21)))',
+    ];
     const before = await runSandboxed(probe, { cwd: copy, timeoutMs: 20_000 });
     expect(before.output).not.toContain("doubled 42");
     grantDirectory(copy, join(original, "node_modules"));
@@ -58,7 +81,12 @@ describe("template candidates in parallel copies of a JavaScript workspace", () 
     grantDirectory(jobA, join(installed, "node_modules"));
     const jobB = await mkdtemp(join(tmpdir(), "autogen-jobb-"));
     await symlink(join(installed, "node_modules"), join(jobB, "node_modules"));
-    const probe = [process.execPath, "--input-type=module", "-e", 'import("tiny-math").then((m) => console.log("doubled", m.double(21)))'];
+    const probe = [
+      process.execPath,
+      "--input-type=module",
+      "-e",
+      'import("tiny-math").then((m) => console.log("doubled", m.double(21)))',
+    ];
     const b = await runSandboxed(probe, { cwd: jobB, timeoutMs: 20_000 });
     expect(b.output).not.toContain("doubled 42");
     await symlink(join(installed, "node_modules"), join(jobA, "node_modules"));

@@ -16,7 +16,17 @@ import { writeRepo } from "../support/python-task.ts";
 
 // `i += 1` is as suspicious as the buggy comparison (the same tests run both lines), and
 // its mutation `1 → 0` never lets the loop end; it ranks before the fix.
-const PY_SOURCE = ["def count_above(values, limit):", "    n = 0", "    i = 0", "    while i < len(values):", "        if values[i] < limit:", "            n += 1", "        i += 1", "    return n", ""].join("\n");
+const PY_SOURCE = [
+  "def count_above(values, limit):",
+  "    n = 0",
+  "    i = 0",
+  "    while i < len(values):",
+  "        if values[i] < limit:",
+  "            n += 1",
+  "        i += 1",
+  "    return n",
+  "",
+].join("\n");
 const PY_TESTS = [
   "from lib import count_above",
   "",
@@ -90,7 +100,9 @@ describe("template strategy: a candidate that loops forever", () => {
     const timedOut = timedOutAttempts(outcome);
     expect(timedOut).toEqual([expect.objectContaining({ family: "off-by-one", description: "1 → 0", line: 7 })]);
     // Default settings: 5 × the slowest test (milliseconds) + 1 s per test; the run's limit is a few seconds on top.
-    expect(timedOut[0]?.limit).toMatch(/^timed out after (1(\.\d+)? s in test_lib\.py::test_\w+|\d+(\.\d+)? s) \(the candidate limit: 2 test\(s\) × 1(\.\d+)? s \(5 × the slowest test's 0(\.\d+)? s \+ 1 s\) \+ 2 × the \d+(\.\d+)? s the unchanged code's run spent starting and collecting\)$/);
+    expect(timedOut[0]?.limit).toMatch(
+      /^timed out after (1(\.\d+)? s in test_lib\.py::test_\w+|\d+(\.\d+)? s) \(the candidate limit: 2 test\(s\) × 1(\.\d+)? s \(5 × the slowest test's 0(\.\d+)? s \+ 1 s\) \+ 2 × the \d+(\.\d+)? s the unchanged code's run spent starting and collecting\)$/,
+    );
     const plausible = outcome.attempts.findIndex((a) => a.result === "plausible");
     expect(outcome.attempts.indexOf(timedOut[0] as (typeof outcome.attempts)[number])).toBeLessThan(plausible);
     expect(outcome.attempts.filter((a) => a.result === "still-failing").length).toBe(outcome.attempts.length - 2);
@@ -102,12 +114,19 @@ describe("template strategy: a candidate that loops forever", () => {
     expect(outcome).toMatchObject({ status: "fixed" });
     const timedOut = timedOutAttempts(outcome);
     expect(timedOut).toHaveLength(1);
-    expect(timedOut[0]?.limit).toMatch(/^timed out after (0\.5 s in test_lib\.py::test_\w+|\d+(\.\d+)? s) \(the candidate limit: 2 test\(s\) × 0\.5\d? s \(2 × the slowest test's 0(\.\d+)? s \+ 0\.5 s\) \+ 2 × /);
+    expect(timedOut[0]?.limit).toMatch(
+      /^timed out after (0\.5 s in test_lib\.py::test_\w+|\d+(\.\d+)? s) \(the candidate limit: 2 test\(s\) × 0\.5\d? s \(2 × the slowest test's 0(\.\d+)? s \+ 0\.5 s\) \+ 2 × /,
+    );
   });
 
   it("JavaScript (node --test): a synchronous loop is stopped at the candidate's per-test limit (our watchdog) and named; the fix is still found", async () => {
     const dir = await writeRepo({
-      "package.json": JSON.stringify({ name: "count", private: true, type: "module", scripts: { test: "node --test" } }),
+      "package.json": JSON.stringify({
+        name: "count",
+        private: true,
+        type: "module",
+        scripts: { test: "node --test" },
+      }),
       "src/count.js": JS_SOURCE,
       "test/count.test.js": JS_TESTS,
     });
@@ -118,14 +137,20 @@ describe("template strategy: a candidate that loops forever", () => {
     expect(timedOut.length).toBeGreaterThanOrEqual(1);
     expect(timedOut.find((a) => a.description === "1 → 0" && a.line === 6)).toBeDefined();
     // A blocked event loop cannot honour --test-timeout: our watchdog stopped it at the per-test limit, named.
-    expect(timedOut[0]?.limit).toMatch(/^timed out after 1(\.\d+)? s in test\/count\.test\.js > test > .+ \(the candidate limit: 2 test\(s\) × 1(\.\d+)? s \(5 × the slowest test's 0(\.\d+)? s \+ 1 s\) \+ 2 × the \d+(\.\d+)? s /);
-    expect(outcome.attempts.filter((a) => a.result === "timed-out" || a.result === "still-failing").length).toBe(outcome.attempts.length - 1);
+    expect(timedOut[0]?.limit).toMatch(
+      /^timed out after 1(\.\d+)? s in test\/count\.test\.js > test > .+ \(the candidate limit: 2 test\(s\) × 1(\.\d+)? s \(5 × the slowest test's 0(\.\d+)? s \+ 1 s\) \+ 2 × the \d+(\.\d+)? s /,
+    );
+    expect(outcome.attempts.filter((a) => a.result === "timed-out" || a.result === "still-failing").length).toBe(
+      outcome.attempts.length - 1,
+    );
   });
 
   it("does not cut a test that is slow but sound in the unchanged code's run", async () => {
     // The slow test takes 1.5 s every run: the floor alone (1 s) would cut it.
-    const source = "import time\n\ndef settle():\n    time.sleep(1.5)\n    return True\n\ndef double(x):\n    return x + 2\n";
-    const tests = "from lib import settle, double\n\ndef test_settle():\n    assert settle()\n\ndef test_double():\n    assert double(3) == 6\n";
+    const source =
+      "import time\n\ndef settle():\n    time.sleep(1.5)\n    return True\n\ndef double(x):\n    return x + 2\n";
+    const tests =
+      "from lib import settle, double\n\ndef test_settle():\n    assert settle()\n\ndef test_double():\n    assert double(3) == 6\n";
     const dir = await writeRepo({ "lib.py": source, "test_lib.py": tests });
     const outcome = await runOn(dir, "pytest");
     expect(outcome).toMatchObject({ status: "fixed", stopReason: "solved" });

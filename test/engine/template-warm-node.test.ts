@@ -14,10 +14,19 @@ import type { WarmSlot } from "../../src/verify/warm/warm-pytest-slot.ts";
 async function jsRepo(): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), "autogen-jswarm-"));
   await mkdir(join(dir, "node_modules", "tiny-math"), { recursive: true });
-  await writeFile(join(dir, "node_modules", "tiny-math", "package.json"), JSON.stringify({ name: "tiny-math", version: "1.0.0", type: "module", exports: "./index.js" }));
+  await writeFile(
+    join(dir, "node_modules", "tiny-math", "package.json"),
+    JSON.stringify({ name: "tiny-math", version: "1.0.0", type: "module", exports: "./index.js" }),
+  );
   await writeFile(join(dir, "node_modules", "tiny-math", "index.js"), "export const double = (x) => x * 2;\n");
-  await writeFile(join(dir, "package.json"), JSON.stringify({ name: "warm", type: "module", scripts: { test: "node --test" } }));
-  await writeFile(join(dir, "price.js"), 'import { double } from "tiny-math";\nexport function total(a, b) {\n  return double(a) - b;\n}\n');
+  await writeFile(
+    join(dir, "package.json"),
+    JSON.stringify({ name: "warm", type: "module", scripts: { test: "node --test" } }),
+  );
+  await writeFile(
+    join(dir, "price.js"),
+    'import { double } from "tiny-math";\nexport function total(a, b) {\n  return double(a) - b;\n}\n',
+  );
   await mkdir(join(dir, "test"));
   await writeFile(
     join(dir, "test", "price.test.js"),
@@ -39,7 +48,16 @@ async function run(warm: boolean, opened: WarmSlot[]) {
       return slot;
     };
   }
-  return templateStrategy.run({ workspace: dir, visible: { kind: "all" }, verifier, sandbox, runnerName: runner.name, isTestFile, budget: { candidates: 200, minutes: 10 }, parallelism: 2 });
+  return templateStrategy.run({
+    workspace: dir,
+    visible: { kind: "all" },
+    verifier,
+    sandbox,
+    runnerName: runner.name,
+    isTestFile,
+    budget: { candidates: 200, minutes: 10 },
+    parallelism: 2,
+  });
 }
 
 describe("template strategy with warm node slots", () => {
@@ -49,7 +67,9 @@ describe("template strategy with warm node slots", () => {
     const cold = await run(false, []);
     expect(warm.status).toBe("fixed");
     expect(warm.diff).toBe(cold.diff);
-    expect(warm.attempts.map((a) => `${a.index}:${a.result}`)).toEqual(cold.attempts.map((a) => `${a.index}:${a.result}`));
+    expect(warm.attempts.map((a) => `${a.index}:${a.result}`)).toEqual(
+      cold.attempts.map((a) => `${a.index}:${a.result}`),
+    );
     expect(opened).toHaveLength(2);
     const warmRuns = opened.reduce((sum, slot) => sum + slot.stats.warm, 0);
     expect(warmRuns).toBe(warm.attempts.length);

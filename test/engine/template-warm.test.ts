@@ -10,8 +10,10 @@ import type { WarmSlot } from "../../src/verify/warm/warm-pytest-slot.ts";
 import { PYTEST_ENV, runTemplate, writeRepo } from "../support/python-task.ts";
 
 const FILES = {
-  "lib.py": "def sum_to(n):\n    total = 0\n    for i in range(1, n):\n        total += i\n    return total\n\ndef scale(x, k):\n    return x * k\n",
-  "test_lib.py": "from lib import sum_to, scale\n\ndef test_three():\n    assert sum_to(3) == 6\n\ndef test_ten():\n    assert sum_to(10) == 55\n\ndef test_scale():\n    assert scale(2, 3) == 6\n",
+  "lib.py":
+    "def sum_to(n):\n    total = 0\n    for i in range(1, n):\n        total += i\n    return total\n\ndef scale(x, k):\n    return x * k\n",
+  "test_lib.py":
+    "from lib import sum_to, scale\n\ndef test_three():\n    assert sum_to(3) == 6\n\ndef test_ten():\n    assert sum_to(10) == 55\n\ndef test_scale():\n    assert scale(2, 3) == 6\n",
 };
 
 describe("template strategy with warm slots", () => {
@@ -40,7 +42,9 @@ describe("template strategy with warm slots", () => {
     const cold = await runTemplate(await writeRepo(FILES), 300, 2);
     expect(warm.status).toBe("fixed");
     expect(warm.diff).toBe(cold.diff);
-    expect(warm.attempts.map((a) => `${a.index}:${a.result}`)).toEqual(cold.attempts.map((a) => `${a.index}:${a.result}`));
+    expect(warm.attempts.map((a) => `${a.index}:${a.result}`)).toEqual(
+      cold.attempts.map((a) => `${a.index}:${a.result}`),
+    );
     expect(opened).toHaveLength(2);
     const warmRuns = opened.reduce((sum, slot) => sum + slot.stats.warm, 0);
     expect(warmRuns).toBe(warm.attempts.length);

@@ -21,7 +21,10 @@ describe("breakage cases", () => {
     const write = async (dir: string, readme: string) => {
       await mkdir(join(root, dir, "Go_case_1"), { recursive: true });
       await writeFile(join(root, dir, "README.md"), readme);
-      await writeFile(join(root, dir, "Go_case_1", "fail.log"), "setup\nfold\r\u001b[0Kprogress\n--- FAIL: TestX\nThe command \"go test\" exited with 1.\n");
+      await writeFile(
+        join(root, dir, "Go_case_1", "fail.log"),
+        'setup\nfold\r\u001b[0Kprogress\n--- FAIL: TestX\nThe command "go test" exited with 1.\n',
+      );
       await writeFile(join(root, dir, "Go_case_1", "groundtruth"), "DEFAULT\nE 3-3\n");
       return join(root, dir);
     };

@@ -25,7 +25,10 @@ describe("HumanEvalFix tasks", () => {
       expect(allPassed(buggyReport), `${row.task_id} buggy visible`).toBe(false);
       const canonicalReport = await verifier.run(await writeRepo(canonical.files), { kind: "all" });
       expect(allPassed(canonicalReport), `${row.task_id} canonical visible`).toBe(true);
-      const hidden = await verifier.run(await writeRepo({ "solution.py": canonical.files["solution.py"] ?? "", ...canonical.hiddenFiles }), { kind: "all" });
+      const hidden = await verifier.run(
+        await writeRepo({ "solution.py": canonical.files["solution.py"] ?? "", ...canonical.hiddenFiles }),
+        { kind: "all" },
+      );
       expect(allPassed(hidden), `${row.task_id} canonical hidden`).toBe(true);
     }
   });
@@ -48,11 +51,32 @@ describe("HumanEvalFix tasks", () => {
 describe("autogen eval", () => {
   it("runs the template strategy on the tasks and prints a table whose counts match the results", async () => {
     const out = await mkdtemp(join(tmpdir(), "autogen-eval-out-"));
-    const { code, stdout } = await runCli(["eval", "--dataset", `humanevalfix:${SAMPLE}`, "--strategy", "template", "--concurrency", "2", "--out", out]);
+    const { code, stdout } = await runCli([
+      "eval",
+      "--dataset",
+      `humanevalfix:${SAMPLE}`,
+      "--strategy",
+      "template",
+      "--concurrency",
+      "2",
+      "--out",
+      out,
+    ]);
     expect(code).toBe(0);
     const written = JSON.parse(await readFile(join(out, "results.json"), "utf8")) as {
-      results: Array<{ id: string; verdict: string; cost: { llmCalls: number; candidatesTried: number; testRuns: number } }>;
-      summaries: Array<{ tasks: number; solved: number; plausible: number; notFixed: number; llmCalls: number; stopReasons: Record<string, number> }>;
+      results: Array<{
+        id: string;
+        verdict: string;
+        cost: { llmCalls: number; candidatesTried: number; testRuns: number };
+      }>;
+      summaries: Array<{
+        tasks: number;
+        solved: number;
+        plausible: number;
+        notFixed: number;
+        llmCalls: number;
+        stopReasons: Record<string, number>;
+      }>;
     };
     expect(written.results).toHaveLength(5);
     const verdicts = written.results.map((r) => r.verdict);
@@ -67,8 +91,12 @@ describe("autogen eval", () => {
     expect(summary!.solved).toBeGreaterThanOrEqual(3);
     expect(Object.values(summary!.stopReasons).reduce((a, b) => a + b, 0)).toBe(5);
     expect(stdout.match(/^\[\d\/5\] template Python\/\d+ (solved|plausible|not-fixed)/gm)).toHaveLength(5);
-    expect(stdout).toContain(`| template | 5 | ${summary!.solved} | ${summary!.plausible} | ${summary!.notFixed} | 0 |`);
-    expect(await readFile(join(out, "results.md"), "utf8")).toContain("| strategy | tasks | solved | plausible | not fixed |");
+    expect(stdout).toContain(
+      `| template | 5 | ${summary!.solved} | ${summary!.plausible} | ${summary!.notFixed} | 0 |`,
+    );
+    expect(await readFile(join(out, "results.md"), "utf8")).toContain(
+      "| strategy | tasks | solved | plausible | not fixed |",
+    );
   });
 
   it("rejects a missing or unknown dataset and an LLM strategy with a clear usage error", async () => {
@@ -92,16 +120,30 @@ describe("autogen eval on a directory of local task repositories", () => {
     };
     await write("fixable/calc.py", "def add(a, b):\n    return a - b\n");
     await write("fixable/test_calc.py", "from calc import add\n\ndef test_add():\n    assert add(2, 3) == 5\n");
-    await write("fixable/hidden/test_hidden.py", "from calc import add\n\ndef test_more():\n    assert add(-1, 1) == 0\n    assert add(10, 5) == 15\n");
+    await write(
+      "fixable/hidden/test_hidden.py",
+      "from calc import add\n\ndef test_more():\n    assert add(-1, 1) == 0\n    assert add(10, 5) == 15\n",
+    );
     await write("hopeless/greet.py", "def greet(name):\n    return 'hi'\n");
-    await write("hopeless/test_greet.py", "from greet import greet\n\ndef test_greet():\n    assert greet('ann') == 'hello ann'\n");
-    await write("hopeless/hidden/test_hidden.py", "from greet import greet\n\ndef test_hidden():\n    assert greet('bo') == 'hello bo'\n");
+    await write(
+      "hopeless/test_greet.py",
+      "from greet import greet\n\ndef test_greet():\n    assert greet('ann') == 'hello ann'\n",
+    );
+    await write(
+      "hopeless/hidden/test_hidden.py",
+      "from greet import greet\n\ndef test_hidden():\n    assert greet('bo') == 'hello bo'\n",
+    );
     const out = await mkdtemp(join(tmpdir(), "autogen-local-out-"));
     const { code, stdout } = await runCli(["eval", "--dataset", `local:${dir}`, "--concurrency", "2", "--out", out]);
     expect(code).toBe(0);
     expect(stdout).toContain("| template | 2 | 1 | 0 | 1 | 0 |");
-    const json = JSON.parse(await readFile(join(out, "results.json"), "utf8")) as { results: Array<{ id: string; verdict: string }> };
-    expect(Object.fromEntries(json.results.map((r) => [r.id, r.verdict]))).toEqual({ fixable: "solved", hopeless: "not-fixed" });
+    const json = JSON.parse(await readFile(join(out, "results.json"), "utf8")) as {
+      results: Array<{ id: string; verdict: string }>;
+    };
+    expect(Object.fromEntries(json.results.map((r) => [r.id, r.verdict]))).toEqual({
+      fixable: "solved",
+      hopeless: "not-fixed",
+    });
     const svg = await readFile(join(out, "results.svg"), "utf8");
     expect(svg).toMatch(/^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
     expect(svg).toContain("<title>template: 1 solved</title>");

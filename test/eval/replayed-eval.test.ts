@@ -16,7 +16,14 @@ useHttpMock();
 
 const SAMPLE = fileURLToPath(new URL("../fixtures/humanevalfix/sample.jsonl", import.meta.url));
 
-type Summary = { tasks: number; solved: number; plausible: number; notFixed: number; llmCalls: number; promptTokensPerTask: number };
+type Summary = {
+  tasks: number;
+  solved: number;
+  plausible: number;
+  notFixed: number;
+  llmCalls: number;
+  promptTokensPerTask: number;
+};
 
 describe("a replayed evaluation", () => {
   it("reproduces the recorded run offline, with counts that match the transcripts", async () => {
@@ -26,13 +33,32 @@ describe("a replayed evaluation", () => {
     scriptAnswers(
       rows.map((row, i) => ({
         stage: "generate",
-        content: { edits: [{ kind: "replace", path: "solution.py", search: row.buggy_solution.trimEnd(), replace: i < 3 ? row.canonical_solution.trimEnd() : `${row.buggy_solution.trimEnd()}  # unchanged` }] },
+        content: {
+          edits: [
+            {
+              kind: "replace",
+              path: "solution.py",
+              search: row.buggy_solution.trimEnd(),
+              replace: i < 3 ? row.canonical_solution.trimEnd() : `${row.buggy_solution.trimEnd()}  # unchanged`,
+            },
+          ],
+        },
       })),
     );
     const transcripts = await mkdtemp(join(tmpdir(), "autogen-transcripts-"));
     const recordedOut = await mkdtemp(join(tmpdir(), "autogen-eval-rec-"));
     const env = { AUTOGEN_LLM_BASE_URL: LLM_BASE };
-    const common = ["eval", "--dataset", `humanevalfix:${SAMPLE}`, "--strategy", "direct", "--concurrency", "1", "--candidates", "1"];
+    const common = [
+      "eval",
+      "--dataset",
+      `humanevalfix:${SAMPLE}`,
+      "--strategy",
+      "direct",
+      "--concurrency",
+      "1",
+      "--candidates",
+      "1",
+    ];
     const recorded = await runCli([...common, "--transcripts", transcripts, "--out", recordedOut], { env });
     expect(recorded.code).toBe(0);
 
@@ -40,12 +66,26 @@ describe("a replayed evaluation", () => {
     const replayed = await runCli([...common, "--replay", transcripts, "--out", replayedOut], { env: {} });
     expect(replayed.code).toBe(0);
 
-    const summary = async (dir: string) => ((JSON.parse(await readFile(join(dir, "results.json"), "utf8")) as { summaries: Summary[] }).summaries[0] as Summary);
+    const summary = async (dir: string) =>
+      (JSON.parse(await readFile(join(dir, "results.json"), "utf8")) as { summaries: Summary[] })
+        .summaries[0] as Summary;
     const a = await summary(recordedOut);
     const b = await summary(replayedOut);
-    const lines = (await Promise.all((await readdir(join(transcripts, "direct"))).map(async (f) => readTranscript(join(transcripts, "direct", f)).length))).reduce((x, y) => x + y, 0);
+    const lines = (
+      await Promise.all(
+        (await readdir(join(transcripts, "direct"))).map(
+          async (f) => readTranscript(join(transcripts, "direct", f)).length,
+        ),
+      )
+    ).reduce((x, y) => x + y, 0);
     expect(a).toMatchObject({ tasks: 5, solved: 3, notFixed: 2 });
-    expect({ ...b, medianSeconds: 0, p90Seconds: 0, testSecondsPerTask: 0, llmWaitShare: 0 }).toEqual({ ...a, medianSeconds: 0, p90Seconds: 0, testSecondsPerTask: 0, llmWaitShare: 0 });
+    expect({ ...b, medianSeconds: 0, p90Seconds: 0, testSecondsPerTask: 0, llmWaitShare: 0 }).toEqual({
+      ...a,
+      medianSeconds: 0,
+      p90Seconds: 0,
+      testSecondsPerTask: 0,
+      llmWaitShare: 0,
+    });
     expect(a.llmCalls).toBe(lines);
     expect(b.llmCalls).toBe(lines);
     expect(b.promptTokensPerTask).toBe(100);
@@ -53,12 +93,32 @@ describe("a replayed evaluation", () => {
     // Per task: calls by stage, tokens, the first model call's time, seconds in tests, the hidden tests' verdict.
     const perTask = recorded.stdout.split("\n").filter((l) => l.startsWith("      model:"));
     expect(perTask).toHaveLength(5);
-    expect(perTask.filter((l) => /^ {6}model: 1 call \(generate 1\); 100 prompt \+ 20 completion tokens; first model call after \d+\.\d s; tests \d+\.\d s; hidden tests pass$/.test(l))).toHaveLength(3);
+    expect(
+      perTask.filter((l) =>
+        /^ {6}model: 1 call \(generate 1\); 100 prompt \+ 20 completion tokens; first model call after \d+\.\d s; tests \d+\.\d s; hidden tests pass$/.test(
+          l,
+        ),
+      ),
+    ).toHaveLength(3);
     expect(perTask.filter((l) => l.endsWith("; hidden tests fail"))).toHaveLength(2);
-    const results = (JSON.parse(await readFile(join(recordedOut, "results.json"), "utf8")) as { results: Array<{ model: unknown }> }).results;
-    expect(results[0]?.model).toMatchObject({ calls: 1, callsByStage: { generate: 1 }, cachedCalls: 0, promptTokens: 100, completionTokens: 20 });
+    const results = (
+      JSON.parse(await readFile(join(recordedOut, "results.json"), "utf8")) as { results: Array<{ model: unknown }> }
+    ).results;
+    expect(results[0]?.model).toMatchObject({
+      calls: 1,
+      callsByStage: { generate: 1 },
+      cachedCalls: 0,
+      promptTokens: 100,
+      completionTokens: 20,
+    });
     const markdown = await readFile(join(recordedOut, "results.md"), "utf8");
-    expect(markdown).toContain("| strategy | task | hidden tests | model calls | by stage | cached | prompt tok | completion tok | s to first call | test s | wall s |");
-    expect(markdown.split("\n").filter((l) => l.startsWith("| direct | ") && l.includes(" | 1 | generate 1 | 0 | 100 | 20 | "))).toHaveLength(5);
+    expect(markdown).toContain(
+      "| strategy | task | hidden tests | model calls | by stage | cached | prompt tok | completion tok | s to first call | test s | wall s |",
+    );
+    expect(
+      markdown
+        .split("\n")
+        .filter((l) => l.startsWith("| direct | ") && l.includes(" | 1 | generate 1 | 0 | 100 | 20 | ")),
+    ).toHaveLength(5);
   });
 });

@@ -42,10 +42,23 @@ describe("runHiddenTests: the solution files a test left as links or FIFOs", () 
     writeFileSync(join(workspace, "honest.py"), "VALUE = 2\n");
     symlinkSync(secret, join(workspace, "linked.py"));
     execFileSync("mkfifo", [join(workspace, "fifo.py")]);
-    const task: EvalTask = { id: "t", bugType: "x", files: {}, hiddenFiles: { "test_hidden.py": HIDDEN_TEST }, solutionFiles: ["honest.py", "linked.py", "fifo.py", "deleted.py"] };
-    const report = await runHiddenTests(task, workspace, { timeoutMs: 120_000, env: { PYTEST_DISABLE_PLUGIN_AUTOLOAD: "1" } });
+    const task: EvalTask = {
+      id: "t",
+      bugType: "x",
+      files: {},
+      hiddenFiles: { "test_hidden.py": HIDDEN_TEST },
+      solutionFiles: ["honest.py", "linked.py", "fifo.py", "deleted.py"],
+    };
+    const report = await runHiddenTests(task, workspace, {
+      timeoutMs: 120_000,
+      env: { PYTEST_DISABLE_PLUGIN_AUTOLOAD: "1" },
+    });
     const status = Object.fromEntries(report.tests.map((t) => [t.id.split("::").at(-1), t.status]));
-    expect(status, JSON.stringify(report.tests)).toEqual({ test_honest: "pass", test_linked_is_absent: "pass", test_fifo_is_absent: "pass" });
+    expect(status, JSON.stringify(report.tests)).toEqual({
+      test_honest: "pass",
+      test_linked_is_absent: "pass",
+      test_fifo_is_absent: "pass",
+    });
     expect(JSON.stringify(report)).not.toContain(CANARY);
   }, 180_000);
 });

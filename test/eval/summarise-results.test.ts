@@ -6,14 +6,40 @@ import { resultsMarkdown, resultsSummaryLines, summarise } from "../../src/eval/
 
 function result(id: string, verdict: TaskResult["verdict"], wallSeconds: number, timedOut: number): TaskResult {
   const cost = { ...emptyOutcome("template").cost, wallSeconds, candidatesTried: timedOut + 1 };
-  return { id, bugType: "local", strategy: "template", verdict, stopReason: verdict === "not-fixed" ? "exhausted" : "solved", message: "", cost, epg: undefined, llmWaitSeconds: 0, timedOut };
+  return {
+    id,
+    bugType: "local",
+    strategy: "template",
+    verdict,
+    stopReason: verdict === "not-fixed" ? "exhausted" : "solved",
+    message: "",
+    cost,
+    epg: undefined,
+    llmWaitSeconds: 0,
+    timedOut,
+  };
 }
 
 describe("summarise", () => {
-  const results = [result("a", "solved", 2, 0), result("b", "solved", 4, 3), result("c", "not-fixed", 10, 5), result("d", "plausible", 6, 0)];
+  const results = [
+    result("a", "solved", 2, 0),
+    result("b", "solved", 4, 3),
+    result("c", "not-fixed", 10, 5),
+    result("d", "plausible", 6, 0),
+  ];
 
   it("counts the candidates that timed out over every task", () => {
-    expect(summarise(results)).toEqual([expect.objectContaining({ tasks: 4, solved: 2, plausible: 1, notFixed: 1, timedOutCandidates: 8, medianSeconds: 5, p90Seconds: 8.8 })]);
+    expect(summarise(results)).toEqual([
+      expect.objectContaining({
+        tasks: 4,
+        solved: 2,
+        plausible: 1,
+        notFixed: 1,
+        timedOutCandidates: 8,
+        medianSeconds: 5,
+        p90Seconds: 8.8,
+      }),
+    ]);
   });
 
   it("prints them in the table and in the summary line", () => {
@@ -23,6 +49,8 @@ describe("summarise", () => {
     expect(row[columns.indexOf("timed-out candidates")]).toBe("8");
     expect(row[columns.indexOf("median s")]).toBe("5.0");
     expect(row[columns.indexOf("p90 s")]).toBe("8.8");
-    expect(resultsSummaryLines(summarise(results))).toBe("template: 2 of 4 solved; median 5.0 s, p90 8.8 s per task; 8 candidate(s) timed out");
+    expect(resultsSummaryLines(summarise(results))).toBe(
+      "template: 2 of 4 solved; median 5.0 s, p90 8.8 s per task; 8 candidate(s) timed out",
+    );
   });
 });

@@ -32,17 +32,34 @@ const git = (...args: string[]) => execFileSync("git", ["--git-dir", remote, ...
 
 beforeEach(async () => {
   network.start();
-  work = await gitRepo({ "calc.py": "def add(a, b):\n    return a - b\n", "run.sh": "#!/bin/sh\necho old\n", "old.txt": "to be deleted\n" });
+  work = await gitRepo({
+    "calc.py": "def add(a, b):\n    return a - b\n",
+    "run.sh": "#!/bin/sh\necho old\n",
+    "old.txt": "to be deleted\n",
+  });
   execFileSync("git", ["-C", work, "update-index", "--chmod=+x", "run.sh"]);
   execFileSync("git", ["-C", work, "-c", "user.name=T", "-c", "user.email=t@example.invalid", "commit", "-qm", "exec"]);
   remote = join(await mkdtemp(join(tmpdir(), "autogen-gitdata-")), "remote.git");
   execFileSync("git", ["clone", "--quiet", "--bare", work, remote]);
-  state = { issue: { title: "t", body: "b" }, comments: [], pulls: [], permissions: {}, files: {}, defaultBranch: "main", cloneUrl: remote };
+  state = {
+    issue: { title: "t", body: "b" },
+    comments: [],
+    pulls: [],
+    permissions: {},
+    files: {},
+    defaultBranch: "main",
+    cloneUrl: remote,
+  };
   github = fakeGitHub(state);
   const cache = new RepoCache({ root: await mkdtemp(join(tmpdir(), "autogen-gitdata-cache-")) });
   mirror = await cache.mirror(remote);
   worktree = await cache.worktree(mirror, "main", "job-1");
-  target = { api: octokitGitData(new Octokit({ auth: "ghs_test", request: { retries: 0 } }) as never), owner: "octo-org", repo: "shop", identity: BOT };
+  target = {
+    api: octokitGitData(new Octokit({ auth: "ghs_test", request: { retries: 0 } }) as never),
+    owner: "octo-org",
+    repo: "shop",
+    identity: BOT,
+  };
 });
 
 afterEach(async () => {
@@ -64,10 +81,19 @@ describe("commitAndPush through the Git Data API", () => {
     await symlink(join(outside, "secret"), join(worktree.path, "link"));
     const files = ["calc.py", "run.sh", "tool.sh", "old.txt", "link"];
 
-    const sha = await commitAndPush(worktree, mirror, target, "autogen/issue-1", "Fix #1\n\nCo-authored-by: m <7+m@users.noreply.github.com>", files);
+    const sha = await commitAndPush(
+      worktree,
+      mirror,
+      target,
+      "autogen/issue-1",
+      "Fix #1\n\nCo-authored-by: m <7+m@users.noreply.github.com>",
+      files,
+    );
 
     expect(git("rev-parse", "autogen/issue-1")).toBe(sha);
-    expect(git("log", "-1", "--format=%an <%ae>|%cn <%ce>", sha)).toBe(`${BOT.name} <${BOT.email}>|${BOT.name} <${BOT.email}>`);
+    expect(git("log", "-1", "--format=%an <%ae>|%cn <%ce>", sha)).toBe(
+      `${BOT.name} <${BOT.email}>|${BOT.name} <${BOT.email}>`,
+    );
     expect(BOT.email).toBe("98765+autogen-test[bot]@users.noreply.github.com");
     expect(git("log", "-1", "--format=%P", sha)).toBe(worktree.sha);
     expect(git("log", "-1", "--format=%B", sha)).toContain("Co-authored-by: m <7+m@users.noreply.github.com>");
@@ -80,7 +106,9 @@ describe("commitAndPush through the Git Data API", () => {
     expect(git("show", `${sha}:link`)).toBe(join(outside, "secret"));
     expect(git("show", `${sha}:calc.py`)).toContain("return a + b");
     // The secret the link points at never left the host.
-    expect(JSON.stringify(github.calls("git/create-blob"))).not.toContain(Buffer.from("host secret content\n").toString("base64"));
+    expect(JSON.stringify(github.calls("git/create-blob"))).not.toContain(
+      Buffer.from("host secret content\n").toString("base64"),
+    );
     expect(github.calls("git/create-tree")[0]?.body).toMatchObject({ base_tree: git("rev-parse", "main^{tree}") });
     // No author or committer is sent: GitHub records (and signs as) the authenticated bot.
     expect(github.calls("git/create-commit")[0]?.body).not.toHaveProperty("author");
@@ -106,7 +134,19 @@ describe("commitAndPush through the Git Data API", () => {
 
   it("refuses, with a clear error, to overwrite a branch someone moved while the bot was publishing; their commit stays", async () => {
     execFileSync("git", ["--git-dir", remote, "update-ref", "refs/heads/review", worktree.sha]);
-    execFileSync("git", ["-C", work, "-c", "user.name=H", "-c", "user.email=h@example.invalid", "commit", "-q", "--allow-empty", "-m", "human"]);
+    execFileSync("git", [
+      "-C",
+      work,
+      "-c",
+      "user.name=H",
+      "-c",
+      "user.email=h@example.invalid",
+      "commit",
+      "-q",
+      "--allow-empty",
+      "-m",
+      "human",
+    ]);
     const human = execFileSync("git", ["-C", work, "rev-parse", "HEAD"], { encoding: "utf8" }).trim();
     execFileSync("git", ["-C", work, "push", "-q", remote, `${human}:refs/heads/incoming`]);
     // Someone pushes to the branch between the bot's read of it and its update.
@@ -116,7 +156,9 @@ describe("commitAndPush through the Git Data API", () => {
     await writeFile(join(worktree.path, "calc.py"), "mine\n");
     const attempt = commitAndPush(worktree, mirror, target, "review", "mine", ["calc.py"]);
     await expect(attempt).rejects.toThrow(BranchMovedError);
-    await expect(attempt).rejects.toThrow(/review changed on GitHub while the bot was publishing .*nothing was overwritten/);
+    await expect(attempt).rejects.toThrow(
+      /review changed on GitHub while the bot was publishing .*nothing was overwritten/,
+    );
     expect(git("rev-parse", "review")).toBe(human);
 
     // The bot's own earlier attempt (not a fast-forward) moved meanwhile: refused too.
@@ -126,33 +168,48 @@ describe("commitAndPush through the Git Data API", () => {
     let moved = false;
     github.requests.length = 0;
     const original = target.api.getBranch;
-    target = { ...target, api: { ...target.api, getBranch: async (...args) => {
-      const seen = await original(...args);
-      // After the first read: a human pushes to the branch.
-      if (!moved) {
-        moved = true;
-        execFileSync("git", ["--git-dir", remote, "update-ref", "refs/heads/autogen/issue-2", human]);
-      }
-      return seen;
-    } } };
+    target = {
+      ...target,
+      api: {
+        ...target.api,
+        getBranch: async (...args) => {
+          const seen = await original(...args);
+          // After the first read: a human pushes to the branch.
+          if (!moved) {
+            moved = true;
+            execFileSync("git", ["--git-dir", remote, "update-ref", "refs/heads/autogen/issue-2", human]);
+          }
+          return seen;
+        },
+      },
+    };
     await writeFile(join(worktree.path, "calc.py"), "second\n");
-    await expect(commitAndPush(worktree, mirror, target, "autogen/issue-2", "second", ["calc.py"])).rejects.toThrow(BranchMovedError);
+    await expect(commitAndPush(worktree, mirror, target, "autogen/issue-2", "second", ["calc.py"])).rejects.toThrow(
+      BranchMovedError,
+    );
     expect(git("rev-parse", "autogen/issue-2")).toBe(human);
     expect(github.calls("git/update-ref")).toEqual([]);
 
     // A branch that appeared meanwhile is not overwritten either.
     state.beforeRefUpdate = (op, ref) => {
-      if (op === "git/create-ref" && ref.endsWith("/issue-3")) execFileSync("git", ["--git-dir", remote, "update-ref", "refs/heads/autogen/issue-3", human]);
+      if (op === "git/create-ref" && ref.endsWith("/issue-3"))
+        execFileSync("git", ["--git-dir", remote, "update-ref", "refs/heads/autogen/issue-3", human]);
     };
-    await expect(commitAndPush(worktree, mirror, target, "autogen/issue-3", "third", ["calc.py"])).rejects.toThrow(/created meanwhile/);
+    await expect(commitAndPush(worktree, mirror, target, "autogen/issue-3", "third", ["calc.py"])).rejects.toThrow(
+      /created meanwhile/,
+    );
     expect(git("rev-parse", "autogen/issue-3")).toBe(human);
   });
 
   it("refuses a commit GitHub attributes to someone else than the bot, before the branch moves", async () => {
     await writeFile(join(worktree.path, "calc.py"), "x\n");
     const wrong = { ...target, identity: ACTIONS_BOT };
-    await expect(commitAndPush(worktree, mirror, wrong, "autogen/issue-1", "m", ["calc.py"])).rejects.toThrow(GitDataError);
-    await expect(commitAndPush(worktree, mirror, wrong, "autogen/issue-1", "m", ["calc.py"])).rejects.toThrow(/not github-actions\[bot\] <41898282\+github-actions\[bot\]@users\.noreply\.github\.com>/);
+    await expect(commitAndPush(worktree, mirror, wrong, "autogen/issue-1", "m", ["calc.py"])).rejects.toThrow(
+      GitDataError,
+    );
+    await expect(commitAndPush(worktree, mirror, wrong, "autogen/issue-1", "m", ["calc.py"])).rejects.toThrow(
+      /not github-actions\[bot\] <41898282\+github-actions\[bot\]@users\.noreply\.github\.com>/,
+    );
     expect(() => git("rev-parse", "--verify", "-q", "autogen/issue-1")).toThrow();
   });
 });
@@ -167,15 +224,23 @@ describe("the Actions verifier's branches", () => {
     await publish.push(await snapshotCommit(worktree.path, "candidate"), "autogen/verify-job-5-2");
     expect(git("show", "autogen/verify-job-5-1:calc.py")).toBe("candidate 2");
     expect(git("log", "-1", "--format=%an", "autogen/verify-job-5-2")).toBe(BOT.name);
-    expect(github.calls("git/update-ref").map((r) => r.body)).toEqual([{ sha: git("rev-parse", "autogen/verify-job-5-1"), force: true }]);
+    expect(github.calls("git/update-ref").map((r) => r.body)).toEqual([
+      { sha: git("rev-parse", "autogen/verify-job-5-1"), force: true },
+    ]);
     // An unchanged workspace is tested as the commit GitHub already has: only the branch is made.
     const commits = github.calls("git/create-commit").length;
     await publish.push(worktree.sha, "autogen/verify-job-5-3");
     expect(git("rev-parse", "autogen/verify-job-5-3")).toBe(worktree.sha);
     expect(github.calls("git/create-commit")).toHaveLength(commits);
-    expect(await publish.sweep("autogen/verify-job-5-")).toEqual(["autogen/verify-job-5-1", "autogen/verify-job-5-2", "autogen/verify-job-5-3"]);
+    expect(await publish.sweep("autogen/verify-job-5-")).toEqual([
+      "autogen/verify-job-5-1",
+      "autogen/verify-job-5-2",
+      "autogen/verify-job-5-3",
+    ]);
     expect(git("for-each-ref", "refs/heads/autogen/")).toBe("");
-    expect(github.calls("git/list-matching-refs").map((r) => decodeURIComponent(r.path))).toEqual(["/repos/octo-org/shop/git/matching-refs/heads/autogen/verify-job-5-"]);
+    expect(github.calls("git/list-matching-refs").map((r) => decodeURIComponent(r.path))).toEqual([
+      "/repos/octo-org/shop/git/matching-refs/heads/autogen/verify-job-5-",
+    ]);
     await expect(publish.push(worktree.sha, "autogen/issue-1")).rejects.toThrow(/not a verification branch/);
   });
 });
@@ -188,7 +253,10 @@ describe("the bot's identity", () => {
     expect(await identity(undefined)).toEqual(BOT);
     expect(github.calls("apps/get-authenticated")).toHaveLength(1);
     expect(github.calls("users/get-by-username").map((r) => r.path)).toEqual(["/users/autogen-test%5Bbot%5D"]);
-    expect(ACTIONS_BOT).toEqual({ name: "github-actions[bot]", email: "41898282+github-actions[bot]@users.noreply.github.com" });
+    expect(ACTIONS_BOT).toEqual({
+      name: "github-actions[bot]",
+      email: "41898282+github-actions[bot]@users.noreply.github.com",
+    });
     expect(() => botIdentity({ slug: "bad slug", id: 1 })).toThrow(/not a GitHub App slug/);
   });
 });

@@ -36,14 +36,30 @@ const writes = () => github.requests.filter((r) => r.method !== "GET");
 
 /** Every byte sent to GitHub, the blobs decoded. */
 function sent(): string {
-  return github.requests.map((r) => (r.operation === "git/create-blob" ? Buffer.from(String(r.body?.content ?? ""), "base64").toString("latin1") : JSON.stringify(r.body ?? {}))).join("\n");
+  return github.requests
+    .map((r) =>
+      r.operation === "git/create-blob"
+        ? Buffer.from(String(r.body?.content ?? ""), "base64").toString("latin1")
+        : JSON.stringify(r.body ?? {}),
+    )
+    .join("\n");
 }
 
 /** The published tree's entries and every blob's content, from the remote. */
 function published(ref: string): { modes: string[]; paths: string[]; content: string } {
   const lines = git("ls-tree", "-r", "-z", "--full-tree", ref).split("\0").filter(Boolean);
-  const entries = lines.map((l) => ({ mode: l.split(" ")[0] ?? "", sha: l.split(" ")[2]?.split("\t")[0] ?? "", path: l.slice(l.indexOf("\t") + 1) }));
-  return { modes: entries.map((e) => e.mode), paths: entries.map((e) => e.path), content: entries.map((e) => execFileSync("git", ["--git-dir", remote, "cat-file", "blob", e.sha], { encoding: "latin1" })).join("\n") };
+  const entries = lines.map((l) => ({
+    mode: l.split(" ")[0] ?? "",
+    sha: l.split(" ")[2]?.split("\t")[0] ?? "",
+    path: l.slice(l.indexOf("\t") + 1),
+  }));
+  return {
+    modes: entries.map((e) => e.mode),
+    paths: entries.map((e) => e.path),
+    content: entries
+      .map((e) => execFileSync("git", ["--git-dir", remote, "cat-file", "blob", e.sha], { encoding: "latin1" }))
+      .join("\n"),
+  };
 }
 
 beforeEach(async () => {
@@ -51,12 +67,25 @@ beforeEach(async () => {
   const work = await gitRepo({ "calc.py": "def add(a, b):\n    return a - b\n", "docs/readme.md": "docs\n" });
   remote = join(await mkdtemp(join(tmpdir(), "autogen-hostile-remote-")), "remote.git");
   execFileSync("git", ["clone", "--quiet", "--bare", work, remote]);
-  const state: FakeGitHubState = { issue: { title: "t", body: "b" }, comments: [], pulls: [], permissions: {}, files: {}, defaultBranch: "main", cloneUrl: remote };
+  const state: FakeGitHubState = {
+    issue: { title: "t", body: "b" },
+    comments: [],
+    pulls: [],
+    permissions: {},
+    files: {},
+    defaultBranch: "main",
+    cloneUrl: remote,
+  };
   github = fakeGitHub(state);
   const cache = new RepoCache({ root: await mkdtemp(join(tmpdir(), "autogen-hostile-cache-")) });
   mirror = await cache.mirror(remote);
   worktree = await cache.worktree(mirror, "main", "job-1");
-  target = { api: octokitGitData(new Octokit({ auth: "ghs_test", request: { retries: 0 } }) as never), owner: "octo-org", repo: "shop", identity: botIdentity({ slug: "autogen-test", id: 98765 }) };
+  target = {
+    api: octokitGitData(new Octokit({ auth: "ghs_test", request: { retries: 0 } }) as never),
+    owner: "octo-org",
+    repo: "shop",
+    identity: botIdentity({ slug: "autogen-test", id: 98765 }),
+  };
   outside = await mkdtemp(join(tmpdir(), "autogen-hostile-outside-"));
   await writeFile(join(outside, "secret"), `${CANARY}\n`);
   await mkdir(join(outside, "dir"));
@@ -90,10 +119,27 @@ describe("publishing a commit from a hostile worktree", () => {
     const sha = await commitAndPush(worktree, mirror, target, "autogen/issue-1", "Fix #1", files);
 
     const tree = published(sha);
-    expect(tree.paths.sort()).toEqual(["abs-link", "calc.py", "dir-link", "docs/readme.md", "environ", "group.txt", "rel-link", "tool.sh"]);
+    expect(tree.paths.sort()).toEqual([
+      "abs-link",
+      "calc.py",
+      "dir-link",
+      "docs/readme.md",
+      "environ",
+      "group.txt",
+      "rel-link",
+      "tool.sh",
+    ]);
     expect(new Set(tree.modes)).toEqual(new Set(["100644", "100755", "120000"]));
-    expect(git("ls-tree", sha, "environ", "dir-link", "abs-link", "rel-link").split("\n").map((l) => l.split(" ")[0])).toEqual(["120000", "120000", "120000", "120000"]);
-    expect(git("ls-tree", sha, "tool.sh", "docs/readme.md", "group.txt").split("\n").map((l) => `${l.split(" ")[0]} ${l.split("\t")[1]}`)).toEqual(["100755 docs/readme.md", "100644 group.txt", "100755 tool.sh"]);
+    expect(
+      git("ls-tree", sha, "environ", "dir-link", "abs-link", "rel-link")
+        .split("\n")
+        .map((l) => l.split(" ")[0]),
+    ).toEqual(["120000", "120000", "120000", "120000"]);
+    expect(
+      git("ls-tree", sha, "tool.sh", "docs/readme.md", "group.txt")
+        .split("\n")
+        .map((l) => `${l.split(" ")[0]} ${l.split("\t")[1]}`),
+    ).toEqual(["100755 docs/readme.md", "100644 group.txt", "100755 tool.sh"]);
     expect(git("cat-file", "blob", `${sha}:environ`)).toBe("/proc/self/environ");
     expect(git("cat-file", "blob", `${sha}:dir-link`)).toBe(join(outside, "dir"));
     for (const text of [tree.content, sent()]) {
@@ -120,7 +166,9 @@ describe("publishing a commit from a hostile worktree", () => {
     await symlink(join(outside, "dir"), join(w, "dir-link"));
     await link(join(outside, "secret"), join(w, "hard.txt"));
     execFileSync("mkfifo", [join(w, "pipe")]);
-    await expect(commitAndPush(worktree, mirror, target, "autogen/issue-1", "Fix #1", files)).rejects.toThrow(/refusing/);
+    await expect(commitAndPush(worktree, mirror, target, "autogen/issue-1", "Fix #1", files)).rejects.toThrow(
+      /refusing/,
+    );
     expect(writes()).toEqual([]);
     expect(sent()).not.toContain(CANARY);
     expect(git("for-each-ref", "refs/heads/autogen/")).toBe("");
@@ -131,7 +179,9 @@ describe("publishing a commit from a hostile worktree", () => {
     // Sparse: no disk used, but 101 MiB to read.
     await writeFile(join(worktree.path, "huge.bin"), "");
     await truncate(join(worktree.path, "huge.bin"), 101 * 1024 * 1024);
-    await expect(commitAndPush(worktree, mirror, target, "autogen/issue-1", "Fix #1", ["calc.py", "huge.bin"])).rejects.toThrow(/refusing to publish huge\.bin: .*larger than GitHub.s 100 MiB/);
+    await expect(
+      commitAndPush(worktree, mirror, target, "autogen/issue-1", "Fix #1", ["calc.py", "huge.bin"]),
+    ).rejects.toThrow(/refusing to publish huge\.bin: .*larger than GitHub.s 100 MiB/);
     expect(writes()).toEqual([]);
     expect(git("for-each-ref", "refs/heads/autogen/")).toBe("");
   });

@@ -12,7 +12,12 @@ const PATH = "/repos/octo-org/shop/collaborators/maintainer/permission";
 
 function client() {
   const warnings: Array<Record<string, unknown>> = [];
-  const log = { debug: () => undefined, info: () => undefined, warn: (meta: unknown) => void warnings.push(meta as Record<string, unknown>), error: () => undefined };
+  const log = {
+    debug: () => undefined,
+    info: () => undefined,
+    warn: (meta: unknown) => void warnings.push(meta as Record<string, unknown>),
+    error: () => undefined,
+  };
   // One "second" of Retry-After is a millisecond here; the counts are what is checked.
   const Octokit = resilientOctokit({ retries: 3, maxWaitSeconds: 60, msPerSecond: 1 });
   const octokit = new Octokit({ auth: "ghs_test", log });
@@ -31,7 +36,13 @@ describe("resilient Octokit", () => {
   });
 
   it("retries after a secondary rate limit 403 with Retry-After", async () => {
-    nock(API).get(PATH).reply(403, { message: "You have exceeded a secondary rate limit. Please wait a few minutes before you try again." }, { "retry-after": "2" });
+    nock(API)
+      .get(PATH)
+      .reply(
+        403,
+        { message: "You have exceeded a secondary rate limit. Please wait a few minutes before you try again." },
+        { "retry-after": "2" },
+      );
     nock(API).get(PATH).reply(200, { permission: "admin" });
     const { get, warnings } = client();
     expect((await get()).data).toEqual({ permission: "admin" });
@@ -40,7 +51,9 @@ describe("resilient Octokit", () => {
 
   it("retries after the primary rate limit resets", async () => {
     const reset = String(Math.floor(Date.now() / 1000));
-    nock(API).get(PATH).reply(403, { message: "API rate limit exceeded" }, { "x-ratelimit-remaining": "0", "x-ratelimit-reset": reset });
+    nock(API)
+      .get(PATH)
+      .reply(403, { message: "API rate limit exceeded" }, { "x-ratelimit-remaining": "0", "x-ratelimit-reset": reset });
     nock(API).get(PATH).reply(200, { permission: "write" });
     const { get, warnings } = client();
     expect((await get()).data).toEqual({ permission: "write" });
@@ -67,7 +80,10 @@ describe("resilient Octokit", () => {
   });
 
   it("stops retrying a secondary rate limit that persists", async () => {
-    nock(API).get(PATH).times(4).reply(403, { message: "You have exceeded a secondary rate limit." }, { "retry-after": "1" });
+    nock(API)
+      .get(PATH)
+      .times(4)
+      .reply(403, { message: "You have exceeded a secondary rate limit." }, { "retry-after": "1" });
     const { get, warnings } = client();
     await expect(get()).rejects.toMatchObject({ status: 403 });
     expect(warnings.map((w) => w.retry)).toEqual([true, true, true, false]);

@@ -14,7 +14,8 @@ afterEach(() => {
 
 async function settled(store: JobStore, id: string): Promise<string | undefined> {
   // A hang guard only (about 60 s of real time; the faked clock is no guide): the retry is due 20 ms after the failure.
-  for (let i = 0; i < 6_000 && (await store.inbox(id))?.state === "pending"; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+  for (let i = 0; i < 6_000 && (await store.inbox(id))?.state === "pending"; i++)
+    await new Promise((resolve) => setTimeout(resolve, 10));
   return (await store.inbox(id))?.state;
 }
 
@@ -47,28 +48,37 @@ describe("inbox processor", () => {
     store.close();
   });
 
-  it.each(["{not json", "[1,2]", "1", "null", '"text"', ""])("fails a stored payload that is not one JSON object (%j) at once, with its reason, never handing it to the handlers", async (payload) => {
-    const store = new JobStore(":memory:");
-    const handled: unknown[] = [];
-    const errors: Array<Record<string, unknown>> = [];
-    const processor = new InboxProcessor(store, async (delivery) => void handled.push(delivery.payload), {
-      concurrency: 2,
-      maxAttempts: 6,
-      backoffMs: () => 20,
-      log: { warn: () => undefined, error: (meta) => void errors.push(meta as Record<string, unknown>) },
-    });
-    // Stored as the ingress would store a body its syntax check let through.
-    expect(await store.receive("not-object", "issues", payload)).toBe(true);
-    await store.receive("fine", "issues", '{"action":"created"}');
-    processor.kick();
-    expect(await settled(store, "not-object")).toBe("failed");
-    expect(await settled(store, "fine")).toBe("done");
-    expect(await store.inbox("not-object")).toMatchObject({ state: "failed", attempts: 1, error: "the stored payload is not a JSON object" });
-    expect(handled).toEqual([{ action: "created" }]);
-    expect(errors).toEqual([expect.objectContaining({ deliveryId: "not-object", reason: "the stored payload is not a JSON object" })]);
-    await processor.stop();
-    await store.close();
-  });
+  it.each(["{not json", "[1,2]", "1", "null", '"text"', ""])(
+    "fails a stored payload that is not one JSON object (%j) at once, with its reason, never handing it to the handlers",
+    async (payload) => {
+      const store = new JobStore(":memory:");
+      const handled: unknown[] = [];
+      const errors: Array<Record<string, unknown>> = [];
+      const processor = new InboxProcessor(store, async (delivery) => void handled.push(delivery.payload), {
+        concurrency: 2,
+        maxAttempts: 6,
+        backoffMs: () => 20,
+        log: { warn: () => undefined, error: (meta) => void errors.push(meta as Record<string, unknown>) },
+      });
+      // Stored as the ingress would store a body its syntax check let through.
+      expect(await store.receive("not-object", "issues", payload)).toBe(true);
+      await store.receive("fine", "issues", '{"action":"created"}');
+      processor.kick();
+      expect(await settled(store, "not-object")).toBe("failed");
+      expect(await settled(store, "fine")).toBe("done");
+      expect(await store.inbox("not-object")).toMatchObject({
+        state: "failed",
+        attempts: 1,
+        error: "the stored payload is not a JSON object",
+      });
+      expect(handled).toEqual([{ action: "created" }]);
+      expect(errors).toEqual([
+        expect.objectContaining({ deliveryId: "not-object", reason: "the stored payload is not a JSON object" }),
+      ]);
+      await processor.stop();
+      await store.close();
+    },
+  );
   it("handles large payloads one at a time within its byte budget while small ones run side by side", async () => {
     const store = new JobStore(":memory:");
     const big = (n: number) => JSON.stringify({ n, text: "b".repeat(6_000) });

@@ -30,7 +30,18 @@ async function instance(url: string, options: PgStoreOptions = {}): Promise<PgSt
   stores.push(store);
   return store;
 }
-const request = (over: Partial<JobRequest> = {}): JobRequest => ({ deliveryId: "d", installationId: 1, owner: "o", repo: "r", number: 1, kind: "fix", requester: "m", requesterId: 2, snapshot: { title: "t", body: "b" }, ...over });
+const request = (over: Partial<JobRequest> = {}): JobRequest => ({
+  deliveryId: "d",
+  installationId: 1,
+  owner: "o",
+  repo: "r",
+  number: 1,
+  kind: "fix",
+  requester: "m",
+  requesterId: 2,
+  snapshot: { title: "t", body: "b" },
+  ...over,
+});
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe("Postgres store, several instances", { timeout: 240_000 }, () => {
@@ -38,11 +49,13 @@ describe("Postgres store, several instances", { timeout: 240_000 }, () => {
     const url = await freshDatabase();
     const [a, b] = [await instance(url, { instanceId: "a" }), await instance(url, { instanceId: "b" })];
     const count = 80;
-    for (let n = 1; n <= count; n++) await a.enqueue(request({ deliveryId: `d${n}`, number: n, installationId: n % 3 }));
+    for (let n = 1; n <= count; n++)
+      await a.enqueue(request({ deliveryId: `d${n}`, number: n, installationId: n % 3 }));
     // Four claiming loops per instance, all at once.
     const claimed: Array<{ by: string; id: number }> = [];
     const loop = async (store: PgStore) => {
-      for (let job = await store.claimNext(1_000); job; job = await store.claimNext(1_000)) claimed.push({ by: store.instanceId, id: job.id });
+      for (let job = await store.claimNext(1_000); job; job = await store.claimNext(1_000))
+        claimed.push({ by: store.instanceId, id: job.id });
     };
     await Promise.all([a, b].flatMap((store) => [loop(store), loop(store), loop(store), loop(store)]));
     const ids = claimed.map((c) => c.id);
@@ -56,13 +69,21 @@ describe("Postgres store, several instances", { timeout: 240_000 }, () => {
   it("a lease that runs out is taken over by one other instance; the first one's late writes are dropped", async () => {
     const url = await freshDatabase();
     const slow = await instance(url, { instanceId: "slow", leaseMs: 500 });
-    const [b, c] = [await instance(url, { instanceId: "b", leaseMs: 60_000 }), await instance(url, { instanceId: "c", leaseMs: 60_000 })];
+    const [b, c] = [
+      await instance(url, { instanceId: "b", leaseMs: 60_000 }),
+      await instance(url, { instanceId: "c", leaseMs: 60_000 }),
+    ];
     const queued = await slow.enqueue(request());
     if (!queued.queued) throw new Error("not queued");
     expect(await slow.claimNext(1)).toMatchObject({ id: queued.job.id });
     await slow.checkpoint(queued.job.id, { stage: "plan" });
     // Renewal moves the lease on.
-    const leaseOf = async () => Number((await rows(url, "SELECT extract(epoch FROM lease_until) * 1000 AS t FROM jobs WHERE id = $1", [queued.job.id]))[0]?.t);
+    const leaseOf = async () =>
+      Number(
+        (
+          await rows(url, "SELECT extract(epoch FROM lease_until) * 1000 AS t FROM jobs WHERE id = $1", [queued.job.id])
+        )[0]?.t,
+      );
     const before = await leaseOf();
     await sleep(20);
     expect(await slow.renewLeases([queued.job.id])).toEqual([]);
@@ -73,7 +94,9 @@ describe("Postgres store, several instances", { timeout: 240_000 }, () => {
     // `slow` stops renewing (paused, or dead); b and c both try until one has the job.
     let winners: string[] = [];
     for (let i = 0; i < 600 && winners.length === 0; i++) {
-      const got = await Promise.all([b, c].map(async (store) => ((await store.claimNext(1)) ? store.instanceId : undefined)));
+      const got = await Promise.all(
+        [b, c].map(async (store) => ((await store.claimNext(1)) ? store.instanceId : undefined)),
+      );
       winners = got.filter((w): w is string => w !== undefined);
       if (winners.length === 0) await sleep(50);
     }
@@ -81,7 +104,10 @@ describe("Postgres store, several instances", { timeout: 240_000 }, () => {
     const owner = winners[0] === "b" ? b : c;
     const job = await owner.get(queued.job.id);
     expect(job).toMatchObject({ state: "running", checkpoint: { stage: "plan" } });
-    expect((await rows(url, "SELECT claimed_by, claims FROM jobs WHERE id = $1", [queued.job.id]))[0]).toEqual({ claimed_by: winners[0], claims: 2 });
+    expect((await rows(url, "SELECT claimed_by, claims FROM jobs WHERE id = $1", [queued.job.id]))[0]).toEqual({
+      claimed_by: winners[0],
+      claims: 2,
+    });
     // Its lease runs for a minute: nobody takes it a third time.
     expect(await b.claimNext(1)).toBeUndefined();
     expect(await c.claimNext(1)).toBeUndefined();
@@ -118,7 +144,12 @@ describe("Postgres store, several instances", { timeout: 240_000 }, () => {
     const [a, b] = [await instance(url, { instanceId: "a" }), await instance(url, { instanceId: "b" })];
     const ids = Array.from({ length: 40 }, (_, i) => `delivery-${i + 1}`);
     // GitHub redelivers each one while the first is in flight, to the other instance.
-    const stored = await Promise.all(ids.flatMap((id) => [a.receive(id, "issues", JSON.stringify({ number: Number(id.split("-")[1]) })), b.receive(id, "issues", JSON.stringify({ number: Number(id.split("-")[1]) }))]));
+    const stored = await Promise.all(
+      ids.flatMap((id) => [
+        a.receive(id, "issues", JSON.stringify({ number: Number(id.split("-")[1]) })),
+        b.receive(id, "issues", JSON.stringify({ number: Number(id.split("-")[1]) })),
+      ]),
+    );
     expect(stored.filter(Boolean)).toHaveLength(ids.length);
 
     // Both instances' inbox processors run at once; the handler does what the app's does.
@@ -131,7 +162,9 @@ describe("Postgres store, several instances", { timeout: 240_000 }, () => {
           handled.set(delivery.id, (handled.get(delivery.id) ?? 0) + 1);
           if (!(await store.recordDelivery(delivery.id, delivery.name))) return;
           await sleep(5);
-          await store.enqueue(request({ deliveryId: delivery.id, number: (delivery.payload as { number: number }).number }));
+          await store.enqueue(
+            request({ deliveryId: delivery.id, number: (delivery.payload as { number: number }).number }),
+          );
         },
         { concurrency: 4, maxAttempts: 3, backoffMs: () => 10, log, pollMs: 50 },
       );
@@ -157,7 +190,9 @@ describe("Postgres store schema", { timeout: 240_000 }, () => {
     const url = await freshDatabase();
     const opened = await Promise.all(Array.from({ length: 4 }, () => instance(url)));
     expect(opened).toHaveLength(4);
-    expect((await rows(url, "SELECT version FROM schema_migrations ORDER BY version")).map((r) => r.version)).toEqual(PG_STORE_MIGRATIONS.map((_, i) => i + 1));
+    expect((await rows(url, "SELECT version FROM schema_migrations ORDER BY version")).map((r) => r.version)).toEqual(
+      PG_STORE_MIGRATIONS.map((_, i) => i + 1),
+    );
   });
 
   it("upgrades a database the previous version wrote (no leases), keeping its jobs and deliveries; a running job is taken over", async () => {
@@ -172,14 +207,20 @@ describe("Postgres store schema", { timeout: 240_000 }, () => {
       "INSERT INTO jobs (delivery_id, installation_id, owner, repo, number, kind, requester, requester_id, snapshot, hint, state, checkpoint, created_at, updated_at) VALUES ('old-1', 99, 'octo-org', 'shop', 42, 'fix', 'maintainer', 7, $1, NULL, 'running', $2, 1, 1), ('old-2', 99, 'octo-org', 'shop', 43, 'fix', 'maintainer', 7, $1, NULL, 'done', '{}', 1, 1)",
       [JSON.stringify({ title: "Discount", body: "wrong" }), JSON.stringify({ branch: "autogen/issue-42" })],
     );
-    await pool.query("INSERT INTO inbox (delivery_id, event, payload, next_attempt_at, received_at, updated_at) VALUES ('old-3', 'issues', '{}', 1, 1, 1)");
+    await pool.query(
+      "INSERT INTO inbox (delivery_id, event, payload, next_attempt_at, received_at, updated_at) VALUES ('old-3', 'issues', '{}', 1, 1, 1)",
+    );
     await pool.end();
 
     const store = await instance(url);
     expect(await postgresSchemaVersion((store as unknown as { pool: pg.Pool }).pool)).toBe(PG_STORE_MIGRATIONS.length);
     expect(await store.recordDelivery("old-1", "issues")).toBe(false);
     expect(await store.latest("octo-org", "shop", 43)).toMatchObject({ state: "done", deliveryId: "old-2" });
-    expect(await store.claimNext(5)).toMatchObject({ number: 42, state: "running", checkpoint: { branch: "autogen/issue-42" } });
+    expect(await store.claimNext(5)).toMatchObject({
+      number: 42,
+      state: "running",
+      checkpoint: { branch: "autogen/issue-42" },
+    });
     expect((await store.dueDeliveries(Date.now(), 5, new Set())).map((r) => r.deliveryId)).toEqual(["old-3"]);
   });
 

@@ -27,8 +27,16 @@ function writeUnversionedJobDb(path: string): void {
       CREATE UNIQUE INDEX IF NOT EXISTS one_active_job ON jobs(owner, repo, number) WHERE state IN ('queued', 'running');
     `);
   db.prepare("INSERT INTO deliveries (id, event, received_at) VALUES ('old-1', 'issues', 1)").run();
-  const insert = db.prepare("INSERT INTO jobs (delivery_id, installation_id, owner, repo, number, kind, requester, requester_id, snapshot, hint, state, checkpoint, created_at, updated_at) VALUES (?, 99, 'octo-org', 'shop', ?, 'fix', 'maintainer', 7, ?, NULL, ?, ?, 1, 1)");
-  insert.run("old-1", 42, JSON.stringify({ title: "Discount", body: "wrong" }), "running", JSON.stringify({ branch: "autogen/issue-42" }));
+  const insert = db.prepare(
+    "INSERT INTO jobs (delivery_id, installation_id, owner, repo, number, kind, requester, requester_id, snapshot, hint, state, checkpoint, created_at, updated_at) VALUES (?, 99, 'octo-org', 'shop', ?, 'fix', 'maintainer', 7, ?, NULL, ?, ?, 1, 1)",
+  );
+  insert.run(
+    "old-1",
+    42,
+    JSON.stringify({ title: "Discount", body: "wrong" }),
+    "running",
+    JSON.stringify({ branch: "autogen/issue-42" }),
+  );
   insert.run("old-2", 43, JSON.stringify({ title: "Tax", body: "off" }), "done", "{}");
   db.close();
 }
@@ -39,7 +47,12 @@ describe("job store schema", () => {
     writeUnversionedJobDb(path);
     const store = new JobStore(path);
     try {
-      expect(await store.latest("octo-org", "shop", 42)).toMatchObject({ deliveryId: "old-1", state: "running", checkpoint: { branch: "autogen/issue-42" }, snapshot: { title: "Discount" } });
+      expect(await store.latest("octo-org", "shop", 42)).toMatchObject({
+        deliveryId: "old-1",
+        state: "running",
+        checkpoint: { branch: "autogen/issue-42" },
+        snapshot: { title: "Discount" },
+      });
       expect((await store.latest("octo-org", "shop", 43))?.state).toBe("done");
       expect(await store.recordDelivery("old-1", "issues")).toBe(false);
       // The interrupted job resumes, and the new inbox works on the old file.
@@ -88,8 +101,14 @@ describe("memory store schema", () => {
     db.close();
     // Written through the old schema by the same statements the pool uses.
     const writer = new DatabaseSync(path);
-    writer.prepare("INSERT INTO memory (installation, repository, task, plan, verification, keywords, embedding, created_at) VALUES ('99', 'octo-org/shop', 'discount applied twice', '[\"apply once\"]', 'test_discount', 'discount cart', NULL, 1)").run();
-    writer.prepare("INSERT INTO memory_fts (rowid, text) VALUES (1, 'discount cart discount applied twice apply once')").run();
+    writer
+      .prepare(
+        "INSERT INTO memory (installation, repository, task, plan, verification, keywords, embedding, created_at) VALUES ('99', 'octo-org/shop', 'discount applied twice', '[\"apply once\"]', 'test_discount', 'discount cart', NULL, 1)",
+      )
+      .run();
+    writer
+      .prepare("INSERT INTO memory_fts (rowid, text) VALUES (1, 'discount cart discount applied twice apply once')")
+      .run();
     writer.close();
 
     const pool = new MemoryPool(path);

@@ -31,7 +31,9 @@ describe("SQLite inbox group commit", () => {
   it("commits deliveries received together in one transaction, and one at a time when they come one at a time", async () => {
     const together = await freshStore();
     const base = walFrames(together.path);
-    const results = await Promise.all(Array.from({ length: 100 }, (_, i) => together.store.receive(`d-${i}`, "issues", `{"n":${i}}`)));
+    const results = await Promise.all(
+      Array.from({ length: 100 }, (_, i) => together.store.receive(`d-${i}`, "issues", `{"n":${i}}`)),
+    );
     expect(results.every(Boolean)).toBe(true);
     const batchFrames = walFrames(together.path) - base;
     expect((await together.store.inboxDepth()).pending).toBe(100);
@@ -51,7 +53,11 @@ describe("SQLite inbox group commit", () => {
   it("tells the first of two copies of a delivery in one batch from the second, and an old one from a new one", async () => {
     const { store } = await freshStore();
     expect(await store.receive("old", "issues", "{}")).toBe(true);
-    const [a, b, c] = await Promise.all([store.receive("same", "issues", "{}"), store.receive("same", "issues", "{}"), store.receive("old", "issues", "{}")]);
+    const [a, b, c] = await Promise.all([
+      store.receive("same", "issues", "{}"),
+      store.receive("same", "issues", "{}"),
+      store.receive("old", "issues", "{}"),
+    ]);
     expect([a, b, c]).toEqual([true, false, false]);
     await store.close();
   });
@@ -71,7 +77,10 @@ describe("SQLite inbox group commit", () => {
     // Another connection holds the write lock past the busy timeout's reach: the batch fails.
     const blocker = new DatabaseSync(path);
     blocker.exec("PRAGMA busy_timeout = 0; BEGIN IMMEDIATE");
-    const results = await Promise.allSettled([store.receive("x-1", "issues", "{}"), store.receive("x-2", "issues", "{}")]);
+    const results = await Promise.allSettled([
+      store.receive("x-1", "issues", "{}"),
+      store.receive("x-2", "issues", "{}"),
+    ]);
     blocker.exec("ROLLBACK");
     blocker.close();
     expect(results.map((r) => r.status)).toEqual(["rejected", "rejected"]);
@@ -83,10 +92,22 @@ describe("SQLite inbox group commit", () => {
     const { store, path } = await freshStore();
     // A row SQLite itself refuses (statement aborted by a trigger, installed from another connection).
     const other = new DatabaseSync(path);
-    other.exec("CREATE TRIGGER refuse_poison BEFORE INSERT ON inbox WHEN NEW.delivery_id = 'poison' BEGIN SELECT RAISE(ABORT, 'poison refused'); END;");
+    other.exec(
+      "CREATE TRIGGER refuse_poison BEFORE INSERT ON inbox WHEN NEW.delivery_id = 'poison' BEGIN SELECT RAISE(ABORT, 'poison refused'); END;",
+    );
     other.close();
-    const results = await Promise.allSettled([store.receive("a", "issues", "{}"), store.receive("poison", "issues", "{}"), store.receive("b", "issues", "{}"), store.receive("a", "issues", "{}")]);
-    expect(results.map((r) => (r.status === "fulfilled" ? r.value : "rejected"))).toEqual([true, "rejected", true, false]);
+    const results = await Promise.allSettled([
+      store.receive("a", "issues", "{}"),
+      store.receive("poison", "issues", "{}"),
+      store.receive("b", "issues", "{}"),
+      store.receive("a", "issues", "{}"),
+    ]);
+    expect(results.map((r) => (r.status === "fulfilled" ? r.value : "rejected"))).toEqual([
+      true,
+      "rejected",
+      true,
+      false,
+    ]);
     expect(String((results[1] as PromiseRejectedResult).reason)).toMatch(/poison refused/);
     expect(await store.inbox("a")).toMatchObject({ state: "pending", payload: "{}" });
     expect(await store.inbox("b")).toMatchObject({ state: "pending" });
@@ -99,7 +120,11 @@ describe("SQLite inbox group commit", () => {
     // The default limit is 1e9 bytes, more than a test should allocate: this connection's is lowered to 64 KiB instead.
     (store as unknown as { db: DatabaseSync }).db.limits.length = 64 * 1024;
     const huge = JSON.stringify({ pad: "x".repeat(128 * 1024) });
-    const results = await Promise.allSettled([store.receive("small-1", "issues", "{}"), store.receive("huge", "issues", huge), store.receive("small-2", "issues", "{}")]);
+    const results = await Promise.allSettled([
+      store.receive("small-1", "issues", "{}"),
+      store.receive("huge", "issues", huge),
+      store.receive("small-2", "issues", "{}"),
+    ]);
     expect(results.map((r) => r.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
     expect(String((results[1] as PromiseRejectedResult).reason)).toMatch(/too big/i);
     expect((await store.inboxDepth()).pending).toBe(2);

@@ -10,7 +10,12 @@ import { PgStore } from "../../src/jobs/pg-store.ts";
 import type { JobRequest, Store } from "../../src/jobs/store.ts";
 import { startPostgres, type TestPostgres } from "../support/embedded-postgres.ts";
 
-type Backend = { name: string; setup?: () => Promise<void>; teardown?: () => Promise<void>; fresh: () => Promise<{ open: () => Promise<Store> }> };
+type Backend = {
+  name: string;
+  setup?: () => Promise<void>;
+  teardown?: () => Promise<void>;
+  fresh: () => Promise<{ open: () => Promise<Store> }>;
+};
 
 let postgres: TestPostgres | undefined;
 let databases = 0;
@@ -38,7 +43,18 @@ const backends: Backend[] = [
   },
 ];
 
-const request = (over: Partial<JobRequest> = {}): JobRequest => ({ deliveryId: "d", installationId: 1, owner: "o", repo: "r", number: 1, kind: "fix", requester: "m", requesterId: 2, snapshot: { title: "t", body: "b" }, ...over });
+const request = (over: Partial<JobRequest> = {}): JobRequest => ({
+  deliveryId: "d",
+  installationId: 1,
+  owner: "o",
+  repo: "r",
+  number: 1,
+  kind: "fix",
+  requester: "m",
+  requesterId: 2,
+  snapshot: { title: "t", body: "b" },
+  ...over,
+});
 
 describe.each(backends)("job store contract: $name", { timeout: 240_000 }, (backend) => {
   const opened: Store[] = [];
@@ -86,7 +102,9 @@ describe.each(backends)("job store contract: $name", { timeout: 240_000 }, (back
       await new Promise((resolve) => setTimeout(resolve, 2));
       await store.receive("small-2", "issues", small);
       const ids = async (exclude: string[], maxBytes: number, atLeastOne: boolean) =>
-        (await store.dueDeliveries(Date.now() + 1, 10, new Set(exclude), { maxBytes, atLeastOne })).map((r) => r.deliveryId);
+        (await store.dueDeliveries(Date.now() + 1, 10, new Set(exclude), { maxBytes, atLeastOne })).map(
+          (r) => r.deliveryId,
+        );
       return ids;
     };
     const one = await filled();
@@ -116,7 +134,12 @@ describe.each(backends)("job store contract: $name", { timeout: 240_000 }, (back
     ]);
     await store.deliveryAttemptFailed("a", "GitHub said 502", now + 60_000);
     expect(await store.nextDueAfter(now)).toBe(now + 60_000);
-    expect(await store.inbox("a")).toMatchObject({ state: "pending", attempts: 1, error: "GitHub said 502", nextAttemptAt: now + 60_000 });
+    expect(await store.inbox("a")).toMatchObject({
+      state: "pending",
+      attempts: 1,
+      error: "GitHub said 502",
+      nextAttemptAt: now + 60_000,
+    });
     await store.deliveryAttemptFailed("b", "bad payload", undefined);
     expect(await store.inbox("b")).toMatchObject({ state: "failed", attempts: 1, error: "bad payload" });
     expect(await store.inboxDepth()).toEqual({ pending: 1, failed: 1 });
@@ -131,11 +154,25 @@ describe.each(backends)("job store contract: $name", { timeout: 240_000 }, (back
     const store = await open(await backend.fresh());
     const first = await store.enqueue(request({ hint: "use the cache" }));
     if (!first.queued) throw new Error("not queued");
-    expect(first.job).toMatchObject({ deliveryId: "d", state: "queued", hint: "use the cache", checkpoint: {}, statusCommentId: null, error: null, snapshot: { title: "t", body: "b" } });
-    expect(await store.enqueue(request({ deliveryId: "e" }))).toMatchObject({ queued: false, active: { id: first.job.id } });
+    expect(first.job).toMatchObject({
+      deliveryId: "d",
+      state: "queued",
+      hint: "use the cache",
+      checkpoint: {},
+      statusCommentId: null,
+      error: null,
+      snapshot: { title: "t", body: "b" },
+    });
+    expect(await store.enqueue(request({ deliveryId: "e" }))).toMatchObject({
+      queued: false,
+      active: { id: first.job.id },
+    });
     await store.finish(first.job.id, "done");
     // The same delivery handled again finds the job it made, even when that one has ended.
-    expect(await store.enqueue(request())).toMatchObject({ queued: false, active: { id: first.job.id, state: "done" } });
+    expect(await store.enqueue(request())).toMatchObject({
+      queued: false,
+      active: { id: first.job.id, state: "done" },
+    });
     const second = await store.enqueue(request({ deliveryId: "f", kind: "plan" }));
     expect(second.queued).toBe(true);
     expect(await store.latest("o", "r", 1)).toMatchObject({ deliveryId: "f", kind: "plan" });
@@ -161,12 +198,24 @@ describe.each(backends)("job store contract: $name", { timeout: 240_000 }, (back
     if (!queued.queued) throw new Error("not queued");
     const job = await store.claimNext(1);
     expect(job?.id).toBe(queued.job.id);
-    expect(await store.checkpoint(queued.job.id, { pushed: "abc" })).toEqual({ branch: "autogen/issue-1", pushed: "abc" });
-    expect(await store.checkpoint(queued.job.id, { pushed: "def", pull: 5 })).toEqual({ branch: "autogen/issue-1", pushed: "def", pull: 5 });
+    expect(await store.checkpoint(queued.job.id, { pushed: "abc" })).toEqual({
+      branch: "autogen/issue-1",
+      pushed: "abc",
+    });
+    expect(await store.checkpoint(queued.job.id, { pushed: "def", pull: 5 })).toEqual({
+      branch: "autogen/issue-1",
+      pushed: "def",
+      pull: 5,
+    });
     await store.setStatusComment(queued.job.id, 12345678901);
     await store.finish(queued.job.id, "failed", "boom");
     await store.finish(queued.job.id, "done");
-    expect(await store.get(queued.job.id)).toMatchObject({ state: "failed", error: "boom", statusCommentId: 12345678901, checkpoint: { pushed: "def", pull: 5 } });
+    expect(await store.get(queued.job.id)).toMatchObject({
+      state: "failed",
+      error: "boom",
+      statusCommentId: 12345678901,
+      checkpoint: { pushed: "def", pull: 5 },
+    });
     expect(await store.get(queued.job.id + 100)).toBeUndefined();
   });
 

@@ -8,12 +8,21 @@ describe("extractJson", () => {
   it("reads plain JSON, fenced JSON and JSON inside prose", () => {
     expect(extractJson(' {"a": 1} ')).toEqual({ ok: true, value: { a: 1 } });
     expect(extractJson('```json\n{"a": 1}\n```')).toEqual({ ok: true, value: { a: 1 } });
-    expect(extractJson('Here you go:\n```\n{"a": [1, 2]}\n```\nAnything else?')).toEqual({ ok: true, value: { a: [1, 2] } });
-    expect(extractJson('The plan (see [1]) is {"steps": ["use } inside a string", "then {x}"]} as asked.')).toEqual({ ok: true, value: { steps: ["use } inside a string", "then {x}"] } });
+    expect(extractJson('Here you go:\n```\n{"a": [1, 2]}\n```\nAnything else?')).toEqual({
+      ok: true,
+      value: { a: [1, 2] },
+    });
+    expect(extractJson('The plan (see [1]) is {"steps": ["use } inside a string", "then {x}"]} as asked.')).toEqual({
+      ok: true,
+      value: { steps: ["use } inside a string", "then {x}"] },
+    });
   });
 
   it("skips a reasoning model's thinking and a broken first attempt", () => {
-    expect(extractJson('<think>maybe {"steps": []}?</think>\n{"steps": ["a"]}')).toEqual({ ok: true, value: { steps: ["a"] } });
+    expect(extractJson('<think>maybe {"steps": []}?</think>\n{"steps": ["a"]}')).toEqual({
+      ok: true,
+      value: { steps: ["a"] },
+    });
     expect(extractJson('{"steps": [oops} and then {"steps": ["b"]}')).toEqual({ ok: true, value: { steps: ["b"] } });
   });
 

@@ -80,18 +80,35 @@ export type StreamPlan = {
 };
 
 /** Streams `pieces` as SSE chunks the way vLLM, llama.cpp and Ollama do. */
-export async function sendStream(request: ReceivedRequest, res: ServerResponse, pieces: string[], plan: StreamPlan = {}): Promise<void> {
+export async function sendStream(
+  request: ReceivedRequest,
+  res: ServerResponse,
+  pieces: string[],
+  plan: StreamPlan = {},
+): Promise<void> {
   res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
   const id = completionId();
-  const chunk = (choices: unknown[], extra: Record<string, unknown> = {}) => res.write(`data: ${JSON.stringify({ id, object: "chat.completion.chunk", created: 0, model: "local", choices, ...extra })}\n\n`);
+  const chunk = (choices: unknown[], extra: Record<string, unknown> = {}) =>
+    res.write(
+      `data: ${JSON.stringify({ id, object: "chat.completion.chunk", created: 0, model: "local", choices, ...extra })}\n\n`,
+    );
   for (const [i, piece] of pieces.entries()) {
     if (plan.gapMs) await sleep(plan.gapMs);
     if (res.destroyed) return;
-    chunk([{ index: 0, delta: i === 0 ? { role: "assistant", content: piece } : { content: piece }, finish_reason: null }]);
+    chunk([
+      { index: 0, delta: i === 0 ? { role: "assistant", content: piece } : { content: piece }, finish_reason: null },
+    ]);
   }
   if (plan.hangAfter) return;
   chunk([{ index: 0, delta: {}, finish_reason: plan.finishReason ?? "stop" }]);
-  if (plan.usage && request.stream_options?.include_usage) chunk([], { usage: { prompt_tokens: plan.usage.prompt, completion_tokens: plan.usage.completion, total_tokens: plan.usage.prompt + plan.usage.completion } });
+  if (plan.usage && request.stream_options?.include_usage)
+    chunk([], {
+      usage: {
+        prompt_tokens: plan.usage.prompt,
+        completion_tokens: plan.usage.completion,
+        total_tokens: plan.usage.prompt + plan.usage.completion,
+      },
+    });
   res.end("data: [DONE]\n\n");
 }
 

@@ -15,20 +15,34 @@ const NO_SECRETS = (text: string) => text;
 useHttpMock();
 
 const planSchema = z.object({ steps: z.array(z.string()).min(1) });
-const vars = { untrusted: { problem: "add is wrong", failures: "test_add failed", code: "def add(a, b): return a - b" }, trusted: { memory: "(none)" } };
+const vars = {
+  untrusted: { problem: "add is wrong", failures: "test_add failed", code: "def add(a, b): return a - b" },
+  trusted: { memory: "(none)" },
+};
 
 describe("openAiLlmClient", () => {
   it("sends the rendered prompt with the stage's schema and temperature, validates and records usage", async () => {
-    const { requests } = scriptAnswers([{ stage: "plan", content: { steps: ["return a + b"] }, usage: { prompt: 120, completion: 30, cached: 20 } }]);
+    const { requests } = scriptAnswers([
+      { stage: "plan", content: { steps: ["return a + b"] }, usage: { prompt: 120, completion: 30, cached: 20 } },
+    ]);
     const llm = testLlm();
     const result = await llm.call("plan", vars, planSchema);
     expect(result).toEqual({ value: { steps: ["return a + b"] }, attempts: 1 });
     expect(requests[0]?.model).toBe("gpt-4o-mini");
     expect(requests[0]?.messages[1]?.content).toContain('<untrusted name="problem">\nadd is wrong\n</untrusted>');
     expect(llm.budget.state).toMatchObject({ llmCalls: 1, promptTokens: 120, completionTokens: 30, cachedTokens: 20 });
-    expect(llm.budget.state.dollars).toBeCloseTo(costOf("gpt-4o-mini", { promptTokens: 120, cachedTokens: 20, completionTokens: 30 }), 12);
+    expect(llm.budget.state.dollars).toBeCloseTo(
+      costOf("gpt-4o-mini", { promptTokens: 120, cachedTokens: 20, completionTokens: 30 }),
+      12,
+    );
     expect(llm.sink.entries).toHaveLength(1);
-    expect(llm.sink.entries[0]).toMatchObject({ stage: "plan", model: "gpt-4o-mini", attempt: 1, answer: '{"steps":["return a + b"]}', usage: { promptTokens: 120, completionTokens: 30, cachedTokens: 20 } });
+    expect(llm.sink.entries[0]).toMatchObject({
+      stage: "plan",
+      model: "gpt-4o-mini",
+      attempt: 1,
+      answer: '{"steps":["return a + b"]}',
+      usage: { promptTokens: 120, completionTokens: 30, cachedTokens: 20 },
+    });
   });
 
   it("repairs a malformed answer once, showing the model what was wrong", async () => {
@@ -51,16 +65,25 @@ describe("openAiLlmClient", () => {
     const llm = testLlm();
     const error = await llm.call("plan", vars, planSchema).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(LlmStageError);
-    expect((error as LlmStageError).message).toMatch(/^plan: the answer does not match the schema after one repair: steps: /);
+    expect((error as LlmStageError).message).toMatch(
+      /^plan: the answer does not match the schema after one repair: steps: /,
+    );
     expect((error as LlmStageError).raw).toBe('{"plan": "fix add"}');
     expect(llm.sink.entries.map((e) => e.answer)).toEqual(["I think you should fix add.", '{"plan": "fix add"}']);
   });
 
   it("names a refusal and a length cut-off", async () => {
-    scriptAnswers([{ stage: "plan", refusal: "I can't help with that." }, { stage: "plan", raw: '{"steps": ["a', finishReason: "length" }]);
+    scriptAnswers([
+      { stage: "plan", refusal: "I can't help with that." },
+      { stage: "plan", raw: '{"steps": ["a', finishReason: "length" },
+    ]);
     const llm = testLlm();
-    await expect(llm.call("plan", vars, planSchema)).rejects.toThrow("plan: the model refused: I can't help with that.");
-    await expect(llm.call("plan", vars, planSchema)).rejects.toThrow("plan: the answer was cut off at the completion token limit");
+    await expect(llm.call("plan", vars, planSchema)).rejects.toThrow(
+      "plan: the model refused: I can't help with that.",
+    );
+    await expect(llm.call("plan", vars, planSchema)).rejects.toThrow(
+      "plan: the answer was cut off at the completion token limit",
+    );
   });
 
   it("checks the budget before calling: no request is sent once a cap is reached", async () => {
@@ -72,7 +95,10 @@ describe("openAiLlmClient", () => {
   });
 
   it("caps the completion tokens a call may ask for by what the token budget has left", async () => {
-    const { requests } = scriptAnswers([{ stage: "plan", content: { steps: ["x"] }, usage: { prompt: 900, completion: 50 } }, { stage: "plan", content: { steps: ["y"] } }]);
+    const { requests } = scriptAnswers([
+      { stage: "plan", content: { steps: ["x"] }, usage: { prompt: 900, completion: 50 } },
+      { stage: "plan", content: { steps: ["y"] } },
+    ]);
     const llm = testLlm({ tokens: 1000 });
     await llm.call("plan", vars, planSchema);
     await llm.call("plan", vars, planSchema);
@@ -80,7 +106,9 @@ describe("openAiLlmClient", () => {
   });
 
   it("refuses any call with a dollar budget of 0, and stops at the wall-clock cap", () => {
-    expect(() => new Budget({ llmCalls: 5, tokens: 1000, dollars: 0, minutes: 10 }).ensureRoom()).toThrow("the dollar budget is 0");
+    expect(() => new Budget({ llmCalls: 5, tokens: 1000, dollars: 0, minutes: 10 }).ensureRoom()).toThrow(
+      "the dollar budget is 0",
+    );
     let now = 0;
     const budget = new Budget({ llmCalls: 5, tokens: 1000, dollars: 1, minutes: 10 }, () => now);
     budget.ensureRoom();
@@ -93,7 +121,9 @@ describe("openAiLlmClient", () => {
     expect(costOf("llama3:8b", { promptTokens: 1000, cachedTokens: 0, completionTokens: 1000 })).toBe(0);
     const prices = pricesFromEnv({ AUTOGEN_PRICES: '{"llama3:8b":{"input":0.1,"cachedInput":0.1,"output":0.2}}' });
     expect(prices["gpt-4o"]).toEqual(DEFAULT_PRICES["gpt-4o"]);
-    expect(costOf("llama3:8b", { promptTokens: 1_000_000, cachedTokens: 0, completionTokens: 1_000_000 }, prices)).toBeCloseTo(0.3, 10);
+    expect(
+      costOf("llama3:8b", { promptTokens: 1_000_000, cachedTokens: 0, completionTokens: 1_000_000 }, prices),
+    ).toBeCloseTo(0.3, 10);
     expect(() => pricesFromEnv({ AUTOGEN_PRICES: "{" })).toThrow("AUTOGEN_PRICES is not JSON");
     expect(() => pricesFromEnv({ AUTOGEN_PRICES: '{"m":{"input":-1}}' })).toThrow(/^AUTOGEN_PRICES is invalid \(m\./);
   });
@@ -104,18 +134,39 @@ describe("openAiLlmClient", () => {
       .post("/v1/embeddings")
       .reply(200, async (request: Request) => {
         sent = JSON.stringify(await request.json());
-        return { object: "list", data: [{ object: "embedding", index: 0, embedding: [0.1, 0.2, 0.3] }], model: "text-embedding-3-small", usage: { prompt_tokens: 3, total_tokens: 3 } };
+        return {
+          object: "list",
+          data: [{ object: "embedding", index: 0, embedding: [0.1, 0.2, 0.3] }],
+          model: "text-embedding-3-small",
+          usage: { prompt_tokens: 3, total_tokens: 3 },
+        };
       });
     const budget = new Budget({ llmCalls: 5, tokens: 1000, dollars: 1, minutes: 5 });
-    const client = openAiLlmClient({ endpoint: { baseURL: LLM_BASE, apiKey: "k", model: "m" }, budget, transcript: transcript(), embeddingModel: "text-embedding-3-small", scrub: (t) => t.replace("ghs_secret", "[secret removed]") });
+    const client = openAiLlmClient({
+      endpoint: { baseURL: LLM_BASE, apiKey: "k", model: "m" },
+      budget,
+      transcript: transcript(),
+      embeddingModel: "text-embedding-3-small",
+      scrub: (t) => t.replace("ghs_secret", "[secret removed]"),
+    });
     expect(await client.embed?.("cart total ghs_secret")).toEqual([0.1, 0.2, 0.3]);
     expect(sent).toContain("[secret removed]");
     expect(sent).not.toContain("ghs_secret");
-    expect(openAiLlmClient({ endpoint: { baseURL: LLM_BASE, apiKey: "k", model: "m" }, budget, transcript: transcript(), scrub: NO_SECRETS }).embed).toBeUndefined();
+    expect(
+      openAiLlmClient({
+        endpoint: { baseURL: LLM_BASE, apiKey: "k", model: "m" },
+        budget,
+        transcript: transcript(),
+        scrub: NO_SECRETS,
+      }).embed,
+    ).toBeUndefined();
   });
 
   it("replays a recorded run offline through the same SDK and validation", async () => {
-    scriptAnswers([{ stage: "plan", raw: "not json" }, { stage: "plan", content: { steps: ["recorded"] } }]);
+    scriptAnswers([
+      { stage: "plan", raw: "not json" },
+      { stage: "plan", content: { steps: ["recorded"] } },
+    ]);
     const recorded = testLlm();
     await recorded.call("plan", vars, planSchema);
     const replayed = openAiLlmClient({
@@ -127,15 +178,47 @@ describe("openAiLlmClient", () => {
     });
     expect(await replayed.call("plan", vars, planSchema)).toEqual({ value: { steps: ["recorded"] }, attempts: 2 });
     expect(replayed.budget.state).toMatchObject({ llmCalls: 2, promptTokens: recorded.budget.state.promptTokens });
-    const wrongStage = openAiLlmClient({ endpoint: { baseURL: LLM_BASE, apiKey: undefined, model: "m" }, budget: new Budget({ llmCalls: 10, tokens: 1e5, dollars: 5, minutes: 30 }), transcript: transcript(), scrub: NO_SECRETS, fetch: replayFetch(recorded.sink.entries), maxRetries: 0 });
-    await expect(wrongStage.call("explain", { untrusted: { code: "x" } }, z.object({ explanation: z.string() }))).rejects.toThrow("replay mismatch: call 1: the run asks for stage explain but the transcript recorded plan");
+    const wrongStage = openAiLlmClient({
+      endpoint: { baseURL: LLM_BASE, apiKey: undefined, model: "m" },
+      budget: new Budget({ llmCalls: 10, tokens: 1e5, dollars: 5, minutes: 30 }),
+      transcript: transcript(),
+      scrub: NO_SECRETS,
+      fetch: replayFetch(recorded.sink.entries),
+      maxRetries: 0,
+    });
+    await expect(
+      wrongStage.call("explain", { untrusted: { code: "x" } }, z.object({ explanation: z.string() })),
+    ).rejects.toThrow("replay mismatch: call 1: the run asks for stage explain but the transcript recorded plan");
   });
 
   it("replays a call that failed in the recorded run as the same failure, not as the next answer", async () => {
-    const failed = { stage: "plan", model: "m", attempt: 1, messages: [], answer: null, finishReason: null, refusal: null, usage: { promptTokens: 900, completionTokens: 0, cachedTokens: 0 }, dollars: 0, latencyMs: 120_000, usageEstimated: true, error: "the model server at http://localhost:11434/v1 went silent for 120 s before any of the answer (AUTOGEN_LLM_TIMEOUT)" };
-    const replayed = openAiLlmClient({ endpoint: { baseURL: LLM_BASE, apiKey: undefined, model: "m" }, budget: new Budget({ llmCalls: 10, tokens: 1e5, dollars: 5, minutes: 30 }), transcript: transcript(), scrub: NO_SECRETS, fetch: replayFetch([failed]), maxRetries: 0 });
+    const failed = {
+      stage: "plan",
+      model: "m",
+      attempt: 1,
+      messages: [],
+      answer: null,
+      finishReason: null,
+      refusal: null,
+      usage: { promptTokens: 900, completionTokens: 0, cachedTokens: 0 },
+      dollars: 0,
+      latencyMs: 120_000,
+      usageEstimated: true,
+      error:
+        "the model server at http://localhost:11434/v1 went silent for 120 s before any of the answer (AUTOGEN_LLM_TIMEOUT)",
+    };
+    const replayed = openAiLlmClient({
+      endpoint: { baseURL: LLM_BASE, apiKey: undefined, model: "m" },
+      budget: new Budget({ llmCalls: 10, tokens: 1e5, dollars: 5, minutes: 30 }),
+      transcript: transcript(),
+      scrub: NO_SECRETS,
+      fetch: replayFetch([failed]),
+      maxRetries: 0,
+    });
     const error = await replayed.call("plan", vars, planSchema).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(LlmStageError);
-    expect((error as Error).message).toContain("replayed failure: the model server at http://localhost:11434/v1 went silent for 120 s");
+    expect((error as Error).message).toContain(
+      "replayed failure: the model server at http://localhost:11434/v1 went silent for 120 s",
+    );
   });
 });

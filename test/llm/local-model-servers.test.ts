@@ -8,10 +8,21 @@ import { Budget, BudgetExceededError } from "../../src/llm/budget.ts";
 import { LlmStageError, LlmTimeoutError, openAiLlmClient, type OpenAiClientOptions } from "../../src/llm/llm-client.ts";
 import { ResponseFormatMemory } from "../../src/llm/response-format.ts";
 import { transcript, type TranscriptSink } from "../../src/llm/transcript.ts";
-import { fakeModelServer, sendCompletion, sendJson, sendStream, tokens, type FakeModelServer, type Handler } from "./fake-model-server.ts";
+import {
+  fakeModelServer,
+  sendCompletion,
+  sendJson,
+  sendStream,
+  tokens,
+  type FakeModelServer,
+  type Handler,
+} from "./fake-model-server.ts";
 
 const planSchema = z.object({ steps: z.array(z.string().min(1)).min(1) });
-const vars = { untrusted: { problem: "add is wrong", failures: "test_add failed", code: "def add(a, b): return a - b" }, trusted: { memory: "(none)" } };
+const vars = {
+  untrusted: { problem: "add is wrong", failures: "test_add failed", code: "def add(a, b): return a - b" },
+  trusted: { memory: "(none)" },
+};
 const PLAN = '{"steps":["return a + b instead of a - b"]}';
 
 const servers: FakeModelServer[] = [];
@@ -27,12 +38,35 @@ async function serve(handler: Handler): Promise<FakeModelServer> {
 
 function client(endpoint: LlmEndpoint, extra: Partial<OpenAiClientOptions> = {}, sink: TranscriptSink = transcript()) {
   const budget = extra.budget ?? new Budget({ llmCalls: 20, tokens: 100_000, dollars: 1, minutes: 10 });
-  return { llm: openAiLlmClient({ endpoint, budget, transcript: sink, responseFormats: new ResponseFormatMemory(), retryBaseMs: 20, scrub: (text) => text, ...extra }), sink, budget };
+  return {
+    llm: openAiLlmClient({
+      endpoint,
+      budget,
+      transcript: sink,
+      responseFormats: new ResponseFormatMemory(),
+      retryBaseMs: 20,
+      scrub: (text) => text,
+      ...extra,
+    }),
+    sink,
+    budget,
+  };
 }
 
-const local = (baseURL: string, tuning: Partial<LlmEndpoint> = {}): LlmEndpoint => ({ baseURL, apiKey: undefined, model: "qwen2.5-coder:7b", ...tuning });
+const local = (baseURL: string, tuning: Partial<LlmEndpoint> = {}): LlmEndpoint => ({
+  baseURL,
+  apiKey: undefined,
+  model: "qwen2.5-coder:7b",
+  ...tuning,
+});
 
-const llamaCppRejection = { error: { code: 400, message: 'response_format type must be one of "text" or "json_object", but got: json_schema', type: "invalid_request_error" } };
+const llamaCppRejection = {
+  error: {
+    code: 400,
+    message: 'response_format type must be one of "text" or "json_object", but got: json_schema',
+    type: "invalid_request_error",
+  },
+};
 
 describe("structured output that degrades with the server", () => {
   it("falls back to json_object when json_schema is rejected with 400 (llama.cpp, vLLM), and remembers it for the endpoint", async () => {
@@ -42,13 +76,21 @@ describe("structured output that degrades with the server", () => {
     });
     const formats = new ResponseFormatMemory();
     const { llm, sink } = client(local(server.baseURL), { responseFormats: formats });
-    expect(await llm.call("plan", vars, planSchema)).toEqual({ value: { steps: ["return a + b instead of a - b"] }, attempts: 1 });
+    expect(await llm.call("plan", vars, planSchema)).toEqual({
+      value: { steps: ["return a + b instead of a - b"] },
+      attempts: 1,
+    });
     expect(server.requests.map((r) => r.response_format?.type)).toEqual(["json_schema", "json_object"]);
     expect(server.requests[0]?.response_format?.json_schema).toMatchObject({ name: "plan", strict: true });
     // json_object carries no schema: the prompt does.
-    expect(server.requests[1]?.messages[0]?.content).toContain('It must match this JSON Schema:\n{"type":"object","properties":{"steps"');
+    expect(server.requests[1]?.messages[0]?.content).toContain(
+      'It must match this JSON Schema:\n{"type":"object","properties":{"steps"',
+    );
     expect(sink.entries).toHaveLength(1);
-    expect(sink.entries[0]).toMatchObject({ responseFormat: "json_object", usage: { promptTokens: 80, completionTokens: 12 } });
+    expect(sink.entries[0]).toMatchObject({
+      responseFormat: "json_object",
+      usage: { promptTokens: 80, completionTokens: 12 },
+    });
 
     // A later job's client on the same endpoint starts where this one ended.
     const later = client(local(server.baseURL), { responseFormats: formats });
@@ -58,19 +100,41 @@ describe("structured output that degrades with the server", () => {
 
   it("falls back to the schema in the prompt when every response_format is rejected (vLLM's error body)", async () => {
     const server = await serve((request, res) => {
-      if (request.response_format) return sendJson(res, 400, { object: "error", message: `[{'type': 'literal_error', 'loc': ('body', 'response_format', 'type'), 'msg': "Input should be 'text'", 'input': '${request.response_format.type}'}]`, type: "BadRequestError", param: null, code: 400 });
+      if (request.response_format)
+        return sendJson(res, 400, {
+          object: "error",
+          message: `[{'type': 'literal_error', 'loc': ('body', 'response_format', 'type'), 'msg': "Input should be 'text'", 'input': '${request.response_format.type}'}]`,
+          type: "BadRequestError",
+          param: null,
+          code: 400,
+        });
       return sendStream(request, res, tokens(PLAN));
     });
     const { llm, sink } = client(local(server.baseURL));
     expect((await llm.call("plan", vars, planSchema)).value.steps).toHaveLength(1);
-    expect(server.requests.map((r) => r.response_format?.type ?? "none")).toEqual(["json_schema", "json_object", "none"]);
-    expect(server.requests[2]?.messages[0]?.content).toMatch(/Answer with one JSON object and nothing else[\s\S]*"required":\["steps"\]/);
+    expect(server.requests.map((r) => r.response_format?.type ?? "none")).toEqual([
+      "json_schema",
+      "json_object",
+      "none",
+    ]);
+    expect(server.requests[2]?.messages[0]?.content).toMatch(
+      /Answer with one JSON object and nothing else[\s\S]*"required":\["steps"\]/,
+    );
     expect(sink.entries[0]?.responseFormat).toBe("prompt");
   });
 
   it("drops strict when the server refuses the schema for strict mode, keeping json_schema", async () => {
     const server = await serve((request, res) => {
-      if (request.response_format?.json_schema?.strict) return sendJson(res, 400, { error: { message: "Invalid schema for response_format 'plan': In context=(), 'additionalProperties' is required to be supplied and to be false.", type: "invalid_request_error", param: "response_format", code: null } });
+      if (request.response_format?.json_schema?.strict)
+        return sendJson(res, 400, {
+          error: {
+            message:
+              "Invalid schema for response_format 'plan': In context=(), 'additionalProperties' is required to be supplied and to be false.",
+            type: "invalid_request_error",
+            param: "response_format",
+            code: null,
+          },
+        });
       return sendStream(request, res, tokens(PLAN));
     });
     const formats = new ResponseFormatMemory();
@@ -85,12 +149,18 @@ describe("structured output that degrades with the server", () => {
   });
 
   it("does not mistake another 400 for a format rejection", async () => {
-    const server = await serve((_request, res) => sendJson(res, 400, { error: { message: "model 'qwen2.5-coder:7b' not found, try pulling it first", type: "api_error" } }));
+    const server = await serve((_request, res) =>
+      sendJson(res, 400, {
+        error: { message: "model 'qwen2.5-coder:7b' not found, try pulling it first", type: "api_error" },
+      }),
+    );
     const { llm, sink, budget } = client(local(server.baseURL));
     const error = await llm.call("plan", vars, planSchema).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(LlmStageError);
     expect(budget.state).toMatchObject({ llmCalls: 1, promptTokens: 0, completionTokens: 0 });
-    expect((error as Error).message).toBe(`plan: the model server at ${server.baseURL} answered 400 model 'qwen2.5-coder:7b' not found, try pulling it first`);
+    expect((error as Error).message).toBe(
+      `plan: the model server at ${server.baseURL} answered 400 model 'qwen2.5-coder:7b' not found, try pulling it first`,
+    );
     expect(server.requests).toHaveLength(1);
     expect(sink.entries[0]).toMatchObject({ error: expect.stringContaining("not found"), usage: { promptTokens: 0 } });
   });
@@ -100,12 +170,16 @@ describe("structured output that degrades with the server", () => {
     const { llm, sink, budget } = client(local(server.baseURL));
     const error = await llm.call("plan", vars, planSchema).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(LlmStageError);
-    expect((error as LlmStageError).message).toMatch(/^plan: the answer does not match the schema after one repair: steps: /);
+    expect((error as LlmStageError).message).toMatch(
+      /^plan: the answer does not match the schema after one repair: steps: /,
+    );
     expect((error as LlmStageError).raw).toBe('{"plan": "fix add"}');
     expect(server.requests).toHaveLength(2);
     expect(server.requests[0]?.response_format?.json_schema?.strict).toBe(true);
     expect(server.requests[1]?.messages.at(-2)).toEqual({ role: "assistant", content: '{"plan": "fix add"}' });
-    expect(server.requests[1]?.messages.at(-1)?.content).toMatch(/^That answer is not valid: steps: .*Reply again with one JSON object/);
+    expect(server.requests[1]?.messages.at(-1)?.content).toMatch(
+      /^That answer is not valid: steps: .*Reply again with one JSON object/,
+    );
     expect(sink.entries.map((e) => e.answer)).toEqual(['{"plan": "fix add"}', '{"plan": "fix add"}']);
     expect(budget.state.llmCalls).toBe(2);
   });
@@ -115,14 +189,25 @@ describe("structured output that degrades with the server", () => {
     // No usage chunk: like llama.cpp builds that ignore stream_options.
     const server = await serve((request, res) => sendStream(request, res, tokens(answer)));
     const { llm, sink, budget } = client(local(server.baseURL));
-    expect(await llm.call("plan", vars, planSchema)).toEqual({ value: { steps: ["return a + b instead of a - b"] }, attempts: 1 });
+    expect(await llm.call("plan", vars, planSchema)).toEqual({
+      value: { steps: ["return a + b instead of a - b"] },
+      attempts: 1,
+    });
     expect(server.requests).toHaveLength(1);
     expect(server.requests[0]).toMatchObject({ stream: true, stream_options: { include_usage: true } });
     const entry = sink.entries[0];
     expect(entry).toMatchObject({ answer, usageEstimated: true });
     const sentChars = entry?.messages.reduce((n, m) => n + m.content.length, 0) ?? 0;
-    expect(entry?.usage).toEqual({ promptTokens: Math.ceil(sentChars / 4), completionTokens: Math.ceil(answer.length / 4), cachedTokens: 0 });
-    expect(budget.state).toMatchObject({ llmCalls: 1, promptTokens: entry?.usage.promptTokens, completionTokens: entry?.usage.completionTokens });
+    expect(entry?.usage).toEqual({
+      promptTokens: Math.ceil(sentChars / 4),
+      completionTokens: Math.ceil(answer.length / 4),
+      cachedTokens: 0,
+    });
+    expect(budget.state).toMatchObject({
+      llmCalls: 1,
+      promptTokens: entry?.usage.promptTokens,
+      completionTokens: entry?.usage.completionTokens,
+    });
   });
 
   it("accepts a whole JSON completion from a server that ignores stream", async () => {
@@ -137,29 +222,49 @@ describe("structured output that degrades with the server", () => {
 describe("slow and stuck servers", () => {
   it("waits for a model that streams for longer than the timeout, as long as it keeps sending, with one request", async () => {
     // 8 pieces 500 ms apart: 4 s in all against AUTOGEN_LLM_TIMEOUT=1.
-    const server = await serve((request, res) => sendStream(request, res, tokens(PLAN, Math.ceil(PLAN.length / 8)), { gapMs: 500, usage: { prompt: 300, completion: 14 } }));
-    const endpoint = llmEndpointFromEnv({ AUTOGEN_LLM_BASE_URL: server.baseURL, AUTOGEN_LLM_MODEL: "llama3.1:8b", AUTOGEN_LLM_TIMEOUT: "1" });
+    const server = await serve((request, res) =>
+      sendStream(request, res, tokens(PLAN, Math.ceil(PLAN.length / 8)), {
+        gapMs: 500,
+        usage: { prompt: 300, completion: 14 },
+      }),
+    );
+    const endpoint = llmEndpointFromEnv({
+      AUTOGEN_LLM_BASE_URL: server.baseURL,
+      AUTOGEN_LLM_MODEL: "llama3.1:8b",
+      AUTOGEN_LLM_TIMEOUT: "1",
+    });
     expect(endpoint?.idleTimeoutMs).toBe(1000);
     const { llm, sink, budget } = client(endpoint as LlmEndpoint, { maxRetries: 2 });
     const started = Date.now();
-    expect(await llm.call("plan", vars, planSchema)).toEqual({ value: { steps: ["return a + b instead of a - b"] }, attempts: 1 });
+    expect(await llm.call("plan", vars, planSchema)).toEqual({
+      value: { steps: ["return a + b instead of a - b"] },
+      attempts: 1,
+    });
     expect(Date.now() - started).toBeGreaterThan(3500);
     expect(server.requests).toHaveLength(1);
-    expect(sink.entries[0]).toMatchObject({ usage: { promptTokens: 300, completionTokens: 14, cachedTokens: 0 }, finishReason: "stop" });
+    expect(sink.entries[0]).toMatchObject({
+      usage: { promptTokens: 300, completionTokens: 14, cachedTokens: 0 },
+      finishReason: "stop",
+    });
     expect(sink.entries[0]?.usageEstimated).toBeUndefined();
     expect(budget.state).toMatchObject({ llmCalls: 1, promptTokens: 300, completionTokens: 14 });
   });
 
   it("gives up on a server that never answers after the idle timeout, naming AUTOGEN_LLM_TIMEOUT, without sending the request again", async () => {
     const server = await serve(() => undefined); // takes the request, says nothing
-    const endpoint = llmEndpointFromEnv({ AUTOGEN_LLM_BASE_URL: server.baseURL, AUTOGEN_LLM_TIMEOUT: "1" }) as LlmEndpoint;
+    const endpoint = llmEndpointFromEnv({
+      AUTOGEN_LLM_BASE_URL: server.baseURL,
+      AUTOGEN_LLM_TIMEOUT: "1",
+    }) as LlmEndpoint;
     const { llm, sink, budget } = client(endpoint, { maxRetries: 3 });
     const started = Date.now();
     const error = await llm.call("plan", vars, planSchema).catch((e: unknown) => e);
     const waited = Date.now() - started;
     expect(error).toBeInstanceOf(LlmTimeoutError);
     expect(error).toBeInstanceOf(LlmStageError);
-    expect((error as Error).message).toBe(`plan: the model server at ${server.baseURL} went silent for 1 s before any of the answer (AUTOGEN_LLM_TIMEOUT); the request was not sent again, since the server may still be working on it. Raise AUTOGEN_LLM_TIMEOUT (at most 300 seconds) for a slow model, or check the server`);
+    expect((error as Error).message).toBe(
+      `plan: the model server at ${server.baseURL} went silent for 1 s before any of the answer (AUTOGEN_LLM_TIMEOUT); the request was not sent again, since the server may still be working on it. Raise AUTOGEN_LLM_TIMEOUT (at most 300 seconds) for a slow model, or check the server`,
+    );
     expect(waited).toBeGreaterThanOrEqual(950);
     // A hang guard (a busy machine is slow, never fast): without the idle timeout the call waits for the SDK's own.
     expect(waited).toBeLessThan(60_000);
@@ -169,15 +274,23 @@ describe("slow and stuck servers", () => {
     // The server took the request and worked on it: counted, with an estimate, and the failure kept.
     expect(budget.state.llmCalls).toBe(1);
     expect(sink.entries).toHaveLength(1);
-    expect(sink.entries[0]).toMatchObject({ answer: null, usageEstimated: true, error: expect.stringContaining("AUTOGEN_LLM_TIMEOUT") });
+    expect(sink.entries[0]).toMatchObject({
+      answer: null,
+      usageEstimated: true,
+      error: expect.stringContaining("AUTOGEN_LLM_TIMEOUT"),
+    });
   });
 
   it("gives up on a stream that stalls half-way, keeping the partial answer, with one request", async () => {
-    const server = await serve((request, res) => sendStream(request, res, ['{"steps":', '["return'], { hangAfter: true }));
+    const server = await serve((request, res) =>
+      sendStream(request, res, ['{"steps":', '["return'], { hangAfter: true }),
+    );
     const { llm, sink } = client(local(server.baseURL), { timeoutMs: 400, maxRetries: 3 });
     const error = await llm.call("plan", vars, planSchema).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(LlmTimeoutError);
-    expect((error as Error).message).toContain("went silent for 0.4 s after 2 chunks of the answer (AUTOGEN_LLM_TIMEOUT)");
+    expect((error as Error).message).toContain(
+      "went silent for 0.4 s after 2 chunks of the answer (AUTOGEN_LLM_TIMEOUT)",
+    );
     expect((error as LlmTimeoutError).raw).toBe('{"steps":["return');
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(server.requests).toHaveLength(1);
@@ -194,15 +307,29 @@ describe("slow and stuck servers", () => {
     const error = await llm.call("plan", vars, planSchema).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(BudgetExceededError);
     expect((error as BudgetExceededError).cap).toBe("minutes");
-    expect((error as Error).message).toMatch(/^budget exhausted: the job's 1 minutes ran out while the model was answering \(after \d chunks of the answer\)$/);
+    expect((error as Error).message).toMatch(
+      /^budget exhausted: the job's 1 minutes ran out while the model was answering \(after \d chunks of the answer\)$/,
+    );
     expect(server.requests).toHaveLength(1);
   });
 
   it("stops reading at the token cap when the server ignores max_completion_tokens", async () => {
-    const server = await serve((request, res) => sendStream(request, res, Array.from({ length: 400 }, () => "word "), { gapMs: 2 }));
-    const endpoint = llmEndpointFromEnv({ AUTOGEN_LLM_BASE_URL: server.baseURL, AUTOGEN_LLM_MAX_TOKENS_PER_CALL: "4096,plan=64" }) as LlmEndpoint;
+    const server = await serve((request, res) =>
+      sendStream(
+        request,
+        res,
+        Array.from({ length: 400 }, () => "word "),
+        { gapMs: 2 },
+      ),
+    );
+    const endpoint = llmEndpointFromEnv({
+      AUTOGEN_LLM_BASE_URL: server.baseURL,
+      AUTOGEN_LLM_MAX_TOKENS_PER_CALL: "4096,plan=64",
+    }) as LlmEndpoint;
     const { llm } = client(endpoint);
-    await expect(llm.call("plan", vars, planSchema)).rejects.toThrow("plan: the answer was cut off at the completion token limit (64; AUTOGEN_LLM_MAX_TOKENS_PER_CALL raises it)");
+    await expect(llm.call("plan", vars, planSchema)).rejects.toThrow(
+      "plan: the answer was cut off at the completion token limit (64; AUTOGEN_LLM_MAX_TOKENS_PER_CALL raises it)",
+    );
     expect(server.requests).toHaveLength(1);
     expect(server.requests[0]?.max_completion_tokens).toBe(64);
     // A stage may ask for less than its cap, never more.
@@ -210,7 +337,11 @@ describe("slow and stuck servers", () => {
     const second = client({ ...endpoint, baseURL: small.baseURL });
     await second.llm.call("plan", vars, planSchema, { maxCompletionTokens: 32 });
     await second.llm.call("plan", vars, planSchema, { maxCompletionTokens: 10_000 });
-    await second.llm.call("implement", { trusted: { plan: "1. x", verification: "(none)" }, untrusted: { problem: "p", code: "c", knowledge: "k" } }, planSchema);
+    await second.llm.call(
+      "implement",
+      { trusted: { plan: "1. x", verification: "(none)" }, untrusted: { problem: "p", code: "c", knowledge: "k" } },
+      planSchema,
+    );
     expect(small.requests.map((r) => r.max_completion_tokens)).toEqual([32, 64, 4096]);
   });
 });
@@ -245,9 +376,13 @@ describe("retries", () => {
   });
 
   it("stops after maxRetries, and never resends a 504 (the model behind the proxy may still be generating)", async () => {
-    const busy = await serve((_request, res) => sendJson(res, 500, { error: { message: "internal error", type: "server_error" } }));
+    const busy = await serve((_request, res) =>
+      sendJson(res, 500, { error: { message: "internal error", type: "server_error" } }),
+    );
     const first = client(local(busy.baseURL), { maxRetries: 2 });
-    await expect(first.llm.call("plan", vars, planSchema)).rejects.toThrow(`plan: the model server at ${busy.baseURL} answered 500 internal error (after 2 retries)`);
+    await expect(first.llm.call("plan", vars, planSchema)).rejects.toThrow(
+      `plan: the model server at ${busy.baseURL} answered 500 internal error (after 2 retries)`,
+    );
     expect(busy.requests).toHaveLength(3);
 
     const gateway = await serve((_request, res) => sendJson(res, 504, { error: { message: "upstream timed out" } }));
@@ -263,7 +398,11 @@ describe("retries", () => {
     const { llm, sink } = client(local(gone.baseURL), { maxRetries: 1 });
     const error = await llm.call("plan", vars, planSchema).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(LlmStageError);
-    expect((error as Error).message).toMatch(new RegExp(`^plan: could not reach the model server at ${gone.baseURL.replaceAll(".", "\\.")}: .* \\(after 1 retry\\)$`));
+    expect((error as Error).message).toMatch(
+      new RegExp(
+        `^plan: could not reach the model server at ${gone.baseURL.replaceAll(".", "\\.")}: .* \\(after 1 retry\\)$`,
+      ),
+    );
     expect(sink.entries[0]?.error).toContain("could not reach");
   });
 });

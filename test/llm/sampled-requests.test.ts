@@ -11,9 +11,15 @@ import { transcript } from "../../src/llm/transcript.ts";
 import { fakeModelServer, sendJson, type FakeModelServer, type ReceivedRequest } from "./fake-model-server.ts";
 
 const planSchema = z.object({ steps: z.array(z.string().min(1)).min(1) });
-const vars = { untrusted: { problem: "add is wrong", failures: "test_add failed", code: "def add(a, b): return a - b" }, trusted: { memory: "(none)" } };
+const vars = {
+  untrusted: { problem: "add is wrong", failures: "test_add failed", code: "def add(a, b): return a - b" },
+  trusted: { memory: "(none)" },
+};
 
-type CachingServer = FakeModelServer & { reachedModel: ReceivedRequest[]; usage: { prompt: number; completion: number } };
+type CachingServer = FakeModelServer & {
+  reachedModel: ReceivedRequest[];
+  usage: { prompt: number; completion: number };
+};
 const servers: FakeModelServer[] = [];
 afterEach(async () => {
   await Promise.all(servers.splice(0).map((s) => s.close()));
@@ -51,7 +57,14 @@ async function cachingServer(answer: (request: ReceivedRequest, n: number) => st
 function client(baseURL: string) {
   const budget = new Budget({ llmCalls: 20, tokens: 1_000_000, dollars: 100, minutes: 10 });
   const sink = transcript();
-  const llm = openAiLlmClient({ endpoint: { baseURL, apiKey: "sk-x", model: "gpt-4o" }, budget, transcript: sink, responseFormats: new ResponseFormatMemory(), maxRetries: 0, scrub: (t) => t });
+  const llm = openAiLlmClient({
+    endpoint: { baseURL, apiKey: "sk-x", model: "gpt-4o" },
+    budget,
+    transcript: sink,
+    responseFormats: new ResponseFormatMemory(),
+    maxRetries: 0,
+    scrub: (t) => t,
+  });
   return { llm, budget, sink };
 }
 
@@ -60,14 +73,22 @@ describe("sampled requests and a response cache in front of the model", () => {
     const server = await cachingServer((_request, n) => JSON.stringify({ steps: [`plan number ${n}`] }));
     const { llm, budget } = client(server.baseURL);
     const plans: string[] = [];
-    for (let index = 1; index <= 6; index++) plans.push((await llm.call("plan", vars, planSchema, { sample: { index, of: 6 } })).value.steps[0] ?? "");
+    for (let index = 1; index <= 6; index++)
+      plans.push((await llm.call("plan", vars, planSchema, { sample: { index, of: 6 } })).value.steps[0] ?? "");
 
     expect(server.reachedModel).toHaveLength(6);
     expect(new Set(plans).size).toBe(6);
-    expect(server.reachedModel.every((r) => (r as ReceivedRequest & { temperature?: number }).temperature === 0.4)).toBe(true);
+    expect(
+      server.reachedModel.every((r) => (r as ReceivedRequest & { temperature?: number }).temperature === 0.4),
+    ).toBe(true);
     // The model is told which sample it writes (at the end of the prompt, after the stable part).
     expect(server.reachedModel[2]?.messages.at(-1)?.content).toMatch(/sample 3 of 6/);
-    expect(budget.state).toMatchObject({ llmCalls: 6, cachedCalls: 0, promptTokens: server.usage.prompt, completionTokens: server.usage.completion });
+    expect(budget.state).toMatchObject({
+      llmCalls: 6,
+      cachedCalls: 0,
+      promptTokens: server.usage.prompt,
+      completionTokens: server.usage.completion,
+    });
     expect(budget.state.callsByStage).toEqual({ plan: 6 });
   });
 
@@ -82,7 +103,13 @@ describe("sampled requests and a response cache in front of the model", () => {
 
     expect(server.requests).toHaveLength(2);
     expect(server.reachedModel).toHaveLength(1);
-    expect(budget.state).toMatchObject({ llmCalls: 1, cachedCalls: 1, promptTokens: server.usage.prompt, completionTokens: server.usage.completion, dollars: billed.dollars });
+    expect(budget.state).toMatchObject({
+      llmCalls: 1,
+      cachedCalls: 1,
+      promptTokens: server.usage.prompt,
+      completionTokens: server.usage.completion,
+      dollars: billed.dollars,
+    });
     expect(budget.state.dollars).toBeGreaterThan(0);
     expect(sink.entries.map((e) => [e.cached ?? false, e.dollars > 0])).toEqual([
       [false, true],
@@ -115,14 +142,32 @@ describe("a cache that ignores the seed", () => {
       if (hit) return sendJson(res, 200, hit);
       reachedModel.push(request);
       const n = reachedModel.length;
-      const completion = { id: `chatcmpl-m-${n}`, object: "chat.completion", created: 0, model: "gpt-4o", choices: [{ index: 0, finish_reason: "stop", message: { role: "assistant", content: JSON.stringify({ edits: [{ kind: "replace", path: "a.py", search: "x", replace: `y${n}` }] }) } }], usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 } };
+      const completion = {
+        id: `chatcmpl-m-${n}`,
+        object: "chat.completion",
+        created: 0,
+        model: "gpt-4o",
+        choices: [
+          {
+            index: 0,
+            finish_reason: "stop",
+            message: {
+              role: "assistant",
+              content: JSON.stringify({ edits: [{ kind: "replace", path: "a.py", search: "x", replace: `y${n}` }] }),
+            },
+          },
+        ],
+        usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
+      };
       cache.set(key, completion);
       sendJson(res, 200, completion);
     });
     servers.push(server);
     return Object.assign(server, { reachedModel, usage: { prompt: 0, completion: 0 } });
   }
-  const edits = z.object({ edits: z.array(z.object({ kind: z.literal("replace"), path: z.string(), search: z.string(), replace: z.string() })) });
+  const edits = z.object({
+    edits: z.array(z.object({ kind: z.literal("replace"), path: z.string(), search: z.string(), replace: z.string() })),
+  });
   const generateVars = { untrusted: { problem: "p", failures: "f", code: "c" } };
 
   it("a repeated request at temperature 0.5 answered from the cache is asked again in words the cache has not seen", async () => {
@@ -139,12 +184,21 @@ describe("a cache that ignores the seed", () => {
   });
 
   it("a cache that answers every request with the same completion ends the stage with an error that says what to turn off", async () => {
-    const only = { id: "chatcmpl-stuck", object: "chat.completion", created: 0, model: "gpt-4o", choices: [{ index: 0, finish_reason: "stop", message: { role: "assistant", content: '{"steps":["same"]}' } }], usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 } };
+    const only = {
+      id: "chatcmpl-stuck",
+      object: "chat.completion",
+      created: 0,
+      model: "gpt-4o",
+      choices: [{ index: 0, finish_reason: "stop", message: { role: "assistant", content: '{"steps":["same"]}' } }],
+      usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
+    };
     const server = await fakeModelServer((_request, res) => sendJson(res, 200, only));
     servers.push(server);
     const { llm, budget } = client(server.baseURL);
     await llm.call("plan", vars, planSchema, { sample: { index: 1, of: 2 } });
-    await expect(llm.call("plan", vars, planSchema, { sample: { index: 1, of: 2 } })).rejects.toThrow(/response cache in front of the model .* turn that cache off/);
+    await expect(llm.call("plan", vars, planSchema, { sample: { index: 1, of: 2 } })).rejects.toThrow(
+      /response cache in front of the model .* turn that cache off/,
+    );
     expect(budget.state).toMatchObject({ llmCalls: 1, cachedCalls: 2 });
   });
 });

@@ -29,7 +29,11 @@ describe("MetricRegistry", () => {
     for (const v of [0.5, 3, 3, 70, 5000]) r.observe("d_seconds", "durations", { stage: "total" }, v, [1, 5, 60]);
     const { families, problems } = parseMetrics(r.render());
     expect(problems).toEqual([]);
-    expect(histogram(families, "d_seconds", { stage: "total" })).toEqual({ count: 5, sum: 5076.5, buckets: { "1": 1, "5": 3, "60": 3, "+Inf": 5 } });
+    expect(histogram(families, "d_seconds", { stage: "total" })).toEqual({
+      count: 5,
+      sum: 5076.5,
+      buckets: { "1": 1, "5": 3, "60": 3, "+Inf": 5 },
+    });
   });
 
   it("refuses what would break the format", () => {
@@ -45,10 +49,18 @@ describe("MetricRegistry", () => {
 describe("the strict reader", () => {
   it("finds samples without TYPE, families given twice, bad escapes and broken histograms", () => {
     expect(problems("a 1\n")).toEqual(["line 1: a has no TYPE line before it"]);
-    expect(problems('# HELP a x\n# TYPE a gauge\na{l="x"y"} 1\n')).toEqual(['line 3 is not a sample (labels not separated by a comma): a{l="x"y"} 1']);
-    expect(problems('# HELP a x\n# TYPE a gauge\na{l="x\\t"} 1\n')).toEqual(['line 3 is not a sample (label l has a bad escape): a{l="x\\t"} 1']);
-    expect(problems("# HELP a x\n# TYPE a gauge\na 1\n# HELP b y\n# TYPE b gauge\nb 1\n# HELP a x\n")).toEqual(["line 7: a appears twice"]);
-    expect(problems('# HELP h x\n# TYPE h histogram\nh_bucket{le="1"} 2\nh_bucket{le="+Inf"} 1\nh_sum 1\nh_count 1\n')).toEqual(["h[]: buckets not in order or not cumulative"]);
+    expect(problems('# HELP a x\n# TYPE a gauge\na{l="x"y"} 1\n')).toEqual([
+      'line 3 is not a sample (labels not separated by a comma): a{l="x"y"} 1',
+    ]);
+    expect(problems('# HELP a x\n# TYPE a gauge\na{l="x\\t"} 1\n')).toEqual([
+      'line 3 is not a sample (label l has a bad escape): a{l="x\\t"} 1',
+    ]);
+    expect(problems("# HELP a x\n# TYPE a gauge\na 1\n# HELP b y\n# TYPE b gauge\nb 1\n# HELP a x\n")).toEqual([
+      "line 7: a appears twice",
+    ]);
+    expect(
+      problems('# HELP h x\n# TYPE h histogram\nh_bucket{le="1"} 2\nh_bucket{le="+Inf"} 1\nh_sum 1\nh_count 1\n'),
+    ).toEqual(["h[]: buckets not in order or not cumulative"]);
     expect(problems("# HELP a x\n# TYPE a gauge\na one\n")).toEqual(["line 3 is not a sample (bad value): a one"]);
   });
 });

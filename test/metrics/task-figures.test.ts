@@ -19,7 +19,15 @@ describe("task figures", () => {
     budget.record({ promptTokens: 1000, completionTokens: 100, cachedTokens: 0 }, 0.01, 500, "implement");
 
     const figures = modelCallFigures(budget.state);
-    expect(figures).toEqual({ calls: 3, callsByStage: { plan: 2, implement: 1 }, cachedCalls: 1, promptTokens: 2700, completionTokens: 200, dollars: 0.03, firstCallSeconds: 3.25 });
+    expect(figures).toEqual({
+      calls: 3,
+      callsByStage: { plan: 2, implement: 1 },
+      cachedCalls: 1,
+      promptTokens: 2700,
+      completionTokens: 200,
+      dollars: 0.03,
+      firstCallSeconds: 3.25,
+    });
     expect(formatTaskFigures({ model: figures, testSeconds: 12.34, hiddenTestsPassed: false })).toBe(
       "model: 3 calls (plan 2, implement 1); 1 answered from a cache (not billed); 2700 prompt + 200 completion tokens; first model call after 3.3 s; tests 12.3 s; hidden tests fail",
     );
@@ -27,7 +35,11 @@ describe("task figures", () => {
 
   it("says so when no call reached the model, and when the strategy has no model", () => {
     const budget = new Budget({ llmCalls: 10, tokens: 10_000, dollars: 1, minutes: 5 });
-    expect(formatTaskFigures({ model: modelCallFigures(budget.state), testSeconds: 1 })).toBe("model: 0 calls; 0 prompt + 0 completion tokens; no model call; tests 1.0 s");
-    expect(formatTaskFigures({ testSeconds: 2, hiddenTestsPassed: true })).toBe("model: none; tests 2.0 s; hidden tests pass");
+    expect(formatTaskFigures({ model: modelCallFigures(budget.state), testSeconds: 1 })).toBe(
+      "model: 0 calls; 0 prompt + 0 completion tokens; no model call; tests 1.0 s",
+    );
+    expect(formatTaskFigures({ testSeconds: 2, hiddenTestsPassed: true })).toBe(
+      "model: none; tests 2.0 s; hidden tests pass",
+    );
   });
 });

@@ -6,8 +6,15 @@ import { checkRunLink, webLink } from "../../src/ops/sqlite-job-history.ts";
 
 describe("checkRunLink", () => {
   it("takes html_url, then url, then checkRunUrl", () => {
-    expect(checkRunLink({ html_url: "https://github.com/o/r/runs/1", url: "https://api.github.com/repos/o/r/check-runs/1" }, "https://github.com/o/r/runs/2")).toBe("https://github.com/o/r/runs/1");
-    expect(checkRunLink({ id: 1, url: "https://ghe.example/o/r/runs/1" }, undefined)).toBe("https://ghe.example/o/r/runs/1");
+    expect(
+      checkRunLink(
+        { html_url: "https://github.com/o/r/runs/1", url: "https://api.github.com/repos/o/r/check-runs/1" },
+        "https://github.com/o/r/runs/2",
+      ),
+    ).toBe("https://github.com/o/r/runs/1");
+    expect(checkRunLink({ id: 1, url: "https://ghe.example/o/r/runs/1" }, undefined)).toBe(
+      "https://ghe.example/o/r/runs/1",
+    );
     expect(checkRunLink({ id: 1 }, "https://github.com/o/r/runs/2")).toBe("https://github.com/o/r/runs/2");
     expect(checkRunLink(undefined, "https://github.com/o/r/runs/3")).toBe("https://github.com/o/r/runs/3");
   });

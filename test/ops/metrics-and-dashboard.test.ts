@@ -14,7 +14,16 @@ import type { Outcome } from "../../src/engine/task.ts";
 import { networkGuard } from "../support/network-guard.ts";
 import { runCli } from "../support/run-cli.ts";
 import { histogram, parseMetrics, total, value } from "../support/prometheus-text.ts";
-import { CHECK_RUN_URL, GAVE_UP, HOSTILE_TITLE, ISSUE, PROMPT_CANARY, SECRET_CANARY, seededServer, type SeededServer } from "../support/seeded-server.ts";
+import {
+  CHECK_RUN_URL,
+  GAVE_UP,
+  HOSTILE_TITLE,
+  ISSUE,
+  PROMPT_CANARY,
+  SECRET_CANARY,
+  seededServer,
+  type SeededServer,
+} from "../support/seeded-server.ts";
 
 const TOKEN = "dashboard-token-0123456789";
 const OPS: OpsConfig = { metrics: { enabled: true, token: undefined }, dashboard: { mode: "token", token: TOKEN } };
@@ -26,7 +35,8 @@ let githubRequests = 0;
 const logLines: Array<Record<string, unknown>> = [];
 const logStream = new Writable({
   write(chunk: Buffer, _encoding, done) {
-    for (const line of chunk.toString("utf8").split("\n")) if (line.trim()) logLines.push(JSON.parse(line) as Record<string, unknown>);
+    for (const line of chunk.toString("utf8").split("\n"))
+      if (line.trim()) logLines.push(JSON.parse(line) as Record<string, unknown>);
     done();
   },
 });
@@ -53,7 +63,8 @@ async function jobOf(number: number) {
   return job;
 }
 
-const get = (path: string, headers: Record<string, string> = {}) => fetch(`${seeded.running.url}${path}`, { headers, redirect: "manual" });
+const get = (path: string, headers: Record<string, string> = {}) =>
+  fetch(`${seeded.running.url}${path}`, { headers, redirect: "manual" });
 
 describe("the seed", () => {
   it("ran what it says, against GitHub's REST description", () => {
@@ -72,10 +83,17 @@ describe("the structured log", () => {
     for (const job of jobs) {
       const lines = logLines.filter((l) => l.jobId === job.id);
       // The job's lines (its GitHub calls among them, logged by the GitHub client) name its delivery.
-      expect(lines.filter((l) => String(l.msg).startsWith("GitHub request:")).length, `GitHub calls of job ${job.id}`).toBeGreaterThan(3);
+      expect(
+        lines.filter((l) => String(l.msg).startsWith("GitHub request:")).length,
+        `GitHub calls of job ${job.id}`,
+      ).toBeGreaterThan(3);
       for (const line of lines) expect(line.deliveryId, String(line.msg)).toBe(job.deliveryId);
       // Each of the job's status-comment edits is a line of that job.
-      const edits = logLines.filter((l) => String(l.msg).startsWith(`GitHub request: PATCH https://api.github.com/repos/${job.owner}/${job.repo}/issues/comments/`));
+      const edits = logLines.filter((l) =>
+        String(l.msg).startsWith(
+          `GitHub request: PATCH https://api.github.com/repos/${job.owner}/${job.repo}/issues/comments/`,
+        ),
+      );
       expect(edits.length).toBeGreaterThan(0);
       for (const edit of edits) expect([edit.jobId, edit.deliveryId]).toEqual([job.id, job.deliveryId]);
     }
@@ -83,7 +101,9 @@ describe("the structured log", () => {
     expect(logLines.length).toBeGreaterThan(20);
     expect(logLines.filter((l) => typeof l.deliveryId !== "string").map((l) => l.msg)).toEqual([]);
     // No line names a job without naming the delivery too (a job logging through the app's logger would).
-    const orphans = logLines.filter((l) => (l.jobId !== undefined || l.job !== undefined) && typeof l.deliveryId !== "string");
+    const orphans = logLines.filter(
+      (l) => (l.jobId !== undefined || l.job !== undefined) && typeof l.deliveryId !== "string",
+    );
     expect(orphans.map((l) => l.msg)).toEqual([]);
     // The log never holds the canaries either.
     const all = JSON.stringify(logLines);
@@ -103,16 +123,22 @@ describe("GET /metrics", () => {
 
     expect(value(families, "autogen_webhook_deliveries_total", { result: "accepted" })).toBe(4);
     expect(value(families, "autogen_webhook_deliveries_total", { result: "duplicate" })).toBe(1);
-    expect(value(families, "autogen_webhook_deliveries_total", { result: "rejected", reason: "bad-signature" })).toBe(1);
+    expect(value(families, "autogen_webhook_deliveries_total", { result: "rejected", reason: "bad-signature" })).toBe(
+      1,
+    );
     expect(value(families, "autogen_inbox_deliveries", { state: "done" })).toBe(4);
     expect(value(families, "autogen_inbox_deliveries", { state: "pending" })).toBe(0);
 
     expect(value(families, "autogen_jobs", { kind: "fix", state: "done" })).toBe(1);
     expect(value(families, "autogen_jobs", { kind: "fix", state: "cancelled" })).toBe(1);
     expect(value(families, "autogen_jobs", { kind: "fix", state: "running" })).toBe(1);
-    expect(value(families, "autogen_job_outcomes_total", { kind: "fix", outcome: "fixed", stop_reason: "solved" })).toBe(1);
+    expect(
+      value(families, "autogen_job_outcomes_total", { kind: "fix", outcome: "fixed", stop_reason: "solved" }),
+    ).toBe(1);
     expect(value(families, "autogen_job_outcomes_total", { kind: "fix", outcome: "cancelled" })).toBe(1);
-    expect(value(families, "autogen_job_outcomes_total", { kind: "ci", outcome: "not-fixed", stop_reason: "exhausted" })).toBe(1);
+    expect(
+      value(families, "autogen_job_outcomes_total", { kind: "ci", outcome: "not-fixed", stop_reason: "exhausted" }),
+    ).toBe(1);
     expect(value(families, "autogen_job_outcomes_total", { kind: "plan", outcome: "failed" })).toBe(1);
     expect(total(families, "autogen_job_outcomes_total")).toBe(4);
     expect(value(families, "autogen_jobs", { kind: "ci", state: "done" })).toBe(1);
@@ -208,7 +234,9 @@ describe("the dashboard behind a token", () => {
     const fixed = await jobOf(42);
     const fixedPage = await (await get(`/dashboard/jobs/${fixed.id}`, { authorization: `Bearer ${TOKEN}` })).text();
     expect(fixedPage).toContain('href="https://github.com/octo-org/shop/issues/42"');
-    expect(fixedPage).toMatch(new RegExp(`href="https://github.com/octo-org/shop/pull/${fixed.pull}">#${fixed.pull}</a> \\(merged\\)`));
+    expect(fixedPage).toMatch(
+      new RegExp(`href="https://github.com/octo-org/shop/pull/${fixed.pull}">#${fixed.pull}</a> \\(merged\\)`),
+    );
     expect(fixedPage).toContain("<dt>Check run</dt><dd>—</dd>");
   });
 
@@ -254,9 +282,19 @@ describe("the dashboard behind a token", () => {
   });
 
   it("signs in through the form and keeps the token in an HttpOnly cookie", async () => {
-    const wrong = await fetch(`${seeded.running.url}/dashboard/auth/token`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: "token=nope", redirect: "manual" });
+    const wrong = await fetch(`${seeded.running.url}/dashboard/auth/token`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: "token=nope",
+      redirect: "manual",
+    });
     expect(wrong.status).toBe(401);
-    const right = await fetch(`${seeded.running.url}/dashboard/auth/token`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: `token=${TOKEN}`, redirect: "manual" });
+    const right = await fetch(`${seeded.running.url}/dashboard/auth/token`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: `token=${TOKEN}`,
+      redirect: "manual",
+    });
     expect(right.status).toBe(303);
     const cookie = right.headers.get("set-cookie") ?? "";
     expect(cookie).toMatch(/HttpOnly/);
@@ -285,7 +323,8 @@ describe("autogen dashboard --out", () => {
     expect(await readFile(join(out, `job-${ids[0]}.html`), "utf8")).toContain('href="index.html"');
     // The same pages as the server's: a finished job's page is the server's, links made relative.
     const main = (page: string) => /<main>(.*)<\/main>/s.exec(page)?.[1] ?? "";
-    const relative = (page: string) => page.replace(/\/dashboard\/jobs\/(\d+)/g, "job-$1.html").replace(/"\/dashboard"/g, '"index.html"');
+    const relative = (page: string) =>
+      page.replace(/\/dashboard\/jobs\/(\d+)/g, "job-$1.html").replace(/"\/dashboard"/g, '"index.html"');
     const reader = new SqliteJobHistory(seeded.dbPath);
     const finished = (await reader.jobs()).filter((j) => j.state !== "running");
     await reader.close();
@@ -306,8 +345,16 @@ describe("autogen dashboard --out", () => {
   });
 
   it("says what to do when there is no store", async () => {
-    const { code, stderr } = await runCli(["dashboard", "--out", join(tmpdir(), "x"), "--db", join(tmpdir(), "no-such-store.db")]);
+    const { code, stderr } = await runCli([
+      "dashboard",
+      "--out",
+      join(tmpdir(), "x"),
+      "--db",
+      join(tmpdir(), "no-such-store.db"),
+    ]);
     expect(code).toBe(2);
-    expect(stderr).toMatch(/^autogen-bot dashboard: no job store at .*no-such-store\.db; pass --db or set AUTOGEN_DB_PATH\n$/);
+    expect(stderr).toMatch(
+      /^autogen-bot dashboard: no job store at .*no-such-store\.db; pass --db or set AUTOGEN_DB_PATH\n$/,
+    );
   });
 });

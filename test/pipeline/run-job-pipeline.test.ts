@@ -13,15 +13,36 @@ import { localVerifier } from "../../src/verify/local-verifier.ts";
 import { NoTestsDetectedError } from "../../src/verify/runners/test-runner.ts";
 import { PYTEST_ENV, writeRepo } from "../support/python-task.ts";
 
-const BUGGY = { "lib.py": "def add(a, b):\n    return a - b\n", "test_lib.py": "from lib import add\n\ndef test_add():\n    assert add(2, 3) == 5\n" };
-const GREEN = { "lib.py": "def add(a, b):\n    return a + b\n", "test_lib.py": "from lib import add\n\ndef test_add():\n    assert add(2, 3) == 5\n" };
+const BUGGY = {
+  "lib.py": "def add(a, b):\n    return a - b\n",
+  "test_lib.py": "from lib import add\n\ndef test_add():\n    assert add(2, 3) == 5\n",
+};
+const GREEN = {
+  "lib.py": "def add(a, b):\n    return a + b\n",
+  "test_lib.py": "from lib import add\n\ndef test_add():\n    assert add(2, 3) == 5\n",
+};
 const SANDBOX = { timeoutMs: 60_000, env: PYTEST_ENV };
 
-type Recorder = { stages: string[]; strategyChoices: Array<{ memory: string; llm: boolean }>; verifierSandboxEnv: Array<Record<string, string> | undefined> };
+type Recorder = {
+  stages: string[];
+  strategyChoices: Array<{ memory: string; llm: boolean }>;
+  verifierSandboxEnv: Array<Record<string, string> | undefined>;
+};
 
-function setUp(workspace: string, overrides: Partial<PipelineInput> = {}, ports: Partial<PipelinePorts> = {}, config: RepoConfig = repoConfigSchema.parse({})) {
+function setUp(
+  workspace: string,
+  overrides: Partial<PipelineInput> = {},
+  ports: Partial<PipelinePorts> = {},
+  config: RepoConfig = repoConfigSchema.parse({}),
+) {
   const seen: Recorder = { stages: [], strategyChoices: [], verifierSandboxEnv: [] };
-  const input: PipelineInput = { workspace, config, trigger: { kind: "failing-tests" }, sandboxFor: (c) => ({ ...SANDBOX, env: { ...SANDBOX.env, ...c.test.env } }), ...overrides };
+  const input: PipelineInput = {
+    workspace,
+    config,
+    trigger: { kind: "failing-tests" },
+    sandboxFor: (c) => ({ ...SANDBOX, env: { ...SANDBOX.env, ...c.test.env } }),
+    ...overrides,
+  };
   const allPorts: PipelinePorts = {
     verifier: async (runner, _config, sandbox) => {
       seen.verifierSandboxEnv.push(sandbox.env);
@@ -51,8 +72,22 @@ describe("runJobPipeline", () => {
   });
 
   it("the install's variables reach the verifier's sandbox and the outcome names the install", async () => {
-    const summary = { manager: "pip" as const, lockfile: "requirements.txt", command: "pip install", source: "cache" as const, seconds: 0, network: false, ok: true };
-    const install: InstallResult = { ran: true, ok: true, summary, message: "installed", env: { AUTOGEN_PIPELINE_TEST: "1" } };
+    const summary = {
+      manager: "pip" as const,
+      lockfile: "requirements.txt",
+      command: "pip install",
+      source: "cache" as const,
+      seconds: 0,
+      network: false,
+      ok: true,
+    };
+    const install: InstallResult = {
+      ran: true,
+      ok: true,
+      summary,
+      message: "installed",
+      env: { AUTOGEN_PIPELINE_TEST: "1" },
+    };
     const { input, ports, seen } = setUp(await writeRepo(BUGGY), {}, { install: async () => install });
     const result = await runJobPipeline(input, ports);
     expect(seen.stages.slice(0, 3)).toEqual(["runner", "install", "baseline"]);
@@ -61,7 +96,9 @@ describe("runJobPipeline", () => {
   });
 
   it("named tests (the CLI's --test, a red build's caused failures) skip the baseline run", async () => {
-    const { input, ports, seen } = setUp(await writeRepo(BUGGY), { trigger: { kind: "failing-tests", tests: ["test_lib.py::test_add"] } });
+    const { input, ports, seen } = setUp(await writeRepo(BUGGY), {
+      trigger: { kind: "failing-tests", tests: ["test_lib.py::test_add"] },
+    });
     const result = await runJobPipeline(input, ports);
     expect(seen.stages).toEqual(["runner", "visible", "strategy", "run", "post-checks"]);
     expect(result.baseline).toBeUndefined();
@@ -69,7 +106,12 @@ describe("runJobPipeline", () => {
   });
 
   it("eval's options: no baseline (the whole suite is visible), no regression gate, no post-checks", async () => {
-    const { input, ports, seen } = setUp(await writeRepo(BUGGY), { baseline: false, regression: false, postChecks: false, setup: false });
+    const { input, ports, seen } = setUp(await writeRepo(BUGGY), {
+      baseline: false,
+      regression: false,
+      postChecks: false,
+      setup: false,
+    });
     const result = await runJobPipeline(input, ports);
     expect(seen.stages).toEqual(["runner", "visible", "strategy", "run"]);
     expect(result.visible).toEqual({ kind: "all" });
@@ -104,7 +146,11 @@ describe("runJobPipeline", () => {
       asked += 1;
       return undefined;
     };
-    const { input, ports, seen } = setUp(await writeRepo(GREEN), { trigger: { kind: "issue", text: "add is wrong" } }, { llm });
+    const { input, ports, seen } = setUp(
+      await writeRepo(GREEN),
+      { trigger: { kind: "issue", text: "add is wrong" } },
+      { llm },
+    );
     const result = await runJobPipeline(input, ports);
     expect(asked).toBe(1);
     expect(result.stop).toMatchObject({ stage: "visible", kind: "nothing", hint: undefined });
@@ -152,7 +198,9 @@ describe("runJobPipeline", () => {
     const held = new Promise<void>((resolve) => {
       release = resolve;
     });
-    const { input, ports } = setUp(await writeRepo(BUGGY), { trigger: { kind: "failing-tests", tests: ["test_lib.py::test_add"] } });
+    const { input, ports } = setUp(await writeRepo(BUGGY), {
+      trigger: { kind: "failing-tests", tests: ["test_lib.py::test_add"] },
+    });
     const slowVerifier: PipelinePorts["verifier"] = async (runner, config, sandbox) => {
       const tick = () => ticks.forEach((t) => t());
       now += HEARTBEAT_MS - 1;
@@ -165,7 +213,12 @@ describe("runJobPipeline", () => {
       release();
       return ports.verifier(runner, config, sandbox);
     };
-    const result = await runJobPipeline(input, { ...ports, verifier: slowVerifier, clock, progress: { heartbeat: (beat) => beats.push(beat) } });
+    const result = await runJobPipeline(input, {
+      ...ports,
+      verifier: slowVerifier,
+      clock,
+      progress: { heartbeat: (beat) => beats.push(beat) },
+    });
     await held;
     expect(beats).toEqual([
       { stage: "verifier", elapsedMs: HEARTBEAT_MS, doing: "choosing the verifier" },

@@ -19,7 +19,9 @@ describe("cached model answers in the report", () => {
 
     expect(outcome.cost).toMatchObject({ llmCalls: 1, cachedCalls: 2, promptTokens: 300, completionTokens: 30 });
     const report = renderReport(outcome, { title: "autogen: x" });
-    expect(report).toContain("LLM calls 1, tokens 330 (estimated $0.0020); 2 more answered from a cache in front of the model (earlier answers sent again: not billed, not counted above)");
+    expect(report).toContain(
+      "LLM calls 1, tokens 330 (estimated $0.0020); 2 more answered from a cache in front of the model (earlier answers sent again: not billed, not counted above)",
+    );
   });
 
   it("says nothing of a cache when none answered", () => {

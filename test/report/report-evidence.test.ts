@@ -19,16 +19,37 @@ const LONG = `AssertionError: assert [] == 1\n${"where [] = last(<C object>, [])
 
 function lpwFix(): Outcome {
   const o = emptyOutcome("template+lpw");
-  Object.assign(o, { status: "fixed", stopReason: "solved", message: "the implementation of the verified plan passes the visible tests and the regression gate", changedFiles: ["more_itertools/more.py", "tests/test_repro.py"] });
-  o.diff = "--- a/more_itertools/more.py\n+++ b/more_itertools/more.py\n@@ -1 +1 @@\n-        if hasattr(iterable, '__reversed__'):\n+        if getattr(iterable, '__reversed__', None):\n";
+  Object.assign(o, {
+    status: "fixed",
+    stopReason: "solved",
+    message: "the implementation of the verified plan passes the visible tests and the regression gate",
+    changedFiles: ["more_itertools/more.py", "tests/test_repro.py"],
+  });
+  o.diff =
+    "--- a/more_itertools/more.py\n+++ b/more_itertools/more.py\n@@ -1 +1 @@\n-        if hasattr(iterable, '__reversed__'):\n+        if getattr(iterable, '__reversed__', None):\n";
   o.plan.steps = ["Treat __reversed__ = None as not reversible"];
   o.plan.verified = true;
-  o.evidence.reproduction = { path: "tests/test_repro.py", testId: "tests/test_repro.py::test_none", testIds: ["tests/test_repro.py::test_none"], failure: LONG, attempts: 1 };
+  o.evidence.reproduction = {
+    path: "tests/test_repro.py",
+    testId: "tests/test_repro.py::test_none",
+    testIds: ["tests/test_repro.py::test_none"],
+    failure: LONG,
+    attempts: 1,
+  };
   o.evidence.before = evidence([{ id: "tests/test_repro.py::test_none", status: "fail", message: LONG }]);
   o.evidence.after = evidence([{ id: "tests/test_repro.py::test_none", status: "pass" }]);
   // The full suite before the reproduction test existed, and after: one more test, not a contradiction.
-  o.evidence.regressionBefore = evidence([{ id: "tests/test_more.py::test_a", status: "pass" }, { id: "tests/test_more.py::test_b", status: "pass" }, { id: "tests/test_more.py::test_old", status: "fail" }]);
-  o.evidence.regressionAfter = evidence([{ id: "tests/test_more.py::test_a", status: "pass" }, { id: "tests/test_more.py::test_b", status: "pass" }, { id: "tests/test_more.py::test_old", status: "fail" }, { id: "tests/test_repro.py::test_none", status: "pass" }]);
+  o.evidence.regressionBefore = evidence([
+    { id: "tests/test_more.py::test_a", status: "pass" },
+    { id: "tests/test_more.py::test_b", status: "pass" },
+    { id: "tests/test_more.py::test_old", status: "fail" },
+  ]);
+  o.evidence.regressionAfter = evidence([
+    { id: "tests/test_more.py::test_a", status: "pass" },
+    { id: "tests/test_more.py::test_b", status: "pass" },
+    { id: "tests/test_more.py::test_old", status: "fail" },
+    { id: "tests/test_repro.py::test_none", status: "pass" },
+  ]);
   return o;
 }
 
@@ -37,7 +58,9 @@ describe("the report", () => {
     const report = renderReport(lpwFix(), { title: "autogen: last() fails when __reversed__ is None" });
     const at = (s: string) => report.indexOf(s);
     expect(report).not.toContain("template+lpw");
-    expect(report).toContain("**Fixed**, planned by the model, the plan checked on the tests, then written by the model:");
+    expect(report).toContain(
+      "**Fixed**, planned by the model, the plan checked on the tests, then written by the model:",
+    );
     expect(at("### Plan")).toBeLessThan(at("### Diff"));
     expect(at("### Diff")).toBeLessThan(at("### Proof"));
     expect(at("### Proof")).toBeLessThan(at("### Details"));
@@ -48,36 +71,59 @@ describe("the report", () => {
   it("the gate's numbers are per test id: what still passes, what the change fixed or broke, what it added", () => {
     const report = renderReport(lpwFix(), { title: "t" });
     expect(report).toContain("Regression gate (full suite): before 2 passed, 1 failed; after 3 passed, 1 failed.");
-    expect(report).toContain("- still passing: 2; failing before, passing after: 0; passing before, failing after: 0 ✅");
+    expect(report).toContain(
+      "- still passing: 2; failing before, passing after: 0; passing before, failing after: 0 ✅",
+    );
     expect(report).toContain("- added by this change: 1 (1 passing)");
     expect(report).toContain("- pre-existing failures (failing before the change too): `tests/test_more.py::test_old`");
-    expect(report).toContain("- ✅ Every test that ran before the change ran after it (3 of 3): none skipped, deselected, xfailed or missing.");
+    expect(report).toContain(
+      "- ✅ Every test that ran before the change ran after it (3 of 3): none skipped, deselected, xfailed or missing.",
+    );
   });
 
   it("a long failure is cut at a line's worth of characters, the cut marked, never silently", () => {
     const report = renderReport(lpwFix(), { title: "t" });
     expect(report).toContain(`… (cut: ${LONG.trimEnd().length - 1000} more characters)`);
-    expect(report).toContain("failed on the unchanged code: AssertionError: assert [] == 1 where [] = last(<C object>, [])");
+    expect(report).toContain(
+      "failed on the unchanged code: AssertionError: assert [] == 1 where [] = last(<C object>, [])",
+    );
   });
 
   it("a test that ran before and is skipped after is named in the tampering check", () => {
     const o = lpwFix();
-    o.evidence.regressionAfter = evidence([{ id: "tests/test_more.py::test_a", status: "pass" }, { id: "tests/test_more.py::test_b", status: "skip" }, { id: "tests/test_more.py::test_old", status: "fail" }]);
-    expect(renderReport(o, { title: "t" })).toContain("- ❌ 1 of the 3 tests that ran before the change did not run after it: `tests/test_more.py::test_b` (skip)");
+    o.evidence.regressionAfter = evidence([
+      { id: "tests/test_more.py::test_a", status: "pass" },
+      { id: "tests/test_more.py::test_b", status: "skip" },
+      { id: "tests/test_more.py::test_old", status: "fail" },
+    ]);
+    expect(renderReport(o, { title: "t" })).toContain(
+      "- ❌ 1 of the 3 tests that ran before the change did not run after it: `tests/test_more.py::test_b` (skip)",
+    );
   });
 
   it("a refused mechanical edit: not fixed, and the model's reason is in the report", () => {
     const o = emptyOutcome("template");
-    Object.assign(o, { stopReason: "refused", message: "the model refused 1 edit(s) that pass the tests", review: { verdict: "refused", reason: "last(C(), []) would return []" } });
+    Object.assign(o, {
+      stopReason: "refused",
+      message: "the model refused 1 edit(s) that pass the tests",
+      review: { verdict: "refused", reason: "last(C(), []) would return []" },
+    });
     const report = renderReport(o, { title: "t" });
-    expect(report).toContain("**Not fixed** (the model refused every mechanical edit that passed the tests, `refused`)");
-    expect(report).toContain("The model's review refused a mechanical edit that passes the tests: last(C(), []) would return []");
+    expect(report).toContain(
+      "**Not fixed** (the model refused every mechanical edit that passed the tests, `refused`)",
+    );
+    expect(report).toContain(
+      "The model's review refused a mechanical edit that passes the tests: last(C(), []) would return []",
+    );
   });
 });
 
 describe("the commit message", () => {
   it("says what changed and links the issue", () => {
-    const message = fixCommitMessage(lpwFix(), { subject: "Fix #1001: last() fails when __reversed__ is None", issueNumber: 1001 });
+    const message = fixCommitMessage(lpwFix(), {
+      subject: "Fix #1001: last() fails when __reversed__ is None",
+      issueNumber: 1001,
+    });
     expect(message).toBe(
       "Fix #1001: last() fails when __reversed__ is None\n\nWhat changed (more_itertools/more.py, tests/test_repro.py):\n- Treat __reversed__ = None as not reversible\n\nChecked by autogen-bot: fixed (visible tests after the change: 1 passed, 0 failed).\n\nFixes #1001\n",
     );

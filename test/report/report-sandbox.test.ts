@@ -14,7 +14,10 @@ describe("the report and the sandbox", () => {
     const repo = await mkdtemp(join(tmpdir(), "autogen-hang-"));
     await writeFile(join(repo, "test_hang.py"), "import time\n\ndef test_hangs():\n    time.sleep(120)\n");
     const report = await localVerifier(detectRunner(repo), { timeoutMs: 2_000 }).run(repo, { kind: "all" });
-    expect(report.run.limit).toEqual({ name: "wall-time", message: "timed out after 2 s (the test run's time limit, test.timeoutMinutes)" });
+    expect(report.run.limit).toEqual({
+      name: "wall-time",
+      message: "timed out after 2 s (the test run's time limit, test.timeoutMinutes)",
+    });
     const outcome = emptyOutcome("template");
     outcome.evidence.before = evidenceOf(report);
     outcome.message = "the visible tests did not run";
@@ -25,7 +28,14 @@ describe("the report and the sandbox", () => {
 
   it("warns at the top of the report when the tests ran without a sandbox", () => {
     const outcome = emptyOutcome("template");
-    outcome.evidence.before = { command: ["pytest"], isolation: "none", passed: 1, failed: 0, skipped: 0, tests: [{ id: "t", status: "pass" }] };
+    outcome.evidence.before = {
+      command: ["pytest"],
+      isolation: "none",
+      passed: 1,
+      failed: 0,
+      skipped: 0,
+      tests: [{ id: "t", status: "pass" }],
+    };
     const text = renderReport(outcome, { title: "autogen: x" });
     expect(text.split("\n").slice(0, 4).join("\n")).toContain("The tests in this report ran without a sandbox");
     expect(text).toContain("NO SANDBOX");

@@ -17,8 +17,23 @@ describe("dropSecretsFromEnvironment", () => {
       DATABASE_URL: "postgres://autogen:pw-canary@db:5432/autogen",
     };
     const names = dropSecretsFromEnvironment(env);
-    expect(names.sort()).toEqual(["AWS_SECRET_ACCESS_KEY", "DATABASE_URL", "DB_PASSWORD", "GITHUB_TOKEN", "OPENAI_API_KEY", "PRIVATE_KEY", "WEBHOOK_SECRET"]);
+    expect(names.sort()).toEqual([
+      "AWS_SECRET_ACCESS_KEY",
+      "DATABASE_URL",
+      "DB_PASSWORD",
+      "GITHUB_TOKEN",
+      "OPENAI_API_KEY",
+      "PRIVATE_KEY",
+      "WEBHOOK_SECRET",
+    ]);
     expect(env).toEqual({ PATH: "/usr/bin", PRIVATE_KEY_PATH: "/etc/autogen/app.pem", AUTOGEN_MAX_TOKENS: "600000" });
-    expect(droppedSecrets()).toEqual(expect.arrayContaining(["sk-canary-0123456789abcdef", "ghs_canary0123456789abcdef", "hunter2hunter2", "postgres://autogen:pw-canary@db:5432/autogen"]));
+    expect(droppedSecrets()).toEqual(
+      expect.arrayContaining([
+        "sk-canary-0123456789abcdef",
+        "ghs_canary0123456789abcdef",
+        "hunter2hunter2",
+        "postgres://autogen:pw-canary@db:5432/autogen",
+      ]),
+    );
   });
 });

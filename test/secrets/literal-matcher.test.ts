@@ -5,7 +5,9 @@ describe("literal matcher", () => {
   it("finds every occurrence of every literal, overlapping ones included", () => {
     const find = literalMatcher(["abcdefghij", "ghijklmnop", "0123456789abcdef", "short"]);
     const text = "xx abcdefghijklmnop yy 0123456789abcdef abcdefghij short";
-    const found = find(text).map(([start, end]) => text.slice(start, end)).sort();
+    const found = find(text)
+      .map(([start, end]) => text.slice(start, end))
+      .sort();
     expect(found).toEqual(["0123456789abcdef", "abcdefghij", "abcdefghij", "ghijklmnop"]);
   });
 

@@ -5,7 +5,8 @@ import { testPrivateKey } from "../support/private-key.ts";
 
 const MARKER = "[secret removed]";
 const ALNUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
-const pick = (alphabet: string, n: number) => Array.from({ length: n }, () => alphabet[randomInt(alphabet.length)]).join("");
+const pick = (alphabet: string, n: number) =>
+  Array.from({ length: n }, () => alphabet[randomInt(alphabet.length)]).join("");
 
 // Made fresh on every run, so nothing here is a real secret and no expected output is written down.
 const secrets = {
@@ -27,7 +28,10 @@ const uEscape = (text: string, chosen: (i: number) => boolean, upper: boolean, x
     .map((c, i) => {
       if (c === "\n") return "\\n";
       if (!chosen(i) || c.charCodeAt(0) > 0xffff) return c === "\\" || c === '"' ? `\\${c}` : c;
-      const code = c.charCodeAt(0).toString(16).padStart(x && c.charCodeAt(0) < 256 ? 2 : 4, "0");
+      const code = c
+        .charCodeAt(0)
+        .toString(16)
+        .padStart(x && c.charCodeAt(0) < 256 ? 2 : 4, "0");
       const escaped = x && c.charCodeAt(0) < 256 ? `\\x${code}` : `\\u${code}`;
       return upper ? escaped.toUpperCase().replace("\\U", "\\u").replace("\\X", "\\x") : escaped;
     })
@@ -36,19 +40,64 @@ const uEscape = (text: string, chosen: (i: number) => boolean, upper: boolean, x
 /** An encoding of a secret, and the surrounding text a program would print it in. */
 type Encoding = { name: string; encode: (secret: string) => string; before: string; after: string };
 const encodings: Encoding[] = [
-  { name: "raw in a log line", encode: (s) => s, before: "2024-05-01T10:00:00Z [info] using credential ", after: " for upload\n" },
+  {
+    name: "raw in a log line",
+    encode: (s) => s,
+    before: "2024-05-01T10:00:00Z [info] using credential ",
+    after: " for upload\n",
+  },
   { name: "base64 in a shell export", encode: b64, before: "export SECRET_B64=", after: "\necho done" },
-  { name: "base64 without padding in JSON", encode: (s) => b64(s).replace(/=+$/, ""), before: '{"data":"', after: '","ok":true}' },
-  { name: "base64 at offset 1 of a longer blob", encode: (s) => b64(`a${s}-trailer`), before: "blob=", after: " size=1" },
-  { name: "base64 at offset 2 of a longer blob", encode: (s) => b64(`ab${s}+more bytes`), before: "payload: ", after: "\n" },
-  { name: "base64 at offset 0 after a 3-byte header", encode: (s) => b64(`hdr${s}z`), before: "X-Data: ", after: "\r\n" },
-  { name: "base64url at offset 1, unpadded, in a URL", encode: (s) => b64url(`{"k":"${s}"}`), before: "https://example.com/cb?state=", after: "&x=1" },
+  {
+    name: "base64 without padding in JSON",
+    encode: (s) => b64(s).replace(/=+$/, ""),
+    before: '{"data":"',
+    after: '","ok":true}',
+  },
+  {
+    name: "base64 at offset 1 of a longer blob",
+    encode: (s) => b64(`a${s}-trailer`),
+    before: "blob=",
+    after: " size=1",
+  },
+  {
+    name: "base64 at offset 2 of a longer blob",
+    encode: (s) => b64(`ab${s}+more bytes`),
+    before: "payload: ",
+    after: "\n",
+  },
+  {
+    name: "base64 at offset 0 after a 3-byte header",
+    encode: (s) => b64(`hdr${s}z`),
+    before: "X-Data: ",
+    after: "\r\n",
+  },
+  {
+    name: "base64url at offset 1, unpadded, in a URL",
+    encode: (s) => b64url(`{"k":"${s}"}`),
+    before: "https://example.com/cb?state=",
+    after: "&x=1",
+  },
   { name: "base64url of the value alone", encode: b64url, before: "token=", after: "; path=/" },
   { name: "hex", encode: hex, before: "dump: ", after: " (end)" },
   { name: "hex, upper case", encode: (s) => hex(s).toUpperCase(), before: "DUMP ", after: " OK" },
-  { name: "encodeURIComponent in a URL", encode: encodeURIComponent, before: "https://example.com/hook?secret=", after: "&retry=2" },
-  { name: "every byte %XX", encode: (s) => hex(s).replace(/../g, "%$&").toUpperCase(), before: "GET /?k=", after: " HTTP/1.1" },
-  { name: "form-urlencoded", encode: (s) => new URLSearchParams({ k: s }).toString().slice(2), before: "body: k=", after: "&submit=1" },
+  {
+    name: "encodeURIComponent in a URL",
+    encode: encodeURIComponent,
+    before: "https://example.com/hook?secret=",
+    after: "&retry=2",
+  },
+  {
+    name: "every byte %XX",
+    encode: (s) => hex(s).replace(/../g, "%$&").toUpperCase(),
+    before: "GET /?k=",
+    after: " HTTP/1.1",
+  },
+  {
+    name: "form-urlencoded",
+    encode: (s) => new URLSearchParams({ k: s }).toString().slice(2),
+    before: "body: k=",
+    after: "&submit=1",
+  },
   { name: "JSON-escaped", encode: (s) => JSON.stringify(s).slice(1, -1), before: '{"env":{"VALUE":"', after: '"}}' },
   {
     name: "Basic header of x-access-token in a git trace",
@@ -56,25 +105,103 @@ const encodings: Encoding[] = [
     before: "12:00:00.000000 http.c:756 => Send header: Authorization: Basic ",
     after: "\n12:00:00.000001 http.c:756 => Send header: Accept: */*",
   },
-  { name: "Basic header with a 4-char user (offset 2)", encode: (s) => b64(`user:${s}`), before: "Authorization: Basic ", after: "\nHost: github.com" },
-  { name: "Basic header with a 3-char user (offset 1)", encode: (s) => b64(`bot:${s}`), before: "curl -H 'Authorization: Basic ", after: "' https://api.github.com" },
-  { name: "Basic header of x-access-token, base64 folded at 60 columns", encode: (s) => chunks(b64(`x-access-token:${s}`), 60).join("\n"), before: "Authorization: Basic ", after: "\nok" },
-  { name: "base64url of user:secret (offset 2), unpadded", encode: (s) => b64url(`user:${s}`), before: "cookie=", after: "; Secure" },
+  {
+    name: "Basic header with a 4-char user (offset 2)",
+    encode: (s) => b64(`user:${s}`),
+    before: "Authorization: Basic ",
+    after: "\nHost: github.com",
+  },
+  {
+    name: "Basic header with a 3-char user (offset 1)",
+    encode: (s) => b64(`bot:${s}`),
+    before: "curl -H 'Authorization: Basic ",
+    after: "' https://api.github.com",
+  },
+  {
+    name: "Basic header of x-access-token, base64 folded at 60 columns",
+    encode: (s) => chunks(b64(`x-access-token:${s}`), 60).join("\n"),
+    before: "Authorization: Basic ",
+    after: "\nok",
+  },
+  {
+    name: "base64url of user:secret (offset 2), unpadded",
+    encode: (s) => b64url(`user:${s}`),
+    before: "cookie=",
+    after: "; Secure",
+  },
   { name: "reversed", encode: (s) => [...s].reverse().join(""), before: "rev: ", after: " :ver" },
   { name: "a space between every character", encode: (s) => [...s].join(" "), before: "spelled: ", after: " (done)" },
   { name: "a dash between every character", encode: (s) => [...s].join("-"), before: "id=", after: "&x=1" },
-  { name: "a different separator between each pair of characters", encode: (s) => [...s].map((c, i) => c + ".,;|_~"[i % 6]).join(""), before: "k:", after: "\nend" },
-  { name: "several blanks and line breaks between every character", encode: (s) => [...s].join(" \t\n  "), before: "vertical:\n", after: "\n(end)" },
+  {
+    name: "a different separator between each pair of characters",
+    encode: (s) => [...s].map((c, i) => c + ".,;|_~"[i % 6]).join(""),
+    before: "k:",
+    after: "\nend",
+  },
+  {
+    name: "several blanks and line breaks between every character",
+    encode: (s) => [...s].join(" \t\n  "),
+    before: "vertical:\n",
+    after: "\n(end)",
+  },
   { name: "hex dump in pairs", encode: (s) => chunks(hex(s), 2).join(" "), before: "00000000: ", after: "  |....|" },
-  { name: "every character \\u-escaped, lower-case hex", encode: (s) => uEscape(s, () => true, false), before: '{"v":"', after: '"}' },
-  { name: "every character \\u-escaped, upper-case hex", encode: (s) => uEscape(s, () => true, true), before: "'", after: "'" },
-  { name: "every other character \\u-escaped", encode: (s) => uEscape(s, (i) => i % 2 === 0, false), before: 'x = "', after: '";' },
-  { name: "a random mix of \\u-escaped and plain characters", encode: (s) => uEscape(s, () => randomInt(2) === 0, randomInt(2) === 0), before: '{"env":"', after: '"}' },
-  { name: "\\x-escaped characters", encode: (s) => uEscape(s, (i) => i % 3 !== 1, false, true), before: "b'", after: "'" },
-  { name: "split across lines", encode: (s) => chunks(s, 20).join("\n"), before: "value follows\n", after: "\nvalue ended" },
-  { name: "split across indented lines with CRLF", encode: (s) => chunks(s, 16).join("\r\n    "), before: "key: |\r\n    ", after: "\r\nnext: 1" },
-  { name: "split into concatenated string literals", encode: (s) => chunks(s, 12).map((c) => JSON.stringify(c)).join(" +\n    "), before: "const value =\n    ", after: ";\nconsole.log(value);" },
-  { name: "base64 folded at 76 columns", encode: (s) => chunks(b64(`prefix:${s}`), 76).join("\n"), before: "$ base64 creds.txt\n", after: "\n$ echo ok" },
+  {
+    name: "every character \\u-escaped, lower-case hex",
+    encode: (s) => uEscape(s, () => true, false),
+    before: '{"v":"',
+    after: '"}',
+  },
+  {
+    name: "every character \\u-escaped, upper-case hex",
+    encode: (s) => uEscape(s, () => true, true),
+    before: "'",
+    after: "'",
+  },
+  {
+    name: "every other character \\u-escaped",
+    encode: (s) => uEscape(s, (i) => i % 2 === 0, false),
+    before: 'x = "',
+    after: '";',
+  },
+  {
+    name: "a random mix of \\u-escaped and plain characters",
+    encode: (s) => uEscape(s, () => randomInt(2) === 0, randomInt(2) === 0),
+    before: '{"env":"',
+    after: '"}',
+  },
+  {
+    name: "\\x-escaped characters",
+    encode: (s) => uEscape(s, (i) => i % 3 !== 1, false, true),
+    before: "b'",
+    after: "'",
+  },
+  {
+    name: "split across lines",
+    encode: (s) => chunks(s, 20).join("\n"),
+    before: "value follows\n",
+    after: "\nvalue ended",
+  },
+  {
+    name: "split across indented lines with CRLF",
+    encode: (s) => chunks(s, 16).join("\r\n    "),
+    before: "key: |\r\n    ",
+    after: "\r\nnext: 1",
+  },
+  {
+    name: "split into concatenated string literals",
+    encode: (s) =>
+      chunks(s, 12)
+        .map((c) => JSON.stringify(c))
+        .join(" +\n    "),
+    before: "const value =\n    ",
+    after: ";\nconsole.log(value);",
+  },
+  {
+    name: "base64 folded at 76 columns",
+    encode: (s) => chunks(b64(`prefix:${s}`), 76).join("\n"),
+    before: "$ base64 creds.txt\n",
+    after: "\n$ echo ok",
+  },
   {
     name: "split across timestamped Actions log lines",
     encode: (s) => chunks(s, 10).join("\n2024-05-01T10:00:01.1234567Z "),
@@ -84,7 +211,12 @@ const encodings: Encoding[] = [
 ];
 
 const cases = Object.entries(secrets).flatMap(([secretName, secret]) =>
-  encodings.map((encoding) => ({ title: `${secretName}, ${encoding.name}`, secret, ...encoding, text: encoding.before + encoding.encode(secret) + encoding.after })),
+  encodings.map((encoding) => ({
+    title: `${secretName}, ${encoding.name}`,
+    secret,
+    ...encoding,
+    text: encoding.before + encoding.encode(secret) + encoding.after,
+  })),
 );
 
 /**
@@ -94,10 +226,21 @@ const cases = Object.entries(secrets).flatMap(([secretName, secret]) =>
  */
 function recognisableParts(secret: string): Set<string> {
   const armour = secret.split("\n").filter((line) => line.startsWith("-----"));
-  const forms = [secret, [...secret].reverse().join(""), hex(secret), hex(secret).toUpperCase(), hex(secret).replace(/../g, "%$&").toUpperCase(), encodeURIComponent(secret), JSON.stringify(secret).slice(1, -1)];
+  const forms = [
+    secret,
+    [...secret].reverse().join(""),
+    hex(secret),
+    hex(secret).toUpperCase(),
+    hex(secret).replace(/../g, "%$&").toUpperCase(),
+    encodeURIComponent(secret),
+    JSON.stringify(secret).slice(1, -1),
+  ];
   for (const filler of ["", "a", "ab"]) {
     // Only the characters made from the secret's own bits, not from the filler or what follows.
-    const inner = b64(filler + secret).slice(Math.ceil((filler.length * 8) / 6), Math.floor(((filler.length + Buffer.byteLength(secret)) * 8) / 6));
+    const inner = b64(filler + secret).slice(
+      Math.ceil((filler.length * 8) / 6),
+      Math.floor(((filler.length + Buffer.byteLength(secret)) * 8) / 6),
+    );
     forms.push(inner, inner.replaceAll("+", "-").replaceAll("/", "_"));
   }
   const windows = new Set<string>();
@@ -115,7 +258,10 @@ const partsOf = new Map(Object.values(secrets).map((secret) => [secret, recognis
 function leftovers(text: string, secret: string): string[] {
   const parts = partsOf.get(secret) ?? new Set();
   const joined = text.replace(/["']?[ \t]*\+?[ \t]*(?:\r?\n)(?:\d{4}-\d\d-\d\dT[\d:.]+Z )?[ \t]*["']?/g, "");
-  const decoded = text.replace(/\\u([0-9a-f]{4})|\\x([0-9a-f]{2})|\\(["\\/])/gi, (_, u?: string, x?: string, c?: string) => c ?? String.fromCharCode(Number.parseInt(u ?? x ?? "", 16)));
+  const decoded = text.replace(
+    /\\u([0-9a-f]{4})|\\x([0-9a-f]{2})|\\(["\\/])/gi,
+    (_, u?: string, x?: string, c?: string) => c ?? String.fromCharCode(Number.parseInt(u ?? x ?? "", 16)),
+  );
   const compact = text.replace(/\s+/g, "");
   const strided = [0, 1].map((parity) => [...text].filter((_, i) => i % 2 === parity).join(""));
   const found = new Set<string>();
@@ -143,13 +289,16 @@ describe("secret scrubber: encoded forms", () => {
     expect(cases.filter((c) => leftovers(c.text, c.secret).length === 0).map((c) => c.title)).toEqual([]);
   });
 
-  it.each(cases)("$title: nothing recognisable passes, the text around it survives", ({ text, secret, before, after }) => {
-    const out = scrub(text);
-    expect(leftovers(out, secret)).toEqual([]);
-    expect(out.startsWith(before)).toBe(true);
-    expect(out.endsWith(after)).toBe(true);
-    expect(out.slice(before.length, out.length - after.length)).toContain(MARKER);
-  });
+  it.each(cases)(
+    "$title: nothing recognisable passes, the text around it survives",
+    ({ text, secret, before, after }) => {
+      const out = scrub(text);
+      expect(leftovers(out, secret)).toEqual([]);
+      expect(out.startsWith(before)).toBe(true);
+      expect(out.endsWith(after)).toBe(true);
+      expect(out.slice(before.length, out.length - after.length)).toContain(MARKER);
+    },
+  );
 
   it("all the encodings of all the secrets in one text: none passes", () => {
     const out = scrub(cases.map((c) => c.text).join("\n----\n"));
@@ -262,7 +411,15 @@ describe("processSecrets", () => {
       HOME: "/home/autogen",
     };
     expect(processSecrets(env).sort()).toEqual(
-      [env.PRIVATE_KEY, env.WEBHOOK_SECRET, env.GITHUB_TOKEN, env.OPENAI_API_KEY, env.AUTOGEN_LLM_KEY, env.AUTOGEN_SEARCH_API_KEY, env.DB_PASSWORD].sort(),
+      [
+        env.PRIVATE_KEY,
+        env.WEBHOOK_SECRET,
+        env.GITHUB_TOKEN,
+        env.OPENAI_API_KEY,
+        env.AUTOGEN_LLM_KEY,
+        env.AUTOGEN_SEARCH_API_KEY,
+        env.DB_PASSWORD,
+      ].sort(),
     );
   });
 });

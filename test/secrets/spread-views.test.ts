@@ -4,7 +4,7 @@ import { spreadViews } from "../../src/secrets/spread-views.ts";
 const views = (text: string) => [...spreadViews(text)];
 
 describe("spread views of a text", () => {
-  it("decodes \\u and \\x escapes (either case) and \\\" \\/ \\\\, and maps a range back over whole escapes", () => {
+  it('decodes \\u and \\x escapes (either case) and \\" \\/ \\\\, and maps a range back over whole escapes', () => {
     const text = 'k = "\\u0061b\\U0063\\x64\\u00E9\\"\\/" end';
     // \U is not an escape: only \u is.
     const [unescaped] = views(text);

@@ -13,7 +13,11 @@ import type { AttackResult } from "./support/scenarios.ts";
 
 const isolation = await isolationLevel();
 // AUTOGEN_ISOLATION forces one backend, as in the other red-team tests; otherwise the default, and unshare beside bubblewrap.
-const backends = process.env.AUTOGEN_ISOLATION ? [process.env.AUTOGEN_ISOLATION] : isolation === "bwrap" ? ["bwrap", "unshare"] : [isolation];
+const backends = process.env.AUTOGEN_ISOLATION
+  ? [process.env.AUTOGEN_ISOLATION]
+  : isolation === "bwrap"
+    ? ["bwrap", "unshare"]
+    : [isolation];
 const canaries = makeCanaries();
 let host: HostListener;
 const rows = new Map<string, AttackResult[]>();

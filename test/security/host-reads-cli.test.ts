@@ -6,7 +6,16 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:f
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { attack, attackRan, canaries, defaultIsolation, ENV_MARKER, hasBwrap, leaks, type Run } from "./support/host-reads.ts";
+import {
+  attack,
+  attackRan,
+  canaries,
+  defaultIsolation,
+  ENV_MARKER,
+  hasBwrap,
+  leaks,
+  type Run,
+} from "./support/host-reads.ts";
 
 const root = mkdtempSync(join(tmpdir(), "autogen-rt-hostfile-"));
 const hostFile = join(root, "root-only.txt");
@@ -21,7 +30,8 @@ beforeAll(async () => {
   chmodSync(hostFile, 0o600);
   const backends = hasBwrap ? ["bwrap", "unshare"] : [undefined];
   environRuns = [];
-  for (const isolation of backends) environRuns.push({ isolation: isolation ?? defaultIsolation, run: await attack("/proc/self/environ", isolation) });
+  for (const isolation of backends)
+    environRuns.push({ isolation: isolation ?? defaultIsolation, run: await attack("/proc/self/environ", isolation) });
   hostFileRun = await attack(hostFile, undefined);
   zeroRun = await attack("/dev/zero", undefined);
 }, 900_000);

@@ -31,7 +31,8 @@ const DATA = mkdtempSync(join(tmpdir(), "autogen-doors-"));
 const MARKER = "[secret removed]";
 
 /** What the model received: every message of every request. */
-const sent = (requests: Array<{ messages: Array<{ content: string }> }>) => requests.flatMap((r) => r.messages.map((m) => m.content)).join("\n");
+const sent = (requests: Array<{ messages: Array<{ content: string }> }>) =>
+  requests.flatMap((r) => r.messages.map((m) => m.content)).join("\n");
 
 function filesUnder(dir: string): string {
   return readdirSync(dir, { recursive: true, withFileTypes: true })
@@ -44,7 +45,17 @@ function filesUnder(dir: string): string {
 async function callWithCanary(llm: LlmClient | undefined, secret: string): Promise<string> {
   expect(llm, "the door built no model client").toBeDefined();
   const { requests } = scriptAnswers([{ stage: "generate", content: { edits: [] } }]);
-  await llm?.call("generate", { untrusted: { problem: "the total is wrong", failures: `AssertionError\nenv: SECRET=${secret}`, code: "def total(): ..." } }, z.unknown());
+  await llm?.call(
+    "generate",
+    {
+      untrusted: {
+        problem: "the total is wrong",
+        failures: `AssertionError\nenv: SECRET=${secret}`,
+        code: "def total(): ...",
+      },
+    },
+    z.unknown(),
+  );
   expect(requests).toHaveLength(1);
   return sent(requests);
 }
@@ -52,18 +63,55 @@ async function callWithCanary(llm: LlmClient | undefined, secret: string): Promi
 describe("every door's model client scrubs the bot's secrets", () => {
   it("autogen fix: a canary in the issue text is removed from every request and from the transcript", async () => {
     const repo = await gitRepo({
-      ".github/autogen.yml": 'test:\n  env:\n    PYTEST_DISABLE_PLUGIN_AUTOLOAD: "1"\nstrategy:\n  templateFirstPass: false\n',
+      ".github/autogen.yml":
+        'test:\n  env:\n    PYTEST_DISABLE_PLUGIN_AUTOLOAD: "1"\nstrategy:\n  templateFirstPass: false\n',
       "shop/__init__.py": "",
       "shop/cart.py": "def total(prices, discount):\n    subtotal = sum(prices)\n    return subtotal + discount\n",
-      "tests/test_cart.py": "from shop.cart import total\n\n\ndef test_total_applies_discount():\n    assert total([10, 20], 5) == 25\n",
+      "tests/test_cart.py":
+        "from shop.cart import total\n\n\ndef test_total_applies_discount():\n    assert total([10, 20], 5) == 25\n",
     });
     const { requests } = scriptAnswers([
       { stage: "plan", content: { steps: ["Sum the prices", "Subtract the discount"] } },
-      { stage: "verify-plan", content: { tests: [{ test: "test_total_applies_discount", steps: [{ step: 1, value: "30" }, { step: 2, value: "25" }], derived: "25", expected: "25", matches: true }] } },
+      {
+        stage: "verify-plan",
+        content: {
+          tests: [
+            {
+              test: "test_total_applies_discount",
+              steps: [
+                { step: 1, value: "30" },
+                { step: 2, value: "25" },
+              ],
+              derived: "25",
+              expected: "25",
+              matches: true,
+            },
+          ],
+        },
+      },
       { stage: "check-verification", content: { ok: true, problems: [] } },
-      { stage: "implement", content: { edits: [{ kind: "replace", path: "shop/cart.py", search: "return subtotal + discount", replace: "return subtotal - discount" }] } },
+      {
+        stage: "implement",
+        content: {
+          edits: [
+            {
+              kind: "replace",
+              path: "shop/cart.py",
+              search: "return subtotal + discount",
+              replace: "return subtotal - discount",
+            },
+          ],
+        },
+      },
     ]);
-    const env = { PATH: process.env.PATH, HOME: process.env.HOME, XDG_DATA_HOME: DATA, AUTOGEN_LLM_BASE_URL: LLM_BASE, OPENAI_API_KEY: "sk-test-key", DEPLOY_TOKEN: CANARY };
+    const env = {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      XDG_DATA_HOME: DATA,
+      AUTOGEN_LLM_BASE_URL: LLM_BASE,
+      OPENAI_API_KEY: "sk-test-key",
+      DEPLOY_TOKEN: CANARY,
+    };
     const run = await runCli(["fix", repo, "--issue", `Discount is added (seen with DEPLOY_TOKEN=${CANARY})`], { env });
     expect(run.code).toBe(0);
     expect(requests).toHaveLength(4);
@@ -87,10 +135,32 @@ describe("every door's model client scrubs the bot's secrets", () => {
       bug_type: "operator misuse",
     };
     await writeFile(join(dir, "tasks.jsonl"), `${JSON.stringify(task)}\n`);
-    const { requests } = scriptAnswers([{ stage: "generate", content: { edits: [{ kind: "replace", path: "solution.py", search: "return a - b", replace: "return a + b" }] } }]);
+    const { requests } = scriptAnswers([
+      {
+        stage: "generate",
+        content: { edits: [{ kind: "replace", path: "solution.py", search: "return a - b", replace: "return a + b" }] },
+      },
+    ]);
     const transcripts = join(dir, "transcripts");
     const env = { AUTOGEN_LLM_BASE_URL: LLM_BASE, OPENAI_API_KEY: "sk-test-key", DEPLOY_TOKEN: CANARY };
-    const run = await runCli(["eval", "--dataset", `humanevalfix:${join(dir, "tasks.jsonl")}`, "--strategy", "direct", "--concurrency", "1", "--candidates", "1", "--transcripts", transcripts, "--out", join(dir, "out")], { env });
+    const run = await runCli(
+      [
+        "eval",
+        "--dataset",
+        `humanevalfix:${join(dir, "tasks.jsonl")}`,
+        "--strategy",
+        "direct",
+        "--concurrency",
+        "1",
+        "--candidates",
+        "1",
+        "--transcripts",
+        transcripts,
+        "--out",
+        join(dir, "out"),
+      ],
+      { env },
+    );
     expect(run.code, run.stderr).toBe(0);
     expect(requests).toHaveLength(1);
     expect(sent(requests)).not.toContain(CANARY);
@@ -146,7 +216,11 @@ describe("every door's model client scrubs the bot's secrets", () => {
     expect(env.ACTIONS_RUNTIME_TOKEN).toBeUndefined();
     await mkdir(join(dir, "data"));
     const llmFor = actionLlmFor(env, inputs, actionScrubber(env, inputs), join(dir, "data"));
-    const llm = llmFor?.(repoConfigSchema.parse({ budgets: { dollars: 100 } }), { id: 3 } as Job, new AbortController().signal);
+    const llm = llmFor?.(
+      repoConfigSchema.parse({ budgets: { dollars: 100 } }),
+      { id: 3 } as Job,
+      new AbortController().signal,
+    );
     const text = await callWithCanary(llm, `${CANARY} ghs_workflowtoken1234567890`);
     expect(text).not.toContain(CANARY);
     expect(text).not.toContain("ghs_workflowtoken1234567890");
@@ -157,7 +231,12 @@ describe("every door's model client scrubs the bot's secrets", () => {
   });
 
   it("the Action: an invalid AUTOGEN_PRICES is named, not a stack trace", () => {
-    const env: NodeJS.ProcessEnv = { "INPUT_GITHUB-TOKEN": "ghs_workflowtoken1234567890", "INPUT_LLM-BASE-URL": LLM_BASE, INPUT_STRATEGY: "lpw", AUTOGEN_PRICES: "{not json" };
+    const env: NodeJS.ProcessEnv = {
+      "INPUT_GITHUB-TOKEN": "ghs_workflowtoken1234567890",
+      "INPUT_LLM-BASE-URL": LLM_BASE,
+      INPUT_STRATEGY: "lpw",
+      AUTOGEN_PRICES: "{not json",
+    };
     const inputs = readActionInputs(env);
     expect(() => actionLlmFor(env, inputs, actionScrubber(env, inputs), DATA)).toThrow(/AUTOGEN_PRICES is not JSON/);
   });

@@ -24,7 +24,10 @@ afterAll(() => {
 
 describe(`red team through the App's verifier and push path (isolation: ${isolation})`, () => {
   it("every scenario ran and judged exactly the attacks it names", () => {
-    expect(rows.map((r) => `${r.path} | ${r.attack}`).sort(), rows.map((r) => `${r.attack}: ${r.detail}`).join("\n")).toEqual(APP_ATTACKS.map(([path, attack]) => `${path} | ${attack}`).sort());
+    expect(
+      rows.map((r) => `${r.path} | ${r.attack}`).sort(),
+      rows.map((r) => `${r.attack}: ${r.detail}`).join("\n"),
+    ).toEqual(APP_ATTACKS.map(([path, attack]) => `${path} | ${attack}`).sort());
   });
 
   for (const [path, attack] of APP_ATTACKS) {

@@ -9,7 +9,14 @@
 // forces one), named in every test title.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hostListener, isolationLevel, killTagged, makeCanaries, type HostListener } from "./support/redteam.ts";
-import { CLI_ATTACKS, CLI_SCENARIOS, controls, egressControl, runScenarios, type AttackResult } from "./support/scenarios.ts";
+import {
+  CLI_ATTACKS,
+  CLI_SCENARIOS,
+  controls,
+  egressControl,
+  runScenarios,
+  type AttackResult,
+} from "./support/scenarios.ts";
 
 const isolation = await isolationLevel();
 const canaries = makeCanaries();
@@ -39,7 +46,9 @@ describe(`red team through the CLI (isolation: ${isolation})`, () => {
   it("every scenario ran and judged exactly the attacks it names", () => {
     const harness = rows.filter((r) => r.path === "harness");
     expect(harness, harness.map((r) => r.detail).join("\n")).toEqual([]);
-    expect(rows.map((r) => `${r.path} | ${r.attack}`).sort()).toEqual(CLI_ATTACKS.map(([path, attack]) => `${path} | ${attack}`).sort());
+    expect(rows.map((r) => `${r.path} | ${r.attack}`).sort()).toEqual(
+      CLI_ATTACKS.map(([path, attack]) => `${path} | ${attack}`).sort(),
+    );
   });
 
   for (const [path, attack] of CLI_ATTACKS) {

@@ -12,11 +12,23 @@ import { gitRepo } from "../support/git-repo.ts";
 import { useHttpMock } from "../support/http-mock.ts";
 import { LLM_BASE, scriptAnswers } from "../support/llm-mock.ts";
 import { runCli } from "../support/run-cli.ts";
-import { HONEST_ANSWERS, JS_REPO, PY_REPO, TAMPERING_ANSWERS, type TamperingAnswer } from "./support/tampering-answers.ts";
+import {
+  HONEST_ANSWERS,
+  JS_REPO,
+  PY_REPO,
+  TAMPERING_ANSWERS,
+  type TamperingAnswer,
+} from "./support/tampering-answers.ts";
 
 useHttpMock();
 
-const ENV = { PATH: process.env.PATH, HOME: process.env.HOME, XDG_DATA_HOME: mkdtempSync(join(tmpdir(), "autogen-data-")), AUTOGEN_LLM_BASE_URL: LLM_BASE, OPENAI_API_KEY: "sk-test-key" };
+const ENV = {
+  PATH: process.env.PATH,
+  HOME: process.env.HOME,
+  XDG_DATA_HOME: mkdtempSync(join(tmpdir(), "autogen-data-")),
+  AUTOGEN_LLM_BASE_URL: LLM_BASE,
+  OPENAI_API_KEY: "sk-test-key",
+};
 
 type Result = { status: string; branch?: string; report: string; message: string };
 
@@ -40,9 +52,12 @@ describe("tampering model answers through autogen fix", () => {
     expect(await git(result.repo).branch(["--list", "autogen/*"])).toMatchObject({ all: [] });
   });
 
-  it.each(HONEST_ANSWERS.map((a) => [a.name, a] as const))("still reports an honest answer fixed: %s", async (_name, answer) => {
-    const result = await fixWith(answer);
-    expect(result).toMatchObject({ status: "fixed", branch: expect.stringMatching(/^autogen\//) });
-    expect(result.report).toContain("no test weakened");
-  });
+  it.each(HONEST_ANSWERS.map((a) => [a.name, a] as const))(
+    "still reports an honest answer fixed: %s",
+    async (_name, answer) => {
+      const result = await fixWith(answer);
+      expect(result).toMatchObject({ status: "fixed", branch: expect.stringMatching(/^autogen\//) });
+      expect(result.report).toContain("no test weakened");
+    },
+  );
 });

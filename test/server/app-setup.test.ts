@@ -24,7 +24,12 @@ const CREATED = {
 };
 
 const ENTITIES: Record<string, string> = {
-  "&quot;": '"', "&#39;": "'", "&lt;": "<", "&gt;": ">", "&#96;": "`", "&amp;": "&",
+  "&quot;": '"',
+  "&#39;": "'",
+  "&lt;": "<",
+  "&gt;": ">",
+  "&#96;": "`",
+  "&amp;": "&",
 };
 const unescape = (s: string) => s.replace(/&(quot|#39|lt|gt|#96|amp);/g, (e) => ENTITIES[e] ?? e);
 

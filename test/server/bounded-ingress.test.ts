@@ -23,9 +23,24 @@ let port: number;
 // sockets, which hides the server's timeouts from a slow-drip client.
 
 beforeAll(async () => {
-  const config = loadServerConfig({ APP_ID: "42", PRIVATE_KEY: testPrivateKey(), WEBHOOK_SECRET: secret, HOST: "127.0.0.1", PORT: "0", LOG_LEVEL: "fatal", AUTOGEN_DB_PATH: join(await mkdtemp(join(tmpdir(), "autogen-ingress-")), "autogen.db") });
+  const config = loadServerConfig({
+    APP_ID: "42",
+    PRIVATE_KEY: testPrivateKey(),
+    WEBHOOK_SECRET: secret,
+    HOST: "127.0.0.1",
+    PORT: "0",
+    LOG_LEVEL: "fatal",
+    AUTOGEN_DB_PATH: join(await mkdtemp(join(tmpdir(), "autogen-ingress-")), "autogen.db"),
+  });
   running = await startServer(config, {
-    limits: { maxBodyBytes: MAX_BODY, headersTimeoutMs: 1_000, requestTimeoutMs: 2_000, idleTimeoutMs: 3_000, checkIntervalMs: 200, maxConnections: 6 },
+    limits: {
+      maxBodyBytes: MAX_BODY,
+      headersTimeoutMs: 1_000,
+      requestTimeoutMs: 2_000,
+      idleTimeoutMs: 3_000,
+      checkIntervalMs: 200,
+      maxConnections: 6,
+    },
   });
   port = (running.http.address() as { port: number }).port;
 });
@@ -58,7 +73,18 @@ function bigBody(total: number): { stream: () => Readable; signature: string } {
 /** POSTs a streamed body; resolves with the status as soon as the server answers (the upload may be cut). */
 function postStream(body: Readable, headers: Record<string, string>): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: "127.0.0.1", port, method: "POST", path: "/api/github/webhooks", headers: { "content-type": "application/json", "x-github-event": "issues", "x-github-delivery": `big-${Math.random()}`, ...headers } });
+    const req = request({
+      host: "127.0.0.1",
+      port,
+      method: "POST",
+      path: "/api/github/webhooks",
+      headers: {
+        "content-type": "application/json",
+        "x-github-event": "issues",
+        "x-github-delivery": `big-${Math.random()}`,
+        ...headers,
+      },
+    });
     let answered = false;
     req.on("response", (res) => {
       answered = true;
@@ -104,7 +130,9 @@ describe("body size limit", () => {
     ["signed, chunked", true, false],
   ])("refuses a 48 MB body (%s) with 413 without buffering it", async (_label, signed, withLength) => {
     const body = bigBody(total);
-    const headers: Record<string, string> = { "x-hub-signature-256": signed ? body.signature : "sha256=" + "0".repeat(64) };
+    const headers: Record<string, string> = {
+      "x-hub-signature-256": signed ? body.signature : "sha256=" + "0".repeat(64),
+    };
     if (withLength) headers["content-length"] = String(total);
     const { result, growth } = await peakGrowth(() => postStream(body.stream(), headers));
     expect(result.status).toBe(413);
@@ -117,7 +145,12 @@ describe("body size limit", () => {
     const payload = JSON.stringify({ action: "created", comment: { body: "thanks" } });
     const response = await fetch(`http://127.0.0.1:${port}/api/github/webhooks`, {
       method: "POST",
-      headers: { "content-type": "application/json", "x-github-event": "star", "x-github-delivery": "small-1", "x-hub-signature-256": signPayload(secret, payload) },
+      headers: {
+        "content-type": "application/json",
+        "x-github-event": "star",
+        "x-github-delivery": "small-1",
+        "x-hub-signature-256": signPayload(secret, payload),
+      },
       body: payload,
     });
     expect(response.status).toBe(202);
@@ -128,7 +161,12 @@ describe("malformed requests", () => {
   const post = (body: string, signature: string) =>
     fetch(`http://127.0.0.1:${port}/api/github/webhooks`, {
       method: "POST",
-      headers: { "content-type": "application/json", "x-github-event": "issues", "x-github-delivery": `bad-${Math.random()}`, "x-hub-signature-256": signature },
+      headers: {
+        "content-type": "application/json",
+        "x-github-event": "issues",
+        "x-github-delivery": `bad-${Math.random()}`,
+        "x-hub-signature-256": signature,
+      },
       body,
     });
 

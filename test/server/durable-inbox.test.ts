@@ -30,18 +30,39 @@ afterEach(async () => {
 
 async function start(dbPath?: string): Promise<{ server: RunningServer; dbPath: string }> {
   const path = dbPath ?? join(await mkdtemp(join(tmpdir(), "autogen-inbox-")), "autogen.db");
-  const config = loadServerConfig({ APP_ID: "42", PRIVATE_KEY: testPrivateKey(), WEBHOOK_SECRET: secret, HOST: "127.0.0.1", PORT: "0", LOG_LEVEL: "fatal", GHE_HOST: "ghe.test", AUTOGEN_DB_PATH: path });
+  const config = loadServerConfig({
+    APP_ID: "42",
+    PRIVATE_KEY: testPrivateKey(),
+    WEBHOOK_SECRET: secret,
+    HOST: "127.0.0.1",
+    PORT: "0",
+    LOG_LEVEL: "fatal",
+    GHE_HOST: "ghe.test",
+    AUTOGEN_DB_PATH: path,
+  });
   // No workers: the jobs are looked at, not run.
   running = await startServer(
     { ...config, concurrency: 0 },
-    { Octokit: ProbotOctokit.defaults({ retry: { enabled: false }, throttle: { enabled: false } }), inbox: { maxAttempts: 3, backoffMs: () => 20 } },
+    {
+      Octokit: ProbotOctokit.defaults({ retry: { enabled: false }, throttle: { enabled: false } }),
+      inbox: { maxAttempts: 3, backoffMs: () => 20 },
+    },
   );
   return { server: running, dbPath: path };
 }
 
 function labeled(number = 42) {
-  const payload = webhookExample("issues", "labeled") as Record<string, unknown> & { repository: Record<string, unknown>; issue: Record<string, unknown> };
-  payload.repository = { ...payload.repository, name: "shop", full_name: "octo-org/shop", default_branch: "main", owner: { ...(payload.repository.owner as object), login: "octo-org" } };
+  const payload = webhookExample("issues", "labeled") as Record<string, unknown> & {
+    repository: Record<string, unknown>;
+    issue: Record<string, unknown>;
+  };
+  payload.repository = {
+    ...payload.repository,
+    name: "shop",
+    full_name: "octo-org/shop",
+    default_branch: "main",
+    owner: { ...(payload.repository.owner as object), login: "octo-org" },
+  };
   payload.issue = { ...payload.issue, number, title: "Discount is wrong", body: "steps" };
   payload.label = { ...(payload.label as object), name: "autogen" };
   payload.sender = { ...(payload.sender as object), login: "maintainer", id: 7, type: "User" };
@@ -49,16 +70,45 @@ function labeled(number = 42) {
   return payload;
 }
 
-const token = () => nock(GITHUB).post(`${API}/app/installations/99/access_tokens`).reply(201, { token: "ghs_test", expires_at: new Date(Date.now() + 3_600_000).toISOString() });
-const noConfig = () => nock(GITHUB).get(`${API}/repos/octo-org/shop/contents/.github%2Fautogen.yml`).query(true).reply(404, { message: "Not Found" });
+const token = () =>
+  nock(GITHUB)
+    .post(`${API}/app/installations/99/access_tokens`)
+    .reply(201, { token: "ghs_test", expires_at: new Date(Date.now() + 3_600_000).toISOString() });
+const noConfig = () =>
+  nock(GITHUB)
+    .get(`${API}/repos/octo-org/shop/contents/.github%2Fautogen.yml`)
+    .query(true)
+    .reply(404, { message: "Not Found" });
 const permission = () => nock(GITHUB).get(`${API}/repos/octo-org/shop/collaborators/maintainer/permission`);
 
 function redBuild(number = 7) {
-  const payload = webhookExample("workflow_run", "completed") as Record<string, unknown> & { repository: Record<string, unknown>; workflow_run: Record<string, unknown>; workflow: Record<string, unknown> };
-  payload.repository = { ...payload.repository, name: "shop", full_name: "octo-org/shop", default_branch: "main", owner: { ...(payload.repository.owner as object), login: "octo-org" } };
+  const payload = webhookExample("workflow_run", "completed") as Record<string, unknown> & {
+    repository: Record<string, unknown>;
+    workflow_run: Record<string, unknown>;
+    workflow: Record<string, unknown>;
+  };
+  payload.repository = {
+    ...payload.repository,
+    name: "shop",
+    full_name: "octo-org/shop",
+    default_branch: "main",
+    owner: { ...(payload.repository.owner as object), login: "octo-org" },
+  };
   payload.workflow = { ...payload.workflow, path: ".github/workflows/ci.yml" };
   const sha = "a".repeat(40);
-  payload.workflow_run = { ...payload.workflow_run, id: 555, path: ".github/workflows/ci.yml", event: "pull_request", status: "completed", conclusion: "failure", head_sha: sha, head_branch: "feature/bulk", pull_requests: [{ number, head: { ref: "feature/bulk", sha, repo: {} }, base: { ref: "main", sha: "0", repo: {} } }] };
+  payload.workflow_run = {
+    ...payload.workflow_run,
+    id: 555,
+    path: ".github/workflows/ci.yml",
+    event: "pull_request",
+    status: "completed",
+    conclusion: "failure",
+    head_sha: sha,
+    head_branch: "feature/bulk",
+    pull_requests: [
+      { number, head: { ref: "feature/bulk", sha, repo: {} }, base: { ref: "main", sha: "0", repo: {} } },
+    ],
+  };
   payload.sender = { ...(payload.sender as object), login: "maintainer", id: 7, type: "User" };
   payload.installation = { id: 99, node_id: "MDIz" };
   return payload;
@@ -67,7 +117,13 @@ const autoConfig = () =>
   nock(GITHUB)
     .get(`${API}/repos/octo-org/shop/contents/.github%2Fautogen.yml`)
     .query(true)
-    .reply(200, { type: "file", encoding: "base64", content: Buffer.from("triggers:\n  ciFailure: auto\n").toString("base64"), name: "autogen.yml", path: ".github/autogen.yml" });
+    .reply(200, {
+      type: "file",
+      encoding: "base64",
+      content: Buffer.from("triggers:\n  ciFailure: auto\n").toString("base64"),
+      name: "autogen.yml",
+      path: ".github/autogen.yml",
+    });
 
 const url = (server: RunningServer) => `${server.url}/api/github/webhooks`;
 const jobsOf = (store: Store, number = 42) => store.countJobs("octo-org", "shop", number, "fix");
@@ -109,7 +165,8 @@ describe("durable inbox", () => {
     permission().reply(200, { permission: "admin" });
 
     expect((await postWebhook(url(server), secret, "issues", labeled(), "retry-1")).status).toBe(202);
-    while ((await server.store.inbox("retry-1"))?.state === "pending") await server.inbox.idle().then(() => new Promise((resolve) => setTimeout(resolve, 20)));
+    while ((await server.store.inbox("retry-1"))?.state === "pending")
+      await server.inbox.idle().then(() => new Promise((resolve) => setTimeout(resolve, 20)));
     expect(await server.store.inbox("retry-1")).toMatchObject({ state: "done", attempts: 2 });
     expect(await jobsOf(server.store)).toBe(1);
 
@@ -130,22 +187,26 @@ describe("durable inbox", () => {
     permission().reply(200, { permission: "write" });
 
     expect((await postWebhook(url(server), secret, "workflow_run", redBuild(), "red-1")).status).toBe(202);
-    while ((await server.store.inbox("red-1"))?.state === "pending") await server.inbox.idle().then(() => new Promise((resolve) => setTimeout(resolve, 20)));
+    while ((await server.store.inbox("red-1"))?.state === "pending")
+      await server.inbox.idle().then(() => new Promise((resolve) => setTimeout(resolve, 20)));
     expect(await server.store.inbox("red-1")).toMatchObject({ state: "done", attempts: 2 });
     expect(await server.store.countJobs("octo-org", "shop", 7, "ci")).toBe(1);
 
     // Another delivery about the same red build (the check suite's, or a new id) makes no second job.
     expect((await postWebhook(url(server), secret, "workflow_run", redBuild(), "red-2")).status).toBe(202);
     autoConfig();
-    while ((await server.store.inbox("red-2"))?.state === "pending") await server.inbox.idle().then(() => new Promise((resolve) => setTimeout(resolve, 20)));
+    while ((await server.store.inbox("red-2"))?.state === "pending")
+      await server.inbox.idle().then(() => new Promise((resolve) => setTimeout(resolve, 20)));
     expect(await server.store.countJobs("octo-org", "shop", 7, "ci")).toBe(1);
   });
 
   it("ends a delivery `failed` with GitHub's error when GitHub stays unreachable", async () => {
     const { server } = await start();
-    for (let i = 0; i < 3; i++) nock(GITHUB).post(`${API}/app/installations/99/access_tokens`).replyWithError("connect ECONNREFUSED");
+    for (let i = 0; i < 3; i++)
+      nock(GITHUB).post(`${API}/app/installations/99/access_tokens`).replyWithError("connect ECONNREFUSED");
     expect((await postWebhook(url(server), secret, "issues", labeled(), "down-1")).status).toBe(202);
-    while ((await server.store.inbox("down-1"))?.state === "pending") await server.inbox.idle().then(() => new Promise((resolve) => setTimeout(resolve, 20)));
+    while ((await server.store.inbox("down-1"))?.state === "pending")
+      await server.inbox.idle().then(() => new Promise((resolve) => setTimeout(resolve, 20)));
     const row = await server.store.inbox("down-1");
     expect(row).toMatchObject({ state: "failed", attempts: 3 });
     expect(row?.error).toContain("ECONNREFUSED");
@@ -178,7 +239,8 @@ describe("durable inbox", () => {
     noConfig();
     permission().reply(200, { permission: "write" });
     const second = await start(first.dbPath);
-    while ((await second.server.store.inbox("restart-1"))?.state === "pending") await second.server.inbox.idle().then(() => new Promise((resolve) => setTimeout(resolve, 20)));
+    while ((await second.server.store.inbox("restart-1"))?.state === "pending")
+      await second.server.inbox.idle().then(() => new Promise((resolve) => setTimeout(resolve, 20)));
     expect((await second.server.store.inbox("restart-1"))?.state).toBe("done");
     expect(await jobsOf(second.server.store, 7)).toBe(1);
     expect((await postWebhook(url(second.server), secret, "issues", labeled(7), "restart-1")).status).toBe(200);

@@ -22,9 +22,26 @@ let running: RunningServer;
 let port: number;
 
 beforeAll(async () => {
-  const config = loadServerConfig({ APP_ID: "42", PRIVATE_KEY: testPrivateKey(), WEBHOOK_SECRET: secret, HOST: "127.0.0.1", PORT: "0", LOG_LEVEL: "fatal", AUTOGEN_DB_PATH: join(await mkdtemp(join(tmpdir(), "autogen-budget-")), "autogen.db") });
+  const config = loadServerConfig({
+    APP_ID: "42",
+    PRIVATE_KEY: testPrivateKey(),
+    WEBHOOK_SECRET: secret,
+    HOST: "127.0.0.1",
+    PORT: "0",
+    LOG_LEVEL: "fatal",
+    AUTOGEN_DB_PATH: join(await mkdtemp(join(tmpdir(), "autogen-budget-")), "autogen.db"),
+  });
   // The idle timeout is far beyond the request timeout: a staller that drips is ended by the request timeout alone.
-  running = await startServer(config, { limits: { maxBodyBytes: LIMIT, maxInFlightBytes: 2 * LIMIT, headersTimeoutMs: 1_500, requestTimeoutMs: 2_000, idleTimeoutMs: 60_000, checkIntervalMs: 200 } });
+  running = await startServer(config, {
+    limits: {
+      maxBodyBytes: LIMIT,
+      maxInFlightBytes: 2 * LIMIT,
+      headersTimeoutMs: 1_500,
+      requestTimeoutMs: 2_000,
+      idleTimeoutMs: 60_000,
+      checkIntervalMs: 200,
+    },
+  });
   port = (running.http.address() as { port: number }).port;
 });
 
@@ -61,7 +78,11 @@ const headers = (extra: string, id: string, signature = `sha256=${"0".repeat(64)
 const bodyOfLimit = (last: string) => `{"a":"${"b".repeat(LIMIT - 6 - last.length)}${last}`;
 
 /** Declares a body of the whole budget and sends all of it but its last two bytes (signed for `body`, when given). */
-const staller = (id: string, body?: string) => raw(headers(`content-length: ${LIMIT}\r\n`, id, body === undefined ? undefined : signPayload(secret, body)) + bodyOfLimit('"}').slice(0, -2));
+const staller = (id: string, body?: string) =>
+  raw(
+    headers(`content-length: ${LIMIT}\r\n`, id, body === undefined ? undefined : signPayload(secret, body)) +
+      bodyOfLimit('"}').slice(0, -2),
+  );
 /** What a staller has left to send to complete `body`. */
 const rest = (body: string) => body.slice(-2);
 
@@ -70,7 +91,12 @@ async function honest(id: string): Promise<number> {
   const body = '{"action":"created"}';
   const response = await fetch(`http://127.0.0.1:${port}/api/github/webhooks`, {
     method: "POST",
-    headers: { "content-type": "application/json", "x-github-event": "star", "x-github-delivery": id, "x-hub-signature-256": signPayload(secret, body) },
+    headers: {
+      "content-type": "application/json",
+      "x-github-event": "star",
+      "x-github-delivery": id,
+      "x-hub-signature-256": signPayload(secret, body),
+    },
     body,
   });
   await response.arrayBuffer();
@@ -103,7 +129,9 @@ async function wholeBudgetIsBack(): Promise<void> {
 
 describe("a sender that declares the limit and stalls", () => {
   it("holds only the bytes it sent: many that declare the limit and send one byte turn no honest sender away", async () => {
-    const stallers = Array.from({ length: 16 }, () => raw(headers(`content-length: ${LIMIT}\r\n`, nextId("one-byte")) + "{"));
+    const stallers = Array.from({ length: 16 }, () =>
+      raw(headers(`content-length: ${LIMIT}\r\n`, nextId("one-byte")) + "{"),
+    );
     // Each has sent its byte (the server read it) before the honest ones come.
     await new Promise((resolve) => setTimeout(resolve, 300));
     for (let i = 0; i < 5; i++) expect(await honest(nextId("beside-one-byte"))).toBe(202);
@@ -147,31 +175,47 @@ describe("every way a held body ends gives the budget back", () => {
     ["the sender closes the connection", undefined, async (s) => void s.socket.destroy()],
     ["the sender resets the connection", undefined, async (s) => void s.socket.resetAndDestroy()],
     ["the sender half-closes mid-body", undefined, async (s) => void s.socket.end()],
-    ["the body completes, unsigned (401)", undefined, async (s) => {
-      s.socket.write(rest(bodyOfLimit('"}')));
-      await until(() => s.received().includes("\r\n\r\n"), "the answer");
-      expect(s.received()).toMatch(/^HTTP\/1\.1 401 /);
-      s.socket.destroy();
-    }],
-    ["the body completes, signed but not JSON (400)", malformed, async (s) => {
-      s.socket.write(rest(malformed));
-      await until(() => s.received().includes("\r\n\r\n"), "the answer");
-      expect(s.received()).toMatch(/^HTTP\/1\.1 400 /);
-      s.socket.destroy();
-    }],
-    ["more bytes come than declared (the rest parsed as a bad request)", undefined, async (s) => {
-      s.socket.write(`${rest(bodyOfLimit('"}'))}garbage that is not a request\r\n\r\n`);
-      await s.closed;
-    }],
+    [
+      "the body completes, unsigned (401)",
+      undefined,
+      async (s) => {
+        s.socket.write(rest(bodyOfLimit('"}')));
+        await until(() => s.received().includes("\r\n\r\n"), "the answer");
+        expect(s.received()).toMatch(/^HTTP\/1\.1 401 /);
+        s.socket.destroy();
+      },
+    ],
+    [
+      "the body completes, signed but not JSON (400)",
+      malformed,
+      async (s) => {
+        s.socket.write(rest(malformed));
+        await until(() => s.received().includes("\r\n\r\n"), "the answer");
+        expect(s.received()).toMatch(/^HTTP\/1\.1 400 /);
+        s.socket.destroy();
+      },
+    ],
+    [
+      "more bytes come than declared (the rest parsed as a bad request)",
+      undefined,
+      async (s) => {
+        s.socket.write(`${rest(bodyOfLimit('"}'))}garbage that is not a request\r\n\r\n`);
+        await s.closed;
+      },
+    ],
   ];
 
-  it.each(endings)("%s", async (_label, signedFor, end) => {
-    const s = staller(nextId("held"), signedFor);
-    await heldNow();
-    await end(s);
-    await s.closed;
-    await wholeBudgetIsBack();
-  }, 90_000);
+  it.each(endings)(
+    "%s",
+    async (_label, signedFor, end) => {
+      const s = staller(nextId("held"), signedFor);
+      await heldNow();
+      await end(s);
+      await s.closed;
+      await wholeBudgetIsBack();
+    },
+    90_000,
+  );
 });
 
 describe("lengths that are not a length", () => {
@@ -182,15 +226,19 @@ describe("lengths that are not a length", () => {
     ["two different Content-Lengths", `content-length: 2\r\ncontent-length: ${LIMIT}\r\n`],
     ["Content-Length and Transfer-Encoding", `content-length: ${LIMIT}\r\ntransfer-encoding: chunked\r\n`],
     ["a Transfer-Encoding that is not chunked last", "transfer-encoding: chunked, identity\r\n"],
-  ])("%s: refused by the parser before the handler; nothing stored, nothing held", async (_label, extra) => {
-    const id = nextId("bad-length");
-    const body = '{"action":"created"}';
-    const s = raw(headers(extra, id, signPayload(secret, body)) + body);
-    await s.closed;
-    expect(s.received()).toMatch(/^HTTP\/1\.1 400 /);
-    expect(await running.store.inbox(id)).toBeUndefined();
-    await wholeBudgetIsBack();
-  }, 90_000);
+  ])(
+    "%s: refused by the parser before the handler; nothing stored, nothing held",
+    async (_label, extra) => {
+      const id = nextId("bad-length");
+      const body = '{"action":"created"}';
+      const s = raw(headers(extra, id, signPayload(secret, body)) + body);
+      await s.closed;
+      expect(s.received()).toMatch(/^HTTP\/1\.1 400 /);
+      expect(await running.store.inbox(id)).toBeUndefined();
+      await wholeBudgetIsBack();
+    },
+    90_000,
+  );
 });
 
 describe("a request pipelined behind a 503", () => {
@@ -205,7 +253,11 @@ describe("a request pipelined behind a 503", () => {
     }, "a 200-byte body refused 503");
     const body = '{"action":"created"}';
     const piped = nextId("piped-after-503");
-    const s = raw(refused(nextId("refused")) + headers(`content-length: ${body.length}\r\n`, piped, signPayload(secret, body)) + body);
+    const s = raw(
+      refused(nextId("refused")) +
+        headers(`content-length: ${body.length}\r\n`, piped, signPayload(secret, body)) +
+        body,
+    );
     await s.closed;
     expect(s.received()).toMatch(/^HTTP\/1\.1 503 /);
     expect(s.received()).not.toMatch(/HTTP\/1\.1 20\d/);

@@ -15,7 +15,20 @@ const secret = "ingress-crash-secret";
 /** One delivery; resolves with the status, or undefined when the connection died first. */
 function post(port: number, id: string, body: string): Promise<number | undefined> {
   return new Promise((resolve) => {
-    const req = request({ host: "127.0.0.1", port, method: "POST", path: "/api/github/webhooks", agent: false, headers: { "content-type": "application/json", "x-github-event": "star", "x-github-delivery": id, "x-hub-signature-256": signPayload(secret, body), "content-length": Buffer.byteLength(body) } });
+    const req = request({
+      host: "127.0.0.1",
+      port,
+      method: "POST",
+      path: "/api/github/webhooks",
+      agent: false,
+      headers: {
+        "content-type": "application/json",
+        "x-github-event": "star",
+        "x-github-delivery": id,
+        "x-hub-signature-256": signPayload(secret, body),
+        "content-length": Buffer.byteLength(body),
+      },
+    });
     req.on("response", (res) => {
       res.resume();
       resolve(res.statusCode);
@@ -62,7 +75,11 @@ describe("a server killed mid-burst", () => {
       expect(statuses.some((s) => s === undefined)).toBe(true);
       const db = new DatabaseSync(dbPath);
       try {
-        const stored = new Set((db.prepare("SELECT delivery_id FROM inbox").all() as Array<{ delivery_id: string }>).map((r) => r.delivery_id));
+        const stored = new Set(
+          (db.prepare("SELECT delivery_id FROM inbox").all() as Array<{ delivery_id: string }>).map(
+            (r) => r.delivery_id,
+          ),
+        );
         expect(accepted.filter((id) => !stored.has(id))).toEqual([]);
         expect(accepted.length).toBeGreaterThanOrEqual(50);
       } finally {

@@ -51,7 +51,16 @@ function post(fill = "b"): { status: Promise<number>; id: string } {
   const id = `held-${seq++}`;
   const text = `{"a":"${fill.repeat(Math.floor((LIMIT - 8) / Buffer.byteLength(fill)))}"}`;
   const body = text + " ".repeat(LIMIT - Buffer.byteLength(text));
-  const status = fetch(url, { method: "POST", headers: { "content-type": "application/json", "x-github-event": "issues", "x-github-delivery": id, "x-hub-signature-256": signPayload(secret, body) }, body })
+  const status = fetch(url, {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      "x-github-event": "issues",
+      "x-github-delivery": id,
+      "x-hub-signature-256": signPayload(secret, body),
+    },
+    body,
+  })
     .then(async (r) => {
       await r.arrayBuffer();
       return r.status;
@@ -74,7 +83,10 @@ describe("bodies read but not yet stored stay charged to the budget", () => {
     const answered = new Map<string, number>();
     for (const s of sent) void s.status.then((code) => answered.set(s.id, code));
     // Every body has either reached the store (held at the gate) or been answered.
-    await until(() => sent.every((s) => answered.has(s.id) || atStore.some((d) => d.id === s.id)), "every body stored or answered");
+    await until(
+      () => sent.every((s) => answered.has(s.id) || atStore.some((d) => d.id === s.id)),
+      "every body stored or answered",
+    );
     const refused = [...answered.values()].filter((code) => code === 503).length;
     expect(atStore.length).toBeGreaterThanOrEqual(1);
     expect(atStore.length).toBeLessThanOrEqual(BODIES_IN_BUDGET);
@@ -95,7 +107,10 @@ describe("bodies read but not yet stored stay charged to the budget", () => {
     const sent = [post("é"), post("é")];
     const answered = new Map<string, number>();
     for (const s of sent) void s.status.then((code) => answered.set(s.id, code));
-    await until(() => sent.every((s) => answered.has(s.id) || atStore.some((d) => d.id === s.id)), "both stored or answered");
+    await until(
+      () => sent.every((s) => answered.has(s.id) || atStore.some((d) => d.id === s.id)),
+      "both stored or answered",
+    );
     expect(atStore.length).toBe(1);
     expect([...answered.values()]).toEqual([503]);
     open();

@@ -22,14 +22,29 @@ let port: number;
 beforeAll(async () => {
   const logDestination = new Writable({
     write(chunk: Buffer, _encoding, done) {
-      for (const line of chunk.toString().split("\n").filter(Boolean)) lines.push(JSON.parse(line) as Record<string, unknown>);
+      for (const line of chunk.toString().split("\n").filter(Boolean))
+        lines.push(JSON.parse(line) as Record<string, unknown>);
       done();
     },
   });
-  const env = { APP_ID: "42", PRIVATE_KEY: testPrivateKey(), WEBHOOK_SECRET: secret, HOST: "127.0.0.1", PORT: "0", LOG_LEVEL: "warn" as const, AUTOGEN_WEBHOOK_MAX_BODY_BYTES: String(LIMIT) };
-  const config = loadServerConfig({ ...env, AUTOGEN_DB_PATH: join(await mkdtemp(join(tmpdir(), "autogen-refusal-")), "autogen.db") });
+  const env = {
+    APP_ID: "42",
+    PRIVATE_KEY: testPrivateKey(),
+    WEBHOOK_SECRET: secret,
+    HOST: "127.0.0.1",
+    PORT: "0",
+    LOG_LEVEL: "warn" as const,
+    AUTOGEN_WEBHOOK_MAX_BODY_BYTES: String(LIMIT),
+  };
+  const config = loadServerConfig({
+    ...env,
+    AUTOGEN_DB_PATH: join(await mkdtemp(join(tmpdir(), "autogen-refusal-")), "autogen.db"),
+  });
   // Request and idle timeouts far beyond any test's: a refused connection that closes was closed by the linger.
-  running = await startServer(config, { logDestination, limits: { headersTimeoutMs: 600_000, requestTimeoutMs: 600_000, idleTimeoutMs: 600_000 } });
+  running = await startServer(config, {
+    logDestination,
+    limits: { headersTimeoutMs: 600_000, requestTimeoutMs: 600_000, idleTimeoutMs: 600_000 },
+  });
   port = (running.http.address() as { port: number }).port;
 });
 
@@ -43,14 +58,36 @@ const bodyOf = (bytes: number) => JSON.stringify({ action: "created", pad: "a".r
 describe("the body limit from the environment", () => {
   it("refuses a signed body over AUTOGEN_WEBHOOK_MAX_BODY_BYTES with 413 and logs it for the operator; accepts one under it", async () => {
     const big = bodyOf(LIMIT + 1024);
-    const refused = await fetch(hook(), { method: "POST", headers: { "content-type": "application/json", "x-github-event": "star", "x-github-delivery": "over-1", "x-hub-signature-256": signPayload(secret, big) }, body: big });
+    const refused = await fetch(hook(), {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        "x-github-event": "star",
+        "x-github-delivery": "over-1",
+        "x-hub-signature-256": signPayload(secret, big),
+      },
+      body: big,
+    });
     expect(refused.status).toBe(413);
     expect(await refused.json()).toEqual({ message: `the body is larger than ${LIMIT} bytes` });
     const line = lines.find((l) => l.deliveryId === "over-1");
-    expect(line).toMatchObject({ msg: "webhook body over the limit refused (AUTOGEN_WEBHOOK_MAX_BODY_BYTES)", event: "star", maxBodyBytes: LIMIT });
+    expect(line).toMatchObject({
+      msg: "webhook body over the limit refused (AUTOGEN_WEBHOOK_MAX_BODY_BYTES)",
+      event: "star",
+      maxBodyBytes: LIMIT,
+    });
 
     const small = bodyOf(LIMIT - 1024);
-    const accepted = await fetch(hook(), { method: "POST", headers: { "content-type": "application/json", "x-github-event": "star", "x-github-delivery": "under-1", "x-hub-signature-256": signPayload(secret, small) }, body: small });
+    const accepted = await fetch(hook(), {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        "x-github-event": "star",
+        "x-github-delivery": "under-1",
+        "x-hub-signature-256": signPayload(secret, small),
+      },
+      body: small,
+    });
     expect(accepted.status).toBe(202);
   });
 });
@@ -94,7 +131,8 @@ describe("a refused sender", () => {
     // closing on it (a close would reset the upload: EPIPE or ECONNRESET here).
     const chunk = Buffer.alloc(64 * 1024, "a");
     for (let sent = 64 * 1024; sent < total && !upload.error(); sent += chunk.length) {
-      if (!upload.socket.write(chunk)) await Promise.race([new Promise((resolve) => upload.socket.once("drain", resolve)), upload.closed]);
+      if (!upload.socket.write(chunk))
+        await Promise.race([new Promise((resolve) => upload.socket.once("drain", resolve)), upload.closed]);
     }
     await upload.ended;
     upload.socket.end();
@@ -109,7 +147,8 @@ describe("a refused sender", () => {
     let closed = false;
     void upload.closed.then(() => (closed = true));
     while (!closed && written < 200 * 1024 * 1024) {
-      if (!upload.socket.write(chunk)) await Promise.race([new Promise((resolve) => upload.socket.once("drain", resolve)), upload.closed]);
+      if (!upload.socket.write(chunk))
+        await Promise.race([new Promise((resolve) => upload.socket.once("drain", resolve)), upload.closed]);
       written += chunk.length;
     }
     expect(closed).toBe(true);
@@ -125,9 +164,20 @@ describe("a request pipelined behind a refused one", () => {
     return `POST /api/github/webhooks HTTP/1.1\r\nHost: x\r\ncontent-type: application/json\r\nx-github-event: star\r\nx-github-delivery: ${id}\r\nx-hub-signature-256: ${signPayload(secret, body)}\r\ncontent-length: ${body.length}\r\n\r\n${body}`;
   };
   const refusedFirst: Array<[string, (id: string) => string]> = [
-    ["415 (wrong content type)", (id) => `POST /api/github/webhooks HTTP/1.1\r\nHost: x\r\ncontent-type: text/plain\r\nx-github-event: star\r\nx-github-delivery: ${id}\r\ncontent-length: 2\r\n\r\n{}`],
-    ["400 (no signature)", (id) => `POST /api/github/webhooks HTTP/1.1\r\nHost: x\r\ncontent-type: application/json\r\nx-github-event: star\r\nx-github-delivery: ${id}\r\ncontent-length: 2\r\n\r\n{}`],
-    ["413 (a chunked body over the limit that then ends)", (id) => `${headersFor(undefined, id)}${(LIMIT + 16).toString(16)}\r\n${"a".repeat(LIMIT + 16)}\r\n0\r\n\r\n`],
+    [
+      "415 (wrong content type)",
+      (id) =>
+        `POST /api/github/webhooks HTTP/1.1\r\nHost: x\r\ncontent-type: text/plain\r\nx-github-event: star\r\nx-github-delivery: ${id}\r\ncontent-length: 2\r\n\r\n{}`,
+    ],
+    [
+      "400 (no signature)",
+      (id) =>
+        `POST /api/github/webhooks HTTP/1.1\r\nHost: x\r\ncontent-type: application/json\r\nx-github-event: star\r\nx-github-delivery: ${id}\r\ncontent-length: 2\r\n\r\n{}`,
+    ],
+    [
+      "413 (a chunked body over the limit that then ends)",
+      (id) => `${headersFor(undefined, id)}${(LIMIT + 16).toString(16)}\r\n${"a".repeat(LIMIT + 16)}\r\n0\r\n\r\n`,
+    ],
   ];
 
   it.each(refusedFirst)("is neither answered nor stored after a %s", async (_label, refused) => {
@@ -166,21 +216,55 @@ describe("a refused sender that tries to keep the connection", () => {
 
   it.each([
     ["a declared body over the limit, dripped", () => rawUpload(headersFor(LIMIT * 100, "drip-413")), "a"],
-    ["a chunked body with the wrong content type, dripped", () => rawUpload(headersFor(undefined, "drip-415").replace("application/json", "text/plain") + "100000\r\n"), "a"],
-    ["a refusal whose body ended, followed by headers dripped for a second request", () => rawUpload(headersFor(2, "drip-400").replace(/x-hub-signature-256: [^\r]*\r\n/, "") + "{}POST /api/github/webhooks HTTP/1.1\r\n"), "x"],
-  ])("is closed by the linger (or its body's end), not by the much later request or idle timeout: %s", async (_label, open, byte) => {
-    const upload = open();
-    const received = await dripUntilClosed(upload, byte);
-    expect(received).toMatch(/^HTTP\/1\.1 4\d\d /);
-    expect(received.match(/HTTP\/1\.1/g)).toHaveLength(1);
-  }, 120_000);
+    [
+      "a chunked body with the wrong content type, dripped",
+      () => rawUpload(headersFor(undefined, "drip-415").replace("application/json", "text/plain") + "100000\r\n"),
+      "a",
+    ],
+    [
+      "a refusal whose body ended, followed by headers dripped for a second request",
+      () =>
+        rawUpload(
+          headersFor(2, "drip-400").replace(/x-hub-signature-256: [^\r]*\r\n/, "") +
+            "{}POST /api/github/webhooks HTTP/1.1\r\n",
+        ),
+      "x",
+    ],
+  ])(
+    "is closed by the linger (or its body's end), not by the much later request or idle timeout: %s",
+    async (_label, open, byte) => {
+      const upload = open();
+      const received = await dripUntilClosed(upload, byte);
+      expect(received).toMatch(/^HTTP\/1\.1 4\d\d /);
+      expect(received.match(/HTTP\/1\.1/g)).toHaveLength(1);
+    },
+    120_000,
+  );
 
   it("a signed, valid delivery over the limit is not stored", async () => {
     const big = bodyOf(LIMIT + 1024);
-    const refused = await fetch(hook(), { method: "POST", headers: { "content-type": "application/json", "x-github-event": "star", "x-github-delivery": "over-stored", "x-hub-signature-256": signPayload(secret, big) }, body: big });
+    const refused = await fetch(hook(), {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        "x-github-event": "star",
+        "x-github-delivery": "over-stored",
+        "x-hub-signature-256": signPayload(secret, big),
+      },
+      body: big,
+    });
     expect(refused.status).toBe(413);
     const small = bodyOf(1024);
-    const marker = await fetch(hook(), { method: "POST", headers: { "content-type": "application/json", "x-github-event": "star", "x-github-delivery": "over-stored-marker", "x-hub-signature-256": signPayload(secret, small) }, body: small });
+    const marker = await fetch(hook(), {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        "x-github-event": "star",
+        "x-github-delivery": "over-stored-marker",
+        "x-hub-signature-256": signPayload(secret, small),
+      },
+      body: small,
+    });
     expect(marker.status).toBe(202);
     expect(await running.store.inbox("over-stored")).toBeUndefined();
   });

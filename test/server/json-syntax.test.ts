@@ -16,11 +16,53 @@ function expected(buf: Buffer): string {
 }
 
 const CASES = [
-  "{}", " {\n} ", '{"a":1}', '{"a":[1,2,{"b":null}],"c":"x"}', "[]", "1", '"s"', "null", "true",
-  "", " ", "{", "}", "{,}", '{"a"}', '{"a":}', '{"a":1,}', "[1,]", "[,1]", '{"a":1 "b":2}', "{} {}", "{}x",
-  '{"a":01}', '{"a":-}', '{"a":1.}', '{"a":.5}', '{"a":1e}', '{"a":1e+5}', '{"a":-0.5E-3}', '{"a":tru}', '{"a":nul}', '{"a":truex}',
-  '{"a":"\\u00e9"}', '{"a":"\\u00g9"}', '{"a":"\\x"}', '{"a":"\\/"}', '{"a":"tab\there"}', '{"a":"\u0001"}', '{"a":"é 😀"}',
-  "\ufeff{}", '{"a":[[[[]]]]}', '{"a":[[[[]]]}', '{"a":{"b":{"c":{}}}}', "{'a':1}", '{"a":NaN}', '{"a":Infinity}', '{"a":1}\u0000',
+  "{}",
+  " {\n} ",
+  '{"a":1}',
+  '{"a":[1,2,{"b":null}],"c":"x"}',
+  "[]",
+  "1",
+  '"s"',
+  "null",
+  "true",
+  "",
+  " ",
+  "{",
+  "}",
+  "{,}",
+  '{"a"}',
+  '{"a":}',
+  '{"a":1,}',
+  "[1,]",
+  "[,1]",
+  '{"a":1 "b":2}',
+  "{} {}",
+  "{}x",
+  '{"a":01}',
+  '{"a":-}',
+  '{"a":1.}',
+  '{"a":.5}',
+  '{"a":1e}',
+  '{"a":1e+5}',
+  '{"a":-0.5E-3}',
+  '{"a":tru}',
+  '{"a":nul}',
+  '{"a":truex}',
+  '{"a":"\\u00e9"}',
+  '{"a":"\\u00g9"}',
+  '{"a":"\\x"}',
+  '{"a":"\\/"}',
+  '{"a":"tab\there"}',
+  '{"a":"\u0001"}',
+  '{"a":"é 😀"}',
+  "\ufeff{}",
+  '{"a":[[[[]]]]}',
+  '{"a":[[[[]]]}',
+  '{"a":{"b":{"c":{}}}}',
+  "{'a':1}",
+  '{"a":NaN}',
+  '{"a":Infinity}',
+  '{"a":1}\u0000',
 ];
 
 describe("jsonShape", () => {
@@ -30,14 +72,23 @@ describe("jsonShape", () => {
   });
 
   it("agrees with JSON.parse on bytes that are not UTF-8", () => {
-    for (const bytes of [[0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xc3, 0x22, 0x7d], [0x7b, 0xff, 0x7d], [0x7b, 0x22, 0xff, 0xfe, 0x22, 0x3a, 0x31, 0x7d]]) {
+    for (const bytes of [
+      [0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xc3, 0x22, 0x7d],
+      [0x7b, 0xff, 0x7d],
+      [0x7b, 0x22, 0xff, 0xfe, 0x22, 0x3a, 0x31, 0x7d],
+    ]) {
       const buf = Buffer.from(bytes);
       expect(jsonShape(buf)).toBe(expected(buf));
     }
   });
 
   it("agrees with JSON.parse on thousands of mutations of real webhook payloads", () => {
-    const bodies = [["issues", "labeled"], ["issue_comment", "created"], ["workflow_run", "completed"], ["pull_request", "opened"]].map(([event, action]) => Buffer.from(JSON.stringify(webhookExample(event as string, action))));
+    const bodies = [
+      ["issues", "labeled"],
+      ["issue_comment", "created"],
+      ["workflow_run", "completed"],
+      ["pull_request", "opened"],
+    ].map(([event, action]) => Buffer.from(JSON.stringify(webhookExample(event as string, action))));
     // A fixed seed: the same mutations every run.
     let seed = 12345;
     const rand = (n: number) => {
@@ -77,9 +128,19 @@ describe("jsonShape", () => {
   });
 
   it.each([
-    ["form feed", "\f{}"], ["vertical tab", "{}\v"], ["no-break space", "\u00a0{}"], ["next line", '{"a":1\u0085}'], ["line separator", '{\u2028"a":1}'],
-    ["ideographic space", "{}\u3000"], ["BOM after the object", "{}\ufeff"], ["raw NUL in a string", '{"a":"\u0000"}'], ["raw NUL between tokens", '{"a":\u00001}'],
-    ["lone surrogate escapes", '{"a":"\\udc00\\ud800"}'], ["a huge exponent", '{"a":1e999999}'], ["a tiny exponent", '{"a":-1e-999999}'], ["a 400-digit integer", `{"a":${"9".repeat(400)}}`],
+    ["form feed", "\f{}"],
+    ["vertical tab", "{}\v"],
+    ["no-break space", "\u00a0{}"],
+    ["next line", '{"a":1\u0085}'],
+    ["line separator", '{\u2028"a":1}'],
+    ["ideographic space", "{}\u3000"],
+    ["BOM after the object", "{}\ufeff"],
+    ["raw NUL in a string", '{"a":"\u0000"}'],
+    ["raw NUL between tokens", '{"a":\u00001}'],
+    ["lone surrogate escapes", '{"a":"\\udc00\\ud800"}'],
+    ["a huge exponent", '{"a":1e999999}'],
+    ["a tiny exponent", '{"a":-1e-999999}'],
+    ["a 400-digit integer", `{"a":${"9".repeat(400)}}`],
     ["deep objects", `{"a":${'{"a":'.repeat(100_000)}1${"}".repeat(100_000)}}`],
   ])("agrees with JSON.parse on %s", (_label, text) => {
     const buf = Buffer.from(text, "utf8");
@@ -103,15 +164,43 @@ describe("jsonShape", () => {
       t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
       return ((t ^ (t >>> 14)) >>> 0) % n;
     };
-    const inString = ["a", '\\"', "\\\\", "\\u0022", "\\ud800", "é", "😀", "\\", '"', "\u0000", "\u001f", "\u007f", "\u2028"].map((a) => Buffer.from(a));
+    const inString = [
+      "a",
+      '\\"',
+      "\\\\",
+      "\\u0022",
+      "\\ud800",
+      "é",
+      "😀",
+      "\\",
+      '"',
+      "\u0000",
+      "\u001f",
+      "\u007f",
+      "\u2028",
+    ].map((a) => Buffer.from(a));
     const high = [0x80, 0xbf, 0xc0, 0xc1, 0xc2, 0xdf, 0xe0, 0xed, 0xef, 0xf0, 0xf4, 0xf5, 0xf8, 0xff, 0xa0, 0x9f];
-    const spaces = [" ", "\t", "\n", "\r", "\f", "\v", "\u00a0", "\ufeff", "\u2028", "\u0085", "\u3000", "\u0000"].map((a) => Buffer.from(a));
+    const spaces = [" ", "\t", "\n", "\r", "\f", "\v", "\u00a0", "\ufeff", "\u2028", "\u0085", "\u3000", "\u0000"].map(
+      (a) => Buffer.from(a),
+    );
     const space = () => (rand(4) === 0 ? (spaces[rand(spaces.length)] as Buffer) : Buffer.alloc(0));
     const seen: Record<string, number> = {};
     for (let k = 0; k < 50_000; k++) {
       const parts = [space(), Buffer.from("{"), space(), Buffer.from('"k')];
-      for (let i = rand(6); i > 0; i--) parts.push(rand(2) ? Buffer.from([high[rand(high.length)] as number]) : (inString[rand(inString.length)] as Buffer));
-      parts.push(Buffer.from('"'), space(), Buffer.from(":"), space(), Buffer.from(["1", "[]", '"v"', "-0", "1e5"][rand(5)] as string), space(), Buffer.from("}"), space());
+      for (let i = rand(6); i > 0; i--)
+        parts.push(
+          rand(2) ? Buffer.from([high[rand(high.length)] as number]) : (inString[rand(inString.length)] as Buffer),
+        );
+      parts.push(
+        Buffer.from('"'),
+        space(),
+        Buffer.from(":"),
+        space(),
+        Buffer.from(["1", "[]", '"v"', "-0", "1e5"][rand(5)] as string),
+        space(),
+        Buffer.from("}"),
+        space(),
+      );
       const buf = Buffer.concat(parts);
       const want = expected(buf);
       seen[want] = (seen[want] ?? 0) + 1;

@@ -9,7 +9,11 @@ const settle = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 describe("large body collector", () => {
   it("asks for one collection after a burst of large releases and none for small ones", async () => {
     let collections = 0;
-    const collector = largeBodyCollector({ thresholdBytes: 1_000, minIntervalMs: 50, collect: () => void collections++ });
+    const collector = largeBodyCollector({
+      thresholdBytes: 1_000,
+      minIntervalMs: 50,
+      collect: () => void collections++,
+    });
     for (let i = 0; i < 20; i++) collector.released(999);
     await settle(20);
     expect(collections).toBe(0);
@@ -27,7 +31,11 @@ describe("large body collector", () => {
 
   it("does nothing after stop", async () => {
     let collections = 0;
-    const collector = largeBodyCollector({ thresholdBytes: 1, minIntervalMs: 10_000, collect: () => void collections++ });
+    const collector = largeBodyCollector({
+      thresholdBytes: 1,
+      minIntervalMs: 10_000,
+      collect: () => void collections++,
+    });
     collector.released(10);
     collector.stop();
     await settle(30);

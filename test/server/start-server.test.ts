@@ -19,7 +19,15 @@ let running: RunningServer;
 useHttpMock();
 
 beforeAll(async () => {
-  const config = loadServerConfig({ APP_ID: "42", PRIVATE_KEY: testPrivateKey(), WEBHOOK_SECRET: secret, HOST: "127.0.0.1", PORT: "0", LOG_LEVEL: "fatal", AUTOGEN_DB_PATH: join(await mkdtemp(join(tmpdir(), "autogen-serve-")), "autogen.db") });
+  const config = loadServerConfig({
+    APP_ID: "42",
+    PRIVATE_KEY: testPrivateKey(),
+    WEBHOOK_SECRET: secret,
+    HOST: "127.0.0.1",
+    PORT: "0",
+    LOG_LEVEL: "fatal",
+    AUTOGEN_DB_PATH: join(await mkdtemp(join(tmpdir(), "autogen-serve-")), "autogen.db"),
+  });
   running = await startServer(config);
 });
 
@@ -37,7 +45,14 @@ describe("startServer", () => {
   it("answers the health endpoint with the version", async () => {
     const response = await fetch(`${running.url}/healthz`);
     expect(response.status).toBe(200);
-    expect(await response.json()).toEqual({ status: "ok", version: VERSION, llm: "model-free", store: "sqlite", queue: { queued: 0, running: 0 }, inbox: { pending: 0, failed: 0 } });
+    expect(await response.json()).toEqual({
+      status: "ok",
+      version: VERSION,
+      llm: "model-free",
+      store: "sqlite",
+      queue: { queued: 0, running: 0 },
+      inbox: { pending: 0, failed: 0 },
+    });
   });
 
   it("accepts a signed webhook at the webhook path", async () => {
@@ -84,11 +99,22 @@ async function waitFor(check: () => boolean, ms: number): Promise<boolean> {
 describe("stopping the server", () => {
   it("kills every sandboxed test run still going", async () => {
     const dir = await mkdtemp(join(tmpdir(), "autogen-serve-stop-"));
-    const config = loadServerConfig({ APP_ID: "42", PRIVATE_KEY: testPrivateKey(), WEBHOOK_SECRET: secret, HOST: "127.0.0.1", PORT: String(await freePort()), LOG_LEVEL: "fatal", AUTOGEN_DB_PATH: join(dir, "autogen.db") });
+    const config = loadServerConfig({
+      APP_ID: "42",
+      PRIVATE_KEY: testPrivateKey(),
+      WEBHOOK_SECRET: secret,
+      HOST: "127.0.0.1",
+      PORT: String(await freePort()),
+      LOG_LEVEL: "fatal",
+      AUTOGEN_DB_PATH: join(dir, "autogen.db"),
+    });
     const server = await startServer(config);
     const marker = `autogen-serve-stop-${Date.now()}`;
     // Started with no abort signal, as a job that never passes its own would.
-    const run = runSandboxed(["python3", "-c", "import time; time.sleep(300)", marker], { cwd: dir, timeoutMs: 300_000 });
+    const run = runSandboxed(["python3", "-c", "import time; time.sleep(300)", marker], {
+      cwd: dir,
+      timeoutMs: 300_000,
+    });
     expect(await waitFor(() => processesWith(marker).length > 0, 30_000)).toBe(true);
     await server.stop();
     const result = await run;

@@ -28,7 +28,13 @@ beforeAll(async () => {
   probot.onError((error) => {
     errors.push(error);
   });
-  const app = createAutogenApp({ store: new JobStore(":memory:"), cacheRoot: "/nonexistent-cache", scrub: (t) => t, concurrency: 1, perInstallation: 1 });
+  const app = createAutogenApp({
+    store: new JobStore(":memory:"),
+    cacheRoot: "/nonexistent-cache",
+    scrub: (t) => t,
+    concurrency: 1,
+    perInstallation: 1,
+  });
   const middleware = await createNodeMiddleware(app, { probot, webhooksPath: "/api/github/webhooks" });
   server = createServer((req, res) => {
     void middleware(req, res, () => res.writeHead(404).end());
@@ -57,7 +63,14 @@ describe("webhook endpoint", () => {
   });
 
   it("refuses a delivery with a wrong signature", async () => {
-    const response = await postWebhook(url, secret, "issues", webhookExample("issues", "labeled"), "delivery-3", "sha256=0000");
+    const response = await postWebhook(
+      url,
+      secret,
+      "issues",
+      webhookExample("issues", "labeled"),
+      "delivery-3",
+      "sha256=0000",
+    );
     expect(response.status).toBeGreaterThanOrEqual(400);
     expect(response.status).toBeLessThan(500);
   });

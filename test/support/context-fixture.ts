@@ -34,7 +34,7 @@ export function tableModule(): string {
     "from collections import namedtuple",
     "from functools import reduce",
     "",
-    "Line = namedtuple(\"Line\", [\"begin\", \"hline\", \"sep\", \"end\"])",
+    'Line = namedtuple("Line", ["begin", "hline", "sep", "end"])',
     "",
     "",
   ].join("\n");
@@ -43,7 +43,7 @@ export function tableModule(): string {
     "class Table:",
     '    """A table of rows with per-column widths."""',
     "",
-    "    separator = \"  \"",
+    '    separator = "  "',
     "",
     "    def __init__(self, rows, headers=()):",
     "        self.rows = [list(r) for r in rows]",
@@ -75,7 +75,12 @@ export function tableModule(): string {
     "",
   ].join("\n");
   const after = Array.from({ length: 40 }, (_, i) => filler(190 + i)).join("");
-  const tail = ["def tabulate(rows, headers=(), maxcolwidths=None):", '    """Format rows as a plain-text table."""', "    return Table(rows, headers).render(maxcolwidths)", ""].join("\n");
+  const tail = [
+    "def tabulate(rows, headers=(), maxcolwidths=None):",
+    '    """Format rows as a plain-text table."""',
+    "    return Table(rows, headers).render(maxcolwidths)",
+    "",
+  ].join("\n");
   return `${head}${before}${cls}${after}${tail}`;
 }
 
@@ -83,13 +88,18 @@ export const CONF_PY = [
   "# Sphinx configuration: wrap long table columns in the HTML theme.",
   'project = "grid"',
   'extensions = ["sphinx.ext.autodoc"]',
-  "html_theme_options = {\"wrap_text\": True, \"table_column_width\": 80, \"maxcolwidths\": None}",
+  'html_theme_options = {"wrap_text": True, "table_column_width": 80, "maxcolwidths": None}',
   "def setup(app):",
   '    app.add_css_file("wrap-table-columns.css")',
   "",
 ].join("\n");
 
-export const TEST_HELPER = ["def assert_equal(expected, result):", "    print(\"Expected:\\n%s\\n\" % expected)", "    assert expected == result", ""].join("\n");
+export const TEST_HELPER = [
+  "def assert_equal(expected, result):",
+  '    print("Expected:\\n%s\\n" % expected)',
+  "    assert expected == result",
+  "",
+].join("\n");
 
 export const PARAM_TEST = [
   "import pytest",
@@ -103,7 +113,8 @@ export const PARAM_TEST = [
   "",
 ].join("\n");
 
-export const ISSUE = "A maxcolwidths entry of 0 or a negative number wraps the column one character per line instead of leaving it unwrapped, like None does: the text is wrapped to the column widths regardless.";
+export const ISSUE =
+  "A maxcolwidths entry of 0 or a negative number wraps the column one character per line instead of leaving it unwrapped, like None does: the text is wrapped to the column widths regardless.";
 
 export function gridRepo(): Record<string, string> {
   return {

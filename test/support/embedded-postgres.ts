@@ -45,7 +45,9 @@ async function packageBinaries(): Promise<Binaries> {
   try {
     return (await import(name)) as Binaries;
   } catch (error) {
-    throw new Error(`embedded Postgres: no binaries for this platform (${name} is not installed; run npm ci)`, { cause: error });
+    throw new Error(`embedded Postgres: no binaries for this platform (${name} is not installed; run npm ci)`, {
+      cause: error,
+    });
   }
 }
 
@@ -64,7 +66,10 @@ async function postgresIds(): Promise<Ids | undefined> {
     try {
       return await lookup();
     } catch (error) {
-      throw new Error("embedded Postgres: running as root, and no `postgres` user could be found or created (groupadd/useradd)", { cause: error });
+      throw new Error(
+        "embedded Postgres: running as root, and no `postgres` user could be found or created (groupadd/useradd)",
+        { cause: error },
+      );
     }
   }
 }
@@ -82,7 +87,10 @@ async function reachableBinaries(ids: Ids | undefined): Promise<Binaries> {
   const version = JSON.parse(await readFile(join(native, "..", "package.json"), "utf8")) as { version?: string };
   const shared = join("/tmp", `autogen-pg-native-${platform()}-${arch()}-${version.version ?? "unknown"}`);
   const copied: Binaries = { initdb: join(shared, "bin", "initdb"), postgres: join(shared, "bin", "postgres") };
-  const complete = await stat(join(shared, ".complete")).then(() => true, () => false);
+  const complete = await stat(join(shared, ".complete")).then(
+    () => true,
+    () => false,
+  );
   if (!complete) {
     // Copied aside, then renamed into place: a concurrent test file sees either nothing or a whole copy.
     const staging = await mkdtemp(join("/tmp", "autogen-pg-native-staging-"));
@@ -109,11 +117,21 @@ function collect(child: ChildProcess, log: string[]): void {
   child.stderr?.on("data", keep);
 }
 
-async function initdb(binaries: Binaries, ids: Ids | undefined, dataDir: string, passwordFile: string, log: string[]): Promise<void> {
-  const child = spawn(binaries.initdb, [`--pgdata=${dataDir}`, "--auth=password", "--username=postgres", `--pwfile=${passwordFile}`, "--no-sync"], {
-    ...ids,
-    env: { ...process.env, LC_ALL: "C", LC_MESSAGES: "C" },
-  });
+async function initdb(
+  binaries: Binaries,
+  ids: Ids | undefined,
+  dataDir: string,
+  passwordFile: string,
+  log: string[],
+): Promise<void> {
+  const child = spawn(
+    binaries.initdb,
+    [`--pgdata=${dataDir}`, "--auth=password", "--username=postgres", `--pwfile=${passwordFile}`, "--no-sync"],
+    {
+      ...ids,
+      env: { ...process.env, LC_ALL: "C", LC_MESSAGES: "C" },
+    },
+  );
   collect(child, log);
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => {
@@ -132,9 +150,28 @@ async function initdb(binaries: Binaries, ids: Ids | undefined, dataDir: string,
   });
 }
 
-async function serve(binaries: Binaries, ids: Ids | undefined, dataDir: string, port: number, log: string[]): Promise<ChildProcess> {
+async function serve(
+  binaries: Binaries,
+  ids: Ids | undefined,
+  dataDir: string,
+  port: number,
+  log: string[],
+): Promise<ChildProcess> {
   // Loopback TCP only; the socket goes into the data dir, not a shared /tmp.
-  const flags = ["-D", dataDir, "-p", String(port), "-c", "listen_addresses=127.0.0.1", "-k", dataDir, "-c", "fsync=off", "-c", "max_connections=200"];
+  const flags = [
+    "-D",
+    dataDir,
+    "-p",
+    String(port),
+    "-c",
+    "listen_addresses=127.0.0.1",
+    "-k",
+    dataDir,
+    "-c",
+    "fsync=off",
+    "-c",
+    "max_connections=200",
+  ];
   const child = spawn(binaries.postgres, flags, { ...ids, env: { ...process.env, LC_ALL: "C", LC_MESSAGES: "C" } });
   collect(child, log);
   await new Promise<void>((resolve, reject) => {
@@ -194,7 +231,10 @@ export async function startPostgres(): Promise<TestPostgres> {
   } catch (error) {
     if (child !== undefined) await stopServer(child);
     await rm(root, { recursive: true, force: true });
-    throw new Error(`embedded Postgres did not start: ${String((error as Error | undefined)?.message ?? error)}\n${log.slice(-20).join("")}`, { cause: error });
+    throw new Error(
+      `embedded Postgres did not start: ${String((error as Error | undefined)?.message ?? error)}\n${log.slice(-20).join("")}`,
+      { cause: error },
+    );
   }
   const server = child;
   return {

@@ -25,10 +25,24 @@ export async function runTestsLikeActions(remote: string, ref: string, tests = "
   try {
     await run("git", ["clone", "--quiet", "--no-checkout", remote, dir]);
     await run("git", ["-C", dir, "checkout", "--quiet", ref]);
-    const args = ["-m", "pytest", "-q", "-p", "no:cacheprovider", "--junitxml=autogen-junit.xml", ...tests.split(" ").filter(Boolean)];
-    const result = await run(pythonExecutable(), args, { cwd: dir, env: { ...process.env, PYTEST_DISABLE_PLUGIN_AUTOLOAD: "1" } }).then(
+    const args = [
+      "-m",
+      "pytest",
+      "-q",
+      "-p",
+      "no:cacheprovider",
+      "--junitxml=autogen-junit.xml",
+      ...tests.split(" ").filter(Boolean),
+    ];
+    const result = await run(pythonExecutable(), args, {
+      cwd: dir,
+      env: { ...process.env, PYTEST_DISABLE_PLUGIN_AUTOLOAD: "1" },
+    }).then(
       (r) => ({ code: 0, output: r.stdout + r.stderr }),
-      (e: { code?: number; stdout?: string; stderr?: string }) => ({ code: e.code ?? 1, output: (e.stdout ?? "") + (e.stderr ?? "") }),
+      (e: { code?: number; stdout?: string; stderr?: string }) => ({
+        code: e.code ?? 1,
+        output: (e.stdout ?? "") + (e.stderr ?? ""),
+      }),
     );
     await run("zip", ["-q", "-j", "report.zip", "autogen-junit.xml"], { cwd: dir });
     const log = asLog([
@@ -65,7 +79,12 @@ function addJob(actions: FakeActions, runId: number, name: string, result: { log
 }
 
 /** Runs a dispatched verification workflow: one matrix job per ref, each with its JUnit artifact. */
-export async function runDispatch(actions: FakeActions, remote: string, dispatch: FakeDispatch, run: FakeRun): Promise<void> {
+export async function runDispatch(
+  actions: FakeActions,
+  remote: string,
+  dispatch: FakeDispatch,
+  run: FakeRun,
+): Promise<void> {
   run.status = "in_progress";
   const refs = JSON.parse(dispatch.inputs.refs ?? "[]") as string[];
   // Matrix jobs run side by side, as on Actions; their jobs and artifacts are listed in matrix order.
@@ -74,14 +93,26 @@ export async function runDispatch(actions: FakeActions, remote: string, dispatch
   for (const [index, ref] of refs.entries()) {
     const result = results[index] as TestRun;
     addJob(actions, run.id, `verify (${ref})`, result);
-    if (result.zip) actions.artifacts.push({ id: nextId++, run_id: run.id, name: `autogen-junit-${dispatch.inputs.correlation_id}-${index}`, zip: result.zip, expired: false });
+    if (result.zip)
+      actions.artifacts.push({
+        id: nextId++,
+        run_id: run.id,
+        name: `autogen-junit-${dispatch.inputs.correlation_id}-${index}`,
+        zip: result.zip,
+        expired: false,
+      });
     passed &&= result.passed;
   }
   Object.assign(run, { status: "completed", conclusion: passed ? "success" : "failure" });
 }
 
 /** The pull request's own CI on `sha`: a completed run with a `test` job and a `test-results` artifact. */
-export async function ciRun(actions: FakeActions, remote: string, pr: { sha: string; branch: string; number: number; fork?: boolean }, result?: TestRun): Promise<FakeRun> {
+export async function ciRun(
+  actions: FakeActions,
+  remote: string,
+  pr: { sha: string; branch: string; number: number; fork?: boolean },
+  result?: TestRun,
+): Promise<FakeRun> {
   const outcome = result ?? (await runTestsLikeActions(remote, pr.sha));
   const id = nextId++;
   const fakeRun: FakeRun = {
@@ -101,7 +132,8 @@ export async function ciRun(actions: FakeActions, remote: string, pr: { sha: str
   };
   actions.runs.push(fakeRun);
   addJob(actions, id, "test", outcome);
-  if (outcome.zip) actions.artifacts.push({ id: nextId++, run_id: id, name: "test-results", zip: outcome.zip, expired: false });
+  if (outcome.zip)
+    actions.artifacts.push({ id: nextId++, run_id: id, name: "test-results", zip: outcome.zip, expired: false });
   return fakeRun;
 }
 

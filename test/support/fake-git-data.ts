@@ -20,9 +20,23 @@ export function bareRepoPath(cloneUrl: string): string {
   return cloneUrl.startsWith("file:") ? fileURLToPath(cloneUrl) : cloneUrl;
 }
 
-export function fakeGitData(repoOf: () => string, botOf: () => FakeBot, hooks: { beforeRefUpdate?: (operation: string, ref: string) => void } = {}) {
+export function fakeGitData(
+  repoOf: () => string,
+  botOf: () => FakeBot,
+  hooks: { beforeRefUpdate?: (operation: string, ref: string) => void } = {},
+) {
   const git = (args: string[], options: { input?: string | Buffer; env?: Record<string, string> } = {}) =>
-    execFileSync("git", ["--git-dir", repoOf(), ...args], { input: options.input ?? "", env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: tmpdir(), GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null", ...options.env }, maxBuffer: 256 * 1024 * 1024 });
+    execFileSync("git", ["--git-dir", repoOf(), ...args], {
+      input: options.input ?? "",
+      env: {
+        PATH: process.env.PATH ?? "/usr/bin:/bin",
+        HOME: tmpdir(),
+        GIT_CONFIG_NOSYSTEM: "1",
+        GIT_CONFIG_GLOBAL: "/dev/null",
+        ...options.env,
+      },
+      maxBuffer: 256 * 1024 * 1024,
+    });
   const tryGit = (args: string[]) => {
     try {
       return git(args, {}).toString("utf8").trim();
@@ -35,17 +49,43 @@ export function fakeGitData(repoOf: () => string, botOf: () => FakeBot, hooks: {
     const b = botOf();
     return { name: `${b.slug}[bot]`, email: `${b.id}+${b.slug}[bot]@users.noreply.github.com` };
   };
-  const refJson = (ref: string, sha: string) => ({ ref, node_id: "REF_x", url: `https://api.github.com/repos/o/r/git/${ref}`, object: { type: "commit", sha, url: `https://api.github.com/repos/o/r/git/commits/${sha}` } });
+  const refJson = (ref: string, sha: string) => ({
+    ref,
+    node_id: "REF_x",
+    url: `https://api.github.com/repos/o/r/git/${ref}`,
+    object: { type: "commit", sha, url: `https://api.github.com/repos/o/r/git/commits/${sha}` },
+  });
   const headOf = (ref: string) => tryGit(["rev-parse", "--verify", "-q", `${ref}^{commit}`]);
   const update = (operation: string, args: string[]) => {
-    git(["-c", "core.logAllRefUpdates=always", "update-ref", "--create-reflog", "-m", `fake-github ${operation}`, ...args]);
+    git([
+      "-c",
+      "core.logAllRefUpdates=always",
+      "update-ref",
+      "--create-reflog",
+      "-m",
+      `fake-github ${operation}`,
+      ...args,
+    ]);
   };
 
   /** undefined: not one of these operations. */
-  function answer(id: string, params: Record<string, string>, body: Record<string, unknown> | undefined): Reply | undefined {
+  function answer(
+    id: string,
+    params: Record<string, string>,
+    body: Record<string, unknown> | undefined,
+  ): Reply | undefined {
     switch (id) {
       case "apps/get-authenticated":
-        return [200, { id: 1, slug: botOf().slug, name: botOf().slug, owner: { login: "octo-org" }, permissions: { contents: "write" } }];
+        return [
+          200,
+          {
+            id: 1,
+            slug: botOf().slug,
+            name: botOf().slug,
+            owner: { login: "octo-org" },
+            permissions: { contents: "write" },
+          },
+        ];
       case "users/get-by-username": {
         const b = botOf();
         if (params.username !== `${b.slug}[bot]`) return [404, { message: "Not Found" }];
@@ -80,14 +120,45 @@ export function fakeGitData(repoOf: () => string, botOf: () => FakeBot, hooks: {
       case "git/create-commit": {
         const tree = String(body?.tree ?? "");
         const parents = (body?.parents as string[] | undefined) ?? [];
-        if (!exists(tree, "tree") || !parents.every((p) => exists(p, "commit"))) return [422, { message: "Tree SHA or parent SHA does not exist" }];
+        if (!exists(tree, "tree") || !parents.every((p) => exists(p, "commit")))
+          return [422, { message: "Tree SHA or parent SHA does not exist" }];
         // The authenticated bot, as GitHub records it when the request names no author or committer.
         const given = (body?.author ?? body?.committer) as { name: string; email: string } | undefined;
         const who = given ?? bot();
-        const env = { GIT_AUTHOR_NAME: who.name, GIT_AUTHOR_EMAIL: who.email, GIT_COMMITTER_NAME: who.name, GIT_COMMITTER_EMAIL: who.email };
-        const sha = git(["commit-tree", tree, ...parents.flatMap((p) => ["-p", p])], { env, input: String(body?.message ?? "") }).toString("utf8").trim();
+        const env = {
+          GIT_AUTHOR_NAME: who.name,
+          GIT_AUTHOR_EMAIL: who.email,
+          GIT_COMMITTER_NAME: who.name,
+          GIT_COMMITTER_EMAIL: who.email,
+        };
+        const sha = git(["commit-tree", tree, ...parents.flatMap((p) => ["-p", p])], {
+          env,
+          input: String(body?.message ?? ""),
+        })
+          .toString("utf8")
+          .trim();
         const person = { ...who, date: new Date().toISOString() };
-        return [201, { sha, node_id: "C_x", url: `https://api.github.com/repos/o/r/git/commits/${sha}`, html_url: `https://github.com/o/r/commit/${sha}`, author: person, committer: person, message: body?.message, tree: { sha: tree, url: "" }, parents: parents.map((p) => ({ sha: p, url: "", html_url: "" })), verification: { verified: given === undefined, reason: given === undefined ? "valid" : "unsigned", signature: null, payload: null, verified_at: null } }];
+        return [
+          201,
+          {
+            sha,
+            node_id: "C_x",
+            url: `https://api.github.com/repos/o/r/git/commits/${sha}`,
+            html_url: `https://github.com/o/r/commit/${sha}`,
+            author: person,
+            committer: person,
+            message: body?.message,
+            tree: { sha: tree, url: "" },
+            parents: parents.map((p) => ({ sha: p, url: "", html_url: "" })),
+            verification: {
+              verified: given === undefined,
+              reason: given === undefined ? "valid" : "unsigned",
+              signature: null,
+              payload: null,
+              verified_at: null,
+            },
+          },
+        ];
       }
       case "git/get-ref": {
         const ref = `refs/${params.ref}`;
@@ -95,9 +166,13 @@ export function fakeGitData(repoOf: () => string, botOf: () => FakeBot, hooks: {
         return sha ? [200, refJson(ref, sha)] : [404, { message: "Not Found" }];
       }
       case "git/list-matching-refs": {
-        const listed = git(["for-each-ref", "--format=%(refname) %(objectname)", `refs/${params.ref}`]).toString("utf8");
+        const listed = git(["for-each-ref", "--format=%(refname) %(objectname)", `refs/${params.ref}`]).toString(
+          "utf8",
+        );
         const all = git(["for-each-ref", "--format=%(refname) %(objectname)", "refs/"]).toString("utf8");
-        const refs = [...new Set([...listed.split("\n"), ...all.split("\n")])].filter((l) => l.startsWith(`refs/${params.ref}`));
+        const refs = [...new Set([...listed.split("\n"), ...all.split("\n")])].filter((l) =>
+          l.startsWith(`refs/${params.ref}`),
+        );
         return [200, refs.map((l) => l.split(" ")).map(([ref, sha]) => refJson(ref ?? "", sha ?? ""))];
       }
       case "git/create-ref": {

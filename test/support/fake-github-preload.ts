@@ -7,13 +7,23 @@ import { readFileSync, writeFileSync } from "node:fs";
 import nock from "nock";
 import { fakeGitHub, type FakeGitHubState } from "./fake-github.ts";
 
-export type FakeGitHubResult = { state: FakeGitHubState; requests: ReturnType<typeof fakeGitHub>["requests"]; errors: string[]; unmatched: string[] };
+export type FakeGitHubResult = {
+  state: FakeGitHubState;
+  requests: ReturnType<typeof fakeGitHub>["requests"];
+  errors: string[];
+  unmatched: string[];
+};
 
 const statePath = process.env.AUTOGEN_TEST_FAKE_GITHUB_STATE;
 const resultPath = process.env.AUTOGEN_TEST_FAKE_GITHUB_RESULT;
-if (!statePath || !resultPath) throw new Error("fake-github-preload: AUTOGEN_TEST_FAKE_GITHUB_STATE and AUTOGEN_TEST_FAKE_GITHUB_RESULT must be set");
+if (!statePath || !resultPath)
+  throw new Error(
+    "fake-github-preload: AUTOGEN_TEST_FAKE_GITHUB_STATE and AUTOGEN_TEST_FAKE_GITHUB_RESULT must be set",
+  );
 
-const state = JSON.parse(readFileSync(statePath, "utf8"), (key, value: unknown) => (key === "zip" && typeof value === "string" ? Buffer.from(value, "base64") : value)) as FakeGitHubState;
+const state = JSON.parse(readFileSync(statePath, "utf8"), (key, value: unknown) =>
+  key === "zip" && typeof value === "string" ? Buffer.from(value, "base64") : value,
+) as FakeGitHubState;
 nock.disableNetConnect();
 nock.enableNetConnect(/^(127\.0\.0\.1|localhost)(:\d+)?$/);
 const unmatched: string[] = [];
@@ -24,5 +34,8 @@ nock.emitter.on("no match", (req: { url?: string; href?: string }) => {
 const github = fakeGitHub(state);
 process.on("exit", () => {
   const result: FakeGitHubResult = { state, requests: github.requests, errors: github.errors, unmatched };
-  writeFileSync(resultPath, JSON.stringify(result, (key, value: unknown) => (key === "zip" ? undefined : value)));
+  writeFileSync(
+    resultPath,
+    JSON.stringify(result, (key, value: unknown) => (key === "zip" ? undefined : value)),
+  );
 });

@@ -7,8 +7,14 @@ import { readFileSync } from "node:fs";
 import nock from "nock";
 
 type OperationSpec = { method: string; path: string; query: string[]; responses: string[] };
-const spec = JSON.parse(readFileSync(new URL("../fixtures/github-rest/operations.json", import.meta.url), "utf8")) as { operations: Record<string, OperationSpec> };
-const routes = Object.entries(spec.operations).map(([id, op]) => ({ id, op, pattern: new RegExp(`^${op.path.replace(/\{[^}]+\}/g, "([^/]+)")}$`) }));
+const spec = JSON.parse(readFileSync(new URL("../fixtures/github-rest/operations.json", import.meta.url), "utf8")) as {
+  operations: Record<string, OperationSpec>;
+};
+const routes = Object.entries(spec.operations).map(([id, op]) => ({
+  id,
+  op,
+  pattern: new RegExp(`^${op.path.replace(/\{[^}]+\}/g, "([^/]+)")}$`),
+}));
 
 export type FakeUser = {
   login: string;
@@ -25,7 +31,12 @@ export type SignInFake = {
   operations: () => string[];
 };
 
-export function fakeGitHubSignIn(options: { clientId: string; clientSecret: string; installations: Array<{ login: string; type: "Organization" | "User" }>; users: FakeUser[] }): SignInFake {
+export function fakeGitHubSignIn(options: {
+  clientId: string;
+  clientSecret: string;
+  installations: Array<{ login: string; type: "Organization" | "User" }>;
+  users: FakeUser[];
+}): SignInFake {
   const errors: string[] = [];
   const seen: string[] = [];
   const codes = new Map<string, { login: string; challenge: string; redirectUri: string; used: boolean }>();
@@ -35,14 +46,21 @@ export function fakeGitHubSignIn(options: { clientId: string; clientSecret: stri
     .persist()
     .post("/login/oauth/access_token")
     .reply(async (request: Request) => {
-      if (request.headers.get("accept") !== "application/json") errors.push("token exchange without Accept: application/json");
+      if (request.headers.get("accept") !== "application/json")
+        errors.push("token exchange without Accept: application/json");
       const body = JSON.parse(await request.text()) as Record<string, string>;
       const grant = codes.get(body.code ?? "");
-      if (body.client_id !== options.clientId || body.client_secret !== options.clientSecret) return [200, { error: "incorrect_client_credentials" }];
+      if (body.client_id !== options.clientId || body.client_secret !== options.clientSecret)
+        return [200, { error: "incorrect_client_credentials" }];
       if (!grant || grant.used) return [200, { error: "bad_verification_code" }];
       grant.used = true;
       if (body.redirect_uri !== grant.redirectUri) return [200, { error: "redirect_uri_mismatch" }];
-      if (createHash("sha256").update(body.code_verifier ?? "").digest("base64url") !== grant.challenge) return [200, { error: "invalid_grant", error_description: "code_verifier does not match" }];
+      if (
+        createHash("sha256")
+          .update(body.code_verifier ?? "")
+          .digest("base64url") !== grant.challenge
+      )
+        return [200, { error: "invalid_grant", error_description: "code_verifier does not match" }];
       const token = `ghu_fake${next++}`;
       const user = options.users.find((u) => u.login === grant.login);
       if (user) tokens.set(token, user);
@@ -55,10 +73,13 @@ export function fakeGitHubSignIn(options: { clientId: string; clientSecret: stri
       const url = new URL(request.url);
       const route = routes.find((r) => r.op.method === "GET" && r.pattern.test(url.pathname));
       if (!route) {
-        errors.push(`GET ${url.pathname} is not an operation of GitHub's REST description (or not one the bot is known to call)`);
+        errors.push(
+          `GET ${url.pathname} is not an operation of GitHub's REST description (or not one the bot is known to call)`,
+        );
         return [404, { message: "Not Found" }];
       }
-      for (const key of url.searchParams.keys()) if (!route.op.query.includes(key)) errors.push(`${route.id}: unknown query parameter "${key}"`);
+      for (const key of url.searchParams.keys())
+        if (!route.op.query.includes(key)) errors.push(`${route.id}: unknown query parameter "${key}"`);
       seen.push(route.id);
       const params = route.pattern.exec(url.pathname)?.slice(1).map(decodeURIComponent) ?? [];
       const auth = request.headers.get("authorization") ?? "";
@@ -68,21 +89,35 @@ export function fakeGitHubSignIn(options: { clientId: string; clientSecret: stri
           case "apps/list-installations":
             // Asked as the App (a JWT), never with a user's token.
             if (user || !/^bearer ey/i.test(auth)) return [401, { message: "Bad credentials" }];
-            return [200, options.installations.map((account, i) => ({ id: 100 + i, account: { login: account.login, type: account.type } }))];
+            return [
+              200,
+              options.installations.map((account, i) => ({
+                id: 100 + i,
+                account: { login: account.login, type: account.type },
+              })),
+            ];
           case "users/get-authenticated":
             return user ? [200, { login: user.login, id: 1 }] : [401, { message: "Bad credentials" }];
           case "orgs/get-membership-for-authenticated-user": {
             const role = user?.orgs[params[0] ?? ""];
-            return role ? [200, { state: "active", role, organization: { login: params[0] } }] : [404, { message: "Not Found" }];
+            return role
+              ? [200, { state: "active", role, organization: { login: params[0] } }]
+              : [404, { message: "Not Found" }];
           }
           case "repos/get":
-            return user?.repos.includes(`${params[0]}/${params[1]}`) ? [200, { full_name: `${params[0]}/${params[1]}`, permissions: { pull: true, push: false, admin: false } }] : [404, { message: "Not Found" }];
+            return user?.repos.includes(`${params[0]}/${params[1]}`)
+              ? [
+                  200,
+                  { full_name: `${params[0]}/${params[1]}`, permissions: { pull: true, push: false, admin: false } },
+                ]
+              : [404, { message: "Not Found" }];
           default:
             errors.push(`${route.id} is not expected from the dashboard`);
             return [404, { message: "Not Found" }];
         }
       })();
-      if (!route.op.responses.includes(String(reply[0]))) errors.push(`${route.id}: status ${reply[0]} is not a documented response`);
+      if (!route.op.responses.includes(String(reply[0])))
+        errors.push(`${route.id}: status ${reply[0]} is not a documented response`);
       return reply as [number, Record<string, unknown>];
     });
   return {

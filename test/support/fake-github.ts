@@ -6,12 +6,26 @@ import { readFileSync } from "node:fs";
 import nock from "nock";
 import { bareRepoPath, DEFAULT_FAKE_BOT, fakeGitData, type FakeBot } from "./fake-git-data.ts";
 
-type OperationSpec = { method: string; path: string; query: string[]; requiredBody: string[]; bodyProperties: string[]; responses: string[] };
-const spec = JSON.parse(readFileSync(new URL("../fixtures/github-rest/operations.json", import.meta.url), "utf8")) as { operations: Record<string, OperationSpec> };
+type OperationSpec = {
+  method: string;
+  path: string;
+  query: string[];
+  requiredBody: string[];
+  bodyProperties: string[];
+  responses: string[];
+};
+const spec = JSON.parse(readFileSync(new URL("../fixtures/github-rest/operations.json", import.meta.url), "utf8")) as {
+  operations: Record<string, OperationSpec>;
+};
 const routes = Object.entries(spec.operations).map(([id, op]) => ({
   id,
   op,
-  pattern: new RegExp(`^${op.path.replace(/\{ref\}$/, "(.+)").replace(/\{[^}]+\}/g, "([^/]+)").replace(/\{\+?path\}/, "(.+)")}$`),
+  pattern: new RegExp(
+    `^${op.path
+      .replace(/\{ref\}$/, "(.+)")
+      .replace(/\{[^}]+\}/g, "([^/]+)")
+      .replace(/\{\+?path\}/, "(.+)")}$`,
+  ),
   names: [...op.path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1] as string),
 }));
 
@@ -52,16 +66,54 @@ export type FakeCheckRun = {
   status: string;
   conclusion: string | null;
   output: { title: string; summary: string };
-  annotations: Array<{ path: string; start_line: number; end_line: number; annotation_level: string; message: string; title?: string }>;
+  annotations: Array<{
+    path: string;
+    start_line: number;
+    end_line: number;
+    annotation_level: string;
+    message: string;
+    title?: string;
+  }>;
   actions: Array<{ label: string; description: string; identifier: string }>;
   /** The statuses the run went through, in order. */
   history: string[];
 };
 
-export type FakePull = { title: string; body: string; state: "open" | "closed"; headRef: string; headSha: string; baseRef: string; baseSha: string; fork: boolean };
+export type FakePull = {
+  title: string;
+  body: string;
+  state: "open" | "closed";
+  headRef: string;
+  headSha: string;
+  baseRef: string;
+  baseSha: string;
+  fork: boolean;
+};
 
-export type FakeRun = { id: number; name: string; path: string; display_title: string; event: string; status: "queued" | "in_progress" | "completed"; conclusion: string | null; head_sha: string; head_branch: string; pull_requests: Array<{ number: number }>; created_at: string; html_url: string; check_suite_id: number };
-export type FakeJob = { id: number; run_id: number; name: string; status: string; conclusion: string | null; steps: Array<{ number: number; name: string; status: string; conclusion: string | null }>; log: string };
+export type FakeRun = {
+  id: number;
+  name: string;
+  path: string;
+  display_title: string;
+  event: string;
+  status: "queued" | "in_progress" | "completed";
+  conclusion: string | null;
+  head_sha: string;
+  head_branch: string;
+  pull_requests: Array<{ number: number }>;
+  created_at: string;
+  html_url: string;
+  check_suite_id: number;
+};
+export type FakeJob = {
+  id: number;
+  run_id: number;
+  name: string;
+  status: string;
+  conclusion: string | null;
+  steps: Array<{ number: number; name: string; status: string; conclusion: string | null }>;
+  log: string;
+};
 export type FakeArtifact = { id: number; run_id: number; name: string; zip: Buffer; expired: boolean };
 export type FakeDispatch = { workflow: string; ref: string; inputs: Record<string, string>; runId: number };
 
@@ -71,7 +123,10 @@ export type FakeActions = {
   runs: FakeRun[];
   jobs: FakeJob[];
   artifacts: FakeArtifact[];
-  annotations: Record<number, Array<{ path: string; start_line: number; annotation_level: string; title: string; message: string }>>;
+  annotations: Record<
+    number,
+    Array<{ path: string; start_line: number; annotation_level: string; title: string; message: string }>
+  >;
   /** true: the dispatch answers 200 with the run's id; false: 204, as GitHub Enterprise Server may. */
   returnRunDetails: boolean;
   dispatches: FakeDispatch[];
@@ -85,7 +140,18 @@ export type FakeActions = {
 };
 
 export function fakeActions(installed: string[] = []): FakeActions {
-  return { installed, runs: [], jobs: [], artifacts: [], annotations: {}, checkRuns: [], returnRunDetails: true, dispatches: [], cancelled: [], storageAuthorization: [] };
+  return {
+    installed,
+    runs: [],
+    jobs: [],
+    artifacts: [],
+    annotations: {},
+    checkRuns: [],
+    returnRunDetails: true,
+    dispatches: [],
+    cancelled: [],
+    storageAuthorization: [],
+  };
 }
 
 const LOG_HOST = "https://results-receiver.actions.githubusercontent.com";
@@ -100,10 +166,17 @@ const runJson = (r: FakeRun, owner: string, repo: string) => ({
 
 /** The fake's own persistent interceptors (GitHub's API and its log and artifact storage), as nock lists pending mocks. */
 export function isFakeGitHubMock(mock: string): boolean {
-  return [new URL("https://api.github.com").host, new URL(LOG_HOST).host, new URL(ARTIFACT_HOST).host].some((host) => mock.includes(host));
+  return [new URL("https://api.github.com").host, new URL(LOG_HOST).host, new URL(ARTIFACT_HOST).host].some((host) =>
+    mock.includes(host),
+  );
 }
 
-export type RecordedRequest = { operation: string; method: string; path: string; body: Record<string, unknown> | undefined };
+export type RecordedRequest = {
+  operation: string;
+  method: string;
+  path: string;
+  body: Record<string, unknown> | undefined;
+};
 
 export function fakeGitHub(state: FakeGitHubState) {
   const requests: RecordedRequest[] = [];
@@ -130,7 +203,11 @@ export function fakeGitHub(state: FakeGitHubState) {
     const artifact = state.actions?.artifacts.find((a) => a.id === id);
     return artifact && [artifact.zip, "application/zip"];
   });
-  const gitData = fakeGitData(() => bareRepoPath(state.cloneUrl), () => state.bot ?? DEFAULT_FAKE_BOT, { beforeRefUpdate: (op, ref) => state.beforeRefUpdate?.(op, ref) });
+  const gitData = fakeGitData(
+    () => bareRepoPath(state.cloneUrl),
+    () => state.bot ?? DEFAULT_FAKE_BOT,
+    { beforeRefUpdate: (op, ref) => state.beforeRefUpdate?.(op, ref) },
+  );
   for (const method of ["GET", "POST", "PATCH", "DELETE"] as const) {
     scope.intercept(/.*/, method).reply(async (request: Request) => {
       const url = new URL(request.url);
@@ -138,26 +215,52 @@ export function fakeGitHub(state: FakeGitHubState) {
       const text = method === "GET" || method === "DELETE" ? "" : await request.text();
       const body = text ? (JSON.parse(text) as Record<string, unknown>) : undefined;
       if (!route) {
-        errors.push(`${method} ${url.pathname} is not an operation of GitHub's REST description (or not one the bot is known to call)`);
+        errors.push(
+          `${method} ${url.pathname} is not an operation of GitHub's REST description (or not one the bot is known to call)`,
+        );
         return [404, { message: "Not Found" }];
       }
-      for (const field of route.op.requiredBody) if (!body || !(field in body)) errors.push(`${route.id}: required body field "${field}" missing`);
-      for (const field of Object.keys(body ?? {})) if (!route.op.bodyProperties.includes(field)) errors.push(`${route.id}: unknown body field "${field}"`);
-      for (const key of url.searchParams.keys()) if (!route.op.query.includes(key)) errors.push(`${route.id}: unknown query parameter "${key}"`);
-      const params = Object.fromEntries(route.names.map((n, i) => [n, decodeURIComponent(route.pattern.exec(url.pathname)?.[i + 1] ?? "")]));
+      for (const field of route.op.requiredBody)
+        if (!body || !(field in body)) errors.push(`${route.id}: required body field "${field}" missing`);
+      for (const field of Object.keys(body ?? {}))
+        if (!route.op.bodyProperties.includes(field)) errors.push(`${route.id}: unknown body field "${field}"`);
+      for (const key of url.searchParams.keys())
+        if (!route.op.query.includes(key)) errors.push(`${route.id}: unknown query parameter "${key}"`);
+      const params = Object.fromEntries(
+        route.names.map((n, i) => [n, decodeURIComponent(route.pattern.exec(url.pathname)?.[i + 1] ?? "")]),
+      );
       requests.push({ operation: route.id, method, path: url.pathname + url.search, body });
       // GitHub's own failure, not an answer of the operation (so not checked against its responses).
       const outage = state.fault?.(route.id);
-      if (outage !== undefined) return [outage, { message: "Server Error" }, { "content-type": "application/json" }] as [number, Record<string, unknown>, Record<string, string>];
+      if (outage !== undefined)
+        return [outage, { message: "Server Error" }, { "content-type": "application/json" }] as [
+          number,
+          Record<string, unknown>,
+          Record<string, string>,
+        ];
       const reply = answer(route.id, params, url, body);
-      if (!route.op.responses.includes(String(reply[0]))) errors.push(`${route.id}: status ${reply[0]} is not a documented response`);
+      if (!route.op.responses.includes(String(reply[0])))
+        errors.push(`${route.id}: status ${reply[0]} is not a documented response`);
       // GitHub reports the rate limit on every answer; the App's metrics read it.
-      const rateLimit = { "x-ratelimit-limit": "5000", "x-ratelimit-remaining": String(Math.max(0, 5000 - requests.length)), "x-ratelimit-resource": "core" };
-      return [reply[0], reply[1], { ...rateLimit, ...reply[2] }] as [number, string | Record<string, unknown>, Record<string, string>];
+      const rateLimit = {
+        "x-ratelimit-limit": "5000",
+        "x-ratelimit-remaining": String(Math.max(0, 5000 - requests.length)),
+        "x-ratelimit-resource": "core",
+      };
+      return [reply[0], reply[1], { ...rateLimit, ...reply[2] }] as [
+        number,
+        string | Record<string, unknown>,
+        Record<string, string>,
+      ];
     });
   }
 
-  function answer(id: string, params: Record<string, string>, url: URL, body: Record<string, unknown> | undefined): [number, unknown, Record<string, string>?] {
+  function answer(
+    id: string,
+    params: Record<string, string>,
+    url: URL,
+    body: Record<string, unknown> | undefined,
+  ): [number, unknown, Record<string, string>?] {
     const actions = state.actions;
     const { owner = "", repo = "" } = params;
     switch (id) {
@@ -179,9 +282,21 @@ export function fakeGitHub(state: FakeGitHubState) {
         ];
       }
       case "repos/list-pull-requests-associated-with-commit":
-        return [200, (state.commitPulls?.[params.commit_sha ?? ""] ?? []).map((n) => ({ number: n, state: state.prs?.[n]?.state ?? "open", head: { sha: state.prs?.[n]?.headSha ?? params.commit_sha } }))];
+        return [
+          200,
+          (state.commitPulls?.[params.commit_sha ?? ""] ?? []).map((n) => ({
+            number: n,
+            state: state.prs?.[n]?.state ?? "open",
+            head: { sha: state.prs?.[n]?.headSha ?? params.commit_sha },
+          })),
+        ];
       case "actions/list-repo-workflows": {
-        const workflows = (actions?.installed ?? []).map((file, i) => ({ id: i + 1, name: file, path: `.github/workflows/${file}`, state: "active" }));
+        const workflows = (actions?.installed ?? []).map((file, i) => ({
+          id: i + 1,
+          name: file,
+          path: `.github/workflows/${file}`,
+          state: "active",
+        }));
         return [200, { total_count: workflows.length, workflows }];
       }
       case "actions/create-workflow-dispatch": {
@@ -206,7 +321,15 @@ export function fakeGitHub(state: FakeGitHubState) {
         const dispatch = { workflow: params.workflow_id ?? "", ref: String(body?.ref), inputs, runId: run.id };
         actions.dispatches.push(dispatch);
         actions.onDispatch?.(dispatch, run);
-        if (body?.return_run_details && actions.returnRunDetails) return [200, { workflow_run_id: run.id, run_url: `https://api.github.com/repos/${owner}/${repo}/actions/runs/${run.id}`, html_url: run.html_url }];
+        if (body?.return_run_details && actions.returnRunDetails)
+          return [
+            200,
+            {
+              workflow_run_id: run.id,
+              run_url: `https://api.github.com/repos/${owner}/${repo}/actions/runs/${run.id}`,
+              html_url: run.html_url,
+            },
+          ];
         return [204, ""];
       }
       case "actions/list-workflow-runs":
@@ -245,7 +368,11 @@ export function fakeGitHub(state: FakeGitHubState) {
           200,
           {
             total_count: jobs.length,
-            jobs: jobs.map(({ log: _log, ...j }) => ({ ...j, html_url: `https://github.com/${owner}/${repo}/actions/runs/${j.run_id}/job/${j.id}`, check_run_url: `https://api.github.com/repos/${owner}/${repo}/check-runs/${j.id}` })),
+            jobs: jobs.map(({ log: _log, ...j }) => ({
+              ...j,
+              html_url: `https://github.com/${owner}/${repo}/actions/runs/${j.run_id}/job/${j.id}`,
+              check_run_url: `https://api.github.com/repos/${owner}/${repo}/check-runs/${j.id}`,
+            })),
           },
         ];
       }
@@ -253,25 +380,63 @@ export function fakeGitHub(state: FakeGitHubState) {
         return [302, "", { location: `${LOG_HOST}/logs/${params.job_id}?sig=short-lived` }];
       case "checks/list-for-suite": {
         const runs = (actions?.checkRuns ?? []).filter((r) => r.suite === Number(params.check_suite_id));
-        return [200, { total_count: runs.length, check_runs: runs.map((r) => ({ id: r.id, name: r.name, status: "completed", conclusion: r.conclusion, output: { title: r.name, summary: r.summary, text: r.text, annotations_count: 0, annotations_url: "" } })) }];
+        return [
+          200,
+          {
+            total_count: runs.length,
+            check_runs: runs.map((r) => ({
+              id: r.id,
+              name: r.name,
+              status: "completed",
+              conclusion: r.conclusion,
+              output: { title: r.name, summary: r.summary, text: r.text, annotations_count: 0, annotations_url: "" },
+            })),
+          },
+        ];
       }
       case "checks/create":
       case "checks/update": {
         const runs = (state.ownCheckRuns ??= []);
         let run = runs.find((r) => r.id === Number(params.check_run_id));
         if (id === "checks/create") {
-          run = { id: nextId++, name: String(body?.name), head_sha: String(body?.head_sha), external_id: String(body?.external_id ?? ""), status: "queued", conclusion: null, output: { title: "", summary: "" }, annotations: [], actions: [], history: [] };
+          run = {
+            id: nextId++,
+            name: String(body?.name),
+            head_sha: String(body?.head_sha),
+            external_id: String(body?.external_id ?? ""),
+            status: "queued",
+            conclusion: null,
+            output: { title: "", summary: "" },
+            annotations: [],
+            actions: [],
+            history: [],
+          };
           runs.push(run);
         }
         if (!run) return [404, { message: "Not Found" }];
         // GitHub's limits, as its documentation states them: the fake refuses what GitHub would.
-        const output = body?.output as { title?: string; summary?: string; annotations?: FakeCheckRun["annotations"] } | undefined;
+        const output = body?.output as
+          { title?: string; summary?: string; annotations?: FakeCheckRun["annotations"] } | undefined;
         const actions = body?.actions as FakeCheckRun["actions"] | undefined;
-        if (output && (typeof output.title !== "string" || typeof output.summary !== "string")) errors.push(`${id}: output needs a title and a summary`);
+        if (output && (typeof output.title !== "string" || typeof output.summary !== "string"))
+          errors.push(`${id}: output needs a title and a summary`);
         if ((output?.summary?.length ?? 0) > 65_535) errors.push(`${id}: output.summary is over 65535 characters`);
         if ((output?.annotations?.length ?? 0) > 50) errors.push(`${id}: more than 50 annotations in one request`);
-        for (const a of output?.annotations ?? []) if (!a.path || !(a.start_line >= 1) || !(a.end_line >= a.start_line) || !["notice", "warning", "failure"].includes(a.annotation_level) || !a.message) errors.push(`${id}: malformed annotation ${JSON.stringify(a)}`);
-        if (actions && (actions.length > 3 || actions.some((a) => a.label.length > 20 || a.description.length > 40 || a.identifier.length > 20))) errors.push(`${id}: actions over GitHub's limits`);
+        for (const a of output?.annotations ?? [])
+          if (
+            !a.path ||
+            !(a.start_line >= 1) ||
+            !(a.end_line >= a.start_line) ||
+            !["notice", "warning", "failure"].includes(a.annotation_level) ||
+            !a.message
+          )
+            errors.push(`${id}: malformed annotation ${JSON.stringify(a)}`);
+        if (
+          actions &&
+          (actions.length > 3 ||
+            actions.some((a) => a.label.length > 20 || a.description.length > 40 || a.identifier.length > 20))
+        )
+          errors.push(`${id}: actions over GitHub's limits`);
         if (body?.status === "completed" && !body.conclusion) errors.push(`${id}: completed without a conclusion`);
         if (output) run.output = { title: String(output.title), summary: String(output.summary) };
         run.annotations.push(...(output?.annotations ?? []));
@@ -279,14 +444,25 @@ export function fakeGitHub(state: FakeGitHubState) {
         if (body?.status) run.status = String(body.status);
         if (body?.conclusion) run.conclusion = String(body.conclusion);
         run.history.push(run.status);
-        return [id === "checks/create" ? 201 : 200, { id: run.id, name: run.name, head_sha: run.head_sha, status: run.status, conclusion: run.conclusion }];
+        return [
+          id === "checks/create" ? 201 : 200,
+          { id: run.id, name: run.name, head_sha: run.head_sha, status: run.status, conclusion: run.conclusion },
+        ];
       }
       case "checks/list-annotations":
         return [200, actions?.annotations[Number(params.check_run_id)] ?? []];
       case "actions/list-workflow-run-artifacts": {
         const name = url.searchParams.get("name");
-        const artifacts = (actions?.artifacts ?? []).filter((a) => a.run_id === Number(params.run_id) && (!name || a.name === name));
-        return [200, { total_count: artifacts.length, artifacts: artifacts.map(({ zip, run_id: _run, ...a }) => ({ ...a, size_in_bytes: zip.length })) }];
+        const artifacts = (actions?.artifacts ?? []).filter(
+          (a) => a.run_id === Number(params.run_id) && (!name || a.name === name),
+        );
+        return [
+          200,
+          {
+            total_count: artifacts.length,
+            artifacts: artifacts.map(({ zip, run_id: _run, ...a }) => ({ ...a, size_in_bytes: zip.length })),
+          },
+        ];
       }
       case "actions/download-artifact":
         if (params.archive_format !== "zip") return [404, { message: "Not Found" }];
@@ -298,19 +474,51 @@ export function fakeGitHub(state: FakeGitHubState) {
         return [201, app];
       }
       case "apps/create-installation-access-token":
-        return [201, { token: "ghs_fakeInstallationToken0123456789abcdef", expires_at: new Date(Date.now() + 3600_000).toISOString(), permissions: {} }];
+        return [
+          201,
+          {
+            token: "ghs_fakeInstallationToken0123456789abcdef",
+            expires_at: new Date(Date.now() + 3600_000).toISOString(),
+            permissions: {},
+          },
+        ];
       case "repos/get":
-        return [200, { id: 1, name: params.repo, full_name: `${params.owner}/${params.repo}`, default_branch: state.defaultBranch, clone_url: state.cloneUrl }];
+        return [
+          200,
+          {
+            id: 1,
+            name: params.repo,
+            full_name: `${params.owner}/${params.repo}`,
+            default_branch: state.defaultBranch,
+            clone_url: state.cloneUrl,
+          },
+        ];
       case "repos/get-content": {
         const raw = state.contents?.[params.path ?? ""];
         if (raw !== undefined) return [200, raw];
         const content = state.files[params.path ?? ""];
         if (content === undefined) return [404, { message: "Not Found" }];
-        return [200, { type: "file", encoding: "base64", content: Buffer.from(content).toString("base64"), path: params.path, name: params.path }];
+        return [
+          200,
+          {
+            type: "file",
+            encoding: "base64",
+            content: Buffer.from(content).toString("base64"),
+            path: params.path,
+            name: params.path,
+          },
+        ];
       }
       case "repos/get-collaborator-permission-level": {
         const permission = state.permissions[params.username ?? ""] ?? "none";
-        return [200, { permission: permission === "maintain" ? "write" : permission === "triage" ? "read" : permission, role_name: permission, user: { login: params.username } }];
+        return [
+          200,
+          {
+            permission: permission === "maintain" ? "write" : permission === "triage" ? "read" : permission,
+            role_name: permission,
+            user: { login: params.username },
+          },
+        ];
       }
       case "issues/get": {
         const issue = state.issues?.[Number(params.issue_number)] ?? state.issue;
@@ -337,13 +545,28 @@ export function fakeGitHub(state: FakeGitHubState) {
         return [201, { id: nextId++, content: body?.content }];
       case "pulls/list": {
         const head = url.searchParams.get("head")?.split(":")[1];
-        return [200, state.pulls.filter((p) => p.head === head).map((p) => ({ number: p.number, html_url: `https://github.com/o/r/pull/${p.number}`, draft: p.draft }))];
+        return [
+          200,
+          state.pulls
+            .filter((p) => p.head === head)
+            .map((p) => ({ number: p.number, html_url: `https://github.com/o/r/pull/${p.number}`, draft: p.draft })),
+        ];
       }
       case "pulls/create": {
-        const pull = { number: nextId++, head: String(body?.head), base: String(body?.base), title: String(body?.title), body: String(body?.body), draft: Boolean(body?.draft) };
+        const pull = {
+          number: nextId++,
+          head: String(body?.head),
+          base: String(body?.base),
+          title: String(body?.title),
+          body: String(body?.body),
+          draft: Boolean(body?.draft),
+        };
         state.pulls.push(pull);
         state.issues = { ...state.issues, [pull.number]: { title: pull.title, body: pull.body } };
-        return [201, { number: pull.number, html_url: `https://github.com/o/r/pull/${pull.number}`, draft: pull.draft }];
+        return [
+          201,
+          { number: pull.number, html_url: `https://github.com/o/r/pull/${pull.number}`, draft: pull.draft },
+        ];
       }
       case "pulls/update": {
         const pull = state.pulls.find((p) => p.number === Number(params.pull_number));

@@ -13,6 +13,15 @@ export async function gitRepo(files: Record<string, string>): Promise<string> {
   const g = git(dir);
   await g.raw(["init", "--quiet", "--initial-branch=main"]);
   await g.raw(["add", "--all"]);
-  await g.raw(["-c", "user.name=Test", "-c", "user.email=test@example.invalid", "commit", "--quiet", "--message", "initial"]);
+  await g.raw([
+    "-c",
+    "user.name=Test",
+    "-c",
+    "user.email=test@example.invalid",
+    "commit",
+    "--quiet",
+    "--message",
+    "initial",
+  ]);
   return dir;
 }

@@ -7,7 +7,18 @@ import { startServer } from "../../src/server/start-server.ts";
 import { testPrivateKey } from "./private-key.ts";
 
 const [dbPath, secret, githubUrl] = process.argv.slice(2) as [string, string, string | undefined];
-const config = loadServerConfig({ APP_ID: "42", PRIVATE_KEY: testPrivateKey(), WEBHOOK_SECRET: secret, HOST: "127.0.0.1", PORT: "0", LOG_LEVEL: "fatal", AUTOGEN_DB_PATH: dbPath });
-const running = await startServer({ ...config, concurrency: 0, ...(githubUrl ? { baseUrl: githubUrl } : {}) }, githubUrl ? {} : { inbox: { concurrency: 0 } });
+const config = loadServerConfig({
+  APP_ID: "42",
+  PRIVATE_KEY: testPrivateKey(),
+  WEBHOOK_SECRET: secret,
+  HOST: "127.0.0.1",
+  PORT: "0",
+  LOG_LEVEL: "fatal",
+  AUTOGEN_DB_PATH: dbPath,
+});
+const running = await startServer(
+  { ...config, concurrency: 0, ...(githubUrl ? { baseUrl: githubUrl } : {}) },
+  githubUrl ? {} : { inbox: { concurrency: 0 } },
+);
 process.stdout.write(`${running.url}\n`);
 process.once("SIGTERM", () => void running.stop().then(() => process.exit(0)));

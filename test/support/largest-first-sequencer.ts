@@ -20,7 +20,8 @@ export default class LargestFirstSequencer extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const ordered = await super.sort(files);
     const cache = this.ctx.cache;
-    const known = (spec: TestSpecification) => cache.getFileStats(`${spec.project.name}:${relative(this.ctx.config.root, spec.moduleId)}`) !== undefined;
+    const known = (spec: TestSpecification) =>
+      cache.getFileStats(`${spec.project.name}:${relative(this.ctx.config.root, spec.moduleId)}`) !== undefined;
     if (ordered.some(known)) return ordered;
     return [...ordered].sort((a, b) => size(b) - size(a));
   }

@@ -3,6 +3,8 @@ import { generateKeyPairSync } from "node:crypto";
 
 let cached: string | undefined;
 export function testPrivateKey(): string {
-  cached ??= generateKeyPairSync("rsa", { modulusLength: 2048 }).privateKey.export({ type: "pkcs1", format: "pem" }).toString();
+  cached ??= generateKeyPairSync("rsa", { modulusLength: 2048 })
+    .privateKey.export({ type: "pkcs1", format: "pem" })
+    .toString();
   return cached;
 }

@@ -56,7 +56,14 @@ function parseSample(line: string): Sample | string {
     rest = rest.slice(1);
   }
   const parts = rest.split(" ");
-  if (parts[0] !== "" || parts.length < 2 || parts.length > 3 || !NUMBER.test(parts[1] ?? "") || (parts[2] !== undefined && !/^-?\d+$/.test(parts[2]))) return "bad value";
+  if (
+    parts[0] !== "" ||
+    parts.length < 2 ||
+    parts.length > 3 ||
+    !NUMBER.test(parts[1] ?? "") ||
+    (parts[2] !== undefined && !/^-?\d+$/.test(parts[2]))
+  )
+    return "bad value";
   return { name, labels, value: parseNumber(parts[1] ?? "") };
 }
 
@@ -79,7 +86,8 @@ export function parseMetrics(text: string): { families: Family[]; problems: stri
         families.push(current);
       }
       if (kind === "HELP") current.help = rest.replace(/\\n/g, "\n").replace(/\\\\/g, "\\");
-      else if (!["counter", "gauge", "histogram", "summary", "untyped"].includes(rest)) problems.push(`${at}: bad type ${rest}`);
+      else if (!["counter", "gauge", "histogram", "summary", "untyped"].includes(rest))
+        problems.push(`${at}: bad type ${rest}`);
       else current.type = rest;
       continue;
     }
@@ -90,7 +98,8 @@ export function parseMetrics(text: string): { families: Family[]; problems: stri
       continue;
     }
     const base = current?.type === "histogram" ? sample.name.replace(/_(bucket|sum|count)$/, "") : sample.name;
-    if (!current || current.name !== base || !current.type) problems.push(`${at}: ${sample.name} has no TYPE line before it`);
+    if (!current || current.name !== base || !current.type)
+      problems.push(`${at}: ${sample.name} has no TYPE line before it`);
     else if (!current.help) problems.push(`${at}: ${current.name} has no HELP line`);
     else current.samples.push(sample);
   }
@@ -98,23 +107,34 @@ export function parseMetrics(text: string): { families: Family[]; problems: stri
   return { families, problems };
 }
 
-const labelKey = (labels: Record<string, string>) => JSON.stringify(Object.entries(labels).filter(([k]) => k !== "le").sort());
+const labelKey = (labels: Record<string, string>) =>
+  JSON.stringify(
+    Object.entries(labels)
+      .filter(([k]) => k !== "le")
+      .sort(),
+  );
 
 function histogramProblems(family: Family): string[] {
   const problems: string[] = [];
   const groups = new Map<string, Sample[]>();
   for (const s of family.samples) groups.set(labelKey(s.labels), [...(groups.get(labelKey(s.labels)) ?? []), s]);
   for (const [key, samples] of groups) {
-    const buckets = samples.filter((s) => s.name.endsWith("_bucket")).map((s) => [parseNumber(s.labels.le ?? "NaN"), s.value] as const);
-    for (let i = 1; i < buckets.length; i++) if ((buckets[i]?.[0] ?? 0) <= (buckets[i - 1]?.[0] ?? 0) || (buckets[i]?.[1] ?? 0) < (buckets[i - 1]?.[1] ?? 0)) problems.push(`${family.name}${key}: buckets not in order or not cumulative`);
+    const buckets = samples
+      .filter((s) => s.name.endsWith("_bucket"))
+      .map((s) => [parseNumber(s.labels.le ?? "NaN"), s.value] as const);
+    for (let i = 1; i < buckets.length; i++)
+      if ((buckets[i]?.[0] ?? 0) <= (buckets[i - 1]?.[0] ?? 0) || (buckets[i]?.[1] ?? 0) < (buckets[i - 1]?.[1] ?? 0))
+        problems.push(`${family.name}${key}: buckets not in order or not cumulative`);
     const count = samples.find((s) => s.name.endsWith("_count"))?.value;
-    if (buckets.at(-1)?.[0] !== Infinity || buckets.at(-1)?.[1] !== count) problems.push(`${family.name}${key}: +Inf bucket missing or not the count`);
+    if (buckets.at(-1)?.[0] !== Infinity || buckets.at(-1)?.[1] !== count)
+      problems.push(`${family.name}${key}: +Inf bucket missing or not the count`);
     if (!samples.some((s) => s.name.endsWith("_sum"))) problems.push(`${family.name}${key}: no _sum`);
   }
   return problems;
 }
 
-const includes = (labels: Record<string, string>, wanted: Record<string, string>) => Object.entries(wanted).every(([k, v]) => labels[k] === v);
+const includes = (labels: Record<string, string>, wanted: Record<string, string>) =>
+  Object.entries(wanted).every(([k, v]) => labels[k] === v);
 
 /** The value of the one sample named `name` whose labels include `labels` (undefined when none). */
 export function value(families: Family[], name: string, labels: Record<string, string> = {}): number | undefined {
@@ -125,13 +145,25 @@ export function value(families: Family[], name: string, labels: Record<string, s
 
 /** The sum of every sample named `name`. */
 export function total(families: Family[], name: string): number {
-  return families.flatMap((f) => f.samples).filter((s) => s.name === name).reduce((sum, s) => sum + s.value, 0);
+  return families
+    .flatMap((f) => f.samples)
+    .filter((s) => s.name === name)
+    .reduce((sum, s) => sum + s.value, 0);
 }
 
 /** A histogram's count, sum and buckets (by `le`) for the labels given. */
-export function histogram(families: Family[], name: string, labels: Record<string, string>): { count: number; sum: number; buckets: Record<string, number> } | undefined {
+export function histogram(
+  families: Family[],
+  name: string,
+  labels: Record<string, string>,
+): { count: number; sum: number; buckets: Record<string, number> } | undefined {
   const count = value(families, `${name}_count`, labels);
   if (count === undefined) return undefined;
-  const buckets = Object.fromEntries(families.flatMap((f) => f.samples).filter((s) => s.name === `${name}_bucket` && includes(s.labels, labels)).map((s) => [s.labels.le ?? "", s.value]));
+  const buckets = Object.fromEntries(
+    families
+      .flatMap((f) => f.samples)
+      .filter((s) => s.name === `${name}_bucket` && includes(s.labels, labels))
+      .map((s) => [s.labels.le ?? "", s.value]),
+  );
   return { count, sum: value(families, `${name}_sum`, labels) ?? NaN, buckets };
 }

@@ -22,7 +22,12 @@ export async function writeRepo(files: Record<string, string>): Promise<string> 
 }
 
 /** `visibleOutside`: host paths the tests may read (as a toolchain or a shared checkout would be). */
-export async function runTemplate(dir: string, candidates = 300, parallelism = 1, visibleOutside: string[] = []): Promise<Outcome> {
+export async function runTemplate(
+  dir: string,
+  candidates = 300,
+  parallelism = 1,
+  visibleOutside: string[] = [],
+): Promise<Outcome> {
   const sandbox = { timeoutMs: 30_000, env: PYTEST_ENV };
   return templateStrategy.run({
     workspace: dir,

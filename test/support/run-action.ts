@@ -27,7 +27,14 @@ function actionCheckout(): Promise<string> {
 }
 const PRELOAD = fileURLToPath(new URL("./fake-github-preload.ts", import.meta.url));
 
-export type ActionRun = { code: number; stdout: string; stderr: string; outputs: Record<string, string>; summary: string; github: FakeGitHubResult };
+export type ActionRun = {
+  code: number;
+  stdout: string;
+  stderr: string;
+  outputs: Record<string, string>;
+  summary: string;
+  github: FakeGitHubResult;
+};
 
 /** GITHUB_OUTPUT as the runner reads it: `name=value` lines and `name<<DELIM` … `DELIM` blocks. */
 export function parseOutputFile(text: string): Record<string, string> {
@@ -49,15 +56,35 @@ export function parseOutputFile(text: string): Record<string, string> {
   return outputs;
 }
 
-export async function runAction(options: { event: string; payload: unknown; state: FakeGitHubState; inputs: Record<string, string>; workspace: string; env?: Record<string, string> }): Promise<ActionRun> {
+export async function runAction(options: {
+  event: string;
+  payload: unknown;
+  state: FakeGitHubState;
+  inputs: Record<string, string>;
+  workspace: string;
+  env?: Record<string, string>;
+}): Promise<ActionRun> {
   const dir = await mkdtemp(join(tmpdir(), "autogen-action-run-"));
   const runnerTemp = join(dir, "runner-temp");
   await mkdir(runnerTemp);
-  const paths = { event: join(dir, "event.json"), output: join(dir, "output"), summary: join(dir, "summary.md"), state: join(dir, "state.json"), result: join(dir, "result.json") };
+  const paths = {
+    event: join(dir, "event.json"),
+    output: join(dir, "output"),
+    summary: join(dir, "summary.md"),
+    state: join(dir, "state.json"),
+    result: join(dir, "result.json"),
+  };
   await writeFile(paths.event, JSON.stringify(options.payload));
   await writeFile(paths.output, "");
   await writeFile(paths.summary, "");
-  await writeFile(paths.state, JSON.stringify(options.state, (key, value: unknown) => (key === "zip" && value && typeof value === "object" && "type" in value ? Buffer.from((value as unknown as { data: number[] }).data).toString("base64") : value)));
+  await writeFile(
+    paths.state,
+    JSON.stringify(options.state, (key, value: unknown) =>
+      key === "zip" && value && typeof value === "object" && "type" in value
+        ? Buffer.from((value as unknown as { data: number[] }).data).toString("base64")
+        : value,
+    ),
+  );
   const actionPath = await actionCheckout();
   const env: Record<string, string> = {
     GITHUB_ACTION_PATH: actionPath,
@@ -79,14 +106,33 @@ export async function runAction(options: { event: string; payload: unknown; stat
     RUNNER_TEMP: runnerTemp,
     AUTOGEN_TEST_FAKE_GITHUB_STATE: paths.state,
     AUTOGEN_TEST_FAKE_GITHUB_RESULT: paths.result,
-    ...Object.fromEntries(Object.entries(options.inputs).map(([name, value]) => [`INPUT_${name.toUpperCase()}`, value])),
+    ...Object.fromEntries(
+      Object.entries(options.inputs).map(([name, value]) => [`INPUT_${name.toUpperCase()}`, value]),
+    ),
     ...options.env,
   };
   const { code, stdout, stderr } = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-    execFile(process.execPath, ["--import", PRELOAD, join(actionPath, "action", "bundle", "index.js")], { env, cwd: options.workspace, maxBuffer: 64 * 1024 * 1024 }, (error, out, err) => {
-      resolve({ code: error ? (typeof error.code === "number" ? error.code : 1) : 0, stdout: out, stderr: err });
-    });
+    execFile(
+      process.execPath,
+      ["--import", PRELOAD, join(actionPath, "action", "bundle", "index.js")],
+      { env, cwd: options.workspace, maxBuffer: 64 * 1024 * 1024 },
+      (error, out, err) => {
+        resolve({ code: error ? (typeof error.code === "number" ? error.code : 1) : 0, stdout: out, stderr: err });
+      },
+    );
   });
-  const github = JSON.parse(await readFile(paths.result, "utf8").catch(() => `{"state":null,"requests":[],"errors":["the action wrote no fake GitHub result (it did not exit normally)"],"unmatched":[]}`)) as FakeGitHubResult;
-  return { code, stdout, stderr, outputs: parseOutputFile(await readFile(paths.output, "utf8")), summary: await readFile(paths.summary, "utf8"), github };
+  const github = JSON.parse(
+    await readFile(paths.result, "utf8").catch(
+      () =>
+        `{"state":null,"requests":[],"errors":["the action wrote no fake GitHub result (it did not exit normally)"],"unmatched":[]}`,
+    ),
+  ) as FakeGitHubResult;
+  return {
+    code,
+    stdout,
+    stderr,
+    outputs: parseOutputFile(await readFile(paths.output, "utf8")),
+    summary: await readFile(paths.summary, "utf8"),
+    github,
+  };
 }

@@ -18,11 +18,19 @@ export async function runCli(argv: string[], options: { env?: NodeJS.ProcessEnv;
   return { code, stdout, stderr };
 }
 
-export function spawnCli(argv: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+export function spawnCli(
+  argv: string[],
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [`${ROOT}bin/autogen.js`, ...argv], { env: { PATH: process.env.PATH, ...env }, timeout: 150_000 }, (error, stdout, stderr) => {
-      const code = error && typeof error.code === "number" ? error.code : error ? 1 : 0;
-      resolve({ code, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      [`${ROOT}bin/autogen.js`, ...argv],
+      { env: { PATH: process.env.PATH, ...env }, timeout: 150_000 },
+      (error, stdout, stderr) => {
+        const code = error && typeof error.code === "number" ? error.code : error ? 1 : 0;
+        resolve({ code, stdout, stderr });
+      },
+    );
   });
 }

@@ -20,8 +20,13 @@ export type ServeChild = {
 };
 
 export const BARE_STATE: FakeGitHubState = {
-  issue: { title: "", body: "" }, comments: [], pulls: [], permissions: {}, files: {},
-  defaultBranch: "main", cloneUrl: "",
+  issue: { title: "", body: "" },
+  comments: [],
+  pulls: [],
+  permissions: {},
+  files: {},
+  defaultBranch: "main",
+  cloneUrl: "",
 };
 
 type ServeChildOptions = { cwd: string; state: FakeGitHubState; env?: Record<string, string>; tag: string };
@@ -62,19 +67,22 @@ export async function serveChild(options: ServeChildOptions): Promise<ServeChild
     check();
   });
   child.stderr?.on("data", (d: Buffer) => void (stderr += d.toString()));
-  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => {
-    for (const w of waiters.splice(0)) {
-      w.reject(new Error(`serve exited (${code}) before printing ${w.pattern}: ${stdout}${stderr}`));
-    }
-    resolve(code);
-  }));
+  const exited = new Promise<number | null>((resolve) =>
+    child.on("exit", (code) => {
+      for (const w of waiters.splice(0)) {
+        w.reject(new Error(`serve exited (${code}) before printing ${w.pattern}: ${stdout}${stderr}`));
+      }
+      resolve(code);
+    }),
+  );
   return {
     child,
     output: () => ({ stdout, stderr }),
-    waitFor: (pattern) => new Promise((resolve, reject) => {
-      waiters.push({ pattern, resolve, reject });
-      check();
-    }),
+    waitFor: (pattern) =>
+      new Promise((resolve, reject) => {
+        waiters.push({ pattern, resolve, reject });
+        check();
+      }),
     stop: async () => {
       child.kill("SIGTERM");
       const code = await exited;

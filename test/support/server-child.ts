@@ -31,4 +31,3 @@ export async function spawnServer(script: string, args: string[]): Promise<Serve
     stop: async () => void (proc.kill("SIGTERM"), await exited),
   };
 }
-

@@ -34,7 +34,9 @@ export default class SummaryReporter implements Reporter {
     this.lastOutput = Date.now();
     this.ticker = setInterval(() => {
       if (Date.now() - this.lastOutput < QUIET_MS || this.running.size === 0) return;
-      const files = [...this.running].map(([file, s]) => `${file} (${s.done} test(s) done, ${Math.round((Date.now() - s.started) / 1000)} s)`);
+      const files = [...this.running].map(
+        ([file, s]) => `${file} (${s.done} test(s) done, ${Math.round((Date.now() - s.started) / 1000)} s)`,
+      );
       this.print(`  … running: ${files.join("; ")}`);
     }, 1_000).unref();
   }

@@ -17,7 +17,14 @@ export function signPayload(secret: string, body: string): string {
   return `sha256=${createHmac("sha256", secret).update(body).digest("hex")}`;
 }
 
-export async function postWebhook(url: string, secret: string, event: string, payload: unknown, deliveryId: string, signature?: string): Promise<Response> {
+export async function postWebhook(
+  url: string,
+  secret: string,
+  event: string,
+  payload: unknown,
+  deliveryId: string,
+  signature?: string,
+): Promise<Response> {
   const body = JSON.stringify(payload);
   return fetch(url, {
     method: "POST",

@@ -8,7 +8,11 @@ const fixture = (name: string) => readFile(new URL(`../fixtures/reports/${name}`
 describe("parseAnyTap", () => {
   it("tape: each `# name` group is one test that fails with any of its assertions", async () => {
     const tests = parseAnyTap(await fixture("tape-tap.txt"));
-    expect(tests.map((t) => `${t.id}:${t.status}`)).toEqual(["adds numbers:pass", "subtracts wrongly:fail", "skipped one:skip"]);
+    expect(tests.map((t) => `${t.id}:${t.status}`)).toEqual([
+      "adds numbers:pass",
+      "subtracts wrongly:fail",
+      "skipped one:skip",
+    ]);
     expect(tests[1]?.message).toBe("two minus one equal expected 2 actual 1");
     expect(tests[1]?.details).toContain("at: Test.<anonymous>");
   });
@@ -16,9 +20,17 @@ describe("parseAnyTap", () => {
   it("ava --tap: a flat stream of `ok N - file › title`, skips and failures", async () => {
     const tests = parseAnyTap(await fixture("ava-tap.txt"));
     expect(tests).toHaveLength(6);
-    expect(tests.filter((t) => t.status === "pass").map((t) => t.id).sort()).toEqual(["a › adds numbers", "b › adds numbers"]);
+    expect(
+      tests
+        .filter((t) => t.status === "pass")
+        .map((t) => t.id)
+        .sort(),
+    ).toEqual(["a › adds numbers", "b › adds numbers"]);
     expect(tests.filter((t) => t.status === "skip")).toHaveLength(2);
-    expect(tests.find((t) => t.id === "a › subtracts wrongly")).toMatchObject({ status: "fail", message: "AssertionError: a › subtracts wrongly" });
+    expect(tests.find((t) => t.id === "a › subtracts wrongly")).toMatchObject({
+      status: "fail",
+      message: "AssertionError: a › subtracts wrongly",
+    });
   });
 
   it("node --test's nested TAP still goes to its own parser", async () => {
@@ -28,7 +40,9 @@ describe("parseAnyTap", () => {
 
   it("output without a TAP result line gives no tests; tape's closing counts are not tests", () => {
     expect(parseAnyTap("make: Nothing to be done for 'test'.\n")).toEqual([]);
-    expect(parseAnyTap("TAP version 13\n# one\nok 1 fine\n\n1..1\n# tests 1\n# pass  1\n\n# ok\n").map((t) => t.id)).toEqual(["one"]);
+    expect(
+      parseAnyTap("TAP version 13\n# one\nok 1 fine\n\n1..1\n# tests 1\n# pass  1\n\n# ok\n").map((t) => t.id),
+    ).toEqual(["one"]);
   });
 
   it("repeated names get distinct ids, so selecting one never selects its twin", () => {

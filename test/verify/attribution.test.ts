@@ -16,8 +16,16 @@ const TESTS = {
 
 describe("attributeFailures", () => {
   it("tells fixed, caused-by-change, pre-existing, flaky and passing apart", async () => {
-    const base = await writeRepo({ ...TESTS, "lib.py": "def double(x):\n    return x * 2\n\ndef half(x):\n    return x / 3\n\ndef triple(x):\n    return x * 3\n" });
-    const candidate = await writeRepo({ ...TESTS, "lib.py": "def double(x):\n    return x + 2 + 1\n\ndef half(x):\n    return x / 2\n\ndef triple(x):\n    return x * 3\n" });
+    const base = await writeRepo({
+      ...TESTS,
+      "lib.py":
+        "def double(x):\n    return x * 2\n\ndef half(x):\n    return x / 3\n\ndef triple(x):\n    return x * 3\n",
+    });
+    const candidate = await writeRepo({
+      ...TESTS,
+      "lib.py":
+        "def double(x):\n    return x + 2 + 1\n\ndef half(x):\n    return x / 2\n\ndef triple(x):\n    return x * 3\n",
+    });
     const verifier = localVerifier(pytestRunner([], "test"), { timeoutMs: 30_000, env: PYTEST_ENV });
     const result = await attributeFailures(verifier, { base, candidate }, { kind: "all" }, 2);
     const verdicts = Object.fromEntries(result.tests.map((t) => [t.id, t.verdict]));
@@ -30,7 +38,10 @@ describe("attributeFailures", () => {
     });
     expect(result.counts).toEqual({ passing: 1, fixed: 1, "caused-by-change": 1, "pre-existing": 1, flaky: 1 });
     expect(result.testRuns).toBe(6);
-    expect(result.tests.find((t) => t.id === "test_lib.py::test_half")).toMatchObject({ base: ["fail", "fail", "fail"], candidate: ["pass", "pass", "pass"] });
+    expect(result.tests.find((t) => t.id === "test_lib.py::test_half")).toMatchObject({
+      base: ["fail", "fail", "fail"],
+      candidate: ["pass", "pass", "pass"],
+    });
   });
 
   it("never calls a test fixed when it passed only on a retry", async () => {
@@ -38,6 +49,8 @@ describe("attributeFailures", () => {
     const candidate = await writeRepo({ "test_flaky.py": FLAKY });
     const verifier = localVerifier(pytestRunner([], "test"), { timeoutMs: 30_000, env: PYTEST_ENV });
     const result = await attributeFailures(verifier, { base, candidate }, { kind: "all" }, 1);
-    expect(result.tests).toEqual([{ id: "test_flaky.py::test_flaky", verdict: "flaky", base: ["fail", "pass"], candidate: ["fail", "pass"] }]);
+    expect(result.tests).toEqual([
+      { id: "test_flaky.py::test_flaky", verdict: "flaky", base: ["fail", "pass"], candidate: ["fail", "pass"] },
+    ]);
   });
 });

@@ -11,15 +11,27 @@ import type { TestReport } from "../../src/verify/test-report.ts";
 
 describe("a test command's environment assignments", () => {
   it("keeps `env A=1 prog` and `A=1 prog` assignments as the run's environment and the rest as argv", () => {
-    expect(splitEnvAssignments(splitCommand("env PYTHONPATH=src python3 -m pytest -q tests"))).toEqual({ env: { PYTHONPATH: "src" }, argv: ["python3", "-m", "pytest", "-q", "tests"] });
-    expect(splitEnvAssignments(splitCommand("PYTHONPATH=src:lib DEBUG= pytest"))).toEqual({ env: { PYTHONPATH: "src:lib", DEBUG: "" }, argv: ["pytest"] });
+    expect(splitEnvAssignments(splitCommand("env PYTHONPATH=src python3 -m pytest -q tests"))).toEqual({
+      env: { PYTHONPATH: "src" },
+      argv: ["python3", "-m", "pytest", "-q", "tests"],
+    });
+    expect(splitEnvAssignments(splitCommand("PYTHONPATH=src:lib DEBUG= pytest"))).toEqual({
+      env: { PYTHONPATH: "src:lib", DEBUG: "" },
+      argv: ["pytest"],
+    });
     expect(splitEnvAssignments(["pytest", "-k", "A=1"])).toEqual({ env: {}, argv: ["pytest", "-k", "A=1"] });
   });
 
   it("refuses what may not be set for a test run, and commands that run nothing, with what to do", () => {
-    expect(() => splitEnvAssignments(splitCommand("LD_PRELOAD=/tmp/x.so pytest"))).toThrow("the test command sets LD_PRELOAD, which cannot be set for test runs: remove it from the command");
-    expect(() => splitEnvAssignments(splitCommand("AUTOGEN_TEST_TIMEOUT=0 pytest"))).toThrow("sets AUTOGEN_TEST_TIMEOUT");
-    expect(() => splitEnvAssignments(splitCommand("env -i pytest"))).toThrow('the test command\'s "env -i" is not supported');
+    expect(() => splitEnvAssignments(splitCommand("LD_PRELOAD=/tmp/x.so pytest"))).toThrow(
+      "the test command sets LD_PRELOAD, which cannot be set for test runs: remove it from the command",
+    );
+    expect(() => splitEnvAssignments(splitCommand("AUTOGEN_TEST_TIMEOUT=0 pytest"))).toThrow(
+      "sets AUTOGEN_TEST_TIMEOUT",
+    );
+    expect(() => splitEnvAssignments(splitCommand("env -i pytest"))).toThrow(
+      'the test command\'s "env -i" is not supported',
+    );
     expect(() => splitEnvAssignments(splitCommand("env A=1"))).toThrow("names no program to run");
   });
 });
@@ -43,7 +55,9 @@ describe("npm, yarn and pnpm scripts", () => {
 
   it("names a missing script or package.json", async () => {
     const dir = await withScripts({ test: "ava" });
-    expect(() => readPackageScript(dir, ["npm", "run", "lint"])).toThrow('the test command "npm run lint" runs the package.json script "lint", which package.json does not define');
+    expect(() => readPackageScript(dir, ["npm", "run", "lint"])).toThrow(
+      'the test command "npm run lint" runs the package.json script "lint", which package.json does not define',
+    );
     const empty = await mkdtemp(join(tmpdir(), "autogen-script-"));
     expect(() => readPackageScript(empty, ["npm", "test"])).toThrow("the repository has no package.json");
   });
@@ -61,18 +75,58 @@ describe("selection by full title and by filtering", () => {
   });
 
   const report = (exitCode: number, tests: [string, "pass" | "fail"][]): TestReport => ({
-    run: { argv: [], exitCode, signal: null, timedOut: false, durationMs: 1, output: "", outputBytes: 0, outputTruncated: false, isolation: "none" },
+    run: {
+      argv: [],
+      exitCode,
+      signal: null,
+      timedOut: false,
+      durationMs: 1,
+      output: "",
+      outputBytes: 0,
+      outputTruncated: false,
+      isolation: "none",
+    },
     tests: tests.map(([id, status]) => ({ id, name: id, status })),
     source: "console",
   });
 
   it("keeps the selected tests; the exit code speaks for them when only others failed", () => {
-    const kept = keepSelected(report(1, [["a", "pass"], ["b", "fail"]]), { kind: "tests", ids: ["a"] });
+    const kept = keepSelected(
+      report(1, [
+        ["a", "pass"],
+        ["b", "fail"],
+      ]),
+      { kind: "tests", ids: ["a"] },
+    );
     expect(kept.tests.map((t) => t.id)).toEqual(["a"]);
     expect(kept.run.exitCode).toBe(0);
-    expect(keepSelected(report(1, [["a", "fail"], ["b", "fail"]]), { kind: "tests", ids: ["a"] }).run.exitCode).toBe(1);
+    expect(
+      keepSelected(
+        report(1, [
+          ["a", "fail"],
+          ["b", "fail"],
+        ]),
+        { kind: "tests", ids: ["a"] },
+      ).run.exitCode,
+    ).toBe(1);
     // Nothing failed, yet the command failed: that is not ours to excuse.
-    expect(keepSelected(report(3, [["a", "pass"], ["b", "pass"]]), { kind: "tests", ids: ["a"] }).run.exitCode).toBe(3);
-    expect(keepSelected(report(1, [["a", "pass"], ["b", "fail"]]), { kind: "tests", ids: ["zz"] })).toMatchObject({ tests: [], source: "none", run: { exitCode: 1 } });
+    expect(
+      keepSelected(
+        report(3, [
+          ["a", "pass"],
+          ["b", "pass"],
+        ]),
+        { kind: "tests", ids: ["a"] },
+      ).run.exitCode,
+    ).toBe(3);
+    expect(
+      keepSelected(
+        report(1, [
+          ["a", "pass"],
+          ["b", "fail"],
+        ]),
+        { kind: "tests", ids: ["zz"] },
+      ),
+    ).toMatchObject({ tests: [], source: "none", run: { exitCode: 1 } });
   });
 });

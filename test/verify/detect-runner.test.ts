@@ -55,7 +55,14 @@ describe("detectRunner", () => {
       "--test",
     ]);
     const go = detectRunner(await repo({ "go.mod": "module x\n" }));
-    expect(go.command({ kind: "tests", ids: ["TestAdd"] }, "/tmp/r")).toEqual(["go", "test", "-v", "-run", "^(TestAdd)$", "./..."]);
+    expect(go.command({ kind: "tests", ids: ["TestAdd"] }, "/tmp/r")).toEqual([
+      "go",
+      "test",
+      "-v",
+      "-run",
+      "^(TestAdd)$",
+      "./...",
+    ]);
   });
 
   it("uses the configured command over detection, split without a shell", async () => {
@@ -67,18 +74,29 @@ describe("detectRunner", () => {
   it("says what it looked for when a repository has no tests", async () => {
     const dir = await repo({ "README.md": "hello" });
     expect(() => detectRunner(dir)).toThrow(NoTestsDetectedError);
-    expect(() => detectRunner(dir)).toThrow(/^no test command found in .*: looked for pytest .*package\.json scripts\.test.*go\.mod.*Set test\.command in \.github\/autogen\.yml \(or pass --test-cmd\)\.$/);
+    expect(() => detectRunner(dir)).toThrow(
+      /^no test command found in .*: looked for pytest .*package\.json scripts\.test.*go\.mod.*Set test\.command in \.github\/autogen\.yml \(or pass --test-cmd\)\.$/,
+    );
   });
 
   it("never lets a test id become an option", async () => {
     const py = detectRunner(await repo({ "pytest.ini": "" }));
-    expect(() => py.command({ kind: "tests", ids: ["--rootdir=/"] }, "/tmp/r.xml")).toThrow("refusing test id that could be read as an option");
+    expect(() => py.command({ kind: "tests", ids: ["--rootdir=/"] }, "/tmp/r.xml")).toThrow(
+      "refusing test id that could be read as an option",
+    );
   });
 });
 
 describe("splitCommand", () => {
   it("splits with quotes and escapes, and expands nothing", () => {
-    expect(splitCommand(`pytest -k "not slow" 'a b' c\\ d $HOME`.replace("$HOME", "x"))).toEqual(["pytest", "-k", "not slow", "a b", "c d", "x"]);
+    expect(splitCommand(`pytest -k "not slow" 'a b' c\\ d $HOME`.replace("$HOME", "x"))).toEqual([
+      "pytest",
+      "-k",
+      "not slow",
+      "a b",
+      "c d",
+      "x",
+    ]);
     expect(splitCommand("npm   test")).toEqual(["npm", "test"]);
   });
 

@@ -8,10 +8,26 @@ import { describeMismatch, mismatchOf, summariseFailure } from "../../src/verify
 import { parseJunit } from "../../src/verify/parsers/parse-junit.ts";
 import type { TestReport } from "../../src/verify/test-report.ts";
 
-const run = { argv: ["pytest"], exitCode: 1, signal: null, timedOut: false, durationMs: 10, output: "", outputBytes: 0, outputTruncated: false, isolation: "none" as const };
+const run = {
+  argv: ["pytest"],
+  exitCode: 1,
+  signal: null,
+  timedOut: false,
+  durationMs: 10,
+  output: "",
+  outputBytes: 0,
+  outputTruncated: false,
+  isolation: "none" as const,
+};
 
 describe("digestLog", () => {
-  const passing = ["[INFO] Scanning for projects...", "[INFO] Building demo 1.0", "[INFO] Tests run: 12, Failures: 0, Errors: 0", "[WARNING] deprecated API", "[INFO] BUILD SUCCESS"];
+  const passing = [
+    "[INFO] Scanning for projects...",
+    "[INFO] Building demo 1.0",
+    "[INFO] Tests run: 12, Failures: 0, Errors: 0",
+    "[WARNING] deprecated API",
+    "[INFO] BUILD SUCCESS",
+  ];
   const failing = [
     "2024-01-02T10:00:00.1234567Z [INFO] Scanning for projects...",
     "2024-01-02T10:00:00.2234567Z [INFO] Building demo 1.0",
@@ -56,7 +72,10 @@ describe("digestLog", () => {
   });
 
   it("stays within its line budget and truncates long lines", () => {
-    const log = Array.from({ length: 500 }, (_, i) => `ERROR: failure number ${i} ${"x".repeat(i === 0 ? 1000 : 1)}`).join("\n");
+    const log = Array.from(
+      { length: 500 },
+      (_, i) => `ERROR: failure number ${i} ${"x".repeat(i === 0 ? 1000 : 1)}`,
+    ).join("\n");
     const digest = digestLog(log, { maxLines: 20, maxLineChars: 100 });
     expect(digest.text.split("\n").length).toBeLessThanOrEqual(20);
     expect(digest.text).toContain("… (1024 chars)");
@@ -67,13 +86,19 @@ describe("digestLog", () => {
   });
 
   it("cleans GitHub Actions columns and Travis markers", () => {
-    expect(cleanLogLine("build\tTest\t2021-12-01T13:01:04.3807878Z LogDifferTest > testGithubParsing() FAILED")).toBe("LogDifferTest > testGithubParsing() FAILED");
+    expect(cleanLogLine("build\tTest\t2021-12-01T13:01:04.3807878Z LogDifferTest > testGithubParsing() FAILED")).toBe(
+      "LogDifferTest > testGithubParsing() FAILED",
+    );
     expect(cleanLogLine("travis_fold:start:install\rInstalling")).toBe("Installing");
     expect(splitLogLines("a\r\nb\rc\nd")).toEqual(["a", "b", "c", "d"]);
   });
 
   it("strips colours, cursor moves and OSC 8 hyperlinks (as vitest and cargo print them)", () => {
-    expect(cleanLogLine("\u001b[1;31mFAIL\u001b[39;22m \u001b]8;;file:///src/a.ts\u0007src/a.ts\u001b]8;;\u0007 \u001b[2K\u001b[1Gdone")).toBe("FAIL src/a.ts done");
+    expect(
+      cleanLogLine(
+        "\u001b[1;31mFAIL\u001b[39;22m \u001b]8;;file:///src/a.ts\u0007src/a.ts\u001b]8;;\u0007 \u001b[2K\u001b[1Gdone",
+      ),
+    ).toBe("FAIL src/a.ts done");
   });
 });
 
@@ -81,10 +106,15 @@ describe("digestReport", () => {
   it("lists failing tests with message, assertion, exception and the repository's frames with source", async () => {
     const tests = parseJunit(await readFile(new URL("../fixtures/reports/pytest-junit.xml", import.meta.url), "utf8"));
     const report: TestReport = { run, tests, source: "junit" };
-    const digest = digestReport(report, { readSource: (file, line) => (file === "tests/test_calc.py" && line === 11 ? "    assert add(2, 2) == 5" : undefined) });
+    const digest = digestReport(report, {
+      readSource: (file, line) =>
+        file === "tests/test_calc.py" && line === 11 ? "    assert add(2, 2) == 5" : undefined,
+    });
     const lines = digest.split("\n");
     expect(lines[0]).toBe("5 of 11 tests failing; command: pytest; exit 1");
-    expect(digest).toContain("1. tests/test_calc.py::test_add_wrong [fail]\n   message: assert 4 == 5 +  where 4 = add(2, 2)\n   at tests/test_calc.py:11: assert add(2, 2) == 5");
+    expect(digest).toContain(
+      "1. tests/test_calc.py::test_add_wrong [fail]\n   message: assert 4 == 5 +  where 4 = add(2, 2)\n   at tests/test_calc.py:11: assert add(2, 2) == 5",
+    );
     expect(digest).toContain("tests/test_calc.py::TestDivide::test_divide_by_zero [fail]");
     expect(digest).toContain("ZeroDivisionError");
     expect(digest).toContain("at calc.py:6");
@@ -93,7 +123,12 @@ describe("digestReport", () => {
 
   it("summarises large values and respects the budget", () => {
     const big = `assert [${Array.from({ length: 2000 }, (_, i) => i).join(", ")}] == []`;
-    const tests = Array.from({ length: 50 }, (_, i) => ({ id: `t${i}`, name: `t${i}`, status: "fail" as const, message: big }));
+    const tests = Array.from({ length: 50 }, (_, i) => ({
+      id: `t${i}`,
+      name: `t${i}`,
+      status: "fail" as const,
+      message: big,
+    }));
     const digest = digestReport({ run, tests, source: "junit" }, { maxChars: 3000 });
     expect(digest.length).toBeLessThanOrEqual(3000);
     expect(digest).toMatch(/more failing tests not shown: budget of 3000 characters/);
@@ -109,7 +144,18 @@ describe("digestReport", () => {
 
   it("keeps the first failing test's expected and actual values where they differ, in the middle of long values", () => {
     expect(page("Hello")).toHaveLength(2342);
-    const report: TestReport = { run, source: "junit", tests: [{ id: "test/render.test.js > renders the title", name: "renders the title", status: "fail", message: nodeMessage }] };
+    const report: TestReport = {
+      run,
+      source: "junit",
+      tests: [
+        {
+          id: "test/render.test.js > renders the title",
+          name: "renders the title",
+          status: "fail",
+          message: nodeMessage,
+        },
+      ],
+    };
     const digest = digestReport(report);
     expect(digest).not.toContain("<value,");
     expect(digest).toContain("expected (2344 chars) and actual (2343 chars) first differ at char 1172");
@@ -120,7 +166,15 @@ describe("digestReport", () => {
   it("keeps a value up to the larger cap whole for the first failing test, and shows where later ones differ", () => {
     const whole = `AssertionError: ${"a".repeat(1200)}X${"a".repeat(1200)} != ${"a".repeat(1200)}Y${"a".repeat(1200)}`;
     const tests = [
-      { id: "t1", name: "t1", status: "fail" as const, message: `assert ${"b".repeat(1100)}X${"b".repeat(1100)} == ${"b".repeat(1100)}Y${"b".repeat(100)}`.slice(0, 2900) },
+      {
+        id: "t1",
+        name: "t1",
+        status: "fail" as const,
+        message: `assert ${"b".repeat(1100)}X${"b".repeat(1100)} == ${"b".repeat(1100)}Y${"b".repeat(100)}`.slice(
+          0,
+          2900,
+        ),
+      },
       { id: "t2", name: "t2", status: "fail" as const, message: whole },
     ];
     const digest = digestReport({ run, tests, source: "junit" }, { maxChars: 20_000 });
@@ -142,12 +196,30 @@ describe("digestReport", () => {
       "E         + xxxxxxxxABCxxxxxxxxx",
       "E         ?           ^",
     ].join("\n");
-    const digest = digestReport({ run, source: "junit", tests: [{ id: "test_x.py::test_long", name: "test_long", status: "fail", message: "AssertionError: assert 'xxxxxxxxxxxx...xxxxxxxxxxxxx' == 'xxxxxxxxxxxx...xxxxxxxxxxxxx'", details }] });
-    expect(digest).toContain("diff: Skipping 1092 identical leading characters in diff, use -v to show | - xxxxxxxxABDxxxxxxxxx | ?           ^ | + xxxxxxxxABCxxxxxxxxx | ?           ^");
+    const digest = digestReport({
+      run,
+      source: "junit",
+      tests: [
+        {
+          id: "test_x.py::test_long",
+          name: "test_long",
+          status: "fail",
+          message: "AssertionError: assert 'xxxxxxxxxxxx...xxxxxxxxxxxxx' == 'xxxxxxxxxxxx...xxxxxxxxxxxxx'",
+          details,
+        },
+      ],
+    });
+    expect(digest).toContain(
+      "diff: Skipping 1092 identical leading characters in diff, use -v to show | - xxxxxxxxABDxxxxxxxxx | ?           ^ | + xxxxxxxxABCxxxxxxxxx | ?           ^",
+    );
   });
 
   it("shows the tail of the output when no results were read", () => {
-    const digest = digestReport({ run: { ...run, exitCode: 2, output: "collecting...\nImportError: No module named 'x'" }, tests: [], source: "none" });
+    const digest = digestReport({
+      run: { ...run, exitCode: 2, output: "collecting...\nImportError: No module named 'x'" },
+      tests: [],
+      source: "none",
+    });
     expect(digest).toContain("No test results were read. Output ends with:");
     expect(digest).toContain("ImportError: No module named 'x'");
   });
@@ -160,11 +232,22 @@ describe("digestReport", () => {
 
 describe("expected and actual values in failure messages", () => {
   it("reads them from node:assert, pytest, unittest, Jest and chai messages", () => {
-    expect(mismatchOf("Expected values to be strictly equal:\n+ actual - expected\n\n+ 'short one'\n- 'short two'\n         ^\n")).toEqual({ actual: "'short one'", expected: "'short two'" });
-    expect(mismatchOf("Expected values to be strictly deep-equal:\n+ actual - expected\n\n  {\n    a: 1,\n+   b: 'x'\n-   b: 'y'\n  }\n")).toEqual({ actual: "{\n  a: 1,\n  b: 'x'\n}", expected: "{\n  a: 1,\n  b: 'y'\n}" });
+    expect(
+      mismatchOf(
+        "Expected values to be strictly equal:\n+ actual - expected\n\n+ 'short one'\n- 'short two'\n         ^\n",
+      ),
+    ).toEqual({ actual: "'short one'", expected: "'short two'" });
+    expect(
+      mismatchOf(
+        "Expected values to be strictly deep-equal:\n+ actual - expected\n\n  {\n    a: 1,\n+   b: 'x'\n-   b: 'y'\n  }\n",
+      ),
+    ).toEqual({ actual: "{\n  a: 1,\n  b: 'x'\n}", expected: "{\n  a: 1,\n  b: 'y'\n}" });
     expect(mismatchOf("assert 'a == b' == 'c'")).toEqual({ actual: "'a == b'", expected: "'c'" });
     expect(mismatchOf("AssertionError: [1, 2] != [1, 3]")).toEqual({ actual: "[1, 2]", expected: "[1, 3]" });
-    expect(mismatchOf("expect(received).toBe(expected)\n\nExpected: 5\nReceived: 4")).toEqual({ expected: "5", actual: "4" });
+    expect(mismatchOf("expect(received).toBe(expected)\n\nExpected: 5\nReceived: 4")).toEqual({
+      expected: "5",
+      actual: "4",
+    });
     expect(mismatchOf("expected 'abc' to equal 'abd'")).toEqual({ actual: "'abc'", expected: "'abd'" });
     expect(mismatchOf("ZeroDivisionError: division by zero")).toBeUndefined();
   });
@@ -178,6 +261,8 @@ describe("expected and actual values in failure messages", () => {
 
   it("summariseFailure keeps a message that fits and falls back to head and tail when no values are stated", () => {
     expect(summariseFailure("assert 4 ==\n 5", 400)).toBe("assert 4 == 5");
-    expect(summariseFailure(`RuntimeError: ${"z".repeat(1000)}`, 200)).toMatch(/^<value, 1014 chars: RuntimeError: z+ … z+>$/);
+    expect(summariseFailure(`RuntimeError: ${"z".repeat(1000)}`, 200)).toMatch(
+      /^<value, 1014 chars: RuntimeError: z+ … z+>$/,
+    );
   });
 });

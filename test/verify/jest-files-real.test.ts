@@ -14,7 +14,11 @@ const FILE = (name: string, wrong: boolean) => `describe("${name}", () => {
 
 describe("jest over several test files", () => {
   it("reads every test of every file, and selects the failing one alone", async () => {
-    const dir = npmFixture({ jest: "^29" }, { "test/a.test.js": FILE("a", false), "test/b.test.js": FILE("b", true) }, { scripts: { test: "jest" } });
+    const dir = npmFixture(
+      { jest: "^29" },
+      { "test/a.test.js": FILE("a", false), "test/b.test.js": FILE("b", true) },
+      { scripts: { test: "jest" } },
+    );
     if (!dir) return void console.warn("jest 29 is not in the npm cache: skipped");
     const verifier = localVerifier(detectRunner(dir, "npm test"), { timeoutMs: 120_000 });
     const all = await verifier.run(dir, { kind: "all" });

@@ -12,7 +12,10 @@ import { countByStatus, type TestReport } from "../../src/verify/test-report.ts"
 import { npmFixture } from "../support/npm-fixture.ts";
 
 const run = (dir: string, command: string, ids?: string[]): Promise<TestReport> =>
-  localVerifier(detectRunner(dir, command), { timeoutMs: 120_000 }).run(dir, ids ? { kind: "tests", ids } : { kind: "all" });
+  localVerifier(detectRunner(dir, command), { timeoutMs: 120_000 }).run(
+    dir,
+    ids ? { kind: "tests", ids } : { kind: "all" },
+  );
 
 const TAPE = `var test = require('tape');
 test('adds numbers', function (t) { t.equal(1 + 1, 2); t.equal(2 + 2, 4); t.end(); });
@@ -94,7 +97,10 @@ it("throws on zero", () => { expect(1).toBe(1); });
   it("vitest: a failing test inside describe blocks selected alone (its full title), not its top-level namesake", async () => {
     const dir = mkdtempSync(join(tmpdir(), "autogen-vitest-"));
     mkdirSync(join(dir, "test"));
-    writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "v", private: true, type: "module", scripts: { test: "vitest run test" } }));
+    writeFileSync(
+      join(dir, "package.json"),
+      JSON.stringify({ name: "v", private: true, type: "module", scripts: { test: "vitest run test" } }),
+    );
     writeFileSync(join(dir, "test/calc.test.js"), NESTED('import { describe, expect, it } from "vitest";'));
     // This project's own vitest, the version it tests itself with.
     symlinkSync(join(import.meta.dirname, "../../node_modules"), join(dir, "node_modules"));
@@ -105,7 +111,9 @@ it("throws on zero", () => { expect(1).toBe(1); });
     const failing = all.tests.find((t) => t.status === "fail");
     expect(failing?.id).toBe("test/calc.test.js > calc > divide > throws on zero");
     const one = await run(dir, "npm test", [failing?.id ?? ""]);
-    expect(one.tests.map((t) => `${t.id}:${t.status}`)).toEqual(["test/calc.test.js > calc > divide > throws on zero:fail"]);
+    expect(one.tests.map((t) => `${t.id}:${t.status}`)).toEqual([
+      "test/calc.test.js > calc > divide > throws on zero:fail",
+    ]);
   }, 300_000);
 
   it("jest 29: the same selection by full title", async () => {

@@ -29,15 +29,27 @@ describe("localVerifier with pytest", () => {
 
   it("runs only the selected tests", async () => {
     const verifier = localVerifier(detectRunner(MIXED), { timeoutMs: 60_000, env: ENV });
-    const report = await verifier.run(MIXED, { kind: "tests", ids: ["tests/test_calc.py::TestDivide::test_divide", "tests/test_calc.py::test_add"] });
-    expect(report.tests.map((t) => `${t.id}:${t.status}`).sort()).toEqual(["tests/test_calc.py::TestDivide::test_divide:pass", "tests/test_calc.py::test_add:pass"]);
+    const report = await verifier.run(MIXED, {
+      kind: "tests",
+      ids: ["tests/test_calc.py::TestDivide::test_divide", "tests/test_calc.py::test_add"],
+    });
+    expect(report.tests.map((t) => `${t.id}:${t.status}`).sort()).toEqual([
+      "tests/test_calc.py::TestDivide::test_divide:pass",
+      "tests/test_calc.py::test_add:pass",
+    ]);
     expect(allPassed(report)).toBe(true);
   });
 
   it("fails a hanging test alone through the per-test timeout, keeping the report", async () => {
     const dir = await copyOf(MIXED);
-    await writeFile(join(dir, "tests", "test_hang.py"), "def test_hangs():\n    while True:\n        pass\n\ndef test_fine():\n    assert True\n");
-    const verifier = localVerifier(pytestRunner([], "test"), { timeoutMs: 60_000, env: { ...ENV, AUTOGEN_TEST_TIMEOUT: "0.5" } });
+    await writeFile(
+      join(dir, "tests", "test_hang.py"),
+      "def test_hangs():\n    while True:\n        pass\n\ndef test_fine():\n    assert True\n",
+    );
+    const verifier = localVerifier(pytestRunner([], "test"), {
+      timeoutMs: 60_000,
+      env: { ...ENV, AUTOGEN_TEST_TIMEOUT: "0.5" },
+    });
     const report = await verifier.run(dir, { kind: "tests", ids: ["tests/test_hang.py"] });
     expect(report.run.timedOut).toBe(false);
     expect(report.tests.map((t) => `${t.name}:${t.status}`)).toEqual(["test_hangs:fail", "test_fine:pass"]);
@@ -47,7 +59,10 @@ describe("localVerifier with pytest", () => {
   it("falls back to the console when the runner crashes before writing its report", async () => {
     const dir = await copyOf(MIXED);
     // A conftest that kills the interpreter mid-run: pytest never writes its JUnit file.
-    await writeFile(join(dir, "conftest.py"), "import os\n\ndef pytest_runtest_teardown(item):\n    if item.name == 'test_add_wrong':\n        os._exit(3)\n");
+    await writeFile(
+      join(dir, "conftest.py"),
+      "import os\n\ndef pytest_runtest_teardown(item):\n    if item.name == 'test_add_wrong':\n        os._exit(3)\n",
+    );
     const verifier = localVerifier(pytestRunner([], "test"), { timeoutMs: 60_000, env: ENV });
     const report = await verifier.run(dir, { kind: "all" });
     expect(report.run.exitCode).toBe(3);

@@ -15,8 +15,14 @@ let dir: string;
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "autogen-node-loop-"));
   await mkdir(join(dir, "test"));
-  await writeFile(join(dir, "test", "spin.test.js"), 'const test = require("node:test");\ntest("spins forever", () => {\n  for (;;) {}\n});\n');
-  await writeFile(join(dir, "test", "fine.test.js"), 'const test = require("node:test");\nconst assert = require("node:assert");\ntest("adds", () => assert.equal(1 + 1, 2));\n');
+  await writeFile(
+    join(dir, "test", "spin.test.js"),
+    'const test = require("node:test");\ntest("spins forever", () => {\n  for (;;) {}\n});\n',
+  );
+  await writeFile(
+    join(dir, "test", "fine.test.js"),
+    'const test = require("node:test");\nconst assert = require("node:assert");\ntest("adds", () => assert.equal(1 + 1, 2));\n',
+  );
 });
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
@@ -26,17 +32,34 @@ describe("node --test and a synchronous loop", () => {
   it("stops the looping test at the per-test limit, names it, and the other file still reports", async () => {
     const runner = detectRunner(dir, "node --test");
     // A run limit far above the per-test one: only the watchdog can stop the loop in time.
-    const report = await localVerifier(runner, { timeoutMs: 120_000 }).run(dir, { kind: "all" }, undefined, { timeoutMs: 120_000, reason: "the test's limit", perTestMs: 1_000 });
+    const report = await localVerifier(runner, { timeoutMs: 120_000 }).run(dir, { kind: "all" }, undefined, {
+      timeoutMs: 120_000,
+      reason: "the test's limit",
+      perTestMs: 1_000,
+    });
     expect(report.run.timedOut).toBe(false);
     const byId = Object.fromEntries(report.tests.map((t) => [t.id, t.status]));
-    expect(byId).toMatchObject({ "test/spin.test.js > test > spins forever": "fail", "test/fine.test.js > test > adds": "pass" });
+    expect(byId).toMatchObject({
+      "test/spin.test.js > test > spins forever": "fail",
+      "test/fine.test.js > test > adds": "pass",
+    });
     expect(report.run.limit?.message).toMatch(/^timed out after 1 s in test\/spin\.test\.js > test > spins forever \(/);
     expect(brokenRunReason(report, dir)).toBeUndefined();
   }, 150_000);
 
   it("ignores marker lines that are not the watchdog's shape", () => {
     const report: TestReport = {
-      run: { argv: [], exitCode: 1, signal: null, timedOut: false, durationMs: 1, output: 'autogen-test-timeout: {"file": 3}\nautogen-test-timeout: {not json}\n', outputBytes: 0, outputTruncated: false, isolation: "none" },
+      run: {
+        argv: [],
+        exitCode: 1,
+        signal: null,
+        timedOut: false,
+        durationMs: 1,
+        output: 'autogen-test-timeout: {"file": 3}\nautogen-test-timeout: {not json}\n',
+        outputBytes: 0,
+        outputTruncated: false,
+        isolation: "none",
+      },
       tests: [{ id: "a > test > b", name: "b", status: "pass" }],
       source: "junit",
     };

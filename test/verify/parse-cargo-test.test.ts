@@ -12,9 +12,20 @@ describe("parseCargoTest", () => {
     const tests = parseCargoTest(await fixture());
     // The summaries: 3 passed, 2 failed, 1 ignored; 2 passed; 1 passed, 1 failed.
     expect(countByStatus(tests)).toEqual({ pass: 6, fail: 3, error: 0, skip: 1 });
-    expect(tests.filter((t) => t.status === "fail").map((t) => t.id)).toEqual(["tests::largest", "tests::parsing::reads_subtractive_pairs", "src/lib.rs - to_roman (line 10)"]);
-    expect(tests.find((t) => t.id === "empty_is_not_a_number")).toMatchObject({ status: "pass", file: "tests/round_trip.rs" });
-    expect(tests.find((t) => t.id === "tests::round_trip_all")).toMatchObject({ status: "skip", name: "round_trip_all", file: "src/lib.rs" });
+    expect(tests.filter((t) => t.status === "fail").map((t) => t.id)).toEqual([
+      "tests::largest",
+      "tests::parsing::reads_subtractive_pairs",
+      "src/lib.rs - to_roman (line 10)",
+    ]);
+    expect(tests.find((t) => t.id === "empty_is_not_a_number")).toMatchObject({
+      status: "pass",
+      file: "tests/round_trip.rs",
+    });
+    expect(tests.find((t) => t.id === "tests::round_trip_all")).toMatchObject({
+      status: "skip",
+      name: "round_trip_all",
+      file: "src/lib.rs",
+    });
   });
 
   it("gives each failure its panic message, the doc test's from its stderr", async () => {
@@ -28,6 +39,8 @@ describe("parseCargoTest", () => {
   });
 
   it("reads nothing from output that is not libtest's", () => {
-    expect(parseCargoTest("error[E0425]: cannot find value `x` in this scope\nerror: could not compile `roman`")).toEqual([]);
+    expect(
+      parseCargoTest("error[E0425]: cannot find value `x` in this scope\nerror: could not compile `roman`"),
+    ).toEqual([]);
   });
 });

@@ -37,8 +37,24 @@ describe("parseJunit on pytest's real report", () => {
   it("builds ids for nested suites of other runners", () => {
     const xml = `<?xml version="1.0"?><testsuites><testsuite name="math"><testsuite name="adds"><testcase name="one plus one" time="0.002"/></testsuite><testcase name="fails"><failure message="expected 2 to be 3" type="AssertionError">stack</failure></testcase></testsuite></testsuites>`;
     expect(parseJunit(xml)).toEqual([
-      { id: "math > adds > one plus one", name: "one plus one", file: undefined, status: "pass", durationMs: 2, message: undefined, details: undefined },
-      { id: "math > fails", name: "fails", file: undefined, status: "fail", durationMs: undefined, message: "expected 2 to be 3", details: "stack" },
+      {
+        id: "math > adds > one plus one",
+        name: "one plus one",
+        file: undefined,
+        status: "pass",
+        durationMs: 2,
+        message: undefined,
+        details: undefined,
+      },
+      {
+        id: "math > fails",
+        name: "fails",
+        file: undefined,
+        status: "fail",
+        durationMs: undefined,
+        message: "expected 2 to be 3",
+        details: "stack",
+      },
     ]);
   });
 
@@ -49,7 +65,9 @@ describe("parseJunit on pytest's real report", () => {
 
   it("rejects malformed XML with the line", () => {
     expect(() => parseJunit("<testsuites><testsuite><testcase name='x'></testsuite>")).toThrow(JunitParseError);
-    expect(() => parseJunit("<testsuites><testsuite><testcase name='x'></testsuite>")).toThrow(/^malformed JUnit XML at line 1/);
+    expect(() => parseJunit("<testsuites><testsuite><testcase name='x'></testsuite>")).toThrow(
+      /^malformed JUnit XML at line 1/,
+    );
   });
 
   it("rejects XML that is not a JUnit report", () => {
@@ -73,7 +91,9 @@ describe("parsePytestConsole on pytest's real coloured output", () => {
       "tests/test_calc.py::TestDivide::test_divide_by_zero": "fail",
       "tests/test_calc.py::test_unicode_message": "fail",
     });
-    expect(tests.find((t) => t.id.endsWith("test_divide_by_zero"))?.message).toBe("ZeroDivisionError: division by zero");
+    expect(tests.find((t) => t.id.endsWith("test_divide_by_zero"))?.message).toBe(
+      "ZeroDivisionError: division by zero",
+    );
   });
 
   it("reads what survives of truncated output", async () => {

@@ -10,16 +10,23 @@ import { localVerifier } from "../../src/verify/local-verifier.ts";
 import { defaultPerTestMs, withPerTestLimit } from "../../src/verify/per-test-limit.ts";
 import { detectRunner } from "../../src/verify/runners/detect-runner.ts";
 
-const BITCOUNT = "def bitcount(n):\n    count = 0\n    while n:\n        n ^= n - 1\n        count += 1\n    return count\n";
-const TESTS = "from bits import bitcount\n\n\ndef test_zero():\n    assert bitcount(0) == 0\n\n\ndef test_127():\n    assert bitcount(127) == 7\n";
+const BITCOUNT =
+  "def bitcount(n):\n    count = 0\n    while n:\n        n ^= n - 1\n        count += 1\n    return count\n";
+const TESTS =
+  "from bits import bitcount\n\n\ndef test_zero():\n    assert bitcount(0) == 0\n\n\ndef test_127():\n    assert bitcount(127) == 7\n";
 
 describe("the per-test limit", () => {
   it("is a fifth of the run's limit, 10 s to 2 min, and a caller's own per-test limit wins", () => {
     expect(defaultPerTestMs(600_000)).toBe(120_000);
     expect(defaultPerTestMs(60_000)).toBe(12_000);
     expect(defaultPerTestMs(20_000)).toBe(10_000);
-    expect(withPerTestLimit({ timeoutMs: 5_000, reason: "the candidate limit", perTestMs: 1_000 }, 600_000).perTestMs).toBe(1_000);
-    expect(withPerTestLimit({ timeoutMs: 5_000, reason: "the candidate limit" }, 600_000)).toMatchObject({ timeoutMs: 5_000, perTestMs: 5_000 });
+    expect(
+      withPerTestLimit({ timeoutMs: 5_000, reason: "the candidate limit", perTestMs: 1_000 }, 600_000).perTestMs,
+    ).toBe(1_000);
+    expect(withPerTestLimit({ timeoutMs: 5_000, reason: "the candidate limit" }, 600_000)).toMatchObject({
+      timeoutMs: 5_000,
+      perTestMs: 5_000,
+    });
   });
 
   it("stops a looping test in the first whole-suite run: a failing test with its time, not a broken command", async () => {
@@ -28,11 +35,19 @@ describe("the per-test limit", () => {
     await writeFile(join(dir, "bits.py"), BITCOUNT);
     await writeFile(join(dir, "tests/test_bits.py"), TESTS);
     // No limit of the caller's: the run's own (50 s) gives each test 10 s.
-    const report = await localVerifier(detectRunner(dir, "python3 -m pytest tests"), { timeoutMs: 50_000, env: { PYTEST_DISABLE_PLUGIN_AUTOLOAD: "1" } }).run(dir, { kind: "all" });
-    expect(report.tests.map((t) => `${t.id}:${t.status}`)).toEqual(["tests/test_bits.py::test_zero:pass", "tests/test_bits.py::test_127:fail"]);
+    const report = await localVerifier(detectRunner(dir, "python3 -m pytest tests"), {
+      timeoutMs: 50_000,
+      env: { PYTEST_DISABLE_PLUGIN_AUTOLOAD: "1" },
+    }).run(dir, { kind: "all" });
+    expect(report.tests.map((t) => `${t.id}:${t.status}`)).toEqual([
+      "tests/test_bits.py::test_zero:pass",
+      "tests/test_bits.py::test_127:fail",
+    ]);
     expect(report.tests[1]?.message).toContain("timed out after 10 s");
     expect(report.run.limit).toMatchObject({ name: "test-time" });
-    expect(report.run.limit?.message).toMatch(/^timed out after 10 s in tests\/test_bits\.py::test_127 \(the per-test limit of 10 s/);
+    expect(report.run.limit?.message).toMatch(
+      /^timed out after 10 s in tests\/test_bits\.py::test_127 \(the per-test limit of 10 s/,
+    );
     expect(brokenRunReason(report, dir)).toBeUndefined();
     // The loop timed the limit, not the test: candidates are not given its 10 s.
     const limits = new CandidateLimits(undefined, 600_000);

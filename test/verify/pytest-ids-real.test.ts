@@ -12,14 +12,26 @@ import { countByStatus, type TestReport } from "../../src/verify/test-report.ts"
 function project(): string {
   const dir = mkdtempSync(join(tmpdir(), "autogen-pyids-"));
   mkdirSync(join(dir, "tests"));
-  writeFileSync(join(dir, "tests/__init__.py"), "class SizeMixin:\n    def test_size(self):\n        assert self.size == 1\n\n    def test_name(self):\n        assert self.name\n");
-  writeFileSync(join(dir, "tests/test_lru.py"), "import unittest\nfrom . import SizeMixin\n\nclass LRUTest(unittest.TestCase, SizeMixin):\n    size = 1\n    name = 'lru'\n");
-  writeFileSync(join(dir, "tests/test_fifo.py"), "import unittest\nfrom . import SizeMixin\n\nclass FIFOTest(unittest.TestCase, SizeMixin):\n    size = 2\n    name = 'fifo'\n");
+  writeFileSync(
+    join(dir, "tests/__init__.py"),
+    "class SizeMixin:\n    def test_size(self):\n        assert self.size == 1\n\n    def test_name(self):\n        assert self.name\n",
+  );
+  writeFileSync(
+    join(dir, "tests/test_lru.py"),
+    "import unittest\nfrom . import SizeMixin\n\nclass LRUTest(unittest.TestCase, SizeMixin):\n    size = 1\n    name = 'lru'\n",
+  );
+  writeFileSync(
+    join(dir, "tests/test_fifo.py"),
+    "import unittest\nfrom . import SizeMixin\n\nclass FIFOTest(unittest.TestCase, SizeMixin):\n    size = 2\n    name = 'fifo'\n",
+  );
   return dir;
 }
 
 const run = (dir: string, command: string, ids?: string[]): Promise<TestReport> =>
-  localVerifier(detectRunner(dir, command), { timeoutMs: 120_000 }).run(dir, ids ? { kind: "tests", ids } : { kind: "all" });
+  localVerifier(detectRunner(dir, command), { timeoutMs: 120_000 }).run(
+    dir,
+    ids ? { kind: "tests", ids } : { kind: "all" },
+  );
 
 describe("pytest node ids on real layouts", () => {
   it("gives a test inherited from a mixin in tests/__init__.py its class's id, and selects the failing one alone", async () => {

@@ -32,9 +32,13 @@ describe("sandbox environment", () => {
 
   it("refuses repository-configured variables that would change what runs or carry secrets", () => {
     expect(() => sandboxEnv({ home: "/tmp/h", extra: { LD_PRELOAD: "/evil.so" } })).toThrow("LD_PRELOAD cannot be set");
-    expect(() => sandboxEnv({ home: "/tmp/h", extra: { NODE_OPTIONS: "--require x" } })).toThrow("NODE_OPTIONS cannot be set");
+    expect(() => sandboxEnv({ home: "/tmp/h", extra: { NODE_OPTIONS: "--require x" } })).toThrow(
+      "NODE_OPTIONS cannot be set",
+    );
     expect(() => sandboxEnv({ home: "/tmp/h", extra: { MY_API_TOKEN: "x" } })).toThrow("MY_API_TOKEN cannot be set");
-    expect(sandboxEnv({ home: "/tmp/h", extra: { FEATURE_FLAG: "1" }, parent: { PATH: "/bin", SECRET_THING: "s" } })).toEqual({
+    expect(
+      sandboxEnv({ home: "/tmp/h", extra: { FEATURE_FLAG: "1" }, parent: { PATH: "/bin", SECRET_THING: "s" } }),
+    ).toEqual({
       PATH: "/bin",
       LANG: "C.UTF-8",
       HOME: "/tmp/h",
@@ -65,13 +69,20 @@ describe("sandbox network", () => {
   afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
   it.runIf(isolation !== "none")(`blocks the network when it is off (isolation: ${isolation})`, async () => {
-    const result = await runSandboxed(["python3", "connect.py", "127.0.0.1", String(port)], { cwd: HOSTILE, timeoutMs: 20_000 });
+    const result = await runSandboxed(["python3", "connect.py", "127.0.0.1", String(port)], {
+      cwd: HOSTILE,
+      timeoutMs: 20_000,
+    });
     expect(result.output).toContain("BLOCKED");
     expect(result.isolation).toBe(isolation);
   });
 
   it("allows the network when the configuration asks for it", async () => {
-    const result = await runSandboxed(["python3", "connect.py", "127.0.0.1", String(port)], { cwd: HOSTILE, timeoutMs: 20_000, network: true });
+    const result = await runSandboxed(["python3", "connect.py", "127.0.0.1", String(port)], {
+      cwd: HOSTILE,
+      timeoutMs: 20_000,
+      network: true,
+    });
     expect(result.output).toContain("CONNECTED");
   });
 });
@@ -107,7 +118,11 @@ describe("sandbox process control", () => {
   it("caps captured output: 1 GB of output does not grow our memory past the cap", async () => {
     const cap = 4 * 1024 * 1024;
     const before = process.memoryUsage().rss;
-    const result = await runSandboxed(["python3", "flood.py", "1024"], { cwd: HOSTILE, timeoutMs: 120_000, maxOutputBytes: cap });
+    const result = await runSandboxed(["python3", "flood.py", "1024"], {
+      cwd: HOSTILE,
+      timeoutMs: 120_000,
+      maxOutputBytes: cap,
+    });
     const grown = process.memoryUsage().rss - before;
     expect(result.exitCode).toBe(0);
     expect(result.outputBytes).toBe(1024 * 1024 * 1024);
@@ -122,13 +137,21 @@ describe("sandbox process control", () => {
 describe("sandbox limits", () => {
   it("stops a child that writes a file past the size limit", async () => {
     const dir = await mkdtemp(join(tmpdir(), "autogen-fsize-"));
-    const result = await runSandboxed(["python3", "-c", "open('big', 'wb').write(b'x' * 4_000_000)"], { cwd: dir, timeoutMs: 20_000, limits: { fileSizeBytes: 1_000_000 } });
+    const result = await runSandboxed(["python3", "-c", "open('big', 'wb').write(b'x' * 4_000_000)"], {
+      cwd: dir,
+      timeoutMs: 20_000,
+      limits: { fileSizeBytes: 1_000_000 },
+    });
     expect(result.exitCode).not.toBe(0);
     expect(result.output).toMatch(/File too large|SIGXFSZ|Errno 27/);
   });
 
   it("stops a child that burns CPU past its CPU-time limit", async () => {
-    const result = await runSandboxed(["python3", "-c", "while True: pass"], { cwd: HOSTILE, timeoutMs: 150_000, limits: { cpuSeconds: 1 } });
+    const result = await runSandboxed(["python3", "-c", "while True: pass"], {
+      cwd: HOSTILE,
+      timeoutMs: 150_000,
+      limits: { cpuSeconds: 1 },
+    });
     // RLIMIT_CPU kills it (how that surfaces depends on the wrapper: a signal, 137, or
     // unshare's own error) after 1 s of CPU; without it the loop would run to the 150 s
     // wall-clock timeout. No bound on wall time: on a busy machine 1 s of CPU takes longer.
@@ -143,7 +166,11 @@ describe("sandbox filesystem", () => {
     await mkdir(join(repo, ".git", "hooks"), { recursive: true });
     const hook = join(repo, ".git", "hooks", "pre-commit");
     await copyFile(join(HOSTILE, "write_hook.py"), join(repo, "write_hook.py"));
-    const result = await runSandboxed(["python3", "write_hook.py", hook], { cwd: repo, timeoutMs: 20_000, readOnlyPaths: [join(repo, ".git")] });
+    const result = await runSandboxed(["python3", "write_hook.py", hook], {
+      cwd: repo,
+      timeoutMs: 20_000,
+      readOnlyPaths: [join(repo, ".git")],
+    });
     expect(result.output).toContain("REFUSED");
     expect(existsSync(hook)).toBe(false);
   });

@@ -15,7 +15,10 @@ describe("run waiters", () => {
   it("a completion reported before the sleep starts is not missed", async () => {
     const waiters = new RunWaiters();
     waiters.notify(5);
-    const woke = await Promise.race([waiters.sleep(5, 60_000).then(() => "woken"), new Promise((r) => setTimeout(() => r("timer"), 500))]);
+    const woke = await Promise.race([
+      waiters.sleep(5, 60_000).then(() => "woken"),
+      new Promise((r) => setTimeout(() => r("timer"), 500)),
+    ]);
     expect(woke).toBe("woken");
   });
 

@@ -9,13 +9,24 @@ import type { TestCaseResult } from "../../src/verify/test-report.ts";
 
 const fixture = (name: string) => readFile(new URL(`../fixtures/reports/${name}`, import.meta.url), "utf8");
 const statuses = (tests: TestCaseResult[]) => tests.map((t) => `${t.name}:${t.status}`);
-const JS = ["adds two numbers:pass", "adds wrongly on purpose:fail", "handles naïve unicode ☃:pass", "divides:pass", "throws on zero:fail", "is skipped:skip"];
+const JS = [
+  "adds two numbers:pass",
+  "adds wrongly on purpose:fail",
+  "handles naïve unicode ☃:pass",
+  "divides:pass",
+  "throws on zero:fail",
+  "is skipped:skip",
+];
 
 describe("JUnit reports of JS and Go runners", () => {
   it("node --test: nested suites, absolute paths made relative", async () => {
     const tests = parseJunit(await fixture("node-test-junit.xml"), { root: "/tmp/jscap" });
     expect(statuses(tests)).toEqual(JS);
-    expect(tests[1]).toMatchObject({ id: "test/calc.test.js > calc.add > adds wrongly on purpose", file: "test/calc.test.js", message: "Expected values to be strictly equal:\n\n4 !== 5" });
+    expect(tests[1]).toMatchObject({
+      id: "test/calc.test.js > calc.add > adds wrongly on purpose",
+      file: "test/calc.test.js",
+      message: "Expected values to be strictly equal:\n\n4 !== 5",
+    });
   });
 
   it("vitest", async () => {
@@ -41,7 +52,14 @@ describe("JUnit reports of JS and Go runners", () => {
   it("gotestsum: subtests and skips", async () => {
     const tests = parseJunit(await fixture("gotestsum-junit.xml"));
     const byName = Object.fromEntries(tests.map((t) => [t.name, t.status]));
-    expect(byName).toMatchObject({ TestAdd: "pass", TestAddWrong: "fail", "TestTable/small": "pass", "TestTable/wrong": "fail", TestSkipped: "skip", TestDivideByZero: "pass" });
+    expect(byName).toMatchObject({
+      TestAdd: "pass",
+      TestAddWrong: "fail",
+      "TestTable/small": "pass",
+      "TestTable/wrong": "fail",
+      TestSkipped: "skip",
+      TestDivideByZero: "pass",
+    });
   });
 });
 
@@ -49,7 +67,11 @@ describe("console fallbacks", () => {
   it("node --test TAP: tests only (suites skipped), with messages and files", async () => {
     const tests = parseTap(await fixture("node-test-tap.txt"));
     expect(statuses(tests)).toEqual(JS);
-    expect(tests[1]).toMatchObject({ id: "calc > add > adds wrongly on purpose", file: "/tmp/jscap/test/calc.test.js", message: "AssertionError: Expected values to be strictly equal: 4 !== 5" });
+    expect(tests[1]).toMatchObject({
+      id: "calc > add > adds wrongly on purpose",
+      file: "/tmp/jscap/test/calc.test.js",
+      message: "AssertionError: Expected values to be strictly equal: 4 !== 5",
+    });
     expect(tests[4]?.message).toBe("RangeError: division by zero");
   });
 
@@ -73,12 +95,22 @@ describe("console fallbacks", () => {
 
   it("go test -v: subtests, skips, failure logs; a parent failing only through a subtest is not counted twice", async () => {
     const tests = parseGoTest(await fixture("go-test-v.txt"));
-    expect(tests.map((t) => `${t.id}:${t.status}`)).toEqual(["TestAdd:pass", "TestAddWrong:fail", "TestTable/small:pass", "TestTable/wrong:fail", "TestSkipped:skip", "TestDivideByZero:pass"]);
+    expect(tests.map((t) => `${t.id}:${t.status}`)).toEqual([
+      "TestAdd:pass",
+      "TestAddWrong:fail",
+      "TestTable/small:pass",
+      "TestTable/wrong:fail",
+      "TestSkipped:skip",
+      "TestDivideByZero:pass",
+    ]);
     expect(tests[1]?.message).toBe("calc_test.go:13: Add(2, 2) = 4, want 5");
   });
 
   it("truncated output keeps what was complete", async () => {
     const text = await fixture("go-test-v.txt");
-    expect(parseGoTest(text.slice(0, text.indexOf("=== RUN   TestTable"))).map((t) => t.id)).toEqual(["TestAdd", "TestAddWrong"]);
+    expect(parseGoTest(text.slice(0, text.indexOf("=== RUN   TestTable"))).map((t) => t.id)).toEqual([
+      "TestAdd",
+      "TestAddWrong",
+    ]);
   });
 });

@@ -114,9 +114,14 @@ test("a local HTTP server answers on 127.0.0.1 and ::1", async () => {
 
 function run(file: string, args: string[], cwd: string): Promise<{ code: number; output: string }> {
   return new Promise((resolve) => {
-    execFile(file, args, { cwd, timeout: 60_000, env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: cwd } }, (error, stdout, stderr) => {
-      resolve({ code: error ? (typeof error.code === "number" ? error.code : 1) : 0, output: stdout + stderr });
-    });
+    execFile(
+      file,
+      args,
+      { cwd, timeout: 60_000, env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: cwd } },
+      (error, stdout, stderr) => {
+        resolve({ code: error ? (typeof error.code === "number" ? error.code : 1) : 0, output: stdout + stderr });
+      },
+    );
   });
 }
 
@@ -153,11 +158,17 @@ describe("an honest test suite", () => {
 
   it.each(available)("passes inside the sandbox exactly as outside (%s)", async (level) => {
     await withIsolation(level, async () => {
-      const python = await runSandboxed(["python3", "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_honest.py"], { cwd: repo, timeoutMs: 60_000 });
+      const python = await runSandboxed(["python3", "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_honest.py"], {
+        cwd: repo,
+        timeoutMs: 60_000,
+      });
       expect(python.isolation).toBe(level);
       expect(python.output).toContain("6 passed");
       expect(python.exitCode).toBe(0);
-      const node = await runSandboxed([process.execPath, "--test", "honest.test.mjs"], { cwd: repo, timeoutMs: 60_000 });
+      const node = await runSandboxed([process.execPath, "--test", "honest.test.mjs"], {
+        cwd: repo,
+        timeoutMs: 60_000,
+      });
       expect(node.output).toMatch(/(#|ℹ) pass 1\b/);
       expect(node.exitCode).toBe(0);
     });
@@ -206,7 +217,9 @@ print("env has canary:", any("${CANARY.slice(0, 6)}" in v for v in os.environ.va
         expect(result.output).not.toContain("FOUND");
         expect(result.output).not.toContain(CANARY);
         // A fresh PID namespace: only the run's own processes are there.
-        const pids = JSON.parse((/pids visible: (\[.*\])/.exec(result.output)?.[1] ?? "[]").replaceAll("'", '"')) as string[];
+        const pids = JSON.parse(
+          (/pids visible: (\[.*\])/.exec(result.output)?.[1] ?? "[]").replaceAll("'", '"'),
+        ) as string[];
         expect(pids.length).toBeLessThanOrEqual(3);
       });
     } finally {
@@ -214,12 +227,14 @@ print("env has canary:", any("${CANARY.slice(0, 6)}" in v for v in os.environ.va
     }
   });
 
-  it.each(available)("writes nothing outside its workspace: /tmp, the bot's home, a sentinel tree (%s)", async (level) => {
-    const marker = `autogen-escape-${level}-${Date.now()}`;
-    const home = homedir();
-    await writeFile(
-      join(repo, "escape.py"),
-      `import os, sys
+  it.each(available)(
+    "writes nothing outside its workspace: /tmp, the bot's home, a sentinel tree (%s)",
+    async (level) => {
+      const marker = `autogen-escape-${level}-${Date.now()}`;
+      const home = homedir();
+      await writeFile(
+        join(repo, "escape.py"),
+        `import os, sys
 targets = [${JSON.stringify(join(sentinel, "victim.py"))}, ${JSON.stringify(join(sentinel, "nested", "new.txt"))},
            ${JSON.stringify(join(tmpdir(), marker))}, ${JSON.stringify(join(home, marker))}, "/var/tmp/${marker}", "/dev/shm/${marker}"]
 for t in targets:
@@ -235,18 +250,19 @@ except Exception as e:
     print("refused rename", type(e).__name__)
 open("inside.txt", "w").write("fine")
 `,
-    );
-    await withIsolation(level, async () => {
-      const result = await runSandboxed(["python3", "escape.py"], { cwd: repo, timeoutMs: 30_000 });
-      expect(result.output).toContain("refused rename");
-      expect(hashTree(sentinel)).toBe(before);
-      expect(existsSync(join(tmpdir(), marker))).toBe(false);
-      expect(existsSync(join(home, marker))).toBe(false);
-      expect(existsSync(`/var/tmp/${marker}`)).toBe(false);
-      expect(existsSync(`/dev/shm/${marker}`)).toBe(false);
-      expect(readFileSync(join(repo, "inside.txt"), "utf8")).toBe("fine");
-    });
-  });
+      );
+      await withIsolation(level, async () => {
+        const result = await runSandboxed(["python3", "escape.py"], { cwd: repo, timeoutMs: 30_000 });
+        expect(result.output).toContain("refused rename");
+        expect(hashTree(sentinel)).toBe(before);
+        expect(existsSync(join(tmpdir(), marker))).toBe(false);
+        expect(existsSync(join(home, marker))).toBe(false);
+        expect(existsSync(`/var/tmp/${marker}`)).toBe(false);
+        expect(existsSync(`/dev/shm/${marker}`)).toBe(false);
+        expect(readFileSync(join(repo, "inside.txt"), "utf8")).toBe("fine");
+      });
+    },
+  );
 
   it.each(available)("cannot reach any address beyond loopback (%s)", async (level) => {
     await writeFile(
@@ -283,7 +299,11 @@ except OSError as e:
 `,
     );
     await withIsolation(level, async () => {
-      const result = await runSandboxed(["python3", "forks.py"], { cwd: repo, timeoutMs: 30_000, limits: { processes: 20 } });
+      const result = await runSandboxed(["python3", "forks.py"], {
+        cwd: repo,
+        timeoutMs: 30_000,
+        limits: { processes: 20 },
+      });
       expect(result.output).toMatch(/fork refused after \d+ 11/);
       const forked = Number(/fork refused after (\d+)/.exec(result.output)?.[1]);
       expect(forked).toBeLessThan(20);
@@ -304,7 +324,11 @@ print("wrote everything")
 `,
     );
     await withIsolation(level, async () => {
-      const result = await runSandboxed(["python3", "flood_disk.py"], { cwd: repo, timeoutMs: 60_000, limits: { diskBytes: 40 * 1024 * 1024, fileSizeBytes: 8 * 1024 * 1024 } });
+      const result = await runSandboxed(["python3", "flood_disk.py"], {
+        cwd: repo,
+        timeoutMs: 60_000,
+        limits: { diskBytes: 40 * 1024 * 1024, fileSizeBytes: 8 * 1024 * 1024 },
+      });
       expect(result.output).not.toContain("wrote everything");
       expect(result.limit?.name).toBe("disk");
       expect(result.limit?.message).toMatch(/over the limit of 40 MB/);
@@ -327,14 +351,21 @@ except OSError as e:
 `,
     );
     await withIsolation(level, async () => {
-      const result = await runSandboxed(["python3", "flood_tmp.py"], { cwd: repo, timeoutMs: 30_000, limits: { tmpBytes: 16 * 1024 * 1024 } });
+      const result = await runSandboxed(["python3", "flood_tmp.py"], {
+        cwd: repo,
+        timeoutMs: 30_000,
+        limits: { tmpBytes: 16 * 1024 * 1024 },
+      });
       expect(result.output).toMatch(/tmp full after 1[56] MB True/);
     });
   });
 
   it.each(available)("says 'timed out after N s' when the wall-time limit stops it (%s)", async (level) => {
     await withIsolation(level, async () => {
-      const result = await runSandboxed(["python3", "-c", "import time; time.sleep(60)"], { cwd: repo, timeoutMs: 1_500 });
+      const result = await runSandboxed(["python3", "-c", "import time; time.sleep(60)"], {
+        cwd: repo,
+        timeoutMs: 1_500,
+      });
       expect(result.timedOut).toBe(true);
       expect(result.limit?.name).toBe("wall-time");
       expect(result.limit?.message).toMatch(/^timed out after 1\.5 s/);

@@ -21,7 +21,9 @@ describe("sandboxLayout", () => {
     await writeFile(join(install, "secrets", "key"), "do not read");
     const path = process.env.PATH;
     process.env.PATH = `${bin}:${path ?? "/usr/bin:/bin"}`;
-    const result = await runSandboxed(["hello"], { cwd: workspace, timeoutMs: 10_000 }).finally(() => (process.env.PATH = path));
+    const result = await runSandboxed(["hello"], { cwd: workspace, timeoutMs: 10_000 }).finally(
+      () => (process.env.PATH = path),
+    );
     expect(result.output).toContain("hello from the install");
     const peek = await runSandboxed(["cat", join(install, "secrets", "key")], { cwd: workspace, timeoutMs: 10_000 });
     expect(peek.output).not.toContain("do not read");
@@ -33,7 +35,11 @@ describe("sandboxLayout", () => {
     await mkdir(join(home, ".rustup", "toolchains"), { recursive: true });
     await mkdir(join(home, ".ssh"));
     const workspace = await mkdtemp(join(tmpdir(), "autogen-ws-"));
-    const layout = sandboxLayout({ workspace, path: `${join(home, ".cargo", "bin")}:/usr/bin:/bin`, env: { HOME: home } });
+    const layout = sandboxLayout({
+      workspace,
+      path: `${join(home, ".cargo", "bin")}:/usr/bin:/bin`,
+      env: { HOME: home },
+    });
     expect(layout.ops).toContainEqual({ kind: "ro", path: join(home, ".cargo") });
     expect(layout.ops).toContainEqual({ kind: "ro", path: join(home, ".rustup") });
     expect(layout.ops).not.toContainEqual({ kind: "ro", path: join(home, ".ssh") });

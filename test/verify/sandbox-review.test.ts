@@ -16,21 +16,34 @@ describe("the sandbox against a review's escapes", () => {
     const repo = await mkdtemp(join(tmpdir(), "autogen-binlink-"));
     await mkdir(join(repo, "node_modules"));
     await symlink(secretDir, join(repo, "node_modules", ".bin"));
-    const result = await runSandboxed(["cat", "node_modules/.bin/key"], { cwd: repo, timeoutMs: 10_000, pathPrefix: [join(repo, "node_modules", ".bin")] });
+    const result = await runSandboxed(["cat", "node_modules/.bin/key"], {
+      cwd: repo,
+      timeoutMs: 10_000,
+      pathPrefix: [join(repo, "node_modules", ".bin")],
+    });
     expect(result.output).not.toContain("REVIEW-SECRET-CONTENT");
   });
 
   it("does not show a hidden directory through a worktree .git replaced by a link (a read-only path is never followed)", async () => {
     const repo = await mkdtemp(join(tmpdir(), "autogen-gitlink-"));
     await symlink(secretDir, join(repo, ".git"));
-    const result = await runSandboxed(["cat", ".git/key"], { cwd: repo, timeoutMs: 10_000, readOnlyPaths: [join(repo, ".git")] });
+    const result = await runSandboxed(["cat", ".git/key"], {
+      cwd: repo,
+      timeoutMs: 10_000,
+      readOnlyPaths: [join(repo, ".git")],
+    });
     expect(result.output).not.toContain("REVIEW-SECRET-CONTENT");
   });
 
   it("stops a run that backdates what it writes (the watch reads ctime, which a run cannot set)", async () => {
     const repo = await mkdtemp(join(tmpdir(), "autogen-backdate-"));
-    const script = 'for i in 1 2 3 4; do head -c 30000000 /dev/zero > "f$i"; touch -d 2000-01-01 "f$i"; sleep 0.3; done; sleep 3; echo "all written"';
-    const result = await runSandboxed(["/bin/sh", "-c", script], { cwd: repo, timeoutMs: 30_000, limits: { diskBytes: 40 * 1024 * 1024 } });
+    const script =
+      'for i in 1 2 3 4; do head -c 30000000 /dev/zero > "f$i"; touch -d 2000-01-01 "f$i"; sleep 0.3; done; sleep 3; echo "all written"';
+    const result = await runSandboxed(["/bin/sh", "-c", script], {
+      cwd: repo,
+      timeoutMs: 30_000,
+      limits: { diskBytes: 40 * 1024 * 1024 },
+    });
     expect(result.limit?.name).toBe("disk");
     expect(result.output).not.toContain("all written");
   });

@@ -54,13 +54,20 @@ describe("the unittest runner on a real unittest project", () => {
 
   it("runs a single selected test, in the command's own discovery", async () => {
     const runner = detectRunner(dir, "python3 -m unittest discover -s tests -t .");
-    const report = await localVerifier(runner, { timeoutMs: 60_000 }).run(dir, { kind: "tests", ids: ["tests.test_ops.MeanTest.test_mean"] }, undefined, LIMIT);
+    const report = await localVerifier(runner, { timeoutMs: 60_000 }).run(
+      dir,
+      { kind: "tests", ids: ["tests.test_ops.MeanTest.test_mean"] },
+      undefined,
+      LIMIT,
+    );
     expect(report.tests.map((t) => `${t.id}:${t.status}`)).toEqual(["tests.test_ops.MeanTest.test_mean:fail"]);
     expect(report.run.exitCode).toBe(1);
   }, 120_000);
 
   it("refuses a selected id that could be read as an option", () => {
     const runner = detectRunner(dir, "python3 -m unittest");
-    expect(() => runner.command({ kind: "tests", ids: ["--autogen-report=/etc/x"] }, "/tmp/r.xml")).toThrow(/refusing test id/);
+    expect(() => runner.command({ kind: "tests", ids: ["--autogen-report=/etc/x"] }, "/tmp/r.xml")).toThrow(
+      /refusing test id/,
+    );
   });
 });

@@ -12,7 +12,12 @@ import type { WarmSlot } from "../../src/verify/warm/warm-pytest-slot.ts";
 
 const ENV = { PYTEST_DISABLE_PLUGIN_AUTOLOAD: "1" };
 const LIMIT = { timeoutMs: 20_000, reason: "the test's candidate limit" };
-const IDS = ["tests/test_calc.py::test_add", "tests/test_calc.py::test_add_module", "tests/test_calc.py::test_scale", "tests/test_calc.py::test_cases"];
+const IDS = [
+  "tests/test_calc.py::test_add",
+  "tests/test_calc.py::test_add_module",
+  "tests/test_calc.py::test_scale",
+  "tests/test_calc.py::test_cases",
+];
 
 // `from … import`, module attribute access, a package re-export and a parametrised test.
 const FILES: Record<string, string> = {
@@ -44,7 +49,8 @@ const FILES: Record<string, string> = {
   ].join("\n"),
 };
 
-const core = (addBody: string, factor = "2") => `FACTOR = ${factor}\n\ndef add(a, b):\n    ${addBody}\n\ndef scale(x):\n    return x * FACTOR\n`;
+const core = (addBody: string, factor = "2") =>
+  `FACTOR = ${factor}\n\ndef add(a, b):\n    ${addBody}\n\ndef scale(x):\n    return x * FACTOR\n`;
 
 const dirs: string[] = [];
 const slots: WarmSlot[] = [];
@@ -78,7 +84,13 @@ describe("warm pytest runner", () => {
     const dir = await workspace();
     const { cold, slot } = setup(dir);
     await slot.prepare({ kind: "tests", ids: IDS });
-    const series = [core("return a * b"), core("return a + b"), core("return a + b", "3"), core("return a - b"), core("return a + b")];
+    const series = [
+      core("return a * b"),
+      core("return a + b"),
+      core("return a + b", "3"),
+      core("return a - b"),
+      core("return a + b"),
+    ];
     const seen: string[][] = [];
     for (const text of series) {
       await writeFile(join(dir, "calc/core.py"), text);
@@ -110,7 +122,10 @@ describe("warm pytest runner", () => {
     expect(slot.stats.coldReasons[0]).toContain("tests/conftest.py");
 
     await writeFile(join(dir, "tests/conftest.py"), FILES["tests/conftest.py"] ?? "");
-    await writeFile(join(dir, "tests/test_calc.py"), `${FILES["tests/test_calc.py"] ?? ""}\ndef test_new():\n    assert False\n`);
+    await writeFile(
+      join(dir, "tests/test_calc.py"),
+      `${FILES["tests/test_calc.py"] ?? ""}\ndef test_new():\n    assert False\n`,
+    );
     const edited = await slot.run({ kind: "tests", ids: IDS }, LIMIT);
     expect(slot.stats.cold).toBe(2);
     expect(slot.stats.coldReasons[1]).toContain("tests/test_calc.py");

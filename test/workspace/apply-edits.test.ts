@@ -22,7 +22,9 @@ async function workspace(files: Record<string, string> = { "shapes.py": SOURCE }
 describe("applyEdits", () => {
   it("applies an exact search/replace and returns a diff git can apply", async () => {
     const dir = await workspace();
-    const result = await applyEdits(dir, [{ kind: "replace", path: "shapes.py", search: "return 2 * w + h", replace: "return 2 * (w + h)" }]);
+    const result = await applyEdits(dir, [
+      { kind: "replace", path: "shapes.py", search: "return 2 * w + h", replace: "return 2 * (w + h)" },
+    ]);
     expect(await readFile(join(dir, "shapes.py"), "utf8")).toContain("return 2 * (w + h)");
     expect(result.files).toEqual(["shapes.py"]);
     expect(result.stat).toEqual({ files: 1, added: 1, removed: 1 });
@@ -44,23 +46,41 @@ describe("applyEdits", () => {
 
   it("falls back to a whitespace-tolerant match and keeps the file's indentation", async () => {
     const dir = await workspace();
-    await applyEdits(dir, [{ kind: "replace", path: "shapes.py", search: "def perimeter(w, h):\n  return 2 * w + h", replace: "def perimeter(w, h):\n  return 2 * (w + h)" }]);
-    expect(await readFile(join(dir, "shapes.py"), "utf8")).toBe(SOURCE.replace("    return 2 * w + h", "    return 2 * (w + h)"));
+    await applyEdits(dir, [
+      {
+        kind: "replace",
+        path: "shapes.py",
+        search: "def perimeter(w, h):\n  return 2 * w + h",
+        replace: "def perimeter(w, h):\n  return 2 * (w + h)",
+      },
+    ]);
+    expect(await readFile(join(dir, "shapes.py"), "utf8")).toBe(
+      SOURCE.replace("    return 2 * w + h", "    return 2 * (w + h)"),
+    );
   });
 
   it("refuses an ambiguous search, naming the lines", async () => {
     const dir = await workspace({ "a.py": "x = 1\ny = 2\nx = 1\n" });
-    await expect(applyEdits(dir, [{ kind: "replace", path: "a.py", search: "x = 1", replace: "x = 3" }])).rejects.toThrow("the search text matches 2 places (lines 1, 3); include more surrounding lines");
+    await expect(
+      applyEdits(dir, [{ kind: "replace", path: "a.py", search: "x = 1", replace: "x = 3" }]),
+    ).rejects.toThrow("the search text matches 2 places (lines 1, 3); include more surrounding lines");
   });
 
   it("shows the closest region when the search text is not found, and changes nothing", async () => {
     const dir = await workspace();
     const attempt = applyEdits(dir, [
       { kind: "create", path: "new.py", content: "print('hi')\n" },
-      { kind: "replace", path: "shapes.py", search: "def perimeter(width, height):\n    return 2 * width + height", replace: "..." },
+      {
+        kind: "replace",
+        path: "shapes.py",
+        search: "def perimeter(width, height):\n    return 2 * width + height",
+        replace: "...",
+      },
     ]);
     await expect(attempt).rejects.toThrow(EditError);
-    await expect(attempt).rejects.toThrow(/edit 2 \(replace shapes\.py\): the search text was not found\. The closest region of the file is:\n {4}4 \| \n {4}5 \| def perimeter\(w, h\):\n {4}6 \| {5}return 2 \* w \+ h/);
+    await expect(attempt).rejects.toThrow(
+      /edit 2 \(replace shapes\.py\): the search text was not found\. The closest region of the file is:\n {4}4 \| \n {4}5 \| def perimeter\(w, h\):\n {4}6 \| {5}return 2 \* w \+ h/,
+    );
     expect(existsSync(join(dir, "new.py"))).toBe(false);
     expect(await readFile(join(dir, "shapes.py"), "utf8")).toBe(SOURCE);
   });
@@ -100,7 +120,8 @@ describe("applyEdits", () => {
     await writeFile(join(outside, "victim.py"), SOURCE);
     await symlink(join(outside, "victim.py"), join(dir, "soft.py"));
     await link(join(outside, "victim.py"), join(dir, "hard.py"));
-    const edit = (path: string) => applyEdits(dir, [{ kind: "replace", path, search: "return w * h", replace: "return 0" }]);
+    const edit = (path: string) =>
+      applyEdits(dir, [{ kind: "replace", path, search: "return w * h", replace: "return 0" }]);
     await expect(edit("soft.py")).rejects.toThrow(UnsafePathError);
     await expect(edit("hard.py")).rejects.toThrow("it has other hard links");
     await expect(applyEdits(dir, [{ kind: "delete", path: "soft.py" }])).rejects.toThrow(UnsafePathError);

@@ -22,7 +22,17 @@ import { gitRepo } from "../support/git-repo.ts";
 
 const network = networkGuard();
 
-const HOOKS = ["pre-commit", "post-commit", "commit-msg", "reference-transaction", "post-checkout", "pre-push", "post-index-change", "pre-auto-gc", "post-rewrite"];
+const HOOKS = [
+  "pre-commit",
+  "post-commit",
+  "commit-msg",
+  "reference-transaction",
+  "post-checkout",
+  "pre-push",
+  "post-index-change",
+  "pre-auto-gc",
+  "post-rewrite",
+];
 
 /** Plants every hook and an fsmonitor in `dir` (a git dir); each writes its name into `markers` when run. */
 async function plant(dir: string, markers: string): Promise<void> {
@@ -37,7 +47,10 @@ async function plant(dir: string, markers: string): Promise<void> {
   await chmod(join(markers, "..", "fsmonitor.sh"), 0o755);
   const config = join(dir, "config");
   const text = existsSync(config) ? await readFile(config, "utf8") : "";
-  await writeFile(config, `${text}\n[core]\n\tfsmonitor = ${join(markers, "..", "fsmonitor.sh")}\n\tsshCommand = ${join(markers, "..", "fsmonitor.sh")}\n[credential]\n\thelper = !${join(markers, "..", "fsmonitor.sh")}\n`);
+  await writeFile(
+    config,
+    `${text}\n[core]\n\tfsmonitor = ${join(markers, "..", "fsmonitor.sh")}\n\tsshCommand = ${join(markers, "..", "fsmonitor.sh")}\n[credential]\n\thelper = !${join(markers, "..", "fsmonitor.sh")}\n`,
+  );
 }
 
 async function fired(markers: string): Promise<string[]> {
@@ -58,13 +71,21 @@ describe("git as the bot runs it", () => {
     await removeWorktree(repo, worktree);
     expect(await fired(markers)).toEqual([]);
     // The branch holds the fix; the user's branch and files are untouched.
-    expect(execFileSync("git", ["-C", repo, "show", `autogen/fix-add:calc.py`], { encoding: "utf8" })).toContain("return a + b");
+    expect(execFileSync("git", ["-C", repo, "show", `autogen/fix-add:calc.py`], { encoding: "utf8" })).toContain(
+      "return a + b",
+    );
     expect(execFileSync("git", ["-C", repo, "rev-parse", "autogen/fix-add"], { encoding: "utf8" }).trim()).toBe(sha);
     expect(await readFile(join(repo, "calc.py"), "utf8")).toContain("return a - b");
 
     // The control: plain git in the same repository does run them, so the assertion above means something.
-    execFileSync("git", ["-C", repo, "-c", "user.name=x", "-c", "user.email=y@z", "commit", "--allow-empty", "-qm", "control"], { env: { PATH: process.env.PATH, HOME: scratch } });
-    expect(await fired(markers)).toEqual(expect.arrayContaining(["fsmonitor", "pre-commit", "post-commit", "reference-transaction"]));
+    execFileSync(
+      "git",
+      ["-C", repo, "-c", "user.name=x", "-c", "user.email=y@z", "commit", "--allow-empty", "-qm", "control"],
+      { env: { PATH: process.env.PATH, HOME: scratch } },
+    );
+    expect(await fired(markers)).toEqual(
+      expect.arrayContaining(["fsmonitor", "pre-commit", "post-commit", "reference-transaction"]),
+    );
   });
 
   it("commits from the recorded git dir even when a test replaced the worktree's .git file with a hostile git dir", async () => {
@@ -80,7 +101,9 @@ describe("git as the bot runs it", () => {
     await writeFile(join(worktree, "calc.py"), "def add(a, b):\n    return a + b\n");
     await commitOnNewBranch(worktree, "autogen/fix", ["calc.py"], "Fix add");
     expect(await fired(markers)).toEqual([]);
-    expect(execFileSync("git", ["-C", repo, "show", "autogen/fix:calc.py"], { encoding: "utf8" })).toContain("return a + b");
+    expect(execFileSync("git", ["-C", repo, "show", "autogen/fix:calc.py"], { encoding: "utf8" })).toContain(
+      "return a + b",
+    );
   });
 
   it("commits a changed file that a test turned into a symbolic link as a link (its target's text), never the file it points at", async () => {
@@ -92,8 +115,12 @@ describe("git as the bot runs it", () => {
     await rm(join(worktree, "calc.py"));
     await symlink(join(scratch, "host-secret"), join(worktree, "calc.py"));
     await commitOnNewBranch(worktree, "autogen/x", ["calc.py"], "m");
-    expect(execFileSync("git", ["-C", repo, "ls-tree", "autogen/x", "--", "calc.py"], { encoding: "utf8" })).toMatch(/^120000 blob /);
-    expect(execFileSync("git", ["-C", repo, "show", "autogen/x:calc.py"], { encoding: "utf8" })).toBe(join(scratch, "host-secret"));
+    expect(execFileSync("git", ["-C", repo, "ls-tree", "autogen/x", "--", "calc.py"], { encoding: "utf8" })).toMatch(
+      /^120000 blob /,
+    );
+    expect(execFileSync("git", ["-C", repo, "show", "autogen/x:calc.py"], { encoding: "utf8" })).toBe(
+      join(scratch, "host-secret"),
+    );
     // A link in a directory that is itself a link is still refused (the path would leave the worktree).
     await symlink(scratch, join(worktree, "dir"));
     await expect(commitOnNewBranch(worktree, "autogen/y", ["dir/host-secret"], "m")).rejects.toThrow(/symbolic link/);
@@ -116,14 +143,29 @@ describe("git as the bot runs it", () => {
     await writeFile(join(worktree.path, "calc.py"), "def add(a, b):\n    return a + b\n");
     const token = "ghs_canaryInstallationToken0123456789";
     network.start();
-    const github = fakeGitHub({ issue: { title: "t", body: "b" }, comments: [], pulls: [], permissions: {}, files: {}, defaultBranch: "main", cloneUrl: url });
-    const target = { api: octokitGitData(new Octokit({ auth: token, request: { retries: 0 } }) as never), owner: "o", repo: "r", identity: botIdentity({ slug: "autogen-test", id: 98765 }) };
+    const github = fakeGitHub({
+      issue: { title: "t", body: "b" },
+      comments: [],
+      pulls: [],
+      permissions: {},
+      files: {},
+      defaultBranch: "main",
+      cloneUrl: url,
+    });
+    const target = {
+      api: octokitGitData(new Octokit({ auth: token, request: { retries: 0 } }) as never),
+      owner: "o",
+      repo: "r",
+      identity: botIdentity({ slug: "autogen-test", id: 98765 }),
+    };
     try {
       const sha = await commitAndPush(worktree, mirror, target, "autogen/issue-1", "Fix #1", ["calc.py"]);
       await worktree.remove();
       expect(await fired(markers)).toEqual([]);
       expect(execFileSync("git", ["-C", url, "rev-parse", "autogen/issue-1"], { encoding: "utf8" }).trim()).toBe(sha);
-      expect(execFileSync("git", ["-C", url, "show", "autogen/issue-1:calc.py"], { encoding: "utf8" })).toContain("return a + b");
+      expect(execFileSync("git", ["-C", url, "show", "autogen/issue-1:calc.py"], { encoding: "utf8" })).toContain(
+        "return a + b",
+      );
       expect(github.errors).toEqual([]);
     } finally {
       network.stop();
@@ -137,11 +179,16 @@ describe("git as the bot runs it", () => {
   it("ignores the system and global configuration (an include or alias there cannot reach the bot's git)", async () => {
     const repo = await gitRepo({ "a.txt": "a\n" });
     const home = await mkdtemp(join(tmpdir(), "autogen-home-"));
-    await writeFile(join(home, ".gitconfig"), "[core]\n\thooksPath = /nonexistent-evil\n[user]\n\tname = Global Name\n");
+    await writeFile(
+      join(home, ".gitconfig"),
+      "[core]\n\thooksPath = /nonexistent-evil\n[user]\n\tname = Global Name\n",
+    );
     const previous = process.env.HOME;
     process.env.HOME = home;
     try {
-      const name = await git(repo).raw(["config", "--get", "user.name"]).catch(() => "");
+      const name = await git(repo)
+        .raw(["config", "--get", "user.name"])
+        .catch(() => "");
       expect(name.trim()).toBe("");
       expect((await git(repo).raw(["config", "--get", "core.hooksPath"])).trim()).toBe("/dev/null");
     } finally {

@@ -106,20 +106,32 @@ describe("path patterns (.gitignore semantics)", () => {
   });
 
   it("accepts gitignore forms in the config and refuses patterns it cannot use", () => {
-    const ok = repoConfigSchema.safeParse({ paths: { protected: ["docs/", "/build", "!docs/README.md", "*.{lock,json}"] } });
+    const ok = repoConfigSchema.safeParse({
+      paths: { protected: ["docs/", "/build", "!docs/README.md", "*.{lock,json}"] },
+    });
     expect(ok.success).toBe(true);
     const outside = repoConfigSchema.safeParse({ paths: { protected: ["../secrets"] } });
     expect(outside.error?.issues[0]?.message).toBe("must be a path pattern inside the repository (no '..')");
     expect(patternProblem("a\\")).toBe('"a\\" ends with a lone backslash');
-    expect(patternProblem("{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}")).toMatch(/expands to more than 256 alternatives/);
-    expect(repoConfigSchema.safeParse({ paths: { allowed: ["{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}"] } }).success).toBe(false);
+    expect(patternProblem("{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}")).toMatch(
+      /expands to more than 256 alternatives/,
+    );
+    expect(
+      repoConfigSchema.safeParse({ paths: { allowed: ["{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}"] } }).success,
+    ).toBe(false);
   });
 });
 
 describe("paths.protected: [docs/] end to end", () => {
   it("refuses a fix that changes docs/guide.md, through the config and the diff policy on a real git diff", async () => {
-    const repo = await gitRepo({ "src/calc.py": "def add(a, b):\n    return a - b\n", "docs/guide.md": "# Guide\n\nadd(2, 3) is 5\n" });
-    const fix: Record<string, string> = { "src/calc.py": "def add(a, b):\n    return a + b\n", "docs/guide.md": "# Guide\n\nadd(2, 3) returns 5\n" };
+    const repo = await gitRepo({
+      "src/calc.py": "def add(a, b):\n    return a - b\n",
+      "docs/guide.md": "# Guide\n\nadd(2, 3) is 5\n",
+    });
+    const fix: Record<string, string> = {
+      "src/calc.py": "def add(a, b):\n    return a + b\n",
+      "docs/guide.md": "# Guide\n\nadd(2, 3) returns 5\n",
+    };
     for (const [path, text] of Object.entries(fix)) {
       await mkdir(dirname(join(repo, path)), { recursive: true });
       await writeFile(join(repo, path), text);
@@ -137,11 +149,30 @@ describe("paths.protected: [docs/] end to end", () => {
       diff,
       changedFiles: ["src/calc.py", "docs/guide.md"],
       attempts: [],
-      cost: { llmCalls: 0, cachedCalls: 0, promptTokens: 0, completionTokens: 0, dollars: 0, llmSeconds: 0, testRuns: 0, testSeconds: 0, wallSeconds: 0, candidatesGenerated: 0, candidatesTried: 0 },
+      cost: {
+        llmCalls: 0,
+        cachedCalls: 0,
+        promptTokens: 0,
+        completionTokens: 0,
+        dollars: 0,
+        llmSeconds: 0,
+        testRuns: 0,
+        testSeconds: 0,
+        wallSeconds: 0,
+        candidatesGenerated: 0,
+        candidatesTried: 0,
+      },
     };
     checkDiffPolicy(outcome, config);
     expect(outcome).toMatchObject({ status: "not-fixed", stopReason: "policy" });
-    expect(outcome.policy?.violations).toEqual([{ rule: "protected-path", detail: "docs/guide.md is protected (paths.protected); the maintainer must allow it in .github/autogen.yml" }]);
-    expect(outcome.message).toBe("the change passes the tests but breaks the diff policy: docs/guide.md is protected (paths.protected); the maintainer must allow it in .github/autogen.yml");
+    expect(outcome.policy?.violations).toEqual([
+      {
+        rule: "protected-path",
+        detail: "docs/guide.md is protected (paths.protected); the maintainer must allow it in .github/autogen.yml",
+      },
+    ]);
+    expect(outcome.message).toBe(
+      "the change passes the tests but breaks the diff policy: docs/guide.md is protected (paths.protected); the maintainer must allow it in .github/autogen.yml",
+    );
   });
 });

@@ -43,7 +43,10 @@ async function allReaders(root: string, path: string): Promise<Array<{ reader: s
   const record = async (reader: string, read: () => unknown) => {
     try {
       const value = await read();
-      out.push({ reader, result: `READ ${String(value instanceof Buffer ? value.toString("latin1") : value).slice(0, 200)}` });
+      out.push({
+        reader,
+        result: `READ ${String(value instanceof Buffer ? value.toString("latin1") : value).slice(0, 200)}`,
+      });
     } catch (error) {
       out.push({ reader, result: `${(error as Error).name}: ${(error as Error).message}` });
     }
@@ -153,7 +156,11 @@ describe("readWorktreeText & co.: what is not a regular file of the worktree", (
     const module = fileURLToPath(new URL("../../src/workspace/read-worktree-file.ts", import.meta.url));
     const script = `import { tryReadWorktreeTextSync } from ${JSON.stringify(module)}; console.log(JSON.stringify(tryReadWorktreeTextSync(${JSON.stringify(root)}, "pipe.py") ?? "REFUSED"));`;
     // A blocked open would never end: the child is killed after the limit and the test fails on its status.
-    const child = spawnSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8", timeout: 60_000, killSignal: "SIGKILL" });
+    const child = spawnSync(process.execPath, ["--input-type=module", "-e", script], {
+      encoding: "utf8",
+      timeout: 60_000,
+      killSignal: "SIGKILL",
+    });
     expect(child.signal, child.stderr).toBeNull();
     expect(child.stdout.trim()).toBe('"REFUSED"');
   });
@@ -190,7 +197,9 @@ describe("readWorktreeText & co.: bounded size", () => {
   it("a file over maxBytes is refused by default, naming the bound and the size", async () => {
     const { root } = layout();
     writeFileSync(join(root, "big.py"), "x".repeat(5000));
-    await expect(readWorktreeText(root, "big.py", { maxBytes: 4096 })).rejects.toThrow(/larger than 4096 bytes \(5000\)/);
+    await expect(readWorktreeText(root, "big.py", { maxBytes: 4096 })).rejects.toThrow(
+      /larger than 4096 bytes \(5000\)/,
+    );
     expect(() => readWorktreeTextSync(root, "big.py", { maxBytes: 4096 })).toThrow(UnsafePathError);
     expect(await tryReadWorktreeText(root, "big.py", { maxBytes: 4096 })).toBeUndefined();
   });
@@ -199,7 +208,9 @@ describe("readWorktreeText & co.: bounded size", () => {
     const { root } = layout();
     writeFileSync(join(root, "big.py"), `${"a".repeat(4096)}${"b".repeat(904)}`);
     expect(await readWorktreeText(root, "big.py", { maxBytes: 4096, overLimit: "truncate" })).toBe("a".repeat(4096));
-    expect(readWorktreeBytesSync(root, "big.py", { maxBytes: 10, overLimit: "truncate" }).toString()).toBe("a".repeat(10));
+    expect(readWorktreeBytesSync(root, "big.py", { maxBytes: 10, overLimit: "truncate" }).toString()).toBe(
+      "a".repeat(10),
+    );
     writeFileSync(join(root, "exact.py"), "c".repeat(4096));
     expect((await readWorktreeText(root, "exact.py", { maxBytes: 4096 })).length).toBe(4096);
   });
@@ -207,7 +218,9 @@ describe("readWorktreeText & co.: bounded size", () => {
   it("the default bound applies without options (a file one byte over WORKTREE_READ_LIMIT is refused)", async () => {
     const { root } = layout();
     writeFileSync(join(root, "huge.bin"), Buffer.alloc(WORKTREE_READ_LIMIT + 1, 0x61));
-    await expect(readWorktreeBytes(root, "huge.bin")).rejects.toThrow(new RegExp(`larger than ${WORKTREE_READ_LIMIT} bytes`));
+    await expect(readWorktreeBytes(root, "huge.bin")).rejects.toThrow(
+      new RegExp(`larger than ${WORKTREE_READ_LIMIT} bytes`),
+    );
     expect(() => readWorktreeBytesSync(root, "huge.bin")).toThrow(/larger than/);
   });
 });

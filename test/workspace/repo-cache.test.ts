@@ -2,7 +2,13 @@
 // loopback HTTP servers standing in for a remote that wants credentials or never answers.
 import { existsSync } from "node:fs";
 import { mkdtemp, readFile, readdir, writeFile } from "node:fs/promises";
-import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import {
+  createServer,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -29,7 +35,8 @@ async function serve(handler: (req: IncomingMessage, res: ServerResponse) => voi
 
 async function allFiles(dir: string): Promise<string[]> {
   const out: string[] = [];
-  for (const entry of await readdir(dir, { withFileTypes: true, recursive: true })) if (entry.isFile()) out.push(join(entry.parentPath, entry.name));
+  for (const entry of await readdir(dir, { withFileTypes: true, recursive: true }))
+    if (entry.isFile()) out.push(join(entry.parentPath, entry.name));
   return out;
 }
 
@@ -75,7 +82,9 @@ describe("RepoCache", () => {
     const root = await mkdtemp(join(tmpdir(), "autogen-cache-"));
     const cache = new RepoCache({ root, timeoutMs: 20_000 });
     const token = "ghs_installationTokenForThisPushOnly123";
-    const error = await cache.mirror(`${url}/owner/repo.git`, { username: "x-access-token", password: token }).catch((e: unknown) => e);
+    const error = await cache
+      .mirror(`${url}/owner/repo.git`, { username: "x-access-token", password: token })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(GitWorkspaceError);
     expect((error as Error).message).toMatch(/^clone http:\/\/127\.0\.0\.1:\d+\/owner\/repo\.git failed:/);
     expect((error as Error).message).not.toContain(token);
@@ -89,7 +98,9 @@ describe("RepoCache", () => {
     });
     const cache = new RepoCache({ root: await mkdtemp(join(tmpdir(), "autogen-cache-")), timeoutMs: 1_500 });
     const started = Date.now();
-    await expect(cache.mirror(`${url}/owner/repo.git`)).rejects.toThrow(/^clone http:\/\/127\.0\.0\.1:\d+\/owner\/repo\.git timed out after 2 s \(the remote did not answer\)$/);
+    await expect(cache.mirror(`${url}/owner/repo.git`)).rejects.toThrow(
+      /^clone http:\/\/127\.0\.0\.1:\d+\/owner\/repo\.git timed out after 2 s \(the remote did not answer\)$/,
+    );
     // A hang guard: the remote never answers, so without the timeout this never ends.
     expect(Date.now() - started).toBeLessThan(60_000);
   });
@@ -108,7 +119,11 @@ describe("RepoCache", () => {
   it("can be cancelled through its abort signal", async () => {
     const url = await serve(() => {});
     const controller = new AbortController();
-    const cache = new RepoCache({ root: await mkdtemp(join(tmpdir(), "autogen-cache-")), timeoutMs: 60_000, signal: controller.signal });
+    const cache = new RepoCache({
+      root: await mkdtemp(join(tmpdir(), "autogen-cache-")),
+      timeoutMs: 60_000,
+      signal: controller.signal,
+    });
     setTimeout(() => controller.abort(), 300);
     await expect(cache.mirror(`${url}/o/r.git`)).rejects.toThrow("was cancelled");
   });

@@ -5,7 +5,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { readWorktreeText as readRepoFile } from "../../src/workspace/read-worktree-file.ts";
-import { editableRepoFile, isForgedPath, repoRelativePath, safeRepoPath, UnsafePathError, writeRepoFile } from "../../src/workspace/safe-path.ts";
+import {
+  editableRepoFile,
+  isForgedPath,
+  repoRelativePath,
+  safeRepoPath,
+  UnsafePathError,
+  writeRepoFile,
+} from "../../src/workspace/safe-path.ts";
 
 /** base/repo with lib.py and pkg/mod.py; base/outside/victim.py; repo/linkdir → outside; repo/linked.py → victim. */
 async function layout(): Promise<{ base: string; root: string; victim: string }> {
@@ -35,7 +42,8 @@ describe("safeRepoPath", () => {
     expect(() => safeRepoPath(root, "linked.py")).toThrow("it goes through a symbolic link");
     expect(() => safeRepoPath(root, ".git/config")).toThrow("the .git directory is off limits");
     expect(() => safeRepoPath(root, "pkg/.Git/hooks/pre-commit")).toThrow("the .git directory is off limits");
-    for (const bad of ["lib\n.py", "lib\t.py", "lib\x1b[2J.py", "lib\x7f.py", "lib\0.py", ""]) expect(() => safeRepoPath(root, bad)).toThrow(UnsafePathError);
+    for (const bad of ["lib\n.py", "lib\t.py", "lib\x1b[2J.py", "lib\x7f.py", "lib\0.py", ""])
+      expect(() => safeRepoPath(root, bad)).toThrow(UnsafePathError);
     expect(() => safeRepoPath(root, "pkg/..")).toThrow("it names the repository itself");
   });
 });

@@ -14,11 +14,15 @@ import { gitRepo } from "../support/git-repo.ts";
 
 const BASE = {
   "calc.py": "def add(a, b):\n    return a - b\n",
-  "pyproject.toml": '[project]\nname = "calc"\ndependencies = ["attrs>=21"]\n\n[tool.pytest.ini_options]\ntestpaths = ["tests"]\n\n[tool.black]\nline-length = 100\n',
+  "pyproject.toml":
+    '[project]\nname = "calc"\ndependencies = ["attrs>=21"]\n\n[tool.pytest.ini_options]\ntestpaths = ["tests"]\n\n[tool.black]\nline-length = 100\n',
   "setup.cfg": "[metadata]\nname = calc\n\n[tool:pytest]\naddopts = -q\n",
-  "package.json": '{\n  "name": "calc",\n  "version": "1.0.0",\n  "scripts": { "test": "node --test" },\n  "dependencies": { "left-pad": "1.0.0" }\n}\n',
-  "tests/test_calc.py": "import pytest\n\nfrom calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n\n\ndef test_zero():\n    assert add(4, 0) == 4\n",
-  "test/calc.test.js": 'const { describe, it } = require("node:test");\n\ndescribe("add", () => {\n  it("adds", () => {});\n});\n',
+  "package.json":
+    '{\n  "name": "calc",\n  "version": "1.0.0",\n  "scripts": { "test": "node --test" },\n  "dependencies": { "left-pad": "1.0.0" }\n}\n',
+  "tests/test_calc.py":
+    "import pytest\n\nfrom calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n\n\ndef test_zero():\n    assert add(4, 0) == 4\n",
+  "test/calc.test.js":
+    'const { describe, it } = require("node:test");\n\ndescribe("add", () => {\n  it("adds", () => {});\n});\n',
 };
 
 /** The policy's verdict on a change made in a real repository, judged with the worktree's text (as checkDiffPolicy does). */
@@ -34,9 +38,14 @@ async function judge(change: Record<string, string | null>, config: Record<strin
   await git(repo).raw(["add", "-A"]);
   const diff = await git(repo).raw(["diff", "--cached", "HEAD"]);
   const parsed = repoConfigSchema.parse(config);
-  return evaluateDiffPolicy(diff, { ...parsed.paths, ...parsed.diff }, { isTestFile, sides: (file) => fileSides(repo, file) });
+  return evaluateDiffPolicy(
+    diff,
+    { ...parsed.paths, ...parsed.diff },
+    { isTestFile, sides: (file) => fileSides(repo, file) },
+  );
 }
-const infra = (v: Awaited<ReturnType<typeof judge>>) => v.violations.filter((x) => x.rule === "test-infrastructure").map((x) => x.detail);
+const infra = (v: Awaited<ReturnType<typeof judge>>) =>
+  v.violations.filter((x) => x.rule === "test-infrastructure").map((x) => x.detail);
 
 describe("test infrastructure is protected by default", () => {
   it.each([
@@ -64,36 +73,78 @@ describe("test infrastructure is protected by default", () => {
   });
 
   it("an ordinary source change, a docs change and a new test file are not test infrastructure", async () => {
-    const verdict = await judge({ "calc.py": "def add(a, b):\n    return a + b\n", "docs/github.md": "x\n", "tests/test_more.py": "def test_more():\n    assert True\n" });
+    const verdict = await judge({
+      "calc.py": "def add(a, b):\n    return a + b\n",
+      "docs/github.md": "x\n",
+      "tests/test_more.py": "def test_more():\n    assert True\n",
+    });
     expect(verdict).toMatchObject({ ok: true, violations: [], tampering: [] });
   });
 });
 
 describe("files with test sections are compared by those sections, parsed", () => {
   it("pyproject.toml: a dependency bump or a black setting is allowed; a pytest or coverage setting is not, however written", async () => {
-    expect(infra(await judge({ "pyproject.toml": BASE["pyproject.toml"].replace("attrs>=21", "attrs>=23").replace("100", "120") }))).toEqual([]);
-    expect(infra(await judge({ "pyproject.toml": BASE["pyproject.toml"].replace('testpaths = ["tests"]', 'testpaths = ["tests"]\naddopts = "--deselect tests/test_calc.py::test_add"') }))).toEqual([
-      expect.stringContaining("pyproject.toml changes its [tool.pytest*], [tool.coverage*], hatch or tox settings (tool.pytest)"),
+    expect(
+      infra(
+        await judge({
+          "pyproject.toml": BASE["pyproject.toml"].replace("attrs>=21", "attrs>=23").replace("100", "120"),
+        }),
+      ),
+    ).toEqual([]);
+    expect(
+      infra(
+        await judge({
+          "pyproject.toml": BASE["pyproject.toml"].replace(
+            'testpaths = ["tests"]',
+            'testpaths = ["tests"]\naddopts = "--deselect tests/test_calc.py::test_add"',
+          ),
+        }),
+      ),
+    ).toEqual([
+      expect.stringContaining(
+        "pyproject.toml changes its [tool.pytest*], [tool.coverage*], hatch or tox settings (tool.pytest)",
+      ),
     ]);
     // The same setting as a dotted key under another table header, and a new coverage table.
-    const dotted = BASE["pyproject.toml"].replace('[tool.pytest.ini_options]\ntestpaths = ["tests"]', "[tool]\npytest.ini_options.testpaths = ['tests']\npytest.ini_options.addopts = '-k not add'");
+    const dotted = BASE["pyproject.toml"].replace(
+      '[tool.pytest.ini_options]\ntestpaths = ["tests"]',
+      "[tool]\npytest.ini_options.testpaths = ['tests']\npytest.ini_options.addopts = '-k not add'",
+    );
     expect(infra(await judge({ "pyproject.toml": dotted }))).toEqual([expect.stringContaining("(tool.pytest)")]);
-    expect(infra(await judge({ "pyproject.toml": `${BASE["pyproject.toml"]}\n[tool.coverage.run]\nomit = ["*"]\n` }))).toEqual([expect.stringContaining("(tool.coverage)")]);
+    expect(
+      infra(await judge({ "pyproject.toml": `${BASE["pyproject.toml"]}\n[tool.coverage.run]\nomit = ["*"]\n` })),
+    ).toEqual([expect.stringContaining("(tool.coverage)")]);
   });
 
   it("pyproject.toml that no longer parses counts as a changed test section; a new one with only [project] does not", async () => {
-    expect(infra(await judge({ "pyproject.toml": `${BASE["pyproject.toml"]}[[[\n` }))).toEqual([expect.stringContaining("the file no longer parses")]);
-    expect(infra(await judge({ "pyproject.toml": null, "sub/pyproject.toml": '[project]\nname = "sub"\n' }))).toEqual([expect.stringContaining("pyproject.toml changes")]);
+    expect(infra(await judge({ "pyproject.toml": `${BASE["pyproject.toml"]}[[[\n` }))).toEqual([
+      expect.stringContaining("the file no longer parses"),
+    ]);
+    expect(infra(await judge({ "pyproject.toml": null, "sub/pyproject.toml": '[project]\nname = "sub"\n' }))).toEqual([
+      expect.stringContaining("pyproject.toml changes"),
+    ]);
   });
 
   it("setup.cfg: [metadata] is allowed, [tool:pytest] is not", async () => {
     expect(infra(await judge({ "setup.cfg": BASE["setup.cfg"].replace("name = calc", "name = calc2") }))).toEqual([]);
-    expect(infra(await judge({ "setup.cfg": BASE["setup.cfg"].replace("-q", "-q -p no:randomly --deselect x") }))).toEqual([expect.stringContaining("setup.cfg changes its [tool:pytest]")]);
+    expect(
+      infra(await judge({ "setup.cfg": BASE["setup.cfg"].replace("-q", "-q -p no:randomly --deselect x") })),
+    ).toEqual([expect.stringContaining("setup.cfg changes its [tool:pytest]")]);
   });
 
   it("package.json: a dependency or version bump is allowed; scripts, jest, mocha and ava are not", async () => {
-    expect(infra(await judge({ "package.json": BASE["package.json"].replace("1.0.0", "1.0.1").replace('"left-pad": "1.0.0"', '"left-pad": "1.3.0"') }))).toEqual([]);
-    expect(infra(await judge({ "package.json": BASE["package.json"].replace("node --test", "exit 0") }))).toEqual([expect.stringContaining("(scripts)")]);
+    expect(
+      infra(
+        await judge({
+          "package.json": BASE["package.json"]
+            .replace("1.0.0", "1.0.1")
+            .replace('"left-pad": "1.0.0"', '"left-pad": "1.3.0"'),
+        }),
+      ),
+    ).toEqual([]);
+    expect(infra(await judge({ "package.json": BASE["package.json"].replace("node --test", "exit 0") }))).toEqual([
+      expect.stringContaining("(scripts)"),
+    ]);
     for (const key of ["jest", "mocha", "ava"]) {
       const text = BASE["package.json"].replace('"version"', `"${key}": { "ignore": ["test/"] },\n  "version"`);
       expect(infra(await judge({ "package.json": text }))).toEqual([expect.stringContaining(`(${key})`)]);
@@ -104,12 +155,19 @@ describe("files with test sections are compared by those sections, parsed", () =
 describe("paths.allowTestInfrastructure opens test infrastructure by name", () => {
   it("opens exactly what it names", async () => {
     const change = { Makefile: "test:\n\tpytest\n", "tests/conftest.py": "x = 1\n" };
-    expect(infra(await judge(change, { paths: { allowTestInfrastructure: ["Makefile"] } }))).toEqual([expect.stringContaining("tests/conftest.py")]);
-    expect(infra(await judge(change, { paths: { allowTestInfrastructure: ["Makefile", "tests/conftest.py"] } }))).toEqual([]);
+    expect(infra(await judge(change, { paths: { allowTestInfrastructure: ["Makefile"] } }))).toEqual([
+      expect.stringContaining("tests/conftest.py"),
+    ]);
+    expect(
+      infra(await judge(change, { paths: { allowTestInfrastructure: ["Makefile", "tests/conftest.py"] } })),
+    ).toEqual([]);
   });
 
   it("does not open a path that paths.protected refuses", async () => {
-    const verdict = await judge({ ".github/workflows/ci.yml": "on: push\n" }, { paths: { allowTestInfrastructure: [".github/**"] } });
+    const verdict = await judge(
+      { ".github/workflows/ci.yml": "on: push\n" },
+      { paths: { allowTestInfrastructure: [".github/**"] } },
+    );
     expect(verdict.violations.map((v) => v.rule)).toEqual(["protected-path"]);
   });
 });
@@ -117,9 +175,21 @@ describe("paths.allowTestInfrastructure opens test infrastructure by name", () =
 describe("test-file edits that switch tests off are refused by content", () => {
   const test = BASE["tests/test_calc.py"];
   it.each([
-    ["pytestmark", test.replace("import pytest\n", 'import pytest\n\npytestmark = pytest.mark.skip(reason="later")\n'), "skip-added"],
-    ["importorskip", test.replace("import pytest\n", 'import pytest\n\npytest.importorskip("nothing_here")\n'), "skip-added"],
-    ["raise SkipTest", test.replace("def test_add():\n", 'def test_add():\n    raise unittest.SkipTest("x")\n'), "skip-added"],
+    [
+      "pytestmark",
+      test.replace("import pytest\n", 'import pytest\n\npytestmark = pytest.mark.skip(reason="later")\n'),
+      "skip-added",
+    ],
+    [
+      "importorskip",
+      test.replace("import pytest\n", 'import pytest\n\npytest.importorskip("nothing_here")\n'),
+      "skip-added",
+    ],
+    [
+      "raise SkipTest",
+      test.replace("def test_add():\n", 'def test_add():\n    raise unittest.SkipTest("x")\n'),
+      "skip-added",
+    ],
     ["self.skipTest", test.replace("def test_add():\n", 'def test_add():\n    self.skipTest("x")\n'), "skip-added"],
     ["__test__ = False", test.replace("import pytest\n", "import pytest\n\n__test__ = False\n"), "skip-added"],
     ["an early return", test.replace("def test_add():\n", "def test_add():\n    return\n"), "early-return"],

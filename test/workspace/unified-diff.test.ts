@@ -16,11 +16,27 @@ function gitHunks(before: string, after: string): string {
   let out = "";
   try {
     // Pinned flags so a user's diff.algorithm or indent heuristic setting cannot change git's answer.
-    execFileSync("git", ["-c", "core.quotepath=off", "diff", "--no-index", "--no-color", "--no-ext-diff", "--diff-algorithm=myers", "--no-indent-heuristic", "-U3", "a", "b"], {
-      cwd: dir,
-      encoding: "utf8",
-      maxBuffer: 256 * 1024 * 1024,
-    });
+    execFileSync(
+      "git",
+      [
+        "-c",
+        "core.quotepath=off",
+        "diff",
+        "--no-index",
+        "--no-color",
+        "--no-ext-diff",
+        "--diff-algorithm=myers",
+        "--no-indent-heuristic",
+        "-U3",
+        "a",
+        "b",
+      ],
+      {
+        cwd: dir,
+        encoding: "utf8",
+        maxBuffer: 256 * 1024 * 1024,
+      },
+    );
   } catch (error) {
     // Exit status 1 means "the files differ"; anything else is a real failure.
     if ((error as { status?: number }).status !== 1) throw error;
@@ -28,7 +44,11 @@ function gitHunks(before: string, after: string): string {
   }
   if (out === "") return "";
   const body = out.slice(out.indexOf("\n@@") + 1);
-  return body.replace(/^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@.*$/gm, (_m, a: string, ac: string | undefined, b: string, bc: string | undefined) => `@@ -${a},${ac ?? "1"} +${b},${bc ?? "1"} @@`);
+  return body.replace(
+    /^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@.*$/gm,
+    (_m, a: string, ac: string | undefined, b: string, bc: string | undefined) =>
+      `@@ -${a},${ac ?? "1"} +${b},${bc ?? "1"} @@`,
+  );
 }
 
 function ourHunks(before: string, after: string): string {
@@ -53,12 +73,17 @@ function prng(seed: number): () => number {
 const COMMON = ["", "", "}", "  }", "    return x", "def f(x):", "import os", "    pass"];
 
 function codeLike(rand: () => number, length: number): string[] {
-  return Array.from({ length }, (_, i) => (rand() < 0.3 ? (COMMON[Math.floor(rand() * COMMON.length)] as string) : `line ${i} value ${Math.floor(rand() * 1000)}`));
+  return Array.from({ length }, (_, i) =>
+    rand() < 0.3
+      ? (COMMON[Math.floor(rand() * COMMON.length)] as string)
+      : `line ${i} value ${Math.floor(rand() * 1000)}`,
+  );
 }
 
 function edit(rand: () => number, lines: string[], edits: number, tag: string): string[] {
   const out = [...lines];
-  const fresh = (e: number) => (rand() < 0.4 ? (COMMON[Math.floor(rand() * COMMON.length)] as string) : `${tag} ${e} ${Math.floor(rand() * 1000)}`);
+  const fresh = (e: number) =>
+    rand() < 0.4 ? (COMMON[Math.floor(rand() * COMMON.length)] as string) : `${tag} ${e} ${Math.floor(rand() * 1000)}`;
   for (let e = 0; e < edits; e++) {
     const at = Math.floor(rand() * (out.length + 1));
     const r = rand();
@@ -69,7 +94,8 @@ function edit(rand: () => number, lines: string[], edits: number, tag: string): 
   return out;
 }
 
-const text = (lines: string[], finalNewline = true) => lines.join("\n") + (finalNewline && lines.length > 0 ? "\n" : "");
+const text = (lines: string[], finalNewline = true) =>
+  lines.join("\n") + (finalNewline && lines.length > 0 ? "\n" : "");
 
 describe("unifiedDiff against git diff --no-index", () => {
   it("matches git on 200 generated code-like files with scattered edits", () => {
@@ -114,6 +140,8 @@ describe("unifiedDiff against git diff --no-index", () => {
   it("prints nothing for equal texts and counts lines in the stat", () => {
     expect(unifiedDiff("f", "same\n", "same\n")).toBe("");
     expect(diffStat(unifiedDiff("f", "a\nb\nc\n", "x\ny\nz\n"))).toEqual({ files: 1, added: 3, removed: 3 });
-    expect(unifiedDiff("f", "", "one\ntwo")).toBe("--- a/f\n+++ b/f\n@@ -0,0 +1,2 @@\n+one\n+two\n\\ No newline at end of file\n");
+    expect(unifiedDiff("f", "", "one\ntwo")).toBe(
+      "--- a/f\n+++ b/f\n@@ -0,0 +1,2 @@\n+one\n+two\n\\ No newline at end of file\n",
+    );
   });
 });

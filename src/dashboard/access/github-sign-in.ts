@@ -37,9 +37,18 @@ export type GitHubSignInOptions = {
   now?: () => number;
 };
 
-type Session = { login: string; token: string; orgs: Map<string, "admin" | "member">; expires: number; repos: Map<string, { ok: boolean; at: number }> };
+type Session = {
+  login: string;
+  token: string;
+  orgs: Map<string, "admin" | "member">;
+  expires: number;
+  repos: Map<string, { ok: boolean; at: number }>;
+};
 
-const tokenAnswer = z.union([z.object({ access_token: z.string().min(1) }), z.object({ error: z.string(), error_description: z.string().optional() })]);
+const tokenAnswer = z.union([
+  z.object({ access_token: z.string().min(1) }),
+  z.object({ error: z.string(), error_description: z.string().optional() }),
+]);
 const userAnswer = z.object({ login: z.string().min(1) });
 const membershipAnswer = z.object({ state: z.string(), role: z.string() });
 const repoAnswer = z.object({ permissions: z.object({ pull: z.boolean() }).partial().optional() });
@@ -65,7 +74,14 @@ export function githubSignIn(options: GitHubSignInOptions): DashboardAccessPort 
   };
 
   const api = async (path: string, token: string) =>
-    http(`${options.apiUrl}${path}`, { headers: { authorization: `Bearer ${token}`, accept: "application/vnd.github+json", "x-github-api-version": "2022-11-28", "user-agent": "autogen-bot-dashboard" } });
+    http(`${options.apiUrl}${path}`, {
+      headers: {
+        authorization: `Bearer ${token}`,
+        accept: "application/vnd.github+json",
+        "x-github-api-version": "2022-11-28",
+        "user-agent": "autogen-bot-dashboard",
+      },
+    });
 
   const sessionOf = (req: IncomingMessage): Session | undefined => {
     const id = unsign(cookies(req)[SESSION_COOKIE]);
@@ -92,7 +108,25 @@ export function githubSignIn(options: GitHubSignInOptions): DashboardAccessPort 
   };
 
   const refusal = (res: Parameters<DashboardAccessPort["refuse"]>[1], status: number, message: string) =>
-    sendPage(res, status, html`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Not signed in · autogen-bot</title></head><body><main><h1>autogen-bot dashboard</h1><p class="message">${message}</p><p><a href="/dashboard/auth/login">Sign in with GitHub</a></p></main></body></html>`.text, { "set-cookie": clearCookie(STATE_COOKIE, "/dashboard/auth", secure) });
+    sendPage(
+      res,
+      status,
+      html`<!doctype html>
+        <html lang="en">
+          <head>
+            <meta charset="utf-8" />
+            <title>Not signed in · autogen-bot</title>
+          </head>
+          <body>
+            <main>
+              <h1>autogen-bot dashboard</h1>
+              <p class="message">${message}</p>
+              <p><a href="/dashboard/auth/login">Sign in with GitHub</a></p>
+            </main>
+          </body>
+        </html>`.text,
+      { "set-cookie": clearCookie(STATE_COOKIE, "/dashboard/auth", secure) },
+    );
 
   /** The organisations (and personal account) this login may see, with the role there. */
   const memberships = async (login: string, token: string): Promise<Map<string, "admin" | "member">> => {
@@ -119,7 +153,9 @@ export function githubSignIn(options: GitHubSignInOptions): DashboardAccessPort 
   return {
     async viewer(req): Promise<Viewer | undefined> {
       const session = sessionOf(req);
-      return session ? { name: session.login, canRead: canRead(session), signOut: "/dashboard/auth/logout" } : undefined;
+      return session
+        ? { name: session.login, canRead: canRead(session), signOut: "/dashboard/auth/logout" }
+        : undefined;
     },
     refuse(_req, res) {
       redirect(res, "/dashboard/auth/login");
@@ -130,9 +166,26 @@ export function githubSignIn(options: GitHubSignInOptions): DashboardAccessPort 
         const verifier = b64url(randomBytes(32));
         const challenge = b64url(createHash("sha256").update(verifier).digest());
         const url = new URL(`${options.webUrl}/login/oauth/authorize`);
-        url.search = new URLSearchParams({ client_id: options.clientId, redirect_uri: callbackUrl, state, code_challenge: challenge, code_challenge_method: "S256", allow_signup: "false" }).toString();
+        url.search = new URLSearchParams({
+          client_id: options.clientId,
+          redirect_uri: callbackUrl,
+          state,
+          code_challenge: challenge,
+          code_challenge_method: "S256",
+          allow_signup: "false",
+        }).toString();
         const cookie = sign(`${state}.${verifier}.${now() + STATE_SECONDS * 1000}`);
-        res.writeHead(302, { location: url.toString(), "cache-control": "no-store", "set-cookie": setCookie(STATE_COOKIE, cookie, { path: "/dashboard/auth", maxAgeSeconds: STATE_SECONDS, secure }) }).end();
+        res
+          .writeHead(302, {
+            location: url.toString(),
+            "cache-control": "no-store",
+            "set-cookie": setCookie(STATE_COOKIE, cookie, {
+              path: "/dashboard/auth",
+              maxAgeSeconds: STATE_SECONDS,
+              secure,
+            }),
+          })
+          .end();
         return true;
       }
       if (path === "/dashboard/auth/callback" && req.method === "GET") {
@@ -140,15 +193,36 @@ export function githubSignIn(options: GitHubSignInOptions): DashboardAccessPort 
         const [state, verifier, expires] = (unsign(cookies(req)[STATE_COOKIE]) ?? "").split(".");
         const given = Buffer.from(query.get("state") ?? "");
         const code = query.get("code");
-        if (!state || !verifier || Number(expires) <= now() || !code || given.length !== Buffer.from(state).length || !timingSafeEqual(given, Buffer.from(state))) {
+        if (
+          !state ||
+          !verifier ||
+          Number(expires) <= now() ||
+          !code ||
+          given.length !== Buffer.from(state).length ||
+          !timingSafeEqual(given, Buffer.from(state))
+        ) {
           options.log.warn({}, "dashboard sign-in refused: state missing, expired or not this browser's");
-          refusal(res, 400, "This sign-in link is not valid any more (or was not started in this browser). Sign in again.");
+          refusal(
+            res,
+            400,
+            "This sign-in link is not valid any more (or was not started in this browser). Sign in again.",
+          );
           return true;
         }
         const exchanged = await http(`${options.webUrl}/login/oauth/access_token`, {
           method: "POST",
-          headers: { accept: "application/json", "content-type": "application/json", "user-agent": "autogen-bot-dashboard" },
-          body: JSON.stringify({ client_id: options.clientId, client_secret: options.clientSecret, code, redirect_uri: callbackUrl, code_verifier: verifier }),
+          headers: {
+            accept: "application/json",
+            "content-type": "application/json",
+            "user-agent": "autogen-bot-dashboard",
+          },
+          body: JSON.stringify({
+            client_id: options.clientId,
+            client_secret: options.clientSecret,
+            code,
+            redirect_uri: callbackUrl,
+            code_verifier: verifier,
+          }),
         });
         const answer = tokenAnswer.safeParse(exchanged.ok ? await exchanged.json() : {});
         if (!answer.success || !("access_token" in answer.data)) {
@@ -165,21 +239,42 @@ export function githubSignIn(options: GitHubSignInOptions): DashboardAccessPort 
         }
         const orgs = await memberships(user.data.login, token);
         if (orgs.size === 0) {
-          options.log.info({ login: user.data.login }, "dashboard sign-in refused: not a member of an installing organisation");
-          refusal(res, 403, `${user.data.login} is not ${options.role === "admin" ? "an owner" : "a member"} of an organisation this App is installed on.`);
+          options.log.info(
+            { login: user.data.login },
+            "dashboard sign-in refused: not a member of an installing organisation",
+          );
+          refusal(
+            res,
+            403,
+            `${user.data.login} is not ${options.role === "admin" ? "an owner" : "a member"} of an organisation this App is installed on.`,
+          );
           return true;
         }
-        if (sessions.size >= MAX_SESSIONS) for (const [id, s] of sessions) if (s.expires <= now() || sessions.size >= MAX_SESSIONS) sessions.delete(id);
+        if (sessions.size >= MAX_SESSIONS)
+          for (const [id, s] of sessions) if (s.expires <= now() || sessions.size >= MAX_SESSIONS) sessions.delete(id);
         const id = b64url(randomBytes(32));
-        sessions.set(id, { login: user.data.login, token, orgs, expires: now() + SESSION_SECONDS * 1000, repos: new Map() });
+        sessions.set(id, {
+          login: user.data.login,
+          token,
+          orgs,
+          expires: now() + SESSION_SECONDS * 1000,
+          repos: new Map(),
+        });
         options.log.info({ login: user.data.login, orgs: [...orgs.keys()] }, "dashboard sign-in");
-        redirect(res, "/dashboard", { "set-cookie": [setCookie(SESSION_COOKIE, sign(id), { path: "/dashboard", maxAgeSeconds: SESSION_SECONDS, secure }), clearCookie(STATE_COOKIE, "/dashboard/auth", secure)] });
+        redirect(res, "/dashboard", {
+          "set-cookie": [
+            setCookie(SESSION_COOKIE, sign(id), { path: "/dashboard", maxAgeSeconds: SESSION_SECONDS, secure }),
+            clearCookie(STATE_COOKIE, "/dashboard/auth", secure),
+          ],
+        });
         return true;
       }
       if (path === "/dashboard/auth/logout" && req.method === "POST") {
         const id = unsign(cookies(req)[SESSION_COOKIE]);
         if (id) sessions.delete(id);
-        redirect(res, "/dashboard/auth/signed-out", { "set-cookie": clearCookie(SESSION_COOKIE, "/dashboard", secure) });
+        redirect(res, "/dashboard/auth/signed-out", {
+          "set-cookie": clearCookie(SESSION_COOKIE, "/dashboard", secure),
+        });
         return true;
       }
       if (path === "/dashboard/auth/signed-out" && req.method === "GET") {

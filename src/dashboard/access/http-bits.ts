@@ -30,7 +30,12 @@ export function clearCookie(name: string, path: string, secure: boolean): string
 
 /** True when the client reached us over https (directly, or through a proxy that says so). */
 export function overHttps(req: IncomingMessage): boolean {
-  return (req.socket as { encrypted?: boolean }).encrypted === true || String(req.headers["x-forwarded-proto"] ?? "").split(",")[0]?.trim() === "https";
+  return (
+    (req.socket as { encrypted?: boolean }).encrypted === true ||
+    String(req.headers["x-forwarded-proto"] ?? "")
+      .split(",")[0]
+      ?.trim() === "https"
+  );
 }
 
 /** An application/x-www-form-urlencoded body of at most `max` bytes (undefined when larger or of another type). */
@@ -52,10 +57,16 @@ export const PAGE_HEADERS = {
   "x-content-type-options": "nosniff",
   "referrer-policy": "no-referrer",
   "x-frame-options": "DENY",
-  "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+  "content-security-policy":
+    "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
 };
 
-export function sendPage(res: ServerResponse, status: number, body: string, headers: Record<string, string | string[]> = {}): void {
+export function sendPage(
+  res: ServerResponse,
+  status: number,
+  body: string,
+  headers: Record<string, string | string[]> = {},
+): void {
   res.writeHead(status, { ...PAGE_HEADERS, ...headers }).end(body);
 }
 

@@ -16,15 +16,33 @@ function same(given: string | undefined, token: string): boolean {
 }
 
 function tokenForm(message: string) {
-  return html`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Sign in · autogen-bot</title></head><body><main><h1>autogen-bot dashboard</h1><p class="message">${message}</p>
-<form method="post" action="/dashboard/auth/token"><label>Token <input type="password" name="token" autocomplete="current-password" required></label> <button type="submit">Sign in</button></form></main></body></html>`.text;
+  return html`<!doctype html>
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <title>Sign in · autogen-bot</title>
+      </head>
+      <body>
+        <main>
+          <h1>autogen-bot dashboard</h1>
+          <p class="message">${message}</p>
+          <form method="post" action="/dashboard/auth/token">
+            <label>Token <input type="password" name="token" autocomplete="current-password" required /></label>
+            <button type="submit">Sign in</button>
+          </form>
+        </main>
+      </body>
+    </html>`.text;
 }
 
 export function tokenAccess(token: string): DashboardAccessPort {
-  const presented = (req: IncomingMessage) => /^Bearer (.+)$/i.exec(req.headers.authorization ?? "")?.[1] ?? cookies(req)[TOKEN_COOKIE];
+  const presented = (req: IncomingMessage) =>
+    /^Bearer (.+)$/i.exec(req.headers.authorization ?? "")?.[1] ?? cookies(req)[TOKEN_COOKIE];
   return {
     async viewer(req) {
-      return same(presented(req), token) ? { name: undefined, canRead: async () => true, signOut: "/dashboard/auth/logout" } : undefined;
+      return same(presented(req), token)
+        ? { name: undefined, canRead: async () => true, signOut: "/dashboard/auth/logout" }
+        : undefined;
     },
     refuse(_req, res) {
       sendPage(res, 401, tokenForm("This dashboard needs its access token."), { "www-authenticate": "Bearer" });
@@ -36,7 +54,13 @@ export function tokenAccess(token: string): DashboardAccessPort {
           sendPage(res, 401, tokenForm("That token is not the dashboard's."));
           return true;
         }
-        redirect(res, "/dashboard", { "set-cookie": setCookie(TOKEN_COOKIE, token, { path: "/dashboard", maxAgeSeconds: 8 * 3600, secure: overHttps(req) }) });
+        redirect(res, "/dashboard", {
+          "set-cookie": setCookie(TOKEN_COOKIE, token, {
+            path: "/dashboard",
+            maxAgeSeconds: 8 * 3600,
+            secure: overHttps(req),
+          }),
+        });
         return true;
       }
       if (path === "/dashboard/auth/logout" && req.method === "POST") {

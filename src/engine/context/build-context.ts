@@ -73,10 +73,23 @@ export async function buildContext(workspace: string, options: ContextOptions): 
     const file = files.get(frame.file);
     if (!file || !isCode(frame.file)) continue;
     const symbol = innermost(file.symbols, frame.line);
-    focus.push(symbol ? { path: file.path, symbol, reason: "stack-frame" } : { path: file.path, symbol: undefined, range: { start: frame.line - 3, end: frame.line + 3 }, reason: "stack-frame" });
+    focus.push(
+      symbol
+        ? { path: file.path, symbol, reason: "stack-frame" }
+        : {
+            path: file.path,
+            symbol: undefined,
+            range: { start: frame.line - 3, end: frame.line + 3 },
+            reason: "stack-frame",
+          },
+    );
   }
   for (const name of options.named ?? []) {
-    const matches = [...files.values()].filter((f) => isCode(f.path)).flatMap((f) => f.symbols.filter((s) => s.name === name || shortName(s) === name).map((s) => ({ path: f.path, symbol: s })));
+    const matches = [...files.values()]
+      .filter((f) => isCode(f.path))
+      .flatMap((f) =>
+        f.symbols.filter((s) => s.name === name || shortName(s) === name).map((s) => ({ path: f.path, symbol: s })),
+      );
     if (matches.length <= 3) for (const m of matches) focus.push({ ...m, reason: "named" });
   }
   const retrieved: Focus[] = [];
@@ -85,8 +98,10 @@ export async function buildContext(workspace: string, options: ContextOptions): 
     const file = files.get(hit.path) as SourceFile;
     const symbol = hit.symbol === null ? undefined : file.symbols.find((s) => s.name === hit.symbol);
     if (symbol) {
-      if (retrieved.filter((r) => r.symbol).length < MAX_SYMBOL_HITS) retrieved.push({ path: hit.path, symbol, reason: "retrieval" });
-    } else if (file.lines.length <= SMALL_FILE_LINES) retrieved.push({ path: hit.path, symbol: undefined, reason: "retrieval" });
+      if (retrieved.filter((r) => r.symbol).length < MAX_SYMBOL_HITS)
+        retrieved.push({ path: hit.path, symbol, reason: "retrieval" });
+    } else if (file.lines.length <= SMALL_FILE_LINES)
+      retrieved.push({ path: hit.path, symbol: undefined, reason: "retrieval" });
   }
   for (const path of options.mentioned) {
     if (!isCode(path) || focus.some((f) => f.path === path)) continue;
@@ -94,11 +109,20 @@ export async function buildContext(workspace: string, options: ContextOptions): 
     focus.push(best ? { ...best, reason: "stack-frame" } : { path, symbol: undefined, reason: "stack-frame" });
   }
 
-  const repoMap = bounded([...files.values()].filter((f) => isCode(f.path)).map((f) => mapLine(f, true)), Math.floor(maxChars / 4));
+  const repoMap = bounded(
+    [...files.values()].filter((f) => isCode(f.path)).map((f) => mapLine(f, true)),
+    Math.floor(maxChars / 4),
+  );
   const candidates = unique([...focus, ...retrieved].map((f) => f.path));
   let picked: Focus[] = [];
-  if (options.llm && candidates.length > maxFiles) picked = await localize(options.llm, options.query, repoMap, candidates.slice(0, 15), files, retrieved, maxFiles);
-  const ordered = [...focus.filter((f) => f.reason === "stack-frame"), ...picked, ...focus.filter((f) => f.reason !== "stack-frame"), ...retrieved];
+  if (options.llm && candidates.length > maxFiles)
+    picked = await localize(options.llm, options.query, repoMap, candidates.slice(0, 15), files, retrieved, maxFiles);
+  const ordered = [
+    ...focus.filter((f) => f.reason === "stack-frame"),
+    ...picked,
+    ...focus.filter((f) => f.reason !== "stack-frame"),
+    ...retrieved,
+  ];
 
   const shown = choose(ordered, files, maxChars, maxFiles);
   const parts = [...shown.byFile.entries()].map(([path, ranges]) => view(files.get(path) as SourceFile, ranges));
@@ -113,13 +137,24 @@ export async function buildContext(workspace: string, options: ContextOptions): 
     parts.join("\n\n"),
     related ? `Callers and callees of the code above (signatures only; path:line):\n${related}` : "",
     others.length ? `Other source files (path: top-level symbols):\n${bounded(others, 1500)}` : "",
-  ].filter((s) => s !== "").join("\n\n");
+  ]
+    .filter((s) => s !== "")
+    .join("\n\n");
   return {
     files: [...shown.byFile.keys()],
     code,
     repoMap,
-    ranking: unique(ordered.map((f) => f.path)).map((path) => ({ path, reason: (ordered.find((f) => f.path === path) as Focus).reason })),
-    symbols: shown.symbols.map((f, i) => ({ path: f.path, name: (shownSymbols[i] as CodeSymbol).name, startLine: (shownSymbols[i] as CodeSymbol).outerStart, endLine: (shownSymbols[i] as CodeSymbol).endLine, reason: f.reason })),
+    ranking: unique(ordered.map((f) => f.path)).map((path) => ({
+      path,
+      reason: (ordered.find((f) => f.path === path) as Focus).reason,
+    })),
+    symbols: shown.symbols.map((f, i) => ({
+      path: f.path,
+      name: (shownSymbols[i] as CodeSymbol).name,
+      startLine: (shownSymbols[i] as CodeSymbol).outerStart,
+      endLine: (shownSymbols[i] as CodeSymbol).endLine,
+      reason: f.reason,
+    })),
   };
 }
 
@@ -130,18 +165,31 @@ async function loadSources(workspace: string, options: ContextOptions): Promise<
     if (text === undefined) continue;
     const named = options.mentioned.includes(path) || options.query.includes(path);
     if (!named && notCodeContext(path, text.slice(0, 2000))) continue;
-    out.set(path, { path, text, lines: text.split("\n"), symbols: await symbolsOf(path, text), imports: await importLinesOf(path, text) });
+    out.set(path, {
+      path,
+      text,
+      lines: text.split("\n"),
+      symbols: await symbolsOf(path, text),
+      imports: await importLinesOf(path, text),
+    });
   }
   return out;
 }
 
 /** The smallest function, method or class around a line. */
 function innermost(symbols: CodeSymbol[], line: number): CodeSymbol | undefined {
-  return symbols.filter((s) => s.outerStart <= line && line <= s.endLine).sort((a, b) => a.endLine - a.startLine - (b.endLine - b.startLine))[0];
+  return symbols
+    .filter((s) => s.outerStart <= line && line <= s.endLine)
+    .sort((a, b) => a.endLine - a.startLine - (b.endLine - b.startLine))[0];
 }
 
 /** The ranges to show, file by file, within the budget: whole symbols, or (over it) a class's outline or a signature. */
-function choose(ordered: Focus[], files: Map<string, SourceFile>, maxChars: number, maxFiles: number): { byFile: Map<string, LineRange[]>; symbols: Focus[] } {
+function choose(
+  ordered: Focus[],
+  files: Map<string, SourceFile>,
+  maxChars: number,
+  maxFiles: number,
+): { byFile: Map<string, LineRange[]>; symbols: Focus[] } {
   const byFile = new Map<string, LineRange[]>();
   const symbols: Focus[] = [];
   const seen = new Set<string>();
@@ -155,7 +203,11 @@ function choose(ordered: Focus[], files: Map<string, SourceFile>, maxChars: numb
     const current = byFile.get(f.path) ?? [];
     // A short file is shown whole whatever in it was pointed at.
     const whole = (f.symbol === undefined && f.range === undefined) || file.lines.length <= SMALL_FILE_LINES;
-    const body: LineRange[] = whole ? wholeOrOutline(file) : f.symbol ? [{ start: f.symbol.outerStart, end: f.symbol.endLine }] : [f.range as LineRange];
+    const body: LineRange[] = whole
+      ? wholeOrOutline(file)
+      : f.symbol
+        ? [{ start: f.symbol.outerStart, end: f.symbol.endLine }]
+        : [f.range as LineRange];
     const context = f.symbol && !whole ? contextRanges(file, f.symbol) : [];
     let ranges = [...context, ...body];
     let cost = costOf(file, current, ranges);
@@ -176,14 +228,20 @@ function choose(ordered: Focus[], files: Map<string, SourceFile>, maxChars: numb
 /** What a symbol needs beside itself: the header of its class and the imports its text uses. */
 function contextRanges(file: SourceFile, symbol: CodeSymbol): LineRange[] {
   const out: LineRange[] = [];
-  const owner = symbol.kind === "method" ? file.symbols.find((s) => s.kind === "class" && s.name === symbol.name.split(".").slice(0, -1).join(".")) : undefined;
+  const owner =
+    symbol.kind === "method"
+      ? file.symbols.find((s) => s.kind === "class" && s.name === symbol.name.split(".").slice(0, -1).join("."))
+      : undefined;
   if (owner) {
-    const firstMember = file.symbols.find((s) => s.startLine > owner.startLine && s.outerStart > owner.headerEnd && s.name.startsWith(`${owner.name}.`));
+    const firstMember = file.symbols.find(
+      (s) => s.startLine > owner.startLine && s.outerStart > owner.headerEnd && s.name.startsWith(`${owner.name}.`),
+    );
     const end = Math.min(firstMember ? firstMember.outerStart - 1 : owner.headerEnd, owner.headerEnd + 8);
     out.push({ start: owner.outerStart, end: Math.max(owner.headerEnd, end) });
   }
   const words = new Set(symbol.text.match(/[A-Za-z_$][\w$]*/g) ?? []);
-  for (const imp of file.imports) if (imp.names.some((n) => words.has(n))) out.push({ start: imp.startLine, end: imp.endLine });
+  for (const imp of file.imports)
+    if (imp.names.some((n) => words.has(n))) out.push({ start: imp.startLine, end: imp.endLine });
   return out;
 }
 
@@ -194,8 +252,16 @@ function wholeOrOutline(file: SourceFile): LineRange[] {
 }
 
 function outline(file: SourceFile, symbol: CodeSymbol): LineRange[] {
-  const members = symbol.kind === "class" ? file.symbols.filter((s) => s.name.startsWith(`${symbol.name}.`) && !s.name.slice(symbol.name.length + 1).includes(".")) : [];
-  return [{ start: symbol.outerStart, end: symbol.headerEnd }, ...members.map((m) => ({ start: m.outerStart, end: m.headerEnd }))];
+  const members =
+    symbol.kind === "class"
+      ? file.symbols.filter(
+          (s) => s.name.startsWith(`${symbol.name}.`) && !s.name.slice(symbol.name.length + 1).includes("."),
+        )
+      : [];
+  return [
+    { start: symbol.outerStart, end: symbol.headerEnd },
+    ...members.map((m) => ({ start: m.outerStart, end: m.headerEnd })),
+  ];
 }
 
 function costOf(file: SourceFile, current: LineRange[], added: LineRange[]): number {
@@ -219,14 +285,33 @@ function view(file: SourceFile, ranges: LineRange[]): string {
   return `--- ${file.path} (${lastLine} lines; the parts shown keep their line numbers)\n${renderRanges(file.lines, ranges)}`;
 }
 
-async function localize(llm: LlmClient, problem: string, repoMap: string, candidates: string[], files: Map<string, SourceFile>, retrieved: Focus[], maxFiles: number): Promise<Focus[]> {
-  const shown = candidates.map((path) => candidateView(files.get(path) as SourceFile, retrieved.filter((r) => r.path === path && r.symbol).map((r) => r.symbol as CodeSymbol)));
-  const { value } = await llm.call("localize", { untrusted: { problem, repoMap, candidates: shown.join("\n\n") }, trusted: { maxFiles: String(maxFiles) } }, localizeSchema);
+async function localize(
+  llm: LlmClient,
+  problem: string,
+  repoMap: string,
+  candidates: string[],
+  files: Map<string, SourceFile>,
+  retrieved: Focus[],
+  maxFiles: number,
+): Promise<Focus[]> {
+  const shown = candidates.map((path) =>
+    candidateView(
+      files.get(path) as SourceFile,
+      retrieved.filter((r) => r.path === path && r.symbol).map((r) => r.symbol as CodeSymbol),
+    ),
+  );
+  const { value } = await llm.call(
+    "localize",
+    { untrusted: { problem, repoMap, candidates: shown.join("\n\n") }, trusted: { maxFiles: String(maxFiles) } },
+    localizeSchema,
+  );
   const out: Focus[] = [];
   const paths = value.files.filter((f) => files.has(f));
   for (const name of value.functions ?? []) {
     for (const path of paths) {
-      const symbol = (files.get(path) as SourceFile).symbols.find((s) => s.name === name || shortName(s) === name || name.endsWith(`.${s.name}`));
+      const symbol = (files.get(path) as SourceFile).symbols.find(
+        (s) => s.name === name || shortName(s) === name || name.endsWith(`.${s.name}`),
+      );
       if (symbol) out.push({ path, symbol, reason: "model" });
     }
   }
@@ -239,7 +324,8 @@ async function localize(llm: LlmClient, problem: string, repoMap: string, candid
 
 /** A candidate file as the localize stage sees it: its best-matching symbols' first lines (not the file's licence header). */
 function candidateView(file: SourceFile, best: CodeSymbol[]): string {
-  if (best.length === 0 || file.lines.length <= 12) return `--- ${file.path}\n${renderRanges(file.lines, [{ start: 1, end: 12 }])}`;
+  if (best.length === 0 || file.lines.length <= 12)
+    return `--- ${file.path}\n${renderRanges(file.lines, [{ start: 1, end: 12 }])}`;
   const ranges = best.slice(0, 2).map((s) => ({ start: s.outerStart, end: Math.min(s.endLine, s.headerEnd + 6) }));
   return `--- ${file.path}\n${renderRanges(file.lines, ranges)}`;
 }

@@ -3,7 +3,11 @@
 import type { TestCaseResult } from "../../verify/test-report.ts";
 import type { Frame } from "./build-context.ts";
 
-const PATTERNS = [/File "([^"]+)", line (\d+)/, /^([^\s:]+\.(?:py|[cm]?[jt]sx?)):(\d+)(?::\d+)?:? /, /\(?((?:[^\s()]+\/)?[^\s():]+\.[cm]?[jt]sx?):(\d+):\d+\)?$/];
+const PATTERNS = [
+  /File "([^"]+)", line (\d+)/,
+  /^([^\s:]+\.(?:py|[cm]?[jt]sx?)):(\d+)(?::\d+)?:? /,
+  /\(?((?:[^\s()]+\/)?[^\s():]+\.[cm]?[jt]sx?):(\d+):\d+\)?$/,
+];
 
 export function failureFrames(failing: readonly TestCaseResult[], workspace: string): Frame[] {
   const out: Frame[] = [];
@@ -32,7 +36,8 @@ export function failureFrames(failing: readonly TestCaseResult[], workspace: str
 
 function relative(file: string, workspace: string): string | undefined {
   const cleaned = file.replace(/^file:\/\//, "");
-  if (cleaned.includes("site-packages") || cleaned.includes("node_modules") || cleaned.startsWith("node:")) return undefined;
+  if (cleaned.includes("site-packages") || cleaned.includes("node_modules") || cleaned.startsWith("node:"))
+    return undefined;
   const root = workspace.endsWith("/") ? workspace : `${workspace}/`;
   if (cleaned.startsWith(root)) return cleaned.slice(root.length);
   if (cleaned.startsWith("/")) return undefined;

@@ -22,15 +22,23 @@ export async function importLinesOf(path: string, source: string): Promise<Impor
 }
 
 function boundNames(node: SyntaxNode): string[] | undefined {
-  if (node.type === "import_statement" || node.type === "import_from_statement" || node.type === "future_import_statement") {
+  if (
+    node.type === "import_statement" ||
+    node.type === "import_from_statement" ||
+    node.type === "future_import_statement"
+  ) {
     // Python `from m import a, b as c` binds a and c (b listed too: harmless); JS `import x, { y } from "m"`.
     const source = node.childForFieldName("module_name") ?? node.childForFieldName("source");
-    return identifiers(node).filter((n) => !source || !(n.startIndex >= source.startIndex && n.endIndex <= source.endIndex)).map((n) => n.text);
+    return identifiers(node)
+      .filter((n) => !source || !(n.startIndex >= source.startIndex && n.endIndex <= source.endIndex))
+      .map((n) => n.text);
   }
   if (node.type === "lexical_declaration" || node.type === "variable_declaration") {
     // `const x = require("m")`
     if (!/\brequire\s*\(/.test(node.text) || node.text.split("\n").length > 6) return undefined;
-    return node.namedChildren.flatMap((d) => (d?.childForFieldName("name") ? identifiers(d.childForFieldName("name") as SyntaxNode).map((n) => n.text) : []));
+    return node.namedChildren.flatMap((d) =>
+      d?.childForFieldName("name") ? identifiers(d.childForFieldName("name") as SyntaxNode).map((n) => n.text) : [],
+    );
   }
   return undefined;
 }

@@ -4,11 +4,15 @@ export type LineRange = { start: number; end: number };
 
 /** Sorted, merged ranges (1-based, inclusive); ranges separated only by blank lines are joined. */
 export function mergeRanges(ranges: readonly LineRange[], lines: readonly string[]): LineRange[] {
-  const sorted = ranges.filter((r) => r.end >= r.start).map((r) => ({ ...r })).sort((a, b) => a.start - b.start);
+  const sorted = ranges
+    .filter((r) => r.end >= r.start)
+    .map((r) => ({ ...r }))
+    .sort((a, b) => a.start - b.start);
   const out: LineRange[] = [];
   for (const r of sorted) {
     const last = out.at(-1);
-    if (last && r.start <= last.end + 1 + blankRun(lines, last.end + 1, r.start - 1)) last.end = Math.max(last.end, r.end);
+    if (last && r.start <= last.end + 1 + blankRun(lines, last.end + 1, r.start - 1))
+      last.end = Math.max(last.end, r.end);
     else out.push(r);
   }
   return out;

@@ -14,21 +14,34 @@ export function relatedSignatures(shown: Shown[], files: File[], max: number): s
     const key = `${file.path}#${symbol.name}`;
     if (shownKeys.has(key) || taken.has(key) || out.length >= max) return;
     // A class shown whole already holds its methods.
-    if (shown.some((s) => s.path === file.path && s.symbol.kind === "class" && symbol.name.startsWith(`${s.symbol.name}.`))) return;
+    if (
+      shown.some(
+        (s) => s.path === file.path && s.symbol.kind === "class" && symbol.name.startsWith(`${s.symbol.name}.`),
+      )
+    )
+      return;
     taken.add(key);
     out.push(`${role} ${file.path}:${symbol.outerStart}: ${signature(file, symbol)}`);
   };
   for (const s of shown) {
     const call = new RegExp(`(?<![\\w$])${escape(shortName(s.symbol))}\\s*\\(`);
-    for (const { file, symbol } of all) if (symbol.kind !== "class" && call.test(symbol.text)) take(file, symbol, "caller");
+    for (const { file, symbol } of all)
+      if (symbol.kind !== "class" && call.test(symbol.text)) take(file, symbol, "caller");
   }
-  const called = new Set(shown.flatMap((s) => [...s.symbol.text.matchAll(/([A-Za-z_$][\w$]*)\s*\(/g)].map((m) => m[1] as string)));
-  for (const { file, symbol } of all) if (symbol.kind !== "class" && called.has(shortName(symbol)) && shortName(symbol).length > 2) take(file, symbol, "callee");
+  const called = new Set(
+    shown.flatMap((s) => [...s.symbol.text.matchAll(/([A-Za-z_$][\w$]*)\s*\(/g)].map((m) => m[1] as string)),
+  );
+  for (const { file, symbol } of all)
+    if (symbol.kind !== "class" && called.has(shortName(symbol)) && shortName(symbol).length > 2)
+      take(file, symbol, "callee");
   return out.join("\n");
 }
 
 function signature(file: File, symbol: CodeSymbol): string {
-  const text = file.lines.slice(symbol.startLine - 1, symbol.headerEnd).map((l) => l.trim()).join(" ");
+  const text = file.lines
+    .slice(symbol.startLine - 1, symbol.headerEnd)
+    .map((l) => l.trim())
+    .join(" ");
   return text.length > 200 ? `${text.slice(0, 200)}…` : text;
 }
 

@@ -4,7 +4,22 @@ import { readdirSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import { grammarForFile } from "../template/tree-sitter.ts";
 
-const SKIP_DIRS = new Set([".git", "node_modules", "dist", "build", "coverage", "__pycache__", ".venv", "venv", ".tox", "vendor", "target", ".next", ".mypy_cache", ".pytest_cache"]);
+const SKIP_DIRS = new Set([
+  ".git",
+  "node_modules",
+  "dist",
+  "build",
+  "coverage",
+  "__pycache__",
+  ".venv",
+  "venv",
+  ".tox",
+  "vendor",
+  "target",
+  ".next",
+  ".mypy_cache",
+  ".pytest_cache",
+]);
 const TEXT = /\.(py|[cm]?[jt]sx?|md|rst|txt|toml|cfg|ini|json|ya?ml|go|rs|java|rb)$/;
 
 export function repoFiles(root: string, options: { maxFiles?: number; maxBytes?: number } = {}): string[] {

@@ -9,19 +9,31 @@ export class RetrievalIndex {
 
   constructor() {
     // Identifiers are split on case and underscores before indexing (see tokens()).
-    this.db.exec("CREATE VIRTUAL TABLE docs USING fts5(path UNINDEXED, symbol UNINDEXED, body, tokenize = 'unicode61')");
+    this.db.exec(
+      "CREATE VIRTUAL TABLE docs USING fts5(path UNINDEXED, symbol UNINDEXED, body, tokenize = 'unicode61')",
+    );
   }
 
   add(path: string, symbol: string | null, text: string): void {
-    this.db.prepare("INSERT INTO docs (path, symbol, body) VALUES (?, ?, ?)").run(path, symbol, `${path} ${symbol ?? ""} ${splitIdentifiers(text)}`);
+    this.db
+      .prepare("INSERT INTO docs (path, symbol, body) VALUES (?, ?, ?)")
+      .run(path, symbol, `${path} ${symbol ?? ""} ${splitIdentifiers(text)}`);
   }
 
   /** Documents ranked by BM25 for any of the query's words (FTS syntax in the query is neutralised). */
   search(query: string, limit = 20): Hit[] {
-    const words = [...new Set(splitIdentifiers(query).toLowerCase().match(/[\p{L}\p{N}]{3,}/gu) ?? [])].slice(0, 64);
+    const words = [
+      ...new Set(
+        splitIdentifiers(query)
+          .toLowerCase()
+          .match(/[\p{L}\p{N}]{3,}/gu) ?? [],
+      ),
+    ].slice(0, 64);
     if (words.length === 0) return [];
     const match = words.map((w) => `"${w}"`).join(" OR ");
-    const rows = this.db.prepare("SELECT path, symbol, bm25(docs) AS score FROM docs WHERE docs MATCH ? ORDER BY score LIMIT ?").all(match, limit) as Array<{ path: string; symbol: string | null; score: number }>;
+    const rows = this.db
+      .prepare("SELECT path, symbol, bm25(docs) AS score FROM docs WHERE docs MATCH ? ORDER BY score LIMIT ?")
+      .all(match, limit) as Array<{ path: string; symbol: string | null; score: number }>;
     return rows.map((r) => ({ path: r.path, symbol: r.symbol, score: -r.score }));
   }
 

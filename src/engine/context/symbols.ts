@@ -6,7 +6,15 @@ import { grammarForFile, parseSource, type SyntaxNode } from "../template/tree-s
  * `startLine`..`endLine`: the definition; `outerStart`: its first decorator or `export`
  * (the same as startLine without); `headerEnd`: the last line of its signature.
  */
-export type CodeSymbol = { name: string; kind: "function" | "class" | "method"; startLine: number; endLine: number; outerStart: number; headerEnd: number; text: string };
+export type CodeSymbol = {
+  name: string;
+  kind: "function" | "class" | "method";
+  startLine: number;
+  endLine: number;
+  outerStart: number;
+  headerEnd: number;
+  text: string;
+};
 
 export async function symbolsOf(path: string, source: string): Promise<CodeSymbol[]> {
   const grammar = grammarForFile(path);
@@ -20,14 +28,32 @@ export async function symbolsOf(path: string, source: string): Promise<CodeSymbo
     // Python's body starts on the line after the colon; a JS body's brace ends the signature line.
     const bodyRow = body ? body.startPosition.row : node.startPosition.row;
     const headerEnd = Math.max(startLine, grammar === "python" ? bodyRow : bodyRow + 1);
-    out.push({ name, kind, startLine, endLine: node.endPosition.row + 1, outerStart: outer.startPosition.row + 1, headerEnd, text: node.text });
+    out.push({
+      name,
+      kind,
+      startLine,
+      endLine: node.endPosition.row + 1,
+      outerStart: outer.startPosition.row + 1,
+      headerEnd,
+      text: node.text,
+    });
   };
   const visit = (node: SyntaxNode, inClass: string | undefined) => {
     for (const child of node.namedChildren) {
       if (!child) continue;
-      const target = child.type === "decorated_definition" ? child.childForFieldName("definition") ?? child : child.type === "export_statement" ? child.childForFieldName("declaration") ?? child : child;
+      const target =
+        child.type === "decorated_definition"
+          ? (child.childForFieldName("definition") ?? child)
+          : child.type === "export_statement"
+            ? (child.childForFieldName("declaration") ?? child)
+            : child;
       const name = target.childForFieldName("name")?.text;
-      if (/^(function_definition|function_declaration|method_definition|generator_function_declaration)$/.test(target.type)) add(target, child, inClass ? "method" : "function", inClass ? `${inClass}.${name}` : name);
+      if (
+        /^(function_definition|function_declaration|method_definition|generator_function_declaration)$/.test(
+          target.type,
+        )
+      )
+        add(target, child, inClass ? "method" : "function", inClass ? `${inClass}.${name}` : name);
       else if (/^class_(definition|declaration)$/.test(target.type)) {
         add(target, child, "class", name);
         const body = target.childForFieldName("body");
@@ -35,7 +61,8 @@ export async function symbolsOf(path: string, source: string): Promise<CodeSymbo
       } else if (target.type === "lexical_declaration") {
         for (const d of target.namedChildren) {
           const value = d?.childForFieldName("value");
-          if (d && value && /arrow_function|function_expression/.test(value.type)) add(d, child, "function", d.childForFieldName("name")?.text);
+          if (d && value && /arrow_function|function_expression/.test(value.type))
+            add(d, child, "function", d.childForFieldName("name")?.text);
         }
       }
     }

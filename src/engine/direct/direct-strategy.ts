@@ -19,7 +19,14 @@ export function directStrategy(options: { llm: LlmClient; maxRefinements?: numbe
         for (let round = 0; round <= (options.maxRefinements ?? 12); round++) {
           run.ensureCandidateBudget();
           const stage = round === 0 ? "generate" : "self-debug";
-          const { value } = await options.llm.call(stage, { untrusted: { problem, failures: digestReport(report), code: await run.code() }, trusted: round === 0 ? {} : { instruction: "" } }, editsSchema);
+          const { value } = await options.llm.call(
+            stage,
+            {
+              untrusted: { problem, failures: digestReport(report), code: await run.code() },
+              trusted: round === 0 ? {} : { instruction: "" },
+            },
+            editsSchema,
+          );
           const proposed = run.editsOf(value);
           const result = await run.execute([...edits, ...proposed], stage);
           if (!result) {
@@ -30,9 +37,16 @@ export function directStrategy(options: { llm: LlmClient; maxRefinements?: numbe
           }
           edits = [...edits, ...proposed];
           report = result.report;
-          if (run.acceptIf(result)) return run.finish("solved", `the ${round === 0 ? "first change" : `change after ${round} self-debugging round(s)`} passes the visible tests and the regression gate`);
+          if (run.acceptIf(result))
+            return run.finish(
+              "solved",
+              `the ${round === 0 ? "first change" : `change after ${round} self-debugging round(s)`} passes the visible tests and the regression gate`,
+            );
         }
-        return run.finish("iterations", `no passing change after ${options.maxRefinements ?? 12} self-debugging rounds`);
+        return run.finish(
+          "iterations",
+          `no passing change after ${options.maxRefinements ?? 12} self-debugging rounds`,
+        );
       });
     },
   };

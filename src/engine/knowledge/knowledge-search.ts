@@ -42,12 +42,15 @@ export function onDiskKnowledge(workspace: string): KnowledgeProvider {
         else if (entry.isFile() && accept(entry.name) && (plain(full)?.size ?? Infinity) < 512 * 1024) add(full);
       }
     };
-    for (const name of readdirSync(workspace)) if (/^readme/i.test(name) && plain(join(workspace, name))?.isFile()) add(join(workspace, name));
+    for (const name of readdirSync(workspace))
+      if (/^readme/i.test(name) && plain(join(workspace, name))?.isFile()) add(join(workspace, name));
     walk(join(workspace, "docs"), (n) => /\.(md|rst|txt)$/.test(n), 4);
     walk(join(workspace, "node_modules"), (n) => n.endsWith(".d.ts"), 3);
     for (const venv of [".venv", "venv"]) {
       const lib = join(workspace, venv, "lib");
-      if (plain(lib)?.isDirectory()) for (const py of readdirSync(lib)) walk(join(lib, py, "site-packages"), (n) => n.endsWith(".py") || n.endsWith(".pyi"), 2);
+      if (plain(lib)?.isDirectory())
+        for (const py of readdirSync(lib))
+          walk(join(lib, py, "site-packages"), (n) => n.endsWith(".py") || n.endsWith(".pyi"), 2);
     }
   };
   /** The entry at a full path under the workspace when no part of it below the workspace is a symbolic link. */

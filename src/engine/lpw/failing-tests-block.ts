@@ -19,7 +19,8 @@ export async function failingTestsBlock(workspace: string, failing: readonly Tes
   }
   const blocks = await Promise.all(
     [...groups.values()].map(async ({ source, tests }) => {
-      const params = source && tests.some((t) => /\[.*\]$/.test(t.id)) ? await parametrizeValues(source) : new Map<string, string>();
+      const params =
+        source && tests.some((t) => /\[.*\]$/.test(t.id)) ? await parametrizeValues(source) : new Map<string, string>();
       const cases = tests.map((t) => {
         const id = /\[(.*)\]$/.exec(t.id)?.[1];
         const values = id === undefined ? undefined : params.get(id);

@@ -8,7 +8,12 @@ import type { Verifier } from "../../verify/local-verifier.ts";
 import { applyEdits, type Edit } from "../../workspace/apply-edits.ts";
 import { revokeGrants, shareGrants } from "../../verify/sandbox/workspace-grants.ts";
 
-export async function instrumentedRun(workspace: string, edits: Edit[], testId: string, verifier: Verifier): Promise<{ trace: string; durationMs: number }> {
+export async function instrumentedRun(
+  workspace: string,
+  edits: Edit[],
+  testId: string,
+  verifier: Verifier,
+): Promise<{ trace: string; durationMs: number }> {
   const scratch = await mkdtemp(join(tmpdir(), "autogen-debug-"));
   try {
     await cp(workspace, scratch, { recursive: true, filter: (src) => !src.split("/").includes(".git") });
@@ -17,12 +22,18 @@ export async function instrumentedRun(workspace: string, edits: Edit[], testId: 
     try {
       await applyEdits(scratch, edits);
     } catch (error) {
-      return { trace: `(the instrumentation did not apply: ${(error as Error).message.split("\n")[0]})`, durationMs: 0 };
+      return {
+        trace: `(the instrumentation did not apply: ${(error as Error).message.split("\n")[0]})`,
+        durationMs: 0,
+      };
     }
     const report = await verifier.run(scratch, { kind: "tests", ids: [testId] });
     const lines = report.run.output.split("\n");
     const traced = lines.filter((l) => l.includes("AUTOGEN-TRACE"));
-    const trace = (traced.length > 0 ? traced : lines.slice(-60)).join("\n").replaceAll(scratch, "<workspace>").slice(0, 8000);
+    const trace = (traced.length > 0 ? traced : lines.slice(-60))
+      .join("\n")
+      .replaceAll(scratch, "<workspace>")
+      .slice(0, 8000);
     return { trace, durationMs: report.run.durationMs };
   } finally {
     revokeGrants(scratch);

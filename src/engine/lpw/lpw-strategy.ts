@@ -19,7 +19,17 @@ import { failureSignature } from "./failure-signature.ts";
 import { instrumentedRun } from "./instrumented-run.ts";
 import { baselineWithValues } from "./visible-values.ts";
 import { formatKnowledge, onDiskKnowledge, type KnowledgeProvider } from "../knowledge/knowledge-search.ts";
-import { analysisSchema, checkSchema, editsSchema, explanationSchema, instrumentSchema, knowledgeSchema, planSchema, verificationSchema, type Verification } from "./schemas.ts";
+import {
+  analysisSchema,
+  checkSchema,
+  editsSchema,
+  explanationSchema,
+  instrumentSchema,
+  knowledgeSchema,
+  planSchema,
+  verificationSchema,
+  type Verification,
+} from "./schemas.ts";
 import type { WorkspaceChanges } from "./workspace-changes.ts";
 
 export type LpwOptions = {
@@ -44,7 +54,10 @@ export function lpwStrategy(options: LpwOptions): Strategy {
 
 class LpwRun {
   private readonly task: Task;
-  private readonly options: Required<Omit<LpwOptions, "memory" | "knowledge">> & { memory: string; knowledge: KnowledgeProvider | "on-disk" | undefined };
+  private readonly options: Required<Omit<LpwOptions, "memory" | "knowledge">> & {
+    memory: string;
+    knowledge: KnowledgeProvider | "on-disk" | undefined;
+  };
   private knowledgeText = "(none)";
   private readonly llm: LlmClient;
   private readonly harness: StrategyRun;
@@ -86,34 +99,79 @@ class LpwRun {
     this.problem = this.task.description ?? "Make the failing tests pass.";
     const baseline = await run.baseline();
     // A helper's bare AssertionError is rerun once with its values made visible.
-    const { before, failing } = await baselineWithValues(this.task, (runs, ms) => run.countTestRuns(runs, ms), baseline.before, baseline.failing);
+    const { before, failing } = await baselineWithValues(
+      this.task,
+      (runs, ms) => run.countTestRuns(runs, ms),
+      baseline.before,
+      baseline.failing,
+    );
 
     const digest = digestReport(before, { readSource: (file, line) => this.sourceLine(file, line) });
-    const mentioned = [...new Set(failing.flatMap((t) => [t.file, ...[...(t.details ?? "").matchAll(/([\w./-]+\.(?:py|[cm]?[jt]sx?))[:"]/g)].map((m) => m[1])]).filter((f): f is string => Boolean(f)))];
+    const mentioned = [
+      ...new Set(
+        failing
+          .flatMap((t) => [
+            t.file,
+            ...[...(t.details ?? "").matchAll(/([\w./-]+\.(?:py|[cm]?[jt]sx?))[:"]/g)].map((m) => m[1]),
+          ])
+          .filter((f): f is string => Boolean(f)),
+      ),
+    ];
     const frames = failureFrames(failing, this.task.workspace);
     const named = namedIdentifiers(this.task.description ?? "");
-    const context = await buildContext(this.task.workspace, { query: `${this.problem}\n${digest}`, mentioned, frames, named, isTestFile: this.task.isTestFile, llm: this.llm });
+    const context = await buildContext(this.task.workspace, {
+      query: `${this.problem}\n${digest}`,
+      mentioned,
+      frames,
+      named,
+      isTestFile: this.task.isTestFile,
+      llm: this.llm,
+    });
     this.contextFiles = context.files;
     const tests = await failingTestsBlock(this.task.workspace, failing);
 
     const { plan, verification } = await this.planAndVerify(digest, context.code, tests);
-    const knowledge = this.options.knowledge === "on-disk" ? onDiskKnowledge(this.task.workspace) : this.options.knowledge;
+    const knowledge =
+      this.options.knowledge === "on-disk" ? onDiskKnowledge(this.task.workspace) : this.options.knowledge;
     if (knowledge && !this.options.planOnly) await this.gatherKnowledge(plan, context.code, knowledge);
-    if (this.options.planOnly) return run.finish("planned", this.outcome.plan.verified ? "the plan is verified on the visible tests; no code was changed" : "the plan could not be verified on the visible tests; no code was changed");
+    if (this.options.planOnly)
+      return run.finish(
+        "planned",
+        this.outcome.plan.verified
+          ? "the plan is verified on the visible tests; no code was changed"
+          : "the plan could not be verified on the visible tests; no code was changed",
+      );
     let latest = await this.implement(plan, verification, undefined);
-    if (this.accepted(latest)) return run.finish("solved", "the implementation of the verified plan passes the visible tests and the regression gate");
+    if (this.accepted(latest))
+      return run.finish(
+        "solved",
+        "the implementation of the verified plan passes the visible tests and the regression gate",
+      );
 
     for (let round = 1; round <= this.options.maxRefinements; round++) {
-      this.task.onProgress?.({ kind: "stage", stage: "refine", detail: `round ${round} of ${this.options.maxRefinements}` });
-      if (this.repeats >= 3) throw new Stop("stuck", `the same failure three times in a row: ${this.lastSignature.split("\n")[0]}`);
+      this.task.onProgress?.({
+        kind: "stage",
+        stage: "refine",
+        detail: `round ${round} of ${this.options.maxRefinements}`,
+      });
+      if (this.repeats >= 3)
+        throw new Stop("stuck", `the same failure three times in a row: ${this.lastSignature.split("\n")[0]}`);
       if (this.repeats === 2) {
         // The patch of a patch keeps failing the same way: start over from the plan.
         await this.changes.restore();
-        latest = await this.implement(plan, verification, `An earlier implementation failed like this, twice:\n${digestReport(latest.report)}`);
+        latest = await this.implement(
+          plan,
+          verification,
+          `An earlier implementation failed like this, twice:\n${digestReport(latest.report)}`,
+        );
       } else {
         latest = await this.refine(plan, verification, latest.report);
       }
-      if (this.accepted(latest)) return run.finish("solved", `the refined code passes the visible tests and the regression gate after ${round} refinement round(s)`);
+      if (this.accepted(latest))
+        return run.finish(
+          "solved",
+          `the refined code passes the visible tests and the regression gate after ${round} refinement round(s)`,
+        );
     }
     return run.finish("iterations", `no passing change after ${this.options.maxRefinements} refinement rounds`);
   }
@@ -125,49 +183,94 @@ class LpwRun {
     return true;
   }
 
-  private async planAndVerify(digest: string, code: string, tests: string): Promise<{ plan: string[]; verification: Verification | undefined }> {
+  private async planAndVerify(
+    digest: string,
+    code: string,
+    tests: string,
+  ): Promise<{ plan: string[]; verification: Verification | undefined }> {
     this.task.onProgress?.({ kind: "stage", stage: "plan" });
-    let plan = (await this.llm.call("plan", { untrusted: { problem: this.problem, failures: digest, code }, trusted: { memory: this.options.memory } }, planSchema)).value.steps;
+    let plan = (
+      await this.llm.call(
+        "plan",
+        { untrusted: { problem: this.problem, failures: digest, code }, trusted: { memory: this.options.memory } },
+        planSchema,
+      )
+    ).value.steps;
     let verification: Verification | undefined;
     let verified = false;
     let rounds = 0;
     if (this.options.planVerification) {
-      for (; rounds < this.options.maxPlanIterations && !verified; ) {
+      for (; rounds < this.options.maxPlanIterations && !verified;) {
         rounds += 1;
         this.task.onProgress?.({ kind: "stage", stage: "verify-plan", detail: `round ${rounds}` });
-        verification = (await this.llm.call("verify-plan", { trusted: { plan: numbered(plan) }, untrusted: { tests, code } }, verificationSchema)).value;
+        verification = (
+          await this.llm.call(
+            "verify-plan",
+            { trusted: { plan: numbered(plan) }, untrusted: { tests, code } },
+            verificationSchema,
+          )
+        ).value;
         if (verification.tests.some((t) => !t.matches)) {
           if (verification.revisedPlan) plan = verification.revisedPlan.steps;
           continue;
         }
-        const check = (await this.llm.call("check-verification", { trusted: { plan: numbered(plan), verification: formatVerification(verification) } }, checkSchema)).value;
+        const check = (
+          await this.llm.call(
+            "check-verification",
+            { trusted: { plan: numbered(plan), verification: formatVerification(verification) } },
+            checkSchema,
+          )
+        ).value;
         verified = check.ok;
       }
     }
     this.outcome.plan.steps = plan;
     this.outcome.plan.verified = verified;
     this.outcome.plan.planIterations = rounds;
-    this.outcome.plan.verification = verification?.tests.map((t) => ({ test: t.test, derived: t.derived, expected: t.expected, matches: t.matches }));
+    this.outcome.plan.verification = verification?.tests.map((t) => ({
+      test: t.test,
+      derived: t.derived,
+      expected: t.expected,
+      matches: t.matches,
+    }));
     return { plan, verification };
   }
 
   private async gatherKnowledge(plan: string[], code: string, provider: KnowledgeProvider): Promise<void> {
     this.task.onProgress?.({ kind: "stage", stage: "knowledge" });
-    const { value } = await this.llm.call("knowledge", { untrusted: { problem: this.problem, code }, trusted: { plan: numbered(plan) } }, knowledgeSchema);
+    const { value } = await this.llm.call(
+      "knowledge",
+      { untrusted: { problem: this.problem, code }, trusted: { plan: numbered(plan) } },
+      knowledgeSchema,
+    );
     const snippets = value.queries.length ? await provider.search(value.queries, 4) : [];
     this.knowledgeText = formatKnowledge(value.facts, snippets);
   }
 
-  private async implement(plan: string[], verification: Verification | undefined, hint: string | undefined): Promise<Validated> {
+  private async implement(
+    plan: string[],
+    verification: Verification | undefined,
+    hint: string | undefined,
+  ): Promise<Validated> {
     this.task.onProgress?.({ kind: "stage", stage: "implement" });
     const code = await this.currentCode();
     const { value } = await this.llm.call(
       "implement",
-      { untrusted: { problem: hint ? `${this.problem}\n\n${hint}` : this.problem, code, knowledge: this.knowledgeText }, trusted: { plan: numbered(plan), verification: verification ? formatVerification(verification) : "(plan verification disabled)" } },
+      {
+        untrusted: { problem: hint ? `${this.problem}\n\n${hint}` : this.problem, code, knowledge: this.knowledgeText },
+        trusted: {
+          plan: numbered(plan),
+          verification: verification ? formatVerification(verification) : "(plan verification disabled)",
+        },
+      },
       editsSchema,
     );
     if (value.edits.length === 0) throw new Stop("no-change", `no code change: ${value.noChange ?? ""}`);
-    return this.attempt(value.edits, hint ? "re-implementation from the plan" : "implementation of the plan", undefined);
+    return this.attempt(
+      value.edits,
+      hint ? "re-implementation from the plan" : "implementation of the plan",
+      undefined,
+    );
   }
 
   private async refine(plan: string[], verification: Verification | undefined, report: TestReport): Promise<Validated> {
@@ -176,17 +279,42 @@ class LpwRun {
     const code = await this.currentCode();
     let trace = "(instrumented debug run disabled)";
     if (this.options.instrumentedDebug && first) {
-      const { value } = await this.llm.call("instrument", { trusted: { plan: numbered(plan), test: first.id }, untrusted: { code } }, instrumentSchema);
-      const run = await instrumentedRun(this.task.workspace, value.edits, first.id, this.task.probe ?? this.task.verifier);
+      const { value } = await this.llm.call(
+        "instrument",
+        { trusted: { plan: numbered(plan), test: first.id }, untrusted: { code } },
+        instrumentSchema,
+      );
+      const run = await instrumentedRun(
+        this.task.workspace,
+        value.edits,
+        first.id,
+        this.task.probe ?? this.task.verifier,
+      );
       this.harness.countTestRuns(1, run.durationMs);
       trace = run.trace;
     }
-    const forTest = verification?.tests.find((t) => first && (first.id.includes(t.test) || t.test.includes(first.name))) ?? verification?.tests[0];
-    const analysis = (await this.llm.call("analyze-error", { trusted: { verification: forTest ? JSON.stringify(forTest, null, 2) : numbered(plan) }, untrusted: { trace, failures } }, analysisSchema)).value;
-    const explanation = this.options.codeExplanation ? (await this.llm.call("explain", { untrusted: { code } }, explanationSchema)).value.explanation : "(code explanation disabled)";
+    const forTest =
+      verification?.tests.find((t) => first && (first.id.includes(t.test) || t.test.includes(first.name))) ??
+      verification?.tests[0];
+    const analysis = (
+      await this.llm.call(
+        "analyze-error",
+        {
+          trusted: { verification: forTest ? JSON.stringify(forTest, null, 2) : numbered(plan) },
+          untrusted: { trace, failures },
+        },
+        analysisSchema,
+      )
+    ).value;
+    const explanation = this.options.codeExplanation
+      ? (await this.llm.call("explain", { untrusted: { code } }, explanationSchema)).value.explanation
+      : "(code explanation disabled)";
     const { value } = await this.llm.call(
       "refine",
-      { trusted: { plan: numbered(plan), analysis: `${analysis.divergence}\nFix: ${analysis.fix}`, explanation }, untrusted: { failures, code } },
+      {
+        trusted: { plan: numbered(plan), analysis: `${analysis.divergence}\nFix: ${analysis.fix}`, explanation },
+        untrusted: { failures, code },
+      },
       editsSchema,
     );
     if (value.edits.length === 0) throw new Stop("no-change", `no code change: ${value.noChange ?? ""}`);
@@ -203,7 +331,9 @@ class LpwRun {
   }
 
   private async currentCode(): Promise<string> {
-    const files = [...new Set([...this.contextFiles, ...this.changes.diff().files])].filter((f) => !this.task.isTestFile(f));
+    const files = [...new Set([...this.contextFiles, ...this.changes.diff().files])].filter(
+      (f) => !this.task.isTestFile(f),
+    );
     const parts: string[] = [];
     for (const file of files) {
       const text = await tryReadWorktreeText(this.task.workspace, file, { maxBytes: CONTEXT_READ_LIMIT });
@@ -226,5 +356,10 @@ function numbered(steps: string[]): string {
 }
 
 function formatVerification(v: Verification): string {
-  return v.tests.map((t) => `Test ${t.test}:\n${t.steps.map((s) => `  after step ${s.step}: ${s.value}`).join("\n")}\n  derived: ${t.derived}; expected: ${t.expected}; ${t.matches ? "agrees" : "DIFFERS"}`).join("\n\n");
+  return v.tests
+    .map(
+      (t) =>
+        `Test ${t.test}:\n${t.steps.map((s) => `  after step ${s.step}: ${s.value}`).join("\n")}\n  derived: ${t.derived}; expected: ${t.expected}; ${t.matches ? "agrees" : "DIFFERS"}`,
+    )
+    .join("\n\n");
 }

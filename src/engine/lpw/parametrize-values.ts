@@ -8,29 +8,43 @@ export async function parametrizeValues(testSourceText: string): Promise<Map<str
   const out = new Map<string, string>();
   const tree = await parsePython(testSourceText);
   try {
-    const decorators = tree.rootNode.descendantsOfType("decorator").filter((d): d is SyntaxNode => Boolean(d && /parametrize\s*\(/.test(d.text)));
+    const decorators = tree.rootNode
+      .descendantsOfType("decorator")
+      .filter((d): d is SyntaxNode => Boolean(d && /parametrize\s*\(/.test(d.text)));
     if (decorators.length !== 1) return out;
     const call = (decorators[0] as SyntaxNode).namedChildren.find((c) => c?.type === "call");
     const args = call?.childForFieldName("arguments")?.namedChildren.filter((a): a is SyntaxNode => Boolean(a)) ?? [];
     const positional = args.filter((a) => a.type !== "keyword_argument");
-    const keyword = (name: string) => args.find((a) => a.type === "keyword_argument" && a.childForFieldName("name")?.text === name)?.childForFieldName("value");
+    const keyword = (name: string) =>
+      args
+        .find((a) => a.type === "keyword_argument" && a.childForFieldName("name")?.text === name)
+        ?.childForFieldName("value");
     const namesNode = positional[0] ?? keyword("argnames");
     const valuesNode = positional[1] ?? keyword("argvalues");
     if (!namesNode || !valuesNode || !/^(list|tuple)$/.test(valuesNode.type)) return out;
     const names = argNames(namesNode);
     const explicitIds = keyword("ids");
-    const ids = explicitIds && /^(list|tuple)$/.test(explicitIds.type) ? explicitIds.namedChildren.map((n) => (n ? literal(n) : undefined)) : [];
+    const ids =
+      explicitIds && /^(list|tuple)$/.test(explicitIds.type)
+        ? explicitIds.namedChildren.map((n) => (n ? literal(n) : undefined))
+        : [];
     valuesNode.namedChildren.forEach((entry, index) => {
       if (!entry) return;
       let values: SyntaxNode[];
       let id: string | undefined = ids[index];
       if (entry.type === "call" && /(^|\.)param$/.test(entry.childForFieldName("function")?.text ?? "")) {
-        const pArgs = entry.childForFieldName("arguments")?.namedChildren.filter((a): a is SyntaxNode => Boolean(a)) ?? [];
+        const pArgs =
+          entry.childForFieldName("arguments")?.namedChildren.filter((a): a is SyntaxNode => Boolean(a)) ?? [];
         values = pArgs.filter((a) => a.type !== "keyword_argument");
-        const idArg = pArgs.find((a) => a.type === "keyword_argument" && a.childForFieldName("name")?.text === "id")?.childForFieldName("value");
+        const idArg = pArgs
+          .find((a) => a.type === "keyword_argument" && a.childForFieldName("name")?.text === "id")
+          ?.childForFieldName("value");
         id = idArg ? literal(idArg) : id;
       } else {
-        values = names.length > 1 && (entry.type === "tuple" || entry.type === "list") ? entry.namedChildren.filter((v): v is SyntaxNode => Boolean(v)) : [entry];
+        values =
+          names.length > 1 && (entry.type === "tuple" || entry.type === "list")
+            ? entry.namedChildren.filter((v): v is SyntaxNode => Boolean(v))
+            : [entry];
       }
       id ??= values.map((v, i) => autoId(v, names[i] ?? "arg", index)).join("-");
       out.set(id, values.map((v, i) => `${names[i] ?? `arg${i}`}=${v.text}`).join(", "));
@@ -42,13 +56,21 @@ export async function parametrizeValues(testSourceText: string): Promise<Map<str
 }
 
 function argNames(node: SyntaxNode): string[] {
-  if (node.type === "string") return (literal(node) ?? "").split(",").map((s) => s.trim()).filter(Boolean);
+  if (node.type === "string")
+    return (literal(node) ?? "")
+      .split(",")
+      .map((s) => s.trim())
+      .filter(Boolean);
   return node.namedChildren.flatMap((n) => (n?.type === "string" ? [literal(n) ?? ""] : []));
 }
 
 /** A string literal's content, or a number, True, False or None as written. */
 function literal(node: SyntaxNode): string | undefined {
-  if (node.type === "string") return node.namedChildren.filter((c) => c && c.type !== "string_start" && c.type !== "string_end").map((c) => c?.text ?? "").join("");
+  if (node.type === "string")
+    return node.namedChildren
+      .filter((c) => c && c.type !== "string_start" && c.type !== "string_end")
+      .map((c) => c?.text ?? "")
+      .join("");
   if (/^(integer|float|true|false|none)$/.test(node.type)) return node.text;
   if (node.type === "unary_operator" && /^-\s*[\d.]/.test(node.text)) return node.text.replace(/\s+/g, "");
   return undefined;

@@ -6,14 +6,16 @@ import { grammarForFile, parseSource, type SyntaxNode } from "../template/tree-s
 
 export async function testSource(workspace: string, id: string, fallbackFile?: string): Promise<string | undefined> {
   const pytest = id.includes("::");
-  const file = pytest ? id.split("::")[0] : fallbackFile ?? id.split(" > ").find((p) => grammarForFile(p));
+  const file = pytest ? id.split("::")[0] : (fallbackFile ?? id.split(" > ").find((p) => grammarForFile(p)));
   const name = (pytest ? id.split("::").at(-1) : id.split(" > ").at(-1))?.replace(/\[.*\]$/, "");
   if (!file || !name) return undefined;
   const grammar = grammarForFile(file);
   if (!grammar) return undefined;
   let source: string;
   try {
-    source = await readWorktreeText(workspace, file.startsWith("/") ? file.slice(join(workspace, "/").length) : file, { maxBytes: CONTEXT_READ_LIMIT });
+    source = await readWorktreeText(workspace, file.startsWith("/") ? file.slice(join(workspace, "/").length) : file, {
+      maxBytes: CONTEXT_READ_LIMIT,
+    });
   } catch {
     return undefined;
   }
@@ -22,7 +24,9 @@ export async function testSource(workspace: string, id: string, fallbackFile?: s
     const found = find(tree.rootNode, (n) =>
       grammar === "python"
         ? n.type === "function_definition" && n.childForFieldName("name")?.text === name
-        : n.type === "call_expression" && /^(it|test)$/.test(n.childForFieldName("function")?.text ?? "") && stringArg(n) === name,
+        : n.type === "call_expression" &&
+          /^(it|test)$/.test(n.childForFieldName("function")?.text ?? "") &&
+          stringArg(n) === name,
     );
     // A test's decorators (pytest's parametrize) are its inputs: shown with it.
     const shown = found?.parent?.type === "decorated_definition" ? found.parent : found;

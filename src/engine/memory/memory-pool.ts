@@ -17,7 +17,13 @@ export const MEMORY_MIGRATIONS = [
 ] as const;
 
 export type MemoryScope = { installation: string; repository: string };
-export type MemoryEntry = { task: string; plan: string[]; verification: string; keywords: string[]; embedding?: number[] | undefined };
+export type MemoryEntry = {
+  task: string;
+  plan: string[];
+  verification: string;
+  keywords: string[];
+  embedding?: number[] | undefined;
+};
 export type Recalled = MemoryEntry & { id: number; score: number };
 
 export class MemoryPool {
@@ -32,17 +38,40 @@ export class MemoryPool {
 
   remember(scope: MemoryScope, entry: MemoryEntry): number {
     const row = this.db
-      .prepare("INSERT INTO memory (installation, repository, task, plan, verification, keywords, embedding, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
-      .run(scope.installation, scope.repository, entry.task, JSON.stringify(entry.plan), entry.verification, entry.keywords.join(" "), entry.embedding ? JSON.stringify(entry.embedding) : null, Date.now());
+      .prepare(
+        "INSERT INTO memory (installation, repository, task, plan, verification, keywords, embedding, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+      )
+      .run(
+        scope.installation,
+        scope.repository,
+        entry.task,
+        JSON.stringify(entry.plan),
+        entry.verification,
+        entry.keywords.join(" "),
+        entry.embedding ? JSON.stringify(entry.embedding) : null,
+        Date.now(),
+      );
     const id = Number(row.lastInsertRowid);
-    this.db.prepare("INSERT INTO memory_fts (rowid, text) VALUES (?, ?)").run(id, splitIdentifiers(`${entry.keywords.join(" ")} ${entry.task} ${entry.plan.join(" ")}`));
+    this.db
+      .prepare("INSERT INTO memory_fts (rowid, text) VALUES (?, ?)")
+      .run(id, splitIdentifiers(`${entry.keywords.join(" ")} ${entry.task} ${entry.plan.join(" ")}`));
     return id;
   }
 
   /** The `limit` most similar entries of this scope; with embeddings, BM25 rank and cosine similarity are blended. */
-  recall(scope: MemoryScope, query: string, options: { limit?: number; embedding?: number[]; weight?: number } = {}): Recalled[] {
+  recall(
+    scope: MemoryScope,
+    query: string,
+    options: { limit?: number; embedding?: number[]; weight?: number } = {},
+  ): Recalled[] {
     const limit = options.limit ?? 3;
-    const words = [...new Set(splitIdentifiers(query).toLowerCase().match(/[\p{L}\p{N}]{3,}/gu) ?? [])].slice(0, 64);
+    const words = [
+      ...new Set(
+        splitIdentifiers(query)
+          .toLowerCase()
+          .match(/[\p{L}\p{N}]{3,}/gu) ?? [],
+      ),
+    ].slice(0, 64);
     if (words.length === 0) return [];
     const rows = this.db
       .prepare(
@@ -51,7 +80,15 @@ export class MemoryPool {
          WHERE memory_fts MATCH ? AND m.installation = ? AND m.repository = ?
          ORDER BY rank LIMIT ?`,
       )
-      .all(words.map((w) => `"${w}"`).join(" OR "), scope.installation, scope.repository, limit * 5) as Array<{ id: number; task: string; plan: string; verification: string; keywords: string; embedding: string | null; rank: number }>;
+      .all(words.map((w) => `"${w}"`).join(" OR "), scope.installation, scope.repository, limit * 5) as Array<{
+      id: number;
+      task: string;
+      plan: string;
+      verification: string;
+      keywords: string;
+      embedding: string | null;
+      rank: number;
+    }>;
     const best = Math.max(...rows.map((r) => -r.rank), 1e-9);
     const weight = options.weight ?? 0.5;
     return rows
@@ -60,7 +97,15 @@ export class MemoryPool {
         const lexical = -r.rank / best;
         const semantic = options.embedding && embedding ? cosine(options.embedding, embedding) : undefined;
         const score = semantic === undefined ? lexical : (1 - weight) * lexical + weight * semantic;
-        return { id: r.id, task: r.task, plan: JSON.parse(r.plan) as string[], verification: r.verification, keywords: r.keywords.split(" ").filter(Boolean), embedding, score };
+        return {
+          id: r.id,
+          task: r.task,
+          plan: JSON.parse(r.plan) as string[],
+          verification: r.verification,
+          keywords: r.keywords.split(" ").filter(Boolean),
+          embedding,
+          score,
+        };
       })
       .sort((a, b) => b.score - a.score)
       .slice(0, limit);
@@ -86,5 +131,10 @@ export function cosine(a: readonly number[], b: readonly number[]): number {
 /** Recalled plans as the plan stage's examples. */
 export function formatMemory(recalled: readonly Recalled[]): string {
   if (recalled.length === 0) return "(none)";
-  return recalled.map((r, i) => `Example ${i + 1}: ${r.task.split("\n")[0]}\nPlan:\n${r.plan.map((s, k) => `${k + 1}. ${s}`).join("\n")}`).join("\n\n");
+  return recalled
+    .map(
+      (r, i) =>
+        `Example ${i + 1}: ${r.task.split("\n")[0]}\nPlan:\n${r.plan.map((s, k) => `${k + 1}. ${s}`).join("\n")}`,
+    )
+    .join("\n\n");
 }

@@ -18,45 +18,93 @@ import { reproductionSchema } from "../lpw/schemas.ts";
 import type { Reproduction, Task } from "../task.ts";
 
 export type ReproductionResult =
-  | ({ ok: true; attempts: number } & Reproduction)
-  | { ok: false; reason: string; attempts: number };
+  ({ ok: true; attempts: number } & Reproduction) | { ok: false; reason: string; attempts: number };
 
 export type ReproductionCost = { testRuns: number; testSeconds: number };
 
-export async function reproduceIssue(task: Task, llm: LlmClient, cost: ReproductionCost, options: { attempts?: number } = {}): Promise<ReproductionResult> {
+export async function reproduceIssue(
+  task: Task,
+  llm: LlmClient,
+  cost: ReproductionCost,
+  options: { attempts?: number } = {},
+): Promise<ReproductionResult> {
   const maxAttempts = options.attempts ?? 3;
   const problem = task.description ?? "";
   const sources = repoFiles(task.workspace).filter((f) => isSourceFile(f) && !task.isTestFile(f));
   const context = await issueContext(task.workspace, problem, task.isTestFile);
   const examples = await testExamples(task, context.files);
-  const sourceText = (await Promise.all(sources.slice(0, 400).map(async (f) => (await tryReadWorktreeText(task.workspace, f, { maxBytes: CONTEXT_READ_LIMIT })) ?? ""))).join("\n");
+  const sourceText = (
+    await Promise.all(
+      sources
+        .slice(0, 400)
+        .map(async (f) => (await tryReadWorktreeText(task.workspace, f, { maxBytes: CONTEXT_READ_LIMIT })) ?? ""),
+    )
+  ).join("\n");
   const rejections: string[] = [];
   for (let attempt = 1; attempt <= maxAttempts; attempt++) {
     task.onProgress?.({ kind: "stage", stage: "reproduce", detail: `attempt ${attempt} of ${maxAttempts}` });
-    const feedback = rejections.length === 0 ? "(this is the first attempt)" : rejections.map((r, i) => `Attempt ${i + 1} was rejected: ${r}`).join("\n");
+    const feedback =
+      rejections.length === 0
+        ? "(this is the first attempt)"
+        : rejections.map((r, i) => `Attempt ${i + 1} was rejected: ${r}`).join("\n");
     const { value } = await llm.call(
       "reproduce",
-      { untrusted: { problem, testExample: examples, code: context.code || "(no code located)", feedback }, trusted: { framework: task.runnerName, attempts: String(maxAttempts) } },
+      {
+        untrusted: { problem, testExample: examples, code: context.code || "(no code located)", feedback },
+        trusted: { framework: task.runnerName, attempts: String(maxAttempts) },
+      },
       reproductionSchema,
     );
     const verdict = await tryTest(task, value.path, value.content, value.expectedFailure, sourceText, cost);
-    if (verdict.ok) return { ok: true, attempts: attempt, path: value.path, content: value.content, testIds: verdict.testIds, failure: verdict.failure };
+    if (verdict.ok)
+      return {
+        ok: true,
+        attempts: attempt,
+        path: value.path,
+        content: value.content,
+        testIds: verdict.testIds,
+        failure: verdict.failure,
+      };
     rejections.push(verdict.reason);
   }
-  return { ok: false, attempts: maxAttempts, reason: `${maxAttempts === 1 ? "the test the model wrote was" : `all ${maxAttempts} tests the model wrote were`} rejected; the last: ${rejections.at(-1) ?? "no answer"}` };
+  return {
+    ok: false,
+    attempts: maxAttempts,
+    reason: `${maxAttempts === 1 ? "the test the model wrote was" : `all ${maxAttempts} tests the model wrote were`} rejected; the last: ${rejections.at(-1) ?? "no answer"}`,
+  };
 }
 
 /** The code an issue points at, before any test shows the bug: the reproduction stage's context. */
-export async function issueContext(workspace: string, problem: string, isTestFile: (path: string) => boolean): Promise<CodeContext> {
+export async function issueContext(
+  workspace: string,
+  problem: string,
+  isTestFile: (path: string) => boolean,
+): Promise<CodeContext> {
   const sources = repoFiles(workspace).filter((f) => isSourceFile(f) && !isTestFile(f));
   const named = namedIdentifiers(problem);
-  return buildContext(workspace, { query: `${problem}\n${named.join(" ")}`, mentioned: namedFiles(problem, sources), named, isTestFile });
+  return buildContext(workspace, {
+    query: `${problem}\n${named.join(" ")}`,
+    mentioned: namedFiles(problem, sources),
+    named,
+    isTestFile,
+  });
 }
 
 type Verdict = { ok: true; testIds: string[]; failure: string } | { ok: false; reason: string };
 
-async function tryTest(task: Task, path: string, content: string, expectedFailure: string, sourceText: string, cost: ReproductionCost): Promise<Verdict> {
-  if (!task.isTestFile(path)) return { ok: false, reason: `${path} is not where the test runner looks for tests; name it like the existing test files` };
+async function tryTest(
+  task: Task,
+  path: string,
+  content: string,
+  expectedFailure: string,
+  sourceText: string,
+  cost: ReproductionCost,
+): Promise<Verdict> {
+  if (!task.isTestFile(path))
+    return {
+      ok: false,
+      reason: `${path} is not where the test runner looks for tests; name it like the existing test files`,
+    };
   let full: string;
   try {
     full = safeRepoPath(task.workspace, path);
@@ -68,7 +116,8 @@ async function tryTest(task: Task, path: string, content: string, expectedFailur
   try {
     await applyEdits(task.workspace, [{ kind: "create", path, content }]);
   } catch (error) {
-    if (error instanceof EditError || error instanceof UnsafePathError) return { ok: false, reason: `the file could not be written: ${error.message}` };
+    if (error instanceof EditError || error instanceof UnsafePathError)
+      return { ok: false, reason: `the file could not be written: ${error.message}` };
     throw error;
   }
   let keep = false;
@@ -90,16 +139,27 @@ function judge(task: Task, path: string, report: TestReport, expectedFailure: st
   const mine = report.tests.filter((t) => inFile(t, path));
   if (mine.length === 0) {
     const tail = report.run.output.trim().split("\n").slice(-4).join(" | ").slice(0, 400);
-    return { ok: false, reason: `the runner reported no test from ${path} (it reported ${report.tests.length} other test(s); output ends with: ${tail || "(nothing)"})` };
+    return {
+      ok: false,
+      reason: `the runner reported no test from ${path} (it reported ${report.tests.length} other test(s); output ends with: ${tail || "(nothing)"})`,
+    };
   }
   const failing = mine.filter((t) => t.status === "fail" || t.status === "error");
   for (const t of failing) {
     const wrong = wrongFailureReason(t, report, task.workspace, sourceText);
     if (wrong) return { ok: false, reason: `${t.id} ${wrong}` };
   }
-  if (failing.length === 0) return { ok: false, reason: `${mine.every((t) => t.status === "skip") ? "its tests were skipped" : `its test(s) pass on the unchanged code (${mine.map((t) => t.id).join(", ")}), so they do not show the bug`}` };
+  if (failing.length === 0)
+    return {
+      ok: false,
+      reason: `${mine.every((t) => t.status === "skip") ? "its tests were skipped" : `its test(s) pass on the unchanged code (${mine.map((t) => t.id).join(", ")}), so they do not show the bug`}`,
+    };
   const erroring = failing.find((t) => t.status === "error" && !(t.message ?? "").includes(expectedFailure));
-  if (erroring) return { ok: false, reason: `${erroring.id} errors (${firstLine(erroring)}) instead of failing for the reported reason (${expectedFailure})` };
+  if (erroring)
+    return {
+      ok: false,
+      reason: `${erroring.id} errors (${firstLine(erroring)}) instead of failing for the reported reason (${expectedFailure})`,
+    };
   return { ok: true, testIds: failing.map((t) => t.id), failure: firstLine(failing[0] as TestCaseResult) };
 }
 
@@ -114,7 +174,8 @@ function firstLine(t: TestCaseResult): string {
 /** Identifiers the issue names: `code spans`, calls, and camelCase or snake_case words. */
 export function namedIdentifiers(text: string): string[] {
   const out = new Set<string>();
-  for (const m of text.matchAll(/`([^`\n]{1,80})`/g)) for (const w of (m[1] ?? "").matchAll(/[A-Za-z_$][\w$]*/g)) out.add(w[0]);
+  for (const m of text.matchAll(/`([^`\n]{1,80})`/g))
+    for (const w of (m[1] ?? "").matchAll(/[A-Za-z_$][\w$]*/g)) out.add(w[0]);
   for (const m of text.matchAll(/\b([A-Za-z_$][\w$]*)\s*\(/g)) out.add(m[1] ?? "");
   for (const m of text.matchAll(/\b([a-z]+(?:[A-Z][a-z0-9]*)+|[a-z0-9]+(?:_[a-z0-9]+)+)\b/g)) out.add(m[1] ?? "");
   out.delete("");
@@ -130,9 +191,19 @@ function namedFiles(text: string, sources: string[]): string[] {
 export async function testExamples(task: Pick<Task, "workspace" | "isTestFile">, located: string[]): Promise<string> {
   const tests = repoFiles(task.workspace).filter((f) => task.isTestFile(f) && isSourceFile(f));
   if (tests.length === 0) return "(no existing tests)";
-  const stems = located.map((f) => (f.split("/").at(-1) ?? f).replace(/\.[^.]+$/, "")).filter((s) => s.length > 1 && s !== "__init__" && s !== "index");
-  const texts = await Promise.all(tests.map(async (f) => ({ f, text: (await tryReadWorktreeText(task.workspace, f, { maxBytes: CONTEXT_READ_LIMIT })) ?? "" })));
+  const stems = located
+    .map((f) => (f.split("/").at(-1) ?? f).replace(/\.[^.]+$/, ""))
+    .filter((s) => s.length > 1 && s !== "__init__" && s !== "index");
+  const texts = await Promise.all(
+    tests.map(async (f) => ({
+      f,
+      text: (await tryReadWorktreeText(task.workspace, f, { maxBytes: CONTEXT_READ_LIMIT })) ?? "",
+    })),
+  );
   const score = (text: string) => stems.filter((s) => text.includes(s)).length;
-  const chosen = texts.filter((t) => t.text.trim() !== "").sort((a, b) => score(b.text) - score(a.text)).slice(0, 2);
+  const chosen = texts
+    .filter((t) => t.text.trim() !== "")
+    .sort((a, b) => score(b.text) - score(a.text))
+    .slice(0, 2);
   return chosen.map((t) => `--- ${t.f}\n${t.text.slice(0, 2500)}`).join("\n\n");
 }

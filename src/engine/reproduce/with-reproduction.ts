@@ -34,19 +34,32 @@ export function withReproduction(next: Strategy, llm: LlmClient, options: { atte
           wallSeconds: (performance.now() - started) / 1000,
         };
       };
-      const stopped = (stopReason: Outcome["stopReason"], message: string): Outcome => ({ ...emptyOutcome(next.name), stopReason, message, cost: spent() });
+      const stopped = (stopReason: Outcome["stopReason"], message: string): Outcome => ({
+        ...emptyOutcome(next.name),
+        stopReason,
+        message,
+        cost: spent(),
+      });
       let result: ReproductionResult;
       try {
         result = await reproduceIssue(task, llm, tests, options);
       } catch (error) {
-        if (error instanceof BudgetExceededError) return stopped("budget", `while reproducing the issue: ${error.message}`);
-        if (error instanceof LlmStageError) return stopped("error", `the ${error.stage} stage failed: ${error.message.slice(error.stage.length + 2)}`);
+        if (error instanceof BudgetExceededError)
+          return stopped("budget", `while reproducing the issue: ${error.message}`);
+        if (error instanceof LlmStageError)
+          return stopped("error", `the ${error.stage} stage failed: ${error.message.slice(error.stage.length + 2)}`);
         throw error;
       }
       if (!result.ok) return stopped("not-reproduced", `could not reproduce: ${result.reason}`);
 
       const cost = spent();
-      const reproduction = { path: result.path, testId: result.testIds[0] ?? result.path, testIds: result.testIds, failure: result.failure, attempts: result.attempts };
+      const reproduction = {
+        path: result.path,
+        testId: result.testIds[0] ?? result.path,
+        testIds: result.testIds,
+        failure: result.failure,
+        attempts: result.attempts,
+      };
       let outcome: Outcome | undefined;
       try {
         outcome = await next.run({ ...task, visible: { kind: "tests", ids: result.testIds } });
@@ -65,7 +78,11 @@ export function withReproduction(next: Strategy, llm: LlmClient, options: { atte
 async function shipTest(outcome: Outcome, workspace: string, path: string, accepted: string): Promise<void> {
   const now = await tryReadWorktreeText(workspace, path);
   if (now !== accepted) {
-    Object.assign(outcome, { status: "not-fixed", stopReason: "policy", message: `the change passes the tests only because it ${now === undefined ? "deleted" : "changed"} the reproduction test ${path}` });
+    Object.assign(outcome, {
+      status: "not-fixed",
+      stopReason: "policy",
+      message: `the change passes the tests only because it ${now === undefined ? "deleted" : "changed"} the reproduction test ${path}`,
+    });
     return;
   }
   if (outcome.changedFiles.includes(path)) return;

@@ -19,11 +19,17 @@ export type FixReviewer = (candidate: ReviewCandidate) => Promise<FixReview>;
 
 const UNREVIEWED = "passes the tests; not reviewed";
 
-export const NOT_REVIEWED: FixReview = { verdict: "not-reviewed", reason: `${UNREVIEWED}: no model is configured to check a mechanical edit against the issue` };
+export const NOT_REVIEWED: FixReview = {
+  verdict: "not-reviewed",
+  reason: `${UNREVIEWED}: no model is configured to check a mechanical edit against the issue`,
+};
 
 const AROUND = 25;
 
-export function modelReviewer(llm: LlmClient, input: { workspace: string; problem: string | undefined; failing: readonly TestCaseResult[] }): FixReviewer {
+export function modelReviewer(
+  llm: LlmClient,
+  input: { workspace: string; problem: string | undefined; failing: readonly TestCaseResult[] },
+): FixReviewer {
   let tests: Promise<string> | undefined;
   return async (candidate) => {
     tests ??= failingTestsBlock(input.workspace, input.failing);
@@ -42,8 +48,16 @@ export function modelReviewer(llm: LlmClient, input: { workspace: string; proble
       // The model was configured but gave no review (unreachable, answers that broke the
       // schema, its budget spent): the edit is what it would be without a model, a fix on
       // the tests' word, said so, and its PR a draft. Never "fixed", never a lost job.
-      if (error instanceof BudgetExceededError) return { verdict: "not-reviewed", reason: `${UNREVIEWED}: the model's budget ran out before it could review the edit` };
-      if (error instanceof LlmStageError) return { verdict: "not-reviewed", reason: `${UNREVIEWED}: the model configured to review the edit gave no usable answer` };
+      if (error instanceof BudgetExceededError)
+        return {
+          verdict: "not-reviewed",
+          reason: `${UNREVIEWED}: the model's budget ran out before it could review the edit`,
+        };
+      if (error instanceof LlmStageError)
+        return {
+          verdict: "not-reviewed",
+          reason: `${UNREVIEWED}: the model configured to review the edit gave no usable answer`,
+        };
       throw error;
     }
   };

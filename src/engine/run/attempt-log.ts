@@ -29,10 +29,12 @@ export class AttemptLog {
 
   /** `diff`: the candidate's change, asked for only if it becomes the closest attempt. */
   record(attempt: Attempt, diff?: () => CandidateDiff): void {
-    if (attempt.index <= this.released || this.held.has(attempt.index)) throw new Error(`attempt ${attempt.index} recorded twice`);
+    if (attempt.index <= this.released || this.held.has(attempt.index))
+      throw new Error(`attempt ${attempt.index} recorded twice`);
     this.attempts.push(attempt);
     this.held.set(attempt.index, { attempt, diff });
-    for (let next = this.held.get(this.released + 1); next; next = this.held.get(this.released + 1)) this.releaseOne(next);
+    for (let next = this.held.get(this.released + 1); next; next = this.held.get(this.released + 1))
+      this.releaseOne(next);
   }
 
   /** At the end of a run: anything still held (a batch cut short) is released in order, and the list sorted. */

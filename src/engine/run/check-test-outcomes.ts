@@ -16,11 +16,13 @@ export function stoppedTests(before: TestReport, after: TestReport): StoppedTest
   // switched off without a new one in its place still counts.
   const earlier = new Set(before.tests.map((t) => t.id));
   const newRan = new Map<string, number>();
-  for (const t of after.tests) if (!earlier.has(t.id) && t.status !== "skip") newRan.set(fileOf(t), (newRan.get(fileOf(t)) ?? 0) + 1);
+  for (const t of after.tests)
+    if (!earlier.has(t.id) && t.status !== "skip") newRan.set(fileOf(t), (newRan.get(fileOf(t)) ?? 0) + 1);
   for (const test of before.tests) {
     const later = now.get(test.id);
     if (later) {
-      if (later.status === "skip" && test.status !== "skip") stopped.push({ id: test.id, before: test.status, now: "skipped" });
+      if (later.status === "skip" && test.status !== "skip")
+        stopped.push({ id: test.id, before: test.status, now: "skipped" });
       continue;
     }
     if (test.status === "error" && collectedNow(test, after)) continue;
@@ -45,9 +47,13 @@ function fileOf(test: TestCaseResult): string {
  * stand in its place, so the entry's disappearance is the fix, not a test switched off.
  */
 function collectedNow(entry: TestCaseResult, after: TestReport): boolean {
-  const forms = new Set([entry.id, entry.id.replaceAll(".", "/"), entry.file].filter((f): f is string => f !== undefined && f.length > 0));
+  const forms = new Set(
+    [entry.id, entry.id.replaceAll(".", "/"), entry.file].filter((f): f is string => f !== undefined && f.length > 0),
+  );
   const stem = (path: string) => path.replace(/\.(py|[cm]?[jt]sx?)$/, "");
-  return after.tests.some((t) => [t.id, t.file ?? ""].some((id) => [...forms].some((form) => id !== form && stem(id).startsWith(stem(form)))));
+  return after.tests.some((t) =>
+    [t.id, t.file ?? ""].some((id) => [...forms].some((form) => id !== form && stem(id).startsWith(stem(form)))),
+  );
 }
 
 /** The refusal's reason: "3 tests that ran before did not run after: a (now skipped), b (now missing), …". */

@@ -15,7 +15,16 @@ export class RunCosts {
   constructor(budget: Spend | undefined, started = performance.now()) {
     this.started = started;
     this.budget = budget;
-    this.at = budget ? { llmCalls: budget.llmCalls, cachedCalls: budget.cachedCalls, promptTokens: budget.promptTokens, completionTokens: budget.completionTokens, dollars: budget.dollars, waitMs: budget.waitMs } : { llmCalls: 0, cachedCalls: 0, promptTokens: 0, completionTokens: 0, dollars: 0, waitMs: 0 };
+    this.at = budget
+      ? {
+          llmCalls: budget.llmCalls,
+          cachedCalls: budget.cachedCalls,
+          promptTokens: budget.promptTokens,
+          completionTokens: budget.completionTokens,
+          dollars: budget.dollars,
+          waitMs: budget.waitMs,
+        }
+      : { llmCalls: 0, cachedCalls: 0, promptTokens: 0, completionTokens: 0, dollars: 0, waitMs: 0 };
   }
 
   /** Counts test runs a strategy made itself (coverage, instrumented runs). */

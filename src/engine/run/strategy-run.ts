@@ -15,7 +15,15 @@ import { EditError, type Edit } from "../../workspace/apply-edits.ts";
 import { UnsafePathError } from "../../workspace/safe-path.ts";
 import { CandidateLimits, candidateTimedOut } from "../candidate-limits.ts";
 import { WorkspaceChanges } from "../lpw/workspace-changes.ts";
-import { emptyOutcome, evidenceOf, visibleSelection, type Attempt, type Outcome, type Task, type TestEvidence } from "../task.ts";
+import {
+  emptyOutcome,
+  evidenceOf,
+  visibleSelection,
+  type Attempt,
+  type Outcome,
+  type Task,
+  type TestEvidence,
+} from "../task.ts";
 import { AttemptLog, type CandidateDiff } from "./attempt-log.ts";
 import { describeStopped, stoppedTests } from "./check-test-outcomes.ts";
 import { regressionGate } from "./regression-gate.ts";
@@ -24,10 +32,17 @@ import { Stop } from "./stop-run.ts";
 
 export { Stop } from "./stop-run.ts";
 
-export type Baseline = { before: TestReport; failing: TestCaseResult[]; visible: TestSelection; regression: TestReport | undefined };
+export type Baseline = {
+  before: TestReport;
+  failing: TestCaseResult[];
+  visible: TestSelection;
+  regression: TestReport | undefined;
+};
 
 /** What a strategy says about a candidate; the run numbers it (unless given) and fills the result. */
-export type Candidate = Omit<Attempt, "index" | "result" | "passed" | "failed" | "limit"> & { index?: number | undefined };
+export type Candidate = Omit<Attempt, "index" | "result" | "passed" | "failed" | "limit"> & {
+  index?: number | undefined;
+};
 
 export type Validated = { attempt: Attempt; report: TestReport };
 
@@ -74,7 +89,8 @@ export class StrategyRun {
     } catch (error) {
       if (error instanceof Stop) return this.finish(error.reason, error.message);
       if (error instanceof BudgetExceededError) return this.finish("budget", error.message);
-      if (error instanceof LlmStageError) return this.finish("error", `the ${error.stage} stage failed: ${error.message.slice(error.stage.length + 2)}`);
+      if (error instanceof LlmStageError)
+        return this.finish("error", `the ${error.stage} stage failed: ${error.message.slice(error.stage.length + 2)}`);
       throw error;
     } finally {
       if (this.outcome.status !== "fixed") await this.changes.restore();
@@ -82,8 +98,15 @@ export class StrategyRun {
   }
 
   /** `warm`: a slot's warm runner, used instead of a cold run where given. */
-  async test(selection: TestSelection, workspace = this.task.workspace, limit?: RunTimeLimit, warm?: WarmSlot): Promise<TestReport> {
-    const report = warm ? await warm.run(selection, limit) : await this.task.verifier.run(workspace, selection, undefined, limit);
+  async test(
+    selection: TestSelection,
+    workspace = this.task.workspace,
+    limit?: RunTimeLimit,
+    warm?: WarmSlot,
+  ): Promise<TestReport> {
+    const report = warm
+      ? await warm.run(selection, limit)
+      : await this.task.verifier.run(workspace, selection, undefined, limit);
     RunCosts.countTests(this.outcome.cost, 1, report.run.durationMs);
     return report;
   }
@@ -106,14 +129,20 @@ export class StrategyRun {
   /** The unchanged code: its visible run (which must load and fail), the regression suite's run, and the candidates' limits from both. */
   async baseline(): Promise<Baseline> {
     const visible = visibleSelection(this.task);
-    if (!visible) throw new Stop("unsupported", "no failing test to work on: reproduce the issue first (withReproduction)");
-    this.task.onProgress?.({ kind: "stage", stage: "reproduce", detail: "running the visible tests on the unchanged code" });
+    if (!visible)
+      throw new Stop("unsupported", "no failing test to work on: reproduce the issue first (withReproduction)");
+    this.task.onProgress?.({
+      kind: "stage",
+      stage: "reproduce",
+      detail: "running the visible tests on the unchanged code",
+    });
     const before = await this.test(visible);
     this.outcome.evidence.before = evidenceOf(before);
     const broken = brokenRunReason(before, this.task.workspace);
     if (broken) throw new Stop("broken-tests", `the test command is broken: ${broken}`);
     const failing = failingTests(before);
-    if (failing.length === 0) throw new Stop("nothing-to-fix", "every visible test already passes; there is nothing to repair");
+    if (failing.length === 0)
+      throw new Stop("nothing-to-fix", "every visible test already passes; there is nothing to repair");
     const regression = this.task.regression ? await this.test(this.task.regression) : undefined;
     if (regression) this.outcome.evidence.regressionBefore = evidenceOf(regression);
     // Candidate runs are limited by the unchanged code's own timings from here on.
@@ -130,7 +159,15 @@ export class StrategyRun {
    * `warm`: the slot's warm runner, for the failing tests (`first`) only; a candidate that
    * passes them is confirmed by cold runs of the visible tests and the regression gate.
    */
-  async validate(candidate: Candidate, options: { workspace?: string; first?: TestSelection; diff?: () => CandidateDiff; warm?: WarmSlot | undefined } = {}): Promise<Validated> {
+  async validate(
+    candidate: Candidate,
+    options: {
+      workspace?: string;
+      first?: TestSelection;
+      diff?: () => CandidateDiff;
+      warm?: WarmSlot | undefined;
+    } = {},
+  ): Promise<Validated> {
     const base = this.base;
     if (!base) throw new Error("validate before baseline");
     const workspace = options.workspace ?? this.task.workspace;
@@ -159,7 +196,8 @@ export class StrategyRun {
     const visible = await this.test(base.visible, workspace, this.limits.limitFor(base.visible));
     // Judged by outcome, whatever file did it: every visible test that ran on the unchanged code runs again. A run
     // with nothing failing that still did not pass (pytest's "no tests ran") is judged so too.
-    const stoppedVisible = failingTests(visible).length === 0 && !candidateTimedOut(visible) ? stoppedTests(base.before, visible) : [];
+    const stoppedVisible =
+      failingTests(visible).length === 0 && !candidateTimedOut(visible) ? stoppedTests(base.before, visible) : [];
     if (stoppedVisible.length > 0) return record("tampering", visible, describeStopped(stoppedVisible));
     if (!allPassed(visible)) return record(options.first ? "visible-regressed" : "still-failing", visible);
     // Kept per candidate: with parallel slots, another candidate may finish after the winner.
@@ -169,9 +207,11 @@ export class StrategyRun {
       const regression = await this.test(this.task.regression, workspace, this.limits.limitFor(this.task.regression));
       evidence.regressionAfter = evidenceOf(regression);
       const stopped = stoppedTests(base.regression, regression);
-      if (stopped.length > 0 && !candidateTimedOut(regression)) return record("tampering", regression, describeStopped(stopped));
+      if (stopped.length > 0 && !candidateTimedOut(regression))
+        return record("tampering", regression, describeStopped(stopped));
       // A run stopped by its time limit reported only the tests that ended before the stop: never a pass.
-      if (!regressionGate(base.regression, regression).held || candidateTimedOut(regression)) return record("regression-failed", regression);
+      if (!regressionGate(base.regression, regression).held || candidateTimedOut(regression))
+        return record("regression-failed", regression);
     }
     return record("plausible", visible);
   }
@@ -185,7 +225,14 @@ export class StrategyRun {
       if (!(error instanceof EditError || error instanceof UnsafePathError)) throw error;
       this.outcome.cost.candidatesTried += 1;
       const report = editFailure(error.message);
-      const attempt: Attempt = { ...candidate, index: candidate.index ?? this.log.next(), description: `${candidate.description}: the edits did not apply`, result: "edit-failed", passed: 0, failed: 1 };
+      const attempt: Attempt = {
+        ...candidate,
+        index: candidate.index ?? this.log.next(),
+        description: `${candidate.description}: the edits did not apply`,
+        result: "edit-failed",
+        passed: 0,
+        failed: 1,
+      };
       this.log.record(attempt);
       return { attempt, report };
     }
@@ -196,7 +243,12 @@ export class StrategyRun {
   /** A plausible candidate becomes the fix: its diff (by default the workspace's changes) and its evidence. */
   accept(attempt: Attempt, fix: CandidateDiff = this.changes.diff()): void {
     if (attempt.result !== "plausible") throw new Error(`attempt ${attempt.index} is ${attempt.result}, not plausible`);
-    Object.assign(this.outcome, { status: "fixed", diff: fix.diff, changedFiles: fix.files, closestAttempt: undefined });
+    Object.assign(this.outcome, {
+      status: "fixed",
+      diff: fix.diff,
+      changedFiles: fix.files,
+      closestAttempt: undefined,
+    });
     Object.assign(this.outcome.evidence, this.evidence.get(attempt.index));
   }
 
@@ -210,8 +262,22 @@ export class StrategyRun {
   /** In candidate order: the attempt is reported, and kept as the closest attempt if it passes more visible tests than any before it. */
   private released(attempt: Attempt, diff: (() => CandidateDiff) | undefined): void {
     const where = attempt.file !== undefined && attempt.line !== undefined ? ` (${attempt.file}:${attempt.line})` : "";
-    this.task.onProgress?.({ kind: "attempt", index: attempt.index, total: Math.max(this.total(), attempt.index), description: `${attempt.description}${where}`, passed: attempt.passed, failed: attempt.failed, limit: attempt.limit });
-    if (this.outcome.status === "fixed" || attempt.result === "plausible" || !diff || attempt.passed <= (this.outcome.closestAttempt?.passed ?? 0)) return;
+    this.task.onProgress?.({
+      kind: "attempt",
+      index: attempt.index,
+      total: Math.max(this.total(), attempt.index),
+      description: `${attempt.description}${where}`,
+      passed: attempt.passed,
+      failed: attempt.failed,
+      limit: attempt.limit,
+    });
+    if (
+      this.outcome.status === "fixed" ||
+      attempt.result === "plausible" ||
+      !diff ||
+      attempt.passed <= (this.outcome.closestAttempt?.passed ?? 0)
+    )
+      return;
     const { diff: text, files } = diff();
     this.outcome.closestAttempt = { diff: text, files, passed: attempt.passed, failed: attempt.failed };
   }
@@ -220,7 +286,17 @@ export class StrategyRun {
 /** The report an attempt whose edits did not apply stands on. */
 function editFailure(message: string): TestReport {
   return {
-    run: { argv: [], exitCode: null, signal: null, timedOut: false, durationMs: 0, output: message, outputBytes: message.length, outputTruncated: false, isolation: "none" },
+    run: {
+      argv: [],
+      exitCode: null,
+      signal: null,
+      timedOut: false,
+      durationMs: 0,
+      output: message,
+      outputBytes: message.length,
+      outputTruncated: false,
+      isolation: "none",
+    },
     tests: [{ id: "(edits)", name: "(edits)", status: "error", message }],
     source: "none",
   };

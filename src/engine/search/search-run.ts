@@ -14,7 +14,13 @@ import { namedIdentifiers } from "../reproduce/reproduce-issue.ts";
 import { Stop, StrategyRun } from "../run/strategy-run.ts";
 import type { Attempt, Outcome, Task } from "../task.ts";
 
-export type Start = { before: TestReport; failing: TestCaseResult[]; context: CodeContext; problem: string; digest: string };
+export type Start = {
+  before: TestReport;
+  failing: TestCaseResult[];
+  context: CodeContext;
+  problem: string;
+  digest: string;
+};
 
 /** A candidate program's run: its report, the visible tests it passed and failed, and its attempt. */
 export type Executed = { report: TestReport; passed: number; failed: number; attempt: Attempt };
@@ -34,9 +40,20 @@ export class SearchRun extends StrategyRun {
   private async start(): Promise<Start> {
     const baseline = await this.baseline();
     // A helper's bare AssertionError is rerun once with its values made visible.
-    const { before, failing } = await baselineWithValues(this.task, (runs, ms) => this.countTestRuns(runs, ms), baseline.before, baseline.failing);
+    const { before, failing } = await baselineWithValues(
+      this.task,
+      (runs, ms) => this.countTestRuns(runs, ms),
+      baseline.before,
+      baseline.failing,
+    );
     const digest = digestReport(before);
-    const context = await buildContext(this.task.workspace, { query: `${this.task.description ?? ""}\n${digest}`, mentioned: failing.flatMap((t) => (t.file ? [t.file] : [])), frames: failureFrames(failing, this.task.workspace), named: namedIdentifiers(this.task.description ?? ""), isTestFile: this.task.isTestFile });
+    const context = await buildContext(this.task.workspace, {
+      query: `${this.task.description ?? ""}\n${digest}`,
+      mentioned: failing.flatMap((t) => (t.file ? [t.file] : [])),
+      frames: failureFrames(failing, this.task.workspace),
+      named: namedIdentifiers(this.task.description ?? ""),
+      isTestFile: this.task.isTestFile,
+    });
     this.contextFiles = context.files;
     return { before, failing, context, problem: this.task.description ?? "Make the failing tests pass.", digest };
   }
@@ -44,7 +61,8 @@ export class SearchRun extends StrategyRun {
   /** The located files and those the current candidate changed, as the model sees them. */
   async code(): Promise<string> {
     const parts: string[] = [];
-    for (const file of [...new Set([...this.contextFiles, ...this.changes.diff().files])]) parts.push(`--- ${file}\n${await readWorktreeText(this.task.workspace, file).catch(() => "")}`);
+    for (const file of [...new Set([...this.contextFiles, ...this.changes.diff().files])])
+      parts.push(`--- ${file}\n${await readWorktreeText(this.task.workspace, file).catch(() => "")}`);
     return parts.join("\n\n") || "(no code located)";
   }
 
@@ -56,7 +74,8 @@ export class SearchRun extends StrategyRun {
 
   /** Call before asking the model for a candidate: stops the run once the candidate budget is spent. */
   ensureCandidateBudget(): void {
-    if (this.outcome.cost.candidatesGenerated >= this.task.budget.candidates) throw new Stop("budget", `${this.outcome.cost.candidatesGenerated} candidate(s) generated (the budget)`);
+    if (this.outcome.cost.candidatesGenerated >= this.task.budget.candidates)
+      throw new Stop("budget", `${this.outcome.cost.candidatesGenerated} candidate(s) generated (the budget)`);
   }
 
   /** A candidate program (edits on the original code): applied, validated, recorded; undefined when its edits do not apply. */

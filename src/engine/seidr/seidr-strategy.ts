@@ -13,7 +13,13 @@ import { scaleSearch, selectBeam, temperatureSchedule } from "../search/beam.ts"
 import { SearchRun, type Executed } from "../search/search-run.ts";
 import type { Strategy } from "../task.ts";
 
-export type SeidrOptions = { llm: LlmClient; arity?: number; width?: number; maxGenerations?: number; instructions?: "template" | "llm" };
+export type SeidrOptions = {
+  llm: LlmClient;
+  arity?: number;
+  width?: number;
+  maxGenerations?: number;
+  instructions?: "template" | "llm";
+};
 
 type Candidate = { id: number; edits: Edit[]; report: TestReport; score: number; executed: Executed };
 
@@ -26,16 +32,33 @@ export function seidrStrategy(options: SeidrOptions): Strategy {
       return run.search(async ({ before, problem }) => {
         const execute = async (edits: Edit[], description: string): Promise<Candidate | undefined> => {
           const result = await run.execute(edits, description);
-          return result && { id: result.attempt.index, edits, report: result.report, score: result.report.tests.length ? result.passed / result.report.tests.length : 0, executed: result };
+          return (
+            result && {
+              id: result.attempt.index,
+              edits,
+              report: result.report,
+              score: result.report.tests.length ? result.passed / result.report.tests.length : 0,
+              executed: result,
+            }
+          );
         };
         // Synthesize: N drafts across the temperature schedule.
         let population: Candidate[] = [];
         for (const temperature of temperatureSchedule(arity)) {
           run.ensureCandidateBudget();
           await run.changes.restore();
-          const { value } = await options.llm.call("generate", { untrusted: { problem, failures: digestReport(before), code: await run.code() } }, editsSchema, { temperature });
+          const { value } = await options.llm.call(
+            "generate",
+            { untrusted: { problem, failures: digestReport(before), code: await run.code() } },
+            editsSchema,
+            { temperature },
+          );
           const candidate = await execute(run.editsOf(value), `draft at temperature ${temperature}`);
-          if (candidate && run.acceptIf(candidate.executed)) return run.finish("solved", `draft ${candidate.id} passes the visible tests and the regression gate (EPG ${candidate.id - 1})`);
+          if (candidate && run.acceptIf(candidate.executed))
+            return run.finish(
+              "solved",
+              `draft ${candidate.id} passes the visible tests and the regression gate (EPG ${candidate.id - 1})`,
+            );
           if (candidate) population.push(candidate);
         }
         for (let generation = 1; generation <= (options.maxGenerations ?? 10); generation++) {
@@ -47,7 +70,14 @@ export function seidrStrategy(options: SeidrOptions): Strategy {
             const instruction =
               options.instructions === "llm"
                 ? await (async () => {
-                    const { value } = await options.llm.call("analyze-error", { trusted: { verification: "(none: SEIDR has no plan)" }, untrusted: { trace: "(none)", failures: digestReport(parent.report) } }, analysisSchema);
+                    const { value } = await options.llm.call(
+                      "analyze-error",
+                      {
+                        trusted: { verification: "(none: SEIDR has no plan)" },
+                        untrusted: { trace: "(none)", failures: digestReport(parent.report) },
+                      },
+                      analysisSchema,
+                    );
                     return `Bug summary: ${value.divergence}. Suggested fix: ${value.fix}`;
                   })()
                 : `Make sure ${first?.id ?? "the failing test"} passes; it fails with: ${(first?.message ?? "an error").split("\n")[0]}`;
@@ -55,15 +85,33 @@ export function seidrStrategy(options: SeidrOptions): Strategy {
               run.ensureCandidateBudget();
               await run.changes.restore();
               await run.changes.apply(parent.edits);
-              const { value } = await options.llm.call("self-debug", { trusted: { instruction }, untrusted: { problem, failures: digestReport(parent.report), code: await run.code() } }, editsSchema, { temperature });
-              const child = await execute([...parent.edits, ...run.editsOf(value)], `repair of candidate ${parent.id} (generation ${generation})`);
-              if (child && run.acceptIf(child.executed)) return run.finish("solved", `candidate ${child.id} passes the visible tests and the regression gate (EPG ${child.id - 1})`);
+              const { value } = await options.llm.call(
+                "self-debug",
+                {
+                  trusted: { instruction },
+                  untrusted: { problem, failures: digestReport(parent.report), code: await run.code() },
+                },
+                editsSchema,
+                { temperature },
+              );
+              const child = await execute(
+                [...parent.edits, ...run.editsOf(value)],
+                `repair of candidate ${parent.id} (generation ${generation})`,
+              );
+              if (child && run.acceptIf(child.executed))
+                return run.finish(
+                  "solved",
+                  `candidate ${child.id} passes the visible tests and the regression gate (EPG ${child.id - 1})`,
+                );
               if (child) children.push(child);
             }
           }
           population = children;
         }
-        return run.finish("iterations", `no passing candidate after ${run.outcome.cost.candidatesGenerated} candidates`);
+        return run.finish(
+          "iterations",
+          `no passing candidate after ${run.outcome.cost.candidatesGenerated} candidates`,
+        );
       });
     },
   };

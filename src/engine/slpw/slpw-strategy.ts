@@ -8,19 +8,38 @@ import type { LlmClient } from "../../llm/llm-client.ts";
 import { digestReport } from "../../verify/digest/digest-report.ts";
 import { failingTests, type TestReport } from "../../verify/test-report.ts";
 import type { Edit } from "../../workspace/apply-edits.ts";
-import { analysisSchema, checkSchema, editsSchema, planSchema, verificationSchema, type Verification } from "../lpw/schemas.ts";
+import {
+  analysisSchema,
+  checkSchema,
+  editsSchema,
+  planSchema,
+  verificationSchema,
+  type Verification,
+} from "../lpw/schemas.ts";
 import { failingTestsBlock } from "../lpw/failing-tests-block.ts";
 import { SearchRun, type Executed } from "../search/search-run.ts";
 import { UcbBandit } from "../search/ucb-bandit.ts";
 import type { Strategy } from "../task.ts";
 
-export type SlpwOptions = { llm: LlmClient; planSamples?: number; verifiedPlans?: number; maxPlanIterations?: number; maxRefinements?: number };
+export type SlpwOptions = {
+  llm: LlmClient;
+  planSamples?: number;
+  verifiedPlans?: number;
+  maxPlanIterations?: number;
+  maxRefinements?: number;
+};
 
 type Plan = { id: string; steps: string[]; verification?: Verification };
 type Program = { id: string; plan: Plan; edits: Edit[]; report: TestReport; executed: Executed };
 
 const numbered = (steps: string[]) => steps.map((s, i) => `${i + 1}. ${s}`).join("\n");
-const formatVerification = (v: Verification) => v.tests.map((t) => `Test ${t.test}: ${t.steps.map((s) => `after step ${s.step}: ${s.value}`).join("; ")}; derived ${t.derived}, expected ${t.expected}`).join("\n");
+const formatVerification = (v: Verification) =>
+  v.tests
+    .map(
+      (t) =>
+        `Test ${t.test}: ${t.steps.map((s) => `after step ${s.step}: ${s.value}`).join("; ")}; derived ${t.derived}, expected ${t.expected}`,
+    )
+    .join("\n");
 
 export function slpwStrategy(options: SlpwOptions): Strategy {
   return {
@@ -37,16 +56,29 @@ export function slpwStrategy(options: SlpwOptions): Strategy {
         const planBandit = new UcbBandit<string>();
         const plans = new Map<string, Plan>();
         for (let i = 1; i <= k; i++) {
-          const { value } = await options.llm.call("plan", { untrusted: { problem, failures: digest, code: context.code }, trusted: { memory: "(none)" } }, planSchema, { sample: { index: i, of: k } });
+          const { value } = await options.llm.call(
+            "plan",
+            { untrusted: { problem, failures: digest, code: context.code }, trusted: { memory: "(none)" } },
+            planSchema,
+            { sample: { index: i, of: k } },
+          );
           plans.set(`p${i}`, { id: `p${i}`, steps: value.steps });
           planBandit.add(`p${i}`);
         }
         const open = new Set(plans.keys());
         const verified: Plan[] = [];
-        for (let round = 0; round < (options.maxPlanIterations ?? 12) && verified.length < q && open.size > 0; round++) {
+        for (
+          let round = 0;
+          round < (options.maxPlanIterations ?? 12) && verified.length < q && open.size > 0;
+          round++
+        ) {
           const id = planBandit.choose([...open]) as string;
           const plan = plans.get(id) as Plan;
-          const { value } = await options.llm.call("verify-plan", { trusted: { plan: numbered(plan.steps) }, untrusted: { tests, code: context.code } }, verificationSchema);
+          const { value } = await options.llm.call(
+            "verify-plan",
+            { trusted: { plan: numbered(plan.steps) }, untrusted: { tests, code: context.code } },
+            verificationSchema,
+          );
           const right = value.tests.filter((t) => t.matches).length;
           planBandit.reward(id, right);
           plan.verification = value;
@@ -60,7 +92,13 @@ export function slpwStrategy(options: SlpwOptions): Strategy {
             }
             continue;
           }
-          const check = (await options.llm.call("check-verification", { trusted: { plan: numbered(plan.steps), verification: formatVerification(value) } }, checkSchema)).value;
+          const check = (
+            await options.llm.call(
+              "check-verification",
+              { trusted: { plan: numbered(plan.steps), verification: formatVerification(value) } },
+              checkSchema,
+            )
+          ).value;
           if (check.ok) {
             verified.push(plan);
             open.delete(id);
@@ -69,12 +107,22 @@ export function slpwStrategy(options: SlpwOptions): Strategy {
         const carried = verified.length > 0 ? verified : [...plans.values()].filter((p) => open.has(p.id)).slice(0, q);
         outcome.plan.steps = carried[0]?.steps;
         outcome.plan.verified = verified.length > 0;
-        outcome.plan.verification = carried[0]?.verification?.tests.map((t) => ({ test: t.test, derived: t.derived, expected: t.expected, matches: t.matches }));
+        outcome.plan.verification = carried[0]?.verification?.tests.map((t) => ({
+          test: t.test,
+          derived: t.derived,
+          expected: t.expected,
+          matches: t.matches,
+        }));
 
         // One program per carried plan; then UCB over which program to refine.
         const programBandit = new UcbBandit<string>();
         const programs = new Map<string, Program>();
-        const execute = async (id: string, plan: Plan, edits: Edit[], description: string): Promise<Program | undefined> => {
+        const execute = async (
+          id: string,
+          plan: Plan,
+          edits: Edit[],
+          description: string,
+        ): Promise<Program | undefined> => {
           const result = await run.execute(edits, description);
           if (!result) return undefined;
           const program = { id, plan, edits, report: result.report, executed: result };
@@ -89,12 +137,31 @@ export function slpwStrategy(options: SlpwOptions): Strategy {
         for (const plan of carried) {
           run.ensureCandidateBudget();
           await run.changes.restore();
-          const { value } = await options.llm.call("implement", { trusted: { plan: numbered(plan.steps), verification: plan.verification ? formatVerification(plan.verification) : "(not verified)" }, untrusted: { problem, code: await run.code(), knowledge: "(none)" } }, editsSchema);
-          const program = await execute(`prog-${plan.id}`, plan, run.editsOf(value), `implementation of plan ${plan.id}`);
+          const { value } = await options.llm.call(
+            "implement",
+            {
+              trusted: {
+                plan: numbered(plan.steps),
+                verification: plan.verification ? formatVerification(plan.verification) : "(not verified)",
+              },
+              untrusted: { problem, code: await run.code(), knowledge: "(none)" },
+            },
+            editsSchema,
+          );
+          const program = await execute(
+            `prog-${plan.id}`,
+            plan,
+            run.editsOf(value),
+            `implementation of plan ${plan.id}`,
+          );
           if (!program) continue;
           programBandit.add(program.id);
           programBandit.reward(program.id, program.report.tests.length - failingTests(program.report).length);
-          if (accept(program)) return run.finish("solved", `the program of plan ${plan.id} passes the visible tests and the regression gate`);
+          if (accept(program))
+            return run.finish(
+              "solved",
+              `the program of plan ${plan.id} passes the visible tests and the regression gate`,
+            );
         }
         for (let round = 1; round <= (options.maxRefinements ?? 12) && programs.size > 0; round++) {
           run.ensureCandidateBudget();
@@ -103,13 +170,46 @@ export function slpwStrategy(options: SlpwOptions): Strategy {
           await run.changes.restore();
           await run.changes.apply(parent.edits);
           const failures = digestReport(parent.report);
-          const analysis = (await options.llm.call("analyze-error", { trusted: { verification: parent.plan.verification ? formatVerification(parent.plan.verification) : numbered(parent.plan.steps) }, untrusted: { trace: "(no instrumented run)", failures } }, analysisSchema)).value;
-          const { value } = await options.llm.call("refine", { trusted: { plan: numbered(parent.plan.steps), analysis: `${analysis.divergence}\nFix: ${analysis.fix}`, explanation: "(not requested)" }, untrusted: { failures, code: await run.code() } }, editsSchema);
-          const child = await execute(`${id}.r${round}`, parent.plan, [...parent.edits, ...run.editsOf(value)], `refinement of ${id}`);
+          const analysis = (
+            await options.llm.call(
+              "analyze-error",
+              {
+                trusted: {
+                  verification: parent.plan.verification
+                    ? formatVerification(parent.plan.verification)
+                    : numbered(parent.plan.steps),
+                },
+                untrusted: { trace: "(no instrumented run)", failures },
+              },
+              analysisSchema,
+            )
+          ).value;
+          const { value } = await options.llm.call(
+            "refine",
+            {
+              trusted: {
+                plan: numbered(parent.plan.steps),
+                analysis: `${analysis.divergence}\nFix: ${analysis.fix}`,
+                explanation: "(not requested)",
+              },
+              untrusted: { failures, code: await run.code() },
+            },
+            editsSchema,
+          );
+          const child = await execute(
+            `${id}.r${round}`,
+            parent.plan,
+            [...parent.edits, ...run.editsOf(value)],
+            `refinement of ${id}`,
+          );
           if (!child) continue;
           programBandit.add(child.id, id);
           programBandit.reward(child.id, child.report.tests.length - failingTests(child.report).length);
-          if (accept(child)) return run.finish("solved", `the refined program ${child.id} passes the visible tests and the regression gate`);
+          if (accept(child))
+            return run.finish(
+              "solved",
+              `the refined program ${child.id} passes the visible tests and the regression gate`,
+            );
         }
         return run.finish("iterations", "no program passed the visible tests");
       });

@@ -57,11 +57,23 @@ const METHOD_PAIRS: Record<string, string[]> = {
   trimEnd: ["trimStart", "trim"],
 };
 const NON_COMMUTATIVE = new Set(["-", "/", "%", "**"]);
-const STATEMENTS = new Set(["expression_statement", "return_statement", "break_statement", "continue_statement", "lexical_declaration", "variable_declaration"]);
+const STATEMENTS = new Set([
+  "expression_statement",
+  "return_statement",
+  "break_statement",
+  "continue_statement",
+  "lexical_declaration",
+  "variable_declaration",
+]);
 
 type Add = AddMutation;
 
-export function jsMutations(file: string, source: string, lines: ReadonlySet<number>, grammar: Grammar = "javascript"): Promise<Mutation[]> {
+export function jsMutations(
+  file: string,
+  source: string,
+  lines: ReadonlySet<number>,
+  grammar: Grammar = "javascript",
+): Promise<Mutation[]> {
   return generateMutations(grammar, file, source, lines, mutateNode);
 }
 
@@ -72,9 +84,12 @@ function mutateNode(node: SyntaxNode, add: Add): void {
       const left = node.childForFieldName("left");
       const right = node.childForFieldName("right");
       if (!op || !left || !right) break;
-      for (const [to, prior] of Object.entries(COMPARISON[op.type] ?? {})) add(op, to, "comparison-swap", prior, `\`${op.type}\` → \`${to}\``);
-      for (const [to, prior] of Object.entries(ARITHMETIC[op.type] ?? {})) add(op, to, "arithmetic-swap", prior, `\`${op.type}\` → \`${to}\``);
-      for (const [to, prior] of Object.entries(BITWISE[op.type] ?? {})) add(op, to, "bitwise-swap", prior, `\`${op.type}\` → \`${to}\``);
+      for (const [to, prior] of Object.entries(COMPARISON[op.type] ?? {}))
+        add(op, to, "comparison-swap", prior, `\`${op.type}\` → \`${to}\``);
+      for (const [to, prior] of Object.entries(ARITHMETIC[op.type] ?? {}))
+        add(op, to, "arithmetic-swap", prior, `\`${op.type}\` → \`${to}\``);
+      for (const [to, prior] of Object.entries(BITWISE[op.type] ?? {}))
+        add(op, to, "bitwise-swap", prior, `\`${op.type}\` → \`${to}\``);
       const logical = LOGICAL[op.type];
       if (logical) {
         add(op, logical, "boolean-swap", 1, `\`${op.type}\` → \`${logical}\``);
@@ -83,15 +98,20 @@ function mutateNode(node: SyntaxNode, add: Add): void {
       } else if (ARITHMETIC[op.type]) {
         add(node, left.text, "drop-operand", 0.6, `\`${node.text}\` → \`${left.text}\``);
         add(node, right.text, "drop-operand", 0.4, `\`${node.text}\` → \`${right.text}\``);
-        if (NON_COMMUTATIVE.has(op.type)) add(node, `${right.text} ${op.type} ${left.text}`, "swap-arguments", 0.5, `swap operands of \`${op.type}\``);
+        if (NON_COMMUTATIVE.has(op.type))
+          add(node, `${right.text} ${op.type} ${left.text}`, "swap-arguments", 0.5, `swap operands of \`${op.type}\``);
       }
       break;
     }
     case "augmented_assignment_expression": {
       const op = node.childForFieldName("operator");
       const base = op?.type.slice(0, -1) ?? "";
-      if (op) for (const [to, prior] of Object.entries(ARITHMETIC[base] ?? {})) add(op, `${to}=`, "arithmetic-swap", prior, `\`${op.type}\` → \`${to}=\``);
-      if (op) for (const [to, prior] of Object.entries(BITWISE[base] ?? {})) add(op, `${to}=`, "bitwise-swap", prior, `\`${op.type}\` → \`${to}=\``);
+      if (op)
+        for (const [to, prior] of Object.entries(ARITHMETIC[base] ?? {}))
+          add(op, `${to}=`, "arithmetic-swap", prior, `\`${op.type}\` → \`${to}=\``);
+      if (op)
+        for (const [to, prior] of Object.entries(BITWISE[base] ?? {}))
+          add(op, `${to}=`, "bitwise-swap", prior, `\`${op.type}\` → \`${to}=\``);
       break;
     }
     case "update_expression": {
@@ -142,7 +162,8 @@ function mutateNode(node: SyntaxNode, add: Add): void {
       if (inner) {
         add(inner, `!(${inner.text})`, "negate-condition", 0.7, `negate \`${inner.text}\``);
         add(inner, "true", "drop-condition", 0.3, `condition \`${inner.text}\` → always`);
-        if (node.type === "if_statement") add(inner, "false", "drop-condition", 0.2, `condition \`${inner.text}\` → never`);
+        if (node.type === "if_statement")
+          add(inner, "false", "drop-condition", 0.2, `condition \`${inner.text}\` → never`);
       }
       break;
     }
@@ -151,7 +172,9 @@ function mutateNode(node: SyntaxNode, add: Add): void {
       const test = condition?.type === "expression_statement" ? condition.namedChildren[0] : condition;
       if (test?.type === "binary_expression") {
         const op = test.childForFieldName("operator");
-        if (op) for (const [to, prior] of Object.entries(COMPARISON[op.type] ?? {})) add(op, to, "off-by-one", prior * 0.9, `loop bound \`${op.type}\` → \`${to}\``);
+        if (op)
+          for (const [to, prior] of Object.entries(COMPARISON[op.type] ?? {}))
+            add(op, to, "off-by-one", prior * 0.9, `loop bound \`${op.type}\` → \`${to}\``);
       }
       break;
     }
@@ -168,14 +191,25 @@ function mutateNode(node: SyntaxNode, add: Add): void {
     }
     case "return_statement": {
       const value = node.namedChildren[0];
-      if (value && /binary_expression|unary_expression|call_expression|identifier/.test(value.type)) add(value, `!(${value.text})`, "return-change", 0.3, `return the negation of \`${value.text}\``);
+      if (value && /binary_expression|unary_expression|call_expression|identifier/.test(value.type))
+        add(value, `!(${value.text})`, "return-change", 0.3, `return the negation of \`${value.text}\``);
       break;
     }
   }
   if (STATEMENTS.has(node.type) && node.parent?.type === "statement_block") {
     const siblings = node.parent.namedChildren.filter((c) => c && c.type !== "comment");
-    if (node.type !== "lexical_declaration" && node.type !== "variable_declaration" && (siblings.length > 1 || node.type !== "return_statement")) {
-      add(node, ";", "remove-statement", node.type === "return_statement" ? 0.2 : 0.5, `remove \`${node.text.split("\n")[0]?.slice(0, 60) ?? ""}\``);
+    if (
+      node.type !== "lexical_declaration" &&
+      node.type !== "variable_declaration" &&
+      (siblings.length > 1 || node.type !== "return_statement")
+    ) {
+      add(
+        node,
+        ";",
+        "remove-statement",
+        node.type === "return_statement" ? 0.2 : 0.5,
+        `remove \`${node.text.split("\n")[0]?.slice(0, 60) ?? ""}\``,
+      );
       guardStatement(node, add);
     }
   }
@@ -191,23 +225,39 @@ function guardStatement(node: SyntaxNode, add: Add): void {
   for (const sub of node.descendantsOfType("subscript_expression")) {
     const object = sub?.childForFieldName("object");
     const index = sub?.childForFieldName("index");
-    if (object && index && index.type !== "string") conditions.add(`${index.text} >= 0 && ${index.text} < ${object.text}.length`);
+    if (object && index && index.type !== "string")
+      conditions.add(`${index.text} >= 0 && ${index.text} < ${object.text}.length`);
   }
-  for (const condition of conditions) add(node, `if (${condition}) { ${node.text} }`, "guard-statement", 0.3, `guard \`${node.text.split("\n")[0]?.slice(0, 60) ?? ""}\` with \`if (${condition})\``);
+  for (const condition of conditions)
+    add(
+      node,
+      `if (${condition}) { ${node.text} }`,
+      "guard-statement",
+      0.3,
+      `guard \`${node.text.split("\n")[0]?.slice(0, 60) ?? ""}\` with \`if (${condition})\``,
+    );
 }
 
 function mutateCall(node: SyntaxNode, add: Add): void {
   const fn = node.childForFieldName("function");
   const args = node.childForFieldName("arguments");
-  const name = fn?.type === "identifier" ? fn : fn?.type === "member_expression" ? fn.childForFieldName("property") : undefined;
-  if (name) for (const to of (Object.hasOwn(METHOD_PAIRS, name.text) ? METHOD_PAIRS[name.text] : undefined) ?? []) add(name, to, "function-swap", 0.7, `\`${name.text}\` → \`${to}\``);
+  const name =
+    fn?.type === "identifier" ? fn : fn?.type === "member_expression" ? fn.childForFieldName("property") : undefined;
+  if (name)
+    for (const to of (Object.hasOwn(METHOD_PAIRS, name.text) ? METHOD_PAIRS[name.text] : undefined) ?? [])
+      add(name, to, "function-swap", 0.7, `\`${name.text}\` → \`${to}\``);
   const positional = (args?.namedChildren ?? []).filter((a): a is SyntaxNode => a !== null && a.type !== "comment");
   for (let i = 0; args && i + 1 < positional.length; i++) {
     const a = positional[i] as SyntaxNode;
     const b = positional[i + 1] as SyntaxNode;
     const text = args.text;
     const offset = args.startIndex;
-    const swapped = text.slice(0, a.startIndex - offset) + b.text + text.slice(a.endIndex - offset, b.startIndex - offset) + a.text + text.slice(b.endIndex - offset);
+    const swapped =
+      text.slice(0, a.startIndex - offset) +
+      b.text +
+      text.slice(a.endIndex - offset, b.startIndex - offset) +
+      a.text +
+      text.slice(b.endIndex - offset);
     add(args, swapped, "swap-arguments", 0.6, `swap \`${a.text}\` and \`${b.text}\``);
   }
   if (name && /^(slice|substring|substr|splice)$/.test(name.text)) {
@@ -223,7 +273,12 @@ function mutateIdentifier(node: SyntaxNode, add: Add): void {
   const parent = node.parent;
   if (!parent || node.text === "undefined") return;
   if (parent.type === "call_expression" && parent.childForFieldName("function")?.id === node.id) return;
-  if (/formal_parameters|required_parameter|optional_parameter|function_declaration|import|export_specifier|method_definition|class_declaration|shorthand_property_identifier_pattern/.test(parent.type)) return;
+  if (
+    /formal_parameters|required_parameter|optional_parameter|function_declaration|import|export_specifier|method_definition|class_declaration|shorthand_property_identifier_pattern/.test(
+      parent.type,
+    )
+  )
+    return;
   if (parent.type === "variable_declarator" && parent.childForFieldName("name")?.id === node.id) return;
   if (parent.type === "assignment_expression" && parent.childForFieldName("left")?.id === node.id) return;
   const scope = enclosingFunction(node);
@@ -231,12 +286,17 @@ function mutateIdentifier(node: SyntaxNode, add: Add): void {
   // Only reads of the function's own variables: globals and imports (Math, JSON) stay.
   const variables = variablesOf(scope);
   if (!variables.includes(node.text)) return;
-  for (const other of variables) if (other !== node.text) add(node, other, "variable-replace", 0.5, `\`${node.text}\` → \`${other}\``);
+  for (const other of variables)
+    if (other !== node.text) add(node, other, "variable-replace", 0.5, `\`${node.text}\` → \`${other}\``);
 }
 
 function enclosingFunction(node: SyntaxNode): SyntaxNode | undefined {
   let current: SyntaxNode | null = node.parent;
-  while (current && !/^(function_declaration|function_expression|arrow_function|method_definition|function)$/.test(current.type)) current = current.parent;
+  while (
+    current &&
+    !/^(function_declaration|function_expression|arrow_function|method_definition|function)$/.test(current.type)
+  )
+    current = current.parent;
   return current ?? undefined;
 }
 
@@ -250,12 +310,14 @@ function variablesOf(fn: SyntaxNode): string[] {
   const collect = (n: SyntaxNode | null) => {
     if (!n) return;
     if (n.type === "identifier") names.add(n.text);
-    else if (/required_parameter|optional_parameter|assignment_pattern/.test(n.type)) collect(n.childForFieldName("pattern") ?? n.childForFieldName("left") ?? n.namedChildren[0] ?? null);
+    else if (/required_parameter|optional_parameter|assignment_pattern/.test(n.type))
+      collect(n.childForFieldName("pattern") ?? n.childForFieldName("left") ?? n.namedChildren[0] ?? null);
   };
   if (params?.type === "identifier") names.add(params.text);
   for (const p of params?.namedChildren ?? []) collect(p);
   const walk = (n: SyntaxNode) => {
-    if (n.id !== fn.id && /^(function_declaration|function_expression|arrow_function|method_definition)$/.test(n.type)) return;
+    if (n.id !== fn.id && /^(function_declaration|function_expression|arrow_function|method_definition)$/.test(n.type))
+      return;
     if (n.type === "variable_declarator") {
       const name = n.childForFieldName("name");
       if (name?.type === "identifier") names.add(name.text);

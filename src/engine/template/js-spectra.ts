@@ -19,7 +19,9 @@ const coverageSchema = z.object({
   result: z.array(
     z.object({
       url: z.string(),
-      functions: z.array(z.object({ ranges: z.array(z.object({ startOffset: z.int(), endOffset: z.int(), count: z.int() })) })),
+      functions: z.array(
+        z.object({ ranges: z.array(z.object({ startOffset: z.int(), endOffset: z.int(), count: z.int() })) }),
+      ),
     }),
   ),
 });
@@ -27,7 +29,12 @@ const coverageSchema = z.object({
 type Range = { startOffset: number; endOffset: number; count: number };
 
 /** `limitFor`: each test's run limit (the candidate limit, from the unchanged code's timings), so a test that loops costs seconds here too. */
-export async function jsSpectra(workspace: string, verifier: Verifier, testIds: string[], limitFor?: (selection: TestSelection) => RunTimeLimit | undefined): Promise<Spectra> {
+export async function jsSpectra(
+  workspace: string,
+  verifier: Verifier,
+  testIds: string[],
+  limitFor?: (selection: TestSelection) => RunTimeLimit | undefined,
+): Promise<Spectra> {
   const safe = reportedFileFilter(workspace);
   const spectra: TestSpectrum[] = [];
   const sources = new Map<string, string>();
@@ -59,7 +66,10 @@ export async function jsSpectra(workspace: string, verifier: Verifier, testIds: 
           if (relative === undefined) continue;
           const source = sources.get(relative) ?? (await readWorktreeText(workspace, relative));
           sources.set(relative, source);
-          const covered = coveredLines(source, script.functions.flatMap((f) => f.ranges));
+          const covered = coveredLines(
+            source,
+            script.functions.flatMap((f) => f.ranges),
+          );
           const set = lines.get(relative) ?? new Set<number>();
           for (const line of covered) set.add(line);
           lines.set(relative, set);
@@ -83,7 +93,12 @@ export function coveredLines(source: string, ranges: readonly Range[]): Set<numb
       const at = offset + first;
       let best: Range | undefined;
       for (const r of ranges) {
-        if (r.startOffset <= at && at < r.endOffset && (!best || r.endOffset - r.startOffset <= best.endOffset - best.startOffset)) best = r;
+        if (
+          r.startOffset <= at &&
+          at < r.endOffset &&
+          (!best || r.endOffset - r.startOffset <= best.endOffset - best.startOffset)
+        )
+          best = r;
       }
       if (best && best.count > 0) covered.add(index + 1);
     }

@@ -36,15 +36,36 @@ export function applyMutation(source: string, m: Pick<Mutation, "start" | "end" 
 }
 
 /** How a language's templates propose one edit: replace `node`'s text. */
-export type AddMutation = (node: SyntaxNode, replacement: string, family: TemplateFamily, prior: number, description: string) => void;
+export type AddMutation = (
+  node: SyntaxNode,
+  replacement: string,
+  family: TemplateFamily,
+  prior: number,
+  description: string,
+) => void;
 
 /** Walks the syntax tree, lets `mutateNode` propose edits at the given lines, and keeps the distinct ones that still parse. */
-export async function generateMutations(grammar: Grammar, file: string, source: string, lines: ReadonlySet<number>, mutateNode: (node: SyntaxNode, add: AddMutation) => void): Promise<Mutation[]> {
+export async function generateMutations(
+  grammar: Grammar,
+  file: string,
+  source: string,
+  lines: ReadonlySet<number>,
+  mutateNode: (node: SyntaxNode, add: AddMutation) => void,
+): Promise<Mutation[]> {
   const tree = await parseSource(grammar, source);
   const out: Mutation[] = [];
   const add: AddMutation = (node, replacement, family, prior, description) => {
     if (replacement === node.text) return;
-    out.push({ file, line: node.startPosition.row + 1, start: node.startIndex, end: node.endIndex, replacement, family, prior, description });
+    out.push({
+      file,
+      line: node.startPosition.row + 1,
+      start: node.startIndex,
+      end: node.endIndex,
+      replacement,
+      family,
+      prior,
+      description,
+    });
   };
   const visit = (node: SyntaxNode) => {
     if (lines.has(node.startPosition.row + 1)) mutateNode(node, add);

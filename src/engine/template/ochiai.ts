@@ -3,9 +3,18 @@
 
 export type TestSpectrum = { id: string; failed: boolean; lines: ReadonlyMap<string, ReadonlySet<number>> };
 
-export type SuspiciousLine = { file: string; line: number; score: number; failedCovering: number; passedCovering: number };
+export type SuspiciousLine = {
+  file: string;
+  line: number;
+  score: number;
+  failedCovering: number;
+  passedCovering: number;
+};
 
-export function ochiai(spectra: readonly TestSpectrum[], include: (file: string) => boolean = () => true): SuspiciousLine[] {
+export function ochiai(
+  spectra: readonly TestSpectrum[],
+  include: (file: string) => boolean = () => true,
+): SuspiciousLine[] {
   const totalFailed = spectra.filter((s) => s.failed).length;
   if (totalFailed === 0) return [];
   const counts = new Map<string, { file: string; line: number; ef: number; ep: number }>();

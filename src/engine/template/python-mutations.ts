@@ -63,7 +63,15 @@ const FUNCTION_PAIRS: Record<string, string[]> = {
   split: ["rsplit"],
 };
 const NON_COMMUTATIVE = new Set(["-", "/", "//", "%", "**", "<<", ">>"]);
-const SIMPLE_STATEMENTS = new Set(["expression_statement", "assignment", "augmented_assignment", "return_statement", "delete_statement", "break_statement", "continue_statement"]);
+const SIMPLE_STATEMENTS = new Set([
+  "expression_statement",
+  "assignment",
+  "augmented_assignment",
+  "return_statement",
+  "delete_statement",
+  "break_statement",
+  "continue_statement",
+]);
 
 export function pythonMutations(file: string, source: string, lines: ReadonlySet<number>): Promise<Mutation[]> {
   return generateMutations("python", file, source, lines, mutateNode);
@@ -76,37 +84,55 @@ function mutateNode(node: SyntaxNode, add: Add): void {
     case "comparison_operator":
       for (const op of node.children) {
         if (!op || !COMPARISONS.includes(op.type)) continue;
-        for (const [to, prior] of Object.entries(COMPARISON_PRIOR[op.type] ?? {})) add(op, to, "comparison-swap", prior, `\`${op.type}\` → \`${to}\``);
+        for (const [to, prior] of Object.entries(COMPARISON_PRIOR[op.type] ?? {}))
+          add(op, to, "comparison-swap", prior, `\`${op.type}\` → \`${to}\``);
       }
       break;
     case "binary_operator": {
       const op = node.childForFieldName("operator");
       const left = node.childForFieldName("left");
       const right = node.childForFieldName("right");
-      if (op) for (const [to, prior] of Object.entries(ARITHMETIC[op.type] ?? {})) add(op, to, "arithmetic-swap", prior, `\`${op.type}\` → \`${to}\``);
-      if (op) for (const [to, prior] of Object.entries(BITWISE[op.type] ?? {})) add(op, to, "bitwise-swap", prior, `\`${op.type}\` → \`${to}\``);
+      if (op)
+        for (const [to, prior] of Object.entries(ARITHMETIC[op.type] ?? {}))
+          add(op, to, "arithmetic-swap", prior, `\`${op.type}\` → \`${to}\``);
+      if (op)
+        for (const [to, prior] of Object.entries(BITWISE[op.type] ?? {}))
+          add(op, to, "bitwise-swap", prior, `\`${op.type}\` → \`${to}\``);
       if (left && right) {
         add(node, left.text, "drop-operand", 0.6, `\`${node.text}\` → \`${left.text}\``);
         add(node, right.text, "drop-operand", 0.4, `\`${node.text}\` → \`${right.text}\``);
-        if (op && NON_COMMUTATIVE.has(op.type)) add(node, `${right.text} ${op.type} ${left.text}`, "swap-arguments", 0.5, `swap operands of \`${op.type}\``);
+        if (op && NON_COMMUTATIVE.has(op.type))
+          add(node, `${right.text} ${op.type} ${left.text}`, "swap-arguments", 0.5, `swap operands of \`${op.type}\``);
       }
       break;
     }
     case "augmented_assignment": {
       const op = node.childForFieldName("operator");
       const base = op?.type.slice(0, -1) ?? "";
-      if (op) for (const [to, prior] of Object.entries(ARITHMETIC[base] ?? {})) add(op, `${to}=`, "arithmetic-swap", prior, `\`${op.type}\` → \`${to}=\``);
-      if (op) for (const [to, prior] of Object.entries(BITWISE[base] ?? {})) add(op, `${to}=`, "bitwise-swap", prior, `\`${op.type}\` → \`${to}=\``);
+      if (op)
+        for (const [to, prior] of Object.entries(ARITHMETIC[base] ?? {}))
+          add(op, `${to}=`, "arithmetic-swap", prior, `\`${op.type}\` → \`${to}=\``);
+      if (op)
+        for (const [to, prior] of Object.entries(BITWISE[base] ?? {}))
+          add(op, `${to}=`, "bitwise-swap", prior, `\`${op.type}\` → \`${to}=\``);
       const left = node.childForFieldName("left");
       const right = node.childForFieldName("right");
-      if (op && left && right) add(node, `${left.text} = ${right.text}`, "arithmetic-swap", 0.4, `\`${op.type}\` → \`=\``);
+      if (op && left && right)
+        add(node, `${left.text} = ${right.text}`, "arithmetic-swap", 0.4, `\`${op.type}\` → \`=\``);
       break;
     }
     case "boolean_operator": {
       const op = node.childForFieldName("operator");
       const left = node.childForFieldName("left");
       const right = node.childForFieldName("right");
-      if (op) add(op, op.type === "and" ? "or" : "and", "boolean-swap", 1, `\`${op.type}\` → \`${op.type === "and" ? "or" : "and"}\``);
+      if (op)
+        add(
+          op,
+          op.type === "and" ? "or" : "and",
+          "boolean-swap",
+          1,
+          `\`${op.type}\` → \`${op.type === "and" ? "or" : "and"}\``,
+        );
       if (left && right) {
         add(node, left.text, "drop-condition", 0.6, `drop \`${right.text}\``);
         add(node, right.text, "drop-condition", 0.6, `drop \`${left.text}\``);
@@ -128,7 +154,8 @@ function mutateNode(node: SyntaxNode, add: Add): void {
       const value = Number(node.text.replaceAll("_", ""));
       if (Number.isSafeInteger(value)) {
         add(node, String(value + 1), "off-by-one", 0.8, `${node.text} → ${value + 1}`);
-        if (value > 0 || node.parent?.type !== "unary_operator") add(node, String(value - 1), "off-by-one", 0.8, `${node.text} → ${value - 1}`);
+        if (value > 0 || node.parent?.type !== "unary_operator")
+          add(node, String(value - 1), "off-by-one", 0.8, `${node.text} → ${value - 1}`);
       }
       break;
     }
@@ -145,7 +172,8 @@ function mutateNode(node: SyntaxNode, add: Add): void {
       if (condition) {
         add(condition, `not (${condition.text})`, "negate-condition", 0.7, `negate \`${condition.text}\``);
         add(condition, "True", "drop-condition", 0.3, `condition \`${condition.text}\` → always`);
-        if (node.type !== "while_statement") add(condition, "False", "drop-condition", 0.2, `condition \`${condition.text}\` → never`);
+        if (node.type !== "while_statement")
+          add(condition, "False", "drop-condition", 0.2, `condition \`${condition.text}\` → never`);
       }
       break;
     }
@@ -180,7 +208,14 @@ function mutateNode(node: SyntaxNode, add: Add): void {
   }
   if (SIMPLE_STATEMENTS.has(node.type) && node.parent?.type === "block") {
     const siblings = node.parent.namedChildren.filter((c) => c && c.type !== "comment");
-    if (siblings.length > 1 || node.type !== "return_statement") add(node, "pass", "remove-statement", node.type === "return_statement" ? 0.2 : 0.5, `remove \`${firstLine(node.text)}\``);
+    if (siblings.length > 1 || node.type !== "return_statement")
+      add(
+        node,
+        "pass",
+        "remove-statement",
+        node.type === "return_statement" ? 0.2 : 0.5,
+        `remove \`${firstLine(node.text)}\``,
+      );
     if (node.type !== "return_statement" || siblings.length > 1) guardStatement(node, add);
   }
 }
@@ -191,7 +226,10 @@ function guardStatement(node: SyntaxNode, add: Add): void {
   if (!scope) return;
   const locals = new Set(variablesOf(scope));
   const indent = " ".repeat(node.startPosition.column);
-  const body = node.text.split("\n").map((line, i) => (i === 0 ? line : `    ${line}`)).join("\n");
+  const body = node.text
+    .split("\n")
+    .map((line, i) => (i === 0 ? line : `    ${line}`))
+    .join("\n");
   const conditions = new Set<string>();
   for (const id of node.descendantsOfType("identifier")) if (id && locals.has(id.text)) conditions.add(id.text);
   for (const sub of node.descendantsOfType("subscript")) {
@@ -199,7 +237,14 @@ function guardStatement(node: SyntaxNode, add: Add): void {
     const index = sub?.childForFieldName("subscript");
     if (value && index && index.type !== "slice") conditions.add(`0 <= ${index.text} < len(${value.text})`);
   }
-  for (const condition of conditions) add(node, `if ${condition}:\n${indent}    ${body}`, "guard-statement", 0.3, `guard \`${firstLine(node.text)}\` with \`if ${condition}\``);
+  for (const condition of conditions)
+    add(
+      node,
+      `if ${condition}:\n${indent}    ${body}`,
+      "guard-statement",
+      0.3,
+      `guard \`${firstLine(node.text)}\` with \`if ${condition}\``,
+    );
 }
 
 /** Off-by-one on bounds: `x` → `x + 1` / `x - 1` where x bounds a range, slice or index. */
@@ -214,15 +259,25 @@ function mutateSlice(node: SyntaxNode, add: Add): void {
 function mutateCall(node: SyntaxNode, add: Add): void {
   const fn = node.childForFieldName("function");
   const args = node.childForFieldName("arguments");
-  const name = fn?.type === "identifier" ? fn : fn?.type === "attribute" ? fn.childForFieldName("attribute") : undefined;
-  if (name) for (const to of (Object.hasOwn(FUNCTION_PAIRS, name.text) ? FUNCTION_PAIRS[name.text] : undefined) ?? []) add(name, to, "function-swap", 0.7, `\`${name.text}\` → \`${to}\``);
-  const positional = (args?.namedChildren ?? []).filter((a): a is SyntaxNode => a !== null && a.type !== "keyword_argument" && a.type !== "comment");
+  const name =
+    fn?.type === "identifier" ? fn : fn?.type === "attribute" ? fn.childForFieldName("attribute") : undefined;
+  if (name)
+    for (const to of (Object.hasOwn(FUNCTION_PAIRS, name.text) ? FUNCTION_PAIRS[name.text] : undefined) ?? [])
+      add(name, to, "function-swap", 0.7, `\`${name.text}\` → \`${to}\``);
+  const positional = (args?.namedChildren ?? []).filter(
+    (a): a is SyntaxNode => a !== null && a.type !== "keyword_argument" && a.type !== "comment",
+  );
   for (let i = 0; i + 1 < positional.length; i++) {
     const a = positional[i] as SyntaxNode;
     const b = positional[i + 1] as SyntaxNode;
     const source = args?.text ?? "";
     const offset = args?.startIndex ?? 0;
-    const swapped = source.slice(0, a.startIndex - offset) + b.text + source.slice(a.endIndex - offset, b.startIndex - offset) + a.text + source.slice(b.endIndex - offset);
+    const swapped =
+      source.slice(0, a.startIndex - offset) +
+      b.text +
+      source.slice(a.endIndex - offset, b.startIndex - offset) +
+      a.text +
+      source.slice(b.endIndex - offset);
     if (args) add(args, swapped, "swap-arguments", 0.6, `swap \`${a.text}\` and \`${b.text}\``);
   }
   if (fn?.type === "identifier" && fn.text === "range") {
@@ -233,7 +288,12 @@ function mutateCall(node: SyntaxNode, add: Add): void {
     }
   }
   // A bound given as len(x) inside a subscript is a classic off-by-one too.
-  if (fn?.type === "identifier" && fn.text === "len" && node.parent && /subscript|slice|binary_operator|comparison_operator/.test(node.parent.type)) {
+  if (
+    fn?.type === "identifier" &&
+    fn.text === "len" &&
+    node.parent &&
+    /subscript|slice|binary_operator|comparison_operator/.test(node.parent.type)
+  ) {
     add(node, `(${node.text} - 1)`, "off-by-one", 0.5, `\`${node.text}\` → \`${node.text} - 1\``);
     add(node, `(${node.text} + 1)`, "off-by-one", 0.4, `\`${node.text}\` → \`${node.text} + 1\``);
   }
@@ -246,7 +306,12 @@ function mutateIdentifier(node: SyntaxNode, add: Add): void {
   if (parent.type === "call" && parent.childForFieldName("function")?.id === node.id) return;
   if (parent.type === "attribute" && parent.childForFieldName("attribute")?.id === node.id) return;
   if (parent.type === "keyword_argument" && parent.childForFieldName("name")?.id === node.id) return;
-  if (/parameters|default_parameter|typed_parameter|function_definition|import|dotted_name|aliased_import/.test(parent.type)) return;
+  if (
+    /parameters|default_parameter|typed_parameter|function_definition|import|dotted_name|aliased_import/.test(
+      parent.type,
+    )
+  )
+    return;
   if (parent.type === "assignment" && parent.childForFieldName("left")?.id === node.id) return;
   if (/for_statement|for_in_clause/.test(parent.type) && parent.childForFieldName("left")?.id === node.id) return;
   if (/pattern_list|tuple_pattern/.test(parent.type)) return;
@@ -277,10 +342,16 @@ function variablesOf(fn: SyntaxNode): string[] {
   }
   const walk = (n: SyntaxNode) => {
     if (n.type === "function_definition" && n.id !== fn.id) return;
-    if (n.type === "assignment" || n.type === "augmented_assignment" || n.type === "for_statement" || n.type === "for_in_clause") {
+    if (
+      n.type === "assignment" ||
+      n.type === "augmented_assignment" ||
+      n.type === "for_statement" ||
+      n.type === "for_in_clause"
+    ) {
       const target = n.childForFieldName("left");
       if (target?.type === "identifier") names.add(target.text);
-      for (const c of target?.type === "pattern_list" || target?.type === "tuple_pattern" ? target.namedChildren : []) if (c?.type === "identifier") names.add(c.text);
+      for (const c of target?.type === "pattern_list" || target?.type === "tuple_pattern" ? target.namedChildren : [])
+        if (c?.type === "identifier") names.add(c.text);
     }
     for (const c of n.namedChildren) if (c) walk(c);
   };

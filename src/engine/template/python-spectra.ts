@@ -18,7 +18,10 @@ import type { TestSpectrum } from "./ochiai.ts";
 import { readRunOutput } from "../../verify/read-run-output.ts";
 import { defaultPerTestMs } from "../../verify/per-test-limit.ts";
 
-const traceSchema = z.record(z.string(), z.object({ outcome: z.string().optional(), lines: z.record(z.string(), z.array(z.int())).optional() }));
+const traceSchema = z.record(
+  z.string(),
+  z.object({ outcome: z.string().optional(), lines: z.record(z.string(), z.array(z.int())).optional() }),
+);
 type Trace = z.infer<typeof traceSchema>;
 
 export class CoverageError extends Error {
@@ -36,20 +39,30 @@ export type PythonSpectraOptions = Omit<SandboxOptions, "cwd"> & {
 };
 
 /** `testIds`: the tests to trace, all of them when empty. */
-export async function pythonSpectra(workspace: string, testIds: string[], given: PythonSpectraOptions): Promise<Spectra> {
+export async function pythonSpectra(
+  workspace: string,
+  testIds: string[],
+  given: PythonSpectraOptions,
+): Promise<Spectra> {
   const { perTestMs, failing = [], ...options } = given;
   const dir = await mkdtemp(join(tmpdir(), "autogen-trace-"));
   try {
     const safe = reportedFileFilter(workspace);
-    const run = (ids: string[], extra: string[], focus?: string) => traceRun(workspace, dir, [...extra, ...safeIds(ids)], { ...options, perTestMs, focus });
-    if (failing.length === 0) return { spectra: spectraOf(await run(testIds, [], undefined), safe), dropped: safe.dropped() };
+    const run = (ids: string[], extra: string[], focus?: string) =>
+      traceRun(workspace, dir, [...extra, ...safeIds(ids)], { ...options, perTestMs, focus });
+    if (failing.length === 0)
+      return { spectra: spectraOf(await run(testIds, [], undefined), safe), dropped: safe.dropped() };
     const failed = spectraOf(await run(failing, [], undefined), safe);
     const focus = new Map<string, Set<number>>();
-    for (const test of failed.filter((t) => t.failed)) for (const [file, lines] of test.lines) focus.set(file, new Set([...(focus.get(file) ?? []), ...lines]));
+    for (const test of failed.filter((t) => t.failed))
+      for (const [file, lines] of test.lines) focus.set(file, new Set([...(focus.get(file) ?? []), ...lines]));
     // No line of the repository ran in a failing test: the passing tests cannot tell any apart.
     if (focus.size === 0) return { spectra: failed, dropped: safe.dropped() };
     const focusPath = join(dir, "focus.json");
-    await writeFile(focusPath, JSON.stringify(Object.fromEntries([...focus].map(([file, lines]) => [file, [...lines]]))));
+    await writeFile(
+      focusPath,
+      JSON.stringify(Object.fromEntries([...focus].map(([file, lines]) => [file, [...lines]]))),
+    );
     const failingSet = new Set(failing);
     const others = testIds.filter((id) => !failingSet.has(id));
     if (testIds.length > 0 && others.length === 0) return { spectra: failed, dropped: safe.dropped() };
@@ -75,20 +88,31 @@ async function traceRun(workspace: string, dir: string, args: string[], options:
     AUTOGEN_TEST_TIMEOUT: String(fromEnv > 0 && fromEnv < ours ? fromEnv : ours),
     ...(focus ? { AUTOGEN_TRACE_FOCUS: focus } : {}),
   });
-  const run = await runSandboxed([pythonExecutable(), "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", PYTEST_PLUGIN, ...args], { ...sandbox, cwd: workspace, env, writablePaths: [dir] });
+  const run = await runSandboxed(
+    [pythonExecutable(), "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", PYTEST_PLUGIN, ...args],
+    { ...sandbox, cwd: workspace, env, writablePaths: [dir] },
+  );
   // The trace is written by the run: read only as a regular file, never through a link or a FIFO.
   const text = await readRunOutput(out, 256 * 1024 * 1024);
   if (text === undefined) {
-    throw new CoverageError(`the coverage run wrote no trace (exit ${String(run.exitCode)}${run.timedOut ? ", timed out" : ""}): ${run.spawnError ?? run.output.slice(-500)}`);
+    throw new CoverageError(
+      `the coverage run wrote no trace (exit ${String(run.exitCode)}${run.timedOut ? ", timed out" : ""}): ${run.spawnError ?? run.output.slice(-500)}`,
+    );
   }
   return traceSchema.parse(JSON.parse(text));
 }
 
 function spectraOf(trace: Trace, safe: ReportedFileFilter): TestSpectrum[] {
   // A skipped test neither passed nor failed: it tells the lines nothing.
-  return Object.entries(trace).filter(([, entry]) => entry.outcome !== "skipped").map(([id, entry]) => ({
-    id,
-    failed: entry.outcome !== "passed",
-    lines: new Map(Object.entries(entry.lines ?? {}).flatMap(([file, lines]) => (safe.accept(file) ? [[file, new Set(lines)] as const] : []))),
-  }));
+  return Object.entries(trace)
+    .filter(([, entry]) => entry.outcome !== "skipped")
+    .map(([id, entry]) => ({
+      id,
+      failed: entry.outcome !== "passed",
+      lines: new Map(
+        Object.entries(entry.lines ?? {}).flatMap(([file, lines]) =>
+          safe.accept(file) ? [[file, new Set(lines)] as const] : [],
+        ),
+      ),
+    }));
 }

@@ -28,6 +28,10 @@ export function reportedFileFilter(workspace: string): ReportedFileFilter {
       verdicts.set(file, relative);
       return relative;
     },
-    dropped: () => [...verdicts].filter(([, relative]) => relative === undefined).map(([file]) => file).sort(),
+    dropped: () =>
+      [...verdicts]
+        .filter(([, relative]) => relative === undefined)
+        .map(([file]) => file)
+        .sort(),
   };
 }

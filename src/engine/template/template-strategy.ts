@@ -41,7 +41,10 @@ export function templateStrategyWith(options: { llm?: LlmClient | undefined }): 
   return {
     name: "template",
     run(task: Task): Promise<Outcome> {
-      const run: StrategyRun = new StrategyRun(task, "template", { total: (): number => run.outcome.cost.candidatesGenerated, llm: options.llm });
+      const run: StrategyRun = new StrategyRun(task, "template", {
+        total: (): number => run.outcome.cost.candidatesGenerated,
+        llm: options.llm,
+      });
       return run.run(() => repair(task, run, options.llm));
     },
   };
@@ -51,25 +54,46 @@ async function repair(task: Task, run: StrategyRun, llm: LlmClient | undefined):
   const outcome = run.outcome;
   const language = task.runnerName === "pytest" ? "python" : JS_RUNNERS.has(task.runnerName) ? "javascript" : undefined;
   if (!language) {
-    return run.finish("unsupported", `the template strategy localises faults with per-test line coverage, implemented for pytest and Node test runners (node --test, vitest, jest, mocha); this repository runs ${task.runnerName}`);
+    return run.finish(
+      "unsupported",
+      `the template strategy localises faults with per-test line coverage, implemented for pytest and Node test runners (node --test, vitest, jest, mocha); this repository runs ${task.runnerName}`,
+    );
   }
-  if (task.visible.kind === "reproduce") return run.finish("unsupported", "the template strategy repairs failing tests and cannot write a reproduction test from the description: name a failing test, or configure an LLM endpoint");
+  if (task.visible.kind === "reproduce")
+    return run.finish(
+      "unsupported",
+      "the template strategy repairs failing tests and cannot write a reproduction test from the description: name a failing test, or configure an LLM endpoint",
+    );
   const { before, failing, regression: regressionBaseline } = await run.baseline();
 
-  task.onProgress?.({ kind: "stage", stage: "localise", detail: `${failing.length} failing of ${before.tests.length} visible tests` });
+  task.onProgress?.({
+    kind: "stage",
+    stage: "localise",
+    detail: `${failing.length} failing of ${before.tests.length} visible tests`,
+  });
   let ranking: SuspiciousLine[];
   // Files the coverage run named that are not editable worktree files (forged, outside, symbolic links).
   let dropped: string[];
   try {
     // Passing tests are what tell lines apart: trace the regression suite when there is one.
-    const known = [...new Set([...before.tests, ...(regressionBaseline?.tests ?? [])].filter((t) => t.status !== "skip").map((t) => t.id))];
+    const known = [
+      ...new Set(
+        [...before.tests, ...(regressionBaseline?.tests ?? [])].filter((t) => t.status !== "skip").map((t) => t.id),
+      ),
+    ];
     let spectra: Spectra;
     if (language === "python") {
-      spectra = await pythonSpectra(task.workspace, task.regression?.kind === "all" ? [] : known, { ...task.sandbox, perTestMs: run.tracePerTestMs(), failing: failing.map((t) => t.id) });
+      spectra = await pythonSpectra(task.workspace, task.regression?.kind === "all" ? [] : known, {
+        ...task.sandbox,
+        perTestMs: run.tracePerTestMs(),
+        failing: failing.map((t) => t.id),
+      });
       run.countTestRuns(1);
     } else {
       // V8 coverage is per process: one run per test.
-      spectra = await jsSpectra(task.workspace, task.probe ?? task.verifier, known, (selection) => run.candidateLimit(selection));
+      spectra = await jsSpectra(task.workspace, task.probe ?? task.verifier, known, (selection) =>
+        run.candidateLimit(selection),
+      );
       run.countTestRuns(known.length);
     }
     ranking = ochiai(spectra.spectra, (file) => !task.isTestFile(file));
@@ -81,14 +105,24 @@ async function repair(task: Task, run: StrategyRun, llm: LlmClient | undefined):
   const droppedNote = dropped.length > 0 ? `; ${droppedText(dropped)}` : "";
   if (dropped.length > 0) task.onProgress?.({ kind: "stage", stage: "localise", detail: droppedText(dropped) });
   outcome.plan.localisation = ranking.slice(0, 10);
-  if (ranking.length === 0) return run.finish("exhausted", `no line outside the tests is executed by a failing test; nothing to localise${droppedNote}`);
+  if (ranking.length === 0)
+    return run.finish(
+      "exhausted",
+      `no line outside the tests is executed by a failing test; nothing to localise${droppedNote}`,
+    );
 
   const candidates = await rankCandidates(task.workspace, ranking.slice(0, MAX_LINES));
   outcome.cost.candidatesGenerated = candidates.length;
-  task.onProgress?.({ kind: "stage", stage: "repair", detail: `${candidates.length} candidate edits at ${Math.min(ranking.length, MAX_LINES)} suspicious lines` });
+  task.onProgress?.({
+    kind: "stage",
+    stage: "repair",
+    detail: `${candidates.length} candidate edits at ${Math.min(ranking.length, MAX_LINES)} suspicious lines`,
+  });
 
   const failingIds: TestSelection = { kind: "tests", ids: failing.map((t) => t.id) };
-  const review = llm ? modelReviewer(llm, { workspace: task.workspace, problem: task.description, failing }) : undefined;
+  const review = llm
+    ? modelReviewer(llm, { workspace: task.workspace, problem: task.description, failing })
+    : undefined;
   const refusals: string[] = [];
   // Every original is read before any slot is written. Slot 0 is the workspace itself: a
   // read racing a candidate's write there took that candidate's edit for the original (on
@@ -102,11 +136,16 @@ async function repair(task: Task, run: StrategyRun, llm: LlmClient | undefined):
   try {
     // Started on the unchanged code, side by side, before any candidate is written.
     await Promise.all(warm.map((runner) => runner?.prepare(failingIds)));
-    for (const { mutation } of candidates) if (!originals.has(mutation.file)) originals.set(mutation.file, await readWorktreeText(task.workspace, mutation.file));
+    for (const { mutation } of candidates)
+      if (!originals.has(mutation.file))
+        originals.set(mutation.file, await readWorktreeText(task.workspace, mutation.file));
     for (let start = 0; start < candidates.length; start += slots.length) {
       if (task.signal?.aborted) return run.finish("cancelled", "stopped on request");
       if (start >= task.budget.candidates || performance.now() > deadline) {
-        return run.finish("budget", `budget spent after ${start} of ${candidates.length} candidates (limit ${task.budget.candidates} candidates, ${task.budget.minutes} minutes)`);
+        return run.finish(
+          "budget",
+          `budget spent after ${start} of ${candidates.length} candidates (limit ${task.budget.candidates} candidates, ${task.budget.minutes} minutes)`,
+        );
       }
       const batch = candidates.slice(start, Math.min(start + slots.length, task.budget.candidates));
       // Attempts are reported in candidate order by the run, whichever slot finishes first.
@@ -120,8 +159,20 @@ async function repair(task: Task, run: StrategyRun, llm: LlmClient | undefined):
           // A slot is a copy of the worktree the tests have run in: checked like the worktree itself.
           await writeRepoFile(slot, mutation.file, mutated);
           try {
-            const candidate = { index: start + j + 1, description: mutation.description, family: mutation.family, file: mutation.file, line: mutation.line, score };
-            const { attempt } = await run.validate(candidate, { workspace: slot, first: failingIds, diff: change, warm: warm[j] });
+            const candidate = {
+              index: start + j + 1,
+              description: mutation.description,
+              family: mutation.family,
+              file: mutation.file,
+              line: mutation.line,
+              score,
+            };
+            const { attempt } = await run.validate(candidate, {
+              workspace: slot,
+              first: failingIds,
+              diff: change,
+              warm: warm[j],
+            });
             return { mutation, score, mutated, change, attempt };
           } finally {
             await writeRepoFile(slot, mutation.file, original);
@@ -130,11 +181,25 @@ async function repair(task: Task, run: StrategyRun, llm: LlmClient | undefined):
       );
       // The best-ranked passing candidate of the batch wins, as it would have one at a time,
       // unless the model refuses it: then the next passing one is reviewed.
-      for (const { mutation, score, mutated, change, attempt } of results.filter((r) => r.attempt.result === "plausible")) {
+      for (const { mutation, score, mutated, change, attempt } of results.filter(
+        (r) => r.attempt.result === "plausible",
+      )) {
         if (refusals.length >= MAX_REVIEWS) break;
         const { diff } = change();
-        task.onProgress?.({ kind: "stage", stage: "review", detail: `${mutation.description} at ${mutation.file}:${mutation.line}` });
-        const verdict = review ? await review({ description: mutation.description, diff, file: mutation.file, line: mutation.line, edited: mutated }) : NOT_REVIEWED;
+        task.onProgress?.({
+          kind: "stage",
+          stage: "review",
+          detail: `${mutation.description} at ${mutation.file}:${mutation.line}`,
+        });
+        const verdict = review
+          ? await review({
+              description: mutation.description,
+              diff,
+              file: mutation.file,
+              line: mutation.line,
+              edited: mutated,
+            })
+          : NOT_REVIEWED;
         outcome.review = verdict;
         if (verdict.verdict === "refused") {
           Object.assign(attempt, { result: "refused", reason: verdict.reason });
@@ -143,9 +208,19 @@ async function repair(task: Task, run: StrategyRun, llm: LlmClient | undefined):
         }
         await writeRepoFile(task.workspace, mutation.file, mutated);
         run.accept(attempt, change());
-        outcome.plan.fix = { family: mutation.family, description: mutation.description, file: mutation.file, line: mutation.line, score };
-        const how = verdict.verdict === "accepted" ? "; the model reviewed the edit against the issue and accepted it" : "";
-        const solved = run.finish("solved", `${mutation.description} at ${mutation.file}:${mutation.line} makes every visible test pass${how}${droppedNote}`);
+        outcome.plan.fix = {
+          family: mutation.family,
+          description: mutation.description,
+          file: mutation.file,
+          line: mutation.line,
+          score,
+        };
+        const how =
+          verdict.verdict === "accepted" ? "; the model reviewed the edit against the issue and accepted it" : "";
+        const solved = run.finish(
+          "solved",
+          `${mutation.description} at ${mutation.file}:${mutation.line} makes every visible test pass${how}${droppedNote}`,
+        );
         await checkDiffLanded(task.workspace, solved);
         return solved;
       }
@@ -163,9 +238,15 @@ async function repair(task: Task, run: StrategyRun, llm: LlmClient | undefined):
     }
   }
   if (refusals.length > 0) {
-    return run.finish("refused", `the model refused ${refusals.length} edit(s) that pass the tests: ${refusals.join("; ")}${droppedNote}`);
+    return run.finish(
+      "refused",
+      `the model refused ${refusals.length} edit(s) that pass the tests: ${refusals.join("; ")}${droppedNote}`,
+    );
   }
-  return run.finish("exhausted", `none of the ${candidates.length} template edits at the ${Math.min(ranking.length, MAX_LINES)} most suspicious lines makes the visible tests pass${droppedNote}`);
+  return run.finish(
+    "exhausted",
+    `none of the ${candidates.length} template edits at the ${Math.min(ranking.length, MAX_LINES)} most suspicious lines makes the visible tests pass${droppedNote}`,
+  );
 }
 
 export async function rankCandidates(workspace: string, lines: SuspiciousLine[]): Promise<Ranked[]> {
@@ -181,7 +262,10 @@ export async function rankCandidates(workspace: string, lines: SuspiciousLine[])
     if (!grammar || !isEditable(workspace, file)) continue;
     const source = await readWorktreeText(workspace, file);
     const lines = new Set(scores.keys());
-    const mutations = grammar === "python" ? await pythonMutations(file, source, lines) : await jsMutations(file, source, lines, grammar);
+    const mutations =
+      grammar === "python"
+        ? await pythonMutations(file, source, lines)
+        : await jsMutations(file, source, lines, grammar);
     for (const mutation of mutations) {
       ranked.push({ mutation, score: (scores.get(mutation.line) ?? 0) * mutation.prior, order: ranked.length });
     }
@@ -201,7 +285,10 @@ function isEditable(workspace: string, file: string): boolean {
 }
 
 function droppedText(dropped: string[]): string {
-  const shown = dropped.slice(0, 3).map((f) => JSON.stringify(f)).join(", ");
+  const shown = dropped
+    .slice(0, 3)
+    .map((f) => JSON.stringify(f))
+    .join(", ");
   return `ignored ${dropped.length} file(s) the coverage run named that are outside the worktree, symbolic links or not regular files (${shown}${dropped.length > 3 ? ", …" : ""})`;
 }
 
@@ -213,7 +300,11 @@ async function scratchCopies(workspace: string, count: number): Promise<string[]
     // A worktree's `.git` is a small file naming its git dir: keep it, so a copy is still a
     // checkout of the same commit (the Actions verifier commits from it); a `.git` directory is not copied.
     const gitFile = (await lstat(join(workspace, ".git")).catch(() => undefined))?.isFile() ?? false;
-    await cp(workspace, dir, { recursive: true, filter: (src) => !(gitFile ? /(^|\/)node_modules(\/|$)/ : /(^|\/)(\.git|node_modules)(\/|$)/).test(src.slice(workspace.length)) });
+    await cp(workspace, dir, {
+      recursive: true,
+      filter: (src) =>
+        !(gitFile ? /(^|\/)node_modules(\/|$)/ : /(^|\/)(\.git|node_modules)(\/|$)/).test(src.slice(workspace.length)),
+    });
     if (existsSync(join(workspace, "node_modules"))) {
       await symlink(join(workspace, "node_modules"), join(dir, "node_modules"));
       // The sandbox shows the original read-only to runs in the copy (it hides the rest of the host's tmp).

@@ -41,8 +41,8 @@ export async function convertManifestCode(
   });
   if (!response.ok) {
     throw new ManifestConversionError(
-      `GitHub answered ${response.status} to the manifest conversion`
-        + " (codes are single-use and expire after an hour: create the App again)",
+      `GitHub answered ${response.status} to the manifest conversion` +
+        " (codes are single-use and expire after an hour: create the App again)",
     );
   }
   const parsed = conversion.safeParse(await response.json());

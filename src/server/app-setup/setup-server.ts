@@ -28,16 +28,27 @@ export type SetupResult = { app: AppCredentials; envFile: string; keyFile: strin
 
 export type SetupServer = { url: string; done: Promise<SetupResult>; close: () => Promise<void> };
 
-const STYLE = "body{font:15px/1.5 system-ui,sans-serif;max-width:720px;margin:40px auto;padding:0 20px;color:#1f2328}"
-  + "button{font:inherit;padding:8px 16px;background:#1f883d;color:#fff;border:0;border-radius:6px;cursor:pointer}"
-  + "code,pre{background:#f6f8fa;padding:2px 4px;border-radius:4px}pre{padding:10px;overflow:auto;font-size:12px}"
-  + ".muted{color:#59636e}input{font:inherit;padding:4px;width:16em}";
+const STYLE =
+  "body{font:15px/1.5 system-ui,sans-serif;max-width:720px;margin:40px auto;padding:0 20px;color:#1f2328}" +
+  "button{font:inherit;padding:8px 16px;background:#1f883d;color:#fff;border:0;border-radius:6px;cursor:pointer}" +
+  "code,pre{background:#f6f8fa;padding:2px 4px;border-radius:4px}pre{padding:10px;overflow:auto;font-size:12px}" +
+  ".muted{color:#59636e}input{font:inherit;padding:4px;width:16em}";
 
 function page(title: string, body: Html): string {
-  const head = html`<meta charset="utf-8"><title>${title} · autogen-bot setup</title><style>${STYLE}</style>`;
-  return html`<!doctype html><html lang="en"><head>${head}</head>
-<body><h1>${title}</h1>${body}</body></html>
-`.text;
+  const head = html`<meta charset="utf-8" /><title>${title} · autogen-bot setup</title
+    ><style>
+      ${STYLE}
+    </style>`;
+  return html`<!doctype html>
+    <html lang="en">
+      <head>
+        ${head}
+      </head>
+      <body>
+        <h1>${title}</h1>
+        ${body}
+      </body>
+    </html> `.text;
 }
 
 export async function startSetupServer(options: SetupOptions): Promise<SetupServer> {
@@ -58,22 +69,33 @@ export async function startSetupServer(options: SetupOptions): Promise<SetupServ
       const org = url.searchParams.get("org")?.trim();
       const owner = org && /^[\w.-]{1,100}$/.test(org) ? `/organizations/${org}` : "";
       const target = `${options.webUrl}${owner}/settings/apps/new`;
-      const perms = Object.entries(manifest.default_permissions).map(([k, v]) => `${k}: ${v}`).join(", ");
+      const perms = Object.entries(manifest.default_permissions)
+        .map(([k, v]) => `${k}: ${v}`)
+        .join(", ");
       const events = manifest.default_events.join(", ");
       const hook = options.webhookUrl
         ? html`Webhooks will go to <code>${options.webhookUrl}</code>.`
-        : html`No public URL is set (AUTOGEN_PUBLIC_URL), so the App's webhook starts inactive:
-set its URL in the App's settings once the server is reachable.`;
-      return send(200, page("Create your GitHub App", html`<p>No GitHub App is configured yet.
-This creates one from <code>app.yml</code> (events: ${events}; permissions: ${perms}).
-GitHub asks you to name it, then sends you back here,
-and its id, private key and webhook secret are saved to <code>.env</code>.</p>
-<form method="post" action="${target}?state=${state}">
-<input type="hidden" name="manifest" value="${JSON.stringify(manifest)}">
-<button type="submit">Create the GitHub App on ${new URL(options.webUrl).host}</button>
-</form>
-<p class="muted">For an organisation: <a href="/?org=your-org">/?org=your-org</a>. ${hook}
-Or skip this page: set APP_ID, PRIVATE_KEY_PATH and WEBHOOK_SECRET yourself (.env.example, docs/deployment.md).</p>`));
+        : html`No public URL is set (AUTOGEN_PUBLIC_URL), so the App's webhook starts inactive: set its URL in the App's
+          settings once the server is reachable.`;
+      return send(
+        200,
+        page(
+          "Create your GitHub App",
+          html`<p>
+              No GitHub App is configured yet. This creates one from <code>app.yml</code> (events: ${events};
+              permissions: ${perms}). GitHub asks you to name it, then sends you back here, and its id, private key and
+              webhook secret are saved to <code>.env</code>.
+            </p>
+            <form method="post" action="${target}?state=${state}">
+              <input type="hidden" name="manifest" value="${JSON.stringify(manifest)}" />
+              <button type="submit">Create the GitHub App on ${new URL(options.webUrl).host}</button>
+            </form>
+            <p class="muted">
+              For an organisation: <a href="/?org=your-org">/?org=your-org</a>. ${hook} Or skip this page: set APP_ID,
+              PRIVATE_KEY_PATH and WEBHOOK_SECRET yourself (.env.example, docs/deployment.md).
+            </p>`,
+        ),
+      );
     }
     if (req.method === "GET" && url.pathname === "/callback") {
       const code = url.searchParams.get("code") ?? "";
@@ -91,15 +113,26 @@ Or skip this page: set APP_ID, PRIVATE_KEY_PATH and WEBHOOK_SECRET yourself (.en
         const saved = await writeAppEnv(options.envDir, app);
         const install = `${app.html_url}/installations/new`;
         const title = `The GitHub App ${app.slug} is created`;
-        send(200, page(title, html`<p>Its credentials are saved in <code>${saved.envFile}</code>
-(the private key in <code>${saved.keyFile}</code>, readable by you only). autogen-bot is starting with them now.</p>
-<p>Next: <a href="${install}">install the App</a> on the repositories it should work on,
-then label an issue <code>autogen</code>.</p>`));
+        send(
+          200,
+          page(
+            title,
+            html`<p>
+                Its credentials are saved in <code>${saved.envFile}</code> (the private key in
+                <code>${saved.keyFile}</code>, readable by you only). autogen-bot is starting with them now.
+              </p>
+              <p>
+                Next: <a href="${install}">install the App</a> on the repositories it should work on, then label an
+                issue <code>autogen</code>.
+              </p>`,
+          ),
+        );
         finish({ app, ...saved });
       } catch (error) {
         converting = false;
         if (!(error instanceof ManifestConversionError)) throw error;
-        const body = html`<p>${error.message}</p><p><a href="/">Start again</a>.</p>`;
+        const body = html`<p>${error.message}</p>
+          <p><a href="/">Start again</a>.</p>`;
         send(502, page("GitHub did not hand over the App", body));
       }
       return;
@@ -119,9 +152,10 @@ then label an issue <code>autogen</code>.</p>`));
   });
   const { port } = server.address() as AddressInfo;
   base = `http://${options.host === "0.0.0.0" || options.host === "::" ? "localhost" : options.host}:${port}`;
-  const close = () => new Promise<void>((resolve) => {
-    server.closeAllConnections();
-    server.close(() => resolve());
-  });
+  const close = () =>
+    new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    });
   return { url: base, done, close };
 }

@@ -19,10 +19,23 @@ export type LogDigest = {
   logLines: number;
 };
 
-export type LogDigestOptions = { passLog?: string | undefined; maxLines?: number; maxLineChars?: number; maxBlockLines?: number };
+export type LogDigestOptions = {
+  passLog?: string | undefined;
+  maxLines?: number;
+  maxLineChars?: number;
+  maxBlockLines?: number;
+};
 
 /** `passed`: the passing log has this line too. `overwritten`: a progress frame the terminal redrew. */
-type Line = { n: number; text: string; chars: number; score: number; template: string; passed: boolean; overwritten: boolean };
+type Line = {
+  n: number;
+  text: string;
+  chars: number;
+  score: number;
+  template: string;
+  passed: boolean;
+  overwritten: boolean;
+};
 type Block = { lines: Line[]; end: number; score: number; kind: "signal" | "tail" | "command" };
 
 const SEGMENT = 4096;
@@ -31,7 +44,17 @@ const MAX_TEMPLATES = 50_000;
 const TAIL_WINDOW = 64;
 const TAIL_LINES = 16;
 /** Weights of where a block sits (tuned on logchunks-dev and cidiff, see docs/evaluation.md). */
-const P = { inStep: 1, nearEnd: 1.5, scale: 40, before: 0.6, tail: 1, command: 3, lastTail: 1.2, lastLines: 3, firstDiagnostic: 1 };
+const P = {
+  inStep: 1,
+  nearEnd: 1.5,
+  scale: 40,
+  before: 0.6,
+  tail: 1,
+  command: 3,
+  lastTail: 1.2,
+  lastLines: 3,
+  firstDiagnostic: 1,
+};
 const LEAD_LINES = 2;
 const FRAMES_KEPT = 12;
 const CURSOR_UP = new RegExp(`${String.fromCharCode(27)}\\[\\d*A`);
@@ -62,7 +85,11 @@ export class LogDigester {
     this.maxLines = options.maxLines ?? 60;
     this.maxLineChars = options.maxLineChars ?? 240;
     this.maxBlock = options.maxBlockLines ?? 80;
-    this.inPass = new Set(options.passLog ? splitLogLines(options.passLog).map((l) => maskCleanLine(cleanLogLine(l).slice(0, 4 * this.maxLineChars))) : []);
+    this.inPass = new Set(
+      options.passLog
+        ? splitLogLines(options.passLog).map((l) => maskCleanLine(cleanLogLine(l).slice(0, 4 * this.maxLineChars)))
+        : [],
+    );
   }
 
   /**
@@ -103,12 +130,24 @@ export class LogDigester {
       }
     }
     const line: Line = { n, text, chars: whole.length, score, template, passed, overwritten: false };
-    if (this.awaitingDiagnostic && score >= 4 && DIAGNOSTIC.test(text) && this.firstDiagnostics.length < MAX_DIAGNOSTICS) {
+    if (
+      this.awaitingDiagnostic &&
+      score >= 4 &&
+      DIAGNOSTIC.test(text) &&
+      this.firstDiagnostics.length < MAX_DIAGNOSTICS
+    ) {
       this.firstDiagnostics.push(n);
       this.awaitingDiagnostic = false;
     }
     if (STEP_FAILED.test(text) && !EPILOGUE.test(text)) {
-      const tail = this.recent.filter((l) => l.text.trim() && !l.passed && !EPILOGUE.test(l.text) && !STEP_FAILED.test(l.text) && (!this.lastCommand || l.n > this.lastCommand.n));
+      const tail = this.recent.filter(
+        (l) =>
+          l.text.trim() &&
+          !l.passed &&
+          !EPILOGUE.test(l.text) &&
+          !STEP_FAILED.test(l.text) &&
+          (!this.lastCommand || l.n > this.lastCommand.n),
+      );
       this.failedStep = { command: this.lastCommand, tail: tail.map(kept), exit: kept(line) };
     } else if (STEP_START.test(text)) {
       this.lastCommand = kept(line);
@@ -164,7 +203,9 @@ export class LogDigester {
     }
     if (this.blocks.length > KEEP_BLOCKS) {
       // Keep the most telling blocks; among equals the later ones (failures come last).
-      const ranked = [...this.blocks].sort((a, b) => this.baseScore(b) - this.baseScore(a) || (b.lines[0]?.n ?? 0) - (a.lines[0]?.n ?? 0));
+      const ranked = [...this.blocks].sort(
+        (a, b) => this.baseScore(b) - this.baseScore(a) || (b.lines[0]?.n ?? 0) - (a.lines[0]?.n ?? 0),
+      );
       const keep = new Set(ranked.slice(0, KEEP_BLOCKS / 2));
       this.blocks = this.blocks.filter((b) => keep.has(b));
     }
@@ -196,7 +237,8 @@ export class LogDigester {
       if (first >= stepStart && last <= stepEnd) score += P.inStep + P.nearEnd / (1 + (stepEnd - last) / P.scale);
       else if (last < stepStart) score *= P.before;
       // A compiler's first error in the failing step: the errors after it often follow from it.
-      if (firstDiagnostic !== undefined && first <= firstDiagnostic && firstDiagnostic <= last) score += P.firstDiagnostic;
+      if (firstDiagnostic !== undefined && first <= firstDiagnostic && firstDiagnostic <= last)
+        score += P.firstDiagnostic;
       return { ...b, score };
     });
     if (step) {
@@ -206,7 +248,8 @@ export class LogDigester {
       const last = tail.slice(-P.lastLines).filter((l) => !shown(l));
       const before = tail.slice(0, -P.lastLines).filter((l) => !shown(l));
       if (last.length > 0) candidates.push({ lines: last, end: last.at(-1)?.n ?? 0, score: P.lastTail, kind: "tail" });
-      if (before.length > 0) candidates.push({ lines: before, end: before.at(-1)?.n ?? 0, score: P.tail, kind: "tail" });
+      if (before.length > 0)
+        candidates.push({ lines: before, end: before.at(-1)?.n ?? 0, score: P.tail, kind: "tail" });
       // The last command that ran and the runner's word that it failed, with its exit status.
       const said = [step.command, step.exit].filter((l): l is Line => l !== undefined && !shown(l));
       if (said.length > 0) candidates.push({ lines: said, end: step.exit.n, score: P.command, kind: "command" });
@@ -312,7 +355,10 @@ export function digestLog(failLog: string, options: LogDigestOptions = {}): LogD
 }
 
 /** The digest of a log read from a stream of text or bytes (latin1), in bounded memory. */
-export async function digestLogStream(chunks: AsyncIterable<string | Uint8Array>, options: LogDigestOptions = {}): Promise<LogDigest> {
+export async function digestLogStream(
+  chunks: AsyncIterable<string | Uint8Array>,
+  options: LogDigestOptions = {},
+): Promise<LogDigest> {
   const digester = new LogDigester(options);
   let carry = "";
   for await (const chunk of chunks) {

@@ -12,23 +12,41 @@ const MESSAGE_CHARS = 400;
 
 export type SourceReader = (file: string, line: number) => string | undefined;
 
-export type ReportDigestOptions = { maxChars?: number; isRepoFile?: (file: string) => boolean; readSource?: SourceReader };
+export type ReportDigestOptions = {
+  maxChars?: number;
+  isRepoFile?: (file: string) => boolean;
+  readSource?: SourceReader;
+};
 
 /** Stack frame shapes: Python tracebacks, pytest's short form, and JS/Java stacks. */
-const FRAMES = [/File "([^"]+)", line (\d+)/, /^([^\s:]+\.(?:py|[cm]?[jt]sx?)):(\d+)(?::\d+)?:? /, /\(?((?:[^\s()]+\/)?[^\s():]+\.[cm]?[jt]sx?):(\d+):\d+\)?$/, /\(([A-Za-z0-9_$]+\.(?:java|kt)):(\d+)\)/];
+const FRAMES = [
+  /File "([^"]+)", line (\d+)/,
+  /^([^\s:]+\.(?:py|[cm]?[jt]sx?)):(\d+)(?::\d+)?:? /,
+  /\(?((?:[^\s()]+\/)?[^\s():]+\.[cm]?[jt]sx?):(\d+):\d+\)?$/,
+  /\(([A-Za-z0-9_$]+\.(?:java|kt)):(\d+)\)/,
+];
 
 export function digestReport(report: TestReport, options: ReportDigestOptions = {}): string {
   const maxChars = options.maxChars ?? 6000;
   const failing = failingTests(report);
-  const header = `${failing.length} of ${report.tests.length} tests failing` + (report.run.timedOut ? " (the run timed out)" : "") + `; command: ${report.run.argv.join(" ")}; exit ${String(report.run.exitCode)}`;
+  const header =
+    `${failing.length} of ${report.tests.length} tests failing` +
+    (report.run.timedOut ? " (the run timed out)" : "") +
+    `; command: ${report.run.argv.join(" ")}; exit ${String(report.run.exitCode)}`;
   if (failing.length === 0 && report.tests.length === 0) {
-    return `${header}\nNo test results were read. Output ends with:\n${stripVTControlCharacters(report.run.output).split("\n").slice(-15).join("\n")}`.slice(0, maxChars);
+    return `${header}\nNo test results were read. Output ends with:\n${stripVTControlCharacters(report.run.output).split("\n").slice(-15).join("\n")}`.slice(
+      0,
+      maxChars,
+    );
   }
   const sections: string[] = [];
   let used = header.length;
   for (const [index, test] of failing.entries()) {
     const lines = [`${index + 1}. ${test.id} [${test.status}]`];
-    if (test.message) lines.push(`   message: ${summariseFailure(stripVTControlCharacters(test.message), index === 0 ? FIRST_MESSAGE_CHARS : MESSAGE_CHARS)}`);
+    if (test.message)
+      lines.push(
+        `   message: ${summariseFailure(stripVTControlCharacters(test.message), index === 0 ? FIRST_MESSAGE_CHARS : MESSAGE_CHARS)}`,
+      );
     const details = stripVTControlCharacters(test.details ?? "");
     const diff = pytestDiff(details);
     if (diff.length > 0) lines.push(`   diff: ${diff.join(" | ")}`);
@@ -56,7 +74,13 @@ function repoFrames(details: string, options: ReportDigestOptions): string[] {
       const match = pattern.exec(line.trim());
       if (!match) continue;
       const [, file, lineNo] = match as unknown as [string, string, string];
-      if (file.includes("site-packages") || file.includes("node_modules") || file.startsWith("node:") || (options.isRepoFile && !options.isRepoFile(file))) break;
+      if (
+        file.includes("site-packages") ||
+        file.includes("node_modules") ||
+        file.startsWith("node:") ||
+        (options.isRepoFile && !options.isRepoFile(file))
+      )
+        break;
       const key = `${file}:${lineNo}`;
       if (seen.has(key)) break;
       seen.add(key);

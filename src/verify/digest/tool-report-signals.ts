@@ -19,16 +19,32 @@ export const TOOL_SIGNALS: ToolSignal[] = [
   { name: "eunit error term", pattern: /^\s*\*\*(error|exit|throw):/, weight: VERDICT },
   { name: "common_test failed case", pattern: /^%%% \S+ ==> .*\bFAILED\b|^%%% \S+ ==> \{/, weight: HEAD },
   { name: "erlang crash report", pattern: /^\s*=(ERROR|CRASH|SUPERVISOR) REPORT=*/, weight: VERDICT },
-  { name: "erlang exception", pattern: /^\s*\*\* (exception (error|exit|throw)|Reason for termination)\b/, weight: VERDICT },
-  { name: "erlang error term", pattern: /\{(error|badmatch|case_clause|function_clause|badarg|undef|noproc|timeout),/, weight: SUMMARY },
-  { name: "common_test summary", pattern: /\bTEST COMPLETE, \d+ ok, [1-9]\d* failed\b|^\s*Failed [1-9]\d* tests?\. Passed \d+/, weight: SUMMARY },
+  {
+    name: "erlang exception",
+    pattern: /^\s*\*\* (exception (error|exit|throw)|Reason for termination)\b/,
+    weight: VERDICT,
+  },
+  {
+    name: "erlang error term",
+    pattern: /\{(error|badmatch|case_clause|function_clause|badarg|undef|noproc|timeout),/,
+    weight: SUMMARY,
+  },
+  {
+    name: "common_test summary",
+    pattern: /\bTEST COMPLETE, \d+ ok, [1-9]\d* failed\b|^\s*Failed [1-9]\d* tests?\. Passed \d+/,
+    weight: SUMMARY,
+  },
   // Ruby: Minitest (`  1) Failure:` / `  1) Error:`, `N runs, N assertions, N failures, N errors`),
   // RSpec (`Failures:`, `Failure/Error:`, `N examples, N failures`, `rspec ./spec/x_spec.rb:12`), rake.
   { name: "minitest failure heading", pattern: /^\s*\d+\) (Failure|Error):\s*$/, weight: HEAD },
   { name: "rspec failure", pattern: /^\s*Failure\/Error:/, weight: HEAD },
   { name: "rspec failed example", pattern: /^\s*rspec \.?\/?[\w./-]+:\d+(\s|$)/, weight: VERDICT },
   { name: "rspec failures heading", pattern: /^\s*(Failures|Failed examples):\s*$/, weight: SUMMARY },
-  { name: "minitest summary", pattern: /\b\d+ (runs|tests), \d+ assertions, (\d+ failures, [1-9]\d* errors|[1-9]\d* failures)/, weight: SUMMARY },
+  {
+    name: "minitest summary",
+    pattern: /\b\d+ (runs|tests), \d+ assertions, (\d+ failures, [1-9]\d* errors|[1-9]\d* failures)/,
+    weight: SUMMARY,
+  },
   { name: "rspec summary", pattern: /\b\d+ examples?, [1-9]\d* failures?\b/, weight: SUMMARY },
   { name: "rake aborted", pattern: /^\s*rake aborted!/, weight: VERDICT },
   // PHP: PHPUnit (`There was 1 failure:`, `1) FooTest::testBar`, `FAILURES!`/`ERRORS!`), the
@@ -41,17 +57,33 @@ export const TOOL_SIGNALS: ToolSignal[] = [
   { name: "bracketed exception", pattern: /^\s*\[[\w\\.]+(Exception|Error)\]\s*$/, weight: VERDICT },
   // Scala: ScalaTest through sbt (`- name *** FAILED ***`), sbt's `[error] Failed tests:` and totals.
   { name: "scalatest failed test", pattern: /\*\*\* FAILED \*\*\*/, weight: HEAD },
-  { name: "sbt failed tests", pattern: /^\[error\] (Failed tests:|Error during tests:|\(.*\) sbt\.\w+Exception)/, weight: VERDICT },
-  { name: "sbt total", pattern: /\bFailed: Total \d+, Failed [1-9]|\*\*\* [1-9]\d* TESTS? FAILED \*\*\*/, weight: SUMMARY },
+  {
+    name: "sbt failed tests",
+    pattern: /^\[error\] (Failed tests:|Error during tests:|\(.*\) sbt\.\w+Exception)/,
+    weight: VERDICT,
+  },
+  {
+    name: "sbt total",
+    pattern: /\bFailed: Total \d+, Failed [1-9]|\*\*\* [1-9]\d* TESTS? FAILED \*\*\*/,
+    weight: SUMMARY,
+  },
   // Java: Surefire (`testBar(com.FooTest)  Time elapsed: 0.1 sec  <<< FAILURE!`), Maven's goal
   // failure, Gradle's per-test line (`com.FooTest > testBar FAILED`) and its task failure.
   { name: "surefire failed test", pattern: /<<< (FAILURE|ERROR)!/, weight: HEAD },
   { name: "gradle failed test", pattern: /^\s*[\w.$]+ > .+ FAILED\s*$/, weight: HEAD },
   { name: "maven goal failed", pattern: /^\[ERROR\] Failed to execute goal\b/, weight: VERDICT },
   { name: "gradle task failed", pattern: /^> Task \S+ FAILED\s*$|^Execution failed for task\b/, weight: SUMMARY },
-  { name: "surefire failed list", pattern: /^\s*(\[ERROR\] )?(Failed tests|Tests in error|Failures|Errors):\s*$/, weight: SUMMARY },
+  {
+    name: "surefire failed list",
+    pattern: /^\s*(\[ERROR\] )?(Failed tests|Tests in error|Failures|Errors):\s*$/,
+    weight: SUMMARY,
+  },
   // Any compiler or checker: a diagnostic `path:line[:col]: … error …` whatever stands between.
-  { name: "diagnostic with error", pattern: /^\s*[\w./\\-]+\.\w+:\d+(:\d+)?:.*\b(error|Error|ERROR)\b/, weight: VERDICT },
+  {
+    name: "diagnostic with error",
+    pattern: /^\s*[\w./\\-]+\.\w+:\d+(:\d+)?:.*\b(error|Error|ERROR)\b/,
+    weight: VERDICT,
+  },
 ];
 
 /** Lines that continue a tool's failure report below its heading. */

@@ -14,7 +14,10 @@ export type Mismatch = { expected: string; actual: string };
 export function mismatchOf(message: string): Mismatch | undefined {
   const text = message.replace(/\r\n/g, "\n");
   if (/^\+ actual - expected$/m.test(text)) {
-    const body = text.slice(text.search(/^\+ actual - expected$/m)).split("\n").slice(1);
+    const body = text
+      .slice(text.search(/^\+ actual - expected$/m))
+      .split("\n")
+      .slice(1);
     const actual: string[] = [];
     const expected: string[] = [];
     for (const line of body) {
@@ -35,7 +38,15 @@ export function mismatchOf(message: string): Mismatch | undefined {
   const body = text.replace(/^(?:AssertionError(?: \[ERR_ASSERTION\])?:\s*)?(?:assert\s+)?/, "");
   for (const op of [" !== ", " === ", " != ", " == "]) {
     const at = topLevelIndex(body, op);
-    if (at > 0) return { actual: body.slice(0, at).trim(), expected: body.slice(at + op.length).split("\n")[0]?.trim() ?? "" };
+    if (at > 0)
+      return {
+        actual: body.slice(0, at).trim(),
+        expected:
+          body
+            .slice(at + op.length)
+            .split("\n")[0]
+            ?.trim() ?? "",
+      };
   }
   return undefined;
 }
@@ -64,14 +75,19 @@ export function describeMismatch({ expected, actual }: Mismatch, context = 80): 
   const shorter = Math.min(expected.length, actual.length);
   let prefix = 0;
   while (prefix < shorter && expected[prefix] === actual[prefix]) prefix++;
-  if (prefix === shorter && expected.length === actual.length) return `expected and actual print the same (${expected.length} chars): ${summariseValue(expected, 2 * context)}`;
+  if (prefix === shorter && expected.length === actual.length)
+    return `expected and actual print the same (${expected.length} chars): ${summariseValue(expected, 2 * context)}`;
   let suffix = 0;
-  while (suffix < shorter - prefix && expected[expected.length - 1 - suffix] === actual[actual.length - 1 - suffix]) suffix++;
+  while (suffix < shorter - prefix && expected[expected.length - 1 - suffix] === actual[actual.length - 1 - suffix])
+    suffix++;
   const line = expected.slice(0, prefix).split("\n").length;
   const region = (value: string) => {
     const start = Math.max(0, prefix - context);
     const differing = value.slice(prefix, value.length - suffix);
-    const middle = differing.length > 4 * context ? `${differing.slice(0, 2 * context)} …(${differing.length - 4 * context} chars)… ${differing.slice(-2 * context)}` : differing;
+    const middle =
+      differing.length > 4 * context
+        ? `${differing.slice(0, 2 * context)} …(${differing.length - 4 * context} chars)… ${differing.slice(-2 * context)}`
+        : differing;
     const end = Math.min(value.length, value.length - suffix + context);
     return `${start > 0 ? "…" : ""}${value.slice(start, prefix)}⟦${middle}⟧${value.slice(value.length - suffix, end)}${end < value.length ? "…" : ""}`;
   };

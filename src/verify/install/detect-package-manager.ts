@@ -44,34 +44,107 @@ export function detectPackageManager(workspace: string): InstallPlan | undefined
   const withManifest = (lockfile: string, manifest: string) => (has(manifest) ? [lockfile, manifest] : [lockfile]);
 
   for (const lockfile of ["package-lock.json", "npm-shrinkwrap.json"]) {
-    if (has(lockfile)) return { manager: "npm", keyFiles: withManifest(lockfile, "package.json"), argv: ["npm", "ci"], offlineArgv: ["npm", "ci", "--offline"], target: { kind: "node_modules" } };
+    if (has(lockfile))
+      return {
+        manager: "npm",
+        keyFiles: withManifest(lockfile, "package.json"),
+        argv: ["npm", "ci"],
+        offlineArgv: ["npm", "ci", "--offline"],
+        target: { kind: "node_modules" },
+      };
   }
   if (has("pnpm-lock.yaml")) {
-    return { manager: "pnpm", keyFiles: withManifest("pnpm-lock.yaml", "package.json"), argv: ["pnpm", "install", "--frozen-lockfile"], offlineArgv: ["pnpm", "install", "--frozen-lockfile", "--offline"], target: { kind: "node_modules" } };
+    return {
+      manager: "pnpm",
+      keyFiles: withManifest("pnpm-lock.yaml", "package.json"),
+      argv: ["pnpm", "install", "--frozen-lockfile"],
+      offlineArgv: ["pnpm", "install", "--frozen-lockfile", "--offline"],
+      target: { kind: "node_modules" },
+    };
   }
   if (has("yarn.lock")) {
     // Berry (yarn 2+) writes a `__metadata` block and reads .yarnrc.yml; classic has neither.
     const berry = has(".yarnrc.yml") || readHead(workspace, "yarn.lock").includes("__metadata:");
     return berry
-      ? { manager: "yarn", keyFiles: withManifest("yarn.lock", "package.json"), argv: ["yarn", "install", "--immutable"], offlineArgv: undefined, target: { kind: "node_modules" } }
-      : { manager: "yarn", keyFiles: withManifest("yarn.lock", "package.json"), argv: ["yarn", "install", "--frozen-lockfile"], offlineArgv: ["yarn", "install", "--frozen-lockfile", "--offline"], target: { kind: "node_modules" } };
+      ? {
+          manager: "yarn",
+          keyFiles: withManifest("yarn.lock", "package.json"),
+          argv: ["yarn", "install", "--immutable"],
+          offlineArgv: undefined,
+          target: { kind: "node_modules" },
+        }
+      : {
+          manager: "yarn",
+          keyFiles: withManifest("yarn.lock", "package.json"),
+          argv: ["yarn", "install", "--frozen-lockfile"],
+          offlineArgv: ["yarn", "install", "--frozen-lockfile", "--offline"],
+          target: { kind: "node_modules" },
+        };
   }
   for (const lockfile of ["bun.lock", "bun.lockb"]) {
-    if (has(lockfile)) return { manager: "bun", keyFiles: withManifest(lockfile, "package.json"), argv: ["bun", "install", "--frozen-lockfile"], offlineArgv: undefined, target: { kind: "node_modules" } };
+    if (has(lockfile))
+      return {
+        manager: "bun",
+        keyFiles: withManifest(lockfile, "package.json"),
+        argv: ["bun", "install", "--frozen-lockfile"],
+        offlineArgv: undefined,
+        target: { kind: "node_modules" },
+      };
   }
-  if (has("uv.lock")) return { manager: "uv", keyFiles: withManifest("uv.lock", "pyproject.toml"), argv: ["uv", "sync", "--frozen"], offlineArgv: ["uv", "sync", "--frozen", "--offline"], target: { kind: "in-place" } };
-  if (has("poetry.lock")) return { manager: "poetry", keyFiles: withManifest("poetry.lock", "pyproject.toml"), argv: ["poetry", "install", "--no-interaction"], offlineArgv: undefined, target: { kind: "in-place" } };
+  if (has("uv.lock"))
+    return {
+      manager: "uv",
+      keyFiles: withManifest("uv.lock", "pyproject.toml"),
+      argv: ["uv", "sync", "--frozen"],
+      offlineArgv: ["uv", "sync", "--frozen", "--offline"],
+      target: { kind: "in-place" },
+    };
+  if (has("poetry.lock"))
+    return {
+      manager: "poetry",
+      keyFiles: withManifest("poetry.lock", "pyproject.toml"),
+      argv: ["poetry", "install", "--no-interaction"],
+      offlineArgv: undefined,
+      target: { kind: "in-place" },
+    };
   const requirements = listRequirements(workspace);
   if (requirements.length > 0) {
     const files = requirements.flatMap((name) => ["-r", name]);
-    const base = ["python3", "-m", "pip", "install", "--disable-pip-version-check", "--no-input", "--target", INSTALL_TARGET_ARG];
-    return { manager: "pip", keyFiles: requirements, argv: [...base, ...files], offlineArgv: [...base, "--no-index", ...files], target: { kind: "python-target" } };
+    const base = [
+      "python3",
+      "-m",
+      "pip",
+      "install",
+      "--disable-pip-version-check",
+      "--no-input",
+      "--target",
+      INSTALL_TARGET_ARG,
+    ];
+    return {
+      manager: "pip",
+      keyFiles: requirements,
+      argv: [...base, ...files],
+      offlineArgv: [...base, "--no-index", ...files],
+      target: { kind: "python-target" },
+    };
   }
   if (has("go.sum")) {
-    return { manager: "go", keyFiles: withManifest("go.sum", "go.mod"), argv: ["go", "mod", "download"], offlineArgv: undefined, target: { kind: "tool-cache", variable: "GOMODCACHE", offline: { GOFLAGS: "-mod=mod", GOPROXY: "off" } } };
+    return {
+      manager: "go",
+      keyFiles: withManifest("go.sum", "go.mod"),
+      argv: ["go", "mod", "download"],
+      offlineArgv: undefined,
+      target: { kind: "tool-cache", variable: "GOMODCACHE", offline: { GOFLAGS: "-mod=mod", GOPROXY: "off" } },
+    };
   }
   if (has("Cargo.lock")) {
-    return { manager: "cargo", keyFiles: withManifest("Cargo.lock", "Cargo.toml"), argv: ["cargo", "fetch", "--locked"], offlineArgv: ["cargo", "fetch", "--locked", "--offline"], target: { kind: "tool-cache", variable: "CARGO_HOME", offline: { CARGO_NET_OFFLINE: "true" } } };
+    return {
+      manager: "cargo",
+      keyFiles: withManifest("Cargo.lock", "Cargo.toml"),
+      argv: ["cargo", "fetch", "--locked"],
+      offlineArgv: ["cargo", "fetch", "--locked", "--offline"],
+      target: { kind: "tool-cache", variable: "CARGO_HOME", offline: { CARGO_NET_OFFLINE: "true" } },
+    };
   }
   return undefined;
 }

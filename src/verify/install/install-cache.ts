@@ -16,7 +16,9 @@ const STALE_STAGING_MS = 24 * 3600_000;
 export const DEFAULT_CACHE_BYTES = 10 * 1024 ** 3;
 
 export function installCacheRoot(env: NodeJS.ProcessEnv = process.env): string {
-  return env.AUTOGEN_INSTALL_CACHE && env.AUTOGEN_INSTALL_CACHE.startsWith("/") ? env.AUTOGEN_INSTALL_CACHE : join(defaultDataDir(env), "install-cache");
+  return env.AUTOGEN_INSTALL_CACHE && env.AUTOGEN_INSTALL_CACHE.startsWith("/")
+    ? env.AUTOGEN_INSTALL_CACHE
+    : join(defaultDataDir(env), "install-cache");
 }
 
 /**
@@ -52,7 +54,13 @@ export function cliInstallCache(env: NodeJS.ProcessEnv, checkout: string): strin
 }
 
 /** The cache key: the manager, each key file's name and bytes, the platform and the Node major (native modules), and the interpreter when it matters (`extra`). */
-export function installCacheKey(workspace: string, manager: string, keyFiles: readonly string[], platform = `${process.platform}-${process.arch}-node${process.versions.node.split(".")[0] ?? ""}`, extra = ""): string {
+export function installCacheKey(
+  workspace: string,
+  manager: string,
+  keyFiles: readonly string[],
+  platform = `${process.platform}-${process.arch}-node${process.versions.node.split(".")[0] ?? ""}`,
+  extra = "",
+): string {
   const hash = createHash("sha256");
   hash.update(`autogen-install-v1\0${manager}\0${platform}\0${extra}\0`);
   for (const name of keyFiles) {
@@ -103,7 +111,8 @@ export async function evictCache(root: string, capBytes: number, keep: readonly 
     // A staging directory a day old belongs to a job that died mid-install.
     if (key.startsWith(STAGING_PREFIX)) {
       const made = await stat(join(root, key)).catch(() => undefined);
-      if (made && Date.now() - made.mtimeMs > STALE_STAGING_MS) await rm(join(root, key), { recursive: true, force: true });
+      if (made && Date.now() - made.mtimeMs > STALE_STAGING_MS)
+        await rm(join(root, key), { recursive: true, force: true });
       continue;
     }
     // The tools' download caches (.tool-cache) are not entries.

@@ -8,8 +8,21 @@ import type { RepoConfig } from "../../config/repo-config-schema.ts";
 import { grantDirectory } from "../sandbox/workspace-grants.ts";
 import { runSandboxed, type SandboxOptions } from "../sandbox/run-sandboxed.ts";
 import { pythonExecutable } from "../runners/python-executable.ts";
-import { detectPackageManager, INSTALL_TARGET_ARG, type InstallPlan, type PackageManager } from "./detect-package-manager.ts";
-import { DEFAULT_CACHE_BYTES, evictCache, findCacheEntry, installCacheKey, installCacheRoot, publishCacheEntry, stageCacheEntry } from "./install-cache.ts";
+import {
+  detectPackageManager,
+  INSTALL_TARGET_ARG,
+  type InstallPlan,
+  type PackageManager,
+} from "./detect-package-manager.ts";
+import {
+  DEFAULT_CACHE_BYTES,
+  evictCache,
+  findCacheEntry,
+  installCacheKey,
+  installCacheRoot,
+  publishCacheEntry,
+  stageCacheEntry,
+} from "./install-cache.ts";
 
 /** What the report says about the install. */
 export type InstallSummary = {
@@ -36,12 +49,18 @@ export type InstallOptions = {
   env?: NodeJS.ProcessEnv | undefined;
 };
 
-export async function installDependencies(workspace: string, test: RepoConfig["test"], sandbox: Omit<SandboxOptions, "cwd">, options: InstallOptions = {}): Promise<InstallResult> {
+export async function installDependencies(
+  workspace: string,
+  test: RepoConfig["test"],
+  sandbox: Omit<SandboxOptions, "cwd">,
+  options: InstallOptions = {},
+): Promise<InstallResult> {
   if (test.setup) return { ran: false, reason: "test.setup is set and replaces the automatic install" };
   if (test.install === "off") return { ran: false, reason: "test.install is off" };
   const plan = detectPackageManager(workspace);
   if (!plan) return { ran: false, reason: "no lockfile the bot knows" };
-  if (plan.target.kind === "node_modules" && (await lstat(join(workspace, "node_modules")).catch(() => undefined))) return { ran: false, reason: "node_modules is already present" };
+  if (plan.target.kind === "node_modules" && (await lstat(join(workspace, "node_modules")).catch(() => undefined)))
+    return { ran: false, reason: "node_modules is already present" };
 
   const env = options.env ?? process.env;
   const network = test.networkDuringSetup && env.AUTOGEN_ALLOW_SETUP_NETWORK === "1";
@@ -57,8 +76,22 @@ export async function installDependencies(workspace: string, test: RepoConfig["t
   const cached = plan.target.kind === "in-place" ? undefined : await findCacheEntry(root, key);
   if (cached) {
     const extraEnv = await useEntry(workspace, plan, cached);
-    const summary: InstallSummary = { manager: plan.manager, lockfile, command: argvTemplate.map((arg) => (arg === INSTALL_TARGET_ARG ? "<cache>/site" : arg)).join(" "), source: "cache", seconds: elapsed(), network: false, ok: true };
-    return { ran: true, ok: true, summary, message: `dependencies (${plan.manager}, ${lockfile}) from cache in ${summary.seconds} s`, env: extraEnv };
+    const summary: InstallSummary = {
+      manager: plan.manager,
+      lockfile,
+      command: argvTemplate.map((arg) => (arg === INSTALL_TARGET_ARG ? "<cache>/site" : arg)).join(" "),
+      source: "cache",
+      seconds: elapsed(),
+      network: false,
+      ok: true,
+    };
+    return {
+      ran: true,
+      ok: true,
+      summary,
+      message: `dependencies (${plan.manager}, ${lockfile}) from cache in ${summary.seconds} s`,
+      env: extraEnv,
+    };
   }
 
   const staging = await stageCacheEntry(root, key);
@@ -86,8 +119,22 @@ export async function installDependencies(workspace: string, test: RepoConfig["t
       : test.networkDuringSetup
         ? "; it ran without network: the repository asks for it (test.networkDuringSetup), but whoever runs the bot has not allowed it (AUTOGEN_ALLOW_SETUP_NETWORK=1)"
         : `; it ran without network${plan.offlineArgv ? " (offline, from local sources and the install cache only)" : ""}: set test.networkDuringSetup: true (and AUTOGEN_ALLOW_SETUP_NETWORK=1 where the bot runs) if it downloads packages`;
-    const summary: InstallSummary = { manager: plan.manager, lockfile, command, source: "fresh", seconds: elapsed(), network, ok: false };
-    return { ran: true, ok: false, summary, message: `the dependency install \`${command}\` (${plan.manager}, ${lockfile}) failed (${why})${net}; its output ends with: ${run.output.slice(-600).replaceAll(root, "<cache>").trim()}`, env: {} };
+    const summary: InstallSummary = {
+      manager: plan.manager,
+      lockfile,
+      command,
+      source: "fresh",
+      seconds: elapsed(),
+      network,
+      ok: false,
+    };
+    return {
+      ran: true,
+      ok: false,
+      summary,
+      message: `the dependency install \`${command}\` (${plan.manager}, ${lockfile}) failed (${why})${net}; its output ends with: ${run.output.slice(-600).replaceAll(root, "<cache>").trim()}`,
+      env: {},
+    };
   }
 
   let notCached: string | undefined;
@@ -95,7 +142,9 @@ export async function installDependencies(workspace: string, test: RepoConfig["t
   if (plan.target.kind === "node_modules") {
     // The install ran the repository's scripts: what it left may be a link to anywhere on the host, which must never be registered as ours.
     const made = await lstat(join(workspace, "node_modules")).catch(() => undefined);
-    notCached = made?.isDirectory() ? await linksOutside(join(workspace, "node_modules")) : "the install left no node_modules directory";
+    notCached = made?.isDirectory()
+      ? await linksOutside(join(workspace, "node_modules"))
+      : "the install left no node_modules directory";
     if (!notCached) {
       await moveTree(join(workspace, "node_modules"), join(staging, "node_modules"));
       extraEnv = await useEntry(workspace, plan, await publishCacheEntry(root, key, staging));
@@ -107,8 +156,23 @@ export async function installDependencies(workspace: string, test: RepoConfig["t
   }
   if (notCached) await rm(staging, { recursive: true, force: true });
   else await evictCache(root, options.cacheBytes ?? DEFAULT_CACHE_BYTES, [key]);
-  const summary: InstallSummary = { manager: plan.manager, lockfile, command, source: "fresh", seconds: elapsed(), network, ok: true, notCached };
-  return { ran: true, ok: true, summary, message: `dependencies (${plan.manager}, ${lockfile}) installed with \`${command}\` in ${summary.seconds} s${network ? " with network" : " without network"}${notCached ? `; not cached: ${notCached}` : ""}`, env: extraEnv };
+  const summary: InstallSummary = {
+    manager: plan.manager,
+    lockfile,
+    command,
+    source: "fresh",
+    seconds: elapsed(),
+    network,
+    ok: true,
+    notCached,
+  };
+  return {
+    ran: true,
+    ok: true,
+    summary,
+    message: `dependencies (${plan.manager}, ${lockfile}) installed with \`${command}\` in ${summary.seconds} s${network ? " with network" : " without network"}${notCached ? `; not cached: ${notCached}` : ""}`,
+    env: extraEnv,
+  };
 }
 
 /** Shows a cache entry to the tests, read-only: node_modules linked into the worktree, or the variables that point a tool at it. */
@@ -149,7 +213,9 @@ function toolEnv(plan: InstallPlan, staging: string, toolCache: string): Record<
       return { POETRY_CACHE_DIR: toolCache, POETRY_VIRTUALENVS_IN_PROJECT: "true" };
     case "go":
     case "cargo":
-      return plan.target.kind === "tool-cache" ? { [plan.target.variable]: join(staging, plan.target.variable.toLowerCase()) } : {};
+      return plan.target.kind === "tool-cache"
+        ? { [plan.target.variable]: join(staging, plan.target.variable.toLowerCase()) }
+        : {};
   }
 }
 
@@ -165,7 +231,8 @@ async function linksOutside(dir: string): Promise<string | undefined> {
       if (info.isSymbolicLink()) {
         const to = await readlink(full);
         const real = isAbsolute(to) ? to : resolve(dirname(full), to);
-        if (real !== dir && !real.startsWith(dir + sep)) return `node_modules/${relative(dir, full)} links outside node_modules`;
+        if (real !== dir && !real.startsWith(dir + sep))
+          return `node_modules/${relative(dir, full)} links outside node_modules`;
       } else if (info.isDirectory() && depth === 0 && (name.startsWith("@") || name === ".bin")) {
         const found = await walk(full, depth + 1);
         if (found) return found;
@@ -193,7 +260,10 @@ function shown(argv: readonly string[], staging: string): string {
 }
 
 /** The sandbox options for the tests, with the variables that point them at the installed dependencies. */
-export function sandboxWithInstall<T extends { env?: Record<string, string> | undefined }>(sandbox: T, install: InstallResult): T {
+export function sandboxWithInstall<T extends { env?: Record<string, string> | undefined }>(
+  sandbox: T,
+  install: InstallResult,
+): T {
   if (!install.ran || Object.keys(install.env).length === 0) return sandbox;
   return { ...sandbox, env: mergeEnv(sandbox.env ?? {}, install.env) };
 }
@@ -207,6 +277,7 @@ export function configWithInstall<C extends { test: RepoConfig["test"] }>(config
 function mergeEnv(repository: Record<string, string>, installed: Record<string, string>): Record<string, string> {
   const env = { ...repository, ...installed };
   // The repository's own PYTHONPATH (test.env) still applies, after the installed packages.
-  if (installed.PYTHONPATH && repository.PYTHONPATH) env.PYTHONPATH = `${installed.PYTHONPATH}:${repository.PYTHONPATH}`;
+  if (installed.PYTHONPATH && repository.PYTHONPATH)
+    env.PYTHONPATH = `${installed.PYTHONPATH}:${repository.PYTHONPATH}`;
   return env;
 }

@@ -26,7 +26,13 @@ function flatResults(lines: string[]): TestCaseResult[] {
     if (!match) continue;
     const name = (match[3] ?? "").trim() || `test ${match[2] ?? String(results.length + 1)}`;
     const yaml = yamlBlock(lines, i + 1);
-    results.push({ id: uniqueId(results, name), name, status: statusOf(match), message: match[1] === "ok" ? undefined : failureMessage(name, yaml), details: yaml || undefined });
+    results.push({
+      id: uniqueId(results, name),
+      name,
+      status: statusOf(match),
+      message: match[1] === "ok" ? undefined : failureMessage(name, yaml),
+      details: yaml || undefined,
+    });
   }
   return results;
 }
@@ -80,7 +86,8 @@ function uniqueId(results: TestCaseResult[], name: string): string {
 function yamlBlock(lines: string[], from: number): string {
   if (!/^\s+---\s*$/.test(lines[from] ?? "")) return "";
   const block: string[] = [];
-  for (let i = from + 1; i < lines.length && !/^\s+\.\.\.\s*$/.test(lines[i] ?? ""); i++) block.push(lines[i] as string);
+  for (let i = from + 1; i < lines.length && !/^\s+\.\.\.\s*$/.test(lines[i] ?? ""); i++)
+    block.push(lines[i] as string);
   return block.join("\n");
 }
 
@@ -89,7 +96,17 @@ function failureMessage(assertion: string, yaml: string): string {
   const field = (key: string) => new RegExp(`^\\s*${key}:\\s*(.+)$`, "m").exec(yaml)?.[1]?.trim();
   const expected = field("expected");
   const actual = field("actual");
-  const parts = [assertion, field("operator") && `${field("operator") ?? ""}`, expected !== undefined ? `expected ${expected}` : undefined, actual !== undefined ? `actual ${actual}` : undefined];
+  const parts = [
+    assertion,
+    field("operator") && `${field("operator") ?? ""}`,
+    expected !== undefined ? `expected ${expected}` : undefined,
+    actual !== undefined ? `actual ${actual}` : undefined,
+  ];
   const error = field("name");
-  return [error && error !== assertion ? `${error}:` : undefined, ...parts].filter((p) => p !== undefined && p !== "").join(" ").trim() || "failed";
+  return (
+    [error && error !== assertion ? `${error}:` : undefined, ...parts]
+      .filter((p) => p !== undefined && p !== "")
+      .join(" ")
+      .trim() || "failed"
+  );
 }

@@ -25,7 +25,12 @@ export function parseCargoTest(output: string): TestCaseResult[] {
     if (result) {
       const [, id, word] = result as unknown as [string, string, string];
       if (word === "bench") continue;
-      results.push({ id, name: id.split("::").at(-1) ?? id, file, status: word === "ok" ? "pass" : word === "FAILED" ? "fail" : "skip" });
+      results.push({
+        id,
+        name: id.split("::").at(-1) ?? id,
+        file,
+        status: word === "ok" ? "pass" : word === "FAILED" ? "fail" : "skip",
+      });
       continue;
     }
     const start = SECTION.exec(line);
@@ -35,7 +40,8 @@ export function parseCargoTest(output: string): TestCaseResult[] {
     }
     if (section !== undefined) {
       if (/^(failures:|test result:)/.test(line)) section = undefined;
-      else if (line.trim() !== "" && !/^note: run with `RUST_BACKTRACE/.test(line)) messages.set(section, [...(messages.get(section) ?? []), line]);
+      else if (line.trim() !== "" && !/^note: run with `RUST_BACKTRACE/.test(line))
+        messages.set(section, [...(messages.get(section) ?? []), line]);
     }
   }
   for (const test of results) {

@@ -29,9 +29,12 @@ export function parseGoTest(output: string): TestCaseResult[] {
       });
       continue;
     }
-    if (current && /^\s{4}\S/.test(line) && !/^\s*--- /.test(line)) logs.set(current, [...(logs.get(current) ?? []), line.trim()]);
+    if (current && /^\s{4}\S/.test(line) && !/^\s*--- /.test(line))
+      logs.set(current, [...(logs.get(current) ?? []), line.trim()]);
   }
   // A parent whose only failure is a failing subtest is not a failure of its own.
-  const failedChildren = new Set(results.filter((r) => r.status === "fail" && r.id.includes("/")).map((r) => r.id.split("/")[0]));
+  const failedChildren = new Set(
+    results.filter((r) => r.status === "fail" && r.id.includes("/")).map((r) => r.id.split("/")[0]),
+  );
   return results.filter((r) => !(r.status === "fail" && !r.message && failedChildren.has(r.id)));
 }

@@ -32,7 +32,15 @@ const reportSchema = z.object({
   ),
 });
 
-const STATUS: Record<string, TestStatus> = { passed: "pass", failed: "fail", pending: "skip", skipped: "skip", todo: "skip", disabled: "skip", focused: "pass" };
+const STATUS: Record<string, TestStatus> = {
+  passed: "pass",
+  failed: "fail",
+  pending: "skip",
+  skipped: "skip",
+  todo: "skip",
+  disabled: "skip",
+  focused: "pass",
+};
 
 /** A checkout on an Actions runner (`/home/runner/work/<repo>/<repo>/`, self-hosted `…/_work/<repo>/<repo>/`) is the repository root. */
 function runnerRelative(path: string): string {
@@ -48,7 +56,8 @@ export function parseJsonReport(text: string, options: { root?: string } = {}): 
     throw new JsonReportError(`not JSON: ${(error as Error).message}`);
   }
   const parsed = reportSchema.safeParse(data);
-  if (!parsed.success) throw new JsonReportError("not a Jest or Vitest JSON report (no testResults with assertionResults)");
+  if (!parsed.success)
+    throw new JsonReportError("not a Jest or Vitest JSON report (no testResults with assertionResults)");
   const base = options.root?.replace(/\/?$/, "/");
   const out: TestCaseResult[] = [];
   for (const file of parsed.data.testResults) {
@@ -56,7 +65,14 @@ export function parseJsonReport(text: string, options: { root?: string } = {}): 
     // Written by the tests: a name that climbs out with `..` labels the results but is not kept as a file.
     const safeFile = isForgedPath(path) ? undefined : path;
     if (file.assertionResults.length === 0 && file.status === "failed") {
-      out.push({ id: path, name: path, file: safeFile, status: "error", message: file.message?.split("\n")[0], details: file.message });
+      out.push({
+        id: path,
+        name: path,
+        file: safeFile,
+        status: "error",
+        message: file.message?.split("\n")[0],
+        details: file.message,
+      });
       continue;
     }
     for (const a of file.assertionResults) {

@@ -29,11 +29,16 @@ export function parseJunit(xml: string, options: { root?: string } = {}): TestCa
   if (valid !== true) throw new JunitParseError(`malformed JUnit XML at line ${valid.err.line}: ${valid.err.msg}`);
   const doc = parser.parse(xml) as XmlNode;
   const top = (doc.testsuites ?? doc) as XmlNode;
-  if (!("testsuite" in top) && !("testcase" in top)) throw new JunitParseError("not a JUnit report: no <testsuites>, <testsuite> or <testcase> element");
+  if (!("testsuite" in top) && !("testcase" in top))
+    throw new JunitParseError("not a JUnit report: no <testsuites>, <testsuite> or <testcase> element");
   const results: TestCaseResult[] = [];
   walkSuite(top, [], results);
   const base = options.root?.replace(/\/?$/, "/");
-  const mapped = base ? results.map((r) => (r.file?.startsWith(base) ? { ...r, file: r.file.slice(base.length), id: r.id.replaceAll(base, "") } : r)) : results;
+  const mapped = base
+    ? results.map((r) =>
+        r.file?.startsWith(base) ? { ...r, file: r.file.slice(base.length), id: r.id.replaceAll(base, "") } : r,
+      )
+    : results;
   // The tests write this report: a file name that climbs out with `..` is not kept as a file (it stays in the id).
   return mapped.map((r) => (r.file !== undefined && isForgedPath(r.file) ? { ...r, file: undefined } : r));
 }
@@ -45,7 +50,8 @@ function walkSuite(node: XmlNode, suitePath: string[], out: TestCaseResult[], py
     const path = name && name !== "pytest" ? [...suitePath, name] : suitePath;
     walkSuite(suite, path, out, pytest || name === "pytest");
   }
-  for (const testcase of (node.testcase as XmlNode[] | undefined) ?? []) out.push(toResult(testcase, suitePath, pytest));
+  for (const testcase of (node.testcase as XmlNode[] | undefined) ?? [])
+    out.push(toResult(testcase, suitePath, pytest));
 }
 
 /** pytest's default (xunit2) report has no file: `tests.test_cart.TestCart` is module path, then classes (capitalised). */

@@ -13,7 +13,8 @@ export function parsePytestConsole(output: string): TestCaseResult[] {
     if (!match) continue;
     const [, word, id, message] = match as unknown as [string, string, string, string | undefined];
     if (word === "SKIPPED") continue; // skip lines carry a location, not an id
-    const status: TestStatus = word === "PASSED" ? "pass" : word === "XFAIL" ? "skip" : word === "ERROR" ? "error" : "fail";
+    const status: TestStatus =
+      word === "PASSED" ? "pass" : word === "XFAIL" ? "skip" : word === "ERROR" ? "error" : "fail";
     const [file] = id.split("::");
     results.set(id, { id, name: id.split("::").at(-1) ?? id, file, status, message: message?.trim() });
   }

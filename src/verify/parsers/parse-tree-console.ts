@@ -5,7 +5,14 @@ import { stripVTControlCharacters } from "node:util";
 import type { TestCaseResult, TestStatus } from "../test-report.ts";
 
 /** `details`: a failure's details begin (jest's `●`), read past until the next file's header. */
-type Dialect = { mark: RegExp; status: (mark: string) => TestStatus; file?: RegExp; suite: RegExp; stop?: RegExp; details?: RegExp };
+type Dialect = {
+  mark: RegExp;
+  status: (mark: string) => TestStatus;
+  file?: RegExp;
+  suite: RegExp;
+  stop?: RegExp;
+  details?: RegExp;
+};
 
 const DIALECTS = {
   jest: {
@@ -58,7 +65,12 @@ export function parseTreeConsole(output: string, dialect: keyof typeof DIALECTS)
       const indent = (mark[1] ?? "").length;
       const name = mark[3] ?? "";
       while (suites.length && (suites.at(-1)?.indent ?? 0) >= indent) suites.pop();
-      results.push({ id: [...(file ? [file] : []), ...suites.map((s) => s.name), name].join(" > "), name, file, status: d.status(mark[2] ?? "") });
+      results.push({
+        id: [...(file ? [file] : []), ...suites.map((s) => s.name), name].join(" > "),
+        name,
+        file,
+        status: d.status(mark[2] ?? ""),
+      });
       continue;
     }
     const suite = d.suite.exec(line);

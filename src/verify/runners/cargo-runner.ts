@@ -19,7 +19,9 @@ export function cargoRunner(argv: readonly string[], evidence: string): TestRunn
     prepareEnv: (env) => ({ ...env, ...rustupHome() }),
     command: (selection) => {
       // cargo stops at the first test binary with a failure; every test's result is wanted.
-      const given = argv.includes("--no-fail-fast") ? [...argv] : [...argv.slice(0, 2), "--no-fail-fast", ...argv.slice(2)];
+      const given = argv.includes("--no-fail-fast")
+        ? [...argv]
+        : [...argv.slice(0, 2), "--no-fail-fast", ...argv.slice(2)];
       if (selection.kind !== "tests") return given;
       const ids = safeIds(selection.ids);
       return given.includes("--") ? [...given, "--exact", ...ids] : [...given, "--", "--exact", ...ids];

@@ -12,7 +12,8 @@ export function splitEnvAssignments(argv: readonly string[]): CommandWithEnv {
   const env: Record<string, string> = {};
   if (rest[0] === "env") {
     rest = rest.slice(1);
-    if (rest[0]?.startsWith("-")) throw new Error(`the test command's "env ${rest[0]}" is not supported: write "env NAME=value ... program args"`);
+    if (rest[0]?.startsWith("-"))
+      throw new Error(`the test command's "env ${rest[0]}" is not supported: write "env NAME=value ... program args"`);
   }
   while (rest.length > 0) {
     const match = ASSIGNMENT.exec(rest[0] ?? "");

@@ -33,20 +33,31 @@ const MANIFEST_READ_LIMIT = 1024 * 1024;
 export function detectRunner(dir: string, configured?: string | null): TestRunner {
   if (configured) return runnerForLine(configured, `test.command "${configured}"`, dir);
   const has = (name: string) => existsSync(join(dir, name));
-  const read = (name: string) => (has(name) ? (tryReadWorktreeTextSync(dir, name, { maxBytes: MANIFEST_READ_LIMIT }) ?? "") : "");
+  const read = (name: string) =>
+    has(name) ? (tryReadWorktreeTextSync(dir, name, { maxBytes: MANIFEST_READ_LIMIT }) ?? "") : "";
 
-  if (has("pytest.ini") || /\[tool\.pytest/.test(read("pyproject.toml")) || /\[(tool:)?pytest\]/.test(read("setup.cfg") + read("tox.ini")) || hasPythonTests(dir)) {
+  if (
+    has("pytest.ini") ||
+    /\[tool\.pytest/.test(read("pyproject.toml")) ||
+    /\[(tool:)?pytest\]/.test(read("setup.cfg") + read("tox.ini")) ||
+    hasPythonTests(dir)
+  ) {
     return pytestRunner([], "pytest configuration or test_*.py files");
   }
   if (has("package.json")) {
     const pkg = JSON.parse(read("package.json")) as { scripts?: Record<string, string> };
     const script = pkg.scripts?.test;
-    if (script && !/no test specified/.test(script)) return runnerForScript(script, `package.json scripts.test "${script}"`, dir, 1);
+    if (script && !/no test specified/.test(script))
+      return runnerForScript(script, `package.json scripts.test "${script}"`, dir, 1);
   }
   if (has("go.mod")) return goRunner([], "go.mod");
   if (has("Cargo.toml")) return cargoRunner(["cargo", "test"], "Cargo.toml");
-  if (has("pom.xml")) return simpleRunner("maven", ["mvn", "-q", "test"], "pom.xml", (ids) => [`-Dtest=${ids.join(",")}`]);
-  if (has("build.gradle") || has("build.gradle.kts")) return simpleRunner("gradle", [has("gradlew") ? "./gradlew" : "gradle", "test"], "build.gradle", (ids) => ids.flatMap((id) => ["--tests", id]));
+  if (has("pom.xml"))
+    return simpleRunner("maven", ["mvn", "-q", "test"], "pom.xml", (ids) => [`-Dtest=${ids.join(",")}`]);
+  if (has("build.gradle") || has("build.gradle.kts"))
+    return simpleRunner("gradle", [has("gradlew") ? "./gradlew" : "gradle", "test"], "build.gradle", (ids) =>
+      ids.flatMap((id) => ["--tests", id]),
+    );
   throw new NoTestsDetectedError(dir, LOOKED_FOR);
 }
 
@@ -71,7 +82,10 @@ const MAX_SCRIPT_DEPTH = 4;
 function runnerForLine(line: string, evidence: string, dir: string, depth = 0): TestRunner {
   const { env, argv } = splitEnvAssignments(splitCommand(line));
   const script = depth < MAX_SCRIPT_DEPTH ? readPackageScript(dir, argv) : undefined;
-  const runner = script !== undefined ? runnerForScript(script, `${evidence}: package.json script "${script}"`, dir, depth + 1) : runnerForCommand(argv, evidence, dir);
+  const runner =
+    script !== undefined
+      ? runnerForScript(script, `${evidence}: package.json script "${script}"`, dir, depth + 1)
+      : runnerForCommand(argv, evidence, dir);
   return withCommandEnv(runner, env);
 }
 
@@ -98,13 +112,22 @@ function runnerForScript(script: string, evidence: string, dir: string, depth: n
 function withCommandEnv(runner: TestRunner, commandEnv: Record<string, string>): TestRunner {
   if (Object.keys(commandEnv).length === 0) return runner;
   const prepare = runner.prepareEnv;
-  return { ...runner, commandEnv, prepareEnv: (env, options) => (prepare ? prepare({ ...env, ...commandEnv }, options) : { ...env, ...commandEnv }) };
+  return {
+    ...runner,
+    commandEnv,
+    prepareEnv: (env, options) => (prepare ? prepare({ ...env, ...commandEnv }, options) : { ...env, ...commandEnv }),
+  };
 }
 
 function runnerForCommand(given: string[], evidence: string, dir: string): TestRunner {
   // `npx mocha …`, `pnpm vitest run`, `yarn exec jest`: the program is the one the package
   // manager runs (from node_modules/.bin, on PATH for the run).
-  const argv = given[0] === "npx" ? afterOptions(given.slice(1)) : given[0] === "pnpm" || given[0] === "yarn" ? given.slice(given[1] === "exec" ? 2 : 1) : given;
+  const argv =
+    given[0] === "npx"
+      ? afterOptions(given.slice(1))
+      : given[0] === "pnpm" || given[0] === "yarn"
+        ? given.slice(given[1] === "exec" ? 2 : 1)
+        : given;
   const joined = argv.join(" ");
   const program = (argv[0] ?? "").split("/").at(-1) ?? "";
   const rest = argv.slice(1);
@@ -133,11 +156,31 @@ function runnerForCommand(given: string[], evidence: string, dir: string): TestR
   if (program === "go" && rest[0] === "test") return goRunner(rest.slice(1), evidence);
   // Anything else (make test, tox -e py, a script): run it as given, results from its TAP output if it prints any, else its exit code.
   const bin = join(dir, "node_modules", ".bin");
-  return { name: "custom", evidence, reportFormat: "none", pathPrefix: [bin], parseConsole: parseAnyTap, selectsByFiltering: true, command: () => argv };
+  return {
+    name: "custom",
+    evidence,
+    reportFormat: "none",
+    pathPrefix: [bin],
+    parseConsole: parseAnyTap,
+    selectsByFiltering: true,
+    command: () => argv,
+  };
 }
 
 /** Programs a coverage wrapper runs whose results we read per test. */
-const WRAPPED = new Set(["mocha", "_mocha", "tape", "tap", "ava", "jest", "vitest", "node", "python", "python3", "pytest"]);
+const WRAPPED = new Set([
+  "mocha",
+  "_mocha",
+  "tape",
+  "tap",
+  "ava",
+  "jest",
+  "vitest",
+  "node",
+  "python",
+  "python3",
+  "pytest",
+]);
 
 function afterOptions(args: string[]): string[] {
   const at = args.findIndex((a) => !a.startsWith("-"));
@@ -173,7 +216,31 @@ export function pytestRunner(extra: string[], evidence: string): TestRunner {
 }
 
 /** pytest options whose value is the next argument (a value that looks like a path is not a path to run). */
-const PYTEST_VALUE_OPTIONS = new Set(["-k", "-m", "-p", "-c", "-o", "-W", "-n", "--ignore", "--ignore-glob", "--deselect", "--rootdir", "--basetemp", "--confcutdir", "--cov", "--cov-report", "--cov-config", "--tb", "--maxfail", "--durations", "--import-mode", "--log-level", "--doctest-glob", "--override-ini"]);
+const PYTEST_VALUE_OPTIONS = new Set([
+  "-k",
+  "-m",
+  "-p",
+  "-c",
+  "-o",
+  "-W",
+  "-n",
+  "--ignore",
+  "--ignore-glob",
+  "--deselect",
+  "--rootdir",
+  "--basetemp",
+  "--confcutdir",
+  "--cov",
+  "--cov-report",
+  "--cov-config",
+  "--tb",
+  "--maxfail",
+  "--durations",
+  "--import-mode",
+  "--log-level",
+  "--doctest-glob",
+  "--override-ini",
+]);
 
 /** The command's options without the files and folders it names: a selection names its own tests (the file named too would run whole). */
 function withoutPaths(extra: readonly string[]): string[] {
@@ -194,17 +261,38 @@ function nodeTestRunner(argv: string[], evidence: string): TestRunner {
     reportFormat: "junit",
     pathPrefix: [],
     // A synchronous loop blocks --test-timeout: our watchdog, preloaded into each test file's process, stops it.
-    prepareEnv: (env, options) => ({ ...env, ...(options?.perTestMs !== undefined ? watchdogEnv(options.perTestMs) : {}) }),
+    prepareEnv: (env, options) => ({
+      ...env,
+      ...(options?.perTestMs !== undefined ? watchdogEnv(options.perTestMs) : {}),
+    }),
     // The pattern names a test by its own name: a test of that name in another suite runs too,
     // and node reports every test the pattern left out as skipped.
     selectsByFiltering: true,
     command: (selection, reportPath, options) => {
       const [node, ...rest] = argv;
-      const pattern = selection.kind === "tests" ? [`--test-name-pattern=^(${safeIds(selection.ids).map((id) => escapeRegExp(id.split(" > ").at(-1) ?? id)).join("|")})$`] : [];
+      const pattern =
+        selection.kind === "tests"
+          ? [
+              `--test-name-pattern=^(${safeIds(selection.ids)
+                .map((id) => escapeRegExp(id.split(" > ").at(-1) ?? id))
+                .join("|")})$`,
+            ]
+          : [];
       // Stops a test that waits forever; a synchronous loop blocks it, and our watchdog (prepareEnv) stops that.
-      const timeout = options?.perTestMs !== undefined ? [`--test-timeout=${String(Math.ceil(options.perTestMs))}`] : [];
+      const timeout =
+        options?.perTestMs !== undefined ? [`--test-timeout=${String(Math.ceil(options.perTestMs))}`] : [];
       const watchdog = options?.perTestMs !== undefined ? watchdogArgs() : [];
-      return [node ?? "node", ...watchdog, "--test-reporter=tap", "--test-reporter-destination=stdout", "--test-reporter=junit", `--test-reporter-destination=${reportPath}`, ...timeout, ...pattern, ...rest];
+      return [
+        node ?? "node",
+        ...watchdog,
+        "--test-reporter=tap",
+        "--test-reporter-destination=stdout",
+        "--test-reporter=junit",
+        `--test-reporter-destination=${reportPath}`,
+        ...timeout,
+        ...pattern,
+        ...rest,
+      ];
     },
     parseConsole: parseTap,
   };
@@ -226,12 +314,31 @@ function goRunner(args: readonly string[], evidence: string): TestRunner {
     selectsByFiltering: true,
     parseConsole: parseGoTest,
     command: (selection) => {
-      const tops = selection.kind === "tests" ? [...new Set(safeIds(selection.ids).map((id) => id.split("/")[0] ?? id))] : [];
-      return ["go", "test", "-v", ...(tops.length > 0 ? ["-run", `^(${tops.map(escapeRegExp).join("|")})$`] : []), ...own, ...packages];
+      const tops =
+        selection.kind === "tests" ? [...new Set(safeIds(selection.ids).map((id) => id.split("/")[0] ?? id))] : [];
+      return [
+        "go",
+        "test",
+        "-v",
+        ...(tops.length > 0 ? ["-run", `^(${tops.map(escapeRegExp).join("|")})$`] : []),
+        ...own,
+        ...packages,
+      ];
     },
   };
 }
 
-function simpleRunner(name: "maven" | "gradle", base: string[], evidence: string, select: (ids: string[]) => string[]): TestRunner {
-  return { name, evidence, reportFormat: "none", pathPrefix: [], command: (selection) => [...base, ...(selection.kind === "tests" ? select(safeIds(selection.ids)) : [])] };
+function simpleRunner(
+  name: "maven" | "gradle",
+  base: string[],
+  evidence: string,
+  select: (ids: string[]) => string[],
+): TestRunner {
+  return {
+    name,
+    evidence,
+    reportFormat: "none",
+    pathPrefix: [],
+    command: (selection) => [...base, ...(selection.kind === "tests" ? select(safeIds(selection.ids)) : [])],
+  };
 }

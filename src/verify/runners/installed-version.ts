@@ -10,7 +10,9 @@ export function installedMajor(dir: string, name: string): number | undefined {
     // node_modules is often a link the bot made (the install cache, the CLI's checkout): the
     // package's files are read through the gate below wherever it really is.
     const modules = realpathSync(join(dir, "node_modules"));
-    const pkg = JSON.parse(readWorktreeTextSync(modules, `${name}/package.json`, { maxBytes: 1024 * 1024 })) as { version?: unknown };
+    const pkg = JSON.parse(readWorktreeTextSync(modules, `${name}/package.json`, { maxBytes: 1024 * 1024 })) as {
+      version?: unknown;
+    };
     const major = typeof pkg.version === "string" ? /^(\d+)\./.exec(pkg.version)?.[1] : undefined;
     return major === undefined ? undefined : Number(major);
   } catch {

@@ -12,7 +12,9 @@ const binOf = (dir: string) => join(dir, "node_modules", ".bin");
 
 /** vitest: `run` once (never watch), its arguments kept, a JUnit report beside its console. */
 export function vitestRunner(args: readonly string[], evidence: string, dir: string): TestRunner {
-  const own = keptArguments(args, ["--reporter", "--outputFile", "--outputFile.junit", "--watch", "-w"]).filter((a) => a !== "run" && a !== "watch" && a !== "dev");
+  const own = keptArguments(args, ["--reporter", "--outputFile", "--outputFile.junit", "--watch", "-w"]).filter(
+    (a) => a !== "run" && a !== "watch" && a !== "dev",
+  );
   return {
     name: "vitest",
     evidence,
@@ -42,7 +44,13 @@ export function jestRunner(args: readonly string[], evidence: string, dir: strin
     selectsByFiltering: true,
     parseConsole: (output) => parseTreeConsole(output, "jest"),
     // Jest names each test only with --verbose once it runs more than one file (else just `PASS file`).
-    command: (selection) => ["jest", "--ci", ...(own.includes("--verbose") ? [] : ["--verbose"]), ...own, ...(selection.kind === "tests" ? ["-t", fullTitlePattern(selection.ids)] : [])],
+    command: (selection) => [
+      "jest",
+      "--ci",
+      ...(own.includes("--verbose") ? [] : ["--verbose"]),
+      ...own,
+      ...(selection.kind === "tests" ? ["-t", fullTitlePattern(selection.ids)] : []),
+    ],
   };
 }
 
@@ -51,7 +59,15 @@ export function jestRunner(args: readonly string[], evidence: string, dir: strin
  * option `--reporter-options` (6 and later accept both spellings, 4 and 5 reject `--reporter-option`).
  */
 export function mochaRunner(args: readonly string[], evidence: string, dir: string): TestRunner {
-  const own = keptArguments(args, ["--reporter", "-R", "--reporter-option", "--reporter-options", "-O", "--watch", "-w"]);
+  const own = keptArguments(args, [
+    "--reporter",
+    "-R",
+    "--reporter-option",
+    "--reporter-options",
+    "-O",
+    "--watch",
+    "-w",
+  ]);
   const major = installedMajor(dir, "mocha");
   const option = major !== undefined && major < 6 ? "--reporter-options" : "--reporter-option";
   return {
@@ -87,7 +103,9 @@ export function avaRunner(args: readonly string[], evidence: string, dir: string
       "ava",
       ...own,
       "--tap",
-      ...(selection.kind === "tests" ? safeIds(selection.ids).flatMap((id) => ["--match", id.split(" › ").at(-1) ?? id]) : []),
+      ...(selection.kind === "tests"
+        ? safeIds(selection.ids).flatMap((id) => ["--match", id.split(" › ").at(-1) ?? id])
+        : []),
     ],
   };
 }

@@ -28,13 +28,18 @@ export function readPackageScript(dir: string, argv: readonly string[]): string 
   try {
     text = readWorktreeTextSync(dir, "package.json", { maxBytes: 1024 * 1024 });
   } catch {
-    throw new Error(`the test command "${argv.join(" ")}" runs a package.json script, but the repository has no package.json`);
+    throw new Error(
+      `the test command "${argv.join(" ")}" runs a package.json script, but the repository has no package.json`,
+    );
   }
   const parsed = packageSchema.safeParse(JSON.parse(text));
   const script = parsed.success ? parsed.data.scripts?.[name] : undefined;
   const explicit = argv[0] === "npm" || argv[1] === "run" || argv[1] === "run-script" || name === "test";
   if (!script && !explicit) return undefined;
-  if (!script) throw new Error(`the test command "${argv.join(" ")}" runs the package.json script "${name}", which package.json does not define`);
+  if (!script)
+    throw new Error(
+      `the test command "${argv.join(" ")}" runs the package.json script "${name}", which package.json does not define`,
+    );
   const at = argv.indexOf(name);
   const extra = argv.slice(at + 1).filter((a) => a !== "--");
   return [script, ...extra].join(" ");
@@ -42,7 +47,10 @@ export function readPackageScript(dir: string, argv: readonly string[]): string 
 
 /** The steps of `a && b && c`, in order. */
 export function scriptSteps(script: string): string[] {
-  return script.split("&&").map((step) => step.trim()).filter((step) => step.length > 0);
+  return script
+    .split("&&")
+    .map((step) => step.trim())
+    .filter((step) => step.length > 0);
 }
 
 /** The step of `a && b && c` that runs last. */

@@ -6,7 +6,10 @@ import { fileURLToPath } from "node:url";
 export const PYTEST_PLUGIN = "autogen_pytest";
 export const PYTEST_PLUGIN_DIR = fileURLToPath(new URL("../../../resources/python/", import.meta.url));
 
-export function withPytestPlugin(env: Record<string, string> | undefined, extra: Record<string, string> = {}): Record<string, string> {
+export function withPytestPlugin(
+  env: Record<string, string> | undefined,
+  extra: Record<string, string> = {},
+): Record<string, string> {
   const base = env ?? {};
   const pythonPath = [PYTEST_PLUGIN_DIR, ...(base.PYTHONPATH ? [base.PYTHONPATH] : [])].join(delimiter);
   return { ...base, ...extra, PYTHONPATH: pythonPath };

@@ -7,7 +7,11 @@ let cached: string | undefined;
 export function pythonExecutable(): string {
   if (cached) return cached;
   try {
-    cached = execFileSync("python3", ["-c", "import sys; print(sys.executable)"], { encoding: "utf8", timeout: 10_000 }).trim() || "python3";
+    cached =
+      execFileSync("python3", ["-c", "import sys; print(sys.executable)"], {
+        encoding: "utf8",
+        timeout: 10_000,
+      }).trim() || "python3";
   } catch {
     cached = "python3";
   }

@@ -8,7 +8,20 @@ export type TestSelection = { kind: "all" } | { kind: "tests"; ids: string[] };
 export type RunnerOptions = { perTestMs?: number | undefined };
 
 /** `tap`: tape or another TAP producer; `custom`: a configured command that is none of the known runners, judged by its TAP output if any, else its exit code. */
-export type RunnerName = "pytest" | "unittest" | "node-test" | "vitest" | "jest" | "mocha" | "ava" | "tap" | "go" | "cargo" | "maven" | "gradle" | "custom";
+export type RunnerName =
+  | "pytest"
+  | "unittest"
+  | "node-test"
+  | "vitest"
+  | "jest"
+  | "mocha"
+  | "ava"
+  | "tap"
+  | "go"
+  | "cargo"
+  | "maven"
+  | "gradle"
+  | "custom";
 
 export type TestRunner = {
   name: RunnerName;
@@ -34,7 +47,9 @@ export type TestRunner = {
 
 export class NoTestsDetectedError extends Error {
   constructor(dir: string, lookedFor: string[]) {
-    super(`no test command found in ${dir}: looked for ${lookedFor.join(", ")}. Set test.command in .github/autogen.yml (or pass --test-cmd).`);
+    super(
+      `no test command found in ${dir}: looked for ${lookedFor.join(", ")}. Set test.command in .github/autogen.yml (or pass --test-cmd).`,
+    );
     this.name = "NoTestsDetectedError";
   }
 }
@@ -42,7 +57,8 @@ export class NoTestsDetectedError extends Error {
 /** Test ids come from untrusted output and issue text: never let one become an option. */
 export function safeIds(ids: string[]): string[] {
   for (const id of ids) {
-    if (id.startsWith("-") || /[\0\n\r]/.test(id)) throw new Error(`refusing test id that could be read as an option: ${JSON.stringify(id)}`);
+    if (id.startsWith("-") || /[\0\n\r]/.test(id))
+      throw new Error(`refusing test id that could be read as an option: ${JSON.stringify(id)}`);
   }
   return ids;
 }

@@ -12,7 +12,9 @@ export function fullTitle(id: string): string {
 
 /** A pattern for the runners' `-t`/`--grep`: the full title, preceded by nothing or by a space (a file-level name some versions prefix). */
 export function fullTitlePattern(ids: string[]): string {
-  return `(?:^| )(?:${safeIds(ids).map((id) => escapeRegExp(fullTitle(id))).join("|")})$`;
+  return `(?:^| )(?:${safeIds(ids)
+    .map((id) => escapeRegExp(fullTitle(id)))
+    .join("|")})$`;
 }
 
 /** The arguments of a runner's own command that name what to run (files, folders, globs, its options), without those that set its reporter. */

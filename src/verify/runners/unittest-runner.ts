@@ -29,7 +29,10 @@ export function unittestRunner(args: string[], evidence: string): TestRunner {
   };
 }
 
-function perTestEnv(env: Record<string, string> | undefined, options: RunnerOptions | undefined): Record<string, string> {
+function perTestEnv(
+  env: Record<string, string> | undefined,
+  options: RunnerOptions | undefined,
+): Record<string, string> {
   if (options?.perTestMs === undefined) return {};
   const given = Number(env?.AUTOGEN_TEST_TIMEOUT ?? 0);
   const ours = Math.ceil(options.perTestMs) / 1000;
@@ -43,4 +46,3 @@ export function unittestArgs(argv: string[]): string[] | undefined {
   const at = argv.indexOf("-m");
   return at > 0 && argv[at + 1] === "unittest" ? argv.slice(at + 2) : undefined;
 }
-

@@ -6,7 +6,11 @@ import type { SandboxLayout } from "./sandbox-layout.ts";
 
 export const SANDBOX_UID = 65534;
 
-export function bwrapArgv(layout: SandboxLayout, options: { cwd: string; network: boolean }, command: string[]): string[] {
+export function bwrapArgv(
+  layout: SandboxLayout,
+  options: { cwd: string; network: boolean },
+  command: string[],
+): string[] {
   const mounts = layout.ops.flatMap((op) => {
     switch (op.kind) {
       case "tmpfs":
@@ -21,21 +25,30 @@ export function bwrapArgv(layout: SandboxLayout, options: { cwd: string; network
   });
   return [
     "bwrap",
-    "--ro-bind", "/", "/",
-    "--dev", "/dev",
-    "--proc", "/proc",
+    "--ro-bind",
+    "/",
+    "/",
+    "--dev",
+    "/dev",
+    "--proc",
+    "/proc",
     ...mounts,
     "--unshare-all",
     ...(options.network ? ["--share-net"] : []),
     "--unshare-user",
-    "--uid", String(SANDBOX_UID),
-    "--gid", String(SANDBOX_UID),
+    "--uid",
+    String(SANDBOX_UID),
+    "--gid",
+    String(SANDBOX_UID),
     "--disable-userns",
-    "--cap-drop", "ALL",
-    "--hostname", "autogen-sandbox",
+    "--cap-drop",
+    "ALL",
+    "--hostname",
+    "autogen-sandbox",
     "--die-with-parent",
     "--new-session",
-    "--chdir", options.cwd,
+    "--chdir",
+    options.cwd,
     "--",
     ...command,
   ];

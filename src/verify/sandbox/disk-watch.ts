@@ -13,7 +13,13 @@ const INTERVAL_MS = 500;
 /** Files (inodes) one run may create on the workspace's file system. */
 export const DEFAULT_FILE_CAP = 200_000;
 
-export function watchDisk(dirs: string[], capBytes: number, onExceeded: (bytes: number) => void, onTooManyFiles: (files: number) => void = () => undefined, fileCap = DEFAULT_FILE_CAP): DiskWatch {
+export function watchDisk(
+  dirs: string[],
+  capBytes: number,
+  onExceeded: (bytes: number) => void,
+  onTooManyFiles: (files: number) => void = () => undefined,
+  fileCap = DEFAULT_FILE_CAP,
+): DiskWatch {
   const started = Date.now();
   let stopped = false;
   let exceeded: number | undefined;
@@ -24,7 +30,9 @@ export function watchDisk(dirs: string[], capBytes: number, onExceeded: (bytes: 
     busy = true;
     void (async () => {
       try {
-        baseline ??= new Map(await Promise.all(dirs.map(async (d): Promise<[string, number]> => [d, await usedBytes(d)])));
+        baseline ??= new Map(
+          await Promise.all(dirs.map(async (d): Promise<[string, number]> => [d, await usedBytes(d)])),
+        );
         // Inodes, which a flood of empty files uses up without growing the bytes.
         for (const dir of dirs) {
           const files = (await usedInodes(dir)) - (inodeBaseline.get(dir) ?? Infinity);
@@ -53,7 +61,10 @@ export function watchDisk(dirs: string[], capBytes: number, onExceeded: (bytes: 
   const inodeBaseline = new Map<string, number>();
   void Promise.all(dirs.map(async (d) => inodeBaseline.set(d, await usedInodes(d)))).catch(() => undefined);
   // The baseline must be taken before the run writes anything.
-  void Promise.all(dirs.map(async (d): Promise<[string, number]> => [d, await usedBytes(d)])).then((entries) => (baseline ??= new Map(entries)), () => undefined);
+  void Promise.all(dirs.map(async (d): Promise<[string, number]> => [d, await usedBytes(d)])).then(
+    (entries) => (baseline ??= new Map(entries)),
+    () => undefined,
+  );
   return {
     stop() {
       stopped = true;

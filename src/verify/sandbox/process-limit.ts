@@ -39,7 +39,8 @@ let v2Ready: boolean | undefined;
 export async function createProcessLimit(limits: CgroupLimits): Promise<ProcessLimit | undefined> {
   if (process.getuid?.() !== 0 || process.env.AUTOGEN_SANDBOX_CGROUP === "off") return undefined;
   try {
-    if (existsSync(join(V1, "pids", "cgroup.procs")) || existsSync(join(V1, "memory", "cgroup.procs"))) return await makeV1(limits);
+    if (existsSync(join(V1, "pids", "cgroup.procs")) || existsSync(join(V1, "memory", "cgroup.procs")))
+      return await makeV1(limits);
     if (await v2Usable()) return await makeV2(limits);
   } catch {
     // Read-only cgroup file system (a container): fall back to the rlimits.
@@ -83,7 +84,12 @@ async function makeV1(limits: CgroupLimits): Promise<ProcessLimit | undefined> {
   if (limits.memoryBytes) {
     const bytes = String(limits.memoryBytes);
     // memsw (memory plus swap) is written after the memory limit: the kernel wants memsw >= memory.
-    const group = await makeV1Group("memory", name, { "memory.limit_in_bytes": bytes, "memory.memsw.limit_in_bytes": bytes, "memory.swappiness": "0" }, ["memory.limit_in_bytes"]);
+    const group = await makeV1Group(
+      "memory",
+      name,
+      { "memory.limit_in_bytes": bytes, "memory.memsw.limit_in_bytes": bytes, "memory.swappiness": "0" },
+      ["memory.limit_in_bytes"],
+    );
     if (group) {
       groups.push(group);
       memory = true;
@@ -92,7 +98,12 @@ async function makeV1(limits: CgroupLimits): Promise<ProcessLimit | undefined> {
   return groups.length > 0 ? handle(groups, "cgroup-v1", memory) : undefined;
 }
 
-async function makeV1Group(controller: "pids" | "memory", name: string, settings: Record<string, string>, required = Object.keys(settings)): Promise<Group | undefined> {
+async function makeV1Group(
+  controller: "pids" | "memory",
+  name: string,
+  settings: Record<string, string>,
+  required = Object.keys(settings),
+): Promise<Group | undefined> {
   const dir = join(V1, controller, "autogen", name);
   try {
     await mkdir(dir, { recursive: true });
@@ -122,7 +133,15 @@ function handle(groups: Group[], kind: ProcessLimit["kind"], memory: boolean): P
     kind,
     memory,
     // The script is a constant; the files and the command arrive as arguments, never as script text.
-    enter: (argv) => ["/bin/sh", "-c", 'for f do [ "$f" = -- ] && break; echo $$ > "$f" || exit 125; shift; done; shift; exec "$@"', "autogen-cgroup", ...procsFiles, "--", ...argv],
+    enter: (argv) => [
+      "/bin/sh",
+      "-c",
+      'for f do [ "$f" = -- ] && break; echo $$ > "$f" || exit 125; shift; done; shift; exec "$@"',
+      "autogen-cgroup",
+      ...procsFiles,
+      "--",
+      ...argv,
+    ],
     async refusals() {
       if (!pidsDir) return 0;
       const events = await readFile(join(pidsDir, "pids.events"), "utf8").catch(() => "");

@@ -74,20 +74,49 @@ export async function runSandboxed(argv: readonly string[], options: SandboxOpti
   const home = await mkdtemp(join(tmpdir(), "autogen-home-"));
   const stage = isolation === "unshare" ? await mkdtemp(join(tmpdir(), "autogen-root-")) : undefined;
   const limits: ResolvedLimits = { ...DEFAULT_LIMITS, ...options.limits };
-  const processLimit = isolation === "none" ? undefined : await createProcessLimit({ processes: limits.processes, memoryBytes: limits.memoryBytes });
+  const processLimit =
+    isolation === "none"
+      ? undefined
+      : await createProcessLimit({ processes: limits.processes, memoryBytes: limits.memoryBytes });
   try {
     const env = sandboxEnv({ home, extra: options.env ?? {}, pathPrefix: options.pathPrefix ?? [] });
-    if (!resolveCommand(command, env.PATH ?? "", options.cwd)) return failedToStart([...argv], isolation, `command not found: ${command} (searched PATH=${env.PATH ?? ""})`);
+    if (!resolveCommand(command, env.PATH ?? "", options.cwd))
+      return failedToStart([...argv], isolation, `command not found: ${command} (searched PATH=${env.PATH ?? ""})`);
     const writable = [home, ...(options.writablePaths ?? [])];
     // Without a memory cgroup the memory limit falls back to an address-space limit per process.
     const memoryRlimit = limits.memoryBytes !== undefined && isolation !== "none" && !processLimit?.memory;
-    const prlimit = prlimitArgv(memoryRlimit ? { ...limits, addressSpaceBytes: Math.max(limits.memoryBytes ?? 0, ADDRESS_SPACE_FLOOR) } : limits, options.timeoutMs);
-    const layout = sandboxLayout({ workspace: options.cwd, writable, readOnly: options.readOnlyPaths ?? [], hidden: options.hiddenPaths ?? [], path: process.env.PATH ?? "", tmpBytes: limits.tmpBytes ?? DEFAULT_TMP_BYTES });
+    const prlimit = prlimitArgv(
+      memoryRlimit ? { ...limits, addressSpaceBytes: Math.max(limits.memoryBytes ?? 0, ADDRESS_SPACE_FLOOR) } : limits,
+      options.timeoutMs,
+    );
+    const layout = sandboxLayout({
+      workspace: options.cwd,
+      writable,
+      readOnly: options.readOnlyPaths ?? [],
+      hidden: options.hiddenPaths ?? [],
+      path: process.env.PATH ?? "",
+      tmpBytes: limits.tmpBytes ?? DEFAULT_TMP_BYTES,
+    });
     const inner = [...prlimit, ...argv];
     const network = options.network ?? false;
-    let wrapped = isolation === "bwrap" ? bwrapArgv(layout, { cwd: options.cwd, network }, inner) : isolation === "unshare" ? unshareArgv(layout, { cwd: options.cwd, network, stage: stage as string }, inner) : inner;
+    let wrapped =
+      isolation === "bwrap"
+        ? bwrapArgv(layout, { cwd: options.cwd, network }, inner)
+        : isolation === "unshare"
+          ? unshareArgv(layout, { cwd: options.cwd, network, stage: stage as string }, inner)
+          : inner;
     if (processLimit) wrapped = processLimit.enter(wrapped);
-    return await spawnCapped(wrapped, [...argv], isolation, env, options, limits, [options.cwd, ...writable], processLimit, memoryRlimit);
+    return await spawnCapped(
+      wrapped,
+      [...argv],
+      isolation,
+      env,
+      options,
+      limits,
+      [options.cwd, ...writable],
+      processLimit,
+      memoryRlimit,
+    );
   } finally {
     await processLimit?.killAll();
     await processLimit?.remove();
@@ -111,7 +140,18 @@ function prlimitArgv(limits: ResolvedLimits, timeoutMs: number): string[] {
 }
 
 function failedToStart(argv: string[], isolation: Isolation, spawnError: string): RunResult {
-  return { argv, exitCode: null, signal: null, timedOut: false, durationMs: 0, output: "", outputBytes: 0, outputTruncated: false, isolation, spawnError };
+  return {
+    argv,
+    exitCode: null,
+    signal: null,
+    timedOut: false,
+    durationMs: 0,
+    output: "",
+    outputBytes: 0,
+    outputTruncated: false,
+    isolation,
+    spawnError,
+  };
 }
 
 function spawnCapped(
@@ -181,7 +221,10 @@ function spawnCapped(
     const seconds = Math.round(options.timeoutMs / 100) / 10;
     const timer = setTimeout(() => {
       timedOut = true;
-      limit ??= { name: "wall-time", message: `timed out after ${seconds} s (the test run's time limit, test.timeoutMinutes)` };
+      limit ??= {
+        name: "wall-time",
+        message: `timed out after ${seconds} s (the test run's time limit, test.timeoutMinutes)`,
+      };
       killGroup("SIGTERM");
       setTimeout(() => killGroup("SIGKILL"), KILL_GRACE_MS).unref();
     }, options.timeoutMs);
@@ -191,8 +234,16 @@ function spawnCapped(
         : watchDisk(
             watched,
             limits.diskBytes,
-            (bytes) => stopFor({ name: "disk", message: `stopped: wrote ${mb(bytes)} to the workspace, over the limit of ${mb(limits.diskBytes)}` }),
-            (files) => stopFor({ name: "disk", message: `stopped: created ${files} files, over the limit of ${DEFAULT_FILE_CAP} files` }),
+            (bytes) =>
+              stopFor({
+                name: "disk",
+                message: `stopped: wrote ${mb(bytes)} to the workspace, over the limit of ${mb(limits.diskBytes)}`,
+              }),
+            (files) =>
+              stopFor({
+                name: "disk",
+                message: `stopped: created ${files} files, over the limit of ${DEFAULT_FILE_CAP} files`,
+              }),
           );
     // execa's cancelSignal ends the leader; the rest of the group goes here.
     const onAbort = () => stopFor({ name: "cancelled", message: "stopped on request" });
@@ -215,7 +266,8 @@ function spawnCapped(
         const oomKills = (await processLimit?.oomKills()) ?? 0;
         const kernel = kernelLimit(code, signal, output, { refusals, oomKills, memoryRlimit }, limits);
         // Every limit the run reached is named, the one that stopped it first.
-        if (limit && kernel && kernel.name !== limit.name) limit = { ...limit, message: `${limit.message}; it also ${kernel.message.replace(/^stopped: /, "")}` };
+        if (limit && kernel && kernel.name !== limit.name)
+          limit = { ...limit, message: `${limit.message}; it also ${kernel.message.replace(/^stopped: /, "")}` };
         limit ??= kernel;
         resolve({
           argv,
@@ -234,7 +286,12 @@ function spawnCapped(
     };
     // The result once the streams have closed; a spawn failure (ENOENT, EACCES) has no exit.
     void child.then((result) => {
-      const spawnError = result.failed && result.exitCode === undefined && result.signal === undefined ? (result.cause instanceof Error ? result.cause.message : result.shortMessage) : undefined;
+      const spawnError =
+        result.failed && result.exitCode === undefined && result.signal === undefined
+          ? result.cause instanceof Error
+            ? result.cause.message
+            : result.shortMessage
+          : undefined;
       settle(result.exitCode ?? null, (result.signal as NodeJS.Signals | undefined) ?? null, spawnError);
     });
     // A process that escaped the group may hold our pipes open: do not wait for it.
@@ -254,9 +311,24 @@ function kernelLimit(
   limits: ResolvedLimits,
 ): RunLimit | undefined {
   if (oomKills > 0) return { name: "memory", message: memoryLimitMessage(limits.memoryBytes ?? 0) };
-  if (memoryRlimit && OUT_OF_MEMORY.test(output.slice(-4000))) return { name: "memory", message: memoryLimitMessage(Math.max(limits.memoryBytes ?? 0, ADDRESS_SPACE_FLOOR), " (address space per process: this host gives the bot no memory cgroup)") };
-  if (refusals > 0) return { name: "processes", message: `hit the process limit (${limits.processes} processes at once): ${refusals} process${refusals === 1 ? " was" : "es were"} refused` };
-  if (signal === "SIGXCPU" || code === 128 + 24) return { name: "cpu-time", message: `stopped: a process used more than its CPU time limit of ${limits.cpuSeconds ?? "the timeout plus 60"} s` };
+  if (memoryRlimit && OUT_OF_MEMORY.test(output.slice(-4000)))
+    return {
+      name: "memory",
+      message: memoryLimitMessage(
+        Math.max(limits.memoryBytes ?? 0, ADDRESS_SPACE_FLOOR),
+        " (address space per process: this host gives the bot no memory cgroup)",
+      ),
+    };
+  if (refusals > 0)
+    return {
+      name: "processes",
+      message: `hit the process limit (${limits.processes} processes at once): ${refusals} process${refusals === 1 ? " was" : "es were"} refused`,
+    };
+  if (signal === "SIGXCPU" || code === 128 + 24)
+    return {
+      name: "cpu-time",
+      message: `stopped: a process used more than its CPU time limit of ${limits.cpuSeconds ?? "the timeout plus 60"} s`,
+    };
   if (signal === "SIGXFSZ" || code === 128 + 25 || /File too large|\[Errno 27\]|EFBIG/.test(output.slice(-4000))) {
     return { name: "file-size", message: `stopped: a file grew past the size limit of ${mb(limits.fileSizeBytes)}` };
   }
@@ -264,10 +336,12 @@ function kernelLimit(
 }
 
 /** Python's MemoryError, V8's and libc's words for a refused allocation: how RLIMIT_AS shows. */
-const OUT_OF_MEMORY = /MemoryError|[Cc]annot allocate memory|[Ff]ailed to allocate memory|ENOMEM|out of memory|bad_alloc|Failed to reserve virtual memory/;
+const OUT_OF_MEMORY =
+  /MemoryError|[Cc]annot allocate memory|[Ff]ailed to allocate memory|ENOMEM|out of memory|bad_alloc|Failed to reserve virtual memory/;
 
 export function memoryLimitMessage(bytes: number, how = ""): string {
-  const size = bytes % 1024 ** 3 === 0 ? `${bytes / 1024 ** 3} GiB` : `${Math.round((bytes / 1024 ** 2) * 10) / 10} MiB`;
+  const size =
+    bytes % 1024 ** 3 === 0 ? `${bytes / 1024 ** 3} GiB` : `${Math.round((bytes / 1024 ** 2) * 10) / 10} MiB`;
   return `stopped: used more than ${size}, the test run's memory limit (test.limits.memoryMegabytes)${how}`;
 }
 

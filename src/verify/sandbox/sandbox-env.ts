@@ -7,7 +7,12 @@ import { FORBIDDEN_ENV_NAMES } from "../../config/forbidden-env-names.ts";
 
 export { FORBIDDEN_ENV_NAMES };
 
-export function sandboxEnv(options: { home: string; parent?: NodeJS.ProcessEnv; extra?: Record<string, string>; pathPrefix?: string[] }): Record<string, string> {
+export function sandboxEnv(options: {
+  home: string;
+  parent?: NodeJS.ProcessEnv;
+  extra?: Record<string, string>;
+  pathPrefix?: string[];
+}): Record<string, string> {
   const parent = options.parent ?? process.env;
   const env: Record<string, string> = {};
   for (const name of PASSED_THROUGH) {

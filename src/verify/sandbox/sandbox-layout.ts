@@ -42,10 +42,46 @@ export type LayoutRequest = {
 export const DEFAULT_TMP_BYTES = 512 * 1024 * 1024;
 
 /** Directories that must stay visible whatever the configuration says: hiding them breaks every program. */
-const SYSTEM = ["/", "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt", "/var", "/proc", "/dev", "/sys"];
+const SYSTEM = [
+  "/",
+  "/usr",
+  "/bin",
+  "/sbin",
+  "/lib",
+  "/lib32",
+  "/lib64",
+  "/libx32",
+  "/etc",
+  "/opt",
+  "/var",
+  "/proc",
+  "/dev",
+  "/sys",
+];
 
 /** Version managers whose whole tree a PATH entry needs (shims look into `versions/`). */
-const TOOLCHAIN_HOMES = new Set([".pyenv", ".nvm", ".cargo", ".rustup", ".volta", ".asdf", ".sdkman", ".deno", ".bun", ".rbenv", ".goenv", ".ghcup", ".cabal", ".opam", ".elan", ".juliaup", ".fnm", ".local", "go", ".go"]);
+const TOOLCHAIN_HOMES = new Set([
+  ".pyenv",
+  ".nvm",
+  ".cargo",
+  ".rustup",
+  ".volta",
+  ".asdf",
+  ".sdkman",
+  ".deno",
+  ".bun",
+  ".rbenv",
+  ".goenv",
+  ".ghcup",
+  ".cabal",
+  ".opam",
+  ".elan",
+  ".juliaup",
+  ".fnm",
+  ".local",
+  "go",
+  ".go",
+]);
 
 const BOT_ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 
@@ -72,7 +108,8 @@ export function sandboxLayout(request: LayoutRequest): SandboxLayout {
   hide(join(BOT_ROOT, ".env"));
   for (const path of (env.AUTOGEN_SANDBOX_HIDE ?? "").split(delimiter)) hide(path || undefined);
   for (const path of request.hidden ?? []) hide(path);
-  for (const path of ["/run", "/var/tmp", "/var/run", "/root", "/home", "/etc/shadow", "/etc/gshadow", "/etc/ssh"]) hide(path);
+  for (const path of ["/run", "/var/tmp", "/var/run", "/root", "/home", "/etc/shadow", "/etc/gshadow", "/etc/ssh"])
+    hide(path);
   for (const path of ["/run", "/var/tmp"]) if (existsSync(path)) hiddenDirs.add(safeReal(path));
 
   // What must stay visible inside a hidden tree: toolchains on PATH, our pytest plugin.
@@ -81,7 +118,9 @@ export function sandboxLayout(request: LayoutRequest): SandboxLayout {
   /** Inside the workspace (or another writable dir): a run controls what is there. `strictlyBelow` allows the worktree's own `.git` file. */
   const insideWritable = (path: string, strictlyBelow = false) => {
     const resolved = resolve(path);
-    return workspaceReal.some((w) => resolved === w || (resolved.startsWith(w + sep) && !(strictlyBelow && isOwnGitPointer(resolved, w))));
+    return workspaceReal.some(
+      (w) => resolved === w || (resolved.startsWith(w + sep) && !(strictlyBelow && isOwnGitPointer(resolved, w))),
+    );
   };
   const visible = new Set<string>();
   // The private /tmp hides the host's too: the bot itself may be installed there (a CI checkout).
@@ -106,16 +145,21 @@ export function sandboxLayout(request: LayoutRequest): SandboxLayout {
   show(join(BOT_ROOT, "resources"));
   show(dirname(process.execPath));
   // A read-only path the caller named is shown as itself, never through a link a run left there.
-  for (const path of request.readOnly ?? []) if (existsSync(path) && !lstatSync(path).isSymbolicLink() && !insideWritable(path, true)) visible.add(safeReal(path));
+  for (const path of request.readOnly ?? [])
+    if (existsSync(path) && !lstatSync(path).isSymbolicLink() && !insideWritable(path, true))
+      visible.add(safeReal(path));
   // What the bot gave this workspace (linked node_modules, installed dependencies): never another job's.
-  for (const dir of grantedDirectories(request.workspace)) if (existsSync(dir) && !insideWritable(dir)) visible.add(dir);
+  for (const dir of grantedDirectories(request.workspace))
+    if (existsSync(dir) && !insideWritable(dir)) visible.add(dir);
 
   const writable = [request.workspace, ...(request.writable ?? [])].filter((p) => existsSync(p)).map(safeReal);
   // Anything writable wins over a hide that would cover it; a hidden secret inside a writable tree stays hidden.
   const ops: MountOp[] = [
     { kind: "tmpfs", path: "/tmp", bytes: tmpBytes },
     { kind: "tmpfs", path: "/dev/shm", bytes: Math.min(tmpBytes, 64 * 1024 * 1024) },
-    ...[...hiddenDirs].filter((d) => d !== "/tmp").map((path): MountOp => ({ kind: "tmpfs", path, bytes: 1024 * 1024 })),
+    ...[...hiddenDirs]
+      .filter((d) => d !== "/tmp")
+      .map((path): MountOp => ({ kind: "tmpfs", path, bytes: 1024 * 1024 })),
     ...[...visible].map((path): MountOp => ({ kind: "ro", path })),
     ...writable.map((path): MountOp => ({ kind: "rw", path })),
     ...[...hiddenFiles].map((path): MountOp => ({ kind: "hide-file", path })),
@@ -133,8 +177,13 @@ function orderOps(ops: MountOp[], writable: string[]): MountOp[] {
   const kept = ops.filter((op, i) => ops.findIndex((o) => o.path === op.path && o.kind === op.kind) === i);
   // A tmpfs over a writable path, or over one of its parents' siblings, would hide the workspace: drop such hides
   // only when they equal a writable path (a parent is fine: the bind is re-created inside it).
-  const filtered = kept.filter((op) => !((op.kind === "tmpfs" || op.kind === "hide-file") && writable.includes(op.path) && op.path !== "/tmp"));
-  return filtered.map((op, index) => ({ op, index })).sort((a, b) => depth(a.op.path) - depth(b.op.path) || a.index - b.index).map(({ op }) => op);
+  const filtered = kept.filter(
+    (op) => !((op.kind === "tmpfs" || op.kind === "hide-file") && writable.includes(op.path) && op.path !== "/tmp"),
+  );
+  return filtered
+    .map((op, index) => ({ op, index }))
+    .sort((a, b) => depth(a.op.path) - depth(b.op.path) || a.index - b.index)
+    .map(({ op }) => op);
 }
 
 function safeReal(path: string): string {

@@ -8,16 +8,22 @@ import type { SandboxLayout } from "./sandbox-layout.ts";
 
 export const UNSHARE_INIT = fileURLToPath(new URL("../../../resources/sandbox/unshare-init.mjs", import.meta.url));
 
-export function unshareArgv(layout: SandboxLayout, options: { cwd: string; network: boolean; stage: string }, command: string[]): string[] {
+export function unshareArgv(
+  layout: SandboxLayout,
+  options: { cwd: string; network: boolean; stage: string },
+  command: string[],
+): string[] {
   const spec = JSON.stringify({ stage: options.stage, cwd: options.cwd, network: options.network, ops: layout.ops });
   return [
     "setpriv",
-    "--pdeathsig", "KILL",
+    "--pdeathsig",
+    "KILL",
     "--",
     "unshare",
     ...(process.getuid?.() === 0 ? [] : ["--map-root-user"]),
     "--mount",
-    "--propagation", "private",
+    "--propagation",
+    "private",
     "--pid",
     "--fork",
     "--kill-child",

@@ -13,7 +13,12 @@ export const serverMessage = z.union([
   z.object({ status: z.literal("cold"), reason: z.string().max(4096) }),
   z.object({ status: z.literal("timeout"), ms: z.number().min(0) }),
   z.object({ status: z.literal("running"), inProcess: z.literal(true) }),
-  z.object({ status: z.literal("ran"), exit: z.number().int().nullable(), signal: z.number().int().nullable(), ms: z.number().min(0) }),
+  z.object({
+    status: z.literal("ran"),
+    exit: z.number().int().nullable(),
+    signal: z.number().int().nullable(),
+    ms: z.number().min(0),
+  }),
 ]);
 export type ServerMessage = z.infer<typeof serverMessage>;
 

@@ -36,15 +36,31 @@ export type WarmSlot = {
   close(): Promise<void>;
 };
 
-type Server = { channel: WarmChannel; done: Promise<RunResult>; abort: AbortController; files: Set<string>; ctl: string; isolation: Isolation };
+type Server = {
+  channel: WarmChannel;
+  done: Promise<RunResult>;
+  abort: AbortController;
+  files: Set<string>;
+  ctl: string;
+  isolation: Isolation;
+};
 
-export function openWarmPytest(workspace: string, runner: TestRunner, options: VerifierRunOptions, cold: Verifier): WarmSlot {
+export function openWarmPytest(
+  workspace: string,
+  runner: TestRunner,
+  options: VerifierRunOptions,
+  cold: Verifier,
+): WarmSlot {
   const stats: WarmStats = { warm: 0, cold: 0, starts: 0, coldReasons: [] };
   let server: Server | undefined;
   let disabled = false;
   let request = 0;
 
-  const runCold = async (selection: TestSelection, limit: RunTimeLimit | undefined, reason: string): Promise<TestReport> => {
+  const runCold = async (
+    selection: TestSelection,
+    limit: RunTimeLimit | undefined,
+    reason: string,
+  ): Promise<TestReport> => {
     stats.cold += 1;
     if (stats.coldReasons.length < 20 && !stats.coldReasons.includes(reason)) stats.coldReasons.push(reason);
     return cold.run(workspace, selection, undefined, limit);
@@ -61,7 +77,11 @@ export function openWarmPytest(workspace: string, runner: TestRunner, options: V
     const argv = runner.command({ kind: "tests", ids: files }, join(ctl, "server.xml"));
     // Our plugin goes right after `python -m pytest`, before the repository's own arguments.
     const withPlugin = [...argv.slice(0, 3), "-p", WARM_PLUGIN, ...argv.slice(3)];
-    const env = { ...(runner.prepareEnv ? runner.prepareEnv(options.env) : (options.env ?? {})), AUTOGEN_WARM_SOCKET: socket, AUTOGEN_WARM_REAP: isolation === "none" ? "0" : "1" };
+    const env = {
+      ...(runner.prepareEnv ? runner.prepareEnv(options.env) : (options.env ?? {})),
+      AUTOGEN_WARM_SOCKET: socket,
+      AUTOGEN_WARM_REAP: isolation === "none" ? "0" : "1",
+    };
     const done = runSandboxed(withPlugin, {
       ...options,
       cwd: workspace,
@@ -87,14 +107,18 @@ export function openWarmPytest(workspace: string, runner: TestRunner, options: V
   return {
     stats,
     async prepare(selection) {
-      if (selection.kind === "tests" && selection.ids.length > 0 && !server && !disabled && stats.starts < MAX_STARTS) server = await start(filesOf(selection.ids));
+      if (selection.kind === "tests" && selection.ids.length > 0 && !server && !disabled && stats.starts < MAX_STARTS)
+        server = await start(filesOf(selection.ids));
     },
     async run(selection, limit) {
-      if (selection.kind !== "tests" || selection.ids.length === 0) return runCold(selection, limit, "not a selection of tests");
+      if (selection.kind !== "tests" || selection.ids.length === 0)
+        return runCold(selection, limit, "not a selection of tests");
       const files = filesOf(selection.ids);
-      if (server && !files.every((f) => server?.files.has(f))) return runCold(selection, limit, "tests outside the files the warm runner collected");
+      if (server && !files.every((f) => server?.files.has(f)))
+        return runCold(selection, limit, "tests outside the files the warm runner collected");
       if (!server && !disabled && stats.starts < MAX_STARTS) server = await start(files);
-      if (!server) return runCold(selection, limit, disabled ? "the warm runner is closed" : "the warm runner could not start");
+      if (!server)
+        return runCold(selection, limit, disabled ? "the warm runner is closed" : "the warm runner could not start");
       const current = server;
       const timeoutMs = Math.min(limit?.timeoutMs ?? options.timeoutMs, options.timeoutMs);
       request += 1;
@@ -109,7 +133,11 @@ export function openWarmPytest(workspace: string, runner: TestRunner, options: V
           // Dead, silent or speaking out of turn: it is replaced on the next request.
           server = undefined;
           await stop(current);
-          return await runCold(selection, limit, answer.kind === "timeout" ? "the warm runner did not answer" : "the warm runner ended");
+          return await runCold(
+            selection,
+            limit,
+            answer.kind === "timeout" ? "the warm runner did not answer" : "the warm runner ended",
+          );
         }
         const message = answer.message;
         if (message.status === "cold") return await runCold(selection, limit, message.reason);
@@ -120,14 +148,21 @@ export function openWarmPytest(workspace: string, runner: TestRunner, options: V
         const run: RunResult = {
           argv,
           exitCode: message.status === "ran" ? message.exit : null,
-          signal: message.status === "ran" && message.signal !== null ? `signal ${String(message.signal)}` : timedOut ? "SIGKILL" : null,
+          signal:
+            message.status === "ran" && message.signal !== null
+              ? `signal ${String(message.signal)}`
+              : timedOut
+                ? "SIGKILL"
+                : null,
           timedOut,
           durationMs,
           output: output.slice(0, OUTPUT_CAP),
           outputBytes: Buffer.byteLength(output),
           outputTruncated: output.length > OUTPUT_CAP,
           isolation: current.isolation,
-          ...(timedOut ? { limit: { name: "wall-time" as const, message: timeLimitMessage(timeoutMs, limit, options.timeoutMs) } } : {}),
+          ...(timedOut
+            ? { limit: { name: "wall-time" as const, message: timeLimitMessage(timeoutMs, limit, options.timeoutMs) } }
+            : {}),
         };
         const fromReport = runner.reportFormat === "junit" ? await readJunit(reportPath, workspace) : undefined;
         if (fromReport) return { run, tests: fromReport, source: "junit" };

@@ -34,15 +34,32 @@ const IN_PROCESS_GRACE_MS = 1000;
 /** Zygotes in a row that fail to start before the slot stays cold. */
 const MAX_FAILED_STARTS = 3;
 
-type Zygote = { channel: WarmChannel; done: Promise<RunResult>; exited: boolean; abort: AbortController; ctl: string; report: string; startedAt: number };
+type Zygote = {
+  channel: WarmChannel;
+  done: Promise<RunResult>;
+  exited: boolean;
+  abort: AbortController;
+  ctl: string;
+  report: string;
+  startedAt: number;
+};
 
-export function openWarmZygote(workspace: string, runner: TestRunner, options: VerifierRunOptions, cold: Verifier): WarmSlot {
+export function openWarmZygote(
+  workspace: string,
+  runner: TestRunner,
+  options: VerifierRunOptions,
+  cold: Verifier,
+): WarmSlot {
   const stats: WarmStats = { warm: 0, cold: 0, starts: 0, coldReasons: [], inProcess: 0 };
   let pending: Promise<Zygote | undefined> | undefined;
   let failedStarts = 0;
   let closed = false;
 
-  const runCold = async (selection: TestSelection, limit: RunTimeLimit | undefined, reason: string): Promise<TestReport> => {
+  const runCold = async (
+    selection: TestSelection,
+    limit: RunTimeLimit | undefined,
+    reason: string,
+  ): Promise<TestReport> => {
     stats.cold += 1;
     if (stats.coldReasons.length < 20 && !stats.coldReasons.includes(reason)) stats.coldReasons.push(reason);
     return cold.run(workspace, selection, undefined, limit);
@@ -54,7 +71,10 @@ export function openWarmZygote(workspace: string, runner: TestRunner, options: V
     const socket = join(ctl, "w.sock");
     const channel = await WarmChannel.listen(socket);
     const abort = new AbortController();
-    const env = { ...(runner.prepareEnv ? runner.prepareEnv(options.env) : (options.env ?? {})), AUTOGEN_WARM_SOCKET: socket };
+    const env = {
+      ...(runner.prepareEnv ? runner.prepareEnv(options.env) : (options.env ?? {})),
+      AUTOGEN_WARM_SOCKET: socket,
+    };
     const done = runSandboxed(["node", WARM_ZYGOTE], {
       ...options,
       // The run's own limit is the zygote's, from the request; the sandbox's covers the wait too.
@@ -68,7 +88,15 @@ export function openWarmZygote(workspace: string, runner: TestRunner, options: V
       writablePaths: [ctl],
       signal: options.signal ? AbortSignal.any([abort.signal, options.signal]) : abort.signal,
     });
-    const zygote: Zygote = { channel, done, exited: false, abort, ctl, report: join(ctl, "report.xml"), startedAt: performance.now() };
+    const zygote: Zygote = {
+      channel,
+      done,
+      exited: false,
+      abort,
+      ctl,
+      report: join(ctl, "report.xml"),
+      startedAt: performance.now(),
+    };
     void done.then(() => {
       zygote.exited = true;
       channel.close();
@@ -103,7 +131,11 @@ export function openWarmZygote(workspace: string, runner: TestRunner, options: V
     return zygote;
   };
 
-  const runWarm = async (zygote: Zygote, selection: TestSelection, limit: RunTimeLimit | undefined): Promise<TestReport> => {
+  const runWarm = async (
+    zygote: Zygote,
+    selection: TestSelection,
+    limit: RunTimeLimit | undefined,
+  ): Promise<TestReport> => {
     const timeoutMs = Math.min(limit?.timeoutMs ?? options.timeoutMs, options.timeoutMs);
     const runnerOptions = { perTestMs: limit?.perTestMs };
     const argv = runner.command(selection, zygote.report, runnerOptions);
@@ -122,7 +154,11 @@ export function openWarmZygote(workspace: string, runner: TestRunner, options: V
     if (answer.kind === "timeout") zygote.abort.abort();
     const result = await zygote.done;
     const durationMs = Math.round(performance.now() - started);
-    const message = inProcessOverdue ? ({ status: "timeout", ms: durationMs } as const) : answer.kind === "message" && "status" in answer.message && answer.message.status !== "running" ? answer.message : undefined;
+    const message = inProcessOverdue
+      ? ({ status: "timeout", ms: durationMs } as const)
+      : answer.kind === "message" && "status" in answer.message && answer.message.status !== "running"
+        ? answer.message
+        : undefined;
     // A limit of the sandbox's (disk, processes) stopped it as it would have stopped a cold run.
     const sandboxLimit = result.limit && result.limit.name !== "cancelled" && result.limit.name !== "wall-time";
     if (!message && !sandboxLimit) return runCold(selection, limit, "the warm runner ended");
@@ -135,7 +171,9 @@ export function openWarmZygote(workspace: string, runner: TestRunner, options: V
       argv,
       durationMs,
       timedOut,
-      ...(timedOut ? { limit: { name: "wall-time" as const, message: timeLimitMessage(timeoutMs, limit, options.timeoutMs) } } : {}),
+      ...(timedOut
+        ? { limit: { name: "wall-time" as const, message: timeLimitMessage(timeoutMs, limit, options.timeoutMs) } }
+        : {}),
     };
     const fromReport = runner.reportFormat === "junit" ? await readJunit(zygote.report, workspace) : undefined;
     let report: TestReport;
@@ -160,7 +198,8 @@ export function openWarmZygote(workspace: string, runner: TestRunner, options: V
       // The same per-test limit a cold run gets (local-verifier.ts), so warm and cold agree.
       const limit = withPerTestLimit(given, options.timeoutMs);
       const zygote = closed ? undefined : await take();
-      if (!zygote) return runCold(selection, limit, closed ? "the warm runner is closed" : "the warm runner could not start");
+      if (!zygote)
+        return runCold(selection, limit, closed ? "the warm runner is closed" : "the warm runner could not start");
       try {
         return await runWarm(zygote, selection, limit);
       } finally {

@@ -30,7 +30,10 @@ function expectTrueLineNumbers(code: string, path: string, fileText: string): nu
 describe("the marker for lines left out", () => {
   it("names the exact lines hidden between two shown ranges", () => {
     const lines = Array.from({ length: 500 }, (_, i) => `line ${i + 1}`);
-    const text = renderRanges(lines, [{ start: 396, end: 443 }, { start: 1, end: 180 }]);
+    const text = renderRanges(lines, [
+      { start: 396, end: 443 },
+      { start: 1, end: 180 },
+    ]);
     expect(text).toContain(" 180 | line 180\n   ⋮ lines 181-395 not shown\n 396 | line 396");
     expect(text).toContain(" 443 | line 443\n   ⋮ lines 444-500 not shown");
     expect(text).not.toContain("line 181\n");
@@ -38,8 +41,24 @@ describe("the marker for lines left out", () => {
 
   it("joins ranges separated only by blank lines and never cuts inside a range", () => {
     const lines = ["def a():", "    return 1", "", "", "def b():", "    return 2", "x = 1", "def c():", "    pass"];
-    expect(renderRanges(lines, [{ start: 1, end: 2 }, { start: 5, end: 6 }, { start: 8, end: 9 }])).toBe(
-      ["   1 | def a():", "   2 |     return 1", "   3 | ", "   4 | ", "   5 | def b():", "   6 |     return 2", "   ⋮ lines 7-7 not shown", "   8 | def c():", "   9 |     pass"].join("\n"),
+    expect(
+      renderRanges(lines, [
+        { start: 1, end: 2 },
+        { start: 5, end: 6 },
+        { start: 8, end: 9 },
+      ]),
+    ).toBe(
+      [
+        "   1 | def a():",
+        "   2 |     return 1",
+        "   3 | ",
+        "   4 | ",
+        "   5 | def b():",
+        "   6 |     return 2",
+        "   ⋮ lines 7-7 not shown",
+        "   8 | def c():",
+        "   9 |     pass",
+      ].join("\n"),
     );
   });
 });
@@ -63,12 +82,17 @@ describe("context by symbol", () => {
     expect(expectTrueLineNumbers(context.code, "grid/table.py", module)).toBeGreaterThan(30);
     expect(context.code.length).toBeLessThanOrEqual(12_000);
     // Every hidden stretch is named with its true lines.
-    for (const m of context.code.matchAll(/⋮ lines (\d+)-(\d+) not shown/g)) expect(Number(m[1])).toBeLessThanOrEqual(Number(m[2]));
+    for (const m of context.code.matchAll(/⋮ lines (\d+)-(\d+) not shown/g))
+      expect(Number(m[1])).toBeLessThanOrEqual(Number(m[2]));
   });
 
   it("shows docs/conf.py when the issue names it", async () => {
     const dir = await writeRepo(gridRepo());
-    const context = await buildContext(dir, { query: "docs/conf.py sets html_theme_options wrap_text wrongly", mentioned: ["docs/conf.py"], isTestFile });
+    const context = await buildContext(dir, {
+      query: "docs/conf.py sets html_theme_options wrap_text wrongly",
+      mentioned: ["docs/conf.py"],
+      isTestFile,
+    });
     expect(context.files[0]).toBe("docs/conf.py");
     expect(context.code).toContain("html_theme_options");
   });
@@ -84,10 +108,22 @@ describe("context by symbol", () => {
       "    wrapped = textwrap.wrap(str(cell), width)",
       "E   ValueError: invalid width 0 (must be > 0)",
     ].join("\n");
-    const frames = failureFrames([{ id: "test/test_wrap.py::test_wrap_width[zero]", name: "test_wrap_width[zero]", status: "fail", details }], dir);
-    expect(frames).toEqual([{ file: "grid/table.py", line: 1747 }, { file: "grid/table.py", line: 2119 }, { file: "test/test_wrap.py", line: 8 }]);
+    const frames = failureFrames(
+      [{ id: "test/test_wrap.py::test_wrap_width[zero]", name: "test_wrap_width[zero]", status: "fail", details }],
+      dir,
+    );
+    expect(frames).toEqual([
+      { file: "grid/table.py", line: 1747 },
+      { file: "grid/table.py", line: 2119 },
+      { file: "test/test_wrap.py", line: 8 },
+    ]);
     const context = await buildContext(dir, { query: "crash", mentioned: [], frames, isTestFile, maxChars: 1500 });
-    expect(context.symbols[0]).toMatchObject({ name: "Table.wrap_text_to_colwidths", reason: "stack-frame", startLine: 1737, endLine: 1750 });
+    expect(context.symbols[0]).toMatchObject({
+      name: "Table.wrap_text_to_colwidths",
+      reason: "stack-frame",
+      startLine: 1737,
+      endLine: 1750,
+    });
     expect(context.symbols[1]).toMatchObject({ name: "tabulate", reason: "stack-frame" });
     expect(context.code).toContain("1725 | class Table:");
     expect(context.code).toContain("1729 | \n   ⋮ lines 1730-1736 not shown\n1737 |     def wrap_text_to_colwidths");
@@ -97,14 +133,30 @@ describe("context by symbol", () => {
 
   it("finds a function the issue names by its name", async () => {
     const dir = await writeRepo(gridRepo());
-    const context = await buildContext(dir, { query: "crash", mentioned: [], named: ["_render_percent_cell_77"], isTestFile, maxChars: 2000 });
+    const context = await buildContext(dir, {
+      query: "crash",
+      mentioned: [],
+      named: ["_render_percent_cell_77"],
+      isTestFile,
+      maxChars: 2000,
+    });
     expect(context.symbols[0]).toMatchObject({ name: "_render_percent_cell_77", reason: "named" });
     expect(context.code).toMatch(/\d+ \| def _render_percent_cell_77\(value, fmt="", missing=""\):/);
   });
 
   it("shows localize candidates by their best-matching symbols, not their licence headers", async () => {
-    const { requests } = scriptAnswers([{ stage: "localize", content: { files: ["grid/table.py"], functions: ["Table.wrap_text_to_colwidths"] } }]);
-    const files = { ...gridRepo(), ...Object.fromEntries(Array.from({ length: 6 }, (_, i) => [`grid/extra_${i}.py`, `# Copyright header ${i}\n\ndef wrap_column_${i}(text, width):\n    return text[:width]\n`])) };
+    const { requests } = scriptAnswers([
+      { stage: "localize", content: { files: ["grid/table.py"], functions: ["Table.wrap_text_to_colwidths"] } },
+    ]);
+    const files = {
+      ...gridRepo(),
+      ...Object.fromEntries(
+        Array.from({ length: 6 }, (_, i) => [
+          `grid/extra_${i}.py`,
+          `# Copyright header ${i}\n\ndef wrap_column_${i}(text, width):\n    return text[:width]\n`,
+        ]),
+      ),
+    };
     const dir = await writeRepo(files);
     const context = await buildContext(dir, { query: ISSUE, mentioned: [], isTestFile, maxFiles: 2, llm: testLlm() });
     const prompt = requests[0]?.messages[1]?.content ?? "";

@@ -15,15 +15,39 @@ import { PYTEST_ENV, writeRepo } from "../../support/python-task.ts";
 
 useHttpMock();
 
-const PLAN = { stage: "plan", content: { steps: ["In Table.wrap_text_to_colwidths, treat a width of 0 or less like None: keep the cell unwrapped"] } };
+const PLAN = {
+  stage: "plan",
+  content: {
+    steps: ["In Table.wrap_text_to_colwidths, treat a width of 0 or less like None: keep the cell unwrapped"],
+  },
+};
 const VERIFIED = {
   stage: "verify-plan",
-  content: { tests: [{ test: "test_wrap_width[zero]", steps: [{ step: 1, value: "alpha beta" }], derived: "alpha beta", expected: "alpha beta", matches: true }] },
+  content: {
+    tests: [
+      {
+        test: "test_wrap_width[zero]",
+        steps: [{ step: 1, value: "alpha beta" }],
+        derived: "alpha beta",
+        expected: "alpha beta",
+        matches: true,
+      },
+    ],
+  },
 };
 const CHECK_OK = { stage: "check-verification", content: { ok: true, problems: [] } };
 const FIX = {
   stage: "implement",
-  content: { edits: [{ kind: "replace", path: "grid/table.py", search: `                if width is None:\n`, replace: `                if width is None or width <= 0:\n` }] },
+  content: {
+    edits: [
+      {
+        kind: "replace",
+        path: "grid/table.py",
+        search: `                if width is None:\n`,
+        replace: `                if width is None or width <= 0:\n`,
+      },
+    ],
+  },
 };
 
 describe("the prompts LPW sends for a bug deep in a large module", () => {
@@ -61,8 +85,12 @@ describe("the prompts LPW sends for a bug deep in a large module", () => {
     expect(verify.match(/def test_wrap_width\(width, expected\):/g)).toHaveLength(1);
     expect(verify).toContain('@pytest.mark.parametrize("width,expected"');
     expect(verify).toContain("# (the source above, once, for its 2 failing cases)");
-    expect(verify).toContain('# test/test_wrap.py::test_wrap_width[zero]  parameters: width=0, expected="alpha beta"\n# fails now with: AssertionError: assert \'alpha beta\' == \'a\\nl\\np');
-    expect(verify).toContain('# test/test_wrap.py::test_wrap_width[negative]  parameters: width=-1, expected="alpha beta"');
+    expect(verify).toContain(
+      "# test/test_wrap.py::test_wrap_width[zero]  parameters: width=0, expected=\"alpha beta\"\n# fails now with: AssertionError: assert 'alpha beta' == 'a\\nl\\np",
+    );
+    expect(verify).toContain(
+      '# test/test_wrap.py::test_wrap_width[negative]  parameters: width=-1, expected="alpha beta"',
+    );
     expect(verify).not.toMatch(/fails now with: AssertionError\n/);
   });
 });

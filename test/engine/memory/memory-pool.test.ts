@@ -2,7 +2,13 @@ import { describe, expect, it } from "vitest";
 import { cosine, formatMemory, MemoryPool } from "../../../src/engine/memory/memory-pool.ts";
 
 const REPO = { installation: "1", repository: "octo-org/shop" };
-const entry = (task: string, keywords: string[], embedding?: number[]) => ({ task, plan: [`fix ${keywords[0]}`], verification: "ok", keywords, embedding });
+const entry = (task: string, keywords: string[], embedding?: number[]) => ({
+  task,
+  plan: [`fix ${keywords[0]}`],
+  verification: "ok",
+  keywords,
+  embedding,
+});
 
 describe("MemoryPool", () => {
   it("recalls the most similar accepted fixes of the same repository, by BM25", () => {
@@ -19,7 +25,10 @@ describe("MemoryPool", () => {
   it("never crosses repositories or installations", () => {
     const pool = new MemoryPool(":memory:");
     pool.remember({ installation: "2", repository: "octo-org/shop" }, entry("discount bug elsewhere", ["discount"]));
-    pool.remember({ installation: "1", repository: "octo-org/other" }, entry("discount bug in another repo", ["discount"]));
+    pool.remember(
+      { installation: "1", repository: "octo-org/other" },
+      entry("discount bug in another repo", ["discount"]),
+    );
     expect(pool.recall(REPO, "discount")).toEqual([]);
   });
 
@@ -36,6 +45,8 @@ describe("MemoryPool", () => {
 
   it("formats recalled plans as examples for the plan stage", () => {
     expect(formatMemory([])).toBe("(none)");
-    expect(formatMemory([{ id: 1, task: "Bug A\nmore", plan: ["x", "y"], verification: "", keywords: [], score: 1 }])).toBe("Example 1: Bug A\nPlan:\n1. x\n2. y");
+    expect(
+      formatMemory([{ id: 1, task: "Bug A\nmore", plan: ["x", "y"], verification: "", keywords: [], score: 1 }]),
+    ).toBe("Example 1: Bug A\nPlan:\n1. x\n2. y");
   });
 });

@@ -55,8 +55,11 @@ async function task(files: Record<string, string> = REPO): Promise<{ task: Task;
   };
 }
 
-const attemptsSeen = (events: ProgressEvent[]) => events.flatMap((e) => (e.kind === "attempt" ? [[e.index, e.total]] : []));
-const replace = (search: string, replace: string) => [{ kind: "replace" as const, path: "calc/lib.py", search, replace }];
+const attemptsSeen = (events: ProgressEvent[]) =>
+  events.flatMap((e) => (e.kind === "attempt" ? [[e.index, e.total]] : []));
+const replace = (search: string, replace: string) => [
+  { kind: "replace" as const, path: "calc/lib.py", search, replace },
+];
 
 describe("the shared run harness", () => {
   it("takes the baseline: the visible run and the regression suite's, both kept as evidence", async () => {
@@ -73,10 +76,15 @@ describe("the shared run harness", () => {
     const passing = await task({ ...REPO, "calc/lib.py": FIXED });
     const stop = await new StrategyRun(passing.task, "probe").baseline().catch((error: unknown) => error);
     expect(stop).toBeInstanceOf(Stop);
-    expect(stop).toMatchObject({ reason: "nothing-to-fix", message: "every visible test already passes; there is nothing to repair" });
+    expect(stop).toMatchObject({
+      reason: "nothing-to-fix",
+      message: "every visible test already passes; there is nothing to repair",
+    });
     const empty = await task({ "calc/__init__.py": "", "calc/lib.py": LIB });
     const run = new StrategyRun({ ...empty.task, visible: { kind: "all" } }, "probe");
-    const outcome = await run.run(async () => run.finish("solved", `not reached ${(await run.baseline()).before.tests.length}`));
+    const outcome = await run.run(async () =>
+      run.finish("solved", `not reached ${(await run.baseline()).before.tests.length}`),
+    );
     expect(outcome).toMatchObject({ status: "not-fixed", stopReason: "broken-tests" });
     expect(outcome.message).toMatch(/^the test command is broken: it ran no test/);
   });
@@ -87,7 +95,13 @@ describe("the shared run harness", () => {
     const outcome = await run.run(async () => {
       await run.baseline();
       const breaks = await run.tryEdits(replace(LIB, BOTH), { description: "both" });
-      expect(breaks.attempt).toMatchObject({ index: 1, result: "regression-failed", file: "calc/lib.py", passed: 1, failed: 1 });
+      expect(breaks.attempt).toMatchObject({
+        index: 1,
+        result: "regression-failed",
+        file: "calc/lib.py",
+        passed: 1,
+        failed: 1,
+      });
       expect(() => run.accept(breaks.attempt)).toThrow(/regression-failed, not plausible/);
       expect(run.outcome.evidence.after).toBeUndefined();
       await run.changes.restore();
@@ -95,7 +109,11 @@ describe("the shared run harness", () => {
       expect(wrong.attempt).toMatchObject({ index: 2, result: "still-failing", passed: 0, failed: 1 });
       await run.changes.restore();
       const missing = await run.tryEdits(replace("no such text", "x"), { description: "missing" });
-      expect(missing.attempt).toMatchObject({ index: 3, result: "edit-failed", description: "missing: the edits did not apply" });
+      expect(missing.attempt).toMatchObject({
+        index: 3,
+        result: "edit-failed",
+        description: "missing: the edits did not apply",
+      });
       const right = await run.tryEdits(replace(LIB, FIXED), { description: "right" });
       expect(right.attempt).toMatchObject({ index: 4, result: "plausible", passed: 1, failed: 0 });
       run.accept(right.attempt);
@@ -108,7 +126,12 @@ describe("the shared run harness", () => {
     expect(await readFile(join(t.workspace, "calc/lib.py"), "utf8")).toBe(FIXED);
     // baseline 2; both: visible + regression; times: visible; right: visible + regression.
     expect(outcome.cost).toMatchObject({ testRuns: 7, candidatesGenerated: 4, candidatesTried: 4, llmCalls: 0 });
-    expect(attemptsSeen(events)).toEqual([[1, 10], [2, 10], [3, 10], [4, 10]]);
+    expect(attemptsSeen(events)).toEqual([
+      [1, 10],
+      [2, 10],
+      [3, 10],
+      [4, 10],
+    ]);
   });
 
   it("releases attempts in candidate order whichever finishes first, and keeps the closest attempt by that order", async () => {
@@ -118,20 +141,32 @@ describe("the shared run harness", () => {
       await run.baseline();
       // Candidate 2 is validated (and finishes) before candidate 1, as a faster slot would.
       writeFileSync(join(t.workspace, "calc/lib.py"), BOTH);
-      await run.validate({ index: 2, description: "second" }, { first: { kind: "tests", ids: [FAILING] }, diff: () => ({ diff: "second's diff", files: ["calc/lib.py"] }) });
+      await run.validate(
+        { index: 2, description: "second" },
+        { first: { kind: "tests", ids: [FAILING] }, diff: () => ({ diff: "second's diff", files: ["calc/lib.py"] }) },
+      );
       expect(attemptsSeen(events)).toEqual([]);
       writeFileSync(join(t.workspace, "calc/lib.py"), LIB.replace("a - b", "b - a"));
-      await run.validate({ index: 1, description: "first" }, { first: { kind: "tests", ids: [FAILING] }, diff: () => ({ diff: "first's diff", files: ["calc/lib.py"] }) });
+      await run.validate(
+        { index: 1, description: "first" },
+        { first: { kind: "tests", ids: [FAILING] }, diff: () => ({ diff: "first's diff", files: ["calc/lib.py"] }) },
+      );
       writeFileSync(join(t.workspace, "calc/lib.py"), LIB);
       return run.finish("exhausted", "none passed");
     });
-    expect(attemptsSeen(events)).toEqual([[1, 10], [2, 10]]);
+    expect(attemptsSeen(events)).toEqual([
+      [1, 10],
+      [2, 10],
+    ]);
     expect(outcome.attempts.map((a) => [a.index, a.description, a.result])).toEqual([
       [1, "first", "still-failing"],
       [2, "second", "regression-failed"],
     ]);
     // The regression-failed candidate passed the most tests: it is the closest attempt, not the fix.
-    expect(outcome).toMatchObject({ status: "not-fixed", closestAttempt: { diff: "second's diff", passed: 1, failed: 1 } });
+    expect(outcome).toMatchObject({
+      status: "not-fixed",
+      closestAttempt: { diff: "second's diff", passed: 1, failed: 1 },
+    });
     expect(outcome.evidence.after).toBeUndefined();
   });
 
@@ -141,7 +176,8 @@ describe("the shared run harness", () => {
       { stage: "generate", content: { edits: replace("x", "y") }, usage: { prompt: 100, completion: 20 } },
     ]);
     const llm = testLlm();
-    const ask = (l: LlmClient) => l.call("generate", { untrusted: { problem: "p", failures: "f", code: "c" } }, editsSchema);
+    const ask = (l: LlmClient) =>
+      l.call("generate", { untrusted: { problem: "p", failures: "f", code: "c" } }, editsSchema);
     await ask(llm); // spent before the run: another strategy's or the reproduction's
     const { task: t } = await task();
     const run = new StrategyRun(t, "probe", { llm });
@@ -166,7 +202,10 @@ describe("template, LPW and direct on one task", () => {
     changedFiles: outcome.changedFiles,
     evidence: Object.keys(outcome.evidence).sort(),
     after: outcome.evidence.after && { passed: outcome.evidence.after.passed, failed: outcome.evidence.after.failed },
-    regressionAfter: outcome.evidence.regressionAfter && { passed: outcome.evidence.regressionAfter.passed, failed: outcome.evidence.regressionAfter.failed },
+    regressionAfter: outcome.evidence.regressionAfter && {
+      passed: outcome.evidence.regressionAfter.passed,
+      failed: outcome.evidence.regressionAfter.failed,
+    },
     sorted: outcome.attempts.every((a, i) => a.index === i + 1),
     lastAttempt: outcome.attempts.at(-1)?.result,
     everyAttemptNamesItsFile: outcome.attempts.every((a) => a.file === "calc/lib.py"),
@@ -189,28 +228,52 @@ describe("template, LPW and direct on one task", () => {
   }
 
   it("fill the same Outcome fields, and the regression gate rejects the same candidate in the LLM strategies", async () => {
-    const same = { status: "fixed", stopReason: "solved", changedFiles: ["calc/lib.py"], evidence: ["after", "before", "regressionAfter", "regressionBefore"], after: { passed: 1, failed: 0 }, regressionAfter: { passed: 2, failed: 0 }, sorted: true, lastAttempt: "plausible", everyAttemptNamesItsFile: true, triedEveryAttempt: true, closestAttempt: undefined };
+    const same = {
+      status: "fixed",
+      stopReason: "solved",
+      changedFiles: ["calc/lib.py"],
+      evidence: ["after", "before", "regressionAfter", "regressionBefore"],
+      after: { passed: 1, failed: 0 },
+      regressionAfter: { passed: 2, failed: 0 },
+      sorted: true,
+      lastAttempt: "plausible",
+      everyAttemptNamesItsFile: true,
+      triedEveryAttempt: true,
+      closestAttempt: undefined,
+    };
 
     const template = await solve(() => templateStrategy, []);
     expect(fields(template)).toEqual(same);
 
     const breakBoth = { edits: replace(LIB, BOTH) };
     const restoreSub = { edits: replace("def sub(a, b):\n    return a + b", "def sub(a, b):\n    return a - b") };
-    const direct = await solve((llm) => directStrategy({ llm }), [
-      { stage: "generate", content: breakBoth },
-      { stage: "self-debug", content: restoreSub },
-    ]);
+    const direct = await solve(
+      (llm) => directStrategy({ llm }),
+      [
+        { stage: "generate", content: breakBoth },
+        { stage: "self-debug", content: restoreSub },
+      ],
+    );
     expect(fields(direct)).toEqual(same);
-    expect(direct.attempts.map((a) => [a.index, a.result])).toEqual([[1, "regression-failed"], [2, "plausible"]]);
-
-    const lpw = await solve((llm) => lpwStrategy({ llm, planVerification: false, instrumentedDebug: false, codeExplanation: false }), [
-      { stage: "plan", content: { steps: ["Add the arguments in add"] } },
-      { stage: "implement", content: breakBoth },
-      { stage: "analyze-error", content: { divergence: "sub now adds", fix: "leave sub alone" } },
-      { stage: "refine", content: restoreSub },
+    expect(direct.attempts.map((a) => [a.index, a.result])).toEqual([
+      [1, "regression-failed"],
+      [2, "plausible"],
     ]);
+
+    const lpw = await solve(
+      (llm) => lpwStrategy({ llm, planVerification: false, instrumentedDebug: false, codeExplanation: false }),
+      [
+        { stage: "plan", content: { steps: ["Add the arguments in add"] } },
+        { stage: "implement", content: breakBoth },
+        { stage: "analyze-error", content: { divergence: "sub now adds", fix: "leave sub alone" } },
+        { stage: "refine", content: restoreSub },
+      ],
+    );
     expect(fields(lpw)).toEqual(same);
-    expect(lpw.attempts.map((a) => [a.index, a.result])).toEqual([[1, "regression-failed"], [2, "plausible"]]);
+    expect(lpw.attempts.map((a) => [a.index, a.result])).toEqual([
+      [1, "regression-failed"],
+      [2, "plausible"],
+    ]);
     // The gate ran on the same candidate with the same runs: visible then the whole suite.
     expect(lpw.attempts[0]).toMatchObject({ passed: direct.attempts[0]?.passed, failed: direct.attempts[0]?.failed });
     expect(lpw.cost.testRuns).toBe(direct.cost.testRuns);

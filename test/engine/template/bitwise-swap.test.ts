@@ -9,7 +9,13 @@ describe("bitwise-swap", () => {
   it("swaps Python's ^= for &= and |=, and a shift for the other", async () => {
     const source = "def f(n, k):\n    while n:\n        n ^= n - 1\n    return (n << k) | 1\n";
     const m = (await pythonMutations("f.py", source, new Set([3, 4]))).filter((x) => x.family === "bitwise-swap");
-    expect(m.map((x) => x.description).sort()).toEqual(["`<<` → `>>`", "`^=` → `&=`", "`^=` → `|=`", "`|` → `&`", "`|` → `^`"]);
+    expect(m.map((x) => x.description).sort()).toEqual([
+      "`<<` → `>>`",
+      "`^=` → `&=`",
+      "`^=` → `|=`",
+      "`|` → `&`",
+      "`|` → `^`",
+    ]);
     const and = m.find((x) => x.replacement === "&=");
     expect(and && applyMutation(source, and)).toContain("n &= n - 1");
     // The likeliest swap of `^` is `&`: it ranks first.
@@ -19,7 +25,14 @@ describe("bitwise-swap", () => {
   it("swaps JavaScript's bit operators, >>> included", async () => {
     const source = "export function f(n) {\n  n ^= n - 1;\n  return (n >> 1) & 3;\n}\n";
     const m = (await jsMutations("f.js", source, new Set([2, 3]))).filter((x) => x.family === "bitwise-swap");
-    expect(m.map((x) => x.description).sort()).toEqual(["`&` → `^`", "`&` → `|`", "`>>` → `<<`", "`>>` → `>>>`", "`^=` → `&=`", "`^=` → `|=`"]);
+    expect(m.map((x) => x.description).sort()).toEqual([
+      "`&` → `^`",
+      "`&` → `|`",
+      "`>>` → `<<`",
+      "`>>` → `>>>`",
+      "`^=` → `&=`",
+      "`^=` → `|=`",
+    ]);
   });
 
   it("leaves arithmetic without bit operators alone", async () => {

@@ -56,21 +56,29 @@ afterEach(async () => {
 });
 
 const sandbox = { timeoutMs: 60_000, env: { PYTEST_DISABLE_PLUGIN_AUTOLOAD: "1" } };
-const lines = (spectra: Awaited<ReturnType<typeof pythonSpectra>>, id: string) => [...(spectra.spectra.find((t) => t.id === id)?.lines.get("lib.py") ?? [])].sort((a, b) => a - b);
+const lines = (spectra: Awaited<ReturnType<typeof pythonSpectra>>, id: string) =>
+  [...(spectra.spectra.find((t) => t.id === id)?.lines.get("lib.py") ?? [])].sort((a, b) => a - b);
 
 describe("pythonSpectra with the failing tests named", () => {
   it("traces passing tests only inside the failing tests' functions, and ranks the same line first", async () => {
     const failing = ["tests/test_lib.py::test_high", "tests/test_lib.py::test_spin"];
     const focused = await pythonSpectra(dir, [], { ...sandbox, failing, perTestMs: 1_000 });
     const full = await pythonSpectra(dir, [], { ...sandbox, perTestMs: 1_000 });
-    expect(focused.spectra.map((t) => [t.id, t.failed]).sort()).toEqual(full.spectra.map((t) => [t.id, t.failed]).sort());
+    expect(focused.spectra.map((t) => [t.id, t.failed]).sort()).toEqual(
+      full.spectra.map((t) => [t.id, t.failed]).sort(),
+    );
     // test_low runs clamp (a function test_high ran): its lines are kept; test_other runs only other(): none traced.
     expect(lines(focused, "tests/test_lib.py::test_low")).toEqual(lines(full, "tests/test_lib.py::test_low"));
     expect(lines(full, "tests/test_lib.py::test_other")).toEqual([13, 14, 15]);
     expect(lines(focused, "tests/test_lib.py::test_other")).toEqual([]);
-    const rank = (s: typeof focused) => ochiai(s.spectra, (file) => file === "lib.py").map((l) => `${String(l.line)}:${l.score.toFixed(3)}`);
+    const rank = (s: typeof focused) =>
+      ochiai(s.spectra, (file) => file === "lib.py").map((l) => `${String(l.line)}:${l.score.toFixed(3)}`);
     expect(rank(focused)).toEqual(rank(full));
-    expect(rank(focused).slice(0, 2).map((l) => l.split(":")[0])).toContain("4");
+    expect(
+      rank(focused)
+        .slice(0, 2)
+        .map((l) => l.split(":")[0]),
+    ).toContain("4");
   });
 
   it("stops a looping failing test at the per-test limit, as a failing test with the lines it ran", async () => {

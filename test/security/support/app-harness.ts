@@ -28,10 +28,19 @@ import { testPrivateKey } from "../../support/private-key.ts";
 import { webhookExample } from "../../support/webhook-examples.ts";
 
 // A small budget (60 candidates, 3 minutes): the fix takes one or two; a confused run must not take the suite's time.
-export const APP_CONFIG = 'test:\n  env:\n    PYTEST_DISABLE_PLUGIN_AUTOLOAD: "1"\nstrategy:\n  templateFirstPass: false\nbudgets:\n  iterations: 3\n  minutes: 3\n';
+export const APP_CONFIG =
+  'test:\n  env:\n    PYTEST_DISABLE_PLUGIN_AUTOLOAD: "1"\nstrategy:\n  templateFirstPass: false\nbudgets:\n  iterations: 3\n  minutes: 3\n';
 export const APP_ISSUE = { title: "add() subtracts", body: "add(2, 3) gives -1, it should be 5." };
 
-type Input = { checkout: string; root: string; remote: string; installationToken: string; config?: string; issue?: { title: string; body: string }; model?: { baseURL: string } };
+type Input = {
+  checkout: string;
+  root: string;
+  remote: string;
+  installationToken: string;
+  config?: string;
+  issue?: { title: string; body: string };
+  model?: { baseURL: string };
+};
 
 async function main(): Promise<void> {
   const [inputPath, outputPath] = process.argv.slice(2) as [string, string];
@@ -44,9 +53,21 @@ async function main(): Promise<void> {
   nock("https://api.github.com")
     .persist()
     .post(/^\/app\/installations\/\d+\/access_tokens$/)
-    .reply(201, () => ({ token: input.installationToken, expires_at: new Date(Date.now() + 3600_000).toISOString(), permissions: { contents: "write" } }));
+    .reply(201, () => ({
+      token: input.installationToken,
+      expires_at: new Date(Date.now() + 3600_000).toISOString(),
+      permissions: { contents: "write" },
+    }));
   const issue = input.issue ?? APP_ISSUE;
-  const state: FakeGitHubState = { issue: { ...issue }, comments: [], pulls: [], permissions: { maintainer: "write" }, files: { ".github/autogen.yml": input.config ?? APP_CONFIG }, defaultBranch: "main", cloneUrl: input.remote };
+  const state: FakeGitHubState = {
+    issue: { ...issue },
+    comments: [],
+    pulls: [],
+    permissions: { maintainer: "write" },
+    files: { ".github/autogen.yml": input.config ?? APP_CONFIG },
+    defaultBranch: "main",
+    cloneUrl: input.remote,
+  };
   const github = fakeGitHub(state);
   const store = new JobStore(join(input.root, "jobs.db"));
   let pool: WorkerPool | undefined;
@@ -71,7 +92,13 @@ async function main(): Promise<void> {
       // As app-from-config builds it, when a model is given.
       llmFor: model
         ? (repoConfig, job, signal) =>
-            jobLlmClient({ endpoint: { baseURL: model.baseURL, apiKey: "local", model: "local" }, budgets: repoConfig.budgets, scrub, transcriptPath: join(transcripts, `job-${job.id}.jsonl`), signal })
+            jobLlmClient({
+              endpoint: { baseURL: model.baseURL, apiKey: "local", model: "local" },
+              budgets: repoConfig.budgets,
+              scrub,
+              transcriptPath: join(transcripts, `job-${job.id}.jsonl`),
+              signal,
+            })
         : undefined,
       concurrency: 1,
       perInstallation: 1,
@@ -79,8 +106,17 @@ async function main(): Promise<void> {
       onReady: (p) => (pool = p),
     }),
   );
-  const payload = webhookExample("issues", "labeled") as Record<string, unknown> & { repository: Record<string, unknown>; issue: Record<string, unknown> };
-  payload.repository = { ...payload.repository, name: "shop", full_name: "octo-org/shop", default_branch: "main", owner: { ...(payload.repository.owner as object), login: "octo-org" } };
+  const payload = webhookExample("issues", "labeled") as Record<string, unknown> & {
+    repository: Record<string, unknown>;
+    issue: Record<string, unknown>;
+  };
+  payload.repository = {
+    ...payload.repository,
+    name: "shop",
+    full_name: "octo-org/shop",
+    default_branch: "main",
+    owner: { ...(payload.repository.owner as object), login: "octo-org" },
+  };
   payload.issue = { ...payload.issue, number: 42, title: issue.title, body: issue.body };
   payload.label = { ...(payload.label as object), name: "autogen" };
   payload.sender = { ...(payload.sender as object), login: "maintainer", id: 7, type: "User" };
@@ -89,12 +125,35 @@ async function main(): Promise<void> {
   await pool?.idle();
 
   const job = await store.latest("octo-org", "shop", 42);
-  const refs = (dir: string) => execFileSync("git", ["--git-dir", dir, "for-each-ref", "--format=%(refname)"], { encoding: "utf8" }).trim().split("\n").filter(Boolean);
-  const history = execFileSync("git", ["--git-dir", input.remote, "log", "-p", "--all", "--format=%H %an%n%B"], { encoding: "utf8" });
+  const refs = (dir: string) =>
+    execFileSync("git", ["--git-dir", dir, "for-each-ref", "--format=%(refname)"], { encoding: "utf8" })
+      .trim()
+      .split("\n")
+      .filter(Boolean);
+  const history = execFileSync("git", ["--git-dir", input.remote, "log", "-p", "--all", "--format=%H %an%n%B"], {
+    encoding: "utf8",
+  });
   store.close();
   writeFileSync(
     outputPath,
-    JSON.stringify({ comments: state.comments, pulls: state.pulls, remoteRefs: refs(input.remote), history, job: job ? { state: job.state, error: job.error, checkpoint: job.checkpoint } : undefined, githubErrors: github.errors, transcripts: existsSync(transcripts) ? readdirSync(transcripts).map((f) => readFileSync(join(transcripts, f), "utf8")).join("\n") : "", maxRssKb: process.resourceUsage().maxRSS }, null, 2),
+    JSON.stringify(
+      {
+        comments: state.comments,
+        pulls: state.pulls,
+        remoteRefs: refs(input.remote),
+        history,
+        job: job ? { state: job.state, error: job.error, checkpoint: job.checkpoint } : undefined,
+        githubErrors: github.errors,
+        transcripts: existsSync(transcripts)
+          ? readdirSync(transcripts)
+              .map((f) => readFileSync(join(transcripts, f), "utf8"))
+              .join("\n")
+          : "",
+        maxRssKb: process.resourceUsage().maxRSS,
+      },
+      null,
+      2,
+    ),
   );
   nock.cleanAll();
 }

@@ -15,7 +15,16 @@ import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { fakeModelServer, sendCompletion, type ReceivedRequest } from "../../llm/fake-model-server.ts";
-import { buildRepo, canaryEnv, findCanaries, newContext, removeContext, ROOT, type Canaries, type HostListener } from "./redteam.ts";
+import {
+  buildRepo,
+  canaryEnv,
+  findCanaries,
+  newContext,
+  removeContext,
+  ROOT,
+  type Canaries,
+  type HostListener,
+} from "./redteam.ts";
 import type { AttackResult } from "./scenarios.ts";
 
 /** Bound on the App process's peak memory: its honest runs stay far below; reading /dev/zero goes to gigabytes. */
@@ -43,14 +52,19 @@ const CONFIG = [
   "",
 ].join("\n");
 
-const ISSUE = { title: "total() adds the discount", body: "total([10, 20], 5) raises 'negative discount: -5'; it should give 25." };
+const ISSUE = {
+  title: "total() adds the discount",
+  body: "total([10, 20], 5) raises 'negative discount: -5'; it should give 25.",
+};
 
 /** The repository: the bug is in cart.py; helpers → rates → limits are on the traceback. */
 function hostileFiles(hostFile: string): Record<string, string> {
   const swaps = { "shop/helpers.py": "/proc/self/environ", "shop/rates.py": hostFile, "shop/limits.py": "/dev/zero" };
   const originals = {
-    "shop/helpers.py": "from shop.rates import check_rate\n\n\ndef apply_discount(amount, discount):\n    check_rate(discount)\n    return amount - discount\n",
-    "shop/rates.py": "from shop.limits import require_non_negative\n\n\ndef check_rate(discount):\n    require_non_negative(discount)\n",
+    "shop/helpers.py":
+      "from shop.rates import check_rate\n\n\ndef apply_discount(amount, discount):\n    check_rate(discount)\n    return amount - discount\n",
+    "shop/rates.py":
+      "from shop.limits import require_non_negative\n\n\ndef check_rate(discount):\n    require_non_negative(discount)\n",
     "shop/limits.py": [
       "import os",
       "",
@@ -62,13 +76,15 @@ function hostileFiles(hostFile: string): Record<string, string> {
       "",
     ].join("\n"),
   };
-  const cart = "from shop.helpers import apply_discount\n\n\ndef total(prices, discount):\n    return apply_discount(sum(prices), -discount)\n";
+  const cart =
+    "from shop.helpers import apply_discount\n\n\ndef total(prices, discount):\n    return apply_discount(sum(prices), -discount)\n";
   return {
     ...originals,
     "shop/__init__.py": "",
     "shop/cart.py": cart,
     "tests/__init__.py": "",
-    "tests/test_cart.py": "from shop.cart import total\n\n\ndef test_total_applies_discount():\n    assert total([10, 20], 5) == 25\n",
+    "tests/test_cart.py":
+      "from shop.cart import total\n\n\ndef test_total_applies_discount():\n    assert total([10, 20], 5) == 25\n",
     "conftest.py": [
       "import json, os",
       "",
@@ -114,16 +130,53 @@ function answer(request: ReceivedRequest): unknown {
     case "plan":
       return { steps: ["Pass the discount to apply_discount as it is, not negated"] };
     case "verify_plan":
-      return { tests: [{ test: "tests/test_cart.py::test_total_applies_discount", steps: [{ step: 1, value: "25" }], derived: "25", expected: "25", matches: true }] };
+      return {
+        tests: [
+          {
+            test: "tests/test_cart.py::test_total_applies_discount",
+            steps: [{ step: 1, value: "25" }],
+            derived: "25",
+            expected: "25",
+            matches: true,
+          },
+        ],
+      };
     case "check_verification":
       return { ok: true, problems: [] };
     case "implement":
-      return { edits: [{ kind: "replace", path: "shop/cart.py", search: "def total(prices, discount):", replace: "def total(prices, discount):\n    # the discount is subtracted by apply_discount" }] };
+      return {
+        edits: [
+          {
+            kind: "replace",
+            path: "shop/cart.py",
+            search: "def total(prices, discount):",
+            replace: "def total(prices, discount):\n    # the discount is subtracted by apply_discount",
+          },
+        ],
+      };
     case "refine":
       // The first refinement is wrong too (its run puts the links back and counts them: the proof that the attack ran), the second fixes it.
       return JSON.stringify(request.messages).includes("-(discount)")
-        ? { edits: [{ kind: "replace", path: "shop/cart.py", search: "apply_discount(sum(prices), -(discount))", replace: "apply_discount(sum(prices), discount)" }] }
-        : { edits: [{ kind: "replace", path: "shop/cart.py", search: "apply_discount(sum(prices), -discount)", replace: "apply_discount(sum(prices), -(discount))" }] };
+        ? {
+            edits: [
+              {
+                kind: "replace",
+                path: "shop/cart.py",
+                search: "apply_discount(sum(prices), -(discount))",
+                replace: "apply_discount(sum(prices), discount)",
+              },
+            ],
+          }
+        : {
+            edits: [
+              {
+                kind: "replace",
+                path: "shop/cart.py",
+                search: "apply_discount(sum(prices), -discount)",
+                replace: "apply_discount(sum(prices), -(discount))",
+              },
+            ],
+          };
     case "analyze_error":
       return { divergence: "total negates the discount", fix: "pass it as it is" };
     case "explain":
@@ -137,10 +190,21 @@ function answer(request: ReceivedRequest): unknown {
   }
 }
 
-type HarnessOut = { comments: Array<{ body: string }>; pulls: Array<{ body: string }>; history: string; job?: { state: string; error?: string; checkpoint: Record<string, unknown> }; transcripts: string; maxRssKb: number };
+type HarnessOut = {
+  comments: Array<{ body: string }>;
+  pulls: Array<{ body: string }>;
+  history: string;
+  job?: { state: string; error?: string; checkpoint: Record<string, unknown> };
+  transcripts: string;
+  maxRssKb: number;
+};
 
 /** One App run of the hostile repository, under `isolation` (undefined: what the machine offers, or AUTOGEN_ISOLATION). */
-export async function hostReadsApp(canaries: Canaries, host: HostListener, isolation?: string): Promise<AttackResult[]> {
+export async function hostReadsApp(
+  canaries: Canaries,
+  host: HostListener,
+  isolation?: string,
+): Promise<AttackResult[]> {
   const path = `app py${isolation ? ` (${isolation})` : ""}`;
   const ctx = newContext("app-hostreads", canaries, host);
   const model = await fakeModelServer((request, res) => sendCompletion(res, JSON.stringify(answer(request))));
@@ -156,15 +220,44 @@ export async function hostReadsApp(canaries: Canaries, host: HostListener, isola
     const repo = buildRepo(ctx, "checkout", { files: hostileFiles(hostFile), source: "shop/cart.py", pushUrl: remote });
     const inputPath = join(ctx.root, "app-input.json");
     const outputPath = join(ctx.root, "app-output.json");
-    writeFileSync(inputPath, JSON.stringify({ checkout: repo, root: ctx.root, remote, installationToken: canaries.INSTALLATION_TOKEN, config: CONFIG, issue: ISSUE, model: { baseURL: model.baseURL } }));
+    writeFileSync(
+      inputPath,
+      JSON.stringify({
+        checkout: repo,
+        root: ctx.root,
+        remote,
+        installationToken: canaries.INSTALLATION_TOKEN,
+        config: CONFIG,
+        issue: ISSUE,
+        model: { baseURL: model.baseURL },
+      }),
+    );
     const harness = fileURLToPath(new URL("./app-harness.ts", import.meta.url));
     const chosen = isolation ?? process.env.AUTOGEN_ISOLATION;
-    const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: ctx.home, LANG: "C.UTF-8", AUTOGEN_RT_MARKER: envMarker, ...canaryEnv(canaries), ...(chosen ? { AUTOGEN_ISOLATION: chosen } : {}) };
-    const run = await new Promise<{ code: number | null; signal: string | null; stdout: string; stderr: string }>((resolve) =>
-      execFile(process.execPath, [harness, inputPath, outputPath], { cwd: ROOT, timeout: 300_000, killSignal: "SIGKILL", maxBuffer: 64 * 1024 * 1024, env }, (error, stdout, stderr) => {
-        const e = error as (Error & { code?: number | string; signal?: string }) | null;
-        resolve({ code: e ? (typeof e.code === "number" ? e.code : null) : 0, signal: e?.signal ?? null, stdout, stderr });
-      }),
+    const env = {
+      PATH: process.env.PATH ?? "/usr/bin:/bin",
+      HOME: ctx.home,
+      LANG: "C.UTF-8",
+      AUTOGEN_RT_MARKER: envMarker,
+      ...canaryEnv(canaries),
+      ...(chosen ? { AUTOGEN_ISOLATION: chosen } : {}),
+    };
+    const run = await new Promise<{ code: number | null; signal: string | null; stdout: string; stderr: string }>(
+      (resolve) =>
+        execFile(
+          process.execPath,
+          [harness, inputPath, outputPath],
+          { cwd: ROOT, timeout: 300_000, killSignal: "SIGKILL", maxBuffer: 64 * 1024 * 1024, env },
+          (error, stdout, stderr) => {
+            const e = error as (Error & { code?: number | string; signal?: string }) | null;
+            resolve({
+              code: e ? (typeof e.code === "number" ? e.code : null) : 0,
+              signal: e?.signal ?? null,
+              stdout,
+              stderr,
+            });
+          },
+        ),
     );
     if (!existsSync(outputPath)) {
       const why = `the App harness ended without a result (exit ${run.code}, signal ${run.signal}): ${run.stderr.slice(0, 400)}`;
@@ -173,7 +266,15 @@ export async function hostReadsApp(canaries: Canaries, host: HostListener, isola
     const out = JSON.parse(readFileSync(outputPath, "utf8")) as HarnessOut;
     const requests = JSON.stringify(model.requests);
     // RT_HOSTREADS_DUMP=<file>: what the model was sent and the harness said, to look at a run.
-    if (process.env.RT_HOSTREADS_DUMP) writeFileSync(process.env.RT_HOSTREADS_DUMP, JSON.stringify({ requests: model.requests, out, stdout: run.stdout.slice(-4000), stderr: run.stderr.slice(-4000) }, null, 1));
+    if (process.env.RT_HOSTREADS_DUMP)
+      writeFileSync(
+        process.env.RT_HOSTREADS_DUMP,
+        JSON.stringify(
+          { requests: model.requests, out, stdout: run.stdout.slice(-4000), stderr: run.stderr.slice(-4000) },
+          null,
+          1,
+        ),
+      );
     const places: Record<string, string> = {
       "requests to the model": requests,
       transcript: out.transcripts,
@@ -184,25 +285,47 @@ export async function hostReadsApp(canaries: Canaries, host: HostListener, isola
       "App logs": `${run.stdout}\n${run.stderr}`,
     };
     const found = (needles: string[], extra: Canaries | undefined) =>
-      Object.entries(places).flatMap(([where, text]) => [...(extra ? findCanaries(text, extra).map((h) => `${where}: ${h}`) : []), ...needles.filter((n) => text.includes(n)).map((n) => `${where}: ${n.slice(0, 24)}`)]);
+      Object.entries(places).flatMap(([where, text]) => [
+        ...(extra ? findCanaries(text, extra).map((h) => `${where}: ${h}`) : []),
+        ...needles.filter((n) => text.includes(n)).map((n) => `${where}: ${n.slice(0, 24)}`),
+      ]);
     // The attack ran: the prompts that show the current code were built after a session had left its links (counted when put back).
     const stages = model.requests.map((r) => r.response_format?.json_schema?.name ?? "?");
     const swaps = Math.max(0, ...[...requests.matchAll(/links found and put back: (\d+)/g)].map((m) => Number(m[1])));
-    const ran = stages.includes("implement") && stages.includes("refine") && swaps >= 1 && requests.includes("shop/limits.py");
+    const ran =
+      stages.includes("implement") && stages.includes("refine") && swaps >= 1 && requests.includes("shop/limits.py");
     const precondition = `stages ${[...new Set(stages)].join(",") || "none"}; the conftest's links were in place ${swaps} time(s) before a prompt; job ${out.job?.state}${out.job?.error ? ` (${out.job.error.slice(0, 160)})` : ""}`;
     const vacuous = (detail: string) => (ran ? detail : `the attack did not run (vacuous): ${precondition}`);
     const environLeaks = found([envMarker, "AUTOGEN_RT_MARKER="], canaries);
     const hostLeaks = found([hostCanary, "a host file the tests cannot see"], undefined);
-    const nul = Object.entries(places).filter(([, text]) => text.includes("\\u0000") || text.includes("\u0000")).map(([where]) => where);
+    const nul = Object.entries(places)
+      .filter(([, text]) => text.includes("\\u0000") || text.includes("\u0000"))
+      .map(([where]) => where);
     const largest = Math.max(0, ...model.requests.map((r) => JSON.stringify(r).length));
     return [
-      { attack: HOST_READ_ATTACKS[0] as string, path, held: ran && environLeaks.length === 0, detail: vacuous(`${precondition}; found: ${environLeaks.length ? environLeaks.slice(0, 6).join("; ") : "none"}`) },
-      { attack: HOST_READ_ATTACKS[1] as string, path, held: ran && hostLeaks.length === 0, detail: vacuous(`${model.requests.length} request(s); host file's content found: ${hostLeaks.length ? hostLeaks.slice(0, 6).join("; ") : "nowhere"}`) },
+      {
+        attack: HOST_READ_ATTACKS[0] as string,
+        path,
+        held: ran && environLeaks.length === 0,
+        detail: vacuous(
+          `${precondition}; found: ${environLeaks.length ? environLeaks.slice(0, 6).join("; ") : "none"}`,
+        ),
+      },
+      {
+        attack: HOST_READ_ATTACKS[1] as string,
+        path,
+        held: ran && hostLeaks.length === 0,
+        detail: vacuous(
+          `${model.requests.length} request(s); host file's content found: ${hostLeaks.length ? hostLeaks.slice(0, 6).join("; ") : "nowhere"}`,
+        ),
+      },
       {
         attack: HOST_READ_ATTACKS[2] as string,
         path,
         held: ran && run.signal === null && nul.length === 0 && out.maxRssKb < HOST_READ_RSS_LIMIT_KB,
-        detail: vacuous(`App peak RSS ${Math.round(out.maxRssKb / 1024)} MiB (bound ${HOST_READ_RSS_LIMIT_KB / 1024} MiB); NUL bytes in: ${nul.length ? nul.join(", ") : "nothing"}; largest request ${largest} chars; harness exit ${run.code}`),
+        detail: vacuous(
+          `App peak RSS ${Math.round(out.maxRssKb / 1024)} MiB (bound ${HOST_READ_RSS_LIMIT_KB / 1024} MiB); NUL bytes in: ${nul.length ? nul.join(", ") : "nothing"}; largest request ${largest} chars; harness exit ${run.code}`,
+        ),
       },
     ];
   } finally {

@@ -12,7 +12,12 @@ import { execFile } from "node:child_process";
 import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fakeModelServer, sendCompletion, type FakeModelServer, type ReceivedRequest } from "../../llm/fake-model-server.ts";
+import {
+  fakeModelServer,
+  sendCompletion,
+  type FakeModelServer,
+  type ReceivedRequest,
+} from "../../llm/fake-model-server.ts";
 import { gitRepo } from "../../support/git-repo.ts";
 import { canaryEnv, findCanaries, isolationLevel, makeCanaries, ROOT, type Canaries } from "./redteam.ts";
 
@@ -28,11 +33,30 @@ function answer(request: ReceivedRequest): unknown {
     case "plan":
       return { steps: ["Subtract the discount instead of adding it"] };
     case "verify_plan":
-      return { tests: [{ test: "tests/test_cart.py::test_total_applies_discount", steps: [{ step: 1, value: "25" }], derived: "25", expected: "25", matches: true }] };
+      return {
+        tests: [
+          {
+            test: "tests/test_cart.py::test_total_applies_discount",
+            steps: [{ step: 1, value: "25" }],
+            derived: "25",
+            expected: "25",
+            matches: true,
+          },
+        ],
+      };
     case "check_verification":
       return { ok: true, problems: [] };
     case "implement":
-      return { edits: [{ kind: "replace", path: "shop/cart.py", search: "def total(prices, discount):", replace: "def total(prices, discount):  # the cart's total" }] };
+      return {
+        edits: [
+          {
+            kind: "replace",
+            path: "shop/cart.py",
+            search: "def total(prices, discount):",
+            replace: "def total(prices, discount):  # the cart's total",
+          },
+        ],
+      };
     case "analyze_error":
       return { divergence: "discounted() adds the discount", fix: "subtract it" };
     case "explain":
@@ -47,12 +71,16 @@ function answer(request: ReceivedRequest): unknown {
 /** The hostile repository: after the first test run of the bot's change, shop/helpers.py becomes a link to `target`. */
 function hostileRepo(target: string): Record<string, string> {
   return {
-    ".github/autogen.yml": 'test:\n  env:\n    PYTEST_DISABLE_PLUGIN_AUTOLOAD: "1"\nstrategy:\n  name: lpw\n  templateFirstPass: false\n  instrumentedDebug: false\n  maxRefinements: 1\n  maxPlanIterations: 1\n',
+    ".github/autogen.yml":
+      'test:\n  env:\n    PYTEST_DISABLE_PLUGIN_AUTOLOAD: "1"\nstrategy:\n  name: lpw\n  templateFirstPass: false\n  instrumentedDebug: false\n  maxRefinements: 1\n  maxPlanIterations: 1\n',
     "shop/__init__.py": "",
-    "shop/helpers.py": "def discounted(subtotal, discount):\n    result = subtotal + discount\n    if result > subtotal:\n        raise ValueError(f'a discount raised the total to {result}')\n    return result\n",
-    "shop/cart.py": "from shop.helpers import discounted\n\n\ndef total(prices, discount):\n    return discounted(sum(prices), discount)\n",
+    "shop/helpers.py":
+      "def discounted(subtotal, discount):\n    result = subtotal + discount\n    if result > subtotal:\n        raise ValueError(f'a discount raised the total to {result}')\n    return result\n",
+    "shop/cart.py":
+      "from shop.helpers import discounted\n\n\ndef total(prices, discount):\n    return discounted(sum(prices), discount)\n",
     "tests/__init__.py": "",
-    "tests/test_cart.py": "from shop.cart import total\n\n\ndef test_total_applies_discount():\n    assert total([10, 20], 5) == 25\n",
+    "tests/test_cart.py":
+      "from shop.cart import total\n\n\ndef test_total_applies_discount():\n    assert total([10, 20], 5) == 25\n",
     "conftest.py": [
       "import os",
       "",
@@ -79,13 +107,29 @@ function hostileRepo(target: string): Record<string, string> {
   };
 }
 
-export type Run = { code: number | null; stdout: string; stderr: string; requests: ReceivedRequest[]; transcripts: string; report: string; repo: string; maxRssKb: number };
+export type Run = {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  requests: ReceivedRequest[];
+  transcripts: string;
+  report: string;
+  repo: string;
+  maxRssKb: number;
+};
 
 // The CLI runs under python3, which reports the largest resident set of its children when they end.
-const RSS_WRAPPER = "import resource, subprocess, sys\nr = subprocess.run(sys.argv[2:])\nopen(sys.argv[1], 'w').write(str(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss))\nsys.exit(r.returncode)\n";
+const RSS_WRAPPER =
+  "import resource, subprocess, sys\nr = subprocess.run(sys.argv[2:])\nopen(sys.argv[1], 'w').write(str(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss))\nsys.exit(r.returncode)\n";
 
-export async function attack(target: string, isolation: string | undefined, extraEnv: Record<string, string> = {}): Promise<Run> {
-  const model: FakeModelServer = await fakeModelServer((request, res) => sendCompletion(res, JSON.stringify(answer(request))));
+export async function attack(
+  target: string,
+  isolation: string | undefined,
+  extraEnv: Record<string, string> = {},
+): Promise<Run> {
+  const model: FakeModelServer = await fakeModelServer((request, res) =>
+    sendCompletion(res, JSON.stringify(answer(request))),
+  );
   const repo = await gitRepo(hostileRepo(target));
   const home = mkdtempSync(join(tmpdir(), "autogen-rt-home-"));
   try {
@@ -100,13 +144,33 @@ export async function attack(target: string, isolation: string | undefined, extr
       ...extraEnv,
     };
     const result = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-      execFile("python3", ["-c", RSS_WRAPPER, join(home, "maxrss"), process.execPath, join(ROOT, "bin", "autogen.js"), "fix", repo, "--issue", "total() adds the discount instead of subtracting it", "--json"], { env, cwd: repo, timeout: 240_000, maxBuffer: 64 * 1024 * 1024, killSignal: "SIGKILL" }, (error, stdout, stderr) => {
-        const e = error as (Error & { code?: number | string }) | null;
-        resolve({ code: e ? (typeof e.code === "number" ? e.code : null) : 0, stdout, stderr });
-      });
+      execFile(
+        "python3",
+        [
+          "-c",
+          RSS_WRAPPER,
+          join(home, "maxrss"),
+          process.execPath,
+          join(ROOT, "bin", "autogen.js"),
+          "fix",
+          repo,
+          "--issue",
+          "total() adds the discount instead of subtracting it",
+          "--json",
+        ],
+        { env, cwd: repo, timeout: 240_000, maxBuffer: 64 * 1024 * 1024, killSignal: "SIGKILL" },
+        (error, stdout, stderr) => {
+          const e = error as (Error & { code?: number | string }) | null;
+          resolve({ code: e ? (typeof e.code === "number" ? e.code : null) : 0, stdout, stderr });
+        },
+      );
     });
     const dir = join(repo, ".git", "autogen", "transcripts");
-    const transcripts = existsSync(dir) ? readdirSync(dir).map((f) => readFileSync(join(dir, f), "utf8")).join("\n") : "";
+    const transcripts = existsSync(dir)
+      ? readdirSync(dir)
+          .map((f) => readFileSync(join(dir, f), "utf8"))
+          .join("\n")
+      : "";
     let report = "";
     try {
       const outcome = JSON.parse(result.stdout) as { report?: string };
@@ -123,7 +187,13 @@ export async function attack(target: string, isolation: string | undefined, extr
 }
 
 export function leaks(run: Run, canaryValues: Canaries, extra: string[] = []): string[] {
-  const places: Record<string, string> = { "requests to the model": JSON.stringify(run.requests), transcripts: run.transcripts, report: run.report, stdout: run.stdout, stderr: run.stderr };
+  const places: Record<string, string> = {
+    "requests to the model": JSON.stringify(run.requests),
+    transcripts: run.transcripts,
+    report: run.report,
+    stdout: run.stdout,
+    stderr: run.stderr,
+  };
   const out: string[] = [];
   for (const [where, text] of Object.entries(places)) {
     for (const hit of findCanaries(text, canaryValues)) out.push(`${where}: ${hit}`);
@@ -136,10 +206,15 @@ export function leaks(run: Run, canaryValues: Canaries, extra: string[] = []): s
 export function attackRan(run: Run): string[] {
   const problems: string[] = [];
   const stages = run.requests.map((r) => r.response_format?.json_schema?.name);
-  if (!stages.includes("implement")) problems.push(`no implement prompt was built (stages: ${stages.join(", ") || "none"}; exit ${run.code}; ${run.stderr.slice(0, 400)})`);
+  if (!stages.includes("implement"))
+    problems.push(
+      `no implement prompt was built (stages: ${stages.join(", ") || "none"}; exit ${run.code}; ${run.stderr.slice(0, 400)})`,
+    );
   const sent = JSON.stringify(run.requests);
-  if (!sent.includes("--- shop/helpers.py")) problems.push("shop/helpers.py was never in the context: the swap would have nothing to hit");
-  if (!stages.includes("refine")) problems.push(`no refine prompt was built after the swap (stages: ${stages.join(", ")})`);
+  if (!sent.includes("--- shop/helpers.py"))
+    problems.push("shop/helpers.py was never in the context: the swap would have nothing to hit");
+  if (!stages.includes("refine"))
+    problems.push(`no refine prompt was built after the swap (stages: ${stages.join(", ")})`);
   return problems;
 }
 
@@ -153,17 +228,35 @@ export async function hostReadRows(): Promise<Array<{ attack: string; path: stri
   const rows: Array<{ attack: string; path: string; held: boolean; detail: string }> = [];
   const judge = (attack: string, run: Run, problems: string[]) => {
     const ran = attackRan(run);
-    rows.push({ attack, path: "cli", held: ran.length === 0 && problems.length === 0, detail: ran.length ? `attack did not run: ${ran.join("; ")}` : problems.join("; ") || `refused; peak RSS ${Math.round(run.maxRssKb / 1024)} MiB` });
+    rows.push({
+      attack,
+      path: "cli",
+      held: ran.length === 0 && problems.length === 0,
+      detail: ran.length
+        ? `attack did not run: ${ran.join("; ")}`
+        : problems.join("; ") || `refused; peak RSS ${Math.round(run.maxRssKb / 1024)} MiB`,
+    });
   };
   try {
     for (const isolation of hasBwrap ? ["bwrap", "unshare"] : [undefined]) {
       const run = await attack("/proc/self/environ", isolation);
-      judge(`a context file swapped for a link to /proc/self/environ mid-run (${isolation ?? defaultIsolation})`, run, leaks(run, canaries, [ENV_MARKER]));
+      judge(
+        `a context file swapped for a link to /proc/self/environ mid-run (${isolation ?? defaultIsolation})`,
+        run,
+        leaks(run, canaries, [ENV_MARKER]),
+      );
     }
     const host = await attack(hostFile, undefined);
-    judge("a context file swapped for a link to a 0600 host file mid-run", host, leaks(host, canaries, [hostCanary, ENV_MARKER]));
+    judge(
+      "a context file swapped for a link to a 0600 host file mid-run",
+      host,
+      leaks(host, canaries, [hostCanary, ENV_MARKER]),
+    );
     const zero = await attack("/dev/zero", undefined);
-    judge("a context file swapped for a link to /dev/zero mid-run", zero, [...leaks(zero, canaries), ...(zero.maxRssKb >= 500 * 1024 ? [`peak RSS ${Math.round(zero.maxRssKb / 1024)} MiB`] : [])]);
+    judge("a context file swapped for a link to /dev/zero mid-run", zero, [
+      ...leaks(zero, canaries),
+      ...(zero.maxRssKb >= 500 * 1024 ? [`peak RSS ${Math.round(zero.maxRssKb / 1024)} MiB`] : []),
+    ]);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

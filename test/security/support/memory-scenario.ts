@@ -8,7 +8,16 @@
 import { execFile } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { buildRepo, canaryEnv, newContext, removeContext, ROOT, type Canaries, type HostListener, type RepoSpec } from "./redteam.ts";
+import {
+  buildRepo,
+  canaryEnv,
+  newContext,
+  removeContext,
+  ROOT,
+  type Canaries,
+  type HostListener,
+  type RepoSpec,
+} from "./redteam.ts";
 import type { AttackResult, Scenario } from "./scenarios.ts";
 
 const LIMIT_MB = 256;
@@ -80,7 +89,8 @@ export function treeRss(root: number): number {
     }
   }
   const inTree = (pid: number) => {
-    for (let p: number | undefined = pid, hops = 0; p !== undefined && p > 1 && hops < 64; p = parent.get(p), hops++) if (p === root) return true;
+    for (let p: number | undefined = pid, hops = 0; p !== undefined && p > 1 && hops < 64; p = parent.get(p), hops++)
+      if (p === root) return true;
     return false;
   };
   let bytes = 0;
@@ -122,7 +132,13 @@ function runHog(repo: string, home: string, canaries: Canaries, cwd: string): Pr
       (error, stdout, stderr) => {
         clearInterval(sampler);
         const e = error as (Error & { code?: number | string }) | null;
-        resolve({ code: e ? (typeof e.code === "number" ? e.code : null) : 0, said: `${stdout}\n${stderr}`, peakBytes, availableDrop: baseline - lowest, ms: Date.now() - started });
+        resolve({
+          code: e ? (typeof e.code === "number" ? e.code : null) : 0,
+          said: `${stdout}\n${stderr}`,
+          peakBytes,
+          availableDrop: baseline - lowest,
+          ms: Date.now() - started,
+        });
       },
     );
     const sampler = setInterval(() => {
@@ -143,11 +159,22 @@ async function memoryCli(kind: "py" | "js", canaries: Canaries, host: HostListen
     const cgroup = process.env.AUTOGEN_SANDBOX_CGROUP !== "off";
     const bound = (cgroup ? LIMIT_MB * 1024 ** 2 : RLIMIT_FLOOR) + SLACK_BYTES;
     const named = /used more than (256 MiB|2 GiB), the test run's memory limit/.test(run.said);
-    const line = run.said.split("\n").find((l) => l.includes("memory limit")) ?? run.said.trim().split("\n").at(-1) ?? "";
+    const line =
+      run.said.split("\n").find((l) => l.includes("memory limit")) ?? run.said.trim().split("\n").at(-1) ?? "";
     const figures = `bot's process tree peaked at ${gib(run.peakBytes)} (bound ${gib(bound)}); machine MemAvailable fell by up to ${gib(run.availableDrop)}; ${Math.round(run.ms / 1000)} s`;
     return [
-      { attack: "a test touching 6 GiB stays within the test run's memory limit", path, held: run.peakBytes > 0 && run.peakBytes <= bound, detail: figures },
-      { attack: "a test touching 6 GiB: the bot names the memory limit", path, held: named, detail: `exit ${String(run.code)}: ${line.trim().slice(0, 240)}` },
+      {
+        attack: "a test touching 6 GiB stays within the test run's memory limit",
+        path,
+        held: run.peakBytes > 0 && run.peakBytes <= bound,
+        detail: figures,
+      },
+      {
+        attack: "a test touching 6 GiB: the bot names the memory limit",
+        path,
+        held: named,
+        detail: `exit ${String(run.code)}: ${line.trim().slice(0, 240)}`,
+      },
     ];
   } finally {
     removeContext(ctx);

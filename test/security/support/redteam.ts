@@ -6,7 +6,18 @@
 // environment.
 import { execFile, execFileSync } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
-import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { createServer, type Server } from "node:net";
 import { networkInterfaces, tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
@@ -17,9 +28,19 @@ const ASSETS = fileURLToPath(new URL("./assets/", import.meta.url));
 
 // ---------------------------------------------------------------- canaries
 
-export type Canaries = { OPENAI_API_KEY: string; GITHUB_TOKEN: string; WEBHOOK_SECRET: string; PRIVATE_KEY: string; INSTALLATION_TOKEN: string };
+export type Canaries = {
+  OPENAI_API_KEY: string;
+  GITHUB_TOKEN: string;
+  WEBHOOK_SECRET: string;
+  PRIVATE_KEY: string;
+  INSTALLATION_TOKEN: string;
+};
 
-const alnum = (n: number) => randomBytes(n * 2).toString("base64").replace(/[^A-Za-z0-9]/g, "").slice(0, n);
+const alnum = (n: number) =>
+  randomBytes(n * 2)
+    .toString("base64")
+    .replace(/[^A-Za-z0-9]/g, "")
+    .slice(0, n);
 
 /** Unique per run; alphanumeric so that every encoding below is exact. */
 export function makeCanaries(): Canaries {
@@ -34,7 +55,12 @@ export function makeCanaries(): Canaries {
 
 /** The bot's secrets as its process environment would hold them (the installation token is the App's, not an env var). */
 export function canaryEnv(c: Canaries): Record<string, string> {
-  return { OPENAI_API_KEY: c.OPENAI_API_KEY, GITHUB_TOKEN: c.GITHUB_TOKEN, WEBHOOK_SECRET: c.WEBHOOK_SECRET, PRIVATE_KEY: c.PRIVATE_KEY };
+  return {
+    OPENAI_API_KEY: c.OPENAI_API_KEY,
+    GITHUB_TOKEN: c.GITHUB_TOKEN,
+    WEBHOOK_SECRET: c.WEBHOOK_SECRET,
+    PRIVATE_KEY: c.PRIVATE_KEY,
+  };
 }
 
 /** Every form a secret travels in: raw, hex, reversed, base64 at all three offsets (and url-safe), inside an `Authorization: Basic` header. */
@@ -110,7 +136,11 @@ export function hashTree(dir: string, skip: (rel: string) => boolean = () => fal
     else if (s.isDirectory()) {
       out.set(rel || ".", `dir ${(s.mode & 0o7777).toString(8)}`);
       for (const entry of readdirSync(path)) visit(join(path, entry));
-    } else out.set(rel, `file ${(s.mode & 0o7777).toString(8)} ${createHash("sha256").update(readFileSync(path)).digest("hex")} mtime ${s.mtimeMs}`);
+    } else
+      out.set(
+        rel,
+        `file ${(s.mode & 0o7777).toString(8)} ${createHash("sha256").update(readFileSync(path)).digest("hex")} mtime ${s.mtimeMs}`,
+      );
   };
   visit(dir);
   return out;
@@ -118,8 +148,9 @@ export function hashTree(dir: string, skip: (rel: string) => boolean = () => fal
 
 export function treeChanges(before: Map<string, string>, after: Map<string, string>): string[] {
   const changes: string[] = [];
-  for (const [path, h] of after) if (!before.has(path)) changes.push(`added ${path}`);
-  else if (before.get(path) !== h) changes.push(`changed ${path}`);
+  for (const [path, h] of after)
+    if (!before.has(path)) changes.push(`added ${path}`);
+    else if (before.get(path) !== h) changes.push(`changed ${path}`);
   for (const path of before.keys()) if (!after.has(path)) changes.push(`removed ${path}`);
   return changes.sort();
 }
@@ -178,12 +209,18 @@ export function newContext(label: string, canaries: Canaries, host: HostListener
 export function removeContext(ctx: Context): void {
   if (process.env.RT_KEEP === "1") return;
   rmSync(ctx.root, { recursive: true, force: true });
-  for (const name of readdirSync("/tmp").filter((n) => n.startsWith(`rt-${ctx.id}-`))) rmSync(join("/tmp", name), { recursive: true, force: true });
+  for (const name of readdirSync("/tmp").filter((n) => n.startsWith(`rt-${ctx.id}-`)))
+    rmSync(join("/tmp", name), { recursive: true, force: true });
 }
 
 // ---------------------------------------------------------------- repositories
 
-export type RepoSpec = { files: Record<string, string>; source: string; pushUrl?: string; /** path → absolute target */ links?: Record<string, string> };
+export type RepoSpec = {
+  files: Record<string, string>;
+  source: string;
+  pushUrl?: string;
+  /** path → absolute target */ links?: Record<string, string>;
+};
 
 export function asset(name: string): string {
   return readFileSync(join(ASSETS, name), "utf8");
@@ -205,16 +242,33 @@ export function buildRepo(ctx: Context, name: string, spec: RepoSpec): string {
     attacker_remote: ctx.attackerRemote,
     push_url: spec.pushUrl ?? join(ctx.root, "remote.git"),
   };
-  const files = { ...spec.files, "rtconf.json": `${JSON.stringify(conf, null, 2)}\n`, ".gitignore": "build/\nnode_modules/\n__pycache__/\n" };
+  const files = {
+    ...spec.files,
+    "rtconf.json": `${JSON.stringify(conf, null, 2)}\n`,
+    ".gitignore": "build/\nnode_modules/\n__pycache__/\n",
+  };
   for (const [path, text] of Object.entries(files)) {
     mkdirSync(dirname(join(repo, path)), { recursive: true });
     writeFileSync(join(repo, path), text);
   }
   for (const [path, target] of Object.entries(spec.links ?? {})) symlinkSync(target, join(repo, path));
-  const git = (...args: string[]) => execFileSync("git", ["-c", "core.hooksPath=/dev/null", ...args], { cwd: repo, env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: ctx.home, GIT_CONFIG_NOSYSTEM: "1" } });
+  const git = (...args: string[]) =>
+    execFileSync("git", ["-c", "core.hooksPath=/dev/null", ...args], {
+      cwd: repo,
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: ctx.home, GIT_CONFIG_NOSYSTEM: "1" },
+    });
   git("init", "--quiet", "--initial-branch=main");
   git("add", "--all");
-  git("-c", "user.name=Hostile", "-c", "user.email=hostile@example.invalid", "commit", "--quiet", "--message", "a repository with a bug");
+  git(
+    "-c",
+    "user.name=Hostile",
+    "-c",
+    "user.email=hostile@example.invalid",
+    "commit",
+    "--quiet",
+    "--message",
+    "a repository with a bug",
+  );
   return repo;
 }
 
@@ -234,10 +288,21 @@ export function runAutogen(ctx: Context, args: string[], timeoutMs = 240_000): P
     ...(process.env.AUTOGEN_ISOLATION ? { AUTOGEN_ISOLATION: process.env.AUTOGEN_ISOLATION } : {}),
   };
   return new Promise((resolve) => {
-    execFile(process.execPath, [join(ROOT, "bin", "autogen.js"), ...args], { env, cwd: ctx.root, timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024, killSignal: "SIGKILL" }, (error, stdout, stderr) => {
-      const e = error as (Error & { code?: number | string; signal?: string }) | null;
-      resolve({ code: e ? (typeof e.code === "number" ? e.code : null) : 0, signal: e?.signal ?? null, stdout, stderr, ms: Date.now() - started });
-    });
+    execFile(
+      process.execPath,
+      [join(ROOT, "bin", "autogen.js"), ...args],
+      { env, cwd: ctx.root, timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024, killSignal: "SIGKILL" },
+      (error, stdout, stderr) => {
+        const e = error as (Error & { code?: number | string; signal?: string }) | null;
+        resolve({
+          code: e ? (typeof e.code === "number" ? e.code : null) : 0,
+          signal: e?.signal ?? null,
+          stdout,
+          stderr,
+          ms: Date.now() - started,
+        });
+      },
+    );
   });
 }
 

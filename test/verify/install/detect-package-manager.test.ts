@@ -16,17 +16,80 @@ async function workspace(files: Record<string, string>): Promise<string> {
 }
 
 const TABLE: Array<[string, Record<string, string>, string, string[], string[] | undefined, string[]]> = [
-  ["npm", { "package-lock.json": "{}", "package.json": "{}" }, "npm", ["npm", "ci"], ["npm", "ci", "--offline"], ["package-lock.json", "package.json"]],
-  ["npm shrinkwrap", { "npm-shrinkwrap.json": "{}" }, "npm", ["npm", "ci"], ["npm", "ci", "--offline"], ["npm-shrinkwrap.json"]],
-  ["pnpm", { "pnpm-lock.yaml": "lockfileVersion: '9.0'\n", "package.json": "{}" }, "pnpm", ["pnpm", "install", "--frozen-lockfile"], ["pnpm", "install", "--frozen-lockfile", "--offline"], ["pnpm-lock.yaml", "package.json"]],
-  ["yarn classic", { "yarn.lock": "# yarn lockfile v1\n" }, "yarn", ["yarn", "install", "--frozen-lockfile"], ["yarn", "install", "--frozen-lockfile", "--offline"], ["yarn.lock"]],
-  ["yarn berry", { "yarn.lock": "__metadata:\n  version: 8\n" }, "yarn", ["yarn", "install", "--immutable"], undefined, ["yarn.lock"]],
+  [
+    "npm",
+    { "package-lock.json": "{}", "package.json": "{}" },
+    "npm",
+    ["npm", "ci"],
+    ["npm", "ci", "--offline"],
+    ["package-lock.json", "package.json"],
+  ],
+  [
+    "npm shrinkwrap",
+    { "npm-shrinkwrap.json": "{}" },
+    "npm",
+    ["npm", "ci"],
+    ["npm", "ci", "--offline"],
+    ["npm-shrinkwrap.json"],
+  ],
+  [
+    "pnpm",
+    { "pnpm-lock.yaml": "lockfileVersion: '9.0'\n", "package.json": "{}" },
+    "pnpm",
+    ["pnpm", "install", "--frozen-lockfile"],
+    ["pnpm", "install", "--frozen-lockfile", "--offline"],
+    ["pnpm-lock.yaml", "package.json"],
+  ],
+  [
+    "yarn classic",
+    { "yarn.lock": "# yarn lockfile v1\n" },
+    "yarn",
+    ["yarn", "install", "--frozen-lockfile"],
+    ["yarn", "install", "--frozen-lockfile", "--offline"],
+    ["yarn.lock"],
+  ],
+  [
+    "yarn berry",
+    { "yarn.lock": "__metadata:\n  version: 8\n" },
+    "yarn",
+    ["yarn", "install", "--immutable"],
+    undefined,
+    ["yarn.lock"],
+  ],
   ["bun text lock", { "bun.lock": "{}" }, "bun", ["bun", "install", "--frozen-lockfile"], undefined, ["bun.lock"]],
-  ["bun binary lock", { "bun.lockb": "\u0000" }, "bun", ["bun", "install", "--frozen-lockfile"], undefined, ["bun.lockb"]],
-  ["uv", { "uv.lock": "version = 1\n", "pyproject.toml": "" }, "uv", ["uv", "sync", "--frozen"], ["uv", "sync", "--frozen", "--offline"], ["uv.lock", "pyproject.toml"]],
-  ["poetry", { "poetry.lock": "", "pyproject.toml": "" }, "poetry", ["poetry", "install", "--no-interaction"], undefined, ["poetry.lock", "pyproject.toml"]],
+  [
+    "bun binary lock",
+    { "bun.lockb": "\u0000" },
+    "bun",
+    ["bun", "install", "--frozen-lockfile"],
+    undefined,
+    ["bun.lockb"],
+  ],
+  [
+    "uv",
+    { "uv.lock": "version = 1\n", "pyproject.toml": "" },
+    "uv",
+    ["uv", "sync", "--frozen"],
+    ["uv", "sync", "--frozen", "--offline"],
+    ["uv.lock", "pyproject.toml"],
+  ],
+  [
+    "poetry",
+    { "poetry.lock": "", "pyproject.toml": "" },
+    "poetry",
+    ["poetry", "install", "--no-interaction"],
+    undefined,
+    ["poetry.lock", "pyproject.toml"],
+  ],
   ["go", { "go.sum": "", "go.mod": "module x\n" }, "go", ["go", "mod", "download"], undefined, ["go.sum", "go.mod"]],
-  ["cargo", { "Cargo.lock": "", "Cargo.toml": "" }, "cargo", ["cargo", "fetch", "--locked"], ["cargo", "fetch", "--locked", "--offline"], ["Cargo.lock", "Cargo.toml"]],
+  [
+    "cargo",
+    { "Cargo.lock": "", "Cargo.toml": "" },
+    "cargo",
+    ["cargo", "fetch", "--locked"],
+    ["cargo", "fetch", "--locked", "--offline"],
+    ["Cargo.lock", "Cargo.toml"],
+  ],
 ];
 
 describe("detectPackageManager", () => {
@@ -37,15 +100,33 @@ describe("detectPackageManager", () => {
   });
 
   it("pip: every requirements*.txt, as values of -r, into the cache target; offline with --no-index", async () => {
-    const plan = detectPackageManager(await workspace({ "requirements.txt": "six\n", "requirements-dev.txt": "pytest\n", "notes.txt": "" }));
+    const plan = detectPackageManager(
+      await workspace({ "requirements.txt": "six\n", "requirements-dev.txt": "pytest\n", "notes.txt": "" }),
+    );
     expect(plan?.manager).toBe("pip");
     expect(plan?.keyFiles).toEqual(["requirements-dev.txt", "requirements.txt"]);
-    expect(plan?.argv).toEqual(["python3", "-m", "pip", "install", "--disable-pip-version-check", "--no-input", "--target", "{target}", "-r", "requirements-dev.txt", "-r", "requirements.txt"]);
+    expect(plan?.argv).toEqual([
+      "python3",
+      "-m",
+      "pip",
+      "install",
+      "--disable-pip-version-check",
+      "--no-input",
+      "--target",
+      "{target}",
+      "-r",
+      "requirements-dev.txt",
+      "-r",
+      "requirements.txt",
+    ]);
     expect(plan?.offlineArgv).toContain("--no-index");
   });
 
   it("a JavaScript lockfile wins over Python and Go files in the same repository; none at all is undefined", async () => {
-    expect(detectPackageManager(await workspace({ "go.sum": "", "requirements.txt": "", "package-lock.json": "{}" }))?.manager).toBe("npm");
+    expect(
+      detectPackageManager(await workspace({ "go.sum": "", "requirements.txt": "", "package-lock.json": "{}" }))
+        ?.manager,
+    ).toBe("npm");
     expect(detectPackageManager(await workspace({ "package.json": '{"dependencies":{"a":"1"}}' }))).toBeUndefined();
   });
 
@@ -58,7 +139,9 @@ describe("detectPackageManager", () => {
     });
     const plan = detectPackageManager(dir);
     expect(plan?.argv).toEqual(["npm", "ci"]);
-    const pip = detectPackageManager(await workspace({ "-r": "", "--target=/etc": "", "requirements-ok.txt": "--index-url http://evil\n" }));
+    const pip = detectPackageManager(
+      await workspace({ "-r": "", "--target=/etc": "", "requirements-ok.txt": "--index-url http://evil\n" }),
+    );
     expect(pip?.keyFiles).toEqual(["requirements-ok.txt"]);
     expect(pip?.argv.slice(-2)).toEqual(["-r", "requirements-ok.txt"]);
     expect(pip?.argv.join(" ")).not.toContain("evil");

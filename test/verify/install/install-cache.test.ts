@@ -6,7 +6,15 @@ import { mkdir, mkdtemp, symlink, utimes, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { cliInstallCache, evictCache, findCacheEntry, installCacheKey, installCacheRoot, publishCacheEntry, stageCacheEntry } from "../../../src/verify/install/install-cache.ts";
+import {
+  cliInstallCache,
+  evictCache,
+  findCacheEntry,
+  installCacheKey,
+  installCacheRoot,
+  publishCacheEntry,
+  stageCacheEntry,
+} from "../../../src/verify/install/install-cache.ts";
 
 async function dir(files: Record<string, string> = {}): Promise<string> {
   const d = await mkdtemp(join(tmpdir(), "autogen-cache-test-"));
@@ -33,7 +41,9 @@ describe("install cache", () => {
     expect(installCacheKey(b, "npm", ["package-lock.json", "package.json"], "linux-x64-node24")).not.toBe(key);
     expect(installCacheKey(c, "npm", ["package-lock.json", "package.json"], "linux-x64-node24")).not.toBe(key);
     expect(installCacheKey(a, "npm", ["package-lock.json", "package.json"], "linux-arm64-node24")).not.toBe(key);
-    expect(installCacheKey(a, "pnpm", ["package-lock.json", "package.json"], "linux-x64-node24")).not.toMatch(key.slice(4));
+    expect(installCacheKey(a, "pnpm", ["package-lock.json", "package.json"], "linux-x64-node24")).not.toMatch(
+      key.slice(4),
+    );
   });
 
   it("finds only published entries; a second publish of the same key keeps the first", async () => {
@@ -79,7 +89,9 @@ describe("install cache", () => {
   it("lives under the bot's data dir unless the operator names another absolute path", () => {
     expect(installCacheRoot({ XDG_DATA_HOME: "/data" })).toBe("/data/autogen-bot/install-cache");
     expect(installCacheRoot({ XDG_DATA_HOME: "/data", AUTOGEN_INSTALL_CACHE: "/cache" })).toBe("/cache");
-    expect(installCacheRoot({ XDG_DATA_HOME: "/data", AUTOGEN_INSTALL_CACHE: "relative" })).toBe("/data/autogen-bot/install-cache");
+    expect(installCacheRoot({ XDG_DATA_HOME: "/data", AUTOGEN_INSTALL_CACHE: "relative" })).toBe(
+      "/data/autogen-bot/install-cache",
+    );
   });
 });
 

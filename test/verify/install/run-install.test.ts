@@ -17,9 +17,21 @@ const CANARY = "AUTOGEN_TEST_CANARY_TOKEN";
 /** A package whose install script counts its runs and records the variables it saw. */
 async function dependencyTarball(into: string, version = "1.0.0"): Promise<void> {
   const pkg = await mkdtemp(join(tmpdir(), "autogen-pkg-"));
-  await writeFile(join(pkg, "package.json"), JSON.stringify({ name: "tiny-math", version, type: "module", exports: "./index.js", scripts: { postinstall: "node count.cjs" } }));
+  await writeFile(
+    join(pkg, "package.json"),
+    JSON.stringify({
+      name: "tiny-math",
+      version,
+      type: "module",
+      exports: "./index.js",
+      scripts: { postinstall: "node count.cjs" },
+    }),
+  );
   await writeFile(join(pkg, "index.js"), "export const double = (x) => x * 2;\n");
-  await writeFile(join(pkg, "count.cjs"), 'const fs = require("node:fs"); fs.appendFileSync("installs.txt", "1\\n"); fs.writeFileSync("env.json", JSON.stringify(process.env));\n');
+  await writeFile(
+    join(pkg, "count.cjs"),
+    'const fs = require("node:fs"); fs.appendFileSync("installs.txt", "1\\n"); fs.writeFileSync("env.json", JSON.stringify(process.env));\n',
+  );
   await mkdir(into, { recursive: true });
   execFileSync("npm", ["pack", "--silent", "--pack-destination", into], { cwd: pkg, stdio: "ignore" });
 }
@@ -28,8 +40,19 @@ async function dependencyTarball(into: string, version = "1.0.0"): Promise<void>
 async function project(version = "1.0.0"): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), "autogen-install-"));
   await dependencyTarball(join(dir, "vendor"), version);
-  await writeFile(join(dir, "package.json"), JSON.stringify({ name: "prices", private: true, type: "module", dependencies: { "tiny-math": `file:vendor/tiny-math-${version}.tgz` } }));
-  execFileSync("npm", ["install", "--package-lock-only", "--offline", "--ignore-scripts", "--silent"], { cwd: dir, stdio: "ignore" });
+  await writeFile(
+    join(dir, "package.json"),
+    JSON.stringify({
+      name: "prices",
+      private: true,
+      type: "module",
+      dependencies: { "tiny-math": `file:vendor/tiny-math-${version}.tgz` },
+    }),
+  );
+  execFileSync("npm", ["install", "--package-lock-only", "--offline", "--ignore-scripts", "--silent"], {
+    cwd: dir,
+    stdio: "ignore",
+  });
   return dir;
 }
 
@@ -46,7 +69,17 @@ describe("installDependencies (npm, for real)", () => {
     const first = await project();
     const test = config();
     const fresh = await installDependencies(first, test, sandboxOptionsFor(test), { cacheRoot });
-    expect(fresh).toMatchObject({ ran: true, ok: true, summary: { manager: "npm", lockfile: "package-lock.json", command: "npm ci --offline", source: "fresh", network: false } });
+    expect(fresh).toMatchObject({
+      ran: true,
+      ok: true,
+      summary: {
+        manager: "npm",
+        lockfile: "package-lock.json",
+        command: "npm ci --offline",
+        source: "fresh",
+        network: false,
+      },
+    });
     // The worktree's node_modules is now a link to the published entry, readable by tests in the sandbox.
     const entry = realpathSync(join(first, "node_modules"));
     expect(entry.startsWith(realpathSync(cacheRoot))).toBe(true);
@@ -54,7 +87,10 @@ describe("installDependencies (npm, for real)", () => {
     const seen = JSON.parse(readFileSync(join(entry, "tiny-math", "env.json"), "utf8")) as Record<string, string>;
     expect(seen[CANARY]).toBeUndefined();
     expect(Object.keys(seen).filter((name) => /TOKEN|SECRET|PRIVATE_KEY/.test(name))).toEqual([]);
-    const imported = await runSandboxed(["node", "--input-type=module", "-e", 'import { double } from "tiny-math"; console.log(double(21));'], { ...sandboxOptionsFor(test), cwd: first });
+    const imported = await runSandboxed(
+      ["node", "--input-type=module", "-e", 'import { double } from "tiny-math"; console.log(double(21));'],
+      { ...sandboxOptionsFor(test), cwd: first },
+    );
     expect(imported.output.trim()).toBe("42");
 
     // A second job, another checkout of the same lockfile: from cache, the install script not run again.
@@ -66,7 +102,10 @@ describe("installDependencies (npm, for real)", () => {
     expect(realpathSync(join(second, "node_modules"))).toBe(entry);
     expect(readFileSync(join(entry, "tiny-math", "installs.txt"), "utf8")).toBe("1\n");
     // The tests cannot write the cached entry.
-    const write = await runSandboxed(["node", "-e", 'require("node:fs").writeFileSync("node_modules/tiny-math/index.js", "hacked")'], { ...sandboxOptionsFor(test), cwd: second });
+    const write = await runSandboxed(
+      ["node", "-e", 'require("node:fs").writeFileSync("node_modules/tiny-math/index.js", "hacked")'],
+      { ...sandboxOptionsFor(test), cwd: second },
+    );
     expect(write.exitCode).not.toBe(0);
     expect(readFileSync(join(entry, "tiny-math", "index.js"), "utf8")).toContain("double");
   }, 120_000);
@@ -80,16 +119,27 @@ describe("installDependencies (npm, for real)", () => {
     expect(one).toMatchObject({ ok: true, summary: { source: "fresh" } });
     expect(two).toMatchObject({ ok: true, summary: { source: "fresh" } });
     expect(readFileSync(join(other, "node_modules", "tiny-math", "installs.txt"), "utf8")).toBe("1\n");
-    expect(JSON.parse(readFileSync(join(other, "node_modules", "tiny-math", "package.json"), "utf8"))).toMatchObject({ version: "1.0.1" });
+    expect(JSON.parse(readFileSync(join(other, "node_modules", "tiny-math", "package.json"), "utf8"))).toMatchObject({
+      version: "1.0.1",
+    });
   }, 120_000);
 
   it("test.setup replaces the install; test.install: off turns it off; no lockfile, no install", async () => {
     const dir = await project();
-    expect(await installDependencies(dir, config("test:\n  setup: npm ci\n"), sandboxOptionsFor(config()))).toEqual({ ran: false, reason: "test.setup is set and replaces the automatic install" });
-    expect(await installDependencies(dir, config("test:\n  install: off\n"), sandboxOptionsFor(config()))).toEqual({ ran: false, reason: "test.install is off" });
+    expect(await installDependencies(dir, config("test:\n  setup: npm ci\n"), sandboxOptionsFor(config()))).toEqual({
+      ran: false,
+      reason: "test.setup is set and replaces the automatic install",
+    });
+    expect(await installDependencies(dir, config("test:\n  install: off\n"), sandboxOptionsFor(config()))).toEqual({
+      ran: false,
+      reason: "test.install is off",
+    });
     const bare = await mkdtemp(join(tmpdir(), "autogen-install-"));
     await writeFile(join(bare, "package.json"), "{}");
-    expect(await installDependencies(bare, config(), sandboxOptionsFor(config()))).toMatchObject({ ran: false, reason: "no lockfile the bot knows" });
+    expect(await installDependencies(bare, config(), sandboxOptionsFor(config()))).toMatchObject({
+      ran: false,
+      reason: "no lockfile the bot knows",
+    });
     expect(existsSync(join(dir, "node_modules"))).toBe(false);
   });
 
@@ -97,15 +147,42 @@ describe("installDependencies (npm, for real)", () => {
     const cacheRoot = await mkdtemp(join(tmpdir(), "autogen-cache-"));
     const dir = await mkdtemp(join(tmpdir(), "autogen-install-"));
     // A lockfile naming a registry package no install here has cached.
-    await writeFile(join(dir, "package.json"), JSON.stringify({ name: "p", private: true, dependencies: { "left-pad-not-cached": "1.0.0" } }));
-    await writeFile(join(dir, "package-lock.json"), JSON.stringify({ name: "p", lockfileVersion: 3, requires: true, packages: { "": { name: "p", dependencies: { "left-pad-not-cached": "1.0.0" } }, "node_modules/left-pad-not-cached": { version: "1.0.0", resolved: "https://registry.npmjs.org/left-pad-not-cached/-/left-pad-not-cached-1.0.0.tgz", integrity: "sha512-AAAA" } } }));
+    await writeFile(
+      join(dir, "package.json"),
+      JSON.stringify({ name: "p", private: true, dependencies: { "left-pad-not-cached": "1.0.0" } }),
+    );
+    await writeFile(
+      join(dir, "package-lock.json"),
+      JSON.stringify({
+        name: "p",
+        lockfileVersion: 3,
+        requires: true,
+        packages: {
+          "": { name: "p", dependencies: { "left-pad-not-cached": "1.0.0" } },
+          "node_modules/left-pad-not-cached": {
+            version: "1.0.0",
+            resolved: "https://registry.npmjs.org/left-pad-not-cached/-/left-pad-not-cached-1.0.0.tgz",
+            integrity: "sha512-AAAA",
+          },
+        },
+      }),
+    );
     const result = await installDependencies(dir, config(), sandboxOptionsFor(config()), { cacheRoot });
     expect(result).toMatchObject({ ran: true, ok: false, summary: { command: "npm ci --offline", network: false } });
     if (!result.ran) throw new Error("unreachable");
-    expect(result.message).toContain("it ran without network (offline, from local sources and the install cache only): set test.networkDuringSetup: true (and AUTOGEN_ALLOW_SETUP_NETWORK=1 where the bot runs)");
-    const asked = await installDependencies(dir, config("test:\n  networkDuringSetup: true\n"), sandboxOptionsFor(config()), { cacheRoot, env: {} });
+    expect(result.message).toContain(
+      "it ran without network (offline, from local sources and the install cache only): set test.networkDuringSetup: true (and AUTOGEN_ALLOW_SETUP_NETWORK=1 where the bot runs)",
+    );
+    const asked = await installDependencies(
+      dir,
+      config("test:\n  networkDuringSetup: true\n"),
+      sandboxOptionsFor(config()),
+      { cacheRoot, env: {} },
+    );
     if (!asked.ran) throw new Error("unreachable");
-    expect(asked.message).toContain("the repository asks for it (test.networkDuringSetup), but whoever runs the bot has not allowed it (AUTOGEN_ALLOW_SETUP_NETWORK=1)");
+    expect(asked.message).toContain(
+      "the repository asks for it (test.networkDuringSetup), but whoever runs the bot has not allowed it (AUTOGEN_ALLOW_SETUP_NETWORK=1)",
+    );
     // The bot's own cache path is not shown (npm names its log file there).
     expect(result.message).not.toContain(cacheRoot);
     // Nothing half-installed was published, and the staging directories are gone.
@@ -117,10 +194,17 @@ describe("installDependencies (npm, for real)", () => {
     const dir = await mkdtemp(join(tmpdir(), "autogen-install-"));
     await mkdir(join(dir, "libs", "tiny"), { recursive: true });
     await writeFile(join(dir, "libs", "tiny", "package.json"), JSON.stringify({ name: "tiny", version: "1.0.0" }));
-    await writeFile(join(dir, "package.json"), JSON.stringify({ name: "p", private: true, dependencies: { tiny: "file:libs/tiny" } }));
+    await writeFile(
+      join(dir, "package.json"),
+      JSON.stringify({ name: "p", private: true, dependencies: { tiny: "file:libs/tiny" } }),
+    );
     execFileSync("npm", ["install", "--package-lock-only", "--offline", "--silent"], { cwd: dir, stdio: "ignore" });
     const result = await installDependencies(dir, config(), sandboxOptionsFor(config()), { cacheRoot });
-    expect(result).toMatchObject({ ran: true, ok: true, summary: { source: "fresh", notCached: "node_modules/tiny links outside node_modules" } });
+    expect(result).toMatchObject({
+      ran: true,
+      ok: true,
+      summary: { source: "fresh", notCached: "node_modules/tiny links outside node_modules" },
+    });
     expect(await readlink(join(dir, "node_modules", "tiny"))).toBe("../libs/tiny");
   }, 120_000);
 });
@@ -155,13 +239,22 @@ describe("installDependencies (pip, for real)", () => {
     const test = config();
     const first = await make();
     const fresh = await installDependencies(first, test, sandboxOptionsFor(test), { cacheRoot });
-    expect(fresh).toMatchObject({ ran: true, ok: true, summary: { manager: "pip", lockfile: "requirements.txt", source: "fresh" } });
+    expect(fresh).toMatchObject({
+      ran: true,
+      ok: true,
+      summary: { manager: "pip", lockfile: "requirements.txt", source: "fresh" },
+    });
     if (!fresh.ran) throw new Error("unreachable");
-    expect(fresh.summary.command).toBe("python3 -m pip install --disable-pip-version-check --no-input --target <cache>/site --no-index -r requirements.txt");
+    expect(fresh.summary.command).toBe(
+      "python3 -m pip install --disable-pip-version-check --no-input --target <cache>/site --no-index -r requirements.txt",
+    );
     const second = await make();
     const reused = await installDependencies(second, test, sandboxOptionsFor(test), { cacheRoot });
     expect(reused).toMatchObject({ ran: true, ok: true, summary: { source: "cache" } });
-    const run = await runSandboxed(["python3", "-c", "import tiny_math; print(tiny_math.double(21))"], { ...sandboxWithInstall(sandboxOptionsFor(test), reused), cwd: second });
+    const run = await runSandboxed(["python3", "-c", "import tiny_math; print(tiny_math.double(21))"], {
+      ...sandboxWithInstall(sandboxOptionsFor(test), reused),
+      cwd: second,
+    });
     expect(run.output.trim()).toBe("42");
     expect(existsSync(join(second, "site"))).toBe(false);
   }, 120_000);
@@ -176,10 +269,16 @@ describe("installDependencies and a hostile repository", () => {
     const dir = await project();
     const manifest = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as Record<string, unknown>;
     // The repository's own postinstall, run by npm ci after the dependencies: swaps node_modules for a link.
-    manifest.scripts = { postinstall: `node -e "const fs = require('node:fs'); fs.renameSync('node_modules', 'nm-real'); fs.symlinkSync('${secret}', 'node_modules')"` };
+    manifest.scripts = {
+      postinstall: `node -e "const fs = require('node:fs'); fs.renameSync('node_modules', 'nm-real'); fs.symlinkSync('${secret}', 'node_modules')"`,
+    };
     await writeFile(join(dir, "package.json"), JSON.stringify(manifest));
     const result = await installDependencies(dir, config(), sandboxOptionsFor(config()), { cacheRoot });
-    expect(result).toMatchObject({ ran: true, ok: true, summary: { source: "fresh", notCached: "the install left no node_modules directory" } });
+    expect(result).toMatchObject({
+      ran: true,
+      ok: true,
+      summary: { source: "fresh", notCached: "the install left no node_modules directory" },
+    });
     expect(readdirSync(cacheRoot).filter((name) => !name.startsWith("."))).toEqual([]);
     const read = await runSandboxed(["cat", "node_modules/secret.txt"], { ...sandboxOptionsFor(config()), cwd: dir });
     expect(read.output).not.toContain("host secret");

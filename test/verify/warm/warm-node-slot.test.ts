@@ -18,7 +18,8 @@ const IDS = ["adds", "scales", "counts down"];
 
 const FILES: Record<string, string> = {
   "package.json": JSON.stringify({ name: "calc", type: "module", scripts: { test: "node --test" } }),
-  "lib.js": "export const add = (a, b) => a - b;\nexport const scale = (x) => x * 2;\nexport function countDown(n) {\n  let steps = 0;\n  while (n !== 0) { n -= 1; steps += 1; }\n  return steps;\n}\n",
+  "lib.js":
+    "export const add = (a, b) => a - b;\nexport const scale = (x) => x * 2;\nexport function countDown(n) {\n  let steps = 0;\n  while (n !== 0) { n -= 1; steps += 1; }\n  return steps;\n}\n",
   "test/calc.test.js": [
     'import { test } from "node:test";',
     'import assert from "node:assert/strict";',
@@ -70,7 +71,8 @@ function zygotesIn(dir: string): number[] {
     if (!/^\d+$/.test(entry)) continue;
     try {
       const argv = readFileSync(`/proc/${entry}/cmdline`, "utf8").split("\0");
-      if (argv[0]?.endsWith("node") && argv.includes(WARM_ZYGOTE) && readlinkSync(`/proc/${entry}/cwd`) === dir) found.push(Number(entry));
+      if (argv[0]?.endsWith("node") && argv.includes(WARM_ZYGOTE) && readlinkSync(`/proc/${entry}/cwd`) === dir)
+        found.push(Number(entry));
     } catch {
       // gone, or not ours to read
     }
@@ -97,7 +99,13 @@ describe("warm node runner (zygote)", () => {
       // A run stopped at its limit has no exit code of its own to compare (the cold one's depends on which process the SIGTERM ends first).
       if (!coldReport.run.timedOut) expect(warm.run.exitCode).toBe(coldReport.run.exitCode);
       expect(warm.run.limit).toEqual(coldReport.run.limit);
-      expect(warm.run.argv).toEqual(coldReport.run.argv.map((a) => (a.startsWith("--test-reporter-destination=/") ? warm.run.argv.find((w) => w.startsWith("--test-reporter-destination=/")) : a)));
+      expect(warm.run.argv).toEqual(
+        coldReport.run.argv.map((a) =>
+          a.startsWith("--test-reporter-destination=/")
+            ? warm.run.argv.find((w) => w.startsWith("--test-reporter-destination=/"))
+            : a,
+        ),
+      );
       seen.push(named(warm));
     }
     expect(seen[0]).toEqual(["adds=fail", "counts down=pass", "scales=pass"]);
@@ -113,7 +121,10 @@ describe("warm node runner (zygote)", () => {
     await slot.prepare({ kind: "tests", ids: IDS });
     // An asynchronous wait that never ends: node's --test-timeout stops that test alone.
     await writeFile(join(dir, "lib.js"), `${lib("a + b")}export const never = () => new Promise(() => {});\n`);
-    await writeFile(join(dir, "test/calc.test.js"), `${FILES["test/calc.test.js"] ?? ""}test("waits", async () => { const { never } = await import("../lib.js"); await never(); });\n`);
+    await writeFile(
+      join(dir, "test/calc.test.js"),
+      `${FILES["test/calc.test.js"] ?? ""}test("waits", async () => { const { never } = await import("../lib.js"); await never(); });\n`,
+    );
     const limit = { timeoutMs: 30_000, reason: "the candidate limit", perTestMs: 1500 };
     const ids = [...IDS, "waits"];
     const warm = await slot.run({ kind: "tests", ids }, limit);
@@ -130,15 +141,27 @@ describe("warm node runner (zygote)", () => {
     const { cold, slot } = setup(dir);
     await slot.prepare({ kind: "tests", ids: IDS });
     await writeFile(join(dir, "lib.js"), lib("a + b"));
-    await writeFile(join(dir, "test/calc.test.js"), (FILES["test/calc.test.js"] ?? "").replace("scale(3), 6", "scale(3), 7"));
+    await writeFile(
+      join(dir, "test/calc.test.js"),
+      (FILES["test/calc.test.js"] ?? "").replace("scale(3), 6", "scale(3), 7"),
+    );
     const editedTest = await slot.run({ kind: "tests", ids: IDS }, LIMIT);
     expect(results(editedTest)).toEqual(results(await cold.run(dir, { kind: "tests", ids: IDS }, undefined, LIMIT)));
     expect(named(editedTest)).toContain("scales=fail");
 
     // CommonJS now: the ESM test file no longer loads, warm as cold.
     await writeFile(join(dir, "test/calc.test.js"), FILES["test/calc.test.js"] ?? "");
-    await writeFile(join(dir, "package.json"), JSON.stringify({ name: "calc", type: "commonjs", scripts: { test: "node --test" } }));
-    await writeFile(join(dir, "test/calc.test.js"), (FILES["test/calc.test.js"] ?? "").replaceAll(/^import (\{[^}]*\}|\w+) from ("[^"]+");$/gm, "const $1 = require($2);"));
+    await writeFile(
+      join(dir, "package.json"),
+      JSON.stringify({ name: "calc", type: "commonjs", scripts: { test: "node --test" } }),
+    );
+    await writeFile(
+      join(dir, "test/calc.test.js"),
+      (FILES["test/calc.test.js"] ?? "").replaceAll(
+        /^import (\{[^}]*\}|\w+) from ("[^"]+");$/gm,
+        "const $1 = require($2);",
+      ),
+    );
     const commonjs = await slot.run({ kind: "tests", ids: IDS }, LIMIT);
     const coldCommonjs = await cold.run(dir, { kind: "tests", ids: IDS }, undefined, LIMIT);
     expect(results(commonjs)).toEqual(results(coldCommonjs));
@@ -196,7 +219,11 @@ describe("warm node runner (zygote)", () => {
   }, 300_000);
 
   it("runs a plain node script warm, judged by its exit code as cold", async () => {
-    const dir = await workspace({ "check.js": 'import { ok } from "./lib.js";\nprocess.exit(ok() ? 0 : 3);\n', "lib.js": "export const ok = () => false;\n", "package.json": '{"type":"module"}' });
+    const dir = await workspace({
+      "check.js": 'import { ok } from "./lib.js";\nprocess.exit(ok() ? 0 : 3);\n',
+      "lib.js": "export const ok = () => false;\n",
+      "package.json": '{"type":"module"}',
+    });
     const { cold, slot } = setup(dir, "node check.js");
     await slot.prepare({ kind: "all" });
     const failing = await slot.run({ kind: "all" }, LIMIT);
@@ -213,7 +240,10 @@ describe("warm node runner (zygote)", () => {
     const command = "node --test test/calc.test.js";
     const { cold, slot } = setup(dir, command);
     await slot.prepare({ kind: "tests", ids: IDS });
-    await writeFile(join(dir, "test/calc.test.js"), `${FILES["test/calc.test.js"] ?? ""}test("waits", async () => { if (process.env.NEVER !== undefined) return; await new Promise(() => {}); });\n`);
+    await writeFile(
+      join(dir, "test/calc.test.js"),
+      `${FILES["test/calc.test.js"] ?? ""}test("waits", async () => { if (process.env.NEVER !== undefined) return; await new Promise(() => {}); });\n`,
+    );
     const cases = [
       { text: lib("a * b"), limit: LIMIT, ids: IDS },
       { text: lib("a + b"), limit: LIMIT, ids: IDS },
@@ -246,7 +276,13 @@ describe("warm node runner (zygote)", () => {
     await slot.prepare({ kind: "tests", ids: IDS });
     await writeFile(join(dir, "lib.js"), lib("a + b"));
     for (const ending of ["process.exit(0);", "process.exitCode = 3;"]) {
-      await writeFile(join(dir, "test/calc.test.js"), (FILES["test/calc.test.js"] ?? "").replace("assert.equal(add(1, 2), 3);", `${ending} assert.equal(add(1, 2), 3);`));
+      await writeFile(
+        join(dir, "test/calc.test.js"),
+        (FILES["test/calc.test.js"] ?? "").replace(
+          "assert.equal(add(1, 2), 3);",
+          `${ending} assert.equal(add(1, 2), 3);`,
+        ),
+      );
       const warm = await slot.run({ kind: "tests", ids: IDS }, LIMIT);
       const coldReport = await cold.run(dir, { kind: "tests", ids: IDS }, undefined, LIMIT);
       expect(results(warm)).toEqual(results(coldReport));
@@ -255,7 +291,8 @@ describe("warm node runner (zygote)", () => {
     expect(slot.stats).toMatchObject({ warm: 0, cold: 2, inProcess: 0 });
 
     // Two files that would see each other's globals in one process: each file its own process, warm as cold.
-    const global = (name: string) => `import { test } from "node:test";\nimport assert from "node:assert/strict";\ntest("${name}", () => { assert.equal(globalThis.shared, undefined); globalThis.shared = "${name}"; });\n`;
+    const global = (name: string) =>
+      `import { test } from "node:test";\nimport assert from "node:assert/strict";\ntest("${name}", () => { assert.equal(globalThis.shared, undefined); globalThis.shared = "${name}"; });\n`;
     await writeFile(join(dir, "test/x.test.js"), global("x"));
     await writeFile(join(dir, "test/y.test.js"), global("y"));
     const pair = setup(dir, "node --test test/x.test.js test/y.test.js");
@@ -272,6 +309,8 @@ describe("warm node runner (zygote)", () => {
     expect(localVerifier(detectRunner(dir, "node --test"), { timeoutMs: 1000 }).openWarm).toBeUndefined();
     expect(localVerifier(detectRunner(dir, "node --test"), { timeoutMs: 1000, warm: false }).openWarm).toBeUndefined();
     expect(localVerifier(detectRunner(dir, "make check"), { timeoutMs: 1000, warm: true }).openWarm).toBeUndefined();
-    expect(localVerifier(detectRunner(dir, "node --test"), { timeoutMs: 1000, warm: true }).openWarm).toBeTypeOf("function");
+    expect(localVerifier(detectRunner(dir, "node --test"), { timeoutMs: 1000, warm: true }).openWarm).toBeTypeOf(
+      "function",
+    );
   });
 });
