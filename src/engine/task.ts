@@ -6,6 +6,7 @@ import type { Verifier } from "../verify/local-verifier.ts";
 import type { SandboxOptions } from "../verify/sandbox/run-sandboxed.ts";
 import type { TestReport, TestStatus } from "../verify/test-report.ts";
 import type { PolicyVerdict } from "../workspace/diff-policy.ts";
+import type { BehaviourTable } from "./behaviour/behaviour-table.ts";
 import type { FixReview } from "./review/review-fix.ts";
 import type { CandidateLimitSettings } from "./candidate-limits.ts";
 
@@ -91,7 +92,7 @@ export type Attempt = {
   analysis?: string | undefined;
 };
 
-/** `refused`: every mechanical edit that passed the tests was refused by the model's review; `not-reproduced`: no test could be written that fails for the reported reason; `broken-tests`: the test command does not load the tests; `no-change`: the model judged that the code needs no change. */
+/** `refused`: every mechanical edit that passed the tests was refused by the model's review; `not-reproduced`: no test could be written that fails for the reported reason; `broken-tests`: the test command does not load the tests; `no-change`: the model judged that the code needs no change; `contradicts-issue`: the change passes the tests but, on inputs the model wrote from the issue, does not give what the issue expects. */
 export type StopReason =
   | "solved"
   | "budget"
@@ -107,7 +108,8 @@ export type StopReason =
   | "not-reproduced"
   | "broken-tests"
   | "no-change"
-  | "refused";
+  | "refused"
+  | "contradicts-issue";
 
 export type PlanVerificationEntry = { test: string; derived: string; expected: string; matches: boolean };
 
@@ -139,6 +141,8 @@ export type Outcome = {
   closestAttempt?: { diff: string; files: string[]; passed: number; failed: number } | undefined;
   /** A mechanical (template) edit's review: accepted or refused by the model, or not reviewed (no model); absent for a model's own fix. */
   review?: FixReview | undefined;
+  /** A fix's outputs on inputs the model wrote from the issue, before and after it (or why there is none), once checked. */
+  behaviour?: BehaviourTable | undefined;
   /** The diff policy and test-tampering verdict on the final diff, once checked. */
   policy?: PolicyVerdict | undefined;
   /** How the dependencies the tests need got into the checkout, set by the entry point that installed them. */
