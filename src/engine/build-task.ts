@@ -125,6 +125,8 @@ export type TaskInput = {
   parallelism?: number | undefined;
   signal?: AbortSignal | undefined;
   onProgress?: ((event: ProgressEvent) => void) | undefined;
+  /** The unchanged code's whole-suite run already made (the pipeline's baseline). */
+  suiteBaseline?: TestReport | undefined;
 };
 
 /** The Task itself; the whole suite is the regression gate. */
@@ -144,6 +146,7 @@ export function buildTask(input: TaskInput): Task {
     isTestFile,
     budget: input.budget ?? taskBudget(input.config),
     candidateLimit: input.config.test.candidateLimit,
+    suiteBaseline: input.suiteBaseline,
     parallelism: input.parallelism,
     description,
     signal: input.signal,

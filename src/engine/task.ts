@@ -45,6 +45,12 @@ export type Task = {
   budget: { candidates: number; minutes: number };
   /** How candidates' time limits follow the unchanged code's timings (test.candidateLimit); the defaults when absent. */
   candidateLimit?: CandidateLimitSettings | undefined;
+  /**
+   * The unchanged code's run of the whole suite, when one was made before the strategy (the
+   * pipeline's baseline): its timings limit the strategy's own runs of the unchanged code, so
+   * a test that loops there is stopped within seconds instead of again at the first run's limit.
+   */
+  suiteBaseline?: TestReport | undefined;
   /** How many independent candidates may be validated at once (each in its own copy). */
   parallelism?: number | undefined;
   description?: string | undefined;

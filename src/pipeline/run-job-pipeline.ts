@@ -113,6 +113,7 @@ async function stages(
     sandbox,
     budget: input.budget,
     parallelism: pick.parallelism,
+    suiteBaseline: baseline,
     signal: input.signal,
     onProgress: (event) => {
       beat.shown(event.kind === "stage" ? event.stage : `attempt ${event.index}: ${event.description}`);
