@@ -58,7 +58,10 @@ export function slpwStrategy(options: SlpwOptions): Strategy {
         for (let i = 1; i <= k; i++) {
           const { value } = await options.llm.call(
             "plan",
-            { untrusted: { problem, failures: digest, code: context.code }, trusted: { memory: "(none)" } },
+            {
+              untrusted: { problem, tests: tests || digest, failures: tests ? "" : digest, code: context.code },
+              trusted: { memory: "(none)" },
+            },
             planSchema,
             { sample: { index: i, of: k } },
           );
@@ -76,7 +79,10 @@ export function slpwStrategy(options: SlpwOptions): Strategy {
           const plan = plans.get(id) as Plan;
           const { value } = await options.llm.call(
             "verify-plan",
-            { trusted: { plan: numbered(plan.steps) }, untrusted: { tests, code: context.code } },
+            {
+              trusted: { plan: numbered(plan.steps) },
+              untrusted: { problem, tests: tests || digest, code: context.code },
+            },
             verificationSchema,
           );
           const right = value.tests.filter((t) => t.matches).length;
@@ -144,7 +150,7 @@ export function slpwStrategy(options: SlpwOptions): Strategy {
                 plan: numbered(plan.steps),
                 verification: plan.verification ? formatVerification(plan.verification) : "(not verified)",
               },
-              untrusted: { problem, code: await run.code(), knowledge: "(none)" },
+              untrusted: { problem, tests: tests || digest, code: await run.code(), knowledge: "(none)", hint: "" },
             },
             editsSchema,
           );
@@ -192,7 +198,7 @@ export function slpwStrategy(options: SlpwOptions): Strategy {
                 analysis: `${analysis.divergence}\nFix: ${analysis.fix}`,
                 explanation: "(not requested)",
               },
-              untrusted: { failures, code: await run.code() },
+              untrusted: { problem, failures, code: await run.code() },
             },
             editsSchema,
           );
