@@ -18,6 +18,7 @@ import { namedIdentifiers } from "../reproduce/reproduce-issue.ts";
 import { Stop, StrategyRun, type Validated } from "../run/strategy-run.ts";
 import type { Outcome, Strategy, Task } from "../task.ts";
 import { failureSignature } from "./failure-signature.ts";
+import { findingsText } from "./findings-text.ts";
 import { instrumentedRun } from "./instrumented-run.ts";
 import { baselineWithValues } from "./visible-values.ts";
 import { formatKnowledge, onDiskKnowledge, type KnowledgeProvider } from "../knowledge/knowledge-search.ts";
@@ -121,7 +122,11 @@ class LpwRun {
           .filter((f): f is string => Boolean(f)),
       ),
     ];
-    const frames = failureFrames(failing, this.task.workspace);
+    // The failures' own frames first, then the lines an earlier template pass found most suspicious.
+    const frames = [
+      ...failureFrames(failing, this.task.workspace),
+      ...(this.task.findings?.suspicious ?? []).slice(0, 5).map((s) => ({ file: s.file, line: s.line })),
+    ];
     const named = namedIdentifiers(this.task.description ?? "");
     const context = await buildContext(this.task.workspace, {
       query: `${this.problem}\n${digest}`,
@@ -199,7 +204,13 @@ class LpwRun {
       await this.llm.call(
         "plan",
         {
-          untrusted: { problem: this.problem, tests: tests || digest, failures: tests ? "" : digest, code },
+          untrusted: {
+            problem: this.problem,
+            tests: tests || digest,
+            failures: tests ? "" : digest,
+            code,
+            findings: findingsText(this.task.findings),
+          },
           trusted: { memory: this.options.memory },
         },
         planSchema,

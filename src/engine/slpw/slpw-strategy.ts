@@ -17,6 +17,7 @@ import {
   type Verification,
 } from "../lpw/schemas.ts";
 import { failingTestsBlock } from "../lpw/failing-tests-block.ts";
+import { findingsText } from "../lpw/findings-text.ts";
 import { SearchRun, type Executed } from "../search/search-run.ts";
 import { UcbBandit } from "../search/ucb-bandit.ts";
 import type { Strategy } from "../task.ts";
@@ -59,7 +60,13 @@ export function slpwStrategy(options: SlpwOptions): Strategy {
           const { value } = await options.llm.call(
             "plan",
             {
-              untrusted: { problem, tests: tests || digest, failures: tests ? "" : digest, code: context.code },
+              untrusted: {
+                problem,
+                tests: tests || digest,
+                failures: tests ? "" : digest,
+                code: context.code,
+                findings: findingsText(task.findings),
+              },
               trusted: { memory: "(none)" },
             },
             planSchema,

@@ -109,4 +109,55 @@ describe("the prompts LPW sends for a bug deep in a large module", () => {
     expect(implement).toMatch(/⋮ lines \d+-\d+ not shown/);
     expect(implement.length).toBeLessThan(20_000);
   });
+
+  it("refines against the current code by symbol, and a search block copied with its line numbers applies", async () => {
+    const half = {
+      stage: "implement",
+      content: {
+        edits: [
+          {
+            kind: "replace",
+            path: "grid/table.py",
+            search: "                if width is None:\n",
+            replace: "                if width is None or width < 0:\n",
+          },
+        ],
+      },
+    };
+    const analysis = { stage: "analyze-error", content: { divergence: "a width of 0 still wraps", fix: "use <= 0" } };
+    const refine = {
+      stage: "refine",
+      content: {
+        edits: [
+          {
+            kind: "replace",
+            path: "grid/table.py",
+            search: "1743 |                 if width is None or width < 0:\n",
+            replace: "1743 |                 if width is None or width <= 0:\n",
+          },
+        ],
+      },
+    };
+    const { requests } = scriptAnswers([PLAN, VERIFIED, half, analysis, refine]);
+    const dir = await writeRepo(gridRepo());
+    const sandbox = { timeoutMs: 60_000, env: PYTEST_ENV };
+    const runner = detectRunner(dir);
+    const outcome = await lpwStrategy({ llm: testLlm(), instrumentedDebug: false, codeExplanation: false }).run({
+      workspace: dir,
+      visible: { kind: "tests", ids: ["test/test_wrap.py"] },
+      regression: { kind: "all" },
+      verifier: localVerifier(runner, sandbox),
+      sandbox,
+      runnerName: runner.name,
+      isTestFile,
+      budget: { candidates: 5, minutes: 10 },
+      description: ISSUE,
+    });
+    expect(outcome).toMatchObject({ status: "fixed", stopReason: "solved" });
+    expect(outcome.diff).toContain("+                if width is None or width <= 0:");
+    const refinePrompt = requests[4]?.messages[1]?.content ?? "";
+    expect(refinePrompt).toContain("1743 |                 if width is None or width < 0:");
+    expect(refinePrompt).toContain("1725 | class Table:");
+    expect(refinePrompt).toContain("test_wrap_width[zero]");
+  });
 });
