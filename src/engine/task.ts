@@ -54,8 +54,16 @@ export type Task = {
   /** How many independent candidates may be validated at once (each in its own copy). */
   parallelism?: number | undefined;
   description?: string | undefined;
+  /** What an earlier mechanical pass learned (suspicious lines, a near-miss edit), for a model run after it. */
+  findings?: PriorFindings | undefined;
   onProgress?: ((event: ProgressEvent) => void) | undefined;
   signal?: AbortSignal | undefined;
+};
+
+/** The template pass's findings: lines spectrum-based localisation ranks first, and the edit that passed the most visible tests. */
+export type PriorFindings = {
+  suspicious: Array<{ file: string; line: number; score: number }>;
+  nearMiss?: { diff: string; passed: number; failed: number } | undefined;
 };
 
 export type TestEvidence = {

@@ -55,7 +55,6 @@ const PLAN_ANSWERS = [
       ],
     },
   },
-  { stage: "check-verification", content: { ok: true, problems: [] } },
 ];
 const IMPLEMENT_ANSWER = {
   stage: "implement",
@@ -443,7 +442,6 @@ describe("a red build on a pull request", { timeout: 300_000 }, () => {
           ],
         },
       },
-      { stage: "check-verification", content: { ok: true, problems: [] } },
       {
         stage: "implement",
         content: {
