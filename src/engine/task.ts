@@ -34,6 +34,12 @@ export type Task = {
   visible: VisibleTests;
   /** The wider suite run as a regression gate after a candidate passes the visible tests. */
   regression?: TestSelection | undefined;
+  /**
+   * The whole suite's run on this unchanged workspace (the job's baseline): the regression
+   * gate's first run when it is the whole suite, instead of running it again. Dropped by
+   * whoever changes the workspace before the strategy starts (a reproduction test written).
+   */
+  suiteBefore?: TestReport | undefined;
   verifier: Verifier;
   /** Runs that need files or environment on our side (coverage, traces, instrumented logging): the local sandbox. Defaults to `verifier`. */
   probe?: Verifier | undefined;
