@@ -110,6 +110,7 @@ async function stages(
     verifier: pick.verifier,
     probe: pick.probe,
     visible: choice.visible,
+    suiteBefore: baseline,
     sandbox,
     budget: input.budget,
     parallelism: pick.parallelism,
