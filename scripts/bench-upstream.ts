@@ -146,6 +146,9 @@ const median = (xs: number[]) => {
   return s.length === 0 ? 0 : s.length % 2 ? (s[mid] ?? 0) : ((s[mid - 1] ?? 0) + (s[mid] ?? 0)) / 2;
 };
 
+/** A reproduction test is written from the issue; every later stage reasons about the code at fault. */
+const NEEDS_CODE = (stage: string) => stage !== "reproduce" && stage !== "knowledge";
+
 /** Every changed function is shown when its definition line and the lines the fix replaced are all in the prompt. */
 function showsChanged(task: BuiltTask, prompt: string): boolean {
   return task.changed.every((c) => prompt.includes(c.definition) && c.faultLines.every((l) => prompt.includes(l)));
@@ -197,6 +200,7 @@ for (const task of tasks) {
   const calls = await transcriptOf(task);
   const prompts = calls.map((c) => c.messages.map((m) => m.content).join("\n"));
   const shownAt = prompts.findIndex((p) => showsChanged(task, p));
+  const firstNeeding = calls.findIndex((c) => NEEDS_CODE(c.stage));
   rows.push({
     task: task.name,
     language: task.recipe.npm.length > 0 ? "js" : "python",
@@ -211,14 +215,14 @@ for (const task of tasks) {
     firstCall: result.model?.firstCallSeconds,
     testSeconds: result.cost.testSeconds,
     wallSeconds: result.cost.wallSeconds,
-    shownFirst: prompts.length === 0 ? undefined : shownAt === 0,
+    shownFirst: firstNeeding < 0 ? undefined : showsChanged(task, prompts[firstNeeding] ?? ""),
     firstShownAt: prompts.length === 0 ? "–" : shownAt < 0 ? "never" : `call ${shownAt + 1} (${calls[shownAt]?.stage})`,
     note: `${result.stopReason}: ${result.message.split("\n")[0]?.slice(0, 90) ?? ""}`,
   });
 }
 
 const header =
-  "| task | lang | hidden tests | calls | by stage | prompt chars median / max | s to first call | test s | wall s | changed fn in first prompt | first shown | stop |";
+  "| task | lang | hidden tests | calls | by stage | prompt chars median / max | s to first call | test s | wall s | changed fn in the first prompt past reproduce | first shown | stop |";
 const lines = [
   header,
   `|${header
@@ -250,7 +254,7 @@ const summary = [
   `tasks: ${rows.length} (${rows.filter((r) => r.language === "python").length} Python, ${rows.filter((r) => r.language === "js").length} JavaScript)`,
   `solved (hidden tests pass): ${rows.filter((r) => r.verdict === "pass").length} of ${rows.length}`,
   withModel
-    ? `changed function in the first prompt: ${rows.filter((r) => r.shownFirst).length} of ${rows.length}; calls per task median ${median(withCalls.map((r) => r.calls ?? 0))}; prompt chars per call median ${median(all)}, max ${all.length ? Math.max(...all) : 0}`
+    ? `changed function in the first prompt past reproduction: ${rows.filter((r) => r.shownFirst).length} of ${rows.length}; calls per task median ${median(withCalls.map((r) => r.calls ?? 0))}; prompt chars per call median ${median(all)}, max ${all.length ? Math.max(...all) : 0}`
     : "no model: calls, prompt characters and the changed function's place need AUTOGEN_LLM_BASE_URL",
   `test seconds per task median ${median(rows.map((r) => r.testSeconds)).toFixed(1)}; wall seconds median ${median(rows.map((r) => r.wallSeconds)).toFixed(1)}`,
 ];
