@@ -44,21 +44,12 @@ export function barChart(options: {
       base += value;
       if (value <= 0) return html``;
       const name = series[s]?.name ?? "";
-      return html`<rect
-        x="${x.toFixed(1)}"
-        y="${top.toFixed(1)}"
-        width="${barW.toFixed(1)}"
-        height="${height.toFixed(1)}"
-        fill="${series[s]?.color ?? "#888"}"
-        ><title>${column.label}: ${fmt(value)} ${options.unit}${name ? ` ${name}` : ""}</title></rect
-      >`;
+      return html`<rect x="${x.toFixed(1)}" y="${top.toFixed(1)}" width="${barW.toFixed(1)}" height="${height.toFixed(1)}" fill="${series[s]?.color ?? "#888"}"><title>${column.label}: ${fmt(value)} ${options.unit}${name ? ` ${name}` : ""}</title></rect>`;
     });
     const labelX = (x + barW / 2).toFixed(1);
     // Narrow columns: a date loses its year under the bar (the bar's title keeps it), so labels do not overlap.
     const shown = slot < 64 && /^\d{4}-\d\d-\d\d$/.test(column.label) ? column.label.slice(5) : column.label;
-    return html`${parts}<text x="${labelX}" y="${H - PAD.bottom + 14}" text-anchor="middle" font-size="10"
-        >${shown}</text
-      >`;
+    return html`${parts}<text x="${labelX}" y="${H - PAD.bottom + 14}" text-anchor="middle" font-size="10">${shown}</text>`;
   });
   // No column, or only zeros (no fixed issue yet, no PR yet): say so rather than draw bare axes.
   const empty = columns.every((c) => c.values.every((v) => v <= 0))
@@ -66,40 +57,14 @@ export function barChart(options: {
     : [];
   const ticks = (empty.length ? [] : [0, 0.5, 1]).map(
     (f) =>
-      html`<text x="${PAD.left - 6}" y="${(y(max * f) + 3).toFixed(1)}" text-anchor="end" font-size="10"
-          >${fmt(max * f)}</text
-        ><line
-          x1="${PAD.left}"
-          x2="${W - PAD.right}"
-          y1="${y(max * f).toFixed(1)}"
-          y2="${y(max * f).toFixed(1)}"
-          stroke="#ddd"
-        />`,
+      html`<text x="${PAD.left - 6}" y="${(y(max * f) + 3).toFixed(1)}" text-anchor="end" font-size="10">${fmt(max * f)}</text><line x1="${PAD.left}" x2="${W - PAD.right}" y1="${y(max * f).toFixed(1)}" y2="${y(max * f).toFixed(1)}" stroke="#ddd"/>`,
   );
   const legend =
     series.length > 1
       ? series.map(
           (s, i) =>
-            html`<rect x="${PAD.left + i * 110}" y="${H - 12}" width="10" height="10" fill="${s.color}" /><text
-                x="${PAD.left + i * 110 + 14}"
-                y="${H - 3}"
-                font-size="10"
-                >${s.name}</text
-              >`,
+            html`<rect x="${PAD.left + i * 110}" y="${H - 12}" width="10" height="10" fill="${s.color}"/><text x="${PAD.left + i * 110 + 14}" y="${H - 3}" font-size="10">${s.name}</text>`,
         )
       : [];
-  return html`<figure class="chart">
-    <svg
-      xmlns="http://www.w3.org/2000/svg"
-      viewBox="0 0 ${W} ${H + (legend.length ? 6 : 0)}"
-      width="${W}"
-      height="${H + (legend.length ? 6 : 0)}"
-      role="img"
-      aria-label="${options.title}"
-    >
-      <text x="${PAD.left}" y="16" font-size="13" font-weight="bold">${options.title}</text>
-      <text x="${W - PAD.right}" y="16" text-anchor="end" font-size="10" fill="#666">${options.unit}</text>
-      ${ticks}${bars}${legend}${empty}
-    </svg>
-  </figure>`;
+  return html`<figure class="chart"><svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${W} ${H + (legend.length ? 6 : 0)}" width="${W}" height="${H + (legend.length ? 6 : 0)}" role="img" aria-label="${options.title}"><text x="${PAD.left}" y="16" font-size="13" font-weight="bold">${options.title}</text><text x="${W - PAD.right}" y="16" text-anchor="end" font-size="10" fill="#666">${options.unit}</text>${ticks}${bars}${legend}${empty}</svg></figure>`;
 }

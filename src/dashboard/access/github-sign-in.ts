@@ -111,20 +111,8 @@ export function githubSignIn(options: GitHubSignInOptions): DashboardAccessPort 
     sendPage(
       res,
       status,
-      html`<!doctype html>
-        <html lang="en">
-          <head>
-            <meta charset="utf-8" />
-            <title>Not signed in · autogen-bot</title>
-          </head>
-          <body>
-            <main>
-              <h1>autogen-bot dashboard</h1>
-              <p class="message">${message}</p>
-              <p><a href="/dashboard/auth/login">Sign in with GitHub</a></p>
-            </main>
-          </body>
-        </html>`.text,
+      html`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Not signed in · autogen-bot</title></head><body><main><h1>autogen-bot dashboard</h1><p class="message">${message}</p><p><a href="/dashboard/auth/login">Sign in with GitHub</a></p></main></body></html>`
+        .text,
       { "set-cookie": clearCookie(STATE_COOKIE, "/dashboard/auth", secure) },
     );
 

@@ -16,23 +16,9 @@ function same(given: string | undefined, token: string): boolean {
 }
 
 function tokenForm(message: string) {
-  return html`<!doctype html>
-    <html lang="en">
-      <head>
-        <meta charset="utf-8" />
-        <title>Sign in · autogen-bot</title>
-      </head>
-      <body>
-        <main>
-          <h1>autogen-bot dashboard</h1>
-          <p class="message">${message}</p>
-          <form method="post" action="/dashboard/auth/token">
-            <label>Token <input type="password" name="token" autocomplete="current-password" required /></label>
-            <button type="submit">Sign in</button>
-          </form>
-        </main>
-      </body>
-    </html>`.text;
+  return html`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Sign in · autogen-bot</title></head><body><main><h1>autogen-bot dashboard</h1><p class="message">${message}</p>
+<form method="post" action="/dashboard/auth/token"><label>Token <input type="password" name="token" autocomplete="current-password" required></label> <button type="submit">Sign in</button></form></main></body></html>`
+    .text;
 }
 
 export function tokenAccess(token: string): DashboardAccessPort {

@@ -35,20 +35,10 @@ const STYLE =
   ".muted{color:#59636e}input{font:inherit;padding:4px;width:16em}";
 
 function page(title: string, body: Html): string {
-  const head = html`<meta charset="utf-8" /><title>${title} · autogen-bot setup</title
-    ><style>
-      ${STYLE}
-    </style>`;
-  return html`<!doctype html>
-    <html lang="en">
-      <head>
-        ${head}
-      </head>
-      <body>
-        <h1>${title}</h1>
-        ${body}
-      </body>
-    </html> `.text;
+  const head = html`<meta charset="utf-8"><title>${title} · autogen-bot setup</title><style>${STYLE}</style>`;
+  return html`<!doctype html><html lang="en"><head>${head}</head>
+<body><h1>${title}</h1>${body}</body></html>
+`.text;
 }
 
 export async function startSetupServer(options: SetupOptions): Promise<SetupServer> {
@@ -75,25 +65,22 @@ export async function startSetupServer(options: SetupOptions): Promise<SetupServ
       const events = manifest.default_events.join(", ");
       const hook = options.webhookUrl
         ? html`Webhooks will go to <code>${options.webhookUrl}</code>.`
-        : html`No public URL is set (AUTOGEN_PUBLIC_URL), so the App's webhook starts inactive: set its URL in the App's
-          settings once the server is reachable.`;
+        : html`No public URL is set (AUTOGEN_PUBLIC_URL), so the App's webhook starts inactive:
+set its URL in the App's settings once the server is reachable.`;
       return send(
         200,
         page(
           "Create your GitHub App",
-          html`<p>
-              No GitHub App is configured yet. This creates one from <code>app.yml</code> (events: ${events};
-              permissions: ${perms}). GitHub asks you to name it, then sends you back here, and its id, private key and
-              webhook secret are saved to <code>.env</code>.
-            </p>
-            <form method="post" action="${target}?state=${state}">
-              <input type="hidden" name="manifest" value="${JSON.stringify(manifest)}" />
-              <button type="submit">Create the GitHub App on ${new URL(options.webUrl).host}</button>
-            </form>
-            <p class="muted">
-              For an organisation: <a href="/?org=your-org">/?org=your-org</a>. ${hook} Or skip this page: set APP_ID,
-              PRIVATE_KEY_PATH and WEBHOOK_SECRET yourself (.env.example, docs/deployment.md).
-            </p>`,
+          html`<p>No GitHub App is configured yet.
+This creates one from <code>app.yml</code> (events: ${events}; permissions: ${perms}).
+GitHub asks you to name it, then sends you back here,
+and its id, private key and webhook secret are saved to <code>.env</code>.</p>
+<form method="post" action="${target}?state=${state}">
+<input type="hidden" name="manifest" value="${JSON.stringify(manifest)}">
+<button type="submit">Create the GitHub App on ${new URL(options.webUrl).host}</button>
+</form>
+<p class="muted">For an organisation: <a href="/?org=your-org">/?org=your-org</a>. ${hook}
+Or skip this page: set APP_ID, PRIVATE_KEY_PATH and WEBHOOK_SECRET yourself (.env.example, docs/deployment.md).</p>`,
         ),
       );
     }
@@ -117,22 +104,17 @@ export async function startSetupServer(options: SetupOptions): Promise<SetupServ
           200,
           page(
             title,
-            html`<p>
-                Its credentials are saved in <code>${saved.envFile}</code> (the private key in
-                <code>${saved.keyFile}</code>, readable by you only). autogen-bot is starting with them now.
-              </p>
-              <p>
-                Next: <a href="${install}">install the App</a> on the repositories it should work on, then label an
-                issue <code>autogen</code>.
-              </p>`,
+            html`<p>Its credentials are saved in <code>${saved.envFile}</code>
+(the private key in <code>${saved.keyFile}</code>, readable by you only). autogen-bot is starting with them now.</p>
+<p>Next: <a href="${install}">install the App</a> on the repositories it should work on,
+then label an issue <code>autogen</code>.</p>`,
           ),
         );
         finish({ app, ...saved });
       } catch (error) {
         converting = false;
         if (!(error instanceof ManifestConversionError)) throw error;
-        const body = html`<p>${error.message}</p>
-          <p><a href="/">Start again</a>.</p>`;
+        const body = html`<p>${error.message}</p><p><a href="/">Start again</a>.</p>`;
         send(502, page("GitHub did not hand over the App", body));
       }
       return;
