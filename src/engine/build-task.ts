@@ -120,6 +120,8 @@ export type TaskInput = {
   verifier: Verifier;
   probe?: Verifier | undefined;
   visible: VisibleTests;
+  /** The job's baseline run of the whole suite on this workspace, when it made one. */
+  suiteBefore?: TestReport | undefined;
   sandbox: Task["sandbox"];
   budget?: Task["budget"] | undefined;
   parallelism?: number | undefined;
@@ -136,6 +138,7 @@ export function buildTask(input: TaskInput): Task {
     workspace: input.workspace,
     visible: input.visible,
     regression: { kind: "all" },
+    suiteBefore: input.suiteBefore,
     verifier: input.verifier,
     probe: input.probe,
     // Extra runs (coverage) run the tests as the command does: with its own environment assignments.

@@ -111,6 +111,12 @@ export class StrategyRun {
     return report;
   }
 
+  /** The regression gate's run of the unchanged code: the job's baseline when that was the same run, else a new one. */
+  private async suiteBefore(regression: TestSelection): Promise<TestReport> {
+    const known = this.task.suiteBefore;
+    return regression.kind === "all" && known ? known : this.test(regression);
+  }
+
   /** Test runs a strategy made outside `test` (coverage, instrumented runs). */
   countTestRuns(runs: number, durationMs = 0): void {
     RunCosts.countTests(this.outcome.cost, runs, durationMs);
@@ -146,12 +152,8 @@ export class StrategyRun {
     const failing = failingTests(before);
     if (failing.length === 0)
       throw new Stop("nothing-to-fix", "every visible test already passes; there is nothing to repair");
-    // The whole suite on the unchanged code was run already: not again.
-    const regression = !this.task.regression
-      ? undefined
-      : suite && this.task.regression.kind === "all"
-        ? suite
-        : await this.test(this.task.regression);
+    // The whole suite on the unchanged code was run already (and the workspace has not changed since): not again.
+    const regression = this.task.regression ? await this.suiteBefore(this.task.regression) : undefined;
     if (regression) this.outcome.evidence.regressionBefore = evidenceOf(regression);
     // Candidate runs are limited by the unchanged code's own timings from here on.
     this.limits.learn(before);
