@@ -20,6 +20,7 @@ import unittest.util
 from xml.sax.saxutils import escape, quoteattr
 
 _TIMEOUT = float(os.environ.get("AUTOGEN_TEST_TIMEOUT") or 0)
+_REPEAT = 0.2
 
 
 def _on_timeout(signum, frame):
@@ -45,7 +46,9 @@ class _Result(unittest.TextTestResult):
         self._problem = None
         if _timer_usable():
             signal.signal(signal.SIGALRM, _on_timeout)
-            signal.setitimer(signal.ITIMER_REAL, _TIMEOUT)
+            # Repeating after the first expiry: a subTest catches the TimeoutError and the test goes on
+            # to its next subtest, which must be stopped too, at once, until the test ends.
+            signal.setitimer(signal.ITIMER_REAL, _TIMEOUT, _REPEAT)
         super().startTest(test)
 
     def stopTest(self, test):

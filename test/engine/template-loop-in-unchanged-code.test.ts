@@ -76,6 +76,7 @@ describe("template strategy: the unchanged code loops", () => {
       visible: { kind: "tests", ids: failing },
       regression: { kind: "all" },
       suiteBaseline: suite,
+      suiteBefore: suite,
       verifier,
       sandbox: { ...sandbox, env: withPytestPlugin(ENV) },
       runnerName: "pytest",
