@@ -11,7 +11,6 @@ import { Probot, ProbotOctokit } from "probot";
 import { createAutogenApp } from "../app/create-app.ts";
 import { dropSecretsFromEnvironment } from "../secrets/drop-secrets.ts";
 import { ACTIONS_BOT, botIdentity, cachedIdentity, type BotIdentity } from "../forge/bot-identity.ts";
-import type { Outcome } from "../engine/task.ts";
 import { JobStore } from "../jobs/job-store.ts";
 import type { Job } from "../jobs/store.ts";
 import type { WorkerPool } from "../jobs/worker-pool.ts";
@@ -24,6 +23,7 @@ import { ActionInputError, applyActionInputs, readActionInputs, type ActionInput
 import { jobAnnotations } from "./job-annotations.ts";
 import { workflowChannels, type WorkflowChannels } from "./workflow-commands.ts";
 import { issueBranch, repairBranch } from "../triggers/bot-branch.ts";
+import { checkpointOutcome } from "../app/checkpoint-results.ts";
 
 /** The events the App handles; anything else is a workflow mistake worth saying. */
 const EVENTS = new Set([
@@ -185,9 +185,7 @@ async function runEvent(
 function tokenBot(probot: Probot, appSlug: string | undefined): (installationId: number) => Promise<BotIdentity> {
   if (!appSlug) return async () => ACTIONS_BOT;
   return cachedIdentity(async (_installationId: number) => {
-    const octokit = (await probot.auth(TOKEN_INSTALLATION_ID)) as unknown as {
-      rest: { users: { getByUsername(p: { username: string }): Promise<{ data: { id?: unknown } }> } };
-    };
+    const octokit = await probot.auth(TOKEN_INSTALLATION_ID);
     const { data } = await octokit.rest.users.getByUsername({ username: `${appSlug}[bot]` });
     if (typeof data.id !== "number")
       throw new Error(
@@ -210,7 +208,7 @@ async function lastJob(store: JobStore): Promise<Job | undefined> {
 function branchOf(job: Job): string | undefined {
   if (!job.checkpoint.pushed) return undefined;
   if (job.kind === "ci") return repairBranch(job.number, String(job.checkpoint.headSha));
-  return (job.checkpoint.branch as string | undefined) ?? issueBranch(job.number);
+  return job.checkpoint.branch ?? issueBranch(job.number);
 }
 
 function report(job: Job | undefined, env: NodeJS.ProcessEnv, channels: WorkflowChannels): void {
@@ -223,8 +221,8 @@ function report(job: Job | undefined, env: NodeJS.ProcessEnv, channels: Workflow
     );
     return;
   }
-  const outcome = job.checkpoint.outcome as Outcome | undefined;
-  const pull = job.checkpoint.pull as number | undefined;
+  const outcome = checkpointOutcome(job.checkpoint);
+  const pull = job.checkpoint.pull;
   const server = env.GITHUB_SERVER_URL ?? "https://github.com";
   const prUrl = pull ? `${server}/${job.owner}/${job.repo}/pull/${pull}` : "";
   const branch = branchOf(job) ?? "";

@@ -11,7 +11,6 @@
 // not ask for) is said so in the commit, the title and the body, and its PR is a draft.
 import { readRepoConfigFromForge } from "../forge/read-repo-config-forge.ts";
 import { fixedWord, isUnreviewed } from "../engine/review/review-fix.ts";
-import type { Outcome } from "../engine/task.ts";
 import type { CiForge } from "../forge/ci-forge.ts";
 import type { Forge } from "../forge/forge.ts";
 import type { Job, Store } from "../jobs/store.ts";
@@ -20,6 +19,7 @@ import { RepoCache, type Worktree } from "../workspace/repo-cache.ts";
 import type { BotIdentity } from "../forge/bot-identity.ts";
 import { applyStoredDiff, coAuthor, commitAndPush, gitTarget } from "./publish-change.ts";
 import { repairBranch } from "../triggers/bot-branch.ts";
+import { checkpointOutcome } from "./checkpoint-results.ts";
 
 export type Applied = { pull: number; url: string; by: string };
 export type ApplyResult = { kind: "opened" | "already"; applied: Applied } | { kind: "refused"; reason: string };
@@ -38,9 +38,9 @@ export async function applyForkFix(
     botIdentity: (installationId: number) => Promise<BotIdentity>;
   },
 ): Promise<ApplyResult> {
-  const outcome = job.checkpoint.outcome as Outcome | undefined;
-  const headSha = job.checkpoint.headSha as string | undefined;
-  const recorded = job.checkpoint.applied as Applied | undefined;
+  const outcome = checkpointOutcome(job.checkpoint);
+  const headSha = job.checkpoint.headSha;
+  const recorded = job.checkpoint.applied;
   if (recorded) return { kind: "already", applied: recorded };
   if (
     job.kind !== "ci" ||

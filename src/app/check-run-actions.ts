@@ -6,8 +6,8 @@
 // command (the delivery id recorded); `apply` opens the pull request with a fork's patch
 // (see apply-fork-fix.ts).
 import type { Context, Probot } from "probot";
-import { octokitCiForge, type RequestLike } from "../forge/ci-forge.ts";
-import { octokitForge, type OctokitLike } from "../forge/forge.ts";
+import { octokitCiForge } from "../forge/ci-forge.ts";
+import { octokitForge } from "../forge/forge.ts";
 import type { Job, Store } from "../jobs/store.ts";
 import type { Scrubber } from "../secrets/scrub-secrets.ts";
 import { gate } from "../triggers/gate.ts";
@@ -60,7 +60,7 @@ export function registerCheckRunActions(app: Probot, tools: CheckRunActionTools)
       app.log.info(meta, "requested action ignored: not a check run of this App's jobs");
       return;
     }
-    const forge = octokitForge(context.octokit as unknown as OctokitLike, tools.scrub);
+    const forge = octokitForge(context.octokit, tools.scrub);
     if (identifier === "retry") {
       const request = Object.fromEntries(
         REQUEST_KEYS.filter((k) => job.checkpoint[k] !== undefined).map((k) => [k, job.checkpoint[k]]),
@@ -90,7 +90,7 @@ export function registerCheckRunActions(app: Probot, tools: CheckRunActionTools)
       app.log.info({ ...meta, reason: verdict.reason }, "requested action refused by the gate");
       return;
     }
-    const ci = octokitCiForge((context.octokit as unknown as { request: RequestLike }).request);
+    const ci = octokitCiForge(context.octokit.request);
     const result = await applyForkFix(job, payload.sender.login, {
       store: tools.store,
       forge,

@@ -6,7 +6,6 @@
 // batches of 50, GitHub's limit per request) and the requested actions `Retry` and, on
 // a fork's patch, `Apply fix`. A check run is a secondary surface: when GitHub refuses
 // a checks call the job goes on, and the failure is logged.
-import type { Outcome } from "../engine/task.ts";
 import {
   MAX_ANNOTATIONS_PER_REQUEST,
   type CheckAction,
@@ -22,8 +21,8 @@ import {
   parseFailureSites,
 } from "../report/check-annotations.ts";
 import { checkVerdict } from "../report/check-run-summary.ts";
-import type { AttributionResult } from "../verify/attribution.ts";
 import type { TestReport } from "../verify/test-report.ts";
+import { checkpointAttribution, checkpointOutcome } from "./checkpoint-results.ts";
 
 export type CheckRunRecord = { id: number; sha: string; completed?: boolean };
 type Log = { info: (meta: object, msg: string) => void; warn: (meta: object, msg: string) => void };
@@ -40,9 +39,9 @@ export const APPLY_ACTION: CheckAction = {
 };
 
 export function checkRunRecord(job: Job): CheckRunRecord | undefined {
-  const r = job.checkpoint.checkRun as Partial<CheckRunRecord> | undefined;
-  return r && Number.isInteger(r.id) && typeof r.sha === "string"
-    ? { id: r.id as number, sha: r.sha, completed: r.completed === true }
+  const { id, sha, completed } = job.checkpoint.checkRun ?? {};
+  return id !== undefined && Number.isInteger(id) && sha !== undefined
+    ? { id, sha, completed: completed === true }
     : undefined;
 }
 
@@ -119,7 +118,7 @@ export class CheckRunReporter {
         await this.store.checkpoint(job.id, { checkRun: record });
       }
       const verdict = checkVerdict(job);
-      const applied = job.checkpoint.applied as { url?: string } | undefined;
+      const applied = job.checkpoint.applied;
       const title = applied?.url ? `Fix applied: ${applied.url}` : verdict.title;
       const summary = options.note ? `${options.note}\n\n${verdict.summary}` : verdict.summary;
       const annotations = options.again ? [] : annotationsOf(job);
@@ -147,7 +146,7 @@ export class CheckRunReporter {
 }
 
 function annotationsOf(job: Job): CheckAnnotation[] {
-  const outcome = job.checkpoint.outcome as Outcome | undefined;
+  const outcome = checkpointOutcome(job.checkpoint);
   const out: CheckAnnotation[] = [];
   if (outcome) {
     // An issue's check run is on the bot's commit (the new side); a red build's on the head the fix applies to (the old side).
@@ -167,7 +166,7 @@ function annotationsOf(job: Job): CheckAnnotation[] {
   out.push(
     ...failureAnnotations(
       parseFailureSites(job.checkpoint.failureSites),
-      job.checkpoint.attribution as AttributionResult | undefined,
+      checkpointAttribution(job.checkpoint),
       outcome?.status === "fixed",
     ),
   );

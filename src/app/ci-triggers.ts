@@ -5,7 +5,7 @@
 // verification runs only wake the verifier waiting on them.
 import type { Context, Probot } from "probot";
 import type { RepoConfig } from "../config/repo-config-schema.ts";
-import { octokitCiForge, type RequestLike } from "../forge/ci-forge.ts";
+import { octokitCiForge } from "../forge/ci-forge.ts";
 import type { JobRequest, Store } from "../jobs/store.ts";
 import {
   failureFromCheckSuite,
@@ -58,7 +58,7 @@ export function registerCiTriggers(app: Probot, tools: TriggerTools): void {
       );
       return;
     }
-    const ci = octokitCiForge((context.octokit as unknown as { request: RequestLike }).request);
+    const ci = octokitCiForge(context.octokit.request);
     // Fork pull requests are missing from the payload: ask which open PRs have this head.
     const pulls =
       failure.pulls.length > 0 ? failure.pulls : await ci.pullsForCommit(failure.owner, failure.repo, failure.headSha);

@@ -6,20 +6,13 @@ import type { ApplicationFunction, Context, Probot } from "probot";
 import { REPO_CONFIG_PATH, RepoConfigError } from "../config/parse-repo-config.ts";
 import { readRepoConfigFromForge } from "../forge/read-repo-config-forge.ts";
 import type { RepoConfig } from "../config/repo-config-schema.ts";
-import { octokitCiForge, type CiForge, type RequestLike } from "../forge/ci-forge.ts";
-import { octokitForge, type Forge, type OctokitLike } from "../forge/forge.ts";
-import {
-  appBotIdentity,
-  cachedIdentity,
-  type AppOctokitLike,
-  type BotIdentity,
-  type UsersOctokitLike,
-} from "../forge/bot-identity.ts";
+import { octokitCiForge, type CiForge } from "../forge/ci-forge.ts";
+import { octokitForge, type Forge } from "../forge/forge.ts";
+import { appBotIdentity, cachedIdentity, type BotIdentity } from "../forge/bot-identity.ts";
+import type { JobCheckpoint } from "../jobs/job-checkpoint.ts";
 import type { Job, JobKind, Store } from "../jobs/store.ts";
 import { WorkerPool } from "../jobs/worker-pool.ts";
 import type { MemoryPool } from "../engine/memory/memory-pool.ts";
-import type { Outcome } from "../engine/task.ts";
-import type { AttributionResult } from "../verify/attribution.ts";
 import type { Scrubber } from "../secrets/scrub-secrets.ts";
 import { parseBotBranch } from "../triggers/bot-branch.ts";
 import { gate } from "../triggers/gate.ts";
@@ -32,7 +25,8 @@ import type { JobDeps } from "./job-deps.ts";
 import { DEFAULT_JOB_RETRY, runJobWithRetries, type JobRetryPolicy } from "./job-retry.ts";
 import { CheckRunReporter } from "./check-run-reporter.ts";
 import { registerCheckRunActions } from "./check-run-actions.ts";
-import { octokitCheckRunForge, type ChecksOctokitLike } from "../forge/check-run-forge.ts";
+import { octokitCheckRunForge } from "../forge/check-run-forge.ts";
+import { checkpointAttribution, checkpointOutcome } from "./checkpoint-results.ts";
 
 export type AppDeps = {
   store: Store;
@@ -72,18 +66,18 @@ type IssuePayload = {
 export function createAutogenApp(deps: AppDeps): ApplicationFunction {
   return async (app: Probot) => {
     const forgeFor = async (installationId: number): Promise<Forge> =>
-      octokitForge((await app.auth(installationId)) as unknown as OctokitLike, deps.scrub);
+      octokitForge(await app.auth(installationId), deps.scrub);
     const ciFor = async (installationId: number): Promise<CiForge> =>
-      octokitCiForge(((await app.auth(installationId)) as unknown as { request: RequestLike }).request);
+      octokitCiForge((await app.auth(installationId)).request);
     const waiters = deps.waiters ?? new RunWaiters();
     // Each job's `autogen` check run: started when the job knows its commit, completed when it ends.
     const checkRuns = new CheckRunReporter({
       store: deps.store,
-      checksFor: async (id) => octokitCheckRunForge((await app.auth(id)) as unknown as ChecksOctokitLike, deps.scrub),
+      checksFor: async (id) => octokitCheckRunForge(await app.auth(id), deps.scrub),
       log: app.log,
     });
     /** A follow-up job for a pull request whose head moved: once per head commit. */
-    const restart = async (job: Job, checkpoint: Record<string, unknown>) => {
+    const restart = async (job: Job, checkpoint: JobCheckpoint) => {
       if (
         !(await deps.store.recordDelivery(
           `ci:${job.owner}/${job.repo}#${job.number}@${String(checkpoint.headSha)}`,
@@ -107,10 +101,7 @@ export function createAutogenApp(deps: AppDeps): ApplicationFunction {
     const botIdentity =
       deps.botIdentity ??
       cachedIdentity(async (installationId: number) =>
-        appBotIdentity(
-          (await app.auth()) as unknown as AppOctokitLike,
-          (await app.auth(installationId)) as unknown as UsersOctokitLike,
-        ),
+        appBotIdentity(await app.auth(), await app.auth(installationId)),
       );
     const jobDeps: JobDeps = {
       store: deps.store,
@@ -165,7 +156,7 @@ export function createAutogenApp(deps: AppDeps): ApplicationFunction {
     const gateAndEnqueue = async (context: Context, trigger: Trigger) => {
       const { installationId, sender, ...request } = trigger;
       if (!installationId) return;
-      const forge = octokitForge(context.octokit as unknown as OctokitLike, deps.scrub);
+      const forge = octokitForge(context.octokit, deps.scrub);
       const verdict = await gate(forge, { owner: request.owner, repo: request.repo, actor: sender });
       if (!verdict.allowed) {
         app.log.info(
@@ -200,7 +191,7 @@ export function createAutogenApp(deps: AppDeps): ApplicationFunction {
       context: Context<"issues.labeled" | "issue_comment.created">,
       kind: JobKind,
       hint?: string,
-      checkpoint?: Record<string, unknown>,
+      checkpoint?: JobCheckpoint,
     ) => {
       const payload = context.payload as unknown as IssuePayload;
       await gateAndEnqueue(context, {
@@ -219,7 +210,7 @@ export function createAutogenApp(deps: AppDeps): ApplicationFunction {
     app.on("issues.labeled", async (context) => {
       if (!(await firstDelivery(context))) return;
       const payload = context.payload;
-      const forge = octokitForge(context.octokit as unknown as OctokitLike, deps.scrub);
+      const forge = octokitForge(context.octokit, deps.scrub);
       const { owner, name: repo } = { owner: payload.repository.owner.login, name: payload.repository.name };
       let config: RepoConfig;
       try {
@@ -247,7 +238,7 @@ export function createAutogenApp(deps: AppDeps): ApplicationFunction {
       if (!command) return;
       const payload = context.payload;
       if (command.kind === "stop") {
-        const forge = octokitForge(context.octokit as unknown as OctokitLike, deps.scrub);
+        const forge = octokitForge(context.octokit, deps.scrub);
         const verdict = await gate(forge, {
           owner: payload.repository.owner.login,
           repo: payload.repository.name,
@@ -294,7 +285,7 @@ export function createAutogenApp(deps: AppDeps): ApplicationFunction {
       repo: string,
       branch: string,
     ): Promise<RepoConfig | undefined> => {
-      const forge = octokitForge(context.octokit as unknown as OctokitLike, deps.scrub);
+      const forge = octokitForge(context.octokit, deps.scrub);
       try {
         return overridden(await readRepoConfigFromForge(forge, owner, repo, branch));
       } catch (error) {
@@ -368,9 +359,9 @@ export function createAutogenApp(deps: AppDeps): ApplicationFunction {
       const installation = (context.payload as { installation?: { id: number } }).installation?.id;
       if (!pull.merged || !bot || !deps.memory || !installation) return;
       const job = await deps.store.latest(repository.owner.login, repository.name, bot.number);
-      const outcome = job?.checkpoint.outcome as Outcome | undefined;
+      const outcome = job && checkpointOutcome(job.checkpoint);
       if (!job || !outcome || outcome.status !== "fixed") return;
-      const broken = ((job.checkpoint.attribution as AttributionResult | undefined)?.tests ?? [])
+      const broken = (checkpointAttribution(job.checkpoint)?.tests ?? [])
         .filter((t) => t.verdict === "caused-by-change")
         .map((t) => t.id);
       deps.memory.remember(

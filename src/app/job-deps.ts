@@ -5,6 +5,7 @@ import type { MemoryPool } from "../engine/memory/memory-pool.ts";
 import type { BotIdentity } from "../forge/bot-identity.ts";
 import type { CiForge } from "../forge/ci-forge.ts";
 import type { Forge } from "../forge/forge.ts";
+import type { JobCheckpoint } from "../jobs/job-checkpoint.ts";
 import type { Job, Store } from "../jobs/store.ts";
 import type { LlmClient } from "../llm/llm-client.ts";
 import type { RunWaiters } from "../verify/run-waiters.ts";
@@ -29,7 +30,7 @@ export type JobDeps = {
   /** Limit for one Actions verification run (default: the repository's test timeout plus 10 minutes). */
   actionsTimeoutMs?: number | undefined;
   /** Queues a follow-up job (a red build whose head moved: again on the new head). */
-  restart?: ((job: Job, checkpoint: Record<string, unknown>) => Promise<void>) | undefined;
+  restart?: ((job: Job, checkpoint: JobCheckpoint) => Promise<void>) | undefined;
   /** Runs of a job whose GitHub calls fail (default: 5, from 30 s apart). */
   jobRetry?: JobRetryPolicy | undefined;
   log: { info: (meta: object, msg: string) => void; warn: (meta: object, msg: string) => void };

@@ -61,7 +61,7 @@ export async function nextRun(
   job: Job,
   policy: JobRetryPolicy,
 ): Promise<{ attempt: number; delayMs: number | undefined }> {
-  const attempt = Number((await store.get(job.id))?.checkpoint.githubFailures ?? 0) + 1;
+  const attempt = ((await store.get(job.id))?.checkpoint.githubFailures ?? 0) + 1;
   await store.checkpoint(job.id, { githubFailures: attempt });
   return { attempt, delayMs: attempt < policy.maxAttempts ? policy.backoffMs(attempt) : undefined };
 }

@@ -20,7 +20,7 @@ import {
 } from "../report/ci-explanation.ts";
 import { planSummary } from "../report/plan-summary.ts";
 import { renderReport } from "../report/render-report.ts";
-import { attributeFailures, type AttributionResult } from "../verify/attribution.ts";
+import { attributeFailures } from "../verify/attribution.ts";
 import { VERIFY_WORKFLOW } from "../ci/actions-verifier.ts";
 import { brokenRunReason } from "../verify/load-failure.ts";
 import { detectRunner } from "../verify/runners/detect-runner.ts";
@@ -43,6 +43,7 @@ import { repairProgress } from "./job-progress.ts";
 import { runJobPipeline } from "../pipeline/run-job-pipeline.ts";
 import { appInstallCache } from "../verify/install/install-cache.ts";
 import { repairBranch } from "../triggers/bot-branch.ts";
+import { checkpointAttribution, checkpointOutcome } from "./checkpoint-results.ts";
 
 /** The pull request's head moved while the job ran. */
 export class HeadMoved extends Error {
@@ -65,7 +66,7 @@ export async function runCiJob(job: Job, deps: JobDeps, signal: AbortSignal): Pr
   const status = new StatusReporter(forge, deps.store, job, deps.statusThrottleMs, CI_STEPS);
   const { owner, repo, number } = job;
   const worktrees: Worktree[] = [];
-  let headSha = job.checkpoint.headSha as string | undefined;
+  let headSha = job.checkpoint.headSha;
   const ensureCurrent = async () => {
     if (signal.aborted)
       throw new JobCancelled(String((signal.reason as Error | undefined)?.message ?? "stopped on request"));
@@ -91,8 +92,7 @@ export async function runCiJob(job: Job, deps: JobDeps, signal: AbortSignal): Pr
     // The evidence: the red runs of the head commit (waiting for runs still in progress).
     status.set("CI evidence", "running");
     const runs = await redRuns(ci, job, pull, config, deps, signal);
-    const suiteId =
-      job.checkpoint.headSha === headSha ? (job.checkpoint.checkSuiteId as number | undefined) : undefined;
+    const suiteId = job.checkpoint.headSha === headSha ? job.checkpoint.checkSuiteId : undefined;
     if (runs.length === 0 && suiteId === undefined) {
       status.set("CI evidence", "done", `no failed run on ${headSha.slice(0, 7)}`);
       await status.finish(
@@ -243,7 +243,7 @@ export async function runCiJob(job: Job, deps: JobDeps, signal: AbortSignal): Pr
     }
     // A job resumed after a restart keeps the attribution it already paid for.
     const attribution =
-      (job.checkpoint.attribution as AttributionResult | undefined) ??
+      checkpointAttribution(job.checkpoint) ??
       (await attributeFailures(
         choice.verifier,
         { base: base.path, candidate: head.path },
@@ -283,7 +283,7 @@ export async function runCiJob(job: Job, deps: JobDeps, signal: AbortSignal): Pr
     await ensureCurrent();
 
     // Repair: visible = the failures this PR caused, regression = the whole suite.
-    let outcome = job.checkpoint.outcome as Outcome | undefined;
+    let outcome = checkpointOutcome(job.checkpoint);
     if (!outcome) {
       outcome = await repairWithPipeline(job, deps, {
         pull,
@@ -406,7 +406,7 @@ async function redRuns(
   deps: JobDeps,
   signal: AbortSignal,
 ): Promise<WorkflowRun[]> {
-  const runId = job.checkpoint.runId as number | undefined;
+  const runId = job.checkpoint.runId;
   const deadline = Date.now() + config.budgets.minutes * 60_000;
   let wait = deps.pollMs ?? 10_000;
   for (;;) {

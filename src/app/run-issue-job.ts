@@ -24,6 +24,7 @@ import { installDependencies } from "../verify/install/run-install.ts";
 import { appInstallCache } from "../verify/install/install-cache.ts";
 import { issueBranch } from "../triggers/bot-branch.ts";
 import { runJobPipeline } from "../pipeline/run-job-pipeline.ts";
+import { checkpointOutcome } from "./checkpoint-results.ts";
 
 export async function runIssueJob(job: Job, deps: JobDeps, signal: AbortSignal): Promise<void> {
   const forge = await deps.forgeFor(job.installationId);
@@ -50,8 +51,8 @@ export async function runIssueJob(job: Job, deps: JobDeps, signal: AbortSignal):
     // The token clones and fetches only; the bot writes through the Git Data API (gitTarget).
     const credentials = { username: "x-access-token", password: await forge.cloneToken() };
     const mirror = await cache.mirror(repository.cloneUrl, credentials);
-    let outcome = job.checkpoint.outcome as Outcome | undefined;
-    const base = (job.checkpoint.base as string | undefined) ?? repository.defaultBranch;
+    let outcome = checkpointOutcome(job.checkpoint);
+    const base = job.checkpoint.base ?? repository.defaultBranch;
     worktree = await cache.worktree(mirror, base, `job-${job.id}`);
     if (!outcome) {
       outcome = await runEngine(
@@ -97,8 +98,8 @@ export async function runIssueJob(job: Job, deps: JobDeps, signal: AbortSignal):
     }
 
     // Review feedback works on the PR's own branch; an issue gets autogen/issue-<n>.
-    const branch = (job.checkpoint.branch as string | undefined) ?? issueBranch(number);
-    const closes = (job.checkpoint.issue as number | undefined) ?? number;
+    const branch = job.checkpoint.branch ?? issueBranch(number);
+    const closes = job.checkpoint.issue ?? number;
     if (!job.checkpoint.pushed) {
       await ensureCurrent();
       const files = outcome.status === "fixed" ? outcome.changedFiles : (outcome.closestAttempt?.files ?? []);

@@ -31,9 +31,7 @@ export function appInstallations(probot: Pick<Probot, "auth">): () => Promise<In
   let cached: { at: number; value: Installation[] } | undefined;
   return async () => {
     if (cached && Date.now() - cached.at < 60_000) return cached.value;
-    const octokit = (await probot.auth()) as unknown as {
-      paginate: (route: string, params: object) => Promise<unknown>;
-    };
+    const octokit = await probot.auth();
     const list = installationsAnswer.parse(await octokit.paginate("GET /app/installations", { per_page: 100 }));
     const value = list.flatMap((i) =>
       i.account

@@ -6,6 +6,7 @@
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { DatabaseSync } from "node:sqlite";
+import { stderrWarn, type CheckpointWarn, type JobCheckpoint } from "./job-checkpoint.ts";
 import { inboxRowFrom, jobFrom, type JobRow } from "./store-rows.ts";
 import { migrateSqlite } from "./migrate-sqlite.ts";
 
@@ -52,7 +53,11 @@ export class JobStore implements Store {
   /** Deliveries waiting for the next group commit. */
   private receiving: PendingReceive[] = [];
 
-  constructor(path: string) {
+  /** Where a stored checkpoint that breaks its schema is reported. */
+  private readonly warn: CheckpointWarn;
+
+  constructor(path: string, options: { warn?: CheckpointWarn | undefined } = {}) {
+    this.warn = options.warn ?? stderrWarn;
     if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
     this.db = new DatabaseSync(path);
     this.db.exec("PRAGMA journal_mode = WAL; PRAGMA busy_timeout = 5000;");
@@ -231,7 +236,7 @@ export class JobStore implements Store {
     const made = this.db
       .prepare("SELECT * FROM jobs WHERE delivery_id = ? AND owner = ? AND repo = ? AND number = ? ORDER BY id LIMIT 1")
       .get(request.deliveryId, request.owner, request.repo, request.number) as JobRow | undefined;
-    if (made) return { queued: false, active: jobFrom(made) };
+    if (made) return { queued: false, active: jobFrom(made, this.warn) };
     const now = Date.now();
     try {
       const result = this.db
@@ -266,7 +271,7 @@ export class JobStore implements Store {
 
   private getSync(id: number): Job | undefined {
     const row = this.db.prepare("SELECT * FROM jobs WHERE id = ?").get(id) as JobRow | undefined;
-    return row ? jobFrom(row) : undefined;
+    return row ? jobFrom(row, this.warn) : undefined;
   }
 
   /** The most recent job for an issue, whatever its state. */
@@ -274,7 +279,7 @@ export class JobStore implements Store {
     const row = this.db
       .prepare("SELECT * FROM jobs WHERE owner = ? AND repo = ? AND number = ? ORDER BY id DESC LIMIT 1")
       .get(owner, repo, number) as JobRow | undefined;
-    return row ? jobFrom(row) : undefined;
+    return row ? jobFrom(row, this.warn) : undefined;
   }
 
   /** How many repair jobs a pull request has had (bot branches get a limited number of rounds). */
@@ -292,7 +297,7 @@ export class JobStore implements Store {
     const row = this.db
       .prepare("SELECT * FROM jobs WHERE owner = ? AND repo = ? AND number = ? AND state IN ('queued', 'running')")
       .get(owner, repo, number) as JobRow | undefined;
-    return row ? jobFrom(row) : undefined;
+    return row ? jobFrom(row, this.warn) : undefined;
   }
 
   /** Takes the oldest queued job whose installation is under its concurrency limit. */
@@ -307,7 +312,7 @@ export class JobStore implements Store {
       if (row)
         this.db.prepare("UPDATE jobs SET state = 'running', updated_at = ? WHERE id = ?").run(Date.now(), row.id);
       this.db.exec("COMMIT");
-      return row ? { ...jobFrom(row), state: "running" } : undefined;
+      return row ? { ...jobFrom(row, this.warn), state: "running" } : undefined;
     } catch (error) {
       this.db.exec("ROLLBACK");
       throw error;
@@ -318,7 +323,7 @@ export class JobStore implements Store {
     return [];
   }
 
-  async checkpoint(id: number, patch: Record<string, unknown>): Promise<Record<string, unknown>> {
+  async checkpoint(id: number, patch: JobCheckpoint): Promise<JobCheckpoint> {
     const current = this.getSync(id)?.checkpoint ?? {};
     const next = { ...current, ...patch };
     this.db

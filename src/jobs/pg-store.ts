@@ -9,6 +9,7 @@
 import { hostname } from "node:os";
 import { randomUUID } from "node:crypto";
 import pg from "pg";
+import { parseCheckpoint, stderrWarn, type CheckpointWarn, type JobCheckpoint } from "./job-checkpoint.ts";
 import { inboxRowFrom, jobFrom } from "./store-rows.ts";
 import { migratePostgres } from "./migrate-postgres.ts";
 import type { Enqueued, InboxRow, Job, JobKind, JobRequest, PayloadFit, Store } from "./store.ts";
@@ -46,6 +47,8 @@ export type PgStoreOptions = {
   poolSize?: number | undefined;
   /** Stops after this many migrations (tests: a database as an older version left it). */
   migrations?: readonly string[] | undefined;
+  /** Where a stored checkpoint that breaks its schema is reported (default: a JSON line on stderr). */
+  warn?: CheckpointWarn | undefined;
 };
 
 type Row = Record<string, unknown>;
@@ -60,6 +63,7 @@ export class PgStore implements Store {
   private readonly pool: pg.Pool;
   private readonly leaseMs: number;
   private readonly inboxLeaseMs: number;
+  private readonly warn: CheckpointWarn;
   /** Jobs whose lease this instance lost: their late writes are dropped. */
   private readonly lost = new Set<number>();
 
@@ -68,6 +72,7 @@ export class PgStore implements Store {
     this.instanceId = options.instanceId ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
     this.leaseMs = options.leaseMs ?? 60_000;
     this.inboxLeaseMs = options.inboxLeaseMs ?? 120_000;
+    this.warn = options.warn ?? stderrWarn;
     this.leaseRenewMs = Math.max(50, Math.floor(this.leaseMs / 3));
   }
 
@@ -207,7 +212,7 @@ export class PgStore implements Store {
         [request.deliveryId, request.owner, request.repo, request.number],
       )
     )[0];
-    if (made) return { queued: false, active: jobFrom(made) };
+    if (made) return { queued: false, active: jobFrom(made, this.warn) };
     const now = Date.now();
     try {
       const row = (
@@ -229,7 +234,7 @@ export class PgStore implements Store {
           ],
         )
       )[0] as Row;
-      return { queued: true, job: jobFrom(row) };
+      return { queued: true, job: jobFrom(row, this.warn) };
     } catch (error) {
       // 23505: unique_violation (an active job for this issue; perhaps made by the same delivery on another instance).
       if ((error as { code?: string }).code !== "23505") throw error;
@@ -239,7 +244,7 @@ export class PgStore implements Store {
 
   async get(id: number): Promise<Job | undefined> {
     const row = (await this.rows("SELECT * FROM jobs WHERE id = $1", [id]))[0];
-    return row ? jobFrom(row) : undefined;
+    return row ? jobFrom(row, this.warn) : undefined;
   }
 
   async latest(owner: string, repo: string, number: number): Promise<Job | undefined> {
@@ -250,7 +255,7 @@ export class PgStore implements Store {
         number,
       ])
     )[0];
-    return row ? jobFrom(row) : undefined;
+    return row ? jobFrom(row, this.warn) : undefined;
   }
 
   async countJobs(owner: string, repo: string, number: number, kind: JobKind): Promise<number> {
@@ -273,7 +278,7 @@ export class PgStore implements Store {
         [owner, repo, number],
       )
     )[0];
-    return row ? jobFrom(row) : undefined;
+    return row ? jobFrom(row, this.warn) : undefined;
   }
 
   /**
@@ -297,7 +302,7 @@ export class PgStore implements Store {
     )[0];
     if (!row) return undefined;
     this.lost.delete(Number(row.id));
-    return jobFrom(row);
+    return jobFrom(row, this.warn);
   }
 
   /** Extends this instance's leases on running jobs; returns those it no longer holds (taken over, or stopped elsewhere). */
@@ -313,7 +318,7 @@ export class PgStore implements Store {
     return lost;
   }
 
-  async checkpoint(id: number, patch: Record<string, unknown>): Promise<Record<string, unknown>> {
+  async checkpoint(id: number, patch: JobCheckpoint): Promise<JobCheckpoint> {
     if (this.lost.has(id)) return (await this.get(id))?.checkpoint ?? {};
     // Merged in the database: two writers' patches both land.
     const row = (
@@ -322,7 +327,7 @@ export class PgStore implements Store {
         [JSON.stringify(patch), Date.now(), id],
       )
     )[0];
-    return row ? (JSON.parse(String(row.checkpoint)) as Record<string, unknown>) : { ...patch };
+    return row ? parseCheckpoint(id, String(row.checkpoint), this.warn) : { ...patch };
   }
 
   async setStatusComment(id: number, commentId: number): Promise<void> {

@@ -1,6 +1,7 @@
 // A stored row as the rest of the program sees it, the same for both job stores: SQLite
 // gives numbers and strings as they are, Postgres gives BIGINT columns as strings, so
 // every column is converted, never trusted to already have its type.
+import { parseCheckpoint, type CheckpointWarn } from "./job-checkpoint.ts";
 import type { InboxRow, InboxState, Job, JobKind, JobState } from "./store.ts";
 
 type Row = Record<string, unknown>;
@@ -41,9 +42,11 @@ export function inboxRowFrom(row: Row): InboxRow {
   };
 }
 
-export function jobFrom(row: Row | JobRow): Job {
+/** `warn`: where a stored checkpoint that breaks its schema is reported (its broken fields are dropped). */
+export function jobFrom(row: Row | JobRow, warn: CheckpointWarn): Job {
+  const id = Number(row.id);
   return {
-    id: Number(row.id),
+    id,
     deliveryId: text(row.delivery_id),
     installationId: Number(row.installation_id),
     owner: text(row.owner),
@@ -55,7 +58,7 @@ export function jobFrom(row: Row | JobRow): Job {
     snapshot: JSON.parse(text(row.snapshot)) as { title: string; body: string },
     hint: textOrNull(row.hint) ?? undefined,
     state: row.state as JobState,
-    checkpoint: JSON.parse(text(row.checkpoint)) as Record<string, unknown>,
+    checkpoint: parseCheckpoint(id, text(row.checkpoint), warn),
     statusCommentId:
       row.status_comment_id === null || row.status_comment_id === undefined ? null : Number(row.status_comment_id),
     error: textOrNull(row.error),

@@ -2,6 +2,7 @@
 // checkpoints. Async so a network database can back it: SQLite (JobStore, one process,
 // the default) or Postgres (PgStore, several instances sharing one database, where jobs
 // and inbox rows are claimed under leases).
+import type { JobCheckpoint } from "./job-checkpoint.ts";
 
 /** `ci`: repair a red build on a pull request (`number` is the PR). */
 export type JobKind = "fix" | "plan" | "ci";
@@ -19,13 +20,14 @@ export type JobRequest = {
   snapshot: { title: string; body: string };
   hint?: string | undefined;
   /** Where work starts (for review feedback: the PR's branch, which it also pushes to). */
-  checkpoint?: Record<string, unknown> | undefined;
+  checkpoint?: JobCheckpoint | undefined;
 };
 
 export type Job = JobRequest & {
   id: number;
   state: JobState;
-  checkpoint: Record<string, unknown>;
+  /** Parsed on read (job-checkpoint.ts): a stored field that breaks the schema is dropped with a warning. */
+  checkpoint: JobCheckpoint;
   statusCommentId: number | null;
   error: string | null;
 };
@@ -97,7 +99,7 @@ export interface Store {
   readonly leaseRenewMs: number | undefined;
   /** Renews this instance's leases on running jobs; returns the ids it no longer holds (their runs must stop). */
   renewLeases(ids: readonly number[]): Promise<number[]>;
-  checkpoint(id: number, patch: Record<string, unknown>): Promise<Record<string, unknown>>;
+  checkpoint(id: number, patch: JobCheckpoint): Promise<JobCheckpoint>;
   setStatusComment(id: number, commentId: number): Promise<void>;
   finish(id: number, state: "done" | "failed" | "cancelled", error?: string): Promise<void>;
   /** At start: jobs left running by a dead process go back to the queue, keeping their checkpoints. */

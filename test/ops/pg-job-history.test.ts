@@ -30,7 +30,7 @@ afterAll(async () => {
 });
 
 const outcome = {
-  status: "fixed",
+  status: "fixed" as const,
   stopReason: "fixed",
   strategy: "template",
   message: "`>` → `>=` makes every visible test pass",
