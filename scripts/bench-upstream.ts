@@ -10,6 +10,7 @@
 //   npm run bench:upstream [-- --task a,b]         # without a model: the template strategy
 //   AUTOGEN_LLM_BASE_URL=… npm run bench:upstream  # with one: LPW (the default strategy, template pass after it);
 //                                                  # transcripts in eval-results/upstream/<task>/transcripts
+//   npm run bench:upstream -- --report             # the table again from the results already there (no run)
 //   AUTOGEN_BENCH_MINUTES=N                        # each task's wall-clock budget (default 15)
 //
 // A JavaScript task's test command needs its runner (tape, vitest): the recipe names the
@@ -39,13 +40,21 @@ const args = process.argv.slice(2);
 const taskArg = args.indexOf("--task");
 const only = taskArg >= 0 ? (args[taskArg + 1] ?? fail("--task needs a list of task names")).split(",") : undefined;
 const check = args.includes("--check");
+/** The table again from the results and transcripts already under eval-results/upstream (tasks run in several sittings). */
+const reportOnly = args.includes("--report");
 
 /** Each task alone in a dataset folder (eval loads every folder of a dataset), its npm packages beside it. */
 const datasetOf = (name: string) => join(CACHE, name, "dataset");
 
 let tasks: BuiltTask[];
 try {
-  tasks = await buildRecipeTasks(RECIPES, MIRRORS, (name) => join(datasetOf(name), name), only);
+  // A report reads the recipes again (the changed functions) without touching the tasks a run may be using.
+  tasks = await buildRecipeTasks(
+    RECIPES,
+    MIRRORS,
+    (name) => (reportOnly ? join(OUT, ".report-tasks", name) : join(datasetOf(name), name)),
+    only,
+  );
 } catch (error) {
   if (error instanceof RecipeError) fail(error.message);
   throw error;
@@ -170,30 +179,33 @@ for (const task of tasks) {
   const strategy = withModel
     ? ["--strategy", "lpw", "--template-after", "--transcripts", join(out, "transcripts")]
     : ["--strategy", "template"];
-  const run = spawnSync(
-    process.execPath,
-    [
-      cli,
-      "eval",
-      "--dataset",
-      `local:${datasetOf(task.name)}`,
-      ...strategy,
-      "--concurrency",
-      "1",
-      "--candidates",
-      "200",
-      "--minutes",
-      minutes,
-      "--test-timeout",
-      "900",
-      "--per-test-timeout",
-      "300",
-      "--out",
-      out,
-    ],
-    { stdio: ["ignore", "inherit", "inherit"], env: { ...process.env, ...(await installPackages(task)) } },
-  );
+  const run = reportOnly
+    ? { status: 0 }
+    : spawnSync(
+        process.execPath,
+        [
+          cli,
+          "eval",
+          "--dataset",
+          `local:${datasetOf(task.name)}`,
+          ...strategy,
+          "--concurrency",
+          "1",
+          "--candidates",
+          "200",
+          "--minutes",
+          minutes,
+          "--test-timeout",
+          "900",
+          "--per-test-timeout",
+          "300",
+          "--out",
+          out,
+        ],
+        { stdio: ["ignore", "inherit", "inherit"], env: { ...process.env, ...(await installPackages(task)) } },
+      );
   const resultsFile = join(out, "results.json");
+  if (reportOnly && !existsSync(resultsFile)) fail(`${task.name} has not run yet: no ${resultsFile}`);
   if (run.status !== 0 && !existsSync(resultsFile)) fail(`autogen eval exited ${run.status} on ${task.name}`);
   const [result] = resultsSchema.parse(JSON.parse(await readFile(resultsFile, "utf8"))).results;
   if (!result) fail(`${resultsFile} has no result`);
@@ -217,7 +229,7 @@ for (const task of tasks) {
     wallSeconds: result.cost.wallSeconds,
     shownFirst: firstNeeding < 0 ? undefined : showsChanged(task, prompts[firstNeeding] ?? ""),
     firstShownAt: prompts.length === 0 ? "–" : shownAt < 0 ? "never" : `call ${shownAt + 1} (${calls[shownAt]?.stage})`,
-    note: `${result.stopReason}: ${result.message.split("\n")[0]?.slice(0, 90) ?? ""}`,
+    note: result.stopReason,
   });
 }
 
