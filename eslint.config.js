@@ -55,7 +55,17 @@ const READERS_OF_THE_BOTS_OWN_FILES = [
 ];
 
 export default tseslint.config(
-  { ignores: ["dist/**", "action/bundle/**", "node_modules/**", "coverage/**", "test/fixtures/**", "examples/**"] },
+  {
+    ignores: [
+      "dist/**",
+      "action/bundle/**",
+      "node_modules/**",
+      "coverage/**",
+      "test/fixtures/**",
+      "examples/**",
+      "eval-results/**",
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
