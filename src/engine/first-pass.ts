@@ -34,7 +34,8 @@ export function withTemplateAfter(next: Strategy, llm: LlmClient, template = tem
         stage: "template",
         detail: "the model found no fix: trying mechanical edits, each reviewed by the model",
       });
-      const second = await template.run(task);
+      // The first strategy's edits were undone, but the suite is run afresh for the second.
+      const second = await template.run({ ...task, suiteBefore: undefined });
       const attempts = [
         ...first.attempts,
         ...second.attempts.map((a) => ({ ...a, index: a.index + first.attempts.length })),
