@@ -14,7 +14,6 @@ import {
   MAIN,
   PLAN_ANSWERS,
   TESTS,
-  commit,
   github,
   prComment,
   remote,

@@ -15,7 +15,6 @@ import {
   remote,
   remoteBranches,
   remoteFile,
-  repo,
   repository,
   sh,
   startApp,

@@ -8,7 +8,6 @@ import { describe, expect, it } from "vitest";
 import {
   CART_PR,
   MAIN,
-  commit,
   github,
   prComment,
   remote,

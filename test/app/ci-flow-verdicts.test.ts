@@ -19,7 +19,6 @@ import {
   prComment,
   remote,
   remoteBranches,
-  repo,
   repository,
   startApp,
   state,
