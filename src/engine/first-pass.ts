@@ -52,8 +52,9 @@ export function withTemplateAfter(next: Strategy, llm: LlmClient, template = tem
         attempts,
       };
       const findings = findingsOf(second);
-      // A model run that ended in an error (an endpoint or schema failure) is not tried again.
-      if (!findings || FINAL.has(second.stopReason) || first.stopReason === "error") return without;
+      // Not again after a model run that ended in an error (an endpoint or schema failure), nor when
+      // the model already weighed the template's findings (it reviewed a template edit that passed).
+      if (!findings || FINAL.has(second.stopReason) || first.stopReason === "error" || second.review) return without;
       task.onProgress?.({
         kind: "stage",
         stage: "template",

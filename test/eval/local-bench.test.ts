@@ -142,7 +142,6 @@ const fixed: Record<string, ScriptedAnswer[]> = {
     // No localize call: the symbols the context is built from fit without the model narrowing them.
     { stage: "plan", content: PLAN },
     { stage: "verify-plan", content: VERIFIED },
-    { stage: "check-verification", content: CHECKED },
     { stage: "implement", content: MONEY_FIX },
   ],
   slpw: [
