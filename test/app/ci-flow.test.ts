@@ -72,6 +72,17 @@ const IMPLEMENT_ANSWER = {
 };
 
 /** The default branch of most tests: a correct cart and its tests. */
+/** The calls the model writes once a fix is found (the behaviour table). */
+const BEHAVIOUR = {
+  stage: "behaviour-calls",
+  content: {
+    module: "shop.cart",
+    calls: [
+      { call: "total([10, 20], 5)", expected: "25", why: "the test the pull request broke" },
+      { call: "bulk_total([([1, 2], 0)])", expected: "unspecified", why: "the new function must behave as before" },
+    ],
+  },
+};
 const MAIN = { "shop/__init__.py": "", "shop/cart.py": CART_OK, "tests/test_cart.py": TESTS };
 const config = (extra = "") =>
   `triggers:\n  ciFailure: auto\ntest:\n  env:\n    PYTEST_DISABLE_PLUGIN_AUTOLOAD: "1"\n${extra}`;
@@ -391,7 +402,7 @@ describe("a red build on a pull request", { timeout: 300_000 }, () => {
       { extraConfig: "verify: local\nstrategy:\n  templateFirstPass: false\n" },
     );
     const red = await ciRun(actions, remote, { sha: headSha, branch: "feature/bulk", number: 7 });
-    const scripted = scriptAnswers([...PLAN_ANSWERS, IMPLEMENT_ANSWER]);
+    const scripted = scriptAnswers([...PLAN_ANSWERS, IMPLEMENT_ANSWER, BEHAVIOUR]);
     const { probot, idle } = await startApp({ llm: () => testLlm() });
     await probot.receive({ id: "ci-20", name: "workflow_run", payload: workflowRunCompleted(red) } as never);
     await idle();
@@ -402,6 +413,9 @@ describe("a red build on a pull request", { timeout: 300_000 }, () => {
     expect(planPrompt).toMatch(/assert 35 == 25/);
     expect(state.pulls[0]).toMatchObject({ head: `autogen/fix-7-${headSha.slice(0, 7)}`, base: "feature/bulk" });
     expect(state.pulls[0]?.body).toContain("| test_total_applies_discount | 25 | 25 | ✅ |");
+    expect(state.pulls[0]?.body).toContain(
+      "| ✅ | <code>total([10, 20], 5)</code> | <code>35</code> | <code>25</code> | <code>25</code> |",
+    );
     expect(remoteFile(`autogen/fix-7-${headSha.slice(0, 7)}`, "shop/cart.py")).toContain("def bulk_total");
   });
 
@@ -415,6 +429,8 @@ describe("a red build on a pull request", { timeout: 300_000 }, () => {
     scriptAnswers([
       ...PLAN_ANSWERS,
       IMPLEMENT_ANSWER,
+      BEHAVIOUR,
+      BEHAVIOUR,
       {
         stage: "reproduce",
         content: {

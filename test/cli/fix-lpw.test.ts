@@ -58,6 +58,14 @@ const ANSWERS = [
       ],
     },
   },
+  // Once fixed: the calls the model writes from the issue (the behaviour table).
+  {
+    stage: "behaviour-calls",
+    content: {
+      module: "shop.cart",
+      calls: [{ call: "total([10, 20], 5)", expected: "25", why: "the reported case" }],
+    },
+  },
 ];
 
 describe("autogen fix with an LLM endpoint", () => {
@@ -78,7 +86,7 @@ describe("autogen fix with an LLM endpoint", () => {
     expect(outcome).toMatchObject({
       strategy: "lpw",
       plan: { steps: ["Sum the prices", "Subtract the discount"], verified: true },
-      cost: { llmCalls: 4, promptTokens: 400 },
+      cost: { llmCalls: 5, promptTokens: 500 },
       branch: "autogen/discount-is-added",
     });
     expect(await git(repo).show([`${outcome.branch}:shop/cart.py`])).toContain("return subtotal - discount");
@@ -88,11 +96,11 @@ describe("autogen fix with an LLM endpoint", () => {
     };
     expect(figures).toMatchObject({
       model: {
-        calls: 4,
-        callsByStage: { plan: 1, "verify-plan": 1, "check-verification": 1, implement: 1 },
+        calls: 5,
+        callsByStage: { plan: 1, "verify-plan": 1, "check-verification": 1, implement: 1, "behaviour-calls": 1 },
         cachedCalls: 0,
-        promptTokens: 400,
-        completionTokens: 80,
+        promptTokens: 500,
+        completionTokens: 100,
       },
     });
     expect(figures.model.firstCallSeconds).toBeGreaterThan(0);
@@ -111,6 +119,7 @@ describe("autogen fix with an LLM endpoint", () => {
       "verify-plan",
       "check-verification",
       "implement",
+      "behaviour-calls",
     ]);
 
     // Offline: no HTTP mock is registered now; the transcript answers.
@@ -122,7 +131,7 @@ describe("autogen fix with an LLM endpoint", () => {
     expect(JSON.parse(replay.stdout)).toMatchObject({
       strategy: "lpw",
       status: "fixed",
-      cost: { llmCalls: 4, promptTokens: 400 },
+      cost: { llmCalls: 5, promptTokens: 500 },
     });
   });
 
@@ -134,7 +143,7 @@ describe("autogen fix with an LLM endpoint", () => {
     });
     expect(code).toBe(0);
     expect(stdout).toMatch(
-      /\nmodel: 4 calls \(plan 1, verify-plan 1, check-verification 1, implement 1\); 400 prompt \+ 80 completion tokens; first model call after \d+\.\d s; tests \d+\.\d s\n$/,
+      /\nmodel: 5 calls \(plan 1, verify-plan 1, check-verification 1, implement 1, behaviour-calls 1\); 500 prompt \+ 100 completion tokens; first model call after \d+\.\d s; tests \d+\.\d s\n$/,
     );
   });
 
@@ -173,7 +182,7 @@ describe("autogen fix with an LLM endpoint", () => {
       cost: { llmCalls: number };
       attempts: Array<{ description: string }>;
     };
-    expect(outcome).toMatchObject({ strategy: "lpw", status: "fixed", cost: { llmCalls: 4 } });
+    expect(outcome).toMatchObject({ strategy: "lpw", status: "fixed", cost: { llmCalls: 5 } });
     expect(outcome.attempts.map((a) => a.description)).toEqual(["implementation of the plan"]);
   });
 });
