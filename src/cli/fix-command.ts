@@ -309,6 +309,8 @@ async function fixInWorktree(args: FixArgs): Promise<number> {
         parallelism: Math.min(2, availableParallelism()),
       }),
       recall,
+      // The model the strategy uses, for the pipeline's post-checks too (the behaviour table).
+      llm: () => llm,
       strategy: ({ memory }) => strategy({ memory }),
       progress: {
         stage: (event) => {
