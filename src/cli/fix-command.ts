@@ -197,6 +197,7 @@ export const fixCommand: CliCommand = {
         values,
         remember,
         modelBudget: llm?.budget,
+        llm: strategyName === "template" ? undefined : llm,
       });
       return code;
     } catch (error) {
@@ -222,6 +223,8 @@ type FixArgs = {
   remember: ((entry: MemoryEntry) => void) | undefined;
   /** The model client's budget: the calls, tokens and first call's time printed in the summary. */
   modelBudget?: Budget | undefined;
+  /** The strategy's model, for the pipeline's post-checks (the behaviour table); none: template. */
+  llm?: LlmClient | undefined;
   values: {
     test?: string[] | undefined;
     "test-cmd"?: string | undefined;
@@ -247,6 +250,7 @@ async function fixInWorktree(args: FixArgs): Promise<number> {
     values,
     remember,
     modelBudget,
+    llm,
   } = args;
   const log = values.json ? () => {} : io.stdout;
   for (const note of notes) log(`note: ${note}\n`);
