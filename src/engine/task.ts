@@ -35,6 +35,12 @@ export type Task = {
   visible: VisibleTests;
   /** The wider suite run as a regression gate after a candidate passes the visible tests. */
   regression?: TestSelection | undefined;
+  /**
+   * The whole suite's run on this unchanged workspace (the job's baseline): the regression
+   * gate's first run when it is the whole suite, instead of running it again. Dropped by
+   * whoever changes the workspace before the strategy starts (a reproduction test written).
+   */
+  suiteBefore?: TestReport | undefined;
   verifier: Verifier;
   /** Runs that need files or environment on our side (coverage, traces, instrumented logging): the local sandbox. Defaults to `verifier`. */
   probe?: Verifier | undefined;
@@ -45,11 +51,27 @@ export type Task = {
   budget: { candidates: number; minutes: number };
   /** How candidates' time limits follow the unchanged code's timings (test.candidateLimit); the defaults when absent. */
   candidateLimit?: CandidateLimitSettings | undefined;
+  /**
+   * The unchanged code's run of the whole suite, when one was made before the strategy (the
+   * pipeline's baseline): its timings limit the strategy's own runs of the unchanged code, so
+   * a test that loops there is stopped within seconds instead of again at the first run's limit.
+   * The same report as `suiteBefore`, but kept when the workspace changes (a new test does not
+   * change the other tests' timings).
+   */
+  suiteBaseline?: TestReport | undefined;
   /** How many independent candidates may be validated at once (each in its own copy). */
   parallelism?: number | undefined;
   description?: string | undefined;
+  /** What an earlier mechanical pass learned (suspicious lines, a near-miss edit), for a model run after it. */
+  findings?: PriorFindings | undefined;
   onProgress?: ((event: ProgressEvent) => void) | undefined;
   signal?: AbortSignal | undefined;
+};
+
+/** The template pass's findings: lines spectrum-based localisation ranks first, and the edit that passed the most visible tests. */
+export type PriorFindings = {
+  suspicious: Array<{ file: string; line: number; score: number }>;
+  nearMiss?: { diff: string; passed: number; failed: number } | undefined;
 };
 
 export type TestEvidence = {

@@ -110,9 +110,11 @@ async function stages(
     verifier: pick.verifier,
     probe: pick.probe,
     visible: choice.visible,
+    suiteBefore: baseline,
     sandbox,
     budget: input.budget,
     parallelism: pick.parallelism,
+    suiteBaseline: baseline,
     signal: input.signal,
     onProgress: (event) => {
       beat.shown(event.kind === "stage" ? event.stage : `attempt ${event.index}: ${event.description}`);

@@ -79,7 +79,6 @@ const PY_FIX = [
       ],
     },
   },
-  { stage: "check-verification", content: { ok: true, problems: [] } },
   {
     stage: "implement",
     content: {
@@ -137,7 +136,6 @@ const JS_ANSWERS = [
       ],
     },
   },
-  { stage: "check-verification", content: { ok: true, problems: [] } },
   {
     stage: "implement",
     content: {
