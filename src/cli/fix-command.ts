@@ -177,6 +177,8 @@ async function fixInWorktree(args: FixArgs): Promise<number> {
         parallelism: Math.min(2, availableParallelism()),
       }),
       recall: memory.recall,
+      // The strategy's model, for the pipeline's post-checks too (the behaviour table).
+      llm: () => (strategyName === "template" ? undefined : llm),
       strategy: ({ memory: recalled }) => chooseStrategy({ name: strategyName, config, llm, memory: recalled }),
       progress: {
         stage: (event) => {

@@ -35,6 +35,18 @@ import { webhookExample } from "../support/webhook-examples.ts";
 useCiFlowHarness();
 
 // Each test clones, runs pytest several times and pushes: minutes are plenty on a busy machine.
+/** The calls the model writes once a fix is found (the behaviour table). */
+const BEHAVIOUR = {
+  stage: "behaviour-calls",
+  content: {
+    module: "shop.cart",
+    calls: [
+      { call: "total([10, 20], 5)", expected: "25", why: "the test the pull request broke" },
+      { call: "bulk_total([([1, 2], 0)])", expected: "unspecified", why: "the new function must behave as before" },
+    ],
+  },
+};
+
 describe("a red build on a pull request", { timeout: 300_000 }, () => {
   it("caused by the change: evidence from the run, attribution, fix verified in Actions, PR into the head branch", async () => {
     const { headSha, actions } = await repository(MAIN, { "shop/cart.py": CART_PR });
@@ -153,7 +165,7 @@ describe("a red build on a pull request", { timeout: 300_000 }, () => {
       { extraConfig: "verify: local\nstrategy:\n  templateFirstPass: false\n" },
     );
     const red = await ciRun(actions, remote, { sha: headSha, branch: "feature/bulk", number: 7 });
-    const scripted = scriptAnswers([...PLAN_ANSWERS, IMPLEMENT_ANSWER]);
+    const scripted = scriptAnswers([...PLAN_ANSWERS, IMPLEMENT_ANSWER, BEHAVIOUR]);
     const { probot, idle } = await startApp({ llm: () => testLlm() });
     await probot.receive({ id: "ci-20", name: "workflow_run", payload: workflowRunCompleted(red) } as never);
     await idle();
@@ -177,6 +189,8 @@ describe("a red build on a pull request", { timeout: 300_000 }, () => {
     scriptAnswers([
       ...PLAN_ANSWERS,
       IMPLEMENT_ANSWER,
+      BEHAVIOUR,
+      BEHAVIOUR,
       {
         stage: "reproduce",
         content: {

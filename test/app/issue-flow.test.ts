@@ -72,6 +72,18 @@ const LPW_ANSWERS = [
     },
   },
 ];
+// The calls the model writes from the issue once a fix is found (the behaviour table).
+const BEHAVIOUR = {
+  stage: "behaviour-calls",
+  content: {
+    module: "shop.cart",
+    calls: [
+      { call: "total([10, 20], 5)", expected: "25", why: "the case the issue reports" },
+      { call: "total([], 0)", expected: "unspecified", why: "an empty cart must behave as before" },
+    ],
+  },
+};
+const LPW_FIXED = [...LPW_ANSWERS, BEHAVIOUR];
 
 let remote: string;
 let state: FakeGitHubState;
@@ -171,7 +183,7 @@ const remoteBranches = () =>
 
 describe("issue labelled autogen", () => {
   it("checks permission, keeps one status comment, pushes the fix and opens a PR with every section", async () => {
-    scriptAnswers(LPW_ANSWERS);
+    scriptAnswers(LPW_FIXED);
     const { probot, idle } = await startApp({ llm: true });
     await probot.receive({ id: "delivery-1", name: "issues", payload: labeled() } as never);
     await idle();
@@ -229,9 +241,12 @@ describe("issue labelled autogen", () => {
       "Regression gate (full suite): before 1 passed, 1 failed; after 2 passed, 0 failed.",
       "### Diff policy and test-tampering check",
       "Attempts: ",
-      "Cost: LLM calls 4",
+      "Cost: LLM calls 5",
       "### Diff",
       "Closes #42",
+      "#### Behaviour on inputs the fix's author did not choose",
+      "| ✅ | <code>total([10, 20], 5)</code> | <code>35</code> | <code>25</code> | <code>25</code> |",
+      "| = | <code>total([], 0)</code> | <code>0</code> | <code>0</code> | unspecified |",
     ]) {
       expect(pull?.body).toContain(section);
     }
@@ -375,7 +390,7 @@ describe("issue labelled autogen", () => {
 
 describe("memory of merged fixes", () => {
   it("remembers the plan of a merged bot PR and offers it to the next job's plan stage", async () => {
-    scriptAnswers([...LPW_ANSWERS, ...LPW_ANSWERS]);
+    scriptAnswers([...LPW_FIXED, ...LPW_FIXED]);
     const memory = new MemoryPool(":memory:");
     const { probot, idle } = await startApp({ llm: true, memory });
     await probot.receive({ id: "m-1", name: "issues", payload: labeled() } as never);
@@ -484,7 +499,7 @@ describe("comments and configuration", () => {
   });
 
   it("/autogen retry <hint> passes the hint to the engine", async () => {
-    const answers = LPW_ANSWERS.map((a) => ({ ...a }));
+    const answers = LPW_FIXED.map((a) => ({ ...a }));
     const { requests } = scriptAnswers(answers);
     const { probot, idle } = await startApp({ llm: true });
     await probot.receive({
@@ -523,7 +538,8 @@ describe("comments and configuration", () => {
 describe("review feedback on the bot's own pull request", () => {
   it("iterates on that PR: works from its branch, pushes on top, updates the same PR", async () => {
     scriptAnswers([
-      ...LPW_ANSWERS,
+      ...LPW_FIXED,
+      BEHAVIOUR,
       {
         stage: "reproduce",
         content: {

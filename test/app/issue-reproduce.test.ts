@@ -53,6 +53,14 @@ const PY_REPRO = {
 
 // After the reproduction the model plans at once; the template pass would run only if it found no fix.
 const PY_FIX = [
+  // Once fixed: the calls the model writes from the issue (the behaviour table).
+  {
+    stage: "behaviour-calls",
+    content: {
+      module: "shop.cart",
+      calls: [{ call: "total([10, 20], 5)", expected: "25", why: "the reported case" }],
+    },
+  },
   { stage: "plan", content: { steps: ["Sum the prices", "Subtract the discount"] } },
   {
     stage: "verify-plan",
@@ -255,6 +263,9 @@ describe("an issue whose tests all pass, labelled autogen (default configuration
     );
     expect(body).toContain("- No protected path touched, within the diff budget, and no test weakened");
     expect(body).toContain("Closes #42");
+    expect(body).toContain(
+      "| ✅ | <code>total([10, 20], 5)</code> | <code>35</code> | <code>25</code> | <code>25</code> |",
+    );
   });
 
   it("JavaScript: reproduces under node --test's own id, LPW fixes, and the PR contains the new test", async () => {

@@ -57,6 +57,14 @@ const ANSWERS = [
       ],
     },
   },
+  // Once fixed: the calls the model writes from the issue (the behaviour table).
+  {
+    stage: "behaviour-calls",
+    content: {
+      module: "shop.cart",
+      calls: [{ call: "total([10, 20], 5)", expected: "25", why: "the reported case" }],
+    },
+  },
 ];
 
 describe("autogen fix with an LLM endpoint", () => {
@@ -77,7 +85,7 @@ describe("autogen fix with an LLM endpoint", () => {
     expect(outcome).toMatchObject({
       strategy: "lpw",
       plan: { steps: ["Sum the prices", "Subtract the discount"], verified: true },
-      cost: { llmCalls: 3, promptTokens: 300 },
+      cost: { llmCalls: 4, promptTokens: 400 },
       branch: "autogen/discount-is-added",
     });
     expect(await git(repo).show([`${outcome.branch}:shop/cart.py`])).toContain("return subtotal - discount");
@@ -87,11 +95,11 @@ describe("autogen fix with an LLM endpoint", () => {
     };
     expect(figures).toMatchObject({
       model: {
-        calls: 3,
-        callsByStage: { plan: 1, "verify-plan": 1, implement: 1 },
+        calls: 4,
+        callsByStage: { plan: 1, "verify-plan": 1, implement: 1, "behaviour-calls": 1 },
         cachedCalls: 0,
-        promptTokens: 300,
-        completionTokens: 60,
+        promptTokens: 400,
+        completionTokens: 80,
       },
     });
     expect(figures.model.firstCallSeconds).toBeGreaterThan(0);
@@ -105,7 +113,7 @@ describe("autogen fix with an LLM endpoint", () => {
     const dir = join(repo, ".git", "autogen", "transcripts");
     const [file] = await readdir(dir);
     const path = join(dir, file ?? "");
-    expect(readTranscript(path).map((e) => e.stage)).toEqual(["plan", "verify-plan", "implement"]);
+    expect(readTranscript(path).map((e) => e.stage)).toEqual(["plan", "verify-plan", "implement", "behaviour-calls"]);
 
     // Offline: no HTTP mock is registered now; the transcript answers.
     const again = await gitRepo(REPO);
@@ -116,7 +124,7 @@ describe("autogen fix with an LLM endpoint", () => {
     expect(JSON.parse(replay.stdout)).toMatchObject({
       strategy: "lpw",
       status: "fixed",
-      cost: { llmCalls: 3, promptTokens: 300 },
+      cost: { llmCalls: 4, promptTokens: 400 },
     });
   });
 
@@ -128,7 +136,7 @@ describe("autogen fix with an LLM endpoint", () => {
     });
     expect(code).toBe(0);
     expect(stdout).toMatch(
-      /\nmodel: 3 calls \(plan 1, verify-plan 1, implement 1\); 300 prompt \+ 60 completion tokens; first model call after \d+\.\d s; tests \d+\.\d s\n$/,
+      /\nmodel: 4 calls \(plan 1, verify-plan 1, implement 1, behaviour-calls 1\); 400 prompt \+ 80 completion tokens; first model call after \d+\.\d s; tests \d+\.\d s\n$/,
     );
   });
 
@@ -167,7 +175,7 @@ describe("autogen fix with an LLM endpoint", () => {
       cost: { llmCalls: number };
       attempts: Array<{ description: string }>;
     };
-    expect(outcome).toMatchObject({ strategy: "lpw", status: "fixed", cost: { llmCalls: 3 } });
+    expect(outcome).toMatchObject({ strategy: "lpw", status: "fixed", cost: { llmCalls: 4 } });
     expect(outcome.attempts.map((a) => a.description)).toEqual(["implementation of the plan"]);
   });
 });

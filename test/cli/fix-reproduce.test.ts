@@ -62,6 +62,14 @@ const PY_PARAMETRISED = {
 };
 
 const PY_FIX = [
+  // Once fixed: the calls the model writes from the issue (the behaviour table).
+  {
+    stage: "behaviour-calls",
+    content: {
+      module: "shop.cart",
+      calls: [{ call: "total([10, 20], 5)", expected: "25", why: "the reported case" }],
+    },
+  },
   { stage: "plan", content: { steps: ["Sum the prices", "Subtract the discount"] } },
   {
     stage: "verify-plan",
@@ -109,7 +117,7 @@ describe(
       expect(code).toBe(0);
       const outcome = JSON.parse(stdout) as CliOutcome;
       // After the reproduction the model plans at once (the template pass would only run if it found no fix).
-      expect(outcome).toMatchObject({ status: "fixed", strategy: "lpw", cost: { llmCalls: 5 } });
+      expect(outcome).toMatchObject({ status: "fixed", strategy: "lpw", cost: { llmCalls: 6 } });
       expect(outcome.evidence.reproduction).toEqual({
         path: "tests/test_discount.py",
         testId: "tests/test_discount.py::test_total_subtracts_discount[prices0-5-25]",

@@ -102,6 +102,11 @@ describe("every door's model client scrubs the bot's secrets", () => {
           ],
         },
       },
+      // The behaviour table's calls, asked with the issue text (the canary scrubbed there too).
+      {
+        stage: "behaviour-calls",
+        content: { module: "shop.cart", calls: [{ call: "total([10, 20], 5)", expected: "25", why: "reported" }] },
+      },
     ]);
     const env = {
       PATH: process.env.PATH,
@@ -113,7 +118,7 @@ describe("every door's model client scrubs the bot's secrets", () => {
     };
     const run = await runCli(["fix", repo, "--issue", `Discount is added (seen with DEPLOY_TOKEN=${CANARY})`], { env });
     expect(run.code).toBe(0);
-    expect(requests).toHaveLength(4);
+    expect(requests).toHaveLength(5);
     expect(sent(requests)).not.toContain(CANARY);
     expect(sent(requests)).toContain(MARKER);
     const transcripts = filesUnder(join(repo, ".git", "autogen", "transcripts"));

@@ -26,7 +26,21 @@ export type BehaviourInput = {
 
 export async function checkBehaviour(outcome: Outcome, input: BehaviourInput): Promise<void> {
   if (outcome.status !== "fixed") return;
-  outcome.behaviour = await behaviourTable(outcome, input);
+  const at = input.llm ? { ...input.llm.budget.state } : undefined;
+  try {
+    outcome.behaviour = await behaviourTable(outcome, input);
+  } finally {
+    // The model's call for the inputs is part of the run's cost.
+    const s = input.llm?.budget.state;
+    if (s && at) {
+      outcome.cost.llmCalls += s.llmCalls - at.llmCalls;
+      outcome.cost.cachedCalls += s.cachedCalls - at.cachedCalls;
+      outcome.cost.promptTokens += s.promptTokens - at.promptTokens;
+      outcome.cost.completionTokens += s.completionTokens - at.completionTokens;
+      outcome.cost.dollars += s.dollars - at.dollars;
+      outcome.cost.llmSeconds += (s.waitMs - at.waitMs) / 1000;
+    }
+  }
   const contradicts = flagged(outcome.behaviour, "contradicts");
   if (contradicts.length === 0) return;
   const shown = contradicts
