@@ -35,15 +35,8 @@ import { localVerifier } from "../verify/local-verifier.ts";
 import { warmRunsEnabled } from "../verify/warm/warm-enabled.ts";
 import { NoTestsDetectedError } from "../verify/runners/test-runner.ts";
 import { commitOnNewBranch } from "../workspace/commit-files.ts";
-import {
-  addWorktree,
-  freeBranchName,
-  git,
-  gitDir,
-  isDirty,
-  isGitRepository,
-  removeWorktree,
-} from "../workspace/git.ts";
+import { addWorktree, freeBranchName, gitDir, isDirty, isGitRepository, removeWorktree } from "../workspace/git.ts";
+import { runGit } from "../workspace/run-git.ts";
 import { EXIT, UsageError, type CliCommand, type CliIo } from "./command.ts";
 import { parseFlags } from "./parse-flags.ts";
 import { progressPrinter } from "./progress.ts";
@@ -438,7 +431,7 @@ async function linkCheckoutModules(repo: string, worktree: string): Promise<Chec
 /** A repository's identity for memory: its origin URL, or its path when it has none. */
 async function repositoryKey(repo: string): Promise<string> {
   try {
-    return (await git(repo).raw(["remote", "get-url", "origin"])).trim() || repo;
+    return (await runGit(["remote", "get-url", "origin"], { cwd: repo })).trim() || repo;
   } catch {
     return repo;
   }
