@@ -1,13 +1,9 @@
 // A long phase (an install, a baseline run, the engine between attempts) says it is still
 // alive: when nothing was shown for HEARTBEAT_MS, the progress port gets a beat with the
 // phase, its elapsed time and what is running. The clock is a port so tests drive it.
-import type { Heartbeat, StageName } from "./pipeline-ports.ts";
+import type { Heartbeat, HeartbeatClock, StageName } from "./pipeline-ports.ts";
 
-export type HeartbeatClock = {
-  now(): number;
-  /** Calls `tick` every `ms` until the returned function is called. */
-  every(ms: number, tick: () => void): () => void;
-};
+export type { HeartbeatClock } from "./pipeline-ports.ts";
 
 /** Silence after which a beat is due; checked every TICK_MS, so a beat comes at most 10 s apart. */
 export const HEARTBEAT_MS = 9_000;

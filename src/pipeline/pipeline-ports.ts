@@ -12,7 +12,13 @@ import type { Verifier } from "../verify/local-verifier.ts";
 import type { SetupResult } from "../verify/run-setup.ts";
 import type { TestRunner } from "../verify/runners/test-runner.ts";
 import type { TestReport } from "../verify/test-report.ts";
-import type { HeartbeatClock } from "./heartbeat.ts";
+
+/** The heartbeat's clock (heartbeat.ts), a port so tests drive it. */
+export type HeartbeatClock = {
+  now(): number;
+  /** Calls `tick` every `ms` until the returned function is called. */
+  every(ms: number, tick: () => void): () => void;
+};
 
 export type TaskSandbox = Task["sandbox"];
 

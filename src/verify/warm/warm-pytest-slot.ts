@@ -6,15 +6,17 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { RunTimeLimit, Verifier, VerifierRunOptions } from "../local-verifier.ts";
 import { readJunit } from "../read-junit.ts";
 import { readRunOutput } from "../read-run-output.ts";
 import type { TestRunner, TestSelection } from "../runners/test-runner.ts";
 import { detectIsolation } from "../sandbox/detect-isolation.ts";
 import { runSandboxed } from "../sandbox/run-sandboxed.ts";
 import type { Isolation, RunResult, TestReport } from "../test-report.ts";
+import type { RunTimeLimit, Verifier, VerifierRunOptions, WarmSlot, WarmStats } from "../verifier.ts";
 import { WarmChannel } from "./warm-channel.ts";
 import { stopWarmProcess } from "./stop-warm-process.ts";
+
+export type { WarmSlot, WarmStats } from "../verifier.ts";
 
 export const WARM_PLUGIN = "autogen_warm";
 /** Output of one warm request kept, as a cold run keeps its own. */
@@ -23,18 +25,6 @@ const OUTPUT_CAP = 2 * 1024 * 1024;
 const WATCHDOG_MS = 10_000;
 /** Server starts per slot (the first and restarts after a death) before the slot stays cold. */
 const MAX_STARTS = 3;
-
-/** inProcess: warm runs a node zygote ran in its own process (single-file node --test). */
-export type WarmStats = { warm: number; cold: number; starts: number; coldReasons: string[]; inProcess?: number };
-
-export type WarmSlot = {
-  /** Runs a selection on the slot's workspace as it is now: warm when it can, cold otherwise. */
-  run(selection: TestSelection, limit?: RunTimeLimit): Promise<TestReport>;
-  /** Starts the runner for a selection's test files now (on the unchanged code, before any candidate is written). */
-  prepare(selection: TestSelection): Promise<void>;
-  readonly stats: WarmStats;
-  close(): Promise<void>;
-};
 
 type Server = {
   channel: WarmChannel;

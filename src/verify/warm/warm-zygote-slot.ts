@@ -13,14 +13,15 @@ import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { markTestTimeout, type RunTimeLimit, type Verifier, type VerifierRunOptions } from "../local-verifier.ts";
+import { markTestTimeout } from "../mark-test-timeout.ts";
 import { readJunit } from "../read-junit.ts";
 import type { TestRunner, TestSelection } from "../runners/test-runner.ts";
 import { runSandboxed } from "../sandbox/run-sandboxed.ts";
 import type { RunResult, TestReport } from "../test-report.ts";
+import type { RunTimeLimit, Verifier, VerifierRunOptions, WarmSlot, WarmStats } from "../verifier.ts";
 import { WarmChannel } from "./warm-channel.ts";
 import { stopWarmProcess } from "./stop-warm-process.ts";
-import { timeLimitMessage, type WarmSlot, type WarmStats } from "./warm-pytest-slot.ts";
+import { timeLimitMessage } from "./warm-pytest-slot.ts";
 import { withPerTestLimit } from "../per-test-limit.ts";
 
 export const WARM_ZYGOTE = fileURLToPath(new URL("../../../resources/node/autogen-warm-zygote.mjs", import.meta.url));
