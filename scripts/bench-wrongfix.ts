@@ -13,11 +13,12 @@
 //                                                   # transcripts in eval-results/wrongfix/transcripts
 //   AUTOGEN_BENCH_STRATEGY=template                 # with a model: the template strategy alone, its edits reviewed
 //   AUTOGEN_BENCH_MINUTES=N                         # each task's wall-clock budget (default 15)
-import { execFileSync, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { cp, mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { readFile, rm } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { z } from "zod";
+import { buildRecipeTasks, RecipeError } from "./bench-recipes/build-recipe-tasks.ts";
 
 const ROOT = resolve(import.meta.dirname, "..");
 const RECIPES = join(ROOT, "bench", "wrongfix");
@@ -25,72 +26,25 @@ const MIRRORS = process.env.AUTOGEN_BENCH_MIRRORS ?? "/work/.mirror";
 const CACHE = join(ROOT, "eval-results", "wrongfix-tasks");
 const OUT = join(ROOT, "eval-results", "wrongfix");
 
-const recipeSchema = z.strictObject({
-  upstream: z.string().regex(/^[\w.-]+\/[\w.-]+$/),
-  issue: z.string(),
-  buggy: z.string().regex(/^[0-9a-f]{40}$/),
-  files: z.array(z.string().min(1)).min(1),
-  /** The upstream fix: its tests become the visible red tests; its source files, the reference fix (for --check). */
-  testsFrom: z.strictObject({
-    commit: z.string().regex(/^[0-9a-f]{40}$/),
-    files: z.array(z.string().min(1)).min(1),
-    fixFiles: z.array(z.string().min(1)).min(1),
-  }),
-  wrongFix: z.string(),
-});
-
 function fail(message: string): never {
   process.stderr.write(`bench:wrongfix: ${message}\n`);
   process.exit(2);
 }
 
-function gitDirOf(upstream: string): string {
-  const [owner, name] = upstream.split("/");
-  const dir = join(MIRRORS, `${owner}+${name}`, "repo");
-  if (!existsSync(dir))
-    fail(
-      `no git copy of ${upstream} at ${dir}: fetch github:${upstream} there (or clone it: git clone --bare https://github.com/${upstream} ${dir}), or set AUTOGEN_BENCH_MIRRORS`,
-    );
-  return dir;
-}
-
-/** The files at `commit`, written under `into` (git archive | tar, nothing else run). */
-function extract(gitDir: string, commit: string, paths: string[], into: string): void {
-  try {
-    const tar = execFileSync("git", ["--git-dir", gitDir, "archive", "--format=tar", commit, "--", ...paths], {
-      maxBuffer: 256 * 1024 * 1024,
-    });
-    execFileSync("tar", ["-x", "-C", into], { input: tar });
-  } catch (error) {
-    fail(
-      `could not take ${paths.join(", ")} at ${commit.slice(0, 12)} from ${gitDir}: ${(error as Error).message.split("\n")[0]}`,
-    );
-  }
-}
-
 async function buildTasks(): Promise<string[]> {
   await rm(CACHE, { recursive: true, force: true });
-  const names: string[] = [];
-  for (const name of (await readdir(RECIPES)).sort()) {
-    const dir = join(RECIPES, name);
-    if (!existsSync(join(dir, "recipe.json"))) continue;
-    const parsed = recipeSchema.safeParse(JSON.parse(await readFile(join(dir, "recipe.json"), "utf8")));
-    if (!parsed.success)
-      fail(`${dir}/recipe.json: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`);
-    const recipe = parsed.data;
-    const gitDir = gitDirOf(recipe.upstream);
-    const task = join(CACHE, name);
-    await mkdir(join(task, "repo"), { recursive: true });
-    extract(gitDir, recipe.buggy, recipe.files, join(task, "repo"));
-    extract(gitDir, recipe.testsFrom.commit, recipe.testsFrom.files, join(task, "repo"));
-    await mkdir(join(task, "reference"), { recursive: true });
-    extract(gitDir, recipe.testsFrom.commit, recipe.testsFrom.fixFiles, join(task, "reference"));
-    await cp(join(dir, "hidden"), join(task, "hidden"), { recursive: true });
-    await writeFile(join(task, "issue.md"), await readFile(join(dir, "issue.md"), "utf8"));
-    names.push(name);
+  try {
+    const built = await buildRecipeTasks(RECIPES, MIRRORS, (name) => join(CACHE, name));
+    const noWrongFix = built.find((t) => t.recipe.wrongFix === undefined || t.recipe.fixTests !== "visible");
+    if (noWrongFix)
+      fail(
+        `${RECIPES}/${noWrongFix.name}/recipe.json: a wrong-fix task names its wrongFix and keeps the fix's tests visible`,
+      );
+    return built.map((t) => t.name);
+  } catch (error) {
+    if (error instanceof RecipeError) fail(error.message);
+    throw error;
   }
-  if (names.length === 0) fail(`no recipe under ${RECIPES}`);
-  return names;
 }
 
 const resultsSchema = z.object({

@@ -4,7 +4,8 @@
 
 The tests are loaded exactly as `python -m unittest <args>` loads them (discovery included);
 with --autogen-select only the tests of those ids run. Each test's result (its unittest id,
-outcome, time, message) is written to PATH as JUnit XML. $AUTOGEN_TEST_TIMEOUT (seconds):
+outcome, time, message) is written to PATH as JUnit XML; a test its class's or module's
+setup kept from running (setUpClass, setUpModule raised) is an error with that message. $AUTOGEN_TEST_TIMEOUT (seconds):
 a test still running after it fails with TimeoutError, so one endless test cannot take the
 run with it. Console output is unittest's own.
 """
@@ -15,6 +16,7 @@ import threading
 import time
 import traceback
 import unittest
+import unittest.util
 from xml.sax.saxutils import escape, quoteattr
 
 _TIMEOUT = float(os.environ.get("AUTOGEN_TEST_TIMEOUT") or 0)
@@ -28,8 +30,15 @@ def _timer_usable():
     return _TIMEOUT > 0 and hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
 
 
+def _is_holder(test):
+    """unittest's stand-in for a class or module fixture (setUpClass, setUpModule, their teardowns)."""
+    return not isinstance(test, unittest.TestCase)
+
+
 class _Result(unittest.TextTestResult):
     records = []
+    # Errors and skips of fixtures, by the holder's description ("setUpClass (tests.test_x.FooTest)").
+    fixtures = {}
 
     def startTest(self, test):
         self._started = time.monotonic()
@@ -59,6 +68,10 @@ class _Result(unittest.TextTestResult):
 
     def addError(self, test, err):
         super().addError(test, err)
+        if _is_holder(test):
+            kind, value, _ = err
+            _Result.fixtures[test.id()] = ("error", "%s: %s" % (kind.__name__, value), "".join(traceback.format_exception(*err)))
+            return
         self._note("error", err)
 
     def addSubTest(self, test, subtest, err):
@@ -68,6 +81,9 @@ class _Result(unittest.TextTestResult):
 
     def addSkip(self, test, reason):
         super().addSkip(test, reason)
+        if _is_holder(test):
+            _Result.fixtures[test.id()] = ("skip", reason, None)
+            return
         self._problem = ("skip", reason, None)
 
     def addUnexpectedSuccess(self, test):
@@ -85,6 +101,44 @@ def _only(suite, wanted):
         elif test.id() in wanted:
             kept.addTest(test)
     return kept
+
+
+def _tests(suite):
+    for test in suite:
+        if isinstance(test, unittest.TestSuite):
+            yield from _tests(test)
+        else:
+            yield test
+
+
+def _fixtures_of(suite):
+    """Each test's id and the fixtures that could keep it from running; read before the run (a suite drops its tests as they run)."""
+    return [
+        (test.id(), ("setUpModule (%s)" % test.__class__.__module__, "setUpClass (%s)" % unittest.util.strclass(test.__class__)))
+        for test in _tests(suite)
+        if not _is_holder(test)
+    ]
+
+
+def _record_fixture_failures(planned):
+    """A test its class's or module's setup kept from running has that setup's error (or skip) as its own
+    result; a fixture error no test takes (a teardown's) is recorded under the fixture's own name."""
+    seen = {record[0] for record in _Result.records}
+    taken = set()
+    for test_id, names in planned:
+        if test_id in seen:
+            continue
+        for name in names:
+            if name in _Result.fixtures:
+                status, message, details = _Result.fixtures[name]
+                if status == "error":
+                    message = "%s failed: %s" % (name.split(" ")[0], message)
+                _Result.records.append((test_id, status, 0.0, message, details))
+                taken.add(name)
+                break
+    for name, (status, message, details) in _Result.fixtures.items():
+        if name not in taken and status == "error":
+            _Result.records.append((name, status, 0.0, message, details))
 
 
 def _write_report(path):
@@ -118,7 +172,12 @@ def main(argv):
         resultclass = _Result
 
         def run(self, test):
-            return super().run(_only(test, wanted) if wanted is not None else test)
+            chosen = _only(test, wanted) if wanted is not None else test
+            planned = _fixtures_of(chosen)
+            try:
+                return super().run(chosen)
+            finally:
+                _record_fixture_failures(planned)
 
     try:
         program = unittest.main(module=None, argv=["python -m unittest", *args], testRunner=Runner, exit=False)

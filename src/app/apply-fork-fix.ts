@@ -7,8 +7,10 @@
 // request that changes anything under `.github/` is refused: pushed to a branch of this
 // repository, its workflows (and the actions they use) would run with the repository's
 // secrets. A second click finds the recorded PR (or the open PR of that branch) and opens
-// nothing new.
+// nothing new. A fix that needs a reviewer (not reviewed, or an output change the issue did
+// not ask for) is said so in the commit, the title and the body, and its PR is a draft.
 import { readRepoConfigFromForge } from "../forge/read-repo-config-forge.ts";
+import { fixedWord, isUnreviewed } from "../engine/review/review-fix.ts";
 import type { Outcome } from "../engine/task.ts";
 import type { CiForge } from "../forge/ci-forge.ts";
 import type { Forge } from "../forge/forge.ts";
@@ -67,9 +69,10 @@ export async function applyForkFix(
     let pr = await tools.forge.findOpenPull(owner, repo, branch);
     if (!pr) {
       const repository = await tools.forge.repository(owner, repo);
-      let draft = false;
+      const unreviewed = isUnreviewed(outcome);
+      let draft = unreviewed;
       try {
-        draft =
+        draft ||=
           (await readRepoConfigFromForge(tools.forge, owner, repo, repository.defaultBranch)).pullRequest.draft ===
           "always";
       } catch {
@@ -99,7 +102,7 @@ export async function applyForkFix(
       const message = [
         `Apply autogen's fix for the red build of #${number}`,
         "",
-        `${outcome.message}.`,
+        `${unreviewed ? `${fixedWord(outcome)}: ` : ""}${outcome.message}.`,
         "",
         `Applied by ${clicker} from the check run.`,
         coAuthor(job),
@@ -113,9 +116,18 @@ export async function applyForkFix(
         message,
         outcome.changedFiles,
       );
-      const title = `autogen: #${number} with its CI fix (${pull.title})`.slice(0, 250);
+      const title =
+        `autogen: #${number} with its CI fix${unreviewed ? ` (${fixedWord(outcome)})` : ""} (${pull.title})`.slice(
+          0,
+          250,
+        );
       const body = [
         `Applies autogen's fix for the red build of #${number} at \`${headSha.slice(0, 7)}\`, on top of that pull request's commits: #${number} comes from a fork, which the bot cannot push to. ${clicker} asked for it with **Apply fix** on the check run.`,
+        ...(unreviewed
+          ? [
+              `\n**Needs a reviewer: ${fixedWord(outcome)}.** The pull request is a draft; read the proof in the report before merging.`,
+            ]
+          : []),
         `\nMerging this merges #${number} with the fix (close #${number} then); the contributor can instead pull \`${branch}\` into \`${pull.headRef}\`.`,
         `\n${renderReport(outcome, { title, branch })}`,
         `\nRefs #${number}`,

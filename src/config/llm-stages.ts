@@ -15,5 +15,6 @@ export const STAGES = [
   "self-debug",
   "knowledge",
   "review-fix",
+  "behaviour-calls",
 ] as const;
 export type Stage = (typeof STAGES)[number];

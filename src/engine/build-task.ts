@@ -120,11 +120,15 @@ export type TaskInput = {
   verifier: Verifier;
   probe?: Verifier | undefined;
   visible: VisibleTests;
+  /** The job's baseline run of the whole suite on this workspace, when it made one. */
+  suiteBefore?: TestReport | undefined;
   sandbox: Task["sandbox"];
   budget?: Task["budget"] | undefined;
   parallelism?: number | undefined;
   signal?: AbortSignal | undefined;
   onProgress?: ((event: ProgressEvent) => void) | undefined;
+  /** The unchanged code's whole-suite run already made (the pipeline's baseline). */
+  suiteBaseline?: TestReport | undefined;
 };
 
 /** The Task itself; the whole suite is the regression gate. */
@@ -134,6 +138,7 @@ export function buildTask(input: TaskInput): Task {
     workspace: input.workspace,
     visible: input.visible,
     regression: { kind: "all" },
+    suiteBefore: input.suiteBefore,
     verifier: input.verifier,
     probe: input.probe,
     // Extra runs (coverage) run the tests as the command does: with its own environment assignments.
@@ -144,6 +149,7 @@ export function buildTask(input: TaskInput): Task {
     isTestFile,
     budget: input.budget ?? taskBudget(input.config),
     candidateLimit: input.config.test.candidateLimit,
+    suiteBaseline: input.suiteBaseline,
     parallelism: input.parallelism,
     description,
     signal: input.signal,

@@ -54,13 +54,14 @@ export class CandidateLimits {
 
   /**
    * One test's limit in the per-test coverage run: tracing slows a test down many times, so
-   * TRACE_FACTOR × the candidate's per-test limit; a test that looped in the unchanged code's
+   * TRACE_FACTOR × a candidate's allowance for the slowest test, plus twice the floor; a test that looped in the unchanged code's
    * run is stopped again within seconds, not at the first run's limit. None before a baseline.
    */
   tracePerTestMs(): number | undefined {
     if (!this.learned) return undefined;
     const { factor, floorSeconds } = this.settings;
-    return Math.min(this.capMs, Math.ceil(TRACE_FACTOR * (factor * this.slowestMs + floorSeconds * 1000)));
+    // The slowdown multiplies the tests' measured time; the floor (noise, not test time) only doubles.
+    return Math.min(this.capMs, Math.ceil(TRACE_FACTOR * factor * this.slowestMs + 2 * floorSeconds * 1000));
   }
 
   /** The limit for one candidate run of `selection`; none before a baseline was learned. */

@@ -6,6 +6,7 @@ import type { Verifier } from "../verify/local-verifier.ts";
 import type { SandboxOptions } from "../verify/sandbox/run-sandboxed.ts";
 import type { TestReport, TestStatus } from "../verify/test-report.ts";
 import type { PolicyVerdict } from "../workspace/diff-policy.ts";
+import type { BehaviourTable } from "./behaviour/behaviour-table.ts";
 import type { FixReview } from "./review/review-fix.ts";
 import type { CandidateLimitSettings } from "./candidate-limits.ts";
 
@@ -34,6 +35,12 @@ export type Task = {
   visible: VisibleTests;
   /** The wider suite run as a regression gate after a candidate passes the visible tests. */
   regression?: TestSelection | undefined;
+  /**
+   * The whole suite's run on this unchanged workspace (the job's baseline): the regression
+   * gate's first run when it is the whole suite, instead of running it again. Dropped by
+   * whoever changes the workspace before the strategy starts (a reproduction test written).
+   */
+  suiteBefore?: TestReport | undefined;
   verifier: Verifier;
   /** Runs that need files or environment on our side (coverage, traces, instrumented logging): the local sandbox. Defaults to `verifier`. */
   probe?: Verifier | undefined;
@@ -44,11 +51,27 @@ export type Task = {
   budget: { candidates: number; minutes: number };
   /** How candidates' time limits follow the unchanged code's timings (test.candidateLimit); the defaults when absent. */
   candidateLimit?: CandidateLimitSettings | undefined;
+  /**
+   * The unchanged code's run of the whole suite, when one was made before the strategy (the
+   * pipeline's baseline): its timings limit the strategy's own runs of the unchanged code, so
+   * a test that loops there is stopped within seconds instead of again at the first run's limit.
+   * The same report as `suiteBefore`, but kept when the workspace changes (a new test does not
+   * change the other tests' timings).
+   */
+  suiteBaseline?: TestReport | undefined;
   /** How many independent candidates may be validated at once (each in its own copy). */
   parallelism?: number | undefined;
   description?: string | undefined;
+  /** What an earlier mechanical pass learned (suspicious lines, a near-miss edit), for a model run after it. */
+  findings?: PriorFindings | undefined;
   onProgress?: ((event: ProgressEvent) => void) | undefined;
   signal?: AbortSignal | undefined;
+};
+
+/** The template pass's findings: lines spectrum-based localisation ranks first, and the edit that passed the most visible tests. */
+export type PriorFindings = {
+  suspicious: Array<{ file: string; line: number; score: number }>;
+  nearMiss?: { diff: string; passed: number; failed: number } | undefined;
 };
 
 export type TestEvidence = {
@@ -91,7 +114,7 @@ export type Attempt = {
   analysis?: string | undefined;
 };
 
-/** `refused`: every mechanical edit that passed the tests was refused by the model's review; `not-reproduced`: no test could be written that fails for the reported reason; `broken-tests`: the test command does not load the tests; `no-change`: the model judged that the code needs no change. */
+/** `refused`: every mechanical edit that passed the tests was refused by the model's review; `not-reproduced`: no test could be written that fails for the reported reason; `broken-tests`: the test command does not load the tests; `no-change`: the model judged that the code needs no change; `contradicts-issue`: the change passes the tests but, on inputs the model wrote from the issue, does not give what the issue expects. */
 export type StopReason =
   | "solved"
   | "budget"
@@ -107,7 +130,8 @@ export type StopReason =
   | "not-reproduced"
   | "broken-tests"
   | "no-change"
-  | "refused";
+  | "refused"
+  | "contradicts-issue";
 
 export type PlanVerificationEntry = { test: string; derived: string; expected: string; matches: boolean };
 
@@ -139,6 +163,8 @@ export type Outcome = {
   closestAttempt?: { diff: string; files: string[]; passed: number; failed: number } | undefined;
   /** A mechanical (template) edit's review: accepted or refused by the model, or not reviewed (no model); absent for a model's own fix. */
   review?: FixReview | undefined;
+  /** A fix's outputs on inputs the model wrote from the issue, before and after it (or why there is none), once checked. */
+  behaviour?: BehaviourTable | undefined;
   /** The diff policy and test-tampering verdict on the final diff, once checked. */
   policy?: PolicyVerdict | undefined;
   /** How the dependencies the tests need got into the checkout, set by the entry point that installed them. */

@@ -3,8 +3,6 @@
 // phase, its elapsed time and what is running. The clock is a port so tests drive it.
 import type { Heartbeat, HeartbeatClock, StageName } from "./pipeline-ports.ts";
 
-export type { HeartbeatClock } from "./pipeline-ports.ts";
-
 /** Silence after which a beat is due; checked every TICK_MS, so a beat comes at most 10 s apart. */
 export const HEARTBEAT_MS = 9_000;
 export const TICK_MS = 1_000;

@@ -13,13 +13,6 @@ import type { SetupResult } from "../verify/run-setup.ts";
 import type { TestRunner } from "../verify/runners/test-runner.ts";
 import type { TestReport } from "../verify/test-report.ts";
 
-/** The heartbeat's clock (heartbeat.ts), a port so tests drive it. */
-export type HeartbeatClock = {
-  now(): number;
-  /** Calls `tick` every `ms` until the returned function is called. */
-  every(ms: number, tick: () => void): () => void;
-};
-
 export type TaskSandbox = Task["sandbox"];
 
 /** The stages, in the order they run. */
@@ -82,6 +75,13 @@ export type PipelineEvent =
 
 /** A phase still running after a while: shown so a long wait is not taken for a hang. */
 export type Heartbeat = { stage: StageName; elapsedMs: number; doing: string };
+
+/** The heartbeat's time source: a port, so tests drive it. */
+export type HeartbeatClock = {
+  now(): number;
+  /** Calls `tick` every `ms` until the returned function is called. */
+  every(ms: number, tick: () => void): () => void;
+};
 
 export type PipelineProgress = {
   /** A stage finished; awaited before the next starts (a door may record it). */

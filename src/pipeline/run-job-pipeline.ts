@@ -110,9 +110,11 @@ async function stages(
     verifier: pick.verifier,
     probe: pick.probe,
     visible: choice.visible,
+    suiteBefore: baseline,
     sandbox,
     budget: input.budget,
     parallelism: pick.parallelism,
+    suiteBaseline: baseline,
     signal: input.signal,
     onProgress: (event) => {
       beat.shown(event.kind === "stage" ? event.stage : `attempt ${event.index}: ${event.description}`);
@@ -124,8 +126,9 @@ async function stages(
   await tell({ stage: "run", outcome });
 
   if (input.postChecks !== false && outcome.status === "fixed") {
-    beat.enter("post-checks", "checking the diff");
-    await postChecks(workspace, outcome, config);
+    beat.enter("post-checks", "checking the diff and its behaviour");
+    const behaviour = { llm, problem: task.description, runnerName: runner.name, sandbox: task.sandbox };
+    await postChecks(workspace, outcome, config, behaviour);
     await tell({ stage: "post-checks", outcome, passed: outcome.status === "fixed" });
   }
   return { outcome, runner, install, baseline, visible: choice.visible };

@@ -1,8 +1,9 @@
 // What the `autogen` check run says when a job ends: its conclusion (success: fixed;
-// neutral: a plan only, nothing to do, or failures the pull request did not cause;
+// neutral: a fix that needs a reviewer (not reviewed, or an output change the issue did
+// not ask for), a plan only, nothing to do, or failures the pull request did not cause;
 // failure: no fix found, or an error; cancelled), a one-line title, and a summary made
 // of the job's status checklist, its final word and its report.
-import { isUnreviewed } from "../engine/review/review-fix.ts";
+import { fixedWord, isUnreviewed } from "../engine/review/review-fix.ts";
 import type { Outcome } from "../engine/task.ts";
 import type { Job } from "../jobs/store.ts";
 import type { CheckConclusion } from "../forge/check-run-forge.ts";
@@ -51,14 +52,17 @@ export function checkVerdict(job: Job): CheckVerdict {
       "neutral",
       outcome?.plan.verified ? "Plan written and verified; nothing changed" : "Plan written; nothing changed",
     ];
-  else if (outcome?.status === "fixed")
+  else if (outcome?.status === "fixed") {
+    // A fix no one but the tests checked is not a green check: neutral, and the title says why.
+    const word = fixedWord(outcome);
+    const said = word.charAt(0).toUpperCase() + word.slice(1);
     [conclusion, title] = [
-      "success",
+      isUnreviewed(outcome) ? "neutral" : "success",
       forkPatch
-        ? "Fix found: Apply fix opens a pull request with it"
-        : `${isUnreviewed(outcome) ? "Passes the tests; not reviewed" : "Fixed"}: ${outcome.message}`,
+        ? `${isUnreviewed(outcome) ? `${said}: Apply fix opens a draft pull request with it` : "Fix found: Apply fix opens a pull request with it"}`
+        : `${said}: ${outcome.message}`,
     ];
-  else if (outcome) [conclusion, title] = ["failure", `No fix found (${outcome.stopReason}): ${outcome.message}`];
+  } else if (outcome) [conclusion, title] = ["failure", `No fix found (${outcome.stopReason}): ${outcome.message}`];
   // Done without an engine run: nothing to do, failures the pull request did not cause, infrastructure.
   else [conclusion, title] = ["neutral", firstLine(status?.summary) ?? "Nothing to change"];
 

@@ -6,6 +6,7 @@ import { diffStat } from "../workspace/unified-diff.ts";
 import { maintainerCommand } from "./maintainer-command.ts";
 import type { Outcome, TestEvidence } from "../engine/task.ts";
 import type { InstallSummary } from "../verify/install/run-install.ts";
+import { behaviourLines } from "./behaviour-section.ts";
 import { cut, failsThenPasses, gateLines, headline, reviewLine, stillRunning } from "./report-sections.ts";
 
 const MAX_ATTEMPTS_SHOWN = 50;
@@ -125,6 +126,8 @@ export function renderReport(
   } else if (!(ranBefore && ranAfter) && switchedOff.length === 0) {
     out.push("- Not checked: no candidate reached the final diff.");
   }
+
+  out.push(...behaviourLines(outcome.behaviour));
 
   out.push("", "### Details");
   if (before) {

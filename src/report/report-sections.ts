@@ -1,7 +1,8 @@
 // The parts of a report a reviewer reads first: the verdict in words (no internal strategy
 // names), the model's review of a mechanical edit, the tests that failed before and pass
-// after, the full suite's gate in numbers that add up, and the tampering check by outcome.
-import { fixedWord } from "../engine/review/review-fix.ts";
+// after, the full suite's gate in numbers that add up, and the tampering check by outcome
+// (the behaviour table is behaviour-section.ts).
+import { unrequestedChanges } from "../engine/review/review-fix.ts";
 import type { FixReview } from "../engine/review/review-fix.ts";
 import type { Outcome, StopReason, TestEvidence } from "../engine/task.ts";
 
@@ -23,6 +24,7 @@ const STOPPED: Record<StopReason, string> = {
   "broken-tests": "the test command is broken",
   "no-change": "the model judged that no code change is needed",
   refused: "the model refused every mechanical edit that passed the tests",
+  "contradicts-issue": "the change passes the tests but not the issue's own examples",
 };
 
 /** Text cut at `max` characters, the cut marked with how much was left out. */
@@ -47,15 +49,23 @@ export function headline(outcome: Outcome): string[] {
     if (outcome.review?.verdict === "refused") lines.push("", reviewLine(outcome.review));
     return lines;
   }
-  if (fixedWord(outcome) !== "fixed") {
-    return [
-      `**Passes the tests; not reviewed**: ${outcome.message}.`,
+  const lines =
+    outcome.review?.verdict === "not-reviewed"
+      ? [
+          `**Passes the tests; not reviewed**: ${outcome.message}.`,
+          "",
+          "> [!CAUTION]",
+          "> This is a mechanical edit found by trying small changes until the tests passed, and no model was configured to check it against the issue. Such an edit can pass the tests for the wrong reason: read the diff before merging. A pull request of it is opened as a draft.",
+        ]
+      : [`**Fixed**, ${howFound(outcome)}: ${outcome.message}.`];
+  const changed = unrequestedChanges(outcome);
+  if (changed > 0)
+    lines.push(
       "",
-      "> [!CAUTION]",
-      "> This is a mechanical edit found by trying small changes until the tests passed, and no model was configured to check it against the issue. Such an edit can pass the tests for the wrong reason: read the diff before merging. A pull request of it is opened as a draft.",
-    ];
-  }
-  return [`**Fixed**, ${howFound(outcome)}: ${outcome.message}.`];
+      "> [!WARNING]",
+      `> The change gives a different output on ${String(changed)} input(s) where the issue asked for no change (⚠️ in the behaviour table below): check that each is wanted before merging. A pull request of it is opened as a draft.`,
+    );
+  return lines;
 }
 
 export function reviewLine(review: FixReview): string {

@@ -39,6 +39,8 @@ export type GitPlace = {
   gitDir?: string;
   /** The work tree that goes with `gitDir`. */
   workTree?: string;
+  /** Where git stops looking upward for a repository (GIT_CEILING_DIRECTORIES): a plain folder stays one. */
+  ceilingDirectory?: string;
 };
 
 /** The environment every git we run gets: minimal, no prompts, no system or global configuration, our fixed configuration on top. */
@@ -60,6 +62,7 @@ export function safeGitEnv(options: GitPlace & { credentials?: GitCredentials } 
   if (options.indexFile) env.GIT_INDEX_FILE = options.indexFile;
   if (options.gitDir) env.GIT_DIR = options.gitDir;
   if (options.workTree) env.GIT_WORK_TREE = options.workTree;
+  if (options.ceilingDirectory) env.GIT_CEILING_DIRECTORIES = options.ceilingDirectory;
   const config: Array<readonly [string, string]> = [...SAFE_CONFIG];
   if (options.credentials) {
     // Per-command config through the environment: not on the command line, not on disk.

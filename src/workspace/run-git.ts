@@ -1,5 +1,5 @@
 // The one way the bot runs git. Every call gets the safe environment of git-env.ts and
-// nothing of the host's, no standard input, a timeout and an abort signal; its arguments
+// nothing of the host's, no standard input unless given, a timeout and an abort signal; its arguments
 // and environment pass simple-git's check for options that run programs (--upload-pack,
 // -c core.sshCommand=..., include.path, url.<x>.insteadOf, ...) first, as they did when
 // the calls went through simple-git. Outside input (a path, a ref, a URL) is only ever
@@ -19,6 +19,8 @@ export type RunGitOptions = GitPlace & {
   /** Total time allowed (default 60 s; 0: none, for a caller whose own signal bounds the call). */
   timeoutMs?: number;
   signal?: AbortSignal;
+  /** What git reads on its standard input (a patch for `apply -`); none otherwise. */
+  input?: string;
   /** Exit codes that are answers rather than failures (`diff --no-index` exits 1 when the files differ). */
   okExitCodes?: readonly number[];
 };
@@ -86,7 +88,7 @@ function execOptions(options: RunGitOptions, env: Record<string, string>) {
     ...(options.cwd ? { cwd: options.cwd } : {}),
     env,
     extendEnv: false,
-    stdin: "ignore",
+    ...(options.input === undefined ? { stdin: "ignore" as const } : { input: options.input }),
     stripFinalNewline: false,
     maxBuffer: MAX_OUTPUT,
     reject: false,

@@ -182,6 +182,36 @@ describe("the check run reporter", () => {
 });
 
 describe("the check run's conclusion", () => {
+  it("neutral, titled so, for a fix that needs a reviewer: not reviewed, or an output change the issue did not ask for", async () => {
+    const unreviewed: Outcome = { ...fixed("", []), review: { verdict: "not-reviewed", reason: "no model" } };
+    expect(checkVerdict(await endedJob({ pushed: SHA, outcome: unreviewed }))).toMatchObject({
+      conclusion: "neutral",
+      title: "Passes the tests; not reviewed: subtract the discount",
+    });
+    const row = { call: "total([])", why: "the empty cart", expected: "unspecified", before: "0", after: "None" };
+    const changed: Outcome = {
+      ...fixed("", []),
+      review: { verdict: "accepted", reason: "right" },
+      behaviour: { kind: "table", module: "shop.cart", rows: [{ ...row, flag: "unrequested" }] },
+    };
+    expect(checkVerdict(await endedJob({ pushed: SHA, outcome: changed }))).toMatchObject({
+      conclusion: "neutral",
+      title: "Fixed; 1 output change(s) the issue did not ask for: subtract the discount",
+    });
+    // A fork's unreviewed fix: the button still offers it, as a draft.
+    expect(checkVerdict(await endedJob({ headSha: SHA, outcome: unreviewed }, "done", "ci"))).toMatchObject({
+      conclusion: "neutral",
+      forkPatch: true,
+      title: "Passes the tests; not reviewed: Apply fix opens a draft pull request with it",
+    });
+    // The same table with every output as the issue expects: a green check.
+    const agreed: Outcome = {
+      ...changed,
+      behaviour: { kind: "table", module: "shop.cart", rows: [{ ...row, after: "0", flag: "ok" }] },
+    };
+    expect(checkVerdict(await endedJob({ pushed: SHA, outcome: agreed })).conclusion).toBe("success");
+  });
+
   it("success when fixed, neutral for a plan or nothing to do, failure when it gave up or failed, cancelled when stopped", async () => {
     const gaveUp = { ...emptyOutcome("template"), stopReason: "exhausted", message: "no candidate passed" } as Outcome;
     expect(checkVerdict(await endedJob({ pushed: SHA, outcome: fixed("", []) })).conclusion).toBe("success");

@@ -58,7 +58,6 @@ const LPW_ANSWERS = [
       ],
     },
   },
-  { stage: "check-verification", content: { ok: true, problems: [] } },
   {
     stage: "implement",
     content: {
@@ -553,7 +552,6 @@ describe("review feedback on the bot's own pull request", () => {
           ],
         },
       },
-      { stage: "check-verification", content: { ok: true, problems: [] } },
       {
         stage: "implement",
         content: {

@@ -71,7 +71,6 @@ const PY_FIX = [
       ],
     },
   },
-  { stage: "check-verification", content: { ok: true, problems: [] } },
   {
     stage: "implement",
     content: {
@@ -129,7 +128,6 @@ const JS_ANSWERS = [
       ],
     },
   },
-  { stage: "check-verification", content: { ok: true, problems: [] } },
   {
     stage: "implement",
     content: {

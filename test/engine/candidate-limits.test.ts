@@ -41,7 +41,7 @@ describe("CandidateLimits", () => {
     );
   });
 
-  it("gives a test in the per-test coverage run 4 × a candidate's per-test limit, capped, and none before a baseline", () => {
+  it("gives a test in the per-test coverage run 4 × a candidate's allowance for the slowest test + twice the floor, capped, and none before a baseline", () => {
     const limits = new CandidateLimits(undefined, 600_000);
     expect(limits.tracePerTestMs()).toBeUndefined();
     // A looping test stopped at the first run's limit times the limit, not itself: it sets nothing.
@@ -50,7 +50,7 @@ describe("CandidateLimits", () => {
     if (first)
       Object.assign(first, { status: "fail", message: "TimeoutError: timed out after 10 s (the per-test limit)" });
     limits.learn(looped);
-    expect(limits.tracePerTestMs()).toBe(4 * (5 * 50 + 1_000));
+    expect(limits.tracePerTestMs()).toBe(4 * 5 * 50 + 2 * 1_000);
     const capped = new CandidateLimits(undefined, 3_000);
     capped.learn(report(900, [100]));
     expect(capped.tracePerTestMs()).toBe(3_000);

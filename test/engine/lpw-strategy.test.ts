@@ -49,7 +49,6 @@ const VERIFIED = {
     ],
   },
 };
-const CHECK_OK = { stage: "check-verification", content: { ok: true, problems: [] } };
 const edit = (search: string, replace: string) => ({
   edits: [{ kind: "replace", path: "shop/cart.py", search, replace }],
 });
@@ -115,8 +114,8 @@ function expectCost(outcome: Outcome, calls: number, testRuns: number): void {
 
 describe("LPW", () => {
   it("fixes a bug on the first implementation of a verified plan", async () => {
-    const { outcome, stages, dir } = await runLpw(PY_REPO, [PLAN, VERIFIED, CHECK_OK, IMPLEMENT_RIGHT]);
-    expect(stages).toEqual(["plan", "verify-plan", "check-verification", "implement"]);
+    const { outcome, stages, dir } = await runLpw(PY_REPO, [PLAN, VERIFIED, IMPLEMENT_RIGHT]);
+    expect(stages).toEqual(["plan", "verify-plan", "implement"]);
     expect(outcome).toMatchObject({ status: "fixed", stopReason: "solved", changedFiles: ["shop/cart.py"] });
     expect(outcome.plan).toMatchObject({
       steps: PLAN.content.steps,
@@ -136,7 +135,7 @@ describe("LPW", () => {
       },
     ]);
     // before, regression baseline, after the implementation, regression after.
-    expectCost(outcome, 4, 4);
+    expectCost(outcome, 3, 4);
     expect(outcome.evidence.regressionAfter).toMatchObject({ passed: 2, failed: 0 });
     expect(outcome.diff).toContain("-    return subtotal + discount\n+    return subtotal - discount");
     expect(await readFile(join(dir, "shop/cart.py"), "utf8")).toContain("subtotal - discount");
@@ -162,22 +161,21 @@ describe("LPW", () => {
       },
     };
     const plan = { stage: "plan", content: { steps: ["Sum the prices", "Add the discount", "Return it"] } };
-    const { outcome, stages } = await runLpw(PY_REPO, [plan, wrong, VERIFIED, CHECK_OK, IMPLEMENT_RIGHT]);
-    expect(stages).toEqual(["plan", "verify-plan", "verify-plan", "check-verification", "implement"]);
+    const { outcome, stages } = await runLpw(PY_REPO, [plan, wrong, VERIFIED, IMPLEMENT_RIGHT]);
+    expect(stages).toEqual(["plan", "verify-plan", "verify-plan", "implement"]);
     expect(outcome.plan).toMatchObject({
       steps: ["Sum the prices", "Subtract the discount", "Return it"],
       verified: true,
       planIterations: 2,
     });
     expect(outcome.stopReason).toBe("solved");
-    expectCost(outcome, 5, 4);
+    expectCost(outcome, 4, 4);
   });
 
   it("needs two refinements guided by the error analysis of instrumented runs", async () => {
     const { outcome, stages, llm } = await runLpw(PY_REPO, [
       PLAN,
       VERIFIED,
-      CHECK_OK,
       { stage: "implement", content: edit("return subtotal + discount", "return subtotal - discount()") },
       INSTRUMENT,
       ANALYSIS("step 2 calls the discount instead of subtracting it"),
@@ -191,7 +189,6 @@ describe("LPW", () => {
     expect(stages).toEqual([
       "plan",
       "verify-plan",
-      "check-verification",
       "implement",
       "instrument",
       "analyze-error",
@@ -220,7 +217,7 @@ describe("LPW", () => {
     const analysisPrompt = llm.sink.entries.find((e) => e.stage === "analyze-error")?.messages[1]?.content ?? "";
     expect(analysisPrompt).toContain("AUTOGEN-TRACE step1 30");
     // before, baseline, 3 candidate runs, 2 instrumented runs, regression after.
-    expectCost(outcome, 12, 8);
+    expectCost(outcome, 11, 8);
     expect(outcome.diff).not.toContain("AUTOGEN-TRACE");
   });
 
@@ -229,12 +226,11 @@ describe("LPW", () => {
       { stage: "plan", raw: "Sure! Here is my plan: subtract." },
       PLAN,
       VERIFIED,
-      CHECK_OK,
       IMPLEMENT_RIGHT,
     ]);
-    expect(stages).toEqual(["plan", "plan", "verify-plan", "check-verification", "implement"]);
+    expect(stages).toEqual(["plan", "plan", "verify-plan", "implement"]);
     expect(outcome.stopReason).toBe("solved");
-    expectCost(outcome, 5, 4);
+    expectCost(outcome, 4, 4);
   });
 
   it("fails the stage cleanly when an answer stays malformed, leaving the code as it was", async () => {
@@ -253,14 +249,14 @@ describe("LPW", () => {
   });
 
   it("stops when the budget runs out mid-run, spending no more than the cap", async () => {
-    const { outcome, stages, dir } = await runLpw(PY_REPO, [PLAN, VERIFIED, CHECK_OK], { caps: { llmCalls: 3 } });
-    expect(stages).toEqual(["plan", "verify-plan", "check-verification"]);
+    const { outcome, stages, dir } = await runLpw(PY_REPO, [PLAN, VERIFIED], { caps: { llmCalls: 2 } });
+    expect(stages).toEqual(["plan", "verify-plan"]);
     expect(outcome).toMatchObject({
       status: "not-fixed",
       stopReason: "budget",
-      message: "budget exhausted: 3 of 3 model calls used",
+      message: "budget exhausted: 2 of 2 model calls used",
     });
-    expectCost(outcome, 3, 2);
+    expectCost(outcome, 2, 2);
     expect(await readFile(join(dir, "shop/cart.py"), "utf8")).toBe(CART);
   });
 
@@ -269,7 +265,6 @@ describe("LPW", () => {
     const { outcome, stages, dir } = await runLpw(PY_REPO, [
       PLAN,
       VERIFIED,
-      CHECK_OK,
       { stage: "implement", content: same },
       INSTRUMENT,
       ANALYSIS("step 2 adds"),
@@ -280,7 +275,6 @@ describe("LPW", () => {
     expect(stages).toEqual([
       "plan",
       "verify-plan",
-      "check-verification",
       "implement",
       "instrument",
       "analyze-error",
@@ -298,7 +292,7 @@ describe("LPW", () => {
       "re-implementation from the plan",
     ]);
     // before, baseline, implement, instrumented, refine, re-implement.
-    expectCost(outcome, 9, 6);
+    expectCost(outcome, 8, 6);
     expect(await readFile(join(dir, "shop/cart.py"), "utf8")).toBe(CART);
   });
 
@@ -338,10 +332,10 @@ describe("LPW", () => {
         expectedFailure: "assert 15 == 5",
       },
     };
-    const { outcome, stages } = await runLpw(PY_REPO, [repro, PLAN, VERIFIED, CHECK_OK, IMPLEMENT_RIGHT], {
+    const { outcome, stages } = await runLpw(PY_REPO, [repro, PLAN, VERIFIED, IMPLEMENT_RIGHT], {
       visible: { kind: "reproduce" },
     });
-    expect(stages).toEqual(["reproduce", "plan", "verify-plan", "check-verification", "implement"]);
+    expect(stages).toEqual(["reproduce", "plan", "verify-plan", "implement"]);
     expect(outcome.stopReason).toBe("solved");
     expect(outcome.evidence.reproduction).toEqual({
       path: "tests/test_repro.py",
@@ -359,7 +353,7 @@ describe("LPW", () => {
       },
     ]);
     // reproduction run, before, baseline, candidate, regression after.
-    expectCost(outcome, 5, 5);
+    expectCost(outcome, 4, 5);
   });
 
   it("ablation switches remove exactly their stage", async () => {
@@ -389,7 +383,6 @@ describe("LPW", () => {
       [
         PLAN,
         VERIFIED,
-        CHECK_OK,
         {
           stage: "knowledge",
           content: { facts: ["sum() adds the prices"], queries: ["discount subtracted subtotal"] },
@@ -398,7 +391,7 @@ describe("LPW", () => {
       ],
       { lpw: { knowledge: "on-disk" } },
     );
-    expect(stages).toEqual(["plan", "verify-plan", "check-verification", "knowledge", "implement"]);
+    expect(stages).toEqual(["plan", "verify-plan", "knowledge", "implement"]);
     const implement = llm.sink.entries.find((e) => e.stage === "implement")?.messages[1]?.content ?? "";
     expect(implement).toContain("- sum() adds the prices");
     expect(implement).toContain("From docs/pricing.md:1:\n# Pricing");
@@ -427,12 +420,12 @@ describe("LPW", () => {
         ],
       },
     };
-    const { outcome, stages } = await runLpw(js, [PLAN, VERIFIED, CHECK_OK, fix], {
+    const { outcome, stages } = await runLpw(js, [PLAN, VERIFIED, fix], {
       visible: { kind: "tests", ids: ["test/cart.test.js > total applies the discount"] },
     });
-    expect(stages).toEqual(["plan", "verify-plan", "check-verification", "implement"]);
+    expect(stages).toEqual(["plan", "verify-plan", "implement"]);
     expect(outcome).toMatchObject({ status: "fixed", stopReason: "solved", changedFiles: ["src/cart.js"] });
     expect(outcome.evidence.regressionAfter).toMatchObject({ passed: 2, failed: 0 });
-    expectCost(outcome, 4, 4);
+    expectCost(outcome, 3, 4);
   });
 });

@@ -129,7 +129,6 @@ describe("a template edit and the model's review", { timeout: 300_000 }, () => {
           ],
         },
       },
-      { stage: "check-verification", content: { ok: true, problems: [] } },
       { stage: "implement", content: wrong },
       { stage: "analyze-error", content: { divergence: "b - a is 1", fix: "swap back" } },
       {
@@ -138,15 +137,7 @@ describe("a template edit and the model's review", { timeout: 300_000 }, () => {
       },
       REFUSE,
     ]);
-    expect(stages).toEqual([
-      "plan",
-      "verify-plan",
-      "check-verification",
-      "implement",
-      "analyze-error",
-      "refine",
-      "review-fix",
-    ]);
+    expect(stages).toEqual(["plan", "verify-plan", "implement", "analyze-error", "refine", "review-fix"]);
     expect(outcome).toMatchObject({ status: "not-fixed", stopReason: "iterations", review: { verdict: "refused" } });
     expect(outcome.message).toContain("then mechanical edits: the model refused 1 edit(s)");
     expect(outcome.attempts.map((a) => a.result)).toContain("refused");

@@ -106,11 +106,13 @@ const CASES: Case[] = [
   },
 ];
 
+// Candidates run on warm pytest runners, as `autogen fix` runs them by default (test.warm);
+// the cold runs are the parallel-validation case's below, and template-warm.test.ts shows both find the same fix.
 describe("template strategy: each family fixes a real bug", () => {
   for (const c of CASES) {
     it(`${c.family}`, async () => {
       const dir = await writeRepo({ "lib.py": c.source, "test_lib.py": c.tests });
-      const outcome = await runTemplate(dir);
+      const outcome = await runTemplate(dir, 300, 1, [], true);
       expect(outcome.stopReason).toBe("solved");
       expect(outcome.status).toBe("fixed");
       expect(outcome.plan.fix?.family).toBe(c.family);
@@ -136,9 +138,16 @@ describe("template strategy: parallel validation", () => {
   // for every later candidate (and was restored into the workspace): no fix in 3 of 4 runs.
   it("validates candidates in parallel copies and picks the same fix as one at a time", async () => {
     const c = CASES.find((x) => x.family === "variable-replace") as Case;
-    const sequential = await runTemplate(await writeRepo({ "lib.py": c.source, "test_lib.py": c.tests }), 300, 1);
+    // Warm runners in every slot, as `autogen fix` has them; template-parallel-race.test.ts forces the race on cold runs.
+    const sequential = await runTemplate(
+      await writeRepo({ "lib.py": c.source, "test_lib.py": c.tests }),
+      300,
+      1,
+      [],
+      true,
+    );
     const dir = await writeRepo({ "lib.py": c.source, "test_lib.py": c.tests });
-    const parallel = await runTemplate(dir, 300, 3);
+    const parallel = await runTemplate(dir, 300, 3, [], true);
     expect(sequential.stopReason).toBe("solved");
     expect(parallel.stopReason).toBe("solved");
     expect(parallel.plan.fix).toEqual(sequential.plan.fix);

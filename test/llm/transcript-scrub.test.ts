@@ -129,7 +129,6 @@ describe("transcripts are scrubbed before they are written", () => {
           ],
         },
       },
-      { stage: "check-verification", content: { ok: true, problems: [] } },
       {
         stage: "implement",
         content: {

@@ -2,7 +2,8 @@
 // every HEARTBEAT_MS while the phase stays silent, never after something was shown, and
 // no timer once stopped (or when no one listens).
 import { describe, expect, it } from "vitest";
-import { HEARTBEAT_MS, PhaseHeartbeat, TICK_MS, type HeartbeatClock } from "../../src/pipeline/heartbeat.ts";
+import { HEARTBEAT_MS, PhaseHeartbeat, TICK_MS } from "../../src/pipeline/heartbeat.ts";
+import type { HeartbeatClock } from "../../src/pipeline/pipeline-ports.ts";
 import type { Heartbeat } from "../../src/pipeline/pipeline-ports.ts";
 
 function manualClock() {

@@ -89,7 +89,6 @@ describe("every door's model client scrubs the bot's secrets", () => {
           ],
         },
       },
-      { stage: "check-verification", content: { ok: true, problems: [] } },
       {
         stage: "implement",
         content: {

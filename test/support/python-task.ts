@@ -21,18 +21,22 @@ export async function writeRepo(files: Record<string, string>): Promise<string> 
   return dir;
 }
 
-/** `visibleOutside`: host paths the tests may read (as a toolchain or a shared checkout would be). */
+/**
+ * `visibleOutside`: host paths the tests may read (as a toolchain or a shared checkout would be).
+ * `warm`: candidates' failing tests on a warm pytest runner, as `autogen fix` runs them by default (test.warm).
+ */
 export async function runTemplate(
   dir: string,
   candidates = 300,
   parallelism = 1,
   visibleOutside: string[] = [],
+  warm = false,
 ): Promise<Outcome> {
   const sandbox = { timeoutMs: 30_000, env: PYTEST_ENV };
   return templateStrategy.run({
     workspace: dir,
     visible: { kind: "all" },
-    verifier: localVerifier(pytestRunner([], "test"), { ...sandbox, protect: visibleOutside }),
+    verifier: localVerifier(pytestRunner([], "test"), { ...sandbox, protect: visibleOutside, warm }),
     sandbox: { ...sandbox, env: withPytestPlugin(PYTEST_ENV), readOnlyPaths: visibleOutside },
     runnerName: "pytest",
     isTestFile,

@@ -7,6 +7,7 @@ import { applyEdits, type Edit } from "../../workspace/apply-edits.ts";
 import { readWorktreeTextSync } from "../../workspace/read-worktree-file.ts";
 import { safeRepoPath } from "../../workspace/safe-path.ts";
 import { fileDiff } from "../../workspace/unified-diff.ts";
+import type { Frame } from "../context/build-context.ts";
 
 export class WorkspaceChanges {
   private readonly originals = new Map<string, string | null>();
@@ -49,5 +50,23 @@ export class WorkspaceChanges {
       parts.push(fileDiff(path, before, after));
     }
     return { diff: parts.join(""), files };
+  }
+
+  /** Where the current files differ from the originals: the first and last changed line of each changed file. */
+  changedLines(): Frame[] {
+    const out: Frame[] = [];
+    for (const path of this.diff().files) {
+      const full = safeRepoPath(this.root, path);
+      if (!existsSync(full)) continue;
+      const before = (this.originals.get(path) ?? "").split("\n");
+      const after = readWorktreeTextSync(this.root, path).split("\n");
+      let start = 0;
+      while (start < before.length && start < after.length && before[start] === after[start]) start++;
+      let end = after.length - 1;
+      for (let b = before.length - 1; end > start && b > start && before[b] === after[end]; b--) end--;
+      out.push({ file: path, line: start + 1 });
+      if (end > start) out.push({ file: path, line: end + 1 });
+    }
+    return out;
   }
 }

@@ -62,7 +62,8 @@ export function withReproduction(next: Strategy, llm: LlmClient, options: { atte
       };
       let outcome: Outcome | undefined;
       try {
-        outcome = await next.run({ ...task, visible: { kind: "tests", ids: result.testIds } });
+        // The workspace now holds the reproduction test: the suite's earlier run is not this one.
+        outcome = await next.run({ ...task, visible: { kind: "tests", ids: result.testIds }, suiteBefore: undefined });
         outcome.evidence.reproduction = reproduction;
         outcome.cost = addCosts(cost, outcome.cost);
         if (outcome.status === "fixed") await shipTest(outcome, task.workspace, result.path, result.content);

@@ -72,12 +72,29 @@ function excerpt(file: string, text: string, line: number): string {
   return `--- ${file} (lines ${from}-${to} of ${lines.length})\n${body.join("\n")}`;
 }
 
-/** A fix that passes the tests but that no one but the tests checked: reported so, and its PR stays a draft. */
-export function isUnreviewed(outcome: { status: string; review?: FixReview | undefined }): boolean {
-  return outcome.status === "fixed" && outcome.review?.verdict === "not-reviewed";
+type Judged = {
+  status: string;
+  review?: FixReview | undefined;
+  behaviour?: { kind: string; rows?: ReadonlyArray<{ flag: string }> } | undefined;
+};
+
+/** Outputs the fix changed on generated inputs where the issue asked for no change (the behaviour table's flags). */
+export function unrequestedChanges(outcome: Judged): number {
+  return outcome.behaviour?.rows?.filter((r) => r.flag === "unrequested").length ?? 0;
 }
 
-/** The headline word for a fix: "fixed", or "passes the tests; not reviewed" for an unreviewed mechanical edit. */
-export function fixedWord(outcome: { status: string; review?: FixReview | undefined }): string {
-  return isUnreviewed(outcome) ? "passes the tests; not reviewed" : "fixed";
+/**
+ * A fix that needs a reviewer before it is merged: no one but the tests checked it (a
+ * mechanical edit with no model's review), or it changes outputs the issue did not ask to
+ * change. Reported so, its check run neutral, its PR a draft.
+ */
+export function isUnreviewed(outcome: Judged): boolean {
+  return outcome.status === "fixed" && (outcome.review?.verdict === "not-reviewed" || unrequestedChanges(outcome) > 0);
+}
+
+/** The headline word for a fix: "fixed", "passes the tests; not reviewed", and the unrequested behaviour changes when there are any. */
+export function fixedWord(outcome: Judged): string {
+  const word = outcome.review?.verdict === "not-reviewed" ? UNREVIEWED : "fixed";
+  const changed = unrequestedChanges(outcome);
+  return changed > 0 ? `${word}; ${String(changed)} output change(s) the issue did not ask for` : word;
 }

@@ -111,6 +111,12 @@ export class StrategyRun {
     return report;
   }
 
+  /** The regression gate's run of the unchanged code: the job's baseline when that was the same run, else a new one. */
+  private async suiteBefore(regression: TestSelection): Promise<TestReport> {
+    const known = this.task.suiteBefore;
+    return regression.kind === "all" && known ? known : this.test(regression);
+  }
+
   /** Test runs a strategy made outside `test` (coverage, instrumented runs). */
   countTestRuns(runs: number, durationMs = 0): void {
     RunCosts.countTests(this.outcome.cost, runs, durationMs);
@@ -136,14 +142,18 @@ export class StrategyRun {
       stage: "reproduce",
       detail: "running the visible tests on the unchanged code",
     });
-    const before = await this.test(visible);
+    // The whole suite's run of the same code, made before the strategy: its timings limit these runs too.
+    const suite = this.task.suiteBaseline;
+    if (suite) this.limits.learn(suite);
+    const before = await this.test(visible, undefined, suite ? this.limits.limitFor(visible) : undefined);
     this.outcome.evidence.before = evidenceOf(before);
     const broken = brokenRunReason(before, this.task.workspace);
     if (broken) throw new Stop("broken-tests", `the test command is broken: ${broken}`);
     const failing = failingTests(before);
     if (failing.length === 0)
       throw new Stop("nothing-to-fix", "every visible test already passes; there is nothing to repair");
-    const regression = this.task.regression ? await this.test(this.task.regression) : undefined;
+    // The whole suite on the unchanged code was run already (and the workspace has not changed since): not again.
+    const regression = this.task.regression ? await this.suiteBefore(this.task.regression) : undefined;
     if (regression) this.outcome.evidence.regressionBefore = evidenceOf(regression);
     // Candidate runs are limited by the unchanged code's own timings from here on.
     this.limits.learn(before);

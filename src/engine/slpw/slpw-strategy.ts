@@ -17,6 +17,7 @@ import {
   type Verification,
 } from "../lpw/schemas.ts";
 import { failingTestsBlock } from "../lpw/failing-tests-block.ts";
+import { findingsText } from "../lpw/findings-text.ts";
 import { SearchRun, type Executed } from "../search/search-run.ts";
 import { UcbBandit } from "../search/ucb-bandit.ts";
 import type { Strategy } from "../task.ts";
@@ -58,7 +59,16 @@ export function slpwStrategy(options: SlpwOptions): Strategy {
         for (let i = 1; i <= k; i++) {
           const { value } = await options.llm.call(
             "plan",
-            { untrusted: { problem, failures: digest, code: context.code }, trusted: { memory: "(none)" } },
+            {
+              untrusted: {
+                problem,
+                tests: tests || digest,
+                failures: tests ? "" : digest,
+                code: context.code,
+                findings: findingsText(task.findings),
+              },
+              trusted: { memory: "(none)" },
+            },
             planSchema,
             { sample: { index: i, of: k } },
           );
@@ -76,7 +86,10 @@ export function slpwStrategy(options: SlpwOptions): Strategy {
           const plan = plans.get(id) as Plan;
           const { value } = await options.llm.call(
             "verify-plan",
-            { trusted: { plan: numbered(plan.steps) }, untrusted: { tests, code: context.code } },
+            {
+              trusted: { plan: numbered(plan.steps) },
+              untrusted: { problem, tests: tests || digest, code: context.code },
+            },
             verificationSchema,
           );
           const right = value.tests.filter((t) => t.matches).length;
@@ -144,7 +157,7 @@ export function slpwStrategy(options: SlpwOptions): Strategy {
                 plan: numbered(plan.steps),
                 verification: plan.verification ? formatVerification(plan.verification) : "(not verified)",
               },
-              untrusted: { problem, code: await run.code(), knowledge: "(none)" },
+              untrusted: { problem, tests: tests || digest, code: await run.code(), knowledge: "(none)", hint: "" },
             },
             editsSchema,
           );
@@ -192,7 +205,7 @@ export function slpwStrategy(options: SlpwOptions): Strategy {
                 analysis: `${analysis.divergence}\nFix: ${analysis.fix}`,
                 explanation: "(not requested)",
               },
-              untrusted: { failures, code: await run.code() },
+              untrusted: { problem, failures, code: await run.code() },
             },
             editsSchema,
           );

@@ -16,7 +16,8 @@ export type TemplateFamily =
   | "drop-operand"
   | "return-change"
   | "remove-statement"
-  | "guard-statement";
+  | "guard-statement"
+  | "square-operand";
 
 export type Mutation = {
   file: string;

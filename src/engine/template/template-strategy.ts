@@ -16,6 +16,7 @@ import type { Outcome, Strategy, Task } from "../task.ts";
 import { applyMutation, type Mutation } from "./mutation.ts";
 import { ochiai, type SuspiciousLine } from "./ochiai.ts";
 import { jsMutations } from "./js-mutations.ts";
+import { loopGuardMutations } from "./loop-guard-mutations.ts";
 import { jsSpectra } from "./js-spectra.ts";
 import { pythonMutations } from "./python-mutations.ts";
 import { CoverageError, pythonSpectra } from "./python-spectra.ts";
@@ -111,7 +112,9 @@ async function repair(task: Task, run: StrategyRun, llm: LlmClient | undefined):
       `no line outside the tests is executed by a failing test; nothing to localise${droppedNote}`,
     );
 
-  const candidates = await rankCandidates(task.workspace, ranking.slice(0, MAX_LINES));
+  // The unchanged code's failing tests never ended: its loop guards are edited first.
+  const looping = before.run.limit?.name === "test-time";
+  const candidates = await rankCandidates(task.workspace, ranking.slice(0, MAX_LINES), { looping });
   outcome.cost.candidatesGenerated = candidates.length;
   task.onProgress?.({
     kind: "stage",
@@ -249,7 +252,11 @@ async function repair(task: Task, run: StrategyRun, llm: LlmClient | undefined):
   );
 }
 
-export async function rankCandidates(workspace: string, lines: SuspiciousLine[]): Promise<Ranked[]> {
+export async function rankCandidates(
+  workspace: string,
+  lines: SuspiciousLine[],
+  options: { looping?: boolean } = {},
+): Promise<Ranked[]> {
   const byFile = new Map<string, Map<number, number>>();
   for (const l of lines) {
     const scores = byFile.get(l.file) ?? new Map<number, number>();
@@ -262,10 +269,12 @@ export async function rankCandidates(workspace: string, lines: SuspiciousLine[])
     if (!grammar || !isEditable(workspace, file)) continue;
     const source = await readWorktreeText(workspace, file);
     const lines = new Set(scores.keys());
-    const mutations =
-      grammar === "python"
+    const mutations = [
+      ...(grammar === "python"
         ? await pythonMutations(file, source, lines)
-        : await jsMutations(file, source, lines, grammar);
+        : await jsMutations(file, source, lines, grammar)),
+      ...(await loopGuardMutations(grammar, file, source, lines, options)),
+    ];
     for (const mutation of mutations) {
       ranked.push({ mutation, score: (scores.get(mutation.line) ?? 0) * mutation.prior, order: ranked.length });
     }

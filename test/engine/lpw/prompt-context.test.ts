@@ -35,7 +35,6 @@ const VERIFIED = {
     ],
   },
 };
-const CHECK_OK = { stage: "check-verification", content: { ok: true, problems: [] } };
 const FIX = {
   stage: "implement",
   content: {
@@ -52,7 +51,7 @@ const FIX = {
 
 describe("the prompts LPW sends for a bug deep in a large module", () => {
   it("shows the faulty method whole, no docs/conf.py, and each failing case with its parameters and values", async () => {
-    const { requests } = scriptAnswers([PLAN, VERIFIED, CHECK_OK, FIX]);
+    const { requests } = scriptAnswers([PLAN, VERIFIED, FIX]);
     const dir = await writeRepo(gridRepo());
     const llm = testLlm();
     const sandbox = { timeoutMs: 60_000, env: PYTEST_ENV };
@@ -78,8 +77,10 @@ describe("the prompts LPW sends for a bug deep in a large module", () => {
     expect(plan).not.toContain("docs/conf.py");
     expect(plan).not.toContain("html_theme_options");
     expect(plan.length).toBeLessThan(12_000);
-    // The plan's failure digest carries the values the helper hid.
+    // The plan's tests carry the values the helper hid, each case's parameters and the test's body.
     expect(plan).toContain("assert 'alpha beta' == 'a\\nl\\np");
+    expect(plan.match(/def test_wrap_width\(width, expected\):/g)).toHaveLength(1);
+    expect(plan).toContain('# test/test_wrap.py::test_wrap_width[zero]  parameters: width=0, expected="alpha beta"');
 
     const verify = requests[1]?.messages[1]?.content ?? "";
     expect(verify.match(/def test_wrap_width\(width, expected\):/g)).toHaveLength(1);
@@ -92,5 +93,71 @@ describe("the prompts LPW sends for a bug deep in a large module", () => {
       '# test/test_wrap.py::test_wrap_width[negative]  parameters: width=-1, expected="alpha beta"',
     );
     expect(verify).not.toMatch(/fails now with: AssertionError\n/);
+    // Without a check-verification call in between.
+    expect(requests.map((r) => r.response_format.json_schema.name)).toEqual(["plan", "verify_plan", "implement"]);
+    // Stable content first: plan and verify share the system message and the whole user prefix up to the plan.
+    expect(requests[1]?.messages[0]?.content).toBe(requests[0]?.messages[0]?.content);
+    const shared = verify.slice(0, verify.indexOf("\n\nThe plan:\n"));
+    expect(shared).toContain("1746 | ");
+    expect(plan.startsWith(shared)).toBe(true);
+
+    // The implement prompt shows the faulty method by symbol, with its class header, not the module's first lines cut at a length.
+    const implement = requests[2]?.messages[1]?.content ?? "";
+    expect(implement).toContain(`1746 | ${BUGGY_LINE_TEXT}`);
+    expect(implement).toContain("1737 |     def wrap_text_to_colwidths(self, colwidths):\n1738 |");
+    expect(implement).toContain("1725 | class Table:");
+    expect(implement).toMatch(/⋮ lines \d+-\d+ not shown/);
+    expect(implement.length).toBeLessThan(20_000);
+  });
+
+  it("refines against the current code by symbol, and a search block copied with its line numbers applies", async () => {
+    const half = {
+      stage: "implement",
+      content: {
+        edits: [
+          {
+            kind: "replace",
+            path: "grid/table.py",
+            search: "                if width is None:\n",
+            replace: "                if width is None or width < 0:\n",
+          },
+        ],
+      },
+    };
+    const analysis = { stage: "analyze-error", content: { divergence: "a width of 0 still wraps", fix: "use <= 0" } };
+    const refine = {
+      stage: "refine",
+      content: {
+        edits: [
+          {
+            kind: "replace",
+            path: "grid/table.py",
+            search: "1743 |                 if width is None or width < 0:\n",
+            replace: "1743 |                 if width is None or width <= 0:\n",
+          },
+        ],
+      },
+    };
+    const { requests } = scriptAnswers([PLAN, VERIFIED, half, analysis, refine]);
+    const dir = await writeRepo(gridRepo());
+    const sandbox = { timeoutMs: 60_000, env: PYTEST_ENV };
+    const runner = detectRunner(dir);
+    const outcome = await lpwStrategy({ llm: testLlm(), instrumentedDebug: false, codeExplanation: false }).run({
+      workspace: dir,
+      visible: { kind: "tests", ids: ["test/test_wrap.py"] },
+      regression: { kind: "all" },
+      verifier: localVerifier(runner, sandbox),
+      sandbox,
+      runnerName: runner.name,
+      isTestFile,
+      budget: { candidates: 5, minutes: 10 },
+      description: ISSUE,
+    });
+    expect(outcome).toMatchObject({ status: "fixed", stopReason: "solved" });
+    expect(outcome.diff).toContain("+                if width is None or width <= 0:");
+    const refinePrompt = requests[4]?.messages[1]?.content ?? "";
+    expect(refinePrompt).toContain("1743 |                 if width is None or width < 0:");
+    expect(refinePrompt).toContain("1725 | class Table:");
+    expect(refinePrompt).toContain("test_wrap_width[zero]");
   });
 });

@@ -72,6 +72,27 @@ describe("the shared run harness", () => {
     expect(run.outcome.cost.testRuns).toBe(2);
   });
 
+  it("takes the job's run of the whole suite as the regression suite's baseline instead of running it again", async () => {
+    const { task: t } = await task();
+    const suiteBefore = await t.verifier.run(t.workspace, { kind: "all" });
+    const runs: string[] = [];
+    const verifier: Task["verifier"] = {
+      run: (workspace, selection, ...rest) => {
+        runs.push(selection.kind);
+        return t.verifier.run(workspace, selection, ...rest);
+      },
+    };
+    const run = new StrategyRun({ ...t, verifier, suiteBefore }, "probe");
+    await run.baseline();
+    expect(runs).toEqual(["tests"]);
+    expect(run.outcome.evidence.regressionBefore).toMatchObject({ passed: 1, failed: 1 });
+    expect(run.outcome.cost.testRuns).toBe(1);
+    // A regression gate narrower than the whole suite is run as before.
+    const narrow = new StrategyRun({ ...t, verifier, suiteBefore, regression: { kind: "tests", ids: [FAILING] } }, "p");
+    await narrow.baseline();
+    expect(runs).toEqual(["tests", "tests", "tests"]);
+  });
+
   it("stops on nothing to fix and on a test command that loads no test", async () => {
     const passing = await task({ ...REPO, "calc/lib.py": FIXED });
     const stop = await new StrategyRun(passing.task, "probe").baseline().catch((error: unknown) => error);

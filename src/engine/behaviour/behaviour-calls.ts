@@ -1,0 +1,52 @@
+// The model's extra inputs for an accepted fix (CoCoST's generated tests): a few calls
+// derived from the issue, each with the output the issue expects or "unspecified". The
+// answer is hostile input: the calls are evaluated only by the harness in the sandbox.
+import { z } from "zod";
+import type { LlmClient } from "../../llm/llm-client.ts";
+
+export const behaviourCallsSchema = z.object({
+  module: z.string().min(1).max(200),
+  calls: z
+    .array(
+      z.object({
+        call: z.string().min(1).max(500),
+        expected: z.string().min(1).max(500),
+        why: z.string().min(1).max(500),
+      }),
+    )
+    .min(1)
+    .max(12),
+});
+
+/** One generated call: `expected` undefined when the issue does not say what it returns. */
+export type BehaviourCall = { call: string; expected: string | undefined; why: string };
+export type BehaviourRequest = { module: string; calls: BehaviourCall[] };
+
+const MODULE_NAME = /^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$/;
+const MAX_CALLS = 8;
+
+/** The calls the model writes for the issue and the fix, or why there are none. */
+export async function askBehaviourCalls(
+  llm: LlmClient,
+  input: { problem: string | undefined; diff: string },
+): Promise<BehaviourRequest | { reason: string }> {
+  const vars = {
+    untrusted: {
+      problem: input.problem ?? "Make the failing tests pass (no issue text was given).",
+      diff: input.diff,
+    },
+  };
+  const { value } = await llm.call("behaviour-calls", vars, behaviourCallsSchema);
+  const module = value.module.trim();
+  if (!MODULE_NAME.test(module))
+    return { reason: `the model named no importable module (${JSON.stringify(module.slice(0, 80))})` };
+  const calls = value.calls.slice(0, MAX_CALLS).map((c) => {
+    const expected = c.expected.trim();
+    return {
+      call: c.call.trim(),
+      expected: /^unspecified$/i.test(expected) ? undefined : expected,
+      why: c.why.trim(),
+    };
+  });
+  return { module, calls };
+}
