@@ -6,7 +6,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { execaSync } from "execa";
-import { safeGitEnv } from "../src/workspace/git.ts";
+import { safeGitEnv } from "../src/workspace/git-env.ts";
 import { unifiedDiff } from "../src/workspace/unified-diff.ts";
 
 /** Peak resident memory of `git diff --no-index` on the same texts, in MB (undefined without /usr/bin/time). */

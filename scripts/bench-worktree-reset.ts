@@ -4,7 +4,7 @@
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { git } from "../src/workspace/git.ts";
+import { runGit } from "../src/workspace/run-git.ts";
 import { RepoCache } from "../src/workspace/repo-cache.ts";
 
 const files = Number(process.argv[2] ?? 5000);
@@ -16,10 +16,10 @@ for (let i = 0; i < files; i++) {
   await mkdir(dir, { recursive: true });
   await writeFile(join(dir, `file${i}.py`), `# file ${i}\nVALUE = ${i}\n\ndef f${i}(x):\n    return x + ${i}\n`);
 }
-const g = git(remote);
-await g.raw(["init", "-q", "--initial-branch=main"]);
-await g.raw(["add", "-A"]);
-await g.raw(["-c", "user.name=bench", "-c", "user.email=bench@example.invalid", "commit", "-qm", "bench"]);
+const g = (args: string[]) => runGit(args, { cwd: remote });
+await g(["init", "-q", "--initial-branch=main"]);
+await g(["add", "-A"]);
+await g(["-c", "user.name=bench", "-c", "user.email=bench@example.invalid", "commit", "-qm", "bench"]);
 
 const cache = new RepoCache({ root: join(root, "cache") });
 const mirror = await cache.mirror(remote);

@@ -6,15 +6,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { main } from "../src/cli/main.ts";
-import { git } from "../src/workspace/git.ts";
+import { runGit } from "../src/workspace/run-git.ts";
 
 const example = fileURLToPath(new URL("../examples/gradebook/", import.meta.url));
 const repo = await mkdtemp(join(tmpdir(), "autogen-demo-"));
 await cp(example, repo, { recursive: true });
-const g = git(repo);
-await g.raw(["init", "--quiet", "--initial-branch=main"]);
-await g.raw(["add", "--all"]);
-await g.raw([
+const g = (args: string[]) => runGit(args, { cwd: repo });
+await g(["init", "--quiet", "--initial-branch=main"]);
+await g(["add", "--all"]);
+await g([
   "-c",
   "user.name=Demo Maintainer",
   "-c",
@@ -42,7 +42,9 @@ const code = await main(
 if (code === 0) {
   console.log(`\n${"=".repeat(30)} report ${"=".repeat(30)}\n`);
   console.log(await readFile(reportPath, "utf8"));
-  const branches = (await g.branchLocal()).all;
+  const branches = (await g(["for-each-ref", "--format=%(refname:lstrip=2)", "refs/heads/"]))
+    .split("\n")
+    .filter(Boolean);
   const fix = branches.find((b) => b.startsWith("autogen/"));
   console.log(
     `branches in ${repo}: ${branches.join(", ")}; see the change with: git -C ${repo} show ${fix ?? "<branch>"}`,

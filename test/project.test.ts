@@ -19,7 +19,11 @@ describe("package.json", () => {
   it("is ESM, requires Node >= 22.12 and has the design's dependencies", () => {
     expect(pkg.type).toBe("module");
     expect(pkg.engines.node).toBe(">=22.12");
-    for (const dep of ["probot", "openai", "simple-git", "execa", "zod"]) expect(pkg.dependencies).toHaveProperty(dep);
+    for (const dep of ["probot", "openai", "execa", "@simple-git/argv-parser", "zod"])
+      expect(pkg.dependencies).toHaveProperty(dep);
+    // The bot runs git through execa (src/workspace/run-git.ts); simple-git builds the tests' repositories.
+    expect(pkg.devDependencies).toHaveProperty("simple-git");
+    expect(pkg.dependencies).not.toHaveProperty("simple-git");
     // The REST client is what the tests drive the fake GitHub with; the App gets its Octokit from Probot.
     expect(pkg.devDependencies).toHaveProperty("@octokit/rest");
     expect(pkg.dependencies.probot).toMatch(/^\^14\./);

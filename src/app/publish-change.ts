@@ -12,7 +12,7 @@ import type { Forge } from "../forge/forge.ts";
 import type { Outcome } from "../engine/task.ts";
 import { fixCommitMessage } from "../report/commit-message.ts";
 import { commitFiles } from "../workspace/commit-files.ts";
-import { git } from "../workspace/git.ts";
+import { runGit } from "../workspace/run-git.ts";
 import { deleteBranch, listBranches, publishCommit, type GitTarget } from "../forge/publish-commit.ts";
 import type { Worktree } from "../workspace/repo-cache.ts";
 
@@ -99,10 +99,8 @@ export async function applyStoredDiff(dir: string, diff: string): Promise<void> 
     const path = join(patchDir, "change.diff");
     await writeFile(path, diff);
     // Files the engine rewrote with their original text have new timestamps: refresh first.
-    await git(dir)
-      .raw(["update-index", "-q", "--refresh"])
-      .catch(() => undefined);
-    await git(dir).raw(["apply", "--index", path]);
+    await runGit(["update-index", "-q", "--refresh"], { cwd: dir }).catch(() => undefined);
+    await runGit(["apply", "--index", path], { cwd: dir });
   } finally {
     await rm(patchDir, { recursive: true, force: true });
   }

@@ -18,13 +18,9 @@
 // a fast-forward, so a commit pushed meanwhile is kept. Elsewhere (our own earlier attempt,
 // replaced): read again right before a forced update and refused if it moved. The REST
 // API has no compare-and-swap for a forced update, so only that last round trip is unguarded.
-import { execFile } from "node:child_process";
-import { promisify } from "node:util";
-import { safeGitEnv } from "../workspace/git.ts";
+import { runGitBytes } from "../workspace/run-git.ts";
 import type { BotIdentity } from "./bot-identity.ts";
 import type { GitDataApi, TreeEntry } from "./git-data.ts";
-
-const run = promisify(execFile);
 
 /** Where, and as whom, the bot publishes. */
 export type GitTarget = { api: GitDataApi; owner: string; repo: string; identity: BotIdentity };
@@ -55,14 +51,8 @@ export class BranchMovedError extends GitDataError {
 
 const SHA = /^[0-9a-f]{40,64}$/;
 
-async function gitOut(gitDir: string, args: string[]): Promise<Buffer> {
-  const { stdout } = await run("git", args, {
-    env: safeGitEnv({ gitDir }),
-    encoding: "buffer",
-    maxBuffer: 256 * 1024 * 1024,
-    timeout: 60_000,
-  });
-  return stdout;
+function gitOut(gitDir: string, args: string[]): Promise<Buffer> {
+  return runGitBytes(args, { gitDir });
 }
 
 type LocalCommit = { tree: string; parent: string; message: string };

@@ -6,42 +6,19 @@ import { tmpdir } from "node:os";
 import { existsSync, statSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
 import { keepSelected } from "./keep-selected.ts";
+import { markTestTimeout } from "./mark-test-timeout.ts";
 import { readWatchdogTimeouts } from "./node-test-watchdog.ts";
 import { withPerTestLimit } from "./per-test-limit.ts";
 import { readJunit } from "./read-junit.ts";
-import type { TestRunner, TestSelection } from "./runners/test-runner.ts";
-import { runSandboxed, type SandboxOptions } from "./sandbox/run-sandboxed.ts";
+import type { TestRunner } from "./runners/test-runner.ts";
+import { runSandboxed } from "./sandbox/run-sandboxed.ts";
 import type { TestReport } from "./test-report.ts";
-import { openWarmPytest, type WarmSlot } from "./warm/warm-pytest-slot.ts";
+import type { Verifier, VerifierRunOptions } from "./verifier.ts";
+import { openWarmPytest } from "./warm/warm-pytest-slot.ts";
 import { openWarmZygote } from "./warm/warm-zygote-slot.ts";
 
-export type VerifierRunOptions = Omit<SandboxOptions, "cwd" | "readOnlyPaths" | "writablePaths"> & {
-  /** Read-only to the tests besides the workspace's own `.git`: for a worktree, the repository's git dir (hooks, config). */
-  protect?: string[];
-  /** Offer warm runners for repeated runs of the same tests (`openWarm`), where the runner allows it (pytest; node --test and node scripts by a zygote). */
-  warm?: boolean;
-};
-
-/** A shorter wall-clock limit for one run than the test run's own (test.timeoutMinutes), and why; `perTestMs`: one test's, where the runner can stop a test alone. */
-export type RunTimeLimit = { timeoutMs: number; reason: string; perTestMs?: number | undefined };
-
-// Our pytest plugin's "timed out after 1.2 s" and node --test's "test timed out after 1200ms".
-const TEST_TIMED_OUT = /\btimed out after (\d+(?:\.\d+)?) ?(ms|s)\b/;
-
-export type Verifier = {
-  /**
-   * `extraEnv`: our own additions for this run only (e.g. NODE_V8_COVERAGE), never repository input.
-   * `limit`: a tighter wall-clock limit for this run; a run it stops has `run.limit` "wall-time" with its reason.
-   */
-  run(
-    workspace: string,
-    selection: TestSelection,
-    extraEnv?: Record<string, string>,
-    limit?: RunTimeLimit,
-  ): Promise<TestReport>;
-  /** A warm runner for many runs of the same tests on one workspace whose source changes between them (a validation slot); absent where none applies. */
-  openWarm?(workspace: string): WarmSlot;
-};
+// The port lives in verifier.ts; its users name it from here too.
+export type { RunTimeLimit, Verifier, VerifierRunOptions } from "./verifier.ts";
 
 export function localVerifier(runner: TestRunner, options: VerifierRunOptions): Verifier {
   const verifier: Verifier = {
@@ -95,20 +72,6 @@ export function localVerifier(runner: TestRunner, options: VerifierRunOptions): 
 function consoleReport(run: TestReport["run"], runner: TestRunner): TestReport {
   const tests = runner.parseConsole?.(run.output) ?? [];
   return { run, tests, source: tests.length > 0 ? "console" : "none" };
-}
-
-/** A test the runner stopped at the per-test limit: the run names it, as it names a run stopped whole. */
-export function markTestTimeout(report: TestReport, limit: RunTimeLimit): void {
-  const stopped = report.tests.find(
-    (t) => (t.status === "fail" || t.status === "error") && TEST_TIMED_OUT.test(t.message ?? ""),
-  );
-  const match = stopped && TEST_TIMED_OUT.exec(stopped.message ?? "");
-  if (!stopped || !match) return;
-  const after = match[2] === "ms" ? Number(match[1]) / 1000 : Number(match[1]);
-  report.run.limit = {
-    name: "test-time",
-    message: `timed out after ${String(Math.round(after * 10) / 10)} s in ${stopped.id} (${limit.reason})`,
-  };
 }
 
 function ownDirectories(extraEnv: Record<string, string> | undefined): string[] {

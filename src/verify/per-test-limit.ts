@@ -2,7 +2,7 @@
 // before any timing is known, one test may take a fifth of the run's own limit, between
 // 10 s and 2 minutes. A loop in the code under test is then a failing test, named, with
 // its time, and the rest of the suite still reports.
-import type { RunTimeLimit } from "./local-verifier.ts";
+import type { RunTimeLimit } from "./verifier.ts";
 
 const FLOOR_MS = 10_000;
 const CEILING_MS = 120_000;

@@ -8,7 +8,8 @@ import { constants } from "node:fs";
 import { lstat, mkdtemp, open, readlink, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { BOT_IDENTITY, git, worktreeRecord } from "./git.ts";
+import { BOT_IDENTITY, worktreeRecord } from "./git.ts";
+import { runGit } from "./run-git.ts";
 import { safeRepoPath } from "./safe-path.ts";
 
 export type CommitRequest = {
@@ -38,13 +39,14 @@ export async function commitFiles(request: CommitRequest): Promise<string> {
   const scratch = await mkdtemp(join(tmpdir(), "autogen-commit-"));
   try {
     // The scratch dir stands in as the work tree (a bare mirror has none; removing an index entry needs one).
-    const g = git(scratch, { gitDir: request.gitDir, indexFile: join(scratch, "index"), workTree: scratch });
-    await g.raw(["read-tree", request.parent]);
+    const place = { cwd: scratch, gitDir: request.gitDir, indexFile: join(scratch, "index"), workTree: scratch };
+    const g = (args: string[]) => runGit(args, place);
+    await g(["read-tree", request.parent]);
     for (const file of [...new Set(request.files)]) {
       const path = safeRepoPath(request.workTree, file, { finalLink: true });
       const stat = await lstat(path).catch(() => undefined);
       if (!stat) {
-        await g.raw(["update-index", "--force-remove", "--", file]);
+        await g(["update-index", "--force-remove", "--", file]);
         continue;
       }
       if (!stat.isFile() && !stat.isSymbolicLink())
@@ -55,16 +57,16 @@ export async function commitFiles(request: CommitRequest): Promise<string> {
       const copy = join(scratch, "blob");
       const regular = stat.isSymbolicLink() ? undefined : await readRegularFile(path, file);
       await writeFile(copy, regular ? regular.content : await readlink(path, { encoding: "buffer" }));
-      const blob = (await g.raw(["hash-object", "-w", "--no-filters", "--", copy])).trim();
+      const blob = (await g(["hash-object", "-w", "--no-filters", "--", copy])).trim();
       // The executable bit as the work tree has it (git's core.fileMode).
       const mode = !regular ? "120000" : regular.mode & 0o100 ? "100755" : "100644";
-      await g.raw(["update-index", "--add", "--cacheinfo", `${mode},${blob},${file}`]);
+      await g(["update-index", "--add", "--cacheinfo", `${mode},${blob},${file}`]);
     }
-    const tree = (await g.raw(["write-tree"])).trim();
+    const tree = (await g(["write-tree"])).trim();
     const identity = request.identity
       ? ["-c", `user.name=${request.identity.name}`, "-c", `user.email=${request.identity.email}`]
       : BOT_IDENTITY;
-    return (await g.raw([...identity, "commit-tree", tree, "-p", request.parent, "-m", request.message])).trim();
+    return (await g([...identity, "commit-tree", tree, "-p", request.parent, "-m", request.message])).trim();
   } finally {
     await rm(scratch, { recursive: true, force: true });
   }
@@ -107,12 +109,9 @@ export async function commitOnNewBranch(
   if (!record) throw new UnsafeCommitError(`no record of the worktree ${worktree}: it was not made by addWorktree`);
   const sha = await commitFiles({ gitDir: record.commonDir, parent: record.sha, workTree: worktree, files, message });
   // The empty old value: create the branch, never move an existing one.
-  await git(record.commonDir, { gitDir: record.commonDir }).raw([
-    "update-ref",
-    "--end-of-options",
-    `refs/heads/${branch}`,
-    sha,
-    "",
-  ]);
+  await runGit(["update-ref", "--end-of-options", `refs/heads/${branch}`, sha, ""], {
+    cwd: record.commonDir,
+    gitDir: record.commonDir,
+  });
   return sha;
 }

@@ -7,7 +7,9 @@ import { existsSync } from "node:fs";
 import { mkdir, readFile, rm } from "node:fs/promises";
 import { createHash } from "node:crypto";
 import { isAbsolute, join, resolve } from "node:path";
-import { forgetWorktree, git, rememberWorktree, type GitCredentials } from "./git.ts";
+import type { GitCredentials } from "./git-env.ts";
+import { forgetWorktree, rememberWorktree } from "./git.ts";
+import { runGit, type RunGitOptions } from "./run-git.ts";
 
 export class GitWorkspaceError extends Error {
   constructor(message: string) {
@@ -69,6 +71,9 @@ export class RepoCache {
         mirror,
         ["rev-parse", "--verify", "--quiet", "--end-of-options", `${ref}^{commit}`],
         `resolve ${ref}`,
+        undefined,
+        // Exit 1 and no output: no such commit, said below.
+        { okExitCodes: [0, 1] },
       )
     ).trim();
     if (!/^[0-9a-f]{40,64}$/.test(sha))
@@ -91,19 +96,21 @@ export class RepoCache {
     args: string[],
     what: string,
     credentials?: GitCredentials,
-    place?: { gitDir: string; workTree?: string },
+    place?: Pick<RunGitOptions, "gitDir" | "workTree" | "okExitCodes">,
   ): Promise<string> {
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), this.timeoutMs);
     const onAbort = () => controller.abort();
     this.signal?.addEventListener("abort", onAbort, { once: true });
     try {
-      return await git(cwd, {
+      return await runGit(args, {
+        cwd,
         signal: controller.signal,
-        timeoutMs: this.timeoutMs,
+        // The timer above bounds the call, so its message is the one seen.
+        timeoutMs: 0,
         ...(credentials ? { credentials } : {}),
         ...(place ?? {}),
-      }).raw(args);
+      });
     } catch (error) {
       if (controller.signal.aborted) {
         throw new GitWorkspaceError(

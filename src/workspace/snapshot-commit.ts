@@ -5,25 +5,28 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { git, worktreeRecord } from "./git.ts";
+import { worktreeRecord } from "./git.ts";
+import { runGit } from "./run-git.ts";
 
 export async function snapshotCommit(dir: string, message: string): Promise<string> {
   const scratch = await mkdtemp(join(tmpdir(), "autogen-index-"));
   try {
     // A worktree the bot made is addressed through the git dir it recorded, not the `.git` file tests could reach.
     const record = worktreeRecord(dir);
-    const g = git(dir, {
+    const place = {
+      cwd: dir,
       indexFile: join(scratch, "index"),
       ...(record ? { gitDir: record.gitDir, workTree: dir } : {}),
-    });
-    await g.raw(["read-tree", "HEAD"]);
-    await g.raw(["add", "--all", "--", "."]);
-    const tree = (await g.raw(["write-tree"])).trim();
-    const head = (await g.revparse(["HEAD"])).trim();
-    const headTree = (await g.raw(["rev-parse", "HEAD^{tree}"])).trim();
+    };
+    const g = (args: string[]) => runGit(args, place);
+    await g(["read-tree", "HEAD"]);
+    await g(["add", "--all", "--", "."]);
+    const tree = (await g(["write-tree"])).trim();
+    const head = (await g(["rev-parse", "HEAD"])).trim();
+    const headTree = (await g(["rev-parse", "HEAD^{tree}"])).trim();
     // Nothing changed: test the commit itself.
     if (tree === headTree) return head;
-    const commit = await g.raw([
+    const commit = await g([
       "-c",
       "user.name=autogen-bot",
       "-c",

@@ -4,8 +4,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { execaSync } from "execa";
-import { safeGitEnv } from "./git.ts";
+import { runGitSync } from "./run-git.ts";
 
 export function unifiedDiff(path: string, before: string, after: string, context = 3): string {
   if (before === after) return "";
@@ -21,8 +20,8 @@ function gitHunks(before: string, after: string, context: number): string {
     writeFileSync(join(dir, "b"), after);
     // Pinned flags: no configuration of the user's can change the answer (the global and
     // system files are off in safeGitEnv), and a file with a NUL byte is still diffed as text.
-    const result = execaSync(
-      "git",
+    // Exit status 1 means "the files differ", 0 that they do not; anything else is a failure.
+    const result = runGitSync(
       [
         "diff",
         "--no-index",
@@ -37,19 +36,9 @@ function gitHunks(before: string, after: string, context: number): string {
         "a",
         "b",
       ],
-      {
-        cwd: dir,
-        env: safeGitEnv(),
-        extendEnv: false,
-        stdin: "ignore",
-        stripFinalNewline: false,
-        maxBuffer: 1024 ** 3,
-        reject: false,
-      },
+      { cwd: dir, okExitCodes: [0, 1], timeoutMs: 0 },
     );
-    // Exit status 1 means "the files differ", 0 that they do not; anything else is a failure.
     if (result.exitCode === 0) return "";
-    if (result.exitCode !== 1) throw new Error(`git diff --no-index failed: ${result.stderr || result.shortMessage}`);
     const out = result.stdout;
     const start = out.indexOf("\n@@");
     if (start === -1) return "";

@@ -13,7 +13,7 @@ import { JobStore } from "../../src/jobs/job-store.ts";
 import type { WorkerPool } from "../../src/jobs/worker-pool.ts";
 import { secretScrubber } from "../../src/secrets/scrub-secrets.ts";
 import { fakeGitHub, type FakeGitHubState } from "../support/fake-github.ts";
-import { git } from "../../src/workspace/git.ts";
+import { git } from "../support/git-client.ts";
 import { gitRepo } from "../support/git-repo.ts";
 import { networkGuard } from "../support/network-guard.ts";
 import { testPrivateKey } from "../support/private-key.ts";

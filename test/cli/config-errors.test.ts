@@ -6,7 +6,7 @@ import { execFileSync } from "node:child_process";
 import { mkdir, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { git } from "../../src/workspace/git.ts";
+import { git } from "../support/git-client.ts";
 import { gitRepo } from "../support/git-repo.ts";
 import { runCli, spawnCli } from "../support/run-cli.ts";
 

@@ -4,7 +4,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { git } from "../../src/workspace/git.ts";
+import { git } from "../support/git-client.ts";
 import { gitRepo } from "../support/git-repo.ts";
 import { runCli } from "../support/run-cli.ts";
 

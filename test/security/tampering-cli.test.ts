@@ -7,7 +7,7 @@ import { readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { git } from "../../src/workspace/git.ts";
+import { git } from "../support/git-client.ts";
 import { gitRepo } from "../support/git-repo.ts";
 import { useHttpMock } from "../support/http-mock.ts";
 import { LLM_BASE, scriptAnswers } from "../support/llm-mock.ts";

@@ -2,7 +2,7 @@
 import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { git } from "../../src/workspace/git.ts";
+import { git } from "./git-client.ts";
 
 export async function gitRepo(files: Record<string, string>): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), "autogen-gitrepo-"));

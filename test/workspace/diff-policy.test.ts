@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { repoConfigSchema } from "../../src/config/repo-config-schema.ts";
 import { isTestFile } from "../../src/engine/is-test-file.ts";
 import { evaluateDiffPolicy, type PolicyConfig } from "../../src/workspace/diff-policy.ts";
-import { git } from "../../src/workspace/git.ts";
+import { git } from "../support/git-client.ts";
 import { pathPattern } from "../../src/workspace/glob.ts";
 import { parseDiff } from "../../src/workspace/parse-diff.ts";
 import { gitRepo } from "../support/git-repo.ts";

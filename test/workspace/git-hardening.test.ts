@@ -15,7 +15,8 @@ import { octokitGitData } from "../../src/forge/git-data.ts";
 import { fakeGitHub } from "../support/fake-github.ts";
 import { networkGuard } from "../support/network-guard.ts";
 import { commitOnNewBranch } from "../../src/workspace/commit-files.ts";
-import { addWorktree, git, gitDir, removeWorktree } from "../../src/workspace/git.ts";
+import { addWorktree, gitDir, removeWorktree } from "../../src/workspace/git.ts";
+import { runGit } from "../../src/workspace/run-git.ts";
 import { RepoCache } from "../../src/workspace/repo-cache.ts";
 import { snapshotCommit } from "../../src/workspace/snapshot-commit.ts";
 import { gitRepo } from "../support/git-repo.ts";
@@ -186,11 +187,9 @@ describe("git as the bot runs it", () => {
     const previous = process.env.HOME;
     process.env.HOME = home;
     try {
-      const name = await git(repo)
-        .raw(["config", "--get", "user.name"])
-        .catch(() => "");
+      const name = await runGit(["config", "--get", "user.name"], { cwd: repo }).catch(() => "");
       expect(name.trim()).toBe("");
-      expect((await git(repo).raw(["config", "--get", "core.hooksPath"])).trim()).toBe("/dev/null");
+      expect((await runGit(["config", "--get", "core.hooksPath"], { cwd: repo })).trim()).toBe("/dev/null");
     } finally {
       process.env.HOME = previous;
     }

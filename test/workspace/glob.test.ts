@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { repoConfigSchema } from "../../src/config/repo-config-schema.ts";
 import { checkDiffPolicy } from "../../src/engine/check-diff-policy.ts";
 import type { Outcome } from "../../src/engine/task.ts";
-import { git } from "../../src/workspace/git.ts";
+import { git } from "../support/git-client.ts";
 import { pathPattern, matchesAny, patternProblem } from "../../src/workspace/glob.ts";
 import { gitRepo } from "../support/git-repo.ts";
 

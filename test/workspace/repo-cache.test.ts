@@ -13,7 +13,7 @@ import type { AddressInfo, Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { git } from "../../src/workspace/git.ts";
+import { git } from "../support/git-client.ts";
 import { GitWorkspaceError, RepoCache } from "../../src/workspace/repo-cache.ts";
 import { gitRepo } from "../support/git-repo.ts";
 

@@ -8,7 +8,7 @@ import { repoConfigSchema } from "../../src/config/repo-config-schema.ts";
 import { isTestFile } from "../../src/engine/is-test-file.ts";
 import { evaluateDiffPolicy } from "../../src/workspace/diff-policy.ts";
 import { fileSides, textBefore } from "../../src/workspace/file-sides.ts";
-import { git } from "../../src/workspace/git.ts";
+import { git } from "../support/git-client.ts";
 import { parseDiff } from "../../src/workspace/parse-diff.ts";
 import { gitRepo } from "../support/git-repo.ts";
 

@@ -6,7 +6,7 @@ import { defaultDataDir } from "../../config/data-dir.ts";
 import { MemoryPool, type Recalled } from "../../engine/memory/memory-pool.ts";
 import type { Outcome, VisibleTests } from "../../engine/task.ts";
 import type { LlmClient } from "../../llm/llm-client.ts";
-import { git } from "../../workspace/git.ts";
+import { runGit } from "../../workspace/run-git.ts";
 
 export type LocalMemory = {
   recall: () => Promise<Recalled[]>;
@@ -50,7 +50,7 @@ export async function localMemory(
 /** A repository's identity for memory: its origin URL, or its path when it has none. */
 async function repositoryKey(repo: string): Promise<string> {
   try {
-    return (await git(repo).raw(["remote", "get-url", "origin"])).trim() || repo;
+    return (await runGit(["remote", "get-url", "origin"], { cwd: repo })).trim() || repo;
   } catch {
     return repo;
   }

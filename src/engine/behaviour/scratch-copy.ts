@@ -6,9 +6,8 @@ import { cp, lstat, mkdtemp, rm, symlink } from "node:fs/promises";
 import { existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { execa } from "execa";
 import { grantDirectory, revokeGrants, shareGrants } from "../../verify/sandbox/workspace-grants.ts";
-import { safeGitEnv } from "../../workspace/git.ts";
+import { runGit } from "../../workspace/run-git.ts";
 
 export type ScratchCopy = { dir: string; remove: () => Promise<void> };
 
@@ -31,18 +30,15 @@ export async function scratchCopy(workspace: string, reverse?: string): Promise<
     shareGrants(workspace, dir);
     if (reverse === undefined) return { dir, remove };
     // Outside any repository (the ceiling stops git looking above the copy): a plain patch.
-    const applied = await execa("git", ["apply", "-R", "--whitespace=nowarn", "-"], {
+    await runGit(["apply", "-R", "--whitespace=nowarn", "-"], {
       cwd: dir,
       input: reverse,
-      env: { ...safeGitEnv(), GIT_CEILING_DIRECTORIES: dirname(dir) },
-      extendEnv: false,
-      reject: false,
-      timeout: 60_000,
-    });
-    if (applied.exitCode !== 0)
+      ceilingDirectory: dirname(dir),
+    }).catch((error: unknown) => {
       throw new Error(
-        `the fix's diff does not reverse on a copy of the worktree: ${applied.stderr.split("\n")[0] ?? ""}`,
+        `the fix's diff does not reverse on a copy of the worktree: ${(error as Error).message.split("\n")[0] ?? ""}`,
       );
+    });
     if (!existsSync(dir)) throw new Error("the copy of the worktree is gone");
     return { dir, remove };
   } catch (error) {

@@ -3,18 +3,20 @@
 // targeted test files and, for each candidate, forks and runs the requested tests on the
 // changed source (resources/python/autogen_warm.py). The report it returns has the shape
 // of a cold run's; anything the warm runner cannot reproduce faithfully runs cold.
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { rm } from "node:fs/promises";
 import { join } from "node:path";
-import type { RunTimeLimit, Verifier, VerifierRunOptions } from "../local-verifier.ts";
 import { readJunit } from "../read-junit.ts";
 import { readRunOutput } from "../read-run-output.ts";
-import type { TestRunner, TestSelection } from "../runners/test-runner.ts";
+import type { TestRunner } from "../runners/test-runner.ts";
 import { detectIsolation } from "../sandbox/detect-isolation.ts";
 import { runSandboxed } from "../sandbox/run-sandboxed.ts";
-import type { Isolation, RunResult, TestReport } from "../test-report.ts";
-import { WarmChannel } from "./warm-channel.ts";
+import type { Isolation, RunResult } from "../test-report.ts";
+import type { RunTimeLimit, Verifier, VerifierRunOptions, WarmSlot, WarmStats } from "../verifier.ts";
+import type { WarmChannel } from "./warm-channel.ts";
 import { stopWarmProcess } from "./stop-warm-process.ts";
+import { coldFallback, openControl } from "./warm-slot-parts.ts";
+
+export type { WarmSlot, WarmStats } from "../verifier.ts";
 
 export const WARM_PLUGIN = "autogen_warm";
 /** Output of one warm request kept, as a cold run keeps its own. */
@@ -23,18 +25,6 @@ const OUTPUT_CAP = 2 * 1024 * 1024;
 const WATCHDOG_MS = 10_000;
 /** Server starts per slot (the first and restarts after a death) before the slot stays cold. */
 const MAX_STARTS = 3;
-
-/** inProcess: warm runs a node zygote ran in its own process (single-file node --test). */
-export type WarmStats = { warm: number; cold: number; starts: number; coldReasons: string[]; inProcess?: number };
-
-export type WarmSlot = {
-  /** Runs a selection on the slot's workspace as it is now: warm when it can, cold otherwise. */
-  run(selection: TestSelection, limit?: RunTimeLimit): Promise<TestReport>;
-  /** Starts the runner for a selection's test files now (on the unchanged code, before any candidate is written). */
-  prepare(selection: TestSelection): Promise<void>;
-  readonly stats: WarmStats;
-  close(): Promise<void>;
-};
 
 type Server = {
   channel: WarmChannel;
@@ -56,22 +46,10 @@ export function openWarmPytest(
   let disabled = false;
   let request = 0;
 
-  const runCold = async (
-    selection: TestSelection,
-    limit: RunTimeLimit | undefined,
-    reason: string,
-  ): Promise<TestReport> => {
-    stats.cold += 1;
-    if (stats.coldReasons.length < 20 && !stats.coldReasons.includes(reason)) stats.coldReasons.push(reason);
-    return cold.run(workspace, selection, undefined, limit);
-  };
+  const runCold = coldFallback(stats, cold, workspace);
 
   const start = async (files: string[]): Promise<Server | undefined> => {
-    stats.starts += 1;
-    const ctl = await mkdtemp(join(tmpdir(), "autogen-warm-"));
-    const socket = join(ctl, "w.sock");
-    const channel = await WarmChannel.listen(socket);
-    const abort = new AbortController();
+    const { ctl, socket, channel, abort } = await openControl(stats);
     const choice = await detectIsolation();
     const isolation: Isolation = "isolation" in choice ? choice.isolation : "none";
     const argv = runner.command({ kind: "tests", ids: files }, join(ctl, "server.xml"));

@@ -9,18 +9,18 @@
 // run of our runner's own argv shape runs inside the zygote (node:test run(), isolation
 // "none"), which also saves node --test's own child process; see the zygote for why that is
 // sound and when it is not taken.
-import { mkdtemp } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { markTestTimeout, type RunTimeLimit, type Verifier, type VerifierRunOptions } from "../local-verifier.ts";
+import { markTestTimeout } from "../mark-test-timeout.ts";
 import { readJunit } from "../read-junit.ts";
 import type { TestRunner, TestSelection } from "../runners/test-runner.ts";
 import { runSandboxed } from "../sandbox/run-sandboxed.ts";
 import type { RunResult, TestReport } from "../test-report.ts";
-import { WarmChannel } from "./warm-channel.ts";
+import type { RunTimeLimit, Verifier, VerifierRunOptions, WarmSlot, WarmStats } from "../verifier.ts";
+import type { WarmChannel } from "./warm-channel.ts";
 import { stopWarmProcess } from "./stop-warm-process.ts";
-import { timeLimitMessage, type WarmSlot, type WarmStats } from "./warm-pytest-slot.ts";
+import { coldFallback, openControl } from "./warm-slot-parts.ts";
+import { timeLimitMessage } from "./warm-pytest-slot.ts";
 import { withPerTestLimit } from "../per-test-limit.ts";
 
 export const WARM_ZYGOTE = fileURLToPath(new URL("../../../resources/node/autogen-warm-zygote.mjs", import.meta.url));
@@ -55,22 +55,10 @@ export function openWarmZygote(
   let failedStarts = 0;
   let closed = false;
 
-  const runCold = async (
-    selection: TestSelection,
-    limit: RunTimeLimit | undefined,
-    reason: string,
-  ): Promise<TestReport> => {
-    stats.cold += 1;
-    if (stats.coldReasons.length < 20 && !stats.coldReasons.includes(reason)) stats.coldReasons.push(reason);
-    return cold.run(workspace, selection, undefined, limit);
-  };
+  const runCold = coldFallback(stats, cold, workspace);
 
   const start = async (): Promise<Zygote | undefined> => {
-    stats.starts += 1;
-    const ctl = await mkdtemp(join(tmpdir(), "autogen-warm-"));
-    const socket = join(ctl, "w.sock");
-    const channel = await WarmChannel.listen(socket);
-    const abort = new AbortController();
+    const { ctl, socket, channel, abort } = await openControl(stats);
     const env = {
       ...(runner.prepareEnv ? runner.prepareEnv(options.env) : (options.env ?? {})),
       AUTOGEN_WARM_SOCKET: socket,
