@@ -257,7 +257,7 @@ const operationIndex = (
 ) => github.requests.findIndex((r) => r.operation === operation && predicate(r.body));
 
 describe("the autogen check run", { timeout: 300_000 }, () => {
-  it("an issue's fix: in progress on the bot's commit before the PR opens, then success with the report and annotations; Retry by a reader does nothing, by a maintainer queues the job again", async () => {
+  it("an issue's fix: in progress on the bot's commit before the PR opens, then neutral (passes the tests; not reviewed) with the report and annotations; Retry by a reader does nothing, by a maintainer queues the job again", async () => {
     await issueRepository();
     const { probot, idle } = await startApp();
     await probot.receive({ id: "label-1", name: "issues", payload: labeled() } as never);
@@ -272,8 +272,10 @@ describe("the autogen check run", { timeout: 300_000 }, () => {
       head_sha: remoteSha("autogen/issue-42"),
       external_id: String(job?.id),
       status: "completed",
-      conclusion: "success",
+      // Model-free: the template's fix passes the tests but no one reviewed it (issue 31).
+      conclusion: "neutral",
     });
+    expect(run.output.title).toMatch(/^Passes the tests; not reviewed: /);
     // Created in progress once the commit existed, before the pull request; completed at the end.
     expect(run.history[0]).toBe("in_progress");
     expect(run.history.at(-1)).toBe("completed");
@@ -362,14 +364,14 @@ describe("the autogen check run", { timeout: 300_000 }, () => {
     expect(state.comments[0]?.body).toContain(`Opened https://github.com/o/r/pull/${state.pulls[0]?.number}`);
   });
 
-  it("a red build: in progress on the PR head from the start, then success with annotations on the lines the fix changes and on the failure the PR caused", async () => {
+  it("a red build: in progress on the PR head from the start, then neutral (not reviewed) with annotations on the lines the fix changes and on the failure the PR caused", async () => {
     const { headSha, workflowRun } = await redPullRequest(false);
     const { probot, idle } = await startApp();
     await probot.receive({ id: "red-1", name: "workflow_run", payload: workflowRun } as never);
     await idle();
     expect(checkRuns()).toHaveLength(1);
     const run = checkRuns()[0] as FakeCheckRun;
-    expect(run).toMatchObject({ head_sha: headSha, status: "completed", conclusion: "success" });
+    expect(run).toMatchObject({ head_sha: headSha, status: "completed", conclusion: "neutral" });
     expect(run.history[0]).toBe("in_progress");
     // Right at the start: before the evidence is read from CI.
     expect(operationIndex("checks/create")).toBeLessThan(operationIndex("actions/list-jobs-for-workflow-run"));
@@ -400,8 +402,8 @@ describe("the autogen check run", { timeout: 300_000 }, () => {
     await probot.receive({ id: "red-fork", name: "workflow_run", payload: workflowRun } as never);
     await idle();
     const run = checkRuns()[0] as FakeCheckRun;
-    expect(run).toMatchObject({ head_sha: headSha, conclusion: "success" });
-    expect(run.output.title).toBe("Fix found: Apply fix opens a pull request with it");
+    expect(run).toMatchObject({ head_sha: headSha, conclusion: "neutral" });
+    expect(run.output.title).toBe("Passes the tests; not reviewed: Apply fix opens a draft pull request with it");
     expect(run.actions.map((a) => a.identifier)).toEqual(["retry", "apply"]);
     expect(state.pulls).toEqual([]);
     const ref = { id: run.id, head_sha: run.head_sha, external_id: run.external_id };
@@ -416,8 +418,10 @@ describe("the autogen check run", { timeout: 300_000 }, () => {
     await probot.receive({ id: "apply-1", name: "check_run", payload: click(ref, "apply") } as never);
     const branch = `autogen/fix-7-${headSha.slice(0, 7)}`;
     expect(state.pulls).toHaveLength(1);
-    expect(state.pulls[0]).toMatchObject({ head: branch, base: "main" });
+    // Not reviewed (model-free): the PR is a draft, and its body says a reviewer is needed.
+    expect(state.pulls[0]).toMatchObject({ head: branch, base: "main", draft: true });
     expect(state.pulls[0]?.body).toContain("Applies autogen's fix for the red build of #7");
+    expect(state.pulls[0]?.body).toContain("Needs a reviewer: passes the tests; not reviewed.");
     // The fork's commit plus the fix, from the job's checkpointed diff.
     expect(remoteSha(`${branch}^`)).toBe(headSha);
     expect(remoteFile(branch, "shop/cart.py")).toContain("return subtotal - discount");
