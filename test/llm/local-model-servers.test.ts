@@ -20,7 +20,13 @@ import {
 
 const planSchema = z.object({ steps: z.array(z.string().min(1)).min(1) });
 const vars = {
-  untrusted: { problem: "add is wrong", failures: "test_add failed", code: "def add(a, b): return a - b" },
+  untrusted: {
+    problem: "add is wrong",
+    tests: "def test_add(): assert add(1, 2) == 3",
+    failures: "test_add failed",
+    code: "def add(a, b): return a - b",
+    findings: "",
+  },
   trusted: { memory: "(none)" },
 };
 const PLAN = '{"steps":["return a + b instead of a - b"]}';
@@ -339,7 +345,10 @@ describe("slow and stuck servers", () => {
     await second.llm.call("plan", vars, planSchema, { maxCompletionTokens: 10_000 });
     await second.llm.call(
       "implement",
-      { trusted: { plan: "1. x", verification: "(none)" }, untrusted: { problem: "p", code: "c", knowledge: "k" } },
+      {
+        trusted: { plan: "1. x", verification: "(none)" },
+        untrusted: { problem: "p", tests: "t", code: "c", knowledge: "k", hint: "" },
+      },
       planSchema,
     );
     expect(small.requests.map((r) => r.max_completion_tokens)).toEqual([32, 64, 4096]);

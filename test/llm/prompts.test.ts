@@ -34,7 +34,7 @@ describe("untrusted text in prompts", () => {
   for (const [name, payload] of PAYLOADS) {
     it(`strips or neutralises: ${name}`, () => {
       const { user } = renderPrompt("plan", {
-        untrusted: { problem: payload, failures: "", code: "" },
+        untrusted: { problem: payload, tests: "", failures: "", code: "", findings: "" },
         trusted: { memory: "" },
       });
       for (const hidden of HIDDEN) expect(user).not.toContain(hidden);
@@ -73,7 +73,13 @@ describe("prompts/", () => {
 
 describe("fewer, smaller prompts", () => {
   const planVars = (memory: string) => ({
-    untrusted: { problem: "add subtracts", failures: "test_add: 5 != -1", code: "def add(a, b): return a - b" },
+    untrusted: {
+      problem: "add subtracts",
+      tests: "def test_add(): assert add(2, 3) == 5",
+      failures: "test_add: 5 != -1",
+      code: "def add(a, b): return a - b",
+      findings: "",
+    },
     trusted: { memory },
   });
 
@@ -82,7 +88,7 @@ describe("fewer, smaller prompts", () => {
       const { user } = renderPrompt("plan", planVars(nothing));
       expect(user).not.toContain("Plans that solved similar problems");
       expect(user).not.toContain("(none)");
-      expect(user).toContain("The tests that show it, and how they fail now:");
+      expect(user).toContain("How the tests fail now:");
     }
     const { user } = renderPrompt("plan", planVars("Example 1: sum is wrong\nPlan:\n1. add"));
     expect(user).toContain("Plans that solved similar problems in this repository before:\nExample 1: sum is wrong");
@@ -98,20 +104,23 @@ describe("fewer, smaller prompts", () => {
     expect(() => renderTemplate("A:\n{{memory?}}\n\nB", {})).toThrow("prompt variable memory was not given");
   });
 
-  it("puts the repository's code first, before the parts that change from call to call", () => {
+  it("puts what stays the same through a job first (problem, tests, code), before the parts that change from call to call", () => {
     const code = "def add(a, b): return a - b";
     for (const [stage, vars] of [
       ["plan", planVars("(none)")],
-      ["verify-plan", { trusted: { plan: "1. add" }, untrusted: { tests: "t", code } }],
+      ["verify-plan", { trusted: { plan: "1. add" }, untrusted: { problem: "p", tests: "t", code } }],
       [
         "implement",
-        { trusted: { plan: "1. add", verification: "v" }, untrusted: { problem: "p", code, knowledge: "(none)" } },
+        {
+          trusted: { plan: "1. add", verification: "v" },
+          untrusted: { problem: "p", tests: "t", code, knowledge: "(none)", hint: "" },
+        },
       ],
       [
         "refine",
         {
           trusted: { plan: "1. add", analysis: "a", explanation: "(not requested)" },
-          untrusted: { failures: "f", code },
+          untrusted: { problem: "p", failures: "f", code },
         },
       ],
       ["generate", { untrusted: { problem: "p", failures: "f", code } }],
@@ -122,7 +131,9 @@ describe("fewer, smaller prompts", () => {
     ] as const) {
       const { user } = renderPrompt(stage, vars);
       expect(user.indexOf(code), stage).toBeGreaterThan(0);
-      expect(user.indexOf("<untrusted"), stage).toBe(user.indexOf('<untrusted name="code">'));
+      // Only the job's fixed inputs come before the code: the problem and the failing tests' source.
+      const before = [...user.slice(0, user.indexOf('<untrusted name="code">')).matchAll(/<untrusted name="(\w+)">/g)];
+      for (const [, name] of before) expect(["problem", "tests"], `${stage}: ${name ?? ""}`).toContain(name);
       for (const later of ["1. add", "Make sure t passes", '<untrusted name="failures">'])
         if (user.includes(later)) expect(user.indexOf(later), `${stage}: ${later}`).toBeGreaterThan(user.indexOf(code));
     }

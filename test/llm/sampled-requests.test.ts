@@ -12,7 +12,13 @@ import { fakeModelServer, sendJson, type FakeModelServer, type ReceivedRequest }
 
 const planSchema = z.object({ steps: z.array(z.string().min(1)).min(1) });
 const vars = {
-  untrusted: { problem: "add is wrong", failures: "test_add failed", code: "def add(a, b): return a - b" },
+  untrusted: {
+    problem: "add is wrong",
+    tests: "def test_add(): assert add(1, 2) == 3",
+    failures: "test_add failed",
+    code: "def add(a, b): return a - b",
+    findings: "",
+  },
   trusted: { memory: "(none)" },
 };
 

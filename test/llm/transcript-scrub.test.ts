@@ -55,7 +55,13 @@ describe("transcripts are scrubbed before they are written", () => {
       maxRetries: 0,
     });
     const vars = {
-      untrusted: { problem: `the token ${secret} leaks`, failures: "none", code: "x = 1" },
+      untrusted: {
+        problem: `the token ${secret} leaks`,
+        tests: "def test_x(): pass",
+        failures: "none",
+        code: "x = 1",
+        findings: "",
+      },
       trusted: { memory: "(none)" },
     };
     const { value } = await forgetful.call("plan", vars, planSchema);
@@ -140,6 +146,14 @@ describe("transcripts are scrubbed before they are written", () => {
               replace: "return subtotal - discount",
             },
           ],
+        },
+      },
+      {
+        // The behaviour check's calls, with the canary in the model's answer: scrubbed too.
+        stage: "behaviour-calls",
+        content: {
+          module: "shop.cart",
+          calls: [{ call: "total([10, 20], 5)", expected: "25", why: `the reported case (${secret})` }],
         },
       },
     ]);
