@@ -241,7 +241,7 @@ describe("issue labelled autogen", () => {
       "Regression gate (full suite): before 1 passed, 1 failed; after 2 passed, 0 failed.",
       "### Diff policy and test-tampering check",
       "Attempts: ",
-      "Cost: LLM calls 5",
+      "Cost: LLM calls 4",
       "### Diff",
       "Closes #42",
       "#### Behaviour on inputs the fix's author did not choose",
@@ -487,7 +487,7 @@ describe("comments and configuration", () => {
   }
 
   it("/autogen plan posts the verified plan and changes no code", async () => {
-    scriptAnswers(LPW_ANSWERS.slice(0, 3));
+    scriptAnswers(LPW_ANSWERS.slice(0, 2));
     const { probot, idle } = await startApp({ llm: true });
     await probot.receive({ id: "c-1", name: "issue_comment", payload: comment("/autogen plan") } as never);
     await idle();
