@@ -118,7 +118,7 @@ describe("every door's model client scrubs the bot's secrets", () => {
     };
     const run = await runCli(["fix", repo, "--issue", `Discount is added (seen with DEPLOY_TOKEN=${CANARY})`], { env });
     expect(run.code).toBe(0);
-    expect(requests).toHaveLength(5);
+    expect(requests).toHaveLength(4);
     expect(sent(requests)).not.toContain(CANARY);
     expect(sent(requests)).toContain(MARKER);
     const transcripts = filesUnder(join(repo, ".git", "autogen", "transcripts"));

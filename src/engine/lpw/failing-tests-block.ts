@@ -24,9 +24,10 @@ export async function failingTestsBlock(workspace: string, failing: readonly Tes
       const cases = tests.map((t) => {
         const id = /\[(.*)\]$/.exec(t.id)?.[1];
         const values = id === undefined ? undefined : params.get(id);
-        return `${tests.length > 1 || id !== undefined ? `# ${t.id}${values ? `  parameters: ${values}` : ""}\n` : ""}${failureLines(t)}`;
+        // Each case by the runner's id (the id the verification names it by), even a single one.
+        return `# ${t.id}${values ? `  parameters: ${values}` : ""}\n${failureLines(t)}`;
       });
-      const head = source ?? `# ${tests[0]?.id ?? ""}`;
+      const head = source ?? "# (the test's source could not be read)";
       const note = tests.length > 1 ? `\n# (the source above, once, for its ${tests.length} failing cases)` : "";
       return `${head}${note}\n${cases.join("\n")}`;
     }),
