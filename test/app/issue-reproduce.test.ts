@@ -275,7 +275,6 @@ describe("an issue whose tests all pass, labelled autogen (default configuration
       "reproduce",
       "plan",
       "verify_plan",
-      "check_verification",
       "implement",
     ]);
     expect(state.pulls).toHaveLength(1);
