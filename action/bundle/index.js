@@ -89864,10 +89864,10 @@ async function failingTestsBlock(workspace, failing) {
       const cases = tests.map((t2) => {
         const id = /\[(.*)\]$/.exec(t2.id)?.[1];
         const values = id === void 0 ? void 0 : params.get(id);
-        return `${tests.length > 1 || id !== void 0 ? `# ${t2.id}${values ? `  parameters: ${values}` : ""}
-` : ""}${failureLines(t2)}`;
+        return `# ${t2.id}${values ? `  parameters: ${values}` : ""}
+${failureLines(t2)}`;
       });
-      const head = source ?? `# ${tests[0]?.id ?? ""}`;
+      const head = source ?? "# (the test's source could not be read)";
       const note = tests.length > 1 ? `
 # (the source above, once, for its ${tests.length} failing cases)` : "";
       return `${head}${note}
