@@ -7,7 +7,7 @@ import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { stderrWarn, type CheckpointWarn, type JobCheckpoint } from "./job-checkpoint.ts";
-import { inboxRowFrom, jobFrom, type JobRow } from "./store-rows.ts";
+import { inboxRowFrom, jobFrom, newJobValues, type JobRow } from "./store-rows.ts";
 import { migrateSqlite } from "./migrate-sqlite.ts";
 
 import type { Enqueued, InboxRow, Job, JobKind, JobRequest, PayloadFit, Store } from "./store.ts";
@@ -243,21 +243,7 @@ export class JobStore implements Store {
         .prepare(
           "INSERT INTO jobs (delivery_id, installation_id, owner, repo, number, kind, requester, requester_id, snapshot, hint, checkpoint, state, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'queued', ?, ?)",
         )
-        .run(
-          request.deliveryId,
-          request.installationId,
-          request.owner,
-          request.repo,
-          request.number,
-          request.kind,
-          request.requester,
-          request.requesterId,
-          JSON.stringify(request.snapshot),
-          request.hint ?? null,
-          JSON.stringify(request.checkpoint ?? {}),
-          now,
-          now,
-        );
+        .run(...newJobValues(request), now, now);
       return { queued: true, job: this.getSync(Number(result.lastInsertRowid)) as Job };
     } catch (error) {
       if (!/UNIQUE constraint failed/.test((error as Error).message)) throw error;

@@ -10,7 +10,7 @@ import { hostname } from "node:os";
 import { randomUUID } from "node:crypto";
 import pg from "pg";
 import { parseCheckpoint, stderrWarn, type CheckpointWarn, type JobCheckpoint } from "./job-checkpoint.ts";
-import { inboxRowFrom, jobFrom } from "./store-rows.ts";
+import { inboxRowFrom, jobFrom, newJobValues } from "./store-rows.ts";
 import { migratePostgres } from "./migrate-postgres.ts";
 import type { Enqueued, InboxRow, Job, JobKind, JobRequest, PayloadFit, Store } from "./store.ts";
 
@@ -218,20 +218,7 @@ export class PgStore implements Store {
       const row = (
         await this.rows(
           "INSERT INTO jobs (delivery_id, installation_id, owner, repo, number, kind, requester, requester_id, snapshot, hint, checkpoint, state, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'queued', $12, $12) RETURNING *",
-          [
-            request.deliveryId,
-            request.installationId,
-            request.owner,
-            request.repo,
-            request.number,
-            request.kind,
-            request.requester,
-            request.requesterId,
-            JSON.stringify(request.snapshot),
-            request.hint ?? null,
-            JSON.stringify(request.checkpoint ?? {}),
-            now,
-          ],
+          [...newJobValues(request), now],
         )
       )[0] as Row;
       return { queued: true, job: jobFrom(row, this.warn) };

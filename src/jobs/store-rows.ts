@@ -2,7 +2,7 @@
 // gives numbers and strings as they are, Postgres gives BIGINT columns as strings, so
 // every column is converted, never trusted to already have its type.
 import { parseCheckpoint, type CheckpointWarn } from "./job-checkpoint.ts";
-import type { InboxRow, InboxState, Job, JobKind, JobState } from "./store.ts";
+import type { InboxRow, InboxState, Job, JobKind, JobRequest, JobState } from "./store.ts";
 
 type Row = Record<string, unknown>;
 
@@ -63,4 +63,21 @@ export function jobFrom(row: Row | JobRow, warn: CheckpointWarn): Job {
       row.status_comment_id === null || row.status_comment_id === undefined ? null : Number(row.status_comment_id),
     error: textOrNull(row.error),
   };
+}
+
+/** The values of a new job's row, in the column order both stores insert them (after them: the times). */
+export function newJobValues(request: JobRequest): Array<string | number | null> {
+  return [
+    request.deliveryId,
+    request.installationId,
+    request.owner,
+    request.repo,
+    request.number,
+    request.kind,
+    request.requester,
+    request.requesterId,
+    JSON.stringify(request.snapshot),
+    request.hint ?? null,
+    JSON.stringify(request.checkpoint ?? {}),
+  ];
 }

@@ -55,6 +55,20 @@ export type JobDetail = JobSummary & {
 
 export type InboxCounts = { pending: number; done: number; failed: number; oldestPendingAt: number | undefined };
 
+/** The inbox's counts from `SELECT state, COUNT(*) AS n, MIN(received_at) AS oldest … GROUP BY state` (either store). */
+export function inboxCounts(
+  rows: ReadonlyArray<{ state: string; n: number | string; oldest: number | string | null }>,
+): InboxCounts {
+  const count = (state: string) => Number(rows.find((r) => r.state === state)?.n ?? 0);
+  const oldest = rows.find((r) => r.state === "pending")?.oldest;
+  return {
+    pending: count("pending"),
+    done: count("done"),
+    failed: count("failed"),
+    oldestPendingAt: oldest === undefined || oldest === null ? undefined : Number(oldest),
+  };
+}
+
 export interface JobHistory {
   /** Jobs created at or after `since` (epoch ms), newest first, at most `limit`. */
   jobs(options?: { since?: number; limit?: number }): Promise<JobSummary[]>;

@@ -5,7 +5,7 @@
 // readers share toSummary and show an operator the same pages whichever store is in use.
 import pg from "pg";
 import type { Attempt, TestEvidence } from "../engine/task.ts";
-import type { InboxCounts, JobDetail, JobHistory, JobSummary } from "./job-history.ts";
+import { inboxCounts, type InboxCounts, type JobDetail, type JobHistory, type JobSummary } from "./job-history.ts";
 import { checkRunLink, pullKey, SqliteJobHistory, toSummary, type SummaryRow } from "./sqlite-job-history.ts";
 
 type JobRow = Omit<
@@ -137,14 +137,7 @@ export class PgJobHistory implements JobHistory {
     const { rows } = await this.pool.query<{ state: string; n: string; oldest: string | null }>(
       "SELECT state, COUNT(*) AS n, MIN(received_at) AS oldest FROM inbox GROUP BY state",
     );
-    const count = (state: string) => Number(rows.find((r) => r.state === state)?.n ?? 0);
-    const oldest = rows.find((r) => r.state === "pending")?.oldest;
-    return {
-      pending: count("pending"),
-      done: count("done"),
-      failed: count("failed"),
-      oldestPendingAt: oldest === undefined || oldest === null ? undefined : Number(oldest),
-    };
+    return inboxCounts(rows);
   }
 
   async close(): Promise<void> {

@@ -4,7 +4,7 @@
 import { DatabaseSync } from "node:sqlite";
 import type { Attempt, TestEvidence } from "../engine/task.ts";
 import type { JobRow } from "../jobs/store-rows.ts";
-import type { InboxCounts, JobDetail, JobHistory, JobSummary } from "./job-history.ts";
+import { inboxCounts, type InboxCounts, type JobDetail, type JobHistory, type JobSummary } from "./job-history.ts";
 
 const SUMMARY_COLUMNS = `id, delivery_id, installation_id, owner, repo, number, kind, state, requester, created_at, updated_at, error,
   json_extract(snapshot, '$.title') AS title,
@@ -193,14 +193,7 @@ export class SqliteJobHistory implements JobHistory {
     const rows = this.db
       .prepare("SELECT state, COUNT(*) AS n, MIN(received_at) AS oldest FROM inbox GROUP BY state")
       .all() as Array<{ state: string; n: number; oldest: number }>;
-    const count = (state: string) => Number(rows.find((r) => r.state === state)?.n ?? 0);
-    const oldest = rows.find((r) => r.state === "pending")?.oldest;
-    return {
-      pending: count("pending"),
-      done: count("done"),
-      failed: count("failed"),
-      oldestPendingAt: oldest === undefined ? undefined : Number(oldest),
-    };
+    return inboxCounts(rows);
   }
 
   async close(): Promise<void> {

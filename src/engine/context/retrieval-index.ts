@@ -22,13 +22,7 @@ export class RetrievalIndex {
 
   /** Documents ranked by BM25 for any of the query's words (FTS syntax in the query is neutralised). */
   search(query: string, limit = 20): Hit[] {
-    const words = [
-      ...new Set(
-        splitIdentifiers(query)
-          .toLowerCase()
-          .match(/[\p{L}\p{N}]{3,}/gu) ?? [],
-      ),
-    ].slice(0, 64);
+    const words = queryWords(query);
     if (words.length === 0) return [];
     const match = words.map((w) => `"${w}"`).join(" OR ");
     const rows = this.db
@@ -43,6 +37,17 @@ export class RetrievalIndex {
 }
 
 /** `parseHttpRequest` and `parse_http_request` also match "parse http request". */
+/** A query's distinct words of 3+ letters or digits, identifiers split, at most 64 (for an FTS MATCH). */
+export function queryWords(query: string): string[] {
+  return [
+    ...new Set(
+      splitIdentifiers(query)
+        .toLowerCase()
+        .match(/[\p{L}\p{N}]{3,}/gu) ?? [],
+    ),
+  ].slice(0, 64);
+}
+
 export function splitIdentifiers(text: string): string {
   return text.replace(/([a-z0-9])([A-Z])/g, "$1 $2").replace(/_/g, " ");
 }

@@ -6,7 +6,7 @@ import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { migrateSqlite } from "../../jobs/migrate-sqlite.ts";
-import { splitIdentifiers } from "../context/retrieval-index.ts";
+import { queryWords, splitIdentifiers } from "../context/retrieval-index.ts";
 
 /** The memory store's schema, one entry per version; never edit one that has shipped, add the next. */
 export const MEMORY_MIGRATIONS = [
@@ -65,13 +65,7 @@ export class MemoryPool {
     options: { limit?: number; embedding?: number[]; weight?: number } = {},
   ): Recalled[] {
     const limit = options.limit ?? 3;
-    const words = [
-      ...new Set(
-        splitIdentifiers(query)
-          .toLowerCase()
-          .match(/[\p{L}\p{N}]{3,}/gu) ?? [],
-      ),
-    ].slice(0, 64);
+    const words = queryWords(query);
     if (words.length === 0) return [];
     const rows = this.db
       .prepare(
