@@ -33,14 +33,22 @@ const ENV = {
 type Result = { status: string; branch?: string; report: string; message: string };
 
 /** One model answer through `autogen fix --strategy direct --candidates 1`: the outcome and the report it wrote. */
-async function fixWith(answer: Pick<TamperingAnswer, "repo" | "edits">): Promise<Result & { repo: string }> {
+async function fixWith(
+  answer: Pick<TamperingAnswer, "repo" | "edits">,
+  after: Array<{ stage: string; content: unknown }> = [],
+): Promise<Result & { repo: string }> {
   const repo = await gitRepo(answer.repo === "python" ? PY_REPO : JS_REPO);
-  scriptAnswers([{ stage: "generate", content: { edits: answer.edits } }]);
+  scriptAnswers([{ stage: "generate", content: { edits: answer.edits } }, ...after]);
   const run = await runCli(["fix", repo, "--strategy", "direct", "--candidates", "1", "--json"], { env: ENV });
   expect(run.stderr).toBe("");
   const outcome = JSON.parse(run.stdout) as { status: string; branch?: string; report: string; message: string };
   return { ...outcome, report: await readFile(outcome.report, "utf8"), repo };
 }
+
+const BEHAVIOUR = {
+  stage: "behaviour-calls",
+  content: { module: "calc.ops", calls: [{ call: "add(2, 3)", expected: "5", why: "the failing test's case" }] },
+};
 
 describe("tampering model answers through autogen fix", () => {
   it.each(TAMPERING_ANSWERS.map((a) => [a.name, a] as const))("refuses: %s", async (_name, answer) => {
@@ -55,7 +63,8 @@ describe("tampering model answers through autogen fix", () => {
   it.each(HONEST_ANSWERS.map((a) => [a.name, a] as const))(
     "still reports an honest answer fixed: %s",
     async (_name, answer) => {
-      const result = await fixWith(answer);
+      // A fix that passes is then checked on inputs the model writes (the behaviour table; Python only).
+      const result = await fixWith(answer, answer.repo === "python" ? [BEHAVIOUR] : []);
       expect(result).toMatchObject({ status: "fixed", branch: expect.stringMatching(/^autogen\//) });
       expect(result.report).toContain("no test weakened");
     },
