@@ -90513,11 +90513,7 @@ var RetrievalIndex = class {
   }
   /** Documents ranked by BM25 for any of the query's words (FTS syntax in the query is neutralised). */
   search(query, limit2 = 20) {
-    const words = [
-      ...new Set(
-        splitIdentifiers(query).toLowerCase().match(/[\p{L}\p{N}]{3,}/gu) ?? []
-      )
-    ].slice(0, 64);
+    const words = queryWords(query);
     if (words.length === 0) return [];
     const match = words.map((w2) => `"${w2}"`).join(" OR ");
     const rows = this.db.prepare("SELECT path, symbol, bm25(docs) AS score FROM docs WHERE docs MATCH ? ORDER BY score LIMIT ?").all(match, limit2);
@@ -90527,6 +90523,13 @@ var RetrievalIndex = class {
     this.db.close();
   }
 };
+function queryWords(query) {
+  return [
+    ...new Set(
+      splitIdentifiers(query).toLowerCase().match(/[\p{L}\p{N}]{3,}/gu) ?? []
+    )
+  ].slice(0, 64);
+}
 function splitIdentifiers(text2) {
   return text2.replace(/([a-z0-9])([A-Z])/g, "$1 $2").replace(/_/g, " ");
 }
@@ -101285,6 +101288,21 @@ function jobFrom(row, warn) {
     error: textOrNull(row.error)
   };
 }
+function newJobValues(request2) {
+  return [
+    request2.deliveryId,
+    request2.installationId,
+    request2.owner,
+    request2.repo,
+    request2.number,
+    request2.kind,
+    request2.requester,
+    request2.requesterId,
+    JSON.stringify(request2.snapshot),
+    request2.hint ?? null,
+    JSON.stringify(request2.checkpoint ?? {})
+  ];
+}
 
 // src/jobs/job-store.ts
 var JOB_STORE_MIGRATIONS = [
@@ -101458,21 +101476,7 @@ var JobStore = class {
     try {
       const result = this.db.prepare(
         "INSERT INTO jobs (delivery_id, installation_id, owner, repo, number, kind, requester, requester_id, snapshot, hint, checkpoint, state, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'queued', ?, ?)"
-      ).run(
-        request2.deliveryId,
-        request2.installationId,
-        request2.owner,
-        request2.repo,
-        request2.number,
-        request2.kind,
-        request2.requester,
-        request2.requesterId,
-        JSON.stringify(request2.snapshot),
-        request2.hint ?? null,
-        JSON.stringify(request2.checkpoint ?? {}),
-        now,
-        now
-      );
+      ).run(...newJobValues(request2), now, now);
       return { queued: true, job: this.getSync(Number(result.lastInsertRowid)) };
     } catch (error62) {
       if (!/UNIQUE constraint failed/.test(error62.message)) throw error62;
