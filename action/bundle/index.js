@@ -91287,6 +91287,16 @@ var RunCosts = class {
     cost.testRuns += runs;
     cost.testSeconds += durationMs / 1e3;
   }
+  /** Adds the model's spend since the start to `cost` (a step after the run, e.g. the behaviour check). */
+  addModelSpend(cost) {
+    const s = this.budget ?? this.at;
+    cost.llmCalls += s.llmCalls - this.at.llmCalls;
+    cost.cachedCalls += s.cachedCalls - this.at.cachedCalls;
+    cost.promptTokens += s.promptTokens - this.at.promptTokens;
+    cost.completionTokens += s.completionTokens - this.at.completionTokens;
+    cost.dollars += s.dollars - this.at.dollars;
+    cost.llmSeconds += (s.waitMs - this.at.waitMs) / 1e3;
+  }
   /** Fills the model's spend and the wall time; test seconds to the millisecond. */
   settle(cost) {
     const s = this.budget ?? this.at;
@@ -100003,19 +100013,11 @@ function safeJson2(text2) {
 var PYTHON_RUNNERS = /* @__PURE__ */ new Set(["pytest", "unittest"]);
 async function checkBehaviour(outcome, input3) {
   if (outcome.status !== "fixed") return;
-  const at = input3.llm ? { ...input3.llm.budget.state } : void 0;
+  const spend = new RunCosts(input3.llm?.budget.state);
   try {
     outcome.behaviour = await behaviourTable(outcome, input3);
   } finally {
-    const s = input3.llm?.budget.state;
-    if (s && at) {
-      outcome.cost.llmCalls += s.llmCalls - at.llmCalls;
-      outcome.cost.cachedCalls += s.cachedCalls - at.cachedCalls;
-      outcome.cost.promptTokens += s.promptTokens - at.promptTokens;
-      outcome.cost.completionTokens += s.completionTokens - at.completionTokens;
-      outcome.cost.dollars += s.dollars - at.dollars;
-      outcome.cost.llmSeconds += (s.waitMs - at.waitMs) / 1e3;
-    }
+    spend.addModelSpend(outcome.cost);
   }
   const contradicts = flagged(outcome.behaviour, "contradicts");
   if (contradicts.length === 0) return;

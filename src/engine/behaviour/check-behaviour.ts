@@ -8,6 +8,7 @@
 import { BudgetExceededError } from "../../llm/budget.ts";
 import { LlmStageError, type LlmClient } from "../../llm/llm-client.ts";
 import type { SandboxOptions } from "../../verify/sandbox/run-sandboxed.ts";
+import { RunCosts } from "../run/run-costs.ts";
 import type { Outcome } from "../task.ts";
 import { askBehaviourCalls } from "./behaviour-calls.ts";
 import { buildRows, flagged, type BehaviourTable } from "./behaviour-table.ts";
@@ -26,20 +27,12 @@ export type BehaviourInput = {
 
 export async function checkBehaviour(outcome: Outcome, input: BehaviourInput): Promise<void> {
   if (outcome.status !== "fixed") return;
-  const at = input.llm ? { ...input.llm.budget.state } : undefined;
+  const spend = new RunCosts(input.llm?.budget.state);
   try {
     outcome.behaviour = await behaviourTable(outcome, input);
   } finally {
     // The model's call for the inputs is part of the run's cost.
-    const s = input.llm?.budget.state;
-    if (s && at) {
-      outcome.cost.llmCalls += s.llmCalls - at.llmCalls;
-      outcome.cost.cachedCalls += s.cachedCalls - at.cachedCalls;
-      outcome.cost.promptTokens += s.promptTokens - at.promptTokens;
-      outcome.cost.completionTokens += s.completionTokens - at.completionTokens;
-      outcome.cost.dollars += s.dollars - at.dollars;
-      outcome.cost.llmSeconds += (s.waitMs - at.waitMs) / 1000;
-    }
+    spend.addModelSpend(outcome.cost);
   }
   const contradicts = flagged(outcome.behaviour, "contradicts");
   if (contradicts.length === 0) return;

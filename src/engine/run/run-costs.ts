@@ -33,6 +33,17 @@ export class RunCosts {
     cost.testSeconds += durationMs / 1000;
   }
 
+  /** Adds the model's spend since the start to `cost` (a step after the run, e.g. the behaviour check). */
+  addModelSpend(cost: Outcome["cost"]): void {
+    const s = this.budget ?? this.at;
+    cost.llmCalls += s.llmCalls - this.at.llmCalls;
+    cost.cachedCalls += s.cachedCalls - this.at.cachedCalls;
+    cost.promptTokens += s.promptTokens - this.at.promptTokens;
+    cost.completionTokens += s.completionTokens - this.at.completionTokens;
+    cost.dollars += s.dollars - this.at.dollars;
+    cost.llmSeconds += (s.waitMs - this.at.waitMs) / 1000;
+  }
+
   /** Fills the model's spend and the wall time; test seconds to the millisecond. */
   settle(cost: Outcome["cost"]): void {
     const s = this.budget ?? this.at;
