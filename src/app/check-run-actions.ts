@@ -8,6 +8,7 @@
 import type { Context, Probot } from "probot";
 import { octokitCiForge } from "../forge/ci-forge.ts";
 import { octokitForge } from "../forge/forge.ts";
+import { repoOf, type PayloadRepository } from "../forge/repo-ref.ts";
 import type { Job, Store } from "../jobs/store.ts";
 import type { Scrubber } from "../secrets/scrub-secrets.ts";
 import { gate } from "../triggers/gate.ts";
@@ -32,7 +33,7 @@ export type CheckRunActionTools = {
 type RequestedAction = {
   check_run: { id: number; name: string; external_id?: string | null; head_sha: string; app?: { id: number } | null };
   requested_action?: { identifier: string };
-  repository: { name: string; owner: { login: string } };
+  repository: PayloadRepository;
   installation?: { id: number };
   sender: { login: string; id: number; type: string };
 };
@@ -44,8 +45,7 @@ export function registerCheckRunActions(app: Probot, tools: CheckRunActionTools)
   app.on("check_run.requested_action", async (context) => {
     if (!(await tools.firstDelivery(context))) return;
     const payload = context.payload as unknown as RequestedAction;
-    const owner = payload.repository.owner.login;
-    const repo = payload.repository.name;
+    const { owner, repo } = context.repo();
     const identifier = payload.requested_action?.identifier;
     const meta = {
       deliveryId: context.id,
@@ -131,12 +131,8 @@ async function ourJob(tools: CheckRunActionTools, payload: RequestedAction): Pro
   if (!/^\d{1,12}$/.test(run.external_id ?? "")) return undefined;
   const job = await tools.store.get(Number(run.external_id));
   // The job must be this repository's, under the installation the click came through (whose token would do the work).
-  if (
-    !job ||
-    job.owner !== payload.repository.owner.login ||
-    job.repo !== payload.repository.name ||
-    job.installationId !== payload.installation?.id
-  )
+  const { owner, repo } = repoOf(payload);
+  if (!job || job.owner !== owner || job.repo !== repo || job.installationId !== payload.installation?.id)
     return undefined;
   const record = checkRunRecord(job);
   return record?.id === run.id && record.sha === run.head_sha ? job : undefined;

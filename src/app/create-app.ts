@@ -194,11 +194,12 @@ export function createAutogenApp(deps: AppDeps): ApplicationFunction {
       checkpoint?: JobCheckpoint,
     ) => {
       const payload = context.payload as unknown as IssuePayload;
+      const { owner, repo } = context.repo();
       await gateAndEnqueue(context, {
         installationId: payload.installation?.id,
         sender: payload.sender,
-        owner: payload.repository.owner.login,
-        repo: payload.repository.name,
+        owner,
+        repo,
         number: payload.issue.number,
         kind,
         snapshot: { title: payload.issue.title, body: payload.issue.body ?? "" },
@@ -211,7 +212,7 @@ export function createAutogenApp(deps: AppDeps): ApplicationFunction {
       if (!(await firstDelivery(context))) return;
       const payload = context.payload;
       const forge = octokitForge(context.octokit, deps.scrub);
-      const { owner, name: repo } = { owner: payload.repository.owner.login, name: payload.repository.name };
+      const { owner, repo } = context.repo();
       let config: RepoConfig;
       try {
         config = overridden(await readRepoConfigFromForge(forge, owner, repo, payload.repository.default_branch));
@@ -239,16 +240,9 @@ export function createAutogenApp(deps: AppDeps): ApplicationFunction {
       const payload = context.payload;
       if (command.kind === "stop") {
         const forge = octokitForge(context.octokit, deps.scrub);
-        const verdict = await gate(forge, {
-          owner: payload.repository.owner.login,
-          repo: payload.repository.name,
-          actor: payload.sender,
-        });
-        const active = await deps.store.active(
-          payload.repository.owner.login,
-          payload.repository.name,
-          payload.issue.number,
-        );
+        const { owner, repo } = context.repo();
+        const verdict = await gate(forge, { owner, repo, actor: payload.sender });
+        const active = await deps.store.active(owner, repo, payload.issue.number);
         if (!verdict.allowed || !active) return;
         if (!pool.abort(active.id, `stopped by ${payload.sender.login}`))
           await deps.store.finish(active.id, "cancelled", `stopped by ${payload.sender.login}`);
@@ -256,12 +250,8 @@ export function createAutogenApp(deps: AppDeps): ApplicationFunction {
       }
       if (payload.issue.pull_request) {
         // On a pull request, `/autogen fix|retry` repairs its red build (the command is the consent); `plan` plans that repair.
-        const config = await repoConfig(
-          context,
-          payload.repository.owner.login,
-          payload.repository.name,
-          payload.repository.default_branch,
-        );
+        const { owner, repo } = context.repo();
+        const config = await repoConfig(context, owner, repo, payload.repository.default_branch);
         if (!config || config.triggers.ciFailure === "off") return;
         await start(
           context,
@@ -323,11 +313,12 @@ export function createAutogenApp(deps: AppDeps): ApplicationFunction {
       const pull = payload.pull_request;
       const bot = parseBotBranch(pull.head.ref);
       if (!bot || !text.trim() || pull.head.repo?.full_name !== payload.repository.full_name) return;
+      const { owner, repo } = context.repo();
       await gateAndEnqueue(context, {
         installationId: (payload as { installation?: { id: number } }).installation?.id,
         sender: payload.sender,
-        owner: payload.repository.owner.login,
-        repo: payload.repository.name,
+        owner,
+        repo,
         number: pull.number,
         kind: "fix",
         snapshot: { title: pull.title, body: pull.body ?? "" },
@@ -358,7 +349,8 @@ export function createAutogenApp(deps: AppDeps): ApplicationFunction {
       const bot = parseBotBranch(pull.head.ref);
       const installation = (context.payload as { installation?: { id: number } }).installation?.id;
       if (!pull.merged || !bot || !deps.memory || !installation) return;
-      const job = await deps.store.latest(repository.owner.login, repository.name, bot.number);
+      const { owner, repo } = context.repo();
+      const job = await deps.store.latest(owner, repo, bot.number);
       const outcome = job && checkpointOutcome(job.checkpoint);
       if (!job || !outcome || outcome.status !== "fixed") return;
       const broken = (checkpointAttribution(job.checkpoint)?.tests ?? [])
@@ -386,11 +378,8 @@ export function createAutogenApp(deps: AppDeps): ApplicationFunction {
     app.on("issues.edited", async (context) => {
       if (!(await firstDelivery(context))) return;
       const payload = context.payload;
-      const active = await deps.store.active(
-        payload.repository.owner.login,
-        payload.repository.name,
-        payload.issue.number,
-      );
+      const { owner, repo } = context.repo();
+      const active = await deps.store.active(owner, repo, payload.issue.number);
       if (!active) return;
       if (active.snapshot.title !== payload.issue.title || active.snapshot.body !== (payload.issue.body ?? "")) {
         if (!pool.abort(active.id, "the issue was edited after the job started"))

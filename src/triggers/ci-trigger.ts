@@ -2,6 +2,8 @@
 // `check_suite.completed` payload: a failing conclusion on a commit, not our own
 // verification runs or check suites, not a GitHub Actions check suite (its workflow_run
 // event carries the run), and never one of our throwaway verification branches.
+import { repoOf, type PayloadRepository } from "../forge/repo-ref.ts";
+
 export type CiFailure = {
   owner: string;
   repo: string;
@@ -19,7 +21,7 @@ const RED = new Set(["failure", "timed_out", "startup_failure"]);
 /** GitHub Actions' own app: its check suites come to us as workflow runs too. */
 export const GITHUB_ACTIONS_APP_ID = 15368;
 
-type Repo = { name: string; owner: { login: string } };
+type Repo = PayloadRepository;
 
 export type WorkflowRunPayload = {
   repository: Repo;
@@ -61,8 +63,7 @@ export function failureFromWorkflowRun(payload: WorkflowRunPayload, verifyWorkfl
   return {
     act: true,
     failure: {
-      owner: payload.repository.owner.login,
-      repo: payload.repository.name,
+      ...repoOf(payload),
       headSha: run.head_sha,
       headBranch: run.head_branch,
       pulls: (run.pull_requests ?? []).map((p) => p.number),
@@ -89,8 +90,7 @@ export function failureFromCheckSuite(payload: CheckSuitePayload, ourAppId: numb
   return {
     act: true,
     failure: {
-      owner: payload.repository.owner.login,
-      repo: payload.repository.name,
+      ...repoOf(payload),
       headSha: suite.head_sha,
       headBranch: suite.head_branch,
       pulls: (suite.pull_requests ?? []).map((p) => p.number),
