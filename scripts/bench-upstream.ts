@@ -14,13 +14,16 @@
 //   AUTOGEN_BENCH_MINUTES=N                        # each task's wall-clock budget (default 15)
 //
 // A JavaScript task's test command needs its runner (tape, vitest): the recipe names the
-// packages, installed once under eval-results/upstream-tasks/<task>/node_modules, outside the
-// task; the task's workspaces are made below that folder (TMPDIR) so Node finds them there, and
-// their .bin is put on PATH.
+// packages, installed once under <tasks>/<task>/node_modules, outside the task; the task's
+// workspaces are made below that folder (TMPDIR) so Node finds them there, and their .bin is
+// put on PATH. <tasks> is AUTOGEN_BENCH_TASKS, by default <this clone>-bench-tasks beside the
+// clone, never inside it: vitest looks for its config in every folder above the one it runs in,
+// and a workspace inside this clone found autogen-bot's own vitest.config.ts (vite then tried to
+// write its bundled copy into our read-only node_modules: 0 tests loaded).
 import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
-import { delimiter, join, resolve } from "node:path";
+import { basename, delimiter, dirname, join, resolve } from "node:path";
 import { z } from "zod";
 import { transcriptEntrySchema } from "../src/llm/transcript.ts";
 import { buildRecipeTasks, RecipeError, type BuiltTask } from "./bench-recipes/build-recipe-tasks.ts";
@@ -28,7 +31,9 @@ import { buildRecipeTasks, RecipeError, type BuiltTask } from "./bench-recipes/b
 const ROOT = resolve(import.meta.dirname, "..");
 const RECIPES = join(ROOT, "bench", "upstream");
 const MIRRORS = process.env.AUTOGEN_BENCH_MIRRORS ?? "/work/.mirror";
-const CACHE = join(ROOT, "eval-results", "upstream-tasks");
+const CACHE = resolve(process.env.AUTOGEN_BENCH_TASKS ?? join(dirname(ROOT), `${basename(ROOT)}-bench-tasks`));
+if (`${CACHE}/`.startsWith(`${ROOT}/`))
+  fail(`AUTOGEN_BENCH_TASKS=${CACHE} is inside ${ROOT}: a task's vitest would find autogen-bot's own vitest.config.ts`);
 const OUT = join(ROOT, "eval-results", "upstream");
 
 function fail(message: string): never {

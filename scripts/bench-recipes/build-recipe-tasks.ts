@@ -33,6 +33,17 @@ export const recipeSchema = z.strictObject({
   addedTests: z.array(z.string().min(1)).default([]),
   /** The functions the fix changed: is each shown to the model, and when. */
   changed: z.array(z.strictObject({ file: path, symbol: z.string().min(1) })).default([]),
+  /**
+   * Visible pytest tests (`file.py::test_name`, a module-level function) that are red on the
+   * buggy code and on the upstream fix alike for a reason outside the bug (this harness, this
+   * machine): each is marked `@pytest.mark.skip` in the task with the recorded reason, so a
+   * visible suite that is green upstream is green here. The hidden tests are never touched.
+   */
+  skipVisible: z
+    .array(
+      z.strictObject({ test: z.string().regex(/^[\w./-]+\.py::\w+$/), reason: z.string().regex(/^[\x20-\x7e]{20,}$/) }),
+    )
+    .default([]),
   /** npm packages the project's test command needs (installed beside the task at bench time, never in the task). */
   npm: z.array(z.string().min(1)).default([]),
   /** bench:wrongfix: the mechanical patch that passes the red tests and is wrong. */
@@ -69,6 +80,22 @@ function extract(gitDir: string, commit: string, paths: string[], into: string):
     throw new RecipeError(
       `could not take ${paths.join(", ")} at ${commit.slice(0, 12)} from ${gitDir}: ${(error as Error).message.split("\n")[0]}`,
     );
+  }
+}
+
+/** Marks each listed visible test skipped (its reason in the marker), or says why it cannot. Bytes are kept as they are (latin1 both ways). */
+async function skipVisibleTests(repo: string, skips: Recipe["skipVisible"]): Promise<void> {
+  for (const { test, reason } of skips) {
+    const [file = "", name = ""] = test.split("::");
+    const path = join(repo, file);
+    if (!existsSync(path)) throw new RecipeError(`skipVisible: ${file} is not in the task's repository`);
+    const lines = (await readFile(path, "latin1")).split("\n");
+    if (!lines.some((l) => /^import pytest\b/.test(l)))
+      throw new RecipeError(`skipVisible: ${file} does not import pytest`);
+    const at = lines.findIndex((l) => new RegExp(`^(async\\s+)?def\\s+${name}\\s*\\(`).test(l));
+    if (at < 0) throw new RecipeError(`skipVisible: ${file} has no module-level def ${name}`);
+    lines.splice(at, 0, `@pytest.mark.skip(reason=${JSON.stringify(`bench: ${reason}`)})`);
+    await writeFile(path, lines.join("\n"), "latin1");
   }
 }
 
@@ -136,6 +163,7 @@ export async function buildRecipeTasks(
     await rm(task, { recursive: true, force: true });
     await mkdir(join(task, "repo"), { recursive: true });
     extract(gitDir, recipe.buggy, recipe.files, join(task, "repo"));
+    await skipVisibleTests(join(task, "repo"), recipe.skipVisible);
     const fixTests = [...recipe.testsFrom.files, ...recipe.hiddenSupport];
     if (recipe.fixTests === "visible")
       extract(gitDir, recipe.testsFrom.commit, recipe.testsFrom.files, join(task, "repo"));

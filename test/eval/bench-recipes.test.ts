@@ -96,6 +96,39 @@ describe("buildRecipeTasks", () => {
     expect(existsSync(join(out, "hidden", "tests"))).toBe(false);
   });
 
+  it("marks a visible test red for a reason outside the bug as skipped, with its reason, and leaves the hidden tests alone", async () => {
+    await writeFile(
+      join(root, "work", "tests", "test_lib.py"),
+      "import pytest\n" + (await readFile(join(root, "work", "tests", "test_lib.py"), "utf8")),
+    );
+    git(join(root, "work"), "commit", "-qam", "import pytest");
+    git(join(root, "mirrors", "acme+lib", "repo"), "fetch", "-q", join(root, "work"), "HEAD:refs/heads/pytest");
+    const withImport = git(join(root, "work"), "rev-parse", "HEAD");
+    await recipe("clamp-skip", {
+      ...upstreamRecipe(),
+      buggy: withImport,
+      skipVisible: [{ test: "tests/test_lib.py::test_low", reason: "reads a cp1251 data file the harness mangles" }],
+    });
+    await build();
+    const out = join(root, "out", "clamp-skip");
+    expect(await readFile(join(out, "repo", "tests", "test_lib.py"), "utf8")).toContain(
+      '@pytest.mark.skip(reason="bench: reads a cp1251 data file the harness mangles")\ndef test_low():',
+    );
+    expect(await readFile(join(out, "hidden", "tests", "test_lib.py"), "utf8")).not.toContain("mark.skip");
+  });
+
+  it("refuses to skip a visible test it cannot mark", async () => {
+    const skip = (test: string) => ({
+      ...upstreamRecipe(),
+      skipVisible: [{ test, reason: "red here for a reason outside the bug" }],
+    });
+    await recipe("no-pytest", skip("tests/test_lib.py::test_low"));
+    await expect(build()).rejects.toThrow(/skipVisible: tests\/test_lib\.py does not import pytest/);
+    await rm(join(root, "recipes", "no-pytest"), { recursive: true });
+    await recipe("no-file", skip("tests/test_other.py::test_low"));
+    await expect(build()).rejects.toThrow(/skipVisible: tests\/test_other\.py is not in the task's repository/);
+  });
+
   it("says which field of a recipe is wrong", async () => {
     await recipe("bad", { ...upstreamRecipe(), buggy: "main" });
     await expect(build()).rejects.toThrow(RecipeError);
