@@ -133,6 +133,34 @@ export type StopReason =
   | "refused"
   | "contradicts-issue";
 
+/** A plan SLPW sampled or revised: its verification's score (tests whose walk-through matched, of those walked through), when verified. */
+export type SampledPlan = { id: string; parent?: string | undefined; steps: string[]; right?: number; of?: number };
+/** A SEIDR candidate: its attempt's index and the fraction of visible tests it passed. */
+export type ScoredCandidate = { id: number; score: number; parent?: number | undefined };
+export type SearchSummary =
+  | {
+      kind: "slpw";
+      /** Every plan, sampled (p1…pk) or revised (p1.r0…), in the order they were made. */
+      plans: SampledPlan[];
+      /** How many of the k samples differ in their steps. */
+      distinct: number;
+      samples: number;
+      /** The plans that became programs, in the bandit's order; the first that passed is `chosen`. */
+      implemented: string[];
+      chosen?: string | undefined;
+    }
+  | {
+      kind: "seidr";
+      drafts: ScoredCandidate[];
+      /** Per generation: the beam repaired (each parent's N repairs are the next population) and the candidates replaced (dropped by the ranking). */
+      generations: Array<{
+        generation: number;
+        repaired: ScoredCandidate[];
+        replaced: ScoredCandidate[];
+        children: ScoredCandidate[];
+      }>;
+    };
+
 export type PlanVerificationEntry = { test: string; derived: string; expected: string; matches: boolean };
 
 export type Outcome = {
@@ -148,6 +176,8 @@ export type Outcome = {
     verification?: PlanVerificationEntry[] | undefined;
     verified?: boolean | undefined;
     planIterations?: number | undefined;
+    /** SLPW and SEIDR: what their search chose among, for a reader of the report. */
+    search?: SearchSummary | undefined;
   };
   evidence: {
     before?: TestEvidence | undefined;

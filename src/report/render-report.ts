@@ -7,6 +7,7 @@ import { maintainerCommand } from "./maintainer-command.ts";
 import type { Outcome, TestEvidence } from "../engine/task.ts";
 import type { InstallSummary } from "../verify/install/run-install.ts";
 import { behaviourLines } from "./behaviour-section.ts";
+import { searchLines } from "./search-section.ts";
 import { cut, failsThenPasses, gateLines, headline, reviewLine, stillRunning } from "./report-sections.ts";
 
 const MAX_ATTEMPTS_SHOWN = 50;
@@ -75,6 +76,8 @@ export function renderReport(
     if (outcome.status === "fixed")
       out.push("", `The new test file \`${r.path}\` is part of this change: it passes with the fix.`);
   }
+
+  out.push(...searchLines(outcome));
 
   if (outcome.diff) {
     const stat = diffStat(outcome.diff);

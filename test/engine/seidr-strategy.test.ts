@@ -2,6 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { isTestFile } from "../../src/engine/is-test-file.ts";
 import { seidrStrategy } from "../../src/engine/seidr/seidr-strategy.ts";
+import { renderReport } from "../../src/report/render-report.ts";
 import { localVerifier } from "../../src/verify/local-verifier.ts";
 import { pytestRunner } from "../../src/verify/runners/detect-runner.ts";
 import { useHttpMock } from "../support/http-mock.ts";
@@ -58,6 +59,31 @@ describe("SEIDR", () => {
     ]);
     expect(outcome.cost).toMatchObject({ llmCalls: 4, candidatesGenerated: 4 });
     expect(outcome.diff).toContain("+    return a + b");
+    // What the repair-or-replace step chose, for a reader of the report.
+    expect(outcome.plan.search).toEqual({
+      kind: "seidr",
+      drafts: [
+        { id: 1, score: 0.5 },
+        { id: 2, score: 0 },
+      ],
+      generations: [
+        {
+          generation: 1,
+          repaired: [{ id: 1, score: 0.5 }],
+          replaced: [{ id: 2, score: 0 }],
+          children: [
+            { id: 3, score: 0, parent: 1 },
+            { id: 4, score: 1, parent: 1 },
+          ],
+        },
+      ],
+    });
+    const report = renderReport(outcome, { title: "t" });
+    expect(report).toContain("### Search");
+    expect(report).toContain("SEIDR drafts: #1 (0.5), #2 (0)");
+    expect(report).toContain(
+      "Generation 1: repaired #1 (0.5); replaced (dropped by the ranking) #2 (0); repairs made: #3 from #1 (0), #4 from #1 (1).",
+    );
   });
 });
 

@@ -4,6 +4,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { isTestFile } from "../../src/engine/is-test-file.ts";
 import { slpwStrategy } from "../../src/engine/slpw/slpw-strategy.ts";
+import { renderReport } from "../../src/report/render-report.ts";
 import { Budget } from "../../src/llm/budget.ts";
 import { openAiLlmClient } from "../../src/llm/llm-client.ts";
 import { ResponseFormatMemory } from "../../src/llm/response-format.ts";
@@ -41,7 +42,6 @@ function model(request: ReceivedRequest, planCount: number): unknown {
       ],
     };
   }
-  if (stage === "check_verification") return { ok: true, problems: [] };
   if (stage === "implement")
     return {
       edits: [
@@ -118,7 +118,7 @@ describe("SLPW with a caching server in front of the model", () => {
     expect(reached).toBe(server.requests.length);
     expect(budget.state).toMatchObject({ cachedCalls: 0, llmCalls: reached, promptTokens: 100 * reached });
     // What the bandit chose and why: every arm untried, so UCB pulls p1, p2, p3 in turn; p1 and
-    // p2 get reward 0 (their walk-through derives -1, not 5), p3 reward 1 and passes the check.
+    // p2 get reward 0 (their walk-through derives -1, not 5), p3 reward 1: verified, with no separate check call.
     const verified = server.requests
       .filter((r) => r.response_format?.json_schema?.name === "verify_plan")
       .map((r) => PLANS.find((p) => lastMessage(r).includes(`1. ${p}`)));
@@ -130,7 +130,6 @@ describe("SLPW with a caching server in front of the model", () => {
       "verify-plan",
       "verify-plan",
       "verify-plan",
-      "check-verification",
       "implement",
     ]);
     expect(outcome).toMatchObject({
@@ -139,5 +138,23 @@ describe("SLPW with a caching server in front of the model", () => {
       message: "the program of plan p3 passes the visible tests and the regression gate",
       plan: { steps: ["Add a and b"], verified: true },
     });
+    // What the bandit chose among, with each plan's verification score, for a reader of the report.
+    expect(outcome.plan.search).toEqual({
+      kind: "slpw",
+      samples: 3,
+      distinct: 3,
+      plans: [
+        { id: "p1", steps: ["Multiply a and b"], right: 0, of: 1 },
+        { id: "p2", steps: ["Subtract b from a twice"], right: 0, of: 1 },
+        { id: "p3", steps: ["Add a and b"], right: 1, of: 1 },
+      ],
+      implemented: ["p3"],
+      chosen: "p3",
+    });
+    const report = renderReport(outcome, { title: "t" });
+    expect(report).toContain("SLPW sampled 3 plan(s), 3 distinct.");
+    expect(report).toContain("- `p1` (sample), verification: 0 of 1 test(s) matched: Multiply a and b");
+    expect(report).toContain("- `p3` (sample), verification: 1 of 1 test(s) matched: Add a and b");
+    expect(report).toContain("Programs were made from `p3`; the fix is the program of plan `p3`.");
   });
 });

@@ -132,7 +132,6 @@ const VERIFIED = {
     },
   ],
 };
-const CHECKED = { ok: true, problems: [] };
 
 const notReproduced: ScriptedAnswer[] = ARGS_TESTS.map((content) => ({ stage: "reproduce", content }));
 /** Each strategy's answers on the money task, with the default configuration (SLPW samples 6 plans and carries 3 verified ones). */
@@ -147,10 +146,7 @@ const fixed: Record<string, ScriptedAnswer[]> = {
   slpw: [
     { stage: "reproduce", content: MONEY_TEST },
     ...Array.from({ length: 6 }, () => ({ stage: "plan", content: PLAN })),
-    ...Array.from({ length: 3 }, () => [
-      { stage: "verify-plan", content: VERIFIED },
-      { stage: "check-verification", content: CHECKED },
-    ]).flat(),
+    ...Array.from({ length: 3 }, () => ({ stage: "verify-plan", content: VERIFIED })),
     { stage: "implement", content: MONEY_FIX },
   ],
   seidr: [

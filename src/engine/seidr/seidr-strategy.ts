@@ -8,10 +8,11 @@ import type { LlmClient } from "../../llm/llm-client.ts";
 import { digestReport } from "../../verify/digest/digest-report.ts";
 import { failingTests, type TestReport } from "../../verify/test-report.ts";
 import type { Edit } from "../../workspace/apply-edits.ts";
+import { searchEditCode } from "../context/search-edit-code.ts";
 import { analysisSchema, editsSchema } from "../lpw/schemas.ts";
 import { scaleSearch, selectBeam, temperatureSchedule } from "../search/beam.ts";
 import { SearchRun, type Executed } from "../search/search-run.ts";
-import type { Strategy } from "../task.ts";
+import type { ScoredCandidate, SearchSummary, Strategy } from "../task.ts";
 
 export type SeidrOptions = {
   llm: LlmClient;
@@ -21,7 +22,13 @@ export type SeidrOptions = {
   instructions?: "template" | "llm";
 };
 
-type Candidate = { id: number; edits: Edit[]; report: TestReport; score: number; executed: Executed };
+type Candidate = { id: number; edits: Edit[]; report: TestReport; score: number; executed: Executed; parent?: number };
+
+const scored = (c: Candidate): ScoredCandidate => ({
+  id: c.id,
+  score: Math.round(c.score * 1000) / 1000,
+  ...(c.parent === undefined ? {} : { parent: c.parent }),
+});
 
 export function seidrStrategy(options: SeidrOptions): Strategy {
   return {
@@ -29,8 +36,17 @@ export function seidrStrategy(options: SeidrOptions): Strategy {
     run: (task) => {
       const run = new SearchRun(task, options.llm, "seidr");
       const { arity, width } = scaleSearch(task.budget.candidates, options.arity ?? 10, options.width ?? 10);
-      return run.search(async ({ before, problem }) => {
-        const execute = async (edits: Edit[], description: string): Promise<Candidate | undefined> => {
+      return run.search(async ({ before, failing, context, problem }) => {
+        const edit = {
+          workspace: task.workspace,
+          problem,
+          start: context,
+          changes: run.changes,
+          isTestFile: task.isTestFile,
+        };
+        const search: Extract<SearchSummary, { kind: "seidr" }> = { kind: "seidr", drafts: [], generations: [] };
+        run.outcome.plan.search = search;
+        const execute = async (edits: Edit[], description: string, parent?: number): Promise<Candidate | undefined> => {
           const result = await run.execute(edits, description);
           return (
             result && {
@@ -39,6 +55,7 @@ export function seidrStrategy(options: SeidrOptions): Strategy {
               report: result.report,
               score: result.report.tests.length ? result.passed / result.report.tests.length : 0,
               executed: result,
+              ...(parent === undefined ? {} : { parent }),
             }
           );
         };
@@ -49,11 +66,12 @@ export function seidrStrategy(options: SeidrOptions): Strategy {
           await run.changes.restore();
           const { value } = await options.llm.call(
             "generate",
-            { untrusted: { problem, failures: digestReport(before), code: await run.code() } },
+            { untrusted: { problem, failures: digestReport(before), code: await searchEditCode(edit, [], failing) } },
             editsSchema,
             { temperature },
           );
           const candidate = await execute(run.editsOf(value), `draft at temperature ${temperature}`);
+          if (candidate) search.drafts.push(scored(candidate));
           if (candidate && run.acceptIf(candidate.executed))
             return run.finish(
               "solved",
@@ -65,6 +83,13 @@ export function seidrStrategy(options: SeidrOptions): Strategy {
           const beam = selectBeam(population, (c) => c.score, width);
           if (beam.length === 0) break;
           const children: Candidate[] = [];
+          const step = {
+            generation,
+            repaired: beam.map(scored),
+            replaced: population.filter((c) => !beam.includes(c)).map(scored),
+            children: [] as ScoredCandidate[],
+          };
+          search.generations.push(step);
           for (const parent of beam) {
             const first = failingTests(parent.report)[0];
             const instruction =
@@ -89,7 +114,11 @@ export function seidrStrategy(options: SeidrOptions): Strategy {
                 "self-debug",
                 {
                   trusted: { instruction },
-                  untrusted: { problem, failures: digestReport(parent.report), code: await run.code() },
+                  untrusted: {
+                    problem,
+                    failures: digestReport(parent.report),
+                    code: await searchEditCode(edit, [], failingTests(parent.report)),
+                  },
                 },
                 editsSchema,
                 { temperature },
@@ -97,7 +126,9 @@ export function seidrStrategy(options: SeidrOptions): Strategy {
               const child = await execute(
                 [...parent.edits, ...run.editsOf(value)],
                 `repair of candidate ${parent.id} (generation ${generation})`,
+                parent.id,
               );
+              if (child) step.children.push(scored(child));
               if (child && run.acceptIf(child.executed))
                 return run.finish(
                   "solved",

@@ -1,0 +1,33 @@
+// The code SLPW's and SEIDR's implement, refine, draft and repair prompts show: LPW's edit
+// context (the symbols the failing tests reach now, those the plan names, the lines changed
+// so far, those the start's context showed), never whole files.
+import type { TestCaseResult } from "../../verify/test-report.ts";
+import type { WorkspaceChanges } from "../lpw/workspace-changes.ts";
+import type { CodeContext } from "./build-context.ts";
+import { editContext } from "./edit-context.ts";
+
+export type SearchEditCodeOptions = {
+  workspace: string;
+  problem: string;
+  /** The symbols the start's context showed. */
+  start: CodeContext;
+  changes: WorkspaceChanges;
+  isTestFile: (path: string) => boolean;
+};
+
+/** The code for an edit on the current files: the given plan's steps (none for SEIDR) and the tests failing now. */
+export async function searchEditCode(
+  options: SearchEditCodeOptions,
+  plan: readonly string[],
+  failing: readonly TestCaseResult[],
+): Promise<string> {
+  const context = await editContext(options.workspace, {
+    problem: options.problem,
+    plan,
+    failing,
+    changed: options.changes.changedLines(),
+    earlier: options.start.symbols.map((s) => ({ path: s.path, name: s.name })),
+    isTestFile: options.isTestFile,
+  });
+  return context.code || "(no code located)";
+}
