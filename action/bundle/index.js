@@ -49970,6 +49970,11 @@ function parseCommand(body) {
   return { kind: verb };
 }
 
+// src/forge/repo-ref.ts
+function repoOf(payload) {
+  return { owner: payload.repository.owner.login, repo: payload.repository.name };
+}
+
 // src/triggers/ci-trigger.ts
 var RED = /* @__PURE__ */ new Set(["failure", "timed_out", "startup_failure"]);
 var GITHUB_ACTIONS_APP_ID = 15368;
@@ -49986,8 +49991,7 @@ function failureFromWorkflowRun(payload, verifyWorkflow) {
   return {
     act: true,
     failure: {
-      owner: payload.repository.owner.login,
-      repo: payload.repository.name,
+      ...repoOf(payload),
       headSha: run2.head_sha,
       headBranch: run2.head_branch,
       pulls: (run2.pull_requests ?? []).map((p) => p.number),
@@ -50011,8 +50015,7 @@ function failureFromCheckSuite(payload, ourAppId) {
   return {
     act: true,
     failure: {
-      owner: payload.repository.owner.login,
-      repo: payload.repository.name,
+      ...repoOf(payload),
       headSha: suite.head_sha,
       headBranch: suite.head_branch,
       pulls: (suite.pull_requests ?? []).map((p) => p.number),
@@ -50344,7 +50347,7 @@ var LogDigester = class {
     const stepStart = step?.command?.n ?? this.lastCommand?.n ?? Math.max(1, this.count - 200);
     const stepEnd = step?.exit.n ?? this.count;
     const firstDiagnostic = this.firstDiagnostics.find((n2) => n2 >= stepStart && n2 <= stepEnd);
-    const candidates = this.blocks.map((b3) => {
+    const candidates2 = this.blocks.map((b3) => {
       const first2 = b3.lines[0]?.n ?? 0;
       const last = b3.lines.at(-1)?.n ?? 0;
       let score = this.baseScore(b3);
@@ -50356,18 +50359,18 @@ var LogDigester = class {
     });
     if (step) {
       const tail = step.tail.filter((l2) => this.rarity(l2) >= 0.8 || l2.score >= 2).slice(-TAIL_LINES);
-      const shown2 = (l2) => candidates.some((c4) => c4.lines.some((k2) => k2.n === l2.n));
+      const shown2 = (l2) => candidates2.some((c4) => c4.lines.some((k2) => k2.n === l2.n));
       const last = tail.slice(-P.lastLines).filter((l2) => !shown2(l2));
       const before = tail.slice(0, -P.lastLines).filter((l2) => !shown2(l2));
-      if (last.length > 0) candidates.push({ lines: last, end: last.at(-1)?.n ?? 0, score: P.lastTail, kind: "tail" });
+      if (last.length > 0) candidates2.push({ lines: last, end: last.at(-1)?.n ?? 0, score: P.lastTail, kind: "tail" });
       if (before.length > 0)
-        candidates.push({ lines: before, end: before.at(-1)?.n ?? 0, score: P.tail, kind: "tail" });
+        candidates2.push({ lines: before, end: before.at(-1)?.n ?? 0, score: P.tail, kind: "tail" });
       const said = [step.command, step.exit].filter((l2) => l2 !== void 0 && !shown2(l2));
-      if (said.length > 0) candidates.push({ lines: said, end: step.exit.n, score: P.command, kind: "command" });
+      if (said.length > 0) candidates2.push({ lines: said, end: step.exit.n, score: P.command, kind: "command" });
     }
     const chosen = [];
     let budget = this.maxLines;
-    for (const block of candidates.sort((a2, b3) => b3.score - a2.score || (b3.lines[0]?.n ?? 0) - (a2.lines[0]?.n ?? 0))) {
+    for (const block of candidates2.sort((a2, b3) => b3.score - a2.score || (b3.lines[0]?.n ?? 0) - (a2.lines[0]?.n ?? 0))) {
       let take = Math.min(block.lines.length, budget - 1);
       const part = () => block.kind === "tail" ? block.lines.slice(-take) : block.lines.slice(0, take);
       while (take > 0 && take + contiguousRuns(part()).length > budget) take--;
@@ -64606,6 +64609,393 @@ function registerCiTriggers(app, tools) {
   });
 }
 
+// src/app/run-ci-job.ts
+import { dirname as dirname9 } from "node:path";
+
+// src/workspace/repo-cache.ts
+import { existsSync } from "node:fs";
+import { mkdir as mkdir2, readFile, rm as rm2 } from "node:fs/promises";
+import { createHash } from "node:crypto";
+import { isAbsolute as isAbsolute3, join as join4, resolve as resolve3 } from "node:path";
+var GitWorkspaceError = class extends Error {
+  constructor(message) {
+    super(message);
+    this.name = "GitWorkspaceError";
+  }
+};
+var ALLOWED_URL = /^(https:\/\/|http:\/\/(127\.0\.0\.1|localhost)(:\d+)?\/|file:\/\/\/|\/)/;
+var RepoCache = class {
+  root;
+  timeoutMs;
+  signal;
+  constructor(options2) {
+    this.root = options2.root;
+    this.timeoutMs = options2.timeoutMs ?? 12e4;
+    this.signal = options2.signal;
+  }
+  /** The bare mirror of `url`, cloned on first use and fetched after. */
+  async mirror(url2, credentials) {
+    if (!ALLOWED_URL.test(url2) || url2.startsWith("-"))
+      throw new GitWorkspaceError(
+        `refusing repository URL ${JSON.stringify(url2)}: only https URLs (and local paths) are supported`
+      );
+    const path12 = join4(this.root, "mirrors", `${createHash("sha256").update(url2).digest("hex").slice(0, 24)}.git`);
+    if (existsSync(path12)) {
+      await this.run(path12, ["fetch", "--prune", "--quiet", "origin"], `fetch ${redact(url2)}`, credentials);
+    } else {
+      await mkdir2(join4(this.root, "mirrors"), { recursive: true });
+      try {
+        await this.run(
+          this.root,
+          ["clone", "--mirror", "--quiet", "--", url2, path12],
+          `clone ${redact(url2)}`,
+          credentials
+        );
+      } catch (error62) {
+        await rm2(path12, { recursive: true, force: true });
+        throw error62;
+      }
+    }
+    return path12;
+  }
+  /** A detached worktree of `ref` (a commit sha or a ref name, resolved first) at a fresh path. */
+  async worktree(mirror, ref, name) {
+    if (!/^[\w./-]+$/.test(ref) || ref.startsWith("-"))
+      throw new GitWorkspaceError(`refusing ref ${JSON.stringify(ref)}`);
+    if (!/^[\w-]+$/.test(name)) throw new GitWorkspaceError(`refusing worktree name ${JSON.stringify(name)}`);
+    const sha = (await this.run(
+      mirror,
+      ["rev-parse", "--verify", "--quiet", "--end-of-options", `${ref}^{commit}`],
+      `resolve ${ref}`,
+      void 0,
+      // Exit 1 and no output: no such commit, said below.
+      { okExitCodes: [0, 1] }
+    )).trim();
+    if (!/^[0-9a-f]{40,64}$/.test(sha))
+      throw new GitWorkspaceError(`resolve ${ref} failed: no such commit or ref in the repository`);
+    const path12 = join4(this.root, "worktrees", name);
+    await rm2(path12, { recursive: true, force: true });
+    await mkdir2(join4(this.root, "worktrees"), { recursive: true });
+    await this.run(mirror, ["worktree", "add", "--detach", "--quiet", path12, sha], `create worktree ${name}`);
+    const pointer = /^gitdir: (.+)$/m.exec(await readFile(join4(path12, ".git"), "utf8"))?.[1]?.trim();
+    if (!pointer) throw new GitWorkspaceError(`create worktree ${name} failed: git wrote no .git file`);
+    const gitDir = isAbsolute3(pointer) ? pointer : resolve3(path12, pointer);
+    rememberWorktree(path12, { commonDir: mirror, gitDir, sha });
+    return new Worktree(path12, sha, mirror, this, gitDir);
+  }
+  /** Runs one git command with a total timeout; credentials go to this command only. */
+  async run(cwd, args, what, credentials, place) {
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), this.timeoutMs);
+    const onAbort = () => controller.abort();
+    this.signal?.addEventListener("abort", onAbort, { once: true });
+    try {
+      return await runGit(args, {
+        cwd,
+        signal: controller.signal,
+        // The timer above bounds the call, so its message is the one seen.
+        timeoutMs: 0,
+        ...credentials ? { credentials } : {},
+        ...place ?? {}
+      });
+    } catch (error62) {
+      if (controller.signal.aborted) {
+        throw new GitWorkspaceError(
+          this.signal?.aborted ? `${what} was cancelled` : `${what} timed out after ${Math.round(this.timeoutMs / 1e3)} s (the remote did not answer)`
+        );
+      }
+      const message = error62.message.split("\n").filter(Boolean).slice(0, 3).join(" ");
+      throw new GitWorkspaceError(
+        `${what} failed: ${credentials ? message.replaceAll(credentials.password, "***") : message}`
+      );
+    } finally {
+      clearTimeout(timer);
+      this.signal?.removeEventListener("abort", onAbort);
+    }
+  }
+};
+var Worktree = class {
+  path;
+  sha;
+  mirror;
+  cache;
+  /** The worktree's admin dir in the mirror, learned when it was made. */
+  gitDir;
+  constructor(path12, sha, mirror, cache2, gitDir) {
+    this.path = path12;
+    this.sha = sha;
+    this.mirror = mirror;
+    this.cache = cache2;
+    this.gitDir = gitDir;
+  }
+  /** Back to the checked-out commit: tracked files restored, untracked ones removed (ignored build output is kept). */
+  async reset() {
+    const place = { gitDir: this.gitDir, workTree: this.path };
+    await this.cache.run(this.path, ["reset", "--hard", "--quiet", this.sha], "reset worktree", void 0, place);
+    await this.cache.run(this.path, ["clean", "-fdq", "-e", "/node_modules"], "clean worktree", void 0, place);
+  }
+  async remove() {
+    forgetWorktree(this.path);
+    await this.cache.run(this.mirror, ["worktree", "remove", "--force", this.path], "remove worktree").catch(() => void 0);
+    await rm2(this.path, { recursive: true, force: true });
+    await this.cache.run(this.mirror, ["worktree", "prune"], "prune worktrees").catch(() => void 0);
+  }
+};
+function redact(url2) {
+  return url2.replace(/\/\/[^@/]+@/, "//***@");
+}
+
+// src/jobs/job-checkpoint.ts
+var checkRunSchema2 = external_exports.looseObject({
+  id: external_exports.number().optional(),
+  sha: external_exports.string().optional(),
+  completed: external_exports.boolean().optional(),
+  html_url: external_exports.string().optional(),
+  url: external_exports.string().optional()
+});
+var appliedSchema = external_exports.looseObject({ pull: external_exports.number(), url: external_exports.string(), by: external_exports.string() });
+var jsonObject = external_exports.looseObject({});
+var storedOutcomeSchema = external_exports.looseObject({
+  strategy: external_exports.string(),
+  status: external_exports.enum(["fixed", "not-fixed"]),
+  stopReason: external_exports.string(),
+  message: external_exports.string(),
+  plan: jsonObject,
+  evidence: jsonObject,
+  /** Absent from hand-made outcomes (the dashboard's fixtures); the doors' reader requires it. */
+  diff: external_exports.string().optional(),
+  changedFiles: external_exports.array(external_exports.string()),
+  closestAttempt: external_exports.looseObject({ diff: external_exports.string(), files: external_exports.array(external_exports.string()), passed: external_exports.number(), failed: external_exports.number() }).optional(),
+  attempts: external_exports.array(jsonObject),
+  cost: jsonObject
+});
+var storedAttributionSchema = external_exports.looseObject({
+  tests: external_exports.array(
+    external_exports.looseObject({ id: external_exports.string(), verdict: external_exports.string(), base: external_exports.array(external_exports.string()), candidate: external_exports.array(external_exports.string()) })
+  ),
+  counts: external_exports.record(external_exports.string(), external_exports.number()),
+  testRuns: external_exports.number()
+});
+var jobCheckpointSchema = external_exports.looseObject({
+  /** The engine's last stage, and its attempt when it is in one (job-progress.ts). */
+  stage: external_exports.string().optional(),
+  attempt: external_exports.number().optional(),
+  /** Red build: the PR head it repairs, and the run or suite that was red on it. */
+  headSha: external_exports.string().optional(),
+  runId: external_exports.number().optional(),
+  checkSuiteId: external_exports.number().optional(),
+  /** Where work starts (review feedback: the PR's branch), the branch pushed to, the issue it closes or refers to. */
+  base: external_exports.string().optional(),
+  branch: external_exports.string().optional(),
+  issue: external_exports.number().optional(),
+  refs: external_exports.boolean().optional(),
+  planOnly: external_exports.boolean().optional(),
+  outcome: storedOutcomeSchema.optional(),
+  attribution: storedAttributionSchema.optional(),
+  /** The commit the bot pushed, and its pull request. */
+  pushed: external_exports.string().optional(),
+  pull: external_exports.number().optional(),
+  checkRun: checkRunSchema2.optional(),
+  applied: appliedSchema.optional(),
+  /** Failed GitHub attempts so far (job-retry.ts): a restart does not reset the count. */
+  githubFailures: external_exports.number().optional(),
+  /** Parsed where they are read (report/check-annotations.ts, report/check-run-summary.ts). */
+  failureSites: external_exports.unknown().optional(),
+  statusReport: external_exports.unknown().optional()
+});
+var stderrWarn = (meta3, message) => {
+  process.stderr.write(`${JSON.stringify({ level: "warn", msg: message, ...meta3 })}
+`);
+};
+function parseCheckpoint(jobId, text2, warn) {
+  let value;
+  try {
+    value = JSON.parse(text2);
+  } catch (error62) {
+    warn(
+      { jobId, dropped: ["*"], problems: [error62.message] },
+      "stored checkpoint is not JSON; read as empty"
+    );
+    return {};
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    warn(
+      { jobId, dropped: ["*"], problems: ["not a JSON object"] },
+      "stored checkpoint is not an object; read as empty"
+    );
+    return {};
+  }
+  const parsed = jobCheckpointSchema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const dropped2 = [...new Set(parsed.error.issues.map((issue2) => String(issue2.path[0])))];
+  const problems = parsed.error.issues.map((issue2) => `${issue2.path.join(".")}: ${issue2.message}`);
+  warn({ jobId, dropped: dropped2, problems }, "stored checkpoint fields break their schema; dropped");
+  const kept2 = Object.fromEntries(Object.entries(value).filter(([key]) => !dropped2.includes(key)));
+  return jobCheckpointSchema.parse(kept2);
+}
+
+// src/app/checkpoint-results.ts
+var outcomeShape = storedOutcomeSchema.extend({ diff: external_exports.string() });
+var outcomeSchema = external_exports.custom((value) => outcomeShape.safeParse(value).success);
+var attributionSchema = external_exports.custom((value) => storedAttributionSchema.safeParse(value).success);
+function checkpointOutcome(checkpoint) {
+  const parsed = outcomeSchema.safeParse(checkpoint.outcome);
+  return parsed.success ? parsed.data : void 0;
+}
+function checkpointAttribution(checkpoint) {
+  const parsed = attributionSchema.safeParse(checkpoint.attribution);
+  return parsed.success ? parsed.data : void 0;
+}
+
+// src/app/job-retry.ts
+var DEFAULT_JOB_RETRY = {
+  maxAttempts: 5,
+  // 30 s, 1 min, 2 min, 4 min: a GitHub incident of a few minutes is ridden out.
+  backoffMs: (attempt) => Math.min(6e5, 3e4 * 2 ** (attempt - 1))
+};
+function isTransientGitHubError(error62) {
+  if (!(error62 instanceof Error)) return false;
+  const e = error62;
+  if (e.name !== "HttpError" && e.name !== "RequestError") return false;
+  const status3 = e.status ?? 0;
+  if (status3 >= 500 || status3 === 429) return true;
+  const headers = e.response?.headers ?? {};
+  return status3 === 403 && (headers["x-ratelimit-remaining"] === "0" || headers["retry-after"] !== void 0);
+}
+function describeGitHubFailure(error62) {
+  const e = error62;
+  const first2 = (e.message ?? String(error62)).split("\n")[0]?.slice(0, 200) ?? "";
+  return e.status ? `GitHub answered ${e.status} (${first2})` : `GitHub did not answer (${first2})`;
+}
+var RetryJobLater = class extends Error {
+  delayMs;
+  attempt;
+  constructor(delayMs, attempt, cause) {
+    super(describeGitHubFailure(cause), { cause });
+    this.name = "RetryJobLater";
+    this.delayMs = delayMs;
+    this.attempt = attempt;
+  }
+};
+async function nextRun(store, job, policy) {
+  const attempt = ((await store.get(job.id))?.checkpoint.githubFailures ?? 0) + 1;
+  await store.checkpoint(job.id, { githubFailures: attempt });
+  return { attempt, delayMs: attempt < policy.maxAttempts ? policy.backoffMs(attempt) : void 0 };
+}
+function sleep(ms, signal) {
+  if (signal.aborted) return Promise.resolve(false);
+  return new Promise((resolve8) => {
+    const timer = setTimeout(() => {
+      signal.removeEventListener("abort", onAbort);
+      resolve8(true);
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      resolve8(false);
+    };
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+}
+async function runJobWithRetries(store, job, signal, run2, policy, log) {
+  let current = job;
+  for (; ; ) {
+    let delayMs;
+    try {
+      await run2(current, signal);
+      return;
+    } catch (error62) {
+      if (error62 instanceof RetryJobLater) delayMs = error62.delayMs;
+      else if (isTransientGitHubError(error62) && !signal.aborted) {
+        const next = await nextRun(store, current, policy);
+        if (next.delayMs === void 0) {
+          const message = `${describeGitHubFailure(error62)}; gave up after ${next.attempt} attempts`;
+          log.error({ jobId: job.id, attempts: next.attempt, reason: message }, "job failed: GitHub kept failing");
+          await store.finish(job.id, "failed", message);
+          return;
+        }
+        log.warn(
+          { jobId: job.id, attempt: next.attempt, delayMs: next.delayMs, reason: describeGitHubFailure(error62) },
+          "job's GitHub calls failed; running it again later"
+        );
+        delayMs = next.delayMs;
+      } else {
+        if (signal.aborted) return;
+        const message = (error62 instanceof Error ? error62.message : String(error62)).split("\n")[0] ?? "";
+        log.error({ jobId: job.id, err: message }, "job ended by an unexpected error");
+        await store.finish(job.id, "failed", message);
+        return;
+      }
+    }
+    if (!await sleep(delayMs, signal)) return;
+    current = await store.get(job.id) ?? current;
+    if (current.state !== "running") return;
+  }
+}
+
+// src/app/end-job.ts
+var JobCancelled = class extends Error {
+};
+async function endJobOnError(error62, job, deps, status3, signal) {
+  if (error62 instanceof JobCancelled || signal.aborted) {
+    const reason = error62 instanceof JobCancelled ? error62.message : signal.reason?.message ?? "stopped on request";
+    await status3.finish(`Cancelled: ${reason}.`).catch(() => void 0);
+    await deps.store.finish(job.id, "cancelled", reason);
+    return;
+  }
+  if (isTransientGitHubError(error62)) {
+    const next = await nextRun(deps.store, job, deps.jobRetry ?? DEFAULT_JOB_RETRY);
+    if (next.delayMs !== void 0) {
+      deps.log.warn(
+        { jobId: job.id, attempt: next.attempt, delayMs: next.delayMs, reason: describeGitHubFailure(error62) },
+        "job's GitHub calls failed; running it again later"
+      );
+      await status3.note(
+        `${describeGitHubFailure(error62)}; trying again in ${Math.ceil(next.delayMs / 1e3)} s (attempt ${next.attempt + 1} of ${(deps.jobRetry ?? DEFAULT_JOB_RETRY).maxAttempts}).`
+      ).catch(() => void 0);
+      throw new RetryJobLater(next.delayMs, next.attempt, error62);
+    }
+    const message = `${describeGitHubFailure(error62)}; gave up after ${next.attempt} attempts`;
+    deps.log.warn({ jobId: job.id, attempts: next.attempt, reason: message }, "job failed: GitHub kept failing");
+    await status3.finish(`Stopped: ${message}. Label the issue again (or comment \`/autogen retry\`) once GitHub is back.`).catch(() => void 0);
+    await deps.store.finish(job.id, "failed", message);
+    return;
+  }
+  deps.log.warn({ jobId: job.id, err: error62.message }, "job failed");
+  await status3.finish(`Stopped by an error: ${error62.message.split("\n")[0]}`).catch(() => void 0);
+  await deps.store.finish(job.id, "failed", error62.message);
+}
+
+// src/app/job-config.ts
+async function beginJob(forge, store, status3, job, override) {
+  await forge.react(job.owner, job.repo, job.number, "eyes").catch(() => void 0);
+  await status3.start();
+  const repository = await forge.repository(job.owner, job.repo);
+  const read = await loadJobConfig(forge, store, status3, job, repository.defaultBranch);
+  const config3 = read && override ? override(read) : read;
+  return config3 ? { repository, config: config3 } : void 0;
+}
+async function loadJobConfig(forge, store, status3, job, defaultBranch) {
+  status3.set("Configuration", "running");
+  try {
+    return await readRepoConfigFromForge(forge, job.owner, job.repo, defaultBranch);
+  } catch (error62) {
+    if (!(error62 instanceof RepoConfigError)) throw error62;
+    status3.set("Configuration", "failed", `${REPO_CONFIG_PATH} is invalid`);
+    await status3.finish(
+      `Stopped: \`${REPO_CONFIG_PATH}\` on \`${defaultBranch}\` is invalid:
+
+${error62.problems.map((p) => `- ${p}`).join("\n")}`
+    );
+    await store.finish(job.id, "failed", error62.message);
+    return void 0;
+  }
+}
+
+// src/app/publish-change.ts
+import { mkdtemp as mkdtemp3, rm as rm4, writeFile as writeFile2 } from "node:fs/promises";
+import { tmpdir as tmpdir3 } from "node:os";
+import { join as join8 } from "node:path";
+
 // src/llm/budget.ts
 var BudgetExceededError = class extends Error {
   cap;
@@ -64679,7 +65069,7 @@ var Budget = class {
 };
 
 // src/llm/llm-client.ts
-import { createHash, randomInt } from "node:crypto";
+import { createHash as createHash2, randomInt } from "node:crypto";
 
 // node_modules/openai/internal/tslib.mjs
 function __classPrivateFieldSet(receiver, state2, value, kind, f2) {
@@ -64921,7 +65311,7 @@ var safeJSON = (text2) => {
 };
 
 // node_modules/openai/internal/utils/sleep.mjs
-var sleep = (ms, ...signals2) => new Promise((resolve8, reject) => {
+var sleep2 = (ms, ...signals2) => new Promise((resolve8, reject) => {
   const activeSignals = [...new Set(signals2.filter((signal) => signal != null))];
   let timeout;
   let settled = false;
@@ -80748,7 +81138,7 @@ async function pollWithResponse(retrieve, intermediateStatuses, terminalStatuses
         }
       }
       const signal = options2 && Object.prototype.propertyIsEnumerable.call(options2, "signal") ? options2.signal : void 0;
-      await (signal ? sleepUntilAborted(sleepInterval, signal) : sleep(sleepInterval));
+      await (signal ? sleepUntilAborted(sleepInterval, signal) : sleep2(sleepInterval));
     } else if (terminalStatuses.includes(status3)) {
       return data;
     }
@@ -82822,7 +83212,7 @@ async function waitForFileProcessing(resource, id, pollInterval, maxWait) {
   const start = performance.now();
   let file2 = await resource.retrieve(id);
   while (!file2.status || !terminalStates.has(file2.status)) {
-    await sleep(pollInterval);
+    await sleep2(pollInterval);
     file2 = await resource.retrieve(id);
     if (performance.now() - start > maxWait) {
       throw new APIConnectionTimeoutError({
@@ -88274,7 +88664,7 @@ var OpenAI = class {
     } else {
       const retrySignals = requestSignal === options2.signal ? [requestSignal] : [requestSignal, options2.signal];
       try {
-        await sleep(timeoutMillis, ...retrySignals);
+        await sleep2(timeoutMillis, ...retrySignals);
       } catch (error62) {
         const abortedSignal = retrySignals.find((signal) => signal?.aborted);
         if (abortedSignal) {
@@ -89200,7 +89590,7 @@ function retryAfterMs(headers) {
   const wait2 = Number.isFinite(seconds3) ? seconds3 * 1e3 : Date.parse(value) - Date.now();
   return Number.isFinite(wait2) ? Math.min(Math.max(0, wait2), MAX_RETRY_AFTER_MS) : void 0;
 }
-function sleep2(ms, signal) {
+function sleep3(ms, signal) {
   return new Promise((resolve8, reject) => {
     if (signal?.aborted) return reject(new APIUserAbortError());
     const timer = setTimeout(() => {
@@ -89383,7 +89773,7 @@ function openAiLlmClient(options2) {
   function servedFromCache(sent, result, seen) {
     if (!result.id) return false;
     if (seen && seen.id === result.id && seen.answer === result.answer) return true;
-    const key = createHash("sha256").update(JSON.stringify([result.id, result.answer, result.refusal, sent])).digest("hex");
+    const key = createHash2("sha256").update(JSON.stringify([result.id, result.answer, result.refusal, sent])).digest("hex");
     if (received.has(key)) return true;
     received.add(key);
     return false;
@@ -89460,7 +89850,7 @@ function openAiLlmClient(options2) {
         const delay = retry2 < maxRetries ? retryDelayMs(error62, retry2, options2.retryBaseMs ?? 500) : void 0;
         if (delay !== void 0) {
           retry2++;
-          await sleep2(delay, options2.signal);
+          await sleep3(delay, options2.signal);
           continue;
         }
         const message = failureMessage(error62, endpoint2.baseURL, retry2);
@@ -89610,7 +90000,7 @@ import { stripVTControlCharacters as stripVTControlCharacters4 } from "node:util
 
 // src/engine/template/tree-sitter.ts
 import { createRequire as createRequire3 } from "node:module";
-import { dirname as dirname2, join as join4 } from "node:path";
+import { dirname as dirname2, join as join5 } from "node:path";
 var require3 = createRequire3(import.meta.url);
 var parsers = /* @__PURE__ */ new Map();
 var runtime;
@@ -89618,7 +90008,7 @@ function loadRuntime() {
   runtime ??= (async () => {
     const ts = require3("./tree-sitter/tree-sitter.cjs");
     const dir = dirname2(require3.resolve("./tree-sitter/tree-sitter.cjs"));
-    await ts.Parser.init({ locateFile: (file2) => join4(dir, file2) });
+    await ts.Parser.init({ locateFile: (file2) => join5(dir, file2) });
     return ts;
   })();
   return runtime;
@@ -89630,7 +90020,7 @@ function parserFor(grammar) {
       const ts = await loadRuntime();
       const dir = dirname2(require3.resolve("./tree-sitter/tree-sitter.cjs"));
       const p = new ts.Parser();
-      p.setLanguage(await ts.Language.load(join4(dir, `tree-sitter-${grammar}.wasm`)));
+      p.setLanguage(await ts.Language.load(join5(dir, `tree-sitter-${grammar}.wasm`)));
       return p;
     })();
     parsers.set(grammar, parser3);
@@ -89707,7 +90097,7 @@ function autoId(node2, name, index) {
 }
 
 // src/engine/lpw/test-source.ts
-import { join as join5 } from "node:path";
+import { join as join6 } from "node:path";
 
 // src/workspace/read-worktree-file.ts
 import { closeSync as closeSync2, constants as constants5, fstatSync, openSync as openSync2, readlinkSync, readSync as readSync2, realpathSync as realpathSync2 } from "node:fs";
@@ -89816,7 +90206,7 @@ async function testSource(workspace, id, fallbackFile) {
   if (!grammar) return void 0;
   let source;
   try {
-    source = await readWorktreeText(workspace, file2.startsWith("/") ? file2.slice(join5(workspace, "/").length) : file2, {
+    source = await readWorktreeText(workspace, file2.startsWith("/") ? file2.slice(join6(workspace, "/").length) : file2, {
       maxBytes: CONTEXT_READ_LIMIT
     });
   } catch {
@@ -89941,9 +90331,998 @@ function fixedWord(outcome) {
   return changed > 0 ? `${word}; ${String(changed)} output change(s) the issue did not ask for` : word;
 }
 
+// src/report/commit-message.ts
+var SUBJECT_CHARS = 72;
+function fixCommitMessage(outcome, options2) {
+  const fix = outcome.plan.fix;
+  const files = outcome.changedFiles.join(", ");
+  const change = fix ? `${fix.description.replaceAll("`", "")} in ${fix.file}` : outcome.plan.steps?.[0] ?? `Change ${files}`;
+  const subject = oneLine(options2.subject ?? change).slice(0, SUBJECT_CHARS);
+  const body = [];
+  if (options2.issueLine) body.push(`Requested: ${oneLine(options2.issueLine)}`, "");
+  body.push(`What changed (${files || "no files"}):`);
+  if (fix) body.push(`- ${fix.description.replaceAll("`", "")} at ${fix.file}:${fix.line}`);
+  else for (const step of outcome.plan.steps ?? []) body.push(`- ${oneLine(step)}`);
+  body.push("");
+  const after = outcome.evidence.after;
+  const verdict = outcome.status === "fixed" ? fixedWord(outcome) : "does not pass the tests";
+  body.push(
+    `Checked by autogen-bot: ${verdict}${after ? ` (visible tests after the change: ${after.passed} passed, ${after.failed} failed)` : ""}.`
+  );
+  if (outcome.review?.verdict === "accepted")
+    body.push(`The model reviewed the edit against the issue: ${oneLine(outcome.review.reason)}`);
+  if (options2.issueNumber !== void 0 && outcome.status === "fixed") body.push("", `Fixes #${options2.issueNumber}`);
+  else if (options2.issueNumber !== void 0) body.push("", `Refs #${options2.issueNumber}`);
+  if (options2.trailers?.length) body.push("", ...options2.trailers);
+  return `${subject}
+
+${body.join("\n")}
+`;
+}
+function oneLine(text2) {
+  return (text2.trim().split("\n")[0] ?? "").trim();
+}
+
+// src/workspace/commit-files.ts
+import { constants as constants6 } from "node:fs";
+import { lstat, mkdtemp as mkdtemp2, open as open4, readlink, rm as rm3, writeFile } from "node:fs/promises";
+import { tmpdir as tmpdir2 } from "node:os";
+import { join as join7 } from "node:path";
+var UnsafeCommitError = class extends Error {
+  constructor(message) {
+    super(message);
+    this.name = "UnsafeCommitError";
+  }
+};
+async function commitFiles(request2) {
+  if (!/^[0-9a-f]{40,64}$/.test(request2.parent))
+    throw new UnsafeCommitError(`refusing to commit on ${JSON.stringify(request2.parent)}: not a commit id`);
+  const scratch = await mkdtemp2(join7(tmpdir2(), "autogen-commit-"));
+  try {
+    const place = { cwd: scratch, gitDir: request2.gitDir, indexFile: join7(scratch, "index"), workTree: scratch };
+    const g = (args) => runGit(args, place);
+    await g(["read-tree", request2.parent]);
+    for (const file2 of [...new Set(request2.files)]) {
+      const path12 = safeRepoPath(request2.workTree, file2, { finalLink: true });
+      const stat2 = await lstat(path12).catch(() => void 0);
+      if (!stat2) {
+        await g(["update-index", "--force-remove", "--", file2]);
+        continue;
+      }
+      if (!stat2.isFile() && !stat2.isSymbolicLink())
+        throw new UnsafeCommitError(
+          `refusing to commit ${file2}: it is not a regular file or a symbolic link (a directory now stands there)`
+        );
+      const copy = join7(scratch, "blob");
+      const regular = stat2.isSymbolicLink() ? void 0 : await readRegularFile(path12, file2);
+      await writeFile(copy, regular ? regular.content : await readlink(path12, { encoding: "buffer" }));
+      const blob = (await g(["hash-object", "-w", "--no-filters", "--", copy])).trim();
+      const mode = !regular ? "120000" : regular.mode & 64 ? "100755" : "100644";
+      await g(["update-index", "--add", "--cacheinfo", `${mode},${blob},${file2}`]);
+    }
+    const tree = (await g(["write-tree"])).trim();
+    const identity3 = request2.identity ? ["-c", `user.name=${request2.identity.name}`, "-c", `user.email=${request2.identity.email}`] : BOT_IDENTITY;
+    return (await g([...identity3, "commit-tree", tree, "-p", request2.parent, "-m", request2.message])).trim();
+  } finally {
+    await rm3(scratch, { recursive: true, force: true });
+  }
+}
+async function readRegularFile(path12, file2) {
+  const handle2 = await open4(path12, constants6.O_RDONLY | (constants6.O_NOFOLLOW ?? 0) | (constants6.O_NONBLOCK ?? 0)).catch(
+    (error62) => {
+      throw new UnsafeCommitError(
+        `refusing to commit ${file2}: it cannot be opened as a regular file (${error62.code ?? error62.message})`
+      );
+    }
+  );
+  try {
+    const stat2 = await handle2.stat();
+    if (!stat2.isFile()) throw new UnsafeCommitError(`refusing to commit ${file2}: it is not a regular file`);
+    if (stat2.nlink > 1)
+      throw new UnsafeCommitError(
+        `refusing to commit ${file2}: it has other hard links, which may be outside the repository`
+      );
+    return { content: await handle2.readFile(), mode: stat2.mode };
+  } finally {
+    await handle2.close();
+  }
+}
+
+// src/forge/publish-commit.ts
+var GitDataError = class extends Error {
+  constructor(message) {
+    super(message);
+    this.name = "GitDataError";
+  }
+};
+var BranchMovedError = class extends GitDataError {
+  constructor(message) {
+    super(message);
+    this.name = "BranchMovedError";
+  }
+};
+var SHA = /^[0-9a-f]{40,64}$/;
+function gitOut(gitDir, args) {
+  return runGitBytes(args, { gitDir });
+}
+async function readCommit(gitDir, sha) {
+  const text2 = (await gitOut(gitDir, ["cat-file", "commit", sha])).toString("utf8");
+  const split = text2.indexOf("\n\n");
+  const headers = (split < 0 ? text2 : text2.slice(0, split)).split("\n");
+  const tree = headers.find((h3) => h3.startsWith("tree "))?.slice(5);
+  const parents = headers.filter((h3) => h3.startsWith("parent ")).map((h3) => h3.slice(7));
+  if (!tree || parents.length !== 1 || !parents[0])
+    throw new GitDataError(`refusing to publish ${sha}: it must be a commit with exactly one parent`);
+  return { tree, parent: parents[0], message: split < 0 ? "" : text2.slice(split + 2) };
+}
+var MAX_FILE_BYTES2 = 100 * 1024 * 1024;
+async function changes(target, gitDir, parent, commit) {
+  const raw = (await gitOut(gitDir, ["diff-tree", "-r", "-z", "--no-renames", "--raw", "--no-ext-diff", parent, commit, "--"])).toString("utf8");
+  const fields = raw.split("\0");
+  const entries = [];
+  const blobs = [];
+  for (let i3 = 0; i3 + 1 < fields.length; i3 += 2) {
+    const [oldMode, newMode, , newSha, kind] = (fields[i3] ?? "").replace(/^:/, "").split(" ");
+    const path12 = fields[i3 + 1] ?? "";
+    if (kind === "D") {
+      entries.push({
+        path: path12,
+        mode: oldMode ?? "100644",
+        type: oldMode === "160000" ? "commit" : "blob",
+        sha: null
+      });
+      continue;
+    }
+    if (newMode === "160000") {
+      entries.push({ path: path12, mode: "160000", type: "commit", sha: newSha ?? null });
+      continue;
+    }
+    if (newMode !== "100644" && newMode !== "100755" && newMode !== "120000")
+      throw new GitDataError(`refusing to publish ${path12}: unexpected mode ${String(newMode)}`);
+    if (!newSha || !SHA.test(newSha)) throw new GitDataError(`refusing to publish ${path12}: no blob id`);
+    const size = Number((await gitOut(gitDir, ["cat-file", "-s", newSha])).toString("utf8").trim());
+    if (!(size <= MAX_FILE_BYTES2))
+      throw new GitDataError(
+        `refusing to publish ${path12}: ${size} bytes, larger than GitHub's 100 MiB limit for a file`
+      );
+    entries.push({ path: path12, mode: newMode, type: "blob", sha: newSha });
+    blobs.push({ path: path12, sha: newSha });
+  }
+  for (const { path: path12, sha } of blobs) {
+    const uploaded = await target.api.createBlob(
+      target.owner,
+      target.repo,
+      await gitOut(gitDir, ["cat-file", "blob", sha])
+    );
+    if (uploaded !== sha)
+      throw new GitDataError(`GitHub stored ${path12} as ${uploaded}, not ${sha}: the upload was altered`);
+  }
+  return entries;
+}
+async function publishCommit(target, request2) {
+  const { owner, repo, api } = target;
+  if (!SHA.test(request2.commit))
+    throw new GitDataError(`refusing to publish ${JSON.stringify(request2.commit)}: not a commit id`);
+  const known = (await gitOut(request2.gitDir, ["for-each-ref", "--count=1", "--format=%(refname)", "--contains", request2.commit])).toString("utf8").trim() !== "";
+  if (known) {
+    await moveBranch(target, request2, await api.getBranch(owner, repo, request2.branch), void 0, request2.commit);
+    return request2.commit;
+  }
+  const local = await readCommit(request2.gitDir, request2.commit);
+  const seen = await api.getBranch(owner, repo, request2.branch);
+  const entries = await changes(target, request2.gitDir, local.parent, request2.commit);
+  const baseTree = (await gitOut(request2.gitDir, ["rev-parse", "--verify", "--end-of-options", `${local.parent}^{tree}`])).toString("utf8").trim();
+  const tree = entries.length === 0 ? baseTree : await api.createTree(owner, repo, baseTree, entries);
+  if (tree !== local.tree)
+    throw new GitDataError(`GitHub built the tree ${tree}, not ${local.tree}: refusing to publish a different change`);
+  const created = await api.createCommit(owner, repo, { message: local.message, tree, parents: [local.parent] });
+  for (const [role, who] of [
+    ["author", created.author],
+    ["committer", created.committer]
+  ])
+    if (who.name !== target.identity.name || who.email !== target.identity.email)
+      throw new GitDataError(
+        `GitHub recorded the ${role} of the new commit as ${who.name} <${who.email}>, not ${target.identity.name} <${target.identity.email}>: the token is not the App's installation token (or GITHUB_TOKEN); the branch was not changed`
+      );
+  await moveBranch(target, request2, seen, local.parent, created.sha);
+  return created.sha;
+}
+var refused = (error62) => [409, 422].includes(error62.status ?? 0);
+async function moveBranch(target, request2, seen, parent, sha) {
+  const { owner, repo, api } = target;
+  const { branch } = request2;
+  const moved = (why) => new BranchMovedError(
+    `${branch} changed on GitHub while the bot was publishing (${why}); nothing was overwritten: run the job again to build on what is there now`
+  );
+  if (seen === void 0) {
+    try {
+      await api.createBranch(owner, repo, branch, sha);
+    } catch (error62) {
+      if (!refused(error62)) throw error62;
+      if (!request2.force) throw moved("it was created meanwhile");
+      await api.updateBranch(owner, repo, branch, sha, true);
+    }
+    return;
+  }
+  if (request2.force) return api.updateBranch(owner, repo, branch, sha, true);
+  if (seen === parent) {
+    try {
+      await api.updateBranch(owner, repo, branch, sha, false);
+    } catch (error62) {
+      if (refused(error62)) throw moved(`it is no longer at ${seen.slice(0, 7)}`);
+      throw error62;
+    }
+    return;
+  }
+  const now = await api.getBranch(owner, repo, branch);
+  if (now !== seen) throw moved(`it was at ${seen.slice(0, 7)}, now ${now?.slice(0, 7) ?? "deleted"}`);
+  await api.updateBranch(owner, repo, branch, sha, true);
+}
+async function deleteBranch(target, branch) {
+  await target.api.deleteBranch(target.owner, target.repo, branch);
+}
+async function listBranches(target, prefix) {
+  return target.api.listBranches(target.owner, target.repo, prefix);
+}
+
+// src/app/publish-change.ts
+function coAuthor(job) {
+  return `Co-authored-by: ${job.requester} <${job.requesterId}+${job.requester}@users.noreply.github.com>`;
+}
+function issueCommitMessage(job, outcome) {
+  const feedback = job.checkpoint.branch !== void 0;
+  const subject = outcome.status !== "fixed" ? `Closest attempt for #${job.number} (does not pass the tests)` : feedback ? `Address review on #${job.number}: ${job.hint ?? ""}` : `Fix #${job.number}: ${job.snapshot.title}`;
+  return fixCommitMessage(outcome, { subject, issueNumber: job.number, trailers: [coAuthor(job)] });
+}
+async function gitTarget(forge, job, identity3) {
+  return { api: forge.git, owner: job.owner, repo: job.repo, identity: await identity3(job.installationId) };
+}
+async function commitAndPush(worktree, mirror, target, branch, message, files) {
+  const sha = await commitFiles({
+    gitDir: mirror,
+    parent: worktree.sha,
+    workTree: worktree.path,
+    files,
+    message,
+    identity: target.identity
+  });
+  return publishCommit(target, { gitDir: mirror, commit: sha, branch });
+}
+function branchPublisher(mirror, target) {
+  const check2 = (branch) => {
+    if (!/^autogen\/verify-[\w.-]+$/.test(branch))
+      throw new Error(`refusing to publish ${JSON.stringify(branch)}: not a verification branch`);
+  };
+  return {
+    async push(sha, branch) {
+      check2(branch);
+      if (!/^[0-9a-f]{40,64}$/.test(sha))
+        throw new Error(`refusing to publish ${JSON.stringify(sha)}: not a commit id`);
+      await publishCommit(target, { gitDir: mirror, commit: sha, branch, force: true });
+    },
+    async remove(branch) {
+      check2(branch);
+      await deleteBranch(target, branch);
+    },
+    /** Deletes what a crashed run of the same job left behind (`prefix` is `autogen/verify-job-<id>-`). */
+    async sweep(prefix) {
+      check2(`${prefix}0`);
+      const stale = await listBranches(target, prefix);
+      for (const branch of stale) await this.remove(branch);
+      return stale;
+    }
+  };
+}
+async function applyStoredDiff(dir, diff) {
+  const patchDir = await mkdtemp3(join8(tmpdir3(), "autogen-patch-"));
+  try {
+    const path12 = join8(patchDir, "change.diff");
+    await writeFile2(path12, diff);
+    await runGit(["update-index", "-q", "--refresh"], { cwd: dir }).catch(() => void 0);
+    await runGit(["apply", "--index", path12], { cwd: dir });
+  } finally {
+    await rm4(patchDir, { recursive: true, force: true });
+  }
+}
+
+// src/report/ci-explanation.ts
+var fence = (text2) => {
+  const ticks = "`".repeat(Math.max(3, ...[...text2.matchAll(/`+/g)].map((m) => m[0].length + 1)));
+  return `${ticks}
+${text2}
+${ticks}`;
+};
+function evidenceDetails(evidence) {
+  return evidence.map((e) => {
+    const jobs = e.jobs.map(
+      (j2) => `- job [${j2.name}](${j2.url})${j2.failedSteps.length ? `, failed step: ${j2.failedSteps.join(", ")}` : ""}${j2.annotations.length ? `; ${j2.annotations.length} annotation(s): ${j2.annotations.slice(0, 3).map((a2) => `${a2.path}:${a2.line} ${a2.message.split("\n")[0]}`).join("; ")}` : ""}`
+    );
+    const source = e.testsFrom === "artifact" ? `test results from the uploaded report (${e.artifactFiles.join(", ")})` : e.testsFrom === "log" ? "test results read from the job log" : "no per-test results in the run";
+    return [
+      `**[${e.run.name || e.run.path}](${e.run.htmlUrl})** (${e.run.conclusion ?? e.run.status}; ${source})`,
+      ...jobs,
+      "",
+      fence(e.digest.trim())
+    ].join("\n");
+  }).join("\n\n");
+}
+function explainInfra(infra, evidence) {
+  return [
+    `**Not a code problem: ${infra.explanation}.** No test failed; the log shows:`,
+    "",
+    fence(infra.line),
+    "",
+    "Re-running the failed jobs should be enough. autogen-bot made no change.",
+    "",
+    `<details><summary>Evidence</summary>
+
+${evidenceDetails(evidence)}
+</details>`
+  ].join("\n");
+}
+function explainBrokenTests(reason, where, evidence) {
+  return [
+    `**Not a code problem: the test command is broken** (${where}): ${reason}.`,
+    "",
+    "The failures are test files that did not load or collect (a package the tests need that is not installed, a syntax error in a test file, a command that runs no test), not tests that failed, so they say nothing about the code and autogen-bot did not plan a change. Fix the test setup (the CI workflow, or `test.command` in `.github/autogen.yml`) and run CI again.",
+    "",
+    `<details><summary>Evidence from CI</summary>
+
+${evidenceDetails(evidence)}
+</details>`
+  ].join("\n");
+}
+var VERDICT2 = {
+  "pre-existing": "fails on the base too (pre-existing)",
+  flaky: "flaky (different results on identical reruns)",
+  "caused-by-change": "caused by this pull request",
+  passing: "passes on the head here",
+  fixed: "passes on the head here"
+};
+function explainAttribution(attribution, where, evidence) {
+  const counts = attribution.counts;
+  const kinds = [
+    counts["pre-existing"] ? `${counts["pre-existing"]} pre-existing` : "",
+    counts.flaky ? `${counts.flaky} flaky` : "",
+    counts.passing + counts.fixed ? `${counts.passing + counts.fixed} not reproduced` : ""
+  ].filter(Boolean).join(", ");
+  const rows = attribution.tests.map(
+    (t2) => `| \`${t2.id.replaceAll("|", "\\|")}\` | ${VERDICT2[t2.verdict]} | ${t2.base.join(", ") || "not run"} | ${t2.candidate.join(", ") || "not run"} |`
+  );
+  return [
+    `**The failing tests were not caused by this pull request** (${kinds}), so autogen-bot made no change.`,
+    "",
+    `Each failing test was run at the merge base \`${where.base.slice(0, 7)}\` and at the head \`${where.head.slice(0, 7)}\`, and the failures again on identical reruns (${where.verifier}; ${attribution.testRuns} test runs):`,
+    "",
+    "| test | verdict | base runs | head runs |",
+    "| --- | --- | --- | --- |",
+    ...rows,
+    "",
+    `<details><summary>Evidence from CI</summary>
+
+${evidenceDetails(evidence)}
+</details>`
+  ].join("\n");
+}
+function suggestedPatch(diff, head) {
+  return [
+    `This pull request comes from a fork, so autogen-bot does not push to it. The fix below passes the failing tests and the regression gate on \`${head.sha.slice(0, 7)}\`; to apply it on \`${head.ref}\`:`,
+    "",
+    fence(`git apply <<'AUTOGEN_PATCH'
+${diff.replace(/\n?$/, "\n")}AUTOGEN_PATCH`).replace(/^(`+)/, "$1sh"),
+    "",
+    "<details><summary>The change</summary>\n",
+    fence(diff.trim()).replace(/^(`+)/, "$1diff"),
+    "\n</details>"
+  ].join("\n");
+}
+
+// src/report/plan-summary.ts
+function planSummary(outcome) {
+  if (!outcome.plan.steps) return `No plan: ${outcome.message}.`;
+  const steps = outcome.plan.steps.map((s, i3) => `${i3 + 1}. ${s}`).join("\n");
+  const verification = (outcome.plan.verification ?? []).map((v) => `| ${v.test} | ${v.derived} | ${v.expected} | ${v.matches ? "\u2705" : "\u274C"} |`).join("\n");
+  return `The plan (${outcome.plan.verified ? "verified" : "not verified"} on the visible tests; no code was changed):
+
+${steps}
+
+| test | derived | expected | agrees |
+| --- | --- | --- | --- |
+${verification}`;
+}
+
+// src/workspace/unified-diff.ts
+import { mkdtempSync, rmSync, writeFileSync as writeFileSync2 } from "node:fs";
+import { tmpdir as tmpdir4 } from "node:os";
+import { join as join9 } from "node:path";
+function unifiedDiff(path12, before, after, context = 3) {
+  if (before === after) return "";
+  const hunks = gitHunks(before, after, context);
+  return hunks === "" ? "" : `--- a/${path12}
++++ b/${path12}
+${hunks}`;
+}
+function gitHunks(before, after, context) {
+  const dir = mkdtempSync(join9(tmpdir4(), "autogen-diff-"));
+  try {
+    writeFileSync2(join9(dir, "a"), before);
+    writeFileSync2(join9(dir, "b"), after);
+    const result = runGitSync(
+      [
+        "diff",
+        "--no-index",
+        "--no-color",
+        "--no-ext-diff",
+        "--no-textconv",
+        "--text",
+        "--diff-algorithm=myers",
+        "--no-indent-heuristic",
+        `-U${context}`,
+        "--",
+        "a",
+        "b"
+      ],
+      { cwd: dir, okExitCodes: [0, 1], timeoutMs: 0 }
+    );
+    if (result.exitCode === 0) return "";
+    const out = result.stdout;
+    const start = out.indexOf("\n@@");
+    if (start === -1) return "";
+    return out.slice(start + 1).replace(
+      /^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@.*$/gm,
+      (_m, a2, ac, b3, bc) => `@@ -${a2},${ac ?? "1"} +${b3},${bc ?? "1"} @@`
+    );
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+function fileDiff(path12, before, after) {
+  const diff = unifiedDiff(path12, before ?? "", after ?? "");
+  if (!diff) return "";
+  if (before === null) return diff.replace(`--- a/${path12}`, "--- /dev/null");
+  if (after === null) return diff.replace(`+++ b/${path12}`, "+++ /dev/null");
+  return diff;
+}
+function diffStat(diff) {
+  let files = 0;
+  let added = 0;
+  let removed = 0;
+  for (const line of diff.split("\n")) {
+    if (line.startsWith("+++ ")) files++;
+    else if (line.startsWith("+")) added++;
+    else if (line.startsWith("-") && !line.startsWith("--- ")) removed++;
+  }
+  return { files, added, removed };
+}
+
+// src/report/maintainer-command.ts
+import { basename as basename2 } from "node:path";
+
+// src/verify/runners/pytest-plugin.ts
+import { delimiter } from "node:path";
+import { fileURLToPath as fileURLToPath5 } from "node:url";
+var PYTEST_PLUGIN = "autogen_pytest";
+var PYTEST_PLUGIN_DIR = fileURLToPath5(new URL("../../../resources/python/", new URL("../../src/verify/runners/pytest-plugin.ts", import.meta.url).href));
+function withPytestPlugin(env, extra = {}) {
+  const base = env ?? {};
+  const pythonPath = [PYTEST_PLUGIN_DIR, ...base.PYTHONPATH ? [base.PYTHONPATH] : []].join(delimiter);
+  return { ...base, ...extra, PYTHONPATH: pythonPath };
+}
+
+// src/report/maintainer-command.ts
+var OURS_WITH_VALUE = {
+  "-p": (value) => value === PYTEST_PLUGIN || value === "no:cacheprovider",
+  "-o": (value) => value === "junit_family=xunit1",
+  "--reporter": (value) => value === "xunit",
+  "--reporter-option": (value) => value.startsWith("output=")
+};
+var OURS2 = /* @__PURE__ */ new Set([
+  "-rA",
+  "--color=no",
+  "--test-reporter=tap",
+  "--test-reporter=junit",
+  "--reporter=default",
+  "--reporter=junit"
+]);
+var OURS_PREFIX = ["--junitxml", "--test-reporter-destination=", "--outputFile.junit="];
+function maintainerCommand(argv) {
+  const [program, ...rest] = argv;
+  if (program === void 0) return [];
+  const out = [program.startsWith("/") ? basename2(program) : program];
+  for (let i3 = 0; i3 < rest.length; i3++) {
+    const arg = rest[i3];
+    const next = rest[i3 + 1];
+    if (OURS2.has(arg) || OURS_PREFIX.some((prefix) => arg.startsWith(prefix))) continue;
+    if (next !== void 0 && OURS_WITH_VALUE[arg]?.(next)) {
+      i3++;
+      continue;
+    }
+    out.push(arg);
+  }
+  return out;
+}
+
+// src/report/report-sections.ts
+var FAILURE_CHARS = 1e3;
+var STOPPED = {
+  solved: "solved",
+  budget: "the budget ran out",
+  exhausted: "no candidate passed the tests",
+  iterations: "no passing change within the refinement rounds",
+  stuck: "the same failure kept coming back",
+  "nothing-to-fix": "nothing fails",
+  unsupported: "not supported here",
+  error: "an error stopped the run",
+  cancelled: "stopped on request",
+  policy: "the change broke a rule of the diff policy",
+  planned: "a plan only, no code changed",
+  "not-reproduced": "the issue could not be reproduced by a failing test",
+  "broken-tests": "the test command is broken",
+  "no-change": "the model judged that no code change is needed",
+  refused: "the model refused every mechanical edit that passed the tests",
+  "contradicts-issue": "the change passes the tests but not the issue's own examples"
+};
+function cut(text2, max2) {
+  if (text2.length <= max2) return text2;
+  return `${text2.slice(0, max2)}\u2026 (cut: ${text2.length - max2} more characters)`;
+}
+function howFound(outcome) {
+  if (outcome.plan.fix) {
+    if (outcome.review?.verdict === "accepted")
+      return "a mechanical edit found by search, then reviewed against the issue by the model and accepted";
+    return "a mechanical edit found by search (fault localisation and repair templates)";
+  }
+  if (outcome.plan.steps) return "planned by the model, the plan checked on the tests, then written by the model";
+  return "written by the model";
+}
+function headline(outcome) {
+  if (outcome.status !== "fixed") {
+    const lines2 = [`**Not fixed** (${STOPPED[outcome.stopReason]}, \`${outcome.stopReason}\`): ${outcome.message}.`];
+    if (outcome.review?.verdict === "refused") lines2.push("", reviewLine(outcome.review));
+    return lines2;
+  }
+  const lines = outcome.review?.verdict === "not-reviewed" ? [
+    `**Passes the tests; not reviewed**: ${outcome.message}.`,
+    "",
+    "> [!CAUTION]",
+    "> This is a mechanical edit found by trying small changes until the tests passed, and no model was configured to check it against the issue. Such an edit can pass the tests for the wrong reason: read the diff before merging. A pull request of it is opened as a draft."
+  ] : [`**Fixed**, ${howFound(outcome)}: ${outcome.message}.`];
+  const changed = unrequestedChanges(outcome);
+  if (changed > 0)
+    lines.push(
+      "",
+      "> [!WARNING]",
+      `> The change gives a different output on ${String(changed)} input(s) where the issue asked for no change (\u26A0\uFE0F in the behaviour table below): check that each is wanted before merging. A pull request of it is opened as a draft.`
+    );
+  return lines;
+}
+function reviewLine(review) {
+  return review.verdict === "accepted" ? `The model's review of the mechanical edit: accepted. ${review.reason}` : `The model's review refused a mechanical edit that passes the tests: ${review.reason}`;
+}
+var failed = (status3) => status3 === "fail" || status3 === "error";
+function failsThenPasses(before, after, added) {
+  const afterById = new Map((after?.tests ?? []).map((t2) => [t2.id, t2]));
+  const failing = before.tests.filter((t2) => failed(t2.status));
+  const fixed = failing.filter((t2) => afterById.get(t2.id)?.status === "pass").length;
+  const lines = [
+    after ? `Fails before, passes after: ${fixed} of the ${failing.length} failing test(s).` : `Failing before the change: ${failing.length} test(s); no candidate passed them.`,
+    ""
+  ];
+  for (const t2 of failing) {
+    const now = afterById.get(t2.id)?.status;
+    const result = !after ? "" : now === "pass" ? " \u2192 \u2705 passes after" : ` \u2192 \u274C ${now ?? "not run"} after`;
+    lines.push(`- \`${t2.id}\`${added.has(t2.id) ? " (new)" : ""}: \u274C ${t2.status} before${result}`);
+    if (t2.message)
+      lines.push(
+        "",
+        "  ```text",
+        ...cut(t2.message.trimEnd(), FAILURE_CHARS).split("\n").map((l2) => `  ${l2}`),
+        "  ```"
+      );
+  }
+  return lines;
+}
+function gateLines(before, after) {
+  const head = `Regression gate (full suite): before ${before.passed} passed, ${before.failed} failed`;
+  if (!after) return [`${head}; not run after (no candidate passed the visible tests).`];
+  const was = new Map(before.tests.map((t2) => [t2.id, t2.status]));
+  const count2 = (pred) => after.tests.filter((t2) => pred(was.get(t2.id), t2.status)).length;
+  const kept2 = count2((b3, a2) => b3 === "pass" && a2 === "pass");
+  const repaired = count2((b3, a2) => failed(b3) && a2 === "pass");
+  const broken = count2((b3, a2) => b3 === "pass" && failed(a2));
+  const preexisting = after.tests.filter((t2) => failed(was.get(t2.id)) && failed(t2.status));
+  const added = after.tests.filter((t2) => !was.has(t2.id));
+  const lines = [
+    `${head}; after ${after.passed} passed, ${after.failed} failed.`,
+    "",
+    `- still passing: ${kept2}; failing before, passing after: ${repaired}; passing before, failing after: ${broken}${broken === 0 ? " \u2705" : " \u274C"}`
+  ];
+  if (added.length > 0)
+    lines.push(`- added by this change: ${added.length} (${added.filter((t2) => t2.status === "pass").length} passing)`);
+  if (preexisting.length > 0)
+    lines.push(
+      `- pre-existing failures (failing before the change too): ${preexisting.map((t2) => `\`${t2.id}\``).join(", ")}`
+    );
+  return lines;
+}
+function stillRunning(before, after) {
+  const ran = (s) => s === "pass" || failed(s);
+  const now = new Map(after.tests.map((t2) => [t2.id, t2.status]));
+  const ranBefore = before.tests.filter((t2) => ran(t2.status));
+  const fileOf3 = (id) => id.split(/::| > /)[0] ?? id;
+  const earlier = new Set(before.tests.map((t2) => t2.id));
+  const newRan = /* @__PURE__ */ new Map();
+  for (const t2 of after.tests)
+    if (!earlier.has(t2.id) && ran(t2.status)) newRan.set(fileOf3(t2.id), (newRan.get(fileOf3(t2.id)) ?? 0) + 1);
+  const stopped2 = ranBefore.filter((t2) => {
+    if (ran(now.get(t2.id))) return false;
+    const left = newRan.get(fileOf3(t2.id)) ?? 0;
+    if (now.has(t2.id) || left === 0) return true;
+    newRan.set(fileOf3(t2.id), left - 1);
+    return false;
+  });
+  if (stopped2.length === 0)
+    return `\u2705 Every test that ran before the change ran after it (${ranBefore.length} of ${ranBefore.length}): none skipped, deselected, xfailed or missing.`;
+  return `\u274C ${stopped2.length} of the ${ranBefore.length} tests that ran before the change did not run after it: ${stopped2.slice(0, 10).map((t2) => `\`${t2.id}\` (${now.get(t2.id) ?? "missing"})`).join(", ")}${stopped2.length > 10 ? ", \u2026" : ""}`;
+}
+
+// src/report/behaviour-section.ts
+var CELL_CHARS = 200;
+var MARK = { ok: "", contradicts: "\u274C", unrequested: "\u26A0\uFE0F" };
+function code(text2) {
+  const escaped2 = cut(text2, CELL_CHARS).replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;").replaceAll("|", "&#124;").replaceAll("`", "&#96;").replace(/\r?\n/g, " ");
+  return `<code>${escaped2}</code>`;
+}
+function markOf(row) {
+  if (row.flag !== "ok") return MARK[row.flag];
+  if (row.expected !== "unspecified") return "\u2705";
+  return row.before === row.after ? "=" : "";
+}
+function behaviourLines(table) {
+  if (!table) return [];
+  const out = ["", "#### Behaviour on inputs the fix's author did not choose", ""];
+  if (table.kind === "none") return [...out, `No behaviour table: ${table.reason}.`];
+  const changed = table.rows.filter((r2) => r2.flag === "unrequested").length;
+  const wrong = table.rows.filter((r2) => r2.flag === "contradicts").length;
+  out.push(
+    `The model wrote ${String(table.rows.length)} call(s) of \`${table.module}\` from the issue; each ran in the sandbox on the code before and after the change. \u2705 as the issue expects, = unchanged where the issue says nothing, \u26A0\uFE0F changed where the issue asked for no change, \u274C not what the issue expects.`,
+    "",
+    "| | Input | Before | After | Expected by the issue |",
+    "|---|---|---|---|---|",
+    ...table.rows.map(
+      (r2) => `| ${markOf(r2)} | ${code(r2.call)} | ${code(r2.before)} | ${code(r2.after)} | ${r2.expected === "unspecified" ? "unspecified" : code(r2.expected)} |`
+    ),
+    ""
+  );
+  if (wrong > 0) out.push(`- \u274C ${String(wrong)} output(s) contradict the issue: the change is not called fixed.`);
+  if (changed > 0)
+    out.push(
+      `- \u26A0\uFE0F ${String(changed)} output(s) changed where the issue asked for no change: ${table.rows.filter((r2) => r2.flag === "unrequested").slice(0, 3).map((r2) => `${code(r2.call)} (${r2.why.replaceAll("\n", " ").slice(0, 200)})`).join("; ")}.`
+    );
+  if (wrong === 0 && changed === 0)
+    out.push("- \u2705 Every output is what the issue expects, or unchanged where the issue says nothing.");
+  return out;
+}
+
+// src/report/search-section.ts
+var STEP_CHARS = 120;
+function plainStep(text2) {
+  return cut(text2, STEP_CHARS).replace(/\s+/g, " ").replaceAll("`", "'").trim();
+}
+function planLine(p) {
+  const score = p.of === void 0 ? "not verified" : `verification: ${p.right ?? 0} of ${p.of} test(s) matched`;
+  const origin = p.parent ? `revision of \`${p.parent}\`` : "sample";
+  return `- \`${p.id}\` (${origin}), ${score}: ${plainStep(p.steps[0] ?? "(no steps)")}${p.steps.length > 1 ? ` (+${p.steps.length - 1} step(s))` : ""}`;
+}
+var candidates = (list) => list.length === 0 ? "none" : list.map((c4) => `#${c4.id} (${c4.score})`).join(", ");
+function searchLines(outcome) {
+  const s = outcome.plan.search;
+  if (!s) return [];
+  const out = ["", "### Search", ""];
+  if (s.kind === "slpw") {
+    out.push(
+      `SLPW sampled ${s.samples} plan(s), ${s.distinct} distinct. A bandit chose which plan to verify next, rewarded by the visible tests its walk-through got right; a verification that disagreed revised the plan:`,
+      "",
+      ...s.plans.map(planLine),
+      "",
+      s.implemented.length === 0 ? "No plan became a program." : `Programs were made from ${s.implemented.map((id) => `\`${id}\``).join(", ")}; ${s.chosen ? `the fix is the program of plan \`${s.chosen}\`.` : "none passed the visible tests and the regression gate."}`
+    );
+    return out;
+  }
+  out.push(`SEIDR drafts: ${candidates(s.drafts)} (attempt number, fraction of the visible tests passed).`);
+  for (const g of s.generations)
+    out.push(
+      `Generation ${g.generation}: repaired ${candidates(g.repaired)}; replaced (dropped by the ranking) ${candidates(g.replaced)}; repairs made: ${g.children.length === 0 ? "none" : g.children.map((c4) => `#${c4.id} from #${c4.parent} (${c4.score})`).join(", ")}.`
+    );
+  return out;
+}
+
+// src/report/render-report.ts
+var MAX_ATTEMPTS_SHOWN = 50;
+var ISOLATION = {
+  bwrap: "bubblewrap (host read-only, only the worktree writable, the bot's secrets hidden, loopback only, new PID namespace, unprivileged uid, no capabilities)",
+  unshare: "unshare namespaces (host read-only, only the worktree writable, the bot's secrets hidden, loopback only, new PID namespace, no capabilities)",
+  none: "NO SANDBOX (the operator set AUTOGEN_ISOLATION=none): the tests ran with the bot's own rights"
+};
+var UNSANDBOXED_WARNING = "> [!WARNING]\n> **The tests in this report ran without a sandbox** (`AUTOGEN_ISOLATION=none`, chosen by whoever runs this bot). The repository's code ran with the bot's own rights on its host.";
+var MAX_DIFF_CHARS = 2e4;
+var MESSAGE_CHARS2 = 1e3;
+var CELL_CHARS2 = 400;
+function renderReport(outcome, context) {
+  const out = [`## ${context.title}`, ""];
+  if ([
+    outcome.evidence.before,
+    outcome.evidence.after,
+    outcome.evidence.regressionBefore,
+    outcome.evidence.regressionAfter
+  ].some((e) => e?.isolation === "none"))
+    out.push(UNSANDBOXED_WARNING, "");
+  out.push(...headline(outcome));
+  if (context.branch)
+    out.push("", `Branch \`${context.branch}\`${context.commit ? ` at \`${context.commit.slice(0, 12)}\`` : ""}.`);
+  out.push("", "### Plan", "");
+  if (outcome.plan.steps) {
+    out.push(
+      outcome.plan.verified ? `Plan (verified on the visible tests in ${outcome.plan.planIterations ?? 1} round(s)):` : "Plan (not verified):",
+      ""
+    );
+    outcome.plan.steps.forEach((step, i3) => out.push(`${i3 + 1}. ${step}`));
+  }
+  const fix = outcome.plan.fix;
+  if (fix)
+    out.push(
+      `${outcome.plan.steps ? "\n" : ""}Mechanical edit: ${fix.description} at \`${fix.file}:${fix.line}\` (repair template \`${fix.family}\`, at the line the failing tests point to most).`
+    );
+  if (outcome.review && outcome.review.verdict !== "not-reviewed") out.push("", reviewLine(outcome.review));
+  if (!outcome.plan.steps && !fix)
+    out.push(
+      outcome.plan.localisation.length > 0 ? "No plan: the search found no edit (the suspicious lines are in the details below)." : "No plan was made."
+    );
+  if (outcome.evidence.reproduction) {
+    const r2 = outcome.evidence.reproduction;
+    const ids = r2.testIds ?? [r2.testId];
+    const tries = (r2.attempts ?? 1) > 1 ? ` (accepted on attempt ${r2.attempts})` : "";
+    out.push(
+      "",
+      `Reproduction test ${ids.map((id) => `\`${id}\``).join(", ")} (**new test file** \`${r2.path}\`, written by autogen-bot from the issue${tries}) failed on the unchanged code: ${inline(cut(r2.failure, MESSAGE_CHARS2))}`
+    );
+    if (outcome.status === "fixed")
+      out.push("", `The new test file \`${r2.path}\` is part of this change: it passes with the fix.`);
+  }
+  out.push(...searchLines(outcome));
+  if (outcome.diff) {
+    const stat2 = diffStat(outcome.diff);
+    const diff = outcome.diff.length > MAX_DIFF_CHARS ? `${outcome.diff.slice(0, MAX_DIFF_CHARS)}
+\u2026 (diff cut here: ${outcome.diff.length - MAX_DIFF_CHARS} more characters on the branch)` : outcome.diff;
+    out.push(
+      "",
+      "### Diff",
+      "",
+      `${stat2.files} file(s), +${stat2.added} \u2212${stat2.removed}`,
+      "",
+      "```diff",
+      diff.trimEnd(),
+      "```"
+    );
+  }
+  out.push("", "### Proof", "");
+  if (outcome.dependencies) out.push(dependencyLine(outcome.dependencies), "");
+  const { before, after, regressionBefore, regressionAfter } = outcome.evidence;
+  if (before) {
+    for (const e of [before, after])
+      if (e?.limit)
+        out.push(
+          `A sandbox limit was reached in the ${e === before ? "run before the change" : "run after it"}: ${e.limit}.`,
+          ""
+        );
+    out.push(...failsThenPasses(before, after, new Set(outcome.evidence.reproduction?.testIds ?? [])));
+  }
+  if (regressionBefore) out.push("", ...gateLines(regressionBefore, regressionAfter));
+  const ranBefore = regressionBefore ?? before;
+  const ranAfter = regressionBefore ? regressionAfter : after;
+  const switchedOff = outcome.attempts.filter((a2) => a2.result === "tampering");
+  out.push("", "#### Diff policy and test-tampering check", "");
+  if (ranBefore && ranAfter) out.push(`- ${stillRunning(ranBefore, ranAfter)}`);
+  for (const a2 of switchedOff.slice(0, MAX_ATTEMPTS_SHOWN))
+    out.push(`- \u274C attempt ${a2.index} refused: ${(a2.reason ?? "tampering").replaceAll("`", "'")}`);
+  if (outcome.policy) {
+    if (outcome.policy.ok)
+      out.push(
+        "- No protected path touched, within the diff budget, and no test weakened (no deleted or renamed test, no added skip/only/xfail, no removed or changed assertion, no rewritten snapshot)."
+      );
+    for (const v of outcome.policy.violations) out.push(`- \u274C ${v.rule}: ${v.detail}`);
+    for (const t2 of outcome.policy.tampering)
+      out.push(`- \u26A0\uFE0F ${t2.kind} in \`${t2.file}${t2.line ? `:${t2.line}` : ""}\`: ${t2.detail.replaceAll("`", "'")}`);
+  } else if (!(ranBefore && ranAfter) && switchedOff.length === 0) {
+    out.push("- Not checked: no candidate reached the final diff.");
+  }
+  out.push(...behaviourLines(outcome.behaviour));
+  out.push("", "### Details");
+  if (before) {
+    const where = before.isolation === "actions" ? "run by the repository's verification workflow on a GitHub Actions runner" : `run in the sandbox with ${ISOLATION[before.isolation] ?? before.isolation}`;
+    out.push("", `Command: \`${maintainerCommand(before.command).join(" ")}\`, ${where}.`);
+    out.push(
+      "",
+      `<details><summary>Every visible test, before and after (${before.tests.length})</summary>`,
+      "",
+      ...evidenceTable(before, after, new Set(outcome.evidence.reproduction?.testIds ?? [])),
+      "",
+      "</details>"
+    );
+  }
+  if (outcome.plan.verification?.length) {
+    out.push(
+      "",
+      "<details><summary>Plan verification (the plan walked through each visible test)</summary>",
+      "",
+      "| test | derived by the plan | expected | agrees |",
+      "| --- | --- | --- | --- |"
+    );
+    for (const v of outcome.plan.verification)
+      out.push(`| ${cell(v.test)} | ${cell(v.derived)} | ${cell(v.expected)} | ${v.matches ? "\u2705" : "\u274C"} |`);
+    out.push("", "</details>");
+  }
+  if (outcome.plan.localisation.length > 0) {
+    out.push("", "<details><summary>Fault localisation (the lines the failing tests run most)</summary>", "");
+    out.push("Ochiai over per-test line coverage; ef/ep = failing/passing tests that execute the line.", "");
+    out.push("| rank | location | suspiciousness | ef | ep |", "| --- | --- | --- | --- | --- |");
+    const ranks = outcome.plan.localisation.map(
+      (l2) => 1 + outcome.plan.localisation.filter((o3) => o3.score > l2.score).length
+    );
+    outcome.plan.localisation.forEach(
+      (l2, i3) => out.push(
+        `| ${ranks[i3]} | \`${l2.file}:${l2.line}\` | ${l2.score.toFixed(3)} | ${l2.failedCovering} | ${l2.passedCovering} |`
+      )
+    );
+    out.push("", "</details>");
+  }
+  out.push(
+    "",
+    `<details><summary>Attempts: ${outcome.attempts.length} candidate(s) tried of ${outcome.cost.candidatesGenerated} generated</summary>`,
+    ""
+  );
+  out.push("| # | edit | location | result | passed | failed |", "| --- | --- | --- | --- | --- | --- |");
+  for (const a2 of outcome.attempts.slice(0, MAX_ATTEMPTS_SHOWN)) {
+    const where = a2.file ? `\`${a2.file}${a2.line ? `:${a2.line}` : ""}\`` : "";
+    out.push(
+      `| ${a2.index} | ${a2.family ? `${a2.family}: ` : ""}${cell(a2.description)}${a2.analysis ? `<br>analysis: ${cell(a2.analysis)}` : ""} | ${where} | ${a2.result}${a2.limit ? `: ${cell(a2.limit)}` : ""}${a2.reason ? `: ${cell(a2.reason)}` : ""} | ${a2.passed} | ${a2.failed} |`
+    );
+  }
+  if (outcome.attempts.length > MAX_ATTEMPTS_SHOWN)
+    out.push("", `(${outcome.attempts.length - MAX_ATTEMPTS_SHOWN} more attempts not shown)`);
+  out.push("", "</details>");
+  const c4 = outcome.cost;
+  out.push(
+    "",
+    `Cost: ${c4.llmCalls === 0 ? "no model calls" : `LLM calls ${c4.llmCalls}, tokens ${c4.promptTokens + c4.completionTokens} (estimated $${c4.dollars.toFixed(4)})`}${c4.cachedCalls > 0 ? `; ${c4.cachedCalls} more answered from a cache in front of the model (earlier answers sent again: not billed, not counted above)` : ""}, test runs ${c4.testRuns} (${c4.testSeconds.toFixed(1)} s), wall ${c4.wallSeconds.toFixed(1)} s.`
+  );
+  return `${out.join("\n")}
+`;
+}
+function dependencyLine(d) {
+  const what = `${d.manager}, from \`${d.lockfile}\``;
+  if (d.source === "checkout")
+    return `Dependencies (${what}): your checkout's own, read-only to the tests (its lockfile matches the commit's).`;
+  if (d.source === "cache")
+    return `Dependencies (${what}): from cache (installed by an earlier job with \`${d.command}\` from the same lockfile), ready in ${d.seconds.toFixed(1)} s.`;
+  const network = d.network ? "with network" : "without network";
+  if (!d.ok)
+    return `Dependencies (${what}): the install \`${d.command}\` failed after ${d.seconds.toFixed(1)} s (${network}); the tests ran without them.`;
+  return `Dependencies (${what}): installed fresh with \`${d.command}\` in the sandbox (${network}) in ${d.seconds.toFixed(1)} s; ${d.notCached ? `not cached (${d.notCached})` : "cached for later jobs"}.`;
+}
+function evidenceTable(before, after, added) {
+  const afterById = new Map((after?.tests ?? []).map((t2) => [t2.id, t2.status]));
+  const rows = ["| visible test | before | after |", "| --- | --- | --- |"];
+  for (const t2 of before.tests)
+    rows.push(
+      `| \`${t2.id}\`${added.has(t2.id) ? " (new)" : ""} | ${mark(t2.status)} | ${after ? mark(afterById.get(t2.id)) : "\u2013"} |`
+    );
+  return [
+    `Visible tests: before ${before.passed} passed, ${before.failed} failed${after ? `; after ${after.passed} passed, ${after.failed} failed` : ""}.`,
+    "",
+    ...rows
+  ];
+}
+function cell(text2) {
+  return inline(cut(text2, CELL_CHARS2)).replaceAll("|", "\\|");
+}
+function inline(text2) {
+  return text2.replaceAll("\n", " ");
+}
+function mark(status3) {
+  if (status3 === "pass") return "\u2705 pass";
+  if (status3 === "fail" || status3 === "error") return `\u274C ${status3}`;
+  if (status3 === "skip") return "skip";
+  return "\u2013";
+}
+
+// src/app/publish-repair.ts
+async function publishRepair(b3, outcome, { config: config3, choice, mergeBase }, { attribution, caused }, ensureCurrent) {
+  const { job, deps, status: status3, pull, headSha, forge } = b3;
+  const { owner, repo, number: number4 } = job;
+  if (job.checkpoint.planOnly === true) {
+    status3.set(
+      "Plan",
+      outcome.plan.verified ? "done" : "failed",
+      `${outcome.plan.verified ? "verified" : "not verified"} on ${outcome.plan.verification?.length ?? 0} test(s)`
+    );
+    return { message: planSummary(outcome), state: "done" };
+  }
+  status3.set(
+    "Attempts",
+    outcome.status === "fixed" ? "done" : "failed",
+    `${outcome.attempts.length} attempt(s), verified in ${choice.why}`
+  );
+  if (outcome.status !== "fixed") {
+    status3.set("Pull request", "skipped", "no fix found");
+    return {
+      message: `Stopped without a fix (\`${outcome.stopReason}\`): ${outcome.message}.
+
+<details><summary>Report</summary>
+
+${renderReport(outcome, { title: pull.title })}
+</details>`,
+      state: outcome.stopReason === "error" ? "failed" : "done",
+      error: outcome.message
+    };
+  }
+  const after = outcome.evidence.regressionAfter;
+  status3.set("Regression gate", "done", after ? `${after.passed} passed, ${after.failed} failed` : void 0);
+  await ensureCurrent();
+  if (pull.fork) {
+    status3.set("Pull request", "skipped", "fork: patch in this comment");
+    return {
+      message: `${suggestedPatch(outcome.diff, { ref: pull.headRef, sha: headSha })}
+
+<details><summary>Report</summary>
+
+${renderReport(outcome, { title: pull.title })}
+</details>`,
+      state: "done"
+    };
+  }
+  const branch = repairBranch(number4, headSha);
+  if (!job.checkpoint.pushed) {
+    const message = [
+      `Fix the tests #${number4} broke: ${caused.join(", ")}`.slice(0, 72),
+      "",
+      `${outcome.message}.`,
+      "",
+      coAuthor(job)
+    ].join("\n");
+    const target = await gitTarget(forge, job, deps.botIdentity);
+    const sha = await commitAndPush(b3.head, b3.mirror, target, branch, message, outcome.changedFiles);
+    await deps.store.checkpoint(job.id, { pushed: sha });
+  }
+  status3.set("Pull request", "running");
+  const title = `autogen: fix CI of #${number4} (${pull.title})`.slice(0, 250);
+  const leftAlone = attribution.tests.filter((t2) => t2.verdict === "pre-existing" || t2.verdict === "flaky").map((t2) => `- \`${t2.id}\`: ${t2.verdict} (base ${t2.base.join(", ")}; head ${t2.candidate.join(", ")})`);
+  const body = [
+    `Repairs the red build of #${number4} at \`${headSha.slice(0, 7)}\`: ${caused.length} test(s) the change broke pass again (attribution at the merge base \`${mergeBase.slice(0, 7)}\`). Merge this into \`${pull.headRef}\`.`,
+    leftAlone.length ? `
+Not repaired, because the pull request did not cause them:
+${leftAlone.join("\n")}` : "",
+    `
+${renderReport(outcome, { title, branch })}`
+  ].join("\n");
+  let pr = await forge.findOpenPull(owner, repo, branch);
+  if (pr) await forge.updatePull(owner, repo, pr.number, { title, body });
+  else
+    pr = await forge.createPull(owner, repo, {
+      title,
+      head: branch,
+      base: pull.headRef,
+      body,
+      draft: config3.pullRequest.draft === "always" || isUnreviewed(outcome)
+    });
+  await deps.store.checkpoint(job.id, { pull: pr.number });
+  status3.set("Pull request", "done", `#${pr.number}`);
+  return { message: `Opened ${pr.url} into \`${pull.headRef}\`: ${outcome.message}.`, state: "done" };
+}
+
 // src/verify/load-failure.ts
-import { existsSync, statSync as statSync2 } from "node:fs";
-import { isAbsolute as isAbsolute3, join as join6, relative } from "node:path";
+import { existsSync as existsSync2, statSync as statSync2 } from "node:fs";
+import { isAbsolute as isAbsolute4, join as join10, relative } from "node:path";
 var TEST_PATH = /(^|\/)(tests?|__tests__|spec)\/|(^|\/)(test_[^/]*\.py|[^/]*_test\.py|conftest\.py|[^/]*\.(test|spec)\.[cm]?[jt]sx?)$/;
 function loadFailureOf(test, report2, workspace) {
   if (test.status !== "fail" && test.status !== "error") return void 0;
@@ -89996,7 +91375,7 @@ function pythonLoadFailure(details, workspace) {
     const top = missing.split(".")[0] ?? missing;
     return {
       reason,
-      codeFault: existsSync(join6(workspace, top)) || existsSync(join6(workspace, `${top}.py`)) || existsSync(join6(workspace, "src", top))
+      codeFault: existsSync2(join10(workspace, top)) || existsSync2(join10(workspace, `${top}.py`)) || existsSync2(join10(workspace, "src", top))
     };
   }
   if (/^(SyntaxError|IndentationError)/.test(reason)) {
@@ -90015,9 +91394,9 @@ function nodeLoadFailure(file2, output2, workspace) {
   const notFound = /Cannot find (?:module|package) '([^']+)'(?: imported from (\S+))?/.exec(before);
   if (notFound) {
     const target = notFound[1] ?? "";
-    const full = isAbsolute3(target) ? target : target.startsWith(".") ? join6(workspace, target) : "";
+    const full = isAbsolute4(target) ? target : target.startsWith(".") ? join10(workspace, target) : "";
     const inRepo = full !== "" && !relative(workspace, full).startsWith("..");
-    const isDir = inRepo && existsSync(full) && statSync2(full).isDirectory();
+    const isDir = inRepo && existsSync2(full) && statSync2(full).isDirectory();
     const rel = inRepo ? relative(workspace, full) || "." : target;
     const why = isDir ? `${rel} is a folder, loaded as a module (the command names a folder where node --test wants files or globs)` : `Cannot find module '${rel}'`;
     return { reason: why, codeFault: inRepo && !isDir && !TEST_PATH.test(rel) && rel !== file2 };
@@ -90035,7 +91414,7 @@ function nodeLoadFailure(file2, output2, workspace) {
   };
 }
 function repoRelative(file2, workspace) {
-  const rel = isAbsolute3(file2) ? relative(workspace, file2) : file2;
+  const rel = isAbsolute4(file2) ? relative(workspace, file2) : file2;
   return rel.replace(/^\.\//, "");
 }
 
@@ -90047,73 +91426,7 @@ function isTestFile(path12) {
 
 // src/workspace/apply-edits.ts
 import { lstatSync as lstatSync2 } from "node:fs";
-import { rm as rm2 } from "node:fs/promises";
-
-// src/workspace/unified-diff.ts
-import { mkdtempSync, rmSync, writeFileSync as writeFileSync2 } from "node:fs";
-import { tmpdir as tmpdir2 } from "node:os";
-import { join as join7 } from "node:path";
-function unifiedDiff(path12, before, after, context = 3) {
-  if (before === after) return "";
-  const hunks = gitHunks(before, after, context);
-  return hunks === "" ? "" : `--- a/${path12}
-+++ b/${path12}
-${hunks}`;
-}
-function gitHunks(before, after, context) {
-  const dir = mkdtempSync(join7(tmpdir2(), "autogen-diff-"));
-  try {
-    writeFileSync2(join7(dir, "a"), before);
-    writeFileSync2(join7(dir, "b"), after);
-    const result = runGitSync(
-      [
-        "diff",
-        "--no-index",
-        "--no-color",
-        "--no-ext-diff",
-        "--no-textconv",
-        "--text",
-        "--diff-algorithm=myers",
-        "--no-indent-heuristic",
-        `-U${context}`,
-        "--",
-        "a",
-        "b"
-      ],
-      { cwd: dir, okExitCodes: [0, 1], timeoutMs: 0 }
-    );
-    if (result.exitCode === 0) return "";
-    const out = result.stdout;
-    const start = out.indexOf("\n@@");
-    if (start === -1) return "";
-    return out.slice(start + 1).replace(
-      /^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@.*$/gm,
-      (_m, a2, ac, b3, bc) => `@@ -${a2},${ac ?? "1"} +${b3},${bc ?? "1"} @@`
-    );
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
-function fileDiff(path12, before, after) {
-  const diff = unifiedDiff(path12, before ?? "", after ?? "");
-  if (!diff) return "";
-  if (before === null) return diff.replace(`--- a/${path12}`, "--- /dev/null");
-  if (after === null) return diff.replace(`+++ b/${path12}`, "+++ /dev/null");
-  return diff;
-}
-function diffStat(diff) {
-  let files = 0;
-  let added = 0;
-  let removed = 0;
-  for (const line of diff.split("\n")) {
-    if (line.startsWith("+++ ")) files++;
-    else if (line.startsWith("+")) added++;
-    else if (line.startsWith("-") && !line.startsWith("--- ")) removed++;
-  }
-  return { files, added, removed };
-}
-
-// src/workspace/apply-edits.ts
+import { rm as rm5 } from "node:fs/promises";
 var editSchema = external_exports.discriminatedUnion("kind", [
   external_exports.object({ kind: external_exports.literal("replace"), path: external_exports.string().min(1), search: external_exports.string().min(1), replace: external_exports.string() }),
   external_exports.object({ kind: external_exports.literal("create"), path: external_exports.string().min(1), content: external_exports.string() }),
@@ -90159,7 +91472,7 @@ async function applyEdits(root, edits) {
   }
   const changed = [...contents].filter(([path12, text2]) => originals.get(path12) !== text2);
   for (const [path12, text2] of changed) {
-    if (text2 === null) await rm2(safeRepoPath(root, path12), { force: true });
+    if (text2 === null) await rm5(safeRepoPath(root, path12), { force: true });
     else await writeRepoFile(root, path12, text2);
   }
   const diff = changed.map(([path12, text2]) => fileDiff(path12, originals.get(path12) ?? null, text2)).join("");
@@ -90458,7 +91771,7 @@ function escape2(text2) {
 
 // src/engine/context/repo-files.ts
 import { readdirSync, statSync as statSync3 } from "node:fs";
-import { join as join8, relative as relative2 } from "node:path";
+import { join as join11, relative as relative2 } from "node:path";
 var SKIP_DIRS = /* @__PURE__ */ new Set([
   ".git",
   "node_modules",
@@ -90484,7 +91797,7 @@ function repoFiles(root, options2 = {}) {
     for (const entry of readdirSync(dir, { withFileTypes: true })) {
       if (out.length >= maxFiles) return;
       if (entry.isSymbolicLink()) continue;
-      const full = join8(dir, entry.name);
+      const full = join11(dir, entry.name);
       if (entry.isDirectory()) {
         if (!SKIP_DIRS.has(entry.name) && !entry.name.startsWith(".")) walk(full);
       } else if (entry.isFile() && TEXT.test(entry.name) && statSync3(full).size <= maxBytes) {
@@ -90589,10 +91902,10 @@ async function buildContext(workspace, options2) {
     [...files.values()].filter((f2) => isCode(f2.path)).map((f2) => mapLine(f2, true)),
     Math.floor(maxChars / 4)
   );
-  const candidates = unique([...focus, ...retrieved].map((f2) => f2.path));
+  const candidates2 = unique([...focus, ...retrieved].map((f2) => f2.path));
   let picked = [];
-  if (options2.llm && candidates.length > maxFiles)
-    picked = await localize(options2.llm, options2.query, repoMap, candidates.slice(0, 15), files, retrieved, maxFiles);
+  if (options2.llm && candidates2.length > maxFiles)
+    picked = await localize(options2.llm, options2.query, repoMap, candidates2.slice(0, 15), files, retrieved, maxFiles);
   const ordered = [
     ...focus.filter((f2) => f2.reason === "stack-frame"),
     ...picked,
@@ -90730,8 +92043,8 @@ ${numberedWhole(file2.lines)}`;
   return `--- ${file2.path} (${lastLine} lines; the parts shown keep their line numbers)
 ${renderRanges(file2.lines, ranges)}`;
 }
-async function localize(llm, problem, repoMap, candidates, files, retrieved, maxFiles) {
-  const shown2 = candidates.map(
+async function localize(llm, problem, repoMap, candidates2, files, retrieved, maxFiles) {
+  const shown2 = candidates2.map(
     (path12) => candidateView(
       files.get(path12),
       retrieved.filter((r2) => r2.path === path12 && r2.symbol).map((r2) => r2.symbol)
@@ -90796,8 +92109,8 @@ function bounded(lines, maxChars) {
 }
 
 // src/engine/reproduce/reproduce-issue.ts
-import { existsSync as existsSync2 } from "node:fs";
-import { rm as rm3 } from "node:fs/promises";
+import { existsSync as existsSync3 } from "node:fs";
+import { rm as rm6 } from "node:fs/promises";
 async function reproduceIssue(task, llm, cost, options2 = {}) {
   const maxAttempts = options2.attempts ?? 3;
   const problem = task.description ?? "";
@@ -90861,7 +92174,7 @@ async function tryTest(task, path12, content, expectedFailure, sourceText, cost)
     if (error62 instanceof UnsafePathError) return { ok: false, reason: `${path12} is not a path inside the repository` };
     throw error62;
   }
-  if (existsSync2(full)) return { ok: false, reason: `${path12} already exists; write a new test file` };
+  if (existsSync3(full)) return { ok: false, reason: `${path12} already exists; write a new test file` };
   try {
     await applyEdits(task.workspace, [{ kind: "create", path: path12, content }]);
   } catch (error62) {
@@ -90879,7 +92192,7 @@ async function tryTest(task, path12, content, expectedFailure, sourceText, cost)
     keep = verdict.ok;
     return verdict;
   } finally {
-    if (!keep) await rm3(full, { force: true });
+    if (!keep) await rm6(full, { force: true });
   }
 }
 function judge(task, path12, report2, expectedFailure, sourceText) {
@@ -91071,8 +92384,8 @@ function candidateTimedOut(report2) {
 }
 
 // src/engine/lpw/workspace-changes.ts
-import { existsSync as existsSync3 } from "node:fs";
-import { rm as rm4, writeFile, mkdir as mkdir2 } from "node:fs/promises";
+import { existsSync as existsSync4 } from "node:fs";
+import { rm as rm7, writeFile as writeFile3, mkdir as mkdir3 } from "node:fs/promises";
 import { dirname as dirname3 } from "node:path";
 var WorkspaceChanges = class {
   originals = /* @__PURE__ */ new Map();
@@ -91084,7 +92397,7 @@ var WorkspaceChanges = class {
     for (const path12 of edits.flatMap((e) => e.kind === "rename" ? [e.from, e.to] : [e.path])) {
       if (this.originals.has(path12)) continue;
       const full = safeRepoPath(this.root, path12);
-      this.originals.set(path12, existsSync3(full) ? readWorktreeTextSync(this.root, path12) : null);
+      this.originals.set(path12, existsSync4(full) ? readWorktreeTextSync(this.root, path12) : null);
     }
     await applyEdits(this.root, edits);
   }
@@ -91092,10 +92405,10 @@ var WorkspaceChanges = class {
   async restore() {
     for (const [path12, text2] of this.originals) {
       const full = safeRepoPath(this.root, path12);
-      if (text2 === null) await rm4(full, { force: true });
+      if (text2 === null) await rm7(full, { force: true });
       else {
-        await mkdir2(dirname3(full), { recursive: true });
-        await writeFile(full, text2);
+        await mkdir3(dirname3(full), { recursive: true });
+        await writeFile3(full, text2);
       }
     }
     this.originals.clear();
@@ -91105,7 +92418,7 @@ var WorkspaceChanges = class {
     const files = [];
     for (const [path12, before] of [...this.originals].sort(([a2], [b3]) => a2.localeCompare(b3))) {
       const full = safeRepoPath(this.root, path12);
-      const after = existsSync3(full) ? readWorktreeTextSync(this.root, path12) : null;
+      const after = existsSync4(full) ? readWorktreeTextSync(this.root, path12) : null;
       if (after === before) continue;
       files.push(path12);
       parts.push(fileDiff(path12, before, after));
@@ -91117,7 +92430,7 @@ var WorkspaceChanges = class {
     const out = [];
     for (const path12 of this.diff().files) {
       const full = safeRepoPath(this.root, path12);
-      if (!existsSync3(full)) continue;
+      if (!existsSync4(full)) continue;
       const before = (this.originals.get(path12) ?? "").split("\n");
       const after = readWorktreeTextSync(this.root, path12).split("\n");
       let start = 0;
@@ -91545,7 +92858,7 @@ function failureSignature(report2) {
 
 // src/engine/lpw/findings-text.ts
 var MAX_LINES = 8;
-var MAX_DIFF_CHARS = 3e3;
+var MAX_DIFF_CHARS2 = 3e3;
 function findingsText(findings) {
   if (!findings) return "";
   const parts = [];
@@ -91556,7 +92869,7 @@ ${findings.suspicious.slice(0, MAX_LINES).map((s) => `${s.file}:${s.line} (${s.s
     );
   if (findings.nearMiss && findings.nearMiss.passed > 0) {
     const { diff, passed, failed: failed3 } = findings.nearMiss;
-    const shown2 = diff.length > MAX_DIFF_CHARS ? `${diff.slice(0, MAX_DIFF_CHARS)}
+    const shown2 = diff.length > MAX_DIFF_CHARS2 ? `${diff.slice(0, MAX_DIFF_CHARS2)}
 \u2026 (diff cut)` : diff;
     parts.push(
       `A mechanical edit that made ${passed} visible test(s) pass (${failed3} still failing); not a fix, a clue:
@@ -91567,19 +92880,19 @@ ${shown2}`
 }
 
 // src/engine/lpw/instrumented-run.ts
-import { cp, mkdtemp as mkdtemp2, rm as rm5 } from "node:fs/promises";
-import { tmpdir as tmpdir3 } from "node:os";
-import { join as join9 } from "node:path";
+import { cp, mkdtemp as mkdtemp4, rm as rm8 } from "node:fs/promises";
+import { tmpdir as tmpdir5 } from "node:os";
+import { join as join12 } from "node:path";
 
 // src/verify/sandbox/workspace-grants.ts
 import { realpathSync as realpathSync3 } from "node:fs";
-import { resolve as resolve3 } from "node:path";
+import { resolve as resolve4 } from "node:path";
 var grants = /* @__PURE__ */ new Map();
 function real(path12) {
   try {
     return realpathSync3(path12);
   } catch {
-    return resolve3(path12);
+    return resolve4(path12);
   }
 }
 function grantDirectory(workspace, dir) {
@@ -91600,7 +92913,7 @@ function grantedDirectories(workspace) {
 
 // src/engine/lpw/instrumented-run.ts
 async function instrumentedRun(workspace, edits, testId2, verifier) {
-  const scratch = await mkdtemp2(join9(tmpdir3(), "autogen-debug-"));
+  const scratch = await mkdtemp4(join12(tmpdir5(), "autogen-debug-"));
   try {
     await cp(workspace, scratch, { recursive: true, filter: (src) => !src.split("/").includes(".git") });
     shareGrants(workspace, scratch);
@@ -91619,7 +92932,7 @@ async function instrumentedRun(workspace, edits, testId2, verifier) {
     return { trace, durationMs: report2.run.durationMs };
   } finally {
     revokeGrants(scratch);
-    await rm5(scratch, { recursive: true, force: true });
+    await rm8(scratch, { recursive: true, force: true });
   }
 }
 
@@ -91674,7 +92987,7 @@ async function baselineWithValues(task, count2, before, failing) {
 
 // src/engine/knowledge/knowledge-search.ts
 import { lstatSync as lstatSync3, readdirSync as readdirSync2 } from "node:fs";
-import { join as join10, relative as relative4 } from "node:path";
+import { join as join13, relative as relative4 } from "node:path";
 var CHUNK_LINES = 30;
 var MAX_FILES = 2e3;
 function onDiskKnowledge(workspace) {
@@ -91699,20 +93012,20 @@ function onDiskKnowledge(workspace) {
       if (depth < 0 || !plain(dir)?.isDirectory()) return;
       for (const entry of readdirSync2(dir, { withFileTypes: true })) {
         if (entry.isSymbolicLink()) continue;
-        const full = join10(dir, entry.name);
+        const full = join13(dir, entry.name);
         if (entry.isDirectory()) walk(full, accept, depth - 1);
         else if (entry.isFile() && accept(entry.name) && (plain(full)?.size ?? Infinity) < 512 * 1024) add(full);
       }
     };
     for (const name of readdirSync2(workspace))
-      if (/^readme/i.test(name) && plain(join10(workspace, name))?.isFile()) add(join10(workspace, name));
-    walk(join10(workspace, "docs"), (n2) => /\.(md|rst|txt)$/.test(n2), 4);
-    walk(join10(workspace, "node_modules"), (n2) => n2.endsWith(".d.ts"), 3);
+      if (/^readme/i.test(name) && plain(join13(workspace, name))?.isFile()) add(join13(workspace, name));
+    walk(join13(workspace, "docs"), (n2) => /\.(md|rst|txt)$/.test(n2), 4);
+    walk(join13(workspace, "node_modules"), (n2) => n2.endsWith(".d.ts"), 3);
     for (const venv of [".venv", "venv"]) {
-      const lib = join10(workspace, venv, "lib");
+      const lib = join13(workspace, venv, "lib");
       if (plain(lib)?.isDirectory())
         for (const py of readdirSync2(lib))
-          walk(join10(lib, py, "site-packages"), (n2) => n2.endsWith(".py") || n2.endsWith(".pyi"), 2);
+          walk(join13(lib, py, "site-packages"), (n2) => n2.endsWith(".py") || n2.endsWith(".pyi"), 2);
     }
   };
   const plain = (full) => {
@@ -92057,7 +93370,7 @@ ${t2.steps.map((s) => `  after step ${s.step}: ${s.value}`).join("\n")}
 }
 
 // src/engine/reproduce/with-reproduction.ts
-import { rm as rm6 } from "node:fs/promises";
+import { rm as rm9 } from "node:fs/promises";
 function withReproduction(next, llm, options2 = {}) {
   return {
     name: next.name,
@@ -92114,7 +93427,7 @@ function withReproduction(next, llm, options2 = {}) {
         if (outcome.status === "fixed") await shipTest(outcome, task.workspace, result.path, result.content);
         return outcome;
       } finally {
-        if (outcome?.status !== "fixed") await rm6(safeRepoPath(task.workspace, result.path), { force: true });
+        if (outcome?.status !== "fixed") await rm9(safeRepoPath(task.workspace, result.path), { force: true });
       }
     }
   };
@@ -92248,10 +93561,10 @@ function directStrategy(options2) {
 }
 
 // src/engine/template/template-strategy.ts
-import { cp as cp2, lstat as lstat2, mkdtemp as mkdtemp7, rm as rm11, symlink } from "node:fs/promises";
-import { existsSync as existsSync7 } from "node:fs";
-import { tmpdir as tmpdir8 } from "node:os";
-import { join as join20 } from "node:path";
+import { cp as cp2, lstat as lstat3, mkdtemp as mkdtemp9, rm as rm14, symlink } from "node:fs/promises";
+import { existsSync as existsSync8 } from "node:fs";
+import { tmpdir as tmpdir10 } from "node:os";
+import { join as join23 } from "node:path";
 
 // src/engine/check-diff-landed.ts
 import { lstatSync as lstatSync4 } from "node:fs";
@@ -92765,8 +94078,8 @@ function isOperand(node2) {
 }
 
 // src/verify/node-test-watchdog.ts
-import { fileURLToPath as fileURLToPath5 } from "node:url";
-var NODE_WATCHDOG = fileURLToPath5(new URL("../../resources/node/autogen-test-watchdog.cjs", new URL("../../src/verify/node-test-watchdog.ts", import.meta.url).href));
+import { fileURLToPath as fileURLToPath6 } from "node:url";
+var NODE_WATCHDOG = fileURLToPath6(new URL("../../resources/node/autogen-test-watchdog.cjs", new URL("../../src/verify/node-test-watchdog.ts", import.meta.url).href));
 var lineSchema = external_exports.object({ file: external_exports.string().max(4096), test: external_exports.string().max(1024), ms: external_exports.number().positive() });
 var MARKER = /autogen-test-timeout: (\{.*\})/g;
 function watchdogEnv(perTestMs) {
@@ -92803,10 +94116,10 @@ function readWatchdogTimeouts(report2, workspace) {
 }
 
 // src/engine/template/js-spectra.ts
-import { readdir, mkdtemp as mkdtemp3, rm as rm7 } from "node:fs/promises";
-import { tmpdir as tmpdir4 } from "node:os";
-import { join as join11 } from "node:path";
-import { fileURLToPath as fileURLToPath6 } from "node:url";
+import { readdir, mkdtemp as mkdtemp5, rm as rm10 } from "node:fs/promises";
+import { tmpdir as tmpdir6 } from "node:os";
+import { join as join14 } from "node:path";
+import { fileURLToPath as fileURLToPath7 } from "node:url";
 
 // src/engine/template/reported-files.ts
 function reportedFileFilter(workspace) {
@@ -92830,12 +94143,12 @@ function reportedFileFilter(workspace) {
 }
 
 // src/verify/read-run-output.ts
-import { constants as constants6 } from "node:fs";
-import { open as open4 } from "node:fs/promises";
+import { constants as constants7 } from "node:fs";
+import { open as open5 } from "node:fs/promises";
 async function readRunOutput(path12, maxBytes) {
   let handle2;
   try {
-    handle2 = await open4(path12, constants6.O_RDONLY | (constants6.O_NOFOLLOW ?? 0) | (constants6.O_NONBLOCK ?? 0));
+    handle2 = await open5(path12, constants7.O_RDONLY | (constants7.O_NOFOLLOW ?? 0) | (constants7.O_NONBLOCK ?? 0));
   } catch {
     return void 0;
   }
@@ -92871,7 +94184,7 @@ async function jsSpectra(workspace, verifier, testIds, limitFor) {
   const spectra = [];
   const sources = /* @__PURE__ */ new Map();
   for (const id of testIds) {
-    const dir = await mkdtemp3(join11(tmpdir4(), "autogen-v8cov-"));
+    const dir = await mkdtemp5(join14(tmpdir6(), "autogen-v8cov-"));
     try {
       const selection = { kind: "tests", ids: [id] };
       const report2 = await verifier.run(workspace, selection, { NODE_V8_COVERAGE: dir }, limitFor?.(selection));
@@ -92880,7 +94193,7 @@ async function jsSpectra(workspace, verifier, testIds, limitFor) {
       const lines = /* @__PURE__ */ new Map();
       for (const name of await readdir(dir)) {
         if (!name.endsWith(".json")) continue;
-        const raw = await readRunOutput(join11(dir, name), 256 * 1024 * 1024);
+        const raw = await readRunOutput(join14(dir, name), 256 * 1024 * 1024);
         if (raw === void 0) continue;
         const parsed = coverageSchema.safeParse(JSON.parse(raw));
         if (!parsed.success) continue;
@@ -92888,7 +94201,7 @@ async function jsSpectra(workspace, verifier, testIds, limitFor) {
           if (!script.url.startsWith("file://")) continue;
           let path12;
           try {
-            path12 = fileURLToPath6(script.url);
+            path12 = fileURLToPath7(script.url);
           } catch {
             continue;
           }
@@ -92908,7 +94221,7 @@ async function jsSpectra(workspace, verifier, testIds, limitFor) {
       }
       spectra.push({ id, failed: result.status === "fail" || result.status === "error", lines });
     } finally {
-      await rm7(dir, { recursive: true, force: true });
+      await rm10(dir, { recursive: true, force: true });
     }
   }
   return { spectra, dropped: safe.dropped() };
@@ -93259,20 +94572,9 @@ function firstLine2(text2) {
 }
 
 // src/engine/template/python-spectra.ts
-import { mkdtemp as mkdtemp6, rm as rm10, writeFile as writeFile3 } from "node:fs/promises";
-import { tmpdir as tmpdir7 } from "node:os";
-import { join as join19 } from "node:path";
-
-// src/verify/runners/pytest-plugin.ts
-import { delimiter } from "node:path";
-import { fileURLToPath as fileURLToPath7 } from "node:url";
-var PYTEST_PLUGIN = "autogen_pytest";
-var PYTEST_PLUGIN_DIR = fileURLToPath7(new URL("../../../resources/python/", new URL("../../src/verify/runners/pytest-plugin.ts", import.meta.url).href));
-function withPytestPlugin(env, extra = {}) {
-  const base = env ?? {};
-  const pythonPath = [PYTEST_PLUGIN_DIR, ...base.PYTHONPATH ? [base.PYTHONPATH] : []].join(delimiter);
-  return { ...base, ...extra, PYTHONPATH: pythonPath };
-}
+import { mkdtemp as mkdtemp8, rm as rm13, writeFile as writeFile5 } from "node:fs/promises";
+import { tmpdir as tmpdir9 } from "node:os";
+import { join as join22 } from "node:path";
 
 // src/verify/runners/python-executable.ts
 import { execFileSync } from "node:child_process";
@@ -93291,10 +94593,10 @@ function pythonExecutable() {
 }
 
 // src/verify/sandbox/run-sandboxed.ts
-import { mkdtemp as mkdtemp5, rm as rm9 } from "node:fs/promises";
-import { existsSync as existsSync6 } from "node:fs";
-import { tmpdir as tmpdir6 } from "node:os";
-import { join as join18 } from "node:path";
+import { mkdtemp as mkdtemp7, rm as rm12 } from "node:fs/promises";
+import { existsSync as existsSync7 } from "node:fs";
+import { tmpdir as tmpdir8 } from "node:os";
+import { join as join21 } from "node:path";
 
 // src/verify/sandbox/bwrap-argv.ts
 var SANDBOX_UID = 65534;
@@ -93343,24 +94645,24 @@ function bwrapArgv(layout, options2, command) {
 }
 
 // src/verify/sandbox/detect-isolation.ts
-import { mkdtemp as mkdtemp4, rm as rm8 } from "node:fs/promises";
-import { tmpdir as tmpdir5 } from "node:os";
-import { join as join14 } from "node:path";
+import { mkdtemp as mkdtemp6, rm as rm11 } from "node:fs/promises";
+import { tmpdir as tmpdir7 } from "node:os";
+import { join as join17 } from "node:path";
 
 // src/verify/sandbox/sandbox-layout.ts
-import { existsSync as existsSync4, lstatSync as lstatSync5, realpathSync as realpathSync4, statSync as statSync4 } from "node:fs";
+import { existsSync as existsSync5, lstatSync as lstatSync5, realpathSync as realpathSync4, statSync as statSync4 } from "node:fs";
 import { homedir as homedir2 } from "node:os";
-import { delimiter as delimiter2, dirname as dirname4, isAbsolute as isAbsolute4, join as join13, relative as relative5, resolve as resolve4, sep as sep5 } from "node:path";
+import { delimiter as delimiter2, dirname as dirname4, isAbsolute as isAbsolute5, join as join16, relative as relative5, resolve as resolve5, sep as sep5 } from "node:path";
 import { fileURLToPath as fileURLToPath8 } from "node:url";
 
 // src/config/data-dir.ts
 import { homedir } from "node:os";
-import { join as join12 } from "node:path";
+import { join as join15 } from "node:path";
 function defaultDataDir(env = process.env, platform2 = process.platform, home = homedir()) {
-  if (platform2 === "win32") return join12(env.LOCALAPPDATA ?? join12(home, "AppData", "Local"), "autogen-bot");
-  if (platform2 === "darwin") return join12(home, "Library", "Application Support", "autogen-bot");
+  if (platform2 === "win32") return join15(env.LOCALAPPDATA ?? join15(home, "AppData", "Local"), "autogen-bot");
+  if (platform2 === "darwin") return join15(home, "Library", "Application Support", "autogen-bot");
   const xdg = env.XDG_DATA_HOME;
-  return join12(xdg && xdg.startsWith("/") ? xdg : join12(home, ".local", "share"), "autogen-bot");
+  return join15(xdg && xdg.startsWith("/") ? xdg : join15(home, ".local", "share"), "autogen-bot");
 }
 
 // src/verify/sandbox/sandbox-layout.ts
@@ -93407,57 +94709,57 @@ var BOT_ROOT = fileURLToPath8(new URL("../../../", new URL("../../src/verify/san
 function sandboxLayout(request2) {
   const env = request2.env ?? process.env;
   const tmpBytes = request2.tmpBytes ?? DEFAULT_TMP_BYTES;
-  const home = safeReal(env.HOME && isAbsolute4(env.HOME) ? env.HOME : homedir2());
+  const home = safeReal(env.HOME && isAbsolute5(env.HOME) ? env.HOME : homedir2());
   const hiddenDirs = /* @__PURE__ */ new Set();
   const hiddenFiles = /* @__PURE__ */ new Set();
   const hide2 = (path12) => {
-    if (!path12 || !isAbsolute4(path12)) return;
+    if (!path12 || !isAbsolute5(path12)) return;
     const real2 = safeReal(path12);
-    if (SYSTEM.includes(real2) || !existsSync4(real2)) return;
+    if (SYSTEM.includes(real2) || !existsSync5(real2)) return;
     (statSync4(real2).isDirectory() ? hiddenDirs : hiddenFiles).add(real2);
   };
   hide2(home);
   hide2(defaultDataDir(env, process.platform, home));
-  if (env.AUTOGEN_DB_PATH) hide2(dirname4(resolve4(env.AUTOGEN_DB_PATH)));
-  hide2(env.PRIVATE_KEY_PATH ? resolve4(env.PRIVATE_KEY_PATH) : void 0);
-  hide2(join13(process.cwd(), ".env"));
-  hide2(join13(BOT_ROOT, ".env"));
+  if (env.AUTOGEN_DB_PATH) hide2(dirname4(resolve5(env.AUTOGEN_DB_PATH)));
+  hide2(env.PRIVATE_KEY_PATH ? resolve5(env.PRIVATE_KEY_PATH) : void 0);
+  hide2(join16(process.cwd(), ".env"));
+  hide2(join16(BOT_ROOT, ".env"));
   for (const path12 of (env.AUTOGEN_SANDBOX_HIDE ?? "").split(delimiter2)) hide2(path12 || void 0);
   for (const path12 of request2.hidden ?? []) hide2(path12);
   for (const path12 of ["/run", "/var/tmp", "/var/run", "/root", "/home", "/etc/shadow", "/etc/gshadow", "/etc/ssh"])
     hide2(path12);
-  for (const path12 of ["/run", "/var/tmp"]) if (existsSync4(path12)) hiddenDirs.add(safeReal(path12));
-  const writableRoots = [request2.workspace, ...request2.writable ?? []].filter((p) => existsSync4(p));
-  const workspaceReal = [.../* @__PURE__ */ new Set([...writableRoots.map(safeReal), ...writableRoots.map((p) => resolve4(p))])];
+  for (const path12 of ["/run", "/var/tmp"]) if (existsSync5(path12)) hiddenDirs.add(safeReal(path12));
+  const writableRoots = [request2.workspace, ...request2.writable ?? []].filter((p) => existsSync5(p));
+  const workspaceReal = [.../* @__PURE__ */ new Set([...writableRoots.map(safeReal), ...writableRoots.map((p) => resolve5(p))])];
   const insideWritable = (path12, strictlyBelow = false) => {
-    const resolved = resolve4(path12);
+    const resolved = resolve5(path12);
     return workspaceReal.some(
       (w2) => resolved === w2 || resolved.startsWith(w2 + sep5) && !(strictlyBelow && isOwnGitPointer(resolved, w2))
     );
   };
   const visible = /* @__PURE__ */ new Set();
-  const covered = [...hiddenDirs, ...["/tmp", "/dev/shm"].filter((d) => existsSync4(d)).map(safeReal)];
+  const covered = [...hiddenDirs, ...["/tmp", "/dev/shm"].filter((d) => existsSync5(d)).map(safeReal)];
   const show = (path12) => {
-    if (!isAbsolute4(path12) || !existsSync4(path12)) return;
+    if (!isAbsolute5(path12) || !existsSync5(path12)) return;
     const real2 = safeReal(path12);
     const hiddenParent = covered.find((dir) => real2 === dir || real2.startsWith(dir + sep5));
     if (!hiddenParent) return;
     const [first2] = relative5(hiddenParent, real2).split(sep5);
-    visible.add(first2 && TOOLCHAIN_HOMES.has(first2) ? join13(hiddenParent, first2) : real2);
+    visible.add(first2 && TOOLCHAIN_HOMES.has(first2) ? join16(hiddenParent, first2) : real2);
     if (first2 === ".cargo") {
-      const rustup = env.RUSTUP_HOME && isAbsolute4(env.RUSTUP_HOME) ? env.RUSTUP_HOME : join13(hiddenParent, ".rustup");
-      if (existsSync4(rustup)) visible.add(safeReal(rustup));
+      const rustup = env.RUSTUP_HOME && isAbsolute5(env.RUSTUP_HOME) ? env.RUSTUP_HOME : join16(hiddenParent, ".rustup");
+      if (existsSync5(rustup)) visible.add(safeReal(rustup));
     }
   };
   for (const dir of (request2.path ?? env.PATH ?? "").split(delimiter2)) if (dir && !insideWritable(dir)) show(dir);
-  show(join13(BOT_ROOT, "resources"));
+  show(join16(BOT_ROOT, "resources"));
   show(dirname4(process.execPath));
   for (const path12 of request2.readOnly ?? [])
-    if (existsSync4(path12) && !lstatSync5(path12).isSymbolicLink() && !insideWritable(path12, true))
+    if (existsSync5(path12) && !lstatSync5(path12).isSymbolicLink() && !insideWritable(path12, true))
       visible.add(safeReal(path12));
   for (const dir of grantedDirectories(request2.workspace))
-    if (existsSync4(dir) && !insideWritable(dir)) visible.add(dir);
-  const writable = [request2.workspace, ...request2.writable ?? []].filter((p) => existsSync4(p)).map(safeReal);
+    if (existsSync5(dir) && !insideWritable(dir)) visible.add(dir);
+  const writable = [request2.workspace, ...request2.writable ?? []].filter((p) => existsSync5(p)).map(safeReal);
   const ops = [
     { kind: "tmpfs", path: "/tmp", bytes: tmpBytes },
     { kind: "tmpfs", path: "/dev/shm", bytes: Math.min(tmpBytes, 64 * 1024 * 1024) },
@@ -93480,11 +94782,11 @@ function safeReal(path12) {
   try {
     return realpathSync4(path12);
   } catch {
-    return resolve4(path12);
+    return resolve5(path12);
   }
 }
 function isOwnGitPointer(path12, workspace) {
-  return path12 === join13(workspace, ".git");
+  return path12 === join16(workspace, ".git");
 }
 
 // src/verify/sandbox/unshare-argv.ts
@@ -93533,8 +94835,8 @@ async function works(argv) {
   return !result.failed && result.stdout.trim() === "ok";
 }
 async function probe(kind) {
-  const dir = await mkdtemp4(join14(tmpdir5(), "autogen-probe-"));
-  const stage = await mkdtemp4(join14(tmpdir5(), "autogen-root-"));
+  const dir = await mkdtemp6(join17(tmpdir7(), "autogen-probe-"));
+  const stage = await mkdtemp6(join17(tmpdir7(), "autogen-root-"));
   try {
     const layout = sandboxLayout({ workspace: dir, env: {} });
     const command = ["/bin/sh", "-c", "echo ok"];
@@ -93542,8 +94844,8 @@ async function probe(kind) {
       kind === "bwrap" ? bwrapArgv(layout, { cwd: dir, network: false }, command) : unshareArgv(layout, { cwd: dir, network: false, stage }, command)
     );
   } finally {
-    await rm8(dir, { recursive: true, force: true });
-    await rm8(stage, { recursive: true, force: true }).catch(() => void 0);
+    await rm11(dir, { recursive: true, force: true });
+    await rm11(stage, { recursive: true, force: true }).catch(() => void 0);
   }
 }
 function detectIsolation() {
@@ -93572,8 +94874,8 @@ function detectIsolation() {
 }
 
 // src/verify/sandbox/disk-watch.ts
-import { lstat, readdir as readdir2, statfs } from "node:fs/promises";
-import { join as join15 } from "node:path";
+import { lstat as lstat2, readdir as readdir2, statfs } from "node:fs/promises";
+import { join as join18 } from "node:path";
 var INTERVAL_MS = 500;
 var DEFAULT_FILE_CAP = 2e5;
 function watchDisk(dirs, capBytes, onExceeded, onTooManyFiles = () => void 0, fileCap = DEFAULT_FILE_CAP) {
@@ -93647,11 +94949,11 @@ async function writtenSince(dir, since, limit2) {
       continue;
     }
     for (const entry of entries) {
-      const path12 = join15(current, entry.name);
+      const path12 = join18(current, entry.name);
       if (entry.isDirectory()) {
         stack.push(path12);
       } else if (entry.isFile()) {
-        const s = await lstat(path12).catch(() => void 0);
+        const s = await lstat2(path12).catch(() => void 0);
         if (s && s.ctimeMs >= since - 1e3) total += s.blocks * 512;
       }
     }
@@ -93667,9 +94969,9 @@ function registerSandbox(kill) {
 }
 
 // src/verify/sandbox/process-limit.ts
-import { existsSync as existsSync5, readFileSync as readFileSync4 } from "node:fs";
-import { mkdir as mkdir3, readFile, rmdir, writeFile as writeFile2 } from "node:fs/promises";
-import { join as join16 } from "node:path";
+import { existsSync as existsSync6, readFileSync as readFileSync4 } from "node:fs";
+import { mkdir as mkdir4, readFile as readFile2, rmdir, writeFile as writeFile4 } from "node:fs/promises";
+import { join as join19 } from "node:path";
 import { randomUUID } from "node:crypto";
 var V1 = "/sys/fs/cgroup";
 var V2 = "/sys/fs/cgroup";
@@ -93677,7 +94979,7 @@ var v2Ready;
 async function createProcessLimit(limits) {
   if (process.getuid?.() !== 0 || process.env.AUTOGEN_SANDBOX_CGROUP === "off") return void 0;
   try {
-    if (existsSync5(join16(V1, "pids", "cgroup.procs")) || existsSync5(join16(V1, "memory", "cgroup.procs")))
+    if (existsSync6(join19(V1, "pids", "cgroup.procs")) || existsSync6(join19(V1, "memory", "cgroup.procs")))
       return await makeV1(limits);
     if (await v2Usable()) return await makeV2(limits);
   } catch {
@@ -93685,19 +94987,19 @@ async function createProcessLimit(limits) {
   return void 0;
 }
 async function makeV2(limits) {
-  const parent = join16(V2, "autogen");
-  await mkdir3(parent, { recursive: true });
-  await writeFile2(join16(parent, "cgroup.subtree_control"), "+pids").catch(() => void 0);
-  if (limits.memoryBytes) await writeFile2(join16(parent, "cgroup.subtree_control"), "+memory").catch(() => void 0);
-  const dir = join16(parent, `run-${randomUUID()}`);
-  await mkdir3(dir);
+  const parent = join19(V2, "autogen");
+  await mkdir4(parent, { recursive: true });
+  await writeFile4(join19(parent, "cgroup.subtree_control"), "+pids").catch(() => void 0);
+  if (limits.memoryBytes) await writeFile4(join19(parent, "cgroup.subtree_control"), "+memory").catch(() => void 0);
+  const dir = join19(parent, `run-${randomUUID()}`);
+  await mkdir4(dir);
   try {
-    await writeFile2(join16(dir, "pids.max"), String(limits.processes));
+    await writeFile4(join19(dir, "pids.max"), String(limits.processes));
     let memory = false;
-    if (limits.memoryBytes && existsSync5(join16(dir, "memory.max"))) {
-      await writeFile2(join16(dir, "memory.max"), String(limits.memoryBytes));
-      await writeFile2(join16(dir, "memory.swap.max"), "0").catch(() => void 0);
-      await writeFile2(join16(dir, "memory.oom.group"), "1").catch(() => void 0);
+    if (limits.memoryBytes && existsSync6(join19(dir, "memory.max"))) {
+      await writeFile4(join19(dir, "memory.max"), String(limits.memoryBytes));
+      await writeFile4(join19(dir, "memory.swap.max"), "0").catch(() => void 0);
+      await writeFile4(join19(dir, "memory.oom.group"), "1").catch(() => void 0);
       memory = true;
     }
     return handle([{ dir, controller: "unified" }], "cgroup-v2", memory);
@@ -93728,12 +95030,12 @@ async function makeV1(limits) {
   return groups2.length > 0 ? handle(groups2, "cgroup-v1", memory) : void 0;
 }
 async function makeV1Group(controller, name, settings, required3 = Object.keys(settings)) {
-  const dir = join16(V1, controller, "autogen", name);
+  const dir = join19(V1, controller, "autogen", name);
   try {
-    await mkdir3(dir, { recursive: true });
+    await mkdir4(dir, { recursive: true });
     for (const [file2, value] of Object.entries(settings)) {
       try {
-        await writeFile2(join16(dir, file2), value);
+        await writeFile4(join19(dir, file2), value);
       } catch (error62) {
         if (required3.includes(file2)) throw error62;
       }
@@ -93745,9 +95047,9 @@ async function makeV1Group(controller, name, settings, required3 = Object.keys(s
   }
 }
 function handle(groups2, kind, memory) {
-  const procsFiles = groups2.map((g) => join16(g.dir, "cgroup.procs"));
+  const procsFiles = groups2.map((g) => join19(g.dir, "cgroup.procs"));
   const members2 = async () => {
-    const all = await Promise.all(procsFiles.map((f2) => readFile(f2, "utf8").catch(() => "")));
+    const all = await Promise.all(procsFiles.map((f2) => readFile2(f2, "utf8").catch(() => "")));
     return [...new Set(all.join("\n").split("\n").filter(Boolean).map(Number))];
   };
   const pidsDir = groups2.find((g) => g.controller !== "memory")?.dir;
@@ -93767,19 +95069,19 @@ function handle(groups2, kind, memory) {
     ],
     async refusals() {
       if (!pidsDir) return 0;
-      const events = await readFile(join16(pidsDir, "pids.events"), "utf8").catch(() => "");
+      const events = await readFile2(join19(pidsDir, "pids.events"), "utf8").catch(() => "");
       return Number(/^max (\d+)/m.exec(events)?.[1] ?? 0);
     },
     async oomKills() {
       if (!memory || !memoryDir) return 0;
       const file2 = kind === "cgroup-v2" ? "memory.events" : "memory.oom_control";
-      const text2 = await readFile(join16(memoryDir, file2), "utf8").catch(() => "");
+      const text2 = await readFile2(join19(memoryDir, file2), "utf8").catch(() => "");
       return Number(/^oom_kill (\d+)/m.exec(text2)?.[1] ?? 0);
     },
     async killAll() {
       const unified = groups2.find((g) => g.controller === "unified");
-      if (unified && existsSync5(join16(unified.dir, "cgroup.kill"))) {
-        await writeFile2(join16(unified.dir, "cgroup.kill"), "1").catch(() => void 0);
+      if (unified && existsSync6(join19(unified.dir, "cgroup.kill"))) {
+        await writeFile4(join19(unified.dir, "cgroup.kill"), "1").catch(() => void 0);
         return;
       }
       for (let round = 0; round < 20; round++) {
@@ -93811,7 +95113,7 @@ function handle(groups2, kind, memory) {
 async function v2Usable() {
   if (v2Ready !== void 0) return v2Ready;
   try {
-    const controllers = readFileSync4(join16(V2, "cgroup.controllers"), "utf8");
+    const controllers = readFileSync4(join19(V2, "cgroup.controllers"), "utf8");
     v2Ready = controllers.split(/\s+/).includes("pids") && readFileSync4("/proc/self/cgroup", "utf8").trim() === "0::/";
   } catch {
     v2Ready = false;
@@ -93820,24 +95122,24 @@ async function v2Usable() {
 }
 
 // src/verify/sandbox/resolve-command.ts
-import { accessSync, constants as constants7, statSync as statSync5 } from "node:fs";
-import { delimiter as delimiter3, isAbsolute as isAbsolute5, join as join17, resolve as resolve5 } from "node:path";
+import { accessSync, constants as constants8, statSync as statSync5 } from "node:fs";
+import { delimiter as delimiter3, isAbsolute as isAbsolute6, join as join20, resolve as resolve6 } from "node:path";
 function resolveCommand(command, path12, cwd) {
   const executable = (candidate) => {
     try {
-      accessSync(candidate, constants7.X_OK);
+      accessSync(candidate, constants8.X_OK);
       return statSync5(candidate).isFile();
     } catch {
       return false;
     }
   };
   if (command.includes("/")) {
-    const full = isAbsolute5(command) ? command : resolve5(cwd, command);
+    const full = isAbsolute6(command) ? command : resolve6(cwd, command);
     return executable(full) ? full : void 0;
   }
   for (const dir of path12.split(delimiter3)) {
     if (!dir) continue;
-    const candidate = join17(dir, command);
+    const candidate = join20(dir, command);
     if (executable(candidate)) return candidate;
   }
   return void 0;
@@ -93881,8 +95183,8 @@ async function runSandboxed(argv, options2) {
   const choice = await detectIsolation();
   if ("refused" in choice) return failedToStart([...argv], "none", choice.refused);
   const { isolation } = choice;
-  const home = await mkdtemp5(join18(tmpdir6(), "autogen-home-"));
-  const stage = isolation === "unshare" ? await mkdtemp5(join18(tmpdir6(), "autogen-root-")) : void 0;
+  const home = await mkdtemp7(join21(tmpdir8(), "autogen-home-"));
+  const stage = isolation === "unshare" ? await mkdtemp7(join21(tmpdir8(), "autogen-root-")) : void 0;
   const limits = { ...DEFAULT_LIMITS, ...options2.limits };
   const processLimit = isolation === "none" ? void 0 : await createProcessLimit({ processes: limits.processes, memoryBytes: limits.memoryBytes });
   try {
@@ -93921,8 +95223,8 @@ async function runSandboxed(argv, options2) {
   } finally {
     await processLimit?.killAll();
     await processLimit?.remove();
-    await rm9(home, { recursive: true, force: true });
-    if (stage) await rm9(stage, { recursive: true, force: true }).catch(() => void 0);
+    await rm12(home, { recursive: true, force: true });
+    if (stage) await rm12(stage, { recursive: true, force: true }).catch(() => void 0);
   }
 }
 function prlimitArgv(limits, timeoutMs) {
@@ -93958,7 +95260,7 @@ function spawnCapped(wrapped, argv, isolation, env, options2, limits, watched, p
   return new Promise((resolve8) => {
     const [file2, ...args] = wrapped;
     const child = execa(file2, args, {
-      cwd: existsSync6(options2.cwd) ? options2.cwd : "/",
+      cwd: existsSync7(options2.cwd) ? options2.cwd : "/",
       env,
       extendEnv: false,
       stdin: "ignore",
@@ -94133,7 +95435,7 @@ var CoverageError = class extends Error {
 };
 async function pythonSpectra(workspace, testIds, given) {
   const { perTestMs, failing = [], ...options2 } = given;
-  const dir = await mkdtemp6(join19(tmpdir7(), "autogen-trace-"));
+  const dir = await mkdtemp8(join22(tmpdir9(), "autogen-trace-"));
   try {
     const safe = reportedFileFilter(workspace);
     const run2 = (ids, extra, focus2) => traceRun(workspace, dir, [...extra, ...safeIds(ids)], { ...options2, perTestMs, focus: focus2 });
@@ -94144,8 +95446,8 @@ async function pythonSpectra(workspace, testIds, given) {
     for (const test of failed3.filter((t2) => t2.failed))
       for (const [file2, lines] of test.lines) focus.set(file2, /* @__PURE__ */ new Set([...focus.get(file2) ?? [], ...lines]));
     if (focus.size === 0) return { spectra: failed3, dropped: safe.dropped() };
-    const focusPath = join19(dir, "focus.json");
-    await writeFile3(
+    const focusPath = join22(dir, "focus.json");
+    await writeFile5(
       focusPath,
       JSON.stringify(Object.fromEntries([...focus].map(([file2, lines]) => [file2, [...lines]])))
     );
@@ -94156,12 +95458,12 @@ async function pythonSpectra(workspace, testIds, given) {
     const rest = spectraOf(await run2(others, deselect, focusPath), safe).filter((t2) => !failingSet.has(t2.id));
     return { spectra: [...failed3, ...rest], dropped: safe.dropped() };
   } finally {
-    await rm10(dir, { recursive: true, force: true });
+    await rm13(dir, { recursive: true, force: true });
   }
 }
 async function traceRun(workspace, dir, args, options2) {
   const { perTestMs, focus, ...sandbox } = options2;
-  const out = join19(dir, focus ? "trace-focus.json" : "trace.json");
+  const out = join22(dir, focus ? "trace-focus.json" : "trace.json");
   const fromEnv = Number(sandbox.env?.AUTOGEN_TEST_TIMEOUT ?? 0);
   const ours = (perTestMs ?? defaultPerTestMs(sandbox.timeoutMs)) / 1e3;
   const env = withPytestPlugin(sandbox.env, {
@@ -94270,12 +95572,12 @@ async function repair(task, run2, llm) {
       `no line outside the tests is executed by a failing test; nothing to localise${droppedNote}`
     );
   const looping = before.run.limit?.name === "test-time";
-  const candidates = await rankCandidates(task.workspace, ranking.slice(0, MAX_LINES2), { looping });
-  outcome.cost.candidatesGenerated = candidates.length;
+  const candidates2 = await rankCandidates(task.workspace, ranking.slice(0, MAX_LINES2), { looping });
+  outcome.cost.candidatesGenerated = candidates2.length;
   task.onProgress?.({
     kind: "stage",
     stage: "repair",
-    detail: `${candidates.length} candidate edits at ${Math.min(ranking.length, MAX_LINES2)} suspicious lines`
+    detail: `${candidates2.length} candidate edits at ${Math.min(ranking.length, MAX_LINES2)} suspicious lines`
   });
   const failingIds = { kind: "tests", ids: failing.map((t2) => t2.id) };
   const review = llm ? modelReviewer(llm, { workspace: task.workspace, problem: task.description, failing }) : void 0;
@@ -94286,18 +95588,18 @@ async function repair(task, run2, llm) {
   const warm = slots.map((slot) => task.verifier.openWarm?.(slot));
   try {
     await Promise.all(warm.map((runner) => runner?.prepare(failingIds)));
-    for (const { mutation } of candidates)
+    for (const { mutation } of candidates2)
       if (!originals.has(mutation.file))
         originals.set(mutation.file, await readWorktreeText(task.workspace, mutation.file));
-    for (let start = 0; start < candidates.length; start += slots.length) {
+    for (let start = 0; start < candidates2.length; start += slots.length) {
       if (task.signal?.aborted) return run2.finish("cancelled", "stopped on request");
       if (start >= task.budget.candidates || performance.now() > deadline) {
         return run2.finish(
           "budget",
-          `budget spent after ${start} of ${candidates.length} candidates (limit ${task.budget.candidates} candidates, ${task.budget.minutes} minutes)`
+          `budget spent after ${start} of ${candidates2.length} candidates (limit ${task.budget.candidates} candidates, ${task.budget.minutes} minutes)`
         );
       }
-      const batch = candidates.slice(start, Math.min(start + slots.length, task.budget.candidates));
+      const batch = candidates2.slice(start, Math.min(start + slots.length, task.budget.candidates));
       const results = await Promise.all(
         batch.map(async ({ mutation, score }, j2) => {
           const slot = slots[j2];
@@ -94376,7 +95678,7 @@ async function repair(task, run2, llm) {
     for (const runner of warm) await runner?.close();
     for (const copy of slots.slice(1)) {
       revokeGrants(copy);
-      await rm11(copy, { recursive: true, force: true });
+      await rm14(copy, { recursive: true, force: true });
     }
   }
   if (refusals.length > 0) {
@@ -94387,7 +95689,7 @@ async function repair(task, run2, llm) {
   }
   return run2.finish(
     "exhausted",
-    `none of the ${candidates.length} template edits at the ${Math.min(ranking.length, MAX_LINES2)} most suspicious lines makes the visible tests pass${droppedNote}`
+    `none of the ${candidates2.length} template edits at the ${Math.min(ranking.length, MAX_LINES2)} most suspicious lines makes the visible tests pass${droppedNote}`
   );
 }
 async function rankCandidates(workspace, lines, options2 = {}) {
@@ -94429,15 +95731,15 @@ function droppedText(dropped2) {
 async function scratchCopies(workspace, count2) {
   const copies = [];
   for (let i3 = 0; i3 < count2; i3++) {
-    const dir = await mkdtemp7(join20(tmpdir8(), "autogen-slot-"));
-    const gitFile = (await lstat2(join20(workspace, ".git")).catch(() => void 0))?.isFile() ?? false;
+    const dir = await mkdtemp9(join23(tmpdir10(), "autogen-slot-"));
+    const gitFile = (await lstat3(join23(workspace, ".git")).catch(() => void 0))?.isFile() ?? false;
     await cp2(workspace, dir, {
       recursive: true,
       filter: (src) => !(gitFile ? /(^|\/)node_modules(\/|$)/ : /(^|\/)(\.git|node_modules)(\/|$)/).test(src.slice(workspace.length))
     });
-    if (existsSync7(join20(workspace, "node_modules"))) {
-      await symlink(join20(workspace, "node_modules"), join20(dir, "node_modules"));
-      grantDirectory(dir, join20(workspace, "node_modules"));
+    if (existsSync8(join23(workspace, "node_modules"))) {
+      await symlink(join23(workspace, "node_modules"), join23(dir, "node_modules"));
+      grantDirectory(dir, join23(workspace, "node_modules"));
     }
     shareGrants(workspace, dir);
     copies.push(dir);
@@ -94516,9 +95818,22 @@ function findingsSummary(findings) {
   return findings.nearMiss ? `${lines}, an edit passing ${findings.nearMiss.passed} test(s)` : lines;
 }
 
+// src/engine/context/search-edit-code.ts
+async function searchEditCode(options2, plan, failing) {
+  const context = await editContext(options2.workspace, {
+    problem: options2.problem,
+    plan,
+    failing,
+    changed: options2.changes.changedLines(),
+    earlier: options2.start.symbols.map((s) => ({ path: s.path, name: s.name })),
+    isTestFile: options2.isTestFile
+  });
+  return context.code || "(no code located)";
+}
+
 // src/engine/search/beam.ts
-function selectBeam(candidates, score, width) {
-  return candidates.map((c4, order) => ({ c: c4, order, s: score(c4) })).sort((a2, b3) => b3.s - a2.s || a2.order - b3.order).slice(0, Math.max(0, width)).map((x3) => x3.c);
+function selectBeam(candidates2, score, width) {
+  return candidates2.map((c4, order) => ({ c: c4, order, s: score(c4) })).sort((a2, b3) => b3.s - a2.s || a2.order - b3.order).slice(0, Math.max(0, width)).map((x3) => x3.c);
 }
 function temperatureSchedule(drafts, from = 0, to = 1) {
   if (drafts <= 1) return [from];
@@ -94531,21 +95846,36 @@ function scaleSearch(budgetCandidates, arity = 10, width = 10) {
 }
 
 // src/engine/seidr/seidr-strategy.ts
+var scored = (c4) => ({
+  id: c4.id,
+  score: Math.round(c4.score * 1e3) / 1e3,
+  ...c4.parent === void 0 ? {} : { parent: c4.parent }
+});
 function seidrStrategy(options2) {
   return {
     name: "seidr",
     run: (task) => {
       const run2 = new SearchRun(task, options2.llm, "seidr");
       const { arity, width } = scaleSearch(task.budget.candidates, options2.arity ?? 10, options2.width ?? 10);
-      return run2.search(async ({ before, problem }) => {
-        const execute = async (edits, description) => {
+      return run2.search(async ({ before, failing, context, problem }) => {
+        const edit = {
+          workspace: task.workspace,
+          problem,
+          start: context,
+          changes: run2.changes,
+          isTestFile: task.isTestFile
+        };
+        const search = { kind: "seidr", drafts: [], generations: [] };
+        run2.outcome.plan.search = search;
+        const execute = async (edits, description, parent) => {
           const result = await run2.execute(edits, description);
           return result && {
             id: result.attempt.index,
             edits,
             report: result.report,
             score: result.report.tests.length ? result.passed / result.report.tests.length : 0,
-            executed: result
+            executed: result,
+            ...parent === void 0 ? {} : { parent }
           };
         };
         let population = [];
@@ -94554,11 +95884,12 @@ function seidrStrategy(options2) {
           await run2.changes.restore();
           const { value } = await options2.llm.call(
             "generate",
-            { untrusted: { problem, failures: digestReport(before), code: await run2.code() } },
+            { untrusted: { problem, failures: digestReport(before), code: await searchEditCode(edit, [], failing) } },
             editsSchema,
             { temperature }
           );
           const candidate = await execute(run2.editsOf(value), `draft at temperature ${temperature}`);
+          if (candidate) search.drafts.push(scored(candidate));
           if (candidate && run2.acceptIf(candidate.executed))
             return run2.finish(
               "solved",
@@ -94570,6 +95901,13 @@ function seidrStrategy(options2) {
           const beam = selectBeam(population, (c4) => c4.score, width);
           if (beam.length === 0) break;
           const children = [];
+          const step = {
+            generation,
+            repaired: beam.map(scored),
+            replaced: population.filter((c4) => !beam.includes(c4)).map(scored),
+            children: []
+          };
+          search.generations.push(step);
           for (const parent of beam) {
             const first2 = failingTests(parent.report)[0];
             const instruction = options2.instructions === "llm" ? await (async () => {
@@ -94591,15 +95929,21 @@ function seidrStrategy(options2) {
                 "self-debug",
                 {
                   trusted: { instruction },
-                  untrusted: { problem, failures: digestReport(parent.report), code: await run2.code() }
+                  untrusted: {
+                    problem,
+                    failures: digestReport(parent.report),
+                    code: await searchEditCode(edit, [], failingTests(parent.report))
+                  }
                 },
                 editsSchema,
                 { temperature }
               );
               const child = await execute(
                 [...parent.edits, ...run2.editsOf(value)],
-                `repair of candidate ${parent.id} (generation ${generation})`
+                `repair of candidate ${parent.id} (generation ${generation})`,
+                parent.id
               );
+              if (child) step.children.push(scored(child));
               if (child && run2.acceptIf(child.executed))
                 return run2.finish(
                   "solved",
@@ -94638,8 +95982,8 @@ var UcbBandit = class {
     return s ? { ...s } : void 0;
   }
   /** The next arm to pull among `candidates` (all of them when omitted). */
-  choose(candidates) {
-    const keys = candidates ?? [...this.arms.keys()];
+  choose(candidates2) {
+    const keys = candidates2 ?? [...this.arms.keys()];
     if (keys.length === 0) return void 0;
     const untried = keys.find((k2) => (this.arms.get(k2)?.pulls ?? 0) === 0);
     if (untried !== void 0) return untried;
@@ -94669,6 +96013,12 @@ var numbered2 = (steps) => steps.map((s, i3) => `${i3 + 1}. ${s}`).join("\n");
 var formatVerification2 = (v) => v.tests.map(
   (t2) => `Test ${t2.test}: ${t2.steps.map((s) => `after step ${s.step}: ${s.value}`).join("; ")}; derived ${t2.derived}, expected ${t2.expected}`
 ).join("\n");
+var summary = (p) => ({
+  id: p.id,
+  ...p.parent ? { parent: p.parent } : {},
+  steps: p.steps,
+  ...p.verification ? { right: p.verification.tests.filter((t2) => t2.matches).length, of: p.verification.tests.length } : {}
+});
 function slpwStrategy(options2) {
   return {
     name: "slpw",
@@ -94679,6 +96029,13 @@ function slpwStrategy(options2) {
       const outcome = run2.outcome;
       return run2.search(async ({ failing, context, problem, digest }) => {
         const tests = await failingTestsBlock(task.workspace, failing);
+        const edit = {
+          workspace: task.workspace,
+          problem,
+          start: context,
+          changes: run2.changes,
+          isTestFile: task.isTestFile
+        };
         const planBandit = new UcbBandit();
         const plans = /* @__PURE__ */ new Map();
         for (let i3 = 1; i3 <= k2; i3++) {
@@ -94719,24 +96076,27 @@ function slpwStrategy(options2) {
           if (right < value.tests.length) {
             if (value.revisedPlan) {
               const child = `${id}.r${round}`;
-              plans.set(child, { id: child, steps: value.revisedPlan.steps });
+              plans.set(child, { id: child, parent: id, steps: value.revisedPlan.steps });
               planBandit.add(child, id);
               open6.delete(id);
               open6.add(child);
             }
             continue;
           }
-          const check2 = (await options2.llm.call(
-            "check-verification",
-            { trusted: { plan: numbered2(plan.steps), verification: formatVerification2(value) } },
-            checkSchema
-          )).value;
-          if (check2.ok) {
-            verified.push(plan);
-            open6.delete(id);
-          }
+          verified.push(plan);
+          open6.delete(id);
         }
         const carried = verified.length > 0 ? verified : [...plans.values()].filter((p) => open6.has(p.id)).slice(0, q2);
+        const samples = [...plans.values()].filter((p) => !p.parent);
+        const search = {
+          kind: "slpw",
+          plans: [...plans.values()].map(summary),
+          distinct: new Set(samples.map((p) => JSON.stringify(p.steps))).size,
+          samples: samples.length,
+          implemented: [],
+          chosen: void 0
+        };
+        outcome.plan.search = search;
         outcome.plan.steps = carried[0]?.steps;
         outcome.plan.verified = verified.length > 0;
         outcome.plan.verification = carried[0]?.verification?.tests.map((t2) => ({
@@ -94757,11 +96117,13 @@ function slpwStrategy(options2) {
         const accept = (program) => {
           if (!run2.acceptIf(program.executed)) return false;
           outcome.plan.steps = program.plan.steps;
+          search.chosen = program.plan.id;
           return true;
         };
         for (const plan of carried) {
           run2.ensureCandidateBudget();
           await run2.changes.restore();
+          search.implemented.push(plan.id);
           const { value } = await options2.llm.call(
             "implement",
             {
@@ -94769,7 +96131,13 @@ function slpwStrategy(options2) {
                 plan: numbered2(plan.steps),
                 verification: plan.verification ? formatVerification2(plan.verification) : "(not verified)"
               },
-              untrusted: { problem, tests: tests || digest, code: await run2.code(), knowledge: "(none)", hint: "" }
+              untrusted: {
+                problem,
+                tests: tests || digest,
+                code: await searchEditCode(edit, plan.steps, failing),
+                knowledge: "(none)",
+                hint: ""
+              }
             },
             editsSchema
           );
@@ -94814,7 +96182,11 @@ function slpwStrategy(options2) {
 Fix: ${analysis.fix}`,
                 explanation: "(not requested)"
               },
-              untrusted: { problem, failures, code: await run2.code() }
+              untrusted: {
+                problem,
+                failures,
+                code: await searchEditCode(edit, parent.plan.steps, failingTests(parent.report))
+              }
             },
             editsSchema
           );
@@ -94992,506 +96364,6 @@ function buildTask(input3) {
   };
 }
 
-// src/report/ci-explanation.ts
-var fence = (text2) => {
-  const ticks = "`".repeat(Math.max(3, ...[...text2.matchAll(/`+/g)].map((m) => m[0].length + 1)));
-  return `${ticks}
-${text2}
-${ticks}`;
-};
-function evidenceDetails(evidence) {
-  return evidence.map((e) => {
-    const jobs = e.jobs.map(
-      (j2) => `- job [${j2.name}](${j2.url})${j2.failedSteps.length ? `, failed step: ${j2.failedSteps.join(", ")}` : ""}${j2.annotations.length ? `; ${j2.annotations.length} annotation(s): ${j2.annotations.slice(0, 3).map((a2) => `${a2.path}:${a2.line} ${a2.message.split("\n")[0]}`).join("; ")}` : ""}`
-    );
-    const source = e.testsFrom === "artifact" ? `test results from the uploaded report (${e.artifactFiles.join(", ")})` : e.testsFrom === "log" ? "test results read from the job log" : "no per-test results in the run";
-    return [
-      `**[${e.run.name || e.run.path}](${e.run.htmlUrl})** (${e.run.conclusion ?? e.run.status}; ${source})`,
-      ...jobs,
-      "",
-      fence(e.digest.trim())
-    ].join("\n");
-  }).join("\n\n");
-}
-function explainInfra(infra, evidence) {
-  return [
-    `**Not a code problem: ${infra.explanation}.** No test failed; the log shows:`,
-    "",
-    fence(infra.line),
-    "",
-    "Re-running the failed jobs should be enough. autogen-bot made no change.",
-    "",
-    `<details><summary>Evidence</summary>
-
-${evidenceDetails(evidence)}
-</details>`
-  ].join("\n");
-}
-function explainBrokenTests(reason, where, evidence) {
-  return [
-    `**Not a code problem: the test command is broken** (${where}): ${reason}.`,
-    "",
-    "The failures are test files that did not load or collect (a package the tests need that is not installed, a syntax error in a test file, a command that runs no test), not tests that failed, so they say nothing about the code and autogen-bot did not plan a change. Fix the test setup (the CI workflow, or `test.command` in `.github/autogen.yml`) and run CI again.",
-    "",
-    `<details><summary>Evidence from CI</summary>
-
-${evidenceDetails(evidence)}
-</details>`
-  ].join("\n");
-}
-var VERDICT2 = {
-  "pre-existing": "fails on the base too (pre-existing)",
-  flaky: "flaky (different results on identical reruns)",
-  "caused-by-change": "caused by this pull request",
-  passing: "passes on the head here",
-  fixed: "passes on the head here"
-};
-function explainAttribution(attribution, where, evidence) {
-  const counts = attribution.counts;
-  const kinds = [
-    counts["pre-existing"] ? `${counts["pre-existing"]} pre-existing` : "",
-    counts.flaky ? `${counts.flaky} flaky` : "",
-    counts.passing + counts.fixed ? `${counts.passing + counts.fixed} not reproduced` : ""
-  ].filter(Boolean).join(", ");
-  const rows = attribution.tests.map(
-    (t2) => `| \`${t2.id.replaceAll("|", "\\|")}\` | ${VERDICT2[t2.verdict]} | ${t2.base.join(", ") || "not run"} | ${t2.candidate.join(", ") || "not run"} |`
-  );
-  return [
-    `**The failing tests were not caused by this pull request** (${kinds}), so autogen-bot made no change.`,
-    "",
-    `Each failing test was run at the merge base \`${where.base.slice(0, 7)}\` and at the head \`${where.head.slice(0, 7)}\`, and the failures again on identical reruns (${where.verifier}; ${attribution.testRuns} test runs):`,
-    "",
-    "| test | verdict | base runs | head runs |",
-    "| --- | --- | --- | --- |",
-    ...rows,
-    "",
-    `<details><summary>Evidence from CI</summary>
-
-${evidenceDetails(evidence)}
-</details>`
-  ].join("\n");
-}
-function suggestedPatch(diff, head) {
-  return [
-    `This pull request comes from a fork, so autogen-bot does not push to it. The fix below passes the failing tests and the regression gate on \`${head.sha.slice(0, 7)}\`; to apply it on \`${head.ref}\`:`,
-    "",
-    fence(`git apply <<'AUTOGEN_PATCH'
-${diff.replace(/\n?$/, "\n")}AUTOGEN_PATCH`).replace(/^(`+)/, "$1sh"),
-    "",
-    "<details><summary>The change</summary>\n",
-    fence(diff.trim()).replace(/^(`+)/, "$1diff"),
-    "\n</details>"
-  ].join("\n");
-}
-
-// src/report/plan-summary.ts
-function planSummary(outcome) {
-  if (!outcome.plan.steps) return `No plan: ${outcome.message}.`;
-  const steps = outcome.plan.steps.map((s, i3) => `${i3 + 1}. ${s}`).join("\n");
-  const verification = (outcome.plan.verification ?? []).map((v) => `| ${v.test} | ${v.derived} | ${v.expected} | ${v.matches ? "\u2705" : "\u274C"} |`).join("\n");
-  return `The plan (${outcome.plan.verified ? "verified" : "not verified"} on the visible tests; no code was changed):
-
-${steps}
-
-| test | derived | expected | agrees |
-| --- | --- | --- | --- |
-${verification}`;
-}
-
-// src/report/maintainer-command.ts
-import { basename as basename2 } from "node:path";
-var OURS_WITH_VALUE = {
-  "-p": (value) => value === PYTEST_PLUGIN || value === "no:cacheprovider",
-  "-o": (value) => value === "junit_family=xunit1",
-  "--reporter": (value) => value === "xunit",
-  "--reporter-option": (value) => value.startsWith("output=")
-};
-var OURS2 = /* @__PURE__ */ new Set([
-  "-rA",
-  "--color=no",
-  "--test-reporter=tap",
-  "--test-reporter=junit",
-  "--reporter=default",
-  "--reporter=junit"
-]);
-var OURS_PREFIX = ["--junitxml", "--test-reporter-destination=", "--outputFile.junit="];
-function maintainerCommand(argv) {
-  const [program, ...rest] = argv;
-  if (program === void 0) return [];
-  const out = [program.startsWith("/") ? basename2(program) : program];
-  for (let i3 = 0; i3 < rest.length; i3++) {
-    const arg = rest[i3];
-    const next = rest[i3 + 1];
-    if (OURS2.has(arg) || OURS_PREFIX.some((prefix) => arg.startsWith(prefix))) continue;
-    if (next !== void 0 && OURS_WITH_VALUE[arg]?.(next)) {
-      i3++;
-      continue;
-    }
-    out.push(arg);
-  }
-  return out;
-}
-
-// src/report/report-sections.ts
-var FAILURE_CHARS = 1e3;
-var STOPPED = {
-  solved: "solved",
-  budget: "the budget ran out",
-  exhausted: "no candidate passed the tests",
-  iterations: "no passing change within the refinement rounds",
-  stuck: "the same failure kept coming back",
-  "nothing-to-fix": "nothing fails",
-  unsupported: "not supported here",
-  error: "an error stopped the run",
-  cancelled: "stopped on request",
-  policy: "the change broke a rule of the diff policy",
-  planned: "a plan only, no code changed",
-  "not-reproduced": "the issue could not be reproduced by a failing test",
-  "broken-tests": "the test command is broken",
-  "no-change": "the model judged that no code change is needed",
-  refused: "the model refused every mechanical edit that passed the tests",
-  "contradicts-issue": "the change passes the tests but not the issue's own examples"
-};
-function cut(text2, max2) {
-  if (text2.length <= max2) return text2;
-  return `${text2.slice(0, max2)}\u2026 (cut: ${text2.length - max2} more characters)`;
-}
-function howFound(outcome) {
-  if (outcome.plan.fix) {
-    if (outcome.review?.verdict === "accepted")
-      return "a mechanical edit found by search, then reviewed against the issue by the model and accepted";
-    return "a mechanical edit found by search (fault localisation and repair templates)";
-  }
-  if (outcome.plan.steps) return "planned by the model, the plan checked on the tests, then written by the model";
-  return "written by the model";
-}
-function headline(outcome) {
-  if (outcome.status !== "fixed") {
-    const lines2 = [`**Not fixed** (${STOPPED[outcome.stopReason]}, \`${outcome.stopReason}\`): ${outcome.message}.`];
-    if (outcome.review?.verdict === "refused") lines2.push("", reviewLine(outcome.review));
-    return lines2;
-  }
-  const lines = outcome.review?.verdict === "not-reviewed" ? [
-    `**Passes the tests; not reviewed**: ${outcome.message}.`,
-    "",
-    "> [!CAUTION]",
-    "> This is a mechanical edit found by trying small changes until the tests passed, and no model was configured to check it against the issue. Such an edit can pass the tests for the wrong reason: read the diff before merging. A pull request of it is opened as a draft."
-  ] : [`**Fixed**, ${howFound(outcome)}: ${outcome.message}.`];
-  const changed = unrequestedChanges(outcome);
-  if (changed > 0)
-    lines.push(
-      "",
-      "> [!WARNING]",
-      `> The change gives a different output on ${String(changed)} input(s) where the issue asked for no change (\u26A0\uFE0F in the behaviour table below): check that each is wanted before merging. A pull request of it is opened as a draft.`
-    );
-  return lines;
-}
-function reviewLine(review) {
-  return review.verdict === "accepted" ? `The model's review of the mechanical edit: accepted. ${review.reason}` : `The model's review refused a mechanical edit that passes the tests: ${review.reason}`;
-}
-var failed = (status3) => status3 === "fail" || status3 === "error";
-function failsThenPasses(before, after, added) {
-  const afterById = new Map((after?.tests ?? []).map((t2) => [t2.id, t2]));
-  const failing = before.tests.filter((t2) => failed(t2.status));
-  const fixed = failing.filter((t2) => afterById.get(t2.id)?.status === "pass").length;
-  const lines = [
-    after ? `Fails before, passes after: ${fixed} of the ${failing.length} failing test(s).` : `Failing before the change: ${failing.length} test(s); no candidate passed them.`,
-    ""
-  ];
-  for (const t2 of failing) {
-    const now = afterById.get(t2.id)?.status;
-    const result = !after ? "" : now === "pass" ? " \u2192 \u2705 passes after" : ` \u2192 \u274C ${now ?? "not run"} after`;
-    lines.push(`- \`${t2.id}\`${added.has(t2.id) ? " (new)" : ""}: \u274C ${t2.status} before${result}`);
-    if (t2.message)
-      lines.push(
-        "",
-        "  ```text",
-        ...cut(t2.message.trimEnd(), FAILURE_CHARS).split("\n").map((l2) => `  ${l2}`),
-        "  ```"
-      );
-  }
-  return lines;
-}
-function gateLines(before, after) {
-  const head = `Regression gate (full suite): before ${before.passed} passed, ${before.failed} failed`;
-  if (!after) return [`${head}; not run after (no candidate passed the visible tests).`];
-  const was = new Map(before.tests.map((t2) => [t2.id, t2.status]));
-  const count2 = (pred) => after.tests.filter((t2) => pred(was.get(t2.id), t2.status)).length;
-  const kept2 = count2((b3, a2) => b3 === "pass" && a2 === "pass");
-  const repaired = count2((b3, a2) => failed(b3) && a2 === "pass");
-  const broken = count2((b3, a2) => b3 === "pass" && failed(a2));
-  const preexisting = after.tests.filter((t2) => failed(was.get(t2.id)) && failed(t2.status));
-  const added = after.tests.filter((t2) => !was.has(t2.id));
-  const lines = [
-    `${head}; after ${after.passed} passed, ${after.failed} failed.`,
-    "",
-    `- still passing: ${kept2}; failing before, passing after: ${repaired}; passing before, failing after: ${broken}${broken === 0 ? " \u2705" : " \u274C"}`
-  ];
-  if (added.length > 0)
-    lines.push(`- added by this change: ${added.length} (${added.filter((t2) => t2.status === "pass").length} passing)`);
-  if (preexisting.length > 0)
-    lines.push(
-      `- pre-existing failures (failing before the change too): ${preexisting.map((t2) => `\`${t2.id}\``).join(", ")}`
-    );
-  return lines;
-}
-function stillRunning(before, after) {
-  const ran = (s) => s === "pass" || failed(s);
-  const now = new Map(after.tests.map((t2) => [t2.id, t2.status]));
-  const ranBefore = before.tests.filter((t2) => ran(t2.status));
-  const fileOf3 = (id) => id.split(/::| > /)[0] ?? id;
-  const earlier = new Set(before.tests.map((t2) => t2.id));
-  const newRan = /* @__PURE__ */ new Map();
-  for (const t2 of after.tests)
-    if (!earlier.has(t2.id) && ran(t2.status)) newRan.set(fileOf3(t2.id), (newRan.get(fileOf3(t2.id)) ?? 0) + 1);
-  const stopped2 = ranBefore.filter((t2) => {
-    if (ran(now.get(t2.id))) return false;
-    const left = newRan.get(fileOf3(t2.id)) ?? 0;
-    if (now.has(t2.id) || left === 0) return true;
-    newRan.set(fileOf3(t2.id), left - 1);
-    return false;
-  });
-  if (stopped2.length === 0)
-    return `\u2705 Every test that ran before the change ran after it (${ranBefore.length} of ${ranBefore.length}): none skipped, deselected, xfailed or missing.`;
-  return `\u274C ${stopped2.length} of the ${ranBefore.length} tests that ran before the change did not run after it: ${stopped2.slice(0, 10).map((t2) => `\`${t2.id}\` (${now.get(t2.id) ?? "missing"})`).join(", ")}${stopped2.length > 10 ? ", \u2026" : ""}`;
-}
-
-// src/report/behaviour-section.ts
-var CELL_CHARS = 200;
-var MARK = { ok: "", contradicts: "\u274C", unrequested: "\u26A0\uFE0F" };
-function code(text2) {
-  const escaped2 = cut(text2, CELL_CHARS).replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;").replaceAll("|", "&#124;").replaceAll("`", "&#96;").replace(/\r?\n/g, " ");
-  return `<code>${escaped2}</code>`;
-}
-function markOf(row) {
-  if (row.flag !== "ok") return MARK[row.flag];
-  if (row.expected !== "unspecified") return "\u2705";
-  return row.before === row.after ? "=" : "";
-}
-function behaviourLines(table) {
-  if (!table) return [];
-  const out = ["", "#### Behaviour on inputs the fix's author did not choose", ""];
-  if (table.kind === "none") return [...out, `No behaviour table: ${table.reason}.`];
-  const changed = table.rows.filter((r2) => r2.flag === "unrequested").length;
-  const wrong = table.rows.filter((r2) => r2.flag === "contradicts").length;
-  out.push(
-    `The model wrote ${String(table.rows.length)} call(s) of \`${table.module}\` from the issue; each ran in the sandbox on the code before and after the change. \u2705 as the issue expects, = unchanged where the issue says nothing, \u26A0\uFE0F changed where the issue asked for no change, \u274C not what the issue expects.`,
-    "",
-    "| | Input | Before | After | Expected by the issue |",
-    "|---|---|---|---|---|",
-    ...table.rows.map(
-      (r2) => `| ${markOf(r2)} | ${code(r2.call)} | ${code(r2.before)} | ${code(r2.after)} | ${r2.expected === "unspecified" ? "unspecified" : code(r2.expected)} |`
-    ),
-    ""
-  );
-  if (wrong > 0) out.push(`- \u274C ${String(wrong)} output(s) contradict the issue: the change is not called fixed.`);
-  if (changed > 0)
-    out.push(
-      `- \u26A0\uFE0F ${String(changed)} output(s) changed where the issue asked for no change: ${table.rows.filter((r2) => r2.flag === "unrequested").slice(0, 3).map((r2) => `${code(r2.call)} (${r2.why.replaceAll("\n", " ").slice(0, 200)})`).join("; ")}.`
-    );
-  if (wrong === 0 && changed === 0)
-    out.push("- \u2705 Every output is what the issue expects, or unchanged where the issue says nothing.");
-  return out;
-}
-
-// src/report/render-report.ts
-var MAX_ATTEMPTS_SHOWN = 50;
-var ISOLATION = {
-  bwrap: "bubblewrap (host read-only, only the worktree writable, the bot's secrets hidden, loopback only, new PID namespace, unprivileged uid, no capabilities)",
-  unshare: "unshare namespaces (host read-only, only the worktree writable, the bot's secrets hidden, loopback only, new PID namespace, no capabilities)",
-  none: "NO SANDBOX (the operator set AUTOGEN_ISOLATION=none): the tests ran with the bot's own rights"
-};
-var UNSANDBOXED_WARNING = "> [!WARNING]\n> **The tests in this report ran without a sandbox** (`AUTOGEN_ISOLATION=none`, chosen by whoever runs this bot). The repository's code ran with the bot's own rights on its host.";
-var MAX_DIFF_CHARS2 = 2e4;
-var MESSAGE_CHARS2 = 1e3;
-var CELL_CHARS2 = 400;
-function renderReport(outcome, context) {
-  const out = [`## ${context.title}`, ""];
-  if ([
-    outcome.evidence.before,
-    outcome.evidence.after,
-    outcome.evidence.regressionBefore,
-    outcome.evidence.regressionAfter
-  ].some((e) => e?.isolation === "none"))
-    out.push(UNSANDBOXED_WARNING, "");
-  out.push(...headline(outcome));
-  if (context.branch)
-    out.push("", `Branch \`${context.branch}\`${context.commit ? ` at \`${context.commit.slice(0, 12)}\`` : ""}.`);
-  out.push("", "### Plan", "");
-  if (outcome.plan.steps) {
-    out.push(
-      outcome.plan.verified ? `Plan (verified on the visible tests in ${outcome.plan.planIterations ?? 1} round(s)):` : "Plan (not verified):",
-      ""
-    );
-    outcome.plan.steps.forEach((step, i3) => out.push(`${i3 + 1}. ${step}`));
-  }
-  const fix = outcome.plan.fix;
-  if (fix)
-    out.push(
-      `${outcome.plan.steps ? "\n" : ""}Mechanical edit: ${fix.description} at \`${fix.file}:${fix.line}\` (repair template \`${fix.family}\`, at the line the failing tests point to most).`
-    );
-  if (outcome.review && outcome.review.verdict !== "not-reviewed") out.push("", reviewLine(outcome.review));
-  if (!outcome.plan.steps && !fix)
-    out.push(
-      outcome.plan.localisation.length > 0 ? "No plan: the search found no edit (the suspicious lines are in the details below)." : "No plan was made."
-    );
-  if (outcome.evidence.reproduction) {
-    const r2 = outcome.evidence.reproduction;
-    const ids = r2.testIds ?? [r2.testId];
-    const tries = (r2.attempts ?? 1) > 1 ? ` (accepted on attempt ${r2.attempts})` : "";
-    out.push(
-      "",
-      `Reproduction test ${ids.map((id) => `\`${id}\``).join(", ")} (**new test file** \`${r2.path}\`, written by autogen-bot from the issue${tries}) failed on the unchanged code: ${inline(cut(r2.failure, MESSAGE_CHARS2))}`
-    );
-    if (outcome.status === "fixed")
-      out.push("", `The new test file \`${r2.path}\` is part of this change: it passes with the fix.`);
-  }
-  if (outcome.diff) {
-    const stat2 = diffStat(outcome.diff);
-    const diff = outcome.diff.length > MAX_DIFF_CHARS2 ? `${outcome.diff.slice(0, MAX_DIFF_CHARS2)}
-\u2026 (diff cut here: ${outcome.diff.length - MAX_DIFF_CHARS2} more characters on the branch)` : outcome.diff;
-    out.push(
-      "",
-      "### Diff",
-      "",
-      `${stat2.files} file(s), +${stat2.added} \u2212${stat2.removed}`,
-      "",
-      "```diff",
-      diff.trimEnd(),
-      "```"
-    );
-  }
-  out.push("", "### Proof", "");
-  if (outcome.dependencies) out.push(dependencyLine(outcome.dependencies), "");
-  const { before, after, regressionBefore, regressionAfter } = outcome.evidence;
-  if (before) {
-    for (const e of [before, after])
-      if (e?.limit)
-        out.push(
-          `A sandbox limit was reached in the ${e === before ? "run before the change" : "run after it"}: ${e.limit}.`,
-          ""
-        );
-    out.push(...failsThenPasses(before, after, new Set(outcome.evidence.reproduction?.testIds ?? [])));
-  }
-  if (regressionBefore) out.push("", ...gateLines(regressionBefore, regressionAfter));
-  const ranBefore = regressionBefore ?? before;
-  const ranAfter = regressionBefore ? regressionAfter : after;
-  const switchedOff = outcome.attempts.filter((a2) => a2.result === "tampering");
-  out.push("", "#### Diff policy and test-tampering check", "");
-  if (ranBefore && ranAfter) out.push(`- ${stillRunning(ranBefore, ranAfter)}`);
-  for (const a2 of switchedOff.slice(0, MAX_ATTEMPTS_SHOWN))
-    out.push(`- \u274C attempt ${a2.index} refused: ${(a2.reason ?? "tampering").replaceAll("`", "'")}`);
-  if (outcome.policy) {
-    if (outcome.policy.ok)
-      out.push(
-        "- No protected path touched, within the diff budget, and no test weakened (no deleted or renamed test, no added skip/only/xfail, no removed or changed assertion, no rewritten snapshot)."
-      );
-    for (const v of outcome.policy.violations) out.push(`- \u274C ${v.rule}: ${v.detail}`);
-    for (const t2 of outcome.policy.tampering)
-      out.push(`- \u26A0\uFE0F ${t2.kind} in \`${t2.file}${t2.line ? `:${t2.line}` : ""}\`: ${t2.detail.replaceAll("`", "'")}`);
-  } else if (!(ranBefore && ranAfter) && switchedOff.length === 0) {
-    out.push("- Not checked: no candidate reached the final diff.");
-  }
-  out.push(...behaviourLines(outcome.behaviour));
-  out.push("", "### Details");
-  if (before) {
-    const where = before.isolation === "actions" ? "run by the repository's verification workflow on a GitHub Actions runner" : `run in the sandbox with ${ISOLATION[before.isolation] ?? before.isolation}`;
-    out.push("", `Command: \`${maintainerCommand(before.command).join(" ")}\`, ${where}.`);
-    out.push(
-      "",
-      `<details><summary>Every visible test, before and after (${before.tests.length})</summary>`,
-      "",
-      ...evidenceTable(before, after, new Set(outcome.evidence.reproduction?.testIds ?? [])),
-      "",
-      "</details>"
-    );
-  }
-  if (outcome.plan.verification?.length) {
-    out.push(
-      "",
-      "<details><summary>Plan verification (the plan walked through each visible test)</summary>",
-      "",
-      "| test | derived by the plan | expected | agrees |",
-      "| --- | --- | --- | --- |"
-    );
-    for (const v of outcome.plan.verification)
-      out.push(`| ${cell(v.test)} | ${cell(v.derived)} | ${cell(v.expected)} | ${v.matches ? "\u2705" : "\u274C"} |`);
-    out.push("", "</details>");
-  }
-  if (outcome.plan.localisation.length > 0) {
-    out.push("", "<details><summary>Fault localisation (the lines the failing tests run most)</summary>", "");
-    out.push("Ochiai over per-test line coverage; ef/ep = failing/passing tests that execute the line.", "");
-    out.push("| rank | location | suspiciousness | ef | ep |", "| --- | --- | --- | --- | --- |");
-    const ranks = outcome.plan.localisation.map(
-      (l2) => 1 + outcome.plan.localisation.filter((o3) => o3.score > l2.score).length
-    );
-    outcome.plan.localisation.forEach(
-      (l2, i3) => out.push(
-        `| ${ranks[i3]} | \`${l2.file}:${l2.line}\` | ${l2.score.toFixed(3)} | ${l2.failedCovering} | ${l2.passedCovering} |`
-      )
-    );
-    out.push("", "</details>");
-  }
-  out.push(
-    "",
-    `<details><summary>Attempts: ${outcome.attempts.length} candidate(s) tried of ${outcome.cost.candidatesGenerated} generated</summary>`,
-    ""
-  );
-  out.push("| # | edit | location | result | passed | failed |", "| --- | --- | --- | --- | --- | --- |");
-  for (const a2 of outcome.attempts.slice(0, MAX_ATTEMPTS_SHOWN)) {
-    const where = a2.file ? `\`${a2.file}${a2.line ? `:${a2.line}` : ""}\`` : "";
-    out.push(
-      `| ${a2.index} | ${a2.family ? `${a2.family}: ` : ""}${cell(a2.description)}${a2.analysis ? `<br>analysis: ${cell(a2.analysis)}` : ""} | ${where} | ${a2.result}${a2.limit ? `: ${cell(a2.limit)}` : ""}${a2.reason ? `: ${cell(a2.reason)}` : ""} | ${a2.passed} | ${a2.failed} |`
-    );
-  }
-  if (outcome.attempts.length > MAX_ATTEMPTS_SHOWN)
-    out.push("", `(${outcome.attempts.length - MAX_ATTEMPTS_SHOWN} more attempts not shown)`);
-  out.push("", "</details>");
-  const c4 = outcome.cost;
-  out.push(
-    "",
-    `Cost: ${c4.llmCalls === 0 ? "no model calls" : `LLM calls ${c4.llmCalls}, tokens ${c4.promptTokens + c4.completionTokens} (estimated $${c4.dollars.toFixed(4)})`}${c4.cachedCalls > 0 ? `; ${c4.cachedCalls} more answered from a cache in front of the model (earlier answers sent again: not billed, not counted above)` : ""}, test runs ${c4.testRuns} (${c4.testSeconds.toFixed(1)} s), wall ${c4.wallSeconds.toFixed(1)} s.`
-  );
-  return `${out.join("\n")}
-`;
-}
-function dependencyLine(d) {
-  const what = `${d.manager}, from \`${d.lockfile}\``;
-  if (d.source === "checkout")
-    return `Dependencies (${what}): your checkout's own, read-only to the tests (its lockfile matches the commit's).`;
-  if (d.source === "cache")
-    return `Dependencies (${what}): from cache (installed by an earlier job with \`${d.command}\` from the same lockfile), ready in ${d.seconds.toFixed(1)} s.`;
-  const network = d.network ? "with network" : "without network";
-  if (!d.ok)
-    return `Dependencies (${what}): the install \`${d.command}\` failed after ${d.seconds.toFixed(1)} s (${network}); the tests ran without them.`;
-  return `Dependencies (${what}): installed fresh with \`${d.command}\` in the sandbox (${network}) in ${d.seconds.toFixed(1)} s; ${d.notCached ? `not cached (${d.notCached})` : "cached for later jobs"}.`;
-}
-function evidenceTable(before, after, added) {
-  const afterById = new Map((after?.tests ?? []).map((t2) => [t2.id, t2.status]));
-  const rows = ["| visible test | before | after |", "| --- | --- | --- |"];
-  for (const t2 of before.tests)
-    rows.push(
-      `| \`${t2.id}\`${added.has(t2.id) ? " (new)" : ""} | ${mark(t2.status)} | ${after ? mark(afterById.get(t2.id)) : "\u2013"} |`
-    );
-  return [
-    `Visible tests: before ${before.passed} passed, ${before.failed} failed${after ? `; after ${after.passed} passed, ${after.failed} failed` : ""}.`,
-    "",
-    ...rows
-  ];
-}
-function cell(text2) {
-  return inline(cut(text2, CELL_CHARS2)).replaceAll("|", "\\|");
-}
-function inline(text2) {
-  return text2.replaceAll("\n", " ");
-}
-function mark(status3) {
-  if (status3 === "pass") return "\u2705 pass";
-  if (status3 === "fail" || status3 === "error") return `\u274C ${status3}`;
-  if (status3 === "skip") return "skip";
-  return "\u2013";
-}
-
 // src/verify/attribution.ts
 var failed2 = (s) => s === "fail" || s === "error";
 async function attributeFailures(verifier, workspaces, selection, reruns = 2, options2 = {}) {
@@ -95539,9 +96411,1692 @@ function verdictOf(base, candidate) {
   return baseFails ? "fixed" : "passing";
 }
 
+// src/verify/install/install-cache.ts
+import { createHash as createHash3 } from "node:crypto";
+import { existsSync as existsSync9, realpathSync as realpathSync5 } from "node:fs";
+import { lstat as lstat4, mkdir as mkdir5, mkdtemp as mkdtemp10, readdir as readdir3, rename, rm as rm15, stat, utimes, writeFile as writeFile6 } from "node:fs/promises";
+import { dirname as dirname5, join as join24 } from "node:path";
+var USED = ".autogen-used";
+var STAGING_PREFIX = ".staging-";
+var STALE_STAGING_MS = 24 * 36e5;
+var DEFAULT_CACHE_BYTES = 10 * 1024 ** 3;
+function installCacheRoot(env = process.env) {
+  return env.AUTOGEN_INSTALL_CACHE && env.AUTOGEN_INSTALL_CACHE.startsWith("/") ? env.AUTOGEN_INSTALL_CACHE : join24(defaultDataDir(env), "install-cache");
+}
+function appInstallCache(repositoryCache, scope) {
+  return scopedInstallCache(join24(dirname5(repositoryCache), "install-cache"), scope);
+}
+function scopedInstallCache(root, scope) {
+  return join24(root, createHash3("sha256").update(`autogen-install-scope-v1\0${scope}`).digest("hex").slice(0, 24));
+}
+function installCacheKey(workspace, manager, keyFiles, platform2 = `${process.platform}-${process.arch}-node${process.versions.node.split(".")[0] ?? ""}`, extra = "") {
+  const hash2 = createHash3("sha256");
+  hash2.update(`autogen-install-v1\0${manager}\0${platform2}\0${extra}\0`);
+  for (const name of keyFiles) {
+    hash2.update(`${name}\0`);
+    hash2.update(readWorktreeBytesSync(workspace, name, { maxBytes: 256 * 1024 * 1024 }));
+    hash2.update("\0");
+  }
+  return `${manager}-${hash2.digest("hex").slice(0, 32)}`;
+}
+async function findCacheEntry(root, key) {
+  const entry = join24(root, key);
+  if (!existsSync9(join24(entry, USED))) return void 0;
+  const now = /* @__PURE__ */ new Date();
+  await utimes(join24(entry, USED), now, now).catch(() => void 0);
+  return entry;
+}
+async function stageCacheEntry(root, key) {
+  await mkdir5(root, { recursive: true, mode: 493 });
+  return mkdtemp10(join24(root, `${STAGING_PREFIX}${key}-`));
+}
+async function publishCacheEntry(root, key, staging) {
+  await writeFile6(join24(staging, USED), "");
+  const entry = join24(root, key);
+  try {
+    await rename(staging, entry);
+  } catch (error62) {
+    const code2 = error62.code;
+    if (code2 !== "ENOTEMPTY" && code2 !== "EEXIST") throw error62;
+    await rm15(staging, { recursive: true, force: true });
+  }
+  return entry;
+}
+async function evictCache(root, capBytes, keep = []) {
+  if (!existsSync9(root)) return [];
+  const entries = [];
+  for (const key of await readdir3(root)) {
+    if (key.startsWith(STAGING_PREFIX)) {
+      const made = await stat(join24(root, key)).catch(() => void 0);
+      if (made && Date.now() - made.mtimeMs > STALE_STAGING_MS)
+        await rm15(join24(root, key), { recursive: true, force: true });
+      continue;
+    }
+    if (key.startsWith(".")) continue;
+    const used = await stat(join24(root, key, USED)).catch(() => void 0);
+    entries.push({ key, bytes: await treeBytes(join24(root, key)), used: used?.mtimeMs ?? 0 });
+  }
+  let total = entries.reduce((sum, e) => sum + e.bytes, 0);
+  const removed = [];
+  for (const e of entries.sort((a2, b3) => a2.used - b3.used)) {
+    if (total <= capBytes) break;
+    if (keep.includes(e.key)) continue;
+    const doomed = join24(root, `${STAGING_PREFIX}evict-${e.key}`);
+    await rename(join24(root, e.key), doomed).catch(() => void 0);
+    await rm15(doomed, { recursive: true, force: true });
+    total -= e.bytes;
+    removed.push(e.key);
+  }
+  return removed;
+}
+async function treeBytes(path12) {
+  const info = await lstat4(path12).catch(() => void 0);
+  if (!info) return 0;
+  if (!info.isDirectory()) return info.size;
+  let sum = 0;
+  for (const name of await readdir3(path12).catch(() => [])) sum += await treeBytes(join24(path12, name));
+  return sum;
+}
+
+// src/verify/install/run-install.ts
+import { cp as cp3, lstat as lstat5, mkdir as mkdir6, readdir as readdir4, readlink as readlink2, rename as rename2, rm as rm16, symlink as symlink2 } from "node:fs/promises";
+import { isAbsolute as isAbsolute7, join as join26, relative as relative6, resolve as resolve7, sep as sep6, dirname as dirname6 } from "node:path";
+
+// src/verify/install/detect-package-manager.ts
+import { existsSync as existsSync10, lstatSync as lstatSync6, readdirSync as readdirSync3 } from "node:fs";
+import { join as join25 } from "node:path";
+var REQUIREMENTS = /^requirements[A-Za-z0-9_.-]{0,60}\.txt$/;
+var INSTALL_TARGET_ARG = "{target}";
+function detectPackageManager(workspace) {
+  const has2 = (name) => isRegularFile(join25(workspace, name));
+  const withManifest = (lockfile, manifest) => has2(manifest) ? [lockfile, manifest] : [lockfile];
+  for (const lockfile of ["package-lock.json", "npm-shrinkwrap.json"]) {
+    if (has2(lockfile))
+      return {
+        manager: "npm",
+        keyFiles: withManifest(lockfile, "package.json"),
+        argv: ["npm", "ci"],
+        offlineArgv: ["npm", "ci", "--offline"],
+        target: { kind: "node_modules" }
+      };
+  }
+  if (has2("pnpm-lock.yaml")) {
+    return {
+      manager: "pnpm",
+      keyFiles: withManifest("pnpm-lock.yaml", "package.json"),
+      argv: ["pnpm", "install", "--frozen-lockfile"],
+      offlineArgv: ["pnpm", "install", "--frozen-lockfile", "--offline"],
+      target: { kind: "node_modules" }
+    };
+  }
+  if (has2("yarn.lock")) {
+    const berry = has2(".yarnrc.yml") || readHead(workspace, "yarn.lock").includes("__metadata:");
+    return berry ? {
+      manager: "yarn",
+      keyFiles: withManifest("yarn.lock", "package.json"),
+      argv: ["yarn", "install", "--immutable"],
+      offlineArgv: void 0,
+      target: { kind: "node_modules" }
+    } : {
+      manager: "yarn",
+      keyFiles: withManifest("yarn.lock", "package.json"),
+      argv: ["yarn", "install", "--frozen-lockfile"],
+      offlineArgv: ["yarn", "install", "--frozen-lockfile", "--offline"],
+      target: { kind: "node_modules" }
+    };
+  }
+  for (const lockfile of ["bun.lock", "bun.lockb"]) {
+    if (has2(lockfile))
+      return {
+        manager: "bun",
+        keyFiles: withManifest(lockfile, "package.json"),
+        argv: ["bun", "install", "--frozen-lockfile"],
+        offlineArgv: void 0,
+        target: { kind: "node_modules" }
+      };
+  }
+  if (has2("uv.lock"))
+    return {
+      manager: "uv",
+      keyFiles: withManifest("uv.lock", "pyproject.toml"),
+      argv: ["uv", "sync", "--frozen"],
+      offlineArgv: ["uv", "sync", "--frozen", "--offline"],
+      target: { kind: "in-place" }
+    };
+  if (has2("poetry.lock"))
+    return {
+      manager: "poetry",
+      keyFiles: withManifest("poetry.lock", "pyproject.toml"),
+      argv: ["poetry", "install", "--no-interaction"],
+      offlineArgv: void 0,
+      target: { kind: "in-place" }
+    };
+  const requirements = listRequirements(workspace);
+  if (requirements.length > 0) {
+    const files = requirements.flatMap((name) => ["-r", name]);
+    const base = [
+      "python3",
+      "-m",
+      "pip",
+      "install",
+      "--disable-pip-version-check",
+      "--no-input",
+      "--target",
+      INSTALL_TARGET_ARG
+    ];
+    return {
+      manager: "pip",
+      keyFiles: requirements,
+      argv: [...base, ...files],
+      offlineArgv: [...base, "--no-index", ...files],
+      target: { kind: "python-target" }
+    };
+  }
+  if (has2("go.sum")) {
+    return {
+      manager: "go",
+      keyFiles: withManifest("go.sum", "go.mod"),
+      argv: ["go", "mod", "download"],
+      offlineArgv: void 0,
+      target: { kind: "tool-cache", variable: "GOMODCACHE", offline: { GOFLAGS: "-mod=mod", GOPROXY: "off" } }
+    };
+  }
+  if (has2("Cargo.lock")) {
+    return {
+      manager: "cargo",
+      keyFiles: withManifest("Cargo.lock", "Cargo.toml"),
+      argv: ["cargo", "fetch", "--locked"],
+      offlineArgv: ["cargo", "fetch", "--locked", "--offline"],
+      target: { kind: "tool-cache", variable: "CARGO_HOME", offline: { CARGO_NET_OFFLINE: "true" } }
+    };
+  }
+  return void 0;
+}
+function listRequirements(workspace) {
+  let names;
+  try {
+    names = readdirSync3(workspace);
+  } catch {
+    return [];
+  }
+  return names.filter((name) => REQUIREMENTS.test(name) && isRegularFile(join25(workspace, name))).sort();
+}
+function isRegularFile(path12) {
+  if (!existsSync10(path12)) return false;
+  try {
+    return lstatSync6(path12).isFile();
+  } catch {
+    return false;
+  }
+}
+function readHead(workspace, name) {
+  return tryReadWorktreeTextSync(workspace, name, { maxBytes: 4096, overLimit: "truncate" }) ?? "";
+}
+
+// src/verify/install/run-install.ts
+async function installDependencies(workspace, test, sandbox, options2 = {}) {
+  if (test.setup) return { ran: false, reason: "test.setup is set and replaces the automatic install" };
+  if (test.install === "off") return { ran: false, reason: "test.install is off" };
+  const plan = detectPackageManager(workspace);
+  if (!plan) return { ran: false, reason: "no lockfile the bot knows" };
+  if (plan.target.kind === "node_modules" && await lstat5(join26(workspace, "node_modules")).catch(() => void 0))
+    return { ran: false, reason: "node_modules is already present" };
+  const env = options2.env ?? process.env;
+  const network = test.networkDuringSetup && env.AUTOGEN_ALLOW_SETUP_NETWORK === "1";
+  const root = options2.cacheRoot ?? installCacheRoot(env);
+  const lockfile = plan.keyFiles[0] ?? "";
+  const python = plan.manager === "pip" ? pythonExecutable() : void 0;
+  const key = installCacheKey(workspace, plan.manager, plan.keyFiles, void 0, python);
+  const started = performance.now();
+  const elapsed = () => Math.round((performance.now() - started) / 100) / 10;
+  const argvTemplate = network ? plan.argv : plan.offlineArgv ?? plan.argv;
+  const cached4 = plan.target.kind === "in-place" ? void 0 : await findCacheEntry(root, key);
+  if (cached4) {
+    const extraEnv2 = await useEntry(workspace, plan, cached4);
+    const summary3 = {
+      manager: plan.manager,
+      lockfile,
+      command: argvTemplate.map((arg) => arg === INSTALL_TARGET_ARG ? "<cache>/site" : arg).join(" "),
+      source: "cache",
+      seconds: elapsed(),
+      network: false,
+      ok: true
+    };
+    return {
+      ran: true,
+      ok: true,
+      summary: summary3,
+      message: `dependencies (${plan.manager}, ${lockfile}) from cache in ${summary3.seconds} s`,
+      env: extraEnv2
+    };
+  }
+  const staging = await stageCacheEntry(root, key);
+  const toolCache = join26(root, ".tool-cache", plan.manager);
+  await mkdir6(toolCache, { recursive: true });
+  const target = join26(staging, "site");
+  const argv = argvTemplate.map((arg) => arg === INSTALL_TARGET_ARG ? target : arg);
+  if (python) argv[0] = python;
+  const run2 = await runSandboxed(argv, {
+    ...sandbox,
+    cwd: workspace,
+    network,
+    maxOutputBytes: 256 * 1024,
+    // Ours, after the repository's test.env: where the tool writes and caches.
+    env: { ...sandbox.env, ...toolEnv(plan, staging, toolCache) },
+    writablePaths: [staging, toolCache]
+  });
+  const ok = run2.exitCode === 0 && !run2.timedOut && !run2.spawnError;
+  const command = shown([argvTemplate[0] ?? "", ...argv.slice(1)], staging);
+  if (!ok) {
+    await rm16(staging, { recursive: true, force: true });
+    const why = run2.spawnError ?? run2.limit?.message ?? `exit ${String(run2.exitCode)}`;
+    const net = network ? "" : test.networkDuringSetup ? "; it ran without network: the repository asks for it (test.networkDuringSetup), but whoever runs the bot has not allowed it (AUTOGEN_ALLOW_SETUP_NETWORK=1)" : `; it ran without network${plan.offlineArgv ? " (offline, from local sources and the install cache only)" : ""}: set test.networkDuringSetup: true (and AUTOGEN_ALLOW_SETUP_NETWORK=1 where the bot runs) if it downloads packages`;
+    const summary3 = {
+      manager: plan.manager,
+      lockfile,
+      command,
+      source: "fresh",
+      seconds: elapsed(),
+      network,
+      ok: false
+    };
+    return {
+      ran: true,
+      ok: false,
+      summary: summary3,
+      message: `the dependency install \`${command}\` (${plan.manager}, ${lockfile}) failed (${why})${net}; its output ends with: ${run2.output.slice(-600).replaceAll(root, "<cache>").trim()}`,
+      env: {}
+    };
+  }
+  let notCached;
+  let extraEnv = {};
+  if (plan.target.kind === "node_modules") {
+    const made = await lstat5(join26(workspace, "node_modules")).catch(() => void 0);
+    notCached = made?.isDirectory() ? await linksOutside(join26(workspace, "node_modules")) : "the install left no node_modules directory";
+    if (!notCached) {
+      await moveTree(join26(workspace, "node_modules"), join26(staging, "node_modules"));
+      extraEnv = await useEntry(workspace, plan, await publishCacheEntry(root, key, staging));
+    }
+  } else if (plan.target.kind === "in-place") {
+    notCached = `${plan.manager} keeps its environment in the checkout`;
+  } else {
+    extraEnv = await useEntry(workspace, plan, await publishCacheEntry(root, key, staging));
+  }
+  if (notCached) await rm16(staging, { recursive: true, force: true });
+  else await evictCache(root, options2.cacheBytes ?? DEFAULT_CACHE_BYTES, [key]);
+  const summary2 = {
+    manager: plan.manager,
+    lockfile,
+    command,
+    source: "fresh",
+    seconds: elapsed(),
+    network,
+    ok: true,
+    notCached
+  };
+  return {
+    ran: true,
+    ok: true,
+    summary: summary2,
+    message: `dependencies (${plan.manager}, ${lockfile}) installed with \`${command}\` in ${summary2.seconds} s${network ? " with network" : " without network"}${notCached ? `; not cached: ${notCached}` : ""}`,
+    env: extraEnv
+  };
+}
+async function useEntry(workspace, plan, entry) {
+  switch (plan.target.kind) {
+    case "node_modules":
+      await symlink2(join26(entry, "node_modules"), join26(workspace, "node_modules"));
+      grantDirectory(workspace, join26(entry, "node_modules"));
+      return {};
+    case "python-target":
+      grantDirectory(workspace, entry);
+      return { PYTHONPATH: join26(entry, "site") };
+    case "tool-cache":
+      grantDirectory(workspace, entry);
+      return { [plan.target.variable]: join26(entry, plan.target.variable.toLowerCase()), ...plan.target.offline };
+    case "in-place":
+      return {};
+  }
+}
+function toolEnv(plan, staging, toolCache) {
+  const quiet = { npm_config_update_notifier: "false", npm_config_audit: "false", npm_config_fund: "false" };
+  switch (plan.manager) {
+    case "npm":
+      return { ...quiet, npm_config_cache: toolCache };
+    case "pnpm":
+      return { ...quiet, npm_config_store_dir: toolCache };
+    case "yarn":
+      return { YARN_CACHE_FOLDER: toolCache };
+    case "bun":
+      return { BUN_INSTALL_CACHE_DIR: toolCache };
+    case "pip":
+      return { PIP_CACHE_DIR: toolCache, PIP_DISABLE_PIP_VERSION_CHECK: "1" };
+    case "uv":
+      return { UV_CACHE_DIR: toolCache };
+    case "poetry":
+      return { POETRY_CACHE_DIR: toolCache, POETRY_VIRTUALENVS_IN_PROJECT: "true" };
+    case "go":
+    case "cargo":
+      return plan.target.kind === "tool-cache" ? { [plan.target.variable]: join26(staging, plan.target.variable.toLowerCase()) } : {};
+  }
+}
+async function linksOutside(dir) {
+  const walk = async (path12, depth) => {
+    for (const name of await readdir4(path12).catch(() => [])) {
+      const full = join26(path12, name);
+      const info = await lstat5(full);
+      if (info.isSymbolicLink()) {
+        const to = await readlink2(full);
+        const real2 = isAbsolute7(to) ? to : resolve7(dirname6(full), to);
+        if (real2 !== dir && !real2.startsWith(dir + sep6))
+          return `node_modules/${relative6(dir, full)} links outside node_modules`;
+      } else if (info.isDirectory() && depth === 0 && (name.startsWith("@") || name === ".bin")) {
+        const found = await walk(full, depth + 1);
+        if (found) return found;
+      }
+    }
+    return void 0;
+  };
+  return walk(dir, 0);
+}
+async function moveTree(from, to) {
+  try {
+    await rename2(from, to);
+  } catch (error62) {
+    if (error62.code !== "EXDEV") throw error62;
+    await cp3(from, to, { recursive: true, verbatimSymlinks: true });
+    await rm16(from, { recursive: true, force: true });
+  }
+}
+function shown(argv, staging) {
+  return argv.map((arg) => arg.startsWith(staging) ? `<cache>${arg.slice(staging.length)}` : arg).join(" ");
+}
+function configWithInstall(config3, install) {
+  if (!install.ran || Object.keys(install.env).length === 0) return config3;
+  return { ...config3, test: { ...config3.test, env: mergeEnv(config3.test.env, install.env) } };
+}
+function mergeEnv(repository, installed) {
+  const env = { ...repository, ...installed };
+  if (installed.PYTHONPATH && repository.PYTHONPATH)
+    env.PYTHONPATH = `${installed.PYTHONPATH}:${repository.PYTHONPATH}`;
+  return env;
+}
+
+// src/verify/run-setup.ts
+import { existsSync as existsSync11 } from "node:fs";
+import { join as join27 } from "node:path";
+
+// src/verify/runners/split-command.ts
+function splitCommand(line) {
+  const args = [];
+  let current = "";
+  let quote;
+  let started = false;
+  for (let i3 = 0; i3 < line.length; i3++) {
+    const ch = line[i3];
+    if (quote) {
+      if (ch === quote) quote = void 0;
+      else if (ch === "\\" && quote === '"' && i3 + 1 < line.length) current += line[++i3];
+      else current += ch;
+    } else if (ch === "'" || ch === '"') {
+      quote = ch;
+      started = true;
+    } else if (ch === "\\" && i3 + 1 < line.length) {
+      current += line[++i3];
+      started = true;
+    } else if (/\s/.test(ch)) {
+      if (started) args.push(current);
+      current = "";
+      started = false;
+    } else if ("|&;<>`$".includes(ch)) {
+      throw new Error(`shell syntax "${ch}" is not supported in a test command: name one program and its arguments`);
+    } else {
+      current += ch;
+      started = true;
+    }
+  }
+  if (quote) throw new Error("unclosed quote in the test command");
+  if (started) args.push(current);
+  return args;
+}
+
+// src/verify/run-setup.ts
+async function runSetup(workspace, test, sandbox) {
+  if (!test.setup) return { ran: false };
+  const argv = splitCommand(test.setup);
+  const network = test.networkDuringSetup && process.env.AUTOGEN_ALLOW_SETUP_NETWORK === "1";
+  const run2 = await runSandboxed(argv, { ...sandbox, cwd: workspace, network, maxOutputBytes: 256 * 1024 });
+  const ok = run2.exitCode === 0 && !run2.timedOut && !run2.spawnError;
+  const seconds3 = Math.round(run2.durationMs / 100) / 10;
+  const why = run2.spawnError ?? run2.limit?.message ?? `exit ${String(run2.exitCode)}`;
+  const message = ok ? `setup \`${test.setup}\` finished in ${seconds3} s` : `the setup command \`${test.setup}\` failed (${why})${network ? "" : test.networkDuringSetup ? "; it ran without network: the repository asks for it (test.networkDuringSetup), but whoever runs the bot has not allowed it (AUTOGEN_ALLOW_SETUP_NETWORK=1)" : "; it ran without network (set test.networkDuringSetup: true if it downloads packages)"}; its output ends with: ${run2.output.slice(-600).trim()}`;
+  return { ran: true, ok, argv, run: run2, message };
+}
+function missingDependencies(workspace, test) {
+  const manifest = join27(workspace, "package.json");
+  if (!existsSync11(manifest) || existsSync11(join27(workspace, "node_modules"))) return void 0;
+  let deps;
+  try {
+    const parsed = JSON.parse(readWorktreeTextSync(workspace, "package.json", { maxBytes: 1024 * 1024 }));
+    deps = Object.keys(parsed.dependencies ?? {}).length + Object.keys(parsed.devDependencies ?? {}).length;
+  } catch {
+    return void 0;
+  }
+  if (deps === 0) return void 0;
+  const install = existsSync11(join27(workspace, "package-lock.json")) ? "npm ci" : existsSync11(join27(workspace, "yarn.lock")) ? "yarn install --frozen-lockfile" : existsSync11(join27(workspace, "pnpm-lock.yaml")) ? "pnpm install --frozen-lockfile" : "npm install";
+  return test.setup ? `package.json lists ${deps} dependencies but node_modules is still missing after the setup command \`${test.setup}\`` : `package.json lists ${deps} dependencies and the bot's checkout has no node_modules: set \`test.setup: "${install}"\` and \`test.networkDuringSetup: true\` in .github/autogen.yml (and AUTOGEN_ALLOW_SETUP_NETWORK=1 where the bot runs), or commit a lockfile (package-lock.json, pnpm-lock.yaml, yarn.lock, bun.lock), which the bot installs itself`;
+}
+
+// src/verify/local-verifier.ts
+import { mkdtemp as mkdtemp12, rm as rm19 } from "node:fs/promises";
+import { tmpdir as tmpdir12 } from "node:os";
+import { existsSync as existsSync12, statSync as statSync6 } from "node:fs";
+import { isAbsolute as isAbsolute8, join as join31 } from "node:path";
+
+// src/verify/keep-selected.ts
+var SEPARATOR = " > ";
+var lastOf = (id) => id.split(SEPARATOR).at(-1) ?? id;
+var fileOf2 = (id) => id.includes(SEPARATOR) ? id.split(SEPARATOR)[0] : void 0;
+function named(test, id) {
+  if (test.id === id) return true;
+  if (lastOf(test.id) !== lastOf(id)) return false;
+  const file2 = fileOf2(id);
+  return file2 === void 0 || file2 === fileOf2(test.id) || file2 === test.file;
+}
+function keepSelected(report2, selection) {
+  if (selection.kind !== "tests") return report2;
+  const exact = new Set(selection.ids);
+  let kept2 = report2.tests.filter(
+    (t2) => exact.has(t2.id) || selection.ids.some((id) => !report2.tests.some((o3) => o3.id === id) && named(t2, id))
+  );
+  if (kept2.length === 0)
+    kept2 = report2.tests.filter((t2) => t2.status === "fail" && (lastOf(t2.id) === t2.file || t2.name === t2.file));
+  const wanted = new Set(kept2.map((t2) => t2.id));
+  if (kept2.length === report2.tests.length) return report2;
+  const run2 = report2.run;
+  const finishedOnItsOwn = !run2.limit && !run2.timedOut && !run2.signal && !run2.spawnError;
+  const othersFailed = failingTests(report2).some((t2) => !wanted.has(t2.id));
+  const selectedFailed = failingTests({ ...report2, tests: kept2 }).length > 0;
+  const exitCode2 = finishedOnItsOwn && run2.exitCode !== 0 && othersFailed && !selectedFailed && kept2.length > 0 ? 0 : run2.exitCode;
+  return { ...report2, run: { ...run2, exitCode: exitCode2 }, tests: kept2, source: kept2.length > 0 ? report2.source : "none" };
+}
+
+// src/verify/mark-test-timeout.ts
+var TEST_TIMED_OUT = /\btimed out after (\d+(?:\.\d+)?) ?(ms|s)\b/;
+function markTestTimeout(report2, limit2) {
+  const stopped2 = report2.tests.find(
+    (t2) => (t2.status === "fail" || t2.status === "error") && TEST_TIMED_OUT.test(t2.message ?? "")
+  );
+  const match = stopped2 && TEST_TIMED_OUT.exec(stopped2.message ?? "");
+  if (!stopped2 || !match) return;
+  const after = match[2] === "ms" ? Number(match[1]) / 1e3 : Number(match[1]);
+  report2.run.limit = {
+    name: "test-time",
+    message: `timed out after ${String(Math.round(after * 10) / 10)} s in ${stopped2.id} (${limit2.reason})`
+  };
+}
+
+// src/verify/read-junit.ts
+var MAX_REPORT_BYTES = 64 * 1024 * 1024;
+async function readJunit(path12, root) {
+  const text2 = await readRunOutput(path12, MAX_REPORT_BYTES);
+  if (text2 === void 0) return void 0;
+  try {
+    return parseJunit(text2, { root });
+  } catch (error62) {
+    if (error62 instanceof JunitParseError) return void 0;
+    throw error62;
+  }
+}
+
+// src/verify/warm/warm-pytest-slot.ts
+import { rm as rm18 } from "node:fs/promises";
+import { join as join29 } from "node:path";
+
+// src/verify/warm/stop-warm-process.ts
+import { rm as rm17 } from "node:fs/promises";
+var CLOSE_GRACE_MS = 2e3;
+async function stopWarmProcess(warm) {
+  warm.channel.close();
+  const timer = setTimeout(() => warm.abort.abort(), CLOSE_GRACE_MS);
+  await warm.done;
+  clearTimeout(timer);
+  await rm17(warm.ctl, { recursive: true, force: true });
+}
+
+// src/verify/warm/warm-slot-parts.ts
+import { mkdtemp as mkdtemp11 } from "node:fs/promises";
+import { tmpdir as tmpdir11 } from "node:os";
+import { join as join28 } from "node:path";
+
+// src/verify/warm/warm-channel.ts
+import { chmod } from "node:fs/promises";
+import { createServer } from "node:net";
+var MAX_LINE_BYTES = 64 * 1024;
+var serverMessage = external_exports.union([
+  external_exports.object({ ready: external_exports.literal(true), items: external_exports.number().int().min(0) }),
+  external_exports.object({ ready: external_exports.literal(false), reason: external_exports.string().max(4096) }),
+  external_exports.object({ status: external_exports.literal("cold"), reason: external_exports.string().max(4096) }),
+  external_exports.object({ status: external_exports.literal("timeout"), ms: external_exports.number().min(0) }),
+  external_exports.object({ status: external_exports.literal("running"), inProcess: external_exports.literal(true) }),
+  external_exports.object({
+    status: external_exports.literal("ran"),
+    exit: external_exports.number().int().nullable(),
+    signal: external_exports.number().int().nullable(),
+    ms: external_exports.number().min(0)
+  })
+]);
+var WarmChannel = class _WarmChannel {
+  server;
+  socket;
+  buffer = "";
+  closed = false;
+  queue = [];
+  waiter;
+  constructor(server) {
+    this.server = server;
+    server.on("connection", (socket) => {
+      if (this.socket) {
+        socket.destroy();
+        return;
+      }
+      this.socket = socket;
+      socket.setEncoding("utf8");
+      socket.on("data", (chunk) => this.onData(chunk));
+      socket.on("close", () => this.onClose());
+      socket.on("error", () => this.onClose());
+      server.close();
+    });
+  }
+  static async listen(path12) {
+    const server = createServer();
+    await new Promise((resolve8, reject) => {
+      server.once("error", reject);
+      server.listen(path12, () => resolve8());
+    });
+    await chmod(path12, 438);
+    return new _WarmChannel(server);
+  }
+  send(message) {
+    this.socket?.write(`${JSON.stringify(message)}
+`);
+  }
+  /** The next message, or "closed" (the server ended or broke the protocol), or "timeout". */
+  async next(timeoutMs) {
+    const deadline = Date.now() + timeoutMs;
+    for (; ; ) {
+      const message = this.queue.shift();
+      if (message) return { kind: "message", message };
+      if (this.closed) return { kind: "closed" };
+      const left = deadline - Date.now();
+      if (left <= 0) return { kind: "timeout" };
+      await new Promise((resolve8) => {
+        const timer = setTimeout(resolve8, left);
+        this.waiter = () => {
+          clearTimeout(timer);
+          resolve8();
+        };
+      });
+      this.waiter = void 0;
+    }
+  }
+  close() {
+    this.closed = true;
+    this.server.close();
+    this.socket?.destroy();
+    this.waiter?.();
+  }
+  onData(chunk) {
+    this.buffer += chunk;
+    let newline;
+    while ((newline = this.buffer.indexOf("\n")) >= 0) {
+      const line = this.buffer.slice(0, newline);
+      this.buffer = this.buffer.slice(newline + 1);
+      const parsed = serverMessage.safeParse(safeJson(line));
+      if (!parsed.success) return this.onClose();
+      this.queue.push(parsed.data);
+    }
+    if (this.buffer.length > MAX_LINE_BYTES) this.onClose();
+    this.waiter?.();
+  }
+  onClose() {
+    this.closed = true;
+    this.socket?.destroy();
+    this.waiter?.();
+  }
+};
+function safeJson(text2) {
+  try {
+    return JSON.parse(text2);
+  } catch {
+    return void 0;
+  }
+}
+
+// src/verify/warm/warm-slot-parts.ts
+function coldFallback(stats, cold, workspace) {
+  return async (selection, limit2, reason) => {
+    stats.cold += 1;
+    if (stats.coldReasons.length < 20 && !stats.coldReasons.includes(reason)) stats.coldReasons.push(reason);
+    return cold.run(workspace, selection, void 0, limit2);
+  };
+}
+async function openControl(stats) {
+  stats.starts += 1;
+  const ctl = await mkdtemp11(join28(tmpdir11(), "autogen-warm-"));
+  const socket = join28(ctl, "w.sock");
+  const channel = await WarmChannel.listen(socket);
+  return { ctl, socket, channel, abort: new AbortController() };
+}
+
+// src/verify/warm/warm-pytest-slot.ts
+var WARM_PLUGIN = "autogen_warm";
+var OUTPUT_CAP = 2 * 1024 * 1024;
+var WATCHDOG_MS = 1e4;
+var MAX_STARTS = 3;
+function openWarmPytest(workspace, runner, options2, cold) {
+  const stats = { warm: 0, cold: 0, starts: 0, coldReasons: [] };
+  let server;
+  let disabled = false;
+  let request2 = 0;
+  const runCold = coldFallback(stats, cold, workspace);
+  const start = async (files) => {
+    const { ctl, socket, channel, abort } = await openControl(stats);
+    const choice = await detectIsolation();
+    const isolation = "isolation" in choice ? choice.isolation : "none";
+    const argv = runner.command({ kind: "tests", ids: files }, join29(ctl, "server.xml"));
+    const withPlugin = [...argv.slice(0, 3), "-p", WARM_PLUGIN, ...argv.slice(3)];
+    const env = {
+      ...runner.prepareEnv ? runner.prepareEnv(options2.env) : options2.env ?? {},
+      AUTOGEN_WARM_SOCKET: socket,
+      AUTOGEN_WARM_REAP: isolation === "none" ? "0" : "1"
+    };
+    const done = runSandboxed(withPlugin, {
+      ...options2,
+      cwd: workspace,
+      env,
+      pathPrefix: [...runner.pathPrefix, ...options2.pathPrefix ?? []],
+      readOnlyPaths: [join29(workspace, ".git"), ...options2.protect ?? []],
+      writablePaths: [ctl],
+      signal: options2.signal ? AbortSignal.any([abort.signal, options2.signal]) : abort.signal
+    });
+    void done.then(() => channel.close());
+    const hello = await channel.next(options2.timeoutMs);
+    const started = { channel, done, abort, files: new Set(files), ctl, isolation };
+    if (hello.kind === "message" && "ready" in hello.message && hello.message.ready) return started;
+    await stop(started);
+    return void 0;
+  };
+  const stop = (s) => stopWarmProcess(s);
+  const filesOf = (ids) => [...new Set(ids.map((id) => id.split("::")[0] ?? id))];
+  return {
+    stats,
+    async prepare(selection) {
+      if (selection.kind === "tests" && selection.ids.length > 0 && !server && !disabled && stats.starts < MAX_STARTS)
+        server = await start(filesOf(selection.ids));
+    },
+    async run(selection, limit2) {
+      if (selection.kind !== "tests" || selection.ids.length === 0)
+        return runCold(selection, limit2, "not a selection of tests");
+      const files = filesOf(selection.ids);
+      if (server && !files.every((f2) => server?.files.has(f2)))
+        return runCold(selection, limit2, "tests outside the files the warm runner collected");
+      if (!server && !disabled && stats.starts < MAX_STARTS) server = await start(files);
+      if (!server)
+        return runCold(selection, limit2, disabled ? "the warm runner is closed" : "the warm runner could not start");
+      const current = server;
+      const timeoutMs = Math.min(limit2?.timeoutMs ?? options2.timeoutMs, options2.timeoutMs);
+      request2 += 1;
+      const reportPath = join29(current.ctl, `r${String(request2)}.xml`);
+      const outputPath = join29(current.ctl, `r${String(request2)}.out`);
+      const started = performance.now();
+      current.channel.send({ ids: selection.ids, report: reportPath, output: outputPath, timeout: timeoutMs / 1e3 });
+      const answer = await current.channel.next(timeoutMs + WATCHDOG_MS);
+      const durationMs = Math.round(performance.now() - started);
+      try {
+        if (answer.kind !== "message" || !("status" in answer.message) || answer.message.status === "running") {
+          server = void 0;
+          await stop(current);
+          return await runCold(
+            selection,
+            limit2,
+            answer.kind === "timeout" ? "the warm runner did not answer" : "the warm runner ended"
+          );
+        }
+        const message = answer.message;
+        if (message.status === "cold") return await runCold(selection, limit2, message.reason);
+        stats.warm += 1;
+        const timedOut = message.status === "timeout";
+        const argv = runner.command(selection, reportPath);
+        const output2 = await readRunOutput(outputPath, 64 * 1024 * 1024) ?? "";
+        const run2 = {
+          argv,
+          exitCode: message.status === "ran" ? message.exit : null,
+          signal: message.status === "ran" && message.signal !== null ? `signal ${String(message.signal)}` : timedOut ? "SIGKILL" : null,
+          timedOut,
+          durationMs,
+          output: output2.slice(0, OUTPUT_CAP),
+          outputBytes: Buffer.byteLength(output2),
+          outputTruncated: output2.length > OUTPUT_CAP,
+          isolation: current.isolation,
+          ...timedOut ? { limit: { name: "wall-time", message: timeLimitMessage(timeoutMs, limit2, options2.timeoutMs) } } : {}
+        };
+        const fromReport = runner.reportFormat === "junit" ? await readJunit(reportPath, workspace) : void 0;
+        if (fromReport) return { run: run2, tests: fromReport, source: "junit" };
+        const fromConsole = runner.parseConsole?.(run2.output) ?? [];
+        return { run: run2, tests: fromConsole, source: fromConsole.length > 0 ? "console" : "none" };
+      } finally {
+        await rm18(reportPath, { force: true });
+        await rm18(outputPath, { force: true });
+      }
+    },
+    async close() {
+      disabled = true;
+      if (server) await stop(server);
+      server = void 0;
+    }
+  };
+}
+function timeLimitMessage(timeoutMs, limit2, runLimitMs) {
+  const seconds3 = String(Math.round(timeoutMs / 100) / 10);
+  if (limit2 && limit2.timeoutMs < runLimitMs) return `timed out after ${seconds3} s (${limit2.reason})`;
+  return `timed out after ${seconds3} s (the test run's time limit, test.timeoutMinutes)`;
+}
+
+// src/verify/warm/warm-zygote-slot.ts
+import { join as join30 } from "node:path";
+import { fileURLToPath as fileURLToPath10 } from "node:url";
+var WARM_ZYGOTE = fileURLToPath10(new URL("../../../resources/node/autogen-warm-zygote.mjs", new URL("../../src/verify/warm/warm-zygote-slot.ts", import.meta.url).href));
+var IDLE_MS = 15 * 6e4;
+var KILL_GRACE_MS2 = 2e3;
+var WATCHDOG_MS2 = 1e4;
+var IN_PROCESS_GRACE_MS = 1e3;
+var MAX_FAILED_STARTS = 3;
+function openWarmZygote(workspace, runner, options2, cold) {
+  const stats = { warm: 0, cold: 0, starts: 0, coldReasons: [], inProcess: 0 };
+  let pending;
+  let failedStarts = 0;
+  let closed = false;
+  const runCold = coldFallback(stats, cold, workspace);
+  const start = async () => {
+    const { ctl, socket, channel, abort } = await openControl(stats);
+    const env = {
+      ...runner.prepareEnv ? runner.prepareEnv(options2.env) : options2.env ?? {},
+      AUTOGEN_WARM_SOCKET: socket
+    };
+    const done = runSandboxed(["node", WARM_ZYGOTE], {
+      ...options2,
+      // The run's own limit is the zygote's, from the request; the sandbox's covers the wait too.
+      timeoutMs: IDLE_MS + options2.timeoutMs + WATCHDOG_MS2,
+      // CPU seconds as a cold run's (the default follows the wall limit).
+      limits: { ...options2.limits, cpuSeconds: options2.limits?.cpuSeconds ?? Math.ceil(options2.timeoutMs / 1e3) + 60 },
+      cwd: workspace,
+      env,
+      pathPrefix: [...runner.pathPrefix, ...options2.pathPrefix ?? []],
+      readOnlyPaths: [join30(workspace, ".git"), ...options2.protect ?? []],
+      writablePaths: [ctl],
+      signal: options2.signal ? AbortSignal.any([abort.signal, options2.signal]) : abort.signal
+    });
+    const zygote = {
+      channel,
+      done,
+      exited: false,
+      abort,
+      ctl,
+      report: join30(ctl, "report.xml"),
+      startedAt: performance.now()
+    };
+    void done.then(() => {
+      zygote.exited = true;
+      channel.close();
+    });
+    const hello = await channel.next(options2.timeoutMs);
+    if (hello.kind === "message" && "ready" in hello.message && hello.message.ready) {
+      failedStarts = 0;
+      return zygote;
+    }
+    failedStarts += 1;
+    await stop(zygote);
+    return void 0;
+  };
+  const stop = (z3) => stopWarmProcess(z3);
+  const prespawn = () => {
+    if (!closed && failedStarts < MAX_FAILED_STARTS) pending = start();
+  };
+  const take = async () => {
+    if (!pending) prespawn();
+    const zygote = await pending;
+    pending = void 0;
+    if (zygote && (zygote.exited || performance.now() - zygote.startedAt > IDLE_MS)) {
+      await stop(zygote);
+      if (closed || failedStarts >= MAX_FAILED_STARTS) return void 0;
+      return start();
+    }
+    return zygote;
+  };
+  const runWarm = async (zygote, selection, limit2) => {
+    const timeoutMs = Math.min(limit2?.timeoutMs ?? options2.timeoutMs, options2.timeoutMs);
+    const runnerOptions = { perTestMs: limit2?.perTestMs };
+    const argv = runner.command(selection, zygote.report, runnerOptions);
+    const started = performance.now();
+    zygote.channel.send({ argv, timeoutMs });
+    let answer = await zygote.channel.next(timeoutMs + KILL_GRACE_MS2 + WATCHDOG_MS2);
+    let inProcessOverdue = false;
+    const inProcess = answer.kind === "message" && "status" in answer.message && answer.message.status === "running";
+    if (inProcess) {
+      answer = await zygote.channel.next(Math.max(0, timeoutMs - (performance.now() - started)) + IN_PROCESS_GRACE_MS);
+      inProcessOverdue = answer.kind === "timeout";
+    }
+    if (answer.kind === "timeout") zygote.abort.abort();
+    const result = await zygote.done;
+    const durationMs = Math.round(performance.now() - started);
+    const message = inProcessOverdue ? { status: "timeout", ms: durationMs } : answer.kind === "message" && "status" in answer.message && answer.message.status !== "running" ? answer.message : void 0;
+    const sandboxLimit = result.limit && result.limit.name !== "cancelled" && result.limit.name !== "wall-time";
+    if (!message && !sandboxLimit) return runCold(selection, limit2, "the warm runner ended");
+    if (message?.status === "cold") return runCold(selection, limit2, message.reason);
+    stats.warm += 1;
+    if (inProcess) stats.inProcess = (stats.inProcess ?? 0) + 1;
+    const timedOut = message?.status === "timeout";
+    const run2 = {
+      ...result,
+      argv,
+      durationMs,
+      timedOut,
+      ...timedOut ? { limit: { name: "wall-time", message: timeLimitMessage(timeoutMs, limit2, options2.timeoutMs) } } : {}
+    };
+    const fromReport = runner.reportFormat === "junit" ? await readJunit(zygote.report, workspace) : void 0;
+    let report2;
+    if (fromReport) report2 = { run: run2, tests: fromReport, source: "junit" };
+    else {
+      const fromConsole = runner.parseConsole?.(run2.output) ?? [];
+      report2 = { run: run2, tests: fromConsole, source: fromConsole.length > 0 ? "console" : "none" };
+    }
+    if (limit2?.perTestMs !== void 0 && !run2.limit) markTestTimeout(report2, limit2);
+    return report2;
+  };
+  return {
+    stats,
+    async prepare() {
+      if (!pending && !closed) {
+        prespawn();
+        await pending;
+      }
+    },
+    async run(selection, given) {
+      const limit2 = withPerTestLimit(given, options2.timeoutMs);
+      const zygote = closed ? void 0 : await take();
+      if (!zygote)
+        return runCold(selection, limit2, closed ? "the warm runner is closed" : "the warm runner could not start");
+      try {
+        return await runWarm(zygote, selection, limit2);
+      } finally {
+        await stop(zygote);
+        prespawn();
+      }
+    },
+    async close() {
+      closed = true;
+      const zygote = await pending;
+      pending = void 0;
+      if (zygote) await stop(zygote);
+    }
+  };
+}
+
+// src/verify/local-verifier.ts
+function localVerifier(runner, options2) {
+  const verifier = {
+    async run(workspace, selection, extraEnv, given) {
+      const limit2 = withPerTestLimit(given, options2.timeoutMs);
+      const reportDir = await mkdtemp12(join31(tmpdir12(), "autogen-report-"));
+      const tighter = limit2.timeoutMs < options2.timeoutMs;
+      try {
+        const reportPath = join31(reportDir, "report.xml");
+        const runnerOptions = { perTestMs: limit2.perTestMs };
+        const run2 = await runSandboxed(runner.command(selection, reportPath, runnerOptions), {
+          ...options2,
+          timeoutMs: tighter ? limit2.timeoutMs : options2.timeoutMs,
+          cwd: workspace,
+          env: { ...runner.prepareEnv ? runner.prepareEnv(options2.env, runnerOptions) : options2.env, ...extraEnv },
+          pathPrefix: [...runner.pathPrefix, ...options2.pathPrefix ?? []],
+          readOnlyPaths: [join31(workspace, ".git"), ...options2.protect ?? []],
+          // Our report directory, and directories of ours handed over in extraEnv (a V8 coverage dir).
+          writablePaths: [reportDir, ...ownDirectories(extraEnv)]
+        });
+        if (tighter && run2.limit?.name === "wall-time")
+          run2.limit = {
+            name: "wall-time",
+            message: `timed out after ${String(Math.round(limit2.timeoutMs / 100) / 10)} s (${limit2.reason})`
+          };
+        const fromReport = runner.reportFormat === "junit" ? await readJunit(reportPath, workspace) : void 0;
+        const read = fromReport ? { run: run2, tests: fromReport, source: "junit" } : consoleReport(run2, runner);
+        const report2 = runner.selectsByFiltering ? keepSelected(read, selection) : read;
+        if (runner.name === "node-test") readWatchdogTimeouts(report2, workspace);
+        if (!run2.limit) markTestTimeout(report2, limit2);
+        return report2;
+      } finally {
+        await rm19(reportDir, { recursive: true, force: true });
+      }
+    }
+  };
+  if (options2.warm && runner.name === "pytest")
+    verifier.openWarm = (workspace) => openWarmPytest(workspace, runner, options2, verifier);
+  else if (options2.warm && (runner.name === "node-test" || runner.name === "custom" && runner.command({ kind: "all" }, "")[0] === "node")) {
+    verifier.openWarm = (workspace) => openWarmZygote(workspace, runner, options2, verifier);
+  }
+  return verifier;
+}
+function consoleReport(run2, runner) {
+  const tests = runner.parseConsole?.(run2.output) ?? [];
+  return { run: run2, tests, source: tests.length > 0 ? "console" : "none" };
+}
+function ownDirectories(extraEnv) {
+  return Object.values(extraEnv ?? {}).filter(
+    (value) => isAbsolute8(value) && existsSync12(value) && statSync6(value).isDirectory()
+  );
+}
+
+// src/verify/warm/warm-enabled.ts
+function warmRunsEnabled(test, env = process.env) {
+  return test.warm && env.AUTOGEN_WARM !== "0";
+}
+
+// src/app/choose-verifier.ts
+import { dirname as dirname7 } from "node:path";
+var VerifierUnavailableError = class extends Error {
+  constructor(message) {
+    super(message);
+    this.name = "VerifierUnavailableError";
+  }
+};
+async function chooseVerifier(args) {
+  const { config: config3 } = args;
+  const sandbox = sandboxOptionsFor(config3.test, args.signal);
+  const local = localVerifier(args.runner, {
+    ...sandbox,
+    protect: [args.mirror],
+    hiddenPaths: [dirname7(dirname7(args.mirror))],
+    warm: warmRunsEnabled(config3.test)
+  });
+  if (config3.verify === "local")
+    return { verifier: local, probe: local, backend: "local", why: "local sandbox (`verify: local`)" };
+  if (args.fork)
+    return {
+      verifier: local,
+      probe: local,
+      backend: "local",
+      why: "local sandbox (a fork's code is never pushed or dispatched)"
+    };
+  const installed = await args.ci.workflowInstalled(args.owner, args.repo, VERIFY_WORKFLOW);
+  if (!installed) {
+    if (config3.verify === "actions")
+      throw new VerifierUnavailableError(
+        `\`verify: actions\` is set but .github/workflows/${VERIFY_WORKFLOW} is not installed (or is disabled) on ${args.defaultBranch}: from an autogen-bot checkout run \`npx autogen-bot init-workflow <your clone> --write\` (docs/actions.md), review and commit it, or set \`verify: local\``
+      );
+    return {
+      verifier: local,
+      probe: local,
+      backend: "local",
+      why: `local sandbox (no ${VERIFY_WORKFLOW} workflow installed)`
+    };
+  }
+  const publish = branchPublisher(args.mirror, args.target);
+  await publish.sweep(`autogen/verify-job-${args.jobId}-`);
+  const verifier = actionsVerifier({
+    ci: args.ci,
+    owner: args.owner,
+    repo: args.repo,
+    dispatchRef: args.defaultBranch,
+    publish,
+    correlation: `job-${args.jobId}`,
+    timeoutMs: args.actionsTimeoutMs ?? sandbox.timeoutMs + 10 * 6e4,
+    signal: args.signal,
+    waiters: args.waiters,
+    parseConsole: args.runner.parseConsole,
+    ...args.onRun ? { onRun: args.onRun } : {},
+    ...args.pollMs ? { pollMs: args.pollMs, maxPollMs: args.pollMs * 4 } : {}
+  });
+  return { verifier, probe: local, backend: "actions", why: `GitHub Actions (${VERIFY_WORKFLOW})` };
+}
+
+// src/app/job-verifier.ts
+async function jobVerifier(deps, job, status3, config3, where, signal) {
+  const choice = await chooseVerifier({
+    config: config3,
+    ...where,
+    owner: job.owner,
+    repo: job.repo,
+    jobId: job.id,
+    signal,
+    waiters: deps.waiters,
+    pollMs: deps.pollMs,
+    actionsTimeoutMs: deps.actionsTimeoutMs,
+    onRun: (run2) => status3.set("Attempts", "running", `verification run [${run2.id}](${run2.url}) (${run2.candidates} candidate(s))`)
+  });
+  const strategy = deps.llmFor ? config3.strategy.name : "template (no model endpoint configured)";
+  status3.set(
+    "Configuration",
+    "done",
+    `strategy ${strategy}, tests ${config3.test.command ?? where.runner.name}, verifier: ${choice.why}`
+  );
+  return choice;
+}
+
+// src/forge/check-run-forge.ts
+var CHECK_RUN_NAME = "autogen";
+var MAX_CHECK_SUMMARY = 65535;
+var MAX_ANNOTATIONS_PER_REQUEST = 50;
+var MAX_ANNOTATION_MESSAGE = 4e3;
+function truncateSummary(text2, limit2 = MAX_CHECK_SUMMARY, where = "the full report is in the job's status comment") {
+  if (text2.length <= limit2) return text2;
+  const note = `
+
+\u2026 (truncated: GitHub limits a check run's summary to ${limit2} characters; ${where})`;
+  let cut2 = text2.slice(0, limit2 - note.length - 8);
+  const lastNewline = cut2.lastIndexOf("\n");
+  if (lastNewline > cut2.length / 2) cut2 = cut2.slice(0, lastNewline);
+  const fences = cut2.split("\n").filter((l2) => /^ {0,3}```/.test(l2)).length;
+  return `${cut2}${fences % 2 === 1 ? "\n```" : ""}${note}`;
+}
+function octokitCheckRunForge(octokit, scrub) {
+  const clean = (text2) => neutralizeMentions(scrub(text2));
+  const output2 = (o3) => ({
+    title: clean(o3.title).split("\n")[0]?.slice(0, 250) ?? "",
+    summary: truncateSummary(clean(o3.summary)),
+    ...o3.annotations?.length ? {
+      annotations: o3.annotations.slice(0, MAX_ANNOTATIONS_PER_REQUEST).map((a2) => ({
+        ...a2,
+        message: clean(a2.message).slice(0, MAX_ANNOTATION_MESSAGE),
+        ...a2.title !== void 0 ? { title: clean(a2.title).slice(0, 250) } : {}
+      }))
+    } : {}
+  });
+  return {
+    async create(owner, repo, run2) {
+      const { data } = await octokit.rest.checks.create({
+        owner,
+        repo,
+        name: CHECK_RUN_NAME,
+        head_sha: run2.headSha,
+        external_id: run2.externalId,
+        status: "in_progress",
+        started_at: (/* @__PURE__ */ new Date()).toISOString(),
+        output: output2(run2.output)
+      });
+      return data.id;
+    },
+    async update(owner, repo, id, run2) {
+      await octokit.rest.checks.update({
+        owner,
+        repo,
+        check_run_id: id,
+        output: output2(run2.output),
+        ...run2.conclusion ? { status: "completed", conclusion: run2.conclusion, completed_at: (/* @__PURE__ */ new Date()).toISOString() } : {},
+        ...run2.actions ? { actions: run2.actions } : {}
+      });
+    }
+  };
+}
+
+// src/report/check-annotations.ts
+import { existsSync as existsSync13 } from "node:fs";
+var MAX_FAILURE_SITES = 100;
+var MAX_ANNOTATIONS = 150;
+function isAnnotatablePath(path12) {
+  return path12.length > 0 && path12.length <= 1024 && !isForgedPath(path12) && !path12.includes("\\") && !path12.startsWith("/") && !/^[A-Za-z]:/.test(path12) && !path12.split("/").some((p) => p === "" || p === ".");
+}
+function changeBlocks(diff) {
+  const blocks = [];
+  let path12;
+  let oldLine = 0;
+  let newLine = 0;
+  let oldLeft = 0;
+  let newLeft = 0;
+  let block;
+  const close = () => {
+    if (block && path12 && (block.removed.length || block.added.length)) {
+      const oldStart = block.removed[0] ?? Math.max(1, block.oldAt - 1);
+      const newStart = block.added[0] ?? Math.max(1, block.newAt - 1);
+      blocks.push({
+        path: path12,
+        oldStart,
+        oldEnd: block.removed.at(-1) ?? oldStart,
+        newStart,
+        newEnd: block.added.at(-1) ?? newStart
+      });
+    }
+    block = void 0;
+  };
+  for (const line of diff.split("\n")) {
+    if (oldLeft > 0 || newLeft > 0) {
+      if (line.startsWith("+") || line.startsWith("-")) {
+        block ??= { removed: [], added: [], oldAt: oldLine, newAt: newLine };
+        if (line.startsWith("+")) {
+          block.added.push(newLine++);
+          newLeft--;
+        } else {
+          block.removed.push(oldLine++);
+          oldLeft--;
+        }
+      } else if (line.startsWith(" ") || line === "") {
+        close();
+        oldLine++;
+        newLine++;
+        oldLeft--;
+        newLeft--;
+      } else if (!line.startsWith("\\")) {
+        close();
+        oldLeft = newLeft = 0;
+      }
+      if (oldLeft <= 0 && newLeft <= 0) close();
+      continue;
+    }
+    const hunk = /^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@/.exec(line);
+    if (hunk) {
+      oldLine = Number(hunk[1]);
+      oldLeft = hunk[2] === void 0 ? 1 : Number(hunk[2]);
+      newLine = Number(hunk[3]);
+      newLeft = hunk[4] === void 0 ? 1 : Number(hunk[4]);
+    } else if (line.startsWith("diff --git ")) path12 = void 0;
+    else if (line.startsWith("+++ ")) path12 = line === "+++ /dev/null" ? void 0 : line.slice(4).replace(/^b\//, "");
+    else if (line.startsWith("--- ") && path12 === void 0) {
+      const old = line === "--- /dev/null" ? void 0 : line.slice(4).replace(/^a\//, "");
+      if (old) path12 = old;
+    }
+  }
+  close();
+  return blocks;
+}
+function changedLineAnnotations(diff, files, side, message) {
+  const allowed = new Set(files.filter(isAnnotatablePath));
+  return changeBlocks(diff).filter((b3) => allowed.has(b3.path)).map((b3) => ({
+    path: b3.path,
+    start_line: side === "new" ? b3.newStart : b3.oldStart,
+    end_line: side === "new" ? b3.newEnd : b3.oldEnd,
+    annotation_level: "notice",
+    title: side === "new" ? "Changed by autogen" : "autogen's fix changes these lines",
+    message
+  }));
+}
+var escapeRegExp2 = (text2) => text2.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+function testFile(test) {
+  return test.file ?? test.id.split("::")[0]?.split(" > ")[0]?.trim();
+}
+function failureSites(reports, root) {
+  const sites = /* @__PURE__ */ new Map();
+  for (const test of reports.flatMap((r2) => failingTests(r2))) {
+    if (sites.size >= MAX_FAILURE_SITES) break;
+    const path12 = testFile(test)?.replace(/^\.\//, "");
+    if (!path12 || sites.has(test.id) || !isAnnotatablePath(path12)) continue;
+    try {
+      if (!existsSync13(safeRepoPath(root, path12))) continue;
+    } catch {
+      continue;
+    }
+    const text2 = `${test.details ?? ""}
+${test.message ?? ""}`;
+    const match = new RegExp(`(?:^|[\\s("'/])${escapeRegExp2(path12)}[:"', line]+(\\d{1,7})`, "m").exec(text2);
+    const line = Math.max(1, Number(match?.[1] ?? 1));
+    sites.set(test.id, { id: test.id, path: path12, line, message: (test.message ?? "").split("\n")[0]?.slice(0, 500) ?? "" });
+  }
+  return [...sites.values()];
+}
+function parseFailureSites(value) {
+  if (!Array.isArray(value)) return [];
+  return value.filter(
+    (s) => typeof s === "object" && s !== null && typeof s.id === "string" && typeof s.path === "string" && Number.isInteger(s.line) && s.line >= 1 && typeof s.message === "string"
+  ).filter((s) => isAnnotatablePath(s.path)).slice(0, MAX_FAILURE_SITES);
+}
+function failureAnnotations(sites, attribution, fixed) {
+  const out = [];
+  for (const site of sites) {
+    const verdict = attribution?.tests.find((t2) => t2.id === site.id)?.verdict;
+    const why = site.message ? `: ${site.message}` : "";
+    if (attribution && !verdict) continue;
+    if (verdict === "passing" || verdict === "fixed") continue;
+    if (verdict === "pre-existing")
+      out.push({
+        path: site.path,
+        start_line: site.line,
+        end_line: site.line,
+        annotation_level: "warning",
+        title: `Fails at the merge base too: ${site.id}`,
+        message: `Not caused by this pull request, so left alone${why}`
+      });
+    else if (verdict === "flaky")
+      out.push({
+        path: site.path,
+        start_line: site.line,
+        end_line: site.line,
+        annotation_level: "warning",
+        title: `Flaky: ${site.id}`,
+        message: `Passed and failed on identical reruns, so left alone${why}`
+      });
+    else
+      out.push({
+        path: site.path,
+        start_line: site.line,
+        end_line: site.line,
+        annotation_level: "failure",
+        title: `${verdict === "caused-by-change" ? "Broken by this pull request" : "Failing"}: ${site.id}`,
+        message: `${fixed ? "autogen's change makes it pass again" : "autogen found no change that makes it pass"}${why}`
+      });
+  }
+  return out;
+}
+
+// src/report/check-run-summary.ts
+var ICON = { pending: "\u2B1C", running: "\u23F3", done: "\u2705", failed: "\u274C", skipped: "\u2796" };
+function parseStatusRecord(value) {
+  if (typeof value !== "object" || value === null) return void 0;
+  const v = value;
+  if (!Array.isArray(v.steps)) return void 0;
+  const steps = v.steps.filter(
+    (s) => typeof s === "object" && s !== null && typeof s.name === "string" && s.state in ICON
+  );
+  return { steps, summary: typeof v.summary === "string" ? v.summary : void 0 };
+}
+function checkVerdict(job) {
+  const outcome = job.checkpoint.outcome;
+  const status3 = parseStatusRecord(job.checkpoint.statusReport);
+  const planOnly = job.kind === "plan" || job.checkpoint.planOnly === true;
+  const forkPatch = job.kind === "ci" && job.state === "done" && !planOnly && outcome?.status === "fixed" && job.checkpoint.pushed === void 0 && job.checkpoint.pull === void 0;
+  let conclusion;
+  let title;
+  if (job.state === "cancelled") [conclusion, title] = ["cancelled", `Cancelled: ${job.error ?? "stopped"}`];
+  else if (job.state === "failed")
+    [conclusion, title] = ["failure", `Stopped by an error: ${(job.error ?? "unknown").split("\n")[0] ?? ""}`];
+  else if (planOnly)
+    [conclusion, title] = [
+      "neutral",
+      outcome?.plan.verified ? "Plan written and verified; nothing changed" : "Plan written; nothing changed"
+    ];
+  else if (outcome?.status === "fixed") {
+    const word = fixedWord(outcome);
+    const said = word.charAt(0).toUpperCase() + word.slice(1);
+    [conclusion, title] = [
+      isUnreviewed(outcome) ? "neutral" : "success",
+      forkPatch ? `${isUnreviewed(outcome) ? `${said}: Apply fix opens a draft pull request with it` : "Fix found: Apply fix opens a pull request with it"}` : `${said}: ${outcome.message}`
+    ];
+  } else if (outcome) [conclusion, title] = ["failure", `No fix found (${outcome.stopReason}): ${outcome.message}`];
+  else [conclusion, title] = ["neutral", firstLine3(status3?.summary) ?? "Nothing to change"];
+  const parts = [];
+  if (status3?.steps.length)
+    parts.push(status3.steps.map((s) => `- ${ICON[s.state]} ${s.name}${s.detail ? `: ${s.detail}` : ""}`).join("\n"));
+  if (status3?.summary) parts.push(status3.summary);
+  if (outcome && !(status3?.summary ?? "").includes("<summary>Report</summary>"))
+    parts.push(
+      `<details><summary>Report</summary>
+
+${renderReport(outcome, { title: job.snapshot.title })}
+</details>`
+    );
+  if (parts.length === 0) parts.push(title);
+  return { conclusion, title: title.slice(0, 200), summary: parts.join("\n\n"), forkPatch };
+}
+function firstLine3(text2) {
+  const line = text2?.split("\n").find((l2) => l2.trim())?.replace(/[*`>#]/g, "").trim();
+  return line ? line.slice(0, 200) : void 0;
+}
+
+// src/app/check-run-reporter.ts
+var RETRY_ACTION = {
+  label: "Retry",
+  description: "Run this autogen job again",
+  identifier: "retry"
+};
+var APPLY_ACTION = {
+  label: "Apply fix",
+  description: "Open a pull request with this patch",
+  identifier: "apply"
+};
+function checkRunRecord(job) {
+  const { id, sha, completed } = job.checkpoint.checkRun ?? {};
+  return id !== void 0 && Number.isInteger(id) && sha !== void 0 ? { id, sha, completed: completed === true } : void 0;
+}
+function commitOf(job) {
+  const sha = job.kind === "ci" ? job.checkpoint.headSha : job.checkpoint.pushed;
+  return typeof sha === "string" && /^[0-9a-f]{40,64}$/.test(sha) ? sha : void 0;
+}
+async function recordFailureSites(store, job, reports, root) {
+  await store.checkpoint(job.id, { failureSites: failureSites(reports, root) });
+}
+var CheckRunReporter = class {
+  store;
+  checksFor;
+  log;
+  constructor(deps) {
+    this.store = deps.store;
+    this.checksFor = deps.checksFor;
+    this.log = deps.log;
+  }
+  /** The job knows its commit: the check run is created in progress there (once per commit). */
+  async begin(job, sha) {
+    try {
+      const current = await this.store.get(job.id) ?? job;
+      if (checkRunRecord(current)?.sha === sha) return;
+      const checks = await this.checksFor(job.installationId);
+      const title = job.kind === "ci" ? `Working on the red build of #${job.number}` : `Checking the fix for #${job.number}`;
+      const id = await checks.create(job.owner, job.repo, {
+        headSha: sha,
+        externalId: String(job.id),
+        output: {
+          title,
+          summary: `autogen-bot job ${job.id} is in progress; the status comment on #${job.number} follows it step by step.`
+        }
+      });
+      await this.store.checkpoint(job.id, { checkRun: { id, sha } });
+    } catch (error62) {
+      this.log.warn({ jobId: job.id, err: error62.message }, "check run not created");
+    }
+  }
+  /**
+   * The job ended: the check run completes with its verdict (created completed-to-be when
+   * none was made yet). `again`: a later change of its text (a fix applied), with no
+   * annotations, since GitHub appends annotations on every update.
+   */
+  async complete(jobId, options2 = {}) {
+    const job = await this.store.get(jobId);
+    if (!job || job.state === "queued" || job.state === "running") return;
+    const sha = commitOf(job);
+    if (!sha) return;
+    try {
+      const checks = await this.checksFor(job.installationId);
+      let record2 = checkRunRecord(job);
+      if (record2?.completed && !options2.again) return;
+      if (!record2 || record2.sha !== sha) {
+        const id = await checks.create(job.owner, job.repo, {
+          headSha: sha,
+          externalId: String(job.id),
+          output: { title: "Finishing", summary: `autogen-bot job ${job.id}.` }
+        });
+        record2 = { id, sha };
+        await this.store.checkpoint(job.id, { checkRun: record2 });
+      }
+      const verdict = checkVerdict(job);
+      const applied = job.checkpoint.applied;
+      const title = applied?.url ? `Fix applied: ${applied.url}` : verdict.title;
+      const summary2 = options2.note ? `${options2.note}
+
+${verdict.summary}` : verdict.summary;
+      const annotations = options2.again ? [] : annotationsOf(job);
+      const batches = [];
+      for (let i3 = 0; i3 < annotations.length; i3 += MAX_ANNOTATIONS_PER_REQUEST)
+        batches.push(annotations.slice(i3, i3 + MAX_ANNOTATIONS_PER_REQUEST));
+      for (const batch of batches.slice(0, -1))
+        await checks.update(job.owner, job.repo, record2.id, { output: { title, summary: summary2, annotations: batch } });
+      const actions = [RETRY_ACTION, ...verdict.forkPatch && !applied ? [APPLY_ACTION] : []];
+      await checks.update(job.owner, job.repo, record2.id, {
+        output: { title, summary: summary2, annotations: batches.at(-1) },
+        conclusion: verdict.conclusion,
+        actions
+      });
+      await this.store.checkpoint(job.id, { checkRun: { ...record2, completed: true } });
+      this.log.info(
+        { jobId: job.id, checkRun: record2.id, conclusion: verdict.conclusion, annotations: annotations.length },
+        "check run completed"
+      );
+    } catch (error62) {
+      this.log.warn({ jobId: job.id, err: error62.message }, "check run not completed");
+    }
+  }
+};
+function annotationsOf(job) {
+  const outcome = checkpointOutcome(job.checkpoint);
+  const out = [];
+  if (outcome) {
+    const side = job.kind === "ci" ? "old" : "new";
+    if (outcome.status === "fixed")
+      out.push(...changedLineAnnotations(outcome.diff, outcome.changedFiles, side, outcome.message));
+    else if (job.kind !== "ci" && job.checkpoint.pushed !== void 0 && outcome.closestAttempt)
+      out.push(
+        ...changedLineAnnotations(
+          outcome.closestAttempt.diff,
+          outcome.closestAttempt.files,
+          "new",
+          `closest attempt, not a fix: ${outcome.message}`
+        )
+      );
+  }
+  out.push(
+    ...failureAnnotations(
+      parseFailureSites(job.checkpoint.failureSites),
+      checkpointAttribution(job.checkpoint),
+      outcome?.status === "fixed"
+    )
+  );
+  return out.slice(0, MAX_ANNOTATIONS);
+}
+
+// src/app/red-build-evidence.ts
+var RED2 = /* @__PURE__ */ new Set(["failure", "timed_out", "startup_failure"]);
+var isRed = (run2) => run2.status === "completed" && run2.conclusion !== null && RED2.has(run2.conclusion);
+var isOurs = (run2) => run2.path.endsWith(`/${VERIFY_WORKFLOW}`) || (run2.headBranch ?? "").startsWith("autogen/verify-");
+async function redRuns(ci, job, pull, config3, deps, signal) {
+  const runId = job.checkpoint.runId;
+  const deadline = Date.now() + config3.budgets.minutes * 6e4;
+  let wait2 = deps.pollMs ?? 1e4;
+  for (; ; ) {
+    const all = runId !== void 0 && job.checkpoint.headSha === pull.headSha ? [await ci.workflowRun(job.owner, job.repo, runId)] : (await ci.workflowRuns(job.owner, job.repo, { headSha: pull.headSha })).filter(
+      (r2) => !isOurs(r2) && r2.event !== "workflow_dispatch"
+    );
+    const red2 = all.filter(isRed);
+    const pending = all.filter((r2) => r2.status !== "completed");
+    if (red2.length > 0 || pending.length === 0 || Date.now() > deadline) return red2;
+    if (signal.aborted) throw new JobCancelled("stopped on request");
+    await deps.waiters.sleep(pending[0]?.id, wait2, signal);
+    wait2 = Math.min(wait2 * 2, 6e4);
+  }
+}
+async function readCiEvidence(read) {
+  const { job, ci, pull, runner, status: status3 } = read;
+  const { owner, repo } = job;
+  const evidence = [];
+  for (const run2 of read.runs.slice(0, 3))
+    evidence.push(
+      await collectRunEvidence(ci, owner, repo, run2, { parseConsole: runner.parseConsole, baseBranch: pull.baseRef })
+    );
+  if (evidence.length === 0 && read.suiteId !== void 0)
+    evidence.push(
+      await collectCheckSuiteEvidence(
+        ci,
+        owner,
+        repo,
+        { id: read.suiteId, headSha: read.headSha, headBranch: pull.headRef },
+        { parseConsole: runner.parseConsole }
+      )
+    );
+  const failingInCi = [...new Set(evidence.flatMap((e) => failingTests(e.report).map((t2) => t2.id)))];
+  await recordFailureSites(
+    read.store,
+    job,
+    evidence.map((e) => e.report),
+    read.headPath
+  );
+  status3.set(
+    "CI evidence",
+    "done",
+    `${evidence.length} failed run(s), ${failingInCi.length} failing test(s) (${evidence.map((e) => e.testsFrom).join(", ")})`
+  );
+  const infra = evidence.every((e) => e.infra) ? evidence[0]?.infra : void 0;
+  if (infra && failingInCi.length === 0) {
+    status3.set("Attribution", "done", `infrastructure: ${infra.kind}`);
+    return { stop: { message: explainInfra(infra, evidence), state: "done" } };
+  }
+  const brokenInCi = evidence.filter((e) => e.report.tests.length > 0).map((e) => brokenRunReason(e.report, read.headPath));
+  if (brokenInCi.length > 0 && brokenInCi.every(Boolean))
+    return { stop: brokenTestsStop(status3, brokenInCi[0], "in CI's test run", evidence) };
+  return { evidence, failingInCi };
+}
+function brokenTestsStop(status3, reason, where, evidence) {
+  status3.set("Attribution", "done", "infrastructure: the test command is broken");
+  return { message: explainBrokenTests(reason, where, evidence), state: "done" };
+}
+
+// src/app/red-build-attribution.ts
+async function prepareCheckouts(b3, keep) {
+  const { job, deps, status: status3, signal, head, hidden: hidden2 } = b3;
+  const repositoryScope = `${String(job.installationId)}/${job.owner}/${job.repo}`;
+  const installCache = {
+    cacheRoot: appInstallCache(
+      deps.cacheRoot,
+      b3.pull.fork ? `${repositoryScope}/fork-pull/${String(b3.pull.number)}` : repositoryScope
+    )
+  };
+  const install = await installDependencies(
+    head.path,
+    b3.config.test,
+    { ...taskSandbox(b3.config, signal), ...hidden2 },
+    installCache
+  );
+  const config3 = configWithInstall(b3.config, install);
+  const choice = await jobVerifier(
+    deps,
+    job,
+    status3,
+    config3,
+    {
+      ci: b3.ci,
+      defaultBranch: b3.defaultBranch,
+      mirror: b3.mirror,
+      target: await gitTarget(b3.forge, job, deps.botIdentity),
+      runner: b3.runner,
+      fork: b3.pull.fork
+    },
+    signal
+  );
+  status3.set("Attribution", "running");
+  const mergeBase = (await b3.cache.run(b3.mirror, ["merge-base", "--end-of-options", b3.pull.baseSha, b3.headSha], "find the merge base")).trim();
+  const base = await b3.cache.worktree(b3.mirror, mergeBase, `job-${job.id}-base`);
+  keep(base);
+  const baseInstall = await installDependencies(
+    base.path,
+    b3.config.test,
+    { ...taskSandbox(b3.config, signal), ...hidden2 },
+    { cacheRoot: appInstallCache(deps.cacheRoot, repositoryScope) }
+  );
+  if (baseInstall.ran && !baseInstall.ok)
+    status3.set(
+      "Attribution",
+      "running",
+      `the merge base's dependencies did not install: ${baseInstall.message.slice(0, 300)}`
+    );
+  for (const tree of [head, base]) {
+    const setup = await runSetup(tree.path, config3.test, { ...taskSandbox(config3, signal), ...hidden2 });
+    if (setup.ran && !setup.ok) {
+      status3.set("Attribution", "failed", "the setup command failed");
+      const message = `autogen-bot could not prepare the checkout at \`${tree.sha.slice(0, 7)}\`: ${setup.message}`;
+      return { stop: { message, state: "failed", error: setup.message } };
+    }
+  }
+  return { install, config: config3, choice, mergeBase, base };
+}
+async function attributeRedBuild(b3, { choice, config: config3, mergeBase, base }, failingInCi) {
+  const { job, status: status3, head, evidence } = b3;
+  let failing = failingInCi;
+  if (failing.length === 0) {
+    const atHead = await choice.verifier.run(head.path, { kind: "all" });
+    const broken = brokenRunReason(atHead, head.path);
+    if (broken)
+      return { stop: brokenTestsStop(status3, broken, `the suite run at the head here, ${choice.why}`, evidence) };
+    failing = failingTests(atHead).map((t2) => t2.id);
+  }
+  if (failing.length === 0) {
+    status3.set("Attribution", "failed", "no failing test reproduced");
+    const message = `The failing CI job did not fail in tests autogen-bot could run (${choice.why}), so it made no change.
+
+<details><summary>Evidence from CI</summary>
+
+${evidenceDetails(evidence)}
+</details>`;
+    return { stop: { message, state: "done" } };
+  }
+  const attribution = checkpointAttribution(job.checkpoint) ?? await attributeFailures(
+    choice.verifier,
+    { base: base.path, candidate: head.path },
+    { kind: "tests", ids: failing },
+    config3.test.reruns,
+    { parallel: choice.backend === "actions" }
+  );
+  await b3.deps.store.checkpoint(job.id, { attribution });
+  if (!attribution.tests.some((t2) => failing.includes(t2.id))) {
+    status3.set("Attribution", "failed", "the failing tests could not be run");
+    const named2 = failing.slice(0, 10).map((id) => `\`${id}\``).join(", ");
+    const message = `The tests that failed in CI (${named2}) could not be run by ${choice.why} at the merge base or the head, so autogen-bot cannot tell whether this pull request caused them, and made no change. Setting \`test.command\` in \`.github/autogen.yml\` to the command CI runs may help.
+
+<details><summary>Evidence from CI</summary>
+
+${evidenceDetails(evidence)}
+</details>`;
+    return { stop: { message, state: "done" } };
+  }
+  const caused = attribution.tests.filter((t2) => t2.verdict === "caused-by-change").map((t2) => t2.id);
+  const c4 = attribution.counts;
+  status3.set(
+    "Attribution",
+    "done",
+    `${c4["caused-by-change"]} caused by the change, ${c4["pre-existing"]} pre-existing, ${c4.flaky} flaky, ${c4.passing + c4.fixed} not reproduced`
+  );
+  if (caused.length === 0) {
+    const message = explainAttribution(
+      attribution,
+      { base: mergeBase, head: b3.headSha, verifier: choice.why },
+      evidence
+    );
+    return { stop: { message, state: "done" } };
+  }
+  return { attribution, caused };
+}
+
+// src/engine/memory/memory-pool.ts
+import { DatabaseSync as DatabaseSync2 } from "node:sqlite";
+
+// src/jobs/migrate-sqlite.ts
+var SchemaTooNewError = class extends Error {
+  constructor(store, found, known) {
+    super(
+      `the ${store} database is at schema version ${found}, but this autogen-bot knows only up to ${known}: upgrade autogen-bot or use another AUTOGEN_DB_PATH`
+    );
+    this.name = "SchemaTooNewError";
+  }
+};
+function schemaVersion(db) {
+  return Number(db.prepare("PRAGMA user_version").get().user_version);
+}
+function migrateSqlite(db, store, migrations) {
+  const found = schemaVersion(db);
+  if (found > migrations.length) throw new SchemaTooNewError(store, found, migrations.length);
+  for (let version2 = found + 1; version2 <= migrations.length; version2++) {
+    db.exec("BEGIN IMMEDIATE");
+    try {
+      if (schemaVersion(db) >= version2) {
+        db.exec("COMMIT");
+        continue;
+      }
+      db.exec(migrations[version2 - 1]);
+      db.exec(`PRAGMA user_version = ${version2}`);
+      db.exec("COMMIT");
+    } catch (error62) {
+      db.exec("ROLLBACK");
+      throw error62;
+    }
+  }
+  return migrations.length;
+}
+
+// src/engine/memory/memory-pool.ts
+function formatMemory(recalled) {
+  if (recalled.length === 0) return "(none)";
+  return recalled.map(
+    (r2, i3) => `Example ${i3 + 1}: ${r2.task.split("\n")[0]}
+Plan:
+${r2.plan.map((s, k2) => `${k2 + 1}. ${s}`).join("\n")}`
+  ).join("\n\n");
+}
+
 // src/verify/runners/detect-runner.ts
-import { existsSync as existsSync9, readdirSync as readdirSync3 } from "node:fs";
-import { join as join24 } from "node:path";
+import { existsSync as existsSync15, readdirSync as readdirSync4 } from "node:fs";
+import { join as join35 } from "node:path";
 
 // src/verify/parsers/parse-go-test.ts
 import { stripVTControlCharacters as stripVTControlCharacters5 } from "node:util";
@@ -95766,7 +98321,7 @@ function splitEnvAssignments(argv) {
 }
 
 // src/verify/runners/js-runners.ts
-import { join as join22 } from "node:path";
+import { join as join33 } from "node:path";
 
 // src/verify/parsers/parse-tree-console.ts
 import { stripVTControlCharacters as stripVTControlCharacters9 } from "node:util";
@@ -95839,11 +98394,11 @@ function parseTreeConsole(output2, dialect) {
 }
 
 // src/verify/runners/installed-version.ts
-import { realpathSync as realpathSync5 } from "node:fs";
-import { join as join21 } from "node:path";
+import { realpathSync as realpathSync6 } from "node:fs";
+import { join as join32 } from "node:path";
 function installedMajor(dir, name) {
   try {
-    const modules = realpathSync5(join21(dir, "node_modules"));
+    const modules = realpathSync6(join32(dir, "node_modules"));
     const pkg = JSON.parse(readWorktreeTextSync(modules, `${name}/package.json`, { maxBytes: 1024 * 1024 }));
     const major = typeof pkg.version === "string" ? /^(\d+)\./.exec(pkg.version)?.[1] : void 0;
     return major === void 0 ? void 0 : Number(major);
@@ -95876,7 +98431,7 @@ function keptArguments(args, reporterOptions) {
 }
 
 // src/verify/runners/js-runners.ts
-var binOf = (dir) => join22(dir, "node_modules", ".bin");
+var binOf = (dir) => join33(dir, "node_modules", ".bin");
 function vitestRunner(args, evidence, dir) {
   const own2 = keptArguments(args, ["--reporter", "--outputFile", "--outputFile.junit", "--watch", "-w"]).filter(
     (a2) => a2 !== "run" && a2 !== "watch" && a2 !== "dev"
@@ -96015,9 +98570,9 @@ function scriptSteps(script) {
 }
 
 // src/verify/runners/cargo-runner.ts
-import { existsSync as existsSync8 } from "node:fs";
+import { existsSync as existsSync14 } from "node:fs";
 import { homedir as homedir3 } from "node:os";
-import { isAbsolute as isAbsolute6, join as join23 } from "node:path";
+import { isAbsolute as isAbsolute9, join as join34 } from "node:path";
 
 // src/verify/parsers/parse-cargo-test.ts
 import { stripVTControlCharacters as stripVTControlCharacters10 } from "node:util";
@@ -96093,42 +98648,8 @@ function cargoRunner(argv, evidence) {
 }
 function rustupHome() {
   const given = process.env.RUSTUP_HOME;
-  const home = given && isAbsolute6(given) ? given : join23(homedir3(), ".rustup");
-  return existsSync8(home) ? { RUSTUP_HOME: home } : {};
-}
-
-// src/verify/runners/split-command.ts
-function splitCommand(line) {
-  const args = [];
-  let current = "";
-  let quote;
-  let started = false;
-  for (let i3 = 0; i3 < line.length; i3++) {
-    const ch = line[i3];
-    if (quote) {
-      if (ch === quote) quote = void 0;
-      else if (ch === "\\" && quote === '"' && i3 + 1 < line.length) current += line[++i3];
-      else current += ch;
-    } else if (ch === "'" || ch === '"') {
-      quote = ch;
-      started = true;
-    } else if (ch === "\\" && i3 + 1 < line.length) {
-      current += line[++i3];
-      started = true;
-    } else if (/\s/.test(ch)) {
-      if (started) args.push(current);
-      current = "";
-      started = false;
-    } else if ("|&;<>`$".includes(ch)) {
-      throw new Error(`shell syntax "${ch}" is not supported in a test command: name one program and its arguments`);
-    } else {
-      current += ch;
-      started = true;
-    }
-  }
-  if (quote) throw new Error("unclosed quote in the test command");
-  if (started) args.push(current);
-  return args;
+  const home = given && isAbsolute9(given) ? given : join34(homedir3(), ".rustup");
+  return existsSync14(home) ? { RUSTUP_HOME: home } : {};
 }
 
 // src/verify/runners/unittest-runner.ts
@@ -96178,7 +98699,7 @@ var LOOKED_FOR = [
 var MANIFEST_READ_LIMIT = 1024 * 1024;
 function detectRunner(dir, configured) {
   if (configured) return runnerForLine(configured, `test.command "${configured}"`, dir);
-  const has2 = (name) => existsSync9(join24(dir, name));
+  const has2 = (name) => existsSync15(join35(dir, name));
   const read = (name) => has2(name) ? tryReadWorktreeTextSync(dir, name, { maxBytes: MANIFEST_READ_LIMIT }) ?? "" : "";
   if (has2("pytest.ini") || /\[tool\.pytest/.test(read("pyproject.toml")) || /\[(tool:)?pytest\]/.test(read("setup.cfg") + read("tox.ini")) || hasPythonTests(dir)) {
     return pytestRunner([], "pytest configuration or test_*.py files");
@@ -96204,10 +98725,10 @@ function detectRunner(dir, configured) {
 }
 function hasPythonTests(dir, depth = 0) {
   if (depth > 3) return false;
-  for (const entry of readdirSync3(dir, { withFileTypes: true })) {
+  for (const entry of readdirSync4(dir, { withFileTypes: true })) {
     if (entry.name.startsWith(".") || entry.name === "node_modules") continue;
     if (entry.isFile() && /^test_.*\.py$|_test\.py$/.test(entry.name)) return true;
-    if (entry.isDirectory() && hasPythonTests(join24(dir, entry.name), depth + 1)) return true;
+    if (entry.isDirectory() && hasPythonTests(join35(dir, entry.name), depth + 1)) return true;
   }
   return false;
 }
@@ -96267,7 +98788,7 @@ function runnerForCommand(given, evidence, dir) {
   if (program === "tape" || program === "tap") return tapRunner(argv, evidence, dir);
   if (program === "node" && argv.includes("--test")) return nodeTestRunner(argv, evidence);
   if (program === "go" && rest[0] === "test") return goRunner(rest.slice(1), evidence);
-  const bin = join24(dir, "node_modules", ".bin");
+  const bin = join35(dir, "node_modules", ".bin");
   return {
     name: "custom",
     evidence,
@@ -96423,2352 +98944,6 @@ function simpleRunner(name, base, evidence, select) {
     pathPrefix: [],
     command: (selection) => [...base, ...selection.kind === "tests" ? select(safeIds(selection.ids)) : []]
   };
-}
-
-// src/workspace/repo-cache.ts
-import { existsSync as existsSync10 } from "node:fs";
-import { mkdir as mkdir4, readFile as readFile2, rm as rm12 } from "node:fs/promises";
-import { createHash as createHash2 } from "node:crypto";
-import { isAbsolute as isAbsolute7, join as join25, resolve as resolve6 } from "node:path";
-var GitWorkspaceError = class extends Error {
-  constructor(message) {
-    super(message);
-    this.name = "GitWorkspaceError";
-  }
-};
-var ALLOWED_URL = /^(https:\/\/|http:\/\/(127\.0\.0\.1|localhost)(:\d+)?\/|file:\/\/\/|\/)/;
-var RepoCache = class {
-  root;
-  timeoutMs;
-  signal;
-  constructor(options2) {
-    this.root = options2.root;
-    this.timeoutMs = options2.timeoutMs ?? 12e4;
-    this.signal = options2.signal;
-  }
-  /** The bare mirror of `url`, cloned on first use and fetched after. */
-  async mirror(url2, credentials) {
-    if (!ALLOWED_URL.test(url2) || url2.startsWith("-"))
-      throw new GitWorkspaceError(
-        `refusing repository URL ${JSON.stringify(url2)}: only https URLs (and local paths) are supported`
-      );
-    const path12 = join25(this.root, "mirrors", `${createHash2("sha256").update(url2).digest("hex").slice(0, 24)}.git`);
-    if (existsSync10(path12)) {
-      await this.run(path12, ["fetch", "--prune", "--quiet", "origin"], `fetch ${redact(url2)}`, credentials);
-    } else {
-      await mkdir4(join25(this.root, "mirrors"), { recursive: true });
-      try {
-        await this.run(
-          this.root,
-          ["clone", "--mirror", "--quiet", "--", url2, path12],
-          `clone ${redact(url2)}`,
-          credentials
-        );
-      } catch (error62) {
-        await rm12(path12, { recursive: true, force: true });
-        throw error62;
-      }
-    }
-    return path12;
-  }
-  /** A detached worktree of `ref` (a commit sha or a ref name, resolved first) at a fresh path. */
-  async worktree(mirror, ref, name) {
-    if (!/^[\w./-]+$/.test(ref) || ref.startsWith("-"))
-      throw new GitWorkspaceError(`refusing ref ${JSON.stringify(ref)}`);
-    if (!/^[\w-]+$/.test(name)) throw new GitWorkspaceError(`refusing worktree name ${JSON.stringify(name)}`);
-    const sha = (await this.run(
-      mirror,
-      ["rev-parse", "--verify", "--quiet", "--end-of-options", `${ref}^{commit}`],
-      `resolve ${ref}`,
-      void 0,
-      // Exit 1 and no output: no such commit, said below.
-      { okExitCodes: [0, 1] }
-    )).trim();
-    if (!/^[0-9a-f]{40,64}$/.test(sha))
-      throw new GitWorkspaceError(`resolve ${ref} failed: no such commit or ref in the repository`);
-    const path12 = join25(this.root, "worktrees", name);
-    await rm12(path12, { recursive: true, force: true });
-    await mkdir4(join25(this.root, "worktrees"), { recursive: true });
-    await this.run(mirror, ["worktree", "add", "--detach", "--quiet", path12, sha], `create worktree ${name}`);
-    const pointer = /^gitdir: (.+)$/m.exec(await readFile2(join25(path12, ".git"), "utf8"))?.[1]?.trim();
-    if (!pointer) throw new GitWorkspaceError(`create worktree ${name} failed: git wrote no .git file`);
-    const gitDir = isAbsolute7(pointer) ? pointer : resolve6(path12, pointer);
-    rememberWorktree(path12, { commonDir: mirror, gitDir, sha });
-    return new Worktree(path12, sha, mirror, this, gitDir);
-  }
-  /** Runs one git command with a total timeout; credentials go to this command only. */
-  async run(cwd, args, what, credentials, place) {
-    const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(), this.timeoutMs);
-    const onAbort = () => controller.abort();
-    this.signal?.addEventListener("abort", onAbort, { once: true });
-    try {
-      return await runGit(args, {
-        cwd,
-        signal: controller.signal,
-        // The timer above bounds the call, so its message is the one seen.
-        timeoutMs: 0,
-        ...credentials ? { credentials } : {},
-        ...place ?? {}
-      });
-    } catch (error62) {
-      if (controller.signal.aborted) {
-        throw new GitWorkspaceError(
-          this.signal?.aborted ? `${what} was cancelled` : `${what} timed out after ${Math.round(this.timeoutMs / 1e3)} s (the remote did not answer)`
-        );
-      }
-      const message = error62.message.split("\n").filter(Boolean).slice(0, 3).join(" ");
-      throw new GitWorkspaceError(
-        `${what} failed: ${credentials ? message.replaceAll(credentials.password, "***") : message}`
-      );
-    } finally {
-      clearTimeout(timer);
-      this.signal?.removeEventListener("abort", onAbort);
-    }
-  }
-};
-var Worktree = class {
-  path;
-  sha;
-  mirror;
-  cache;
-  /** The worktree's admin dir in the mirror, learned when it was made. */
-  gitDir;
-  constructor(path12, sha, mirror, cache2, gitDir) {
-    this.path = path12;
-    this.sha = sha;
-    this.mirror = mirror;
-    this.cache = cache2;
-    this.gitDir = gitDir;
-  }
-  /** Back to the checked-out commit: tracked files restored, untracked ones removed (ignored build output is kept). */
-  async reset() {
-    const place = { gitDir: this.gitDir, workTree: this.path };
-    await this.cache.run(this.path, ["reset", "--hard", "--quiet", this.sha], "reset worktree", void 0, place);
-    await this.cache.run(this.path, ["clean", "-fdq", "-e", "/node_modules"], "clean worktree", void 0, place);
-  }
-  async remove() {
-    forgetWorktree(this.path);
-    await this.cache.run(this.mirror, ["worktree", "remove", "--force", this.path], "remove worktree").catch(() => void 0);
-    await rm12(this.path, { recursive: true, force: true });
-    await this.cache.run(this.mirror, ["worktree", "prune"], "prune worktrees").catch(() => void 0);
-  }
-};
-function redact(url2) {
-  return url2.replace(/\/\/[^@/]+@/, "//***@");
-}
-
-// src/app/job-retry.ts
-var DEFAULT_JOB_RETRY = {
-  maxAttempts: 5,
-  // 30 s, 1 min, 2 min, 4 min: a GitHub incident of a few minutes is ridden out.
-  backoffMs: (attempt) => Math.min(6e5, 3e4 * 2 ** (attempt - 1))
-};
-function isTransientGitHubError(error62) {
-  if (!(error62 instanceof Error)) return false;
-  const e = error62;
-  if (e.name !== "HttpError" && e.name !== "RequestError") return false;
-  const status3 = e.status ?? 0;
-  if (status3 >= 500 || status3 === 429) return true;
-  const headers = e.response?.headers ?? {};
-  return status3 === 403 && (headers["x-ratelimit-remaining"] === "0" || headers["retry-after"] !== void 0);
-}
-function describeGitHubFailure(error62) {
-  const e = error62;
-  const first2 = (e.message ?? String(error62)).split("\n")[0]?.slice(0, 200) ?? "";
-  return e.status ? `GitHub answered ${e.status} (${first2})` : `GitHub did not answer (${first2})`;
-}
-var RetryJobLater = class extends Error {
-  delayMs;
-  attempt;
-  constructor(delayMs, attempt, cause) {
-    super(describeGitHubFailure(cause), { cause });
-    this.name = "RetryJobLater";
-    this.delayMs = delayMs;
-    this.attempt = attempt;
-  }
-};
-async function nextRun(store, job, policy) {
-  const attempt = ((await store.get(job.id))?.checkpoint.githubFailures ?? 0) + 1;
-  await store.checkpoint(job.id, { githubFailures: attempt });
-  return { attempt, delayMs: attempt < policy.maxAttempts ? policy.backoffMs(attempt) : void 0 };
-}
-function sleep3(ms, signal) {
-  if (signal.aborted) return Promise.resolve(false);
-  return new Promise((resolve8) => {
-    const timer = setTimeout(() => {
-      signal.removeEventListener("abort", onAbort);
-      resolve8(true);
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      resolve8(false);
-    };
-    signal.addEventListener("abort", onAbort, { once: true });
-  });
-}
-async function runJobWithRetries(store, job, signal, run2, policy, log) {
-  let current = job;
-  for (; ; ) {
-    let delayMs;
-    try {
-      await run2(current, signal);
-      return;
-    } catch (error62) {
-      if (error62 instanceof RetryJobLater) delayMs = error62.delayMs;
-      else if (isTransientGitHubError(error62) && !signal.aborted) {
-        const next = await nextRun(store, current, policy);
-        if (next.delayMs === void 0) {
-          const message = `${describeGitHubFailure(error62)}; gave up after ${next.attempt} attempts`;
-          log.error({ jobId: job.id, attempts: next.attempt, reason: message }, "job failed: GitHub kept failing");
-          await store.finish(job.id, "failed", message);
-          return;
-        }
-        log.warn(
-          { jobId: job.id, attempt: next.attempt, delayMs: next.delayMs, reason: describeGitHubFailure(error62) },
-          "job's GitHub calls failed; running it again later"
-        );
-        delayMs = next.delayMs;
-      } else {
-        if (signal.aborted) return;
-        const message = (error62 instanceof Error ? error62.message : String(error62)).split("\n")[0] ?? "";
-        log.error({ jobId: job.id, err: message }, "job ended by an unexpected error");
-        await store.finish(job.id, "failed", message);
-        return;
-      }
-    }
-    if (!await sleep3(delayMs, signal)) return;
-    current = await store.get(job.id) ?? current;
-    if (current.state !== "running") return;
-  }
-}
-
-// src/app/end-job.ts
-var JobCancelled = class extends Error {
-};
-async function endJobOnError(error62, job, deps, status3, signal) {
-  if (error62 instanceof JobCancelled || signal.aborted) {
-    const reason = error62 instanceof JobCancelled ? error62.message : signal.reason?.message ?? "stopped on request";
-    await status3.finish(`Cancelled: ${reason}.`).catch(() => void 0);
-    await deps.store.finish(job.id, "cancelled", reason);
-    return;
-  }
-  if (isTransientGitHubError(error62)) {
-    const next = await nextRun(deps.store, job, deps.jobRetry ?? DEFAULT_JOB_RETRY);
-    if (next.delayMs !== void 0) {
-      deps.log.warn(
-        { jobId: job.id, attempt: next.attempt, delayMs: next.delayMs, reason: describeGitHubFailure(error62) },
-        "job's GitHub calls failed; running it again later"
-      );
-      await status3.note(
-        `${describeGitHubFailure(error62)}; trying again in ${Math.ceil(next.delayMs / 1e3)} s (attempt ${next.attempt + 1} of ${(deps.jobRetry ?? DEFAULT_JOB_RETRY).maxAttempts}).`
-      ).catch(() => void 0);
-      throw new RetryJobLater(next.delayMs, next.attempt, error62);
-    }
-    const message = `${describeGitHubFailure(error62)}; gave up after ${next.attempt} attempts`;
-    deps.log.warn({ jobId: job.id, attempts: next.attempt, reason: message }, "job failed: GitHub kept failing");
-    await status3.finish(`Stopped: ${message}. Label the issue again (or comment \`/autogen retry\`) once GitHub is back.`).catch(() => void 0);
-    await deps.store.finish(job.id, "failed", message);
-    return;
-  }
-  deps.log.warn({ jobId: job.id, err: error62.message }, "job failed");
-  await status3.finish(`Stopped by an error: ${error62.message.split("\n")[0]}`).catch(() => void 0);
-  await deps.store.finish(job.id, "failed", error62.message);
-}
-
-// src/app/guarded-llm.ts
-function guardedLlm(base, ensureCurrent) {
-  if (!base) return void 0;
-  return {
-    ...base,
-    budget: base.budget,
-    model: base.model,
-    call: async (stage, vars, schema, options2) => (await ensureCurrent(), base.call(stage, vars, schema, options2))
-  };
-}
-
-// src/app/job-config.ts
-async function beginJob(forge, store, status3, job, override) {
-  await forge.react(job.owner, job.repo, job.number, "eyes").catch(() => void 0);
-  await status3.start();
-  const repository = await forge.repository(job.owner, job.repo);
-  const read = await loadJobConfig(forge, store, status3, job, repository.defaultBranch);
-  const config3 = read && override ? override(read) : read;
-  return config3 ? { repository, config: config3 } : void 0;
-}
-async function loadJobConfig(forge, store, status3, job, defaultBranch) {
-  status3.set("Configuration", "running");
-  try {
-    return await readRepoConfigFromForge(forge, job.owner, job.repo, defaultBranch);
-  } catch (error62) {
-    if (!(error62 instanceof RepoConfigError)) throw error62;
-    status3.set("Configuration", "failed", `${REPO_CONFIG_PATH} is invalid`);
-    await status3.finish(
-      `Stopped: \`${REPO_CONFIG_PATH}\` on \`${defaultBranch}\` is invalid:
-
-${error62.problems.map((p) => `- ${p}`).join("\n")}`
-    );
-    await store.finish(job.id, "failed", error62.message);
-    return void 0;
-  }
-}
-
-// src/verify/local-verifier.ts
-import { mkdtemp as mkdtemp9, rm as rm15 } from "node:fs/promises";
-import { tmpdir as tmpdir10 } from "node:os";
-import { existsSync as existsSync11, statSync as statSync6 } from "node:fs";
-import { isAbsolute as isAbsolute8, join as join29 } from "node:path";
-
-// src/verify/keep-selected.ts
-var SEPARATOR = " > ";
-var lastOf = (id) => id.split(SEPARATOR).at(-1) ?? id;
-var fileOf2 = (id) => id.includes(SEPARATOR) ? id.split(SEPARATOR)[0] : void 0;
-function named(test, id) {
-  if (test.id === id) return true;
-  if (lastOf(test.id) !== lastOf(id)) return false;
-  const file2 = fileOf2(id);
-  return file2 === void 0 || file2 === fileOf2(test.id) || file2 === test.file;
-}
-function keepSelected(report2, selection) {
-  if (selection.kind !== "tests") return report2;
-  const exact = new Set(selection.ids);
-  let kept2 = report2.tests.filter(
-    (t2) => exact.has(t2.id) || selection.ids.some((id) => !report2.tests.some((o3) => o3.id === id) && named(t2, id))
-  );
-  if (kept2.length === 0)
-    kept2 = report2.tests.filter((t2) => t2.status === "fail" && (lastOf(t2.id) === t2.file || t2.name === t2.file));
-  const wanted = new Set(kept2.map((t2) => t2.id));
-  if (kept2.length === report2.tests.length) return report2;
-  const run2 = report2.run;
-  const finishedOnItsOwn = !run2.limit && !run2.timedOut && !run2.signal && !run2.spawnError;
-  const othersFailed = failingTests(report2).some((t2) => !wanted.has(t2.id));
-  const selectedFailed = failingTests({ ...report2, tests: kept2 }).length > 0;
-  const exitCode2 = finishedOnItsOwn && run2.exitCode !== 0 && othersFailed && !selectedFailed && kept2.length > 0 ? 0 : run2.exitCode;
-  return { ...report2, run: { ...run2, exitCode: exitCode2 }, tests: kept2, source: kept2.length > 0 ? report2.source : "none" };
-}
-
-// src/verify/mark-test-timeout.ts
-var TEST_TIMED_OUT = /\btimed out after (\d+(?:\.\d+)?) ?(ms|s)\b/;
-function markTestTimeout(report2, limit2) {
-  const stopped2 = report2.tests.find(
-    (t2) => (t2.status === "fail" || t2.status === "error") && TEST_TIMED_OUT.test(t2.message ?? "")
-  );
-  const match = stopped2 && TEST_TIMED_OUT.exec(stopped2.message ?? "");
-  if (!stopped2 || !match) return;
-  const after = match[2] === "ms" ? Number(match[1]) / 1e3 : Number(match[1]);
-  report2.run.limit = {
-    name: "test-time",
-    message: `timed out after ${String(Math.round(after * 10) / 10)} s in ${stopped2.id} (${limit2.reason})`
-  };
-}
-
-// src/verify/read-junit.ts
-var MAX_REPORT_BYTES = 64 * 1024 * 1024;
-async function readJunit(path12, root) {
-  const text2 = await readRunOutput(path12, MAX_REPORT_BYTES);
-  if (text2 === void 0) return void 0;
-  try {
-    return parseJunit(text2, { root });
-  } catch (error62) {
-    if (error62 instanceof JunitParseError) return void 0;
-    throw error62;
-  }
-}
-
-// src/verify/warm/warm-pytest-slot.ts
-import { rm as rm14 } from "node:fs/promises";
-import { join as join27 } from "node:path";
-
-// src/verify/warm/stop-warm-process.ts
-import { rm as rm13 } from "node:fs/promises";
-var CLOSE_GRACE_MS = 2e3;
-async function stopWarmProcess(warm) {
-  warm.channel.close();
-  const timer = setTimeout(() => warm.abort.abort(), CLOSE_GRACE_MS);
-  await warm.done;
-  clearTimeout(timer);
-  await rm13(warm.ctl, { recursive: true, force: true });
-}
-
-// src/verify/warm/warm-slot-parts.ts
-import { mkdtemp as mkdtemp8 } from "node:fs/promises";
-import { tmpdir as tmpdir9 } from "node:os";
-import { join as join26 } from "node:path";
-
-// src/verify/warm/warm-channel.ts
-import { chmod } from "node:fs/promises";
-import { createServer } from "node:net";
-var MAX_LINE_BYTES = 64 * 1024;
-var serverMessage = external_exports.union([
-  external_exports.object({ ready: external_exports.literal(true), items: external_exports.number().int().min(0) }),
-  external_exports.object({ ready: external_exports.literal(false), reason: external_exports.string().max(4096) }),
-  external_exports.object({ status: external_exports.literal("cold"), reason: external_exports.string().max(4096) }),
-  external_exports.object({ status: external_exports.literal("timeout"), ms: external_exports.number().min(0) }),
-  external_exports.object({ status: external_exports.literal("running"), inProcess: external_exports.literal(true) }),
-  external_exports.object({
-    status: external_exports.literal("ran"),
-    exit: external_exports.number().int().nullable(),
-    signal: external_exports.number().int().nullable(),
-    ms: external_exports.number().min(0)
-  })
-]);
-var WarmChannel = class _WarmChannel {
-  server;
-  socket;
-  buffer = "";
-  closed = false;
-  queue = [];
-  waiter;
-  constructor(server) {
-    this.server = server;
-    server.on("connection", (socket) => {
-      if (this.socket) {
-        socket.destroy();
-        return;
-      }
-      this.socket = socket;
-      socket.setEncoding("utf8");
-      socket.on("data", (chunk) => this.onData(chunk));
-      socket.on("close", () => this.onClose());
-      socket.on("error", () => this.onClose());
-      server.close();
-    });
-  }
-  static async listen(path12) {
-    const server = createServer();
-    await new Promise((resolve8, reject) => {
-      server.once("error", reject);
-      server.listen(path12, () => resolve8());
-    });
-    await chmod(path12, 438);
-    return new _WarmChannel(server);
-  }
-  send(message) {
-    this.socket?.write(`${JSON.stringify(message)}
-`);
-  }
-  /** The next message, or "closed" (the server ended or broke the protocol), or "timeout". */
-  async next(timeoutMs) {
-    const deadline = Date.now() + timeoutMs;
-    for (; ; ) {
-      const message = this.queue.shift();
-      if (message) return { kind: "message", message };
-      if (this.closed) return { kind: "closed" };
-      const left = deadline - Date.now();
-      if (left <= 0) return { kind: "timeout" };
-      await new Promise((resolve8) => {
-        const timer = setTimeout(resolve8, left);
-        this.waiter = () => {
-          clearTimeout(timer);
-          resolve8();
-        };
-      });
-      this.waiter = void 0;
-    }
-  }
-  close() {
-    this.closed = true;
-    this.server.close();
-    this.socket?.destroy();
-    this.waiter?.();
-  }
-  onData(chunk) {
-    this.buffer += chunk;
-    let newline;
-    while ((newline = this.buffer.indexOf("\n")) >= 0) {
-      const line = this.buffer.slice(0, newline);
-      this.buffer = this.buffer.slice(newline + 1);
-      const parsed = serverMessage.safeParse(safeJson(line));
-      if (!parsed.success) return this.onClose();
-      this.queue.push(parsed.data);
-    }
-    if (this.buffer.length > MAX_LINE_BYTES) this.onClose();
-    this.waiter?.();
-  }
-  onClose() {
-    this.closed = true;
-    this.socket?.destroy();
-    this.waiter?.();
-  }
-};
-function safeJson(text2) {
-  try {
-    return JSON.parse(text2);
-  } catch {
-    return void 0;
-  }
-}
-
-// src/verify/warm/warm-slot-parts.ts
-function coldFallback(stats, cold, workspace) {
-  return async (selection, limit2, reason) => {
-    stats.cold += 1;
-    if (stats.coldReasons.length < 20 && !stats.coldReasons.includes(reason)) stats.coldReasons.push(reason);
-    return cold.run(workspace, selection, void 0, limit2);
-  };
-}
-async function openControl(stats) {
-  stats.starts += 1;
-  const ctl = await mkdtemp8(join26(tmpdir9(), "autogen-warm-"));
-  const socket = join26(ctl, "w.sock");
-  const channel = await WarmChannel.listen(socket);
-  return { ctl, socket, channel, abort: new AbortController() };
-}
-
-// src/verify/warm/warm-pytest-slot.ts
-var WARM_PLUGIN = "autogen_warm";
-var OUTPUT_CAP = 2 * 1024 * 1024;
-var WATCHDOG_MS = 1e4;
-var MAX_STARTS = 3;
-function openWarmPytest(workspace, runner, options2, cold) {
-  const stats = { warm: 0, cold: 0, starts: 0, coldReasons: [] };
-  let server;
-  let disabled = false;
-  let request2 = 0;
-  const runCold = coldFallback(stats, cold, workspace);
-  const start = async (files) => {
-    const { ctl, socket, channel, abort } = await openControl(stats);
-    const choice = await detectIsolation();
-    const isolation = "isolation" in choice ? choice.isolation : "none";
-    const argv = runner.command({ kind: "tests", ids: files }, join27(ctl, "server.xml"));
-    const withPlugin = [...argv.slice(0, 3), "-p", WARM_PLUGIN, ...argv.slice(3)];
-    const env = {
-      ...runner.prepareEnv ? runner.prepareEnv(options2.env) : options2.env ?? {},
-      AUTOGEN_WARM_SOCKET: socket,
-      AUTOGEN_WARM_REAP: isolation === "none" ? "0" : "1"
-    };
-    const done = runSandboxed(withPlugin, {
-      ...options2,
-      cwd: workspace,
-      env,
-      pathPrefix: [...runner.pathPrefix, ...options2.pathPrefix ?? []],
-      readOnlyPaths: [join27(workspace, ".git"), ...options2.protect ?? []],
-      writablePaths: [ctl],
-      signal: options2.signal ? AbortSignal.any([abort.signal, options2.signal]) : abort.signal
-    });
-    void done.then(() => channel.close());
-    const hello = await channel.next(options2.timeoutMs);
-    const started = { channel, done, abort, files: new Set(files), ctl, isolation };
-    if (hello.kind === "message" && "ready" in hello.message && hello.message.ready) return started;
-    await stop(started);
-    return void 0;
-  };
-  const stop = (s) => stopWarmProcess(s);
-  const filesOf = (ids) => [...new Set(ids.map((id) => id.split("::")[0] ?? id))];
-  return {
-    stats,
-    async prepare(selection) {
-      if (selection.kind === "tests" && selection.ids.length > 0 && !server && !disabled && stats.starts < MAX_STARTS)
-        server = await start(filesOf(selection.ids));
-    },
-    async run(selection, limit2) {
-      if (selection.kind !== "tests" || selection.ids.length === 0)
-        return runCold(selection, limit2, "not a selection of tests");
-      const files = filesOf(selection.ids);
-      if (server && !files.every((f2) => server?.files.has(f2)))
-        return runCold(selection, limit2, "tests outside the files the warm runner collected");
-      if (!server && !disabled && stats.starts < MAX_STARTS) server = await start(files);
-      if (!server)
-        return runCold(selection, limit2, disabled ? "the warm runner is closed" : "the warm runner could not start");
-      const current = server;
-      const timeoutMs = Math.min(limit2?.timeoutMs ?? options2.timeoutMs, options2.timeoutMs);
-      request2 += 1;
-      const reportPath = join27(current.ctl, `r${String(request2)}.xml`);
-      const outputPath = join27(current.ctl, `r${String(request2)}.out`);
-      const started = performance.now();
-      current.channel.send({ ids: selection.ids, report: reportPath, output: outputPath, timeout: timeoutMs / 1e3 });
-      const answer = await current.channel.next(timeoutMs + WATCHDOG_MS);
-      const durationMs = Math.round(performance.now() - started);
-      try {
-        if (answer.kind !== "message" || !("status" in answer.message) || answer.message.status === "running") {
-          server = void 0;
-          await stop(current);
-          return await runCold(
-            selection,
-            limit2,
-            answer.kind === "timeout" ? "the warm runner did not answer" : "the warm runner ended"
-          );
-        }
-        const message = answer.message;
-        if (message.status === "cold") return await runCold(selection, limit2, message.reason);
-        stats.warm += 1;
-        const timedOut = message.status === "timeout";
-        const argv = runner.command(selection, reportPath);
-        const output2 = await readRunOutput(outputPath, 64 * 1024 * 1024) ?? "";
-        const run2 = {
-          argv,
-          exitCode: message.status === "ran" ? message.exit : null,
-          signal: message.status === "ran" && message.signal !== null ? `signal ${String(message.signal)}` : timedOut ? "SIGKILL" : null,
-          timedOut,
-          durationMs,
-          output: output2.slice(0, OUTPUT_CAP),
-          outputBytes: Buffer.byteLength(output2),
-          outputTruncated: output2.length > OUTPUT_CAP,
-          isolation: current.isolation,
-          ...timedOut ? { limit: { name: "wall-time", message: timeLimitMessage(timeoutMs, limit2, options2.timeoutMs) } } : {}
-        };
-        const fromReport = runner.reportFormat === "junit" ? await readJunit(reportPath, workspace) : void 0;
-        if (fromReport) return { run: run2, tests: fromReport, source: "junit" };
-        const fromConsole = runner.parseConsole?.(run2.output) ?? [];
-        return { run: run2, tests: fromConsole, source: fromConsole.length > 0 ? "console" : "none" };
-      } finally {
-        await rm14(reportPath, { force: true });
-        await rm14(outputPath, { force: true });
-      }
-    },
-    async close() {
-      disabled = true;
-      if (server) await stop(server);
-      server = void 0;
-    }
-  };
-}
-function timeLimitMessage(timeoutMs, limit2, runLimitMs) {
-  const seconds3 = String(Math.round(timeoutMs / 100) / 10);
-  if (limit2 && limit2.timeoutMs < runLimitMs) return `timed out after ${seconds3} s (${limit2.reason})`;
-  return `timed out after ${seconds3} s (the test run's time limit, test.timeoutMinutes)`;
-}
-
-// src/verify/warm/warm-zygote-slot.ts
-import { join as join28 } from "node:path";
-import { fileURLToPath as fileURLToPath10 } from "node:url";
-var WARM_ZYGOTE = fileURLToPath10(new URL("../../../resources/node/autogen-warm-zygote.mjs", new URL("../../src/verify/warm/warm-zygote-slot.ts", import.meta.url).href));
-var IDLE_MS = 15 * 6e4;
-var KILL_GRACE_MS2 = 2e3;
-var WATCHDOG_MS2 = 1e4;
-var IN_PROCESS_GRACE_MS = 1e3;
-var MAX_FAILED_STARTS = 3;
-function openWarmZygote(workspace, runner, options2, cold) {
-  const stats = { warm: 0, cold: 0, starts: 0, coldReasons: [], inProcess: 0 };
-  let pending;
-  let failedStarts = 0;
-  let closed = false;
-  const runCold = coldFallback(stats, cold, workspace);
-  const start = async () => {
-    const { ctl, socket, channel, abort } = await openControl(stats);
-    const env = {
-      ...runner.prepareEnv ? runner.prepareEnv(options2.env) : options2.env ?? {},
-      AUTOGEN_WARM_SOCKET: socket
-    };
-    const done = runSandboxed(["node", WARM_ZYGOTE], {
-      ...options2,
-      // The run's own limit is the zygote's, from the request; the sandbox's covers the wait too.
-      timeoutMs: IDLE_MS + options2.timeoutMs + WATCHDOG_MS2,
-      // CPU seconds as a cold run's (the default follows the wall limit).
-      limits: { ...options2.limits, cpuSeconds: options2.limits?.cpuSeconds ?? Math.ceil(options2.timeoutMs / 1e3) + 60 },
-      cwd: workspace,
-      env,
-      pathPrefix: [...runner.pathPrefix, ...options2.pathPrefix ?? []],
-      readOnlyPaths: [join28(workspace, ".git"), ...options2.protect ?? []],
-      writablePaths: [ctl],
-      signal: options2.signal ? AbortSignal.any([abort.signal, options2.signal]) : abort.signal
-    });
-    const zygote = {
-      channel,
-      done,
-      exited: false,
-      abort,
-      ctl,
-      report: join28(ctl, "report.xml"),
-      startedAt: performance.now()
-    };
-    void done.then(() => {
-      zygote.exited = true;
-      channel.close();
-    });
-    const hello = await channel.next(options2.timeoutMs);
-    if (hello.kind === "message" && "ready" in hello.message && hello.message.ready) {
-      failedStarts = 0;
-      return zygote;
-    }
-    failedStarts += 1;
-    await stop(zygote);
-    return void 0;
-  };
-  const stop = (z3) => stopWarmProcess(z3);
-  const prespawn = () => {
-    if (!closed && failedStarts < MAX_FAILED_STARTS) pending = start();
-  };
-  const take = async () => {
-    if (!pending) prespawn();
-    const zygote = await pending;
-    pending = void 0;
-    if (zygote && (zygote.exited || performance.now() - zygote.startedAt > IDLE_MS)) {
-      await stop(zygote);
-      if (closed || failedStarts >= MAX_FAILED_STARTS) return void 0;
-      return start();
-    }
-    return zygote;
-  };
-  const runWarm = async (zygote, selection, limit2) => {
-    const timeoutMs = Math.min(limit2?.timeoutMs ?? options2.timeoutMs, options2.timeoutMs);
-    const runnerOptions = { perTestMs: limit2?.perTestMs };
-    const argv = runner.command(selection, zygote.report, runnerOptions);
-    const started = performance.now();
-    zygote.channel.send({ argv, timeoutMs });
-    let answer = await zygote.channel.next(timeoutMs + KILL_GRACE_MS2 + WATCHDOG_MS2);
-    let inProcessOverdue = false;
-    const inProcess = answer.kind === "message" && "status" in answer.message && answer.message.status === "running";
-    if (inProcess) {
-      answer = await zygote.channel.next(Math.max(0, timeoutMs - (performance.now() - started)) + IN_PROCESS_GRACE_MS);
-      inProcessOverdue = answer.kind === "timeout";
-    }
-    if (answer.kind === "timeout") zygote.abort.abort();
-    const result = await zygote.done;
-    const durationMs = Math.round(performance.now() - started);
-    const message = inProcessOverdue ? { status: "timeout", ms: durationMs } : answer.kind === "message" && "status" in answer.message && answer.message.status !== "running" ? answer.message : void 0;
-    const sandboxLimit = result.limit && result.limit.name !== "cancelled" && result.limit.name !== "wall-time";
-    if (!message && !sandboxLimit) return runCold(selection, limit2, "the warm runner ended");
-    if (message?.status === "cold") return runCold(selection, limit2, message.reason);
-    stats.warm += 1;
-    if (inProcess) stats.inProcess = (stats.inProcess ?? 0) + 1;
-    const timedOut = message?.status === "timeout";
-    const run2 = {
-      ...result,
-      argv,
-      durationMs,
-      timedOut,
-      ...timedOut ? { limit: { name: "wall-time", message: timeLimitMessage(timeoutMs, limit2, options2.timeoutMs) } } : {}
-    };
-    const fromReport = runner.reportFormat === "junit" ? await readJunit(zygote.report, workspace) : void 0;
-    let report2;
-    if (fromReport) report2 = { run: run2, tests: fromReport, source: "junit" };
-    else {
-      const fromConsole = runner.parseConsole?.(run2.output) ?? [];
-      report2 = { run: run2, tests: fromConsole, source: fromConsole.length > 0 ? "console" : "none" };
-    }
-    if (limit2?.perTestMs !== void 0 && !run2.limit) markTestTimeout(report2, limit2);
-    return report2;
-  };
-  return {
-    stats,
-    async prepare() {
-      if (!pending && !closed) {
-        prespawn();
-        await pending;
-      }
-    },
-    async run(selection, given) {
-      const limit2 = withPerTestLimit(given, options2.timeoutMs);
-      const zygote = closed ? void 0 : await take();
-      if (!zygote)
-        return runCold(selection, limit2, closed ? "the warm runner is closed" : "the warm runner could not start");
-      try {
-        return await runWarm(zygote, selection, limit2);
-      } finally {
-        await stop(zygote);
-        prespawn();
-      }
-    },
-    async close() {
-      closed = true;
-      const zygote = await pending;
-      pending = void 0;
-      if (zygote) await stop(zygote);
-    }
-  };
-}
-
-// src/verify/local-verifier.ts
-function localVerifier(runner, options2) {
-  const verifier = {
-    async run(workspace, selection, extraEnv, given) {
-      const limit2 = withPerTestLimit(given, options2.timeoutMs);
-      const reportDir = await mkdtemp9(join29(tmpdir10(), "autogen-report-"));
-      const tighter = limit2.timeoutMs < options2.timeoutMs;
-      try {
-        const reportPath = join29(reportDir, "report.xml");
-        const runnerOptions = { perTestMs: limit2.perTestMs };
-        const run2 = await runSandboxed(runner.command(selection, reportPath, runnerOptions), {
-          ...options2,
-          timeoutMs: tighter ? limit2.timeoutMs : options2.timeoutMs,
-          cwd: workspace,
-          env: { ...runner.prepareEnv ? runner.prepareEnv(options2.env, runnerOptions) : options2.env, ...extraEnv },
-          pathPrefix: [...runner.pathPrefix, ...options2.pathPrefix ?? []],
-          readOnlyPaths: [join29(workspace, ".git"), ...options2.protect ?? []],
-          // Our report directory, and directories of ours handed over in extraEnv (a V8 coverage dir).
-          writablePaths: [reportDir, ...ownDirectories(extraEnv)]
-        });
-        if (tighter && run2.limit?.name === "wall-time")
-          run2.limit = {
-            name: "wall-time",
-            message: `timed out after ${String(Math.round(limit2.timeoutMs / 100) / 10)} s (${limit2.reason})`
-          };
-        const fromReport = runner.reportFormat === "junit" ? await readJunit(reportPath, workspace) : void 0;
-        const read = fromReport ? { run: run2, tests: fromReport, source: "junit" } : consoleReport(run2, runner);
-        const report2 = runner.selectsByFiltering ? keepSelected(read, selection) : read;
-        if (runner.name === "node-test") readWatchdogTimeouts(report2, workspace);
-        if (!run2.limit) markTestTimeout(report2, limit2);
-        return report2;
-      } finally {
-        await rm15(reportDir, { recursive: true, force: true });
-      }
-    }
-  };
-  if (options2.warm && runner.name === "pytest")
-    verifier.openWarm = (workspace) => openWarmPytest(workspace, runner, options2, verifier);
-  else if (options2.warm && (runner.name === "node-test" || runner.name === "custom" && runner.command({ kind: "all" }, "")[0] === "node")) {
-    verifier.openWarm = (workspace) => openWarmZygote(workspace, runner, options2, verifier);
-  }
-  return verifier;
-}
-function consoleReport(run2, runner) {
-  const tests = runner.parseConsole?.(run2.output) ?? [];
-  return { run: run2, tests, source: tests.length > 0 ? "console" : "none" };
-}
-function ownDirectories(extraEnv) {
-  return Object.values(extraEnv ?? {}).filter(
-    (value) => isAbsolute8(value) && existsSync11(value) && statSync6(value).isDirectory()
-  );
-}
-
-// src/verify/warm/warm-enabled.ts
-function warmRunsEnabled(test, env = process.env) {
-  return test.warm && env.AUTOGEN_WARM !== "0";
-}
-
-// src/app/publish-change.ts
-import { mkdtemp as mkdtemp11, rm as rm17, writeFile as writeFile5 } from "node:fs/promises";
-import { tmpdir as tmpdir12 } from "node:os";
-import { join as join31 } from "node:path";
-
-// src/report/commit-message.ts
-var SUBJECT_CHARS = 72;
-function fixCommitMessage(outcome, options2) {
-  const fix = outcome.plan.fix;
-  const files = outcome.changedFiles.join(", ");
-  const change = fix ? `${fix.description.replaceAll("`", "")} in ${fix.file}` : outcome.plan.steps?.[0] ?? `Change ${files}`;
-  const subject = oneLine(options2.subject ?? change).slice(0, SUBJECT_CHARS);
-  const body = [];
-  if (options2.issueLine) body.push(`Requested: ${oneLine(options2.issueLine)}`, "");
-  body.push(`What changed (${files || "no files"}):`);
-  if (fix) body.push(`- ${fix.description.replaceAll("`", "")} at ${fix.file}:${fix.line}`);
-  else for (const step of outcome.plan.steps ?? []) body.push(`- ${oneLine(step)}`);
-  body.push("");
-  const after = outcome.evidence.after;
-  const verdict = outcome.status === "fixed" ? fixedWord(outcome) : "does not pass the tests";
-  body.push(
-    `Checked by autogen-bot: ${verdict}${after ? ` (visible tests after the change: ${after.passed} passed, ${after.failed} failed)` : ""}.`
-  );
-  if (outcome.review?.verdict === "accepted")
-    body.push(`The model reviewed the edit against the issue: ${oneLine(outcome.review.reason)}`);
-  if (options2.issueNumber !== void 0 && outcome.status === "fixed") body.push("", `Fixes #${options2.issueNumber}`);
-  else if (options2.issueNumber !== void 0) body.push("", `Refs #${options2.issueNumber}`);
-  if (options2.trailers?.length) body.push("", ...options2.trailers);
-  return `${subject}
-
-${body.join("\n")}
-`;
-}
-function oneLine(text2) {
-  return (text2.trim().split("\n")[0] ?? "").trim();
-}
-
-// src/workspace/commit-files.ts
-import { constants as constants8 } from "node:fs";
-import { lstat as lstat3, mkdtemp as mkdtemp10, open as open5, readlink, rm as rm16, writeFile as writeFile4 } from "node:fs/promises";
-import { tmpdir as tmpdir11 } from "node:os";
-import { join as join30 } from "node:path";
-var UnsafeCommitError = class extends Error {
-  constructor(message) {
-    super(message);
-    this.name = "UnsafeCommitError";
-  }
-};
-async function commitFiles(request2) {
-  if (!/^[0-9a-f]{40,64}$/.test(request2.parent))
-    throw new UnsafeCommitError(`refusing to commit on ${JSON.stringify(request2.parent)}: not a commit id`);
-  const scratch = await mkdtemp10(join30(tmpdir11(), "autogen-commit-"));
-  try {
-    const place = { cwd: scratch, gitDir: request2.gitDir, indexFile: join30(scratch, "index"), workTree: scratch };
-    const g = (args) => runGit(args, place);
-    await g(["read-tree", request2.parent]);
-    for (const file2 of [...new Set(request2.files)]) {
-      const path12 = safeRepoPath(request2.workTree, file2, { finalLink: true });
-      const stat2 = await lstat3(path12).catch(() => void 0);
-      if (!stat2) {
-        await g(["update-index", "--force-remove", "--", file2]);
-        continue;
-      }
-      if (!stat2.isFile() && !stat2.isSymbolicLink())
-        throw new UnsafeCommitError(
-          `refusing to commit ${file2}: it is not a regular file or a symbolic link (a directory now stands there)`
-        );
-      const copy = join30(scratch, "blob");
-      const regular = stat2.isSymbolicLink() ? void 0 : await readRegularFile(path12, file2);
-      await writeFile4(copy, regular ? regular.content : await readlink(path12, { encoding: "buffer" }));
-      const blob = (await g(["hash-object", "-w", "--no-filters", "--", copy])).trim();
-      const mode = !regular ? "120000" : regular.mode & 64 ? "100755" : "100644";
-      await g(["update-index", "--add", "--cacheinfo", `${mode},${blob},${file2}`]);
-    }
-    const tree = (await g(["write-tree"])).trim();
-    const identity3 = request2.identity ? ["-c", `user.name=${request2.identity.name}`, "-c", `user.email=${request2.identity.email}`] : BOT_IDENTITY;
-    return (await g([...identity3, "commit-tree", tree, "-p", request2.parent, "-m", request2.message])).trim();
-  } finally {
-    await rm16(scratch, { recursive: true, force: true });
-  }
-}
-async function readRegularFile(path12, file2) {
-  const handle2 = await open5(path12, constants8.O_RDONLY | (constants8.O_NOFOLLOW ?? 0) | (constants8.O_NONBLOCK ?? 0)).catch(
-    (error62) => {
-      throw new UnsafeCommitError(
-        `refusing to commit ${file2}: it cannot be opened as a regular file (${error62.code ?? error62.message})`
-      );
-    }
-  );
-  try {
-    const stat2 = await handle2.stat();
-    if (!stat2.isFile()) throw new UnsafeCommitError(`refusing to commit ${file2}: it is not a regular file`);
-    if (stat2.nlink > 1)
-      throw new UnsafeCommitError(
-        `refusing to commit ${file2}: it has other hard links, which may be outside the repository`
-      );
-    return { content: await handle2.readFile(), mode: stat2.mode };
-  } finally {
-    await handle2.close();
-  }
-}
-
-// src/forge/publish-commit.ts
-var GitDataError = class extends Error {
-  constructor(message) {
-    super(message);
-    this.name = "GitDataError";
-  }
-};
-var BranchMovedError = class extends GitDataError {
-  constructor(message) {
-    super(message);
-    this.name = "BranchMovedError";
-  }
-};
-var SHA = /^[0-9a-f]{40,64}$/;
-function gitOut(gitDir, args) {
-  return runGitBytes(args, { gitDir });
-}
-async function readCommit(gitDir, sha) {
-  const text2 = (await gitOut(gitDir, ["cat-file", "commit", sha])).toString("utf8");
-  const split = text2.indexOf("\n\n");
-  const headers = (split < 0 ? text2 : text2.slice(0, split)).split("\n");
-  const tree = headers.find((h3) => h3.startsWith("tree "))?.slice(5);
-  const parents = headers.filter((h3) => h3.startsWith("parent ")).map((h3) => h3.slice(7));
-  if (!tree || parents.length !== 1 || !parents[0])
-    throw new GitDataError(`refusing to publish ${sha}: it must be a commit with exactly one parent`);
-  return { tree, parent: parents[0], message: split < 0 ? "" : text2.slice(split + 2) };
-}
-var MAX_FILE_BYTES2 = 100 * 1024 * 1024;
-async function changes(target, gitDir, parent, commit) {
-  const raw = (await gitOut(gitDir, ["diff-tree", "-r", "-z", "--no-renames", "--raw", "--no-ext-diff", parent, commit, "--"])).toString("utf8");
-  const fields = raw.split("\0");
-  const entries = [];
-  const blobs = [];
-  for (let i3 = 0; i3 + 1 < fields.length; i3 += 2) {
-    const [oldMode, newMode, , newSha, kind] = (fields[i3] ?? "").replace(/^:/, "").split(" ");
-    const path12 = fields[i3 + 1] ?? "";
-    if (kind === "D") {
-      entries.push({
-        path: path12,
-        mode: oldMode ?? "100644",
-        type: oldMode === "160000" ? "commit" : "blob",
-        sha: null
-      });
-      continue;
-    }
-    if (newMode === "160000") {
-      entries.push({ path: path12, mode: "160000", type: "commit", sha: newSha ?? null });
-      continue;
-    }
-    if (newMode !== "100644" && newMode !== "100755" && newMode !== "120000")
-      throw new GitDataError(`refusing to publish ${path12}: unexpected mode ${String(newMode)}`);
-    if (!newSha || !SHA.test(newSha)) throw new GitDataError(`refusing to publish ${path12}: no blob id`);
-    const size = Number((await gitOut(gitDir, ["cat-file", "-s", newSha])).toString("utf8").trim());
-    if (!(size <= MAX_FILE_BYTES2))
-      throw new GitDataError(
-        `refusing to publish ${path12}: ${size} bytes, larger than GitHub's 100 MiB limit for a file`
-      );
-    entries.push({ path: path12, mode: newMode, type: "blob", sha: newSha });
-    blobs.push({ path: path12, sha: newSha });
-  }
-  for (const { path: path12, sha } of blobs) {
-    const uploaded = await target.api.createBlob(
-      target.owner,
-      target.repo,
-      await gitOut(gitDir, ["cat-file", "blob", sha])
-    );
-    if (uploaded !== sha)
-      throw new GitDataError(`GitHub stored ${path12} as ${uploaded}, not ${sha}: the upload was altered`);
-  }
-  return entries;
-}
-async function publishCommit(target, request2) {
-  const { owner, repo, api } = target;
-  if (!SHA.test(request2.commit))
-    throw new GitDataError(`refusing to publish ${JSON.stringify(request2.commit)}: not a commit id`);
-  const known = (await gitOut(request2.gitDir, ["for-each-ref", "--count=1", "--format=%(refname)", "--contains", request2.commit])).toString("utf8").trim() !== "";
-  if (known) {
-    await moveBranch(target, request2, await api.getBranch(owner, repo, request2.branch), void 0, request2.commit);
-    return request2.commit;
-  }
-  const local = await readCommit(request2.gitDir, request2.commit);
-  const seen = await api.getBranch(owner, repo, request2.branch);
-  const entries = await changes(target, request2.gitDir, local.parent, request2.commit);
-  const baseTree = (await gitOut(request2.gitDir, ["rev-parse", "--verify", "--end-of-options", `${local.parent}^{tree}`])).toString("utf8").trim();
-  const tree = entries.length === 0 ? baseTree : await api.createTree(owner, repo, baseTree, entries);
-  if (tree !== local.tree)
-    throw new GitDataError(`GitHub built the tree ${tree}, not ${local.tree}: refusing to publish a different change`);
-  const created = await api.createCommit(owner, repo, { message: local.message, tree, parents: [local.parent] });
-  for (const [role, who] of [
-    ["author", created.author],
-    ["committer", created.committer]
-  ])
-    if (who.name !== target.identity.name || who.email !== target.identity.email)
-      throw new GitDataError(
-        `GitHub recorded the ${role} of the new commit as ${who.name} <${who.email}>, not ${target.identity.name} <${target.identity.email}>: the token is not the App's installation token (or GITHUB_TOKEN); the branch was not changed`
-      );
-  await moveBranch(target, request2, seen, local.parent, created.sha);
-  return created.sha;
-}
-var refused = (error62) => [409, 422].includes(error62.status ?? 0);
-async function moveBranch(target, request2, seen, parent, sha) {
-  const { owner, repo, api } = target;
-  const { branch } = request2;
-  const moved = (why) => new BranchMovedError(
-    `${branch} changed on GitHub while the bot was publishing (${why}); nothing was overwritten: run the job again to build on what is there now`
-  );
-  if (seen === void 0) {
-    try {
-      await api.createBranch(owner, repo, branch, sha);
-    } catch (error62) {
-      if (!refused(error62)) throw error62;
-      if (!request2.force) throw moved("it was created meanwhile");
-      await api.updateBranch(owner, repo, branch, sha, true);
-    }
-    return;
-  }
-  if (request2.force) return api.updateBranch(owner, repo, branch, sha, true);
-  if (seen === parent) {
-    try {
-      await api.updateBranch(owner, repo, branch, sha, false);
-    } catch (error62) {
-      if (refused(error62)) throw moved(`it is no longer at ${seen.slice(0, 7)}`);
-      throw error62;
-    }
-    return;
-  }
-  const now = await api.getBranch(owner, repo, branch);
-  if (now !== seen) throw moved(`it was at ${seen.slice(0, 7)}, now ${now?.slice(0, 7) ?? "deleted"}`);
-  await api.updateBranch(owner, repo, branch, sha, true);
-}
-async function deleteBranch(target, branch) {
-  await target.api.deleteBranch(target.owner, target.repo, branch);
-}
-async function listBranches(target, prefix) {
-  return target.api.listBranches(target.owner, target.repo, prefix);
-}
-
-// src/app/publish-change.ts
-function coAuthor(job) {
-  return `Co-authored-by: ${job.requester} <${job.requesterId}+${job.requester}@users.noreply.github.com>`;
-}
-function issueCommitMessage(job, outcome) {
-  const feedback = job.checkpoint.branch !== void 0;
-  const subject = outcome.status !== "fixed" ? `Closest attempt for #${job.number} (does not pass the tests)` : feedback ? `Address review on #${job.number}: ${job.hint ?? ""}` : `Fix #${job.number}: ${job.snapshot.title}`;
-  return fixCommitMessage(outcome, { subject, issueNumber: job.number, trailers: [coAuthor(job)] });
-}
-async function gitTarget(forge, job, identity3) {
-  return { api: forge.git, owner: job.owner, repo: job.repo, identity: await identity3(job.installationId) };
-}
-async function commitAndPush(worktree, mirror, target, branch, message, files) {
-  const sha = await commitFiles({
-    gitDir: mirror,
-    parent: worktree.sha,
-    workTree: worktree.path,
-    files,
-    message,
-    identity: target.identity
-  });
-  return publishCommit(target, { gitDir: mirror, commit: sha, branch });
-}
-function branchPublisher(mirror, target) {
-  const check2 = (branch) => {
-    if (!/^autogen\/verify-[\w.-]+$/.test(branch))
-      throw new Error(`refusing to publish ${JSON.stringify(branch)}: not a verification branch`);
-  };
-  return {
-    async push(sha, branch) {
-      check2(branch);
-      if (!/^[0-9a-f]{40,64}$/.test(sha))
-        throw new Error(`refusing to publish ${JSON.stringify(sha)}: not a commit id`);
-      await publishCommit(target, { gitDir: mirror, commit: sha, branch, force: true });
-    },
-    async remove(branch) {
-      check2(branch);
-      await deleteBranch(target, branch);
-    },
-    /** Deletes what a crashed run of the same job left behind (`prefix` is `autogen/verify-job-<id>-`). */
-    async sweep(prefix) {
-      check2(`${prefix}0`);
-      const stale = await listBranches(target, prefix);
-      for (const branch of stale) await this.remove(branch);
-      return stale;
-    }
-  };
-}
-async function applyStoredDiff(dir, diff) {
-  const patchDir = await mkdtemp11(join31(tmpdir12(), "autogen-patch-"));
-  try {
-    const path12 = join31(patchDir, "change.diff");
-    await writeFile5(path12, diff);
-    await runGit(["update-index", "-q", "--refresh"], { cwd: dir }).catch(() => void 0);
-    await runGit(["apply", "--index", path12], { cwd: dir });
-  } finally {
-    await rm17(patchDir, { recursive: true, force: true });
-  }
-}
-
-// src/app/choose-verifier.ts
-import { dirname as dirname5 } from "node:path";
-var VerifierUnavailableError = class extends Error {
-  constructor(message) {
-    super(message);
-    this.name = "VerifierUnavailableError";
-  }
-};
-async function chooseVerifier(args) {
-  const { config: config3 } = args;
-  const sandbox = sandboxOptionsFor(config3.test, args.signal);
-  const local = localVerifier(args.runner, {
-    ...sandbox,
-    protect: [args.mirror],
-    hiddenPaths: [dirname5(dirname5(args.mirror))],
-    warm: warmRunsEnabled(config3.test)
-  });
-  if (config3.verify === "local")
-    return { verifier: local, probe: local, backend: "local", why: "local sandbox (`verify: local`)" };
-  if (args.fork)
-    return {
-      verifier: local,
-      probe: local,
-      backend: "local",
-      why: "local sandbox (a fork's code is never pushed or dispatched)"
-    };
-  const installed = await args.ci.workflowInstalled(args.owner, args.repo, VERIFY_WORKFLOW);
-  if (!installed) {
-    if (config3.verify === "actions")
-      throw new VerifierUnavailableError(
-        `\`verify: actions\` is set but .github/workflows/${VERIFY_WORKFLOW} is not installed (or is disabled) on ${args.defaultBranch}: from an autogen-bot checkout run \`npx autogen-bot init-workflow <your clone> --write\` (docs/actions.md), review and commit it, or set \`verify: local\``
-      );
-    return {
-      verifier: local,
-      probe: local,
-      backend: "local",
-      why: `local sandbox (no ${VERIFY_WORKFLOW} workflow installed)`
-    };
-  }
-  const publish = branchPublisher(args.mirror, args.target);
-  await publish.sweep(`autogen/verify-job-${args.jobId}-`);
-  const verifier = actionsVerifier({
-    ci: args.ci,
-    owner: args.owner,
-    repo: args.repo,
-    dispatchRef: args.defaultBranch,
-    publish,
-    correlation: `job-${args.jobId}`,
-    timeoutMs: args.actionsTimeoutMs ?? sandbox.timeoutMs + 10 * 6e4,
-    signal: args.signal,
-    waiters: args.waiters,
-    parseConsole: args.runner.parseConsole,
-    ...args.onRun ? { onRun: args.onRun } : {},
-    ...args.pollMs ? { pollMs: args.pollMs, maxPollMs: args.pollMs * 4 } : {}
-  });
-  return { verifier, probe: local, backend: "actions", why: `GitHub Actions (${VERIFY_WORKFLOW})` };
-}
-
-// src/app/job-verifier.ts
-async function jobVerifier(deps, job, status3, config3, where, signal) {
-  const choice = await chooseVerifier({
-    config: config3,
-    ...where,
-    owner: job.owner,
-    repo: job.repo,
-    jobId: job.id,
-    signal,
-    waiters: deps.waiters,
-    pollMs: deps.pollMs,
-    actionsTimeoutMs: deps.actionsTimeoutMs,
-    onRun: (run2) => status3.set("Attempts", "running", `verification run [${run2.id}](${run2.url}) (${run2.candidates} candidate(s))`)
-  });
-  const strategy = deps.llmFor ? config3.strategy.name : "template (no model endpoint configured)";
-  status3.set(
-    "Configuration",
-    "done",
-    `strategy ${strategy}, tests ${config3.test.command ?? where.runner.name}, verifier: ${choice.why}`
-  );
-  return choice;
-}
-
-// src/report/status-comment.ts
-function statusMarker(owner, repo, number4) {
-  return `<!-- autogen-bot:status ${owner}/${repo}#${number4} -->`;
-}
-function renderStatus(marker, steps, summary) {
-  const icon = { pending: "\u2B1C", running: "\u23F3", done: "\u2705", failed: "\u274C", skipped: "\u2796" };
-  return [
-    marker,
-    "**autogen-bot** is working on this.",
-    "",
-    ...steps.map((s) => `- ${icon[s.state]} ${s.name}${s.detail ? `: ${s.detail}` : ""}`),
-    ...summary ? ["", summary] : []
-  ].join("\n");
-}
-
-// src/app/status-reporter.ts
-var STEPS = [
-  "Configuration",
-  "Tests and localisation",
-  "Plan",
-  "Attempts",
-  "Regression gate",
-  "Pull request"
-];
-var CI_STEPS = [
-  "Configuration",
-  "CI evidence",
-  "Attribution",
-  "Plan",
-  "Attempts",
-  "Regression gate",
-  "Pull request"
-];
-var StatusReporter = class {
-  steps;
-  commentId;
-  lastWrite = 0;
-  pending;
-  /** What a long phase is doing (the pipeline's heartbeat), shown under the steps until a step changes. */
-  working;
-  /** Updates go out one after another, so an earlier one (a throttled step, a heartbeat) never lands after the final word. */
-  writing = Promise.resolve();
-  marker;
-  forge;
-  store;
-  job;
-  throttleMs;
-  constructor(forge, store, job, throttleMs = 3e3, steps = STEPS) {
-    this.steps = steps.map((name) => ({ name, state: "pending" }));
-    this.forge = forge;
-    this.store = store;
-    this.job = job;
-    this.throttleMs = throttleMs;
-    this.commentId = job.statusCommentId;
-    this.marker = statusMarker(job.owner, job.repo, job.number);
-  }
-  async start() {
-    if (this.commentId === null) {
-      const existing = (await this.forge.listComments(this.job.owner, this.job.repo, this.job.number)).find(
-        (c4) => c4.body.startsWith(this.marker)
-      );
-      this.commentId = existing?.id ?? await this.forge.createComment(
-        this.job.owner,
-        this.job.repo,
-        this.job.number,
-        renderStatus(this.marker, this.steps)
-      );
-      await this.store.setStatusComment(this.job.id, this.commentId);
-    }
-    await this.write();
-  }
-  set(name, state2, detail) {
-    const step = this.steps.find((s) => s.name === name);
-    if (step) Object.assign(step, { state: state2, detail });
-    this.working = void 0;
-    this.schedule();
-  }
-  /** A line under the steps while a long phase runs, written as a step update is (throttled). */
-  workingOn(line) {
-    this.working = line;
-    this.schedule();
-  }
-  schedule() {
-    if (Date.now() - this.lastWrite >= this.throttleMs) void this.write().catch(() => void 0);
-    else if (!this.pending)
-      this.pending = setTimeout(() => void this.write().catch(() => void 0), this.throttleMs).unref();
-  }
-  /** A line under the steps while the job goes on (a retry later), leaving the steps as they are. */
-  async note(summary) {
-    await this.write(summary);
-  }
-  async finish(summary) {
-    this.working = void 0;
-    clearTimeout(this.pending);
-    this.pending = void 0;
-    for (const step of this.steps) if (step.state === "running") step.state = "failed";
-    for (const step of this.steps) if (step.state === "pending") step.state = "skipped";
-    await this.store.checkpoint(this.job.id, { statusReport: { steps: this.steps, summary } }).catch(() => void 0);
-    await this.write(summary);
-  }
-  async write(summary) {
-    clearTimeout(this.pending);
-    this.pending = void 0;
-    this.lastWrite = Date.now();
-    if (this.commentId === null) return;
-    const [id, body] = [this.commentId, renderStatus(this.marker, this.steps, summary ?? this.working)];
-    const update = this.writing.then(() => this.forge.updateComment(this.job.owner, this.job.repo, id, body));
-    this.writing = update.catch(() => void 0);
-    await update;
-  }
-};
-
-// src/forge/check-run-forge.ts
-var CHECK_RUN_NAME = "autogen";
-var MAX_CHECK_SUMMARY = 65535;
-var MAX_ANNOTATIONS_PER_REQUEST = 50;
-var MAX_ANNOTATION_MESSAGE = 4e3;
-function truncateSummary(text2, limit2 = MAX_CHECK_SUMMARY, where = "the full report is in the job's status comment") {
-  if (text2.length <= limit2) return text2;
-  const note = `
-
-\u2026 (truncated: GitHub limits a check run's summary to ${limit2} characters; ${where})`;
-  let cut2 = text2.slice(0, limit2 - note.length - 8);
-  const lastNewline = cut2.lastIndexOf("\n");
-  if (lastNewline > cut2.length / 2) cut2 = cut2.slice(0, lastNewline);
-  const fences = cut2.split("\n").filter((l2) => /^ {0,3}```/.test(l2)).length;
-  return `${cut2}${fences % 2 === 1 ? "\n```" : ""}${note}`;
-}
-function octokitCheckRunForge(octokit, scrub) {
-  const clean = (text2) => neutralizeMentions(scrub(text2));
-  const output2 = (o3) => ({
-    title: clean(o3.title).split("\n")[0]?.slice(0, 250) ?? "",
-    summary: truncateSummary(clean(o3.summary)),
-    ...o3.annotations?.length ? {
-      annotations: o3.annotations.slice(0, MAX_ANNOTATIONS_PER_REQUEST).map((a2) => ({
-        ...a2,
-        message: clean(a2.message).slice(0, MAX_ANNOTATION_MESSAGE),
-        ...a2.title !== void 0 ? { title: clean(a2.title).slice(0, 250) } : {}
-      }))
-    } : {}
-  });
-  return {
-    async create(owner, repo, run2) {
-      const { data } = await octokit.rest.checks.create({
-        owner,
-        repo,
-        name: CHECK_RUN_NAME,
-        head_sha: run2.headSha,
-        external_id: run2.externalId,
-        status: "in_progress",
-        started_at: (/* @__PURE__ */ new Date()).toISOString(),
-        output: output2(run2.output)
-      });
-      return data.id;
-    },
-    async update(owner, repo, id, run2) {
-      await octokit.rest.checks.update({
-        owner,
-        repo,
-        check_run_id: id,
-        output: output2(run2.output),
-        ...run2.conclusion ? { status: "completed", conclusion: run2.conclusion, completed_at: (/* @__PURE__ */ new Date()).toISOString() } : {},
-        ...run2.actions ? { actions: run2.actions } : {}
-      });
-    }
-  };
-}
-
-// src/report/check-annotations.ts
-import { existsSync as existsSync12 } from "node:fs";
-var MAX_FAILURE_SITES = 100;
-var MAX_ANNOTATIONS = 150;
-function isAnnotatablePath(path12) {
-  return path12.length > 0 && path12.length <= 1024 && !isForgedPath(path12) && !path12.includes("\\") && !path12.startsWith("/") && !/^[A-Za-z]:/.test(path12) && !path12.split("/").some((p) => p === "" || p === ".");
-}
-function changeBlocks(diff) {
-  const blocks = [];
-  let path12;
-  let oldLine = 0;
-  let newLine = 0;
-  let oldLeft = 0;
-  let newLeft = 0;
-  let block;
-  const close = () => {
-    if (block && path12 && (block.removed.length || block.added.length)) {
-      const oldStart = block.removed[0] ?? Math.max(1, block.oldAt - 1);
-      const newStart = block.added[0] ?? Math.max(1, block.newAt - 1);
-      blocks.push({
-        path: path12,
-        oldStart,
-        oldEnd: block.removed.at(-1) ?? oldStart,
-        newStart,
-        newEnd: block.added.at(-1) ?? newStart
-      });
-    }
-    block = void 0;
-  };
-  for (const line of diff.split("\n")) {
-    if (oldLeft > 0 || newLeft > 0) {
-      if (line.startsWith("+") || line.startsWith("-")) {
-        block ??= { removed: [], added: [], oldAt: oldLine, newAt: newLine };
-        if (line.startsWith("+")) {
-          block.added.push(newLine++);
-          newLeft--;
-        } else {
-          block.removed.push(oldLine++);
-          oldLeft--;
-        }
-      } else if (line.startsWith(" ") || line === "") {
-        close();
-        oldLine++;
-        newLine++;
-        oldLeft--;
-        newLeft--;
-      } else if (!line.startsWith("\\")) {
-        close();
-        oldLeft = newLeft = 0;
-      }
-      if (oldLeft <= 0 && newLeft <= 0) close();
-      continue;
-    }
-    const hunk = /^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@/.exec(line);
-    if (hunk) {
-      oldLine = Number(hunk[1]);
-      oldLeft = hunk[2] === void 0 ? 1 : Number(hunk[2]);
-      newLine = Number(hunk[3]);
-      newLeft = hunk[4] === void 0 ? 1 : Number(hunk[4]);
-    } else if (line.startsWith("diff --git ")) path12 = void 0;
-    else if (line.startsWith("+++ ")) path12 = line === "+++ /dev/null" ? void 0 : line.slice(4).replace(/^b\//, "");
-    else if (line.startsWith("--- ") && path12 === void 0) {
-      const old = line === "--- /dev/null" ? void 0 : line.slice(4).replace(/^a\//, "");
-      if (old) path12 = old;
-    }
-  }
-  close();
-  return blocks;
-}
-function changedLineAnnotations(diff, files, side, message) {
-  const allowed = new Set(files.filter(isAnnotatablePath));
-  return changeBlocks(diff).filter((b3) => allowed.has(b3.path)).map((b3) => ({
-    path: b3.path,
-    start_line: side === "new" ? b3.newStart : b3.oldStart,
-    end_line: side === "new" ? b3.newEnd : b3.oldEnd,
-    annotation_level: "notice",
-    title: side === "new" ? "Changed by autogen" : "autogen's fix changes these lines",
-    message
-  }));
-}
-var escapeRegExp2 = (text2) => text2.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-function testFile(test) {
-  return test.file ?? test.id.split("::")[0]?.split(" > ")[0]?.trim();
-}
-function failureSites(reports, root) {
-  const sites = /* @__PURE__ */ new Map();
-  for (const test of reports.flatMap((r2) => failingTests(r2))) {
-    if (sites.size >= MAX_FAILURE_SITES) break;
-    const path12 = testFile(test)?.replace(/^\.\//, "");
-    if (!path12 || sites.has(test.id) || !isAnnotatablePath(path12)) continue;
-    try {
-      if (!existsSync12(safeRepoPath(root, path12))) continue;
-    } catch {
-      continue;
-    }
-    const text2 = `${test.details ?? ""}
-${test.message ?? ""}`;
-    const match = new RegExp(`(?:^|[\\s("'/])${escapeRegExp2(path12)}[:"', line]+(\\d{1,7})`, "m").exec(text2);
-    const line = Math.max(1, Number(match?.[1] ?? 1));
-    sites.set(test.id, { id: test.id, path: path12, line, message: (test.message ?? "").split("\n")[0]?.slice(0, 500) ?? "" });
-  }
-  return [...sites.values()];
-}
-function parseFailureSites(value) {
-  if (!Array.isArray(value)) return [];
-  return value.filter(
-    (s) => typeof s === "object" && s !== null && typeof s.id === "string" && typeof s.path === "string" && Number.isInteger(s.line) && s.line >= 1 && typeof s.message === "string"
-  ).filter((s) => isAnnotatablePath(s.path)).slice(0, MAX_FAILURE_SITES);
-}
-function failureAnnotations(sites, attribution, fixed) {
-  const out = [];
-  for (const site of sites) {
-    const verdict = attribution?.tests.find((t2) => t2.id === site.id)?.verdict;
-    const why = site.message ? `: ${site.message}` : "";
-    if (attribution && !verdict) continue;
-    if (verdict === "passing" || verdict === "fixed") continue;
-    if (verdict === "pre-existing")
-      out.push({
-        path: site.path,
-        start_line: site.line,
-        end_line: site.line,
-        annotation_level: "warning",
-        title: `Fails at the merge base too: ${site.id}`,
-        message: `Not caused by this pull request, so left alone${why}`
-      });
-    else if (verdict === "flaky")
-      out.push({
-        path: site.path,
-        start_line: site.line,
-        end_line: site.line,
-        annotation_level: "warning",
-        title: `Flaky: ${site.id}`,
-        message: `Passed and failed on identical reruns, so left alone${why}`
-      });
-    else
-      out.push({
-        path: site.path,
-        start_line: site.line,
-        end_line: site.line,
-        annotation_level: "failure",
-        title: `${verdict === "caused-by-change" ? "Broken by this pull request" : "Failing"}: ${site.id}`,
-        message: `${fixed ? "autogen's change makes it pass again" : "autogen found no change that makes it pass"}${why}`
-      });
-  }
-  return out;
-}
-
-// src/report/check-run-summary.ts
-var ICON = { pending: "\u2B1C", running: "\u23F3", done: "\u2705", failed: "\u274C", skipped: "\u2796" };
-function parseStatusRecord(value) {
-  if (typeof value !== "object" || value === null) return void 0;
-  const v = value;
-  if (!Array.isArray(v.steps)) return void 0;
-  const steps = v.steps.filter(
-    (s) => typeof s === "object" && s !== null && typeof s.name === "string" && s.state in ICON
-  );
-  return { steps, summary: typeof v.summary === "string" ? v.summary : void 0 };
-}
-function checkVerdict(job) {
-  const outcome = job.checkpoint.outcome;
-  const status3 = parseStatusRecord(job.checkpoint.statusReport);
-  const planOnly = job.kind === "plan" || job.checkpoint.planOnly === true;
-  const forkPatch = job.kind === "ci" && job.state === "done" && !planOnly && outcome?.status === "fixed" && job.checkpoint.pushed === void 0 && job.checkpoint.pull === void 0;
-  let conclusion;
-  let title;
-  if (job.state === "cancelled") [conclusion, title] = ["cancelled", `Cancelled: ${job.error ?? "stopped"}`];
-  else if (job.state === "failed")
-    [conclusion, title] = ["failure", `Stopped by an error: ${(job.error ?? "unknown").split("\n")[0] ?? ""}`];
-  else if (planOnly)
-    [conclusion, title] = [
-      "neutral",
-      outcome?.plan.verified ? "Plan written and verified; nothing changed" : "Plan written; nothing changed"
-    ];
-  else if (outcome?.status === "fixed") {
-    const word = fixedWord(outcome);
-    const said = word.charAt(0).toUpperCase() + word.slice(1);
-    [conclusion, title] = [
-      isUnreviewed(outcome) ? "neutral" : "success",
-      forkPatch ? `${isUnreviewed(outcome) ? `${said}: Apply fix opens a draft pull request with it` : "Fix found: Apply fix opens a pull request with it"}` : `${said}: ${outcome.message}`
-    ];
-  } else if (outcome) [conclusion, title] = ["failure", `No fix found (${outcome.stopReason}): ${outcome.message}`];
-  else [conclusion, title] = ["neutral", firstLine3(status3?.summary) ?? "Nothing to change"];
-  const parts = [];
-  if (status3?.steps.length)
-    parts.push(status3.steps.map((s) => `- ${ICON[s.state]} ${s.name}${s.detail ? `: ${s.detail}` : ""}`).join("\n"));
-  if (status3?.summary) parts.push(status3.summary);
-  if (outcome && !(status3?.summary ?? "").includes("<summary>Report</summary>"))
-    parts.push(
-      `<details><summary>Report</summary>
-
-${renderReport(outcome, { title: job.snapshot.title })}
-</details>`
-    );
-  if (parts.length === 0) parts.push(title);
-  return { conclusion, title: title.slice(0, 200), summary: parts.join("\n\n"), forkPatch };
-}
-function firstLine3(text2) {
-  const line = text2?.split("\n").find((l2) => l2.trim())?.replace(/[*`>#]/g, "").trim();
-  return line ? line.slice(0, 200) : void 0;
-}
-
-// src/jobs/job-checkpoint.ts
-var checkRunSchema2 = external_exports.looseObject({
-  id: external_exports.number().optional(),
-  sha: external_exports.string().optional(),
-  completed: external_exports.boolean().optional(),
-  html_url: external_exports.string().optional(),
-  url: external_exports.string().optional()
-});
-var appliedSchema = external_exports.looseObject({ pull: external_exports.number(), url: external_exports.string(), by: external_exports.string() });
-var jsonObject = external_exports.looseObject({});
-var storedOutcomeSchema = external_exports.looseObject({
-  strategy: external_exports.string(),
-  status: external_exports.enum(["fixed", "not-fixed"]),
-  stopReason: external_exports.string(),
-  message: external_exports.string(),
-  plan: jsonObject,
-  evidence: jsonObject,
-  /** Absent from hand-made outcomes (the dashboard's fixtures); the doors' reader requires it. */
-  diff: external_exports.string().optional(),
-  changedFiles: external_exports.array(external_exports.string()),
-  closestAttempt: external_exports.looseObject({ diff: external_exports.string(), files: external_exports.array(external_exports.string()), passed: external_exports.number(), failed: external_exports.number() }).optional(),
-  attempts: external_exports.array(jsonObject),
-  cost: jsonObject
-});
-var storedAttributionSchema = external_exports.looseObject({
-  tests: external_exports.array(
-    external_exports.looseObject({ id: external_exports.string(), verdict: external_exports.string(), base: external_exports.array(external_exports.string()), candidate: external_exports.array(external_exports.string()) })
-  ),
-  counts: external_exports.record(external_exports.string(), external_exports.number()),
-  testRuns: external_exports.number()
-});
-var jobCheckpointSchema = external_exports.looseObject({
-  /** The engine's last stage, and its attempt when it is in one (job-progress.ts). */
-  stage: external_exports.string().optional(),
-  attempt: external_exports.number().optional(),
-  /** Red build: the PR head it repairs, and the run or suite that was red on it. */
-  headSha: external_exports.string().optional(),
-  runId: external_exports.number().optional(),
-  checkSuiteId: external_exports.number().optional(),
-  /** Where work starts (review feedback: the PR's branch), the branch pushed to, the issue it closes or refers to. */
-  base: external_exports.string().optional(),
-  branch: external_exports.string().optional(),
-  issue: external_exports.number().optional(),
-  refs: external_exports.boolean().optional(),
-  planOnly: external_exports.boolean().optional(),
-  outcome: storedOutcomeSchema.optional(),
-  attribution: storedAttributionSchema.optional(),
-  /** The commit the bot pushed, and its pull request. */
-  pushed: external_exports.string().optional(),
-  pull: external_exports.number().optional(),
-  checkRun: checkRunSchema2.optional(),
-  applied: appliedSchema.optional(),
-  /** Failed GitHub attempts so far (job-retry.ts): a restart does not reset the count. */
-  githubFailures: external_exports.number().optional(),
-  /** Parsed where they are read (report/check-annotations.ts, report/check-run-summary.ts). */
-  failureSites: external_exports.unknown().optional(),
-  statusReport: external_exports.unknown().optional()
-});
-var stderrWarn = (meta3, message) => {
-  process.stderr.write(`${JSON.stringify({ level: "warn", msg: message, ...meta3 })}
-`);
-};
-function parseCheckpoint(jobId, text2, warn) {
-  let value;
-  try {
-    value = JSON.parse(text2);
-  } catch (error62) {
-    warn(
-      { jobId, dropped: ["*"], problems: [error62.message] },
-      "stored checkpoint is not JSON; read as empty"
-    );
-    return {};
-  }
-  if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    warn(
-      { jobId, dropped: ["*"], problems: ["not a JSON object"] },
-      "stored checkpoint is not an object; read as empty"
-    );
-    return {};
-  }
-  const parsed = jobCheckpointSchema.safeParse(value);
-  if (parsed.success) return parsed.data;
-  const dropped2 = [...new Set(parsed.error.issues.map((issue2) => String(issue2.path[0])))];
-  const problems = parsed.error.issues.map((issue2) => `${issue2.path.join(".")}: ${issue2.message}`);
-  warn({ jobId, dropped: dropped2, problems }, "stored checkpoint fields break their schema; dropped");
-  const kept2 = Object.fromEntries(Object.entries(value).filter(([key]) => !dropped2.includes(key)));
-  return jobCheckpointSchema.parse(kept2);
-}
-
-// src/app/checkpoint-results.ts
-var outcomeShape = storedOutcomeSchema.extend({ diff: external_exports.string() });
-var outcomeSchema = external_exports.custom((value) => outcomeShape.safeParse(value).success);
-var attributionSchema = external_exports.custom((value) => storedAttributionSchema.safeParse(value).success);
-function checkpointOutcome(checkpoint) {
-  const parsed = outcomeSchema.safeParse(checkpoint.outcome);
-  return parsed.success ? parsed.data : void 0;
-}
-function checkpointAttribution(checkpoint) {
-  const parsed = attributionSchema.safeParse(checkpoint.attribution);
-  return parsed.success ? parsed.data : void 0;
-}
-
-// src/app/check-run-reporter.ts
-var RETRY_ACTION = {
-  label: "Retry",
-  description: "Run this autogen job again",
-  identifier: "retry"
-};
-var APPLY_ACTION = {
-  label: "Apply fix",
-  description: "Open a pull request with this patch",
-  identifier: "apply"
-};
-function checkRunRecord(job) {
-  const { id, sha, completed } = job.checkpoint.checkRun ?? {};
-  return id !== void 0 && Number.isInteger(id) && sha !== void 0 ? { id, sha, completed: completed === true } : void 0;
-}
-function commitOf(job) {
-  const sha = job.kind === "ci" ? job.checkpoint.headSha : job.checkpoint.pushed;
-  return typeof sha === "string" && /^[0-9a-f]{40,64}$/.test(sha) ? sha : void 0;
-}
-async function recordFailureSites(store, job, reports, root) {
-  await store.checkpoint(job.id, { failureSites: failureSites(reports, root) });
-}
-var CheckRunReporter = class {
-  store;
-  checksFor;
-  log;
-  constructor(deps) {
-    this.store = deps.store;
-    this.checksFor = deps.checksFor;
-    this.log = deps.log;
-  }
-  /** The job knows its commit: the check run is created in progress there (once per commit). */
-  async begin(job, sha) {
-    try {
-      const current = await this.store.get(job.id) ?? job;
-      if (checkRunRecord(current)?.sha === sha) return;
-      const checks = await this.checksFor(job.installationId);
-      const title = job.kind === "ci" ? `Working on the red build of #${job.number}` : `Checking the fix for #${job.number}`;
-      const id = await checks.create(job.owner, job.repo, {
-        headSha: sha,
-        externalId: String(job.id),
-        output: {
-          title,
-          summary: `autogen-bot job ${job.id} is in progress; the status comment on #${job.number} follows it step by step.`
-        }
-      });
-      await this.store.checkpoint(job.id, { checkRun: { id, sha } });
-    } catch (error62) {
-      this.log.warn({ jobId: job.id, err: error62.message }, "check run not created");
-    }
-  }
-  /**
-   * The job ended: the check run completes with its verdict (created completed-to-be when
-   * none was made yet). `again`: a later change of its text (a fix applied), with no
-   * annotations, since GitHub appends annotations on every update.
-   */
-  async complete(jobId, options2 = {}) {
-    const job = await this.store.get(jobId);
-    if (!job || job.state === "queued" || job.state === "running") return;
-    const sha = commitOf(job);
-    if (!sha) return;
-    try {
-      const checks = await this.checksFor(job.installationId);
-      let record2 = checkRunRecord(job);
-      if (record2?.completed && !options2.again) return;
-      if (!record2 || record2.sha !== sha) {
-        const id = await checks.create(job.owner, job.repo, {
-          headSha: sha,
-          externalId: String(job.id),
-          output: { title: "Finishing", summary: `autogen-bot job ${job.id}.` }
-        });
-        record2 = { id, sha };
-        await this.store.checkpoint(job.id, { checkRun: record2 });
-      }
-      const verdict = checkVerdict(job);
-      const applied = job.checkpoint.applied;
-      const title = applied?.url ? `Fix applied: ${applied.url}` : verdict.title;
-      const summary = options2.note ? `${options2.note}
-
-${verdict.summary}` : verdict.summary;
-      const annotations = options2.again ? [] : annotationsOf(job);
-      const batches = [];
-      for (let i3 = 0; i3 < annotations.length; i3 += MAX_ANNOTATIONS_PER_REQUEST)
-        batches.push(annotations.slice(i3, i3 + MAX_ANNOTATIONS_PER_REQUEST));
-      for (const batch of batches.slice(0, -1))
-        await checks.update(job.owner, job.repo, record2.id, { output: { title, summary, annotations: batch } });
-      const actions = [RETRY_ACTION, ...verdict.forkPatch && !applied ? [APPLY_ACTION] : []];
-      await checks.update(job.owner, job.repo, record2.id, {
-        output: { title, summary, annotations: batches.at(-1) },
-        conclusion: verdict.conclusion,
-        actions
-      });
-      await this.store.checkpoint(job.id, { checkRun: { ...record2, completed: true } });
-      this.log.info(
-        { jobId: job.id, checkRun: record2.id, conclusion: verdict.conclusion, annotations: annotations.length },
-        "check run completed"
-      );
-    } catch (error62) {
-      this.log.warn({ jobId: job.id, err: error62.message }, "check run not completed");
-    }
-  }
-};
-function annotationsOf(job) {
-  const outcome = checkpointOutcome(job.checkpoint);
-  const out = [];
-  if (outcome) {
-    const side = job.kind === "ci" ? "old" : "new";
-    if (outcome.status === "fixed")
-      out.push(...changedLineAnnotations(outcome.diff, outcome.changedFiles, side, outcome.message));
-    else if (job.kind !== "ci" && job.checkpoint.pushed !== void 0 && outcome.closestAttempt)
-      out.push(
-        ...changedLineAnnotations(
-          outcome.closestAttempt.diff,
-          outcome.closestAttempt.files,
-          "new",
-          `closest attempt, not a fix: ${outcome.message}`
-        )
-      );
-  }
-  out.push(
-    ...failureAnnotations(
-      parseFailureSites(job.checkpoint.failureSites),
-      checkpointAttribution(job.checkpoint),
-      outcome?.status === "fixed"
-    )
-  );
-  return out.slice(0, MAX_ANNOTATIONS);
-}
-
-// src/app/run-ci-job.ts
-import { dirname as dirname9 } from "node:path";
-
-// src/verify/run-setup.ts
-import { existsSync as existsSync13 } from "node:fs";
-import { join as join32 } from "node:path";
-async function runSetup(workspace, test, sandbox) {
-  if (!test.setup) return { ran: false };
-  const argv = splitCommand(test.setup);
-  const network = test.networkDuringSetup && process.env.AUTOGEN_ALLOW_SETUP_NETWORK === "1";
-  const run2 = await runSandboxed(argv, { ...sandbox, cwd: workspace, network, maxOutputBytes: 256 * 1024 });
-  const ok = run2.exitCode === 0 && !run2.timedOut && !run2.spawnError;
-  const seconds3 = Math.round(run2.durationMs / 100) / 10;
-  const why = run2.spawnError ?? run2.limit?.message ?? `exit ${String(run2.exitCode)}`;
-  const message = ok ? `setup \`${test.setup}\` finished in ${seconds3} s` : `the setup command \`${test.setup}\` failed (${why})${network ? "" : test.networkDuringSetup ? "; it ran without network: the repository asks for it (test.networkDuringSetup), but whoever runs the bot has not allowed it (AUTOGEN_ALLOW_SETUP_NETWORK=1)" : "; it ran without network (set test.networkDuringSetup: true if it downloads packages)"}; its output ends with: ${run2.output.slice(-600).trim()}`;
-  return { ran: true, ok, argv, run: run2, message };
-}
-function missingDependencies(workspace, test) {
-  const manifest = join32(workspace, "package.json");
-  if (!existsSync13(manifest) || existsSync13(join32(workspace, "node_modules"))) return void 0;
-  let deps;
-  try {
-    const parsed = JSON.parse(readWorktreeTextSync(workspace, "package.json", { maxBytes: 1024 * 1024 }));
-    deps = Object.keys(parsed.dependencies ?? {}).length + Object.keys(parsed.devDependencies ?? {}).length;
-  } catch {
-    return void 0;
-  }
-  if (deps === 0) return void 0;
-  const install = existsSync13(join32(workspace, "package-lock.json")) ? "npm ci" : existsSync13(join32(workspace, "yarn.lock")) ? "yarn install --frozen-lockfile" : existsSync13(join32(workspace, "pnpm-lock.yaml")) ? "pnpm install --frozen-lockfile" : "npm install";
-  return test.setup ? `package.json lists ${deps} dependencies but node_modules is still missing after the setup command \`${test.setup}\`` : `package.json lists ${deps} dependencies and the bot's checkout has no node_modules: set \`test.setup: "${install}"\` and \`test.networkDuringSetup: true\` in .github/autogen.yml (and AUTOGEN_ALLOW_SETUP_NETWORK=1 where the bot runs), or commit a lockfile (package-lock.json, pnpm-lock.yaml, yarn.lock, bun.lock), which the bot installs itself`;
-}
-
-// src/verify/install/run-install.ts
-import { cp as cp3, lstat as lstat5, mkdir as mkdir6, readdir as readdir4, readlink as readlink2, rename as rename2, rm as rm19, symlink as symlink2 } from "node:fs/promises";
-import { isAbsolute as isAbsolute9, join as join35, relative as relative6, resolve as resolve7, sep as sep6, dirname as dirname7 } from "node:path";
-
-// src/verify/install/detect-package-manager.ts
-import { existsSync as existsSync14, lstatSync as lstatSync6, readdirSync as readdirSync4 } from "node:fs";
-import { join as join33 } from "node:path";
-var REQUIREMENTS = /^requirements[A-Za-z0-9_.-]{0,60}\.txt$/;
-var INSTALL_TARGET_ARG = "{target}";
-function detectPackageManager(workspace) {
-  const has2 = (name) => isRegularFile(join33(workspace, name));
-  const withManifest = (lockfile, manifest) => has2(manifest) ? [lockfile, manifest] : [lockfile];
-  for (const lockfile of ["package-lock.json", "npm-shrinkwrap.json"]) {
-    if (has2(lockfile))
-      return {
-        manager: "npm",
-        keyFiles: withManifest(lockfile, "package.json"),
-        argv: ["npm", "ci"],
-        offlineArgv: ["npm", "ci", "--offline"],
-        target: { kind: "node_modules" }
-      };
-  }
-  if (has2("pnpm-lock.yaml")) {
-    return {
-      manager: "pnpm",
-      keyFiles: withManifest("pnpm-lock.yaml", "package.json"),
-      argv: ["pnpm", "install", "--frozen-lockfile"],
-      offlineArgv: ["pnpm", "install", "--frozen-lockfile", "--offline"],
-      target: { kind: "node_modules" }
-    };
-  }
-  if (has2("yarn.lock")) {
-    const berry = has2(".yarnrc.yml") || readHead(workspace, "yarn.lock").includes("__metadata:");
-    return berry ? {
-      manager: "yarn",
-      keyFiles: withManifest("yarn.lock", "package.json"),
-      argv: ["yarn", "install", "--immutable"],
-      offlineArgv: void 0,
-      target: { kind: "node_modules" }
-    } : {
-      manager: "yarn",
-      keyFiles: withManifest("yarn.lock", "package.json"),
-      argv: ["yarn", "install", "--frozen-lockfile"],
-      offlineArgv: ["yarn", "install", "--frozen-lockfile", "--offline"],
-      target: { kind: "node_modules" }
-    };
-  }
-  for (const lockfile of ["bun.lock", "bun.lockb"]) {
-    if (has2(lockfile))
-      return {
-        manager: "bun",
-        keyFiles: withManifest(lockfile, "package.json"),
-        argv: ["bun", "install", "--frozen-lockfile"],
-        offlineArgv: void 0,
-        target: { kind: "node_modules" }
-      };
-  }
-  if (has2("uv.lock"))
-    return {
-      manager: "uv",
-      keyFiles: withManifest("uv.lock", "pyproject.toml"),
-      argv: ["uv", "sync", "--frozen"],
-      offlineArgv: ["uv", "sync", "--frozen", "--offline"],
-      target: { kind: "in-place" }
-    };
-  if (has2("poetry.lock"))
-    return {
-      manager: "poetry",
-      keyFiles: withManifest("poetry.lock", "pyproject.toml"),
-      argv: ["poetry", "install", "--no-interaction"],
-      offlineArgv: void 0,
-      target: { kind: "in-place" }
-    };
-  const requirements = listRequirements(workspace);
-  if (requirements.length > 0) {
-    const files = requirements.flatMap((name) => ["-r", name]);
-    const base = [
-      "python3",
-      "-m",
-      "pip",
-      "install",
-      "--disable-pip-version-check",
-      "--no-input",
-      "--target",
-      INSTALL_TARGET_ARG
-    ];
-    return {
-      manager: "pip",
-      keyFiles: requirements,
-      argv: [...base, ...files],
-      offlineArgv: [...base, "--no-index", ...files],
-      target: { kind: "python-target" }
-    };
-  }
-  if (has2("go.sum")) {
-    return {
-      manager: "go",
-      keyFiles: withManifest("go.sum", "go.mod"),
-      argv: ["go", "mod", "download"],
-      offlineArgv: void 0,
-      target: { kind: "tool-cache", variable: "GOMODCACHE", offline: { GOFLAGS: "-mod=mod", GOPROXY: "off" } }
-    };
-  }
-  if (has2("Cargo.lock")) {
-    return {
-      manager: "cargo",
-      keyFiles: withManifest("Cargo.lock", "Cargo.toml"),
-      argv: ["cargo", "fetch", "--locked"],
-      offlineArgv: ["cargo", "fetch", "--locked", "--offline"],
-      target: { kind: "tool-cache", variable: "CARGO_HOME", offline: { CARGO_NET_OFFLINE: "true" } }
-    };
-  }
-  return void 0;
-}
-function listRequirements(workspace) {
-  let names;
-  try {
-    names = readdirSync4(workspace);
-  } catch {
-    return [];
-  }
-  return names.filter((name) => REQUIREMENTS.test(name) && isRegularFile(join33(workspace, name))).sort();
-}
-function isRegularFile(path12) {
-  if (!existsSync14(path12)) return false;
-  try {
-    return lstatSync6(path12).isFile();
-  } catch {
-    return false;
-  }
-}
-function readHead(workspace, name) {
-  return tryReadWorktreeTextSync(workspace, name, { maxBytes: 4096, overLimit: "truncate" }) ?? "";
-}
-
-// src/verify/install/install-cache.ts
-import { createHash as createHash3 } from "node:crypto";
-import { existsSync as existsSync15, realpathSync as realpathSync6 } from "node:fs";
-import { lstat as lstat4, mkdir as mkdir5, mkdtemp as mkdtemp12, readdir as readdir3, rename, rm as rm18, stat, utimes, writeFile as writeFile6 } from "node:fs/promises";
-import { dirname as dirname6, join as join34 } from "node:path";
-var USED = ".autogen-used";
-var STAGING_PREFIX = ".staging-";
-var STALE_STAGING_MS = 24 * 36e5;
-var DEFAULT_CACHE_BYTES = 10 * 1024 ** 3;
-function installCacheRoot(env = process.env) {
-  return env.AUTOGEN_INSTALL_CACHE && env.AUTOGEN_INSTALL_CACHE.startsWith("/") ? env.AUTOGEN_INSTALL_CACHE : join34(defaultDataDir(env), "install-cache");
-}
-function appInstallCache(repositoryCache, scope) {
-  return scopedInstallCache(join34(dirname6(repositoryCache), "install-cache"), scope);
-}
-function scopedInstallCache(root, scope) {
-  return join34(root, createHash3("sha256").update(`autogen-install-scope-v1\0${scope}`).digest("hex").slice(0, 24));
-}
-function installCacheKey(workspace, manager, keyFiles, platform2 = `${process.platform}-${process.arch}-node${process.versions.node.split(".")[0] ?? ""}`, extra = "") {
-  const hash2 = createHash3("sha256");
-  hash2.update(`autogen-install-v1\0${manager}\0${platform2}\0${extra}\0`);
-  for (const name of keyFiles) {
-    hash2.update(`${name}\0`);
-    hash2.update(readWorktreeBytesSync(workspace, name, { maxBytes: 256 * 1024 * 1024 }));
-    hash2.update("\0");
-  }
-  return `${manager}-${hash2.digest("hex").slice(0, 32)}`;
-}
-async function findCacheEntry(root, key) {
-  const entry = join34(root, key);
-  if (!existsSync15(join34(entry, USED))) return void 0;
-  const now = /* @__PURE__ */ new Date();
-  await utimes(join34(entry, USED), now, now).catch(() => void 0);
-  return entry;
-}
-async function stageCacheEntry(root, key) {
-  await mkdir5(root, { recursive: true, mode: 493 });
-  return mkdtemp12(join34(root, `${STAGING_PREFIX}${key}-`));
-}
-async function publishCacheEntry(root, key, staging) {
-  await writeFile6(join34(staging, USED), "");
-  const entry = join34(root, key);
-  try {
-    await rename(staging, entry);
-  } catch (error62) {
-    const code2 = error62.code;
-    if (code2 !== "ENOTEMPTY" && code2 !== "EEXIST") throw error62;
-    await rm18(staging, { recursive: true, force: true });
-  }
-  return entry;
-}
-async function evictCache(root, capBytes, keep = []) {
-  if (!existsSync15(root)) return [];
-  const entries = [];
-  for (const key of await readdir3(root)) {
-    if (key.startsWith(STAGING_PREFIX)) {
-      const made = await stat(join34(root, key)).catch(() => void 0);
-      if (made && Date.now() - made.mtimeMs > STALE_STAGING_MS)
-        await rm18(join34(root, key), { recursive: true, force: true });
-      continue;
-    }
-    if (key.startsWith(".")) continue;
-    const used = await stat(join34(root, key, USED)).catch(() => void 0);
-    entries.push({ key, bytes: await treeBytes(join34(root, key)), used: used?.mtimeMs ?? 0 });
-  }
-  let total = entries.reduce((sum, e) => sum + e.bytes, 0);
-  const removed = [];
-  for (const e of entries.sort((a2, b3) => a2.used - b3.used)) {
-    if (total <= capBytes) break;
-    if (keep.includes(e.key)) continue;
-    const doomed = join34(root, `${STAGING_PREFIX}evict-${e.key}`);
-    await rename(join34(root, e.key), doomed).catch(() => void 0);
-    await rm18(doomed, { recursive: true, force: true });
-    total -= e.bytes;
-    removed.push(e.key);
-  }
-  return removed;
-}
-async function treeBytes(path12) {
-  const info = await lstat4(path12).catch(() => void 0);
-  if (!info) return 0;
-  if (!info.isDirectory()) return info.size;
-  let sum = 0;
-  for (const name of await readdir3(path12).catch(() => [])) sum += await treeBytes(join34(path12, name));
-  return sum;
-}
-
-// src/verify/install/run-install.ts
-async function installDependencies(workspace, test, sandbox, options2 = {}) {
-  if (test.setup) return { ran: false, reason: "test.setup is set and replaces the automatic install" };
-  if (test.install === "off") return { ran: false, reason: "test.install is off" };
-  const plan = detectPackageManager(workspace);
-  if (!plan) return { ran: false, reason: "no lockfile the bot knows" };
-  if (plan.target.kind === "node_modules" && await lstat5(join35(workspace, "node_modules")).catch(() => void 0))
-    return { ran: false, reason: "node_modules is already present" };
-  const env = options2.env ?? process.env;
-  const network = test.networkDuringSetup && env.AUTOGEN_ALLOW_SETUP_NETWORK === "1";
-  const root = options2.cacheRoot ?? installCacheRoot(env);
-  const lockfile = plan.keyFiles[0] ?? "";
-  const python = plan.manager === "pip" ? pythonExecutable() : void 0;
-  const key = installCacheKey(workspace, plan.manager, plan.keyFiles, void 0, python);
-  const started = performance.now();
-  const elapsed = () => Math.round((performance.now() - started) / 100) / 10;
-  const argvTemplate = network ? plan.argv : plan.offlineArgv ?? plan.argv;
-  const cached4 = plan.target.kind === "in-place" ? void 0 : await findCacheEntry(root, key);
-  if (cached4) {
-    const extraEnv2 = await useEntry(workspace, plan, cached4);
-    const summary2 = {
-      manager: plan.manager,
-      lockfile,
-      command: argvTemplate.map((arg) => arg === INSTALL_TARGET_ARG ? "<cache>/site" : arg).join(" "),
-      source: "cache",
-      seconds: elapsed(),
-      network: false,
-      ok: true
-    };
-    return {
-      ran: true,
-      ok: true,
-      summary: summary2,
-      message: `dependencies (${plan.manager}, ${lockfile}) from cache in ${summary2.seconds} s`,
-      env: extraEnv2
-    };
-  }
-  const staging = await stageCacheEntry(root, key);
-  const toolCache = join35(root, ".tool-cache", plan.manager);
-  await mkdir6(toolCache, { recursive: true });
-  const target = join35(staging, "site");
-  const argv = argvTemplate.map((arg) => arg === INSTALL_TARGET_ARG ? target : arg);
-  if (python) argv[0] = python;
-  const run2 = await runSandboxed(argv, {
-    ...sandbox,
-    cwd: workspace,
-    network,
-    maxOutputBytes: 256 * 1024,
-    // Ours, after the repository's test.env: where the tool writes and caches.
-    env: { ...sandbox.env, ...toolEnv(plan, staging, toolCache) },
-    writablePaths: [staging, toolCache]
-  });
-  const ok = run2.exitCode === 0 && !run2.timedOut && !run2.spawnError;
-  const command = shown([argvTemplate[0] ?? "", ...argv.slice(1)], staging);
-  if (!ok) {
-    await rm19(staging, { recursive: true, force: true });
-    const why = run2.spawnError ?? run2.limit?.message ?? `exit ${String(run2.exitCode)}`;
-    const net = network ? "" : test.networkDuringSetup ? "; it ran without network: the repository asks for it (test.networkDuringSetup), but whoever runs the bot has not allowed it (AUTOGEN_ALLOW_SETUP_NETWORK=1)" : `; it ran without network${plan.offlineArgv ? " (offline, from local sources and the install cache only)" : ""}: set test.networkDuringSetup: true (and AUTOGEN_ALLOW_SETUP_NETWORK=1 where the bot runs) if it downloads packages`;
-    const summary2 = {
-      manager: plan.manager,
-      lockfile,
-      command,
-      source: "fresh",
-      seconds: elapsed(),
-      network,
-      ok: false
-    };
-    return {
-      ran: true,
-      ok: false,
-      summary: summary2,
-      message: `the dependency install \`${command}\` (${plan.manager}, ${lockfile}) failed (${why})${net}; its output ends with: ${run2.output.slice(-600).replaceAll(root, "<cache>").trim()}`,
-      env: {}
-    };
-  }
-  let notCached;
-  let extraEnv = {};
-  if (plan.target.kind === "node_modules") {
-    const made = await lstat5(join35(workspace, "node_modules")).catch(() => void 0);
-    notCached = made?.isDirectory() ? await linksOutside(join35(workspace, "node_modules")) : "the install left no node_modules directory";
-    if (!notCached) {
-      await moveTree(join35(workspace, "node_modules"), join35(staging, "node_modules"));
-      extraEnv = await useEntry(workspace, plan, await publishCacheEntry(root, key, staging));
-    }
-  } else if (plan.target.kind === "in-place") {
-    notCached = `${plan.manager} keeps its environment in the checkout`;
-  } else {
-    extraEnv = await useEntry(workspace, plan, await publishCacheEntry(root, key, staging));
-  }
-  if (notCached) await rm19(staging, { recursive: true, force: true });
-  else await evictCache(root, options2.cacheBytes ?? DEFAULT_CACHE_BYTES, [key]);
-  const summary = {
-    manager: plan.manager,
-    lockfile,
-    command,
-    source: "fresh",
-    seconds: elapsed(),
-    network,
-    ok: true,
-    notCached
-  };
-  return {
-    ran: true,
-    ok: true,
-    summary,
-    message: `dependencies (${plan.manager}, ${lockfile}) installed with \`${command}\` in ${summary.seconds} s${network ? " with network" : " without network"}${notCached ? `; not cached: ${notCached}` : ""}`,
-    env: extraEnv
-  };
-}
-async function useEntry(workspace, plan, entry) {
-  switch (plan.target.kind) {
-    case "node_modules":
-      await symlink2(join35(entry, "node_modules"), join35(workspace, "node_modules"));
-      grantDirectory(workspace, join35(entry, "node_modules"));
-      return {};
-    case "python-target":
-      grantDirectory(workspace, entry);
-      return { PYTHONPATH: join35(entry, "site") };
-    case "tool-cache":
-      grantDirectory(workspace, entry);
-      return { [plan.target.variable]: join35(entry, plan.target.variable.toLowerCase()), ...plan.target.offline };
-    case "in-place":
-      return {};
-  }
-}
-function toolEnv(plan, staging, toolCache) {
-  const quiet = { npm_config_update_notifier: "false", npm_config_audit: "false", npm_config_fund: "false" };
-  switch (plan.manager) {
-    case "npm":
-      return { ...quiet, npm_config_cache: toolCache };
-    case "pnpm":
-      return { ...quiet, npm_config_store_dir: toolCache };
-    case "yarn":
-      return { YARN_CACHE_FOLDER: toolCache };
-    case "bun":
-      return { BUN_INSTALL_CACHE_DIR: toolCache };
-    case "pip":
-      return { PIP_CACHE_DIR: toolCache, PIP_DISABLE_PIP_VERSION_CHECK: "1" };
-    case "uv":
-      return { UV_CACHE_DIR: toolCache };
-    case "poetry":
-      return { POETRY_CACHE_DIR: toolCache, POETRY_VIRTUALENVS_IN_PROJECT: "true" };
-    case "go":
-    case "cargo":
-      return plan.target.kind === "tool-cache" ? { [plan.target.variable]: join35(staging, plan.target.variable.toLowerCase()) } : {};
-  }
-}
-async function linksOutside(dir) {
-  const walk = async (path12, depth) => {
-    for (const name of await readdir4(path12).catch(() => [])) {
-      const full = join35(path12, name);
-      const info = await lstat5(full);
-      if (info.isSymbolicLink()) {
-        const to = await readlink2(full);
-        const real2 = isAbsolute9(to) ? to : resolve7(dirname7(full), to);
-        if (real2 !== dir && !real2.startsWith(dir + sep6))
-          return `node_modules/${relative6(dir, full)} links outside node_modules`;
-      } else if (info.isDirectory() && depth === 0 && (name.startsWith("@") || name === ".bin")) {
-        const found = await walk(full, depth + 1);
-        if (found) return found;
-      }
-    }
-    return void 0;
-  };
-  return walk(dir, 0);
-}
-async function moveTree(from, to) {
-  try {
-    await rename2(from, to);
-  } catch (error62) {
-    if (error62.code !== "EXDEV") throw error62;
-    await cp3(from, to, { recursive: true, verbatimSymlinks: true });
-    await rm19(from, { recursive: true, force: true });
-  }
-}
-function shown(argv, staging) {
-  return argv.map((arg) => arg.startsWith(staging) ? `<cache>${arg.slice(staging.length)}` : arg).join(" ");
-}
-function configWithInstall(config3, install) {
-  if (!install.ran || Object.keys(install.env).length === 0) return config3;
-  return { ...config3, test: { ...config3.test, env: mergeEnv(config3.test.env, install.env) } };
-}
-function mergeEnv(repository, installed) {
-  const env = { ...repository, ...installed };
-  if (installed.PYTHONPATH && repository.PYTHONPATH)
-    env.PYTHONPATH = `${installed.PYTHONPATH}:${repository.PYTHONPATH}`;
-  return env;
-}
-
-// src/app/job-progress.ts
-function issueJobProgress(job, deps, status3, worktree) {
-  const localisation = "Tests and localisation";
-  const stage = async (event) => {
-    switch (event.stage) {
-      case "install": {
-        if (!event.install.ran) return;
-        const { ok, message } = event.install;
-        status3.set(localisation, "running", ok ? message : `continuing without dependencies: ${message}`);
-        return;
-      }
-      case "setup":
-        if (event.setup.ran && !event.setup.ok) status3.set(localisation, "failed", event.setup.message);
-        return;
-      case "baseline": {
-        const failing = failingTests(event.baseline);
-        await recordFailureSites(deps.store, job, [event.baseline], worktree.path);
-        const passed = event.baseline.tests.length - failing.length;
-        const on6 = worktree.sha.slice(0, 7);
-        status3.set(localisation, "done", `${event.runner.name}: ${passed} passed, ${failing.length} failed on ${on6}`);
-        return;
-      }
-      case "strategy":
-        status3.set("Plan", "running");
-        return;
-      case "run": {
-        const { outcome } = event;
-        const { verified, verification } = outcome.plan;
-        const checked = `${verified ? "verified" : "not verified"} on ${verification?.length ?? 0} test(s)`;
-        if (outcome.plan.steps) status3.set("Plan", verified ? "done" : "failed", checked);
-        status3.set("Attempts", outcome.status === "fixed" ? "done" : "failed", `${outcome.attempts.length} attempt(s)`);
-        return;
-      }
-      case "post-checks": {
-        const after = event.outcome.evidence.regressionAfter;
-        const detail = after ? `${after.passed} passed, ${after.failed} failed` : void 0;
-        status3.set("Regression gate", event.passed ? "done" : "failed", detail);
-        return;
-      }
-      default:
-        return;
-    }
-  };
-  const planDetail = (event) => event.stage === "plan" ? "written" : `${event.stage}${event.detail ? ` (${event.detail})` : ""}`;
-  return { stage, engine: engineProgress(job, deps, status3, planDetail), heartbeat: heartbeatOn(status3) };
-}
-function repairProgress(job, deps, status3) {
-  return {
-    stage: (event) => {
-      if (event.stage === "strategy") status3.set("Plan", "running");
-    },
-    engine: engineProgress(job, deps, status3, (event) => event.stage),
-    heartbeat: heartbeatOn(status3)
-  };
-}
-function engineProgress(job, deps, status3, planDetail) {
-  return (event) => {
-    const checkpoint = event.kind === "stage" ? { stage: event.stage } : { stage: "attempt", attempt: event.index };
-    void deps.store.checkpoint(job.id, checkpoint).catch((error62) => {
-      deps.log.warn({ jobId: job.id, err: error62.message }, "checkpoint not saved");
-    });
-    if (event.kind === "stage") {
-      status3.set("Plan", "done", planDetail(event));
-    } else {
-      status3.set("Attempts", "running", `attempt ${event.index}: ${event.passed} passed, ${event.failed} failed`);
-    }
-  };
-}
-function heartbeatOn(status3) {
-  return (beat) => status3.workingOn(heartbeatLine(beat));
-}
-function heartbeatLine(beat) {
-  return `Working (${beat.stage}): ${beat.doing}, ${Math.round(beat.elapsedMs / 1e3)} s so far.`;
-}
-
-// src/engine/memory/memory-pool.ts
-import { DatabaseSync as DatabaseSync2 } from "node:sqlite";
-
-// src/jobs/migrate-sqlite.ts
-var SchemaTooNewError = class extends Error {
-  constructor(store, found, known) {
-    super(
-      `the ${store} database is at schema version ${found}, but this autogen-bot knows only up to ${known}: upgrade autogen-bot or use another AUTOGEN_DB_PATH`
-    );
-    this.name = "SchemaTooNewError";
-  }
-};
-function schemaVersion(db) {
-  return Number(db.prepare("PRAGMA user_version").get().user_version);
-}
-function migrateSqlite(db, store, migrations) {
-  const found = schemaVersion(db);
-  if (found > migrations.length) throw new SchemaTooNewError(store, found, migrations.length);
-  for (let version2 = found + 1; version2 <= migrations.length; version2++) {
-    db.exec("BEGIN IMMEDIATE");
-    try {
-      if (schemaVersion(db) >= version2) {
-        db.exec("COMMIT");
-        continue;
-      }
-      db.exec(migrations[version2 - 1]);
-      db.exec(`PRAGMA user_version = ${version2}`);
-      db.exec("COMMIT");
-    } catch (error62) {
-      db.exec("ROLLBACK");
-      throw error62;
-    }
-  }
-  return migrations.length;
-}
-
-// src/engine/memory/memory-pool.ts
-function formatMemory(recalled) {
-  if (recalled.length === 0) return "(none)";
-  return recalled.map(
-    (r2, i3) => `Example ${i3 + 1}: ${r2.task.split("\n")[0]}
-Plan:
-${r2.plan.map((s, k2) => `${k2 + 1}. ${s}`).join("\n")}`
-  ).join("\n\n");
 }
 
 // src/pipeline/heartbeat.ts
@@ -100189,6 +100364,252 @@ function stopped(strategy, stop, message, seen) {
   return { outcome, stop, runner: seen.runner, install: seen.install };
 }
 
+// src/app/guarded-llm.ts
+function guardedLlm(base, ensureCurrent) {
+  if (!base) return void 0;
+  return {
+    ...base,
+    budget: base.budget,
+    model: base.model,
+    call: async (stage, vars, schema, options2) => (await ensureCurrent(), base.call(stage, vars, schema, options2))
+  };
+}
+
+// src/app/job-progress.ts
+function issueJobProgress(job, deps, status3, worktree) {
+  const localisation = "Tests and localisation";
+  const stage = async (event) => {
+    switch (event.stage) {
+      case "install": {
+        if (!event.install.ran) return;
+        const { ok, message } = event.install;
+        status3.set(localisation, "running", ok ? message : `continuing without dependencies: ${message}`);
+        return;
+      }
+      case "setup":
+        if (event.setup.ran && !event.setup.ok) status3.set(localisation, "failed", event.setup.message);
+        return;
+      case "baseline": {
+        const failing = failingTests(event.baseline);
+        await recordFailureSites(deps.store, job, [event.baseline], worktree.path);
+        const passed = event.baseline.tests.length - failing.length;
+        const on6 = worktree.sha.slice(0, 7);
+        status3.set(localisation, "done", `${event.runner.name}: ${passed} passed, ${failing.length} failed on ${on6}`);
+        return;
+      }
+      case "strategy":
+        status3.set("Plan", "running");
+        return;
+      case "run": {
+        const { outcome } = event;
+        const { verified, verification } = outcome.plan;
+        const checked = `${verified ? "verified" : "not verified"} on ${verification?.length ?? 0} test(s)`;
+        if (outcome.plan.steps) status3.set("Plan", verified ? "done" : "failed", checked);
+        status3.set("Attempts", outcome.status === "fixed" ? "done" : "failed", `${outcome.attempts.length} attempt(s)`);
+        return;
+      }
+      case "post-checks": {
+        const after = event.outcome.evidence.regressionAfter;
+        const detail = after ? `${after.passed} passed, ${after.failed} failed` : void 0;
+        status3.set("Regression gate", event.passed ? "done" : "failed", detail);
+        return;
+      }
+      default:
+        return;
+    }
+  };
+  const planDetail = (event) => event.stage === "plan" ? "written" : `${event.stage}${event.detail ? ` (${event.detail})` : ""}`;
+  return { stage, engine: engineProgress(job, deps, status3, planDetail), heartbeat: heartbeatOn(status3) };
+}
+function repairProgress(job, deps, status3) {
+  return {
+    stage: (event) => {
+      if (event.stage === "strategy") status3.set("Plan", "running");
+    },
+    engine: engineProgress(job, deps, status3, (event) => event.stage),
+    heartbeat: heartbeatOn(status3)
+  };
+}
+function engineProgress(job, deps, status3, planDetail) {
+  return (event) => {
+    const checkpoint = event.kind === "stage" ? { stage: event.stage } : { stage: "attempt", attempt: event.index };
+    void deps.store.checkpoint(job.id, checkpoint).catch((error62) => {
+      deps.log.warn({ jobId: job.id, err: error62.message }, "checkpoint not saved");
+    });
+    if (event.kind === "stage") {
+      status3.set("Plan", "done", planDetail(event));
+    } else {
+      status3.set("Attempts", "running", `attempt ${event.index}: ${event.passed} passed, ${event.failed} failed`);
+    }
+  };
+}
+function heartbeatOn(status3) {
+  return (beat) => status3.workingOn(heartbeatLine(beat));
+}
+function heartbeatLine(beat) {
+  return `Working (${beat.stage}): ${beat.doing}, ${Math.round(beat.elapsedMs / 1e3)} s so far.`;
+}
+
+// src/app/repair-red-build.ts
+async function repairRedBuild(b3, { install, choice, mergeBase }, caused, ensureCurrent) {
+  const { job, deps, pull, config: config3, signal } = b3;
+  const description = [
+    `The pull request #${job.number} "${pull.title}" broke these tests (they pass at the merge base ${mergeBase.slice(0, 7)}): ${caused.join(", ")}.`,
+    "Change the code so they pass again, keeping what the pull request set out to do.",
+    pull.body ? `The pull request's description:
+${pull.body}` : "",
+    `What CI showed:
+${b3.evidence.map((e) => e.digest).join("\n\n")}`,
+    job.hint ? `Hint from ${job.requester}: ${job.hint}` : ""
+  ].filter(Boolean).join("\n\n");
+  const scope = { installation: String(job.installationId), repository: `${job.owner}/${job.repo}` };
+  const result = await runJobPipeline(
+    {
+      workspace: b3.head.path,
+      // Before the install's variables: the pipeline adds them.
+      config: config3,
+      trigger: { kind: "failing-tests", description, tests: caused },
+      runner: b3.runner,
+      sandboxFor: (c4) => ({ ...taskSandbox(c4, signal), ...b3.hidden }),
+      // Installed and set up before the attribution, in both checkouts.
+      setup: false,
+      baseline: false,
+      signal
+    },
+    {
+      install: async () => install,
+      verifier: async () => ({
+        verifier: choice.verifier,
+        probe: choice.probe,
+        parallelism: choice.backend === "actions" ? 4 : 1
+      }),
+      llm: () => guardedLlm(deps.llmFor?.(configWithInstall(config3, install), job, signal), ensureCurrent),
+      recall: () => deps.memory?.recall(scope, description) ?? [],
+      strategy: ({ llm, memory }) => {
+        try {
+          return chooseStrategy({ config: config3, llm, memory, planOnly: job.checkpoint.planOnly === true });
+        } catch (error62) {
+          throw new JobCancelled(error62.message);
+        }
+      },
+      progress: repairProgress(job, deps, b3.status)
+    }
+  );
+  return result.outcome;
+}
+
+// src/report/status-comment.ts
+function statusMarker(owner, repo, number4) {
+  return `<!-- autogen-bot:status ${owner}/${repo}#${number4} -->`;
+}
+function renderStatus(marker, steps, summary2) {
+  const icon = { pending: "\u2B1C", running: "\u23F3", done: "\u2705", failed: "\u274C", skipped: "\u2796" };
+  return [
+    marker,
+    "**autogen-bot** is working on this.",
+    "",
+    ...steps.map((s) => `- ${icon[s.state]} ${s.name}${s.detail ? `: ${s.detail}` : ""}`),
+    ...summary2 ? ["", summary2] : []
+  ].join("\n");
+}
+
+// src/app/status-reporter.ts
+var STEPS = [
+  "Configuration",
+  "Tests and localisation",
+  "Plan",
+  "Attempts",
+  "Regression gate",
+  "Pull request"
+];
+var CI_STEPS = [
+  "Configuration",
+  "CI evidence",
+  "Attribution",
+  "Plan",
+  "Attempts",
+  "Regression gate",
+  "Pull request"
+];
+var StatusReporter = class {
+  steps;
+  commentId;
+  lastWrite = 0;
+  pending;
+  /** What a long phase is doing (the pipeline's heartbeat), shown under the steps until a step changes. */
+  working;
+  /** Updates go out one after another, so an earlier one (a throttled step, a heartbeat) never lands after the final word. */
+  writing = Promise.resolve();
+  marker;
+  forge;
+  store;
+  job;
+  throttleMs;
+  constructor(forge, store, job, throttleMs = 3e3, steps = STEPS) {
+    this.steps = steps.map((name) => ({ name, state: "pending" }));
+    this.forge = forge;
+    this.store = store;
+    this.job = job;
+    this.throttleMs = throttleMs;
+    this.commentId = job.statusCommentId;
+    this.marker = statusMarker(job.owner, job.repo, job.number);
+  }
+  async start() {
+    if (this.commentId === null) {
+      const existing = (await this.forge.listComments(this.job.owner, this.job.repo, this.job.number)).find(
+        (c4) => c4.body.startsWith(this.marker)
+      );
+      this.commentId = existing?.id ?? await this.forge.createComment(
+        this.job.owner,
+        this.job.repo,
+        this.job.number,
+        renderStatus(this.marker, this.steps)
+      );
+      await this.store.setStatusComment(this.job.id, this.commentId);
+    }
+    await this.write();
+  }
+  set(name, state2, detail) {
+    const step = this.steps.find((s) => s.name === name);
+    if (step) Object.assign(step, { state: state2, detail });
+    this.working = void 0;
+    this.schedule();
+  }
+  /** A line under the steps while a long phase runs, written as a step update is (throttled). */
+  workingOn(line) {
+    this.working = line;
+    this.schedule();
+  }
+  schedule() {
+    if (Date.now() - this.lastWrite >= this.throttleMs) void this.write().catch(() => void 0);
+    else if (!this.pending)
+      this.pending = setTimeout(() => void this.write().catch(() => void 0), this.throttleMs).unref();
+  }
+  /** A line under the steps while the job goes on (a retry later), leaving the steps as they are. */
+  async note(summary2) {
+    await this.write(summary2);
+  }
+  async finish(summary2) {
+    this.working = void 0;
+    clearTimeout(this.pending);
+    this.pending = void 0;
+    for (const step of this.steps) if (step.state === "running") step.state = "failed";
+    for (const step of this.steps) if (step.state === "pending") step.state = "skipped";
+    await this.store.checkpoint(this.job.id, { statusReport: { steps: this.steps, summary: summary2 } }).catch(() => void 0);
+    await this.write(summary2);
+  }
+  async write(summary2) {
+    clearTimeout(this.pending);
+    this.pending = void 0;
+    this.lastWrite = Date.now();
+    if (this.commentId === null) return;
+    const [id, body] = [this.commentId, renderStatus(this.marker, this.steps, summary2 ?? this.working)];
+    const update = this.writing.then(() => this.forge.updateComment(this.job.owner, this.job.repo, id, body));
+    this.writing = update.catch(() => void 0);
+    await update;
+  }
+};
+
 // src/app/run-ci-job.ts
 var HeadMoved = class extends Error {
   sha;
@@ -100197,9 +100618,6 @@ var HeadMoved = class extends Error {
     this.sha = sha;
   }
 };
-var RED2 = /* @__PURE__ */ new Set(["failure", "timed_out", "startup_failure"]);
-var isRed = (run2) => run2.status === "completed" && run2.conclusion !== null && RED2.has(run2.conclusion);
-var isOurs = (run2) => run2.path.endsWith(`/${VERIFY_WORKFLOW}`) || (run2.headBranch ?? "").startsWith("autogen/verify-");
 async function runCiJob(job, deps, signal) {
   const forge = await deps.forgeFor(job.installationId);
   const ci = await deps.ciFor(job.installationId);
@@ -100213,17 +100631,17 @@ async function runCiJob(job, deps, signal) {
     const now = await ci.pull(owner, repo, number4);
     if (headSha && now.headSha !== headSha) throw new HeadMoved(now.headSha);
   };
+  const end = async (stop) => {
+    await status3.finish(stop.message);
+    await deps.store.finish(job.id, stop.state, stop.error);
+  };
   try {
     const begun = await beginJob(forge, deps.store, status3, job, deps.configOverride);
     if (!begun) return;
-    const { repository } = begun;
-    let config3 = begun.config;
+    const { repository, config: config3 } = begun;
     const pull = await ci.pull(owner, repo, number4);
-    if (pull.state !== "open") {
-      await status3.finish(`Nothing to do: #${number4} is ${pull.state}.`);
-      await deps.store.finish(job.id, "done");
-      return;
-    }
+    if (pull.state !== "open")
+      return await end({ message: `Nothing to do: #${number4} is ${pull.state}.`, state: "done" });
     if (headSha && pull.headSha !== headSha) throw new HeadMoved(pull.headSha);
     headSha = pull.headSha;
     await deps.store.checkpoint(job.id, { headSha });
@@ -100233,11 +100651,10 @@ async function runCiJob(job, deps, signal) {
     const suiteId = job.checkpoint.headSha === headSha ? job.checkpoint.checkSuiteId : void 0;
     if (runs.length === 0 && suiteId === void 0) {
       status3.set("CI evidence", "done", `no failed run on ${headSha.slice(0, 7)}`);
-      await status3.finish(
-        `Nothing to repair: CI is not red on \`${headSha.slice(0, 7)}\` (no failed workflow run for the head of #${number4}).`
-      );
-      await deps.store.finish(job.id, "done");
-      return;
+      return await end({
+        message: `Nothing to repair: CI is not red on \`${headSha.slice(0, 7)}\` (no failed workflow run for the head of #${number4}).`,
+        state: "done"
+      });
     }
     const cache2 = new RepoCache({ root: deps.cacheRoot, signal });
     const credentials = { username: "x-access-token", password: await forge.cloneToken() };
@@ -100245,276 +100662,50 @@ async function runCiJob(job, deps, signal) {
     const head = await cache2.worktree(mirror, headSha, `job-${job.id}-head`);
     worktrees2.push(head);
     const runner = detectRunner(head.path, config3.test.command);
-    const evidence = [];
-    for (const run2 of runs.slice(0, 3))
-      evidence.push(
-        await collectRunEvidence(ci, owner, repo, run2, { parseConsole: runner.parseConsole, baseBranch: pull.baseRef })
-      );
-    if (evidence.length === 0 && suiteId !== void 0)
-      evidence.push(
-        await collectCheckSuiteEvidence(
-          ci,
-          owner,
-          repo,
-          { id: suiteId, headSha, headBranch: pull.headRef },
-          { parseConsole: runner.parseConsole }
-        )
-      );
-    const failingInCi = [...new Set(evidence.flatMap((e) => failingTests(e.report).map((t2) => t2.id)))];
-    await recordFailureSites(
-      deps.store,
+    const read = await readCiEvidence({
       job,
-      evidence.map((e) => e.report),
-      head.path
-    );
-    status3.set(
-      "CI evidence",
-      "done",
-      `${evidence.length} failed run(s), ${failingInCi.length} failing test(s) (${evidence.map((e) => e.testsFrom).join(", ")})`
-    );
-    const infra = evidence.every((e) => e.infra) ? evidence[0]?.infra : void 0;
-    if (infra && failingInCi.length === 0) {
-      status3.set("Attribution", "done", `infrastructure: ${infra.kind}`);
-      await status3.finish(explainInfra(infra, evidence));
-      await deps.store.finish(job.id, "done");
-      return;
-    }
-    const brokenInCi = evidence.filter((e) => e.report.tests.length > 0).map((e) => brokenRunReason(e.report, head.path));
-    if (brokenInCi.length > 0 && brokenInCi.every(Boolean)) {
-      await stopOnBrokenTests(status3, brokenInCi[0], "in CI's test run", evidence);
-      await deps.store.finish(job.id, "done");
-      return;
-    }
-    const hidden2 = { hiddenPaths: [dirname9(dirname9(mirror))] };
-    const repositoryScope = `${String(job.installationId)}/${job.owner}/${job.repo}`;
-    const installCache = {
-      cacheRoot: appInstallCache(
-        deps.cacheRoot,
-        pull.fork ? `${repositoryScope}/fork-pull/${String(pull.number)}` : repositoryScope
-      )
-    };
-    const install = await installDependencies(
-      head.path,
-      config3.test,
-      { ...taskSandbox(config3, signal), ...hidden2 },
-      installCache
-    );
-    config3 = configWithInstall(config3, install);
-    const choice = await jobVerifier(
+      store: deps.store,
+      status: status3,
+      ci,
+      pull,
+      headSha,
+      runs,
+      suiteId,
+      runner,
+      headPath: head.path
+    });
+    if ("stop" in read) return await end(read.stop);
+    const build = {
+      job,
       deps,
-      job,
-      status3,
-      config3,
-      {
-        ci,
-        defaultBranch: repository.defaultBranch,
-        mirror,
-        target: await gitTarget(forge, job, deps.botIdentity),
-        runner,
-        fork: pull.fork
-      },
-      signal
-    );
-    status3.set("Attribution", "running");
-    const mergeBase = (await cache2.run(mirror, ["merge-base", "--end-of-options", pull.baseSha, headSha], "find the merge base")).trim();
-    const base = await cache2.worktree(mirror, mergeBase, `job-${job.id}-base`);
-    worktrees2.push(base);
-    {
-      const baseInstall = await installDependencies(
-        base.path,
-        begun.config.test,
-        { ...taskSandbox(begun.config, signal), ...hidden2 },
-        { cacheRoot: appInstallCache(deps.cacheRoot, repositoryScope) }
-      );
-      if (baseInstall.ran && !baseInstall.ok)
-        status3.set(
-          "Attribution",
-          "running",
-          `the merge base's dependencies did not install: ${baseInstall.message.slice(0, 300)}`
-        );
-      for (const tree of [head, base]) {
-        const setup = await runSetup(tree.path, config3.test, { ...taskSandbox(config3, signal), ...hidden2 });
-        if (setup.ran && !setup.ok) {
-          status3.set("Attribution", "failed", "the setup command failed");
-          await status3.finish(
-            `autogen-bot could not prepare the checkout at \`${tree.sha.slice(0, 7)}\`: ${setup.message}`
-          );
-          await deps.store.finish(job.id, "failed", setup.message);
-          return;
-        }
-      }
-    }
-    let failing = failingInCi;
-    if (failing.length === 0) {
-      const atHead = await choice.verifier.run(head.path, { kind: "all" });
-      const broken = brokenRunReason(atHead, head.path);
-      if (broken) {
-        await stopOnBrokenTests(status3, broken, `the suite run at the head here, ${choice.why}`, evidence);
-        await deps.store.finish(job.id, "done");
-        return;
-      }
-      failing = failingTests(atHead).map((t2) => t2.id);
-    }
-    if (failing.length === 0) {
-      status3.set("Attribution", "failed", "no failing test reproduced");
-      await status3.finish(
-        `The failing CI job did not fail in tests autogen-bot could run (${choice.why}), so it made no change.
-
-<details><summary>Evidence from CI</summary>
-
-${evidenceDetails(evidence)}
-</details>`
-      );
-      await deps.store.finish(job.id, "done");
-      return;
-    }
-    const attribution = checkpointAttribution(job.checkpoint) ?? await attributeFailures(
-      choice.verifier,
-      { base: base.path, candidate: head.path },
-      { kind: "tests", ids: failing },
-      config3.test.reruns,
-      { parallel: choice.backend === "actions" }
-    );
-    await deps.store.checkpoint(job.id, { attribution });
-    if (!attribution.tests.some((t2) => failing.includes(t2.id))) {
-      status3.set("Attribution", "failed", "the failing tests could not be run");
-      await status3.finish(
-        `The tests that failed in CI (${failing.slice(0, 10).map((id) => `\`${id}\``).join(
-          ", "
-        )}) could not be run by ${choice.why} at the merge base or the head, so autogen-bot cannot tell whether this pull request caused them, and made no change. Setting \`test.command\` in \`.github/autogen.yml\` to the command CI runs may help.
-
-<details><summary>Evidence from CI</summary>
-
-${evidenceDetails(evidence)}
-</details>`
-      );
-      await deps.store.finish(job.id, "done");
-      return;
-    }
-    const caused = attribution.tests.filter((t2) => t2.verdict === "caused-by-change").map((t2) => t2.id);
-    const c4 = attribution.counts;
-    status3.set(
-      "Attribution",
-      "done",
-      `${c4["caused-by-change"]} caused by the change, ${c4["pre-existing"]} pre-existing, ${c4.flaky} flaky, ${c4.passing + c4.fixed} not reproduced`
-    );
-    if (caused.length === 0) {
-      await status3.finish(
-        explainAttribution(attribution, { base: mergeBase, head: headSha, verifier: choice.why }, evidence)
-      );
-      await deps.store.finish(job.id, "done");
-      return;
-    }
+      status: status3,
+      signal,
+      forge,
+      ci,
+      pull,
+      headSha,
+      config: config3,
+      cache: cache2,
+      mirror,
+      head,
+      runner,
+      defaultBranch: repository.defaultBranch,
+      hidden: { hiddenPaths: [dirname9(dirname9(mirror))] },
+      evidence: read.evidence
+    };
+    const checkouts = await prepareCheckouts(build, (tree) => worktrees2.push(tree));
+    if ("stop" in checkouts) return await end(checkouts.stop);
+    const attributed = await attributeRedBuild(build, checkouts, read.failingInCi);
+    if ("stop" in attributed) return await end(attributed.stop);
     await ensureCurrent();
     let outcome = checkpointOutcome(job.checkpoint);
     if (!outcome) {
-      outcome = await repairWithPipeline(job, deps, {
-        pull,
-        caused,
-        mergeBase,
-        evidence,
-        head,
-        config: begun.config,
-        runner,
-        choice,
-        install,
-        hidden: hidden2,
-        status: status3,
-        ensureCurrent,
-        signal
-      });
+      outcome = await repairRedBuild(build, checkouts, attributed.caused, ensureCurrent);
       await deps.store.checkpoint(job.id, { outcome });
     } else if (outcome.status === "fixed" && !job.checkpoint.pushed) {
       await applyStoredDiff(head.path, outcome.diff);
     }
-    if (job.checkpoint.planOnly === true) {
-      status3.set(
-        "Plan",
-        outcome.plan.verified ? "done" : "failed",
-        `${outcome.plan.verified ? "verified" : "not verified"} on ${outcome.plan.verification?.length ?? 0} test(s)`
-      );
-      await status3.finish(planSummary(outcome));
-      await deps.store.finish(job.id, "done");
-      return;
-    }
-    status3.set(
-      "Attempts",
-      outcome.status === "fixed" ? "done" : "failed",
-      `${outcome.attempts.length} attempt(s), verified in ${choice.why}`
-    );
-    if (outcome.status !== "fixed") {
-      status3.set("Pull request", "skipped", "no fix found");
-      await status3.finish(
-        `Stopped without a fix (\`${outcome.stopReason}\`): ${outcome.message}.
-
-<details><summary>Report</summary>
-
-${renderReport(outcome, { title: pull.title })}
-</details>`
-      );
-      await deps.store.finish(job.id, outcome.stopReason === "error" ? "failed" : "done", outcome.message);
-      return;
-    }
-    const after = outcome.evidence.regressionAfter;
-    status3.set("Regression gate", "done", after ? `${after.passed} passed, ${after.failed} failed` : void 0);
-    await ensureCurrent();
-    if (pull.fork) {
-      status3.set("Pull request", "skipped", "fork: patch in this comment");
-      await status3.finish(
-        `${suggestedPatch(outcome.diff, { ref: pull.headRef, sha: headSha })}
-
-<details><summary>Report</summary>
-
-${renderReport(outcome, { title: pull.title })}
-</details>`
-      );
-      await deps.store.finish(job.id, "done");
-      return;
-    }
-    const branch = repairBranch(number4, headSha);
-    if (!job.checkpoint.pushed) {
-      const message = [
-        `Fix the tests #${number4} broke: ${caused.join(", ")}`.slice(0, 72),
-        "",
-        `${outcome.message}.`,
-        "",
-        coAuthor(job)
-      ].join("\n");
-      const sha = await commitAndPush(
-        head,
-        mirror,
-        await gitTarget(forge, job, deps.botIdentity),
-        branch,
-        message,
-        outcome.changedFiles
-      );
-      await deps.store.checkpoint(job.id, { pushed: sha });
-    }
-    status3.set("Pull request", "running");
-    const title = `autogen: fix CI of #${number4} (${pull.title})`.slice(0, 250);
-    const leftAlone = attribution.tests.filter((t2) => t2.verdict === "pre-existing" || t2.verdict === "flaky").map((t2) => `- \`${t2.id}\`: ${t2.verdict} (base ${t2.base.join(", ")}; head ${t2.candidate.join(", ")})`);
-    const body = [
-      `Repairs the red build of #${number4} at \`${headSha.slice(0, 7)}\`: ${caused.length} test(s) the change broke pass again (attribution at the merge base \`${mergeBase.slice(0, 7)}\`). Merge this into \`${pull.headRef}\`.`,
-      leftAlone.length ? `
-Not repaired, because the pull request did not cause them:
-${leftAlone.join("\n")}` : "",
-      `
-${renderReport(outcome, { title, branch })}`
-    ].join("\n");
-    let pr = await forge.findOpenPull(owner, repo, branch);
-    if (pr) await forge.updatePull(owner, repo, pr.number, { title, body });
-    else
-      pr = await forge.createPull(owner, repo, {
-        title,
-        head: branch,
-        base: pull.headRef,
-        body,
-        draft: config3.pullRequest.draft === "always" || isUnreviewed(outcome)
-      });
-    await deps.store.checkpoint(job.id, { pull: pr.number });
-    status3.set("Pull request", "done", `#${pr.number}`);
-    await status3.finish(`Opened ${pr.url} into \`${pull.headRef}\`: ${outcome.message}.`);
-    await deps.store.finish(job.id, "done");
+    await end(await publishRepair(build, outcome, checkouts, attributed, ensureCurrent));
   } catch (error62) {
     if (error62 instanceof HeadMoved) {
       await status3.finish(`Stopped: ${error62.message} while the job ran. Starting again on the new head if its build is red.`).catch(() => void 0);
@@ -100526,71 +100717,6 @@ ${renderReport(outcome, { title, branch })}`
   } finally {
     for (const w2 of worktrees2) await w2.remove().catch(() => void 0);
   }
-}
-async function redRuns(ci, job, pull, config3, deps, signal) {
-  const runId = job.checkpoint.runId;
-  const deadline = Date.now() + config3.budgets.minutes * 6e4;
-  let wait2 = deps.pollMs ?? 1e4;
-  for (; ; ) {
-    const all = runId !== void 0 && job.checkpoint.headSha === pull.headSha ? [await ci.workflowRun(job.owner, job.repo, runId)] : (await ci.workflowRuns(job.owner, job.repo, { headSha: pull.headSha })).filter(
-      (r2) => !isOurs(r2) && r2.event !== "workflow_dispatch"
-    );
-    const red2 = all.filter(isRed);
-    const pending = all.filter((r2) => r2.status !== "completed");
-    if (red2.length > 0 || pending.length === 0 || Date.now() > deadline) return red2;
-    if (signal.aborted) throw new JobCancelled("stopped on request");
-    await deps.waiters.sleep(pending[0]?.id, wait2, signal);
-    wait2 = Math.min(wait2 * 2, 6e4);
-  }
-}
-async function stopOnBrokenTests(status3, reason, where, evidence) {
-  status3.set("Attribution", "done", "infrastructure: the test command is broken");
-  await status3.finish(explainBrokenTests(reason, where, evidence));
-}
-async function repairWithPipeline(job, deps, r2) {
-  const { pull, caused, choice, config: config3, signal } = r2;
-  const description = [
-    `The pull request #${job.number} "${pull.title}" broke these tests (they pass at the merge base ${r2.mergeBase.slice(0, 7)}): ${caused.join(", ")}.`,
-    "Change the code so they pass again, keeping what the pull request set out to do.",
-    pull.body ? `The pull request's description:
-${pull.body}` : "",
-    `What CI showed:
-${r2.evidence.map((e) => e.digest).join("\n\n")}`,
-    job.hint ? `Hint from ${job.requester}: ${job.hint}` : ""
-  ].filter(Boolean).join("\n\n");
-  const scope = { installation: String(job.installationId), repository: `${job.owner}/${job.repo}` };
-  const result = await runJobPipeline(
-    {
-      workspace: r2.head.path,
-      config: config3,
-      trigger: { kind: "failing-tests", description, tests: caused },
-      runner: r2.runner,
-      sandboxFor: (c4) => ({ ...taskSandbox(c4, signal), ...r2.hidden }),
-      // Installed and set up before the attribution, in both checkouts.
-      setup: false,
-      baseline: false,
-      signal
-    },
-    {
-      install: async () => r2.install,
-      verifier: async () => ({
-        verifier: choice.verifier,
-        probe: choice.probe,
-        parallelism: choice.backend === "actions" ? 4 : 1
-      }),
-      llm: () => guardedLlm(deps.llmFor?.(configWithInstall(config3, r2.install), job, signal), r2.ensureCurrent),
-      recall: () => deps.memory?.recall(scope, description) ?? [],
-      strategy: ({ llm, memory }) => {
-        try {
-          return chooseStrategy({ config: config3, llm, memory, planOnly: job.checkpoint.planOnly === true });
-        } catch (error62) {
-          throw new JobCancelled(error62.message);
-        }
-      },
-      progress: repairProgress(job, deps, r2.status)
-    }
-  );
-  return result.outcome;
 }
 
 // src/app/run-issue-job.ts
@@ -100641,11 +100767,11 @@ async function runIssueJob(job, deps, signal) {
     if (draftOfAttempt && outcome.closestAttempt && !job.checkpoint.pushed)
       await applyStoredDiff(worktree.path, outcome.closestAttempt.diff);
     if (job.kind === "plan" || outcome.status !== "fixed" && !draftOfAttempt) {
-      const summary = job.kind === "plan" ? planSummary(outcome) : `Stopped without a fix (\`${outcome.stopReason}\`): ${outcome.message}.`;
+      const summary2 = job.kind === "plan" ? planSummary(outcome) : `Stopped without a fix (\`${outcome.stopReason}\`): ${outcome.message}.`;
       if (outcome.status !== "fixed" && config3.pullRequest.onGiveUp === "comment")
         status3.set("Pull request", "skipped", "no fix found");
       await status3.finish(
-        `${summary}
+        `${summary2}
 
 <details><summary>Report</summary>
 
@@ -100845,8 +100971,7 @@ function registerCheckRunActions(app, tools) {
   app.on("check_run.requested_action", async (context) => {
     if (!await tools.firstDelivery(context)) return;
     const payload = context.payload;
-    const owner = payload.repository.owner.login;
-    const repo = payload.repository.name;
+    const { owner, repo } = context.repo();
     const identifier = payload.requested_action?.identifier;
     const meta3 = {
       deliveryId: context.id,
@@ -100926,7 +101051,8 @@ async function ourJob(tools, payload) {
   if (tools.appId === void 0 || run2.app?.id !== tools.appId || run2.name !== CHECK_RUN_NAME) return void 0;
   if (!/^\d{1,12}$/.test(run2.external_id ?? "")) return void 0;
   const job = await tools.store.get(Number(run2.external_id));
-  if (!job || job.owner !== payload.repository.owner.login || job.repo !== payload.repository.name || job.installationId !== payload.installation?.id)
+  const { owner, repo } = repoOf(payload);
+  if (!job || job.owner !== owner || job.repo !== repo || job.installationId !== payload.installation?.id)
     return void 0;
   const record2 = checkRunRecord(job);
   return record2?.id === run2.id && record2.sha === run2.head_sha ? job : void 0;
@@ -101041,11 +101167,12 @@ function createAutogenApp(deps) {
     };
     const start = async (context, kind, hint, checkpoint) => {
       const payload = context.payload;
+      const { owner, repo } = context.repo();
       await gateAndEnqueue(context, {
         installationId: payload.installation?.id,
         sender: payload.sender,
-        owner: payload.repository.owner.login,
-        repo: payload.repository.name,
+        owner,
+        repo,
         number: payload.issue.number,
         kind,
         snapshot: { title: payload.issue.title, body: payload.issue.body ?? "" },
@@ -101057,7 +101184,7 @@ function createAutogenApp(deps) {
       if (!await firstDelivery(context)) return;
       const payload = context.payload;
       const forge = octokitForge(context.octokit, deps.scrub);
-      const { owner, name: repo } = { owner: payload.repository.owner.login, name: payload.repository.name };
+      const { owner, repo } = context.repo();
       let config3;
       try {
         config3 = overridden(await readRepoConfigFromForge(forge, owner, repo, payload.repository.default_branch));
@@ -101085,28 +101212,17 @@ ${error62.problems.map((p) => `- ${p}`).join("\n")}`
       const payload = context.payload;
       if (command.kind === "stop") {
         const forge = octokitForge(context.octokit, deps.scrub);
-        const verdict = await gate(forge, {
-          owner: payload.repository.owner.login,
-          repo: payload.repository.name,
-          actor: payload.sender
-        });
-        const active = await deps.store.active(
-          payload.repository.owner.login,
-          payload.repository.name,
-          payload.issue.number
-        );
+        const { owner, repo } = context.repo();
+        const verdict = await gate(forge, { owner, repo, actor: payload.sender });
+        const active = await deps.store.active(owner, repo, payload.issue.number);
         if (!verdict.allowed || !active) return;
         if (!pool.abort(active.id, `stopped by ${payload.sender.login}`))
           await deps.store.finish(active.id, "cancelled", `stopped by ${payload.sender.login}`);
         return;
       }
       if (payload.issue.pull_request) {
-        const config3 = await repoConfig(
-          context,
-          payload.repository.owner.login,
-          payload.repository.name,
-          payload.repository.default_branch
-        );
+        const { owner, repo } = context.repo();
+        const config3 = await repoConfig(context, owner, repo, payload.repository.default_branch);
         if (!config3 || config3.triggers.ciFailure === "off") return;
         await start(
           context,
@@ -101155,11 +101271,12 @@ ${error62.problems.map((p) => `- ${p}`).join("\n")}`
       const pull = payload.pull_request;
       const bot = parseBotBranch(pull.head.ref);
       if (!bot || !text2.trim() || pull.head.repo?.full_name !== payload.repository.full_name) return;
+      const { owner, repo } = context.repo();
       await gateAndEnqueue(context, {
         installationId: payload.installation?.id,
         sender: payload.sender,
-        owner: payload.repository.owner.login,
-        repo: payload.repository.name,
+        owner,
+        repo,
         number: pull.number,
         kind: "fix",
         snapshot: { title: pull.title, body: pull.body ?? "" },
@@ -101191,7 +101308,8 @@ ${c4.diff_hunk}`);
       const bot = parseBotBranch(pull.head.ref);
       const installation = context.payload.installation?.id;
       if (!pull.merged || !bot || !deps.memory || !installation) return;
-      const job = await deps.store.latest(repository.owner.login, repository.name, bot.number);
+      const { owner, repo } = context.repo();
+      const job = await deps.store.latest(owner, repo, bot.number);
       const outcome = job && checkpointOutcome(job.checkpoint);
       if (!job || !outcome || outcome.status !== "fixed") return;
       const broken = (checkpointAttribution(job.checkpoint)?.tests ?? []).filter((t2) => t2.verdict === "caused-by-change").map((t2) => t2.id);
@@ -101211,11 +101329,8 @@ ${job.snapshot.body}`,
     app.on("issues.edited", async (context) => {
       if (!await firstDelivery(context)) return;
       const payload = context.payload;
-      const active = await deps.store.active(
-        payload.repository.owner.login,
-        payload.repository.name,
-        payload.issue.number
-      );
+      const { owner, repo } = context.repo();
+      const active = await deps.store.active(owner, repo, payload.issue.number);
       if (!active) return;
       if (active.snapshot.title !== payload.issue.title || active.snapshot.body !== (payload.issue.body ?? "")) {
         if (!pool.abort(active.id, "the issue was edited after the job started"))
@@ -101691,7 +101806,7 @@ function literalMatcher(literals) {
       if (symbol2[code2] === 0) symbol2[code2] = symbols++;
     }
   const children = [/* @__PURE__ */ new Map()];
-  const candidates = [void 0];
+  const candidates2 = [void 0];
   for (const { literal: literal3, offset, key } of keyed) {
     let node2 = 0;
     for (let i3 = 0; i3 < KEY; i3++) {
@@ -101700,12 +101815,12 @@ function literalMatcher(literals) {
       if (next === void 0) {
         next = children.length;
         children.push(/* @__PURE__ */ new Map());
-        candidates.push(void 0);
+        candidates2.push(void 0);
         children[node2]?.set(s, next);
       }
       node2 = next;
     }
-    (candidates[node2] ??= []).push({ literal: literal3, offset });
+    (candidates2[node2] ??= []).push({ literal: literal3, offset });
   }
   const table = new Int32Array(children.length * symbols);
   const fallback = new Int32Array(children.length);
@@ -101728,7 +101843,7 @@ function literalMatcher(literals) {
     let state2 = 0;
     for (let i3 = 0; i3 < text2.length; i3++) {
       state2 = table[state2 * symbols + (symbol2[text2.charCodeAt(i3)] ?? 0)] ?? 0;
-      const here = candidates[state2];
+      const here = candidates2[state2];
       if (!here) continue;
       for (const { literal: literal3, offset } of here) {
         const start = i3 - KEY + 1 - offset;
