@@ -15,6 +15,16 @@ export type SearchEditCodeOptions = {
   isTestFile: (path: string) => boolean;
 };
 
+/** The options for a search's edits on this task: its workspace and test-file rule, the start's context, the run's changes. */
+export function searchEditOptions(
+  task: { workspace: string; isTestFile: (path: string) => boolean },
+  changes: WorkspaceChanges,
+  start: CodeContext,
+  problem: string,
+): SearchEditCodeOptions {
+  return { workspace: task.workspace, problem, start, changes, isTestFile: task.isTestFile };
+}
+
 /** The code for an edit on the current files: the given plan's steps (none for SEIDR) and the tests failing now. */
 export async function searchEditCode(
   options: SearchEditCodeOptions,

@@ -8,7 +8,7 @@ import type { LlmClient } from "../../llm/llm-client.ts";
 import { digestReport } from "../../verify/digest/digest-report.ts";
 import { failingTests, type TestReport } from "../../verify/test-report.ts";
 import type { Edit } from "../../workspace/apply-edits.ts";
-import { searchEditCode } from "../context/search-edit-code.ts";
+import { searchEditCode, searchEditOptions } from "../context/search-edit-code.ts";
 import { analysisSchema, editsSchema } from "../lpw/schemas.ts";
 import { scaleSearch, selectBeam, temperatureSchedule } from "../search/beam.ts";
 import { SearchRun, type Executed } from "../search/search-run.ts";
@@ -37,13 +37,7 @@ export function seidrStrategy(options: SeidrOptions): Strategy {
       const run = new SearchRun(task, options.llm, "seidr");
       const { arity, width } = scaleSearch(task.budget.candidates, options.arity ?? 10, options.width ?? 10);
       return run.search(async ({ before, failing, context, problem }) => {
-        const edit = {
-          workspace: task.workspace,
-          problem,
-          start: context,
-          changes: run.changes,
-          isTestFile: task.isTestFile,
-        };
+        const edit = searchEditOptions(task, run.changes, context, problem);
         const search: Extract<SearchSummary, { kind: "seidr" }> = { kind: "seidr", drafts: [], generations: [] };
         run.outcome.plan.search = search;
         const execute = async (edits: Edit[], description: string, parent?: number): Promise<Candidate | undefined> => {

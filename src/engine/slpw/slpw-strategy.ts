@@ -10,7 +10,7 @@ import { digestReport } from "../../verify/digest/digest-report.ts";
 import { failingTests, type TestReport } from "../../verify/test-report.ts";
 import type { Edit } from "../../workspace/apply-edits.ts";
 import { analysisSchema, editsSchema, planSchema, verificationSchema, type Verification } from "../lpw/schemas.ts";
-import { searchEditCode } from "../context/search-edit-code.ts";
+import { searchEditCode, searchEditOptions } from "../context/search-edit-code.ts";
 import { failingTestsBlock } from "../lpw/failing-tests-block.ts";
 import { findingsText } from "../lpw/findings-text.ts";
 import { SearchRun, type Executed } from "../search/search-run.ts";
@@ -56,13 +56,7 @@ export function slpwStrategy(options: SlpwOptions): Strategy {
       const outcome = run.outcome;
       return run.search(async ({ failing, context, problem, digest }) => {
         const tests = await failingTestsBlock(task.workspace, failing);
-        const edit = {
-          workspace: task.workspace,
-          problem,
-          start: context,
-          changes: run.changes,
-          isTestFile: task.isTestFile,
-        };
+        const edit = searchEditOptions(task, run.changes, context, problem);
 
         // k plan samples, then UCB over which plan to verify next.
         const planBandit = new UcbBandit<string>();
