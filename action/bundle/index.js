@@ -95819,6 +95819,9 @@ function findingsSummary(findings) {
 }
 
 // src/engine/context/search-edit-code.ts
+function searchEditOptions(task, changes2, start, problem) {
+  return { workspace: task.workspace, problem, start, changes: changes2, isTestFile: task.isTestFile };
+}
 async function searchEditCode(options2, plan, failing) {
   const context = await editContext(options2.workspace, {
     problem: options2.problem,
@@ -95858,13 +95861,7 @@ function seidrStrategy(options2) {
       const run2 = new SearchRun(task, options2.llm, "seidr");
       const { arity, width } = scaleSearch(task.budget.candidates, options2.arity ?? 10, options2.width ?? 10);
       return run2.search(async ({ before, failing, context, problem }) => {
-        const edit = {
-          workspace: task.workspace,
-          problem,
-          start: context,
-          changes: run2.changes,
-          isTestFile: task.isTestFile
-        };
+        const edit = searchEditOptions(task, run2.changes, context, problem);
         const search = { kind: "seidr", drafts: [], generations: [] };
         run2.outcome.plan.search = search;
         const execute = async (edits, description, parent) => {
@@ -96029,13 +96026,7 @@ function slpwStrategy(options2) {
       const outcome = run2.outcome;
       return run2.search(async ({ failing, context, problem, digest }) => {
         const tests = await failingTestsBlock(task.workspace, failing);
-        const edit = {
-          workspace: task.workspace,
-          problem,
-          start: context,
-          changes: run2.changes,
-          isTestFile: task.isTestFile
-        };
+        const edit = searchEditOptions(task, run2.changes, context, problem);
         const planBandit = new UcbBandit();
         const plans = /* @__PURE__ */ new Map();
         for (let i3 = 1; i3 <= k2; i3++) {
