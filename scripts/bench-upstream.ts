@@ -22,7 +22,7 @@
 // write its bundled copy into our read-only node_modules: 0 tests loaded).
 import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { basename, delimiter, dirname, join, resolve } from "node:path";
 import { z } from "zod";
 import { transcriptEntrySchema } from "../src/llm/transcript.ts";
@@ -113,7 +113,9 @@ if (check) {
   process.exit(failed === 0 ? 0 : 1);
 }
 
-const withModel = Boolean(process.env.AUTOGEN_LLM_BASE_URL);
+/** A report reads how the tasks ran from their saved transcripts, not from this shell's environment. */
+const ranWithModel = () => tasks.some((t) => existsSync(join(OUT, t.name, "transcripts", "lpw", `${t.name}.jsonl`)));
+const withModel = reportOnly ? ranWithModel() : Boolean(process.env.AUTOGEN_LLM_BASE_URL);
 const minutes = process.env.AUTOGEN_BENCH_MINUTES ?? "15";
 const strategyName = withModel ? "lpw" : "template";
 process.stdout.write(
@@ -177,6 +179,22 @@ async function transcriptOf(task: BuiltTask) {
     .map((line) => transcriptEntrySchema.parse(JSON.parse(line)));
 }
 
+const languageOf = (task: BuiltTask) => (task.recipe.npm.length > 0 ? "js" : "python");
+
+function errorRow(task: BuiltTask, note: string): Row {
+  const none = { calls: undefined, byStage: "–", promptChars: [], firstCall: undefined, shownFirst: undefined };
+  return {
+    task: task.name,
+    language: languageOf(task),
+    verdict: "error",
+    ...none,
+    testSeconds: 0,
+    wallSeconds: 0,
+    firstShownAt: "–",
+    note,
+  };
+}
+
 const rows: Row[] = [];
 for (const task of tasks) {
   const out = join(OUT, task.name);
@@ -184,6 +202,8 @@ for (const task of tasks) {
   const strategy = withModel
     ? ["--strategy", "lpw", "--template-after", "--transcripts", join(out, "transcripts")]
     : ["--strategy", "template"];
+  // A result left by an earlier run must not stand in for this one's.
+  if (!reportOnly) await rm(join(out, "results.json"), { force: true });
   const run = reportOnly
     ? { status: 0 }
     : spawnSync(
@@ -211,7 +231,12 @@ for (const task of tasks) {
       );
   const resultsFile = join(out, "results.json");
   if (reportOnly && !existsSync(resultsFile)) fail(`${task.name} has not run yet: no ${resultsFile}`);
-  if (run.status !== 0 && !existsSync(resultsFile)) fail(`autogen eval exited ${run.status} on ${task.name}`);
+  if (run.status !== 0 && !existsSync(resultsFile)) {
+    // One task's eval failing on its own side (a refused setting, a crash) does not stop the others.
+    process.stderr.write(`bench:upstream: autogen eval exited ${run.status} on ${task.name}; going on\n`);
+    rows.push(errorRow(task, `autogen eval exited ${run.status}`));
+    continue;
+  }
   const [result] = resultsSchema.parse(JSON.parse(await readFile(resultsFile, "utf8"))).results;
   if (!result) fail(`${resultsFile} has no result`);
   const calls = await transcriptOf(task);
@@ -220,7 +245,7 @@ for (const task of tasks) {
   const firstNeeding = calls.findIndex((c) => NEEDS_CODE(c.stage));
   rows.push({
     task: task.name,
-    language: task.recipe.npm.length > 0 ? "js" : "python",
+    language: languageOf(task),
     verdict: result.verdict === "solved" ? "pass" : "fail",
     calls: result.model?.calls,
     byStage: result.model
