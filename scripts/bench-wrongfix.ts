@@ -4,7 +4,8 @@
 // tests that catch the wrong mechanical patch. Upstream code is never committed: it is
 // taken at bench time from a git copy of the repository (the `fetch` tool's snapshot under
 // /work/.mirror, or any clone named by AUTOGEN_BENCH_MIRRORS/<owner>+<name>/repo).
-// Prints tasks, reported fixed, and wrong-but-called-fixed (the target is 0).
+// Prints tasks, reported fixed, and wrong-but-called-fixed (the target is 0), and per task
+// the behaviour table the post-checks made of a fix (with a model), or why there is none.
 //
 //   npm run bench:wrongfix -- --check          # the hidden tests fail on the bug, pass with the upstream fix
 //   npm run bench:wrongfix                     # without a model: the template strategy
@@ -19,6 +20,8 @@ import { readFile, rm } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { z } from "zod";
 import { buildRecipeTasks, RecipeError } from "./bench-recipes/build-recipe-tasks.ts";
+import type { BehaviourTable } from "../src/engine/behaviour/behaviour-table.ts";
+import { behaviourRows, behaviourVerdict } from "../src/eval/behaviour-lines.ts";
 
 const ROOT = resolve(import.meta.dirname, "..");
 const RECIPES = join(ROOT, "bench", "wrongfix");
@@ -54,6 +57,27 @@ const resultsSchema = z.object({
       verdict: z.enum(["solved", "plausible", "not-fixed"]),
       status: z.enum(["fixed", "not-fixed"]).optional(),
       review: z.string().optional(),
+      unreviewed: z.boolean().optional(),
+      said: z.string().optional(),
+      behaviour: z
+        .union([
+          z.object({ kind: z.literal("none"), reason: z.string() }),
+          z.object({
+            kind: z.literal("table"),
+            module: z.string(),
+            rows: z.array(
+              z.object({
+                call: z.string(),
+                why: z.string(),
+                before: z.string(),
+                after: z.string(),
+                expected: z.string(),
+                flag: z.enum(["ok", "contradicts", "unrequested"]),
+              }),
+            ),
+          }),
+        ])
+        .optional(),
       message: z.string(),
       fix: z.string().optional(),
     }),
@@ -120,10 +144,12 @@ if (run.status !== 0 && !existsSync(join(OUT, "results.json"))) fail(`autogen ev
 const { results } = resultsSchema.parse(JSON.parse(await readFile(join(OUT, "results.json"), "utf8")));
 
 const rows = results.map((r) => {
-  const called = r.status === "fixed" && r.review !== "not-reviewed";
-  const unreviewed = r.status === "fixed" && r.review === "not-reviewed";
+  // A fix no one reviewed, or one whose behaviour table flags a change the issue did not ask for, is a draft.
+  const draft = r.unreviewed ?? r.review === "not-reviewed";
+  const called = r.status === "fixed" && !draft;
+  const unreviewed = r.status === "fixed" && draft;
   const wrong = r.verdict !== "solved";
-  const said = called ? "fixed" : unreviewed ? "passes the tests; not reviewed" : "not fixed";
+  const said = r.status === "fixed" ? (r.said ?? (called ? "fixed" : "passes the tests; not reviewed")) : "not fixed";
   return {
     id: r.id,
     said,
@@ -133,12 +159,21 @@ const rows = results.map((r) => {
     wrong,
     fix: r.fix ?? "",
     message: r.message,
+    behaviour: r.behaviour as BehaviourTable | undefined,
   };
 });
 process.stdout.write("\n| task | the bot said | hidden tests | edit |\n| --- | --- | --- | --- |\n");
 for (const r of rows) process.stdout.write(`| ${r.id} | ${r.said} | ${r.hidden} | ${r.fix.replaceAll("|", "\\|")} |\n`);
+process.stdout.write("\nbehaviour tables (post-checks on each fix):\n");
+for (const r of rows) {
+  const lines = r.behaviour
+    ? [behaviourVerdict(r.behaviour), ...behaviourRows(r.behaviour)]
+    : [`behaviour: no fix to check (${r.message.slice(0, 200)})`];
+  process.stdout.write(`- ${r.id}: ${lines.join("\n    ")}\n`);
+}
 const count = (f: (r: (typeof rows)[number]) => boolean) => rows.filter(f).length;
 process.stdout.write(`\ntasks: ${rows.length}\n`);
+process.stdout.write(`not fixed: ${count((r) => r.said === "not fixed")}\n`);
 process.stdout.write(`reported fixed: ${count((r) => r.called)}\n`);
 process.stdout.write(
   `reported "passes the tests; not reviewed" (draft): ${count((r) => r.unreviewed)} (of which wrong on the hidden tests: ${count((r) => r.unreviewed && r.wrong)})\n`,

@@ -19,6 +19,7 @@ import { resultsChart } from "../eval/results-chart.ts";
 import { runEval, type StrategyFactory } from "../eval/run-eval.ts";
 import { resultsMarkdown, resultsSummaryLines, summarise } from "../eval/summarise-results.ts";
 import { taskFiguresMarkdown } from "../eval/task-figures-table.ts";
+import { behaviourRows, behaviourVerdict } from "../eval/behaviour-lines.ts";
 import { formatTaskFigures } from "../metrics/task-figures.ts";
 import { EXIT, UsageError, type CliCommand, type CliIo } from "./command.ts";
 import { parseFlags } from "./parse-flags.ts";
@@ -156,6 +157,7 @@ export const evalCommand: CliCommand = {
         return {
           strategy: chooseStrategy({ name, config, llm, templateFirstPass: values["template-after"] === true }),
           budget: llm?.budget,
+          llm,
         };
       };
       try {
@@ -204,6 +206,8 @@ export const evalCommand: CliCommand = {
       io.stdout(
         `      ${formatTaskFigures({ model: r.model, testSeconds: r.cost.testSeconds, hiddenTestsPassed: r.verdict === "solved" })}\n`,
       );
+      if (r.behaviour)
+        io.stdout([behaviourVerdict(r.behaviour), ...behaviourRows(r.behaviour)].map((l) => `      ${l}\n`).join(""));
     });
     const summaries = summarise(results);
     const table = resultsMarkdown(summaries);

@@ -1,7 +1,8 @@
 // One evaluation task end to end: materialise the repository, choose its visible tests as
 // the CLI does (a local task: a baseline run, then the failing tests, else reproduction of
-// its issue), let the strategy work on them only, then run the hidden tests once against
-// its final code.
+// its issue), let the strategy work on them only, run the post-checks every door runs (the
+// diff landed, the diff policy, and with a model the behaviour table), then run the hidden
+// tests once against its final code.
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -9,7 +10,9 @@ import { repoConfigSchema } from "../config/repo-config-schema.ts";
 import type { Trigger } from "../engine/build-task.ts";
 import { emptyOutcome, type Outcome, type Strategy } from "../engine/task.ts";
 import { runJobPipeline } from "../pipeline/run-job-pipeline.ts";
-import type { FixReview } from "../engine/review/review-fix.ts";
+import { fixedWord, isUnreviewed, type FixReview } from "../engine/review/review-fix.ts";
+import type { BehaviourTable } from "../engine/behaviour/behaviour-table.ts";
+import type { LlmClient } from "../llm/llm-client.ts";
 import { localVerifier } from "../verify/local-verifier.ts";
 import { warmRunsEnabled } from "../verify/warm/warm-enabled.ts";
 import { allPassed } from "../verify/test-report.ts";
@@ -30,6 +33,12 @@ export type TaskResult = {
   /** What the bot said: fixed, or not; a mechanical edit's review (`not-reviewed`: fixed on the tests' word only). */
   status?: Outcome["status"] | undefined;
   review?: FixReview["verdict"] | undefined;
+  /** A fix no one reviewed, or one whose behaviour table flags an output change the issue did not ask for: a draft. */
+  unreviewed?: boolean | undefined;
+  /** The headline the report gives a fix ("fixed", "passes the tests; not reviewed", the flagged changes). */
+  said?: string | undefined;
+  /** The behaviour table on the fix (with a model), or why there is none. */
+  behaviour?: BehaviourTable | undefined;
   stopReason: Outcome["stopReason"];
   message: string;
   fix?: string | undefined;
@@ -55,12 +64,15 @@ export function evalSandbox(settings: Pick<EvalSettings, "testTimeoutMs" | "perT
   };
 }
 
-/** `canReproduce`: the strategy has a model, so an issue whose tests pass is reproduced first. */
+/**
+ * `canReproduce`: the strategy has a model, so an issue whose tests pass is reproduced first.
+ * `llm`: the strategy's model, which also writes the behaviour table's calls once a fix passes.
+ */
 export async function runEvalTask(
   task: EvalTask,
   strategy: Strategy,
   settings: EvalSettings,
-  options: { canReproduce?: boolean | undefined } = {},
+  options: { canReproduce?: boolean | undefined; llm?: LlmClient | undefined } = {},
 ): Promise<TaskResult> {
   const workspace = await mkdtemp(join(tmpdir(), "autogen-eval-"));
   try {
@@ -80,8 +92,6 @@ export async function runEvalTask(
         canReproduce: options.canReproduce ?? false,
         // Without a baseline the visible tests are the whole suite, so a regression gate would only repeat them.
         regression: task.visibleFromBaseline === true,
-        // Scored by the hidden tests instead.
-        postChecks: false,
         budget: settings.budget,
       },
       {
@@ -89,6 +99,8 @@ export async function runEvalTask(
           verifier: localVerifier(runner, { ...sandbox, warm: warmRunsEnabled(EVAL_CONFIG.test) }),
         }),
         strategy: () => strategy,
+        // The model the post-checks ask for the behaviour table's calls (none: no table, and the reason).
+        ...(options.llm ? { llm: () => options.llm } : {}),
       },
     );
     if (result.stop?.stage === "runner") throw result.stop.error;
@@ -119,6 +131,9 @@ export async function runEvalTask(
       verdict: hiddenPass ? "solved" : outcome.status === "fixed" ? "plausible" : "not-fixed",
       status: outcome.status,
       review: outcome.review?.verdict,
+      unreviewed: isUnreviewed(outcome),
+      said: outcome.status === "fixed" ? fixedWord(outcome) : undefined,
+      behaviour: outcome.behaviour,
       stopReason: outcome.stopReason,
       message: outcome.message,
       fix: outcome.plan.fix

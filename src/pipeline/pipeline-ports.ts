@@ -49,7 +49,7 @@ export type PipelineInput = {
   canReproduce?: boolean | undefined;
   /** Keep the whole suite as the regression gate. Default true. */
   regression?: boolean | undefined;
-  /** Check the diff landed and its policy before the outcome is published. Default true (eval: false). */
+  /** Check the diff landed, its policy and its behaviour before the outcome is published. Default true. */
   postChecks?: boolean | undefined;
   budget?: Task["budget"] | undefined;
   signal?: AbortSignal | undefined;

@@ -106,6 +106,17 @@ const JS_ISSUE = {
   body: "`parseFlag('--query=a=b')` gives the value `a`; everything after the first `=` is the value, so it should be `a=b`.",
 };
 const JS_ANSWERS = [
+  // Once fixed: the calls the model writes from the issue (the behaviour table, run by the Node harness).
+  {
+    stage: "behaviour-calls",
+    content: {
+      module: "src/flags.js",
+      calls: [
+        { call: 'parseFlag("--query=a=b")', expected: '({ name: "query", value: "a=b" })', why: "the reported case" },
+        { call: 'parseFlag("--name=a")', expected: "unspecified", why: "a value without = behaves as before" },
+      ],
+    },
+  },
   {
     stage: "reproduce",
     content: {
@@ -276,6 +287,7 @@ describe("an issue whose tests all pass, labelled autogen (default configuration
       "plan",
       "verify_plan",
       "implement",
+      "behaviour_calls",
     ]);
     expect(state.pulls).toHaveLength(1);
     expect(remoteFile("autogen/issue-42", "test/parse-equals-value.test.js")).toContain(
@@ -284,6 +296,9 @@ describe("an issue whose tests all pass, labelled autogen (default configuration
     expect(remoteFile("autogen/issue-42", "src/flags.js")).toContain('arg.indexOf("=")');
     expect(state.pulls[0]?.body).toContain(
       "Reproduction test `test/parse-equals-value.test.js > test > long flag value containing = is kept whole` (**new test file**",
+    );
+    expect(state.pulls[0]?.body).toContain(
+      `| ✅ | <code>parseFlag("--query=a=b")</code> | <code>{ name: 'query', value: 'a' }</code> | <code>{ name: 'query', value: 'a=b' }</code> |`,
     );
   });
 

@@ -197,6 +197,17 @@ const JS_REPRO = {
   },
 };
 const JS_FIX = [
+  // Once fixed: the calls the model writes from the issue (the behaviour table, run by the Node harness).
+  {
+    stage: "behaviour-calls",
+    content: {
+      module: "src/flags.js",
+      calls: [
+        { call: 'parseFlag("--query=a=b")', expected: '({ name: "query", value: "a=b" })', why: "the reported case" },
+        { call: 'parseFlag("--name=a")', expected: "unspecified", why: "a value without = behaves as before" },
+      ],
+    },
+  },
   {
     stage: "plan",
     content: {
@@ -250,7 +261,16 @@ describe(
       expect(stderr).toBe("");
       expect(code).toBe(0);
       const outcome = JSON.parse(stdout) as CliOutcome;
-      expect(outcome).toMatchObject({ status: "fixed", strategy: "lpw", cost: { llmCalls: 4 } });
+      expect(outcome).toMatchObject({ status: "fixed", strategy: "lpw", cost: { llmCalls: 5 } });
+      // The fix's behaviour table, from the Node harness on the code before and after.
+      expect(outcome.behaviour).toMatchObject({
+        kind: "table",
+        module: "src/flags.js",
+        rows: [
+          { before: "{ name: 'query', value: 'a' }", after: "{ name: 'query', value: 'a=b' }", flag: "ok" },
+          { before: "{ name: 'name', value: 'a' }", after: "{ name: 'name', value: 'a' }", flag: "ok" },
+        ],
+      });
       expect(outcome.evidence.reproduction).toMatchObject({
         testIds: ["test/parse-equals-value.test.js > test > long flag value containing = is kept whole"],
         attempts: 1,

@@ -133,6 +133,18 @@ const VERIFIED = {
   ],
 };
 
+/** Once a fix passes: the calls the model writes from the issue (the behaviour table, a post-check eval runs too). */
+const BEHAVIOUR: ScriptedAnswer = {
+  stage: "behaviour-calls",
+  content: {
+    module: "moneyfmt",
+    calls: [
+      { call: "format_money(-1234.5)", expected: "'-$1,234.50'", why: "the case the issue reports" },
+      { call: "format_money(1234.5)", expected: "unspecified", why: "a positive amount behaves as before" },
+    ],
+  },
+};
+
 const notReproduced: ScriptedAnswer[] = ARGS_TESTS.map((content) => ({ stage: "reproduce", content }));
 /** Each strategy's answers on the money task, with the default configuration (SLPW samples 6 plans and carries 3 verified ones). */
 const fixed: Record<string, ScriptedAnswer[]> = {
@@ -142,21 +154,17 @@ const fixed: Record<string, ScriptedAnswer[]> = {
     { stage: "plan", content: PLAN },
     { stage: "verify-plan", content: VERIFIED },
     { stage: "implement", content: MONEY_FIX },
+    BEHAVIOUR,
   ],
   slpw: [
     { stage: "reproduce", content: MONEY_TEST },
     ...Array.from({ length: 6 }, () => ({ stage: "plan", content: PLAN })),
     ...Array.from({ length: 3 }, () => ({ stage: "verify-plan", content: VERIFIED })),
     { stage: "implement", content: MONEY_FIX },
+    BEHAVIOUR,
   ],
-  seidr: [
-    { stage: "reproduce", content: MONEY_TEST },
-    { stage: "generate", content: MONEY_FIX },
-  ],
-  direct: [
-    { stage: "reproduce", content: MONEY_TEST },
-    { stage: "generate", content: MONEY_FIX },
-  ],
+  seidr: [{ stage: "reproduce", content: MONEY_TEST }, { stage: "generate", content: MONEY_FIX }, BEHAVIOUR],
+  direct: [{ stage: "reproduce", content: MONEY_TEST }, { stage: "generate", content: MONEY_FIX }, BEHAVIOUR],
 };
 const STRATEGIES = ["lpw", "slpw", "seidr", "direct"] as const;
 

@@ -1,6 +1,7 @@
 // An evaluation run with an LLM strategy, recorded (answers scripted over HTTP) and then
 // replayed offline from its transcripts: the same table, and counts that match the
-// transcripts line for line.
+// transcripts line for line. Each fix then goes through the post-checks every door runs:
+// the model writes calls from the task, and the behaviour table is on the task's result.
 import { mkdtemp, readdir, readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -16,6 +17,19 @@ useHttpMock();
 
 const SAMPLE = fileURLToPath(new URL("../fixtures/humanevalfix/sample.jsonl", import.meta.url));
 
+// The calls the model writes for each of the three fixes (the behaviour table), from the tasks' own examples.
+const BEHAVIOUR = [
+  [
+    { call: "truncate_number(3.5)", expected: "0.5", why: "the task's example" },
+    { call: "truncate_number(1.25)", expected: "unspecified", why: "a neighbouring input" },
+  ],
+  [
+    { call: "longest(['a', 'bb', 'ccc'])", expected: "'ccc'", why: "the task's example" },
+    { call: "longest([])", expected: "None", why: "the empty case" },
+  ],
+  [{ call: "count_distinct_characters('Jerry')", expected: "4", why: "the task's example" }],
+];
+
 type Summary = {
   tasks: number;
   solved: number;
@@ -30,6 +44,7 @@ describe("a replayed evaluation", () => {
     // One `generate` answer per task, in task order (concurrency 1): the first three get
     // the canonical body, the last two a wrong one.
     const rows = await loadHumanEvalFix(SAMPLE);
+    scriptAnswers(BEHAVIOUR.map((calls) => ({ stage: "behaviour-calls", content: { module: "solution", calls } })));
     scriptAnswers(
       rows.map((row, i) => ({
         stage: "generate",
@@ -88,29 +103,49 @@ describe("a replayed evaluation", () => {
     });
     expect(a.llmCalls).toBe(lines);
     expect(b.llmCalls).toBe(lines);
-    expect(b.promptTokensPerTask).toBe(100);
+    expect(a.llmCalls).toBe(5 + 3);
 
     // Per task: calls by stage, tokens, the first model call's time, seconds in tests, the hidden tests' verdict.
     const perTask = recorded.stdout.split("\n").filter((l) => l.startsWith("      model:"));
     expect(perTask).toHaveLength(5);
     expect(
       perTask.filter((l) =>
-        /^ {6}model: 1 call \(generate 1\); 100 prompt \+ 20 completion tokens; first model call after \d+\.\d s; tests \d+\.\d s; hidden tests pass$/.test(
+        /^ {6}model: 2 calls \(generate 1, behaviour-calls 1\); 200 prompt \+ 40 completion tokens; first model call after \d+\.\d s; tests \d+\.\d s; hidden tests pass$/.test(
           l,
         ),
       ),
     ).toHaveLength(3);
     expect(perTask.filter((l) => l.endsWith("; hidden tests fail"))).toHaveLength(2);
     const results = (
-      JSON.parse(await readFile(join(recordedOut, "results.json"), "utf8")) as { results: Array<{ model: unknown }> }
+      JSON.parse(await readFile(join(recordedOut, "results.json"), "utf8")) as {
+        results: Array<{ model: unknown; behaviour?: unknown; status: string; said?: string }>;
+      }
     ).results;
     expect(results[0]?.model).toMatchObject({
-      calls: 1,
-      callsByStage: { generate: 1 },
+      calls: 2,
+      callsByStage: { generate: 1, "behaviour-calls": 1 },
       cachedCalls: 0,
-      promptTokens: 100,
-      completionTokens: 20,
+      promptTokens: 200,
+      completionTokens: 40,
     });
+    // The post-checks ran on each fix: the behaviour table, before the fix and after it, is on the result.
+    expect(results[0]?.behaviour).toEqual({
+      kind: "table",
+      module: "solution",
+      rows: [
+        { ...BEHAVIOUR[0]?.[0], before: "1.5", after: "0.5", expected: "0.5", flag: "ok" },
+        { ...BEHAVIOUR[0]?.[1], before: "1.25", after: "0.25", expected: "unspecified", flag: "unrequested" },
+      ],
+    });
+    expect(results[0]).toMatchObject({ status: "fixed", said: "fixed; 1 output change(s) the issue did not ask for" });
+    expect(results[1]?.behaviour).toMatchObject({ kind: "table", rows: [{ flag: "ok" }, { flag: "ok" }] });
+    // Not fixed: no fix to check, so no table.
+    expect(results[3]?.behaviour).toBeUndefined();
+    expect(recorded.stdout).toContain(
+      "      behaviour: 2 call(s) on solution, 1 output change(s) the issue did not ask for, 0 contradicting it\n" +
+        "      ok | truncate_number(3.5) | before 1.5 | after 0.5 | expected 0.5\n" +
+        "      UNREQUESTED | truncate_number(1.25) | before 1.25 | after 0.25 | expected unspecified\n",
+    );
     const markdown = await readFile(join(recordedOut, "results.md"), "utf8");
     expect(markdown).toContain(
       "| strategy | task | hidden tests | model calls | by stage | cached | prompt tok | completion tok | s to first call | test s | wall s |",
@@ -119,6 +154,6 @@ describe("a replayed evaluation", () => {
       markdown
         .split("\n")
         .filter((l) => l.startsWith("| direct | ") && l.includes(" | 1 | generate 1 | 0 | 100 | 20 | ")),
-    ).toHaveLength(5);
+    ).toHaveLength(2);
   });
 });

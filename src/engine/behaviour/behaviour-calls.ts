@@ -3,6 +3,7 @@
 // answer is hostile input: the calls are evaluated only by the harness in the sandbox.
 import { z } from "zod";
 import type { LlmClient } from "../../llm/llm-client.ts";
+import type { BehaviourLanguage } from "./behaviour-language.ts";
 
 export const behaviourCallsSchema = z.object({
   module: z.string().min(1).max(200),
@@ -22,24 +23,25 @@ export const behaviourCallsSchema = z.object({
 export type BehaviourCall = { call: string; expected: string | undefined; why: string };
 export type BehaviourRequest = { module: string; calls: BehaviourCall[] };
 
-const MODULE_NAME = /^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$/;
 const MAX_CALLS = 8;
 
 /** The calls the model writes for the issue and the fix, or why there are none. */
 export async function askBehaviourCalls(
   llm: LlmClient,
   input: { problem: string | undefined; diff: string },
+  language: BehaviourLanguage,
 ): Promise<BehaviourRequest | { reason: string }> {
   const vars = {
+    trusted: language.prompt,
     untrusted: {
       problem: input.problem ?? "Make the failing tests pass (no issue text was given).",
       diff: input.diff,
     },
   };
   const { value } = await llm.call("behaviour-calls", vars, behaviourCallsSchema);
-  const module = value.module.trim();
-  if (!MODULE_NAME.test(module))
-    return { reason: `the model named no importable module (${JSON.stringify(module.slice(0, 80))})` };
+  const module = value.module.trim().replace(/^\.\//, "");
+  const refused = language.refuseModule(module);
+  if (refused) return { reason: refused };
   const calls = value.calls.slice(0, MAX_CALLS).map((c) => {
     const expected = c.expected.trim();
     return {

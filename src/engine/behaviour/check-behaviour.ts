@@ -3,19 +3,19 @@
 // the table goes on the outcome. A call whose output after the fix is not what the issue
 // expects makes the outcome "not fixed" (the diff is kept as the closest attempt); an
 // output the fix changed where the issue expects nothing is flagged (the fix ships as a
-// draft, see review-fix.ts). Without a model, or for a runner the harness does not cover,
-// the outcome says why there is no table.
+// draft, see review-fix.ts). Python (pytest, unittest) and JavaScript/TypeScript (node
+// --test, jest, vitest, mocha, ava, tape) each have a harness; without a model, or for a
+// runner neither covers, the outcome says why there is no table.
 import { BudgetExceededError } from "../../llm/budget.ts";
 import { LlmStageError, type LlmClient } from "../../llm/llm-client.ts";
 import type { SandboxOptions } from "../../verify/sandbox/run-sandboxed.ts";
 import { RunCosts } from "../run/run-costs.ts";
 import type { Outcome } from "../task.ts";
 import { askBehaviourCalls } from "./behaviour-calls.ts";
+import { behaviourLanguage } from "./behaviour-language.ts";
 import { buildRows, flagged, type BehaviourTable } from "./behaviour-table.ts";
 import { scratchCopy, type ScratchCopy } from "./scratch-copy.ts";
 import { runBehaviourHarness } from "./run-behaviour-harness.ts";
-
-const PYTHON_RUNNERS = new Set(["pytest", "unittest"]);
 
 export type BehaviourInput = {
   workspace: string;
@@ -55,11 +55,15 @@ export async function checkBehaviour(outcome: Outcome, input: BehaviourInput): P
 
 async function behaviourTable(outcome: Outcome, input: BehaviourInput): Promise<BehaviourTable> {
   if (!input.llm) return { kind: "none", reason: "no model is configured to write inputs from the issue" };
-  if (!PYTHON_RUNNERS.has(input.runnerName))
-    return { kind: "none", reason: `the behaviour harness runs Python code; these tests run with ${input.runnerName}` };
+  const language = behaviourLanguage(input.runnerName);
+  if (!language)
+    return {
+      kind: "none",
+      reason: `the behaviour harness runs Python and JavaScript code; these tests run with ${input.runnerName}`,
+    };
   let request;
   try {
-    request = await askBehaviourCalls(input.llm, { problem: input.problem, diff: outcome.diff });
+    request = await askBehaviourCalls(input.llm, { problem: input.problem, diff: outcome.diff }, language);
   } catch (error) {
     if (error instanceof BudgetExceededError)
       return { kind: "none", reason: "the model's budget ran out before it wrote inputs" };
@@ -77,8 +81,8 @@ async function behaviourTable(outcome: Outcome, input: BehaviourInput): Promise<
       return { kind: "none", reason: (error as Error).message };
     }
     const [before, after] = copies as [ScratchCopy, ScratchCopy];
-    const old = await runBehaviourHarness(before.dir, request, input.sandbox);
-    const now = await runBehaviourHarness(after.dir, request, input.sandbox);
+    const old = await runBehaviourHarness(before.dir, request, input.sandbox, language);
+    const now = await runBehaviourHarness(after.dir, request, input.sandbox, language);
     if (!now.ok) return { kind: "none", reason: `on the fixed code, ${now.reason}` };
     const oldOutputs = old.ok
       ? old.outputs

@@ -1,21 +1,18 @@
-// Runs the behaviour harness (resources/python/autogen_behaviour.py) on one checkout in
-// the sandbox, as the tests run there: argv only, the tests' environment, our own
-// directory for the request and the result. The result is written by a process that ran
-// repository code, so it is read back like a worktree file (no links, bounded) and parsed.
+// Runs the behaviour harness of the tests' language (behaviour-language.ts) on one
+// checkout in the sandbox, as the tests run there: argv only, the tests' environment, our
+// own directory for the request and the result. A call the language refuses (a JavaScript
+// statement) is not sent: its output is "not run" with the reason. The result is written
+// by a process that ran repository code, so it is read back like a worktree file (no
+// links, bounded) and parsed.
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { z } from "zod";
-import { pythonExecutable } from "../../verify/runners/python-executable.ts";
 import { runSandboxed, type SandboxOptions } from "../../verify/sandbox/run-sandboxed.ts";
 import { readWorktreeText } from "../../workspace/read-worktree-file.ts";
 import type { BehaviourRequest } from "./behaviour-calls.ts";
+import type { BehaviourLanguage } from "./behaviour-language.ts";
 import type { CallOutput } from "./behaviour-table.ts";
-
-export const BEHAVIOUR_HARNESS = fileURLToPath(
-  new URL("../../../resources/python/autogen_behaviour.py", import.meta.url),
-);
 
 /** Seconds one call may take. */
 export const CALL_LIMIT_SECONDS = 5;
@@ -40,19 +37,30 @@ export async function runBehaviourHarness(
   dir: string,
   request: BehaviourRequest,
   sandbox: Omit<SandboxOptions, "cwd">,
+  language: BehaviourLanguage,
 ): Promise<HarnessResult> {
+  const refusals = await Promise.all(
+    request.calls.map(async (c) => ({
+      call: await language.refuseCall(c.call),
+      expected: c.expected === undefined ? undefined : await language.refuseCall(c.expected),
+    })),
+  );
+  const sent = request.calls.flatMap((c, i) =>
+    refusals[i]?.call
+      ? []
+      : [{ index: i, call: c.call, expected: refusals[i]?.expected ? null : (c.expected ?? null) }],
+  );
   const own = await mkdtemp(join(tmpdir(), "autogen-behaviour-"));
   try {
     const requestPath = join(own, "request.json");
-    const calls = request.calls.map((c) => ({ call: c.call, expected: c.expected ?? null }));
+    const calls = sent.map(({ call, expected }) => ({ call, expected }));
     await writeFile(requestPath, JSON.stringify({ module: request.module, calls, limit: CALL_LIMIT_SECONDS }));
-    const timeoutMs = Math.min(sandbox.timeoutMs, (request.calls.length * 2 + 2) * CALL_LIMIT_SECONDS * 1000 + 30_000);
-    const run = await runSandboxed([pythonExecutable(), BEHAVIOUR_HARNESS, requestPath, join(own, "result.json")], {
+    const timeoutMs = Math.min(sandbox.timeoutMs, (calls.length * 2 + 2) * CALL_LIMIT_SECONDS * 1000 + 30_000);
+    const run = await runSandboxed(language.argv(requestPath, join(own, "result.json")), {
       ...sandbox,
       cwd: dir,
       timeoutMs,
-      // Set orders and string hashes the same in both runs: a difference is the code's.
-      env: { ...sandbox.env, PYTHONHASHSEED: "0", PYTHONDONTWRITEBYTECODE: "1" },
+      env: { ...sandbox.env, ...language.env },
       readOnlyPaths: [...(sandbox.readOnlyPaths ?? []), join(dir, ".git")],
       writablePaths: [...(sandbox.writablePaths ?? []), own],
     });
@@ -67,11 +75,20 @@ export async function runBehaviourHarness(
     const parsed = resultSchema.safeParse(safeJson(text));
     if (!parsed.success) return { ok: false, reason: "the harness's result is not in its format" };
     if (parsed.data.error) return { ok: false, reason: parsed.data.error };
-    return {
-      ok: true,
-      outputs: parsed.data.calls.map((c) => c.output),
-      expected: parsed.data.calls.map((c) => c.expected ?? undefined),
-    };
+    const ran = parsed.data.calls;
+    const outputs: CallOutput[] = request.calls.map((_, i) => {
+      const refused = refusals[i]?.call;
+      if (refused) return { kind: "invalid", message: refused };
+      const at = sent.findIndex((s) => s.index === i);
+      return ran[at]?.output ?? { kind: "missing", message: "the harness gave no output" };
+    });
+    const expected = request.calls.map((_, i): CallOutput | undefined => {
+      const refused = refusals[i]?.expected;
+      if (refused) return { kind: "invalid", message: refused };
+      const at = sent.findIndex((s) => s.index === i);
+      return ran[at]?.expected ?? undefined;
+    });
+    return { ok: true, outputs, expected };
   } finally {
     await rm(own, { recursive: true, force: true });
   }
