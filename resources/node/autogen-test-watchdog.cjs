@@ -1,25 +1,37 @@
 // Loaded by autogen-bot into each `node --test` file process (`node --require=… --test`):
-// a test still running after $AUTOGEN_TEST_TIMEOUT_MS is stopped even when it loops
-// synchronously (which blocks --test-timeout): a worker thread watches the test's start
-// time, prints "autogen-test-timeout: {file, test, ms}" and ends the main thread's JavaScript
-// through the inspector, then the process. The runner reports the file failed; the bot
-// reads the line and names the test. It changes nothing else about how the tests run.
+// a test that has used $AUTOGEN_TEST_TIMEOUT_MS of CPU time is stopped even when it loops
+// synchronously (which blocks --test-timeout): a worker thread watches the process's CPU time
+// since the test started (a loop burns CPU at full rate; a busy machine does not make a test's
+// CPU time longer), and, for a test that blocks the thread without using CPU (Atomics.wait, a
+// synchronous child), its wall-clock time against $AUTOGEN_TEST_WALL_TIMEOUT_MS (default 10 x
+// the CPU limit; node's own --test-timeout, set to it, ends an asynchronous wait first, so the
+// watchdog acts on the wall clock only a grace later). It prints
+// "autogen-test-timeout: {file, test, ms, basis}" (basis "cpu" or "wall") and ends the main
+// thread's JavaScript through the inspector, then the process. The runner reports the file
+// failed; the bot reads the line and names the test. It changes nothing else about how the tests run.
 "use strict";
 const limit = Number(process.env.AUTOGEN_TEST_TIMEOUT_MS || 0);
+const wallLimit = Number(process.env.AUTOGEN_TEST_WALL_TIMEOUT_MS || 0) || 10 * limit;
 if (limit > 0 && String(process.env.NODE_TEST_CONTEXT || "").startsWith("child")) {
   // A --require preload is CommonJS (an --import is not passed on to node --test's file processes).
   // eslint-disable-next-line no-undef, @typescript-eslint/no-require-imports
   const { beforeEach, afterEach } = require("node:test");
   // eslint-disable-next-line no-undef, @typescript-eslint/no-require-imports
   const { Worker } = require("node:worker_threads");
-  const shared = new SharedArrayBuffer(8 + 4 + 1024);
-  const started = new Float64Array(shared, 0, 1);
-  const length = new Int32Array(shared, 8, 1);
-  const name = new Uint8Array(shared, 12, 1024);
+  // The test's start: wall-clock ms, then the process's CPU time in µs; its name's length and bytes.
+  const shared = new SharedArrayBuffer(16 + 4 + 1024);
+  const started = new Float64Array(shared, 0, 2);
+  const length = new Int32Array(shared, 16, 1);
+  const name = new Uint8Array(shared, 20, 1024);
+  const cpuNow = () => {
+    const { user, system } = process.cpuUsage();
+    return user + system;
+  };
   beforeEach((t) => {
     const bytes = Buffer.from(String(t.name)).subarray(0, 1024);
     name.set(bytes);
     length[0] = bytes.length;
+    started[1] = cpuNow();
     started[0] = Date.now();
   });
   afterEach(() => {
@@ -29,19 +41,26 @@ if (limit > 0 && String(process.env.NODE_TEST_CONTEXT || "").startsWith("child")
     const { workerData } = require("node:worker_threads");
     const { writeSync } = require("node:fs");
     const inspector = require("node:inspector");
-    const [shared, limit, file] = workerData;
-    const started = new Float64Array(shared, 0, 1);
-    const length = new Int32Array(shared, 8, 1);
-    const name = new Uint8Array(shared, 12, 1024);
+    const [shared, limit, wallLimit, file] = workerData;
+    const started = new Float64Array(shared, 0, 2);
+    const length = new Int32Array(shared, 16, 1);
+    const name = new Uint8Array(shared, 20, 1024);
     const session = new inspector.Session();
     session.connectToMainThread();
     setInterval(() => {
-      if (!started[0] || Date.now() - started[0] <= limit) return;
+      if (!started[0]) return;
+      // process.cpuUsage() is the whole process's (every thread), as the Python side's ITIMER_PROF.
+      const { user, system } = process.cpuUsage();
+      const cpuMs = (user + system - started[1]) / 1000;
+      const wallMs = Date.now() - started[0];
+      const basis = cpuMs > limit ? "cpu" : wallMs > 1.2 * wallLimit + 1000 ? "wall" : undefined;
+      if (!basis) return;
       const test = Buffer.from(name.slice(0, length[0])).toString();
       started[0] = 0;
-      writeSync(2, "autogen-test-timeout: " + JSON.stringify({ file, test, ms: limit }) + "\\n");
+      const ms = basis === "cpu" ? limit : wallLimit;
+      writeSync(2, "autogen-test-timeout: " + JSON.stringify({ file, test, ms, basis }) + "\\n");
       session.post("Runtime.terminateExecution", () => process.kill(process.pid, "SIGKILL"));
     }, 50).unref();
   `;
-  new Worker(source, { eval: true, workerData: [shared, limit, process.argv[1] || ""] }).unref();
+  new Worker(source, { eval: true, workerData: [shared, limit, wallLimit, process.argv[1] || ""] }).unref();
 }

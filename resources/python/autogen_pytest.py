@@ -1,7 +1,9 @@
 """pytest plugin loaded by autogen-bot into every pytest run it makes (`-p autogen_pytest`).
 
-- $AUTOGEN_TEST_TIMEOUT (seconds): a test still running after it fails with TimeoutError,
-  so one hanging test cannot take the whole run (and its report) with it.
+- $AUTOGEN_TEST_TIMEOUT (seconds of CPU time) and $AUTOGEN_TEST_WALL_TIMEOUT (seconds of
+  wall-clock time, for a test that blocks; autogen_test_limit.py): a test past either fails
+  with TimeoutError, so one looping or hanging test cannot take the whole run (and its report)
+  with it. CPU time, so that a busy machine does not stop an honest test.
 - $AUTOGEN_TRACE_OUT (path): records, for each test, the source lines it executed inside
   the repository and its outcome, written there as JSON at the end of the session.
 - $AUTOGEN_TRACE_FOCUS (path to JSON {file: [lines]}): trace only the functions holding one
@@ -12,15 +14,17 @@ It changes nothing else about how the repository's tests run.
 """
 import json
 import os
-import signal
 import sys
 import threading
 
 import pytest
 
+from autogen_test_limit import PerTestLimit
+
 _ROOT = os.path.realpath(os.getcwd()) + os.sep
 _TRACE_OUT = os.environ.get("AUTOGEN_TRACE_OUT")
-_TIMEOUT = float(os.environ.get("AUTOGEN_TEST_TIMEOUT") or 0)
+# The warm server (autogen_warm.py) replaces it per request.
+_LIMIT = PerTestLimit.from_env(os.environ)
 _FOCUS_PATH = os.environ.get("AUTOGEN_TRACE_FOCUS")
 _results = {}
 _lines = set()
@@ -71,16 +75,12 @@ def _local_tracer(frame, event, arg):
     return _local_tracer
 
 
-def _on_timeout(signum, frame):
-    raise TimeoutError("timed out after %g s (the per-test limit, AUTOGEN_TEST_TIMEOUT)" % _TIMEOUT)
-
-
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_call(item):
-    timer = _TIMEOUT > 0 and hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
+    limit = _LIMIT
+    timer = limit.usable()
     if timer:
-        signal.signal(signal.SIGALRM, _on_timeout)
-        signal.setitimer(signal.ITIMER_REAL, _TIMEOUT)
+        limit.start()
     if _TRACE_OUT:
         _lines.clear()
         sys.settrace(_tracer)
@@ -89,7 +89,7 @@ def pytest_runtest_call(item):
         yield
     finally:
         if timer:
-            signal.setitimer(signal.ITIMER_REAL, 0)
+            limit.stop()
         if _TRACE_OUT:
             sys.settrace(None)
             threading.settrace(None)

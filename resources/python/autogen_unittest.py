@@ -5,30 +5,22 @@
 The tests are loaded exactly as `python -m unittest <args>` loads them (discovery included);
 with --autogen-select only the tests of those ids run. Each test's result (its unittest id,
 outcome, time, message) is written to PATH as JUnit XML; a test its class's or module's
-setup kept from running (setUpClass, setUpModule raised) is an error with that message. $AUTOGEN_TEST_TIMEOUT (seconds):
-a test still running after it fails with TimeoutError, so one endless test cannot take the
-run with it. Console output is unittest's own.
+setup kept from running (setUpClass, setUpModule raised) is an error with that message.
+$AUTOGEN_TEST_TIMEOUT (seconds of CPU time) and $AUTOGEN_TEST_WALL_TIMEOUT (seconds of wall-clock
+time, for a test that blocks; autogen_test_limit.py): a test past either fails with TimeoutError,
+so one endless test cannot take the run with it. Console output is unittest's own.
 """
 import os
-import signal
 import sys
-import threading
 import time
 import traceback
 import unittest
 import unittest.util
 from xml.sax.saxutils import escape, quoteattr
 
-_TIMEOUT = float(os.environ.get("AUTOGEN_TEST_TIMEOUT") or 0)
-_REPEAT = 0.2
+from autogen_test_limit import PerTestLimit
 
-
-def _on_timeout(signum, frame):
-    raise TimeoutError("timed out after %g s (the per-test limit, AUTOGEN_TEST_TIMEOUT)" % _TIMEOUT)
-
-
-def _timer_usable():
-    return _TIMEOUT > 0 and hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
+_LIMIT = PerTestLimit.from_env(os.environ)
 
 
 def _is_holder(test):
@@ -44,16 +36,15 @@ class _Result(unittest.TextTestResult):
     def startTest(self, test):
         self._started = time.monotonic()
         self._problem = None
-        if _timer_usable():
-            signal.signal(signal.SIGALRM, _on_timeout)
-            # Repeating after the first expiry: a subTest catches the TimeoutError and the test goes on
+        if _LIMIT.usable():
+            # It repeats after the first expiry: a subTest catches the TimeoutError and the test goes on
             # to its next subtest, which must be stopped too, at once, until the test ends.
-            signal.setitimer(signal.ITIMER_REAL, _TIMEOUT, _REPEAT)
+            _LIMIT.start()
         super().startTest(test)
 
     def stopTest(self, test):
-        if _timer_usable():
-            signal.setitimer(signal.ITIMER_REAL, 0)
+        if _LIMIT.usable():
+            _LIMIT.stop()
         super().stopTest(test)
         status, message, details = self._problem or ("pass", None, None)
         _Result.records.append((test.id(), status, time.monotonic() - self._started, message, details))

@@ -446,7 +446,8 @@ def _enter_fork(session, request, chosen, reload, imports_w):
     if timeout:
         plugin = sys.modules.get("autogen_pytest")
         if plugin is not None:
-            plugin._TIMEOUT = float(timeout)
+            # Seconds of CPU time, and of wall-clock time for a test that blocks (autogen_test_limit.py).
+            plugin._LIMIT = plugin.PerTestLimit.of(timeout, request.get("testWallTimeout"))
     session.items = chosen
     session.testscollected = len(chosen)
 

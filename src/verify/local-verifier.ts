@@ -29,7 +29,7 @@ export function localVerifier(runner: TestRunner, options: VerifierRunOptions): 
       const tighter = limit.timeoutMs < options.timeoutMs;
       try {
         const reportPath = join(reportDir, "report.xml");
-        const runnerOptions = { perTestMs: limit.perTestMs };
+        const runnerOptions = { perTestMs: limit.perTestMs, perTestWallMs: limit.perTestWallMs };
         const run = await runSandboxed(runner.command(selection, reportPath, runnerOptions), {
           ...options,
           timeoutMs: tighter ? limit.timeoutMs : options.timeoutMs,

@@ -8,19 +8,27 @@ import type { TestCaseResult, TestReport } from "./test-report.ts";
 
 export const NODE_WATCHDOG = fileURLToPath(new URL("../../resources/node/autogen-test-watchdog.cjs", import.meta.url));
 
-const lineSchema = z.object({ file: z.string().max(4096), test: z.string().max(1024), ms: z.number().positive() });
+const lineSchema = z.object({
+  file: z.string().max(4096),
+  test: z.string().max(1024),
+  ms: z.number().positive(),
+  basis: z.enum(["cpu", "wall"]).default("cpu"),
+});
 const MARKER = /autogen-test-timeout: (\{.*\})/g;
 
-/** The limit for the watchdog; node passes the `--require` of `watchdogArgs` on to each test file's process. */
-export function watchdogEnv(perTestMs: number): Record<string, string> {
-  return { AUTOGEN_TEST_TIMEOUT_MS: String(Math.ceil(perTestMs)) };
+/** The limits for the watchdog (CPU time; wall-clock time for a test that blocks); node passes the `--require` of `watchdogArgs` on to each test file's process. */
+export function watchdogEnv(perTestMs: number, perTestWallMs?: number): Record<string, string> {
+  return {
+    AUTOGEN_TEST_TIMEOUT_MS: String(Math.ceil(perTestMs)),
+    ...(perTestWallMs !== undefined ? { AUTOGEN_TEST_WALL_TIMEOUT_MS: String(Math.ceil(perTestWallMs)) } : {}),
+  };
 }
 
 export function watchdogArgs(): string[] {
   return [`--require=${NODE_WATCHDOG}`];
 }
 
-/** Each test the watchdog stopped becomes a failing test ("timed out after 1 s"), replacing its file's own failure. */
+/** Each test the watchdog stopped becomes a failing test ("timed out after 1 s of CPU time"), replacing its file's own failure. */
 export function readWatchdogTimeouts(report: TestReport, workspace: string): void {
   const base = workspace.replace(/\/?$/, "/");
   for (const match of report.run.output.matchAll(MARKER)) {
@@ -41,7 +49,10 @@ export function readWatchdogTimeouts(report: TestReport, workspace: string): voi
       file,
       status: "fail",
       durationMs: parsed.ms,
-      message: `timed out after ${String(seconds)} s (the per-test limit; the test looped synchronously)`,
+      message:
+        parsed.basis === "cpu"
+          ? `timed out after ${String(seconds)} s of CPU time (the per-test limit; the test looped synchronously)`
+          : `timed out after ${String(seconds)} s of wall-clock time (the per-test limit for a test that blocks; it blocked synchronously)`,
     };
     // The file's own entry (its process was killed) says only "test failed": the named test replaces it.
     report.tests = report.tests.filter((t) => t.id !== id && !(t.file === file && t.name === file));

@@ -12,8 +12,17 @@ export type VerifierRunOptions = Omit<SandboxOptions, "cwd" | "readOnlyPaths" | 
   warm?: boolean;
 };
 
-/** A shorter wall-clock limit for one run than the test run's own (test.timeoutMinutes), and why; `perTestMs`: one test's, where the runner can stop a test alone. */
-export type RunTimeLimit = { timeoutMs: number; reason: string; perTestMs?: number | undefined };
+/**
+ * A shorter wall-clock limit for one run than the test run's own (test.timeoutMinutes), and why; `perTestMs`: one
+ * test's CPU time, where the runner can stop a test alone, and `perTestWallMs` its wall-clock time for a test that
+ * blocks (per-test-limit.ts).
+ */
+export type RunTimeLimit = {
+  timeoutMs: number;
+  reason: string;
+  perTestMs?: number | undefined;
+  perTestWallMs?: number | undefined;
+};
 
 export type Verifier = {
   /**

@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { CandidateLimits } from "../../src/engine/candidate-limits.ts";
 import { brokenRunReason } from "../../src/verify/load-failure.ts";
 import { localVerifier } from "../../src/verify/local-verifier.ts";
-import { defaultPerTestMs, withPerTestLimit } from "../../src/verify/per-test-limit.ts";
+import { firstRunCpuMs, perTestWallMs, withPerTestLimit } from "../../src/verify/per-test-limit.ts";
 import { detectRunner } from "../../src/verify/runners/detect-runner.ts";
 
 const BITCOUNT =
@@ -16,16 +16,29 @@ const TESTS =
   "from bits import bitcount\n\n\ndef test_zero():\n    assert bitcount(0) == 0\n\n\ndef test_127():\n    assert bitcount(127) == 7\n";
 
 describe("the per-test limit", () => {
-  it("is a fifth of the run's limit, 10 s to 2 min, and a caller's own per-test limit wins", () => {
-    expect(defaultPerTestMs(600_000)).toBe(120_000);
-    expect(defaultPerTestMs(60_000)).toBe(12_000);
-    expect(defaultPerTestMs(20_000)).toBe(10_000);
+  it("is a twentieth of the run's limit in CPU time, 2 s to 30 s, with a wall-clock limit ten times that; a caller's own per-test limit wins", () => {
+    expect(firstRunCpuMs(600_000)).toBe(30_000);
+    expect(firstRunCpuMs(50_000)).toBe(2_500);
+    expect(firstRunCpuMs(20_000)).toBe(2_000);
+    expect(firstRunCpuMs(3_600_000)).toBe(30_000);
+    // Ten times the CPU limit, at least a fifth of the run's (10 s to 2 min), never past the run's own.
+    expect(perTestWallMs(30_000, 600_000)).toBe(300_000);
+    expect(perTestWallMs(1_000, 600_000)).toBe(120_000);
+    expect(perTestWallMs(2_500, 50_000)).toBe(25_000);
+    expect(perTestWallMs(1_000, 5_000)).toBe(5_000);
+    expect(withPerTestLimit(undefined, 600_000)).toMatchObject({
+      timeoutMs: 600_000,
+      perTestMs: 30_000,
+      perTestWallMs: 300_000,
+      reason: "the per-test limit of 30 s of CPU time (300 s of wall-clock time for a test that blocks)",
+    });
     expect(
-      withPerTestLimit({ timeoutMs: 5_000, reason: "the candidate limit", perTestMs: 1_000 }, 600_000).perTestMs,
-    ).toBe(1_000);
+      withPerTestLimit({ timeoutMs: 5_000, reason: "the candidate limit", perTestMs: 1_000 }, 600_000),
+    ).toMatchObject({ perTestMs: 1_000, perTestWallMs: 5_000 });
     expect(withPerTestLimit({ timeoutMs: 5_000, reason: "the candidate limit" }, 600_000)).toMatchObject({
       timeoutMs: 5_000,
-      perTestMs: 5_000,
+      perTestMs: 2_000,
+      perTestWallMs: 5_000,
     });
   });
 
@@ -34,7 +47,7 @@ describe("the per-test limit", () => {
     await mkdir(join(dir, "tests"));
     await writeFile(join(dir, "bits.py"), BITCOUNT);
     await writeFile(join(dir, "tests/test_bits.py"), TESTS);
-    // No limit of the caller's: the run's own (50 s) gives each test 10 s.
+    // No limit of the caller's: the run's own (50 s) gives each test 2.5 s of CPU time.
     const report = await localVerifier(detectRunner(dir, "python3 -m pytest tests"), {
       timeoutMs: 50_000,
       env: { PYTEST_DISABLE_PLUGIN_AUTOLOAD: "1" },
@@ -43,13 +56,13 @@ describe("the per-test limit", () => {
       "tests/test_bits.py::test_zero:pass",
       "tests/test_bits.py::test_127:fail",
     ]);
-    expect(report.tests[1]?.message).toContain("timed out after 10 s");
+    expect(report.tests[1]?.message).toContain("timed out after 2.5 s of CPU time");
     expect(report.run.limit).toMatchObject({ name: "test-time" });
     expect(report.run.limit?.message).toMatch(
-      /^timed out after 10 s in tests\/test_bits\.py::test_127 \(the per-test limit of 10 s/,
+      /^timed out after 2\.5 s in tests\/test_bits\.py::test_127 \(the per-test limit of 2\.5 s of CPU time \(25 s of wall-clock time/,
     );
     expect(brokenRunReason(report, dir)).toBeUndefined();
-    // The loop timed the limit, not the test: candidates are not given its 10 s.
+    // The loop timed the limit, not the test: candidates are not given its time.
     const limits = new CandidateLimits(undefined, 600_000);
     limits.learn(report);
     expect(limits.limitFor({ kind: "tests", ids: ["tests/test_bits.py::test_127"] })?.perTestMs).toBeLessThan(5_000);

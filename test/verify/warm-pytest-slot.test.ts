@@ -147,6 +147,27 @@ describe("warm pytest runner", () => {
     expect(slot.stats).toMatchObject({ warm: 2, starts: 1 });
   }, 240_000);
 
+  it("stops each looping test at its CPU limit, as a cold run does: the tests fail, named, the run is not stopped whole", async () => {
+    const dir = await workspace();
+    const { slot } = setup(dir);
+    await writeFile(join(dir, "calc/core.py"), core("while True:\n        pass"));
+    const limit = { timeoutMs: 30_000, perTestMs: 1_000, reason: "the test's candidate limit" };
+    const looped = await slot.run({ kind: "tests", ids: IDS }, limit);
+    expect(slot.stats.warm).toBe(1);
+    expect(looped.run.timedOut).toBe(false);
+    expect(results(looped)).toEqual([
+      "tests/test_calc.py::test_add=fail",
+      "tests/test_calc.py::test_add_module=fail",
+      "tests/test_calc.py::test_cases[0-5-5]=fail",
+      "tests/test_calc.py::test_cases[1-1-2]=fail",
+      "tests/test_calc.py::test_scale=pass",
+    ]);
+    expect(looped.tests.find((t) => t.id === "tests/test_calc.py::test_add")?.message).toContain(
+      "timed out after 1 s of CPU time",
+    );
+    expect(looped.run.limit).toMatchObject({ name: "test-time" });
+  }, 120_000);
+
   it("does not let a candidate that exits the interpreter or damages sys.modules poison the next", async () => {
     const dir = await workspace();
     const { cold, slot } = setup(dir);

@@ -16,7 +16,7 @@ import { runSandboxed, type SandboxOptions } from "../../verify/sandbox/run-sand
 import { reportedFileFilter, type ReportedFileFilter, type Spectra } from "./reported-files.ts";
 import type { TestSpectrum } from "./ochiai.ts";
 import { readRunOutput } from "../../verify/read-run-output.ts";
-import { defaultPerTestMs } from "../../verify/per-test-limit.ts";
+import { FIRST_TRACE_FACTOR, firstRunCpuMs, perTestWallMs, pythonPerTestEnv } from "../../verify/per-test-limit.ts";
 
 const traceSchema = z.record(
   z.string(),
@@ -81,11 +81,11 @@ async function traceRun(workspace: string, dir: string, args: string[], options:
   const { perTestMs, focus, ...sandbox } = options;
   const out = join(dir, focus ? "trace-focus.json" : "trace.json");
   // A test that loops stops at the per-test limit here too (a tighter one already in the environment is kept); it fails, the trace is still written.
-  const fromEnv = Number(sandbox.env?.AUTOGEN_TEST_TIMEOUT ?? 0);
-  const ours = (perTestMs ?? defaultPerTestMs(sandbox.timeoutMs)) / 1000;
+  // CPU time (the tracer's included); before any timing, a multiple of the first run's, for the tracer's slowdown.
+  const cpuMs = perTestMs ?? FIRST_TRACE_FACTOR * firstRunCpuMs(sandbox.timeoutMs);
   const env = withPytestPlugin(sandbox.env, {
     AUTOGEN_TRACE_OUT: out,
-    AUTOGEN_TEST_TIMEOUT: String(fromEnv > 0 && fromEnv < ours ? fromEnv : ours),
+    ...pythonPerTestEnv(sandbox.env, { perTestMs: cpuMs, perTestWallMs: perTestWallMs(cpuMs, sandbox.timeoutMs) }),
     ...(focus ? { AUTOGEN_TRACE_FOCUS: focus } : {}),
   });
   const run = await runSandboxed(

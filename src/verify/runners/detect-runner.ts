@@ -16,6 +16,7 @@ import { pythonExecutable } from "./python-executable.ts";
 import { splitCommand } from "./split-command.ts";
 import { unittestArgs, unittestRunner } from "./unittest-runner.ts";
 import { watchdogArgs, watchdogEnv } from "../node-test-watchdog.ts";
+import { pythonPerTestEnv, WALL_FACTOR } from "../per-test-limit.ts";
 import { escapeRegExp, NoTestsDetectedError, safeIds, type TestRunner, type TestSelection } from "./test-runner.ts";
 
 const LOOKED_FOR = [
@@ -194,8 +195,8 @@ export function pytestRunner(extra: string[], evidence: string): TestRunner {
     reportFormat: "junit",
     pathPrefix: [],
     parseConsole: parsePytestConsole,
-    // Our plugin's per-test alarm; a tighter limit already in the environment (eval's) is kept.
-    prepareEnv: (env, options) => withPytestPlugin(env, perTestEnv(env, options?.perTestMs)),
+    // Our plugin's per-test limit (CPU time, and wall-clock time for a test that blocks); a tighter one already in the environment (eval's) is kept.
+    prepareEnv: (env, options) => withPytestPlugin(env, pythonPerTestEnv(env, options)),
     command: (selection: TestSelection, reportPath: string) => [
       pythonExecutable(),
       "-m",
@@ -247,13 +248,6 @@ function withoutPaths(extra: readonly string[]): string[] {
   return extra.filter((arg, i) => arg.startsWith("-") || PYTEST_VALUE_OPTIONS.has(extra[i - 1] ?? ""));
 }
 
-function perTestEnv(env: Record<string, string> | undefined, perTestMs: number | undefined): Record<string, string> {
-  if (perTestMs === undefined) return {};
-  const given = Number(env?.AUTOGEN_TEST_TIMEOUT ?? 0);
-  const ours = Math.ceil(perTestMs) / 1000;
-  return { AUTOGEN_TEST_TIMEOUT: String(given > 0 && given < ours ? given : ours) };
-}
-
 function nodeTestRunner(argv: string[], evidence: string): TestRunner {
   return {
     name: "node-test",
@@ -263,7 +257,7 @@ function nodeTestRunner(argv: string[], evidence: string): TestRunner {
     // A synchronous loop blocks --test-timeout: our watchdog, preloaded into each test file's process, stops it.
     prepareEnv: (env, options) => ({
       ...env,
-      ...(options?.perTestMs !== undefined ? watchdogEnv(options.perTestMs) : {}),
+      ...(options?.perTestMs !== undefined ? watchdogEnv(options.perTestMs, options.perTestWallMs) : {}),
     }),
     // The pattern names a test by its own name: a test of that name in another suite runs too,
     // and node reports every test the pattern left out as skipped.
@@ -278,9 +272,11 @@ function nodeTestRunner(argv: string[], evidence: string): TestRunner {
                 .join("|")})$`,
             ]
           : [];
-      // Stops a test that waits forever; a synchronous loop blocks it, and our watchdog (prepareEnv) stops that.
+      // Stops a test that waits forever (wall-clock time); a synchronous loop blocks it, and our watchdog (prepareEnv) stops that by its CPU time.
       const timeout =
-        options?.perTestMs !== undefined ? [`--test-timeout=${String(Math.ceil(options.perTestMs))}`] : [];
+        options?.perTestMs !== undefined
+          ? [`--test-timeout=${String(Math.ceil(options.perTestWallMs ?? WALL_FACTOR * options.perTestMs))}`]
+          : [];
       const watchdog = options?.perTestMs !== undefined ? watchdogArgs() : [];
       return [
         node ?? "node",

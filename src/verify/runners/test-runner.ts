@@ -4,8 +4,8 @@ import type { TestCaseResult } from "../test-report.ts";
 
 export type TestSelection = { kind: "all" } | { kind: "tests"; ids: string[] };
 
-/** Limits for one run the runner enforces itself: `perTestMs` stops one test, not the run. */
-export type RunnerOptions = { perTestMs?: number | undefined };
+/** Limits for one run the runner enforces itself: one test's CPU time (`perTestMs`) and wall-clock time (`perTestWallMs`, for a test that blocks) stop that test, not the run. */
+export type RunnerOptions = { perTestMs?: number | undefined; perTestWallMs?: number | undefined };
 
 /** `tap`: tape or another TAP producer; `custom`: a configured command that is none of the known runners, judged by its TAP output if any, else its exit code. */
 export type RunnerName =

@@ -1,9 +1,10 @@
 // `python -m unittest …` as the repository wrote it, through our small wrapper
 // (resources/python/autogen_unittest.py): the same loading (discovery included), a JUnit
 // report with each test's unittest id, single tests selected by id, and the per-test limit.
+import { pythonPerTestEnv } from "../per-test-limit.ts";
 import { withPytestPlugin } from "./pytest-plugin.ts";
 import { pythonExecutable } from "./python-executable.ts";
-import { safeIds, type RunnerOptions, type TestRunner } from "./test-runner.ts";
+import { safeIds, type TestRunner } from "./test-runner.ts";
 
 export const UNITTEST_WRAPPER = "autogen_unittest";
 
@@ -15,7 +16,7 @@ export function unittestRunner(args: string[], evidence: string): TestRunner {
     reportFormat: "junit",
     pathPrefix: [],
     // The wrapper sits next to our pytest plugin; the per-test limit goes the same way (a tighter one already set is kept).
-    prepareEnv: (env, options) => withPytestPlugin(env, perTestEnv(env, options)),
+    prepareEnv: (env, options) => withPytestPlugin(env, pythonPerTestEnv(env, options)),
     command: (selection, reportPath) => [
       pythonExecutable(),
       "-m",
@@ -27,16 +28,6 @@ export function unittestRunner(args: string[], evidence: string): TestRunner {
       ...args,
     ],
   };
-}
-
-function perTestEnv(
-  env: Record<string, string> | undefined,
-  options: RunnerOptions | undefined,
-): Record<string, string> {
-  if (options?.perTestMs === undefined) return {};
-  const given = Number(env?.AUTOGEN_TEST_TIMEOUT ?? 0);
-  const ours = Math.ceil(options.perTestMs) / 1000;
-  return { AUTOGEN_TEST_TIMEOUT: String(given > 0 && given < ours ? given : ours) };
 }
 
 /** `python -m unittest …`, `python3 -m unittest …`: the arguments after the module, or undefined when the command is not unittest. */

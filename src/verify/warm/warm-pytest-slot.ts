@@ -5,12 +5,14 @@
 // of a cold run's; anything the warm runner cannot reproduce faithfully runs cold.
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
+import { markTestTimeout } from "../mark-test-timeout.ts";
+import { pythonPerTestEnv, withPerTestLimit } from "../per-test-limit.ts";
 import { readJunit } from "../read-junit.ts";
 import { readRunOutput } from "../read-run-output.ts";
 import type { TestRunner } from "../runners/test-runner.ts";
 import { detectIsolation } from "../sandbox/detect-isolation.ts";
 import { runSandboxed } from "../sandbox/run-sandboxed.ts";
-import type { Isolation, RunResult } from "../test-report.ts";
+import type { Isolation, RunResult, TestReport } from "../test-report.ts";
 import type { RunTimeLimit, Verifier, VerifierRunOptions, WarmSlot, WarmStats } from "../verifier.ts";
 import type { WarmChannel } from "./warm-channel.ts";
 import { stopWarmProcess } from "./stop-warm-process.ts";
@@ -103,7 +105,17 @@ export function openWarmPytest(
       const reportPath = join(current.ctl, `r${String(request)}.xml`);
       const outputPath = join(current.ctl, `r${String(request)}.out`);
       const started = performance.now();
-      current.channel.send({ ids: selection.ids, report: reportPath, output: outputPath, timeout: timeoutMs / 1000 });
+      // The same per-test limit a cold run gets (local-verifier.ts): CPU time, and wall-clock time for a test that blocks.
+      const perTest = withPerTestLimit(limit, options.timeoutMs);
+      const perTestEnv = pythonPerTestEnv(options.env, perTest);
+      current.channel.send({
+        ids: selection.ids,
+        report: reportPath,
+        output: outputPath,
+        timeout: timeoutMs / 1000,
+        testTimeout: Number(perTestEnv.AUTOGEN_TEST_TIMEOUT),
+        testWallTimeout: Number(perTestEnv.AUTOGEN_TEST_WALL_TIMEOUT),
+      });
       const answer = await current.channel.next(timeoutMs + WATCHDOG_MS);
       const durationMs = Math.round(performance.now() - started);
       try {
@@ -143,9 +155,12 @@ export function openWarmPytest(
             : {}),
         };
         const fromReport = runner.reportFormat === "junit" ? await readJunit(reportPath, workspace) : undefined;
-        if (fromReport) return { run, tests: fromReport, source: "junit" };
-        const fromConsole = runner.parseConsole?.(run.output) ?? [];
-        return { run, tests: fromConsole, source: fromConsole.length > 0 ? "console" : "none" };
+        const fromConsole = fromReport ? [] : (runner.parseConsole?.(run.output) ?? []);
+        const report: TestReport = fromReport
+          ? { run, tests: fromReport, source: "junit" }
+          : { run, tests: fromConsole, source: fromConsole.length > 0 ? "console" : "none" };
+        if (!run.limit) markTestTimeout(report, perTest);
+        return report;
       } finally {
         await rm(reportPath, { force: true });
         await rm(outputPath, { force: true });

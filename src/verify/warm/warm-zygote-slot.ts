@@ -125,7 +125,7 @@ export function openWarmZygote(
     limit: RunTimeLimit | undefined,
   ): Promise<TestReport> => {
     const timeoutMs = Math.min(limit?.timeoutMs ?? options.timeoutMs, options.timeoutMs);
-    const runnerOptions = { perTestMs: limit?.perTestMs };
+    const runnerOptions = { perTestMs: limit?.perTestMs, perTestWallMs: limit?.perTestWallMs };
     const argv = runner.command(selection, zygote.report, runnerOptions);
     const started = performance.now();
     zygote.channel.send({ argv, timeoutMs });
