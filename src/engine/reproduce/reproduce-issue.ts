@@ -15,6 +15,7 @@ import { safeRepoPath, UnsafePathError } from "../../workspace/safe-path.ts";
 import { buildContext, type CodeContext } from "../context/build-context.ts";
 import { isSourceFile, repoFiles } from "../context/repo-files.ts";
 import { reproductionSchema } from "../lpw/schemas.ts";
+import { namesNoFile, newAgainstBaseline } from "./new-tests.ts";
 import type { Reproduction, Task } from "../task.ts";
 
 export type ReproductionResult =
@@ -41,6 +42,8 @@ export async function reproduceIssue(
     )
   ).join("\n");
   const rejections: string[] = [];
+  // The suite without the new file, for a runner whose results name no file (TAP): the pipeline's, else made once here.
+  const suite = { baseline: task.suiteBaseline };
   for (let attempt = 1; attempt <= maxAttempts; attempt++) {
     task.onProgress?.({ kind: "stage", stage: "reproduce", detail: `attempt ${attempt} of ${maxAttempts}` });
     const feedback =
@@ -55,7 +58,7 @@ export async function reproduceIssue(
       },
       reproductionSchema,
     );
-    const verdict = await tryTest(task, value.path, value.content, value.expectedFailure, sourceText, cost);
+    const verdict = await tryTest(task, value, sourceText, cost, suite);
     if (verdict.ok)
       return {
         ok: true,
@@ -94,12 +97,12 @@ type Verdict = { ok: true; testIds: string[]; failure: string } | { ok: false; r
 
 async function tryTest(
   task: Task,
-  path: string,
-  content: string,
-  expectedFailure: string,
+  answer: { path: string; content: string; expectedFailure: string },
   sourceText: string,
   cost: ReproductionCost,
+  suite: { baseline: TestReport | undefined },
 ): Promise<Verdict> {
+  const { path, content, expectedFailure } = answer;
   if (!task.isTestFile(path))
     return {
       ok: false,
@@ -124,10 +127,20 @@ async function tryTest(
   try {
     // pytest selects a file by its path; other runners run everything and the file's tests are picked out.
     const selection: TestSelection = task.runnerName === "pytest" ? { kind: "tests", ids: [path] } : { kind: "all" };
-    const report = await task.verifier.run(task.workspace, selection);
-    cost.testRuns += 1;
-    cost.testSeconds += report.run.durationMs / 1000;
-    const verdict = judge(task, path, report, expectedFailure, sourceText);
+    const run = async () => {
+      const report = await task.verifier.run(task.workspace, selection);
+      cost.testRuns += 1;
+      cost.testSeconds += report.run.durationMs / 1000;
+      return report;
+    };
+    const report = await run();
+    if (!suite.baseline && selection.kind === "all" && namesNoFile(report, path)) {
+      // No run of the suite without the file to tell its tests by: one now, kept for later attempts.
+      await rm(full, { force: true });
+      suite.baseline = await run();
+      await applyEdits(task.workspace, [{ kind: "create", path, content }]);
+    }
+    const verdict = judge(task, path, report, expectedFailure, sourceText, suite.baseline);
     keep = verdict.ok;
     return verdict;
   } finally {
@@ -135,8 +148,32 @@ async function tryTest(
   }
 }
 
-function judge(task: Task, path: string, report: TestReport, expectedFailure: string, sourceText: string): Verdict {
-  const mine = report.tests.filter((t) => inFile(t, path));
+function judge(
+  task: Task,
+  path: string,
+  report: TestReport,
+  expectedFailure: string,
+  sourceText: string,
+  baseline: TestReport | undefined,
+): Verdict {
+  let mine = report.tests.filter((t) => inFile(t, path));
+  if (mine.length === 0 && baseline && namesNoFile(report, path)) {
+    // TAP names no file: the file's tests are those new against the suite's run without it.
+    const added = newAgainstBaseline(baseline, report);
+    if (added.kind === "clash")
+      return {
+        ok: false,
+        reason: `the runner's output (TAP) names no file, so the new file's tests are told from the others by name, and its test(s) ${added.names.map((n) => `'${n}'`).join(", ")} take the name of existing tests; give each test in the new file a name no existing test has`,
+      };
+    if (added.tests.length === 0) {
+      const tail = report.run.output.trim().split("\n").slice(-4).join(" | ").slice(0, 400);
+      return {
+        ok: false,
+        reason: `the runner's output (TAP) names no file, and no test in it is new against the suite's run without ${path} (the same ${report.tests.length} test name(s) as before; output ends with: ${tail || "(nothing)"}); make sure the file loads and declares its tests with the framework's test function as the existing test files do, each under a name no existing test has`,
+      };
+    }
+    mine = added.tests;
+  }
   if (mine.length === 0) {
     const tail = report.run.output.trim().split("\n").slice(-4).join(" | ").slice(0, 400);
     return {
