@@ -12,9 +12,10 @@ import { localizeSchema } from "../lpw/schemas.ts";
 import { notCodeContext } from "./context-exclusions.ts";
 import { importLinesOf, type ImportLines } from "./import-lines.ts";
 import { numberedWhole, renderRanges, type LineRange } from "./line-ranges-view.ts";
+import { moduleNamesOf, type ModuleName } from "./module-names.ts";
 import { relatedSignatures } from "./related-signatures.ts";
 import { isSourceFile, repoFiles } from "./repo-files.ts";
-import { RetrievalIndex } from "./retrieval-index.ts";
+import { queryWords, RetrievalIndex, splitIdentifiers } from "./retrieval-index.ts";
 import { shortName, symbolsOf, type CodeSymbol } from "./symbols.ts";
 
 export type ContextReason = "stack-frame" | "named" | "model" | "retrieval";
@@ -48,12 +49,29 @@ export type ContextOptions = {
   llm?: LlmClient | undefined;
 };
 
-type SourceFile = { path: string; text: string; lines: string[]; symbols: CodeSymbol[]; imports: ImportLines[] };
+type SourceFile = {
+  path: string;
+  text: string;
+  lines: string[];
+  symbols: CodeSymbol[];
+  imports: ImportLines[];
+  moduleNames: ModuleName[];
+};
 type Focus = { path: string; symbol: CodeSymbol | undefined; range?: LineRange; reason: ContextReason };
 
 /** A file this short is shown whole when it is chosen. */
 const SMALL_FILE_LINES = 80;
 const MAX_SYMBOL_HITS = 8;
+/** Lines either side of the line a localize candidate is shown by. */
+const CANDIDATE_WINDOW = 3;
+/** The evidence that makes a symbol focal (shown whole); retrieval alone shows a signature. */
+const FOCAL: ReadonlySet<ContextReason> = new Set(["stack-frame", "named", "model"]);
+/** With no focal symbol at all, this many retrieval hits are shown whole. */
+const WHOLE_RETRIEVED_WITHOUT_FOCUS = 3;
+/** A module-level assignment longer than this is shown by its first lines. */
+const MODULE_NAME_LINES = 30;
+/** A same-module helper the focal code uses is shown whole up to this many lines, else by its signature. */
+const HELPER_LINES = 25;
 
 export async function buildContext(workspace: string, options: ContextOptions): Promise<CodeContext> {
   const maxChars = options.maxChars ?? 10_000;
@@ -115,8 +133,12 @@ export async function buildContext(workspace: string, options: ContextOptions): 
   );
   const candidates = unique([...focus, ...retrieved].map((f) => f.path));
   let picked: Focus[] = [];
-  if (options.llm && candidates.length > maxFiles)
-    picked = await localize(options.llm, options.query, repoMap, candidates.slice(0, 15), files, retrieved, maxFiles);
+  // A stack frame or the issue already names the code: no call to ask the model where it is.
+  const located = focus.some((f) => f.symbol !== undefined || f.range !== undefined);
+  if (options.llm && candidates.length > maxFiles && !located)
+    picked = await localize(options.llm, options.query, repoMap, candidates.slice(0, 15), files, retrieved, maxFiles, [
+      ...(options.frames ?? []),
+    ]);
   const ordered = [
     ...focus.filter((f) => f.reason === "stack-frame"),
     ...picked,
@@ -125,10 +147,11 @@ export async function buildContext(workspace: string, options: ContextOptions): 
   ];
 
   const shown = choose(ordered, files, maxChars, maxFiles);
+  const focal = shown.symbols.filter((f) => FOCAL.has(f.reason));
   const parts = [...shown.byFile.entries()].map(([path, ranges]) => view(files.get(path) as SourceFile, ranges));
   const shownSymbols = shown.symbols.map((f) => f.symbol as CodeSymbol);
   const related = relatedSignatures(
-    shown.symbols.map((f) => ({ path: f.path, symbol: f.symbol as CodeSymbol })),
+    (focal.length ? focal : shown.symbols).map((f) => ({ path: f.path, symbol: f.symbol as CodeSymbol })),
     [...files.values()].filter((f) => isCode(f.path)),
     12,
   );
@@ -171,6 +194,7 @@ async function loadSources(workspace: string, options: ContextOptions): Promise<
       lines: text.split("\n"),
       symbols: await symbolsOf(path, text),
       imports: await importLinesOf(path, text),
+      moduleNames: await moduleNamesOf(path, text),
     });
   }
   return out;
@@ -194,6 +218,8 @@ function choose(
   const symbols: Focus[] = [];
   const seen = new Set<string>();
   let used = 0;
+  const anyFocal = ordered.some((f) => FOCAL.has(f.reason) && (f.symbol || f.range));
+  let wholeRetrieved = 0;
   for (const f of ordered) {
     const file = files.get(f.path) as SourceFile;
     const key = `${f.path}#${f.symbol?.name ?? f.range?.start ?? "whole"}`;
@@ -203,6 +229,19 @@ function choose(
     const current = byFile.get(f.path) ?? [];
     // A short file is shown whole whatever in it was pointed at.
     const whole = (f.symbol === undefined && f.range === undefined) || file.lines.length <= SMALL_FILE_LINES;
+    // Retrieval alone (a shared word) is weak evidence: beside focal code such a symbol is a signature.
+    const weak = !FOCAL.has(f.reason) && (anyFocal || wholeRetrieved >= WHOLE_RETRIEVED_WITHOUT_FOCUS);
+    // A short file retrieved as a whole: the map below names it.
+    if (weak && f.symbol === undefined) continue;
+    if (weak) {
+      const ranges = signatureRanges(file, f.symbol as CodeSymbol);
+      const cost = costOf(file, current, ranges);
+      if (used + cost > maxChars * 1.15) continue;
+      byFile.set(f.path, [...current, ...ranges]);
+      used += cost;
+      symbols.push(f);
+      continue;
+    }
     const body: LineRange[] = whole
       ? wholeOrOutline(file)
       : f.symbol
@@ -221,6 +260,7 @@ function choose(
     byFile.set(f.path, [...current, ...ranges]);
     used += cost;
     if (f.symbol) symbols.push(f);
+    if (!FOCAL.has(f.reason)) wholeRetrieved += 1;
   }
   return { byFile, symbols };
 }
@@ -242,7 +282,32 @@ function contextRanges(file: SourceFile, symbol: CodeSymbol): LineRange[] {
   const words = new Set(symbol.text.match(/[A-Za-z_$][\w$]*/g) ?? []);
   for (const imp of file.imports)
     if (imp.names.some((n) => words.has(n))) out.push({ start: imp.startLine, end: imp.endLine });
+  // The module-level names it uses: their assignments, and the short helpers of the same module.
+  for (const name of file.moduleNames)
+    if (words.has(name.name) && !(name.startLine >= symbol.outerStart && name.endLine <= symbol.endLine))
+      out.push({ start: name.startLine, end: Math.min(name.endLine, name.startLine + MODULE_NAME_LINES - 1) });
+  for (const helper of file.symbols) {
+    if (helper.kind === "method" || helper === symbol || !words.has(helper.name)) continue;
+    if (helper.outerStart <= symbol.outerStart && symbol.endLine <= helper.endLine) continue;
+    out.push(
+      helper.kind === "function" && helper.endLine - helper.outerStart < HELPER_LINES
+        ? { start: helper.outerStart, end: helper.endLine }
+        : { start: helper.outerStart, end: helper.headerEnd },
+    );
+  }
   return out;
+}
+
+/** A weakly evidenced symbol: its signature, under its class's line when it is a method. */
+function signatureRanges(file: SourceFile, symbol: CodeSymbol): LineRange[] {
+  const owner =
+    symbol.kind === "method"
+      ? file.symbols.find((s) => s.kind === "class" && s.name === symbol.name.split(".").slice(0, -1).join("."))
+      : undefined;
+  return [
+    ...(owner ? [{ start: owner.startLine, end: owner.startLine }] : []),
+    { start: symbol.startLine, end: symbol.headerEnd },
+  ];
 }
 
 /** A short file whole; a long one as the signatures of its top-level symbols. */
@@ -293,11 +358,14 @@ async function localize(
   files: Map<string, SourceFile>,
   retrieved: Focus[],
   maxFiles: number,
+  frames: Frame[],
 ): Promise<Focus[]> {
   const shown = candidates.map((path) =>
     candidateView(
       files.get(path) as SourceFile,
       retrieved.filter((r) => r.path === path && r.symbol).map((r) => r.symbol as CodeSymbol),
+      problem,
+      frames,
     ),
   );
   const { value } = await llm.call(
@@ -322,12 +390,48 @@ async function localize(
   return out;
 }
 
-/** A candidate file as the localize stage sees it: its best-matching symbols' first lines (not the file's licence header). */
-function candidateView(file: SourceFile, best: CodeSymbol[]): string {
-  if (best.length === 0 || file.lines.length <= 12)
-    return `--- ${file.path}\n${renderRanges(file.lines, [{ start: 1, end: 12 }])}`;
-  const ranges = best.slice(0, 2).map((s) => ({ start: s.outerStart, end: Math.min(s.endLine, s.headerEnd + 6) }));
-  return `--- ${file.path}\n${renderRanges(file.lines, ranges)}`;
+/**
+ * A candidate file as the localize stage sees it: each best-matching symbol's signature and
+ * the window around its line that matches the problem best (the line a stack frame names
+ * first); a file with no matching symbol by its best-matching lines, else its symbols'
+ * names; never its licence header.
+ */
+function candidateView(file: SourceFile, best: CodeSymbol[], problem: string, frames: Frame[]): string {
+  if (file.lines.length <= 12) return `--- ${file.path}\n${numberedWhole(file.lines)}`;
+  const words = new Set(queryWords(problem));
+  const hitsOn = (n: number) =>
+    (
+      splitIdentifiers(file.lines[n - 1] ?? "")
+        .toLowerCase()
+        .match(/[\p{L}\p{N}]{3,}/gu) ?? []
+    ).filter((w) => words.has(w)).length;
+  const bestLine = (from: number, to: number): number | undefined => {
+    let line: number | undefined;
+    let score = 0;
+    for (let n = from; n <= to; n++) {
+      const text = (file.lines[n - 1] ?? "").trim();
+      if (text.startsWith("#") || text.startsWith("//") || text.startsWith("*")) continue;
+      const hits = hitsOn(n);
+      if (hits > score) [line, score] = [n, hits];
+    }
+    return line;
+  };
+  const window = (line: number): LineRange => ({ start: line - CANDIDATE_WINDOW, end: line + CANDIDATE_WINDOW });
+  const ranges: LineRange[] = [];
+  for (const symbol of best.slice(0, 2)) {
+    ranges.push({ start: symbol.outerStart, end: Math.min(symbol.headerEnd, symbol.startLine + 2) });
+    const framed = frames.find((f) => f.file === file.path && f.line >= symbol.startLine && f.line <= symbol.endLine);
+    const line = framed?.line ?? bestLine(symbol.headerEnd + 1, symbol.endLine);
+    if (line !== undefined) ranges.push(window(line));
+  }
+  if (ranges.length === 0) {
+    const framed = frames.find((f) => f.file === file.path);
+    const line = framed?.line ?? bestLine(1, file.lines.length);
+    if (line === undefined) return mapLine(file);
+    ranges.push(window(line));
+  }
+  const clipped = ranges.map((r) => ({ start: Math.max(1, r.start), end: Math.min(file.lines.length, r.end) }));
+  return `--- ${file.path}\n${renderRanges(file.lines, clipped)}`;
 }
 
 function mapLine(file: SourceFile, methods = false): string {

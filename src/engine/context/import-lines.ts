@@ -2,7 +2,8 @@
 // shown with the imports it uses.
 import { grammarForFile, parseSource, type SyntaxNode } from "../template/tree-sitter.ts";
 
-export type ImportLines = { startLine: number; endLine: number; names: string[] };
+/** `module`: what the import names (`.iterutils`, `boltons.iterutils`, `./util`), to resolve a call through it. */
+export type ImportLines = { startLine: number; endLine: number; names: string[]; module?: string };
 
 export async function importLinesOf(path: string, source: string): Promise<ImportLines[]> {
   const grammar = grammarForFile(path);
@@ -13,7 +14,14 @@ export async function importLinesOf(path: string, source: string): Promise<Impor
     for (const node of tree.rootNode.namedChildren) {
       if (!node) continue;
       const names = boundNames(node);
-      if (names) out.push({ startLine: node.startPosition.row + 1, endLine: node.endPosition.row + 1, names });
+      if (!names) continue;
+      const module = moduleOf(node);
+      out.push({
+        startLine: node.startPosition.row + 1,
+        endLine: node.endPosition.row + 1,
+        names,
+        ...(module ? { module } : {}),
+      });
     }
     return out;
   } finally {
@@ -41,6 +49,20 @@ function boundNames(node: SyntaxNode): string[] | undefined {
     );
   }
   return undefined;
+}
+
+function moduleOf(node: SyntaxNode): string | undefined {
+  if (node.type === "import_from_statement") return node.childForFieldName("module_name")?.text;
+  if (node.type === "import_statement") {
+    const first = node.namedChildren[0];
+    if (!first) return undefined;
+    // `import a.b` or `import a.b as c` (Python), `import x from "m"` (JS: the source field).
+    const source = node.childForFieldName("source");
+    if (source) return source.text.replace(/^["'`]|["'`]$/g, "");
+    return (first.type === "aliased_import" ? first.childForFieldName("name") : first)?.text;
+  }
+  const require = /\brequire\s*\(\s*["'`]([^"'`]+)["'`]/.exec(node.text);
+  return require?.[1];
 }
 
 function identifiers(node: SyntaxNode): SyntaxNode[] {

@@ -36,7 +36,7 @@ export async function searchEditCode(
     plan,
     failing,
     changed: options.changes.changedLines(),
-    earlier: options.start.symbols.map((s) => ({ path: s.path, name: s.name })),
+    earlier: options.start.symbols.filter((s) => s.reason !== "retrieval").map((s) => ({ path: s.path, name: s.name })),
     isTestFile: options.isTestFile,
   });
   return context.code || "(no code located)";

@@ -136,7 +136,10 @@ class LpwRun {
       isTestFile: this.task.isTestFile,
       llm: this.llm,
     });
-    this.contextSymbols = context.symbols.map((s) => ({ path: s.path, name: s.name }));
+    // The implement prompt keeps the focal symbols in view, not those a shared word retrieved.
+    this.contextSymbols = context.symbols
+      .filter((s) => s.reason !== "retrieval")
+      .map((s) => ({ path: s.path, name: s.name }));
     this.baselineFailing = failing;
     const tests = await failingTestsBlock(this.task.workspace, failing);
 

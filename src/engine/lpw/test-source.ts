@@ -21,7 +21,12 @@ export async function testSource(workspace: string, id: string, fallbackFile?: s
   }
   const tree = await parseSource(grammar, source);
   try {
-    const found = find(tree.rootNode, (n) =>
+    // `file::Class::name`: the method of that class (a unittest.TestCase's or a pytest class's).
+    const owner = pytest && id.split("::").length > 2 ? id.split("::").at(-2) : undefined;
+    const classNode = owner
+      ? find(tree.rootNode, (n) => n.type === "class_definition" && n.childForFieldName("name")?.text === owner)
+      : undefined;
+    const found = find(classNode ?? tree.rootNode, (n) =>
       grammar === "python"
         ? n.type === "function_definition" && n.childForFieldName("name")?.text === name
         : n.type === "call_expression" &&
@@ -30,10 +35,23 @@ export async function testSource(workspace: string, id: string, fallbackFile?: s
     );
     // A test's decorators (pytest's parametrize) are its inputs: shown with it.
     const shown = found?.parent?.type === "decorated_definition" ? found.parent : found;
-    return shown ? `# ${file}\n${shown.text}` : undefined;
+    if (!shown) return undefined;
+    // Whole lines, so the body keeps its indentation relative to the `def`; a method under its class's line.
+    const lines = source.split("\n");
+    const body = lines.slice(shown.startPosition.row, shown.endPosition.row + 1).join("\n");
+    return `# ${file}\n${classHeaderOf(lines, shown)}${body}`;
   } finally {
     tree.delete();
   }
+}
+
+/** The line(s) of the class a test method is in, up to its colon; nothing for a module-level test. */
+function classHeaderOf(lines: string[], shown: SyntaxNode): string {
+  let node = shown.parent;
+  while (node && node.type !== "class_definition") node = node.parent;
+  if (!node) return "";
+  const end = (node.childForFieldName("body") ?? node).startPosition.row;
+  return `${lines.slice(node.startPosition.row, Math.max(end, node.startPosition.row + 1)).join("\n")}\n`;
 }
 
 function stringArg(call: SyntaxNode): string | undefined {
