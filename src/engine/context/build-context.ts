@@ -220,6 +220,9 @@ function choose(
   let used = 0;
   const anyFocal = ordered.some((f) => FOCAL.has(f.reason) && (f.symbol || f.range));
   let wholeRetrieved = 0;
+  const focalTexts = ordered
+    .filter((f) => FOCAL.has(f.reason) && f.symbol)
+    .map((f) => (f.symbol as CodeSymbol).text.split("\n").slice(1).join("\n"));
   for (const f of ordered) {
     const file = files.get(f.path) as SourceFile;
     const key = `${f.path}#${f.symbol?.name ?? f.range?.start ?? "whole"}`;
@@ -230,7 +233,15 @@ function choose(
     // A short file is shown whole whatever in it was pointed at.
     const whole = (f.symbol === undefined && f.range === undefined) || file.lines.length <= SMALL_FILE_LINES;
     // Retrieval alone (a shared word) is weak evidence: beside focal code such a symbol is a signature.
-    const weak = !FOCAL.has(f.reason) && (anyFocal || wholeRetrieved >= WHOLE_RETRIEVED_WITHOUT_FOCUS);
+    // A retrieved function the focal code calls by its name is strongly evidenced: shown whole.
+    const calledByFocal =
+      f.symbol !== undefined &&
+      f.symbol.endLine - f.symbol.outerStart < HELPER_LINES &&
+      focalTexts.some((t) =>
+        new RegExp(`(?<![\\w$.])${escapeRegExp(shortName(f.symbol as CodeSymbol))}\\s*\\(`).test(t),
+      );
+    const weak =
+      !FOCAL.has(f.reason) && !calledByFocal && (anyFocal || wholeRetrieved >= WHOLE_RETRIEVED_WITHOUT_FOCUS);
     // A short file retrieved as a whole: the map below names it.
     if (weak && f.symbol === undefined) continue;
     if (weak) {
@@ -437,6 +448,10 @@ function candidateView(file: SourceFile, best: CodeSymbol[], problem: string, fr
 function mapLine(file: SourceFile, methods = false): string {
   const top = file.symbols.filter((s) => methods || s.kind !== "method").map((s) => s.name);
   return `${file.path}${top.length ? `: ${top.join(", ")}` : ""}`;
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
 function unique<T>(items: T[]): T[] {

@@ -94,10 +94,11 @@ function imported(file: GraphFile, name: string, byPath: Map<string, GraphFile>)
 function moduleBinding(file: GraphFile, name: string, byPath: Map<string, GraphFile>): GraphFile | undefined {
   for (const imp of file.imports) {
     if (!imp.module || !imp.names.includes(name)) continue;
-    const direct = moduleFile(file.path, imp.module, byPath);
-    if (direct && !direct.symbols.some((s) => s.name === name)) return direct;
+    // `from pkg import mod` names the submodule pkg/mod.py; `import pkg.mod as m` names the module itself.
     const sub = moduleFile(file.path, `${imp.module}${imp.module.endsWith(".") ? "" : "."}${name}`, byPath);
     if (sub) return sub;
+    const direct = moduleFile(file.path, imp.module, byPath);
+    if (direct && !direct.symbols.some((s) => s.name === name)) return direct;
   }
   return undefined;
 }
