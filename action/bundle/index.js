@@ -1160,8 +1160,8 @@ var require_time = __commonJS({
       const day = date5.getUTCDate().toString().padStart(2, "0");
       const hours = date5.getUTCHours().toString().padStart(2, "0");
       const minutes = date5.getUTCMinutes().toString().padStart(2, "0");
-      const seconds3 = date5.getUTCSeconds().toString().padStart(2, "0");
-      return `,"time":"${year}-${month}-${day}T${hours}:${minutes}:${seconds3}.${nanosWithinSecond.toString().padStart(9, "0")}Z"`;
+      const seconds4 = date5.getUTCSeconds().toString().padStart(2, "0");
+      return `,"time":"${year}-${month}-${day}T${hours}:${minutes}:${seconds4}.${nanosWithinSecond.toString().padStart(9, "0")}Z"`;
     };
     module2.exports = { nullTime, epochTime, unixTime, isoTime, isoTimeNano };
   }
@@ -27351,8 +27351,8 @@ function getCachedAuthentication(state2, auth22) {
   const currentScope = authentication.scopes.join(" ");
   return newScope === currentScope ? authentication : false;
 }
-async function wait(seconds3) {
-  await new Promise((resolve8) => setTimeout(resolve8, seconds3 * 1e3));
+async function wait(seconds4) {
+  await new Promise((resolve8) => setTimeout(resolve8, seconds4 * 1e3));
 }
 async function waitForAccessToken(request2, clientId, clientType, verification) {
   try {
@@ -44654,11 +44654,11 @@ function compactTypeUnion(schema) {
     if (keys.length !== 1 || keys[0] !== "type")
       return;
     const type = option.type;
-    for (const member of Array.isArray(type) ? type : [type]) {
-      if (typeof member !== "string")
+    for (const member2 of Array.isArray(type) ? type : [type]) {
+      if (typeof member2 !== "string")
         return;
-      if (!types.includes(member))
-        types.push(member);
+      if (!types.includes(member2))
+        types.push(member2);
     }
   }
   delete schema.anyOf;
@@ -44666,22 +44666,22 @@ function compactTypeUnion(schema) {
 }
 var FOLDABLE_KEYS = /* @__PURE__ */ new Set(["type", "properties", "required", "additionalProperties"]);
 var UNION_KEYS = ["oneOf", "anyOf"];
-function undeclaredConstraint(member) {
-  const extra = member.additionalProperties;
+function undeclaredConstraint(member2) {
+  const extra = member2.additionalProperties;
   if (extra === void 0 || extra === false || typeof extra !== "object" || extra === null)
     return null;
   return Object.keys(extra).length ? extra : null;
 }
 function foldObjects(members2) {
   const objects = [];
-  for (const member of members2) {
-    if (typeof member !== "object" || member.type !== "object")
+  for (const member2 of members2) {
+    if (typeof member2 !== "object" || member2.type !== "object")
       return null;
-    for (const key in member) {
+    for (const key in member2) {
       if (!FOLDABLE_KEYS.has(key))
         return null;
     }
-    objects.push(member);
+    objects.push(member2);
   }
   const properties = {};
   const required3 = /* @__PURE__ */ new Set();
@@ -55508,13 +55508,13 @@ function toResult(tc, suitePath, pytest) {
     status3 = "skip";
     problem = skipped;
   }
-  const seconds3 = Number(attr(tc, "time"));
+  const seconds4 = Number(attr(tc, "time"));
   return {
     id: testId(name, classname, file2, suitePath),
     name,
     file: file2,
     status: status3,
-    durationMs: Number.isFinite(seconds3) ? Math.round(seconds3 * 1e3) : void 0,
+    durationMs: Number.isFinite(seconds4) ? Math.round(seconds4 * 1e3) : void 0,
     message: problem === void 0 ? void 0 : messageOf(problem),
     details: problem === void 0 ? void 0 : textOf(problem)
   };
@@ -59977,11 +59977,11 @@ function prettyMilliseconds(milliseconds, options2) {
   add(Number(parsed.minutes), "minute", "m");
   if (!options2.hideSeconds) {
     if (options2.separateMilliseconds || options2.formatSubMilliseconds || !options2.colonNotation && milliseconds < 1e3 && !options2.subSecondsAsDecimals) {
-      const seconds3 = Number(parsed.seconds);
+      const seconds4 = Number(parsed.seconds);
       const milliseconds2 = Number(parsed.milliseconds);
       const microseconds = Number(parsed.microseconds);
       const nanoseconds = Number(parsed.nanoseconds);
-      add(seconds3, "second", "s");
+      add(seconds4, "second", "s");
       if (options2.formatSubMilliseconds) {
         add(milliseconds2, "millisecond", "ms");
         add(microseconds, "microsecond", "\xB5s");
@@ -60000,9 +60000,9 @@ function prettyMilliseconds(milliseconds, options2) {
         );
       }
     } else {
-      const seconds3 = (isBigInt ? Number(milliseconds % ONE_DAY_IN_MILLISECONDS) : milliseconds) / 1e3 % 60;
+      const seconds4 = (isBigInt ? Number(milliseconds % ONE_DAY_IN_MILLISECONDS) : milliseconds) / 1e3 % 60;
       const secondsDecimalDigits = typeof options2.secondsDecimalDigits === "number" ? options2.secondsDecimalDigits : 1;
-      const secondsFixed = floorDecimals(seconds3, secondsDecimalDigits);
+      const secondsFixed = floorDecimals(seconds4, secondsDecimalDigits);
       const secondsString = options2.keepDecimalsOnWholeSeconds ? secondsFixed : secondsFixed.replace(/\.0+$/, "");
       add(Number.parseFloat(secondsString), "second", "s", secondsString);
     }
@@ -68304,8 +68304,8 @@ _a4 = X509WorkloadIdentityAuth, _X509WorkloadIdentityAuth_identityProviderId = /
   let requested = milliseconds ? Number(milliseconds) : void 0;
   const retryAfter = headers?.get("retry-after");
   if (retryAfter && (requested === void 0 || Number.isNaN(requested))) {
-    const seconds3 = Number(retryAfter);
-    requested = Number.isNaN(seconds3) ? Date.parse(retryAfter) - Date.now() : seconds3 * 1e3;
+    const seconds4 = Number(retryAfter);
+    requested = Number.isNaN(seconds4) ? Date.parse(retryAfter) - Date.now() : seconds4 * 1e3;
   }
   const cooldown = requested !== void 0 && Number.isFinite(requested) && requested >= 0 && requested <= 6e4 ? Math.max(FAILED_REFRESH_COOLDOWN_MS, requested) : FAILED_REFRESH_COOLDOWN_MS;
   cached4.refreshAt = Math.min(cached4.expiresAt, performance.now() + cooldown);
@@ -71260,21 +71260,21 @@ var _parseJSON = (jsonString, allow) => {
   };
   const parseStr = () => {
     const start = index;
-    let escape3 = false;
+    let escape2 = false;
     index++;
-    while (index < length && (jsonString[index] !== '"' || escape3 && jsonString[index - 1] === "\\")) {
-      escape3 = jsonString[index] === "\\" ? !escape3 : false;
+    while (index < length && (jsonString[index] !== '"' || escape2 && jsonString[index - 1] === "\\")) {
+      escape2 = jsonString[index] === "\\" ? !escape2 : false;
       index++;
     }
     if (jsonString.charAt(index) === '"') {
       try {
-        return JSON.parse(jsonString.substring(start, ++index - Number(escape3)));
+        return JSON.parse(jsonString.substring(start, ++index - Number(escape2)));
       } catch (e) {
         throwMalformedError(String(e));
       }
     } else if (Allow.STR & allow) {
       try {
-        return JSON.parse(jsonString.substring(start, index - Number(escape3)) + '"');
+        return JSON.parse(jsonString.substring(start, index - Number(escape2)) + '"');
       } catch {
         return JSON.parse(jsonString.substring(start, jsonString.lastIndexOf("\\")) + '"');
       }
@@ -89586,8 +89586,8 @@ function retryAfterMs(headers) {
   if (Number.isFinite(ms) && ms >= 0) return Math.min(ms, MAX_RETRY_AFTER_MS);
   const value = headers?.get("retry-after");
   if (!value) return void 0;
-  const seconds3 = Number.parseFloat(value);
-  const wait2 = Number.isFinite(seconds3) ? seconds3 * 1e3 : Date.parse(value) - Date.now();
+  const seconds4 = Number.parseFloat(value);
+  const wait2 = Number.isFinite(seconds4) ? seconds4 * 1e3 : Date.parse(value) - Date.now();
   return Number.isFinite(wait2) ? Math.min(Math.max(0, wait2), MAX_RETRY_AFTER_MS) : void 0;
 }
 function sleep3(ms, signal) {
@@ -90214,16 +90214,29 @@ async function testSource(workspace, id, fallbackFile) {
   }
   const tree = await parseSource(grammar, source);
   try {
+    const owner = pytest && id.split("::").length > 2 ? id.split("::").at(-2) : void 0;
+    const classNode = owner ? find(tree.rootNode, (n2) => n2.type === "class_definition" && n2.childForFieldName("name")?.text === owner) : void 0;
     const found = find(
-      tree.rootNode,
+      classNode ?? tree.rootNode,
       (n2) => grammar === "python" ? n2.type === "function_definition" && n2.childForFieldName("name")?.text === name : n2.type === "call_expression" && /^(it|test)$/.test(n2.childForFieldName("function")?.text ?? "") && stringArg(n2) === name
     );
     const shown2 = found?.parent?.type === "decorated_definition" ? found.parent : found;
-    return shown2 ? `# ${file2}
-${shown2.text}` : void 0;
+    if (!shown2) return void 0;
+    const lines = source.split("\n");
+    const body = lines.slice(shown2.startPosition.row, shown2.endPosition.row + 1).join("\n");
+    return `# ${file2}
+${classHeaderOf(lines, shown2)}${body}`;
   } finally {
     tree.delete();
   }
+}
+function classHeaderOf(lines, shown2) {
+  let node2 = shown2.parent;
+  while (node2 && node2.type !== "class_definition") node2 = node2.parent;
+  if (!node2) return "";
+  const end = (node2.childForFieldName("body") ?? node2).startPosition.row;
+  return `${lines.slice(node2.startPosition.row, Math.max(end, node2.startPosition.row + 1)).join("\n")}
+`;
 }
 function stringArg(call) {
   const first2 = call.childForFieldName("arguments")?.namedChildren[0];
@@ -91614,7 +91627,14 @@ async function importLinesOf(path12, source) {
     for (const node2 of tree.rootNode.namedChildren) {
       if (!node2) continue;
       const names = boundNames(node2);
-      if (names) out.push({ startLine: node2.startPosition.row + 1, endLine: node2.endPosition.row + 1, names });
+      if (!names) continue;
+      const module2 = moduleOf(node2);
+      out.push({
+        startLine: node2.startPosition.row + 1,
+        endLine: node2.endPosition.row + 1,
+        names,
+        ...module2 ? { module: module2 } : {}
+      });
     }
     return out;
   } finally {
@@ -91633,6 +91653,18 @@ function boundNames(node2) {
     );
   }
   return void 0;
+}
+function moduleOf(node2) {
+  if (node2.type === "import_from_statement") return node2.childForFieldName("module_name")?.text;
+  if (node2.type === "import_statement") {
+    const first2 = node2.namedChildren[0];
+    if (!first2) return void 0;
+    const source = node2.childForFieldName("source");
+    if (source) return source.text.replace(/^["'`]|["'`]$/g, "");
+    return (first2.type === "aliased_import" ? first2.childForFieldName("name") : first2)?.text;
+  }
+  const require4 = /\brequire\s*\(\s*["'`]([^"'`]+)["'`]/.exec(node2.text);
+  return require4?.[1];
 }
 function identifiers(node2) {
   if (/^(identifier|property_identifier|shorthand_property_identifier_pattern)$/.test(node2.type)) return [node2];
@@ -91678,6 +91710,47 @@ function renderRanges(lines, ranges) {
 }
 function numberedWhole(lines) {
   return renderRanges(lines, [{ start: 1, end: lines.at(-1) === "" ? lines.length - 1 : lines.length }]);
+}
+
+// src/engine/context/module-names.ts
+async function moduleNamesOf(path12, source) {
+  const grammar = grammarForFile(path12);
+  if (!grammar) return [];
+  const tree = await parseSource(grammar, source);
+  try {
+    const out = [];
+    for (const child of tree.rootNode.namedChildren) {
+      if (!child) continue;
+      const node2 = child.type === "export_statement" ? child.childForFieldName("declaration") ?? child : child;
+      const span = { startLine: child.startPosition.row + 1, endLine: child.endPosition.row + 1 };
+      for (const name of assignedNames(node2)) out.push({ name, ...span });
+    }
+    return out;
+  } finally {
+    tree.delete();
+  }
+}
+function assignedNames(node2) {
+  if (node2.type === "expression_statement") {
+    const out = [];
+    let assignment = node2.namedChildren[0];
+    while (assignment && assignment.type === "assignment") {
+      const left = assignment.childForFieldName("left");
+      if (left?.type === "identifier") out.push(left.text);
+      assignment = assignment.childForFieldName("right");
+    }
+    return out;
+  }
+  if (node2.type === "lexical_declaration" || node2.type === "variable_declaration") {
+    if (/\brequire\s*\(/.test(node2.text)) return [];
+    return node2.namedChildren.flatMap((d) => {
+      const name = d?.childForFieldName("name");
+      const value = d?.childForFieldName("value");
+      if (!name || name.type !== "identifier" || !value) return [];
+      return /arrow_function|function_expression/.test(value.type) ? [] : [name.text];
+    });
+  }
+  return [];
 }
 
 // src/engine/context/symbols.ts
@@ -91734,11 +91807,11 @@ function shortName(symbol2) {
 
 // src/engine/context/related-signatures.ts
 function relatedSignatures(shown2, files, max2) {
+  const byPath = new Map(files.map((f2) => [f2.path, f2]));
   const shownKeys = new Set(shown2.map((s) => `${s.path}#${s.symbol.name}`));
-  const all = files.flatMap((f2) => f2.symbols.map((symbol2) => ({ file: f2, symbol: symbol2 })));
   const out = [];
   const taken = /* @__PURE__ */ new Set();
-  const take = (file2, symbol2, role) => {
+  const take = ({ file: file2, symbol: symbol2 }, role) => {
     const key = `${file2.path}#${symbol2.name}`;
     if (shownKeys.has(key) || taken.has(key) || out.length >= max2) return;
     if (shown2.some(
@@ -91749,24 +91822,107 @@ function relatedSignatures(shown2, files, max2) {
     out.push(`${role} ${file2.path}:${symbol2.outerStart}: ${signature(file2, symbol2)}`);
   };
   for (const s of shown2) {
-    const call = new RegExp(`(?<![\\w$])${escape2(shortName(s.symbol))}\\s*\\(`);
-    for (const { file: file2, symbol: symbol2 } of all)
-      if (symbol2.kind !== "class" && call.test(symbol2.text)) take(file2, symbol2, "caller");
+    const file2 = byPath.get(s.path);
+    if (!file2) continue;
+    const short = shortName(s.symbol);
+    for (const other of files)
+      for (const symbol2 of other.symbols) {
+        if (symbol2.kind === "class" || !symbol2.text.includes(short)) continue;
+        if (resolvedCalls(other, symbol2, byPath).some((t2) => t2.file === file2 && t2.symbol === s.symbol))
+          take({ file: other, symbol: symbol2 }, "caller");
+      }
   }
-  const called = new Set(
-    shown2.flatMap((s) => [...s.symbol.text.matchAll(/([A-Za-z_$][\w$]*)\s*\(/g)].map((m) => m[1]))
-  );
-  for (const { file: file2, symbol: symbol2 } of all)
-    if (symbol2.kind !== "class" && called.has(shortName(symbol2)) && shortName(symbol2).length > 2)
-      take(file2, symbol2, "callee");
+  for (const s of shown2) {
+    const file2 = byPath.get(s.path);
+    if (file2) for (const target of resolvedCalls(file2, s.symbol, byPath)) take(target, "callee");
+  }
   return out.join("\n");
+}
+function resolvedCalls(file2, symbol2, byPath) {
+  const out = [];
+  const owner = symbol2.kind === "method" ? symbol2.name.split(".").slice(0, -1).join(".") : void 0;
+  const body = symbol2.text.slice(symbol2.text.indexOf("\n") + 1 || symbol2.text.length);
+  for (const m of body.matchAll(/(?<![\w$.])(?:([A-Za-z_$][\w$]*)\s*\.\s*)?([A-Za-z_$][\w$]*)\s*\(/g)) {
+    const qualifier = m[1];
+    const name = m[2];
+    let target;
+    if (qualifier === void 0) target = topLevel(file2, name) ?? imported(file2, name, byPath);
+    else if (/^(self|this|cls)$/.test(qualifier)) target = owner ? member(file2, owner, name) : void 0;
+    else if (file2.symbols.some((s) => s.kind === "class" && s.name === qualifier))
+      target = member(file2, qualifier, name);
+    else {
+      const module2 = moduleBinding(file2, qualifier, byPath);
+      if (module2) target = topLevel(module2, name);
+    }
+    if (target && target.symbol !== symbol2 && !out.some((t2) => t2.symbol === target.symbol)) out.push(target);
+  }
+  return out;
+}
+function topLevel(file2, name) {
+  const symbol2 = file2.symbols.find((s) => s.kind !== "method" && s.name === name);
+  return symbol2 ? { file: file2, symbol: symbol2 } : void 0;
+}
+function member(file2, owner, name) {
+  const symbol2 = file2.symbols.find((s) => s.kind === "method" && s.name === `${owner}.${name}`);
+  return symbol2 ? { file: file2, symbol: symbol2 } : void 0;
+}
+function imported(file2, name, byPath) {
+  for (const imp of file2.imports) {
+    if (!imp.module || !imp.names.includes(name)) continue;
+    const module2 = moduleFile(file2.path, imp.module, byPath);
+    const target = module2 ? topLevel(module2, name) : void 0;
+    if (target) return target;
+  }
+  return void 0;
+}
+function moduleBinding(file2, name, byPath) {
+  for (const imp of file2.imports) {
+    if (!imp.module || !imp.names.includes(name)) continue;
+    const sub = moduleFile(file2.path, `${imp.module}${imp.module.endsWith(".") ? "" : "."}${name}`, byPath);
+    if (sub) return sub;
+    const direct = moduleFile(file2.path, imp.module, byPath);
+    if (direct && !direct.symbols.some((s) => s.name === name)) return direct;
+  }
+  return void 0;
+}
+function moduleFile(from, spec, byPath) {
+  const dir = from.split("/").slice(0, -1);
+  if (from.endsWith(".py")) {
+    const dots = /^\.*/.exec(spec)?.[0].length ?? 0;
+    const parts2 = spec.slice(dots).split(".").filter(Boolean);
+    const candidates2 = [];
+    if (dots > 0) {
+      const base = dir.slice(0, dir.length - (dots - 1));
+      candidates2.push([...base, ...parts2].join("/"));
+    } else {
+      const stem2 = parts2.join("/");
+      for (const path12 of byPath.keys())
+        if (path12 === `${stem2}.py` || path12.endsWith(`/${stem2}.py`) || path12.endsWith(`${stem2}/__init__.py`))
+          candidates2.push(path12.replace(/(\/__init__)?\.py$/, ""));
+    }
+    for (const c4 of candidates2) {
+      const hit = byPath.get(`${c4}.py`) ?? byPath.get(`${c4}/__init__.py`);
+      if (hit) return hit;
+    }
+    return void 0;
+  }
+  if (!spec.startsWith(".")) return void 0;
+  const parts = [...dir];
+  for (const piece of spec.split("/")) {
+    if (piece === "..") parts.pop();
+    else if (piece !== "." && piece !== "") parts.push(piece);
+  }
+  const stem = parts.join("/");
+  const bare = stem.replace(/\.[cm]?js$/, "");
+  for (const ext of ["", ".ts", ".tsx", ".js", ".mjs", ".cjs", ".jsx", "/index.ts", "/index.js"]) {
+    const hit = byPath.get(`${stem}${ext}`) ?? byPath.get(`${bare}${ext}`);
+    if (hit) return hit;
+  }
+  return void 0;
 }
 function signature(file2, symbol2) {
   const text2 = file2.lines.slice(symbol2.startLine - 1, symbol2.headerEnd).map((l2) => l2.trim()).join(" ");
   return text2.length > 200 ? `${text2.slice(0, 200)}\u2026` : text2;
-}
-function escape2(text2) {
-  return text2.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
 // src/engine/context/repo-files.ts
@@ -91850,6 +92006,11 @@ function splitIdentifiers(text2) {
 // src/engine/context/build-context.ts
 var SMALL_FILE_LINES = 80;
 var MAX_SYMBOL_HITS = 8;
+var CANDIDATE_WINDOW = 3;
+var FOCAL = /* @__PURE__ */ new Set(["stack-frame", "named", "model"]);
+var WHOLE_RETRIEVED_WITHOUT_FOCUS = 3;
+var MODULE_NAME_LINES = 30;
+var HELPER_LINES = 25;
 async function buildContext(workspace, options2) {
   const maxChars = options2.maxChars ?? 1e4;
   const maxFiles = options2.maxFiles ?? 5;
@@ -91904,8 +92065,11 @@ async function buildContext(workspace, options2) {
   );
   const candidates2 = unique([...focus, ...retrieved].map((f2) => f2.path));
   let picked = [];
-  if (options2.llm && candidates2.length > maxFiles)
-    picked = await localize(options2.llm, options2.query, repoMap, candidates2.slice(0, 15), files, retrieved, maxFiles);
+  const located = focus.some((f2) => f2.symbol !== void 0 || f2.range !== void 0);
+  if (options2.llm && candidates2.length > maxFiles && !located)
+    picked = await localize(options2.llm, options2.query, repoMap, candidates2.slice(0, 15), files, retrieved, maxFiles, [
+      ...options2.frames ?? []
+    ]);
   const ordered = [
     ...focus.filter((f2) => f2.reason === "stack-frame"),
     ...picked,
@@ -91913,10 +92077,11 @@ async function buildContext(workspace, options2) {
     ...retrieved
   ];
   const shown2 = choose(ordered, files, maxChars, maxFiles);
+  const focal = shown2.symbols.filter((f2) => FOCAL.has(f2.reason));
   const parts = [...shown2.byFile.entries()].map(([path12, ranges]) => view(files.get(path12), ranges));
   const shownSymbols = shown2.symbols.map((f2) => f2.symbol);
   const related = relatedSignatures(
-    shown2.symbols.map((f2) => ({ path: f2.path, symbol: f2.symbol })),
+    (focal.length ? focal : shown2.symbols).map((f2) => ({ path: f2.path, symbol: f2.symbol })),
     [...files.values()].filter((f2) => isCode(f2.path)),
     12
   );
@@ -91957,7 +92122,8 @@ async function loadSources(workspace, options2) {
       text: text2,
       lines: text2.split("\n"),
       symbols: await symbolsOf(path12, text2),
-      imports: await importLinesOf(path12, text2)
+      imports: await importLinesOf(path12, text2),
+      moduleNames: await moduleNamesOf(path12, text2)
     });
   }
   return out;
@@ -91970,6 +92136,9 @@ function choose(ordered, files, maxChars, maxFiles) {
   const symbols = [];
   const seen = /* @__PURE__ */ new Set();
   let used = 0;
+  const anyFocal = ordered.some((f2) => FOCAL.has(f2.reason) && (f2.symbol || f2.range));
+  let wholeRetrieved = 0;
+  const focalTexts = ordered.filter((f2) => FOCAL.has(f2.reason) && f2.symbol).map((f2) => f2.symbol.text.split("\n").slice(1).join("\n"));
   for (const f2 of ordered) {
     const file2 = files.get(f2.path);
     const key = `${f2.path}#${f2.symbol?.name ?? f2.range?.start ?? "whole"}`;
@@ -91978,6 +92147,20 @@ function choose(ordered, files, maxChars, maxFiles) {
     if (!byFile.has(f2.path) && byFile.size >= maxFiles) continue;
     const current = byFile.get(f2.path) ?? [];
     const whole = f2.symbol === void 0 && f2.range === void 0 || file2.lines.length <= SMALL_FILE_LINES;
+    const calledByFocal = f2.symbol !== void 0 && f2.symbol.endLine - f2.symbol.outerStart < HELPER_LINES && focalTexts.some(
+      (t2) => new RegExp(`(?<![\\w$.])${escapeRegExp2(shortName(f2.symbol))}\\s*\\(`).test(t2)
+    );
+    const weak = !FOCAL.has(f2.reason) && !calledByFocal && (anyFocal || wholeRetrieved >= WHOLE_RETRIEVED_WITHOUT_FOCUS);
+    if (weak && f2.symbol === void 0) continue;
+    if (weak) {
+      const ranges2 = signatureRanges(file2, f2.symbol);
+      const cost2 = costOf2(file2, current, ranges2);
+      if (used + cost2 > maxChars * 1.15) continue;
+      byFile.set(f2.path, [...current, ...ranges2]);
+      used += cost2;
+      symbols.push(f2);
+      continue;
+    }
     const body = whole ? wholeOrOutline(file2) : f2.symbol ? [{ start: f2.symbol.outerStart, end: f2.symbol.endLine }] : [f2.range];
     const context = f2.symbol && !whole ? contextRanges(file2, f2.symbol) : [];
     let ranges = [...context, ...body];
@@ -91991,6 +92174,7 @@ function choose(ordered, files, maxChars, maxFiles) {
     byFile.set(f2.path, [...current, ...ranges]);
     used += cost;
     if (f2.symbol) symbols.push(f2);
+    if (!FOCAL.has(f2.reason)) wholeRetrieved += 1;
   }
   return { byFile, symbols };
 }
@@ -92007,7 +92191,24 @@ function contextRanges(file2, symbol2) {
   const words = new Set(symbol2.text.match(/[A-Za-z_$][\w$]*/g) ?? []);
   for (const imp of file2.imports)
     if (imp.names.some((n2) => words.has(n2))) out.push({ start: imp.startLine, end: imp.endLine });
+  for (const name of file2.moduleNames)
+    if (words.has(name.name) && !(name.startLine >= symbol2.outerStart && name.endLine <= symbol2.endLine))
+      out.push({ start: name.startLine, end: Math.min(name.endLine, name.startLine + MODULE_NAME_LINES - 1) });
+  for (const helper of file2.symbols) {
+    if (helper.kind === "method" || helper === symbol2 || !words.has(helper.name)) continue;
+    if (helper.outerStart <= symbol2.outerStart && symbol2.endLine <= helper.endLine) continue;
+    out.push(
+      helper.kind === "function" && helper.endLine - helper.outerStart < HELPER_LINES ? { start: helper.outerStart, end: helper.endLine } : { start: helper.outerStart, end: helper.headerEnd }
+    );
+  }
   return out;
+}
+function signatureRanges(file2, symbol2) {
+  const owner = symbol2.kind === "method" ? file2.symbols.find((s) => s.kind === "class" && s.name === symbol2.name.split(".").slice(0, -1).join(".")) : void 0;
+  return [
+    ...owner ? [{ start: owner.startLine, end: owner.startLine }] : [],
+    { start: symbol2.startLine, end: symbol2.headerEnd }
+  ];
 }
 function wholeOrOutline(file2) {
   if (file2.lines.length <= SMALL_FILE_LINES) return [{ start: 1, end: file2.lines.length }];
@@ -92043,11 +92244,13 @@ ${numberedWhole(file2.lines)}`;
   return `--- ${file2.path} (${lastLine} lines; the parts shown keep their line numbers)
 ${renderRanges(file2.lines, ranges)}`;
 }
-async function localize(llm, problem, repoMap, candidates2, files, retrieved, maxFiles) {
+async function localize(llm, problem, repoMap, candidates2, files, retrieved, maxFiles, frames) {
   const shown2 = candidates2.map(
     (path12) => candidateView(
       files.get(path12),
-      retrieved.filter((r2) => r2.path === path12 && r2.symbol).map((r2) => r2.symbol)
+      retrieved.filter((r2) => r2.path === path12 && r2.symbol).map((r2) => r2.symbol),
+      problem,
+      frames
     )
   );
   const { value } = await llm.call(
@@ -92071,17 +92274,46 @@ async function localize(llm, problem, repoMap, candidates2, files, retrieved, ma
   }
   return out;
 }
-function candidateView(file2, best) {
-  if (best.length === 0 || file2.lines.length <= 12)
-    return `--- ${file2.path}
-${renderRanges(file2.lines, [{ start: 1, end: 12 }])}`;
-  const ranges = best.slice(0, 2).map((s) => ({ start: s.outerStart, end: Math.min(s.endLine, s.headerEnd + 6) }));
+function candidateView(file2, best, problem, frames) {
+  if (file2.lines.length <= 12) return `--- ${file2.path}
+${numberedWhole(file2.lines)}`;
+  const words = new Set(queryWords(problem));
+  const hitsOn = (n2) => (splitIdentifiers(file2.lines[n2 - 1] ?? "").toLowerCase().match(/[\p{L}\p{N}]{3,}/gu) ?? []).filter((w2) => words.has(w2)).length;
+  const bestLine = (from, to) => {
+    let line;
+    let score = 0;
+    for (let n2 = from; n2 <= to; n2++) {
+      const text2 = (file2.lines[n2 - 1] ?? "").trim();
+      if (text2.startsWith("#") || text2.startsWith("//") || text2.startsWith("*")) continue;
+      const hits = hitsOn(n2);
+      if (hits > score) [line, score] = [n2, hits];
+    }
+    return line;
+  };
+  const window2 = (line) => ({ start: line - CANDIDATE_WINDOW, end: line + CANDIDATE_WINDOW });
+  const ranges = [];
+  for (const symbol2 of best.slice(0, 2)) {
+    ranges.push({ start: symbol2.outerStart, end: Math.min(symbol2.headerEnd, symbol2.startLine + 2) });
+    const framed = frames.find((f2) => f2.file === file2.path && f2.line >= symbol2.startLine && f2.line <= symbol2.endLine);
+    const line = framed?.line ?? bestLine(symbol2.headerEnd + 1, symbol2.endLine);
+    if (line !== void 0) ranges.push(window2(line));
+  }
+  if (ranges.length === 0) {
+    const framed = frames.find((f2) => f2.file === file2.path);
+    const line = framed?.line ?? bestLine(1, file2.lines.length);
+    if (line === void 0) return mapLine(file2);
+    ranges.push(window2(line));
+  }
+  const clipped = ranges.map((r2) => ({ start: Math.max(1, r2.start), end: Math.min(file2.lines.length, r2.end) }));
   return `--- ${file2.path}
-${renderRanges(file2.lines, ranges)}`;
+${renderRanges(file2.lines, clipped)}`;
 }
 function mapLine(file2, methods = false) {
   const top = file2.symbols.filter((s) => methods || s.kind !== "method").map((s) => s.name);
   return `${file2.path}${top.length ? `: ${top.join(", ")}` : ""}`;
+}
+function escapeRegExp2(text2) {
+  return text2.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 function unique(items) {
   return [...new Set(items)];
@@ -92111,6 +92343,30 @@ function bounded(lines, maxChars) {
 // src/engine/reproduce/reproduce-issue.ts
 import { existsSync as existsSync3 } from "node:fs";
 import { rm as rm6 } from "node:fs/promises";
+
+// src/engine/reproduce/new-tests.ts
+function namesNoFile(report2, path12) {
+  return report2.tests.every((t2) => t2.file === void 0 && !t2.id.includes(path12));
+}
+function newAgainstBaseline(baseline, report2) {
+  const before = /* @__PURE__ */ new Map();
+  for (const t2 of baseline.tests) before.set(t2.name, (before.get(t2.name) ?? 0) + 1);
+  const seen = /* @__PURE__ */ new Map();
+  const added = [];
+  const clashes = /* @__PURE__ */ new Set();
+  for (const t2 of report2.tests) {
+    const n2 = (seen.get(t2.name) ?? 0) + 1;
+    seen.set(t2.name, n2);
+    const had = before.get(t2.name) ?? 0;
+    if (n2 <= had) continue;
+    if (had > 0) clashes.add(t2.name);
+    else added.push(t2);
+  }
+  if (clashes.size > 0) return { kind: "clash", names: [...clashes] };
+  return { kind: "new", tests: added };
+}
+
+// src/engine/reproduce/reproduce-issue.ts
 async function reproduceIssue(task, llm, cost, options2 = {}) {
   const maxAttempts = options2.attempts ?? 3;
   const problem = task.description ?? "";
@@ -92121,6 +92377,7 @@ async function reproduceIssue(task, llm, cost, options2 = {}) {
     sources.slice(0, 400).map(async (f2) => await tryReadWorktreeText(task.workspace, f2, { maxBytes: CONTEXT_READ_LIMIT }) ?? "")
   )).join("\n");
   const rejections = [];
+  const suite = { baseline: task.suiteBaseline };
   for (let attempt = 1; attempt <= maxAttempts; attempt++) {
     task.onProgress?.({ kind: "stage", stage: "reproduce", detail: `attempt ${attempt} of ${maxAttempts}` });
     const feedback = rejections.length === 0 ? "(this is the first attempt)" : rejections.map((r2, i3) => `Attempt ${i3 + 1} was rejected: ${r2}`).join("\n");
@@ -92132,7 +92389,7 @@ async function reproduceIssue(task, llm, cost, options2 = {}) {
       },
       reproductionSchema
     );
-    const verdict = await tryTest(task, value.path, value.content, value.expectedFailure, sourceText, cost);
+    const verdict = await tryTest(task, value, sourceText, cost, suite);
     if (verdict.ok)
       return {
         ok: true,
@@ -92161,7 +92418,8 @@ ${named2.join(" ")}`,
     isTestFile: isTestFile2
   });
 }
-async function tryTest(task, path12, content, expectedFailure, sourceText, cost) {
+async function tryTest(task, answer, sourceText, cost, suite) {
+  const { path: path12, content, expectedFailure } = answer;
   if (!task.isTestFile(path12))
     return {
       ok: false,
@@ -92185,18 +92443,43 @@ async function tryTest(task, path12, content, expectedFailure, sourceText, cost)
   let keep = false;
   try {
     const selection = task.runnerName === "pytest" ? { kind: "tests", ids: [path12] } : { kind: "all" };
-    const report2 = await task.verifier.run(task.workspace, selection);
-    cost.testRuns += 1;
-    cost.testSeconds += report2.run.durationMs / 1e3;
-    const verdict = judge(task, path12, report2, expectedFailure, sourceText);
+    const run2 = async () => {
+      const report3 = await task.verifier.run(task.workspace, selection);
+      cost.testRuns += 1;
+      cost.testSeconds += report3.run.durationMs / 1e3;
+      return report3;
+    };
+    const report2 = await run2();
+    if (!suite.baseline && selection.kind === "all" && namesNoFile(report2, path12)) {
+      await rm6(full, { force: true });
+      suite.baseline = await run2();
+      await applyEdits(task.workspace, [{ kind: "create", path: path12, content }]);
+    }
+    const verdict = judge(task, path12, report2, expectedFailure, sourceText, suite.baseline);
     keep = verdict.ok;
     return verdict;
   } finally {
     if (!keep) await rm6(full, { force: true });
   }
 }
-function judge(task, path12, report2, expectedFailure, sourceText) {
-  const mine = report2.tests.filter((t2) => inFile(t2, path12));
+function judge(task, path12, report2, expectedFailure, sourceText, baseline) {
+  let mine = report2.tests.filter((t2) => inFile(t2, path12));
+  if (mine.length === 0 && baseline && namesNoFile(report2, path12)) {
+    const added = newAgainstBaseline(baseline, report2);
+    if (added.kind === "clash")
+      return {
+        ok: false,
+        reason: `the runner's output (TAP) names no file, so the new file's tests are told from the others by name, and its test(s) ${added.names.map((n2) => `'${n2}'`).join(", ")} take the name of existing tests; give each test in the new file a name no existing test has`
+      };
+    if (added.tests.length === 0) {
+      const tail = report2.run.output.trim().split("\n").slice(-4).join(" | ").slice(0, 400);
+      return {
+        ok: false,
+        reason: `the runner's output (TAP) names no file, and no test in it is new against the suite's run without ${path12} (the same ${report2.tests.length} test name(s) as before; output ends with: ${tail || "(nothing)"}); make sure the file loads and declares its tests with the framework's test function as the existing test files do, each under a name no existing test has`
+      };
+    }
+    mine = added.tests;
+  }
   if (mine.length === 0) {
     const tail = report2.run.output.trim().split("\n").slice(-4).join(" | ").slice(0, 400);
     return {
@@ -93154,7 +93437,7 @@ ${digest}`,
       isTestFile: this.task.isTestFile,
       llm: this.llm
     });
-    this.contextSymbols = context.symbols.map((s) => ({ path: s.path, name: s.name }));
+    this.contextSymbols = context.symbols.filter((s) => s.reason !== "retrieval").map((s) => ({ path: s.path, name: s.name }));
     this.baselineFailing = failing;
     const tests = await failingTestsBlock(this.task.workspace, failing);
     const { plan, verification } = await this.planAndVerify(digest, context.code, tests);
@@ -94080,10 +94363,18 @@ function isOperand(node2) {
 // src/verify/node-test-watchdog.ts
 import { fileURLToPath as fileURLToPath6 } from "node:url";
 var NODE_WATCHDOG = fileURLToPath6(new URL("../../resources/node/autogen-test-watchdog.cjs", new URL("../../src/verify/node-test-watchdog.ts", import.meta.url).href));
-var lineSchema = external_exports.object({ file: external_exports.string().max(4096), test: external_exports.string().max(1024), ms: external_exports.number().positive() });
+var lineSchema = external_exports.object({
+  file: external_exports.string().max(4096),
+  test: external_exports.string().max(1024),
+  ms: external_exports.number().positive(),
+  basis: external_exports.enum(["cpu", "wall"]).default("cpu")
+});
 var MARKER = /autogen-test-timeout: (\{.*\})/g;
-function watchdogEnv(perTestMs) {
-  return { AUTOGEN_TEST_TIMEOUT_MS: String(Math.ceil(perTestMs)) };
+function watchdogEnv(perTestMs, perTestWallMs2) {
+  return {
+    AUTOGEN_TEST_TIMEOUT_MS: String(Math.ceil(perTestMs)),
+    ...perTestWallMs2 !== void 0 ? { AUTOGEN_TEST_WALL_TIMEOUT_MS: String(Math.ceil(perTestWallMs2)) } : {}
+  };
 }
 function watchdogArgs() {
   return [`--require=${NODE_WATCHDOG}`];
@@ -94101,14 +94392,14 @@ function readWatchdogTimeouts(report2, workspace) {
     }
     const file2 = parsed.file.startsWith(base) ? parsed.file.slice(base.length) : parsed.file;
     const id = `${file2} > test > ${parsed.test}`;
-    const seconds3 = Math.round(parsed.ms / 100) / 10;
+    const seconds4 = Math.round(parsed.ms / 100) / 10;
     const stopped2 = {
       id,
       name: parsed.test,
       file: file2,
       status: "fail",
       durationMs: parsed.ms,
-      message: `timed out after ${String(seconds3)} s (the per-test limit; the test looped synchronously)`
+      message: parsed.basis === "cpu" ? `timed out after ${String(seconds4)} s of CPU time (the per-test limit; the test looped synchronously)` : `timed out after ${String(seconds4)} s of wall-clock time (the per-test limit for a test that blocks; it blocked synchronously)`
     };
     report2.tests = report2.tests.filter((t2) => t2.id !== id && !(t2.file === file2 && t2.name === file2));
     report2.tests.push(stopped2);
@@ -95303,12 +95594,12 @@ function spawnCapped(wrapped, argv, isolation, env, options2, limits, watched, p
       killGroup("SIGKILL");
       void processLimit?.killAll();
     };
-    const seconds3 = Math.round(options2.timeoutMs / 100) / 10;
+    const seconds4 = Math.round(options2.timeoutMs / 100) / 10;
     const timer = setTimeout(() => {
       timedOut = true;
       limit2 ??= {
         name: "wall-time",
-        message: `timed out after ${seconds3} s (the test run's time limit, test.timeoutMinutes)`
+        message: `timed out after ${seconds4} s (the test run's time limit, test.timeoutMinutes)`
       };
       killGroup("SIGTERM");
       setTimeout(() => killGroup("SIGKILL"), KILL_GRACE_MS).unref();
@@ -95406,19 +95697,44 @@ function mb(bytes) {
 }
 
 // src/verify/per-test-limit.ts
-var FLOOR_MS = 1e4;
-var CEILING_MS = 12e4;
+function firstRunCpuMs(runTimeoutMs) {
+  return Math.min(FIRST_RUN_CPU_CEILING_MS, Math.max(FIRST_RUN_CPU_FLOOR_MS, Math.round(runTimeoutMs / 20)));
+}
+var FIRST_RUN_CPU_FLOOR_MS = 2e3;
+var FIRST_RUN_CPU_CEILING_MS = 3e4;
+var FIRST_TRACE_FACTOR = 4;
+var WALL_FACTOR = 10;
+var WALL_FLOOR_MS = 1e4;
+var WALL_CEILING_MS = 12e4;
+var seconds3 = (ms) => String(Math.round(ms / 100) / 10);
 function defaultPerTestMs(runTimeoutMs) {
-  return Math.min(CEILING_MS, Math.max(FLOOR_MS, Math.round(runTimeoutMs / 5)));
+  return Math.min(WALL_CEILING_MS, Math.max(WALL_FLOOR_MS, Math.round(runTimeoutMs / 5)));
+}
+function perTestWallMs(cpuMs, runTimeoutMs) {
+  return Math.min(runTimeoutMs, Math.max(Math.ceil(WALL_FACTOR * cpuMs), defaultPerTestMs(runTimeoutMs)));
 }
 function withPerTestLimit(limit2, runTimeoutMs) {
-  if (limit2?.perTestMs !== void 0) return limit2;
-  const perTestMs = Math.min(defaultPerTestMs(runTimeoutMs), limit2?.timeoutMs ?? runTimeoutMs);
-  const seconds3 = String(Math.round(perTestMs / 100) / 10);
+  const timeoutMs = limit2?.timeoutMs ?? runTimeoutMs;
+  if (limit2?.perTestMs !== void 0)
+    return { ...limit2, perTestWallMs: limit2.perTestWallMs ?? perTestWallMs(limit2.perTestMs, timeoutMs) };
+  const perTestMs = Math.min(firstRunCpuMs(timeoutMs), timeoutMs);
+  const wallMs = perTestWallMs(perTestMs, timeoutMs);
+  const what = `${seconds3(perTestMs)} s of CPU time (${seconds3(wallMs)} s of wall-clock time for a test that blocks)`;
   return {
-    timeoutMs: limit2?.timeoutMs ?? runTimeoutMs,
-    reason: limit2 ? `${limit2.reason}; one test at most ${seconds3} s` : `the per-test limit of ${seconds3} s (a fifth of the run's limit, 10 s to 2 min)`,
-    perTestMs
+    timeoutMs,
+    reason: limit2 ? `${limit2.reason}; one test at most ${what}` : `the per-test limit of ${what}`,
+    perTestMs,
+    perTestWallMs: wallMs
+  };
+}
+function pythonPerTestEnv(env, options2) {
+  if (options2?.perTestMs === void 0) return {};
+  const given = Number(env?.AUTOGEN_TEST_TIMEOUT ?? 0);
+  const ours = Math.ceil(options2.perTestMs) / 1e3;
+  const wall = Math.ceil(options2.perTestWallMs ?? WALL_FACTOR * options2.perTestMs) / 1e3;
+  return {
+    AUTOGEN_TEST_TIMEOUT: String(given > 0 && given < ours ? given : ours),
+    AUTOGEN_TEST_WALL_TIMEOUT: String(wall)
   };
 }
 
@@ -95464,11 +95780,10 @@ async function pythonSpectra(workspace, testIds, given) {
 async function traceRun(workspace, dir, args, options2) {
   const { perTestMs, focus, ...sandbox } = options2;
   const out = join22(dir, focus ? "trace-focus.json" : "trace.json");
-  const fromEnv = Number(sandbox.env?.AUTOGEN_TEST_TIMEOUT ?? 0);
-  const ours = (perTestMs ?? defaultPerTestMs(sandbox.timeoutMs)) / 1e3;
+  const cpuMs = perTestMs ?? FIRST_TRACE_FACTOR * firstRunCpuMs(sandbox.timeoutMs);
   const env = withPytestPlugin(sandbox.env, {
     AUTOGEN_TRACE_OUT: out,
-    AUTOGEN_TEST_TIMEOUT: String(fromEnv > 0 && fromEnv < ours ? fromEnv : ours),
+    ...pythonPerTestEnv(sandbox.env, { perTestMs: cpuMs, perTestWallMs: perTestWallMs(cpuMs, sandbox.timeoutMs) }),
     ...focus ? { AUTOGEN_TRACE_FOCUS: focus } : {}
   });
   const run2 = await runSandboxed(
@@ -95828,7 +96143,7 @@ async function searchEditCode(options2, plan, failing) {
     plan,
     failing,
     changed: options2.changes.changedLines(),
-    earlier: options2.start.symbols.map((s) => ({ path: s.path, name: s.name })),
+    earlier: options2.start.symbols.filter((s) => s.reason !== "retrieval").map((s) => ({ path: s.path, name: s.name })),
     isTestFile: options2.isTestFile
   });
   return context.code || "(no code located)";
@@ -96636,8 +96951,8 @@ async function installDependencies(workspace, test, sandbox, options2 = {}) {
   const network = test.networkDuringSetup && env.AUTOGEN_ALLOW_SETUP_NETWORK === "1";
   const root = options2.cacheRoot ?? installCacheRoot(env);
   const lockfile = plan.keyFiles[0] ?? "";
-  const python = plan.manager === "pip" ? pythonExecutable() : void 0;
-  const key = installCacheKey(workspace, plan.manager, plan.keyFiles, void 0, python);
+  const python2 = plan.manager === "pip" ? pythonExecutable() : void 0;
+  const key = installCacheKey(workspace, plan.manager, plan.keyFiles, void 0, python2);
   const started = performance.now();
   const elapsed = () => Math.round((performance.now() - started) / 100) / 10;
   const argvTemplate = network ? plan.argv : plan.offlineArgv ?? plan.argv;
@@ -96666,7 +96981,7 @@ async function installDependencies(workspace, test, sandbox, options2 = {}) {
   await mkdir6(toolCache, { recursive: true });
   const target = join26(staging, "site");
   const argv = argvTemplate.map((arg) => arg === INSTALL_TARGET_ARG ? target : arg);
-  if (python) argv[0] = python;
+  if (python2) argv[0] = python2;
   const run2 = await runSandboxed(argv, {
     ...sandbox,
     cwd: workspace,
@@ -96858,9 +97173,9 @@ async function runSetup(workspace, test, sandbox) {
   const network = test.networkDuringSetup && process.env.AUTOGEN_ALLOW_SETUP_NETWORK === "1";
   const run2 = await runSandboxed(argv, { ...sandbox, cwd: workspace, network, maxOutputBytes: 256 * 1024 });
   const ok = run2.exitCode === 0 && !run2.timedOut && !run2.spawnError;
-  const seconds3 = Math.round(run2.durationMs / 100) / 10;
+  const seconds4 = Math.round(run2.durationMs / 100) / 10;
   const why = run2.spawnError ?? run2.limit?.message ?? `exit ${String(run2.exitCode)}`;
-  const message = ok ? `setup \`${test.setup}\` finished in ${seconds3} s` : `the setup command \`${test.setup}\` failed (${why})${network ? "" : test.networkDuringSetup ? "; it ran without network: the repository asks for it (test.networkDuringSetup), but whoever runs the bot has not allowed it (AUTOGEN_ALLOW_SETUP_NETWORK=1)" : "; it ran without network (set test.networkDuringSetup: true if it downloads packages)"}; its output ends with: ${run2.output.slice(-600).trim()}`;
+  const message = ok ? `setup \`${test.setup}\` finished in ${seconds4} s` : `the setup command \`${test.setup}\` failed (${why})${network ? "" : test.networkDuringSetup ? "; it ran without network: the repository asks for it (test.networkDuringSetup), but whoever runs the bot has not allowed it (AUTOGEN_ALLOW_SETUP_NETWORK=1)" : "; it ran without network (set test.networkDuringSetup: true if it downloads packages)"}; its output ends with: ${run2.output.slice(-600).trim()}`;
   return { ran: true, ok, argv, run: run2, message };
 }
 function missingDependencies(workspace, test) {
@@ -97141,7 +97456,16 @@ function openWarmPytest(workspace, runner, options2, cold) {
       const reportPath = join29(current.ctl, `r${String(request2)}.xml`);
       const outputPath = join29(current.ctl, `r${String(request2)}.out`);
       const started = performance.now();
-      current.channel.send({ ids: selection.ids, report: reportPath, output: outputPath, timeout: timeoutMs / 1e3 });
+      const perTest = withPerTestLimit(limit2, options2.timeoutMs);
+      const perTestEnv = pythonPerTestEnv(options2.env, perTest);
+      current.channel.send({
+        ids: selection.ids,
+        report: reportPath,
+        output: outputPath,
+        timeout: timeoutMs / 1e3,
+        testTimeout: Number(perTestEnv.AUTOGEN_TEST_TIMEOUT),
+        testWallTimeout: Number(perTestEnv.AUTOGEN_TEST_WALL_TIMEOUT)
+      });
       const answer = await current.channel.next(timeoutMs + WATCHDOG_MS);
       const durationMs = Math.round(performance.now() - started);
       try {
@@ -97173,9 +97497,10 @@ function openWarmPytest(workspace, runner, options2, cold) {
           ...timedOut ? { limit: { name: "wall-time", message: timeLimitMessage(timeoutMs, limit2, options2.timeoutMs) } } : {}
         };
         const fromReport = runner.reportFormat === "junit" ? await readJunit(reportPath, workspace) : void 0;
-        if (fromReport) return { run: run2, tests: fromReport, source: "junit" };
-        const fromConsole = runner.parseConsole?.(run2.output) ?? [];
-        return { run: run2, tests: fromConsole, source: fromConsole.length > 0 ? "console" : "none" };
+        const fromConsole = fromReport ? [] : runner.parseConsole?.(run2.output) ?? [];
+        const report2 = fromReport ? { run: run2, tests: fromReport, source: "junit" } : { run: run2, tests: fromConsole, source: fromConsole.length > 0 ? "console" : "none" };
+        if (!run2.limit) markTestTimeout(report2, perTest);
+        return report2;
       } finally {
         await rm18(reportPath, { force: true });
         await rm18(outputPath, { force: true });
@@ -97189,9 +97514,9 @@ function openWarmPytest(workspace, runner, options2, cold) {
   };
 }
 function timeLimitMessage(timeoutMs, limit2, runLimitMs) {
-  const seconds3 = String(Math.round(timeoutMs / 100) / 10);
-  if (limit2 && limit2.timeoutMs < runLimitMs) return `timed out after ${seconds3} s (${limit2.reason})`;
-  return `timed out after ${seconds3} s (the test run's time limit, test.timeoutMinutes)`;
+  const seconds4 = String(Math.round(timeoutMs / 100) / 10);
+  if (limit2 && limit2.timeoutMs < runLimitMs) return `timed out after ${seconds4} s (${limit2.reason})`;
+  return `timed out after ${seconds4} s (the test run's time limit, test.timeoutMinutes)`;
 }
 
 // src/verify/warm/warm-zygote-slot.ts
@@ -97267,7 +97592,7 @@ function openWarmZygote(workspace, runner, options2, cold) {
   };
   const runWarm = async (zygote, selection, limit2) => {
     const timeoutMs = Math.min(limit2?.timeoutMs ?? options2.timeoutMs, options2.timeoutMs);
-    const runnerOptions = { perTestMs: limit2?.perTestMs };
+    const runnerOptions = { perTestMs: limit2?.perTestMs, perTestWallMs: limit2?.perTestWallMs };
     const argv = runner.command(selection, zygote.report, runnerOptions);
     const started = performance.now();
     zygote.channel.send({ argv, timeoutMs });
@@ -97343,7 +97668,7 @@ function localVerifier(runner, options2) {
       const tighter = limit2.timeoutMs < options2.timeoutMs;
       try {
         const reportPath = join31(reportDir, "report.xml");
-        const runnerOptions = { perTestMs: limit2.perTestMs };
+        const runnerOptions = { perTestMs: limit2.perTestMs, perTestWallMs: limit2.perTestWallMs };
         const run2 = await runSandboxed(runner.command(selection, reportPath, runnerOptions), {
           ...options2,
           timeoutMs: tighter ? limit2.timeoutMs : options2.timeoutMs,
@@ -97609,7 +97934,7 @@ function changedLineAnnotations(diff, files, side, message) {
     message
   }));
 }
-var escapeRegExp2 = (text2) => text2.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+var escapeRegExp3 = (text2) => text2.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 function testFile(test) {
   return test.file ?? test.id.split("::")[0]?.split(" > ")[0]?.trim();
 }
@@ -97626,7 +97951,7 @@ function failureSites(reports, root) {
     }
     const text2 = `${test.details ?? ""}
 ${test.message ?? ""}`;
-    const match = new RegExp(`(?:^|[\\s("'/])${escapeRegExp2(path12)}[:"', line]+(\\d{1,7})`, "m").exec(text2);
+    const match = new RegExp(`(?:^|[\\s("'/])${escapeRegExp3(path12)}[:"', line]+(\\d{1,7})`, "m").exec(text2);
     const line = Math.max(1, Number(match?.[1] ?? 1));
     sites.set(test.id, { id: test.id, path: path12, line, message: (test.message ?? "").split("\n")[0]?.slice(0, 500) ?? "" });
   }
@@ -98105,13 +98430,13 @@ function parseGoTest(output2) {
     }
     const result = RESULT.exec(line);
     if (result) {
-      const [, word, id, seconds3] = result;
+      const [, word, id, seconds4] = result;
       const log = logs.get(id);
       results.push({
         id,
         name: id.split("/").at(-1) ?? id,
         status: word === "PASS" ? "pass" : word === "FAIL" ? "fail" : "skip",
-        durationMs: Math.round(Number(seconds3) * 1e3),
+        durationMs: Math.round(Number(seconds4) * 1e3),
         message: word === "FAIL" && log?.length ? log.join("\n") : void 0
       });
       continue;
@@ -98652,7 +98977,7 @@ function unittestRunner(args, evidence) {
     reportFormat: "junit",
     pathPrefix: [],
     // The wrapper sits next to our pytest plugin; the per-test limit goes the same way (a tighter one already set is kept).
-    prepareEnv: (env, options2) => withPytestPlugin(env, perTestEnv(env, options2)),
+    prepareEnv: (env, options2) => withPytestPlugin(env, pythonPerTestEnv(env, options2)),
     command: (selection, reportPath) => [
       pythonExecutable(),
       "-m",
@@ -98664,12 +98989,6 @@ function unittestRunner(args, evidence) {
       ...args
     ]
   };
-}
-function perTestEnv(env, options2) {
-  if (options2?.perTestMs === void 0) return {};
-  const given = Number(env?.AUTOGEN_TEST_TIMEOUT ?? 0);
-  const ours = Math.ceil(options2.perTestMs) / 1e3;
-  return { AUTOGEN_TEST_TIMEOUT: String(given > 0 && given < ours ? given : ours) };
 }
 function unittestArgs(argv) {
   const program = argv[0]?.split("/").at(-1) ?? "";
@@ -98814,8 +99133,8 @@ function pytestRunner(extra, evidence) {
     reportFormat: "junit",
     pathPrefix: [],
     parseConsole: parsePytestConsole,
-    // Our plugin's per-test alarm; a tighter limit already in the environment (eval's) is kept.
-    prepareEnv: (env, options2) => withPytestPlugin(env, perTestEnv2(env, options2?.perTestMs)),
+    // Our plugin's per-test limit (CPU time, and wall-clock time for a test that blocks); a tighter one already in the environment (eval's) is kept.
+    prepareEnv: (env, options2) => withPytestPlugin(env, pythonPerTestEnv(env, options2)),
     command: (selection, reportPath) => [
       pythonExecutable(),
       "-m",
@@ -98862,12 +99181,6 @@ var PYTEST_VALUE_OPTIONS = /* @__PURE__ */ new Set([
 function withoutPaths(extra) {
   return extra.filter((arg, i3) => arg.startsWith("-") || PYTEST_VALUE_OPTIONS.has(extra[i3 - 1] ?? ""));
 }
-function perTestEnv2(env, perTestMs) {
-  if (perTestMs === void 0) return {};
-  const given = Number(env?.AUTOGEN_TEST_TIMEOUT ?? 0);
-  const ours = Math.ceil(perTestMs) / 1e3;
-  return { AUTOGEN_TEST_TIMEOUT: String(given > 0 && given < ours ? given : ours) };
-}
 function nodeTestRunner(argv, evidence) {
   return {
     name: "node-test",
@@ -98877,7 +99190,7 @@ function nodeTestRunner(argv, evidence) {
     // A synchronous loop blocks --test-timeout: our watchdog, preloaded into each test file's process, stops it.
     prepareEnv: (env, options2) => ({
       ...env,
-      ...options2?.perTestMs !== void 0 ? watchdogEnv(options2.perTestMs) : {}
+      ...options2?.perTestMs !== void 0 ? watchdogEnv(options2.perTestMs, options2.perTestWallMs) : {}
     }),
     // The pattern names a test by its own name: a test of that name in another suite runs too,
     // and node reports every test the pattern left out as skipped.
@@ -98887,7 +99200,7 @@ function nodeTestRunner(argv, evidence) {
       const pattern = selection.kind === "tests" ? [
         `--test-name-pattern=^(${safeIds(selection.ids).map((id) => escapeRegExp(id.split(" > ").at(-1) ?? id)).join("|")})$`
       ] : [];
-      const timeout = options2?.perTestMs !== void 0 ? [`--test-timeout=${String(Math.ceil(options2.perTestMs))}`] : [];
+      const timeout = options2?.perTestMs !== void 0 ? [`--test-timeout=${String(Math.ceil(options2.perTestWallMs ?? WALL_FACTOR * options2.perTestMs))}`] : [];
       const watchdog = options2?.perTestMs !== void 0 ? watchdogArgs() : [];
       return [
         node2 ?? "node",
@@ -99999,19 +100312,19 @@ var behaviourCallsSchema = external_exports.object({
     })
   ).min(1).max(12)
 });
-var MODULE_NAME = /^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$/;
 var MAX_CALLS = 8;
-async function askBehaviourCalls(llm, input3) {
+async function askBehaviourCalls(llm, input3, language) {
   const vars = {
+    trusted: language.prompt,
     untrusted: {
       problem: input3.problem ?? "Make the failing tests pass (no issue text was given).",
       diff: input3.diff
     }
   };
   const { value } = await llm.call("behaviour-calls", vars, behaviourCallsSchema);
-  const module2 = value.module.trim();
-  if (!MODULE_NAME.test(module2))
-    return { reason: `the model named no importable module (${JSON.stringify(module2.slice(0, 80))})` };
+  const module2 = value.module.trim().replace(/^\.\//, "");
+  const refused2 = language.refuseModule(module2);
+  if (refused2) return { reason: refused2 };
   const calls = value.calls.slice(0, MAX_CALLS).map((c4) => {
     const expected = c4.expected.trim();
     return {
@@ -100021,6 +100334,93 @@ async function askBehaviourCalls(llm, input3) {
     };
   });
   return { module: module2, calls };
+}
+
+// src/engine/behaviour/behaviour-language.ts
+import { fileURLToPath as fileURLToPath11 } from "node:url";
+
+// src/engine/behaviour/js-expression.ts
+var STATEMENT = /(_statement|_declaration)$/;
+async function refuseJsCall(text2) {
+  const tree = await parseSource("javascript", `(${text2}
+)`);
+  try {
+    const root = tree.rootNode;
+    if (root.hasError) return "not a JavaScript expression (it does not parse as one)";
+    const top = root.namedChildren.filter((n2) => n2 !== null && n2.type !== "comment");
+    if (top.length !== 1 || top[0]?.type !== "expression_statement")
+      return "not a JavaScript expression: it holds statements";
+    const inner = top[0].namedChildren[0];
+    if (!inner) return "not a JavaScript expression";
+    return statementIn(inner);
+  } finally {
+    tree.delete();
+  }
+}
+function statementIn(node2) {
+  if (STATEMENT.test(node2.type)) return `not a JavaScript expression: it holds a statement (${node2.type})`;
+  if ((node2.type === "statement_block" || node2.type === "class_body") && node2.namedChildren.some(stated))
+    return "not a JavaScript expression: a function or class body with statements";
+  for (const child of node2.namedChildren) {
+    const found = child ? statementIn(child) : void 0;
+    if (found) return found;
+  }
+  return void 0;
+}
+function stated(node2) {
+  return node2 !== null && node2.type !== "comment";
+}
+
+// src/engine/behaviour/behaviour-language.ts
+var PYTHON_HARNESS = fileURLToPath11(new URL("../../../resources/python/autogen_behaviour.py", new URL("../../src/engine/behaviour/behaviour-language.ts", import.meta.url).href));
+var NODE_HARNESS = fileURLToPath11(new URL("../../../resources/node/autogen-behaviour.mjs", new URL("../../src/engine/behaviour/behaviour-language.ts", import.meta.url).href));
+var PYTHON_RUNNERS = /* @__PURE__ */ new Set(["pytest", "unittest"]);
+var JS_RUNNERS2 = /* @__PURE__ */ new Set(["node-test", "jest", "vitest", "mocha", "ava", "tap"]);
+var DOTTED = /^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$/;
+var JS_PATH = /^(?!\/)(?!.*(^|\/)\.\.?(\/|$))[\w@.+-]+(\/[\w@.+-]+)*\.[cm]?[jt]s$/;
+var RAISES = /^\s*raises\s+[A-Za-z_$][\w.$]*\s*$/;
+var python = {
+  name: "Python",
+  prompt: {
+    language: "Python",
+    scope: "the module's public names in scope",
+    examples: "`last([1, 2, 3])` or `ops.add(2, 3)`",
+    expected_examples: "`[]`, `5`, `'abc'`",
+    error_example: "ValueError",
+    rules: "(none)",
+    module: "the dotted Python module the calls need (for example `pkg.mod`)"
+  },
+  refuseModule: (module2) => DOTTED.test(module2) ? void 0 : `the model named no importable module (${JSON.stringify(module2.slice(0, 80))})`,
+  // Python's own compiler refuses a statement (compile mode "eval", in the harness).
+  refuseCall: () => Promise.resolve(void 0),
+  argv: (request2, result) => [pythonExecutable(), PYTHON_HARNESS, request2, result],
+  // Set orders and string hashes the same in both runs: a difference is the code's.
+  env: { PYTHONHASHSEED: "0", PYTHONDONTWRITEBYTECODE: "1" }
+};
+var javascript = {
+  name: "JavaScript",
+  prompt: {
+    language: "JavaScript",
+    scope: "the module's exports in scope by name and the module itself as `mod` (its default export, or what a CommonJS module assigns to `module.exports`)",
+    examples: "`last([1, 2, 3])` or `mod.add(2, 3)`",
+    expected_examples: "`[]`, `5`, `'abc'`, `({ a: 1 })`",
+    error_example: "TypeError",
+    rules: "A call is one expression: no statements, no `function` or `class` bodies with statements in them (an arrow with an expression body is fine). A promise is awaited and its value is the output.",
+    module: "the path of the file the calls need, relative to the repository root, as the tests import it (for example `src/flags.js` or `lib/index.ts`)"
+  },
+  refuseModule: (module2) => JS_PATH.test(module2) ? void 0 : `the model named no JavaScript file in the repository (${JSON.stringify(module2.slice(0, 80))})`,
+  refuseCall: (text2) => RAISES.test(text2) ? Promise.resolve(void 0) : refuseJsCall(text2),
+  argv: (request2, result) => [process.execPath, ...typeStripping(), NODE_HARNESS, request2, result],
+  env: {}
+};
+function behaviourLanguage(runnerName) {
+  if (PYTHON_RUNNERS.has(runnerName)) return python;
+  if (JS_RUNNERS2.has(runnerName)) return javascript;
+  return void 0;
+}
+function typeStripping() {
+  const features = process.features;
+  return features.typescript ? [] : ["--experimental-strip-types"];
 }
 
 // src/engine/behaviour/behaviour-table.ts
@@ -100114,10 +100514,6 @@ async function scratchCopy(workspace, reverse) {
 import { mkdtemp as mkdtemp14, rm as rm21, writeFile as writeFile7 } from "node:fs/promises";
 import { tmpdir as tmpdir14 } from "node:os";
 import { join as join37 } from "node:path";
-import { fileURLToPath as fileURLToPath11 } from "node:url";
-var BEHAVIOUR_HARNESS = fileURLToPath11(
-  new URL("../../../resources/python/autogen_behaviour.py", new URL("../../src/engine/behaviour/run-behaviour-harness.ts", import.meta.url).href)
-);
 var CALL_LIMIT_SECONDS = 5;
 var RESULT_LIMIT = 1024 * 1024;
 var outputSchema = external_exports.union([
@@ -100131,19 +100527,27 @@ var resultSchema = external_exports.object({
   error: external_exports.string().optional(),
   calls: external_exports.array(external_exports.object({ output: outputSchema, expected: outputSchema.nullable() }))
 });
-async function runBehaviourHarness(dir, request2, sandbox) {
+async function runBehaviourHarness(dir, request2, sandbox, language) {
+  const refusals = await Promise.all(
+    request2.calls.map(async (c4) => ({
+      call: await language.refuseCall(c4.call),
+      expected: c4.expected === void 0 ? void 0 : await language.refuseCall(c4.expected)
+    }))
+  );
+  const sent = request2.calls.flatMap(
+    (c4, i3) => refusals[i3]?.call ? [] : [{ index: i3, call: c4.call, expected: refusals[i3]?.expected ? null : c4.expected ?? null }]
+  );
   const own2 = await mkdtemp14(join37(tmpdir14(), "autogen-behaviour-"));
   try {
     const requestPath = join37(own2, "request.json");
-    const calls = request2.calls.map((c4) => ({ call: c4.call, expected: c4.expected ?? null }));
+    const calls = sent.map(({ call, expected: expected2 }) => ({ call, expected: expected2 }));
     await writeFile7(requestPath, JSON.stringify({ module: request2.module, calls, limit: CALL_LIMIT_SECONDS }));
-    const timeoutMs = Math.min(sandbox.timeoutMs, (request2.calls.length * 2 + 2) * CALL_LIMIT_SECONDS * 1e3 + 3e4);
-    const run2 = await runSandboxed([pythonExecutable(), BEHAVIOUR_HARNESS, requestPath, join37(own2, "result.json")], {
+    const timeoutMs = Math.min(sandbox.timeoutMs, (calls.length * 2 + 2) * CALL_LIMIT_SECONDS * 1e3 + 3e4);
+    const run2 = await runSandboxed(language.argv(requestPath, join37(own2, "result.json")), {
       ...sandbox,
       cwd: dir,
       timeoutMs,
-      // Set orders and string hashes the same in both runs: a difference is the code's.
-      env: { ...sandbox.env, PYTHONHASHSEED: "0", PYTHONDONTWRITEBYTECODE: "1" },
+      env: { ...sandbox.env, ...language.env },
       readOnlyPaths: [...sandbox.readOnlyPaths ?? [], join37(dir, ".git")],
       writablePaths: [...sandbox.writablePaths ?? [], own2]
     });
@@ -100158,11 +100562,20 @@ async function runBehaviourHarness(dir, request2, sandbox) {
     const parsed = resultSchema.safeParse(safeJson2(text2));
     if (!parsed.success) return { ok: false, reason: "the harness's result is not in its format" };
     if (parsed.data.error) return { ok: false, reason: parsed.data.error };
-    return {
-      ok: true,
-      outputs: parsed.data.calls.map((c4) => c4.output),
-      expected: parsed.data.calls.map((c4) => c4.expected ?? void 0)
-    };
+    const ran = parsed.data.calls;
+    const outputs = request2.calls.map((_2, i3) => {
+      const refused2 = refusals[i3]?.call;
+      if (refused2) return { kind: "invalid", message: refused2 };
+      const at = sent.findIndex((s) => s.index === i3);
+      return ran[at]?.output ?? { kind: "missing", message: "the harness gave no output" };
+    });
+    const expected = request2.calls.map((_2, i3) => {
+      const refused2 = refusals[i3]?.expected;
+      if (refused2) return { kind: "invalid", message: refused2 };
+      const at = sent.findIndex((s) => s.index === i3);
+      return ran[at]?.expected ?? void 0;
+    });
+    return { ok: true, outputs, expected };
   } finally {
     await rm21(own2, { recursive: true, force: true });
   }
@@ -100176,7 +100589,6 @@ function safeJson2(text2) {
 }
 
 // src/engine/behaviour/check-behaviour.ts
-var PYTHON_RUNNERS = /* @__PURE__ */ new Set(["pytest", "unittest"]);
 async function checkBehaviour(outcome, input3) {
   if (outcome.status !== "fixed") return;
   const spend = new RunCosts(input3.llm?.budget.state);
@@ -100202,11 +100614,15 @@ async function checkBehaviour(outcome, input3) {
 }
 async function behaviourTable(outcome, input3) {
   if (!input3.llm) return { kind: "none", reason: "no model is configured to write inputs from the issue" };
-  if (!PYTHON_RUNNERS.has(input3.runnerName))
-    return { kind: "none", reason: `the behaviour harness runs Python code; these tests run with ${input3.runnerName}` };
+  const language = behaviourLanguage(input3.runnerName);
+  if (!language)
+    return {
+      kind: "none",
+      reason: `the behaviour harness runs Python and JavaScript code; these tests run with ${input3.runnerName}`
+    };
   let request2;
   try {
-    request2 = await askBehaviourCalls(input3.llm, { problem: input3.problem, diff: outcome.diff });
+    request2 = await askBehaviourCalls(input3.llm, { problem: input3.problem, diff: outcome.diff }, language);
   } catch (error62) {
     if (error62 instanceof BudgetExceededError)
       return { kind: "none", reason: "the model's budget ran out before it wrote inputs" };
@@ -100224,8 +100640,8 @@ async function behaviourTable(outcome, input3) {
       return { kind: "none", reason: error62.message };
     }
     const [before, after] = copies;
-    const old = await runBehaviourHarness(before.dir, request2, input3.sandbox);
-    const now = await runBehaviourHarness(after.dir, request2, input3.sandbox);
+    const old = await runBehaviourHarness(before.dir, request2, input3.sandbox, language);
+    const now = await runBehaviourHarness(after.dir, request2, input3.sandbox, language);
     if (!now.ok) return { kind: "none", reason: `on the fixed code, ${now.reason}` };
     const oldOutputs = old.ok ? old.outputs : request2.calls.map(() => ({ kind: "missing", message: old.reason }));
     return {
