@@ -92610,6 +92610,7 @@ function planNames(text2) {
 var DEFAULT_CANDIDATE_LIMIT = { factor: 5, floorSeconds: 1 };
 var STARTUP_MARGIN = 2;
 var TRACE_FACTOR = 4;
+var BLOCKING_FACTOR = 3;
 var seconds2 = (ms) => `${(Math.round(ms / 10) / 100).toString()} s`;
 var CandidateLimits = class {
   settings;
@@ -92644,17 +92645,33 @@ var CandidateLimits = class {
     const { factor, floorSeconds } = this.settings;
     return Math.min(this.capMs, Math.ceil(TRACE_FACTOR * factor * this.slowestMs + 2 * floorSeconds * 1e3));
   }
-  /** The limit for one candidate run of `selection`; none before a baseline was learned. */
+  /**
+   * The limit for one candidate run of `selection`; none before a baseline was learned. A
+   * test's CPU time is limited to `perTestMs`; a test that blocks (sleeps, waits) uses no CPU
+   * and is stopped at BLOCKING_FACTOR × that in wall-clock time. The run is given room for one such
+   * test beyond its start-up, so a test that blocks fails by itself, named, instead of the whole
+   * run being cut off before it reports.
+   */
   limitFor(selection) {
     if (!this.learned) return void 0;
     const { factor, floorSeconds } = this.settings;
     const perTestMs = Math.ceil(factor * this.slowestMs + floorSeconds * 1e3);
     const tests = Math.max(1, selection?.kind === "tests" ? selection.ids.length : this.suiteSize);
-    const timeoutMs = Math.min(this.capMs, Math.ceil(STARTUP_MARGIN * this.overheadMs + tests * perTestMs));
+    const startupMs = STARTUP_MARGIN * this.overheadMs;
+    const wallMs = Math.min(this.capMs, BLOCKING_FACTOR * perTestMs);
+    const timeoutMs = Math.min(
+      this.capMs,
+      Math.ceil(Math.max(startupMs + tests * perTestMs, startupMs + wallMs + floorSeconds * 1e3))
+    );
+    const perTestWallMs2 = Math.max(
+      Math.min(perTestMs, timeoutMs),
+      Math.min(wallMs, timeoutMs - startupMs - floorSeconds * 1e3)
+    );
     return {
       timeoutMs,
       perTestMs: Math.min(perTestMs, timeoutMs),
-      reason: `the candidate limit: ${tests} test(s) \xD7 ${seconds2(perTestMs)} (${factor.toString()} \xD7 the slowest test's ${seconds2(this.slowestMs)} + ${floorSeconds.toString()} s) + ${STARTUP_MARGIN.toString()} \xD7 the ${seconds2(this.overheadMs)} the unchanged code's run spent starting and collecting`
+      perTestWallMs: perTestWallMs2,
+      reason: `the candidate limit: ${tests} test(s) \xD7 ${seconds2(perTestMs)} (${factor.toString()} \xD7 the slowest test's ${seconds2(this.slowestMs)} + ${floorSeconds.toString()} s) + ${STARTUP_MARGIN.toString()} \xD7 the ${seconds2(this.overheadMs)} the unchanged code's run spent starting and collecting; a test that blocks is stopped after ${seconds2(perTestWallMs2)}`
     };
   }
 };
@@ -97595,7 +97612,8 @@ function openWarmZygote(workspace, runner, options2, cold) {
     const runnerOptions = { perTestMs: limit2?.perTestMs, perTestWallMs: limit2?.perTestWallMs };
     const argv = runner.command(selection, zygote.report, runnerOptions);
     const started = performance.now();
-    zygote.channel.send({ argv, timeoutMs });
+    const env = runner.prepareEnv ? runner.prepareEnv({}, runnerOptions) : {};
+    zygote.channel.send({ argv, timeoutMs, env });
     let answer = await zygote.channel.next(timeoutMs + KILL_GRACE_MS2 + WATCHDOG_MS2);
     let inProcessOverdue = false;
     const inProcess = answer.kind === "message" && "status" in answer.message && answer.message.status === "running";
@@ -97627,6 +97645,7 @@ function openWarmZygote(workspace, runner, options2, cold) {
       const fromConsole = runner.parseConsole?.(run2.output) ?? [];
       report2 = { run: run2, tests: fromConsole, source: fromConsole.length > 0 ? "console" : "none" };
     }
+    if (runner.name === "node-test") readWatchdogTimeouts(report2, workspace);
     if (limit2?.perTestMs !== void 0 && !run2.limit) markTestTimeout(report2, limit2);
     return report2;
   };

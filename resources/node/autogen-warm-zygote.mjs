@@ -18,11 +18,42 @@ import { resolve } from "node:path";
 import { performance } from "node:perf_hooks";
 import { PassThrough } from "node:stream";
 import { pipeline } from "node:stream/promises";
+import { Worker } from "node:worker_threads";
 // Loaded before the candidate arrives, so the in-process run pays for neither.
 import { run as runTests } from "node:test";
 import { junit, tap } from "node:test/reporters";
 
 const MAX_LINE = 256 * 1024;
+
+/**
+ * In process, a test's synchronous loop blocks the zygote's own timer, and a cold run's
+ * watchdog (loaded into each test file's process) is not here: this one watches the same
+ * limits (the running test's CPU time; wall-clock time for one that blocks) from a worker
+ * thread, the running test known from node:test's own events, emitted as each test starts
+ * and ends. Past a limit it ends the zygote without a verdict, and the bot runs the
+ * candidate cold, where the watchdog names the test as it always does. The worker starts with
+ * the zygote (a worker cannot boot while the main thread loops) and waits for a run's limits.
+ */
+// [test's start: wall-clock ms (0: none running), the process's CPU µs; the CPU limit ms, the wall-clock limit ms]
+const watched = new Float64Array(new SharedArrayBuffer(32));
+const watchdog = new Worker(
+  `
+    const { workerData } = require("node:worker_threads");
+    const watched = new Float64Array(workerData);
+    setInterval(() => {
+      if (!watched[0] || !(watched[2] > 0)) return;
+      const { user, system } = process.cpuUsage();
+      const cpuMs = (user + system - watched[1]) / 1000;
+      if (cpuMs > watched[2] || Date.now() - watched[0] > 1.2 * watched[3] + 1000) process.kill(process.pid, "SIGKILL");
+    }, 50);
+  `,
+  { eval: true, workerData: watched.buffer },
+);
+await new Promise((resolveOnline) => {
+  watchdog.once("online", resolveOnline);
+  watchdog.once("error", resolveOnline);
+});
+watchdog.unref();
 
 const path = process.env.AUTOGEN_WARM_SOCKET;
 // The command runs with the environment a cold run has: without our socket.
@@ -60,10 +91,26 @@ socket.on("error", () => {
   if (!started) process.exit(0);
 });
 
+/**
+ * The run's per-test limits, as a cold run's environment carries them (our node watchdog's
+ * AUTOGEN_TEST_TIMEOUT_MS and AUTOGEN_TEST_WALL_TIMEOUT_MS): only those names, only whole
+ * numbers; anything else in the request is ignored.
+ */
+function perTestEnv(request) {
+  const env = {};
+  for (const name of ["AUTOGEN_TEST_TIMEOUT_MS", "AUTOGEN_TEST_WALL_TIMEOUT_MS"]) {
+    const value = request?.env?.[name];
+    if (typeof value === "string" && /^\d{1,9}$/.test(value)) env[name] = value;
+  }
+  return env;
+}
+
 function run(request) {
   const argv = Array.isArray(request?.argv) ? request.argv.filter((a) => typeof a === "string") : [];
   const timeoutMs = typeof request?.timeoutMs === "number" && request.timeoutMs > 0 ? request.timeoutMs : 0;
   if (argv.length === 0 || timeoutMs === 0) process.exit(2);
+  // The command's environment is a cold run's: with this run's per-test limits.
+  Object.assign(process.env, perTestEnv(request));
   const begun = performance.now();
   const inProcess = inProcessPlan(argv);
   if (inProcess) return runInProcess(inProcess, timeoutMs, begun);
@@ -103,7 +150,7 @@ function run(request) {
  * existing .js/.mjs/.cjs file with no glob characters; undefined for anything else.
  */
 function inProcessPlan(argv) {
-  // Our synchronous-loop watchdog acts in node --test's file processes only; in process, the run's limit stops a loop.
+  // Our synchronous-loop watchdog acts in node --test's file processes only; in process, inProcessWatchdog stands in for it.
   const given = /^--require=\/.*\/autogen-test-watchdog\.cjs$/.test(argv[1] ?? "") ? [argv[0], ...argv.slice(2)] : argv;
   const [node, tapFlag, tapDest, junitFlag, junitDest, ...rest] = given;
   if (node !== "node" || tapFlag !== "--test-reporter=tap" || tapDest !== "--test-reporter-destination=stdout" || junitFlag !== "--test-reporter=junit") return undefined;
@@ -142,6 +189,7 @@ async function runInProcess(plan, timeoutMs, begun) {
     });
   }, timeoutMs);
   timer.unref();
+  const watch = inProcessWatchdog();
   // The run's own verdict, as node --test's exit code (a failing todo test does not fail it).
   let success = false;
   let exitCode;
@@ -149,6 +197,7 @@ async function runInProcess(plan, timeoutMs, begun) {
     const stream = runTests({
       files: [plan.file],
       isolation: "none",
+      ...(watch ? { setup: watch } : {}),
       ...(plan.timeout !== undefined ? { timeout: plan.timeout } : {}),
       ...(plan.pattern !== undefined ? { testNamePatterns: [plan.pattern] } : {}),
     });
@@ -172,6 +221,25 @@ async function runInProcess(plan, timeoutMs, begun) {
   // A test that set the process's exit code would have changed a cold run's verdict on its file.
   if (process.exitCode !== undefined && process.exitCode !== 0) return finish({ status: "cold", reason: "a test set the process exit code" }, 2, null);
   finish({ status: "ran", exit: exitCode, signal: null, ms: performance.now() - begun }, exitCode, null);
+}
+
+/** node:test's setup hook that keeps `watched` on the running test; undefined without a per-test limit. */
+function inProcessWatchdog() {
+  const limit = Number(process.env.AUTOGEN_TEST_TIMEOUT_MS || 0);
+  if (!(limit > 0)) return undefined;
+  watched[3] = Number(process.env.AUTOGEN_TEST_WALL_TIMEOUT_MS || 0) || 10 * limit;
+  watched[2] = limit;
+  return (stream) => {
+    stream.on("test:dequeue", (event) => {
+      if (event?.type !== "test") return;
+      const { user, system } = process.cpuUsage();
+      watched[1] = user + system;
+      watched[0] = Date.now();
+    });
+    stream.on("test:complete", (event) => {
+      if (event?.details?.type === "test") watched[0] = 0;
+    });
+  };
 }
 
 let finished = false;

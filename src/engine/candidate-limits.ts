@@ -19,6 +19,13 @@ export const DEFAULT_CANDIDATE_LIMIT: CandidateLimitSettings = { factor: 5, floo
 const STARTUP_MARGIN = 2;
 /** How many times slower a test may run under the per-test line tracer than a candidate's limit allows. */
 const TRACE_FACTOR = 4;
+/**
+ * A test that blocks uses no CPU: it is stopped at this many times its CPU allowance in
+ * wall-clock time. The allowance already holds 5 × the slowest test's wall-clock time on the
+ * unchanged code, so three times that covers a busy machine; a candidate that deadlocks still
+ * costs seconds, not the first run's 10 ×.
+ */
+const BLOCKING_FACTOR = 3;
 
 const seconds = (ms: number) => `${(Math.round(ms / 10) / 100).toString()} s`;
 
@@ -64,19 +71,37 @@ export class CandidateLimits {
     return Math.min(this.capMs, Math.ceil(TRACE_FACTOR * factor * this.slowestMs + 2 * floorSeconds * 1000));
   }
 
-  /** The limit for one candidate run of `selection`; none before a baseline was learned. */
+  /**
+   * The limit for one candidate run of `selection`; none before a baseline was learned. A
+   * test's CPU time is limited to `perTestMs`; a test that blocks (sleeps, waits) uses no CPU
+   * and is stopped at BLOCKING_FACTOR × that in wall-clock time. The run is given room for one such
+   * test beyond its start-up, so a test that blocks fails by itself, named, instead of the whole
+   * run being cut off before it reports.
+   */
   limitFor(selection: TestSelection | undefined): RunTimeLimit | undefined {
     if (!this.learned) return undefined;
     const { factor, floorSeconds } = this.settings;
     const perTestMs = Math.ceil(factor * this.slowestMs + floorSeconds * 1000);
     const tests = Math.max(1, selection?.kind === "tests" ? selection.ids.length : this.suiteSize);
-    const timeoutMs = Math.min(this.capMs, Math.ceil(STARTUP_MARGIN * this.overheadMs + tests * perTestMs));
+    const startupMs = STARTUP_MARGIN * this.overheadMs;
+    const wallMs = Math.min(this.capMs, BLOCKING_FACTOR * perTestMs);
+    const timeoutMs = Math.min(
+      this.capMs,
+      Math.ceil(Math.max(startupMs + tests * perTestMs, startupMs + wallMs + floorSeconds * 1000)),
+    );
+    // Under a cap, the blocking test's limit still ends before the run's where there is room for it.
+    const perTestWallMs = Math.max(
+      Math.min(perTestMs, timeoutMs),
+      Math.min(wallMs, timeoutMs - startupMs - floorSeconds * 1000),
+    );
     return {
       timeoutMs,
       perTestMs: Math.min(perTestMs, timeoutMs),
+      perTestWallMs,
       reason:
         `the candidate limit: ${tests} test(s) × ${seconds(perTestMs)} (${factor.toString()} × the slowest test's ${seconds(this.slowestMs)} + ${floorSeconds.toString()} s) ` +
-        `+ ${STARTUP_MARGIN.toString()} × the ${seconds(this.overheadMs)} the unchanged code's run spent starting and collecting`,
+        `+ ${STARTUP_MARGIN.toString()} × the ${seconds(this.overheadMs)} the unchanged code's run spent starting and collecting` +
+        `; a test that blocks is stopped after ${seconds(perTestWallMs)}`,
     };
   }
 }

@@ -27,17 +27,22 @@ describe("CandidateLimits", () => {
     expect(new CandidateLimits(undefined, 600_000).limitFor({ kind: "all" })).toBeUndefined();
   });
 
-  it("gives each test 5 × the slowest test + 1 s, and the run that per test plus 2 × the start-up", () => {
+  it("gives each test 5 × the slowest test + 1 s (3 × that for a test that blocks), and the run that per test, at least one blocking test, plus 2 × the start-up", () => {
     const limits = new CandidateLimits(undefined, 600_000);
     // 900 ms of wall, 100 + 200 ms inside tests: 600 ms of start-up and collection.
     limits.learn(report(900, [100, 200]));
     expect(limits.limitFor({ kind: "tests", ids: ["t1"] })).toMatchObject({
       perTestMs: 2_000,
-      timeoutMs: 1_200 + 2_000,
+      perTestWallMs: 3 * 2_000,
+      // Room for one blocking test (and the floor) past the start-up, so it fails by itself before the run is cut off.
+      timeoutMs: 1_200 + 3 * 2_000 + 1_000,
     });
-    expect(limits.limitFor({ kind: "all" })).toMatchObject({ perTestMs: 2_000, timeoutMs: 1_200 + 2 * 2_000 });
+    expect(limits.limitFor({ kind: "all" })).toMatchObject({ perTestMs: 2_000, timeoutMs: 1_200 + 3 * 2_000 + 1_000 });
+    // Many tests: that many times a test's time, which is more.
+    limits.learn(report(900, [100, 200, 10, 10, 10, 10]));
+    expect(limits.limitFor({ kind: "all" })).toMatchObject({ perTestMs: 2_000, timeoutMs: 1_200 + 6 * 2_000 });
     expect(limits.limitFor({ kind: "tests", ids: ["t1"] })?.reason).toBe(
-      "the candidate limit: 1 test(s) × 2 s (5 × the slowest test's 0.2 s + 1 s) + 2 × the 0.6 s the unchanged code's run spent starting and collecting",
+      "the candidate limit: 1 test(s) × 2 s (5 × the slowest test's 0.2 s + 1 s) + 2 × the 0.6 s the unchanged code's run spent starting and collecting; a test that blocks is stopped after 6 s",
     );
   });
 
@@ -61,11 +66,16 @@ describe("CandidateLimits", () => {
     limits.learn(report(1_000, [250, 250]));
     expect(limits.limitFor({ kind: "tests", ids: ["t0", "t1"] })).toMatchObject({
       perTestMs: 1_000,
-      timeoutMs: 1_000 + 2 * 1_000,
+      timeoutMs: 1_000 + 3 * 1_000 + 500,
     });
     const capped = new CandidateLimits(undefined, 4_000);
     capped.learn(report(1_000, [250, 250]));
-    expect(capped.limitFor({ kind: "all" })).toMatchObject({ timeoutMs: 4_000, perTestMs: 2_250 });
+    // Under the cap a blocking test is still stopped before the run is.
+    expect(capped.limitFor({ kind: "all" })).toMatchObject({
+      timeoutMs: 4_000,
+      perTestMs: 2_250,
+      perTestWallMs: 2_250,
+    });
   });
 
   it("takes the slowest test and the longest start-up over every baseline run it learnt", () => {
@@ -74,7 +84,7 @@ describe("CandidateLimits", () => {
     limits.learn(report(3_000, [10, 20, 1_000]));
     expect(limits.limitFor({ kind: "tests", ids: ["t0"] })).toMatchObject({
       perTestMs: 6_000,
-      timeoutMs: 2 * 1_970 + 6_000,
+      timeoutMs: 2 * 1_970 + 3 * 6_000 + 1_000,
     });
   });
 
@@ -107,11 +117,11 @@ describe("CandidateLimits", () => {
     limits.learn(report(1_000, [Number.NaN, -5_000, 100]));
     expect(limits.limitFor({ kind: "tests", ids: ["t2"] })).toMatchObject({
       perTestMs: 1_500,
-      timeoutMs: 2 * 900 + 1_500,
+      timeoutMs: 2 * 900 + 3 * 1_500 + 1_000,
     });
     const allForged = new CandidateLimits(undefined, 600_000);
     allForged.learn(report(500, [-10_000]));
-    expect(allForged.limitFor({ kind: "all" })?.timeoutMs).toBe(2 * 500 + 1_000);
+    expect(allForged.limitFor({ kind: "all" })?.timeoutMs).toBe(2 * 500 + 3 * 1_000 + 1_000);
   });
 });
 

@@ -101,7 +101,7 @@ describe("template strategy: a candidate that loops forever", () => {
     expect(timedOut).toEqual([expect.objectContaining({ family: "off-by-one", description: "1 → 0", line: 7 })]);
     // Default settings: 5 × the slowest test (milliseconds) + 1 s per test; the run's limit is a few seconds on top.
     expect(timedOut[0]?.limit).toMatch(
-      /^timed out after (1(\.\d+)? s in test_lib\.py::test_\w+|\d+(\.\d+)? s) \(the candidate limit: 2 test\(s\) × 1(\.\d+)? s \(5 × the slowest test's 0(\.\d+)? s \+ 1 s\) \+ 2 × the \d+(\.\d+)? s the unchanged code's run spent starting and collecting\)$/,
+      /^timed out after (1(\.\d+)? s in test_lib\.py::test_\w+|\d+(\.\d+)? s) \(the candidate limit: 2 test\(s\) × 1(\.\d+)? s \(5 × the slowest test's 0(\.\d+)? s \+ 1 s\) \+ 2 × the \d+(\.\d+)? s the unchanged code's run spent starting and collecting; a test that blocks is stopped after \d+(\.\d+)? s\)$/,
     );
     const plausible = outcome.attempts.findIndex((a) => a.result === "plausible");
     expect(outcome.attempts.indexOf(timedOut[0] as (typeof outcome.attempts)[number])).toBeLessThan(plausible);

@@ -144,6 +144,11 @@ describe("every door's model client scrubs the bot's secrets", () => {
         stage: "generate",
         content: { edits: [{ kind: "replace", path: "solution.py", search: "return a - b", replace: "return a + b" }] },
       },
+      // The fix passes, so eval's post-check asks for the behaviour table's calls; the prompt holds the task's code.
+      {
+        stage: "behaviour-calls",
+        content: { module: "solution", calls: [{ call: "add(1, 2)", expected: "3", why: "the task's example" }] },
+      },
     ]);
     const transcripts = join(dir, "transcripts");
     const env = { AUTOGEN_LLM_BASE_URL: LLM_BASE, OPENAI_API_KEY: "sk-test-key", DEPLOY_TOKEN: CANARY };
@@ -166,7 +171,7 @@ describe("every door's model client scrubs the bot's secrets", () => {
       { env },
     );
     expect(run.code, run.stderr).toBe(0);
-    expect(requests).toHaveLength(1);
+    expect(requests).toHaveLength(2);
     expect(sent(requests)).not.toContain(CANARY);
     expect(sent(requests)).toContain(MARKER);
     expect(filesUnder(transcripts)).not.toContain(CANARY);

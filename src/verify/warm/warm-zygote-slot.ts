@@ -21,6 +21,7 @@ import type { WarmChannel } from "./warm-channel.ts";
 import { stopWarmProcess } from "./stop-warm-process.ts";
 import { coldFallback, openControl } from "./warm-slot-parts.ts";
 import { timeLimitMessage } from "./warm-pytest-slot.ts";
+import { readWatchdogTimeouts } from "../node-test-watchdog.ts";
 import { withPerTestLimit } from "../per-test-limit.ts";
 
 export const WARM_ZYGOTE = fileURLToPath(new URL("../../../resources/node/autogen-warm-zygote.mjs", import.meta.url));
@@ -128,7 +129,9 @@ export function openWarmZygote(
     const runnerOptions = { perTestMs: limit?.perTestMs, perTestWallMs: limit?.perTestWallMs };
     const argv = runner.command(selection, zygote.report, runnerOptions);
     const started = performance.now();
-    zygote.channel.send({ argv, timeoutMs });
+    // The per-test limits a cold run has in its environment (our node watchdog's), for this run alone.
+    const env = runner.prepareEnv ? runner.prepareEnv({}, runnerOptions) : {};
+    zygote.channel.send({ argv, timeoutMs, env });
     // The zygote answers as its command ends; silence past its own limit and grace means it is stuck.
     let answer = await zygote.channel.next(timeoutMs + KILL_GRACE_MS + WATCHDOG_MS);
     // Running the tests in its own process, a synchronous loop also blocks the zygote's own
@@ -170,6 +173,7 @@ export function openWarmZygote(
       const fromConsole = runner.parseConsole?.(run.output) ?? [];
       report = { run, tests: fromConsole, source: fromConsole.length > 0 ? "console" : "none" };
     }
+    if (runner.name === "node-test") readWatchdogTimeouts(report, workspace);
     if (limit?.perTestMs !== undefined && !run.limit) markTestTimeout(report, limit);
     return report;
   };
