@@ -89,8 +89,12 @@ describe("warm node runner (zygote)", () => {
     const seen: string[][] = [];
     for (const [i, text] of series.entries()) {
       await writeFile(join(dir, "lib.js"), text);
-      // The looping candidate (countDown(3) stepping by 2) is stopped by the run's limit, warm and cold.
-      const limit = i === 3 ? { timeoutMs: 3000, reason: "the test's short limit" } : LIMIT;
+      // The looping candidate (countDown(3) stepping by 2) is stopped by the run's limit, warm and cold: its per-test
+      // limits are set past the run's, so which limit stops it does not depend on how busy the machine is.
+      const limit =
+        i === 3
+          ? { timeoutMs: 3000, reason: "the test's short limit", perTestMs: 60_000, perTestWallMs: 60_000 }
+          : LIMIT;
       const warm = await slot.run({ kind: "tests", ids: IDS }, limit);
       const coldReport = await cold.run(dir, { kind: "tests", ids: IDS }, undefined, limit);
       expect(warm.source).toBe(coldReport.source);
