@@ -45,9 +45,10 @@ async function fixWith(
   return { ...outcome, report: await readFile(outcome.report, "utf8"), repo };
 }
 
+const CALLS = [{ call: "add(2, 3)", expected: "5", why: "the failing test's case" }];
 const BEHAVIOUR = {
-  stage: "behaviour-calls",
-  content: { module: "calc.ops", calls: [{ call: "add(2, 3)", expected: "5", why: "the failing test's case" }] },
+  python: { stage: "behaviour-calls", content: { module: "calc.ops", calls: CALLS } },
+  js: { stage: "behaviour-calls", content: { module: "calc.js", calls: CALLS } },
 };
 
 describe("tampering model answers through autogen fix", () => {
@@ -63,10 +64,13 @@ describe("tampering model answers through autogen fix", () => {
   it.each(HONEST_ANSWERS.map((a) => [a.name, a] as const))(
     "still reports an honest answer fixed: %s",
     async (_name, answer) => {
-      // A fix that passes is then checked on inputs the model writes (the behaviour table; Python only).
-      const result = await fixWith(answer, answer.repo === "python" ? [BEHAVIOUR] : []);
+      // A fix that passes is then checked on inputs the model writes (the behaviour table).
+      const result = await fixWith(answer, [BEHAVIOUR[answer.repo]]);
       expect(result).toMatchObject({ status: "fixed", branch: expect.stringMatching(/^autogen\//) });
       expect(result.report).toContain("no test weakened");
+      expect(result.report).toContain(
+        "| ✅ | <code>add(2, 3)</code> | <code>-1</code> | <code>5</code> | <code>5</code> |",
+      );
     },
   );
 });
