@@ -178,6 +178,10 @@ export type Outcome = {
     planIterations?: number | undefined;
     /** SLPW and SEIDR: what their search chose among, for a reader of the report. */
     search?: SearchSummary | undefined;
+    /** Set by a strategy whose plan prompt held plans recalled from earlier fixes (RGD memory). */
+    memoryShown?: boolean | undefined;
+    /** Those earlier fixes, named for the report (set by the pipeline, which recalled them). */
+    recalled?: Array<{ task: string; score: number }> | undefined;
   };
   evidence: {
     before?: TestEvidence | undefined;

@@ -96,7 +96,8 @@ async function stages(
   await tell({ stage: "visible", visible: choice.visible, why: choice.why });
 
   beat.enter("memory", "recalling similar tasks");
-  const memory = formatMemory((await ports.recall?.()) ?? []);
+  const recalled = (await ports.recall?.()) ?? [];
+  const memory = formatMemory(recalled);
   beat.enter("strategy", "choosing the strategy");
   const strategy = ports.strategy({ llm, memory });
   await tell({ stage: "strategy", strategy });
@@ -123,6 +124,8 @@ async function stages(
   });
   const outcome = await strategy.run(input.regression === false ? { ...task, regression: undefined } : task);
   outcome.dependencies = dependencies;
+  if (outcome.plan.memoryShown)
+    outcome.plan.recalled = recalled.map((r) => ({ task: r.task.split("\n")[0] ?? "", score: r.score }));
   await tell({ stage: "run", outcome });
 
   if (input.postChecks !== false && outcome.status === "fixed") {

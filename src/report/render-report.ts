@@ -59,6 +59,7 @@ export function renderReport(
       `${outcome.plan.steps ? "\n" : ""}Mechanical edit: ${fix.description} at \`${fix.file}:${fix.line}\` (repair template \`${fix.family}\`, at the line the failing tests point to most).`,
     );
   if (outcome.review && outcome.review.verdict !== "not-reviewed") out.push("", reviewLine(outcome.review));
+  if (outcome.plan.recalled?.length) out.push("", recalledLine(outcome.plan.recalled));
   if (!outcome.plan.steps && !fix)
     out.push(
       outcome.plan.localisation.length > 0
@@ -197,6 +198,12 @@ export function renderReport(
     `Cost: ${c.llmCalls === 0 ? "no model calls" : `LLM calls ${c.llmCalls}, tokens ${c.promptTokens + c.completionTokens} (estimated $${c.dollars.toFixed(4)})`}${c.cachedCalls > 0 ? `; ${c.cachedCalls} more answered from a cache in front of the model (earlier answers sent again: not billed, not counted above)` : ""}, test runs ${c.testRuns} (${c.testSeconds.toFixed(1)} s), wall ${c.wallSeconds.toFixed(1)} s.`,
   );
   return `${out.join("\n")}\n`;
+}
+
+/** Earlier fixes whose plans the model was shown (reused from earlier runs, so a reviewer knows). */
+export function recalledLine(recalled: ReadonlyArray<{ task: string; score: number }>): string {
+  const named = recalled.map((r) => `"${cell(r.task.slice(0, 120))}" (similarity ${r.score.toFixed(2)})`).join("; ");
+  return `Reused from earlier runs: the plan stage was shown the plans of ${recalled.length} earlier fix(es) in this repository (memory): ${named}.`;
 }
 
 /** What was installed, by which command, from where, and how long it took. */

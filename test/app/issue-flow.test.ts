@@ -429,6 +429,11 @@ describe("memory of merged fixes", () => {
     expect(plans.at(-1)).toContain(
       "Example 1: Discount is added instead of subtracted\nPlan:\n1. Sum the prices\n2. Subtract the discount from the sum",
     );
+    // What was reused from an earlier run is named where the reviewer reads (the first PR had nothing to reuse).
+    expect(pr.body).not.toContain("Reused from earlier runs");
+    expect(state.pulls[1]?.body).toMatch(
+      /Reused from earlier runs: the plan stage was shown the plans of 1 earlier fix\(es\) in this repository \(memory\): "Discount is added instead of subtracted" \(similarity \d\.\d\d\)\./,
+    );
   });
 });
 

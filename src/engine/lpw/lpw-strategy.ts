@@ -203,6 +203,7 @@ class LpwRun {
     tests: string,
   ): Promise<{ plan: string[]; verification: Verification | undefined }> {
     this.task.onProgress?.({ kind: "stage", stage: "plan" });
+    if (this.options.memory !== "(none)") this.outcome.plan.memoryShown = true;
     let plan = (
       await this.llm.call(
         "plan",
