@@ -122,7 +122,7 @@ export function renderReport(
   if (outcome.policy) {
     if (outcome.policy.ok)
       out.push(
-        "- No protected path touched, within the diff budget, and no test weakened (no deleted or renamed test, no added skip/only/xfail, no removed or changed assertion, no rewritten snapshot).",
+        "- No protected path touched, within the diff budget, and no test weakened (no deleted or renamed test, no added skip/only/xfail, no removed or changed assertion, no rewritten snapshot, no test file patching what it imports or ending the process, no pytest plugin code).",
       );
     for (const v of outcome.policy.violations) out.push(`- ❌ ${v.rule}: ${v.detail}`);
     for (const t of outcome.policy.tampering)
@@ -185,7 +185,7 @@ export function renderReport(
   for (const a of outcome.attempts.slice(0, MAX_ATTEMPTS_SHOWN)) {
     const where = a.file ? `\`${a.file}${a.line ? `:${a.line}` : ""}\`` : "";
     out.push(
-      `| ${a.index} | ${a.family ? `${a.family}: ` : ""}${cell(a.description)}${a.analysis ? `<br>analysis: ${cell(a.analysis)}` : ""} | ${where} | ${a.result}${a.limit ? `: ${cell(a.limit)}` : ""}${a.reason ? `: ${cell(a.reason)}` : ""} | ${a.passed} | ${a.failed} |`,
+      `| ${a.index} | ${a.family ? `${a.family}: ` : ""}${cell(a.description)}${a.analysis ? `<br>analysis: ${cell(a.analysis)}` : ""} | ${where} | ${a.result}${a.limit ? `: ${cell(a.limit)}` : ""}${a.reason ? `: ${cell(reasonAfter(a.result, a.reason))}` : ""} | ${a.passed} | ${a.failed} |`,
     );
   }
   if (outcome.attempts.length > MAX_ATTEMPTS_SHOWN)
@@ -246,4 +246,9 @@ function mark(status: string | undefined): string {
   if (status === "fail" || status === "error") return `❌ ${status}`;
   if (status === "skip") return "skip";
   return "–";
+}
+
+/** A reason as the result column gives it after the result: "tampering: …" beside "tampering" is said once. */
+function reasonAfter(result: string, reason: string): string {
+  return reason.startsWith(`${result}: `) ? reason.slice(result.length + 2) : reason;
 }

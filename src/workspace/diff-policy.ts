@@ -3,6 +3,7 @@
 // The test-tampering guard's findings travel with the candidate into the report.
 import { matchesAny } from "./glob.ts";
 import { parseDiff, type DiffFile } from "./parse-diff.ts";
+import { importPatchesIn, pluginCodeIn } from "./run-changing-code.ts";
 import { testInfrastructureChange, type FileSides } from "./test-infrastructure.ts";
 
 /** `allowTestInfrastructure`: path patterns of test infrastructure the maintainer opened on purpose. */
@@ -28,7 +29,9 @@ export type TamperKind =
   | "early-return"
   | "assertion-removed"
   | "expected-changed"
-  | "snapshot-rewritten";
+  | "snapshot-rewritten"
+  | "patch-at-import"
+  | "exit-added";
 
 export type TamperFinding = { kind: TamperKind; file: string; line?: number | undefined; detail: string };
 
@@ -52,6 +55,7 @@ const TEST_DEFINITION =
   /^\s*(?:async\s+)?def\s+(test\w*)\s*\(|^\s*class\s+(Test\w*)\b|\b[xf]?(?:it|test)(?:\.\w+)?\s*\(\s*(["'`])(.+?)\3/;
 const ASSERTION =
   /\bassert\w*\b|\bexpect\(|\bshould\b|\bt\.(Error|Fatal|Fail)|\bassertThat\(|\bassert_eq!|\bself\.assert/;
+const OPEN_IT = "the maintainer can open it by name in .github/autogen.yml (paths.allowTestInfrastructure)";
 const SNAPSHOT = /(^|\/)__snapshots__\/|\.snap$|(^|\/)snapshots?\//;
 
 /**
@@ -84,9 +88,15 @@ export function evaluateDiffPolicy(diff: string, config: PolicyConfig, options: 
       if (path === null || matchesAny(path, config.protected) || (opened.length > 0 && matchesAny(path, opened)))
         continue;
       const change = testInfrastructureChange(path, options.sides?.(file));
-      const how = "the maintainer can open it by name in .github/autogen.yml (paths.allowTestInfrastructure)";
-      if (change) violations.push({ rule: "test-infrastructure", detail: `${change.detail}; ${how}` });
+      if (change) violations.push({ rule: "test-infrastructure", detail: `${change.detail}; ${OPEN_IT}` });
     }
+    // A module of plugin or hook code is test infrastructure wherever it is (a test file's pytest_plugins loads it).
+    const plugin = opened.length > 0 && matchesAny(file.newPath ?? "", opened) ? undefined : pluginCodeIn(file);
+    if (plugin && !matchesAny(plugin.file, config.protected))
+      violations.push({
+        rule: "test-infrastructure",
+        detail: `${plugin.file}:${String(plugin.line)} adds pytest plugin or hook code ("${plugin.text}"): test infrastructure; ${OPEN_IT}`,
+      });
   }
   const lines = files.reduce((n, f) => n + f.added.length + f.removed.length, 0);
   if (files.length > config.maxFiles)
@@ -100,7 +110,7 @@ export function evaluateDiffPolicy(diff: string, config: PolicyConfig, options: 
       detail: `${lines} lines changed; the limit is ${config.maxLines} (diff.maxLines)`,
     });
   const asked = new Set(options.testsAskedToChange ?? []);
-  const tampering = files.flatMap((f) => tamperingIn(f, options.isTestFile, asked));
+  const tampering = files.flatMap((f) => tamperingIn(f, options.isTestFile, asked, options.sides?.(f)?.after));
   return { ok: violations.length === 0 && tampering.length === 0, violations, tampering };
 }
 
@@ -108,6 +118,7 @@ function tamperingIn(
   file: DiffFile,
   isTestFile: (path: string) => boolean,
   asked: ReadonlySet<string>,
+  after?: string | null,
 ): TamperFinding[] {
   const path = file.newPath ?? file.oldPath ?? "";
   const findings: TamperFinding[] = [];
@@ -119,7 +130,10 @@ function tamperingIn(
     return [...findings, { kind: "test-deleted", file: file.oldPath, detail: "a test file was deleted" }];
   if (file.renamed && file.oldPath && file.newPath)
     findings.push({ kind: "test-renamed", file: file.oldPath, detail: `renamed to ${file.newPath}` });
-  if (file.oldPath === null) return findings; // a new test file adds evidence; it takes none away
+  // New or old, a test file that patches what it imports or ends the process changes the other tests' outcome.
+  for (const patch of importPatchesIn(file, after))
+    findings.push({ kind: patch.kind, file: path, line: patch.line, detail: patch.detail });
+  if (file.oldPath === null) return findings; // otherwise a new test file adds evidence; it takes none away
   for (const added of file.added) {
     if (SKIP.test(added.text))
       findings.push({ kind: "skip-added", file: path, line: added.line, detail: added.text.trim() });

@@ -58,6 +58,8 @@ describe("tampering model answers through autogen fix", () => {
     expect(result.branch).toBeUndefined();
     expect(result.report).toContain("### Diff policy and test-tampering check");
     expect(result.report).toContain(answer.reason);
+    // The attempts table says the refusal once: "tampering: 1 test …", not "tampering: tampering: 1 test …".
+    expect(result.report).not.toContain("tampering: tampering");
     expect(await git(result.repo).branch(["--list", "autogen/*"])).toMatchObject({ all: [] });
   });
 

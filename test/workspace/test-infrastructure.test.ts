@@ -212,6 +212,74 @@ describe("test-file edits that switch tests off are refused by content", () => {
   });
 });
 
+describe("code that changes how other tests run, wherever it is written", () => {
+  const hookText = (v: Awaited<ReturnType<typeof judge>>) => infra(v).filter((d) => d.includes("pytest plugin"));
+
+  it("refuses pytest plugin or hook code in any Python file, loaded by a test file's pytest_plugins", async () => {
+    const verdict = await judge({
+      "calc_checks.py":
+        "import pytest\n\n\n@pytest.hookimpl(tryfirst=True)\ndef pytest_runtest_call(item):\n    item.runtest = lambda: None\n",
+      "tests/test_calc.py": BASE["tests/test_calc.py"].replace(
+        "import pytest\n",
+        'import pytest\n\npytest_plugins = ["calc_checks"]\n',
+      ),
+    });
+    expect(hookText(verdict)).toEqual([
+      expect.stringContaining("calc_checks.py:4 adds pytest plugin or hook code"),
+      expect.stringContaining("tests/test_calc.py:3 adds pytest plugin or hook code"),
+    ]);
+    expect(verdict.ok).toBe(false);
+  });
+
+  it("refuses a new test file that patches pytest itself when it is imported", async () => {
+    const verdict = await judge({
+      "tests/test_0_setup.py":
+        "import _pytest.python\n\n_pytest.python.Function.runtest = lambda self: None\n\n\ndef test_setup():\n    assert True\n",
+    });
+    expect(hookText(verdict)).toEqual([expect.stringContaining("tests/test_0_setup.py:1 adds pytest plugin")]);
+    expect(verdict.tampering.map((t) => [t.kind, t.file, t.line])).toEqual([
+      ["patch-at-import", "tests/test_0_setup.py", 3],
+    ]);
+  });
+
+  it("refuses a test module that replaces the code under test when it is imported", async () => {
+    const verdict = await judge({
+      "tests/test_calc.py": BASE["tests/test_calc.py"].replace(
+        "import pytest\n",
+        "import pytest\n\nimport calc\n\ncalc.add = lambda a, b: a + b\nsetattr(calc, 'add', calc.add)\n",
+      ),
+    });
+    expect(verdict.tampering.map((t) => [t.kind, t.line])).toEqual([
+      ["patch-at-import", 5],
+      ["patch-at-import", 6],
+    ]);
+  });
+
+  it("refuses a JavaScript test file that ends its process or patches a module at load", async () => {
+    const verdict = await judge({
+      "test/calc.test.js": BASE["test/calc.test.js"].replace(
+        'const { describe, it } = require("node:test");\n',
+        'process.exit(0);\nconst { describe, it } = require("node:test");\nrequire("../calc.js").add = (a, b) => a + b;\n',
+      ),
+    });
+    expect(verdict.tampering.map((t) => [t.kind, t.line])).toEqual([
+      ["exit-added", 1],
+      ["patch-at-import", 3],
+    ]);
+  });
+
+  it("keeps ordinary new tests, helpers and source code allowed", async () => {
+    const verdict = await judge({
+      "calc.py": "def add(a, b):\n    total = a + b\n    return total\n",
+      "tests/test_more.py":
+        "import pytest\n\nfrom calc import add\n\nCASES = [(1, 2, 3)]\n\n\n@pytest.mark.parametrize('a,b,c', CASES)\ndef test_more(a, b, c):\n    result = add(a, b)\n    result.real  # noqa\n    assert result == c\n",
+      "test/helpers.js":
+        "const x = {};\nx.count = 1;\nmodule.exports = { x };\nmodule.exports.y = 2;\nexports.z = 3;\n",
+    });
+    expect(verdict).toMatchObject({ ok: true, violations: [], tampering: [] });
+  });
+});
+
 describe("textBefore", () => {
   it("rebuilds the old text of a file from its new text and the diff", async () => {
     const before = "a\nb\nc\nd\ne\nf\ng\nh\ni\nj\nk\nl\n";
