@@ -92606,6 +92606,34 @@ function planNames(text2) {
   return [...out];
 }
 
+// src/verify/keep-selected.ts
+var SEPARATOR = " > ";
+var lastOf = (id) => id.split(SEPARATOR).at(-1) ?? id;
+var fileOf = (id) => id.includes(SEPARATOR) ? id.split(SEPARATOR)[0] : void 0;
+function named(test, id) {
+  if (test.id === id) return true;
+  if (lastOf(test.id) !== lastOf(id)) return false;
+  const file2 = fileOf(id);
+  return file2 === void 0 || file2 === fileOf(test.id) || file2 === test.file;
+}
+function keepSelected(report2, selection) {
+  if (selection.kind !== "tests") return report2;
+  const exact = new Set(selection.ids);
+  let kept2 = report2.tests.filter(
+    (t2) => exact.has(t2.id) || selection.ids.some((id) => !report2.tests.some((o3) => o3.id === id) && named(t2, id))
+  );
+  if (kept2.length === 0)
+    kept2 = report2.tests.filter((t2) => t2.status === "fail" && (lastOf(t2.id) === t2.file || t2.name === t2.file));
+  const wanted = new Set(kept2.map((t2) => t2.id));
+  if (kept2.length === report2.tests.length) return report2;
+  const run2 = report2.run;
+  const finishedOnItsOwn = !run2.limit && !run2.timedOut && !run2.signal && !run2.spawnError;
+  const othersFailed = failingTests(report2).some((t2) => !wanted.has(t2.id));
+  const selectedFailed = failingTests({ ...report2, tests: kept2 }).length > 0;
+  const exitCode2 = finishedOnItsOwn && run2.exitCode !== 0 && othersFailed && !selectedFailed && kept2.length > 0 ? 0 : run2.exitCode;
+  return { ...report2, run: { ...run2, exitCode: exitCode2 }, tests: kept2, source: kept2.length > 0 ? report2.source : "none" };
+}
+
 // src/engine/candidate-limits.ts
 var DEFAULT_CANDIDATE_LIMIT = { factor: 5, floorSeconds: 1 };
 var STARTUP_MARGIN = 2;
@@ -92644,6 +92672,17 @@ var CandidateLimits = class {
     if (!this.learned) return void 0;
     const { factor, floorSeconds } = this.settings;
     return Math.min(this.capMs, Math.ceil(TRACE_FACTOR * factor * this.slowestMs + 2 * floorSeconds * 1e3));
+  }
+  /**
+   * One test's limit where the coverage run traces `failing`: a candidate's per-test limit when
+   * every one of them was stopped by a limit in the unchanged code's run (a loop). Such a test
+   * fails again whatever its limit, and its first moments already run the lines of its loop;
+   * tracing it TRACE_FACTOR times longer would tell nothing more. Otherwise `tracePerTestMs`.
+   */
+  traceFailingPerTestMs(failing) {
+    if (!this.learned || failing.length === 0 || !failing.every(stoppedByLimit)) return this.tracePerTestMs();
+    const { factor, floorSeconds } = this.settings;
+    return Math.min(this.capMs, Math.ceil(factor * this.slowestMs + floorSeconds * 1e3));
   }
   /**
    * The limit for one candidate run of `selection`; none before a baseline was learned. A
@@ -92832,7 +92871,7 @@ function stoppedTests(before, after) {
   const earlier = new Set(before.tests.map((t2) => t2.id));
   const newRan = /* @__PURE__ */ new Map();
   for (const t2 of after.tests)
-    if (!earlier.has(t2.id) && t2.status !== "skip") newRan.set(fileOf(t2), (newRan.get(fileOf(t2)) ?? 0) + 1);
+    if (!earlier.has(t2.id) && t2.status !== "skip") newRan.set(fileOf2(t2), (newRan.get(fileOf2(t2)) ?? 0) + 1);
   for (const test of before.tests) {
     const later = now.get(test.id);
     if (later) {
@@ -92841,16 +92880,16 @@ function stoppedTests(before, after) {
       continue;
     }
     if (test.status === "error" && collectedNow(test, after)) continue;
-    const spare = newRan.get(fileOf(test)) ?? 0;
+    const spare = newRan.get(fileOf2(test)) ?? 0;
     if (spare > 0) {
-      newRan.set(fileOf(test), spare - 1);
+      newRan.set(fileOf2(test), spare - 1);
       continue;
     }
     stopped2.push({ id: test.id, before: test.status, now: "missing" });
   }
   return stopped2;
 }
-function fileOf(test) {
+function fileOf2(test) {
   return test.file ?? test.id.split(/::| > /)[0] ?? test.id;
 }
 function collectedNow(entry, after) {
@@ -92934,6 +92973,11 @@ var Stop = class extends Error {
 };
 
 // src/engine/run/strategy-run.ts
+function resultsIn(suite, visible) {
+  if (visible.kind === "all") return suite;
+  const ran = new Set(suite.tests.map((t2) => t2.id));
+  return visible.ids.length > 0 && visible.ids.every((id) => ran.has(id)) ? keepSelected(suite, visible) : void 0;
+}
 var StrategyRun = class {
   task;
   outcome;
@@ -92991,6 +93035,10 @@ var StrategyRun = class {
   tracePerTestMs() {
     return this.limits.tracePerTestMs();
   }
+  /** One test's limit where the coverage run traces the failing tests `failing` (after `baseline()`). */
+  traceFailingPerTestMs(failing) {
+    return this.limits.traceFailingPerTestMs(failing);
+  }
   /** A candidate's limit for a run of `selection`, from the unchanged code's timings (after `baseline()`). */
   candidateLimit(selection) {
     return this.limits.limitFor(selection);
@@ -93007,7 +93055,8 @@ var StrategyRun = class {
     });
     const suite = this.task.suiteBaseline;
     if (suite) this.limits.learn(suite);
-    const before = await this.test(visible, void 0, suite ? this.limits.limitFor(visible) : void 0);
+    const known = this.task.suiteBefore ? resultsIn(this.task.suiteBefore, visible) : void 0;
+    const before = known ?? await this.test(visible, void 0, suite ? this.limits.limitFor(visible) : void 0);
     this.outcome.evidence.before = evidenceOf(before);
     const broken = brokenRunReason(before, this.task.workspace);
     if (broken) throw new Stop("broken-tests", `the test command is broken: ${broken}`);
@@ -93016,7 +93065,7 @@ var StrategyRun = class {
       throw new Stop("nothing-to-fix", "every visible test already passes; there is nothing to repair");
     const regression = this.task.regression ? await this.suiteBefore(this.task.regression) : void 0;
     if (regression) this.outcome.evidence.regressionBefore = evidenceOf(regression);
-    this.limits.learn(before);
+    if (!known) this.limits.learn(before);
     if (regression) this.limits.learn(regression);
     this.base = { before, failing, visible, regression };
     return this.base;
@@ -95767,14 +95816,14 @@ var CoverageError = class extends Error {
   }
 };
 async function pythonSpectra(workspace, testIds, given) {
-  const { perTestMs, failing = [], ...options2 } = given;
+  const { perTestMs, failingPerTestMs = perTestMs, failing = [], ...options2 } = given;
   const dir = await mkdtemp8(join22(tmpdir9(), "autogen-trace-"));
   try {
     const safe = reportedFileFilter(workspace);
-    const run2 = (ids, extra, focus2) => traceRun(workspace, dir, [...extra, ...safeIds(ids)], { ...options2, perTestMs, focus: focus2 });
+    const run2 = (ids, extra, focus2, limitMs = perTestMs) => traceRun(workspace, dir, [...extra, ...safeIds(ids)], { ...options2, perTestMs: limitMs, focus: focus2 });
     if (failing.length === 0)
       return { spectra: spectraOf(await run2(testIds, [], void 0), safe), dropped: safe.dropped() };
-    const failed3 = spectraOf(await run2(failing, [], void 0), safe);
+    const failed3 = spectraOf(await run2(failing, [], void 0, failingPerTestMs), safe);
     const focus = /* @__PURE__ */ new Map();
     for (const test of failed3.filter((t2) => t2.failed))
       for (const [file2, lines] of test.lines) focus.set(file2, /* @__PURE__ */ new Set([...focus.get(file2) ?? [], ...lines]));
@@ -95877,6 +95926,7 @@ async function repair(task, run2, llm) {
       spectra = await pythonSpectra(task.workspace, task.regression?.kind === "all" ? [] : known, {
         ...task.sandbox,
         perTestMs: run2.tracePerTestMs(),
+        failingPerTestMs: run2.traceFailingPerTestMs(failing),
         failing: failing.map((t2) => t2.id)
       });
       run2.countTestRuns(1);
@@ -97215,34 +97265,6 @@ import { mkdtemp as mkdtemp12, rm as rm19 } from "node:fs/promises";
 import { tmpdir as tmpdir12 } from "node:os";
 import { existsSync as existsSync12, statSync as statSync6 } from "node:fs";
 import { isAbsolute as isAbsolute8, join as join31 } from "node:path";
-
-// src/verify/keep-selected.ts
-var SEPARATOR = " > ";
-var lastOf = (id) => id.split(SEPARATOR).at(-1) ?? id;
-var fileOf2 = (id) => id.includes(SEPARATOR) ? id.split(SEPARATOR)[0] : void 0;
-function named(test, id) {
-  if (test.id === id) return true;
-  if (lastOf(test.id) !== lastOf(id)) return false;
-  const file2 = fileOf2(id);
-  return file2 === void 0 || file2 === fileOf2(test.id) || file2 === test.file;
-}
-function keepSelected(report2, selection) {
-  if (selection.kind !== "tests") return report2;
-  const exact = new Set(selection.ids);
-  let kept2 = report2.tests.filter(
-    (t2) => exact.has(t2.id) || selection.ids.some((id) => !report2.tests.some((o3) => o3.id === id) && named(t2, id))
-  );
-  if (kept2.length === 0)
-    kept2 = report2.tests.filter((t2) => t2.status === "fail" && (lastOf(t2.id) === t2.file || t2.name === t2.file));
-  const wanted = new Set(kept2.map((t2) => t2.id));
-  if (kept2.length === report2.tests.length) return report2;
-  const run2 = report2.run;
-  const finishedOnItsOwn = !run2.limit && !run2.timedOut && !run2.signal && !run2.spawnError;
-  const othersFailed = failingTests(report2).some((t2) => !wanted.has(t2.id));
-  const selectedFailed = failingTests({ ...report2, tests: kept2 }).length > 0;
-  const exitCode2 = finishedOnItsOwn && run2.exitCode !== 0 && othersFailed && !selectedFailed && kept2.length > 0 ? 0 : run2.exitCode;
-  return { ...report2, run: { ...run2, exitCode: exitCode2 }, tests: kept2, source: kept2.length > 0 ? report2.source : "none" };
-}
 
 // src/verify/mark-test-timeout.ts
 var TEST_TIMED_OUT = /\btimed out after (\d+(?:\.\d+)?) ?(ms|s)\b/;

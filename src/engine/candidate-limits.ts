@@ -72,6 +72,18 @@ export class CandidateLimits {
   }
 
   /**
+   * One test's limit where the coverage run traces `failing`: a candidate's per-test limit when
+   * every one of them was stopped by a limit in the unchanged code's run (a loop). Such a test
+   * fails again whatever its limit, and its first moments already run the lines of its loop;
+   * tracing it TRACE_FACTOR times longer would tell nothing more. Otherwise `tracePerTestMs`.
+   */
+  traceFailingPerTestMs(failing: TestReport["tests"]): number | undefined {
+    if (!this.learned || failing.length === 0 || !failing.every(stoppedByLimit)) return this.tracePerTestMs();
+    const { factor, floorSeconds } = this.settings;
+    return Math.min(this.capMs, Math.ceil(factor * this.slowestMs + floorSeconds * 1000));
+  }
+
+  /**
    * The limit for one candidate run of `selection`; none before a baseline was learned. A
    * test's CPU time is limited to `perTestMs`; a test that blocks (sleeps, waits) uses no CPU
    * and is stopped at BLOCKING_FACTOR × that in wall-clock time. The run is given room for one such

@@ -61,6 +61,23 @@ describe("CandidateLimits", () => {
     expect(capped.tracePerTestMs()).toBe(3_000);
   });
 
+  it("traces failing tests that all looped in the unchanged code at a candidate's per-test limit, not the tracer's multiple of it", () => {
+    const limits = new CandidateLimits(undefined, 600_000);
+    const looped = report(10_500, [2_500, 2_500, 50]);
+    const [first, second] = looped.tests;
+    for (const test of [first, second])
+      if (test) Object.assign(test, { status: "fail", message: "TimeoutError: timed out after 2.5 s of CPU time" });
+    limits.learn(looped);
+    const stopped = looped.tests.slice(0, 2);
+    // Each fails again whatever its limit, and its loop's lines run in its first moments: 5 × 50 ms + 1 s.
+    expect(limits.traceFailingPerTestMs(stopped)).toBe(5 * 50 + 1_000);
+    expect(limits.tracePerTestMs()).toBe(4 * 5 * 50 + 2 * 1_000);
+    // One failing test that ended by itself (an assertion) keeps the tracer's allowance for all of them.
+    const assertion = { id: "t9", name: "t9", status: "fail" as const, durationMs: 40, message: "AssertionError" };
+    expect(limits.traceFailingPerTestMs([...stopped, assertion])).toBe(limits.tracePerTestMs());
+    expect(new CandidateLimits(undefined, 600_000).traceFailingPerTestMs(stopped)).toBeUndefined();
+  });
+
   it("follows test.candidateLimit and never exceeds the test run's own limit", () => {
     const limits = new CandidateLimits({ factor: 2, floorSeconds: 0.5 }, 600_000);
     limits.learn(report(1_000, [250, 250]));

@@ -2,6 +2,10 @@ import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { localVerifier } from "../../src/verify/local-verifier.ts";
+import { detectRunner } from "../../src/verify/runners/detect-runner.ts";
+import { countByStatus } from "../../src/verify/test-report.ts";
+import { writeRepo } from "../support/python-task.ts";
 import { splitEnvAssignments } from "../../src/verify/runners/command-env.ts";
 import { readPackageScript } from "../../src/verify/runners/package-script.ts";
 import { splitCommand } from "../../src/verify/runners/split-command.ts";
@@ -21,6 +25,27 @@ describe("a test command's environment assignments", () => {
     });
     expect(splitEnvAssignments(["pytest", "-k", "A=1"])).toEqual({ env: {}, argv: ["pytest", "-k", "A=1"] });
   });
+
+  it("runs `PYTHONPATH=src pytest` as written (real pytest): the code imports in the whole run and in a single test's", async () => {
+    const dir = await writeRepo({
+      "src/shop/__init__.py": "",
+      "src/shop/cart.py": "def total(prices):\n    return sum(prices) + 1\n",
+      "tests/test_cart.py":
+        "from shop.cart import total\n\n\ndef test_total():\n    assert total([1, 2]) == 3\n\n\ndef test_empty():\n    assert total([]) == 1\n",
+    });
+    const sandbox = { timeoutMs: 120_000, env: { PYTEST_DISABLE_PLUGIN_AUTOLOAD: "1" } };
+    for (const command of ["PYTHONPATH=src pytest", "PYTHONPATH=src python3 -m pytest -q tests"]) {
+      const verifier = localVerifier(detectRunner(dir, command), sandbox);
+      const all = await verifier.run(dir, { kind: "all" });
+      expect(all.run.output).not.toContain("No module named");
+      expect(countByStatus(all.tests)).toEqual({ pass: 1, fail: 1, error: 0, skip: 0 });
+      const one = await verifier.run(dir, { kind: "tests", ids: ["tests/test_cart.py::test_total"] });
+      expect(one.tests.map((t) => `${t.id}:${t.status}`)).toEqual(["tests/test_cart.py::test_total:fail"]);
+    }
+    // The same command without the assignment cannot import the code: the assignment is what made it work.
+    const bare = await localVerifier(detectRunner(dir, "pytest"), sandbox).run(dir, { kind: "all" });
+    expect(bare.run.output).toContain("No module named 'shop'");
+  }, 120_000);
 
   it("refuses what may not be set for a test run, and commands that run nothing, with what to do", () => {
     expect(() => splitEnvAssignments(splitCommand("LD_PRELOAD=/tmp/x.so pytest"))).toThrow(

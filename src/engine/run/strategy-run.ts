@@ -7,6 +7,7 @@
 import type { WarmSlot } from "../../verify/warm/warm-pytest-slot.ts";
 import { BudgetExceededError } from "../../llm/budget.ts";
 import { LlmStageError, type LlmClient } from "../../llm/llm-client.ts";
+import { keepSelected } from "../../verify/keep-selected.ts";
 import { brokenRunReason } from "../../verify/load-failure.ts";
 import type { RunTimeLimit } from "../../verify/local-verifier.ts";
 import type { TestSelection } from "../../verify/runners/test-runner.ts";
@@ -31,6 +32,13 @@ import { RunCosts } from "./run-costs.ts";
 import { Stop } from "./stop-run.ts";
 
 export { Stop } from "./stop-run.ts";
+
+/** The visible tests' results in a run of the whole suite, when it ran every one of them (by its exact id). */
+function resultsIn(suite: TestReport, visible: TestSelection): TestReport | undefined {
+  if (visible.kind === "all") return suite;
+  const ran = new Set(suite.tests.map((t) => t.id));
+  return visible.ids.length > 0 && visible.ids.every((id) => ran.has(id)) ? keepSelected(suite, visible) : undefined;
+}
 
 export type Baseline = {
   before: TestReport;
@@ -127,6 +135,11 @@ export class StrategyRun {
     return this.limits.tracePerTestMs();
   }
 
+  /** One test's limit where the coverage run traces the failing tests `failing` (after `baseline()`). */
+  traceFailingPerTestMs(failing: TestCaseResult[]): number | undefined {
+    return this.limits.traceFailingPerTestMs(failing);
+  }
+
   /** A candidate's limit for a run of `selection`, from the unchanged code's timings (after `baseline()`). */
   candidateLimit(selection: TestSelection): RunTimeLimit | undefined {
     return this.limits.limitFor(selection);
@@ -145,7 +158,10 @@ export class StrategyRun {
     // The whole suite's run of the same code, made before the strategy: its timings limit these runs too.
     const suite = this.task.suiteBaseline;
     if (suite) this.limits.learn(suite);
-    const before = await this.test(visible, undefined, suite ? this.limits.limitFor(visible) : undefined);
+    // The job's run of the whole suite on this same workspace holds the visible tests' results already: a
+    // test that loops there is not run to a limit again. Otherwise a run of them, limited by the suite's timings.
+    const known = this.task.suiteBefore ? resultsIn(this.task.suiteBefore, visible) : undefined;
+    const before = known ?? (await this.test(visible, undefined, suite ? this.limits.limitFor(visible) : undefined));
     this.outcome.evidence.before = evidenceOf(before);
     const broken = brokenRunReason(before, this.task.workspace);
     if (broken) throw new Stop("broken-tests", `the test command is broken: ${broken}`);
@@ -155,8 +171,8 @@ export class StrategyRun {
     // The whole suite on the unchanged code was run already (and the workspace has not changed since): not again.
     const regression = this.task.regression ? await this.suiteBefore(this.task.regression) : undefined;
     if (regression) this.outcome.evidence.regressionBefore = evidenceOf(regression);
-    // Candidate runs are limited by the unchanged code's own timings from here on.
-    this.limits.learn(before);
+    // Candidate runs are limited by the unchanged code's own timings from here on (the suite's were learnt already).
+    if (!known) this.limits.learn(before);
     if (regression) this.limits.learn(regression);
     this.base = { before, failing, visible, regression };
     return this.base;

@@ -34,6 +34,8 @@ export class CoverageError extends Error {
 export type PythonSpectraOptions = Omit<SandboxOptions, "cwd"> & {
   /** One test's limit (from the unchanged code's timings); the default per-test limit when absent. */
   perTestMs?: number | undefined;
+  /** One test's limit in the failing tests' run (shorter when they all looped in the unchanged code); `perTestMs` when absent. */
+  failingPerTestMs?: number | undefined;
   /** The failing tests: traced first and in full, the others then only where these ran. */
   failing?: string[] | undefined;
 };
@@ -44,15 +46,15 @@ export async function pythonSpectra(
   testIds: string[],
   given: PythonSpectraOptions,
 ): Promise<Spectra> {
-  const { perTestMs, failing = [], ...options } = given;
+  const { perTestMs, failingPerTestMs = perTestMs, failing = [], ...options } = given;
   const dir = await mkdtemp(join(tmpdir(), "autogen-trace-"));
   try {
     const safe = reportedFileFilter(workspace);
-    const run = (ids: string[], extra: string[], focus?: string) =>
-      traceRun(workspace, dir, [...extra, ...safeIds(ids)], { ...options, perTestMs, focus });
+    const run = (ids: string[], extra: string[], focus?: string, limitMs = perTestMs) =>
+      traceRun(workspace, dir, [...extra, ...safeIds(ids)], { ...options, perTestMs: limitMs, focus });
     if (failing.length === 0)
       return { spectra: spectraOf(await run(testIds, [], undefined), safe), dropped: safe.dropped() };
-    const failed = spectraOf(await run(failing, [], undefined), safe);
+    const failed = spectraOf(await run(failing, [], undefined, failingPerTestMs), safe);
     const focus = new Map<string, Set<number>>();
     for (const test of failed.filter((t) => t.failed))
       for (const [file, lines] of test.lines) focus.set(file, new Set([...(focus.get(file) ?? []), ...lines]));

@@ -87,6 +87,7 @@ async function repair(task: Task, run: StrategyRun, llm: LlmClient | undefined):
       spectra = await pythonSpectra(task.workspace, task.regression?.kind === "all" ? [] : known, {
         ...task.sandbox,
         perTestMs: run.tracePerTestMs(),
+        failingPerTestMs: run.traceFailingPerTestMs(failing),
         failing: failing.map((t) => t.id),
       });
       run.countTestRuns(1);
