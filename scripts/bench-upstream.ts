@@ -12,6 +12,8 @@
 //                                                  # transcripts in eval-results/upstream/<task>/transcripts
 //   npm run bench:upstream -- --report             # the table again from the results already there (no run)
 //   AUTOGEN_BENCH_MINUTES=N                        # each task's wall-clock budget (default 15)
+//   AUTOGEN_BENCH_STRATEGY=slpw|seidr              # with a model: that strategy instead of LPW, its results and
+//                                                  # transcripts in eval-results/upstream-<strategy>/<task>
 //
 // A JavaScript task's test command needs its runner (tape, vitest): the recipe names the
 // packages, installed once under <tasks>/<task>/node_modules, outside the task; the task's
@@ -34,7 +36,13 @@ const MIRRORS = process.env.AUTOGEN_BENCH_MIRRORS ?? "/work/.mirror";
 const CACHE = resolve(process.env.AUTOGEN_BENCH_TASKS ?? join(dirname(ROOT), `${basename(ROOT)}-bench-tasks`));
 if (`${CACHE}/`.startsWith(`${ROOT}/`))
   fail(`AUTOGEN_BENCH_TASKS=${CACHE} is inside ${ROOT}: a task's vitest would find autogen-bot's own vitest.config.ts`);
-const OUT = join(ROOT, "eval-results", "upstream");
+/** With a model: LPW (the default strategy) unless AUTOGEN_BENCH_STRATEGY names another of the model's strategies. */
+const MODEL_STRATEGY = z
+  .enum(["lpw", "slpw", "seidr"])
+  .parse(process.env.AUTOGEN_BENCH_STRATEGY?.trim() || "lpw", {
+    error: () => "AUTOGEN_BENCH_STRATEGY: lpw, slpw or seidr",
+  });
+const OUT = join(ROOT, "eval-results", MODEL_STRATEGY === "lpw" ? "upstream" : `upstream-${MODEL_STRATEGY}`);
 
 function fail(message: string): never {
   process.stderr.write(`bench:upstream: ${message}\n`);
@@ -114,12 +122,13 @@ if (check) {
 }
 
 /** A report reads how the tasks ran from their saved transcripts, not from this shell's environment. */
-const ranWithModel = () => tasks.some((t) => existsSync(join(OUT, t.name, "transcripts", "lpw", `${t.name}.jsonl`)));
+const ranWithModel = () =>
+  tasks.some((t) => existsSync(join(OUT, t.name, "transcripts", MODEL_STRATEGY, `${t.name}.jsonl`)));
 const withModel = reportOnly ? ranWithModel() : Boolean(process.env.AUTOGEN_LLM_BASE_URL);
 const minutes = process.env.AUTOGEN_BENCH_MINUTES ?? "15";
-const strategyName = withModel ? "lpw" : "template";
+const strategyName = withModel ? MODEL_STRATEGY : "template";
 process.stdout.write(
-  `${tasks.length} task(s) built in ${CACHE}; strategy ${withModel ? "lpw, template pass after it (as autogen-bot fix runs)" : "template (no model)"}; ${minutes} min a task\n`,
+  `${tasks.length} task(s) built in ${CACHE}; strategy ${withModel ? `${MODEL_STRATEGY}, template pass after it (as autogen-bot fix runs)` : "template (no model)"}; ${minutes} min a task\n`,
 );
 
 const resultsSchema = z.object({
@@ -200,7 +209,7 @@ for (const task of tasks) {
   const out = join(OUT, task.name);
   await mkdir(out, { recursive: true });
   const strategy = withModel
-    ? ["--strategy", "lpw", "--template-after", "--transcripts", join(out, "transcripts")]
+    ? ["--strategy", MODEL_STRATEGY, "--template-after", "--transcripts", join(out, "transcripts")]
     : ["--strategy", "template"];
   // A result left by an earlier run must not stand in for this one's.
   if (!reportOnly) await rm(join(out, "results.json"), { force: true });

@@ -102,9 +102,11 @@ def main():
     else:
         namespace = {"__builtins__": builtins}
         namespace.update({k: v for k, v in vars(module).items() if not k.startswith("__")})
-        namespace[name.split(".")[-1]] = module
+        # The module's own names win over its name: `tabulate(...)` is the function tabulate exports,
+        # as `from tabulate import tabulate` has it, not the package (then "'module' object is not callable").
+        namespace.setdefault(name.split(".")[-1], module)
         top = name.split(".")[0]
-        namespace[top] = sys.modules.get(top, module)
+        namespace.setdefault(top, sys.modules.get(top, module))
         for call in request["calls"]:
             output = _evaluate(call["call"], namespace, limit)
             expected = _expected(call.get("expected"), namespace, limit)

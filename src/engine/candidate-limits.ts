@@ -4,6 +4,7 @@
 // A candidate that loops forever then costs seconds, not the test run's own limit.
 import type { RunTimeLimit } from "../verify/local-verifier.ts";
 import type { TestSelection } from "../verify/runners/test-runner.ts";
+import { stoppedByTestLimit } from "../verify/mark-test-timeout.ts";
 import type { TestReport } from "../verify/test-report.ts";
 
 /** `test.candidateLimit` in the repository's config. */
@@ -50,7 +51,7 @@ export class CandidateLimits {
     const sane = (t: TestReport["tests"][number]) => Number.isFinite(t.durationMs ?? 0) && (t.durationMs ?? 0) >= 0;
     const inTests = report.tests.filter(sane).reduce((a, t) => a + (t.durationMs ?? 0), 0);
     // A test the per-test limit stopped (a loop in the unchanged code) timed the limit, not the test: it sets no candidate's limit.
-    const timed = report.tests.filter((t) => sane(t) && !stoppedByLimit(t)).map((t) => t.durationMs ?? 0);
+    const timed = report.tests.filter((t) => sane(t) && !stoppedByTestLimit(t)).map((t) => t.durationMs ?? 0);
     // A fold, not Math.max(...times): a report of a few hundred thousand tests would overflow the call stack.
     this.slowestMs = timed.reduce((a, b) => Math.max(a, b), this.slowestMs);
     // Runs are sequential: time not inside a test is start-up, collection and teardown.
@@ -116,14 +117,6 @@ export class CandidateLimits {
         `; a test that blocks is stopped after ${seconds(perTestWallMs)}`,
     };
   }
-}
-
-/** Our pytest plugin's "timed out after 1.2 s" and node --test's "test timed out after 1200ms". */
-function stoppedByLimit(test: TestReport["tests"][number]): boolean {
-  return (
-    (test.status === "fail" || test.status === "error") &&
-    /\btimed out after \d+(?:\.\d+)? ?(?:ms|s)\b/.test(test.message ?? "")
-  );
 }
 
 /** The limit that stopped a candidate's run (its whole run, or one of its tests), when one did. */

@@ -5,7 +5,7 @@
 // stage that stopped it, so each door can say it its own way.
 import { buildTask, chooseVisible } from "../engine/build-task.ts";
 import { formatMemory } from "../engine/memory/memory-pool.ts";
-import { emptyOutcome, evidenceOf, type Outcome } from "../engine/task.ts";
+import { emptyOutcome, evidenceOf, type Outcome, type VisibleTests } from "../engine/task.ts";
 import { configWithInstall, type InstallResult } from "../verify/install/run-install.ts";
 import { missingDependencies, runSetup } from "../verify/run-setup.ts";
 import { detectRunner } from "../verify/runners/detect-runner.ts";
@@ -122,7 +122,20 @@ async function stages(
       ports.progress?.engine?.(event);
     },
   });
-  const outcome = await strategy.run(input.regression === false ? { ...task, regression: undefined } : task);
+  const canReproduce = input.canReproduce ?? llm !== undefined;
+  const runTask = input.regression === false ? { ...task, regression: undefined } : task;
+  let outcome = await strategy.run(runTask);
+  let visible = choice.visible;
+  if (outcome.stopReason === "nothing-to-fix" && reproducesInstead(trigger, visible, canReproduce)) {
+    // The failing tests the baseline found passed when run again (a timing test on a loaded
+    // machine, a flaky socket test): nothing of the issue's. With a model, the issue is reproduced instead.
+    const flaky = outcome;
+    visible = { kind: "reproduce" };
+    await tell({ stage: "visible", visible, why: AFTER_FLAKY });
+    outcome = await strategy.run({ ...runTask, visible });
+    outcome.cost.testRuns += flaky.cost.testRuns;
+    outcome.cost.testSeconds += flaky.cost.testSeconds;
+  }
   outcome.dependencies = dependencies;
   if (outcome.plan.memoryShown)
     outcome.plan.recalled = recalled.map((r) => ({ task: r.task.split("\n")[0] ?? "", score: r.score }));
@@ -134,7 +147,14 @@ async function stages(
     await postChecks(workspace, outcome, config, behaviour);
     await tell({ stage: "post-checks", outcome, passed: outcome.status === "fixed" });
   }
-  return { outcome, runner, install, baseline, visible: choice.visible };
+  return { outcome, runner, install, baseline, visible };
+}
+
+const AFTER_FLAKY = "the failing test(s) passed when run again: a test reproducing the issue is written first";
+
+/** An issue whose visible tests were the baseline's failures (not named ones), with a model to reproduce it. */
+function reproducesInstead(trigger: PipelineInput["trigger"], visible: VisibleTests, canReproduce: boolean): boolean {
+  return trigger.kind === "issue" && !trigger.tests?.length && visible.kind === "tests" && canReproduce;
 }
 
 function stopped(

@@ -53,7 +53,10 @@ describe("CandidateLimits", () => {
     const looped = report(10_500, [10_000, 50]);
     const first = looped.tests[0];
     if (first)
-      Object.assign(first, { status: "fail", message: "TimeoutError: timed out after 10 s (the per-test limit)" });
+      Object.assign(first, {
+        status: "fail",
+        message: "TimeoutError: timed out after 10 s of CPU time (the per-test limit, AUTOGEN_TEST_TIMEOUT)",
+      });
     limits.learn(looped);
     expect(limits.tracePerTestMs()).toBe(4 * 5 * 50 + 2 * 1_000);
     const capped = new CandidateLimits(undefined, 3_000);

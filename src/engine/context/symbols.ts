@@ -16,6 +16,9 @@ export type CodeSymbol = {
   text: string;
 };
 
+/** A value that is a function: `function (…) {…}`, `function name(…) {…}`, `(…) => …`. */
+const FUNCTION_VALUE = /^(arrow_function|function_expression|function|generator_function)$/;
+
 export async function symbolsOf(path: string, source: string): Promise<CodeSymbol[]> {
   const grammar = grammarForFile(path);
   if (!grammar) return [];
@@ -24,7 +27,10 @@ export async function symbolsOf(path: string, source: string): Promise<CodeSymbo
   const add = (node: SyntaxNode, outer: SyntaxNode, kind: CodeSymbol["kind"], name: string | undefined) => {
     if (!name) return;
     const startLine = node.startPosition.row + 1;
-    const body = node.childForFieldName("body") ?? node.childForFieldName("value")?.childForFieldName("body");
+    const body =
+      node.childForFieldName("body") ??
+      node.childForFieldName("value")?.childForFieldName("body") ??
+      node.childForFieldName("right")?.childForFieldName("body");
     // Python's body starts on the line after the colon; a JS body's brace ends the signature line.
     const bodyRow = body ? body.startPosition.row : node.startPosition.row;
     const headerEnd = Math.max(startLine, grammar === "python" ? bodyRow : bodyRow + 1);
@@ -58,12 +64,27 @@ export async function symbolsOf(path: string, source: string): Promise<CodeSymbo
         add(target, child, "class", name);
         const body = target.childForFieldName("body");
         if (body) visit(body, name);
-      } else if (target.type === "lexical_declaration") {
+      } else if (target.type === "lexical_declaration" || target.type === "variable_declaration") {
+        // `const f = () => …`, and `var parseValues = function parseQueryStringValues(…) {…}` (qs, pre-ES2015 code).
         for (const d of target.namedChildren) {
           const value = d?.childForFieldName("value");
-          if (d && value && /arrow_function|function_expression/.test(value.type))
+          if (d && value && FUNCTION_VALUE.test(value.type))
             add(d, child, "function", d.childForFieldName("name")?.text);
         }
+      } else if (!inClass && target.type === "expression_statement") {
+        // CommonJS: `module.exports = function (args, opts) {…}` (minimist), `exports.parse = …`,
+        // `Type.prototype.method = function …`: named as assigned.
+        const assignment = target.namedChildren[0];
+        const right = assignment?.type === "assignment_expression" ? assignment.childForFieldName("right") : null;
+        const left = assignment?.childForFieldName("left");
+        if (
+          assignment &&
+          right &&
+          left &&
+          FUNCTION_VALUE.test(right.type) &&
+          /^(identifier|member_expression)$/.test(left.type)
+        )
+          add(assignment, child, "function", left.text);
       }
     }
   };

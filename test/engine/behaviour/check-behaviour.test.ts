@@ -176,6 +176,35 @@ describe("the behaviour table", { timeout: 300_000 }, () => {
     );
   });
 
+  it("a package that exports a function of its own name (tabulate's tabulate): a call names the function, not the package", async () => {
+    const dir = await writeRepo({ "last/__init__.py": RIGHT });
+    const outcome: Outcome = {
+      ...emptyOutcome("lpw"),
+      status: "fixed",
+      stopReason: "solved",
+      message: "last() returns its default for an empty list",
+      diff: unifiedDiff("last/__init__.py", BEFORE, RIGHT),
+      changedFiles: ["last/__init__.py"],
+    };
+    scriptAnswers([{ stage: "behaviour-calls", content: { ...CALLS, module: "last" } }]);
+    await checkBehaviour(outcome, {
+      workspace: dir,
+      llm: testLlm(),
+      problem: ISSUE,
+      runnerName: "pytest",
+      sandbox: SANDBOX,
+    });
+    // Before: every call raised "TypeError: 'module' object is not callable", read as contradicting the issue.
+    const rows = outcome.behaviour?.kind === "table" ? outcome.behaviour.rows : [];
+    expect(rows.map((r) => [r.before, r.after, r.flag])).toEqual([
+      ["raises IndexError: empty", "None", "ok"],
+      ["raises IndexError: empty", "7", "ok"],
+      ["4", "4", "ok"],
+      ["3", "3", "ok"],
+    ]);
+    expect(outcome.status).toBe("fixed");
+  });
+
   it("a module the model named that does not import: no table, the reason, the fix unchanged", async () => {
     const { outcome } = await check(RIGHT, { ...CALLS, module: "seq.nowhere" });
     expect(outcome.status).toBe("fixed");

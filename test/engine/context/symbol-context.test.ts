@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import { buildContext } from "../../../src/engine/context/build-context.ts";
 import { failureFrames } from "../../../src/engine/context/failure-frames.ts";
 import { renderRanges } from "../../../src/engine/context/line-ranges-view.ts";
+import { symbolsOf } from "../../../src/engine/context/symbols.ts";
 import { isTestFile } from "../../../src/engine/is-test-file.ts";
 import { useHttpMock } from "../../support/http-mock.ts";
 import { scriptAnswers, testLlm } from "../../support/llm-mock.ts";
@@ -142,6 +143,49 @@ describe("context by symbol", () => {
     });
     expect(context.symbols[0]).toMatchObject({ name: "_render_percent_cell_77", reason: "named" });
     expect(context.code).toMatch(/\d+ \| def _render_percent_cell_77\(value, fmt="", missing=""\):/);
+  });
+
+  it("sees pre-ES2015 JavaScript: var-assigned functions and CommonJS exports are symbols (qs, minimist)", async () => {
+    const padding = Array.from(
+      { length: 40 },
+      (_, i) => `var helper${i} = function helper${i}(value) {\n    return value + ${i};\n};\n`,
+    ).join("\n");
+    const parse = [
+      "'use strict';",
+      "",
+      "var utils = require('./utils');",
+      "",
+      padding,
+      "var parseValues = function parseQueryStringValues(str, options) {",
+      "    var limit = options.parameterLimit === Infinity ? undefined : options.parameterLimit;",
+      "    var parts = str.split('&', options.throwOnLimitExceeded ? limit + 1 : limit);",
+      "    return parts;",
+      "};",
+      "",
+      "module.exports = function (str, opts) {",
+      "    return parseValues(str, opts || {});",
+      "};",
+      "",
+    ].join("\n");
+    expect((await symbolsOf("lib/parse.js", parse)).map((s) => s.name).slice(-2)).toEqual([
+      "parseValues",
+      "module.exports",
+    ]);
+    expect(
+      (await symbolsOf("a.js", "exports.run = () => 1;\nThing.prototype.go = function () {};\n")).map((s) => s.name),
+    ).toEqual(["exports.run", "Thing.prototype.go"]);
+    const dir = await writeRepo({ "lib/parse.js": parse, "lib/utils.js": "exports.x = 1;\n" });
+    const context = await buildContext(dir, {
+      query: "qs",
+      mentioned: [],
+      named: ["parseValues"],
+      isTestFile,
+      maxChars: 2000,
+    });
+    // Before: lib/parse.js had no symbol at all, so the function the issue names was never shown.
+    expect(context.symbols[0]).toMatchObject({ path: "lib/parse.js", name: "parseValues", reason: "named" });
+    expect(context.code).toMatch(/\d+ \| var parseValues = function parseQueryStringValues\(str, options\) \{/);
+    expect(context.code).toContain("limit + 1 : limit);");
   });
 
   it("shows localize candidates by their best-matching symbols, not their licence headers", async () => {
