@@ -49160,12 +49160,12 @@ var MAX_PROBLEM_CHARS = 300;
 var RepoConfigError = class extends Error {
   problems;
   constructor(problems) {
-    const shown2 = problems.slice(0, MAX_PROBLEMS).map((p) => p.length > MAX_PROBLEM_CHARS ? `${p.slice(0, MAX_PROBLEM_CHARS - 1)}\u2026` : p);
-    if (problems.length > MAX_PROBLEMS) shown2.push(`and ${problems.length - MAX_PROBLEMS} more problems`);
+    const shown3 = problems.slice(0, MAX_PROBLEMS).map((p) => p.length > MAX_PROBLEM_CHARS ? `${p.slice(0, MAX_PROBLEM_CHARS - 1)}\u2026` : p);
+    if (problems.length > MAX_PROBLEMS) shown3.push(`and ${problems.length - MAX_PROBLEMS} more problems`);
     super(`${REPO_CONFIG_PATH} is invalid:
-${shown2.map((p) => `- ${p}`).join("\n")}`);
+${shown3.map((p) => `- ${p}`).join("\n")}`);
     this.name = "RepoConfigError";
-    this.problems = shown2;
+    this.problems = shown3;
   }
 };
 var REPO_CONFIG_MAX_BYTES = 64 * 1024;
@@ -50359,13 +50359,13 @@ var LogDigester = class {
     });
     if (step) {
       const tail = step.tail.filter((l2) => this.rarity(l2) >= 0.8 || l2.score >= 2).slice(-TAIL_LINES);
-      const shown2 = (l2) => candidates2.some((c4) => c4.lines.some((k2) => k2.n === l2.n));
-      const last = tail.slice(-P.lastLines).filter((l2) => !shown2(l2));
-      const before = tail.slice(0, -P.lastLines).filter((l2) => !shown2(l2));
+      const shown3 = (l2) => candidates2.some((c4) => c4.lines.some((k2) => k2.n === l2.n));
+      const last = tail.slice(-P.lastLines).filter((l2) => !shown3(l2));
+      const before = tail.slice(0, -P.lastLines).filter((l2) => !shown3(l2));
       if (last.length > 0) candidates2.push({ lines: last, end: last.at(-1)?.n ?? 0, score: P.lastTail, kind: "tail" });
       if (before.length > 0)
         candidates2.push({ lines: before, end: before.at(-1)?.n ?? 0, score: P.tail, kind: "tail" });
-      const said = [step.command, step.exit].filter((l2) => l2 !== void 0 && !shown2(l2));
+      const said = [step.command, step.exit].filter((l2) => l2 !== void 0 && !shown3(l2));
       if (said.length > 0) candidates2.push({ lines: said, end: step.exit.n, score: P.command, kind: "command" });
     }
     const chosen = [];
@@ -90220,18 +90220,18 @@ async function testSource(workspace, id, fallbackFile) {
       classNode ?? tree.rootNode,
       (n2) => grammar === "python" ? n2.type === "function_definition" && n2.childForFieldName("name")?.text === name : n2.type === "call_expression" && /^(it|test)$/.test(n2.childForFieldName("function")?.text ?? "") && stringArg(n2) === name
     );
-    const shown2 = found?.parent?.type === "decorated_definition" ? found.parent : found;
-    if (!shown2) return void 0;
+    const shown3 = found?.parent?.type === "decorated_definition" ? found.parent : found;
+    if (!shown3) return void 0;
     const lines = source.split("\n");
-    const body = lines.slice(shown2.startPosition.row, shown2.endPosition.row + 1).join("\n");
+    const body = lines.slice(shown3.startPosition.row, shown3.endPosition.row + 1).join("\n");
     return `# ${file2}
-${classHeaderOf(lines, shown2)}${body}`;
+${classHeaderOf(lines, shown3)}${body}`;
   } finally {
     tree.delete();
   }
 }
-function classHeaderOf(lines, shown2) {
-  let node2 = shown2.parent;
+function classHeaderOf(lines, shown3) {
+  let node2 = shown3.parent;
   while (node2 && node2.type !== "class_definition") node2 = node2.parent;
   if (!node2) return "";
   const end = (node2.childForFieldName("body") ?? node2).startPosition.row;
@@ -91087,6 +91087,7 @@ function renderReport(outcome, context) {
       `${outcome.plan.steps ? "\n" : ""}Mechanical edit: ${fix.description} at \`${fix.file}:${fix.line}\` (repair template \`${fix.family}\`, at the line the failing tests point to most).`
     );
   if (outcome.review && outcome.review.verdict !== "not-reviewed") out.push("", reviewLine(outcome.review));
+  if (outcome.plan.recalled?.length) out.push("", recalledLine(outcome.plan.recalled));
   if (!outcome.plan.steps && !fix)
     out.push(
       outcome.plan.localisation.length > 0 ? "No plan: the search found no edit (the suspicious lines are in the details below)." : "No plan was made."
@@ -91141,7 +91142,7 @@ function renderReport(outcome, context) {
   if (outcome.policy) {
     if (outcome.policy.ok)
       out.push(
-        "- No protected path touched, within the diff budget, and no test weakened (no deleted or renamed test, no added skip/only/xfail, no removed or changed assertion, no rewritten snapshot)."
+        "- No protected path touched, within the diff budget, and no test weakened (no deleted or renamed test, no added skip/only/xfail, no removed or changed assertion, no rewritten snapshot, no test file patching what it imports or ending the process, no pytest plugin code)."
       );
     for (const v of outcome.policy.violations) out.push(`- \u274C ${v.rule}: ${v.detail}`);
     for (const t2 of outcome.policy.tampering)
@@ -91198,7 +91199,7 @@ function renderReport(outcome, context) {
   for (const a2 of outcome.attempts.slice(0, MAX_ATTEMPTS_SHOWN)) {
     const where = a2.file ? `\`${a2.file}${a2.line ? `:${a2.line}` : ""}\`` : "";
     out.push(
-      `| ${a2.index} | ${a2.family ? `${a2.family}: ` : ""}${cell(a2.description)}${a2.analysis ? `<br>analysis: ${cell(a2.analysis)}` : ""} | ${where} | ${a2.result}${a2.limit ? `: ${cell(a2.limit)}` : ""}${a2.reason ? `: ${cell(a2.reason)}` : ""} | ${a2.passed} | ${a2.failed} |`
+      `| ${a2.index} | ${a2.family ? `${a2.family}: ` : ""}${cell(a2.description)}${a2.analysis ? `<br>analysis: ${cell(a2.analysis)}` : ""} | ${where} | ${a2.result}${a2.limit ? `: ${cell(a2.limit)}` : ""}${a2.reason ? `: ${cell(reasonAfter(a2.result, a2.reason))}` : ""} | ${a2.passed} | ${a2.failed} |`
     );
   }
   if (outcome.attempts.length > MAX_ATTEMPTS_SHOWN)
@@ -91211,6 +91212,10 @@ function renderReport(outcome, context) {
   );
   return `${out.join("\n")}
 `;
+}
+function recalledLine(recalled) {
+  const named2 = recalled.map((r2) => `"${cell(r2.task.slice(0, 120))}" (similarity ${r2.score.toFixed(2)})`).join("; ");
+  return `Reused from earlier runs: the plan stage was shown the plans of ${recalled.length} earlier fix(es) in this repository (memory): ${named2}.`;
 }
 function dependencyLine(d) {
   const what = `${d.manager}, from \`${d.lockfile}\``;
@@ -91247,6 +91252,9 @@ function mark(status3) {
   if (status3 === "fail" || status3 === "error") return `\u274C ${status3}`;
   if (status3 === "skip") return "skip";
   return "\u2013";
+}
+function reasonAfter(result, reason) {
+  return reason.startsWith(`${result}: `) ? reason.slice(result.length + 2) : reason;
 }
 
 // src/app/publish-repair.ts
@@ -91754,6 +91762,7 @@ function assignedNames(node2) {
 }
 
 // src/engine/context/symbols.ts
+var FUNCTION_VALUE = /^(arrow_function|function_expression|function|generator_function)$/;
 async function symbolsOf(path12, source) {
   const grammar = grammarForFile(path12);
   if (!grammar) return [];
@@ -91762,7 +91771,7 @@ async function symbolsOf(path12, source) {
   const add = (node2, outer, kind, name) => {
     if (!name) return;
     const startLine = node2.startPosition.row + 1;
-    const body = node2.childForFieldName("body") ?? node2.childForFieldName("value")?.childForFieldName("body");
+    const body = node2.childForFieldName("body") ?? node2.childForFieldName("value")?.childForFieldName("body") ?? node2.childForFieldName("right")?.childForFieldName("body");
     const bodyRow = body ? body.startPosition.row : node2.startPosition.row;
     const headerEnd = Math.max(startLine, grammar === "python" ? bodyRow : bodyRow + 1);
     out.push({
@@ -91788,12 +91797,18 @@ async function symbolsOf(path12, source) {
         add(target, child, "class", name);
         const body = target.childForFieldName("body");
         if (body) visit2(body, name);
-      } else if (target.type === "lexical_declaration") {
+      } else if (target.type === "lexical_declaration" || target.type === "variable_declaration") {
         for (const d of target.namedChildren) {
           const value = d?.childForFieldName("value");
-          if (d && value && /arrow_function|function_expression/.test(value.type))
+          if (d && value && FUNCTION_VALUE.test(value.type))
             add(d, child, "function", d.childForFieldName("name")?.text);
         }
+      } else if (!inClass && target.type === "expression_statement") {
+        const assignment = target.namedChildren[0];
+        const right = assignment?.type === "assignment_expression" ? assignment.childForFieldName("right") : null;
+        const left = assignment?.childForFieldName("left");
+        if (assignment && right && left && FUNCTION_VALUE.test(right.type) && /^(identifier|member_expression)$/.test(left.type))
+          add(assignment, child, "function", left.text);
       }
     }
   };
@@ -91806,22 +91821,22 @@ function shortName(symbol2) {
 }
 
 // src/engine/context/related-signatures.ts
-function relatedSignatures(shown2, files, max2) {
+function relatedSignatures(shown3, files, max2) {
   const byPath = new Map(files.map((f2) => [f2.path, f2]));
-  const shownKeys = new Set(shown2.map((s) => `${s.path}#${s.symbol.name}`));
+  const shownKeys = new Set(shown3.map((s) => `${s.path}#${s.symbol.name}`));
   const out = [];
   const taken = /* @__PURE__ */ new Set();
   const take = ({ file: file2, symbol: symbol2 }, role) => {
     const key = `${file2.path}#${symbol2.name}`;
     if (shownKeys.has(key) || taken.has(key) || out.length >= max2) return;
-    if (shown2.some(
+    if (shown3.some(
       (s) => s.path === file2.path && s.symbol.kind === "class" && symbol2.name.startsWith(`${s.symbol.name}.`)
     ))
       return;
     taken.add(key);
     out.push(`${role} ${file2.path}:${symbol2.outerStart}: ${signature(file2, symbol2)}`);
   };
-  for (const s of shown2) {
+  for (const s of shown3) {
     const file2 = byPath.get(s.path);
     if (!file2) continue;
     const short = shortName(s.symbol);
@@ -91832,7 +91847,7 @@ function relatedSignatures(shown2, files, max2) {
           take({ file: other, symbol: symbol2 }, "caller");
       }
   }
-  for (const s of shown2) {
+  for (const s of shown3) {
     const file2 = byPath.get(s.path);
     if (file2) for (const target of resolvedCalls(file2, s.symbol, byPath)) take(target, "callee");
   }
@@ -92076,16 +92091,16 @@ async function buildContext(workspace, options2) {
     ...focus.filter((f2) => f2.reason !== "stack-frame"),
     ...retrieved
   ];
-  const shown2 = choose(ordered, files, maxChars, maxFiles);
-  const focal = shown2.symbols.filter((f2) => FOCAL.has(f2.reason));
-  const parts = [...shown2.byFile.entries()].map(([path12, ranges]) => view(files.get(path12), ranges));
-  const shownSymbols = shown2.symbols.map((f2) => f2.symbol);
+  const shown3 = choose(ordered, files, maxChars, maxFiles);
+  const focal = shown3.symbols.filter((f2) => FOCAL.has(f2.reason));
+  const parts = [...shown3.byFile.entries()].map(([path12, ranges]) => view(files.get(path12), ranges));
+  const shownSymbols = shown3.symbols.map((f2) => f2.symbol);
   const related = relatedSignatures(
-    (focal.length ? focal : shown2.symbols).map((f2) => ({ path: f2.path, symbol: f2.symbol })),
+    (focal.length ? focal : shown3.symbols).map((f2) => ({ path: f2.path, symbol: f2.symbol })),
     [...files.values()].filter((f2) => isCode(f2.path)),
     12
   );
-  const others = [...files.values()].filter((f2) => isCode(f2.path) && !shown2.byFile.has(f2.path)).map((f2) => mapLine(f2));
+  const others = [...files.values()].filter((f2) => isCode(f2.path) && !shown3.byFile.has(f2.path)).map((f2) => mapLine(f2));
   const code2 = [
     parts.join("\n\n"),
     related ? `Callers and callees of the code above (signatures only; path:line):
@@ -92094,14 +92109,14 @@ ${related}` : "",
 ${bounded(others, 1500)}` : ""
   ].filter((s) => s !== "").join("\n\n");
   return {
-    files: [...shown2.byFile.keys()],
+    files: [...shown3.byFile.keys()],
     code: code2,
     repoMap,
     ranking: unique(ordered.map((f2) => f2.path)).map((path12) => ({
       path: path12,
       reason: ordered.find((f2) => f2.path === path12).reason
     })),
-    symbols: shown2.symbols.map((f2, i3) => ({
+    symbols: shown3.symbols.map((f2, i3) => ({
       path: f2.path,
       name: shownSymbols[i3].name,
       startLine: shownSymbols[i3].outerStart,
@@ -92245,7 +92260,7 @@ ${numberedWhole(file2.lines)}`;
 ${renderRanges(file2.lines, ranges)}`;
 }
 async function localize(llm, problem, repoMap, candidates2, files, retrieved, maxFiles, frames) {
-  const shown2 = candidates2.map(
+  const shown3 = candidates2.map(
     (path12) => candidateView(
       files.get(path12),
       retrieved.filter((r2) => r2.path === path12 && r2.symbol).map((r2) => r2.symbol),
@@ -92255,7 +92270,7 @@ async function localize(llm, problem, repoMap, candidates2, files, retrieved, ma
   );
   const { value } = await llm.call(
     "localize",
-    { untrusted: { problem, repoMap, candidates: shown2.join("\n\n") }, trusted: { maxFiles: String(maxFiles) } },
+    { untrusted: { problem, repoMap, candidates: shown3.join("\n\n") }, trusted: { maxFiles: String(maxFiles) } },
     localizeSchema
   );
   const out = [];
@@ -92634,6 +92649,22 @@ function keepSelected(report2, selection) {
   return { ...report2, run: { ...run2, exitCode: exitCode2 }, tests: kept2, source: kept2.length > 0 ? report2.source : "none" };
 }
 
+// src/verify/mark-test-timeout.ts
+var TEST_TIMED_OUT = /\btimed out after (\d+(?:\.\d+)?) (s) of (?:CPU|wall-clock) time\b|\btest timed out after (\d+)(ms)\b/;
+function stoppedByTestLimit(test) {
+  return (test.status === "fail" || test.status === "error") && TEST_TIMED_OUT.test(test.message ?? "");
+}
+function markTestTimeout(report2, limit2) {
+  const stopped2 = report2.tests.find(stoppedByTestLimit);
+  const match = stopped2 && TEST_TIMED_OUT.exec(stopped2.message ?? "");
+  if (!stopped2 || !match) return;
+  const after = match[1] !== void 0 ? Number(match[1]) : Number(match[3]) / 1e3;
+  report2.run.limit = {
+    name: "test-time",
+    message: `timed out after ${String(Math.round(after * 10) / 10)} s in ${stopped2.id} (${limit2.reason})`
+  };
+}
+
 // src/engine/candidate-limits.ts
 var DEFAULT_CANDIDATE_LIMIT = { factor: 5, floorSeconds: 1 };
 var STARTUP_MARGIN = 2;
@@ -92657,7 +92688,7 @@ var CandidateLimits = class {
   learn(report2) {
     const sane = (t2) => Number.isFinite(t2.durationMs ?? 0) && (t2.durationMs ?? 0) >= 0;
     const inTests = report2.tests.filter(sane).reduce((a2, t2) => a2 + (t2.durationMs ?? 0), 0);
-    const timed = report2.tests.filter((t2) => sane(t2) && !stoppedByLimit(t2)).map((t2) => t2.durationMs ?? 0);
+    const timed = report2.tests.filter((t2) => sane(t2) && !stoppedByTestLimit(t2)).map((t2) => t2.durationMs ?? 0);
     this.slowestMs = timed.reduce((a2, b3) => Math.max(a2, b3), this.slowestMs);
     this.overheadMs = Math.max(this.overheadMs, report2.run.durationMs - inTests, 0);
     this.suiteSize = Math.max(this.suiteSize, report2.tests.length);
@@ -92680,7 +92711,7 @@ var CandidateLimits = class {
    * tracing it TRACE_FACTOR times longer would tell nothing more. Otherwise `tracePerTestMs`.
    */
   traceFailingPerTestMs(failing) {
-    if (!this.learned || failing.length === 0 || !failing.every(stoppedByLimit)) return this.tracePerTestMs();
+    if (!this.learned || failing.length === 0 || !failing.every(stoppedByTestLimit)) return this.tracePerTestMs();
     const { factor, floorSeconds } = this.settings;
     return Math.min(this.capMs, Math.ceil(factor * this.slowestMs + floorSeconds * 1e3));
   }
@@ -92714,9 +92745,6 @@ var CandidateLimits = class {
     };
   }
 };
-function stoppedByLimit(test) {
-  return (test.status === "fail" || test.status === "error") && /\btimed out after \d+(?:\.\d+)? ?(?:ms|s)\b/.test(test.message ?? "");
-}
 function candidateTimedOut(report2) {
   const limit2 = report2.run.limit;
   return limit2 && (limit2.name === "wall-time" || limit2.name === "test-time") ? limit2.message : void 0;
@@ -92901,9 +92929,9 @@ function collectedNow(entry, after) {
     (t2) => [t2.id, t2.file ?? ""].some((id) => [...forms].some((form) => id !== form && stem(id).startsWith(stem(form))))
   );
 }
-function describeStopped(stopped2, shown2 = 10) {
-  const listed = stopped2.slice(0, shown2).map((s) => `${s.id} (now ${s.now})`);
-  const more = stopped2.length > shown2 ? `, and ${stopped2.length - shown2} more` : "";
+function describeStopped(stopped2, shown3 = 10) {
+  const listed = stopped2.slice(0, shown3).map((s) => `${s.id} (now ${s.now})`);
+  const more = stopped2.length > shown3 ? `, and ${stopped2.length - shown3} more` : "";
   const count2 = stopped2.length === 1 ? "1 test that ran before did" : `${stopped2.length} tests that ran before did`;
   return `tampering: ${count2} not run after: ${listed.join(", ")}${more}`;
 }
@@ -93218,11 +93246,11 @@ ${findings.suspicious.slice(0, MAX_LINES).map((s) => `${s.file}:${s.line} (${s.s
     );
   if (findings.nearMiss && findings.nearMiss.passed > 0) {
     const { diff, passed, failed: failed3 } = findings.nearMiss;
-    const shown2 = diff.length > MAX_DIFF_CHARS2 ? `${diff.slice(0, MAX_DIFF_CHARS2)}
+    const shown3 = diff.length > MAX_DIFF_CHARS2 ? `${diff.slice(0, MAX_DIFF_CHARS2)}
 \u2026 (diff cut)` : diff;
     parts.push(
       `A mechanical edit that made ${passed} visible test(s) pass (${failed3} still failing); not a fix, a clue:
-${shown2}`
+${shown3}`
     );
   }
   return parts.join("\n\n");
@@ -93325,13 +93353,13 @@ function moduleNames(file2) {
 }
 async function baselineWithValues(task, count2, before, failing) {
   if (task.runnerName !== "pytest") return { before, failing };
-  const shown2 = await withVisibleValues(failing, task.workspace, async (ids, env) => {
+  const shown3 = await withVisibleValues(failing, task.workspace, async (ids, env) => {
     const report2 = await task.verifier.run(task.workspace, { kind: "tests", ids }, env);
     count2(1, report2.run.durationMs);
     return report2;
   });
-  const byId = new Map(shown2.map((t2) => [t2.id, t2]));
-  return { before: { ...before, tests: before.tests.map((t2) => byId.get(t2.id) ?? t2) }, failing: shown2 };
+  const byId = new Map(shown3.map((t2) => [t2.id, t2]));
+  return { before: { ...before, tests: before.tests.map((t2) => byId.get(t2.id) ?? t2) }, failing: shown3 };
 }
 
 // src/engine/knowledge/knowledge-search.ts
@@ -93556,6 +93584,7 @@ ${digestReport(latest.report)}`,
   }
   async planAndVerify(digest, code2, tests) {
     this.task.onProgress?.({ kind: "stage", stage: "plan" });
+    if (this.options.memory !== "(none)") this.outcome.plan.memoryShown = true;
     let plan = (await this.llm.call(
       "plan",
       {
@@ -96107,8 +96136,8 @@ function isEditable(workspace, file2) {
   }
 }
 function droppedText(dropped2) {
-  const shown2 = dropped2.slice(0, 3).map((f2) => JSON.stringify(f2)).join(", ");
-  return `ignored ${dropped2.length} file(s) the coverage run named that are outside the worktree, symbolic links or not regular files (${shown2}${dropped2.length > 3 ? ", \u2026" : ""})`;
+  const shown3 = dropped2.slice(0, 3).map((f2) => JSON.stringify(f2)).join(", ");
+  return `ignored ${dropped2.length} file(s) the coverage run named that are outside the worktree, symbolic links or not regular files (${shown3}${dropped2.length > 3 ? ", \u2026" : ""})`;
 }
 async function scratchCopies(workspace, count2) {
   const copies = [];
@@ -97265,21 +97294,6 @@ import { mkdtemp as mkdtemp12, rm as rm19 } from "node:fs/promises";
 import { tmpdir as tmpdir12 } from "node:os";
 import { existsSync as existsSync12, statSync as statSync6 } from "node:fs";
 import { isAbsolute as isAbsolute8, join as join31 } from "node:path";
-
-// src/verify/mark-test-timeout.ts
-var TEST_TIMED_OUT = /\btimed out after (\d+(?:\.\d+)?) ?(ms|s)\b/;
-function markTestTimeout(report2, limit2) {
-  const stopped2 = report2.tests.find(
-    (t2) => (t2.status === "fail" || t2.status === "error") && TEST_TIMED_OUT.test(t2.message ?? "")
-  );
-  const match = stopped2 && TEST_TIMED_OUT.exec(stopped2.message ?? "");
-  if (!stopped2 || !match) return;
-  const after = match[2] === "ms" ? Number(match[1]) / 1e3 : Number(match[1]);
-  report2.run.limit = {
-    name: "test-time",
-    message: `timed out after ${String(Math.round(after * 10) / 10)} s in ${stopped2.id} (${limit2.reason})`
-  };
-}
 
 // src/verify/read-junit.ts
 var MAX_REPORT_BYTES = 64 * 1024 * 1024;
@@ -99338,6 +99352,70 @@ var PhaseHeartbeat = class {
   }
 };
 
+// src/workspace/run-changing-code.ts
+var PYTEST_PLUGIN_CODE = /\bpytest_plugins\b|^\s*(?:async\s+)?def\s+pytest_[a-z_]+\s*\(|\bhookimpl\b|\bhookwrapper\b|\b_pytest\b|\bpluggy\b/;
+var PROCESS_EXIT = /\bprocess\.(?:exit|reallyExit|abort)\s*\(|\bprocess\.exitCode\s*=|\bos\._exit\s*\(/;
+var ATTRIBUTE_ASSIGNMENT = /^([A-Za-z_$][\w$]*)(?:\([^)]*\))?(?:\.[\w$]+|\[[^\]]+\])+\s*=(?![=>])/;
+var PATCH_CALL = /^(?:setattr|delattr|Object\.defineProperty|Object\.assign|Reflect\.set)\s*\(/;
+function pluginCodeIn(file2) {
+  const path12 = file2.newPath;
+  if (path12 === null || !path12.endsWith(".py")) return void 0;
+  const added = file2.added.find((a2) => PYTEST_PLUGIN_CODE.test(a2.text));
+  return added ? { file: path12, line: added.line, text: shown2(added.text) } : void 0;
+}
+function importPatchesIn(file2, after) {
+  const imported2 = importedNames(after ?? file2.added.map((a2) => a2.text).join("\n"));
+  const found = [];
+  for (const added of file2.added) {
+    if (PROCESS_EXIT.test(added.text)) {
+      found.push({ kind: "exit-added", line: added.line, detail: `${shown2(added.text)} (ends the test process)` });
+      continue;
+    }
+    const assigned = ATTRIBUTE_ASSIGNMENT.exec(added.text);
+    const root = assigned?.[1];
+    const patches = PATCH_CALL.test(added.text) || root !== void 0 && (imported2.has(root) || added.text.startsWith(`${root}(`)) && !isExports(added.text);
+    if (patches)
+      found.push({
+        kind: "patch-at-import",
+        line: added.line,
+        detail: `${shown2(added.text)} (changes imported code when the test file loads)`
+      });
+  }
+  return found;
+}
+function shown2(line) {
+  const text2 = line.trim().replaceAll("`", "'");
+  return text2.length > 120 ? `${text2.slice(0, 120)}\u2026 (cut)` : text2;
+}
+function isExports(line) {
+  return /^(?:module\.)?exports\b/.test(line);
+}
+function importedNames(text2) {
+  const names = /* @__PURE__ */ new Set();
+  const add = (list) => {
+    for (const part of list.split(",")) {
+      const name = /(?:\bas\s+|:\s*)?([A-Za-z_$][\w$]*)\s*$/.exec(part.replace(/[(){}*]/g, " ").trim())?.[1];
+      if (name) names.add(name);
+    }
+  };
+  for (const line of text2.split("\n")) {
+    const py = /^\s*import\s+(.+)$/.exec(line);
+    if (py?.[1] && !/\bfrom\b/.test(py[1]))
+      for (const part of py[1].split(",")) {
+        const m = /^\s*([\w.]+)(?:\s+as\s+(\w+))?/.exec(part);
+        const name = m?.[2] ?? m?.[1]?.split(".")[0];
+        if (name) names.add(name);
+      }
+    const from = /^\s*from\s+\S+\s+import\s+(.+)$/.exec(line);
+    if (from?.[1]) add(from[1]);
+    const js = /^\s*(?:const|let|var)\s+(.+?)\s*=\s*(?:await\s+)?(?:require|import)\s*\(/.exec(line);
+    if (js?.[1]) add(js[1]);
+    const esm = /^\s*import\s+(.+?)\s+from\s+["']/.exec(line);
+    if (esm?.[1]) add(esm[1]);
+  }
+  return names;
+}
+
 // node_modules/smol-toml/dist/error.js
 function getLineColFromPtr(string4, ptr) {
   let lines = string4.slice(0, ptr).split(/\r?\n/);
@@ -100202,6 +100280,7 @@ var ONLY = /\b(it|test|describe|context|suite)\.only\b|\bf(it|describe)\(/;
 var BARE_RETURN = /^\s*return\s*(None)?\s*;?\s*(#.*|\/\/.*)?$/;
 var TEST_DEFINITION = /^\s*(?:async\s+)?def\s+(test\w*)\s*\(|^\s*class\s+(Test\w*)\b|\b[xf]?(?:it|test)(?:\.\w+)?\s*\(\s*(["'`])(.+?)\3/;
 var ASSERTION = /\bassert\w*\b|\bexpect\(|\bshould\b|\bt\.(Error|Fatal|Fail)|\bassertThat\(|\bassert_eq!|\bself\.assert/;
+var OPEN_IT = "the maintainer can open it by name in .github/autogen.yml (paths.allowTestInfrastructure)";
 var SNAPSHOT = /(^|\/)__snapshots__\/|\.snap$|(^|\/)snapshots?\//;
 function evaluateDiffPolicy(diff, config3, options2) {
   const files = parseDiff(diff);
@@ -100222,9 +100301,14 @@ function evaluateDiffPolicy(diff, config3, options2) {
       if (path12 === null || matchesAny(path12, config3.protected) || opened.length > 0 && matchesAny(path12, opened))
         continue;
       const change = testInfrastructureChange(path12, options2.sides?.(file2));
-      const how = "the maintainer can open it by name in .github/autogen.yml (paths.allowTestInfrastructure)";
-      if (change) violations.push({ rule: "test-infrastructure", detail: `${change.detail}; ${how}` });
+      if (change) violations.push({ rule: "test-infrastructure", detail: `${change.detail}; ${OPEN_IT}` });
     }
+    const plugin = opened.length > 0 && matchesAny(file2.newPath ?? "", opened) ? void 0 : pluginCodeIn(file2);
+    if (plugin && !matchesAny(plugin.file, config3.protected))
+      violations.push({
+        rule: "test-infrastructure",
+        detail: `${plugin.file}:${String(plugin.line)} adds pytest plugin or hook code ("${plugin.text}"): test infrastructure; ${OPEN_IT}`
+      });
   }
   const lines = files.reduce((n2, f2) => n2 + f2.added.length + f2.removed.length, 0);
   if (files.length > config3.maxFiles)
@@ -100238,10 +100322,10 @@ function evaluateDiffPolicy(diff, config3, options2) {
       detail: `${lines} lines changed; the limit is ${config3.maxLines} (diff.maxLines)`
     });
   const asked = new Set(options2.testsAskedToChange ?? []);
-  const tampering = files.flatMap((f2) => tamperingIn(f2, options2.isTestFile, asked));
+  const tampering = files.flatMap((f2) => tamperingIn(f2, options2.isTestFile, asked, options2.sides?.(f2)?.after));
   return { ok: violations.length === 0 && tampering.length === 0, violations, tampering };
 }
-function tamperingIn(file2, isTestFile2, asked) {
+function tamperingIn(file2, isTestFile2, asked, after) {
   const path12 = file2.newPath ?? file2.oldPath ?? "";
   const findings = [];
   if (SNAPSHOT.test(path12) && file2.oldPath !== null)
@@ -100252,6 +100336,8 @@ function tamperingIn(file2, isTestFile2, asked) {
     return [...findings, { kind: "test-deleted", file: file2.oldPath, detail: "a test file was deleted" }];
   if (file2.renamed && file2.oldPath && file2.newPath)
     findings.push({ kind: "test-renamed", file: file2.oldPath, detail: `renamed to ${file2.newPath}` });
+  for (const patch of importPatchesIn(file2, after))
+    findings.push({ kind: patch.kind, file: path12, line: patch.line, detail: patch.detail });
   if (file2.oldPath === null) return findings;
   for (const added of file2.added) {
     if (SKIP.test(added.text))
@@ -100282,13 +100368,13 @@ function tamperingIn(file2, isTestFile2, asked) {
   const changed = Math.min(removedAsserts.length, addedAsserts.length);
   for (let i3 = 0; i3 < changed; i3++) {
     const before = removedAsserts[i3];
-    const after = addedAsserts[i3];
-    if (before && after && before.text.trim() !== after.text.trim())
+    const after2 = addedAsserts[i3];
+    if (before && after2 && before.text.trim() !== after2.text.trim())
       findings.push({
         kind: "expected-changed",
         file: path12,
-        line: after.line,
-        detail: `${before.text.trim()} \u2192 ${after.text.trim()}`
+        line: after2.line,
+        detail: `${before.text.trim()} \u2192 ${after2.text.trim()}`
       });
   }
   for (const removed of removedAsserts.slice(changed))
@@ -100640,11 +100726,11 @@ async function checkBehaviour(outcome, input3) {
   }
   const contradicts = flagged(outcome.behaviour, "contradicts");
   if (contradicts.length === 0) return;
-  const shown2 = contradicts.slice(0, 2).map((r2) => `\`${r2.call}\` gives ${r2.after}, the issue expects ${r2.expected}`).join("; ");
+  const shown3 = contradicts.slice(0, 2).map((r2) => `\`${r2.call}\` gives ${r2.after}, the issue expects ${r2.expected}`).join("; ");
   Object.assign(outcome, {
     status: "not-fixed",
     stopReason: "contradicts-issue",
-    message: `the change passes the tests but not the issue on ${String(contradicts.length)} generated input(s): ${shown2}`,
+    message: `the change passes the tests but not the issue on ${String(contradicts.length)} generated input(s): ${shown3}`,
     closestAttempt: {
       diff: outcome.diff,
       files: outcome.changedFiles,
@@ -100769,7 +100855,8 @@ async function stages(input3, ports, beat, tell) {
   }
   await tell({ stage: "visible", visible: choice.visible, why: choice.why });
   beat.enter("memory", "recalling similar tasks");
-  const memory = formatMemory(await ports.recall?.() ?? []);
+  const recalled = await ports.recall?.() ?? [];
+  const memory = formatMemory(recalled);
   beat.enter("strategy", "choosing the strategy");
   const strategy = ports.strategy({ llm, memory });
   await tell({ stage: "strategy", strategy });
@@ -100793,8 +100880,21 @@ async function stages(input3, ports, beat, tell) {
       ports.progress?.engine?.(event);
     }
   });
-  const outcome = await strategy.run(input3.regression === false ? { ...task, regression: void 0 } : task);
+  const canReproduce = input3.canReproduce ?? llm !== void 0;
+  const runTask = input3.regression === false ? { ...task, regression: void 0 } : task;
+  let outcome = await strategy.run(runTask);
+  let visible = choice.visible;
+  if (outcome.stopReason === "nothing-to-fix" && reproducesInstead(trigger, visible, canReproduce)) {
+    const flaky = outcome;
+    visible = { kind: "reproduce" };
+    await tell({ stage: "visible", visible, why: AFTER_FLAKY });
+    outcome = await strategy.run({ ...runTask, visible });
+    outcome.cost.testRuns += flaky.cost.testRuns;
+    outcome.cost.testSeconds += flaky.cost.testSeconds;
+  }
   outcome.dependencies = dependencies;
+  if (outcome.plan.memoryShown)
+    outcome.plan.recalled = recalled.map((r2) => ({ task: r2.task.split("\n")[0] ?? "", score: r2.score }));
   await tell({ stage: "run", outcome });
   if (input3.postChecks !== false && outcome.status === "fixed") {
     beat.enter("post-checks", "checking the diff and its behaviour");
@@ -100802,7 +100902,11 @@ async function stages(input3, ports, beat, tell) {
     await postChecks(workspace, outcome, config3, behaviour);
     await tell({ stage: "post-checks", outcome, passed: outcome.status === "fixed" });
   }
-  return { outcome, runner, install, baseline, visible: choice.visible };
+  return { outcome, runner, install, baseline, visible };
+}
+var AFTER_FLAKY = "the failing test(s) passed when run again: a test reproducing the issue is written first";
+function reproducesInstead(trigger, visible, canReproduce) {
+  return trigger.kind === "issue" && !trigger.tests?.length && visible.kind === "tests" && canReproduce;
 }
 function stopped(strategy, stop, message, seen) {
   const outcome = emptyOutcome(strategy);

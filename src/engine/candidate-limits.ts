@@ -79,7 +79,7 @@ export class CandidateLimits {
    * tracing it TRACE_FACTOR times longer would tell nothing more. Otherwise `tracePerTestMs`.
    */
   traceFailingPerTestMs(failing: TestReport["tests"]): number | undefined {
-    if (!this.learned || failing.length === 0 || !failing.every(stoppedByLimit)) return this.tracePerTestMs();
+    if (!this.learned || failing.length === 0 || !failing.every(stoppedByTestLimit)) return this.tracePerTestMs();
     const { factor, floorSeconds } = this.settings;
     return Math.min(this.capMs, Math.ceil(factor * this.slowestMs + floorSeconds * 1000));
   }
