@@ -100842,7 +100842,8 @@ async function stages(input3, ports, beat, tell) {
   }
   beat.enter("visible", "choosing the visible tests");
   const llm = ports.llm?.();
-  const choice = chooseVisible(trigger, baseline, workspace, { canReproduce: input3.canReproduce ?? llm !== void 0 });
+  const canReproduce = input3.canReproduce ?? llm !== void 0;
+  const choice = chooseVisible(trigger, baseline, workspace, { canReproduce });
   if (choice.kind !== "ok") {
     const failedInstall = install.ran && !install.ok ? install.message : void 0;
     const hint = choice.kind === "broken" ? failedInstall ?? missingDependencies(workspace, config3.test) : void 0;
@@ -100880,7 +100881,6 @@ async function stages(input3, ports, beat, tell) {
       ports.progress?.engine?.(event);
     }
   });
-  const canReproduce = input3.canReproduce ?? llm !== void 0;
   const runTask = input3.regression === false ? { ...task, regression: void 0 } : task;
   let outcome = await strategy.run(runTask);
   let visible = choice.visible;

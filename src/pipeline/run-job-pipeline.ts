@@ -81,7 +81,8 @@ async function stages(
 
   beat.enter("visible", "choosing the visible tests");
   const llm = ports.llm?.();
-  const choice = chooseVisible(trigger, baseline, workspace, { canReproduce: input.canReproduce ?? llm !== undefined });
+  const canReproduce = input.canReproduce ?? llm !== undefined;
+  const choice = chooseVisible(trigger, baseline, workspace, { canReproduce });
   if (choice.kind !== "ok") {
     // Nothing the engine could work on: said before any model call.
     const failedInstall = install.ran && !install.ok ? install.message : undefined;
@@ -122,7 +123,6 @@ async function stages(
       ports.progress?.engine?.(event);
     },
   });
-  const canReproduce = input.canReproduce ?? llm !== undefined;
   const runTask = input.regression === false ? { ...task, regression: undefined } : task;
   let outcome = await strategy.run(runTask);
   let visible = choice.visible;
