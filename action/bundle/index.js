@@ -90344,24 +90344,101 @@ function fixedWord(outcome) {
   return changed > 0 ? `${word}; ${String(changed)} output change(s) the issue did not ask for` : word;
 }
 
+// src/workspace/parse-diff.ts
+function parseDiff(diff) {
+  const files = [];
+  let file2;
+  let headerOpen = false;
+  let oldLine = 0;
+  let newLine = 0;
+  let oldLeft = 0;
+  let newLeft = 0;
+  const start = () => {
+    file2 = { oldPath: null, newPath: null, renamed: false, added: [], removed: [] };
+    files.push(file2);
+  };
+  for (const line of diff.split("\n")) {
+    if (file2 && (oldLeft > 0 || newLeft > 0)) {
+      if (line.startsWith("+")) {
+        file2.added.push({ line: newLine++, text: line.slice(1) });
+        newLeft--;
+      } else if (line.startsWith("-")) {
+        file2.removed.push({ line: oldLine++, text: line.slice(1) });
+        oldLeft--;
+      } else if (line.startsWith(" ") || line === "") {
+        oldLine++;
+        newLine++;
+        oldLeft--;
+        newLeft--;
+      }
+      continue;
+    }
+    if (line.startsWith("diff --git ")) {
+      start();
+      headerOpen = true;
+      const m = /^diff --git a\/(.+) b\/(.+)$/.exec(line);
+      if (m && file2) {
+        file2.oldPath = m[1] ?? null;
+        file2.newPath = m[2] ?? null;
+      }
+    } else if (line.startsWith("--- ")) {
+      if (!headerOpen) start();
+      headerOpen = false;
+      if (file2) file2.oldPath = line === "--- /dev/null" ? null : line.slice(4).replace(/^a\//, "");
+    } else if (line.startsWith("+++ ") && file2) {
+      file2.newPath = line === "+++ /dev/null" ? null : line.slice(4).replace(/^b\//, "");
+    } else if (line.startsWith("rename from ") && file2) {
+      file2.oldPath = line.slice(12);
+      file2.renamed = true;
+    } else if (line.startsWith("rename to ") && file2) {
+      file2.newPath = line.slice(10);
+      file2.renamed = true;
+    } else if (line.startsWith("deleted file mode") && file2) {
+      file2.newPath = null;
+    } else if (line.startsWith("new file mode") && file2) {
+      file2.oldPath = null;
+    } else if (line.startsWith("@@")) {
+      const m = /^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@/.exec(line);
+      oldLine = Number(m?.[1] ?? 0);
+      oldLeft = Number(m?.[2] ?? 1);
+      newLine = Number(m?.[3] ?? 0);
+      newLeft = Number(m?.[4] ?? 1);
+      headerOpen = false;
+    }
+  }
+  for (const f2 of files) if (f2.oldPath && f2.newPath && f2.oldPath !== f2.newPath) f2.renamed = true;
+  return files;
+}
+
 // src/report/commit-message.ts
 var SUBJECT_CHARS = 72;
+var LINE_CHARS = 100;
+var LINES_PER_FILE = 3;
+var MAX_TESTS = 5;
 function fixCommitMessage(outcome, options2) {
   const fix = outcome.plan.fix;
   const files = outcome.changedFiles.join(", ");
-  const change = fix ? `${fix.description.replaceAll("`", "")} in ${fix.file}` : outcome.plan.steps?.[0] ?? `Change ${files}`;
+  const lines = fix || outcome.plan.steps ? void 0 : changedLines(outcome.diff);
+  const single = lines?.length === 1 && lines[0]?.change;
+  const change = fix ? `${fix.description.replaceAll("`", "")} in ${fix.file}` : outcome.plan.steps?.[0] ?? (single ? `${single} in ${lines[0]?.file}` : `Change ${files}`);
   const subject = oneLine(options2.subject ?? change).slice(0, SUBJECT_CHARS);
   const body = [];
   if (options2.issueLine) body.push(`Requested: ${oneLine(options2.issueLine)}`, "");
   body.push(`What changed (${files || "no files"}):`);
   if (fix) body.push(`- ${fix.description.replaceAll("`", "")} at ${fix.file}:${fix.line}`);
-  else for (const step of outcome.plan.steps ?? []) body.push(`- ${oneLine(step)}`);
+  else if (outcome.plan.steps) for (const step of outcome.plan.steps) body.push(`- ${oneLine(step)}`);
+  else body.push(...shownLines(lines ?? []));
   body.push("");
   const after = outcome.evidence.after;
   const verdict = outcome.status === "fixed" ? fixedWord(outcome) : "does not pass the tests";
   body.push(
     `Checked by autogen-bot: ${verdict}${after ? ` (visible tests after the change: ${after.passed} passed, ${after.failed} failed)` : ""}.`
   );
+  const madePass = passedAfter(outcome);
+  if (options2.issueLine === void 0 && options2.issueNumber === void 0 && madePass.length > 0)
+    body.push(
+      `Makes pass: ${madePass.slice(0, MAX_TESTS).join(", ")}${madePass.length > MAX_TESTS ? `, and ${madePass.length - MAX_TESTS} more` : ""}`
+    );
   if (outcome.review?.verdict === "accepted")
     body.push(`The model reviewed the edit against the issue: ${oneLine(outcome.review.reason)}`);
   if (options2.issueNumber !== void 0 && outcome.status === "fixed") body.push("", `Fixes #${options2.issueNumber}`);
@@ -90374,6 +90451,34 @@ ${body.join("\n")}
 }
 function oneLine(text2) {
   return (text2.trim().split("\n")[0] ?? "").trim();
+}
+function changedLines(diff) {
+  const out = [];
+  for (const file2 of parseDiff(diff)) {
+    const path12 = file2.newPath ?? file2.oldPath ?? "";
+    const pairs = Math.max(file2.added.length, file2.removed.length);
+    for (let i3 = 0; i3 < pairs; i3++) {
+      const removed = file2.removed[i3];
+      const added = file2.added[i3];
+      const text2 = (s) => s.trim().replaceAll("`", "'").slice(0, LINE_CHARS);
+      const change = removed && added ? `${text2(removed.text)} \u2192 ${text2(added.text)}` : added ? `+ ${text2(added.text)}` : `- ${text2(removed?.text ?? "")}`;
+      out.push({ file: path12, line: added?.line ?? removed?.line ?? 0, change });
+    }
+  }
+  return out;
+}
+function shownLines(lines) {
+  const out = [];
+  for (const file2 of new Set(lines.map((l2) => l2.file))) {
+    const own2 = lines.filter((l2) => l2.file === file2);
+    for (const l2 of own2.slice(0, LINES_PER_FILE)) out.push(`- ${l2.file}:${String(l2.line)}: ${l2.change}`);
+    if (own2.length > LINES_PER_FILE) out.push(`- ${file2}: ${String(own2.length - LINES_PER_FILE)} more changed line(s)`);
+  }
+  return out;
+}
+function passedAfter(outcome) {
+  const after = new Map((outcome.evidence.after?.tests ?? []).map((t2) => [t2.id, t2.status]));
+  return (outcome.evidence.before?.tests ?? []).filter((t2) => (t2.status === "fail" || t2.status === "error") && after.get(t2.id) === "pass").map((t2) => t2.id);
 }
 
 // src/workspace/commit-files.ts
@@ -93946,74 +94051,6 @@ import { join as join23 } from "node:path";
 
 // src/engine/check-diff-landed.ts
 import { lstatSync as lstatSync4 } from "node:fs";
-
-// src/workspace/parse-diff.ts
-function parseDiff(diff) {
-  const files = [];
-  let file2;
-  let headerOpen = false;
-  let oldLine = 0;
-  let newLine = 0;
-  let oldLeft = 0;
-  let newLeft = 0;
-  const start = () => {
-    file2 = { oldPath: null, newPath: null, renamed: false, added: [], removed: [] };
-    files.push(file2);
-  };
-  for (const line of diff.split("\n")) {
-    if (file2 && (oldLeft > 0 || newLeft > 0)) {
-      if (line.startsWith("+")) {
-        file2.added.push({ line: newLine++, text: line.slice(1) });
-        newLeft--;
-      } else if (line.startsWith("-")) {
-        file2.removed.push({ line: oldLine++, text: line.slice(1) });
-        oldLeft--;
-      } else if (line.startsWith(" ") || line === "") {
-        oldLine++;
-        newLine++;
-        oldLeft--;
-        newLeft--;
-      }
-      continue;
-    }
-    if (line.startsWith("diff --git ")) {
-      start();
-      headerOpen = true;
-      const m = /^diff --git a\/(.+) b\/(.+)$/.exec(line);
-      if (m && file2) {
-        file2.oldPath = m[1] ?? null;
-        file2.newPath = m[2] ?? null;
-      }
-    } else if (line.startsWith("--- ")) {
-      if (!headerOpen) start();
-      headerOpen = false;
-      if (file2) file2.oldPath = line === "--- /dev/null" ? null : line.slice(4).replace(/^a\//, "");
-    } else if (line.startsWith("+++ ") && file2) {
-      file2.newPath = line === "+++ /dev/null" ? null : line.slice(4).replace(/^b\//, "");
-    } else if (line.startsWith("rename from ") && file2) {
-      file2.oldPath = line.slice(12);
-      file2.renamed = true;
-    } else if (line.startsWith("rename to ") && file2) {
-      file2.newPath = line.slice(10);
-      file2.renamed = true;
-    } else if (line.startsWith("deleted file mode") && file2) {
-      file2.newPath = null;
-    } else if (line.startsWith("new file mode") && file2) {
-      file2.oldPath = null;
-    } else if (line.startsWith("@@")) {
-      const m = /^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@/.exec(line);
-      oldLine = Number(m?.[1] ?? 0);
-      oldLeft = Number(m?.[2] ?? 1);
-      newLine = Number(m?.[3] ?? 0);
-      newLeft = Number(m?.[4] ?? 1);
-      headerOpen = false;
-    }
-  }
-  for (const f2 of files) if (f2.oldPath && f2.newPath && f2.oldPath !== f2.newPath) f2.renamed = true;
-  return files;
-}
-
-// src/engine/check-diff-landed.ts
 async function checkDiffLanded(workspace, outcome) {
   if (outcome.status !== "fixed") return;
   const problem = await missingFromWorktree(workspace, outcome.diff);

@@ -129,6 +129,25 @@ describe("the commit message", () => {
     );
   });
 
+  it("a model's edit with neither plan nor template: the changed lines, and without an issue the tests it makes pass", () => {
+    const o = lpwFix();
+    o.plan.steps = undefined;
+    o.changedFiles = ["calc/ops.py"];
+    o.diff =
+      "--- a/calc/ops.py\n+++ b/calc/ops.py\n@@ -1,5 +1,5 @@\n def add(a, b):\n-    return a - b\n+    return a + b\n \n \n def sub(a, b):\n";
+    expect(fixCommitMessage(o, {})).toBe(
+      "return a - b → return a + b in calc/ops.py\n\nWhat changed (calc/ops.py):\n- calc/ops.py:2: return a - b → return a + b\n\nChecked by autogen-bot: fixed (visible tests after the change: 1 passed, 0 failed).\nMakes pass: tests/test_repro.py::test_none\n",
+    );
+    // Many lines: the first three of a file, and how many more; an issue's link instead of the test list.
+    o.diff = `--- a/calc/ops.py\n+++ b/calc/ops.py\n@@ -1,5 +1,5 @@\n${["a", "b", "c", "d", "e"].map((x) => `-${x} = 1`).join("\n")}\n${["a", "b", "c", "d", "e"].map((x) => `+${x} = 2`).join("\n")}\n`;
+    const many = fixCommitMessage(o, { issueNumber: 7 });
+    expect(many).toContain(
+      "Change calc/ops.py\n\nWhat changed (calc/ops.py):\n- calc/ops.py:1: a = 1 → a = 2\n- calc/ops.py:2: b = 1 → b = 2\n- calc/ops.py:3: c = 1 → c = 2\n- calc/ops.py: 2 more changed line(s)\n",
+    );
+    expect(many).not.toContain("Makes pass");
+    expect(many).toContain("\n\nFixes #7\n");
+  });
+
   it("without an issue title the subject is the change itself", () => {
     const o = lpwFix();
     o.plan.steps = undefined;

@@ -70,6 +70,10 @@ describe("tampering model answers through autogen fix", () => {
       const result = await fixWith(answer, [BEHAVIOUR[answer.repo]]);
       expect(result).toMatchObject({ status: "fixed", branch: expect.stringMatching(/^autogen\//) });
       expect(result.report).toContain("no test weakened");
+      // The commit says what changed (the model's line, not only the file) and which failing tests it makes pass.
+      const message = await git(result.repo).raw(["log", "-1", "--format=%B", result.branch ?? "HEAD"]);
+      expect(message).toMatch(/:\d+: return a - b;? → return a \+ b;?\n/);
+      expect(message).toMatch(/\nMakes pass: (tests\/test_add\.py::test_add|test\/calc\.test\.js > add > adds)\n/);
       expect(result.report).toContain(
         "| ✅ | <code>add(2, 3)</code> | <code>-1</code> | <code>5</code> | <code>5</code> |",
       );
