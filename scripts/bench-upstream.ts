@@ -37,11 +37,9 @@ const CACHE = resolve(process.env.AUTOGEN_BENCH_TASKS ?? join(dirname(ROOT), `${
 if (`${CACHE}/`.startsWith(`${ROOT}/`))
   fail(`AUTOGEN_BENCH_TASKS=${CACHE} is inside ${ROOT}: a task's vitest would find autogen-bot's own vitest.config.ts`);
 /** With a model: LPW (the default strategy) unless AUTOGEN_BENCH_STRATEGY names another of the model's strategies. */
-const MODEL_STRATEGY = z
-  .enum(["lpw", "slpw", "seidr"])
-  .parse(process.env.AUTOGEN_BENCH_STRATEGY?.trim() || "lpw", {
-    error: () => "AUTOGEN_BENCH_STRATEGY: lpw, slpw or seidr",
-  });
+const MODEL_STRATEGY = z.enum(["lpw", "slpw", "seidr"]).parse(process.env.AUTOGEN_BENCH_STRATEGY?.trim() || "lpw", {
+  error: () => "AUTOGEN_BENCH_STRATEGY: lpw, slpw or seidr",
+});
 const OUT = join(ROOT, "eval-results", MODEL_STRATEGY === "lpw" ? "upstream" : `upstream-${MODEL_STRATEGY}`);
 
 function fail(message: string): never {
