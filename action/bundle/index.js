@@ -91754,6 +91754,7 @@ function assignedNames(node2) {
 }
 
 // src/engine/context/symbols.ts
+var FUNCTION_VALUE = /^(arrow_function|function_expression|function|generator_function)$/;
 async function symbolsOf(path12, source) {
   const grammar = grammarForFile(path12);
   if (!grammar) return [];
@@ -91762,7 +91763,7 @@ async function symbolsOf(path12, source) {
   const add = (node2, outer, kind, name) => {
     if (!name) return;
     const startLine = node2.startPosition.row + 1;
-    const body = node2.childForFieldName("body") ?? node2.childForFieldName("value")?.childForFieldName("body");
+    const body = node2.childForFieldName("body") ?? node2.childForFieldName("value")?.childForFieldName("body") ?? node2.childForFieldName("right")?.childForFieldName("body");
     const bodyRow = body ? body.startPosition.row : node2.startPosition.row;
     const headerEnd = Math.max(startLine, grammar === "python" ? bodyRow : bodyRow + 1);
     out.push({
@@ -91788,12 +91789,18 @@ async function symbolsOf(path12, source) {
         add(target, child, "class", name);
         const body = target.childForFieldName("body");
         if (body) visit2(body, name);
-      } else if (target.type === "lexical_declaration") {
+      } else if (target.type === "lexical_declaration" || target.type === "variable_declaration") {
         for (const d of target.namedChildren) {
           const value = d?.childForFieldName("value");
-          if (d && value && /arrow_function|function_expression/.test(value.type))
+          if (d && value && FUNCTION_VALUE.test(value.type))
             add(d, child, "function", d.childForFieldName("name")?.text);
         }
+      } else if (!inClass && target.type === "expression_statement") {
+        const assignment = target.namedChildren[0];
+        const right = assignment?.type === "assignment_expression" ? assignment.childForFieldName("right") : null;
+        const left = assignment?.childForFieldName("left");
+        if (assignment && right && left && FUNCTION_VALUE.test(right.type) && /^(identifier|member_expression)$/.test(left.type))
+          add(assignment, child, "function", left.text);
       }
     }
   };
@@ -92606,6 +92613,22 @@ function planNames(text2) {
   return [...out];
 }
 
+// src/verify/mark-test-timeout.ts
+var TEST_TIMED_OUT = /\btimed out after (\d+(?:\.\d+)?) (s) of (?:CPU|wall-clock) time\b|\btest timed out after (\d+)(ms)\b/;
+function stoppedByTestLimit(test) {
+  return (test.status === "fail" || test.status === "error") && TEST_TIMED_OUT.test(test.message ?? "");
+}
+function markTestTimeout(report2, limit2) {
+  const stopped2 = report2.tests.find(stoppedByTestLimit);
+  const match = stopped2 && TEST_TIMED_OUT.exec(stopped2.message ?? "");
+  if (!stopped2 || !match) return;
+  const after = match[1] !== void 0 ? Number(match[1]) : Number(match[3]) / 1e3;
+  report2.run.limit = {
+    name: "test-time",
+    message: `timed out after ${String(Math.round(after * 10) / 10)} s in ${stopped2.id} (${limit2.reason})`
+  };
+}
+
 // src/engine/candidate-limits.ts
 var DEFAULT_CANDIDATE_LIMIT = { factor: 5, floorSeconds: 1 };
 var STARTUP_MARGIN = 2;
@@ -92629,7 +92652,7 @@ var CandidateLimits = class {
   learn(report2) {
     const sane = (t2) => Number.isFinite(t2.durationMs ?? 0) && (t2.durationMs ?? 0) >= 0;
     const inTests = report2.tests.filter(sane).reduce((a2, t2) => a2 + (t2.durationMs ?? 0), 0);
-    const timed = report2.tests.filter((t2) => sane(t2) && !stoppedByLimit(t2)).map((t2) => t2.durationMs ?? 0);
+    const timed = report2.tests.filter((t2) => sane(t2) && !stoppedByTestLimit(t2)).map((t2) => t2.durationMs ?? 0);
     this.slowestMs = timed.reduce((a2, b3) => Math.max(a2, b3), this.slowestMs);
     this.overheadMs = Math.max(this.overheadMs, report2.run.durationMs - inTests, 0);
     this.suiteSize = Math.max(this.suiteSize, report2.tests.length);
@@ -92675,9 +92698,6 @@ var CandidateLimits = class {
     };
   }
 };
-function stoppedByLimit(test) {
-  return (test.status === "fail" || test.status === "error") && /\btimed out after \d+(?:\.\d+)? ?(?:ms|s)\b/.test(test.message ?? "");
-}
 function candidateTimedOut(report2) {
   const limit2 = report2.run.limit;
   return limit2 && (limit2.name === "wall-time" || limit2.name === "test-time") ? limit2.message : void 0;
@@ -97244,21 +97264,6 @@ function keepSelected(report2, selection) {
   return { ...report2, run: { ...run2, exitCode: exitCode2 }, tests: kept2, source: kept2.length > 0 ? report2.source : "none" };
 }
 
-// src/verify/mark-test-timeout.ts
-var TEST_TIMED_OUT = /\btimed out after (\d+(?:\.\d+)?) ?(ms|s)\b/;
-function markTestTimeout(report2, limit2) {
-  const stopped2 = report2.tests.find(
-    (t2) => (t2.status === "fail" || t2.status === "error") && TEST_TIMED_OUT.test(t2.message ?? "")
-  );
-  const match = stopped2 && TEST_TIMED_OUT.exec(stopped2.message ?? "");
-  if (!stopped2 || !match) return;
-  const after = match[2] === "ms" ? Number(match[1]) / 1e3 : Number(match[1]);
-  report2.run.limit = {
-    name: "test-time",
-    message: `timed out after ${String(Math.round(after * 10) / 10)} s in ${stopped2.id} (${limit2.reason})`
-  };
-}
-
 // src/verify/read-junit.ts
 var MAX_REPORT_BYTES = 64 * 1024 * 1024;
 async function readJunit(path12, root) {
@@ -100771,7 +100776,18 @@ async function stages(input3, ports, beat, tell) {
       ports.progress?.engine?.(event);
     }
   });
-  const outcome = await strategy.run(input3.regression === false ? { ...task, regression: void 0 } : task);
+  const canReproduce = input3.canReproduce ?? llm !== void 0;
+  const runTask = input3.regression === false ? { ...task, regression: void 0 } : task;
+  let outcome = await strategy.run(runTask);
+  let visible = choice.visible;
+  if (outcome.stopReason === "nothing-to-fix" && reproducesInstead(trigger, visible, canReproduce)) {
+    const flaky = outcome;
+    visible = { kind: "reproduce" };
+    await tell({ stage: "visible", visible, why: AFTER_FLAKY });
+    outcome = await strategy.run({ ...runTask, visible });
+    outcome.cost.testRuns += flaky.cost.testRuns;
+    outcome.cost.testSeconds += flaky.cost.testSeconds;
+  }
   outcome.dependencies = dependencies;
   await tell({ stage: "run", outcome });
   if (input3.postChecks !== false && outcome.status === "fixed") {
@@ -100780,7 +100796,11 @@ async function stages(input3, ports, beat, tell) {
     await postChecks(workspace, outcome, config3, behaviour);
     await tell({ stage: "post-checks", outcome, passed: outcome.status === "fixed" });
   }
-  return { outcome, runner, install, baseline, visible: choice.visible };
+  return { outcome, runner, install, baseline, visible };
+}
+var AFTER_FLAKY = "the failing test(s) passed when run again: a test reproducing the issue is written first";
+function reproducesInstead(trigger, visible, canReproduce) {
+  return trigger.kind === "issue" && !trigger.tests?.length && visible.kind === "tests" && canReproduce;
 }
 function stopped(strategy, stop, message, seen) {
   const outcome = emptyOutcome(strategy);
