@@ -19,8 +19,17 @@ const asLog = (lines: string[]) => `${lines.map((l) => `${stamp()} ${l}`).join("
 /** `zip`: the JUnit report, absent when the job died before writing one. */
 export type TestRun = { log: string; zip?: Buffer | undefined; passed: boolean };
 
-/** Checks out `ref` of `remote` and runs `pytest --junitxml` on it (the step a CI job runs). */
-export async function runTestsLikeActions(remote: string, ref: string, tests = ""): Promise<TestRun> {
+type PytestResult = { code: number; output: string; zip: Buffer };
+
+/**
+ * pytest's results by repository, tree and test selection. Runs of the same files with the same
+ * selection give the same result (each run is in a fresh checkout, as on Actions), so a tree the
+ * App dispatches again with the same selection (one test's run repeated across batches) is run
+ * once per repository and its output replayed in a freshly stamped log.
+ */
+const results = new Map<string, Promise<PytestResult>>();
+
+async function runPytest(remote: string, ref: string, tests: string): Promise<PytestResult> {
   const dir = await mkdtemp(join(tmpdir(), "autogen-runner-"));
   try {
     await run("git", ["clone", "--quiet", "--no-checkout", remote, dir]);
@@ -45,20 +54,36 @@ export async function runTestsLikeActions(remote: string, ref: string, tests = "
       }),
     );
     await run("zip", ["-q", "-j", "report.zip", "autogen-junit.xml"], { cwd: dir });
-    const log = asLog([
-      "Current runner version: '2.321.0'",
-      "##[group]Run actions/checkout@v4",
-      `Checking out ${ref}`,
-      "##[endgroup]",
-      "##[group]Run set -f; pytest -q --junitxml=autogen-junit.xml $AUTOGEN_TESTS",
-      "##[endgroup]",
-      ...result.output.trimEnd().split("\n"),
-      ...(result.code === 0 ? [] : [`##[error]Process completed with exit code ${result.code}.`]),
-    ]);
-    return { log, zip: await readFile(join(dir, "report.zip")), passed: result.code === 0 };
+    return { ...result, zip: await readFile(join(dir, "report.zip")) };
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/** Checks out `ref` of `remote` and runs `pytest --junitxml` on it (the step a CI job runs). */
+export async function runTestsLikeActions(remote: string, ref: string, tests = ""): Promise<TestRun> {
+  const tree = (
+    await run("git", ["--git-dir", remote, "rev-parse", "--verify", "--quiet", `${ref}^{tree}`])
+  ).stdout.trim();
+  const key = JSON.stringify([remote, tree, tests]);
+  let pending = results.get(key);
+  if (!pending) {
+    pending = runPytest(remote, ref, tests);
+    results.set(key, pending);
+    pending.catch(() => results.delete(key));
+  }
+  const result = await pending;
+  const log = asLog([
+    "Current runner version: '2.321.0'",
+    "##[group]Run actions/checkout@v4",
+    `Checking out ${ref}`,
+    "##[endgroup]",
+    "##[group]Run set -f; pytest -q --junitxml=autogen-junit.xml $AUTOGEN_TESTS",
+    "##[endgroup]",
+    ...result.output.trimEnd().split("\n"),
+    ...(result.code === 0 ? [] : [`##[error]Process completed with exit code ${result.code}.`]),
+  ]);
+  return { log, zip: result.zip, passed: result.code === 0 };
 }
 
 function addJob(actions: FakeActions, runId: number, name: string, result: { log: string; passed: boolean }) {

@@ -44,7 +44,30 @@ export function fakeGitData(
       return undefined;
     }
   };
-  const exists = (sha: string, type: string) => /^[0-9a-f]{40}$/.test(sha) && tryGit(["cat-file", "-t", sha]) === type;
+  /** The object each name resolves to (undefined: none), all in one `git cat-file --batch-check`. */
+  const resolve = (names: string[]): Array<{ sha: string; type: string } | undefined> => {
+    const asked = names.filter((n) => n !== "" && !/[\s]/.test(n));
+    const lines = asked.length
+      ? git(["cat-file", "--batch-check=%(objectname) %(objecttype)"], { input: `${asked.join("\n")}\n` })
+          .toString("utf8")
+          .split("\n")
+      : [];
+    const found = new Map(
+      asked.map((name, i) => {
+        const [sha, type] = (lines[i] ?? "").split(" ");
+        return [name, sha && type && /^[0-9a-f]{40}$/.test(sha) ? { sha, type } : undefined] as const;
+      }),
+    );
+    return names.map((n) => found.get(n));
+  };
+  /** Whether each sha names an object of its type. */
+  const existAll = (objects: Array<[sha: string, type: string]>) => {
+    const named = objects.filter(([sha]) => /^[0-9a-f]{40}$/.test(sha));
+    const types = resolve(named.map(([sha]) => sha));
+    const ok = new Map(named.map(([sha, type], i) => [`${sha} ${type}`, types[i]?.type === type]));
+    return objects.map(([sha, type]) => ok.get(`${sha} ${type}`) === true);
+  };
+  const exists = (sha: string, type: string) => existAll([[sha, type]])[0] === true;
   const bot = () => {
     const b = botOf();
     return { name: `${b.slug}[bot]`, email: `${b.id}+${b.slug}[bot]@users.noreply.github.com` };
@@ -55,7 +78,10 @@ export function fakeGitData(
     url: `https://api.github.com/repos/o/r/git/${ref}`,
     object: { type: "commit", sha, url: `https://api.github.com/repos/o/r/git/commits/${sha}` },
   });
-  const headOf = (ref: string) => tryGit(["rev-parse", "--verify", "-q", `${ref}^{commit}`]);
+  const headOf = (ref: string) => {
+    const found = resolve([`${ref}^{commit}`])[0];
+    return found?.type === "commit" ? found.sha : undefined;
+  };
   const update = (operation: string, args: string[]) => {
     git([
       "-c",
@@ -99,7 +125,11 @@ export function fakeGitData(
       case "git/create-tree": {
         const entries = body?.tree as Array<{ path: string; mode: string; type: string; sha: string | null }>;
         const base = body?.base_tree as string | undefined;
-        if (base !== undefined && !exists(base, "tree")) return [422, { message: "Invalid tree info" }];
+        const present = existAll([
+          ...(base === undefined ? [] : [[base, "tree"] as [string, string]]),
+          ...entries.filter((e) => e.sha !== null).map((e) => [e.sha ?? "", e.type] as [string, string]),
+        ]);
+        if (base !== undefined && !present.shift()) return [422, { message: "Invalid tree info" }];
         const scratch = mkdtempSync(join(tmpdir(), "fake-github-index-"));
         try {
           const env = { GIT_INDEX_FILE: join(scratch, "index") };
@@ -107,7 +137,7 @@ export function fakeGitData(
           const lines: string[] = [];
           for (const e of entries) {
             if (e.sha === null) lines.push(`0 ${"0".repeat(40)}\t${e.path}`);
-            else if (!exists(e.sha, e.type)) return [422, { message: `tree.sha ${e.sha} is not a valid ${e.type}` }];
+            else if (!present.shift()) return [422, { message: `tree.sha ${e.sha} is not a valid ${e.type}` }];
             else lines.push(`${e.mode} ${e.sha}\t${e.path}`);
           }
           git(["update-index", "--index-info"], { env, input: `${lines.join("\n")}\n` });
@@ -120,7 +150,7 @@ export function fakeGitData(
       case "git/create-commit": {
         const tree = String(body?.tree ?? "");
         const parents = (body?.parents as string[] | undefined) ?? [];
-        if (!exists(tree, "tree") || !parents.every((p) => exists(p, "commit")))
+        if (!existAll([[tree, "tree"], ...parents.map((p) => [p, "commit"] as [string, string])]).every(Boolean))
           return [422, { message: "Tree SHA or parent SHA does not exist" }];
         // The authenticated bot, as GitHub records it when the request names no author or committer.
         const given = (body?.author ?? body?.committer) as { name: string; email: string } | undefined;
@@ -166,13 +196,19 @@ export function fakeGitData(
         return sha ? [200, refJson(ref, sha)] : [404, { message: "Not Found" }];
       }
       case "git/list-matching-refs": {
-        const listed = git(["for-each-ref", "--format=%(refname) %(objectname)", `refs/${params.ref}`]).toString(
-          "utf8",
-        );
-        const all = git(["for-each-ref", "--format=%(refname) %(objectname)", "refs/"]).toString("utf8");
-        const refs = [...new Set([...listed.split("\n"), ...all.split("\n")])].filter((l) =>
-          l.startsWith(`refs/${params.ref}`),
-        );
+        // GitHub matches by prefix; `for-each-ref <pattern>` lists, in the same order, the refs
+        // equal to the pattern or under it as a folder, and those come first here, then the rest.
+        const prefix = `refs/${params.ref}`;
+        const all = git(["for-each-ref", "--format=%(refname) %(objectname)", "refs/"])
+          .toString("utf8")
+          .split("\n")
+          .filter((l) => l.startsWith(prefix));
+        const folder = prefix.endsWith("/") ? prefix : `${prefix}/`;
+        const underPattern = (l: string) => {
+          const name = l.split(" ")[0] ?? "";
+          return name === prefix || name.startsWith(folder);
+        };
+        const refs = [...all.filter(underPattern), ...all.filter((l) => !underPattern(l))];
         return [200, refs.map((l) => l.split(" ")).map(([ref, sha]) => refJson(ref ?? "", sha ?? ""))];
       }
       case "git/create-ref": {
