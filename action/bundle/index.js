@@ -49160,12 +49160,12 @@ var MAX_PROBLEM_CHARS = 300;
 var RepoConfigError = class extends Error {
   problems;
   constructor(problems) {
-    const shown2 = problems.slice(0, MAX_PROBLEMS).map((p) => p.length > MAX_PROBLEM_CHARS ? `${p.slice(0, MAX_PROBLEM_CHARS - 1)}\u2026` : p);
-    if (problems.length > MAX_PROBLEMS) shown2.push(`and ${problems.length - MAX_PROBLEMS} more problems`);
+    const shown3 = problems.slice(0, MAX_PROBLEMS).map((p) => p.length > MAX_PROBLEM_CHARS ? `${p.slice(0, MAX_PROBLEM_CHARS - 1)}\u2026` : p);
+    if (problems.length > MAX_PROBLEMS) shown3.push(`and ${problems.length - MAX_PROBLEMS} more problems`);
     super(`${REPO_CONFIG_PATH} is invalid:
-${shown2.map((p) => `- ${p}`).join("\n")}`);
+${shown3.map((p) => `- ${p}`).join("\n")}`);
     this.name = "RepoConfigError";
-    this.problems = shown2;
+    this.problems = shown3;
   }
 };
 var REPO_CONFIG_MAX_BYTES = 64 * 1024;
@@ -50359,13 +50359,13 @@ var LogDigester = class {
     });
     if (step) {
       const tail = step.tail.filter((l2) => this.rarity(l2) >= 0.8 || l2.score >= 2).slice(-TAIL_LINES);
-      const shown2 = (l2) => candidates2.some((c4) => c4.lines.some((k2) => k2.n === l2.n));
-      const last = tail.slice(-P.lastLines).filter((l2) => !shown2(l2));
-      const before = tail.slice(0, -P.lastLines).filter((l2) => !shown2(l2));
+      const shown3 = (l2) => candidates2.some((c4) => c4.lines.some((k2) => k2.n === l2.n));
+      const last = tail.slice(-P.lastLines).filter((l2) => !shown3(l2));
+      const before = tail.slice(0, -P.lastLines).filter((l2) => !shown3(l2));
       if (last.length > 0) candidates2.push({ lines: last, end: last.at(-1)?.n ?? 0, score: P.lastTail, kind: "tail" });
       if (before.length > 0)
         candidates2.push({ lines: before, end: before.at(-1)?.n ?? 0, score: P.tail, kind: "tail" });
-      const said = [step.command, step.exit].filter((l2) => l2 !== void 0 && !shown2(l2));
+      const said = [step.command, step.exit].filter((l2) => l2 !== void 0 && !shown3(l2));
       if (said.length > 0) candidates2.push({ lines: said, end: step.exit.n, score: P.command, kind: "command" });
     }
     const chosen = [];
@@ -90220,18 +90220,18 @@ async function testSource(workspace, id, fallbackFile) {
       classNode ?? tree.rootNode,
       (n2) => grammar === "python" ? n2.type === "function_definition" && n2.childForFieldName("name")?.text === name : n2.type === "call_expression" && /^(it|test)$/.test(n2.childForFieldName("function")?.text ?? "") && stringArg(n2) === name
     );
-    const shown2 = found?.parent?.type === "decorated_definition" ? found.parent : found;
-    if (!shown2) return void 0;
+    const shown3 = found?.parent?.type === "decorated_definition" ? found.parent : found;
+    if (!shown3) return void 0;
     const lines = source.split("\n");
-    const body = lines.slice(shown2.startPosition.row, shown2.endPosition.row + 1).join("\n");
+    const body = lines.slice(shown3.startPosition.row, shown3.endPosition.row + 1).join("\n");
     return `# ${file2}
-${classHeaderOf(lines, shown2)}${body}`;
+${classHeaderOf(lines, shown3)}${body}`;
   } finally {
     tree.delete();
   }
 }
-function classHeaderOf(lines, shown2) {
-  let node2 = shown2.parent;
+function classHeaderOf(lines, shown3) {
+  let node2 = shown3.parent;
   while (node2 && node2.type !== "class_definition") node2 = node2.parent;
   if (!node2) return "";
   const end = (node2.childForFieldName("body") ?? node2).startPosition.row;
@@ -90344,24 +90344,101 @@ function fixedWord(outcome) {
   return changed > 0 ? `${word}; ${String(changed)} output change(s) the issue did not ask for` : word;
 }
 
+// src/workspace/parse-diff.ts
+function parseDiff(diff) {
+  const files = [];
+  let file2;
+  let headerOpen = false;
+  let oldLine = 0;
+  let newLine = 0;
+  let oldLeft = 0;
+  let newLeft = 0;
+  const start = () => {
+    file2 = { oldPath: null, newPath: null, renamed: false, added: [], removed: [] };
+    files.push(file2);
+  };
+  for (const line of diff.split("\n")) {
+    if (file2 && (oldLeft > 0 || newLeft > 0)) {
+      if (line.startsWith("+")) {
+        file2.added.push({ line: newLine++, text: line.slice(1) });
+        newLeft--;
+      } else if (line.startsWith("-")) {
+        file2.removed.push({ line: oldLine++, text: line.slice(1) });
+        oldLeft--;
+      } else if (line.startsWith(" ") || line === "") {
+        oldLine++;
+        newLine++;
+        oldLeft--;
+        newLeft--;
+      }
+      continue;
+    }
+    if (line.startsWith("diff --git ")) {
+      start();
+      headerOpen = true;
+      const m = /^diff --git a\/(.+) b\/(.+)$/.exec(line);
+      if (m && file2) {
+        file2.oldPath = m[1] ?? null;
+        file2.newPath = m[2] ?? null;
+      }
+    } else if (line.startsWith("--- ")) {
+      if (!headerOpen) start();
+      headerOpen = false;
+      if (file2) file2.oldPath = line === "--- /dev/null" ? null : line.slice(4).replace(/^a\//, "");
+    } else if (line.startsWith("+++ ") && file2) {
+      file2.newPath = line === "+++ /dev/null" ? null : line.slice(4).replace(/^b\//, "");
+    } else if (line.startsWith("rename from ") && file2) {
+      file2.oldPath = line.slice(12);
+      file2.renamed = true;
+    } else if (line.startsWith("rename to ") && file2) {
+      file2.newPath = line.slice(10);
+      file2.renamed = true;
+    } else if (line.startsWith("deleted file mode") && file2) {
+      file2.newPath = null;
+    } else if (line.startsWith("new file mode") && file2) {
+      file2.oldPath = null;
+    } else if (line.startsWith("@@")) {
+      const m = /^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@/.exec(line);
+      oldLine = Number(m?.[1] ?? 0);
+      oldLeft = Number(m?.[2] ?? 1);
+      newLine = Number(m?.[3] ?? 0);
+      newLeft = Number(m?.[4] ?? 1);
+      headerOpen = false;
+    }
+  }
+  for (const f2 of files) if (f2.oldPath && f2.newPath && f2.oldPath !== f2.newPath) f2.renamed = true;
+  return files;
+}
+
 // src/report/commit-message.ts
 var SUBJECT_CHARS = 72;
+var LINE_CHARS = 100;
+var LINES_PER_FILE = 3;
+var MAX_TESTS = 5;
 function fixCommitMessage(outcome, options2) {
   const fix = outcome.plan.fix;
   const files = outcome.changedFiles.join(", ");
-  const change = fix ? `${fix.description.replaceAll("`", "")} in ${fix.file}` : outcome.plan.steps?.[0] ?? `Change ${files}`;
+  const lines = fix || outcome.plan.steps ? void 0 : changedLines(outcome.diff);
+  const single = lines?.length === 1 && lines[0]?.change;
+  const change = fix ? `${fix.description.replaceAll("`", "")} in ${fix.file}` : outcome.plan.steps?.[0] ?? (single ? `${single} in ${lines[0]?.file}` : `Change ${files}`);
   const subject = oneLine(options2.subject ?? change).slice(0, SUBJECT_CHARS);
   const body = [];
   if (options2.issueLine) body.push(`Requested: ${oneLine(options2.issueLine)}`, "");
   body.push(`What changed (${files || "no files"}):`);
   if (fix) body.push(`- ${fix.description.replaceAll("`", "")} at ${fix.file}:${fix.line}`);
-  else for (const step of outcome.plan.steps ?? []) body.push(`- ${oneLine(step)}`);
+  else if (outcome.plan.steps) for (const step of outcome.plan.steps) body.push(`- ${oneLine(step)}`);
+  else body.push(...shownLines(lines ?? []));
   body.push("");
   const after = outcome.evidence.after;
   const verdict = outcome.status === "fixed" ? fixedWord(outcome) : "does not pass the tests";
   body.push(
     `Checked by autogen-bot: ${verdict}${after ? ` (visible tests after the change: ${after.passed} passed, ${after.failed} failed)` : ""}.`
   );
+  const madePass = passedAfter(outcome);
+  if (options2.issueLine === void 0 && options2.issueNumber === void 0 && madePass.length > 0)
+    body.push(
+      `Makes pass: ${madePass.slice(0, MAX_TESTS).join(", ")}${madePass.length > MAX_TESTS ? `, and ${madePass.length - MAX_TESTS} more` : ""}`
+    );
   if (outcome.review?.verdict === "accepted")
     body.push(`The model reviewed the edit against the issue: ${oneLine(outcome.review.reason)}`);
   if (options2.issueNumber !== void 0 && outcome.status === "fixed") body.push("", `Fixes #${options2.issueNumber}`);
@@ -90374,6 +90451,34 @@ ${body.join("\n")}
 }
 function oneLine(text2) {
   return (text2.trim().split("\n")[0] ?? "").trim();
+}
+function changedLines(diff) {
+  const out = [];
+  for (const file2 of parseDiff(diff)) {
+    const path12 = file2.newPath ?? file2.oldPath ?? "";
+    const pairs = Math.max(file2.added.length, file2.removed.length);
+    for (let i3 = 0; i3 < pairs; i3++) {
+      const removed = file2.removed[i3];
+      const added = file2.added[i3];
+      const text2 = (s) => s.trim().replaceAll("`", "'").slice(0, LINE_CHARS);
+      const change = removed && added ? `${text2(removed.text)} \u2192 ${text2(added.text)}` : added ? `+ ${text2(added.text)}` : `- ${text2(removed?.text ?? "")}`;
+      out.push({ file: path12, line: added?.line ?? removed?.line ?? 0, change });
+    }
+  }
+  return out;
+}
+function shownLines(lines) {
+  const out = [];
+  for (const file2 of new Set(lines.map((l2) => l2.file))) {
+    const own2 = lines.filter((l2) => l2.file === file2);
+    for (const l2 of own2.slice(0, LINES_PER_FILE)) out.push(`- ${l2.file}:${String(l2.line)}: ${l2.change}`);
+    if (own2.length > LINES_PER_FILE) out.push(`- ${file2}: ${String(own2.length - LINES_PER_FILE)} more changed line(s)`);
+  }
+  return out;
+}
+function passedAfter(outcome) {
+  const after = new Map((outcome.evidence.after?.tests ?? []).map((t2) => [t2.id, t2.status]));
+  return (outcome.evidence.before?.tests ?? []).filter((t2) => (t2.status === "fail" || t2.status === "error") && after.get(t2.id) === "pass").map((t2) => t2.id);
 }
 
 // src/workspace/commit-files.ts
@@ -91087,6 +91192,7 @@ function renderReport(outcome, context) {
       `${outcome.plan.steps ? "\n" : ""}Mechanical edit: ${fix.description} at \`${fix.file}:${fix.line}\` (repair template \`${fix.family}\`, at the line the failing tests point to most).`
     );
   if (outcome.review && outcome.review.verdict !== "not-reviewed") out.push("", reviewLine(outcome.review));
+  if (outcome.plan.recalled?.length) out.push("", recalledLine(outcome.plan.recalled));
   if (!outcome.plan.steps && !fix)
     out.push(
       outcome.plan.localisation.length > 0 ? "No plan: the search found no edit (the suspicious lines are in the details below)." : "No plan was made."
@@ -91141,7 +91247,7 @@ function renderReport(outcome, context) {
   if (outcome.policy) {
     if (outcome.policy.ok)
       out.push(
-        "- No protected path touched, within the diff budget, and no test weakened (no deleted or renamed test, no added skip/only/xfail, no removed or changed assertion, no rewritten snapshot)."
+        "- No protected path touched, within the diff budget, and no test weakened (no deleted or renamed test, no added skip/only/xfail, no removed or changed assertion, no rewritten snapshot, no test file patching what it imports or ending the process, no pytest plugin code)."
       );
     for (const v of outcome.policy.violations) out.push(`- \u274C ${v.rule}: ${v.detail}`);
     for (const t2 of outcome.policy.tampering)
@@ -91198,7 +91304,7 @@ function renderReport(outcome, context) {
   for (const a2 of outcome.attempts.slice(0, MAX_ATTEMPTS_SHOWN)) {
     const where = a2.file ? `\`${a2.file}${a2.line ? `:${a2.line}` : ""}\`` : "";
     out.push(
-      `| ${a2.index} | ${a2.family ? `${a2.family}: ` : ""}${cell(a2.description)}${a2.analysis ? `<br>analysis: ${cell(a2.analysis)}` : ""} | ${where} | ${a2.result}${a2.limit ? `: ${cell(a2.limit)}` : ""}${a2.reason ? `: ${cell(a2.reason)}` : ""} | ${a2.passed} | ${a2.failed} |`
+      `| ${a2.index} | ${a2.family ? `${a2.family}: ` : ""}${cell(a2.description)}${a2.analysis ? `<br>analysis: ${cell(a2.analysis)}` : ""} | ${where} | ${a2.result}${a2.limit ? `: ${cell(a2.limit)}` : ""}${a2.reason ? `: ${cell(reasonAfter(a2.result, a2.reason))}` : ""} | ${a2.passed} | ${a2.failed} |`
     );
   }
   if (outcome.attempts.length > MAX_ATTEMPTS_SHOWN)
@@ -91211,6 +91317,10 @@ function renderReport(outcome, context) {
   );
   return `${out.join("\n")}
 `;
+}
+function recalledLine(recalled) {
+  const named2 = recalled.map((r2) => `"${cell(r2.task.slice(0, 120))}" (similarity ${r2.score.toFixed(2)})`).join("; ");
+  return `Reused from earlier runs: the plan stage was shown the plans of ${recalled.length} earlier fix(es) in this repository (memory): ${named2}.`;
 }
 function dependencyLine(d) {
   const what = `${d.manager}, from \`${d.lockfile}\``;
@@ -91247,6 +91357,9 @@ function mark(status3) {
   if (status3 === "fail" || status3 === "error") return `\u274C ${status3}`;
   if (status3 === "skip") return "skip";
   return "\u2013";
+}
+function reasonAfter(result, reason) {
+  return reason.startsWith(`${result}: `) ? reason.slice(result.length + 2) : reason;
 }
 
 // src/app/publish-repair.ts
@@ -91813,22 +91926,22 @@ function shortName(symbol2) {
 }
 
 // src/engine/context/related-signatures.ts
-function relatedSignatures(shown2, files, max2) {
+function relatedSignatures(shown3, files, max2) {
   const byPath = new Map(files.map((f2) => [f2.path, f2]));
-  const shownKeys = new Set(shown2.map((s) => `${s.path}#${s.symbol.name}`));
+  const shownKeys = new Set(shown3.map((s) => `${s.path}#${s.symbol.name}`));
   const out = [];
   const taken = /* @__PURE__ */ new Set();
   const take = ({ file: file2, symbol: symbol2 }, role) => {
     const key = `${file2.path}#${symbol2.name}`;
     if (shownKeys.has(key) || taken.has(key) || out.length >= max2) return;
-    if (shown2.some(
+    if (shown3.some(
       (s) => s.path === file2.path && s.symbol.kind === "class" && symbol2.name.startsWith(`${s.symbol.name}.`)
     ))
       return;
     taken.add(key);
     out.push(`${role} ${file2.path}:${symbol2.outerStart}: ${signature(file2, symbol2)}`);
   };
-  for (const s of shown2) {
+  for (const s of shown3) {
     const file2 = byPath.get(s.path);
     if (!file2) continue;
     const short = shortName(s.symbol);
@@ -91839,7 +91952,7 @@ function relatedSignatures(shown2, files, max2) {
           take({ file: other, symbol: symbol2 }, "caller");
       }
   }
-  for (const s of shown2) {
+  for (const s of shown3) {
     const file2 = byPath.get(s.path);
     if (file2) for (const target of resolvedCalls(file2, s.symbol, byPath)) take(target, "callee");
   }
@@ -92083,16 +92196,16 @@ async function buildContext(workspace, options2) {
     ...focus.filter((f2) => f2.reason !== "stack-frame"),
     ...retrieved
   ];
-  const shown2 = choose(ordered, files, maxChars, maxFiles);
-  const focal = shown2.symbols.filter((f2) => FOCAL.has(f2.reason));
-  const parts = [...shown2.byFile.entries()].map(([path12, ranges]) => view(files.get(path12), ranges));
-  const shownSymbols = shown2.symbols.map((f2) => f2.symbol);
+  const shown3 = choose(ordered, files, maxChars, maxFiles);
+  const focal = shown3.symbols.filter((f2) => FOCAL.has(f2.reason));
+  const parts = [...shown3.byFile.entries()].map(([path12, ranges]) => view(files.get(path12), ranges));
+  const shownSymbols = shown3.symbols.map((f2) => f2.symbol);
   const related = relatedSignatures(
-    (focal.length ? focal : shown2.symbols).map((f2) => ({ path: f2.path, symbol: f2.symbol })),
+    (focal.length ? focal : shown3.symbols).map((f2) => ({ path: f2.path, symbol: f2.symbol })),
     [...files.values()].filter((f2) => isCode(f2.path)),
     12
   );
-  const others = [...files.values()].filter((f2) => isCode(f2.path) && !shown2.byFile.has(f2.path)).map((f2) => mapLine(f2));
+  const others = [...files.values()].filter((f2) => isCode(f2.path) && !shown3.byFile.has(f2.path)).map((f2) => mapLine(f2));
   const code2 = [
     parts.join("\n\n"),
     related ? `Callers and callees of the code above (signatures only; path:line):
@@ -92101,14 +92214,14 @@ ${related}` : "",
 ${bounded(others, 1500)}` : ""
   ].filter((s) => s !== "").join("\n\n");
   return {
-    files: [...shown2.byFile.keys()],
+    files: [...shown3.byFile.keys()],
     code: code2,
     repoMap,
     ranking: unique(ordered.map((f2) => f2.path)).map((path12) => ({
       path: path12,
       reason: ordered.find((f2) => f2.path === path12).reason
     })),
-    symbols: shown2.symbols.map((f2, i3) => ({
+    symbols: shown3.symbols.map((f2, i3) => ({
       path: f2.path,
       name: shownSymbols[i3].name,
       startLine: shownSymbols[i3].outerStart,
@@ -92252,7 +92365,7 @@ ${numberedWhole(file2.lines)}`;
 ${renderRanges(file2.lines, ranges)}`;
 }
 async function localize(llm, problem, repoMap, candidates2, files, retrieved, maxFiles, frames) {
-  const shown2 = candidates2.map(
+  const shown3 = candidates2.map(
     (path12) => candidateView(
       files.get(path12),
       retrieved.filter((r2) => r2.path === path12 && r2.symbol).map((r2) => r2.symbol),
@@ -92262,7 +92375,7 @@ async function localize(llm, problem, repoMap, candidates2, files, retrieved, ma
   );
   const { value } = await llm.call(
     "localize",
-    { untrusted: { problem, repoMap, candidates: shown2.join("\n\n") }, trusted: { maxFiles: String(maxFiles) } },
+    { untrusted: { problem, repoMap, candidates: shown3.join("\n\n") }, trusted: { maxFiles: String(maxFiles) } },
     localizeSchema
   );
   const out = [];
@@ -92613,6 +92726,34 @@ function planNames(text2) {
   return [...out];
 }
 
+// src/verify/keep-selected.ts
+var SEPARATOR = " > ";
+var lastOf = (id) => id.split(SEPARATOR).at(-1) ?? id;
+var fileOf = (id) => id.includes(SEPARATOR) ? id.split(SEPARATOR)[0] : void 0;
+function named(test, id) {
+  if (test.id === id) return true;
+  if (lastOf(test.id) !== lastOf(id)) return false;
+  const file2 = fileOf(id);
+  return file2 === void 0 || file2 === fileOf(test.id) || file2 === test.file;
+}
+function keepSelected(report2, selection) {
+  if (selection.kind !== "tests") return report2;
+  const exact = new Set(selection.ids);
+  let kept2 = report2.tests.filter(
+    (t2) => exact.has(t2.id) || selection.ids.some((id) => !report2.tests.some((o3) => o3.id === id) && named(t2, id))
+  );
+  if (kept2.length === 0)
+    kept2 = report2.tests.filter((t2) => t2.status === "fail" && (lastOf(t2.id) === t2.file || t2.name === t2.file));
+  const wanted = new Set(kept2.map((t2) => t2.id));
+  if (kept2.length === report2.tests.length) return report2;
+  const run2 = report2.run;
+  const finishedOnItsOwn = !run2.limit && !run2.timedOut && !run2.signal && !run2.spawnError;
+  const othersFailed = failingTests(report2).some((t2) => !wanted.has(t2.id));
+  const selectedFailed = failingTests({ ...report2, tests: kept2 }).length > 0;
+  const exitCode2 = finishedOnItsOwn && run2.exitCode !== 0 && othersFailed && !selectedFailed && kept2.length > 0 ? 0 : run2.exitCode;
+  return { ...report2, run: { ...run2, exitCode: exitCode2 }, tests: kept2, source: kept2.length > 0 ? report2.source : "none" };
+}
+
 // src/verify/mark-test-timeout.ts
 var TEST_TIMED_OUT = /\btimed out after (\d+(?:\.\d+)?) (s) of (?:CPU|wall-clock) time\b|\btest timed out after (\d+)(ms)\b/;
 function stoppedByTestLimit(test) {
@@ -92667,6 +92808,17 @@ var CandidateLimits = class {
     if (!this.learned) return void 0;
     const { factor, floorSeconds } = this.settings;
     return Math.min(this.capMs, Math.ceil(TRACE_FACTOR * factor * this.slowestMs + 2 * floorSeconds * 1e3));
+  }
+  /**
+   * One test's limit where the coverage run traces `failing`: a candidate's per-test limit when
+   * every one of them was stopped by a limit in the unchanged code's run (a loop). Such a test
+   * fails again whatever its limit, and its first moments already run the lines of its loop;
+   * tracing it TRACE_FACTOR times longer would tell nothing more. Otherwise `tracePerTestMs`.
+   */
+  traceFailingPerTestMs(failing) {
+    if (!this.learned || failing.length === 0 || !failing.every(stoppedByTestLimit)) return this.tracePerTestMs();
+    const { factor, floorSeconds } = this.settings;
+    return Math.min(this.capMs, Math.ceil(factor * this.slowestMs + floorSeconds * 1e3));
   }
   /**
    * The limit for one candidate run of `selection`; none before a baseline was learned. A
@@ -92852,7 +93004,7 @@ function stoppedTests(before, after) {
   const earlier = new Set(before.tests.map((t2) => t2.id));
   const newRan = /* @__PURE__ */ new Map();
   for (const t2 of after.tests)
-    if (!earlier.has(t2.id) && t2.status !== "skip") newRan.set(fileOf(t2), (newRan.get(fileOf(t2)) ?? 0) + 1);
+    if (!earlier.has(t2.id) && t2.status !== "skip") newRan.set(fileOf2(t2), (newRan.get(fileOf2(t2)) ?? 0) + 1);
   for (const test of before.tests) {
     const later = now.get(test.id);
     if (later) {
@@ -92861,16 +93013,16 @@ function stoppedTests(before, after) {
       continue;
     }
     if (test.status === "error" && collectedNow(test, after)) continue;
-    const spare = newRan.get(fileOf(test)) ?? 0;
+    const spare = newRan.get(fileOf2(test)) ?? 0;
     if (spare > 0) {
-      newRan.set(fileOf(test), spare - 1);
+      newRan.set(fileOf2(test), spare - 1);
       continue;
     }
     stopped2.push({ id: test.id, before: test.status, now: "missing" });
   }
   return stopped2;
 }
-function fileOf(test) {
+function fileOf2(test) {
   return test.file ?? test.id.split(/::| > /)[0] ?? test.id;
 }
 function collectedNow(entry, after) {
@@ -92882,9 +93034,9 @@ function collectedNow(entry, after) {
     (t2) => [t2.id, t2.file ?? ""].some((id) => [...forms].some((form) => id !== form && stem(id).startsWith(stem(form))))
   );
 }
-function describeStopped(stopped2, shown2 = 10) {
-  const listed = stopped2.slice(0, shown2).map((s) => `${s.id} (now ${s.now})`);
-  const more = stopped2.length > shown2 ? `, and ${stopped2.length - shown2} more` : "";
+function describeStopped(stopped2, shown3 = 10) {
+  const listed = stopped2.slice(0, shown3).map((s) => `${s.id} (now ${s.now})`);
+  const more = stopped2.length > shown3 ? `, and ${stopped2.length - shown3} more` : "";
   const count2 = stopped2.length === 1 ? "1 test that ran before did" : `${stopped2.length} tests that ran before did`;
   return `tampering: ${count2} not run after: ${listed.join(", ")}${more}`;
 }
@@ -92954,6 +93106,11 @@ var Stop = class extends Error {
 };
 
 // src/engine/run/strategy-run.ts
+function resultsIn(suite, visible) {
+  if (visible.kind === "all") return suite;
+  const ran = new Set(suite.tests.map((t2) => t2.id));
+  return visible.ids.length > 0 && visible.ids.every((id) => ran.has(id)) ? keepSelected(suite, visible) : void 0;
+}
 var StrategyRun = class {
   task;
   outcome;
@@ -93011,6 +93168,10 @@ var StrategyRun = class {
   tracePerTestMs() {
     return this.limits.tracePerTestMs();
   }
+  /** One test's limit where the coverage run traces the failing tests `failing` (after `baseline()`). */
+  traceFailingPerTestMs(failing) {
+    return this.limits.traceFailingPerTestMs(failing);
+  }
   /** A candidate's limit for a run of `selection`, from the unchanged code's timings (after `baseline()`). */
   candidateLimit(selection) {
     return this.limits.limitFor(selection);
@@ -93027,7 +93188,8 @@ var StrategyRun = class {
     });
     const suite = this.task.suiteBaseline;
     if (suite) this.limits.learn(suite);
-    const before = await this.test(visible, void 0, suite ? this.limits.limitFor(visible) : void 0);
+    const known = this.task.suiteBefore ? resultsIn(this.task.suiteBefore, visible) : void 0;
+    const before = known ?? await this.test(visible, void 0, suite ? this.limits.limitFor(visible) : void 0);
     this.outcome.evidence.before = evidenceOf(before);
     const broken = brokenRunReason(before, this.task.workspace);
     if (broken) throw new Stop("broken-tests", `the test command is broken: ${broken}`);
@@ -93036,7 +93198,7 @@ var StrategyRun = class {
       throw new Stop("nothing-to-fix", "every visible test already passes; there is nothing to repair");
     const regression = this.task.regression ? await this.suiteBefore(this.task.regression) : void 0;
     if (regression) this.outcome.evidence.regressionBefore = evidenceOf(regression);
-    this.limits.learn(before);
+    if (!known) this.limits.learn(before);
     if (regression) this.limits.learn(regression);
     this.base = { before, failing, visible, regression };
     return this.base;
@@ -93189,11 +93351,11 @@ ${findings.suspicious.slice(0, MAX_LINES).map((s) => `${s.file}:${s.line} (${s.s
     );
   if (findings.nearMiss && findings.nearMiss.passed > 0) {
     const { diff, passed, failed: failed3 } = findings.nearMiss;
-    const shown2 = diff.length > MAX_DIFF_CHARS2 ? `${diff.slice(0, MAX_DIFF_CHARS2)}
+    const shown3 = diff.length > MAX_DIFF_CHARS2 ? `${diff.slice(0, MAX_DIFF_CHARS2)}
 \u2026 (diff cut)` : diff;
     parts.push(
       `A mechanical edit that made ${passed} visible test(s) pass (${failed3} still failing); not a fix, a clue:
-${shown2}`
+${shown3}`
     );
   }
   return parts.join("\n\n");
@@ -93296,13 +93458,13 @@ function moduleNames(file2) {
 }
 async function baselineWithValues(task, count2, before, failing) {
   if (task.runnerName !== "pytest") return { before, failing };
-  const shown2 = await withVisibleValues(failing, task.workspace, async (ids, env) => {
+  const shown3 = await withVisibleValues(failing, task.workspace, async (ids, env) => {
     const report2 = await task.verifier.run(task.workspace, { kind: "tests", ids }, env);
     count2(1, report2.run.durationMs);
     return report2;
   });
-  const byId = new Map(shown2.map((t2) => [t2.id, t2]));
-  return { before: { ...before, tests: before.tests.map((t2) => byId.get(t2.id) ?? t2) }, failing: shown2 };
+  const byId = new Map(shown3.map((t2) => [t2.id, t2]));
+  return { before: { ...before, tests: before.tests.map((t2) => byId.get(t2.id) ?? t2) }, failing: shown3 };
 }
 
 // src/engine/knowledge/knowledge-search.ts
@@ -93527,6 +93689,7 @@ ${digestReport(latest.report)}`,
   }
   async planAndVerify(digest, code2, tests) {
     this.task.onProgress?.({ kind: "stage", stage: "plan" });
+    if (this.options.memory !== "(none)") this.outcome.plan.memoryShown = true;
     let plan = (await this.llm.call(
       "plan",
       {
@@ -93888,74 +94051,6 @@ import { join as join23 } from "node:path";
 
 // src/engine/check-diff-landed.ts
 import { lstatSync as lstatSync4 } from "node:fs";
-
-// src/workspace/parse-diff.ts
-function parseDiff(diff) {
-  const files = [];
-  let file2;
-  let headerOpen = false;
-  let oldLine = 0;
-  let newLine = 0;
-  let oldLeft = 0;
-  let newLeft = 0;
-  const start = () => {
-    file2 = { oldPath: null, newPath: null, renamed: false, added: [], removed: [] };
-    files.push(file2);
-  };
-  for (const line of diff.split("\n")) {
-    if (file2 && (oldLeft > 0 || newLeft > 0)) {
-      if (line.startsWith("+")) {
-        file2.added.push({ line: newLine++, text: line.slice(1) });
-        newLeft--;
-      } else if (line.startsWith("-")) {
-        file2.removed.push({ line: oldLine++, text: line.slice(1) });
-        oldLeft--;
-      } else if (line.startsWith(" ") || line === "") {
-        oldLine++;
-        newLine++;
-        oldLeft--;
-        newLeft--;
-      }
-      continue;
-    }
-    if (line.startsWith("diff --git ")) {
-      start();
-      headerOpen = true;
-      const m = /^diff --git a\/(.+) b\/(.+)$/.exec(line);
-      if (m && file2) {
-        file2.oldPath = m[1] ?? null;
-        file2.newPath = m[2] ?? null;
-      }
-    } else if (line.startsWith("--- ")) {
-      if (!headerOpen) start();
-      headerOpen = false;
-      if (file2) file2.oldPath = line === "--- /dev/null" ? null : line.slice(4).replace(/^a\//, "");
-    } else if (line.startsWith("+++ ") && file2) {
-      file2.newPath = line === "+++ /dev/null" ? null : line.slice(4).replace(/^b\//, "");
-    } else if (line.startsWith("rename from ") && file2) {
-      file2.oldPath = line.slice(12);
-      file2.renamed = true;
-    } else if (line.startsWith("rename to ") && file2) {
-      file2.newPath = line.slice(10);
-      file2.renamed = true;
-    } else if (line.startsWith("deleted file mode") && file2) {
-      file2.newPath = null;
-    } else if (line.startsWith("new file mode") && file2) {
-      file2.oldPath = null;
-    } else if (line.startsWith("@@")) {
-      const m = /^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@/.exec(line);
-      oldLine = Number(m?.[1] ?? 0);
-      oldLeft = Number(m?.[2] ?? 1);
-      newLine = Number(m?.[3] ?? 0);
-      newLeft = Number(m?.[4] ?? 1);
-      headerOpen = false;
-    }
-  }
-  for (const f2 of files) if (f2.oldPath && f2.newPath && f2.oldPath !== f2.newPath) f2.renamed = true;
-  return files;
-}
-
-// src/engine/check-diff-landed.ts
 async function checkDiffLanded(workspace, outcome) {
   if (outcome.status !== "fixed") return;
   const problem = await missingFromWorktree(workspace, outcome.diff);
@@ -95787,14 +95882,14 @@ var CoverageError = class extends Error {
   }
 };
 async function pythonSpectra(workspace, testIds, given) {
-  const { perTestMs, failing = [], ...options2 } = given;
+  const { perTestMs, failingPerTestMs = perTestMs, failing = [], ...options2 } = given;
   const dir = await mkdtemp8(join22(tmpdir9(), "autogen-trace-"));
   try {
     const safe = reportedFileFilter(workspace);
-    const run2 = (ids, extra, focus2) => traceRun(workspace, dir, [...extra, ...safeIds(ids)], { ...options2, perTestMs, focus: focus2 });
+    const run2 = (ids, extra, focus2, limitMs = perTestMs) => traceRun(workspace, dir, [...extra, ...safeIds(ids)], { ...options2, perTestMs: limitMs, focus: focus2 });
     if (failing.length === 0)
       return { spectra: spectraOf(await run2(testIds, [], void 0), safe), dropped: safe.dropped() };
-    const failed3 = spectraOf(await run2(failing, [], void 0), safe);
+    const failed3 = spectraOf(await run2(failing, [], void 0, failingPerTestMs), safe);
     const focus = /* @__PURE__ */ new Map();
     for (const test of failed3.filter((t2) => t2.failed))
       for (const [file2, lines] of test.lines) focus.set(file2, /* @__PURE__ */ new Set([...focus.get(file2) ?? [], ...lines]));
@@ -95897,6 +95992,7 @@ async function repair(task, run2, llm) {
       spectra = await pythonSpectra(task.workspace, task.regression?.kind === "all" ? [] : known, {
         ...task.sandbox,
         perTestMs: run2.tracePerTestMs(),
+        failingPerTestMs: run2.traceFailingPerTestMs(failing),
         failing: failing.map((t2) => t2.id)
       });
       run2.countTestRuns(1);
@@ -96077,8 +96173,8 @@ function isEditable(workspace, file2) {
   }
 }
 function droppedText(dropped2) {
-  const shown2 = dropped2.slice(0, 3).map((f2) => JSON.stringify(f2)).join(", ");
-  return `ignored ${dropped2.length} file(s) the coverage run named that are outside the worktree, symbolic links or not regular files (${shown2}${dropped2.length > 3 ? ", \u2026" : ""})`;
+  const shown3 = dropped2.slice(0, 3).map((f2) => JSON.stringify(f2)).join(", ");
+  return `ignored ${dropped2.length} file(s) the coverage run named that are outside the worktree, symbolic links or not regular files (${shown3}${dropped2.length > 3 ? ", \u2026" : ""})`;
 }
 async function scratchCopies(workspace, count2) {
   const copies = [];
@@ -97235,34 +97331,6 @@ import { mkdtemp as mkdtemp12, rm as rm19 } from "node:fs/promises";
 import { tmpdir as tmpdir12 } from "node:os";
 import { existsSync as existsSync12, statSync as statSync6 } from "node:fs";
 import { isAbsolute as isAbsolute8, join as join31 } from "node:path";
-
-// src/verify/keep-selected.ts
-var SEPARATOR = " > ";
-var lastOf = (id) => id.split(SEPARATOR).at(-1) ?? id;
-var fileOf2 = (id) => id.includes(SEPARATOR) ? id.split(SEPARATOR)[0] : void 0;
-function named(test, id) {
-  if (test.id === id) return true;
-  if (lastOf(test.id) !== lastOf(id)) return false;
-  const file2 = fileOf2(id);
-  return file2 === void 0 || file2 === fileOf2(test.id) || file2 === test.file;
-}
-function keepSelected(report2, selection) {
-  if (selection.kind !== "tests") return report2;
-  const exact = new Set(selection.ids);
-  let kept2 = report2.tests.filter(
-    (t2) => exact.has(t2.id) || selection.ids.some((id) => !report2.tests.some((o3) => o3.id === id) && named(t2, id))
-  );
-  if (kept2.length === 0)
-    kept2 = report2.tests.filter((t2) => t2.status === "fail" && (lastOf(t2.id) === t2.file || t2.name === t2.file));
-  const wanted = new Set(kept2.map((t2) => t2.id));
-  if (kept2.length === report2.tests.length) return report2;
-  const run2 = report2.run;
-  const finishedOnItsOwn = !run2.limit && !run2.timedOut && !run2.signal && !run2.spawnError;
-  const othersFailed = failingTests(report2).some((t2) => !wanted.has(t2.id));
-  const selectedFailed = failingTests({ ...report2, tests: kept2 }).length > 0;
-  const exitCode2 = finishedOnItsOwn && run2.exitCode !== 0 && othersFailed && !selectedFailed && kept2.length > 0 ? 0 : run2.exitCode;
-  return { ...report2, run: { ...run2, exitCode: exitCode2 }, tests: kept2, source: kept2.length > 0 ? report2.source : "none" };
-}
 
 // src/verify/read-junit.ts
 var MAX_REPORT_BYTES = 64 * 1024 * 1024;
@@ -99321,6 +99389,70 @@ var PhaseHeartbeat = class {
   }
 };
 
+// src/workspace/run-changing-code.ts
+var PYTEST_PLUGIN_CODE = /\bpytest_plugins\b|^\s*(?:async\s+)?def\s+pytest_[a-z_]+\s*\(|\bhookimpl\b|\bhookwrapper\b|\b_pytest\b|\bpluggy\b/;
+var PROCESS_EXIT = /\bprocess\.(?:exit|reallyExit|abort)\s*\(|\bprocess\.exitCode\s*=|\bos\._exit\s*\(/;
+var ATTRIBUTE_ASSIGNMENT = /^([A-Za-z_$][\w$]*)(?:\([^)]*\))?(?:\.[\w$]+|\[[^\]]+\])+\s*=(?![=>])/;
+var PATCH_CALL = /^(?:setattr|delattr|Object\.defineProperty|Object\.assign|Reflect\.set)\s*\(/;
+function pluginCodeIn(file2) {
+  const path12 = file2.newPath;
+  if (path12 === null || !path12.endsWith(".py")) return void 0;
+  const added = file2.added.find((a2) => PYTEST_PLUGIN_CODE.test(a2.text));
+  return added ? { file: path12, line: added.line, text: shown2(added.text) } : void 0;
+}
+function importPatchesIn(file2, after) {
+  const imported2 = importedNames(after ?? file2.added.map((a2) => a2.text).join("\n"));
+  const found = [];
+  for (const added of file2.added) {
+    if (PROCESS_EXIT.test(added.text)) {
+      found.push({ kind: "exit-added", line: added.line, detail: `${shown2(added.text)} (ends the test process)` });
+      continue;
+    }
+    const assigned = ATTRIBUTE_ASSIGNMENT.exec(added.text);
+    const root = assigned?.[1];
+    const patches = PATCH_CALL.test(added.text) || root !== void 0 && (imported2.has(root) || added.text.startsWith(`${root}(`)) && !isExports(added.text);
+    if (patches)
+      found.push({
+        kind: "patch-at-import",
+        line: added.line,
+        detail: `${shown2(added.text)} (changes imported code when the test file loads)`
+      });
+  }
+  return found;
+}
+function shown2(line) {
+  const text2 = line.trim().replaceAll("`", "'");
+  return text2.length > 120 ? `${text2.slice(0, 120)}\u2026 (cut)` : text2;
+}
+function isExports(line) {
+  return /^(?:module\.)?exports\b/.test(line);
+}
+function importedNames(text2) {
+  const names = /* @__PURE__ */ new Set();
+  const add = (list) => {
+    for (const part of list.split(",")) {
+      const name = /(?:\bas\s+|:\s*)?([A-Za-z_$][\w$]*)\s*$/.exec(part.replace(/[(){}*]/g, " ").trim())?.[1];
+      if (name) names.add(name);
+    }
+  };
+  for (const line of text2.split("\n")) {
+    const py = /^\s*import\s+(.+)$/.exec(line);
+    if (py?.[1] && !/\bfrom\b/.test(py[1]))
+      for (const part of py[1].split(",")) {
+        const m = /^\s*([\w.]+)(?:\s+as\s+(\w+))?/.exec(part);
+        const name = m?.[2] ?? m?.[1]?.split(".")[0];
+        if (name) names.add(name);
+      }
+    const from = /^\s*from\s+\S+\s+import\s+(.+)$/.exec(line);
+    if (from?.[1]) add(from[1]);
+    const js = /^\s*(?:const|let|var)\s+(.+?)\s*=\s*(?:await\s+)?(?:require|import)\s*\(/.exec(line);
+    if (js?.[1]) add(js[1]);
+    const esm = /^\s*import\s+(.+?)\s+from\s+["']/.exec(line);
+    if (esm?.[1]) add(esm[1]);
+  }
+  return names;
+}
+
 // node_modules/smol-toml/dist/error.js
 function getLineColFromPtr(string4, ptr) {
   let lines = string4.slice(0, ptr).split(/\r?\n/);
@@ -100185,6 +100317,7 @@ var ONLY = /\b(it|test|describe|context|suite)\.only\b|\bf(it|describe)\(/;
 var BARE_RETURN = /^\s*return\s*(None)?\s*;?\s*(#.*|\/\/.*)?$/;
 var TEST_DEFINITION = /^\s*(?:async\s+)?def\s+(test\w*)\s*\(|^\s*class\s+(Test\w*)\b|\b[xf]?(?:it|test)(?:\.\w+)?\s*\(\s*(["'`])(.+?)\3/;
 var ASSERTION = /\bassert\w*\b|\bexpect\(|\bshould\b|\bt\.(Error|Fatal|Fail)|\bassertThat\(|\bassert_eq!|\bself\.assert/;
+var OPEN_IT = "the maintainer can open it by name in .github/autogen.yml (paths.allowTestInfrastructure)";
 var SNAPSHOT = /(^|\/)__snapshots__\/|\.snap$|(^|\/)snapshots?\//;
 function evaluateDiffPolicy(diff, config3, options2) {
   const files = parseDiff(diff);
@@ -100205,9 +100338,14 @@ function evaluateDiffPolicy(diff, config3, options2) {
       if (path12 === null || matchesAny(path12, config3.protected) || opened.length > 0 && matchesAny(path12, opened))
         continue;
       const change = testInfrastructureChange(path12, options2.sides?.(file2));
-      const how = "the maintainer can open it by name in .github/autogen.yml (paths.allowTestInfrastructure)";
-      if (change) violations.push({ rule: "test-infrastructure", detail: `${change.detail}; ${how}` });
+      if (change) violations.push({ rule: "test-infrastructure", detail: `${change.detail}; ${OPEN_IT}` });
     }
+    const plugin = opened.length > 0 && matchesAny(file2.newPath ?? "", opened) ? void 0 : pluginCodeIn(file2);
+    if (plugin && !matchesAny(plugin.file, config3.protected))
+      violations.push({
+        rule: "test-infrastructure",
+        detail: `${plugin.file}:${String(plugin.line)} adds pytest plugin or hook code ("${plugin.text}"): test infrastructure; ${OPEN_IT}`
+      });
   }
   const lines = files.reduce((n2, f2) => n2 + f2.added.length + f2.removed.length, 0);
   if (files.length > config3.maxFiles)
@@ -100221,10 +100359,10 @@ function evaluateDiffPolicy(diff, config3, options2) {
       detail: `${lines} lines changed; the limit is ${config3.maxLines} (diff.maxLines)`
     });
   const asked = new Set(options2.testsAskedToChange ?? []);
-  const tampering = files.flatMap((f2) => tamperingIn(f2, options2.isTestFile, asked));
+  const tampering = files.flatMap((f2) => tamperingIn(f2, options2.isTestFile, asked, options2.sides?.(f2)?.after));
   return { ok: violations.length === 0 && tampering.length === 0, violations, tampering };
 }
-function tamperingIn(file2, isTestFile2, asked) {
+function tamperingIn(file2, isTestFile2, asked, after) {
   const path12 = file2.newPath ?? file2.oldPath ?? "";
   const findings = [];
   if (SNAPSHOT.test(path12) && file2.oldPath !== null)
@@ -100235,6 +100373,8 @@ function tamperingIn(file2, isTestFile2, asked) {
     return [...findings, { kind: "test-deleted", file: file2.oldPath, detail: "a test file was deleted" }];
   if (file2.renamed && file2.oldPath && file2.newPath)
     findings.push({ kind: "test-renamed", file: file2.oldPath, detail: `renamed to ${file2.newPath}` });
+  for (const patch of importPatchesIn(file2, after))
+    findings.push({ kind: patch.kind, file: path12, line: patch.line, detail: patch.detail });
   if (file2.oldPath === null) return findings;
   for (const added of file2.added) {
     if (SKIP.test(added.text))
@@ -100265,13 +100405,13 @@ function tamperingIn(file2, isTestFile2, asked) {
   const changed = Math.min(removedAsserts.length, addedAsserts.length);
   for (let i3 = 0; i3 < changed; i3++) {
     const before = removedAsserts[i3];
-    const after = addedAsserts[i3];
-    if (before && after && before.text.trim() !== after.text.trim())
+    const after2 = addedAsserts[i3];
+    if (before && after2 && before.text.trim() !== after2.text.trim())
       findings.push({
         kind: "expected-changed",
         file: path12,
-        line: after.line,
-        detail: `${before.text.trim()} \u2192 ${after.text.trim()}`
+        line: after2.line,
+        detail: `${before.text.trim()} \u2192 ${after2.text.trim()}`
       });
   }
   for (const removed of removedAsserts.slice(changed))
@@ -100623,11 +100763,11 @@ async function checkBehaviour(outcome, input3) {
   }
   const contradicts = flagged(outcome.behaviour, "contradicts");
   if (contradicts.length === 0) return;
-  const shown2 = contradicts.slice(0, 2).map((r2) => `\`${r2.call}\` gives ${r2.after}, the issue expects ${r2.expected}`).join("; ");
+  const shown3 = contradicts.slice(0, 2).map((r2) => `\`${r2.call}\` gives ${r2.after}, the issue expects ${r2.expected}`).join("; ");
   Object.assign(outcome, {
     status: "not-fixed",
     stopReason: "contradicts-issue",
-    message: `the change passes the tests but not the issue on ${String(contradicts.length)} generated input(s): ${shown2}`,
+    message: `the change passes the tests but not the issue on ${String(contradicts.length)} generated input(s): ${shown3}`,
     closestAttempt: {
       diff: outcome.diff,
       files: outcome.changedFiles,
@@ -100739,7 +100879,8 @@ async function stages(input3, ports, beat, tell) {
   }
   beat.enter("visible", "choosing the visible tests");
   const llm = ports.llm?.();
-  const choice = chooseVisible(trigger, baseline, workspace, { canReproduce: input3.canReproduce ?? llm !== void 0 });
+  const canReproduce = input3.canReproduce ?? llm !== void 0;
+  const choice = chooseVisible(trigger, baseline, workspace, { canReproduce });
   if (choice.kind !== "ok") {
     const failedInstall = install.ran && !install.ok ? install.message : void 0;
     const hint = choice.kind === "broken" ? failedInstall ?? missingDependencies(workspace, config3.test) : void 0;
@@ -100752,7 +100893,8 @@ async function stages(input3, ports, beat, tell) {
   }
   await tell({ stage: "visible", visible: choice.visible, why: choice.why });
   beat.enter("memory", "recalling similar tasks");
-  const memory = formatMemory(await ports.recall?.() ?? []);
+  const recalled = await ports.recall?.() ?? [];
+  const memory = formatMemory(recalled);
   beat.enter("strategy", "choosing the strategy");
   const strategy = ports.strategy({ llm, memory });
   await tell({ stage: "strategy", strategy });
@@ -100776,7 +100918,6 @@ async function stages(input3, ports, beat, tell) {
       ports.progress?.engine?.(event);
     }
   });
-  const canReproduce = input3.canReproduce ?? llm !== void 0;
   const runTask = input3.regression === false ? { ...task, regression: void 0 } : task;
   let outcome = await strategy.run(runTask);
   let visible = choice.visible;
@@ -100789,6 +100930,8 @@ async function stages(input3, ports, beat, tell) {
     outcome.cost.testSeconds += flaky.cost.testSeconds;
   }
   outcome.dependencies = dependencies;
+  if (outcome.plan.memoryShown)
+    outcome.plan.recalled = recalled.map((r2) => ({ task: r2.task.split("\n")[0] ?? "", score: r2.score }));
   await tell({ stage: "run", outcome });
   if (input3.postChecks !== false && outcome.status === "fixed") {
     beat.enter("post-checks", "checking the diff and its behaviour");
