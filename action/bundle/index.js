@@ -93111,6 +93111,10 @@ function resultsIn(suite, visible) {
   const ran = new Set(suite.tests.map((t2) => t2.id));
   return visible.ids.length > 0 && visible.ids.every((id) => ran.has(id)) ? keepSelected(suite, visible) : void 0;
 }
+function loopedIn(suite, visible) {
+  const known = resultsIn(suite, visible);
+  return known && failingTests(known).some(stoppedByTestLimit) ? known : void 0;
+}
 var StrategyRun = class {
   task;
   outcome;
@@ -93188,7 +93192,7 @@ var StrategyRun = class {
     });
     const suite = this.task.suiteBaseline;
     if (suite) this.limits.learn(suite);
-    const known = this.task.suiteBefore ? resultsIn(this.task.suiteBefore, visible) : void 0;
+    const known = this.task.suiteBefore ? loopedIn(this.task.suiteBefore, visible) : void 0;
     const before = known ?? await this.test(visible, void 0, suite ? this.limits.limitFor(visible) : void 0);
     this.outcome.evidence.before = evidenceOf(before);
     const broken = brokenRunReason(before, this.task.workspace);

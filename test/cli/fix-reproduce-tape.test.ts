@@ -102,6 +102,14 @@ const FIX = [
       ],
     },
   },
+  // A fix that passes is then run on calls the model writes (the behaviour table).
+  {
+    stage: "behaviour-calls",
+    content: {
+      module: "lib/words.js",
+      calls: [{ call: 'capitalize("tea")', expected: "'Tea'", why: "the issue's case" }],
+    },
+  },
 ];
 
 describe("autogen fix --issue on a tape project (TAP names no file)", { timeout: 600_000 }, () => {
@@ -133,7 +141,12 @@ describe("autogen fix --issue on a tape project (TAP names no file)", { timeout:
       "Attempt 1 was rejected: the runner's output (TAP) names no file, so the new file's tests are told from the others by name, and its test(s) 'empty input' take the name of existing tests; give each test in the new file a name no existing test has",
     );
     expect(code).toBe(0);
-    expect(outcome).toMatchObject({ status: "fixed", cost: { llmCalls: 5 } });
+    expect(outcome).toMatchObject({ status: "fixed", cost: { llmCalls: 6 } });
+    expect(
+      outcome.behaviour?.kind === "table"
+        ? outcome.behaviour.rows.map((r) => [r.before, r.after, r.flag])
+        : outcome.behaviour,
+    ).toEqual([["'Ttea'", "'Tea'", "ok"]]);
     expect(outcome.changedFiles).toEqual(["lib/words.js", "test/b-capitalize.js"]);
     const branch = outcome.branch ?? "";
     expect(await git(dir).show([`${branch}:lib/words.js`])).toContain("word.slice(1)");

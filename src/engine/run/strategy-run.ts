@@ -9,6 +9,7 @@ import { BudgetExceededError } from "../../llm/budget.ts";
 import { LlmStageError, type LlmClient } from "../../llm/llm-client.ts";
 import { keepSelected } from "../../verify/keep-selected.ts";
 import { brokenRunReason } from "../../verify/load-failure.ts";
+import { stoppedByTestLimit } from "../../verify/mark-test-timeout.ts";
 import type { RunTimeLimit } from "../../verify/local-verifier.ts";
 import type { TestSelection } from "../../verify/runners/test-runner.ts";
 import { allPassed, failingTests, type TestCaseResult, type TestReport } from "../../verify/test-report.ts";
@@ -38,6 +39,12 @@ function resultsIn(suite: TestReport, visible: TestSelection): TestReport | unde
   if (visible.kind === "all") return suite;
   const ran = new Set(suite.tests.map((t) => t.id));
   return visible.ids.length > 0 && visible.ids.every((id) => ran.has(id)) ? keepSelected(suite, visible) : undefined;
+}
+
+/** The suite run's results of the visible tests when one of them was stopped at a limit there (it looped). */
+function loopedIn(suite: TestReport, visible: TestSelection): TestReport | undefined {
+  const known = resultsIn(suite, visible);
+  return known && failingTests(known).some(stoppedByTestLimit) ? known : undefined;
 }
 
 export type Baseline = {
@@ -159,8 +166,9 @@ export class StrategyRun {
     const suite = this.task.suiteBaseline;
     if (suite) this.limits.learn(suite);
     // The job's run of the whole suite on this same workspace holds the visible tests' results already: a
-    // test that loops there is not run to a limit again. Otherwise a run of them, limited by the suite's timings.
-    const known = this.task.suiteBefore ? resultsIn(this.task.suiteBefore, visible) : undefined;
+    // test that loops there is not run to a limit again. Tests that failed there otherwise are run once more
+    // on their own (limited by the suite's timings): one that passes now was flaky, nothing of the task's.
+    const known = this.task.suiteBefore ? loopedIn(this.task.suiteBefore, visible) : undefined;
     const before = known ?? (await this.test(visible, undefined, suite ? this.limits.limitFor(visible) : undefined));
     this.outcome.evidence.before = evidenceOf(before);
     const broken = brokenRunReason(before, this.task.workspace);
