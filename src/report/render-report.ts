@@ -4,7 +4,7 @@
 // localisation and the attempts follow, collapsed.
 import { diffStat } from "../workspace/unified-diff.ts";
 import { maintainerCommand } from "./maintainer-command.ts";
-import type { Outcome, TestEvidence } from "../engine/task.ts";
+import type { Attempt, Outcome, TestEvidence } from "../engine/task.ts";
 import type { InstallSummary } from "../verify/install/run-install.ts";
 import { behaviourLines } from "./behaviour-section.ts";
 import { searchLines } from "./search-section.ts";
@@ -178,14 +178,14 @@ export function renderReport(
   }
   out.push(
     "",
-    `<details><summary>Attempts: ${outcome.attempts.length} candidate(s) tried of ${outcome.cost.candidatesGenerated} generated</summary>`,
+    `<details><summary>Attempts: ${outcome.attempts.length} of ${outcome.cost.candidatesGenerated} candidate change(s) tested</summary>`,
     "",
   );
   out.push("| # | edit | location | result | passed | failed |", "| --- | --- | --- | --- | --- | --- |");
   for (const a of outcome.attempts.slice(0, MAX_ATTEMPTS_SHOWN)) {
     const where = a.file ? `\`${a.file}${a.line ? `:${a.line}` : ""}\`` : "";
     out.push(
-      `| ${a.index} | ${a.family ? `${a.family}: ` : ""}${cell(a.description)}${a.analysis ? `<br>analysis: ${cell(a.analysis)}` : ""} | ${where} | ${a.result}${a.limit ? `: ${cell(a.limit)}` : ""}${a.reason ? `: ${cell(reasonAfter(a.result, a.reason))}` : ""} | ${a.passed} | ${a.failed} |`,
+      `| ${a.index} | ${a.family ? `${a.family}: ` : ""}${cell(a.description)}${a.analysis ? `<br>analysis: ${cell(a.analysis)}` : ""} | ${where} | ${RESULT_WORDS[a.result]}${a.limit ? `: ${cell(a.limit)}` : ""}${a.reason ? `: ${cell(reasonAfter(a.result, a.reason))}` : ""} | ${a.passed} | ${a.failed} |`,
     );
   }
   if (outcome.attempts.length > MAX_ATTEMPTS_SHOWN)
@@ -247,6 +247,18 @@ function mark(status: string | undefined): string {
   if (status === "skip") return "skip";
   return "–";
 }
+
+/** An attempt's result in a reviewer's words, not the engine's. */
+const RESULT_WORDS: Record<Attempt["result"], string> = {
+  "still-failing": "the failing tests still fail",
+  "visible-regressed": "breaks one of the task's tests that passed before",
+  "regression-failed": "breaks a test that passed before the change",
+  plausible: "passes the tests",
+  "edit-failed": "the edit did not apply",
+  "timed-out": "timed out",
+  tampering: "tampering",
+  refused: "refused by the model's review",
+};
 
 /** A reason as the result column gives it after the result: "tampering: …" beside "tampering" is said once. */
 function reasonAfter(result: string, reason: string): string {

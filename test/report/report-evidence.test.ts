@@ -101,6 +101,31 @@ describe("the report", () => {
     );
   });
 
+  it("names each attempt's result in a reviewer's words, not the engine's", () => {
+    const o = lpwFix();
+    const results = ["still-failing", "regression-failed", "refused", "plausible"] as const;
+    o.attempts = results.map((result, i) => ({
+      index: i + 1,
+      description: `edit ${String(i + 1)}`,
+      result,
+      passed: 1,
+      failed: result === "plausible" || result === "refused" ? 0 : 1,
+      file: "more_itertools/more.py",
+      line: 3,
+      ...(result === "refused" ? { reason: "last(C(), []) would return []" } : {}),
+    }));
+    o.cost.candidatesGenerated = 9;
+    const report = renderReport(o, { title: "t" });
+    expect(report).toContain("<summary>Attempts: 4 of 9 candidate change(s) tested</summary>");
+    const rows = report.split("\n").filter((l) => /^\| \d+ \| edit /.test(l));
+    expect(rows.map((r) => r.split(" | ")[3])).toEqual([
+      "the failing tests still fail",
+      "breaks a test that passed before the change",
+      "refused by the model's review: last(C(), []) would return []",
+      "passes the tests",
+    ]);
+  });
+
   it("a refused mechanical edit: not fixed, and the model's reason is in the report", () => {
     const o = emptyOutcome("template");
     Object.assign(o, {
