@@ -90,7 +90,9 @@ describe("sandbox network", () => {
 describe("sandbox process control", () => {
   it("kills a hanging test that ignores SIGTERM (escalating to SIGKILL)", async () => {
     const started = Date.now();
-    const result = await runSandboxed(["python3", "hang.py"], { cwd: HOSTILE, timeoutMs: 1_000 });
+    // Long enough for python to start and ignore SIGTERM on a busy machine (at load 14, 1 s was not:
+    // the run was stopped before the script printed), so what is tested is the escalation.
+    const result = await runSandboxed(["python3", "hang.py"], { cwd: HOSTILE, timeoutMs: 8_000 });
     expect(result.timedOut).toBe(true);
     expect(result.output).toContain("hanging");
     // A hang guard, not a speed check: without the escalation the script never ends.
