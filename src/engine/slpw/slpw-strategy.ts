@@ -206,7 +206,12 @@ export function slpwStrategy(options: SlpwOptions): Strategy {
                     ? formatVerification(parent.plan.verification)
                     : numbered(parent.plan.steps),
                 },
-                untrusted: { trace: "(no instrumented run)", failures },
+                untrusted: {
+                  trace: "(no instrumented run)",
+                  // The first failing test's source and its expected and actual values.
+                  test: await failingTestsBlock(task.workspace, failingTests(parent.report).slice(0, 1)),
+                  failures,
+                },
               },
               analysisSchema,
             )
