@@ -93993,7 +93993,7 @@ ${numbered2(plan)}`
       {
         trusted: { plan: numbered2(plan), analysis: `${analysis.divergence}
 Fix: ${analysis.fix}`, explanation },
-        untrusted: { problem: this.problem, failures, code: code2 }
+        untrusted: { problem: this.problem, failures, test, code: code2 }
       },
       editsSchema
     );
@@ -96789,6 +96789,7 @@ function slpwStrategy(options2) {
           await run2.changes.restore();
           await run2.changes.apply(parent.edits);
           const failures = digestReport(parent.report);
+          const test = await failingTestsBlock(task.workspace, failingTests(parent.report).slice(0, 1));
           const analysis = (await options2.llm.call(
             "analyze-error",
             {
@@ -96797,8 +96798,7 @@ function slpwStrategy(options2) {
               },
               untrusted: {
                 trace: "(no instrumented run)",
-                // The first failing test's source and its expected and actual values.
-                test: await failingTestsBlock(task.workspace, failingTests(parent.report).slice(0, 1)),
+                test,
                 failures
               }
             },
@@ -96816,6 +96816,7 @@ Fix: ${analysis.fix}`,
               untrusted: {
                 problem,
                 failures,
+                test,
                 code: await searchEditCode(edit, parent.plan.steps, failingTests(parent.report))
               }
             },

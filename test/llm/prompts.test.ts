@@ -120,7 +120,7 @@ describe("fewer, smaller prompts", () => {
         "refine",
         {
           trusted: { plan: "1. add", analysis: "a", explanation: "(not requested)" },
-          untrusted: { problem: "p", failures: "f", code },
+          untrusted: { problem: "p", failures: "f", test: "", code },
         },
       ],
       ["generate", { untrusted: { problem: "p", failures: "f", code } }],

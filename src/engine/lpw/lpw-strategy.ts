@@ -347,7 +347,7 @@ class LpwRun {
       "refine",
       {
         trusted: { plan: numbered(plan), analysis: `${analysis.divergence}\nFix: ${analysis.fix}`, explanation },
-        untrusted: { problem: this.problem, failures, code },
+        untrusted: { problem: this.problem, failures, test, code },
       },
       editsSchema,
     );

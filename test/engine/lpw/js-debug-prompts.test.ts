@@ -1,6 +1,6 @@
 // The debugging prompts LPW sends when its first implementation of a JavaScript fix still
 // fails, read from the HTTP requests to a scripted model over real node --test runs: the
-// instrument and analyze-error prompts show the failing test's call by its line numbers
+// instrument, analyze-error and refine prompts show the failing test's call by its line numbers
 // and node:assert's expected and actual values, not only the test's name.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { mkdtempSync } from "node:fs";
@@ -88,7 +88,7 @@ describe("LPW's debugging prompts for a failing JavaScript test", () => {
     ].join("\n");
     // After the first implementation the value is `'a: b` where `'a: b'` was expected.
     const values = '# fails now with: Expected values to be strictly equal:\n#\n#   "\'a: b" !== "\'a: b\'"';
-    for (const stage of ["instrument", "analyze_error"]) {
+    for (const stage of ["instrument", "analyze_error", "refine"]) {
       expect(user(stage)).toContain(shown);
       expect(user(stage)).toContain(values);
     }
