@@ -96,4 +96,63 @@ describe("LPW's debugging prompts for a failing JavaScript test", () => {
     expect(user("plan")).toContain(shown);
     expect(user("plan")).toContain("#   'a: b' !== \"'a: b'\"");
   }, 120_000);
+
+  it("give a regression test the plan was never checked on the plan's steps, not another test's verified values", async () => {
+    const { requests } = scriptAnswers([
+      { stage: "plan", content: { steps: ["Wrap the string in single quotes"] } },
+      {
+        stage: "verify-plan",
+        content: {
+          tests: [
+            {
+              test: "quotes a colon",
+              steps: [{ step: 1, value: "'a: b'" }],
+              derived: "'a: b'",
+              expected: "'a: b'",
+              matches: true,
+            },
+          ],
+        },
+      },
+      { stage: "implement", content: replace("return s;", 'return "\'" + s + "\'";') },
+      { stage: "instrument", content: replace("exports.quote", "console.error('AUTOGEN-TRACE');\nexports.quote") },
+      { stage: "analyze-error", content: { divergence: "a plain word is quoted too", fix: "quote only with ': '" } },
+      {
+        stage: "refine",
+        content: replace('return "\'" + s + "\'";', "return s.includes(': ') ? \"'\" + s + \"'\" : s;"),
+      },
+    ]);
+    const dir = mkdtempSync(join(tmpdir(), "autogen-js-debug-"));
+    mkdirSync(join(dir, "lib"));
+    mkdirSync(join(dir, "test"));
+    writeFileSync(join(dir, "package.json"), JSON.stringify({ scripts: { test: "node --test" } }));
+    writeFileSync(join(dir, "lib/dump.js"), "exports.quote = function (s) {\n  return s;\n};\n");
+    writeFileSync(
+      join(dir, "test/dump.test.js"),
+      TEST.concat("it('keeps a plain word', () => {\n  assert.strictEqual(quote('ab'), 'ab');\n});\n"),
+    );
+    const llm = testLlm();
+    const sandbox = { timeoutMs: 60_000 };
+    const runner = detectRunner(dir, "npm test");
+    const outcome = await lpwStrategy({ llm, codeExplanation: false }).run({
+      workspace: dir,
+      visible: { kind: "tests", ids: ["test/dump.test.js > dump > quotes a colon"] },
+      regression: { kind: "all" },
+      verifier: localVerifier(runner, sandbox),
+      sandbox,
+      runnerName: runner.name,
+      isTestFile,
+      budget: { candidates: 10, minutes: 5 },
+      description: "quote() does not quote a string with a colon",
+    });
+    expect([outcome.stopReason, outcome.message]).toEqual(["solved", expect.anything()]);
+    const analysis = requests
+      .find((r) => r.response_format.json_schema.name === "analyze_error")
+      ?.messages.at(-1)?.content;
+    expect(analysis).toContain(
+      "(the plan was not verified on this test; its steps:)\n1. Wrap the string in single quotes",
+    );
+    expect(analysis).not.toContain('"test": "quotes a colon"');
+    expect(analysis).toContain("10 | it('keeps a plain word', () => {\n11 |   assert.strictEqual(quote('ab'), 'ab');");
+  }, 120_000);
 });
