@@ -54,3 +54,72 @@ describe("failingTestsBlock", () => {
     );
   });
 });
+
+describe("failingTestsBlock for a JavaScript test named by its title only", () => {
+  const SUITE = [
+    "'use strict';",
+    "",
+    "describe('Anchor on an empty node', function () {",
+    "  it('resolves the alias', function () {",
+    "    assert.deepStrictEqual(load('a: &a\\nb: *a\\n'), { a: null, b: null });",
+    "  });",
+    "});",
+    "",
+    "describe('Anchor on a scalar', function () {",
+    "  it('resolves the alias', function () {",
+    "    assert.deepStrictEqual(load('a: &a 1\\nb: *a\\n'), { a: 1, b: 1 });",
+    "  });",
+    "});",
+    "",
+  ].join("\n");
+
+  it("finds the call in the repository's test files, in the describe the id names, by its true line numbers", async () => {
+    const dir = await writeRepo({
+      "lib/loader.js": "module.exports = {};\n",
+      "test/issues/anchor.js": SUITE,
+      "test/issues/other.js": "it('something else', function () {});\n",
+    });
+    // As an old mocha's xunit report names it: the suites joined by spaces, no file, no stack.
+    const block = await failingTestsBlock(dir, [
+      {
+        id: "Issues Anchor on a scalar > resolves the alias",
+        name: "resolves the alias",
+        status: "fail",
+        message: "Expected values to be strictly deep-equal:\n+ actual - expected\n\n  {\n+   b: []\n-   b: 1\n  }",
+      },
+    ]);
+    expect(block).toBe(
+      [
+        "# test/issues/anchor.js",
+        " 9 | describe('Anchor on a scalar', function () {",
+        "10 |   it('resolves the alias', function () {",
+        "11 |     assert.deepStrictEqual(load('a: &a 1\\nb: *a\\n'), { a: 1, b: 1 });",
+        "12 |   });",
+        "# Issues Anchor on a scalar > resolves the alias",
+        "# fails now with: Expected values to be strictly deep-equal:",
+        "#   + actual - expected",
+        "#",
+        "#     {",
+        "#   +   b: []",
+        "#   -   b: 1",
+        "#     }",
+      ].join("\n"),
+    );
+  });
+
+  it("keeps every line of a long diff, each long one cut with the cut marked", async () => {
+    const dir = await writeRepo({ "test/a.test.js": "test('renders', () => {\n  check();\n});\n" });
+    const long = `${"x".repeat(1000)}y${"x".repeat(1000)}`;
+    const block = await failingTestsBlock(dir, [
+      {
+        id: "renders",
+        name: "renders",
+        status: "fail",
+        message: `Expected values to be strictly equal:\n+ actual - expected\n\n+ '${long}'\n- 'short'`,
+      },
+    ]);
+    expect(block).toContain("1 | test('renders', () => {");
+    expect(block).toMatch(/# {3}\+ 'x{100,} …\(1\d\d\d chars cut\)… x{100,}'\n# {3}- 'short'\n/);
+    expect(block.length).toBeLessThan(1500);
+  });
+});

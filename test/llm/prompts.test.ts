@@ -94,9 +94,9 @@ describe("fewer, smaller prompts", () => {
     expect(user).toContain("Plans that solved similar problems in this repository before:\nExample 1: sum is wrong");
     const analysis = renderPrompt("analyze-error", {
       trusted: { verification: "(none: SEIDR has no plan)" },
-      untrusted: { trace: "(no instrumented run)", failures: "boom" },
+      untrusted: { trace: "(no instrumented run)", test: "", failures: "boom" },
     }).user;
-    expect(analysis).not.toMatch(/verified plan|trace of the actual run|\(none|\(no instrumented/);
+    expect(analysis).not.toMatch(/verified plan|trace of the actual run|\(none|\(no instrumented|failing test and how/);
     expect(analysis).toContain("How the test failed:");
   });
 
@@ -120,7 +120,7 @@ describe("fewer, smaller prompts", () => {
         "refine",
         {
           trusted: { plan: "1. add", analysis: "a", explanation: "(not requested)" },
-          untrusted: { problem: "p", failures: "f", code },
+          untrusted: { problem: "p", failures: "f", test: "", code },
         },
       ],
       ["generate", { untrusted: { problem: "p", failures: "f", code } }],

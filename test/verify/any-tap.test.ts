@@ -13,8 +13,23 @@ describe("parseAnyTap", () => {
       "subtracts wrongly:fail",
       "skipped one:skip",
     ]);
-    expect(tests[1]?.message).toBe("two minus one equal expected 2 actual 1");
+    expect(tests[1]?.message).toBe("two minus one (equal)\nexpected: 2\nactual: 1");
     expect(tests[1]?.details).toContain("at: Test.<anonymous>");
+  });
+
+  it("tape: a value util.inspect prints as a block scalar (deepEqual's objects) read whole, with a subtest's", async () => {
+    const tests = parseAnyTap(await fixture("tape-deep-equal-tap.txt"));
+    expect(tests.map((t) => `${t.id}:${t.status}`)).toEqual([
+      "long option takes a single dash as its value:fail",
+      "outer:pass",
+      "parses every parameter:fail",
+    ]);
+    expect(tests[0]?.message).toBe(
+      "should be deeply equivalent (deepEqual)\nexpected: { long: '-', _: [] }\nactual: { _: [ '-' ], long: true }",
+    );
+    expect(tests[2]?.message).toBe(
+      "should be deeply equivalent (deepEqual)\nexpected: { a: '1', b: '2', c: '3' }\nactual: {}",
+    );
   });
 
   it("ava --tap: a flat stream of `ok N - file › title`, skips and failures", async () => {

@@ -34,6 +34,28 @@ describe("parseJunit on pytest's real report", () => {
     expect(tests.find((t) => t.name === "test_divide_by_zero")?.message).toContain("ZeroDivisionError");
   });
 
+  it("mocha's xunit report (no message attribute): node:assert's message kept whole with its diff, mocha's own diff and the stack left out", async () => {
+    const [test] = parseJunit(await fixture("mocha-11-xunit-assert-diff.xml"), { root: "/tmp/t33" });
+    expect(test?.message).toBe(
+      "Expected values to be strictly deep-equal:\n+ actual - expected\n\n  {\n    a: null,\n+   b: []\n-   b: null\n  }",
+    );
+    // chai's one-line message (which elides long values) gets mocha's diff of the values.
+    const chai = `<testsuite><testcase classname="s" name="t"><failure>expected { Object (a, b) } to deeply equal { Object (a, b) }
+
+      + expected - actual
+
+       {
+      -  "b": []
+      +  "b": [null]
+       }
+      
+AssertionError: expected { Object (a, b) } to deeply equal { Object (a, b) }
+    at Context.&lt;anonymous&gt; (test/t.js:5:12)</failure></testcase></testsuite>`;
+    expect(parseJunit(chai)[0]?.message).toBe(
+      'expected { Object (a, b) } to deeply equal { Object (a, b) }\n+ expected - actual\n {\n-  "b": []\n+  "b": [null]\n }',
+    );
+  });
+
   it("builds ids for nested suites of other runners", () => {
     const xml = `<?xml version="1.0"?><testsuites><testsuite name="math"><testsuite name="adds"><testcase name="one plus one" time="0.002"/></testsuite><testcase name="fails"><failure message="expected 2 to be 3" type="AssertionError">stack</failure></testcase></testsuite></testsuites>`;
     expect(parseJunit(xml)).toEqual([

@@ -70,7 +70,7 @@ describe("console fallbacks", () => {
     expect(tests[1]).toMatchObject({
       id: "calc > add > adds wrongly on purpose",
       file: "/tmp/jscap/test/calc.test.js",
-      message: "AssertionError: Expected values to be strictly equal: 4 !== 5",
+      message: "AssertionError: Expected values to be strictly equal:\n\n4 !== 5",
     });
     expect(tests[4]?.message).toBe("RangeError: division by zero");
   });

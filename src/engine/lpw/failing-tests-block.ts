@@ -1,26 +1,33 @@
 // The failing tests as the plan-verification stage sees them: each test's source once
-// (with its parametrize decorator), then each failing case by id with its parameters and
-// how it fails now, the expected and actual values kept (whole up to a cap, else where
-// they differ), since a plan is checked against exactly those values.
-import { FIRST_MESSAGE_CHARS } from "../../verify/digest/digest-report.ts";
-import { pytestDiff, summariseFailure } from "../../verify/digest/value-mismatch.ts";
-import { stripVTControlCharacters } from "node:util";
+// (with its parametrize decorator; a JavaScript test's call with its describe lines, by
+// their line numbers), then each failing case by id with its parameters and how it fails
+// now, the expected and actual values kept (whole up to a cap, else where they differ),
+// since a plan is checked against exactly those values.
 import type { TestCaseResult } from "../../verify/test-report.ts";
+import { failureLines } from "./failure-lines.ts";
+import { findJsTest, type FoundTest } from "./find-js-test.ts";
 import { parametrizeValues } from "./parametrize-values.ts";
 import { testSource } from "./test-source.ts";
 
 export async function failingTestsBlock(workspace: string, failing: readonly TestCaseResult[]): Promise<string> {
-  const groups = new Map<string, { source: string | undefined; tests: TestCaseResult[] }>();
+  const groups = new Map<string, { source: string | undefined; python: boolean; tests: TestCaseResult[] }>();
   for (const t of failing) {
     const key = t.id.replace(/\[.*\]$/, "");
-    const group = groups.get(key) ?? { source: await testSource(workspace, t.id, t.file), tests: [] };
+    const python = t.id.includes("::") || Boolean(t.file?.endsWith(".py"));
+    const group = groups.get(key) ?? {
+      source: python ? await testSource(workspace, t.id, t.file) : numbered(await findJsTest(workspace, t)),
+      python,
+      tests: [],
+    };
     group.tests.push(t);
     groups.set(key, group);
   }
   const blocks = await Promise.all(
-    [...groups.values()].map(async ({ source, tests }) => {
+    [...groups.values()].map(async ({ source, python, tests }) => {
       const params =
-        source && tests.some((t) => /\[.*\]$/.test(t.id)) ? await parametrizeValues(source) : new Map<string, string>();
+        python && source && tests.some((t) => /\[.*\]$/.test(t.id))
+          ? await parametrizeValues(source)
+          : new Map<string, string>();
       const cases = tests.map((t) => {
         const id = /\[(.*)\]$/.exec(t.id)?.[1];
         const values = id === undefined ? undefined : params.get(id);
@@ -35,8 +42,19 @@ export async function failingTestsBlock(workspace: string, failing: readonly Tes
   return blocks.join("\n\n");
 }
 
-function failureLines(t: TestCaseResult): string {
-  const message = t.message ? summariseFailure(stripVTControlCharacters(t.message), FIRST_MESSAGE_CHARS) : t.status;
-  const diff = pytestDiff(stripVTControlCharacters(t.details ?? ""));
-  return `# fails now with: ${message}${diff.length > 0 ? `\n# pytest's diff: ${diff.join(" | ")}` : ""}`;
+/** A JavaScript test as the code section shows code: its file, then its lines by their true numbers, a gap marked. */
+function numbered(found: FoundTest | undefined): string | undefined {
+  if (!found) return undefined;
+  const width = String(found.start + found.body.length).length;
+  const line = (n: number, text: string) => `${String(n).padStart(width)} | ${text}`;
+  const out = [`# ${found.file}`];
+  let next = 1;
+  for (const c of found.context) {
+    if (c.line > next && next > 1) out.push(`${" ".repeat(width)} ⋮`);
+    out.push(line(c.line, c.text));
+    next = c.line + 1;
+  }
+  if (found.start > next && next > 1) out.push(`${" ".repeat(width)} ⋮`);
+  found.body.forEach((text, i) => out.push(line(found.start + i, text)));
+  return out.join("\n");
 }

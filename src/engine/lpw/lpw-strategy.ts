@@ -302,11 +302,13 @@ class LpwRun {
     const failures = digestReport(report);
     const first = failingTests(report)[0];
     const code = await this.currentCode(plan, failingTests(report));
+    // The first failing test's source and how it fails (its expected and actual values), as the plan prompt shows tests.
+    const test = first ? await failingTestsBlock(this.task.workspace, [first]) : "";
     let trace = "(instrumented debug run disabled)";
     if (this.options.instrumentedDebug && first) {
       const { value } = await this.llm.call(
         "instrument",
-        { trusted: { plan: numbered(plan), test: first.id }, untrusted: { code } },
+        { trusted: { plan: numbered(plan), test: first.id }, untrusted: { code, source: test } },
         instrumentSchema,
       );
       const run = await instrumentedRun(
@@ -318,15 +320,22 @@ class LpwRun {
       this.harness.countTestRuns(1, run.durationMs);
       trace = run.trace;
     }
+    // The verified values of this very test; a test the plan was never checked on (a regression test) gets none,
+    // since another test's values would mislead.
+    const planned = Boolean(first && this.baselineFailing.some((t) => t.id === first.id));
     const forTest =
       verification?.tests.find((t) => first && (first.id.includes(t.test) || t.test.includes(first.name))) ??
-      verification?.tests[0];
+      (planned ? verification?.tests[0] : undefined);
     const analysis = (
       await this.llm.call(
         "analyze-error",
         {
-          trusted: { verification: forTest ? JSON.stringify(forTest, null, 2) : numbered(plan) },
-          untrusted: { trace, failures },
+          trusted: {
+            verification: forTest
+              ? JSON.stringify(forTest, null, 2)
+              : `(the plan was not verified on this test; its steps:)\n${numbered(plan)}`,
+          },
+          untrusted: { trace, test, failures },
         },
         analysisSchema,
       )
@@ -338,7 +347,7 @@ class LpwRun {
       "refine",
       {
         trusted: { plan: numbered(plan), analysis: `${analysis.divergence}\nFix: ${analysis.fix}`, explanation },
-        untrusted: { problem: this.problem, failures, code },
+        untrusted: { problem: this.problem, failures, test, code },
       },
       editsSchema,
     );

@@ -1,16 +1,21 @@
 // The source of a visible test, found by its id on a real syntax tree: a pytest function
-// (file::Class::name) or a JS test call (`it("name", ...)`, `test("name", ...)`).
+// (file::Class::name) or a JS test call (`it("name", ...)`, `test("name", ...)`, found by findJsTest).
 import { join } from "node:path";
 import { CONTEXT_READ_LIMIT, readWorktreeText } from "../../workspace/read-worktree-file.ts";
 import { grammarForFile, parseSource, type SyntaxNode } from "../template/tree-sitter.ts";
+import { findJsTest } from "./find-js-test.ts";
 
 export async function testSource(workspace: string, id: string, fallbackFile?: string): Promise<string | undefined> {
   const pytest = id.includes("::");
+  if (!pytest && !(fallbackFile ?? id).endsWith(".py")) {
+    const found = await findJsTest(workspace, { id, file: fallbackFile });
+    return found && `# ${found.file}\n${[...found.context.map((c) => c.text), ...found.body].join("\n")}`;
+  }
   const file = pytest ? id.split("::")[0] : (fallbackFile ?? id.split(" > ").find((p) => grammarForFile(p)));
   const name = (pytest ? id.split("::").at(-1) : id.split(" > ").at(-1))?.replace(/\[.*\]$/, "");
   if (!file || !name) return undefined;
   const grammar = grammarForFile(file);
-  if (!grammar) return undefined;
+  if (grammar !== "python") return undefined;
   let source: string;
   try {
     source = await readWorktreeText(workspace, file.startsWith("/") ? file.slice(join(workspace, "/").length) : file, {
@@ -26,12 +31,9 @@ export async function testSource(workspace: string, id: string, fallbackFile?: s
     const classNode = owner
       ? find(tree.rootNode, (n) => n.type === "class_definition" && n.childForFieldName("name")?.text === owner)
       : undefined;
-    const found = find(classNode ?? tree.rootNode, (n) =>
-      grammar === "python"
-        ? n.type === "function_definition" && n.childForFieldName("name")?.text === name
-        : n.type === "call_expression" &&
-          /^(it|test)$/.test(n.childForFieldName("function")?.text ?? "") &&
-          stringArg(n) === name,
+    const found = find(
+      classNode ?? tree.rootNode,
+      (n) => n.type === "function_definition" && n.childForFieldName("name")?.text === name,
     );
     // A test's decorators (pytest's parametrize) are its inputs: shown with it.
     const shown = found?.parent?.type === "decorated_definition" ? found.parent : found;
@@ -52,11 +54,6 @@ function classHeaderOf(lines: string[], shown: SyntaxNode): string {
   if (!node) return "";
   const end = (node.childForFieldName("body") ?? node).startPosition.row;
   return `${lines.slice(node.startPosition.row, Math.max(end, node.startPosition.row + 1)).join("\n")}\n`;
-}
-
-function stringArg(call: SyntaxNode): string | undefined {
-  const first = call.childForFieldName("arguments")?.namedChildren[0];
-  return first?.type === "string" || first?.type === "template_string" ? first.text.slice(1, -1) : undefined;
 }
 
 function find(node: SyntaxNode, predicate: (n: SyntaxNode) => boolean): SyntaxNode | undefined {

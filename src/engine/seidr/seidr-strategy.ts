@@ -93,7 +93,7 @@ export function seidrStrategy(options: SeidrOptions): Strategy {
                       "analyze-error",
                       {
                         trusted: { verification: "(none: SEIDR has no plan)" },
-                        untrusted: { trace: "(none)", failures: digestReport(parent.report) },
+                        untrusted: { trace: "(none)", test: "", failures: digestReport(parent.report) },
                       },
                       analysisSchema,
                     );

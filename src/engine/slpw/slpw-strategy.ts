@@ -197,6 +197,8 @@ export function slpwStrategy(options: SlpwOptions): Strategy {
           await run.changes.restore();
           await run.changes.apply(parent.edits);
           const failures = digestReport(parent.report);
+          // The first failing test's source and its expected and actual values.
+          const test = await failingTestsBlock(task.workspace, failingTests(parent.report).slice(0, 1));
           const analysis = (
             await options.llm.call(
               "analyze-error",
@@ -206,7 +208,11 @@ export function slpwStrategy(options: SlpwOptions): Strategy {
                     ? formatVerification(parent.plan.verification)
                     : numbered(parent.plan.steps),
                 },
-                untrusted: { trace: "(no instrumented run)", failures },
+                untrusted: {
+                  trace: "(no instrumented run)",
+                  test,
+                  failures,
+                },
               },
               analysisSchema,
             )
@@ -222,6 +228,7 @@ export function slpwStrategy(options: SlpwOptions): Strategy {
               untrusted: {
                 problem,
                 failures,
+                test,
                 code: await searchEditCode(edit, parent.plan.steps, failingTests(parent.report)),
               },
             },

@@ -9,7 +9,7 @@ export type Mismatch = { expected: string; actual: string };
 /**
  * node:assert's `+ actual - expected` diff, `actual !== expected`, pytest's `assert left == right`
  * (left is the actual value by convention), unittest's `first != second`, Jest's
- * `Expected: … Received: …` and chai's `expected A to equal B`.
+ * `Expected: … Received: …`, TAP's `expected: … actual: …` lines and chai's `expected A to equal B`.
  */
 export function mismatchOf(message: string): Mismatch | undefined {
   const text = message.replace(/\r\n/g, "\n");
@@ -31,6 +31,9 @@ export function mismatchOf(message: string): Mismatch | undefined {
     }
     if (actual.length > 0 && expected.length > 0) return { actual: actual.join("\n"), expected: expected.join("\n") };
   }
+  // TAP diagnostics as the TAP parser states them (tape's expected/actual, each on its own lines).
+  const tap = /^expected: ([\s\S]*?)\nactual: ([\s\S]*)$/m.exec(text);
+  if (tap) return { expected: tap[1] ?? "", actual: (tap[2] ?? "").replace(/\n$/, "") };
   const jest = /Expected:\s*([\s\S]*?)\n\s*Received:\s*([\s\S]*)$/.exec(text);
   if (jest) return { expected: (jest[1] ?? "").trim(), actual: (jest[2] ?? "").trim() };
   const chai = /expected ([\s\S]+?) to (?:deeply )?(?:strictly )?equal ([\s\S]+)$/.exec(text);

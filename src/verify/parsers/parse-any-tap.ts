@@ -5,6 +5,7 @@
 import { stripVTControlCharacters } from "node:util";
 import type { TestCaseResult } from "../test-report.ts";
 import { parseTap } from "./parse-tap.ts";
+import { readTapYaml } from "./tap-yaml.ts";
 
 const RESULT = /^(ok|not ok)\b(?: (\d+))?(?: -)?(?: (.*?))?(?: # (SKIP|TODO)\b.*)?$/i;
 /** tape's closing counts (`# tests 3`, `# pass  2`, `# ok`), not test names. */
@@ -91,22 +92,21 @@ function yamlBlock(lines: string[], from: number): string {
   return block.join("\n");
 }
 
-/** The assertion and, from the YAML block, what was expected and what came (tape's operator/expected/actual, ava's name/message). */
-function failureMessage(assertion: string, yaml: string): string {
-  const field = (key: string) => new RegExp(`^\\s*${key}:\\s*(.+)$`, "m").exec(yaml)?.[1]?.trim();
-  const expected = field("expected");
-  const actual = field("actual");
-  const parts = [
-    assertion,
-    field("operator") && `${field("operator") ?? ""}`,
-    expected !== undefined ? `expected ${expected}` : undefined,
-    actual !== undefined ? `actual ${actual}` : undefined,
+/**
+ * The assertion and, from the YAML block, what was expected and what came: tape's
+ * operator/expected/actual (a block scalar `expected: |-` read with its lines, as tape writes
+ * any value util.inspect spreads over lines or marks as long), ava's name. The values stay
+ * on their own lines (`expected: …` / `actual: …`) for the model to compare.
+ */
+function failureMessage(assertion: string, block: string): string {
+  const yaml = readTapYaml(["  ---", ...block.split("\n")], 0, { unquote: false });
+  const operator = yaml.operator?.trim();
+  const head = [assertion, operator ? `(${operator})` : undefined].filter(Boolean).join(" ");
+  const error = yaml.name?.trim();
+  const lines = [
+    error && error !== assertion ? `${error}: ${head}` : head,
+    yaml.expected !== undefined ? `expected: ${yaml.expected}` : undefined,
+    yaml.actual !== undefined ? `actual: ${yaml.actual}` : undefined,
   ];
-  const error = field("name");
-  return (
-    [error && error !== assertion ? `${error}:` : undefined, ...parts]
-      .filter((p) => p !== undefined && p !== "")
-      .join(" ")
-      .trim() || "failed"
-  );
+  return lines.filter((l) => l !== undefined && l !== "").join("\n") || "failed";
 }

@@ -121,12 +121,33 @@ function attr(node: XmlNode, name: string): string | undefined {
 }
 
 function messageOf(problem: XmlNode | string): string | undefined {
-  if (typeof problem === "string") return problem.trim().split("\n")[0] || undefined;
-  const message = attr(problem, "message");
+  if (typeof problem === "string")
+    return assertionMessage(problem.trim()) || problem.trim().split("\n")[0] || undefined;
+  // node --test's junit reporter escapes a quote twice in the message attribute (`&amp;quot;`).
+  const message = attr(problem, "message")?.replaceAll("&quot;", '"');
   const type = attr(problem, "type");
   if (message) return message.trim();
   const text = textOf(problem);
-  return text?.trim().split("\n")[0] || type || undefined;
+  return (text && assertionMessage(text.trim())) || text?.trim().split("\n")[0] || type || undefined;
+}
+
+/**
+ * mocha's xunit report has no message attribute: the failure's text is the error's message,
+ * mocha's own `+ expected - actual` diff, then the stack. An assertion's message spread over
+ * lines (node:assert's `+ actual - expected` diff under its first line) is kept whole, and
+ * mocha's diff is added when the message has none (chai's message elides long values).
+ */
+function assertionMessage(text: string): string | undefined {
+  const lines = text.split("\n");
+  const stackAt = lines.findIndex((l, i) => i > 0 && (/^\s+at /.test(l) || /^\w*Error\b[^:]*: /.test(l)));
+  const upToStack = stackAt === -1 ? lines : lines.slice(0, stackAt);
+  const mochaDiff = upToStack.findIndex((l) => /^\s+\+ expected - actual\s*$/.test(l));
+  const message = (mochaDiff === -1 ? upToStack : upToStack.slice(0, mochaDiff)).join("\n").trimEnd();
+  if (/^\+ actual - expected$/m.test(message)) return message;
+  if (mochaDiff === -1) return undefined;
+  const diff = upToStack.slice(mochaDiff).filter((l) => l.trim());
+  const indent = Math.min(...diff.map((l) => /^(\s*)/.exec(l)?.[1]?.length ?? 0));
+  return `${message}\n${diff.map((l) => l.slice(indent)).join("\n")}`;
 }
 
 function textOf(problem: XmlNode | string): string | undefined {
