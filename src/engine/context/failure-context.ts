@@ -40,6 +40,7 @@ export async function failureContext(workspace: string, options: FailureContextO
     mentioned,
     frames,
     named: namedIdentifiers(options.problem),
+    issue: options.problem,
     isTestFile: options.isTestFile,
     llm: options.llm,
   });
