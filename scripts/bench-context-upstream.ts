@@ -23,6 +23,7 @@ import { buildRecipeTasks } from "./bench-recipes/build-recipe-tasks.ts";
 const MIRRORS = process.env.AUTOGEN_BENCH_MIRRORS ?? "/work/.mirror";
 const RECIPES = join(import.meta.dirname, "../bench/upstream");
 
+type Shown = "yes" | "yes, docstring left out" | "NO";
 type Span = { name: string; start: number; end: number };
 type ReproTest = { source: "model" | "hidden"; files: Array<{ path: string; content: string }> };
 
@@ -61,15 +62,26 @@ async function spanOf(repo: string, file: string, symbol: string): Promise<Span 
   return name ? { name: name.name, start: name.startLine, end: name.endLine } : undefined;
 }
 
-/** Every line of the span appears in the code with its true number, in the file's section. */
-function shownWhole(code: string, path: string, span: Span, text: string): boolean {
+/**
+ * "whole": every line of the span appears in the code with its true number, in the file's
+ * section; "code": every line but one Python docstring, left out under a marker naming its lines.
+ */
+function shownWhole(code: string, path: string, span: Span, text: string): "whole" | "code" | undefined {
   const section = code.split(/\n(?=--- )/).find((s) => s.startsWith(`--- ${path}\n`) || s.startsWith(`--- ${path} (`));
-  if (!section) return false;
+  if (!section) return undefined;
   const lines = text.split("\n");
   const width = Math.max(4, String(lines.length).length);
+  const missing: number[] = [];
   for (let n = span.start; n <= span.end; n++)
-    if (!section.includes(`${String(n).padStart(width)} | ${lines[n - 1]}`)) return false;
-  return true;
+    if (!section.includes(`${String(n).padStart(width)} | ${lines[n - 1]}`)) missing.push(n);
+  if (missing.length === 0) return "whole";
+  const [first, last] = [missing[0] as number, missing.at(-1) as number];
+  const docstring =
+    path.endsWith(".py") &&
+    last - first + 1 === missing.length &&
+    /^\s*[rRuUbB]?("""|''')/.test(lines[first - 1] ?? "") &&
+    section.includes(`⋮ lines ${first}-${last} not shown`);
+  return docstring ? "code" : undefined;
 }
 
 function median(values: number[]): number {
@@ -83,8 +95,8 @@ export async function benchUpstreamContext(args: string[]): Promise<void> {
   const only = args.filter((a, i) => !a.startsWith("--") && i !== at + 1);
   const root = mkdtempSync(join(tmpdir(), "bench-context-upstream-"));
   const rows: Array<{
-    repro: boolean;
-    plan: boolean;
+    repro: Shown;
+    plan: Shown;
     reproChars: number;
     planChars: number;
     reproPrompt: number;
@@ -101,9 +113,13 @@ export async function benchUpstreamContext(args: string[]): Promise<void> {
       const issue = readFileSync(join(dir, "issue.md"), "utf8");
       const spans: Array<{ file: string; span: Span | undefined; symbol: string }> = [];
       for (const c of task.recipe.changed) spans.push({ ...c, span: await spanOf(repo, c.file, c.symbol) });
-      const whole = (code: string) =>
-        spans.length > 0 &&
-        spans.every((s) => s.span && shownWhole(code, s.file, s.span, readFileSync(join(repo, s.file), "utf8")));
+      const whole = (code: string): Shown => {
+        const each = spans.map((s) =>
+          s.span ? shownWhole(code, s.file, s.span, readFileSync(join(repo, s.file), "utf8")) : undefined,
+        );
+        if (each.length === 0 || each.some((e) => e === undefined)) return "NO";
+        return each.every((e) => e === "whole") ? "yes" : "yes, docstring left out";
+      };
 
       const repro = await issueContext(repo, issue, isTestFile);
 
@@ -148,6 +164,8 @@ export async function benchUpstreamContext(args: string[]): Promise<void> {
         },
         trusted: { framework: task.recipe.npm.length ? "node" : "pytest", attempts: "3" },
       });
+      if (process.env.BENCH_CONTEXT_SHOW)
+        console.log(`--- (a) reproduce context\n${repro.code}\n--- (b) plan/verify context\n${plan.code}\n---`);
       const row = {
         repro: whole(repro.code),
         plan: whole(plan.code),
@@ -161,7 +179,7 @@ export async function benchUpstreamContext(args: string[]): Promise<void> {
         (s) => `${s.file}:${s.span ? `${s.span.name}@${s.span.start}-${s.span.end}` : `${s.symbol} (not found)`}`,
       );
       console.log(
-        `${task.name} | ${names.join(", ")} | ${test.source} | ${row.repro ? "yes" : "NO"} | ${row.reproChars} | ${row.reproPrompt} | ${row.plan ? "yes" : "NO"} | ${row.planChars} | ${row.planPrompt}`,
+        `${task.name} | ${names.join(", ")} | ${test.source} | ${row.repro} | ${row.reproChars} | ${row.reproPrompt} | ${row.plan} | ${row.planChars} | ${row.planPrompt}`,
       );
     }
   } finally {
@@ -169,7 +187,7 @@ export async function benchUpstreamContext(args: string[]): Promise<void> {
   }
   const count = (f: (r: (typeof rows)[number]) => boolean) => rows.filter(f).length;
   console.log(
-    `\nchanged function shown whole: (a) reproduce ${count((r) => r.repro)} of ${rows.length}; (b) plan/verify ${count((r) => r.plan)} of ${rows.length}`,
+    `\nchanged function shown whole: (a) reproduce ${count((r) => r.repro !== "NO")} of ${rows.length} (${count((r) => r.repro === "yes, docstring left out")} without its docstring); (b) plan/verify ${count((r) => r.plan !== "NO")} of ${rows.length} (${count((r) => r.plan === "yes, docstring left out")} without its docstring)`,
   );
   console.log(
     `code context characters, median (largest): (a) ${median(rows.map((r) => r.reproChars))} (${Math.max(0, ...rows.map((r) => r.reproChars))}); (b) ${median(rows.map((r) => r.planChars))} (${Math.max(0, ...rows.map((r) => r.planChars))})`,
