@@ -3,6 +3,7 @@
 // changed functions come from the diff to their reference fix) and a 2,000+-line module with
 // the bug deep inside. Prints per task whether every changed function is shown whole with
 // its true line numbers, the context's and the whole prompt's characters, and the median.
+// `-- --upstream`: the same on the real upstream bugs (scripts/bench-context-upstream.ts).
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
@@ -11,6 +12,7 @@ import { isTestFile } from "../src/engine/is-test-file.ts";
 import { issueContext, testExamples } from "../src/engine/reproduce/reproduce-issue.ts";
 import { renderPrompt } from "../src/llm/prompts.ts";
 import { gridRepo, ISSUE, tableModule } from "../test/support/context-fixture.ts";
+import { benchUpstreamContext } from "./bench-context-upstream.ts";
 
 type Fixture = { id: string; repo: string; issue: string; changed: Map<string, number[]> };
 
@@ -98,6 +100,10 @@ function shownWhole(code: string, path: string, symbol: CodeSymbol, text: string
   return true;
 }
 
+if (process.argv.includes("--upstream")) {
+  await benchUpstreamContext(process.argv.slice(2).filter((a) => a !== "--upstream"));
+  process.exit(0);
+}
 const grid = gridFixture();
 const fixtures = [...localTasks(join(import.meta.dirname, "../bench/local-tasks")), grid];
 const rows: Array<{ id: string; shown: boolean; context: number; prompt: number }> = [];

@@ -25,9 +25,9 @@ var __export = (target, all) => {
 };
 var __copyProps = (to, from, except, desc) => {
   if (from && typeof from === "object" || typeof from === "function") {
-    for (let key of __getOwnPropNames(from))
-      if (!__hasOwnProp.call(to, key) && key !== except)
-        __defProp(to, key, { get: () => from[key], enumerable: !(desc = __getOwnPropDesc(from, key)) || desc.enumerable });
+    for (let key2 of __getOwnPropNames(from))
+      if (!__hasOwnProp.call(to, key2) && key2 !== except)
+        __defProp(to, key2, { get: () => from[key2], enumerable: !(desc = __getOwnPropDesc(from, key2)) || desc.enumerable });
   }
   return to;
 };
@@ -70,11 +70,11 @@ var require_cjs = __commonJS({
         return cloneUnlessOtherwiseSpecified(element, options2);
       });
     }
-    function getMergeFunction(key, options2) {
+    function getMergeFunction(key2, options2) {
       if (!options2.customMerge) {
         return deepmerge;
       }
-      var customMerge = options2.customMerge(key);
+      var customMerge = options2.customMerge(key2);
       return typeof customMerge === "function" ? customMerge : deepmerge;
     }
     function getEnumerableOwnPropertySymbols(target) {
@@ -92,24 +92,24 @@ var require_cjs = __commonJS({
         return false;
       }
     }
-    function propertyIsUnsafe(target, key) {
-      return propertyIsOnObject(target, key) && !(Object.hasOwnProperty.call(target, key) && Object.propertyIsEnumerable.call(target, key));
+    function propertyIsUnsafe(target, key2) {
+      return propertyIsOnObject(target, key2) && !(Object.hasOwnProperty.call(target, key2) && Object.propertyIsEnumerable.call(target, key2));
     }
     function mergeObject(target, source, options2) {
       var destination = {};
       if (options2.isMergeableObject(target)) {
-        getKeys(target).forEach(function(key) {
-          destination[key] = cloneUnlessOtherwiseSpecified(target[key], options2);
+        getKeys(target).forEach(function(key2) {
+          destination[key2] = cloneUnlessOtherwiseSpecified(target[key2], options2);
         });
       }
-      getKeys(source).forEach(function(key) {
-        if (propertyIsUnsafe(target, key)) {
+      getKeys(source).forEach(function(key2) {
+        if (propertyIsUnsafe(target, key2)) {
           return;
         }
-        if (propertyIsOnObject(target, key) && options2.isMergeableObject(source[key])) {
-          destination[key] = getMergeFunction(key, options2)(target[key], source[key], options2);
+        if (propertyIsOnObject(target, key2) && options2.isMergeableObject(source[key2])) {
+          destination[key2] = getMergeFunction(key2, options2)(target[key2], source[key2], options2);
         } else {
-          destination[key] = cloneUnlessOtherwiseSpecified(source[key], options2);
+          destination[key2] = cloneUnlessOtherwiseSpecified(source[key2], options2);
         }
       });
       return destination;
@@ -272,15 +272,15 @@ var require_err = __commonJS({
       if (Array.isArray(err2.errors)) {
         _err.aggregateErrors = err2.errors.map((err3) => errSerializer(err3));
       }
-      for (const key in err2) {
-        if (_err[key] === void 0) {
-          const val = err2[key];
+      for (const key2 in err2) {
+        if (_err[key2] === void 0) {
+          const val = err2[key2];
           if (isErrorLike(val)) {
-            if (key !== "cause" && !Object.prototype.hasOwnProperty.call(val, seen)) {
-              _err[key] = errSerializer(val);
+            if (key2 !== "cause" && !Object.prototype.hasOwnProperty.call(val, seen)) {
+              _err[key2] = errSerializer(val);
             }
           } else {
-            _err[key] = val;
+            _err[key2] = val;
           }
         }
       }
@@ -315,15 +315,15 @@ var require_err_with_cause = __commonJS({
       if (isErrorLike(err2.cause) && !Object.prototype.hasOwnProperty.call(err2.cause, seen)) {
         _err.cause = errWithCauseSerializer(err2.cause);
       }
-      for (const key in err2) {
-        if (_err[key] === void 0) {
-          const val = err2[key];
+      for (const key2 in err2) {
+        if (_err[key2] === void 0) {
+          const val = err2[key2];
           if (isErrorLike(val)) {
             if (!Object.prototype.hasOwnProperty.call(val, seen)) {
-              _err[key] = errWithCauseSerializer(val);
+              _err[key2] = errWithCauseSerializer(val);
             }
           } else {
-            _err[key] = val;
+            _err[key2] = val;
           }
         }
       }
@@ -568,9 +568,9 @@ var require_redact = __commonJS({
       }
       if (typeof obj === "object") {
         const cloned = Object.create(Object.getPrototypeOf(obj));
-        for (const key in obj) {
-          if (Object.prototype.hasOwnProperty.call(obj, key)) {
-            cloned[key] = deepClone(obj[key]);
+        for (const key2 in obj) {
+          if (Object.prototype.hasOwnProperty.call(obj, key2)) {
+            cloned[key2] = deepClone(obj[key2]);
           }
         }
         return cloned;
@@ -623,14 +623,14 @@ var require_redact = __commonJS({
     function setValue(obj, parts, value) {
       let current = obj;
       for (let i3 = 0; i3 < parts.length - 1; i3++) {
-        const key = parts[i3];
-        if (typeof current !== "object" || current === null || !(key in current)) {
+        const key2 = parts[i3];
+        if (typeof current !== "object" || current === null || !(key2 in current)) {
           return false;
         }
-        if (typeof current[key] !== "object" || current[key] === null) {
+        if (typeof current[key2] !== "object" || current[key2] === null) {
           return false;
         }
-        current = current[key];
+        current = current[key2];
       }
       const lastKey = parts[parts.length - 1];
       if (lastKey === "*") {
@@ -639,9 +639,9 @@ var require_redact = __commonJS({
             current[i3] = value;
           }
         } else if (typeof current === "object" && current !== null) {
-          for (const key in current) {
-            if (Object.prototype.hasOwnProperty.call(current, key)) {
-              current[key] = value;
+          for (const key2 in current) {
+            if (Object.prototype.hasOwnProperty.call(current, key2)) {
+              current[key2] = value;
             }
           }
         }
@@ -655,14 +655,14 @@ var require_redact = __commonJS({
     function removeKey(obj, parts) {
       let current = obj;
       for (let i3 = 0; i3 < parts.length - 1; i3++) {
-        const key = parts[i3];
-        if (typeof current !== "object" || current === null || !(key in current)) {
+        const key2 = parts[i3];
+        if (typeof current !== "object" || current === null || !(key2 in current)) {
           return false;
         }
-        if (typeof current[key] !== "object" || current[key] === null) {
+        if (typeof current[key2] !== "object" || current[key2] === null) {
           return false;
         }
-        current = current[key];
+        current = current[key2];
       }
       const lastKey = parts[parts.length - 1];
       if (lastKey === "*") {
@@ -671,9 +671,9 @@ var require_redact = __commonJS({
             current[i3] = void 0;
           }
         } else if (typeof current === "object" && current !== null) {
-          for (const key in current) {
-            if (Object.prototype.hasOwnProperty.call(current, key)) {
-              delete current[key];
+          for (const key2 in current) {
+            if (Object.prototype.hasOwnProperty.call(current, key2)) {
+              delete current[key2];
             }
           }
         }
@@ -758,19 +758,19 @@ var require_redact = __commonJS({
         } else if (typeof current === "object" && current !== null) {
           if (remove) {
             const keysToDelete = [];
-            for (const key in current) {
-              if (Object.prototype.hasOwnProperty.call(current, key)) {
-                keysToDelete.push(key);
+            for (const key2 in current) {
+              if (Object.prototype.hasOwnProperty.call(current, key2)) {
+                keysToDelete.push(key2);
               }
             }
-            for (const key of keysToDelete) {
-              delete current[key];
+            for (const key2 of keysToDelete) {
+              delete current[key2];
             }
           } else {
-            for (const key in current) {
-              const keyPath = [...parentParts, key];
-              const actualCensor = typeof censor === "function" ? censor(current[key], keyPath) : censor;
-              current[key] = actualCensor;
+            for (const key2 in current) {
+              const keyPath = [...parentParts, key2];
+              const actualCensor = typeof censor === "function" ? censor(current[key2], keyPath) : censor;
+              current[key2] = actualCensor;
             }
           }
         }
@@ -790,9 +790,9 @@ var require_redact = __commonJS({
               traverse(current[i3], pathLength + 1);
             }
           } else if (typeof current === "object" && current !== null) {
-            for (const key in current) {
-              pathArray[pathLength] = key;
-              traverse(current[key], pathLength + 1);
+            for (const key2 in current) {
+              pathArray[pathLength] = key2;
+              traverse(current[key2], pathLength + 1);
             }
           }
         } else if (pathLength < beforeWildcard.length) {
@@ -879,12 +879,12 @@ var require_redact = __commonJS({
           return cloned2;
         }
         const cloned = Object.create(Object.getPrototypeOf(source));
-        for (const key in source) {
-          if (Object.prototype.hasOwnProperty.call(source, key)) {
-            if (pathMap.has(key) || pathMap.has("*")) {
-              cloned[key] = cloneSelectively(source[key], pathMap.get(key) || pathMap.get("*"));
+        for (const key2 in source) {
+          if (Object.prototype.hasOwnProperty.call(source, key2)) {
+            if (pathMap.has(key2) || pathMap.has("*")) {
+              cloned[key2] = cloneSelectively(source[key2], pathMap.get(key2) || pathMap.get("*"));
             } else {
-              cloned[key] = source[key];
+              cloned[key2] = source[key2];
             }
           }
         }
@@ -2155,7 +2155,7 @@ var require_thread_stream = __commonJS({
     var { version: version2 } = require_package();
     var { EventEmitter: EventEmitter2 } = __require("events");
     var { Worker: Worker2 } = __require("worker_threads");
-    var { join: join39 } = __require("path");
+    var { join: join40 } = __require("path");
     var { pathToFileURL: pathToFileURL2 } = __require("url");
     var { wait: wait2 } = require_wait();
     var {
@@ -2207,7 +2207,7 @@ var require_thread_stream = __commonJS({
     function createWorker(stream, opts) {
       const { filename, workerData } = opts;
       const bundlerOverrides = "__bundlerPathsOverrides" in globalThis ? globalThis.__bundlerPathsOverrides : {};
-      const toExecute = bundlerOverrides["thread-stream-worker"] || join39(__dirname, "lib", "worker.js");
+      const toExecute = bundlerOverrides["thread-stream-worker"] || join40(__dirname, "lib", "worker.js");
       const worker = new Worker2(toExecute, {
         ...opts.workerOpts,
         name: opts.workerOpts?.name || "thread-stream",
@@ -2720,7 +2720,7 @@ var require_transport = __commonJS({
     var { createRequire: createRequire4 } = __require("module");
     var { existsSync: existsSync17 } = __require("node:fs");
     var getCallers = require_caller();
-    var { join: join39, isAbsolute: isAbsolute11, sep: sep7 } = __require("node:path");
+    var { join: join40, isAbsolute: isAbsolute11, sep: sep7 } = __require("node:path");
     var { fileURLToPath: fileURLToPath12 } = __require("node:url");
     var sleep4 = require_atomic_sleep();
     var onExit2 = require_on_exit_leak_free();
@@ -2875,7 +2875,7 @@ var require_transport = __commonJS({
         throw new Error("only one of target or targets can be specified");
       }
       if (targets) {
-        target = bundlerOverrides["pino-worker"] || join39(__dirname, "worker.js");
+        target = bundlerOverrides["pino-worker"] || join40(__dirname, "worker.js");
         options2.targets = targets.filter((dest) => dest.target).map((dest) => {
           return {
             ...dest,
@@ -2896,7 +2896,7 @@ var require_transport = __commonJS({
         const pipelinesHaveLevel = options2.pipelines.some((p) => p.some((t2) => t2.level != null));
         usesMultistream = options2.targets.length + options2.pipelines.length > 1 || targetsHaveLevel || pipelinesHaveLevel;
       } else if (pipeline) {
-        target = bundlerOverrides["pino-worker"] || join39(__dirname, "worker.js");
+        target = bundlerOverrides["pino-worker"] || join40(__dirname, "worker.js");
         options2.pipelines = [pipeline.map((dest) => {
           return {
             ...dest,
@@ -2923,7 +2923,7 @@ var require_transport = __commonJS({
           return origin;
         }
         if (origin === "pino/file") {
-          return join39(__dirname, "..", "file.js");
+          return join40(__dirname, "..", "file.js");
         }
         let fixTarget2;
         for (const filePath of callers) {
@@ -3063,15 +3063,15 @@ var require_tools = __commonJS({
       }
       const wildcardStringifier = stringifiers[wildcardFirstSym];
       let propStr = "";
-      for (const key in obj) {
-        value = obj[key];
-        if (Object.prototype.hasOwnProperty.call(obj, key) && value !== void 0) {
-          if (serializers[key]) {
-            value = serializers[key](value);
-          } else if (key === errorKey && serializers.err) {
+      for (const key2 in obj) {
+        value = obj[key2];
+        if (Object.prototype.hasOwnProperty.call(obj, key2) && value !== void 0) {
+          if (serializers[key2]) {
+            value = serializers[key2](value);
+          } else if (key2 === errorKey && serializers.err) {
             value = serializers.err(value);
           }
-          const stringifier = stringifiers[key] || wildcardStringifier;
+          const stringifier = stringifiers[key2] || wildcardStringifier;
           switch (typeof value) {
             case "undefined":
             case "function":
@@ -3091,7 +3091,7 @@ var require_tools = __commonJS({
               value = (stringifier || stringify4)(value, stringifySafe);
           }
           if (value === void 0) continue;
-          const strKey = asString(key);
+          const strKey = asString(key2);
           propStr += "," + strKey + ":" + value;
         }
       }
@@ -3136,14 +3136,14 @@ var require_tools = __commonJS({
       const serializers = instance[serializersSym];
       const formatter = instance[formattersSym].bindings;
       bindings = formatter(bindings);
-      for (const key in bindings) {
-        value = bindings[key];
-        const valid = (key.length < 5 || key !== "level" && key !== "serializers" && key !== "formatters" && key !== "customLevels") && bindings.hasOwnProperty(key) && value !== void 0;
+      for (const key2 in bindings) {
+        value = bindings[key2];
+        const valid = (key2.length < 5 || key2 !== "level" && key2 !== "serializers" && key2 !== "formatters" && key2 !== "customLevels") && bindings.hasOwnProperty(key2) && value !== void 0;
         if (valid === true) {
-          value = serializers[key] ? serializers[key](value) : value;
-          value = (stringifiers[key] || wildcardStringifier || stringify4)(value, stringifySafe);
+          value = serializers[key2] ? serializers[key2](value) : value;
+          value = (stringifiers[key2] || wildcardStringifier || stringify4)(value, stringifySafe);
           if (value === void 0) continue;
-          data += "," + asString(key) + ":" + value;
+          data += "," + asString(key2) + ":" + value;
         }
       }
       return data;
@@ -3378,12 +3378,12 @@ var require_levels = __commonJS({
       const useOnlyCustomLevelsVal = this[useOnlyCustomLevelsSym];
       const levelComparison = this[levelCompSym];
       const hook7 = this[hooksSym].logMethod;
-      for (const key in values) {
-        if (levelComparison(values[key], levelVal) === false) {
-          this[key] = noop7;
+      for (const key2 in values) {
+        if (levelComparison(values[key2], levelVal) === false) {
+          this[key2] = noop7;
           continue;
         }
-        this[key] = isStandardLevel(key, useOnlyCustomLevelsVal) ? levelMethods[key](hook7) : genLog(values[key], hook7);
+        this[key2] = isStandardLevel(key2, useOnlyCustomLevelsVal) ? levelMethods[key2](hook7) : genLog(values[key2], hook7);
       }
       this.emit(
         "level-change",
@@ -3435,7 +3435,7 @@ var require_levels = __commonJS({
     function assertDefaultLevelFound(defaultLevel, customLevels, useOnlyCustomLevels) {
       if (typeof defaultLevel === "number") {
         const values = [].concat(
-          Object.keys(customLevels || {}).map((key) => customLevels[key]),
+          Object.keys(customLevels || {}).map((key2) => customLevels[key2]),
           useOnlyCustomLevels ? [] : Object.keys(nums).map((level) => +level),
           Infinity
         );
@@ -3813,28 +3813,28 @@ var require_safe_stable_stringify = __commonJS({
       }
       return value === void 0 ? true : value;
     }
-    function getBooleanOption(options2, key) {
+    function getBooleanOption(options2, key2) {
       let value;
-      if (hasOwnProperty.call(options2, key)) {
-        value = options2[key];
+      if (hasOwnProperty.call(options2, key2)) {
+        value = options2[key2];
         if (typeof value !== "boolean") {
-          throw new TypeError(`The "${key}" argument must be of type boolean`);
+          throw new TypeError(`The "${key2}" argument must be of type boolean`);
         }
       }
       return value === void 0 ? true : value;
     }
-    function getPositiveIntegerOption(options2, key) {
+    function getPositiveIntegerOption(options2, key2) {
       let value;
-      if (hasOwnProperty.call(options2, key)) {
-        value = options2[key];
+      if (hasOwnProperty.call(options2, key2)) {
+        value = options2[key2];
         if (typeof value !== "number") {
-          throw new TypeError(`The "${key}" argument must be of type number`);
+          throw new TypeError(`The "${key2}" argument must be of type number`);
         }
         if (!Number.isInteger(value)) {
-          throw new TypeError(`The "${key}" argument must be an integer`);
+          throw new TypeError(`The "${key2}" argument must be an integer`);
         }
         if (value < 1) {
-          throw new RangeError(`The "${key}" argument must be >= 1`);
+          throw new RangeError(`The "${key2}" argument must be >= 1`);
         }
       }
       return value === void 0 ? Infinity : value;
@@ -3886,12 +3886,12 @@ var require_safe_stable_stringify = __commonJS({
       const comparator = typeof deterministic === "function" ? deterministic : void 0;
       const maximumDepth = getPositiveIntegerOption(options2, "maximumDepth");
       const maximumBreadth = getPositiveIntegerOption(options2, "maximumBreadth");
-      function stringifyFnReplacer(key, parent, stack, replacer, spacer, indentation) {
-        let value = parent[key];
+      function stringifyFnReplacer(key2, parent, stack, replacer, spacer, indentation) {
+        let value = parent[key2];
         if (typeof value === "object" && value !== null && typeof value.toJSON === "function") {
-          value = value.toJSON(key);
+          value = value.toJSON(key2);
         }
-        value = replacer.call(parent, key, value);
+        value = replacer.call(parent, key2, value);
         switch (typeof value) {
           case "string":
             return strEscape(value);
@@ -3903,7 +3903,7 @@ var require_safe_stable_stringify = __commonJS({
               return circularValue;
             }
             let res = "";
-            let join39 = ",";
+            let join40 = ",";
             const originalIndentation = indentation;
             if (Array.isArray(value)) {
               if (value.length === 0) {
@@ -3917,7 +3917,7 @@ var require_safe_stable_stringify = __commonJS({
                 indentation += spacer;
                 res += `
 ${indentation}`;
-                join39 = `,
+                join40 = `,
 ${indentation}`;
               }
               const maximumValuesToStringify = Math.min(value.length, maximumBreadth);
@@ -3925,13 +3925,13 @@ ${indentation}`;
               for (; i3 < maximumValuesToStringify - 1; i3++) {
                 const tmp2 = stringifyFnReplacer(String(i3), value, stack, replacer, spacer, indentation);
                 res += tmp2 !== void 0 ? tmp2 : "null";
-                res += join39;
+                res += join40;
               }
               const tmp = stringifyFnReplacer(String(i3), value, stack, replacer, spacer, indentation);
               res += tmp !== void 0 ? tmp : "null";
               if (value.length - 1 > maximumBreadth) {
                 const removedKeys = value.length - maximumBreadth - 1;
-                res += `${join39}"... ${getItemCount(removedKeys)} not stringified"`;
+                res += `${join40}"... ${getItemCount(removedKeys)} not stringified"`;
               }
               if (spacer !== "") {
                 res += `
@@ -3952,7 +3952,7 @@ ${originalIndentation}`;
             let separator = "";
             if (spacer !== "") {
               indentation += spacer;
-              join39 = `,
+              join40 = `,
 ${indentation}`;
               whitespace = " ";
             }
@@ -3962,17 +3962,17 @@ ${indentation}`;
             }
             stack.push(value);
             for (let i3 = 0; i3 < maximumPropertiesToStringify; i3++) {
-              const key2 = keys[i3];
-              const tmp = stringifyFnReplacer(key2, value, stack, replacer, spacer, indentation);
+              const key3 = keys[i3];
+              const tmp = stringifyFnReplacer(key3, value, stack, replacer, spacer, indentation);
               if (tmp !== void 0) {
-                res += `${separator}${strEscape(key2)}:${whitespace}${tmp}`;
-                separator = join39;
+                res += `${separator}${strEscape(key3)}:${whitespace}${tmp}`;
+                separator = join40;
               }
             }
             if (keyLength > maximumBreadth) {
               const removedKeys = keyLength - maximumBreadth;
               res += `${separator}"...":${whitespace}"${getItemCount(removedKeys)} not stringified"`;
-              separator = join39;
+              separator = join40;
             }
             if (spacer !== "" && separator.length > 1) {
               res = `
@@ -3997,9 +3997,9 @@ ${originalIndentation}`;
             return fail ? fail(value) : void 0;
         }
       }
-      function stringifyArrayReplacer(key, value, stack, replacer, spacer, indentation) {
+      function stringifyArrayReplacer(key2, value, stack, replacer, spacer, indentation) {
         if (typeof value === "object" && value !== null && typeof value.toJSON === "function") {
-          value = value.toJSON(key);
+          value = value.toJSON(key2);
         }
         switch (typeof value) {
           case "string":
@@ -4013,7 +4013,7 @@ ${originalIndentation}`;
             }
             const originalIndentation = indentation;
             let res = "";
-            let join39 = ",";
+            let join40 = ",";
             if (Array.isArray(value)) {
               if (value.length === 0) {
                 return "[]";
@@ -4026,7 +4026,7 @@ ${originalIndentation}`;
                 indentation += spacer;
                 res += `
 ${indentation}`;
-                join39 = `,
+                join40 = `,
 ${indentation}`;
               }
               const maximumValuesToStringify = Math.min(value.length, maximumBreadth);
@@ -4034,13 +4034,13 @@ ${indentation}`;
               for (; i3 < maximumValuesToStringify - 1; i3++) {
                 const tmp2 = stringifyArrayReplacer(String(i3), value[i3], stack, replacer, spacer, indentation);
                 res += tmp2 !== void 0 ? tmp2 : "null";
-                res += join39;
+                res += join40;
               }
               const tmp = stringifyArrayReplacer(String(i3), value[i3], stack, replacer, spacer, indentation);
               res += tmp !== void 0 ? tmp : "null";
               if (value.length - 1 > maximumBreadth) {
                 const removedKeys = value.length - maximumBreadth - 1;
-                res += `${join39}"... ${getItemCount(removedKeys)} not stringified"`;
+                res += `${join40}"... ${getItemCount(removedKeys)} not stringified"`;
               }
               if (spacer !== "") {
                 res += `
@@ -4053,16 +4053,16 @@ ${originalIndentation}`;
             let whitespace = "";
             if (spacer !== "") {
               indentation += spacer;
-              join39 = `,
+              join40 = `,
 ${indentation}`;
               whitespace = " ";
             }
             let separator = "";
-            for (const key2 of replacer) {
-              const tmp = stringifyArrayReplacer(key2, value[key2], stack, replacer, spacer, indentation);
+            for (const key3 of replacer) {
+              const tmp = stringifyArrayReplacer(key3, value[key3], stack, replacer, spacer, indentation);
               if (tmp !== void 0) {
-                res += `${separator}${strEscape(key2)}:${whitespace}${tmp}`;
-                separator = join39;
+                res += `${separator}${strEscape(key3)}:${whitespace}${tmp}`;
+                separator = join40;
               }
             }
             if (spacer !== "" && separator.length > 1) {
@@ -4088,7 +4088,7 @@ ${originalIndentation}`;
             return fail ? fail(value) : void 0;
         }
       }
-      function stringifyIndent(key, value, stack, spacer, indentation) {
+      function stringifyIndent(key2, value, stack, spacer, indentation) {
         switch (typeof value) {
           case "string":
             return strEscape(value);
@@ -4097,9 +4097,9 @@ ${originalIndentation}`;
               return "null";
             }
             if (typeof value.toJSON === "function") {
-              value = value.toJSON(key);
+              value = value.toJSON(key2);
               if (typeof value !== "object") {
-                return stringifyIndent(key, value, stack, spacer, indentation);
+                return stringifyIndent(key2, value, stack, spacer, indentation);
               }
               if (value === null) {
                 return "null";
@@ -4120,20 +4120,20 @@ ${originalIndentation}`;
               indentation += spacer;
               let res2 = `
 ${indentation}`;
-              const join40 = `,
+              const join41 = `,
 ${indentation}`;
               const maximumValuesToStringify = Math.min(value.length, maximumBreadth);
               let i3 = 0;
               for (; i3 < maximumValuesToStringify - 1; i3++) {
                 const tmp2 = stringifyIndent(String(i3), value[i3], stack, spacer, indentation);
                 res2 += tmp2 !== void 0 ? tmp2 : "null";
-                res2 += join40;
+                res2 += join41;
               }
               const tmp = stringifyIndent(String(i3), value[i3], stack, spacer, indentation);
               res2 += tmp !== void 0 ? tmp : "null";
               if (value.length - 1 > maximumBreadth) {
                 const removedKeys = value.length - maximumBreadth - 1;
-                res2 += `${join40}"... ${getItemCount(removedKeys)} not stringified"`;
+                res2 += `${join41}"... ${getItemCount(removedKeys)} not stringified"`;
               }
               res2 += `
 ${originalIndentation}`;
@@ -4149,33 +4149,33 @@ ${originalIndentation}`;
               return '"[Object]"';
             }
             indentation += spacer;
-            const join39 = `,
+            const join40 = `,
 ${indentation}`;
             let res = "";
             let separator = "";
             let maximumPropertiesToStringify = Math.min(keyLength, maximumBreadth);
             if (isTypedArrayWithEntries(value)) {
-              res += stringifyTypedArray(value, join39, maximumBreadth);
+              res += stringifyTypedArray(value, join40, maximumBreadth);
               keys = keys.slice(value.length);
               maximumPropertiesToStringify -= value.length;
-              separator = join39;
+              separator = join40;
             }
             if (deterministic) {
               keys = sort(keys, comparator);
             }
             stack.push(value);
             for (let i3 = 0; i3 < maximumPropertiesToStringify; i3++) {
-              const key2 = keys[i3];
-              const tmp = stringifyIndent(key2, value[key2], stack, spacer, indentation);
+              const key3 = keys[i3];
+              const tmp = stringifyIndent(key3, value[key3], stack, spacer, indentation);
               if (tmp !== void 0) {
-                res += `${separator}${strEscape(key2)}: ${tmp}`;
-                separator = join39;
+                res += `${separator}${strEscape(key3)}: ${tmp}`;
+                separator = join40;
               }
             }
             if (keyLength > maximumBreadth) {
               const removedKeys = keyLength - maximumBreadth;
               res += `${separator}"...": "${getItemCount(removedKeys)} not stringified"`;
-              separator = join39;
+              separator = join40;
             }
             if (separator !== "") {
               res = `
@@ -4200,7 +4200,7 @@ ${originalIndentation}`;
             return fail ? fail(value) : void 0;
         }
       }
-      function stringifySimple(key, value, stack) {
+      function stringifySimple(key2, value, stack) {
         switch (typeof value) {
           case "string":
             return strEscape(value);
@@ -4209,9 +4209,9 @@ ${originalIndentation}`;
               return "null";
             }
             if (typeof value.toJSON === "function") {
-              value = value.toJSON(key);
+              value = value.toJSON(key2);
               if (typeof value !== "object") {
-                return stringifySimple(key, value, stack);
+                return stringifySimple(key2, value, stack);
               }
               if (value === null) {
                 return "null";
@@ -4267,10 +4267,10 @@ ${originalIndentation}`;
             }
             stack.push(value);
             for (let i3 = 0; i3 < maximumPropertiesToStringify; i3++) {
-              const key2 = keys[i3];
-              const tmp = stringifySimple(key2, value[key2], stack);
+              const key3 = keys[i3];
+              const tmp = stringifySimple(key3, value[key3], stack);
               if (tmp !== void 0) {
-                res += `${separator}${strEscape(key2)}:${tmp}`;
+                res += `${separator}${strEscape(key3)}:${tmp}`;
                 separator = ",";
               }
             }
@@ -4579,11 +4579,11 @@ var require_pino = __commonJS({
       depthLimit: 5,
       edgeLimit: 100
     };
-    var normalize2 = createArgsNormalizer(defaultOptions4);
+    var normalize3 = createArgsNormalizer(defaultOptions4);
     var serializers = Object.assign(/* @__PURE__ */ Object.create(null), stdSerializers);
     function pino2(...args) {
       const instance = {};
-      const { opts, stream } = normalize2(instance, caller(), ...args);
+      const { opts, stream } = normalize3(instance, caller(), ...args);
       if (opts.level && typeof opts.level === "string" && DEFAULT_LEVELS[opts.level.toLowerCase()] !== void 0) opts.level = opts.level.toLowerCase();
       const {
         redact: redact2,
@@ -4816,7 +4816,7 @@ var require_colorette = __commonJS({
       bgWhiteBright: init2(107, 49)
     };
     var createColors = ({ useColor = isColorSupported } = {}) => useColor ? colors : Object.keys(colors).reduce(
-      (colors2, key) => ({ ...colors2, [key]: String }),
+      (colors2, key2) => ({ ...colors2, [key2]: String }),
       {}
     );
     var {
@@ -6376,12 +6376,12 @@ var require_split_property_key = __commonJS({
   "../../main/node_modules/pino-pretty/lib/utils/split-property-key.js"(exports2, module2) {
     "use strict";
     module2.exports = splitPropertyKey;
-    function splitPropertyKey(key) {
+    function splitPropertyKey(key2) {
       const result = [];
       let backslash = false;
       let segment = "";
-      for (let i3 = 0; i3 < key.length; i3++) {
-        const c4 = key.charAt(i3);
+      for (let i3 = 0; i3 < key2.length; i3++) {
+        const c4 = key2.charAt(i3);
         if (c4 === "\\") {
           backslash = true;
           continue;
@@ -6593,8 +6593,8 @@ var require_cjs2 = __commonJS({
     function copyMap(map2, state2) {
       const clone2 = new state2.Constructor();
       state2.cache.set(map2, clone2);
-      for (const [key, value] of map2) {
-        clone2.set(key != null && typeof key === "object" ? state2.copier(key, state2) : key, state2.copier(value, state2));
+      for (const [key2, value] of map2) {
+        clone2.set(key2 != null && typeof key2 === "object" ? state2.copier(key2, state2) : key2, state2.copier(value, state2));
       }
       return clone2;
     }
@@ -6604,15 +6604,15 @@ var require_cjs2 = __commonJS({
     function copyObject(object2, state2) {
       const clone2 = getCleanClone(state2.prototype);
       state2.cache.set(object2, clone2);
-      for (const key of Object.keys(object2)) {
-        const value = state2.copier(object2[key], state2);
-        if (key === "__proto__") {
-          defineOwnValue(clone2, key, value);
+      for (const key2 of Object.keys(object2)) {
+        const value = state2.copier(object2[key2], state2);
+        if (key2 === "__proto__") {
+          defineOwnValue(clone2, key2, value);
         } else {
           try {
-            clone2[key] = value;
+            clone2[key2] = value;
           } catch (_a8) {
-            defineOwnValue(clone2, key, value);
+            defineOwnValue(clone2, key2, value);
           }
         }
       }
@@ -6834,9 +6834,9 @@ var require_filter_log = __commonJS({
       const logCopy = fastCopy(log);
       if (includeKeys) {
         const logIncluded = {};
-        includeKeys.forEach((key) => {
-          if (hasLogProperty(logCopy, key)) {
-            setLogProperty(logIncluded, key, getPropertyValue(logCopy, key));
+        includeKeys.forEach((key2) => {
+          if (hasLogProperty(logCopy, key2)) {
+            setLogProperty(logIncluded, key2, getPropertyValue(logCopy, key2));
           }
         });
         return logIncluded;
@@ -7207,10 +7207,10 @@ var require_interpret_conditionals = __commonJS({
       messageFormat = messageFormat.replace(/[^\S\r\n]+/g, " ");
       messageFormat = messageFormat.replace(/\n[^\S\r\n]*\n/g, "\n");
       return messageFormat.trim();
-      function replacer(_2, key, value) {
-        const propertyValue = getPropertyValue(log, key);
-        if (propertyValue && value.includes(key)) {
-          return value.replace(new RegExp("{" + key + "}", "g"), propertyValue);
+      function replacer(_2, key2, value) {
+        const propertyValue = getPropertyValue(log, key2);
+        if (propertyValue && value.includes(key2)) {
+          return value.replace(new RegExp("{" + key2 + "}", "g"), propertyValue);
         } else {
           return "";
         }
@@ -7426,8 +7426,8 @@ var require_fast_safe_stringify = __commonJS({
         } else {
           var keys = Object.keys(val);
           for (i3 = 0; i3 < keys.length; i3++) {
-            var key = keys[i3];
-            decirc(val[key], key, i3, stack, val, depth, options2);
+            var key2 = keys[i3];
+            decirc(val[key2], key2, i3, stack, val, depth, options2);
           }
         }
         stack.pop();
@@ -7502,9 +7502,9 @@ var require_fast_safe_stringify = __commonJS({
           var tmp = {};
           var keys = Object.keys(val).sort(compareFunction);
           for (i3 = 0; i3 < keys.length; i3++) {
-            var key = keys[i3];
-            deterministicDecirc(val[key], key, i3, stack, val, depth, options2);
-            tmp[key] = val[key];
+            var key2 = keys[i3];
+            deterministicDecirc(val[key2], key2, i3, stack, val, depth, options2);
+            tmp[key2] = val[key2];
           }
           if (typeof parent !== "undefined") {
             arr.push([parent, k2, val]);
@@ -7520,18 +7520,18 @@ var require_fast_safe_stringify = __commonJS({
       replacer = typeof replacer !== "undefined" ? replacer : function(k2, v) {
         return v;
       };
-      return function(key, val) {
+      return function(key2, val) {
         if (replacerStack.length > 0) {
           for (var i3 = 0; i3 < replacerStack.length; i3++) {
             var part = replacerStack[i3];
-            if (part[1] === key && part[0] === val) {
+            if (part[1] === key2 && part[0] === val) {
               val = part[2];
               replacerStack.splice(i3, 1);
               break;
             }
           }
         }
-        return replacer.call(this, key, val);
+        return replacer.call(this, key2, val);
       };
     }
   }
@@ -7684,12 +7684,12 @@ var require_prettify_error_log = __commonJS({
           propertiesToPrint = errorProperties.filter((k2) => excludeProperties.includes(k2) === false);
         }
         for (let i3 = 0; i3 < propertiesToPrint.length; i3 += 1) {
-          const key = propertiesToPrint[i3];
-          if (key in log === false) continue;
-          const safeKey = stripUnsafeControlChars(key);
-          if (isObject3(log[key])) {
+          const key2 = propertiesToPrint[i3];
+          if (key2 in log === false) continue;
+          const safeKey = stripUnsafeControlChars(key2);
+          if (isObject3(log[key2])) {
             const prettifiedObject = prettifyObject({
-              log: log[key],
+              log: log[key2],
               excludeLoggerKeys: false,
               context: {
                 ...context,
@@ -7699,7 +7699,7 @@ var require_prettify_error_log = __commonJS({
             result = `${result}${ident}${safeKey}: {${eol}${prettifiedObject}${ident}}${eol}`;
             continue;
           }
-          const value = stripUnsafeControlChars(log[key]);
+          const value = stripUnsafeControlChars(log[key2]);
           result = `${result}${ident}${safeKey}: ${value}${eol}`;
         }
       }
@@ -7949,8 +7949,8 @@ var require_secure_json_parse = __commonJS({
             }
             delete node2.constructor;
           }
-          for (const key in node2) {
-            const value = node2[key];
+          for (const key2 in node2) {
+            const value = node2[key2];
             if (value && typeof value === "object") {
               next.push(value);
             }
@@ -8106,8 +8106,8 @@ var require_pretty = __commonJS({
           this.messageKey,
           this.levelKey,
           this.timestampKey
-        ].map((key) => key.replaceAll(/\\/g, "")).filter((key) => {
-          return typeof log[key] === "string" || typeof log[key] === "number" || typeof log[key] === "boolean";
+        ].map((key2) => key2.replaceAll(/\\/g, "")).filter((key2) => {
+          return typeof log[key2] === "string" || typeof log[key2] === "number" || typeof log[key2] === "boolean";
         });
         const prettifiedObject = prettifyObject({
           log,
@@ -8184,9 +8184,9 @@ var require_pino_pretty = __commonJS({
         "singleLine",
         "useOnlyCustomProps"
       ];
-      for (const key of booleanOptions) {
-        if (key in normalized) {
-          normalized[key] = normalizeBoolean(normalized[key]);
+      for (const key2 of booleanOptions) {
+        if (key2 in normalized) {
+          normalized[key2] = normalizeBoolean(normalized[key2]);
         }
       }
       if ("translateTime" in normalized && (normalized.translateTime === "true" || normalized.translateTime === "false")) {
@@ -8993,27 +8993,27 @@ var require_light = __commonJS({
               }
             }
           }
-          key(key = "") {
+          key(key2 = "") {
             var ref;
-            return (ref = this.instances[key]) != null ? ref : (() => {
+            return (ref = this.instances[key2]) != null ? ref : (() => {
               var limiter;
-              limiter = this.instances[key] = new this.Bottleneck(Object.assign(this.limiterOptions, {
-                id: `${this.id}-${key}`,
+              limiter = this.instances[key2] = new this.Bottleneck(Object.assign(this.limiterOptions, {
+                id: `${this.id}-${key2}`,
                 timeout: this.timeout,
                 connection: this.connection
               }));
-              this.Events.trigger("created", limiter, key);
+              this.Events.trigger("created", limiter, key2);
               return limiter;
             })();
           }
-          async deleteKey(key = "") {
+          async deleteKey(key2 = "") {
             var deleted, instance;
-            instance = this.instances[key];
+            instance = this.instances[key2];
             if (this.connection) {
-              deleted = await this.connection.__runCommand__(["del", ...Scripts$1.allKeys(`${this.id}-${key}`)]);
+              deleted = await this.connection.__runCommand__(["del", ...Scripts$1.allKeys(`${this.id}-${key2}`)]);
             }
             if (instance != null) {
-              delete this.instances[key];
+              delete this.instances[key2];
               await instance.disconnect();
             }
             return instance != null || deleted > 0;
@@ -9653,11 +9653,11 @@ var require_visit = __commonJS({
     visit2.BREAK = BREAK;
     visit2.SKIP = SKIP2;
     visit2.REMOVE = REMOVE;
-    function visit_(key, node2, visitor, path12) {
-      const ctrl = callVisitor(key, node2, visitor, path12);
+    function visit_(key2, node2, visitor, path12) {
+      const ctrl = callVisitor(key2, node2, visitor, path12);
       if (identity3.isNode(ctrl) || identity3.isPair(ctrl)) {
-        replaceNode(key, path12, ctrl);
-        return visit_(key, ctrl, visitor, path12);
+        replaceNode(key2, path12, ctrl);
+        return visit_(key2, ctrl, visitor, path12);
       }
       if (typeof ctrl !== "symbol") {
         if (identity3.isCollection(node2)) {
@@ -9701,11 +9701,11 @@ var require_visit = __commonJS({
     visitAsync.BREAK = BREAK;
     visitAsync.SKIP = SKIP2;
     visitAsync.REMOVE = REMOVE;
-    async function visitAsync_(key, node2, visitor, path12) {
-      const ctrl = await callVisitor(key, node2, visitor, path12);
+    async function visitAsync_(key2, node2, visitor, path12) {
+      const ctrl = await callVisitor(key2, node2, visitor, path12);
       if (identity3.isNode(ctrl) || identity3.isPair(ctrl)) {
-        replaceNode(key, path12, ctrl);
-        return visitAsync_(key, ctrl, visitor, path12);
+        replaceNode(key2, path12, ctrl);
+        return visitAsync_(key2, ctrl, visitor, path12);
       }
       if (typeof ctrl !== "symbol") {
         if (identity3.isCollection(node2)) {
@@ -9755,27 +9755,27 @@ var require_visit = __commonJS({
       }
       return visitor;
     }
-    function callVisitor(key, node2, visitor, path12) {
+    function callVisitor(key2, node2, visitor, path12) {
       if (typeof visitor === "function")
-        return visitor(key, node2, path12);
+        return visitor(key2, node2, path12);
       if (identity3.isMap(node2))
-        return visitor.Map?.(key, node2, path12);
+        return visitor.Map?.(key2, node2, path12);
       if (identity3.isSeq(node2))
-        return visitor.Seq?.(key, node2, path12);
+        return visitor.Seq?.(key2, node2, path12);
       if (identity3.isPair(node2))
-        return visitor.Pair?.(key, node2, path12);
+        return visitor.Pair?.(key2, node2, path12);
       if (identity3.isScalar(node2))
-        return visitor.Scalar?.(key, node2, path12);
+        return visitor.Scalar?.(key2, node2, path12);
       if (identity3.isAlias(node2))
-        return visitor.Alias?.(key, node2, path12);
+        return visitor.Alias?.(key2, node2, path12);
       return void 0;
     }
-    function replaceNode(key, path12, node2) {
+    function replaceNode(key2, path12, node2) {
       const parent = path12[path12.length - 1];
       if (identity3.isCollection(parent)) {
-        parent.items[key] = node2;
+        parent.items[key2] = node2;
       } else if (identity3.isPair(parent)) {
-        if (key === "key")
+        if (key2 === "key")
           parent.key = node2;
         else
           parent.value = node2;
@@ -10036,7 +10036,7 @@ var require_anchors = __commonJS({
 var require_applyReviver = __commonJS({
   "../../main/node_modules/yaml/dist/doc/applyReviver.js"(exports2) {
     "use strict";
-    function applyReviver(reviver, obj, key, val) {
+    function applyReviver(reviver, obj, key2, val) {
       if (val && typeof val === "object") {
         if (Array.isArray(val)) {
           for (let i3 = 0, len = val.length; i3 < len; ++i3) {
@@ -10076,7 +10076,7 @@ var require_applyReviver = __commonJS({
           }
         }
       }
-      return reviver.call(obj, key, val);
+      return reviver.call(obj, key2, val);
     }
     exports2.applyReviver = applyReviver;
   }
@@ -10439,14 +10439,14 @@ var require_Collection = __commonJS({
         if (isEmptyPath(path12))
           this.add(value);
         else {
-          const [key, ...rest] = path12;
-          const node2 = this.get(key, true);
+          const [key2, ...rest] = path12;
+          const node2 = this.get(key2, true);
           if (identity3.isCollection(node2))
             node2.addIn(rest, value);
           else if (node2 === void 0 && this.schema)
-            this.set(key, collectionFromPath(this.schema, rest, value));
+            this.set(key2, collectionFromPath(this.schema, rest, value));
           else
-            throw new Error(`Expected YAML collection at ${key}. Remaining path: ${rest}`);
+            throw new Error(`Expected YAML collection at ${key2}. Remaining path: ${rest}`);
         }
       }
       /**
@@ -10454,14 +10454,14 @@ var require_Collection = __commonJS({
        * @returns `true` if the item was found and removed.
        */
       deleteIn(path12) {
-        const [key, ...rest] = path12;
+        const [key2, ...rest] = path12;
         if (rest.length === 0)
-          return this.delete(key);
-        const node2 = this.get(key, true);
+          return this.delete(key2);
+        const node2 = this.get(key2, true);
         if (identity3.isCollection(node2))
           return node2.deleteIn(rest);
         else
-          throw new Error(`Expected YAML collection at ${key}. Remaining path: ${rest}`);
+          throw new Error(`Expected YAML collection at ${key2}. Remaining path: ${rest}`);
       }
       /**
        * Returns item at `key`, or `undefined` if not found. By default unwraps
@@ -10469,8 +10469,8 @@ var require_Collection = __commonJS({
        * `true` (collections are always returned intact).
        */
       getIn(path12, keepScalar) {
-        const [key, ...rest] = path12;
-        const node2 = this.get(key, true);
+        const [key2, ...rest] = path12;
+        const node2 = this.get(key2, true);
         if (rest.length === 0)
           return !keepScalar && identity3.isScalar(node2) ? node2.value : node2;
         else
@@ -10488,10 +10488,10 @@ var require_Collection = __commonJS({
        * Checks if the collection includes a value with the key `key`.
        */
       hasIn(path12) {
-        const [key, ...rest] = path12;
+        const [key2, ...rest] = path12;
         if (rest.length === 0)
-          return this.has(key);
-        const node2 = this.get(key, true);
+          return this.has(key2);
+        const node2 = this.get(key2, true);
         return identity3.isCollection(node2) ? node2.hasIn(rest) : false;
       }
       /**
@@ -10499,17 +10499,17 @@ var require_Collection = __commonJS({
        * boolean to add/remove the item from the set.
        */
       setIn(path12, value) {
-        const [key, ...rest] = path12;
+        const [key2, ...rest] = path12;
         if (rest.length === 0) {
-          this.set(key, value);
+          this.set(key2, value);
         } else {
-          const node2 = this.get(key, true);
+          const node2 = this.get(key2, true);
           if (identity3.isCollection(node2))
             node2.setIn(rest, value);
           else if (node2 === void 0 && this.schema)
-            this.set(key, collectionFromPath(this.schema, rest, value));
+            this.set(key2, collectionFromPath(this.schema, rest, value));
           else
-            throw new Error(`Expected YAML collection at ${key}. Remaining path: ${rest}`);
+            throw new Error(`Expected YAML collection at ${key2}. Remaining path: ${rest}`);
         }
       }
     };
@@ -11087,19 +11087,19 @@ var require_stringifyPair = __commonJS({
     var Scalar = require_Scalar();
     var stringify3 = require_stringify();
     var stringifyComment = require_stringifyComment();
-    function stringifyPair({ key, value }, ctx, onComment, onChompKeep) {
+    function stringifyPair({ key: key2, value }, ctx, onComment, onChompKeep) {
       const { allNullValues, doc, indent, indentStep, options: { commentString, indentSeq, simpleKeys } } = ctx;
-      let keyComment = identity3.isNode(key) && key.comment || null;
+      let keyComment = identity3.isNode(key2) && key2.comment || null;
       if (simpleKeys) {
         if (keyComment) {
           throw new Error("With simple keys, key nodes cannot have comments");
         }
-        if (identity3.isCollection(key) || !identity3.isNode(key) && typeof key === "object") {
+        if (identity3.isCollection(key2) || !identity3.isNode(key2) && typeof key2 === "object") {
           const msg = "With simple keys, collection cannot be used as a key value";
           throw new Error(msg);
         }
       }
-      let explicitKey = !simpleKeys && (!key || keyComment && value == null && !ctx.inFlow || identity3.isCollection(key) || (identity3.isScalar(key) ? key.type === Scalar.Scalar.BLOCK_FOLDED || key.type === Scalar.Scalar.BLOCK_LITERAL : typeof key === "object"));
+      let explicitKey = !simpleKeys && (!key2 || keyComment && value == null && !ctx.inFlow || identity3.isCollection(key2) || (identity3.isScalar(key2) ? key2.type === Scalar.Scalar.BLOCK_FOLDED || key2.type === Scalar.Scalar.BLOCK_LITERAL : typeof key2 === "object"));
       ctx = Object.assign({}, ctx, {
         allNullValues: false,
         implicitKey: !explicitKey && (simpleKeys || !allNullValues),
@@ -11107,7 +11107,7 @@ var require_stringifyPair = __commonJS({
       });
       let keyCommentDone = false;
       let chompKeep = false;
-      let str = stringify3.stringify(key, ctx, () => keyCommentDone = true, () => chompKeep = true);
+      let str = stringify3.stringify(key2, ctx, () => keyCommentDone = true, () => chompKeep = true);
       if (!explicitKey && !ctx.inFlow && str.length > 1024) {
         if (simpleKeys)
           throw new Error("With simple keys, single line scalar must not span more than 1024 characters");
@@ -11251,7 +11251,7 @@ var require_merge = __commonJS({
       }),
       stringify: () => MERGE_KEY
     };
-    var isMergeKey = (ctx, key) => (merge4.identify(key) || identity3.isScalar(key) && (!key.type || key.type === Scalar.Scalar.PLAIN) && merge4.identify(key.value)) && ctx?.doc.schema.tags.some((tag) => tag.tag === merge4.tag && tag.default);
+    var isMergeKey = (ctx, key2) => (merge4.identify(key2) || identity3.isScalar(key2) && (!key2.type || key2.type === Scalar.Scalar.PLAIN) && merge4.identify(key2.value)) && ctx?.doc.schema.tags.some((tag) => tag.tag === merge4.tag && tag.default);
     function addMergeToJSMap(ctx, map2, value) {
       const source = resolveAliasValue(ctx, value);
       if (identity3.isSeq(source))
@@ -11268,14 +11268,14 @@ var require_merge = __commonJS({
       if (!identity3.isMap(source))
         throw new Error("Merge sources must be maps or map aliases");
       const srcMap = source.toJSON(null, ctx, Map);
-      for (const [key, value2] of srcMap) {
+      for (const [key2, value2] of srcMap) {
         if (map2 instanceof Map) {
-          if (!map2.has(key))
-            map2.set(key, value2);
+          if (!map2.has(key2))
+            map2.set(key2, value2);
         } else if (map2 instanceof Set) {
-          map2.add(key);
-        } else if (!Object.prototype.hasOwnProperty.call(map2, key)) {
-          Object.defineProperty(map2, key, {
+          map2.add(key2);
+        } else if (!Object.prototype.hasOwnProperty.call(map2, key2)) {
+          Object.defineProperty(map2, key2, {
             value: value2,
             writable: true,
             enumerable: true,
@@ -11303,19 +11303,19 @@ var require_addPairToJSMap = __commonJS({
     var stringify3 = require_stringify();
     var identity3 = require_identity();
     var toJS = require_toJS();
-    function addPairToJSMap(ctx, map2, { key, value }) {
-      if (identity3.isNode(key) && key.addToJSMap)
-        key.addToJSMap(ctx, map2, value);
-      else if (merge4.isMergeKey(ctx, key))
+    function addPairToJSMap(ctx, map2, { key: key2, value }) {
+      if (identity3.isNode(key2) && key2.addToJSMap)
+        key2.addToJSMap(ctx, map2, value);
+      else if (merge4.isMergeKey(ctx, key2))
         merge4.addMergeToJSMap(ctx, map2, value);
       else {
-        const jsKey = toJS.toJS(key, "", ctx);
+        const jsKey = toJS.toJS(key2, "", ctx);
         if (map2 instanceof Map) {
           map2.set(jsKey, toJS.toJS(value, jsKey, ctx));
         } else if (map2 instanceof Set) {
           map2.add(jsKey);
         } else {
-          const stringKey = stringifyKey(key, jsKey, ctx);
+          const stringKey = stringifyKey(key2, jsKey, ctx);
           const jsValue = toJS.toJS(value, stringKey, ctx);
           if (stringKey in map2)
             Object.defineProperty(map2, stringKey, {
@@ -11330,19 +11330,19 @@ var require_addPairToJSMap = __commonJS({
       }
       return map2;
     }
-    function stringifyKey(key, jsKey, ctx) {
+    function stringifyKey(key2, jsKey, ctx) {
       if (jsKey === null)
         return "";
       if (typeof jsKey !== "object")
         return String(jsKey);
-      if (identity3.isNode(key) && ctx?.doc) {
+      if (identity3.isNode(key2) && ctx?.doc) {
         const strCtx = stringify3.createStringifyContext(ctx.doc, {});
         strCtx.anchors = /* @__PURE__ */ new Set();
         for (const node2 of ctx.anchors.keys())
           strCtx.anchors.add(node2.anchor);
         strCtx.inFlow = true;
         strCtx.inStringifyKey = true;
-        const strKey = key.toString(strCtx);
+        const strKey = key2.toString(strCtx);
         if (!ctx.mapKeyWarned) {
           let jsonStr = JSON.stringify(strKey);
           if (jsonStr.length > 40)
@@ -11366,24 +11366,24 @@ var require_Pair = __commonJS({
     var stringifyPair = require_stringifyPair();
     var addPairToJSMap = require_addPairToJSMap();
     var identity3 = require_identity();
-    function createPair(key, value, ctx) {
-      const k2 = createNode.createNode(key, void 0, ctx);
+    function createPair(key2, value, ctx) {
+      const k2 = createNode.createNode(key2, void 0, ctx);
       const v = createNode.createNode(value, void 0, ctx);
       return new Pair(k2, v);
     }
     var Pair = class _Pair {
-      constructor(key, value = null) {
+      constructor(key2, value = null) {
         Object.defineProperty(this, identity3.NODE_TYPE, { value: identity3.PAIR });
-        this.key = key;
+        this.key = key2;
         this.value = value;
       }
       clone(schema) {
-        let { key, value } = this;
-        if (identity3.isNode(key))
-          key = key.clone(schema);
+        let { key: key2, value } = this;
+        if (identity3.isNode(key2))
+          key2 = key2.clone(schema);
         if (identity3.isNode(value))
           value = value.clone(schema);
-        return new _Pair(key, value);
+        return new _Pair(key2, value);
       }
       toJSON(_2, ctx) {
         const pair = ctx?.mapAsMap ? /* @__PURE__ */ new Map() : {};
@@ -11559,11 +11559,11 @@ var require_YAMLMap = __commonJS({
     var identity3 = require_identity();
     var Pair = require_Pair();
     var Scalar = require_Scalar();
-    function findPair(items, key) {
-      const k2 = identity3.isScalar(key) ? key.value : key;
+    function findPair(items, key2) {
+      const k2 = identity3.isScalar(key2) ? key2.value : key2;
       for (const it of items) {
         if (identity3.isPair(it)) {
-          if (it.key === key || it.key === k2)
+          if (it.key === key2 || it.key === k2)
             return it;
           if (identity3.isScalar(it.key) && it.key.value === k2)
             return it;
@@ -11586,20 +11586,20 @@ var require_YAMLMap = __commonJS({
       static from(schema, obj, ctx) {
         const { keepUndefined, replacer } = ctx;
         const map2 = new this(schema);
-        const add = (key, value) => {
+        const add = (key2, value) => {
           if (typeof replacer === "function")
-            value = replacer.call(obj, key, value);
-          else if (Array.isArray(replacer) && !replacer.includes(key))
+            value = replacer.call(obj, key2, value);
+          else if (Array.isArray(replacer) && !replacer.includes(key2))
             return;
           if (value !== void 0 || keepUndefined)
-            map2.items.push(Pair.createPair(key, value, ctx));
+            map2.items.push(Pair.createPair(key2, value, ctx));
         };
         if (obj instanceof Map) {
-          for (const [key, value] of obj)
-            add(key, value);
+          for (const [key2, value] of obj)
+            add(key2, value);
         } else if (obj && typeof obj === "object") {
-          for (const key of Object.keys(obj))
-            add(key, obj[key]);
+          for (const key2 of Object.keys(obj))
+            add(key2, obj[key2]);
         }
         if (typeof schema.sortMapEntries === "function") {
           map2.items.sort(schema.sortMapEntries);
@@ -11639,23 +11639,23 @@ var require_YAMLMap = __commonJS({
           this.items.push(_pair);
         }
       }
-      delete(key) {
-        const it = findPair(this.items, key);
+      delete(key2) {
+        const it = findPair(this.items, key2);
         if (!it)
           return false;
         const del = this.items.splice(this.items.indexOf(it), 1);
         return del.length > 0;
       }
-      get(key, keepScalar) {
-        const it = findPair(this.items, key);
+      get(key2, keepScalar) {
+        const it = findPair(this.items, key2);
         const node2 = it?.value;
         return (!keepScalar && identity3.isScalar(node2) ? node2.value : node2) ?? void 0;
       }
-      has(key) {
-        return !!findPair(this.items, key);
+      has(key2) {
+        return !!findPair(this.items, key2);
       }
-      set(key, value) {
-        this.add(new Pair.Pair(key, value), true);
+      set(key2, value) {
+        this.add(new Pair.Pair(key2, value), true);
       }
       /**
        * @param ctx - Conversion context, originally set in Document#toJS()
@@ -11744,15 +11744,15 @@ var require_YAMLSeq = __commonJS({
        *
        * @returns `true` if the item was found and removed.
        */
-      delete(key) {
-        const idx = asItemIndex(key);
+      delete(key2) {
+        const idx = asItemIndex(key2);
         if (typeof idx !== "number")
           return false;
         const del = this.items.splice(idx, 1);
         return del.length > 0;
       }
-      get(key, keepScalar) {
-        const idx = asItemIndex(key);
+      get(key2, keepScalar) {
+        const idx = asItemIndex(key2);
         if (typeof idx !== "number")
           return void 0;
         const it = this.items[idx];
@@ -11764,8 +11764,8 @@ var require_YAMLSeq = __commonJS({
        * `key` must contain a representation of an integer for this to succeed.
        * It may be wrapped in a `Scalar`.
        */
-      has(key) {
-        const idx = asItemIndex(key);
+      has(key2) {
+        const idx = asItemIndex(key2);
         return typeof idx === "number" && idx < this.items.length;
       }
       /**
@@ -11775,10 +11775,10 @@ var require_YAMLSeq = __commonJS({
        * If `key` does not contain a representation of an integer, this will throw.
        * It may be wrapped in a `Scalar`.
        */
-      set(key, value) {
-        const idx = asItemIndex(key);
+      set(key2, value) {
+        const idx = asItemIndex(key2);
         if (typeof idx !== "number")
-          throw new Error(`Expected a valid index, not ${key}.`);
+          throw new Error(`Expected a valid index, not ${key2}.`);
         const prev = this.items[idx];
         if (identity3.isScalar(prev) && Scalar.isScalarValue(value))
           prev.value = value;
@@ -11812,8 +11812,8 @@ var require_YAMLSeq = __commonJS({
           let i3 = 0;
           for (let it of obj) {
             if (typeof replacer === "function") {
-              const key = obj instanceof Set ? it : String(i3++);
-              it = replacer.call(obj, key, it);
+              const key2 = obj instanceof Set ? it : String(i3++);
+              it = replacer.call(obj, key2, it);
             }
             seq.items.push(createNode.createNode(it, void 0, ctx));
           }
@@ -11821,8 +11821,8 @@ var require_YAMLSeq = __commonJS({
         return seq;
       }
     };
-    function asItemIndex(key) {
-      let idx = identity3.isScalar(key) ? key.value : key;
+    function asItemIndex(key2) {
+      let idx = identity3.isScalar(key2) ? key2.value : key2;
       if (idx && typeof idx === "string")
         idx = Number(idx);
       return typeof idx === "number" && Number.isInteger(idx) && idx >= 0 ? idx : null;
@@ -12236,25 +12236,25 @@ ${cn.comment}` : item.comment;
         for (let it of iterable) {
           if (typeof replacer === "function")
             it = replacer.call(iterable, String(i3++), it);
-          let key, value;
+          let key2, value;
           if (Array.isArray(it)) {
             if (it.length === 2) {
-              key = it[0];
+              key2 = it[0];
               value = it[1];
             } else
               throw new TypeError(`Expected [key, value] tuple: ${it}`);
           } else if (it && it instanceof Object) {
             const keys = Object.keys(it);
             if (keys.length === 1) {
-              key = keys[0];
-              value = it[key];
+              key2 = keys[0];
+              value = it[key2];
             } else {
               throw new TypeError(`Expected tuple with one key, not ${keys.length} keys`);
             }
           } else {
-            key = it;
+            key2 = it;
           }
-          pairs2.items.push(Pair.createPair(key, value, ctx));
+          pairs2.items.push(Pair.createPair(key2, value, ctx));
         }
       return pairs2;
     }
@@ -12301,16 +12301,16 @@ var require_omap = __commonJS({
         if (ctx?.onCreate)
           ctx.onCreate(map2);
         for (const pair of this.items) {
-          let key, value;
+          let key2, value;
           if (identity3.isPair(pair)) {
-            key = toJS.toJS(pair.key, "", ctx);
-            value = toJS.toJS(pair.value, key, ctx);
+            key2 = toJS.toJS(pair.key, "", ctx);
+            value = toJS.toJS(pair.value, key2, ctx);
           } else {
-            key = toJS.toJS(pair, "", ctx);
+            key2 = toJS.toJS(pair, "", ctx);
           }
-          if (map2.has(key))
+          if (map2.has(key2))
             throw new Error("Ordered maps must not include duplicate keys");
-          map2.set(key, value);
+          map2.set(key2, value);
         }
         return map2;
       }
@@ -12331,12 +12331,12 @@ var require_omap = __commonJS({
       resolve(seq, onError) {
         const pairs$1 = pairs.resolvePairs(seq, onError);
         const seenKeys = [];
-        for (const { key } of pairs$1.items) {
-          if (identity3.isScalar(key)) {
-            if (seenKeys.includes(key.value)) {
-              onError(`Ordered maps must not include duplicate keys: ${key.value}`);
+        for (const { key: key2 } of pairs$1.items) {
+          if (identity3.isScalar(key2)) {
+            if (seenKeys.includes(key2.value)) {
+              onError(`Ordered maps must not include duplicate keys: ${key2.value}`);
             } else {
-              seenKeys.push(key.value);
+              seenKeys.push(key2.value);
             }
           }
         }
@@ -12521,14 +12521,14 @@ var require_set = __commonJS({
         super(schema);
         this.tag = _YAMLSet.tag;
       }
-      add(key) {
+      add(key2) {
         let pair;
-        if (identity3.isPair(key))
-          pair = key;
-        else if (key && typeof key === "object" && "key" in key && "value" in key && key.value === null)
-          pair = new Pair.Pair(key.key, null);
+        if (identity3.isPair(key2))
+          pair = key2;
+        else if (key2 && typeof key2 === "object" && "key" in key2 && "value" in key2 && key2.value === null)
+          pair = new Pair.Pair(key2.key, null);
         else
-          pair = new Pair.Pair(key, null);
+          pair = new Pair.Pair(key2, null);
         const prev = YAMLMap.findPair(this.items, pair.key);
         if (!prev)
           this.items.push(pair);
@@ -12537,18 +12537,18 @@ var require_set = __commonJS({
        * If `keepPair` is `true`, returns the Pair matching `key`.
        * Otherwise, returns the value of that Pair's key.
        */
-      get(key, keepPair) {
-        const pair = YAMLMap.findPair(this.items, key);
+      get(key2, keepPair) {
+        const pair = YAMLMap.findPair(this.items, key2);
         return !keepPair && identity3.isPair(pair) ? identity3.isScalar(pair.key) ? pair.key.value : pair.key : pair;
       }
-      set(key, value) {
+      set(key2, value) {
         if (typeof value !== "boolean")
           throw new Error(`Expected boolean value for set(key, value) in a YAML set, not ${typeof value}`);
-        const prev = YAMLMap.findPair(this.items, key);
+        const prev = YAMLMap.findPair(this.items, key2);
         if (prev && !value) {
           this.items.splice(this.items.indexOf(prev), 1);
         } else if (!prev && value) {
-          this.items.push(new Pair.Pair(key));
+          this.items.push(new Pair.Pair(key2));
         }
       }
       toJSON(_2, ctx) {
@@ -12795,7 +12795,7 @@ var require_tags = __commonJS({
         if (Array.isArray(customTags))
           tags = [];
         else {
-          const keys = Array.from(schemas.keys()).filter((key) => key !== "yaml11").map((key) => JSON.stringify(key)).join(", ");
+          const keys = Array.from(schemas.keys()).filter((key2) => key2 !== "yaml11").map((key2) => JSON.stringify(key2)).join(", ");
           throw new Error(`Unknown schema "${schemaName}"; use one of ${keys} or define customTags array`);
         }
       }
@@ -12811,7 +12811,7 @@ var require_tags = __commonJS({
         const tagObj = typeof tag === "string" ? tagsByName[tag] : tag;
         if (!tagObj) {
           const tagName = JSON.stringify(tag);
-          const keys = Object.keys(tagsByName).map((key) => JSON.stringify(key)).join(", ");
+          const keys = Object.keys(tagsByName).map((key2) => JSON.stringify(key2)).join(", ");
           throw new Error(`Unknown custom tag ${tagName}; use one of ${keys}`);
         }
         if (!tags2.includes(tagObj))
@@ -13075,8 +13075,8 @@ var require_Document = __commonJS({
        * Convert a key and a value into a `Pair` using the current schema,
        * recursively wrapping all values as `Scalar` or `Collection` nodes.
        */
-      createPair(key, value, options2 = {}) {
-        const k2 = this.createNode(key, null, options2);
+      createPair(key2, value, options2 = {}) {
+        const k2 = this.createNode(key2, null, options2);
         const v = this.createNode(value, null, options2);
         return new Pair.Pair(k2, v);
       }
@@ -13084,8 +13084,8 @@ var require_Document = __commonJS({
        * Removes a value from the document.
        * @returns `true` if the item was found and removed.
        */
-      delete(key) {
-        return assertCollection(this.contents) ? this.contents.delete(key) : false;
+      delete(key2) {
+        return assertCollection(this.contents) ? this.contents.delete(key2) : false;
       }
       /**
        * Removes a value from the document.
@@ -13105,8 +13105,8 @@ var require_Document = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      get(key, keepScalar) {
-        return identity3.isCollection(this.contents) ? this.contents.get(key, keepScalar) : void 0;
+      get(key2, keepScalar) {
+        return identity3.isCollection(this.contents) ? this.contents.get(key2, keepScalar) : void 0;
       }
       /**
        * Returns item at `path`, or `undefined` if not found. By default unwraps
@@ -13121,8 +13121,8 @@ var require_Document = __commonJS({
       /**
        * Checks if the document includes a value with the key `key`.
        */
-      has(key) {
-        return identity3.isCollection(this.contents) ? this.contents.has(key) : false;
+      has(key2) {
+        return identity3.isCollection(this.contents) ? this.contents.has(key2) : false;
       }
       /**
        * Checks if the document includes a value at `path`.
@@ -13136,11 +13136,11 @@ var require_Document = __commonJS({
        * Sets a value in this document. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      set(key, value) {
+      set(key2, value) {
         if (this.contents == null) {
-          this.contents = Collection2.collectionFromPath(this.schema, [key], value);
+          this.contents = Collection2.collectionFromPath(this.schema, [key2], value);
         } else if (assertCollection(this.contents)) {
-          this.contents.set(key, value);
+          this.contents.set(key2, value);
         }
       }
       /**
@@ -13448,24 +13448,24 @@ var require_resolve_props = __commonJS({
 var require_util_contains_newline = __commonJS({
   "../../main/node_modules/yaml/dist/compose/util-contains-newline.js"(exports2) {
     "use strict";
-    function containsNewline(key) {
-      if (!key)
+    function containsNewline(key2) {
+      if (!key2)
         return null;
-      switch (key.type) {
+      switch (key2.type) {
         case "alias":
         case "scalar":
         case "double-quoted-scalar":
         case "single-quoted-scalar":
-          if (key.source.includes("\n"))
+          if (key2.source.includes("\n"))
             return true;
-          if (key.end) {
-            for (const st of key.end)
+          if (key2.end) {
+            for (const st of key2.end)
               if (st.type === "newline")
                 return true;
           }
           return false;
         case "flow-collection":
-          for (const it of key.items) {
+          for (const it of key2.items) {
             for (const st of it.start)
               if (st.type === "newline")
                 return true;
@@ -13539,10 +13539,10 @@ var require_resolve_block_map = __commonJS({
       let offset = bm.offset;
       let commentEnd = null;
       for (const collItem of bm.items) {
-        const { start, key, sep: sep7, value } = collItem;
+        const { start, key: key2, sep: sep7, value } = collItem;
         const keyProps = resolveProps.resolveProps(start, {
           indicator: "explicit-key-ind",
-          next: key ?? sep7?.[0],
+          next: key2 ?? sep7?.[0],
           offset,
           onError,
           parentIndent: bm.indent,
@@ -13550,10 +13550,10 @@ var require_resolve_block_map = __commonJS({
         });
         const implicitKey = !keyProps.found;
         if (implicitKey) {
-          if (key) {
-            if (key.type === "block-seq")
+          if (key2) {
+            if (key2.type === "block-seq")
               onError(offset, "BLOCK_AS_IMPLICIT_KEY", "A block sequence may not be used as an implicit map key");
-            else if ("indent" in key && key.indent !== bm.indent)
+            else if ("indent" in key2 && key2.indent !== bm.indent)
               onError(offset, "BAD_INDENT", startColMsg);
           }
           if (!keyProps.anchor && !keyProps.tag && !sep7) {
@@ -13566,17 +13566,17 @@ var require_resolve_block_map = __commonJS({
             }
             continue;
           }
-          if (keyProps.newlineAfterProp || utilContainsNewline.containsNewline(key)) {
-            onError(key ?? start[start.length - 1], "MULTILINE_IMPLICIT_KEY", "Implicit keys need to be on a single line");
+          if (keyProps.newlineAfterProp || utilContainsNewline.containsNewline(key2)) {
+            onError(key2 ?? start[start.length - 1], "MULTILINE_IMPLICIT_KEY", "Implicit keys need to be on a single line");
           }
         } else if (keyProps.found?.indent !== bm.indent) {
           onError(offset, "BAD_INDENT", startColMsg);
         }
         ctx.atKey = true;
         const keyStart = keyProps.end;
-        const keyNode = key ? composeNode(ctx, key, keyProps, onError) : composeEmptyNode(ctx, keyStart, start, null, keyProps, onError);
+        const keyNode = key2 ? composeNode(ctx, key2, keyProps, onError) : composeEmptyNode(ctx, keyStart, start, null, keyProps, onError);
         if (ctx.schema.compat)
-          utilFlowIndentCheck.flowIndentCheck(bm.indent, key, onError);
+          utilFlowIndentCheck.flowIndentCheck(bm.indent, key2, onError);
         ctx.atKey = false;
         if (utilMapIncludes.mapIncludes(ctx, map2.items, keyNode))
           onError(keyStart, "DUPLICATE_KEY", "Map keys must be unique");
@@ -13586,7 +13586,7 @@ var require_resolve_block_map = __commonJS({
           offset: keyNode.range[2],
           onError,
           parentIndent: bm.indent,
-          startOnNewline: !key || key.type === "block-scalar"
+          startOnNewline: !key2 || key2.type === "block-scalar"
         });
         offset = valueProps.end;
         if (valueProps.found) {
@@ -13750,11 +13750,11 @@ var require_resolve_flow_collection = __commonJS({
       let offset = fc.offset + fc.start.source.length;
       for (let i3 = 0; i3 < fc.items.length; ++i3) {
         const collItem = fc.items[i3];
-        const { start, key, sep: sep7, value } = collItem;
+        const { start, key: key2, sep: sep7, value } = collItem;
         const props = resolveProps.resolveProps(start, {
           flow: fcName,
           indicator: "explicit-key-ind",
-          next: key ?? sep7?.[0],
+          next: key2 ?? sep7?.[0],
           offset,
           onError,
           parentIndent: fc.indent,
@@ -13775,9 +13775,9 @@ var require_resolve_flow_collection = __commonJS({
             offset = props.end;
             continue;
           }
-          if (!isMap2 && ctx.options.strict && utilContainsNewline.containsNewline(key))
+          if (!isMap2 && ctx.options.strict && utilContainsNewline.containsNewline(key2))
             onError(
-              key,
+              key2,
               // checked by containsNewline()
               "MULTILINE_IMPLICIT_KEY",
               "Implicit keys of flow sequence pairs need to be on a single line"
@@ -13824,8 +13824,8 @@ var require_resolve_flow_collection = __commonJS({
         } else {
           ctx.atKey = true;
           const keyStart = props.end;
-          const keyNode = key ? composeNode(ctx, key, props, onError) : composeEmptyNode(ctx, keyStart, start, null, props, onError);
-          if (isBlock(key))
+          const keyNode = key2 ? composeNode(ctx, key2, props, onError) : composeEmptyNode(ctx, keyStart, start, null, props, onError);
+          if (isBlock(key2))
             onError(keyNode.range, "BLOCK_IN_FLOW", blockMsg);
           ctx.atKey = false;
           const valueProps = resolveProps.resolveProps(sep7 ?? [], {
@@ -14975,9 +14975,9 @@ var require_cst_scalar = __commonJS({
         ];
         if (!addEndtoBlockProps(props, "end" in token ? token.end : void 0))
           props.push({ type: "newline", offset: -1, indent, source: "\n" });
-        for (const key of Object.keys(token))
-          if (key !== "type" && key !== "offset")
-            delete token[key];
+        for (const key2 of Object.keys(token))
+          if (key2 !== "type" && key2 !== "offset")
+            delete token[key2];
         Object.assign(token, { type: "block-scalar", indent, props, source: body });
       }
     }
@@ -15025,9 +15025,9 @@ var require_cst_scalar = __commonJS({
         default: {
           const indent = "indent" in token ? token.indent : -1;
           const end = "end" in token && Array.isArray(token.end) ? token.end.filter((st) => st.type === "space" || st.type === "comment" || st.type === "newline") : [];
-          for (const key of Object.keys(token))
-            if (key !== "type" && key !== "offset")
-              delete token[key];
+          for (const key2 of Object.keys(token))
+            if (key2 !== "type" && key2 !== "offset")
+              delete token[key2];
           Object.assign(token, { type, indent, source, end });
         }
       }
@@ -15082,12 +15082,12 @@ var require_cst_stringify = __commonJS({
         }
       }
     }
-    function stringifyItem({ start, key, sep: sep7, value }) {
+    function stringifyItem({ start, key: key2, sep: sep7, value }) {
       let res = "";
       for (const st of start)
         res += st.source;
-      if (key)
-        res += stringifyToken(key);
+      if (key2)
+        res += stringifyToken(key2);
       if (sep7)
         for (const st of sep7)
           res += st.source;
@@ -16419,7 +16419,7 @@ var require_parser = __commonJS({
                   });
                 } else if (isFlowToken(it.key) && !includesToken(it.sep, "newline")) {
                   const start2 = getFirstKeyStartProps(it.start);
-                  const key = it.key;
+                  const key2 = it.key;
                   const sep7 = it.sep;
                   sep7.push(this.sourceToken);
                   delete it.key;
@@ -16428,7 +16428,7 @@ var require_parser = __commonJS({
                     type: "block-map",
                     offset: this.offset,
                     indent: this.indent,
-                    items: [{ start: start2, key, sep: sep7 }]
+                    items: [{ start: start2, key: key2, sep: sep7 }]
                   });
                 } else if (start.length > 0) {
                   it.sep = it.sep.concat(start, this.sourceToken);
@@ -17025,9 +17025,9 @@ var require_DLList = __commonJS({
 var require_Events = __commonJS({
   "../../main/node_modules/bottleneck/lib/Events.js"(exports2, module2) {
     "use strict";
-    function asyncGeneratorStep2(gen, resolve8, reject, _next, _throw, key, arg) {
+    function asyncGeneratorStep2(gen, resolve8, reject, _next, _throw, key2, arg) {
       try {
-        var info = gen[key](arg);
+        var info = gen[key2](arg);
         var value = info.value;
       } catch (error62) {
         reject(error62);
@@ -17240,9 +17240,9 @@ var require_BottleneckError = __commonJS({
 var require_Job = __commonJS({
   "../../main/node_modules/bottleneck/lib/Job.js"(exports2, module2) {
     "use strict";
-    function asyncGeneratorStep2(gen, resolve8, reject, _next, _throw, key, arg) {
+    function asyncGeneratorStep2(gen, resolve8, reject, _next, _throw, key2, arg) {
       try {
-        var info = gen[key](arg);
+        var info = gen[key2](arg);
         var value = info.value;
       } catch (error62) {
         reject(error62);
@@ -17444,9 +17444,9 @@ var require_Job = __commonJS({
 var require_LocalDatastore = __commonJS({
   "../../main/node_modules/bottleneck/lib/LocalDatastore.js"(exports2, module2) {
     "use strict";
-    function asyncGeneratorStep2(gen, resolve8, reject, _next, _throw, key, arg) {
+    function asyncGeneratorStep2(gen, resolve8, reject, _next, _throw, key2, arg) {
       try {
-        var info = gen[key](arg);
+        var info = gen[key2](arg);
         var value = info.value;
       } catch (error62) {
         reject(error62);
@@ -18007,9 +18007,9 @@ var require_Scripts = __commonJS({
 var require_RedisConnection = __commonJS({
   "../../main/node_modules/bottleneck/lib/RedisConnection.js"(exports, module) {
     "use strict";
-    function asyncGeneratorStep(gen, resolve8, reject, _next, _throw, key, arg) {
+    function asyncGeneratorStep(gen, resolve8, reject, _next, _throw, key2, arg) {
       try {
-        var info = gen[key](arg);
+        var info = gen[key2](arg);
         var value = info.value;
       } catch (error62) {
         reject(error62);
@@ -18234,9 +18234,9 @@ var require_IORedisConnection = __commonJS({
     function _arrayWithHoles(arr) {
       if (Array.isArray(arr)) return arr;
     }
-    function asyncGeneratorStep(gen, resolve8, reject, _next, _throw, key, arg) {
+    function asyncGeneratorStep(gen, resolve8, reject, _next, _throw, key2, arg) {
       try {
-        var info = gen[key](arg);
+        var info = gen[key2](arg);
         var value = info.value;
       } catch (error62) {
         reject(error62);
@@ -18443,9 +18443,9 @@ var require_RedisDatastore = __commonJS({
     function _arrayWithHoles2(arr) {
       if (Array.isArray(arr)) return arr;
     }
-    function asyncGeneratorStep2(gen, resolve8, reject, _next, _throw, key, arg) {
+    function asyncGeneratorStep2(gen, resolve8, reject, _next, _throw, key2, arg) {
       try {
-        var info = gen[key](arg);
+        var info = gen[key2](arg);
         var value = info.value;
       } catch (error62) {
         reject(error62);
@@ -18841,9 +18841,9 @@ var require_States = __commonJS({
 var require_Sync = __commonJS({
   "../../main/node_modules/bottleneck/lib/Sync.js"(exports2, module2) {
     "use strict";
-    function asyncGeneratorStep2(gen, resolve8, reject, _next, _throw, key, arg) {
+    function asyncGeneratorStep2(gen, resolve8, reject, _next, _throw, key2, arg) {
       try {
-        var info = gen[key](arg);
+        var info = gen[key2](arg);
         var value = info.value;
       } catch (error62) {
         reject(error62);
@@ -18977,9 +18977,9 @@ var require_Group = __commonJS({
     function _arrayWithHoles2(arr) {
       if (Array.isArray(arr)) return arr;
     }
-    function asyncGeneratorStep2(gen, resolve8, reject, _next, _throw, key, arg) {
+    function asyncGeneratorStep2(gen, resolve8, reject, _next, _throw, key2, arg) {
       try {
-        var info = gen[key](arg);
+        var info = gen[key2](arg);
         var value = info.value;
       } catch (error62) {
         reject(error62);
@@ -19040,29 +19040,29 @@ var require_Group = __commonJS({
             }
           }
         }
-        key(key = "") {
+        key(key2 = "") {
           var ref;
-          return (ref = this.instances[key]) != null ? ref : (() => {
+          return (ref = this.instances[key2]) != null ? ref : (() => {
             var limiter;
-            limiter = this.instances[key] = new this.Bottleneck(Object.assign(this.limiterOptions, {
-              id: `${this.id}-${key}`,
+            limiter = this.instances[key2] = new this.Bottleneck(Object.assign(this.limiterOptions, {
+              id: `${this.id}-${key2}`,
               timeout: this.timeout,
               connection: this.connection
             }));
-            this.Events.trigger("created", limiter, key);
+            this.Events.trigger("created", limiter, key2);
             return limiter;
           })();
         }
-        deleteKey(key = "") {
+        deleteKey(key2 = "") {
           var _this = this;
           return _asyncToGenerator2(function* () {
             var deleted, instance;
-            instance = _this.instances[key];
+            instance = _this.instances[key2];
             if (_this.connection) {
-              deleted = yield _this.connection.__runCommand__(["del", ...Scripts2.allKeys(`${_this.id}-${key}`)]);
+              deleted = yield _this.connection.__runCommand__(["del", ...Scripts2.allKeys(`${_this.id}-${key2}`)]);
             }
             if (instance != null) {
-              delete _this.instances[key];
+              delete _this.instances[key2];
               yield instance.disconnect();
             }
             return instance != null || deleted > 0;
@@ -19263,9 +19263,9 @@ var require_Bottleneck = __commonJS({
     function _arrayWithHoles2(arr) {
       if (Array.isArray(arr)) return arr;
     }
-    function asyncGeneratorStep2(gen, resolve8, reject, _next, _throw, key, arg) {
+    function asyncGeneratorStep2(gen, resolve8, reject, _next, _throw, key2, arg) {
       try {
-        var info = gen[key](arg);
+        var info = gen[key2](arg);
         var value = info.value;
       } catch (error62) {
         reject(error62);
@@ -20052,8 +20052,8 @@ var require_ignore = __commonJS({
       TMP_KEY_IGNORE = /* @__PURE__ */ Symbol.for("node-ignore");
     }
     var KEY_IGNORE = TMP_KEY_IGNORE;
-    var define2 = (object2, key, value) => {
-      Object.defineProperty(object2, key, { value });
+    var define2 = (object2, key2, value) => {
+      Object.defineProperty(object2, key2, { value });
       return value;
     };
     var RETURN_FALSE = () => false;
@@ -20571,25 +20571,25 @@ var require_ignore = __commonJS({
         return define2(this, "_basenameOnly", matchesBasename(this.body));
       }
       get regex() {
-        const key = UNDERSCORE + MODE_IGNORE;
-        if (this[key]) {
-          return this[key];
+        const key2 = UNDERSCORE + MODE_IGNORE;
+        if (this[key2]) {
+          return this[key2];
         }
-        return this._make(MODE_IGNORE, key);
+        return this._make(MODE_IGNORE, key2);
       }
       get checkRegex() {
-        const key = UNDERSCORE + MODE_CHECK_IGNORE;
-        if (this[key]) {
-          return this[key];
+        const key2 = UNDERSCORE + MODE_CHECK_IGNORE;
+        if (this[key2]) {
+          return this[key2];
         }
-        return this._make(MODE_CHECK_IGNORE, key);
+        return this._make(MODE_CHECK_IGNORE, key2);
       }
-      _make(mode, key) {
+      _make(mode, key2) {
         const str = pinWildcards(
           mode === MODE_IGNORE ? this.regexPrefix.replace(REGEX_REPLACE_TRAILING_WILDCARD, replaceTrailingWildcard).replace(REGEX_REPLACE_TRAILING_DOUBLESTAR, replaceTrailingDoublestar) : checkSourceOf(this.body, this.regexPrefix)
         );
         const regex2 = this.ignoreCase ? new RegExp(str, "i") : new RegExp(str);
-        return define2(this, key, regex2);
+        return define2(this, key2, regex2);
       }
     };
     var hasTrailingBackslash = (str) => {
@@ -20924,7 +20924,7 @@ var require_x509_transport_state = __commonJS({
 // src/action/run-action.ts
 import { randomUUID as randomUUID3 } from "node:crypto";
 import { mkdir as mkdir7, readFile as readFile3 } from "node:fs/promises";
-import { delimiter as delimiter5, dirname as dirname13, isAbsolute as isAbsolute10, join as join38 } from "node:path";
+import { delimiter as delimiter5, dirname as dirname14, isAbsolute as isAbsolute10, join as join39 } from "node:path";
 
 // ../../main/node_modules/probot/lib/context.js
 var import_deepmerge = __toESM(require_cjs(), 1);
@@ -21839,8 +21839,8 @@ function handleResponse(body, status3 = 200, headers = {}, response) {
   response.writeHead(status3, headers).end(body);
   return true;
 }
-function getRequestHeader(request2, key) {
-  return request2.headers[key];
+function getRequestHeader(request2, key2) {
+  return request2.headers[key2];
 }
 function concatUint8Array(data) {
   if (data.length === 0) {
@@ -21978,10 +21978,10 @@ var LruObject = class {
     this.last = null;
     this.size = 0;
   }
-  delete(key) {
-    const item = this.items[key];
+  delete(key2) {
+    const item = this.items[key2];
     if (item !== void 0) {
-      delete this.items[key];
+      delete this.items[key2];
       this.size--;
       if (item.prev !== null) {
         item.prev.next = item.next;
@@ -22015,17 +22015,17 @@ var LruObject = class {
       }
     }
   }
-  expiresAt(key) {
-    const item = this.items[key];
+  expiresAt(key2) {
+    const item = this.items[key2];
     if (item !== void 0) {
       return item.expiry;
     }
   }
-  get(key) {
-    const item = this.items[key];
+  get(key2) {
+    const item = this.items[key2];
     if (item !== void 0) {
       if (this.ttl > 0 && item.expiry <= Date.now()) {
-        this.delete(key);
+        this.delete(key2);
         return;
       }
       this.bumpLru(item);
@@ -22042,8 +22042,8 @@ var LruObject = class {
   keys() {
     return Object.keys(this.items);
   }
-  set(key, value) {
-    const existing = this.items[key];
+  set(key2, value) {
+    const existing = this.items[key2];
     if (existing !== void 0) {
       existing.value = value;
       existing.expiry = this.ttl > 0 ? Date.now() + this.ttl : this.ttl;
@@ -22055,12 +22055,12 @@ var LruObject = class {
     }
     const item = {
       expiry: this.ttl > 0 ? Date.now() + this.ttl : this.ttl,
-      key,
+      key: key2,
       prev: this.last,
       next: null,
       value
     };
-    this.items[key] = item;
+    this.items[key2] = item;
     if (++this.size === 1) {
       this.first = item;
     } else {
@@ -22505,8 +22505,8 @@ function lowercaseKeys(object2) {
   if (!object2) {
     return {};
   }
-  return Object.keys(object2).reduce((newObj, key) => {
-    newObj[key.toLowerCase()] = object2[key];
+  return Object.keys(object2).reduce((newObj, key2) => {
+    newObj[key2.toLowerCase()] = object2[key2];
     return newObj;
   }, {});
 }
@@ -22520,20 +22520,20 @@ function isPlainObject(value) {
 }
 function mergeDeep(defaults2, options2) {
   const result = Object.assign({}, defaults2);
-  Object.keys(options2).forEach((key) => {
-    if (isPlainObject(options2[key])) {
-      if (!(key in defaults2)) Object.assign(result, { [key]: options2[key] });
-      else result[key] = mergeDeep(defaults2[key], options2[key]);
+  Object.keys(options2).forEach((key2) => {
+    if (isPlainObject(options2[key2])) {
+      if (!(key2 in defaults2)) Object.assign(result, { [key2]: options2[key2] });
+      else result[key2] = mergeDeep(defaults2[key2], options2[key2]);
     } else {
-      Object.assign(result, { [key]: options2[key] });
+      Object.assign(result, { [key2]: options2[key2] });
     }
   });
   return result;
 }
 function removeUndefinedProperties(obj) {
-  for (const key in obj) {
-    if (obj[key] === void 0) {
-      delete obj[key];
+  for (const key2 in obj) {
+    if (obj[key2] === void 0) {
+      delete obj[key2];
     }
   }
   return obj;
@@ -22585,9 +22585,9 @@ function extractUrlVariableNames(url2) {
 }
 function omit(object2, keysToOmit) {
   const result = { __proto__: null };
-  for (const key of Object.keys(object2)) {
-    if (keysToOmit.indexOf(key) === -1) {
-      result[key] = object2[key];
+  for (const key2 of Object.keys(object2)) {
+    if (keysToOmit.indexOf(key2) === -1) {
+      result[key2] = object2[key2];
     }
   }
   return result;
@@ -22605,10 +22605,10 @@ function encodeUnreserved(str) {
     return "%" + c4.charCodeAt(0).toString(16).toUpperCase();
   });
 }
-function encodeValue(operator, value, key) {
+function encodeValue(operator, value, key2) {
   value = operator === "+" || operator === "#" ? encodeReserved(value) : encodeUnreserved(value);
-  if (key) {
-    return encodeUnreserved(key) + "=" + value;
+  if (key2) {
+    return encodeUnreserved(key2) + "=" + value;
   } else {
     return value;
   }
@@ -22619,8 +22619,8 @@ function isDefined(value) {
 function isKeyOperator(operator) {
   return operator === ";" || operator === "&" || operator === "?";
 }
-function getValues(context, operator, key, modifier) {
-  var value = context[key], result = [];
+function getValues(context, operator, key2, modifier) {
+  var value = context[key2], result = [];
   if (isDefined(value) && value !== "") {
     if (typeof value === "string" || typeof value === "number" || typeof value === "bigint" || typeof value === "boolean") {
       value = value.toString();
@@ -22628,14 +22628,14 @@ function getValues(context, operator, key, modifier) {
         value = value.substring(0, parseInt(modifier, 10));
       }
       result.push(
-        encodeValue(operator, value, isKeyOperator(operator) ? key : "")
+        encodeValue(operator, value, isKeyOperator(operator) ? key2 : "")
       );
     } else {
       if (modifier === "*") {
         if (Array.isArray(value)) {
           value.filter(isDefined).forEach(function(value2) {
             result.push(
-              encodeValue(operator, value2, isKeyOperator(operator) ? key : "")
+              encodeValue(operator, value2, isKeyOperator(operator) ? key2 : "")
             );
           });
         } else {
@@ -22660,7 +22660,7 @@ function getValues(context, operator, key, modifier) {
           });
         }
         if (isKeyOperator(operator)) {
-          result.push(encodeUnreserved(key) + "=" + tmp.join(","));
+          result.push(encodeUnreserved(key2) + "=" + tmp.join(","));
         } else if (tmp.length !== 0) {
           result.push(tmp.join(","));
         }
@@ -22669,10 +22669,10 @@ function getValues(context, operator, key, modifier) {
   } else {
     if (operator === ";") {
       if (isDefined(value)) {
-        result.push(encodeUnreserved(key));
+        result.push(encodeUnreserved(key2));
       }
     } else if (value === "" && (operator === "&" || operator === "?")) {
-      result.push(encodeUnreserved(key) + "=");
+      result.push(encodeUnreserved(key2) + "=");
     } else if (value === "") {
       result.push("");
     }
@@ -22897,7 +22897,7 @@ function parseParameters(header, type, index, len, stopFlags) {
       if (code2 === EQ) {
         const keyEnd = keyWhitespace === -1 ? index : keyWhitespace;
         const value = header.slice(keyStart, keyEnd);
-        const key = (keyFlags & CASE_FLAGS) === 0 ? value : value.toLowerCase();
+        const key2 = (keyFlags & CASE_FLAGS) === 0 ? value : value.toLowerCase();
         index++;
         while ((CHAR_MAP[header.charCodeAt(index)] & OWS) !== 0) {
           index++;
@@ -22908,8 +22908,8 @@ function parseParameters(header, type, index, len, stopFlags) {
           while (index < len) {
             const code3 = header.charCodeAt(index);
             if (code3 === DQUOTE) {
-              if (parameters[key] === void 0) {
-                parameters[key] = escaped2 ? unescapeQuotedPairs(header, quotedStart, index) : header.slice(quotedStart, index);
+              if (parameters[key2] === void 0) {
+                parameters[key2] = escaped2 ? unescapeQuotedPairs(header, quotedStart, index) : header.slice(quotedStart, index);
               }
               index++;
               let stop2 = 0;
@@ -22953,9 +22953,9 @@ function parseParameters(header, type, index, len, stopFlags) {
           }
           index++;
         }
-        if (parameters[key] === void 0) {
+        if (parameters[key2] === void 0) {
           const valueEnd = valueWhitespace === -1 ? index : valueWhitespace;
-          parameters[key] = header.slice(valueStart, valueEnd);
+          parameters[key2] = header.slice(valueStart, valueEnd);
         }
         if (stop !== 0)
           break parameter;
@@ -23003,11 +23003,11 @@ var stringifyIteratively = (rootValue, replacer, spaceParam) => {
   }
   const isFunctionReplacer = typeof replacer === "function";
   const propertyList = Array.isArray(replacer) ? new Set(replacer.map(String)) : null;
-  const prepareVal = (parent, key, val) => {
+  const prepareVal = (parent, key2, val) => {
     const isObject3 = val !== null && typeof val === "object";
     const hasToJSON = isObject3 && typeof val.toJSON === "function";
     if (hasToJSON) {
-      val = val.toJSON(key);
+      val = val.toJSON(key2);
     }
     const isNoise = typeof val === "string" && noiseValue.test(val);
     if (isNoise) return val + "n";
@@ -23018,7 +23018,7 @@ var stringifyIteratively = (rootValue, replacer, spaceParam) => {
       return val.toString() + "n";
     }
     if (isFunctionReplacer) {
-      val = replacer.call(parent, key, val);
+      val = replacer.call(parent, key2, val);
     }
     const isPostReplacerObject = val !== null && typeof val === "object";
     if (isPostReplacerObject) {
@@ -23155,11 +23155,11 @@ var JSONStringify = (value, replacer, space) => {
     if (supportsRawJSON) {
       return originalStringify(
         value,
-        (key, val) => {
+        (key2, val) => {
           if (typeof val === "bigint") return JSON.rawJSON(val.toString());
           const hasFunctionReplacer = typeof replacer === "function";
-          if (hasFunctionReplacer) return replacer(key, val);
-          const isKeyInArrayReplacer = Array.isArray(replacer) && replacer.includes(key);
+          if (hasFunctionReplacer) return replacer(key2, val);
+          const isKeyInArrayReplacer = Array.isArray(replacer) && replacer.includes(key2);
           if (isKeyInArrayReplacer) return val;
           return val;
         },
@@ -23169,13 +23169,13 @@ var JSONStringify = (value, replacer, space) => {
     if (!value) return originalStringify(value, replacer, space);
     const convertedToCustomJSON = originalStringify(
       value,
-      (key, val) => {
+      (key2, val) => {
         const isNoise = typeof val === "string" && noiseValue.test(val);
         if (isNoise) return val.toString() + "n";
         if (typeof val === "bigint") return val.toString() + "n";
         const hasFunctionReplacer = typeof replacer === "function";
-        if (hasFunctionReplacer) return replacer(key, val);
-        const isKeyInArrayReplacer = Array.isArray(replacer) && replacer.includes(key);
+        if (hasFunctionReplacer) return replacer(key2, val);
+        const isKeyInArrayReplacer = Array.isArray(replacer) && replacer.includes(key2);
         if (isKeyInArrayReplacer) return val;
         return val;
       },
@@ -23217,17 +23217,17 @@ var isContextSourceSupported = () => {
     return false;
   }
 };
-var convertMarkedBigIntsReviver = (key, value, context, userReviver) => {
+var convertMarkedBigIntsReviver = (key2, value, context, userReviver) => {
   const isCustomFormatBigInt = typeof value === "string" && customFormat.test(value);
   if (isCustomFormatBigInt) return BigInt(value.slice(0, -1));
   const isNoiseValue = typeof value === "string" && noiseValue.test(value);
   if (isNoiseValue) return value.slice(0, -1);
   const hasUserReviver = typeof userReviver === "function";
   if (!hasUserReviver) return value;
-  return userReviver(key, value, context);
+  return userReviver(key2, value, context);
 };
 var JSONParseV2 = (text2, reviver) => {
-  return JSON.parse(text2, (key, value, context) => {
+  return JSON.parse(text2, (key2, value, context) => {
     const isNumber = typeof value === "number";
     const isOutOfBounds = value > Number.MAX_SAFE_INTEGER || value < Number.MIN_SAFE_INTEGER;
     const isBigNumber = isNumber && isOutOfBounds;
@@ -23236,7 +23236,7 @@ var JSONParseV2 = (text2, reviver) => {
     if (isBigInt) return BigInt(context.source);
     const hasCustomReviver = typeof reviver === "function";
     if (!hasCustomReviver) return value;
-    return reviver(key, value, context);
+    return reviver(key2, value, context);
   });
 };
 var MAX_INT = Number.MAX_SAFE_INTEGER.toString();
@@ -23259,8 +23259,8 @@ var applyReviverIteratively = (parsed, userReviver) => {
         }
       }
     } else {
-      const { parent, key } = node2;
-      let value = parent[key];
+      const { parent, key: key2 } = node2;
+      let value = parent[key2];
       if (typeof value === "string") {
         const isCustomFormatBigInt = customFormat.test(value);
         if (isCustomFormatBigInt) {
@@ -23272,13 +23272,13 @@ var applyReviverIteratively = (parsed, userReviver) => {
       }
       const hasUserReviver = typeof userReviver === "function";
       if (hasUserReviver) {
-        value = userReviver.call(parent, key, value);
+        value = userReviver.call(parent, key2, value);
       }
       const isDeleted = value === void 0;
       if (isDeleted) {
-        delete parent[key];
+        delete parent[key2];
       } else {
-        parent[key] = value;
+        parent[key2] = value;
       }
       stack.pop();
     }
@@ -23307,7 +23307,7 @@ var JSONParse = (text2, reviver) => {
     const serializedData = serializeBigInts(text2);
     return originalParse(
       serializedData,
-      (key, value, context) => convertMarkedBigIntsReviver(key, value, context, reviver)
+      (key2, value, context) => convertMarkedBigIntsReviver(key2, value, context, reviver)
     );
   } catch (error62) {
     if (error62 instanceof RangeError) {
@@ -23427,8 +23427,8 @@ async function fetchWrapper(requestOptions) {
   const status3 = fetchResponse.status;
   const url2 = fetchResponse.url;
   const responseHeaders = {};
-  for (const [key, value] of fetchResponse.headers) {
-    responseHeaders[key] = value;
+  for (const [key2, value] of fetchResponse.headers) {
+    responseHeaders[key2] = value;
   }
   const octokitResponse = {
     url: url2,
@@ -23690,11 +23690,11 @@ function graphql(request2, query, options2) {
         new Error(`[@octokit/graphql] "query" cannot be used as variable name`)
       );
     }
-    for (const key in options2) {
-      if (!FORBIDDEN_VARIABLE_OPTIONS.includes(key)) continue;
+    for (const key2 in options2) {
+      if (!FORBIDDEN_VARIABLE_OPTIONS.includes(key2)) continue;
       return Promise.reject(
         new Error(
-          `[@octokit/graphql] "${key}" cannot be used as variable name`
+          `[@octokit/graphql] "${key2}" cannot be used as variable name`
         )
       );
     }
@@ -23702,15 +23702,15 @@ function graphql(request2, query, options2) {
   const parsedOptions = typeof query === "string" ? Object.assign({ query }, options2) : query;
   const requestOptions = Object.keys(
     parsedOptions
-  ).reduce((result, key) => {
-    if (NON_VARIABLE_OPTIONS.includes(key)) {
-      result[key] = parsedOptions[key];
+  ).reduce((result, key2) => {
+    if (NON_VARIABLE_OPTIONS.includes(key2)) {
+      result[key2] = parsedOptions[key2];
       return result;
     }
     if (!result.variables) {
       result.variables = {};
     }
-    result.variables[key] = parsedOptions[key];
+    result.variables[key2] = parsedOptions[key2];
     return result;
   }, {});
   const baseUrl = parsedOptions.baseUrl || request2.endpoint.DEFAULTS.baseUrl;
@@ -23720,8 +23720,8 @@ function graphql(request2, query, options2) {
   return request2(requestOptions).then((response) => {
     if (response.data.errors) {
       const headers = {};
-      for (const key of Object.keys(response.headers)) {
-        headers[key] = response.headers[key];
+      for (const key2 of Object.keys(response.headers)) {
+        headers[key2] = response.headers[key2];
       }
       throw new GraphqlResponseError(
         requestOptions,
@@ -27898,7 +27898,7 @@ async function get(cache2, options2) {
   };
 }
 async function set(cache2, options2, data) {
-  const key = optionsToCacheKey(options2);
+  const key2 = optionsToCacheKey(options2);
   const permissionsString = options2.permissions ? "" : Object.keys(data.permissions).map(
     (name) => `${name}${data.permissions[name] === "write" ? "!" : ""}`
   ).join(",");
@@ -27910,7 +27910,7 @@ async function set(cache2, options2, data) {
     permissionsString,
     data.singleFileName
   ].join("|");
-  await cache2.set(key, value);
+  await cache2.set(key2, value);
 }
 function optionsToCacheKey({
   installationId,
@@ -28773,10 +28773,10 @@ function formatIssue(issue2, knownKeysAt2) {
   switch (issue2.code) {
     case "unrecognized_keys": {
       const known = knownKeysAt2?.(issue2.path) ?? [];
-      return issue2.keys.map((key) => {
-        const near = closest(key, known);
+      return issue2.keys.map((key2) => {
+        const near = closest(key2, known);
         const hint = near ? ` (did you mean "${near}"?)` : known.length > 0 ? ` (known keys: ${known.join(", ")})` : "";
-        return `${where === "top level" ? "" : `${where}: `}unknown key "${key}"${hint}`;
+        return `${where === "top level" ? "" : `${where}: `}unknown key "${key2}"${hint}`;
       }).join("; ");
     }
     case "invalid_type":
@@ -28807,17 +28807,17 @@ function describe(value) {
   if (Array.isArray(value)) return `a list of ${value.length}`;
   return "an object";
 }
-function closest(key, known) {
+function closest(key2, known) {
   let best;
   let bestDistance = Infinity;
   for (const candidate of known) {
-    const d = editDistance(key.toLowerCase(), candidate.toLowerCase());
+    const d = editDistance(key2.toLowerCase(), candidate.toLowerCase());
     if (d < bestDistance) {
       bestDistance = d;
       best = candidate;
     }
   }
-  return best !== void 0 && bestDistance <= Math.max(2, Math.floor(key.length / 3)) ? best : void 0;
+  return best !== void 0 && bestDistance <= Math.max(2, Math.floor(key2.length / 3)) ? best : void 0;
 }
 function editDistance(a2, b3) {
   const row = Array.from({ length: b3.length + 1 }, (_2, i3) => i3);
@@ -29556,9 +29556,9 @@ function floatSafeRemainder(val, step) {
   return ratio - roundedRatio;
 }
 var EVALUATING = /* @__PURE__ */ Symbol("evaluating");
-function defineLazy(object2, key, getter) {
+function defineLazy(object2, key2, getter) {
   let value = void 0;
-  Object.defineProperty(object2, key, {
+  Object.defineProperty(object2, key2, {
     get() {
       if (value === EVALUATING) {
         return void 0;
@@ -29570,7 +29570,7 @@ function defineLazy(object2, key, getter) {
       return value;
     },
     set(v) {
-      Object.defineProperty(object2, key, {
+      Object.defineProperty(object2, key2, {
         value: v
         // configurable: true,
       });
@@ -29596,47 +29596,47 @@ function rawShape(def) {
 function sourceShape(schema) {
   return rawShape(schema._zod.def) ?? schema._zod.def.shape;
 }
-function deferProp(target, key, getter) {
-  Object.defineProperty(target, key, {
+function deferProp(target, key2, getter) {
+  Object.defineProperty(target, key2, {
     get() {
       const value = getter();
-      assignProp(this, key, value);
+      assignProp(this, key2, value);
       return value;
     },
     enumerable: true,
     configurable: true
   });
 }
-function putProp(target, key, value) {
-  if (key in target)
-    assignProp(target, key, value);
+function putProp(target, key2, value) {
+  if (key2 in target)
+    assignProp(target, key2, value);
   else
-    target[key] = value;
+    target[key2] = value;
 }
 function mirrorShape(target, source, keys, wrap) {
   const raw = sourceShape(source);
-  for (const key of keys) {
-    const desc = Object.getOwnPropertyDescriptor(raw, key);
+  for (const key2 of keys) {
+    const desc = Object.getOwnPropertyDescriptor(raw, key2);
     if (!desc.enumerable)
       continue;
     if (desc.get) {
-      deferProp(target, key, () => {
-        const value = source._zod.def.shape[key];
-        return wrap ? wrap(value, key) : value;
+      deferProp(target, key2, () => {
+        const value = source._zod.def.shape[key2];
+        return wrap ? wrap(value, key2) : value;
       });
     } else
-      putProp(target, key, wrap ? wrap(desc.value, key) : desc.value);
+      putProp(target, key2, wrap ? wrap(desc.value, key2) : desc.value);
   }
 }
 function mirrorProps(target, source) {
-  for (const key of Reflect.ownKeys(source)) {
-    const desc = Object.getOwnPropertyDescriptor(source, key);
+  for (const key2 of Reflect.ownKeys(source)) {
+    const desc = Object.getOwnPropertyDescriptor(source, key2);
     if (!desc.enumerable)
       continue;
     if (desc.get)
-      deferProp(target, key, () => source[key]);
+      deferProp(target, key2, () => source[key2]);
     else
-      putProp(target, key, desc.value);
+      putProp(target, key2, desc.value);
   }
 }
 function mergeDefs(...defs) {
@@ -29653,11 +29653,11 @@ function cloneDef(schema) {
 function getElementAtPath(obj, path12) {
   if (!path12)
     return obj;
-  return path12.reduce((acc, key) => acc?.[key], obj);
+  return path12.reduce((acc, key2) => acc?.[key2], obj);
 }
 function promiseAllObject(promisesObj) {
   const keys = Object.keys(promisesObj);
-  const promises = keys.map((key) => promisesObj[key]);
+  const promises = keys.map((key2) => promisesObj[key2]);
   return Promise.all(promises).then((results) => {
     const resolvedObj = {};
     for (let i3 = 0; i3 < keys.length; i3++) {
@@ -29729,8 +29729,8 @@ function shallowClone(o3) {
 }
 function numKeys(data) {
   let keyCount = 0;
-  for (const key in data) {
-    if (Object.prototype.hasOwnProperty.call(data, key)) {
+  for (const key2 in data) {
+    if (Object.prototype.hasOwnProperty.call(data, key2)) {
       keyCount++;
     }
   }
@@ -29884,12 +29884,12 @@ function pick(schema, mask) {
 function maskedKeys(schema, mask) {
   const raw = sourceShape(schema);
   const keys = [];
-  for (const key of Reflect.ownKeys(mask)) {
-    if (!Object.getOwnPropertyDescriptor(raw, key)?.enumerable) {
-      throw new Error(`Unrecognized key: "${String(key)}"`);
+  for (const key2 of Reflect.ownKeys(mask)) {
+    if (!Object.getOwnPropertyDescriptor(raw, key2)?.enumerable) {
+      throw new Error(`Unrecognized key: "${String(key2)}"`);
     }
-    if (mask[key])
-      keys.push(key);
+    if (mask[key2])
+      keys.push(key2);
   }
   return keys;
 }
@@ -29902,7 +29902,7 @@ function omit2(schema, mask) {
   }
   const omitted = new Set(maskedKeys(schema, mask));
   const newShape = {};
-  mirrorShape(newShape, schema, Reflect.ownKeys(sourceShape(schema)).filter((key) => !omitted.has(key)));
+  mirrorShape(newShape, schema, Reflect.ownKeys(sourceShape(schema)).filter((key2) => !omitted.has(key2)));
   return clone(schema, mergeDefs(currDef, { shape: newShape, checks: [] }));
 }
 function extend(schema, shape) {
@@ -29913,8 +29913,8 @@ function extend(schema, shape) {
   const hasChecks = checks && checks.length > 0;
   if (hasChecks) {
     const existingShape = sourceShape(schema);
-    for (const key of Reflect.ownKeys(shape)) {
-      if (Object.getOwnPropertyDescriptor(existingShape, key) !== void 0) {
+    for (const key2 of Reflect.ownKeys(shape)) {
+      if (Object.getOwnPropertyDescriptor(existingShape, key2) !== void 0) {
         throw new Error("Cannot overwrite keys on object schemas containing refinements. Use `.safeExtend()` instead.");
       }
     }
@@ -29961,15 +29961,15 @@ function partial(Class2, schema, mask, name = "partial") {
   }
   const selected = mask ? new Set(maskedKeys(schema, mask)) : void 0;
   const newShape = {};
-  mirrorShape(newShape, schema, Reflect.ownKeys(sourceShape(schema)), Class2 && ((value, key) => selected && !selected.has(key) ? value : new Class2({ type: "optional", innerType: value })));
+  mirrorShape(newShape, schema, Reflect.ownKeys(sourceShape(schema)), Class2 && ((value, key2) => selected && !selected.has(key2) ? value : new Class2({ type: "optional", innerType: value })));
   return clone(schema, mergeDefs(schema._zod.def, { shape: newShape, checks: [] }));
 }
 function required(Class2, schema, mask) {
   const selected = mask ? new Set(maskedKeys(schema, mask)) : void 0;
   const newShape = {};
-  mirrorShape(newShape, schema, Reflect.ownKeys(sourceShape(schema)), (value, key) => (
+  mirrorShape(newShape, schema, Reflect.ownKeys(sourceShape(schema)), (value, key2) => (
     // overwrite with non-optional
-    selected && !selected.has(key) ? value : new Class2({ type: "nonoptional", innerType: value })
+    selected && !selected.has(key2) ? value : new Class2({ type: "nonoptional", innerType: value })
   ));
   return clone(schema, mergeDefs(schema._zod.def, { shape: newShape }));
 }
@@ -30156,46 +30156,46 @@ var Class = class {
   }
 };
 function members(proto, table) {
-  for (const key in table) {
-    const desc = Object.getOwnPropertyDescriptor(table, key);
+  for (const key2 in table) {
+    const desc = Object.getOwnPropertyDescriptor(table, key2);
     if (desc.get)
-      Object.defineProperty(proto, key, { ...desc, enumerable: false });
+      Object.defineProperty(proto, key2, { ...desc, enumerable: false });
     else
-      defineBound(proto, key, desc.value);
+      defineBound(proto, key2, desc.value);
   }
 }
-function own(inst, key, value, enumerable = true) {
-  Object.defineProperty(inst, key, { configurable: true, writable: true, enumerable, value });
+function own(inst, key2, value, enumerable = true) {
+  Object.defineProperty(inst, key2, { configurable: true, writable: true, enumerable, value });
   return value;
 }
-function hide(inst, key, value) {
-  return own(inst, key, value, false);
+function hide(inst, key2, value) {
+  return own(inst, key2, value, false);
 }
 // @__NO_SIDE_EFFECTS__
 function derived(computes, table) {
-  for (const key in computes) {
-    const compute = computes[key];
-    Object.defineProperty(table, key, {
+  for (const key2 in computes) {
+    const compute = computes[key2];
+    Object.defineProperty(table, key2, {
       configurable: true,
       enumerable: true,
       get() {
-        return own(this, key, compute(this));
+        return own(this, key2, compute(this));
       },
       set(value) {
-        own(this, key, value);
+        own(this, key2, value);
       }
     });
   }
   return table;
 }
-function defineBound(proto, key, fn) {
-  Object.defineProperty(proto, key, {
+function defineBound(proto, key2, fn) {
+  Object.defineProperty(proto, key2, {
     configurable: true,
     get() {
-      return this == null ? fn : own(this, key, fn.bind(this));
+      return this == null ? fn : own(this, key2, fn.bind(this));
     },
     set(value) {
-      own(this, key, value);
+      own(this, key2, value);
     }
   });
 }
@@ -30212,53 +30212,53 @@ var breaker = {
     return void 0;
   }
 };
-function defineLazyInternal(inst, key, compute) {
+function defineLazyInternal(inst, key2, compute) {
   const proto = Object.getPrototypeOf(inst._zod);
-  if (key in proto && installing !== inst._zod) {
+  if (key2 in proto && installing !== inst._zod) {
     installing = void 0;
     return;
   }
   installing = inst._zod;
-  Object.defineProperty(proto, key, {
+  Object.defineProperty(proto, key2, {
     configurable: true,
     get() {
-      Object.defineProperty(this, key, breaker);
+      Object.defineProperty(this, key2, breaker);
       const outer = broke;
       broke = false;
       try {
         const value = compute(this);
         if (broke)
-          delete this[key];
+          delete this[key2];
         else
-          Object.defineProperty(this, key, { configurable: true, writable: true, value });
+          Object.defineProperty(this, key2, { configurable: true, writable: true, value });
         broke = broke || outer;
         return value;
       } catch (err2) {
-        delete this[key];
+        delete this[key2];
         broke = broke || outer;
         throw err2;
       }
     },
     set(value) {
-      Object.defineProperty(this, key, { configurable: true, writable: true, value });
+      Object.defineProperty(this, key2, { configurable: true, writable: true, value });
     }
   });
 }
-function installLazyProp(inst, key, make, enumerable) {
-  const proto = claim(inst, key);
+function installLazyProp(inst, key2, make, enumerable) {
+  const proto = claim(inst, key2);
   if (!proto)
     return;
-  Object.defineProperty(proto, key, {
+  Object.defineProperty(proto, key2, {
     configurable: true,
     get() {
       const desc = { configurable: true, writable: true, enumerable, value: void 0 };
-      Object.defineProperty(this, key, desc);
+      Object.defineProperty(this, key2, desc);
       desc.value = make(this);
-      Object.defineProperty(this, key, desc);
+      Object.defineProperty(this, key2, desc);
       return desc.value;
     },
     set(value) {
-      Object.defineProperty(this, key, { configurable: true, writable: true, enumerable, value });
+      Object.defineProperty(this, key2, { configurable: true, writable: true, enumerable, value });
     }
   });
 }
@@ -30435,15 +30435,15 @@ var $ZodError = $constructor("$ZodError", initializer);
 var $ZodRealError = $constructor("$ZodError", initializer, void 0, {
   Parent: Error
 });
-function node(obj, key, make) {
-  if (!Object.prototype.hasOwnProperty.call(obj, key)) {
-    if (key === "__proto__") {
-      Object.defineProperty(obj, key, { value: make(), writable: true, enumerable: true, configurable: true });
+function node(obj, key2, make) {
+  if (!Object.prototype.hasOwnProperty.call(obj, key2)) {
+    if (key2 === "__proto__") {
+      Object.defineProperty(obj, key2, { value: make(), writable: true, enumerable: true, configurable: true });
     } else {
-      obj[key] = make();
+      obj[key2] = make();
     }
   }
-  return obj[key];
+  return obj[key2];
 }
 function flattenError(error62, mapper = (issue2) => issue2.message) {
   const fieldErrors = {};
@@ -31352,16 +31352,16 @@ var $ZodCheckProperties = /* @__PURE__ */ $constructor("$ZodCheckProperties", (i
       payload.issues.push({ expected: "object", code: "invalid_type", input: payload.value, inst });
       return void 0;
     }
-    entries ?? (entries = Reflect.ownKeys(def.shape).map((key) => [key, def.shape[key]]));
+    entries ?? (entries = Reflect.ownKeys(def.shape).map((key2) => [key2, def.shape[key2]]));
     const input3 = payload.value;
     let proms;
-    for (const [key, schema] of entries) {
-      const result = schema._zod.run({ value: input3[key], issues: [] }, {});
+    for (const [key2, schema] of entries) {
+      const result = schema._zod.run({ value: input3[key2], issues: [] }, {});
       if (result instanceof Promise) {
         proms ?? (proms = []);
-        proms.push(result.then((result2) => handleCheckPropertyResult(result2, payload, key)));
+        proms.push(result.then((result2) => handleCheckPropertyResult(result2, payload, key2)));
       } else {
-        handleCheckPropertyResult(result, payload, key);
+        handleCheckPropertyResult(result, payload, key2);
       }
     }
     if (proms)
@@ -32262,8 +32262,8 @@ var $ZodArray = /* @__PURE__ */ $constructor("$ZodArray", (inst, def) => {
   };
   capSize(inst, arraySize);
 });
-function handlePropertyResult(result, final, key, input3, optin, optout) {
-  const isPresent = key in input3;
+function handlePropertyResult(result, final, key2, input3, optin, optout) {
+  const isPresent = key2 in input3;
   const isOptionalOut = optout === "optional";
   if (!isPresent && isOptionalOut && optin === "optional") {
     return;
@@ -32272,7 +32272,7 @@ function handlePropertyResult(result, final, key, input3, optin, optout) {
     if (optin !== void 0 && isOptionalOut && !isPresent) {
       return;
     }
-    final.issues.push(...prefixIssues(key, result.issues));
+    final.issues.push(...prefixIssues(key2, result.issues));
   }
   if (!isPresent && optin === void 0) {
     if (!result.issues.length) {
@@ -32280,17 +32280,17 @@ function handlePropertyResult(result, final, key, input3, optin, optout) {
         code: "invalid_type",
         expected: "nonoptional",
         input: void 0,
-        path: [key]
+        path: [key2]
       });
     }
     return;
   }
   if (result.value === void 0) {
     if (isPresent || optin === "defaulted" && !isOptionalOut) {
-      final.value[key] = void 0;
+      final.value[key2] = void 0;
     }
   } else {
-    final.value[key] = result.value;
+    final.value[key2] = result.value;
   }
 }
 var NO_SYMBOL_KEYS = [];
@@ -32323,28 +32323,28 @@ function handleCatchall(proms, input3, payload, ctx, def, inst, abortEarly) {
   const optin = _catchall.optin;
   const optout = _catchall.optout;
   let seen = 0;
-  for (const key in input3) {
+  for (const key2 in input3) {
     if (abortEarly && payload.issues.length !== seen) {
       if (aborted(payload, seen))
         break;
       seen = payload.issues.length;
     }
-    if (keySet.has(key))
+    if (keySet.has(key2))
       continue;
-    if (key === "__proto__") {
+    if (key2 === "__proto__") {
       if (t2 === "never")
-        unrecognized.push(key);
+        unrecognized.push(key2);
       continue;
     }
     if (t2 === "never") {
-      unrecognized.push(key);
+      unrecognized.push(key2);
       continue;
     }
-    const r2 = _catchall.run({ value: input3[key], issues: [] }, ctx);
+    const r2 = _catchall.run({ value: input3[key2], issues: [] }, ctx);
     if (r2 instanceof Promise) {
-      proms.push(r2.then((r3) => handlePropertyResult(r3, payload, key, input3, optin, optout)));
+      proms.push(r2.then((r3) => handlePropertyResult(r3, payload, key2, input3, optin, optout)));
     } else {
-      handlePropertyResult(r2, payload, key, input3, optin, optout);
+      handlePropertyResult(r2, payload, key2, input3, optin, optout);
     }
   }
   if (unrecognized.length) {
@@ -32381,16 +32381,16 @@ var $ZodObject = /* @__PURE__ */ $constructor("$ZodObject", (inst, def) => {
   defineLazyInternal(inst, "propValues", (zod) => {
     const shape = zod.def.shape;
     const propValues = {};
-    for (const key in shape) {
-      const field = shape[key]._zod;
+    for (const key2 in shape) {
+      const field = shape[key2]._zod;
       if (field.values) {
-        if (!Object.prototype.hasOwnProperty.call(propValues, key)) {
-          assignProp(propValues, key, /* @__PURE__ */ new Set());
+        if (!Object.prototype.hasOwnProperty.call(propValues, key2)) {
+          assignProp(propValues, key2, /* @__PURE__ */ new Set());
         }
         for (const v of field.values)
-          propValues[key].add(v);
+          propValues[key2].add(v);
         if (field.optin !== void 0)
-          propValues[key].add(void 0);
+          propValues[key2].add(void 0);
       }
     }
     return propValues;
@@ -32417,22 +32417,22 @@ var $ZodObject = /* @__PURE__ */ $constructor("$ZodObject", (inst, def) => {
     const shape = value.shape;
     const abortEarly = ctx?.abortEarly;
     let seen = payload.issues.length;
-    for (const key of value.allKeys) {
+    for (const key2 of value.allKeys) {
       if (abortEarly && payload.issues.length !== seen) {
         if (aborted(payload, seen))
           break;
         seen = payload.issues.length;
       }
-      if (key === "__proto__")
+      if (key2 === "__proto__")
         continue;
-      const el = shape[key];
+      const el = shape[key2];
       const optin = el._zod.optin;
       const optout = el._zod.optout;
-      const r2 = el._zod.run({ value: input3[key], issues: [] }, ctx);
+      const r2 = el._zod.run({ value: input3[key2], issues: [] }, ctx);
       if (r2 instanceof Promise) {
-        proms.push(r2.then((r3) => handlePropertyResult(r3, payload, key, input3, optin, optout)));
+        proms.push(r2.then((r3) => handlePropertyResult(r3, payload, key2, input3, optin, optout)));
       } else {
-        handlePropertyResult(r2, payload, key, input3, optin, optout);
+        handlePropertyResult(r2, payload, key2, input3, optin, optout);
       }
     }
     if (!catchall) {
@@ -32466,17 +32466,17 @@ var $ZodObjectJIT = /* @__PURE__ */ $constructor("$ZodObjectJIT", (inst, def) =>
     doc.write(`const input = payload.value;`);
     const ids = /* @__PURE__ */ Object.create(null);
     let counter = 0;
-    for (const key of normalized.allKeys) {
-      ids[key] = `key_${counter++}`;
+    for (const key2 of normalized.allKeys) {
+      ids[key2] = `key_${counter++}`;
     }
     doc.write(memo2 ? `const newResult = memo.alloc(inst, payload, {}, ctx);` : `const newResult = {};`);
-    for (const key of normalized.allKeys) {
-      if (key === "__proto__")
+    for (const key2 of normalized.allKeys) {
+      if (key2 === "__proto__")
         continue;
-      const id = ids[key];
-      const k2 = typeof key === "symbol" ? `syms[${syms.indexOf(key)}]` : esc(key);
+      const id = ids[key2];
+      const k2 = typeof key2 === "symbol" ? `syms[${syms.indexOf(key2)}]` : esc(key2);
       const isPresent = `${k2} in input`;
-      const schema = shape[key];
+      const schema = shape[key2];
       const optin = schema?._zod?.optin;
       const isOptionalIn = optin !== void 0;
       const isOptionalOut = schema?._zod?.optout === "optional";
@@ -32810,21 +32810,21 @@ function mergeValues(a2, b3) {
   }
   if (isPlainObject3(a2) && isPlainObject3(b3)) {
     const bKeys = Object.keys(b3);
-    const sharedKeys = Object.keys(a2).filter((key) => bKeys.indexOf(key) !== -1);
+    const sharedKeys = Object.keys(a2).filter((key2) => bKeys.indexOf(key2) !== -1);
     const newObj = { ...a2, ...b3 };
     if (Object.prototype.hasOwnProperty.call(newObj, "__proto__"))
       delete newObj.__proto__;
-    for (const key of sharedKeys) {
-      if (key === "__proto__")
+    for (const key2 of sharedKeys) {
+      if (key2 === "__proto__")
         continue;
-      const sharedValue = mergeValues(a2[key], b3[key]);
+      const sharedValue = mergeValues(a2[key2], b3[key2]);
       if (!sharedValue.valid) {
         return {
           valid: false,
-          mergeErrorPath: [key, ...sharedValue.mergeErrorPath]
+          mergeErrorPath: [key2, ...sharedValue.mergeErrorPath]
         };
       }
-      newObj[key] = sharedValue.data;
+      newObj[key2] = sharedValue.data;
     }
     return { valid: true, data: newObj };
   }
@@ -32853,7 +32853,7 @@ function handleIntersectionResults(result, left, right) {
   const unrecKeys = /* @__PURE__ */ new Map();
   let unrecIssue;
   const keyIssues = /* @__PURE__ */ new Map();
-  const collect2 = (iss, side) => {
+  const collect = (iss, side) => {
     let keys;
     if (iss.code === "unrecognized_keys" && !iss.path?.length) {
       unrecIssue ?? (unrecIssue = iss);
@@ -32874,11 +32874,11 @@ function handleIntersectionResults(result, left, right) {
     return true;
   };
   for (const iss of left.issues) {
-    if (!collect2(iss, "l"))
+    if (!collect(iss, "l"))
       result.issues.push(iss);
   }
   for (const iss of right.issues) {
-    if (!collect2(iss, "r"))
+    if (!collect(iss, "r"))
       result.issues.push(iss);
   }
   const bothKeys = [...unrecKeys].filter(([, f2]) => f2.l && f2.r).map(([k2]) => k2);
@@ -32983,9 +32983,9 @@ var $ZodTuple = /* @__PURE__ */ $constructor("$ZodTuple", (inst, def) => {
     return handleTupleResults(itemResults, payload, items, input3, optoutStart);
   };
 });
-function getTupleOptStart(items, key) {
+function getTupleOptStart(items, key2) {
   for (let i3 = items.length - 1; i3 >= 0; i3--) {
-    const omittable = key === "optin" ? items[i3]._zod.optin !== void 0 : items[i3]._zod.optout === "optional";
+    const omittable = key2 === "optin" ? items[i3]._zod.optin !== void 0 : items[i3]._zod.optout === "optional";
     if (!omittable)
       return i3 + 1;
   }
@@ -33043,12 +33043,12 @@ var $ZodRecord = /* @__PURE__ */ $constructor("$ZodRecord", (inst, def) => {
     if (values && !def.partial) {
       payload.value = memo2 ? memo2.alloc(inst, payload, {}, ctx) : {};
       const recordKeys = /* @__PURE__ */ new Set();
-      for (const key of values) {
-        if (typeof key === "string" || typeof key === "number" || typeof key === "symbol") {
-          recordKeys.add(typeof key === "number" ? key.toString() : key);
-          if (key === "__proto__")
+      for (const key2 of values) {
+        if (typeof key2 === "string" || typeof key2 === "number" || typeof key2 === "symbol") {
+          recordKeys.add(typeof key2 === "number" ? key2.toString() : key2);
+          if (key2 === "__proto__")
             continue;
-          const keyResult = def.keyType._zod.run({ value: key, issues: [] }, ctx);
+          const keyResult = def.keyType._zod.run({ value: key2, issues: [] }, ctx);
           if (keyResult instanceof Promise) {
             throw new Error("Async schemas not supported in object keys currently");
           }
@@ -33057,8 +33057,8 @@ var $ZodRecord = /* @__PURE__ */ $constructor("$ZodRecord", (inst, def) => {
               code: "invalid_key",
               origin: "record",
               issues: keyResult.issues.map((iss) => finalizeIssue(iss, ctx, config2())),
-              input: key,
-              path: [key],
+              input: key2,
+              path: [key2],
               inst
             });
             continue;
@@ -33066,32 +33066,32 @@ var $ZodRecord = /* @__PURE__ */ $constructor("$ZodRecord", (inst, def) => {
           const outKey = keyResult.value;
           if (outKey === "__proto__")
             continue;
-          const result = def.valueType._zod.run({ value: input3[key], issues: [] }, ctx);
+          const result = def.valueType._zod.run({ value: input3[key2], issues: [] }, ctx);
           if (result instanceof Promise) {
             proms.push(result.then((result2) => {
               if (result2.issues.length) {
-                payload.issues.push(...prefixIssues(key, result2.issues));
+                payload.issues.push(...prefixIssues(key2, result2.issues));
               }
               payload.value[outKey] = result2.value;
             }));
           } else {
             if (result.issues.length) {
-              payload.issues.push(...prefixIssues(key, result.issues));
+              payload.issues.push(...prefixIssues(key2, result.issues));
             }
             payload.value[outKey] = result.value;
           }
         }
       }
       let unrecognized;
-      for (const key in input3) {
-        if (!recordKeys.has(key)) {
+      for (const key2 in input3) {
+        if (!recordKeys.has(key2)) {
           if (def.mode === "loose") {
-            if (key === "__proto__")
+            if (key2 === "__proto__")
               continue;
-            payload.value[key] = input3[key];
+            payload.value[key2] = input3[key2];
           } else {
             unrecognized = unrecognized ?? [];
-            unrecognized.push(key);
+            unrecognized.push(key2);
           }
         }
       }
@@ -33107,18 +33107,18 @@ var $ZodRecord = /* @__PURE__ */ $constructor("$ZodRecord", (inst, def) => {
     } else {
       payload.value = memo2 ? memo2.alloc(inst, payload, {}, ctx) : {};
       let unrecognized;
-      for (const key of Reflect.ownKeys(input3)) {
-        if (key === "__proto__")
+      for (const key2 of Reflect.ownKeys(input3)) {
+        if (key2 === "__proto__")
           continue;
-        if (!Object.prototype.propertyIsEnumerable.call(input3, key))
+        if (!Object.prototype.propertyIsEnumerable.call(input3, key2))
           continue;
-        let keyResult = def.keyType._zod.run({ value: key, issues: [] }, ctx);
+        let keyResult = def.keyType._zod.run({ value: key2, issues: [] }, ctx);
         if (keyResult instanceof Promise) {
           throw new Error("Async schemas not supported in object keys currently");
         }
-        const checkNumericKey = typeof key === "string" && number.test(key) && keyResult.issues.length;
+        const checkNumericKey = typeof key2 === "string" && number.test(key2) && keyResult.issues.length;
         if (checkNumericKey) {
-          const retryResult = def.keyType._zod.run({ value: Number(key), issues: [] }, ctx);
+          const retryResult = def.keyType._zod.run({ value: Number(key2), issues: [] }, ctx);
           if (retryResult instanceof Promise) {
             throw new Error("Async schemas not supported in object keys currently");
           }
@@ -33128,17 +33128,17 @@ var $ZodRecord = /* @__PURE__ */ $constructor("$ZodRecord", (inst, def) => {
         }
         if (keyResult.issues.length) {
           if (def.mode === "loose") {
-            payload.value[key] = input3[key];
+            payload.value[key2] = input3[key2];
           } else if (values) {
             unrecognized = unrecognized ?? [];
-            unrecognized.push(key);
+            unrecognized.push(key2);
           } else {
             payload.issues.push({
               code: "invalid_key",
               origin: "record",
               issues: keyResult.issues.map((iss) => finalizeIssue(iss, ctx, config2())),
-              input: key,
-              path: [key],
+              input: key2,
+              path: [key2],
               inst
             });
           }
@@ -33147,17 +33147,17 @@ var $ZodRecord = /* @__PURE__ */ $constructor("$ZodRecord", (inst, def) => {
         const outKey = keyResult.value;
         if (outKey === "__proto__")
           continue;
-        const result = def.valueType._zod.run({ value: input3[key], issues: [] }, ctx);
+        const result = def.valueType._zod.run({ value: input3[key2], issues: [] }, ctx);
         if (result instanceof Promise) {
           proms.push(result.then((result2) => {
             if (result2.issues.length) {
-              payload.issues.push(...prefixIssues(key, result2.issues));
+              payload.issues.push(...prefixIssues(key2, result2.issues));
             }
             payload.value[outKey] = result2.value;
           }));
         } else {
           if (result.issues.length) {
-            payload.issues.push(...prefixIssues(key, result.issues));
+            payload.issues.push(...prefixIssues(key2, result.issues));
           }
           payload.value[outKey] = result.value;
         }
@@ -33197,20 +33197,20 @@ var $ZodMap = /* @__PURE__ */ $constructor("$ZodMap", (inst, def) => {
     payload.value = memo2 ? memo2.alloc(inst, payload, /* @__PURE__ */ new Map(), ctx) : /* @__PURE__ */ new Map();
     const abortEarly = ctx?.abortEarly;
     let seen = payload.issues.length;
-    for (const [key, value] of input3) {
+    for (const [key2, value] of input3) {
       if (abortEarly && payload.issues.length !== seen) {
         if (aborted(payload, seen))
           break;
         seen = payload.issues.length;
       }
-      const keyResult = def.keyType._zod.run({ value: key, issues: [] }, ctx);
+      const keyResult = def.keyType._zod.run({ value: key2, issues: [] }, ctx);
       const valueResult = def.valueType._zod.run({ value, issues: [] }, ctx);
       if (keyResult instanceof Promise || valueResult instanceof Promise) {
         proms.push(Promise.all([keyResult, valueResult]).then(([keyResult2, valueResult2]) => {
-          handleMapResult(keyResult2, valueResult2, payload, key, input3, inst, ctx);
+          handleMapResult(keyResult2, valueResult2, payload, key2, input3, inst, ctx);
         }));
       } else {
-        handleMapResult(keyResult, valueResult, payload, key, input3, inst, ctx);
+        handleMapResult(keyResult, valueResult, payload, key2, input3, inst, ctx);
       }
     }
     if (proms.length)
@@ -33219,10 +33219,10 @@ var $ZodMap = /* @__PURE__ */ $constructor("$ZodMap", (inst, def) => {
   };
   capSize(inst, mapSize);
 });
-function handleMapResult(keyResult, valueResult, final, key, input3, inst, ctx) {
+function handleMapResult(keyResult, valueResult, final, key2, input3, inst, ctx) {
   if (keyResult.issues.length) {
-    if (propertyKeyTypes.has(typeof key)) {
-      final.issues.push(...prefixIssues(key, keyResult.issues));
+    if (propertyKeyTypes.has(typeof key2)) {
+      final.issues.push(...prefixIssues(key2, keyResult.issues));
     } else {
       final.issues.push({
         code: "invalid_key",
@@ -33234,15 +33234,15 @@ function handleMapResult(keyResult, valueResult, final, key, input3, inst, ctx) 
     }
   }
   if (valueResult.issues.length) {
-    if (propertyKeyTypes.has(typeof key)) {
-      final.issues.push(...prefixIssues(key, valueResult.issues));
+    if (propertyKeyTypes.has(typeof key2)) {
+      final.issues.push(...prefixIssues(key2, valueResult.issues));
     } else {
       final.issues.push({
         origin: "map",
         code: "invalid_element",
         input: input3,
         inst,
-        key,
+        key: key2,
         issues: valueResult.issues.map((iss) => finalizeIssue(iss, ctx, config2()))
       });
     }
@@ -33917,8 +33917,8 @@ function isRecursive(inst, stack, resolve8) {
   };
   const shape = (sh, spread) => {
     let answer = NONE;
-    for (const key of Reflect.ownKeys(sh)) {
-      const desc = Object.getOwnPropertyDescriptor(sh, key);
+    for (const key2 of Reflect.ownKeys(sh)) {
+      const desc = Object.getOwnPropertyDescriptor(sh, key2);
       if (spread && !desc.enumerable)
         continue;
       const child = desc.get ? ASSUMED : desc.value?._zod ? isRecursive(desc.value, stack, resolve8) : NONE;
@@ -34014,8 +34014,8 @@ function isRecursive(inst, stack, resolve8) {
       break;
     default: {
       kind;
-      for (const key in def) {
-        const desc = Object.getOwnPropertyDescriptor(def, key);
+      for (const key2 in def) {
+        const desc = Object.getOwnPropertyDescriptor(def, key2);
         if (!desc || desc.get)
           continue;
         const value = desc.value;
@@ -42148,11 +42148,11 @@ function generatePropertiesChecks(doc, ctx, def, accessor) {
   }
   doc.write(`if (${accessor} == null) return INVALID;`);
   const shape = def.shape;
-  for (const key of Reflect.ownKeys(shape)) {
-    const keyExpr = typeof key === "symbol" ? addConstant(ctx, key) : esc(key);
+  for (const key2 of Reflect.ownKeys(shape)) {
+    const keyExpr = typeof key2 === "symbol" ? addConstant(ctx, key2) : esc(key2);
     const inputVar = newVar(ctx);
     doc.write(`const ${inputVar} = ${accessor}[${keyExpr}];`);
-    compileChild(doc, ctx, shape[key], inputVar, false);
+    compileChild(doc, ctx, shape[key2], inputVar, false);
   }
 }
 function generatePropertyCheck(doc, ctx, def, accessor) {
@@ -42545,9 +42545,9 @@ function generateObjectCheck(doc, ctx, schema, accessor, buildsValue = true) {
     throw new ZodCompileUnsupportedError('object shape key "__proto__"');
   }
   const propOutputs = /* @__PURE__ */ new Map();
-  for (const key of allKeys) {
-    const propSchema = propShape[key];
-    const kx = keyExpr(key);
+  for (const key2 of allKeys) {
+    const propSchema = propShape[key2];
+    const kx = keyExpr(key2);
     const inputVar = newVar(ctx);
     doc.write(`const ${inputVar} = ${accessor}[${kx}];`);
     if (propSchema._zod.optin !== void 0) {
@@ -42568,14 +42568,14 @@ function generateObjectCheck(doc, ctx, schema, accessor, buildsValue = true) {
       } else {
         doc.write(`if (${outputVar2} === INVALID) return INVALID;`);
       }
-      propOutputs.set(key, outputVar2);
+      propOutputs.set(key2, outputVar2);
     } else {
       if (requiresPresenceCheck(propSchema)) {
         doc.write(`if (!(${kx} in ${accessor})) return INVALID;`);
       }
       const outputAccessor = compileChild(doc, ctx, propSchema, inputVar, buildsValue);
       if (outputAccessor !== null)
-        propOutputs.set(key, outputAccessor);
+        propOutputs.set(key2, outputAccessor);
     }
   }
   const catchall = def.catchall;
@@ -42996,9 +42996,9 @@ function generateTupleCheck(doc, ctx, schema, accessor) {
   }
   return outputVar;
 }
-function getTupleOptStart2(items, key) {
+function getTupleOptStart2(items, key2) {
   for (let i3 = items.length - 1; i3 >= 0; i3--) {
-    const omittable = key === "optin" ? items[i3]._zod.optin !== void 0 : items[i3]._zod.optout === "optional";
+    const omittable = key2 === "optin" ? items[i3]._zod.optin !== void 0 : items[i3]._zod.optout === "optional";
     if (!omittable)
       return i3 + 1;
   }
@@ -43128,16 +43128,16 @@ function generateRecordCheck(doc, ctx, schema, accessor) {
   const keyValues = recordDef.partial ? void 0 : def.keyType._zod.values;
   if (keyValues) {
     const inputKeys = [];
-    for (const key of keyValues) {
-      if (!(typeof key === "string" || typeof key === "number" || typeof key === "symbol")) {
-        throw new ZodCompileUnsupportedError(`record key value ${String(key)}`);
+    for (const key2 of keyValues) {
+      if (!(typeof key2 === "string" || typeof key2 === "number" || typeof key2 === "symbol")) {
+        throw new ZodCompileUnsupportedError(`record key value ${String(key2)}`);
       }
-      const inputKey = typeof key === "number" ? key.toString() : key;
+      const inputKey = typeof key2 === "number" ? key2.toString() : key2;
       if (inputKey === "__proto__") {
         throw new ZodCompileUnsupportedError('record key "__proto__"');
       }
       inputKeys.push(inputKey);
-      const keyConst = addConstant(ctx, key);
+      const keyConst = addConstant(ctx, key2);
       const outKey = generateCheck(doc, ctx, def.keyType, keyConst);
       const valueVar = newVar(ctx);
       doc.write(`const ${valueVar} = ${accessor}[${literalPropertyKey(ctx, inputKey)}];`);
@@ -43215,10 +43215,10 @@ function emitOwnKeys(doc, ctx, accessor, kVar, body, onSymbol) {
   });
   doc.write(`}`);
 }
-function literalPropertyKey(ctx, key) {
-  if (typeof key === "string")
-    return esc(key);
-  return addConstant(ctx, key);
+function literalPropertyKey(ctx, key2) {
+  if (typeof key2 === "string")
+    return esc(key2);
+  return addConstant(ctx, key2);
 }
 function generateMapCheck(doc, ctx, schema, accessor) {
   const def = schema._zod.def;
@@ -44447,9 +44447,9 @@ function _stringFormat(Class2, format2, fnOrRegex, _params = {}) {
 // ../../main/node_modules/zod/v4/core/to-json-schema.js
 function assignProps(target, ...sources) {
   for (const source of sources) {
-    for (const key of Reflect.ownKeys(source)) {
-      if (Object.prototype.propertyIsEnumerable.call(source, key)) {
-        assignProp(target, key, source[key]);
+    for (const key2 of Reflect.ownKeys(source)) {
+      if (Object.prototype.propertyIsEnumerable.call(source, key2)) {
+        assignProp(target, key2, source[key2]);
       }
     }
   }
@@ -44595,8 +44595,8 @@ function extractDefs(ctx, schema) {
     if (defId)
       seen.defId = defId;
     const schema2 = seen.schema;
-    for (const key in schema2) {
-      delete schema2[key];
+    for (const key2 in schema2) {
+      delete schema2[key2];
     }
     schema2.$ref = ref;
   };
@@ -44677,8 +44677,8 @@ function foldObjects(members2) {
   for (const member2 of members2) {
     if (typeof member2 !== "object" || member2.type !== "object")
       return null;
-    for (const key in member2) {
-      if (!FOLDABLE_KEYS.has(key))
+    for (const key2 in member2) {
+      if (!FOLDABLE_KEYS.has(key2))
         return null;
     }
     objects.push(member2);
@@ -44686,22 +44686,22 @@ function foldObjects(members2) {
   const properties = {};
   const required3 = /* @__PURE__ */ new Set();
   for (const object2 of objects) {
-    for (const key in object2.properties) {
-      if (Object.prototype.hasOwnProperty.call(properties, key))
+    for (const key2 in object2.properties) {
+      if (Object.prototype.hasOwnProperty.call(properties, key2))
         continue;
       const parts = [];
       for (const other of objects) {
-        const part = other.properties?.[key] ?? undeclaredConstraint(other);
+        const part = other.properties?.[key2] ?? undeclaredConstraint(other);
         if (part === null || part === void 0)
           continue;
         if (!parts.some((seen) => JSON.stringify(seen) === JSON.stringify(part)))
           parts.push(part);
       }
       const merged = parts.length === 1 ? parts[0] : foldObjects(parts) ?? { allOf: parts };
-      assignProp(properties, key, merged);
+      assignProp(properties, key2, merged);
     }
-    for (const key of object2.required ?? [])
-      required3.add(key);
+    for (const key2 of object2.required ?? [])
+      required3.add(key2);
   }
   const folded = { type: "object", properties };
   if (required3.size)
@@ -44726,8 +44726,8 @@ function foldIntersection(json2) {
   const allOf = json2.allOf;
   if (!Array.isArray(allOf) || allOf.length < 2)
     return;
-  for (const key of FOLDABLE_KEYS)
-    if (key in json2)
+  for (const key2 of FOLDABLE_KEYS)
+    if (key2 in json2)
       return;
   const unions = allOf.filter((m) => UNION_KEYS.some((k2) => Array.isArray(m[k2])));
   let folded = null;
@@ -44774,20 +44774,20 @@ function finalize(ctx, schema) {
       assignProps(schema2, _cached);
       const isParentRef = zodSchema._zod.parent === ref;
       if (isParentRef) {
-        for (const key in schema2) {
-          if (key === "$ref" || key === "allOf")
+        for (const key2 in schema2) {
+          if (key2 === "$ref" || key2 === "allOf")
             continue;
-          if (!(key in _cached)) {
-            delete schema2[key];
+          if (!(key2 in _cached)) {
+            delete schema2[key2];
           }
         }
       }
       if (refSchema.$ref && refSeen.def) {
-        for (const key in schema2) {
-          if (key === "$ref" || key === "allOf")
+        for (const key2 in schema2) {
+          if (key2 === "$ref" || key2 === "allOf")
             continue;
-          if (key in refSeen.def && JSON.stringify(schema2[key]) === JSON.stringify(refSeen.def[key])) {
-            delete schema2[key];
+          if (key2 in refSeen.def && JSON.stringify(schema2[key2]) === JSON.stringify(refSeen.def[key2])) {
+            delete schema2[key2];
           }
         }
       }
@@ -44799,11 +44799,11 @@ function finalize(ctx, schema) {
       if (parentSeen?.schema.$ref) {
         schema2.$ref = parentSeen.schema.$ref;
         if (parentSeen.def) {
-          for (const key in schema2) {
-            if (key === "$ref" || key === "allOf")
+          for (const key2 in schema2) {
+            if (key2 === "$ref" || key2 === "allOf")
               continue;
-            if (key in parentSeen.def && JSON.stringify(schema2[key]) === JSON.stringify(parentSeen.def[key])) {
-              delete schema2[key];
+            if (key2 in parentSeen.def && JSON.stringify(schema2[key2]) === JSON.stringify(parentSeen.def[key2])) {
+              delete schema2[key2];
             }
           }
         }
@@ -44936,8 +44936,8 @@ function isTransforming(_schema, _ctx) {
     return isTransforming(def.in, ctx) || isTransforming(def.out, ctx);
   }
   if (def.type === "object") {
-    for (const key in def.shape) {
-      if (isTransforming(def.shape[key], ctx))
+    for (const key2 in def.shape) {
+      if (isTransforming(def.shape[key2], ctx))
         return true;
     }
     return false;
@@ -44975,13 +44975,13 @@ var createStandardJSONSchemaMethod = (schema, io, processors = {}) => (params) =
 };
 
 // ../../main/node_modules/zod/v4/core/json-schema-processors.js
-var narrowMin = (agg, key, value) => {
-  if (agg[key] === void 0 || value > agg[key])
-    agg[key] = value;
+var narrowMin = (agg, key2, value) => {
+  if (agg[key2] === void 0 || value > agg[key2])
+    agg[key2] = value;
 };
-var narrowMax = (agg, key, value) => {
-  if (agg[key] === void 0 || value < agg[key])
-    agg[key] = value;
+var narrowMax = (agg, key2, value) => {
+  if (agg[key2] === void 0 || value < agg[key2])
+    agg[key2] = value;
 };
 var narrowBoth = (agg, value) => {
   narrowMin(agg, "minimum", value);
@@ -45319,17 +45319,17 @@ var objectProcessor = (schema, ctx, _json, params) => {
   }
   json2.type = "object";
   json2.properties = {};
-  for (const key in shape) {
-    assignProp(json2.properties, key, processSchema(shape[key], ctx, {
+  for (const key2 in shape) {
+    assignProp(json2.properties, key2, processSchema(shape[key2], ctx, {
       ...params,
-      path: [...params.path, "properties", key]
+      path: [...params.path, "properties", key2]
     }));
   }
   const requiredKeys = [];
-  for (const key of Object.keys(shape)) {
-    const field = def.shape[key];
+  for (const key2 of Object.keys(shape)) {
+    const field = def.shape[key2];
     if (ctx.io === "input" ? inputOptin(field) === void 0 : field._zod.optout === void 0) {
-      requiredKeys.push(key);
+      requiredKeys.push(key2);
     }
   }
   if (requiredKeys.length > 0) {
@@ -45704,9 +45704,9 @@ function toJSONSchema(input3, params) {
     };
     ctx2.external = external;
     for (const entry of registry2._idmap.entries()) {
-      const [key, schema] = entry;
+      const [key2, schema] = entry;
       extractDefs(ctx2, schema);
-      assignProp(schemas, key, finalize(ctx2, schema));
+      assignProp(schemas, key2, finalize(ctx2, schema));
     }
     if (Object.keys(defs).length > 0) {
       const defsSegment = ctx2.target === "draft-2020-12" ? "$defs" : "definitions";
@@ -46021,17 +46021,17 @@ __export(checks_exports2, {
 
 // ../../main/node_modules/zod/v4/classic/errors.js
 var _installedErrorProtos = /* @__PURE__ */ new WeakSet([Object.prototype, Error.prototype]);
-function _lazyMethod(proto, key, make) {
-  Object.defineProperty(proto, key, {
+function _lazyMethod(proto, key2, make) {
+  Object.defineProperty(proto, key2, {
     configurable: true,
     enumerable: false,
     get() {
       const value = make(this);
-      Object.defineProperty(this, key, { value, configurable: true, writable: true });
+      Object.defineProperty(this, key2, { value, configurable: true, writable: true });
       return value;
     },
     set(value) {
-      Object.defineProperty(this, key, { value, configurable: true, writable: true });
+      Object.defineProperty(this, key2, { value, configurable: true, writable: true });
     }
   });
 }
@@ -47701,11 +47701,11 @@ function resolveRef(ref, ctx) {
   }
   const defsKey = ctx.version === "draft-2020-12" ? "$defs" : "definitions";
   if (path12[0] === defsKey) {
-    const key = path12[1] === void 0 ? void 0 : decodeJSONPointerSegment(path12[1]);
-    if (!key || !ctx.defs[key]) {
+    const key2 = path12[1] === void 0 ? void 0 : decodeJSONPointerSegment(path12[1]);
+    if (!key2 || !ctx.defs[key2]) {
       throw new Error(`Reference not found: ${ref}`);
     }
-    return ctx.defs[key];
+    return ctx.defs[key2];
   }
   throw new Error(`Reference not found: ${ref}`);
 }
@@ -47740,16 +47740,16 @@ function checkObjectGuards(objectSchema, guards) {
       });
     }
     if (guards.keySchema) {
-      for (const key of keys) {
-        const result = guards.keySchema.safeParse(key);
+      for (const key2 of keys) {
+        const result = guards.keySchema.safeParse(key2);
         if (result.success)
           continue;
         payload.issues.push({
           code: "invalid_key",
           origin: "record",
           issues: result.error.issues,
-          input: key,
-          path: [key],
+          input: key2,
+          path: [key2],
           continue: true
         });
       }
@@ -47774,20 +47774,20 @@ function canonicalKey(value, seen) {
     if (Array.isArray(value)) {
       const parts2 = [];
       for (const item of value) {
-        const key = canonicalKey(item, seen);
-        if (key === null)
+        const key2 = canonicalKey(item, seen);
+        if (key2 === null)
           return null;
-        parts2.push(key);
+        parts2.push(key2);
       }
       return `a${parts2.length}:[${parts2.join(",")}]`;
     }
     const keys = Object.keys(value).sort();
     const parts = [];
     for (const k2 of keys) {
-      const key = canonicalKey(value[k2], seen);
-      if (key === null)
+      const key2 = canonicalKey(value[k2], seen);
+      if (key2 === null)
         return null;
-      parts.push(`${k2.length}:${k2}=${key}`);
+      parts.push(`${k2.length}:${k2}=${key2}`);
     }
     return `o${parts.length}:{${parts.join(",")}}`;
   } finally {
@@ -47827,10 +47827,10 @@ function containsRef(value) {
     return value.some(containsRef);
   if (typeof value.$ref === "string")
     return true;
-  return Object.entries(value).some(([key, sub]) => {
-    if (SCHEMA_KEYWORDS.has(key))
+  return Object.entries(value).some(([key2, sub]) => {
+    if (SCHEMA_KEYWORDS.has(key2))
       return containsRef(sub);
-    if (!SCHEMA_MAP_KEYWORDS.has(key) || typeof sub !== "object" || sub === null)
+    if (!SCHEMA_MAP_KEYWORDS.has(key2) || typeof sub !== "object" || sub === null)
       return false;
     return Object.values(sub).some(containsRef);
   });
@@ -47846,12 +47846,12 @@ function checkArrayGuards(arraySchema, guards) {
     if (guards.uniqueItems === true) {
       const firstSeen = /* @__PURE__ */ new Map();
       for (let i3 = 0; i3 < items.length; i3++) {
-        const key = canonicalKey(items[i3], /* @__PURE__ */ new Set());
-        if (key === null)
+        const key2 = canonicalKey(items[i3], /* @__PURE__ */ new Set());
+        if (key2 === null)
           continue;
-        const first2 = firstSeen.get(key);
+        const first2 = firstSeen.get(key2);
         if (first2 === void 0) {
-          firstSeen.set(key, i3);
+          firstSeen.set(key2, i3);
           continue;
         }
         payload.issues.push({
@@ -48090,9 +48090,9 @@ function convertBaseSchema(schema, ctx) {
       const properties = schema.properties || {};
       const requiredSet = new Set(schema.required || []);
       const additionalSchema = typeof schema.additionalProperties === "object" ? convertSchema(schema.additionalProperties, ctx) : void 0;
-      for (const [key, propSchema] of Object.entries(properties)) {
+      for (const [key2, propSchema] of Object.entries(properties)) {
         const propZodSchema = convertSchema(propSchema, ctx);
-        assignProp(shape, key, requiredSet.has(key) ? propZodSchema : propZodSchema.optional());
+        assignProp(shape, key2, requiredSet.has(key2) ? propZodSchema : propZodSchema.optional());
       }
       if (schema.patternProperties) {
         const patternProps = schema.patternProperties;
@@ -48127,12 +48127,12 @@ function convertBaseSchema(schema, ctx) {
             if (!isPlainObject3(payload.value))
               return;
             const unrecognized = [];
-            for (const key of Object.keys(payload.value)) {
-              if (propertyKeys.includes(key))
+            for (const key2 of Object.keys(payload.value)) {
+              if (propertyKeys.includes(key2))
                 continue;
-              if (patterns.some((regex2) => regex2.test(key)))
+              if (patterns.some((regex2) => regex2.test(key2)))
                 continue;
-              unrecognized.push(key);
+              unrecognized.push(key2);
             }
             if (unrecognized.length) {
               payload.issues.push({
@@ -48263,38 +48263,38 @@ function convertSchema(schema, ctx) {
   }
   const extraMeta = {};
   const coreMetadataKeys = ["$id", "id", "$comment", "$anchor", "$vocabulary", "$dynamicRef", "$dynamicAnchor"];
-  for (const key of coreMetadataKeys) {
-    if (key in schema) {
-      extraMeta[key] = schema[key];
+  for (const key2 of coreMetadataKeys) {
+    if (key2 in schema) {
+      extraMeta[key2] = schema[key2];
     }
   }
   const contentMetadataKeys = ["contentEncoding", "contentMediaType", "contentSchema"];
-  for (const key of contentMetadataKeys) {
-    if (key in schema) {
-      extraMeta[key] = schema[key];
+  for (const key2 of contentMetadataKeys) {
+    if (key2 in schema) {
+      extraMeta[key2] = schema[key2];
     }
   }
   if (schema.type === "object" && schema.$ref === void 0) {
     if (schema.propertyNames !== void 0 && !containsRef(schema.propertyNames)) {
       extraMeta.propertyNames = schema.propertyNames;
     }
-    for (const key of ["minProperties", "maxProperties"]) {
-      if (schema[key] !== void 0)
-        extraMeta[key] = schema[key];
+    for (const key2 of ["minProperties", "maxProperties"]) {
+      if (schema[key2] !== void 0)
+        extraMeta[key2] = schema[key2];
     }
   }
   if (schema.type === "array" && schema.$ref === void 0) {
     if (schema.contains !== void 0 && !containsRef(schema.contains)) {
       extraMeta.contains = schema.contains;
     }
-    for (const key of ["uniqueItems", "minContains", "maxContains"]) {
-      if (schema[key] !== void 0)
-        extraMeta[key] = schema[key];
+    for (const key2 of ["uniqueItems", "minContains", "maxContains"]) {
+      if (schema[key2] !== void 0)
+        extraMeta[key2] = schema[key2];
     }
   }
-  for (const key of Object.keys(schema)) {
-    if (!RECOGNIZED_KEYS.has(key)) {
-      assignProp(extraMeta, key, schema[key]);
+  for (const key2 of Object.keys(schema)) {
+    if (!RECOGNIZED_KEYS.has(key2)) {
+      assignProp(extraMeta, key2, schema[key2]);
     }
   }
   if (Object.keys(extraMeta).length > 0) {
@@ -49204,9 +49204,9 @@ function firstDuplicateKey(root) {
       const seen = /* @__PURE__ */ new Set();
       for (const pair of node2.items) {
         if ((0, import_yaml3.isScalar)(pair.key)) {
-          const key = String(pair.key.value);
-          if (seen.has(key)) return { key, offset: pair.key.range?.[0] ?? 0 };
-          seen.add(key);
+          const key2 = String(pair.key.value);
+          if (seen.has(key2)) return { key: key2, offset: pair.key.range?.[0] ?? 0 };
+          seen.add(key2);
         }
         stack.push(pair.value);
       }
@@ -49383,11 +49383,11 @@ async function readCapped(body, maxBytes) {
 }
 var status = (error62) => error62.status;
 function octokitCiForge(request2) {
-  const paged = async (route, params, key, schema, what, maxPages = 10) => {
+  const paged = async (route, params, key2, schema, what, maxPages = 10) => {
     const out = [];
     for (let page = 1; page <= maxPages; page++) {
       const { data } = await request2(route, { ...params, per_page: 100, page });
-      const items = parse5(external_exports.array(schema), key ? data[key] : data, what);
+      const items = parse5(external_exports.array(schema), key2 ? data[key2] : data, what);
       out.push(...items);
       if (items.length < 100) break;
     }
@@ -50481,8 +50481,6 @@ function mismatchOf(message) {
     }
     if (actual.length > 0 && expected.length > 0) return { actual: actual.join("\n"), expected: expected.join("\n") };
   }
-  const tap = /^expected: ([\s\S]*?)\nactual: ([\s\S]*)$/m.exec(text2);
-  if (tap) return { expected: tap[1] ?? "", actual: (tap[2] ?? "").replace(/\n$/, "") };
   const jest = /Expected:\s*([\s\S]*?)\n\s*Received:\s*([\s\S]*)$/.exec(text2);
   if (jest) return { expected: (jest[1] ?? "").trim(), actual: (jest[2] ?? "").trim() };
   const chai = /expected ([\s\S]+?) to (?:deeply )?(?:strictly )?equal ([\s\S]+)$/.exec(text2);
@@ -50605,11 +50603,11 @@ function repoFrames(details, options2) {
       const [, file2, lineNo] = match;
       if (file2.includes("site-packages") || file2.includes("node_modules") || file2.startsWith("node:") || options2.isRepoFile && !options2.isRepoFile(file2))
         break;
-      const key = `${file2}:${lineNo}`;
-      if (seen.has(key)) break;
-      seen.add(key);
+      const key2 = `${file2}:${lineNo}`;
+      if (seen.has(key2)) break;
+      seen.add(key2);
       const source = options2.readSource?.(file2, Number(lineNo))?.trim();
-      frames.push(source ? `${key}: ${summariseValue(source, 160)}` : key);
+      frames.push(source ? `${key2}: ${summariseValue(source, 160)}` : key2);
       break;
     }
     if (frames.length >= 8) break;
@@ -51724,14 +51722,14 @@ function mergeEntityMaps(...maps) {
   const out = /* @__PURE__ */ Object.create(null);
   for (const map2 of maps) {
     if (!map2) continue;
-    for (const key of Object.keys(map2)) {
-      const raw = map2[key];
+    for (const key2 of Object.keys(map2)) {
+      const raw = map2[key2];
       if (typeof raw === "string") {
-        out[key] = raw;
+        out[key2] = raw;
       } else if (raw && typeof raw === "object" && raw.val !== void 0) {
         const val = raw.val;
         if (typeof val === "string") {
-          out[key] = val;
+          out[key2] = val;
         }
       }
     }
@@ -51855,8 +51853,8 @@ var EntityDecoder = class {
    */
   setExternalEntities(map2) {
     if (map2) {
-      for (const key of Object.keys(map2)) {
-        validateEntityName(key);
+      for (const key2 of Object.keys(map2)) {
+        validateEntityName(key2);
       }
     }
     if (!this._onExternalEntity) {
@@ -51879,11 +51877,11 @@ var EntityDecoder = class {
    * @param {string} key
    * @param {string} value
    */
-  addExternalEntity(key, value) {
-    validateEntityName(key);
+  addExternalEntity(key2, value) {
+    validateEntityName(key2);
     if (typeof value === "string" && value.indexOf("&") === -1) {
-      if (this._applyRegistrationHook(this._onExternalEntity, key, value, "external")) {
-        this._externalMap[key] = value;
+      if (this._applyRegistrationHook(this._onExternalEntity, key2, value, "external")) {
+        this._externalMap[key2] = value;
       }
     }
   }
@@ -52291,9 +52289,9 @@ var XmlNode = class {
     this.child = [];
     this[":@"] = /* @__PURE__ */ Object.create(null);
   }
-  add(key, val) {
-    if (key === "__proto__") key = "#__proto__";
-    this.child.push({ [key]: val });
+  add(key2, val) {
+    if (key2 === "__proto__") key2 = "#__proto__";
+    this.child.push({ [key2]: val });
   }
   addChild(node2, startIndex) {
     if (node2.tagname === "__proto__") node2.tagname = "#__proto__";
@@ -53238,9 +53236,9 @@ var ExpressionSet = class {
       if (!this._wildcardByDepth.has(depth)) this._wildcardByDepth.set(depth, []);
       this._wildcardByDepth.get(depth).push(expression);
     } else {
-      const key = `${depth}:${tag}`;
-      if (!this._byDepthAndTag.has(key)) this._byDepthAndTag.set(key, []);
-      this._byDepthAndTag.get(key).push(expression);
+      const key2 = `${depth}:${tag}`;
+      if (!this._byDepthAndTag.has(key2)) this._byDepthAndTag.set(key2, []);
+      this._byDepthAndTag.get(key2).push(expression);
     }
     return this;
   }
@@ -54631,12 +54629,12 @@ function extractRawAttributes(prefixedAttrs, options2) {
   const attrs = options2.attributesGroupName ? prefixedAttrs[options2.attributesGroupName] : prefixedAttrs;
   if (!attrs) return {};
   const rawAttrs = {};
-  for (const key in attrs) {
-    if (key.startsWith(options2.attributeNamePrefix)) {
-      const rawName = key.substring(options2.attributeNamePrefix.length);
-      rawAttrs[rawName] = attrs[key];
+  for (const key2 in attrs) {
+    if (key2.startsWith(options2.attributeNamePrefix)) {
+      const rawName = key2.substring(options2.attributeNamePrefix.length);
+      rawAttrs[rawName] = attrs[key2];
     } else {
-      rawAttrs[key] = attrs[key];
+      rawAttrs[key2] = attrs[key2];
     }
   }
   return rawAttrs;
@@ -55270,12 +55268,12 @@ function stripAttributePrefix(attrs, prefix) {
   if (!attrs || typeof attrs !== "object") return {};
   if (!prefix) return attrs;
   const rawAttrs = {};
-  for (const key in attrs) {
-    if (key.startsWith(prefix)) {
-      const rawName = key.substring(prefix.length);
-      rawAttrs[rawName] = attrs[key];
+  for (const key2 in attrs) {
+    if (key2.startsWith(prefix)) {
+      const rawName = key2.substring(prefix.length);
+      rawAttrs[rawName] = attrs[key2];
     } else {
-      rawAttrs[key] = attrs[key];
+      rawAttrs[key2] = attrs[key2];
     }
   }
   return rawAttrs;
@@ -55344,8 +55342,8 @@ function compress(arr, options2, matcher, readonlyMatcher) {
 function propName(obj) {
   const keys = Object.keys(obj);
   for (let i3 = 0; i3 < keys.length; i3++) {
-    const key = keys[i3];
-    if (key !== ":@") return key;
+    const key2 = keys[i3];
+    if (key2 !== ":@") return key2;
   }
 }
 function assignAttributes(obj, attrMap, readonlyMatcher, options2) {
@@ -55414,15 +55412,15 @@ var XMLParser = class {
    * @param {string} key 
    * @param {string} value 
    */
-  addEntity(key, value) {
+  addEntity(key2, value) {
     if (value.indexOf("&") !== -1) {
       throw new Error("Entity value can't have '&'");
-    } else if (key.indexOf("&") !== -1 || key.indexOf(";") !== -1) {
+    } else if (key2.indexOf("&") !== -1 || key2.indexOf(";") !== -1) {
       throw new Error("An entity must be set without '&' and ';'. Eg. use '#xD' for '&#xD;'");
     } else if (value === "&") {
       throw new Error("An entity with value '&' is not permitted");
     } else {
-      this.externalEntities[key] = value;
+      this.externalEntities[key2] = value;
     }
   }
   /**
@@ -55543,26 +55541,12 @@ function attr(node2, name) {
   return value === void 0 ? void 0 : String(value);
 }
 function messageOf(problem) {
-  if (typeof problem === "string")
-    return assertionMessage(problem.trim()) || problem.trim().split("\n")[0] || void 0;
-  const message = attr(problem, "message")?.replaceAll("&quot;", '"');
+  if (typeof problem === "string") return problem.trim().split("\n")[0] || void 0;
+  const message = attr(problem, "message");
   const type = attr(problem, "type");
   if (message) return message.trim();
   const text2 = textOf(problem);
-  return text2 && assertionMessage(text2.trim()) || text2?.trim().split("\n")[0] || type || void 0;
-}
-function assertionMessage(text2) {
-  const lines = text2.split("\n");
-  const stackAt = lines.findIndex((l2, i3) => i3 > 0 && (/^\s+at /.test(l2) || /^\w*Error\b[^:]*: /.test(l2)));
-  const upToStack = stackAt === -1 ? lines : lines.slice(0, stackAt);
-  const mochaDiff = upToStack.findIndex((l2) => /^\s+\+ expected - actual\s*$/.test(l2));
-  const message = (mochaDiff === -1 ? upToStack : upToStack.slice(0, mochaDiff)).join("\n").trimEnd();
-  if (/^\+ actual - expected$/m.test(message)) return message;
-  if (mochaDiff === -1) return void 0;
-  const diff = upToStack.slice(mochaDiff).filter((l2) => l2.trim());
-  const indent = Math.min(...diff.map((l2) => /^(\s*)/.exec(l2)?.[1]?.length ?? 0));
-  return `${message}
-${diff.map((l2) => l2.slice(indent)).join("\n")}`;
+  return text2?.trim().split("\n")[0] || type || void 0;
 }
 function textOf(problem) {
   if (typeof problem === "string") return problem || void 0;
@@ -57352,7 +57336,7 @@ function pathKey(options2 = {}) {
   if (platform2 !== "win32") {
     return "PATH";
   }
-  return Object.keys(env).reverse().find((key) => key.toUpperCase() === "PATH") || "Path";
+  return Object.keys(env).reverse().find((key2) => key2.toUpperCase() === "PATH") || "Path";
 }
 
 // ../../main/node_modules/unicorn-magic/node.js
@@ -58811,7 +58795,7 @@ var resolvePathDirectories = (file2, { cwd, path: searchPath, pathExt }) => {
   }
 };
 var getWindowsEnvironmentValue = (environment, name) => {
-  const environmentKey = Object.keys(environment).sort().find((key) => key.toUpperCase() === name);
+  const environmentKey = Object.keys(environment).sort().find((key2) => key2.toUpperCase() === name);
   return environmentKey === void 0 ? void 0 : environment[environmentKey];
 };
 var SHEBANG_BYTE_LENGTH = 150;
@@ -60156,10 +60140,10 @@ var isSyncGenerator = (value) => Object.prototype.toString.call(value) === "[obj
 var isTransformOptions = (value) => isPlainObject4(value) && (value.transform !== void 0 || value.final !== void 0);
 var isUrl = (value) => Object.prototype.toString.call(value) === "[object URL]";
 var isRegularUrl = (value) => isUrl(value) && value.protocol !== "file:";
-var isFilePathObject = (value) => isPlainObject4(value) && Object.keys(value).length > 0 && Object.keys(value).every((key) => FILE_PATH_KEYS.has(key)) && isFilePathString(value.file);
+var isFilePathObject = (value) => isPlainObject4(value) && Object.keys(value).length > 0 && Object.keys(value).every((key2) => FILE_PATH_KEYS.has(key2)) && isFilePathString(value.file);
 var FILE_PATH_KEYS = /* @__PURE__ */ new Set(["file", "append"]);
 var isFilePathString = (file2) => typeof file2 === "string";
-var isStdioValueObject = (value) => isPlainObject4(value) && Object.keys(value).length > 0 && Object.keys(value).every((key) => STDIO_VALUE_KEYS.has(key)) && "value" in value;
+var isStdioValueObject = (value) => isPlainObject4(value) && Object.keys(value).length > 0 && Object.keys(value).every((key2) => STDIO_VALUE_KEYS.has(key2)) && "value" in value;
 var STDIO_VALUE_KEYS = /* @__PURE__ */ new Set(["value", "input"]);
 var isUnknownStdioString = (type, value) => type === "native" && typeof value === "string" && !KNOWN_STDIO_STRINGS.has(value);
 var KNOWN_STDIO_STRINGS = /* @__PURE__ */ new Set(["ipc", "ignore", "inherit", "overlapped", "pipe"]);
@@ -63140,11 +63124,11 @@ var addMergeSource = (mergedStream, sourceStream) => {
   addToSetMap(MERGE_SOURCES, mergedStream, sourceStream);
   addToSetMap(SOURCE_MERGES, sourceStream, mergedStream);
 };
-var addToSetMap = (map2, key, value) => {
-  if (!map2.has(key)) {
-    map2.set(key, /* @__PURE__ */ new Set());
+var addToSetMap = (map2, key2, value) => {
+  if (!map2.has(key2)) {
+    map2.set(key2, /* @__PURE__ */ new Set());
   }
-  map2.get(key).add(value);
+  map2.get(key2).add(value);
 };
 var unpipeSubprocessStream = async (mergedStream, sourceStream) => {
   MERGE_SOURCES.get(mergedStream)?.delete(sourceStream);
@@ -64227,8 +64211,8 @@ function safeGitEnv(options2 = {}) {
     ]);
   }
   env.GIT_CONFIG_COUNT = String(config3.length);
-  config3.forEach(([key, value], i3) => {
-    env[`GIT_CONFIG_KEY_${i3}`] = key;
+  config3.forEach(([key2, value], i3) => {
+    env[`GIT_CONFIG_KEY_${i3}`] = key2;
     env[`GIT_CONFIG_VALUE_${i3}`] = value;
   });
   return env;
@@ -64528,17 +64512,17 @@ function actionsVerifier(options2) {
           )
         );
       return new Promise((resolve8, reject) => {
-        const key = JSON.stringify(selection);
-        const waiting = batches.get(key);
+        const key2 = JSON.stringify(selection);
+        const waiting = batches.get(key2);
         const item = { workspace, resolve: resolve8, reject };
         if (waiting) {
           waiting.push(item);
           return;
         }
-        batches.set(key, [item]);
+        batches.set(key2, [item]);
         setTimeout(() => {
-          const items = batches.get(key) ?? [];
-          batches.delete(key);
+          const items = batches.get(key2) ?? [];
+          batches.delete(key2);
           runBatch(selection, items).then(
             (reports) => items.forEach((it, i3) => it.resolve(reports[i3])),
             (error62) => items.forEach((it) => it.reject(error62))
@@ -64626,7 +64610,7 @@ function registerCiTriggers(app, tools) {
 }
 
 // src/app/run-ci-job.ts
-import { dirname as dirname9 } from "node:path";
+import { dirname as dirname10 } from "node:path";
 
 // src/workspace/repo-cache.ts
 import { existsSync } from "node:fs";
@@ -64846,7 +64830,7 @@ function parseCheckpoint(jobId, text2, warn) {
   const dropped2 = [...new Set(parsed.error.issues.map((issue2) => String(issue2.path[0])))];
   const problems = parsed.error.issues.map((issue2) => `${issue2.path.join(".")}: ${issue2.message}`);
   warn({ jobId, dropped: dropped2, problems }, "stored checkpoint fields break their schema; dropped");
-  const kept2 = Object.fromEntries(Object.entries(value).filter(([key]) => !dropped2.includes(key)));
+  const kept2 = Object.fromEntries(Object.entries(value).filter(([key2]) => !dropped2.includes(key2)));
   return jobCheckpointSchema.parse(kept2);
 }
 
@@ -65010,7 +64994,7 @@ ${error62.problems.map((p) => `- ${p}`).join("\n")}`
 // src/app/publish-change.ts
 import { mkdtemp as mkdtemp3, rm as rm4, writeFile as writeFile2 } from "node:fs/promises";
 import { tmpdir as tmpdir3 } from "node:os";
-import { join as join9 } from "node:path";
+import { join as join8 } from "node:path";
 
 // src/llm/budget.ts
 var BudgetExceededError = class extends Error {
@@ -65303,8 +65287,8 @@ function isEmptyObj(obj) {
     return false;
   return true;
 }
-function hasOwn(obj, key) {
-  return Object.prototype.hasOwnProperty.call(obj, key);
+function hasOwn(obj, key2) {
+  return Object.prototype.hasOwnProperty.call(obj, key2);
 }
 function isObj(obj) {
   return obj != null && typeof obj === "object" && !Array.isArray(obj);
@@ -66577,13 +66561,13 @@ function getBrowserInfo() {
     { key: "firefox", pattern: /Firefox(?:\W+(\d+)\.(\d+)(?:\.(\d+))?)?/ },
     { key: "safari", pattern: /(?:Version\W+(\d+)\.(\d+)(?:\.(\d+))?)?(?:\W+Mobile\S*)?\W+Safari/ }
   ];
-  for (const { key, pattern } of browserPatterns) {
+  for (const { key: key2, pattern } of browserPatterns) {
     const match = pattern.exec(navigator.userAgent);
     if (match) {
       const major = match[1] || 0;
       const minor = match[2] || 0;
       const patch = match[3] || 0;
-      return { browser: key, version: `${major}.${minor}.${patch}` };
+      return { browser: key2, version: `${major}.${minor}.${patch}` };
     }
   }
   return null;
@@ -66653,10 +66637,10 @@ var FallbackEncoder = ({ headers, body }) => {
     encoded = JSON.stringify(body);
   } else {
     const active = [...observers];
-    encoded = JSON.stringify(body, function(key, value) {
+    encoded = JSON.stringify(body, function(key2, value) {
       let observed = value;
       for (const observer of active) {
-        const replacement = observer.value(this, key, observed);
+        const replacement = observer.value(this, key2, observed);
         if (replacement !== void 0) {
           observed = replacement;
         }
@@ -66686,10 +66670,10 @@ var RFC1738 = "RFC1738";
 
 // ../../main/node_modules/openai/internal/qs/utils.mjs
 var cachedHas;
-var has = (obj, key) => {
+var has = (obj, key2) => {
   const resolvedHas = cachedHas ?? Object.hasOwn ?? Function.prototype.call.bind(Object.prototype.hasOwnProperty);
   cachedHas = resolvedHas;
-  return resolvedHas(obj, key);
+  return resolvedHas(obj, key2);
 };
 var hex_table = /* @__PURE__ */ (() => {
   const array2 = [];
@@ -66777,8 +66761,8 @@ var array_prefix_generators = {
     return String(prefix) + "[]";
   },
   comma: "comma",
-  indices(prefix, key) {
-    return String(prefix) + "[" + key + "]";
+  indices(prefix, key2) {
+    return String(prefix) + "[" + key2 + "]";
   },
   repeat: String
 };
@@ -66889,15 +66873,15 @@ function inner_stringify(object2, prefix, generateArrayPrefix, commaRoundTrip, a
   if (allowEmptyArrays && isArray(obj) && obj.length === 0) {
     return adjusted_prefix + "[]";
   }
-  for (const key of obj_keys) {
+  for (const key2 of obj_keys) {
     const value = (
       // @ts-ignore
-      typeof key === "object" && key.value !== void 0 ? key.value : obj[key]
+      typeof key2 === "object" && key2.value !== void 0 ? key2.value : obj[key2]
     );
     if (skipNulls && value === null) {
       continue;
     }
-    const encoded_key = allowDots && encodeDotInKeys ? key.replace(/\./g, "%2E") : key;
+    const encoded_key = allowDots && encodeDotInKeys ? key2.replace(/\./g, "%2E") : key2;
     let key_prefix;
     if (isArray(obj)) {
       key_prefix = typeof generateArrayPrefix === "function" ? generateArrayPrefix(adjusted_prefix, encoded_key) : adjusted_prefix;
@@ -67022,13 +67006,13 @@ function stringify(object2, opts = {}) {
     obj_keys.sort(options2.sort);
   }
   const sideChannel = /* @__PURE__ */ new WeakMap();
-  for (const key of obj_keys) {
-    if (options2.skipNulls && obj[key] === null) {
+  for (const key2 of obj_keys) {
+    if (options2.skipNulls && obj[key2] === null) {
       continue;
     }
     push_to_array(keys, inner_stringify(
-      obj[key],
-      key,
+      obj[key2],
+      key2,
       // @ts-expect-error
       generateArrayPrefix,
       commaRoundTrip,
@@ -68646,7 +68630,7 @@ var createForm = async (body, fetch2, options2 = {}) => {
     throw new TypeError("The provided fetch function does not support file uploads with the current global FormData class.");
   }
   const form = new FormData();
-  await Promise.all(Object.entries(body || {}).map(([key, value]) => addFormValue(form, key, value, options2)));
+  await Promise.all(Object.entries(body || {}).map(([key2, value]) => addFormValue(form, key2, value, options2)));
   return form;
 };
 var isBlob = (value) => value instanceof Blob;
@@ -68732,13 +68716,13 @@ var createStreamingFormRequestOptions = (opts, options2 = {}) => {
   };
 };
 async function* iterateMultipartBody(entries, boundary, options2, preservedFilenames) {
-  for await (const { key, value } of entries) {
+  for await (const { key: key2, value } of entries) {
     if (isUploadable(value)) {
       const filename = preservedFilenames?.get(value) ?? getStreamingFileName(value, options2);
       const type = getStreamingFileType(value);
       yield encodeUTF8(`--${boundary}\r
 `);
-      yield encodeUTF8(`Content-Disposition: form-data; name="${escapeHeaderValue(key)}"; filename="${escapeHeaderValue(filename)}"\r
+      yield encodeUTF8(`Content-Disposition: form-data; name="${escapeHeaderValue(key2)}"; filename="${escapeHeaderValue(filename)}"\r
 Content-Type: ${type}\r
 \r
 `);
@@ -68746,7 +68730,7 @@ Content-Type: ${type}\r
     } else {
       yield encodeUTF8(`--${boundary}\r
 `);
-      yield encodeUTF8(`Content-Disposition: form-data; name="${escapeHeaderValue(key)}"\r
+      yield encodeUTF8(`Content-Disposition: form-data; name="${escapeHeaderValue(key2)}"\r
 \r
 ${String(value)}`);
     }
@@ -68759,26 +68743,26 @@ function* iterateFormEntries(body) {
   if (!body || typeof body !== "object") {
     return;
   }
-  for (const [key, value] of Object.entries(body)) {
-    yield* iterateFormValue(key, value);
+  for (const [key2, value] of Object.entries(body)) {
+    yield* iterateFormValue(key2, value);
   }
 }
-function* iterateFormValue(key, value) {
+function* iterateFormValue(key2, value) {
   if (value === void 0) {
     return;
   }
   if (value == null) {
-    throw new TypeError(`Received null for "${key}"; to pass null in FormData, you must use the string 'null'`);
+    throw new TypeError(`Received null for "${key2}"; to pass null in FormData, you must use the string 'null'`);
   }
   if (typeof value === "string" || typeof value === "number" || typeof value === "boolean" || isUploadable(value)) {
-    yield { key, value };
+    yield { key: key2, value };
   } else if (Array.isArray(value)) {
     for (const entry of value) {
-      yield* iterateFormValue(key + "[]", entry);
+      yield* iterateFormValue(key2 + "[]", entry);
     }
   } else if (typeof value === "object") {
     for (const [name, prop] of Object.entries(value)) {
-      yield* iterateFormValue(`${key}[${name}]`, prop);
+      yield* iterateFormValue(`${key2}[${name}]`, prop);
     }
   } else {
     throw new TypeError(`Invalid value given to form, expected a string, number, boolean, object, Array, File or Blob but got ${value} instead`);
@@ -68854,31 +68838,31 @@ function escapeHeaderValue(value) {
     return codePoint <= 31 || codePoint === 127 || character === '"' || character === "\\" ? encodeURIComponent(character) : character;
   }).join("");
 }
-var addFormValue = async (form, key, value, options2) => {
+var addFormValue = async (form, key2, value, options2) => {
   if (value === void 0) {
     return;
   }
   if (value == null) {
-    throw new TypeError(`Received null for "${key}"; to pass null in FormData, you must use the string 'null'`);
+    throw new TypeError(`Received null for "${key2}"; to pass null in FormData, you must use the string 'null'`);
   }
   if (typeof value === "string" || typeof value === "number" || typeof value === "boolean") {
-    form.append(key, String(value));
+    form.append(key2, String(value));
   } else if (value instanceof Response) {
     const blob = await value.blob();
-    form.append(key, makeFile([blob], getName(value, { stripFilename: options2.stripFilenames }), { type: blob.type }));
+    form.append(key2, makeFile([blob], getName(value, { stripFilename: options2.stripFilenames }), { type: blob.type }));
   } else if (isAsyncIterable(value)) {
-    form.append(key, makeFile([await new Response(ReadableStreamFrom(value)).blob()], getName(value, { stripFilename: options2.stripFilenames })));
+    form.append(key2, makeFile([await new Response(ReadableStreamFrom(value)).blob()], getName(value, { stripFilename: options2.stripFilenames })));
   } else if (isBlob(value)) {
     const filename = getName(value, { stripFilename: options2.stripFilenames });
     if (filename === void 0) {
-      form.append(key, value);
+      form.append(key2, value);
     } else {
-      form.append(key, value, filename);
+      form.append(key2, value, filename);
     }
   } else if (Array.isArray(value)) {
     const entries = await Promise.all(value.map(async (entry) => {
       const entryForm = new FormData();
-      await addFormValue(entryForm, key + "[]", entry, options2);
+      await addFormValue(entryForm, key2 + "[]", entry, options2);
       return entryForm;
     }));
     for (const entryForm of entries) {
@@ -68890,7 +68874,7 @@ var addFormValue = async (form, key, value, options2) => {
       }
     }
   } else if (typeof value === "object") {
-    await Promise.all(Object.entries(value).map(([name, prop]) => addFormValue(form, `${key}[${name}]`, prop, options2)));
+    await Promise.all(Object.entries(value).map(([name, prop]) => addFormValue(form, `${key2}[${name}]`, prop, options2)));
   } else {
     throw new TypeError(`Invalid value given to form, expected a string, number, boolean, object, Array, File or Blob but got ${value} instead`);
   }
@@ -69059,20 +69043,20 @@ function normalizeRequestOptionsForQuery(value, queryKeys, options2) {
   if (typeof value !== "object" || value === null)
     return void 0;
   const entries = Object.entries(Object.getOwnPropertyDescriptors(value)).filter(([, descriptor]) => descriptor.enumerable && (!("value" in descriptor) || descriptor.value !== void 0));
-  const keys = entries.map(([key]) => key);
-  const requestOnly = keys.some((key) => normalizeRequestOptionsForQueryKeys.has(key) && !queryKeys.includes(key));
+  const keys = entries.map(([key2]) => key2);
+  const requestOnly = keys.some((key2) => normalizeRequestOptionsForQueryKeys.has(key2) && !queryKeys.includes(key2));
   if (!requestOnly)
     return void 0;
-  if (options2 !== void 0 || keys.some((key) => !normalizeRequestOptionsForQueryKeys.has(key) || queryKeys.includes(key))) {
+  if (options2 !== void 0 || keys.some((key2) => !normalizeRequestOptionsForQueryKeys.has(key2) || queryKeys.includes(key2))) {
     throw new TypeError("Query parameters and request options must be passed as separate arguments.");
   }
-  if (keys.some((key) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key))) {
+  if (keys.some((key2) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key2))) {
     throw new TypeError("Pass transport overrides in the explicit request options argument.");
   }
-  return Object.fromEntries(entries.map(([key, descriptor]) => {
+  return Object.fromEntries(entries.map(([key2, descriptor]) => {
     if ("value" in descriptor)
-      return [key, descriptor.value];
-    return [key, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
+      return [key2, descriptor.value];
+    return [key2, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
   }));
 }
 var Messages = class extends APIResource {
@@ -69328,10 +69312,10 @@ function rememberTrustedIntrinsic(constructor) {
   if (/^function [A-Za-z_$][\w$]*\(\) \{ \[native code\] \}$/u.test(source) && prototypeDescriptor.configurable === false && prototypeDescriptor.writable === false) {
     trustedNativeConstructorSources.add(source);
     const descriptors = /* @__PURE__ */ new Map();
-    for (const key of Reflect.ownKeys(prototypeDescriptor.value)) {
-      const descriptor = Object.getOwnPropertyDescriptor(prototypeDescriptor.value, key);
+    for (const key2 of Reflect.ownKeys(prototypeDescriptor.value)) {
+      const descriptor = Object.getOwnPropertyDescriptor(prototypeDescriptor.value, key2);
       if (descriptor) {
-        descriptors.set(key, descriptor);
+        descriptors.set(key2, descriptor);
       }
     }
     canonicalIntrinsicDescriptors.set(source, descriptors);
@@ -69393,8 +69377,8 @@ var blobInternalHandlePrototype = (() => {
   }
   try {
     const blob = new Blob([]);
-    for (const key of Object.getOwnPropertySymbols(blob)) {
-      const descriptor = Object.getOwnPropertyDescriptor(blob, key);
+    for (const key2 of Object.getOwnPropertySymbols(blob)) {
+      const descriptor = Object.getOwnPropertyDescriptor(blob, key2);
       if (descriptor && "value" in descriptor && typeof descriptor.value === "object" && descriptor.value) {
         return Object.getPrototypeOf(descriptor.value);
       }
@@ -69648,8 +69632,8 @@ function estimateRetainedBufferBytes(current, visit2, depth) {
 }
 function visitHiddenEventValues(current, kind, visit2) {
   if (kind === "map") {
-    for (const [key, entry] of mapEntries.call(current)) {
-      if (!visit2(key, 8) || !visit2(entry, 8)) {
+    for (const [key2, entry] of mapEntries.call(current)) {
+      if (!visit2(key2, 8) || !visit2(entry, 8)) {
         return false;
       }
     }
@@ -69688,12 +69672,12 @@ function getInspectableEventKeys(current, kind, availableBytes) {
   if (typeof length !== "number" || !Number.isSafeInteger(length) || length < 0 || length > MAX_INSPECTABLE_TYPED_ARRAY_ELEMENTS) {
     return void 0;
   }
-  return Reflect.ownKeys(current).filter((key) => {
-    if (typeof key !== "string") {
+  return Reflect.ownKeys(current).filter((key2) => {
+    if (typeof key2 !== "string") {
       return true;
     }
-    const index = Number(key);
-    return !Number.isInteger(index) || index < 0 || index >= length || String(index) !== key;
+    const index = Number(key2);
+    return !Number.isInteger(index) || index < 0 || index >= length || String(index) !== key2;
   });
 }
 function visitInspectableEventProperties(current, kind, depth, availableBytes, charge, visit2) {
@@ -69701,19 +69685,19 @@ function visitInspectableEventProperties(current, kind, depth, availableBytes, c
   if (keys === void 0) {
     return false;
   }
-  for (const key of keys) {
-    if (!charge(typeof key === "string" ? key.length * 2 + 8 : 8)) {
+  for (const key2 of keys) {
+    if (!charge(typeof key2 === "string" ? key2.length * 2 + 8 : 8)) {
       return false;
     }
-    if (typeof key === "symbol") {
-      visit2(key, depth + 1);
+    if (typeof key2 === "symbol") {
+      visit2(key2, depth + 1);
     }
-    const descriptor = Object.getOwnPropertyDescriptor(current, key);
+    const descriptor = Object.getOwnPropertyDescriptor(current, key2);
     if (!descriptor) {
       return false;
     }
     if (!("value" in descriptor)) {
-      if (key === "stack" && isTrustedNativeErrorStack(current, descriptor)) {
+      if (key2 === "stack" && isTrustedNativeErrorStack(current, descriptor)) {
         continue;
       }
       return false;
@@ -69745,19 +69729,19 @@ function visitRetainedEventPrototypes(current, depth, isBlobInternalHandle, visi
       if (!intrinsic) {
         return visitInspectableEventProperties(retainedPrototype, void 0, prototypeDepth, availableBytes, charge, visit2);
       }
-      for (const key of Reflect.ownKeys(retainedPrototype)) {
-        const descriptor = Object.getOwnPropertyDescriptor(retainedPrototype, key);
+      for (const key2 of Reflect.ownKeys(retainedPrototype)) {
+        const descriptor = Object.getOwnPropertyDescriptor(retainedPrototype, key2);
         if (!descriptor) {
           return false;
         }
-        if (isCanonicalIntrinsicDescriptor(descriptor, intrinsic.descriptors.get(key), intrinsic.functionPrototype)) {
+        if (isCanonicalIntrinsicDescriptor(descriptor, intrinsic.descriptors.get(key2), intrinsic.functionPrototype)) {
           continue;
         }
-        if (!charge(typeof key === "string" ? key.length * 2 + 8 : 8) || !("value" in descriptor)) {
+        if (!charge(typeof key2 === "string" ? key2.length * 2 + 8 : 8) || !("value" in descriptor)) {
           return false;
         }
-        if (typeof key === "symbol") {
-          visit2(key, prototypeDepth + 1);
+        if (typeof key2 === "symbol") {
+          visit2(key2, prototypeDepth + 1);
         }
         visit2(descriptor.value, prototypeDepth + 1);
       }
@@ -71116,10 +71100,10 @@ _a5 = AbstractChatCompletionRunner, _AbstractChatCompletionRunner_completionArri
       total.completion_tokens += usage.completion_tokens;
       total.prompt_tokens += usage.prompt_tokens;
       total.total_tokens += usage.total_tokens;
-      for (const key of ["completion_tokens_details", "prompt_tokens_details"]) {
-        const details = usage[key];
+      for (const key2 of ["completion_tokens_details", "prompt_tokens_details"]) {
+        const details = usage[key2];
         if (isObj(details)) {
-          const totalDetails = total[key] ?? (total[key] = {});
+          const totalDetails = total[key2] ?? (total[key2] = {});
           for (const name in details) {
             if (!hasOwn(details, name)) {
               continue;
@@ -71307,12 +71291,12 @@ var _parseJSON = (jsonString, allow) => {
         if (index >= length && Allow.OBJ & allow) {
           return obj;
         }
-        const key = parseStr();
+        const key2 = parseStr();
         skipBlank();
         index++;
         try {
           const value = parseAny();
-          Object.defineProperty(obj, key, { value, writable: true, enumerable: true, configurable: true });
+          Object.defineProperty(obj, key2, { value, writable: true, enumerable: true, configurable: true });
         } catch (e) {
           if (Allow.OBJ & allow) {
             return obj;
@@ -71830,10 +71814,10 @@ function canonicalSerializedParserSchema(value, budget) {
         }
         const items = [];
         for (let index = 0; index < length; index += 1) {
-          const key = String(index);
-          const descriptor = Object.getOwnPropertyDescriptor(current, key);
+          const key2 = String(index);
+          const descriptor = Object.getOwnPropertyDescriptor(current, key2);
           if (!descriptor) {
-            if (Object.getOwnPropertyDescriptor(Array.prototype, key) || Object.getOwnPropertyDescriptor(Object.prototype, key)) {
+            if (Object.getOwnPropertyDescriptor(Array.prototype, key2) || Object.getOwnPropertyDescriptor(Object.prototype, key2)) {
               return UNSAFE_SERIALIZED_PARSER_VALUE;
             }
             budget.nodes += 1;
@@ -71859,11 +71843,11 @@ function canonicalSerializedParserSchema(value, budget) {
         return UNSAFE_SERIALIZED_PARSER_VALUE;
       }
       const entries = [];
-      for (const key of keys) {
-        if (typeof key !== "string") {
+      for (const key2 of keys) {
+        if (typeof key2 !== "string") {
           continue;
         }
-        const descriptor = Object.getOwnPropertyDescriptor(current, key);
+        const descriptor = Object.getOwnPropertyDescriptor(current, key2);
         if (!descriptor) {
           return UNSAFE_SERIALIZED_PARSER_VALUE;
         }
@@ -71873,7 +71857,7 @@ function canonicalSerializedParserSchema(value, budget) {
         if (!("value" in descriptor)) {
           return UNSAFE_SERIALIZED_PARSER_VALUE;
         }
-        entries.push([key, descriptor.value]);
+        entries.push([key2, descriptor.value]);
       }
       entries.sort(([left], [right]) => {
         if (left === right) {
@@ -71882,7 +71866,7 @@ function canonicalSerializedParserSchema(value, budget) {
         return left < right ? -1 : 1;
       });
       const fields = [];
-      for (const [key, entry] of entries) {
+      for (const [key2, entry] of entries) {
         const normalized = visit2(entry, depth + 1);
         if (normalized === UNSAFE_SERIALIZED_PARSER_VALUE) {
           return normalized;
@@ -71890,10 +71874,10 @@ function canonicalSerializedParserSchema(value, budget) {
         if (normalized === OMITTED_SERIALIZED_PARSER_VALUE) {
           continue;
         }
-        if (!charge(key.length * 6 + 3)) {
+        if (!charge(key2.length * 6 + 3)) {
           return UNSAFE_SERIALIZED_PARSER_VALUE;
         }
-        fields.push(`${stringifyParserSchemaValue(key)}:${normalized}`);
+        fields.push(`${stringifyParserSchemaValue(key2)}:${normalized}`);
       }
       return `{${fields.join(",")}}`;
     } finally {
@@ -71907,9 +71891,9 @@ function canonicalSerializedParserSchema(value, budget) {
     return void 0;
   }
 }
-function rememberSerializedParserSchema(signatures, source, holder, key) {
+function rememberSerializedParserSchema(signatures, source, holder, key2) {
   const parser3 = Object.getOwnPropertyDescriptor(source, "$parseRaw");
-  const schema = Object.getOwnPropertyDescriptor(holder, key);
+  const schema = Object.getOwnPropertyDescriptor(holder, key2);
   if (!parser3 || !("value" in parser3) || typeof parser3.value !== "function" || !schema || !("value" in schema)) {
     return;
   }
@@ -71918,9 +71902,9 @@ function rememberSerializedParserSchema(signatures, source, holder, key) {
     signatures.set(source, normalized);
   }
 }
-function hasMatchingSerializedParserSchema(signatures, source, holder, key, value) {
+function hasMatchingSerializedParserSchema(signatures, source, holder, key2, value) {
   const expected = source && signatures.get(source);
-  const descriptor = Object.getOwnPropertyDescriptor(holder, key);
+  const descriptor = Object.getOwnPropertyDescriptor(holder, key2);
   return expected !== void 0 && descriptor !== void 0 && "value" in descriptor && canonicalSerializedParserSchema(value, { nodes: 0, bytes: 0 }) === expected;
 }
 function serializedParserDescriptor(descriptor, value) {
@@ -71974,8 +71958,8 @@ function snapshotSerializedResponseFormat(serialized) {
   }
   return Object.create(Object.getPrototypeOf(source), descriptors);
 }
-function ownSerializedParserObject(holder, key) {
-  const descriptor = Object.getOwnPropertyDescriptor(holder, key);
+function ownSerializedParserObject(holder, key2) {
+  const descriptor = Object.getOwnPropertyDescriptor(holder, key2);
   if (!descriptor || !("value" in descriptor)) {
     return void 0;
   }
@@ -72010,8 +71994,8 @@ function observeSerializedChatCompletionParserParams(body, initial, update) {
   let actualToolOwners = /* @__PURE__ */ new Map();
   let functionFrames = /* @__PURE__ */ new WeakMap();
   return observeJSONRequestBody(body, {
-    value(holder, key, value) {
-      if (!root && key === "" && typeof value === "object" && value !== null) {
+    value(holder, key2, value) {
+      if (!root && key2 === "" && typeof value === "object" && value !== null) {
         root = value;
         tools = void 0;
         responseFormat = void 0;
@@ -72022,10 +72006,10 @@ function observeSerializedChatCompletionParserParams(body, initial, update) {
         functionFrames = /* @__PURE__ */ new WeakMap();
         return;
       }
-      if (holder === root && key === "response_format") {
+      if (holder === root && key2 === "response_format") {
         if (typeof value === "object" && value !== null) {
           responseFormat = value;
-          const owner = ownSerializedParserObject(holder, key);
+          const owner = ownSerializedParserObject(holder, key2);
           responseFrame = {
             source: owner === body.response_format ? initial.response_format : void 0,
             schemaMatches: false
@@ -72033,7 +72017,7 @@ function observeSerializedChatCompletionParserParams(body, initial, update) {
         }
         return;
       }
-      if (holder === root && key === "tools") {
+      if (holder === root && key2 === "tools") {
         if (Array.isArray(value)) {
           tools = new Proxy(value, {
             get(target, property) {
@@ -72052,7 +72036,7 @@ function observeSerializedChatCompletionParserParams(body, initial, update) {
         return;
       }
       if (holder === tools) {
-        const index = Number(key);
+        const index = Number(key2);
         if (!Number.isSafeInteger(index) || index < 0 || index >= MAX_STREAM_TOOL_CALLS || typeof value !== "object" || value === null) {
           return;
         }
@@ -72065,9 +72049,9 @@ function observeSerializedChatCompletionParserParams(body, initial, update) {
       }
       const tool = toolFrames.get(holder);
       if (tool) {
-        if (key === "type" && typeof value === "string") {
+        if (key2 === "type" && typeof value === "string") {
           tool.type = value;
-        } else if (key === "function" && typeof value === "object" && value !== null) {
+        } else if (key2 === "function" && typeof value === "object" && value !== null) {
           const fn2 = { source: tool.source, schemaMatches: false };
           tool.function = fn2;
           functionFrames.set(value, fn2);
@@ -72075,21 +72059,21 @@ function observeSerializedChatCompletionParserParams(body, initial, update) {
         return;
       }
       if (holder === responseFormat && responseFrame) {
-        if (key === "type" && typeof value === "string") {
+        if (key2 === "type" && typeof value === "string") {
           responseFrame.type = value;
-        } else if (key === "json_schema") {
-          responseFrame.schemaMatches = hasMatchingSerializedParserSchema(originalSchemaSignatures, responseFrame.source, holder, key, value);
+        } else if (key2 === "json_schema") {
+          responseFrame.schemaMatches = hasMatchingSerializedParserSchema(originalSchemaSignatures, responseFrame.source, holder, key2, value);
         }
         return;
       }
       const fn = functionFrames.get(holder);
       if (fn) {
-        if (key === "name" && typeof value === "string") {
+        if (key2 === "name" && typeof value === "string") {
           fn.name = value;
-        } else if (key === "strict" && typeof value === "boolean") {
+        } else if (key2 === "strict" && typeof value === "boolean") {
           fn.strict = value;
-        } else if (key === "parameters") {
-          fn.schemaMatches = hasMatchingSerializedParserSchema(originalSchemaSignatures, fn.source, holder, key, value);
+        } else if (key2 === "parameters") {
+          fn.schemaMatches = hasMatchingSerializedParserSchema(originalSchemaSignatures, fn.source, holder, key2, value);
         }
       }
       return void 0;
@@ -73065,20 +73049,20 @@ function normalizeRequestOptionsForQuery2(value, queryKeys, options2) {
   if (typeof value !== "object" || value === null)
     return void 0;
   const entries = Object.entries(Object.getOwnPropertyDescriptors(value)).filter(([, descriptor]) => descriptor.enumerable && (!("value" in descriptor) || descriptor.value !== void 0));
-  const keys = entries.map(([key]) => key);
-  const requestOnly = keys.some((key) => normalizeRequestOptionsForQueryKeys2.has(key) && !queryKeys.includes(key));
+  const keys = entries.map(([key2]) => key2);
+  const requestOnly = keys.some((key2) => normalizeRequestOptionsForQueryKeys2.has(key2) && !queryKeys.includes(key2));
   if (!requestOnly)
     return void 0;
-  if (options2 !== void 0 || keys.some((key) => !normalizeRequestOptionsForQueryKeys2.has(key) || queryKeys.includes(key))) {
+  if (options2 !== void 0 || keys.some((key2) => !normalizeRequestOptionsForQueryKeys2.has(key2) || queryKeys.includes(key2))) {
     throw new TypeError("Query parameters and request options must be passed as separate arguments.");
   }
-  if (keys.some((key) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key))) {
+  if (keys.some((key2) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key2))) {
     throw new TypeError("Pass transport overrides in the explicit request options argument.");
   }
-  return Object.fromEntries(entries.map(([key, descriptor]) => {
+  return Object.fromEntries(entries.map(([key2, descriptor]) => {
     if ("value" in descriptor)
-      return [key, descriptor.value];
-    return [key, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
+      return [key2, descriptor.value];
+    return [key2, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
   }));
 }
 var Completions = class extends APIResource {
@@ -73209,20 +73193,20 @@ function normalizeRequestOptionsForQuery3(value, queryKeys, options2) {
   if (typeof value !== "object" || value === null)
     return void 0;
   const entries = Object.entries(Object.getOwnPropertyDescriptors(value)).filter(([, descriptor]) => descriptor.enumerable && (!("value" in descriptor) || descriptor.value !== void 0));
-  const keys = entries.map(([key]) => key);
-  const requestOnly = keys.some((key) => normalizeRequestOptionsForQueryKeys3.has(key) && !queryKeys.includes(key));
+  const keys = entries.map(([key2]) => key2);
+  const requestOnly = keys.some((key2) => normalizeRequestOptionsForQueryKeys3.has(key2) && !queryKeys.includes(key2));
   if (!requestOnly)
     return void 0;
-  if (options2 !== void 0 || keys.some((key) => !normalizeRequestOptionsForQueryKeys3.has(key) || queryKeys.includes(key))) {
+  if (options2 !== void 0 || keys.some((key2) => !normalizeRequestOptionsForQueryKeys3.has(key2) || queryKeys.includes(key2))) {
     throw new TypeError("Query parameters and request options must be passed as separate arguments.");
   }
-  if (keys.some((key) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key))) {
+  if (keys.some((key2) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key2))) {
     throw new TypeError("Pass transport overrides in the explicit request options argument.");
   }
-  return Object.fromEntries(entries.map(([key, descriptor]) => {
+  return Object.fromEntries(entries.map(([key2, descriptor]) => {
     if ("value" in descriptor)
-      return [key, descriptor.value];
-    return [key, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
+      return [key2, descriptor.value];
+    return [key2, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
   }));
 }
 var AdminAPIKeys = class extends APIResource {
@@ -73323,20 +73307,20 @@ function normalizeRequestOptionsForQuery4(value, queryKeys, options2) {
   if (typeof value !== "object" || value === null)
     return void 0;
   const entries = Object.entries(Object.getOwnPropertyDescriptors(value)).filter(([, descriptor]) => descriptor.enumerable && (!("value" in descriptor) || descriptor.value !== void 0));
-  const keys = entries.map(([key]) => key);
-  const requestOnly = keys.some((key) => normalizeRequestOptionsForQueryKeys4.has(key) && !queryKeys.includes(key));
+  const keys = entries.map(([key2]) => key2);
+  const requestOnly = keys.some((key2) => normalizeRequestOptionsForQueryKeys4.has(key2) && !queryKeys.includes(key2));
   if (!requestOnly)
     return void 0;
-  if (options2 !== void 0 || keys.some((key) => !normalizeRequestOptionsForQueryKeys4.has(key) || queryKeys.includes(key))) {
+  if (options2 !== void 0 || keys.some((key2) => !normalizeRequestOptionsForQueryKeys4.has(key2) || queryKeys.includes(key2))) {
     throw new TypeError("Query parameters and request options must be passed as separate arguments.");
   }
-  if (keys.some((key) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key))) {
+  if (keys.some((key2) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key2))) {
     throw new TypeError("Pass transport overrides in the explicit request options argument.");
   }
-  return Object.fromEntries(entries.map(([key, descriptor]) => {
+  return Object.fromEntries(entries.map(([key2, descriptor]) => {
     if ("value" in descriptor)
-      return [key, descriptor.value];
-    return [key, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
+      return [key2, descriptor.value];
+    return [key2, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
   }));
 }
 var AuditLogs = class extends APIResource {
@@ -73396,20 +73380,20 @@ function normalizeRequestOptionsForQuery5(value, queryKeys, options2) {
   if (typeof value !== "object" || value === null)
     return void 0;
   const entries = Object.entries(Object.getOwnPropertyDescriptors(value)).filter(([, descriptor]) => descriptor.enumerable && (!("value" in descriptor) || descriptor.value !== void 0));
-  const keys = entries.map(([key]) => key);
-  const requestOnly = keys.some((key) => normalizeRequestOptionsForQueryKeys5.has(key) && !queryKeys.includes(key));
+  const keys = entries.map(([key2]) => key2);
+  const requestOnly = keys.some((key2) => normalizeRequestOptionsForQueryKeys5.has(key2) && !queryKeys.includes(key2));
   if (!requestOnly)
     return void 0;
-  if (options2 !== void 0 || keys.some((key) => !normalizeRequestOptionsForQueryKeys5.has(key) || queryKeys.includes(key))) {
+  if (options2 !== void 0 || keys.some((key2) => !normalizeRequestOptionsForQueryKeys5.has(key2) || queryKeys.includes(key2))) {
     throw new TypeError("Query parameters and request options must be passed as separate arguments.");
   }
-  if (keys.some((key) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key))) {
+  if (keys.some((key2) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key2))) {
     throw new TypeError("Pass transport overrides in the explicit request options argument.");
   }
-  return Object.fromEntries(entries.map(([key, descriptor]) => {
+  return Object.fromEntries(entries.map(([key2, descriptor]) => {
     if ("value" in descriptor)
-      return [key, descriptor.value];
-    return [key, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
+      return [key2, descriptor.value];
+    return [key2, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
   }));
 }
 var Certificates = class extends APIResource {
@@ -73615,20 +73599,20 @@ function normalizeRequestOptionsForQuery6(value, queryKeys, options2) {
   if (typeof value !== "object" || value === null)
     return void 0;
   const entries = Object.entries(Object.getOwnPropertyDescriptors(value)).filter(([, descriptor]) => descriptor.enumerable && (!("value" in descriptor) || descriptor.value !== void 0));
-  const keys = entries.map(([key]) => key);
-  const requestOnly = keys.some((key) => normalizeRequestOptionsForQueryKeys6.has(key) && !queryKeys.includes(key));
+  const keys = entries.map(([key2]) => key2);
+  const requestOnly = keys.some((key2) => normalizeRequestOptionsForQueryKeys6.has(key2) && !queryKeys.includes(key2));
   if (!requestOnly)
     return void 0;
-  if (options2 !== void 0 || keys.some((key) => !normalizeRequestOptionsForQueryKeys6.has(key) || queryKeys.includes(key))) {
+  if (options2 !== void 0 || keys.some((key2) => !normalizeRequestOptionsForQueryKeys6.has(key2) || queryKeys.includes(key2))) {
     throw new TypeError("Query parameters and request options must be passed as separate arguments.");
   }
-  if (keys.some((key) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key))) {
+  if (keys.some((key2) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key2))) {
     throw new TypeError("Pass transport overrides in the explicit request options argument.");
   }
-  return Object.fromEntries(entries.map(([key, descriptor]) => {
+  return Object.fromEntries(entries.map(([key2, descriptor]) => {
     if ("value" in descriptor)
-      return [key, descriptor.value];
-    return [key, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
+      return [key2, descriptor.value];
+    return [key2, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
   }));
 }
 var ExternalKeys = class extends APIResource {
@@ -73750,20 +73734,20 @@ function normalizeRequestOptionsForQuery7(value, queryKeys, options2) {
   if (typeof value !== "object" || value === null)
     return void 0;
   const entries = Object.entries(Object.getOwnPropertyDescriptors(value)).filter(([, descriptor]) => descriptor.enumerable && (!("value" in descriptor) || descriptor.value !== void 0));
-  const keys = entries.map(([key]) => key);
-  const requestOnly = keys.some((key) => normalizeRequestOptionsForQueryKeys7.has(key) && !queryKeys.includes(key));
+  const keys = entries.map(([key2]) => key2);
+  const requestOnly = keys.some((key2) => normalizeRequestOptionsForQueryKeys7.has(key2) && !queryKeys.includes(key2));
   if (!requestOnly)
     return void 0;
-  if (options2 !== void 0 || keys.some((key) => !normalizeRequestOptionsForQueryKeys7.has(key) || queryKeys.includes(key))) {
+  if (options2 !== void 0 || keys.some((key2) => !normalizeRequestOptionsForQueryKeys7.has(key2) || queryKeys.includes(key2))) {
     throw new TypeError("Query parameters and request options must be passed as separate arguments.");
   }
-  if (keys.some((key) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key))) {
+  if (keys.some((key2) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key2))) {
     throw new TypeError("Pass transport overrides in the explicit request options argument.");
   }
-  return Object.fromEntries(entries.map(([key, descriptor]) => {
+  return Object.fromEntries(entries.map(([key2, descriptor]) => {
     if ("value" in descriptor)
-      return [key, descriptor.value];
-    return [key, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
+      return [key2, descriptor.value];
+    return [key2, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
   }));
 }
 var ExternalStorage = class extends APIResource {
@@ -73889,20 +73873,20 @@ function normalizeRequestOptionsForQuery8(value, queryKeys, options2) {
   if (typeof value !== "object" || value === null)
     return void 0;
   const entries = Object.entries(Object.getOwnPropertyDescriptors(value)).filter(([, descriptor]) => descriptor.enumerable && (!("value" in descriptor) || descriptor.value !== void 0));
-  const keys = entries.map(([key]) => key);
-  const requestOnly = keys.some((key) => normalizeRequestOptionsForQueryKeys8.has(key) && !queryKeys.includes(key));
+  const keys = entries.map(([key2]) => key2);
+  const requestOnly = keys.some((key2) => normalizeRequestOptionsForQueryKeys8.has(key2) && !queryKeys.includes(key2));
   if (!requestOnly)
     return void 0;
-  if (options2 !== void 0 || keys.some((key) => !normalizeRequestOptionsForQueryKeys8.has(key) || queryKeys.includes(key))) {
+  if (options2 !== void 0 || keys.some((key2) => !normalizeRequestOptionsForQueryKeys8.has(key2) || queryKeys.includes(key2))) {
     throw new TypeError("Query parameters and request options must be passed as separate arguments.");
   }
-  if (keys.some((key) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key))) {
+  if (keys.some((key2) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key2))) {
     throw new TypeError("Pass transport overrides in the explicit request options argument.");
   }
-  return Object.fromEntries(entries.map(([key, descriptor]) => {
+  return Object.fromEntries(entries.map(([key2, descriptor]) => {
     if ("value" in descriptor)
-      return [key, descriptor.value];
-    return [key, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
+      return [key2, descriptor.value];
+    return [key2, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
   }));
 }
 var Invites = class extends APIResource {
@@ -74005,20 +73989,20 @@ function normalizeRequestOptionsForQuery9(value, queryKeys, options2) {
   if (typeof value !== "object" || value === null)
     return void 0;
   const entries = Object.entries(Object.getOwnPropertyDescriptors(value)).filter(([, descriptor]) => descriptor.enumerable && (!("value" in descriptor) || descriptor.value !== void 0));
-  const keys = entries.map(([key]) => key);
-  const requestOnly = keys.some((key) => normalizeRequestOptionsForQueryKeys9.has(key) && !queryKeys.includes(key));
+  const keys = entries.map(([key2]) => key2);
+  const requestOnly = keys.some((key2) => normalizeRequestOptionsForQueryKeys9.has(key2) && !queryKeys.includes(key2));
   if (!requestOnly)
     return void 0;
-  if (options2 !== void 0 || keys.some((key) => !normalizeRequestOptionsForQueryKeys9.has(key) || queryKeys.includes(key))) {
+  if (options2 !== void 0 || keys.some((key2) => !normalizeRequestOptionsForQueryKeys9.has(key2) || queryKeys.includes(key2))) {
     throw new TypeError("Query parameters and request options must be passed as separate arguments.");
   }
-  if (keys.some((key) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key))) {
+  if (keys.some((key2) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key2))) {
     throw new TypeError("Pass transport overrides in the explicit request options argument.");
   }
-  return Object.fromEntries(entries.map(([key, descriptor]) => {
+  return Object.fromEntries(entries.map(([key2, descriptor]) => {
     if ("value" in descriptor)
-      return [key, descriptor.value];
-    return [key, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
+      return [key2, descriptor.value];
+    return [key2, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
   }));
 }
 var Roles = class extends APIResource {
@@ -74134,20 +74118,20 @@ function normalizeRequestOptionsForQuery10(value, queryKeys, options2) {
   if (typeof value !== "object" || value === null)
     return void 0;
   const entries = Object.entries(Object.getOwnPropertyDescriptors(value)).filter(([, descriptor]) => descriptor.enumerable && (!("value" in descriptor) || descriptor.value !== void 0));
-  const keys = entries.map(([key]) => key);
-  const requestOnly = keys.some((key) => normalizeRequestOptionsForQueryKeys10.has(key) && !queryKeys.includes(key));
+  const keys = entries.map(([key2]) => key2);
+  const requestOnly = keys.some((key2) => normalizeRequestOptionsForQueryKeys10.has(key2) && !queryKeys.includes(key2));
   if (!requestOnly)
     return void 0;
-  if (options2 !== void 0 || keys.some((key) => !normalizeRequestOptionsForQueryKeys10.has(key) || queryKeys.includes(key))) {
+  if (options2 !== void 0 || keys.some((key2) => !normalizeRequestOptionsForQueryKeys10.has(key2) || queryKeys.includes(key2))) {
     throw new TypeError("Query parameters and request options must be passed as separate arguments.");
   }
-  if (keys.some((key) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key))) {
+  if (keys.some((key2) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key2))) {
     throw new TypeError("Pass transport overrides in the explicit request options argument.");
   }
-  return Object.fromEntries(entries.map(([key, descriptor]) => {
+  return Object.fromEntries(entries.map(([key2, descriptor]) => {
     if ("value" in descriptor)
-      return [key, descriptor.value];
-    return [key, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
+      return [key2, descriptor.value];
+    return [key2, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
   }));
 }
 var SpendAlerts = class extends APIResource {
@@ -74561,20 +74545,20 @@ function normalizeRequestOptionsForQuery11(value, queryKeys, options2) {
   if (typeof value !== "object" || value === null)
     return void 0;
   const entries = Object.entries(Object.getOwnPropertyDescriptors(value)).filter(([, descriptor]) => descriptor.enumerable && (!("value" in descriptor) || descriptor.value !== void 0));
-  const keys = entries.map(([key]) => key);
-  const requestOnly = keys.some((key) => normalizeRequestOptionsForQueryKeys11.has(key) && !queryKeys.includes(key));
+  const keys = entries.map(([key2]) => key2);
+  const requestOnly = keys.some((key2) => normalizeRequestOptionsForQueryKeys11.has(key2) && !queryKeys.includes(key2));
   if (!requestOnly)
     return void 0;
-  if (options2 !== void 0 || keys.some((key) => !normalizeRequestOptionsForQueryKeys11.has(key) || queryKeys.includes(key))) {
+  if (options2 !== void 0 || keys.some((key2) => !normalizeRequestOptionsForQueryKeys11.has(key2) || queryKeys.includes(key2))) {
     throw new TypeError("Query parameters and request options must be passed as separate arguments.");
   }
-  if (keys.some((key) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key))) {
+  if (keys.some((key2) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key2))) {
     throw new TypeError("Pass transport overrides in the explicit request options argument.");
   }
-  return Object.fromEntries(entries.map(([key, descriptor]) => {
+  return Object.fromEntries(entries.map(([key2, descriptor]) => {
     if ("value" in descriptor)
-      return [key, descriptor.value];
-    return [key, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
+      return [key2, descriptor.value];
+    return [key2, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
   }));
 }
 var Roles2 = class extends APIResource {
@@ -74680,20 +74664,20 @@ function normalizeRequestOptionsForQuery12(value, queryKeys, options2) {
   if (typeof value !== "object" || value === null)
     return void 0;
   const entries = Object.entries(Object.getOwnPropertyDescriptors(value)).filter(([, descriptor]) => descriptor.enumerable && (!("value" in descriptor) || descriptor.value !== void 0));
-  const keys = entries.map(([key]) => key);
-  const requestOnly = keys.some((key) => normalizeRequestOptionsForQueryKeys12.has(key) && !queryKeys.includes(key));
+  const keys = entries.map(([key2]) => key2);
+  const requestOnly = keys.some((key2) => normalizeRequestOptionsForQueryKeys12.has(key2) && !queryKeys.includes(key2));
   if (!requestOnly)
     return void 0;
-  if (options2 !== void 0 || keys.some((key) => !normalizeRequestOptionsForQueryKeys12.has(key) || queryKeys.includes(key))) {
+  if (options2 !== void 0 || keys.some((key2) => !normalizeRequestOptionsForQueryKeys12.has(key2) || queryKeys.includes(key2))) {
     throw new TypeError("Query parameters and request options must be passed as separate arguments.");
   }
-  if (keys.some((key) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key))) {
+  if (keys.some((key2) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key2))) {
     throw new TypeError("Pass transport overrides in the explicit request options argument.");
   }
-  return Object.fromEntries(entries.map(([key, descriptor]) => {
+  return Object.fromEntries(entries.map(([key2, descriptor]) => {
     if ("value" in descriptor)
-      return [key, descriptor.value];
-    return [key, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
+      return [key2, descriptor.value];
+    return [key2, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
   }));
 }
 var Users = class extends APIResource {
@@ -74799,20 +74783,20 @@ function normalizeRequestOptionsForQuery13(value, queryKeys, options2) {
   if (typeof value !== "object" || value === null)
     return void 0;
   const entries = Object.entries(Object.getOwnPropertyDescriptors(value)).filter(([, descriptor]) => descriptor.enumerable && (!("value" in descriptor) || descriptor.value !== void 0));
-  const keys = entries.map(([key]) => key);
-  const requestOnly = keys.some((key) => normalizeRequestOptionsForQueryKeys13.has(key) && !queryKeys.includes(key));
+  const keys = entries.map(([key2]) => key2);
+  const requestOnly = keys.some((key2) => normalizeRequestOptionsForQueryKeys13.has(key2) && !queryKeys.includes(key2));
   if (!requestOnly)
     return void 0;
-  if (options2 !== void 0 || keys.some((key) => !normalizeRequestOptionsForQueryKeys13.has(key) || queryKeys.includes(key))) {
+  if (options2 !== void 0 || keys.some((key2) => !normalizeRequestOptionsForQueryKeys13.has(key2) || queryKeys.includes(key2))) {
     throw new TypeError("Query parameters and request options must be passed as separate arguments.");
   }
-  if (keys.some((key) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key))) {
+  if (keys.some((key2) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key2))) {
     throw new TypeError("Pass transport overrides in the explicit request options argument.");
   }
-  return Object.fromEntries(entries.map(([key, descriptor]) => {
+  return Object.fromEntries(entries.map(([key2, descriptor]) => {
     if ("value" in descriptor)
-      return [key, descriptor.value];
-    return [key, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
+      return [key2, descriptor.value];
+    return [key2, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
   }));
 }
 var Groups = class extends APIResource {
@@ -74936,20 +74920,20 @@ function normalizeRequestOptionsForQuery14(value, queryKeys, options2) {
   if (typeof value !== "object" || value === null)
     return void 0;
   const entries = Object.entries(Object.getOwnPropertyDescriptors(value)).filter(([, descriptor]) => descriptor.enumerable && (!("value" in descriptor) || descriptor.value !== void 0));
-  const keys = entries.map(([key]) => key);
-  const requestOnly = keys.some((key) => normalizeRequestOptionsForQueryKeys14.has(key) && !queryKeys.includes(key));
+  const keys = entries.map(([key2]) => key2);
+  const requestOnly = keys.some((key2) => normalizeRequestOptionsForQueryKeys14.has(key2) && !queryKeys.includes(key2));
   if (!requestOnly)
     return void 0;
-  if (options2 !== void 0 || keys.some((key) => !normalizeRequestOptionsForQueryKeys14.has(key) || queryKeys.includes(key))) {
+  if (options2 !== void 0 || keys.some((key2) => !normalizeRequestOptionsForQueryKeys14.has(key2) || queryKeys.includes(key2))) {
     throw new TypeError("Query parameters and request options must be passed as separate arguments.");
   }
-  if (keys.some((key) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key))) {
+  if (keys.some((key2) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key2))) {
     throw new TypeError("Pass transport overrides in the explicit request options argument.");
   }
-  return Object.fromEntries(entries.map(([key, descriptor]) => {
+  return Object.fromEntries(entries.map(([key2, descriptor]) => {
     if ("value" in descriptor)
-      return [key, descriptor.value];
-    return [key, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
+      return [key2, descriptor.value];
+    return [key2, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
   }));
 }
 var APIKeys = class extends APIResource {
@@ -75082,20 +75066,20 @@ function normalizeRequestOptionsForQuery15(value, queryKeys, options2) {
   if (typeof value !== "object" || value === null)
     return void 0;
   const entries = Object.entries(Object.getOwnPropertyDescriptors(value)).filter(([, descriptor]) => descriptor.enumerable && (!("value" in descriptor) || descriptor.value !== void 0));
-  const keys = entries.map(([key]) => key);
-  const requestOnly = keys.some((key) => normalizeRequestOptionsForQueryKeys15.has(key) && !queryKeys.includes(key));
+  const keys = entries.map(([key2]) => key2);
+  const requestOnly = keys.some((key2) => normalizeRequestOptionsForQueryKeys15.has(key2) && !queryKeys.includes(key2));
   if (!requestOnly)
     return void 0;
-  if (options2 !== void 0 || keys.some((key) => !normalizeRequestOptionsForQueryKeys15.has(key) || queryKeys.includes(key))) {
+  if (options2 !== void 0 || keys.some((key2) => !normalizeRequestOptionsForQueryKeys15.has(key2) || queryKeys.includes(key2))) {
     throw new TypeError("Query parameters and request options must be passed as separate arguments.");
   }
-  if (keys.some((key) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key))) {
+  if (keys.some((key2) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key2))) {
     throw new TypeError("Pass transport overrides in the explicit request options argument.");
   }
-  return Object.fromEntries(entries.map(([key, descriptor]) => {
+  return Object.fromEntries(entries.map(([key2, descriptor]) => {
     if ("value" in descriptor)
-      return [key, descriptor.value];
-    return [key, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
+      return [key2, descriptor.value];
+    return [key2, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
   }));
 }
 var Certificates2 = class extends APIResource {
@@ -75336,20 +75320,20 @@ function normalizeRequestOptionsForQuery16(value, queryKeys, options2) {
   if (typeof value !== "object" || value === null)
     return void 0;
   const entries = Object.entries(Object.getOwnPropertyDescriptors(value)).filter(([, descriptor]) => descriptor.enumerable && (!("value" in descriptor) || descriptor.value !== void 0));
-  const keys = entries.map(([key]) => key);
-  const requestOnly = keys.some((key) => normalizeRequestOptionsForQueryKeys16.has(key) && !queryKeys.includes(key));
+  const keys = entries.map(([key2]) => key2);
+  const requestOnly = keys.some((key2) => normalizeRequestOptionsForQueryKeys16.has(key2) && !queryKeys.includes(key2));
   if (!requestOnly)
     return void 0;
-  if (options2 !== void 0 || keys.some((key) => !normalizeRequestOptionsForQueryKeys16.has(key) || queryKeys.includes(key))) {
+  if (options2 !== void 0 || keys.some((key2) => !normalizeRequestOptionsForQueryKeys16.has(key2) || queryKeys.includes(key2))) {
     throw new TypeError("Query parameters and request options must be passed as separate arguments.");
   }
-  if (keys.some((key) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key))) {
+  if (keys.some((key2) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key2))) {
     throw new TypeError("Pass transport overrides in the explicit request options argument.");
   }
-  return Object.fromEntries(entries.map(([key, descriptor]) => {
+  return Object.fromEntries(entries.map(([key2, descriptor]) => {
     if ("value" in descriptor)
-      return [key, descriptor.value];
-    return [key, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
+      return [key2, descriptor.value];
+    return [key2, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
   }));
 }
 var RateLimits = class extends APIResource {
@@ -75418,20 +75402,20 @@ function normalizeRequestOptionsForQuery17(value, queryKeys, options2) {
   if (typeof value !== "object" || value === null)
     return void 0;
   const entries = Object.entries(Object.getOwnPropertyDescriptors(value)).filter(([, descriptor]) => descriptor.enumerable && (!("value" in descriptor) || descriptor.value !== void 0));
-  const keys = entries.map(([key]) => key);
-  const requestOnly = keys.some((key) => normalizeRequestOptionsForQueryKeys17.has(key) && !queryKeys.includes(key));
+  const keys = entries.map(([key2]) => key2);
+  const requestOnly = keys.some((key2) => normalizeRequestOptionsForQueryKeys17.has(key2) && !queryKeys.includes(key2));
   if (!requestOnly)
     return void 0;
-  if (options2 !== void 0 || keys.some((key) => !normalizeRequestOptionsForQueryKeys17.has(key) || queryKeys.includes(key))) {
+  if (options2 !== void 0 || keys.some((key2) => !normalizeRequestOptionsForQueryKeys17.has(key2) || queryKeys.includes(key2))) {
     throw new TypeError("Query parameters and request options must be passed as separate arguments.");
   }
-  if (keys.some((key) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key))) {
+  if (keys.some((key2) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key2))) {
     throw new TypeError("Pass transport overrides in the explicit request options argument.");
   }
-  return Object.fromEntries(entries.map(([key, descriptor]) => {
+  return Object.fromEntries(entries.map(([key2, descriptor]) => {
     if ("value" in descriptor)
-      return [key, descriptor.value];
-    return [key, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
+      return [key2, descriptor.value];
+    return [key2, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
   }));
 }
 var Roles3 = class extends APIResource {
@@ -75601,20 +75585,20 @@ function normalizeRequestOptionsForQuery18(value, queryKeys, options2) {
   if (typeof value !== "object" || value === null)
     return void 0;
   const entries = Object.entries(Object.getOwnPropertyDescriptors(value)).filter(([, descriptor]) => descriptor.enumerable && (!("value" in descriptor) || descriptor.value !== void 0));
-  const keys = entries.map(([key]) => key);
-  const requestOnly = keys.some((key) => normalizeRequestOptionsForQueryKeys18.has(key) && !queryKeys.includes(key));
+  const keys = entries.map(([key2]) => key2);
+  const requestOnly = keys.some((key2) => normalizeRequestOptionsForQueryKeys18.has(key2) && !queryKeys.includes(key2));
   if (!requestOnly)
     return void 0;
-  if (options2 !== void 0 || keys.some((key) => !normalizeRequestOptionsForQueryKeys18.has(key) || queryKeys.includes(key))) {
+  if (options2 !== void 0 || keys.some((key2) => !normalizeRequestOptionsForQueryKeys18.has(key2) || queryKeys.includes(key2))) {
     throw new TypeError("Query parameters and request options must be passed as separate arguments.");
   }
-  if (keys.some((key) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key))) {
+  if (keys.some((key2) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key2))) {
     throw new TypeError("Pass transport overrides in the explicit request options argument.");
   }
-  return Object.fromEntries(entries.map(([key, descriptor]) => {
+  return Object.fromEntries(entries.map(([key2, descriptor]) => {
     if ("value" in descriptor)
-      return [key, descriptor.value];
-    return [key, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
+      return [key2, descriptor.value];
+    return [key2, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
   }));
 }
 var SpendAlerts2 = class extends APIResource {
@@ -75908,20 +75892,20 @@ function normalizeRequestOptionsForQuery19(value, queryKeys, options2) {
   if (typeof value !== "object" || value === null)
     return void 0;
   const entries = Object.entries(Object.getOwnPropertyDescriptors(value)).filter(([, descriptor]) => descriptor.enumerable && (!("value" in descriptor) || descriptor.value !== void 0));
-  const keys = entries.map(([key]) => key);
-  const requestOnly = keys.some((key) => normalizeRequestOptionsForQueryKeys19.has(key) && !queryKeys.includes(key));
+  const keys = entries.map(([key2]) => key2);
+  const requestOnly = keys.some((key2) => normalizeRequestOptionsForQueryKeys19.has(key2) && !queryKeys.includes(key2));
   if (!requestOnly)
     return void 0;
-  if (options2 !== void 0 || keys.some((key) => !normalizeRequestOptionsForQueryKeys19.has(key) || queryKeys.includes(key))) {
+  if (options2 !== void 0 || keys.some((key2) => !normalizeRequestOptionsForQueryKeys19.has(key2) || queryKeys.includes(key2))) {
     throw new TypeError("Query parameters and request options must be passed as separate arguments.");
   }
-  if (keys.some((key) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key))) {
+  if (keys.some((key2) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key2))) {
     throw new TypeError("Pass transport overrides in the explicit request options argument.");
   }
-  return Object.fromEntries(entries.map(([key, descriptor]) => {
+  return Object.fromEntries(entries.map(([key2, descriptor]) => {
     if ("value" in descriptor)
-      return [key, descriptor.value];
-    return [key, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
+      return [key2, descriptor.value];
+    return [key2, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
   }));
 }
 var Groups2 = class extends APIResource {
@@ -76060,20 +76044,20 @@ function normalizeRequestOptionsForQuery20(value, queryKeys, options2) {
   if (typeof value !== "object" || value === null)
     return void 0;
   const entries = Object.entries(Object.getOwnPropertyDescriptors(value)).filter(([, descriptor]) => descriptor.enumerable && (!("value" in descriptor) || descriptor.value !== void 0));
-  const keys = entries.map(([key]) => key);
-  const requestOnly = keys.some((key) => normalizeRequestOptionsForQueryKeys20.has(key) && !queryKeys.includes(key));
+  const keys = entries.map(([key2]) => key2);
+  const requestOnly = keys.some((key2) => normalizeRequestOptionsForQueryKeys20.has(key2) && !queryKeys.includes(key2));
   if (!requestOnly)
     return void 0;
-  if (options2 !== void 0 || keys.some((key) => !normalizeRequestOptionsForQueryKeys20.has(key) || queryKeys.includes(key))) {
+  if (options2 !== void 0 || keys.some((key2) => !normalizeRequestOptionsForQueryKeys20.has(key2) || queryKeys.includes(key2))) {
     throw new TypeError("Query parameters and request options must be passed as separate arguments.");
   }
-  if (keys.some((key) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key))) {
+  if (keys.some((key2) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key2))) {
     throw new TypeError("Pass transport overrides in the explicit request options argument.");
   }
-  return Object.fromEntries(entries.map(([key, descriptor]) => {
+  return Object.fromEntries(entries.map(([key2, descriptor]) => {
     if ("value" in descriptor)
-      return [key, descriptor.value];
-    return [key, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
+      return [key2, descriptor.value];
+    return [key2, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
   }));
 }
 var ServiceAccounts = class extends APIResource {
@@ -76295,20 +76279,20 @@ function normalizeRequestOptionsForQuery21(value, queryKeys, options2) {
   if (typeof value !== "object" || value === null)
     return void 0;
   const entries = Object.entries(Object.getOwnPropertyDescriptors(value)).filter(([, descriptor]) => descriptor.enumerable && (!("value" in descriptor) || descriptor.value !== void 0));
-  const keys = entries.map(([key]) => key);
-  const requestOnly = keys.some((key) => normalizeRequestOptionsForQueryKeys21.has(key) && !queryKeys.includes(key));
+  const keys = entries.map(([key2]) => key2);
+  const requestOnly = keys.some((key2) => normalizeRequestOptionsForQueryKeys21.has(key2) && !queryKeys.includes(key2));
   if (!requestOnly)
     return void 0;
-  if (options2 !== void 0 || keys.some((key) => !normalizeRequestOptionsForQueryKeys21.has(key) || queryKeys.includes(key))) {
+  if (options2 !== void 0 || keys.some((key2) => !normalizeRequestOptionsForQueryKeys21.has(key2) || queryKeys.includes(key2))) {
     throw new TypeError("Query parameters and request options must be passed as separate arguments.");
   }
-  if (keys.some((key) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key))) {
+  if (keys.some((key2) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key2))) {
     throw new TypeError("Pass transport overrides in the explicit request options argument.");
   }
-  return Object.fromEntries(entries.map(([key, descriptor]) => {
+  return Object.fromEntries(entries.map(([key2, descriptor]) => {
     if ("value" in descriptor)
-      return [key, descriptor.value];
-    return [key, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
+      return [key2, descriptor.value];
+    return [key2, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
   }));
 }
 var Users2 = class extends APIResource {
@@ -76443,20 +76427,20 @@ function normalizeRequestOptionsForQuery22(value, queryKeys, options2) {
   if (typeof value !== "object" || value === null)
     return void 0;
   const entries = Object.entries(Object.getOwnPropertyDescriptors(value)).filter(([, descriptor]) => descriptor.enumerable && (!("value" in descriptor) || descriptor.value !== void 0));
-  const keys = entries.map(([key]) => key);
-  const requestOnly = keys.some((key) => normalizeRequestOptionsForQueryKeys22.has(key) && !queryKeys.includes(key));
+  const keys = entries.map(([key2]) => key2);
+  const requestOnly = keys.some((key2) => normalizeRequestOptionsForQueryKeys22.has(key2) && !queryKeys.includes(key2));
   if (!requestOnly)
     return void 0;
-  if (options2 !== void 0 || keys.some((key) => !normalizeRequestOptionsForQueryKeys22.has(key) || queryKeys.includes(key))) {
+  if (options2 !== void 0 || keys.some((key2) => !normalizeRequestOptionsForQueryKeys22.has(key2) || queryKeys.includes(key2))) {
     throw new TypeError("Query parameters and request options must be passed as separate arguments.");
   }
-  if (keys.some((key) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key))) {
+  if (keys.some((key2) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key2))) {
     throw new TypeError("Pass transport overrides in the explicit request options argument.");
   }
-  return Object.fromEntries(entries.map(([key, descriptor]) => {
+  return Object.fromEntries(entries.map(([key2, descriptor]) => {
     if ("value" in descriptor)
-      return [key, descriptor.value];
-    return [key, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
+      return [key2, descriptor.value];
+    return [key2, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
   }));
 }
 var Projects = class extends APIResource {
@@ -76606,20 +76590,20 @@ function normalizeRequestOptionsForQuery23(value, queryKeys, options2) {
   if (typeof value !== "object" || value === null)
     return void 0;
   const entries = Object.entries(Object.getOwnPropertyDescriptors(value)).filter(([, descriptor]) => descriptor.enumerable && (!("value" in descriptor) || descriptor.value !== void 0));
-  const keys = entries.map(([key]) => key);
-  const requestOnly = keys.some((key) => normalizeRequestOptionsForQueryKeys23.has(key) && !queryKeys.includes(key));
+  const keys = entries.map(([key2]) => key2);
+  const requestOnly = keys.some((key2) => normalizeRequestOptionsForQueryKeys23.has(key2) && !queryKeys.includes(key2));
   if (!requestOnly)
     return void 0;
-  if (options2 !== void 0 || keys.some((key) => !normalizeRequestOptionsForQueryKeys23.has(key) || queryKeys.includes(key))) {
+  if (options2 !== void 0 || keys.some((key2) => !normalizeRequestOptionsForQueryKeys23.has(key2) || queryKeys.includes(key2))) {
     throw new TypeError("Query parameters and request options must be passed as separate arguments.");
   }
-  if (keys.some((key) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key))) {
+  if (keys.some((key2) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key2))) {
     throw new TypeError("Pass transport overrides in the explicit request options argument.");
   }
-  return Object.fromEntries(entries.map(([key, descriptor]) => {
+  return Object.fromEntries(entries.map(([key2, descriptor]) => {
     if ("value" in descriptor)
-      return [key, descriptor.value];
-    return [key, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
+      return [key2, descriptor.value];
+    return [key2, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
   }));
 }
 var Roles6 = class extends APIResource {
@@ -76725,20 +76709,20 @@ function normalizeRequestOptionsForQuery24(value, queryKeys, options2) {
   if (typeof value !== "object" || value === null)
     return void 0;
   const entries = Object.entries(Object.getOwnPropertyDescriptors(value)).filter(([, descriptor]) => descriptor.enumerable && (!("value" in descriptor) || descriptor.value !== void 0));
-  const keys = entries.map(([key]) => key);
-  const requestOnly = keys.some((key) => normalizeRequestOptionsForQueryKeys24.has(key) && !queryKeys.includes(key));
+  const keys = entries.map(([key2]) => key2);
+  const requestOnly = keys.some((key2) => normalizeRequestOptionsForQueryKeys24.has(key2) && !queryKeys.includes(key2));
   if (!requestOnly)
     return void 0;
-  if (options2 !== void 0 || keys.some((key) => !normalizeRequestOptionsForQueryKeys24.has(key) || queryKeys.includes(key))) {
+  if (options2 !== void 0 || keys.some((key2) => !normalizeRequestOptionsForQueryKeys24.has(key2) || queryKeys.includes(key2))) {
     throw new TypeError("Query parameters and request options must be passed as separate arguments.");
   }
-  if (keys.some((key) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key))) {
+  if (keys.some((key2) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key2))) {
     throw new TypeError("Pass transport overrides in the explicit request options argument.");
   }
-  return Object.fromEntries(entries.map(([key, descriptor]) => {
+  return Object.fromEntries(entries.map(([key2, descriptor]) => {
     if ("value" in descriptor)
-      return [key, descriptor.value];
-    return [key, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
+      return [key2, descriptor.value];
+    return [key2, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
   }));
 }
 var Users3 = class extends APIResource {
@@ -76839,20 +76823,20 @@ function normalizeRequestOptionsForQuery25(value, queryKeys, options2) {
   if (typeof value !== "object" || value === null)
     return void 0;
   const entries = Object.entries(Object.getOwnPropertyDescriptors(value)).filter(([, descriptor]) => descriptor.enumerable && (!("value" in descriptor) || descriptor.value !== void 0));
-  const keys = entries.map(([key]) => key);
-  const requestOnly = keys.some((key) => normalizeRequestOptionsForQueryKeys25.has(key) && !queryKeys.includes(key));
+  const keys = entries.map(([key2]) => key2);
+  const requestOnly = keys.some((key2) => normalizeRequestOptionsForQueryKeys25.has(key2) && !queryKeys.includes(key2));
   if (!requestOnly)
     return void 0;
-  if (options2 !== void 0 || keys.some((key) => !normalizeRequestOptionsForQueryKeys25.has(key) || queryKeys.includes(key))) {
+  if (options2 !== void 0 || keys.some((key2) => !normalizeRequestOptionsForQueryKeys25.has(key2) || queryKeys.includes(key2))) {
     throw new TypeError("Query parameters and request options must be passed as separate arguments.");
   }
-  if (keys.some((key) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key))) {
+  if (keys.some((key2) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key2))) {
     throw new TypeError("Pass transport overrides in the explicit request options argument.");
   }
-  return Object.fromEntries(entries.map(([key, descriptor]) => {
+  return Object.fromEntries(entries.map(([key2, descriptor]) => {
     if ("value" in descriptor)
-      return [key, descriptor.value];
-    return [key, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
+      return [key2, descriptor.value];
+    return [key2, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
   }));
 }
 var FederationRules = class extends APIResource {
@@ -76982,20 +76966,20 @@ function normalizeRequestOptionsForQuery26(value, queryKeys, options2) {
   if (typeof value !== "object" || value === null)
     return void 0;
   const entries = Object.entries(Object.getOwnPropertyDescriptors(value)).filter(([, descriptor]) => descriptor.enumerable && (!("value" in descriptor) || descriptor.value !== void 0));
-  const keys = entries.map(([key]) => key);
-  const requestOnly = keys.some((key) => normalizeRequestOptionsForQueryKeys26.has(key) && !queryKeys.includes(key));
+  const keys = entries.map(([key2]) => key2);
+  const requestOnly = keys.some((key2) => normalizeRequestOptionsForQueryKeys26.has(key2) && !queryKeys.includes(key2));
   if (!requestOnly)
     return void 0;
-  if (options2 !== void 0 || keys.some((key) => !normalizeRequestOptionsForQueryKeys26.has(key) || queryKeys.includes(key))) {
+  if (options2 !== void 0 || keys.some((key2) => !normalizeRequestOptionsForQueryKeys26.has(key2) || queryKeys.includes(key2))) {
     throw new TypeError("Query parameters and request options must be passed as separate arguments.");
   }
-  if (keys.some((key) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key))) {
+  if (keys.some((key2) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key2))) {
     throw new TypeError("Pass transport overrides in the explicit request options argument.");
   }
-  return Object.fromEntries(entries.map(([key, descriptor]) => {
+  return Object.fromEntries(entries.map(([key2, descriptor]) => {
     if ("value" in descriptor)
-      return [key, descriptor.value];
-    return [key, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
+      return [key2, descriptor.value];
+    return [key2, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
   }));
 }
 var WorkloadIdentityProviders = class extends APIResource {
@@ -77243,20 +77227,20 @@ function normalizeRequestOptionsForQuery27(value, queryKeys, options2) {
   if (typeof value !== "object" || value === null)
     return void 0;
   const entries = Object.entries(Object.getOwnPropertyDescriptors(value)).filter(([, descriptor]) => descriptor.enumerable && (!("value" in descriptor) || descriptor.value !== void 0));
-  const keys = entries.map(([key]) => key);
-  const requestOnly = keys.some((key) => normalizeRequestOptionsForQueryKeys27.has(key) && !queryKeys.includes(key));
+  const keys = entries.map(([key2]) => key2);
+  const requestOnly = keys.some((key2) => normalizeRequestOptionsForQueryKeys27.has(key2) && !queryKeys.includes(key2));
   if (!requestOnly)
     return void 0;
-  if (options2 !== void 0 || keys.some((key) => !normalizeRequestOptionsForQueryKeys27.has(key) || queryKeys.includes(key))) {
+  if (options2 !== void 0 || keys.some((key2) => !normalizeRequestOptionsForQueryKeys27.has(key2) || queryKeys.includes(key2))) {
     throw new TypeError("Query parameters and request options must be passed as separate arguments.");
   }
-  if (keys.some((key) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key))) {
+  if (keys.some((key2) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key2))) {
     throw new TypeError("Pass transport overrides in the explicit request options argument.");
   }
-  return Object.fromEntries(entries.map(([key, descriptor]) => {
+  return Object.fromEntries(entries.map(([key2, descriptor]) => {
     if ("value" in descriptor)
-      return [key, descriptor.value];
-    return [key, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
+      return [key2, descriptor.value];
+    return [key2, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
   }));
 }
 var VoiceConsents = class extends APIResource {
@@ -77433,20 +77417,20 @@ function normalizeRequestOptionsForQuery28(value, queryKeys, options2) {
   if (typeof value !== "object" || value === null)
     return void 0;
   const entries = Object.entries(Object.getOwnPropertyDescriptors(value)).filter(([, descriptor]) => descriptor.enumerable && (!("value" in descriptor) || descriptor.value !== void 0));
-  const keys = entries.map(([key]) => key);
-  const requestOnly = keys.some((key) => normalizeRequestOptionsForQueryKeys28.has(key) && !queryKeys.includes(key));
+  const keys = entries.map(([key2]) => key2);
+  const requestOnly = keys.some((key2) => normalizeRequestOptionsForQueryKeys28.has(key2) && !queryKeys.includes(key2));
   if (!requestOnly)
     return void 0;
-  if (options2 !== void 0 || keys.some((key) => !normalizeRequestOptionsForQueryKeys28.has(key) || queryKeys.includes(key))) {
+  if (options2 !== void 0 || keys.some((key2) => !normalizeRequestOptionsForQueryKeys28.has(key2) || queryKeys.includes(key2))) {
     throw new TypeError("Query parameters and request options must be passed as separate arguments.");
   }
-  if (keys.some((key) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key))) {
+  if (keys.some((key2) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key2))) {
     throw new TypeError("Pass transport overrides in the explicit request options argument.");
   }
-  return Object.fromEntries(entries.map(([key, descriptor]) => {
+  return Object.fromEntries(entries.map(([key2, descriptor]) => {
     if ("value" in descriptor)
-      return [key, descriptor.value];
-    return [key, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
+      return [key2, descriptor.value];
+    return [key2, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
   }));
 }
 var Batches = class extends APIResource {
@@ -77519,20 +77503,20 @@ function normalizeRequestOptionsForQuery29(value, queryKeys, options2) {
   if (typeof value !== "object" || value === null)
     return void 0;
   const entries = Object.entries(Object.getOwnPropertyDescriptors(value)).filter(([, descriptor]) => descriptor.enumerable && (!("value" in descriptor) || descriptor.value !== void 0));
-  const keys = entries.map(([key]) => key);
-  const requestOnly = keys.some((key) => normalizeRequestOptionsForQueryKeys29.has(key) && !queryKeys.includes(key));
+  const keys = entries.map(([key2]) => key2);
+  const requestOnly = keys.some((key2) => normalizeRequestOptionsForQueryKeys29.has(key2) && !queryKeys.includes(key2));
   if (!requestOnly)
     return void 0;
-  if (options2 !== void 0 || keys.some((key) => !normalizeRequestOptionsForQueryKeys29.has(key) || queryKeys.includes(key))) {
+  if (options2 !== void 0 || keys.some((key2) => !normalizeRequestOptionsForQueryKeys29.has(key2) || queryKeys.includes(key2))) {
     throw new TypeError("Query parameters and request options must be passed as separate arguments.");
   }
-  if (keys.some((key) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key))) {
+  if (keys.some((key2) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key2))) {
     throw new TypeError("Pass transport overrides in the explicit request options argument.");
   }
-  return Object.fromEntries(entries.map(([key, descriptor]) => {
+  return Object.fromEntries(entries.map(([key2, descriptor]) => {
     if ("value" in descriptor)
-      return [key, descriptor.value];
-    return [key, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
+      return [key2, descriptor.value];
+    return [key2, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
   }));
 }
 var Assistants = class extends APIResource {
@@ -77632,20 +77616,20 @@ function normalizeRequestOptionsForQuery30(value, queryKeys, options2) {
   if (typeof value !== "object" || value === null)
     return void 0;
   const entries = Object.entries(Object.getOwnPropertyDescriptors(value)).filter(([, descriptor]) => descriptor.enumerable && (!("value" in descriptor) || descriptor.value !== void 0));
-  const keys = entries.map(([key]) => key);
-  const requestOnly = keys.some((key) => normalizeRequestOptionsForQueryKeys30.has(key) && !queryKeys.includes(key));
+  const keys = entries.map(([key2]) => key2);
+  const requestOnly = keys.some((key2) => normalizeRequestOptionsForQueryKeys30.has(key2) && !queryKeys.includes(key2));
   if (!requestOnly)
     return void 0;
-  if (options2 !== void 0 || keys.some((key) => !normalizeRequestOptionsForQueryKeys30.has(key) || queryKeys.includes(key))) {
+  if (options2 !== void 0 || keys.some((key2) => !normalizeRequestOptionsForQueryKeys30.has(key2) || queryKeys.includes(key2))) {
     throw new TypeError("Query parameters and request options must be passed as separate arguments.");
   }
-  if (keys.some((key) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key))) {
+  if (keys.some((key2) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key2))) {
     throw new TypeError("Pass transport overrides in the explicit request options argument.");
   }
-  return Object.fromEntries(entries.map(([key, descriptor]) => {
+  return Object.fromEntries(entries.map(([key2, descriptor]) => {
     if ("value" in descriptor)
-      return [key, descriptor.value];
-    return [key, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
+      return [key2, descriptor.value];
+    return [key2, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
   }));
 }
 var Invocations = class extends APIResource {
@@ -77733,20 +77717,20 @@ function normalizeRequestOptionsForQuery31(value, queryKeys, options2) {
   if (typeof value !== "object" || value === null)
     return void 0;
   const entries = Object.entries(Object.getOwnPropertyDescriptors(value)).filter(([, descriptor]) => descriptor.enumerable && (!("value" in descriptor) || descriptor.value !== void 0));
-  const keys = entries.map(([key]) => key);
-  const requestOnly = keys.some((key) => normalizeRequestOptionsForQueryKeys31.has(key) && !queryKeys.includes(key));
+  const keys = entries.map(([key2]) => key2);
+  const requestOnly = keys.some((key2) => normalizeRequestOptionsForQueryKeys31.has(key2) && !queryKeys.includes(key2));
   if (!requestOnly)
     return void 0;
-  if (options2 !== void 0 || keys.some((key) => !normalizeRequestOptionsForQueryKeys31.has(key) || queryKeys.includes(key))) {
+  if (options2 !== void 0 || keys.some((key2) => !normalizeRequestOptionsForQueryKeys31.has(key2) || queryKeys.includes(key2))) {
     throw new TypeError("Query parameters and request options must be passed as separate arguments.");
   }
-  if (keys.some((key) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key))) {
+  if (keys.some((key2) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key2))) {
     throw new TypeError("Pass transport overrides in the explicit request options argument.");
   }
-  return Object.fromEntries(entries.map(([key, descriptor]) => {
+  return Object.fromEntries(entries.map(([key2, descriptor]) => {
     if ("value" in descriptor)
-      return [key, descriptor.value];
-    return [key, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
+      return [key2, descriptor.value];
+    return [key2, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
   }));
 }
 var Automations = class extends APIResource {
@@ -78065,20 +78049,20 @@ function normalizeRequestOptionsForQuery32(value, queryKeys, options2) {
   if (typeof value !== "object" || value === null)
     return void 0;
   const entries = Object.entries(Object.getOwnPropertyDescriptors(value)).filter(([, descriptor]) => descriptor.enumerable && (!("value" in descriptor) || descriptor.value !== void 0));
-  const keys = entries.map(([key]) => key);
-  const requestOnly = keys.some((key) => normalizeRequestOptionsForQueryKeys32.has(key) && !queryKeys.includes(key));
+  const keys = entries.map(([key2]) => key2);
+  const requestOnly = keys.some((key2) => normalizeRequestOptionsForQueryKeys32.has(key2) && !queryKeys.includes(key2));
   if (!requestOnly)
     return void 0;
-  if (options2 !== void 0 || keys.some((key) => !normalizeRequestOptionsForQueryKeys32.has(key) || queryKeys.includes(key))) {
+  if (options2 !== void 0 || keys.some((key2) => !normalizeRequestOptionsForQueryKeys32.has(key2) || queryKeys.includes(key2))) {
     throw new TypeError("Query parameters and request options must be passed as separate arguments.");
   }
-  if (keys.some((key) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key))) {
+  if (keys.some((key2) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key2))) {
     throw new TypeError("Pass transport overrides in the explicit request options argument.");
   }
-  return Object.fromEntries(entries.map(([key, descriptor]) => {
+  return Object.fromEntries(entries.map(([key2, descriptor]) => {
     if ("value" in descriptor)
-      return [key, descriptor.value];
-    return [key, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
+      return [key2, descriptor.value];
+    return [key2, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
   }));
 }
 var Templates = class extends APIResource {
@@ -78208,20 +78192,20 @@ function normalizeRequestOptionsForQuery33(value, queryKeys, options2) {
   if (typeof value !== "object" || value === null)
     return void 0;
   const entries = Object.entries(Object.getOwnPropertyDescriptors(value)).filter(([, descriptor]) => descriptor.enumerable && (!("value" in descriptor) || descriptor.value !== void 0));
-  const keys = entries.map(([key]) => key);
-  const requestOnly = keys.some((key) => normalizeRequestOptionsForQueryKeys33.has(key) && !queryKeys.includes(key));
+  const keys = entries.map(([key2]) => key2);
+  const requestOnly = keys.some((key2) => normalizeRequestOptionsForQueryKeys33.has(key2) && !queryKeys.includes(key2));
   if (!requestOnly)
     return void 0;
-  if (options2 !== void 0 || keys.some((key) => !normalizeRequestOptionsForQueryKeys33.has(key) || queryKeys.includes(key))) {
+  if (options2 !== void 0 || keys.some((key2) => !normalizeRequestOptionsForQueryKeys33.has(key2) || queryKeys.includes(key2))) {
     throw new TypeError("Query parameters and request options must be passed as separate arguments.");
   }
-  if (keys.some((key) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key))) {
+  if (keys.some((key2) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key2))) {
     throw new TypeError("Pass transport overrides in the explicit request options argument.");
   }
-  return Object.fromEntries(entries.map(([key, descriptor]) => {
+  return Object.fromEntries(entries.map(([key2, descriptor]) => {
     if ("value" in descriptor)
-      return [key, descriptor.value];
-    return [key, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
+      return [key2, descriptor.value];
+    return [key2, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
   }));
 }
 var Environments = class extends APIResource {
@@ -78408,20 +78392,20 @@ function normalizeRequestOptionsForQuery34(value, queryKeys, options2) {
   if (typeof value !== "object" || value === null)
     return void 0;
   const entries = Object.entries(Object.getOwnPropertyDescriptors(value)).filter(([, descriptor]) => descriptor.enumerable && (!("value" in descriptor) || descriptor.value !== void 0));
-  const keys = entries.map(([key]) => key);
-  const requestOnly = keys.some((key) => normalizeRequestOptionsForQueryKeys34.has(key) && !queryKeys.includes(key));
+  const keys = entries.map(([key2]) => key2);
+  const requestOnly = keys.some((key2) => normalizeRequestOptionsForQueryKeys34.has(key2) && !queryKeys.includes(key2));
   if (!requestOnly)
     return void 0;
-  if (options2 !== void 0 || keys.some((key) => !normalizeRequestOptionsForQueryKeys34.has(key) || queryKeys.includes(key))) {
+  if (options2 !== void 0 || keys.some((key2) => !normalizeRequestOptionsForQueryKeys34.has(key2) || queryKeys.includes(key2))) {
     throw new TypeError("Query parameters and request options must be passed as separate arguments.");
   }
-  if (keys.some((key) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key))) {
+  if (keys.some((key2) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key2))) {
     throw new TypeError("Pass transport overrides in the explicit request options argument.");
   }
-  return Object.fromEntries(entries.map(([key, descriptor]) => {
+  return Object.fromEntries(entries.map(([key2, descriptor]) => {
     if ("value" in descriptor)
-      return [key, descriptor.value];
-    return [key, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
+      return [key2, descriptor.value];
+    return [key2, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
   }));
 }
 var Artifacts = class extends APIResource {
@@ -78617,20 +78601,20 @@ function normalizeRequestOptionsForQuery35(value, queryKeys, options2) {
   if (typeof value !== "object" || value === null)
     return void 0;
   const entries = Object.entries(Object.getOwnPropertyDescriptors(value)).filter(([, descriptor]) => descriptor.enumerable && (!("value" in descriptor) || descriptor.value !== void 0));
-  const keys = entries.map(([key]) => key);
-  const requestOnly = keys.some((key) => normalizeRequestOptionsForQueryKeys35.has(key) && !queryKeys.includes(key));
+  const keys = entries.map(([key2]) => key2);
+  const requestOnly = keys.some((key2) => normalizeRequestOptionsForQueryKeys35.has(key2) && !queryKeys.includes(key2));
   if (!requestOnly)
     return void 0;
-  if (options2 !== void 0 || keys.some((key) => !normalizeRequestOptionsForQueryKeys35.has(key) || queryKeys.includes(key))) {
+  if (options2 !== void 0 || keys.some((key2) => !normalizeRequestOptionsForQueryKeys35.has(key2) || queryKeys.includes(key2))) {
     throw new TypeError("Query parameters and request options must be passed as separate arguments.");
   }
-  if (keys.some((key) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key))) {
+  if (keys.some((key2) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key2))) {
     throw new TypeError("Pass transport overrides in the explicit request options argument.");
   }
-  return Object.fromEntries(entries.map(([key, descriptor]) => {
+  return Object.fromEntries(entries.map(([key2, descriptor]) => {
     if ("value" in descriptor)
-      return [key, descriptor.value];
-    return [key, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
+      return [key2, descriptor.value];
+    return [key2, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
   }));
 }
 var Items = class extends APIResource {
@@ -78680,20 +78664,20 @@ function normalizeRequestOptionsForQuery36(value, queryKeys, options2) {
   if (typeof value !== "object" || value === null)
     return void 0;
   const entries = Object.entries(Object.getOwnPropertyDescriptors(value)).filter(([, descriptor]) => descriptor.enumerable && (!("value" in descriptor) || descriptor.value !== void 0));
-  const keys = entries.map(([key]) => key);
-  const requestOnly = keys.some((key) => normalizeRequestOptionsForQueryKeys36.has(key) && !queryKeys.includes(key));
+  const keys = entries.map(([key2]) => key2);
+  const requestOnly = keys.some((key2) => normalizeRequestOptionsForQueryKeys36.has(key2) && !queryKeys.includes(key2));
   if (!requestOnly)
     return void 0;
-  if (options2 !== void 0 || keys.some((key) => !normalizeRequestOptionsForQueryKeys36.has(key) || queryKeys.includes(key))) {
+  if (options2 !== void 0 || keys.some((key2) => !normalizeRequestOptionsForQueryKeys36.has(key2) || queryKeys.includes(key2))) {
     throw new TypeError("Query parameters and request options must be passed as separate arguments.");
   }
-  if (keys.some((key) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key))) {
+  if (keys.some((key2) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key2))) {
     throw new TypeError("Pass transport overrides in the explicit request options argument.");
   }
-  return Object.fromEntries(entries.map(([key, descriptor]) => {
+  return Object.fromEntries(entries.map(([key2, descriptor]) => {
     if ("value" in descriptor)
-      return [key, descriptor.value];
-    return [key, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
+      return [key2, descriptor.value];
+    return [key2, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
   }));
 }
 var Traces = class extends APIResource {
@@ -78865,20 +78849,20 @@ function normalizeRequestOptionsForQuery37(value, queryKeys, options2) {
   if (typeof value !== "object" || value === null)
     return void 0;
   const entries = Object.entries(Object.getOwnPropertyDescriptors(value)).filter(([, descriptor]) => descriptor.enumerable && (!("value" in descriptor) || descriptor.value !== void 0));
-  const keys = entries.map(([key]) => key);
-  const requestOnly = keys.some((key) => normalizeRequestOptionsForQueryKeys37.has(key) && !queryKeys.includes(key));
+  const keys = entries.map(([key2]) => key2);
+  const requestOnly = keys.some((key2) => normalizeRequestOptionsForQueryKeys37.has(key2) && !queryKeys.includes(key2));
   if (!requestOnly)
     return void 0;
-  if (options2 !== void 0 || keys.some((key) => !normalizeRequestOptionsForQueryKeys37.has(key) || queryKeys.includes(key))) {
+  if (options2 !== void 0 || keys.some((key2) => !normalizeRequestOptionsForQueryKeys37.has(key2) || queryKeys.includes(key2))) {
     throw new TypeError("Query parameters and request options must be passed as separate arguments.");
   }
-  if (keys.some((key) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key))) {
+  if (keys.some((key2) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key2))) {
     throw new TypeError("Pass transport overrides in the explicit request options argument.");
   }
-  return Object.fromEntries(entries.map(([key, descriptor]) => {
+  return Object.fromEntries(entries.map(([key2, descriptor]) => {
     if ("value" in descriptor)
-      return [key, descriptor.value];
-    return [key, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
+      return [key2, descriptor.value];
+    return [key2, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
   }));
 }
 var Subagents = class extends APIResource {
@@ -78988,20 +78972,20 @@ function normalizeRequestOptionsForQuery38(value, queryKeys, options2) {
   if (typeof value !== "object" || value === null)
     return void 0;
   const entries = Object.entries(Object.getOwnPropertyDescriptors(value)).filter(([, descriptor]) => descriptor.enumerable && (!("value" in descriptor) || descriptor.value !== void 0));
-  const keys = entries.map(([key]) => key);
-  const requestOnly = keys.some((key) => normalizeRequestOptionsForQueryKeys38.has(key) && !queryKeys.includes(key));
+  const keys = entries.map(([key2]) => key2);
+  const requestOnly = keys.some((key2) => normalizeRequestOptionsForQueryKeys38.has(key2) && !queryKeys.includes(key2));
   if (!requestOnly)
     return void 0;
-  if (options2 !== void 0 || keys.some((key) => !normalizeRequestOptionsForQueryKeys38.has(key) || queryKeys.includes(key))) {
+  if (options2 !== void 0 || keys.some((key2) => !normalizeRequestOptionsForQueryKeys38.has(key2) || queryKeys.includes(key2))) {
     throw new TypeError("Query parameters and request options must be passed as separate arguments.");
   }
-  if (keys.some((key) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key))) {
+  if (keys.some((key2) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key2))) {
     throw new TypeError("Pass transport overrides in the explicit request options argument.");
   }
-  return Object.fromEntries(entries.map(([key, descriptor]) => {
+  return Object.fromEntries(entries.map(([key2, descriptor]) => {
     if ("value" in descriptor)
-      return [key, descriptor.value];
-    return [key, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
+      return [key2, descriptor.value];
+    return [key2, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
   }));
 }
 var Turns2 = class extends APIResource {
@@ -79090,11 +79074,11 @@ var TurnState = class {
       return;
     }
     const call = event.item;
-    const key = JSON.stringify([call.turn_id, call.call_id]);
-    if (__classPrivateFieldGet(this, _TurnState_calls, "f").has(key)) {
+    const key2 = JSON.stringify([call.turn_id, call.call_id]);
+    if (__classPrivateFieldGet(this, _TurnState_calls, "f").has(key2)) {
       return;
     }
-    __classPrivateFieldGet(this, _TurnState_calls, "f").add(key);
+    __classPrivateFieldGet(this, _TurnState_calls, "f").add(key2);
     return call;
   }
 };
@@ -79260,10 +79244,10 @@ _AgentToolDispatcher_handlers = /* @__PURE__ */ new WeakMap(), _AgentToolDispatc
       __classPrivateFieldGet(this, _AgentToolDispatcher_controller, "f").signal.removeEventListener("abort", onAbort);
     }
   }
-}, _AgentToolDispatcher_submit = async function _AgentToolDispatcher_submit2(sessionID, result, key = uuid42(), attempt = 0) {
+}, _AgentToolDispatcher_submit = async function _AgentToolDispatcher_submit2(sessionID, result, key2 = uuid42(), attempt = 0) {
   __classPrivateFieldGet(this, _AgentToolDispatcher_instances, "m", _AgentToolDispatcher_checkAbort).call(this);
   try {
-    await __classPrivateFieldGet(this, _AgentToolDispatcher_sessions, "f").events.create(sessionID, { events: [result], "Idempotency-Key": key }, __classPrivateFieldGet(this, _AgentToolDispatcher_options, "f"));
+    await __classPrivateFieldGet(this, _AgentToolDispatcher_sessions, "f").events.create(sessionID, { events: [result], "Idempotency-Key": key2 }, __classPrivateFieldGet(this, _AgentToolDispatcher_options, "f"));
   } catch (error62) {
     const delay = [100, 300, 600][attempt];
     if (delay === void 0 || !(error62 instanceof BadRequestError) || error62.code !== "invalid_request_error" || !error62.error || !("message" in error62.error) || error62.error.message !== `Unknown pending tool call: ${result.call_id}`) {
@@ -79282,7 +79266,7 @@ _AgentToolDispatcher_handlers = /* @__PURE__ */ new WeakMap(), _AgentToolDispatc
         clearTimeout(timer);
       }
     }
-    await __classPrivateFieldGet(this, _AgentToolDispatcher_instances, "m", _AgentToolDispatcher_submit2).call(this, sessionID, result, key, attempt + 1);
+    await __classPrivateFieldGet(this, _AgentToolDispatcher_instances, "m", _AgentToolDispatcher_submit2).call(this, sessionID, result, key2, attempt + 1);
   }
 };
 
@@ -79356,8 +79340,8 @@ function parseAgentResult(result, format2) {
     throw new AgentOutputParseError(result);
   }
 }
-function ownJSONValue(object2, key) {
-  const descriptor = object2 && Object.getOwnPropertyDescriptor(object2, key);
+function ownJSONValue(object2, key2) {
+  const descriptor = object2 && Object.getOwnPropertyDescriptor(object2, key2);
   return descriptor?.enumerable && "value" in descriptor ? descriptor.value : void 0;
 }
 function agentFormatParser(format2) {
@@ -79375,18 +79359,18 @@ function agentFormatParser(format2) {
   const parse8 = descriptor.value;
   return { type: "json_schema", schema, $parseRaw: (text2) => parse8.call(format2, text2) };
 }
-function snapshotJSONProperty(object2, key, capture = (value) => value) {
-  const descriptor = Object.getOwnPropertyDescriptor(object2, key);
+function snapshotJSONProperty(object2, key2, capture = (value) => value) {
+  const descriptor = Object.getOwnPropertyDescriptor(object2, key2);
   if (!descriptor?.enumerable) {
     return object2;
   }
-  const value = capture(object2[key]);
+  const value = capture(object2[key2]);
   if ("value" in descriptor && value === descriptor.value) {
     return object2;
   }
   return Object.create(Object.getPrototypeOf(object2), {
     ...Object.getOwnPropertyDescriptors(object2),
-    [key]: { value, enumerable: true, configurable: descriptor.configurable, writable: true }
+    [key2]: { value, enumerable: true, configurable: descriptor.configurable, writable: true }
   });
 }
 function captureAgentOutput(input3, options2) {
@@ -79908,20 +79892,20 @@ function normalizeRequestOptionsForQuery39(value, queryKeys, options2) {
   if (typeof value !== "object" || value === null)
     return void 0;
   const entries = Object.entries(Object.getOwnPropertyDescriptors(value)).filter(([, descriptor]) => descriptor.enumerable && (!("value" in descriptor) || descriptor.value !== void 0));
-  const keys = entries.map(([key]) => key);
-  const requestOnly = keys.some((key) => normalizeRequestOptionsForQueryKeys39.has(key) && !queryKeys.includes(key));
+  const keys = entries.map(([key2]) => key2);
+  const requestOnly = keys.some((key2) => normalizeRequestOptionsForQueryKeys39.has(key2) && !queryKeys.includes(key2));
   if (!requestOnly)
     return void 0;
-  if (options2 !== void 0 || keys.some((key) => !normalizeRequestOptionsForQueryKeys39.has(key) || queryKeys.includes(key))) {
+  if (options2 !== void 0 || keys.some((key2) => !normalizeRequestOptionsForQueryKeys39.has(key2) || queryKeys.includes(key2))) {
     throw new TypeError("Query parameters and request options must be passed as separate arguments.");
   }
-  if (keys.some((key) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key))) {
+  if (keys.some((key2) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key2))) {
     throw new TypeError("Pass transport overrides in the explicit request options argument.");
   }
-  return Object.fromEntries(entries.map(([key, descriptor]) => {
+  return Object.fromEntries(entries.map(([key2, descriptor]) => {
     if ("value" in descriptor)
-      return [key, descriptor.value];
-    return [key, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
+      return [key2, descriptor.value];
+    return [key2, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
   }));
 }
 var Sessions = class extends APIResource {
@@ -80063,20 +80047,20 @@ function normalizeRequestOptionsForQuery40(value, queryKeys, options2) {
   if (typeof value !== "object" || value === null)
     return void 0;
   const entries = Object.entries(Object.getOwnPropertyDescriptors(value)).filter(([, descriptor]) => descriptor.enumerable && (!("value" in descriptor) || descriptor.value !== void 0));
-  const keys = entries.map(([key]) => key);
-  const requestOnly = keys.some((key) => normalizeRequestOptionsForQueryKeys40.has(key) && !queryKeys.includes(key));
+  const keys = entries.map(([key2]) => key2);
+  const requestOnly = keys.some((key2) => normalizeRequestOptionsForQueryKeys40.has(key2) && !queryKeys.includes(key2));
   if (!requestOnly)
     return void 0;
-  if (options2 !== void 0 || keys.some((key) => !normalizeRequestOptionsForQueryKeys40.has(key) || queryKeys.includes(key))) {
+  if (options2 !== void 0 || keys.some((key2) => !normalizeRequestOptionsForQueryKeys40.has(key2) || queryKeys.includes(key2))) {
     throw new TypeError("Query parameters and request options must be passed as separate arguments.");
   }
-  if (keys.some((key) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key))) {
+  if (keys.some((key2) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key2))) {
     throw new TypeError("Pass transport overrides in the explicit request options argument.");
   }
-  return Object.fromEntries(entries.map(([key, descriptor]) => {
+  return Object.fromEntries(entries.map(([key2, descriptor]) => {
     if ("value" in descriptor)
-      return [key, descriptor.value];
-    return [key, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
+      return [key2, descriptor.value];
+    return [key2, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
   }));
 }
 var Credentials = class extends APIResource {
@@ -80219,20 +80203,20 @@ function normalizeRequestOptionsForQuery41(value, queryKeys, options2) {
   if (typeof value !== "object" || value === null)
     return void 0;
   const entries = Object.entries(Object.getOwnPropertyDescriptors(value)).filter(([, descriptor]) => descriptor.enumerable && (!("value" in descriptor) || descriptor.value !== void 0));
-  const keys = entries.map(([key]) => key);
-  const requestOnly = keys.some((key) => normalizeRequestOptionsForQueryKeys41.has(key) && !queryKeys.includes(key));
+  const keys = entries.map(([key2]) => key2);
+  const requestOnly = keys.some((key2) => normalizeRequestOptionsForQueryKeys41.has(key2) && !queryKeys.includes(key2));
   if (!requestOnly)
     return void 0;
-  if (options2 !== void 0 || keys.some((key) => !normalizeRequestOptionsForQueryKeys41.has(key) || queryKeys.includes(key))) {
+  if (options2 !== void 0 || keys.some((key2) => !normalizeRequestOptionsForQueryKeys41.has(key2) || queryKeys.includes(key2))) {
     throw new TypeError("Query parameters and request options must be passed as separate arguments.");
   }
-  if (keys.some((key) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key))) {
+  if (keys.some((key2) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key2))) {
     throw new TypeError("Pass transport overrides in the explicit request options argument.");
   }
-  return Object.fromEntries(entries.map(([key, descriptor]) => {
+  return Object.fromEntries(entries.map(([key2, descriptor]) => {
     if ("value" in descriptor)
-      return [key, descriptor.value];
-    return [key, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
+      return [key2, descriptor.value];
+    return [key2, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
   }));
 }
 var Vaults = class extends APIResource {
@@ -80361,20 +80345,20 @@ function normalizeRequestOptionsForQuery42(value, queryKeys, options2) {
   if (typeof value !== "object" || value === null)
     return void 0;
   const entries = Object.entries(Object.getOwnPropertyDescriptors(value)).filter(([, descriptor]) => descriptor.enumerable && (!("value" in descriptor) || descriptor.value !== void 0));
-  const keys = entries.map(([key]) => key);
-  const requestOnly = keys.some((key) => normalizeRequestOptionsForQueryKeys42.has(key) && !queryKeys.includes(key));
+  const keys = entries.map(([key2]) => key2);
+  const requestOnly = keys.some((key2) => normalizeRequestOptionsForQueryKeys42.has(key2) && !queryKeys.includes(key2));
   if (!requestOnly)
     return void 0;
-  if (options2 !== void 0 || keys.some((key) => !normalizeRequestOptionsForQueryKeys42.has(key) || queryKeys.includes(key))) {
+  if (options2 !== void 0 || keys.some((key2) => !normalizeRequestOptionsForQueryKeys42.has(key2) || queryKeys.includes(key2))) {
     throw new TypeError("Query parameters and request options must be passed as separate arguments.");
   }
-  if (keys.some((key) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key))) {
+  if (keys.some((key2) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key2))) {
     throw new TypeError("Pass transport overrides in the explicit request options argument.");
   }
-  return Object.fromEntries(entries.map(([key, descriptor]) => {
+  return Object.fromEntries(entries.map(([key2, descriptor]) => {
     if ("value" in descriptor)
-      return [key, descriptor.value];
-    return [key, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
+      return [key2, descriptor.value];
+    return [key2, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
   }));
 }
 var Agents = class extends APIResource {
@@ -80550,20 +80534,20 @@ function normalizeRequestOptionsForQuery43(value, queryKeys, options2) {
   if (typeof value !== "object" || value === null)
     return void 0;
   const entries = Object.entries(Object.getOwnPropertyDescriptors(value)).filter(([, descriptor]) => descriptor.enumerable && (!("value" in descriptor) || descriptor.value !== void 0));
-  const keys = entries.map(([key]) => key);
-  const requestOnly = keys.some((key) => normalizeRequestOptionsForQueryKeys43.has(key) && !queryKeys.includes(key));
+  const keys = entries.map(([key2]) => key2);
+  const requestOnly = keys.some((key2) => normalizeRequestOptionsForQueryKeys43.has(key2) && !queryKeys.includes(key2));
   if (!requestOnly)
     return void 0;
-  if (options2 !== void 0 || keys.some((key) => !normalizeRequestOptionsForQueryKeys43.has(key) || queryKeys.includes(key))) {
+  if (options2 !== void 0 || keys.some((key2) => !normalizeRequestOptionsForQueryKeys43.has(key2) || queryKeys.includes(key2))) {
     throw new TypeError("Query parameters and request options must be passed as separate arguments.");
   }
-  if (keys.some((key) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key))) {
+  if (keys.some((key2) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key2))) {
     throw new TypeError("Pass transport overrides in the explicit request options argument.");
   }
-  return Object.fromEntries(entries.map(([key, descriptor]) => {
+  return Object.fromEntries(entries.map(([key2, descriptor]) => {
     if ("value" in descriptor)
-      return [key, descriptor.value];
-    return [key, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
+      return [key2, descriptor.value];
+    return [key2, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
   }));
 }
 var Threads = class extends APIResource {
@@ -80671,20 +80655,20 @@ function normalizeRequestOptionsForQuery44(value, queryKeys, options2) {
   if (typeof value !== "object" || value === null)
     return void 0;
   const entries = Object.entries(Object.getOwnPropertyDescriptors(value)).filter(([, descriptor]) => descriptor.enumerable && (!("value" in descriptor) || descriptor.value !== void 0));
-  const keys = entries.map(([key]) => key);
-  const requestOnly = keys.some((key) => normalizeRequestOptionsForQueryKeys44.has(key) && !queryKeys.includes(key));
+  const keys = entries.map(([key2]) => key2);
+  const requestOnly = keys.some((key2) => normalizeRequestOptionsForQueryKeys44.has(key2) && !queryKeys.includes(key2));
   if (!requestOnly)
     return void 0;
-  if (options2 !== void 0 || keys.some((key) => !normalizeRequestOptionsForQueryKeys44.has(key) || queryKeys.includes(key))) {
+  if (options2 !== void 0 || keys.some((key2) => !normalizeRequestOptionsForQueryKeys44.has(key2) || queryKeys.includes(key2))) {
     throw new TypeError("Query parameters and request options must be passed as separate arguments.");
   }
-  if (keys.some((key) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key))) {
+  if (keys.some((key2) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key2))) {
     throw new TypeError("Pass transport overrides in the explicit request options argument.");
   }
-  return Object.fromEntries(entries.map(([key, descriptor]) => {
+  return Object.fromEntries(entries.map(([key2, descriptor]) => {
     if ("value" in descriptor)
-      return [key, descriptor.value];
-    return [key, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
+      return [key2, descriptor.value];
+    return [key2, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
   }));
 }
 var InputItems = class extends APIResource {
@@ -80772,20 +80756,20 @@ function normalizeRequestOptionsForQuery45(value, queryKeys, options2) {
   if (typeof value !== "object" || value === null)
     return void 0;
   const entries = Object.entries(Object.getOwnPropertyDescriptors(value)).filter(([, descriptor]) => descriptor.enumerable && (!("value" in descriptor) || descriptor.value !== void 0));
-  const keys = entries.map(([key]) => key);
-  const requestOnly = keys.some((key) => normalizeRequestOptionsForQueryKeys45.has(key) && !queryKeys.includes(key));
+  const keys = entries.map(([key2]) => key2);
+  const requestOnly = keys.some((key2) => normalizeRequestOptionsForQueryKeys45.has(key2) && !queryKeys.includes(key2));
   if (!requestOnly)
     return void 0;
-  if (options2 !== void 0 || keys.some((key) => !normalizeRequestOptionsForQueryKeys45.has(key) || queryKeys.includes(key))) {
+  if (options2 !== void 0 || keys.some((key2) => !normalizeRequestOptionsForQueryKeys45.has(key2) || queryKeys.includes(key2))) {
     throw new TypeError("Query parameters and request options must be passed as separate arguments.");
   }
-  if (keys.some((key) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key))) {
+  if (keys.some((key2) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key2))) {
     throw new TypeError("Pass transport overrides in the explicit request options argument.");
   }
-  return Object.fromEntries(entries.map(([key, descriptor]) => {
+  return Object.fromEntries(entries.map(([key2, descriptor]) => {
     if ("value" in descriptor)
-      return [key, descriptor.value];
-    return [key, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
+      return [key2, descriptor.value];
+    return [key2, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
   }));
 }
 var Responses = class extends APIResource {
@@ -80935,20 +80919,20 @@ function normalizeRequestOptionsForQuery46(value, queryKeys, options2) {
   if (typeof value !== "object" || value === null)
     return void 0;
   const entries = Object.entries(Object.getOwnPropertyDescriptors(value)).filter(([, descriptor]) => descriptor.enumerable && (!("value" in descriptor) || descriptor.value !== void 0));
-  const keys = entries.map(([key]) => key);
-  const requestOnly = keys.some((key) => normalizeRequestOptionsForQueryKeys46.has(key) && !queryKeys.includes(key));
+  const keys = entries.map(([key2]) => key2);
+  const requestOnly = keys.some((key2) => normalizeRequestOptionsForQueryKeys46.has(key2) && !queryKeys.includes(key2));
   if (!requestOnly)
     return void 0;
-  if (options2 !== void 0 || keys.some((key) => !normalizeRequestOptionsForQueryKeys46.has(key) || queryKeys.includes(key))) {
+  if (options2 !== void 0 || keys.some((key2) => !normalizeRequestOptionsForQueryKeys46.has(key2) || queryKeys.includes(key2))) {
     throw new TypeError("Query parameters and request options must be passed as separate arguments.");
   }
-  if (keys.some((key) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key))) {
+  if (keys.some((key2) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key2))) {
     throw new TypeError("Pass transport overrides in the explicit request options argument.");
   }
-  return Object.fromEntries(entries.map(([key, descriptor]) => {
+  return Object.fromEntries(entries.map(([key2, descriptor]) => {
     if ("value" in descriptor)
-      return [key, descriptor.value];
-    return [key, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
+      return [key2, descriptor.value];
+    return [key2, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
   }));
 }
 var Messages2 = class extends APIResource {
@@ -81267,9 +81251,9 @@ function isPrimitiveAssistantStreamArrayDelta(accumulator, delta) {
 }
 function countOwnAssistantStreamArrayEntries(accumulator) {
   let count2 = 0;
-  for (const key of Object.keys(accumulator)) {
-    const index = Number(key);
-    if (Number.isSafeInteger(index) && index >= 0 && index < accumulator.length && String(index) === key) {
+  for (const key2 of Object.keys(accumulator)) {
+    const index = Number(key2);
+    if (Number.isSafeInteger(index) && index >= 0 && index < accumulator.length && String(index) === key2) {
       count2 += 1;
     }
   }
@@ -81342,22 +81326,22 @@ function assertValidAssistantStreamArrayDelta(accumulator, delta, kind, projecti
 }
 function assertValidAssistantStreamDeltaIndices(accumulator, delta, projection) {
   let projectedValues = projection.records.get(accumulator);
-  for (const [key, deltaValue] of Object.entries(delta)) {
-    if (key === "index" || key === "type") {
+  for (const [key2, deltaValue] of Object.entries(delta)) {
+    if (key2 === "index" || key2 === "type") {
       continue;
     }
     let accumulatedValue;
-    if (projectedValues?.has(key)) {
-      accumulatedValue = projectedValues.get(key);
-    } else if (hasOwn(accumulator, key)) {
-      accumulatedValue = accumulator[key];
+    if (projectedValues?.has(key2)) {
+      accumulatedValue = projectedValues.get(key2);
+    } else if (hasOwn(accumulator, key2)) {
+      accumulatedValue = accumulator[key2];
     }
     if (accumulatedValue === null || accumulatedValue === void 0) {
       if (!projectedValues) {
         projectedValues = /* @__PURE__ */ new Map();
         projection.records.set(accumulator, projectedValues);
       }
-      projectedValues.set(key, deltaValue);
+      projectedValues.set(key2, deltaValue);
       continue;
     }
     if (isObj(accumulatedValue) && isObj(deltaValue)) {
@@ -81378,8 +81362,8 @@ function markAssistantStreamValueExternallyMutable(value) {
   if (Array.isArray(value)) {
     assistantStreamArrayStates.delete(value);
   }
-  for (const key of Reflect.ownKeys(value)) {
-    const descriptor = Object.getOwnPropertyDescriptor(value, key);
+  for (const key2 of Reflect.ownKeys(value)) {
+    const descriptor = Object.getOwnPropertyDescriptor(value, key2);
     if (descriptor && "value" in descriptor) {
       markAssistantStreamValueExternallyMutable(descriptor.value);
     }
@@ -81434,27 +81418,27 @@ function applyAssistantStreamArrayDelta(accumulator, delta, applyRecord) {
 }
 function applyAssistantStreamDelta(accumulator, delta) {
   const externallyMutable = externallyMutableAssistantStreamValues.has(accumulator);
-  for (const [key, deltaValue] of Object.entries(delta)) {
-    if (key === "__proto__" || key === "constructor" || key === "prototype") {
-      throw new OpenAIError(`Assistant stream delta contains an unsafe property: ${key}`);
+  for (const [key2, deltaValue] of Object.entries(delta)) {
+    if (key2 === "__proto__" || key2 === "constructor" || key2 === "prototype") {
+      throw new OpenAIError(`Assistant stream delta contains an unsafe property: ${key2}`);
     }
-    if (!hasOwn(accumulator, key)) {
+    if (!hasOwn(accumulator, key2)) {
       if (externallyMutable) {
         markAssistantStreamValueExternallyMutable(deltaValue);
       }
-      accumulator[key] = deltaValue;
+      accumulator[key2] = deltaValue;
       continue;
     }
-    let accumulatedValue = accumulator[key];
+    let accumulatedValue = accumulator[key2];
     if (accumulatedValue === null || accumulatedValue === void 0) {
       if (externallyMutable) {
         markAssistantStreamValueExternallyMutable(deltaValue);
       }
-      accumulator[key] = deltaValue;
+      accumulator[key2] = deltaValue;
       continue;
     }
-    if (key === "index" || key === "type") {
-      accumulator[key] = deltaValue;
+    if (key2 === "index" || key2 === "type") {
+      accumulator[key2] = deltaValue;
       continue;
     }
     if (typeof accumulatedValue === "string" && typeof deltaValue === "string") {
@@ -81467,9 +81451,9 @@ function applyAssistantStreamDelta(accumulator, delta) {
       applyAssistantStreamArrayDelta(accumulatedValue, deltaValue, applyAssistantStreamDelta);
       continue;
     } else {
-      throw new TypeError(`Unhandled record type: ${getAssistantStreamDiagnosticProperty(key)}`);
+      throw new TypeError(`Unhandled record type: ${getAssistantStreamDiagnosticProperty(key2)}`);
     }
-    accumulator[key] = accumulatedValue;
+    accumulator[key2] = accumulatedValue;
   }
   return accumulator;
 }
@@ -81477,9 +81461,9 @@ function assertSafeAssistantStreamDelta(value) {
   if (!isObj(value) && !Array.isArray(value)) {
     return;
   }
-  for (const [key, nestedValue] of Object.entries(value)) {
-    if (key === "__proto__" || key === "constructor" || key === "prototype") {
-      throw new OpenAIError(`Assistant stream delta contains an unsafe property: ${key}`);
+  for (const [key2, nestedValue] of Object.entries(value)) {
+    if (key2 === "__proto__" || key2 === "constructor" || key2 === "prototype") {
+      throw new OpenAIError(`Assistant stream delta contains an unsafe property: ${key2}`);
     }
     assertSafeAssistantStreamDelta(nestedValue);
   }
@@ -82228,20 +82212,20 @@ function normalizeRequestOptionsForQuery47(value, queryKeys, options2) {
   if (typeof value !== "object" || value === null)
     return void 0;
   const entries = Object.entries(Object.getOwnPropertyDescriptors(value)).filter(([, descriptor]) => descriptor.enumerable && (!("value" in descriptor) || descriptor.value !== void 0));
-  const keys = entries.map(([key]) => key);
-  const requestOnly = keys.some((key) => normalizeRequestOptionsForQueryKeys47.has(key) && !queryKeys.includes(key));
+  const keys = entries.map(([key2]) => key2);
+  const requestOnly = keys.some((key2) => normalizeRequestOptionsForQueryKeys47.has(key2) && !queryKeys.includes(key2));
   if (!requestOnly)
     return void 0;
-  if (options2 !== void 0 || keys.some((key) => !normalizeRequestOptionsForQueryKeys47.has(key) || queryKeys.includes(key))) {
+  if (options2 !== void 0 || keys.some((key2) => !normalizeRequestOptionsForQueryKeys47.has(key2) || queryKeys.includes(key2))) {
     throw new TypeError("Query parameters and request options must be passed as separate arguments.");
   }
-  if (keys.some((key) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key))) {
+  if (keys.some((key2) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key2))) {
     throw new TypeError("Pass transport overrides in the explicit request options argument.");
   }
-  return Object.fromEntries(entries.map(([key, descriptor]) => {
+  return Object.fromEntries(entries.map(([key2, descriptor]) => {
     if ("value" in descriptor)
-      return [key, descriptor.value];
-    return [key, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
+      return [key2, descriptor.value];
+    return [key2, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
   }));
 }
 var Runs = class extends APIResource {
@@ -82614,20 +82598,20 @@ function normalizeRequestOptionsForQuery48(value, queryKeys, options2) {
   if (typeof value !== "object" || value === null)
     return void 0;
   const entries = Object.entries(Object.getOwnPropertyDescriptors(value)).filter(([, descriptor]) => descriptor.enumerable && (!("value" in descriptor) || descriptor.value !== void 0));
-  const keys = entries.map(([key]) => key);
-  const requestOnly = keys.some((key) => normalizeRequestOptionsForQueryKeys48.has(key) && !queryKeys.includes(key));
+  const keys = entries.map(([key2]) => key2);
+  const requestOnly = keys.some((key2) => normalizeRequestOptionsForQueryKeys48.has(key2) && !queryKeys.includes(key2));
   if (!requestOnly)
     return void 0;
-  if (options2 !== void 0 || keys.some((key) => !normalizeRequestOptionsForQueryKeys48.has(key) || queryKeys.includes(key))) {
+  if (options2 !== void 0 || keys.some((key2) => !normalizeRequestOptionsForQueryKeys48.has(key2) || queryKeys.includes(key2))) {
     throw new TypeError("Query parameters and request options must be passed as separate arguments.");
   }
-  if (keys.some((key) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key))) {
+  if (keys.some((key2) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key2))) {
     throw new TypeError("Pass transport overrides in the explicit request options argument.");
   }
-  return Object.fromEntries(entries.map(([key, descriptor]) => {
+  return Object.fromEntries(entries.map(([key2, descriptor]) => {
     if ("value" in descriptor)
-      return [key, descriptor.value];
-    return [key, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
+      return [key2, descriptor.value];
+    return [key2, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
   }));
 }
 var Files2 = class extends APIResource {
@@ -82708,20 +82692,20 @@ function normalizeRequestOptionsForQuery49(value, queryKeys, options2) {
   if (typeof value !== "object" || value === null)
     return void 0;
   const entries = Object.entries(Object.getOwnPropertyDescriptors(value)).filter(([, descriptor]) => descriptor.enumerable && (!("value" in descriptor) || descriptor.value !== void 0));
-  const keys = entries.map(([key]) => key);
-  const requestOnly = keys.some((key) => normalizeRequestOptionsForQueryKeys49.has(key) && !queryKeys.includes(key));
+  const keys = entries.map(([key2]) => key2);
+  const requestOnly = keys.some((key2) => normalizeRequestOptionsForQueryKeys49.has(key2) && !queryKeys.includes(key2));
   if (!requestOnly)
     return void 0;
-  if (options2 !== void 0 || keys.some((key) => !normalizeRequestOptionsForQueryKeys49.has(key) || queryKeys.includes(key))) {
+  if (options2 !== void 0 || keys.some((key2) => !normalizeRequestOptionsForQueryKeys49.has(key2) || queryKeys.includes(key2))) {
     throw new TypeError("Query parameters and request options must be passed as separate arguments.");
   }
-  if (keys.some((key) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key))) {
+  if (keys.some((key2) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key2))) {
     throw new TypeError("Pass transport overrides in the explicit request options argument.");
   }
-  return Object.fromEntries(entries.map(([key, descriptor]) => {
+  return Object.fromEntries(entries.map(([key2, descriptor]) => {
     if ("value" in descriptor)
-      return [key, descriptor.value];
-    return [key, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
+      return [key2, descriptor.value];
+    return [key2, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
   }));
 }
 var Containers = class extends APIResource {
@@ -82822,20 +82806,20 @@ function normalizeRequestOptionsForQuery50(value, queryKeys, options2) {
   if (typeof value !== "object" || value === null)
     return void 0;
   const entries = Object.entries(Object.getOwnPropertyDescriptors(value)).filter(([, descriptor]) => descriptor.enumerable && (!("value" in descriptor) || descriptor.value !== void 0));
-  const keys = entries.map(([key]) => key);
-  const requestOnly = keys.some((key) => normalizeRequestOptionsForQueryKeys50.has(key) && !queryKeys.includes(key));
+  const keys = entries.map(([key2]) => key2);
+  const requestOnly = keys.some((key2) => normalizeRequestOptionsForQueryKeys50.has(key2) && !queryKeys.includes(key2));
   if (!requestOnly)
     return void 0;
-  if (options2 !== void 0 || keys.some((key) => !normalizeRequestOptionsForQueryKeys50.has(key) || queryKeys.includes(key))) {
+  if (options2 !== void 0 || keys.some((key2) => !normalizeRequestOptionsForQueryKeys50.has(key2) || queryKeys.includes(key2))) {
     throw new TypeError("Query parameters and request options must be passed as separate arguments.");
   }
-  if (keys.some((key) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key))) {
+  if (keys.some((key2) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key2))) {
     throw new TypeError("Pass transport overrides in the explicit request options argument.");
   }
-  return Object.fromEntries(entries.map(([key, descriptor]) => {
+  return Object.fromEntries(entries.map(([key2, descriptor]) => {
     if ("value" in descriptor)
-      return [key, descriptor.value];
-    return [key, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
+      return [key2, descriptor.value];
+    return [key2, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
   }));
 }
 var Items5 = class extends APIResource {
@@ -83048,20 +83032,20 @@ function normalizeRequestOptionsForQuery51(value, queryKeys, options2) {
   if (typeof value !== "object" || value === null)
     return void 0;
   const entries = Object.entries(Object.getOwnPropertyDescriptors(value)).filter(([, descriptor]) => descriptor.enumerable && (!("value" in descriptor) || descriptor.value !== void 0));
-  const keys = entries.map(([key]) => key);
-  const requestOnly = keys.some((key) => normalizeRequestOptionsForQueryKeys51.has(key) && !queryKeys.includes(key));
+  const keys = entries.map(([key2]) => key2);
+  const requestOnly = keys.some((key2) => normalizeRequestOptionsForQueryKeys51.has(key2) && !queryKeys.includes(key2));
   if (!requestOnly)
     return void 0;
-  if (options2 !== void 0 || keys.some((key) => !normalizeRequestOptionsForQueryKeys51.has(key) || queryKeys.includes(key))) {
+  if (options2 !== void 0 || keys.some((key2) => !normalizeRequestOptionsForQueryKeys51.has(key2) || queryKeys.includes(key2))) {
     throw new TypeError("Query parameters and request options must be passed as separate arguments.");
   }
-  if (keys.some((key) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key))) {
+  if (keys.some((key2) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key2))) {
     throw new TypeError("Pass transport overrides in the explicit request options argument.");
   }
-  return Object.fromEntries(entries.map(([key, descriptor]) => {
+  return Object.fromEntries(entries.map(([key2, descriptor]) => {
     if ("value" in descriptor)
-      return [key, descriptor.value];
-    return [key, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
+      return [key2, descriptor.value];
+    return [key2, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
   }));
 }
 var Runs2 = class extends APIResource {
@@ -83148,20 +83132,20 @@ function normalizeRequestOptionsForQuery52(value, queryKeys, options2) {
   if (typeof value !== "object" || value === null)
     return void 0;
   const entries = Object.entries(Object.getOwnPropertyDescriptors(value)).filter(([, descriptor]) => descriptor.enumerable && (!("value" in descriptor) || descriptor.value !== void 0));
-  const keys = entries.map(([key]) => key);
-  const requestOnly = keys.some((key) => normalizeRequestOptionsForQueryKeys52.has(key) && !queryKeys.includes(key));
+  const keys = entries.map(([key2]) => key2);
+  const requestOnly = keys.some((key2) => normalizeRequestOptionsForQueryKeys52.has(key2) && !queryKeys.includes(key2));
   if (!requestOnly)
     return void 0;
-  if (options2 !== void 0 || keys.some((key) => !normalizeRequestOptionsForQueryKeys52.has(key) || queryKeys.includes(key))) {
+  if (options2 !== void 0 || keys.some((key2) => !normalizeRequestOptionsForQueryKeys52.has(key2) || queryKeys.includes(key2))) {
     throw new TypeError("Query parameters and request options must be passed as separate arguments.");
   }
-  if (keys.some((key) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key))) {
+  if (keys.some((key2) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key2))) {
     throw new TypeError("Pass transport overrides in the explicit request options argument.");
   }
-  return Object.fromEntries(entries.map(([key, descriptor]) => {
+  return Object.fromEntries(entries.map(([key2, descriptor]) => {
     if ("value" in descriptor)
-      return [key, descriptor.value];
-    return [key, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
+      return [key2, descriptor.value];
+    return [key2, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
   }));
 }
 var Evals = class extends APIResource {
@@ -83269,20 +83253,20 @@ function normalizeRequestOptionsForQuery53(value, queryKeys, options2) {
   if (typeof value !== "object" || value === null)
     return void 0;
   const entries = Object.entries(Object.getOwnPropertyDescriptors(value)).filter(([, descriptor]) => descriptor.enumerable && (!("value" in descriptor) || descriptor.value !== void 0));
-  const keys = entries.map(([key]) => key);
-  const requestOnly = keys.some((key) => normalizeRequestOptionsForQueryKeys53.has(key) && !queryKeys.includes(key));
+  const keys = entries.map(([key2]) => key2);
+  const requestOnly = keys.some((key2) => normalizeRequestOptionsForQueryKeys53.has(key2) && !queryKeys.includes(key2));
   if (!requestOnly)
     return void 0;
-  if (options2 !== void 0 || keys.some((key) => !normalizeRequestOptionsForQueryKeys53.has(key) || queryKeys.includes(key))) {
+  if (options2 !== void 0 || keys.some((key2) => !normalizeRequestOptionsForQueryKeys53.has(key2) || queryKeys.includes(key2))) {
     throw new TypeError("Query parameters and request options must be passed as separate arguments.");
   }
-  if (keys.some((key) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key))) {
+  if (keys.some((key2) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key2))) {
     throw new TypeError("Pass transport overrides in the explicit request options argument.");
   }
-  return Object.fromEntries(entries.map(([key, descriptor]) => {
+  return Object.fromEntries(entries.map(([key2, descriptor]) => {
     if ("value" in descriptor)
-      return [key, descriptor.value];
-    return [key, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
+      return [key2, descriptor.value];
+    return [key2, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
   }));
 }
 var Files3 = class extends APIResource {
@@ -83460,20 +83444,20 @@ function normalizeRequestOptionsForQuery54(value, queryKeys, options2) {
   if (typeof value !== "object" || value === null)
     return void 0;
   const entries = Object.entries(Object.getOwnPropertyDescriptors(value)).filter(([, descriptor]) => descriptor.enumerable && (!("value" in descriptor) || descriptor.value !== void 0));
-  const keys = entries.map(([key]) => key);
-  const requestOnly = keys.some((key) => normalizeRequestOptionsForQueryKeys54.has(key) && !queryKeys.includes(key));
+  const keys = entries.map(([key2]) => key2);
+  const requestOnly = keys.some((key2) => normalizeRequestOptionsForQueryKeys54.has(key2) && !queryKeys.includes(key2));
   if (!requestOnly)
     return void 0;
-  if (options2 !== void 0 || keys.some((key) => !normalizeRequestOptionsForQueryKeys54.has(key) || queryKeys.includes(key))) {
+  if (options2 !== void 0 || keys.some((key2) => !normalizeRequestOptionsForQueryKeys54.has(key2) || queryKeys.includes(key2))) {
     throw new TypeError("Query parameters and request options must be passed as separate arguments.");
   }
-  if (keys.some((key) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key))) {
+  if (keys.some((key2) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key2))) {
     throw new TypeError("Pass transport overrides in the explicit request options argument.");
   }
-  return Object.fromEntries(entries.map(([key, descriptor]) => {
+  return Object.fromEntries(entries.map(([key2, descriptor]) => {
     if ("value" in descriptor)
-      return [key, descriptor.value];
-    return [key, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
+      return [key2, descriptor.value];
+    return [key2, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
   }));
 }
 var Permissions = class extends APIResource {
@@ -83596,20 +83580,20 @@ function normalizeRequestOptionsForQuery55(value, queryKeys, options2) {
   if (typeof value !== "object" || value === null)
     return void 0;
   const entries = Object.entries(Object.getOwnPropertyDescriptors(value)).filter(([, descriptor]) => descriptor.enumerable && (!("value" in descriptor) || descriptor.value !== void 0));
-  const keys = entries.map(([key]) => key);
-  const requestOnly = keys.some((key) => normalizeRequestOptionsForQueryKeys55.has(key) && !queryKeys.includes(key));
+  const keys = entries.map(([key2]) => key2);
+  const requestOnly = keys.some((key2) => normalizeRequestOptionsForQueryKeys55.has(key2) && !queryKeys.includes(key2));
   if (!requestOnly)
     return void 0;
-  if (options2 !== void 0 || keys.some((key) => !normalizeRequestOptionsForQueryKeys55.has(key) || queryKeys.includes(key))) {
+  if (options2 !== void 0 || keys.some((key2) => !normalizeRequestOptionsForQueryKeys55.has(key2) || queryKeys.includes(key2))) {
     throw new TypeError("Query parameters and request options must be passed as separate arguments.");
   }
-  if (keys.some((key) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key))) {
+  if (keys.some((key2) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key2))) {
     throw new TypeError("Pass transport overrides in the explicit request options argument.");
   }
-  return Object.fromEntries(entries.map(([key, descriptor]) => {
+  return Object.fromEntries(entries.map(([key2, descriptor]) => {
     if ("value" in descriptor)
-      return [key, descriptor.value];
-    return [key, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
+      return [key2, descriptor.value];
+    return [key2, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
   }));
 }
 var Checkpoints2 = class extends APIResource {
@@ -83658,20 +83642,20 @@ function normalizeRequestOptionsForQuery56(value, queryKeys, options2) {
   if (typeof value !== "object" || value === null)
     return void 0;
   const entries = Object.entries(Object.getOwnPropertyDescriptors(value)).filter(([, descriptor]) => descriptor.enumerable && (!("value" in descriptor) || descriptor.value !== void 0));
-  const keys = entries.map(([key]) => key);
-  const requestOnly = keys.some((key) => normalizeRequestOptionsForQueryKeys56.has(key) && !queryKeys.includes(key));
+  const keys = entries.map(([key2]) => key2);
+  const requestOnly = keys.some((key2) => normalizeRequestOptionsForQueryKeys56.has(key2) && !queryKeys.includes(key2));
   if (!requestOnly)
     return void 0;
-  if (options2 !== void 0 || keys.some((key) => !normalizeRequestOptionsForQueryKeys56.has(key) || queryKeys.includes(key))) {
+  if (options2 !== void 0 || keys.some((key2) => !normalizeRequestOptionsForQueryKeys56.has(key2) || queryKeys.includes(key2))) {
     throw new TypeError("Query parameters and request options must be passed as separate arguments.");
   }
-  if (keys.some((key) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key))) {
+  if (keys.some((key2) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key2))) {
     throw new TypeError("Pass transport overrides in the explicit request options argument.");
   }
-  return Object.fromEntries(entries.map(([key, descriptor]) => {
+  return Object.fromEntries(entries.map(([key2, descriptor]) => {
     if ("value" in descriptor)
-      return [key, descriptor.value];
-    return [key, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
+      return [key2, descriptor.value];
+    return [key2, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
   }));
 }
 var Jobs = class extends APIResource {
@@ -83837,12 +83821,12 @@ var Images = class extends APIResource {
       const omitNulls = (value, paths) => {
         if (value === null || typeof value !== "object" || Array.isArray(value))
           return value;
-        return Object.fromEntries(Object.entries(value).map(([key, field]) => {
-          const selected = paths.filter((path12) => path12[0] === key);
+        return Object.fromEntries(Object.entries(value).map(([key2, field]) => {
+          const selected = paths.filter((path12) => path12[0] === key2);
           if (field === null && selected.some((path12) => path12.length === 1))
-            return [key, void 0];
+            return [key2, void 0];
           const children = selected.filter((path12) => path12.length > 1).map((path12) => path12.slice(1));
-          return [key, children.length === 0 ? field : omitNulls(field, children)];
+          return [key2, children.length === 0 ? field : omitNulls(field, children)];
         }));
       };
       return {
@@ -84342,20 +84326,20 @@ function normalizeRequestOptionsForQuery57(value, queryKeys, options2) {
   if (typeof value !== "object" || value === null)
     return void 0;
   const entries = Object.entries(Object.getOwnPropertyDescriptors(value)).filter(([, descriptor]) => descriptor.enumerable && (!("value" in descriptor) || descriptor.value !== void 0));
-  const keys = entries.map(([key]) => key);
-  const requestOnly = keys.some((key) => normalizeRequestOptionsForQueryKeys57.has(key) && !queryKeys.includes(key));
+  const keys = entries.map(([key2]) => key2);
+  const requestOnly = keys.some((key2) => normalizeRequestOptionsForQueryKeys57.has(key2) && !queryKeys.includes(key2));
   if (!requestOnly)
     return void 0;
-  if (options2 !== void 0 || keys.some((key) => !normalizeRequestOptionsForQueryKeys57.has(key) || queryKeys.includes(key))) {
+  if (options2 !== void 0 || keys.some((key2) => !normalizeRequestOptionsForQueryKeys57.has(key2) || queryKeys.includes(key2))) {
     throw new TypeError("Query parameters and request options must be passed as separate arguments.");
   }
-  if (keys.some((key) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key))) {
+  if (keys.some((key2) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key2))) {
     throw new TypeError("Pass transport overrides in the explicit request options argument.");
   }
-  return Object.fromEntries(entries.map(([key, descriptor]) => {
+  return Object.fromEntries(entries.map(([key2, descriptor]) => {
     if ("value" in descriptor)
-      return [key, descriptor.value];
-    return [key, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
+      return [key2, descriptor.value];
+    return [key2, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
   }));
 }
 var InputItems2 = class extends APIResource {
@@ -84819,16 +84803,16 @@ function getOutputItemIdentityKeys(output2, eventType) {
   return identities;
 }
 function assertOutputItemIdentitiesAvailable(identities, keys) {
-  for (const key of keys) {
-    if (identities.has(key)) {
-      throw new OpenAIError(`duplicate output item identity '${key}'`);
+  for (const key2 of keys) {
+    if (identities.has(key2)) {
+      throw new OpenAIError(`duplicate output item identity '${key2}'`);
     }
   }
 }
 function addOutputItemIdentities(identities, keys) {
   assertOutputItemIdentitiesAvailable(identities, keys);
-  for (const key of keys) {
-    identities.add(key);
+  for (const key2 of keys) {
+    identities.add(key2);
   }
 }
 function createResponseOutputIdentityIndex(snapshot) {
@@ -86080,9 +86064,9 @@ var ResponseStream = class _ResponseStream extends EventStream {
     } else {
       __classPrivateFieldGet(this, _ResponseStream_accumulatorContext, "f").canonicalSnapshot = void 0;
     }
-    for (const key of Object.keys(snapshot)) {
-      if (!hasOwn(incoming, key)) {
-        Reflect.deleteProperty(snapshot, key);
+    for (const key2 of Object.keys(snapshot)) {
+      if (!hasOwn(incoming, key2)) {
+        Reflect.deleteProperty(snapshot, key2);
       }
     }
     Object.defineProperties(snapshot, Object.getOwnPropertyDescriptors({ ...incoming, output: output2, output_text: outputText2 }));
@@ -86136,12 +86120,12 @@ var ResponseStream = class _ResponseStream extends EventStream {
       return;
     }
     const wireSnapshot = { ...dispatchEvent };
-    for (const key of Object.keys(nativeEventFields)) {
-      const descriptor = Object.getOwnPropertyDescriptor(dispatchEvent, key);
+    for (const key2 of Object.keys(nativeEventFields)) {
+      const descriptor = Object.getOwnPropertyDescriptor(dispatchEvent, key2);
       if (descriptor && !descriptor.enumerable) {
-        Object.defineProperty(wireSnapshot, key, {
+        Object.defineProperty(wireSnapshot, key2, {
           // oxlint-disable-next-line anti-slop/no-reflect-get -- Read accepted non-enumerable fields from the sanitized Proxy, never the original transport.
-          value: Reflect.get(dispatchEvent, key, dispatchEvent),
+          value: Reflect.get(dispatchEvent, key2, dispatchEvent),
           enumerable: true
         });
       }
@@ -86278,20 +86262,20 @@ function normalizeRequestOptionsForQuery58(value, queryKeys, options2) {
   if (typeof value !== "object" || value === null)
     return void 0;
   const entries = Object.entries(Object.getOwnPropertyDescriptors(value)).filter(([, descriptor]) => descriptor.enumerable && (!("value" in descriptor) || descriptor.value !== void 0));
-  const keys = entries.map(([key]) => key);
-  const requestOnly = keys.some((key) => normalizeRequestOptionsForQueryKeys58.has(key) && !queryKeys.includes(key));
+  const keys = entries.map(([key2]) => key2);
+  const requestOnly = keys.some((key2) => normalizeRequestOptionsForQueryKeys58.has(key2) && !queryKeys.includes(key2));
   if (!requestOnly)
     return void 0;
-  if (options2 !== void 0 || keys.some((key) => !normalizeRequestOptionsForQueryKeys58.has(key) || queryKeys.includes(key))) {
+  if (options2 !== void 0 || keys.some((key2) => !normalizeRequestOptionsForQueryKeys58.has(key2) || queryKeys.includes(key2))) {
     throw new TypeError("Query parameters and request options must be passed as separate arguments.");
   }
-  if (keys.some((key) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key))) {
+  if (keys.some((key2) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key2))) {
     throw new TypeError("Pass transport overrides in the explicit request options argument.");
   }
-  return Object.fromEntries(entries.map(([key, descriptor]) => {
+  return Object.fromEntries(entries.map(([key2, descriptor]) => {
     if ("value" in descriptor)
-      return [key, descriptor.value];
-    return [key, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
+      return [key2, descriptor.value];
+    return [key2, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
   }));
 }
 var Responses2 = class extends APIResource {
@@ -86501,20 +86485,20 @@ function normalizeRequestOptionsForQuery59(value, queryKeys, options2) {
   if (typeof value !== "object" || value === null)
     return void 0;
   const entries = Object.entries(Object.getOwnPropertyDescriptors(value)).filter(([, descriptor]) => descriptor.enumerable && (!("value" in descriptor) || descriptor.value !== void 0));
-  const keys = entries.map(([key]) => key);
-  const requestOnly = keys.some((key) => normalizeRequestOptionsForQueryKeys59.has(key) && !queryKeys.includes(key));
+  const keys = entries.map(([key2]) => key2);
+  const requestOnly = keys.some((key2) => normalizeRequestOptionsForQueryKeys59.has(key2) && !queryKeys.includes(key2));
   if (!requestOnly)
     return void 0;
-  if (options2 !== void 0 || keys.some((key) => !normalizeRequestOptionsForQueryKeys59.has(key) || queryKeys.includes(key))) {
+  if (options2 !== void 0 || keys.some((key2) => !normalizeRequestOptionsForQueryKeys59.has(key2) || queryKeys.includes(key2))) {
     throw new TypeError("Query parameters and request options must be passed as separate arguments.");
   }
-  if (keys.some((key) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key))) {
+  if (keys.some((key2) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key2))) {
     throw new TypeError("Pass transport overrides in the explicit request options argument.");
   }
-  return Object.fromEntries(entries.map(([key, descriptor]) => {
+  return Object.fromEntries(entries.map(([key2, descriptor]) => {
     if ("value" in descriptor)
-      return [key, descriptor.value];
-    return [key, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
+      return [key2, descriptor.value];
+    return [key2, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
   }));
 }
 var Versions = class extends APIResource {
@@ -86591,20 +86575,20 @@ function normalizeRequestOptionsForQuery60(value, queryKeys, options2) {
   if (typeof value !== "object" || value === null)
     return void 0;
   const entries = Object.entries(Object.getOwnPropertyDescriptors(value)).filter(([, descriptor]) => descriptor.enumerable && (!("value" in descriptor) || descriptor.value !== void 0));
-  const keys = entries.map(([key]) => key);
-  const requestOnly = keys.some((key) => normalizeRequestOptionsForQueryKeys60.has(key) && !queryKeys.includes(key));
+  const keys = entries.map(([key2]) => key2);
+  const requestOnly = keys.some((key2) => normalizeRequestOptionsForQueryKeys60.has(key2) && !queryKeys.includes(key2));
   if (!requestOnly)
     return void 0;
-  if (options2 !== void 0 || keys.some((key) => !normalizeRequestOptionsForQueryKeys60.has(key) || queryKeys.includes(key))) {
+  if (options2 !== void 0 || keys.some((key2) => !normalizeRequestOptionsForQueryKeys60.has(key2) || queryKeys.includes(key2))) {
     throw new TypeError("Query parameters and request options must be passed as separate arguments.");
   }
-  if (keys.some((key) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key))) {
+  if (keys.some((key2) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key2))) {
     throw new TypeError("Pass transport overrides in the explicit request options argument.");
   }
-  return Object.fromEntries(entries.map(([key, descriptor]) => {
+  return Object.fromEntries(entries.map(([key2, descriptor]) => {
     if ("value" in descriptor)
-      return [key, descriptor.value];
-    return [key, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
+      return [key2, descriptor.value];
+    return [key2, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
   }));
 }
 var Skills = class extends APIResource {
@@ -86918,20 +86902,20 @@ function normalizeRequestOptionsForQuery61(value, queryKeys, options2) {
   if (typeof value !== "object" || value === null)
     return void 0;
   const entries = Object.entries(Object.getOwnPropertyDescriptors(value)).filter(([, descriptor]) => descriptor.enumerable && (!("value" in descriptor) || descriptor.value !== void 0));
-  const keys = entries.map(([key]) => key);
-  const requestOnly = keys.some((key) => normalizeRequestOptionsForQueryKeys61.has(key) && !queryKeys.includes(key));
+  const keys = entries.map(([key2]) => key2);
+  const requestOnly = keys.some((key2) => normalizeRequestOptionsForQueryKeys61.has(key2) && !queryKeys.includes(key2));
   if (!requestOnly)
     return void 0;
-  if (options2 !== void 0 || keys.some((key) => !normalizeRequestOptionsForQueryKeys61.has(key) || queryKeys.includes(key))) {
+  if (options2 !== void 0 || keys.some((key2) => !normalizeRequestOptionsForQueryKeys61.has(key2) || queryKeys.includes(key2))) {
     throw new TypeError("Query parameters and request options must be passed as separate arguments.");
   }
-  if (keys.some((key) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key))) {
+  if (keys.some((key2) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key2))) {
     throw new TypeError("Pass transport overrides in the explicit request options argument.");
   }
-  return Object.fromEntries(entries.map(([key, descriptor]) => {
+  return Object.fromEntries(entries.map(([key2, descriptor]) => {
     if ("value" in descriptor)
-      return [key, descriptor.value];
-    return [key, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
+      return [key2, descriptor.value];
+    return [key2, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
   }));
 }
 var Files4 = class extends APIResource {
@@ -87075,20 +87059,20 @@ function normalizeRequestOptionsForQuery62(value, queryKeys, options2) {
   if (typeof value !== "object" || value === null)
     return void 0;
   const entries = Object.entries(Object.getOwnPropertyDescriptors(value)).filter(([, descriptor]) => descriptor.enumerable && (!("value" in descriptor) || descriptor.value !== void 0));
-  const keys = entries.map(([key]) => key);
-  const requestOnly = keys.some((key) => normalizeRequestOptionsForQueryKeys62.has(key) && !queryKeys.includes(key));
+  const keys = entries.map(([key2]) => key2);
+  const requestOnly = keys.some((key2) => normalizeRequestOptionsForQueryKeys62.has(key2) && !queryKeys.includes(key2));
   if (!requestOnly)
     return void 0;
-  if (options2 !== void 0 || keys.some((key) => !normalizeRequestOptionsForQueryKeys62.has(key) || queryKeys.includes(key))) {
+  if (options2 !== void 0 || keys.some((key2) => !normalizeRequestOptionsForQueryKeys62.has(key2) || queryKeys.includes(key2))) {
     throw new TypeError("Query parameters and request options must be passed as separate arguments.");
   }
-  if (keys.some((key) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key))) {
+  if (keys.some((key2) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key2))) {
     throw new TypeError("Pass transport overrides in the explicit request options argument.");
   }
-  return Object.fromEntries(entries.map(([key, descriptor]) => {
+  return Object.fromEntries(entries.map(([key2, descriptor]) => {
     if ("value" in descriptor)
-      return [key, descriptor.value];
-    return [key, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
+      return [key2, descriptor.value];
+    return [key2, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
   }));
 }
 var VectorStores = class extends APIResource {
@@ -87203,20 +87187,20 @@ function normalizeRequestOptionsForQuery63(value, queryKeys, options2) {
   if (typeof value !== "object" || value === null)
     return void 0;
   const entries = Object.entries(Object.getOwnPropertyDescriptors(value)).filter(([, descriptor]) => descriptor.enumerable && (!("value" in descriptor) || descriptor.value !== void 0));
-  const keys = entries.map(([key]) => key);
-  const requestOnly = keys.some((key) => normalizeRequestOptionsForQueryKeys63.has(key) && !queryKeys.includes(key));
+  const keys = entries.map(([key2]) => key2);
+  const requestOnly = keys.some((key2) => normalizeRequestOptionsForQueryKeys63.has(key2) && !queryKeys.includes(key2));
   if (!requestOnly)
     return void 0;
-  if (options2 !== void 0 || keys.some((key) => !normalizeRequestOptionsForQueryKeys63.has(key) || queryKeys.includes(key))) {
+  if (options2 !== void 0 || keys.some((key2) => !normalizeRequestOptionsForQueryKeys63.has(key2) || queryKeys.includes(key2))) {
     throw new TypeError("Query parameters and request options must be passed as separate arguments.");
   }
-  if (keys.some((key) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key))) {
+  if (keys.some((key2) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key2))) {
     throw new TypeError("Pass transport overrides in the explicit request options argument.");
   }
-  return Object.fromEntries(entries.map(([key, descriptor]) => {
+  return Object.fromEntries(entries.map(([key2, descriptor]) => {
     if ("value" in descriptor)
-      return [key, descriptor.value];
-    return [key, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
+      return [key2, descriptor.value];
+    return [key2, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
   }));
 }
 var Videos = class extends APIResource {
@@ -87406,12 +87390,12 @@ async function verifyWebhookSignature(payload, signatureHeader, timestamp, webho
   const decodedSecret = Uint8Array.from(secret.startsWith("whsec_") ? fromBase642(secret.slice("whsec_".length)) : encodeUTF8(secret));
   const signedPayload = webhookId ? `${webhookId}.${timestamp}.${payload}` : `${timestamp}.${payload}`;
   const signedPayloadBytes = Uint8Array.from(encodeUTF8(signedPayload));
-  const key = await crypto.subtle.importKey("raw", decodedSecret, { name: "HMAC", hash: "SHA-256" }, false, useBoundedVerification ? ["sign", "verify"] : ["verify"]);
+  const key2 = await crypto.subtle.importKey("raw", decodedSecret, { name: "HMAC", hash: "SHA-256" }, false, useBoundedVerification ? ["sign", "verify"] : ["verify"]);
   if (useBoundedVerification && firstSignature) {
-    const expectedSignature = new Uint8Array(await crypto.subtle.sign("HMAC", key, signedPayloadBytes));
+    const expectedSignature = new Uint8Array(await crypto.subtle.sign("HMAC", key2, signedPayloadBytes));
     const signatureToVerify = selectMatchingSignature(signatureHeader, expectedSignature, firstSignature);
     try {
-      if (await crypto.subtle.verify("HMAC", key, Uint8Array.from(signatureToVerify), signedPayloadBytes)) {
+      if (await crypto.subtle.verify("HMAC", key2, Uint8Array.from(signatureToVerify), signedPayloadBytes)) {
         return;
       }
     } catch {
@@ -87421,7 +87405,7 @@ async function verifyWebhookSignature(payload, signatureHeader, timestamp, webho
   for (const signature2 of signatureCandidates(signatureHeader)) {
     try {
       const signatureBytes = Uint8Array.from(fromBase642(signature2));
-      const isValid = await crypto.subtle.verify("HMAC", key, signatureBytes, signedPayloadBytes);
+      const isValid = await crypto.subtle.verify("HMAC", key2, signatureBytes, signedPayloadBytes);
       if (isValid) {
         return;
       }
@@ -87464,20 +87448,20 @@ function normalizeRequestOptionsForQuery64(value, queryKeys, options2) {
   if (typeof value !== "object" || value === null)
     return void 0;
   const entries = Object.entries(Object.getOwnPropertyDescriptors(value)).filter(([, descriptor]) => descriptor.enumerable && (!("value" in descriptor) || descriptor.value !== void 0));
-  const keys = entries.map(([key]) => key);
-  const requestOnly = keys.some((key) => normalizeRequestOptionsForQueryKeys64.has(key) && !queryKeys.includes(key));
+  const keys = entries.map(([key2]) => key2);
+  const requestOnly = keys.some((key2) => normalizeRequestOptionsForQueryKeys64.has(key2) && !queryKeys.includes(key2));
   if (!requestOnly)
     return void 0;
-  if (options2 !== void 0 || keys.some((key) => !normalizeRequestOptionsForQueryKeys64.has(key) || queryKeys.includes(key))) {
+  if (options2 !== void 0 || keys.some((key2) => !normalizeRequestOptionsForQueryKeys64.has(key2) || queryKeys.includes(key2))) {
     throw new TypeError("Query parameters and request options must be passed as separate arguments.");
   }
-  if (keys.some((key) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key))) {
+  if (keys.some((key2) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key2))) {
     throw new TypeError("Pass transport overrides in the explicit request options argument.");
   }
-  return Object.fromEntries(entries.map(([key, descriptor]) => {
+  return Object.fromEntries(entries.map(([key2, descriptor]) => {
     if ("value" in descriptor)
-      return [key, descriptor.value];
-    return [key, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
+      return [key2, descriptor.value];
+    return [key2, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
   }));
 }
 var Webhooks2 = class extends APIResource {
@@ -87813,9 +87797,9 @@ var OpenAI = class {
     const provider = clientOptions.provider;
     const { baseURL = provider ? null : readEnv("OPENAI_BASE_URL"), dataResidency: _dataResidency, [inheritedDataResidencySelection]: inheritedResidencySelection = false, apiKey = provider ? null : readEnv("OPENAI_API_KEY") ?? null, adminAPIKey = provider ? null : readEnv("OPENAI_ADMIN_KEY") ?? null, organization = provider ? null : readEnv("OPENAI_ORG_ID") ?? null, project = provider ? null : readEnv("OPENAI_PROJECT_ID") ?? null, webhookSecret = readEnv("OPENAI_WEBHOOK_SECRET") ?? null, workloadIdentity, x509Transport, credential: _credential, ...opts } = clientOptions;
     if (provider) {
-      const conflictingOptions = ["apiKey", "adminAPIKey", "workloadIdentity", "x509Transport", "baseURL", "dataResidency"].filter((key) => (key === "workloadIdentity" ? workloadIdentity : clientOptions[key]) != null);
+      const conflictingOptions = ["apiKey", "adminAPIKey", "workloadIdentity", "x509Transport", "baseURL", "dataResidency"].filter((key2) => (key2 === "workloadIdentity" ? workloadIdentity : clientOptions[key2]) != null);
       if (conflictingOptions.length) {
-        throw new OpenAIError(`The \`provider\` option cannot be used with ${conflictingOptions.map((key) => `\`${key}\``).join(", ")}. Configure authentication and the base URL through the provider instead.`);
+        throw new OpenAIError(`The \`provider\` option cannot be used with ${conflictingOptions.map((key2) => `\`${key2}\``).join(", ")}. Configure authentication and the base URL through the provider instead.`);
       }
     }
     const identity3 = isX509WorkloadIdentity(workloadIdentity) ? { x509: workloadIdentity, legacy: void 0 } : { x509: void 0, legacy: workloadIdentity };
@@ -88137,21 +88121,21 @@ var OpenAI = class {
       if (baseParams && overridingQuery) {
         const seen = /* @__PURE__ */ new Set();
         const repeated = /* @__PURE__ */ new Set();
-        for (const key of baseParams.keys()) {
-          if (seen.has(key) && !hasOwn(overridingQuery, key)) {
-            repeated.add(key);
+        for (const key2 of baseParams.keys()) {
+          if (seen.has(key2) && !hasOwn(overridingQuery, key2)) {
+            repeated.add(key2);
           }
-          seen.add(key);
+          seen.add(key2);
         }
         if (repeated.size) {
           const merged = new URLSearchParams();
-          for (const [key, value] of url2.searchParams) {
-            if (!repeated.has(key))
-              merged.append(key, value);
+          for (const [key2, value] of url2.searchParams) {
+            if (!repeated.has(key2))
+              merged.append(key2, value);
           }
-          for (const [key, value] of baseParams) {
-            if (repeated.has(key))
-              merged.append(key, value);
+          for (const [key2, value] of baseParams) {
+            if (repeated.has(key2))
+              merged.append(key2, value);
           }
           url2.search = merged.toString();
         }
@@ -88768,11 +88752,11 @@ var OpenAI = class {
     let jsonStream = false;
     let jsonSerialized = false;
     const stopObserving = options2.__metadata?.["streamFromBody"] === true && typeof options2.body === "object" && options2.body !== null ? observeJSONRequestBody(options2.body, {
-      value(holder, key, value) {
+      value(holder, key2, value) {
         if (!jsonRootVisited) {
           jsonRootVisited = true;
           jsonRoot = value;
-        } else if (holder === jsonRoot && key === "stream") {
+        } else if (holder === jsonRoot && key2 === "stream") {
           jsonStream = value === true;
           if (isRawJSON2?.(value)) {
             jsonStream = value.rawJSON === "true";
@@ -88933,8 +88917,8 @@ _a6 = OpenAI, _OpenAI_encoder = /* @__PURE__ */ new WeakMap(), _OpenAI_x509Authe
   return __classPrivateFieldGet(this, _OpenAI_explicitDataResidency, "f") || this._provider !== void 0 || this.baseURL !== "https://api.openai.com/v1";
 }, _OpenAI_normalizeRetries = function _OpenAI_normalizeRetries2(value) {
   return typeof value === "number" && Number.isSafeInteger(value) && value >= 0 ? value : 2;
-}, _OpenAI_isSensitiveLogKey = function _OpenAI_isSensitiveLogKey2(key) {
-  const normalized = key.replace(/[^a-z0-9]/gi, "").toLowerCase();
+}, _OpenAI_isSensitiveLogKey = function _OpenAI_isSensitiveLogKey2(key2) {
+  const normalized = key2.replace(/[^a-z0-9]/gi, "").toLowerCase();
   if (/authorization|authentication|cookie|session|signature|assertion|connectionstring|devicecode|codeverifier|accountkey|mtlskey|proxyauth|^(?:auth|key|sig|sas|jwt|bearer|pfx|p12)$|(?:sid|token|secret|password|passwd|pwd|credential|passphrase|apikey|accesskey|privatekey|username)s?$/.test(normalized)) {
     return true;
   }
@@ -88952,13 +88936,13 @@ _a6 = OpenAI, _OpenAI_encoder = /* @__PURE__ */ new WeakMap(), _OpenAI_x509Authe
     while (at >= 0 && (token[at] !== "@" || token[at + 1] === "@"))
       at--;
     return colon >= 0 && at > colon ? `${prefix}${token.slice(0, start)}[REDACTED]${token.slice(at)}` : match;
-  }).replace(/(^|[\s,;])([a-z][a-z0-9_-]*)(\s*:\s*)([^\r\n,;]+)/gi, (match, prefix, key, separator) => __classPrivateFieldGet(this, _OpenAI_instances, "m", _OpenAI_isSensitiveLogKey).call(this, key) ? `${prefix}${key}${separator}[REDACTED]` : match).replace(/(^|[?&#;])([^=&;\s?#/]+)=([^&;\s#]+)/g, (match, separator, key) => {
-    let decoded = key;
+  }).replace(/(^|[\s,;])([a-z][a-z0-9_-]*)(\s*:\s*)([^\r\n,;]+)/gi, (match, prefix, key2, separator) => __classPrivateFieldGet(this, _OpenAI_instances, "m", _OpenAI_isSensitiveLogKey).call(this, key2) ? `${prefix}${key2}${separator}[REDACTED]` : match).replace(/(^|[?&#;])([^=&;\s?#/]+)=([^&;\s#]+)/g, (match, separator, key2) => {
+    let decoded = key2;
     try {
-      decoded = globalThis.decodeURIComponent(key);
+      decoded = globalThis.decodeURIComponent(key2);
     } catch {
     }
-    return __classPrivateFieldGet(this, _OpenAI_instances, "m", _OpenAI_isSensitiveLogKey).call(this, decoded) ? `${separator}${key}=[REDACTED]` : match;
+    return __classPrivateFieldGet(this, _OpenAI_instances, "m", _OpenAI_isSensitiveLogKey).call(this, decoded) ? `${separator}${key2}=[REDACTED]` : match;
   });
   const getLogString = (entry) => {
     try {
@@ -88980,10 +88964,10 @@ _a6 = OpenAI, _OpenAI_encoder = /* @__PURE__ */ new WeakMap(), _OpenAI_x509Authe
   const pending = [];
   const pendingMaps = [];
   let sanitizedValue;
-  const getOwnLogDescriptor = (entry, key) => {
+  const getOwnLogDescriptor = (entry, key2) => {
     try {
       return {
-        descriptor: globalThis.Object.getOwnPropertyDescriptor(entry, key),
+        descriptor: globalThis.Object.getOwnPropertyDescriptor(entry, key2),
         failed: false
       };
     } catch {
@@ -89037,8 +89021,8 @@ _a6 = OpenAI, _OpenAI_encoder = /* @__PURE__ */ new WeakMap(), _OpenAI_x509Authe
         const sanitized2 = new RuntimeHeaders();
         seen.set(current, sanitized2);
         assign(sanitized2);
-        RuntimeHeaders.prototype.forEach.call(current, (entry, key) => {
-          sanitized2.set(key, __classPrivateFieldGet(this, _OpenAI_instances, "m", _OpenAI_isSensitiveLogKey).call(this, key) ? "[REDACTED]" : redactString(entry));
+        RuntimeHeaders.prototype.forEach.call(current, (entry, key2) => {
+          sanitized2.set(key2, __classPrivateFieldGet(this, _OpenAI_instances, "m", _OpenAI_isSensitiveLogKey).call(this, key2) ? "[REDACTED]" : redactString(entry));
         });
         continue;
       }
@@ -89050,9 +89034,9 @@ _a6 = OpenAI, _OpenAI_encoder = /* @__PURE__ */ new WeakMap(), _OpenAI_x509Authe
           sanitized2.username = "[REDACTED]";
         if (sanitized2.password)
           sanitized2.password = "[REDACTED]";
-        for (const [key] of sanitized2.searchParams) {
-          if (__classPrivateFieldGet(this, _OpenAI_instances, "m", _OpenAI_isSensitiveLogKey).call(this, key))
-            sanitized2.searchParams.set(key, "[REDACTED]");
+        for (const [key2] of sanitized2.searchParams) {
+          if (__classPrivateFieldGet(this, _OpenAI_instances, "m", _OpenAI_isSensitiveLogKey).call(this, key2))
+            sanitized2.searchParams.set(key2, "[REDACTED]");
         }
         if (sanitized2.hash)
           sanitized2.hash = redactString(sanitized2.hash);
@@ -89103,15 +89087,15 @@ _a6 = OpenAI, _OpenAI_encoder = /* @__PURE__ */ new WeakMap(), _OpenAI_x509Authe
         pendingMaps.push({ map: sanitized2, entries });
         seen.set(current, sanitized2);
         assign(sanitized2);
-        globalThis.Map.prototype.forEach.call(current, (entry, key) => {
+        globalThis.Map.prototype.forEach.call(current, (entry, key2) => {
           const pair = ["[REDACTED]", "[REDACTED]"];
           entries.push(pair);
-          enqueue(key, depth + 1, (safeKey) => {
-            if (typeof safeKey !== "function" && typeof safeKey !== "symbol" && !(typeof key === "object" && key !== null && safeKey === key)) {
+          enqueue(key2, depth + 1, (safeKey) => {
+            if (typeof safeKey !== "function" && typeof safeKey !== "symbol" && !(typeof key2 === "object" && key2 !== null && safeKey === key2)) {
               pair[0] = safeKey;
             }
           });
-          if (isSensitiveLogLabel(key)) {
+          if (isSensitiveLogLabel(key2)) {
             return;
           }
           enqueue(entry, depth + 1, (safeEntry) => {
@@ -89152,27 +89136,27 @@ _a6 = OpenAI, _OpenAI_encoder = /* @__PURE__ */ new WeakMap(), _OpenAI_x509Authe
       const sanitized = {};
       seen.set(current, sanitized);
       assign(sanitized);
-      for (const key of keys) {
-        if (typeof key !== "string")
+      for (const key2 of keys) {
+        if (typeof key2 !== "string")
           continue;
-        const property = getOwnLogDescriptor(current, key);
+        const property = getOwnLogDescriptor(current, key2);
         if (property.failed) {
-          sanitized[key] = "[REDACTED]";
+          sanitized[key2] = "[REDACTED]";
           continue;
         }
         const descriptor = property.descriptor;
         if (!descriptor?.enumerable)
           continue;
-        if (__classPrivateFieldGet(this, _OpenAI_instances, "m", _OpenAI_isSensitiveLogKey).call(this, key)) {
-          sanitized[key] = "[REDACTED]";
+        if (__classPrivateFieldGet(this, _OpenAI_instances, "m", _OpenAI_isSensitiveLogKey).call(this, key2)) {
+          sanitized[key2] = "[REDACTED]";
           continue;
         }
         if (!("value" in descriptor)) {
-          sanitized[key] = "[REDACTED]";
+          sanitized[key2] = "[REDACTED]";
           continue;
         }
         enqueue(descriptor.value, depth + 1, (safeEntry) => {
-          sanitized[key] = safeEntry;
+          sanitized[key2] = safeEntry;
         });
       }
     } catch {
@@ -89181,8 +89165,8 @@ _a6 = OpenAI, _OpenAI_encoder = /* @__PURE__ */ new WeakMap(), _OpenAI_x509Authe
     }
   }
   for (const { map: map2, entries } of pendingMaps) {
-    for (const [key, entry] of entries)
-      map2.set(key, entry);
+    for (const [key2, entry] of entries)
+      map2.set(key2, entry);
   }
   return sanitizedValue;
 }, _OpenAI_sanitizeLogger = function _OpenAI_sanitizeLogger2(logger) {
@@ -89533,19 +89517,19 @@ function renderPrompt(stage, vars) {
 var OUTPUT_MODES = ["json_schema", "json_object", "prompt"];
 var ResponseFormatMemory = class {
   known = /* @__PURE__ */ new Map();
-  get(key) {
-    return this.known.get(key) ?? { mode: "json_schema", strictRejected: false };
+  get(key2) {
+    return this.known.get(key2) ?? { mode: "json_schema", strictRejected: false };
   }
   /** The next mode after `from`, remembered for `key`; undefined when none is left. */
-  degrade(key, from) {
-    const current = this.get(key).mode;
+  degrade(key2, from) {
+    const current = this.get(key2).mode;
     if (OUTPUT_MODES.indexOf(current) > OUTPUT_MODES.indexOf(from)) return current;
     const next = OUTPUT_MODES[OUTPUT_MODES.indexOf(from) + 1];
-    if (next) this.known.set(key, { ...this.get(key), mode: next });
+    if (next) this.known.set(key2, { ...this.get(key2), mode: next });
     return next;
   }
-  rejectStrict(key) {
-    this.known.set(key, { ...this.get(key), strictRejected: true });
+  rejectStrict(key2) {
+    this.known.set(key2, { ...this.get(key2), strictRejected: true });
   }
 };
 var processResponseFormats = new ResponseFormatMemory();
@@ -89571,8 +89555,8 @@ function strictCompatible(schema) {
     if (node2.additionalProperties !== false) return false;
     if (!Object.keys(properties).every((k2) => required3.includes(k2))) return false;
   }
-  for (const key of ["properties", "$defs", "definitions"]) {
-    const children = node2[key];
+  for (const key2 of ["properties", "$defs", "definitions"]) {
+    const children = node2[key2];
     if (children && typeof children === "object" && !Object.values(children).every(strictCompatible)) return false;
   }
   return [node2.items, node2.anyOf, node2.prefixItems].every((child) => child === void 0 || strictCompatible(child));
@@ -89789,9 +89773,9 @@ function openAiLlmClient(options2) {
   function servedFromCache(sent, result, seen) {
     if (!result.id) return false;
     if (seen && seen.id === result.id && seen.answer === result.answer) return true;
-    const key = createHash2("sha256").update(JSON.stringify([result.id, result.answer, result.refusal, sent])).digest("hex");
-    if (received.has(key)) return true;
-    received.add(key);
+    const key2 = createHash2("sha256").update(JSON.stringify([result.id, result.answer, result.refusal, sent])).digest("hex");
+    if (received.has(key2)) return true;
+    received.add(key2);
     return false;
   }
   function recordCached(stage, attempt, sent, mode, result, started) {
@@ -90011,35 +89995,109 @@ function validate3(answer, schema) {
   };
 }
 
-// src/engine/lpw/failure-lines.ts
+// src/engine/lpw/failing-tests-block.ts
 import { stripVTControlCharacters as stripVTControlCharacters4 } from "node:util";
-var WHOLE_CHARS = 3e3;
-var WHOLE_LINES = 60;
-var LINE_CHARS = 400;
-var MAX_LINES = 40;
-function failureLines(t2) {
-  const message = stripVTControlCharacters4(t2.message ?? "").replace(/\r\n/g, "\n").trimEnd();
-  const diff = pytestDiff(stripVTControlCharacters4(t2.details ?? ""));
-  const pytest = diff.length > 0 ? `
-# pytest's diff: ${diff.join(" | ")}` : "";
-  if (!message) return `# fails now with: ${t2.status}${pytest}`;
-  const [first2 = "", ...rest] = message.split("\n");
-  const whole = message.length <= WHOLE_CHARS && rest.length < WHOLE_LINES && [first2, ...rest].every((l2) => l2.length <= LINE_CHARS);
-  const shown3 = whole ? rest : rest.slice(0, MAX_LINES).map(cutLine);
-  const more = whole || rest.length <= MAX_LINES ? [] : [`\u2026(${String(rest.length - MAX_LINES)} more lines not shown)`];
-  const mismatch = whole ? void 0 : mismatchOf(message);
-  const where = mismatch ? [`where they differ: ${describeMismatch(mismatch, 80)}`] : [];
-  const lines = [...shown3, ...more, ...where].map((l2) => `#   ${l2}`.trimEnd());
-  return [`# fails now with: ${whole ? first2 : cutLine(first2)}`, ...lines].join("\n") + pytest;
+
+// src/engine/template/tree-sitter.ts
+import { createRequire as createRequire3 } from "node:module";
+import { dirname as dirname2, join as join5 } from "node:path";
+var require3 = createRequire3(import.meta.url);
+var parsers = /* @__PURE__ */ new Map();
+var runtime;
+function loadRuntime() {
+  runtime ??= (async () => {
+    const ts = require3("./tree-sitter/tree-sitter.cjs");
+    const dir = dirname2(require3.resolve("./tree-sitter/tree-sitter.cjs"));
+    await ts.Parser.init({ locateFile: (file2) => join5(dir, file2) });
+    return ts;
+  })();
+  return runtime;
 }
-function cutLine(line) {
-  if (line.length <= LINE_CHARS) return line;
-  const part = Math.floor((LINE_CHARS - 30) / 2);
-  return `${line.slice(0, part)} \u2026(${String(line.length - 2 * part)} chars cut)\u2026 ${line.slice(-part)}`;
+function parserFor(grammar) {
+  let parser3 = parsers.get(grammar);
+  if (!parser3) {
+    parser3 = (async () => {
+      const ts = await loadRuntime();
+      const dir = dirname2(require3.resolve("./tree-sitter/tree-sitter.cjs"));
+      const p = new ts.Parser();
+      p.setLanguage(await ts.Language.load(join5(dir, `tree-sitter-${grammar}.wasm`)));
+      return p;
+    })();
+    parsers.set(grammar, parser3);
+  }
+  return parser3;
+}
+async function parseSource(grammar, source) {
+  const tree = (await parserFor(grammar)).parse(source);
+  if (!tree) throw new Error(`tree-sitter returned no tree for ${grammar}`);
+  return tree;
+}
+function parsePython(source) {
+  return parseSource("python", source);
+}
+function grammarForFile(path12) {
+  if (path12.endsWith(".py")) return "python";
+  if (/\.[cm]?jsx?$/.test(path12)) return "javascript";
+  if (path12.endsWith(".tsx")) return "tsx";
+  if (/\.[cm]?ts$/.test(path12)) return "typescript";
+  return void 0;
 }
 
-// src/engine/lpw/find-js-test.ts
-import { lstat } from "node:fs/promises";
+// src/engine/lpw/parametrize-values.ts
+async function parametrizeValues(testSourceText) {
+  const out = /* @__PURE__ */ new Map();
+  const tree = await parsePython(testSourceText);
+  try {
+    const decorators = tree.rootNode.descendantsOfType("decorator").filter((d) => Boolean(d && /parametrize\s*\(/.test(d.text)));
+    if (decorators.length !== 1) return out;
+    const call = decorators[0].namedChildren.find((c4) => c4?.type === "call");
+    const args = call?.childForFieldName("arguments")?.namedChildren.filter((a2) => Boolean(a2)) ?? [];
+    const positional = args.filter((a2) => a2.type !== "keyword_argument");
+    const keyword = (name) => args.find((a2) => a2.type === "keyword_argument" && a2.childForFieldName("name")?.text === name)?.childForFieldName("value");
+    const namesNode = positional[0] ?? keyword("argnames");
+    const valuesNode = positional[1] ?? keyword("argvalues");
+    if (!namesNode || !valuesNode || !/^(list|tuple)$/.test(valuesNode.type)) return out;
+    const names = argNames(namesNode);
+    const explicitIds = keyword("ids");
+    const ids = explicitIds && /^(list|tuple)$/.test(explicitIds.type) ? explicitIds.namedChildren.map((n2) => n2 ? literal2(n2) : void 0) : [];
+    valuesNode.namedChildren.forEach((entry, index) => {
+      if (!entry) return;
+      let values;
+      let id = ids[index];
+      if (entry.type === "call" && /(^|\.)param$/.test(entry.childForFieldName("function")?.text ?? "")) {
+        const pArgs = entry.childForFieldName("arguments")?.namedChildren.filter((a2) => Boolean(a2)) ?? [];
+        values = pArgs.filter((a2) => a2.type !== "keyword_argument");
+        const idArg = pArgs.find((a2) => a2.type === "keyword_argument" && a2.childForFieldName("name")?.text === "id")?.childForFieldName("value");
+        id = idArg ? literal2(idArg) : id;
+      } else {
+        values = names.length > 1 && (entry.type === "tuple" || entry.type === "list") ? entry.namedChildren.filter((v) => Boolean(v)) : [entry];
+      }
+      id ??= values.map((v, i3) => autoId(v, names[i3] ?? "arg", index)).join("-");
+      out.set(id, values.map((v, i3) => `${names[i3] ?? `arg${i3}`}=${v.text}`).join(", "));
+    });
+    return out;
+  } finally {
+    tree.delete();
+  }
+}
+function argNames(node2) {
+  if (node2.type === "string")
+    return (literal2(node2) ?? "").split(",").map((s) => s.trim()).filter(Boolean);
+  return node2.namedChildren.flatMap((n2) => n2?.type === "string" ? [literal2(n2) ?? ""] : []);
+}
+function literal2(node2) {
+  if (node2.type === "string")
+    return node2.namedChildren.filter((c4) => c4 && c4.type !== "string_start" && c4.type !== "string_end").map((c4) => c4?.text ?? "").join("");
+  if (/^(integer|float|true|false|none)$/.test(node2.type)) return node2.text;
+  if (node2.type === "unary_operator" && /^-\s*[\d.]/.test(node2.text)) return node2.text.replace(/\s+/g, "");
+  return void 0;
+}
+function autoId(node2, name, index) {
+  return literal2(node2) ?? `${name}${index}`;
+}
+
+// src/engine/lpw/test-source.ts
+import { join as join6 } from "node:path";
 
 // src/workspace/read-worktree-file.ts
 import { closeSync as closeSync2, constants as constants5, fstatSync, openSync as openSync2, readlinkSync, readSync as readSync2, realpathSync as realpathSync2 } from "node:fs";
@@ -90138,286 +90196,17 @@ function tryReadWorktreeTextSync(root, path12, options2 = {}) {
   }
 }
 
-// src/engine/context/repo-files.ts
-import { readdirSync, statSync as statSync2 } from "node:fs";
-import { join as join6, relative } from "node:path";
-
-// src/engine/template/tree-sitter.ts
-import { createRequire as createRequire3 } from "node:module";
-import { dirname as dirname2, join as join5 } from "node:path";
-var require3 = createRequire3(import.meta.url);
-var parsers = /* @__PURE__ */ new Map();
-var runtime;
-function loadRuntime() {
-  runtime ??= (async () => {
-    const ts = require3("./tree-sitter/tree-sitter.cjs");
-    const dir = dirname2(require3.resolve("./tree-sitter/tree-sitter.cjs"));
-    await ts.Parser.init({ locateFile: (file2) => join5(dir, file2) });
-    return ts;
-  })();
-  return runtime;
-}
-function parserFor(grammar) {
-  let parser3 = parsers.get(grammar);
-  if (!parser3) {
-    parser3 = (async () => {
-      const ts = await loadRuntime();
-      const dir = dirname2(require3.resolve("./tree-sitter/tree-sitter.cjs"));
-      const p = new ts.Parser();
-      p.setLanguage(await ts.Language.load(join5(dir, `tree-sitter-${grammar}.wasm`)));
-      return p;
-    })();
-    parsers.set(grammar, parser3);
-  }
-  return parser3;
-}
-async function parseSource(grammar, source) {
-  const tree = (await parserFor(grammar)).parse(source);
-  if (!tree) throw new Error(`tree-sitter returned no tree for ${grammar}`);
-  return tree;
-}
-function parsePython(source) {
-  return parseSource("python", source);
-}
-function grammarForFile(path12) {
-  if (path12.endsWith(".py")) return "python";
-  if (/\.[cm]?jsx?$/.test(path12)) return "javascript";
-  if (path12.endsWith(".tsx")) return "tsx";
-  if (/\.[cm]?ts$/.test(path12)) return "typescript";
-  return void 0;
-}
-
-// src/engine/context/repo-files.ts
-var SKIP_DIRS = /* @__PURE__ */ new Set([
-  ".git",
-  "node_modules",
-  "dist",
-  "build",
-  "coverage",
-  "__pycache__",
-  ".venv",
-  "venv",
-  ".tox",
-  "vendor",
-  "target",
-  ".next",
-  ".mypy_cache",
-  ".pytest_cache"
-]);
-var TEXT = /\.(py|[cm]?[jt]sx?|md|rst|txt|toml|cfg|ini|json|ya?ml|go|rs|java|rb)$/;
-function repoFiles(root, options2 = {}) {
-  const maxFiles = options2.maxFiles ?? 5e3;
-  const maxBytes = options2.maxBytes ?? 256 * 1024;
-  const out = [];
-  const walk = (dir) => {
-    for (const entry of readdirSync(dir, { withFileTypes: true })) {
-      if (out.length >= maxFiles) return;
-      if (entry.isSymbolicLink()) continue;
-      const full = join6(dir, entry.name);
-      if (entry.isDirectory()) {
-        if (!SKIP_DIRS.has(entry.name) && !entry.name.startsWith(".")) walk(full);
-      } else if (entry.isFile() && TEXT.test(entry.name) && statSync2(full).size <= maxBytes) {
-        out.push(relative(root, full));
-      }
-    }
-  };
-  walk(root);
-  return out.sort();
-}
-function isSourceFile(path12) {
-  return grammarForFile(path12) !== void 0;
-}
-
-// src/engine/lpw/find-js-test.ts
-var TEST_CALLEES = /* @__PURE__ */ new Set(["it", "test", "specify", "xit", "fit", "xtest", "tape"]);
-var SUITE_CALLEES = /* @__PURE__ */ new Set(["describe", "context", "suite", "xdescribe", "fdescribe"]);
-var MODIFIERS = /* @__PURE__ */ new Set(["only", "skip", "todo", "serial", "concurrent", "failing"]);
-var SEARCH_FILES = 3e3;
-var FRAME2 = /((?:file:\/\/)?[^\s()'"]+?\.[cm]?[jt]sx?):(\d+):\d+/g;
-async function findJsTest(workspace, test) {
-  const name = test.name ?? test.id.split(" > ").at(-1);
-  if (!name) return void 0;
-  const frames = await framesIn(workspace, test.details ?? "");
-  const named2 = [test.file, ...test.id.split(" > ")].filter((f2) => Boolean(f2 && grammarForFile(f2)));
-  const tried = /* @__PURE__ */ new Set();
-  for (const file2 of [...frames.map((f2) => f2.file), ...await Promise.all(named2.map((f2) => inRepo(workspace, f2)))]) {
-    if (!file2 || tried.has(file2)) continue;
-    tried.add(file2);
-    const hit = await findIn(
-      workspace,
-      file2,
-      name,
-      test.id,
-      frames.filter((f2) => f2.file === file2).map((f2) => f2.line)
-    );
-    if (hit) return hit;
-  }
-  for (const file2 of repoFiles(workspace, { maxFiles: SEARCH_FILES })) {
-    if (tried.has(file2) || !grammarForFile(file2) || grammarForFile(file2) === "python") continue;
-    const hit = await findIn(workspace, file2, name, test.id, []);
-    if (hit) return hit;
-  }
-  return void 0;
-}
-async function findIn(workspace, file2, name, id, lines) {
-  const grammar = grammarForFile(file2);
-  if (!grammar || grammar === "python") return void 0;
-  const source = await tryReadWorktreeText(workspace, file2, { maxBytes: CONTEXT_READ_LIMIT });
-  if (source === void 0 || !source.includes((name.split(/['"`\\]/)[0] ?? "").slice(0, 40))) return void 0;
-  const tree = await parseSource(grammar, source);
-  try {
-    const calls = [];
-    collect(tree.rootNode, (n2) => isTestCall(n2) && titleOf(n2) === name, calls);
-    if (calls.length === 0) return void 0;
-    const holding = calls.filter((c4) => lines.some((l2) => l2 - 1 >= c4.startPosition.row && l2 - 1 <= c4.endPosition.row)).sort((a2, b3) => a2.endPosition.row - a2.startPosition.row - (b3.endPosition.row - b3.startPosition.row));
-    const bySuites = calls.filter((c4) => enclosing(c4).every((e) => !isSuiteCall(e) || id.includes(titleOf(e) ?? "")));
-    const found = holding[0] ?? bySuites[0] ?? calls[0];
-    if (!found) return void 0;
-    const text2 = source.split("\n");
-    return {
-      file: file2,
-      context: enclosing(found).map((e) => ({
-        line: e.startPosition.row + 1,
-        text: text2[e.startPosition.row] ?? ""
-      })),
-      start: found.startPosition.row + 1,
-      body: text2.slice(found.startPosition.row, found.endPosition.row + 1)
-    };
-  } finally {
-    tree.delete();
-  }
-}
-function isTestCall(node2) {
-  if (node2.type !== "call_expression") return false;
-  const callee = node2.childForFieldName("function");
-  if (!callee) return false;
-  if (callee.type === "identifier") return TEST_CALLEES.has(callee.text);
-  if (callee.type !== "member_expression") return false;
-  const property = callee.childForFieldName("property")?.text ?? "";
-  const object2 = callee.childForFieldName("object")?.text ?? "";
-  return property === "test" || TEST_CALLEES.has(object2) && MODIFIERS.has(property);
-}
-function isSuiteCall(node2) {
-  if (node2.type !== "call_expression") return false;
-  const callee = node2.childForFieldName("function");
-  const head = callee?.type === "member_expression" ? callee.childForFieldName("object") : callee;
-  return SUITE_CALLEES.has(head?.text ?? "");
-}
-function enclosing(node2) {
-  const out = [];
-  for (let n2 = node2.parent; n2; n2 = n2.parent) if (isSuiteCall(n2) || isTestCall(n2)) out.unshift(n2);
-  return out;
-}
-function titleOf(call) {
-  const first2 = call.childForFieldName("arguments")?.namedChildren[0];
-  if (first2?.type === "string") return first2.text.slice(1, -1).replace(/\\(.)/g, "$1");
-  if (first2?.type === "template_string" && !first2.namedChildren.some((c4) => c4?.type === "template_substitution"))
-    return first2.text.slice(1, -1);
-  return void 0;
-}
-function collect(node2, predicate, out) {
-  if (predicate(node2)) out.push(node2);
-  for (const child of node2.namedChildren) if (child) collect(child, predicate, out);
-}
-async function framesIn(workspace, details) {
-  const out = [];
-  for (const match of details.matchAll(FRAME2)) {
-    const raw = match[1] ?? "";
-    if (raw.includes("node_modules") || raw.startsWith("node:")) continue;
-    const file2 = await inRepo(workspace, raw);
-    if (file2) out.push({ file: file2, line: Number(match[2]) });
-    if (out.length >= 20) break;
-  }
-  return out;
-}
-async function inRepo(workspace, printed) {
-  const path12 = printed.replace(/^file:\/\//, "");
-  const root = workspace.replace(/\/?$/, "/");
-  const candidates2 = path12.startsWith(root) ? [path12.slice(root.length)] : path12.startsWith("/") ? path12.split("/").filter(Boolean).map((_2, i3, parts) => parts.slice(i3 + 1).join("/")).filter(Boolean) : [path12.replace(/^\.\//, "")];
-  for (const candidate of candidates2) {
-    if (isForgedPath(candidate)) continue;
-    let full;
-    try {
-      full = safeRepoPath(workspace, candidate);
-    } catch {
-      continue;
-    }
-    const stats = await lstat(full).catch(() => void 0);
-    if (stats?.isFile()) return candidate;
-  }
-  return void 0;
-}
-
-// src/engine/lpw/parametrize-values.ts
-async function parametrizeValues(testSourceText) {
-  const out = /* @__PURE__ */ new Map();
-  const tree = await parsePython(testSourceText);
-  try {
-    const decorators = tree.rootNode.descendantsOfType("decorator").filter((d) => Boolean(d && /parametrize\s*\(/.test(d.text)));
-    if (decorators.length !== 1) return out;
-    const call = decorators[0].namedChildren.find((c4) => c4?.type === "call");
-    const args = call?.childForFieldName("arguments")?.namedChildren.filter((a2) => Boolean(a2)) ?? [];
-    const positional = args.filter((a2) => a2.type !== "keyword_argument");
-    const keyword = (name) => args.find((a2) => a2.type === "keyword_argument" && a2.childForFieldName("name")?.text === name)?.childForFieldName("value");
-    const namesNode = positional[0] ?? keyword("argnames");
-    const valuesNode = positional[1] ?? keyword("argvalues");
-    if (!namesNode || !valuesNode || !/^(list|tuple)$/.test(valuesNode.type)) return out;
-    const names = argNames(namesNode);
-    const explicitIds = keyword("ids");
-    const ids = explicitIds && /^(list|tuple)$/.test(explicitIds.type) ? explicitIds.namedChildren.map((n2) => n2 ? literal2(n2) : void 0) : [];
-    valuesNode.namedChildren.forEach((entry, index) => {
-      if (!entry) return;
-      let values;
-      let id = ids[index];
-      if (entry.type === "call" && /(^|\.)param$/.test(entry.childForFieldName("function")?.text ?? "")) {
-        const pArgs = entry.childForFieldName("arguments")?.namedChildren.filter((a2) => Boolean(a2)) ?? [];
-        values = pArgs.filter((a2) => a2.type !== "keyword_argument");
-        const idArg = pArgs.find((a2) => a2.type === "keyword_argument" && a2.childForFieldName("name")?.text === "id")?.childForFieldName("value");
-        id = idArg ? literal2(idArg) : id;
-      } else {
-        values = names.length > 1 && (entry.type === "tuple" || entry.type === "list") ? entry.namedChildren.filter((v) => Boolean(v)) : [entry];
-      }
-      id ??= values.map((v, i3) => autoId(v, names[i3] ?? "arg", index)).join("-");
-      out.set(id, values.map((v, i3) => `${names[i3] ?? `arg${i3}`}=${v.text}`).join(", "));
-    });
-    return out;
-  } finally {
-    tree.delete();
-  }
-}
-function argNames(node2) {
-  if (node2.type === "string")
-    return (literal2(node2) ?? "").split(",").map((s) => s.trim()).filter(Boolean);
-  return node2.namedChildren.flatMap((n2) => n2?.type === "string" ? [literal2(n2) ?? ""] : []);
-}
-function literal2(node2) {
-  if (node2.type === "string")
-    return node2.namedChildren.filter((c4) => c4 && c4.type !== "string_start" && c4.type !== "string_end").map((c4) => c4?.text ?? "").join("");
-  if (/^(integer|float|true|false|none)$/.test(node2.type)) return node2.text;
-  if (node2.type === "unary_operator" && /^-\s*[\d.]/.test(node2.text)) return node2.text.replace(/\s+/g, "");
-  return void 0;
-}
-function autoId(node2, name, index) {
-  return literal2(node2) ?? `${name}${index}`;
-}
-
 // src/engine/lpw/test-source.ts
-import { join as join7 } from "node:path";
 async function testSource(workspace, id, fallbackFile) {
   const pytest = id.includes("::");
-  if (!pytest && !(fallbackFile ?? id).endsWith(".py")) {
-    const found = await findJsTest(workspace, { id, file: fallbackFile });
-    return found && `# ${found.file}
-${[...found.context.map((c4) => c4.text), ...found.body].join("\n")}`;
-  }
   const file2 = pytest ? id.split("::")[0] : fallbackFile ?? id.split(" > ").find((p) => grammarForFile(p));
   const name = (pytest ? id.split("::").at(-1) : id.split(" > ").at(-1))?.replace(/\[.*\]$/, "");
   if (!file2 || !name) return void 0;
   const grammar = grammarForFile(file2);
-  if (grammar !== "python") return void 0;
+  if (!grammar) return void 0;
   let source;
   try {
-    source = await readWorktreeText(workspace, file2.startsWith("/") ? file2.slice(join7(workspace, "/").length) : file2, {
+    source = await readWorktreeText(workspace, file2.startsWith("/") ? file2.slice(join6(workspace, "/").length) : file2, {
       maxBytes: CONTEXT_READ_LIMIT
     });
   } catch {
@@ -90429,7 +90218,7 @@ ${[...found.context.map((c4) => c4.text), ...found.body].join("\n")}`;
     const classNode = owner ? find(tree.rootNode, (n2) => n2.type === "class_definition" && n2.childForFieldName("name")?.text === owner) : void 0;
     const found = find(
       classNode ?? tree.rootNode,
-      (n2) => n2.type === "function_definition" && n2.childForFieldName("name")?.text === name
+      (n2) => grammar === "python" ? n2.type === "function_definition" && n2.childForFieldName("name")?.text === name : n2.type === "call_expression" && /^(it|test)$/.test(n2.childForFieldName("function")?.text ?? "") && stringArg(n2) === name
     );
     const shown3 = found?.parent?.type === "decorated_definition" ? found.parent : found;
     if (!shown3) return void 0;
@@ -90449,6 +90238,10 @@ function classHeaderOf(lines, shown3) {
   return `${lines.slice(node2.startPosition.row, Math.max(end, node2.startPosition.row + 1)).join("\n")}
 `;
 }
+function stringArg(call) {
+  const first2 = call.childForFieldName("arguments")?.namedChildren[0];
+  return first2?.type === "string" || first2?.type === "template_string" ? first2.text.slice(1, -1) : void 0;
+}
 function find(node2, predicate) {
   if (predicate(node2)) return node2;
   for (const child of node2.namedChildren) {
@@ -90463,19 +90256,14 @@ function find(node2, predicate) {
 async function failingTestsBlock(workspace, failing) {
   const groups2 = /* @__PURE__ */ new Map();
   for (const t2 of failing) {
-    const key = t2.id.replace(/\[.*\]$/, "");
-    const python2 = t2.id.includes("::") || Boolean(t2.file?.endsWith(".py"));
-    const group = groups2.get(key) ?? {
-      source: python2 ? await testSource(workspace, t2.id, t2.file) : numbered(await findJsTest(workspace, t2)),
-      python: python2,
-      tests: []
-    };
+    const key2 = t2.id.replace(/\[.*\]$/, "");
+    const group = groups2.get(key2) ?? { source: await testSource(workspace, t2.id, t2.file), tests: [] };
     group.tests.push(t2);
-    groups2.set(key, group);
+    groups2.set(key2, group);
   }
   const blocks = await Promise.all(
-    [...groups2.values()].map(async ({ source, python: python2, tests }) => {
-      const params = python2 && source && tests.some((t2) => /\[.*\]$/.test(t2.id)) ? await parametrizeValues(source) : /* @__PURE__ */ new Map();
+    [...groups2.values()].map(async ({ source, tests }) => {
+      const params = source && tests.some((t2) => /\[.*\]$/.test(t2.id)) ? await parametrizeValues(source) : /* @__PURE__ */ new Map();
       const cases = tests.map((t2) => {
         const id = /\[(.*)\]$/.exec(t2.id)?.[1];
         const values = id === void 0 ? void 0 : params.get(id);
@@ -90491,20 +90279,11 @@ ${cases.join("\n")}`;
   );
   return blocks.join("\n\n");
 }
-function numbered(found) {
-  if (!found) return void 0;
-  const width = String(found.start + found.body.length).length;
-  const line = (n2, text2) => `${String(n2).padStart(width)} | ${text2}`;
-  const out = [`# ${found.file}`];
-  let next = 1;
-  for (const c4 of found.context) {
-    if (c4.line > next && next > 1) out.push(`${" ".repeat(width)} \u22EE`);
-    out.push(line(c4.line, c4.text));
-    next = c4.line + 1;
-  }
-  if (found.start > next && next > 1) out.push(`${" ".repeat(width)} \u22EE`);
-  found.body.forEach((text2, i3) => out.push(line(found.start + i3, text2)));
-  return out.join("\n");
+function failureLines(t2) {
+  const message = t2.message ? summariseFailure(stripVTControlCharacters4(t2.message), FIRST_MESSAGE_CHARS) : t2.status;
+  const diff = pytestDiff(stripVTControlCharacters4(t2.details ?? ""));
+  return `# fails now with: ${message}${diff.length > 0 ? `
+# pytest's diff: ${diff.join(" | ")}` : ""}`;
 }
 
 // src/engine/review/review-fix.ts
@@ -90633,7 +90412,7 @@ function parseDiff(diff) {
 
 // src/report/commit-message.ts
 var SUBJECT_CHARS = 72;
-var LINE_CHARS2 = 100;
+var LINE_CHARS = 100;
 var LINES_PER_FILE = 3;
 var MAX_TESTS = 5;
 function fixCommitMessage(outcome, options2) {
@@ -90681,7 +90460,7 @@ function changedLines(diff) {
     for (let i3 = 0; i3 < pairs; i3++) {
       const removed = file2.removed[i3];
       const added = file2.added[i3];
-      const text2 = (s) => s.trim().replaceAll("`", "'").slice(0, LINE_CHARS2);
+      const text2 = (s) => s.trim().replaceAll("`", "'").slice(0, LINE_CHARS);
       const change = removed && added ? `${text2(removed.text)} \u2192 ${text2(added.text)}` : added ? `+ ${text2(added.text)}` : `- ${text2(removed?.text ?? "")}`;
       out.push({ file: path12, line: added?.line ?? removed?.line ?? 0, change });
     }
@@ -90704,9 +90483,9 @@ function passedAfter(outcome) {
 
 // src/workspace/commit-files.ts
 import { constants as constants6 } from "node:fs";
-import { lstat as lstat2, mkdtemp as mkdtemp2, open as open4, readlink, rm as rm3, writeFile } from "node:fs/promises";
+import { lstat, mkdtemp as mkdtemp2, open as open4, readlink, rm as rm3, writeFile } from "node:fs/promises";
 import { tmpdir as tmpdir2 } from "node:os";
-import { join as join8 } from "node:path";
+import { join as join7 } from "node:path";
 var UnsafeCommitError = class extends Error {
   constructor(message) {
     super(message);
@@ -90716,14 +90495,14 @@ var UnsafeCommitError = class extends Error {
 async function commitFiles(request2) {
   if (!/^[0-9a-f]{40,64}$/.test(request2.parent))
     throw new UnsafeCommitError(`refusing to commit on ${JSON.stringify(request2.parent)}: not a commit id`);
-  const scratch = await mkdtemp2(join8(tmpdir2(), "autogen-commit-"));
+  const scratch = await mkdtemp2(join7(tmpdir2(), "autogen-commit-"));
   try {
-    const place = { cwd: scratch, gitDir: request2.gitDir, indexFile: join8(scratch, "index"), workTree: scratch };
+    const place = { cwd: scratch, gitDir: request2.gitDir, indexFile: join7(scratch, "index"), workTree: scratch };
     const g = (args) => runGit(args, place);
     await g(["read-tree", request2.parent]);
     for (const file2 of [...new Set(request2.files)]) {
       const path12 = safeRepoPath(request2.workTree, file2, { finalLink: true });
-      const stat2 = await lstat2(path12).catch(() => void 0);
+      const stat2 = await lstat(path12).catch(() => void 0);
       if (!stat2) {
         await g(["update-index", "--force-remove", "--", file2]);
         continue;
@@ -90732,7 +90511,7 @@ async function commitFiles(request2) {
         throw new UnsafeCommitError(
           `refusing to commit ${file2}: it is not a regular file or a symbolic link (a directory now stands there)`
         );
-      const copy = join8(scratch, "blob");
+      const copy = join7(scratch, "blob");
       const regular = stat2.isSymbolicLink() ? void 0 : await readRegularFile(path12, file2);
       await writeFile(copy, regular ? regular.content : await readlink(path12, { encoding: "buffer" }));
       const blob = (await g(["hash-object", "-w", "--no-filters", "--", copy])).trim();
@@ -90953,9 +90732,9 @@ function branchPublisher(mirror, target) {
   };
 }
 async function applyStoredDiff(dir, diff) {
-  const patchDir = await mkdtemp3(join9(tmpdir3(), "autogen-patch-"));
+  const patchDir = await mkdtemp3(join8(tmpdir3(), "autogen-patch-"));
   try {
-    const path12 = join9(patchDir, "change.diff");
+    const path12 = join8(patchDir, "change.diff");
     await writeFile2(path12, diff);
     await runGit(["update-index", "-q", "--refresh"], { cwd: dir }).catch(() => void 0);
     await runGit(["apply", "--index", path12], { cwd: dir });
@@ -91073,7 +90852,7 @@ ${verification}`;
 // src/workspace/unified-diff.ts
 import { mkdtempSync, rmSync, writeFileSync as writeFileSync2 } from "node:fs";
 import { tmpdir as tmpdir4 } from "node:os";
-import { join as join10 } from "node:path";
+import { join as join9 } from "node:path";
 function unifiedDiff(path12, before, after, context = 3) {
   if (before === after) return "";
   const hunks = gitHunks(before, after, context);
@@ -91082,10 +90861,10 @@ function unifiedDiff(path12, before, after, context = 3) {
 ${hunks}`;
 }
 function gitHunks(before, after, context) {
-  const dir = mkdtempSync(join10(tmpdir4(), "autogen-diff-"));
+  const dir = mkdtempSync(join9(tmpdir4(), "autogen-diff-"));
   try {
-    writeFileSync2(join10(dir, "a"), before);
-    writeFileSync2(join10(dir, "b"), after);
+    writeFileSync2(join9(dir, "a"), before);
+    writeFileSync2(join9(dir, "b"), after);
     const result = runGitSync(
       [
         "diff",
@@ -91668,8 +91447,8 @@ ${renderReport(outcome, { title, branch })}`
 }
 
 // src/verify/load-failure.ts
-import { existsSync as existsSync2, statSync as statSync3 } from "node:fs";
-import { isAbsolute as isAbsolute4, join as join11, relative as relative2 } from "node:path";
+import { existsSync as existsSync2, statSync as statSync2 } from "node:fs";
+import { isAbsolute as isAbsolute4, join as join10, relative } from "node:path";
 var TEST_PATH = /(^|\/)(tests?|__tests__|spec)\/|(^|\/)(test_[^/]*\.py|[^/]*_test\.py|conftest\.py|[^/]*\.(test|spec)\.[cm]?[jt]sx?)$/;
 function loadFailureOf(test, report2, workspace) {
   if (test.status !== "fail" && test.status !== "error") return void 0;
@@ -91722,7 +91501,7 @@ function pythonLoadFailure(details, workspace) {
     const top = missing.split(".")[0] ?? missing;
     return {
       reason,
-      codeFault: existsSync2(join11(workspace, top)) || existsSync2(join11(workspace, `${top}.py`)) || existsSync2(join11(workspace, "src", top))
+      codeFault: existsSync2(join10(workspace, top)) || existsSync2(join10(workspace, `${top}.py`)) || existsSync2(join10(workspace, "src", top))
     };
   }
   if (/^(SyntaxError|IndentationError)/.test(reason)) {
@@ -91741,12 +91520,12 @@ function nodeLoadFailure(file2, output2, workspace) {
   const notFound = /Cannot find (?:module|package) '([^']+)'(?: imported from (\S+))?/.exec(before);
   if (notFound) {
     const target = notFound[1] ?? "";
-    const full = isAbsolute4(target) ? target : target.startsWith(".") ? join11(workspace, target) : "";
-    const inRepo2 = full !== "" && !relative2(workspace, full).startsWith("..");
-    const isDir = inRepo2 && existsSync2(full) && statSync3(full).isDirectory();
-    const rel = inRepo2 ? relative2(workspace, full) || "." : target;
+    const full = isAbsolute4(target) ? target : target.startsWith(".") ? join10(workspace, target) : "";
+    const inRepo = full !== "" && !relative(workspace, full).startsWith("..");
+    const isDir = inRepo && existsSync2(full) && statSync2(full).isDirectory();
+    const rel = inRepo ? relative(workspace, full) || "." : target;
     const why = isDir ? `${rel} is a folder, loaded as a module (the command names a folder where node --test wants files or globs)` : `Cannot find module '${rel}'`;
-    return { reason: why, codeFault: inRepo2 && !isDir && !TEST_PATH.test(rel) && rel !== file2 };
+    return { reason: why, codeFault: inRepo && !isDir && !TEST_PATH.test(rel) && rel !== file2 };
   }
   const syntax = /SyntaxError: [^\n]*/.exec(before);
   if (syntax) {
@@ -91761,7 +91540,7 @@ function nodeLoadFailure(file2, output2, workspace) {
   };
 }
 function repoRelative(file2, workspace) {
-  const rel = isAbsolute4(file2) ? relative2(workspace, file2) : file2;
+  const rel = isAbsolute4(file2) ? relative(workspace, file2) : file2;
   return rel.replace(/^\.\//, "");
 }
 
@@ -91770,6 +91549,10 @@ var TEST_PATH2 = /(^|\/)(tests?|__tests__|spec)\/|(^|\/)(test_[^/]*\.py|[^/]*_te
 function isTestFile(path12) {
   return TEST_PATH2.test(path12.replaceAll("\\", "/"));
 }
+
+// src/engine/reproduce/reproduce-issue.ts
+import { existsSync as existsSync3 } from "node:fs";
+import { rm as rm6 } from "node:fs/promises";
 
 // src/workspace/apply-edits.ts
 import { lstatSync as lstatSync2 } from "node:fs";
@@ -91835,10 +91618,10 @@ function replaceOnce(text2, search, replacement, where) {
     );
   const lines = text2.split("\n");
   const wanted = trimEmptyEnds(search.split("\n"));
-  const key = (l2) => l2.trim();
+  const key2 = (l2) => l2.trim();
   const matches = [];
   for (let i3 = 0; i3 + wanted.length <= lines.length; i3++) {
-    if (wanted.every((w2, k2) => key(w2) === key(lines[i3 + k2]))) matches.push(i3);
+    if (wanted.every((w2, k2) => key2(w2) === key2(lines[i3 + k2]))) matches.push(i3);
   }
   if (matches.length === 1) {
     const at = matches[0];
@@ -92153,13 +91936,13 @@ function relatedSignatures(shown3, files, max2) {
   const out = [];
   const taken = /* @__PURE__ */ new Set();
   const take = ({ file: file2, symbol: symbol2 }, role) => {
-    const key = `${file2.path}#${symbol2.name}`;
-    if (shownKeys.has(key) || taken.has(key) || out.length >= max2) return;
+    const key2 = `${file2.path}#${symbol2.name}`;
+    if (shownKeys.has(key2) || taken.has(key2) || out.length >= max2) return;
     if (shown3.some(
       (s) => s.path === file2.path && s.symbol.kind === "class" && symbol2.name.startsWith(`${s.symbol.name}.`)
     ))
       return;
-    taken.add(key);
+    taken.add(key2);
     out.push(`${role} ${file2.path}:${symbol2.outerStart}: ${signature(file2, symbol2)}`);
   };
   for (const s of shown3) {
@@ -92266,6 +92049,49 @@ function signature(file2, symbol2) {
   return text2.length > 200 ? `${text2.slice(0, 200)}\u2026` : text2;
 }
 
+// src/engine/context/repo-files.ts
+import { readdirSync, statSync as statSync3 } from "node:fs";
+import { join as join11, relative as relative2 } from "node:path";
+var SKIP_DIRS = /* @__PURE__ */ new Set([
+  ".git",
+  "node_modules",
+  "dist",
+  "build",
+  "coverage",
+  "__pycache__",
+  ".venv",
+  "venv",
+  ".tox",
+  "vendor",
+  "target",
+  ".next",
+  ".mypy_cache",
+  ".pytest_cache"
+]);
+var TEXT = /\.(py|[cm]?[jt]sx?|md|rst|txt|toml|cfg|ini|json|ya?ml|go|rs|java|rb)$/;
+function repoFiles(root, options2 = {}) {
+  const maxFiles = options2.maxFiles ?? 5e3;
+  const maxBytes = options2.maxBytes ?? 256 * 1024;
+  const out = [];
+  const walk = (dir) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      if (out.length >= maxFiles) return;
+      if (entry.isSymbolicLink()) continue;
+      const full = join11(dir, entry.name);
+      if (entry.isDirectory()) {
+        if (!SKIP_DIRS.has(entry.name) && !entry.name.startsWith(".")) walk(full);
+      } else if (entry.isFile() && TEXT.test(entry.name) && statSync3(full).size <= maxBytes) {
+        out.push(relative2(root, full));
+      }
+    }
+  };
+  walk(root);
+  return out.sort();
+}
+function isSourceFile(path12) {
+  return grammarForFile(path12) !== void 0;
+}
+
 // src/engine/context/retrieval-index.ts
 import { DatabaseSync } from "node:sqlite";
 var RetrievalIndex = class {
@@ -92301,11 +92127,284 @@ function splitIdentifiers(text2) {
   return text2.replace(/([a-z0-9])([A-Z])/g, "$1 $2").replace(/_/g, " ");
 }
 
+// src/engine/context/test-reach.ts
+import { dirname as dirname3, join as join12, normalize as normalize2 } from "node:path";
+var MAX_MODULE_DEPTH = 4;
+var MAX_CALL_DEPTH = 4;
+var MAX_FAN_OUT = 6;
+var JS_EXTENSIONS = [".js", ".ts", ".mjs", ".cjs", ".jsx", ".tsx", ".mts", ".cts"];
+var JS_ENTRIES = ["index", "src/index", "lib/index"];
+function reach(entries, files, pkg) {
+  const modules = /* @__PURE__ */ new Map();
+  const seeds = /* @__PURE__ */ new Map();
+  const called = /* @__PURE__ */ new Set();
+  const addSeed = (path12, symbol2) => {
+    const key2 = `${path12}#${symbol2.name}#${symbol2.startLine}`;
+    if (!seeds.has(key2)) seeds.set(key2, { path: path12, symbol: symbol2, depth: 0 });
+  };
+  const queue = [];
+  for (const entry of entries) {
+    for (const name of callNames(entry.text)) called.add(name);
+    for (const target of entry.modules ?? []) {
+      for (const s of files.get(target)?.symbols ?? []) if (isDefaultExport(s)) addSeed(target, s);
+      queue.push({ path: target, depth: 1 });
+    }
+    for (const imp of entry.imports) {
+      for (const target of resolveImport(imp, entry.path, files, pkg)) {
+        for (const s of files.get(target)?.symbols ?? [])
+          if (imp.names.includes(shortName(s)) || isDefaultExport(s)) addSeed(target, s);
+        queue.push({ path: target, depth: 1 });
+      }
+    }
+  }
+  while (queue.length > 0) {
+    const { path: path12, depth } = queue.shift();
+    if (modules.has(path12)) continue;
+    modules.set(path12, depth);
+    const file2 = files.get(path12);
+    if (!file2 || depth >= MAX_MODULE_DEPTH) continue;
+    for (const imp of file2.imports)
+      for (const target of resolveImport(imp, path12, files, pkg)) {
+        if (imp.names.some((n2) => called.has(n2))) {
+          for (const s of files.get(target)?.symbols ?? []) if (isDefaultExport(s)) addSeed(target, s);
+        }
+        queue.push({ path: target, depth: depth + 1 });
+      }
+  }
+  const inReach = [...modules.keys()].flatMap(
+    (path12) => (files.get(path12)?.symbols ?? []).map((symbol2) => ({ path: path12, symbol: symbol2 }))
+  );
+  for (const { path: path12, symbol: symbol2 } of inReach)
+    if (called.has(shortName(symbol2)) && symbol2.kind !== "method") addSeed(path12, symbol2);
+  for (const name of called) {
+    const methods = inReach.filter((r2) => r2.symbol.kind === "method" && shortName(r2.symbol) === name);
+    if (methods.length <= MAX_FAN_OUT) for (const m of methods) addSeed(m.path, m.symbol);
+  }
+  const reached = /* @__PURE__ */ new Map();
+  const frontier = [...seeds.values()];
+  while (frontier.length > 0) {
+    const current = frontier.shift();
+    const key2 = `${current.path}#${current.symbol.name}#${current.symbol.startLine}`;
+    if (reached.has(key2)) continue;
+    reached.set(key2, current);
+    if (current.depth >= MAX_CALL_DEPTH) continue;
+    for (const next of callees(current, inReach)) frontier.push({ ...next, depth: current.depth + 1 });
+  }
+  return { modules: new Set(modules.keys()), symbols: [...reached.values()] };
+}
+function issueImports(text2) {
+  const out = [];
+  for (const m of text2.matchAll(/(?:(?:var|let|const)\s+([\w$]+)\s*=\s*)?require\(\s*["'`]([^"'`\s]+)["'`]\s*\)/g))
+    out.push({ module: m[2], names: m[1] ? [m[1]] : [] });
+  for (const m of text2.matchAll(/import\s+(?:([\w${},\s*]+)\s+from\s+)?["'`]([^"'`\s]+)["'`]/g))
+    out.push({ module: m[2], names: (m[1] ?? "").match(/[\w$]+/g) ?? [] });
+  for (const m of text2.matchAll(/^[>.\s]*from\s+([\w.]+)\s+import\s+\(?([\w,\s]+)/gm))
+    out.push({ module: m[1], names: (m[2] ?? "").match(/\w+/g) ?? [] });
+  for (const m of text2.matchAll(/^[>.\s]*import\s+([\w.]+)(?:\s+as\s+(\w+))?\s*$/gm))
+    out.push({ module: m[1], names: [m[2] ?? m[1].split(".")[0] ?? ""] });
+  return out;
+}
+function packageEntries(files, pkg) {
+  if (pkg.name !== void 0 || pkg.main !== void 0) {
+    const js = jsPackageMain(files, pkg);
+    return js ? [js] : [];
+  }
+  const paths = [...files.keys()];
+  return paths.filter((p) => /^(src\/)?[A-Za-z_]\w*\/__init__\.py$/.test(p) || /^[A-Za-z_]\w*\.py$/.test(p));
+}
+function isDefaultExport(s) {
+  return /^(module\.)?exports$/.test(s.name) || s.name === "default";
+}
+function callNames(text2) {
+  return new Set([...text2.matchAll(/(?<![\w$])(?:new\s+)?([A-Za-z_$][\w$]*)\s*\(/g)].map((m) => m[1]));
+}
+function callees(from, inReach) {
+  const text2 = from.symbol.text;
+  const words = new Set(text2.match(/[A-Za-z_$][\w$]*/g) ?? []);
+  const ownClass = from.symbol.kind === "method" ? from.symbol.name.split(".").slice(0, -1).join(".") : void 0;
+  const out = [];
+  if (from.symbol.kind === "class")
+    out.push(...inReach.filter((r2) => r2.path === from.path && r2.symbol.name.startsWith(`${from.symbol.name}.`)));
+  for (const name of callNames(text2)) {
+    if (name === shortName(from.symbol)) continue;
+    const matches = inReach.filter((r2) => shortName(r2.symbol) === name && r2.symbol !== from.symbol);
+    if (matches.length === 0) continue;
+    const owned = matches.filter((r2) => {
+      const cls = r2.symbol.kind === "method" ? r2.symbol.name.split(".").slice(0, -1).join(".") : void 0;
+      return cls !== void 0 && (cls === ownClass || words.has(cls.split(".").at(-1) ?? cls));
+    });
+    const sameFile = matches.filter((r2) => r2.path === from.path);
+    const chosen = owned.length ? owned : sameFile.length ? sameFile : matches;
+    if (chosen.length <= MAX_FAN_OUT) out.push(...chosen);
+  }
+  return out;
+}
+function resolveImport(imp, from, files, pkg) {
+  const spec = imp.module;
+  if (!spec) return [];
+  const python2 = from.endsWith(".py") || !from && /^\.*[\w.]+$/.test(spec) && !spec.includes("/");
+  if (python2 && !spec.startsWith("/")) {
+    const out = pythonModules(spec, from, files);
+    for (const name of imp.names) out.push(...pythonModules(`${spec.replace(/\.$/, "")}.${name}`, from, files));
+    if (out.length || from.endsWith(".py")) return [...new Set(out)];
+  }
+  const resolved = jsModule(spec, from, files, pkg);
+  return resolved ? [resolved] : [];
+}
+function pythonModules(spec, from, files) {
+  const dots = /^\.*/.exec(spec)?.[0].length ?? 0;
+  const rest = spec.slice(dots).split(".").filter(Boolean).join("/");
+  let bases;
+  if (dots > 0) {
+    let dir = dirname3(from);
+    for (let i3 = 1; i3 < dots; i3++) dir = dirname3(dir);
+    bases = [dir === "." ? "" : dir];
+  } else bases = ["", "src"];
+  const out = [];
+  for (const base of bases) {
+    const stem = [base, rest].filter(Boolean).join("/");
+    for (const candidate of [`${stem}.py`, `${stem}/__init__.py`])
+      if (stem && files.has(candidate)) out.push(candidate);
+  }
+  return out;
+}
+function jsModule(spec, from, files, pkg) {
+  if (spec.startsWith(".")) {
+    const path12 = normalize2(join12(dirname3(from || "."), spec)).replace(/\/$/, "");
+    if (path12.startsWith("..")) return void 0;
+    return jsFile(path12 === "." ? "" : path12, files) ?? (path12 === "." || path12 === "" ? jsPackageMain(files, pkg) : void 0);
+  }
+  if (pkg.name && (spec === pkg.name || spec.startsWith(`${pkg.name}/`))) {
+    const sub = spec.slice(pkg.name.length + 1);
+    return sub ? jsFile(sub, files) : jsPackageMain(files, pkg);
+  }
+  return void 0;
+}
+function jsFile(path12, files) {
+  const stem = path12.replace(/\.[cm]?[jt]sx?$/, "");
+  const candidates2 = [
+    path12,
+    ...JS_EXTENSIONS.map((e) => `${stem}${e}`),
+    ...JS_EXTENSIONS.map((e) => path12 ? `${path12}/index${e}` : `index${e}`)
+  ];
+  return candidates2.find((c4) => c4 && files.has(c4));
+}
+function jsPackageMain(files, pkg) {
+  if (pkg.main) {
+    const main = normalize2(pkg.main).replace(/^\.\//, "");
+    const direct = jsFile(main, files);
+    if (direct) return direct;
+    const fromBuild = jsFile(main.replace(/^(dist|build|out|lib)\//, "src/"), files);
+    if (fromBuild) return fromBuild;
+  }
+  for (const entry of JS_ENTRIES) {
+    const found = jsFile(entry, files);
+    if (found && !found.endsWith(".py")) return found;
+  }
+  return void 0;
+}
+
+// src/engine/context/reached-focus.ts
+var CLASS_LINES = 30;
+var THIN_LINES = 15;
+var PREFERRED_WEIGHT = 1.5;
+var NAME_WEIGHT = 2;
+var CODE_WEIGHT = 2;
+var GENERIC = new Set(
+  "the and for that with this not are but was were has have had its into from when then than also only does should would could get set read write make init new".split(
+    " "
+  )
+);
+var packageJson = external_exports.object({ name: external_exports.string().optional(), main: external_exports.string().optional() }).passthrough();
+async function reachedFocus(workspace, files, options2, count2) {
+  const pkg = await packageInfo(workspace);
+  const entries = [];
+  for (const path12 of options2.mentioned) {
+    const file2 = files.get(path12);
+    if (file2 && options2.isTestFile(path12)) entries.push({ path: path12, text: file2.text, imports: file2.imports });
+  }
+  let byIssue = /* @__PURE__ */ new Set();
+  if (options2.issue) {
+    const imports = issueImports(options2.issue);
+    let entry = { path: "", text: options2.issue, imports };
+    if (reach([entry], files, pkg).modules.size === 0) entry = { ...entry, modules: packageEntries(files, pkg) };
+    entries.push(entry);
+    byIssue = new Set(reach([entry], files, pkg).symbols.map((r2) => key(r2.path, r2.symbol.name, r2.symbol.startLine)));
+  }
+  const found = reach(entries, files, pkg);
+  const symbols = new Set(found.symbols.map((r2) => key(r2.path, r2.symbol.name, r2.symbol.startLine)));
+  if (found.symbols.length === 0) return { focus: [], symbols, modules: found.modules };
+  const ranked = rank(
+    found.symbols.filter(
+      // A class is reached with its methods: those are ranked, not a class longer than a few lines.
+      (r2) => !(r2.symbol.kind === "class" && r2.symbol.endLine - r2.symbol.startLine >= CLASS_LINES)
+    ),
+    options2.query,
+    // What the issue's own code calls is what the report is about; a test may call more (a round trip, a setup).
+    entries.length > 1 ? byIssue : /* @__PURE__ */ new Set()
+  );
+  const thin = (r2) => r2.depth === 0 && r2.symbol.endLine - r2.symbol.outerStart < THIN_LINES;
+  const chosen = [
+    ...ranked.filter(({ r: r2 }) => !thin(r2)).slice(0, count2),
+    ...ranked.filter(({ r: r2 }) => thin(r2)).slice(0, 2)
+  ];
+  const focus = chosen.map(({ r: r2 }) => ({ path: r2.path, symbol: r2.symbol, reason: "reached" }));
+  return { focus, symbols, modules: found.modules };
+}
+function key(path12, name, line) {
+  return `${path12}#${name}#${line}`;
+}
+async function packageInfo(workspace) {
+  try {
+    const parsed = packageJson.safeParse(JSON.parse(await readWorktreeText(workspace, "package.json")));
+    return parsed.success ? { name: parsed.data.name, main: parsed.data.main } : {};
+  } catch {
+    return {};
+  }
+}
+function nameWords(symbol2) {
+  return (splitIdentifiers(shortName(symbol2)).toLowerCase().match(/[a-z0-9]{3,}/g) ?? []).filter((w2) => !GENERIC.has(w2));
+}
+function rank(reached, query, preferred) {
+  const weights = /* @__PURE__ */ new Map();
+  for (const w2 of wordsOf(query)) weights.set(w2, (weights.get(w2) ?? 0) + 1);
+  for (const [w2, n2] of weights) weights.set(w2, 1 + Math.log(n2));
+  const code2 = [
+    ...[...query.matchAll(/`([^`\n]+)`/g)].map((m) => m[1] ?? ""),
+    ...query.split("\n").filter((l2) => /^( {4}|\t|>>> )/.test(l2))
+  ].join("\n");
+  for (const w2 of new Set(wordsOf(code2))) weights.set(w2, CODE_WEIGHT * (weights.get(w2) ?? 1));
+  const docs = reached.map((r2) => {
+    const counts = /* @__PURE__ */ new Map();
+    for (const w2 of wordsOf(r2.symbol.text)) counts.set(w2, (counts.get(w2) ?? 0) + 1);
+    return { r: r2, counts, name: new Set(nameWords(r2.symbol)) };
+  });
+  const df = /* @__PURE__ */ new Map();
+  for (const d of docs) for (const w2 of d.counts.keys()) if (weights.has(w2)) df.set(w2, (df.get(w2) ?? 0) + 1);
+  return docs.map((d) => {
+    let score = 0;
+    for (const [w2, weight] of weights) {
+      const tf = d.counts.get(w2) ?? 0;
+      if (tf === 0) continue;
+      const idf = Math.log(1 + docs.length / (df.get(w2) ?? 1));
+      score += idf * weight * (tf / (tf + 1.5)) * (d.name.has(w2) ? 1 + NAME_WEIGHT : 1);
+    }
+    const boost = preferred.has(key(d.r.path, d.r.symbol.name, d.r.symbol.startLine)) ? PREFERRED_WEIGHT : 1;
+    return { r: d.r, score: score * boost };
+  }).filter((d) => d.score > 0).sort((a2, b3) => b3.score - a2.score);
+}
+function wordsOf(text2) {
+  return (splitIdentifiers(text2).toLowerCase().match(/[\p{L}\p{N}]{3,}/gu) ?? []).filter((w2) => !GENERIC.has(w2));
+}
+
 // src/engine/context/build-context.ts
 var SMALL_FILE_LINES = 80;
 var MAX_SYMBOL_HITS = 8;
 var CANDIDATE_WINDOW = 3;
-var FOCAL = /* @__PURE__ */ new Set(["stack-frame", "named", "model"]);
+var FOCAL = /* @__PURE__ */ new Set(["stack-frame", "reached", "named", "model"]);
+var REACHED_FOCAL = 4;
+var RELATED_SIGNATURES = 6;
+var OTHER_FILES_CHARS = 600;
 var WHOLE_RETRIEVED_WITHOUT_FOCUS = 3;
 var MODULE_NAME_LINES = 30;
 var HELPER_LINES = 25;
@@ -92352,6 +92451,11 @@ async function buildContext(workspace, options2) {
     } else if (file2.lines.length <= SMALL_FILE_LINES)
       retrieved.push({ path: hit.path, symbol: void 0, reason: "retrieval" });
   }
+  const reached = await reachedFocus(workspace, files, options2, REACHED_FOCAL);
+  if (reached.symbols.size > 0) {
+    const isReached = (r2) => r2.symbol ? reached.symbols.has(symbolKey(r2.path, r2.symbol)) : reached.modules.has(r2.path);
+    retrieved.splice(0, retrieved.length, ...retrieved.filter(isReached), ...retrieved.filter((r2) => !isReached(r2)));
+  }
   for (const path12 of options2.mentioned) {
     if (!isCode(path12) || focus.some((f2) => f2.path === path12)) continue;
     const best = retrieved.find((r2) => r2.path === path12);
@@ -92363,7 +92467,7 @@ async function buildContext(workspace, options2) {
   );
   const candidates2 = unique([...focus, ...retrieved].map((f2) => f2.path));
   let picked = [];
-  const located = focus.some((f2) => f2.symbol !== void 0 || f2.range !== void 0);
+  const located = focus.some((f2) => f2.symbol !== void 0 || f2.range !== void 0) || reached.focus.length > 0;
   if (options2.llm && candidates2.length > maxFiles && !located)
     picked = await localize(options2.llm, options2.query, repoMap, candidates2.slice(0, 15), files, retrieved, maxFiles, [
       ...options2.frames ?? []
@@ -92372,6 +92476,7 @@ async function buildContext(workspace, options2) {
     ...focus.filter((f2) => f2.reason === "stack-frame"),
     ...picked,
     ...focus.filter((f2) => f2.reason !== "stack-frame"),
+    ...reached.focus,
     ...retrieved
   ];
   const shown3 = choose(ordered, files, maxChars, maxFiles);
@@ -92381,7 +92486,7 @@ async function buildContext(workspace, options2) {
   const related = relatedSignatures(
     (focal.length ? focal : shown3.symbols).map((f2) => ({ path: f2.path, symbol: f2.symbol })),
     [...files.values()].filter((f2) => isCode(f2.path)),
-    12
+    RELATED_SIGNATURES
   );
   const others = [...files.values()].filter((f2) => isCode(f2.path) && !shown3.byFile.has(f2.path)).map((f2) => mapLine(f2));
   const code2 = [
@@ -92389,7 +92494,7 @@ async function buildContext(workspace, options2) {
     related ? `Callers and callees of the code above (signatures only; path:line):
 ${related}` : "",
     others.length ? `Other source files (path: top-level symbols):
-${bounded(others, 1500)}` : ""
+${bounded(others, OTHER_FILES_CHARS)}` : ""
   ].filter((s) => s !== "").join("\n\n");
   return {
     files: [...shown3.byFile.keys()],
@@ -92434,14 +92539,15 @@ function choose(ordered, files, maxChars, maxFiles) {
   const symbols = [];
   const seen = /* @__PURE__ */ new Set();
   let used = 0;
+  let largeShown = false;
   const anyFocal = ordered.some((f2) => FOCAL.has(f2.reason) && (f2.symbol || f2.range));
   let wholeRetrieved = 0;
   const focalTexts = ordered.filter((f2) => FOCAL.has(f2.reason) && f2.symbol).map((f2) => f2.symbol.text.split("\n").slice(1).join("\n"));
   for (const f2 of ordered) {
     const file2 = files.get(f2.path);
-    const key = `${f2.path}#${f2.symbol?.name ?? f2.range?.start ?? "whole"}`;
-    if (seen.has(key)) continue;
-    seen.add(key);
+    const key2 = `${f2.path}#${f2.symbol?.name ?? f2.range?.start ?? "whole"}`;
+    if (seen.has(key2)) continue;
+    seen.add(key2);
     if (!byFile.has(f2.path) && byFile.size >= maxFiles) continue;
     const current = byFile.get(f2.path) ?? [];
     const whole = f2.symbol === void 0 && f2.range === void 0 || file2.lines.length <= SMALL_FILE_LINES;
@@ -92463,18 +92569,49 @@ function choose(ordered, files, maxChars, maxFiles) {
     const context = f2.symbol && !whole ? contextRanges(file2, f2.symbol) : [];
     let ranges = [...context, ...body];
     let cost = costOf2(file2, current, ranges);
-    if (used > 0 && used + cost > maxChars || cost > maxChars * 3) {
+    const large = f2.symbol !== void 0 && FOCAL.has(f2.reason) && !largeShown;
+    const over = (c4) => c4 > maxChars * 3 || used > 0 && used + c4 > (large ? maxChars * 3 : maxChars);
+    if (over(cost) && f2.symbol && !whole && FOCAL.has(f2.reason)) {
+      for (const bare of [body, withoutDocstring(file2, f2.symbol)]) {
+        const c4 = costOf2(file2, current, bare);
+        if (!over(c4)) {
+          [ranges, cost] = [bare, c4];
+          break;
+        }
+      }
+    }
+    if (over(cost)) {
       if (!f2.symbol) continue;
       ranges = [...context, ...outline(file2, f2.symbol)];
       cost = costOf2(file2, current, ranges);
       if (used + cost > maxChars * 1.15) continue;
     }
     byFile.set(f2.path, [...current, ...ranges]);
+    if (large && used + cost > maxChars) largeShown = true;
     used += cost;
     if (f2.symbol) symbols.push(f2);
     if (!FOCAL.has(f2.reason)) wholeRetrieved += 1;
   }
   return { byFile, symbols };
+}
+function withoutDocstring(file2, symbol2) {
+  const first2 = symbol2.headerEnd + 1;
+  const opening = /^\s*[rRuUbB]?("""|''')/.exec(file2.lines[first2 - 1] ?? "");
+  if (!file2.path.endsWith(".py") || !opening) return [{ start: symbol2.outerStart, end: symbol2.endLine }];
+  const quote = opening[1];
+  const rest = (file2.lines[first2 - 1] ?? "").slice(opening[0].length);
+  let last = first2;
+  if (!rest.includes(quote)) {
+    for (let n2 = first2 + 1; n2 <= symbol2.endLine; n2++)
+      if ((file2.lines[n2 - 1] ?? "").includes(quote)) {
+        last = n2;
+        break;
+      }
+  }
+  return [
+    { start: symbol2.outerStart, end: first2 - 1 },
+    { start: last + 1, end: symbol2.endLine }
+  ];
 }
 function contextRanges(file2, symbol2) {
   const out = [];
@@ -92637,10 +92774,9 @@ function bounded(lines, maxChars) {
   }
   return out.join("\n");
 }
-
-// src/engine/reproduce/reproduce-issue.ts
-import { existsSync as existsSync3 } from "node:fs";
-import { rm as rm6 } from "node:fs/promises";
+function symbolKey(path12, symbol2) {
+  return `${path12}#${symbol2.name}#${symbol2.startLine}`;
+}
 
 // src/engine/reproduce/new-tests.ts
 function namesNoFile(report2, path12) {
@@ -92713,6 +92849,7 @@ async function issueContext(workspace, problem, isTestFile2) {
 ${named2.join(" ")}`,
     mentioned: namedFiles(problem, sources),
     named: named2,
+    issue: problem,
     isTestFile: isTestFile2
   });
 }
@@ -92860,9 +92997,9 @@ function failureFrames(failing, workspace) {
     }
     const pythonOrder = frames.some((f2) => f2.file.endsWith(".py"));
     for (const frame of pythonOrder ? frames.reverse() : frames) {
-      const key = `${frame.file}:${frame.line}`;
-      if (!seen.has(key)) out.push(frame);
-      seen.add(key);
+      const key2 = `${frame.file}:${frame.line}`;
+      if (!seen.has(key2)) out.push(frame);
+      seen.add(key2);
     }
   }
   return out;
@@ -92902,6 +93039,30 @@ function planNames(text2) {
   for (const m of text2.matchAll(/(?<![\w])(__[a-z][a-z0-9_]*__)(?![\w])/g)) out.add(m[1] ?? "");
   out.delete("");
   return [...out];
+}
+
+// src/engine/context/failure-context.ts
+async function failureContext(workspace, options2) {
+  const { failing } = options2;
+  const mentioned = [
+    ...new Set(
+      failing.flatMap((t2) => [
+        t2.file,
+        ...[...(t2.details ?? "").matchAll(/([\w./-]+\.(?:py|[cm]?[jt]sx?))[:"]/g)].map((m) => m[1])
+      ]).filter((f2) => Boolean(f2))
+    )
+  ];
+  const frames = [...failureFrames(failing, workspace), ...(options2.suspicious ?? []).slice(0, 5)];
+  return buildContext(workspace, {
+    query: `${options2.problem}
+${options2.digest}`,
+    mentioned,
+    frames,
+    named: namedIdentifiers(options2.problem),
+    issue: options2.problem,
+    isTestFile: options2.isTestFile,
+    llm: options2.llm
+  });
 }
 
 // src/verify/keep-selected.ts
@@ -93036,7 +93197,7 @@ function candidateTimedOut(report2) {
 // src/engine/lpw/workspace-changes.ts
 import { existsSync as existsSync4 } from "node:fs";
 import { rm as rm7, writeFile as writeFile3, mkdir as mkdir3 } from "node:fs/promises";
-import { dirname as dirname3 } from "node:path";
+import { dirname as dirname4 } from "node:path";
 var WorkspaceChanges = class {
   originals = /* @__PURE__ */ new Map();
   root;
@@ -93057,7 +93218,7 @@ var WorkspaceChanges = class {
       const full = safeRepoPath(this.root, path12);
       if (text2 === null) await rm7(full, { force: true });
       else {
-        await mkdir3(dirname3(full), { recursive: true });
+        await mkdir3(dirname4(full), { recursive: true });
         await writeFile3(full, text2);
       }
     }
@@ -93521,7 +93682,7 @@ function failureSignature(report2) {
 }
 
 // src/engine/lpw/findings-text.ts
-var MAX_LINES2 = 8;
+var MAX_LINES = 8;
 var MAX_DIFF_CHARS2 = 3e3;
 function findingsText(findings) {
   if (!findings) return "";
@@ -93529,7 +93690,7 @@ function findingsText(findings) {
   if (findings.suspicious.length > 0)
     parts.push(
       `Lines run by the failing tests and least by the passing ones (Ochiai score):
-${findings.suspicious.slice(0, MAX_LINES2).map((s) => `${s.file}:${s.line} (${s.score.toFixed(2)})`).join("\n")}`
+${findings.suspicious.slice(0, MAX_LINES).map((s) => `${s.file}:${s.line} (${s.score.toFixed(2)})`).join("\n")}`
     );
   if (findings.nearMiss && findings.nearMiss.passed > 0) {
     const { diff, passed, failed: failed3 } = findings.nearMiss;
@@ -93546,7 +93707,7 @@ ${shown3}`
 // src/engine/lpw/instrumented-run.ts
 import { cp, mkdtemp as mkdtemp4, rm as rm8 } from "node:fs/promises";
 import { tmpdir as tmpdir5 } from "node:os";
-import { join as join12 } from "node:path";
+import { join as join13 } from "node:path";
 
 // src/verify/sandbox/workspace-grants.ts
 import { realpathSync as realpathSync3 } from "node:fs";
@@ -93560,10 +93721,10 @@ function real(path12) {
   }
 }
 function grantDirectory(workspace, dir) {
-  const key = real(workspace);
-  const set3 = grants.get(key) ?? /* @__PURE__ */ new Set();
+  const key2 = real(workspace);
+  const set3 = grants.get(key2) ?? /* @__PURE__ */ new Set();
   set3.add(real(dir));
-  grants.set(key, set3);
+  grants.set(key2, set3);
 }
 function shareGrants(from, to) {
   for (const dir of grants.get(real(from)) ?? []) grantDirectory(to, dir);
@@ -93577,7 +93738,7 @@ function grantedDirectories(workspace) {
 
 // src/engine/lpw/instrumented-run.ts
 async function instrumentedRun(workspace, edits, testId2, verifier) {
-  const scratch = await mkdtemp4(join12(tmpdir5(), "autogen-debug-"));
+  const scratch = await mkdtemp4(join13(tmpdir5(), "autogen-debug-"));
   try {
     await cp(workspace, scratch, { recursive: true, filter: (src) => !src.split("/").includes(".git") });
     shareGrants(workspace, scratch);
@@ -93651,7 +93812,7 @@ async function baselineWithValues(task, count2, before, failing) {
 
 // src/engine/knowledge/knowledge-search.ts
 import { lstatSync as lstatSync3, readdirSync as readdirSync2 } from "node:fs";
-import { join as join13, relative as relative4 } from "node:path";
+import { join as join14, relative as relative4 } from "node:path";
 var CHUNK_LINES = 30;
 var MAX_FILES = 2e3;
 function onDiskKnowledge(workspace) {
@@ -93666,30 +93827,30 @@ function onDiskKnowledge(workspace) {
       if (text2 === void 0) return;
       const lines = text2.split("\n");
       for (let i3 = 0; i3 < lines.length; i3 += CHUNK_LINES) {
-        const key = `${relative4(workspace, path12)}:${i3 + 1}`;
+        const key2 = `${relative4(workspace, path12)}:${i3 + 1}`;
         const chunk = lines.slice(i3, i3 + CHUNK_LINES).join("\n");
-        chunks.set(key, chunk);
-        index?.add(key, null, chunk);
+        chunks.set(key2, chunk);
+        index?.add(key2, null, chunk);
       }
     };
     const walk = (dir, accept, depth) => {
       if (depth < 0 || !plain(dir)?.isDirectory()) return;
       for (const entry of readdirSync2(dir, { withFileTypes: true })) {
         if (entry.isSymbolicLink()) continue;
-        const full = join13(dir, entry.name);
+        const full = join14(dir, entry.name);
         if (entry.isDirectory()) walk(full, accept, depth - 1);
         else if (entry.isFile() && accept(entry.name) && (plain(full)?.size ?? Infinity) < 512 * 1024) add(full);
       }
     };
     for (const name of readdirSync2(workspace))
-      if (/^readme/i.test(name) && plain(join13(workspace, name))?.isFile()) add(join13(workspace, name));
-    walk(join13(workspace, "docs"), (n2) => /\.(md|rst|txt)$/.test(n2), 4);
-    walk(join13(workspace, "node_modules"), (n2) => n2.endsWith(".d.ts"), 3);
+      if (/^readme/i.test(name) && plain(join14(workspace, name))?.isFile()) add(join14(workspace, name));
+    walk(join14(workspace, "docs"), (n2) => /\.(md|rst|txt)$/.test(n2), 4);
+    walk(join14(workspace, "node_modules"), (n2) => n2.endsWith(".d.ts"), 3);
     for (const venv of [".venv", "venv"]) {
-      const lib = join13(workspace, venv, "lib");
+      const lib = join14(workspace, venv, "lib");
       if (plain(lib)?.isDirectory())
         for (const py of readdirSync2(lib))
-          walk(join13(lib, py, "site-packages"), (n2) => n2.endsWith(".py") || n2.endsWith(".pyi"), 2);
+          walk(join14(lib, py, "site-packages"), (n2) => n2.endsWith(".py") || n2.endsWith(".pyi"), 2);
     }
   };
   const plain = (full) => {
@@ -93796,25 +93957,11 @@ var LpwRun = class {
       baseline.failing
     );
     const digest = digestReport(before, { readSource: (file2, line) => this.sourceLine(file2, line) });
-    const mentioned = [
-      ...new Set(
-        failing.flatMap((t2) => [
-          t2.file,
-          ...[...(t2.details ?? "").matchAll(/([\w./-]+\.(?:py|[cm]?[jt]sx?))[:"]/g)].map((m) => m[1])
-        ]).filter((f2) => Boolean(f2))
-      )
-    ];
-    const frames = [
-      ...failureFrames(failing, this.task.workspace),
-      ...(this.task.findings?.suspicious ?? []).slice(0, 5).map((s) => ({ file: s.file, line: s.line }))
-    ];
-    const named2 = namedIdentifiers(this.task.description ?? "");
-    const context = await buildContext(this.task.workspace, {
-      query: `${this.problem}
-${digest}`,
-      mentioned,
-      frames,
-      named: named2,
+    const context = await failureContext(this.task.workspace, {
+      problem: this.problem,
+      digest,
+      failing,
+      suspicious: (this.task.findings?.suspicious ?? []).map((s) => ({ file: s.file, line: s.line })),
       isTestFile: this.task.isTestFile,
       llm: this.llm
     });
@@ -93895,7 +94042,7 @@ ${digestReport(latest.report)}`,
         this.task.onProgress?.({ kind: "stage", stage: "verify-plan", detail: `round ${rounds}` });
         verification = (await this.llm.call(
           "verify-plan",
-          { trusted: { plan: numbered2(plan) }, untrusted: { problem: this.problem, tests: tests || digest, code: code2 } },
+          { trusted: { plan: numbered(plan) }, untrusted: { problem: this.problem, tests: tests || digest, code: code2 } },
           verificationSchema
         )).value;
         if (verification.tests.some((t2) => !t2.matches)) {
@@ -93920,7 +94067,7 @@ ${digestReport(latest.report)}`,
     this.task.onProgress?.({ kind: "stage", stage: "knowledge" });
     const { value } = await this.llm.call(
       "knowledge",
-      { untrusted: { problem: this.problem, code: code2 }, trusted: { plan: numbered2(plan) } },
+      { untrusted: { problem: this.problem, code: code2 }, trusted: { plan: numbered(plan) } },
       knowledgeSchema
     );
     const snippets = value.queries.length ? await provider.search(value.queries, 4) : [];
@@ -93940,7 +94087,7 @@ ${digestReport(latest.report)}`,
           hint: hint ?? ""
         },
         trusted: {
-          plan: numbered2(plan),
+          plan: numbered(plan),
           verification: verification ? formatVerification(verification) : "(plan verification disabled)"
         }
       },
@@ -93957,12 +94104,11 @@ ${digestReport(latest.report)}`,
     const failures = digestReport(report2);
     const first2 = failingTests(report2)[0];
     const code2 = await this.currentCode(plan, failingTests(report2));
-    const test = first2 ? await failingTestsBlock(this.task.workspace, [first2]) : "";
     let trace = "(instrumented debug run disabled)";
     if (this.options.instrumentedDebug && first2) {
       const { value: value2 } = await this.llm.call(
         "instrument",
-        { trusted: { plan: numbered2(plan), test: first2.id }, untrusted: { code: code2, source: test } },
+        { trusted: { plan: numbered(plan), test: first2.id }, untrusted: { code: code2 } },
         instrumentSchema
       );
       const run2 = await instrumentedRun(
@@ -93974,16 +94120,12 @@ ${digestReport(latest.report)}`,
       this.harness.countTestRuns(1, run2.durationMs);
       trace = run2.trace;
     }
-    const planned = Boolean(first2 && this.baselineFailing.some((t2) => t2.id === first2.id));
-    const forTest = verification?.tests.find((t2) => first2 && (first2.id.includes(t2.test) || t2.test.includes(first2.name))) ?? (planned ? verification?.tests[0] : void 0);
+    const forTest = verification?.tests.find((t2) => first2 && (first2.id.includes(t2.test) || t2.test.includes(first2.name))) ?? verification?.tests[0];
     const analysis = (await this.llm.call(
       "analyze-error",
       {
-        trusted: {
-          verification: forTest ? JSON.stringify(forTest, null, 2) : `(the plan was not verified on this test; its steps:)
-${numbered2(plan)}`
-        },
-        untrusted: { trace, test, failures }
+        trusted: { verification: forTest ? JSON.stringify(forTest, null, 2) : numbered(plan) },
+        untrusted: { trace, failures }
       },
       analysisSchema
     )).value;
@@ -93991,9 +94133,9 @@ ${numbered2(plan)}`
     const { value } = await this.llm.call(
       "refine",
       {
-        trusted: { plan: numbered2(plan), analysis: `${analysis.divergence}
+        trusted: { plan: numbered(plan), analysis: `${analysis.divergence}
 Fix: ${analysis.fix}`, explanation },
-        untrusted: { problem: this.problem, failures, test, code: code2 }
+        untrusted: { problem: this.problem, failures, code: code2 }
       },
       editsSchema
     );
@@ -94028,7 +94170,7 @@ Fix: ${analysis.fix}`, explanation },
     }
   }
 };
-function numbered2(steps) {
+function numbered(steps) {
   return steps.map((s, i3) => `${i3 + 1}. ${s}`).join("\n");
 }
 function formatVerification(v) {
@@ -94118,7 +94260,7 @@ async function shipTest(outcome, workspace, path12, accepted) {
 }
 function addCosts(a2, b3) {
   const out = { ...a2 };
-  for (const key of Object.keys(out)) out[key] = a2[key] + b3[key];
+  for (const key2 of Object.keys(out)) out[key2] = a2[key2] + b3[key2];
   return out;
 }
 
@@ -94231,10 +94373,10 @@ function directStrategy(options2) {
 }
 
 // src/engine/template/template-strategy.ts
-import { cp as cp2, lstat as lstat4, mkdtemp as mkdtemp9, rm as rm14, symlink } from "node:fs/promises";
+import { cp as cp2, lstat as lstat3, mkdtemp as mkdtemp9, rm as rm14, symlink } from "node:fs/promises";
 import { existsSync as existsSync8 } from "node:fs";
 import { tmpdir as tmpdir10 } from "node:os";
-import { join as join23 } from "node:path";
+import { join as join24 } from "node:path";
 
 // src/engine/check-diff-landed.ts
 import { lstatSync as lstatSync4 } from "node:fs";
@@ -94304,9 +94446,9 @@ async function generateMutations(grammar, file2, source, lines, mutateNode3) {
 function dedupe(mutations) {
   const seen = /* @__PURE__ */ new Set();
   return mutations.filter((m) => {
-    const key = `${m.start}:${m.end}:${m.replacement}`;
-    if (seen.has(key)) return false;
-    seen.add(key);
+    const key2 = `${m.start}:${m.end}:${m.replacement}`;
+    if (seen.has(key2)) return false;
+    seen.add(key2);
     return true;
   });
 }
@@ -94329,11 +94471,11 @@ function ochiai(spectra, include = () => true) {
     for (const [file2, lines] of spectrum.lines) {
       if (!include(file2)) continue;
       for (const line of lines) {
-        const key = `${file2}:${line}`;
-        const entry = counts.get(key) ?? { file: file2, line, ef: 0, ep: 0 };
+        const key2 = `${file2}:${line}`;
+        const entry = counts.get(key2) ?? { file: file2, line, ef: 0, ep: 0 };
         if (spectrum.failed) entry.ef += 1;
         else entry.ep += 1;
-        counts.set(key, entry);
+        counts.set(key2, entry);
       }
     }
   }
@@ -94616,14 +94758,14 @@ function variablesOf(fn) {
   if (cached4) return cached4;
   const names = /* @__PURE__ */ new Set();
   const params = fn.childForFieldName("parameters") ?? fn.childForFieldName("parameter");
-  const collect2 = (n2) => {
+  const collect = (n2) => {
     if (!n2) return;
     if (n2.type === "identifier") names.add(n2.text);
     else if (/required_parameter|optional_parameter|assignment_pattern/.test(n2.type))
-      collect2(n2.childForFieldName("pattern") ?? n2.childForFieldName("left") ?? n2.namedChildren[0] ?? null);
+      collect(n2.childForFieldName("pattern") ?? n2.childForFieldName("left") ?? n2.namedChildren[0] ?? null);
   };
   if (params?.type === "identifier") names.add(params.text);
-  for (const p of params?.namedChildren ?? []) collect2(p);
+  for (const p of params?.namedChildren ?? []) collect(p);
   const walk = (n2) => {
     if (n2.id !== fn.id && /^(function_declaration|function_expression|arrow_function|method_definition)$/.test(n2.type))
       return;
@@ -94728,7 +94870,7 @@ function readWatchdogTimeouts(report2, workspace) {
 // src/engine/template/js-spectra.ts
 import { readdir, mkdtemp as mkdtemp5, rm as rm10 } from "node:fs/promises";
 import { tmpdir as tmpdir6 } from "node:os";
-import { join as join14 } from "node:path";
+import { join as join15 } from "node:path";
 import { fileURLToPath as fileURLToPath7 } from "node:url";
 
 // src/engine/template/reported-files.ts
@@ -94794,7 +94936,7 @@ async function jsSpectra(workspace, verifier, testIds, limitFor) {
   const spectra = [];
   const sources = /* @__PURE__ */ new Map();
   for (const id of testIds) {
-    const dir = await mkdtemp5(join14(tmpdir6(), "autogen-v8cov-"));
+    const dir = await mkdtemp5(join15(tmpdir6(), "autogen-v8cov-"));
     try {
       const selection = { kind: "tests", ids: [id] };
       const report2 = await verifier.run(workspace, selection, { NODE_V8_COVERAGE: dir }, limitFor?.(selection));
@@ -94803,7 +94945,7 @@ async function jsSpectra(workspace, verifier, testIds, limitFor) {
       const lines = /* @__PURE__ */ new Map();
       for (const name of await readdir(dir)) {
         if (!name.endsWith(".json")) continue;
-        const raw = await readRunOutput(join14(dir, name), 256 * 1024 * 1024);
+        const raw = await readRunOutput(join15(dir, name), 256 * 1024 * 1024);
         if (raw === void 0) continue;
         const parsed = coverageSchema.safeParse(JSON.parse(raw));
         if (!parsed.success) continue;
@@ -95184,7 +95326,7 @@ function firstLine2(text2) {
 // src/engine/template/python-spectra.ts
 import { mkdtemp as mkdtemp8, rm as rm13, writeFile as writeFile5 } from "node:fs/promises";
 import { tmpdir as tmpdir9 } from "node:os";
-import { join as join22 } from "node:path";
+import { join as join23 } from "node:path";
 
 // src/verify/runners/python-executable.ts
 import { execFileSync } from "node:child_process";
@@ -95206,7 +95348,7 @@ function pythonExecutable() {
 import { mkdtemp as mkdtemp7, rm as rm12 } from "node:fs/promises";
 import { existsSync as existsSync7 } from "node:fs";
 import { tmpdir as tmpdir8 } from "node:os";
-import { join as join21 } from "node:path";
+import { join as join22 } from "node:path";
 
 // src/verify/sandbox/bwrap-argv.ts
 var SANDBOX_UID = 65534;
@@ -95257,22 +95399,22 @@ function bwrapArgv(layout, options2, command) {
 // src/verify/sandbox/detect-isolation.ts
 import { mkdtemp as mkdtemp6, rm as rm11 } from "node:fs/promises";
 import { tmpdir as tmpdir7 } from "node:os";
-import { join as join17 } from "node:path";
+import { join as join18 } from "node:path";
 
 // src/verify/sandbox/sandbox-layout.ts
 import { existsSync as existsSync5, lstatSync as lstatSync5, realpathSync as realpathSync4, statSync as statSync4 } from "node:fs";
 import { homedir as homedir2 } from "node:os";
-import { delimiter as delimiter2, dirname as dirname4, isAbsolute as isAbsolute5, join as join16, relative as relative5, resolve as resolve5, sep as sep5 } from "node:path";
+import { delimiter as delimiter2, dirname as dirname5, isAbsolute as isAbsolute5, join as join17, relative as relative5, resolve as resolve5, sep as sep5 } from "node:path";
 import { fileURLToPath as fileURLToPath8 } from "node:url";
 
 // src/config/data-dir.ts
 import { homedir } from "node:os";
-import { join as join15 } from "node:path";
+import { join as join16 } from "node:path";
 function defaultDataDir(env = process.env, platform2 = process.platform, home = homedir()) {
-  if (platform2 === "win32") return join15(env.LOCALAPPDATA ?? join15(home, "AppData", "Local"), "autogen-bot");
-  if (platform2 === "darwin") return join15(home, "Library", "Application Support", "autogen-bot");
+  if (platform2 === "win32") return join16(env.LOCALAPPDATA ?? join16(home, "AppData", "Local"), "autogen-bot");
+  if (platform2 === "darwin") return join16(home, "Library", "Application Support", "autogen-bot");
   const xdg = env.XDG_DATA_HOME;
-  return join15(xdg && xdg.startsWith("/") ? xdg : join15(home, ".local", "share"), "autogen-bot");
+  return join16(xdg && xdg.startsWith("/") ? xdg : join16(home, ".local", "share"), "autogen-bot");
 }
 
 // src/verify/sandbox/sandbox-layout.ts
@@ -95330,10 +95472,10 @@ function sandboxLayout(request2) {
   };
   hide2(home);
   hide2(defaultDataDir(env, process.platform, home));
-  if (env.AUTOGEN_DB_PATH) hide2(dirname4(resolve5(env.AUTOGEN_DB_PATH)));
+  if (env.AUTOGEN_DB_PATH) hide2(dirname5(resolve5(env.AUTOGEN_DB_PATH)));
   hide2(env.PRIVATE_KEY_PATH ? resolve5(env.PRIVATE_KEY_PATH) : void 0);
-  hide2(join16(process.cwd(), ".env"));
-  hide2(join16(BOT_ROOT, ".env"));
+  hide2(join17(process.cwd(), ".env"));
+  hide2(join17(BOT_ROOT, ".env"));
   for (const path12 of (env.AUTOGEN_SANDBOX_HIDE ?? "").split(delimiter2)) hide2(path12 || void 0);
   for (const path12 of request2.hidden ?? []) hide2(path12);
   for (const path12 of ["/run", "/var/tmp", "/var/run", "/root", "/home", "/etc/shadow", "/etc/gshadow", "/etc/ssh"])
@@ -95355,15 +95497,15 @@ function sandboxLayout(request2) {
     const hiddenParent = covered.find((dir) => real2 === dir || real2.startsWith(dir + sep5));
     if (!hiddenParent) return;
     const [first2] = relative5(hiddenParent, real2).split(sep5);
-    visible.add(first2 && TOOLCHAIN_HOMES.has(first2) ? join16(hiddenParent, first2) : real2);
+    visible.add(first2 && TOOLCHAIN_HOMES.has(first2) ? join17(hiddenParent, first2) : real2);
     if (first2 === ".cargo") {
-      const rustup = env.RUSTUP_HOME && isAbsolute5(env.RUSTUP_HOME) ? env.RUSTUP_HOME : join16(hiddenParent, ".rustup");
+      const rustup = env.RUSTUP_HOME && isAbsolute5(env.RUSTUP_HOME) ? env.RUSTUP_HOME : join17(hiddenParent, ".rustup");
       if (existsSync5(rustup)) visible.add(safeReal(rustup));
     }
   };
   for (const dir of (request2.path ?? env.PATH ?? "").split(delimiter2)) if (dir && !insideWritable(dir)) show(dir);
-  show(join16(BOT_ROOT, "resources"));
-  show(dirname4(process.execPath));
+  show(join17(BOT_ROOT, "resources"));
+  show(dirname5(process.execPath));
   for (const path12 of request2.readOnly ?? [])
     if (existsSync5(path12) && !lstatSync5(path12).isSymbolicLink() && !insideWritable(path12, true))
       visible.add(safeReal(path12));
@@ -95396,7 +95538,7 @@ function safeReal(path12) {
   }
 }
 function isOwnGitPointer(path12, workspace) {
-  return path12 === join16(workspace, ".git");
+  return path12 === join17(workspace, ".git");
 }
 
 // src/verify/sandbox/unshare-argv.ts
@@ -95445,8 +95587,8 @@ async function works(argv) {
   return !result.failed && result.stdout.trim() === "ok";
 }
 async function probe(kind) {
-  const dir = await mkdtemp6(join17(tmpdir7(), "autogen-probe-"));
-  const stage = await mkdtemp6(join17(tmpdir7(), "autogen-root-"));
+  const dir = await mkdtemp6(join18(tmpdir7(), "autogen-probe-"));
+  const stage = await mkdtemp6(join18(tmpdir7(), "autogen-root-"));
   try {
     const layout = sandboxLayout({ workspace: dir, env: {} });
     const command = ["/bin/sh", "-c", "echo ok"];
@@ -95484,8 +95626,8 @@ function detectIsolation() {
 }
 
 // src/verify/sandbox/disk-watch.ts
-import { lstat as lstat3, readdir as readdir2, statfs } from "node:fs/promises";
-import { join as join18 } from "node:path";
+import { lstat as lstat2, readdir as readdir2, statfs } from "node:fs/promises";
+import { join as join19 } from "node:path";
 var INTERVAL_MS = 500;
 var DEFAULT_FILE_CAP = 2e5;
 function watchDisk(dirs, capBytes, onExceeded, onTooManyFiles = () => void 0, fileCap = DEFAULT_FILE_CAP) {
@@ -95559,11 +95701,11 @@ async function writtenSince(dir, since, limit2) {
       continue;
     }
     for (const entry of entries) {
-      const path12 = join18(current, entry.name);
+      const path12 = join19(current, entry.name);
       if (entry.isDirectory()) {
         stack.push(path12);
       } else if (entry.isFile()) {
-        const s = await lstat3(path12).catch(() => void 0);
+        const s = await lstat2(path12).catch(() => void 0);
         if (s && s.ctimeMs >= since - 1e3) total += s.blocks * 512;
       }
     }
@@ -95581,7 +95723,7 @@ function registerSandbox(kill) {
 // src/verify/sandbox/process-limit.ts
 import { existsSync as existsSync6, readFileSync as readFileSync4 } from "node:fs";
 import { mkdir as mkdir4, readFile as readFile2, rmdir, writeFile as writeFile4 } from "node:fs/promises";
-import { join as join19 } from "node:path";
+import { join as join20 } from "node:path";
 import { randomUUID } from "node:crypto";
 var V1 = "/sys/fs/cgroup";
 var V2 = "/sys/fs/cgroup";
@@ -95589,7 +95731,7 @@ var v2Ready;
 async function createProcessLimit(limits) {
   if (process.getuid?.() !== 0 || process.env.AUTOGEN_SANDBOX_CGROUP === "off") return void 0;
   try {
-    if (existsSync6(join19(V1, "pids", "cgroup.procs")) || existsSync6(join19(V1, "memory", "cgroup.procs")))
+    if (existsSync6(join20(V1, "pids", "cgroup.procs")) || existsSync6(join20(V1, "memory", "cgroup.procs")))
       return await makeV1(limits);
     if (await v2Usable()) return await makeV2(limits);
   } catch {
@@ -95597,19 +95739,19 @@ async function createProcessLimit(limits) {
   return void 0;
 }
 async function makeV2(limits) {
-  const parent = join19(V2, "autogen");
+  const parent = join20(V2, "autogen");
   await mkdir4(parent, { recursive: true });
-  await writeFile4(join19(parent, "cgroup.subtree_control"), "+pids").catch(() => void 0);
-  if (limits.memoryBytes) await writeFile4(join19(parent, "cgroup.subtree_control"), "+memory").catch(() => void 0);
-  const dir = join19(parent, `run-${randomUUID()}`);
+  await writeFile4(join20(parent, "cgroup.subtree_control"), "+pids").catch(() => void 0);
+  if (limits.memoryBytes) await writeFile4(join20(parent, "cgroup.subtree_control"), "+memory").catch(() => void 0);
+  const dir = join20(parent, `run-${randomUUID()}`);
   await mkdir4(dir);
   try {
-    await writeFile4(join19(dir, "pids.max"), String(limits.processes));
+    await writeFile4(join20(dir, "pids.max"), String(limits.processes));
     let memory = false;
-    if (limits.memoryBytes && existsSync6(join19(dir, "memory.max"))) {
-      await writeFile4(join19(dir, "memory.max"), String(limits.memoryBytes));
-      await writeFile4(join19(dir, "memory.swap.max"), "0").catch(() => void 0);
-      await writeFile4(join19(dir, "memory.oom.group"), "1").catch(() => void 0);
+    if (limits.memoryBytes && existsSync6(join20(dir, "memory.max"))) {
+      await writeFile4(join20(dir, "memory.max"), String(limits.memoryBytes));
+      await writeFile4(join20(dir, "memory.swap.max"), "0").catch(() => void 0);
+      await writeFile4(join20(dir, "memory.oom.group"), "1").catch(() => void 0);
       memory = true;
     }
     return handle([{ dir, controller: "unified" }], "cgroup-v2", memory);
@@ -95640,12 +95782,12 @@ async function makeV1(limits) {
   return groups2.length > 0 ? handle(groups2, "cgroup-v1", memory) : void 0;
 }
 async function makeV1Group(controller, name, settings, required3 = Object.keys(settings)) {
-  const dir = join19(V1, controller, "autogen", name);
+  const dir = join20(V1, controller, "autogen", name);
   try {
     await mkdir4(dir, { recursive: true });
     for (const [file2, value] of Object.entries(settings)) {
       try {
-        await writeFile4(join19(dir, file2), value);
+        await writeFile4(join20(dir, file2), value);
       } catch (error62) {
         if (required3.includes(file2)) throw error62;
       }
@@ -95657,7 +95799,7 @@ async function makeV1Group(controller, name, settings, required3 = Object.keys(s
   }
 }
 function handle(groups2, kind, memory) {
-  const procsFiles = groups2.map((g) => join19(g.dir, "cgroup.procs"));
+  const procsFiles = groups2.map((g) => join20(g.dir, "cgroup.procs"));
   const members2 = async () => {
     const all = await Promise.all(procsFiles.map((f2) => readFile2(f2, "utf8").catch(() => "")));
     return [...new Set(all.join("\n").split("\n").filter(Boolean).map(Number))];
@@ -95679,19 +95821,19 @@ function handle(groups2, kind, memory) {
     ],
     async refusals() {
       if (!pidsDir) return 0;
-      const events = await readFile2(join19(pidsDir, "pids.events"), "utf8").catch(() => "");
+      const events = await readFile2(join20(pidsDir, "pids.events"), "utf8").catch(() => "");
       return Number(/^max (\d+)/m.exec(events)?.[1] ?? 0);
     },
     async oomKills() {
       if (!memory || !memoryDir) return 0;
       const file2 = kind === "cgroup-v2" ? "memory.events" : "memory.oom_control";
-      const text2 = await readFile2(join19(memoryDir, file2), "utf8").catch(() => "");
+      const text2 = await readFile2(join20(memoryDir, file2), "utf8").catch(() => "");
       return Number(/^oom_kill (\d+)/m.exec(text2)?.[1] ?? 0);
     },
     async killAll() {
       const unified = groups2.find((g) => g.controller === "unified");
-      if (unified && existsSync6(join19(unified.dir, "cgroup.kill"))) {
-        await writeFile4(join19(unified.dir, "cgroup.kill"), "1").catch(() => void 0);
+      if (unified && existsSync6(join20(unified.dir, "cgroup.kill"))) {
+        await writeFile4(join20(unified.dir, "cgroup.kill"), "1").catch(() => void 0);
         return;
       }
       for (let round = 0; round < 20; round++) {
@@ -95723,7 +95865,7 @@ function handle(groups2, kind, memory) {
 async function v2Usable() {
   if (v2Ready !== void 0) return v2Ready;
   try {
-    const controllers = readFileSync4(join19(V2, "cgroup.controllers"), "utf8");
+    const controllers = readFileSync4(join20(V2, "cgroup.controllers"), "utf8");
     v2Ready = controllers.split(/\s+/).includes("pids") && readFileSync4("/proc/self/cgroup", "utf8").trim() === "0::/";
   } catch {
     v2Ready = false;
@@ -95733,7 +95875,7 @@ async function v2Usable() {
 
 // src/verify/sandbox/resolve-command.ts
 import { accessSync, constants as constants8, statSync as statSync5 } from "node:fs";
-import { delimiter as delimiter3, isAbsolute as isAbsolute6, join as join20, resolve as resolve6 } from "node:path";
+import { delimiter as delimiter3, isAbsolute as isAbsolute6, join as join21, resolve as resolve6 } from "node:path";
 function resolveCommand(command, path12, cwd) {
   const executable = (candidate) => {
     try {
@@ -95749,7 +95891,7 @@ function resolveCommand(command, path12, cwd) {
   }
   for (const dir of path12.split(delimiter3)) {
     if (!dir) continue;
-    const candidate = join20(dir, command);
+    const candidate = join21(dir, command);
     if (executable(candidate)) return candidate;
   }
   return void 0;
@@ -95793,8 +95935,8 @@ async function runSandboxed(argv, options2) {
   const choice = await detectIsolation();
   if ("refused" in choice) return failedToStart([...argv], "none", choice.refused);
   const { isolation } = choice;
-  const home = await mkdtemp7(join21(tmpdir8(), "autogen-home-"));
-  const stage = isolation === "unshare" ? await mkdtemp7(join21(tmpdir8(), "autogen-root-")) : void 0;
+  const home = await mkdtemp7(join22(tmpdir8(), "autogen-home-"));
+  const stage = isolation === "unshare" ? await mkdtemp7(join22(tmpdir8(), "autogen-root-")) : void 0;
   const limits = { ...DEFAULT_LIMITS, ...options2.limits };
   const processLimit = isolation === "none" ? void 0 : await createProcessLimit({ processes: limits.processes, memoryBytes: limits.memoryBytes });
   try {
@@ -96070,7 +96212,7 @@ var CoverageError = class extends Error {
 };
 async function pythonSpectra(workspace, testIds, given) {
   const { perTestMs, failingPerTestMs = perTestMs, failing = [], ...options2 } = given;
-  const dir = await mkdtemp8(join22(tmpdir9(), "autogen-trace-"));
+  const dir = await mkdtemp8(join23(tmpdir9(), "autogen-trace-"));
   try {
     const safe = reportedFileFilter(workspace);
     const run2 = (ids, extra, focus2, limitMs = perTestMs) => traceRun(workspace, dir, [...extra, ...safeIds(ids)], { ...options2, perTestMs: limitMs, focus: focus2 });
@@ -96081,7 +96223,7 @@ async function pythonSpectra(workspace, testIds, given) {
     for (const test of failed3.filter((t2) => t2.failed))
       for (const [file2, lines] of test.lines) focus.set(file2, /* @__PURE__ */ new Set([...focus.get(file2) ?? [], ...lines]));
     if (focus.size === 0) return { spectra: failed3, dropped: safe.dropped() };
-    const focusPath = join22(dir, "focus.json");
+    const focusPath = join23(dir, "focus.json");
     await writeFile5(
       focusPath,
       JSON.stringify(Object.fromEntries([...focus].map(([file2, lines]) => [file2, [...lines]])))
@@ -96098,7 +96240,7 @@ async function pythonSpectra(workspace, testIds, given) {
 }
 async function traceRun(workspace, dir, args, options2) {
   const { perTestMs, focus, ...sandbox } = options2;
-  const out = join22(dir, focus ? "trace-focus.json" : "trace.json");
+  const out = join23(dir, focus ? "trace-focus.json" : "trace.json");
   const cpuMs = perTestMs ?? FIRST_TRACE_FACTOR * firstRunCpuMs(sandbox.timeoutMs);
   const env = withPytestPlugin(sandbox.env, {
     AUTOGEN_TRACE_OUT: out,
@@ -96130,7 +96272,7 @@ function spectraOf(trace, safe) {
 }
 
 // src/engine/template/template-strategy.ts
-var MAX_LINES3 = 40;
+var MAX_LINES2 = 40;
 var JS_RUNNERS = /* @__PURE__ */ new Set(["node-test", "vitest", "jest", "mocha"]);
 var MAX_REVIEWS = 3;
 var templateStrategy = templateStrategyWith({});
@@ -96207,12 +96349,12 @@ async function repair(task, run2, llm) {
       `no line outside the tests is executed by a failing test; nothing to localise${droppedNote}`
     );
   const looping = before.run.limit?.name === "test-time";
-  const candidates2 = await rankCandidates(task.workspace, ranking.slice(0, MAX_LINES3), { looping });
+  const candidates2 = await rankCandidates(task.workspace, ranking.slice(0, MAX_LINES2), { looping });
   outcome.cost.candidatesGenerated = candidates2.length;
   task.onProgress?.({
     kind: "stage",
     stage: "repair",
-    detail: `${candidates2.length} candidate edits at ${Math.min(ranking.length, MAX_LINES3)} suspicious lines`
+    detail: `${candidates2.length} candidate edits at ${Math.min(ranking.length, MAX_LINES2)} suspicious lines`
   });
   const failingIds = { kind: "tests", ids: failing.map((t2) => t2.id) };
   const review = llm ? modelReviewer(llm, { workspace: task.workspace, problem: task.description, failing }) : void 0;
@@ -96324,7 +96466,7 @@ async function repair(task, run2, llm) {
   }
   return run2.finish(
     "exhausted",
-    `none of the ${candidates2.length} template edits at the ${Math.min(ranking.length, MAX_LINES3)} most suspicious lines makes the visible tests pass${droppedNote}`
+    `none of the ${candidates2.length} template edits at the ${Math.min(ranking.length, MAX_LINES2)} most suspicious lines makes the visible tests pass${droppedNote}`
   );
 }
 async function rankCandidates(workspace, lines, options2 = {}) {
@@ -96366,15 +96508,15 @@ function droppedText(dropped2) {
 async function scratchCopies(workspace, count2) {
   const copies = [];
   for (let i3 = 0; i3 < count2; i3++) {
-    const dir = await mkdtemp9(join23(tmpdir10(), "autogen-slot-"));
-    const gitFile = (await lstat4(join23(workspace, ".git")).catch(() => void 0))?.isFile() ?? false;
+    const dir = await mkdtemp9(join24(tmpdir10(), "autogen-slot-"));
+    const gitFile = (await lstat3(join24(workspace, ".git")).catch(() => void 0))?.isFile() ?? false;
     await cp2(workspace, dir, {
       recursive: true,
       filter: (src) => !(gitFile ? /(^|\/)node_modules(\/|$)/ : /(^|\/)(\.git|node_modules)(\/|$)/).test(src.slice(workspace.length))
     });
-    if (existsSync8(join23(workspace, "node_modules"))) {
-      await symlink(join23(workspace, "node_modules"), join23(dir, "node_modules"));
-      grantDirectory(dir, join23(workspace, "node_modules"));
+    if (existsSync8(join24(workspace, "node_modules"))) {
+      await symlink(join24(workspace, "node_modules"), join24(dir, "node_modules"));
+      grantDirectory(dir, join24(workspace, "node_modules"));
     }
     shareGrants(workspace, dir);
     copies.push(dir);
@@ -96547,7 +96689,7 @@ function seidrStrategy(options2) {
                 "analyze-error",
                 {
                   trusted: { verification: "(none: SEIDR has no plan)" },
-                  untrusted: { trace: "(none)", test: "", failures: digestReport(parent.report) }
+                  untrusted: { trace: "(none)", failures: digestReport(parent.report) }
                 },
                 analysisSchema
               );
@@ -96602,15 +96744,15 @@ var UcbBandit = class {
   constructor(exploration = Math.SQRT2) {
     this.exploration = exploration;
   }
-  add(key, parent) {
+  add(key2, parent) {
     const inherited = parent === void 0 ? void 0 : this.arms.get(parent);
-    this.arms.set(key, inherited ? { ...inherited } : { pulls: 0, totalReward: 0 });
+    this.arms.set(key2, inherited ? { ...inherited } : { pulls: 0, totalReward: 0 });
   }
-  has(key) {
-    return this.arms.has(key);
+  has(key2) {
+    return this.arms.has(key2);
   }
-  stats(key) {
-    const s = this.arms.get(key);
+  stats(key2) {
+    const s = this.arms.get(key2);
     return s ? { ...s } : void 0;
   }
   /** The next arm to pull among `candidates` (all of them when omitted). */
@@ -96632,8 +96774,8 @@ var UcbBandit = class {
     }
     return best;
   }
-  reward(key, reward) {
-    const s = this.arms.get(key);
+  reward(key2, reward) {
+    const s = this.arms.get(key2);
     if (!s) throw new Error("reward for an arm the bandit does not know");
     s.pulls += 1;
     s.totalReward += reward;
@@ -96641,7 +96783,7 @@ var UcbBandit = class {
 };
 
 // src/engine/slpw/slpw-strategy.ts
-var numbered3 = (steps) => steps.map((s, i3) => `${i3 + 1}. ${s}`).join("\n");
+var numbered2 = (steps) => steps.map((s, i3) => `${i3 + 1}. ${s}`).join("\n");
 var formatVerification2 = (v) => v.tests.map(
   (t2) => `Test ${t2.test}: ${t2.steps.map((s) => `after step ${s.step}: ${s.value}`).join("; ")}; derived ${t2.derived}, expected ${t2.expected}`
 ).join("\n");
@@ -96691,7 +96833,7 @@ function slpwStrategy(options2) {
           const { value } = await options2.llm.call(
             "verify-plan",
             {
-              trusted: { plan: numbered3(plan.steps) },
+              trusted: { plan: numbered2(plan.steps) },
               untrusted: { problem, tests: tests || digest, code: context.code }
             },
             verificationSchema
@@ -96754,7 +96896,7 @@ function slpwStrategy(options2) {
             "implement",
             {
               trusted: {
-                plan: numbered3(plan.steps),
+                plan: numbered2(plan.steps),
                 verification: plan.verification ? formatVerification2(plan.verification) : "(not verified)"
               },
               untrusted: {
@@ -96789,18 +96931,13 @@ function slpwStrategy(options2) {
           await run2.changes.restore();
           await run2.changes.apply(parent.edits);
           const failures = digestReport(parent.report);
-          const test = await failingTestsBlock(task.workspace, failingTests(parent.report).slice(0, 1));
           const analysis = (await options2.llm.call(
             "analyze-error",
             {
               trusted: {
-                verification: parent.plan.verification ? formatVerification2(parent.plan.verification) : numbered3(parent.plan.steps)
+                verification: parent.plan.verification ? formatVerification2(parent.plan.verification) : numbered2(parent.plan.steps)
               },
-              untrusted: {
-                trace: "(no instrumented run)",
-                test,
-                failures
-              }
+              untrusted: { trace: "(no instrumented run)", failures }
             },
             analysisSchema
           )).value;
@@ -96808,7 +96945,7 @@ function slpwStrategy(options2) {
             "refine",
             {
               trusted: {
-                plan: numbered3(parent.plan.steps),
+                plan: numbered2(parent.plan.steps),
                 analysis: `${analysis.divergence}
 Fix: ${analysis.fix}`,
                 explanation: "(not requested)"
@@ -96816,7 +96953,6 @@ Fix: ${analysis.fix}`,
               untrusted: {
                 problem,
                 failures,
-                test,
                 code: await searchEditCode(edit, parent.plan.steps, failingTests(parent.report))
               }
             },
@@ -97046,20 +97182,20 @@ function verdictOf(base, candidate) {
 // src/verify/install/install-cache.ts
 import { createHash as createHash3 } from "node:crypto";
 import { existsSync as existsSync9, realpathSync as realpathSync5 } from "node:fs";
-import { lstat as lstat5, mkdir as mkdir5, mkdtemp as mkdtemp10, readdir as readdir3, rename, rm as rm15, stat, utimes, writeFile as writeFile6 } from "node:fs/promises";
-import { dirname as dirname5, join as join24 } from "node:path";
+import { lstat as lstat4, mkdir as mkdir5, mkdtemp as mkdtemp10, readdir as readdir3, rename, rm as rm15, stat, utimes, writeFile as writeFile6 } from "node:fs/promises";
+import { dirname as dirname6, join as join25 } from "node:path";
 var USED = ".autogen-used";
 var STAGING_PREFIX = ".staging-";
 var STALE_STAGING_MS = 24 * 36e5;
 var DEFAULT_CACHE_BYTES = 10 * 1024 ** 3;
 function installCacheRoot(env = process.env) {
-  return env.AUTOGEN_INSTALL_CACHE && env.AUTOGEN_INSTALL_CACHE.startsWith("/") ? env.AUTOGEN_INSTALL_CACHE : join24(defaultDataDir(env), "install-cache");
+  return env.AUTOGEN_INSTALL_CACHE && env.AUTOGEN_INSTALL_CACHE.startsWith("/") ? env.AUTOGEN_INSTALL_CACHE : join25(defaultDataDir(env), "install-cache");
 }
 function appInstallCache(repositoryCache, scope) {
-  return scopedInstallCache(join24(dirname5(repositoryCache), "install-cache"), scope);
+  return scopedInstallCache(join25(dirname6(repositoryCache), "install-cache"), scope);
 }
 function scopedInstallCache(root, scope) {
-  return join24(root, createHash3("sha256").update(`autogen-install-scope-v1\0${scope}`).digest("hex").slice(0, 24));
+  return join25(root, createHash3("sha256").update(`autogen-install-scope-v1\0${scope}`).digest("hex").slice(0, 24));
 }
 function installCacheKey(workspace, manager, keyFiles, platform2 = `${process.platform}-${process.arch}-node${process.versions.node.split(".")[0] ?? ""}`, extra = "") {
   const hash2 = createHash3("sha256");
@@ -97071,20 +97207,20 @@ function installCacheKey(workspace, manager, keyFiles, platform2 = `${process.pl
   }
   return `${manager}-${hash2.digest("hex").slice(0, 32)}`;
 }
-async function findCacheEntry(root, key) {
-  const entry = join24(root, key);
-  if (!existsSync9(join24(entry, USED))) return void 0;
+async function findCacheEntry(root, key2) {
+  const entry = join25(root, key2);
+  if (!existsSync9(join25(entry, USED))) return void 0;
   const now = /* @__PURE__ */ new Date();
-  await utimes(join24(entry, USED), now, now).catch(() => void 0);
+  await utimes(join25(entry, USED), now, now).catch(() => void 0);
   return entry;
 }
-async function stageCacheEntry(root, key) {
+async function stageCacheEntry(root, key2) {
   await mkdir5(root, { recursive: true, mode: 493 });
-  return mkdtemp10(join24(root, `${STAGING_PREFIX}${key}-`));
+  return mkdtemp10(join25(root, `${STAGING_PREFIX}${key2}-`));
 }
-async function publishCacheEntry(root, key, staging) {
-  await writeFile6(join24(staging, USED), "");
-  const entry = join24(root, key);
+async function publishCacheEntry(root, key2, staging) {
+  await writeFile6(join25(staging, USED), "");
+  const entry = join25(root, key2);
   try {
     await rename(staging, entry);
   } catch (error62) {
@@ -97097,24 +97233,24 @@ async function publishCacheEntry(root, key, staging) {
 async function evictCache(root, capBytes, keep = []) {
   if (!existsSync9(root)) return [];
   const entries = [];
-  for (const key of await readdir3(root)) {
-    if (key.startsWith(STAGING_PREFIX)) {
-      const made = await stat(join24(root, key)).catch(() => void 0);
+  for (const key2 of await readdir3(root)) {
+    if (key2.startsWith(STAGING_PREFIX)) {
+      const made = await stat(join25(root, key2)).catch(() => void 0);
       if (made && Date.now() - made.mtimeMs > STALE_STAGING_MS)
-        await rm15(join24(root, key), { recursive: true, force: true });
+        await rm15(join25(root, key2), { recursive: true, force: true });
       continue;
     }
-    if (key.startsWith(".")) continue;
-    const used = await stat(join24(root, key, USED)).catch(() => void 0);
-    entries.push({ key, bytes: await treeBytes(join24(root, key)), used: used?.mtimeMs ?? 0 });
+    if (key2.startsWith(".")) continue;
+    const used = await stat(join25(root, key2, USED)).catch(() => void 0);
+    entries.push({ key: key2, bytes: await treeBytes(join25(root, key2)), used: used?.mtimeMs ?? 0 });
   }
   let total = entries.reduce((sum, e) => sum + e.bytes, 0);
   const removed = [];
   for (const e of entries.sort((a2, b3) => a2.used - b3.used)) {
     if (total <= capBytes) break;
     if (keep.includes(e.key)) continue;
-    const doomed = join24(root, `${STAGING_PREFIX}evict-${e.key}`);
-    await rename(join24(root, e.key), doomed).catch(() => void 0);
+    const doomed = join25(root, `${STAGING_PREFIX}evict-${e.key}`);
+    await rename(join25(root, e.key), doomed).catch(() => void 0);
     await rm15(doomed, { recursive: true, force: true });
     total -= e.bytes;
     removed.push(e.key);
@@ -97122,25 +97258,25 @@ async function evictCache(root, capBytes, keep = []) {
   return removed;
 }
 async function treeBytes(path12) {
-  const info = await lstat5(path12).catch(() => void 0);
+  const info = await lstat4(path12).catch(() => void 0);
   if (!info) return 0;
   if (!info.isDirectory()) return info.size;
   let sum = 0;
-  for (const name of await readdir3(path12).catch(() => [])) sum += await treeBytes(join24(path12, name));
+  for (const name of await readdir3(path12).catch(() => [])) sum += await treeBytes(join25(path12, name));
   return sum;
 }
 
 // src/verify/install/run-install.ts
-import { cp as cp3, lstat as lstat6, mkdir as mkdir6, readdir as readdir4, readlink as readlink2, rename as rename2, rm as rm16, symlink as symlink2 } from "node:fs/promises";
-import { isAbsolute as isAbsolute7, join as join26, relative as relative6, resolve as resolve7, sep as sep6, dirname as dirname6 } from "node:path";
+import { cp as cp3, lstat as lstat5, mkdir as mkdir6, readdir as readdir4, readlink as readlink2, rename as rename2, rm as rm16, symlink as symlink2 } from "node:fs/promises";
+import { isAbsolute as isAbsolute7, join as join27, relative as relative6, resolve as resolve7, sep as sep6, dirname as dirname7 } from "node:path";
 
 // src/verify/install/detect-package-manager.ts
 import { existsSync as existsSync10, lstatSync as lstatSync6, readdirSync as readdirSync3 } from "node:fs";
-import { join as join25 } from "node:path";
+import { join as join26 } from "node:path";
 var REQUIREMENTS = /^requirements[A-Za-z0-9_.-]{0,60}\.txt$/;
 var INSTALL_TARGET_ARG = "{target}";
 function detectPackageManager(workspace) {
-  const has2 = (name) => isRegularFile(join25(workspace, name));
+  const has2 = (name) => isRegularFile(join26(workspace, name));
   const withManifest = (lockfile, manifest) => has2(manifest) ? [lockfile, manifest] : [lockfile];
   for (const lockfile of ["package-lock.json", "npm-shrinkwrap.json"]) {
     if (has2(lockfile))
@@ -97251,7 +97387,7 @@ function listRequirements(workspace) {
   } catch {
     return [];
   }
-  return names.filter((name) => REQUIREMENTS.test(name) && isRegularFile(join25(workspace, name))).sort();
+  return names.filter((name) => REQUIREMENTS.test(name) && isRegularFile(join26(workspace, name))).sort();
 }
 function isRegularFile(path12) {
   if (!existsSync10(path12)) return false;
@@ -97271,18 +97407,18 @@ async function installDependencies(workspace, test, sandbox, options2 = {}) {
   if (test.install === "off") return { ran: false, reason: "test.install is off" };
   const plan = detectPackageManager(workspace);
   if (!plan) return { ran: false, reason: "no lockfile the bot knows" };
-  if (plan.target.kind === "node_modules" && await lstat6(join26(workspace, "node_modules")).catch(() => void 0))
+  if (plan.target.kind === "node_modules" && await lstat5(join27(workspace, "node_modules")).catch(() => void 0))
     return { ran: false, reason: "node_modules is already present" };
   const env = options2.env ?? process.env;
   const network = test.networkDuringSetup && env.AUTOGEN_ALLOW_SETUP_NETWORK === "1";
   const root = options2.cacheRoot ?? installCacheRoot(env);
   const lockfile = plan.keyFiles[0] ?? "";
   const python2 = plan.manager === "pip" ? pythonExecutable() : void 0;
-  const key = installCacheKey(workspace, plan.manager, plan.keyFiles, void 0, python2);
+  const key2 = installCacheKey(workspace, plan.manager, plan.keyFiles, void 0, python2);
   const started = performance.now();
   const elapsed = () => Math.round((performance.now() - started) / 100) / 10;
   const argvTemplate = network ? plan.argv : plan.offlineArgv ?? plan.argv;
-  const cached4 = plan.target.kind === "in-place" ? void 0 : await findCacheEntry(root, key);
+  const cached4 = plan.target.kind === "in-place" ? void 0 : await findCacheEntry(root, key2);
   if (cached4) {
     const extraEnv2 = await useEntry(workspace, plan, cached4);
     const summary3 = {
@@ -97302,10 +97438,10 @@ async function installDependencies(workspace, test, sandbox, options2 = {}) {
       env: extraEnv2
     };
   }
-  const staging = await stageCacheEntry(root, key);
-  const toolCache = join26(root, ".tool-cache", plan.manager);
+  const staging = await stageCacheEntry(root, key2);
+  const toolCache = join27(root, ".tool-cache", plan.manager);
   await mkdir6(toolCache, { recursive: true });
-  const target = join26(staging, "site");
+  const target = join27(staging, "site");
   const argv = argvTemplate.map((arg) => arg === INSTALL_TARGET_ARG ? target : arg);
   if (python2) argv[0] = python2;
   const run2 = await runSandboxed(argv, {
@@ -97343,19 +97479,19 @@ async function installDependencies(workspace, test, sandbox, options2 = {}) {
   let notCached;
   let extraEnv = {};
   if (plan.target.kind === "node_modules") {
-    const made = await lstat6(join26(workspace, "node_modules")).catch(() => void 0);
-    notCached = made?.isDirectory() ? await linksOutside(join26(workspace, "node_modules")) : "the install left no node_modules directory";
+    const made = await lstat5(join27(workspace, "node_modules")).catch(() => void 0);
+    notCached = made?.isDirectory() ? await linksOutside(join27(workspace, "node_modules")) : "the install left no node_modules directory";
     if (!notCached) {
-      await moveTree(join26(workspace, "node_modules"), join26(staging, "node_modules"));
-      extraEnv = await useEntry(workspace, plan, await publishCacheEntry(root, key, staging));
+      await moveTree(join27(workspace, "node_modules"), join27(staging, "node_modules"));
+      extraEnv = await useEntry(workspace, plan, await publishCacheEntry(root, key2, staging));
     }
   } else if (plan.target.kind === "in-place") {
     notCached = `${plan.manager} keeps its environment in the checkout`;
   } else {
-    extraEnv = await useEntry(workspace, plan, await publishCacheEntry(root, key, staging));
+    extraEnv = await useEntry(workspace, plan, await publishCacheEntry(root, key2, staging));
   }
   if (notCached) await rm16(staging, { recursive: true, force: true });
-  else await evictCache(root, options2.cacheBytes ?? DEFAULT_CACHE_BYTES, [key]);
+  else await evictCache(root, options2.cacheBytes ?? DEFAULT_CACHE_BYTES, [key2]);
   const summary2 = {
     manager: plan.manager,
     lockfile,
@@ -97377,15 +97513,15 @@ async function installDependencies(workspace, test, sandbox, options2 = {}) {
 async function useEntry(workspace, plan, entry) {
   switch (plan.target.kind) {
     case "node_modules":
-      await symlink2(join26(entry, "node_modules"), join26(workspace, "node_modules"));
-      grantDirectory(workspace, join26(entry, "node_modules"));
+      await symlink2(join27(entry, "node_modules"), join27(workspace, "node_modules"));
+      grantDirectory(workspace, join27(entry, "node_modules"));
       return {};
     case "python-target":
       grantDirectory(workspace, entry);
-      return { PYTHONPATH: join26(entry, "site") };
+      return { PYTHONPATH: join27(entry, "site") };
     case "tool-cache":
       grantDirectory(workspace, entry);
-      return { [plan.target.variable]: join26(entry, plan.target.variable.toLowerCase()), ...plan.target.offline };
+      return { [plan.target.variable]: join27(entry, plan.target.variable.toLowerCase()), ...plan.target.offline };
     case "in-place":
       return {};
   }
@@ -97409,17 +97545,17 @@ function toolEnv(plan, staging, toolCache) {
       return { POETRY_CACHE_DIR: toolCache, POETRY_VIRTUALENVS_IN_PROJECT: "true" };
     case "go":
     case "cargo":
-      return plan.target.kind === "tool-cache" ? { [plan.target.variable]: join26(staging, plan.target.variable.toLowerCase()) } : {};
+      return plan.target.kind === "tool-cache" ? { [plan.target.variable]: join27(staging, plan.target.variable.toLowerCase()) } : {};
   }
 }
 async function linksOutside(dir) {
   const walk = async (path12, depth) => {
     for (const name of await readdir4(path12).catch(() => [])) {
-      const full = join26(path12, name);
-      const info = await lstat6(full);
+      const full = join27(path12, name);
+      const info = await lstat5(full);
       if (info.isSymbolicLink()) {
         const to = await readlink2(full);
-        const real2 = isAbsolute7(to) ? to : resolve7(dirname6(full), to);
+        const real2 = isAbsolute7(to) ? to : resolve7(dirname7(full), to);
         if (real2 !== dir && !real2.startsWith(dir + sep6))
           return `node_modules/${relative6(dir, full)} links outside node_modules`;
       } else if (info.isDirectory() && depth === 0 && (name.startsWith("@") || name === ".bin")) {
@@ -97456,7 +97592,7 @@ function mergeEnv(repository, installed) {
 
 // src/verify/run-setup.ts
 import { existsSync as existsSync11 } from "node:fs";
-import { join as join27 } from "node:path";
+import { join as join28 } from "node:path";
 
 // src/verify/runners/split-command.ts
 function splitCommand(line) {
@@ -97505,8 +97641,8 @@ async function runSetup(workspace, test, sandbox) {
   return { ran: true, ok, argv, run: run2, message };
 }
 function missingDependencies(workspace, test) {
-  const manifest = join27(workspace, "package.json");
-  if (!existsSync11(manifest) || existsSync11(join27(workspace, "node_modules"))) return void 0;
+  const manifest = join28(workspace, "package.json");
+  if (!existsSync11(manifest) || existsSync11(join28(workspace, "node_modules"))) return void 0;
   let deps;
   try {
     const parsed = JSON.parse(readWorktreeTextSync(workspace, "package.json", { maxBytes: 1024 * 1024 }));
@@ -97515,7 +97651,7 @@ function missingDependencies(workspace, test) {
     return void 0;
   }
   if (deps === 0) return void 0;
-  const install = existsSync11(join27(workspace, "package-lock.json")) ? "npm ci" : existsSync11(join27(workspace, "yarn.lock")) ? "yarn install --frozen-lockfile" : existsSync11(join27(workspace, "pnpm-lock.yaml")) ? "pnpm install --frozen-lockfile" : "npm install";
+  const install = existsSync11(join28(workspace, "package-lock.json")) ? "npm ci" : existsSync11(join28(workspace, "yarn.lock")) ? "yarn install --frozen-lockfile" : existsSync11(join28(workspace, "pnpm-lock.yaml")) ? "pnpm install --frozen-lockfile" : "npm install";
   return test.setup ? `package.json lists ${deps} dependencies but node_modules is still missing after the setup command \`${test.setup}\`` : `package.json lists ${deps} dependencies and the bot's checkout has no node_modules: set \`test.setup: "${install}"\` and \`test.networkDuringSetup: true\` in .github/autogen.yml (and AUTOGEN_ALLOW_SETUP_NETWORK=1 where the bot runs), or commit a lockfile (package-lock.json, pnpm-lock.yaml, yarn.lock, bun.lock), which the bot installs itself`;
 }
 
@@ -97523,7 +97659,7 @@ function missingDependencies(workspace, test) {
 import { mkdtemp as mkdtemp12, rm as rm19 } from "node:fs/promises";
 import { tmpdir as tmpdir12 } from "node:os";
 import { existsSync as existsSync12, statSync as statSync6 } from "node:fs";
-import { isAbsolute as isAbsolute8, join as join31 } from "node:path";
+import { isAbsolute as isAbsolute8, join as join32 } from "node:path";
 
 // src/verify/read-junit.ts
 var MAX_REPORT_BYTES = 64 * 1024 * 1024;
@@ -97540,7 +97676,7 @@ async function readJunit(path12, root) {
 
 // src/verify/warm/warm-pytest-slot.ts
 import { rm as rm18 } from "node:fs/promises";
-import { join as join29 } from "node:path";
+import { join as join30 } from "node:path";
 
 // src/verify/warm/stop-warm-process.ts
 import { rm as rm17 } from "node:fs/promises";
@@ -97556,7 +97692,7 @@ async function stopWarmProcess(warm) {
 // src/verify/warm/warm-slot-parts.ts
 import { mkdtemp as mkdtemp11 } from "node:fs/promises";
 import { tmpdir as tmpdir11 } from "node:os";
-import { join as join28 } from "node:path";
+import { join as join29 } from "node:path";
 
 // src/verify/warm/warm-channel.ts
 import { chmod } from "node:fs/promises";
@@ -97672,8 +97808,8 @@ function coldFallback(stats, cold, workspace) {
 }
 async function openControl(stats) {
   stats.starts += 1;
-  const ctl = await mkdtemp11(join28(tmpdir11(), "autogen-warm-"));
-  const socket = join28(ctl, "w.sock");
+  const ctl = await mkdtemp11(join29(tmpdir11(), "autogen-warm-"));
+  const socket = join29(ctl, "w.sock");
   const channel = await WarmChannel.listen(socket);
   return { ctl, socket, channel, abort: new AbortController() };
 }
@@ -97693,7 +97829,7 @@ function openWarmPytest(workspace, runner, options2, cold) {
     const { ctl, socket, channel, abort } = await openControl(stats);
     const choice = await detectIsolation();
     const isolation = "isolation" in choice ? choice.isolation : "none";
-    const argv = runner.command({ kind: "tests", ids: files }, join29(ctl, "server.xml"));
+    const argv = runner.command({ kind: "tests", ids: files }, join30(ctl, "server.xml"));
     const withPlugin = [...argv.slice(0, 3), "-p", WARM_PLUGIN, ...argv.slice(3)];
     const env = {
       ...runner.prepareEnv ? runner.prepareEnv(options2.env) : options2.env ?? {},
@@ -97705,7 +97841,7 @@ function openWarmPytest(workspace, runner, options2, cold) {
       cwd: workspace,
       env,
       pathPrefix: [...runner.pathPrefix, ...options2.pathPrefix ?? []],
-      readOnlyPaths: [join29(workspace, ".git"), ...options2.protect ?? []],
+      readOnlyPaths: [join30(workspace, ".git"), ...options2.protect ?? []],
       writablePaths: [ctl],
       signal: options2.signal ? AbortSignal.any([abort.signal, options2.signal]) : abort.signal
     });
@@ -97736,8 +97872,8 @@ function openWarmPytest(workspace, runner, options2, cold) {
       const current = server;
       const timeoutMs = Math.min(limit2?.timeoutMs ?? options2.timeoutMs, options2.timeoutMs);
       request2 += 1;
-      const reportPath = join29(current.ctl, `r${String(request2)}.xml`);
-      const outputPath = join29(current.ctl, `r${String(request2)}.out`);
+      const reportPath = join30(current.ctl, `r${String(request2)}.xml`);
+      const outputPath = join30(current.ctl, `r${String(request2)}.out`);
       const started = performance.now();
       const perTest = withPerTestLimit(limit2, options2.timeoutMs);
       const perTestEnv = pythonPerTestEnv(options2.env, perTest);
@@ -97803,7 +97939,7 @@ function timeLimitMessage(timeoutMs, limit2, runLimitMs) {
 }
 
 // src/verify/warm/warm-zygote-slot.ts
-import { join as join30 } from "node:path";
+import { join as join31 } from "node:path";
 import { fileURLToPath as fileURLToPath10 } from "node:url";
 var WARM_ZYGOTE = fileURLToPath10(new URL("../../../resources/node/autogen-warm-zygote.mjs", new URL("../../src/verify/warm/warm-zygote-slot.ts", import.meta.url).href));
 var IDLE_MS = 15 * 6e4;
@@ -97832,7 +97968,7 @@ function openWarmZygote(workspace, runner, options2, cold) {
       cwd: workspace,
       env,
       pathPrefix: [...runner.pathPrefix, ...options2.pathPrefix ?? []],
-      readOnlyPaths: [join30(workspace, ".git"), ...options2.protect ?? []],
+      readOnlyPaths: [join31(workspace, ".git"), ...options2.protect ?? []],
       writablePaths: [ctl],
       signal: options2.signal ? AbortSignal.any([abort.signal, options2.signal]) : abort.signal
     });
@@ -97842,7 +97978,7 @@ function openWarmZygote(workspace, runner, options2, cold) {
       exited: false,
       abort,
       ctl,
-      report: join30(ctl, "report.xml"),
+      report: join31(ctl, "report.xml"),
       startedAt: performance.now()
     };
     void done.then(() => {
@@ -97949,10 +98085,10 @@ function localVerifier(runner, options2) {
   const verifier = {
     async run(workspace, selection, extraEnv, given) {
       const limit2 = withPerTestLimit(given, options2.timeoutMs);
-      const reportDir = await mkdtemp12(join31(tmpdir12(), "autogen-report-"));
+      const reportDir = await mkdtemp12(join32(tmpdir12(), "autogen-report-"));
       const tighter = limit2.timeoutMs < options2.timeoutMs;
       try {
-        const reportPath = join31(reportDir, "report.xml");
+        const reportPath = join32(reportDir, "report.xml");
         const runnerOptions = { perTestMs: limit2.perTestMs, perTestWallMs: limit2.perTestWallMs };
         const run2 = await runSandboxed(runner.command(selection, reportPath, runnerOptions), {
           ...options2,
@@ -97960,7 +98096,7 @@ function localVerifier(runner, options2) {
           cwd: workspace,
           env: { ...runner.prepareEnv ? runner.prepareEnv(options2.env, runnerOptions) : options2.env, ...extraEnv },
           pathPrefix: [...runner.pathPrefix, ...options2.pathPrefix ?? []],
-          readOnlyPaths: [join31(workspace, ".git"), ...options2.protect ?? []],
+          readOnlyPaths: [join32(workspace, ".git"), ...options2.protect ?? []],
           // Our report directory, and directories of ours handed over in extraEnv (a V8 coverage dir).
           writablePaths: [reportDir, ...ownDirectories(extraEnv)]
         });
@@ -98003,7 +98139,7 @@ function warmRunsEnabled(test, env = process.env) {
 }
 
 // src/app/choose-verifier.ts
-import { dirname as dirname7 } from "node:path";
+import { dirname as dirname8 } from "node:path";
 var VerifierUnavailableError = class extends Error {
   constructor(message) {
     super(message);
@@ -98016,7 +98152,7 @@ async function chooseVerifier(args) {
   const local = localVerifier(args.runner, {
     ...sandbox,
     protect: [args.mirror],
-    hiddenPaths: [dirname7(dirname7(args.mirror))],
+    hiddenPaths: [dirname8(dirname8(args.mirror))],
     warm: warmRunsEnabled(config3.test)
   });
   if (config3.verify === "local")
@@ -98697,7 +98833,7 @@ ${r2.plan.map((s, k2) => `${k2 + 1}. ${s}`).join("\n")}`
 
 // src/verify/runners/detect-runner.ts
 import { existsSync as existsSync15, readdirSync as readdirSync4 } from "node:fs";
-import { join as join35 } from "node:path";
+import { join as join36 } from "node:path";
 
 // src/verify/parsers/parse-go-test.ts
 import { stripVTControlCharacters as stripVTControlCharacters5 } from "node:util";
@@ -98754,52 +98890,6 @@ function parsePytestConsole(output2) {
 
 // src/verify/parsers/parse-tap.ts
 import { stripVTControlCharacters as stripVTControlCharacters7 } from "node:util";
-
-// src/verify/parsers/tap-yaml.ts
-function readTapYaml(lines, from, options2) {
-  const out = {};
-  if (!/^\s*---\s*$/.test(lines[from] ?? "")) return out;
-  const base = /^(\s*)\S/.exec(lines[from + 1] ?? "")?.[1]?.length ?? 0;
-  let key;
-  let nested = [];
-  const close = () => {
-    if (key === void 0 || nested.length === 0) return;
-    while (nested.length > 0 && (nested.at(-1) ?? "").trim() === "") nested.pop();
-    const indent = Math.min(...nested.filter((l2) => l2.trim()).map((l2) => /^(\s*)/.exec(l2)?.[1]?.length ?? 0));
-    out[key] = nested.map((l2) => l2.slice(Number.isFinite(indent) ? indent : 0)).join("\n");
-    nested = [];
-  };
-  for (let i3 = from + 1; i3 < lines.length && !/^\s*\.\.\.\s*$/.test(lines[i3] ?? ""); i3++) {
-    const line = lines[i3] ?? "";
-    const indent = /^(\s*)/.exec(line)?.[1]?.length ?? 0;
-    const kv = indent === base ? /^\s*([A-Za-z_]+):\s?(.*)$/.exec(line) : null;
-    if (kv) {
-      close();
-      key = kv[1];
-      const value = (kv[2] ?? "").trim();
-      out[key] = /^[|>][-+]?$/.test(value) ? "" : options2.unquote ? unquote(value) : value;
-    } else if (key !== void 0 && (indent > base || line.trim() === "")) {
-      nested.push(line);
-    }
-  }
-  close();
-  return out;
-}
-function unquote(value) {
-  const single = /^'(.*)'$/.exec(value);
-  if (single) return (single[1] ?? "").replaceAll("''", "'");
-  const double = /^"(.*)"$/.exec(value);
-  if (double) {
-    try {
-      return JSON.parse(value);
-    } catch {
-      return double[1] ?? "";
-    }
-  }
-  return value;
-}
-
-// src/verify/parsers/parse-tap.ts
 var RESULT2 = /^(\s*)(ok|not ok) \d+ - (.*?)(?: # (SKIP|TODO)\b.*)?$/;
 function parseTap(output2) {
   const lines = stripVTControlCharacters7(output2).split("\n");
@@ -98818,7 +98908,7 @@ function parseTap(output2) {
     if (!match) continue;
     const depth = (match[1] ?? "").length / 4;
     const name = match[3] ?? "";
-    const yaml3 = readTapYaml(lines, i3 + 1, { unquote: true });
+    const yaml3 = readYaml2(lines, i3 + 1);
     if (yaml3.type === "suite") continue;
     const path12 = [...stack.slice(0, depth), name];
     results.push({
@@ -98827,12 +98917,29 @@ function parseTap(output2) {
       file: yaml3.location?.replace(/:\d+:\d+$/, ""),
       status: match[4] ? "skip" : match[2] === "ok" ? "pass" : "fail",
       durationMs: yaml3.duration_ms ? Math.round(Number(yaml3.duration_ms)) : void 0,
-      // The error whole, line by line: node:assert's `+ actual - expected` diff is the expected and actual values.
-      message: yaml3.error ? [yaml3.name, yaml3.error].filter(Boolean).join(": ") : void 0,
-      details: yaml3.stack || void 0
+      message: yaml3.error ? [yaml3.name, yaml3.error].filter(Boolean).join(": ") : void 0
     });
   }
   return results;
+}
+function readYaml2(lines, from) {
+  const out = {};
+  if (!/^\s*---$/.test(lines[from] ?? "")) return out;
+  const base = /^(\s*)\S/.exec(lines[from + 1] ?? "")?.[1]?.length ?? 0;
+  let key2;
+  for (let i3 = from + 1; i3 < lines.length && !/^\s*\.\.\.$/.test(lines[i3] ?? ""); i3++) {
+    const line = lines[i3] ?? "";
+    const indent = /^(\s*)/.exec(line)?.[1]?.length ?? 0;
+    const kv = indent === base ? /^\s*([A-Za-z_]+):\s?(.*)$/.exec(line) : null;
+    if (kv) {
+      key2 = kv[1];
+      const value = (kv[2] ?? "").trim();
+      out[key2] = value === "|-" || value === "|" ? "" : value.replace(/^'(.*)'$/, "$1");
+    } else if (key2 && indent > base && line.trim()) {
+      out[key2] = out[key2] ? `${out[key2]} ${line.trim()}` : line.trim();
+    }
+  }
+  return out;
 }
 
 // src/verify/parsers/parse-any-tap.ts
@@ -98912,17 +99019,18 @@ function yamlBlock(lines, from) {
     block.push(lines[i3]);
   return block.join("\n");
 }
-function failureMessage2(assertion, block) {
-  const yaml3 = readTapYaml(["  ---", ...block.split("\n")], 0, { unquote: false });
-  const operator = yaml3.operator?.trim();
-  const head = [assertion, operator ? `(${operator})` : void 0].filter(Boolean).join(" ");
-  const error62 = yaml3.name?.trim();
-  const lines = [
-    error62 && error62 !== assertion ? `${error62}: ${head}` : head,
-    yaml3.expected !== void 0 ? `expected: ${yaml3.expected}` : void 0,
-    yaml3.actual !== void 0 ? `actual: ${yaml3.actual}` : void 0
+function failureMessage2(assertion, yaml3) {
+  const field = (key2) => new RegExp(`^\\s*${key2}:\\s*(.+)$`, "m").exec(yaml3)?.[1]?.trim();
+  const expected = field("expected");
+  const actual = field("actual");
+  const parts = [
+    assertion,
+    field("operator") && `${field("operator") ?? ""}`,
+    expected !== void 0 ? `expected ${expected}` : void 0,
+    actual !== void 0 ? `actual ${actual}` : void 0
   ];
-  return lines.filter((l2) => l2 !== void 0 && l2 !== "").join("\n") || "failed";
+  const error62 = field("name");
+  return [error62 && error62 !== assertion ? `${error62}:` : void 0, ...parts].filter((p) => p !== void 0 && p !== "").join(" ").trim() || "failed";
 }
 
 // src/verify/runners/command-env.ts
@@ -98950,7 +99058,7 @@ function splitEnvAssignments(argv) {
 }
 
 // src/verify/runners/js-runners.ts
-import { join as join33 } from "node:path";
+import { join as join34 } from "node:path";
 
 // src/verify/parsers/parse-tree-console.ts
 import { stripVTControlCharacters as stripVTControlCharacters9 } from "node:util";
@@ -99024,10 +99132,10 @@ function parseTreeConsole(output2, dialect) {
 
 // src/verify/runners/installed-version.ts
 import { realpathSync as realpathSync6 } from "node:fs";
-import { join as join32 } from "node:path";
+import { join as join33 } from "node:path";
 function installedMajor(dir, name) {
   try {
-    const modules = realpathSync6(join32(dir, "node_modules"));
+    const modules = realpathSync6(join33(dir, "node_modules"));
     const pkg = JSON.parse(readWorktreeTextSync(modules, `${name}/package.json`, { maxBytes: 1024 * 1024 }));
     const major = typeof pkg.version === "string" ? /^(\d+)\./.exec(pkg.version)?.[1] : void 0;
     return major === void 0 ? void 0 : Number(major);
@@ -99060,7 +99168,7 @@ function keptArguments(args, reporterOptions) {
 }
 
 // src/verify/runners/js-runners.ts
-var binOf = (dir) => join33(dir, "node_modules", ".bin");
+var binOf = (dir) => join34(dir, "node_modules", ".bin");
 function vitestRunner(args, evidence, dir) {
   const own2 = keptArguments(args, ["--reporter", "--outputFile", "--outputFile.junit", "--watch", "-w"]).filter(
     (a2) => a2 !== "run" && a2 !== "watch" && a2 !== "dev"
@@ -99201,7 +99309,7 @@ function scriptSteps(script) {
 // src/verify/runners/cargo-runner.ts
 import { existsSync as existsSync14 } from "node:fs";
 import { homedir as homedir3 } from "node:os";
-import { isAbsolute as isAbsolute9, join as join34 } from "node:path";
+import { isAbsolute as isAbsolute9, join as join35 } from "node:path";
 
 // src/verify/parsers/parse-cargo-test.ts
 import { stripVTControlCharacters as stripVTControlCharacters10 } from "node:util";
@@ -99277,7 +99385,7 @@ function cargoRunner(argv, evidence) {
 }
 function rustupHome() {
   const given = process.env.RUSTUP_HOME;
-  const home = given && isAbsolute9(given) ? given : join34(homedir3(), ".rustup");
+  const home = given && isAbsolute9(given) ? given : join35(homedir3(), ".rustup");
   return existsSync14(home) ? { RUSTUP_HOME: home } : {};
 }
 
@@ -99322,7 +99430,7 @@ var LOOKED_FOR = [
 var MANIFEST_READ_LIMIT = 1024 * 1024;
 function detectRunner(dir, configured) {
   if (configured) return runnerForLine(configured, `test.command "${configured}"`, dir);
-  const has2 = (name) => existsSync15(join35(dir, name));
+  const has2 = (name) => existsSync15(join36(dir, name));
   const read = (name) => has2(name) ? tryReadWorktreeTextSync(dir, name, { maxBytes: MANIFEST_READ_LIMIT }) ?? "" : "";
   if (has2("pytest.ini") || /\[tool\.pytest/.test(read("pyproject.toml")) || /\[(tool:)?pytest\]/.test(read("setup.cfg") + read("tox.ini")) || hasPythonTests(dir)) {
     return pytestRunner([], "pytest configuration or test_*.py files");
@@ -99351,7 +99459,7 @@ function hasPythonTests(dir, depth = 0) {
   for (const entry of readdirSync4(dir, { withFileTypes: true })) {
     if (entry.name.startsWith(".") || entry.name === "node_modules") continue;
     if (entry.isFile() && /^test_.*\.py$|_test\.py$/.test(entry.name)) return true;
-    if (entry.isDirectory() && hasPythonTests(join35(dir, entry.name), depth + 1)) return true;
+    if (entry.isDirectory() && hasPythonTests(join36(dir, entry.name), depth + 1)) return true;
   }
   return false;
 }
@@ -99411,7 +99519,7 @@ function runnerForCommand(given, evidence, dir) {
   if (program === "tape" || program === "tap") return tapRunner(argv, evidence, dir);
   if (program === "node" && argv.includes("--test")) return nodeTestRunner(argv, evidence);
   if (program === "go" && rest[0] === "test") return goRunner(rest.slice(1), evidence);
-  const bin = join35(dir, "node_modules", ".bin");
+  const bin = join36(dir, "node_modules", ".bin");
   return {
     name: "custom",
     evidence,
@@ -100224,11 +100332,11 @@ function parseInlineTable(ctx) {
     let t2 = res;
     let hasOwn2 = false;
     let errPtr = ctx.p;
-    let key = parseKey(ctx);
-    for (let i3 = 0; i3 < key.length; i3++) {
+    let key2 = parseKey(ctx);
+    for (let i3 = 0; i3 < key2.length; i3++) {
       if (i3)
         t2 = hasOwn2 ? t2[k2] : t2[k2] = /* @__PURE__ */ Object.create(null);
-      k2 = key[i3];
+      k2 = key2[i3];
       if ((hasOwn2 = Object.hasOwn(t2, k2)) && (typeof t2[k2] !== "object" || seen.has(t2[k2]))) {
         TomlError.x("trying to redefine an already defined value", ctx, errPtr);
       }
@@ -100287,13 +100395,13 @@ function parseArray(ctx) {
 }
 
 // ../../main/node_modules/smol-toml/dist/parse.js
-function peekTable(ctx, key, table, meta3, type) {
+function peekTable(ctx, key2, table, meta3, type) {
   let t2 = table;
   let m = meta3;
   let k2;
   let hasOwn2 = false;
   let state2;
-  for (let i3 = 0; i3 < key.length; i3++) {
+  for (let i3 = 0; i3 < key2.length; i3++) {
     if (i3) {
       t2 = hasOwn2 ? t2[k2] : t2[k2] = /* @__PURE__ */ Object.create(null);
       m = (state2 = m[k2]).c;
@@ -100306,7 +100414,7 @@ function peekTable(ctx, key, table, meta3, type) {
         m = m[l2].c;
       }
     }
-    k2 = key[i3];
+    k2 = key2[i3];
     if ((hasOwn2 = Object.hasOwn(t2, k2)) && m[k2]?.t === 0 && m[k2]?.d) {
       return null;
     }
@@ -100319,7 +100427,7 @@ function peekTable(ctx, key, table, meta3, type) {
         Object.defineProperty(m, k2, { enumerable: true, configurable: true, writable: true });
       }
       m[k2] = {
-        t: i3 < key.length - 1 && type === 2 ? 3 : type,
+        t: i3 < key2.length - 1 && type === 2 ? 3 : type,
         d: false,
         i: 0,
         c: /* @__PURE__ */ Object.create(null)
@@ -100520,8 +100628,8 @@ function iniSections(text2, wanted) {
 function packageJsonSections(text2) {
   const json2 = JSON.parse(text2);
   const out = {};
-  for (const key of ["scripts", "jest", "mocha", "ava", "nyc", "c8", "vitest"])
-    if (json2[key] !== void 0) out[key] = json2[key];
+  for (const key2 of ["scripts", "jest", "mocha", "ava", "nyc", "c8", "vitest"])
+    if (json2[key2] !== void 0) out[key2] = json2[key2];
   return out;
 }
 
@@ -100857,12 +100965,12 @@ function flagged(table, flag) {
 }
 
 // src/engine/behaviour/scratch-copy.ts
-import { cp as cp4, lstat as lstat7, mkdtemp as mkdtemp13, rm as rm20, symlink as symlink3 } from "node:fs/promises";
+import { cp as cp4, lstat as lstat6, mkdtemp as mkdtemp13, rm as rm20, symlink as symlink3 } from "node:fs/promises";
 import { existsSync as existsSync16 } from "node:fs";
 import { tmpdir as tmpdir13 } from "node:os";
-import { dirname as dirname8, join as join36 } from "node:path";
+import { dirname as dirname9, join as join37 } from "node:path";
 async function scratchCopy(workspace, reverse) {
-  const dir = await mkdtemp13(join36(tmpdir13(), reverse === void 0 ? "autogen-after-" : "autogen-before-"));
+  const dir = await mkdtemp13(join37(tmpdir13(), reverse === void 0 ? "autogen-after-" : "autogen-before-"));
   const remove = async () => {
     revokeGrants(dir);
     await rm20(dir, { recursive: true, force: true });
@@ -100872,16 +100980,16 @@ async function scratchCopy(workspace, reverse) {
       recursive: true,
       filter: (src) => !/(^|\/)(\.git|node_modules)(\/|$)/.test(src.slice(workspace.length))
     });
-    if ((await lstat7(join36(workspace, "node_modules")).catch(() => void 0))?.isDirectory()) {
-      await symlink3(join36(workspace, "node_modules"), join36(dir, "node_modules"));
-      grantDirectory(dir, join36(workspace, "node_modules"));
+    if ((await lstat6(join37(workspace, "node_modules")).catch(() => void 0))?.isDirectory()) {
+      await symlink3(join37(workspace, "node_modules"), join37(dir, "node_modules"));
+      grantDirectory(dir, join37(workspace, "node_modules"));
     }
     shareGrants(workspace, dir);
     if (reverse === void 0) return { dir, remove };
     await runGit(["apply", "-R", "--whitespace=nowarn", "-"], {
       cwd: dir,
       input: reverse,
-      ceilingDirectory: dirname8(dir)
+      ceilingDirectory: dirname9(dir)
     }).catch((error62) => {
       throw new Error(
         `the fix's diff does not reverse on a copy of the worktree: ${error62.message.split("\n")[0] ?? ""}`
@@ -100898,7 +101006,7 @@ async function scratchCopy(workspace, reverse) {
 // src/engine/behaviour/run-behaviour-harness.ts
 import { mkdtemp as mkdtemp14, rm as rm21, writeFile as writeFile7 } from "node:fs/promises";
 import { tmpdir as tmpdir14 } from "node:os";
-import { join as join37 } from "node:path";
+import { join as join38 } from "node:path";
 var CALL_LIMIT_SECONDS = 5;
 var RESULT_LIMIT = 1024 * 1024;
 var outputSchema = external_exports.union([
@@ -100922,18 +101030,18 @@ async function runBehaviourHarness(dir, request2, sandbox, language) {
   const sent = request2.calls.flatMap(
     (c4, i3) => refusals[i3]?.call ? [] : [{ index: i3, call: c4.call, expected: refusals[i3]?.expected ? null : c4.expected ?? null }]
   );
-  const own2 = await mkdtemp14(join37(tmpdir14(), "autogen-behaviour-"));
+  const own2 = await mkdtemp14(join38(tmpdir14(), "autogen-behaviour-"));
   try {
-    const requestPath = join37(own2, "request.json");
+    const requestPath = join38(own2, "request.json");
     const calls = sent.map(({ call, expected: expected2 }) => ({ call, expected: expected2 }));
     await writeFile7(requestPath, JSON.stringify({ module: request2.module, calls, limit: CALL_LIMIT_SECONDS }));
     const timeoutMs = Math.min(sandbox.timeoutMs, (calls.length * 2 + 2) * CALL_LIMIT_SECONDS * 1e3 + 3e4);
-    const run2 = await runSandboxed(language.argv(requestPath, join37(own2, "result.json")), {
+    const run2 = await runSandboxed(language.argv(requestPath, join38(own2, "result.json")), {
       ...sandbox,
       cwd: dir,
       timeoutMs,
       env: { ...sandbox.env, ...language.env },
-      readOnlyPaths: [...sandbox.readOnlyPaths ?? [], join37(dir, ".git")],
+      readOnlyPaths: [...sandbox.readOnlyPaths ?? [], join38(dir, ".git")],
       writablePaths: [...sandbox.writablePaths ?? [], own2]
     });
     let text2;
@@ -101500,7 +101608,7 @@ async function runCiJob(job, deps, signal) {
       head,
       runner,
       defaultBranch: repository.defaultBranch,
-      hidden: { hiddenPaths: [dirname9(dirname9(mirror))] },
+      hidden: { hiddenPaths: [dirname10(dirname10(mirror))] },
       evidence: read.evidence
     };
     const checkouts = await prepareCheckouts(build, (tree) => worktrees2.push(tree));
@@ -101530,7 +101638,7 @@ async function runCiJob(job, deps, signal) {
 }
 
 // src/app/run-issue-job.ts
-import { dirname as dirname10 } from "node:path";
+import { dirname as dirname11 } from "node:path";
 async function runIssueJob(job, deps, signal) {
   const forge = await deps.forgeFor(job.installationId);
   const status3 = new StatusReporter(forge, deps.store, job, deps.statusThrottleMs);
@@ -101642,7 +101750,7 @@ ${draftOfAttempt || job.checkpoint.refs === true ? "Refs" : "Closes"} #${closes}
 }
 async function runEngine(job, repoConfig, worktree, mirror, { repository, target }, deps, status3, ensureCurrent, signal) {
   status3.set("Tests and localisation", "running");
-  const hidden2 = { hiddenPaths: [dirname10(dirname10(mirror))] };
+  const hidden2 = { hiddenPaths: [dirname11(dirname11(mirror))] };
   const { title, body } = job.snapshot;
   const hint = job.hint ? `Hint from ${job.requester}: ${job.hint}` : "";
   const description = [title, body, hint].filter(Boolean).join("\n\n");
@@ -102178,7 +102286,7 @@ function droppedSecrets() {
 
 // src/jobs/job-store.ts
 import { mkdirSync } from "node:fs";
-import { dirname as dirname11 } from "node:path";
+import { dirname as dirname12 } from "node:path";
 import { DatabaseSync as DatabaseSync3 } from "node:sqlite";
 
 // src/jobs/store-rows.ts
@@ -102263,7 +102371,7 @@ var JobStore = class {
   warn;
   constructor(path12, options2 = {}) {
     this.warn = options2.warn ?? stderrWarn;
-    if (path12 !== ":memory:") mkdirSync(dirname11(path12), { recursive: true });
+    if (path12 !== ":memory:") mkdirSync(dirname12(path12), { recursive: true });
     this.db = new DatabaseSync3(path12);
     this.db.exec("PRAGMA journal_mode = WAL; PRAGMA busy_timeout = 5000;");
     migrateSqlite(this.db, "job", JOB_STORE_MIGRATIONS);
@@ -102284,11 +102392,11 @@ var JobStore = class {
    * (a retry after a GitHub error, or the next start after a crash between the claim and
    * the enqueue, which is idempotent per delivery), false once another delivery has it.
    */
-  async claimForDelivery(key, deliveryId) {
+  async claimForDelivery(key2, deliveryId) {
     const owner = `by:${deliveryId}`;
-    if (this.db.prepare("INSERT OR IGNORE INTO deliveries (id, event, received_at) VALUES (?, ?, ?)").run(key, owner, Date.now()).changes === 1)
+    if (this.db.prepare("INSERT OR IGNORE INTO deliveries (id, event, received_at) VALUES (?, ?, ?)").run(key2, owner, Date.now()).changes === 1)
       return true;
-    const row = this.db.prepare("SELECT event FROM deliveries WHERE id = ?").get(key);
+    const row = this.db.prepare("SELECT event FROM deliveries WHERE id = ?").get(key2);
     return row?.event === owner && this.db.prepare("SELECT 1 FROM inbox WHERE delivery_id = ? AND state = 'pending'").get(deliveryId) !== void 0;
   }
   /**
@@ -102610,17 +102718,17 @@ function literalMatcher(literals) {
   if (keyed.length === 0) return () => [];
   const symbol2 = new Uint16Array(65536);
   let symbols = 1;
-  for (const { key } of keyed)
+  for (const { key: key2 } of keyed)
     for (let i3 = 0; i3 < KEY; i3++) {
-      const code2 = key.charCodeAt(i3);
+      const code2 = key2.charCodeAt(i3);
       if (symbol2[code2] === 0) symbol2[code2] = symbols++;
     }
   const children = [/* @__PURE__ */ new Map()];
   const candidates2 = [void 0];
-  for (const { literal: literal3, offset, key } of keyed) {
+  for (const { literal: literal3, offset, key: key2 } of keyed) {
     let node2 = 0;
     for (let i3 = 0; i3 < KEY; i3++) {
-      const s = symbol2[key.charCodeAt(i3)] ?? 0;
+      const s = symbol2[key2.charCodeAt(i3)] ?? 0;
       let next = children[node2]?.get(s);
       if (next === void 0) {
         next = children.length;
@@ -102855,7 +102963,7 @@ function processSecrets(env = process.env) {
 
 // src/llm/transcript.ts
 import { appendFileSync as appendFileSync2, mkdirSync as mkdirSync2, readFileSync as readFileSync5 } from "node:fs";
-import { dirname as dirname12 } from "node:path";
+import { dirname as dirname13 } from "node:path";
 var transcriptEntrySchema = external_exports.object({
   stage: external_exports.string(),
   model: external_exports.string(),
@@ -102877,7 +102985,7 @@ var transcriptEntrySchema = external_exports.object({
 });
 function transcript(path12, scrub) {
   const entries = [];
-  if (path12) mkdirSync2(dirname12(path12), { recursive: true });
+  if (path12) mkdirSync2(dirname13(path12), { recursive: true });
   const own2 = secretScrubber([...processSecrets(process.env), ...droppedSecrets()]);
   const both = (text2) => own2(scrub ? scrub(text2) : text2);
   const clean = (entry) => ({
@@ -103055,7 +103163,7 @@ function escapeProperty(text2) {
   return escapeData(text2).replace(/:/g, "%3A").replace(/,/g, "%2C");
 }
 function workflowCommand(name, properties, message) {
-  const props = Object.entries(properties).filter((entry) => entry[1] !== void 0 && entry[1] !== "").map(([key, value]) => `${key}=${escapeProperty(String(value))}`).join(",");
+  const props = Object.entries(properties).filter((entry) => entry[1] !== void 0 && entry[1] !== "").map(([key2, value]) => `${key2}=${escapeProperty(String(value))}`).join(",");
   return `::${name}${props ? ` ${props}` : ""}::${escapeData(message)}`;
 }
 function outputEntry(name, value) {
@@ -103127,7 +103235,7 @@ function runnerPaths(env) {
     "GITHUB_STATE",
     "GITHUB_STEP_SUMMARY"
   ].map((name) => env[name]);
-  return [...dirs, ...files.map((file2) => file2 ? dirname13(file2) : void 0)].filter(
+  return [...dirs, ...files.map((file2) => file2 ? dirname14(file2) : void 0)].filter(
     (path12) => typeof path12 === "string" && isAbsolute10(path12)
   );
 }
@@ -103147,7 +103255,7 @@ function actionLlmFor(env, inputs, scrub, dataDir) {
     endpoint: llm,
     budgets: config3.budgets,
     prices,
-    transcriptPath: join38(dataDir, "transcripts", `job-${job.id}.jsonl`),
+    transcriptPath: join39(dataDir, "transcripts", `job-${job.id}.jsonl`),
     scrub,
     signal
   });
@@ -103163,9 +103271,9 @@ async function runEvent(env, inputs, scrub, channels) {
   }
   const payload = JSON.parse(await readFile3(required2(env, "GITHUB_EVENT_PATH"), "utf8"));
   payload.installation ??= { id: TOKEN_INSTALLATION_ID };
-  const dataDir = join38(required2(env, "RUNNER_TEMP"), `autogen-${randomUUID3()}`);
+  const dataDir = join39(required2(env, "RUNNER_TEMP"), `autogen-${randomUUID3()}`);
   await mkdir7(dataDir, { recursive: true });
-  const store = new JobStore(join38(dataDir, "jobs.db"));
+  const store = new JobStore(join39(dataDir, "jobs.db"));
   try {
     let pool;
     const probot = new Probot({
@@ -103179,7 +103287,7 @@ async function runEvent(env, inputs, scrub, channels) {
     await probot.load(
       createAutogenApp({
         store,
-        cacheRoot: join38(dataDir, "repos"),
+        cacheRoot: join39(dataDir, "repos"),
         scrub,
         concurrency: 1,
         perInstallation: 1,

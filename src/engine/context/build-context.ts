@@ -17,8 +17,9 @@ import { relatedSignatures } from "./related-signatures.ts";
 import { isSourceFile, repoFiles } from "./repo-files.ts";
 import { queryWords, RetrievalIndex, splitIdentifiers } from "./retrieval-index.ts";
 import { shortName, symbolsOf, type CodeSymbol } from "./symbols.ts";
+import { reachedFocus } from "./reached-focus.ts";
 
-export type ContextReason = "stack-frame" | "named" | "model" | "retrieval";
+export type ContextReason = "stack-frame" | "reached" | "named" | "model" | "retrieval";
 
 export type CodeContext = {
   /** Files with code shown, most relevant first. */
@@ -42,6 +43,8 @@ export type ContextOptions = {
   frames?: Frame[];
   /** Identifiers the issue names (functions, classes, methods). */
   named?: string[];
+  /** The issue: the code it shows (imports, calls) is followed like a failing test's. */
+  issue?: string;
   isTestFile: (path: string) => boolean;
   /** The budget for the code shown (signatures and the map come on top, bounded separately). */
   maxChars?: number;
@@ -49,7 +52,7 @@ export type ContextOptions = {
   llm?: LlmClient | undefined;
 };
 
-type SourceFile = {
+export type SourceFile = {
   path: string;
   text: string;
   lines: string[];
@@ -57,7 +60,7 @@ type SourceFile = {
   imports: ImportLines[];
   moduleNames: ModuleName[];
 };
-type Focus = { path: string; symbol: CodeSymbol | undefined; range?: LineRange; reason: ContextReason };
+export type Focus = { path: string; symbol: CodeSymbol | undefined; range?: LineRange; reason: ContextReason };
 
 /** A file this short is shown whole when it is chosen. */
 const SMALL_FILE_LINES = 80;
@@ -65,7 +68,12 @@ const MAX_SYMBOL_HITS = 8;
 /** Lines either side of the line a localize candidate is shown by. */
 const CANDIDATE_WINDOW = 3;
 /** The evidence that makes a symbol focal (shown whole); retrieval alone shows a signature. */
-const FOCAL: ReadonlySet<ContextReason> = new Set(["stack-frame", "named", "model"]);
+const FOCAL: ReadonlySet<ContextReason> = new Set(["stack-frame", "reached", "named", "model"]);
+/** What the failing tests (or the issue's code) reach: the best-matching this many are shown whole. */
+const REACHED_FOCAL = 4;
+/** Callers and callees shown by their signatures, and the characters of the map of the other files. */
+const RELATED_SIGNATURES = 6;
+const OTHER_FILES_CHARS = 600;
 /** With no focal symbol at all, this many retrieval hits are shown whole. */
 const WHOLE_RETRIEVED_WITHOUT_FOCUS = 3;
 /** A module-level assignment longer than this is shown by its first lines. */
@@ -121,6 +129,14 @@ export async function buildContext(workspace: string, options: ContextOptions): 
     } else if (file.lines.length <= SMALL_FILE_LINES)
       retrieved.push({ path: hit.path, symbol: undefined, reason: "retrieval" });
   }
+  const reached = await reachedFocus(workspace, files, options, REACHED_FOCAL);
+  if (reached.symbols.size > 0) {
+    // Beside what the tests reach, a symbol retrieval found that they do not reach is weaker
+    // evidence (the dumper's functions when the loader fails): it comes after those they reach.
+    const isReached = (r: Focus) =>
+      r.symbol ? reached.symbols.has(symbolKey(r.path, r.symbol)) : reached.modules.has(r.path);
+    retrieved.splice(0, retrieved.length, ...retrieved.filter(isReached), ...retrieved.filter((r) => !isReached(r)));
+  }
   for (const path of options.mentioned) {
     if (!isCode(path) || focus.some((f) => f.path === path)) continue;
     const best = retrieved.find((r) => r.path === path);
@@ -134,7 +150,7 @@ export async function buildContext(workspace: string, options: ContextOptions): 
   const candidates = unique([...focus, ...retrieved].map((f) => f.path));
   let picked: Focus[] = [];
   // A stack frame or the issue already names the code: no call to ask the model where it is.
-  const located = focus.some((f) => f.symbol !== undefined || f.range !== undefined);
+  const located = focus.some((f) => f.symbol !== undefined || f.range !== undefined) || reached.focus.length > 0;
   if (options.llm && candidates.length > maxFiles && !located)
     picked = await localize(options.llm, options.query, repoMap, candidates.slice(0, 15), files, retrieved, maxFiles, [
       ...(options.frames ?? []),
@@ -143,6 +159,7 @@ export async function buildContext(workspace: string, options: ContextOptions): 
     ...focus.filter((f) => f.reason === "stack-frame"),
     ...picked,
     ...focus.filter((f) => f.reason !== "stack-frame"),
+    ...reached.focus,
     ...retrieved,
   ];
 
@@ -153,13 +170,13 @@ export async function buildContext(workspace: string, options: ContextOptions): 
   const related = relatedSignatures(
     (focal.length ? focal : shown.symbols).map((f) => ({ path: f.path, symbol: f.symbol as CodeSymbol })),
     [...files.values()].filter((f) => isCode(f.path)),
-    12,
+    RELATED_SIGNATURES,
   );
   const others = [...files.values()].filter((f) => isCode(f.path) && !shown.byFile.has(f.path)).map((f) => mapLine(f));
   const code = [
     parts.join("\n\n"),
     related ? `Callers and callees of the code above (signatures only; path:line):\n${related}` : "",
-    others.length ? `Other source files (path: top-level symbols):\n${bounded(others, 1500)}` : "",
+    others.length ? `Other source files (path: top-level symbols):\n${bounded(others, OTHER_FILES_CHARS)}` : "",
   ]
     .filter((s) => s !== "")
     .join("\n\n");
@@ -218,6 +235,7 @@ function choose(
   const symbols: Focus[] = [];
   const seen = new Set<string>();
   let used = 0;
+  let largeShown = false;
   const anyFocal = ordered.some((f) => FOCAL.has(f.reason) && (f.symbol || f.range));
   let wholeRetrieved = 0;
   const focalTexts = ordered
@@ -261,7 +279,22 @@ function choose(
     const context = f.symbol && !whole ? contextRanges(file, f.symbol) : [];
     let ranges = [...context, ...body];
     let cost = costOf(file, current, ranges);
-    if ((used > 0 && used + cost > maxChars) || cost > maxChars * 3) {
+    // One large function a failure or the issue points at may take the room of three budgets (the
+    // target is often the long one); others fit the budget.
+    const large = f.symbol !== undefined && FOCAL.has(f.reason) && !largeShown;
+    const over = (c: number) => c > maxChars * 3 || (used > 0 && used + c > (large ? maxChars * 3 : maxChars));
+    if (over(cost) && f.symbol && !whole && FOCAL.has(f.reason)) {
+      // Code a failure or the issue points at is worth more than its helpers: the symbol whole
+      // without them, else without its docstring (a marker names the lines left out).
+      for (const bare of [body, withoutDocstring(file, f.symbol)]) {
+        const c = costOf(file, current, bare);
+        if (!over(c)) {
+          [ranges, cost] = [bare, c];
+          break;
+        }
+      }
+    }
+    if (over(cost)) {
       if (!f.symbol) continue;
       // Over the budget: the class's outline (header and method signatures), or the signature alone.
       ranges = [...context, ...outline(file, f.symbol)];
@@ -269,11 +302,32 @@ function choose(
       if (used + cost > maxChars * 1.15) continue;
     }
     byFile.set(f.path, [...current, ...ranges]);
+    if (large && used + cost > maxChars) largeShown = true;
     used += cost;
     if (f.symbol) symbols.push(f);
     if (!FOCAL.has(f.reason)) wholeRetrieved += 1;
   }
   return { byFile, symbols };
+}
+
+/** A Python function or class without the docstring opening its body (the same ranges when it has none). */
+function withoutDocstring(file: SourceFile, symbol: CodeSymbol): LineRange[] {
+  const first = symbol.headerEnd + 1;
+  const opening = /^\s*[rRuUbB]?("""|''')/.exec(file.lines[first - 1] ?? "");
+  if (!file.path.endsWith(".py") || !opening) return [{ start: symbol.outerStart, end: symbol.endLine }];
+  const quote = opening[1] as string;
+  const rest = (file.lines[first - 1] ?? "").slice(opening[0].length);
+  let last = first;
+  if (!rest.includes(quote))
+    for (let n = first + 1; n <= symbol.endLine; n++)
+      if ((file.lines[n - 1] ?? "").includes(quote)) {
+        last = n;
+        break;
+      }
+  return [
+    { start: symbol.outerStart, end: first - 1 },
+    { start: last + 1, end: symbol.endLine },
+  ];
 }
 
 /** What a symbol needs beside itself: the header of its class and the imports its text uses. */
@@ -480,4 +534,8 @@ function bounded(lines: string[], maxChars: number): string {
     used += line.length + 1;
   }
   return out.join("\n");
+}
+
+export function symbolKey(path: string, symbol: CodeSymbol): string {
+  return `${path}#${symbol.name}#${symbol.startLine}`;
 }

@@ -11,10 +11,8 @@ import { failingTestsBlock } from "./failing-tests-block.ts";
 import { failingTests, type TestCaseResult, type TestReport } from "../../verify/test-report.ts";
 import type { Edit } from "../../workspace/apply-edits.ts";
 import { CONTEXT_READ_LIMIT, readWorktreeTextSync } from "../../workspace/read-worktree-file.ts";
-import { buildContext } from "../context/build-context.ts";
 import { editContext } from "../context/edit-context.ts";
-import { failureFrames } from "../context/failure-frames.ts";
-import { namedIdentifiers } from "../reproduce/reproduce-issue.ts";
+import { failureContext } from "../context/failure-context.ts";
 import { Stop, StrategyRun, type Validated } from "../run/strategy-run.ts";
 import type { Outcome, Strategy, Task } from "../task.ts";
 import { failureSignature } from "./failure-signature.ts";
@@ -112,27 +110,11 @@ class LpwRun {
     );
 
     const digest = digestReport(before, { readSource: (file, line) => this.sourceLine(file, line) });
-    const mentioned = [
-      ...new Set(
-        failing
-          .flatMap((t) => [
-            t.file,
-            ...[...(t.details ?? "").matchAll(/([\w./-]+\.(?:py|[cm]?[jt]sx?))[:"]/g)].map((m) => m[1]),
-          ])
-          .filter((f): f is string => Boolean(f)),
-      ),
-    ];
-    // The failures' own frames first, then the lines an earlier template pass found most suspicious.
-    const frames = [
-      ...failureFrames(failing, this.task.workspace),
-      ...(this.task.findings?.suspicious ?? []).slice(0, 5).map((s) => ({ file: s.file, line: s.line })),
-    ];
-    const named = namedIdentifiers(this.task.description ?? "");
-    const context = await buildContext(this.task.workspace, {
-      query: `${this.problem}\n${digest}`,
-      mentioned,
-      frames,
-      named,
+    const context = await failureContext(this.task.workspace, {
+      problem: this.problem,
+      digest,
+      failing,
+      suspicious: (this.task.findings?.suspicious ?? []).map((s) => ({ file: s.file, line: s.line })),
       isTestFile: this.task.isTestFile,
       llm: this.llm,
     });

@@ -89,6 +89,7 @@ export async function issueContext(
     query: `${problem}\n${named.join(" ")}`,
     mentioned: namedFiles(problem, sources),
     named,
+    issue: problem,
     isTestFile,
   });
 }
