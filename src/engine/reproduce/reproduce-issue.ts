@@ -19,15 +19,12 @@ import { isSourceFile, repoFiles } from "../context/repo-files.ts";
 import type { IssueCalls } from "../behaviour/behaviour-calls.ts";
 import { behaviourLanguage } from "../behaviour/behaviour-language.ts";
 import { namesNoFile, newAgainstBaseline } from "./new-tests.ts";
-import { reproductionAnswer } from "./reproduction-calls.ts";
+import { callsPromptVars, reproductionAnswer } from "./reproduction-calls.ts";
 import type { Reproduction, Task } from "../task.ts";
 
 export type ReproductionResult =
   | ({ ok: true; attempts: number; issueCalls?: IssueCalls | undefined } & Reproduction)
   | { ok: false; reason: string; attempts: number };
-
-/** The behaviour prompt variables of prompts/reproduce.yml when no harness covers the runner: those paragraphs are left out. */
-const NO_CALLS: Record<string, string> = { language: "(none)", rules: "(none)" };
 
 export type ReproductionCost = { testRuns: number; testSeconds: number };
 
@@ -62,7 +59,7 @@ export async function reproduceIssue(
       "reproduce",
       {
         untrusted: { problem, testExample: examples, code: context.code || "(no code located)", feedback },
-        trusted: { ...(language?.prompt ?? NO_CALLS), framework: task.runnerName, attempts: String(maxAttempts) },
+        trusted: { ...callsPromptVars(language), framework: task.runnerName, attempts: String(maxAttempts) },
       },
       answer.schema,
     );

@@ -11,6 +11,11 @@ import { behaviourCallsSchema, behaviourRequest, type IssueCalls } from "../beha
 import type { BehaviourLanguage } from "../behaviour/behaviour-language.ts";
 import { reproductionSchema } from "../lpw/schemas.ts";
 
+/** The behaviour paragraphs' variables of prompts/reproduce.yml; without a harness for the runner, those paragraphs are left out. */
+export function callsPromptVars(language: BehaviourLanguage | undefined): Record<string, string> {
+  return language?.prompt ?? { language: "(none)", rules: "(none)" };
+}
+
 export type ReproductionAnswer = z.infer<typeof reproductionSchema> & {
   behaviour?: z.infer<typeof behaviourCallsSchema> | null | undefined;
 };
