@@ -285,7 +285,8 @@ class LpwRun {
         },
         trusted: {
           plan: numbered(plan),
-          verification: verification ? formatVerification(verification) : "(plan verification disabled)",
+          // Without a verification (the ablation) the section is left out.
+          verification: verification ? formatVerification(verification) : "(none)",
         },
       },
       editsSchema,
@@ -302,7 +303,8 @@ class LpwRun {
     const failures = digestReport(report);
     const first = failingTests(report)[0];
     const code = await this.currentCode(plan, failingTests(report));
-    let trace = "(instrumented debug run disabled)";
+    // Without an instrumented run (the ablation) the trace section is left out.
+    let trace = "(none)";
     if (this.options.instrumentedDebug && first) {
       const { value } = await this.llm.call(
         "instrument",
@@ -325,7 +327,10 @@ class LpwRun {
       await this.llm.call(
         "analyze-error",
         {
-          trusted: { verification: forTest ? JSON.stringify(forTest, null, 2) : numbered(plan) },
+          // The plan's steps, then this test's walk-through in the implement prompt's words (not its JSON).
+          trusted: {
+            verification: forTest ? `${numbered(plan)}\n\n${formatVerification({ tests: [forTest] })}` : numbered(plan),
+          },
           untrusted: { trace, failures },
         },
         analysisSchema,
@@ -333,7 +338,7 @@ class LpwRun {
     ).value;
     const explanation = this.options.codeExplanation
       ? (await this.llm.call("explain", { untrusted: { code } }, explanationSchema)).value.explanation
-      : "(code explanation disabled)";
+      : "(none)";
     const { value } = await this.llm.call(
       "refine",
       {
