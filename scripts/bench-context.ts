@@ -8,8 +8,10 @@ import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, wri
 import { tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
 import { symbolsOf, type CodeSymbol } from "../src/engine/context/symbols.ts";
+import { behaviourLanguage } from "../src/engine/behaviour/behaviour-language.ts";
 import { isTestFile } from "../src/engine/is-test-file.ts";
 import { issueContext, testExamples } from "../src/engine/reproduce/reproduce-issue.ts";
+import { callsPromptVars } from "../src/engine/reproduce/reproduction-calls.ts";
 import { renderPrompt } from "../src/llm/prompts.ts";
 import { gridRepo, ISSUE, tableModule } from "../test/support/context-fixture.ts";
 import { benchUpstreamContext } from "./bench-context-upstream.ts";
@@ -119,9 +121,9 @@ for (const f of fixtures) {
         problem: f.issue,
         testExample: examples,
         code: context.code || "(no code located)",
-        feedback: "(this is the first attempt)",
+        feedback: "(none)",
       },
-      trusted: { framework: "pytest", attempts: "3" },
+      trusted: { ...callsPromptVars(behaviourLanguage("pytest")), framework: "pytest", attempts: "3" },
     });
     const symbols = await changedSymbols(work, f.changed);
     const shown =

@@ -6,6 +6,7 @@ import type { Verifier } from "../verify/local-verifier.ts";
 import type { SandboxOptions } from "../verify/sandbox/run-sandboxed.ts";
 import type { TestReport, TestStatus } from "../verify/test-report.ts";
 import type { PolicyVerdict } from "../workspace/diff-policy.ts";
+import type { IssueCalls } from "./behaviour/behaviour-calls.ts";
 import type { BehaviourTable } from "./behaviour/behaviour-table.ts";
 import type { FixReview } from "./review/review-fix.ts";
 import type { CandidateLimitSettings } from "./candidate-limits.ts";
@@ -197,6 +198,8 @@ export type Outcome = {
   closestAttempt?: { diff: string; files: string[]; passed: number; failed: number } | undefined;
   /** A mechanical (template) edit's review: accepted or refused by the model, or not reviewed (no model); absent for a model's own fix. */
   review?: FixReview | undefined;
+  /** The calls the model wrote from the issue with the reproduction test, before any fix: what the behaviour check runs (when usable). */
+  issueCalls?: IssueCalls | undefined;
   /** A fix's outputs on inputs the model wrote from the issue, before and after it (or why there is none), once checked. */
   behaviour?: BehaviourTable | undefined;
   /** The diff policy and test-tampering verdict on the final diff, once checked. */

@@ -20,11 +20,21 @@ function code(text: string): string {
   return `<code>${escaped}</code>`;
 }
 
+function inlineText(text: string): string {
+  return code(text).replace(/^<code>|<\/code>$/g, "");
+}
+
 function markOf(row: BehaviourRow): string {
   if (row.flag !== "ok") return MARK[row.flag];
   if (row.expected !== "unspecified") return "✅";
   return row.before === row.after ? "=" : "";
 }
+
+const WRITTEN = {
+  "before-fix": " with the reproduction test, before any fix existed",
+  "after-fix": ", shown the fix",
+  unknown: "",
+} as const;
 
 export function behaviourLines(table: BehaviourTable | undefined): string[] {
   if (!table) return [];
@@ -33,7 +43,7 @@ export function behaviourLines(table: BehaviourTable | undefined): string[] {
   const changed = table.rows.filter((r) => r.flag === "unrequested").length;
   const wrong = table.rows.filter((r) => r.flag === "contradicts").length;
   out.push(
-    `The model wrote ${String(table.rows.length)} call(s) of \`${table.module}\` from the issue; each ran in the sandbox on the code before and after the change. ✅ as the issue expects, = unchanged where the issue says nothing, ⚠️ changed where the issue asked for no change, ❌ not what the issue expects.`,
+    `The model wrote ${String(table.rows.length)} call(s) of \`${table.module}\` from the issue${WRITTEN[table.written ?? "unknown"]}; each ran in the sandbox on the code before and after the change. ✅ as the issue expects, = unchanged where the issue says nothing, ⚠️ changed where the issue asked for no change, ❌ not what the issue expects.`,
     "",
     "| | Input | Before | After | Expected by the issue |",
     "|---|---|---|---|---|",
@@ -51,6 +61,10 @@ export function behaviourLines(table: BehaviourTable | undefined): string[] {
         .slice(0, 3)
         .map((r) => `${code(r.call)} (${r.why.replaceAll("\n", " ").slice(0, 200)})`)
         .join("; ")}.`,
+    );
+  if (table.setAside)
+    out.push(
+      `- The calls written with the reproduction test were not used (${inlineText(table.setAside)}): these were asked for once the fix passed.`,
     );
   if (wrong === 0 && changed === 0)
     out.push("- ✅ Every output is what the issue expects, or unchanged where the issue says nothing.");

@@ -544,7 +544,6 @@ describe("review feedback on the bot's own pull request", () => {
   it("iterates on that PR: works from its branch, pushes on top, updates the same PR", async () => {
     scriptAnswers([
       ...LPW_FIXED,
-      BEHAVIOUR,
       {
         stage: "reproduce",
         content: {
@@ -553,6 +552,8 @@ describe("review feedback on the bot's own pull request", () => {
             "import pytest\n\nfrom shop.cart import total\n\n\ndef test_negative_discount_is_refused():\n    with pytest.raises(ValueError):\n        total([10], -5)\n",
           testId: "tests/test_review.py::test_negative_discount_is_refused",
           expectedFailure: "DID NOT RAISE",
+          // With the test: the behaviour calls for the review's fix (no call of their own after it).
+          behaviour: BEHAVIOUR.content,
         },
       },
       {
@@ -637,6 +638,10 @@ describe("review feedback on the bot's own pull request", () => {
     expect(remoteFile("autogen/issue-42", "tests/test_review.py")).toContain("test_negative_discount_is_refused");
     expect(state.pulls[0]?.body).toContain(
       "Reproduction test `tests/test_review.py::test_negative_discount_is_refused`",
+    );
+    // The review's fix ran the calls that came with its reproduction test.
+    expect(state.pulls[0]?.body).toContain(
+      "The model wrote 2 call(s) of `shop.cart` from the issue with the reproduction test, before any fix existed;",
     );
     expect(state.pulls[0]?.body).toContain("Closes #42");
     const onPr = state.comments.filter((c) => c.number === pr.number);

@@ -48,19 +48,16 @@ const PY_REPRO = {
       "import pytest\n\nfrom shop.cart import total\n\n\n@pytest.mark.parametrize('prices, discount, expected', [([10, 20], 5, 25)])\ndef test_total_subtracts_discount(prices, discount, expected):\n    assert total(prices, discount) == expected\n",
     testId: "test_total_subtracts_discount",
     expectedFailure: "assert 35 == 25",
+    // With the test: the calls the behaviour table runs once a fix passes (written from the issue, before any fix).
+    behaviour: {
+      module: "shop.cart",
+      calls: [{ call: "total([10, 20], 5)", expected: "25", why: "the reported case" }],
+    },
   },
 };
 
 // After the reproduction the model plans at once; the template pass would run only if it found no fix.
 const PY_FIX = [
-  // Once fixed: the calls the model writes from the issue (the behaviour table).
-  {
-    stage: "behaviour-calls",
-    content: {
-      module: "shop.cart",
-      calls: [{ call: "total([10, 20], 5)", expected: "25", why: "the reported case" }],
-    },
-  },
   { stage: "plan", content: { steps: ["Sum the prices", "Subtract the discount"] } },
   {
     stage: "verify-plan",
@@ -106,17 +103,6 @@ const JS_ISSUE = {
   body: "`parseFlag('--query=a=b')` gives the value `a`; everything after the first `=` is the value, so it should be `a=b`.",
 };
 const JS_ANSWERS = [
-  // Once fixed: the calls the model writes from the issue (the behaviour table, run by the Node harness).
-  {
-    stage: "behaviour-calls",
-    content: {
-      module: "src/flags.js",
-      calls: [
-        { call: 'parseFlag("--query=a=b")', expected: '({ name: "query", value: "a=b" })', why: "the reported case" },
-        { call: 'parseFlag("--name=a")', expected: "unspecified", why: "a value without = behaves as before" },
-      ],
-    },
-  },
   {
     stage: "reproduce",
     content: {
@@ -125,6 +111,14 @@ const JS_ANSWERS = [
         'import assert from "node:assert/strict";\nimport { test } from "node:test";\nimport { parseFlag } from "../src/flags.js";\n\ntest("long flag value containing = is kept whole", () => {\n  assert.deepEqual(parseFlag("--query=a=b"), { name: "query", value: "a=b" });\n});\n',
       testId: "long flag value containing = is kept whole",
       expectedFailure: "Expected values to be strictly deep-equal",
+      // With the test: the calls the behaviour table runs (by the Node harness) once a fix passes.
+      behaviour: {
+        module: "src/flags.js",
+        calls: [
+          { call: 'parseFlag("--query=a=b")', expected: '({ name: "query", value: "a=b" })', why: "the reported case" },
+          { call: 'parseFlag("--name=a")', expected: "unspecified", why: "a value without = behaves as before" },
+        ],
+      },
     },
   },
   {
@@ -277,6 +271,15 @@ describe("an issue whose tests all pass, labelled autogen (default configuration
     expect(body).toContain(
       "| ✅ | <code>total([10, 20], 5)</code> | <code>35</code> | <code>25</code> | <code>25</code> |",
     );
+    // The behaviour calls came with the accepted reproduction test: no call of their own after the fix.
+    expect(body).toContain("from the issue with the reproduction test, before any fix existed;");
+    expect(requests.map((r) => r.response_format.json_schema.name)).toEqual([
+      "reproduce",
+      "reproduce",
+      "plan",
+      "verify_plan",
+      "implement",
+    ]);
   });
 
   it("JavaScript: reproduces under node --test's own id, LPW fixes, and the PR contains the new test", async () => {
@@ -287,7 +290,6 @@ describe("an issue whose tests all pass, labelled autogen (default configuration
       "plan",
       "verify_plan",
       "implement",
-      "behaviour_calls",
     ]);
     expect(state.pulls).toHaveLength(1);
     expect(remoteFile("autogen/issue-42", "test/parse-equals-value.test.js")).toContain(

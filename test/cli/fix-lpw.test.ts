@@ -109,6 +109,8 @@ describe("autogen fix with an LLM endpoint", () => {
       "Plan (verified on the visible tests in 1 round(s)):\n\n1. Sum the prices\n2. Subtract the discount",
     );
     expect(report).toContain("| test_total_applies_discount | 25 | 25 | ✅ |");
+    // No reproduction stage (the failing test was there): the behaviour calls were asked for once the fix passed.
+    expect(report).toContain("call(s) of `shop.cart` from the issue, shown the fix;");
 
     const dir = join(repo, ".git", "autogen", "transcripts");
     const [file] = await readdir(dir);

@@ -44,6 +44,11 @@ const ANSWERS = [
       path: "tests/test_discount.py",
       content: "from shop.cart import total\n\n\ndef test_discount():\n    assert total([10, 20], 5) == 25\n",
       expectedFailure: "assert 35 == 25",
+      // With the test: the calls the behaviour table runs once a fix passes.
+      behaviour: {
+        module: "shop.cart",
+        calls: [{ call: "total([10, 20], 5)", expected: "25", why: "the reported case" }],
+      },
     },
   },
   { stage: "plan", content: { steps: ["Sum the prices", "Subtract the discount"] } },
@@ -77,10 +82,6 @@ const ANSWERS = [
       ],
     },
   },
-  {
-    stage: "behaviour-calls",
-    content: { module: "shop.cart", calls: [{ call: "total([10, 20], 5)", expected: "25", why: "the reported case" }] },
-  },
 ];
 
 describe("autogen fix --issue when the baseline's only failure is flaky", { timeout: 300_000 }, () => {
@@ -97,6 +98,16 @@ describe("autogen fix --issue when the baseline's only failure is flaky", { time
       testId: "tests/test_discount.py::test_discount",
     });
     expect(outcome.changedFiles).toEqual(["shop/cart.py", "tests/test_discount.py"]);
-    expect(requests[0]?.response_format.json_schema.name).toBe("reproduce");
+    expect(requests.map((r) => r.response_format.json_schema.name)).toEqual([
+      "reproduce",
+      "plan",
+      "verify_plan",
+      "implement",
+    ]);
+    expect(outcome.behaviour).toMatchObject({
+      kind: "table",
+      written: "before-fix",
+      rows: [{ after: "25", flag: "ok" }],
+    });
   });
 });

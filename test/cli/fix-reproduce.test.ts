@@ -58,11 +58,14 @@ const PY_PARAMETRISED = {
       "import pytest\n\nfrom shop.cart import total\n\n\n@pytest.mark.parametrize('prices, discount, expected', [([10, 20], 5, 25), ([7], 2, 5)])\ndef test_total_subtracts_discount(prices, discount, expected):\n    assert total(prices, discount) == expected\n",
     testId: "tests/test_discount.py::test_total_subtracts_discount",
     expectedFailure: "assert 35 == 25",
+    // Calls that break their schema (none given): the test is kept, the behaviour check asks for its own after the fix.
+    behaviour: { module: "shop.cart", calls: [] },
   },
 };
 
 const PY_FIX = [
-  // Once fixed: the calls the model writes from the issue (the behaviour table).
+  // Once fixed: the calls the model writes from the issue and the fix (the behaviour table), asked for
+  // because those of the reproduce answer were unusable.
   {
     stage: "behaviour-calls",
     content: {
@@ -135,7 +138,9 @@ describe(
       const first = requests[0]?.messages[1]?.content ?? "";
       expect(first).toContain("--- shop/cart.py\n   1 | def total(prices, discount):");
       expect(first).toContain("--- tests/test_cart.py\nfrom shop.cart import total");
-      expect(first).toContain("(this is the first attempt)");
+      // No earlier attempt: that section is left out; the system prompt asks for Python behaviour calls with the test.
+      expect(first).not.toContain("Earlier attempts");
+      expect(requests[0]?.messages[0]?.content).toContain("Each call is one Python expression evaluated with");
       const second = requests[1]?.messages[1]?.content ?? "";
       expect(second).toContain(
         "Attempt 1 was rejected: tests/test_discount.py::tests.test_discount the test file did not load: ModuleNotFoundError: No module named 'shop.pricing'",
@@ -147,6 +152,24 @@ describe(
       const report = await readFile(outcome.report, "utf8");
       expect(report).toContain(
         "(**new test file** `tests/test_discount.py`, written by autogen-bot from the issue (accepted on attempt 2)) failed on the unchanged code: assert 35 == 25",
+      );
+      // The reproduce answer's calls broke their schema: set aside, said in the report, and asked for once the fix passed.
+      expect(requests.map((r) => r.response_format.json_schema.name)).toEqual([
+        "reproduce",
+        "reproduce",
+        "plan",
+        "verify_plan",
+        "implement",
+        "behaviour_calls",
+      ]);
+      expect(outcome.behaviour).toMatchObject({
+        kind: "table",
+        written: "after-fix",
+        setAside: "they broke their schema: behaviour.calls: Too small: expected array to have >=1 items",
+        rows: [{ call: "total([10, 20], 5)", before: "35", after: "25", flag: "ok" }],
+      });
+      expect(report).toContain(
+        "- The calls written with the reproduction test were not used (they broke their schema: behaviour.calls: Too small: expected array to have &gt;=1 items): these were asked for once the fix passed.",
       );
       expect(report).toContain(
         "| `tests/test_discount.py::test_total_subtracts_discount[prices0-5-25]` (new) | ❌ fail | ✅ pass |",
@@ -194,13 +217,8 @@ const JS_REPRO = {
     // Not the runner's format (node --test reports "test/parse-equals-value.test.js > test > …"); the bot does not use it.
     testId: "long flag value containing = is kept whole",
     expectedFailure: "Expected values to be strictly deep-equal",
-  },
-};
-const JS_FIX = [
-  // Once fixed: the calls the model writes from the issue (the behaviour table, run by the Node harness).
-  {
-    stage: "behaviour-calls",
-    content: {
+    // With the test, before any fix: the calls the behaviour table runs (by the Node harness) once a fix passes.
+    behaviour: {
       module: "src/flags.js",
       calls: [
         { call: 'parseFlag("--query=a=b")', expected: '({ name: "query", value: "a=b" })', why: "the reported case" },
@@ -208,6 +226,8 @@ const JS_FIX = [
       ],
     },
   },
+};
+const JS_FIX = [
   {
     stage: "plan",
     content: {
@@ -261,11 +281,19 @@ describe(
       expect(stderr).toBe("");
       expect(code).toBe(0);
       const outcome = JSON.parse(stdout) as CliOutcome;
-      expect(outcome).toMatchObject({ status: "fixed", strategy: "lpw", cost: { llmCalls: 5 } });
+      // Four calls: the behaviour calls came with the reproduction test, so no call of their own after the fix.
+      expect(outcome).toMatchObject({ status: "fixed", strategy: "lpw", cost: { llmCalls: 4 } });
+      expect(requests.map((r) => r.response_format.json_schema.name)).toEqual([
+        "reproduce",
+        "plan",
+        "verify_plan",
+        "implement",
+      ]);
       // The fix's behaviour table, from the Node harness on the code before and after.
       expect(outcome.behaviour).toMatchObject({
         kind: "table",
         module: "src/flags.js",
+        written: "before-fix",
         rows: [
           { before: "{ name: 'query', value: 'a' }", after: "{ name: 'query', value: 'a=b' }", flag: "ok" },
           { before: "{ name: 'name', value: 'a' }", after: "{ name: 'name', value: 'a' }", flag: "ok" },
@@ -284,6 +312,16 @@ describe(
       const branch = outcome.branch ?? "";
       expect(await git(repo).show([`${branch}:test/parse-equals-value.test.js`])).toBe(JS_REPRO.content.content);
       expect(await git(repo).show([`${branch}:src/flags.js`])).toContain('arg.indexOf("=")');
+      const report = await readFile(outcome.report, "utf8");
+      expect(report).toContain(
+        "The model wrote 2 call(s) of `src/flags.js` from the issue with the reproduction test, before any fix existed;",
+      );
+      expect(report).toContain(
+        "| ✅ | <code>parseFlag(\"--query=a=b\")</code> | <code>{ name: 'query', value: 'a' }</code> | <code>{ name: 'query', value: 'a=b' }</code> |",
+      );
+      // The reproduce prompt asked for JavaScript calls, with the harness's rules for them.
+      expect(requests[0]?.messages[0]?.content).toContain("Each call is one JavaScript expression evaluated with");
+      expect(requests[0]?.messages[0]?.content).toContain("A call is one expression: no statements");
     });
 
     it("a broken test command (node --test test/ loads the folder as a module) stops before any model call", async () => {

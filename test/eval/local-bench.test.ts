@@ -133,15 +133,18 @@ const VERIFIED = {
   ],
 };
 
-/** Once a fix passes: the calls the model writes from the issue (the behaviour table, a post-check eval runs too). */
-const BEHAVIOUR: ScriptedAnswer = {
-  stage: "behaviour-calls",
+/** The reproduction test with the calls the behaviour table runs once a fix passes (a post-check eval runs too). */
+const MONEY_REPRO: ScriptedAnswer = {
+  stage: "reproduce",
   content: {
-    module: "moneyfmt",
-    calls: [
-      { call: "format_money(-1234.5)", expected: "'-$1,234.50'", why: "the case the issue reports" },
-      { call: "format_money(1234.5)", expected: "unspecified", why: "a positive amount behaves as before" },
-    ],
+    ...MONEY_TEST,
+    behaviour: {
+      module: "moneyfmt",
+      calls: [
+        { call: "format_money(-1234.5)", expected: "'-$1,234.50'", why: "the case the issue reports" },
+        { call: "format_money(1234.5)", expected: "unspecified", why: "a positive amount behaves as before" },
+      ],
+    },
   },
 };
 
@@ -149,22 +152,20 @@ const notReproduced: ScriptedAnswer[] = ARGS_TESTS.map((content) => ({ stage: "r
 /** Each strategy's answers on the money task, with the default configuration (SLPW samples 6 plans and carries 3 verified ones). */
 const fixed: Record<string, ScriptedAnswer[]> = {
   lpw: [
-    { stage: "reproduce", content: MONEY_TEST },
+    MONEY_REPRO,
     // No localize call: the symbols the context is built from fit without the model narrowing them.
     { stage: "plan", content: PLAN },
     { stage: "verify-plan", content: VERIFIED },
     { stage: "implement", content: MONEY_FIX },
-    BEHAVIOUR,
   ],
   slpw: [
-    { stage: "reproduce", content: MONEY_TEST },
+    MONEY_REPRO,
     ...Array.from({ length: 6 }, () => ({ stage: "plan", content: PLAN })),
     ...Array.from({ length: 3 }, () => ({ stage: "verify-plan", content: VERIFIED })),
     { stage: "implement", content: MONEY_FIX },
-    BEHAVIOUR,
   ],
-  seidr: [{ stage: "reproduce", content: MONEY_TEST }, { stage: "generate", content: MONEY_FIX }, BEHAVIOUR],
-  direct: [{ stage: "reproduce", content: MONEY_TEST }, { stage: "generate", content: MONEY_FIX }, BEHAVIOUR],
+  seidr: [MONEY_REPRO, { stage: "generate", content: MONEY_FIX }],
+  direct: [MONEY_REPRO, { stage: "generate", content: MONEY_FIX }],
 };
 const STRATEGIES = ["lpw", "slpw", "seidr", "direct"] as const;
 

@@ -132,6 +132,8 @@ describe("a replayed evaluation", () => {
     expect(results[0]?.behaviour).toEqual({
       kind: "table",
       module: "solution",
+      // No reproduction stage in a HumanEvalFix task: the calls were asked for once the fix passed.
+      written: "after-fix",
       rows: [
         { ...BEHAVIOUR[0]?.[0], before: "1.5", after: "0.5", expected: "0.5", flag: "ok" },
         { ...BEHAVIOUR[0]?.[1], before: "1.25", after: "0.25", expected: "unspecified", flag: "unrequested" },

@@ -1,6 +1,8 @@
 // The model's extra inputs for an accepted fix (CoCoST's generated tests): a few calls
-// derived from the issue, each with the output the issue expects or "unspecified". The
-// answer is hostile input: the calls are evaluated only by the harness in the sandbox.
+// derived from the issue, each with the output the issue expects or "unspecified". They
+// come with the reproduction test when the issue was reproduced (written before any fix
+// exists), else from a call of their own once a fix passed. The answer is hostile input:
+// the calls are evaluated only by the harness in the sandbox.
 import { z } from "zod";
 import type { LlmClient } from "../../llm/llm-client.ts";
 import type { BehaviourLanguage } from "./behaviour-language.ts";
@@ -22,6 +24,8 @@ export const behaviourCallsSchema = z.object({
 /** One generated call: `expected` undefined when the issue does not say what it returns. */
 export type BehaviourCall = { call: string; expected: string | undefined; why: string };
 export type BehaviourRequest = { module: string; calls: BehaviourCall[] };
+/** The calls the reproduce stage's answer carried, or why they cannot be used (the check then asks for its own). */
+export type IssueCalls = { kind: "calls"; request: BehaviourRequest } | { kind: "unusable"; reason: string };
 
 const MAX_CALLS = 8;
 
@@ -39,6 +43,14 @@ export async function askBehaviourCalls(
     },
   };
   const { value } = await llm.call("behaviour-calls", vars, behaviourCallsSchema);
+  return behaviourRequest(value, language);
+}
+
+/** A schema-valid answer as the harness takes it: the module checked, at most MAX_CALLS calls, "unspecified" as no expectation. */
+export function behaviourRequest(
+  value: z.infer<typeof behaviourCallsSchema>,
+  language: BehaviourLanguage,
+): BehaviourRequest | { reason: string } {
   const module = value.module.trim().replace(/^\.\//, "");
   const refused = language.refuseModule(module);
   if (refused) return { reason: refused };

@@ -26,7 +26,15 @@ export type BehaviourRow = {
 };
 
 export type BehaviourTable =
-  | { kind: "table"; module: string; rows: BehaviourRow[] }
+  | {
+      kind: "table";
+      module: string;
+      rows: BehaviourRow[];
+      /** `before-fix`: the calls came with the reproduction test, written from the issue alone; `after-fix`: asked for once the fix passed, shown its diff. */
+      written?: "before-fix" | "after-fix" | undefined;
+      /** Why the calls that came with the reproduction test were not used (then `after-fix`). */
+      setAside?: string | undefined;
+    }
   /** No table, and why (no model, a runner the harness does not cover, the harness could not import the module). */
   | { kind: "none"; reason: string };
 

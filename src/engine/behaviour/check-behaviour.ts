@@ -1,5 +1,6 @@
 // The behaviour check on a fixed outcome (with a model): the model writes calls from the
-// issue, the harness runs them in the sandbox on the code before and after the fix, and
+// issue (with the reproduction test, before any fix, when the issue was reproduced; else
+// in a call of its own, shown the fix), the harness runs them in the sandbox on the code before and after the fix, and
 // the table goes on the outcome. A call whose output after the fix is not what the issue
 // expects makes the outcome "not fixed" (the diff is kept as the closest attempt); an
 // output the fix changed where the issue expects nothing is flagged (the fix ships as a
@@ -61,9 +62,15 @@ async function behaviourTable(outcome: Outcome, input: BehaviourInput): Promise<
       kind: "none",
       reason: `the behaviour harness runs Python and JavaScript code; these tests run with ${input.runnerName}`,
     };
+  const given = outcome.issueCalls;
+  // Why the reproduce answer's calls were not used, said in the report beside the ones asked for now.
+  const setAside = given?.kind === "unusable" ? given.reason : undefined;
   let request;
   try {
-    request = await askBehaviourCalls(input.llm, { problem: input.problem, diff: outcome.diff }, language);
+    request =
+      given?.kind === "calls"
+        ? given.request
+        : await askBehaviourCalls(input.llm, { problem: input.problem, diff: outcome.diff }, language);
   } catch (error) {
     if (error instanceof BudgetExceededError)
       return { kind: "none", reason: "the model's budget ran out before it wrote inputs" };
@@ -91,6 +98,8 @@ async function behaviourTable(outcome: Outcome, input: BehaviourInput): Promise<
       kind: "table",
       module: request.module,
       rows: buildRows(request.calls, oldOutputs, now.outputs, now.expected),
+      written: given?.kind === "calls" ? "before-fix" : "after-fix",
+      ...(setAside ? { setAside } : {}),
     };
   } finally {
     for (const copy of copies) await copy.remove();

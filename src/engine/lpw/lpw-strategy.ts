@@ -267,7 +267,8 @@ class LpwRun {
         },
         trusted: {
           plan: numbered(plan),
-          verification: verification ? formatVerification(verification) : "(plan verification disabled)",
+          // Without a verification (the ablation) the section is left out.
+          verification: verification ? formatVerification(verification) : "(none)",
         },
       },
       editsSchema,
@@ -286,7 +287,8 @@ class LpwRun {
     const code = await this.currentCode(plan, failingTests(report));
     // The first failing test's source and how it fails (its expected and actual values), as the plan prompt shows tests.
     const test = first ? await failingTestsBlock(this.task.workspace, [first]) : "";
-    let trace = "(instrumented debug run disabled)";
+    // Without an instrumented run (the ablation) the trace section is left out.
+    let trace = "(none)";
     if (this.options.instrumentedDebug && first) {
       const { value } = await this.llm.call(
         "instrument",
@@ -312,9 +314,11 @@ class LpwRun {
       await this.llm.call(
         "analyze-error",
         {
+          // The plan's steps, then this test's walk-through in the implement prompt's words (not its JSON); a test
+          // the plan was never verified on is said to be one.
           trusted: {
             verification: forTest
-              ? JSON.stringify(forTest, null, 2)
+              ? `${numbered(plan)}\n\n${formatVerification({ tests: [forTest] })}`
               : `(the plan was not verified on this test; its steps:)\n${numbered(plan)}`,
           },
           untrusted: { trace, test, failures },
@@ -324,7 +328,7 @@ class LpwRun {
     ).value;
     const explanation = this.options.codeExplanation
       ? (await this.llm.call("explain", { untrusted: { code } }, explanationSchema)).value.explanation
-      : "(code explanation disabled)";
+      : "(none)";
     const { value } = await this.llm.call(
       "refine",
       {

@@ -3,6 +3,8 @@
 // file; the bot runs it and takes the ids of its failing tests from the runner's report
 // (never from the model), checks that they fail as tests and not because the file does
 // not load, and on a rejection tells the model why and asks again, up to `attempts` times.
+// The accepted answer also carries the calls the behaviour check runs on a fix
+// (reproduction-calls.ts), when the runner's language has a harness.
 import { existsSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import type { LlmClient } from "../../llm/llm-client.ts";
@@ -14,12 +16,15 @@ import { CONTEXT_READ_LIMIT, tryReadWorktreeText } from "../../workspace/read-wo
 import { safeRepoPath, UnsafePathError } from "../../workspace/safe-path.ts";
 import { buildContext, type CodeContext } from "../context/build-context.ts";
 import { isSourceFile, repoFiles } from "../context/repo-files.ts";
-import { reproductionSchema } from "../lpw/schemas.ts";
+import type { IssueCalls } from "../behaviour/behaviour-calls.ts";
+import { behaviourLanguage } from "../behaviour/behaviour-language.ts";
 import { namesNoFile, newAgainstBaseline } from "./new-tests.ts";
+import { callsPromptVars, reproductionAnswer } from "./reproduction-calls.ts";
 import type { Reproduction, Task } from "../task.ts";
 
 export type ReproductionResult =
-  ({ ok: true; attempts: number } & Reproduction) | { ok: false; reason: string; attempts: number };
+  | ({ ok: true; attempts: number; issueCalls?: IssueCalls | undefined } & Reproduction)
+  | { ok: false; reason: string; attempts: number };
 
 export type ReproductionCost = { testRuns: number; testSeconds: number };
 
@@ -41,22 +46,22 @@ export async function reproduceIssue(
         .map(async (f) => (await tryReadWorktreeText(task.workspace, f, { maxBytes: CONTEXT_READ_LIMIT })) ?? ""),
     )
   ).join("\n");
+  const language = behaviourLanguage(task.runnerName);
+  const answer = reproductionAnswer(language);
   const rejections: string[] = [];
   // The suite without the new file, for a runner whose results name no file (TAP): the pipeline's, else made once here.
   const suite = { baseline: task.suiteBaseline };
   for (let attempt = 1; attempt <= maxAttempts; attempt++) {
     task.onProgress?.({ kind: "stage", stage: "reproduce", detail: `attempt ${attempt} of ${maxAttempts}` });
     const feedback =
-      rejections.length === 0
-        ? "(this is the first attempt)"
-        : rejections.map((r, i) => `Attempt ${i + 1} was rejected: ${r}`).join("\n");
+      rejections.length === 0 ? "(none)" : rejections.map((r, i) => `Attempt ${i + 1} was rejected: ${r}`).join("\n");
     const { value } = await llm.call(
       "reproduce",
       {
         untrusted: { problem, testExample: examples, code: context.code || "(no code located)", feedback },
-        trusted: { framework: task.runnerName, attempts: String(maxAttempts) },
+        trusted: { ...callsPromptVars(language), framework: task.runnerName, attempts: String(maxAttempts) },
       },
-      reproductionSchema,
+      answer.schema,
     );
     const verdict = await tryTest(task, value, sourceText, cost, suite);
     if (verdict.ok)
@@ -67,6 +72,7 @@ export async function reproduceIssue(
         content: value.content,
         testIds: verdict.testIds,
         failure: verdict.failure,
+        issueCalls: answer.issueCalls(value),
       };
     rejections.push(verdict.reason);
   }

@@ -65,6 +65,8 @@ export function withReproduction(next: Strategy, llm: LlmClient, options: { atte
         // The workspace now holds the reproduction test: the suite's earlier run is not this one.
         outcome = await next.run({ ...task, visible: { kind: "tests", ids: result.testIds }, suiteBefore: undefined });
         outcome.evidence.reproduction = reproduction;
+        // Written from the issue before the fix: the behaviour check runs these instead of asking again.
+        if (result.issueCalls) outcome.issueCalls = result.issueCalls;
         outcome.cost = addCosts(cost, outcome.cost);
         if (outcome.status === "fixed") await shipTest(outcome, task.workspace, result.path, result.content);
         return outcome;

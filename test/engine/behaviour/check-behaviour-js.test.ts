@@ -80,6 +80,7 @@ describe("the behaviour table on JavaScript", { timeout: 300_000 }, () => {
     expect(outcome.behaviour).toEqual({
       kind: "table",
       module: "src/last.js",
+      written: "after-fix",
       rows: [
         {
           ...CALLS.calls[0],

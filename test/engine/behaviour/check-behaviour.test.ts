@@ -5,6 +5,8 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { behaviourRequest } from "../../../src/engine/behaviour/behaviour-calls.ts";
+import { behaviourLanguage } from "../../../src/engine/behaviour/behaviour-language.ts";
 import { checkBehaviour } from "../../../src/engine/behaviour/check-behaviour.ts";
 import { emptyOutcome, type Outcome } from "../../../src/engine/task.ts";
 import { fixedWord, isUnreviewed } from "../../../src/engine/review/review-fix.ts";
@@ -79,6 +81,7 @@ describe("the behaviour table", { timeout: 300_000 }, () => {
     expect(outcome.behaviour).toEqual({
       kind: "table",
       module: "seq.core",
+      written: "after-fix",
       rows: [
         { ...CALLS.calls[0], before: "raises IndexError: empty", after: "None", expected: "None", flag: "ok" },
         { ...CALLS.calls[1], before: "raises IndexError: empty", after: "7", expected: "7", flag: "ok" },
@@ -120,6 +123,32 @@ describe("the behaviour table", { timeout: 300_000 }, () => {
     expect(report).toContain("| = | <code>last([4])</code> | <code>4</code> | <code>4</code> | unspecified |");
     expect(report).toContain("- ✅ Every output is what the issue expects, or unchanged where the issue says nothing.");
     expect(report).not.toContain("[!WARNING]");
+  });
+
+  it("calls that came with the reproduction test are run as they are: no model call, the same verdicts", async () => {
+    const { dir, outcome } = await fixedOutcome(RIGHT.replace("return default", "return []"));
+    const python = behaviourLanguage("pytest");
+    if (!python) throw new Error("pytest has a behaviour harness");
+    const request = behaviourRequest(CALLS, python);
+    if ("reason" in request) throw new Error(request.reason);
+    outcome.issueCalls = { kind: "calls", request };
+    // No answer is scripted: a model call would fail the test (an unmatched request).
+    await checkBehaviour(outcome, {
+      workspace: dir,
+      llm: testLlm(),
+      problem: ISSUE,
+      runnerName: "pytest",
+      sandbox: SANDBOX,
+    });
+    expect(outcome).toMatchObject({
+      status: "not-fixed",
+      stopReason: "contradicts-issue",
+      behaviour: { kind: "table", written: "before-fix" },
+    });
+    expect(outcome.cost.llmCalls).toBe(0);
+    expect(outcome.message).toContain("`last([])` gives [], the issue expects None");
+    const report = renderReport(outcome, { title: "last() of an empty list" });
+    expect(report).toContain("from the issue with the reproduction test, before any fix existed;");
   });
 
   it("an output that is not what the issue expects: not fixed, the diff kept as the closest attempt", async () => {
