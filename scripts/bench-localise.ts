@@ -2,7 +2,8 @@
 // On a generated 500-test Python repository (a temp folder, no network) with one bug that
 // fails a handful of tests: the plain suite as the bot runs it, the per-test coverage run
 // as localisation now makes it (the failing tests traced in full, the others only inside the
-// functions those ran), and the full line trace of every test it replaced. Target: ≤ 3 ×.
+// functions those ran, the heaviest passing tests left out when they hold most of the
+// suite's time: trace-selection.ts), and the full line trace of every test it replaced. Target: ≤ 3 ×.
 // With a directory (e.g. a fetched snapshot of more-itertools with a bug planted), the same
 // figures there (its full trace left out: it takes many minutes).
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
@@ -117,11 +118,12 @@ async function measure(label: string, dir: string, full: boolean): Promise<void>
   );
   if (failing.length === 0) throw new Error(`${label}: no failing test to localise (${plain.run.output.slice(-400)})`);
   const started = performance.now();
-  const focused = await pythonSpectra(dir, [], { ...SANDBOX, failing });
+  const durations = new Map(plain.tests.map((t) => [t.id, t.durationMs] as const));
+  const focused = await pythonSpectra(dir, [], { ...SANDBOX, failing, durations });
   const focusedMs = performance.now() - started;
   const top = ochiai(focused.spectra, (file) => !file.startsWith("tests/"))[0];
   process.stdout.write(
-    `  localisation (failing traced, the rest inside their functions): ${seconds(focusedMs)}, ${(focusedMs / plain.run.durationMs).toFixed(2)} × plain; top line ${top ? `${top.file}:${top.line} (${top.score.toFixed(2)})` : "none"}\n`,
+    `  localisation (failing traced, the rest inside their functions): ${seconds(focusedMs)}, ${(focusedMs / plain.run.durationMs).toFixed(2)} × plain; top line ${top ? `${top.file}:${top.line} (${top.score.toFixed(2)})` : "none"}; ${focused.untraced.length} heaviest passing tests left untraced${focused.untraced.length > 0 ? ` (${focused.untraced.slice(0, 4).join(", ")}${focused.untraced.length > 4 ? ", …" : ""})` : ""}\n`,
   );
   if (!full) return;
   const again = performance.now();

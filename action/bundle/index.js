@@ -91309,14 +91309,14 @@ function renderReport(outcome, context) {
   }
   out.push(
     "",
-    `<details><summary>Attempts: ${outcome.attempts.length} candidate(s) tried of ${outcome.cost.candidatesGenerated} generated</summary>`,
+    `<details><summary>Attempts: ${outcome.attempts.length} of ${outcome.cost.candidatesGenerated} candidate change(s) tested</summary>`,
     ""
   );
   out.push("| # | edit | location | result | passed | failed |", "| --- | --- | --- | --- | --- | --- |");
   for (const a2 of outcome.attempts.slice(0, MAX_ATTEMPTS_SHOWN)) {
     const where = a2.file ? `\`${a2.file}${a2.line ? `:${a2.line}` : ""}\`` : "";
     out.push(
-      `| ${a2.index} | ${a2.family ? `${a2.family}: ` : ""}${cell(a2.description)}${a2.analysis ? `<br>analysis: ${cell(a2.analysis)}` : ""} | ${where} | ${a2.result}${a2.limit ? `: ${cell(a2.limit)}` : ""}${a2.reason ? `: ${cell(reasonAfter(a2.result, a2.reason))}` : ""} | ${a2.passed} | ${a2.failed} |`
+      `| ${a2.index} | ${a2.family ? `${a2.family}: ` : ""}${cell(a2.description)}${a2.analysis ? `<br>analysis: ${cell(a2.analysis)}` : ""} | ${where} | ${RESULT_WORDS[a2.result]}${a2.limit ? `: ${cell(a2.limit)}` : ""}${a2.reason ? `: ${cell(reasonAfter(a2.result, a2.reason))}` : ""} | ${a2.passed} | ${a2.failed} |`
     );
   }
   if (outcome.attempts.length > MAX_ATTEMPTS_SHOWN)
@@ -91370,6 +91370,16 @@ function mark(status3) {
   if (status3 === "skip") return "skip";
   return "\u2013";
 }
+var RESULT_WORDS = {
+  "still-failing": "the failing tests still fail",
+  "visible-regressed": "breaks one of the task's tests that passed before",
+  "regression-failed": "breaks a test that passed before the change",
+  plausible: "passes the tests",
+  "edit-failed": "the edit did not apply",
+  "timed-out": "timed out",
+  tampering: "tampering",
+  refused: "refused by the model's review"
+};
 function reasonAfter(result, reason) {
   return reason.startsWith(`${result}: `) ? reason.slice(result.length + 2) : reason;
 }
@@ -96005,6 +96015,29 @@ function mb(bytes) {
   return `${Math.round(bytes / 1024 ** 2 * 10) / 10} MB`;
 }
 
+// src/engine/template/trace-selection.ts
+var TRACED_SHARE = 0.4;
+var HEAVY_FACTOR = 10;
+var HEAVY_SHARE = 0.25;
+function heavyTestsToLeaveOut(passing, failingMs) {
+  const ms = (t2) => t2.ms !== void 0 && Number.isFinite(t2.ms) && t2.ms > 0 ? t2.ms : 0;
+  const passingMs = passing.reduce((sum, t2) => sum + ms(t2), 0);
+  const budget = TRACED_SHARE * (passingMs + Math.max(0, failingMs));
+  const heaviest = [...passing].sort((a2, b3) => ms(b3) - ms(a2) || a2.id.localeCompare(b3.id));
+  const threshold = HEAVY_FACTOR * passingMs / Math.max(1, passing.length);
+  const heavy = heaviest.filter((t2) => ms(t2) >= threshold);
+  const heavyMs = heavy.reduce((sum, t2) => sum + ms(t2), 0);
+  if (heavyMs < HEAVY_SHARE * (passingMs + Math.max(0, failingMs))) return [];
+  const leftOut = [];
+  let traced = passingMs;
+  for (const test of heavy) {
+    if (traced <= budget) break;
+    leftOut.push(test.id);
+    traced -= ms(test);
+  }
+  return leftOut;
+}
+
 // src/verify/per-test-limit.ts
 function firstRunCpuMs(runTimeoutMs) {
   return Math.min(FIRST_RUN_CPU_CEILING_MS, Math.max(FIRST_RUN_CPU_FLOOR_MS, Math.round(runTimeoutMs / 20)));
@@ -96059,29 +96092,37 @@ var CoverageError = class extends Error {
   }
 };
 async function pythonSpectra(workspace, testIds, given) {
-  const { perTestMs, failingPerTestMs = perTestMs, failing = [], ...options2 } = given;
+  const { perTestMs, failingPerTestMs = perTestMs, failing = [], durations, ...options2 } = given;
   const dir = await mkdtemp8(join22(tmpdir9(), "autogen-trace-"));
   try {
     const safe = reportedFileFilter(workspace);
     const run2 = (ids, extra, focus2, limitMs = perTestMs) => traceRun(workspace, dir, [...extra, ...safeIds(ids)], { ...options2, perTestMs: limitMs, focus: focus2 });
     if (failing.length === 0)
-      return { spectra: spectraOf(await run2(testIds, [], void 0), safe), dropped: safe.dropped() };
+      return { spectra: spectraOf(await run2(testIds, [], void 0), safe), dropped: safe.dropped(), untraced: [] };
     const failed3 = spectraOf(await run2(failing, [], void 0, failingPerTestMs), safe);
     const focus = /* @__PURE__ */ new Map();
     for (const test of failed3.filter((t2) => t2.failed))
       for (const [file2, lines] of test.lines) focus.set(file2, /* @__PURE__ */ new Set([...focus.get(file2) ?? [], ...lines]));
-    if (focus.size === 0) return { spectra: failed3, dropped: safe.dropped() };
+    if (focus.size === 0) return { spectra: failed3, dropped: safe.dropped(), untraced: [] };
     const focusPath = join22(dir, "focus.json");
     await writeFile5(
       focusPath,
       JSON.stringify(Object.fromEntries([...focus].map(([file2, lines]) => [file2, [...lines]])))
     );
     const failingSet = new Set(failing);
-    const others = testIds.filter((id) => !failingSet.has(id));
-    if (testIds.length > 0 && others.length === 0) return { spectra: failed3, dropped: safe.dropped() };
-    const deselect = testIds.length === 0 ? safeIds(failing).map((id) => `--deselect=${id}`) : [];
-    const rest = spectraOf(await run2(others, deselect, focusPath), safe).filter((t2) => !failingSet.has(t2.id));
-    return { spectra: [...failed3, ...rest], dropped: safe.dropped() };
+    const passing = (testIds.length > 0 ? testIds : [...durations?.keys() ?? []]).filter((id) => !failingSet.has(id));
+    const untraced = durations ? heavyTestsToLeaveOut(
+      passing.map((id) => ({ id, ms: durations.get(id) })),
+      failing.reduce((sum, id) => sum + (durations.get(id) ?? 0), 0)
+    ) : [];
+    const untracedSet = new Set(untraced);
+    const others = testIds.filter((id) => !failingSet.has(id) && !untracedSet.has(id));
+    if (testIds.length > 0 && others.length === 0) return { spectra: failed3, dropped: safe.dropped(), untraced };
+    const deselect = testIds.length === 0 ? safeIds([...failing, ...untraced]).map((id) => `--deselect=${id}`) : [];
+    const rest = spectraOf(await run2(others, deselect, focusPath), safe).filter(
+      (t2) => !failingSet.has(t2.id) && !untracedSet.has(t2.id)
+    );
+    return { spectra: [...failed3, ...rest], dropped: safe.dropped(), untraced };
   } finally {
     await rm13(dir, { recursive: true, force: true });
   }
@@ -96170,7 +96211,10 @@ async function repair(task, run2, llm) {
         ...task.sandbox,
         perTestMs: run2.tracePerTestMs(),
         failingPerTestMs: run2.traceFailingPerTestMs(failing),
-        failing: failing.map((t2) => t2.id)
+        failing: failing.map((t2) => t2.id),
+        durations: new Map(
+          [...regressionBaseline?.tests ?? [], ...before.tests].map((t2) => [t2.id, t2.durationMs])
+        )
       });
       run2.countTestRuns(1);
     } else {

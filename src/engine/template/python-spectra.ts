@@ -3,6 +3,8 @@
 // With the failing tests named, two runs: the failing tests traced line by line, then the
 // others traced only inside the functions the failing ones ran (the only lines Ochiai can
 // rank), so a large passing suite costs close to its own time instead of many times it.
+// With the unchanged code's timings, the heaviest passing tests are left out of the second
+// run when they hold most of the suite's time (trace-selection.ts); they are named in `untraced`.
 // The trace is written where the tests run, so a test can forge it: every file it names
 // must be an editable file of the worktree, or the entry is dropped (and counted).
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
@@ -15,6 +17,7 @@ import { safeIds } from "../../verify/runners/test-runner.ts";
 import { runSandboxed, type SandboxOptions } from "../../verify/sandbox/run-sandboxed.ts";
 import { reportedFileFilter, type ReportedFileFilter, type Spectra } from "./reported-files.ts";
 import type { TestSpectrum } from "./ochiai.ts";
+import { heavyTestsToLeaveOut } from "./trace-selection.ts";
 import { readRunOutput } from "../../verify/read-run-output.ts";
 import { FIRST_TRACE_FACTOR, firstRunCpuMs, perTestWallMs, pythonPerTestEnv } from "../../verify/per-test-limit.ts";
 
@@ -38,6 +41,8 @@ export type PythonSpectraOptions = Omit<SandboxOptions, "cwd"> & {
   failingPerTestMs?: number | undefined;
   /** The failing tests: traced first and in full, the others then only where these ran. */
   failing?: string[] | undefined;
+  /** Each test's time (ms) in the unchanged code's run: the heaviest passing tests may be left out of the focus run. */
+  durations?: ReadonlyMap<string, number | undefined> | undefined;
 };
 
 /** `testIds`: the tests to trace, all of them when empty. */
@@ -45,33 +50,43 @@ export async function pythonSpectra(
   workspace: string,
   testIds: string[],
   given: PythonSpectraOptions,
-): Promise<Spectra> {
-  const { perTestMs, failingPerTestMs = perTestMs, failing = [], ...options } = given;
+): Promise<Spectra & { untraced: string[] }> {
+  const { perTestMs, failingPerTestMs = perTestMs, failing = [], durations, ...options } = given;
   const dir = await mkdtemp(join(tmpdir(), "autogen-trace-"));
   try {
     const safe = reportedFileFilter(workspace);
     const run = (ids: string[], extra: string[], focus?: string, limitMs = perTestMs) =>
       traceRun(workspace, dir, [...extra, ...safeIds(ids)], { ...options, perTestMs: limitMs, focus });
     if (failing.length === 0)
-      return { spectra: spectraOf(await run(testIds, [], undefined), safe), dropped: safe.dropped() };
+      return { spectra: spectraOf(await run(testIds, [], undefined), safe), dropped: safe.dropped(), untraced: [] };
     const failed = spectraOf(await run(failing, [], undefined, failingPerTestMs), safe);
     const focus = new Map<string, Set<number>>();
     for (const test of failed.filter((t) => t.failed))
       for (const [file, lines] of test.lines) focus.set(file, new Set([...(focus.get(file) ?? []), ...lines]));
     // No line of the repository ran in a failing test: the passing tests cannot tell any apart.
-    if (focus.size === 0) return { spectra: failed, dropped: safe.dropped() };
+    if (focus.size === 0) return { spectra: failed, dropped: safe.dropped(), untraced: [] };
     const focusPath = join(dir, "focus.json");
     await writeFile(
       focusPath,
       JSON.stringify(Object.fromEntries([...focus].map(([file, lines]) => [file, [...lines]]))),
     );
     const failingSet = new Set(failing);
-    const others = testIds.filter((id) => !failingSet.has(id));
-    if (testIds.length > 0 && others.length === 0) return { spectra: failed, dropped: safe.dropped() };
-    // The whole suite: the failing tests are left out by --deselect (their ids are checked like any selected id).
-    const deselect = testIds.length === 0 ? safeIds(failing).map((id) => `--deselect=${id}`) : [];
-    const rest = spectraOf(await run(others, deselect, focusPath), safe).filter((t) => !failingSet.has(t.id));
-    return { spectra: [...failed, ...rest], dropped: safe.dropped() };
+    const passing = (testIds.length > 0 ? testIds : [...(durations?.keys() ?? [])]).filter((id) => !failingSet.has(id));
+    const untraced = durations
+      ? heavyTestsToLeaveOut(
+          passing.map((id) => ({ id, ms: durations.get(id) })),
+          failing.reduce((sum, id) => sum + (durations.get(id) ?? 0), 0),
+        )
+      : [];
+    const untracedSet = new Set(untraced);
+    const others = testIds.filter((id) => !failingSet.has(id) && !untracedSet.has(id));
+    if (testIds.length > 0 && others.length === 0) return { spectra: failed, dropped: safe.dropped(), untraced };
+    // The whole suite: the failing and untraced tests are left out by --deselect (their ids are checked like any selected id).
+    const deselect = testIds.length === 0 ? safeIds([...failing, ...untraced]).map((id) => `--deselect=${id}`) : [];
+    const rest = spectraOf(await run(others, deselect, focusPath), safe).filter(
+      (t) => !failingSet.has(t.id) && !untracedSet.has(t.id),
+    );
+    return { spectra: [...failed, ...rest], dropped: safe.dropped(), untraced };
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

@@ -89,6 +89,9 @@ async function repair(task: Task, run: StrategyRun, llm: LlmClient | undefined):
         perTestMs: run.tracePerTestMs(),
         failingPerTestMs: run.traceFailingPerTestMs(failing),
         failing: failing.map((t) => t.id),
+        durations: new Map(
+          [...(regressionBaseline?.tests ?? []), ...before.tests].map((t) => [t.id, t.durationMs] as const),
+        ),
       });
       run.countTestRuns(1);
     } else {
