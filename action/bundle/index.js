@@ -25,9 +25,9 @@ var __export = (target, all) => {
 };
 var __copyProps = (to, from, except, desc) => {
   if (from && typeof from === "object" || typeof from === "function") {
-    for (let key of __getOwnPropNames(from))
-      if (!__hasOwnProp.call(to, key) && key !== except)
-        __defProp(to, key, { get: () => from[key], enumerable: !(desc = __getOwnPropDesc(from, key)) || desc.enumerable });
+    for (let key2 of __getOwnPropNames(from))
+      if (!__hasOwnProp.call(to, key2) && key2 !== except)
+        __defProp(to, key2, { get: () => from[key2], enumerable: !(desc = __getOwnPropDesc(from, key2)) || desc.enumerable });
   }
   return to;
 };
@@ -40,9 +40,9 @@ var __toESM = (mod, isNodeMode, target) => (target = mod != null ? __create(__ge
   mod
 ));
 
-// ../../main/node_modules/deepmerge/dist/cjs.js
+// node_modules/deepmerge/dist/cjs.js
 var require_cjs = __commonJS({
-  "../../main/node_modules/deepmerge/dist/cjs.js"(exports2, module2) {
+  "node_modules/deepmerge/dist/cjs.js"(exports2, module2) {
     "use strict";
     var isMergeableObject = function isMergeableObject2(value) {
       return isNonNullObject(value) && !isSpecial(value);
@@ -70,11 +70,11 @@ var require_cjs = __commonJS({
         return cloneUnlessOtherwiseSpecified(element, options2);
       });
     }
-    function getMergeFunction(key, options2) {
+    function getMergeFunction(key2, options2) {
       if (!options2.customMerge) {
         return deepmerge;
       }
-      var customMerge = options2.customMerge(key);
+      var customMerge = options2.customMerge(key2);
       return typeof customMerge === "function" ? customMerge : deepmerge;
     }
     function getEnumerableOwnPropertySymbols(target) {
@@ -92,24 +92,24 @@ var require_cjs = __commonJS({
         return false;
       }
     }
-    function propertyIsUnsafe(target, key) {
-      return propertyIsOnObject(target, key) && !(Object.hasOwnProperty.call(target, key) && Object.propertyIsEnumerable.call(target, key));
+    function propertyIsUnsafe(target, key2) {
+      return propertyIsOnObject(target, key2) && !(Object.hasOwnProperty.call(target, key2) && Object.propertyIsEnumerable.call(target, key2));
     }
     function mergeObject(target, source, options2) {
       var destination = {};
       if (options2.isMergeableObject(target)) {
-        getKeys(target).forEach(function(key) {
-          destination[key] = cloneUnlessOtherwiseSpecified(target[key], options2);
+        getKeys(target).forEach(function(key2) {
+          destination[key2] = cloneUnlessOtherwiseSpecified(target[key2], options2);
         });
       }
-      getKeys(source).forEach(function(key) {
-        if (propertyIsUnsafe(target, key)) {
+      getKeys(source).forEach(function(key2) {
+        if (propertyIsUnsafe(target, key2)) {
           return;
         }
-        if (propertyIsOnObject(target, key) && options2.isMergeableObject(source[key])) {
-          destination[key] = getMergeFunction(key, options2)(target[key], source[key], options2);
+        if (propertyIsOnObject(target, key2) && options2.isMergeableObject(source[key2])) {
+          destination[key2] = getMergeFunction(key2, options2)(target[key2], source[key2], options2);
         } else {
-          destination[key] = cloneUnlessOtherwiseSpecified(source[key], options2);
+          destination[key2] = cloneUnlessOtherwiseSpecified(source[key2], options2);
         }
       });
       return destination;
@@ -143,9 +143,9 @@ var require_cjs = __commonJS({
   }
 });
 
-// ../../main/node_modules/pino-std-serializers/lib/err-helpers.js
+// node_modules/pino-std-serializers/lib/err-helpers.js
 var require_err_helpers = __commonJS({
-  "../../main/node_modules/pino-std-serializers/lib/err-helpers.js"(exports2, module2) {
+  "node_modules/pino-std-serializers/lib/err-helpers.js"(exports2, module2) {
     "use strict";
     var isErrorLike = (err2) => {
       return err2 && typeof err2.message === "string";
@@ -200,9 +200,9 @@ var require_err_helpers = __commonJS({
   }
 });
 
-// ../../main/node_modules/pino-std-serializers/lib/err-proto.js
+// node_modules/pino-std-serializers/lib/err-proto.js
 var require_err_proto = __commonJS({
-  "../../main/node_modules/pino-std-serializers/lib/err-proto.js"(exports2, module2) {
+  "node_modules/pino-std-serializers/lib/err-proto.js"(exports2, module2) {
     "use strict";
     var seen = /* @__PURE__ */ Symbol("circular-ref-tag");
     var rawSymbol = /* @__PURE__ */ Symbol("pino-raw-err-ref");
@@ -251,9 +251,9 @@ var require_err_proto = __commonJS({
   }
 });
 
-// ../../main/node_modules/pino-std-serializers/lib/err.js
+// node_modules/pino-std-serializers/lib/err.js
 var require_err = __commonJS({
-  "../../main/node_modules/pino-std-serializers/lib/err.js"(exports2, module2) {
+  "node_modules/pino-std-serializers/lib/err.js"(exports2, module2) {
     "use strict";
     module2.exports = errSerializer;
     var { messageWithCauses, stackWithCauses, isErrorLike } = require_err_helpers();
@@ -272,15 +272,15 @@ var require_err = __commonJS({
       if (Array.isArray(err2.errors)) {
         _err.aggregateErrors = err2.errors.map((err3) => errSerializer(err3));
       }
-      for (const key in err2) {
-        if (_err[key] === void 0) {
-          const val = err2[key];
+      for (const key2 in err2) {
+        if (_err[key2] === void 0) {
+          const val = err2[key2];
           if (isErrorLike(val)) {
-            if (key !== "cause" && !Object.prototype.hasOwnProperty.call(val, seen)) {
-              _err[key] = errSerializer(val);
+            if (key2 !== "cause" && !Object.prototype.hasOwnProperty.call(val, seen)) {
+              _err[key2] = errSerializer(val);
             }
           } else {
-            _err[key] = val;
+            _err[key2] = val;
           }
         }
       }
@@ -291,9 +291,9 @@ var require_err = __commonJS({
   }
 });
 
-// ../../main/node_modules/pino-std-serializers/lib/err-with-cause.js
+// node_modules/pino-std-serializers/lib/err-with-cause.js
 var require_err_with_cause = __commonJS({
-  "../../main/node_modules/pino-std-serializers/lib/err-with-cause.js"(exports2, module2) {
+  "node_modules/pino-std-serializers/lib/err-with-cause.js"(exports2, module2) {
     "use strict";
     module2.exports = errWithCauseSerializer;
     var { isErrorLike } = require_err_helpers();
@@ -315,15 +315,15 @@ var require_err_with_cause = __commonJS({
       if (isErrorLike(err2.cause) && !Object.prototype.hasOwnProperty.call(err2.cause, seen)) {
         _err.cause = errWithCauseSerializer(err2.cause);
       }
-      for (const key in err2) {
-        if (_err[key] === void 0) {
-          const val = err2[key];
+      for (const key2 in err2) {
+        if (_err[key2] === void 0) {
+          const val = err2[key2];
           if (isErrorLike(val)) {
             if (!Object.prototype.hasOwnProperty.call(val, seen)) {
-              _err[key] = errWithCauseSerializer(val);
+              _err[key2] = errWithCauseSerializer(val);
             }
           } else {
-            _err[key] = val;
+            _err[key2] = val;
           }
         }
       }
@@ -334,9 +334,9 @@ var require_err_with_cause = __commonJS({
   }
 });
 
-// ../../main/node_modules/pino-std-serializers/lib/req.js
+// node_modules/pino-std-serializers/lib/req.js
 var require_req = __commonJS({
-  "../../main/node_modules/pino-std-serializers/lib/req.js"(exports2, module2) {
+  "node_modules/pino-std-serializers/lib/req.js"(exports2, module2) {
     "use strict";
     module2.exports = {
       mapHttpRequest,
@@ -429,9 +429,9 @@ var require_req = __commonJS({
   }
 });
 
-// ../../main/node_modules/pino-std-serializers/lib/res.js
+// node_modules/pino-std-serializers/lib/res.js
 var require_res = __commonJS({
-  "../../main/node_modules/pino-std-serializers/lib/res.js"(exports2, module2) {
+  "node_modules/pino-std-serializers/lib/res.js"(exports2, module2) {
     "use strict";
     module2.exports = {
       mapHttpResponse,
@@ -478,9 +478,9 @@ var require_res = __commonJS({
   }
 });
 
-// ../../main/node_modules/pino-std-serializers/index.js
+// node_modules/pino-std-serializers/index.js
 var require_pino_std_serializers = __commonJS({
-  "../../main/node_modules/pino-std-serializers/index.js"(exports2, module2) {
+  "node_modules/pino-std-serializers/index.js"(exports2, module2) {
     "use strict";
     var errSerializer = require_err();
     var errWithCauseSerializer = require_err_with_cause();
@@ -515,9 +515,9 @@ var require_pino_std_serializers = __commonJS({
   }
 });
 
-// ../../main/node_modules/pino/lib/caller.js
+// node_modules/pino/lib/caller.js
 var require_caller = __commonJS({
-  "../../main/node_modules/pino/lib/caller.js"(exports2, module2) {
+  "node_modules/pino/lib/caller.js"(exports2, module2) {
     "use strict";
     var util = __require("node:util");
     var getCallSites = util.getCallSites ?? util.getCallSite;
@@ -548,9 +548,9 @@ var require_caller = __commonJS({
   }
 });
 
-// ../../main/node_modules/@pinojs/redact/index.js
+// node_modules/@pinojs/redact/index.js
 var require_redact = __commonJS({
-  "../../main/node_modules/@pinojs/redact/index.js"(exports2, module2) {
+  "node_modules/@pinojs/redact/index.js"(exports2, module2) {
     "use strict";
     function deepClone(obj) {
       if (obj === null || typeof obj !== "object") {
@@ -568,9 +568,9 @@ var require_redact = __commonJS({
       }
       if (typeof obj === "object") {
         const cloned = Object.create(Object.getPrototypeOf(obj));
-        for (const key in obj) {
-          if (Object.prototype.hasOwnProperty.call(obj, key)) {
-            cloned[key] = deepClone(obj[key]);
+        for (const key2 in obj) {
+          if (Object.prototype.hasOwnProperty.call(obj, key2)) {
+            cloned[key2] = deepClone(obj[key2]);
           }
         }
         return cloned;
@@ -623,14 +623,14 @@ var require_redact = __commonJS({
     function setValue(obj, parts, value) {
       let current = obj;
       for (let i3 = 0; i3 < parts.length - 1; i3++) {
-        const key = parts[i3];
-        if (typeof current !== "object" || current === null || !(key in current)) {
+        const key2 = parts[i3];
+        if (typeof current !== "object" || current === null || !(key2 in current)) {
           return false;
         }
-        if (typeof current[key] !== "object" || current[key] === null) {
+        if (typeof current[key2] !== "object" || current[key2] === null) {
           return false;
         }
-        current = current[key];
+        current = current[key2];
       }
       const lastKey = parts[parts.length - 1];
       if (lastKey === "*") {
@@ -639,9 +639,9 @@ var require_redact = __commonJS({
             current[i3] = value;
           }
         } else if (typeof current === "object" && current !== null) {
-          for (const key in current) {
-            if (Object.prototype.hasOwnProperty.call(current, key)) {
-              current[key] = value;
+          for (const key2 in current) {
+            if (Object.prototype.hasOwnProperty.call(current, key2)) {
+              current[key2] = value;
             }
           }
         }
@@ -655,14 +655,14 @@ var require_redact = __commonJS({
     function removeKey(obj, parts) {
       let current = obj;
       for (let i3 = 0; i3 < parts.length - 1; i3++) {
-        const key = parts[i3];
-        if (typeof current !== "object" || current === null || !(key in current)) {
+        const key2 = parts[i3];
+        if (typeof current !== "object" || current === null || !(key2 in current)) {
           return false;
         }
-        if (typeof current[key] !== "object" || current[key] === null) {
+        if (typeof current[key2] !== "object" || current[key2] === null) {
           return false;
         }
-        current = current[key];
+        current = current[key2];
       }
       const lastKey = parts[parts.length - 1];
       if (lastKey === "*") {
@@ -671,9 +671,9 @@ var require_redact = __commonJS({
             current[i3] = void 0;
           }
         } else if (typeof current === "object" && current !== null) {
-          for (const key in current) {
-            if (Object.prototype.hasOwnProperty.call(current, key)) {
-              delete current[key];
+          for (const key2 in current) {
+            if (Object.prototype.hasOwnProperty.call(current, key2)) {
+              delete current[key2];
             }
           }
         }
@@ -758,19 +758,19 @@ var require_redact = __commonJS({
         } else if (typeof current === "object" && current !== null) {
           if (remove) {
             const keysToDelete = [];
-            for (const key in current) {
-              if (Object.prototype.hasOwnProperty.call(current, key)) {
-                keysToDelete.push(key);
+            for (const key2 in current) {
+              if (Object.prototype.hasOwnProperty.call(current, key2)) {
+                keysToDelete.push(key2);
               }
             }
-            for (const key of keysToDelete) {
-              delete current[key];
+            for (const key2 of keysToDelete) {
+              delete current[key2];
             }
           } else {
-            for (const key in current) {
-              const keyPath = [...parentParts, key];
-              const actualCensor = typeof censor === "function" ? censor(current[key], keyPath) : censor;
-              current[key] = actualCensor;
+            for (const key2 in current) {
+              const keyPath = [...parentParts, key2];
+              const actualCensor = typeof censor === "function" ? censor(current[key2], keyPath) : censor;
+              current[key2] = actualCensor;
             }
           }
         }
@@ -790,9 +790,9 @@ var require_redact = __commonJS({
               traverse(current[i3], pathLength + 1);
             }
           } else if (typeof current === "object" && current !== null) {
-            for (const key in current) {
-              pathArray[pathLength] = key;
-              traverse(current[key], pathLength + 1);
+            for (const key2 in current) {
+              pathArray[pathLength] = key2;
+              traverse(current[key2], pathLength + 1);
             }
           }
         } else if (pathLength < beforeWildcard.length) {
@@ -879,12 +879,12 @@ var require_redact = __commonJS({
           return cloned2;
         }
         const cloned = Object.create(Object.getPrototypeOf(source));
-        for (const key in source) {
-          if (Object.prototype.hasOwnProperty.call(source, key)) {
-            if (pathMap.has(key) || pathMap.has("*")) {
-              cloned[key] = cloneSelectively(source[key], pathMap.get(key) || pathMap.get("*"));
+        for (const key2 in source) {
+          if (Object.prototype.hasOwnProperty.call(source, key2)) {
+            if (pathMap.has(key2) || pathMap.has("*")) {
+              cloned[key2] = cloneSelectively(source[key2], pathMap.get(key2) || pathMap.get("*"));
             } else {
-              cloned[key] = source[key];
+              cloned[key2] = source[key2];
             }
           }
         }
@@ -981,9 +981,9 @@ var require_redact = __commonJS({
   }
 });
 
-// ../../main/node_modules/pino/lib/symbols.js
+// node_modules/pino/lib/symbols.js
 var require_symbols = __commonJS({
-  "../../main/node_modules/pino/lib/symbols.js"(exports2, module2) {
+  "node_modules/pino/lib/symbols.js"(exports2, module2) {
     "use strict";
     var setLevelSym = /* @__PURE__ */ Symbol("pino.setLevel");
     var getLevelSym = /* @__PURE__ */ Symbol("pino.getLevel");
@@ -1054,9 +1054,9 @@ var require_symbols = __commonJS({
   }
 });
 
-// ../../main/node_modules/pino/lib/redaction.js
+// node_modules/pino/lib/redaction.js
 var require_redaction = __commonJS({
-  "../../main/node_modules/pino/lib/redaction.js"(exports2, module2) {
+  "node_modules/pino/lib/redaction.js"(exports2, module2) {
     "use strict";
     var Redact = require_redact();
     var { redactFmtSym, wildcardFirstSym } = require_symbols();
@@ -1136,9 +1136,9 @@ var require_redaction = __commonJS({
   }
 });
 
-// ../../main/node_modules/pino/lib/time.js
+// node_modules/pino/lib/time.js
 var require_time = __commonJS({
-  "../../main/node_modules/pino/lib/time.js"(exports2, module2) {
+  "node_modules/pino/lib/time.js"(exports2, module2) {
     "use strict";
     var nullTime = () => "";
     var epochTime = () => `,"time":${Date.now()}`;
@@ -1167,9 +1167,9 @@ var require_time = __commonJS({
   }
 });
 
-// ../../main/node_modules/quick-format-unescaped/index.js
+// node_modules/quick-format-unescaped/index.js
 var require_quick_format_unescaped = __commonJS({
-  "../../main/node_modules/quick-format-unescaped/index.js"(exports2, module2) {
+  "node_modules/quick-format-unescaped/index.js"(exports2, module2) {
     "use strict";
     function tryStringify(o3) {
       try {
@@ -1286,9 +1286,9 @@ var require_quick_format_unescaped = __commonJS({
   }
 });
 
-// ../../main/node_modules/atomic-sleep/index.js
+// node_modules/atomic-sleep/index.js
 var require_atomic_sleep = __commonJS({
-  "../../main/node_modules/atomic-sleep/index.js"(exports2, module2) {
+  "node_modules/atomic-sleep/index.js"(exports2, module2) {
     "use strict";
     if (typeof SharedArrayBuffer !== "undefined" && typeof Atomics !== "undefined") {
       let sleep4 = function(ms) {
@@ -1321,9 +1321,9 @@ var require_atomic_sleep = __commonJS({
   }
 });
 
-// ../../main/node_modules/sonic-boom/index.js
+// node_modules/sonic-boom/index.js
 var require_sonic_boom = __commonJS({
-  "../../main/node_modules/sonic-boom/index.js"(exports2, module2) {
+  "node_modules/sonic-boom/index.js"(exports2, module2) {
     "use strict";
     var fs2 = __require("fs");
     var EventEmitter2 = __require("events");
@@ -1908,9 +1908,9 @@ var require_sonic_boom = __commonJS({
   }
 });
 
-// ../../main/node_modules/on-exit-leak-free/index.js
+// node_modules/on-exit-leak-free/index.js
 var require_on_exit_leak_free = __commonJS({
-  "../../main/node_modules/on-exit-leak-free/index.js"(exports2, module2) {
+  "node_modules/on-exit-leak-free/index.js"(exports2, module2) {
     "use strict";
     var refs = {
       exit: [],
@@ -2002,9 +2002,9 @@ var require_on_exit_leak_free = __commonJS({
   }
 });
 
-// ../../main/node_modules/thread-stream/package.json
+// node_modules/thread-stream/package.json
 var require_package = __commonJS({
-  "../../main/node_modules/thread-stream/package.json"(exports2, module2) {
+  "node_modules/thread-stream/package.json"(exports2, module2) {
     module2.exports = {
       name: "thread-stream",
       version: "4.2.1",
@@ -2063,9 +2063,9 @@ var require_package = __commonJS({
   }
 });
 
-// ../../main/node_modules/thread-stream/lib/wait.js
+// node_modules/thread-stream/lib/wait.js
 var require_wait = __commonJS({
-  "../../main/node_modules/thread-stream/lib/wait.js"(exports2, module2) {
+  "node_modules/thread-stream/lib/wait.js"(exports2, module2) {
     "use strict";
     var WAIT_MS = 1e4;
     function wait2(state2, index, expected, timeout, done) {
@@ -2133,9 +2133,9 @@ var require_wait = __commonJS({
   }
 });
 
-// ../../main/node_modules/thread-stream/lib/indexes.js
+// node_modules/thread-stream/lib/indexes.js
 var require_indexes = __commonJS({
-  "../../main/node_modules/thread-stream/lib/indexes.js"(exports2, module2) {
+  "node_modules/thread-stream/lib/indexes.js"(exports2, module2) {
     "use strict";
     var SEQ_INDEX = 2;
     var WRITE_INDEX = 4;
@@ -2148,14 +2148,14 @@ var require_indexes = __commonJS({
   }
 });
 
-// ../../main/node_modules/thread-stream/index.js
+// node_modules/thread-stream/index.js
 var require_thread_stream = __commonJS({
-  "../../main/node_modules/thread-stream/index.js"(exports2, module2) {
+  "node_modules/thread-stream/index.js"(exports2, module2) {
     "use strict";
     var { version: version2 } = require_package();
     var { EventEmitter: EventEmitter2 } = __require("events");
     var { Worker: Worker2 } = __require("worker_threads");
-    var { join: join39 } = __require("path");
+    var { join: join40 } = __require("path");
     var { pathToFileURL: pathToFileURL2 } = __require("url");
     var { wait: wait2 } = require_wait();
     var {
@@ -2207,7 +2207,7 @@ var require_thread_stream = __commonJS({
     function createWorker(stream, opts) {
       const { filename, workerData } = opts;
       const bundlerOverrides = "__bundlerPathsOverrides" in globalThis ? globalThis.__bundlerPathsOverrides : {};
-      const toExecute = bundlerOverrides["thread-stream-worker"] || join39(__dirname, "lib", "worker.js");
+      const toExecute = bundlerOverrides["thread-stream-worker"] || join40(__dirname, "lib", "worker.js");
       const worker = new Worker2(toExecute, {
         ...opts.workerOpts,
         name: opts.workerOpts?.name || "thread-stream",
@@ -2713,14 +2713,14 @@ var require_thread_stream = __commonJS({
   }
 });
 
-// ../../main/node_modules/pino/lib/transport.js
+// node_modules/pino/lib/transport.js
 var require_transport = __commonJS({
-  "../../main/node_modules/pino/lib/transport.js"(exports2, module2) {
+  "node_modules/pino/lib/transport.js"(exports2, module2) {
     "use strict";
     var { createRequire: createRequire4 } = __require("module");
     var { existsSync: existsSync17 } = __require("node:fs");
     var getCallers = require_caller();
-    var { join: join39, isAbsolute: isAbsolute11, sep: sep7 } = __require("node:path");
+    var { join: join40, isAbsolute: isAbsolute11, sep: sep7 } = __require("node:path");
     var { fileURLToPath: fileURLToPath12 } = __require("node:url");
     var sleep4 = require_atomic_sleep();
     var onExit2 = require_on_exit_leak_free();
@@ -2875,7 +2875,7 @@ var require_transport = __commonJS({
         throw new Error("only one of target or targets can be specified");
       }
       if (targets) {
-        target = bundlerOverrides["pino-worker"] || join39(__dirname, "worker.js");
+        target = bundlerOverrides["pino-worker"] || join40(__dirname, "worker.js");
         options2.targets = targets.filter((dest) => dest.target).map((dest) => {
           return {
             ...dest,
@@ -2896,7 +2896,7 @@ var require_transport = __commonJS({
         const pipelinesHaveLevel = options2.pipelines.some((p) => p.some((t2) => t2.level != null));
         usesMultistream = options2.targets.length + options2.pipelines.length > 1 || targetsHaveLevel || pipelinesHaveLevel;
       } else if (pipeline) {
-        target = bundlerOverrides["pino-worker"] || join39(__dirname, "worker.js");
+        target = bundlerOverrides["pino-worker"] || join40(__dirname, "worker.js");
         options2.pipelines = [pipeline.map((dest) => {
           return {
             ...dest,
@@ -2923,7 +2923,7 @@ var require_transport = __commonJS({
           return origin;
         }
         if (origin === "pino/file") {
-          return join39(__dirname, "..", "file.js");
+          return join40(__dirname, "..", "file.js");
         }
         let fixTarget2;
         for (const filePath of callers) {
@@ -2945,9 +2945,9 @@ var require_transport = __commonJS({
   }
 });
 
-// ../../main/node_modules/pino/lib/tools.js
+// node_modules/pino/lib/tools.js
 var require_tools = __commonJS({
-  "../../main/node_modules/pino/lib/tools.js"(exports2, module2) {
+  "node_modules/pino/lib/tools.js"(exports2, module2) {
     "use strict";
     var diagChan = __require("node:diagnostics_channel");
     var format2 = require_quick_format_unescaped();
@@ -3063,15 +3063,15 @@ var require_tools = __commonJS({
       }
       const wildcardStringifier = stringifiers[wildcardFirstSym];
       let propStr = "";
-      for (const key in obj) {
-        value = obj[key];
-        if (Object.prototype.hasOwnProperty.call(obj, key) && value !== void 0) {
-          if (serializers[key]) {
-            value = serializers[key](value);
-          } else if (key === errorKey && serializers.err) {
+      for (const key2 in obj) {
+        value = obj[key2];
+        if (Object.prototype.hasOwnProperty.call(obj, key2) && value !== void 0) {
+          if (serializers[key2]) {
+            value = serializers[key2](value);
+          } else if (key2 === errorKey && serializers.err) {
             value = serializers.err(value);
           }
-          const stringifier = stringifiers[key] || wildcardStringifier;
+          const stringifier = stringifiers[key2] || wildcardStringifier;
           switch (typeof value) {
             case "undefined":
             case "function":
@@ -3091,7 +3091,7 @@ var require_tools = __commonJS({
               value = (stringifier || stringify4)(value, stringifySafe);
           }
           if (value === void 0) continue;
-          const strKey = asString(key);
+          const strKey = asString(key2);
           propStr += "," + strKey + ":" + value;
         }
       }
@@ -3136,14 +3136,14 @@ var require_tools = __commonJS({
       const serializers = instance[serializersSym];
       const formatter = instance[formattersSym].bindings;
       bindings = formatter(bindings);
-      for (const key in bindings) {
-        value = bindings[key];
-        const valid = (key.length < 5 || key !== "level" && key !== "serializers" && key !== "formatters" && key !== "customLevels") && bindings.hasOwnProperty(key) && value !== void 0;
+      for (const key2 in bindings) {
+        value = bindings[key2];
+        const valid = (key2.length < 5 || key2 !== "level" && key2 !== "serializers" && key2 !== "formatters" && key2 !== "customLevels") && bindings.hasOwnProperty(key2) && value !== void 0;
         if (valid === true) {
-          value = serializers[key] ? serializers[key](value) : value;
-          value = (stringifiers[key] || wildcardStringifier || stringify4)(value, stringifySafe);
+          value = serializers[key2] ? serializers[key2](value) : value;
+          value = (stringifiers[key2] || wildcardStringifier || stringify4)(value, stringifySafe);
           if (value === void 0) continue;
-          data += "," + asString(key) + ":" + value;
+          data += "," + asString(key2) + ":" + value;
         }
       }
       return data;
@@ -3274,9 +3274,9 @@ var require_tools = __commonJS({
   }
 });
 
-// ../../main/node_modules/pino/lib/constants.js
+// node_modules/pino/lib/constants.js
 var require_constants = __commonJS({
-  "../../main/node_modules/pino/lib/constants.js"(exports2, module2) {
+  "node_modules/pino/lib/constants.js"(exports2, module2) {
     var DEFAULT_LEVELS = {
       trace: 10,
       debug: 20,
@@ -3296,9 +3296,9 @@ var require_constants = __commonJS({
   }
 });
 
-// ../../main/node_modules/pino/lib/levels.js
+// node_modules/pino/lib/levels.js
 var require_levels = __commonJS({
-  "../../main/node_modules/pino/lib/levels.js"(exports2, module2) {
+  "node_modules/pino/lib/levels.js"(exports2, module2) {
     "use strict";
     var {
       lsCacheSym,
@@ -3378,12 +3378,12 @@ var require_levels = __commonJS({
       const useOnlyCustomLevelsVal = this[useOnlyCustomLevelsSym];
       const levelComparison = this[levelCompSym];
       const hook7 = this[hooksSym].logMethod;
-      for (const key in values) {
-        if (levelComparison(values[key], levelVal) === false) {
-          this[key] = noop7;
+      for (const key2 in values) {
+        if (levelComparison(values[key2], levelVal) === false) {
+          this[key2] = noop7;
           continue;
         }
-        this[key] = isStandardLevel(key, useOnlyCustomLevelsVal) ? levelMethods[key](hook7) : genLog(values[key], hook7);
+        this[key2] = isStandardLevel(key2, useOnlyCustomLevelsVal) ? levelMethods[key2](hook7) : genLog(values[key2], hook7);
       }
       this.emit(
         "level-change",
@@ -3435,7 +3435,7 @@ var require_levels = __commonJS({
     function assertDefaultLevelFound(defaultLevel, customLevels, useOnlyCustomLevels) {
       if (typeof defaultLevel === "number") {
         const values = [].concat(
-          Object.keys(customLevels || {}).map((key) => customLevels[key]),
+          Object.keys(customLevels || {}).map((key2) => customLevels[key2]),
           useOnlyCustomLevels ? [] : Object.keys(nums).map((level) => +level),
           Infinity
         );
@@ -3489,17 +3489,17 @@ var require_levels = __commonJS({
   }
 });
 
-// ../../main/node_modules/pino/lib/meta.js
+// node_modules/pino/lib/meta.js
 var require_meta = __commonJS({
-  "../../main/node_modules/pino/lib/meta.js"(exports2, module2) {
+  "node_modules/pino/lib/meta.js"(exports2, module2) {
     "use strict";
     module2.exports = { version: "10.4.0" };
   }
 });
 
-// ../../main/node_modules/pino/lib/proto.js
+// node_modules/pino/lib/proto.js
 var require_proto = __commonJS({
-  "../../main/node_modules/pino/lib/proto.js"(exports2, module2) {
+  "node_modules/pino/lib/proto.js"(exports2, module2) {
     "use strict";
     var { EventEmitter: EventEmitter2 } = __require("node:events");
     var {
@@ -3727,9 +3727,9 @@ var require_proto = __commonJS({
   }
 });
 
-// ../../main/node_modules/safe-stable-stringify/index.js
+// node_modules/safe-stable-stringify/index.js
 var require_safe_stable_stringify = __commonJS({
-  "../../main/node_modules/safe-stable-stringify/index.js"(exports2, module2) {
+  "node_modules/safe-stable-stringify/index.js"(exports2, module2) {
     "use strict";
     var { hasOwnProperty } = Object.prototype;
     var stringify3 = configure();
@@ -3813,28 +3813,28 @@ var require_safe_stable_stringify = __commonJS({
       }
       return value === void 0 ? true : value;
     }
-    function getBooleanOption(options2, key) {
+    function getBooleanOption(options2, key2) {
       let value;
-      if (hasOwnProperty.call(options2, key)) {
-        value = options2[key];
+      if (hasOwnProperty.call(options2, key2)) {
+        value = options2[key2];
         if (typeof value !== "boolean") {
-          throw new TypeError(`The "${key}" argument must be of type boolean`);
+          throw new TypeError(`The "${key2}" argument must be of type boolean`);
         }
       }
       return value === void 0 ? true : value;
     }
-    function getPositiveIntegerOption(options2, key) {
+    function getPositiveIntegerOption(options2, key2) {
       let value;
-      if (hasOwnProperty.call(options2, key)) {
-        value = options2[key];
+      if (hasOwnProperty.call(options2, key2)) {
+        value = options2[key2];
         if (typeof value !== "number") {
-          throw new TypeError(`The "${key}" argument must be of type number`);
+          throw new TypeError(`The "${key2}" argument must be of type number`);
         }
         if (!Number.isInteger(value)) {
-          throw new TypeError(`The "${key}" argument must be an integer`);
+          throw new TypeError(`The "${key2}" argument must be an integer`);
         }
         if (value < 1) {
-          throw new RangeError(`The "${key}" argument must be >= 1`);
+          throw new RangeError(`The "${key2}" argument must be >= 1`);
         }
       }
       return value === void 0 ? Infinity : value;
@@ -3886,12 +3886,12 @@ var require_safe_stable_stringify = __commonJS({
       const comparator = typeof deterministic === "function" ? deterministic : void 0;
       const maximumDepth = getPositiveIntegerOption(options2, "maximumDepth");
       const maximumBreadth = getPositiveIntegerOption(options2, "maximumBreadth");
-      function stringifyFnReplacer(key, parent, stack, replacer, spacer, indentation) {
-        let value = parent[key];
+      function stringifyFnReplacer(key2, parent, stack, replacer, spacer, indentation) {
+        let value = parent[key2];
         if (typeof value === "object" && value !== null && typeof value.toJSON === "function") {
-          value = value.toJSON(key);
+          value = value.toJSON(key2);
         }
-        value = replacer.call(parent, key, value);
+        value = replacer.call(parent, key2, value);
         switch (typeof value) {
           case "string":
             return strEscape(value);
@@ -3903,7 +3903,7 @@ var require_safe_stable_stringify = __commonJS({
               return circularValue;
             }
             let res = "";
-            let join39 = ",";
+            let join40 = ",";
             const originalIndentation = indentation;
             if (Array.isArray(value)) {
               if (value.length === 0) {
@@ -3917,7 +3917,7 @@ var require_safe_stable_stringify = __commonJS({
                 indentation += spacer;
                 res += `
 ${indentation}`;
-                join39 = `,
+                join40 = `,
 ${indentation}`;
               }
               const maximumValuesToStringify = Math.min(value.length, maximumBreadth);
@@ -3925,13 +3925,13 @@ ${indentation}`;
               for (; i3 < maximumValuesToStringify - 1; i3++) {
                 const tmp2 = stringifyFnReplacer(String(i3), value, stack, replacer, spacer, indentation);
                 res += tmp2 !== void 0 ? tmp2 : "null";
-                res += join39;
+                res += join40;
               }
               const tmp = stringifyFnReplacer(String(i3), value, stack, replacer, spacer, indentation);
               res += tmp !== void 0 ? tmp : "null";
               if (value.length - 1 > maximumBreadth) {
                 const removedKeys = value.length - maximumBreadth - 1;
-                res += `${join39}"... ${getItemCount(removedKeys)} not stringified"`;
+                res += `${join40}"... ${getItemCount(removedKeys)} not stringified"`;
               }
               if (spacer !== "") {
                 res += `
@@ -3952,7 +3952,7 @@ ${originalIndentation}`;
             let separator = "";
             if (spacer !== "") {
               indentation += spacer;
-              join39 = `,
+              join40 = `,
 ${indentation}`;
               whitespace = " ";
             }
@@ -3962,17 +3962,17 @@ ${indentation}`;
             }
             stack.push(value);
             for (let i3 = 0; i3 < maximumPropertiesToStringify; i3++) {
-              const key2 = keys[i3];
-              const tmp = stringifyFnReplacer(key2, value, stack, replacer, spacer, indentation);
+              const key3 = keys[i3];
+              const tmp = stringifyFnReplacer(key3, value, stack, replacer, spacer, indentation);
               if (tmp !== void 0) {
-                res += `${separator}${strEscape(key2)}:${whitespace}${tmp}`;
-                separator = join39;
+                res += `${separator}${strEscape(key3)}:${whitespace}${tmp}`;
+                separator = join40;
               }
             }
             if (keyLength > maximumBreadth) {
               const removedKeys = keyLength - maximumBreadth;
               res += `${separator}"...":${whitespace}"${getItemCount(removedKeys)} not stringified"`;
-              separator = join39;
+              separator = join40;
             }
             if (spacer !== "" && separator.length > 1) {
               res = `
@@ -3997,9 +3997,9 @@ ${originalIndentation}`;
             return fail ? fail(value) : void 0;
         }
       }
-      function stringifyArrayReplacer(key, value, stack, replacer, spacer, indentation) {
+      function stringifyArrayReplacer(key2, value, stack, replacer, spacer, indentation) {
         if (typeof value === "object" && value !== null && typeof value.toJSON === "function") {
-          value = value.toJSON(key);
+          value = value.toJSON(key2);
         }
         switch (typeof value) {
           case "string":
@@ -4013,7 +4013,7 @@ ${originalIndentation}`;
             }
             const originalIndentation = indentation;
             let res = "";
-            let join39 = ",";
+            let join40 = ",";
             if (Array.isArray(value)) {
               if (value.length === 0) {
                 return "[]";
@@ -4026,7 +4026,7 @@ ${originalIndentation}`;
                 indentation += spacer;
                 res += `
 ${indentation}`;
-                join39 = `,
+                join40 = `,
 ${indentation}`;
               }
               const maximumValuesToStringify = Math.min(value.length, maximumBreadth);
@@ -4034,13 +4034,13 @@ ${indentation}`;
               for (; i3 < maximumValuesToStringify - 1; i3++) {
                 const tmp2 = stringifyArrayReplacer(String(i3), value[i3], stack, replacer, spacer, indentation);
                 res += tmp2 !== void 0 ? tmp2 : "null";
-                res += join39;
+                res += join40;
               }
               const tmp = stringifyArrayReplacer(String(i3), value[i3], stack, replacer, spacer, indentation);
               res += tmp !== void 0 ? tmp : "null";
               if (value.length - 1 > maximumBreadth) {
                 const removedKeys = value.length - maximumBreadth - 1;
-                res += `${join39}"... ${getItemCount(removedKeys)} not stringified"`;
+                res += `${join40}"... ${getItemCount(removedKeys)} not stringified"`;
               }
               if (spacer !== "") {
                 res += `
@@ -4053,16 +4053,16 @@ ${originalIndentation}`;
             let whitespace = "";
             if (spacer !== "") {
               indentation += spacer;
-              join39 = `,
+              join40 = `,
 ${indentation}`;
               whitespace = " ";
             }
             let separator = "";
-            for (const key2 of replacer) {
-              const tmp = stringifyArrayReplacer(key2, value[key2], stack, replacer, spacer, indentation);
+            for (const key3 of replacer) {
+              const tmp = stringifyArrayReplacer(key3, value[key3], stack, replacer, spacer, indentation);
               if (tmp !== void 0) {
-                res += `${separator}${strEscape(key2)}:${whitespace}${tmp}`;
-                separator = join39;
+                res += `${separator}${strEscape(key3)}:${whitespace}${tmp}`;
+                separator = join40;
               }
             }
             if (spacer !== "" && separator.length > 1) {
@@ -4088,7 +4088,7 @@ ${originalIndentation}`;
             return fail ? fail(value) : void 0;
         }
       }
-      function stringifyIndent(key, value, stack, spacer, indentation) {
+      function stringifyIndent(key2, value, stack, spacer, indentation) {
         switch (typeof value) {
           case "string":
             return strEscape(value);
@@ -4097,9 +4097,9 @@ ${originalIndentation}`;
               return "null";
             }
             if (typeof value.toJSON === "function") {
-              value = value.toJSON(key);
+              value = value.toJSON(key2);
               if (typeof value !== "object") {
-                return stringifyIndent(key, value, stack, spacer, indentation);
+                return stringifyIndent(key2, value, stack, spacer, indentation);
               }
               if (value === null) {
                 return "null";
@@ -4120,20 +4120,20 @@ ${originalIndentation}`;
               indentation += spacer;
               let res2 = `
 ${indentation}`;
-              const join40 = `,
+              const join41 = `,
 ${indentation}`;
               const maximumValuesToStringify = Math.min(value.length, maximumBreadth);
               let i3 = 0;
               for (; i3 < maximumValuesToStringify - 1; i3++) {
                 const tmp2 = stringifyIndent(String(i3), value[i3], stack, spacer, indentation);
                 res2 += tmp2 !== void 0 ? tmp2 : "null";
-                res2 += join40;
+                res2 += join41;
               }
               const tmp = stringifyIndent(String(i3), value[i3], stack, spacer, indentation);
               res2 += tmp !== void 0 ? tmp : "null";
               if (value.length - 1 > maximumBreadth) {
                 const removedKeys = value.length - maximumBreadth - 1;
-                res2 += `${join40}"... ${getItemCount(removedKeys)} not stringified"`;
+                res2 += `${join41}"... ${getItemCount(removedKeys)} not stringified"`;
               }
               res2 += `
 ${originalIndentation}`;
@@ -4149,33 +4149,33 @@ ${originalIndentation}`;
               return '"[Object]"';
             }
             indentation += spacer;
-            const join39 = `,
+            const join40 = `,
 ${indentation}`;
             let res = "";
             let separator = "";
             let maximumPropertiesToStringify = Math.min(keyLength, maximumBreadth);
             if (isTypedArrayWithEntries(value)) {
-              res += stringifyTypedArray(value, join39, maximumBreadth);
+              res += stringifyTypedArray(value, join40, maximumBreadth);
               keys = keys.slice(value.length);
               maximumPropertiesToStringify -= value.length;
-              separator = join39;
+              separator = join40;
             }
             if (deterministic) {
               keys = sort(keys, comparator);
             }
             stack.push(value);
             for (let i3 = 0; i3 < maximumPropertiesToStringify; i3++) {
-              const key2 = keys[i3];
-              const tmp = stringifyIndent(key2, value[key2], stack, spacer, indentation);
+              const key3 = keys[i3];
+              const tmp = stringifyIndent(key3, value[key3], stack, spacer, indentation);
               if (tmp !== void 0) {
-                res += `${separator}${strEscape(key2)}: ${tmp}`;
-                separator = join39;
+                res += `${separator}${strEscape(key3)}: ${tmp}`;
+                separator = join40;
               }
             }
             if (keyLength > maximumBreadth) {
               const removedKeys = keyLength - maximumBreadth;
               res += `${separator}"...": "${getItemCount(removedKeys)} not stringified"`;
-              separator = join39;
+              separator = join40;
             }
             if (separator !== "") {
               res = `
@@ -4200,7 +4200,7 @@ ${originalIndentation}`;
             return fail ? fail(value) : void 0;
         }
       }
-      function stringifySimple(key, value, stack) {
+      function stringifySimple(key2, value, stack) {
         switch (typeof value) {
           case "string":
             return strEscape(value);
@@ -4209,9 +4209,9 @@ ${originalIndentation}`;
               return "null";
             }
             if (typeof value.toJSON === "function") {
-              value = value.toJSON(key);
+              value = value.toJSON(key2);
               if (typeof value !== "object") {
-                return stringifySimple(key, value, stack);
+                return stringifySimple(key2, value, stack);
               }
               if (value === null) {
                 return "null";
@@ -4267,10 +4267,10 @@ ${originalIndentation}`;
             }
             stack.push(value);
             for (let i3 = 0; i3 < maximumPropertiesToStringify; i3++) {
-              const key2 = keys[i3];
-              const tmp = stringifySimple(key2, value[key2], stack);
+              const key3 = keys[i3];
+              const tmp = stringifySimple(key3, value[key3], stack);
               if (tmp !== void 0) {
-                res += `${separator}${strEscape(key2)}:${tmp}`;
+                res += `${separator}${strEscape(key3)}:${tmp}`;
                 separator = ",";
               }
             }
@@ -4323,9 +4323,9 @@ ${originalIndentation}`;
   }
 });
 
-// ../../main/node_modules/pino/lib/multistream.js
+// node_modules/pino/lib/multistream.js
 var require_multistream = __commonJS({
-  "../../main/node_modules/pino/lib/multistream.js"(exports2, module2) {
+  "node_modules/pino/lib/multistream.js"(exports2, module2) {
     "use strict";
     var metadata = /* @__PURE__ */ Symbol.for("pino.metadata");
     var { DEFAULT_LEVELS } = require_constants();
@@ -4493,9 +4493,9 @@ var require_multistream = __commonJS({
   }
 });
 
-// ../../main/node_modules/pino/pino.js
+// node_modules/pino/pino.js
 var require_pino = __commonJS({
-  "../../main/node_modules/pino/pino.js"(exports2, module2) {
+  "node_modules/pino/pino.js"(exports2, module2) {
     "use strict";
     var os = __require("node:os");
     var stdSerializers = require_pino_std_serializers();
@@ -4579,11 +4579,11 @@ var require_pino = __commonJS({
       depthLimit: 5,
       edgeLimit: 100
     };
-    var normalize2 = createArgsNormalizer(defaultOptions4);
+    var normalize3 = createArgsNormalizer(defaultOptions4);
     var serializers = Object.assign(/* @__PURE__ */ Object.create(null), stdSerializers);
     function pino2(...args) {
       const instance = {};
-      const { opts, stream } = normalize2(instance, caller(), ...args);
+      const { opts, stream } = normalize3(instance, caller(), ...args);
       if (opts.level && typeof opts.level === "string" && DEFAULT_LEVELS[opts.level.toLowerCase()] !== void 0) opts.level = opts.level.toLowerCase();
       const {
         redact: redact2,
@@ -4724,9 +4724,9 @@ var require_pino = __commonJS({
   }
 });
 
-// ../../main/node_modules/colorette/index.cjs
+// node_modules/colorette/index.cjs
 var require_colorette = __commonJS({
-  "../../main/node_modules/colorette/index.cjs"(exports2) {
+  "node_modules/colorette/index.cjs"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     var tty3 = __require("tty");
@@ -4816,7 +4816,7 @@ var require_colorette = __commonJS({
       bgWhiteBright: init2(107, 49)
     };
     var createColors = ({ useColor = isColorSupported } = {}) => useColor ? colors : Object.keys(colors).reduce(
-      (colors2, key) => ({ ...colors2, [key]: String }),
+      (colors2, key2) => ({ ...colors2, [key2]: String }),
       {}
     );
     var {
@@ -4908,9 +4908,9 @@ var require_colorette = __commonJS({
   }
 });
 
-// ../../main/node_modules/wrappy/wrappy.js
+// node_modules/wrappy/wrappy.js
 var require_wrappy = __commonJS({
-  "../../main/node_modules/wrappy/wrappy.js"(exports2, module2) {
+  "node_modules/wrappy/wrappy.js"(exports2, module2) {
     module2.exports = wrappy;
     function wrappy(fn, cb) {
       if (fn && cb) return wrappy(fn)(cb);
@@ -4938,9 +4938,9 @@ var require_wrappy = __commonJS({
   }
 });
 
-// ../../main/node_modules/once/once.js
+// node_modules/once/once.js
 var require_once = __commonJS({
-  "../../main/node_modules/once/once.js"(exports2, module2) {
+  "node_modules/once/once.js"(exports2, module2) {
     var wrappy = require_wrappy();
     module2.exports = wrappy(once10);
     module2.exports.strict = wrappy(onceStrict);
@@ -4982,9 +4982,9 @@ var require_once = __commonJS({
   }
 });
 
-// ../../main/node_modules/end-of-stream/index.js
+// node_modules/end-of-stream/index.js
 var require_end_of_stream = __commonJS({
-  "../../main/node_modules/end-of-stream/index.js"(exports2, module2) {
+  "node_modules/end-of-stream/index.js"(exports2, module2) {
     var once10 = require_once();
     var noop7 = function() {
     };
@@ -5065,9 +5065,9 @@ var require_end_of_stream = __commonJS({
   }
 });
 
-// ../../main/node_modules/pump/index.js
+// node_modules/pump/index.js
 var require_pump = __commonJS({
-  "../../main/node_modules/pump/index.js"(exports2, module2) {
+  "node_modules/pump/index.js"(exports2, module2) {
     var once10 = require_once();
     var eos = require_end_of_stream();
     var fs2;
@@ -5140,9 +5140,9 @@ var require_pump = __commonJS({
   }
 });
 
-// ../../main/node_modules/split2/index.js
+// node_modules/split2/index.js
 var require_split2 = __commonJS({
-  "../../main/node_modules/split2/index.js"(exports2, module2) {
+  "node_modules/split2/index.js"(exports2, module2) {
     "use strict";
     var { Transform: Transform3 } = __require("stream");
     var { StringDecoder: StringDecoder3 } = __require("string_decoder");
@@ -5241,9 +5241,9 @@ var require_split2 = __commonJS({
   }
 });
 
-// ../../main/node_modules/pino-abstract-transport/index.js
+// node_modules/pino-abstract-transport/index.js
 var require_pino_abstract_transport = __commonJS({
-  "../../main/node_modules/pino-abstract-transport/index.js"(exports2, module2) {
+  "node_modules/pino-abstract-transport/index.js"(exports2, module2) {
     "use strict";
     var metadata = /* @__PURE__ */ Symbol.for("pino.metadata");
     var split = require_split2();
@@ -5359,9 +5359,9 @@ var require_pino_abstract_transport = __commonJS({
   }
 });
 
-// ../../main/node_modules/pino-pretty/lib/constants.js
+// node_modules/pino-pretty/lib/constants.js
 var require_constants2 = __commonJS({
-  "../../main/node_modules/pino-pretty/lib/constants.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/constants.js"(exports2, module2) {
     "use strict";
     module2.exports = {
       DATE_FORMAT: "yyyy-mm-dd HH:MM:ss.l o",
@@ -5405,9 +5405,9 @@ var require_constants2 = __commonJS({
   }
 });
 
-// ../../main/node_modules/pino-pretty/lib/utils/get-level-label-data.js
+// node_modules/pino-pretty/lib/utils/get-level-label-data.js
 var require_get_level_label_data = __commonJS({
-  "../../main/node_modules/pino-pretty/lib/utils/get-level-label-data.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/get-level-label-data.js"(exports2, module2) {
     "use strict";
     module2.exports = getLevelLabelData;
     var { LEVELS, LEVEL_NAMES } = require_constants2();
@@ -5427,9 +5427,9 @@ var require_get_level_label_data = __commonJS({
   }
 });
 
-// ../../main/node_modules/pino-pretty/lib/colors.js
+// node_modules/pino-pretty/lib/colors.js
 var require_colors = __commonJS({
-  "../../main/node_modules/pino-pretty/lib/colors.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/colors.js"(exports2, module2) {
     "use strict";
     var nocolor = (input3) => input3;
     var plain = {
@@ -5521,9 +5521,9 @@ var require_colors = __commonJS({
   }
 });
 
-// ../../main/node_modules/pino-pretty/node_modules/sonic-boom/index.js
+// node_modules/pino-pretty/node_modules/sonic-boom/index.js
 var require_sonic_boom2 = __commonJS({
-  "../../main/node_modules/pino-pretty/node_modules/sonic-boom/index.js"(exports2, module2) {
+  "node_modules/pino-pretty/node_modules/sonic-boom/index.js"(exports2, module2) {
     "use strict";
     var fs2 = __require("node:fs");
     var EventEmitter2 = __require("node:events");
@@ -6283,18 +6283,18 @@ var require_sonic_boom2 = __commonJS({
   }
 });
 
-// ../../main/node_modules/pino-pretty/lib/utils/noop.js
+// node_modules/pino-pretty/lib/utils/noop.js
 var require_noop = __commonJS({
-  "../../main/node_modules/pino-pretty/lib/utils/noop.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/noop.js"(exports2, module2) {
     "use strict";
     module2.exports = function noop7() {
     };
   }
 });
 
-// ../../main/node_modules/pino-pretty/lib/utils/build-safe-sonic-boom.js
+// node_modules/pino-pretty/lib/utils/build-safe-sonic-boom.js
 var require_build_safe_sonic_boom = __commonJS({
-  "../../main/node_modules/pino-pretty/lib/utils/build-safe-sonic-boom.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/build-safe-sonic-boom.js"(exports2, module2) {
     "use strict";
     module2.exports = buildSafeSonicBoom;
     var { isMainThread } = __require("node:worker_threads");
@@ -6343,9 +6343,9 @@ var require_build_safe_sonic_boom = __commonJS({
   }
 });
 
-// ../../main/node_modules/pino-pretty/lib/utils/is-valid-date.js
+// node_modules/pino-pretty/lib/utils/is-valid-date.js
 var require_is_valid_date = __commonJS({
-  "../../main/node_modules/pino-pretty/lib/utils/is-valid-date.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/is-valid-date.js"(exports2, module2) {
     "use strict";
     module2.exports = isValidDate;
     function isValidDate(date5) {
@@ -6354,9 +6354,9 @@ var require_is_valid_date = __commonJS({
   }
 });
 
-// ../../main/node_modules/pino-pretty/lib/utils/create-date.js
+// node_modules/pino-pretty/lib/utils/create-date.js
 var require_create_date = __commonJS({
-  "../../main/node_modules/pino-pretty/lib/utils/create-date.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/create-date.js"(exports2, module2) {
     "use strict";
     module2.exports = createDate;
     var isValidDate = require_is_valid_date();
@@ -6371,17 +6371,17 @@ var require_create_date = __commonJS({
   }
 });
 
-// ../../main/node_modules/pino-pretty/lib/utils/split-property-key.js
+// node_modules/pino-pretty/lib/utils/split-property-key.js
 var require_split_property_key = __commonJS({
-  "../../main/node_modules/pino-pretty/lib/utils/split-property-key.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/split-property-key.js"(exports2, module2) {
     "use strict";
     module2.exports = splitPropertyKey;
-    function splitPropertyKey(key) {
+    function splitPropertyKey(key2) {
       const result = [];
       let backslash = false;
       let segment = "";
-      for (let i3 = 0; i3 < key.length; i3++) {
-        const c4 = key.charAt(i3);
+      for (let i3 = 0; i3 < key2.length; i3++) {
+        const c4 = key2.charAt(i3);
         if (c4 === "\\") {
           backslash = true;
           continue;
@@ -6406,9 +6406,9 @@ var require_split_property_key = __commonJS({
   }
 });
 
-// ../../main/node_modules/pino-pretty/lib/utils/get-property-value.js
+// node_modules/pino-pretty/lib/utils/get-property-value.js
 var require_get_property_value = __commonJS({
-  "../../main/node_modules/pino-pretty/lib/utils/get-property-value.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/get-property-value.js"(exports2, module2) {
     "use strict";
     module2.exports = getPropertyValue;
     var splitPropertyKey = require_split_property_key();
@@ -6425,9 +6425,9 @@ var require_get_property_value = __commonJS({
   }
 });
 
-// ../../main/node_modules/pino-pretty/lib/utils/delete-log-property.js
+// node_modules/pino-pretty/lib/utils/delete-log-property.js
 var require_delete_log_property = __commonJS({
-  "../../main/node_modules/pino-pretty/lib/utils/delete-log-property.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/delete-log-property.js"(exports2, module2) {
     "use strict";
     module2.exports = deleteLogProperty;
     var getPropertyValue = require_get_property_value();
@@ -6443,9 +6443,9 @@ var require_delete_log_property = __commonJS({
   }
 });
 
-// ../../main/node_modules/fast-copy/dist/cjs/index.cjs
+// node_modules/fast-copy/dist/cjs/index.cjs
 var require_cjs2 = __commonJS({
-  "../../main/node_modules/fast-copy/dist/cjs/index.cjs"(exports2) {
+  "node_modules/fast-copy/dist/cjs/index.cjs"(exports2) {
     "use strict";
     var MaxDepthExceededError = class extends RangeError {
       constructor(maxDepth) {
@@ -6593,8 +6593,8 @@ var require_cjs2 = __commonJS({
     function copyMap(map2, state2) {
       const clone2 = new state2.Constructor();
       state2.cache.set(map2, clone2);
-      for (const [key, value] of map2) {
-        clone2.set(key != null && typeof key === "object" ? state2.copier(key, state2) : key, state2.copier(value, state2));
+      for (const [key2, value] of map2) {
+        clone2.set(key2 != null && typeof key2 === "object" ? state2.copier(key2, state2) : key2, state2.copier(value, state2));
       }
       return clone2;
     }
@@ -6604,15 +6604,15 @@ var require_cjs2 = __commonJS({
     function copyObject(object2, state2) {
       const clone2 = getCleanClone(state2.prototype);
       state2.cache.set(object2, clone2);
-      for (const key of Object.keys(object2)) {
-        const value = state2.copier(object2[key], state2);
-        if (key === "__proto__") {
-          defineOwnValue(clone2, key, value);
+      for (const key2 of Object.keys(object2)) {
+        const value = state2.copier(object2[key2], state2);
+        if (key2 === "__proto__") {
+          defineOwnValue(clone2, key2, value);
         } else {
           try {
-            clone2[key] = value;
+            clone2[key2] = value;
           } catch (_a8) {
-            defineOwnValue(clone2, key, value);
+            defineOwnValue(clone2, key2, value);
           }
         }
       }
@@ -6793,9 +6793,9 @@ var require_cjs2 = __commonJS({
   }
 });
 
-// ../../main/node_modules/pino-pretty/lib/utils/filter-log.js
+// node_modules/pino-pretty/lib/utils/filter-log.js
 var require_filter_log = __commonJS({
-  "../../main/node_modules/pino-pretty/lib/utils/filter-log.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/filter-log.js"(exports2, module2) {
     "use strict";
     module2.exports = filterLog;
     var { createCopier } = require_cjs2();
@@ -6834,9 +6834,9 @@ var require_filter_log = __commonJS({
       const logCopy = fastCopy(log);
       if (includeKeys) {
         const logIncluded = {};
-        includeKeys.forEach((key) => {
-          if (hasLogProperty(logCopy, key)) {
-            setLogProperty(logIncluded, key, getPropertyValue(logCopy, key));
+        includeKeys.forEach((key2) => {
+          if (hasLogProperty(logCopy, key2)) {
+            setLogProperty(logIncluded, key2, getPropertyValue(logCopy, key2));
           }
         });
         return logIncluded;
@@ -6849,9 +6849,9 @@ var require_filter_log = __commonJS({
   }
 });
 
-// ../../main/node_modules/dateformat/lib/dateformat.js
+// node_modules/dateformat/lib/dateformat.js
 var require_dateformat = __commonJS({
-  "../../main/node_modules/dateformat/lib/dateformat.js"(exports2, module2) {
+  "node_modules/dateformat/lib/dateformat.js"(exports2, module2) {
     "use strict";
     function _typeof(obj) {
       "@babel/helpers - typeof";
@@ -7102,9 +7102,9 @@ var require_dateformat = __commonJS({
   }
 });
 
-// ../../main/node_modules/pino-pretty/lib/utils/format-time.js
+// node_modules/pino-pretty/lib/utils/format-time.js
 var require_format_time = __commonJS({
-  "../../main/node_modules/pino-pretty/lib/utils/format-time.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/format-time.js"(exports2, module2) {
     "use strict";
     module2.exports = formatTime;
     var {
@@ -7141,9 +7141,9 @@ var require_format_time = __commonJS({
   }
 });
 
-// ../../main/node_modules/pino-pretty/lib/utils/handle-custom-levels-names-opts.js
+// node_modules/pino-pretty/lib/utils/handle-custom-levels-names-opts.js
 var require_handle_custom_levels_names_opts = __commonJS({
-  "../../main/node_modules/pino-pretty/lib/utils/handle-custom-levels-names-opts.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/handle-custom-levels-names-opts.js"(exports2, module2) {
     "use strict";
     module2.exports = handleCustomLevelsNamesOpts;
     function handleCustomLevelsNamesOpts(cLevels) {
@@ -7166,9 +7166,9 @@ var require_handle_custom_levels_names_opts = __commonJS({
   }
 });
 
-// ../../main/node_modules/pino-pretty/lib/utils/handle-custom-levels-opts.js
+// node_modules/pino-pretty/lib/utils/handle-custom-levels-opts.js
 var require_handle_custom_levels_opts = __commonJS({
-  "../../main/node_modules/pino-pretty/lib/utils/handle-custom-levels-opts.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/handle-custom-levels-opts.js"(exports2, module2) {
     "use strict";
     module2.exports = handleCustomLevelsOpts;
     function handleCustomLevelsOpts(cLevels) {
@@ -7194,9 +7194,9 @@ var require_handle_custom_levels_opts = __commonJS({
   }
 });
 
-// ../../main/node_modules/pino-pretty/lib/utils/interpret-conditionals.js
+// node_modules/pino-pretty/lib/utils/interpret-conditionals.js
 var require_interpret_conditionals = __commonJS({
-  "../../main/node_modules/pino-pretty/lib/utils/interpret-conditionals.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/interpret-conditionals.js"(exports2, module2) {
     "use strict";
     module2.exports = interpretConditionals;
     var getPropertyValue = require_get_property_value();
@@ -7207,10 +7207,10 @@ var require_interpret_conditionals = __commonJS({
       messageFormat = messageFormat.replace(/[^\S\r\n]+/g, " ");
       messageFormat = messageFormat.replace(/\n[^\S\r\n]*\n/g, "\n");
       return messageFormat.trim();
-      function replacer(_2, key, value) {
-        const propertyValue = getPropertyValue(log, key);
-        if (propertyValue && value.includes(key)) {
-          return value.replace(new RegExp("{" + key + "}", "g"), propertyValue);
+      function replacer(_2, key2, value) {
+        const propertyValue = getPropertyValue(log, key2);
+        if (propertyValue && value.includes(key2)) {
+          return value.replace(new RegExp("{" + key2 + "}", "g"), propertyValue);
         } else {
           return "";
         }
@@ -7219,9 +7219,9 @@ var require_interpret_conditionals = __commonJS({
   }
 });
 
-// ../../main/node_modules/pino-pretty/lib/utils/is-object.js
+// node_modules/pino-pretty/lib/utils/is-object.js
 var require_is_object = __commonJS({
-  "../../main/node_modules/pino-pretty/lib/utils/is-object.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/is-object.js"(exports2, module2) {
     "use strict";
     module2.exports = isObject3;
     function isObject3(input3) {
@@ -7230,9 +7230,9 @@ var require_is_object = __commonJS({
   }
 });
 
-// ../../main/node_modules/pino-pretty/lib/utils/join-lines-with-indentation.js
+// node_modules/pino-pretty/lib/utils/join-lines-with-indentation.js
 var require_join_lines_with_indentation = __commonJS({
-  "../../main/node_modules/pino-pretty/lib/utils/join-lines-with-indentation.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/join-lines-with-indentation.js"(exports2, module2) {
     "use strict";
     module2.exports = joinLinesWithIndentation;
     function joinLinesWithIndentation({ input: input3, ident = "    ", eol = "\n" }) {
@@ -7245,9 +7245,9 @@ var require_join_lines_with_indentation = __commonJS({
   }
 });
 
-// ../../main/node_modules/pino-pretty/lib/utils/parse-factory-options.js
+// node_modules/pino-pretty/lib/utils/parse-factory-options.js
 var require_parse_factory_options = __commonJS({
-  "../../main/node_modules/pino-pretty/lib/utils/parse-factory-options.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/parse-factory-options.js"(exports2, module2) {
     "use strict";
     module2.exports = parseFactoryOptions;
     var {
@@ -7343,9 +7343,9 @@ var require_parse_factory_options = __commonJS({
   }
 });
 
-// ../../main/node_modules/fast-safe-stringify/index.js
+// node_modules/fast-safe-stringify/index.js
 var require_fast_safe_stringify = __commonJS({
-  "../../main/node_modules/fast-safe-stringify/index.js"(exports2, module2) {
+  "node_modules/fast-safe-stringify/index.js"(exports2, module2) {
     module2.exports = stringify3;
     stringify3.default = stringify3;
     stringify3.stable = deterministicStringify;
@@ -7426,8 +7426,8 @@ var require_fast_safe_stringify = __commonJS({
         } else {
           var keys = Object.keys(val);
           for (i3 = 0; i3 < keys.length; i3++) {
-            var key = keys[i3];
-            decirc(val[key], key, i3, stack, val, depth, options2);
+            var key2 = keys[i3];
+            decirc(val[key2], key2, i3, stack, val, depth, options2);
           }
         }
         stack.pop();
@@ -7502,9 +7502,9 @@ var require_fast_safe_stringify = __commonJS({
           var tmp = {};
           var keys = Object.keys(val).sort(compareFunction);
           for (i3 = 0; i3 < keys.length; i3++) {
-            var key = keys[i3];
-            deterministicDecirc(val[key], key, i3, stack, val, depth, options2);
-            tmp[key] = val[key];
+            var key2 = keys[i3];
+            deterministicDecirc(val[key2], key2, i3, stack, val, depth, options2);
+            tmp[key2] = val[key2];
           }
           if (typeof parent !== "undefined") {
             arr.push([parent, k2, val]);
@@ -7520,26 +7520,26 @@ var require_fast_safe_stringify = __commonJS({
       replacer = typeof replacer !== "undefined" ? replacer : function(k2, v) {
         return v;
       };
-      return function(key, val) {
+      return function(key2, val) {
         if (replacerStack.length > 0) {
           for (var i3 = 0; i3 < replacerStack.length; i3++) {
             var part = replacerStack[i3];
-            if (part[1] === key && part[0] === val) {
+            if (part[1] === key2 && part[0] === val) {
               val = part[2];
               replacerStack.splice(i3, 1);
               break;
             }
           }
         }
-        return replacer.call(this, key, val);
+        return replacer.call(this, key2, val);
       };
     }
   }
 });
 
-// ../../main/node_modules/pino-pretty/lib/utils/strip-unsafe-control-chars.js
+// node_modules/pino-pretty/lib/utils/strip-unsafe-control-chars.js
 var require_strip_unsafe_control_chars = __commonJS({
-  "../../main/node_modules/pino-pretty/lib/utils/strip-unsafe-control-chars.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/strip-unsafe-control-chars.js"(exports2, module2) {
     "use strict";
     module2.exports = stripUnsafeControlChars;
     var unsafeControlChars = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F]/g;
@@ -7549,9 +7549,9 @@ var require_strip_unsafe_control_chars = __commonJS({
   }
 });
 
-// ../../main/node_modules/pino-pretty/lib/utils/prettify-error.js
+// node_modules/pino-pretty/lib/utils/prettify-error.js
 var require_prettify_error = __commonJS({
-  "../../main/node_modules/pino-pretty/lib/utils/prettify-error.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/prettify-error.js"(exports2, module2) {
     "use strict";
     module2.exports = prettifyError2;
     var joinLinesWithIndentation = require_join_lines_with_indentation();
@@ -7585,9 +7585,9 @@ var require_prettify_error = __commonJS({
   }
 });
 
-// ../../main/node_modules/pino-pretty/lib/utils/prettify-object.js
+// node_modules/pino-pretty/lib/utils/prettify-object.js
 var require_prettify_object = __commonJS({
-  "../../main/node_modules/pino-pretty/lib/utils/prettify-object.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/prettify-object.js"(exports2, module2) {
     "use strict";
     module2.exports = prettifyObject;
     var {
@@ -7653,9 +7653,9 @@ var require_prettify_object = __commonJS({
   }
 });
 
-// ../../main/node_modules/pino-pretty/lib/utils/prettify-error-log.js
+// node_modules/pino-pretty/lib/utils/prettify-error-log.js
 var require_prettify_error_log = __commonJS({
-  "../../main/node_modules/pino-pretty/lib/utils/prettify-error-log.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/prettify-error-log.js"(exports2, module2) {
     "use strict";
     module2.exports = prettifyErrorLog;
     var {
@@ -7684,12 +7684,12 @@ var require_prettify_error_log = __commonJS({
           propertiesToPrint = errorProperties.filter((k2) => excludeProperties.includes(k2) === false);
         }
         for (let i3 = 0; i3 < propertiesToPrint.length; i3 += 1) {
-          const key = propertiesToPrint[i3];
-          if (key in log === false) continue;
-          const safeKey = stripUnsafeControlChars(key);
-          if (isObject3(log[key])) {
+          const key2 = propertiesToPrint[i3];
+          if (key2 in log === false) continue;
+          const safeKey = stripUnsafeControlChars(key2);
+          if (isObject3(log[key2])) {
             const prettifiedObject = prettifyObject({
-              log: log[key],
+              log: log[key2],
               excludeLoggerKeys: false,
               context: {
                 ...context,
@@ -7699,7 +7699,7 @@ var require_prettify_error_log = __commonJS({
             result = `${result}${ident}${safeKey}: {${eol}${prettifiedObject}${ident}}${eol}`;
             continue;
           }
-          const value = stripUnsafeControlChars(log[key]);
+          const value = stripUnsafeControlChars(log[key2]);
           result = `${result}${ident}${safeKey}: ${value}${eol}`;
         }
       }
@@ -7708,9 +7708,9 @@ var require_prettify_error_log = __commonJS({
   }
 });
 
-// ../../main/node_modules/pino-pretty/lib/utils/prettify-level.js
+// node_modules/pino-pretty/lib/utils/prettify-level.js
 var require_prettify_level = __commonJS({
-  "../../main/node_modules/pino-pretty/lib/utils/prettify-level.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/prettify-level.js"(exports2, module2) {
     "use strict";
     module2.exports = prettifyLevel;
     var getPropertyValue = require_get_property_value();
@@ -7735,9 +7735,9 @@ var require_prettify_level = __commonJS({
   }
 });
 
-// ../../main/node_modules/pino-pretty/lib/utils/prettify-message.js
+// node_modules/pino-pretty/lib/utils/prettify-message.js
 var require_prettify_message = __commonJS({
-  "../../main/node_modules/pino-pretty/lib/utils/prettify-message.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/prettify-message.js"(exports2, module2) {
     "use strict";
     module2.exports = prettifyMessage;
     var {
@@ -7783,9 +7783,9 @@ var require_prettify_message = __commonJS({
   }
 });
 
-// ../../main/node_modules/pino-pretty/lib/utils/prettify-metadata.js
+// node_modules/pino-pretty/lib/utils/prettify-metadata.js
 var require_prettify_metadata = __commonJS({
-  "../../main/node_modules/pino-pretty/lib/utils/prettify-metadata.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/prettify-metadata.js"(exports2, module2) {
     "use strict";
     module2.exports = prettifyMetadata;
     var stripUnsafeControlChars = require_strip_unsafe_control_chars();
@@ -7824,9 +7824,9 @@ var require_prettify_metadata = __commonJS({
   }
 });
 
-// ../../main/node_modules/pino-pretty/lib/utils/prettify-time.js
+// node_modules/pino-pretty/lib/utils/prettify-time.js
 var require_prettify_time = __commonJS({
-  "../../main/node_modules/pino-pretty/lib/utils/prettify-time.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/prettify-time.js"(exports2, module2) {
     "use strict";
     module2.exports = prettifyTime;
     var formatTime = require_format_time();
@@ -7850,9 +7850,9 @@ var require_prettify_time = __commonJS({
   }
 });
 
-// ../../main/node_modules/pino-pretty/lib/utils/index.js
+// node_modules/pino-pretty/lib/utils/index.js
 var require_utils = __commonJS({
-  "../../main/node_modules/pino-pretty/lib/utils/index.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/index.js"(exports2, module2) {
     "use strict";
     module2.exports = {
       buildSafeSonicBoom: require_build_safe_sonic_boom(),
@@ -7883,9 +7883,9 @@ var require_utils = __commonJS({
   }
 });
 
-// ../../main/node_modules/secure-json-parse/index.js
+// node_modules/secure-json-parse/index.js
 var require_secure_json_parse = __commonJS({
-  "../../main/node_modules/secure-json-parse/index.js"(exports2, module2) {
+  "node_modules/secure-json-parse/index.js"(exports2, module2) {
     "use strict";
     var hasBuffer = typeof Buffer !== "undefined";
     var suspectProtoRx = /"(?:_|\\u005[Ff])(?:_|\\u005[Ff])(?:p|\\u0070)(?:r|\\u0072)(?:o|\\u006[Ff])(?:t|\\u0074)(?:o|\\u006[Ff])(?:_|\\u005[Ff])(?:_|\\u005[Ff])"\s*:/;
@@ -7949,8 +7949,8 @@ var require_secure_json_parse = __commonJS({
             }
             delete node2.constructor;
           }
-          for (const key in node2) {
-            const value = node2[key];
+          for (const key2 in node2) {
+            const value = node2[key2];
             if (value && typeof value === "object") {
               next.push(value);
             }
@@ -7989,9 +7989,9 @@ var require_secure_json_parse = __commonJS({
   }
 });
 
-// ../../main/node_modules/pino-pretty/lib/pretty.js
+// node_modules/pino-pretty/lib/pretty.js
 var require_pretty = __commonJS({
-  "../../main/node_modules/pino-pretty/lib/pretty.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/pretty.js"(exports2, module2) {
     "use strict";
     module2.exports = pretty;
     var sjs = require_secure_json_parse();
@@ -8106,8 +8106,8 @@ var require_pretty = __commonJS({
           this.messageKey,
           this.levelKey,
           this.timestampKey
-        ].map((key) => key.replaceAll(/\\/g, "")).filter((key) => {
-          return typeof log[key] === "string" || typeof log[key] === "number" || typeof log[key] === "boolean";
+        ].map((key2) => key2.replaceAll(/\\/g, "")).filter((key2) => {
+          return typeof log[key2] === "string" || typeof log[key2] === "number" || typeof log[key2] === "boolean";
         });
         const prettifiedObject = prettifyObject({
           log,
@@ -8124,9 +8124,9 @@ var require_pretty = __commonJS({
   }
 });
 
-// ../../main/node_modules/pino-pretty/index.js
+// node_modules/pino-pretty/index.js
 var require_pino_pretty = __commonJS({
-  "../../main/node_modules/pino-pretty/index.js"(exports2, module2) {
+  "node_modules/pino-pretty/index.js"(exports2, module2) {
     "use strict";
     var { isColorSupported } = require_colorette();
     var pump = require_pump();
@@ -8184,9 +8184,9 @@ var require_pino_pretty = __commonJS({
         "singleLine",
         "useOnlyCustomProps"
       ];
-      for (const key of booleanOptions) {
-        if (key in normalized) {
-          normalized[key] = normalizeBoolean(normalized[key]);
+      for (const key2 of booleanOptions) {
+        if (key2 in normalized) {
+          normalized[key2] = normalizeBoolean(normalized[key2]);
         }
       }
       if ("translateTime" in normalized && (normalized.translateTime === "true" || normalized.translateTime === "false")) {
@@ -8257,9 +8257,9 @@ var require_pino_pretty = __commonJS({
   }
 });
 
-// ../../main/node_modules/bottleneck/light.js
+// node_modules/bottleneck/light.js
 var require_light = __commonJS({
-  "../../main/node_modules/bottleneck/light.js"(exports2, module2) {
+  "node_modules/bottleneck/light.js"(exports2, module2) {
     (function(global3, factory) {
       typeof exports2 === "object" && typeof module2 !== "undefined" ? module2.exports = factory() : typeof define === "function" && define.amd ? define(factory) : global3.Bottleneck = factory();
     })(exports2, (function() {
@@ -8993,27 +8993,27 @@ var require_light = __commonJS({
               }
             }
           }
-          key(key = "") {
+          key(key2 = "") {
             var ref;
-            return (ref = this.instances[key]) != null ? ref : (() => {
+            return (ref = this.instances[key2]) != null ? ref : (() => {
               var limiter;
-              limiter = this.instances[key] = new this.Bottleneck(Object.assign(this.limiterOptions, {
-                id: `${this.id}-${key}`,
+              limiter = this.instances[key2] = new this.Bottleneck(Object.assign(this.limiterOptions, {
+                id: `${this.id}-${key2}`,
                 timeout: this.timeout,
                 connection: this.connection
               }));
-              this.Events.trigger("created", limiter, key);
+              this.Events.trigger("created", limiter, key2);
               return limiter;
             })();
           }
-          async deleteKey(key = "") {
+          async deleteKey(key2 = "") {
             var deleted, instance;
-            instance = this.instances[key];
+            instance = this.instances[key2];
             if (this.connection) {
-              deleted = await this.connection.__runCommand__(["del", ...Scripts$1.allKeys(`${this.id}-${key}`)]);
+              deleted = await this.connection.__runCommand__(["del", ...Scripts$1.allKeys(`${this.id}-${key2}`)]);
             }
             if (instance != null) {
-              delete this.instances[key];
+              delete this.instances[key2];
               await instance.disconnect();
             }
             return instance != null || deleted > 0;
@@ -9576,9 +9576,9 @@ var require_light = __commonJS({
   }
 });
 
-// ../../main/node_modules/yaml/dist/nodes/identity.js
+// node_modules/yaml/dist/nodes/identity.js
 var require_identity = __commonJS({
-  "../../main/node_modules/yaml/dist/nodes/identity.js"(exports2) {
+  "node_modules/yaml/dist/nodes/identity.js"(exports2) {
     "use strict";
     var ALIAS = /* @__PURE__ */ Symbol.for("yaml.alias");
     var DOC = /* @__PURE__ */ Symbol.for("yaml.document");
@@ -9633,9 +9633,9 @@ var require_identity = __commonJS({
   }
 });
 
-// ../../main/node_modules/yaml/dist/visit.js
+// node_modules/yaml/dist/visit.js
 var require_visit = __commonJS({
-  "../../main/node_modules/yaml/dist/visit.js"(exports2) {
+  "node_modules/yaml/dist/visit.js"(exports2) {
     "use strict";
     var identity3 = require_identity();
     var BREAK = /* @__PURE__ */ Symbol("break visit");
@@ -9653,11 +9653,11 @@ var require_visit = __commonJS({
     visit2.BREAK = BREAK;
     visit2.SKIP = SKIP2;
     visit2.REMOVE = REMOVE;
-    function visit_(key, node2, visitor, path12) {
-      const ctrl = callVisitor(key, node2, visitor, path12);
+    function visit_(key2, node2, visitor, path12) {
+      const ctrl = callVisitor(key2, node2, visitor, path12);
       if (identity3.isNode(ctrl) || identity3.isPair(ctrl)) {
-        replaceNode(key, path12, ctrl);
-        return visit_(key, ctrl, visitor, path12);
+        replaceNode(key2, path12, ctrl);
+        return visit_(key2, ctrl, visitor, path12);
       }
       if (typeof ctrl !== "symbol") {
         if (identity3.isCollection(node2)) {
@@ -9701,11 +9701,11 @@ var require_visit = __commonJS({
     visitAsync.BREAK = BREAK;
     visitAsync.SKIP = SKIP2;
     visitAsync.REMOVE = REMOVE;
-    async function visitAsync_(key, node2, visitor, path12) {
-      const ctrl = await callVisitor(key, node2, visitor, path12);
+    async function visitAsync_(key2, node2, visitor, path12) {
+      const ctrl = await callVisitor(key2, node2, visitor, path12);
       if (identity3.isNode(ctrl) || identity3.isPair(ctrl)) {
-        replaceNode(key, path12, ctrl);
-        return visitAsync_(key, ctrl, visitor, path12);
+        replaceNode(key2, path12, ctrl);
+        return visitAsync_(key2, ctrl, visitor, path12);
       }
       if (typeof ctrl !== "symbol") {
         if (identity3.isCollection(node2)) {
@@ -9755,27 +9755,27 @@ var require_visit = __commonJS({
       }
       return visitor;
     }
-    function callVisitor(key, node2, visitor, path12) {
+    function callVisitor(key2, node2, visitor, path12) {
       if (typeof visitor === "function")
-        return visitor(key, node2, path12);
+        return visitor(key2, node2, path12);
       if (identity3.isMap(node2))
-        return visitor.Map?.(key, node2, path12);
+        return visitor.Map?.(key2, node2, path12);
       if (identity3.isSeq(node2))
-        return visitor.Seq?.(key, node2, path12);
+        return visitor.Seq?.(key2, node2, path12);
       if (identity3.isPair(node2))
-        return visitor.Pair?.(key, node2, path12);
+        return visitor.Pair?.(key2, node2, path12);
       if (identity3.isScalar(node2))
-        return visitor.Scalar?.(key, node2, path12);
+        return visitor.Scalar?.(key2, node2, path12);
       if (identity3.isAlias(node2))
-        return visitor.Alias?.(key, node2, path12);
+        return visitor.Alias?.(key2, node2, path12);
       return void 0;
     }
-    function replaceNode(key, path12, node2) {
+    function replaceNode(key2, path12, node2) {
       const parent = path12[path12.length - 1];
       if (identity3.isCollection(parent)) {
-        parent.items[key] = node2;
+        parent.items[key2] = node2;
       } else if (identity3.isPair(parent)) {
-        if (key === "key")
+        if (key2 === "key")
           parent.key = node2;
         else
           parent.value = node2;
@@ -9791,9 +9791,9 @@ var require_visit = __commonJS({
   }
 });
 
-// ../../main/node_modules/yaml/dist/doc/directives.js
+// node_modules/yaml/dist/doc/directives.js
 var require_directives = __commonJS({
-  "../../main/node_modules/yaml/dist/doc/directives.js"(exports2) {
+  "node_modules/yaml/dist/doc/directives.js"(exports2) {
     "use strict";
     var identity3 = require_identity();
     var visit2 = require_visit();
@@ -9962,9 +9962,9 @@ var require_directives = __commonJS({
   }
 });
 
-// ../../main/node_modules/yaml/dist/doc/anchors.js
+// node_modules/yaml/dist/doc/anchors.js
 var require_anchors = __commonJS({
-  "../../main/node_modules/yaml/dist/doc/anchors.js"(exports2) {
+  "node_modules/yaml/dist/doc/anchors.js"(exports2) {
     "use strict";
     var identity3 = require_identity();
     var visit2 = require_visit();
@@ -10032,11 +10032,11 @@ var require_anchors = __commonJS({
   }
 });
 
-// ../../main/node_modules/yaml/dist/doc/applyReviver.js
+// node_modules/yaml/dist/doc/applyReviver.js
 var require_applyReviver = __commonJS({
-  "../../main/node_modules/yaml/dist/doc/applyReviver.js"(exports2) {
+  "node_modules/yaml/dist/doc/applyReviver.js"(exports2) {
     "use strict";
-    function applyReviver(reviver, obj, key, val) {
+    function applyReviver(reviver, obj, key2, val) {
       if (val && typeof val === "object") {
         if (Array.isArray(val)) {
           for (let i3 = 0, len = val.length; i3 < len; ++i3) {
@@ -10076,15 +10076,15 @@ var require_applyReviver = __commonJS({
           }
         }
       }
-      return reviver.call(obj, key, val);
+      return reviver.call(obj, key2, val);
     }
     exports2.applyReviver = applyReviver;
   }
 });
 
-// ../../main/node_modules/yaml/dist/nodes/toJS.js
+// node_modules/yaml/dist/nodes/toJS.js
 var require_toJS = __commonJS({
-  "../../main/node_modules/yaml/dist/nodes/toJS.js"(exports2) {
+  "node_modules/yaml/dist/nodes/toJS.js"(exports2) {
     "use strict";
     var identity3 = require_identity();
     function toJS(value, arg, ctx) {
@@ -10112,9 +10112,9 @@ var require_toJS = __commonJS({
   }
 });
 
-// ../../main/node_modules/yaml/dist/nodes/Node.js
+// node_modules/yaml/dist/nodes/Node.js
 var require_Node = __commonJS({
-  "../../main/node_modules/yaml/dist/nodes/Node.js"(exports2) {
+  "node_modules/yaml/dist/nodes/Node.js"(exports2) {
     "use strict";
     var applyReviver = require_applyReviver();
     var identity3 = require_identity();
@@ -10153,9 +10153,9 @@ var require_Node = __commonJS({
   }
 });
 
-// ../../main/node_modules/yaml/dist/nodes/Alias.js
+// node_modules/yaml/dist/nodes/Alias.js
 var require_Alias = __commonJS({
-  "../../main/node_modules/yaml/dist/nodes/Alias.js"(exports2) {
+  "node_modules/yaml/dist/nodes/Alias.js"(exports2) {
     "use strict";
     var anchors = require_anchors();
     var visit2 = require_visit();
@@ -10271,9 +10271,9 @@ var require_Alias = __commonJS({
   }
 });
 
-// ../../main/node_modules/yaml/dist/nodes/Scalar.js
+// node_modules/yaml/dist/nodes/Scalar.js
 var require_Scalar = __commonJS({
-  "../../main/node_modules/yaml/dist/nodes/Scalar.js"(exports2) {
+  "node_modules/yaml/dist/nodes/Scalar.js"(exports2) {
     "use strict";
     var identity3 = require_identity();
     var Node = require_Node();
@@ -10301,9 +10301,9 @@ var require_Scalar = __commonJS({
   }
 });
 
-// ../../main/node_modules/yaml/dist/doc/createNode.js
+// node_modules/yaml/dist/doc/createNode.js
 var require_createNode = __commonJS({
-  "../../main/node_modules/yaml/dist/doc/createNode.js"(exports2) {
+  "node_modules/yaml/dist/doc/createNode.js"(exports2) {
     "use strict";
     var Alias = require_Alias();
     var identity3 = require_identity();
@@ -10376,9 +10376,9 @@ var require_createNode = __commonJS({
   }
 });
 
-// ../../main/node_modules/yaml/dist/nodes/Collection.js
+// node_modules/yaml/dist/nodes/Collection.js
 var require_Collection = __commonJS({
-  "../../main/node_modules/yaml/dist/nodes/Collection.js"(exports2) {
+  "node_modules/yaml/dist/nodes/Collection.js"(exports2) {
     "use strict";
     var createNode = require_createNode();
     var identity3 = require_identity();
@@ -10439,14 +10439,14 @@ var require_Collection = __commonJS({
         if (isEmptyPath(path12))
           this.add(value);
         else {
-          const [key, ...rest] = path12;
-          const node2 = this.get(key, true);
+          const [key2, ...rest] = path12;
+          const node2 = this.get(key2, true);
           if (identity3.isCollection(node2))
             node2.addIn(rest, value);
           else if (node2 === void 0 && this.schema)
-            this.set(key, collectionFromPath(this.schema, rest, value));
+            this.set(key2, collectionFromPath(this.schema, rest, value));
           else
-            throw new Error(`Expected YAML collection at ${key}. Remaining path: ${rest}`);
+            throw new Error(`Expected YAML collection at ${key2}. Remaining path: ${rest}`);
         }
       }
       /**
@@ -10454,14 +10454,14 @@ var require_Collection = __commonJS({
        * @returns `true` if the item was found and removed.
        */
       deleteIn(path12) {
-        const [key, ...rest] = path12;
+        const [key2, ...rest] = path12;
         if (rest.length === 0)
-          return this.delete(key);
-        const node2 = this.get(key, true);
+          return this.delete(key2);
+        const node2 = this.get(key2, true);
         if (identity3.isCollection(node2))
           return node2.deleteIn(rest);
         else
-          throw new Error(`Expected YAML collection at ${key}. Remaining path: ${rest}`);
+          throw new Error(`Expected YAML collection at ${key2}. Remaining path: ${rest}`);
       }
       /**
        * Returns item at `key`, or `undefined` if not found. By default unwraps
@@ -10469,8 +10469,8 @@ var require_Collection = __commonJS({
        * `true` (collections are always returned intact).
        */
       getIn(path12, keepScalar) {
-        const [key, ...rest] = path12;
-        const node2 = this.get(key, true);
+        const [key2, ...rest] = path12;
+        const node2 = this.get(key2, true);
         if (rest.length === 0)
           return !keepScalar && identity3.isScalar(node2) ? node2.value : node2;
         else
@@ -10488,10 +10488,10 @@ var require_Collection = __commonJS({
        * Checks if the collection includes a value with the key `key`.
        */
       hasIn(path12) {
-        const [key, ...rest] = path12;
+        const [key2, ...rest] = path12;
         if (rest.length === 0)
-          return this.has(key);
-        const node2 = this.get(key, true);
+          return this.has(key2);
+        const node2 = this.get(key2, true);
         return identity3.isCollection(node2) ? node2.hasIn(rest) : false;
       }
       /**
@@ -10499,17 +10499,17 @@ var require_Collection = __commonJS({
        * boolean to add/remove the item from the set.
        */
       setIn(path12, value) {
-        const [key, ...rest] = path12;
+        const [key2, ...rest] = path12;
         if (rest.length === 0) {
-          this.set(key, value);
+          this.set(key2, value);
         } else {
-          const node2 = this.get(key, true);
+          const node2 = this.get(key2, true);
           if (identity3.isCollection(node2))
             node2.setIn(rest, value);
           else if (node2 === void 0 && this.schema)
-            this.set(key, collectionFromPath(this.schema, rest, value));
+            this.set(key2, collectionFromPath(this.schema, rest, value));
           else
-            throw new Error(`Expected YAML collection at ${key}. Remaining path: ${rest}`);
+            throw new Error(`Expected YAML collection at ${key2}. Remaining path: ${rest}`);
         }
       }
     };
@@ -10519,9 +10519,9 @@ var require_Collection = __commonJS({
   }
 });
 
-// ../../main/node_modules/yaml/dist/stringify/stringifyComment.js
+// node_modules/yaml/dist/stringify/stringifyComment.js
 var require_stringifyComment = __commonJS({
-  "../../main/node_modules/yaml/dist/stringify/stringifyComment.js"(exports2) {
+  "node_modules/yaml/dist/stringify/stringifyComment.js"(exports2) {
     "use strict";
     var stringifyComment = (str) => str.replace(/^(?!$)(?: $)?/gm, "#");
     function indentComment(comment, indent) {
@@ -10536,9 +10536,9 @@ var require_stringifyComment = __commonJS({
   }
 });
 
-// ../../main/node_modules/yaml/dist/stringify/foldFlowLines.js
+// node_modules/yaml/dist/stringify/foldFlowLines.js
 var require_foldFlowLines = __commonJS({
-  "../../main/node_modules/yaml/dist/stringify/foldFlowLines.js"(exports2) {
+  "node_modules/yaml/dist/stringify/foldFlowLines.js"(exports2) {
     "use strict";
     var FOLD_FLOW = "flow";
     var FOLD_BLOCK = "block";
@@ -10672,9 +10672,9 @@ ${indent}${text2.slice(fold + 1, end2)}`;
   }
 });
 
-// ../../main/node_modules/yaml/dist/stringify/stringifyString.js
+// node_modules/yaml/dist/stringify/stringifyString.js
 var require_stringifyString = __commonJS({
-  "../../main/node_modules/yaml/dist/stringify/stringifyString.js"(exports2) {
+  "node_modules/yaml/dist/stringify/stringifyString.js"(exports2) {
     "use strict";
     var Scalar = require_Scalar();
     var foldFlowLines = require_foldFlowLines();
@@ -10955,9 +10955,9 @@ ${indent}`);
   }
 });
 
-// ../../main/node_modules/yaml/dist/stringify/stringify.js
+// node_modules/yaml/dist/stringify/stringify.js
 var require_stringify = __commonJS({
-  "../../main/node_modules/yaml/dist/stringify/stringify.js"(exports2) {
+  "node_modules/yaml/dist/stringify/stringify.js"(exports2) {
     "use strict";
     var anchors = require_anchors();
     var identity3 = require_identity();
@@ -11079,27 +11079,27 @@ ${ctx.indent}${str}`;
   }
 });
 
-// ../../main/node_modules/yaml/dist/stringify/stringifyPair.js
+// node_modules/yaml/dist/stringify/stringifyPair.js
 var require_stringifyPair = __commonJS({
-  "../../main/node_modules/yaml/dist/stringify/stringifyPair.js"(exports2) {
+  "node_modules/yaml/dist/stringify/stringifyPair.js"(exports2) {
     "use strict";
     var identity3 = require_identity();
     var Scalar = require_Scalar();
     var stringify3 = require_stringify();
     var stringifyComment = require_stringifyComment();
-    function stringifyPair({ key, value }, ctx, onComment, onChompKeep) {
+    function stringifyPair({ key: key2, value }, ctx, onComment, onChompKeep) {
       const { allNullValues, doc, indent, indentStep, options: { commentString, indentSeq, simpleKeys } } = ctx;
-      let keyComment = identity3.isNode(key) && key.comment || null;
+      let keyComment = identity3.isNode(key2) && key2.comment || null;
       if (simpleKeys) {
         if (keyComment) {
           throw new Error("With simple keys, key nodes cannot have comments");
         }
-        if (identity3.isCollection(key) || !identity3.isNode(key) && typeof key === "object") {
+        if (identity3.isCollection(key2) || !identity3.isNode(key2) && typeof key2 === "object") {
           const msg = "With simple keys, collection cannot be used as a key value";
           throw new Error(msg);
         }
       }
-      let explicitKey = !simpleKeys && (!key || keyComment && value == null && !ctx.inFlow || identity3.isCollection(key) || (identity3.isScalar(key) ? key.type === Scalar.Scalar.BLOCK_FOLDED || key.type === Scalar.Scalar.BLOCK_LITERAL : typeof key === "object"));
+      let explicitKey = !simpleKeys && (!key2 || keyComment && value == null && !ctx.inFlow || identity3.isCollection(key2) || (identity3.isScalar(key2) ? key2.type === Scalar.Scalar.BLOCK_FOLDED || key2.type === Scalar.Scalar.BLOCK_LITERAL : typeof key2 === "object"));
       ctx = Object.assign({}, ctx, {
         allNullValues: false,
         implicitKey: !explicitKey && (simpleKeys || !allNullValues),
@@ -11107,7 +11107,7 @@ var require_stringifyPair = __commonJS({
       });
       let keyCommentDone = false;
       let chompKeep = false;
-      let str = stringify3.stringify(key, ctx, () => keyCommentDone = true, () => chompKeep = true);
+      let str = stringify3.stringify(key2, ctx, () => keyCommentDone = true, () => chompKeep = true);
       if (!explicitKey && !ctx.inFlow && str.length > 1024) {
         if (simpleKeys)
           throw new Error("With simple keys, single line scalar must not span more than 1024 characters");
@@ -11212,9 +11212,9 @@ ${ctx.indent}`;
   }
 });
 
-// ../../main/node_modules/yaml/dist/log.js
+// node_modules/yaml/dist/log.js
 var require_log = __commonJS({
-  "../../main/node_modules/yaml/dist/log.js"(exports2) {
+  "node_modules/yaml/dist/log.js"(exports2) {
     "use strict";
     var node_process = __require("process");
     function debug(logLevel, ...messages) {
@@ -11234,9 +11234,9 @@ var require_log = __commonJS({
   }
 });
 
-// ../../main/node_modules/yaml/dist/schema/yaml-1.1/merge.js
+// node_modules/yaml/dist/schema/yaml-1.1/merge.js
 var require_merge = __commonJS({
-  "../../main/node_modules/yaml/dist/schema/yaml-1.1/merge.js"(exports2) {
+  "node_modules/yaml/dist/schema/yaml-1.1/merge.js"(exports2) {
     "use strict";
     var identity3 = require_identity();
     var Scalar = require_Scalar();
@@ -11251,7 +11251,7 @@ var require_merge = __commonJS({
       }),
       stringify: () => MERGE_KEY
     };
-    var isMergeKey = (ctx, key) => (merge4.identify(key) || identity3.isScalar(key) && (!key.type || key.type === Scalar.Scalar.PLAIN) && merge4.identify(key.value)) && ctx?.doc.schema.tags.some((tag) => tag.tag === merge4.tag && tag.default);
+    var isMergeKey = (ctx, key2) => (merge4.identify(key2) || identity3.isScalar(key2) && (!key2.type || key2.type === Scalar.Scalar.PLAIN) && merge4.identify(key2.value)) && ctx?.doc.schema.tags.some((tag) => tag.tag === merge4.tag && tag.default);
     function addMergeToJSMap(ctx, map2, value) {
       const source = resolveAliasValue(ctx, value);
       if (identity3.isSeq(source))
@@ -11268,14 +11268,14 @@ var require_merge = __commonJS({
       if (!identity3.isMap(source))
         throw new Error("Merge sources must be maps or map aliases");
       const srcMap = source.toJSON(null, ctx, Map);
-      for (const [key, value2] of srcMap) {
+      for (const [key2, value2] of srcMap) {
         if (map2 instanceof Map) {
-          if (!map2.has(key))
-            map2.set(key, value2);
+          if (!map2.has(key2))
+            map2.set(key2, value2);
         } else if (map2 instanceof Set) {
-          map2.add(key);
-        } else if (!Object.prototype.hasOwnProperty.call(map2, key)) {
-          Object.defineProperty(map2, key, {
+          map2.add(key2);
+        } else if (!Object.prototype.hasOwnProperty.call(map2, key2)) {
+          Object.defineProperty(map2, key2, {
             value: value2,
             writable: true,
             enumerable: true,
@@ -11294,28 +11294,28 @@ var require_merge = __commonJS({
   }
 });
 
-// ../../main/node_modules/yaml/dist/nodes/addPairToJSMap.js
+// node_modules/yaml/dist/nodes/addPairToJSMap.js
 var require_addPairToJSMap = __commonJS({
-  "../../main/node_modules/yaml/dist/nodes/addPairToJSMap.js"(exports2) {
+  "node_modules/yaml/dist/nodes/addPairToJSMap.js"(exports2) {
     "use strict";
     var log = require_log();
     var merge4 = require_merge();
     var stringify3 = require_stringify();
     var identity3 = require_identity();
     var toJS = require_toJS();
-    function addPairToJSMap(ctx, map2, { key, value }) {
-      if (identity3.isNode(key) && key.addToJSMap)
-        key.addToJSMap(ctx, map2, value);
-      else if (merge4.isMergeKey(ctx, key))
+    function addPairToJSMap(ctx, map2, { key: key2, value }) {
+      if (identity3.isNode(key2) && key2.addToJSMap)
+        key2.addToJSMap(ctx, map2, value);
+      else if (merge4.isMergeKey(ctx, key2))
         merge4.addMergeToJSMap(ctx, map2, value);
       else {
-        const jsKey = toJS.toJS(key, "", ctx);
+        const jsKey = toJS.toJS(key2, "", ctx);
         if (map2 instanceof Map) {
           map2.set(jsKey, toJS.toJS(value, jsKey, ctx));
         } else if (map2 instanceof Set) {
           map2.add(jsKey);
         } else {
-          const stringKey = stringifyKey(key, jsKey, ctx);
+          const stringKey = stringifyKey(key2, jsKey, ctx);
           const jsValue = toJS.toJS(value, stringKey, ctx);
           if (stringKey in map2)
             Object.defineProperty(map2, stringKey, {
@@ -11330,19 +11330,19 @@ var require_addPairToJSMap = __commonJS({
       }
       return map2;
     }
-    function stringifyKey(key, jsKey, ctx) {
+    function stringifyKey(key2, jsKey, ctx) {
       if (jsKey === null)
         return "";
       if (typeof jsKey !== "object")
         return String(jsKey);
-      if (identity3.isNode(key) && ctx?.doc) {
+      if (identity3.isNode(key2) && ctx?.doc) {
         const strCtx = stringify3.createStringifyContext(ctx.doc, {});
         strCtx.anchors = /* @__PURE__ */ new Set();
         for (const node2 of ctx.anchors.keys())
           strCtx.anchors.add(node2.anchor);
         strCtx.inFlow = true;
         strCtx.inStringifyKey = true;
-        const strKey = key.toString(strCtx);
+        const strKey = key2.toString(strCtx);
         if (!ctx.mapKeyWarned) {
           let jsonStr = JSON.stringify(strKey);
           if (jsonStr.length > 40)
@@ -11358,32 +11358,32 @@ var require_addPairToJSMap = __commonJS({
   }
 });
 
-// ../../main/node_modules/yaml/dist/nodes/Pair.js
+// node_modules/yaml/dist/nodes/Pair.js
 var require_Pair = __commonJS({
-  "../../main/node_modules/yaml/dist/nodes/Pair.js"(exports2) {
+  "node_modules/yaml/dist/nodes/Pair.js"(exports2) {
     "use strict";
     var createNode = require_createNode();
     var stringifyPair = require_stringifyPair();
     var addPairToJSMap = require_addPairToJSMap();
     var identity3 = require_identity();
-    function createPair(key, value, ctx) {
-      const k2 = createNode.createNode(key, void 0, ctx);
+    function createPair(key2, value, ctx) {
+      const k2 = createNode.createNode(key2, void 0, ctx);
       const v = createNode.createNode(value, void 0, ctx);
       return new Pair(k2, v);
     }
     var Pair = class _Pair {
-      constructor(key, value = null) {
+      constructor(key2, value = null) {
         Object.defineProperty(this, identity3.NODE_TYPE, { value: identity3.PAIR });
-        this.key = key;
+        this.key = key2;
         this.value = value;
       }
       clone(schema) {
-        let { key, value } = this;
-        if (identity3.isNode(key))
-          key = key.clone(schema);
+        let { key: key2, value } = this;
+        if (identity3.isNode(key2))
+          key2 = key2.clone(schema);
         if (identity3.isNode(value))
           value = value.clone(schema);
-        return new _Pair(key, value);
+        return new _Pair(key2, value);
       }
       toJSON(_2, ctx) {
         const pair = ctx?.mapAsMap ? /* @__PURE__ */ new Map() : {};
@@ -11398,9 +11398,9 @@ var require_Pair = __commonJS({
   }
 });
 
-// ../../main/node_modules/yaml/dist/stringify/stringifyCollection.js
+// node_modules/yaml/dist/stringify/stringifyCollection.js
 var require_stringifyCollection = __commonJS({
-  "../../main/node_modules/yaml/dist/stringify/stringifyCollection.js"(exports2) {
+  "node_modules/yaml/dist/stringify/stringifyCollection.js"(exports2) {
     "use strict";
     var identity3 = require_identity();
     var stringify3 = require_stringify();
@@ -11549,9 +11549,9 @@ ${indent}${end}`;
   }
 });
 
-// ../../main/node_modules/yaml/dist/nodes/YAMLMap.js
+// node_modules/yaml/dist/nodes/YAMLMap.js
 var require_YAMLMap = __commonJS({
-  "../../main/node_modules/yaml/dist/nodes/YAMLMap.js"(exports2) {
+  "node_modules/yaml/dist/nodes/YAMLMap.js"(exports2) {
     "use strict";
     var stringifyCollection = require_stringifyCollection();
     var addPairToJSMap = require_addPairToJSMap();
@@ -11559,11 +11559,11 @@ var require_YAMLMap = __commonJS({
     var identity3 = require_identity();
     var Pair = require_Pair();
     var Scalar = require_Scalar();
-    function findPair(items, key) {
-      const k2 = identity3.isScalar(key) ? key.value : key;
+    function findPair(items, key2) {
+      const k2 = identity3.isScalar(key2) ? key2.value : key2;
       for (const it of items) {
         if (identity3.isPair(it)) {
-          if (it.key === key || it.key === k2)
+          if (it.key === key2 || it.key === k2)
             return it;
           if (identity3.isScalar(it.key) && it.key.value === k2)
             return it;
@@ -11586,20 +11586,20 @@ var require_YAMLMap = __commonJS({
       static from(schema, obj, ctx) {
         const { keepUndefined, replacer } = ctx;
         const map2 = new this(schema);
-        const add = (key, value) => {
+        const add = (key2, value) => {
           if (typeof replacer === "function")
-            value = replacer.call(obj, key, value);
-          else if (Array.isArray(replacer) && !replacer.includes(key))
+            value = replacer.call(obj, key2, value);
+          else if (Array.isArray(replacer) && !replacer.includes(key2))
             return;
           if (value !== void 0 || keepUndefined)
-            map2.items.push(Pair.createPair(key, value, ctx));
+            map2.items.push(Pair.createPair(key2, value, ctx));
         };
         if (obj instanceof Map) {
-          for (const [key, value] of obj)
-            add(key, value);
+          for (const [key2, value] of obj)
+            add(key2, value);
         } else if (obj && typeof obj === "object") {
-          for (const key of Object.keys(obj))
-            add(key, obj[key]);
+          for (const key2 of Object.keys(obj))
+            add(key2, obj[key2]);
         }
         if (typeof schema.sortMapEntries === "function") {
           map2.items.sort(schema.sortMapEntries);
@@ -11639,23 +11639,23 @@ var require_YAMLMap = __commonJS({
           this.items.push(_pair);
         }
       }
-      delete(key) {
-        const it = findPair(this.items, key);
+      delete(key2) {
+        const it = findPair(this.items, key2);
         if (!it)
           return false;
         const del = this.items.splice(this.items.indexOf(it), 1);
         return del.length > 0;
       }
-      get(key, keepScalar) {
-        const it = findPair(this.items, key);
+      get(key2, keepScalar) {
+        const it = findPair(this.items, key2);
         const node2 = it?.value;
         return (!keepScalar && identity3.isScalar(node2) ? node2.value : node2) ?? void 0;
       }
-      has(key) {
-        return !!findPair(this.items, key);
+      has(key2) {
+        return !!findPair(this.items, key2);
       }
-      set(key, value) {
-        this.add(new Pair.Pair(key, value), true);
+      set(key2, value) {
+        this.add(new Pair.Pair(key2, value), true);
       }
       /**
        * @param ctx - Conversion context, originally set in Document#toJS()
@@ -11693,9 +11693,9 @@ var require_YAMLMap = __commonJS({
   }
 });
 
-// ../../main/node_modules/yaml/dist/schema/common/map.js
+// node_modules/yaml/dist/schema/common/map.js
 var require_map = __commonJS({
-  "../../main/node_modules/yaml/dist/schema/common/map.js"(exports2) {
+  "node_modules/yaml/dist/schema/common/map.js"(exports2) {
     "use strict";
     var identity3 = require_identity();
     var YAMLMap = require_YAMLMap();
@@ -11715,9 +11715,9 @@ var require_map = __commonJS({
   }
 });
 
-// ../../main/node_modules/yaml/dist/nodes/YAMLSeq.js
+// node_modules/yaml/dist/nodes/YAMLSeq.js
 var require_YAMLSeq = __commonJS({
-  "../../main/node_modules/yaml/dist/nodes/YAMLSeq.js"(exports2) {
+  "node_modules/yaml/dist/nodes/YAMLSeq.js"(exports2) {
     "use strict";
     var createNode = require_createNode();
     var stringifyCollection = require_stringifyCollection();
@@ -11744,15 +11744,15 @@ var require_YAMLSeq = __commonJS({
        *
        * @returns `true` if the item was found and removed.
        */
-      delete(key) {
-        const idx = asItemIndex(key);
+      delete(key2) {
+        const idx = asItemIndex(key2);
         if (typeof idx !== "number")
           return false;
         const del = this.items.splice(idx, 1);
         return del.length > 0;
       }
-      get(key, keepScalar) {
-        const idx = asItemIndex(key);
+      get(key2, keepScalar) {
+        const idx = asItemIndex(key2);
         if (typeof idx !== "number")
           return void 0;
         const it = this.items[idx];
@@ -11764,8 +11764,8 @@ var require_YAMLSeq = __commonJS({
        * `key` must contain a representation of an integer for this to succeed.
        * It may be wrapped in a `Scalar`.
        */
-      has(key) {
-        const idx = asItemIndex(key);
+      has(key2) {
+        const idx = asItemIndex(key2);
         return typeof idx === "number" && idx < this.items.length;
       }
       /**
@@ -11775,10 +11775,10 @@ var require_YAMLSeq = __commonJS({
        * If `key` does not contain a representation of an integer, this will throw.
        * It may be wrapped in a `Scalar`.
        */
-      set(key, value) {
-        const idx = asItemIndex(key);
+      set(key2, value) {
+        const idx = asItemIndex(key2);
         if (typeof idx !== "number")
-          throw new Error(`Expected a valid index, not ${key}.`);
+          throw new Error(`Expected a valid index, not ${key2}.`);
         const prev = this.items[idx];
         if (identity3.isScalar(prev) && Scalar.isScalarValue(value))
           prev.value = value;
@@ -11812,8 +11812,8 @@ var require_YAMLSeq = __commonJS({
           let i3 = 0;
           for (let it of obj) {
             if (typeof replacer === "function") {
-              const key = obj instanceof Set ? it : String(i3++);
-              it = replacer.call(obj, key, it);
+              const key2 = obj instanceof Set ? it : String(i3++);
+              it = replacer.call(obj, key2, it);
             }
             seq.items.push(createNode.createNode(it, void 0, ctx));
           }
@@ -11821,8 +11821,8 @@ var require_YAMLSeq = __commonJS({
         return seq;
       }
     };
-    function asItemIndex(key) {
-      let idx = identity3.isScalar(key) ? key.value : key;
+    function asItemIndex(key2) {
+      let idx = identity3.isScalar(key2) ? key2.value : key2;
       if (idx && typeof idx === "string")
         idx = Number(idx);
       return typeof idx === "number" && Number.isInteger(idx) && idx >= 0 ? idx : null;
@@ -11831,9 +11831,9 @@ var require_YAMLSeq = __commonJS({
   }
 });
 
-// ../../main/node_modules/yaml/dist/schema/common/seq.js
+// node_modules/yaml/dist/schema/common/seq.js
 var require_seq = __commonJS({
-  "../../main/node_modules/yaml/dist/schema/common/seq.js"(exports2) {
+  "node_modules/yaml/dist/schema/common/seq.js"(exports2) {
     "use strict";
     var identity3 = require_identity();
     var YAMLSeq = require_YAMLSeq();
@@ -11853,9 +11853,9 @@ var require_seq = __commonJS({
   }
 });
 
-// ../../main/node_modules/yaml/dist/schema/common/string.js
+// node_modules/yaml/dist/schema/common/string.js
 var require_string = __commonJS({
-  "../../main/node_modules/yaml/dist/schema/common/string.js"(exports2) {
+  "node_modules/yaml/dist/schema/common/string.js"(exports2) {
     "use strict";
     var stringifyString = require_stringifyString();
     var string4 = {
@@ -11872,9 +11872,9 @@ var require_string = __commonJS({
   }
 });
 
-// ../../main/node_modules/yaml/dist/schema/common/null.js
+// node_modules/yaml/dist/schema/common/null.js
 var require_null = __commonJS({
-  "../../main/node_modules/yaml/dist/schema/common/null.js"(exports2) {
+  "node_modules/yaml/dist/schema/common/null.js"(exports2) {
     "use strict";
     var Scalar = require_Scalar();
     var nullTag = {
@@ -11890,9 +11890,9 @@ var require_null = __commonJS({
   }
 });
 
-// ../../main/node_modules/yaml/dist/schema/core/bool.js
+// node_modules/yaml/dist/schema/core/bool.js
 var require_bool = __commonJS({
-  "../../main/node_modules/yaml/dist/schema/core/bool.js"(exports2) {
+  "node_modules/yaml/dist/schema/core/bool.js"(exports2) {
     "use strict";
     var Scalar = require_Scalar();
     var boolTag = {
@@ -11914,9 +11914,9 @@ var require_bool = __commonJS({
   }
 });
 
-// ../../main/node_modules/yaml/dist/stringify/stringifyNumber.js
+// node_modules/yaml/dist/stringify/stringifyNumber.js
 var require_stringifyNumber = __commonJS({
-  "../../main/node_modules/yaml/dist/stringify/stringifyNumber.js"(exports2) {
+  "node_modules/yaml/dist/stringify/stringifyNumber.js"(exports2) {
     "use strict";
     function stringifyNumber({ format: format2, minFractionDigits, tag, value }) {
       if (typeof value === "bigint")
@@ -11941,9 +11941,9 @@ var require_stringifyNumber = __commonJS({
   }
 });
 
-// ../../main/node_modules/yaml/dist/schema/core/float.js
+// node_modules/yaml/dist/schema/core/float.js
 var require_float = __commonJS({
-  "../../main/node_modules/yaml/dist/schema/core/float.js"(exports2) {
+  "node_modules/yaml/dist/schema/core/float.js"(exports2) {
     "use strict";
     var Scalar = require_Scalar();
     var stringifyNumber = require_stringifyNumber();
@@ -11987,9 +11987,9 @@ var require_float = __commonJS({
   }
 });
 
-// ../../main/node_modules/yaml/dist/schema/core/int.js
+// node_modules/yaml/dist/schema/core/int.js
 var require_int = __commonJS({
-  "../../main/node_modules/yaml/dist/schema/core/int.js"(exports2) {
+  "node_modules/yaml/dist/schema/core/int.js"(exports2) {
     "use strict";
     var stringifyNumber = require_stringifyNumber();
     var intIdentify = (value) => typeof value === "bigint" || Number.isInteger(value);
@@ -12032,9 +12032,9 @@ var require_int = __commonJS({
   }
 });
 
-// ../../main/node_modules/yaml/dist/schema/core/schema.js
+// node_modules/yaml/dist/schema/core/schema.js
 var require_schema = __commonJS({
-  "../../main/node_modules/yaml/dist/schema/core/schema.js"(exports2) {
+  "node_modules/yaml/dist/schema/core/schema.js"(exports2) {
     "use strict";
     var map2 = require_map();
     var _null4 = require_null();
@@ -12060,9 +12060,9 @@ var require_schema = __commonJS({
   }
 });
 
-// ../../main/node_modules/yaml/dist/schema/json/schema.js
+// node_modules/yaml/dist/schema/json/schema.js
 var require_schema2 = __commonJS({
-  "../../main/node_modules/yaml/dist/schema/json/schema.js"(exports2) {
+  "node_modules/yaml/dist/schema/json/schema.js"(exports2) {
     "use strict";
     var Scalar = require_Scalar();
     var map2 = require_map();
@@ -12127,9 +12127,9 @@ var require_schema2 = __commonJS({
   }
 });
 
-// ../../main/node_modules/yaml/dist/schema/yaml-1.1/binary.js
+// node_modules/yaml/dist/schema/yaml-1.1/binary.js
 var require_binary = __commonJS({
-  "../../main/node_modules/yaml/dist/schema/yaml-1.1/binary.js"(exports2) {
+  "node_modules/yaml/dist/schema/yaml-1.1/binary.js"(exports2) {
     "use strict";
     var node_buffer = __require("buffer");
     var Scalar = require_Scalar();
@@ -12193,9 +12193,9 @@ var require_binary = __commonJS({
   }
 });
 
-// ../../main/node_modules/yaml/dist/schema/yaml-1.1/pairs.js
+// node_modules/yaml/dist/schema/yaml-1.1/pairs.js
 var require_pairs = __commonJS({
-  "../../main/node_modules/yaml/dist/schema/yaml-1.1/pairs.js"(exports2) {
+  "node_modules/yaml/dist/schema/yaml-1.1/pairs.js"(exports2) {
     "use strict";
     var identity3 = require_identity();
     var Pair = require_Pair();
@@ -12236,25 +12236,25 @@ ${cn.comment}` : item.comment;
         for (let it of iterable) {
           if (typeof replacer === "function")
             it = replacer.call(iterable, String(i3++), it);
-          let key, value;
+          let key2, value;
           if (Array.isArray(it)) {
             if (it.length === 2) {
-              key = it[0];
+              key2 = it[0];
               value = it[1];
             } else
               throw new TypeError(`Expected [key, value] tuple: ${it}`);
           } else if (it && it instanceof Object) {
             const keys = Object.keys(it);
             if (keys.length === 1) {
-              key = keys[0];
-              value = it[key];
+              key2 = keys[0];
+              value = it[key2];
             } else {
               throw new TypeError(`Expected tuple with one key, not ${keys.length} keys`);
             }
           } else {
-            key = it;
+            key2 = it;
           }
-          pairs2.items.push(Pair.createPair(key, value, ctx));
+          pairs2.items.push(Pair.createPair(key2, value, ctx));
         }
       return pairs2;
     }
@@ -12271,9 +12271,9 @@ ${cn.comment}` : item.comment;
   }
 });
 
-// ../../main/node_modules/yaml/dist/schema/yaml-1.1/omap.js
+// node_modules/yaml/dist/schema/yaml-1.1/omap.js
 var require_omap = __commonJS({
-  "../../main/node_modules/yaml/dist/schema/yaml-1.1/omap.js"(exports2) {
+  "node_modules/yaml/dist/schema/yaml-1.1/omap.js"(exports2) {
     "use strict";
     var identity3 = require_identity();
     var toJS = require_toJS();
@@ -12301,16 +12301,16 @@ var require_omap = __commonJS({
         if (ctx?.onCreate)
           ctx.onCreate(map2);
         for (const pair of this.items) {
-          let key, value;
+          let key2, value;
           if (identity3.isPair(pair)) {
-            key = toJS.toJS(pair.key, "", ctx);
-            value = toJS.toJS(pair.value, key, ctx);
+            key2 = toJS.toJS(pair.key, "", ctx);
+            value = toJS.toJS(pair.value, key2, ctx);
           } else {
-            key = toJS.toJS(pair, "", ctx);
+            key2 = toJS.toJS(pair, "", ctx);
           }
-          if (map2.has(key))
+          if (map2.has(key2))
             throw new Error("Ordered maps must not include duplicate keys");
-          map2.set(key, value);
+          map2.set(key2, value);
         }
         return map2;
       }
@@ -12331,12 +12331,12 @@ var require_omap = __commonJS({
       resolve(seq, onError) {
         const pairs$1 = pairs.resolvePairs(seq, onError);
         const seenKeys = [];
-        for (const { key } of pairs$1.items) {
-          if (identity3.isScalar(key)) {
-            if (seenKeys.includes(key.value)) {
-              onError(`Ordered maps must not include duplicate keys: ${key.value}`);
+        for (const { key: key2 } of pairs$1.items) {
+          if (identity3.isScalar(key2)) {
+            if (seenKeys.includes(key2.value)) {
+              onError(`Ordered maps must not include duplicate keys: ${key2.value}`);
             } else {
-              seenKeys.push(key.value);
+              seenKeys.push(key2.value);
             }
           }
         }
@@ -12349,9 +12349,9 @@ var require_omap = __commonJS({
   }
 });
 
-// ../../main/node_modules/yaml/dist/schema/yaml-1.1/bool.js
+// node_modules/yaml/dist/schema/yaml-1.1/bool.js
 var require_bool2 = __commonJS({
-  "../../main/node_modules/yaml/dist/schema/yaml-1.1/bool.js"(exports2) {
+  "node_modules/yaml/dist/schema/yaml-1.1/bool.js"(exports2) {
     "use strict";
     var Scalar = require_Scalar();
     function boolStringify({ value, source }, ctx) {
@@ -12381,9 +12381,9 @@ var require_bool2 = __commonJS({
   }
 });
 
-// ../../main/node_modules/yaml/dist/schema/yaml-1.1/float.js
+// node_modules/yaml/dist/schema/yaml-1.1/float.js
 var require_float2 = __commonJS({
-  "../../main/node_modules/yaml/dist/schema/yaml-1.1/float.js"(exports2) {
+  "node_modules/yaml/dist/schema/yaml-1.1/float.js"(exports2) {
     "use strict";
     var Scalar = require_Scalar();
     var stringifyNumber = require_stringifyNumber();
@@ -12430,9 +12430,9 @@ var require_float2 = __commonJS({
   }
 });
 
-// ../../main/node_modules/yaml/dist/schema/yaml-1.1/int.js
+// node_modules/yaml/dist/schema/yaml-1.1/int.js
 var require_int2 = __commonJS({
-  "../../main/node_modules/yaml/dist/schema/yaml-1.1/int.js"(exports2) {
+  "node_modules/yaml/dist/schema/yaml-1.1/int.js"(exports2) {
     "use strict";
     var stringifyNumber = require_stringifyNumber();
     var intIdentify = (value) => typeof value === "bigint" || Number.isInteger(value);
@@ -12509,9 +12509,9 @@ var require_int2 = __commonJS({
   }
 });
 
-// ../../main/node_modules/yaml/dist/schema/yaml-1.1/set.js
+// node_modules/yaml/dist/schema/yaml-1.1/set.js
 var require_set = __commonJS({
-  "../../main/node_modules/yaml/dist/schema/yaml-1.1/set.js"(exports2) {
+  "node_modules/yaml/dist/schema/yaml-1.1/set.js"(exports2) {
     "use strict";
     var identity3 = require_identity();
     var Pair = require_Pair();
@@ -12521,14 +12521,14 @@ var require_set = __commonJS({
         super(schema);
         this.tag = _YAMLSet.tag;
       }
-      add(key) {
+      add(key2) {
         let pair;
-        if (identity3.isPair(key))
-          pair = key;
-        else if (key && typeof key === "object" && "key" in key && "value" in key && key.value === null)
-          pair = new Pair.Pair(key.key, null);
+        if (identity3.isPair(key2))
+          pair = key2;
+        else if (key2 && typeof key2 === "object" && "key" in key2 && "value" in key2 && key2.value === null)
+          pair = new Pair.Pair(key2.key, null);
         else
-          pair = new Pair.Pair(key, null);
+          pair = new Pair.Pair(key2, null);
         const prev = YAMLMap.findPair(this.items, pair.key);
         if (!prev)
           this.items.push(pair);
@@ -12537,18 +12537,18 @@ var require_set = __commonJS({
        * If `keepPair` is `true`, returns the Pair matching `key`.
        * Otherwise, returns the value of that Pair's key.
        */
-      get(key, keepPair) {
-        const pair = YAMLMap.findPair(this.items, key);
+      get(key2, keepPair) {
+        const pair = YAMLMap.findPair(this.items, key2);
         return !keepPair && identity3.isPair(pair) ? identity3.isScalar(pair.key) ? pair.key.value : pair.key : pair;
       }
-      set(key, value) {
+      set(key2, value) {
         if (typeof value !== "boolean")
           throw new Error(`Expected boolean value for set(key, value) in a YAML set, not ${typeof value}`);
-        const prev = YAMLMap.findPair(this.items, key);
+        const prev = YAMLMap.findPair(this.items, key2);
         if (prev && !value) {
           this.items.splice(this.items.indexOf(prev), 1);
         } else if (!prev && value) {
-          this.items.push(new Pair.Pair(key));
+          this.items.push(new Pair.Pair(key2));
         }
       }
       toJSON(_2, ctx) {
@@ -12598,9 +12598,9 @@ var require_set = __commonJS({
   }
 });
 
-// ../../main/node_modules/yaml/dist/schema/yaml-1.1/timestamp.js
+// node_modules/yaml/dist/schema/yaml-1.1/timestamp.js
 var require_timestamp = __commonJS({
-  "../../main/node_modules/yaml/dist/schema/yaml-1.1/timestamp.js"(exports2) {
+  "node_modules/yaml/dist/schema/yaml-1.1/timestamp.js"(exports2) {
     "use strict";
     var stringifyNumber = require_stringifyNumber();
     function parseSexagesimal(str, asBigInt) {
@@ -12686,9 +12686,9 @@ var require_timestamp = __commonJS({
   }
 });
 
-// ../../main/node_modules/yaml/dist/schema/yaml-1.1/schema.js
+// node_modules/yaml/dist/schema/yaml-1.1/schema.js
 var require_schema3 = __commonJS({
-  "../../main/node_modules/yaml/dist/schema/yaml-1.1/schema.js"(exports2) {
+  "node_modules/yaml/dist/schema/yaml-1.1/schema.js"(exports2) {
     "use strict";
     var map2 = require_map();
     var _null4 = require_null();
@@ -12730,9 +12730,9 @@ var require_schema3 = __commonJS({
   }
 });
 
-// ../../main/node_modules/yaml/dist/schema/tags.js
+// node_modules/yaml/dist/schema/tags.js
 var require_tags = __commonJS({
-  "../../main/node_modules/yaml/dist/schema/tags.js"(exports2) {
+  "node_modules/yaml/dist/schema/tags.js"(exports2) {
     "use strict";
     var map2 = require_map();
     var _null4 = require_null();
@@ -12795,7 +12795,7 @@ var require_tags = __commonJS({
         if (Array.isArray(customTags))
           tags = [];
         else {
-          const keys = Array.from(schemas.keys()).filter((key) => key !== "yaml11").map((key) => JSON.stringify(key)).join(", ");
+          const keys = Array.from(schemas.keys()).filter((key2) => key2 !== "yaml11").map((key2) => JSON.stringify(key2)).join(", ");
           throw new Error(`Unknown schema "${schemaName}"; use one of ${keys} or define customTags array`);
         }
       }
@@ -12811,7 +12811,7 @@ var require_tags = __commonJS({
         const tagObj = typeof tag === "string" ? tagsByName[tag] : tag;
         if (!tagObj) {
           const tagName = JSON.stringify(tag);
-          const keys = Object.keys(tagsByName).map((key) => JSON.stringify(key)).join(", ");
+          const keys = Object.keys(tagsByName).map((key2) => JSON.stringify(key2)).join(", ");
           throw new Error(`Unknown custom tag ${tagName}; use one of ${keys}`);
         }
         if (!tags2.includes(tagObj))
@@ -12824,9 +12824,9 @@ var require_tags = __commonJS({
   }
 });
 
-// ../../main/node_modules/yaml/dist/schema/Schema.js
+// node_modules/yaml/dist/schema/Schema.js
 var require_Schema = __commonJS({
-  "../../main/node_modules/yaml/dist/schema/Schema.js"(exports2) {
+  "node_modules/yaml/dist/schema/Schema.js"(exports2) {
     "use strict";
     var identity3 = require_identity();
     var map2 = require_map();
@@ -12856,9 +12856,9 @@ var require_Schema = __commonJS({
   }
 });
 
-// ../../main/node_modules/yaml/dist/stringify/stringifyDocument.js
+// node_modules/yaml/dist/stringify/stringifyDocument.js
 var require_stringifyDocument = __commonJS({
-  "../../main/node_modules/yaml/dist/stringify/stringifyDocument.js"(exports2) {
+  "node_modules/yaml/dist/stringify/stringifyDocument.js"(exports2) {
     "use strict";
     var identity3 = require_identity();
     var stringify3 = require_stringify();
@@ -12936,9 +12936,9 @@ var require_stringifyDocument = __commonJS({
   }
 });
 
-// ../../main/node_modules/yaml/dist/doc/Document.js
+// node_modules/yaml/dist/doc/Document.js
 var require_Document = __commonJS({
-  "../../main/node_modules/yaml/dist/doc/Document.js"(exports2) {
+  "node_modules/yaml/dist/doc/Document.js"(exports2) {
     "use strict";
     var Alias = require_Alias();
     var Collection2 = require_Collection();
@@ -13075,8 +13075,8 @@ var require_Document = __commonJS({
        * Convert a key and a value into a `Pair` using the current schema,
        * recursively wrapping all values as `Scalar` or `Collection` nodes.
        */
-      createPair(key, value, options2 = {}) {
-        const k2 = this.createNode(key, null, options2);
+      createPair(key2, value, options2 = {}) {
+        const k2 = this.createNode(key2, null, options2);
         const v = this.createNode(value, null, options2);
         return new Pair.Pair(k2, v);
       }
@@ -13084,8 +13084,8 @@ var require_Document = __commonJS({
        * Removes a value from the document.
        * @returns `true` if the item was found and removed.
        */
-      delete(key) {
-        return assertCollection(this.contents) ? this.contents.delete(key) : false;
+      delete(key2) {
+        return assertCollection(this.contents) ? this.contents.delete(key2) : false;
       }
       /**
        * Removes a value from the document.
@@ -13105,8 +13105,8 @@ var require_Document = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      get(key, keepScalar) {
-        return identity3.isCollection(this.contents) ? this.contents.get(key, keepScalar) : void 0;
+      get(key2, keepScalar) {
+        return identity3.isCollection(this.contents) ? this.contents.get(key2, keepScalar) : void 0;
       }
       /**
        * Returns item at `path`, or `undefined` if not found. By default unwraps
@@ -13121,8 +13121,8 @@ var require_Document = __commonJS({
       /**
        * Checks if the document includes a value with the key `key`.
        */
-      has(key) {
-        return identity3.isCollection(this.contents) ? this.contents.has(key) : false;
+      has(key2) {
+        return identity3.isCollection(this.contents) ? this.contents.has(key2) : false;
       }
       /**
        * Checks if the document includes a value at `path`.
@@ -13136,11 +13136,11 @@ var require_Document = __commonJS({
        * Sets a value in this document. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      set(key, value) {
+      set(key2, value) {
         if (this.contents == null) {
-          this.contents = Collection2.collectionFromPath(this.schema, [key], value);
+          this.contents = Collection2.collectionFromPath(this.schema, [key2], value);
         } else if (assertCollection(this.contents)) {
-          this.contents.set(key, value);
+          this.contents.set(key2, value);
         }
       }
       /**
@@ -13245,9 +13245,9 @@ var require_Document = __commonJS({
   }
 });
 
-// ../../main/node_modules/yaml/dist/errors.js
+// node_modules/yaml/dist/errors.js
 var require_errors = __commonJS({
-  "../../main/node_modules/yaml/dist/errors.js"(exports2) {
+  "node_modules/yaml/dist/errors.js"(exports2) {
     "use strict";
     var YAMLError = class extends Error {
       constructor(name, pos, code2, message) {
@@ -13310,9 +13310,9 @@ ${pointer}
   }
 });
 
-// ../../main/node_modules/yaml/dist/compose/resolve-props.js
+// node_modules/yaml/dist/compose/resolve-props.js
 var require_resolve_props = __commonJS({
-  "../../main/node_modules/yaml/dist/compose/resolve-props.js"(exports2) {
+  "node_modules/yaml/dist/compose/resolve-props.js"(exports2) {
     "use strict";
     function resolveProps(tokens, { flow, indicator, next, offset, onError, parentIndent, startOnNewline }) {
       let spaceBefore = false;
@@ -13444,28 +13444,28 @@ var require_resolve_props = __commonJS({
   }
 });
 
-// ../../main/node_modules/yaml/dist/compose/util-contains-newline.js
+// node_modules/yaml/dist/compose/util-contains-newline.js
 var require_util_contains_newline = __commonJS({
-  "../../main/node_modules/yaml/dist/compose/util-contains-newline.js"(exports2) {
+  "node_modules/yaml/dist/compose/util-contains-newline.js"(exports2) {
     "use strict";
-    function containsNewline(key) {
-      if (!key)
+    function containsNewline(key2) {
+      if (!key2)
         return null;
-      switch (key.type) {
+      switch (key2.type) {
         case "alias":
         case "scalar":
         case "double-quoted-scalar":
         case "single-quoted-scalar":
-          if (key.source.includes("\n"))
+          if (key2.source.includes("\n"))
             return true;
-          if (key.end) {
-            for (const st of key.end)
+          if (key2.end) {
+            for (const st of key2.end)
               if (st.type === "newline")
                 return true;
           }
           return false;
         case "flow-collection":
-          for (const it of key.items) {
+          for (const it of key2.items) {
             for (const st of it.start)
               if (st.type === "newline")
                 return true;
@@ -13486,9 +13486,9 @@ var require_util_contains_newline = __commonJS({
   }
 });
 
-// ../../main/node_modules/yaml/dist/compose/util-flow-indent-check.js
+// node_modules/yaml/dist/compose/util-flow-indent-check.js
 var require_util_flow_indent_check = __commonJS({
-  "../../main/node_modules/yaml/dist/compose/util-flow-indent-check.js"(exports2) {
+  "node_modules/yaml/dist/compose/util-flow-indent-check.js"(exports2) {
     "use strict";
     var utilContainsNewline = require_util_contains_newline();
     function flowIndentCheck(indent, fc, onError) {
@@ -13504,9 +13504,9 @@ var require_util_flow_indent_check = __commonJS({
   }
 });
 
-// ../../main/node_modules/yaml/dist/compose/util-map-includes.js
+// node_modules/yaml/dist/compose/util-map-includes.js
 var require_util_map_includes = __commonJS({
-  "../../main/node_modules/yaml/dist/compose/util-map-includes.js"(exports2) {
+  "node_modules/yaml/dist/compose/util-map-includes.js"(exports2) {
     "use strict";
     var identity3 = require_identity();
     function mapIncludes(ctx, items, search) {
@@ -13520,9 +13520,9 @@ var require_util_map_includes = __commonJS({
   }
 });
 
-// ../../main/node_modules/yaml/dist/compose/resolve-block-map.js
+// node_modules/yaml/dist/compose/resolve-block-map.js
 var require_resolve_block_map = __commonJS({
-  "../../main/node_modules/yaml/dist/compose/resolve-block-map.js"(exports2) {
+  "node_modules/yaml/dist/compose/resolve-block-map.js"(exports2) {
     "use strict";
     var Pair = require_Pair();
     var YAMLMap = require_YAMLMap();
@@ -13539,10 +13539,10 @@ var require_resolve_block_map = __commonJS({
       let offset = bm.offset;
       let commentEnd = null;
       for (const collItem of bm.items) {
-        const { start, key, sep: sep7, value } = collItem;
+        const { start, key: key2, sep: sep7, value } = collItem;
         const keyProps = resolveProps.resolveProps(start, {
           indicator: "explicit-key-ind",
-          next: key ?? sep7?.[0],
+          next: key2 ?? sep7?.[0],
           offset,
           onError,
           parentIndent: bm.indent,
@@ -13550,10 +13550,10 @@ var require_resolve_block_map = __commonJS({
         });
         const implicitKey = !keyProps.found;
         if (implicitKey) {
-          if (key) {
-            if (key.type === "block-seq")
+          if (key2) {
+            if (key2.type === "block-seq")
               onError(offset, "BLOCK_AS_IMPLICIT_KEY", "A block sequence may not be used as an implicit map key");
-            else if ("indent" in key && key.indent !== bm.indent)
+            else if ("indent" in key2 && key2.indent !== bm.indent)
               onError(offset, "BAD_INDENT", startColMsg);
           }
           if (!keyProps.anchor && !keyProps.tag && !sep7) {
@@ -13566,17 +13566,17 @@ var require_resolve_block_map = __commonJS({
             }
             continue;
           }
-          if (keyProps.newlineAfterProp || utilContainsNewline.containsNewline(key)) {
-            onError(key ?? start[start.length - 1], "MULTILINE_IMPLICIT_KEY", "Implicit keys need to be on a single line");
+          if (keyProps.newlineAfterProp || utilContainsNewline.containsNewline(key2)) {
+            onError(key2 ?? start[start.length - 1], "MULTILINE_IMPLICIT_KEY", "Implicit keys need to be on a single line");
           }
         } else if (keyProps.found?.indent !== bm.indent) {
           onError(offset, "BAD_INDENT", startColMsg);
         }
         ctx.atKey = true;
         const keyStart = keyProps.end;
-        const keyNode = key ? composeNode(ctx, key, keyProps, onError) : composeEmptyNode(ctx, keyStart, start, null, keyProps, onError);
+        const keyNode = key2 ? composeNode(ctx, key2, keyProps, onError) : composeEmptyNode(ctx, keyStart, start, null, keyProps, onError);
         if (ctx.schema.compat)
-          utilFlowIndentCheck.flowIndentCheck(bm.indent, key, onError);
+          utilFlowIndentCheck.flowIndentCheck(bm.indent, key2, onError);
         ctx.atKey = false;
         if (utilMapIncludes.mapIncludes(ctx, map2.items, keyNode))
           onError(keyStart, "DUPLICATE_KEY", "Map keys must be unique");
@@ -13586,7 +13586,7 @@ var require_resolve_block_map = __commonJS({
           offset: keyNode.range[2],
           onError,
           parentIndent: bm.indent,
-          startOnNewline: !key || key.type === "block-scalar"
+          startOnNewline: !key2 || key2.type === "block-scalar"
         });
         offset = valueProps.end;
         if (valueProps.found) {
@@ -13628,9 +13628,9 @@ var require_resolve_block_map = __commonJS({
   }
 });
 
-// ../../main/node_modules/yaml/dist/compose/resolve-block-seq.js
+// node_modules/yaml/dist/compose/resolve-block-seq.js
 var require_resolve_block_seq = __commonJS({
-  "../../main/node_modules/yaml/dist/compose/resolve-block-seq.js"(exports2) {
+  "node_modules/yaml/dist/compose/resolve-block-seq.js"(exports2) {
     "use strict";
     var YAMLSeq = require_YAMLSeq();
     var resolveProps = require_resolve_props();
@@ -13679,9 +13679,9 @@ var require_resolve_block_seq = __commonJS({
   }
 });
 
-// ../../main/node_modules/yaml/dist/compose/resolve-end.js
+// node_modules/yaml/dist/compose/resolve-end.js
 var require_resolve_end = __commonJS({
-  "../../main/node_modules/yaml/dist/compose/resolve-end.js"(exports2) {
+  "node_modules/yaml/dist/compose/resolve-end.js"(exports2) {
     "use strict";
     function resolveEnd(end, offset, reqSpace, onError) {
       let comment = "";
@@ -13722,9 +13722,9 @@ var require_resolve_end = __commonJS({
   }
 });
 
-// ../../main/node_modules/yaml/dist/compose/resolve-flow-collection.js
+// node_modules/yaml/dist/compose/resolve-flow-collection.js
 var require_resolve_flow_collection = __commonJS({
-  "../../main/node_modules/yaml/dist/compose/resolve-flow-collection.js"(exports2) {
+  "node_modules/yaml/dist/compose/resolve-flow-collection.js"(exports2) {
     "use strict";
     var identity3 = require_identity();
     var Pair = require_Pair();
@@ -13750,11 +13750,11 @@ var require_resolve_flow_collection = __commonJS({
       let offset = fc.offset + fc.start.source.length;
       for (let i3 = 0; i3 < fc.items.length; ++i3) {
         const collItem = fc.items[i3];
-        const { start, key, sep: sep7, value } = collItem;
+        const { start, key: key2, sep: sep7, value } = collItem;
         const props = resolveProps.resolveProps(start, {
           flow: fcName,
           indicator: "explicit-key-ind",
-          next: key ?? sep7?.[0],
+          next: key2 ?? sep7?.[0],
           offset,
           onError,
           parentIndent: fc.indent,
@@ -13775,9 +13775,9 @@ var require_resolve_flow_collection = __commonJS({
             offset = props.end;
             continue;
           }
-          if (!isMap2 && ctx.options.strict && utilContainsNewline.containsNewline(key))
+          if (!isMap2 && ctx.options.strict && utilContainsNewline.containsNewline(key2))
             onError(
-              key,
+              key2,
               // checked by containsNewline()
               "MULTILINE_IMPLICIT_KEY",
               "Implicit keys of flow sequence pairs need to be on a single line"
@@ -13824,8 +13824,8 @@ var require_resolve_flow_collection = __commonJS({
         } else {
           ctx.atKey = true;
           const keyStart = props.end;
-          const keyNode = key ? composeNode(ctx, key, props, onError) : composeEmptyNode(ctx, keyStart, start, null, props, onError);
-          if (isBlock(key))
+          const keyNode = key2 ? composeNode(ctx, key2, props, onError) : composeEmptyNode(ctx, keyStart, start, null, props, onError);
+          if (isBlock(key2))
             onError(keyNode.range, "BLOCK_IN_FLOW", blockMsg);
           ctx.atKey = false;
           const valueProps = resolveProps.resolveProps(sep7 ?? [], {
@@ -13916,9 +13916,9 @@ var require_resolve_flow_collection = __commonJS({
   }
 });
 
-// ../../main/node_modules/yaml/dist/compose/compose-collection.js
+// node_modules/yaml/dist/compose/compose-collection.js
 var require_compose_collection = __commonJS({
-  "../../main/node_modules/yaml/dist/compose/compose-collection.js"(exports2) {
+  "node_modules/yaml/dist/compose/compose-collection.js"(exports2) {
     "use strict";
     var identity3 = require_identity();
     var Scalar = require_Scalar();
@@ -13981,9 +13981,9 @@ var require_compose_collection = __commonJS({
   }
 });
 
-// ../../main/node_modules/yaml/dist/compose/resolve-block-scalar.js
+// node_modules/yaml/dist/compose/resolve-block-scalar.js
 var require_resolve_block_scalar = __commonJS({
-  "../../main/node_modules/yaml/dist/compose/resolve-block-scalar.js"(exports2) {
+  "node_modules/yaml/dist/compose/resolve-block-scalar.js"(exports2) {
     "use strict";
     var Scalar = require_Scalar();
     function resolveBlockScalar(ctx, scalar, onError) {
@@ -14164,9 +14164,9 @@ var require_resolve_block_scalar = __commonJS({
   }
 });
 
-// ../../main/node_modules/yaml/dist/compose/resolve-flow-scalar.js
+// node_modules/yaml/dist/compose/resolve-flow-scalar.js
 var require_resolve_flow_scalar = __commonJS({
-  "../../main/node_modules/yaml/dist/compose/resolve-flow-scalar.js"(exports2) {
+  "node_modules/yaml/dist/compose/resolve-flow-scalar.js"(exports2) {
     "use strict";
     var Scalar = require_Scalar();
     var resolveEnd = require_resolve_end();
@@ -14385,9 +14385,9 @@ var require_resolve_flow_scalar = __commonJS({
   }
 });
 
-// ../../main/node_modules/yaml/dist/compose/compose-scalar.js
+// node_modules/yaml/dist/compose/compose-scalar.js
 var require_compose_scalar = __commonJS({
-  "../../main/node_modules/yaml/dist/compose/compose-scalar.js"(exports2) {
+  "node_modules/yaml/dist/compose/compose-scalar.js"(exports2) {
     "use strict";
     var identity3 = require_identity();
     var Scalar = require_Scalar();
@@ -14466,9 +14466,9 @@ var require_compose_scalar = __commonJS({
   }
 });
 
-// ../../main/node_modules/yaml/dist/compose/util-empty-scalar-position.js
+// node_modules/yaml/dist/compose/util-empty-scalar-position.js
 var require_util_empty_scalar_position = __commonJS({
-  "../../main/node_modules/yaml/dist/compose/util-empty-scalar-position.js"(exports2) {
+  "node_modules/yaml/dist/compose/util-empty-scalar-position.js"(exports2) {
     "use strict";
     function emptyScalarPosition(offset, before, pos) {
       if (before) {
@@ -14496,9 +14496,9 @@ var require_util_empty_scalar_position = __commonJS({
   }
 });
 
-// ../../main/node_modules/yaml/dist/compose/compose-node.js
+// node_modules/yaml/dist/compose/compose-node.js
 var require_compose_node = __commonJS({
-  "../../main/node_modules/yaml/dist/compose/compose-node.js"(exports2) {
+  "node_modules/yaml/dist/compose/compose-node.js"(exports2) {
     "use strict";
     var Alias = require_Alias();
     var identity3 = require_identity();
@@ -14602,9 +14602,9 @@ var require_compose_node = __commonJS({
   }
 });
 
-// ../../main/node_modules/yaml/dist/compose/compose-doc.js
+// node_modules/yaml/dist/compose/compose-doc.js
 var require_compose_doc = __commonJS({
-  "../../main/node_modules/yaml/dist/compose/compose-doc.js"(exports2) {
+  "node_modules/yaml/dist/compose/compose-doc.js"(exports2) {
     "use strict";
     var Document = require_Document();
     var composeNode = require_compose_node();
@@ -14645,9 +14645,9 @@ var require_compose_doc = __commonJS({
   }
 });
 
-// ../../main/node_modules/yaml/dist/compose/composer.js
+// node_modules/yaml/dist/compose/composer.js
 var require_composer = __commonJS({
-  "../../main/node_modules/yaml/dist/compose/composer.js"(exports2) {
+  "node_modules/yaml/dist/compose/composer.js"(exports2) {
     "use strict";
     var node_process = __require("process");
     var directives = require_directives();
@@ -14853,9 +14853,9 @@ ${end.comment}` : end.comment;
   }
 });
 
-// ../../main/node_modules/yaml/dist/parse/cst-scalar.js
+// node_modules/yaml/dist/parse/cst-scalar.js
 var require_cst_scalar = __commonJS({
-  "../../main/node_modules/yaml/dist/parse/cst-scalar.js"(exports2) {
+  "node_modules/yaml/dist/parse/cst-scalar.js"(exports2) {
     "use strict";
     var resolveBlockScalar = require_resolve_block_scalar();
     var resolveFlowScalar = require_resolve_flow_scalar();
@@ -14975,9 +14975,9 @@ var require_cst_scalar = __commonJS({
         ];
         if (!addEndtoBlockProps(props, "end" in token ? token.end : void 0))
           props.push({ type: "newline", offset: -1, indent, source: "\n" });
-        for (const key of Object.keys(token))
-          if (key !== "type" && key !== "offset")
-            delete token[key];
+        for (const key2 of Object.keys(token))
+          if (key2 !== "type" && key2 !== "offset")
+            delete token[key2];
         Object.assign(token, { type: "block-scalar", indent, props, source: body });
       }
     }
@@ -15025,9 +15025,9 @@ var require_cst_scalar = __commonJS({
         default: {
           const indent = "indent" in token ? token.indent : -1;
           const end = "end" in token && Array.isArray(token.end) ? token.end.filter((st) => st.type === "space" || st.type === "comment" || st.type === "newline") : [];
-          for (const key of Object.keys(token))
-            if (key !== "type" && key !== "offset")
-              delete token[key];
+          for (const key2 of Object.keys(token))
+            if (key2 !== "type" && key2 !== "offset")
+              delete token[key2];
           Object.assign(token, { type, indent, source, end });
         }
       }
@@ -15038,9 +15038,9 @@ var require_cst_scalar = __commonJS({
   }
 });
 
-// ../../main/node_modules/yaml/dist/parse/cst-stringify.js
+// node_modules/yaml/dist/parse/cst-stringify.js
 var require_cst_stringify = __commonJS({
-  "../../main/node_modules/yaml/dist/parse/cst-stringify.js"(exports2) {
+  "node_modules/yaml/dist/parse/cst-stringify.js"(exports2) {
     "use strict";
     var stringify3 = (cst) => "type" in cst ? stringifyToken(cst) : stringifyItem(cst);
     function stringifyToken(token) {
@@ -15082,12 +15082,12 @@ var require_cst_stringify = __commonJS({
         }
       }
     }
-    function stringifyItem({ start, key, sep: sep7, value }) {
+    function stringifyItem({ start, key: key2, sep: sep7, value }) {
       let res = "";
       for (const st of start)
         res += st.source;
-      if (key)
-        res += stringifyToken(key);
+      if (key2)
+        res += stringifyToken(key2);
       if (sep7)
         for (const st of sep7)
           res += st.source;
@@ -15099,9 +15099,9 @@ var require_cst_stringify = __commonJS({
   }
 });
 
-// ../../main/node_modules/yaml/dist/parse/cst-visit.js
+// node_modules/yaml/dist/parse/cst-visit.js
 var require_cst_visit = __commonJS({
-  "../../main/node_modules/yaml/dist/parse/cst-visit.js"(exports2) {
+  "node_modules/yaml/dist/parse/cst-visit.js"(exports2) {
     "use strict";
     var BREAK = /* @__PURE__ */ Symbol("break visit");
     var SKIP2 = /* @__PURE__ */ Symbol("skip children");
@@ -15161,9 +15161,9 @@ var require_cst_visit = __commonJS({
   }
 });
 
-// ../../main/node_modules/yaml/dist/parse/cst.js
+// node_modules/yaml/dist/parse/cst.js
 var require_cst = __commonJS({
-  "../../main/node_modules/yaml/dist/parse/cst.js"(exports2) {
+  "node_modules/yaml/dist/parse/cst.js"(exports2) {
     "use strict";
     var cstScalar = require_cst_scalar();
     var cstStringify = require_cst_stringify();
@@ -15263,9 +15263,9 @@ var require_cst = __commonJS({
   }
 });
 
-// ../../main/node_modules/yaml/dist/parse/lexer.js
+// node_modules/yaml/dist/parse/lexer.js
 var require_lexer = __commonJS({
-  "../../main/node_modules/yaml/dist/parse/lexer.js"(exports2) {
+  "node_modules/yaml/dist/parse/lexer.js"(exports2) {
     "use strict";
     var cst = require_cst();
     function isEmpty(ch) {
@@ -15852,9 +15852,9 @@ var require_lexer = __commonJS({
   }
 });
 
-// ../../main/node_modules/yaml/dist/parse/line-counter.js
+// node_modules/yaml/dist/parse/line-counter.js
 var require_line_counter = __commonJS({
-  "../../main/node_modules/yaml/dist/parse/line-counter.js"(exports2) {
+  "node_modules/yaml/dist/parse/line-counter.js"(exports2) {
     "use strict";
     var LineCounter2 = class {
       constructor() {
@@ -15883,9 +15883,9 @@ var require_line_counter = __commonJS({
   }
 });
 
-// ../../main/node_modules/yaml/dist/parse/parser.js
+// node_modules/yaml/dist/parse/parser.js
 var require_parser = __commonJS({
-  "../../main/node_modules/yaml/dist/parse/parser.js"(exports2) {
+  "node_modules/yaml/dist/parse/parser.js"(exports2) {
     "use strict";
     var node_process = __require("process");
     var cst = require_cst();
@@ -16419,7 +16419,7 @@ var require_parser = __commonJS({
                   });
                 } else if (isFlowToken(it.key) && !includesToken(it.sep, "newline")) {
                   const start2 = getFirstKeyStartProps(it.start);
-                  const key = it.key;
+                  const key2 = it.key;
                   const sep7 = it.sep;
                   sep7.push(this.sourceToken);
                   delete it.key;
@@ -16428,7 +16428,7 @@ var require_parser = __commonJS({
                     type: "block-map",
                     offset: this.offset,
                     indent: this.indent,
-                    items: [{ start: start2, key, sep: sep7 }]
+                    items: [{ start: start2, key: key2, sep: sep7 }]
                   });
                 } else if (start.length > 0) {
                   it.sep = it.sep.concat(start, this.sourceToken);
@@ -16757,9 +16757,9 @@ var require_parser = __commonJS({
   }
 });
 
-// ../../main/node_modules/yaml/dist/public-api.js
+// node_modules/yaml/dist/public-api.js
 var require_public_api = __commonJS({
-  "../../main/node_modules/yaml/dist/public-api.js"(exports2) {
+  "node_modules/yaml/dist/public-api.js"(exports2) {
     "use strict";
     var composer = require_composer();
     var Document = require_Document();
@@ -16854,9 +16854,9 @@ var require_public_api = __commonJS({
   }
 });
 
-// ../../main/node_modules/yaml/dist/index.js
+// node_modules/yaml/dist/index.js
 var require_dist = __commonJS({
-  "../../main/node_modules/yaml/dist/index.js"(exports2) {
+  "node_modules/yaml/dist/index.js"(exports2) {
     "use strict";
     var composer = require_composer();
     var Document = require_Document();
@@ -16906,9 +16906,9 @@ var require_dist = __commonJS({
   }
 });
 
-// ../../main/node_modules/bottleneck/lib/parser.js
+// node_modules/bottleneck/lib/parser.js
 var require_parser2 = __commonJS({
-  "../../main/node_modules/bottleneck/lib/parser.js"(exports2) {
+  "node_modules/bottleneck/lib/parser.js"(exports2) {
     "use strict";
     exports2.load = function(received, defaults2, onto = {}) {
       var k2, ref, v;
@@ -16931,9 +16931,9 @@ var require_parser2 = __commonJS({
   }
 });
 
-// ../../main/node_modules/bottleneck/lib/DLList.js
+// node_modules/bottleneck/lib/DLList.js
 var require_DLList = __commonJS({
-  "../../main/node_modules/bottleneck/lib/DLList.js"(exports2, module2) {
+  "node_modules/bottleneck/lib/DLList.js"(exports2, module2) {
     "use strict";
     var DLList;
     DLList = class DLList {
@@ -17021,13 +17021,13 @@ var require_DLList = __commonJS({
   }
 });
 
-// ../../main/node_modules/bottleneck/lib/Events.js
+// node_modules/bottleneck/lib/Events.js
 var require_Events = __commonJS({
-  "../../main/node_modules/bottleneck/lib/Events.js"(exports2, module2) {
+  "node_modules/bottleneck/lib/Events.js"(exports2, module2) {
     "use strict";
-    function asyncGeneratorStep2(gen, resolve8, reject, _next, _throw, key, arg) {
+    function asyncGeneratorStep2(gen, resolve8, reject, _next, _throw, key2, arg) {
       try {
-        var info = gen[key](arg);
+        var info = gen[key2](arg);
         var value = info.value;
       } catch (error62) {
         reject(error62);
@@ -17155,9 +17155,9 @@ var require_Events = __commonJS({
   }
 });
 
-// ../../main/node_modules/bottleneck/lib/Queues.js
+// node_modules/bottleneck/lib/Queues.js
 var require_Queues = __commonJS({
-  "../../main/node_modules/bottleneck/lib/Queues.js"(exports2, module2) {
+  "node_modules/bottleneck/lib/Queues.js"(exports2, module2) {
     "use strict";
     var DLList;
     var Events3;
@@ -17225,9 +17225,9 @@ var require_Queues = __commonJS({
   }
 });
 
-// ../../main/node_modules/bottleneck/lib/BottleneckError.js
+// node_modules/bottleneck/lib/BottleneckError.js
 var require_BottleneckError = __commonJS({
-  "../../main/node_modules/bottleneck/lib/BottleneckError.js"(exports2, module2) {
+  "node_modules/bottleneck/lib/BottleneckError.js"(exports2, module2) {
     "use strict";
     var BottleneckError;
     BottleneckError = class BottleneckError extends Error {
@@ -17236,13 +17236,13 @@ var require_BottleneckError = __commonJS({
   }
 });
 
-// ../../main/node_modules/bottleneck/lib/Job.js
+// node_modules/bottleneck/lib/Job.js
 var require_Job = __commonJS({
-  "../../main/node_modules/bottleneck/lib/Job.js"(exports2, module2) {
+  "node_modules/bottleneck/lib/Job.js"(exports2, module2) {
     "use strict";
-    function asyncGeneratorStep2(gen, resolve8, reject, _next, _throw, key, arg) {
+    function asyncGeneratorStep2(gen, resolve8, reject, _next, _throw, key2, arg) {
       try {
-        var info = gen[key](arg);
+        var info = gen[key2](arg);
         var value = info.value;
       } catch (error62) {
         reject(error62);
@@ -17440,13 +17440,13 @@ var require_Job = __commonJS({
   }
 });
 
-// ../../main/node_modules/bottleneck/lib/LocalDatastore.js
+// node_modules/bottleneck/lib/LocalDatastore.js
 var require_LocalDatastore = __commonJS({
-  "../../main/node_modules/bottleneck/lib/LocalDatastore.js"(exports2, module2) {
+  "node_modules/bottleneck/lib/LocalDatastore.js"(exports2, module2) {
     "use strict";
-    function asyncGeneratorStep2(gen, resolve8, reject, _next, _throw, key, arg) {
+    function asyncGeneratorStep2(gen, resolve8, reject, _next, _throw, key2, arg) {
       try {
-        var info = gen[key](arg);
+        var info = gen[key2](arg);
         var value = info.value;
       } catch (error62) {
         reject(error62);
@@ -17702,9 +17702,9 @@ var require_LocalDatastore = __commonJS({
   }
 });
 
-// ../../main/node_modules/bottleneck/lib/lua.json
+// node_modules/bottleneck/lib/lua.json
 var require_lua = __commonJS({
-  "../../main/node_modules/bottleneck/lib/lua.json"(exports2, module2) {
+  "node_modules/bottleneck/lib/lua.json"(exports2, module2) {
     module2.exports = {
       "blacklist_client.lua": "local blacklist = ARGV[num_static_argv + 1]\n\nif redis.call('zscore', client_last_seen_key, blacklist) then\n  redis.call('zadd', client_last_seen_key, 0, blacklist)\nend\n\n\nreturn {}\n",
       "check.lua": "local weight = tonumber(ARGV[num_static_argv + 1])\n\nlocal capacity = process_tick(now, false)['capacity']\nlocal nextRequest = tonumber(redis.call('hget', settings_key, 'nextRequest'))\n\nreturn conditions_check(capacity, weight) and nextRequest - now <= 0\n",
@@ -17837,9 +17837,9 @@ return {}
   }
 });
 
-// ../../main/node_modules/bottleneck/lib/Scripts.js
+// node_modules/bottleneck/lib/Scripts.js
 var require_Scripts = __commonJS({
-  "../../main/node_modules/bottleneck/lib/Scripts.js"(exports2) {
+  "node_modules/bottleneck/lib/Scripts.js"(exports2) {
     "use strict";
     var headers;
     var lua;
@@ -18003,13 +18003,13 @@ var require_Scripts = __commonJS({
   }
 });
 
-// ../../main/node_modules/bottleneck/lib/RedisConnection.js
+// node_modules/bottleneck/lib/RedisConnection.js
 var require_RedisConnection = __commonJS({
-  "../../main/node_modules/bottleneck/lib/RedisConnection.js"(exports, module) {
+  "node_modules/bottleneck/lib/RedisConnection.js"(exports, module) {
     "use strict";
-    function asyncGeneratorStep(gen, resolve8, reject, _next, _throw, key, arg) {
+    function asyncGeneratorStep(gen, resolve8, reject, _next, _throw, key2, arg) {
       try {
-        var info = gen[key](arg);
+        var info = gen[key2](arg);
         var value = info.value;
       } catch (error62) {
         reject(error62);
@@ -18199,9 +18199,9 @@ var require_RedisConnection = __commonJS({
   }
 });
 
-// ../../main/node_modules/bottleneck/lib/IORedisConnection.js
+// node_modules/bottleneck/lib/IORedisConnection.js
 var require_IORedisConnection = __commonJS({
-  "../../main/node_modules/bottleneck/lib/IORedisConnection.js"(exports, module) {
+  "node_modules/bottleneck/lib/IORedisConnection.js"(exports, module) {
     "use strict";
     function _slicedToArray(arr, i3) {
       return _arrayWithHoles(arr) || _iterableToArrayLimit(arr, i3) || _nonIterableRest();
@@ -18234,9 +18234,9 @@ var require_IORedisConnection = __commonJS({
     function _arrayWithHoles(arr) {
       if (Array.isArray(arr)) return arr;
     }
-    function asyncGeneratorStep(gen, resolve8, reject, _next, _throw, key, arg) {
+    function asyncGeneratorStep(gen, resolve8, reject, _next, _throw, key2, arg) {
       try {
-        var info = gen[key](arg);
+        var info = gen[key2](arg);
         var value = info.value;
       } catch (error62) {
         reject(error62);
@@ -18408,9 +18408,9 @@ var require_IORedisConnection = __commonJS({
   }
 });
 
-// ../../main/node_modules/bottleneck/lib/RedisDatastore.js
+// node_modules/bottleneck/lib/RedisDatastore.js
 var require_RedisDatastore = __commonJS({
-  "../../main/node_modules/bottleneck/lib/RedisDatastore.js"(exports2, module2) {
+  "node_modules/bottleneck/lib/RedisDatastore.js"(exports2, module2) {
     "use strict";
     function _slicedToArray2(arr, i3) {
       return _arrayWithHoles2(arr) || _iterableToArrayLimit2(arr, i3) || _nonIterableRest2();
@@ -18443,9 +18443,9 @@ var require_RedisDatastore = __commonJS({
     function _arrayWithHoles2(arr) {
       if (Array.isArray(arr)) return arr;
     }
-    function asyncGeneratorStep2(gen, resolve8, reject, _next, _throw, key, arg) {
+    function asyncGeneratorStep2(gen, resolve8, reject, _next, _throw, key2, arg) {
       try {
-        var info = gen[key](arg);
+        var info = gen[key2](arg);
         var value = info.value;
       } catch (error62) {
         reject(error62);
@@ -18759,9 +18759,9 @@ var require_RedisDatastore = __commonJS({
   }
 });
 
-// ../../main/node_modules/bottleneck/lib/States.js
+// node_modules/bottleneck/lib/States.js
 var require_States = __commonJS({
-  "../../main/node_modules/bottleneck/lib/States.js"(exports2, module2) {
+  "node_modules/bottleneck/lib/States.js"(exports2, module2) {
     "use strict";
     var BottleneckError;
     var States;
@@ -18837,13 +18837,13 @@ var require_States = __commonJS({
   }
 });
 
-// ../../main/node_modules/bottleneck/lib/Sync.js
+// node_modules/bottleneck/lib/Sync.js
 var require_Sync = __commonJS({
-  "../../main/node_modules/bottleneck/lib/Sync.js"(exports2, module2) {
+  "node_modules/bottleneck/lib/Sync.js"(exports2, module2) {
     "use strict";
-    function asyncGeneratorStep2(gen, resolve8, reject, _next, _throw, key, arg) {
+    function asyncGeneratorStep2(gen, resolve8, reject, _next, _throw, key2, arg) {
       try {
-        var info = gen[key](arg);
+        var info = gen[key2](arg);
         var value = info.value;
       } catch (error62) {
         reject(error62);
@@ -18935,16 +18935,16 @@ var require_Sync = __commonJS({
   }
 });
 
-// ../../main/node_modules/bottleneck/lib/version.json
+// node_modules/bottleneck/lib/version.json
 var require_version = __commonJS({
-  "../../main/node_modules/bottleneck/lib/version.json"(exports2, module2) {
+  "node_modules/bottleneck/lib/version.json"(exports2, module2) {
     module2.exports = { version: "2.19.5" };
   }
 });
 
-// ../../main/node_modules/bottleneck/lib/Group.js
+// node_modules/bottleneck/lib/Group.js
 var require_Group = __commonJS({
-  "../../main/node_modules/bottleneck/lib/Group.js"(exports2, module2) {
+  "node_modules/bottleneck/lib/Group.js"(exports2, module2) {
     "use strict";
     function _slicedToArray2(arr, i3) {
       return _arrayWithHoles2(arr) || _iterableToArrayLimit2(arr, i3) || _nonIterableRest2();
@@ -18977,9 +18977,9 @@ var require_Group = __commonJS({
     function _arrayWithHoles2(arr) {
       if (Array.isArray(arr)) return arr;
     }
-    function asyncGeneratorStep2(gen, resolve8, reject, _next, _throw, key, arg) {
+    function asyncGeneratorStep2(gen, resolve8, reject, _next, _throw, key2, arg) {
       try {
-        var info = gen[key](arg);
+        var info = gen[key2](arg);
         var value = info.value;
       } catch (error62) {
         reject(error62);
@@ -19040,29 +19040,29 @@ var require_Group = __commonJS({
             }
           }
         }
-        key(key = "") {
+        key(key2 = "") {
           var ref;
-          return (ref = this.instances[key]) != null ? ref : (() => {
+          return (ref = this.instances[key2]) != null ? ref : (() => {
             var limiter;
-            limiter = this.instances[key] = new this.Bottleneck(Object.assign(this.limiterOptions, {
-              id: `${this.id}-${key}`,
+            limiter = this.instances[key2] = new this.Bottleneck(Object.assign(this.limiterOptions, {
+              id: `${this.id}-${key2}`,
               timeout: this.timeout,
               connection: this.connection
             }));
-            this.Events.trigger("created", limiter, key);
+            this.Events.trigger("created", limiter, key2);
             return limiter;
           })();
         }
-        deleteKey(key = "") {
+        deleteKey(key2 = "") {
           var _this = this;
           return _asyncToGenerator2(function* () {
             var deleted, instance;
-            instance = _this.instances[key];
+            instance = _this.instances[key2];
             if (_this.connection) {
-              deleted = yield _this.connection.__runCommand__(["del", ...Scripts2.allKeys(`${_this.id}-${key}`)]);
+              deleted = yield _this.connection.__runCommand__(["del", ...Scripts2.allKeys(`${_this.id}-${key2}`)]);
             }
             if (instance != null) {
-              delete _this.instances[key];
+              delete _this.instances[key2];
               yield instance.disconnect();
             }
             return instance != null || deleted > 0;
@@ -19164,9 +19164,9 @@ var require_Group = __commonJS({
   }
 });
 
-// ../../main/node_modules/bottleneck/lib/Batcher.js
+// node_modules/bottleneck/lib/Batcher.js
 var require_Batcher = __commonJS({
-  "../../main/node_modules/bottleneck/lib/Batcher.js"(exports2, module2) {
+  "node_modules/bottleneck/lib/Batcher.js"(exports2, module2) {
     "use strict";
     var Batcher;
     var Events3;
@@ -19222,9 +19222,9 @@ var require_Batcher = __commonJS({
   }
 });
 
-// ../../main/node_modules/bottleneck/lib/Bottleneck.js
+// node_modules/bottleneck/lib/Bottleneck.js
 var require_Bottleneck = __commonJS({
-  "../../main/node_modules/bottleneck/lib/Bottleneck.js"(exports2, module2) {
+  "node_modules/bottleneck/lib/Bottleneck.js"(exports2, module2) {
     "use strict";
     function _slicedToArray2(arr, i3) {
       return _arrayWithHoles2(arr) || _iterableToArrayLimit2(arr, i3) || _nonIterableRest2();
@@ -19263,9 +19263,9 @@ var require_Bottleneck = __commonJS({
     function _arrayWithHoles2(arr) {
       if (Array.isArray(arr)) return arr;
     }
-    function asyncGeneratorStep2(gen, resolve8, reject, _next, _throw, key, arg) {
+    function asyncGeneratorStep2(gen, resolve8, reject, _next, _throw, key2, arg) {
       try {
-        var info = gen[key](arg);
+        var info = gen[key2](arg);
         var value = info.value;
       } catch (error62) {
         reject(error62);
@@ -19771,17 +19771,17 @@ var require_Bottleneck = __commonJS({
   }
 });
 
-// ../../main/node_modules/bottleneck/lib/index.js
+// node_modules/bottleneck/lib/index.js
 var require_lib = __commonJS({
-  "../../main/node_modules/bottleneck/lib/index.js"(exports2, module2) {
+  "node_modules/bottleneck/lib/index.js"(exports2, module2) {
     "use strict";
     module2.exports = require_Bottleneck();
   }
 });
 
-// ../../main/node_modules/get-caller-file/index.js
+// node_modules/get-caller-file/index.js
 var require_get_caller_file = __commonJS({
-  "../../main/node_modules/get-caller-file/index.js"(exports2, module2) {
+  "node_modules/get-caller-file/index.js"(exports2, module2) {
     "use strict";
     module2.exports = function getCallerFile(position) {
       if (position === void 0) {
@@ -19803,9 +19803,9 @@ var require_get_caller_file = __commonJS({
   }
 });
 
-// ../../main/node_modules/pino-http/logger.js
+// node_modules/pino-http/logger.js
 var require_logger = __commonJS({
-  "../../main/node_modules/pino-http/logger.js"(exports2, module2) {
+  "node_modules/pino-http/logger.js"(exports2, module2) {
     "use strict";
     var { pino: pino2, symbols: { stringifySym, chindingsSym } } = require_pino();
     var serializers = require_pino_std_serializers();
@@ -20027,9 +20027,9 @@ var require_logger = __commonJS({
   }
 });
 
-// ../../main/node_modules/ignore/index.js
+// node_modules/ignore/index.js
 var require_ignore = __commonJS({
-  "../../main/node_modules/ignore/index.js"(exports2, module2) {
+  "node_modules/ignore/index.js"(exports2, module2) {
     function makeArray(subject) {
       return Array.isArray(subject) ? subject : [subject];
     }
@@ -20052,8 +20052,8 @@ var require_ignore = __commonJS({
       TMP_KEY_IGNORE = /* @__PURE__ */ Symbol.for("node-ignore");
     }
     var KEY_IGNORE = TMP_KEY_IGNORE;
-    var define2 = (object2, key, value) => {
-      Object.defineProperty(object2, key, { value });
+    var define2 = (object2, key2, value) => {
+      Object.defineProperty(object2, key2, { value });
       return value;
     };
     var RETURN_FALSE = () => false;
@@ -20571,25 +20571,25 @@ var require_ignore = __commonJS({
         return define2(this, "_basenameOnly", matchesBasename(this.body));
       }
       get regex() {
-        const key = UNDERSCORE + MODE_IGNORE;
-        if (this[key]) {
-          return this[key];
+        const key2 = UNDERSCORE + MODE_IGNORE;
+        if (this[key2]) {
+          return this[key2];
         }
-        return this._make(MODE_IGNORE, key);
+        return this._make(MODE_IGNORE, key2);
       }
       get checkRegex() {
-        const key = UNDERSCORE + MODE_CHECK_IGNORE;
-        if (this[key]) {
-          return this[key];
+        const key2 = UNDERSCORE + MODE_CHECK_IGNORE;
+        if (this[key2]) {
+          return this[key2];
         }
-        return this._make(MODE_CHECK_IGNORE, key);
+        return this._make(MODE_CHECK_IGNORE, key2);
       }
-      _make(mode, key) {
+      _make(mode, key2) {
         const str = pinWildcards(
           mode === MODE_IGNORE ? this.regexPrefix.replace(REGEX_REPLACE_TRAILING_WILDCARD, replaceTrailingWildcard).replace(REGEX_REPLACE_TRAILING_DOUBLESTAR, replaceTrailingDoublestar) : checkSourceOf(this.body, this.regexPrefix)
         );
         const regex2 = this.ignoreCase ? new RegExp(str, "i") : new RegExp(str);
-        return define2(this, key, regex2);
+        return define2(this, key2, regex2);
       }
     };
     var hasTrailingBackslash = (str) => {
@@ -20892,9 +20892,9 @@ var require_ignore = __commonJS({
   }
 });
 
-// ../../main/node_modules/openai/internal/auth/x509-transport-state.js
+// node_modules/openai/internal/auth/x509-transport-state.js
 var require_x509_transport_state = __commonJS({
-  "../../main/node_modules/openai/internal/auth/x509-transport-state.js"(exports2, module2) {
+  "node_modules/openai/internal/auth/x509-transport-state.js"(exports2, module2) {
     "use strict";
     if (typeof module2 !== "undefined" && module2 !== globalThis.module && typeof exports2 !== "undefined" && module2.exports === exports2) {
       Object.defineProperty(exports2, "__esModule", { value: true });
@@ -20924,9 +20924,9 @@ var require_x509_transport_state = __commonJS({
 // src/action/run-action.ts
 import { randomUUID as randomUUID3 } from "node:crypto";
 import { mkdir as mkdir7, readFile as readFile3 } from "node:fs/promises";
-import { delimiter as delimiter5, dirname as dirname13, isAbsolute as isAbsolute10, join as join38 } from "node:path";
+import { delimiter as delimiter5, dirname as dirname14, isAbsolute as isAbsolute10, join as join39 } from "node:path";
 
-// ../../main/node_modules/probot/lib/context.js
+// node_modules/probot/lib/context.js
 var import_deepmerge = __toESM(require_cjs(), 1);
 import path from "node:path";
 var kOctokitRequestHookAdded = /* @__PURE__ */ Symbol("octokit request hook added");
@@ -21089,7 +21089,7 @@ var Context = class {
   }
 };
 
-// ../../main/node_modules/@octokit/webhooks-methods/dist-node/index.js
+// node_modules/@octokit/webhooks-methods/dist-node/index.js
 import { createHmac } from "node:crypto";
 import { timingSafeEqual } from "node:crypto";
 import { Buffer as Buffer2 } from "node:buffer";
@@ -21142,7 +21142,7 @@ async function verifyWithFallback(secret, payload, signature2, additionalSecrets
   return false;
 }
 
-// ../../main/node_modules/@octokit/webhooks/dist-bundle/index.js
+// node_modules/@octokit/webhooks/dist-bundle/index.js
 var createLogger = (logger = {}) => {
   if (typeof logger.debug !== "function") {
     logger.debug = () => {
@@ -21839,8 +21839,8 @@ function handleResponse(body, status3 = 200, headers = {}, response) {
   response.writeHead(status3, headers).end(body);
   return true;
 }
-function getRequestHeader(request2, key) {
-  return request2.headers[key];
+function getRequestHeader(request2, key2) {
+  return request2.headers[key2];
 }
 function concatUint8Array(data) {
   if (data.length === 0) {
@@ -21932,7 +21932,7 @@ var Webhooks = class {
   }
 };
 
-// ../../main/node_modules/toad-cache/dist/toad-cache.mjs
+// node_modules/toad-cache/dist/toad-cache.mjs
 function validateCacheParams(max2, ttlInMsecs) {
   if (typeof max2 !== "number" || !Number.isInteger(max2) || max2 < 0) {
     throw new Error("Invalid max value");
@@ -21978,10 +21978,10 @@ var LruObject = class {
     this.last = null;
     this.size = 0;
   }
-  delete(key) {
-    const item = this.items[key];
+  delete(key2) {
+    const item = this.items[key2];
     if (item !== void 0) {
-      delete this.items[key];
+      delete this.items[key2];
       this.size--;
       if (item.prev !== null) {
         item.prev.next = item.next;
@@ -22015,17 +22015,17 @@ var LruObject = class {
       }
     }
   }
-  expiresAt(key) {
-    const item = this.items[key];
+  expiresAt(key2) {
+    const item = this.items[key2];
     if (item !== void 0) {
       return item.expiry;
     }
   }
-  get(key) {
-    const item = this.items[key];
+  get(key2) {
+    const item = this.items[key2];
     if (item !== void 0) {
       if (this.ttl > 0 && item.expiry <= Date.now()) {
-        this.delete(key);
+        this.delete(key2);
         return;
       }
       this.bumpLru(item);
@@ -22042,8 +22042,8 @@ var LruObject = class {
   keys() {
     return Object.keys(this.items);
   }
-  set(key, value) {
-    const existing = this.items[key];
+  set(key2, value) {
+    const existing = this.items[key2];
     if (existing !== void 0) {
       existing.value = value;
       existing.expiry = this.ttl > 0 ? Date.now() + this.ttl : this.ttl;
@@ -22055,12 +22055,12 @@ var LruObject = class {
     }
     const item = {
       expiry: this.ttl > 0 ? Date.now() + this.ttl : this.ttl,
-      key,
+      key: key2,
       prev: this.last,
       next: null,
       value
     };
-    this.items[key] = item;
+    this.items[key2] = item;
     if (++this.size === 1) {
       this.first = item;
     } else {
@@ -22070,7 +22070,7 @@ var LruObject = class {
   }
 };
 
-// ../../main/node_modules/probot/lib/helpers/create-deferred-promise.js
+// node_modules/probot/lib/helpers/create-deferred-promise.js
 function createDeferredPromise() {
   let resolve8;
   let reject;
@@ -22081,7 +22081,7 @@ function createDeferredPromise() {
   return { promise: promise2, resolve: resolve8, reject };
 }
 
-// ../../main/node_modules/probot/lib/octokit/get-authenticated-octokit.js
+// node_modules/probot/lib/octokit/get-authenticated-octokit.js
 async function getAuthenticatedOctokit(options2) {
   const { octokit, log, installationId } = options2;
   if (!installationId)
@@ -22109,13 +22109,13 @@ async function getAuthenticatedOctokit(options2) {
   });
 }
 
-// ../../main/node_modules/probot/lib/helpers/get-log.js
+// node_modules/probot/lib/helpers/get-log.js
 var import_pino = __toESM(require_pino(), 1);
 
-// ../../main/node_modules/@probot/pino/index.js
+// node_modules/@probot/pino/index.js
 import { Transform } from "node:stream";
 
-// ../../main/node_modules/npx-import-light/index.js
+// node_modules/npx-import-light/index.js
 import { exec } from "node:child_process";
 import { builtinModules, createRequire } from "node:module";
 import { platform as osPlatform } from "node:os";
@@ -22316,7 +22316,7 @@ function isRunningInPackageRunner() {
   return process.env.npm_lifecycle_event === "npx" || process.env.npm_lifecycle_event === "bunx";
 }
 
-// ../../main/node_modules/@probot/pino/index.js
+// node_modules/@probot/pino/index.js
 var import_pino_pretty = __toESM(require_pino_pretty(), 1);
 var LEVEL_MAP = {
   10: "trace",
@@ -22463,7 +22463,7 @@ function toSentryError(data) {
   return error62;
 }
 
-// ../../main/node_modules/probot/lib/helpers/get-log.js
+// node_modules/probot/lib/helpers/get-log.js
 async function getLog(options2 = {}) {
   const { level, logMessageKey, ...getTransformStreamOptions } = options2;
   const pinoOptions = {
@@ -22476,7 +22476,7 @@ async function getLog(options2 = {}) {
   return (0, import_pino.default)(pinoOptions, transform2);
 }
 
-// ../../main/node_modules/universal-user-agent/index.js
+// node_modules/universal-user-agent/index.js
 function getUserAgent() {
   if (typeof navigator === "object" && "userAgent" in navigator) {
     return navigator.userAgent;
@@ -22487,7 +22487,7 @@ function getUserAgent() {
   return "<environment undetectable>";
 }
 
-// ../../main/node_modules/@octokit/endpoint/dist-bundle/index.js
+// node_modules/@octokit/endpoint/dist-bundle/index.js
 var VERSION2 = "0.0.0-development";
 var userAgent = `octokit-endpoint.js/${VERSION2} ${getUserAgent()}`;
 var DEFAULTS = {
@@ -22505,8 +22505,8 @@ function lowercaseKeys(object2) {
   if (!object2) {
     return {};
   }
-  return Object.keys(object2).reduce((newObj, key) => {
-    newObj[key.toLowerCase()] = object2[key];
+  return Object.keys(object2).reduce((newObj, key2) => {
+    newObj[key2.toLowerCase()] = object2[key2];
     return newObj;
   }, {});
 }
@@ -22520,20 +22520,20 @@ function isPlainObject(value) {
 }
 function mergeDeep(defaults2, options2) {
   const result = Object.assign({}, defaults2);
-  Object.keys(options2).forEach((key) => {
-    if (isPlainObject(options2[key])) {
-      if (!(key in defaults2)) Object.assign(result, { [key]: options2[key] });
-      else result[key] = mergeDeep(defaults2[key], options2[key]);
+  Object.keys(options2).forEach((key2) => {
+    if (isPlainObject(options2[key2])) {
+      if (!(key2 in defaults2)) Object.assign(result, { [key2]: options2[key2] });
+      else result[key2] = mergeDeep(defaults2[key2], options2[key2]);
     } else {
-      Object.assign(result, { [key]: options2[key] });
+      Object.assign(result, { [key2]: options2[key2] });
     }
   });
   return result;
 }
 function removeUndefinedProperties(obj) {
-  for (const key in obj) {
-    if (obj[key] === void 0) {
-      delete obj[key];
+  for (const key2 in obj) {
+    if (obj[key2] === void 0) {
+      delete obj[key2];
     }
   }
   return obj;
@@ -22585,9 +22585,9 @@ function extractUrlVariableNames(url2) {
 }
 function omit(object2, keysToOmit) {
   const result = { __proto__: null };
-  for (const key of Object.keys(object2)) {
-    if (keysToOmit.indexOf(key) === -1) {
-      result[key] = object2[key];
+  for (const key2 of Object.keys(object2)) {
+    if (keysToOmit.indexOf(key2) === -1) {
+      result[key2] = object2[key2];
     }
   }
   return result;
@@ -22605,10 +22605,10 @@ function encodeUnreserved(str) {
     return "%" + c4.charCodeAt(0).toString(16).toUpperCase();
   });
 }
-function encodeValue(operator, value, key) {
+function encodeValue(operator, value, key2) {
   value = operator === "+" || operator === "#" ? encodeReserved(value) : encodeUnreserved(value);
-  if (key) {
-    return encodeUnreserved(key) + "=" + value;
+  if (key2) {
+    return encodeUnreserved(key2) + "=" + value;
   } else {
     return value;
   }
@@ -22619,8 +22619,8 @@ function isDefined(value) {
 function isKeyOperator(operator) {
   return operator === ";" || operator === "&" || operator === "?";
 }
-function getValues(context, operator, key, modifier) {
-  var value = context[key], result = [];
+function getValues(context, operator, key2, modifier) {
+  var value = context[key2], result = [];
   if (isDefined(value) && value !== "") {
     if (typeof value === "string" || typeof value === "number" || typeof value === "bigint" || typeof value === "boolean") {
       value = value.toString();
@@ -22628,14 +22628,14 @@ function getValues(context, operator, key, modifier) {
         value = value.substring(0, parseInt(modifier, 10));
       }
       result.push(
-        encodeValue(operator, value, isKeyOperator(operator) ? key : "")
+        encodeValue(operator, value, isKeyOperator(operator) ? key2 : "")
       );
     } else {
       if (modifier === "*") {
         if (Array.isArray(value)) {
           value.filter(isDefined).forEach(function(value2) {
             result.push(
-              encodeValue(operator, value2, isKeyOperator(operator) ? key : "")
+              encodeValue(operator, value2, isKeyOperator(operator) ? key2 : "")
             );
           });
         } else {
@@ -22660,7 +22660,7 @@ function getValues(context, operator, key, modifier) {
           });
         }
         if (isKeyOperator(operator)) {
-          result.push(encodeUnreserved(key) + "=" + tmp.join(","));
+          result.push(encodeUnreserved(key2) + "=" + tmp.join(","));
         } else if (tmp.length !== 0) {
           result.push(tmp.join(","));
         }
@@ -22669,10 +22669,10 @@ function getValues(context, operator, key, modifier) {
   } else {
     if (operator === ";") {
       if (isDefined(value)) {
-        result.push(encodeUnreserved(key));
+        result.push(encodeUnreserved(key2));
       }
     } else if (value === "" && (operator === "&" || operator === "?")) {
-      result.push(encodeUnreserved(key) + "=");
+      result.push(encodeUnreserved(key2) + "=");
     } else if (value === "") {
       result.push("");
     }
@@ -22800,7 +22800,7 @@ function withDefaults(oldDefaults, newDefaults) {
 }
 var endpoint = withDefaults(null, DEFAULTS);
 
-// ../../main/node_modules/content-type/dist/index.js
+// node_modules/content-type/dist/index.js
 var SP = 32;
 var HTAB = 9;
 var SEMI = 59;
@@ -22897,7 +22897,7 @@ function parseParameters(header, type, index, len, stopFlags) {
       if (code2 === EQ) {
         const keyEnd = keyWhitespace === -1 ? index : keyWhitespace;
         const value = header.slice(keyStart, keyEnd);
-        const key = (keyFlags & CASE_FLAGS) === 0 ? value : value.toLowerCase();
+        const key2 = (keyFlags & CASE_FLAGS) === 0 ? value : value.toLowerCase();
         index++;
         while ((CHAR_MAP[header.charCodeAt(index)] & OWS) !== 0) {
           index++;
@@ -22908,8 +22908,8 @@ function parseParameters(header, type, index, len, stopFlags) {
           while (index < len) {
             const code3 = header.charCodeAt(index);
             if (code3 === DQUOTE) {
-              if (parameters[key] === void 0) {
-                parameters[key] = escaped2 ? unescapeQuotedPairs(header, quotedStart, index) : header.slice(quotedStart, index);
+              if (parameters[key2] === void 0) {
+                parameters[key2] = escaped2 ? unescapeQuotedPairs(header, quotedStart, index) : header.slice(quotedStart, index);
               }
               index++;
               let stop2 = 0;
@@ -22953,9 +22953,9 @@ function parseParameters(header, type, index, len, stopFlags) {
           }
           index++;
         }
-        if (parameters[key] === void 0) {
+        if (parameters[key2] === void 0) {
           const valueEnd = valueWhitespace === -1 ? index : valueWhitespace;
-          parameters[key] = header.slice(valueStart, valueEnd);
+          parameters[key2] = header.slice(valueStart, valueEnd);
         }
         if (stop !== 0)
           break parameter;
@@ -22984,7 +22984,7 @@ function unescapeQuotedPairs(str, start, end) {
   return result + str.slice(start, end);
 }
 
-// ../../main/node_modules/json-with-bigint/json-with-bigint.js
+// node_modules/json-with-bigint/json-with-bigint.js
 var intRegex = /^-?\d+$/;
 var noiseValue = /^-?\d+n+$/;
 var originalStringify = JSON.stringify;
@@ -23003,11 +23003,11 @@ var stringifyIteratively = (rootValue, replacer, spaceParam) => {
   }
   const isFunctionReplacer = typeof replacer === "function";
   const propertyList = Array.isArray(replacer) ? new Set(replacer.map(String)) : null;
-  const prepareVal = (parent, key, val) => {
+  const prepareVal = (parent, key2, val) => {
     const isObject3 = val !== null && typeof val === "object";
     const hasToJSON = isObject3 && typeof val.toJSON === "function";
     if (hasToJSON) {
-      val = val.toJSON(key);
+      val = val.toJSON(key2);
     }
     const isNoise = typeof val === "string" && noiseValue.test(val);
     if (isNoise) return val + "n";
@@ -23018,7 +23018,7 @@ var stringifyIteratively = (rootValue, replacer, spaceParam) => {
       return val.toString() + "n";
     }
     if (isFunctionReplacer) {
-      val = replacer.call(parent, key, val);
+      val = replacer.call(parent, key2, val);
     }
     const isPostReplacerObject = val !== null && typeof val === "object";
     if (isPostReplacerObject) {
@@ -23155,11 +23155,11 @@ var JSONStringify = (value, replacer, space) => {
     if (supportsRawJSON) {
       return originalStringify(
         value,
-        (key, val) => {
+        (key2, val) => {
           if (typeof val === "bigint") return JSON.rawJSON(val.toString());
           const hasFunctionReplacer = typeof replacer === "function";
-          if (hasFunctionReplacer) return replacer(key, val);
-          const isKeyInArrayReplacer = Array.isArray(replacer) && replacer.includes(key);
+          if (hasFunctionReplacer) return replacer(key2, val);
+          const isKeyInArrayReplacer = Array.isArray(replacer) && replacer.includes(key2);
           if (isKeyInArrayReplacer) return val;
           return val;
         },
@@ -23169,13 +23169,13 @@ var JSONStringify = (value, replacer, space) => {
     if (!value) return originalStringify(value, replacer, space);
     const convertedToCustomJSON = originalStringify(
       value,
-      (key, val) => {
+      (key2, val) => {
         const isNoise = typeof val === "string" && noiseValue.test(val);
         if (isNoise) return val.toString() + "n";
         if (typeof val === "bigint") return val.toString() + "n";
         const hasFunctionReplacer = typeof replacer === "function";
-        if (hasFunctionReplacer) return replacer(key, val);
-        const isKeyInArrayReplacer = Array.isArray(replacer) && replacer.includes(key);
+        if (hasFunctionReplacer) return replacer(key2, val);
+        const isKeyInArrayReplacer = Array.isArray(replacer) && replacer.includes(key2);
         if (isKeyInArrayReplacer) return val;
         return val;
       },
@@ -23217,17 +23217,17 @@ var isContextSourceSupported = () => {
     return false;
   }
 };
-var convertMarkedBigIntsReviver = (key, value, context, userReviver) => {
+var convertMarkedBigIntsReviver = (key2, value, context, userReviver) => {
   const isCustomFormatBigInt = typeof value === "string" && customFormat.test(value);
   if (isCustomFormatBigInt) return BigInt(value.slice(0, -1));
   const isNoiseValue = typeof value === "string" && noiseValue.test(value);
   if (isNoiseValue) return value.slice(0, -1);
   const hasUserReviver = typeof userReviver === "function";
   if (!hasUserReviver) return value;
-  return userReviver(key, value, context);
+  return userReviver(key2, value, context);
 };
 var JSONParseV2 = (text2, reviver) => {
-  return JSON.parse(text2, (key, value, context) => {
+  return JSON.parse(text2, (key2, value, context) => {
     const isNumber = typeof value === "number";
     const isOutOfBounds = value > Number.MAX_SAFE_INTEGER || value < Number.MIN_SAFE_INTEGER;
     const isBigNumber = isNumber && isOutOfBounds;
@@ -23236,7 +23236,7 @@ var JSONParseV2 = (text2, reviver) => {
     if (isBigInt) return BigInt(context.source);
     const hasCustomReviver = typeof reviver === "function";
     if (!hasCustomReviver) return value;
-    return reviver(key, value, context);
+    return reviver(key2, value, context);
   });
 };
 var MAX_INT = Number.MAX_SAFE_INTEGER.toString();
@@ -23259,8 +23259,8 @@ var applyReviverIteratively = (parsed, userReviver) => {
         }
       }
     } else {
-      const { parent, key } = node2;
-      let value = parent[key];
+      const { parent, key: key2 } = node2;
+      let value = parent[key2];
       if (typeof value === "string") {
         const isCustomFormatBigInt = customFormat.test(value);
         if (isCustomFormatBigInt) {
@@ -23272,13 +23272,13 @@ var applyReviverIteratively = (parsed, userReviver) => {
       }
       const hasUserReviver = typeof userReviver === "function";
       if (hasUserReviver) {
-        value = userReviver.call(parent, key, value);
+        value = userReviver.call(parent, key2, value);
       }
       const isDeleted = value === void 0;
       if (isDeleted) {
-        delete parent[key];
+        delete parent[key2];
       } else {
-        parent[key] = value;
+        parent[key2] = value;
       }
       stack.pop();
     }
@@ -23307,7 +23307,7 @@ var JSONParse = (text2, reviver) => {
     const serializedData = serializeBigInts(text2);
     return originalParse(
       serializedData,
-      (key, value, context) => convertMarkedBigIntsReviver(key, value, context, reviver)
+      (key2, value, context) => convertMarkedBigIntsReviver(key2, value, context, reviver)
     );
   } catch (error62) {
     if (error62 instanceof RangeError) {
@@ -23319,7 +23319,7 @@ var JSONParse = (text2, reviver) => {
   }
 };
 
-// ../../main/node_modules/@octokit/request-error/dist-src/index.js
+// node_modules/@octokit/request-error/dist-src/index.js
 var RequestError = class extends Error {
   name;
   /**
@@ -23358,7 +23358,7 @@ var RequestError = class extends Error {
   }
 };
 
-// ../../main/node_modules/@octokit/request/dist-bundle/index.js
+// node_modules/@octokit/request/dist-bundle/index.js
 var VERSION3 = "10.0.16";
 var defaults_default = {
   headers: {
@@ -23427,8 +23427,8 @@ async function fetchWrapper(requestOptions) {
   const status3 = fetchResponse.status;
   const url2 = fetchResponse.url;
   const responseHeaders = {};
-  for (const [key, value] of fetchResponse.headers) {
-    responseHeaders[key] = value;
+  for (const [key2, value] of fetchResponse.headers) {
+    responseHeaders[key2] = value;
   }
   const octokitResponse = {
     url: url2,
@@ -23540,7 +23540,7 @@ function withDefaults2(oldEndpoint, newDefaults) {
 }
 var request = withDefaults2(endpoint, defaults_default);
 
-// ../../main/node_modules/before-after-hook/lib/register.js
+// node_modules/before-after-hook/lib/register.js
 function register(state2, name, method, options2) {
   if (typeof method !== "function") {
     throw new Error("method for before hook must be a function");
@@ -23563,7 +23563,7 @@ function register(state2, name, method, options2) {
   });
 }
 
-// ../../main/node_modules/before-after-hook/lib/add.js
+// node_modules/before-after-hook/lib/add.js
 function addHook(state2, kind, name, hook7) {
   const orig = hook7;
   if (!state2.registry[name]) {
@@ -23598,7 +23598,7 @@ function addHook(state2, kind, name, hook7) {
   });
 }
 
-// ../../main/node_modules/before-after-hook/lib/remove.js
+// node_modules/before-after-hook/lib/remove.js
 function removeHook(state2, name, method) {
   if (!state2.registry[name]) {
     return;
@@ -23612,7 +23612,7 @@ function removeHook(state2, name, method) {
   state2.registry[name].splice(index, 1);
 }
 
-// ../../main/node_modules/before-after-hook/index.js
+// node_modules/before-after-hook/index.js
 var bind = Function.bind;
 var bindable = bind.bind(bind);
 function bindApi(hook7, state2, name) {
@@ -23646,7 +23646,7 @@ function Collection() {
 }
 var before_after_hook_default = { Singular, Collection };
 
-// ../../main/node_modules/@octokit/graphql/dist-bundle/index.js
+// node_modules/@octokit/graphql/dist-bundle/index.js
 var VERSION4 = "0.0.0-development";
 function _buildMessageForResponseErrors(data) {
   return `Request failed due to following response errors:
@@ -23690,11 +23690,11 @@ function graphql(request2, query, options2) {
         new Error(`[@octokit/graphql] "query" cannot be used as variable name`)
       );
     }
-    for (const key in options2) {
-      if (!FORBIDDEN_VARIABLE_OPTIONS.includes(key)) continue;
+    for (const key2 in options2) {
+      if (!FORBIDDEN_VARIABLE_OPTIONS.includes(key2)) continue;
       return Promise.reject(
         new Error(
-          `[@octokit/graphql] "${key}" cannot be used as variable name`
+          `[@octokit/graphql] "${key2}" cannot be used as variable name`
         )
       );
     }
@@ -23702,15 +23702,15 @@ function graphql(request2, query, options2) {
   const parsedOptions = typeof query === "string" ? Object.assign({ query }, options2) : query;
   const requestOptions = Object.keys(
     parsedOptions
-  ).reduce((result, key) => {
-    if (NON_VARIABLE_OPTIONS.includes(key)) {
-      result[key] = parsedOptions[key];
+  ).reduce((result, key2) => {
+    if (NON_VARIABLE_OPTIONS.includes(key2)) {
+      result[key2] = parsedOptions[key2];
       return result;
     }
     if (!result.variables) {
       result.variables = {};
     }
-    result.variables[key] = parsedOptions[key];
+    result.variables[key2] = parsedOptions[key2];
     return result;
   }, {});
   const baseUrl = parsedOptions.baseUrl || request2.endpoint.DEFAULTS.baseUrl;
@@ -23720,8 +23720,8 @@ function graphql(request2, query, options2) {
   return request2(requestOptions).then((response) => {
     if (response.data.errors) {
       const headers = {};
-      for (const key of Object.keys(response.headers)) {
-        headers[key] = response.headers[key];
+      for (const key2 of Object.keys(response.headers)) {
+        headers[key2] = response.headers[key2];
       }
       throw new GraphqlResponseError(
         requestOptions,
@@ -23756,7 +23756,7 @@ function withCustomRequest(customRequest) {
   });
 }
 
-// ../../main/node_modules/@octokit/auth-token/dist-bundle/index.js
+// node_modules/@octokit/auth-token/dist-bundle/index.js
 var b64url = "(?:[a-zA-Z0-9_-]+)";
 var sep = "\\.";
 var jwtRE = new RegExp(`^${b64url}${sep}${b64url}${sep}${b64url}$`);
@@ -23801,10 +23801,10 @@ var createTokenAuth = function createTokenAuth2(token) {
   });
 };
 
-// ../../main/node_modules/@octokit/core/dist-src/version.js
+// node_modules/@octokit/core/dist-src/version.js
 var VERSION5 = "7.0.8";
 
-// ../../main/node_modules/@octokit/core/dist-src/index.js
+// node_modules/@octokit/core/dist-src/index.js
 var noop2 = () => {
 };
 var consoleWarn = console.warn.bind(console);
@@ -23938,10 +23938,10 @@ var Octokit = class {
   auth;
 };
 
-// ../../main/node_modules/@octokit/plugin-enterprise-compatibility/dist-src/version.js
+// node_modules/@octokit/plugin-enterprise-compatibility/dist-src/version.js
 var VERSION6 = "6.0.3";
 
-// ../../main/node_modules/@octokit/plugin-enterprise-compatibility/dist-src/index.js
+// node_modules/@octokit/plugin-enterprise-compatibility/dist-src/index.js
 function enterpriseCompatibility(octokit) {
   octokit.hook.wrap("request", async (request2, options2) => {
     if (/\/orgs\/[^/]+\/teams/.test(options2.url)) {
@@ -23972,7 +23972,7 @@ function enterpriseCompatibility(octokit) {
 }
 enterpriseCompatibility.VERSION = VERSION6;
 
-// ../../main/node_modules/@octokit/plugin-paginate-rest/dist-bundle/index.js
+// node_modules/@octokit/plugin-paginate-rest/dist-bundle/index.js
 var VERSION7 = "0.0.0-development";
 function normalizePaginatedListResponse(response) {
   if (!response.data) {
@@ -24088,10 +24088,10 @@ function paginateRest(octokit) {
 }
 paginateRest.VERSION = VERSION7;
 
-// ../../main/node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/version.js
+// node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/version.js
 var VERSION8 = "17.0.0";
 
-// ../../main/node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/generated/endpoints.js
+// node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/generated/endpoints.js
 var Endpoints = {
   actions: {
     addCustomLabelsToSelfHostedRunnerForOrg: [
@@ -26383,7 +26383,7 @@ var Endpoints = {
 };
 var endpoints_default = Endpoints;
 
-// ../../main/node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/endpoints-to-methods.js
+// node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/endpoints-to-methods.js
 var endpointMethodsMap = /* @__PURE__ */ new Map();
 for (const [scope, endpoints2] of Object.entries(endpoints_default)) {
   for (const [methodName, endpoint2] of Object.entries(endpoints2)) {
@@ -26506,7 +26506,7 @@ function decorate(octokit, scope, methodName, defaults2, decorations) {
   return Object.assign(withDecorations, requestWithDefaults);
 }
 
-// ../../main/node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/index.js
+// node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/index.js
 function restEndpointMethods(octokit) {
   const api = endpointsToMethods(octokit);
   return {
@@ -26523,7 +26523,7 @@ function legacyRestEndpointMethods(octokit) {
 }
 legacyRestEndpointMethods.VERSION = VERSION8;
 
-// ../../main/node_modules/@octokit/plugin-retry/dist-bundle/index.js
+// node_modules/@octokit/plugin-retry/dist-bundle/index.js
 var import_light = __toESM(require_light(), 1);
 var VERSION9 = "0.0.0-development";
 function isRequestError(error62) {
@@ -26597,7 +26597,7 @@ function retry(octokit, octokitOptions) {
 }
 retry.VERSION = VERSION9;
 
-// ../../main/node_modules/@octokit/plugin-throttling/dist-bundle/index.js
+// node_modules/@octokit/plugin-throttling/dist-bundle/index.js
 var import_light2 = __toESM(require_light(), 1);
 var VERSION10 = "0.0.0-development";
 var noop3 = () => Promise.resolve();
@@ -26827,10 +26827,10 @@ function throttling(octokit, octokitOptions) {
 throttling.VERSION = VERSION10;
 throttling.triggersNotification = triggersNotification;
 
-// ../../main/node_modules/@probot/octokit-plugin-config/dist-src/version.js
+// node_modules/@probot/octokit-plugin-config/dist-src/version.js
 var VERSION11 = "4.1.0";
 
-// ../../main/node_modules/@probot/octokit-plugin-config/dist-src/util/get-config-file.js
+// node_modules/@probot/octokit-plugin-config/dist-src/util/get-config-file.js
 var import_yaml = __toESM(require_dist(), 1);
 var SUPPORTED_FILE_EXTENSIONS = ["json", "yml", "yaml"];
 async function getConfigFile(octokit, { owner, repo, path: path12, ref }) {
@@ -26907,7 +26907,7 @@ async function getConfigFile(octokit, { owner, repo, path: path12, ref }) {
   };
 }
 
-// ../../main/node_modules/@probot/octokit-plugin-config/dist-src/util/extends-to-get-content-params.js
+// node_modules/@probot/octokit-plugin-config/dist-src/util/extends-to-get-content-params.js
 var EXTENDS_REGEX = new RegExp(
   "^(?:([a-z\\d](?:[a-z\\d]|-(?=[a-z\\d])){0,38})/)?([-_.\\w\\d]+)(?::([-_./\\w\\d]+\\.ya?ml))?$",
   "i"
@@ -26938,7 +26938,7 @@ function extendsToGetContentParams({
   };
 }
 
-// ../../main/node_modules/@probot/octokit-plugin-config/dist-src/util/get-config-files.js
+// node_modules/@probot/octokit-plugin-config/dist-src/util/get-config-files.js
 async function getConfigFiles(octokit, { owner, repo, path: path12, branch }) {
   const requestedRepoFile = await getConfigFile(octokit, {
     owner,
@@ -26993,7 +26993,7 @@ async function getConfigFiles(octokit, { owner, repo, path: path12, branch }) {
   } while (true);
 }
 
-// ../../main/node_modules/@probot/octokit-plugin-config/dist-src/compose-config-get.js
+// node_modules/@probot/octokit-plugin-config/dist-src/compose-config-get.js
 async function composeConfigGet(octokit, { owner, repo, defaults: defaults2, path: path12, branch }) {
   const files = await getConfigFiles(octokit, {
     owner,
@@ -27008,7 +27008,7 @@ async function composeConfigGet(octokit, { owner, repo, defaults: defaults2, pat
   };
 }
 
-// ../../main/node_modules/@probot/octokit-plugin-config/dist-src/index.js
+// node_modules/@probot/octokit-plugin-config/dist-src/index.js
 function config(octokit) {
   return {
     config: {
@@ -27020,7 +27020,7 @@ function config(octokit) {
 }
 config.VERSION = VERSION11;
 
-// ../../main/node_modules/@octokit/auth-unauthenticated/dist-node/index.js
+// node_modules/@octokit/auth-unauthenticated/dist-node/index.js
 async function auth2(reason) {
   return {
     type: "unauthenticated",
@@ -27085,7 +27085,7 @@ var createUnauthenticatedAuth = function createUnauthenticatedAuth2(options2) {
   });
 };
 
-// ../../main/node_modules/@octokit/oauth-methods/dist-bundle/index.js
+// node_modules/@octokit/oauth-methods/dist-bundle/index.js
 function requestToOAuthBaseUrl(request2) {
   const endpointDefaults = request2.endpoint.DEFAULTS;
   if (/^https:\/\/(api\.)?github\.com$/.test(endpointDefaults.baseUrl)) {
@@ -27317,7 +27317,7 @@ async function deleteAuthorization(options2) {
   );
 }
 
-// ../../main/node_modules/@octokit/auth-oauth-device/dist-bundle/index.js
+// node_modules/@octokit/auth-oauth-device/dist-bundle/index.js
 async function getOAuthAccessToken(state2, options2) {
   const cachedAuthentication = getCachedAuthentication(state2, options2.auth);
   if (cachedAuthentication) return cachedAuthentication;
@@ -27440,7 +27440,7 @@ function createOAuthDeviceAuth(options2) {
   });
 }
 
-// ../../main/node_modules/@octokit/auth-oauth-user/dist-bundle/index.js
+// node_modules/@octokit/auth-oauth-user/dist-bundle/index.js
 var VERSION13 = "0.0.0-development";
 async function getAuthentication(state2) {
   if ("code" in state2.strategyOptions) {
@@ -27622,7 +27622,7 @@ function createOAuthUserAuth({
 }
 createOAuthUserAuth.VERSION = VERSION13;
 
-// ../../main/node_modules/@octokit/auth-oauth-app/dist-bundle/index.js
+// node_modules/@octokit/auth-oauth-app/dist-bundle/index.js
 async function auth5(state2, authOptions) {
   if (authOptions.type === "oauth-app") {
     return {
@@ -27700,7 +27700,7 @@ function createOAuthAppAuth(options2) {
   });
 }
 
-// ../../main/node_modules/universal-github-app-jwt/lib/utils.js
+// node_modules/universal-github-app-jwt/lib/utils.js
 function isPkcs1(privateKey) {
   return privateKey.includes("-----BEGIN RSA PRIVATE KEY-----");
 }
@@ -27739,7 +27739,7 @@ function base64encodeJSON(obj) {
   return fromBase64(btoa(JSON.stringify(obj)));
 }
 
-// ../../main/node_modules/universal-github-app-jwt/lib/crypto-node.js
+// node_modules/universal-github-app-jwt/lib/crypto-node.js
 import { subtle } from "node:crypto";
 import { createPrivateKey } from "node:crypto";
 function convertPrivateKey(privateKey) {
@@ -27750,7 +27750,7 @@ function convertPrivateKey(privateKey) {
   });
 }
 
-// ../../main/node_modules/universal-github-app-jwt/lib/get-token.js
+// node_modules/universal-github-app-jwt/lib/get-token.js
 async function getToken({ privateKey, payload }) {
   const convertedPrivateKey = convertPrivateKey(privateKey);
   if (isPkcs1(convertedPrivateKey)) {
@@ -27787,7 +27787,7 @@ async function getToken({ privateKey, payload }) {
   return `${encodedMessage}.${encodedSignature}`;
 }
 
-// ../../main/node_modules/universal-github-app-jwt/index.js
+// node_modules/universal-github-app-jwt/index.js
 async function githubAppJwt({
   id,
   privateKey,
@@ -27813,7 +27813,7 @@ async function githubAppJwt({
   };
 }
 
-// ../../main/node_modules/@octokit/auth-app/dist-node/index.js
+// node_modules/@octokit/auth-app/dist-node/index.js
 async function getAppAuthentication({
   appId,
   privateKey,
@@ -27898,7 +27898,7 @@ async function get(cache2, options2) {
   };
 }
 async function set(cache2, options2, data) {
-  const key = optionsToCacheKey(options2);
+  const key2 = optionsToCacheKey(options2);
   const permissionsString = options2.permissions ? "" : Object.keys(data.permissions).map(
     (name) => `${name}${data.permissions[name] === "write" ? "!" : ""}`
   ).join(",");
@@ -27910,7 +27910,7 @@ async function set(cache2, options2, data) {
     permissionsString,
     data.singleFileName
   ].join("|");
-  await cache2.set(key, value);
+  await cache2.set(key2, value);
 }
 function optionsToCacheKey({
   installationId,
@@ -28272,7 +28272,7 @@ function createAppAuth(options2) {
   });
 }
 
-// ../../main/node_modules/octokit-auth-probot/dist-node/index.js
+// node_modules/octokit-auth-probot/dist-node/index.js
 async function auth7(state2, options2) {
   if (options2.type !== "event-octokit") {
     if (state2.type === "token" && options2.type === "installation" && options2.factory) {
@@ -28363,7 +28363,7 @@ function createProbotAuthFn(options2) {
 createProbotAuthFn.VERSION = VERSION16;
 var createProbotAuth = createProbotAuthFn;
 
-// ../../main/node_modules/probot/lib/octokit/octokit-plugin-probot-request-logging.js
+// node_modules/probot/lib/octokit/octokit-plugin-probot-request-logging.js
 function probotRequestLogging(octokit) {
   octokit.hook.error("request", (error62, options2) => {
     if ("status" in error62) {
@@ -28380,10 +28380,10 @@ function probotRequestLogging(octokit) {
   });
 }
 
-// ../../main/node_modules/probot/lib/version.js
+// node_modules/probot/lib/version.js
 var VERSION17 = "14.3.2";
 
-// ../../main/node_modules/probot/lib/octokit/probot-octokit.js
+// node_modules/probot/lib/octokit/probot-octokit.js
 var defaultOptions = {
   authStrategy: createProbotAuth,
   throttle: {
@@ -28410,7 +28410,7 @@ var ProbotOctokit = Octokit.plugin(throttling, retry, paginateRest, restEndpoint
   return options2;
 });
 
-// ../../main/node_modules/probot/lib/octokit/get-octokit-throttle-options.js
+// node_modules/probot/lib/octokit/get-octokit-throttle-options.js
 var import_bottleneck = __toESM(require_lib(), 1);
 async function getOctokitThrottleOptions(options2) {
   const { log, redisConfig } = options2;
@@ -28446,7 +28446,7 @@ async function getRedisClient({ redisConfig }) {
     return new Redis(redisConfig);
 }
 
-// ../../main/node_modules/probot/lib/octokit/get-probot-octokit-with-defaults.js
+// node_modules/probot/lib/octokit/get-probot-octokit-with-defaults.js
 async function getProbotOctokitWithDefaults(options2) {
   const authOptions = options2.githubToken ? {
     token: options2.githubToken,
@@ -28494,7 +28494,7 @@ async function getProbotOctokitWithDefaults(options2) {
   });
 }
 
-// ../../main/node_modules/probot/lib/helpers/get-error-handler.js
+// node_modules/probot/lib/helpers/get-error-handler.js
 function getErrorHandler(log) {
   return (error62) => {
     const errors = error62 instanceof AggregateError ? error62.errors : [error62];
@@ -28517,7 +28517,7 @@ function getErrorHandler(log) {
   };
 }
 
-// ../../main/node_modules/probot/lib/octokit/octokit-webhooks-transform.js
+// node_modules/probot/lib/octokit/octokit-webhooks-transform.js
 async function webhookTransform(options2, event) {
   const octokit = await options2.octokit.auth({
     type: "event-octokit",
@@ -28527,7 +28527,7 @@ async function webhookTransform(options2, event) {
   return new Context(event, octokit, log);
 }
 
-// ../../main/node_modules/probot/lib/octokit/get-webhooks.js
+// node_modules/probot/lib/octokit/get-webhooks.js
 function getWebhooks(options2) {
   const webhooks = new Webhooks({
     log: options2.log,
@@ -28538,14 +28538,14 @@ function getWebhooks(options2) {
   return webhooks;
 }
 
-// ../../main/node_modules/probot/lib/server/handlers/http-logger.js
+// node_modules/probot/lib/server/handlers/http-logger.js
 var import_pino_http = __toESM(require_logger(), 1);
 
-// ../../main/node_modules/probot/lib/server/server.js
+// node_modules/probot/lib/server/server.js
 var defaultWebhookPath = "/api/github/webhooks";
 var defaultWebhookSecret = "development";
 
-// ../../main/node_modules/probot/lib/probot.js
+// node_modules/probot/lib/probot.js
 var UNINITIALIZED = 0;
 var INITIALIZING = 1;
 var INITIALIZED = 2;
@@ -28754,10 +28754,10 @@ var Probot = class {
   }
 };
 
-// ../../main/node_modules/probot/lib/manifest-creation.js
+// node_modules/probot/lib/manifest-creation.js
 var import_yaml2 = __toESM(require_dist(), 1);
 
-// ../../main/node_modules/probot/lib/helpers/get-payload.js
+// node_modules/probot/lib/helpers/get-payload.js
 var textDecoder2 = new TextDecoder("utf-8", { fatal: false });
 var decode2 = textDecoder2.decode.bind(textDecoder2);
 
@@ -28773,10 +28773,10 @@ function formatIssue(issue2, knownKeysAt2) {
   switch (issue2.code) {
     case "unrecognized_keys": {
       const known = knownKeysAt2?.(issue2.path) ?? [];
-      return issue2.keys.map((key) => {
-        const near = closest(key, known);
+      return issue2.keys.map((key2) => {
+        const near = closest(key2, known);
         const hint = near ? ` (did you mean "${near}"?)` : known.length > 0 ? ` (known keys: ${known.join(", ")})` : "";
-        return `${where === "top level" ? "" : `${where}: `}unknown key "${key}"${hint}`;
+        return `${where === "top level" ? "" : `${where}: `}unknown key "${key2}"${hint}`;
       }).join("; ");
     }
     case "invalid_type":
@@ -28807,17 +28807,17 @@ function describe(value) {
   if (Array.isArray(value)) return `a list of ${value.length}`;
   return "an object";
 }
-function closest(key, known) {
+function closest(key2, known) {
   let best;
   let bestDistance = Infinity;
   for (const candidate of known) {
-    const d = editDistance(key.toLowerCase(), candidate.toLowerCase());
+    const d = editDistance(key2.toLowerCase(), candidate.toLowerCase());
     if (d < bestDistance) {
       bestDistance = d;
       best = candidate;
     }
   }
-  return best !== void 0 && bestDistance <= Math.max(2, Math.floor(key.length / 3)) ? best : void 0;
+  return best !== void 0 && bestDistance <= Math.max(2, Math.floor(key2.length / 3)) ? best : void 0;
 }
 function editDistance(a2, b3) {
   const row = Array.from({ length: b3.length + 1 }, (_2, i3) => i3);
@@ -28833,7 +28833,7 @@ function editDistance(a2, b3) {
   return row[b3.length] ?? 0;
 }
 
-// ../../main/node_modules/zod/v4/classic/external.js
+// node_modules/zod/v4/classic/external.js
 var external_exports = {};
 __export(external_exports, {
   $brand: () => $brand,
@@ -29096,7 +29096,7 @@ __export(external_exports, {
   xor: () => xor
 });
 
-// ../../main/node_modules/zod/v4/core/index.js
+// node_modules/zod/v4/core/index.js
 var core_exports2 = {};
 __export(core_exports2, {
   $ZodAny: () => $ZodAny,
@@ -29413,7 +29413,7 @@ __export(core_exports2, {
   withParser: () => withParser
 });
 
-// ../../main/node_modules/zod/v4/core/util.js
+// node_modules/zod/v4/core/util.js
 var util_exports = {};
 __export(util_exports, {
   BIGINT_FORMAT_RANGES: () => BIGINT_FORMAT_RANGES,
@@ -29556,9 +29556,9 @@ function floatSafeRemainder(val, step) {
   return ratio - roundedRatio;
 }
 var EVALUATING = /* @__PURE__ */ Symbol("evaluating");
-function defineLazy(object2, key, getter) {
+function defineLazy(object2, key2, getter) {
   let value = void 0;
-  Object.defineProperty(object2, key, {
+  Object.defineProperty(object2, key2, {
     get() {
       if (value === EVALUATING) {
         return void 0;
@@ -29570,7 +29570,7 @@ function defineLazy(object2, key, getter) {
       return value;
     },
     set(v) {
-      Object.defineProperty(object2, key, {
+      Object.defineProperty(object2, key2, {
         value: v
         // configurable: true,
       });
@@ -29596,47 +29596,47 @@ function rawShape(def) {
 function sourceShape(schema) {
   return rawShape(schema._zod.def) ?? schema._zod.def.shape;
 }
-function deferProp(target, key, getter) {
-  Object.defineProperty(target, key, {
+function deferProp(target, key2, getter) {
+  Object.defineProperty(target, key2, {
     get() {
       const value = getter();
-      assignProp(this, key, value);
+      assignProp(this, key2, value);
       return value;
     },
     enumerable: true,
     configurable: true
   });
 }
-function putProp(target, key, value) {
-  if (key in target)
-    assignProp(target, key, value);
+function putProp(target, key2, value) {
+  if (key2 in target)
+    assignProp(target, key2, value);
   else
-    target[key] = value;
+    target[key2] = value;
 }
 function mirrorShape(target, source, keys, wrap) {
   const raw = sourceShape(source);
-  for (const key of keys) {
-    const desc = Object.getOwnPropertyDescriptor(raw, key);
+  for (const key2 of keys) {
+    const desc = Object.getOwnPropertyDescriptor(raw, key2);
     if (!desc.enumerable)
       continue;
     if (desc.get) {
-      deferProp(target, key, () => {
-        const value = source._zod.def.shape[key];
-        return wrap ? wrap(value, key) : value;
+      deferProp(target, key2, () => {
+        const value = source._zod.def.shape[key2];
+        return wrap ? wrap(value, key2) : value;
       });
     } else
-      putProp(target, key, wrap ? wrap(desc.value, key) : desc.value);
+      putProp(target, key2, wrap ? wrap(desc.value, key2) : desc.value);
   }
 }
 function mirrorProps(target, source) {
-  for (const key of Reflect.ownKeys(source)) {
-    const desc = Object.getOwnPropertyDescriptor(source, key);
+  for (const key2 of Reflect.ownKeys(source)) {
+    const desc = Object.getOwnPropertyDescriptor(source, key2);
     if (!desc.enumerable)
       continue;
     if (desc.get)
-      deferProp(target, key, () => source[key]);
+      deferProp(target, key2, () => source[key2]);
     else
-      putProp(target, key, desc.value);
+      putProp(target, key2, desc.value);
   }
 }
 function mergeDefs(...defs) {
@@ -29653,11 +29653,11 @@ function cloneDef(schema) {
 function getElementAtPath(obj, path12) {
   if (!path12)
     return obj;
-  return path12.reduce((acc, key) => acc?.[key], obj);
+  return path12.reduce((acc, key2) => acc?.[key2], obj);
 }
 function promiseAllObject(promisesObj) {
   const keys = Object.keys(promisesObj);
-  const promises = keys.map((key) => promisesObj[key]);
+  const promises = keys.map((key2) => promisesObj[key2]);
   return Promise.all(promises).then((results) => {
     const resolvedObj = {};
     for (let i3 = 0; i3 < keys.length; i3++) {
@@ -29729,8 +29729,8 @@ function shallowClone(o3) {
 }
 function numKeys(data) {
   let keyCount = 0;
-  for (const key in data) {
-    if (Object.prototype.hasOwnProperty.call(data, key)) {
+  for (const key2 in data) {
+    if (Object.prototype.hasOwnProperty.call(data, key2)) {
       keyCount++;
     }
   }
@@ -29884,12 +29884,12 @@ function pick(schema, mask) {
 function maskedKeys(schema, mask) {
   const raw = sourceShape(schema);
   const keys = [];
-  for (const key of Reflect.ownKeys(mask)) {
-    if (!Object.getOwnPropertyDescriptor(raw, key)?.enumerable) {
-      throw new Error(`Unrecognized key: "${String(key)}"`);
+  for (const key2 of Reflect.ownKeys(mask)) {
+    if (!Object.getOwnPropertyDescriptor(raw, key2)?.enumerable) {
+      throw new Error(`Unrecognized key: "${String(key2)}"`);
     }
-    if (mask[key])
-      keys.push(key);
+    if (mask[key2])
+      keys.push(key2);
   }
   return keys;
 }
@@ -29902,7 +29902,7 @@ function omit2(schema, mask) {
   }
   const omitted = new Set(maskedKeys(schema, mask));
   const newShape = {};
-  mirrorShape(newShape, schema, Reflect.ownKeys(sourceShape(schema)).filter((key) => !omitted.has(key)));
+  mirrorShape(newShape, schema, Reflect.ownKeys(sourceShape(schema)).filter((key2) => !omitted.has(key2)));
   return clone(schema, mergeDefs(currDef, { shape: newShape, checks: [] }));
 }
 function extend(schema, shape) {
@@ -29913,8 +29913,8 @@ function extend(schema, shape) {
   const hasChecks = checks && checks.length > 0;
   if (hasChecks) {
     const existingShape = sourceShape(schema);
-    for (const key of Reflect.ownKeys(shape)) {
-      if (Object.getOwnPropertyDescriptor(existingShape, key) !== void 0) {
+    for (const key2 of Reflect.ownKeys(shape)) {
+      if (Object.getOwnPropertyDescriptor(existingShape, key2) !== void 0) {
         throw new Error("Cannot overwrite keys on object schemas containing refinements. Use `.safeExtend()` instead.");
       }
     }
@@ -29961,15 +29961,15 @@ function partial(Class2, schema, mask, name = "partial") {
   }
   const selected = mask ? new Set(maskedKeys(schema, mask)) : void 0;
   const newShape = {};
-  mirrorShape(newShape, schema, Reflect.ownKeys(sourceShape(schema)), Class2 && ((value, key) => selected && !selected.has(key) ? value : new Class2({ type: "optional", innerType: value })));
+  mirrorShape(newShape, schema, Reflect.ownKeys(sourceShape(schema)), Class2 && ((value, key2) => selected && !selected.has(key2) ? value : new Class2({ type: "optional", innerType: value })));
   return clone(schema, mergeDefs(schema._zod.def, { shape: newShape, checks: [] }));
 }
 function required(Class2, schema, mask) {
   const selected = mask ? new Set(maskedKeys(schema, mask)) : void 0;
   const newShape = {};
-  mirrorShape(newShape, schema, Reflect.ownKeys(sourceShape(schema)), (value, key) => (
+  mirrorShape(newShape, schema, Reflect.ownKeys(sourceShape(schema)), (value, key2) => (
     // overwrite with non-optional
-    selected && !selected.has(key) ? value : new Class2({ type: "nonoptional", innerType: value })
+    selected && !selected.has(key2) ? value : new Class2({ type: "nonoptional", innerType: value })
   ));
   return clone(schema, mergeDefs(schema._zod.def, { shape: newShape }));
 }
@@ -30156,46 +30156,46 @@ var Class = class {
   }
 };
 function members(proto, table) {
-  for (const key in table) {
-    const desc = Object.getOwnPropertyDescriptor(table, key);
+  for (const key2 in table) {
+    const desc = Object.getOwnPropertyDescriptor(table, key2);
     if (desc.get)
-      Object.defineProperty(proto, key, { ...desc, enumerable: false });
+      Object.defineProperty(proto, key2, { ...desc, enumerable: false });
     else
-      defineBound(proto, key, desc.value);
+      defineBound(proto, key2, desc.value);
   }
 }
-function own(inst, key, value, enumerable = true) {
-  Object.defineProperty(inst, key, { configurable: true, writable: true, enumerable, value });
+function own(inst, key2, value, enumerable = true) {
+  Object.defineProperty(inst, key2, { configurable: true, writable: true, enumerable, value });
   return value;
 }
-function hide(inst, key, value) {
-  return own(inst, key, value, false);
+function hide(inst, key2, value) {
+  return own(inst, key2, value, false);
 }
 // @__NO_SIDE_EFFECTS__
 function derived(computes, table) {
-  for (const key in computes) {
-    const compute = computes[key];
-    Object.defineProperty(table, key, {
+  for (const key2 in computes) {
+    const compute = computes[key2];
+    Object.defineProperty(table, key2, {
       configurable: true,
       enumerable: true,
       get() {
-        return own(this, key, compute(this));
+        return own(this, key2, compute(this));
       },
       set(value) {
-        own(this, key, value);
+        own(this, key2, value);
       }
     });
   }
   return table;
 }
-function defineBound(proto, key, fn) {
-  Object.defineProperty(proto, key, {
+function defineBound(proto, key2, fn) {
+  Object.defineProperty(proto, key2, {
     configurable: true,
     get() {
-      return this == null ? fn : own(this, key, fn.bind(this));
+      return this == null ? fn : own(this, key2, fn.bind(this));
     },
     set(value) {
-      own(this, key, value);
+      own(this, key2, value);
     }
   });
 }
@@ -30212,53 +30212,53 @@ var breaker = {
     return void 0;
   }
 };
-function defineLazyInternal(inst, key, compute) {
+function defineLazyInternal(inst, key2, compute) {
   const proto = Object.getPrototypeOf(inst._zod);
-  if (key in proto && installing !== inst._zod) {
+  if (key2 in proto && installing !== inst._zod) {
     installing = void 0;
     return;
   }
   installing = inst._zod;
-  Object.defineProperty(proto, key, {
+  Object.defineProperty(proto, key2, {
     configurable: true,
     get() {
-      Object.defineProperty(this, key, breaker);
+      Object.defineProperty(this, key2, breaker);
       const outer = broke;
       broke = false;
       try {
         const value = compute(this);
         if (broke)
-          delete this[key];
+          delete this[key2];
         else
-          Object.defineProperty(this, key, { configurable: true, writable: true, value });
+          Object.defineProperty(this, key2, { configurable: true, writable: true, value });
         broke = broke || outer;
         return value;
       } catch (err2) {
-        delete this[key];
+        delete this[key2];
         broke = broke || outer;
         throw err2;
       }
     },
     set(value) {
-      Object.defineProperty(this, key, { configurable: true, writable: true, value });
+      Object.defineProperty(this, key2, { configurable: true, writable: true, value });
     }
   });
 }
-function installLazyProp(inst, key, make, enumerable) {
-  const proto = claim(inst, key);
+function installLazyProp(inst, key2, make, enumerable) {
+  const proto = claim(inst, key2);
   if (!proto)
     return;
-  Object.defineProperty(proto, key, {
+  Object.defineProperty(proto, key2, {
     configurable: true,
     get() {
       const desc = { configurable: true, writable: true, enumerable, value: void 0 };
-      Object.defineProperty(this, key, desc);
+      Object.defineProperty(this, key2, desc);
       desc.value = make(this);
-      Object.defineProperty(this, key, desc);
+      Object.defineProperty(this, key2, desc);
       return desc.value;
     },
     set(value) {
-      Object.defineProperty(this, key, { configurable: true, writable: true, enumerable, value });
+      Object.defineProperty(this, key2, { configurable: true, writable: true, enumerable, value });
     }
   });
 }
@@ -30269,7 +30269,7 @@ function constantCatch(value) {
   return fn;
 }
 
-// ../../main/node_modules/zod/v4/core/core.js
+// node_modules/zod/v4/core/core.js
 var _a;
 var NEVER = /* @__PURE__ */ Object.freeze({
   status: "aborted"
@@ -30391,7 +30391,7 @@ function config2(newConfig) {
   return globalConfig;
 }
 
-// ../../main/node_modules/zod/v4/core/errors.js
+// node_modules/zod/v4/core/errors.js
 function _getMessage() {
   const internals = this._zod;
   internals.message ?? (internals.message = JSON.stringify(internals.def, jsonStringifyReplacer, 2));
@@ -30435,15 +30435,15 @@ var $ZodError = $constructor("$ZodError", initializer);
 var $ZodRealError = $constructor("$ZodError", initializer, void 0, {
   Parent: Error
 });
-function node(obj, key, make) {
-  if (!Object.prototype.hasOwnProperty.call(obj, key)) {
-    if (key === "__proto__") {
-      Object.defineProperty(obj, key, { value: make(), writable: true, enumerable: true, configurable: true });
+function node(obj, key2, make) {
+  if (!Object.prototype.hasOwnProperty.call(obj, key2)) {
+    if (key2 === "__proto__") {
+      Object.defineProperty(obj, key2, { value: make(), writable: true, enumerable: true, configurable: true });
     } else {
-      obj[key] = make();
+      obj[key2] = make();
     }
   }
-  return obj[key];
+  return obj[key2];
 }
 function flattenError(error62, mapper = (issue2) => issue2.message) {
   const fieldErrors = {};
@@ -30583,7 +30583,7 @@ function prettifyError(error62) {
   return lines.join("\n");
 }
 
-// ../../main/node_modules/zod/v4/core/parse.js
+// node_modules/zod/v4/core/parse.js
 function finalizeParams(callee, params) {
   return { callee: params?.callee ?? callee, Err: params?.Err };
 }
@@ -30743,7 +30743,7 @@ var _safeDecodeAsync = (_Err) => async (schema, value, _ctx) => {
 };
 var safeDecodeAsync = /* @__PURE__ */ _safeDecodeAsync($ZodRealError);
 
-// ../../main/node_modules/zod/v4/core/regexes.js
+// node_modules/zod/v4/core/regexes.js
 var regexes_exports = {};
 __export(regexes_exports, {
   anyString: () => anyString,
@@ -30915,7 +30915,7 @@ var sha512_hex = /^[0-9a-fA-F]{128}$/;
 var sha512_base64 = /* @__PURE__ */ fixedBase64(86, "==");
 var sha512_base64url = /* @__PURE__ */ fixedBase64url(86);
 
-// ../../main/node_modules/zod/v4/core/checks.js
+// node_modules/zod/v4/core/checks.js
 var $ZodCheck = /* @__PURE__ */ $constructor("$ZodCheck", (inst, def) => {
   var _a8;
   inst._zod ?? (inst._zod = {});
@@ -31352,16 +31352,16 @@ var $ZodCheckProperties = /* @__PURE__ */ $constructor("$ZodCheckProperties", (i
       payload.issues.push({ expected: "object", code: "invalid_type", input: payload.value, inst });
       return void 0;
     }
-    entries ?? (entries = Reflect.ownKeys(def.shape).map((key) => [key, def.shape[key]]));
+    entries ?? (entries = Reflect.ownKeys(def.shape).map((key2) => [key2, def.shape[key2]]));
     const input3 = payload.value;
     let proms;
-    for (const [key, schema] of entries) {
-      const result = schema._zod.run({ value: input3[key], issues: [] }, {});
+    for (const [key2, schema] of entries) {
+      const result = schema._zod.run({ value: input3[key2], issues: [] }, {});
       if (result instanceof Promise) {
         proms ?? (proms = []);
-        proms.push(result.then((result2) => handleCheckPropertyResult(result2, payload, key)));
+        proms.push(result.then((result2) => handleCheckPropertyResult(result2, payload, key2)));
       } else {
-        handleCheckPropertyResult(result, payload, key);
+        handleCheckPropertyResult(result, payload, key2);
       }
     }
     if (proms)
@@ -31391,7 +31391,7 @@ var $ZodCheckOverwrite = /* @__PURE__ */ $constructor("$ZodCheckOverwrite", (ins
   };
 });
 
-// ../../main/node_modules/zod/v4/core/doc.js
+// node_modules/zod/v4/core/doc.js
 var Doc = class {
   constructor(args = [], closed = {}) {
     this.content = [];
@@ -31432,14 +31432,14 @@ ${content.join("\n")}
   }
 };
 
-// ../../main/node_modules/zod/v4/core/versions.js
+// node_modules/zod/v4/core/versions.js
 var version = {
   major: 4,
   minor: 6,
   patch: 7
 };
 
-// ../../main/node_modules/zod/v4/core/schemas.js
+// node_modules/zod/v4/core/schemas.js
 var $ZodType = /* @__PURE__ */ $constructor("$ZodType", (inst, def) => {
   var _a8;
   inst ?? (inst = {});
@@ -32262,8 +32262,8 @@ var $ZodArray = /* @__PURE__ */ $constructor("$ZodArray", (inst, def) => {
   };
   capSize(inst, arraySize);
 });
-function handlePropertyResult(result, final, key, input3, optin, optout) {
-  const isPresent = key in input3;
+function handlePropertyResult(result, final, key2, input3, optin, optout) {
+  const isPresent = key2 in input3;
   const isOptionalOut = optout === "optional";
   if (!isPresent && isOptionalOut && optin === "optional") {
     return;
@@ -32272,7 +32272,7 @@ function handlePropertyResult(result, final, key, input3, optin, optout) {
     if (optin !== void 0 && isOptionalOut && !isPresent) {
       return;
     }
-    final.issues.push(...prefixIssues(key, result.issues));
+    final.issues.push(...prefixIssues(key2, result.issues));
   }
   if (!isPresent && optin === void 0) {
     if (!result.issues.length) {
@@ -32280,17 +32280,17 @@ function handlePropertyResult(result, final, key, input3, optin, optout) {
         code: "invalid_type",
         expected: "nonoptional",
         input: void 0,
-        path: [key]
+        path: [key2]
       });
     }
     return;
   }
   if (result.value === void 0) {
     if (isPresent || optin === "defaulted" && !isOptionalOut) {
-      final.value[key] = void 0;
+      final.value[key2] = void 0;
     }
   } else {
-    final.value[key] = result.value;
+    final.value[key2] = result.value;
   }
 }
 var NO_SYMBOL_KEYS = [];
@@ -32323,28 +32323,28 @@ function handleCatchall(proms, input3, payload, ctx, def, inst, abortEarly) {
   const optin = _catchall.optin;
   const optout = _catchall.optout;
   let seen = 0;
-  for (const key in input3) {
+  for (const key2 in input3) {
     if (abortEarly && payload.issues.length !== seen) {
       if (aborted(payload, seen))
         break;
       seen = payload.issues.length;
     }
-    if (keySet.has(key))
+    if (keySet.has(key2))
       continue;
-    if (key === "__proto__") {
+    if (key2 === "__proto__") {
       if (t2 === "never")
-        unrecognized.push(key);
+        unrecognized.push(key2);
       continue;
     }
     if (t2 === "never") {
-      unrecognized.push(key);
+      unrecognized.push(key2);
       continue;
     }
-    const r2 = _catchall.run({ value: input3[key], issues: [] }, ctx);
+    const r2 = _catchall.run({ value: input3[key2], issues: [] }, ctx);
     if (r2 instanceof Promise) {
-      proms.push(r2.then((r3) => handlePropertyResult(r3, payload, key, input3, optin, optout)));
+      proms.push(r2.then((r3) => handlePropertyResult(r3, payload, key2, input3, optin, optout)));
     } else {
-      handlePropertyResult(r2, payload, key, input3, optin, optout);
+      handlePropertyResult(r2, payload, key2, input3, optin, optout);
     }
   }
   if (unrecognized.length) {
@@ -32381,16 +32381,16 @@ var $ZodObject = /* @__PURE__ */ $constructor("$ZodObject", (inst, def) => {
   defineLazyInternal(inst, "propValues", (zod) => {
     const shape = zod.def.shape;
     const propValues = {};
-    for (const key in shape) {
-      const field = shape[key]._zod;
+    for (const key2 in shape) {
+      const field = shape[key2]._zod;
       if (field.values) {
-        if (!Object.prototype.hasOwnProperty.call(propValues, key)) {
-          assignProp(propValues, key, /* @__PURE__ */ new Set());
+        if (!Object.prototype.hasOwnProperty.call(propValues, key2)) {
+          assignProp(propValues, key2, /* @__PURE__ */ new Set());
         }
         for (const v of field.values)
-          propValues[key].add(v);
+          propValues[key2].add(v);
         if (field.optin !== void 0)
-          propValues[key].add(void 0);
+          propValues[key2].add(void 0);
       }
     }
     return propValues;
@@ -32417,22 +32417,22 @@ var $ZodObject = /* @__PURE__ */ $constructor("$ZodObject", (inst, def) => {
     const shape = value.shape;
     const abortEarly = ctx?.abortEarly;
     let seen = payload.issues.length;
-    for (const key of value.allKeys) {
+    for (const key2 of value.allKeys) {
       if (abortEarly && payload.issues.length !== seen) {
         if (aborted(payload, seen))
           break;
         seen = payload.issues.length;
       }
-      if (key === "__proto__")
+      if (key2 === "__proto__")
         continue;
-      const el = shape[key];
+      const el = shape[key2];
       const optin = el._zod.optin;
       const optout = el._zod.optout;
-      const r2 = el._zod.run({ value: input3[key], issues: [] }, ctx);
+      const r2 = el._zod.run({ value: input3[key2], issues: [] }, ctx);
       if (r2 instanceof Promise) {
-        proms.push(r2.then((r3) => handlePropertyResult(r3, payload, key, input3, optin, optout)));
+        proms.push(r2.then((r3) => handlePropertyResult(r3, payload, key2, input3, optin, optout)));
       } else {
-        handlePropertyResult(r2, payload, key, input3, optin, optout);
+        handlePropertyResult(r2, payload, key2, input3, optin, optout);
       }
     }
     if (!catchall) {
@@ -32466,17 +32466,17 @@ var $ZodObjectJIT = /* @__PURE__ */ $constructor("$ZodObjectJIT", (inst, def) =>
     doc.write(`const input = payload.value;`);
     const ids = /* @__PURE__ */ Object.create(null);
     let counter = 0;
-    for (const key of normalized.allKeys) {
-      ids[key] = `key_${counter++}`;
+    for (const key2 of normalized.allKeys) {
+      ids[key2] = `key_${counter++}`;
     }
     doc.write(memo2 ? `const newResult = memo.alloc(inst, payload, {}, ctx);` : `const newResult = {};`);
-    for (const key of normalized.allKeys) {
-      if (key === "__proto__")
+    for (const key2 of normalized.allKeys) {
+      if (key2 === "__proto__")
         continue;
-      const id = ids[key];
-      const k2 = typeof key === "symbol" ? `syms[${syms.indexOf(key)}]` : esc(key);
+      const id = ids[key2];
+      const k2 = typeof key2 === "symbol" ? `syms[${syms.indexOf(key2)}]` : esc(key2);
       const isPresent = `${k2} in input`;
-      const schema = shape[key];
+      const schema = shape[key2];
       const optin = schema?._zod?.optin;
       const isOptionalIn = optin !== void 0;
       const isOptionalOut = schema?._zod?.optout === "optional";
@@ -32810,21 +32810,21 @@ function mergeValues(a2, b3) {
   }
   if (isPlainObject3(a2) && isPlainObject3(b3)) {
     const bKeys = Object.keys(b3);
-    const sharedKeys = Object.keys(a2).filter((key) => bKeys.indexOf(key) !== -1);
+    const sharedKeys = Object.keys(a2).filter((key2) => bKeys.indexOf(key2) !== -1);
     const newObj = { ...a2, ...b3 };
     if (Object.prototype.hasOwnProperty.call(newObj, "__proto__"))
       delete newObj.__proto__;
-    for (const key of sharedKeys) {
-      if (key === "__proto__")
+    for (const key2 of sharedKeys) {
+      if (key2 === "__proto__")
         continue;
-      const sharedValue = mergeValues(a2[key], b3[key]);
+      const sharedValue = mergeValues(a2[key2], b3[key2]);
       if (!sharedValue.valid) {
         return {
           valid: false,
-          mergeErrorPath: [key, ...sharedValue.mergeErrorPath]
+          mergeErrorPath: [key2, ...sharedValue.mergeErrorPath]
         };
       }
-      newObj[key] = sharedValue.data;
+      newObj[key2] = sharedValue.data;
     }
     return { valid: true, data: newObj };
   }
@@ -32853,7 +32853,7 @@ function handleIntersectionResults(result, left, right) {
   const unrecKeys = /* @__PURE__ */ new Map();
   let unrecIssue;
   const keyIssues = /* @__PURE__ */ new Map();
-  const collect = (iss, side) => {
+  const collect2 = (iss, side) => {
     let keys;
     if (iss.code === "unrecognized_keys" && !iss.path?.length) {
       unrecIssue ?? (unrecIssue = iss);
@@ -32874,11 +32874,11 @@ function handleIntersectionResults(result, left, right) {
     return true;
   };
   for (const iss of left.issues) {
-    if (!collect(iss, "l"))
+    if (!collect2(iss, "l"))
       result.issues.push(iss);
   }
   for (const iss of right.issues) {
-    if (!collect(iss, "r"))
+    if (!collect2(iss, "r"))
       result.issues.push(iss);
   }
   const bothKeys = [...unrecKeys].filter(([, f2]) => f2.l && f2.r).map(([k2]) => k2);
@@ -32983,9 +32983,9 @@ var $ZodTuple = /* @__PURE__ */ $constructor("$ZodTuple", (inst, def) => {
     return handleTupleResults(itemResults, payload, items, input3, optoutStart);
   };
 });
-function getTupleOptStart(items, key) {
+function getTupleOptStart(items, key2) {
   for (let i3 = items.length - 1; i3 >= 0; i3--) {
-    const omittable = key === "optin" ? items[i3]._zod.optin !== void 0 : items[i3]._zod.optout === "optional";
+    const omittable = key2 === "optin" ? items[i3]._zod.optin !== void 0 : items[i3]._zod.optout === "optional";
     if (!omittable)
       return i3 + 1;
   }
@@ -33043,12 +33043,12 @@ var $ZodRecord = /* @__PURE__ */ $constructor("$ZodRecord", (inst, def) => {
     if (values && !def.partial) {
       payload.value = memo2 ? memo2.alloc(inst, payload, {}, ctx) : {};
       const recordKeys = /* @__PURE__ */ new Set();
-      for (const key of values) {
-        if (typeof key === "string" || typeof key === "number" || typeof key === "symbol") {
-          recordKeys.add(typeof key === "number" ? key.toString() : key);
-          if (key === "__proto__")
+      for (const key2 of values) {
+        if (typeof key2 === "string" || typeof key2 === "number" || typeof key2 === "symbol") {
+          recordKeys.add(typeof key2 === "number" ? key2.toString() : key2);
+          if (key2 === "__proto__")
             continue;
-          const keyResult = def.keyType._zod.run({ value: key, issues: [] }, ctx);
+          const keyResult = def.keyType._zod.run({ value: key2, issues: [] }, ctx);
           if (keyResult instanceof Promise) {
             throw new Error("Async schemas not supported in object keys currently");
           }
@@ -33057,8 +33057,8 @@ var $ZodRecord = /* @__PURE__ */ $constructor("$ZodRecord", (inst, def) => {
               code: "invalid_key",
               origin: "record",
               issues: keyResult.issues.map((iss) => finalizeIssue(iss, ctx, config2())),
-              input: key,
-              path: [key],
+              input: key2,
+              path: [key2],
               inst
             });
             continue;
@@ -33066,32 +33066,32 @@ var $ZodRecord = /* @__PURE__ */ $constructor("$ZodRecord", (inst, def) => {
           const outKey = keyResult.value;
           if (outKey === "__proto__")
             continue;
-          const result = def.valueType._zod.run({ value: input3[key], issues: [] }, ctx);
+          const result = def.valueType._zod.run({ value: input3[key2], issues: [] }, ctx);
           if (result instanceof Promise) {
             proms.push(result.then((result2) => {
               if (result2.issues.length) {
-                payload.issues.push(...prefixIssues(key, result2.issues));
+                payload.issues.push(...prefixIssues(key2, result2.issues));
               }
               payload.value[outKey] = result2.value;
             }));
           } else {
             if (result.issues.length) {
-              payload.issues.push(...prefixIssues(key, result.issues));
+              payload.issues.push(...prefixIssues(key2, result.issues));
             }
             payload.value[outKey] = result.value;
           }
         }
       }
       let unrecognized;
-      for (const key in input3) {
-        if (!recordKeys.has(key)) {
+      for (const key2 in input3) {
+        if (!recordKeys.has(key2)) {
           if (def.mode === "loose") {
-            if (key === "__proto__")
+            if (key2 === "__proto__")
               continue;
-            payload.value[key] = input3[key];
+            payload.value[key2] = input3[key2];
           } else {
             unrecognized = unrecognized ?? [];
-            unrecognized.push(key);
+            unrecognized.push(key2);
           }
         }
       }
@@ -33107,18 +33107,18 @@ var $ZodRecord = /* @__PURE__ */ $constructor("$ZodRecord", (inst, def) => {
     } else {
       payload.value = memo2 ? memo2.alloc(inst, payload, {}, ctx) : {};
       let unrecognized;
-      for (const key of Reflect.ownKeys(input3)) {
-        if (key === "__proto__")
+      for (const key2 of Reflect.ownKeys(input3)) {
+        if (key2 === "__proto__")
           continue;
-        if (!Object.prototype.propertyIsEnumerable.call(input3, key))
+        if (!Object.prototype.propertyIsEnumerable.call(input3, key2))
           continue;
-        let keyResult = def.keyType._zod.run({ value: key, issues: [] }, ctx);
+        let keyResult = def.keyType._zod.run({ value: key2, issues: [] }, ctx);
         if (keyResult instanceof Promise) {
           throw new Error("Async schemas not supported in object keys currently");
         }
-        const checkNumericKey = typeof key === "string" && number.test(key) && keyResult.issues.length;
+        const checkNumericKey = typeof key2 === "string" && number.test(key2) && keyResult.issues.length;
         if (checkNumericKey) {
-          const retryResult = def.keyType._zod.run({ value: Number(key), issues: [] }, ctx);
+          const retryResult = def.keyType._zod.run({ value: Number(key2), issues: [] }, ctx);
           if (retryResult instanceof Promise) {
             throw new Error("Async schemas not supported in object keys currently");
           }
@@ -33128,17 +33128,17 @@ var $ZodRecord = /* @__PURE__ */ $constructor("$ZodRecord", (inst, def) => {
         }
         if (keyResult.issues.length) {
           if (def.mode === "loose") {
-            payload.value[key] = input3[key];
+            payload.value[key2] = input3[key2];
           } else if (values) {
             unrecognized = unrecognized ?? [];
-            unrecognized.push(key);
+            unrecognized.push(key2);
           } else {
             payload.issues.push({
               code: "invalid_key",
               origin: "record",
               issues: keyResult.issues.map((iss) => finalizeIssue(iss, ctx, config2())),
-              input: key,
-              path: [key],
+              input: key2,
+              path: [key2],
               inst
             });
           }
@@ -33147,17 +33147,17 @@ var $ZodRecord = /* @__PURE__ */ $constructor("$ZodRecord", (inst, def) => {
         const outKey = keyResult.value;
         if (outKey === "__proto__")
           continue;
-        const result = def.valueType._zod.run({ value: input3[key], issues: [] }, ctx);
+        const result = def.valueType._zod.run({ value: input3[key2], issues: [] }, ctx);
         if (result instanceof Promise) {
           proms.push(result.then((result2) => {
             if (result2.issues.length) {
-              payload.issues.push(...prefixIssues(key, result2.issues));
+              payload.issues.push(...prefixIssues(key2, result2.issues));
             }
             payload.value[outKey] = result2.value;
           }));
         } else {
           if (result.issues.length) {
-            payload.issues.push(...prefixIssues(key, result.issues));
+            payload.issues.push(...prefixIssues(key2, result.issues));
           }
           payload.value[outKey] = result.value;
         }
@@ -33197,20 +33197,20 @@ var $ZodMap = /* @__PURE__ */ $constructor("$ZodMap", (inst, def) => {
     payload.value = memo2 ? memo2.alloc(inst, payload, /* @__PURE__ */ new Map(), ctx) : /* @__PURE__ */ new Map();
     const abortEarly = ctx?.abortEarly;
     let seen = payload.issues.length;
-    for (const [key, value] of input3) {
+    for (const [key2, value] of input3) {
       if (abortEarly && payload.issues.length !== seen) {
         if (aborted(payload, seen))
           break;
         seen = payload.issues.length;
       }
-      const keyResult = def.keyType._zod.run({ value: key, issues: [] }, ctx);
+      const keyResult = def.keyType._zod.run({ value: key2, issues: [] }, ctx);
       const valueResult = def.valueType._zod.run({ value, issues: [] }, ctx);
       if (keyResult instanceof Promise || valueResult instanceof Promise) {
         proms.push(Promise.all([keyResult, valueResult]).then(([keyResult2, valueResult2]) => {
-          handleMapResult(keyResult2, valueResult2, payload, key, input3, inst, ctx);
+          handleMapResult(keyResult2, valueResult2, payload, key2, input3, inst, ctx);
         }));
       } else {
-        handleMapResult(keyResult, valueResult, payload, key, input3, inst, ctx);
+        handleMapResult(keyResult, valueResult, payload, key2, input3, inst, ctx);
       }
     }
     if (proms.length)
@@ -33219,10 +33219,10 @@ var $ZodMap = /* @__PURE__ */ $constructor("$ZodMap", (inst, def) => {
   };
   capSize(inst, mapSize);
 });
-function handleMapResult(keyResult, valueResult, final, key, input3, inst, ctx) {
+function handleMapResult(keyResult, valueResult, final, key2, input3, inst, ctx) {
   if (keyResult.issues.length) {
-    if (propertyKeyTypes.has(typeof key)) {
-      final.issues.push(...prefixIssues(key, keyResult.issues));
+    if (propertyKeyTypes.has(typeof key2)) {
+      final.issues.push(...prefixIssues(key2, keyResult.issues));
     } else {
       final.issues.push({
         code: "invalid_key",
@@ -33234,15 +33234,15 @@ function handleMapResult(keyResult, valueResult, final, key, input3, inst, ctx) 
     }
   }
   if (valueResult.issues.length) {
-    if (propertyKeyTypes.has(typeof key)) {
-      final.issues.push(...prefixIssues(key, valueResult.issues));
+    if (propertyKeyTypes.has(typeof key2)) {
+      final.issues.push(...prefixIssues(key2, valueResult.issues));
     } else {
       final.issues.push({
         origin: "map",
         code: "invalid_element",
         input: input3,
         inst,
-        key,
+        key: key2,
         issues: valueResult.issues.map((iss) => finalizeIssue(iss, ctx, config2()))
       });
     }
@@ -33881,7 +33881,7 @@ function handleRefineResult(result, payload, input3, inst) {
   }
 }
 
-// ../../main/node_modules/zod/v4/core/memoizer.js
+// node_modules/zod/v4/core/memoizer.js
 var $ZodCyclicError = class extends Error {
   constructor() {
     super(`Cannot parse a reference cycle that closes through a transform`);
@@ -33917,8 +33917,8 @@ function isRecursive(inst, stack, resolve8) {
   };
   const shape = (sh, spread) => {
     let answer = NONE;
-    for (const key of Reflect.ownKeys(sh)) {
-      const desc = Object.getOwnPropertyDescriptor(sh, key);
+    for (const key2 of Reflect.ownKeys(sh)) {
+      const desc = Object.getOwnPropertyDescriptor(sh, key2);
       if (spread && !desc.enumerable)
         continue;
       const child = desc.get ? ASSUMED : desc.value?._zod ? isRecursive(desc.value, stack, resolve8) : NONE;
@@ -34014,8 +34014,8 @@ function isRecursive(inst, stack, resolve8) {
       break;
     default: {
       kind;
-      for (const key in def) {
-        const desc = Object.getOwnPropertyDescriptor(def, key);
+      for (const key2 in def) {
+        const desc = Object.getOwnPropertyDescriptor(def, key2);
         if (!desc || desc.get)
           continue;
         const value = desc.value;
@@ -34158,7 +34158,7 @@ function isBackEdge(ctx, value) {
   return backEdges !== void 0 && isRef(value) && backEdges.has(value);
 }
 
-// ../../main/node_modules/zod/v4/locales/index.js
+// node_modules/zod/v4/locales/index.js
 var locales_exports = {};
 __export(locales_exports, {
   ar: () => ar_default,
@@ -34226,7 +34226,7 @@ __export(locales_exports, {
   zhTW: () => zh_TW_default
 });
 
-// ../../main/node_modules/zod/v4/locales/ar.js
+// node_modules/zod/v4/locales/ar.js
 var error = () => {
   const Sizable = {
     string: { unit: "\u062D\u0631\u0641", verb: "\u0623\u0646 \u064A\u062D\u0648\u064A" },
@@ -34338,7 +34338,7 @@ function ar_default() {
   };
 }
 
-// ../../main/node_modules/zod/v4/locales/az.js
+// node_modules/zod/v4/locales/az.js
 var error2 = () => {
   const Sizable = {
     string: { unit: "simvol", verb: "olmal\u0131d\u0131r" },
@@ -34449,7 +34449,7 @@ function az_default() {
   };
 }
 
-// ../../main/node_modules/zod/v4/locales/be.js
+// node_modules/zod/v4/locales/be.js
 function getBelarusianPlural(count2, one, few, many) {
   const absCount = Math.abs(count2);
   const lastDigit = absCount % 10;
@@ -34618,7 +34618,7 @@ function be_default() {
   };
 }
 
-// ../../main/node_modules/zod/v4/locales/bg.js
+// node_modules/zod/v4/locales/bg.js
 var error4 = () => {
   const Sizable = {
     string: { unit: "\u0441\u0438\u043C\u0432\u043E\u043B\u0430", verb: "\u0434\u0430 \u0441\u044A\u0434\u044A\u0440\u0436\u0430" },
@@ -34744,7 +34744,7 @@ function bg_default() {
   };
 }
 
-// ../../main/node_modules/zod/v4/locales/bn.js
+// node_modules/zod/v4/locales/bn.js
 var error5 = () => {
   const Sizable = {
     string: { unit: "\u0985\u0995\u09CD\u09B7\u09B0", verb: "\u09A5\u09BE\u0995\u09A4\u09C7 \u09B9\u09AC\u09C7" },
@@ -34858,7 +34858,7 @@ function bn_default() {
   };
 }
 
-// ../../main/node_modules/zod/v4/locales/ca.js
+// node_modules/zod/v4/locales/ca.js
 var error6 = () => {
   const Sizable = {
     string: { unit: "car\xE0cters", verb: "contenir" },
@@ -34972,7 +34972,7 @@ function ca_default() {
   };
 }
 
-// ../../main/node_modules/zod/v4/locales/ckb.js
+// node_modules/zod/v4/locales/ckb.js
 var error7 = () => {
   const Sizable = {
     string: { unit: "\u067E\u06CC\u062A", verb: "\u0628\u06CE\u062A" },
@@ -35105,7 +35105,7 @@ function ckb_default() {
   };
 }
 
-// ../../main/node_modules/zod/v4/locales/cs.js
+// node_modules/zod/v4/locales/cs.js
 var error8 = () => {
   const Sizable = {
     string: { unit: "znak\u016F", verb: "m\xEDt" },
@@ -35222,7 +35222,7 @@ function cs_default() {
   };
 }
 
-// ../../main/node_modules/zod/v4/locales/da.js
+// node_modules/zod/v4/locales/da.js
 var error9 = () => {
   const Sizable = {
     string: { unit: "tegn", verb: "havde" },
@@ -35343,7 +35343,7 @@ function da_default() {
   };
 }
 
-// ../../main/node_modules/zod/v4/locales/de.js
+// node_modules/zod/v4/locales/de.js
 var error10 = () => {
   const Sizable = {
     string: { unit: "Zeichen", verb: "zu haben" },
@@ -35457,7 +35457,7 @@ function de_default() {
   };
 }
 
-// ../../main/node_modules/zod/v4/locales/el.js
+// node_modules/zod/v4/locales/el.js
 var error11 = () => {
   const Sizable = {
     string: { unit: "\u03C7\u03B1\u03C1\u03B1\u03BA\u03C4\u03AE\u03C1\u03B5\u03C2", verb: "\u03BD\u03B1 \u03AD\u03C7\u03B5\u03B9" },
@@ -35570,7 +35570,7 @@ function el_default() {
   };
 }
 
-// ../../main/node_modules/zod/v4/locales/en.js
+// node_modules/zod/v4/locales/en.js
 var error12 = () => {
   const Sizable = {
     string: { unit: "characters", verb: "to have" },
@@ -35695,7 +35695,7 @@ function en_default() {
   };
 }
 
-// ../../main/node_modules/zod/v4/locales/eo.js
+// node_modules/zod/v4/locales/eo.js
 var error13 = () => {
   const Sizable = {
     string: { unit: "karaktrojn", verb: "havi" },
@@ -35810,7 +35810,7 @@ function eo_default() {
   };
 }
 
-// ../../main/node_modules/zod/v4/locales/es.js
+// node_modules/zod/v4/locales/es.js
 var error14 = () => {
   const Sizable = {
     string: { unit: "caracteres", verb: "tener" },
@@ -35947,7 +35947,7 @@ function es_default() {
   };
 }
 
-// ../../main/node_modules/zod/v4/locales/fa.js
+// node_modules/zod/v4/locales/fa.js
 var error15 = () => {
   const Sizable = {
     string: { unit: "\u06A9\u0627\u0631\u0627\u06A9\u062A\u0631", verb: "\u062F\u0627\u0634\u062A\u0647 \u0628\u0627\u0634\u062F" },
@@ -36067,7 +36067,7 @@ function fa_default() {
   };
 }
 
-// ../../main/node_modules/zod/v4/locales/fi.js
+// node_modules/zod/v4/locales/fi.js
 var error16 = () => {
   const Sizable = {
     string: { unit: "merkki\xE4", subject: "merkkijonon" },
@@ -36185,7 +36185,7 @@ function fi_default() {
   };
 }
 
-// ../../main/node_modules/zod/v4/locales/fr.js
+// node_modules/zod/v4/locales/fr.js
 var error17 = () => {
   const Sizable = {
     string: { unit: "caract\xE8res", verb: "avoir" },
@@ -36315,7 +36315,7 @@ function fr_default() {
   };
 }
 
-// ../../main/node_modules/zod/v4/locales/fr-CA.js
+// node_modules/zod/v4/locales/fr-CA.js
 var error18 = () => {
   const Sizable = {
     string: { unit: "caract\xE8res", verb: "avoir" },
@@ -36428,7 +36428,7 @@ function fr_CA_default() {
   };
 }
 
-// ../../main/node_modules/zod/v4/locales/gu.js
+// node_modules/zod/v4/locales/gu.js
 var error19 = () => {
   const Sizable = {
     string: { unit: "\u0A85\u0A95\u0ACD\u0AB7\u0AB0", verb: "\u0AB9\u0ACB\u0AB5\u0ABE \u0A9C\u0ACB\u0A88\u0A8F" },
@@ -36542,7 +36542,7 @@ function gu_default() {
   };
 }
 
-// ../../main/node_modules/zod/v4/locales/he.js
+// node_modules/zod/v4/locales/he.js
 var error20 = () => {
   const TypeNames = {
     string: { label: "\u05DE\u05D7\u05E8\u05D5\u05D6\u05EA", gender: "f" },
@@ -36744,7 +36744,7 @@ function he_default() {
   };
 }
 
-// ../../main/node_modules/zod/v4/locales/hi.js
+// node_modules/zod/v4/locales/hi.js
 var error21 = () => {
   const Sizable = {
     string: { unit: "\u0905\u0915\u094D\u0937\u0930", verb: "\u0930\u0916\u0928\u0947 \u0915\u0947 \u0932\u093F\u090F" },
@@ -36856,7 +36856,7 @@ function hi_default() {
   };
 }
 
-// ../../main/node_modules/zod/v4/locales/hr.js
+// node_modules/zod/v4/locales/hr.js
 var error22 = () => {
   const Sizable = {
     string: { unit: "znakova", verb: "imati" },
@@ -36983,7 +36983,7 @@ function hr_default() {
   };
 }
 
-// ../../main/node_modules/zod/v4/locales/hu.js
+// node_modules/zod/v4/locales/hu.js
 var error23 = () => {
   const Sizable = {
     string: { unit: "karakter", verb: "legyen" },
@@ -37097,7 +37097,7 @@ function hu_default() {
   };
 }
 
-// ../../main/node_modules/zod/v4/locales/hy.js
+// node_modules/zod/v4/locales/hy.js
 function getArmenianPlural(count2, one, many) {
   return Math.abs(count2) === 1 ? one : many;
 }
@@ -37256,7 +37256,7 @@ function hy_default() {
   };
 }
 
-// ../../main/node_modules/zod/v4/locales/id.js
+// node_modules/zod/v4/locales/id.js
 var error25 = () => {
   const Sizable = {
     string: { unit: "karakter", verb: "memiliki" },
@@ -37368,7 +37368,7 @@ function id_default() {
   };
 }
 
-// ../../main/node_modules/zod/v4/locales/is.js
+// node_modules/zod/v4/locales/is.js
 var error26 = () => {
   const Sizable = {
     string: { unit: "stafi", verb: "a\xF0 hafa" },
@@ -37483,7 +37483,7 @@ function is_default() {
   };
 }
 
-// ../../main/node_modules/zod/v4/locales/it.js
+// node_modules/zod/v4/locales/it.js
 var error27 = () => {
   const Sizable = {
     string: { unit: "caratteri", verb: "avere" },
@@ -37597,7 +37597,7 @@ function it_default() {
   };
 }
 
-// ../../main/node_modules/zod/v4/locales/ja.js
+// node_modules/zod/v4/locales/ja.js
 var error28 = () => {
   const Sizable = {
     string: { unit: "\u6587\u5B57", verb: "\u3067\u3042\u308B" },
@@ -37710,7 +37710,7 @@ function ja_default() {
   };
 }
 
-// ../../main/node_modules/zod/v4/locales/ka.js
+// node_modules/zod/v4/locales/ka.js
 var error29 = () => {
   const Sizable = {
     string: { unit: "\u10E1\u10D8\u10DB\u10D1\u10DD\u10DA\u10DD", verb: "\u10E3\u10DC\u10D3\u10D0 \u10E8\u10D4\u10D8\u10EA\u10D0\u10D5\u10D3\u10D4\u10E1" },
@@ -37828,7 +37828,7 @@ function ka_default() {
   };
 }
 
-// ../../main/node_modules/zod/v4/locales/km.js
+// node_modules/zod/v4/locales/km.js
 var error30 = () => {
   const Sizable = {
     string: { unit: "\u178F\u17BD\u17A2\u1780\u17D2\u179F\u179A", verb: "\u1782\u17BD\u179A\u1798\u17B6\u1793" },
@@ -37944,12 +37944,12 @@ function km_default() {
   };
 }
 
-// ../../main/node_modules/zod/v4/locales/kh.js
+// node_modules/zod/v4/locales/kh.js
 function kh_default() {
   return km_default();
 }
 
-// ../../main/node_modules/zod/v4/locales/kn.js
+// node_modules/zod/v4/locales/kn.js
 var error31 = () => {
   const Sizable = {
     string: { unit: "\u0C85\u0C95\u0CCD\u0CB7\u0CB0\u0C97\u0CB3\u0CC1", verb: "\u0CB9\u0CCA\u0C82\u0CA6\u0CB2\u0CC1" },
@@ -38065,7 +38065,7 @@ function kn_default() {
   };
 }
 
-// ../../main/node_modules/zod/v4/locales/ko.js
+// node_modules/zod/v4/locales/ko.js
 var error32 = () => {
   const Sizable = {
     string: { unit: "\uBB38\uC790", verb: "to have" },
@@ -38182,7 +38182,7 @@ function ko_default() {
   };
 }
 
-// ../../main/node_modules/zod/v4/locales/lt.js
+// node_modules/zod/v4/locales/lt.js
 var capitalizeFirstCharacter = (text2) => {
   return text2.charAt(0).toUpperCase() + text2.slice(1);
 };
@@ -38390,7 +38390,7 @@ function lt_default() {
   };
 }
 
-// ../../main/node_modules/zod/v4/locales/mk.js
+// node_modules/zod/v4/locales/mk.js
 var error34 = () => {
   const Sizable = {
     string: { unit: "\u0437\u043D\u0430\u0446\u0438", verb: "\u0434\u0430 \u0438\u043C\u0430\u0430\u0442" },
@@ -38505,7 +38505,7 @@ function mk_default() {
   };
 }
 
-// ../../main/node_modules/zod/v4/locales/ms.js
+// node_modules/zod/v4/locales/ms.js
 var error35 = () => {
   const Sizable = {
     string: { unit: "aksara", verb: "mempunyai" },
@@ -38618,7 +38618,7 @@ function ms_default() {
   };
 }
 
-// ../../main/node_modules/zod/v4/locales/ne.js
+// node_modules/zod/v4/locales/ne.js
 var error36 = () => {
   const Sizable = {
     string: { unit: "\u0905\u0915\u094D\u0937\u0930", verb: "\u0939\u0941\u0928\u0941\u092A\u0930\u094D\u091B" },
@@ -38730,7 +38730,7 @@ function ne_default() {
   };
 }
 
-// ../../main/node_modules/zod/v4/locales/nl.js
+// node_modules/zod/v4/locales/nl.js
 var error37 = () => {
   const Sizable = {
     string: { unit: "tekens", verb: "heeft" },
@@ -38846,7 +38846,7 @@ function nl_default() {
   };
 }
 
-// ../../main/node_modules/zod/v4/locales/nn.js
+// node_modules/zod/v4/locales/nn.js
 var error38 = () => {
   const Sizable = {
     string: { unit: "teikn", verb: "\xE5 ha" },
@@ -38960,7 +38960,7 @@ function nn_default() {
   };
 }
 
-// ../../main/node_modules/zod/v4/locales/no.js
+// node_modules/zod/v4/locales/no.js
 var error39 = () => {
   const Sizable = {
     string: { unit: "tegn", verb: "\xE5 ha" },
@@ -39074,7 +39074,7 @@ function no_default() {
   };
 }
 
-// ../../main/node_modules/zod/v4/locales/ota.js
+// node_modules/zod/v4/locales/ota.js
 var error40 = () => {
   const Sizable = {
     string: { unit: "harf", verb: "olmal\u0131d\u0131r" },
@@ -39189,7 +39189,7 @@ function ota_default() {
   };
 }
 
-// ../../main/node_modules/zod/v4/locales/ps.js
+// node_modules/zod/v4/locales/ps.js
 var error41 = () => {
   const Sizable = {
     string: { unit: "\u062A\u0648\u06A9\u064A", verb: "\u0648\u0644\u0631\u064A" },
@@ -39309,7 +39309,7 @@ function ps_default() {
   };
 }
 
-// ../../main/node_modules/zod/v4/locales/pl.js
+// node_modules/zod/v4/locales/pl.js
 var error42 = () => {
   const Sizable = {
     string: { unit: "znak\xF3w", verb: "mie\u0107" },
@@ -39424,7 +39424,7 @@ function pl_default() {
   };
 }
 
-// ../../main/node_modules/zod/v4/locales/pt.js
+// node_modules/zod/v4/locales/pt.js
 var error43 = () => {
   const Sizable = {
     string: { unit: "caracteres" },
@@ -39568,7 +39568,7 @@ function pt_default() {
   };
 }
 
-// ../../main/node_modules/zod/v4/locales/pt-BR.js
+// node_modules/zod/v4/locales/pt-BR.js
 var error44 = () => {
   const Sizable = {
     string: { unit: "caracteres" },
@@ -39713,7 +39713,7 @@ function pt_BR_default() {
   };
 }
 
-// ../../main/node_modules/zod/v4/locales/ro.js
+// node_modules/zod/v4/locales/ro.js
 var error45 = () => {
   const Sizable = {
     string: { unit: "caractere", verb: "s\u0103 aib\u0103" },
@@ -39836,7 +39836,7 @@ function ro_default() {
   };
 }
 
-// ../../main/node_modules/zod/v4/locales/ru.js
+// node_modules/zod/v4/locales/ru.js
 function getRussianPlural(count2, one, few, many) {
   const absCount = Math.abs(count2);
   const lastDigit = absCount % 10;
@@ -40005,7 +40005,7 @@ function ru_default() {
   };
 }
 
-// ../../main/node_modules/zod/v4/locales/sk.js
+// node_modules/zod/v4/locales/sk.js
 var error47 = () => {
   const Sizable = {
     string: { unit: "znakov", verb: "ma\u0165" },
@@ -40122,7 +40122,7 @@ function sk_default() {
   };
 }
 
-// ../../main/node_modules/zod/v4/locales/sl.js
+// node_modules/zod/v4/locales/sl.js
 var error48 = () => {
   const Sizable = {
     string: { unit: "znakov", verb: "imeti" },
@@ -40237,7 +40237,7 @@ function sl_default() {
   };
 }
 
-// ../../main/node_modules/zod/v4/locales/sv.js
+// node_modules/zod/v4/locales/sv.js
 var error49 = () => {
   const Sizable = {
     string: { unit: "tecken", verb: "att ha" },
@@ -40353,7 +40353,7 @@ function sv_default() {
   };
 }
 
-// ../../main/node_modules/zod/v4/locales/ta.js
+// node_modules/zod/v4/locales/ta.js
 var error50 = () => {
   const Sizable = {
     string: { unit: "\u0B8E\u0BB4\u0BC1\u0BA4\u0BCD\u0BA4\u0BC1\u0B95\u0BCD\u0B95\u0BB3\u0BCD", verb: "\u0B95\u0BCA\u0BA3\u0BCD\u0B9F\u0BBF\u0BB0\u0BC1\u0B95\u0BCD\u0B95 \u0BB5\u0BC7\u0BA3\u0BCD\u0B9F\u0BC1\u0BAE\u0BCD" },
@@ -40469,7 +40469,7 @@ function ta_default() {
   };
 }
 
-// ../../main/node_modules/zod/v4/locales/tg.js
+// node_modules/zod/v4/locales/tg.js
 var error51 = () => {
   const Sizable = {
     string: { unit: "\u0430\u043B\u043E\u043C\u0430\u0442", verb: "\u0434\u043E\u0448\u0442\u0430 \u0431\u043E\u0448\u0430\u0434" },
@@ -40586,7 +40586,7 @@ function tg_default() {
   };
 }
 
-// ../../main/node_modules/zod/v4/locales/th.js
+// node_modules/zod/v4/locales/th.js
 var error52 = () => {
   const Sizable = {
     string: { unit: "\u0E15\u0E31\u0E27\u0E2D\u0E31\u0E01\u0E29\u0E23", verb: "\u0E04\u0E27\u0E23\u0E21\u0E35" },
@@ -40702,7 +40702,7 @@ function th_default() {
   };
 }
 
-// ../../main/node_modules/zod/v4/locales/tk.js
+// node_modules/zod/v4/locales/tk.js
 var error53 = () => {
   const Sizable = {
     string: { unit: "simwol", verb: "bolmaly" },
@@ -40810,7 +40810,7 @@ function tk_default() {
   };
 }
 
-// ../../main/node_modules/zod/v4/locales/tr.js
+// node_modules/zod/v4/locales/tr.js
 var error54 = () => {
   const Sizable = {
     string: { unit: "karakter", verb: "olmal\u0131" },
@@ -40921,7 +40921,7 @@ function tr_default() {
   };
 }
 
-// ../../main/node_modules/zod/v4/locales/uk.js
+// node_modules/zod/v4/locales/uk.js
 var error55 = () => {
   const Sizable = {
     string: { unit: "\u0441\u0438\u043C\u0432\u043E\u043B\u0456\u0432", verb: "\u043C\u0430\u0442\u0438\u043C\u0435" },
@@ -41035,12 +41035,12 @@ function uk_default() {
   };
 }
 
-// ../../main/node_modules/zod/v4/locales/ua.js
+// node_modules/zod/v4/locales/ua.js
 function ua_default() {
   return uk_default();
 }
 
-// ../../main/node_modules/zod/v4/locales/ur.js
+// node_modules/zod/v4/locales/ur.js
 var error56 = () => {
   const Sizable = {
     string: { unit: "\u062D\u0631\u0648\u0641", verb: "\u06C1\u0648\u0646\u0627" },
@@ -41156,7 +41156,7 @@ function ur_default() {
   };
 }
 
-// ../../main/node_modules/zod/v4/locales/uz.js
+// node_modules/zod/v4/locales/uz.js
 var error57 = () => {
   const Sizable = {
     string: { unit: "belgi", verb: "bo\u2018lishi kerak" },
@@ -41270,7 +41270,7 @@ function uz_default() {
   };
 }
 
-// ../../main/node_modules/zod/v4/locales/vi.js
+// node_modules/zod/v4/locales/vi.js
 var error58 = () => {
   const Sizable = {
     string: { unit: "k\xFD t\u1EF1", verb: "c\xF3" },
@@ -41384,7 +41384,7 @@ function vi_default() {
   };
 }
 
-// ../../main/node_modules/zod/v4/locales/zh-CN.js
+// node_modules/zod/v4/locales/zh-CN.js
 var error59 = () => {
   const Sizable = {
     string: { unit: "\u5B57\u7B26", verb: "\u5305\u542B" },
@@ -41499,7 +41499,7 @@ function zh_CN_default() {
   };
 }
 
-// ../../main/node_modules/zod/v4/locales/zh-TW.js
+// node_modules/zod/v4/locales/zh-TW.js
 var error60 = () => {
   const Sizable = {
     string: { unit: "\u5B57\u5143", verb: "\u64C1\u6709" },
@@ -41612,7 +41612,7 @@ function zh_TW_default() {
   };
 }
 
-// ../../main/node_modules/zod/v4/locales/yo.js
+// node_modules/zod/v4/locales/yo.js
 var error61 = () => {
   const Sizable = {
     string: { unit: "\xE0mi", verb: "n\xED" },
@@ -41725,7 +41725,7 @@ function yo_default() {
   };
 }
 
-// ../../main/node_modules/zod/v4/core/registries.js
+// node_modules/zod/v4/core/registries.js
 var _a2;
 var $output = /* @__PURE__ */ Symbol("ZodOutput");
 var $input = /* @__PURE__ */ Symbol("ZodInput");
@@ -41775,7 +41775,7 @@ function registry() {
 (_a2 = globalThis).__zod_globalRegistry ?? (_a2.__zod_globalRegistry = registry());
 var globalRegistry = globalThis.__zod_globalRegistry;
 
-// ../../main/node_modules/zod/v4/core/compile.js
+// node_modules/zod/v4/core/compile.js
 var INVALID = /* @__PURE__ */ Symbol.for("zod.compile.invalid");
 var FALLBACK_FLAG = /* @__PURE__ */ Symbol.for("zod.compile.fallback");
 var ZodCompileAsyncError = class extends Error {
@@ -42148,11 +42148,11 @@ function generatePropertiesChecks(doc, ctx, def, accessor) {
   }
   doc.write(`if (${accessor} == null) return INVALID;`);
   const shape = def.shape;
-  for (const key of Reflect.ownKeys(shape)) {
-    const keyExpr = typeof key === "symbol" ? addConstant(ctx, key) : esc(key);
+  for (const key2 of Reflect.ownKeys(shape)) {
+    const keyExpr = typeof key2 === "symbol" ? addConstant(ctx, key2) : esc(key2);
     const inputVar = newVar(ctx);
     doc.write(`const ${inputVar} = ${accessor}[${keyExpr}];`);
-    compileChild(doc, ctx, shape[key], inputVar, false);
+    compileChild(doc, ctx, shape[key2], inputVar, false);
   }
 }
 function generatePropertyCheck(doc, ctx, def, accessor) {
@@ -42545,9 +42545,9 @@ function generateObjectCheck(doc, ctx, schema, accessor, buildsValue = true) {
     throw new ZodCompileUnsupportedError('object shape key "__proto__"');
   }
   const propOutputs = /* @__PURE__ */ new Map();
-  for (const key of allKeys) {
-    const propSchema = propShape[key];
-    const kx = keyExpr(key);
+  for (const key2 of allKeys) {
+    const propSchema = propShape[key2];
+    const kx = keyExpr(key2);
     const inputVar = newVar(ctx);
     doc.write(`const ${inputVar} = ${accessor}[${kx}];`);
     if (propSchema._zod.optin !== void 0) {
@@ -42568,14 +42568,14 @@ function generateObjectCheck(doc, ctx, schema, accessor, buildsValue = true) {
       } else {
         doc.write(`if (${outputVar2} === INVALID) return INVALID;`);
       }
-      propOutputs.set(key, outputVar2);
+      propOutputs.set(key2, outputVar2);
     } else {
       if (requiresPresenceCheck(propSchema)) {
         doc.write(`if (!(${kx} in ${accessor})) return INVALID;`);
       }
       const outputAccessor = compileChild(doc, ctx, propSchema, inputVar, buildsValue);
       if (outputAccessor !== null)
-        propOutputs.set(key, outputAccessor);
+        propOutputs.set(key2, outputAccessor);
     }
   }
   const catchall = def.catchall;
@@ -42996,9 +42996,9 @@ function generateTupleCheck(doc, ctx, schema, accessor) {
   }
   return outputVar;
 }
-function getTupleOptStart2(items, key) {
+function getTupleOptStart2(items, key2) {
   for (let i3 = items.length - 1; i3 >= 0; i3--) {
-    const omittable = key === "optin" ? items[i3]._zod.optin !== void 0 : items[i3]._zod.optout === "optional";
+    const omittable = key2 === "optin" ? items[i3]._zod.optin !== void 0 : items[i3]._zod.optout === "optional";
     if (!omittable)
       return i3 + 1;
   }
@@ -43128,16 +43128,16 @@ function generateRecordCheck(doc, ctx, schema, accessor) {
   const keyValues = recordDef.partial ? void 0 : def.keyType._zod.values;
   if (keyValues) {
     const inputKeys = [];
-    for (const key of keyValues) {
-      if (!(typeof key === "string" || typeof key === "number" || typeof key === "symbol")) {
-        throw new ZodCompileUnsupportedError(`record key value ${String(key)}`);
+    for (const key2 of keyValues) {
+      if (!(typeof key2 === "string" || typeof key2 === "number" || typeof key2 === "symbol")) {
+        throw new ZodCompileUnsupportedError(`record key value ${String(key2)}`);
       }
-      const inputKey = typeof key === "number" ? key.toString() : key;
+      const inputKey = typeof key2 === "number" ? key2.toString() : key2;
       if (inputKey === "__proto__") {
         throw new ZodCompileUnsupportedError('record key "__proto__"');
       }
       inputKeys.push(inputKey);
-      const keyConst = addConstant(ctx, key);
+      const keyConst = addConstant(ctx, key2);
       const outKey = generateCheck(doc, ctx, def.keyType, keyConst);
       const valueVar = newVar(ctx);
       doc.write(`const ${valueVar} = ${accessor}[${literalPropertyKey(ctx, inputKey)}];`);
@@ -43215,10 +43215,10 @@ function emitOwnKeys(doc, ctx, accessor, kVar, body, onSymbol) {
   });
   doc.write(`}`);
 }
-function literalPropertyKey(ctx, key) {
-  if (typeof key === "string")
-    return esc(key);
-  return addConstant(ctx, key);
+function literalPropertyKey(ctx, key2) {
+  if (typeof key2 === "string")
+    return esc(key2);
+  return addConstant(ctx, key2);
 }
 function generateMapCheck(doc, ctx, schema, accessor) {
   const def = schema._zod.def;
@@ -43385,7 +43385,7 @@ function generateTransformCheck(doc, ctx, schema, accessor) {
   return accessor;
 }
 
-// ../../main/node_modules/zod/v4/core/api.js
+// node_modules/zod/v4/core/api.js
 function snapshotChecks(def) {
   if (def.checks)
     def.checks = [...def.checks];
@@ -44444,12 +44444,12 @@ function _stringFormat(Class2, format2, fnOrRegex, _params = {}) {
   return inst;
 }
 
-// ../../main/node_modules/zod/v4/core/to-json-schema.js
+// node_modules/zod/v4/core/to-json-schema.js
 function assignProps(target, ...sources) {
   for (const source of sources) {
-    for (const key of Reflect.ownKeys(source)) {
-      if (Object.prototype.propertyIsEnumerable.call(source, key)) {
-        assignProp(target, key, source[key]);
+    for (const key2 of Reflect.ownKeys(source)) {
+      if (Object.prototype.propertyIsEnumerable.call(source, key2)) {
+        assignProp(target, key2, source[key2]);
       }
     }
   }
@@ -44595,8 +44595,8 @@ function extractDefs(ctx, schema) {
     if (defId)
       seen.defId = defId;
     const schema2 = seen.schema;
-    for (const key in schema2) {
-      delete schema2[key];
+    for (const key2 in schema2) {
+      delete schema2[key2];
     }
     schema2.$ref = ref;
   };
@@ -44677,8 +44677,8 @@ function foldObjects(members2) {
   for (const member2 of members2) {
     if (typeof member2 !== "object" || member2.type !== "object")
       return null;
-    for (const key in member2) {
-      if (!FOLDABLE_KEYS.has(key))
+    for (const key2 in member2) {
+      if (!FOLDABLE_KEYS.has(key2))
         return null;
     }
     objects.push(member2);
@@ -44686,22 +44686,22 @@ function foldObjects(members2) {
   const properties = {};
   const required3 = /* @__PURE__ */ new Set();
   for (const object2 of objects) {
-    for (const key in object2.properties) {
-      if (Object.prototype.hasOwnProperty.call(properties, key))
+    for (const key2 in object2.properties) {
+      if (Object.prototype.hasOwnProperty.call(properties, key2))
         continue;
       const parts = [];
       for (const other of objects) {
-        const part = other.properties?.[key] ?? undeclaredConstraint(other);
+        const part = other.properties?.[key2] ?? undeclaredConstraint(other);
         if (part === null || part === void 0)
           continue;
         if (!parts.some((seen) => JSON.stringify(seen) === JSON.stringify(part)))
           parts.push(part);
       }
       const merged = parts.length === 1 ? parts[0] : foldObjects(parts) ?? { allOf: parts };
-      assignProp(properties, key, merged);
+      assignProp(properties, key2, merged);
     }
-    for (const key of object2.required ?? [])
-      required3.add(key);
+    for (const key2 of object2.required ?? [])
+      required3.add(key2);
   }
   const folded = { type: "object", properties };
   if (required3.size)
@@ -44726,8 +44726,8 @@ function foldIntersection(json2) {
   const allOf = json2.allOf;
   if (!Array.isArray(allOf) || allOf.length < 2)
     return;
-  for (const key of FOLDABLE_KEYS)
-    if (key in json2)
+  for (const key2 of FOLDABLE_KEYS)
+    if (key2 in json2)
       return;
   const unions = allOf.filter((m) => UNION_KEYS.some((k2) => Array.isArray(m[k2])));
   let folded = null;
@@ -44774,20 +44774,20 @@ function finalize(ctx, schema) {
       assignProps(schema2, _cached);
       const isParentRef = zodSchema._zod.parent === ref;
       if (isParentRef) {
-        for (const key in schema2) {
-          if (key === "$ref" || key === "allOf")
+        for (const key2 in schema2) {
+          if (key2 === "$ref" || key2 === "allOf")
             continue;
-          if (!(key in _cached)) {
-            delete schema2[key];
+          if (!(key2 in _cached)) {
+            delete schema2[key2];
           }
         }
       }
       if (refSchema.$ref && refSeen.def) {
-        for (const key in schema2) {
-          if (key === "$ref" || key === "allOf")
+        for (const key2 in schema2) {
+          if (key2 === "$ref" || key2 === "allOf")
             continue;
-          if (key in refSeen.def && JSON.stringify(schema2[key]) === JSON.stringify(refSeen.def[key])) {
-            delete schema2[key];
+          if (key2 in refSeen.def && JSON.stringify(schema2[key2]) === JSON.stringify(refSeen.def[key2])) {
+            delete schema2[key2];
           }
         }
       }
@@ -44799,11 +44799,11 @@ function finalize(ctx, schema) {
       if (parentSeen?.schema.$ref) {
         schema2.$ref = parentSeen.schema.$ref;
         if (parentSeen.def) {
-          for (const key in schema2) {
-            if (key === "$ref" || key === "allOf")
+          for (const key2 in schema2) {
+            if (key2 === "$ref" || key2 === "allOf")
               continue;
-            if (key in parentSeen.def && JSON.stringify(schema2[key]) === JSON.stringify(parentSeen.def[key])) {
-              delete schema2[key];
+            if (key2 in parentSeen.def && JSON.stringify(schema2[key2]) === JSON.stringify(parentSeen.def[key2])) {
+              delete schema2[key2];
             }
           }
         }
@@ -44936,8 +44936,8 @@ function isTransforming(_schema, _ctx) {
     return isTransforming(def.in, ctx) || isTransforming(def.out, ctx);
   }
   if (def.type === "object") {
-    for (const key in def.shape) {
-      if (isTransforming(def.shape[key], ctx))
+    for (const key2 in def.shape) {
+      if (isTransforming(def.shape[key2], ctx))
         return true;
     }
     return false;
@@ -44974,14 +44974,14 @@ var createStandardJSONSchemaMethod = (schema, io, processors = {}) => (params) =
   return finalize(ctx, schema);
 };
 
-// ../../main/node_modules/zod/v4/core/json-schema-processors.js
-var narrowMin = (agg, key, value) => {
-  if (agg[key] === void 0 || value > agg[key])
-    agg[key] = value;
+// node_modules/zod/v4/core/json-schema-processors.js
+var narrowMin = (agg, key2, value) => {
+  if (agg[key2] === void 0 || value > agg[key2])
+    agg[key2] = value;
 };
-var narrowMax = (agg, key, value) => {
-  if (agg[key] === void 0 || value < agg[key])
-    agg[key] = value;
+var narrowMax = (agg, key2, value) => {
+  if (agg[key2] === void 0 || value < agg[key2])
+    agg[key2] = value;
 };
 var narrowBoth = (agg, value) => {
   narrowMin(agg, "minimum", value);
@@ -45319,17 +45319,17 @@ var objectProcessor = (schema, ctx, _json, params) => {
   }
   json2.type = "object";
   json2.properties = {};
-  for (const key in shape) {
-    assignProp(json2.properties, key, processSchema(shape[key], ctx, {
+  for (const key2 in shape) {
+    assignProp(json2.properties, key2, processSchema(shape[key2], ctx, {
       ...params,
-      path: [...params.path, "properties", key]
+      path: [...params.path, "properties", key2]
     }));
   }
   const requiredKeys = [];
-  for (const key of Object.keys(shape)) {
-    const field = def.shape[key];
+  for (const key2 of Object.keys(shape)) {
+    const field = def.shape[key2];
     if (ctx.io === "input" ? inputOptin(field) === void 0 : field._zod.optout === void 0) {
-      requiredKeys.push(key);
+      requiredKeys.push(key2);
     }
   }
   if (requiredKeys.length > 0) {
@@ -45704,9 +45704,9 @@ function toJSONSchema(input3, params) {
     };
     ctx2.external = external;
     for (const entry of registry2._idmap.entries()) {
-      const [key, schema] = entry;
+      const [key2, schema] = entry;
       extractDefs(ctx2, schema);
-      assignProp(schemas, key, finalize(ctx2, schema));
+      assignProp(schemas, key2, finalize(ctx2, schema));
     }
     if (Object.keys(defs).length > 0) {
       const defsSegment = ctx2.target === "draft-2020-12" ? "$defs" : "definitions";
@@ -45722,7 +45722,7 @@ function toJSONSchema(input3, params) {
   return finalize(ctx, input3);
 }
 
-// ../../main/node_modules/zod/v4/core/json-schema-generator.js
+// node_modules/zod/v4/core/json-schema-generator.js
 var JSONSchemaGenerator = class {
   /** @deprecated Access via ctx instead */
   get metadataRegistry() {
@@ -45800,10 +45800,10 @@ var JSONSchemaGenerator = class {
   }
 };
 
-// ../../main/node_modules/zod/v4/core/json-schema.js
+// node_modules/zod/v4/core/json-schema.js
 var json_schema_exports = {};
 
-// ../../main/node_modules/zod/v4/classic/schemas.js
+// node_modules/zod/v4/classic/schemas.js
 var schemas_exports2 = {};
 __export(schemas_exports2, {
   ZodAny: () => ZodAny,
@@ -45984,7 +45984,7 @@ __export(schemas_exports2, {
   xor: () => xor
 });
 
-// ../../main/node_modules/zod/v4/classic/checks.js
+// node_modules/zod/v4/classic/checks.js
 var checks_exports2 = {};
 __export(checks_exports2, {
   endsWith: () => _endsWith,
@@ -46019,19 +46019,19 @@ __export(checks_exports2, {
   uppercase: () => _uppercase
 });
 
-// ../../main/node_modules/zod/v4/classic/errors.js
+// node_modules/zod/v4/classic/errors.js
 var _installedErrorProtos = /* @__PURE__ */ new WeakSet([Object.prototype, Error.prototype]);
-function _lazyMethod(proto, key, make) {
-  Object.defineProperty(proto, key, {
+function _lazyMethod(proto, key2, make) {
+  Object.defineProperty(proto, key2, {
     configurable: true,
     enumerable: false,
     get() {
       const value = make(this);
-      Object.defineProperty(this, key, { value, configurable: true, writable: true });
+      Object.defineProperty(this, key2, { value, configurable: true, writable: true });
       return value;
     },
     set(value) {
-      Object.defineProperty(this, key, { value, configurable: true, writable: true });
+      Object.defineProperty(this, key2, { value, configurable: true, writable: true });
     }
   });
 }
@@ -46065,7 +46065,7 @@ var ZodRealError = /* @__PURE__ */ $constructor("ZodError", initializer2, void 0
   Parent: Error
 });
 
-// ../../main/node_modules/zod/v4/classic/parse.js
+// node_modules/zod/v4/classic/parse.js
 var parse4 = /* @__PURE__ */ _parse(ZodRealError);
 var parseAsync2 = /* @__PURE__ */ _parseAsync(ZodRealError);
 var safeParse2 = /* @__PURE__ */ _safeParse(ZodRealError);
@@ -46079,7 +46079,7 @@ var safeDecode2 = /* @__PURE__ */ _safeDecode(ZodRealError);
 var safeEncodeAsync2 = /* @__PURE__ */ _safeEncodeAsync(ZodRealError);
 var safeDecodeAsync2 = /* @__PURE__ */ _safeDecodeAsync(ZodRealError);
 
-// ../../main/node_modules/zod/v4/classic/schemas.js
+// node_modules/zod/v4/classic/schemas.js
 function _ensureDefaultLocale() {
   if (!globalConfig.localeError)
     config2(en_default());
@@ -47544,7 +47544,7 @@ function preprocess(fn, schema) {
   });
 }
 
-// ../../main/node_modules/zod/v4/classic/compat.js
+// node_modules/zod/v4/classic/compat.js
 var ZodIssueCode = {
   invalid_type: "invalid_type",
   too_big: "too_big",
@@ -47570,7 +47570,7 @@ var ZodFirstPartyTypeKind;
 /* @__PURE__ */ (function(ZodFirstPartyTypeKind2) {
 })(ZodFirstPartyTypeKind || (ZodFirstPartyTypeKind = {}));
 
-// ../../main/node_modules/zod/v4/classic/iso.js
+// node_modules/zod/v4/classic/iso.js
 var iso_exports = {};
 __export(iso_exports, {
   ZodISODate: () => ZodISODate,
@@ -47595,7 +47595,7 @@ function duration2(params) {
   return _isoDuration(ZodISODuration, params);
 }
 
-// ../../main/node_modules/zod/v4/classic/from-json-schema.js
+// node_modules/zod/v4/classic/from-json-schema.js
 var z = {
   ...schemas_exports2,
   ...checks_exports2,
@@ -47701,11 +47701,11 @@ function resolveRef(ref, ctx) {
   }
   const defsKey = ctx.version === "draft-2020-12" ? "$defs" : "definitions";
   if (path12[0] === defsKey) {
-    const key = path12[1] === void 0 ? void 0 : decodeJSONPointerSegment(path12[1]);
-    if (!key || !ctx.defs[key]) {
+    const key2 = path12[1] === void 0 ? void 0 : decodeJSONPointerSegment(path12[1]);
+    if (!key2 || !ctx.defs[key2]) {
       throw new Error(`Reference not found: ${ref}`);
     }
-    return ctx.defs[key];
+    return ctx.defs[key2];
   }
   throw new Error(`Reference not found: ${ref}`);
 }
@@ -47740,16 +47740,16 @@ function checkObjectGuards(objectSchema, guards) {
       });
     }
     if (guards.keySchema) {
-      for (const key of keys) {
-        const result = guards.keySchema.safeParse(key);
+      for (const key2 of keys) {
+        const result = guards.keySchema.safeParse(key2);
         if (result.success)
           continue;
         payload.issues.push({
           code: "invalid_key",
           origin: "record",
           issues: result.error.issues,
-          input: key,
-          path: [key],
+          input: key2,
+          path: [key2],
           continue: true
         });
       }
@@ -47774,20 +47774,20 @@ function canonicalKey(value, seen) {
     if (Array.isArray(value)) {
       const parts2 = [];
       for (const item of value) {
-        const key = canonicalKey(item, seen);
-        if (key === null)
+        const key2 = canonicalKey(item, seen);
+        if (key2 === null)
           return null;
-        parts2.push(key);
+        parts2.push(key2);
       }
       return `a${parts2.length}:[${parts2.join(",")}]`;
     }
     const keys = Object.keys(value).sort();
     const parts = [];
     for (const k2 of keys) {
-      const key = canonicalKey(value[k2], seen);
-      if (key === null)
+      const key2 = canonicalKey(value[k2], seen);
+      if (key2 === null)
         return null;
-      parts.push(`${k2.length}:${k2}=${key}`);
+      parts.push(`${k2.length}:${k2}=${key2}`);
     }
     return `o${parts.length}:{${parts.join(",")}}`;
   } finally {
@@ -47827,10 +47827,10 @@ function containsRef(value) {
     return value.some(containsRef);
   if (typeof value.$ref === "string")
     return true;
-  return Object.entries(value).some(([key, sub]) => {
-    if (SCHEMA_KEYWORDS.has(key))
+  return Object.entries(value).some(([key2, sub]) => {
+    if (SCHEMA_KEYWORDS.has(key2))
       return containsRef(sub);
-    if (!SCHEMA_MAP_KEYWORDS.has(key) || typeof sub !== "object" || sub === null)
+    if (!SCHEMA_MAP_KEYWORDS.has(key2) || typeof sub !== "object" || sub === null)
       return false;
     return Object.values(sub).some(containsRef);
   });
@@ -47846,12 +47846,12 @@ function checkArrayGuards(arraySchema, guards) {
     if (guards.uniqueItems === true) {
       const firstSeen = /* @__PURE__ */ new Map();
       for (let i3 = 0; i3 < items.length; i3++) {
-        const key = canonicalKey(items[i3], /* @__PURE__ */ new Set());
-        if (key === null)
+        const key2 = canonicalKey(items[i3], /* @__PURE__ */ new Set());
+        if (key2 === null)
           continue;
-        const first2 = firstSeen.get(key);
+        const first2 = firstSeen.get(key2);
         if (first2 === void 0) {
-          firstSeen.set(key, i3);
+          firstSeen.set(key2, i3);
           continue;
         }
         payload.issues.push({
@@ -48090,9 +48090,9 @@ function convertBaseSchema(schema, ctx) {
       const properties = schema.properties || {};
       const requiredSet = new Set(schema.required || []);
       const additionalSchema = typeof schema.additionalProperties === "object" ? convertSchema(schema.additionalProperties, ctx) : void 0;
-      for (const [key, propSchema] of Object.entries(properties)) {
+      for (const [key2, propSchema] of Object.entries(properties)) {
         const propZodSchema = convertSchema(propSchema, ctx);
-        assignProp(shape, key, requiredSet.has(key) ? propZodSchema : propZodSchema.optional());
+        assignProp(shape, key2, requiredSet.has(key2) ? propZodSchema : propZodSchema.optional());
       }
       if (schema.patternProperties) {
         const patternProps = schema.patternProperties;
@@ -48127,12 +48127,12 @@ function convertBaseSchema(schema, ctx) {
             if (!isPlainObject3(payload.value))
               return;
             const unrecognized = [];
-            for (const key of Object.keys(payload.value)) {
-              if (propertyKeys.includes(key))
+            for (const key2 of Object.keys(payload.value)) {
+              if (propertyKeys.includes(key2))
                 continue;
-              if (patterns.some((regex2) => regex2.test(key)))
+              if (patterns.some((regex2) => regex2.test(key2)))
                 continue;
-              unrecognized.push(key);
+              unrecognized.push(key2);
             }
             if (unrecognized.length) {
               payload.issues.push({
@@ -48263,38 +48263,38 @@ function convertSchema(schema, ctx) {
   }
   const extraMeta = {};
   const coreMetadataKeys = ["$id", "id", "$comment", "$anchor", "$vocabulary", "$dynamicRef", "$dynamicAnchor"];
-  for (const key of coreMetadataKeys) {
-    if (key in schema) {
-      extraMeta[key] = schema[key];
+  for (const key2 of coreMetadataKeys) {
+    if (key2 in schema) {
+      extraMeta[key2] = schema[key2];
     }
   }
   const contentMetadataKeys = ["contentEncoding", "contentMediaType", "contentSchema"];
-  for (const key of contentMetadataKeys) {
-    if (key in schema) {
-      extraMeta[key] = schema[key];
+  for (const key2 of contentMetadataKeys) {
+    if (key2 in schema) {
+      extraMeta[key2] = schema[key2];
     }
   }
   if (schema.type === "object" && schema.$ref === void 0) {
     if (schema.propertyNames !== void 0 && !containsRef(schema.propertyNames)) {
       extraMeta.propertyNames = schema.propertyNames;
     }
-    for (const key of ["minProperties", "maxProperties"]) {
-      if (schema[key] !== void 0)
-        extraMeta[key] = schema[key];
+    for (const key2 of ["minProperties", "maxProperties"]) {
+      if (schema[key2] !== void 0)
+        extraMeta[key2] = schema[key2];
     }
   }
   if (schema.type === "array" && schema.$ref === void 0) {
     if (schema.contains !== void 0 && !containsRef(schema.contains)) {
       extraMeta.contains = schema.contains;
     }
-    for (const key of ["uniqueItems", "minContains", "maxContains"]) {
-      if (schema[key] !== void 0)
-        extraMeta[key] = schema[key];
+    for (const key2 of ["uniqueItems", "minContains", "maxContains"]) {
+      if (schema[key2] !== void 0)
+        extraMeta[key2] = schema[key2];
     }
   }
-  for (const key of Object.keys(schema)) {
-    if (!RECOGNIZED_KEYS.has(key)) {
-      assignProp(extraMeta, key, schema[key]);
+  for (const key2 of Object.keys(schema)) {
+    if (!RECOGNIZED_KEYS.has(key2)) {
+      assignProp(extraMeta, key2, schema[key2]);
     }
   }
   if (Object.keys(extraMeta).length > 0) {
@@ -48328,7 +48328,7 @@ function fromJSONSchema(schema, params) {
   return convertSchema(normalized, ctx);
 }
 
-// ../../main/node_modules/zod/v4/core/visit.js
+// node_modules/zod/v4/core/visit.js
 var RESOLVING = /* @__PURE__ */ Symbol("z.visit/resolving");
 function visit(schema, fnOrHandlers) {
   const fn = typeof fnOrHandlers === "function" ? fnOrHandlers : (node2, rewritten) => {
@@ -48483,7 +48483,7 @@ function visit(schema, fnOrHandlers) {
   return run2(schema);
 }
 
-// ../../main/node_modules/zod/v4/classic/deep-partial.js
+// node_modules/zod/v4/classic/deep-partial.js
 function deepPartial(schema) {
   return visit(schema, {
     object: (s) => s.partial(),
@@ -48495,7 +48495,7 @@ function deepPartial(schema) {
   });
 }
 
-// ../../main/node_modules/zod/v4/classic/in-out.js
+// node_modules/zod/v4/classic/in-out.js
 function withChecks(side, checks) {
   if (!checks?.length)
     return side;
@@ -48525,7 +48525,7 @@ function output(schema) {
   });
 }
 
-// ../../main/node_modules/zod/v4/classic/coerce.js
+// node_modules/zod/v4/classic/coerce.js
 var coerce_exports = {};
 __export(coerce_exports, {
   bigint: () => bigint3,
@@ -48553,7 +48553,7 @@ function date4(params) {
 // src/config/forbidden-env-names.ts
 var FORBIDDEN_ENV_NAMES = /^(PATH|HOME|LD_.*|DYLD_.*|NODE_OPTIONS|PYTHONSTARTUP|PYTHONHOME|BASH_ENV|ENV|GIT_.*|SSH_.*|.*TOKEN.*|.*SECRET.*|.*PASSWORD.*|.*_KEY)$/i;
 
-// ../../main/node_modules/balanced-match/dist/esm/index.js
+// node_modules/balanced-match/dist/esm/index.js
 var range = (a2, b3, str) => {
   let begs, beg, left, right = void 0, result;
   let ai = str.indexOf(a2);
@@ -48590,7 +48590,7 @@ var range = (a2, b3, str) => {
   return result;
 };
 
-// ../../main/node_modules/brace-expansion/dist/esm/index.js
+// node_modules/brace-expansion/dist/esm/index.js
 var escSlash = "\0SLASH" + Math.random().toFixed(16) + "\0";
 var escOpen = "\0OPEN" + Math.random().toFixed(16) + "\0";
 var escClose = "\0CLOSE" + Math.random().toFixed(16) + "\0";
@@ -49204,9 +49204,9 @@ function firstDuplicateKey(root) {
       const seen = /* @__PURE__ */ new Set();
       for (const pair of node2.items) {
         if ((0, import_yaml3.isScalar)(pair.key)) {
-          const key = String(pair.key.value);
-          if (seen.has(key)) return { key, offset: pair.key.range?.[0] ?? 0 };
-          seen.add(key);
+          const key2 = String(pair.key.value);
+          if (seen.has(key2)) return { key: key2, offset: pair.key.range?.[0] ?? 0 };
+          seen.add(key2);
         }
         stack.push(pair.value);
       }
@@ -49383,11 +49383,11 @@ async function readCapped(body, maxBytes) {
 }
 var status = (error62) => error62.status;
 function octokitCiForge(request2) {
-  const paged = async (route, params, key, schema, what, maxPages = 10) => {
+  const paged = async (route, params, key2, schema, what, maxPages = 10) => {
     const out = [];
     for (let page = 1; page <= maxPages; page++) {
       const { data } = await request2(route, { ...params, per_page: 100, page });
-      const items = parse5(external_exports.array(schema), key ? data[key] : data, what);
+      const items = parse5(external_exports.array(schema), key2 ? data[key2] : data, what);
       out.push(...items);
       if (items.length < 100) break;
     }
@@ -50481,6 +50481,8 @@ function mismatchOf(message) {
     }
     if (actual.length > 0 && expected.length > 0) return { actual: actual.join("\n"), expected: expected.join("\n") };
   }
+  const tap = /^expected: ([\s\S]*?)\nactual: ([\s\S]*)$/m.exec(text2);
+  if (tap) return { expected: tap[1] ?? "", actual: (tap[2] ?? "").replace(/\n$/, "") };
   const jest = /Expected:\s*([\s\S]*?)\n\s*Received:\s*([\s\S]*)$/.exec(text2);
   if (jest) return { expected: (jest[1] ?? "").trim(), actual: (jest[2] ?? "").trim() };
   const chai = /expected ([\s\S]+?) to (?:deeply )?(?:strictly )?equal ([\s\S]+)$/.exec(text2);
@@ -50603,11 +50605,11 @@ function repoFrames(details, options2) {
       const [, file2, lineNo] = match;
       if (file2.includes("site-packages") || file2.includes("node_modules") || file2.startsWith("node:") || options2.isRepoFile && !options2.isRepoFile(file2))
         break;
-      const key = `${file2}:${lineNo}`;
-      if (seen.has(key)) break;
-      seen.add(key);
+      const key2 = `${file2}:${lineNo}`;
+      if (seen.has(key2)) break;
+      seen.add(key2);
       const source = options2.readSource?.(file2, Number(lineNo))?.trim();
-      frames.push(source ? `${key}: ${summariseValue(source, 160)}` : key);
+      frames.push(source ? `${key2}: ${summariseValue(source, 160)}` : key2);
       break;
     }
     if (frames.length >= 8) break;
@@ -50615,7 +50617,7 @@ function repoFrames(details, options2) {
   return frames;
 }
 
-// ../../main/node_modules/fflate/esm/index.mjs
+// node_modules/fflate/esm/index.mjs
 import { createRequire as createRequire2 } from "module";
 var require2 = createRequire2("/");
 var _a3;
@@ -51256,7 +51258,7 @@ function parseJsonReport(text2, options2 = {}) {
   return out;
 }
 
-// ../../main/node_modules/fast-xml-parser/src/util.js
+// node_modules/fast-xml-parser/src/util.js
 var nameStartChar = ":A-Za-z_\\u00C0-\\u00D6\\u00D8-\\u00F6\\u00F8-\\u02FF\\u0370-\\u037D\\u037F-\\u1FFF\\u200C-\\u200D\\u2070-\\u218F\\u2C00-\\u2FEF\\u3001-\\uD7FF\\uF900-\\uFDCF\\uFDF0-\\uFFFD";
 var nameChar = nameStartChar + "\\-.\\d\\u00B7\\u0300-\\u036F\\u203F-\\u2040";
 var nameRegexp = "[" + nameStartChar + "][" + nameChar + "]*";
@@ -51297,7 +51299,7 @@ var DANGEROUS_PROPERTY_NAMES = [
 ];
 var criticalProperties = ["__proto__", "constructor", "prototype"];
 
-// ../../main/node_modules/fast-xml-parser/src/validator.js
+// node_modules/fast-xml-parser/src/validator.js
 var defaultOptions2 = {
   allowBooleanAttributes: false,
   //A tag can have attributes without any value
@@ -51649,7 +51651,7 @@ function getPositionFromMatch(match) {
   return match.startIndex + match[1].length;
 }
 
-// ../../main/node_modules/@nodable/entities/src/entities.js
+// node_modules/@nodable/entities/src/entities.js
 var CURRENCY = {
   cent: "\xA2",
   pound: "\xA3",
@@ -51697,7 +51699,7 @@ var COMMON_HTML = {
   frac34: "\xBE"
 };
 
-// ../../main/node_modules/@nodable/entities/src/EntityDecoder.js
+// node_modules/@nodable/entities/src/EntityDecoder.js
 var ENTITY_ACTION = Object.freeze({
   /** Resolve and expand the entity normally. */
   ALLOW: "allow",
@@ -51722,14 +51724,14 @@ function mergeEntityMaps(...maps) {
   const out = /* @__PURE__ */ Object.create(null);
   for (const map2 of maps) {
     if (!map2) continue;
-    for (const key of Object.keys(map2)) {
-      const raw = map2[key];
+    for (const key2 of Object.keys(map2)) {
+      const raw = map2[key2];
       if (typeof raw === "string") {
-        out[key] = raw;
+        out[key2] = raw;
       } else if (raw && typeof raw === "object" && raw.val !== void 0) {
         const val = raw.val;
         if (typeof val === "string") {
-          out[key] = val;
+          out[key2] = val;
         }
       }
     }
@@ -51853,8 +51855,8 @@ var EntityDecoder = class {
    */
   setExternalEntities(map2) {
     if (map2) {
-      for (const key of Object.keys(map2)) {
-        validateEntityName(key);
+      for (const key2 of Object.keys(map2)) {
+        validateEntityName(key2);
       }
     }
     if (!this._onExternalEntity) {
@@ -51877,11 +51879,11 @@ var EntityDecoder = class {
    * @param {string} key
    * @param {string} value
    */
-  addExternalEntity(key, value) {
-    validateEntityName(key);
+  addExternalEntity(key2, value) {
+    validateEntityName(key2);
     if (typeof value === "string" && value.indexOf("&") === -1) {
-      if (this._applyRegistrationHook(this._onExternalEntity, key, value, "external")) {
-        this._externalMap[key] = value;
+      if (this._applyRegistrationHook(this._onExternalEntity, key2, value, "external")) {
+        this._externalMap[key2] = value;
       }
     }
   }
@@ -52141,7 +52143,7 @@ var EntityDecoder = class {
   }
 };
 
-// ../../main/node_modules/fast-xml-parser/src/xmlparser/OptionsBuilder.js
+// node_modules/fast-xml-parser/src/xmlparser/OptionsBuilder.js
 var defaultOnDangerousProperty = (name) => {
   if (DANGEROUS_PROPERTY_NAMES.includes(name)) {
     return "__" + name;
@@ -52276,7 +52278,7 @@ var buildOptions = function(options2) {
   return built;
 };
 
-// ../../main/node_modules/fast-xml-parser/src/xmlparser/xmlNode.js
+// node_modules/fast-xml-parser/src/xmlparser/xmlNode.js
 var METADATA_SYMBOL;
 if (typeof Symbol !== "function") {
   METADATA_SYMBOL = "@@xmlMetadata";
@@ -52289,9 +52291,9 @@ var XmlNode = class {
     this.child = [];
     this[":@"] = /* @__PURE__ */ Object.create(null);
   }
-  add(key, val) {
-    if (key === "__proto__") key = "#__proto__";
-    this.child.push({ [key]: val });
+  add(key2, val) {
+    if (key2 === "__proto__") key2 = "#__proto__";
+    this.child.push({ [key2]: val });
   }
   addChild(node2, startIndex) {
     if (node2.tagname === "__proto__") node2.tagname = "#__proto__";
@@ -52319,7 +52321,7 @@ var XmlNode = class {
   }
 };
 
-// ../../main/node_modules/xml-naming/src/index.js
+// node_modules/xml-naming/src/index.js
 var nameStartChar10 = ":A-Za-z_\xC0-\xD6\xD8-\xF6\xF8-\u02FF\u0370-\u037D\u037F-\u0486\u0488-\u1FFF\u200C-\u200D\u2070-\u218F\u2C00-\u2FEF\u3001-\uD7FF\uF900-\uFDCF\uFDF0-\uFFFD";
 var nameChar10 = nameStartChar10 + "\\-\\.\\d\xB7\u0300-\u036F\u203F-\u2040";
 var nameStartChar11 = ":A-Za-z_\xC0-\u02FF\u0370-\u037D\u037F-\u0486\u0488-\u1FFF\u200C-\u200D\u2070-\u218F\u2C00-\u2FEF\u3001-\uD7FF\uF900-\uFDCF\uFDF0-\uFFFD\u{10000}-\u{EFFFF}";
@@ -52347,7 +52349,7 @@ var getRegexes = (xmlVersion = "1.0", asciiOnly = false) => {
 };
 var qName = (str, { xmlVersion = "1.0", asciiOnly = false } = {}) => getRegexes(xmlVersion, asciiOnly).qName.test(str);
 
-// ../../main/node_modules/fast-xml-parser/src/xmlparser/DocTypeReader.js
+// node_modules/fast-xml-parser/src/xmlparser/DocTypeReader.js
 var DocTypeReader = class {
   constructor(options2, xmlVersion) {
     this.suppressValidationErr = !options2;
@@ -52638,7 +52640,7 @@ function validateEntityName2(name, xmlVersion) {
     throw new Error(`Invalid entity name ${name}`);
 }
 
-// ../../main/node_modules/anynum/digitTable.js
+// node_modules/anynum/digitTable.js
 var SCRIPT_ZEROS = [
   // Basic Latin (ASCII) — included for completeness / pass-through
   48,
@@ -52788,7 +52790,7 @@ for (const zero of SCRIPT_ZEROS) {
   }
 }
 
-// ../../main/node_modules/anynum/anynum.js
+// node_modules/anynum/anynum.js
 var CHAR_0 = 48;
 var CHAR_9 = 57;
 var CHAR_MINUS = 45;
@@ -52866,7 +52868,7 @@ function anynum(str) {
 }
 var anynum_default = anynum;
 
-// ../../main/node_modules/strnum/strnum.js
+// node_modules/strnum/strnum.js
 var hexRegex = /^[-+]?0x[a-fA-F0-9]+$/;
 var binRegex = /^0b[01]+$/;
 var octRegex = /^0o[0-7]+$/;
@@ -53005,7 +53007,7 @@ function handleInfinity(str, num, options2) {
   }
 }
 
-// ../../main/node_modules/fast-xml-parser/src/ignoreAttributes.js
+// node_modules/fast-xml-parser/src/ignoreAttributes.js
 function getIgnoreAttributesFn(ignoreAttributes) {
   if (typeof ignoreAttributes === "function") {
     return ignoreAttributes;
@@ -53025,7 +53027,7 @@ function getIgnoreAttributesFn(ignoreAttributes) {
   return () => false;
 }
 
-// ../../main/node_modules/path-expression-matcher/src/Expression.js
+// node_modules/path-expression-matcher/src/Expression.js
 var Expression = class {
   /**
    * Create a new Expression
@@ -53188,7 +53190,7 @@ var Expression = class {
   }
 };
 
-// ../../main/node_modules/path-expression-matcher/src/ExpressionSet.js
+// node_modules/path-expression-matcher/src/ExpressionSet.js
 var ExpressionSet = class {
   constructor() {
     this._byDepthAndTag = /* @__PURE__ */ new Map();
@@ -53236,9 +53238,9 @@ var ExpressionSet = class {
       if (!this._wildcardByDepth.has(depth)) this._wildcardByDepth.set(depth, []);
       this._wildcardByDepth.get(depth).push(expression);
     } else {
-      const key = `${depth}:${tag}`;
-      if (!this._byDepthAndTag.has(key)) this._byDepthAndTag.set(key, []);
-      this._byDepthAndTag.get(key).push(expression);
+      const key2 = `${depth}:${tag}`;
+      if (!this._byDepthAndTag.has(key2)) this._byDepthAndTag.set(key2, []);
+      this._byDepthAndTag.get(key2).push(expression);
     }
     return this;
   }
@@ -53357,7 +53359,7 @@ var ExpressionSet = class {
   }
 };
 
-// ../../main/node_modules/path-expression-matcher/src/Matcher.js
+// node_modules/path-expression-matcher/src/Matcher.js
 var MatcherView = class {
   /**
    * @param {Matcher} matcher - The parent Matcher instance to read from.
@@ -53874,7 +53876,7 @@ var Matcher = class {
   }
 };
 
-// ../../main/node_modules/is-unsafe/src/contexts/html.js
+// node_modules/is-unsafe/src/contexts/html.js
 var HTML_PATTERNS = [
   {
     id: "html-script-open",
@@ -53967,7 +53969,7 @@ var HTML_PATTERNS = [
 ];
 var html_default = HTML_PATTERNS;
 
-// ../../main/node_modules/is-unsafe/src/contexts/xml.js
+// node_modules/is-unsafe/src/contexts/xml.js
 var XML_PATTERNS = [
   {
     id: "xml-cdata-injection",
@@ -54035,7 +54037,7 @@ var XML_PATTERNS = [
 ];
 var xml_default = XML_PATTERNS;
 
-// ../../main/node_modules/is-unsafe/src/contexts/svg.js
+// node_modules/is-unsafe/src/contexts/svg.js
 var SVG_PATTERNS = [
   {
     id: "svg-script-element",
@@ -54107,7 +54109,7 @@ var SVG_PATTERNS = [
 ];
 var svg_default = SVG_PATTERNS;
 
-// ../../main/node_modules/is-unsafe/src/contexts/sql.js
+// node_modules/is-unsafe/src/contexts/sql.js
 var SQL_PATTERNS = [
   {
     id: "sql-block-comment-open",
@@ -54189,7 +54191,7 @@ var SQL_PATTERNS = [
 ];
 var sql_default = SQL_PATTERNS;
 
-// ../../main/node_modules/is-unsafe/src/contexts/shell.js
+// node_modules/is-unsafe/src/contexts/shell.js
 var SHELL_PATTERNS = [
   {
     id: "shell-path-traversal-unix",
@@ -54287,7 +54289,7 @@ var SHELL_PATTERNS = [
 ];
 var shell_default = SHELL_PATTERNS;
 
-// ../../main/node_modules/is-unsafe/src/contexts/redos.js
+// node_modules/is-unsafe/src/contexts/redos.js
 var REDOS_PATTERNS = [
   {
     id: "redos-nested-quantifier-plus",
@@ -54336,7 +54338,7 @@ var REDOS_PATTERNS = [
 ];
 var redos_default = REDOS_PATTERNS;
 
-// ../../main/node_modules/is-unsafe/src/contexts/nosql.js
+// node_modules/is-unsafe/src/contexts/nosql.js
 var sep3 = `["'\\s]*:`;
 var NOSQL_PATTERNS = [
   // ─── MongoDB $ operator injection ────────────────────────────────────────
@@ -54426,7 +54428,7 @@ var NOSQL_PATTERNS = [
 ];
 var nosql_default = NOSQL_PATTERNS;
 
-// ../../main/node_modules/is-unsafe/src/contexts/log.js
+// node_modules/is-unsafe/src/contexts/log.js
 var LOG_PATTERNS = [
   // ─── CRLF / newline injection ─────────────────────────────────────────────
   {
@@ -54500,7 +54502,7 @@ var LOG_PATTERNS = [
 ];
 var log_default = LOG_PATTERNS;
 
-// ../../main/node_modules/is-unsafe/src/contexts/sql-strict.js
+// node_modules/is-unsafe/src/contexts/sql-strict.js
 var SQL_STRICT_EXTRA = [
   {
     id: "sql-line-comment",
@@ -54521,7 +54523,7 @@ var SQL_STRICT_EXTRA = [
 var SQL_STRICT_PATTERNS = [...sql_default, ...SQL_STRICT_EXTRA];
 var sql_strict_default = SQL_STRICT_PATTERNS;
 
-// ../../main/node_modules/is-unsafe/src/util/decode-entities.js
+// node_modules/is-unsafe/src/util/decode-entities.js
 var NAMED = Object.freeze({
   colon: ":",
   Tab: "	",
@@ -54540,7 +54542,7 @@ function decodeEntities(input3) {
   });
 }
 
-// ../../main/node_modules/is-unsafe/src/index.js
+// node_modules/is-unsafe/src/index.js
 html_default.label = "HTML";
 xml_default.label = "XML";
 svg_default.label = "SVG";
@@ -54623,18 +54625,18 @@ function isUnsafe(value, context) {
   return false;
 }
 
-// ../../main/node_modules/fast-xml-parser/src/xmlparser/OrderedObjParser.js
+// node_modules/fast-xml-parser/src/xmlparser/OrderedObjParser.js
 function extractRawAttributes(prefixedAttrs, options2) {
   if (!prefixedAttrs) return {};
   const attrs = options2.attributesGroupName ? prefixedAttrs[options2.attributesGroupName] : prefixedAttrs;
   if (!attrs) return {};
   const rawAttrs = {};
-  for (const key in attrs) {
-    if (key.startsWith(options2.attributeNamePrefix)) {
-      const rawName = key.substring(options2.attributeNamePrefix.length);
-      rawAttrs[rawName] = attrs[key];
+  for (const key2 in attrs) {
+    if (key2.startsWith(options2.attributeNamePrefix)) {
+      const rawName = key2.substring(options2.attributeNamePrefix.length);
+      rawAttrs[rawName] = attrs[key2];
     } else {
-      rawAttrs[key] = attrs[key];
+      rawAttrs[key2] = attrs[key2];
     }
   }
   return rawAttrs;
@@ -55262,18 +55264,18 @@ function sanitizeName(name, options2) {
   return name;
 }
 
-// ../../main/node_modules/fast-xml-parser/src/xmlparser/node2json.js
+// node_modules/fast-xml-parser/src/xmlparser/node2json.js
 var METADATA_SYMBOL2 = XmlNode.getMetaDataSymbol();
 function stripAttributePrefix(attrs, prefix) {
   if (!attrs || typeof attrs !== "object") return {};
   if (!prefix) return attrs;
   const rawAttrs = {};
-  for (const key in attrs) {
-    if (key.startsWith(prefix)) {
-      const rawName = key.substring(prefix.length);
-      rawAttrs[rawName] = attrs[key];
+  for (const key2 in attrs) {
+    if (key2.startsWith(prefix)) {
+      const rawName = key2.substring(prefix.length);
+      rawAttrs[rawName] = attrs[key2];
     } else {
-      rawAttrs[key] = attrs[key];
+      rawAttrs[key2] = attrs[key2];
     }
   }
   return rawAttrs;
@@ -55342,8 +55344,8 @@ function compress(arr, options2, matcher, readonlyMatcher) {
 function propName(obj) {
   const keys = Object.keys(obj);
   for (let i3 = 0; i3 < keys.length; i3++) {
-    const key = keys[i3];
-    if (key !== ":@") return key;
+    const key2 = keys[i3];
+    if (key2 !== ":@") return key2;
   }
 }
 function assignAttributes(obj, attrMap, readonlyMatcher, options2) {
@@ -55374,7 +55376,7 @@ function isLeafTag(obj, options2) {
   return false;
 }
 
-// ../../main/node_modules/fast-xml-parser/src/xmlparser/XMLParser.js
+// node_modules/fast-xml-parser/src/xmlparser/XMLParser.js
 var XMLParser = class {
   constructor(options2) {
     this.externalEntities = {};
@@ -55412,15 +55414,15 @@ var XMLParser = class {
    * @param {string} key 
    * @param {string} value 
    */
-  addEntity(key, value) {
+  addEntity(key2, value) {
     if (value.indexOf("&") !== -1) {
       throw new Error("Entity value can't have '&'");
-    } else if (key.indexOf("&") !== -1 || key.indexOf(";") !== -1) {
+    } else if (key2.indexOf("&") !== -1 || key2.indexOf(";") !== -1) {
       throw new Error("An entity must be set without '&' and ';'. Eg. use '#xD' for '&#xD;'");
     } else if (value === "&") {
       throw new Error("An entity with value '&' is not permitted");
     } else {
-      this.externalEntities[key] = value;
+      this.externalEntities[key2] = value;
     }
   }
   /**
@@ -55438,7 +55440,7 @@ var XMLParser = class {
   }
 };
 
-// ../../main/node_modules/fast-xml-parser/src/fxp.js
+// node_modules/fast-xml-parser/src/fxp.js
 var XMLValidator = {
   validate: validate2
 };
@@ -55541,12 +55543,26 @@ function attr(node2, name) {
   return value === void 0 ? void 0 : String(value);
 }
 function messageOf(problem) {
-  if (typeof problem === "string") return problem.trim().split("\n")[0] || void 0;
-  const message = attr(problem, "message");
+  if (typeof problem === "string")
+    return assertionMessage(problem.trim()) || problem.trim().split("\n")[0] || void 0;
+  const message = attr(problem, "message")?.replaceAll("&quot;", '"');
   const type = attr(problem, "type");
   if (message) return message.trim();
   const text2 = textOf(problem);
-  return text2?.trim().split("\n")[0] || type || void 0;
+  return text2 && assertionMessage(text2.trim()) || text2?.trim().split("\n")[0] || type || void 0;
+}
+function assertionMessage(text2) {
+  const lines = text2.split("\n");
+  const stackAt = lines.findIndex((l2, i3) => i3 > 0 && (/^\s+at /.test(l2) || /^\w*Error\b[^:]*: /.test(l2)));
+  const upToStack = stackAt === -1 ? lines : lines.slice(0, stackAt);
+  const mochaDiff = upToStack.findIndex((l2) => /^\s+\+ expected - actual\s*$/.test(l2));
+  const message = (mochaDiff === -1 ? upToStack : upToStack.slice(0, mochaDiff)).join("\n").trimEnd();
+  if (/^\+ actual - expected$/m.test(message)) return message;
+  if (mochaDiff === -1) return void 0;
+  const diff = upToStack.slice(mochaDiff).filter((l2) => l2.trim());
+  const indent = Math.min(...diff.map((l2) => /^(\s*)/.exec(l2)?.[1]?.length ?? 0));
+  return `${message}
+${diff.map((l2) => l2.slice(indent)).join("\n")}`;
 }
 function textOf(problem) {
   if (typeof problem === "string") return problem || void 0;
@@ -55845,7 +55861,7 @@ import { join as join3 } from "node:path";
 // src/workspace/git.ts
 import { isAbsolute as isAbsolute2, join as join2, resolve as resolve2 } from "node:path";
 
-// ../../main/node_modules/@simple-git/args-pathspec/dist/index.mjs
+// node_modules/@simple-git/args-pathspec/dist/index.mjs
 var t = /* @__PURE__ */ new WeakMap();
 function r(n2) {
   return n2 instanceof String && t.has(n2);
@@ -55854,7 +55870,7 @@ function o(n2) {
   return t.get(n2) ?? [];
 }
 
-// ../../main/node_modules/@simple-git/argv-parser/dist/index.mjs
+// node_modules/@simple-git/argv-parser/dist/index.mjs
 function* x2(e, n2) {
   const t2 = n2 === "global";
   for (const o3 of e)
@@ -56364,7 +56380,7 @@ function oe(e, n2) {
   return [...Y(...e).vulnerabilities, ...ne(n2).vulnerabilities];
 }
 
-// ../../main/node_modules/is-plain-obj/index.js
+// node_modules/is-plain-obj/index.js
 function isPlainObject4(value) {
   if (typeof value !== "object" || value === null) {
     return false;
@@ -56373,7 +56389,7 @@ function isPlainObject4(value) {
   return (prototype === null || prototype === Object.prototype || Object.getPrototypeOf(prototype) === null) && !(Symbol.toStringTag in value) && !(Symbol.iterator in value);
 }
 
-// ../../main/node_modules/execa/lib/arguments/file-url.js
+// node_modules/execa/lib/arguments/file-url.js
 import { fileURLToPath } from "node:url";
 var safeNormalizeFileUrl = (file2, name) => {
   const fileString = normalizeFileUrl(normalizeDenoExecPath(file2));
@@ -56386,7 +56402,7 @@ var normalizeDenoExecPath = (file2) => isDenoExecPath(file2) ? file2.toString() 
 var isDenoExecPath = (file2) => typeof file2 !== "string" && file2 && Object.getPrototypeOf(file2) === String.prototype;
 var normalizeFileUrl = (file2) => file2 instanceof URL ? fileURLToPath(file2) : file2;
 
-// ../../main/node_modules/execa/lib/methods/parameters.js
+// node_modules/execa/lib/methods/parameters.js
 var normalizeParameters = (rawFile, rawArguments = [], rawOptions, ...rawExtraArguments) => {
   if (rawExtraArguments.length > 0) {
     throw new TypeError("Execa accepts at most three arguments: file, arguments, options.");
@@ -56413,10 +56429,10 @@ var normalizeParameters = (rawFile, rawArguments = [], rawOptions, ...rawExtraAr
   return [filePath, normalizedArguments, { __proto__: null, ...options2 }];
 };
 
-// ../../main/node_modules/execa/lib/methods/template.js
+// node_modules/execa/lib/methods/template.js
 import { ChildProcess } from "node:child_process";
 
-// ../../main/node_modules/execa/lib/arguments/escape.js
+// node_modules/execa/lib/arguments/escape.js
 import { platform } from "node:process";
 import { stripVTControlCharacters as stripVTControlCharacters3 } from "node:util";
 var joinCommand = (filePath, rawArguments, shell) => {
@@ -56461,7 +56477,7 @@ var quoteString = (escapedArgument) => {
 };
 var NO_ESCAPE_REGEXP = /^[\w\-./]+$/;
 
-// ../../main/node_modules/execa/lib/utils/uint-array.js
+// node_modules/execa/lib/utils/uint-array.js
 import { StringDecoder } from "node:string_decoder";
 var { toString: objectToString } = Object.prototype;
 var isArrayBuffer = (value) => objectToString.call(value) === "[object ArrayBuffer]";
@@ -56503,7 +56519,7 @@ var getJoinLength = (uint8Arrays) => {
   return joinLength;
 };
 
-// ../../main/node_modules/execa/lib/return/final-error.js
+// node_modules/execa/lib/return/final-error.js
 var getFinalError = (originalError, message, isSync) => {
   const ErrorClass = isSync ? ExecaSyncError : ExecaError;
   const options2 = originalError instanceof DiscardedError ? {} : { cause: originalError };
@@ -56537,10 +56553,10 @@ var ExecaSyncError = class extends Error {
 };
 setErrorName(ExecaSyncError, ExecaSyncError.name);
 
-// ../../main/node_modules/execa/lib/utils/type-name.js
+// node_modules/execa/lib/utils/type-name.js
 var getTypeName = (value) => value === null ? "null" : typeof value;
 
-// ../../main/node_modules/execa/lib/methods/template.js
+// node_modules/execa/lib/methods/template.js
 var isTemplateString = (templates) => Array.isArray(templates) && Array.isArray(templates.raw);
 var parseTemplates = (templates, expressions) => {
   let tokens = [];
@@ -56655,13 +56671,13 @@ var getSubprocessResult = (result) => {
   throw new TypeError(`Unexpected "${getTypeName(stdout)}" stdout in template expression`);
 };
 
-// ../../main/node_modules/execa/lib/methods/main-sync.js
+// node_modules/execa/lib/methods/main-sync.js
 import { spawnSync } from "node:child_process";
 
-// ../../main/node_modules/execa/lib/arguments/specific.js
+// node_modules/execa/lib/arguments/specific.js
 import { debuglog } from "node:util";
 
-// ../../main/node_modules/execa/lib/utils/standard-stream.js
+// node_modules/execa/lib/utils/standard-stream.js
 import process2 from "node:process";
 var isStandardStream = (stream) => STANDARD_STREAMS.includes(stream);
 var STANDARD_STREAMS = [process2.stdin, process2.stdout, process2.stderr];
@@ -56671,7 +56687,7 @@ var allStreamSymbol = /* @__PURE__ */ Symbol("execa.allStream");
 var setAllStream = (stream) => Object.assign(stream, { [allStreamSymbol]: true });
 var isAllStream = (stream) => stream?.[allStreamSymbol] === true;
 
-// ../../main/node_modules/execa/lib/utils/options.js
+// node_modules/execa/lib/utils/options.js
 var copyOptions = (options2 = {}) => {
   if (options2 === null) {
     throw new TypeError("The options must be an object, not `null`.");
@@ -56684,7 +56700,7 @@ var checkBooleanOption = (value, optionName) => {
   }
 };
 
-// ../../main/node_modules/execa/lib/arguments/specific.js
+// node_modules/execa/lib/arguments/specific.js
 var normalizeFdSpecificOptions = (options2) => {
   const optionsCopy = { __proto__: null, ...options2 };
   for (const optionName of FD_SPECIFIC_OPTIONS) {
@@ -56770,7 +56786,7 @@ var DEFAULT_OPTIONS = {
 var FD_SPECIFIC_OPTIONS = ["lines", "buffer", "maxBuffer", "verbose", "stripFinalNewline"];
 var getFdSpecificValue = (optionArray, fdNumber) => fdNumber === "ipc" ? optionArray.at(-1) : optionArray[fdNumber];
 
-// ../../main/node_modules/execa/lib/verbose/values.js
+// node_modules/execa/lib/verbose/values.js
 var isVerbose = ({ verbose }, fdNumber) => getFdVerbose(verbose, fdNumber) !== "none";
 var isFullVerbose = ({ verbose }, fdNumber) => !["none", "short"].includes(getFdVerbose(verbose, fdNumber));
 var getVerboseFunction = ({ verbose }, fdNumber) => {
@@ -56782,13 +56798,13 @@ var getFdGenericVerbose = (verbose) => verbose.find((fdVerbose) => isVerboseFunc
 var isVerboseFunction = (fdVerbose) => typeof fdVerbose === "function";
 var VERBOSE_VALUES = ["none", "short", "full"];
 
-// ../../main/node_modules/execa/lib/verbose/log.js
+// node_modules/execa/lib/verbose/log.js
 import { inspect } from "node:util";
 
-// ../../main/node_modules/execa/lib/verbose/default.js
+// node_modules/execa/lib/verbose/default.js
 import process4 from "node:process";
 
-// ../../main/node_modules/is-unicode-supported/index.js
+// node_modules/is-unicode-supported/index.js
 import process3 from "node:process";
 function isUnicodeSupported() {
   const { env } = process3;
@@ -56799,7 +56815,7 @@ function isUnicodeSupported() {
   return Boolean(env.WT_SESSION) || Boolean(env.TERMINUS_SUBLIME) || env.ConEmuTask === "{cmd::Cmder}" || TERM_PROGRAM === "Terminus-Sublime" || TERM_PROGRAM === "vscode" || TERM === "xterm-256color" || TERM === "alacritty" || TERM === "rxvt-unicode" || TERM === "rxvt-unicode-256color" || env.TERMINAL_EMULATOR === "JetBrains-JediTerm";
 }
 
-// ../../main/node_modules/figures/index.js
+// node_modules/figures/index.js
 var common = {
   circleQuestionMark: "(?)",
   questionMarkPrefix: "(?)",
@@ -57075,7 +57091,7 @@ var figures = shouldUseMain ? mainSymbols : fallbackSymbols;
 var figures_default = figures;
 var replacements = Object.entries(specialMainSymbols);
 
-// ../../main/node_modules/yoctocolors/base.js
+// node_modules/yoctocolors/base.js
 import tty from "node:tty";
 var hasColors = tty?.WriteStream?.prototype?.hasColors?.() ?? false;
 var format = (open6, close) => {
@@ -57165,7 +57181,7 @@ var underlineMagentaBright = format("58;5;13", 59);
 var underlineCyanBright = format("58;5;14", 59);
 var underlineWhiteBright = format("58;5;15", 59);
 
-// ../../main/node_modules/execa/lib/verbose/default.js
+// node_modules/execa/lib/verbose/default.js
 var hasColors2 = process4.env.FORCE_COLOR !== void 0 || process4.stderr.isTTY === true;
 var identity = (string4) => string4;
 var getColor = (color) => hasColors2 ? color : identity;
@@ -57210,7 +57226,7 @@ var COLORS = {
   duration: () => gray2
 };
 
-// ../../main/node_modules/execa/lib/verbose/custom.js
+// node_modules/execa/lib/verbose/custom.js
 var applyVerboseOnLines = (printedLines, verboseInfo, fdNumber) => {
   const verboseFunction = getVerboseFunction(verboseInfo, fdNumber);
   return printedLines.map(({ verboseLine, verboseObject }) => applyVerboseFunction(verboseLine, verboseObject, verboseFunction)).filter((printedLine) => printedLine !== void 0).map((printedLine) => appendNewline(printedLine)).join("");
@@ -57227,7 +57243,7 @@ var applyVerboseFunction = (verboseLine, verboseObject, verboseFunction) => {
 var appendNewline = (printedLine) => printedLine.endsWith("\n") ? printedLine : `${printedLine}
 `;
 
-// ../../main/node_modules/execa/lib/verbose/log.js
+// node_modules/execa/lib/verbose/log.js
 var verboseLog = ({ type, verboseMessage, fdNumber, verboseInfo, result }) => {
   const verboseObject = getVerboseObject({ type, result, verboseInfo });
   const printedLines = getPrintedLines(verboseMessage, verboseObject);
@@ -57259,7 +57275,7 @@ var serializeVerboseMessage = (message) => {
   return escapeLines(messageString);
 };
 
-// ../../main/node_modules/execa/lib/verbose/start.js
+// node_modules/execa/lib/verbose/start.js
 var logCommand = (escapedCommand, verboseInfo) => {
   if (!isVerbose(verboseInfo)) {
     return;
@@ -57271,7 +57287,7 @@ var logCommand = (escapedCommand, verboseInfo) => {
   });
 };
 
-// ../../main/node_modules/execa/lib/verbose/info.js
+// node_modules/execa/lib/verbose/info.js
 var getVerboseInfo = (verbose, escapedCommand, rawOptions) => {
   validateVerbose(verbose);
   const commandId = getCommandId(verbose);
@@ -57299,12 +57315,12 @@ var validateVerbose = (verbose) => {
   }
 };
 
-// ../../main/node_modules/execa/lib/return/duration.js
+// node_modules/execa/lib/return/duration.js
 import { hrtime } from "node:process";
 var getStartTime = () => hrtime.bigint();
 var getDurationMs = (startTime2) => Number(hrtime.bigint() - startTime2) / 1e6;
 
-// ../../main/node_modules/execa/lib/arguments/command.js
+// node_modules/execa/lib/arguments/command.js
 var handleCommand = (filePath, rawArguments, rawOptions) => {
   const startTime2 = getStartTime();
   const { command, escapedCommand } = joinCommand(filePath, rawArguments, rawOptions.shell && !rawOptions.node);
@@ -57319,15 +57335,15 @@ var handleCommand = (filePath, rawArguments, rawOptions) => {
   };
 };
 
-// ../../main/node_modules/execa/lib/arguments/options.js
+// node_modules/execa/lib/arguments/options.js
 import path8 from "node:path";
 import process9 from "node:process";
 
-// ../../main/node_modules/npm-run-path/index.js
+// node_modules/npm-run-path/index.js
 import process5 from "node:process";
 import path3 from "node:path";
 
-// ../../main/node_modules/npm-run-path/node_modules/path-key/index.js
+// node_modules/npm-run-path/node_modules/path-key/index.js
 function pathKey(options2 = {}) {
   const {
     env = process.env,
@@ -57336,10 +57352,10 @@ function pathKey(options2 = {}) {
   if (platform2 !== "win32") {
     return "PATH";
   }
-  return Object.keys(env).reverse().find((key) => key.toUpperCase() === "PATH") || "Path";
+  return Object.keys(env).reverse().find((key2) => key2.toUpperCase() === "PATH") || "Path";
 }
 
-// ../../main/node_modules/unicorn-magic/node.js
+// node_modules/unicorn-magic/node.js
 import { promisify } from "node:util";
 import { execFile as execFileCallback, execFileSync as execFileSyncOriginal } from "node:child_process";
 import path2 from "node:path";
@@ -57363,7 +57379,7 @@ function traversePathUp(startPath) {
 }
 var TEN_MEGABYTES_IN_BYTES = 10 * 1024 * 1024;
 
-// ../../main/node_modules/npm-run-path/index.js
+// node_modules/npm-run-path/index.js
 var npmRunPath = ({
   cwd = process5.cwd(),
   path: pathOption = process5.env[pathKey()],
@@ -57404,16 +57420,16 @@ var npmRunPathEnv = ({ env = process5.env, ...options2 } = {}) => {
   return env;
 };
 
-// ../../main/node_modules/execa/lib/terminate/kill.js
+// node_modules/execa/lib/terminate/kill.js
 import { setTimeout as setTimeout3 } from "node:timers/promises";
 
-// ../../main/node_modules/execa/lib/terminate/signal.js
+// node_modules/execa/lib/terminate/signal.js
 import { constants as constants4 } from "node:os";
 
-// ../../main/node_modules/human-signals/build/src/main.js
+// node_modules/human-signals/build/src/main.js
 import { constants as constants3 } from "node:os";
 
-// ../../main/node_modules/human-signals/build/src/realtime.js
+// node_modules/human-signals/build/src/realtime.js
 var getRealtimeSignals = () => {
   const length = SIGRTMAX - SIGRTMIN + 1;
   return Array.from({ length }, getRealtimeSignal);
@@ -57428,10 +57444,10 @@ var getRealtimeSignal = (value, index) => ({
 var SIGRTMIN = 34;
 var SIGRTMAX = 64;
 
-// ../../main/node_modules/human-signals/build/src/signals.js
+// node_modules/human-signals/build/src/signals.js
 import { constants as constants2 } from "node:os";
 
-// ../../main/node_modules/human-signals/build/src/core.js
+// node_modules/human-signals/build/src/core.js
 var SIGNALS2 = [
   {
     name: "SIGHUP",
@@ -57704,7 +57720,7 @@ var SIGNALS2 = [
   }
 ];
 
-// ../../main/node_modules/human-signals/build/src/signals.js
+// node_modules/human-signals/build/src/signals.js
 var getSignals = () => {
   const realtimeSignals = getRealtimeSignals();
   const signals2 = [...SIGNALS2, ...realtimeSignals].map(normalizeSignal);
@@ -57726,7 +57742,7 @@ var normalizeSignal = ({
   return { name, number: number4, description, supported, action, forced, standard };
 };
 
-// ../../main/node_modules/human-signals/build/src/main.js
+// node_modules/human-signals/build/src/main.js
 var getSignalsByName = () => {
   const signals2 = getSignals();
   return Object.fromEntries(signals2.map(getSignalByName));
@@ -57777,7 +57793,7 @@ var findSignalByNumber = (number4, signals2) => {
 };
 var signalsByNumber = getSignalsByNumber();
 
-// ../../main/node_modules/execa/lib/terminate/signal.js
+// node_modules/execa/lib/terminate/signal.js
 var normalizeKillSignal = (killSignal) => {
   const optionName = "option `killSignal`";
   if (killSignal === 0) {
@@ -57821,7 +57837,7 @@ var getAvailableSignalNames = () => Object.keys(constants4.signals).sort().map((
 var getAvailableSignalIntegers = () => [...new Set(Object.values(constants4.signals).sort((signalInteger, signalIntegerTwo) => signalInteger - signalIntegerTwo))].join(", ");
 var getSignalDescription = (signal) => signalsByName[signal].description;
 
-// ../../main/node_modules/execa/lib/terminate/timeout.js
+// node_modules/execa/lib/terminate/timeout.js
 import { setTimeout as setTimeout2 } from "node:timers/promises";
 var validateTimeout = ({ timeout }) => {
   if (timeout !== void 0) {
@@ -57842,7 +57858,7 @@ var killAfterTimeout = async (kill, timeout, context, { signal }) => {
   throw new DiscardedError();
 };
 
-// ../../main/node_modules/execa/lib/terminate/kill.js
+// node_modules/execa/lib/terminate/kill.js
 var normalizeForceKillAfterDelay = (forceKillAfterDelay) => {
   if (forceKillAfterDelay === false) {
     return forceKillAfterDelay;
@@ -57907,7 +57923,7 @@ var killOnTimeout = async ({ kill, forceKillAfterDelay, context, controllerSigna
   }
 };
 
-// ../../main/node_modules/execa/lib/utils/abort-signal.js
+// node_modules/execa/lib/utils/abort-signal.js
 import { once } from "node:events";
 var onAbortedSignal = async (mainSignal, stopSignal) => {
   if (!mainSignal.aborted) {
@@ -57920,7 +57936,7 @@ var validateAbortSignal = (signal, optionName) => {
   }
 };
 
-// ../../main/node_modules/execa/lib/terminate/cancel.js
+// node_modules/execa/lib/terminate/cancel.js
 var validateCancelSignal = ({ cancelSignal }) => {
   validateAbortSignal(cancelSignal, "cancelSignal");
 };
@@ -57937,13 +57953,13 @@ var terminateOnCancel = async (kill, cancelSignal, context, { signal }) => {
   throw cancelSignal.reason;
 };
 
-// ../../main/node_modules/execa/lib/ipc/graceful.js
+// node_modules/execa/lib/ipc/graceful.js
 import { scheduler as scheduler2 } from "node:timers/promises";
 
-// ../../main/node_modules/execa/lib/ipc/send.js
+// node_modules/execa/lib/ipc/send.js
 import { promisify as promisify2 } from "node:util";
 
-// ../../main/node_modules/execa/lib/ipc/validation.js
+// node_modules/execa/lib/ipc/validation.js
 import { inspect as inspect2 } from "node:util";
 var validateIpcMethod = ({ methodName, isSubprocess, ipc, isConnected: isConnected2 }) => {
   validateIpcOption(methodName, isSubprocess, ipc);
@@ -58023,7 +58039,7 @@ var disconnect = (anyProcess) => {
   }
 };
 
-// ../../main/node_modules/execa/lib/utils/deferred.js
+// node_modules/execa/lib/utils/deferred.js
 var createDeferred = () => {
   const methods = {};
   const promise2 = new Promise((resolve8, reject) => {
@@ -58032,10 +58048,10 @@ var createDeferred = () => {
   return Object.assign(promise2, methods);
 };
 
-// ../../main/node_modules/execa/lib/ipc/strict.js
+// node_modules/execa/lib/ipc/strict.js
 import { once as once3 } from "node:events";
 
-// ../../main/node_modules/execa/lib/utils/max-listeners.js
+// node_modules/execa/lib/utils/max-listeners.js
 import { addAbortListener } from "node:events";
 var incrementMaxListeners = (eventEmitter, maxListenersIncrement, signal) => {
   const maxListeners = eventEmitter.getMaxListeners();
@@ -58048,14 +58064,14 @@ var incrementMaxListeners = (eventEmitter, maxListenersIncrement, signal) => {
   });
 };
 
-// ../../main/node_modules/execa/lib/ipc/forward.js
+// node_modules/execa/lib/ipc/forward.js
 import { EventEmitter } from "node:events";
 
-// ../../main/node_modules/execa/lib/ipc/incoming.js
+// node_modules/execa/lib/ipc/incoming.js
 import { once as once2 } from "node:events";
 import { scheduler } from "node:timers/promises";
 
-// ../../main/node_modules/execa/lib/ipc/reference.js
+// node_modules/execa/lib/ipc/reference.js
 var addReference = (channel, reference) => {
   if (reference) {
     addReferenceCount(channel);
@@ -58087,7 +58103,7 @@ var redoAddedReferences = (channel, isSubprocess) => {
   addReferenceCount(channel);
 };
 
-// ../../main/node_modules/execa/lib/ipc/incoming.js
+// node_modules/execa/lib/ipc/incoming.js
 var onMessage = async ({ anyProcess, channel, isSubprocess, ipcEmitter }, wrappedMessage) => {
   if (handleStrictResponse(wrappedMessage, anyProcess) || isSubprocess && handleAbort(wrappedMessage)) {
     return;
@@ -58130,7 +58146,7 @@ var onDisconnect = async ({ anyProcess, channel, isSubprocess, ipcEmitter, bound
 };
 var INCOMING_MESSAGES = /* @__PURE__ */ new WeakMap();
 
-// ../../main/node_modules/execa/lib/ipc/forward.js
+// node_modules/execa/lib/ipc/forward.js
 var getIpcEmitter = (anyProcess, channel, isSubprocess) => {
   if (IPC_EMITTERS.has(anyProcess)) {
     return IPC_EMITTERS.get(anyProcess);
@@ -58170,7 +58186,7 @@ var isConnected = (anyProcess) => {
   return ipcEmitter === void 0 ? anyProcess.channel !== void 0 && anyProcess.channel !== null : ipcEmitter.connected;
 };
 
-// ../../main/node_modules/execa/lib/ipc/strict.js
+// node_modules/execa/lib/ipc/strict.js
 var handleSendStrict = ({ anyProcess, channel, isSubprocess, message, strict }) => {
   if (!strict) {
     return message;
@@ -58259,7 +58275,7 @@ var REQUEST_TYPE = "execa:ipc:request";
 var RESPONSE_TYPE = "execa:ipc:response";
 var isStrictRequest = (wrappedMessage) => wrappedMessage?.type === REQUEST_TYPE && Number.isInteger(wrappedMessage.id) && typeof wrappedMessage.hasListeners === "boolean";
 
-// ../../main/node_modules/execa/lib/ipc/outgoing.js
+// node_modules/execa/lib/ipc/outgoing.js
 var startSendMessage = (anyProcess, wrappedMessage, strict) => {
   if (!OUTGOING_MESSAGES.has(anyProcess)) {
     OUTGOING_MESSAGES.set(anyProcess, /* @__PURE__ */ new Set());
@@ -58291,7 +58307,7 @@ var hasMessageListeners = (anyProcess, ipcEmitter) => ipcEmitter.listenerCount("
 var getMinListenerCount = (anyProcess) => getOptions(anyProcess) !== void 0 && !getFdSpecificValue(getOptions(anyProcess).buffer, "ipc") ? 1 : 0;
 var getOptions = (anyProcess) => IPC_SUBPROCESS_OPTIONS.get(anyProcess);
 
-// ../../main/node_modules/execa/lib/ipc/send.js
+// node_modules/execa/lib/ipc/send.js
 var sendMessage = ({ anyProcess, channel, isSubprocess, ipc }, message, options2) => {
   const { strict = false } = copyOptions(options2);
   checkBooleanOption(strict, "strict");
@@ -58365,7 +58381,7 @@ var getSendMethod = (anyProcess) => {
 };
 var PROCESS_SEND_METHODS = /* @__PURE__ */ new WeakMap();
 
-// ../../main/node_modules/execa/lib/ipc/graceful.js
+// node_modules/execa/lib/ipc/graceful.js
 var sendAbort = (subprocess, message) => {
   const methodName = "cancelSignal";
   validateConnection(methodName, false, subprocess.connected);
@@ -58416,7 +58432,7 @@ var abortOnDisconnect = () => {
 };
 var cancelController = new AbortController();
 
-// ../../main/node_modules/execa/lib/terminate/graceful.js
+// node_modules/execa/lib/terminate/graceful.js
 var validateGracefulCancel = ({ gracefulCancel, cancelSignal, ipc, serialization }) => {
   if (!gracefulCancel) {
     return;
@@ -58474,7 +58490,7 @@ var getReason = ({ reason }) => {
   return error62;
 };
 
-// ../../main/node_modules/execa/lib/methods/node.js
+// node_modules/execa/lib/methods/node.js
 import { execPath, execArgv } from "node:process";
 import path4 from "node:path";
 var mapNode = ({ options: options2 }) => {
@@ -58546,7 +58562,7 @@ var handleNodeOption = (file2, commandArguments, {
   ];
 };
 
-// ../../main/node_modules/execa/lib/ipc/ipc-input.js
+// node_modules/execa/lib/ipc/ipc-input.js
 import { serialize } from "node:v8";
 var validateIpcInputOption = ({ ipcInput, ipc, serialization }) => {
   if (ipcInput === void 0) {
@@ -58590,7 +58606,7 @@ var sendIpcInput = async (subprocess, ipcInput, ipc) => {
   }, ipcInput);
 };
 
-// ../../main/node_modules/execa/lib/arguments/encoding-option.js
+// node_modules/execa/lib/arguments/encoding-option.js
 var validateEncoding = ({ encoding }) => {
   if (ENCODINGS.has(encoding)) {
     return;
@@ -58635,13 +58651,13 @@ var ENCODING_ALIASES = {
 };
 var serializeEncoding = (encoding) => typeof encoding === "string" ? `"${encoding}"` : String(encoding);
 
-// ../../main/node_modules/execa/lib/arguments/command-file.js
+// node_modules/execa/lib/arguments/command-file.js
 import { openSync, readSync, closeSync } from "node:fs";
 import { Buffer as Buffer3 } from "node:buffer";
 import path6 from "node:path";
 import process7 from "node:process";
 
-// ../../main/node_modules/which-command/index.js
+// node_modules/which-command/index.js
 import fs from "node:fs";
 import path5 from "node:path";
 import process6 from "node:process";
@@ -58724,7 +58740,7 @@ function whichCommandSync(command, options2 = {}) {
   return void 0;
 }
 
-// ../../main/node_modules/execa/lib/arguments/command-file.js
+// node_modules/execa/lib/arguments/command-file.js
 var parseCommandFile = (file2, commandArguments, options2) => {
   const parsed = { file: file2, commandArguments: [...commandArguments], options: options2 };
   return options2.shell || process7.platform !== "win32" ? parsed : escapeWindowsCommand(parsed);
@@ -58795,7 +58811,7 @@ var resolvePathDirectories = (file2, { cwd, path: searchPath, pathExt }) => {
   }
 };
 var getWindowsEnvironmentValue = (environment, name) => {
-  const environmentKey = Object.keys(environment).sort().find((key) => key.toUpperCase() === name);
+  const environmentKey = Object.keys(environment).sort().find((key2) => key2.toUpperCase() === name);
   return environmentKey === void 0 ? void 0 : environment[environmentKey];
 };
 var SHEBANG_BYTE_LENGTH = 150;
@@ -58853,7 +58869,7 @@ var escapeArgument = (rawArgument) => {
 };
 var shouldQuoteArgument = (argument) => argument === "" || argument.endsWith("\\") || quotedCharacterRegExp.test(argument);
 
-// ../../main/node_modules/execa/lib/arguments/cwd.js
+// node_modules/execa/lib/arguments/cwd.js
 import { statSync } from "node:fs";
 import path7 from "node:path";
 import process8 from "node:process";
@@ -58892,7 +58908,7 @@ ${originalMessage}`;
 ${originalMessage}`;
 };
 
-// ../../main/node_modules/execa/lib/arguments/options.js
+// node_modules/execa/lib/arguments/options.js
 var cmdExeRegExp = /^cmd(?:\.exe)?$/i;
 var normalizeOptions = (filePath, rawArguments, rawOptions) => {
   const sanitizedOptions = { __proto__: null, ...rawOptions };
@@ -58993,13 +59009,13 @@ var computeEnv = ({ env: envOption, extendEnv, preferLocal, node: node2, localDi
   return env;
 };
 
-// ../../main/node_modules/execa/lib/arguments/shell.js
+// node_modules/execa/lib/arguments/shell.js
 var concatenateShell = (file2, commandArguments, options2) => options2.shell && commandArguments.length > 0 ? [[file2, ...commandArguments].join(" "), [], options2] : [file2, commandArguments, options2];
 
-// ../../main/node_modules/execa/lib/resolve/all-sync.js
+// node_modules/execa/lib/resolve/all-sync.js
 import { Buffer as Buffer4 } from "node:buffer";
 
-// ../../main/node_modules/execa/lib/transform/split.js
+// node_modules/execa/lib/transform/split.js
 var getSplitLinesGenerator = (binary, preserveNewlines, skipped, state2) => binary || skipped ? void 0 : initializeSplitLines(preserveNewlines, state2);
 var splitLinesSync = (chunk, preserveNewlines, objectMode) => objectMode ? chunk.flatMap((item) => splitLinesItemSync(item, preserveNewlines)) : splitLinesItemSync(chunk, preserveNewlines);
 var splitLinesItemSync = (chunk, preserveNewlines) => {
@@ -59083,7 +59099,7 @@ var LINES_BYTES_INFO = {
   }
 };
 
-// ../../main/node_modules/strip-final-newline/index.js
+// node_modules/strip-final-newline/index.js
 function stripFinalNewline(input3) {
   if (typeof input3 === "string") {
     return stripFinalNewlineString(input3);
@@ -59100,11 +59116,11 @@ var LF_BINARY = LF.codePointAt(0);
 var CR = "\r";
 var CR_BINARY = CR.codePointAt(0);
 
-// ../../main/node_modules/execa/lib/io/strip-newline.js
+// node_modules/execa/lib/io/strip-newline.js
 var stripNewline = (value, { stripFinalNewline: stripFinalNewline2 }, fdNumber, allFds) => value !== void 0 && !Array.isArray(value) && getStripFinalNewline(stripFinalNewline2, fdNumber, allFds) ? stripFinalNewline(value) : value;
 var getStripFinalNewline = (stripFinalNewline2, fdNumber, allFds) => fdNumber === "all" ? allFds.some((allFd) => stripFinalNewline2[allFd]) : stripFinalNewline2[fdNumber];
 
-// ../../main/node_modules/execa/lib/resolve/all-sync.js
+// node_modules/execa/lib/resolve/all-sync.js
 var getAllSyncFds = ([, stdout, stderr]) => [
   ...stdout === void 0 ? [] : [1],
   ...stderr === void 0 ? [] : [2]
@@ -59135,14 +59151,14 @@ var BASE64_ENCODINGS = /* @__PURE__ */ new Set(["base64", "base64url"]);
 var hasLines = ({ lines }) => Boolean(lines[1] || lines[2]);
 var splitAllLines = (value, allFds, options2) => value === void 0 || Array.isArray(value) || !hasLines(options2) ? value : splitLinesSync(value, !getStripFinalNewline(options2.stripFinalNewline, "all", allFds), false);
 
-// ../../main/node_modules/execa/lib/return/message.js
+// node_modules/execa/lib/return/message.js
 import { inspect as inspect3 } from "node:util";
 
-// ../../main/node_modules/get-stream/source/index.js
+// node_modules/get-stream/source/index.js
 import { on } from "node:events";
 import { finished } from "node:stream/promises";
 
-// ../../main/node_modules/is-stream/index.js
+// node_modules/is-stream/index.js
 function isStream(stream, { checkOpen = true } = {}) {
   return stream !== null && typeof stream === "object" && (stream.writable || stream.readable || !checkOpen || stream.writable === void 0 && stream.readable === void 0) && typeof stream.pipe === "function";
 }
@@ -59156,7 +59172,7 @@ function isDuplexStream(stream, options2) {
   return isWritableStream(stream, options2) && isReadableStream(stream, options2);
 }
 
-// ../../main/node_modules/@sec-ant/readable-stream/dist/ponyfill/asyncIterator.js
+// node_modules/@sec-ant/readable-stream/dist/ponyfill/asyncIterator.js
 var a = Object.getPrototypeOf(
   Object.getPrototypeOf(
     /* istanbul ignore next */
@@ -59244,7 +59260,7 @@ function h2({ preventCancel: r2 = false } = {}) {
   return s[n] = t2, s;
 }
 
-// ../../main/node_modules/get-stream/source/stream.js
+// node_modules/get-stream/source/stream.js
 var getAsyncIterable = (stream) => {
   if (isReadableStream(stream, { checkOpen: false }) && nodeImports.on !== void 0) {
     return getStreamIterable(stream);
@@ -59292,7 +59308,7 @@ var handleStreamEnd = async (stream, controller, state2) => {
 };
 var nodeImports = {};
 
-// ../../main/node_modules/get-stream/source/contents.js
+// node_modules/get-stream/source/contents.js
 var getStreamContents = async (stream, { init: init2, convertChunk, getSize, truncateChunk, addChunk, getFinalChunk, finalize: finalize2 }, { maxBuffer = Number.POSITIVE_INFINITY } = {}) => {
   const asyncIterable = getAsyncIterable(stream);
   const state2 = init2();
@@ -59387,7 +59403,7 @@ var MaxBufferError = class extends Error {
   }
 };
 
-// ../../main/node_modules/get-stream/source/utils.js
+// node_modules/get-stream/source/utils.js
 var identity2 = (value) => value;
 var noop4 = () => void 0;
 var getContentsProperty = ({ contents }) => contents;
@@ -59396,7 +59412,7 @@ var throwObjectStream = (chunk) => {
 };
 var getLengthProperty = (convertedChunk) => convertedChunk.length;
 
-// ../../main/node_modules/get-stream/source/array.js
+// node_modules/get-stream/source/array.js
 async function getStreamAsArray(stream, options2) {
   return getStreamContents(stream, arrayMethods, options2);
 }
@@ -59423,7 +59439,7 @@ var arrayMethods = {
   finalize: getContentsProperty
 };
 
-// ../../main/node_modules/get-stream/source/array-buffer.js
+// node_modules/get-stream/source/array-buffer.js
 async function getStreamAsArrayBuffer(stream, options2) {
   return getStreamContents(stream, arrayBufferMethods, options2);
 }
@@ -59476,7 +59492,7 @@ var arrayBufferMethods = {
   finalize: finalizeArrayBuffer
 };
 
-// ../../main/node_modules/get-stream/source/string.js
+// node_modules/get-stream/source/string.js
 async function getStreamAsString(stream, options2) {
   return getStreamContents(stream, stringMethods, options2);
 }
@@ -59505,10 +59521,10 @@ var stringMethods = {
   finalize: getContentsProperty
 };
 
-// ../../main/node_modules/get-stream/source/index.js
+// node_modules/get-stream/source/index.js
 Object.assign(nodeImports, { on, finished });
 
-// ../../main/node_modules/execa/lib/io/max-buffer.js
+// node_modules/execa/lib/io/max-buffer.js
 var handleMaxBuffer = ({ error: error62, stream, readableObjectMode, lines, encoding, fdNumber }) => {
   if (!(error62 instanceof MaxBufferError)) {
     throw error62;
@@ -59574,7 +59590,7 @@ var truncateMaxBufferSync = (result, fdNumber, { maxBuffer, buffer }) => {
   return buffer[fdNumber] && result.length > maxBufferValue ? result.slice(0, maxBufferValue) : result;
 };
 
-// ../../main/node_modules/execa/lib/return/message.js
+// node_modules/execa/lib/return/message.js
 var createMessages = ({
   stdio,
   all,
@@ -59688,7 +59704,7 @@ var serializeMessageItem = (messageItem) => {
   return isUint8Array(messageItem) ? uint8ArrayToString(messageItem) : "";
 };
 
-// ../../main/node_modules/execa/lib/return/result.js
+// node_modules/execa/lib/return/result.js
 var makeSuccessResult = ({
   command,
   escapedCommand,
@@ -59878,7 +59894,7 @@ var normalizeExitPayload = (rawExitCode, rawSignal) => {
   return { exitCode: exitCode2, signal, signalDescription };
 };
 
-// ../../main/node_modules/parse-ms/index.js
+// node_modules/parse-ms/index.js
 var toZeroIfInfinity = (value) => Number.isFinite(value) ? value : 0;
 function parseNumber(milliseconds) {
   return {
@@ -59917,7 +59933,7 @@ function parseMilliseconds(milliseconds) {
   throw new TypeError("Expected a finite number or bigint");
 }
 
-// ../../main/node_modules/pretty-ms/index.js
+// node_modules/pretty-ms/index.js
 var isZero = (value) => value === 0 || value === 0n;
 var pluralize = (word, count2) => count2 === 1 || count2 === 1n ? word : `${word}s`;
 var SECOND_ROUNDING_EPSILON = 1e-7;
@@ -60017,7 +60033,7 @@ function prettyMilliseconds(milliseconds, options2) {
   return sign2 + result.join(separator);
 }
 
-// ../../main/node_modules/execa/lib/verbose/error.js
+// node_modules/execa/lib/verbose/error.js
 var logError = (result, verboseInfo) => {
   if (result.failed) {
     verboseLog({
@@ -60029,7 +60045,7 @@ var logError = (result, verboseInfo) => {
   }
 };
 
-// ../../main/node_modules/execa/lib/verbose/complete.js
+// node_modules/execa/lib/verbose/complete.js
 var logResult = (result, verboseInfo) => {
   if (!isVerbose(verboseInfo)) {
     return;
@@ -60047,7 +60063,7 @@ var logDuration = (result, verboseInfo) => {
   });
 };
 
-// ../../main/node_modules/execa/lib/return/reject.js
+// node_modules/execa/lib/return/reject.js
 var handleResult = (result, verboseInfo, { reject }) => {
   logResult(result, verboseInfo);
   if (reject && result.failed) {
@@ -60056,10 +60072,10 @@ var handleResult = (result, verboseInfo, { reject }) => {
   return result;
 };
 
-// ../../main/node_modules/execa/lib/stdio/handle-sync.js
+// node_modules/execa/lib/stdio/handle-sync.js
 import { readFileSync as readFileSync2 } from "node:fs";
 
-// ../../main/node_modules/execa/lib/stdio/type.js
+// node_modules/execa/lib/stdio/type.js
 var getStdioItemType = (value, optionName) => {
   if (isAsyncGenerator(value)) {
     return "asyncGenerator";
@@ -60140,10 +60156,10 @@ var isSyncGenerator = (value) => Object.prototype.toString.call(value) === "[obj
 var isTransformOptions = (value) => isPlainObject4(value) && (value.transform !== void 0 || value.final !== void 0);
 var isUrl = (value) => Object.prototype.toString.call(value) === "[object URL]";
 var isRegularUrl = (value) => isUrl(value) && value.protocol !== "file:";
-var isFilePathObject = (value) => isPlainObject4(value) && Object.keys(value).length > 0 && Object.keys(value).every((key) => FILE_PATH_KEYS.has(key)) && isFilePathString(value.file);
+var isFilePathObject = (value) => isPlainObject4(value) && Object.keys(value).length > 0 && Object.keys(value).every((key2) => FILE_PATH_KEYS.has(key2)) && isFilePathString(value.file);
 var FILE_PATH_KEYS = /* @__PURE__ */ new Set(["file", "append"]);
 var isFilePathString = (file2) => typeof file2 === "string";
-var isStdioValueObject = (value) => isPlainObject4(value) && Object.keys(value).length > 0 && Object.keys(value).every((key) => STDIO_VALUE_KEYS.has(key)) && "value" in value;
+var isStdioValueObject = (value) => isPlainObject4(value) && Object.keys(value).length > 0 && Object.keys(value).every((key2) => STDIO_VALUE_KEYS.has(key2)) && "value" in value;
 var STDIO_VALUE_KEYS = /* @__PURE__ */ new Set(["value", "input"]);
 var isUnknownStdioString = (type, value) => type === "native" && typeof value === "string" && !KNOWN_STDIO_STRINGS.has(value);
 var KNOWN_STDIO_STRINGS = /* @__PURE__ */ new Set(["ipc", "ignore", "inherit", "overlapped", "pipe"]);
@@ -60176,7 +60192,7 @@ var TYPE_TO_MESSAGE = {
   uint8Array: "a Uint8Array"
 };
 
-// ../../main/node_modules/execa/lib/transform/object-mode.js
+// node_modules/execa/lib/transform/object-mode.js
 var getTransformObjectModes = (objectMode, index, newTransforms, direction) => direction === "output" ? getOutputObjectModes(objectMode, index, newTransforms) : getInputObjectModes(objectMode, index, newTransforms);
 var getOutputObjectModes = (objectMode, index, newTransforms) => {
   const writableObjectMode = index !== 0 && newTransforms[index - 1].value.readableObjectMode;
@@ -60196,7 +60212,7 @@ var getFdObjectMode = (stdioItems, direction) => {
   return direction === "input" ? lastTransform.value.writableObjectMode : lastTransform.value.readableObjectMode;
 };
 
-// ../../main/node_modules/execa/lib/transform/normalize.js
+// node_modules/execa/lib/transform/normalize.js
 var normalizeTransforms = (stdioItems, optionName, direction, options2) => [
   ...stdioItems.filter(({ type }) => !TRANSFORM_TYPES.has(type)),
   ...getTransforms(stdioItems, optionName, direction, options2)
@@ -60284,7 +60300,7 @@ var normalizeGenerator = ({ stdioItem, stdioItem: { value }, index, newTransform
 };
 var sortTransforms = (newTransforms, direction) => direction === "input" ? newTransforms.reverse() : newTransforms;
 
-// ../../main/node_modules/execa/lib/stdio/direction.js
+// node_modules/execa/lib/stdio/direction.js
 import process10 from "node:process";
 var getStreamDirection = ({ stdioItems, isStdioArray, fdNumber, optionName }) => {
   const directions = stdioItems.map((stdioItem) => getStdioItemDirection(stdioItem, fdNumber, isStdioArray));
@@ -60362,10 +60378,10 @@ var getStandardStreamDirection = (value) => {
 };
 var DEFAULT_DIRECTION = "output";
 
-// ../../main/node_modules/execa/lib/ipc/array.js
+// node_modules/execa/lib/ipc/array.js
 var normalizeIpcStdioArray = (stdioArray, ipc) => ipc ? [...stdioArray, "ipc"] : stdioArray;
 
-// ../../main/node_modules/execa/lib/stdio/stdio-option.js
+// node_modules/execa/lib/stdio/stdio-option.js
 var normalizeStdioOption = (options2, verboseInfo, isSync) => {
   const { stdio, ipc, buffer } = options2;
   const stdioArray = getStdioArray(stdio, options2).map((stdioOption, fdNumber) => addDefaultValue2(stdioOption, fdNumber));
@@ -60412,11 +60428,11 @@ var isOutputPipeObject = (stdioOption, fdNumber) => isStdioValueObject(stdioOpti
 var isFixedOutputPipe = (fdNumber, input3) => input3 === true && isStandardOutputFd(fdNumber);
 var isStandardOutputFd = (fdNumber) => fdNumber === 1 || fdNumber === 2;
 
-// ../../main/node_modules/execa/lib/stdio/native.js
+// node_modules/execa/lib/stdio/native.js
 import { readFileSync } from "node:fs";
 import tty2 from "node:tty";
 
-// ../../main/node_modules/execa/lib/arguments/fd-options.js
+// node_modules/execa/lib/arguments/fd-options.js
 var getToStream = (destination, to = "stdin") => {
   const isWritable = true;
   const { options: options2, fileDescriptors } = SUBPROCESS_OPTIONS.get(destination);
@@ -60494,7 +60510,7 @@ var serializeOptionValue = (value) => {
   return typeof value === "number" ? `${value}` : "Stream";
 };
 
-// ../../main/node_modules/execa/lib/stdio/native.js
+// node_modules/execa/lib/stdio/native.js
 var handleNativeStream = ({ stdioItem, stdioItem: { type }, isStdioArray, fdNumber, direction, isSync }) => {
   if (!isStdioArray || type !== "native") {
     return stdioItem;
@@ -60558,7 +60574,7 @@ var getStandardStream = (fdNumber, value, optionName) => {
   return standardStream;
 };
 
-// ../../main/node_modules/execa/lib/stdio/input-option.js
+// node_modules/execa/lib/stdio/input-option.js
 var handleInputOptions = ({ input: input3, inputFile }, fdNumber) => fdNumber === 0 ? [
   ...handleInputOption(input3),
   ...handleInputFileOption(inputFile)
@@ -60594,7 +60610,7 @@ var getInputFileType = (inputFile) => {
   throw new Error("The `inputFile` option must be a file path string or a file URL.");
 };
 
-// ../../main/node_modules/execa/lib/stdio/duplicate.js
+// node_modules/execa/lib/stdio/duplicate.js
 import path9 from "node:path";
 import { fileURLToPath as fileURLToPath3 } from "node:url";
 var isFileType = (type) => SPECIAL_DUPLICATE_TYPES_SYNC.has(type);
@@ -60669,7 +60685,7 @@ var throwOnDuplicateStream = (stdioItem, optionName, type) => {
   }
 };
 
-// ../../main/node_modules/execa/lib/stdio/handle.js
+// node_modules/execa/lib/stdio/handle.js
 var handleStdio = (addProperties3, options2, verboseInfo, isSync) => {
   const stdio = normalizeStdioOption(options2, verboseInfo, isSync);
   const initialFileDescriptors = stdio.map((stdioOption, fdNumber) => getFileDescriptor({
@@ -60878,7 +60894,7 @@ var forwardStdio = (stdioItems) => {
   return type === "native" ? value : "pipe";
 };
 
-// ../../main/node_modules/execa/lib/stdio/handle-sync.js
+// node_modules/execa/lib/stdio/handle-sync.js
 var handleStdioSync = (options2, verboseInfo) => handleStdio(addPropertiesSync, options2, verboseInfo, true);
 var forbiddenIfSync = ({ type, optionName }) => {
   throwInvalidSyncValue(optionName, TYPE_TO_MESSAGE[type]);
@@ -60940,11 +60956,11 @@ var addPropertiesSync = {
   }
 };
 
-// ../../main/node_modules/execa/lib/transform/generator.js
+// node_modules/execa/lib/transform/generator.js
 import { Transform as Transform2, getDefaultHighWaterMark } from "node:stream";
 import { Buffer as Buffer7 } from "node:buffer";
 
-// ../../main/node_modules/execa/lib/transform/validate.js
+// node_modules/execa/lib/transform/validate.js
 import { Buffer as Buffer5 } from "node:buffer";
 var getValidateTransformInput = (writableObjectMode, optionName) => writableObjectMode ? void 0 : validateStringTransformInput.bind(void 0, optionName);
 var validateStringTransformInput = function* (optionName, chunk) {
@@ -60973,7 +60989,7 @@ Instead, \`yield\` should either be called with a value, or not be called at all
   }
 };
 
-// ../../main/node_modules/execa/lib/transform/encoding-transform.js
+// node_modules/execa/lib/transform/encoding-transform.js
 import { Buffer as Buffer6 } from "node:buffer";
 import { StringDecoder as StringDecoder2 } from "node:string_decoder";
 var getEncodingTransformGenerator = (binary, encoding, skipped) => {
@@ -61012,7 +61028,7 @@ var stringToBytesGenerator = function* (stringEncoding, chunk) {
   yield typeof chunk === "string" ? bufferToUint8Array(Buffer6.from(chunk, stringEncoding)) : chunk;
 };
 
-// ../../main/node_modules/execa/lib/transform/run-async.js
+// node_modules/execa/lib/transform/run-async.js
 import { callbackify } from "node:util";
 var pushChunks = callbackify(async (getChunks2, state2, getChunksArguments, transformStream) => {
   state2.currentIterable = getChunks2(...getChunksArguments);
@@ -61060,7 +61076,7 @@ var identityGenerator = function* (chunk) {
   yield chunk;
 };
 
-// ../../main/node_modules/execa/lib/transform/run-sync.js
+// node_modules/execa/lib/transform/run-sync.js
 var pushChunksSync = (getChunksSync, getChunksArguments, transformStream, done) => {
   try {
     for (const chunk of getChunksSync(...getChunksArguments)) {
@@ -61112,7 +61128,7 @@ var identityGenerator2 = function* (chunk) {
   yield chunk;
 };
 
-// ../../main/node_modules/execa/lib/transform/generator.js
+// node_modules/execa/lib/transform/generator.js
 var generatorToStream = ({
   value,
   value: {
@@ -61180,7 +61196,7 @@ var addInternalGenerators = ({ transform: transform2, final, binary, writableObj
   ].filter(Boolean);
 };
 
-// ../../main/node_modules/execa/lib/io/input-sync.js
+// node_modules/execa/lib/io/input-sync.js
 var addInputOptionsSync = (fileDescriptors, options2) => {
   for (const fdNumber of getInputFdNumbers(fileDescriptors)) {
     addInputOptionSync(fileDescriptors, fdNumber, options2);
@@ -61217,10 +61233,10 @@ var throwOnSerializableInput = (optionName, invalidItem) => {
   throw new TypeError(`The \`${optionName}\` option is invalid: when passing objects as input, a transform must be used to serialize them to strings or Uint8Arrays: ${invalidItem}.`);
 };
 
-// ../../main/node_modules/execa/lib/io/output-sync.js
+// node_modules/execa/lib/io/output-sync.js
 import { writeFileSync, appendFileSync } from "node:fs";
 
-// ../../main/node_modules/execa/lib/verbose/output.js
+// node_modules/execa/lib/verbose/output.js
 var shouldLogOutput = ({ stdioItems, encoding, verboseInfo, fdNumber }) => fdNumber !== "all" && isFullVerbose(verboseInfo, fdNumber) && !BINARY_ENCODINGS.has(encoding) && isFdVerbose(fdNumber) && (stdioItems.some(({ type, value }) => type === "native" && PIPED_STDIO_VALUES.has(value)) || stdioItems.every(({ type }) => TRANSFORM_TYPES.has(type)));
 var isFdVerbose = (fdNumber) => fdNumber === 1 || fdNumber === 2;
 var PIPED_STDIO_VALUES = /* @__PURE__ */ new Set(["pipe", "overlapped"]);
@@ -61247,7 +61263,7 @@ var logLine = (line, fdNumber, verboseInfo) => {
   });
 };
 
-// ../../main/node_modules/execa/lib/io/output-sync.js
+// node_modules/execa/lib/io/output-sync.js
 var transformOutputSync = ({ fileDescriptors, syncResult, options: options2, verboseInfo }) => {
   const output2 = syncResult.output ?? getSpawnFailureOutput(options2);
   const outputFiles = /* @__PURE__ */ new Set();
@@ -61358,7 +61374,7 @@ var writeToFiles = (chunks, stdioItems, outputFiles) => {
   }
 };
 
-// ../../main/node_modules/execa/lib/resolve/exit-async.js
+// node_modules/execa/lib/resolve/exit-async.js
 import { once as once4 } from "node:events";
 var waitForExit = async (subprocess, context) => {
   const [exitCode2, signal] = await waitForExitOrError(subprocess);
@@ -61392,7 +61408,7 @@ var waitForSuccessfulExit = async (exitPromise) => {
 var isSubprocessErrorExit = (exitCode2, signal) => exitCode2 === void 0 && signal === void 0;
 var isFailedExit = (exitCode2, signal) => exitCode2 !== 0 || signal !== null;
 
-// ../../main/node_modules/execa/lib/resolve/exit-sync.js
+// node_modules/execa/lib/resolve/exit-sync.js
 var getExitResultSync = ({ error: error62, status: exitCode2, signal, output: output2 }, { maxBuffer, buffer }) => {
   const initialError = getResultError(error62, exitCode2, signal);
   const isTimedOut = initialError?.code === "ETIMEDOUT";
@@ -61417,7 +61433,7 @@ var getResultError = (error62, exitCode2, signal) => {
   return isFailedExit(exitCode2, signal) ? new DiscardedError() : void 0;
 };
 
-// ../../main/node_modules/execa/lib/methods/main-sync.js
+// node_modules/execa/lib/methods/main-sync.js
 var execaCoreSync = (rawFile, rawArguments, rawOptions) => {
   const { file: file2, commandArguments, command, escapedCommand, startTime: startTime2, verboseInfo, options: options2, fileDescriptors } = handleSyncArguments(rawFile, rawArguments, rawOptions);
   const result = spawnSubprocessSync({
@@ -61553,14 +61569,14 @@ var getSyncResult = ({ error: error62, exitCode: exitCode2, signal, timedOut, is
   isSync: true
 });
 
-// ../../main/node_modules/execa/lib/methods/main-async.js
+// node_modules/execa/lib/methods/main-async.js
 import { setMaxListeners, once as once9 } from "node:events";
 import { spawn } from "node:child_process";
 
-// ../../main/node_modules/execa/lib/ipc/methods.js
+// node_modules/execa/lib/ipc/methods.js
 import process11 from "node:process";
 
-// ../../main/node_modules/execa/lib/ipc/get-one.js
+// node_modules/execa/lib/ipc/get-one.js
 import { once as once5, on as on2 } from "node:events";
 var internalGetOneMessageOptions = /* @__PURE__ */ Symbol("internalGetOneMessageOptions");
 var getOneMessage = ({ anyProcess, channel, isSubprocess, ipc }, rawOptions) => {
@@ -61635,7 +61651,7 @@ var throwOnStrictError = async (ipcEmitter, isSubprocess, { signal }) => {
   throw getStrictResponseError(error62, isSubprocess);
 };
 
-// ../../main/node_modules/execa/lib/ipc/get-each.js
+// node_modules/execa/lib/ipc/get-each.js
 import { once as once6, on as on3 } from "node:events";
 var internalGetEachMessageOptions = /* @__PURE__ */ Symbol("internalGetEachMessageOptions");
 var getEachMessage = (subprocessInfo, rawOptions) => {
@@ -61733,7 +61749,7 @@ var throwIfStrictError = ({ error: error62 }) => {
   }
 };
 
-// ../../main/node_modules/execa/lib/ipc/methods.js
+// node_modules/execa/lib/ipc/methods.js
 var addIpcMethods = (target, subprocess, { ipc }) => {
   Object.assign(target, getIpcMethods(subprocess, false, ipc, target));
 };
@@ -61773,7 +61789,7 @@ var getIpcMethods = (anyProcess, isSubprocess, ipc, waitProcess = anyProcess) =>
   })
 });
 
-// ../../main/node_modules/execa/lib/return/early-error.js
+// node_modules/execa/lib/return/early-error.js
 import { ChildProcess as ChildProcess2 } from "node:child_process";
 import { callbackify as callbackify2 } from "node:util";
 import {
@@ -61871,7 +61887,7 @@ var handleDummyPromise = async ({ error: error62, command, escapedCommand, fileD
   return handleResult(earlyError, verboseInfo, options2);
 };
 
-// ../../main/node_modules/execa/lib/stdio/handle-async.js
+// node_modules/execa/lib/stdio/handle-async.js
 import { createReadStream, createWriteStream } from "node:fs";
 import { Buffer as Buffer8 } from "node:buffer";
 import { Readable as Readable2, Writable as Writable2, Duplex as Duplex2 } from "node:stream";
@@ -61940,7 +61956,7 @@ var addPropertiesAsync = {
   }
 };
 
-// ../../main/node_modules/@sindresorhus/merge-streams/index.js
+// node_modules/@sindresorhus/merge-streams/index.js
 import { on as on4, once as once7 } from "node:events";
 import { PassThrough as PassThroughStream, getDefaultHighWaterMark as getDefaultHighWaterMark2 } from "node:stream";
 import { finished as finished2 } from "node:stream/promises";
@@ -62157,7 +62173,7 @@ var updateMaxListeners = (passThroughStream, increment2) => {
 var PASSTHROUGH_LISTENERS_COUNT = 2;
 var PASSTHROUGH_LISTENERS_PER_STREAM = 1;
 
-// ../../main/node_modules/execa/lib/io/pipeline.js
+// node_modules/execa/lib/io/pipeline.js
 import { finished as finished3 } from "node:stream/promises";
 var pipeStreams = (source, destination, onDestinationEnd) => {
   source.pipe(destination);
@@ -62198,7 +62214,7 @@ var abortSourceStream = (source) => {
   }
 };
 
-// ../../main/node_modules/execa/lib/io/output-async.js
+// node_modules/execa/lib/io/output-async.js
 var pipeOutputAsync = (subprocess, fileDescriptors, controller) => {
   const pipeGroups = /* @__PURE__ */ new Map();
   for (const [fdNumber, { stdioItems, direction }] of Object.entries(fileDescriptors)) {
@@ -62252,7 +62268,7 @@ var setStandardStreamMaxListeners = (stream, { signal }) => {
 };
 var MAX_LISTENERS_INCREMENT = 2;
 
-// ../../main/node_modules/execa/lib/terminate/kill-descendants.js
+// node_modules/execa/lib/terminate/kill-descendants.js
 import process12 from "node:process";
 import { execFile } from "node:child_process";
 import path10 from "node:path/win32";
@@ -62302,10 +62318,10 @@ var isWindowsDriveAbsolutePath = (directory) => {
   return /^[a-z]:[/\\]/i.test(root);
 };
 
-// ../../main/node_modules/execa/lib/terminate/cleanup.js
+// node_modules/execa/lib/terminate/cleanup.js
 import { addAbortListener as addAbortListener2 } from "node:events";
 
-// ../../main/node_modules/signal-exit/dist/mjs/signals.js
+// node_modules/signal-exit/dist/mjs/signals.js
 var signals = [];
 signals.push("SIGHUP", "SIGINT", "SIGTERM");
 if (process.platform !== "win32") {
@@ -62329,7 +62345,7 @@ if (process.platform === "linux") {
   signals.push("SIGIO", "SIGPOLL", "SIGPWR", "SIGSTKFLT");
 }
 
-// ../../main/node_modules/signal-exit/dist/mjs/index.js
+// node_modules/signal-exit/dist/mjs/index.js
 var processOk = (process14) => !!process14 && typeof process14 === "object" && typeof process14.removeListener === "function" && typeof process14.emit === "function" && typeof process14.reallyExit === "function" && typeof process14.listeners === "function" && typeof process14.kill === "function" && typeof process14.pid === "number" && typeof process14.on === "function";
 var kExitEmitter = /* @__PURE__ */ Symbol.for("signal-exit emitter");
 var global2 = globalThis;
@@ -62556,7 +62572,7 @@ var {
   unload
 } = signalExitWrap(processOk(process13) ? new SignalExit(process13) : new SignalExitFallback());
 
-// ../../main/node_modules/execa/lib/terminate/cleanup.js
+// node_modules/execa/lib/terminate/cleanup.js
 var cleanupOnExit = (kill, { cleanup, detached }, { signal }) => {
   if (!cleanup || detached) {
     return;
@@ -62569,7 +62585,7 @@ var cleanupOnExit = (kill, { cleanup, detached }, { signal }) => {
   });
 };
 
-// ../../main/node_modules/execa/lib/convert/concurrent.js
+// node_modules/execa/lib/convert/concurrent.js
 var initializeConcurrentStreams = () => ({
   readableDestroy: /* @__PURE__ */ new WeakMap(),
   writableFinal: /* @__PURE__ */ new WeakMap(),
@@ -62595,7 +62611,7 @@ var waitForConcurrentStreams = async ({ resolve: resolve8, promises }, subproces
   return !isSubprocessExit;
 };
 
-// ../../main/node_modules/execa/lib/io/iterate.js
+// node_modules/execa/lib/io/iterate.js
 import { on as on5 } from "node:events";
 import { getDefaultHighWaterMark as getDefaultHighWaterMark3 } from "node:stream";
 var iterateOnSubprocessStream = ({ subprocessStdout, subprocess, binary, shouldEncode, encoding, preserveNewlines }) => {
@@ -62688,7 +62704,7 @@ var getGenerators = ({ binary, shouldEncode, encoding, shouldSplit, preserveNewl
   getSplitLinesGenerator(binary, preserveNewlines, !shouldSplit, {})
 ].filter(Boolean);
 
-// ../../main/node_modules/execa/lib/convert/iterable.js
+// node_modules/execa/lib/convert/iterable.js
 var createIterable = (subprocess, encoding, options2) => {
   const { from, binary: binaryOption = false, preserveNewlines = false } = copyOptions(options2);
   checkBooleanOption(binaryOption, "binary");
@@ -62716,14 +62732,14 @@ var iterateOnStdoutData = async function* (onStdoutData, subprocessStdout, subpr
   }
 };
 
-// ../../main/node_modules/execa/lib/convert/readable.js
+// node_modules/execa/lib/convert/readable.js
 import { Readable as Readable3 } from "node:stream";
 import { callbackify as callbackify3 } from "node:util";
 
-// ../../main/node_modules/execa/lib/convert/shared.js
+// node_modules/execa/lib/convert/shared.js
 import { finished as finished5 } from "node:stream/promises";
 
-// ../../main/node_modules/execa/lib/resolve/wait-stream.js
+// node_modules/execa/lib/resolve/wait-stream.js
 import { finished as finished4 } from "node:stream/promises";
 var waitForStream = async (stream, fdNumber, streamInfo, {
   isSameDirection,
@@ -62791,7 +62807,7 @@ var isInputFileDescriptor = ({ fileDescriptors }, fdNumber) => fdNumber !== "all
 var isStreamAbort = (error62) => error62?.code === "ERR_STREAM_PREMATURE_CLOSE";
 var isStreamEpipe = (error62) => error62?.code === "EPIPE";
 
-// ../../main/node_modules/execa/lib/convert/shared.js
+// node_modules/execa/lib/convert/shared.js
 var safeWaitForSubprocessStdin = async (subprocessStdin) => {
   if (subprocessStdin === void 0) {
     return;
@@ -62829,7 +62845,7 @@ var destroyOtherStream = (stream, isOpen, error62) => {
   }
 };
 
-// ../../main/node_modules/execa/lib/convert/readable.js
+// node_modules/execa/lib/convert/readable.js
 var createReadable = ({ subprocess, concurrentStreams, encoding }, options2) => {
   const { from, binary: binaryOption = true, preserveNewlines = true } = copyOptions(options2);
   checkBooleanOption(binaryOption, "binary");
@@ -62925,13 +62941,13 @@ var destroyOtherReadable = (stream, error62) => {
   destroyOtherStream(stream, stream.readable, error62);
 };
 
-// ../../main/node_modules/execa/lib/convert/web.js
+// node_modules/execa/lib/convert/web.js
 import { Readable as Readable4, Writable as Writable3, Duplex as Duplex3 } from "node:stream";
 var createReadableStream = (subprocess, readableOptions) => Readable4.toWeb(subprocess.readable(readableOptions));
 var createWritableStream = (subprocess, writableOptions) => Writable3.toWeb(subprocess.writable(writableOptions));
 var createTransformStream = (subprocess, duplexOptions) => Duplex3.toWeb(subprocess.duplex(duplexOptions));
 
-// ../../main/node_modules/execa/lib/pipe/pipe-arguments.js
+// node_modules/execa/lib/pipe/pipe-arguments.js
 var normalizePipeArguments = ({ source, sourcePromise, boundOptions, createNested }, ...pipeArguments) => {
   const startTime2 = getStartTime();
   const {
@@ -63027,7 +63043,7 @@ var getSourceStream = (source, from) => {
   }
 };
 
-// ../../main/node_modules/execa/lib/pipe/throw.js
+// node_modules/execa/lib/pipe/throw.js
 var handlePipeArgumentsError = ({
   sourceStream,
   sourceError,
@@ -63077,7 +63093,7 @@ var createNonCommandError = ({ error: error62, fileDescriptors, sourceOptions, s
 });
 var PIPE_COMMAND_MESSAGE = "source.pipe(destination)";
 
-// ../../main/node_modules/execa/lib/pipe/sequence.js
+// node_modules/execa/lib/pipe/sequence.js
 var waitForBothSubprocesses = async (subprocessPromises) => {
   const [
     { status: sourceStatus, reason: sourceReason, value: sourceResult = sourceReason },
@@ -63096,7 +63112,7 @@ var waitForBothSubprocesses = async (subprocessPromises) => {
   return destinationResult;
 };
 
-// ../../main/node_modules/execa/lib/pipe/streaming.js
+// node_modules/execa/lib/pipe/streaming.js
 import { finished as finished6 } from "node:stream/promises";
 var pipeSubprocessStream = (sourceStream, destinationStream, maxListenersController) => {
   const mergedStream = MERGED_STREAMS.has(destinationStream) ? pipeMoreSubprocessStream(sourceStream, destinationStream) : pipeFirstSubprocessStream(sourceStream, destinationStream);
@@ -63124,11 +63140,11 @@ var addMergeSource = (mergedStream, sourceStream) => {
   addToSetMap(MERGE_SOURCES, mergedStream, sourceStream);
   addToSetMap(SOURCE_MERGES, sourceStream, mergedStream);
 };
-var addToSetMap = (map2, key, value) => {
-  if (!map2.has(key)) {
-    map2.set(key, /* @__PURE__ */ new Set());
+var addToSetMap = (map2, key2, value) => {
+  if (!map2.has(key2)) {
+    map2.set(key2, /* @__PURE__ */ new Set());
   }
-  map2.get(key).add(value);
+  map2.get(key2).add(value);
 };
 var unpipeSubprocessStream = async (mergedStream, sourceStream) => {
   MERGE_SOURCES.get(mergedStream)?.delete(sourceStream);
@@ -63155,7 +63171,7 @@ var MERGED_STREAMS = /* @__PURE__ */ new WeakMap();
 var SOURCE_LISTENERS_PER_PIPE = 2;
 var DESTINATION_LISTENERS_PER_PIPE = 1;
 
-// ../../main/node_modules/execa/lib/pipe/abort.js
+// node_modules/execa/lib/pipe/abort.js
 import { aborted as aborted2 } from "node:util";
 var unpipeOnAbort = (unpipeSignal, unpipeContext) => unpipeSignal === void 0 ? [] : [unpipeOnSignalAbort(unpipeSignal, unpipeContext)];
 var unpipeOnSignalAbort = async (unpipeSignal, { sourceStream, mergedStream, fileDescriptors, sourceOptions, startTime: startTime2 }) => {
@@ -63170,7 +63186,7 @@ var unpipeOnSignalAbort = async (unpipeSignal, { sourceStream, mergedStream, fil
   });
 };
 
-// ../../main/node_modules/execa/lib/pipe/setup.js
+// node_modules/execa/lib/pipe/setup.js
 var pipeToSubprocess = (sourceInfo, ...pipeArguments) => {
   if (isPlainObject4(pipeArguments[0])) {
     return pipeToSubprocess.bind(void 0, {
@@ -63357,7 +63373,7 @@ var handlePipePromise = async ({
 };
 var getSubprocessPromises = (sourcePromise, destination, source) => Promise.allSettled([sourcePromise, destination, source]);
 
-// ../../main/node_modules/execa/lib/io/contents.js
+// node_modules/execa/lib/io/contents.js
 import { setImmediate as setImmediate2 } from "node:timers/promises";
 var getStreamOutput = async ({ stream, onStreamEnd, fdNumber, encoding, buffer, maxBuffer, lines, allMixed, stripFinalNewline: stripFinalNewline2, allFds, verboseInfo, streamInfo }) => {
   const logPromise = logOutputAsync({
@@ -63446,7 +63462,7 @@ var getBufferedData = async (streamPromise) => {
 };
 var handleBufferedData = (error62) => isArrayBuffer(error62?.bufferedData) ? new Uint8Array(error62.bufferedData) : error62?.bufferedData;
 
-// ../../main/node_modules/execa/lib/resolve/stdio.js
+// node_modules/execa/lib/resolve/stdio.js
 var waitForStdioStreams = ({ subprocess, encoding, buffer, maxBuffer, lines, stripFinalNewline: stripFinalNewline2, verboseInfo, streamInfo }) => subprocess.stdio.map((stream, fdNumber) => waitForSubprocessStream({
   stream,
   fdNumber,
@@ -63488,7 +63504,7 @@ var waitForSubprocessStream = async ({ stream, fdNumber, encoding, buffer, maxBu
   return output2;
 };
 
-// ../../main/node_modules/execa/lib/resolve/all-async.js
+// node_modules/execa/lib/resolve/all-async.js
 var makeAllStream = ({ stdout, stderr }, { all }) => {
   if (!all) {
     return;
@@ -63537,10 +63553,10 @@ var getAllStream = ({ stdout, stderr }, all, [, bufferStdout, bufferStderr]) => 
 };
 var getAllMixed = ({ stdout, stderr }, all) => all && stdout && stderr && stdout.readableObjectMode !== stderr.readableObjectMode;
 
-// ../../main/node_modules/execa/lib/resolve/wait-subprocess.js
+// node_modules/execa/lib/resolve/wait-subprocess.js
 import { once as once8 } from "node:events";
 
-// ../../main/node_modules/execa/lib/verbose/ipc.js
+// node_modules/execa/lib/verbose/ipc.js
 var shouldLogIpc = (verboseInfo) => isFullVerbose(verboseInfo, "ipc");
 var logIpcOutput = (message, verboseInfo) => {
   const verboseMessage = serializeVerboseMessage(message);
@@ -63552,7 +63568,7 @@ var logIpcOutput = (message, verboseInfo) => {
   });
 };
 
-// ../../main/node_modules/execa/lib/ipc/buffer-messages.js
+// node_modules/execa/lib/ipc/buffer-messages.js
 var waitForIpcOutput = async ({
   subprocess,
   buffer: bufferArray,
@@ -63598,7 +63614,7 @@ var getBufferedIpcOutput = async (ipcOutputPromise, ipcOutput) => {
   return ipcOutput;
 };
 
-// ../../main/node_modules/execa/lib/resolve/wait-subprocess.js
+// node_modules/execa/lib/resolve/wait-subprocess.js
 var waitForSubprocessResult = async ({
   subprocess,
   kill,
@@ -63723,7 +63739,7 @@ var throwOnSubprocessError = async (subprocess, { signal }) => {
   throw error62;
 };
 
-// ../../main/node_modules/execa/lib/convert/writable.js
+// node_modules/execa/lib/convert/writable.js
 import { Writable as Writable4 } from "node:stream";
 import { callbackify as callbackify4 } from "node:util";
 var createWritable = ({ subprocess, concurrentStreams }, options2) => {
@@ -63805,7 +63821,7 @@ var destroyOtherWritable = (stream, error62) => {
   destroyOtherStream(stream, stream.writable, error62);
 };
 
-// ../../main/node_modules/execa/lib/convert/duplex.js
+// node_modules/execa/lib/convert/duplex.js
 import { Duplex as Duplex4 } from "node:stream";
 import { callbackify as callbackify5 } from "node:util";
 var createDuplex = ({ subprocess, concurrentStreams, encoding }, options2) => {
@@ -63864,7 +63880,7 @@ var onDuplexDestroy = async ({ subprocessStdout, subprocessStdin, subprocess, wa
   ]);
 };
 
-// ../../main/node_modules/execa/lib/convert/add.js
+// node_modules/execa/lib/convert/add.js
 var addConvertedStreams = (subprocess, { encoding }) => {
   const concurrentStreams = initializeConcurrentStreams();
   subprocess.readable = createReadable.bind(void 0, { subprocess, concurrentStreams, encoding });
@@ -63877,10 +63893,10 @@ var addConvertedStreams = (subprocess, { encoding }) => {
   subprocess[Symbol.asyncIterator] = createIterable.bind(void 0, subprocess, encoding, {});
 };
 
-// ../../main/node_modules/execa/lib/methods/promise.js
+// node_modules/execa/lib/methods/promise.js
 var mergePromise = (promise2, properties) => Object.assign(promise2, properties);
 
-// ../../main/node_modules/execa/lib/methods/main-async.js
+// node_modules/execa/lib/methods/main-async.js
 var execaCoreAsync = (rawFile, rawArguments, rawOptions, createNested) => {
   const { file: file2, commandArguments, command, escapedCommand, startTime: startTime2, verboseInfo, options: options2, fileDescriptors } = handleAsyncArguments(rawFile, rawArguments, rawOptions);
   const { subprocess: nodeChildProcess, promise: promise2, kill, all, convertedStreams } = spawnSubprocessAsync({
@@ -64077,7 +64093,7 @@ var getAsyncResult = ({ errorInfo, exitCode: exitCode2, signal, stdio, all, ipcO
   startTime: startTime2
 });
 
-// ../../main/node_modules/execa/lib/methods/bind.js
+// node_modules/execa/lib/methods/bind.js
 var mergeOptions = (boundOptions, options2) => {
   const safeBoundOptions = { __proto__: null, ...boundOptions };
   const mergedOptions = Object.fromEntries(Object.entries(options2).map(([optionName, optionValue]) => [
@@ -64089,7 +64105,7 @@ var mergeOptions = (boundOptions, options2) => {
 var mergeOption = (optionName, boundOptionValue, optionValue) => DEEP_OPTIONS.has(optionName) && isPlainObject4(boundOptionValue) && isPlainObject4(optionValue) ? { ...boundOptionValue, ...optionValue } : optionValue;
 var DEEP_OPTIONS = /* @__PURE__ */ new Set(["env", ...FD_SPECIFIC_OPTIONS]);
 
-// ../../main/node_modules/execa/lib/methods/create.js
+// node_modules/execa/lib/methods/create.js
 var createExeca = (mapArguments, boundOptions, deepOptions, setBoundExeca) => {
   const createNested = (mapArguments2, boundOptions2, setBoundExeca2) => createExeca(mapArguments2, boundOptions2, deepOptions, setBoundExeca2);
   const boundExeca = (...execaArguments) => callBoundExeca({
@@ -64138,7 +64154,7 @@ var parseArguments = ({ mapArguments, firstArgument, nextArguments, deepOptions,
   };
 };
 
-// ../../main/node_modules/execa/lib/methods/script.js
+// node_modules/execa/lib/methods/script.js
 var setScriptSync = (boundExeca, createNested, boundOptions) => {
   boundExeca.sync = createNested(mapScriptSync, boundOptions);
   boundExeca.s = boundExeca.sync;
@@ -64149,7 +64165,7 @@ var getScriptOptions = (options2) => ({ options: { __proto__: null, ...options2,
 var getScriptStdinOption = ({ stdin = "inherit", input: input3, inputFile, stdio }) => input3 === void 0 && inputFile === void 0 && stdio === void 0 ? { stdin } : {};
 var deepScriptOptions = { preferLocal: true };
 
-// ../../main/node_modules/execa/index.js
+// node_modules/execa/index.js
 var execa = createExeca(() => ({}));
 var execaSync = createExeca(() => ({ isSync: true }));
 var execaNode = createExeca(mapNode);
@@ -64211,8 +64227,8 @@ function safeGitEnv(options2 = {}) {
     ]);
   }
   env.GIT_CONFIG_COUNT = String(config3.length);
-  config3.forEach(([key, value], i3) => {
-    env[`GIT_CONFIG_KEY_${i3}`] = key;
+  config3.forEach(([key2, value], i3) => {
+    env[`GIT_CONFIG_KEY_${i3}`] = key2;
     env[`GIT_CONFIG_VALUE_${i3}`] = value;
   });
   return env;
@@ -64512,17 +64528,17 @@ function actionsVerifier(options2) {
           )
         );
       return new Promise((resolve8, reject) => {
-        const key = JSON.stringify(selection);
-        const waiting = batches.get(key);
+        const key2 = JSON.stringify(selection);
+        const waiting = batches.get(key2);
         const item = { workspace, resolve: resolve8, reject };
         if (waiting) {
           waiting.push(item);
           return;
         }
-        batches.set(key, [item]);
+        batches.set(key2, [item]);
         setTimeout(() => {
-          const items = batches.get(key) ?? [];
-          batches.delete(key);
+          const items = batches.get(key2) ?? [];
+          batches.delete(key2);
           runBatch(selection, items).then(
             (reports) => items.forEach((it, i3) => it.resolve(reports[i3])),
             (error62) => items.forEach((it) => it.reject(error62))
@@ -64610,7 +64626,7 @@ function registerCiTriggers(app, tools) {
 }
 
 // src/app/run-ci-job.ts
-import { dirname as dirname9 } from "node:path";
+import { dirname as dirname10 } from "node:path";
 
 // src/workspace/repo-cache.ts
 import { existsSync } from "node:fs";
@@ -64830,7 +64846,7 @@ function parseCheckpoint(jobId, text2, warn) {
   const dropped2 = [...new Set(parsed.error.issues.map((issue2) => String(issue2.path[0])))];
   const problems = parsed.error.issues.map((issue2) => `${issue2.path.join(".")}: ${issue2.message}`);
   warn({ jobId, dropped: dropped2, problems }, "stored checkpoint fields break their schema; dropped");
-  const kept2 = Object.fromEntries(Object.entries(value).filter(([key]) => !dropped2.includes(key)));
+  const kept2 = Object.fromEntries(Object.entries(value).filter(([key2]) => !dropped2.includes(key2)));
   return jobCheckpointSchema.parse(kept2);
 }
 
@@ -64994,7 +65010,7 @@ ${error62.problems.map((p) => `- ${p}`).join("\n")}`
 // src/app/publish-change.ts
 import { mkdtemp as mkdtemp3, rm as rm4, writeFile as writeFile2 } from "node:fs/promises";
 import { tmpdir as tmpdir3 } from "node:os";
-import { join as join8 } from "node:path";
+import { join as join9 } from "node:path";
 
 // src/llm/budget.ts
 var BudgetExceededError = class extends Error {
@@ -65071,7 +65087,7 @@ var Budget = class {
 // src/llm/llm-client.ts
 import { createHash as createHash2, randomInt } from "node:crypto";
 
-// ../../main/node_modules/openai/internal/tslib.mjs
+// node_modules/openai/internal/tslib.mjs
 function __classPrivateFieldSet(receiver, state2, value, kind, f2) {
   if (kind === "m")
     throw new TypeError("Private method is not writable");
@@ -65089,7 +65105,7 @@ function __classPrivateFieldGet(receiver, state2, kind, f2) {
   return kind === "m" ? f2 : kind === "a" ? f2.call(receiver) : f2 ? f2.value : state2.get(receiver);
 }
 
-// ../../main/node_modules/openai/internal/utils/uuid.mjs
+// node_modules/openai/internal/utils/uuid.mjs
 var uuid42 = function() {
   const { crypto: crypto2 } = globalThis;
   if (crypto2?.randomUUID) {
@@ -65101,7 +65117,7 @@ var uuid42 = function() {
   return "10000000-1000-4000-8000-100000000000".replace(/[018]/g, (c4) => (+c4 ^ randomByte() & 15 >> +c4 / 4).toString(16));
 };
 
-// ../../main/node_modules/openai/internal/errors.mjs
+// node_modules/openai/internal/errors.mjs
 function isAbortError2(err2) {
   return typeof err2 === "object" && err2 !== null && // Spec-compliant fetch implementations
   ("name" in err2 && err2.name === "AbortError" || // Expo fetch
@@ -65133,7 +65149,7 @@ var castToError = (err2) => {
   return new Error(err2);
 };
 
-// ../../main/node_modules/openai/core/error.mjs
+// node_modules/openai/core/error.mjs
 var OpenAIError = class extends Error {
 };
 var APIError = class _APIError extends OpenAIError {
@@ -65267,7 +65283,7 @@ var SubjectTokenProviderError = class extends OpenAIError {
   }
 };
 
-// ../../main/node_modules/openai/internal/utils/values.mjs
+// node_modules/openai/internal/utils/values.mjs
 var startsWithSchemeRegexp = /^[a-z][a-z0-9+.-]*:/i;
 var isAbsoluteURL = (url2) => {
   return startsWithSchemeRegexp.test(url2);
@@ -65287,8 +65303,8 @@ function isEmptyObj(obj) {
     return false;
   return true;
 }
-function hasOwn(obj, key) {
-  return Object.prototype.hasOwnProperty.call(obj, key);
+function hasOwn(obj, key2) {
+  return Object.prototype.hasOwnProperty.call(obj, key2);
 }
 function isObj(obj) {
   return obj != null && typeof obj === "object" && !Array.isArray(obj);
@@ -65310,7 +65326,7 @@ var safeJSON = (text2) => {
   }
 };
 
-// ../../main/node_modules/openai/internal/utils/sleep.mjs
+// node_modules/openai/internal/utils/sleep.mjs
 var sleep2 = (ms, ...signals2) => new Promise((resolve8, reject) => {
   const activeSignals = [...new Set(signals2.filter((signal) => signal != null))];
   let timeout;
@@ -65360,7 +65376,7 @@ var sleep2 = (ms, ...signals2) => new Promise((resolve8, reject) => {
   }
 });
 
-// ../../main/node_modules/openai/internal/utils/abort.mjs
+// node_modules/openai/internal/utils/abort.mjs
 var weakGlobals = globalThis;
 var finalizer = (
   // oxlint-disable-next-line anti-slop/no-runtime-typeof -- Weak references and finalizers are optional host capabilities, so probe them before constructing either.
@@ -65433,7 +65449,7 @@ function addRequestAbortListener(signal, abort, requestSignal) {
   return cleanup;
 }
 
-// ../../main/node_modules/openai/internal/shims.mjs
+// node_modules/openai/internal/shims.mjs
 function getDefaultFetch() {
   if (typeof fetch !== "undefined") {
     return fetch;
@@ -65505,7 +65521,7 @@ async function CancelReadableStream(stream) {
   await cancelPromise;
 }
 
-// ../../main/node_modules/openai/internal/utils/bytes.mjs
+// node_modules/openai/internal/utils/bytes.mjs
 var encodeUTF8_;
 function encodeUTF8(str) {
   let encoder;
@@ -65517,7 +65533,7 @@ function decodeUTF8(bytes) {
   return (decodeUTF8_ ?? (decoder = new globalThis.TextDecoder(), decodeUTF8_ = decoder.decode.bind(decoder)))(bytes);
 }
 
-// ../../main/node_modules/openai/internal/decoders/line.mjs
+// node_modules/openai/internal/decoders/line.mjs
 var _LineDecoder_instances;
 var _LineDecoder_buffer;
 var _LineDecoder_start;
@@ -65678,7 +65694,7 @@ function lineEndingLength(buffer, index) {
   return 0;
 }
 
-// ../../main/node_modules/openai/internal/utils/log.mjs
+// node_modules/openai/internal/utils/log.mjs
 var levelNumbers = {
   off: 0,
   error: 200,
@@ -65815,7 +65831,7 @@ var formatRequestDetails = (details) => {
   return details;
 };
 
-// ../../main/node_modules/openai/core/streaming.mjs
+// node_modules/openai/core/streaming.mjs
 var _Stream_instances;
 var _Stream_client;
 var _Stream_isTeeBranch;
@@ -66405,7 +66421,7 @@ function partition(str, delimiter6) {
   return [str, "", ""];
 }
 
-// ../../main/node_modules/openai/internal/parse.mjs
+// node_modules/openai/internal/parse.mjs
 async function defaultParseResponse(client, props) {
   const { response, requestLogID, retryOfRequestLogID, startTime: startTime2 } = props;
   let jsonBodyLength;
@@ -66473,10 +66489,10 @@ function addRequestID(value, response) {
   });
 }
 
-// ../../main/node_modules/openai/version.mjs
+// node_modules/openai/version.mjs
 var VERSION18 = "7.59.0";
 
-// ../../main/node_modules/openai/internal/detect-platform.mjs
+// node_modules/openai/internal/detect-platform.mjs
 var isRunningInBrowser = () => {
   return (
     // @ts-ignore
@@ -66561,13 +66577,13 @@ function getBrowserInfo() {
     { key: "firefox", pattern: /Firefox(?:\W+(\d+)\.(\d+)(?:\.(\d+))?)?/ },
     { key: "safari", pattern: /(?:Version\W+(\d+)\.(\d+)(?:\.(\d+))?)?(?:\W+Mobile\S*)?\W+Safari/ }
   ];
-  for (const { key, pattern } of browserPatterns) {
+  for (const { key: key2, pattern } of browserPatterns) {
     const match = pattern.exec(navigator.userAgent);
     if (match) {
       const major = match[1] || 0;
       const minor = match[2] || 0;
       const patch = match[3] || 0;
-      return { browser: key, version: `${major}.${minor}.${patch}` };
+      return { browser: key2, version: `${major}.${minor}.${patch}` };
     }
   }
   return null;
@@ -66610,7 +66626,7 @@ var getPlatformHeaders = () => {
   return _platformHeaders ?? (_platformHeaders = getPlatformProperties());
 };
 
-// ../../main/node_modules/openai/internal/request-options.mjs
+// node_modules/openai/internal/request-options.mjs
 var jsonRequestBodyObservers = /* @__PURE__ */ new WeakMap();
 function observeJSONRequestBody(body, observer) {
   let observers = jsonRequestBodyObservers.get(body);
@@ -66637,10 +66653,10 @@ var FallbackEncoder = ({ headers, body }) => {
     encoded = JSON.stringify(body);
   } else {
     const active = [...observers];
-    encoded = JSON.stringify(body, function(key, value) {
+    encoded = JSON.stringify(body, function(key2, value) {
       let observed = value;
       for (const observer of active) {
-        const replacement = observer.value(this, key, observed);
+        const replacement = observer.value(this, key2, observed);
         if (replacement !== void 0) {
           observed = replacement;
         }
@@ -66659,7 +66675,7 @@ var FallbackEncoder = ({ headers, body }) => {
   };
 };
 
-// ../../main/node_modules/openai/internal/qs/formats.mjs
+// node_modules/openai/internal/qs/formats.mjs
 var default_format = "RFC3986";
 var default_formatter = String;
 var formatters = {
@@ -66668,12 +66684,12 @@ var formatters = {
 };
 var RFC1738 = "RFC1738";
 
-// ../../main/node_modules/openai/internal/qs/utils.mjs
+// node_modules/openai/internal/qs/utils.mjs
 var cachedHas;
-var has = (obj, key) => {
+var has = (obj, key2) => {
   const resolvedHas = cachedHas ?? Object.hasOwn ?? Function.prototype.call.bind(Object.prototype.hasOwnProperty);
   cachedHas = resolvedHas;
-  return resolvedHas(obj, key);
+  return resolvedHas(obj, key2);
 };
 var hex_table = /* @__PURE__ */ (() => {
   const array2 = [];
@@ -66755,14 +66771,14 @@ function maybe_map(val, fn) {
   return fn(val);
 }
 
-// ../../main/node_modules/openai/internal/qs/stringify.mjs
+// node_modules/openai/internal/qs/stringify.mjs
 var array_prefix_generators = {
   brackets(prefix) {
     return String(prefix) + "[]";
   },
   comma: "comma",
-  indices(prefix, key) {
-    return String(prefix) + "[" + key + "]";
+  indices(prefix, key2) {
+    return String(prefix) + "[" + key2 + "]";
   },
   repeat: String
 };
@@ -66873,15 +66889,15 @@ function inner_stringify(object2, prefix, generateArrayPrefix, commaRoundTrip, a
   if (allowEmptyArrays && isArray(obj) && obj.length === 0) {
     return adjusted_prefix + "[]";
   }
-  for (const key of obj_keys) {
+  for (const key2 of obj_keys) {
     const value = (
       // @ts-ignore
-      typeof key === "object" && key.value !== void 0 ? key.value : obj[key]
+      typeof key2 === "object" && key2.value !== void 0 ? key2.value : obj[key2]
     );
     if (skipNulls && value === null) {
       continue;
     }
-    const encoded_key = allowDots && encodeDotInKeys ? key.replace(/\./g, "%2E") : key;
+    const encoded_key = allowDots && encodeDotInKeys ? key2.replace(/\./g, "%2E") : key2;
     let key_prefix;
     if (isArray(obj)) {
       key_prefix = typeof generateArrayPrefix === "function" ? generateArrayPrefix(adjusted_prefix, encoded_key) : adjusted_prefix;
@@ -67006,13 +67022,13 @@ function stringify(object2, opts = {}) {
     obj_keys.sort(options2.sort);
   }
   const sideChannel = /* @__PURE__ */ new WeakMap();
-  for (const key of obj_keys) {
-    if (options2.skipNulls && obj[key] === null) {
+  for (const key2 of obj_keys) {
+    if (options2.skipNulls && obj[key2] === null) {
       continue;
     }
     push_to_array(keys, inner_stringify(
-      obj[key],
-      key,
+      obj[key2],
+      key2,
       // @ts-expect-error
       generateArrayPrefix,
       commaRoundTrip,
@@ -67046,12 +67062,12 @@ function stringify(object2, opts = {}) {
   return joined.length > 0 ? prefix + joined : "";
 }
 
-// ../../main/node_modules/openai/internal/utils/query.mjs
+// node_modules/openai/internal/utils/query.mjs
 function stringifyQuery(query) {
   return stringify(query, { arrayFormat: "brackets" });
 }
 
-// ../../main/node_modules/openai/internal/data-residency.mjs
+// node_modules/openai/internal/data-residency.mjs
 var endpoints = /* @__PURE__ */ new Map([
   ["global", "https://api.openai.com/v1"],
   ["us", "https://us.api.openai.com/v1"],
@@ -67075,7 +67091,7 @@ function resolveDataResidency(options2) {
   return endpoint2;
 }
 
-// ../../main/node_modules/openai/core/api-promise.mjs
+// node_modules/openai/core/api-promise.mjs
 var _APIPromise_client;
 var APIPromise = class _APIPromise extends Promise {
   constructor(client, responsePromise, parseResponse2 = defaultParseResponse) {
@@ -67138,7 +67154,7 @@ var APIPromise = class _APIPromise extends Promise {
 };
 _APIPromise_client = /* @__PURE__ */ new WeakMap();
 
-// ../../main/node_modules/openai/core/pagination.mjs
+// node_modules/openai/core/pagination.mjs
 var _AbstractPage_client;
 var AbstractPage = class {
   constructor(client, response, body, options2) {
@@ -67329,7 +67345,7 @@ var TokenPage = class extends AbstractPage {
   }
 };
 
-// ../../main/node_modules/openai/auth/workload-identity-auth.mjs
+// node_modules/openai/auth/workload-identity-auth.mjs
 var SUBJECT_TOKEN_TYPES = {
   jwt: "urn:ietf:params:oauth:token-type:jwt",
   id: "urn:ietf:params:oauth:token-type:id_token"
@@ -67541,7 +67557,7 @@ var WorkloadIdentityAuth = class _WorkloadIdentityAuth {
   }
 };
 
-// ../../main/node_modules/openai/internal/auth/x509-api-origin.mjs
+// node_modules/openai/internal/auth/x509-api-origin.mjs
 var X509_API_BASE_URL = "https://mtls.api.openai.com/v1";
 function assertX509APIOrigin(value) {
   let target;
@@ -67561,7 +67577,7 @@ function assertX509APIOrigin(value) {
   return target;
 }
 
-// ../../main/node_modules/openai/internal/headers.mjs
+// node_modules/openai/internal/headers.mjs
 var brand_privateNullableHeaders = /* @__PURE__ */ Symbol("brand.privateNullableHeaders");
 var httpTokenHeaderName = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 function* iterateHeaders(headers) {
@@ -67627,7 +67643,7 @@ var buildHeaders = (newHeaders) => {
   return { [brand_privateNullableHeaders]: true, values: targetHeaders, nulls: nullHeaders };
 };
 
-// ../../main/node_modules/openai/internal/auth/x509-transport-state-browser.mjs
+// node_modules/openai/internal/auth/x509-transport-state-browser.mjs
 var x509_transport_state_browser_exports = {};
 __export(x509_transport_state_browser_exports, {
   findRegisteredX509Transport: () => findRegisteredX509Transport,
@@ -67662,7 +67678,7 @@ var findX509OAuthError = WeakMap.prototype.get.bind(approvedX509OAuthErrors);
 var rememberX509Credential = WeakMap.prototype.set.bind(approvedX509Credentials);
 var findX509Credential = WeakMap.prototype.get.bind(approvedX509Credentials);
 
-// ../../main/node_modules/openai/internal/auth/x509-transport-state.mjs
+// node_modules/openai/internal/auth/x509-transport-state.mjs
 var nodeState = __toESM(require_x509_transport_state(), 1);
 var state = typeof nodeState.findRegisteredX509Transport === "function" ? nodeState : x509_transport_state_browser_exports;
 var {
@@ -67680,7 +67696,7 @@ var {
   findX509Credential: findX509Credential2
 } = state;
 
-// ../../main/node_modules/openai/internal/auth/x509-transport-registry.mjs
+// node_modules/openai/internal/auth/x509-transport-registry.mjs
 function resolveX509Transport(value) {
   if (!value || typeof value !== "object") {
     throw new OpenAIError("X.509 workload identity requires an approved X.509 transport capability.");
@@ -67692,7 +67708,7 @@ function resolveX509Transport(value) {
   return registered;
 }
 
-// ../../main/node_modules/openai/internal/auth/x509-workload-identity-auth.mjs
+// node_modules/openai/internal/auth/x509-workload-identity-auth.mjs
 var _X509WorkloadIdentityAuth_instances;
 var _a4;
 var _X509WorkloadIdentityAuth_identityProviderId;
@@ -68401,7 +68417,7 @@ _a4 = X509WorkloadIdentityAuth, _X509WorkloadIdentityAuth_identityProviderId = /
   }
 };
 
-// ../../main/node_modules/openai/internal/auth/x509-credential-options.mjs
+// node_modules/openai/internal/auth/x509-credential-options.mjs
 function normalizeX509CredentialOptions(options2) {
   const { credential } = options2;
   if (credential === void 0) {
@@ -68501,7 +68517,7 @@ function prepareX509ClientClone(inherited, overrides, credential, currentlyX509)
   return { credential: nextCredential, provider: prepareProviderClone(inherited, overrides) };
 }
 
-// ../../main/node_modules/openai/internal/uploads.mjs
+// node_modules/openai/internal/uploads.mjs
 var brand_privateStreamingFile = /* @__PURE__ */ Symbol("brand.privateStreamingFile");
 function toStreamingFile(data, name, options2) {
   if (typeof name !== "string" || !name) {
@@ -68630,7 +68646,7 @@ var createForm = async (body, fetch2, options2 = {}) => {
     throw new TypeError("The provided fetch function does not support file uploads with the current global FormData class.");
   }
   const form = new FormData();
-  await Promise.all(Object.entries(body || {}).map(([key, value]) => addFormValue(form, key, value, options2)));
+  await Promise.all(Object.entries(body || {}).map(([key2, value]) => addFormValue(form, key2, value, options2)));
   return form;
 };
 var isBlob = (value) => value instanceof Blob;
@@ -68716,13 +68732,13 @@ var createStreamingFormRequestOptions = (opts, options2 = {}) => {
   };
 };
 async function* iterateMultipartBody(entries, boundary, options2, preservedFilenames) {
-  for await (const { key, value } of entries) {
+  for await (const { key: key2, value } of entries) {
     if (isUploadable(value)) {
       const filename = preservedFilenames?.get(value) ?? getStreamingFileName(value, options2);
       const type = getStreamingFileType(value);
       yield encodeUTF8(`--${boundary}\r
 `);
-      yield encodeUTF8(`Content-Disposition: form-data; name="${escapeHeaderValue(key)}"; filename="${escapeHeaderValue(filename)}"\r
+      yield encodeUTF8(`Content-Disposition: form-data; name="${escapeHeaderValue(key2)}"; filename="${escapeHeaderValue(filename)}"\r
 Content-Type: ${type}\r
 \r
 `);
@@ -68730,7 +68746,7 @@ Content-Type: ${type}\r
     } else {
       yield encodeUTF8(`--${boundary}\r
 `);
-      yield encodeUTF8(`Content-Disposition: form-data; name="${escapeHeaderValue(key)}"\r
+      yield encodeUTF8(`Content-Disposition: form-data; name="${escapeHeaderValue(key2)}"\r
 \r
 ${String(value)}`);
     }
@@ -68743,26 +68759,26 @@ function* iterateFormEntries(body) {
   if (!body || typeof body !== "object") {
     return;
   }
-  for (const [key, value] of Object.entries(body)) {
-    yield* iterateFormValue(key, value);
+  for (const [key2, value] of Object.entries(body)) {
+    yield* iterateFormValue(key2, value);
   }
 }
-function* iterateFormValue(key, value) {
+function* iterateFormValue(key2, value) {
   if (value === void 0) {
     return;
   }
   if (value == null) {
-    throw new TypeError(`Received null for "${key}"; to pass null in FormData, you must use the string 'null'`);
+    throw new TypeError(`Received null for "${key2}"; to pass null in FormData, you must use the string 'null'`);
   }
   if (typeof value === "string" || typeof value === "number" || typeof value === "boolean" || isUploadable(value)) {
-    yield { key, value };
+    yield { key: key2, value };
   } else if (Array.isArray(value)) {
     for (const entry of value) {
-      yield* iterateFormValue(key + "[]", entry);
+      yield* iterateFormValue(key2 + "[]", entry);
     }
   } else if (typeof value === "object") {
     for (const [name, prop] of Object.entries(value)) {
-      yield* iterateFormValue(`${key}[${name}]`, prop);
+      yield* iterateFormValue(`${key2}[${name}]`, prop);
     }
   } else {
     throw new TypeError(`Invalid value given to form, expected a string, number, boolean, object, Array, File or Blob but got ${value} instead`);
@@ -68838,31 +68854,31 @@ function escapeHeaderValue(value) {
     return codePoint <= 31 || codePoint === 127 || character === '"' || character === "\\" ? encodeURIComponent(character) : character;
   }).join("");
 }
-var addFormValue = async (form, key, value, options2) => {
+var addFormValue = async (form, key2, value, options2) => {
   if (value === void 0) {
     return;
   }
   if (value == null) {
-    throw new TypeError(`Received null for "${key}"; to pass null in FormData, you must use the string 'null'`);
+    throw new TypeError(`Received null for "${key2}"; to pass null in FormData, you must use the string 'null'`);
   }
   if (typeof value === "string" || typeof value === "number" || typeof value === "boolean") {
-    form.append(key, String(value));
+    form.append(key2, String(value));
   } else if (value instanceof Response) {
     const blob = await value.blob();
-    form.append(key, makeFile([blob], getName(value, { stripFilename: options2.stripFilenames }), { type: blob.type }));
+    form.append(key2, makeFile([blob], getName(value, { stripFilename: options2.stripFilenames }), { type: blob.type }));
   } else if (isAsyncIterable(value)) {
-    form.append(key, makeFile([await new Response(ReadableStreamFrom(value)).blob()], getName(value, { stripFilename: options2.stripFilenames })));
+    form.append(key2, makeFile([await new Response(ReadableStreamFrom(value)).blob()], getName(value, { stripFilename: options2.stripFilenames })));
   } else if (isBlob(value)) {
     const filename = getName(value, { stripFilename: options2.stripFilenames });
     if (filename === void 0) {
-      form.append(key, value);
+      form.append(key2, value);
     } else {
-      form.append(key, value, filename);
+      form.append(key2, value, filename);
     }
   } else if (Array.isArray(value)) {
     const entries = await Promise.all(value.map(async (entry) => {
       const entryForm = new FormData();
-      await addFormValue(entryForm, key + "[]", entry, options2);
+      await addFormValue(entryForm, key2 + "[]", entry, options2);
       return entryForm;
     }));
     for (const entryForm of entries) {
@@ -68874,13 +68890,13 @@ var addFormValue = async (form, key, value, options2) => {
       }
     }
   } else if (typeof value === "object") {
-    await Promise.all(Object.entries(value).map(([name, prop]) => addFormValue(form, `${key}[${name}]`, prop, options2)));
+    await Promise.all(Object.entries(value).map(([name, prop]) => addFormValue(form, `${key2}[${name}]`, prop, options2)));
   } else {
     throw new TypeError(`Invalid value given to form, expected a string, number, boolean, object, Array, File or Blob but got ${value} instead`);
   }
 };
 
-// ../../main/node_modules/openai/internal/to-file.mjs
+// node_modules/openai/internal/to-file.mjs
 var isBlobLike = (value) => value != null && typeof value === "object" && typeof value.size === "number" && typeof value.type === "string" && typeof value.text === "function" && typeof value.slice === "function" && typeof value.arrayBuffer === "function";
 var isFileLike = (value) => value != null && typeof value === "object" && typeof value.name === "string" && typeof value.lastModified === "number" && isBlobLike(value);
 var isResponseLike = (value) => value != null && typeof value === "object" && typeof value.url === "string" && typeof value.blob === "function";
@@ -68944,14 +68960,14 @@ function propsForError(value) {
   return `; props: [${props.map((p) => `"${p}"`).join(", ")}]`;
 }
 
-// ../../main/node_modules/openai/core/resource.mjs
+// node_modules/openai/core/resource.mjs
 var APIResource = class {
   constructor(client) {
     this._client = client;
   }
 };
 
-// ../../main/node_modules/openai/internal/utils/path.mjs
+// node_modules/openai/internal/utils/path.mjs
 function encodeURIPath(str) {
   return str.replace(/[^A-Za-z0-9\-._~!$&'()*+,;=:@]+/g, encodeURIComponent);
 }
@@ -69013,7 +69029,7 @@ ${underline2}`);
 };
 var path11 = /* @__PURE__ */ createPathTagFunction(encodeURIPath);
 
-// ../../main/node_modules/openai/resources/chat/completions/messages.mjs
+// node_modules/openai/resources/chat/completions/messages.mjs
 function resolveResourceRequestOptions(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -69043,20 +69059,20 @@ function normalizeRequestOptionsForQuery(value, queryKeys, options2) {
   if (typeof value !== "object" || value === null)
     return void 0;
   const entries = Object.entries(Object.getOwnPropertyDescriptors(value)).filter(([, descriptor]) => descriptor.enumerable && (!("value" in descriptor) || descriptor.value !== void 0));
-  const keys = entries.map(([key]) => key);
-  const requestOnly = keys.some((key) => normalizeRequestOptionsForQueryKeys.has(key) && !queryKeys.includes(key));
+  const keys = entries.map(([key2]) => key2);
+  const requestOnly = keys.some((key2) => normalizeRequestOptionsForQueryKeys.has(key2) && !queryKeys.includes(key2));
   if (!requestOnly)
     return void 0;
-  if (options2 !== void 0 || keys.some((key) => !normalizeRequestOptionsForQueryKeys.has(key) || queryKeys.includes(key))) {
+  if (options2 !== void 0 || keys.some((key2) => !normalizeRequestOptionsForQueryKeys.has(key2) || queryKeys.includes(key2))) {
     throw new TypeError("Query parameters and request options must be passed as separate arguments.");
   }
-  if (keys.some((key) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key))) {
+  if (keys.some((key2) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key2))) {
     throw new TypeError("Pass transport overrides in the explicit request options argument.");
   }
-  return Object.fromEntries(entries.map(([key, descriptor]) => {
+  return Object.fromEntries(entries.map(([key2, descriptor]) => {
     if ("value" in descriptor)
-      return [key, descriptor.value];
-    return [key, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
+      return [key2, descriptor.value];
+    return [key2, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
   }));
 }
 var Messages = class extends APIResource {
@@ -69075,7 +69091,7 @@ var Messages = class extends APIResource {
   }
 };
 
-// ../../main/node_modules/openai/lib/parser.mjs
+// node_modules/openai/lib/parser.mjs
 function isChatCompletionFunctionTool(tool) {
   return tool !== void 0 && "function" in tool && tool.function !== void 0;
 }
@@ -69197,11 +69213,11 @@ function validateInputTools(tools) {
   }
 }
 
-// ../../main/node_modules/openai/lib/chatCompletionUtils.mjs
+// node_modules/openai/lib/chatCompletionUtils.mjs
 var isAssistantMessage = (message) => message?.role === "assistant";
 var isToolMessage = (message) => message?.role === "tool";
 
-// ../../main/node_modules/openai/lib/EventStream.mjs
+// node_modules/openai/lib/EventStream.mjs
 var _EventStream_instances;
 var _EventStream_connectedPromise;
 var _EventStream_resolveConnectedPromise;
@@ -69312,10 +69328,10 @@ function rememberTrustedIntrinsic(constructor) {
   if (/^function [A-Za-z_$][\w$]*\(\) \{ \[native code\] \}$/u.test(source) && prototypeDescriptor.configurable === false && prototypeDescriptor.writable === false) {
     trustedNativeConstructorSources.add(source);
     const descriptors = /* @__PURE__ */ new Map();
-    for (const key of Reflect.ownKeys(prototypeDescriptor.value)) {
-      const descriptor = Object.getOwnPropertyDescriptor(prototypeDescriptor.value, key);
+    for (const key2 of Reflect.ownKeys(prototypeDescriptor.value)) {
+      const descriptor = Object.getOwnPropertyDescriptor(prototypeDescriptor.value, key2);
       if (descriptor) {
-        descriptors.set(key, descriptor);
+        descriptors.set(key2, descriptor);
       }
     }
     canonicalIntrinsicDescriptors.set(source, descriptors);
@@ -69377,8 +69393,8 @@ var blobInternalHandlePrototype = (() => {
   }
   try {
     const blob = new Blob([]);
-    for (const key of Object.getOwnPropertySymbols(blob)) {
-      const descriptor = Object.getOwnPropertyDescriptor(blob, key);
+    for (const key2 of Object.getOwnPropertySymbols(blob)) {
+      const descriptor = Object.getOwnPropertyDescriptor(blob, key2);
       if (descriptor && "value" in descriptor && typeof descriptor.value === "object" && descriptor.value) {
         return Object.getPrototypeOf(descriptor.value);
       }
@@ -69632,8 +69648,8 @@ function estimateRetainedBufferBytes(current, visit2, depth) {
 }
 function visitHiddenEventValues(current, kind, visit2) {
   if (kind === "map") {
-    for (const [key, entry] of mapEntries.call(current)) {
-      if (!visit2(key, 8) || !visit2(entry, 8)) {
+    for (const [key2, entry] of mapEntries.call(current)) {
+      if (!visit2(key2, 8) || !visit2(entry, 8)) {
         return false;
       }
     }
@@ -69672,12 +69688,12 @@ function getInspectableEventKeys(current, kind, availableBytes) {
   if (typeof length !== "number" || !Number.isSafeInteger(length) || length < 0 || length > MAX_INSPECTABLE_TYPED_ARRAY_ELEMENTS) {
     return void 0;
   }
-  return Reflect.ownKeys(current).filter((key) => {
-    if (typeof key !== "string") {
+  return Reflect.ownKeys(current).filter((key2) => {
+    if (typeof key2 !== "string") {
       return true;
     }
-    const index = Number(key);
-    return !Number.isInteger(index) || index < 0 || index >= length || String(index) !== key;
+    const index = Number(key2);
+    return !Number.isInteger(index) || index < 0 || index >= length || String(index) !== key2;
   });
 }
 function visitInspectableEventProperties(current, kind, depth, availableBytes, charge, visit2) {
@@ -69685,19 +69701,19 @@ function visitInspectableEventProperties(current, kind, depth, availableBytes, c
   if (keys === void 0) {
     return false;
   }
-  for (const key of keys) {
-    if (!charge(typeof key === "string" ? key.length * 2 + 8 : 8)) {
+  for (const key2 of keys) {
+    if (!charge(typeof key2 === "string" ? key2.length * 2 + 8 : 8)) {
       return false;
     }
-    if (typeof key === "symbol") {
-      visit2(key, depth + 1);
+    if (typeof key2 === "symbol") {
+      visit2(key2, depth + 1);
     }
-    const descriptor = Object.getOwnPropertyDescriptor(current, key);
+    const descriptor = Object.getOwnPropertyDescriptor(current, key2);
     if (!descriptor) {
       return false;
     }
     if (!("value" in descriptor)) {
-      if (key === "stack" && isTrustedNativeErrorStack(current, descriptor)) {
+      if (key2 === "stack" && isTrustedNativeErrorStack(current, descriptor)) {
         continue;
       }
       return false;
@@ -69729,19 +69745,19 @@ function visitRetainedEventPrototypes(current, depth, isBlobInternalHandle, visi
       if (!intrinsic) {
         return visitInspectableEventProperties(retainedPrototype, void 0, prototypeDepth, availableBytes, charge, visit2);
       }
-      for (const key of Reflect.ownKeys(retainedPrototype)) {
-        const descriptor = Object.getOwnPropertyDescriptor(retainedPrototype, key);
+      for (const key2 of Reflect.ownKeys(retainedPrototype)) {
+        const descriptor = Object.getOwnPropertyDescriptor(retainedPrototype, key2);
         if (!descriptor) {
           return false;
         }
-        if (isCanonicalIntrinsicDescriptor(descriptor, intrinsic.descriptors.get(key), intrinsic.functionPrototype)) {
+        if (isCanonicalIntrinsicDescriptor(descriptor, intrinsic.descriptors.get(key2), intrinsic.functionPrototype)) {
           continue;
         }
-        if (!charge(typeof key === "string" ? key.length * 2 + 8 : 8) || !("value" in descriptor)) {
+        if (!charge(typeof key2 === "string" ? key2.length * 2 + 8 : 8) || !("value" in descriptor)) {
           return false;
         }
-        if (typeof key === "symbol") {
-          visit2(key, prototypeDepth + 1);
+        if (typeof key2 === "symbol") {
+          visit2(key2, prototypeDepth + 1);
         }
         visit2(descriptor.value, prototypeDepth + 1);
       }
@@ -70683,12 +70699,12 @@ _EventStream_connectedPromise = /* @__PURE__ */ new WeakMap(), _EventStream_reso
   }
 };
 
-// ../../main/node_modules/openai/lib/RunnableFunction.mjs
+// node_modules/openai/lib/RunnableFunction.mjs
 function isRunnableFunctionWithParse(fn) {
   return typeof fn.parse === "function";
 }
 
-// ../../main/node_modules/openai/lib/AbstractChatCompletionRunner.mjs
+// node_modules/openai/lib/AbstractChatCompletionRunner.mjs
 var _AbstractChatCompletionRunner_instances;
 var _a5;
 var _AbstractChatCompletionRunner_completionArrivedBeforeAbort;
@@ -71100,10 +71116,10 @@ _a5 = AbstractChatCompletionRunner, _AbstractChatCompletionRunner_completionArri
       total.completion_tokens += usage.completion_tokens;
       total.prompt_tokens += usage.prompt_tokens;
       total.total_tokens += usage.total_tokens;
-      for (const key of ["completion_tokens_details", "prompt_tokens_details"]) {
-        const details = usage[key];
+      for (const key2 of ["completion_tokens_details", "prompt_tokens_details"]) {
+        const details = usage[key2];
         if (isObj(details)) {
-          const totalDetails = total[key] ?? (total[key] = {});
+          const totalDetails = total[key2] ?? (total[key2] = {});
           for (const name in details) {
             if (!hasOwn(details, name)) {
               continue;
@@ -71141,7 +71157,7 @@ _a5 = AbstractChatCompletionRunner, _AbstractChatCompletionRunner_completionArri
   return JSON.stringify(rawContent);
 };
 
-// ../../main/node_modules/openai/lib/ChatCompletionRunner.mjs
+// node_modules/openai/lib/ChatCompletionRunner.mjs
 var ChatCompletionRunner = class _ChatCompletionRunner extends AbstractChatCompletionRunner {
   /** Starts a non-streaming tool loop and returns its event-driven conversation runner. */
   static runTools(client, params, options2) {
@@ -71165,7 +71181,7 @@ var ChatCompletionRunner = class _ChatCompletionRunner extends AbstractChatCompl
   }
 };
 
-// ../../main/node_modules/openai/_vendor/partial-json-parser/parser.mjs
+// node_modules/openai/_vendor/partial-json-parser/parser.mjs
 var STR = 1;
 var NUM = 2;
 var ARR = 4;
@@ -71291,12 +71307,12 @@ var _parseJSON = (jsonString, allow) => {
         if (index >= length && Allow.OBJ & allow) {
           return obj;
         }
-        const key = parseStr();
+        const key2 = parseStr();
         skipBlank();
         index++;
         try {
           const value = parseAny();
-          Object.defineProperty(obj, key, { value, writable: true, enumerable: true, configurable: true });
+          Object.defineProperty(obj, key2, { value, writable: true, enumerable: true, configurable: true });
         } catch (e) {
           if (Allow.OBJ & allow) {
             return obj;
@@ -71390,7 +71406,7 @@ var _parseJSON = (jsonString, allow) => {
 };
 var partialParse = (input3) => parseJSON(input3, Allow.ALL ^ Allow.NUM);
 
-// ../../main/node_modules/openai/lib/chat-completions/streaming.mjs
+// node_modules/openai/lib/chat-completions/streaming.mjs
 function normalizeChatCompletionChunk(chunk) {
   if (!Array.isArray(chunk?.choices)) {
     return chunk;
@@ -71411,7 +71427,7 @@ function normalizeChatCompletionStream(stream) {
   return stream;
 }
 
-// ../../main/node_modules/openai/lib/ChatCompletionStream.mjs
+// node_modules/openai/lib/ChatCompletionStream.mjs
 var _ChatCompletionStream_instances;
 var _ChatCompletionStream_params;
 var _ChatCompletionStream_rejectsUnfinishedTurns;
@@ -71814,10 +71830,10 @@ function canonicalSerializedParserSchema(value, budget) {
         }
         const items = [];
         for (let index = 0; index < length; index += 1) {
-          const key = String(index);
-          const descriptor = Object.getOwnPropertyDescriptor(current, key);
+          const key2 = String(index);
+          const descriptor = Object.getOwnPropertyDescriptor(current, key2);
           if (!descriptor) {
-            if (Object.getOwnPropertyDescriptor(Array.prototype, key) || Object.getOwnPropertyDescriptor(Object.prototype, key)) {
+            if (Object.getOwnPropertyDescriptor(Array.prototype, key2) || Object.getOwnPropertyDescriptor(Object.prototype, key2)) {
               return UNSAFE_SERIALIZED_PARSER_VALUE;
             }
             budget.nodes += 1;
@@ -71843,11 +71859,11 @@ function canonicalSerializedParserSchema(value, budget) {
         return UNSAFE_SERIALIZED_PARSER_VALUE;
       }
       const entries = [];
-      for (const key of keys) {
-        if (typeof key !== "string") {
+      for (const key2 of keys) {
+        if (typeof key2 !== "string") {
           continue;
         }
-        const descriptor = Object.getOwnPropertyDescriptor(current, key);
+        const descriptor = Object.getOwnPropertyDescriptor(current, key2);
         if (!descriptor) {
           return UNSAFE_SERIALIZED_PARSER_VALUE;
         }
@@ -71857,7 +71873,7 @@ function canonicalSerializedParserSchema(value, budget) {
         if (!("value" in descriptor)) {
           return UNSAFE_SERIALIZED_PARSER_VALUE;
         }
-        entries.push([key, descriptor.value]);
+        entries.push([key2, descriptor.value]);
       }
       entries.sort(([left], [right]) => {
         if (left === right) {
@@ -71866,7 +71882,7 @@ function canonicalSerializedParserSchema(value, budget) {
         return left < right ? -1 : 1;
       });
       const fields = [];
-      for (const [key, entry] of entries) {
+      for (const [key2, entry] of entries) {
         const normalized = visit2(entry, depth + 1);
         if (normalized === UNSAFE_SERIALIZED_PARSER_VALUE) {
           return normalized;
@@ -71874,10 +71890,10 @@ function canonicalSerializedParserSchema(value, budget) {
         if (normalized === OMITTED_SERIALIZED_PARSER_VALUE) {
           continue;
         }
-        if (!charge(key.length * 6 + 3)) {
+        if (!charge(key2.length * 6 + 3)) {
           return UNSAFE_SERIALIZED_PARSER_VALUE;
         }
-        fields.push(`${stringifyParserSchemaValue(key)}:${normalized}`);
+        fields.push(`${stringifyParserSchemaValue(key2)}:${normalized}`);
       }
       return `{${fields.join(",")}}`;
     } finally {
@@ -71891,9 +71907,9 @@ function canonicalSerializedParserSchema(value, budget) {
     return void 0;
   }
 }
-function rememberSerializedParserSchema(signatures, source, holder, key) {
+function rememberSerializedParserSchema(signatures, source, holder, key2) {
   const parser3 = Object.getOwnPropertyDescriptor(source, "$parseRaw");
-  const schema = Object.getOwnPropertyDescriptor(holder, key);
+  const schema = Object.getOwnPropertyDescriptor(holder, key2);
   if (!parser3 || !("value" in parser3) || typeof parser3.value !== "function" || !schema || !("value" in schema)) {
     return;
   }
@@ -71902,9 +71918,9 @@ function rememberSerializedParserSchema(signatures, source, holder, key) {
     signatures.set(source, normalized);
   }
 }
-function hasMatchingSerializedParserSchema(signatures, source, holder, key, value) {
+function hasMatchingSerializedParserSchema(signatures, source, holder, key2, value) {
   const expected = source && signatures.get(source);
-  const descriptor = Object.getOwnPropertyDescriptor(holder, key);
+  const descriptor = Object.getOwnPropertyDescriptor(holder, key2);
   return expected !== void 0 && descriptor !== void 0 && "value" in descriptor && canonicalSerializedParserSchema(value, { nodes: 0, bytes: 0 }) === expected;
 }
 function serializedParserDescriptor(descriptor, value) {
@@ -71958,8 +71974,8 @@ function snapshotSerializedResponseFormat(serialized) {
   }
   return Object.create(Object.getPrototypeOf(source), descriptors);
 }
-function ownSerializedParserObject(holder, key) {
-  const descriptor = Object.getOwnPropertyDescriptor(holder, key);
+function ownSerializedParserObject(holder, key2) {
+  const descriptor = Object.getOwnPropertyDescriptor(holder, key2);
   if (!descriptor || !("value" in descriptor)) {
     return void 0;
   }
@@ -71994,8 +72010,8 @@ function observeSerializedChatCompletionParserParams(body, initial, update) {
   let actualToolOwners = /* @__PURE__ */ new Map();
   let functionFrames = /* @__PURE__ */ new WeakMap();
   return observeJSONRequestBody(body, {
-    value(holder, key, value) {
-      if (!root && key === "" && typeof value === "object" && value !== null) {
+    value(holder, key2, value) {
+      if (!root && key2 === "" && typeof value === "object" && value !== null) {
         root = value;
         tools = void 0;
         responseFormat = void 0;
@@ -72006,10 +72022,10 @@ function observeSerializedChatCompletionParserParams(body, initial, update) {
         functionFrames = /* @__PURE__ */ new WeakMap();
         return;
       }
-      if (holder === root && key === "response_format") {
+      if (holder === root && key2 === "response_format") {
         if (typeof value === "object" && value !== null) {
           responseFormat = value;
-          const owner = ownSerializedParserObject(holder, key);
+          const owner = ownSerializedParserObject(holder, key2);
           responseFrame = {
             source: owner === body.response_format ? initial.response_format : void 0,
             schemaMatches: false
@@ -72017,7 +72033,7 @@ function observeSerializedChatCompletionParserParams(body, initial, update) {
         }
         return;
       }
-      if (holder === root && key === "tools") {
+      if (holder === root && key2 === "tools") {
         if (Array.isArray(value)) {
           tools = new Proxy(value, {
             get(target, property) {
@@ -72036,7 +72052,7 @@ function observeSerializedChatCompletionParserParams(body, initial, update) {
         return;
       }
       if (holder === tools) {
-        const index = Number(key);
+        const index = Number(key2);
         if (!Number.isSafeInteger(index) || index < 0 || index >= MAX_STREAM_TOOL_CALLS || typeof value !== "object" || value === null) {
           return;
         }
@@ -72049,9 +72065,9 @@ function observeSerializedChatCompletionParserParams(body, initial, update) {
       }
       const tool = toolFrames.get(holder);
       if (tool) {
-        if (key === "type" && typeof value === "string") {
+        if (key2 === "type" && typeof value === "string") {
           tool.type = value;
-        } else if (key === "function" && typeof value === "object" && value !== null) {
+        } else if (key2 === "function" && typeof value === "object" && value !== null) {
           const fn2 = { source: tool.source, schemaMatches: false };
           tool.function = fn2;
           functionFrames.set(value, fn2);
@@ -72059,21 +72075,21 @@ function observeSerializedChatCompletionParserParams(body, initial, update) {
         return;
       }
       if (holder === responseFormat && responseFrame) {
-        if (key === "type" && typeof value === "string") {
+        if (key2 === "type" && typeof value === "string") {
           responseFrame.type = value;
-        } else if (key === "json_schema") {
-          responseFrame.schemaMatches = hasMatchingSerializedParserSchema(originalSchemaSignatures, responseFrame.source, holder, key, value);
+        } else if (key2 === "json_schema") {
+          responseFrame.schemaMatches = hasMatchingSerializedParserSchema(originalSchemaSignatures, responseFrame.source, holder, key2, value);
         }
         return;
       }
       const fn = functionFrames.get(holder);
       if (fn) {
-        if (key === "name" && typeof value === "string") {
+        if (key2 === "name" && typeof value === "string") {
           fn.name = value;
-        } else if (key === "strict" && typeof value === "boolean") {
+        } else if (key2 === "strict" && typeof value === "boolean") {
           fn.strict = value;
-        } else if (key === "parameters") {
-          fn.schemaMatches = hasMatchingSerializedParserSchema(originalSchemaSignatures, fn.source, holder, key, value);
+        } else if (key2 === "parameters") {
+          fn.schemaMatches = hasMatchingSerializedParserSchema(originalSchemaSignatures, fn.source, holder, key2, value);
         }
       }
       return void 0;
@@ -72961,7 +72977,7 @@ function assertNever2(_x) {
   return _x;
 }
 
-// ../../main/node_modules/openai/lib/ChatCompletionStreamingRunner.mjs
+// node_modules/openai/lib/ChatCompletionStreamingRunner.mjs
 var ChatCompletionStreamingRunner = class _ChatCompletionStreamingRunner extends ChatCompletionStream {
   /** Restores a serialized tool run, including intermediate completions and tool-result messages. */
   static fromReadableStream(stream) {
@@ -73016,7 +73032,7 @@ var ChatCompletionStreamingRunner = class _ChatCompletionStreamingRunner extends
   }
 };
 
-// ../../main/node_modules/openai/resources/chat/completions/completions.mjs
+// node_modules/openai/resources/chat/completions/completions.mjs
 function resolveResourceRequestOptions2(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -73049,20 +73065,20 @@ function normalizeRequestOptionsForQuery2(value, queryKeys, options2) {
   if (typeof value !== "object" || value === null)
     return void 0;
   const entries = Object.entries(Object.getOwnPropertyDescriptors(value)).filter(([, descriptor]) => descriptor.enumerable && (!("value" in descriptor) || descriptor.value !== void 0));
-  const keys = entries.map(([key]) => key);
-  const requestOnly = keys.some((key) => normalizeRequestOptionsForQueryKeys2.has(key) && !queryKeys.includes(key));
+  const keys = entries.map(([key2]) => key2);
+  const requestOnly = keys.some((key2) => normalizeRequestOptionsForQueryKeys2.has(key2) && !queryKeys.includes(key2));
   if (!requestOnly)
     return void 0;
-  if (options2 !== void 0 || keys.some((key) => !normalizeRequestOptionsForQueryKeys2.has(key) || queryKeys.includes(key))) {
+  if (options2 !== void 0 || keys.some((key2) => !normalizeRequestOptionsForQueryKeys2.has(key2) || queryKeys.includes(key2))) {
     throw new TypeError("Query parameters and request options must be passed as separate arguments.");
   }
-  if (keys.some((key) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key))) {
+  if (keys.some((key2) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key2))) {
     throw new TypeError("Pass transport overrides in the explicit request options argument.");
   }
-  return Object.fromEntries(entries.map(([key, descriptor]) => {
+  return Object.fromEntries(entries.map(([key2, descriptor]) => {
     if ("value" in descriptor)
-      return [key, descriptor.value];
-    return [key, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
+      return [key2, descriptor.value];
+    return [key2, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
   }));
 }
 var Completions = class extends APIResource {
@@ -73154,7 +73170,7 @@ var Completions = class extends APIResource {
 };
 Completions.Messages = Messages;
 
-// ../../main/node_modules/openai/resources/chat/chat.mjs
+// node_modules/openai/resources/chat/chat.mjs
 var Chat = class extends APIResource {
   constructor() {
     super(...arguments);
@@ -73163,7 +73179,7 @@ var Chat = class extends APIResource {
 };
 Chat.Completions = Completions;
 
-// ../../main/node_modules/openai/resources/admin/organization/admin-api-keys.mjs
+// node_modules/openai/resources/admin/organization/admin-api-keys.mjs
 function resolveResourceRequestOptions3(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -73193,20 +73209,20 @@ function normalizeRequestOptionsForQuery3(value, queryKeys, options2) {
   if (typeof value !== "object" || value === null)
     return void 0;
   const entries = Object.entries(Object.getOwnPropertyDescriptors(value)).filter(([, descriptor]) => descriptor.enumerable && (!("value" in descriptor) || descriptor.value !== void 0));
-  const keys = entries.map(([key]) => key);
-  const requestOnly = keys.some((key) => normalizeRequestOptionsForQueryKeys3.has(key) && !queryKeys.includes(key));
+  const keys = entries.map(([key2]) => key2);
+  const requestOnly = keys.some((key2) => normalizeRequestOptionsForQueryKeys3.has(key2) && !queryKeys.includes(key2));
   if (!requestOnly)
     return void 0;
-  if (options2 !== void 0 || keys.some((key) => !normalizeRequestOptionsForQueryKeys3.has(key) || queryKeys.includes(key))) {
+  if (options2 !== void 0 || keys.some((key2) => !normalizeRequestOptionsForQueryKeys3.has(key2) || queryKeys.includes(key2))) {
     throw new TypeError("Query parameters and request options must be passed as separate arguments.");
   }
-  if (keys.some((key) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key))) {
+  if (keys.some((key2) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key2))) {
     throw new TypeError("Pass transport overrides in the explicit request options argument.");
   }
-  return Object.fromEntries(entries.map(([key, descriptor]) => {
+  return Object.fromEntries(entries.map(([key2, descriptor]) => {
     if ("value" in descriptor)
-      return [key, descriptor.value];
-    return [key, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
+      return [key2, descriptor.value];
+    return [key2, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
   }));
 }
 var AdminAPIKeys = class extends APIResource {
@@ -73277,7 +73293,7 @@ var AdminAPIKeys = class extends APIResource {
   }
 };
 
-// ../../main/node_modules/openai/resources/admin/organization/audit-logs.mjs
+// node_modules/openai/resources/admin/organization/audit-logs.mjs
 function resolveResourceRequestOptions4(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -73307,20 +73323,20 @@ function normalizeRequestOptionsForQuery4(value, queryKeys, options2) {
   if (typeof value !== "object" || value === null)
     return void 0;
   const entries = Object.entries(Object.getOwnPropertyDescriptors(value)).filter(([, descriptor]) => descriptor.enumerable && (!("value" in descriptor) || descriptor.value !== void 0));
-  const keys = entries.map(([key]) => key);
-  const requestOnly = keys.some((key) => normalizeRequestOptionsForQueryKeys4.has(key) && !queryKeys.includes(key));
+  const keys = entries.map(([key2]) => key2);
+  const requestOnly = keys.some((key2) => normalizeRequestOptionsForQueryKeys4.has(key2) && !queryKeys.includes(key2));
   if (!requestOnly)
     return void 0;
-  if (options2 !== void 0 || keys.some((key) => !normalizeRequestOptionsForQueryKeys4.has(key) || queryKeys.includes(key))) {
+  if (options2 !== void 0 || keys.some((key2) => !normalizeRequestOptionsForQueryKeys4.has(key2) || queryKeys.includes(key2))) {
     throw new TypeError("Query parameters and request options must be passed as separate arguments.");
   }
-  if (keys.some((key) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key))) {
+  if (keys.some((key2) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key2))) {
     throw new TypeError("Pass transport overrides in the explicit request options argument.");
   }
-  return Object.fromEntries(entries.map(([key, descriptor]) => {
+  return Object.fromEntries(entries.map(([key2, descriptor]) => {
     if ("value" in descriptor)
-      return [key, descriptor.value];
-    return [key, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
+      return [key2, descriptor.value];
+    return [key2, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
   }));
 }
 var AuditLogs = class extends APIResource {
@@ -73350,7 +73366,7 @@ var AuditLogs = class extends APIResource {
   }
 };
 
-// ../../main/node_modules/openai/resources/admin/organization/certificates.mjs
+// node_modules/openai/resources/admin/organization/certificates.mjs
 function resolveResourceRequestOptions5(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -73380,20 +73396,20 @@ function normalizeRequestOptionsForQuery5(value, queryKeys, options2) {
   if (typeof value !== "object" || value === null)
     return void 0;
   const entries = Object.entries(Object.getOwnPropertyDescriptors(value)).filter(([, descriptor]) => descriptor.enumerable && (!("value" in descriptor) || descriptor.value !== void 0));
-  const keys = entries.map(([key]) => key);
-  const requestOnly = keys.some((key) => normalizeRequestOptionsForQueryKeys5.has(key) && !queryKeys.includes(key));
+  const keys = entries.map(([key2]) => key2);
+  const requestOnly = keys.some((key2) => normalizeRequestOptionsForQueryKeys5.has(key2) && !queryKeys.includes(key2));
   if (!requestOnly)
     return void 0;
-  if (options2 !== void 0 || keys.some((key) => !normalizeRequestOptionsForQueryKeys5.has(key) || queryKeys.includes(key))) {
+  if (options2 !== void 0 || keys.some((key2) => !normalizeRequestOptionsForQueryKeys5.has(key2) || queryKeys.includes(key2))) {
     throw new TypeError("Query parameters and request options must be passed as separate arguments.");
   }
-  if (keys.some((key) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key))) {
+  if (keys.some((key2) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key2))) {
     throw new TypeError("Pass transport overrides in the explicit request options argument.");
   }
-  return Object.fromEntries(entries.map(([key, descriptor]) => {
+  return Object.fromEntries(entries.map(([key2, descriptor]) => {
     if ("value" in descriptor)
-      return [key, descriptor.value];
-    return [key, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
+      return [key2, descriptor.value];
+    return [key2, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
   }));
 }
 var Certificates = class extends APIResource {
@@ -73529,7 +73545,7 @@ var Certificates = class extends APIResource {
   }
 };
 
-// ../../main/node_modules/openai/resources/admin/organization/data-retention.mjs
+// node_modules/openai/resources/admin/organization/data-retention.mjs
 function resolveResourceRequestOptions6(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -73569,7 +73585,7 @@ var DataRetention = class extends APIResource {
   }
 };
 
-// ../../main/node_modules/openai/resources/admin/organization/external-keys.mjs
+// node_modules/openai/resources/admin/organization/external-keys.mjs
 function resolveResourceRequestOptions7(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -73599,20 +73615,20 @@ function normalizeRequestOptionsForQuery6(value, queryKeys, options2) {
   if (typeof value !== "object" || value === null)
     return void 0;
   const entries = Object.entries(Object.getOwnPropertyDescriptors(value)).filter(([, descriptor]) => descriptor.enumerable && (!("value" in descriptor) || descriptor.value !== void 0));
-  const keys = entries.map(([key]) => key);
-  const requestOnly = keys.some((key) => normalizeRequestOptionsForQueryKeys6.has(key) && !queryKeys.includes(key));
+  const keys = entries.map(([key2]) => key2);
+  const requestOnly = keys.some((key2) => normalizeRequestOptionsForQueryKeys6.has(key2) && !queryKeys.includes(key2));
   if (!requestOnly)
     return void 0;
-  if (options2 !== void 0 || keys.some((key) => !normalizeRequestOptionsForQueryKeys6.has(key) || queryKeys.includes(key))) {
+  if (options2 !== void 0 || keys.some((key2) => !normalizeRequestOptionsForQueryKeys6.has(key2) || queryKeys.includes(key2))) {
     throw new TypeError("Query parameters and request options must be passed as separate arguments.");
   }
-  if (keys.some((key) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key))) {
+  if (keys.some((key2) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key2))) {
     throw new TypeError("Pass transport overrides in the explicit request options argument.");
   }
-  return Object.fromEntries(entries.map(([key, descriptor]) => {
+  return Object.fromEntries(entries.map(([key2, descriptor]) => {
     if ("value" in descriptor)
-      return [key, descriptor.value];
-    return [key, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
+      return [key2, descriptor.value];
+    return [key2, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
   }));
 }
 var ExternalKeys = class extends APIResource {
@@ -73704,7 +73720,7 @@ var ExternalKeys = class extends APIResource {
   }
 };
 
-// ../../main/node_modules/openai/resources/admin/organization/external-storage.mjs
+// node_modules/openai/resources/admin/organization/external-storage.mjs
 function resolveResourceRequestOptions8(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -73734,20 +73750,20 @@ function normalizeRequestOptionsForQuery7(value, queryKeys, options2) {
   if (typeof value !== "object" || value === null)
     return void 0;
   const entries = Object.entries(Object.getOwnPropertyDescriptors(value)).filter(([, descriptor]) => descriptor.enumerable && (!("value" in descriptor) || descriptor.value !== void 0));
-  const keys = entries.map(([key]) => key);
-  const requestOnly = keys.some((key) => normalizeRequestOptionsForQueryKeys7.has(key) && !queryKeys.includes(key));
+  const keys = entries.map(([key2]) => key2);
+  const requestOnly = keys.some((key2) => normalizeRequestOptionsForQueryKeys7.has(key2) && !queryKeys.includes(key2));
   if (!requestOnly)
     return void 0;
-  if (options2 !== void 0 || keys.some((key) => !normalizeRequestOptionsForQueryKeys7.has(key) || queryKeys.includes(key))) {
+  if (options2 !== void 0 || keys.some((key2) => !normalizeRequestOptionsForQueryKeys7.has(key2) || queryKeys.includes(key2))) {
     throw new TypeError("Query parameters and request options must be passed as separate arguments.");
   }
-  if (keys.some((key) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key))) {
+  if (keys.some((key2) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key2))) {
     throw new TypeError("Pass transport overrides in the explicit request options argument.");
   }
-  return Object.fromEntries(entries.map(([key, descriptor]) => {
+  return Object.fromEntries(entries.map(([key2, descriptor]) => {
     if ("value" in descriptor)
-      return [key, descriptor.value];
-    return [key, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
+      return [key2, descriptor.value];
+    return [key2, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
   }));
 }
 var ExternalStorage = class extends APIResource {
@@ -73843,7 +73859,7 @@ var ExternalStorage = class extends APIResource {
   }
 };
 
-// ../../main/node_modules/openai/resources/admin/organization/invites.mjs
+// node_modules/openai/resources/admin/organization/invites.mjs
 function resolveResourceRequestOptions9(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -73873,20 +73889,20 @@ function normalizeRequestOptionsForQuery8(value, queryKeys, options2) {
   if (typeof value !== "object" || value === null)
     return void 0;
   const entries = Object.entries(Object.getOwnPropertyDescriptors(value)).filter(([, descriptor]) => descriptor.enumerable && (!("value" in descriptor) || descriptor.value !== void 0));
-  const keys = entries.map(([key]) => key);
-  const requestOnly = keys.some((key) => normalizeRequestOptionsForQueryKeys8.has(key) && !queryKeys.includes(key));
+  const keys = entries.map(([key2]) => key2);
+  const requestOnly = keys.some((key2) => normalizeRequestOptionsForQueryKeys8.has(key2) && !queryKeys.includes(key2));
   if (!requestOnly)
     return void 0;
-  if (options2 !== void 0 || keys.some((key) => !normalizeRequestOptionsForQueryKeys8.has(key) || queryKeys.includes(key))) {
+  if (options2 !== void 0 || keys.some((key2) => !normalizeRequestOptionsForQueryKeys8.has(key2) || queryKeys.includes(key2))) {
     throw new TypeError("Query parameters and request options must be passed as separate arguments.");
   }
-  if (keys.some((key) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key))) {
+  if (keys.some((key2) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key2))) {
     throw new TypeError("Pass transport overrides in the explicit request options argument.");
   }
-  return Object.fromEntries(entries.map(([key, descriptor]) => {
+  return Object.fromEntries(entries.map(([key2, descriptor]) => {
     if ("value" in descriptor)
-      return [key, descriptor.value];
-    return [key, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
+      return [key2, descriptor.value];
+    return [key2, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
   }));
 }
 var Invites = class extends APIResource {
@@ -73959,7 +73975,7 @@ var Invites = class extends APIResource {
   }
 };
 
-// ../../main/node_modules/openai/resources/admin/organization/roles.mjs
+// node_modules/openai/resources/admin/organization/roles.mjs
 function resolveResourceRequestOptions10(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -73989,20 +74005,20 @@ function normalizeRequestOptionsForQuery9(value, queryKeys, options2) {
   if (typeof value !== "object" || value === null)
     return void 0;
   const entries = Object.entries(Object.getOwnPropertyDescriptors(value)).filter(([, descriptor]) => descriptor.enumerable && (!("value" in descriptor) || descriptor.value !== void 0));
-  const keys = entries.map(([key]) => key);
-  const requestOnly = keys.some((key) => normalizeRequestOptionsForQueryKeys9.has(key) && !queryKeys.includes(key));
+  const keys = entries.map(([key2]) => key2);
+  const requestOnly = keys.some((key2) => normalizeRequestOptionsForQueryKeys9.has(key2) && !queryKeys.includes(key2));
   if (!requestOnly)
     return void 0;
-  if (options2 !== void 0 || keys.some((key) => !normalizeRequestOptionsForQueryKeys9.has(key) || queryKeys.includes(key))) {
+  if (options2 !== void 0 || keys.some((key2) => !normalizeRequestOptionsForQueryKeys9.has(key2) || queryKeys.includes(key2))) {
     throw new TypeError("Query parameters and request options must be passed as separate arguments.");
   }
-  if (keys.some((key) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key))) {
+  if (keys.some((key2) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key2))) {
     throw new TypeError("Pass transport overrides in the explicit request options argument.");
   }
-  return Object.fromEntries(entries.map(([key, descriptor]) => {
+  return Object.fromEntries(entries.map(([key2, descriptor]) => {
     if ("value" in descriptor)
-      return [key, descriptor.value];
-    return [key, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
+      return [key2, descriptor.value];
+    return [key2, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
   }));
 }
 var Roles = class extends APIResource {
@@ -74088,7 +74104,7 @@ var Roles = class extends APIResource {
   }
 };
 
-// ../../main/node_modules/openai/resources/admin/organization/spend-alerts.mjs
+// node_modules/openai/resources/admin/organization/spend-alerts.mjs
 function resolveResourceRequestOptions11(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -74118,20 +74134,20 @@ function normalizeRequestOptionsForQuery10(value, queryKeys, options2) {
   if (typeof value !== "object" || value === null)
     return void 0;
   const entries = Object.entries(Object.getOwnPropertyDescriptors(value)).filter(([, descriptor]) => descriptor.enumerable && (!("value" in descriptor) || descriptor.value !== void 0));
-  const keys = entries.map(([key]) => key);
-  const requestOnly = keys.some((key) => normalizeRequestOptionsForQueryKeys10.has(key) && !queryKeys.includes(key));
+  const keys = entries.map(([key2]) => key2);
+  const requestOnly = keys.some((key2) => normalizeRequestOptionsForQueryKeys10.has(key2) && !queryKeys.includes(key2));
   if (!requestOnly)
     return void 0;
-  if (options2 !== void 0 || keys.some((key) => !normalizeRequestOptionsForQueryKeys10.has(key) || queryKeys.includes(key))) {
+  if (options2 !== void 0 || keys.some((key2) => !normalizeRequestOptionsForQueryKeys10.has(key2) || queryKeys.includes(key2))) {
     throw new TypeError("Query parameters and request options must be passed as separate arguments.");
   }
-  if (keys.some((key) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key))) {
+  if (keys.some((key2) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key2))) {
     throw new TypeError("Pass transport overrides in the explicit request options argument.");
   }
-  return Object.fromEntries(entries.map(([key, descriptor]) => {
+  return Object.fromEntries(entries.map(([key2, descriptor]) => {
     if ("value" in descriptor)
-      return [key, descriptor.value];
-    return [key, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
+      return [key2, descriptor.value];
+    return [key2, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
   }));
 }
 var SpendAlerts = class extends APIResource {
@@ -74235,7 +74251,7 @@ var SpendAlerts = class extends APIResource {
   }
 };
 
-// ../../main/node_modules/openai/resources/admin/organization/spend-limit.mjs
+// node_modules/openai/resources/admin/organization/spend-limit.mjs
 function resolveResourceRequestOptions12(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -74292,7 +74308,7 @@ var SpendLimit = class extends APIResource {
   }
 };
 
-// ../../main/node_modules/openai/resources/admin/organization/usage.mjs
+// node_modules/openai/resources/admin/organization/usage.mjs
 function resolveResourceRequestOptions13(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -74515,7 +74531,7 @@ var Usage = class extends APIResource {
   }
 };
 
-// ../../main/node_modules/openai/resources/admin/organization/groups/roles.mjs
+// node_modules/openai/resources/admin/organization/groups/roles.mjs
 function resolveResourceRequestOptions14(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -74545,20 +74561,20 @@ function normalizeRequestOptionsForQuery11(value, queryKeys, options2) {
   if (typeof value !== "object" || value === null)
     return void 0;
   const entries = Object.entries(Object.getOwnPropertyDescriptors(value)).filter(([, descriptor]) => descriptor.enumerable && (!("value" in descriptor) || descriptor.value !== void 0));
-  const keys = entries.map(([key]) => key);
-  const requestOnly = keys.some((key) => normalizeRequestOptionsForQueryKeys11.has(key) && !queryKeys.includes(key));
+  const keys = entries.map(([key2]) => key2);
+  const requestOnly = keys.some((key2) => normalizeRequestOptionsForQueryKeys11.has(key2) && !queryKeys.includes(key2));
   if (!requestOnly)
     return void 0;
-  if (options2 !== void 0 || keys.some((key) => !normalizeRequestOptionsForQueryKeys11.has(key) || queryKeys.includes(key))) {
+  if (options2 !== void 0 || keys.some((key2) => !normalizeRequestOptionsForQueryKeys11.has(key2) || queryKeys.includes(key2))) {
     throw new TypeError("Query parameters and request options must be passed as separate arguments.");
   }
-  if (keys.some((key) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key))) {
+  if (keys.some((key2) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key2))) {
     throw new TypeError("Pass transport overrides in the explicit request options argument.");
   }
-  return Object.fromEntries(entries.map(([key, descriptor]) => {
+  return Object.fromEntries(entries.map(([key2, descriptor]) => {
     if ("value" in descriptor)
-      return [key, descriptor.value];
-    return [key, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
+      return [key2, descriptor.value];
+    return [key2, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
   }));
 }
 var Roles2 = class extends APIResource {
@@ -74634,7 +74650,7 @@ var Roles2 = class extends APIResource {
   }
 };
 
-// ../../main/node_modules/openai/resources/admin/organization/groups/users.mjs
+// node_modules/openai/resources/admin/organization/groups/users.mjs
 function resolveResourceRequestOptions15(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -74664,20 +74680,20 @@ function normalizeRequestOptionsForQuery12(value, queryKeys, options2) {
   if (typeof value !== "object" || value === null)
     return void 0;
   const entries = Object.entries(Object.getOwnPropertyDescriptors(value)).filter(([, descriptor]) => descriptor.enumerable && (!("value" in descriptor) || descriptor.value !== void 0));
-  const keys = entries.map(([key]) => key);
-  const requestOnly = keys.some((key) => normalizeRequestOptionsForQueryKeys12.has(key) && !queryKeys.includes(key));
+  const keys = entries.map(([key2]) => key2);
+  const requestOnly = keys.some((key2) => normalizeRequestOptionsForQueryKeys12.has(key2) && !queryKeys.includes(key2));
   if (!requestOnly)
     return void 0;
-  if (options2 !== void 0 || keys.some((key) => !normalizeRequestOptionsForQueryKeys12.has(key) || queryKeys.includes(key))) {
+  if (options2 !== void 0 || keys.some((key2) => !normalizeRequestOptionsForQueryKeys12.has(key2) || queryKeys.includes(key2))) {
     throw new TypeError("Query parameters and request options must be passed as separate arguments.");
   }
-  if (keys.some((key) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key))) {
+  if (keys.some((key2) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key2))) {
     throw new TypeError("Pass transport overrides in the explicit request options argument.");
   }
-  return Object.fromEntries(entries.map(([key, descriptor]) => {
+  return Object.fromEntries(entries.map(([key2, descriptor]) => {
     if ("value" in descriptor)
-      return [key, descriptor.value];
-    return [key, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
+      return [key2, descriptor.value];
+    return [key2, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
   }));
 }
 var Users = class extends APIResource {
@@ -74753,7 +74769,7 @@ var Users = class extends APIResource {
   }
 };
 
-// ../../main/node_modules/openai/resources/admin/organization/groups/groups.mjs
+// node_modules/openai/resources/admin/organization/groups/groups.mjs
 function resolveResourceRequestOptions16(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -74783,20 +74799,20 @@ function normalizeRequestOptionsForQuery13(value, queryKeys, options2) {
   if (typeof value !== "object" || value === null)
     return void 0;
   const entries = Object.entries(Object.getOwnPropertyDescriptors(value)).filter(([, descriptor]) => descriptor.enumerable && (!("value" in descriptor) || descriptor.value !== void 0));
-  const keys = entries.map(([key]) => key);
-  const requestOnly = keys.some((key) => normalizeRequestOptionsForQueryKeys13.has(key) && !queryKeys.includes(key));
+  const keys = entries.map(([key2]) => key2);
+  const requestOnly = keys.some((key2) => normalizeRequestOptionsForQueryKeys13.has(key2) && !queryKeys.includes(key2));
   if (!requestOnly)
     return void 0;
-  if (options2 !== void 0 || keys.some((key) => !normalizeRequestOptionsForQueryKeys13.has(key) || queryKeys.includes(key))) {
+  if (options2 !== void 0 || keys.some((key2) => !normalizeRequestOptionsForQueryKeys13.has(key2) || queryKeys.includes(key2))) {
     throw new TypeError("Query parameters and request options must be passed as separate arguments.");
   }
-  if (keys.some((key) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key))) {
+  if (keys.some((key2) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key2))) {
     throw new TypeError("Pass transport overrides in the explicit request options argument.");
   }
-  return Object.fromEntries(entries.map(([key, descriptor]) => {
+  return Object.fromEntries(entries.map(([key2, descriptor]) => {
     if ("value" in descriptor)
-      return [key, descriptor.value];
-    return [key, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
+      return [key2, descriptor.value];
+    return [key2, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
   }));
 }
 var Groups = class extends APIResource {
@@ -74890,7 +74906,7 @@ var Groups = class extends APIResource {
 Groups.Users = Users;
 Groups.Roles = Roles2;
 
-// ../../main/node_modules/openai/resources/admin/organization/projects/api-keys.mjs
+// node_modules/openai/resources/admin/organization/projects/api-keys.mjs
 function resolveResourceRequestOptions17(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -74920,20 +74936,20 @@ function normalizeRequestOptionsForQuery14(value, queryKeys, options2) {
   if (typeof value !== "object" || value === null)
     return void 0;
   const entries = Object.entries(Object.getOwnPropertyDescriptors(value)).filter(([, descriptor]) => descriptor.enumerable && (!("value" in descriptor) || descriptor.value !== void 0));
-  const keys = entries.map(([key]) => key);
-  const requestOnly = keys.some((key) => normalizeRequestOptionsForQueryKeys14.has(key) && !queryKeys.includes(key));
+  const keys = entries.map(([key2]) => key2);
+  const requestOnly = keys.some((key2) => normalizeRequestOptionsForQueryKeys14.has(key2) && !queryKeys.includes(key2));
   if (!requestOnly)
     return void 0;
-  if (options2 !== void 0 || keys.some((key) => !normalizeRequestOptionsForQueryKeys14.has(key) || queryKeys.includes(key))) {
+  if (options2 !== void 0 || keys.some((key2) => !normalizeRequestOptionsForQueryKeys14.has(key2) || queryKeys.includes(key2))) {
     throw new TypeError("Query parameters and request options must be passed as separate arguments.");
   }
-  if (keys.some((key) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key))) {
+  if (keys.some((key2) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key2))) {
     throw new TypeError("Pass transport overrides in the explicit request options argument.");
   }
-  return Object.fromEntries(entries.map(([key, descriptor]) => {
+  return Object.fromEntries(entries.map(([key2, descriptor]) => {
     if ("value" in descriptor)
-      return [key, descriptor.value];
-    return [key, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
+      return [key2, descriptor.value];
+    return [key2, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
   }));
 }
 var APIKeys = class extends APIResource {
@@ -75036,7 +75052,7 @@ var APIKeys = class extends APIResource {
   }
 };
 
-// ../../main/node_modules/openai/resources/admin/organization/projects/certificates.mjs
+// node_modules/openai/resources/admin/organization/projects/certificates.mjs
 function resolveResourceRequestOptions18(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -75066,20 +75082,20 @@ function normalizeRequestOptionsForQuery15(value, queryKeys, options2) {
   if (typeof value !== "object" || value === null)
     return void 0;
   const entries = Object.entries(Object.getOwnPropertyDescriptors(value)).filter(([, descriptor]) => descriptor.enumerable && (!("value" in descriptor) || descriptor.value !== void 0));
-  const keys = entries.map(([key]) => key);
-  const requestOnly = keys.some((key) => normalizeRequestOptionsForQueryKeys15.has(key) && !queryKeys.includes(key));
+  const keys = entries.map(([key2]) => key2);
+  const requestOnly = keys.some((key2) => normalizeRequestOptionsForQueryKeys15.has(key2) && !queryKeys.includes(key2));
   if (!requestOnly)
     return void 0;
-  if (options2 !== void 0 || keys.some((key) => !normalizeRequestOptionsForQueryKeys15.has(key) || queryKeys.includes(key))) {
+  if (options2 !== void 0 || keys.some((key2) => !normalizeRequestOptionsForQueryKeys15.has(key2) || queryKeys.includes(key2))) {
     throw new TypeError("Query parameters and request options must be passed as separate arguments.");
   }
-  if (keys.some((key) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key))) {
+  if (keys.some((key2) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key2))) {
     throw new TypeError("Pass transport overrides in the explicit request options argument.");
   }
-  return Object.fromEntries(entries.map(([key, descriptor]) => {
+  return Object.fromEntries(entries.map(([key2, descriptor]) => {
     if ("value" in descriptor)
-      return [key, descriptor.value];
-    return [key, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
+      return [key2, descriptor.value];
+    return [key2, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
   }));
 }
 var Certificates2 = class extends APIResource {
@@ -75145,7 +75161,7 @@ var Certificates2 = class extends APIResource {
   }
 };
 
-// ../../main/node_modules/openai/resources/admin/organization/projects/data-retention.mjs
+// node_modules/openai/resources/admin/organization/projects/data-retention.mjs
 function resolveResourceRequestOptions19(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -75188,7 +75204,7 @@ var DataRetention2 = class extends APIResource {
   }
 };
 
-// ../../main/node_modules/openai/resources/admin/organization/projects/hosted-tool-permissions.mjs
+// node_modules/openai/resources/admin/organization/projects/hosted-tool-permissions.mjs
 function resolveResourceRequestOptions20(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -75230,7 +75246,7 @@ var HostedToolPermissions = class extends APIResource {
   }
 };
 
-// ../../main/node_modules/openai/resources/admin/organization/projects/model-permissions.mjs
+// node_modules/openai/resources/admin/organization/projects/model-permissions.mjs
 function resolveResourceRequestOptions21(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -75290,7 +75306,7 @@ var ModelPermissions = class extends APIResource {
   }
 };
 
-// ../../main/node_modules/openai/resources/admin/organization/projects/rate-limits.mjs
+// node_modules/openai/resources/admin/organization/projects/rate-limits.mjs
 function resolveResourceRequestOptions22(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -75320,20 +75336,20 @@ function normalizeRequestOptionsForQuery16(value, queryKeys, options2) {
   if (typeof value !== "object" || value === null)
     return void 0;
   const entries = Object.entries(Object.getOwnPropertyDescriptors(value)).filter(([, descriptor]) => descriptor.enumerable && (!("value" in descriptor) || descriptor.value !== void 0));
-  const keys = entries.map(([key]) => key);
-  const requestOnly = keys.some((key) => normalizeRequestOptionsForQueryKeys16.has(key) && !queryKeys.includes(key));
+  const keys = entries.map(([key2]) => key2);
+  const requestOnly = keys.some((key2) => normalizeRequestOptionsForQueryKeys16.has(key2) && !queryKeys.includes(key2));
   if (!requestOnly)
     return void 0;
-  if (options2 !== void 0 || keys.some((key) => !normalizeRequestOptionsForQueryKeys16.has(key) || queryKeys.includes(key))) {
+  if (options2 !== void 0 || keys.some((key2) => !normalizeRequestOptionsForQueryKeys16.has(key2) || queryKeys.includes(key2))) {
     throw new TypeError("Query parameters and request options must be passed as separate arguments.");
   }
-  if (keys.some((key) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key))) {
+  if (keys.some((key2) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key2))) {
     throw new TypeError("Pass transport overrides in the explicit request options argument.");
   }
-  return Object.fromEntries(entries.map(([key, descriptor]) => {
+  return Object.fromEntries(entries.map(([key2, descriptor]) => {
     if ("value" in descriptor)
-      return [key, descriptor.value];
-    return [key, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
+      return [key2, descriptor.value];
+    return [key2, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
   }));
 }
 var RateLimits = class extends APIResource {
@@ -75372,7 +75388,7 @@ var RateLimits = class extends APIResource {
   }
 };
 
-// ../../main/node_modules/openai/resources/admin/organization/projects/roles.mjs
+// node_modules/openai/resources/admin/organization/projects/roles.mjs
 function resolveResourceRequestOptions23(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -75402,20 +75418,20 @@ function normalizeRequestOptionsForQuery17(value, queryKeys, options2) {
   if (typeof value !== "object" || value === null)
     return void 0;
   const entries = Object.entries(Object.getOwnPropertyDescriptors(value)).filter(([, descriptor]) => descriptor.enumerable && (!("value" in descriptor) || descriptor.value !== void 0));
-  const keys = entries.map(([key]) => key);
-  const requestOnly = keys.some((key) => normalizeRequestOptionsForQueryKeys17.has(key) && !queryKeys.includes(key));
+  const keys = entries.map(([key2]) => key2);
+  const requestOnly = keys.some((key2) => normalizeRequestOptionsForQueryKeys17.has(key2) && !queryKeys.includes(key2));
   if (!requestOnly)
     return void 0;
-  if (options2 !== void 0 || keys.some((key) => !normalizeRequestOptionsForQueryKeys17.has(key) || queryKeys.includes(key))) {
+  if (options2 !== void 0 || keys.some((key2) => !normalizeRequestOptionsForQueryKeys17.has(key2) || queryKeys.includes(key2))) {
     throw new TypeError("Query parameters and request options must be passed as separate arguments.");
   }
-  if (keys.some((key) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key))) {
+  if (keys.some((key2) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key2))) {
     throw new TypeError("Pass transport overrides in the explicit request options argument.");
   }
-  return Object.fromEntries(entries.map(([key, descriptor]) => {
+  return Object.fromEntries(entries.map(([key2, descriptor]) => {
     if ("value" in descriptor)
-      return [key, descriptor.value];
-    return [key, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
+      return [key2, descriptor.value];
+    return [key2, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
   }));
 }
 var Roles3 = class extends APIResource {
@@ -75511,7 +75527,7 @@ var Roles3 = class extends APIResource {
   }
 };
 
-// ../../main/node_modules/openai/resources/admin/organization/projects/service-tier-settings.mjs
+// node_modules/openai/resources/admin/organization/projects/service-tier-settings.mjs
 function resolveResourceRequestOptions24(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -75555,7 +75571,7 @@ var ServiceTierSettings = class extends APIResource {
   }
 };
 
-// ../../main/node_modules/openai/resources/admin/organization/projects/spend-alerts.mjs
+// node_modules/openai/resources/admin/organization/projects/spend-alerts.mjs
 function resolveResourceRequestOptions25(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -75585,20 +75601,20 @@ function normalizeRequestOptionsForQuery18(value, queryKeys, options2) {
   if (typeof value !== "object" || value === null)
     return void 0;
   const entries = Object.entries(Object.getOwnPropertyDescriptors(value)).filter(([, descriptor]) => descriptor.enumerable && (!("value" in descriptor) || descriptor.value !== void 0));
-  const keys = entries.map(([key]) => key);
-  const requestOnly = keys.some((key) => normalizeRequestOptionsForQueryKeys18.has(key) && !queryKeys.includes(key));
+  const keys = entries.map(([key2]) => key2);
+  const requestOnly = keys.some((key2) => normalizeRequestOptionsForQueryKeys18.has(key2) && !queryKeys.includes(key2));
   if (!requestOnly)
     return void 0;
-  if (options2 !== void 0 || keys.some((key) => !normalizeRequestOptionsForQueryKeys18.has(key) || queryKeys.includes(key))) {
+  if (options2 !== void 0 || keys.some((key2) => !normalizeRequestOptionsForQueryKeys18.has(key2) || queryKeys.includes(key2))) {
     throw new TypeError("Query parameters and request options must be passed as separate arguments.");
   }
-  if (keys.some((key) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key))) {
+  if (keys.some((key2) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key2))) {
     throw new TypeError("Pass transport overrides in the explicit request options argument.");
   }
-  return Object.fromEntries(entries.map(([key, descriptor]) => {
+  return Object.fromEntries(entries.map(([key2, descriptor]) => {
     if ("value" in descriptor)
-      return [key, descriptor.value];
-    return [key, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
+      return [key2, descriptor.value];
+    return [key2, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
   }));
 }
 var SpendAlerts2 = class extends APIResource {
@@ -75711,7 +75727,7 @@ var SpendAlerts2 = class extends APIResource {
   }
 };
 
-// ../../main/node_modules/openai/resources/admin/organization/projects/spend-limit.mjs
+// node_modules/openai/resources/admin/organization/projects/spend-limit.mjs
 function resolveResourceRequestOptions26(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -75775,7 +75791,7 @@ var SpendLimit2 = class extends APIResource {
   }
 };
 
-// ../../main/node_modules/openai/resources/admin/organization/projects/groups/roles.mjs
+// node_modules/openai/resources/admin/organization/projects/groups/roles.mjs
 function resolveResourceRequestOptions27(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -75862,7 +75878,7 @@ var Roles4 = class extends APIResource {
   }
 };
 
-// ../../main/node_modules/openai/resources/admin/organization/projects/groups/groups.mjs
+// node_modules/openai/resources/admin/organization/projects/groups/groups.mjs
 function resolveResourceRequestOptions28(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -75892,20 +75908,20 @@ function normalizeRequestOptionsForQuery19(value, queryKeys, options2) {
   if (typeof value !== "object" || value === null)
     return void 0;
   const entries = Object.entries(Object.getOwnPropertyDescriptors(value)).filter(([, descriptor]) => descriptor.enumerable && (!("value" in descriptor) || descriptor.value !== void 0));
-  const keys = entries.map(([key]) => key);
-  const requestOnly = keys.some((key) => normalizeRequestOptionsForQueryKeys19.has(key) && !queryKeys.includes(key));
+  const keys = entries.map(([key2]) => key2);
+  const requestOnly = keys.some((key2) => normalizeRequestOptionsForQueryKeys19.has(key2) && !queryKeys.includes(key2));
   if (!requestOnly)
     return void 0;
-  if (options2 !== void 0 || keys.some((key) => !normalizeRequestOptionsForQueryKeys19.has(key) || queryKeys.includes(key))) {
+  if (options2 !== void 0 || keys.some((key2) => !normalizeRequestOptionsForQueryKeys19.has(key2) || queryKeys.includes(key2))) {
     throw new TypeError("Query parameters and request options must be passed as separate arguments.");
   }
-  if (keys.some((key) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key))) {
+  if (keys.some((key2) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key2))) {
     throw new TypeError("Pass transport overrides in the explicit request options argument.");
   }
-  return Object.fromEntries(entries.map(([key, descriptor]) => {
+  return Object.fromEntries(entries.map(([key2, descriptor]) => {
     if ("value" in descriptor)
-      return [key, descriptor.value];
-    return [key, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
+      return [key2, descriptor.value];
+    return [key2, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
   }));
 }
 var Groups2 = class extends APIResource {
@@ -75987,7 +76003,7 @@ var Groups2 = class extends APIResource {
 };
 Groups2.Roles = Roles4;
 
-// ../../main/node_modules/openai/resources/admin/organization/projects/service-accounts/api-keys.mjs
+// node_modules/openai/resources/admin/organization/projects/service-accounts/api-keys.mjs
 function resolveResourceRequestOptions29(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -76014,7 +76030,7 @@ var APIKeys2 = class extends APIResource {
   }
 };
 
-// ../../main/node_modules/openai/resources/admin/organization/projects/service-accounts/service-accounts.mjs
+// node_modules/openai/resources/admin/organization/projects/service-accounts/service-accounts.mjs
 function resolveResourceRequestOptions30(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -76044,20 +76060,20 @@ function normalizeRequestOptionsForQuery20(value, queryKeys, options2) {
   if (typeof value !== "object" || value === null)
     return void 0;
   const entries = Object.entries(Object.getOwnPropertyDescriptors(value)).filter(([, descriptor]) => descriptor.enumerable && (!("value" in descriptor) || descriptor.value !== void 0));
-  const keys = entries.map(([key]) => key);
-  const requestOnly = keys.some((key) => normalizeRequestOptionsForQueryKeys20.has(key) && !queryKeys.includes(key));
+  const keys = entries.map(([key2]) => key2);
+  const requestOnly = keys.some((key2) => normalizeRequestOptionsForQueryKeys20.has(key2) && !queryKeys.includes(key2));
   if (!requestOnly)
     return void 0;
-  if (options2 !== void 0 || keys.some((key) => !normalizeRequestOptionsForQueryKeys20.has(key) || queryKeys.includes(key))) {
+  if (options2 !== void 0 || keys.some((key2) => !normalizeRequestOptionsForQueryKeys20.has(key2) || queryKeys.includes(key2))) {
     throw new TypeError("Query parameters and request options must be passed as separate arguments.");
   }
-  if (keys.some((key) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key))) {
+  if (keys.some((key2) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key2))) {
     throw new TypeError("Pass transport overrides in the explicit request options argument.");
   }
-  return Object.fromEntries(entries.map(([key, descriptor]) => {
+  return Object.fromEntries(entries.map(([key2, descriptor]) => {
     if ("value" in descriptor)
-      return [key, descriptor.value];
-    return [key, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
+      return [key2, descriptor.value];
+    return [key2, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
   }));
 }
 var ServiceAccounts = class extends APIResource {
@@ -76162,7 +76178,7 @@ var ServiceAccounts = class extends APIResource {
 };
 ServiceAccounts.APIKeys = APIKeys2;
 
-// ../../main/node_modules/openai/resources/admin/organization/projects/users/roles.mjs
+// node_modules/openai/resources/admin/organization/projects/users/roles.mjs
 function resolveResourceRequestOptions31(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -76249,7 +76265,7 @@ var Roles5 = class extends APIResource {
   }
 };
 
-// ../../main/node_modules/openai/resources/admin/organization/projects/users/users.mjs
+// node_modules/openai/resources/admin/organization/projects/users/users.mjs
 function resolveResourceRequestOptions32(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -76279,20 +76295,20 @@ function normalizeRequestOptionsForQuery21(value, queryKeys, options2) {
   if (typeof value !== "object" || value === null)
     return void 0;
   const entries = Object.entries(Object.getOwnPropertyDescriptors(value)).filter(([, descriptor]) => descriptor.enumerable && (!("value" in descriptor) || descriptor.value !== void 0));
-  const keys = entries.map(([key]) => key);
-  const requestOnly = keys.some((key) => normalizeRequestOptionsForQueryKeys21.has(key) && !queryKeys.includes(key));
+  const keys = entries.map(([key2]) => key2);
+  const requestOnly = keys.some((key2) => normalizeRequestOptionsForQueryKeys21.has(key2) && !queryKeys.includes(key2));
   if (!requestOnly)
     return void 0;
-  if (options2 !== void 0 || keys.some((key) => !normalizeRequestOptionsForQueryKeys21.has(key) || queryKeys.includes(key))) {
+  if (options2 !== void 0 || keys.some((key2) => !normalizeRequestOptionsForQueryKeys21.has(key2) || queryKeys.includes(key2))) {
     throw new TypeError("Query parameters and request options must be passed as separate arguments.");
   }
-  if (keys.some((key) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key))) {
+  if (keys.some((key2) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key2))) {
     throw new TypeError("Pass transport overrides in the explicit request options argument.");
   }
-  return Object.fromEntries(entries.map(([key, descriptor]) => {
+  return Object.fromEntries(entries.map(([key2, descriptor]) => {
     if ("value" in descriptor)
-      return [key, descriptor.value];
-    return [key, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
+      return [key2, descriptor.value];
+    return [key2, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
   }));
 }
 var Users2 = class extends APIResource {
@@ -76397,7 +76413,7 @@ var Users2 = class extends APIResource {
 };
 Users2.Roles = Roles5;
 
-// ../../main/node_modules/openai/resources/admin/organization/projects/projects.mjs
+// node_modules/openai/resources/admin/organization/projects/projects.mjs
 function resolveResourceRequestOptions33(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -76427,20 +76443,20 @@ function normalizeRequestOptionsForQuery22(value, queryKeys, options2) {
   if (typeof value !== "object" || value === null)
     return void 0;
   const entries = Object.entries(Object.getOwnPropertyDescriptors(value)).filter(([, descriptor]) => descriptor.enumerable && (!("value" in descriptor) || descriptor.value !== void 0));
-  const keys = entries.map(([key]) => key);
-  const requestOnly = keys.some((key) => normalizeRequestOptionsForQueryKeys22.has(key) && !queryKeys.includes(key));
+  const keys = entries.map(([key2]) => key2);
+  const requestOnly = keys.some((key2) => normalizeRequestOptionsForQueryKeys22.has(key2) && !queryKeys.includes(key2));
   if (!requestOnly)
     return void 0;
-  if (options2 !== void 0 || keys.some((key) => !normalizeRequestOptionsForQueryKeys22.has(key) || queryKeys.includes(key))) {
+  if (options2 !== void 0 || keys.some((key2) => !normalizeRequestOptionsForQueryKeys22.has(key2) || queryKeys.includes(key2))) {
     throw new TypeError("Query parameters and request options must be passed as separate arguments.");
   }
-  if (keys.some((key) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key))) {
+  if (keys.some((key2) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key2))) {
     throw new TypeError("Pass transport overrides in the explicit request options argument.");
   }
-  return Object.fromEntries(entries.map(([key, descriptor]) => {
+  return Object.fromEntries(entries.map(([key2, descriptor]) => {
     if ("value" in descriptor)
-      return [key, descriptor.value];
-    return [key, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
+      return [key2, descriptor.value];
+    return [key2, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
   }));
 }
 var Projects = class extends APIResource {
@@ -76560,7 +76576,7 @@ Projects.SpendLimit = SpendLimit2;
 Projects.SpendAlerts = SpendAlerts2;
 Projects.Certificates = Certificates2;
 
-// ../../main/node_modules/openai/resources/admin/organization/users/roles.mjs
+// node_modules/openai/resources/admin/organization/users/roles.mjs
 function resolveResourceRequestOptions34(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -76590,20 +76606,20 @@ function normalizeRequestOptionsForQuery23(value, queryKeys, options2) {
   if (typeof value !== "object" || value === null)
     return void 0;
   const entries = Object.entries(Object.getOwnPropertyDescriptors(value)).filter(([, descriptor]) => descriptor.enumerable && (!("value" in descriptor) || descriptor.value !== void 0));
-  const keys = entries.map(([key]) => key);
-  const requestOnly = keys.some((key) => normalizeRequestOptionsForQueryKeys23.has(key) && !queryKeys.includes(key));
+  const keys = entries.map(([key2]) => key2);
+  const requestOnly = keys.some((key2) => normalizeRequestOptionsForQueryKeys23.has(key2) && !queryKeys.includes(key2));
   if (!requestOnly)
     return void 0;
-  if (options2 !== void 0 || keys.some((key) => !normalizeRequestOptionsForQueryKeys23.has(key) || queryKeys.includes(key))) {
+  if (options2 !== void 0 || keys.some((key2) => !normalizeRequestOptionsForQueryKeys23.has(key2) || queryKeys.includes(key2))) {
     throw new TypeError("Query parameters and request options must be passed as separate arguments.");
   }
-  if (keys.some((key) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key))) {
+  if (keys.some((key2) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key2))) {
     throw new TypeError("Pass transport overrides in the explicit request options argument.");
   }
-  return Object.fromEntries(entries.map(([key, descriptor]) => {
+  return Object.fromEntries(entries.map(([key2, descriptor]) => {
     if ("value" in descriptor)
-      return [key, descriptor.value];
-    return [key, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
+      return [key2, descriptor.value];
+    return [key2, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
   }));
 }
 var Roles6 = class extends APIResource {
@@ -76679,7 +76695,7 @@ var Roles6 = class extends APIResource {
   }
 };
 
-// ../../main/node_modules/openai/resources/admin/organization/users/users.mjs
+// node_modules/openai/resources/admin/organization/users/users.mjs
 function resolveResourceRequestOptions35(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -76709,20 +76725,20 @@ function normalizeRequestOptionsForQuery24(value, queryKeys, options2) {
   if (typeof value !== "object" || value === null)
     return void 0;
   const entries = Object.entries(Object.getOwnPropertyDescriptors(value)).filter(([, descriptor]) => descriptor.enumerable && (!("value" in descriptor) || descriptor.value !== void 0));
-  const keys = entries.map(([key]) => key);
-  const requestOnly = keys.some((key) => normalizeRequestOptionsForQueryKeys24.has(key) && !queryKeys.includes(key));
+  const keys = entries.map(([key2]) => key2);
+  const requestOnly = keys.some((key2) => normalizeRequestOptionsForQueryKeys24.has(key2) && !queryKeys.includes(key2));
   if (!requestOnly)
     return void 0;
-  if (options2 !== void 0 || keys.some((key) => !normalizeRequestOptionsForQueryKeys24.has(key) || queryKeys.includes(key))) {
+  if (options2 !== void 0 || keys.some((key2) => !normalizeRequestOptionsForQueryKeys24.has(key2) || queryKeys.includes(key2))) {
     throw new TypeError("Query parameters and request options must be passed as separate arguments.");
   }
-  if (keys.some((key) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key))) {
+  if (keys.some((key2) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key2))) {
     throw new TypeError("Pass transport overrides in the explicit request options argument.");
   }
-  return Object.fromEntries(entries.map(([key, descriptor]) => {
+  return Object.fromEntries(entries.map(([key2, descriptor]) => {
     if ("value" in descriptor)
-      return [key, descriptor.value];
-    return [key, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
+      return [key2, descriptor.value];
+    return [key2, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
   }));
 }
 var Users3 = class extends APIResource {
@@ -76793,7 +76809,7 @@ var Users3 = class extends APIResource {
 };
 Users3.Roles = Roles6;
 
-// ../../main/node_modules/openai/resources/admin/organization/workload-identity-providers/federation-rules.mjs
+// node_modules/openai/resources/admin/organization/workload-identity-providers/federation-rules.mjs
 function resolveResourceRequestOptions36(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -76823,20 +76839,20 @@ function normalizeRequestOptionsForQuery25(value, queryKeys, options2) {
   if (typeof value !== "object" || value === null)
     return void 0;
   const entries = Object.entries(Object.getOwnPropertyDescriptors(value)).filter(([, descriptor]) => descriptor.enumerable && (!("value" in descriptor) || descriptor.value !== void 0));
-  const keys = entries.map(([key]) => key);
-  const requestOnly = keys.some((key) => normalizeRequestOptionsForQueryKeys25.has(key) && !queryKeys.includes(key));
+  const keys = entries.map(([key2]) => key2);
+  const requestOnly = keys.some((key2) => normalizeRequestOptionsForQueryKeys25.has(key2) && !queryKeys.includes(key2));
   if (!requestOnly)
     return void 0;
-  if (options2 !== void 0 || keys.some((key) => !normalizeRequestOptionsForQueryKeys25.has(key) || queryKeys.includes(key))) {
+  if (options2 !== void 0 || keys.some((key2) => !normalizeRequestOptionsForQueryKeys25.has(key2) || queryKeys.includes(key2))) {
     throw new TypeError("Query parameters and request options must be passed as separate arguments.");
   }
-  if (keys.some((key) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key))) {
+  if (keys.some((key2) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key2))) {
     throw new TypeError("Pass transport overrides in the explicit request options argument.");
   }
-  return Object.fromEntries(entries.map(([key, descriptor]) => {
+  return Object.fromEntries(entries.map(([key2, descriptor]) => {
     if ("value" in descriptor)
-      return [key, descriptor.value];
-    return [key, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
+      return [key2, descriptor.value];
+    return [key2, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
   }));
 }
 var FederationRules = class extends APIResource {
@@ -76936,7 +76952,7 @@ var FederationRules = class extends APIResource {
   }
 };
 
-// ../../main/node_modules/openai/resources/admin/organization/workload-identity-providers/workload-identity-providers.mjs
+// node_modules/openai/resources/admin/organization/workload-identity-providers/workload-identity-providers.mjs
 function resolveResourceRequestOptions37(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -76966,20 +76982,20 @@ function normalizeRequestOptionsForQuery26(value, queryKeys, options2) {
   if (typeof value !== "object" || value === null)
     return void 0;
   const entries = Object.entries(Object.getOwnPropertyDescriptors(value)).filter(([, descriptor]) => descriptor.enumerable && (!("value" in descriptor) || descriptor.value !== void 0));
-  const keys = entries.map(([key]) => key);
-  const requestOnly = keys.some((key) => normalizeRequestOptionsForQueryKeys26.has(key) && !queryKeys.includes(key));
+  const keys = entries.map(([key2]) => key2);
+  const requestOnly = keys.some((key2) => normalizeRequestOptionsForQueryKeys26.has(key2) && !queryKeys.includes(key2));
   if (!requestOnly)
     return void 0;
-  if (options2 !== void 0 || keys.some((key) => !normalizeRequestOptionsForQueryKeys26.has(key) || queryKeys.includes(key))) {
+  if (options2 !== void 0 || keys.some((key2) => !normalizeRequestOptionsForQueryKeys26.has(key2) || queryKeys.includes(key2))) {
     throw new TypeError("Query parameters and request options must be passed as separate arguments.");
   }
-  if (keys.some((key) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key))) {
+  if (keys.some((key2) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key2))) {
     throw new TypeError("Pass transport overrides in the explicit request options argument.");
   }
-  return Object.fromEntries(entries.map(([key, descriptor]) => {
+  return Object.fromEntries(entries.map(([key2, descriptor]) => {
     if ("value" in descriptor)
-      return [key, descriptor.value];
-    return [key, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
+      return [key2, descriptor.value];
+    return [key2, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
   }));
 }
 var WorkloadIdentityProviders = class extends APIResource {
@@ -77078,7 +77094,7 @@ var WorkloadIdentityProviders = class extends APIResource {
 };
 WorkloadIdentityProviders.FederationRules = FederationRules;
 
-// ../../main/node_modules/openai/resources/admin/organization/organization.mjs
+// node_modules/openai/resources/admin/organization/organization.mjs
 var Organization = class extends APIResource {
   constructor() {
     super(...arguments);
@@ -77115,7 +77131,7 @@ Organization.SpendAlerts = SpendAlerts;
 Organization.Certificates = Certificates;
 Organization.Projects = Projects;
 
-// ../../main/node_modules/openai/resources/admin/admin.mjs
+// node_modules/openai/resources/admin/admin.mjs
 var Admin = class extends APIResource {
   constructor() {
     super(...arguments);
@@ -77124,7 +77140,7 @@ var Admin = class extends APIResource {
 };
 Admin.Organization = Organization;
 
-// ../../main/node_modules/openai/resources/audio/speech.mjs
+// node_modules/openai/resources/audio/speech.mjs
 function resolveResourceRequestOptions38(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -77165,7 +77181,7 @@ var Speech = class extends APIResource {
   }
 };
 
-// ../../main/node_modules/openai/resources/audio/transcriptions.mjs
+// node_modules/openai/resources/audio/transcriptions.mjs
 function resolveResourceRequestOptions39(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -77183,7 +77199,7 @@ var Transcriptions = class extends APIResource {
   }
 };
 
-// ../../main/node_modules/openai/resources/audio/translations.mjs
+// node_modules/openai/resources/audio/translations.mjs
 function resolveResourceRequestOptions40(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -77197,7 +77213,7 @@ var Translations = class extends APIResource {
   }
 };
 
-// ../../main/node_modules/openai/resources/audio/voice-consents.mjs
+// node_modules/openai/resources/audio/voice-consents.mjs
 function resolveResourceRequestOptions41(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -77227,20 +77243,20 @@ function normalizeRequestOptionsForQuery27(value, queryKeys, options2) {
   if (typeof value !== "object" || value === null)
     return void 0;
   const entries = Object.entries(Object.getOwnPropertyDescriptors(value)).filter(([, descriptor]) => descriptor.enumerable && (!("value" in descriptor) || descriptor.value !== void 0));
-  const keys = entries.map(([key]) => key);
-  const requestOnly = keys.some((key) => normalizeRequestOptionsForQueryKeys27.has(key) && !queryKeys.includes(key));
+  const keys = entries.map(([key2]) => key2);
+  const requestOnly = keys.some((key2) => normalizeRequestOptionsForQueryKeys27.has(key2) && !queryKeys.includes(key2));
   if (!requestOnly)
     return void 0;
-  if (options2 !== void 0 || keys.some((key) => !normalizeRequestOptionsForQueryKeys27.has(key) || queryKeys.includes(key))) {
+  if (options2 !== void 0 || keys.some((key2) => !normalizeRequestOptionsForQueryKeys27.has(key2) || queryKeys.includes(key2))) {
     throw new TypeError("Query parameters and request options must be passed as separate arguments.");
   }
-  if (keys.some((key) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key))) {
+  if (keys.some((key2) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key2))) {
     throw new TypeError("Pass transport overrides in the explicit request options argument.");
   }
-  return Object.fromEntries(entries.map(([key, descriptor]) => {
+  return Object.fromEntries(entries.map(([key2, descriptor]) => {
     if ("value" in descriptor)
-      return [key, descriptor.value];
-    return [key, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
+      return [key2, descriptor.value];
+    return [key2, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
   }));
 }
 var VoiceConsents = class extends APIResource {
@@ -77318,7 +77334,7 @@ var VoiceConsents = class extends APIResource {
   }
 };
 
-// ../../main/node_modules/openai/resources/audio/voices.mjs
+// node_modules/openai/resources/audio/voices.mjs
 function resolveResourceRequestOptions42(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -77370,7 +77386,7 @@ var Voices = class extends APIResource {
   }
 };
 
-// ../../main/node_modules/openai/resources/audio/audio.mjs
+// node_modules/openai/resources/audio/audio.mjs
 var Audio = class extends APIResource {
   constructor() {
     super(...arguments);
@@ -77387,7 +77403,7 @@ Audio.Speech = Speech;
 Audio.Voices = Voices;
 Audio.VoiceConsents = VoiceConsents;
 
-// ../../main/node_modules/openai/resources/batches.mjs
+// node_modules/openai/resources/batches.mjs
 function resolveResourceRequestOptions43(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -77417,20 +77433,20 @@ function normalizeRequestOptionsForQuery28(value, queryKeys, options2) {
   if (typeof value !== "object" || value === null)
     return void 0;
   const entries = Object.entries(Object.getOwnPropertyDescriptors(value)).filter(([, descriptor]) => descriptor.enumerable && (!("value" in descriptor) || descriptor.value !== void 0));
-  const keys = entries.map(([key]) => key);
-  const requestOnly = keys.some((key) => normalizeRequestOptionsForQueryKeys28.has(key) && !queryKeys.includes(key));
+  const keys = entries.map(([key2]) => key2);
+  const requestOnly = keys.some((key2) => normalizeRequestOptionsForQueryKeys28.has(key2) && !queryKeys.includes(key2));
   if (!requestOnly)
     return void 0;
-  if (options2 !== void 0 || keys.some((key) => !normalizeRequestOptionsForQueryKeys28.has(key) || queryKeys.includes(key))) {
+  if (options2 !== void 0 || keys.some((key2) => !normalizeRequestOptionsForQueryKeys28.has(key2) || queryKeys.includes(key2))) {
     throw new TypeError("Query parameters and request options must be passed as separate arguments.");
   }
-  if (keys.some((key) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key))) {
+  if (keys.some((key2) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key2))) {
     throw new TypeError("Pass transport overrides in the explicit request options argument.");
   }
-  return Object.fromEntries(entries.map(([key, descriptor]) => {
+  return Object.fromEntries(entries.map(([key2, descriptor]) => {
     if ("value" in descriptor)
-      return [key, descriptor.value];
-    return [key, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
+      return [key2, descriptor.value];
+    return [key2, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
   }));
 }
 var Batches = class extends APIResource {
@@ -77473,7 +77489,7 @@ var Batches = class extends APIResource {
   }
 };
 
-// ../../main/node_modules/openai/resources/beta/assistants.mjs
+// node_modules/openai/resources/beta/assistants.mjs
 function resolveResourceRequestOptions44(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -77503,20 +77519,20 @@ function normalizeRequestOptionsForQuery29(value, queryKeys, options2) {
   if (typeof value !== "object" || value === null)
     return void 0;
   const entries = Object.entries(Object.getOwnPropertyDescriptors(value)).filter(([, descriptor]) => descriptor.enumerable && (!("value" in descriptor) || descriptor.value !== void 0));
-  const keys = entries.map(([key]) => key);
-  const requestOnly = keys.some((key) => normalizeRequestOptionsForQueryKeys29.has(key) && !queryKeys.includes(key));
+  const keys = entries.map(([key2]) => key2);
+  const requestOnly = keys.some((key2) => normalizeRequestOptionsForQueryKeys29.has(key2) && !queryKeys.includes(key2));
   if (!requestOnly)
     return void 0;
-  if (options2 !== void 0 || keys.some((key) => !normalizeRequestOptionsForQueryKeys29.has(key) || queryKeys.includes(key))) {
+  if (options2 !== void 0 || keys.some((key2) => !normalizeRequestOptionsForQueryKeys29.has(key2) || queryKeys.includes(key2))) {
     throw new TypeError("Query parameters and request options must be passed as separate arguments.");
   }
-  if (keys.some((key) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key))) {
+  if (keys.some((key2) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key2))) {
     throw new TypeError("Pass transport overrides in the explicit request options argument.");
   }
-  return Object.fromEntries(entries.map(([key, descriptor]) => {
+  return Object.fromEntries(entries.map(([key2, descriptor]) => {
     if ("value" in descriptor)
-      return [key, descriptor.value];
-    return [key, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
+      return [key2, descriptor.value];
+    return [key2, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
   }));
 }
 var Assistants = class extends APIResource {
@@ -77586,7 +77602,7 @@ var Assistants = class extends APIResource {
   }
 };
 
-// ../../main/node_modules/openai/resources/beta/agents/automations/invocations.mjs
+// node_modules/openai/resources/beta/agents/automations/invocations.mjs
 function resolveResourceRequestOptions45(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -77616,20 +77632,20 @@ function normalizeRequestOptionsForQuery30(value, queryKeys, options2) {
   if (typeof value !== "object" || value === null)
     return void 0;
   const entries = Object.entries(Object.getOwnPropertyDescriptors(value)).filter(([, descriptor]) => descriptor.enumerable && (!("value" in descriptor) || descriptor.value !== void 0));
-  const keys = entries.map(([key]) => key);
-  const requestOnly = keys.some((key) => normalizeRequestOptionsForQueryKeys30.has(key) && !queryKeys.includes(key));
+  const keys = entries.map(([key2]) => key2);
+  const requestOnly = keys.some((key2) => normalizeRequestOptionsForQueryKeys30.has(key2) && !queryKeys.includes(key2));
   if (!requestOnly)
     return void 0;
-  if (options2 !== void 0 || keys.some((key) => !normalizeRequestOptionsForQueryKeys30.has(key) || queryKeys.includes(key))) {
+  if (options2 !== void 0 || keys.some((key2) => !normalizeRequestOptionsForQueryKeys30.has(key2) || queryKeys.includes(key2))) {
     throw new TypeError("Query parameters and request options must be passed as separate arguments.");
   }
-  if (keys.some((key) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key))) {
+  if (keys.some((key2) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key2))) {
     throw new TypeError("Pass transport overrides in the explicit request options argument.");
   }
-  return Object.fromEntries(entries.map(([key, descriptor]) => {
+  return Object.fromEntries(entries.map(([key2, descriptor]) => {
     if ("value" in descriptor)
-      return [key, descriptor.value];
-    return [key, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
+      return [key2, descriptor.value];
+    return [key2, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
   }));
 }
 var Invocations = class extends APIResource {
@@ -77687,7 +77703,7 @@ var Invocations = class extends APIResource {
   }
 };
 
-// ../../main/node_modules/openai/resources/beta/agents/automations/automations.mjs
+// node_modules/openai/resources/beta/agents/automations/automations.mjs
 function resolveResourceRequestOptions46(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -77717,20 +77733,20 @@ function normalizeRequestOptionsForQuery31(value, queryKeys, options2) {
   if (typeof value !== "object" || value === null)
     return void 0;
   const entries = Object.entries(Object.getOwnPropertyDescriptors(value)).filter(([, descriptor]) => descriptor.enumerable && (!("value" in descriptor) || descriptor.value !== void 0));
-  const keys = entries.map(([key]) => key);
-  const requestOnly = keys.some((key) => normalizeRequestOptionsForQueryKeys31.has(key) && !queryKeys.includes(key));
+  const keys = entries.map(([key2]) => key2);
+  const requestOnly = keys.some((key2) => normalizeRequestOptionsForQueryKeys31.has(key2) && !queryKeys.includes(key2));
   if (!requestOnly)
     return void 0;
-  if (options2 !== void 0 || keys.some((key) => !normalizeRequestOptionsForQueryKeys31.has(key) || queryKeys.includes(key))) {
+  if (options2 !== void 0 || keys.some((key2) => !normalizeRequestOptionsForQueryKeys31.has(key2) || queryKeys.includes(key2))) {
     throw new TypeError("Query parameters and request options must be passed as separate arguments.");
   }
-  if (keys.some((key) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key))) {
+  if (keys.some((key2) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key2))) {
     throw new TypeError("Pass transport overrides in the explicit request options argument.");
   }
-  return Object.fromEntries(entries.map(([key, descriptor]) => {
+  return Object.fromEntries(entries.map(([key2, descriptor]) => {
     if ("value" in descriptor)
-      return [key, descriptor.value];
-    return [key, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
+      return [key2, descriptor.value];
+    return [key2, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
   }));
 }
 var Automations = class extends APIResource {
@@ -77880,7 +77896,7 @@ var Automations = class extends APIResource {
 };
 Automations.Invocations = Invocations;
 
-// ../../main/node_modules/openai/lib/beta/agents/files.mjs
+// node_modules/openai/lib/beta/agents/files.mjs
 var AgentFileUploadError = class extends OpenAIError {
   constructor(uploadedFiles, cause) {
     super("Agent file preparation or staging failed; uploaded files remain caller-owned.");
@@ -77958,7 +77974,7 @@ async function uploadAgentFile(client, resource, environmentID, params, options2
   }
 }
 
-// ../../main/node_modules/openai/resources/beta/agents/environments/files.mjs
+// node_modules/openai/resources/beta/agents/environments/files.mjs
 function resolveResourceRequestOptions47(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -78019,7 +78035,7 @@ var Files = class extends APIResource {
   }
 };
 
-// ../../main/node_modules/openai/resources/beta/agents/environments/templates.mjs
+// node_modules/openai/resources/beta/agents/environments/templates.mjs
 function resolveResourceRequestOptions48(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -78049,20 +78065,20 @@ function normalizeRequestOptionsForQuery32(value, queryKeys, options2) {
   if (typeof value !== "object" || value === null)
     return void 0;
   const entries = Object.entries(Object.getOwnPropertyDescriptors(value)).filter(([, descriptor]) => descriptor.enumerable && (!("value" in descriptor) || descriptor.value !== void 0));
-  const keys = entries.map(([key]) => key);
-  const requestOnly = keys.some((key) => normalizeRequestOptionsForQueryKeys32.has(key) && !queryKeys.includes(key));
+  const keys = entries.map(([key2]) => key2);
+  const requestOnly = keys.some((key2) => normalizeRequestOptionsForQueryKeys32.has(key2) && !queryKeys.includes(key2));
   if (!requestOnly)
     return void 0;
-  if (options2 !== void 0 || keys.some((key) => !normalizeRequestOptionsForQueryKeys32.has(key) || queryKeys.includes(key))) {
+  if (options2 !== void 0 || keys.some((key2) => !normalizeRequestOptionsForQueryKeys32.has(key2) || queryKeys.includes(key2))) {
     throw new TypeError("Query parameters and request options must be passed as separate arguments.");
   }
-  if (keys.some((key) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key))) {
+  if (keys.some((key2) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key2))) {
     throw new TypeError("Pass transport overrides in the explicit request options argument.");
   }
-  return Object.fromEntries(entries.map(([key, descriptor]) => {
+  return Object.fromEntries(entries.map(([key2, descriptor]) => {
     if ("value" in descriptor)
-      return [key, descriptor.value];
-    return [key, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
+      return [key2, descriptor.value];
+    return [key2, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
   }));
 }
 var Templates = class extends APIResource {
@@ -78162,7 +78178,7 @@ var Templates = class extends APIResource {
   }
 };
 
-// ../../main/node_modules/openai/resources/beta/agents/environments/environments.mjs
+// node_modules/openai/resources/beta/agents/environments/environments.mjs
 function resolveResourceRequestOptions49(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -78192,20 +78208,20 @@ function normalizeRequestOptionsForQuery33(value, queryKeys, options2) {
   if (typeof value !== "object" || value === null)
     return void 0;
   const entries = Object.entries(Object.getOwnPropertyDescriptors(value)).filter(([, descriptor]) => descriptor.enumerable && (!("value" in descriptor) || descriptor.value !== void 0));
-  const keys = entries.map(([key]) => key);
-  const requestOnly = keys.some((key) => normalizeRequestOptionsForQueryKeys33.has(key) && !queryKeys.includes(key));
+  const keys = entries.map(([key2]) => key2);
+  const requestOnly = keys.some((key2) => normalizeRequestOptionsForQueryKeys33.has(key2) && !queryKeys.includes(key2));
   if (!requestOnly)
     return void 0;
-  if (options2 !== void 0 || keys.some((key) => !normalizeRequestOptionsForQueryKeys33.has(key) || queryKeys.includes(key))) {
+  if (options2 !== void 0 || keys.some((key2) => !normalizeRequestOptionsForQueryKeys33.has(key2) || queryKeys.includes(key2))) {
     throw new TypeError("Query parameters and request options must be passed as separate arguments.");
   }
-  if (keys.some((key) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key))) {
+  if (keys.some((key2) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key2))) {
     throw new TypeError("Pass transport overrides in the explicit request options argument.");
   }
-  return Object.fromEntries(entries.map(([key, descriptor]) => {
+  return Object.fromEntries(entries.map(([key2, descriptor]) => {
     if ("value" in descriptor)
-      return [key, descriptor.value];
-    return [key, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
+      return [key2, descriptor.value];
+    return [key2, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
   }));
 }
 var Environments = class extends APIResource {
@@ -78287,7 +78303,7 @@ var EnvironmentInfosPage = class extends CursorPage {
 Environments.Files = Files;
 Environments.Templates = Templates;
 
-// ../../main/node_modules/openai/lib/beta/agents/pages.mjs
+// node_modules/openai/lib/beta/agents/pages.mjs
 async function* agentItems(load2) {
   let after;
   while (true) {
@@ -78306,7 +78322,7 @@ async function* agentItems(load2) {
   }
 }
 
-// ../../main/node_modules/openai/lib/beta/agents/result-artifacts.mjs
+// node_modules/openai/lib/beta/agents/result-artifacts.mjs
 var _AgentResultArtifacts_resource;
 var _AgentResultArtifacts_sessionID;
 var _AgentResultArtifacts_turnID;
@@ -78362,7 +78378,7 @@ var AgentResultArtifacts = class {
 };
 _AgentResultArtifacts_resource = /* @__PURE__ */ new WeakMap(), _AgentResultArtifacts_sessionID = /* @__PURE__ */ new WeakMap(), _AgentResultArtifacts_turnID = /* @__PURE__ */ new WeakMap();
 
-// ../../main/node_modules/openai/resources/beta/agents/sessions/artifacts.mjs
+// node_modules/openai/resources/beta/agents/sessions/artifacts.mjs
 function resolveResourceRequestOptions50(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -78392,20 +78408,20 @@ function normalizeRequestOptionsForQuery34(value, queryKeys, options2) {
   if (typeof value !== "object" || value === null)
     return void 0;
   const entries = Object.entries(Object.getOwnPropertyDescriptors(value)).filter(([, descriptor]) => descriptor.enumerable && (!("value" in descriptor) || descriptor.value !== void 0));
-  const keys = entries.map(([key]) => key);
-  const requestOnly = keys.some((key) => normalizeRequestOptionsForQueryKeys34.has(key) && !queryKeys.includes(key));
+  const keys = entries.map(([key2]) => key2);
+  const requestOnly = keys.some((key2) => normalizeRequestOptionsForQueryKeys34.has(key2) && !queryKeys.includes(key2));
   if (!requestOnly)
     return void 0;
-  if (options2 !== void 0 || keys.some((key) => !normalizeRequestOptionsForQueryKeys34.has(key) || queryKeys.includes(key))) {
+  if (options2 !== void 0 || keys.some((key2) => !normalizeRequestOptionsForQueryKeys34.has(key2) || queryKeys.includes(key2))) {
     throw new TypeError("Query parameters and request options must be passed as separate arguments.");
   }
-  if (keys.some((key) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key))) {
+  if (keys.some((key2) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key2))) {
     throw new TypeError("Pass transport overrides in the explicit request options argument.");
   }
-  return Object.fromEntries(entries.map(([key, descriptor]) => {
+  return Object.fromEntries(entries.map(([key2, descriptor]) => {
     if ("value" in descriptor)
-      return [key, descriptor.value];
-    return [key, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
+      return [key2, descriptor.value];
+    return [key2, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
   }));
 }
 var Artifacts = class extends APIResource {
@@ -78501,7 +78517,7 @@ var Artifacts = class extends APIResource {
   }
 };
 
-// ../../main/node_modules/openai/resources/beta/agents/sessions/events.mjs
+// node_modules/openai/resources/beta/agents/sessions/events.mjs
 function resolveResourceRequestOptions51(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -78571,7 +78587,7 @@ var Events2 = class extends APIResource {
   }
 };
 
-// ../../main/node_modules/openai/resources/beta/agents/sessions/items.mjs
+// node_modules/openai/resources/beta/agents/sessions/items.mjs
 function resolveResourceRequestOptions52(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -78601,20 +78617,20 @@ function normalizeRequestOptionsForQuery35(value, queryKeys, options2) {
   if (typeof value !== "object" || value === null)
     return void 0;
   const entries = Object.entries(Object.getOwnPropertyDescriptors(value)).filter(([, descriptor]) => descriptor.enumerable && (!("value" in descriptor) || descriptor.value !== void 0));
-  const keys = entries.map(([key]) => key);
-  const requestOnly = keys.some((key) => normalizeRequestOptionsForQueryKeys35.has(key) && !queryKeys.includes(key));
+  const keys = entries.map(([key2]) => key2);
+  const requestOnly = keys.some((key2) => normalizeRequestOptionsForQueryKeys35.has(key2) && !queryKeys.includes(key2));
   if (!requestOnly)
     return void 0;
-  if (options2 !== void 0 || keys.some((key) => !normalizeRequestOptionsForQueryKeys35.has(key) || queryKeys.includes(key))) {
+  if (options2 !== void 0 || keys.some((key2) => !normalizeRequestOptionsForQueryKeys35.has(key2) || queryKeys.includes(key2))) {
     throw new TypeError("Query parameters and request options must be passed as separate arguments.");
   }
-  if (keys.some((key) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key))) {
+  if (keys.some((key2) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key2))) {
     throw new TypeError("Pass transport overrides in the explicit request options argument.");
   }
-  return Object.fromEntries(entries.map(([key, descriptor]) => {
+  return Object.fromEntries(entries.map(([key2, descriptor]) => {
     if ("value" in descriptor)
-      return [key, descriptor.value];
-    return [key, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
+      return [key2, descriptor.value];
+    return [key2, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
   }));
 }
 var Items = class extends APIResource {
@@ -78634,7 +78650,7 @@ var Items = class extends APIResource {
   }
 };
 
-// ../../main/node_modules/openai/resources/beta/agents/sessions/traces.mjs
+// node_modules/openai/resources/beta/agents/sessions/traces.mjs
 function resolveResourceRequestOptions53(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -78664,20 +78680,20 @@ function normalizeRequestOptionsForQuery36(value, queryKeys, options2) {
   if (typeof value !== "object" || value === null)
     return void 0;
   const entries = Object.entries(Object.getOwnPropertyDescriptors(value)).filter(([, descriptor]) => descriptor.enumerable && (!("value" in descriptor) || descriptor.value !== void 0));
-  const keys = entries.map(([key]) => key);
-  const requestOnly = keys.some((key) => normalizeRequestOptionsForQueryKeys36.has(key) && !queryKeys.includes(key));
+  const keys = entries.map(([key2]) => key2);
+  const requestOnly = keys.some((key2) => normalizeRequestOptionsForQueryKeys36.has(key2) && !queryKeys.includes(key2));
   if (!requestOnly)
     return void 0;
-  if (options2 !== void 0 || keys.some((key) => !normalizeRequestOptionsForQueryKeys36.has(key) || queryKeys.includes(key))) {
+  if (options2 !== void 0 || keys.some((key2) => !normalizeRequestOptionsForQueryKeys36.has(key2) || queryKeys.includes(key2))) {
     throw new TypeError("Query parameters and request options must be passed as separate arguments.");
   }
-  if (keys.some((key) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key))) {
+  if (keys.some((key2) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key2))) {
     throw new TypeError("Pass transport overrides in the explicit request options argument.");
   }
-  return Object.fromEntries(entries.map(([key, descriptor]) => {
+  return Object.fromEntries(entries.map(([key2, descriptor]) => {
     if ("value" in descriptor)
-      return [key, descriptor.value];
-    return [key, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
+      return [key2, descriptor.value];
+    return [key2, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
   }));
 }
 var Traces = class extends APIResource {
@@ -78697,7 +78713,7 @@ var Traces = class extends APIResource {
   }
 };
 
-// ../../main/node_modules/openai/resources/beta/agents/sessions/subagents/items.mjs
+// node_modules/openai/resources/beta/agents/sessions/subagents/items.mjs
 function resolveResourceRequestOptions54(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -78728,7 +78744,7 @@ var Items2 = class extends APIResource {
   }
 };
 
-// ../../main/node_modules/openai/resources/beta/agents/sessions/subagents/turns/items.mjs
+// node_modules/openai/resources/beta/agents/sessions/subagents/turns/items.mjs
 function resolveResourceRequestOptions55(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -78759,7 +78775,7 @@ var Items3 = class extends APIResource {
   }
 };
 
-// ../../main/node_modules/openai/resources/beta/agents/sessions/subagents/turns/turns.mjs
+// node_modules/openai/resources/beta/agents/sessions/subagents/turns/turns.mjs
 function resolveResourceRequestOptions56(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -78819,7 +78835,7 @@ var Turns = class extends APIResource {
 };
 Turns.Items = Items3;
 
-// ../../main/node_modules/openai/resources/beta/agents/sessions/subagents/subagents.mjs
+// node_modules/openai/resources/beta/agents/sessions/subagents/subagents.mjs
 function resolveResourceRequestOptions57(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -78849,20 +78865,20 @@ function normalizeRequestOptionsForQuery37(value, queryKeys, options2) {
   if (typeof value !== "object" || value === null)
     return void 0;
   const entries = Object.entries(Object.getOwnPropertyDescriptors(value)).filter(([, descriptor]) => descriptor.enumerable && (!("value" in descriptor) || descriptor.value !== void 0));
-  const keys = entries.map(([key]) => key);
-  const requestOnly = keys.some((key) => normalizeRequestOptionsForQueryKeys37.has(key) && !queryKeys.includes(key));
+  const keys = entries.map(([key2]) => key2);
+  const requestOnly = keys.some((key2) => normalizeRequestOptionsForQueryKeys37.has(key2) && !queryKeys.includes(key2));
   if (!requestOnly)
     return void 0;
-  if (options2 !== void 0 || keys.some((key) => !normalizeRequestOptionsForQueryKeys37.has(key) || queryKeys.includes(key))) {
+  if (options2 !== void 0 || keys.some((key2) => !normalizeRequestOptionsForQueryKeys37.has(key2) || queryKeys.includes(key2))) {
     throw new TypeError("Query parameters and request options must be passed as separate arguments.");
   }
-  if (keys.some((key) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key))) {
+  if (keys.some((key2) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key2))) {
     throw new TypeError("Pass transport overrides in the explicit request options argument.");
   }
-  return Object.fromEntries(entries.map(([key, descriptor]) => {
+  return Object.fromEntries(entries.map(([key2, descriptor]) => {
     if ("value" in descriptor)
-      return [key, descriptor.value];
-    return [key, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
+      return [key2, descriptor.value];
+    return [key2, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
   }));
 }
 var Subagents = class extends APIResource {
@@ -78910,7 +78926,7 @@ var Subagents = class extends APIResource {
 Subagents.Items = Items2;
 Subagents.Turns = Turns;
 
-// ../../main/node_modules/openai/resources/beta/agents/sessions/turns/items.mjs
+// node_modules/openai/resources/beta/agents/sessions/turns/items.mjs
 function resolveResourceRequestOptions58(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -78942,7 +78958,7 @@ var Items4 = class extends APIResource {
   }
 };
 
-// ../../main/node_modules/openai/resources/beta/agents/sessions/turns/turns.mjs
+// node_modules/openai/resources/beta/agents/sessions/turns/turns.mjs
 function resolveResourceRequestOptions59(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -78972,20 +78988,20 @@ function normalizeRequestOptionsForQuery38(value, queryKeys, options2) {
   if (typeof value !== "object" || value === null)
     return void 0;
   const entries = Object.entries(Object.getOwnPropertyDescriptors(value)).filter(([, descriptor]) => descriptor.enumerable && (!("value" in descriptor) || descriptor.value !== void 0));
-  const keys = entries.map(([key]) => key);
-  const requestOnly = keys.some((key) => normalizeRequestOptionsForQueryKeys38.has(key) && !queryKeys.includes(key));
+  const keys = entries.map(([key2]) => key2);
+  const requestOnly = keys.some((key2) => normalizeRequestOptionsForQueryKeys38.has(key2) && !queryKeys.includes(key2));
   if (!requestOnly)
     return void 0;
-  if (options2 !== void 0 || keys.some((key) => !normalizeRequestOptionsForQueryKeys38.has(key) || queryKeys.includes(key))) {
+  if (options2 !== void 0 || keys.some((key2) => !normalizeRequestOptionsForQueryKeys38.has(key2) || queryKeys.includes(key2))) {
     throw new TypeError("Query parameters and request options must be passed as separate arguments.");
   }
-  if (keys.some((key) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key))) {
+  if (keys.some((key2) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key2))) {
     throw new TypeError("Pass transport overrides in the explicit request options argument.");
   }
-  return Object.fromEntries(entries.map(([key, descriptor]) => {
+  return Object.fromEntries(entries.map(([key2, descriptor]) => {
     if ("value" in descriptor)
-      return [key, descriptor.value];
-    return [key, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
+      return [key2, descriptor.value];
+    return [key2, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
   }));
 }
 var Turns2 = class extends APIResource {
@@ -79032,7 +79048,7 @@ var Turns2 = class extends APIResource {
 };
 Turns2.Items = Items4;
 
-// ../../main/node_modules/openai/lib/agents/turn-state.mjs
+// node_modules/openai/lib/agents/turn-state.mjs
 var _TurnState_turnID;
 var _TurnState_turnEnded;
 var _TurnState_eventIDs;
@@ -79074,17 +79090,17 @@ var TurnState = class {
       return;
     }
     const call = event.item;
-    const key = JSON.stringify([call.turn_id, call.call_id]);
-    if (__classPrivateFieldGet(this, _TurnState_calls, "f").has(key)) {
+    const key2 = JSON.stringify([call.turn_id, call.call_id]);
+    if (__classPrivateFieldGet(this, _TurnState_calls, "f").has(key2)) {
       return;
     }
-    __classPrivateFieldGet(this, _TurnState_calls, "f").add(key);
+    __classPrivateFieldGet(this, _TurnState_calls, "f").add(key2);
     return call;
   }
 };
 _TurnState_turnID = /* @__PURE__ */ new WeakMap(), _TurnState_turnEnded = /* @__PURE__ */ new WeakMap(), _TurnState_eventIDs = /* @__PURE__ */ new WeakMap(), _TurnState_calls = /* @__PURE__ */ new WeakMap();
 
-// ../../main/node_modules/openai/lib/beta/agents/tool-output.mjs
+// node_modules/openai/lib/beta/agents/tool-output.mjs
 function isInputContent(value) {
   if (!isObj(value)) {
     return false;
@@ -79101,10 +79117,10 @@ function isInputContent(value) {
   return hasOwn(content, "type") && hasOwn(content, field) && typeof content[field] === "string";
 }
 
-// ../../main/node_modules/openai/lib/beta/agents/tool-stages.mjs
+// node_modules/openai/lib/beta/agents/tool-stages.mjs
 var toolStages = /* @__PURE__ */ Symbol.for("openai.beta.agents.toolStages");
 
-// ../../main/node_modules/openai/lib/beta/agents/tool-dispatcher.mjs
+// node_modules/openai/lib/beta/agents/tool-dispatcher.mjs
 var _AgentToolDispatcher_instances;
 var _AgentToolDispatcher_handlers;
 var _AgentToolDispatcher_options;
@@ -79244,10 +79260,10 @@ _AgentToolDispatcher_handlers = /* @__PURE__ */ new WeakMap(), _AgentToolDispatc
       __classPrivateFieldGet(this, _AgentToolDispatcher_controller, "f").signal.removeEventListener("abort", onAbort);
     }
   }
-}, _AgentToolDispatcher_submit = async function _AgentToolDispatcher_submit2(sessionID, result, key = uuid42(), attempt = 0) {
+}, _AgentToolDispatcher_submit = async function _AgentToolDispatcher_submit2(sessionID, result, key2 = uuid42(), attempt = 0) {
   __classPrivateFieldGet(this, _AgentToolDispatcher_instances, "m", _AgentToolDispatcher_checkAbort).call(this);
   try {
-    await __classPrivateFieldGet(this, _AgentToolDispatcher_sessions, "f").events.create(sessionID, { events: [result], "Idempotency-Key": key }, __classPrivateFieldGet(this, _AgentToolDispatcher_options, "f"));
+    await __classPrivateFieldGet(this, _AgentToolDispatcher_sessions, "f").events.create(sessionID, { events: [result], "Idempotency-Key": key2 }, __classPrivateFieldGet(this, _AgentToolDispatcher_options, "f"));
   } catch (error62) {
     const delay = [100, 300, 600][attempt];
     if (delay === void 0 || !(error62 instanceof BadRequestError) || error62.code !== "invalid_request_error" || !error62.error || !("message" in error62.error) || error62.error.message !== `Unknown pending tool call: ${result.call_id}`) {
@@ -79266,16 +79282,16 @@ _AgentToolDispatcher_handlers = /* @__PURE__ */ new WeakMap(), _AgentToolDispatc
         clearTimeout(timer);
       }
     }
-    await __classPrivateFieldGet(this, _AgentToolDispatcher_instances, "m", _AgentToolDispatcher_submit2).call(this, sessionID, result, key, attempt + 1);
+    await __classPrivateFieldGet(this, _AgentToolDispatcher_instances, "m", _AgentToolDispatcher_submit2).call(this, sessionID, result, key2, attempt + 1);
   }
 };
 
-// ../../main/node_modules/openai/lib/agents/output-text.mjs
+// node_modules/openai/lib/agents/output-text.mjs
 function outputText(message) {
   return message.content.map((block) => block.type === "output_text" ? block.text : "").join("");
 }
 
-// ../../main/node_modules/openai/lib/beta/agents/agent-turn-result.mjs
+// node_modules/openai/lib/beta/agents/agent-turn-result.mjs
 var AgentTurnResult = class {
   constructor(turn, messages) {
     this.turn = turn;
@@ -79292,7 +79308,7 @@ var AgentTurnResult = class {
   }
 };
 
-// ../../main/node_modules/openai/lib/beta/agents/parsed-agent-turn-result.mjs
+// node_modules/openai/lib/beta/agents/parsed-agent-turn-result.mjs
 var ParsedAgentTurnResult = class extends AgentTurnResult {
   constructor(result, parsed) {
     super(result.turn, result.messages);
@@ -79301,7 +79317,7 @@ var ParsedAgentTurnResult = class extends AgentTurnResult {
   }
 };
 
-// ../../main/node_modules/openai/lib/beta/agents/output-parse-error.mjs
+// node_modules/openai/lib/beta/agents/output-parse-error.mjs
 var _AgentOutputParseError_rawResult;
 var AgentOutputParseError = class extends OpenAIError {
   constructor(result) {
@@ -79317,7 +79333,7 @@ var AgentOutputParseError = class extends OpenAIError {
 };
 _AgentOutputParseError_rawResult = /* @__PURE__ */ new WeakMap();
 
-// ../../main/node_modules/openai/lib/beta/agents/parse-result.mjs
+// node_modules/openai/lib/beta/agents/parse-result.mjs
 function parseAgentResult(result, format2) {
   try {
     if (!format2) {
@@ -79340,8 +79356,8 @@ function parseAgentResult(result, format2) {
     throw new AgentOutputParseError(result);
   }
 }
-function ownJSONValue(object2, key) {
-  const descriptor = object2 && Object.getOwnPropertyDescriptor(object2, key);
+function ownJSONValue(object2, key2) {
+  const descriptor = object2 && Object.getOwnPropertyDescriptor(object2, key2);
   return descriptor?.enumerable && "value" in descriptor ? descriptor.value : void 0;
 }
 function agentFormatParser(format2) {
@@ -79359,18 +79375,18 @@ function agentFormatParser(format2) {
   const parse8 = descriptor.value;
   return { type: "json_schema", schema, $parseRaw: (text2) => parse8.call(format2, text2) };
 }
-function snapshotJSONProperty(object2, key, capture = (value) => value) {
-  const descriptor = Object.getOwnPropertyDescriptor(object2, key);
+function snapshotJSONProperty(object2, key2, capture = (value) => value) {
+  const descriptor = Object.getOwnPropertyDescriptor(object2, key2);
   if (!descriptor?.enumerable) {
     return object2;
   }
-  const value = capture(object2[key]);
+  const value = capture(object2[key2]);
   if ("value" in descriptor && value === descriptor.value) {
     return object2;
   }
   return Object.create(Object.getPrototypeOf(object2), {
     ...Object.getOwnPropertyDescriptors(object2),
-    [key]: { value, enumerable: true, configurable: descriptor.configurable, writable: true }
+    [key2]: { value, enumerable: true, configurable: descriptor.configurable, writable: true }
   });
 }
 function captureAgentOutput(input3, options2) {
@@ -79408,7 +79424,7 @@ async function parseAgentResultPromise(result, format2) {
   return parseAgentResult(await result, format2);
 }
 
-// ../../main/node_modules/openai/lib/beta/agents/agent-turn-result-error.mjs
+// node_modules/openai/lib/beta/agents/agent-turn-result-error.mjs
 var AgentTurnResultError = class extends OpenAIError {
   constructor(reason, session_id, turn, messages, required_actions = [], cause) {
     super(`Could not collect the agent turn result: ${reason}`);
@@ -79425,7 +79441,7 @@ var AgentTurnResultError = class extends OpenAIError {
   }
 };
 
-// ../../main/node_modules/openai/lib/beta/agents/agent-turn-result-collector.mjs
+// node_modules/openai/lib/beta/agents/agent-turn-result-collector.mjs
 var _AgentTurnResultCollector_instances;
 var _AgentTurnResultCollector_sessionID;
 var _AgentTurnResultCollector_turn;
@@ -79524,7 +79540,7 @@ _AgentTurnResultCollector_sessionID = /* @__PURE__ */ new WeakMap(), _AgentTurnR
   return [...__classPrivateFieldGet(this, _AgentTurnResultCollector_messages, "f").values()].sort((a2, b3) => a2.index - b3.index).map(({ message }) => message);
 };
 
-// ../../main/node_modules/openai/lib/beta/agents/result-collection.mjs
+// node_modules/openai/lib/beta/agents/result-collection.mjs
 var _ResultCollection_instances;
 var _ResultCollection_iterator;
 var _ResultCollection_ended;
@@ -79627,7 +79643,7 @@ _ResultCollection_iterator = /* @__PURE__ */ new WeakMap(), _ResultCollection_en
   }
 };
 
-// ../../main/node_modules/openai/lib/agents/agent-session-stream.mjs
+// node_modules/openai/lib/agents/agent-session-stream.mjs
 var _AgentSessionStream_instances;
 var _AgentSessionStream_consumed;
 var _AgentSessionStream_format;
@@ -79783,7 +79799,7 @@ _AgentSessionStream_iterate = async function* _AgentSessionStream_iterate2() {
   return error62;
 };
 
-// ../../main/node_modules/openai/lib/beta/agents/agent-session-create-stream.mjs
+// node_modules/openai/lib/beta/agents/agent-session-create-stream.mjs
 async function* dispatchCreationTools(source, dispatcher, signal) {
   const state2 = new TurnState();
   let sessionID;
@@ -79859,7 +79875,7 @@ function captureCreationTools(body, options2) {
   };
 }
 
-// ../../main/node_modules/openai/resources/beta/agents/sessions/sessions.mjs
+// node_modules/openai/resources/beta/agents/sessions/sessions.mjs
 function resolveResourceRequestOptions60(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -79892,20 +79908,20 @@ function normalizeRequestOptionsForQuery39(value, queryKeys, options2) {
   if (typeof value !== "object" || value === null)
     return void 0;
   const entries = Object.entries(Object.getOwnPropertyDescriptors(value)).filter(([, descriptor]) => descriptor.enumerable && (!("value" in descriptor) || descriptor.value !== void 0));
-  const keys = entries.map(([key]) => key);
-  const requestOnly = keys.some((key) => normalizeRequestOptionsForQueryKeys39.has(key) && !queryKeys.includes(key));
+  const keys = entries.map(([key2]) => key2);
+  const requestOnly = keys.some((key2) => normalizeRequestOptionsForQueryKeys39.has(key2) && !queryKeys.includes(key2));
   if (!requestOnly)
     return void 0;
-  if (options2 !== void 0 || keys.some((key) => !normalizeRequestOptionsForQueryKeys39.has(key) || queryKeys.includes(key))) {
+  if (options2 !== void 0 || keys.some((key2) => !normalizeRequestOptionsForQueryKeys39.has(key2) || queryKeys.includes(key2))) {
     throw new TypeError("Query parameters and request options must be passed as separate arguments.");
   }
-  if (keys.some((key) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key))) {
+  if (keys.some((key2) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key2))) {
     throw new TypeError("Pass transport overrides in the explicit request options argument.");
   }
-  return Object.fromEntries(entries.map(([key, descriptor]) => {
+  return Object.fromEntries(entries.map(([key2, descriptor]) => {
     if ("value" in descriptor)
-      return [key, descriptor.value];
-    return [key, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
+      return [key2, descriptor.value];
+    return [key2, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
   }));
 }
 var Sessions = class extends APIResource {
@@ -80017,7 +80033,7 @@ Sessions.Events = Events2;
 Sessions.Traces = Traces;
 Sessions.Turns = Turns2;
 
-// ../../main/node_modules/openai/resources/beta/agents/vaults/credentials.mjs
+// node_modules/openai/resources/beta/agents/vaults/credentials.mjs
 function resolveResourceRequestOptions61(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -80047,20 +80063,20 @@ function normalizeRequestOptionsForQuery40(value, queryKeys, options2) {
   if (typeof value !== "object" || value === null)
     return void 0;
   const entries = Object.entries(Object.getOwnPropertyDescriptors(value)).filter(([, descriptor]) => descriptor.enumerable && (!("value" in descriptor) || descriptor.value !== void 0));
-  const keys = entries.map(([key]) => key);
-  const requestOnly = keys.some((key) => normalizeRequestOptionsForQueryKeys40.has(key) && !queryKeys.includes(key));
+  const keys = entries.map(([key2]) => key2);
+  const requestOnly = keys.some((key2) => normalizeRequestOptionsForQueryKeys40.has(key2) && !queryKeys.includes(key2));
   if (!requestOnly)
     return void 0;
-  if (options2 !== void 0 || keys.some((key) => !normalizeRequestOptionsForQueryKeys40.has(key) || queryKeys.includes(key))) {
+  if (options2 !== void 0 || keys.some((key2) => !normalizeRequestOptionsForQueryKeys40.has(key2) || queryKeys.includes(key2))) {
     throw new TypeError("Query parameters and request options must be passed as separate arguments.");
   }
-  if (keys.some((key) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key))) {
+  if (keys.some((key2) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key2))) {
     throw new TypeError("Pass transport overrides in the explicit request options argument.");
   }
-  return Object.fromEntries(entries.map(([key, descriptor]) => {
+  return Object.fromEntries(entries.map(([key2, descriptor]) => {
     if ("value" in descriptor)
-      return [key, descriptor.value];
-    return [key, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
+      return [key2, descriptor.value];
+    return [key2, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
   }));
 }
 var Credentials = class extends APIResource {
@@ -80173,7 +80189,7 @@ var Credentials = class extends APIResource {
   }
 };
 
-// ../../main/node_modules/openai/resources/beta/agents/vaults/vaults.mjs
+// node_modules/openai/resources/beta/agents/vaults/vaults.mjs
 function resolveResourceRequestOptions62(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -80203,20 +80219,20 @@ function normalizeRequestOptionsForQuery41(value, queryKeys, options2) {
   if (typeof value !== "object" || value === null)
     return void 0;
   const entries = Object.entries(Object.getOwnPropertyDescriptors(value)).filter(([, descriptor]) => descriptor.enumerable && (!("value" in descriptor) || descriptor.value !== void 0));
-  const keys = entries.map(([key]) => key);
-  const requestOnly = keys.some((key) => normalizeRequestOptionsForQueryKeys41.has(key) && !queryKeys.includes(key));
+  const keys = entries.map(([key2]) => key2);
+  const requestOnly = keys.some((key2) => normalizeRequestOptionsForQueryKeys41.has(key2) && !queryKeys.includes(key2));
   if (!requestOnly)
     return void 0;
-  if (options2 !== void 0 || keys.some((key) => !normalizeRequestOptionsForQueryKeys41.has(key) || queryKeys.includes(key))) {
+  if (options2 !== void 0 || keys.some((key2) => !normalizeRequestOptionsForQueryKeys41.has(key2) || queryKeys.includes(key2))) {
     throw new TypeError("Query parameters and request options must be passed as separate arguments.");
   }
-  if (keys.some((key) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key))) {
+  if (keys.some((key2) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key2))) {
     throw new TypeError("Pass transport overrides in the explicit request options argument.");
   }
-  return Object.fromEntries(entries.map(([key, descriptor]) => {
+  return Object.fromEntries(entries.map(([key2, descriptor]) => {
     if ("value" in descriptor)
-      return [key, descriptor.value];
-    return [key, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
+      return [key2, descriptor.value];
+    return [key2, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
   }));
 }
 var Vaults = class extends APIResource {
@@ -80315,7 +80331,7 @@ var Vaults = class extends APIResource {
 };
 Vaults.Credentials = Credentials;
 
-// ../../main/node_modules/openai/resources/beta/agents/agents.mjs
+// node_modules/openai/resources/beta/agents/agents.mjs
 function resolveResourceRequestOptions63(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -80345,20 +80361,20 @@ function normalizeRequestOptionsForQuery42(value, queryKeys, options2) {
   if (typeof value !== "object" || value === null)
     return void 0;
   const entries = Object.entries(Object.getOwnPropertyDescriptors(value)).filter(([, descriptor]) => descriptor.enumerable && (!("value" in descriptor) || descriptor.value !== void 0));
-  const keys = entries.map(([key]) => key);
-  const requestOnly = keys.some((key) => normalizeRequestOptionsForQueryKeys42.has(key) && !queryKeys.includes(key));
+  const keys = entries.map(([key2]) => key2);
+  const requestOnly = keys.some((key2) => normalizeRequestOptionsForQueryKeys42.has(key2) && !queryKeys.includes(key2));
   if (!requestOnly)
     return void 0;
-  if (options2 !== void 0 || keys.some((key) => !normalizeRequestOptionsForQueryKeys42.has(key) || queryKeys.includes(key))) {
+  if (options2 !== void 0 || keys.some((key2) => !normalizeRequestOptionsForQueryKeys42.has(key2) || queryKeys.includes(key2))) {
     throw new TypeError("Query parameters and request options must be passed as separate arguments.");
   }
-  if (keys.some((key) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key))) {
+  if (keys.some((key2) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key2))) {
     throw new TypeError("Pass transport overrides in the explicit request options argument.");
   }
-  return Object.fromEntries(entries.map(([key, descriptor]) => {
+  return Object.fromEntries(entries.map(([key2, descriptor]) => {
     if ("value" in descriptor)
-      return [key, descriptor.value];
-    return [key, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
+      return [key2, descriptor.value];
+    return [key2, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
   }));
 }
 var Agents = class extends APIResource {
@@ -80459,7 +80475,7 @@ Agents.Environments = Environments;
 Agents.Vaults = Vaults;
 Agents.Sessions = Sessions;
 
-// ../../main/node_modules/openai/resources/beta/chatkit/sessions.mjs
+// node_modules/openai/resources/beta/chatkit/sessions.mjs
 function resolveResourceRequestOptions64(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -80504,7 +80520,7 @@ var Sessions2 = class extends APIResource {
   }
 };
 
-// ../../main/node_modules/openai/resources/beta/chatkit/threads.mjs
+// node_modules/openai/resources/beta/chatkit/threads.mjs
 function resolveResourceRequestOptions65(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -80534,20 +80550,20 @@ function normalizeRequestOptionsForQuery43(value, queryKeys, options2) {
   if (typeof value !== "object" || value === null)
     return void 0;
   const entries = Object.entries(Object.getOwnPropertyDescriptors(value)).filter(([, descriptor]) => descriptor.enumerable && (!("value" in descriptor) || descriptor.value !== void 0));
-  const keys = entries.map(([key]) => key);
-  const requestOnly = keys.some((key) => normalizeRequestOptionsForQueryKeys43.has(key) && !queryKeys.includes(key));
+  const keys = entries.map(([key2]) => key2);
+  const requestOnly = keys.some((key2) => normalizeRequestOptionsForQueryKeys43.has(key2) && !queryKeys.includes(key2));
   if (!requestOnly)
     return void 0;
-  if (options2 !== void 0 || keys.some((key) => !normalizeRequestOptionsForQueryKeys43.has(key) || queryKeys.includes(key))) {
+  if (options2 !== void 0 || keys.some((key2) => !normalizeRequestOptionsForQueryKeys43.has(key2) || queryKeys.includes(key2))) {
     throw new TypeError("Query parameters and request options must be passed as separate arguments.");
   }
-  if (keys.some((key) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key))) {
+  if (keys.some((key2) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key2))) {
     throw new TypeError("Pass transport overrides in the explicit request options argument.");
   }
-  return Object.fromEntries(entries.map(([key, descriptor]) => {
+  return Object.fromEntries(entries.map(([key2, descriptor]) => {
     if ("value" in descriptor)
-      return [key, descriptor.value];
-    return [key, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
+      return [key2, descriptor.value];
+    return [key2, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
   }));
 }
 var Threads = class extends APIResource {
@@ -80614,7 +80630,7 @@ var Threads = class extends APIResource {
   }
 };
 
-// ../../main/node_modules/openai/resources/beta/chatkit/chatkit.mjs
+// node_modules/openai/resources/beta/chatkit/chatkit.mjs
 var ChatKit = class extends APIResource {
   constructor() {
     super(...arguments);
@@ -80625,7 +80641,7 @@ var ChatKit = class extends APIResource {
 ChatKit.Sessions = Sessions2;
 ChatKit.Threads = Threads;
 
-// ../../main/node_modules/openai/resources/beta/responses/input-items.mjs
+// node_modules/openai/resources/beta/responses/input-items.mjs
 function resolveResourceRequestOptions66(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -80655,20 +80671,20 @@ function normalizeRequestOptionsForQuery44(value, queryKeys, options2) {
   if (typeof value !== "object" || value === null)
     return void 0;
   const entries = Object.entries(Object.getOwnPropertyDescriptors(value)).filter(([, descriptor]) => descriptor.enumerable && (!("value" in descriptor) || descriptor.value !== void 0));
-  const keys = entries.map(([key]) => key);
-  const requestOnly = keys.some((key) => normalizeRequestOptionsForQueryKeys44.has(key) && !queryKeys.includes(key));
+  const keys = entries.map(([key2]) => key2);
+  const requestOnly = keys.some((key2) => normalizeRequestOptionsForQueryKeys44.has(key2) && !queryKeys.includes(key2));
   if (!requestOnly)
     return void 0;
-  if (options2 !== void 0 || keys.some((key) => !normalizeRequestOptionsForQueryKeys44.has(key) || queryKeys.includes(key))) {
+  if (options2 !== void 0 || keys.some((key2) => !normalizeRequestOptionsForQueryKeys44.has(key2) || queryKeys.includes(key2))) {
     throw new TypeError("Query parameters and request options must be passed as separate arguments.");
   }
-  if (keys.some((key) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key))) {
+  if (keys.some((key2) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key2))) {
     throw new TypeError("Pass transport overrides in the explicit request options argument.");
   }
-  return Object.fromEntries(entries.map(([key, descriptor]) => {
+  return Object.fromEntries(entries.map(([key2, descriptor]) => {
     if ("value" in descriptor)
-      return [key, descriptor.value];
-    return [key, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
+      return [key2, descriptor.value];
+    return [key2, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
   }));
 }
 var InputItems = class extends APIResource {
@@ -80692,7 +80708,7 @@ var InputItems = class extends APIResource {
   }
 };
 
-// ../../main/node_modules/openai/resources/beta/responses/input-tokens.mjs
+// node_modules/openai/resources/beta/responses/input-tokens.mjs
 function resolveResourceRequestOptions67(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -80723,7 +80739,7 @@ var InputTokens = class extends APIResource {
   }
 };
 
-// ../../main/node_modules/openai/resources/beta/responses/responses.mjs
+// node_modules/openai/resources/beta/responses/responses.mjs
 function resolveResourceRequestOptions68(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -80756,20 +80772,20 @@ function normalizeRequestOptionsForQuery45(value, queryKeys, options2) {
   if (typeof value !== "object" || value === null)
     return void 0;
   const entries = Object.entries(Object.getOwnPropertyDescriptors(value)).filter(([, descriptor]) => descriptor.enumerable && (!("value" in descriptor) || descriptor.value !== void 0));
-  const keys = entries.map(([key]) => key);
-  const requestOnly = keys.some((key) => normalizeRequestOptionsForQueryKeys45.has(key) && !queryKeys.includes(key));
+  const keys = entries.map(([key2]) => key2);
+  const requestOnly = keys.some((key2) => normalizeRequestOptionsForQueryKeys45.has(key2) && !queryKeys.includes(key2));
   if (!requestOnly)
     return void 0;
-  if (options2 !== void 0 || keys.some((key) => !normalizeRequestOptionsForQueryKeys45.has(key) || queryKeys.includes(key))) {
+  if (options2 !== void 0 || keys.some((key2) => !normalizeRequestOptionsForQueryKeys45.has(key2) || queryKeys.includes(key2))) {
     throw new TypeError("Query parameters and request options must be passed as separate arguments.");
   }
-  if (keys.some((key) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key))) {
+  if (keys.some((key2) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key2))) {
     throw new TypeError("Pass transport overrides in the explicit request options argument.");
   }
-  return Object.fromEntries(entries.map(([key, descriptor]) => {
+  return Object.fromEntries(entries.map(([key2, descriptor]) => {
     if ("value" in descriptor)
-      return [key, descriptor.value];
-    return [key, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
+      return [key2, descriptor.value];
+    return [key2, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
   }));
 }
 var Responses = class extends APIResource {
@@ -80889,7 +80905,7 @@ var Responses = class extends APIResource {
 Responses.InputItems = InputItems;
 Responses.InputTokens = InputTokens;
 
-// ../../main/node_modules/openai/resources/beta/threads/messages.mjs
+// node_modules/openai/resources/beta/threads/messages.mjs
 function resolveResourceRequestOptions69(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -80919,20 +80935,20 @@ function normalizeRequestOptionsForQuery46(value, queryKeys, options2) {
   if (typeof value !== "object" || value === null)
     return void 0;
   const entries = Object.entries(Object.getOwnPropertyDescriptors(value)).filter(([, descriptor]) => descriptor.enumerable && (!("value" in descriptor) || descriptor.value !== void 0));
-  const keys = entries.map(([key]) => key);
-  const requestOnly = keys.some((key) => normalizeRequestOptionsForQueryKeys46.has(key) && !queryKeys.includes(key));
+  const keys = entries.map(([key2]) => key2);
+  const requestOnly = keys.some((key2) => normalizeRequestOptionsForQueryKeys46.has(key2) && !queryKeys.includes(key2));
   if (!requestOnly)
     return void 0;
-  if (options2 !== void 0 || keys.some((key) => !normalizeRequestOptionsForQueryKeys46.has(key) || queryKeys.includes(key))) {
+  if (options2 !== void 0 || keys.some((key2) => !normalizeRequestOptionsForQueryKeys46.has(key2) || queryKeys.includes(key2))) {
     throw new TypeError("Query parameters and request options must be passed as separate arguments.");
   }
-  if (keys.some((key) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key))) {
+  if (keys.some((key2) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key2))) {
     throw new TypeError("Pass transport overrides in the explicit request options argument.");
   }
-  return Object.fromEntries(entries.map(([key, descriptor]) => {
+  return Object.fromEntries(entries.map(([key2, descriptor]) => {
     if ("value" in descriptor)
-      return [key, descriptor.value];
-    return [key, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
+      return [key2, descriptor.value];
+    return [key2, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
   }));
 }
 var Messages2 = class extends APIResource {
@@ -81005,7 +81021,7 @@ var Messages2 = class extends APIResource {
   }
 };
 
-// ../../main/node_modules/openai/resources/beta/threads/runs/steps.mjs
+// node_modules/openai/resources/beta/threads/runs/steps.mjs
 function resolveResourceRequestOptions70(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -81040,7 +81056,7 @@ var Steps = class extends APIResource {
   }
 };
 
-// ../../main/node_modules/openai/lib/polling.mjs
+// node_modules/openai/lib/polling.mjs
 function sleepUntilAborted(milliseconds, signal) {
   return new Promise((resolve8, reject) => {
     let timer;
@@ -81145,7 +81161,7 @@ async function pollWithResponse(retrieve, intermediateStatuses, terminalStatuses
   }
 }
 
-// ../../main/node_modules/openai/lib/assistant-run-polling.mjs
+// node_modules/openai/lib/assistant-run-polling.mjs
 function pollAssistantRun(resource, runID, params, options2) {
   return pollWithResponse((headers) => resource.retrieve(runID, params, {
     ...options2,
@@ -81153,7 +81169,7 @@ function pollAssistantRun(resource, runID, params, options2) {
   }), ["queued", "in_progress", "cancelling"], ["requires_action", "incomplete", "cancelled", "completed", "failed", "expired"], options2);
 }
 
-// ../../main/node_modules/openai/internal/utils/base64.mjs
+// node_modules/openai/internal/utils/base64.mjs
 var fromBase642 = (str) => {
   if (typeof globalThis.Buffer !== "undefined") {
     const buf = globalThis.Buffer.from(str, "base64");
@@ -81187,7 +81203,7 @@ var toFloat32Array = (base64Str) => {
   }
 };
 
-// ../../main/node_modules/openai/internal/utils/env.mjs
+// node_modules/openai/internal/utils/env.mjs
 var readEnv = (env) => {
   try {
     if (typeof globalThis.process !== "undefined") {
@@ -81202,7 +81218,7 @@ var readEnv = (env) => {
   return void 0;
 };
 
-// ../../main/node_modules/openai/internal/assistant-stream-delta.mjs
+// node_modules/openai/internal/assistant-stream-delta.mjs
 var MAX_ASSISTANT_STREAM_ARRAY_GROWTH = 1024;
 var MAX_EXTERNALLY_MUTABLE_ASSISTANT_STREAM_ARRAY_LENGTH = 65536;
 function getAssistantStreamDiagnosticProperty(property) {
@@ -81251,9 +81267,9 @@ function isPrimitiveAssistantStreamArrayDelta(accumulator, delta) {
 }
 function countOwnAssistantStreamArrayEntries(accumulator) {
   let count2 = 0;
-  for (const key of Object.keys(accumulator)) {
-    const index = Number(key);
-    if (Number.isSafeInteger(index) && index >= 0 && index < accumulator.length && String(index) === key) {
+  for (const key2 of Object.keys(accumulator)) {
+    const index = Number(key2);
+    if (Number.isSafeInteger(index) && index >= 0 && index < accumulator.length && String(index) === key2) {
       count2 += 1;
     }
   }
@@ -81326,22 +81342,22 @@ function assertValidAssistantStreamArrayDelta(accumulator, delta, kind, projecti
 }
 function assertValidAssistantStreamDeltaIndices(accumulator, delta, projection) {
   let projectedValues = projection.records.get(accumulator);
-  for (const [key, deltaValue] of Object.entries(delta)) {
-    if (key === "index" || key === "type") {
+  for (const [key2, deltaValue] of Object.entries(delta)) {
+    if (key2 === "index" || key2 === "type") {
       continue;
     }
     let accumulatedValue;
-    if (projectedValues?.has(key)) {
-      accumulatedValue = projectedValues.get(key);
-    } else if (hasOwn(accumulator, key)) {
-      accumulatedValue = accumulator[key];
+    if (projectedValues?.has(key2)) {
+      accumulatedValue = projectedValues.get(key2);
+    } else if (hasOwn(accumulator, key2)) {
+      accumulatedValue = accumulator[key2];
     }
     if (accumulatedValue === null || accumulatedValue === void 0) {
       if (!projectedValues) {
         projectedValues = /* @__PURE__ */ new Map();
         projection.records.set(accumulator, projectedValues);
       }
-      projectedValues.set(key, deltaValue);
+      projectedValues.set(key2, deltaValue);
       continue;
     }
     if (isObj(accumulatedValue) && isObj(deltaValue)) {
@@ -81362,8 +81378,8 @@ function markAssistantStreamValueExternallyMutable(value) {
   if (Array.isArray(value)) {
     assistantStreamArrayStates.delete(value);
   }
-  for (const key of Reflect.ownKeys(value)) {
-    const descriptor = Object.getOwnPropertyDescriptor(value, key);
+  for (const key2 of Reflect.ownKeys(value)) {
+    const descriptor = Object.getOwnPropertyDescriptor(value, key2);
     if (descriptor && "value" in descriptor) {
       markAssistantStreamValueExternallyMutable(descriptor.value);
     }
@@ -81418,27 +81434,27 @@ function applyAssistantStreamArrayDelta(accumulator, delta, applyRecord) {
 }
 function applyAssistantStreamDelta(accumulator, delta) {
   const externallyMutable = externallyMutableAssistantStreamValues.has(accumulator);
-  for (const [key, deltaValue] of Object.entries(delta)) {
-    if (key === "__proto__" || key === "constructor" || key === "prototype") {
-      throw new OpenAIError(`Assistant stream delta contains an unsafe property: ${key}`);
+  for (const [key2, deltaValue] of Object.entries(delta)) {
+    if (key2 === "__proto__" || key2 === "constructor" || key2 === "prototype") {
+      throw new OpenAIError(`Assistant stream delta contains an unsafe property: ${key2}`);
     }
-    if (!hasOwn(accumulator, key)) {
+    if (!hasOwn(accumulator, key2)) {
       if (externallyMutable) {
         markAssistantStreamValueExternallyMutable(deltaValue);
       }
-      accumulator[key] = deltaValue;
+      accumulator[key2] = deltaValue;
       continue;
     }
-    let accumulatedValue = accumulator[key];
+    let accumulatedValue = accumulator[key2];
     if (accumulatedValue === null || accumulatedValue === void 0) {
       if (externallyMutable) {
         markAssistantStreamValueExternallyMutable(deltaValue);
       }
-      accumulator[key] = deltaValue;
+      accumulator[key2] = deltaValue;
       continue;
     }
-    if (key === "index" || key === "type") {
-      accumulator[key] = deltaValue;
+    if (key2 === "index" || key2 === "type") {
+      accumulator[key2] = deltaValue;
       continue;
     }
     if (typeof accumulatedValue === "string" && typeof deltaValue === "string") {
@@ -81451,9 +81467,9 @@ function applyAssistantStreamDelta(accumulator, delta) {
       applyAssistantStreamArrayDelta(accumulatedValue, deltaValue, applyAssistantStreamDelta);
       continue;
     } else {
-      throw new TypeError(`Unhandled record type: ${getAssistantStreamDiagnosticProperty(key)}`);
+      throw new TypeError(`Unhandled record type: ${getAssistantStreamDiagnosticProperty(key2)}`);
     }
-    accumulator[key] = accumulatedValue;
+    accumulator[key2] = accumulatedValue;
   }
   return accumulator;
 }
@@ -81461,9 +81477,9 @@ function assertSafeAssistantStreamDelta(value) {
   if (!isObj(value) && !Array.isArray(value)) {
     return;
   }
-  for (const [key, nestedValue] of Object.entries(value)) {
-    if (key === "__proto__" || key === "constructor" || key === "prototype") {
-      throw new OpenAIError(`Assistant stream delta contains an unsafe property: ${key}`);
+  for (const [key2, nestedValue] of Object.entries(value)) {
+    if (key2 === "__proto__" || key2 === "constructor" || key2 === "prototype") {
+      throw new OpenAIError(`Assistant stream delta contains an unsafe property: ${key2}`);
     }
     assertSafeAssistantStreamDelta(nestedValue);
   }
@@ -81485,7 +81501,7 @@ function createAssistantStreamArrayDeltaCommit(accumulator, delta, kind, cacheAr
   return () => commitAssistantStreamArrayProjection(projection);
 }
 
-// ../../main/node_modules/openai/lib/AssistantStream.mjs
+// node_modules/openai/lib/AssistantStream.mjs
 var _AssistantStream_instances;
 var _AssistantStream_runStepSnapshots;
 var _AssistantStream_runStepIDOwners;
@@ -82179,7 +82195,7 @@ function assertNever3(_x) {
   return _x;
 }
 
-// ../../main/node_modules/openai/resources/beta/threads/runs/runs.mjs
+// node_modules/openai/resources/beta/threads/runs/runs.mjs
 function resolveResourceRequestOptions71(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -82212,20 +82228,20 @@ function normalizeRequestOptionsForQuery47(value, queryKeys, options2) {
   if (typeof value !== "object" || value === null)
     return void 0;
   const entries = Object.entries(Object.getOwnPropertyDescriptors(value)).filter(([, descriptor]) => descriptor.enumerable && (!("value" in descriptor) || descriptor.value !== void 0));
-  const keys = entries.map(([key]) => key);
-  const requestOnly = keys.some((key) => normalizeRequestOptionsForQueryKeys47.has(key) && !queryKeys.includes(key));
+  const keys = entries.map(([key2]) => key2);
+  const requestOnly = keys.some((key2) => normalizeRequestOptionsForQueryKeys47.has(key2) && !queryKeys.includes(key2));
   if (!requestOnly)
     return void 0;
-  if (options2 !== void 0 || keys.some((key) => !normalizeRequestOptionsForQueryKeys47.has(key) || queryKeys.includes(key))) {
+  if (options2 !== void 0 || keys.some((key2) => !normalizeRequestOptionsForQueryKeys47.has(key2) || queryKeys.includes(key2))) {
     throw new TypeError("Query parameters and request options must be passed as separate arguments.");
   }
-  if (keys.some((key) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key))) {
+  if (keys.some((key2) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key2))) {
     throw new TypeError("Pass transport overrides in the explicit request options argument.");
   }
-  return Object.fromEntries(entries.map(([key, descriptor]) => {
+  return Object.fromEntries(entries.map(([key2, descriptor]) => {
     if ("value" in descriptor)
-      return [key, descriptor.value];
-    return [key, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
+      return [key2, descriptor.value];
+    return [key2, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
   }));
 }
 var Runs = class extends APIResource {
@@ -82357,7 +82373,7 @@ var Runs = class extends APIResource {
 };
 Runs.Steps = Steps;
 
-// ../../main/node_modules/openai/resources/beta/threads/threads.mjs
+// node_modules/openai/resources/beta/threads/threads.mjs
 function resolveResourceRequestOptions72(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -82449,7 +82465,7 @@ var Threads2 = class extends APIResource {
 Threads2.Runs = Runs;
 Threads2.Messages = Messages2;
 
-// ../../main/node_modules/openai/resources/beta/realtime/sessions.mjs
+// node_modules/openai/resources/beta/realtime/sessions.mjs
 var Sessions3 = class extends APIResource {
   /**
    * Create an ephemeral API token for use in client-side applications with the
@@ -82476,7 +82492,7 @@ var Sessions3 = class extends APIResource {
   }
 };
 
-// ../../main/node_modules/openai/resources/beta/realtime/transcription-sessions.mjs
+// node_modules/openai/resources/beta/realtime/transcription-sessions.mjs
 var TranscriptionSessions = class extends APIResource {
   /**
    * Create an ephemeral API token for use in client-side applications with the
@@ -82503,7 +82519,7 @@ var TranscriptionSessions = class extends APIResource {
   }
 };
 
-// ../../main/node_modules/openai/resources/beta/realtime/realtime.mjs
+// node_modules/openai/resources/beta/realtime/realtime.mjs
 var Realtime = class extends APIResource {
   constructor() {
     super(...arguments);
@@ -82514,7 +82530,7 @@ var Realtime = class extends APIResource {
 Realtime.Sessions = Sessions3;
 Realtime.TranscriptionSessions = TranscriptionSessions;
 
-// ../../main/node_modules/openai/resources/beta/beta.mjs
+// node_modules/openai/resources/beta/beta.mjs
 var Beta = class extends APIResource {
   constructor() {
     super(...arguments);
@@ -82533,7 +82549,7 @@ Beta.ChatKit = ChatKit;
 Beta.Assistants = Assistants;
 Beta.Threads = Threads2;
 
-// ../../main/node_modules/openai/resources/completions.mjs
+// node_modules/openai/resources/completions.mjs
 function resolveResourceRequestOptions73(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -82546,7 +82562,7 @@ var Completions2 = class extends APIResource {
   }
 };
 
-// ../../main/node_modules/openai/resources/containers/files/content.mjs
+// node_modules/openai/resources/containers/files/content.mjs
 function resolveResourceRequestOptions74(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -82565,7 +82581,7 @@ var Content = class extends APIResource {
   }
 };
 
-// ../../main/node_modules/openai/resources/containers/files/files.mjs
+// node_modules/openai/resources/containers/files/files.mjs
 function resolveResourceRequestOptions75(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -82598,20 +82614,20 @@ function normalizeRequestOptionsForQuery48(value, queryKeys, options2) {
   if (typeof value !== "object" || value === null)
     return void 0;
   const entries = Object.entries(Object.getOwnPropertyDescriptors(value)).filter(([, descriptor]) => descriptor.enumerable && (!("value" in descriptor) || descriptor.value !== void 0));
-  const keys = entries.map(([key]) => key);
-  const requestOnly = keys.some((key) => normalizeRequestOptionsForQueryKeys48.has(key) && !queryKeys.includes(key));
+  const keys = entries.map(([key2]) => key2);
+  const requestOnly = keys.some((key2) => normalizeRequestOptionsForQueryKeys48.has(key2) && !queryKeys.includes(key2));
   if (!requestOnly)
     return void 0;
-  if (options2 !== void 0 || keys.some((key) => !normalizeRequestOptionsForQueryKeys48.has(key) || queryKeys.includes(key))) {
+  if (options2 !== void 0 || keys.some((key2) => !normalizeRequestOptionsForQueryKeys48.has(key2) || queryKeys.includes(key2))) {
     throw new TypeError("Query parameters and request options must be passed as separate arguments.");
   }
-  if (keys.some((key) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key))) {
+  if (keys.some((key2) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key2))) {
     throw new TypeError("Pass transport overrides in the explicit request options argument.");
   }
-  return Object.fromEntries(entries.map(([key, descriptor]) => {
+  return Object.fromEntries(entries.map(([key2, descriptor]) => {
     if ("value" in descriptor)
-      return [key, descriptor.value];
-    return [key, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
+      return [key2, descriptor.value];
+    return [key2, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
   }));
 }
 var Files2 = class extends APIResource {
@@ -82662,7 +82678,7 @@ var Files2 = class extends APIResource {
 };
 Files2.Content = Content;
 
-// ../../main/node_modules/openai/resources/containers/containers.mjs
+// node_modules/openai/resources/containers/containers.mjs
 function resolveResourceRequestOptions76(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -82692,20 +82708,20 @@ function normalizeRequestOptionsForQuery49(value, queryKeys, options2) {
   if (typeof value !== "object" || value === null)
     return void 0;
   const entries = Object.entries(Object.getOwnPropertyDescriptors(value)).filter(([, descriptor]) => descriptor.enumerable && (!("value" in descriptor) || descriptor.value !== void 0));
-  const keys = entries.map(([key]) => key);
-  const requestOnly = keys.some((key) => normalizeRequestOptionsForQueryKeys49.has(key) && !queryKeys.includes(key));
+  const keys = entries.map(([key2]) => key2);
+  const requestOnly = keys.some((key2) => normalizeRequestOptionsForQueryKeys49.has(key2) && !queryKeys.includes(key2));
   if (!requestOnly)
     return void 0;
-  if (options2 !== void 0 || keys.some((key) => !normalizeRequestOptionsForQueryKeys49.has(key) || queryKeys.includes(key))) {
+  if (options2 !== void 0 || keys.some((key2) => !normalizeRequestOptionsForQueryKeys49.has(key2) || queryKeys.includes(key2))) {
     throw new TypeError("Query parameters and request options must be passed as separate arguments.");
   }
-  if (keys.some((key) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key))) {
+  if (keys.some((key2) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key2))) {
     throw new TypeError("Pass transport overrides in the explicit request options argument.");
   }
-  return Object.fromEntries(entries.map(([key, descriptor]) => {
+  return Object.fromEntries(entries.map(([key2, descriptor]) => {
     if ("value" in descriptor)
-      return [key, descriptor.value];
-    return [key, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
+      return [key2, descriptor.value];
+    return [key2, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
   }));
 }
 var Containers = class extends APIResource {
@@ -82755,7 +82771,7 @@ var Containers = class extends APIResource {
 };
 Containers.Files = Files2;
 
-// ../../main/node_modules/openai/resources/content-provenance-checks.mjs
+// node_modules/openai/resources/content-provenance-checks.mjs
 function resolveResourceRequestOptions77(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -82776,7 +82792,7 @@ var ContentProvenanceChecks = class extends APIResource {
   }
 };
 
-// ../../main/node_modules/openai/resources/conversations/items.mjs
+// node_modules/openai/resources/conversations/items.mjs
 function resolveResourceRequestOptions78(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -82806,20 +82822,20 @@ function normalizeRequestOptionsForQuery50(value, queryKeys, options2) {
   if (typeof value !== "object" || value === null)
     return void 0;
   const entries = Object.entries(Object.getOwnPropertyDescriptors(value)).filter(([, descriptor]) => descriptor.enumerable && (!("value" in descriptor) || descriptor.value !== void 0));
-  const keys = entries.map(([key]) => key);
-  const requestOnly = keys.some((key) => normalizeRequestOptionsForQueryKeys50.has(key) && !queryKeys.includes(key));
+  const keys = entries.map(([key2]) => key2);
+  const requestOnly = keys.some((key2) => normalizeRequestOptionsForQueryKeys50.has(key2) && !queryKeys.includes(key2));
   if (!requestOnly)
     return void 0;
-  if (options2 !== void 0 || keys.some((key) => !normalizeRequestOptionsForQueryKeys50.has(key) || queryKeys.includes(key))) {
+  if (options2 !== void 0 || keys.some((key2) => !normalizeRequestOptionsForQueryKeys50.has(key2) || queryKeys.includes(key2))) {
     throw new TypeError("Query parameters and request options must be passed as separate arguments.");
   }
-  if (keys.some((key) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key))) {
+  if (keys.some((key2) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key2))) {
     throw new TypeError("Pass transport overrides in the explicit request options argument.");
   }
-  return Object.fromEntries(entries.map(([key, descriptor]) => {
+  return Object.fromEntries(entries.map(([key2, descriptor]) => {
     if ("value" in descriptor)
-      return [key, descriptor.value];
-    return [key, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
+      return [key2, descriptor.value];
+    return [key2, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
   }));
 }
 var Items5 = class extends APIResource {
@@ -82868,7 +82884,7 @@ var Items5 = class extends APIResource {
   }
 };
 
-// ../../main/node_modules/openai/resources/conversations/conversations.mjs
+// node_modules/openai/resources/conversations/conversations.mjs
 function resolveResourceRequestOptions79(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -82912,7 +82928,7 @@ var Conversations = class extends APIResource {
 };
 Conversations.Items = Items5;
 
-// ../../main/node_modules/openai/resources/decisions.mjs
+// node_modules/openai/resources/decisions.mjs
 function resolveResourceRequestOptions80(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -82930,7 +82946,7 @@ var Decisions = class extends APIResource {
   }
 };
 
-// ../../main/node_modules/openai/lib/embeddings.mjs
+// node_modules/openai/lib/embeddings.mjs
 function createEmbedding(client, body, options2) {
   const hasUserProvidedEncodingFormat = !!body.encoding_format;
   const encodingFormat = hasUserProvidedEncodingFormat ? body.encoding_format : "base64";
@@ -82970,14 +82986,14 @@ function createEmbedding(client, body, options2) {
   });
 }
 
-// ../../main/node_modules/openai/resources/embeddings.mjs
+// node_modules/openai/resources/embeddings.mjs
 var Embeddings = class extends APIResource {
   create(body, options2) {
     return createEmbedding(this._client, body, options2);
   }
 };
 
-// ../../main/node_modules/openai/resources/evals/runs/output-items.mjs
+// node_modules/openai/resources/evals/runs/output-items.mjs
 function resolveResourceRequestOptions81(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -83002,7 +83018,7 @@ var OutputItems = class extends APIResource {
   }
 };
 
-// ../../main/node_modules/openai/resources/evals/runs/runs.mjs
+// node_modules/openai/resources/evals/runs/runs.mjs
 function resolveResourceRequestOptions82(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -83032,20 +83048,20 @@ function normalizeRequestOptionsForQuery51(value, queryKeys, options2) {
   if (typeof value !== "object" || value === null)
     return void 0;
   const entries = Object.entries(Object.getOwnPropertyDescriptors(value)).filter(([, descriptor]) => descriptor.enumerable && (!("value" in descriptor) || descriptor.value !== void 0));
-  const keys = entries.map(([key]) => key);
-  const requestOnly = keys.some((key) => normalizeRequestOptionsForQueryKeys51.has(key) && !queryKeys.includes(key));
+  const keys = entries.map(([key2]) => key2);
+  const requestOnly = keys.some((key2) => normalizeRequestOptionsForQueryKeys51.has(key2) && !queryKeys.includes(key2));
   if (!requestOnly)
     return void 0;
-  if (options2 !== void 0 || keys.some((key) => !normalizeRequestOptionsForQueryKeys51.has(key) || queryKeys.includes(key))) {
+  if (options2 !== void 0 || keys.some((key2) => !normalizeRequestOptionsForQueryKeys51.has(key2) || queryKeys.includes(key2))) {
     throw new TypeError("Query parameters and request options must be passed as separate arguments.");
   }
-  if (keys.some((key) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key))) {
+  if (keys.some((key2) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key2))) {
     throw new TypeError("Pass transport overrides in the explicit request options argument.");
   }
-  return Object.fromEntries(entries.map(([key, descriptor]) => {
+  return Object.fromEntries(entries.map(([key2, descriptor]) => {
     if ("value" in descriptor)
-      return [key, descriptor.value];
-    return [key, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
+      return [key2, descriptor.value];
+    return [key2, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
   }));
 }
 var Runs2 = class extends APIResource {
@@ -83102,7 +83118,7 @@ var Runs2 = class extends APIResource {
 };
 Runs2.OutputItems = OutputItems;
 
-// ../../main/node_modules/openai/resources/evals/evals.mjs
+// node_modules/openai/resources/evals/evals.mjs
 function resolveResourceRequestOptions83(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -83132,20 +83148,20 @@ function normalizeRequestOptionsForQuery52(value, queryKeys, options2) {
   if (typeof value !== "object" || value === null)
     return void 0;
   const entries = Object.entries(Object.getOwnPropertyDescriptors(value)).filter(([, descriptor]) => descriptor.enumerable && (!("value" in descriptor) || descriptor.value !== void 0));
-  const keys = entries.map(([key]) => key);
-  const requestOnly = keys.some((key) => normalizeRequestOptionsForQueryKeys52.has(key) && !queryKeys.includes(key));
+  const keys = entries.map(([key2]) => key2);
+  const requestOnly = keys.some((key2) => normalizeRequestOptionsForQueryKeys52.has(key2) && !queryKeys.includes(key2));
   if (!requestOnly)
     return void 0;
-  if (options2 !== void 0 || keys.some((key) => !normalizeRequestOptionsForQueryKeys52.has(key) || queryKeys.includes(key))) {
+  if (options2 !== void 0 || keys.some((key2) => !normalizeRequestOptionsForQueryKeys52.has(key2) || queryKeys.includes(key2))) {
     throw new TypeError("Query parameters and request options must be passed as separate arguments.");
   }
-  if (keys.some((key) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key))) {
+  if (keys.some((key2) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key2))) {
     throw new TypeError("Pass transport overrides in the explicit request options argument.");
   }
-  return Object.fromEntries(entries.map(([key, descriptor]) => {
+  return Object.fromEntries(entries.map(([key2, descriptor]) => {
     if ("value" in descriptor)
-      return [key, descriptor.value];
-    return [key, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
+      return [key2, descriptor.value];
+    return [key2, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
   }));
 }
 var Evals = class extends APIResource {
@@ -83206,7 +83222,7 @@ var Evals = class extends APIResource {
 };
 Evals.Runs = Runs2;
 
-// ../../main/node_modules/openai/lib/file-processing.mjs
+// node_modules/openai/lib/file-processing.mjs
 async function waitForFileProcessing(resource, id, pollInterval, maxWait) {
   const terminalStates = /* @__PURE__ */ new Set(["processed", "error", "deleted"]);
   const start = performance.now();
@@ -83223,7 +83239,7 @@ async function waitForFileProcessing(resource, id, pollInterval, maxWait) {
   return file2;
 }
 
-// ../../main/node_modules/openai/resources/files.mjs
+// node_modules/openai/resources/files.mjs
 function resolveResourceRequestOptions84(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -83253,20 +83269,20 @@ function normalizeRequestOptionsForQuery53(value, queryKeys, options2) {
   if (typeof value !== "object" || value === null)
     return void 0;
   const entries = Object.entries(Object.getOwnPropertyDescriptors(value)).filter(([, descriptor]) => descriptor.enumerable && (!("value" in descriptor) || descriptor.value !== void 0));
-  const keys = entries.map(([key]) => key);
-  const requestOnly = keys.some((key) => normalizeRequestOptionsForQueryKeys53.has(key) && !queryKeys.includes(key));
+  const keys = entries.map(([key2]) => key2);
+  const requestOnly = keys.some((key2) => normalizeRequestOptionsForQueryKeys53.has(key2) && !queryKeys.includes(key2));
   if (!requestOnly)
     return void 0;
-  if (options2 !== void 0 || keys.some((key) => !normalizeRequestOptionsForQueryKeys53.has(key) || queryKeys.includes(key))) {
+  if (options2 !== void 0 || keys.some((key2) => !normalizeRequestOptionsForQueryKeys53.has(key2) || queryKeys.includes(key2))) {
     throw new TypeError("Query parameters and request options must be passed as separate arguments.");
   }
-  if (keys.some((key) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key))) {
+  if (keys.some((key2) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key2))) {
     throw new TypeError("Pass transport overrides in the explicit request options argument.");
   }
-  return Object.fromEntries(entries.map(([key, descriptor]) => {
+  return Object.fromEntries(entries.map(([key2, descriptor]) => {
     if ("value" in descriptor)
-      return [key, descriptor.value];
-    return [key, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
+      return [key2, descriptor.value];
+    return [key2, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
   }));
 }
 var Files3 = class extends APIResource {
@@ -83346,11 +83362,11 @@ var Files3 = class extends APIResource {
   }
 };
 
-// ../../main/node_modules/openai/resources/fine-tuning/methods.mjs
+// node_modules/openai/resources/fine-tuning/methods.mjs
 var Methods = class extends APIResource {
 };
 
-// ../../main/node_modules/openai/resources/fine-tuning/alpha/graders.mjs
+// node_modules/openai/resources/fine-tuning/alpha/graders.mjs
 function resolveResourceRequestOptions85(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -83405,7 +83421,7 @@ var Graders = class extends APIResource {
   }
 };
 
-// ../../main/node_modules/openai/resources/fine-tuning/alpha/alpha.mjs
+// node_modules/openai/resources/fine-tuning/alpha/alpha.mjs
 var Alpha = class extends APIResource {
   constructor() {
     super(...arguments);
@@ -83414,7 +83430,7 @@ var Alpha = class extends APIResource {
 };
 Alpha.Graders = Graders;
 
-// ../../main/node_modules/openai/resources/fine-tuning/checkpoints/permissions.mjs
+// node_modules/openai/resources/fine-tuning/checkpoints/permissions.mjs
 function resolveResourceRequestOptions86(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -83444,20 +83460,20 @@ function normalizeRequestOptionsForQuery54(value, queryKeys, options2) {
   if (typeof value !== "object" || value === null)
     return void 0;
   const entries = Object.entries(Object.getOwnPropertyDescriptors(value)).filter(([, descriptor]) => descriptor.enumerable && (!("value" in descriptor) || descriptor.value !== void 0));
-  const keys = entries.map(([key]) => key);
-  const requestOnly = keys.some((key) => normalizeRequestOptionsForQueryKeys54.has(key) && !queryKeys.includes(key));
+  const keys = entries.map(([key2]) => key2);
+  const requestOnly = keys.some((key2) => normalizeRequestOptionsForQueryKeys54.has(key2) && !queryKeys.includes(key2));
   if (!requestOnly)
     return void 0;
-  if (options2 !== void 0 || keys.some((key) => !normalizeRequestOptionsForQueryKeys54.has(key) || queryKeys.includes(key))) {
+  if (options2 !== void 0 || keys.some((key2) => !normalizeRequestOptionsForQueryKeys54.has(key2) || queryKeys.includes(key2))) {
     throw new TypeError("Query parameters and request options must be passed as separate arguments.");
   }
-  if (keys.some((key) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key))) {
+  if (keys.some((key2) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key2))) {
     throw new TypeError("Pass transport overrides in the explicit request options argument.");
   }
-  return Object.fromEntries(entries.map(([key, descriptor]) => {
+  return Object.fromEntries(entries.map(([key2, descriptor]) => {
     if ("value" in descriptor)
-      return [key, descriptor.value];
-    return [key, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
+      return [key2, descriptor.value];
+    return [key2, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
   }));
 }
 var Permissions = class extends APIResource {
@@ -83541,7 +83557,7 @@ var Permissions = class extends APIResource {
   }
 };
 
-// ../../main/node_modules/openai/resources/fine-tuning/checkpoints/checkpoints.mjs
+// node_modules/openai/resources/fine-tuning/checkpoints/checkpoints.mjs
 var Checkpoints = class extends APIResource {
   constructor() {
     super(...arguments);
@@ -83550,7 +83566,7 @@ var Checkpoints = class extends APIResource {
 };
 Checkpoints.Permissions = Permissions;
 
-// ../../main/node_modules/openai/resources/fine-tuning/jobs/checkpoints.mjs
+// node_modules/openai/resources/fine-tuning/jobs/checkpoints.mjs
 function resolveResourceRequestOptions87(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -83580,20 +83596,20 @@ function normalizeRequestOptionsForQuery55(value, queryKeys, options2) {
   if (typeof value !== "object" || value === null)
     return void 0;
   const entries = Object.entries(Object.getOwnPropertyDescriptors(value)).filter(([, descriptor]) => descriptor.enumerable && (!("value" in descriptor) || descriptor.value !== void 0));
-  const keys = entries.map(([key]) => key);
-  const requestOnly = keys.some((key) => normalizeRequestOptionsForQueryKeys55.has(key) && !queryKeys.includes(key));
+  const keys = entries.map(([key2]) => key2);
+  const requestOnly = keys.some((key2) => normalizeRequestOptionsForQueryKeys55.has(key2) && !queryKeys.includes(key2));
   if (!requestOnly)
     return void 0;
-  if (options2 !== void 0 || keys.some((key) => !normalizeRequestOptionsForQueryKeys55.has(key) || queryKeys.includes(key))) {
+  if (options2 !== void 0 || keys.some((key2) => !normalizeRequestOptionsForQueryKeys55.has(key2) || queryKeys.includes(key2))) {
     throw new TypeError("Query parameters and request options must be passed as separate arguments.");
   }
-  if (keys.some((key) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key))) {
+  if (keys.some((key2) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key2))) {
     throw new TypeError("Pass transport overrides in the explicit request options argument.");
   }
-  return Object.fromEntries(entries.map(([key, descriptor]) => {
+  return Object.fromEntries(entries.map(([key2, descriptor]) => {
     if ("value" in descriptor)
-      return [key, descriptor.value];
-    return [key, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
+      return [key2, descriptor.value];
+    return [key2, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
   }));
 }
 var Checkpoints2 = class extends APIResource {
@@ -83612,7 +83628,7 @@ var Checkpoints2 = class extends APIResource {
   }
 };
 
-// ../../main/node_modules/openai/resources/fine-tuning/jobs/jobs.mjs
+// node_modules/openai/resources/fine-tuning/jobs/jobs.mjs
 function resolveResourceRequestOptions88(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -83642,20 +83658,20 @@ function normalizeRequestOptionsForQuery56(value, queryKeys, options2) {
   if (typeof value !== "object" || value === null)
     return void 0;
   const entries = Object.entries(Object.getOwnPropertyDescriptors(value)).filter(([, descriptor]) => descriptor.enumerable && (!("value" in descriptor) || descriptor.value !== void 0));
-  const keys = entries.map(([key]) => key);
-  const requestOnly = keys.some((key) => normalizeRequestOptionsForQueryKeys56.has(key) && !queryKeys.includes(key));
+  const keys = entries.map(([key2]) => key2);
+  const requestOnly = keys.some((key2) => normalizeRequestOptionsForQueryKeys56.has(key2) && !queryKeys.includes(key2));
   if (!requestOnly)
     return void 0;
-  if (options2 !== void 0 || keys.some((key) => !normalizeRequestOptionsForQueryKeys56.has(key) || queryKeys.includes(key))) {
+  if (options2 !== void 0 || keys.some((key2) => !normalizeRequestOptionsForQueryKeys56.has(key2) || queryKeys.includes(key2))) {
     throw new TypeError("Query parameters and request options must be passed as separate arguments.");
   }
-  if (keys.some((key) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key))) {
+  if (keys.some((key2) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key2))) {
     throw new TypeError("Pass transport overrides in the explicit request options argument.");
   }
-  return Object.fromEntries(entries.map(([key, descriptor]) => {
+  return Object.fromEntries(entries.map(([key2, descriptor]) => {
     if ("value" in descriptor)
-      return [key, descriptor.value];
-    return [key, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
+      return [key2, descriptor.value];
+    return [key2, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
   }));
 }
 var Jobs = class extends APIResource {
@@ -83770,7 +83786,7 @@ var Jobs = class extends APIResource {
 };
 Jobs.Checkpoints = Checkpoints2;
 
-// ../../main/node_modules/openai/resources/fine-tuning/fine-tuning.mjs
+// node_modules/openai/resources/fine-tuning/fine-tuning.mjs
 var FineTuning = class extends APIResource {
   constructor() {
     super(...arguments);
@@ -83785,11 +83801,11 @@ FineTuning.Jobs = Jobs;
 FineTuning.Checkpoints = Checkpoints;
 FineTuning.Alpha = Alpha;
 
-// ../../main/node_modules/openai/resources/graders/grader-models.mjs
+// node_modules/openai/resources/graders/grader-models.mjs
 var GraderModels = class extends APIResource {
 };
 
-// ../../main/node_modules/openai/resources/graders/graders.mjs
+// node_modules/openai/resources/graders/graders.mjs
 var Graders2 = class extends APIResource {
   constructor() {
     super(...arguments);
@@ -83798,7 +83814,7 @@ var Graders2 = class extends APIResource {
 };
 Graders2.GraderModels = GraderModels;
 
-// ../../main/node_modules/openai/resources/images.mjs
+// node_modules/openai/resources/images.mjs
 function resolveResourceRequestOptions89(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -83821,12 +83837,12 @@ var Images = class extends APIResource {
       const omitNulls = (value, paths) => {
         if (value === null || typeof value !== "object" || Array.isArray(value))
           return value;
-        return Object.fromEntries(Object.entries(value).map(([key, field]) => {
-          const selected = paths.filter((path12) => path12[0] === key);
+        return Object.fromEntries(Object.entries(value).map(([key2, field]) => {
+          const selected = paths.filter((path12) => path12[0] === key2);
           if (field === null && selected.some((path12) => path12.length === 1))
-            return [key, void 0];
+            return [key2, void 0];
           const children = selected.filter((path12) => path12.length > 1).map((path12) => path12.slice(1));
-          return [key, children.length === 0 ? field : omitNulls(field, children)];
+          return [key2, children.length === 0 ? field : omitNulls(field, children)];
         }));
       };
       return {
@@ -83853,7 +83869,7 @@ var Images = class extends APIResource {
   }
 };
 
-// ../../main/node_modules/openai/resources/live/sessions.mjs
+// node_modules/openai/resources/live/sessions.mjs
 function resolveResourceRequestOptions90(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -83973,15 +83989,15 @@ var Sessions4 = class extends APIResource {
   }
 };
 
-// ../../main/node_modules/openai/resources/live/forks/forks.mjs
+// node_modules/openai/resources/live/forks/forks.mjs
 var Forks = class extends APIResource {
 };
 
-// ../../main/node_modules/openai/resources/live/sideband/sideband.mjs
+// node_modules/openai/resources/live/sideband/sideband.mjs
 var Sideband = class extends APIResource {
 };
 
-// ../../main/node_modules/openai/resources/live/live.mjs
+// node_modules/openai/resources/live/live.mjs
 function resolveResourceRequestOptions91(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -84016,7 +84032,7 @@ Live.Sideband = Sideband;
 Live.Forks = Forks;
 Live.Sessions = Sessions4;
 
-// ../../main/node_modules/openai/resources/models.mjs
+// node_modules/openai/resources/models.mjs
 function resolveResourceRequestOptions92(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -84044,7 +84060,7 @@ var Models = class extends APIResource {
   }
 };
 
-// ../../main/node_modules/openai/resources/moderations.mjs
+// node_modules/openai/resources/moderations.mjs
 function resolveResourceRequestOptions93(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -84063,7 +84079,7 @@ var Moderations = class extends APIResource {
   }
 };
 
-// ../../main/node_modules/openai/internal/multipart-encoding.mjs
+// node_modules/openai/internal/multipart-encoding.mjs
 async function encodedMultipartFormRequestOptions(options2, client, encodings, rawBodyField = null) {
   if (options2.body === null || typeof options2.body !== "object" || Array.isArray(options2.body)) {
     throw new TypeError("Multipart request body must be an object");
@@ -84105,7 +84121,7 @@ async function encodedMultipartFormRequestOptions(options2, client, encodings, r
   };
 }
 
-// ../../main/node_modules/openai/resources/realtime/calls.mjs
+// node_modules/openai/resources/realtime/calls.mjs
 function resolveResourceRequestOptions94(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -84203,7 +84219,7 @@ var Calls = class extends APIResource {
   }
 };
 
-// ../../main/node_modules/openai/resources/realtime/client-secrets.mjs
+// node_modules/openai/resources/realtime/client-secrets.mjs
 function resolveResourceRequestOptions95(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -84240,7 +84256,7 @@ var ClientSecrets = class extends APIResource {
   }
 };
 
-// ../../main/node_modules/openai/resources/realtime/translations/client-secrets.mjs
+// node_modules/openai/resources/realtime/translations/client-secrets.mjs
 function resolveResourceRequestOptions96(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -84274,7 +84290,7 @@ var ClientSecrets2 = class extends APIResource {
   }
 };
 
-// ../../main/node_modules/openai/resources/realtime/translations/translations.mjs
+// node_modules/openai/resources/realtime/translations/translations.mjs
 var Translations2 = class extends APIResource {
   constructor() {
     super(...arguments);
@@ -84283,7 +84299,7 @@ var Translations2 = class extends APIResource {
 };
 Translations2.ClientSecrets = ClientSecrets2;
 
-// ../../main/node_modules/openai/resources/realtime/realtime.mjs
+// node_modules/openai/resources/realtime/realtime.mjs
 var Realtime2 = class extends APIResource {
   constructor() {
     super(...arguments);
@@ -84296,7 +84312,7 @@ Realtime2.ClientSecrets = ClientSecrets;
 Realtime2.Calls = Calls;
 Realtime2.Translations = Translations2;
 
-// ../../main/node_modules/openai/resources/responses/input-items.mjs
+// node_modules/openai/resources/responses/input-items.mjs
 function resolveResourceRequestOptions97(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -84326,20 +84342,20 @@ function normalizeRequestOptionsForQuery57(value, queryKeys, options2) {
   if (typeof value !== "object" || value === null)
     return void 0;
   const entries = Object.entries(Object.getOwnPropertyDescriptors(value)).filter(([, descriptor]) => descriptor.enumerable && (!("value" in descriptor) || descriptor.value !== void 0));
-  const keys = entries.map(([key]) => key);
-  const requestOnly = keys.some((key) => normalizeRequestOptionsForQueryKeys57.has(key) && !queryKeys.includes(key));
+  const keys = entries.map(([key2]) => key2);
+  const requestOnly = keys.some((key2) => normalizeRequestOptionsForQueryKeys57.has(key2) && !queryKeys.includes(key2));
   if (!requestOnly)
     return void 0;
-  if (options2 !== void 0 || keys.some((key) => !normalizeRequestOptionsForQueryKeys57.has(key) || queryKeys.includes(key))) {
+  if (options2 !== void 0 || keys.some((key2) => !normalizeRequestOptionsForQueryKeys57.has(key2) || queryKeys.includes(key2))) {
     throw new TypeError("Query parameters and request options must be passed as separate arguments.");
   }
-  if (keys.some((key) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key))) {
+  if (keys.some((key2) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key2))) {
     throw new TypeError("Pass transport overrides in the explicit request options argument.");
   }
-  return Object.fromEntries(entries.map(([key, descriptor]) => {
+  return Object.fromEntries(entries.map(([key2, descriptor]) => {
     if ("value" in descriptor)
-      return [key, descriptor.value];
-    return [key, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
+      return [key2, descriptor.value];
+    return [key2, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
   }));
 }
 var InputItems2 = class extends APIResource {
@@ -84358,7 +84374,7 @@ var InputItems2 = class extends APIResource {
   }
 };
 
-// ../../main/node_modules/openai/resources/responses/input-tokens.mjs
+// node_modules/openai/resources/responses/input-tokens.mjs
 function resolveResourceRequestOptions98(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -84383,7 +84399,7 @@ var InputTokens2 = class extends APIResource {
   }
 };
 
-// ../../main/node_modules/openai/lib/ResponsesParser.mjs
+// node_modules/openai/lib/ResponsesParser.mjs
 function isTextFormat(value) {
   return isObj(value) && typeof value["type"] === "string";
 }
@@ -84572,7 +84588,7 @@ function addOutputText(rsp) {
   rsp.output_text = texts.join("");
 }
 
-// ../../main/node_modules/openai/internal/responses/output-text-index.mjs
+// node_modules/openai/internal/responses/output-text-index.mjs
 var OutputTextIndex = class {
   constructor() {
     this.capacity = 1;
@@ -84639,7 +84655,7 @@ var OutputTextIndex = class {
   }
 };
 
-// ../../main/node_modules/openai/internal/responses/canonical-output-text.mjs
+// node_modules/openai/internal/responses/canonical-output-text.mjs
 function createCanonicalResponseContext() {
   return {
     canonicalSnapshot: void 0,
@@ -84755,7 +84771,7 @@ function updateOutputText(context, snapshot, outputIndex, previousText, nextText
   snapshot.output_text = snapshot.output_text.slice(0, offset) + nextText + snapshot.output_text.slice(offset + previousText.length);
 }
 
-// ../../main/node_modules/openai/internal/responses/response-accumulator.mjs
+// node_modules/openai/internal/responses/response-accumulator.mjs
 var responseOutputIdentityIndexes = /* @__PURE__ */ new WeakMap();
 function validateArrayIndex(collection, index, kind, allowAppend = false) {
   if (!Array.isArray(collection) || !Number.isSafeInteger(index) || index < 0 || index > collection.length || (index === collection.length ? !allowAppend || index in collection : !hasOwn(collection, index))) {
@@ -84803,16 +84819,16 @@ function getOutputItemIdentityKeys(output2, eventType) {
   return identities;
 }
 function assertOutputItemIdentitiesAvailable(identities, keys) {
-  for (const key of keys) {
-    if (identities.has(key)) {
-      throw new OpenAIError(`duplicate output item identity '${key}'`);
+  for (const key2 of keys) {
+    if (identities.has(key2)) {
+      throw new OpenAIError(`duplicate output item identity '${key2}'`);
     }
   }
 }
 function addOutputItemIdentities(identities, keys) {
   assertOutputItemIdentitiesAvailable(identities, keys);
-  for (const key of keys) {
-    identities.add(key);
+  for (const key2 of keys) {
+    identities.add(key2);
   }
 }
 function createResponseOutputIdentityIndex(snapshot) {
@@ -85707,7 +85723,7 @@ function accumulateResponseWithContext(event, snapshot, context, rejectInvalidSh
   return assertNever4(dispatchEvent);
 }
 
-// ../../main/node_modules/openai/lib/responses/ResponseStream.mjs
+// node_modules/openai/lib/responses/ResponseStream.mjs
 var _ResponseStream_instances;
 var _ResponseStream_params;
 var _ResponseStream_currentResponseSnapshot;
@@ -86064,9 +86080,9 @@ var ResponseStream = class _ResponseStream extends EventStream {
     } else {
       __classPrivateFieldGet(this, _ResponseStream_accumulatorContext, "f").canonicalSnapshot = void 0;
     }
-    for (const key of Object.keys(snapshot)) {
-      if (!hasOwn(incoming, key)) {
-        Reflect.deleteProperty(snapshot, key);
+    for (const key2 of Object.keys(snapshot)) {
+      if (!hasOwn(incoming, key2)) {
+        Reflect.deleteProperty(snapshot, key2);
       }
     }
     Object.defineProperties(snapshot, Object.getOwnPropertyDescriptors({ ...incoming, output: output2, output_text: outputText2 }));
@@ -86120,12 +86136,12 @@ var ResponseStream = class _ResponseStream extends EventStream {
       return;
     }
     const wireSnapshot = { ...dispatchEvent };
-    for (const key of Object.keys(nativeEventFields)) {
-      const descriptor = Object.getOwnPropertyDescriptor(dispatchEvent, key);
+    for (const key2 of Object.keys(nativeEventFields)) {
+      const descriptor = Object.getOwnPropertyDescriptor(dispatchEvent, key2);
       if (descriptor && !descriptor.enumerable) {
-        Object.defineProperty(wireSnapshot, key, {
+        Object.defineProperty(wireSnapshot, key2, {
           // oxlint-disable-next-line anti-slop/no-reflect-get -- Read accepted non-enumerable fields from the sanitized Proxy, never the original transport.
-          value: Reflect.get(dispatchEvent, key, dispatchEvent),
+          value: Reflect.get(dispatchEvent, key2, dispatchEvent),
           enumerable: true
         });
       }
@@ -86229,7 +86245,7 @@ function finalizeResponse(snapshot, params, format2) {
   return maybeParseResponse(snapshot, params, format2);
 }
 
-// ../../main/node_modules/openai/resources/responses/responses.mjs
+// node_modules/openai/resources/responses/responses.mjs
 function resolveResourceRequestOptions99(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -86262,20 +86278,20 @@ function normalizeRequestOptionsForQuery58(value, queryKeys, options2) {
   if (typeof value !== "object" || value === null)
     return void 0;
   const entries = Object.entries(Object.getOwnPropertyDescriptors(value)).filter(([, descriptor]) => descriptor.enumerable && (!("value" in descriptor) || descriptor.value !== void 0));
-  const keys = entries.map(([key]) => key);
-  const requestOnly = keys.some((key) => normalizeRequestOptionsForQueryKeys58.has(key) && !queryKeys.includes(key));
+  const keys = entries.map(([key2]) => key2);
+  const requestOnly = keys.some((key2) => normalizeRequestOptionsForQueryKeys58.has(key2) && !queryKeys.includes(key2));
   if (!requestOnly)
     return void 0;
-  if (options2 !== void 0 || keys.some((key) => !normalizeRequestOptionsForQueryKeys58.has(key) || queryKeys.includes(key))) {
+  if (options2 !== void 0 || keys.some((key2) => !normalizeRequestOptionsForQueryKeys58.has(key2) || queryKeys.includes(key2))) {
     throw new TypeError("Query parameters and request options must be passed as separate arguments.");
   }
-  if (keys.some((key) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key))) {
+  if (keys.some((key2) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key2))) {
     throw new TypeError("Pass transport overrides in the explicit request options argument.");
   }
-  return Object.fromEntries(entries.map(([key, descriptor]) => {
+  return Object.fromEntries(entries.map(([key2, descriptor]) => {
     if ("value" in descriptor)
-      return [key, descriptor.value];
-    return [key, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
+      return [key2, descriptor.value];
+    return [key2, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
   }));
 }
 var Responses2 = class extends APIResource {
@@ -86378,7 +86394,7 @@ var Responses2 = class extends APIResource {
 Responses2.InputItems = InputItems2;
 Responses2.InputTokens = InputTokens2;
 
-// ../../main/node_modules/openai/resources/safety/alerts.mjs
+// node_modules/openai/resources/safety/alerts.mjs
 function resolveResourceRequestOptions100(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -86391,7 +86407,7 @@ var Alerts = class extends APIResource {
   }
 };
 
-// ../../main/node_modules/openai/resources/safety/cases.mjs
+// node_modules/openai/resources/safety/cases.mjs
 function resolveResourceRequestOptions101(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -86404,7 +86420,7 @@ var Cases = class extends APIResource {
   }
 };
 
-// ../../main/node_modules/openai/resources/safety/safety.mjs
+// node_modules/openai/resources/safety/safety.mjs
 var Safety = class extends APIResource {
   constructor() {
     super(...arguments);
@@ -86415,7 +86431,7 @@ var Safety = class extends APIResource {
 Safety.Cases = Cases;
 Safety.Alerts = Alerts;
 
-// ../../main/node_modules/openai/resources/skills/content.mjs
+// node_modules/openai/resources/skills/content.mjs
 function resolveResourceRequestOptions102(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -86433,7 +86449,7 @@ var Content2 = class extends APIResource {
   }
 };
 
-// ../../main/node_modules/openai/resources/skills/versions/content.mjs
+// node_modules/openai/resources/skills/versions/content.mjs
 function resolveResourceRequestOptions103(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -86452,7 +86468,7 @@ var Content3 = class extends APIResource {
   }
 };
 
-// ../../main/node_modules/openai/resources/skills/versions/versions.mjs
+// node_modules/openai/resources/skills/versions/versions.mjs
 function resolveResourceRequestOptions104(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -86485,20 +86501,20 @@ function normalizeRequestOptionsForQuery59(value, queryKeys, options2) {
   if (typeof value !== "object" || value === null)
     return void 0;
   const entries = Object.entries(Object.getOwnPropertyDescriptors(value)).filter(([, descriptor]) => descriptor.enumerable && (!("value" in descriptor) || descriptor.value !== void 0));
-  const keys = entries.map(([key]) => key);
-  const requestOnly = keys.some((key) => normalizeRequestOptionsForQueryKeys59.has(key) && !queryKeys.includes(key));
+  const keys = entries.map(([key2]) => key2);
+  const requestOnly = keys.some((key2) => normalizeRequestOptionsForQueryKeys59.has(key2) && !queryKeys.includes(key2));
   if (!requestOnly)
     return void 0;
-  if (options2 !== void 0 || keys.some((key) => !normalizeRequestOptionsForQueryKeys59.has(key) || queryKeys.includes(key))) {
+  if (options2 !== void 0 || keys.some((key2) => !normalizeRequestOptionsForQueryKeys59.has(key2) || queryKeys.includes(key2))) {
     throw new TypeError("Query parameters and request options must be passed as separate arguments.");
   }
-  if (keys.some((key) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key))) {
+  if (keys.some((key2) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key2))) {
     throw new TypeError("Pass transport overrides in the explicit request options argument.");
   }
-  return Object.fromEntries(entries.map(([key, descriptor]) => {
+  return Object.fromEntries(entries.map(([key2, descriptor]) => {
     if ("value" in descriptor)
-      return [key, descriptor.value];
-    return [key, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
+      return [key2, descriptor.value];
+    return [key2, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
   }));
 }
 var Versions = class extends APIResource {
@@ -86542,7 +86558,7 @@ var Versions = class extends APIResource {
 };
 Versions.Content = Content3;
 
-// ../../main/node_modules/openai/resources/skills/skills.mjs
+// node_modules/openai/resources/skills/skills.mjs
 function resolveResourceRequestOptions105(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -86575,20 +86591,20 @@ function normalizeRequestOptionsForQuery60(value, queryKeys, options2) {
   if (typeof value !== "object" || value === null)
     return void 0;
   const entries = Object.entries(Object.getOwnPropertyDescriptors(value)).filter(([, descriptor]) => descriptor.enumerable && (!("value" in descriptor) || descriptor.value !== void 0));
-  const keys = entries.map(([key]) => key);
-  const requestOnly = keys.some((key) => normalizeRequestOptionsForQueryKeys60.has(key) && !queryKeys.includes(key));
+  const keys = entries.map(([key2]) => key2);
+  const requestOnly = keys.some((key2) => normalizeRequestOptionsForQueryKeys60.has(key2) && !queryKeys.includes(key2));
   if (!requestOnly)
     return void 0;
-  if (options2 !== void 0 || keys.some((key) => !normalizeRequestOptionsForQueryKeys60.has(key) || queryKeys.includes(key))) {
+  if (options2 !== void 0 || keys.some((key2) => !normalizeRequestOptionsForQueryKeys60.has(key2) || queryKeys.includes(key2))) {
     throw new TypeError("Query parameters and request options must be passed as separate arguments.");
   }
-  if (keys.some((key) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key))) {
+  if (keys.some((key2) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key2))) {
     throw new TypeError("Pass transport overrides in the explicit request options argument.");
   }
-  return Object.fromEntries(entries.map(([key, descriptor]) => {
+  return Object.fromEntries(entries.map(([key2, descriptor]) => {
     if ("value" in descriptor)
-      return [key, descriptor.value];
-    return [key, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
+      return [key2, descriptor.value];
+    return [key2, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
   }));
 }
 var Skills = class extends APIResource {
@@ -86642,7 +86658,7 @@ var Skills = class extends APIResource {
 Skills.Content = Content2;
 Skills.Versions = Versions;
 
-// ../../main/node_modules/openai/resources/uploads/parts.mjs
+// node_modules/openai/resources/uploads/parts.mjs
 function resolveResourceRequestOptions106(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -86666,7 +86682,7 @@ var Parts = class extends APIResource {
   }
 };
 
-// ../../main/node_modules/openai/resources/uploads/uploads.mjs
+// node_modules/openai/resources/uploads/uploads.mjs
 function resolveResourceRequestOptions107(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -86740,7 +86756,7 @@ var Uploads = class extends APIResource {
 };
 Uploads.Parts = Parts;
 
-// ../../main/node_modules/openai/lib/vector-store-polling.mjs
+// node_modules/openai/lib/vector-store-polling.mjs
 function pollVectorStoreFile(resource, vectorStoreID, fileID, options2) {
   return pollWithResponse((headers) => resource.retrieve(fileID, { vector_store_id: vectorStoreID }, { ...options2, headers }), ["in_progress"], ["failed", "cancelled", "completed"], options2);
 }
@@ -86748,7 +86764,7 @@ function pollVectorStoreFileBatch(resource, vectorStoreID, batchID, options2) {
   return pollWithResponse((headers) => resource.retrieve(batchID, { vector_store_id: vectorStoreID }, { ...options2, headers }), ["in_progress"], ["failed", "cancelled", "completed"], options2);
 }
 
-// ../../main/node_modules/openai/lib/Util.mjs
+// node_modules/openai/lib/Util.mjs
 var allSettledWithThrow = async (promises) => {
   const results = await Promise.allSettled(promises);
   const rejected = results.filter((result) => result.status === "rejected");
@@ -86768,7 +86784,7 @@ var allSettledWithThrow = async (promises) => {
   return values;
 };
 
-// ../../main/node_modules/openai/lib/vector-store-upload.mjs
+// node_modules/openai/lib/vector-store-upload.mjs
 async function uploadAndPollVectorStoreFileBatch(resource, client, vectorStoreId, files, fileIds, options2) {
   if (files === null || files === void 0 || files.length === 0) {
     throw new Error("No `files` provided to process. If you've already uploaded files you should use `.createAndPoll()` instead");
@@ -86795,7 +86811,7 @@ async function uploadAndPollVectorStoreFileBatch(resource, client, vectorStoreId
   return await resource.createAndPoll(vectorStoreId, { file_ids: allFileIds }, options2);
 }
 
-// ../../main/node_modules/openai/resources/vector-stores/file-batches.mjs
+// node_modules/openai/resources/vector-stores/file-batches.mjs
 function resolveResourceRequestOptions108(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -86872,7 +86888,7 @@ var FileBatches = class extends APIResource {
   }
 };
 
-// ../../main/node_modules/openai/resources/vector-stores/files.mjs
+// node_modules/openai/resources/vector-stores/files.mjs
 function resolveResourceRequestOptions109(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -86902,20 +86918,20 @@ function normalizeRequestOptionsForQuery61(value, queryKeys, options2) {
   if (typeof value !== "object" || value === null)
     return void 0;
   const entries = Object.entries(Object.getOwnPropertyDescriptors(value)).filter(([, descriptor]) => descriptor.enumerable && (!("value" in descriptor) || descriptor.value !== void 0));
-  const keys = entries.map(([key]) => key);
-  const requestOnly = keys.some((key) => normalizeRequestOptionsForQueryKeys61.has(key) && !queryKeys.includes(key));
+  const keys = entries.map(([key2]) => key2);
+  const requestOnly = keys.some((key2) => normalizeRequestOptionsForQueryKeys61.has(key2) && !queryKeys.includes(key2));
   if (!requestOnly)
     return void 0;
-  if (options2 !== void 0 || keys.some((key) => !normalizeRequestOptionsForQueryKeys61.has(key) || queryKeys.includes(key))) {
+  if (options2 !== void 0 || keys.some((key2) => !normalizeRequestOptionsForQueryKeys61.has(key2) || queryKeys.includes(key2))) {
     throw new TypeError("Query parameters and request options must be passed as separate arguments.");
   }
-  if (keys.some((key) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key))) {
+  if (keys.some((key2) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key2))) {
     throw new TypeError("Pass transport overrides in the explicit request options argument.");
   }
-  return Object.fromEntries(entries.map(([key, descriptor]) => {
+  return Object.fromEntries(entries.map(([key2, descriptor]) => {
     if ("value" in descriptor)
-      return [key, descriptor.value];
-    return [key, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
+      return [key2, descriptor.value];
+    return [key2, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
   }));
 }
 var Files4 = class extends APIResource {
@@ -87029,7 +87045,7 @@ var Files4 = class extends APIResource {
   }
 };
 
-// ../../main/node_modules/openai/resources/vector-stores/vector-stores.mjs
+// node_modules/openai/resources/vector-stores/vector-stores.mjs
 function resolveResourceRequestOptions110(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -87059,20 +87075,20 @@ function normalizeRequestOptionsForQuery62(value, queryKeys, options2) {
   if (typeof value !== "object" || value === null)
     return void 0;
   const entries = Object.entries(Object.getOwnPropertyDescriptors(value)).filter(([, descriptor]) => descriptor.enumerable && (!("value" in descriptor) || descriptor.value !== void 0));
-  const keys = entries.map(([key]) => key);
-  const requestOnly = keys.some((key) => normalizeRequestOptionsForQueryKeys62.has(key) && !queryKeys.includes(key));
+  const keys = entries.map(([key2]) => key2);
+  const requestOnly = keys.some((key2) => normalizeRequestOptionsForQueryKeys62.has(key2) && !queryKeys.includes(key2));
   if (!requestOnly)
     return void 0;
-  if (options2 !== void 0 || keys.some((key) => !normalizeRequestOptionsForQueryKeys62.has(key) || queryKeys.includes(key))) {
+  if (options2 !== void 0 || keys.some((key2) => !normalizeRequestOptionsForQueryKeys62.has(key2) || queryKeys.includes(key2))) {
     throw new TypeError("Query parameters and request options must be passed as separate arguments.");
   }
-  if (keys.some((key) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key))) {
+  if (keys.some((key2) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key2))) {
     throw new TypeError("Pass transport overrides in the explicit request options argument.");
   }
-  return Object.fromEntries(entries.map(([key, descriptor]) => {
+  return Object.fromEntries(entries.map(([key2, descriptor]) => {
     if ("value" in descriptor)
-      return [key, descriptor.value];
-    return [key, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
+      return [key2, descriptor.value];
+    return [key2, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
   }));
 }
 var VectorStores = class extends APIResource {
@@ -87154,7 +87170,7 @@ var VectorStores = class extends APIResource {
 VectorStores.Files = Files4;
 VectorStores.FileBatches = FileBatches;
 
-// ../../main/node_modules/openai/resources/videos.mjs
+// node_modules/openai/resources/videos.mjs
 function resolveResourceRequestOptions111(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -87187,20 +87203,20 @@ function normalizeRequestOptionsForQuery63(value, queryKeys, options2) {
   if (typeof value !== "object" || value === null)
     return void 0;
   const entries = Object.entries(Object.getOwnPropertyDescriptors(value)).filter(([, descriptor]) => descriptor.enumerable && (!("value" in descriptor) || descriptor.value !== void 0));
-  const keys = entries.map(([key]) => key);
-  const requestOnly = keys.some((key) => normalizeRequestOptionsForQueryKeys63.has(key) && !queryKeys.includes(key));
+  const keys = entries.map(([key2]) => key2);
+  const requestOnly = keys.some((key2) => normalizeRequestOptionsForQueryKeys63.has(key2) && !queryKeys.includes(key2));
   if (!requestOnly)
     return void 0;
-  if (options2 !== void 0 || keys.some((key) => !normalizeRequestOptionsForQueryKeys63.has(key) || queryKeys.includes(key))) {
+  if (options2 !== void 0 || keys.some((key2) => !normalizeRequestOptionsForQueryKeys63.has(key2) || queryKeys.includes(key2))) {
     throw new TypeError("Query parameters and request options must be passed as separate arguments.");
   }
-  if (keys.some((key) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key))) {
+  if (keys.some((key2) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key2))) {
     throw new TypeError("Pass transport overrides in the explicit request options argument.");
   }
-  return Object.fromEntries(entries.map(([key, descriptor]) => {
+  return Object.fromEntries(entries.map(([key2, descriptor]) => {
     if ("value" in descriptor)
-      return [key, descriptor.value];
-    return [key, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
+      return [key2, descriptor.value];
+    return [key2, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
   }));
 }
 var Videos = class extends APIResource {
@@ -87299,7 +87315,7 @@ var Videos = class extends APIResource {
   }
 };
 
-// ../../main/node_modules/openai/resources/webhooks/event-types.mjs
+// node_modules/openai/resources/webhooks/event-types.mjs
 function resolveResourceRequestOptions112(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -87318,7 +87334,7 @@ var EventTypes = class extends APIResource {
   }
 };
 
-// ../../main/node_modules/openai/lib/webhook-signature.mjs
+// node_modules/openai/lib/webhook-signature.mjs
 var MAX_DIRECT_WEBHOOK_VERIFICATIONS = 32;
 var SHA256_SIGNATURE_LENGTH = 32;
 function webhookSignatureRequiresSigning(signatureHeader) {
@@ -87390,12 +87406,12 @@ async function verifyWebhookSignature(payload, signatureHeader, timestamp, webho
   const decodedSecret = Uint8Array.from(secret.startsWith("whsec_") ? fromBase642(secret.slice("whsec_".length)) : encodeUTF8(secret));
   const signedPayload = webhookId ? `${webhookId}.${timestamp}.${payload}` : `${timestamp}.${payload}`;
   const signedPayloadBytes = Uint8Array.from(encodeUTF8(signedPayload));
-  const key = await crypto.subtle.importKey("raw", decodedSecret, { name: "HMAC", hash: "SHA-256" }, false, useBoundedVerification ? ["sign", "verify"] : ["verify"]);
+  const key2 = await crypto.subtle.importKey("raw", decodedSecret, { name: "HMAC", hash: "SHA-256" }, false, useBoundedVerification ? ["sign", "verify"] : ["verify"]);
   if (useBoundedVerification && firstSignature) {
-    const expectedSignature = new Uint8Array(await crypto.subtle.sign("HMAC", key, signedPayloadBytes));
+    const expectedSignature = new Uint8Array(await crypto.subtle.sign("HMAC", key2, signedPayloadBytes));
     const signatureToVerify = selectMatchingSignature(signatureHeader, expectedSignature, firstSignature);
     try {
-      if (await crypto.subtle.verify("HMAC", key, Uint8Array.from(signatureToVerify), signedPayloadBytes)) {
+      if (await crypto.subtle.verify("HMAC", key2, Uint8Array.from(signatureToVerify), signedPayloadBytes)) {
         return;
       }
     } catch {
@@ -87405,7 +87421,7 @@ async function verifyWebhookSignature(payload, signatureHeader, timestamp, webho
   for (const signature2 of signatureCandidates(signatureHeader)) {
     try {
       const signatureBytes = Uint8Array.from(fromBase642(signature2));
-      const isValid = await crypto.subtle.verify("HMAC", key, signatureBytes, signedPayloadBytes);
+      const isValid = await crypto.subtle.verify("HMAC", key2, signatureBytes, signedPayloadBytes);
       if (isValid) {
         return;
       }
@@ -87415,7 +87431,7 @@ async function verifyWebhookSignature(payload, signatureHeader, timestamp, webho
   throw new InvalidWebhookSignatureError("The given webhook signature does not match the expected signature");
 }
 
-// ../../main/node_modules/openai/resources/webhooks/webhooks.mjs
+// node_modules/openai/resources/webhooks/webhooks.mjs
 var _Webhooks_instances;
 var _Webhooks_validateSecret;
 var _Webhooks_getRequiredHeader;
@@ -87448,20 +87464,20 @@ function normalizeRequestOptionsForQuery64(value, queryKeys, options2) {
   if (typeof value !== "object" || value === null)
     return void 0;
   const entries = Object.entries(Object.getOwnPropertyDescriptors(value)).filter(([, descriptor]) => descriptor.enumerable && (!("value" in descriptor) || descriptor.value !== void 0));
-  const keys = entries.map(([key]) => key);
-  const requestOnly = keys.some((key) => normalizeRequestOptionsForQueryKeys64.has(key) && !queryKeys.includes(key));
+  const keys = entries.map(([key2]) => key2);
+  const requestOnly = keys.some((key2) => normalizeRequestOptionsForQueryKeys64.has(key2) && !queryKeys.includes(key2));
   if (!requestOnly)
     return void 0;
-  if (options2 !== void 0 || keys.some((key) => !normalizeRequestOptionsForQueryKeys64.has(key) || queryKeys.includes(key))) {
+  if (options2 !== void 0 || keys.some((key2) => !normalizeRequestOptionsForQueryKeys64.has(key2) || queryKeys.includes(key2))) {
     throw new TypeError("Query parameters and request options must be passed as separate arguments.");
   }
-  if (keys.some((key) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key))) {
+  if (keys.some((key2) => !["headers", "maxRetries", "timeout", "signal", "idempotencyKey", "query"].includes(key2))) {
     throw new TypeError("Pass transport overrides in the explicit request options argument.");
   }
-  return Object.fromEntries(entries.map(([key, descriptor]) => {
+  return Object.fromEntries(entries.map(([key2, descriptor]) => {
     if ("value" in descriptor)
-      return [key, descriptor.value];
-    return [key, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
+      return [key2, descriptor.value];
+    return [key2, descriptor.get ? Reflect.apply(descriptor.get, value, []) : void 0];
   }));
 }
 var Webhooks2 = class extends APIResource {
@@ -87626,7 +87642,7 @@ _Webhooks_instances = /* @__PURE__ */ new WeakSet(), _Webhooks_validateSecret = 
 };
 Webhooks2.EventTypes = EventTypes;
 
-// ../../main/node_modules/openai/internal/bedrock.mjs
+// node_modules/openai/internal/bedrock.mjs
 var brand_privateBedrockClient = /* @__PURE__ */ Symbol.for("openai.privateBedrockClient");
 function assertValidBedrockBearerCredential(credential) {
   if (/^[\t ]|[\t ]$/.test(credential)) {
@@ -87640,7 +87656,7 @@ function assertValidBedrockBearerCredential(credential) {
   }
 }
 
-// ../../main/node_modules/openai/internal/ws.mjs
+// node_modules/openai/internal/ws.mjs
 function mergeWebSocketAuthHeaders(options2, authHeaders, removedHeaders) {
   const headers = new Map(Object.entries(authHeaders).map(([name, value]) => [name.toLowerCase(), value]));
   for (const name of removedHeaders) {
@@ -87653,7 +87669,7 @@ function mergeWebSocketAuthHeaders(options2, authHeaders, removedHeaders) {
 }
 var webSocketHeaderRemovals = /* @__PURE__ */ new WeakMap();
 
-// ../../main/node_modules/openai/internal/realtime-credentials.mjs
+// node_modules/openai/internal/realtime-credentials.mjs
 var realtimeCacheContext = /* @__PURE__ */ Symbol.for("openai.realtimeAPIKeyCacheContext");
 var cacheContext;
 function getDeferredRealtimeAPIKeyCache(client) {
@@ -87692,7 +87708,7 @@ async function resolveRealtimeAPIKey(client, deferCache = false) {
   };
 }
 
-// ../../main/node_modules/openai/internal/provider.mjs
+// node_modules/openai/internal/provider.mjs
 var providerTimeoutKey = /* @__PURE__ */ Symbol.for("openai.node.providerTimeout.v1");
 function isProviderTimeoutError(error62) {
   return error62 instanceof APIConnectionTimeoutError || error62 instanceof Error && providerTimeoutKey in error62 && error62[providerTimeoutKey] === true;
@@ -87712,7 +87728,7 @@ function configureProvider(provider) {
   return definition.configure();
 }
 
-// ../../main/node_modules/openai/client.mjs
+// node_modules/openai/client.mjs
 var _OpenAI_instances;
 var _a6;
 var _OpenAI_encoder;
@@ -87797,9 +87813,9 @@ var OpenAI = class {
     const provider = clientOptions.provider;
     const { baseURL = provider ? null : readEnv("OPENAI_BASE_URL"), dataResidency: _dataResidency, [inheritedDataResidencySelection]: inheritedResidencySelection = false, apiKey = provider ? null : readEnv("OPENAI_API_KEY") ?? null, adminAPIKey = provider ? null : readEnv("OPENAI_ADMIN_KEY") ?? null, organization = provider ? null : readEnv("OPENAI_ORG_ID") ?? null, project = provider ? null : readEnv("OPENAI_PROJECT_ID") ?? null, webhookSecret = readEnv("OPENAI_WEBHOOK_SECRET") ?? null, workloadIdentity, x509Transport, credential: _credential, ...opts } = clientOptions;
     if (provider) {
-      const conflictingOptions = ["apiKey", "adminAPIKey", "workloadIdentity", "x509Transport", "baseURL", "dataResidency"].filter((key) => (key === "workloadIdentity" ? workloadIdentity : clientOptions[key]) != null);
+      const conflictingOptions = ["apiKey", "adminAPIKey", "workloadIdentity", "x509Transport", "baseURL", "dataResidency"].filter((key2) => (key2 === "workloadIdentity" ? workloadIdentity : clientOptions[key2]) != null);
       if (conflictingOptions.length) {
-        throw new OpenAIError(`The \`provider\` option cannot be used with ${conflictingOptions.map((key) => `\`${key}\``).join(", ")}. Configure authentication and the base URL through the provider instead.`);
+        throw new OpenAIError(`The \`provider\` option cannot be used with ${conflictingOptions.map((key2) => `\`${key2}\``).join(", ")}. Configure authentication and the base URL through the provider instead.`);
       }
     }
     const identity3 = isX509WorkloadIdentity(workloadIdentity) ? { x509: workloadIdentity, legacy: void 0 } : { x509: void 0, legacy: workloadIdentity };
@@ -88121,21 +88137,21 @@ var OpenAI = class {
       if (baseParams && overridingQuery) {
         const seen = /* @__PURE__ */ new Set();
         const repeated = /* @__PURE__ */ new Set();
-        for (const key of baseParams.keys()) {
-          if (seen.has(key) && !hasOwn(overridingQuery, key)) {
-            repeated.add(key);
+        for (const key2 of baseParams.keys()) {
+          if (seen.has(key2) && !hasOwn(overridingQuery, key2)) {
+            repeated.add(key2);
           }
-          seen.add(key);
+          seen.add(key2);
         }
         if (repeated.size) {
           const merged = new URLSearchParams();
-          for (const [key, value] of url2.searchParams) {
-            if (!repeated.has(key))
-              merged.append(key, value);
+          for (const [key2, value] of url2.searchParams) {
+            if (!repeated.has(key2))
+              merged.append(key2, value);
           }
-          for (const [key, value] of baseParams) {
-            if (repeated.has(key))
-              merged.append(key, value);
+          for (const [key2, value] of baseParams) {
+            if (repeated.has(key2))
+              merged.append(key2, value);
           }
           url2.search = merged.toString();
         }
@@ -88752,11 +88768,11 @@ var OpenAI = class {
     let jsonStream = false;
     let jsonSerialized = false;
     const stopObserving = options2.__metadata?.["streamFromBody"] === true && typeof options2.body === "object" && options2.body !== null ? observeJSONRequestBody(options2.body, {
-      value(holder, key, value) {
+      value(holder, key2, value) {
         if (!jsonRootVisited) {
           jsonRootVisited = true;
           jsonRoot = value;
-        } else if (holder === jsonRoot && key === "stream") {
+        } else if (holder === jsonRoot && key2 === "stream") {
           jsonStream = value === true;
           if (isRawJSON2?.(value)) {
             jsonStream = value.rawJSON === "true";
@@ -88917,8 +88933,8 @@ _a6 = OpenAI, _OpenAI_encoder = /* @__PURE__ */ new WeakMap(), _OpenAI_x509Authe
   return __classPrivateFieldGet(this, _OpenAI_explicitDataResidency, "f") || this._provider !== void 0 || this.baseURL !== "https://api.openai.com/v1";
 }, _OpenAI_normalizeRetries = function _OpenAI_normalizeRetries2(value) {
   return typeof value === "number" && Number.isSafeInteger(value) && value >= 0 ? value : 2;
-}, _OpenAI_isSensitiveLogKey = function _OpenAI_isSensitiveLogKey2(key) {
-  const normalized = key.replace(/[^a-z0-9]/gi, "").toLowerCase();
+}, _OpenAI_isSensitiveLogKey = function _OpenAI_isSensitiveLogKey2(key2) {
+  const normalized = key2.replace(/[^a-z0-9]/gi, "").toLowerCase();
   if (/authorization|authentication|cookie|session|signature|assertion|connectionstring|devicecode|codeverifier|accountkey|mtlskey|proxyauth|^(?:auth|key|sig|sas|jwt|bearer|pfx|p12)$|(?:sid|token|secret|password|passwd|pwd|credential|passphrase|apikey|accesskey|privatekey|username)s?$/.test(normalized)) {
     return true;
   }
@@ -88936,13 +88952,13 @@ _a6 = OpenAI, _OpenAI_encoder = /* @__PURE__ */ new WeakMap(), _OpenAI_x509Authe
     while (at >= 0 && (token[at] !== "@" || token[at + 1] === "@"))
       at--;
     return colon >= 0 && at > colon ? `${prefix}${token.slice(0, start)}[REDACTED]${token.slice(at)}` : match;
-  }).replace(/(^|[\s,;])([a-z][a-z0-9_-]*)(\s*:\s*)([^\r\n,;]+)/gi, (match, prefix, key, separator) => __classPrivateFieldGet(this, _OpenAI_instances, "m", _OpenAI_isSensitiveLogKey).call(this, key) ? `${prefix}${key}${separator}[REDACTED]` : match).replace(/(^|[?&#;])([^=&;\s?#/]+)=([^&;\s#]+)/g, (match, separator, key) => {
-    let decoded = key;
+  }).replace(/(^|[\s,;])([a-z][a-z0-9_-]*)(\s*:\s*)([^\r\n,;]+)/gi, (match, prefix, key2, separator) => __classPrivateFieldGet(this, _OpenAI_instances, "m", _OpenAI_isSensitiveLogKey).call(this, key2) ? `${prefix}${key2}${separator}[REDACTED]` : match).replace(/(^|[?&#;])([^=&;\s?#/]+)=([^&;\s#]+)/g, (match, separator, key2) => {
+    let decoded = key2;
     try {
-      decoded = globalThis.decodeURIComponent(key);
+      decoded = globalThis.decodeURIComponent(key2);
     } catch {
     }
-    return __classPrivateFieldGet(this, _OpenAI_instances, "m", _OpenAI_isSensitiveLogKey).call(this, decoded) ? `${separator}${key}=[REDACTED]` : match;
+    return __classPrivateFieldGet(this, _OpenAI_instances, "m", _OpenAI_isSensitiveLogKey).call(this, decoded) ? `${separator}${key2}=[REDACTED]` : match;
   });
   const getLogString = (entry) => {
     try {
@@ -88964,10 +88980,10 @@ _a6 = OpenAI, _OpenAI_encoder = /* @__PURE__ */ new WeakMap(), _OpenAI_x509Authe
   const pending = [];
   const pendingMaps = [];
   let sanitizedValue;
-  const getOwnLogDescriptor = (entry, key) => {
+  const getOwnLogDescriptor = (entry, key2) => {
     try {
       return {
-        descriptor: globalThis.Object.getOwnPropertyDescriptor(entry, key),
+        descriptor: globalThis.Object.getOwnPropertyDescriptor(entry, key2),
         failed: false
       };
     } catch {
@@ -89021,8 +89037,8 @@ _a6 = OpenAI, _OpenAI_encoder = /* @__PURE__ */ new WeakMap(), _OpenAI_x509Authe
         const sanitized2 = new RuntimeHeaders();
         seen.set(current, sanitized2);
         assign(sanitized2);
-        RuntimeHeaders.prototype.forEach.call(current, (entry, key) => {
-          sanitized2.set(key, __classPrivateFieldGet(this, _OpenAI_instances, "m", _OpenAI_isSensitiveLogKey).call(this, key) ? "[REDACTED]" : redactString(entry));
+        RuntimeHeaders.prototype.forEach.call(current, (entry, key2) => {
+          sanitized2.set(key2, __classPrivateFieldGet(this, _OpenAI_instances, "m", _OpenAI_isSensitiveLogKey).call(this, key2) ? "[REDACTED]" : redactString(entry));
         });
         continue;
       }
@@ -89034,9 +89050,9 @@ _a6 = OpenAI, _OpenAI_encoder = /* @__PURE__ */ new WeakMap(), _OpenAI_x509Authe
           sanitized2.username = "[REDACTED]";
         if (sanitized2.password)
           sanitized2.password = "[REDACTED]";
-        for (const [key] of sanitized2.searchParams) {
-          if (__classPrivateFieldGet(this, _OpenAI_instances, "m", _OpenAI_isSensitiveLogKey).call(this, key))
-            sanitized2.searchParams.set(key, "[REDACTED]");
+        for (const [key2] of sanitized2.searchParams) {
+          if (__classPrivateFieldGet(this, _OpenAI_instances, "m", _OpenAI_isSensitiveLogKey).call(this, key2))
+            sanitized2.searchParams.set(key2, "[REDACTED]");
         }
         if (sanitized2.hash)
           sanitized2.hash = redactString(sanitized2.hash);
@@ -89087,15 +89103,15 @@ _a6 = OpenAI, _OpenAI_encoder = /* @__PURE__ */ new WeakMap(), _OpenAI_x509Authe
         pendingMaps.push({ map: sanitized2, entries });
         seen.set(current, sanitized2);
         assign(sanitized2);
-        globalThis.Map.prototype.forEach.call(current, (entry, key) => {
+        globalThis.Map.prototype.forEach.call(current, (entry, key2) => {
           const pair = ["[REDACTED]", "[REDACTED]"];
           entries.push(pair);
-          enqueue(key, depth + 1, (safeKey) => {
-            if (typeof safeKey !== "function" && typeof safeKey !== "symbol" && !(typeof key === "object" && key !== null && safeKey === key)) {
+          enqueue(key2, depth + 1, (safeKey) => {
+            if (typeof safeKey !== "function" && typeof safeKey !== "symbol" && !(typeof key2 === "object" && key2 !== null && safeKey === key2)) {
               pair[0] = safeKey;
             }
           });
-          if (isSensitiveLogLabel(key)) {
+          if (isSensitiveLogLabel(key2)) {
             return;
           }
           enqueue(entry, depth + 1, (safeEntry) => {
@@ -89136,27 +89152,27 @@ _a6 = OpenAI, _OpenAI_encoder = /* @__PURE__ */ new WeakMap(), _OpenAI_x509Authe
       const sanitized = {};
       seen.set(current, sanitized);
       assign(sanitized);
-      for (const key of keys) {
-        if (typeof key !== "string")
+      for (const key2 of keys) {
+        if (typeof key2 !== "string")
           continue;
-        const property = getOwnLogDescriptor(current, key);
+        const property = getOwnLogDescriptor(current, key2);
         if (property.failed) {
-          sanitized[key] = "[REDACTED]";
+          sanitized[key2] = "[REDACTED]";
           continue;
         }
         const descriptor = property.descriptor;
         if (!descriptor?.enumerable)
           continue;
-        if (__classPrivateFieldGet(this, _OpenAI_instances, "m", _OpenAI_isSensitiveLogKey).call(this, key)) {
-          sanitized[key] = "[REDACTED]";
+        if (__classPrivateFieldGet(this, _OpenAI_instances, "m", _OpenAI_isSensitiveLogKey).call(this, key2)) {
+          sanitized[key2] = "[REDACTED]";
           continue;
         }
         if (!("value" in descriptor)) {
-          sanitized[key] = "[REDACTED]";
+          sanitized[key2] = "[REDACTED]";
           continue;
         }
         enqueue(descriptor.value, depth + 1, (safeEntry) => {
-          sanitized[key] = safeEntry;
+          sanitized[key2] = safeEntry;
         });
       }
     } catch {
@@ -89165,8 +89181,8 @@ _a6 = OpenAI, _OpenAI_encoder = /* @__PURE__ */ new WeakMap(), _OpenAI_x509Authe
     }
   }
   for (const { map: map2, entries } of pendingMaps) {
-    for (const [key, entry] of entries)
-      map2.set(key, entry);
+    for (const [key2, entry] of entries)
+      map2.set(key2, entry);
   }
   return sanitizedValue;
 }, _OpenAI_sanitizeLogger = function _OpenAI_sanitizeLogger2(logger) {
@@ -89280,7 +89296,7 @@ function isUndiciDispatcherVersionMismatchError(error62) {
   return false;
 }
 
-// ../../main/node_modules/openai/bedrock.mjs
+// node_modules/openai/bedrock.mjs
 var _a7;
 _a7 = brand_privateBedrockClient;
 
@@ -89517,19 +89533,19 @@ function renderPrompt(stage, vars) {
 var OUTPUT_MODES = ["json_schema", "json_object", "prompt"];
 var ResponseFormatMemory = class {
   known = /* @__PURE__ */ new Map();
-  get(key) {
-    return this.known.get(key) ?? { mode: "json_schema", strictRejected: false };
+  get(key2) {
+    return this.known.get(key2) ?? { mode: "json_schema", strictRejected: false };
   }
   /** The next mode after `from`, remembered for `key`; undefined when none is left. */
-  degrade(key, from) {
-    const current = this.get(key).mode;
+  degrade(key2, from) {
+    const current = this.get(key2).mode;
     if (OUTPUT_MODES.indexOf(current) > OUTPUT_MODES.indexOf(from)) return current;
     const next = OUTPUT_MODES[OUTPUT_MODES.indexOf(from) + 1];
-    if (next) this.known.set(key, { ...this.get(key), mode: next });
+    if (next) this.known.set(key2, { ...this.get(key2), mode: next });
     return next;
   }
-  rejectStrict(key) {
-    this.known.set(key, { ...this.get(key), strictRejected: true });
+  rejectStrict(key2) {
+    this.known.set(key2, { ...this.get(key2), strictRejected: true });
   }
 };
 var processResponseFormats = new ResponseFormatMemory();
@@ -89555,8 +89571,8 @@ function strictCompatible(schema) {
     if (node2.additionalProperties !== false) return false;
     if (!Object.keys(properties).every((k2) => required3.includes(k2))) return false;
   }
-  for (const key of ["properties", "$defs", "definitions"]) {
-    const children = node2[key];
+  for (const key2 of ["properties", "$defs", "definitions"]) {
+    const children = node2[key2];
     if (children && typeof children === "object" && !Object.values(children).every(strictCompatible)) return false;
   }
   return [node2.items, node2.anyOf, node2.prefixItems].every((child) => child === void 0 || strictCompatible(child));
@@ -89773,9 +89789,9 @@ function openAiLlmClient(options2) {
   function servedFromCache(sent, result, seen) {
     if (!result.id) return false;
     if (seen && seen.id === result.id && seen.answer === result.answer) return true;
-    const key = createHash2("sha256").update(JSON.stringify([result.id, result.answer, result.refusal, sent])).digest("hex");
-    if (received.has(key)) return true;
-    received.add(key);
+    const key2 = createHash2("sha256").update(JSON.stringify([result.id, result.answer, result.refusal, sent])).digest("hex");
+    if (received.has(key2)) return true;
+    received.add(key2);
     return false;
   }
   function recordCached(stage, attempt, sent, mode, result, started) {
@@ -89995,109 +90011,35 @@ function validate3(answer, schema) {
   };
 }
 
-// src/engine/lpw/failing-tests-block.ts
+// src/engine/lpw/failure-lines.ts
 import { stripVTControlCharacters as stripVTControlCharacters4 } from "node:util";
-
-// src/engine/template/tree-sitter.ts
-import { createRequire as createRequire3 } from "node:module";
-import { dirname as dirname2, join as join5 } from "node:path";
-var require3 = createRequire3(import.meta.url);
-var parsers = /* @__PURE__ */ new Map();
-var runtime;
-function loadRuntime() {
-  runtime ??= (async () => {
-    const ts = require3("./tree-sitter/tree-sitter.cjs");
-    const dir = dirname2(require3.resolve("./tree-sitter/tree-sitter.cjs"));
-    await ts.Parser.init({ locateFile: (file2) => join5(dir, file2) });
-    return ts;
-  })();
-  return runtime;
+var WHOLE_CHARS = 3e3;
+var WHOLE_LINES = 60;
+var LINE_CHARS = 400;
+var MAX_LINES = 40;
+function failureLines(t2) {
+  const message = stripVTControlCharacters4(t2.message ?? "").replace(/\r\n/g, "\n").trimEnd();
+  const diff = pytestDiff(stripVTControlCharacters4(t2.details ?? ""));
+  const pytest = diff.length > 0 ? `
+# pytest's diff: ${diff.join(" | ")}` : "";
+  if (!message) return `# fails now with: ${t2.status}${pytest}`;
+  const [first2 = "", ...rest] = message.split("\n");
+  const whole = message.length <= WHOLE_CHARS && rest.length < WHOLE_LINES && [first2, ...rest].every((l2) => l2.length <= LINE_CHARS);
+  const shown3 = whole ? rest : rest.slice(0, MAX_LINES).map(cutLine);
+  const more = whole || rest.length <= MAX_LINES ? [] : [`\u2026(${String(rest.length - MAX_LINES)} more lines not shown)`];
+  const mismatch = whole ? void 0 : mismatchOf(message);
+  const where = mismatch ? [`where they differ: ${describeMismatch(mismatch, 80)}`] : [];
+  const lines = [...shown3, ...more, ...where].map((l2) => `#   ${l2}`.trimEnd());
+  return [`# fails now with: ${whole ? first2 : cutLine(first2)}`, ...lines].join("\n") + pytest;
 }
-function parserFor(grammar) {
-  let parser3 = parsers.get(grammar);
-  if (!parser3) {
-    parser3 = (async () => {
-      const ts = await loadRuntime();
-      const dir = dirname2(require3.resolve("./tree-sitter/tree-sitter.cjs"));
-      const p = new ts.Parser();
-      p.setLanguage(await ts.Language.load(join5(dir, `tree-sitter-${grammar}.wasm`)));
-      return p;
-    })();
-    parsers.set(grammar, parser3);
-  }
-  return parser3;
-}
-async function parseSource(grammar, source) {
-  const tree = (await parserFor(grammar)).parse(source);
-  if (!tree) throw new Error(`tree-sitter returned no tree for ${grammar}`);
-  return tree;
-}
-function parsePython(source) {
-  return parseSource("python", source);
-}
-function grammarForFile(path12) {
-  if (path12.endsWith(".py")) return "python";
-  if (/\.[cm]?jsx?$/.test(path12)) return "javascript";
-  if (path12.endsWith(".tsx")) return "tsx";
-  if (/\.[cm]?ts$/.test(path12)) return "typescript";
-  return void 0;
+function cutLine(line) {
+  if (line.length <= LINE_CHARS) return line;
+  const part = Math.floor((LINE_CHARS - 30) / 2);
+  return `${line.slice(0, part)} \u2026(${String(line.length - 2 * part)} chars cut)\u2026 ${line.slice(-part)}`;
 }
 
-// src/engine/lpw/parametrize-values.ts
-async function parametrizeValues(testSourceText) {
-  const out = /* @__PURE__ */ new Map();
-  const tree = await parsePython(testSourceText);
-  try {
-    const decorators = tree.rootNode.descendantsOfType("decorator").filter((d) => Boolean(d && /parametrize\s*\(/.test(d.text)));
-    if (decorators.length !== 1) return out;
-    const call = decorators[0].namedChildren.find((c4) => c4?.type === "call");
-    const args = call?.childForFieldName("arguments")?.namedChildren.filter((a2) => Boolean(a2)) ?? [];
-    const positional = args.filter((a2) => a2.type !== "keyword_argument");
-    const keyword = (name) => args.find((a2) => a2.type === "keyword_argument" && a2.childForFieldName("name")?.text === name)?.childForFieldName("value");
-    const namesNode = positional[0] ?? keyword("argnames");
-    const valuesNode = positional[1] ?? keyword("argvalues");
-    if (!namesNode || !valuesNode || !/^(list|tuple)$/.test(valuesNode.type)) return out;
-    const names = argNames(namesNode);
-    const explicitIds = keyword("ids");
-    const ids = explicitIds && /^(list|tuple)$/.test(explicitIds.type) ? explicitIds.namedChildren.map((n2) => n2 ? literal2(n2) : void 0) : [];
-    valuesNode.namedChildren.forEach((entry, index) => {
-      if (!entry) return;
-      let values;
-      let id = ids[index];
-      if (entry.type === "call" && /(^|\.)param$/.test(entry.childForFieldName("function")?.text ?? "")) {
-        const pArgs = entry.childForFieldName("arguments")?.namedChildren.filter((a2) => Boolean(a2)) ?? [];
-        values = pArgs.filter((a2) => a2.type !== "keyword_argument");
-        const idArg = pArgs.find((a2) => a2.type === "keyword_argument" && a2.childForFieldName("name")?.text === "id")?.childForFieldName("value");
-        id = idArg ? literal2(idArg) : id;
-      } else {
-        values = names.length > 1 && (entry.type === "tuple" || entry.type === "list") ? entry.namedChildren.filter((v) => Boolean(v)) : [entry];
-      }
-      id ??= values.map((v, i3) => autoId(v, names[i3] ?? "arg", index)).join("-");
-      out.set(id, values.map((v, i3) => `${names[i3] ?? `arg${i3}`}=${v.text}`).join(", "));
-    });
-    return out;
-  } finally {
-    tree.delete();
-  }
-}
-function argNames(node2) {
-  if (node2.type === "string")
-    return (literal2(node2) ?? "").split(",").map((s) => s.trim()).filter(Boolean);
-  return node2.namedChildren.flatMap((n2) => n2?.type === "string" ? [literal2(n2) ?? ""] : []);
-}
-function literal2(node2) {
-  if (node2.type === "string")
-    return node2.namedChildren.filter((c4) => c4 && c4.type !== "string_start" && c4.type !== "string_end").map((c4) => c4?.text ?? "").join("");
-  if (/^(integer|float|true|false|none)$/.test(node2.type)) return node2.text;
-  if (node2.type === "unary_operator" && /^-\s*[\d.]/.test(node2.text)) return node2.text.replace(/\s+/g, "");
-  return void 0;
-}
-function autoId(node2, name, index) {
-  return literal2(node2) ?? `${name}${index}`;
-}
-
-// src/engine/lpw/test-source.ts
-import { join as join6 } from "node:path";
+// src/engine/lpw/find-js-test.ts
+import { lstat } from "node:fs/promises";
 
 // src/workspace/read-worktree-file.ts
 import { closeSync as closeSync2, constants as constants5, fstatSync, openSync as openSync2, readlinkSync, readSync as readSync2, realpathSync as realpathSync2 } from "node:fs";
@@ -90196,17 +90138,286 @@ function tryReadWorktreeTextSync(root, path12, options2 = {}) {
   }
 }
 
+// src/engine/context/repo-files.ts
+import { readdirSync, statSync as statSync2 } from "node:fs";
+import { join as join6, relative } from "node:path";
+
+// src/engine/template/tree-sitter.ts
+import { createRequire as createRequire3 } from "node:module";
+import { dirname as dirname2, join as join5 } from "node:path";
+var require3 = createRequire3(import.meta.url);
+var parsers = /* @__PURE__ */ new Map();
+var runtime;
+function loadRuntime() {
+  runtime ??= (async () => {
+    const ts = require3("./tree-sitter/tree-sitter.cjs");
+    const dir = dirname2(require3.resolve("./tree-sitter/tree-sitter.cjs"));
+    await ts.Parser.init({ locateFile: (file2) => join5(dir, file2) });
+    return ts;
+  })();
+  return runtime;
+}
+function parserFor(grammar) {
+  let parser3 = parsers.get(grammar);
+  if (!parser3) {
+    parser3 = (async () => {
+      const ts = await loadRuntime();
+      const dir = dirname2(require3.resolve("./tree-sitter/tree-sitter.cjs"));
+      const p = new ts.Parser();
+      p.setLanguage(await ts.Language.load(join5(dir, `tree-sitter-${grammar}.wasm`)));
+      return p;
+    })();
+    parsers.set(grammar, parser3);
+  }
+  return parser3;
+}
+async function parseSource(grammar, source) {
+  const tree = (await parserFor(grammar)).parse(source);
+  if (!tree) throw new Error(`tree-sitter returned no tree for ${grammar}`);
+  return tree;
+}
+function parsePython(source) {
+  return parseSource("python", source);
+}
+function grammarForFile(path12) {
+  if (path12.endsWith(".py")) return "python";
+  if (/\.[cm]?jsx?$/.test(path12)) return "javascript";
+  if (path12.endsWith(".tsx")) return "tsx";
+  if (/\.[cm]?ts$/.test(path12)) return "typescript";
+  return void 0;
+}
+
+// src/engine/context/repo-files.ts
+var SKIP_DIRS = /* @__PURE__ */ new Set([
+  ".git",
+  "node_modules",
+  "dist",
+  "build",
+  "coverage",
+  "__pycache__",
+  ".venv",
+  "venv",
+  ".tox",
+  "vendor",
+  "target",
+  ".next",
+  ".mypy_cache",
+  ".pytest_cache"
+]);
+var TEXT = /\.(py|[cm]?[jt]sx?|md|rst|txt|toml|cfg|ini|json|ya?ml|go|rs|java|rb)$/;
+function repoFiles(root, options2 = {}) {
+  const maxFiles = options2.maxFiles ?? 5e3;
+  const maxBytes = options2.maxBytes ?? 256 * 1024;
+  const out = [];
+  const walk = (dir) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      if (out.length >= maxFiles) return;
+      if (entry.isSymbolicLink()) continue;
+      const full = join6(dir, entry.name);
+      if (entry.isDirectory()) {
+        if (!SKIP_DIRS.has(entry.name) && !entry.name.startsWith(".")) walk(full);
+      } else if (entry.isFile() && TEXT.test(entry.name) && statSync2(full).size <= maxBytes) {
+        out.push(relative(root, full));
+      }
+    }
+  };
+  walk(root);
+  return out.sort();
+}
+function isSourceFile(path12) {
+  return grammarForFile(path12) !== void 0;
+}
+
+// src/engine/lpw/find-js-test.ts
+var TEST_CALLEES = /* @__PURE__ */ new Set(["it", "test", "specify", "xit", "fit", "xtest", "tape"]);
+var SUITE_CALLEES = /* @__PURE__ */ new Set(["describe", "context", "suite", "xdescribe", "fdescribe"]);
+var MODIFIERS = /* @__PURE__ */ new Set(["only", "skip", "todo", "serial", "concurrent", "failing"]);
+var SEARCH_FILES = 3e3;
+var FRAME2 = /((?:file:\/\/)?[^\s()'"]+?\.[cm]?[jt]sx?):(\d+):\d+/g;
+async function findJsTest(workspace, test) {
+  const name = test.name ?? test.id.split(" > ").at(-1);
+  if (!name) return void 0;
+  const frames = await framesIn(workspace, test.details ?? "");
+  const named2 = [test.file, ...test.id.split(" > ")].filter((f2) => Boolean(f2 && grammarForFile(f2)));
+  const tried = /* @__PURE__ */ new Set();
+  for (const file2 of [...frames.map((f2) => f2.file), ...await Promise.all(named2.map((f2) => inRepo(workspace, f2)))]) {
+    if (!file2 || tried.has(file2)) continue;
+    tried.add(file2);
+    const hit = await findIn(
+      workspace,
+      file2,
+      name,
+      test.id,
+      frames.filter((f2) => f2.file === file2).map((f2) => f2.line)
+    );
+    if (hit) return hit;
+  }
+  for (const file2 of repoFiles(workspace, { maxFiles: SEARCH_FILES })) {
+    if (tried.has(file2) || !grammarForFile(file2) || grammarForFile(file2) === "python") continue;
+    const hit = await findIn(workspace, file2, name, test.id, []);
+    if (hit) return hit;
+  }
+  return void 0;
+}
+async function findIn(workspace, file2, name, id, lines) {
+  const grammar = grammarForFile(file2);
+  if (!grammar || grammar === "python") return void 0;
+  const source = await tryReadWorktreeText(workspace, file2, { maxBytes: CONTEXT_READ_LIMIT });
+  if (source === void 0 || !source.includes((name.split(/['"`\\]/)[0] ?? "").slice(0, 40))) return void 0;
+  const tree = await parseSource(grammar, source);
+  try {
+    const calls = [];
+    collect(tree.rootNode, (n2) => isTestCall(n2) && titleOf(n2) === name, calls);
+    if (calls.length === 0) return void 0;
+    const holding = calls.filter((c4) => lines.some((l2) => l2 - 1 >= c4.startPosition.row && l2 - 1 <= c4.endPosition.row)).sort((a2, b3) => a2.endPosition.row - a2.startPosition.row - (b3.endPosition.row - b3.startPosition.row));
+    const bySuites = calls.filter((c4) => enclosing(c4).every((e) => !isSuiteCall(e) || id.includes(titleOf(e) ?? "")));
+    const found = holding[0] ?? bySuites[0] ?? calls[0];
+    if (!found) return void 0;
+    const text2 = source.split("\n");
+    return {
+      file: file2,
+      context: enclosing(found).map((e) => ({
+        line: e.startPosition.row + 1,
+        text: text2[e.startPosition.row] ?? ""
+      })),
+      start: found.startPosition.row + 1,
+      body: text2.slice(found.startPosition.row, found.endPosition.row + 1)
+    };
+  } finally {
+    tree.delete();
+  }
+}
+function isTestCall(node2) {
+  if (node2.type !== "call_expression") return false;
+  const callee = node2.childForFieldName("function");
+  if (!callee) return false;
+  if (callee.type === "identifier") return TEST_CALLEES.has(callee.text);
+  if (callee.type !== "member_expression") return false;
+  const property = callee.childForFieldName("property")?.text ?? "";
+  const object2 = callee.childForFieldName("object")?.text ?? "";
+  return property === "test" || TEST_CALLEES.has(object2) && MODIFIERS.has(property);
+}
+function isSuiteCall(node2) {
+  if (node2.type !== "call_expression") return false;
+  const callee = node2.childForFieldName("function");
+  const head = callee?.type === "member_expression" ? callee.childForFieldName("object") : callee;
+  return SUITE_CALLEES.has(head?.text ?? "");
+}
+function enclosing(node2) {
+  const out = [];
+  for (let n2 = node2.parent; n2; n2 = n2.parent) if (isSuiteCall(n2) || isTestCall(n2)) out.unshift(n2);
+  return out;
+}
+function titleOf(call) {
+  const first2 = call.childForFieldName("arguments")?.namedChildren[0];
+  if (first2?.type === "string") return first2.text.slice(1, -1).replace(/\\(.)/g, "$1");
+  if (first2?.type === "template_string" && !first2.namedChildren.some((c4) => c4?.type === "template_substitution"))
+    return first2.text.slice(1, -1);
+  return void 0;
+}
+function collect(node2, predicate, out) {
+  if (predicate(node2)) out.push(node2);
+  for (const child of node2.namedChildren) if (child) collect(child, predicate, out);
+}
+async function framesIn(workspace, details) {
+  const out = [];
+  for (const match of details.matchAll(FRAME2)) {
+    const raw = match[1] ?? "";
+    if (raw.includes("node_modules") || raw.startsWith("node:")) continue;
+    const file2 = await inRepo(workspace, raw);
+    if (file2) out.push({ file: file2, line: Number(match[2]) });
+    if (out.length >= 20) break;
+  }
+  return out;
+}
+async function inRepo(workspace, printed) {
+  const path12 = printed.replace(/^file:\/\//, "");
+  const root = workspace.replace(/\/?$/, "/");
+  const candidates2 = path12.startsWith(root) ? [path12.slice(root.length)] : path12.startsWith("/") ? path12.split("/").filter(Boolean).map((_2, i3, parts) => parts.slice(i3 + 1).join("/")).filter(Boolean) : [path12.replace(/^\.\//, "")];
+  for (const candidate of candidates2) {
+    if (isForgedPath(candidate)) continue;
+    let full;
+    try {
+      full = safeRepoPath(workspace, candidate);
+    } catch {
+      continue;
+    }
+    const stats = await lstat(full).catch(() => void 0);
+    if (stats?.isFile()) return candidate;
+  }
+  return void 0;
+}
+
+// src/engine/lpw/parametrize-values.ts
+async function parametrizeValues(testSourceText) {
+  const out = /* @__PURE__ */ new Map();
+  const tree = await parsePython(testSourceText);
+  try {
+    const decorators = tree.rootNode.descendantsOfType("decorator").filter((d) => Boolean(d && /parametrize\s*\(/.test(d.text)));
+    if (decorators.length !== 1) return out;
+    const call = decorators[0].namedChildren.find((c4) => c4?.type === "call");
+    const args = call?.childForFieldName("arguments")?.namedChildren.filter((a2) => Boolean(a2)) ?? [];
+    const positional = args.filter((a2) => a2.type !== "keyword_argument");
+    const keyword = (name) => args.find((a2) => a2.type === "keyword_argument" && a2.childForFieldName("name")?.text === name)?.childForFieldName("value");
+    const namesNode = positional[0] ?? keyword("argnames");
+    const valuesNode = positional[1] ?? keyword("argvalues");
+    if (!namesNode || !valuesNode || !/^(list|tuple)$/.test(valuesNode.type)) return out;
+    const names = argNames(namesNode);
+    const explicitIds = keyword("ids");
+    const ids = explicitIds && /^(list|tuple)$/.test(explicitIds.type) ? explicitIds.namedChildren.map((n2) => n2 ? literal2(n2) : void 0) : [];
+    valuesNode.namedChildren.forEach((entry, index) => {
+      if (!entry) return;
+      let values;
+      let id = ids[index];
+      if (entry.type === "call" && /(^|\.)param$/.test(entry.childForFieldName("function")?.text ?? "")) {
+        const pArgs = entry.childForFieldName("arguments")?.namedChildren.filter((a2) => Boolean(a2)) ?? [];
+        values = pArgs.filter((a2) => a2.type !== "keyword_argument");
+        const idArg = pArgs.find((a2) => a2.type === "keyword_argument" && a2.childForFieldName("name")?.text === "id")?.childForFieldName("value");
+        id = idArg ? literal2(idArg) : id;
+      } else {
+        values = names.length > 1 && (entry.type === "tuple" || entry.type === "list") ? entry.namedChildren.filter((v) => Boolean(v)) : [entry];
+      }
+      id ??= values.map((v, i3) => autoId(v, names[i3] ?? "arg", index)).join("-");
+      out.set(id, values.map((v, i3) => `${names[i3] ?? `arg${i3}`}=${v.text}`).join(", "));
+    });
+    return out;
+  } finally {
+    tree.delete();
+  }
+}
+function argNames(node2) {
+  if (node2.type === "string")
+    return (literal2(node2) ?? "").split(",").map((s) => s.trim()).filter(Boolean);
+  return node2.namedChildren.flatMap((n2) => n2?.type === "string" ? [literal2(n2) ?? ""] : []);
+}
+function literal2(node2) {
+  if (node2.type === "string")
+    return node2.namedChildren.filter((c4) => c4 && c4.type !== "string_start" && c4.type !== "string_end").map((c4) => c4?.text ?? "").join("");
+  if (/^(integer|float|true|false|none)$/.test(node2.type)) return node2.text;
+  if (node2.type === "unary_operator" && /^-\s*[\d.]/.test(node2.text)) return node2.text.replace(/\s+/g, "");
+  return void 0;
+}
+function autoId(node2, name, index) {
+  return literal2(node2) ?? `${name}${index}`;
+}
+
 // src/engine/lpw/test-source.ts
+import { join as join7 } from "node:path";
 async function testSource(workspace, id, fallbackFile) {
   const pytest = id.includes("::");
+  if (!pytest && !(fallbackFile ?? id).endsWith(".py")) {
+    const found = await findJsTest(workspace, { id, file: fallbackFile });
+    return found && `# ${found.file}
+${[...found.context.map((c4) => c4.text), ...found.body].join("\n")}`;
+  }
   const file2 = pytest ? id.split("::")[0] : fallbackFile ?? id.split(" > ").find((p) => grammarForFile(p));
   const name = (pytest ? id.split("::").at(-1) : id.split(" > ").at(-1))?.replace(/\[.*\]$/, "");
   if (!file2 || !name) return void 0;
   const grammar = grammarForFile(file2);
-  if (!grammar) return void 0;
+  if (grammar !== "python") return void 0;
   let source;
   try {
-    source = await readWorktreeText(workspace, file2.startsWith("/") ? file2.slice(join6(workspace, "/").length) : file2, {
+    source = await readWorktreeText(workspace, file2.startsWith("/") ? file2.slice(join7(workspace, "/").length) : file2, {
       maxBytes: CONTEXT_READ_LIMIT
     });
   } catch {
@@ -90218,7 +90429,7 @@ async function testSource(workspace, id, fallbackFile) {
     const classNode = owner ? find(tree.rootNode, (n2) => n2.type === "class_definition" && n2.childForFieldName("name")?.text === owner) : void 0;
     const found = find(
       classNode ?? tree.rootNode,
-      (n2) => grammar === "python" ? n2.type === "function_definition" && n2.childForFieldName("name")?.text === name : n2.type === "call_expression" && /^(it|test)$/.test(n2.childForFieldName("function")?.text ?? "") && stringArg(n2) === name
+      (n2) => n2.type === "function_definition" && n2.childForFieldName("name")?.text === name
     );
     const shown3 = found?.parent?.type === "decorated_definition" ? found.parent : found;
     if (!shown3) return void 0;
@@ -90238,10 +90449,6 @@ function classHeaderOf(lines, shown3) {
   return `${lines.slice(node2.startPosition.row, Math.max(end, node2.startPosition.row + 1)).join("\n")}
 `;
 }
-function stringArg(call) {
-  const first2 = call.childForFieldName("arguments")?.namedChildren[0];
-  return first2?.type === "string" || first2?.type === "template_string" ? first2.text.slice(1, -1) : void 0;
-}
 function find(node2, predicate) {
   if (predicate(node2)) return node2;
   for (const child of node2.namedChildren) {
@@ -90256,14 +90463,19 @@ function find(node2, predicate) {
 async function failingTestsBlock(workspace, failing) {
   const groups2 = /* @__PURE__ */ new Map();
   for (const t2 of failing) {
-    const key = t2.id.replace(/\[.*\]$/, "");
-    const group = groups2.get(key) ?? { source: await testSource(workspace, t2.id, t2.file), tests: [] };
+    const key2 = t2.id.replace(/\[.*\]$/, "");
+    const python2 = t2.id.includes("::") || Boolean(t2.file?.endsWith(".py"));
+    const group = groups2.get(key2) ?? {
+      source: python2 ? await testSource(workspace, t2.id, t2.file) : numbered(await findJsTest(workspace, t2)),
+      python: python2,
+      tests: []
+    };
     group.tests.push(t2);
-    groups2.set(key, group);
+    groups2.set(key2, group);
   }
   const blocks = await Promise.all(
-    [...groups2.values()].map(async ({ source, tests }) => {
-      const params = source && tests.some((t2) => /\[.*\]$/.test(t2.id)) ? await parametrizeValues(source) : /* @__PURE__ */ new Map();
+    [...groups2.values()].map(async ({ source, python: python2, tests }) => {
+      const params = python2 && source && tests.some((t2) => /\[.*\]$/.test(t2.id)) ? await parametrizeValues(source) : /* @__PURE__ */ new Map();
       const cases = tests.map((t2) => {
         const id = /\[(.*)\]$/.exec(t2.id)?.[1];
         const values = id === void 0 ? void 0 : params.get(id);
@@ -90279,11 +90491,20 @@ ${cases.join("\n")}`;
   );
   return blocks.join("\n\n");
 }
-function failureLines(t2) {
-  const message = t2.message ? summariseFailure(stripVTControlCharacters4(t2.message), FIRST_MESSAGE_CHARS) : t2.status;
-  const diff = pytestDiff(stripVTControlCharacters4(t2.details ?? ""));
-  return `# fails now with: ${message}${diff.length > 0 ? `
-# pytest's diff: ${diff.join(" | ")}` : ""}`;
+function numbered(found) {
+  if (!found) return void 0;
+  const width = String(found.start + found.body.length).length;
+  const line = (n2, text2) => `${String(n2).padStart(width)} | ${text2}`;
+  const out = [`# ${found.file}`];
+  let next = 1;
+  for (const c4 of found.context) {
+    if (c4.line > next && next > 1) out.push(`${" ".repeat(width)} \u22EE`);
+    out.push(line(c4.line, c4.text));
+    next = c4.line + 1;
+  }
+  if (found.start > next && next > 1) out.push(`${" ".repeat(width)} \u22EE`);
+  found.body.forEach((text2, i3) => out.push(line(found.start + i3, text2)));
+  return out.join("\n");
 }
 
 // src/engine/review/review-fix.ts
@@ -90412,7 +90633,7 @@ function parseDiff(diff) {
 
 // src/report/commit-message.ts
 var SUBJECT_CHARS = 72;
-var LINE_CHARS = 100;
+var LINE_CHARS2 = 100;
 var LINES_PER_FILE = 3;
 var MAX_TESTS = 5;
 function fixCommitMessage(outcome, options2) {
@@ -90460,7 +90681,7 @@ function changedLines(diff) {
     for (let i3 = 0; i3 < pairs; i3++) {
       const removed = file2.removed[i3];
       const added = file2.added[i3];
-      const text2 = (s) => s.trim().replaceAll("`", "'").slice(0, LINE_CHARS);
+      const text2 = (s) => s.trim().replaceAll("`", "'").slice(0, LINE_CHARS2);
       const change = removed && added ? `${text2(removed.text)} \u2192 ${text2(added.text)}` : added ? `+ ${text2(added.text)}` : `- ${text2(removed?.text ?? "")}`;
       out.push({ file: path12, line: added?.line ?? removed?.line ?? 0, change });
     }
@@ -90483,9 +90704,9 @@ function passedAfter(outcome) {
 
 // src/workspace/commit-files.ts
 import { constants as constants6 } from "node:fs";
-import { lstat, mkdtemp as mkdtemp2, open as open4, readlink, rm as rm3, writeFile } from "node:fs/promises";
+import { lstat as lstat2, mkdtemp as mkdtemp2, open as open4, readlink, rm as rm3, writeFile } from "node:fs/promises";
 import { tmpdir as tmpdir2 } from "node:os";
-import { join as join7 } from "node:path";
+import { join as join8 } from "node:path";
 var UnsafeCommitError = class extends Error {
   constructor(message) {
     super(message);
@@ -90495,14 +90716,14 @@ var UnsafeCommitError = class extends Error {
 async function commitFiles(request2) {
   if (!/^[0-9a-f]{40,64}$/.test(request2.parent))
     throw new UnsafeCommitError(`refusing to commit on ${JSON.stringify(request2.parent)}: not a commit id`);
-  const scratch = await mkdtemp2(join7(tmpdir2(), "autogen-commit-"));
+  const scratch = await mkdtemp2(join8(tmpdir2(), "autogen-commit-"));
   try {
-    const place = { cwd: scratch, gitDir: request2.gitDir, indexFile: join7(scratch, "index"), workTree: scratch };
+    const place = { cwd: scratch, gitDir: request2.gitDir, indexFile: join8(scratch, "index"), workTree: scratch };
     const g = (args) => runGit(args, place);
     await g(["read-tree", request2.parent]);
     for (const file2 of [...new Set(request2.files)]) {
       const path12 = safeRepoPath(request2.workTree, file2, { finalLink: true });
-      const stat2 = await lstat(path12).catch(() => void 0);
+      const stat2 = await lstat2(path12).catch(() => void 0);
       if (!stat2) {
         await g(["update-index", "--force-remove", "--", file2]);
         continue;
@@ -90511,7 +90732,7 @@ async function commitFiles(request2) {
         throw new UnsafeCommitError(
           `refusing to commit ${file2}: it is not a regular file or a symbolic link (a directory now stands there)`
         );
-      const copy = join7(scratch, "blob");
+      const copy = join8(scratch, "blob");
       const regular = stat2.isSymbolicLink() ? void 0 : await readRegularFile(path12, file2);
       await writeFile(copy, regular ? regular.content : await readlink(path12, { encoding: "buffer" }));
       const blob = (await g(["hash-object", "-w", "--no-filters", "--", copy])).trim();
@@ -90732,9 +90953,9 @@ function branchPublisher(mirror, target) {
   };
 }
 async function applyStoredDiff(dir, diff) {
-  const patchDir = await mkdtemp3(join8(tmpdir3(), "autogen-patch-"));
+  const patchDir = await mkdtemp3(join9(tmpdir3(), "autogen-patch-"));
   try {
-    const path12 = join8(patchDir, "change.diff");
+    const path12 = join9(patchDir, "change.diff");
     await writeFile2(path12, diff);
     await runGit(["update-index", "-q", "--refresh"], { cwd: dir }).catch(() => void 0);
     await runGit(["apply", "--index", path12], { cwd: dir });
@@ -90852,7 +91073,7 @@ ${verification}`;
 // src/workspace/unified-diff.ts
 import { mkdtempSync, rmSync, writeFileSync as writeFileSync2 } from "node:fs";
 import { tmpdir as tmpdir4 } from "node:os";
-import { join as join9 } from "node:path";
+import { join as join10 } from "node:path";
 function unifiedDiff(path12, before, after, context = 3) {
   if (before === after) return "";
   const hunks = gitHunks(before, after, context);
@@ -90861,10 +91082,10 @@ function unifiedDiff(path12, before, after, context = 3) {
 ${hunks}`;
 }
 function gitHunks(before, after, context) {
-  const dir = mkdtempSync(join9(tmpdir4(), "autogen-diff-"));
+  const dir = mkdtempSync(join10(tmpdir4(), "autogen-diff-"));
   try {
-    writeFileSync2(join9(dir, "a"), before);
-    writeFileSync2(join9(dir, "b"), after);
+    writeFileSync2(join10(dir, "a"), before);
+    writeFileSync2(join10(dir, "b"), after);
     const result = runGitSync(
       [
         "diff",
@@ -91469,8 +91690,8 @@ ${renderReport(outcome, { title, branch })}`
 }
 
 // src/verify/load-failure.ts
-import { existsSync as existsSync2, statSync as statSync2 } from "node:fs";
-import { isAbsolute as isAbsolute4, join as join10, relative } from "node:path";
+import { existsSync as existsSync2, statSync as statSync3 } from "node:fs";
+import { isAbsolute as isAbsolute4, join as join11, relative as relative2 } from "node:path";
 var TEST_PATH = /(^|\/)(tests?|__tests__|spec)\/|(^|\/)(test_[^/]*\.py|[^/]*_test\.py|conftest\.py|[^/]*\.(test|spec)\.[cm]?[jt]sx?)$/;
 function loadFailureOf(test, report2, workspace) {
   if (test.status !== "fail" && test.status !== "error") return void 0;
@@ -91523,7 +91744,7 @@ function pythonLoadFailure(details, workspace) {
     const top = missing.split(".")[0] ?? missing;
     return {
       reason,
-      codeFault: existsSync2(join10(workspace, top)) || existsSync2(join10(workspace, `${top}.py`)) || existsSync2(join10(workspace, "src", top))
+      codeFault: existsSync2(join11(workspace, top)) || existsSync2(join11(workspace, `${top}.py`)) || existsSync2(join11(workspace, "src", top))
     };
   }
   if (/^(SyntaxError|IndentationError)/.test(reason)) {
@@ -91542,12 +91763,12 @@ function nodeLoadFailure(file2, output2, workspace) {
   const notFound = /Cannot find (?:module|package) '([^']+)'(?: imported from (\S+))?/.exec(before);
   if (notFound) {
     const target = notFound[1] ?? "";
-    const full = isAbsolute4(target) ? target : target.startsWith(".") ? join10(workspace, target) : "";
-    const inRepo = full !== "" && !relative(workspace, full).startsWith("..");
-    const isDir = inRepo && existsSync2(full) && statSync2(full).isDirectory();
-    const rel = inRepo ? relative(workspace, full) || "." : target;
+    const full = isAbsolute4(target) ? target : target.startsWith(".") ? join11(workspace, target) : "";
+    const inRepo2 = full !== "" && !relative2(workspace, full).startsWith("..");
+    const isDir = inRepo2 && existsSync2(full) && statSync3(full).isDirectory();
+    const rel = inRepo2 ? relative2(workspace, full) || "." : target;
     const why = isDir ? `${rel} is a folder, loaded as a module (the command names a folder where node --test wants files or globs)` : `Cannot find module '${rel}'`;
-    return { reason: why, codeFault: inRepo && !isDir && !TEST_PATH.test(rel) && rel !== file2 };
+    return { reason: why, codeFault: inRepo2 && !isDir && !TEST_PATH.test(rel) && rel !== file2 };
   }
   const syntax = /SyntaxError: [^\n]*/.exec(before);
   if (syntax) {
@@ -91562,7 +91783,7 @@ function nodeLoadFailure(file2, output2, workspace) {
   };
 }
 function repoRelative(file2, workspace) {
-  const rel = isAbsolute4(file2) ? relative(workspace, file2) : file2;
+  const rel = isAbsolute4(file2) ? relative2(workspace, file2) : file2;
   return rel.replace(/^\.\//, "");
 }
 
@@ -91571,6 +91792,10 @@ var TEST_PATH2 = /(^|\/)(tests?|__tests__|spec)\/|(^|\/)(test_[^/]*\.py|[^/]*_te
 function isTestFile(path12) {
   return TEST_PATH2.test(path12.replaceAll("\\", "/"));
 }
+
+// src/engine/reproduce/reproduce-issue.ts
+import { existsSync as existsSync3 } from "node:fs";
+import { rm as rm6 } from "node:fs/promises";
 
 // src/workspace/apply-edits.ts
 import { lstatSync as lstatSync2 } from "node:fs";
@@ -91636,10 +91861,10 @@ function replaceOnce(text2, search, replacement, where) {
     );
   const lines = text2.split("\n");
   const wanted = trimEmptyEnds(search.split("\n"));
-  const key = (l2) => l2.trim();
+  const key2 = (l2) => l2.trim();
   const matches = [];
   for (let i3 = 0; i3 + wanted.length <= lines.length; i3++) {
-    if (wanted.every((w2, k2) => key(w2) === key(lines[i3 + k2]))) matches.push(i3);
+    if (wanted.every((w2, k2) => key2(w2) === key2(lines[i3 + k2]))) matches.push(i3);
   }
   if (matches.length === 1) {
     const at = matches[0];
@@ -91954,13 +92179,13 @@ function relatedSignatures(shown3, files, max2) {
   const out = [];
   const taken = /* @__PURE__ */ new Set();
   const take = ({ file: file2, symbol: symbol2 }, role) => {
-    const key = `${file2.path}#${symbol2.name}`;
-    if (shownKeys.has(key) || taken.has(key) || out.length >= max2) return;
+    const key2 = `${file2.path}#${symbol2.name}`;
+    if (shownKeys.has(key2) || taken.has(key2) || out.length >= max2) return;
     if (shown3.some(
       (s) => s.path === file2.path && s.symbol.kind === "class" && symbol2.name.startsWith(`${s.symbol.name}.`)
     ))
       return;
-    taken.add(key);
+    taken.add(key2);
     out.push(`${role} ${file2.path}:${symbol2.outerStart}: ${signature(file2, symbol2)}`);
   };
   for (const s of shown3) {
@@ -92067,49 +92292,6 @@ function signature(file2, symbol2) {
   return text2.length > 200 ? `${text2.slice(0, 200)}\u2026` : text2;
 }
 
-// src/engine/context/repo-files.ts
-import { readdirSync, statSync as statSync3 } from "node:fs";
-import { join as join11, relative as relative2 } from "node:path";
-var SKIP_DIRS = /* @__PURE__ */ new Set([
-  ".git",
-  "node_modules",
-  "dist",
-  "build",
-  "coverage",
-  "__pycache__",
-  ".venv",
-  "venv",
-  ".tox",
-  "vendor",
-  "target",
-  ".next",
-  ".mypy_cache",
-  ".pytest_cache"
-]);
-var TEXT = /\.(py|[cm]?[jt]sx?|md|rst|txt|toml|cfg|ini|json|ya?ml|go|rs|java|rb)$/;
-function repoFiles(root, options2 = {}) {
-  const maxFiles = options2.maxFiles ?? 5e3;
-  const maxBytes = options2.maxBytes ?? 256 * 1024;
-  const out = [];
-  const walk = (dir) => {
-    for (const entry of readdirSync(dir, { withFileTypes: true })) {
-      if (out.length >= maxFiles) return;
-      if (entry.isSymbolicLink()) continue;
-      const full = join11(dir, entry.name);
-      if (entry.isDirectory()) {
-        if (!SKIP_DIRS.has(entry.name) && !entry.name.startsWith(".")) walk(full);
-      } else if (entry.isFile() && TEXT.test(entry.name) && statSync3(full).size <= maxBytes) {
-        out.push(relative2(root, full));
-      }
-    }
-  };
-  walk(root);
-  return out.sort();
-}
-function isSourceFile(path12) {
-  return grammarForFile(path12) !== void 0;
-}
-
 // src/engine/context/retrieval-index.ts
 import { DatabaseSync } from "node:sqlite";
 var RetrievalIndex = class {
@@ -92145,11 +92327,284 @@ function splitIdentifiers(text2) {
   return text2.replace(/([a-z0-9])([A-Z])/g, "$1 $2").replace(/_/g, " ");
 }
 
+// src/engine/context/test-reach.ts
+import { dirname as dirname3, join as join12, normalize as normalize2 } from "node:path";
+var MAX_MODULE_DEPTH = 4;
+var MAX_CALL_DEPTH = 4;
+var MAX_FAN_OUT = 6;
+var JS_EXTENSIONS = [".js", ".ts", ".mjs", ".cjs", ".jsx", ".tsx", ".mts", ".cts"];
+var JS_ENTRIES = ["index", "src/index", "lib/index"];
+function reach(entries, files, pkg) {
+  const modules = /* @__PURE__ */ new Map();
+  const seeds = /* @__PURE__ */ new Map();
+  const called = /* @__PURE__ */ new Set();
+  const addSeed = (path12, symbol2) => {
+    const key2 = `${path12}#${symbol2.name}#${symbol2.startLine}`;
+    if (!seeds.has(key2)) seeds.set(key2, { path: path12, symbol: symbol2, depth: 0 });
+  };
+  const queue = [];
+  for (const entry of entries) {
+    for (const name of callNames(entry.text)) called.add(name);
+    for (const target of entry.modules ?? []) {
+      for (const s of files.get(target)?.symbols ?? []) if (isDefaultExport(s)) addSeed(target, s);
+      queue.push({ path: target, depth: 1 });
+    }
+    for (const imp of entry.imports) {
+      for (const target of resolveImport(imp, entry.path, files, pkg)) {
+        for (const s of files.get(target)?.symbols ?? [])
+          if (imp.names.includes(shortName(s)) || isDefaultExport(s)) addSeed(target, s);
+        queue.push({ path: target, depth: 1 });
+      }
+    }
+  }
+  while (queue.length > 0) {
+    const { path: path12, depth } = queue.shift();
+    if (modules.has(path12)) continue;
+    modules.set(path12, depth);
+    const file2 = files.get(path12);
+    if (!file2 || depth >= MAX_MODULE_DEPTH) continue;
+    for (const imp of file2.imports)
+      for (const target of resolveImport(imp, path12, files, pkg)) {
+        if (imp.names.some((n2) => called.has(n2))) {
+          for (const s of files.get(target)?.symbols ?? []) if (isDefaultExport(s)) addSeed(target, s);
+        }
+        queue.push({ path: target, depth: depth + 1 });
+      }
+  }
+  const inReach = [...modules.keys()].flatMap(
+    (path12) => (files.get(path12)?.symbols ?? []).map((symbol2) => ({ path: path12, symbol: symbol2 }))
+  );
+  for (const { path: path12, symbol: symbol2 } of inReach)
+    if (called.has(shortName(symbol2)) && symbol2.kind !== "method") addSeed(path12, symbol2);
+  for (const name of called) {
+    const methods = inReach.filter((r2) => r2.symbol.kind === "method" && shortName(r2.symbol) === name);
+    if (methods.length <= MAX_FAN_OUT) for (const m of methods) addSeed(m.path, m.symbol);
+  }
+  const reached = /* @__PURE__ */ new Map();
+  const frontier = [...seeds.values()];
+  while (frontier.length > 0) {
+    const current = frontier.shift();
+    const key2 = `${current.path}#${current.symbol.name}#${current.symbol.startLine}`;
+    if (reached.has(key2)) continue;
+    reached.set(key2, current);
+    if (current.depth >= MAX_CALL_DEPTH) continue;
+    for (const next of callees(current, inReach)) frontier.push({ ...next, depth: current.depth + 1 });
+  }
+  return { modules: new Set(modules.keys()), symbols: [...reached.values()] };
+}
+function issueImports(text2) {
+  const out = [];
+  for (const m of text2.matchAll(/(?:(?:var|let|const)\s+([\w$]+)\s*=\s*)?require\(\s*["'`]([^"'`\s]+)["'`]\s*\)/g))
+    out.push({ module: m[2], names: m[1] ? [m[1]] : [] });
+  for (const m of text2.matchAll(/import\s+(?:([\w${},\s*]+)\s+from\s+)?["'`]([^"'`\s]+)["'`]/g))
+    out.push({ module: m[2], names: (m[1] ?? "").match(/[\w$]+/g) ?? [] });
+  for (const m of text2.matchAll(/^[>.\s]*from\s+([\w.]+)\s+import\s+\(?([\w,\s]+)/gm))
+    out.push({ module: m[1], names: (m[2] ?? "").match(/\w+/g) ?? [] });
+  for (const m of text2.matchAll(/^[>.\s]*import\s+([\w.]+)(?:\s+as\s+(\w+))?\s*$/gm))
+    out.push({ module: m[1], names: [m[2] ?? m[1].split(".")[0] ?? ""] });
+  return out;
+}
+function packageEntries(files, pkg) {
+  if (pkg.name !== void 0 || pkg.main !== void 0) {
+    const js = jsPackageMain(files, pkg);
+    return js ? [js] : [];
+  }
+  const paths = [...files.keys()];
+  return paths.filter((p) => /^(src\/)?[A-Za-z_]\w*\/__init__\.py$/.test(p) || /^[A-Za-z_]\w*\.py$/.test(p));
+}
+function isDefaultExport(s) {
+  return /^(module\.)?exports$/.test(s.name) || s.name === "default";
+}
+function callNames(text2) {
+  return new Set([...text2.matchAll(/(?<![\w$])(?:new\s+)?([A-Za-z_$][\w$]*)\s*\(/g)].map((m) => m[1]));
+}
+function callees(from, inReach) {
+  const text2 = from.symbol.text;
+  const words = new Set(text2.match(/[A-Za-z_$][\w$]*/g) ?? []);
+  const ownClass = from.symbol.kind === "method" ? from.symbol.name.split(".").slice(0, -1).join(".") : void 0;
+  const out = [];
+  if (from.symbol.kind === "class")
+    out.push(...inReach.filter((r2) => r2.path === from.path && r2.symbol.name.startsWith(`${from.symbol.name}.`)));
+  for (const name of callNames(text2)) {
+    if (name === shortName(from.symbol)) continue;
+    const matches = inReach.filter((r2) => shortName(r2.symbol) === name && r2.symbol !== from.symbol);
+    if (matches.length === 0) continue;
+    const owned = matches.filter((r2) => {
+      const cls = r2.symbol.kind === "method" ? r2.symbol.name.split(".").slice(0, -1).join(".") : void 0;
+      return cls !== void 0 && (cls === ownClass || words.has(cls.split(".").at(-1) ?? cls));
+    });
+    const sameFile = matches.filter((r2) => r2.path === from.path);
+    const chosen = owned.length ? owned : sameFile.length ? sameFile : matches;
+    if (chosen.length <= MAX_FAN_OUT) out.push(...chosen);
+  }
+  return out;
+}
+function resolveImport(imp, from, files, pkg) {
+  const spec = imp.module;
+  if (!spec) return [];
+  const python2 = from.endsWith(".py") || !from && /^\.*[\w.]+$/.test(spec) && !spec.includes("/");
+  if (python2 && !spec.startsWith("/")) {
+    const out = pythonModules(spec, from, files);
+    for (const name of imp.names) out.push(...pythonModules(`${spec.replace(/\.$/, "")}.${name}`, from, files));
+    if (out.length || from.endsWith(".py")) return [...new Set(out)];
+  }
+  const resolved = jsModule(spec, from, files, pkg);
+  return resolved ? [resolved] : [];
+}
+function pythonModules(spec, from, files) {
+  const dots = /^\.*/.exec(spec)?.[0].length ?? 0;
+  const rest = spec.slice(dots).split(".").filter(Boolean).join("/");
+  let bases;
+  if (dots > 0) {
+    let dir = dirname3(from);
+    for (let i3 = 1; i3 < dots; i3++) dir = dirname3(dir);
+    bases = [dir === "." ? "" : dir];
+  } else bases = ["", "src"];
+  const out = [];
+  for (const base of bases) {
+    const stem = [base, rest].filter(Boolean).join("/");
+    for (const candidate of [`${stem}.py`, `${stem}/__init__.py`])
+      if (stem && files.has(candidate)) out.push(candidate);
+  }
+  return out;
+}
+function jsModule(spec, from, files, pkg) {
+  if (spec.startsWith(".")) {
+    const path12 = normalize2(join12(dirname3(from || "."), spec)).replace(/\/$/, "");
+    if (path12.startsWith("..")) return void 0;
+    return jsFile(path12 === "." ? "" : path12, files) ?? (path12 === "." || path12 === "" ? jsPackageMain(files, pkg) : void 0);
+  }
+  if (pkg.name && (spec === pkg.name || spec.startsWith(`${pkg.name}/`))) {
+    const sub = spec.slice(pkg.name.length + 1);
+    return sub ? jsFile(sub, files) : jsPackageMain(files, pkg);
+  }
+  return void 0;
+}
+function jsFile(path12, files) {
+  const stem = path12.replace(/\.[cm]?[jt]sx?$/, "");
+  const candidates2 = [
+    path12,
+    ...JS_EXTENSIONS.map((e) => `${stem}${e}`),
+    ...JS_EXTENSIONS.map((e) => path12 ? `${path12}/index${e}` : `index${e}`)
+  ];
+  return candidates2.find((c4) => c4 && files.has(c4));
+}
+function jsPackageMain(files, pkg) {
+  if (pkg.main) {
+    const main = normalize2(pkg.main).replace(/^\.\//, "");
+    const direct = jsFile(main, files);
+    if (direct) return direct;
+    const fromBuild = jsFile(main.replace(/^(dist|build|out|lib)\//, "src/"), files);
+    if (fromBuild) return fromBuild;
+  }
+  for (const entry of JS_ENTRIES) {
+    const found = jsFile(entry, files);
+    if (found && !found.endsWith(".py")) return found;
+  }
+  return void 0;
+}
+
+// src/engine/context/reached-focus.ts
+var CLASS_LINES = 30;
+var THIN_LINES = 15;
+var PREFERRED_WEIGHT = 1.5;
+var NAME_WEIGHT = 2;
+var CODE_WEIGHT = 2;
+var GENERIC = new Set(
+  "the and for that with this not are but was were has have had its into from when then than also only does should would could get set read write make init new".split(
+    " "
+  )
+);
+var packageJson = external_exports.object({ name: external_exports.string().optional(), main: external_exports.string().optional() }).passthrough();
+async function reachedFocus(workspace, files, options2, count2) {
+  const pkg = await packageInfo(workspace);
+  const entries = [];
+  for (const path12 of options2.mentioned) {
+    const file2 = files.get(path12);
+    if (file2 && options2.isTestFile(path12)) entries.push({ path: path12, text: file2.text, imports: file2.imports });
+  }
+  let byIssue = /* @__PURE__ */ new Set();
+  if (options2.issue) {
+    const imports = issueImports(options2.issue);
+    let entry = { path: "", text: options2.issue, imports };
+    if (reach([entry], files, pkg).modules.size === 0) entry = { ...entry, modules: packageEntries(files, pkg) };
+    entries.push(entry);
+    byIssue = new Set(reach([entry], files, pkg).symbols.map((r2) => key(r2.path, r2.symbol.name, r2.symbol.startLine)));
+  }
+  const found = reach(entries, files, pkg);
+  const symbols = new Set(found.symbols.map((r2) => key(r2.path, r2.symbol.name, r2.symbol.startLine)));
+  if (found.symbols.length === 0) return { focus: [], symbols, modules: found.modules };
+  const ranked = rank(
+    found.symbols.filter(
+      // A class is reached with its methods: those are ranked, not a class longer than a few lines.
+      (r2) => !(r2.symbol.kind === "class" && r2.symbol.endLine - r2.symbol.startLine >= CLASS_LINES)
+    ),
+    options2.query,
+    // What the issue's own code calls is what the report is about; a test may call more (a round trip, a setup).
+    entries.length > 1 ? byIssue : /* @__PURE__ */ new Set()
+  );
+  const thin = (r2) => r2.depth === 0 && r2.symbol.endLine - r2.symbol.outerStart < THIN_LINES;
+  const chosen = [
+    ...ranked.filter(({ r: r2 }) => !thin(r2)).slice(0, count2),
+    ...ranked.filter(({ r: r2 }) => thin(r2)).slice(0, 2)
+  ];
+  const focus = chosen.map(({ r: r2 }) => ({ path: r2.path, symbol: r2.symbol, reason: "reached" }));
+  return { focus, symbols, modules: found.modules };
+}
+function key(path12, name, line) {
+  return `${path12}#${name}#${line}`;
+}
+async function packageInfo(workspace) {
+  try {
+    const parsed = packageJson.safeParse(JSON.parse(await readWorktreeText(workspace, "package.json")));
+    return parsed.success ? { name: parsed.data.name, main: parsed.data.main } : {};
+  } catch {
+    return {};
+  }
+}
+function nameWords(symbol2) {
+  return (splitIdentifiers(shortName(symbol2)).toLowerCase().match(/[a-z0-9]{3,}/g) ?? []).filter((w2) => !GENERIC.has(w2));
+}
+function rank(reached, query, preferred) {
+  const weights = /* @__PURE__ */ new Map();
+  for (const w2 of wordsOf(query)) weights.set(w2, (weights.get(w2) ?? 0) + 1);
+  for (const [w2, n2] of weights) weights.set(w2, 1 + Math.log(n2));
+  const code2 = [
+    ...[...query.matchAll(/`([^`\n]+)`/g)].map((m) => m[1] ?? ""),
+    ...query.split("\n").filter((l2) => /^( {4}|\t|>>> )/.test(l2))
+  ].join("\n");
+  for (const w2 of new Set(wordsOf(code2))) weights.set(w2, CODE_WEIGHT * (weights.get(w2) ?? 1));
+  const docs = reached.map((r2) => {
+    const counts = /* @__PURE__ */ new Map();
+    for (const w2 of wordsOf(r2.symbol.text)) counts.set(w2, (counts.get(w2) ?? 0) + 1);
+    return { r: r2, counts, name: new Set(nameWords(r2.symbol)) };
+  });
+  const df = /* @__PURE__ */ new Map();
+  for (const d of docs) for (const w2 of d.counts.keys()) if (weights.has(w2)) df.set(w2, (df.get(w2) ?? 0) + 1);
+  return docs.map((d) => {
+    let score = 0;
+    for (const [w2, weight] of weights) {
+      const tf = d.counts.get(w2) ?? 0;
+      if (tf === 0) continue;
+      const idf = Math.log(1 + docs.length / (df.get(w2) ?? 1));
+      score += idf * weight * (tf / (tf + 1.5)) * (d.name.has(w2) ? 1 + NAME_WEIGHT : 1);
+    }
+    const boost = preferred.has(key(d.r.path, d.r.symbol.name, d.r.symbol.startLine)) ? PREFERRED_WEIGHT : 1;
+    return { r: d.r, score: score * boost };
+  }).filter((d) => d.score > 0).sort((a2, b3) => b3.score - a2.score);
+}
+function wordsOf(text2) {
+  return (splitIdentifiers(text2).toLowerCase().match(/[\p{L}\p{N}]{3,}/gu) ?? []).filter((w2) => !GENERIC.has(w2));
+}
+
 // src/engine/context/build-context.ts
 var SMALL_FILE_LINES = 80;
 var MAX_SYMBOL_HITS = 8;
 var CANDIDATE_WINDOW = 3;
-var FOCAL = /* @__PURE__ */ new Set(["stack-frame", "named", "model"]);
+var FOCAL = /* @__PURE__ */ new Set(["stack-frame", "reached", "named", "model"]);
+var REACHED_FOCAL = 4;
+var RELATED_SIGNATURES = 6;
+var OTHER_FILES_CHARS = 600;
 var WHOLE_RETRIEVED_WITHOUT_FOCUS = 3;
 var MODULE_NAME_LINES = 30;
 var HELPER_LINES = 25;
@@ -92196,6 +92651,11 @@ async function buildContext(workspace, options2) {
     } else if (file2.lines.length <= SMALL_FILE_LINES)
       retrieved.push({ path: hit.path, symbol: void 0, reason: "retrieval" });
   }
+  const reached = await reachedFocus(workspace, files, options2, REACHED_FOCAL);
+  if (reached.symbols.size > 0) {
+    const isReached = (r2) => r2.symbol ? reached.symbols.has(symbolKey(r2.path, r2.symbol)) : reached.modules.has(r2.path);
+    retrieved.splice(0, retrieved.length, ...retrieved.filter(isReached), ...retrieved.filter((r2) => !isReached(r2)));
+  }
   for (const path12 of options2.mentioned) {
     if (!isCode(path12) || focus.some((f2) => f2.path === path12)) continue;
     const best = retrieved.find((r2) => r2.path === path12);
@@ -92207,7 +92667,7 @@ async function buildContext(workspace, options2) {
   );
   const candidates2 = unique([...focus, ...retrieved].map((f2) => f2.path));
   let picked = [];
-  const located = focus.some((f2) => f2.symbol !== void 0 || f2.range !== void 0);
+  const located = focus.some((f2) => f2.symbol !== void 0 || f2.range !== void 0) || reached.focus.length > 0;
   if (options2.llm && candidates2.length > maxFiles && !located)
     picked = await localize(options2.llm, options2.query, repoMap, candidates2.slice(0, 15), files, retrieved, maxFiles, [
       ...options2.frames ?? []
@@ -92216,6 +92676,7 @@ async function buildContext(workspace, options2) {
     ...focus.filter((f2) => f2.reason === "stack-frame"),
     ...picked,
     ...focus.filter((f2) => f2.reason !== "stack-frame"),
+    ...reached.focus,
     ...retrieved
   ];
   const shown3 = choose(ordered, files, maxChars, maxFiles);
@@ -92225,7 +92686,7 @@ async function buildContext(workspace, options2) {
   const related = relatedSignatures(
     (focal.length ? focal : shown3.symbols).map((f2) => ({ path: f2.path, symbol: f2.symbol })),
     [...files.values()].filter((f2) => isCode(f2.path)),
-    12
+    RELATED_SIGNATURES
   );
   const others = [...files.values()].filter((f2) => isCode(f2.path) && !shown3.byFile.has(f2.path)).map((f2) => mapLine(f2));
   const code2 = [
@@ -92233,7 +92694,7 @@ async function buildContext(workspace, options2) {
     related ? `Callers and callees of the code above (signatures only; path:line):
 ${related}` : "",
     others.length ? `Other source files (path: top-level symbols):
-${bounded(others, 1500)}` : ""
+${bounded(others, OTHER_FILES_CHARS)}` : ""
   ].filter((s) => s !== "").join("\n\n");
   return {
     files: [...shown3.byFile.keys()],
@@ -92278,14 +92739,15 @@ function choose(ordered, files, maxChars, maxFiles) {
   const symbols = [];
   const seen = /* @__PURE__ */ new Set();
   let used = 0;
+  let largeShown = false;
   const anyFocal = ordered.some((f2) => FOCAL.has(f2.reason) && (f2.symbol || f2.range));
   let wholeRetrieved = 0;
   const focalTexts = ordered.filter((f2) => FOCAL.has(f2.reason) && f2.symbol).map((f2) => f2.symbol.text.split("\n").slice(1).join("\n"));
   for (const f2 of ordered) {
     const file2 = files.get(f2.path);
-    const key = `${f2.path}#${f2.symbol?.name ?? f2.range?.start ?? "whole"}`;
-    if (seen.has(key)) continue;
-    seen.add(key);
+    const key2 = `${f2.path}#${f2.symbol?.name ?? f2.range?.start ?? "whole"}`;
+    if (seen.has(key2)) continue;
+    seen.add(key2);
     if (!byFile.has(f2.path) && byFile.size >= maxFiles) continue;
     const current = byFile.get(f2.path) ?? [];
     const whole = f2.symbol === void 0 && f2.range === void 0 || file2.lines.length <= SMALL_FILE_LINES;
@@ -92307,18 +92769,49 @@ function choose(ordered, files, maxChars, maxFiles) {
     const context = f2.symbol && !whole ? contextRanges(file2, f2.symbol) : [];
     let ranges = [...context, ...body];
     let cost = costOf2(file2, current, ranges);
-    if (used > 0 && used + cost > maxChars || cost > maxChars * 3) {
+    const large = f2.symbol !== void 0 && FOCAL.has(f2.reason) && !largeShown;
+    const over = (c4) => c4 > maxChars * 3 || used > 0 && used + c4 > (large ? maxChars * 3 : maxChars);
+    if (over(cost) && f2.symbol && !whole && FOCAL.has(f2.reason)) {
+      for (const bare of [body, withoutDocstring(file2, f2.symbol)]) {
+        const c4 = costOf2(file2, current, bare);
+        if (!over(c4)) {
+          [ranges, cost] = [bare, c4];
+          break;
+        }
+      }
+    }
+    if (over(cost)) {
       if (!f2.symbol) continue;
       ranges = [...context, ...outline(file2, f2.symbol)];
       cost = costOf2(file2, current, ranges);
       if (used + cost > maxChars * 1.15) continue;
     }
     byFile.set(f2.path, [...current, ...ranges]);
+    if (large && used + cost > maxChars) largeShown = true;
     used += cost;
     if (f2.symbol) symbols.push(f2);
     if (!FOCAL.has(f2.reason)) wholeRetrieved += 1;
   }
   return { byFile, symbols };
+}
+function withoutDocstring(file2, symbol2) {
+  const first2 = symbol2.headerEnd + 1;
+  const opening = /^\s*[rRuUbB]?("""|''')/.exec(file2.lines[first2 - 1] ?? "");
+  if (!file2.path.endsWith(".py") || !opening) return [{ start: symbol2.outerStart, end: symbol2.endLine }];
+  const quote = opening[1];
+  const rest = (file2.lines[first2 - 1] ?? "").slice(opening[0].length);
+  let last = first2;
+  if (!rest.includes(quote)) {
+    for (let n2 = first2 + 1; n2 <= symbol2.endLine; n2++)
+      if ((file2.lines[n2 - 1] ?? "").includes(quote)) {
+        last = n2;
+        break;
+      }
+  }
+  return [
+    { start: symbol2.outerStart, end: first2 - 1 },
+    { start: last + 1, end: symbol2.endLine }
+  ];
 }
 function contextRanges(file2, symbol2) {
   const out = [];
@@ -92481,10 +92974,9 @@ function bounded(lines, maxChars) {
   }
   return out.join("\n");
 }
-
-// src/engine/reproduce/reproduce-issue.ts
-import { existsSync as existsSync3 } from "node:fs";
-import { rm as rm6 } from "node:fs/promises";
+function symbolKey(path12, symbol2) {
+  return `${path12}#${symbol2.name}#${symbol2.startLine}`;
+}
 
 // src/engine/behaviour/behaviour-language.ts
 import { fileURLToPath as fileURLToPath6 } from "node:url";
@@ -92727,6 +93219,7 @@ async function issueContext(workspace, problem, isTestFile2) {
 ${named2.join(" ")}`,
     mentioned: namedFiles(problem, sources),
     named: named2,
+    issue: problem,
     isTestFile: isTestFile2
   });
 }
@@ -92874,9 +93367,9 @@ function failureFrames(failing, workspace) {
     }
     const pythonOrder = frames.some((f2) => f2.file.endsWith(".py"));
     for (const frame of pythonOrder ? frames.reverse() : frames) {
-      const key = `${frame.file}:${frame.line}`;
-      if (!seen.has(key)) out.push(frame);
-      seen.add(key);
+      const key2 = `${frame.file}:${frame.line}`;
+      if (!seen.has(key2)) out.push(frame);
+      seen.add(key2);
     }
   }
   return out;
@@ -92916,6 +93409,30 @@ function planNames(text2) {
   for (const m of text2.matchAll(/(?<![\w])(__[a-z][a-z0-9_]*__)(?![\w])/g)) out.add(m[1] ?? "");
   out.delete("");
   return [...out];
+}
+
+// src/engine/context/failure-context.ts
+async function failureContext(workspace, options2) {
+  const { failing } = options2;
+  const mentioned = [
+    ...new Set(
+      failing.flatMap((t2) => [
+        t2.file,
+        ...[...(t2.details ?? "").matchAll(/([\w./-]+\.(?:py|[cm]?[jt]sx?))[:"]/g)].map((m) => m[1])
+      ]).filter((f2) => Boolean(f2))
+    )
+  ];
+  const frames = [...failureFrames(failing, workspace), ...(options2.suspicious ?? []).slice(0, 5)];
+  return buildContext(workspace, {
+    query: `${options2.problem}
+${options2.digest}`,
+    mentioned,
+    frames,
+    named: namedIdentifiers(options2.problem),
+    issue: options2.problem,
+    isTestFile: options2.isTestFile,
+    llm: options2.llm
+  });
 }
 
 // src/verify/keep-selected.ts
@@ -93050,7 +93567,7 @@ function candidateTimedOut(report2) {
 // src/engine/lpw/workspace-changes.ts
 import { existsSync as existsSync4 } from "node:fs";
 import { rm as rm7, writeFile as writeFile3, mkdir as mkdir3 } from "node:fs/promises";
-import { dirname as dirname3 } from "node:path";
+import { dirname as dirname4 } from "node:path";
 var WorkspaceChanges = class {
   originals = /* @__PURE__ */ new Map();
   root;
@@ -93071,7 +93588,7 @@ var WorkspaceChanges = class {
       const full = safeRepoPath(this.root, path12);
       if (text2 === null) await rm7(full, { force: true });
       else {
-        await mkdir3(dirname3(full), { recursive: true });
+        await mkdir3(dirname4(full), { recursive: true });
         await writeFile3(full, text2);
       }
     }
@@ -93535,7 +94052,7 @@ function failureSignature(report2) {
 }
 
 // src/engine/lpw/findings-text.ts
-var MAX_LINES = 8;
+var MAX_LINES2 = 8;
 var MAX_DIFF_CHARS2 = 3e3;
 function findingsText(findings) {
   if (!findings) return "";
@@ -93543,7 +94060,7 @@ function findingsText(findings) {
   if (findings.suspicious.length > 0)
     parts.push(
       `Lines run by the failing tests and least by the passing ones (Ochiai score):
-${findings.suspicious.slice(0, MAX_LINES).map((s) => `${s.file}:${s.line} (${s.score.toFixed(2)})`).join("\n")}`
+${findings.suspicious.slice(0, MAX_LINES2).map((s) => `${s.file}:${s.line} (${s.score.toFixed(2)})`).join("\n")}`
     );
   if (findings.nearMiss && findings.nearMiss.passed > 0) {
     const { diff, passed, failed: failed3 } = findings.nearMiss;
@@ -93560,7 +94077,7 @@ ${shown3}`
 // src/engine/lpw/instrumented-run.ts
 import { cp, mkdtemp as mkdtemp4, rm as rm8 } from "node:fs/promises";
 import { tmpdir as tmpdir5 } from "node:os";
-import { join as join12 } from "node:path";
+import { join as join13 } from "node:path";
 
 // src/verify/sandbox/workspace-grants.ts
 import { realpathSync as realpathSync3 } from "node:fs";
@@ -93574,10 +94091,10 @@ function real(path12) {
   }
 }
 function grantDirectory(workspace, dir) {
-  const key = real(workspace);
-  const set3 = grants.get(key) ?? /* @__PURE__ */ new Set();
+  const key2 = real(workspace);
+  const set3 = grants.get(key2) ?? /* @__PURE__ */ new Set();
   set3.add(real(dir));
-  grants.set(key, set3);
+  grants.set(key2, set3);
 }
 function shareGrants(from, to) {
   for (const dir of grants.get(real(from)) ?? []) grantDirectory(to, dir);
@@ -93591,7 +94108,7 @@ function grantedDirectories(workspace) {
 
 // src/engine/lpw/instrumented-run.ts
 async function instrumentedRun(workspace, edits, testId2, verifier) {
-  const scratch = await mkdtemp4(join12(tmpdir5(), "autogen-debug-"));
+  const scratch = await mkdtemp4(join13(tmpdir5(), "autogen-debug-"));
   try {
     await cp(workspace, scratch, { recursive: true, filter: (src) => !src.split("/").includes(".git") });
     shareGrants(workspace, scratch);
@@ -93665,7 +94182,7 @@ async function baselineWithValues(task, count2, before, failing) {
 
 // src/engine/knowledge/knowledge-search.ts
 import { lstatSync as lstatSync3, readdirSync as readdirSync2 } from "node:fs";
-import { join as join13, relative as relative4 } from "node:path";
+import { join as join14, relative as relative4 } from "node:path";
 var CHUNK_LINES = 30;
 var MAX_FILES = 2e3;
 function onDiskKnowledge(workspace) {
@@ -93680,30 +94197,30 @@ function onDiskKnowledge(workspace) {
       if (text2 === void 0) return;
       const lines = text2.split("\n");
       for (let i3 = 0; i3 < lines.length; i3 += CHUNK_LINES) {
-        const key = `${relative4(workspace, path12)}:${i3 + 1}`;
+        const key2 = `${relative4(workspace, path12)}:${i3 + 1}`;
         const chunk = lines.slice(i3, i3 + CHUNK_LINES).join("\n");
-        chunks.set(key, chunk);
-        index?.add(key, null, chunk);
+        chunks.set(key2, chunk);
+        index?.add(key2, null, chunk);
       }
     };
     const walk = (dir, accept, depth) => {
       if (depth < 0 || !plain(dir)?.isDirectory()) return;
       for (const entry of readdirSync2(dir, { withFileTypes: true })) {
         if (entry.isSymbolicLink()) continue;
-        const full = join13(dir, entry.name);
+        const full = join14(dir, entry.name);
         if (entry.isDirectory()) walk(full, accept, depth - 1);
         else if (entry.isFile() && accept(entry.name) && (plain(full)?.size ?? Infinity) < 512 * 1024) add(full);
       }
     };
     for (const name of readdirSync2(workspace))
-      if (/^readme/i.test(name) && plain(join13(workspace, name))?.isFile()) add(join13(workspace, name));
-    walk(join13(workspace, "docs"), (n2) => /\.(md|rst|txt)$/.test(n2), 4);
-    walk(join13(workspace, "node_modules"), (n2) => n2.endsWith(".d.ts"), 3);
+      if (/^readme/i.test(name) && plain(join14(workspace, name))?.isFile()) add(join14(workspace, name));
+    walk(join14(workspace, "docs"), (n2) => /\.(md|rst|txt)$/.test(n2), 4);
+    walk(join14(workspace, "node_modules"), (n2) => n2.endsWith(".d.ts"), 3);
     for (const venv of [".venv", "venv"]) {
-      const lib = join13(workspace, venv, "lib");
+      const lib = join14(workspace, venv, "lib");
       if (plain(lib)?.isDirectory())
         for (const py of readdirSync2(lib))
-          walk(join13(lib, py, "site-packages"), (n2) => n2.endsWith(".py") || n2.endsWith(".pyi"), 2);
+          walk(join14(lib, py, "site-packages"), (n2) => n2.endsWith(".py") || n2.endsWith(".pyi"), 2);
     }
   };
   const plain = (full) => {
@@ -93810,25 +94327,11 @@ var LpwRun = class {
       baseline.failing
     );
     const digest = digestReport(before, { readSource: (file2, line) => this.sourceLine(file2, line) });
-    const mentioned = [
-      ...new Set(
-        failing.flatMap((t2) => [
-          t2.file,
-          ...[...(t2.details ?? "").matchAll(/([\w./-]+\.(?:py|[cm]?[jt]sx?))[:"]/g)].map((m) => m[1])
-        ]).filter((f2) => Boolean(f2))
-      )
-    ];
-    const frames = [
-      ...failureFrames(failing, this.task.workspace),
-      ...(this.task.findings?.suspicious ?? []).slice(0, 5).map((s) => ({ file: s.file, line: s.line }))
-    ];
-    const named2 = namedIdentifiers(this.task.description ?? "");
-    const context = await buildContext(this.task.workspace, {
-      query: `${this.problem}
-${digest}`,
-      mentioned,
-      frames,
-      named: named2,
+    const context = await failureContext(this.task.workspace, {
+      problem: this.problem,
+      digest,
+      failing,
+      suspicious: (this.task.findings?.suspicious ?? []).map((s) => ({ file: s.file, line: s.line })),
       isTestFile: this.task.isTestFile,
       llm: this.llm
     });
@@ -93909,7 +94412,7 @@ ${digestReport(latest.report)}`,
         this.task.onProgress?.({ kind: "stage", stage: "verify-plan", detail: `round ${rounds}` });
         verification = (await this.llm.call(
           "verify-plan",
-          { trusted: { plan: numbered(plan) }, untrusted: { problem: this.problem, tests: tests || digest, code: code2 } },
+          { trusted: { plan: numbered2(plan) }, untrusted: { problem: this.problem, tests: tests || digest, code: code2 } },
           verificationSchema
         )).value;
         if (verification.tests.some((t2) => !t2.matches)) {
@@ -93934,7 +94437,7 @@ ${digestReport(latest.report)}`,
     this.task.onProgress?.({ kind: "stage", stage: "knowledge" });
     const { value } = await this.llm.call(
       "knowledge",
-      { untrusted: { problem: this.problem, code: code2 }, trusted: { plan: numbered(plan) } },
+      { untrusted: { problem: this.problem, code: code2 }, trusted: { plan: numbered2(plan) } },
       knowledgeSchema
     );
     const snippets = value.queries.length ? await provider.search(value.queries, 4) : [];
@@ -93954,7 +94457,7 @@ ${digestReport(latest.report)}`,
           hint: hint ?? ""
         },
         trusted: {
-          plan: numbered(plan),
+          plan: numbered2(plan),
           // Without a verification (the ablation) the section is left out.
           verification: verification ? formatVerification(verification) : "(none)"
         }
@@ -93972,11 +94475,12 @@ ${digestReport(latest.report)}`,
     const failures = digestReport(report2);
     const first2 = failingTests(report2)[0];
     const code2 = await this.currentCode(plan, failingTests(report2));
+    const test = first2 ? await failingTestsBlock(this.task.workspace, [first2]) : "";
     let trace = "(none)";
     if (this.options.instrumentedDebug && first2) {
       const { value: value2 } = await this.llm.call(
         "instrument",
-        { trusted: { plan: numbered(plan), test: first2.id }, untrusted: { code: code2 } },
+        { trusted: { plan: numbered2(plan), test: first2.id }, untrusted: { code: code2, source: test } },
         instrumentSchema
       );
       const run2 = await instrumentedRun(
@@ -93988,17 +94492,20 @@ ${digestReport(latest.report)}`,
       this.harness.countTestRuns(1, run2.durationMs);
       trace = run2.trace;
     }
-    const forTest = verification?.tests.find((t2) => first2 && (first2.id.includes(t2.test) || t2.test.includes(first2.name))) ?? verification?.tests[0];
+    const planned = Boolean(first2 && this.baselineFailing.some((t2) => t2.id === first2.id));
+    const forTest = verification?.tests.find((t2) => first2 && (first2.id.includes(t2.test) || t2.test.includes(first2.name))) ?? (planned ? verification?.tests[0] : void 0);
     const analysis = (await this.llm.call(
       "analyze-error",
       {
-        // The plan's steps, then this test's walk-through in the implement prompt's words (not its JSON).
+        // The plan's steps, then this test's walk-through in the implement prompt's words (not its JSON); a test
+        // the plan was never verified on is said to be one.
         trusted: {
-          verification: forTest ? `${numbered(plan)}
+          verification: forTest ? `${numbered2(plan)}
 
-${formatVerification({ tests: [forTest] })}` : numbered(plan)
+${formatVerification({ tests: [forTest] })}` : `(the plan was not verified on this test; its steps:)
+${numbered2(plan)}`
         },
-        untrusted: { trace, failures }
+        untrusted: { trace, test, failures }
       },
       analysisSchema
     )).value;
@@ -94006,9 +94513,9 @@ ${formatVerification({ tests: [forTest] })}` : numbered(plan)
     const { value } = await this.llm.call(
       "refine",
       {
-        trusted: { plan: numbered(plan), analysis: `${analysis.divergence}
+        trusted: { plan: numbered2(plan), analysis: `${analysis.divergence}
 Fix: ${analysis.fix}`, explanation },
-        untrusted: { problem: this.problem, failures, code: code2 }
+        untrusted: { problem: this.problem, failures, test, code: code2 }
       },
       editsSchema
     );
@@ -94043,7 +94550,7 @@ Fix: ${analysis.fix}`, explanation },
     }
   }
 };
-function numbered(steps) {
+function numbered2(steps) {
   return steps.map((s, i3) => `${i3 + 1}. ${s}`).join("\n");
 }
 function formatVerification(v) {
@@ -94134,7 +94641,7 @@ async function shipTest(outcome, workspace, path12, accepted) {
 }
 function addCosts(a2, b3) {
   const out = { ...a2 };
-  for (const key of Object.keys(out)) out[key] = a2[key] + b3[key];
+  for (const key2 of Object.keys(out)) out[key2] = a2[key2] + b3[key2];
   return out;
 }
 
@@ -94247,10 +94754,10 @@ function directStrategy(options2) {
 }
 
 // src/engine/template/template-strategy.ts
-import { cp as cp2, lstat as lstat3, mkdtemp as mkdtemp9, rm as rm14, symlink } from "node:fs/promises";
+import { cp as cp2, lstat as lstat4, mkdtemp as mkdtemp9, rm as rm14, symlink } from "node:fs/promises";
 import { existsSync as existsSync8 } from "node:fs";
 import { tmpdir as tmpdir10 } from "node:os";
-import { join as join23 } from "node:path";
+import { join as join24 } from "node:path";
 
 // src/engine/check-diff-landed.ts
 import { lstatSync as lstatSync4 } from "node:fs";
@@ -94320,9 +94827,9 @@ async function generateMutations(grammar, file2, source, lines, mutateNode3) {
 function dedupe(mutations) {
   const seen = /* @__PURE__ */ new Set();
   return mutations.filter((m) => {
-    const key = `${m.start}:${m.end}:${m.replacement}`;
-    if (seen.has(key)) return false;
-    seen.add(key);
+    const key2 = `${m.start}:${m.end}:${m.replacement}`;
+    if (seen.has(key2)) return false;
+    seen.add(key2);
     return true;
   });
 }
@@ -94345,11 +94852,11 @@ function ochiai(spectra, include = () => true) {
     for (const [file2, lines] of spectrum.lines) {
       if (!include(file2)) continue;
       for (const line of lines) {
-        const key = `${file2}:${line}`;
-        const entry = counts.get(key) ?? { file: file2, line, ef: 0, ep: 0 };
+        const key2 = `${file2}:${line}`;
+        const entry = counts.get(key2) ?? { file: file2, line, ef: 0, ep: 0 };
         if (spectrum.failed) entry.ef += 1;
         else entry.ep += 1;
-        counts.set(key, entry);
+        counts.set(key2, entry);
       }
     }
   }
@@ -94632,14 +95139,14 @@ function variablesOf(fn) {
   if (cached4) return cached4;
   const names = /* @__PURE__ */ new Set();
   const params = fn.childForFieldName("parameters") ?? fn.childForFieldName("parameter");
-  const collect = (n2) => {
+  const collect2 = (n2) => {
     if (!n2) return;
     if (n2.type === "identifier") names.add(n2.text);
     else if (/required_parameter|optional_parameter|assignment_pattern/.test(n2.type))
-      collect(n2.childForFieldName("pattern") ?? n2.childForFieldName("left") ?? n2.namedChildren[0] ?? null);
+      collect2(n2.childForFieldName("pattern") ?? n2.childForFieldName("left") ?? n2.namedChildren[0] ?? null);
   };
   if (params?.type === "identifier") names.add(params.text);
-  for (const p of params?.namedChildren ?? []) collect(p);
+  for (const p of params?.namedChildren ?? []) collect2(p);
   const walk = (n2) => {
     if (n2.id !== fn.id && /^(function_declaration|function_expression|arrow_function|method_definition)$/.test(n2.type))
       return;
@@ -94744,7 +95251,7 @@ function readWatchdogTimeouts(report2, workspace) {
 // src/engine/template/js-spectra.ts
 import { readdir, mkdtemp as mkdtemp5, rm as rm10 } from "node:fs/promises";
 import { tmpdir as tmpdir6 } from "node:os";
-import { join as join14 } from "node:path";
+import { join as join15 } from "node:path";
 import { fileURLToPath as fileURLToPath8 } from "node:url";
 
 // src/engine/template/reported-files.ts
@@ -94810,7 +95317,7 @@ async function jsSpectra(workspace, verifier, testIds, limitFor) {
   const spectra = [];
   const sources = /* @__PURE__ */ new Map();
   for (const id of testIds) {
-    const dir = await mkdtemp5(join14(tmpdir6(), "autogen-v8cov-"));
+    const dir = await mkdtemp5(join15(tmpdir6(), "autogen-v8cov-"));
     try {
       const selection = { kind: "tests", ids: [id] };
       const report2 = await verifier.run(workspace, selection, { NODE_V8_COVERAGE: dir }, limitFor?.(selection));
@@ -94819,7 +95326,7 @@ async function jsSpectra(workspace, verifier, testIds, limitFor) {
       const lines = /* @__PURE__ */ new Map();
       for (const name of await readdir(dir)) {
         if (!name.endsWith(".json")) continue;
-        const raw = await readRunOutput(join14(dir, name), 256 * 1024 * 1024);
+        const raw = await readRunOutput(join15(dir, name), 256 * 1024 * 1024);
         if (raw === void 0) continue;
         const parsed = coverageSchema.safeParse(JSON.parse(raw));
         if (!parsed.success) continue;
@@ -95200,13 +95707,13 @@ function firstLine2(text2) {
 // src/engine/template/python-spectra.ts
 import { mkdtemp as mkdtemp8, rm as rm13, writeFile as writeFile5 } from "node:fs/promises";
 import { tmpdir as tmpdir9 } from "node:os";
-import { join as join22 } from "node:path";
+import { join as join23 } from "node:path";
 
 // src/verify/sandbox/run-sandboxed.ts
 import { mkdtemp as mkdtemp7, rm as rm12 } from "node:fs/promises";
 import { existsSync as existsSync7 } from "node:fs";
 import { tmpdir as tmpdir8 } from "node:os";
-import { join as join21 } from "node:path";
+import { join as join22 } from "node:path";
 
 // src/verify/sandbox/bwrap-argv.ts
 var SANDBOX_UID = 65534;
@@ -95257,22 +95764,22 @@ function bwrapArgv(layout, options2, command) {
 // src/verify/sandbox/detect-isolation.ts
 import { mkdtemp as mkdtemp6, rm as rm11 } from "node:fs/promises";
 import { tmpdir as tmpdir7 } from "node:os";
-import { join as join17 } from "node:path";
+import { join as join18 } from "node:path";
 
 // src/verify/sandbox/sandbox-layout.ts
 import { existsSync as existsSync5, lstatSync as lstatSync5, realpathSync as realpathSync4, statSync as statSync4 } from "node:fs";
 import { homedir as homedir2 } from "node:os";
-import { delimiter as delimiter2, dirname as dirname4, isAbsolute as isAbsolute5, join as join16, relative as relative5, resolve as resolve5, sep as sep5 } from "node:path";
+import { delimiter as delimiter2, dirname as dirname5, isAbsolute as isAbsolute5, join as join17, relative as relative5, resolve as resolve5, sep as sep5 } from "node:path";
 import { fileURLToPath as fileURLToPath9 } from "node:url";
 
 // src/config/data-dir.ts
 import { homedir } from "node:os";
-import { join as join15 } from "node:path";
+import { join as join16 } from "node:path";
 function defaultDataDir(env = process.env, platform2 = process.platform, home = homedir()) {
-  if (platform2 === "win32") return join15(env.LOCALAPPDATA ?? join15(home, "AppData", "Local"), "autogen-bot");
-  if (platform2 === "darwin") return join15(home, "Library", "Application Support", "autogen-bot");
+  if (platform2 === "win32") return join16(env.LOCALAPPDATA ?? join16(home, "AppData", "Local"), "autogen-bot");
+  if (platform2 === "darwin") return join16(home, "Library", "Application Support", "autogen-bot");
   const xdg = env.XDG_DATA_HOME;
-  return join15(xdg && xdg.startsWith("/") ? xdg : join15(home, ".local", "share"), "autogen-bot");
+  return join16(xdg && xdg.startsWith("/") ? xdg : join16(home, ".local", "share"), "autogen-bot");
 }
 
 // src/verify/sandbox/sandbox-layout.ts
@@ -95330,10 +95837,10 @@ function sandboxLayout(request2) {
   };
   hide2(home);
   hide2(defaultDataDir(env, process.platform, home));
-  if (env.AUTOGEN_DB_PATH) hide2(dirname4(resolve5(env.AUTOGEN_DB_PATH)));
+  if (env.AUTOGEN_DB_PATH) hide2(dirname5(resolve5(env.AUTOGEN_DB_PATH)));
   hide2(env.PRIVATE_KEY_PATH ? resolve5(env.PRIVATE_KEY_PATH) : void 0);
-  hide2(join16(process.cwd(), ".env"));
-  hide2(join16(BOT_ROOT, ".env"));
+  hide2(join17(process.cwd(), ".env"));
+  hide2(join17(BOT_ROOT, ".env"));
   for (const path12 of (env.AUTOGEN_SANDBOX_HIDE ?? "").split(delimiter2)) hide2(path12 || void 0);
   for (const path12 of request2.hidden ?? []) hide2(path12);
   for (const path12 of ["/run", "/var/tmp", "/var/run", "/root", "/home", "/etc/shadow", "/etc/gshadow", "/etc/ssh"])
@@ -95355,15 +95862,15 @@ function sandboxLayout(request2) {
     const hiddenParent = covered.find((dir) => real2 === dir || real2.startsWith(dir + sep5));
     if (!hiddenParent) return;
     const [first2] = relative5(hiddenParent, real2).split(sep5);
-    visible.add(first2 && TOOLCHAIN_HOMES.has(first2) ? join16(hiddenParent, first2) : real2);
+    visible.add(first2 && TOOLCHAIN_HOMES.has(first2) ? join17(hiddenParent, first2) : real2);
     if (first2 === ".cargo") {
-      const rustup = env.RUSTUP_HOME && isAbsolute5(env.RUSTUP_HOME) ? env.RUSTUP_HOME : join16(hiddenParent, ".rustup");
+      const rustup = env.RUSTUP_HOME && isAbsolute5(env.RUSTUP_HOME) ? env.RUSTUP_HOME : join17(hiddenParent, ".rustup");
       if (existsSync5(rustup)) visible.add(safeReal(rustup));
     }
   };
   for (const dir of (request2.path ?? env.PATH ?? "").split(delimiter2)) if (dir && !insideWritable(dir)) show(dir);
-  show(join16(BOT_ROOT, "resources"));
-  show(dirname4(process.execPath));
+  show(join17(BOT_ROOT, "resources"));
+  show(dirname5(process.execPath));
   for (const path12 of request2.readOnly ?? [])
     if (existsSync5(path12) && !lstatSync5(path12).isSymbolicLink() && !insideWritable(path12, true))
       visible.add(safeReal(path12));
@@ -95396,7 +95903,7 @@ function safeReal(path12) {
   }
 }
 function isOwnGitPointer(path12, workspace) {
-  return path12 === join16(workspace, ".git");
+  return path12 === join17(workspace, ".git");
 }
 
 // src/verify/sandbox/unshare-argv.ts
@@ -95445,8 +95952,8 @@ async function works(argv) {
   return !result.failed && result.stdout.trim() === "ok";
 }
 async function probe(kind) {
-  const dir = await mkdtemp6(join17(tmpdir7(), "autogen-probe-"));
-  const stage = await mkdtemp6(join17(tmpdir7(), "autogen-root-"));
+  const dir = await mkdtemp6(join18(tmpdir7(), "autogen-probe-"));
+  const stage = await mkdtemp6(join18(tmpdir7(), "autogen-root-"));
   try {
     const layout = sandboxLayout({ workspace: dir, env: {} });
     const command = ["/bin/sh", "-c", "echo ok"];
@@ -95484,8 +95991,8 @@ function detectIsolation() {
 }
 
 // src/verify/sandbox/disk-watch.ts
-import { lstat as lstat2, readdir as readdir2, statfs } from "node:fs/promises";
-import { join as join18 } from "node:path";
+import { lstat as lstat3, readdir as readdir2, statfs } from "node:fs/promises";
+import { join as join19 } from "node:path";
 var INTERVAL_MS = 500;
 var DEFAULT_FILE_CAP = 2e5;
 function watchDisk(dirs, capBytes, onExceeded, onTooManyFiles = () => void 0, fileCap = DEFAULT_FILE_CAP) {
@@ -95559,11 +96066,11 @@ async function writtenSince(dir, since, limit2) {
       continue;
     }
     for (const entry of entries) {
-      const path12 = join18(current, entry.name);
+      const path12 = join19(current, entry.name);
       if (entry.isDirectory()) {
         stack.push(path12);
       } else if (entry.isFile()) {
-        const s = await lstat2(path12).catch(() => void 0);
+        const s = await lstat3(path12).catch(() => void 0);
         if (s && s.ctimeMs >= since - 1e3) total += s.blocks * 512;
       }
     }
@@ -95581,7 +96088,7 @@ function registerSandbox(kill) {
 // src/verify/sandbox/process-limit.ts
 import { existsSync as existsSync6, readFileSync as readFileSync4 } from "node:fs";
 import { mkdir as mkdir4, readFile as readFile2, rmdir, writeFile as writeFile4 } from "node:fs/promises";
-import { join as join19 } from "node:path";
+import { join as join20 } from "node:path";
 import { randomUUID } from "node:crypto";
 var V1 = "/sys/fs/cgroup";
 var V2 = "/sys/fs/cgroup";
@@ -95589,7 +96096,7 @@ var v2Ready;
 async function createProcessLimit(limits) {
   if (process.getuid?.() !== 0 || process.env.AUTOGEN_SANDBOX_CGROUP === "off") return void 0;
   try {
-    if (existsSync6(join19(V1, "pids", "cgroup.procs")) || existsSync6(join19(V1, "memory", "cgroup.procs")))
+    if (existsSync6(join20(V1, "pids", "cgroup.procs")) || existsSync6(join20(V1, "memory", "cgroup.procs")))
       return await makeV1(limits);
     if (await v2Usable()) return await makeV2(limits);
   } catch {
@@ -95597,19 +96104,19 @@ async function createProcessLimit(limits) {
   return void 0;
 }
 async function makeV2(limits) {
-  const parent = join19(V2, "autogen");
+  const parent = join20(V2, "autogen");
   await mkdir4(parent, { recursive: true });
-  await writeFile4(join19(parent, "cgroup.subtree_control"), "+pids").catch(() => void 0);
-  if (limits.memoryBytes) await writeFile4(join19(parent, "cgroup.subtree_control"), "+memory").catch(() => void 0);
-  const dir = join19(parent, `run-${randomUUID()}`);
+  await writeFile4(join20(parent, "cgroup.subtree_control"), "+pids").catch(() => void 0);
+  if (limits.memoryBytes) await writeFile4(join20(parent, "cgroup.subtree_control"), "+memory").catch(() => void 0);
+  const dir = join20(parent, `run-${randomUUID()}`);
   await mkdir4(dir);
   try {
-    await writeFile4(join19(dir, "pids.max"), String(limits.processes));
+    await writeFile4(join20(dir, "pids.max"), String(limits.processes));
     let memory = false;
-    if (limits.memoryBytes && existsSync6(join19(dir, "memory.max"))) {
-      await writeFile4(join19(dir, "memory.max"), String(limits.memoryBytes));
-      await writeFile4(join19(dir, "memory.swap.max"), "0").catch(() => void 0);
-      await writeFile4(join19(dir, "memory.oom.group"), "1").catch(() => void 0);
+    if (limits.memoryBytes && existsSync6(join20(dir, "memory.max"))) {
+      await writeFile4(join20(dir, "memory.max"), String(limits.memoryBytes));
+      await writeFile4(join20(dir, "memory.swap.max"), "0").catch(() => void 0);
+      await writeFile4(join20(dir, "memory.oom.group"), "1").catch(() => void 0);
       memory = true;
     }
     return handle([{ dir, controller: "unified" }], "cgroup-v2", memory);
@@ -95640,12 +96147,12 @@ async function makeV1(limits) {
   return groups2.length > 0 ? handle(groups2, "cgroup-v1", memory) : void 0;
 }
 async function makeV1Group(controller, name, settings, required3 = Object.keys(settings)) {
-  const dir = join19(V1, controller, "autogen", name);
+  const dir = join20(V1, controller, "autogen", name);
   try {
     await mkdir4(dir, { recursive: true });
     for (const [file2, value] of Object.entries(settings)) {
       try {
-        await writeFile4(join19(dir, file2), value);
+        await writeFile4(join20(dir, file2), value);
       } catch (error62) {
         if (required3.includes(file2)) throw error62;
       }
@@ -95657,7 +96164,7 @@ async function makeV1Group(controller, name, settings, required3 = Object.keys(s
   }
 }
 function handle(groups2, kind, memory) {
-  const procsFiles = groups2.map((g) => join19(g.dir, "cgroup.procs"));
+  const procsFiles = groups2.map((g) => join20(g.dir, "cgroup.procs"));
   const members2 = async () => {
     const all = await Promise.all(procsFiles.map((f2) => readFile2(f2, "utf8").catch(() => "")));
     return [...new Set(all.join("\n").split("\n").filter(Boolean).map(Number))];
@@ -95679,19 +96186,19 @@ function handle(groups2, kind, memory) {
     ],
     async refusals() {
       if (!pidsDir) return 0;
-      const events = await readFile2(join19(pidsDir, "pids.events"), "utf8").catch(() => "");
+      const events = await readFile2(join20(pidsDir, "pids.events"), "utf8").catch(() => "");
       return Number(/^max (\d+)/m.exec(events)?.[1] ?? 0);
     },
     async oomKills() {
       if (!memory || !memoryDir) return 0;
       const file2 = kind === "cgroup-v2" ? "memory.events" : "memory.oom_control";
-      const text2 = await readFile2(join19(memoryDir, file2), "utf8").catch(() => "");
+      const text2 = await readFile2(join20(memoryDir, file2), "utf8").catch(() => "");
       return Number(/^oom_kill (\d+)/m.exec(text2)?.[1] ?? 0);
     },
     async killAll() {
       const unified = groups2.find((g) => g.controller === "unified");
-      if (unified && existsSync6(join19(unified.dir, "cgroup.kill"))) {
-        await writeFile4(join19(unified.dir, "cgroup.kill"), "1").catch(() => void 0);
+      if (unified && existsSync6(join20(unified.dir, "cgroup.kill"))) {
+        await writeFile4(join20(unified.dir, "cgroup.kill"), "1").catch(() => void 0);
         return;
       }
       for (let round = 0; round < 20; round++) {
@@ -95723,7 +96230,7 @@ function handle(groups2, kind, memory) {
 async function v2Usable() {
   if (v2Ready !== void 0) return v2Ready;
   try {
-    const controllers = readFileSync4(join19(V2, "cgroup.controllers"), "utf8");
+    const controllers = readFileSync4(join20(V2, "cgroup.controllers"), "utf8");
     v2Ready = controllers.split(/\s+/).includes("pids") && readFileSync4("/proc/self/cgroup", "utf8").trim() === "0::/";
   } catch {
     v2Ready = false;
@@ -95733,7 +96240,7 @@ async function v2Usable() {
 
 // src/verify/sandbox/resolve-command.ts
 import { accessSync, constants as constants8, statSync as statSync5 } from "node:fs";
-import { delimiter as delimiter3, isAbsolute as isAbsolute6, join as join20, resolve as resolve6 } from "node:path";
+import { delimiter as delimiter3, isAbsolute as isAbsolute6, join as join21, resolve as resolve6 } from "node:path";
 function resolveCommand(command, path12, cwd) {
   const executable = (candidate) => {
     try {
@@ -95749,7 +96256,7 @@ function resolveCommand(command, path12, cwd) {
   }
   for (const dir of path12.split(delimiter3)) {
     if (!dir) continue;
-    const candidate = join20(dir, command);
+    const candidate = join21(dir, command);
     if (executable(candidate)) return candidate;
   }
   return void 0;
@@ -95793,8 +96300,8 @@ async function runSandboxed(argv, options2) {
   const choice = await detectIsolation();
   if ("refused" in choice) return failedToStart([...argv], "none", choice.refused);
   const { isolation } = choice;
-  const home = await mkdtemp7(join21(tmpdir8(), "autogen-home-"));
-  const stage = isolation === "unshare" ? await mkdtemp7(join21(tmpdir8(), "autogen-root-")) : void 0;
+  const home = await mkdtemp7(join22(tmpdir8(), "autogen-home-"));
+  const stage = isolation === "unshare" ? await mkdtemp7(join22(tmpdir8(), "autogen-root-")) : void 0;
   const limits = { ...DEFAULT_LIMITS, ...options2.limits };
   const processLimit = isolation === "none" ? void 0 : await createProcessLimit({ processes: limits.processes, memoryBytes: limits.memoryBytes });
   try {
@@ -96093,7 +96600,7 @@ var CoverageError = class extends Error {
 };
 async function pythonSpectra(workspace, testIds, given) {
   const { perTestMs, failingPerTestMs = perTestMs, failing = [], durations, ...options2 } = given;
-  const dir = await mkdtemp8(join22(tmpdir9(), "autogen-trace-"));
+  const dir = await mkdtemp8(join23(tmpdir9(), "autogen-trace-"));
   try {
     const safe = reportedFileFilter(workspace);
     const run2 = (ids, extra, focus2, limitMs = perTestMs) => traceRun(workspace, dir, [...extra, ...safeIds(ids)], { ...options2, perTestMs: limitMs, focus: focus2 });
@@ -96104,7 +96611,7 @@ async function pythonSpectra(workspace, testIds, given) {
     for (const test of failed3.filter((t2) => t2.failed))
       for (const [file2, lines] of test.lines) focus.set(file2, /* @__PURE__ */ new Set([...focus.get(file2) ?? [], ...lines]));
     if (focus.size === 0) return { spectra: failed3, dropped: safe.dropped(), untraced: [] };
-    const focusPath = join22(dir, "focus.json");
+    const focusPath = join23(dir, "focus.json");
     await writeFile5(
       focusPath,
       JSON.stringify(Object.fromEntries([...focus].map(([file2, lines]) => [file2, [...lines]])))
@@ -96129,7 +96636,7 @@ async function pythonSpectra(workspace, testIds, given) {
 }
 async function traceRun(workspace, dir, args, options2) {
   const { perTestMs, focus, ...sandbox } = options2;
-  const out = join22(dir, focus ? "trace-focus.json" : "trace.json");
+  const out = join23(dir, focus ? "trace-focus.json" : "trace.json");
   const cpuMs = perTestMs ?? FIRST_TRACE_FACTOR * firstRunCpuMs(sandbox.timeoutMs);
   const env = withPytestPlugin(sandbox.env, {
     AUTOGEN_TRACE_OUT: out,
@@ -96161,7 +96668,7 @@ function spectraOf(trace, safe) {
 }
 
 // src/engine/template/template-strategy.ts
-var MAX_LINES2 = 40;
+var MAX_LINES3 = 40;
 var JS_RUNNERS2 = /* @__PURE__ */ new Set(["node-test", "vitest", "jest", "mocha"]);
 var MAX_REVIEWS = 3;
 var templateStrategy = templateStrategyWith({});
@@ -96241,12 +96748,12 @@ async function repair(task, run2, llm) {
       `no line outside the tests is executed by a failing test; nothing to localise${droppedNote}`
     );
   const looping = before.run.limit?.name === "test-time";
-  const candidates2 = await rankCandidates(task.workspace, ranking.slice(0, MAX_LINES2), { looping });
+  const candidates2 = await rankCandidates(task.workspace, ranking.slice(0, MAX_LINES3), { looping });
   outcome.cost.candidatesGenerated = candidates2.length;
   task.onProgress?.({
     kind: "stage",
     stage: "repair",
-    detail: `${candidates2.length} candidate edits at ${Math.min(ranking.length, MAX_LINES2)} suspicious lines`
+    detail: `${candidates2.length} candidate edits at ${Math.min(ranking.length, MAX_LINES3)} suspicious lines`
   });
   const failingIds = { kind: "tests", ids: failing.map((t2) => t2.id) };
   const review = llm ? modelReviewer(llm, { workspace: task.workspace, problem: task.description, failing }) : void 0;
@@ -96358,7 +96865,7 @@ async function repair(task, run2, llm) {
   }
   return run2.finish(
     "exhausted",
-    `none of the ${candidates2.length} template edits at the ${Math.min(ranking.length, MAX_LINES2)} most suspicious lines makes the visible tests pass${droppedNote}`
+    `none of the ${candidates2.length} template edits at the ${Math.min(ranking.length, MAX_LINES3)} most suspicious lines makes the visible tests pass${droppedNote}`
   );
 }
 async function rankCandidates(workspace, lines, options2 = {}) {
@@ -96400,15 +96907,15 @@ function droppedText(dropped2) {
 async function scratchCopies(workspace, count2) {
   const copies = [];
   for (let i3 = 0; i3 < count2; i3++) {
-    const dir = await mkdtemp9(join23(tmpdir10(), "autogen-slot-"));
-    const gitFile = (await lstat3(join23(workspace, ".git")).catch(() => void 0))?.isFile() ?? false;
+    const dir = await mkdtemp9(join24(tmpdir10(), "autogen-slot-"));
+    const gitFile = (await lstat4(join24(workspace, ".git")).catch(() => void 0))?.isFile() ?? false;
     await cp2(workspace, dir, {
       recursive: true,
       filter: (src) => !(gitFile ? /(^|\/)node_modules(\/|$)/ : /(^|\/)(\.git|node_modules)(\/|$)/).test(src.slice(workspace.length))
     });
-    if (existsSync8(join23(workspace, "node_modules"))) {
-      await symlink(join23(workspace, "node_modules"), join23(dir, "node_modules"));
-      grantDirectory(dir, join23(workspace, "node_modules"));
+    if (existsSync8(join24(workspace, "node_modules"))) {
+      await symlink(join24(workspace, "node_modules"), join24(dir, "node_modules"));
+      grantDirectory(dir, join24(workspace, "node_modules"));
     }
     shareGrants(workspace, dir);
     copies.push(dir);
@@ -96581,7 +97088,7 @@ function seidrStrategy(options2) {
                 "analyze-error",
                 {
                   trusted: { verification: "(none: SEIDR has no plan)" },
-                  untrusted: { trace: "(none)", failures: digestReport(parent.report) }
+                  untrusted: { trace: "(none)", test: "", failures: digestReport(parent.report) }
                 },
                 analysisSchema
               );
@@ -96636,15 +97143,15 @@ var UcbBandit = class {
   constructor(exploration = Math.SQRT2) {
     this.exploration = exploration;
   }
-  add(key, parent) {
+  add(key2, parent) {
     const inherited = parent === void 0 ? void 0 : this.arms.get(parent);
-    this.arms.set(key, inherited ? { ...inherited } : { pulls: 0, totalReward: 0 });
+    this.arms.set(key2, inherited ? { ...inherited } : { pulls: 0, totalReward: 0 });
   }
-  has(key) {
-    return this.arms.has(key);
+  has(key2) {
+    return this.arms.has(key2);
   }
-  stats(key) {
-    const s = this.arms.get(key);
+  stats(key2) {
+    const s = this.arms.get(key2);
     return s ? { ...s } : void 0;
   }
   /** The next arm to pull among `candidates` (all of them when omitted). */
@@ -96666,8 +97173,8 @@ var UcbBandit = class {
     }
     return best;
   }
-  reward(key, reward) {
-    const s = this.arms.get(key);
+  reward(key2, reward) {
+    const s = this.arms.get(key2);
     if (!s) throw new Error("reward for an arm the bandit does not know");
     s.pulls += 1;
     s.totalReward += reward;
@@ -96675,7 +97182,7 @@ var UcbBandit = class {
 };
 
 // src/engine/slpw/slpw-strategy.ts
-var numbered2 = (steps) => steps.map((s, i3) => `${i3 + 1}. ${s}`).join("\n");
+var numbered3 = (steps) => steps.map((s, i3) => `${i3 + 1}. ${s}`).join("\n");
 var formatVerification2 = (v) => v.tests.map(
   (t2) => `Test ${t2.test}: ${t2.steps.map((s) => `after step ${s.step}: ${s.value}`).join("; ")}; derived ${t2.derived}, expected ${t2.expected}`
 ).join("\n");
@@ -96725,7 +97232,7 @@ function slpwStrategy(options2) {
           const { value } = await options2.llm.call(
             "verify-plan",
             {
-              trusted: { plan: numbered2(plan.steps) },
+              trusted: { plan: numbered3(plan.steps) },
               untrusted: { problem, tests: tests || digest, code: context.code }
             },
             verificationSchema
@@ -96788,7 +97295,7 @@ function slpwStrategy(options2) {
             "implement",
             {
               trusted: {
-                plan: numbered2(plan.steps),
+                plan: numbered3(plan.steps),
                 verification: plan.verification ? formatVerification2(plan.verification) : "(not verified)"
               },
               untrusted: {
@@ -96823,13 +97330,18 @@ function slpwStrategy(options2) {
           await run2.changes.restore();
           await run2.changes.apply(parent.edits);
           const failures = digestReport(parent.report);
+          const test = await failingTestsBlock(task.workspace, failingTests(parent.report).slice(0, 1));
           const analysis = (await options2.llm.call(
             "analyze-error",
             {
               trusted: {
-                verification: parent.plan.verification ? formatVerification2(parent.plan.verification) : numbered2(parent.plan.steps)
+                verification: parent.plan.verification ? formatVerification2(parent.plan.verification) : numbered3(parent.plan.steps)
               },
-              untrusted: { trace: "(no instrumented run)", failures }
+              untrusted: {
+                trace: "(no instrumented run)",
+                test,
+                failures
+              }
             },
             analysisSchema
           )).value;
@@ -96837,7 +97349,7 @@ function slpwStrategy(options2) {
             "refine",
             {
               trusted: {
-                plan: numbered2(parent.plan.steps),
+                plan: numbered3(parent.plan.steps),
                 analysis: `${analysis.divergence}
 Fix: ${analysis.fix}`,
                 explanation: "(not requested)"
@@ -96845,6 +97357,7 @@ Fix: ${analysis.fix}`,
               untrusted: {
                 problem,
                 failures,
+                test,
                 code: await searchEditCode(edit, parent.plan.steps, failingTests(parent.report))
               }
             },
@@ -97074,20 +97587,20 @@ function verdictOf(base, candidate) {
 // src/verify/install/install-cache.ts
 import { createHash as createHash3 } from "node:crypto";
 import { existsSync as existsSync9, realpathSync as realpathSync5 } from "node:fs";
-import { lstat as lstat4, mkdir as mkdir5, mkdtemp as mkdtemp10, readdir as readdir3, rename, rm as rm15, stat, utimes, writeFile as writeFile6 } from "node:fs/promises";
-import { dirname as dirname5, join as join24 } from "node:path";
+import { lstat as lstat5, mkdir as mkdir5, mkdtemp as mkdtemp10, readdir as readdir3, rename, rm as rm15, stat, utimes, writeFile as writeFile6 } from "node:fs/promises";
+import { dirname as dirname6, join as join25 } from "node:path";
 var USED = ".autogen-used";
 var STAGING_PREFIX = ".staging-";
 var STALE_STAGING_MS = 24 * 36e5;
 var DEFAULT_CACHE_BYTES = 10 * 1024 ** 3;
 function installCacheRoot(env = process.env) {
-  return env.AUTOGEN_INSTALL_CACHE && env.AUTOGEN_INSTALL_CACHE.startsWith("/") ? env.AUTOGEN_INSTALL_CACHE : join24(defaultDataDir(env), "install-cache");
+  return env.AUTOGEN_INSTALL_CACHE && env.AUTOGEN_INSTALL_CACHE.startsWith("/") ? env.AUTOGEN_INSTALL_CACHE : join25(defaultDataDir(env), "install-cache");
 }
 function appInstallCache(repositoryCache, scope) {
-  return scopedInstallCache(join24(dirname5(repositoryCache), "install-cache"), scope);
+  return scopedInstallCache(join25(dirname6(repositoryCache), "install-cache"), scope);
 }
 function scopedInstallCache(root, scope) {
-  return join24(root, createHash3("sha256").update(`autogen-install-scope-v1\0${scope}`).digest("hex").slice(0, 24));
+  return join25(root, createHash3("sha256").update(`autogen-install-scope-v1\0${scope}`).digest("hex").slice(0, 24));
 }
 function installCacheKey(workspace, manager, keyFiles, platform2 = `${process.platform}-${process.arch}-node${process.versions.node.split(".")[0] ?? ""}`, extra = "") {
   const hash2 = createHash3("sha256");
@@ -97099,20 +97612,20 @@ function installCacheKey(workspace, manager, keyFiles, platform2 = `${process.pl
   }
   return `${manager}-${hash2.digest("hex").slice(0, 32)}`;
 }
-async function findCacheEntry(root, key) {
-  const entry = join24(root, key);
-  if (!existsSync9(join24(entry, USED))) return void 0;
+async function findCacheEntry(root, key2) {
+  const entry = join25(root, key2);
+  if (!existsSync9(join25(entry, USED))) return void 0;
   const now = /* @__PURE__ */ new Date();
-  await utimes(join24(entry, USED), now, now).catch(() => void 0);
+  await utimes(join25(entry, USED), now, now).catch(() => void 0);
   return entry;
 }
-async function stageCacheEntry(root, key) {
+async function stageCacheEntry(root, key2) {
   await mkdir5(root, { recursive: true, mode: 493 });
-  return mkdtemp10(join24(root, `${STAGING_PREFIX}${key}-`));
+  return mkdtemp10(join25(root, `${STAGING_PREFIX}${key2}-`));
 }
-async function publishCacheEntry(root, key, staging) {
-  await writeFile6(join24(staging, USED), "");
-  const entry = join24(root, key);
+async function publishCacheEntry(root, key2, staging) {
+  await writeFile6(join25(staging, USED), "");
+  const entry = join25(root, key2);
   try {
     await rename(staging, entry);
   } catch (error62) {
@@ -97125,24 +97638,24 @@ async function publishCacheEntry(root, key, staging) {
 async function evictCache(root, capBytes, keep = []) {
   if (!existsSync9(root)) return [];
   const entries = [];
-  for (const key of await readdir3(root)) {
-    if (key.startsWith(STAGING_PREFIX)) {
-      const made = await stat(join24(root, key)).catch(() => void 0);
+  for (const key2 of await readdir3(root)) {
+    if (key2.startsWith(STAGING_PREFIX)) {
+      const made = await stat(join25(root, key2)).catch(() => void 0);
       if (made && Date.now() - made.mtimeMs > STALE_STAGING_MS)
-        await rm15(join24(root, key), { recursive: true, force: true });
+        await rm15(join25(root, key2), { recursive: true, force: true });
       continue;
     }
-    if (key.startsWith(".")) continue;
-    const used = await stat(join24(root, key, USED)).catch(() => void 0);
-    entries.push({ key, bytes: await treeBytes(join24(root, key)), used: used?.mtimeMs ?? 0 });
+    if (key2.startsWith(".")) continue;
+    const used = await stat(join25(root, key2, USED)).catch(() => void 0);
+    entries.push({ key: key2, bytes: await treeBytes(join25(root, key2)), used: used?.mtimeMs ?? 0 });
   }
   let total = entries.reduce((sum, e) => sum + e.bytes, 0);
   const removed = [];
   for (const e of entries.sort((a2, b3) => a2.used - b3.used)) {
     if (total <= capBytes) break;
     if (keep.includes(e.key)) continue;
-    const doomed = join24(root, `${STAGING_PREFIX}evict-${e.key}`);
-    await rename(join24(root, e.key), doomed).catch(() => void 0);
+    const doomed = join25(root, `${STAGING_PREFIX}evict-${e.key}`);
+    await rename(join25(root, e.key), doomed).catch(() => void 0);
     await rm15(doomed, { recursive: true, force: true });
     total -= e.bytes;
     removed.push(e.key);
@@ -97150,25 +97663,25 @@ async function evictCache(root, capBytes, keep = []) {
   return removed;
 }
 async function treeBytes(path12) {
-  const info = await lstat4(path12).catch(() => void 0);
+  const info = await lstat5(path12).catch(() => void 0);
   if (!info) return 0;
   if (!info.isDirectory()) return info.size;
   let sum = 0;
-  for (const name of await readdir3(path12).catch(() => [])) sum += await treeBytes(join24(path12, name));
+  for (const name of await readdir3(path12).catch(() => [])) sum += await treeBytes(join25(path12, name));
   return sum;
 }
 
 // src/verify/install/run-install.ts
-import { cp as cp3, lstat as lstat5, mkdir as mkdir6, readdir as readdir4, readlink as readlink2, rename as rename2, rm as rm16, symlink as symlink2 } from "node:fs/promises";
-import { isAbsolute as isAbsolute7, join as join26, relative as relative6, resolve as resolve7, sep as sep6, dirname as dirname6 } from "node:path";
+import { cp as cp3, lstat as lstat6, mkdir as mkdir6, readdir as readdir4, readlink as readlink2, rename as rename2, rm as rm16, symlink as symlink2 } from "node:fs/promises";
+import { isAbsolute as isAbsolute7, join as join27, relative as relative6, resolve as resolve7, sep as sep6, dirname as dirname7 } from "node:path";
 
 // src/verify/install/detect-package-manager.ts
 import { existsSync as existsSync10, lstatSync as lstatSync6, readdirSync as readdirSync3 } from "node:fs";
-import { join as join25 } from "node:path";
+import { join as join26 } from "node:path";
 var REQUIREMENTS = /^requirements[A-Za-z0-9_.-]{0,60}\.txt$/;
 var INSTALL_TARGET_ARG = "{target}";
 function detectPackageManager(workspace) {
-  const has2 = (name) => isRegularFile(join25(workspace, name));
+  const has2 = (name) => isRegularFile(join26(workspace, name));
   const withManifest = (lockfile, manifest) => has2(manifest) ? [lockfile, manifest] : [lockfile];
   for (const lockfile of ["package-lock.json", "npm-shrinkwrap.json"]) {
     if (has2(lockfile))
@@ -97279,7 +97792,7 @@ function listRequirements(workspace) {
   } catch {
     return [];
   }
-  return names.filter((name) => REQUIREMENTS.test(name) && isRegularFile(join25(workspace, name))).sort();
+  return names.filter((name) => REQUIREMENTS.test(name) && isRegularFile(join26(workspace, name))).sort();
 }
 function isRegularFile(path12) {
   if (!existsSync10(path12)) return false;
@@ -97299,18 +97812,18 @@ async function installDependencies(workspace, test, sandbox, options2 = {}) {
   if (test.install === "off") return { ran: false, reason: "test.install is off" };
   const plan = detectPackageManager(workspace);
   if (!plan) return { ran: false, reason: "no lockfile the bot knows" };
-  if (plan.target.kind === "node_modules" && await lstat5(join26(workspace, "node_modules")).catch(() => void 0))
+  if (plan.target.kind === "node_modules" && await lstat6(join27(workspace, "node_modules")).catch(() => void 0))
     return { ran: false, reason: "node_modules is already present" };
   const env = options2.env ?? process.env;
   const network = test.networkDuringSetup && env.AUTOGEN_ALLOW_SETUP_NETWORK === "1";
   const root = options2.cacheRoot ?? installCacheRoot(env);
   const lockfile = plan.keyFiles[0] ?? "";
   const python2 = plan.manager === "pip" ? pythonExecutable() : void 0;
-  const key = installCacheKey(workspace, plan.manager, plan.keyFiles, void 0, python2);
+  const key2 = installCacheKey(workspace, plan.manager, plan.keyFiles, void 0, python2);
   const started = performance.now();
   const elapsed = () => Math.round((performance.now() - started) / 100) / 10;
   const argvTemplate = network ? plan.argv : plan.offlineArgv ?? plan.argv;
-  const cached4 = plan.target.kind === "in-place" ? void 0 : await findCacheEntry(root, key);
+  const cached4 = plan.target.kind === "in-place" ? void 0 : await findCacheEntry(root, key2);
   if (cached4) {
     const extraEnv2 = await useEntry(workspace, plan, cached4);
     const summary3 = {
@@ -97330,10 +97843,10 @@ async function installDependencies(workspace, test, sandbox, options2 = {}) {
       env: extraEnv2
     };
   }
-  const staging = await stageCacheEntry(root, key);
-  const toolCache = join26(root, ".tool-cache", plan.manager);
+  const staging = await stageCacheEntry(root, key2);
+  const toolCache = join27(root, ".tool-cache", plan.manager);
   await mkdir6(toolCache, { recursive: true });
-  const target = join26(staging, "site");
+  const target = join27(staging, "site");
   const argv = argvTemplate.map((arg) => arg === INSTALL_TARGET_ARG ? target : arg);
   if (python2) argv[0] = python2;
   const run2 = await runSandboxed(argv, {
@@ -97371,19 +97884,19 @@ async function installDependencies(workspace, test, sandbox, options2 = {}) {
   let notCached;
   let extraEnv = {};
   if (plan.target.kind === "node_modules") {
-    const made = await lstat5(join26(workspace, "node_modules")).catch(() => void 0);
-    notCached = made?.isDirectory() ? await linksOutside(join26(workspace, "node_modules")) : "the install left no node_modules directory";
+    const made = await lstat6(join27(workspace, "node_modules")).catch(() => void 0);
+    notCached = made?.isDirectory() ? await linksOutside(join27(workspace, "node_modules")) : "the install left no node_modules directory";
     if (!notCached) {
-      await moveTree(join26(workspace, "node_modules"), join26(staging, "node_modules"));
-      extraEnv = await useEntry(workspace, plan, await publishCacheEntry(root, key, staging));
+      await moveTree(join27(workspace, "node_modules"), join27(staging, "node_modules"));
+      extraEnv = await useEntry(workspace, plan, await publishCacheEntry(root, key2, staging));
     }
   } else if (plan.target.kind === "in-place") {
     notCached = `${plan.manager} keeps its environment in the checkout`;
   } else {
-    extraEnv = await useEntry(workspace, plan, await publishCacheEntry(root, key, staging));
+    extraEnv = await useEntry(workspace, plan, await publishCacheEntry(root, key2, staging));
   }
   if (notCached) await rm16(staging, { recursive: true, force: true });
-  else await evictCache(root, options2.cacheBytes ?? DEFAULT_CACHE_BYTES, [key]);
+  else await evictCache(root, options2.cacheBytes ?? DEFAULT_CACHE_BYTES, [key2]);
   const summary2 = {
     manager: plan.manager,
     lockfile,
@@ -97405,15 +97918,15 @@ async function installDependencies(workspace, test, sandbox, options2 = {}) {
 async function useEntry(workspace, plan, entry) {
   switch (plan.target.kind) {
     case "node_modules":
-      await symlink2(join26(entry, "node_modules"), join26(workspace, "node_modules"));
-      grantDirectory(workspace, join26(entry, "node_modules"));
+      await symlink2(join27(entry, "node_modules"), join27(workspace, "node_modules"));
+      grantDirectory(workspace, join27(entry, "node_modules"));
       return {};
     case "python-target":
       grantDirectory(workspace, entry);
-      return { PYTHONPATH: join26(entry, "site") };
+      return { PYTHONPATH: join27(entry, "site") };
     case "tool-cache":
       grantDirectory(workspace, entry);
-      return { [plan.target.variable]: join26(entry, plan.target.variable.toLowerCase()), ...plan.target.offline };
+      return { [plan.target.variable]: join27(entry, plan.target.variable.toLowerCase()), ...plan.target.offline };
     case "in-place":
       return {};
   }
@@ -97437,17 +97950,17 @@ function toolEnv(plan, staging, toolCache) {
       return { POETRY_CACHE_DIR: toolCache, POETRY_VIRTUALENVS_IN_PROJECT: "true" };
     case "go":
     case "cargo":
-      return plan.target.kind === "tool-cache" ? { [plan.target.variable]: join26(staging, plan.target.variable.toLowerCase()) } : {};
+      return plan.target.kind === "tool-cache" ? { [plan.target.variable]: join27(staging, plan.target.variable.toLowerCase()) } : {};
   }
 }
 async function linksOutside(dir) {
   const walk = async (path12, depth) => {
     for (const name of await readdir4(path12).catch(() => [])) {
-      const full = join26(path12, name);
-      const info = await lstat5(full);
+      const full = join27(path12, name);
+      const info = await lstat6(full);
       if (info.isSymbolicLink()) {
         const to = await readlink2(full);
-        const real2 = isAbsolute7(to) ? to : resolve7(dirname6(full), to);
+        const real2 = isAbsolute7(to) ? to : resolve7(dirname7(full), to);
         if (real2 !== dir && !real2.startsWith(dir + sep6))
           return `node_modules/${relative6(dir, full)} links outside node_modules`;
       } else if (info.isDirectory() && depth === 0 && (name.startsWith("@") || name === ".bin")) {
@@ -97484,7 +97997,7 @@ function mergeEnv(repository, installed) {
 
 // src/verify/run-setup.ts
 import { existsSync as existsSync11 } from "node:fs";
-import { join as join27 } from "node:path";
+import { join as join28 } from "node:path";
 
 // src/verify/runners/split-command.ts
 function splitCommand(line) {
@@ -97533,8 +98046,8 @@ async function runSetup(workspace, test, sandbox) {
   return { ran: true, ok, argv, run: run2, message };
 }
 function missingDependencies(workspace, test) {
-  const manifest = join27(workspace, "package.json");
-  if (!existsSync11(manifest) || existsSync11(join27(workspace, "node_modules"))) return void 0;
+  const manifest = join28(workspace, "package.json");
+  if (!existsSync11(manifest) || existsSync11(join28(workspace, "node_modules"))) return void 0;
   let deps;
   try {
     const parsed = JSON.parse(readWorktreeTextSync(workspace, "package.json", { maxBytes: 1024 * 1024 }));
@@ -97543,7 +98056,7 @@ function missingDependencies(workspace, test) {
     return void 0;
   }
   if (deps === 0) return void 0;
-  const install = existsSync11(join27(workspace, "package-lock.json")) ? "npm ci" : existsSync11(join27(workspace, "yarn.lock")) ? "yarn install --frozen-lockfile" : existsSync11(join27(workspace, "pnpm-lock.yaml")) ? "pnpm install --frozen-lockfile" : "npm install";
+  const install = existsSync11(join28(workspace, "package-lock.json")) ? "npm ci" : existsSync11(join28(workspace, "yarn.lock")) ? "yarn install --frozen-lockfile" : existsSync11(join28(workspace, "pnpm-lock.yaml")) ? "pnpm install --frozen-lockfile" : "npm install";
   return test.setup ? `package.json lists ${deps} dependencies but node_modules is still missing after the setup command \`${test.setup}\`` : `package.json lists ${deps} dependencies and the bot's checkout has no node_modules: set \`test.setup: "${install}"\` and \`test.networkDuringSetup: true\` in .github/autogen.yml (and AUTOGEN_ALLOW_SETUP_NETWORK=1 where the bot runs), or commit a lockfile (package-lock.json, pnpm-lock.yaml, yarn.lock, bun.lock), which the bot installs itself`;
 }
 
@@ -97551,7 +98064,7 @@ function missingDependencies(workspace, test) {
 import { mkdtemp as mkdtemp12, rm as rm19 } from "node:fs/promises";
 import { tmpdir as tmpdir12 } from "node:os";
 import { existsSync as existsSync12, statSync as statSync6 } from "node:fs";
-import { isAbsolute as isAbsolute8, join as join31 } from "node:path";
+import { isAbsolute as isAbsolute8, join as join32 } from "node:path";
 
 // src/verify/read-junit.ts
 var MAX_REPORT_BYTES = 64 * 1024 * 1024;
@@ -97568,7 +98081,7 @@ async function readJunit(path12, root) {
 
 // src/verify/warm/warm-pytest-slot.ts
 import { rm as rm18 } from "node:fs/promises";
-import { join as join29 } from "node:path";
+import { join as join30 } from "node:path";
 
 // src/verify/warm/stop-warm-process.ts
 import { rm as rm17 } from "node:fs/promises";
@@ -97584,7 +98097,7 @@ async function stopWarmProcess(warm) {
 // src/verify/warm/warm-slot-parts.ts
 import { mkdtemp as mkdtemp11 } from "node:fs/promises";
 import { tmpdir as tmpdir11 } from "node:os";
-import { join as join28 } from "node:path";
+import { join as join29 } from "node:path";
 
 // src/verify/warm/warm-channel.ts
 import { chmod } from "node:fs/promises";
@@ -97700,8 +98213,8 @@ function coldFallback(stats, cold, workspace) {
 }
 async function openControl(stats) {
   stats.starts += 1;
-  const ctl = await mkdtemp11(join28(tmpdir11(), "autogen-warm-"));
-  const socket = join28(ctl, "w.sock");
+  const ctl = await mkdtemp11(join29(tmpdir11(), "autogen-warm-"));
+  const socket = join29(ctl, "w.sock");
   const channel = await WarmChannel.listen(socket);
   return { ctl, socket, channel, abort: new AbortController() };
 }
@@ -97721,7 +98234,7 @@ function openWarmPytest(workspace, runner, options2, cold) {
     const { ctl, socket, channel, abort } = await openControl(stats);
     const choice = await detectIsolation();
     const isolation = "isolation" in choice ? choice.isolation : "none";
-    const argv = runner.command({ kind: "tests", ids: files }, join29(ctl, "server.xml"));
+    const argv = runner.command({ kind: "tests", ids: files }, join30(ctl, "server.xml"));
     const withPlugin = [...argv.slice(0, 3), "-p", WARM_PLUGIN, ...argv.slice(3)];
     const env = {
       ...runner.prepareEnv ? runner.prepareEnv(options2.env) : options2.env ?? {},
@@ -97733,7 +98246,7 @@ function openWarmPytest(workspace, runner, options2, cold) {
       cwd: workspace,
       env,
       pathPrefix: [...runner.pathPrefix, ...options2.pathPrefix ?? []],
-      readOnlyPaths: [join29(workspace, ".git"), ...options2.protect ?? []],
+      readOnlyPaths: [join30(workspace, ".git"), ...options2.protect ?? []],
       writablePaths: [ctl],
       signal: options2.signal ? AbortSignal.any([abort.signal, options2.signal]) : abort.signal
     });
@@ -97764,8 +98277,8 @@ function openWarmPytest(workspace, runner, options2, cold) {
       const current = server;
       const timeoutMs = Math.min(limit2?.timeoutMs ?? options2.timeoutMs, options2.timeoutMs);
       request2 += 1;
-      const reportPath = join29(current.ctl, `r${String(request2)}.xml`);
-      const outputPath = join29(current.ctl, `r${String(request2)}.out`);
+      const reportPath = join30(current.ctl, `r${String(request2)}.xml`);
+      const outputPath = join30(current.ctl, `r${String(request2)}.out`);
       const started = performance.now();
       const perTest = withPerTestLimit(limit2, options2.timeoutMs);
       const perTestEnv = pythonPerTestEnv(options2.env, perTest);
@@ -97831,7 +98344,7 @@ function timeLimitMessage(timeoutMs, limit2, runLimitMs) {
 }
 
 // src/verify/warm/warm-zygote-slot.ts
-import { join as join30 } from "node:path";
+import { join as join31 } from "node:path";
 import { fileURLToPath as fileURLToPath11 } from "node:url";
 var WARM_ZYGOTE = fileURLToPath11(new URL("../../../resources/node/autogen-warm-zygote.mjs", new URL("../../src/verify/warm/warm-zygote-slot.ts", import.meta.url).href));
 var IDLE_MS = 15 * 6e4;
@@ -97860,7 +98373,7 @@ function openWarmZygote(workspace, runner, options2, cold) {
       cwd: workspace,
       env,
       pathPrefix: [...runner.pathPrefix, ...options2.pathPrefix ?? []],
-      readOnlyPaths: [join30(workspace, ".git"), ...options2.protect ?? []],
+      readOnlyPaths: [join31(workspace, ".git"), ...options2.protect ?? []],
       writablePaths: [ctl],
       signal: options2.signal ? AbortSignal.any([abort.signal, options2.signal]) : abort.signal
     });
@@ -97870,7 +98383,7 @@ function openWarmZygote(workspace, runner, options2, cold) {
       exited: false,
       abort,
       ctl,
-      report: join30(ctl, "report.xml"),
+      report: join31(ctl, "report.xml"),
       startedAt: performance.now()
     };
     void done.then(() => {
@@ -97977,10 +98490,10 @@ function localVerifier(runner, options2) {
   const verifier = {
     async run(workspace, selection, extraEnv, given) {
       const limit2 = withPerTestLimit(given, options2.timeoutMs);
-      const reportDir = await mkdtemp12(join31(tmpdir12(), "autogen-report-"));
+      const reportDir = await mkdtemp12(join32(tmpdir12(), "autogen-report-"));
       const tighter = limit2.timeoutMs < options2.timeoutMs;
       try {
-        const reportPath = join31(reportDir, "report.xml");
+        const reportPath = join32(reportDir, "report.xml");
         const runnerOptions = { perTestMs: limit2.perTestMs, perTestWallMs: limit2.perTestWallMs };
         const run2 = await runSandboxed(runner.command(selection, reportPath, runnerOptions), {
           ...options2,
@@ -97988,7 +98501,7 @@ function localVerifier(runner, options2) {
           cwd: workspace,
           env: { ...runner.prepareEnv ? runner.prepareEnv(options2.env, runnerOptions) : options2.env, ...extraEnv },
           pathPrefix: [...runner.pathPrefix, ...options2.pathPrefix ?? []],
-          readOnlyPaths: [join31(workspace, ".git"), ...options2.protect ?? []],
+          readOnlyPaths: [join32(workspace, ".git"), ...options2.protect ?? []],
           // Our report directory, and directories of ours handed over in extraEnv (a V8 coverage dir).
           writablePaths: [reportDir, ...ownDirectories(extraEnv)]
         });
@@ -98031,7 +98544,7 @@ function warmRunsEnabled(test, env = process.env) {
 }
 
 // src/app/choose-verifier.ts
-import { dirname as dirname7 } from "node:path";
+import { dirname as dirname8 } from "node:path";
 var VerifierUnavailableError = class extends Error {
   constructor(message) {
     super(message);
@@ -98044,7 +98557,7 @@ async function chooseVerifier(args) {
   const local = localVerifier(args.runner, {
     ...sandbox,
     protect: [args.mirror],
-    hiddenPaths: [dirname7(dirname7(args.mirror))],
+    hiddenPaths: [dirname8(dirname8(args.mirror))],
     warm: warmRunsEnabled(config3.test)
   });
   if (config3.verify === "local")
@@ -98725,7 +99238,7 @@ ${r2.plan.map((s, k2) => `${k2 + 1}. ${s}`).join("\n")}`
 
 // src/verify/runners/detect-runner.ts
 import { existsSync as existsSync15, readdirSync as readdirSync4 } from "node:fs";
-import { join as join35 } from "node:path";
+import { join as join36 } from "node:path";
 
 // src/verify/parsers/parse-go-test.ts
 import { stripVTControlCharacters as stripVTControlCharacters5 } from "node:util";
@@ -98782,6 +99295,52 @@ function parsePytestConsole(output2) {
 
 // src/verify/parsers/parse-tap.ts
 import { stripVTControlCharacters as stripVTControlCharacters7 } from "node:util";
+
+// src/verify/parsers/tap-yaml.ts
+function readTapYaml(lines, from, options2) {
+  const out = {};
+  if (!/^\s*---\s*$/.test(lines[from] ?? "")) return out;
+  const base = /^(\s*)\S/.exec(lines[from + 1] ?? "")?.[1]?.length ?? 0;
+  let key2;
+  let nested = [];
+  const close = () => {
+    if (key2 === void 0 || nested.length === 0) return;
+    while (nested.length > 0 && (nested.at(-1) ?? "").trim() === "") nested.pop();
+    const indent = Math.min(...nested.filter((l2) => l2.trim()).map((l2) => /^(\s*)/.exec(l2)?.[1]?.length ?? 0));
+    out[key2] = nested.map((l2) => l2.slice(Number.isFinite(indent) ? indent : 0)).join("\n");
+    nested = [];
+  };
+  for (let i3 = from + 1; i3 < lines.length && !/^\s*\.\.\.\s*$/.test(lines[i3] ?? ""); i3++) {
+    const line = lines[i3] ?? "";
+    const indent = /^(\s*)/.exec(line)?.[1]?.length ?? 0;
+    const kv = indent === base ? /^\s*([A-Za-z_]+):\s?(.*)$/.exec(line) : null;
+    if (kv) {
+      close();
+      key2 = kv[1];
+      const value = (kv[2] ?? "").trim();
+      out[key2] = /^[|>][-+]?$/.test(value) ? "" : options2.unquote ? unquote(value) : value;
+    } else if (key2 !== void 0 && (indent > base || line.trim() === "")) {
+      nested.push(line);
+    }
+  }
+  close();
+  return out;
+}
+function unquote(value) {
+  const single = /^'(.*)'$/.exec(value);
+  if (single) return (single[1] ?? "").replaceAll("''", "'");
+  const double = /^"(.*)"$/.exec(value);
+  if (double) {
+    try {
+      return JSON.parse(value);
+    } catch {
+      return double[1] ?? "";
+    }
+  }
+  return value;
+}
+
+// src/verify/parsers/parse-tap.ts
 var RESULT2 = /^(\s*)(ok|not ok) \d+ - (.*?)(?: # (SKIP|TODO)\b.*)?$/;
 function parseTap(output2) {
   const lines = stripVTControlCharacters7(output2).split("\n");
@@ -98800,7 +99359,7 @@ function parseTap(output2) {
     if (!match) continue;
     const depth = (match[1] ?? "").length / 4;
     const name = match[3] ?? "";
-    const yaml3 = readYaml2(lines, i3 + 1);
+    const yaml3 = readTapYaml(lines, i3 + 1, { unquote: true });
     if (yaml3.type === "suite") continue;
     const path12 = [...stack.slice(0, depth), name];
     results.push({
@@ -98809,29 +99368,12 @@ function parseTap(output2) {
       file: yaml3.location?.replace(/:\d+:\d+$/, ""),
       status: match[4] ? "skip" : match[2] === "ok" ? "pass" : "fail",
       durationMs: yaml3.duration_ms ? Math.round(Number(yaml3.duration_ms)) : void 0,
-      message: yaml3.error ? [yaml3.name, yaml3.error].filter(Boolean).join(": ") : void 0
+      // The error whole, line by line: node:assert's `+ actual - expected` diff is the expected and actual values.
+      message: yaml3.error ? [yaml3.name, yaml3.error].filter(Boolean).join(": ") : void 0,
+      details: yaml3.stack || void 0
     });
   }
   return results;
-}
-function readYaml2(lines, from) {
-  const out = {};
-  if (!/^\s*---$/.test(lines[from] ?? "")) return out;
-  const base = /^(\s*)\S/.exec(lines[from + 1] ?? "")?.[1]?.length ?? 0;
-  let key;
-  for (let i3 = from + 1; i3 < lines.length && !/^\s*\.\.\.$/.test(lines[i3] ?? ""); i3++) {
-    const line = lines[i3] ?? "";
-    const indent = /^(\s*)/.exec(line)?.[1]?.length ?? 0;
-    const kv = indent === base ? /^\s*([A-Za-z_]+):\s?(.*)$/.exec(line) : null;
-    if (kv) {
-      key = kv[1];
-      const value = (kv[2] ?? "").trim();
-      out[key] = value === "|-" || value === "|" ? "" : value.replace(/^'(.*)'$/, "$1");
-    } else if (key && indent > base && line.trim()) {
-      out[key] = out[key] ? `${out[key]} ${line.trim()}` : line.trim();
-    }
-  }
-  return out;
 }
 
 // src/verify/parsers/parse-any-tap.ts
@@ -98911,18 +99453,17 @@ function yamlBlock(lines, from) {
     block.push(lines[i3]);
   return block.join("\n");
 }
-function failureMessage2(assertion, yaml3) {
-  const field = (key) => new RegExp(`^\\s*${key}:\\s*(.+)$`, "m").exec(yaml3)?.[1]?.trim();
-  const expected = field("expected");
-  const actual = field("actual");
-  const parts = [
-    assertion,
-    field("operator") && `${field("operator") ?? ""}`,
-    expected !== void 0 ? `expected ${expected}` : void 0,
-    actual !== void 0 ? `actual ${actual}` : void 0
+function failureMessage2(assertion, block) {
+  const yaml3 = readTapYaml(["  ---", ...block.split("\n")], 0, { unquote: false });
+  const operator = yaml3.operator?.trim();
+  const head = [assertion, operator ? `(${operator})` : void 0].filter(Boolean).join(" ");
+  const error62 = yaml3.name?.trim();
+  const lines = [
+    error62 && error62 !== assertion ? `${error62}: ${head}` : head,
+    yaml3.expected !== void 0 ? `expected: ${yaml3.expected}` : void 0,
+    yaml3.actual !== void 0 ? `actual: ${yaml3.actual}` : void 0
   ];
-  const error62 = field("name");
-  return [error62 && error62 !== assertion ? `${error62}:` : void 0, ...parts].filter((p) => p !== void 0 && p !== "").join(" ").trim() || "failed";
+  return lines.filter((l2) => l2 !== void 0 && l2 !== "").join("\n") || "failed";
 }
 
 // src/verify/runners/command-env.ts
@@ -98950,7 +99491,7 @@ function splitEnvAssignments(argv) {
 }
 
 // src/verify/runners/js-runners.ts
-import { join as join33 } from "node:path";
+import { join as join34 } from "node:path";
 
 // src/verify/parsers/parse-tree-console.ts
 import { stripVTControlCharacters as stripVTControlCharacters9 } from "node:util";
@@ -99024,10 +99565,10 @@ function parseTreeConsole(output2, dialect) {
 
 // src/verify/runners/installed-version.ts
 import { realpathSync as realpathSync6 } from "node:fs";
-import { join as join32 } from "node:path";
+import { join as join33 } from "node:path";
 function installedMajor(dir, name) {
   try {
-    const modules = realpathSync6(join32(dir, "node_modules"));
+    const modules = realpathSync6(join33(dir, "node_modules"));
     const pkg = JSON.parse(readWorktreeTextSync(modules, `${name}/package.json`, { maxBytes: 1024 * 1024 }));
     const major = typeof pkg.version === "string" ? /^(\d+)\./.exec(pkg.version)?.[1] : void 0;
     return major === void 0 ? void 0 : Number(major);
@@ -99060,7 +99601,7 @@ function keptArguments(args, reporterOptions) {
 }
 
 // src/verify/runners/js-runners.ts
-var binOf = (dir) => join33(dir, "node_modules", ".bin");
+var binOf = (dir) => join34(dir, "node_modules", ".bin");
 function vitestRunner(args, evidence, dir) {
   const own2 = keptArguments(args, ["--reporter", "--outputFile", "--outputFile.junit", "--watch", "-w"]).filter(
     (a2) => a2 !== "run" && a2 !== "watch" && a2 !== "dev"
@@ -99201,7 +99742,7 @@ function scriptSteps(script) {
 // src/verify/runners/cargo-runner.ts
 import { existsSync as existsSync14 } from "node:fs";
 import { homedir as homedir3 } from "node:os";
-import { isAbsolute as isAbsolute9, join as join34 } from "node:path";
+import { isAbsolute as isAbsolute9, join as join35 } from "node:path";
 
 // src/verify/parsers/parse-cargo-test.ts
 import { stripVTControlCharacters as stripVTControlCharacters10 } from "node:util";
@@ -99277,7 +99818,7 @@ function cargoRunner(argv, evidence) {
 }
 function rustupHome() {
   const given = process.env.RUSTUP_HOME;
-  const home = given && isAbsolute9(given) ? given : join34(homedir3(), ".rustup");
+  const home = given && isAbsolute9(given) ? given : join35(homedir3(), ".rustup");
   return existsSync14(home) ? { RUSTUP_HOME: home } : {};
 }
 
@@ -99322,7 +99863,7 @@ var LOOKED_FOR = [
 var MANIFEST_READ_LIMIT = 1024 * 1024;
 function detectRunner(dir, configured) {
   if (configured) return runnerForLine(configured, `test.command "${configured}"`, dir);
-  const has2 = (name) => existsSync15(join35(dir, name));
+  const has2 = (name) => existsSync15(join36(dir, name));
   const read = (name) => has2(name) ? tryReadWorktreeTextSync(dir, name, { maxBytes: MANIFEST_READ_LIMIT }) ?? "" : "";
   if (has2("pytest.ini") || /\[tool\.pytest/.test(read("pyproject.toml")) || /\[(tool:)?pytest\]/.test(read("setup.cfg") + read("tox.ini")) || hasPythonTests(dir)) {
     return pytestRunner([], "pytest configuration or test_*.py files");
@@ -99351,7 +99892,7 @@ function hasPythonTests(dir, depth = 0) {
   for (const entry of readdirSync4(dir, { withFileTypes: true })) {
     if (entry.name.startsWith(".") || entry.name === "node_modules") continue;
     if (entry.isFile() && /^test_.*\.py$|_test\.py$/.test(entry.name)) return true;
-    if (entry.isDirectory() && hasPythonTests(join35(dir, entry.name), depth + 1)) return true;
+    if (entry.isDirectory() && hasPythonTests(join36(dir, entry.name), depth + 1)) return true;
   }
   return false;
 }
@@ -99411,7 +99952,7 @@ function runnerForCommand(given, evidence, dir) {
   if (program === "tape" || program === "tap") return tapRunner(argv, evidence, dir);
   if (program === "node" && argv.includes("--test")) return nodeTestRunner(argv, evidence);
   if (program === "go" && rest[0] === "test") return goRunner(rest.slice(1), evidence);
-  const bin = join35(dir, "node_modules", ".bin");
+  const bin = join36(dir, "node_modules", ".bin");
   return {
     name: "custom",
     evidence,
@@ -99674,7 +100215,7 @@ function importedNames(text2) {
   return names;
 }
 
-// ../../main/node_modules/smol-toml/dist/error.js
+// node_modules/smol-toml/dist/error.js
 function getLineColFromPtr(string4, ptr) {
   let lines = string4.slice(0, ptr).split(/\r?\n/);
   return [lines.length, lines.pop().length + 1];
@@ -99718,7 +100259,7 @@ ${codeblock}`, options2);
   }
 };
 
-// ../../main/node_modules/smol-toml/dist/primitive.js
+// node_modules/smol-toml/dist/primitive.js
 function parseString(ctx) {
   let startPtr = ctx.p;
   let c4 = ctx.s.charCodeAt(ctx.p++);
@@ -99819,7 +100360,7 @@ function parseString(ctx) {
   TomlError.x("unfinished string", ctx, startPtr);
 }
 
-// ../../main/node_modules/smol-toml/dist/date.js
+// node_modules/smol-toml/dist/date.js
 var DATE_TIME_RE = /^(\d{4}-\d{2}-\d{2})?[Tt ]?(?:(\d{2}):\d{2}(?::\d{2}(?:\.\d+)?)?)?(Z|z|[-+]\d{2}:\d{2})?$/i;
 var TomlDate = class _TomlDate extends Date {
   #hasDate = false;
@@ -99934,7 +100475,7 @@ var TomlDate = class _TomlDate extends Date {
   }
 };
 
-// ../../main/node_modules/smol-toml/dist/extract.js
+// node_modules/smol-toml/dist/extract.js
 function isDigit(char, base = 10) {
   return base === 16 ? char > 47 && char < 58 || char > 64 && char < 71 || char > 96 && char < 103 : char > 47 && char < 48 + base;
 }
@@ -100143,7 +100684,7 @@ function readDate(ctx, str, type, unsafeDelim, errPtr, temporalSuffix) {
   }
 }
 
-// ../../main/node_modules/smol-toml/dist/util.js
+// node_modules/smol-toml/dist/util.js
 function skipComment(ctx) {
   for (; ctx.p < ctx.s.length; ctx.p++) {
     let c4 = ctx.s.charCodeAt(ctx.p);
@@ -100169,7 +100710,7 @@ function skipVoid(ctx, banNewLines, banComments) {
   }
 }
 
-// ../../main/node_modules/smol-toml/dist/struct.js
+// node_modules/smol-toml/dist/struct.js
 function parseKey(ctx, end = 61) {
   let startPtr;
   let state2 = 0;
@@ -100224,11 +100765,11 @@ function parseInlineTable(ctx) {
     let t2 = res;
     let hasOwn2 = false;
     let errPtr = ctx.p;
-    let key = parseKey(ctx);
-    for (let i3 = 0; i3 < key.length; i3++) {
+    let key2 = parseKey(ctx);
+    for (let i3 = 0; i3 < key2.length; i3++) {
       if (i3)
         t2 = hasOwn2 ? t2[k2] : t2[k2] = /* @__PURE__ */ Object.create(null);
-      k2 = key[i3];
+      k2 = key2[i3];
       if ((hasOwn2 = Object.hasOwn(t2, k2)) && (typeof t2[k2] !== "object" || seen.has(t2[k2]))) {
         TomlError.x("trying to redefine an already defined value", ctx, errPtr);
       }
@@ -100286,14 +100827,14 @@ function parseArray(ctx) {
   TomlError.x("unfinished array", ctx, startPtr);
 }
 
-// ../../main/node_modules/smol-toml/dist/parse.js
-function peekTable(ctx, key, table, meta3, type) {
+// node_modules/smol-toml/dist/parse.js
+function peekTable(ctx, key2, table, meta3, type) {
   let t2 = table;
   let m = meta3;
   let k2;
   let hasOwn2 = false;
   let state2;
-  for (let i3 = 0; i3 < key.length; i3++) {
+  for (let i3 = 0; i3 < key2.length; i3++) {
     if (i3) {
       t2 = hasOwn2 ? t2[k2] : t2[k2] = /* @__PURE__ */ Object.create(null);
       m = (state2 = m[k2]).c;
@@ -100306,7 +100847,7 @@ function peekTable(ctx, key, table, meta3, type) {
         m = m[l2].c;
       }
     }
-    k2 = key[i3];
+    k2 = key2[i3];
     if ((hasOwn2 = Object.hasOwn(t2, k2)) && m[k2]?.t === 0 && m[k2]?.d) {
       return null;
     }
@@ -100319,7 +100860,7 @@ function peekTable(ctx, key, table, meta3, type) {
         Object.defineProperty(m, k2, { enumerable: true, configurable: true, writable: true });
       }
       m[k2] = {
-        t: i3 < key.length - 1 && type === 2 ? 3 : type,
+        t: i3 < key2.length - 1 && type === 2 ? 3 : type,
         d: false,
         i: 0,
         c: /* @__PURE__ */ Object.create(null)
@@ -100429,7 +100970,7 @@ function parse7(toml, options2 = {}) {
   return res;
 }
 
-// ../../main/node_modules/smol-toml/dist/stringify.js
+// node_modules/smol-toml/dist/stringify.js
 var HAS_WELLFORMED = !!"".isWellFormed;
 
 // src/workspace/test-infrastructure.ts
@@ -100520,8 +101061,8 @@ function iniSections(text2, wanted) {
 function packageJsonSections(text2) {
   const json2 = JSON.parse(text2);
   const out = {};
-  for (const key of ["scripts", "jest", "mocha", "ava", "nyc", "c8", "vitest"])
-    if (json2[key] !== void 0) out[key] = json2[key];
+  for (const key2 of ["scripts", "jest", "mocha", "ava", "nyc", "c8", "vitest"])
+    if (json2[key2] !== void 0) out[key2] = json2[key2];
   return out;
 }
 
@@ -100735,12 +101276,12 @@ function flagged(table, flag) {
 }
 
 // src/engine/behaviour/scratch-copy.ts
-import { cp as cp4, lstat as lstat6, mkdtemp as mkdtemp13, rm as rm20, symlink as symlink3 } from "node:fs/promises";
+import { cp as cp4, lstat as lstat7, mkdtemp as mkdtemp13, rm as rm20, symlink as symlink3 } from "node:fs/promises";
 import { existsSync as existsSync16 } from "node:fs";
 import { tmpdir as tmpdir13 } from "node:os";
-import { dirname as dirname8, join as join36 } from "node:path";
+import { dirname as dirname9, join as join37 } from "node:path";
 async function scratchCopy(workspace, reverse) {
-  const dir = await mkdtemp13(join36(tmpdir13(), reverse === void 0 ? "autogen-after-" : "autogen-before-"));
+  const dir = await mkdtemp13(join37(tmpdir13(), reverse === void 0 ? "autogen-after-" : "autogen-before-"));
   const remove = async () => {
     revokeGrants(dir);
     await rm20(dir, { recursive: true, force: true });
@@ -100750,16 +101291,16 @@ async function scratchCopy(workspace, reverse) {
       recursive: true,
       filter: (src) => !/(^|\/)(\.git|node_modules)(\/|$)/.test(src.slice(workspace.length))
     });
-    if ((await lstat6(join36(workspace, "node_modules")).catch(() => void 0))?.isDirectory()) {
-      await symlink3(join36(workspace, "node_modules"), join36(dir, "node_modules"));
-      grantDirectory(dir, join36(workspace, "node_modules"));
+    if ((await lstat7(join37(workspace, "node_modules")).catch(() => void 0))?.isDirectory()) {
+      await symlink3(join37(workspace, "node_modules"), join37(dir, "node_modules"));
+      grantDirectory(dir, join37(workspace, "node_modules"));
     }
     shareGrants(workspace, dir);
     if (reverse === void 0) return { dir, remove };
     await runGit(["apply", "-R", "--whitespace=nowarn", "-"], {
       cwd: dir,
       input: reverse,
-      ceilingDirectory: dirname8(dir)
+      ceilingDirectory: dirname9(dir)
     }).catch((error62) => {
       throw new Error(
         `the fix's diff does not reverse on a copy of the worktree: ${error62.message.split("\n")[0] ?? ""}`
@@ -100776,7 +101317,7 @@ async function scratchCopy(workspace, reverse) {
 // src/engine/behaviour/run-behaviour-harness.ts
 import { mkdtemp as mkdtemp14, rm as rm21, writeFile as writeFile7 } from "node:fs/promises";
 import { tmpdir as tmpdir14 } from "node:os";
-import { join as join37 } from "node:path";
+import { join as join38 } from "node:path";
 var CALL_LIMIT_SECONDS = 5;
 var RESULT_LIMIT = 1024 * 1024;
 var outputSchema = external_exports.union([
@@ -100800,18 +101341,18 @@ async function runBehaviourHarness(dir, request2, sandbox, language) {
   const sent = request2.calls.flatMap(
     (c4, i3) => refusals[i3]?.call ? [] : [{ index: i3, call: c4.call, expected: refusals[i3]?.expected ? null : c4.expected ?? null }]
   );
-  const own2 = await mkdtemp14(join37(tmpdir14(), "autogen-behaviour-"));
+  const own2 = await mkdtemp14(join38(tmpdir14(), "autogen-behaviour-"));
   try {
-    const requestPath = join37(own2, "request.json");
+    const requestPath = join38(own2, "request.json");
     const calls = sent.map(({ call, expected: expected2 }) => ({ call, expected: expected2 }));
     await writeFile7(requestPath, JSON.stringify({ module: request2.module, calls, limit: CALL_LIMIT_SECONDS }));
     const timeoutMs = Math.min(sandbox.timeoutMs, (calls.length * 2 + 2) * CALL_LIMIT_SECONDS * 1e3 + 3e4);
-    const run2 = await runSandboxed(language.argv(requestPath, join37(own2, "result.json")), {
+    const run2 = await runSandboxed(language.argv(requestPath, join38(own2, "result.json")), {
       ...sandbox,
       cwd: dir,
       timeoutMs,
       env: { ...sandbox.env, ...language.env },
-      readOnlyPaths: [...sandbox.readOnlyPaths ?? [], join37(dir, ".git")],
+      readOnlyPaths: [...sandbox.readOnlyPaths ?? [], join38(dir, ".git")],
       writablePaths: [...sandbox.writablePaths ?? [], own2]
     });
     let text2;
@@ -101382,7 +101923,7 @@ async function runCiJob(job, deps, signal) {
       head,
       runner,
       defaultBranch: repository.defaultBranch,
-      hidden: { hiddenPaths: [dirname9(dirname9(mirror))] },
+      hidden: { hiddenPaths: [dirname10(dirname10(mirror))] },
       evidence: read.evidence
     };
     const checkouts = await prepareCheckouts(build, (tree) => worktrees2.push(tree));
@@ -101412,7 +101953,7 @@ async function runCiJob(job, deps, signal) {
 }
 
 // src/app/run-issue-job.ts
-import { dirname as dirname10 } from "node:path";
+import { dirname as dirname11 } from "node:path";
 async function runIssueJob(job, deps, signal) {
   const forge = await deps.forgeFor(job.installationId);
   const status3 = new StatusReporter(forge, deps.store, job, deps.statusThrottleMs);
@@ -101524,7 +102065,7 @@ ${draftOfAttempt || job.checkpoint.refs === true ? "Refs" : "Closes"} #${closes}
 }
 async function runEngine(job, repoConfig, worktree, mirror, { repository, target }, deps, status3, ensureCurrent, signal) {
   status3.set("Tests and localisation", "running");
-  const hidden2 = { hiddenPaths: [dirname10(dirname10(mirror))] };
+  const hidden2 = { hiddenPaths: [dirname11(dirname11(mirror))] };
   const { title, body } = job.snapshot;
   const hint = job.hint ? `Hint from ${job.requester}: ${job.hint}` : "";
   const description = [title, body, hint].filter(Boolean).join("\n\n");
@@ -102060,7 +102601,7 @@ function droppedSecrets() {
 
 // src/jobs/job-store.ts
 import { mkdirSync } from "node:fs";
-import { dirname as dirname11 } from "node:path";
+import { dirname as dirname12 } from "node:path";
 import { DatabaseSync as DatabaseSync3 } from "node:sqlite";
 
 // src/jobs/store-rows.ts
@@ -102145,7 +102686,7 @@ var JobStore = class {
   warn;
   constructor(path12, options2 = {}) {
     this.warn = options2.warn ?? stderrWarn;
-    if (path12 !== ":memory:") mkdirSync(dirname11(path12), { recursive: true });
+    if (path12 !== ":memory:") mkdirSync(dirname12(path12), { recursive: true });
     this.db = new DatabaseSync3(path12);
     this.db.exec("PRAGMA journal_mode = WAL; PRAGMA busy_timeout = 5000;");
     migrateSqlite(this.db, "job", JOB_STORE_MIGRATIONS);
@@ -102166,11 +102707,11 @@ var JobStore = class {
    * (a retry after a GitHub error, or the next start after a crash between the claim and
    * the enqueue, which is idempotent per delivery), false once another delivery has it.
    */
-  async claimForDelivery(key, deliveryId) {
+  async claimForDelivery(key2, deliveryId) {
     const owner = `by:${deliveryId}`;
-    if (this.db.prepare("INSERT OR IGNORE INTO deliveries (id, event, received_at) VALUES (?, ?, ?)").run(key, owner, Date.now()).changes === 1)
+    if (this.db.prepare("INSERT OR IGNORE INTO deliveries (id, event, received_at) VALUES (?, ?, ?)").run(key2, owner, Date.now()).changes === 1)
       return true;
-    const row = this.db.prepare("SELECT event FROM deliveries WHERE id = ?").get(key);
+    const row = this.db.prepare("SELECT event FROM deliveries WHERE id = ?").get(key2);
     return row?.event === owner && this.db.prepare("SELECT 1 FROM inbox WHERE delivery_id = ? AND state = 'pending'").get(deliveryId) !== void 0;
   }
   /**
@@ -102492,17 +103033,17 @@ function literalMatcher(literals) {
   if (keyed.length === 0) return () => [];
   const symbol2 = new Uint16Array(65536);
   let symbols = 1;
-  for (const { key } of keyed)
+  for (const { key: key2 } of keyed)
     for (let i3 = 0; i3 < KEY; i3++) {
-      const code2 = key.charCodeAt(i3);
+      const code2 = key2.charCodeAt(i3);
       if (symbol2[code2] === 0) symbol2[code2] = symbols++;
     }
   const children = [/* @__PURE__ */ new Map()];
   const candidates2 = [void 0];
-  for (const { literal: literal3, offset, key } of keyed) {
+  for (const { literal: literal3, offset, key: key2 } of keyed) {
     let node2 = 0;
     for (let i3 = 0; i3 < KEY; i3++) {
-      const s = symbol2[key.charCodeAt(i3)] ?? 0;
+      const s = symbol2[key2.charCodeAt(i3)] ?? 0;
       let next = children[node2]?.get(s);
       if (next === void 0) {
         next = children.length;
@@ -102737,7 +103278,7 @@ function processSecrets(env = process.env) {
 
 // src/llm/transcript.ts
 import { appendFileSync as appendFileSync2, mkdirSync as mkdirSync2, readFileSync as readFileSync5 } from "node:fs";
-import { dirname as dirname12 } from "node:path";
+import { dirname as dirname13 } from "node:path";
 var transcriptEntrySchema = external_exports.object({
   stage: external_exports.string(),
   model: external_exports.string(),
@@ -102759,7 +103300,7 @@ var transcriptEntrySchema = external_exports.object({
 });
 function transcript(path12, scrub) {
   const entries = [];
-  if (path12) mkdirSync2(dirname12(path12), { recursive: true });
+  if (path12) mkdirSync2(dirname13(path12), { recursive: true });
   const own2 = secretScrubber([...processSecrets(process.env), ...droppedSecrets()]);
   const both = (text2) => own2(scrub ? scrub(text2) : text2);
   const clean = (entry) => ({
@@ -102937,7 +103478,7 @@ function escapeProperty(text2) {
   return escapeData(text2).replace(/:/g, "%3A").replace(/,/g, "%2C");
 }
 function workflowCommand(name, properties, message) {
-  const props = Object.entries(properties).filter((entry) => entry[1] !== void 0 && entry[1] !== "").map(([key, value]) => `${key}=${escapeProperty(String(value))}`).join(",");
+  const props = Object.entries(properties).filter((entry) => entry[1] !== void 0 && entry[1] !== "").map(([key2, value]) => `${key2}=${escapeProperty(String(value))}`).join(",");
   return `::${name}${props ? ` ${props}` : ""}::${escapeData(message)}`;
 }
 function outputEntry(name, value) {
@@ -103009,7 +103550,7 @@ function runnerPaths(env) {
     "GITHUB_STATE",
     "GITHUB_STEP_SUMMARY"
   ].map((name) => env[name]);
-  return [...dirs, ...files.map((file2) => file2 ? dirname13(file2) : void 0)].filter(
+  return [...dirs, ...files.map((file2) => file2 ? dirname14(file2) : void 0)].filter(
     (path12) => typeof path12 === "string" && isAbsolute10(path12)
   );
 }
@@ -103029,7 +103570,7 @@ function actionLlmFor(env, inputs, scrub, dataDir) {
     endpoint: llm,
     budgets: config3.budgets,
     prices,
-    transcriptPath: join38(dataDir, "transcripts", `job-${job.id}.jsonl`),
+    transcriptPath: join39(dataDir, "transcripts", `job-${job.id}.jsonl`),
     scrub,
     signal
   });
@@ -103045,9 +103586,9 @@ async function runEvent(env, inputs, scrub, channels) {
   }
   const payload = JSON.parse(await readFile3(required2(env, "GITHUB_EVENT_PATH"), "utf8"));
   payload.installation ??= { id: TOKEN_INSTALLATION_ID };
-  const dataDir = join38(required2(env, "RUNNER_TEMP"), `autogen-${randomUUID3()}`);
+  const dataDir = join39(required2(env, "RUNNER_TEMP"), `autogen-${randomUUID3()}`);
   await mkdir7(dataDir, { recursive: true });
-  const store = new JobStore(join38(dataDir, "jobs.db"));
+  const store = new JobStore(join39(dataDir, "jobs.db"));
   try {
     let pool;
     const probot = new Probot({
@@ -103061,7 +103602,7 @@ async function runEvent(env, inputs, scrub, channels) {
     await probot.load(
       createAutogenApp({
         store,
-        cacheRoot: join38(dataDir, "repos"),
+        cacheRoot: join39(dataDir, "repos"),
         scrub,
         concurrency: 1,
         perInstallation: 1,
