@@ -91933,38 +91933,6 @@ function similar(a2, b3) {
   return common2 > 0 && common2 / Math.max(wa.size, wb.size) >= 0.5;
 }
 
-// src/engine/lpw/schemas.ts
-var planSchema = external_exports.object({ steps: external_exports.array(external_exports.string().min(1)).min(1).max(30) });
-var verificationSchema = external_exports.object({
-  tests: external_exports.array(
-    external_exports.object({
-      test: external_exports.string(),
-      steps: external_exports.array(external_exports.object({ step: external_exports.int(), value: external_exports.string() })),
-      derived: external_exports.string(),
-      expected: external_exports.string(),
-      matches: external_exports.boolean()
-    })
-  ).min(1),
-  revisedPlan: external_exports.object({ steps: external_exports.array(external_exports.string().min(1)).min(1) }).nullable().optional()
-});
-var checkSchema = external_exports.object({ ok: external_exports.boolean(), problems: external_exports.array(external_exports.string()) });
-var editsSchema = external_exports.object({ edits: external_exports.array(editSchema).max(40), noChange: external_exports.string().nullable().optional() }).refine((v) => v.edits.length > 0 || (v.noChange ?? "").trim() !== "", {
-  message: "give at least one edit, or say in noChange why the code needs no change"
-});
-var instrumentSchema = external_exports.object({ edits: external_exports.array(editSchema).min(1).max(40) });
-var analysisSchema = external_exports.object({ divergence: external_exports.string().min(1), fix: external_exports.string().min(1) });
-var explanationSchema = external_exports.object({ explanation: external_exports.string().min(1) });
-var localizeSchema = external_exports.object({
-  files: external_exports.array(external_exports.string()).min(1).max(20),
-  functions: external_exports.array(external_exports.string()).optional()
-});
-var reproductionSchema = external_exports.object({
-  path: external_exports.string().min(1),
-  content: external_exports.string().min(1),
-  expectedFailure: external_exports.string().min(1)
-});
-var knowledgeSchema = external_exports.object({ facts: external_exports.array(external_exports.string()).max(30), queries: external_exports.array(external_exports.string()).max(10) });
-
 // src/engine/context/context-exclusions.ts
 var DOC_DIRS = /(^|\/)(docs?|documentation|site|_build)\//;
 var CONFIG_FILES = /(^|\/)(setup|noxfile|fabfile|dodo|versioneer|_version)\.py$|(^|\/)[\w.-]+\.config\.[cm]?[jt]s$|(^|\/)(gulpfile|gruntfile|webpack\.[\w.]+|rollup\.[\w.]+|babel\.[\w.]+)\.[cm]?js$/i;
@@ -92597,10 +92565,112 @@ function wordsOf(text2) {
   return (splitIdentifiers(text2).toLowerCase().match(/[\p{L}\p{N}]{3,}/gu) ?? []).filter((w2) => !GENERIC.has(w2));
 }
 
+// src/engine/lpw/schemas.ts
+var planSchema = external_exports.object({ steps: external_exports.array(external_exports.string().min(1)).min(1).max(30) });
+var verificationSchema = external_exports.object({
+  tests: external_exports.array(
+    external_exports.object({
+      test: external_exports.string(),
+      steps: external_exports.array(external_exports.object({ step: external_exports.int(), value: external_exports.string() })),
+      derived: external_exports.string(),
+      expected: external_exports.string(),
+      matches: external_exports.boolean()
+    })
+  ).min(1),
+  revisedPlan: external_exports.object({ steps: external_exports.array(external_exports.string().min(1)).min(1) }).nullable().optional()
+});
+var checkSchema = external_exports.object({ ok: external_exports.boolean(), problems: external_exports.array(external_exports.string()) });
+var editsSchema = external_exports.object({ edits: external_exports.array(editSchema).max(40), noChange: external_exports.string().nullable().optional() }).refine((v) => v.edits.length > 0 || (v.noChange ?? "").trim() !== "", {
+  message: "give at least one edit, or say in noChange why the code needs no change"
+});
+var instrumentSchema = external_exports.object({ edits: external_exports.array(editSchema).min(1).max(40) });
+var analysisSchema = external_exports.object({ divergence: external_exports.string().min(1), fix: external_exports.string().min(1) });
+var explanationSchema = external_exports.object({ explanation: external_exports.string().min(1) });
+var localizeSchema = external_exports.object({
+  files: external_exports.array(external_exports.string()).min(1).max(20),
+  functions: external_exports.array(external_exports.string()).optional()
+});
+var reproductionSchema = external_exports.object({
+  path: external_exports.string().min(1),
+  content: external_exports.string().min(1),
+  expectedFailure: external_exports.string().min(1)
+});
+var knowledgeSchema = external_exports.object({ facts: external_exports.array(external_exports.string()).max(30), queries: external_exports.array(external_exports.string()).max(10) });
+
+// src/engine/context/localize-files.ts
+var CANDIDATE_WINDOW = 3;
+async function localize(llm, problem, repoMap, candidates2, files, retrieved, maxFiles, frames) {
+  const shown3 = candidates2.map(
+    (path12) => candidateView(
+      files.get(path12),
+      retrieved.filter((r2) => r2.path === path12 && r2.symbol).map((r2) => r2.symbol),
+      problem,
+      frames
+    )
+  );
+  const { value } = await llm.call(
+    "localize",
+    { untrusted: { problem, repoMap, candidates: shown3.join("\n\n") }, trusted: { maxFiles: String(maxFiles) } },
+    localizeSchema
+  );
+  const out = [];
+  const paths = value.files.filter((f2) => files.has(f2));
+  for (const name of value.functions ?? []) {
+    for (const path12 of paths) {
+      const symbol2 = files.get(path12).symbols.find(
+        (s) => s.name === name || shortName(s) === name || name.endsWith(`.${s.name}`)
+      );
+      if (symbol2) out.push({ path: path12, symbol: symbol2, reason: "model" });
+    }
+  }
+  for (const path12 of paths) {
+    const best = retrieved.find((r2) => r2.path === path12);
+    out.push(best ? { ...best, reason: "model" } : { path: path12, symbol: void 0, reason: "model" });
+  }
+  return out;
+}
+function candidateView(file2, best, problem, frames) {
+  if (file2.lines.length <= 12) return `--- ${file2.path}
+${numberedWhole(file2.lines)}`;
+  const words = new Set(queryWords(problem));
+  const hitsOn = (n2) => (splitIdentifiers(file2.lines[n2 - 1] ?? "").toLowerCase().match(/[\p{L}\p{N}]{3,}/gu) ?? []).filter((w2) => words.has(w2)).length;
+  const bestLine = (from, to) => {
+    let line;
+    let score = 0;
+    for (let n2 = from; n2 <= to; n2++) {
+      const text2 = (file2.lines[n2 - 1] ?? "").trim();
+      if (text2.startsWith("#") || text2.startsWith("//") || text2.startsWith("*")) continue;
+      const hits = hitsOn(n2);
+      if (hits > score) [line, score] = [n2, hits];
+    }
+    return line;
+  };
+  const window2 = (line) => ({ start: line - CANDIDATE_WINDOW, end: line + CANDIDATE_WINDOW });
+  const ranges = [];
+  for (const symbol2 of best.slice(0, 2)) {
+    ranges.push({ start: symbol2.outerStart, end: Math.min(symbol2.headerEnd, symbol2.startLine + 2) });
+    const framed = frames.find((f2) => f2.file === file2.path && f2.line >= symbol2.startLine && f2.line <= symbol2.endLine);
+    const line = framed?.line ?? bestLine(symbol2.headerEnd + 1, symbol2.endLine);
+    if (line !== void 0) ranges.push(window2(line));
+  }
+  if (ranges.length === 0) {
+    const framed = frames.find((f2) => f2.file === file2.path);
+    const line = framed?.line ?? bestLine(1, file2.lines.length);
+    if (line === void 0) return mapLine(file2);
+    ranges.push(window2(line));
+  }
+  const clipped = ranges.map((r2) => ({ start: Math.max(1, r2.start), end: Math.min(file2.lines.length, r2.end) }));
+  return `--- ${file2.path}
+${renderRanges(file2.lines, clipped)}`;
+}
+function mapLine(file2, methods = false) {
+  const top = file2.symbols.filter((s) => methods || s.kind !== "method").map((s) => s.name);
+  return `${file2.path}${top.length ? `: ${top.join(", ")}` : ""}`;
+}
+
 // src/engine/context/build-context.ts
 var SMALL_FILE_LINES = 80;
 var MAX_SYMBOL_HITS = 8;
-var CANDIDATE_WINDOW = 3;
 var FOCAL = /* @__PURE__ */ new Set(["stack-frame", "reached", "named", "model"]);
 var REACHED_FOCAL = 4;
 var RELATED_SIGNATURES = 6;
@@ -92878,74 +92948,6 @@ function view(file2, ranges) {
 ${numberedWhole(file2.lines)}`;
   return `--- ${file2.path} (${lastLine} lines; the parts shown keep their line numbers)
 ${renderRanges(file2.lines, ranges)}`;
-}
-async function localize(llm, problem, repoMap, candidates2, files, retrieved, maxFiles, frames) {
-  const shown3 = candidates2.map(
-    (path12) => candidateView(
-      files.get(path12),
-      retrieved.filter((r2) => r2.path === path12 && r2.symbol).map((r2) => r2.symbol),
-      problem,
-      frames
-    )
-  );
-  const { value } = await llm.call(
-    "localize",
-    { untrusted: { problem, repoMap, candidates: shown3.join("\n\n") }, trusted: { maxFiles: String(maxFiles) } },
-    localizeSchema
-  );
-  const out = [];
-  const paths = value.files.filter((f2) => files.has(f2));
-  for (const name of value.functions ?? []) {
-    for (const path12 of paths) {
-      const symbol2 = files.get(path12).symbols.find(
-        (s) => s.name === name || shortName(s) === name || name.endsWith(`.${s.name}`)
-      );
-      if (symbol2) out.push({ path: path12, symbol: symbol2, reason: "model" });
-    }
-  }
-  for (const path12 of paths) {
-    const best = retrieved.find((r2) => r2.path === path12);
-    out.push(best ? { ...best, reason: "model" } : { path: path12, symbol: void 0, reason: "model" });
-  }
-  return out;
-}
-function candidateView(file2, best, problem, frames) {
-  if (file2.lines.length <= 12) return `--- ${file2.path}
-${numberedWhole(file2.lines)}`;
-  const words = new Set(queryWords(problem));
-  const hitsOn = (n2) => (splitIdentifiers(file2.lines[n2 - 1] ?? "").toLowerCase().match(/[\p{L}\p{N}]{3,}/gu) ?? []).filter((w2) => words.has(w2)).length;
-  const bestLine = (from, to) => {
-    let line;
-    let score = 0;
-    for (let n2 = from; n2 <= to; n2++) {
-      const text2 = (file2.lines[n2 - 1] ?? "").trim();
-      if (text2.startsWith("#") || text2.startsWith("//") || text2.startsWith("*")) continue;
-      const hits = hitsOn(n2);
-      if (hits > score) [line, score] = [n2, hits];
-    }
-    return line;
-  };
-  const window2 = (line) => ({ start: line - CANDIDATE_WINDOW, end: line + CANDIDATE_WINDOW });
-  const ranges = [];
-  for (const symbol2 of best.slice(0, 2)) {
-    ranges.push({ start: symbol2.outerStart, end: Math.min(symbol2.headerEnd, symbol2.startLine + 2) });
-    const framed = frames.find((f2) => f2.file === file2.path && f2.line >= symbol2.startLine && f2.line <= symbol2.endLine);
-    const line = framed?.line ?? bestLine(symbol2.headerEnd + 1, symbol2.endLine);
-    if (line !== void 0) ranges.push(window2(line));
-  }
-  if (ranges.length === 0) {
-    const framed = frames.find((f2) => f2.file === file2.path);
-    const line = framed?.line ?? bestLine(1, file2.lines.length);
-    if (line === void 0) return mapLine(file2);
-    ranges.push(window2(line));
-  }
-  const clipped = ranges.map((r2) => ({ start: Math.max(1, r2.start), end: Math.min(file2.lines.length, r2.end) }));
-  return `--- ${file2.path}
-${renderRanges(file2.lines, clipped)}`;
-}
-function mapLine(file2, methods = false) {
-  const top = file2.symbols.filter((s) => methods || s.kind !== "method").map((s) => s.name);
-  return `${file2.path}${top.length ? `: ${top.join(", ")}` : ""}`;
 }
 function escapeRegExp2(text2) {
   return text2.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");

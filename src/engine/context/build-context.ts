@@ -5,68 +5,26 @@
 // uses, with true line numbers and a marker naming every line range left out. Then their
 // callers and callees as signatures, and a short map of the rest of the repository.
 // Documentation, configuration and generated files are left out unless named.
-import type { LlmClient } from "../../llm/llm-client.ts";
 import { UnsafePathError } from "../../workspace/safe-path.ts";
 import { readWorktreeText } from "../../workspace/read-worktree-file.ts";
-import { localizeSchema } from "../lpw/schemas.ts";
 import { notCodeContext } from "./context-exclusions.ts";
-import { importLinesOf, type ImportLines } from "./import-lines.ts";
+import { importLinesOf } from "./import-lines.ts";
 import { numberedWhole, renderRanges, type LineRange } from "./line-ranges-view.ts";
-import { moduleNamesOf, type ModuleName } from "./module-names.ts";
+import { moduleNamesOf } from "./module-names.ts";
 import { relatedSignatures } from "./related-signatures.ts";
 import { isSourceFile, repoFiles } from "./repo-files.ts";
-import { queryWords, RetrievalIndex, splitIdentifiers } from "./retrieval-index.ts";
+import { RetrievalIndex } from "./retrieval-index.ts";
 import { shortName, symbolsOf, type CodeSymbol } from "./symbols.ts";
 import { reachedFocus } from "./reached-focus.ts";
 
-export type ContextReason = "stack-frame" | "reached" | "named" | "model" | "retrieval";
+import type { CodeContext, ContextOptions, ContextReason, Focus, SourceFile } from "./context-types.ts";
+import { localize, mapLine } from "./localize-files.ts";
 
-export type CodeContext = {
-  /** Files with code shown, most relevant first. */
-  files: string[];
-  /** The shown code, then related signatures and a short map of the other files. */
-  code: string;
-  repoMap: string;
-  ranking: Array<{ path: string; reason: ContextReason }>;
-  /** The symbols shown whole (or as an outline when over the budget), most relevant first. */
-  symbols: Array<{ path: string; name: string; startLine: number; endLine: number; reason: ContextReason }>;
-};
-
-/** A line of a repository file a failing test's stack passed through. */
-export type Frame = { file: string; line: number };
-
-export type ContextOptions = {
-  query: string;
-  /** Repository files named in failing tests' stack frames or ids, or in the issue, most relevant first. */
-  mentioned: string[];
-  /** Stack frames of the failures, innermost first. */
-  frames?: Frame[];
-  /** Identifiers the issue names (functions, classes, methods). */
-  named?: string[];
-  /** The issue: the code it shows (imports, calls) is followed like a failing test's. */
-  issue?: string;
-  isTestFile: (path: string) => boolean;
-  /** The budget for the code shown (signatures and the map come on top, bounded separately). */
-  maxChars?: number;
-  maxFiles?: number;
-  llm?: LlmClient | undefined;
-};
-
-export type SourceFile = {
-  path: string;
-  text: string;
-  lines: string[];
-  symbols: CodeSymbol[];
-  imports: ImportLines[];
-  moduleNames: ModuleName[];
-};
-export type Focus = { path: string; symbol: CodeSymbol | undefined; range?: LineRange; reason: ContextReason };
+export type { CodeContext, ContextOptions, ContextReason, Focus, Frame, SourceFile } from "./context-types.ts";
 
 /** A file this short is shown whole when it is chosen. */
 const SMALL_FILE_LINES = 80;
 const MAX_SYMBOL_HITS = 8;
-/** Lines either side of the line a localize candidate is shown by. */
-const CANDIDATE_WINDOW = 3;
 /** The evidence that makes a symbol focal (shown whole); retrieval alone shows a signature. */
 const FOCAL: ReadonlySet<ContextReason> = new Set(["stack-frame", "reached", "named", "model"]);
 /** What the failing tests (or the issue's code) reach: the best-matching this many are shown whole. */
@@ -413,95 +371,6 @@ function view(file: SourceFile, ranges: LineRange[]): string {
   const covered = ranges.some((r) => r.start <= 1 && r.end >= lastLine);
   if (covered) return `--- ${file.path}\n${numberedWhole(file.lines)}`;
   return `--- ${file.path} (${lastLine} lines; the parts shown keep their line numbers)\n${renderRanges(file.lines, ranges)}`;
-}
-
-async function localize(
-  llm: LlmClient,
-  problem: string,
-  repoMap: string,
-  candidates: string[],
-  files: Map<string, SourceFile>,
-  retrieved: Focus[],
-  maxFiles: number,
-  frames: Frame[],
-): Promise<Focus[]> {
-  const shown = candidates.map((path) =>
-    candidateView(
-      files.get(path) as SourceFile,
-      retrieved.filter((r) => r.path === path && r.symbol).map((r) => r.symbol as CodeSymbol),
-      problem,
-      frames,
-    ),
-  );
-  const { value } = await llm.call(
-    "localize",
-    { untrusted: { problem, repoMap, candidates: shown.join("\n\n") }, trusted: { maxFiles: String(maxFiles) } },
-    localizeSchema,
-  );
-  const out: Focus[] = [];
-  const paths = value.files.filter((f) => files.has(f));
-  for (const name of value.functions ?? []) {
-    for (const path of paths) {
-      const symbol = (files.get(path) as SourceFile).symbols.find(
-        (s) => s.name === name || shortName(s) === name || name.endsWith(`.${s.name}`),
-      );
-      if (symbol) out.push({ path, symbol, reason: "model" });
-    }
-  }
-  for (const path of paths) {
-    const best = retrieved.find((r) => r.path === path);
-    out.push(best ? { ...best, reason: "model" } : { path, symbol: undefined, reason: "model" });
-  }
-  return out;
-}
-
-/**
- * A candidate file as the localize stage sees it: each best-matching symbol's signature and
- * the window around its line that matches the problem best (the line a stack frame names
- * first); a file with no matching symbol by its best-matching lines, else its symbols'
- * names; never its licence header.
- */
-function candidateView(file: SourceFile, best: CodeSymbol[], problem: string, frames: Frame[]): string {
-  if (file.lines.length <= 12) return `--- ${file.path}\n${numberedWhole(file.lines)}`;
-  const words = new Set(queryWords(problem));
-  const hitsOn = (n: number) =>
-    (
-      splitIdentifiers(file.lines[n - 1] ?? "")
-        .toLowerCase()
-        .match(/[\p{L}\p{N}]{3,}/gu) ?? []
-    ).filter((w) => words.has(w)).length;
-  const bestLine = (from: number, to: number): number | undefined => {
-    let line: number | undefined;
-    let score = 0;
-    for (let n = from; n <= to; n++) {
-      const text = (file.lines[n - 1] ?? "").trim();
-      if (text.startsWith("#") || text.startsWith("//") || text.startsWith("*")) continue;
-      const hits = hitsOn(n);
-      if (hits > score) [line, score] = [n, hits];
-    }
-    return line;
-  };
-  const window = (line: number): LineRange => ({ start: line - CANDIDATE_WINDOW, end: line + CANDIDATE_WINDOW });
-  const ranges: LineRange[] = [];
-  for (const symbol of best.slice(0, 2)) {
-    ranges.push({ start: symbol.outerStart, end: Math.min(symbol.headerEnd, symbol.startLine + 2) });
-    const framed = frames.find((f) => f.file === file.path && f.line >= symbol.startLine && f.line <= symbol.endLine);
-    const line = framed?.line ?? bestLine(symbol.headerEnd + 1, symbol.endLine);
-    if (line !== undefined) ranges.push(window(line));
-  }
-  if (ranges.length === 0) {
-    const framed = frames.find((f) => f.file === file.path);
-    const line = framed?.line ?? bestLine(1, file.lines.length);
-    if (line === undefined) return mapLine(file);
-    ranges.push(window(line));
-  }
-  const clipped = ranges.map((r) => ({ start: Math.max(1, r.start), end: Math.min(file.lines.length, r.end) }));
-  return `--- ${file.path}\n${renderRanges(file.lines, clipped)}`;
-}
-
-function mapLine(file: SourceFile, methods = false): string {
-  const top = file.symbols.filter((s) => methods || s.kind !== "method").map((s) => s.name);
-  return `${file.path}${top.length ? `: ${top.join(", ")}` : ""}`;
 }
 
 function escapeRegExp(text: string): string {

@@ -3,7 +3,7 @@
 // are shown whole. A function no test reaches, found only by a shared word, is noise beside them.
 import { z } from "zod";
 import { readWorktreeText } from "../../workspace/read-worktree-file.ts";
-import type { ContextOptions, Focus, SourceFile } from "./build-context.ts";
+import type { ContextOptions, Focus, SourceFile } from "./context-types.ts";
 import { splitIdentifiers } from "./retrieval-index.ts";
 import { shortName, type CodeSymbol } from "./symbols.ts";
 import {
