@@ -7,7 +7,8 @@
 // the CPU limit; node's own --test-timeout, set to it, ends an asynchronous wait first, so the
 // watchdog acts on the wall clock only a grace later). It prints
 // "autogen-test-timeout: {file, test, ms, basis}" (basis "cpu" or "wall") and ends the main
-// thread's JavaScript through the inspector, then the process. The runner reports the file
+// thread's JavaScript through the inspector; the process then ends by itself once the events of
+// the tests before are sent (a kill at once lost them), or is killed 3 s later. The runner reports the file
 // failed; the bot reads the line and names the test. It changes nothing else about how the tests run.
 "use strict";
 const limit = Number(process.env.AUTOGEN_TEST_TIMEOUT_MS || 0);
@@ -59,7 +60,9 @@ if (limit > 0 && String(process.env.NODE_TEST_CONTEXT || "").startsWith("child")
       started[0] = 0;
       const ms = basis === "cpu" ? limit : wallLimit;
       writeSync(2, "autogen-test-timeout: " + JSON.stringify({ file, test, ms, basis }) + "\\n");
-      session.post("Runtime.terminateExecution", () => process.kill(process.pid, "SIGKILL"));
+      // Once its JavaScript is stopped the main thread still sends the events of the tests that ended
+      // before (node --test's parent reads them) and the process ends by itself: the kill is a backstop.
+      session.post("Runtime.terminateExecution", () => setTimeout(() => process.kill(process.pid, "SIGKILL"), 3000));
     }, 50).unref();
   `;
   new Worker(source, { eval: true, workerData: [shared, limit, wallLimit, process.argv[1] || ""] }).unref();

@@ -5,7 +5,8 @@
 import { mkdtemp, mkdir, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Probot, ProbotOctokit } from "probot";
+import { Probot } from "probot";
+import { TestOctokit } from "../support/test-octokit.ts";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { CheckRunReporter } from "../../src/app/check-run-reporter.ts";
 import type { Outcome } from "../../src/engine/task.ts";
@@ -63,7 +64,7 @@ function reporter() {
     privateKey: testPrivateKey(),
     secret: "s",
     logLevel: "fatal",
-    Octokit: ProbotOctokit.defaults({ retry: { enabled: false }, throttle: { enabled: false } }),
+    Octokit: TestOctokit,
   });
   return new CheckRunReporter({
     store,

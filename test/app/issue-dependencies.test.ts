@@ -6,7 +6,8 @@ import { readdirSync } from "node:fs";
 import { mkdir, mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Probot, ProbotOctokit } from "probot";
+import { Probot } from "probot";
+import { TestOctokit } from "../support/test-octokit.ts";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createAutogenApp } from "../../src/app/create-app.ts";
 import { JobStore } from "../../src/jobs/job-store.ts";
@@ -95,7 +96,7 @@ async function startApp() {
     privateKey: testPrivateKey(),
     secret: "s",
     logLevel: "fatal",
-    Octokit: ProbotOctokit.defaults({ retry: { enabled: false }, throttle: { enabled: false } }),
+    Octokit: TestOctokit,
   });
   await probot.load(
     createAutogenApp({

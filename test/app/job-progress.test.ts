@@ -4,7 +4,8 @@
 import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Probot, ProbotOctokit } from "probot";
+import { Probot } from "probot";
+import { TestOctokit } from "../support/test-octokit.ts";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { issueJobProgress } from "../../src/app/job-progress.ts";
 import { StatusReporter } from "../../src/app/status-reporter.ts";
@@ -50,7 +51,7 @@ async function statusOfJob(): Promise<{ job: Job; status: StatusReporter }> {
     privateKey: testPrivateKey(),
     secret: "s",
     logLevel: "fatal",
-    Octokit: ProbotOctokit.defaults({ retry: { enabled: false }, throttle: { enabled: false } }),
+    Octokit: TestOctokit,
   });
   const forge = octokitForge((await probot.auth(99)) as unknown as OctokitLike, secretScrubber([]));
   const request = {

@@ -6,7 +6,7 @@ import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import nock from "nock";
-import { ProbotOctokit } from "probot";
+import { TestOctokit } from "../support/test-octokit.ts";
 import { afterEach, describe, expect, it } from "vitest";
 import { loadServerConfig } from "../../src/config/env-config.ts";
 import { JobStore } from "../../src/jobs/job-store.ts";
@@ -44,7 +44,7 @@ async function start(dbPath?: string): Promise<{ server: RunningServer; dbPath: 
   running = await startServer(
     { ...config, concurrency: 0 },
     {
-      Octokit: ProbotOctokit.defaults({ retry: { enabled: false }, throttle: { enabled: false } }),
+      Octokit: TestOctokit,
       inbox: { maxAttempts: 3, backoffMs: () => 20 },
     },
   );
@@ -193,8 +193,8 @@ describe("durable inbox", () => {
     expect(await server.store.countJobs("octo-org", "shop", 7, "ci")).toBe(1);
 
     // Another delivery about the same red build (the check suite's, or a new id) makes no second job.
-    expect((await postWebhook(url(server), secret, "workflow_run", redBuild(), "red-2")).status).toBe(202);
     autoConfig();
+    expect((await postWebhook(url(server), secret, "workflow_run", redBuild(), "red-2")).status).toBe(202);
     while ((await server.store.inbox("red-2"))?.state === "pending")
       await server.inbox.idle().then(() => new Promise((resolve) => setTimeout(resolve, 20)));
     expect(await server.store.countJobs("octo-org", "shop", 7, "ci")).toBe(1);

@@ -2,7 +2,8 @@
 // HTTP server, receiving signed payloads from @octokit/webhooks-examples.
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { createNodeMiddleware, Probot, ProbotOctokit } from "probot";
+import { createNodeMiddleware, Probot } from "probot";
+import { TestOctokit } from "../support/test-octokit.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAutogenApp } from "../../src/app/create-app.ts";
 import { JobStore } from "../../src/jobs/job-store.ts";
@@ -23,7 +24,7 @@ beforeAll(async () => {
     privateKey: testPrivateKey(),
     secret,
     logLevel: "fatal",
-    Octokit: ProbotOctokit.defaults({ retry: { enabled: false }, throttle: { enabled: false } }),
+    Octokit: TestOctokit,
   });
   probot.onError((error) => {
     errors.push(error);

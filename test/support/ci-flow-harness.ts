@@ -10,7 +10,8 @@ import { execFileSync } from "node:child_process";
 import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Probot, ProbotOctokit } from "probot";
+import { Probot } from "probot";
+import { TestOctokit } from "./test-octokit.ts";
 import { afterEach, beforeEach, expect } from "vitest";
 import { createAutogenApp } from "../../src/app/create-app.ts";
 import { JobStore } from "../../src/jobs/job-store.ts";
@@ -186,7 +187,7 @@ export async function startApp(
     privateKey: testPrivateKey(),
     secret: "s",
     logLevel: "fatal",
-    Octokit: ProbotOctokit.defaults({ retry: { enabled: false }, throttle: { enabled: false } }),
+    Octokit: TestOctokit,
   });
   await probot.load(
     createAutogenApp({

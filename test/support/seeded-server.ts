@@ -16,7 +16,7 @@ import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { DestinationStream } from "pino";
-import { ProbotOctokit } from "probot";
+import { TestOctokit } from "./test-octokit.ts";
 import { loadServerConfig } from "../../src/config/env-config.ts";
 import type { OpsConfig } from "../../src/config/ops-config.ts";
 import { JobStore } from "../../src/jobs/job-store.ts";
@@ -117,7 +117,7 @@ export async function seededServer(
     AUTOGEN_DB_PATH: dbPath,
   });
   const running = await startServer(config, {
-    Octokit: ProbotOctokit.defaults({ retry: { enabled: false }, throttle: { enabled: false } }),
+    Octokit: TestOctokit,
     ops,
     ...(logDestination ? { logDestination } : {}),
   });

@@ -47,6 +47,40 @@ describe("node --test and a synchronous loop", () => {
     expect(brokenRunReason(report, dir)).toBeUndefined();
   }, 150_000);
 
+  it("keeps the results of the tests that ended before the loop in the same file", async () => {
+    const mixed = await mkdtemp(join(tmpdir(), "autogen-node-loop-mixed-"));
+    try {
+      await writeFile(
+        join(mixed, "mixed.test.js"),
+        [
+          'const test = require("node:test");',
+          'const assert = require("node:assert");',
+          'test("adds", () => assert.equal(1 + 2, 3));',
+          'test("scales", () => assert.equal(2 * 3, 6));',
+          "test(\"counts down\", () => {\n  let n = 5;\n  while (n !== 0) n -= 2;\n});",
+          'test("never reached", () => assert.ok(true));',
+          "",
+        ].join("\n"),
+      );
+      const runner = detectRunner(mixed, "node --test mixed.test.js");
+      const report = await localVerifier(runner, { timeoutMs: 120_000 }).run(mixed, { kind: "all" }, undefined, {
+        timeoutMs: 120_000,
+        reason: "the test's limit",
+        perTestMs: 1_000,
+      });
+      const byId = Object.fromEntries(report.tests.map((t) => [t.id, t.status]));
+      // A kill at the limit lost the two results node:test had not yet sent to its parent.
+      expect(byId).toMatchObject({
+        "mixed.test.js > test > adds": "pass",
+        "mixed.test.js > test > scales": "pass",
+        "mixed.test.js > test > counts down": "fail",
+      });
+      expect(byId["mixed.test.js > test > never reached"]).not.toBe("pass");
+    } finally {
+      await rm(mixed, { recursive: true, force: true });
+    }
+  }, 150_000);
+
   it("ignores marker lines that are not the watchdog's shape", () => {
     const report: TestReport = {
       run: {

@@ -17,7 +17,8 @@ import { execFileSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import nock from "nock";
-import { Probot, ProbotOctokit } from "probot";
+import { Probot } from "probot";
+import { TestOctokit } from "../../support/test-octokit.ts";
 import { createAutogenApp } from "../../../src/app/create-app.ts";
 import { JobStore } from "../../../src/jobs/job-store.ts";
 import { jobLlmClient } from "../../../src/llm/job-llm-client.ts";
@@ -82,7 +83,7 @@ async function main(): Promise<void> {
     secret: process.env.WEBHOOK_SECRET ?? "unset",
     // Its logs go to stdout, which the scenario sweeps for canaries with everything else.
     logLevel: "debug",
-    Octokit: ProbotOctokit.defaults({ retry: { enabled: false }, throttle: { enabled: false } }),
+    Octokit: TestOctokit,
   });
   await probot.load(
     createAutogenApp({
