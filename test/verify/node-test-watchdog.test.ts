@@ -57,7 +57,7 @@ describe("node --test and a synchronous loop", () => {
           'const assert = require("node:assert");',
           'test("adds", () => assert.equal(1 + 2, 3));',
           'test("scales", () => assert.equal(2 * 3, 6));',
-          "test(\"counts down\", () => {\n  let n = 5;\n  while (n !== 0) n -= 2;\n});",
+          'test("counts down", () => {\n  let n = 5;\n  while (n !== 0) n -= 2;\n});',
           'test("never reached", () => assert.ok(true));',
           "",
         ].join("\n"),
