@@ -1,4 +1,4 @@
-// Orders test files for a run: with two workers, the run ends when the last long file ends,
+// Orders test files for a run: with a few workers, the run ends when the last long file ends,
 // so long files must start first. Vitest already does that from its cache of earlier
 // durations; on a fresh clone (no cache) it keeps the glob's alphabetical order, which
 // started the longest end-to-end files (test/app/ci-flow-*, issue-flow) late. Here files with
