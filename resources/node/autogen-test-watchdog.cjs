@@ -10,6 +10,9 @@
 // thread's JavaScript through the inspector; the process then ends by itself once the events of
 // the tests before are sent (a kill at once lost them), or is killed 3 s later. The runner reports the file
 // failed; the bot reads the line and names the test. It changes nothing else about how the tests run.
+// In a coverage run (NODE_V8_COVERAGE set) the killed process would write no coverage, and the
+// looping test would show no line at all: the watchdog's own inspector session keeps precise
+// coverage too, and writes it into that folder (node's format) before it stops the test.
 "use strict";
 const limit = Number(process.env.AUTOGEN_TEST_TIMEOUT_MS || 0);
 const wallLimit = Number(process.env.AUTOGEN_TEST_WALL_TIMEOUT_MS || 0) || 10 * limit;
@@ -42,12 +45,37 @@ if (limit > 0 && String(process.env.NODE_TEST_CONTEXT || "").startsWith("child")
     const { workerData } = require("node:worker_threads");
     const { writeSync } = require("node:fs");
     const inspector = require("node:inspector");
-    const [shared, limit, wallLimit, file] = workerData;
+    const [shared, limit, wallLimit, file, coverageDir] = workerData;
     const started = new Float64Array(shared, 0, 2);
     const length = new Int32Array(shared, 16, 1);
     const name = new Uint8Array(shared, 20, 1024);
     const session = new inspector.Session();
     session.connectToMainThread();
+    // The mode node's own NODE_V8_COVERAGE session uses: V8 keeps one mode, so counts are not reset.
+    if (coverageDir)
+      session.post("Profiler.enable", () =>
+        session.post("Profiler.startPreciseCoverage", { callCount: true, detailed: true }, () => {}),
+      );
+    // Once its JavaScript is stopped the main thread still sends the events of the tests that ended
+    // before (node --test's parent reads them) and the process ends by itself: the kill is a backstop.
+    const stop = () =>
+      session.post("Runtime.terminateExecution", () => setTimeout(() => process.kill(process.pid, "SIGKILL"), 3000));
+    const writeCoverageThenStop = () => {
+      // Should the inspector not answer, the test is stopped all the same.
+      const fallback = setTimeout(stop, 2000);
+      session.post("Profiler.takePreciseCoverage", (error, taken) => {
+        clearTimeout(fallback);
+        if (!error && taken) {
+          try {
+            const base = "coverage-" + process.pid + "-" + Date.now() + "-watchdog.json";
+            require("node:fs").writeFileSync(require("node:path").join(coverageDir, base), JSON.stringify(taken));
+          } catch {
+            // No coverage written: the test is still stopped and named.
+          }
+        }
+        stop();
+      });
+    };
     setInterval(() => {
       if (!started[0]) return;
       // process.cpuUsage() is the whole process's (every thread), as the Python side's ITIMER_PROF.
@@ -60,10 +88,10 @@ if (limit > 0 && String(process.env.NODE_TEST_CONTEXT || "").startsWith("child")
       started[0] = 0;
       const ms = basis === "cpu" ? limit : wallLimit;
       writeSync(2, "autogen-test-timeout: " + JSON.stringify({ file, test, ms, basis }) + "\\n");
-      // Once its JavaScript is stopped the main thread still sends the events of the tests that ended
-      // before (node --test's parent reads them) and the process ends by itself: the kill is a backstop.
-      session.post("Runtime.terminateExecution", () => setTimeout(() => process.kill(process.pid, "SIGKILL"), 3000));
+      if (coverageDir) writeCoverageThenStop();
+      else stop();
     }, 50).unref();
   `;
-  new Worker(source, { eval: true, workerData: [shared, limit, wallLimit, process.argv[1] || ""] }).unref();
+  const coverageDir = process.env.NODE_V8_COVERAGE || "";
+  new Worker(source, { eval: true, workerData: [shared, limit, wallLimit, process.argv[1] || "", coverageDir] }).unref();
 }
