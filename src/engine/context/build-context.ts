@@ -68,14 +68,18 @@ export async function buildContext(workspace: string, options: ContextOptions): 
           },
     );
   }
+  const named: Focus[] = [];
   for (const name of options.named ?? []) {
     const matches = [...files.values()]
       .filter((f) => isCode(f.path))
       .flatMap((f) =>
         f.symbols.filter((s) => s.name === name || shortName(s) === name).map((s) => ({ path: f.path, symbol: s })),
       );
-    if (matches.length <= 3) for (const m of matches) focus.push({ ...m, reason: "named" });
+    if (matches.length <= 3) for (const m of matches) named.push({ ...m, reason: "named" });
   }
+  // A named class after the named functions and methods: shown whole, a long class took the
+  // room of the function the plan edits (a plan's `Parser(…)` before the module's findall).
+  focus.push(...named.filter((f) => f.symbol?.kind !== "class"), ...named.filter((f) => f.symbol?.kind === "class"));
   const retrieved: Focus[] = [];
   for (const hit of hits) {
     if (!isCode(hit.path)) continue;

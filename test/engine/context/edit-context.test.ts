@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { planNames } from "../../../src/engine/context/edit-context.ts";
+import { editContext, planNames } from "../../../src/engine/context/edit-context.ts";
+import { isTestFile } from "../../../src/engine/is-test-file.ts";
+import { writeRepo } from "../../support/python-task.ts";
 
 describe("the identifiers a plan names", () => {
   it("keeps dotted method names, dunder methods and snake_case names, not file names", () => {
@@ -11,5 +13,34 @@ describe("the identifiers a plan names", () => {
     );
     expect(names).not.toContain("py");
     expect(names).not.toContain("dictutils.py");
+  });
+});
+
+describe("the code an implement prompt shows", () => {
+  it("shows the function the plan edits whole when the plan also names a long class first", async () => {
+    // parse-findall-case-sensitive: the plan quoted `Parser(format, …).findall(…)`; the class,
+    // named first and shown whole, left the module-level findall as its signature.
+    const methods = Array.from(
+      { length: 120 },
+      (_, i) =>
+        `    def step_${i}(self, value):\n        """Step ${i} of the parse: one small part of the format string."""\n        return value + ${i}\n`,
+    ).join("\n");
+    const source = [
+      `class Parser(object):\n    def findall(self, string):\n        return [string]\n\n${methods}`,
+      `def findall(format, string):\n    """Search string for all occurrences of format.\n\n${"    More about findall.\n".repeat(20)}    """\n    p = Parser(format)\n    return Parser(format).findall(string)\n\n\ndef compile(format):\n    return Parser(format)\n`,
+    ].join("\n\n");
+    const dir = await writeRepo({ "parse.py": source });
+    const context = await editContext(dir, {
+      problem: "findall() ignores case_sensitive=True",
+      plan: [
+        "The Parser `p` is built, then a second Parser(format) is used: in the module-level findall replace `return Parser(format).findall(string)` with `return p.findall(string)`.",
+      ],
+      failing: [],
+      changed: [],
+      earlier: [],
+      isTestFile,
+    });
+    expect(source.length).toBeGreaterThan(14_000);
+    expect(context.code).toMatch(/\d+ \| {5}return Parser\(format\)\.findall\(string\)/);
   });
 });
