@@ -214,6 +214,27 @@ describe("digestReport", () => {
     );
   });
 
+  it("shows the tail of the output when every test passed and the command still failed", () => {
+    const digest = digestReport({
+      run: { ...run, exitCode: 1, output: "✓ test/base.test.ts (4 tests)\nType Errors\nerror TS2345: not assignable" },
+      tests: [{ id: "test/base.test.ts > withBase", name: "withBase", status: "pass" }],
+      source: "junit",
+    });
+    expect(digest).toContain("0 of 1 tests failing");
+    expect(digest).toContain("No test failed, yet the command exited 1. Output ends with:");
+    expect(digest).toContain("error TS2345: not assignable");
+    expect(digestReport({ run: { ...run, exitCode: 0, output: "all good" }, tests: [], source: "none" })).toContain(
+      "No test results were read",
+    );
+    expect(
+      digestReport({
+        run: { ...run, exitCode: 0, output: "all good" },
+        tests: [{ id: "a", name: "a", status: "pass" }],
+        source: "junit",
+      }),
+    ).not.toContain("Output ends with");
+  });
+
   it("shows the tail of the output when no results were read", () => {
     const digest = digestReport({
       run: { ...run, exitCode: 2, output: "collecting...\nImportError: No module named 'x'" },

@@ -33,12 +33,16 @@ export function digestReport(report: TestReport, options: ReportDigestOptions = 
     `${failing.length} of ${report.tests.length} tests failing` +
     (report.run.timedOut ? " (the run timed out)" : "") +
     `; command: ${report.run.argv.join(" ")}; exit ${String(report.run.exitCode)}`;
-  if (failing.length === 0 && report.tests.length === 0) {
-    return `${header}\nNo test results were read. Output ends with:\n${stripVTControlCharacters(report.run.output).split("\n").slice(-15).join("\n")}`.slice(
+  const tail = () => stripVTControlCharacters(report.run.output).split("\n").slice(-15).join("\n");
+  if (failing.length === 0 && report.tests.length === 0)
+    return `${header}\nNo test results were read. Output ends with:\n${tail()}`.slice(0, maxChars);
+  // Every test passed and the runner still failed (a type check, a coverage threshold, an error after the tests):
+  // the reason is only in its output.
+  if (failing.length === 0 && report.run.exitCode !== 0 && report.run.exitCode !== null && !report.run.timedOut)
+    return `${header}\nNo test failed, yet the command exited ${String(report.run.exitCode)}. Output ends with:\n${tail()}`.slice(
       0,
       maxChars,
     );
-  }
   const sections: string[] = [];
   let used = header.length;
   for (const [index, test] of failing.entries()) {
