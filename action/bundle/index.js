@@ -50561,14 +50561,18 @@ function digestReport(report2, options2 = {}) {
   const maxChars = options2.maxChars ?? 6e3;
   const failing = failingTests(report2);
   const header = `${failing.length} of ${report2.tests.length} tests failing` + (report2.run.timedOut ? " (the run timed out)" : "") + `; command: ${report2.run.argv.join(" ")}; exit ${String(report2.run.exitCode)}`;
-  if (failing.length === 0 && report2.tests.length === 0) {
+  const tail = () => stripVTControlCharacters2(report2.run.output).split("\n").slice(-15).join("\n");
+  if (failing.length === 0 && report2.tests.length === 0)
     return `${header}
 No test results were read. Output ends with:
-${stripVTControlCharacters2(report2.run.output).split("\n").slice(-15).join("\n")}`.slice(
+${tail()}`.slice(0, maxChars);
+  if (failing.length === 0 && report2.run.exitCode !== 0 && report2.run.exitCode !== null && !report2.run.timedOut)
+    return `${header}
+No test failed, yet the command exited ${String(report2.run.exitCode)}. Output ends with:
+${tail()}`.slice(
       0,
       maxChars
     );
-  }
   const sections = [];
   let used = header.length;
   for (const [index, test] of failing.entries()) {
@@ -92704,12 +92708,14 @@ async function buildContext(workspace, options2) {
       }
     );
   }
+  const named2 = [];
   for (const name of options2.named ?? []) {
     const matches = [...files.values()].filter((f2) => isCode(f2.path)).flatMap(
       (f2) => f2.symbols.filter((s) => s.name === name || shortName(s) === name).map((s) => ({ path: f2.path, symbol: s }))
     );
-    if (matches.length <= 3) for (const m of matches) focus.push({ ...m, reason: "named" });
+    if (matches.length <= 3) for (const m of matches) named2.push({ ...m, reason: "named" });
   }
+  focus.push(...named2.filter((f2) => f2.symbol?.kind !== "class"), ...named2.filter((f2) => f2.symbol?.kind === "class"));
   const retrieved = [];
   for (const hit of hits) {
     if (!isCode(hit.path)) continue;
