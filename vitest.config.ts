@@ -25,10 +25,11 @@ export default defineConfig({
     // in the sandbox, and on a busy 2-core machine one can take several times its idle time.
     testTimeout: 180_000,
     hookTimeout: 180_000,
-    // Tests start real processes (git, python, node, the sandbox) and wait on them: with one
-    // worker per core, a quiet run of the suite kept 0.89 of 2 cores busy (985 s of CPU in
-    // 1,112 s). Two workers a core fill the waits; the App, security and Action files passed
-    // 285 of 285 so at load 11-16 (four workers beside three benchmarks on 2 cores).
+    // Tests start real processes (git, python, node, the sandbox) and wait on them. Measured on
+    // 2 cores, quiet, fresh clone: one worker a core, vitest 1,110 s with 0.89 cores busy; two
+    // a core, 1,124 s with 1.04 busy: no faster, so the waits are not for CPU (disk, process
+    // start-up). Two a core are kept for the busy case: `npm test` beside two CPU hogs passed
+    // in 1,684 s, and the App, security and Action files 285 of 285 at load 11-16.
     pool: "forks",
     maxWorkers: Math.min(8, 2 * availableParallelism()),
     // On a fresh clone, the long end-to-end files first (see the sequencer).
