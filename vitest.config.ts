@@ -28,8 +28,9 @@ export default defineConfig({
     // Tests start real processes (git, python, node, the sandbox) and wait on them. Measured on
     // 2 cores, quiet, fresh clone: one worker a core, vitest 1,110 s with 0.89 cores busy; two
     // a core, 1,124 s with 1.04 busy: no faster, so the waits are not for CPU (disk, process
-    // start-up). Two a core are kept (not yet compared with one under load): `npm test` beside two CPU hogs passed
-    // in 1,684 s, and the App, security and Action files 285 of 285 at load 11-16.
+    // start-up). Two a core are kept (not yet compared with one under load): `npm test` beside
+    // two CPU hogs passed in 1,684 s, and the App, security and Action files 285 of 285 at load
+    // 11-16.
     pool: "forks",
     maxWorkers: Math.min(8, 2 * availableParallelism()),
     // On a fresh clone, the long end-to-end files first (see the sequencer).

@@ -8,9 +8,10 @@
 // watchdog acts on the wall clock only a grace later). It prints
 // "autogen-test-timeout: {file, test, ms, basis}" (basis "cpu" or "wall") and ends the main
 // thread's JavaScript through the inspector; the process then ends by itself once the events of
-// the tests before are sent (a kill at once lost them), or is killed 3 s later. The runner reports the file
-// failed; the bot reads the line and names the test. It changes nothing else about how the tests run.
-// In a coverage run (NODE_V8_COVERAGE set) the killed process would write no coverage, and the
+// the tests before are sent (a kill at once lost them), or is killed 3 s later. The runner
+// reports the file failed; the bot reads the line and names the test. It changes nothing else
+// about how the tests run. In a coverage run (NODE_V8_COVERAGE set) the stopped process writes
+// no coverage of its own (node writes it only on a normal exit), and the
 // looping test would show no line at all: the watchdog's own inspector session keeps precise
 // coverage too, and writes it into that folder (node's format) before it stops the test.
 "use strict";
