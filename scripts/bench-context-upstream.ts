@@ -18,6 +18,8 @@ import { isTestFile } from "../src/engine/is-test-file.ts";
 import { failingTestsBlock } from "../src/engine/lpw/failing-tests-block.ts";
 import { issueContext, testExamples } from "../src/engine/reproduce/reproduce-issue.ts";
 import { renderPrompt } from "../src/llm/prompts.ts";
+import { behaviourLanguage } from "../src/engine/behaviour/behaviour-language.ts";
+import { callsPromptVars } from "../src/engine/reproduce/reproduction-calls.ts";
 import { buildRecipeTasks } from "./bench-recipes/build-recipe-tasks.ts";
 
 const MIRRORS = process.env.AUTOGEN_BENCH_MIRRORS ?? "/work/.mirror";
@@ -162,7 +164,11 @@ export async function benchUpstreamContext(args: string[]): Promise<void> {
           code: repro.code || "(no code located)",
           feedback: "(this is the first attempt)",
         },
-        trusted: { framework: task.recipe.npm.length ? "node" : "pytest", attempts: "3" },
+        trusted: {
+          ...callsPromptVars(behaviourLanguage(task.recipe.npm.length ? "node" : "pytest")),
+          framework: task.recipe.npm.length ? "node" : "pytest",
+          attempts: "3",
+        },
       });
       if (process.env.BENCH_CONTEXT_SHOW)
         console.log(`--- (a) reproduce context\n${repro.code}\n--- (b) plan/verify context\n${plan.code}\n---`);

@@ -6189,9 +6189,9 @@ var require_sonic_boom2 = __commonJS({
       if (this.destroyed) {
         return;
       }
-      const opening = this._opening;
+      const opening2 = this._opening;
       actualClose(this);
-      if (opening && this._flushPending > 0) {
+      if (opening2 && this._flushPending > 0) {
         this.emit("error", new Error("SonicBoom destroyed"));
       }
     };
@@ -49582,14 +49582,14 @@ var MENTION = /(^|[^\w`@\u200b])@([A-Za-z0-9](?:[A-Za-z0-9-]{0,38})(?:\/[A-Za-z0
 function neutralizeMentions(markdown) {
   let fence2;
   return markdown.split("\n").map((line) => {
-    const opening = FENCE.exec(line)?.[1];
+    const opening2 = FENCE.exec(line)?.[1];
     if (fence2) {
-      if (opening && opening[0] === fence2[0] && opening.length >= fence2.length && line.trim() === opening)
+      if (opening2 && opening2[0] === fence2[0] && opening2.length >= fence2.length && line.trim() === opening2)
         fence2 = void 0;
       return line;
     }
-    if (opening) {
-      fence2 = opening;
+    if (opening2) {
+      fence2 = opening2;
       return line;
     }
     return line.split(/(`+[^`]*`+)/).map((part, i3) => i3 % 2 === 1 ? part : part.replace(MENTION, "$1@\u200B$2")).join("");
@@ -92683,7 +92683,7 @@ var WHOLE_RETRIEVED_WITHOUT_FOCUS = 3;
 var MODULE_NAME_LINES = 30;
 var HELPER_LINES = 25;
 async function buildContext(workspace, options2) {
-  const maxChars = options2.maxChars ?? 1e4;
+  const maxChars = options2.maxChars ?? 8e3;
   const maxFiles = options2.maxFiles ?? 5;
   const files = await loadSources(workspace, options2);
   const index = new RetrievalIndex();
@@ -92872,10 +92872,10 @@ function choose(ordered, files, maxChars, maxFiles) {
 }
 function withoutDocstring(file2, symbol2) {
   const first2 = symbol2.headerEnd + 1;
-  const opening = /^\s*[rRuUbB]?("""|''')/.exec(file2.lines[first2 - 1] ?? "");
-  if (!file2.path.endsWith(".py") || !opening) return [{ start: symbol2.outerStart, end: symbol2.endLine }];
-  const quote = opening[1];
-  const rest = (file2.lines[first2 - 1] ?? "").slice(opening[0].length);
+  const opening2 = /^\s*[rRuUbB]?("""|''')/.exec(file2.lines[first2 - 1] ?? "");
+  if (!file2.path.endsWith(".py") || !opening2) return [{ start: symbol2.outerStart, end: symbol2.endLine }];
+  const quote = opening2[1];
+  const rest = (file2.lines[first2 - 1] ?? "").slice(opening2[0].length);
   let last = first2;
   if (!rest.includes(quote)) {
     for (let n2 = first2 + 1; n2 <= symbol2.endLine; n2++)
@@ -93176,6 +93176,7 @@ function reproductionAnswer(language) {
 }
 
 // src/engine/reproduce/reproduce-issue.ts
+var TEST_EXAMPLE_CHARS = 1500;
 async function reproduceIssue(task, llm, cost, options2 = {}) {
   const maxAttempts = options2.attempts ?? 3;
   const problem = task.description ?? "";
@@ -93350,7 +93351,12 @@ async function testExamples(task, located) {
   const score = (text2) => stems.filter((s) => text2.includes(s)).length;
   const chosen = texts.filter((t2) => t2.text.trim() !== "").sort((a2, b3) => score(b3.text) - score(a2.text)).slice(0, 2);
   return chosen.map((t2) => `--- ${t2.f}
-${t2.text.slice(0, 2500)}`).join("\n\n");
+${opening(t2.text, TEST_EXAMPLE_CHARS)}`).join("\n\n");
+}
+function opening(text2, max2) {
+  if (text2.length <= max2) return text2;
+  const end = text2.lastIndexOf("\n", max2);
+  return end > 0 ? text2.slice(0, end) : text2.slice(0, max2);
 }
 
 // src/engine/context/failure-frames.ts
@@ -93393,7 +93399,7 @@ function relative3(file2, workspace) {
 }
 
 // src/engine/context/edit-context.ts
-var EDIT_CONTEXT_CHARS = 14e3;
+var EDIT_CONTEXT_CHARS = 9e3;
 async function editContext(workspace, options2) {
   const planText = options2.plan.join("\n");
   return buildContext(workspace, {

@@ -40,7 +40,7 @@ const MODULE_NAME_LINES = 30;
 const HELPER_LINES = 25;
 
 export async function buildContext(workspace: string, options: ContextOptions): Promise<CodeContext> {
-  const maxChars = options.maxChars ?? 10_000;
+  const maxChars = options.maxChars ?? 8_000;
   const maxFiles = options.maxFiles ?? 5;
   const files = await loadSources(workspace, options);
   const index = new RetrievalIndex();

@@ -23,7 +23,7 @@ export type EditContextOptions = {
 };
 
 /** More room than the plan's context: the edit needs the plan's symbols and the changed ones. */
-const EDIT_CONTEXT_CHARS = 14_000;
+const EDIT_CONTEXT_CHARS = 9_000;
 
 export async function editContext(workspace: string, options: EditContextOptions): Promise<CodeContext> {
   const planText = options.plan.join("\n");

@@ -22,6 +22,9 @@ import { namesNoFile, newAgainstBaseline } from "./new-tests.ts";
 import { callsPromptVars, reproductionAnswer } from "./reproduction-calls.ts";
 import type { Reproduction, Task } from "../task.ts";
 
+/** Of each of the two example test files, the opening (imports and a first test): the style, not the suite. */
+const TEST_EXAMPLE_CHARS = 1_500;
+
 export type ReproductionResult =
   | ({ ok: true; attempts: number; issueCalls?: IssueCalls | undefined } & Reproduction)
   | { ok: false; reason: string; attempts: number };
@@ -249,5 +252,12 @@ export async function testExamples(task: Pick<Task, "workspace" | "isTestFile">,
     .filter((t) => t.text.trim() !== "")
     .sort((a, b) => score(b.text) - score(a.text))
     .slice(0, 2);
-  return chosen.map((t) => `--- ${t.f}\n${t.text.slice(0, 2500)}`).join("\n\n");
+  return chosen.map((t) => `--- ${t.f}\n${opening(t.text, TEST_EXAMPLE_CHARS)}`).join("\n\n");
+}
+
+/** A text's first lines up to a length, cut at a line's end (a longer first line is cut where it reaches it). */
+function opening(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const end = text.lastIndexOf("\n", max);
+  return end > 0 ? text.slice(0, end) : text.slice(0, max);
 }
