@@ -90023,8 +90023,9 @@ var LINE_CHARS = 400;
 var MAX_LINES = 40;
 function failureLines(t2) {
   const message = stripVTControlCharacters4(t2.message ?? "").replace(/\r\n/g, "\n").trimEnd();
+  const messageLines = new Set(message.split("\n").map((l2) => l2.trim()));
   const diff = pytestDiff(stripVTControlCharacters4(t2.details ?? ""));
-  const pytest = diff.length > 0 ? `
+  const pytest = diff.length > 0 && !diff.every((l2) => messageLines.has(l2.trim())) ? `
 # pytest's diff: ${diff.join(" | ")}` : "";
   if (!message) return `# fails now with: ${t2.status}${pytest}`;
   const [first2 = "", ...rest] = message.split("\n");
@@ -90035,6 +90036,10 @@ function failureLines(t2) {
   const where = mismatch ? [`where they differ: ${describeMismatch(mismatch, 80)}`] : [];
   const lines = [...shown3, ...more, ...where].map((l2) => `#   ${l2}`.trimEnd());
   return [`# fails now with: ${whole ? first2 : cutLine(first2)}`, ...lines].join("\n") + pytest;
+}
+function failureFirstLine(t2) {
+  const first2 = stripVTControlCharacters4(t2.message ?? "").split(/\r?\n/)[0]?.trimEnd() ?? "";
+  return `# fails now with: ${first2 ? cutLine(first2) : t2.status}`;
 }
 function cutLine(line) {
   if (line.length <= LINE_CHARS) return line;
@@ -90464,6 +90469,7 @@ function find(node2, predicate) {
 }
 
 // src/engine/lpw/failing-tests-block.ts
+var WHOLE_CASES = 2;
 async function failingTestsBlock(workspace, failing) {
   const groups2 = /* @__PURE__ */ new Map();
   for (const t2 of failing) {
@@ -90480,15 +90486,17 @@ async function failingTestsBlock(workspace, failing) {
   const blocks = await Promise.all(
     [...groups2.values()].map(async ({ source, python: python2, tests }) => {
       const params = python2 && source && tests.some((t2) => /\[.*\]$/.test(t2.id)) ? await parametrizeValues(source) : /* @__PURE__ */ new Map();
-      const cases = tests.map((t2) => {
+      const cases = tests.map((t2, i3) => {
         const id = /\[(.*)\]$/.exec(t2.id)?.[1];
         const values = id === void 0 ? void 0 : params.get(id);
+        const how = i3 < WHOLE_CASES ? failureLines(t2) : failureFirstLine(t2);
         return `# ${t2.id}${values ? `  parameters: ${values}` : ""}
-${failureLines(t2)}`;
+${how}`;
       });
       const head = source ?? "# (the test's source could not be read)";
+      const brief = tests.length > WHOLE_CASES ? `; after the first ${WHOLE_CASES}, how each fails in one line` : "";
       const note = tests.length > 1 ? `
-# (the source above, once, for its ${tests.length} failing cases)` : "";
+# (the source above, once, for its ${tests.length} failing cases${brief})` : "";
       return `${head}${note}
 ${cases.join("\n")}`;
     })

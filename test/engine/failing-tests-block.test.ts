@@ -55,6 +55,70 @@ describe("failingTestsBlock", () => {
   });
 });
 
+describe("failingTestsBlock for a parametrized pytest test", () => {
+  const SOURCE = [
+    "import pytest",
+    "import sqlparse",
+    "",
+    "@pytest.mark.parametrize('begin', ['BEGIN TRANSACTION;', 'BEGIN WORK;', 'BEGIN TRAN;', 'BEGIN DEFERRED TRANSACTION;'])",
+    "def test_split_after_begin(begin):",
+    "    sql = begin + '\\nUPDATE t SET a = 1;'",
+    "    assert sqlparse.split(sql) == [begin, 'UPDATE t SET a = 1;']",
+    "",
+  ].join("\n");
+  // pytest -vv's message holds its full diff; the traceback's E lines hold the same diff again.
+  const failing = (begin: string) => {
+    const diff = [
+      `-     '${begin}',`,
+      `+     '${begin}\\n'`,
+      "-     'UPDATE t SET a = 1;',",
+      "+     'UPDATE t SET a = 1;'",
+    ];
+    return {
+      id: `tests/test_split.py::test_split_after_begin[${begin}]`,
+      name: `test_split_after_begin[${begin}]`,
+      file: "tests/test_split.py",
+      status: "fail" as const,
+      message: [
+        `AssertionError: assert ['${begin.slice(0, 10)}... a = 1;'] == ['${begin.slice(0, 10)}...t a = 1;']`,
+        "",
+        `  At index 0 diff: '${begin}\\nUPDATE t SET a = 1;' != '${begin}'`,
+        "",
+        "  Full diff:",
+        "    [",
+        ...diff.map((l) => `  ${l}`),
+        "    ]",
+      ].join("\n"),
+      details: [`E       AssertionError: assert …`, ...diff.map((l) => `E         ${l}`)].join("\n"),
+    };
+  };
+  const begins = ["BEGIN TRANSACTION;", "BEGIN WORK;", "BEGIN TRAN;", "BEGIN DEFERRED TRANSACTION;"];
+
+  it("shows pytest's diff once, not again when the message holds it", async () => {
+    const dir = await writeRepo({ "tests/test_split.py": SOURCE });
+    const block = await failingTestsBlock(dir, [failing("BEGIN WORK;")]);
+    expect(block).toContain("#     Full diff:");
+    expect(block).toContain("#     -     'BEGIN WORK;',");
+    expect(block).not.toContain("pytest's diff");
+  });
+
+  it("shows the first two cases' failures whole and the others' first lines, each with its parameters", async () => {
+    const dir = await writeRepo({ "tests/test_split.py": SOURCE });
+    const block = await failingTestsBlock(dir, begins.map(failing));
+    expect(block.match(/def test_split_after_begin\(begin\):/g)).toHaveLength(1);
+    expect(block).toContain(
+      "# (the source above, once, for its 4 failing cases; after the first 2, how each fails in one line)",
+    );
+    for (const begin of begins) {
+      expect(block).toContain(`# tests/test_split.py::test_split_after_begin[${begin}]  parameters: begin='${begin}'`);
+      expect(block).toContain(`# fails now with: AssertionError: assert ['${begin.slice(0, 10)}... a = 1;']`);
+    }
+    expect(block.match(/Full diff:/g)).toHaveLength(2);
+    expect(block).toContain("At index 0 diff: 'BEGIN WORK;");
+    expect(block).not.toContain("At index 0 diff: 'BEGIN TRAN;");
+  });
+});
+
 describe("failingTestsBlock for a JavaScript test named by its title only", () => {
   const SUITE = [
     "'use strict';",

@@ -4,10 +4,13 @@
 // now, the expected and actual values kept (whole up to a cap, else where they differ),
 // since a plan is checked against exactly those values.
 import type { TestCaseResult } from "../../verify/test-report.ts";
-import { failureLines } from "./failure-lines.ts";
+import { failureFirstLine, failureLines } from "./failure-lines.ts";
 import { findJsTest, type FoundTest } from "./find-js-test.ts";
 import { parametrizeValues } from "./parametrize-values.ts";
 import { testSource } from "./test-source.ts";
+
+/** Cases of one test shown with their whole failure; the rest by its first line. */
+const WHOLE_CASES = 2;
 
 export async function failingTestsBlock(workspace: string, failing: readonly TestCaseResult[]): Promise<string> {
   const groups = new Map<string, { source: string | undefined; python: boolean; tests: TestCaseResult[] }>();
@@ -28,14 +31,18 @@ export async function failingTestsBlock(workspace: string, failing: readonly Tes
         python && source && tests.some((t) => /\[.*\]$/.test(t.id))
           ? await parametrizeValues(source)
           : new Map<string, string>();
-      const cases = tests.map((t) => {
+      const cases = tests.map((t, i) => {
         const id = /\[(.*)\]$/.exec(t.id)?.[1];
         const values = id === undefined ? undefined : params.get(id);
-        // Each case by the runner's id (the id the verification names it by), even a single one.
-        return `# ${t.id}${values ? `  parameters: ${values}` : ""}\n${failureLines(t)}`;
+        // Each case by the runner's id (the id the verification names it by), even a single one; past the
+        // first few cases of one test, how it fails in one line (its parameters carry what differs).
+        const how = i < WHOLE_CASES ? failureLines(t) : failureFirstLine(t);
+        return `# ${t.id}${values ? `  parameters: ${values}` : ""}\n${how}`;
       });
       const head = source ?? "# (the test's source could not be read)";
-      const note = tests.length > 1 ? `\n# (the source above, once, for its ${tests.length} failing cases)` : "";
+      const brief = tests.length > WHOLE_CASES ? `; after the first ${WHOLE_CASES}, how each fails in one line` : "";
+      const note =
+        tests.length > 1 ? `\n# (the source above, once, for its ${tests.length} failing cases${brief})` : "";
       return `${head}${note}\n${cases.join("\n")}`;
     }),
   );

@@ -17,8 +17,11 @@ export function failureLines(t: TestCaseResult): string {
   const message = stripVTControlCharacters(t.message ?? "")
     .replace(/\r\n/g, "\n")
     .trimEnd();
+  // pytest's diff, unless the message already holds it (a message with its "Full diff:" lines).
+  const messageLines = new Set(message.split("\n").map((l) => l.trim()));
   const diff = pytestDiff(stripVTControlCharacters(t.details ?? ""));
-  const pytest = diff.length > 0 ? `\n# pytest's diff: ${diff.join(" | ")}` : "";
+  const pytest =
+    diff.length > 0 && !diff.every((l) => messageLines.has(l.trim())) ? `\n# pytest's diff: ${diff.join(" | ")}` : "";
   if (!message) return `# fails now with: ${t.status}${pytest}`;
   const [first = "", ...rest] = message.split("\n");
   const whole =
@@ -29,6 +32,15 @@ export function failureLines(t: TestCaseResult): string {
   const where = mismatch ? [`where they differ: ${describeMismatch(mismatch, 80)}`] : [];
   const lines = [...shown, ...more, ...where].map((l) => `#   ${l}`.trimEnd());
   return [`# fails now with: ${whole ? first : cutLine(first)}`, ...lines].join("\n") + pytest;
+}
+
+/** How a case fails in one line: the message's first line, cut (a case after the first few of a parametrized test). */
+export function failureFirstLine(t: TestCaseResult): string {
+  const first =
+    stripVTControlCharacters(t.message ?? "")
+      .split(/\r?\n/)[0]
+      ?.trimEnd() ?? "";
+  return `# fails now with: ${first ? cutLine(first) : t.status}`;
 }
 
 /** A line within LINE_CHARS: its head and tail with the number of characters cut between them. */
