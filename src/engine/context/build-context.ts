@@ -22,8 +22,9 @@ import { localize, mapLine } from "./localize-files.ts";
 
 export type { CodeContext, ContextOptions, ContextReason, Focus, Frame, SourceFile } from "./context-types.ts";
 
-/** A file this short is shown whole when it is chosen. */
+/** A file this short (in lines and characters) is shown whole when it is chosen; a longer one by its symbols. */
 const SMALL_FILE_LINES = 80;
+const SMALL_FILE_CHARS = 2_000;
 const MAX_SYMBOL_HITS = 8;
 /** The evidence that makes a symbol focal (shown whole); retrieval alone shows a signature. */
 const FOCAL: ReadonlySet<ContextReason> = new Set(["stack-frame", "reached", "named", "model"]);
@@ -88,8 +89,7 @@ export async function buildContext(workspace: string, options: ContextOptions): 
     if (symbol) {
       if (retrieved.filter((r) => r.symbol).length < MAX_SYMBOL_HITS)
         retrieved.push({ path: hit.path, symbol, reason: "retrieval" });
-    } else if (file.lines.length <= SMALL_FILE_LINES)
-      retrieved.push({ path: hit.path, symbol: undefined, reason: "retrieval" });
+    } else if (isSmall(file)) retrieved.push({ path: hit.path, symbol: undefined, reason: "retrieval" });
   }
   const reached = await reachedFocus(workspace, files, options, REACHED_FOCAL);
   if (reached.symbols.size > 0) {
@@ -211,7 +211,7 @@ function choose(
     if (!byFile.has(f.path) && byFile.size >= maxFiles) continue;
     const current = byFile.get(f.path) ?? [];
     // A short file is shown whole whatever in it was pointed at.
-    const whole = (f.symbol === undefined && f.range === undefined) || file.lines.length <= SMALL_FILE_LINES;
+    const whole = (f.symbol === undefined && f.range === undefined) || isSmall(file);
     // Retrieval alone (a shared word) is weak evidence: beside focal code such a symbol is a signature.
     // A retrieved function the focal code calls by its name is strongly evidenced: shown whole.
     const calledByFocal =
@@ -337,9 +337,13 @@ function signatureRanges(file: SourceFile, symbol: CodeSymbol): LineRange[] {
   ];
 }
 
+function isSmall(file: SourceFile): boolean {
+  return file.lines.length <= SMALL_FILE_LINES && file.text.length <= SMALL_FILE_CHARS;
+}
+
 /** A short file whole; a long one as the signatures of its top-level symbols. */
 function wholeOrOutline(file: SourceFile): LineRange[] {
-  if (file.lines.length <= SMALL_FILE_LINES) return [{ start: 1, end: file.lines.length }];
+  if (isSmall(file)) return [{ start: 1, end: file.lines.length }];
   return file.symbols.filter((s) => s.kind !== "method").map((s) => ({ start: s.outerStart, end: s.headerEnd }));
 }
 

@@ -1,7 +1,7 @@
 // Files that are source by extension but not code context: documentation builds (Sphinx's
-// docs/conf.py), packaging and task-runner configuration, and generated files. They are
+// docs/conf.py) and the examples beside the docs, packaging and task-runner configuration, and generated files. They are
 // shown only when the issue names them.
-const DOC_DIRS = /(^|\/)(docs?|documentation|site|_build)\//;
+const DOC_DIRS = /(^|\/)(docs?|documentation|site|_build|examples?)\//;
 const CONFIG_FILES =
   /(^|\/)(setup|noxfile|fabfile|dodo|versioneer|_version)\.py$|(^|\/)[\w.-]+\.config\.[cm]?[jt]s$|(^|\/)(gulpfile|gruntfile|webpack\.[\w.]+|rollup\.[\w.]+|babel\.[\w.]+)\.[cm]?js$/i;
 const GENERATED_NAMES = /(_pb2(_grpc)?\.py|\.min\.js|\.bundle\.js|\.generated\.[jt]s|\.d\.ts)$/;

@@ -87,6 +87,40 @@ describe("context by symbol", () => {
       expect(Number(m[1])).toBeLessThanOrEqual(Number(m[2]));
   });
 
+  it("leaves the examples beside the docs out, and shows a short but wordy module by its symbols, not whole", async () => {
+    // A package entry of 40 lines that is mostly docstrings, and an example script using the same words as the issue.
+    const entry = [
+      '"""Grid: tables wrapped to column widths."""',
+      "from grid.table import Table",
+      "",
+      ...Array.from({ length: 6 }, (_, i) => [
+        `def helper_${i}(table, colwidths):`,
+        `    """${"Wrap text to column widths with the table's rules; ".repeat(6)}"""`,
+        "    return table",
+        "",
+      ]).flat(),
+    ].join("\n");
+    expect(entry.length).toBeGreaterThan(2_000);
+    expect(entry.split("\n").length).toBeLessThan(80);
+    const dir = await writeRepo({
+      ...gridRepo(),
+      "grid/__init__.py": entry,
+      "examples/wrap_demo.py":
+        "from grid.table import Table\n\n# wrap text to colwidths in a table\nTable().wrap_text_to_colwidths([3])\n",
+    });
+    const context = await buildContext(dir, {
+      query: `${ISSUE}\ngrid wrap_text_to_colwidths helper_0`,
+      mentioned: [],
+      isTestFile,
+    });
+    expect(context.code).not.toContain("examples/wrap_demo.py");
+    expect(context.files).not.toContain("examples/wrap_demo.py");
+    // The entry module is shown, but by its symbols: not its every docstring.
+    const shownEntry = context.code.split(/\n(?=--- )/).find((s) => s.startsWith("--- grid/__init__.py")) ?? "";
+    expect(shownEntry).not.toBe("");
+    expect(shownEntry.match(/""" ?Wrap text to column widths/g)?.length ?? 0).toBeLessThan(6);
+  });
+
   it("shows docs/conf.py when the issue names it", async () => {
     const dir = await writeRepo(gridRepo());
     const context = await buildContext(dir, {
