@@ -97161,6 +97161,25 @@ function seidrStrategy(options2) {
   };
 }
 
+// src/engine/slpw/distinct-plans.ts
+var SAME_PLAN = 0.9;
+function distinctPlans(plans) {
+  const kept2 = [];
+  for (const steps of plans) {
+    const words = new Set(
+      steps.join(" ").toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? []
+    );
+    if (!kept2.some((k2) => jaccard(k2, words) >= SAME_PLAN)) kept2.push(words);
+  }
+  return kept2.length;
+}
+function jaccard(a2, b3) {
+  if (a2.size === 0 && b3.size === 0) return 1;
+  let both = 0;
+  for (const w2 of a2) if (b3.has(w2)) both += 1;
+  return both / (a2.size + b3.size - both);
+}
+
 // src/engine/search/ucb-bandit.ts
 var UcbBandit = class {
   arms = /* @__PURE__ */ new Map();
@@ -97283,7 +97302,7 @@ function slpwStrategy(options2) {
         const search = {
           kind: "slpw",
           plans: [...plans.values()].map(summary),
-          distinct: new Set(samples.map((p) => JSON.stringify(p.steps))).size,
+          distinct: distinctPlans(samples.map((p) => p.steps)),
           samples: samples.length,
           implemented: [],
           chosen: void 0

@@ -5,6 +5,7 @@
 // whose verification agrees on every visible test each become a program; UCB then picks which program to refine,
 // rewarded by the visible tests it passes, a refined program inheriting its parent's
 // statistics. The first program to pass the visible tests and the regression gate wins.
+import { distinctPlans } from "./distinct-plans.ts";
 import type { LlmClient } from "../../llm/llm-client.ts";
 import { digestReport } from "../../verify/digest/digest-report.ts";
 import { failingTests, type TestReport } from "../../verify/test-report.ts";
@@ -118,7 +119,7 @@ export function slpwStrategy(options: SlpwOptions): Strategy {
         const search = {
           kind: "slpw" as const,
           plans: [...plans.values()].map(summary),
-          distinct: new Set(samples.map((p) => JSON.stringify(p.steps))).size,
+          distinct: distinctPlans(samples.map((p) => p.steps)),
           samples: samples.length,
           implemented: [] as string[],
           chosen: undefined as string | undefined,
