@@ -94534,7 +94534,16 @@ ${numbered2(plan)}`
       },
       analysisSchema
     )).value;
-    const explanation = this.options.codeExplanation ? (await this.llm.call("explain", { untrusted: { code: code2 } }, explanationSchema)).value.explanation : "(none)";
+    const explanation = this.options.codeExplanation ? (await this.llm.call(
+      "explain",
+      // The question: this test's run, and where the analysis found it parts from the plan.
+      {
+        untrusted: { code: code2, focus: `${test || failures}
+
+Where it parts from the plan: ${analysis.divergence}` }
+      },
+      explanationSchema
+    )).value.explanation : "(none)";
     const { value } = await this.llm.call(
       "refine",
       {

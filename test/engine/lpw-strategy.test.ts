@@ -216,6 +216,13 @@ describe("LPW", () => {
     // The error analysis saw the trace of the instrumented run, taken in a scratch copy.
     const analysisPrompt = llm.sink.entries.find((e) => e.stage === "analyze-error")?.messages[1]?.content ?? "";
     expect(analysisPrompt).toContain("AUTOGEN-TRACE step1 30");
+    // The explain call asks about this test's run: the test, how it fails, and where it parted from the plan.
+    const explainPrompt = llm.sink.entries.find((e) => e.stage === "explain")?.messages[1]?.content ?? "";
+    expect(explainPrompt).toContain("def test_total_applies_discount");
+    expect(explainPrompt).toContain(
+      "Where it parts from the plan: step 2 calls the discount instead of subtracting it",
+    );
+    expect(explainPrompt).toMatch(/Your step: explain what this code does on that test's input/);
     // before, baseline, 3 candidate runs, 2 instrumented runs, regression after.
     expectCost(outcome, 11, 8);
     expect(outcome.diff).not.toContain("AUTOGEN-TRACE");

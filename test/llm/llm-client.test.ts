@@ -193,7 +193,7 @@ describe("openAiLlmClient", () => {
       maxRetries: 0,
     });
     await expect(
-      wrongStage.call("explain", { untrusted: { code: "x" } }, z.object({ explanation: z.string() })),
+      wrongStage.call("explain", { untrusted: { code: "x", focus: "" } }, z.object({ explanation: z.string() })),
     ).rejects.toThrow("replay mismatch: call 1: the run asks for stage explain but the transcript recorded plan");
   });
 

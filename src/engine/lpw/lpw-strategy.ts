@@ -327,7 +327,16 @@ class LpwRun {
       )
     ).value;
     const explanation = this.options.codeExplanation
-      ? (await this.llm.call("explain", { untrusted: { code } }, explanationSchema)).value.explanation
+      ? (
+          await this.llm.call(
+            "explain",
+            // The question: this test's run, and where the analysis found it parts from the plan.
+            {
+              untrusted: { code, focus: `${test || failures}\n\nWhere it parts from the plan: ${analysis.divergence}` },
+            },
+            explanationSchema,
+          )
+        ).value.explanation
       : "(none)";
     const { value } = await this.llm.call(
       "refine",
