@@ -338,11 +338,14 @@ class LpwRun {
           )
         ).value.explanation
       : "(none)";
+    // The refine prompt's code is built again with the analysis's fix in view, its names first: the fix may name
+    // code the plan did not (js-yaml's writeScalar, where the compat-mode quoting is), and only shown lines can be edited.
+    const refineCode = await this.currentCode([analysis.fix, ...plan], failingTests(report));
     const { value } = await this.llm.call(
       "refine",
       {
         trusted: { plan: numbered(plan), analysis: `${analysis.divergence}\nFix: ${analysis.fix}`, explanation },
-        untrusted: { problem: this.problem, failures, test, code },
+        untrusted: { problem: this.problem, failures, test, code: refineCode },
       },
       editsSchema,
     );
