@@ -92542,8 +92542,9 @@ async function packageInfo(workspace) {
     return {};
   }
 }
-function nameWords(symbol2) {
-  return (splitIdentifiers(shortName(symbol2)).toLowerCase().match(/[a-z0-9]{3,}/g) ?? []).filter((w2) => !GENERIC.has(w2));
+function nameWords(symbol2, path12) {
+  const own2 = symbol2.name === "module.exports" ? (path12.split("/").at(-1) ?? "").replace(/\.[^.]*$/, "") : shortName(symbol2);
+  return (splitIdentifiers(own2).toLowerCase().match(/[a-z0-9]{3,}/g) ?? []).filter((w2) => !GENERIC.has(w2));
 }
 function rank(reached, query, preferred) {
   const weights = /* @__PURE__ */ new Map();
@@ -92557,7 +92558,7 @@ function rank(reached, query, preferred) {
   const docs = reached.map((r2) => {
     const counts = /* @__PURE__ */ new Map();
     for (const w2 of wordsOf(r2.symbol.text)) counts.set(w2, (counts.get(w2) ?? 0) + 1);
-    return { r: r2, counts, name: new Set(nameWords(r2.symbol)) };
+    return { r: r2, counts, name: new Set(nameWords(r2.symbol, r2.path)) };
   });
   const df = /* @__PURE__ */ new Map();
   for (const d of docs) for (const w2 of d.counts.keys()) if (weights.has(w2)) df.set(w2, (df.get(w2) ?? 0) + 1);
@@ -94544,12 +94545,13 @@ Where it parts from the plan: ${analysis.divergence}` }
       },
       explanationSchema
     )).value.explanation : "(none)";
+    const refineCode = await this.currentCode([analysis.fix, ...plan], failingTests(report2));
     const { value } = await this.llm.call(
       "refine",
       {
         trusted: { plan: numbered2(plan), analysis: `${analysis.divergence}
 Fix: ${analysis.fix}`, explanation },
-        untrusted: { problem: this.problem, failures, test, code: code2 }
+        untrusted: { problem: this.problem, failures, test, code: refineCode }
       },
       editsSchema
     );

@@ -99,9 +99,12 @@ async function packageInfo(workspace: string): Promise<PackageInfo> {
   }
 }
 
-function nameWords(symbol: CodeSymbol): string[] {
+/** A function's own name in words; a module's anonymous export (`module.exports = function …`) goes by its file's name. */
+function nameWords(symbol: CodeSymbol, path: string): string[] {
+  const own =
+    symbol.name === "module.exports" ? (path.split("/").at(-1) ?? "").replace(/\.[^.]*$/, "") : shortName(symbol);
   return (
-    splitIdentifiers(shortName(symbol))
+    splitIdentifiers(own)
       .toLowerCase()
       .match(/[a-z0-9]{3,}/g) ?? []
   ).filter((w) => !GENERIC.has(w));
@@ -130,7 +133,7 @@ function rank(
   const docs = reached.map((r) => {
     const counts = new Map<string, number>();
     for (const w of wordsOf(r.symbol.text)) counts.set(w, (counts.get(w) ?? 0) + 1);
-    return { r, counts, name: new Set(nameWords(r.symbol)) };
+    return { r, counts, name: new Set(nameWords(r.symbol, r.path)) };
   });
   const df = new Map<string, number>();
   for (const d of docs) for (const w of d.counts.keys()) if (weights.has(w)) df.set(w, (df.get(w) ?? 0) + 1);

@@ -211,3 +211,60 @@ describe("the code a failing test reaches", () => {
     ]);
   });
 });
+
+describe("a module's anonymous export", () => {
+  // `module.exports = function (object, opts) {…}` has no name of its own: it goes by its file's name,
+  // so an issue about `qs.stringify` ranks stringify.js's export beside the helpers full of the issue's words.
+  const filler = (name: string, n: number) =>
+    `var ${name} = function ${name}(opts) {\n` +
+    Array.from({ length: n }, (_, i) => `    if (opts.delimiter) { opts.v${i} = opts.delimiter; }`).join("\n") +
+    "\n    return opts;\n};\n";
+  const exportOf = (verb: string, n: number) =>
+    [
+      "module.exports = function (object, opts) {",
+      `    var options = normalize${verb}Options(${verb === "Parse" ? "parseValues(parseKeys(parseObject(parseArrayValue(interpretNumericEntities(opts)))))" : "opts"});`,
+      ...Array.from({ length: n }, (_, i) => `    var part${i} = object && options.encode ? object[${i}] : null;`),
+      "    return [part0].join(options.delimiter);",
+      "};",
+      "",
+    ].join("\n");
+  const files = {
+    "package.json": JSON.stringify({ name: "tinyqs", main: "lib/index.js" }),
+    "lib/index.js":
+      "'use strict';\n\nvar stringify = require('./stringify');\nvar parse = require('./parse');\n\nmodule.exports = { parse: parse, stringify: stringify };\n",
+    "lib/stringify.js": ["'use strict';", "", filler("normalizeStringifyOptions", 30), exportOf("Stringify", 30)].join(
+      "\n",
+    ),
+    "lib/parse.js": [
+      "'use strict';",
+      "",
+      filler("normalizeParseOptions", 30),
+      filler("parseValues", 30),
+      filler("parseKeys", 30),
+      filler("parseObject", 30),
+      filler("parseArrayValue", 30),
+      filler("interpretNumericEntities", 30),
+      exportOf("Parse", 30),
+    ].join("\n"),
+  };
+  const issue = [
+    'stringify: charsetSentinel is followed by "&" whatever the delimiter',
+    "",
+    "    var qs = require('qs');",
+    "    qs.stringify({ a: 1, b: 2 }, { charsetSentinel: true, delimiter: ';' });",
+    "",
+    "so `qs.parse(out, { delimiter: ';', charsetSentinel: true })` does not read it back with that charset.",
+  ].join("\n");
+
+  it("is named by its file: stringify.js's export is among the reached code shown for an issue about stringify", async () => {
+    const dir = await writeRepo(files);
+    try {
+      const context = await issueContext(dir, issue, isTestFile);
+      expect(context.symbols.filter((s) => s.reason === "reached").map((s) => `${s.path}#${s.name}`)).toContain(
+        "lib/stringify.js#module.exports",
+      );
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
