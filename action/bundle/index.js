@@ -92490,6 +92490,7 @@ var THIN_LINES = 15;
 var PREFERRED_WEIGHT = 1.5;
 var NAME_WEIGHT = 2;
 var CODE_WEIGHT = 2;
+var OUTPUT_WEIGHT = 0.5;
 var GENERIC = new Set(
   "the and for that with this not are but was were has have had its into from when then than also only does should would could get set read write make init new".split(
     " "
@@ -92520,6 +92521,7 @@ async function reachedFocus(workspace, files, options2, count2) {
       (r2) => !(r2.symbol.kind === "class" && r2.symbol.endLine - r2.symbol.startLine >= CLASS_LINES)
     ),
     options2.query,
+    options2.about ?? options2.issue,
     // What the issue's own code calls is what the report is about; a test may call more (a round trip, a setup).
     entries.length > 1 ? byIssue : /* @__PURE__ */ new Set()
   );
@@ -92546,10 +92548,14 @@ function nameWords(symbol2, path12) {
   const own2 = symbol2.name === "module.exports" ? (path12.split("/").at(-1) ?? "").replace(/\.[^.]*$/, "") : shortName(symbol2);
   return (splitIdentifiers(own2).toLowerCase().match(/[a-z0-9]{3,}/g) ?? []).filter((w2) => !GENERIC.has(w2));
 }
-function rank(reached, query, preferred) {
+function rank(reached, query, about, preferred) {
+  const own2 = about ?? query;
   const weights = /* @__PURE__ */ new Map();
-  for (const w2 of wordsOf(query)) weights.set(w2, (weights.get(w2) ?? 0) + 1);
+  for (const w2 of wordsOf(own2)) weights.set(w2, (weights.get(w2) ?? 0) + 1);
   for (const [w2, n2] of weights) weights.set(w2, 1 + Math.log(n2));
+  if (about !== void 0) {
+    for (const w2 of new Set(wordsOf(query))) if (!weights.has(w2)) weights.set(w2, OUTPUT_WEIGHT);
+  }
   const code2 = [
     ...[...query.matchAll(/`([^`\n]+)`/g)].map((m) => m[1] ?? ""),
     ...query.split("\n").filter((l2) => /^( {4}|\t|>>> )/.test(l2))
@@ -93452,6 +93458,9 @@ async function failureContext(workspace, options2) {
   return buildContext(workspace, {
     query: `${options2.problem}
 ${options2.digest}`,
+    // What the code is about: the issue and the failing tests' names; their output's values count less.
+    about: `${options2.problem}
+${failing.map((t2) => t2.name || t2.id).join("\n")}`,
     mentioned,
     frames,
     named: namedIdentifiers(options2.problem),

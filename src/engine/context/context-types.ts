@@ -32,6 +32,11 @@ export type ContextOptions = {
   named?: string[];
   /** The issue: the code it shows (imports, calls) is followed like a failing test's. */
   issue?: string;
+  /**
+   * The part of the query that says what the code is about (the issue and the failing tests' names), against which
+   * the rest (the failures' output, its values) counts less when the reached code is ranked. Default: the issue.
+   */
+  about?: string;
   isTestFile: (path: string) => boolean;
   /** The budget for the code shown (signatures and the map come on top, bounded separately). */
   maxChars?: number;

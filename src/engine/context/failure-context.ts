@@ -37,6 +37,8 @@ export async function failureContext(workspace: string, options: FailureContextO
   const frames = [...failureFrames(failing, workspace), ...(options.suspicious ?? []).slice(0, 5)];
   return buildContext(workspace, {
     query: `${options.problem}\n${options.digest}`,
+    // What the code is about: the issue and the failing tests' names; their output's values count less.
+    about: `${options.problem}\n${failing.map((t) => t.name || t.id).join("\n")}`,
     mentioned,
     frames,
     named: namedIdentifiers(options.problem),

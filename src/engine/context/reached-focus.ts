@@ -33,6 +33,8 @@ const PREFERRED_WEIGHT = 1.5;
 const NAME_WEIGHT = 2;
 /** A word the problem writes as code (a `span`, an indented block, an identifier) counts this many times a prose word. */
 const CODE_WEIGHT = 2;
+/** A word only the failures' output has (not the issue) counts this much, once. */
+const OUTPUT_WEIGHT = 0.5;
 /** Words that say nothing about which code: English glue, and what any function does in general. */
 const GENERIC = new Set(
   "the and for that with this not are but was were has have had its into from when then than also only does should would could get set read write make init new".split(
@@ -45,7 +47,7 @@ const packageJson = z.object({ name: z.string().optional(), main: z.string().opt
 export async function reachedFocus(
   workspace: string,
   files: ReadonlyMap<string, SourceFile>,
-  options: Pick<ContextOptions, "mentioned" | "isTestFile" | "issue" | "query">,
+  options: Pick<ContextOptions, "mentioned" | "isTestFile" | "issue" | "query" | "about">,
   count: number,
 ): Promise<ReachedFocus> {
   const pkg = await packageInfo(workspace);
@@ -72,6 +74,7 @@ export async function reachedFocus(
       (r) => !(r.symbol.kind === "class" && r.symbol.endLine - r.symbol.startLine >= CLASS_LINES),
     ),
     options.query,
+    options.about ?? options.issue,
     // What the issue's own code calls is what the report is about; a test may call more (a round trip, a setup).
     entries.length > 1 ? byIssue : new Set(),
   );
@@ -119,12 +122,17 @@ function nameWords(symbol: CodeSymbol, path: string): string[] {
 function rank(
   reached: readonly ReachedSymbol[],
   query: string,
+  about: string | undefined,
   preferred: ReadonlySet<string>,
 ): Array<{ r: ReachedSymbol; score: number }> {
-  // A word the reporter repeats is central to the report: 1 + ln(its count).
+  // A word the reporter repeats is central to the report: 1 + ln(its count). Beside an issue, the rest of the
+  // query (the failures' output: the values a diff repeats, `DEFAULT CAST` eight times) is weaker evidence:
+  // its words count OUTPUT_WEIGHT each, however often they are repeated.
+  const own = about ?? query;
   const weights = new Map<string, number>();
-  for (const w of wordsOf(query)) weights.set(w, (weights.get(w) ?? 0) + 1);
+  for (const w of wordsOf(own)) weights.set(w, (weights.get(w) ?? 0) + 1);
   for (const [w, n] of weights) weights.set(w, 1 + Math.log(n));
+  if (about !== undefined) for (const w of new Set(wordsOf(query))) if (!weights.has(w)) weights.set(w, OUTPUT_WEIGHT);
   const code = [
     ...[...query.matchAll(/`([^`\n]+)`/g)].map((m) => m[1] ?? ""),
     ...query.split("\n").filter((l) => /^( {4}|\t|>>> )/.test(l)),

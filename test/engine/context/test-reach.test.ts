@@ -268,3 +268,71 @@ describe("a module's anonymous export", () => {
     }
   });
 });
+
+describe("ranking the reached code beside the failures' output", () => {
+  // The failing test reaches six functions; the diff it prints repeats a data value ("DEFAULT") that is also
+  // the name of one of them. The issue's words and the test's name decide; the output's values count less.
+  const helper = (name: string, words: string) =>
+    `    def ${name}(self, token):\n${Array.from({ length: 12 }, (_, i) => `        self.v${i} = token  # ${words}`).join("\n")}\n        return token\n`;
+  const files = {
+    "sqlish/__init__.py": "from .splitter import Splitter\n\n\ndef split(sql):\n    return Splitter().run(sql)\n",
+    "sqlish/splitter.py": [
+      "class Splitter:",
+      "    def run(self, sql):",
+      "        self.default_lexer()",
+      "        self.create_keywords()",
+      "        self.default_tokens()",
+      "        self.create_statement()",
+      "        return self.process(sql)",
+      "",
+      helper("default_lexer", "default lexer create"),
+      helper("create_keywords", "create keyword default"),
+      helper("default_tokens", "default token create"),
+      helper("create_statement", "create statement default"),
+      "    def process(self, sql):",
+      "        # a block's body ends at the semicolon after its end",
+      ...Array.from({ length: 10 }, (_, i) => `        part${i} = sql.split(';')`),
+      "        return part0",
+      "",
+    ].join("\n"),
+    "tests/test_split.py": [
+      "import sqlish",
+      "",
+      "",
+      "def test_split_begin_end_block_semicolons():",
+      "    assert sqlish.split('CREATE f() BEGIN x DEFAULT 1; y; END;') == ['CREATE f() BEGIN x DEFAULT 1; y; END;']",
+      "",
+    ].join("\n"),
+  };
+  const issue =
+    "split() cuts a statement with a BEGIN ... END block at the first semicolon inside the block\n\nThe body's semicolons should not end the statement.";
+  const output = Array.from({ length: 8 }, () => "E  - 'CREATE f() BEGIN x DEFAULT 1;'\nE  + 'DEFAULT DEFAULT'").join(
+    "\n",
+  );
+
+  it("keeps the function the issue is about among those shown whole although the output repeats another's name", async () => {
+    const dir = await writeRepo(files);
+    try {
+      const failing: TestCaseResult[] = [
+        {
+          id: "tests/test_split.py::test_split_begin_end_block_semicolons",
+          name: "test_split_begin_end_block_semicolons",
+          file: "tests/test_split.py",
+          status: "fail",
+          message: "AssertionError: assert [...] == [...]",
+          details: output,
+        },
+      ];
+      const context = await failureContext(dir, {
+        problem: issue,
+        digest: `${failing[0]?.id}: AssertionError\n${output}`,
+        failing,
+        isTestFile,
+      });
+      const reached = context.symbols.filter((s) => s.reason === "reached").map((s) => s.name);
+      expect(reached).toContain("Splitter.process");
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
