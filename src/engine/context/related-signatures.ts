@@ -1,5 +1,5 @@
 // The callers and callees of the symbols shown, as one-line signatures with where they
-// are: what the model needs to know they exist without their bodies. A call counts only
+// are and whose caller or callee each is (a helper's caller is not the focal function's): what the model needs to know they exist without their bodies. A call counts only
 // when it resolves: a bare `f(...)` to the same module's top-level `f` or to the `f` an
 // import brings in, `self.f(...)`/`this.f(...)` to the enclosing class's method,
 // `mod.f(...)` through an imported module, `Class.f(...)` to that class's method. A method
@@ -37,12 +37,13 @@ export function relatedSignatures(shown: Shown[], files: GraphFile[], max: numbe
       for (const symbol of other.symbols) {
         if (symbol.kind === "class" || !symbol.text.includes(short)) continue;
         if (resolvedCalls(other, symbol, byPath).some((t) => t.file === file && t.symbol === s.symbol))
-          take({ file: other, symbol }, "caller");
+          take({ file: other, symbol }, `caller of ${short}`);
       }
   }
   for (const s of shown) {
     const file = byPath.get(s.path);
-    if (file) for (const target of resolvedCalls(file, s.symbol, byPath)) take(target, "callee");
+    if (file)
+      for (const target of resolvedCalls(file, s.symbol, byPath)) take(target, `callee of ${shortName(s.symbol)}`);
   }
   return out.join("\n");
 }

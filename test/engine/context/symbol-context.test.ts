@@ -162,7 +162,9 @@ describe("context by symbol", () => {
     expect(context.symbols[1]).toMatchObject({ name: "tabulate", reason: "stack-frame" });
     expect(context.code).toContain("1725 | class Table:");
     expect(context.code).toContain("1729 | \n   ⋮ lines 1730-1736 not shown\n1737 |     def wrap_text_to_colwidths");
-    expect(context.code).toMatch(/caller grid\/table\.py:1752: def render\(self, colwidths=None\):/);
+    expect(context.code).toMatch(
+      /caller of wrap_text_to_colwidths grid\/table\.py:1752: def render\(self, colwidths=None\):/,
+    );
     expect(context.code).not.toContain("1753 |");
   });
 
