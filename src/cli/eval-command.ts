@@ -19,6 +19,7 @@ import { resultsChart } from "../eval/results-chart.ts";
 import { runEval, type StrategyFactory } from "../eval/run-eval.ts";
 import { resultsMarkdown, resultsSummaryLines, summarise } from "../eval/summarise-results.ts";
 import { taskFiguresMarkdown } from "../eval/task-figures-table.ts";
+import { searchConsoleLines, searchMarkdown } from "../eval/search-figures.ts";
 import { behaviourRows, behaviourVerdict } from "../eval/behaviour-lines.ts";
 import { formatTaskFigures } from "../metrics/task-figures.ts";
 import { EXIT, UsageError, type CliCommand, type CliIo } from "./command.ts";
@@ -208,6 +209,11 @@ export const evalCommand: CliCommand = {
       );
       if (r.behaviour)
         io.stdout([behaviourVerdict(r.behaviour), ...behaviourRows(r.behaviour)].map((l) => `      ${l}\n`).join(""));
+      io.stdout(
+        searchConsoleLines(r)
+          .map((l) => `      ${l}\n`)
+          .join(""),
+      );
     });
     const summaries = summarise(results);
     const table = resultsMarkdown(summaries);
@@ -217,7 +223,11 @@ export const evalCommand: CliCommand = {
       resolve(outDir, "results.json"),
       `${JSON.stringify({ dataset, settings, summaries, results }, null, 2)}\n`,
     );
-    await writeFile(resolve(outDir, "results.md"), `${table}\n\n${taskFiguresMarkdown(results)}\n`);
+    const searches = searchMarkdown(results);
+    await writeFile(
+      resolve(outDir, "results.md"),
+      `${table}\n\n${taskFiguresMarkdown(results)}\n${searches ? `\n${searches}\n` : ""}`,
+    );
     await writeFile(resolve(outDir, "results.svg"), resultsChart(summaries));
     io.stdout(
       `\n${table}\n\n${resultsSummaryLines(summaries)}\n${tasks.length} tasks in ${((performance.now() - started) / 1000).toFixed(0)} s; results in ${outDir}\n`,

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { repoConfigSchema } from "../config/repo-config-schema.ts";
 import type { Trigger } from "../engine/build-task.ts";
-import { emptyOutcome, type Outcome, type Strategy } from "../engine/task.ts";
+import { emptyOutcome, type Outcome, type SearchSummary, type Strategy } from "../engine/task.ts";
 import { runJobPipeline } from "../pipeline/run-job-pipeline.ts";
 import { fixedWord, isUnreviewed, type FixReview } from "../engine/review/review-fix.ts";
 import type { BehaviourTable } from "../engine/behaviour/behaviour-table.ts";
@@ -39,6 +39,8 @@ export type TaskResult = {
   said?: string | undefined;
   /** The behaviour table on the fix (with a model), or why there is none. */
   behaviour?: BehaviourTable | undefined;
+  /** SLPW's and SEIDR's search: the plans or drafts it chose among and what it chose. */
+  search?: SearchSummary | undefined;
   stopReason: Outcome["stopReason"];
   message: string;
   fix?: string | undefined;
@@ -134,6 +136,7 @@ export async function runEvalTask(
       unreviewed: isUnreviewed(outcome),
       said: outcome.status === "fixed" ? fixedWord(outcome) : undefined,
       behaviour: outcome.behaviour,
+      search: outcome.plan.search,
       stopReason: outcome.stopReason,
       message: outcome.message,
       fix: outcome.plan.fix

@@ -2,7 +2,7 @@
 // each plan's verification score and revision, the plans the bandit made programs of and
 // the one whose program is the fix; SEIDR's drafts and, per generation, the candidates the
 // ranking kept and repaired and those it replaced, with the fraction of visible tests each passed.
-import type { Outcome, SampledPlan, ScoredCandidate } from "../engine/task.ts";
+import type { Outcome, SampledPlan, ScoredCandidate, SearchSummary } from "../engine/task.ts";
 import { cut } from "./report-sections.ts";
 
 const STEP_CHARS = 120;
@@ -22,8 +22,12 @@ const candidates = (list: readonly ScoredCandidate[]) =>
 
 export function searchLines(outcome: Outcome): string[] {
   const s = outcome.plan.search;
-  if (!s) return [];
-  const out = ["", "### Search", ""];
+  return s ? ["", "### Search", "", ...searchSummaryLines(s)] : [];
+}
+
+/** The search as lines of markdown (SLPW's plans are a list after a blank line), for the report and the eval. */
+export function searchSummaryLines(s: SearchSummary): string[] {
+  const out: string[] = [];
   if (s.kind === "slpw") {
     out.push(
       `SLPW sampled ${s.samples} plan(s), ${s.distinct} distinct. A bandit chose which plan to verify next, rewarded by the visible tests its walk-through got right; a verification that disagreed revised the plan:`,

@@ -176,6 +176,7 @@ type Result = {
   stopReason: string;
   message: string;
   cost: { llmCalls: number; candidatesTried: number };
+  search?: { kind: string; drafts?: Array<{ score: number }> };
 };
 
 describe("every strategy's control flow on the local benchmark, with scripted answers", { timeout: 600_000 }, () => {
@@ -226,6 +227,22 @@ describe("every strategy's control flow on the local benchmark, with scripted an
     expect(args?.message).toBe(
       "could not reproduce: all 3 tests the model wrote were rejected; the last: its test(s) pass on the unchanged code (test/retries-value.test.js > test > retries value is kept), so they do not show the bug",
     );
+
+    // What SLPW's and SEIDR's search chose, kept with the task's result and printed under its line.
+    const searchOf = (strategy: string) =>
+      rows.find((r) => r.strategy === strategy && r.id === "py-money-negative")?.search;
+    expect(searchOf("slpw")).toMatchObject({
+      kind: "slpw",
+      samples: 6,
+      distinct: 1,
+      implemented: ["p1"],
+      chosen: "p1",
+    });
+    expect(searchOf("seidr")).toMatchObject({ kind: "seidr", drafts: [{ score: 1 }], generations: [] });
+    expect(searchOf("lpw")).toBeUndefined();
+    expect(recorded.stdout).toContain("      SLPW sampled 6 plan(s), 1 distinct.");
+    expect(recorded.stdout).toContain("the fix is the program of plan `p1`.");
+    expect(await readFile(join(recordedOut, "results.md"), "utf8")).toContain("### Search: seidr py-money-negative");
 
     // The stages each strategy went through, as its transcripts recorded them.
     const stages = async (strategy: string, task: string) =>
