@@ -136,6 +136,8 @@ export type StopReason =
 
 /** A plan SLPW sampled or revised: its verification's score (tests whose walk-through matched, of those walked through), when verified. */
 export type SampledPlan = { id: string; parent?: string | undefined; steps: string[]; right?: number; of?: number };
+/** An SLPW program: its plan, the program it refines (if any), and the visible tests it passed. */
+export type ProgramScore = { id: string; plan: string; parent?: string | undefined; passed: number; of: number };
 /** A SEIDR candidate: its attempt's index and the fraction of visible tests it passed. */
 export type ScoredCandidate = { id: number; score: number; parent?: number | undefined };
 export type SearchSummary =
@@ -149,6 +151,9 @@ export type SearchSummary =
       /** The plans that became programs, in the bandit's order; the first that passed is `chosen`. */
       implemented: string[];
       chosen?: string | undefined;
+      /** Every program run, in order (a plan's, then the refinements UCB chose), with the visible tests it passed; the fix is `chosenProgram`. */
+      programs: ProgramScore[];
+      chosenProgram?: string | undefined;
     }
   | {
       kind: "seidr";

@@ -17,6 +17,10 @@ function planLine(p: SampledPlan): string {
   return `- \`${p.id}\` (${origin}), ${score}: ${plainStep(p.steps[0] ?? "(no steps)")}${p.steps.length > 1 ? ` (+${p.steps.length - 1} step(s))` : ""}`;
 }
 
+/** ", refined (`prog-p1.r1`)" when the program that passed is a refinement, not the plan's own program. */
+const refined = (plan: string, program: string | undefined) =>
+  program === undefined || program === `prog-${plan}` ? "" : `, refined (\`${program}\`)`;
+
 const candidates = (list: readonly ScoredCandidate[]) =>
   list.length === 0 ? "none" : list.map((c) => `#${c.id} (${c.score})`).join(", ");
 
@@ -36,8 +40,13 @@ export function searchSummaryLines(s: SearchSummary): string[] {
       "",
       s.implemented.length === 0
         ? "No plan became a program."
-        : `Programs were made from ${s.implemented.map((id) => `\`${id}\``).join(", ")}; ${s.chosen ? `the fix is the program of plan \`${s.chosen}\`.` : "none passed the visible tests and the regression gate."}`,
+        : `Programs were made from ${s.implemented.map((id) => `\`${id}\``).join(", ")}; ${s.chosen ? `the fix is the program of plan \`${s.chosen}\`${refined(s.chosen, s.chosenProgram)}.` : "none passed the visible tests and the regression gate."}`,
     );
+    if (s.programs.length > 0)
+      out.push(
+        "",
+        `Programs run, with the visible tests each passed: ${s.programs.map((p) => `\`${p.id}\` (${p.parent ? `refinement of \`${p.parent}\`` : `plan \`${p.plan}\``}) ${p.passed} of ${p.of}`).join("; ")}.`,
+      );
     return out;
   }
   out.push(`SEIDR drafts: ${candidates(s.drafts)} (attempt number, fraction of the visible tests passed).`);

@@ -150,6 +150,8 @@ describe("SLPW with a caching server in front of the model", () => {
       ],
       implemented: ["p3"],
       chosen: "p3",
+      programs: [{ id: "prog-p3", plan: "p3", passed: 2, of: 2 }],
+      chosenProgram: "prog-p3",
     });
     const report = renderReport(outcome, { title: "t" });
     expect(report).toContain("SLPW sampled 3 plan(s), 3 distinct.");

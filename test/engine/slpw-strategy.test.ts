@@ -2,6 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { isTestFile } from "../../src/engine/is-test-file.ts";
 import { slpwStrategy } from "../../src/engine/slpw/slpw-strategy.ts";
+import { renderReport } from "../../src/report/render-report.ts";
 import { localVerifier } from "../../src/verify/local-verifier.ts";
 import { pytestRunner } from "../../src/verify/runners/detect-runner.ts";
 import { useHttpMock } from "../support/http-mock.ts";
@@ -81,5 +82,22 @@ describe("SLPW", () => {
       ["refinement of prog-p2", 2, 0],
     ]);
     expect(outcome.cost).toMatchObject({ llmCalls: 7, candidatesGenerated: 2 });
+    // The report names the program that passed: the refinement, not plan p2's first program (which failed a test).
+    expect(outcome.plan.search).toMatchObject({
+      implemented: ["p2"],
+      chosen: "p2",
+      programs: [
+        { id: "prog-p2", plan: "p2", passed: 1, of: 2 },
+        { id: "prog-p2.r1", plan: "p2", parent: "prog-p2", passed: 2, of: 2 },
+      ],
+      chosenProgram: "prog-p2.r1",
+    });
+    const report = renderReport(outcome, { title: "t" });
+    expect(report).toContain(
+      "Programs were made from `p2`; the fix is the program of plan `p2`, refined (`prog-p2.r1`).",
+    );
+    expect(report).toContain(
+      "Programs run, with the visible tests each passed: `prog-p2` (plan `p2`) 1 of 2; `prog-p2.r1` (refinement of `prog-p2`) 2 of 2.",
+    );
   });
 });

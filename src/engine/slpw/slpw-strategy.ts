@@ -16,7 +16,7 @@ import { failingTestsBlock } from "../lpw/failing-tests-block.ts";
 import { findingsText } from "../lpw/findings-text.ts";
 import { SearchRun, type Executed } from "../search/search-run.ts";
 import { UcbBandit } from "../search/ucb-bandit.ts";
-import type { SampledPlan, Strategy } from "../task.ts";
+import type { ProgramScore, SampledPlan, Strategy } from "../task.ts";
 
 export type SlpwOptions = {
   llm: LlmClient;
@@ -123,6 +123,8 @@ export function slpwStrategy(options: SlpwOptions): Strategy {
           samples: samples.length,
           implemented: [] as string[],
           chosen: undefined as string | undefined,
+          programs: [] as ProgramScore[],
+          chosenProgram: undefined as string | undefined,
         };
         outcome.plan.search = search;
         outcome.plan.steps = carried[0]?.steps;
@@ -142,17 +144,27 @@ export function slpwStrategy(options: SlpwOptions): Strategy {
           plan: Plan,
           edits: Edit[],
           description: string,
+          parent?: string,
         ): Promise<Program | undefined> => {
           const result = await run.execute(edits, description);
           if (!result) return undefined;
           const program = { id, plan, edits, report: result.report, executed: result };
           programs.set(id, program);
+          const of = result.report.tests.length;
+          search.programs.push({
+            id,
+            plan: plan.id,
+            ...(parent ? { parent } : {}),
+            passed: of - failingTests(result.report).length,
+            of,
+          });
           return program;
         };
         const accept = (program: Program): boolean => {
           if (!run.acceptIf(program.executed)) return false;
           outcome.plan.steps = program.plan.steps;
           search.chosen = program.plan.id;
+          search.chosenProgram = program.id;
           return true;
         };
         for (const plan of carried) {
@@ -240,6 +252,7 @@ export function slpwStrategy(options: SlpwOptions): Strategy {
             parent.plan,
             [...parent.edits, ...run.editsOf(value)],
             `refinement of ${id}`,
+            id,
           );
           if (!child) continue;
           programBandit.add(child.id, id);
