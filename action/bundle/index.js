@@ -91377,19 +91377,27 @@ function planLine(p) {
   const origin = p.parent ? `revision of \`${p.parent}\`` : "sample";
   return `- \`${p.id}\` (${origin}), ${score}: ${plainStep(p.steps[0] ?? "(no steps)")}${p.steps.length > 1 ? ` (+${p.steps.length - 1} step(s))` : ""}`;
 }
+var refined = (plan, program) => program === void 0 || program === `prog-${plan}` ? "" : `, refined (\`${program}\`)`;
 var candidates = (list) => list.length === 0 ? "none" : list.map((c4) => `#${c4.id} (${c4.score})`).join(", ");
 function searchLines(outcome) {
   const s = outcome.plan.search;
-  if (!s) return [];
-  const out = ["", "### Search", ""];
+  return s ? ["", "### Search", "", ...searchSummaryLines(s)] : [];
+}
+function searchSummaryLines(s) {
+  const out = [];
   if (s.kind === "slpw") {
     out.push(
       `SLPW sampled ${s.samples} plan(s), ${s.distinct} distinct. A bandit chose which plan to verify next, rewarded by the visible tests its walk-through got right; a verification that disagreed revised the plan:`,
       "",
       ...s.plans.map(planLine),
       "",
-      s.implemented.length === 0 ? "No plan became a program." : `Programs were made from ${s.implemented.map((id) => `\`${id}\``).join(", ")}; ${s.chosen ? `the fix is the program of plan \`${s.chosen}\`.` : "none passed the visible tests and the regression gate."}`
+      s.implemented.length === 0 ? "No plan became a program." : `Programs were made from ${s.implemented.map((id) => `\`${id}\``).join(", ")}; ${s.chosen ? `the fix is the program of plan \`${s.chosen}\`${refined(s.chosen, s.chosenProgram)}.` : "none passed the visible tests and the regression gate."}`
     );
+    if (s.programs.length > 0)
+      out.push(
+        "",
+        `Programs run, with the visible tests each passed: ${s.programs.map((p) => `\`${p.id}\` (${p.parent ? `refinement of \`${p.parent}\`` : `plan \`${p.plan}\``}) ${p.passed} of ${p.of}`).join("; ")}.`
+      );
     return out;
   }
   out.push(`SEIDR drafts: ${candidates(s.drafts)} (attempt number, fraction of the visible tests passed).`);
@@ -92176,12 +92184,13 @@ function relatedSignatures(shown3, files, max2) {
       for (const symbol2 of other.symbols) {
         if (symbol2.kind === "class" || !symbol2.text.includes(short)) continue;
         if (resolvedCalls(other, symbol2, byPath).some((t2) => t2.file === file2 && t2.symbol === s.symbol))
-          take({ file: other, symbol: symbol2 }, "caller");
+          take({ file: other, symbol: symbol2 }, `caller of ${short}`);
       }
   }
   for (const s of shown3) {
     const file2 = byPath.get(s.path);
-    if (file2) for (const target of resolvedCalls(file2, s.symbol, byPath)) take(target, "callee");
+    if (file2)
+      for (const target of resolvedCalls(file2, s.symbol, byPath)) take(target, `callee of ${shortName(s.symbol)}`);
   }
   return out.join("\n");
 }
@@ -97325,7 +97334,9 @@ function slpwStrategy(options2) {
           distinct: distinctPlans(samples.map((p) => p.steps)),
           samples: samples.length,
           implemented: [],
-          chosen: void 0
+          chosen: void 0,
+          programs: [],
+          chosenProgram: void 0
         };
         outcome.plan.search = search;
         outcome.plan.steps = carried[0]?.steps;
@@ -97338,17 +97349,26 @@ function slpwStrategy(options2) {
         }));
         const programBandit = new UcbBandit();
         const programs = /* @__PURE__ */ new Map();
-        const execute = async (id, plan, edits, description) => {
+        const execute = async (id, plan, edits, description, parent) => {
           const result = await run2.execute(edits, description);
           if (!result) return void 0;
           const program = { id, plan, edits, report: result.report, executed: result };
           programs.set(id, program);
+          const of = result.report.tests.length;
+          search.programs.push({
+            id,
+            plan: plan.id,
+            ...parent ? { parent } : {},
+            passed: of - failingTests(result.report).length,
+            of
+          });
           return program;
         };
         const accept = (program) => {
           if (!run2.acceptIf(program.executed)) return false;
           outcome.plan.steps = program.plan.steps;
           search.chosen = program.plan.id;
+          search.chosenProgram = program.id;
           return true;
         };
         for (const plan of carried) {
@@ -97431,7 +97451,8 @@ Fix: ${analysis.fix}`,
             `${id}.r${round}`,
             parent.plan,
             [...parent.edits, ...run2.editsOf(value)],
-            `refinement of ${id}`
+            `refinement of ${id}`,
+            id
           );
           if (!child) continue;
           programBandit.add(child.id, id);
