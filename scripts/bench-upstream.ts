@@ -209,8 +209,12 @@ for (const task of tasks) {
   const strategy = withModel
     ? ["--strategy", MODEL_STRATEGY, "--template-after", "--transcripts", join(out, "transcripts")]
     : ["--strategy", "template"];
-  // A result left by an earlier run must not stand in for this one's.
-  if (!reportOnly) await rm(join(out, "results.json"), { force: true });
+  // A result left by an earlier run must not stand in for this one's, nor its transcript (appended to, it mixed
+  // two runs' calls into one row's prompt figures).
+  if (!reportOnly) {
+    await rm(join(out, "results.json"), { force: true });
+    if (withModel) await rm(join(out, "transcripts", MODEL_STRATEGY), { recursive: true, force: true });
+  }
   const run = reportOnly
     ? { status: 0 }
     : spawnSync(
