@@ -9150,7 +9150,7 @@ var require_light = __commonJS({
       var Batcher_1 = Batcher;
       var require$$4$1 = () => console.log("You must import the full version of Bottleneck in order to use this feature.");
       var require$$8 = getCjsExportFromNamespace(version$2);
-      var Bottleneck3, DEFAULT_PRIORITY$1, Events$4, Job$1, LocalDatastore$1, NUM_PRIORITIES$1, Queues$1, RedisDatastore$1, States$1, Sync$1, parser$5, splice = [].splice;
+      var Bottleneck4, DEFAULT_PRIORITY$1, Events$4, Job$1, LocalDatastore$1, NUM_PRIORITIES$1, Queues$1, RedisDatastore$1, States$1, Sync$1, parser$5, splice = [].splice;
       NUM_PRIORITIES$1 = 10;
       DEFAULT_PRIORITY$1 = 5;
       parser$5 = parser3;
@@ -9161,8 +9161,8 @@ var require_light = __commonJS({
       Events$4 = Events_1;
       States$1 = States_1;
       Sync$1 = Sync_1;
-      Bottleneck3 = (function() {
-        class Bottleneck4 {
+      Bottleneck4 = (function() {
+        class Bottleneck5 {
           constructor(options2 = {}, ...invalid) {
             var storeInstanceOptions, storeOptions;
             this._addToQueue = this._addToQueue.bind(this);
@@ -9184,7 +9184,7 @@ var require_light = __commonJS({
                 storeInstanceOptions = parser$5.load(options2, this.localStoreDefaults, {});
                 return new LocalDatastore$1(this, storeOptions, storeInstanceOptions);
               } else {
-                throw new Bottleneck4.prototype.BottleneckError(`Invalid datastore type: ${this.datastore}`);
+                throw new Bottleneck5.prototype.BottleneckError(`Invalid datastore type: ${this.datastore}`);
               }
             }).call(this);
             this._queues.on("leftzero", () => {
@@ -9198,7 +9198,7 @@ var require_light = __commonJS({
           }
           _validateOptions(options2, invalid) {
             if (!(options2 != null && typeof options2 === "object" && invalid.length === 0)) {
-              throw new Bottleneck4.prototype.BottleneckError("Bottleneck v2 takes a single object argument. Refer to https://github.com/SGrondin/bottleneck#upgrading-to-v2 if you're upgrading from Bottleneck v1.");
+              throw new Bottleneck5.prototype.BottleneckError("Bottleneck v2 takes a single object argument. Refer to https://github.com/SGrondin/bottleneck#upgrading-to-v2 if you're upgrading from Bottleneck v1.");
             }
           }
           ready() {
@@ -9395,10 +9395,10 @@ var require_light = __commonJS({
               return waitForExecuting(1);
             });
             this._receive = function(job) {
-              return job._reject(new Bottleneck4.prototype.BottleneckError(options2.enqueueErrorMessage));
+              return job._reject(new Bottleneck5.prototype.BottleneckError(options2.enqueueErrorMessage));
             };
             this.stop = () => {
-              return this.Promise.reject(new Bottleneck4.prototype.BottleneckError("stop() has already been called"));
+              return this.Promise.reject(new Bottleneck5.prototype.BottleneckError("stop() has already been called"));
             };
             return done;
           }
@@ -9417,11 +9417,11 @@ var require_light = __commonJS({
               job.doDrop();
               return true;
             } else if (reachedHWM) {
-              shifted = strategy === Bottleneck4.prototype.strategy.LEAK ? this._queues.shiftLastFrom(options2.priority) : strategy === Bottleneck4.prototype.strategy.OVERFLOW_PRIORITY ? this._queues.shiftLastFrom(options2.priority + 1) : strategy === Bottleneck4.prototype.strategy.OVERFLOW ? job : void 0;
+              shifted = strategy === Bottleneck5.prototype.strategy.LEAK ? this._queues.shiftLastFrom(options2.priority) : strategy === Bottleneck5.prototype.strategy.OVERFLOW_PRIORITY ? this._queues.shiftLastFrom(options2.priority + 1) : strategy === Bottleneck5.prototype.strategy.OVERFLOW ? job : void 0;
               if (shifted != null) {
                 shifted.doDrop();
               }
-              if (shifted == null || strategy === Bottleneck4.prototype.strategy.OVERFLOW) {
+              if (shifted == null || strategy === Bottleneck5.prototype.strategy.OVERFLOW) {
                 if (shifted == null) {
                   job.doDrop();
                 }
@@ -9435,7 +9435,7 @@ var require_light = __commonJS({
           }
           _receive(job) {
             if (this._states.jobStatus(job.options.id) != null) {
-              job._reject(new Bottleneck4.prototype.BottleneckError(`A job with the same id already exists (id=${job.options.id})`));
+              job._reject(new Bottleneck5.prototype.BottleneckError(`A job with the same id already exists (id=${job.options.id})`));
               return false;
             } else {
               job.doReceive();
@@ -9505,31 +9505,31 @@ var require_light = __commonJS({
             return this._store.__incrementReservoir__(incr);
           }
         }
-        Bottleneck4.default = Bottleneck4;
-        Bottleneck4.Events = Events$4;
-        Bottleneck4.version = Bottleneck4.prototype.version = require$$8.version;
-        Bottleneck4.strategy = Bottleneck4.prototype.strategy = {
+        Bottleneck5.default = Bottleneck5;
+        Bottleneck5.Events = Events$4;
+        Bottleneck5.version = Bottleneck5.prototype.version = require$$8.version;
+        Bottleneck5.strategy = Bottleneck5.prototype.strategy = {
           LEAK: 1,
           OVERFLOW: 2,
           OVERFLOW_PRIORITY: 4,
           BLOCK: 3
         };
-        Bottleneck4.BottleneckError = Bottleneck4.prototype.BottleneckError = BottleneckError_1;
-        Bottleneck4.Group = Bottleneck4.prototype.Group = Group_1;
-        Bottleneck4.RedisConnection = Bottleneck4.prototype.RedisConnection = require$$2;
-        Bottleneck4.IORedisConnection = Bottleneck4.prototype.IORedisConnection = require$$3;
-        Bottleneck4.Batcher = Bottleneck4.prototype.Batcher = Batcher_1;
-        Bottleneck4.prototype.jobDefaults = {
+        Bottleneck5.BottleneckError = Bottleneck5.prototype.BottleneckError = BottleneckError_1;
+        Bottleneck5.Group = Bottleneck5.prototype.Group = Group_1;
+        Bottleneck5.RedisConnection = Bottleneck5.prototype.RedisConnection = require$$2;
+        Bottleneck5.IORedisConnection = Bottleneck5.prototype.IORedisConnection = require$$3;
+        Bottleneck5.Batcher = Bottleneck5.prototype.Batcher = Batcher_1;
+        Bottleneck5.prototype.jobDefaults = {
           priority: DEFAULT_PRIORITY$1,
           weight: 1,
           expiration: null,
           id: "<no-id>"
         };
-        Bottleneck4.prototype.storeDefaults = {
+        Bottleneck5.prototype.storeDefaults = {
           maxConcurrent: null,
           minTime: 0,
           highWater: null,
-          strategy: Bottleneck4.prototype.strategy.LEAK,
+          strategy: Bottleneck5.prototype.strategy.LEAK,
           penalty: null,
           reservoir: null,
           reservoirRefreshInterval: null,
@@ -9538,12 +9538,12 @@ var require_light = __commonJS({
           reservoirIncreaseAmount: null,
           reservoirIncreaseMaximum: null
         };
-        Bottleneck4.prototype.localStoreDefaults = {
+        Bottleneck5.prototype.localStoreDefaults = {
           Promise,
           timeout: null,
           heartbeatInterval: 250
         };
-        Bottleneck4.prototype.redisStoreDefaults = {
+        Bottleneck5.prototype.redisStoreDefaults = {
           Promise,
           timeout: null,
           heartbeatInterval: 5e3,
@@ -9554,7 +9554,7 @@ var require_light = __commonJS({
           clearDatastore: false,
           connection: null
         };
-        Bottleneck4.prototype.instanceDefaults = {
+        Bottleneck5.prototype.instanceDefaults = {
           datastore: "local",
           connection: null,
           id: "<no-id>",
@@ -9562,14 +9562,14 @@ var require_light = __commonJS({
           trackDoneStatus: false,
           Promise
         };
-        Bottleneck4.prototype.stopDefaults = {
+        Bottleneck5.prototype.stopDefaults = {
           enqueueErrorMessage: "This limiter has been stopped and cannot accept new jobs.",
           dropWaitingJobs: true,
           dropErrorMessage: "This limiter has been stopped."
         };
-        return Bottleneck4;
+        return Bottleneck5;
       }).call(commonjsGlobal);
-      var Bottleneck_1 = Bottleneck3;
+      var Bottleneck_1 = Bottleneck4;
       var lib = Bottleneck_1;
       return lib;
     }));
@@ -19292,7 +19292,7 @@ var require_Bottleneck = __commonJS({
         });
       };
     }
-    var Bottleneck3;
+    var Bottleneck4;
     var DEFAULT_PRIORITY;
     var Events3;
     var Job;
@@ -19314,8 +19314,8 @@ var require_Bottleneck = __commonJS({
     Events3 = require_Events();
     States = require_States();
     Sync = require_Sync();
-    Bottleneck3 = function() {
-      class Bottleneck4 {
+    Bottleneck4 = function() {
+      class Bottleneck5 {
         constructor(options2 = {}, ...invalid) {
           var storeInstanceOptions, storeOptions;
           this._addToQueue = this._addToQueue.bind(this);
@@ -19337,7 +19337,7 @@ var require_Bottleneck = __commonJS({
               storeInstanceOptions = parser3.load(options2, this.localStoreDefaults, {});
               return new LocalDatastore(this, storeOptions, storeInstanceOptions);
             } else {
-              throw new Bottleneck4.prototype.BottleneckError(`Invalid datastore type: ${this.datastore}`);
+              throw new Bottleneck5.prototype.BottleneckError(`Invalid datastore type: ${this.datastore}`);
             }
           }.call(this);
           this._queues.on("leftzero", () => {
@@ -19351,7 +19351,7 @@ var require_Bottleneck = __commonJS({
         }
         _validateOptions(options2, invalid) {
           if (!(options2 != null && typeof options2 === "object" && invalid.length === 0)) {
-            throw new Bottleneck4.prototype.BottleneckError("Bottleneck v2 takes a single object argument. Refer to https://github.com/SGrondin/bottleneck#upgrading-to-v2 if you're upgrading from Bottleneck v1.");
+            throw new Bottleneck5.prototype.BottleneckError("Bottleneck v2 takes a single object argument. Refer to https://github.com/SGrondin/bottleneck#upgrading-to-v2 if you're upgrading from Bottleneck v1.");
           }
         }
         ready() {
@@ -19567,10 +19567,10 @@ var require_Bottleneck = __commonJS({
             return waitForExecuting(1);
           });
           this._receive = function(job) {
-            return job._reject(new Bottleneck4.prototype.BottleneckError(options2.enqueueErrorMessage));
+            return job._reject(new Bottleneck5.prototype.BottleneckError(options2.enqueueErrorMessage));
           };
           this.stop = () => {
-            return this.Promise.reject(new Bottleneck4.prototype.BottleneckError("stop() has already been called"));
+            return this.Promise.reject(new Bottleneck5.prototype.BottleneckError("stop() has already been called"));
           };
           return done;
         }
@@ -19601,11 +19601,11 @@ var require_Bottleneck = __commonJS({
               job.doDrop();
               return true;
             } else if (reachedHWM) {
-              shifted = strategy === Bottleneck4.prototype.strategy.LEAK ? _this2._queues.shiftLastFrom(options2.priority) : strategy === Bottleneck4.prototype.strategy.OVERFLOW_PRIORITY ? _this2._queues.shiftLastFrom(options2.priority + 1) : strategy === Bottleneck4.prototype.strategy.OVERFLOW ? job : void 0;
+              shifted = strategy === Bottleneck5.prototype.strategy.LEAK ? _this2._queues.shiftLastFrom(options2.priority) : strategy === Bottleneck5.prototype.strategy.OVERFLOW_PRIORITY ? _this2._queues.shiftLastFrom(options2.priority + 1) : strategy === Bottleneck5.prototype.strategy.OVERFLOW ? job : void 0;
               if (shifted != null) {
                 shifted.doDrop();
               }
-              if (shifted == null || strategy === Bottleneck4.prototype.strategy.OVERFLOW) {
+              if (shifted == null || strategy === Bottleneck5.prototype.strategy.OVERFLOW) {
                 if (shifted == null) {
                   job.doDrop();
                 }
@@ -19620,7 +19620,7 @@ var require_Bottleneck = __commonJS({
         }
         _receive(job) {
           if (this._states.jobStatus(job.options.id) != null) {
-            job._reject(new Bottleneck4.prototype.BottleneckError(`A job with the same id already exists (id=${job.options.id})`));
+            job._reject(new Bottleneck5.prototype.BottleneckError(`A job with the same id already exists (id=${job.options.id})`));
             return false;
           } else {
             job.doReceive();
@@ -19703,31 +19703,31 @@ var require_Bottleneck = __commonJS({
         }
       }
       ;
-      Bottleneck4.default = Bottleneck4;
-      Bottleneck4.Events = Events3;
-      Bottleneck4.version = Bottleneck4.prototype.version = require_version().version;
-      Bottleneck4.strategy = Bottleneck4.prototype.strategy = {
+      Bottleneck5.default = Bottleneck5;
+      Bottleneck5.Events = Events3;
+      Bottleneck5.version = Bottleneck5.prototype.version = require_version().version;
+      Bottleneck5.strategy = Bottleneck5.prototype.strategy = {
         LEAK: 1,
         OVERFLOW: 2,
         OVERFLOW_PRIORITY: 4,
         BLOCK: 3
       };
-      Bottleneck4.BottleneckError = Bottleneck4.prototype.BottleneckError = require_BottleneckError();
-      Bottleneck4.Group = Bottleneck4.prototype.Group = require_Group();
-      Bottleneck4.RedisConnection = Bottleneck4.prototype.RedisConnection = require_RedisConnection();
-      Bottleneck4.IORedisConnection = Bottleneck4.prototype.IORedisConnection = require_IORedisConnection();
-      Bottleneck4.Batcher = Bottleneck4.prototype.Batcher = require_Batcher();
-      Bottleneck4.prototype.jobDefaults = {
+      Bottleneck5.BottleneckError = Bottleneck5.prototype.BottleneckError = require_BottleneckError();
+      Bottleneck5.Group = Bottleneck5.prototype.Group = require_Group();
+      Bottleneck5.RedisConnection = Bottleneck5.prototype.RedisConnection = require_RedisConnection();
+      Bottleneck5.IORedisConnection = Bottleneck5.prototype.IORedisConnection = require_IORedisConnection();
+      Bottleneck5.Batcher = Bottleneck5.prototype.Batcher = require_Batcher();
+      Bottleneck5.prototype.jobDefaults = {
         priority: DEFAULT_PRIORITY,
         weight: 1,
         expiration: null,
         id: "<no-id>"
       };
-      Bottleneck4.prototype.storeDefaults = {
+      Bottleneck5.prototype.storeDefaults = {
         maxConcurrent: null,
         minTime: 0,
         highWater: null,
-        strategy: Bottleneck4.prototype.strategy.LEAK,
+        strategy: Bottleneck5.prototype.strategy.LEAK,
         penalty: null,
         reservoir: null,
         reservoirRefreshInterval: null,
@@ -19736,12 +19736,12 @@ var require_Bottleneck = __commonJS({
         reservoirIncreaseAmount: null,
         reservoirIncreaseMaximum: null
       };
-      Bottleneck4.prototype.localStoreDefaults = {
+      Bottleneck5.prototype.localStoreDefaults = {
         Promise,
         timeout: null,
         heartbeatInterval: 250
       };
-      Bottleneck4.prototype.redisStoreDefaults = {
+      Bottleneck5.prototype.redisStoreDefaults = {
         Promise,
         timeout: null,
         heartbeatInterval: 5e3,
@@ -19752,7 +19752,7 @@ var require_Bottleneck = __commonJS({
         clearDatastore: false,
         connection: null
       };
-      Bottleneck4.prototype.instanceDefaults = {
+      Bottleneck5.prototype.instanceDefaults = {
         datastore: "local",
         connection: null,
         id: "<no-id>",
@@ -19760,14 +19760,14 @@ var require_Bottleneck = __commonJS({
         trackDoneStatus: false,
         Promise
       };
-      Bottleneck4.prototype.stopDefaults = {
+      Bottleneck5.prototype.stopDefaults = {
         enqueueErrorMessage: "This limiter has been stopped and cannot accept new jobs.",
         dropWaitingJobs: true,
         dropErrorMessage: "This limiter has been stopped."
       };
-      return Bottleneck4;
+      return Bottleneck5;
     }.call(void 0);
-    module2.exports = Bottleneck3;
+    module2.exports = Bottleneck4;
   }
 });
 
@@ -26675,30 +26675,30 @@ function routeMatcher(paths) {
 var regex = routeMatcher(triggers_notification_paths_default);
 var triggersNotification = regex.test.bind(regex);
 var groups = {};
-var createGroups = function(Bottleneck3, common2) {
-  groups.global = new Bottleneck3.Group({
+var createGroups = function(Bottleneck4, common2) {
+  groups.global = new Bottleneck4.Group({
     id: "octokit-global",
     maxConcurrent: 10,
     ...common2
   });
-  groups.auth = new Bottleneck3.Group({
+  groups.auth = new Bottleneck4.Group({
     id: "octokit-auth",
     maxConcurrent: 1,
     ...common2
   });
-  groups.search = new Bottleneck3.Group({
+  groups.search = new Bottleneck4.Group({
     id: "octokit-search",
     maxConcurrent: 1,
     minTime: 2e3,
     ...common2
   });
-  groups.write = new Bottleneck3.Group({
+  groups.write = new Bottleneck4.Group({
     id: "octokit-write",
     maxConcurrent: 1,
     minTime: 1e3,
     ...common2
   });
-  groups.notifications = new Bottleneck3.Group({
+  groups.notifications = new Bottleneck4.Group({
     id: "octokit-notifications",
     maxConcurrent: 1,
     minTime: 3e3,
@@ -26708,7 +26708,7 @@ var createGroups = function(Bottleneck3, common2) {
 function throttling(octokit, octokitOptions) {
   const {
     enabled = true,
-    Bottleneck: Bottleneck3 = import_light2.default,
+    Bottleneck: Bottleneck4 = import_light2.default,
     id = "no-id",
     timeout = 1e3 * 60 * 2,
     // Redis TTL: 2 minutes
@@ -26751,16 +26751,16 @@ function throttling(octokit, octokitOptions) {
     }
     initialized = true;
     if (groups.global == null) {
-      createGroups(Bottleneck3, common2);
+      createGroups(Bottleneck4, common2);
     }
     state2.global = state2.global ?? groups.global;
     state2.auth = state2.auth ?? groups.auth;
     state2.search = state2.search ?? groups.search;
     state2.write = state2.write ?? groups.write;
     state2.notifications = state2.notifications ?? groups.notifications;
-    state2.retryLimiter = state2.retryLimiter ?? new Bottleneck3();
+    state2.retryLimiter = state2.retryLimiter ?? new Bottleneck4();
     const events = {};
-    const emitter = new Bottleneck3.Events(events);
+    const emitter = new Bottleneck4.Events(events);
     events.on("secondary-limit", state2.onSecondaryRateLimit);
     events.on("rate-limit", state2.onRateLimit);
     events.on(
@@ -103595,6 +103595,28 @@ function workflowChannels(env, scrub, write = (line) => process.stdout.write(lin
   };
 }
 
+// src/forge/write-spacing.ts
+var import_bottleneck2 = __toESM(require_lib(), 1);
+var spacingSchema = external_exports.coerce.number().int().min(0).max(6e4);
+function writeSpacingFromEnv(env) {
+  const text2 = env.AUTOGEN_GITHUB_WRITE_SPACING_MS?.trim();
+  if (!text2) return void 0;
+  const parsed = spacingSchema.safeParse(text2);
+  if (!parsed.success)
+    throw new Error(
+      `AUTOGEN_GITHUB_WRITE_SPACING_MS is ${JSON.stringify(text2)}: set a whole number of milliseconds from 0 to 60000 between two writes to GitHub, or leave it unset for GitHub's one second`
+    );
+  return parsed.data;
+}
+function writeSpacedOctokit(Octokit2, ms) {
+  const write = new import_bottleneck2.default.Group({ maxConcurrent: 1, minTime: ms });
+  const notifications = new import_bottleneck2.default.Group({ maxConcurrent: 1, minTime: 3 * ms });
+  return Octokit2.defaults((options2) => ({
+    ...options2,
+    throttle: { ...options2.throttle, write, notifications }
+  }));
+}
+
 // src/action/run-action.ts
 var EVENTS = /* @__PURE__ */ new Set([
   "issues",
@@ -103671,6 +103693,7 @@ async function runEvent(env, inputs, scrub, channels) {
   }
   const payload = JSON.parse(await readFile3(required2(env, "GITHUB_EVENT_PATH"), "utf8"));
   payload.installation ??= { id: TOKEN_INSTALLATION_ID };
+  const spacing = writeSpacingFromEnv(env);
   const dataDir = join39(required2(env, "RUNNER_TEMP"), `autogen-${randomUUID3()}`);
   await mkdir7(dataDir, { recursive: true });
   const store = new JobStore(join39(dataDir, "jobs.db"));
@@ -103682,7 +103705,7 @@ async function runEvent(env, inputs, scrub, channels) {
       logLevel: env.RUNNER_DEBUG === "1" ? "debug" : "info",
       // The log goes to the job's log: structured lines, no colours.
       logFormat: "json",
-      Octokit: ProbotOctokit
+      Octokit: spacing === void 0 ? ProbotOctokit : writeSpacedOctokit(ProbotOctokit, spacing)
     });
     await probot.load(
       createAutogenApp({

@@ -24,6 +24,7 @@ import { jobAnnotations } from "./job-annotations.ts";
 import { workflowChannels, type WorkflowChannels } from "./workflow-commands.ts";
 import { issueBranch, repairBranch } from "../triggers/bot-branch.ts";
 import { checkpointOutcome } from "../app/checkpoint-results.ts";
+import { writeSpacedOctokit, writeSpacingFromEnv } from "../forge/write-spacing.ts";
 
 /** The events the App handles; anything else is a workflow mistake worth saying. */
 const EVENTS = new Set([
@@ -139,6 +140,7 @@ async function runEvent(
   }
   const payload = JSON.parse(await readFile(required(env, "GITHUB_EVENT_PATH"), "utf8")) as Record<string, unknown>;
   payload.installation ??= { id: TOKEN_INSTALLATION_ID };
+  const spacing = writeSpacingFromEnv(env);
   const dataDir = join(required(env, "RUNNER_TEMP"), `autogen-${randomUUID()}`);
   await mkdir(dataDir, { recursive: true });
   const store = new JobStore(join(dataDir, "jobs.db"));
@@ -150,7 +152,7 @@ async function runEvent(
       logLevel: env.RUNNER_DEBUG === "1" ? "debug" : "info",
       // The log goes to the job's log: structured lines, no colours.
       logFormat: "json",
-      Octokit: ProbotOctokit,
+      Octokit: spacing === undefined ? ProbotOctokit : writeSpacedOctokit(ProbotOctokit, spacing),
     });
     await probot.load(
       createAutogenApp({

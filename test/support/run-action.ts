@@ -104,6 +104,9 @@ export async function runAction(options: {
     GITHUB_OUTPUT: paths.output,
     GITHUB_STEP_SUMMARY: paths.summary,
     RUNNER_TEMP: runnerTemp,
+    // GitHub is faked in the process: the writes need not be a second apart (three for a
+    // comment or pull request), as real GitHub asks. A product setting (docs/actions.md).
+    AUTOGEN_GITHUB_WRITE_SPACING_MS: "0",
     AUTOGEN_TEST_FAKE_GITHUB_STATE: paths.state,
     AUTOGEN_TEST_FAKE_GITHUB_RESULT: paths.result,
     ...Object.fromEntries(
