@@ -2,7 +2,8 @@
 // each run plainly as the project writes its command and through the bot's runner detection
 // in the sandbox. Prints per project: the runner the bot detected, its per-test counts beside
 // the runner's own summary, whether one test made to fail by a small injected bug is selected
-// alone, and the plain suite's time beside the bot's run. Snapshots come from fetched mirrors
+// alone, and the plain suite's time beside the bot's run and beside the bot's localisation on
+// the buggy code (the template strategy's per-test coverage and ranking: bench-runners/localise.ts). Snapshots come from fetched mirrors
 // (AUTOGEN_MIRROR, default /work/.mirror, one `owner+name/repo` git dir each) or from
 // bench/runners/generated/; they are unpacked and their npm dependencies installed under
 // AUTOGEN_BENCH_RUNNERS_DIR (default: the temp folder), never in this repository.
@@ -16,6 +17,7 @@ import { localVerifier } from "../src/verify/local-verifier.ts";
 import { detectRunner } from "../src/verify/runners/detect-runner.ts";
 import { sandboxOptionsFor } from "../src/verify/sandbox/sandbox-options.ts";
 import { countByStatus, failingTests, type TestReport } from "../src/verify/test-report.ts";
+import { localise, type Localisation } from "./bench-runners/localise.ts";
 import { ownCounts, type OwnCounts } from "./bench-runners/own-summary.ts";
 
 const projectSchema = z.object({
@@ -118,11 +120,17 @@ async function runBot(
 ): Promise<{ report: TestReport; seconds: number; runner: string }> {
   const runner = detectRunner(dir, command);
   const started = performance.now();
-  const report = await localVerifier(runner, { ...sandbox, timeoutMs: 600_000 }).run(
-    dir,
-    ids ? { kind: "tests", ids } : { kind: "all" },
-  );
+  const report = await localVerifier(runner, botSandbox).run(dir, ids ? { kind: "tests", ids } : { kind: "all" });
   return { report, seconds: (performance.now() - started) / 1000, runner: runner.name };
+}
+
+const botSandbox = { ...sandbox, timeoutMs: 600_000 };
+
+function localisationLine(plainSeconds: number, result: Localisation | undefined): string {
+  if (!result) return "  localisation: not run (no failing test after the bug)";
+  if (result.kind === "not-applicable") return `  localisation: does not apply (${result.reason})`;
+  if (result.kind === "failed") return `  localisation: FAILED (${result.reason})`;
+  return `  localisation: plain ${plainSeconds.toFixed(1)} s, localisation ${result.seconds.toFixed(1)} s = ${(result.seconds / plainSeconds).toFixed(2)} × plain (load ${result.load}; ${result.detail})`;
 }
 
 const fmt = (c: { pass: number; fail: number; skip: number }) =>
@@ -139,6 +147,7 @@ async function benchOne(project: Project): Promise<{ countsEqual: boolean; selec
   const original = readFileSync(file, "utf8");
   let selection: string;
   let selected = false;
+  let localisation: Localisation | undefined;
   try {
     if (!original.includes(project.bug.from))
       throw new Error(`bug recipe: "${project.bug.from}" not in ${project.bug.file}`);
@@ -156,6 +165,13 @@ async function benchOne(project: Project): Promise<{ countsEqual: boolean; selec
         one.report.tests[0]?.id === target.id &&
         (got[0] === "fail" || got[0] === "error");
       selection = `${selected ? "yes" : "NO"} ${JSON.stringify(target.id)} of ${String(failing.length)} failing${selected ? "" : ` → ${JSON.stringify(one.report.tests.map((t) => `${t.id}:${t.status}`).slice(0, 3))} exit ${String(one.report.run.exitCode)}`} (${one.seconds.toFixed(1)} s)`;
+      const runner = detectRunner(dir, project.command);
+      localisation = await localise(dir, runner, localVerifier(runner, botSandbox), botSandbox, buggy.report).catch(
+        (error: unknown) => ({
+          kind: "failed" as const,
+          reason: error instanceof Error ? error.message.slice(0, 300) : String(error),
+        }),
+      );
     }
   } catch (error) {
     selection = `error: ${error instanceof Error ? error.message.slice(0, 200) : String(error)}`;
@@ -170,6 +186,7 @@ async function benchOne(project: Project): Promise<{ countsEqual: boolean; selec
       `  counts pass/fail/skip: bot ${fmt(mine)}, runner's own ${plain.own ? fmt(plain.own) : "unread"}${plain.own?.note ? ` (${plain.own.note})` : ""} ${countsEqual ? "equal" : "DIFFER"}`,
       `  single failing test selected: ${selection}`,
       `  time: plain ${plain.seconds.toFixed(1)} s (exit ${String(plain.exit)}), bot ${bot.seconds.toFixed(1)} s (exit ${String(bot.report.run.exitCode)}, ${bot.report.source})`,
+      localisationLine(plain.seconds, localisation),
     ].join("\n"),
   );
   return { countsEqual, selected, runnerOk };
