@@ -116,7 +116,7 @@ export type TaskInput = {
   workspace: string;
   trigger: Trigger;
   config: RepoConfig;
-  runner: Pick<TestRunner, "name" | "commandEnv">;
+  runner: Pick<TestRunner, "name" | "commandEnv" | "commandArgs">;
   verifier: Verifier;
   probe?: Verifier | undefined;
   visible: VisibleTests;
@@ -146,6 +146,7 @@ export function buildTask(input: TaskInput): Task {
       ? { ...input.sandbox, env: { ...input.sandbox.env, ...input.runner.commandEnv } }
       : input.sandbox,
     runnerName: input.runner.name,
+    commandArgs: input.runner.commandArgs,
     isTestFile,
     budget: input.budget ?? taskBudget(input.config),
     candidateLimit: input.config.test.candidateLimit,

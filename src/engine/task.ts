@@ -48,6 +48,8 @@ export type Task = {
   /** Sandbox settings for extra runs a strategy makes (coverage), as given to the verifier (it adds what its runner needs). */
   sandbox: Omit<SandboxOptions, "cwd">;
   runnerName: string;
+  /** The command's own arguments to its runner (pytest's options and paths): runs a strategy builds itself (coverage) keep them. */
+  commandArgs?: string[] | undefined;
   isTestFile: (path: string) => boolean;
   budget: { candidates: number; minutes: number };
   /** How candidates' time limits follow the unchanged code's timings (test.candidateLimit); the defaults when absent. */

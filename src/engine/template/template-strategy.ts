@@ -86,6 +86,7 @@ async function repair(task: Task, run: StrategyRun, llm: LlmClient | undefined):
     if (language === "python") {
       spectra = await pythonSpectra(task.workspace, task.regression?.kind === "all" ? [] : known, {
         ...task.sandbox,
+        commandArgs: task.commandArgs,
         perTestMs: run.tracePerTestMs(),
         failingPerTestMs: run.traceFailingPerTestMs(failing),
         failing: failing.map((t) => t.id),

@@ -194,6 +194,7 @@ export function pytestRunner(extra: string[], evidence: string): TestRunner {
     evidence,
     reportFormat: "junit",
     pathPrefix: [],
+    commandArgs: extra,
     parseConsole: parsePytestConsole,
     // Our plugin's per-test limit (CPU time, and wall-clock time for a test that blocks); a tighter one already in the environment (eval's) is kept.
     prepareEnv: (env, options) => withPytestPlugin(env, pythonPerTestEnv(env, options)),
@@ -244,7 +245,7 @@ const PYTEST_VALUE_OPTIONS = new Set([
 ]);
 
 /** The command's options without the files and folders it names: a selection names its own tests (the file named too would run whole). */
-function withoutPaths(extra: readonly string[]): string[] {
+export function withoutPaths(extra: readonly string[]): string[] {
   return extra.filter((arg, i) => arg.startsWith("-") || PYTEST_VALUE_OPTIONS.has(extra[i - 1] ?? ""));
 }
 

@@ -41,6 +41,8 @@ export type TestRunner = {
   selectsByFiltering?: boolean;
   /** Environment assignments the repository's command makes (`PYTHONPATH=src pytest`), part of every run of its tests. */
   commandEnv?: Record<string, string>;
+  /** The command's own arguments to the runner (pytest's options and paths), for runs that build their own command (the coverage trace). */
+  commandArgs?: string[];
   /** Directories to put on PATH (e.g. node_modules/.bin). */
   pathPrefix: string[];
 };

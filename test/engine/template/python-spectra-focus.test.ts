@@ -167,3 +167,29 @@ describe("pythonSpectra with the failing tests named", () => {
     expect(ochiai(spectra.spectra, (file) => file === "lib.py")[0]).toMatchObject({ line: 4, score: 1 });
   });
 });
+
+describe("pythonSpectra with the command's own pytest arguments", () => {
+  it("keeps the command's options in every run and its paths in the whole suite's run", async () => {
+    // The repository's config asks for a plugin option this machine lacks, which its command clears
+    // (`pytest -o addopts= tests`); a folder outside the command's path cannot even be collected.
+    await writeFile(join(dir, "pytest.ini"), "[pytest]\naddopts = --cov=lib\n");
+    await writeFile(join(dir, "tests", "test_lib.py"), TESTS.replace(/\n\n\ndef test_spin[\s\S]*$/, "\n"));
+    await mkdir(join(dir, "scratch"));
+    await writeFile(join(dir, "scratch", "test_broken.py"), "import no_such_module_anywhere\n");
+    const failing = ["tests/test_lib.py::test_high"];
+    const spectra = await pythonSpectra(dir, [], {
+      ...sandbox,
+      failing,
+      perTestMs: 5_000,
+      commandArgs: ["-o", "addopts=", "tests"],
+    });
+    // Each test once; the failing test's run named it alone (the command's `tests` left out there).
+    expect(spectra.spectra.map((t) => [t.id, t.failed]).sort()).toEqual([
+      ["tests/test_lib.py::test_high", true],
+      ["tests/test_lib.py::test_low", false],
+      ["tests/test_lib.py::test_other", false],
+    ]);
+    expect(lines(spectra, "tests/test_lib.py::test_low")).toEqual([1, 2]);
+    expect(ochiai(spectra.spectra, (file) => file === "lib.py")[0]).toMatchObject({ line: 4, score: 1 });
+  });
+});
