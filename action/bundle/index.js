@@ -94809,9 +94809,9 @@ function directStrategy(options2) {
 
 // src/engine/template/template-strategy.ts
 import { cp as cp2, lstat as lstat4, mkdtemp as mkdtemp9, rm as rm14, symlink } from "node:fs/promises";
-import { existsSync as existsSync8 } from "node:fs";
+import { existsSync as existsSync10 } from "node:fs";
 import { tmpdir as tmpdir10 } from "node:os";
-import { join as join24 } from "node:path";
+import { join as join28 } from "node:path";
 
 // src/engine/check-diff-landed.ts
 import { lstatSync as lstatSync4 } from "node:fs";
@@ -95761,13 +95761,984 @@ function firstLine2(text2) {
 // src/engine/template/python-spectra.ts
 import { mkdtemp as mkdtemp8, rm as rm13, writeFile as writeFile5 } from "node:fs/promises";
 import { tmpdir as tmpdir9 } from "node:os";
-import { join as join23 } from "node:path";
+import { join as join27 } from "node:path";
+
+// src/verify/runners/detect-runner.ts
+import { existsSync as existsSync6, readdirSync as readdirSync3 } from "node:fs";
+import { join as join19 } from "node:path";
+
+// src/verify/parsers/parse-go-test.ts
+import { stripVTControlCharacters as stripVTControlCharacters5 } from "node:util";
+var RESULT = /^\s*--- (PASS|FAIL|SKIP): (\S+) \((\d+(?:\.\d+)?)s\)$/;
+function parseGoTest(output2) {
+  const lines = stripVTControlCharacters5(output2).split("\n");
+  const logs = /* @__PURE__ */ new Map();
+  let current;
+  const results = [];
+  for (const line of lines) {
+    const run2 = /^=== (?:RUN|CONT|PAUSE)\s+(\S+)$/.exec(line);
+    if (run2) {
+      current = run2[1];
+      continue;
+    }
+    const result = RESULT.exec(line);
+    if (result) {
+      const [, word, id, seconds4] = result;
+      const log = logs.get(id);
+      results.push({
+        id,
+        name: id.split("/").at(-1) ?? id,
+        status: word === "PASS" ? "pass" : word === "FAIL" ? "fail" : "skip",
+        durationMs: Math.round(Number(seconds4) * 1e3),
+        message: word === "FAIL" && log?.length ? log.join("\n") : void 0
+      });
+      continue;
+    }
+    if (current && /^\s{4}\S/.test(line) && !/^\s*--- /.test(line))
+      logs.set(current, [...logs.get(current) ?? [], line.trim()]);
+  }
+  const failedChildren = new Set(
+    results.filter((r2) => r2.status === "fail" && r2.id.includes("/")).map((r2) => r2.id.split("/")[0])
+  );
+  return results.filter((r2) => !(r2.status === "fail" && !r2.message && failedChildren.has(r2.id)));
+}
+
+// src/verify/parsers/parse-pytest-console.ts
+import { stripVTControlCharacters as stripVTControlCharacters6 } from "node:util";
+var LINE = /^(PASSED|FAILED|ERROR|XFAIL|XPASS|SKIPPED)\s+(\S+)(?:\s+-\s+(.*))?$/;
+function parsePytestConsole(output2) {
+  const results = /* @__PURE__ */ new Map();
+  for (const raw of stripVTControlCharacters6(output2).split("\n")) {
+    const match = LINE.exec(raw.trim());
+    if (!match) continue;
+    const [, word, id, message] = match;
+    if (word === "SKIPPED") continue;
+    const status3 = word === "PASSED" ? "pass" : word === "XFAIL" ? "skip" : word === "ERROR" ? "error" : "fail";
+    const [file2] = id.split("::");
+    results.set(id, { id, name: id.split("::").at(-1) ?? id, file: file2, status: status3, message: message?.trim() });
+  }
+  return [...results.values()];
+}
+
+// src/verify/parsers/parse-tap.ts
+import { stripVTControlCharacters as stripVTControlCharacters7 } from "node:util";
+
+// src/verify/parsers/tap-yaml.ts
+function readTapYaml(lines, from, options2) {
+  const out = {};
+  if (!/^\s*---\s*$/.test(lines[from] ?? "")) return out;
+  const base = /^(\s*)\S/.exec(lines[from + 1] ?? "")?.[1]?.length ?? 0;
+  let key2;
+  let nested = [];
+  const close = () => {
+    if (key2 === void 0 || nested.length === 0) return;
+    while (nested.length > 0 && (nested.at(-1) ?? "").trim() === "") nested.pop();
+    const indent = Math.min(...nested.filter((l2) => l2.trim()).map((l2) => /^(\s*)/.exec(l2)?.[1]?.length ?? 0));
+    out[key2] = nested.map((l2) => l2.slice(Number.isFinite(indent) ? indent : 0)).join("\n");
+    nested = [];
+  };
+  for (let i3 = from + 1; i3 < lines.length && !/^\s*\.\.\.\s*$/.test(lines[i3] ?? ""); i3++) {
+    const line = lines[i3] ?? "";
+    const indent = /^(\s*)/.exec(line)?.[1]?.length ?? 0;
+    const kv = indent === base ? /^\s*([A-Za-z_]+):\s?(.*)$/.exec(line) : null;
+    if (kv) {
+      close();
+      key2 = kv[1];
+      const value = (kv[2] ?? "").trim();
+      out[key2] = /^[|>][-+]?$/.test(value) ? "" : options2.unquote ? unquote(value) : value;
+    } else if (key2 !== void 0 && (indent > base || line.trim() === "")) {
+      nested.push(line);
+    }
+  }
+  close();
+  return out;
+}
+function unquote(value) {
+  const single = /^'(.*)'$/.exec(value);
+  if (single) return (single[1] ?? "").replaceAll("''", "'");
+  const double = /^"(.*)"$/.exec(value);
+  if (double) {
+    try {
+      return JSON.parse(value);
+    } catch {
+      return double[1] ?? "";
+    }
+  }
+  return value;
+}
+
+// src/verify/parsers/parse-tap.ts
+var RESULT2 = /^(\s*)(ok|not ok) \d+ - (.*?)(?: # (SKIP|TODO)\b.*)?$/;
+function parseTap(output2) {
+  const lines = stripVTControlCharacters7(output2).split("\n");
+  const results = [];
+  const stack = [];
+  for (let i3 = 0; i3 < lines.length; i3++) {
+    const line = lines[i3];
+    const subtest = /^(\s*)# Subtest: (.*)$/.exec(line);
+    if (subtest) {
+      const depth2 = (subtest[1] ?? "").length / 4;
+      stack.length = depth2;
+      stack[depth2] = subtest[2] ?? "";
+      continue;
+    }
+    const match = RESULT2.exec(line);
+    if (!match) continue;
+    const depth = (match[1] ?? "").length / 4;
+    const name = match[3] ?? "";
+    const yaml3 = readTapYaml(lines, i3 + 1, { unquote: true });
+    if (yaml3.type === "suite") continue;
+    const path12 = [...stack.slice(0, depth), name];
+    results.push({
+      id: path12.join(" > "),
+      name,
+      file: yaml3.location?.replace(/:\d+:\d+$/, ""),
+      status: match[4] ? "skip" : match[2] === "ok" ? "pass" : "fail",
+      durationMs: yaml3.duration_ms ? Math.round(Number(yaml3.duration_ms)) : void 0,
+      // The error whole, line by line: node:assert's `+ actual - expected` diff is the expected and actual values.
+      message: yaml3.error ? [yaml3.name, yaml3.error].filter(Boolean).join(": ") : void 0,
+      details: yaml3.stack || void 0
+    });
+  }
+  return results;
+}
+
+// src/verify/parsers/parse-any-tap.ts
+import { stripVTControlCharacters as stripVTControlCharacters8 } from "node:util";
+var RESULT3 = /^(ok|not ok)\b(?: (\d+))?(?: -)?(?: (.*?))?(?: # (SKIP|TODO)\b.*)?$/i;
+var SUMMARY2 = /^# (tests|pass|fail|skip|todo|ok|not ok)\b(\s+\d+)?\s*$/;
+function parseAnyTap(output2) {
+  const text2 = stripVTControlCharacters8(output2);
+  if (/^\s*# Subtest: /m.test(text2)) return parseTap(text2);
+  const lines = text2.split("\n");
+  if (!lines.some((l2) => RESULT3.test(l2))) return [];
+  const grouped = lines.some((l2, i3) => /^# \S/.test(l2) && !SUMMARY2.test(l2) && RESULT3.test(lines[i3 + 1] ?? ""));
+  return grouped ? groupedResults(lines) : flatResults(lines);
+}
+function flatResults(lines) {
+  const results = [];
+  for (let i3 = 0; i3 < lines.length; i3++) {
+    const match = RESULT3.exec(lines[i3]);
+    if (!match) continue;
+    const name = (match[3] ?? "").trim() || `test ${match[2] ?? String(results.length + 1)}`;
+    const yaml3 = yamlBlock(lines, i3 + 1);
+    results.push({
+      id: uniqueId(results, name),
+      name,
+      status: statusOf(match),
+      message: match[1] === "ok" ? void 0 : failureMessage2(name, yaml3),
+      details: yaml3 || void 0
+    });
+  }
+  return results;
+}
+function groupedResults(lines) {
+  const results = [];
+  let current;
+  for (let i3 = 0; i3 < lines.length; i3++) {
+    const line = lines[i3];
+    const header = /^# (.+)$/.exec(line);
+    if (header && !SUMMARY2.test(line)) {
+      const skipped = /^SKIP\s+(.+)$/.exec(header[1] ?? "");
+      const name = (skipped?.[1] ?? header[1] ?? "").trim();
+      current = { id: uniqueId(results, name), name, status: skipped ? "skip" : "pass" };
+      results.push(current);
+      continue;
+    }
+    const match = RESULT3.exec(line);
+    if (!match) continue;
+    current ??= (() => {
+      const first2 = { id: "(outside any test)", name: "(outside any test)", status: "pass" };
+      results.push(first2);
+      return first2;
+    })();
+    if (match[1] !== "ok" && !match[4] && current.status !== "fail") {
+      const assertion = (match[3] ?? "").trim();
+      const yaml3 = yamlBlock(lines, i3 + 1);
+      current.status = "fail";
+      current.message = failureMessage2(assertion, yaml3);
+      current.details = yaml3 || void 0;
+    }
+  }
+  return results;
+}
+function statusOf(match) {
+  if (match[4]) return "skip";
+  return match[1]?.toLowerCase() === "ok" ? "pass" : "fail";
+}
+function uniqueId(results, name) {
+  const taken = new Set(results.map((r2) => r2.id));
+  if (!taken.has(name)) return name;
+  let n2 = 2;
+  while (taken.has(`${name} (${String(n2)})`)) n2++;
+  return `${name} (${String(n2)})`;
+}
+function yamlBlock(lines, from) {
+  if (!/^\s+---\s*$/.test(lines[from] ?? "")) return "";
+  const block = [];
+  for (let i3 = from + 1; i3 < lines.length && !/^\s+\.\.\.\s*$/.test(lines[i3] ?? ""); i3++)
+    block.push(lines[i3]);
+  return block.join("\n");
+}
+function failureMessage2(assertion, block) {
+  const yaml3 = readTapYaml(["  ---", ...block.split("\n")], 0, { unquote: false });
+  const operator = yaml3.operator?.trim();
+  const head = [assertion, operator ? `(${operator})` : void 0].filter(Boolean).join(" ");
+  const error62 = yaml3.name?.trim();
+  const lines = [
+    error62 && error62 !== assertion ? `${error62}: ${head}` : head,
+    yaml3.expected !== void 0 ? `expected: ${yaml3.expected}` : void 0,
+    yaml3.actual !== void 0 ? `actual: ${yaml3.actual}` : void 0
+  ];
+  return lines.filter((l2) => l2 !== void 0 && l2 !== "").join("\n") || "failed";
+}
+
+// src/verify/sandbox/sandbox-env.ts
+import { delimiter as delimiter2 } from "node:path";
+var PASSED_THROUGH = ["PATH", "LANG", "LC_ALL", "TZ", "TERM"];
+function sandboxEnv(options2) {
+  const parent = options2.parent ?? process.env;
+  const env = {};
+  for (const name of PASSED_THROUGH) {
+    const value = parent[name];
+    if (value !== void 0) env[name] = value;
+  }
+  if (options2.pathPrefix?.length) env.PATH = [...options2.pathPrefix, env.PATH ?? "/usr/bin:/bin"].join(delimiter2);
+  env.PATH ??= "/usr/local/bin:/usr/bin:/bin";
+  env.LANG ??= "C.UTF-8";
+  env.HOME = options2.home;
+  env.TMPDIR = options2.home;
+  env.CI = "true";
+  env.NO_COLOR = "1";
+  env.PYTHONDONTWRITEBYTECODE = "1";
+  env.GIT_TERMINAL_PROMPT = "0";
+  for (const [name, value] of Object.entries(options2.extra ?? {})) {
+    if (FORBIDDEN_ENV_NAMES.test(name)) throw new Error(`environment variable ${name} cannot be set for test runs`);
+    env[name] = value;
+  }
+  return env;
+}
+
+// src/verify/runners/command-env.ts
+var ASSIGNMENT = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/s;
+function splitEnvAssignments(argv) {
+  let rest = [...argv];
+  const env = {};
+  if (rest[0] === "env") {
+    rest = rest.slice(1);
+    if (rest[0]?.startsWith("-"))
+      throw new Error(`the test command's "env ${rest[0]}" is not supported: write "env NAME=value ... program args"`);
+  }
+  while (rest.length > 0) {
+    const match = ASSIGNMENT.exec(rest[0] ?? "");
+    if (!match) break;
+    const name = match[1];
+    if (FORBIDDEN_ENV_NAMES.test(name) || /^AUTOGEN_/i.test(name)) {
+      throw new Error(`the test command sets ${name}, which cannot be set for test runs: remove it from the command`);
+    }
+    env[name] = match[2] ?? "";
+    rest = rest.slice(1);
+  }
+  if (rest.length === 0) throw new Error("the test command sets environment variables but names no program to run");
+  return { env, argv: rest };
+}
+
+// src/verify/runners/js-runners.ts
+import { join as join17 } from "node:path";
+
+// src/verify/parsers/parse-tree-console.ts
+import { stripVTControlCharacters as stripVTControlCharacters9 } from "node:util";
+var DIALECTS = {
+  jest: {
+    mark: /^(\s*)(✓|✕|○ skipped|○|✎ todo)\s+(.*?)(?: \(\d+(?:\.\d+)? m?s\))?$/,
+    status: (m) => m === "\u2713" ? "pass" : m === "\u2715" ? "fail" : "skip",
+    file: /^(?:PASS|FAIL)\s+(\S+)/,
+    suite: /^(\s+)(\S.*)$/,
+    // Each failing file's details follow its tree; the next file's tree comes after them.
+    details: /^\s*●/,
+    stop: /^Test Suites:/
+  },
+  mocha: {
+    mark: /^(\s*)(✔|✓|\d+\)|-)\s+(.*?)(?: \(\d+ms\))?$/,
+    status: (m) => m === "\u2714" || m === "\u2713" ? "pass" : m === "-" ? "skip" : "fail",
+    suite: /^(\s+)(\S.*)$/,
+    stop: /^\s+\d+ passing\b/
+  },
+  vitest: {
+    mark: /^(\s*)(✓|×|↓)\s+(.*?)(?: \d+m?s)?$/,
+    status: (m) => m === "\u2713" ? "pass" : m === "\xD7" ? "fail" : "skip",
+    file: /^\s*[❯✓×]\s+(\S+\.[cm]?[jt]sx?)\b/,
+    suite: /^$^/,
+    stop: /Failed Tests \d+|Test Files /
+  }
+};
+function parseTreeConsole(output2, dialect) {
+  const d = DIALECTS[dialect];
+  const results = [];
+  const suites = [];
+  let file2;
+  let inDetails = false;
+  for (const raw of stripVTControlCharacters9(output2).split("\n")) {
+    const line = raw.replace(/\s+$/, "");
+    if (d.stop?.test(line)) {
+      if (dialect !== "vitest" || /Test Files|Failed Tests/.test(line)) break;
+    }
+    const fileMatch = d.file?.exec(line);
+    if (d.details?.test(line)) inDetails = true;
+    if (fileMatch) inDetails = false;
+    if (inDetails) continue;
+    if (fileMatch && !d.mark.exec(line)?.[3]?.includes(" ")) {
+      file2 = fileMatch[1];
+      suites.length = 0;
+      if (dialect === "vitest") continue;
+    }
+    if (fileMatch && dialect === "jest") continue;
+    const mark2 = d.mark.exec(line);
+    if (mark2) {
+      const indent = (mark2[1] ?? "").length;
+      const name = mark2[3] ?? "";
+      while (suites.length && (suites.at(-1)?.indent ?? 0) >= indent) suites.pop();
+      results.push({
+        id: [...file2 ? [file2] : [], ...suites.map((s) => s.name), name].join(" > "),
+        name,
+        file: file2,
+        status: d.status(mark2[2] ?? "")
+      });
+      continue;
+    }
+    const suite = d.suite.exec(line);
+    if (suite && line.trim()) {
+      const indent = (suite[1] ?? "").length;
+      while (suites.length && (suites.at(-1)?.indent ?? 0) >= indent) suites.pop();
+      suites.push({ indent, name: (suite[2] ?? "").trim() });
+    }
+  }
+  return results;
+}
+
+// src/verify/runners/installed-version.ts
+import { realpathSync as realpathSync4 } from "node:fs";
+import { join as join16 } from "node:path";
+function installedMajor(dir, name) {
+  try {
+    const modules = realpathSync4(join16(dir, "node_modules"));
+    const pkg = JSON.parse(readWorktreeTextSync(modules, `${name}/package.json`, { maxBytes: 1024 * 1024 }));
+    const major = typeof pkg.version === "string" ? /^(\d+)\./.exec(pkg.version)?.[1] : void 0;
+    return major === void 0 ? void 0 : Number(major);
+  } catch {
+    return void 0;
+  }
+}
+
+// src/verify/runners/test-titles.ts
+var FILE = /\.[cm]?[jt]sx?$|\//;
+function fullTitle(id) {
+  const parts = id.split(" > ");
+  return (parts.length > 1 && FILE.test(parts[0] ?? "") ? parts.slice(1) : parts).join(" ");
+}
+function fullTitlePattern(ids) {
+  return `(?:^| )(?:${safeIds(ids).map((id) => escapeRegExp(fullTitle(id))).join("|")})$`;
+}
+function keptArguments(args, reporterOptions) {
+  const kept2 = [];
+  for (let i3 = 0; i3 < args.length; i3++) {
+    const arg = args[i3];
+    const name = arg.split("=")[0] ?? arg;
+    if (reporterOptions.includes(name)) {
+      if (!arg.includes("=")) i3++;
+      continue;
+    }
+    kept2.push(arg);
+  }
+  return kept2;
+}
+
+// src/verify/runners/js-runners.ts
+var binOf = (dir) => join17(dir, "node_modules", ".bin");
+function vitestRunner(args, evidence, dir) {
+  const own2 = keptArguments(args, ["--reporter", "--outputFile", "--outputFile.junit", "--watch", "-w"]).filter(
+    (a2) => a2 !== "run" && a2 !== "watch" && a2 !== "dev"
+  );
+  return {
+    name: "vitest",
+    evidence,
+    reportFormat: "junit",
+    pathPrefix: [binOf(dir)],
+    selectsByFiltering: true,
+    parseConsole: (output2) => parseTreeConsole(output2, "vitest"),
+    command: (selection, reportPath) => [
+      "vitest",
+      "run",
+      ...own2,
+      "--reporter=default",
+      "--reporter=junit",
+      `--outputFile.junit=${reportPath}`,
+      ...selection.kind === "tests" ? ["-t", fullTitlePattern(selection.ids)] : []
+    ]
+  };
+}
+function jestRunner(args, evidence, dir) {
+  const own2 = keptArguments(args, ["--reporters", "--watch", "--watchAll", "--coverage"]);
+  return {
+    name: "jest",
+    evidence,
+    reportFormat: "none",
+    pathPrefix: [binOf(dir)],
+    selectsByFiltering: true,
+    parseConsole: (output2) => parseTreeConsole(output2, "jest"),
+    // Jest names each test only with --verbose once it runs more than one file (else just `PASS file`).
+    command: (selection) => [
+      "jest",
+      "--ci",
+      ...own2.includes("--verbose") ? [] : ["--verbose"],
+      ...own2,
+      ...selection.kind === "tests" ? ["-t", fullTitlePattern(selection.ids)] : []
+    ]
+  };
+}
+function mochaRunner(args, evidence, dir) {
+  const own2 = keptArguments(args, [
+    "--reporter",
+    "-R",
+    "--reporter-option",
+    "--reporter-options",
+    "-O",
+    "--watch",
+    "-w"
+  ]);
+  const major = installedMajor(dir, "mocha");
+  const option = major !== void 0 && major < 6 ? "--reporter-options" : "--reporter-option";
+  return {
+    name: "mocha",
+    evidence: major === void 0 ? evidence : `${evidence} (mocha ${String(major)})`,
+    reportFormat: "junit",
+    pathPrefix: [binOf(dir)],
+    selectsByFiltering: true,
+    parseConsole: (output2) => parseTreeConsole(output2, "mocha"),
+    command: (selection, reportPath) => [
+      "mocha",
+      ...own2,
+      "--reporter",
+      "xunit",
+      option,
+      `output=${reportPath}`,
+      ...selection.kind === "tests" ? ["--grep", fullTitlePattern(selection.ids)] : []
+    ]
+  };
+}
+function avaRunner(args, evidence, dir) {
+  const own2 = keptArguments(args, ["--tap", "-t", "--verbose", "-v", "--watch", "-w", "--reporter"]);
+  return {
+    name: "ava",
+    evidence,
+    reportFormat: "none",
+    pathPrefix: [binOf(dir)],
+    selectsByFiltering: true,
+    parseConsole: parseAnyTap,
+    command: (selection) => [
+      "ava",
+      ...own2,
+      "--tap",
+      ...selection.kind === "tests" ? safeIds(selection.ids).flatMap((id) => ["--match", id.split(" \u203A ").at(-1) ?? id]) : []
+    ]
+  };
+}
+function tapRunner(argv, evidence, dir) {
+  return {
+    name: "tap",
+    evidence,
+    reportFormat: "none",
+    pathPrefix: [binOf(dir)],
+    selectsByFiltering: true,
+    parseConsole: parseAnyTap,
+    command: () => [...argv]
+  };
+}
+
+// src/verify/runners/package-script.ts
+var packageSchema = external_exports.object({ scripts: external_exports.record(external_exports.string(), external_exports.string()).optional() }).loose();
+function packageScriptName(argv) {
+  const [tool, first2, second] = argv;
+  if (tool !== "npm" && tool !== "yarn" && tool !== "pnpm") return void 0;
+  if (first2 === "test" || first2 === "t" || first2 === "tst") return "test";
+  if ((first2 === "run" || first2 === "run-script") && second) return second;
+  if (tool !== "npm" && first2 && !first2.startsWith("-") && first2 !== "exec" && first2 !== "dlx") return first2;
+  return void 0;
+}
+function readPackageScript(dir, argv) {
+  const name = packageScriptName(argv);
+  if (!name) return void 0;
+  let text2;
+  try {
+    text2 = readWorktreeTextSync(dir, "package.json", { maxBytes: 1024 * 1024 });
+  } catch {
+    throw new Error(
+      `the test command "${argv.join(" ")}" runs a package.json script, but the repository has no package.json`
+    );
+  }
+  const parsed = packageSchema.safeParse(JSON.parse(text2));
+  const script = parsed.success ? parsed.data.scripts?.[name] : void 0;
+  const explicit = argv[0] === "npm" || argv[1] === "run" || argv[1] === "run-script" || name === "test";
+  if (!script && !explicit) return void 0;
+  if (!script)
+    throw new Error(
+      `the test command "${argv.join(" ")}" runs the package.json script "${name}", which package.json does not define`
+    );
+  const at = argv.indexOf(name);
+  const extra = argv.slice(at + 1).filter((a2) => a2 !== "--");
+  return [script, ...extra].join(" ");
+}
+function scriptSteps(script) {
+  return script.split("&&").map((step) => step.trim()).filter((step) => step.length > 0);
+}
+
+// src/verify/runners/cargo-runner.ts
+import { existsSync as existsSync5 } from "node:fs";
+import { homedir } from "node:os";
+import { isAbsolute as isAbsolute5, join as join18 } from "node:path";
+
+// src/verify/parsers/parse-cargo-test.ts
+import { stripVTControlCharacters as stripVTControlCharacters10 } from "node:util";
+var RESULT4 = /^test (.+?) \.\.\. (ok|FAILED|ignored|bench)(?:, .*)?$/;
+var RUNNING = /^\s*(?:Running (?:unittests )?(\S+)|Doc-tests (\S+))/;
+var SECTION = /^---- (.+?) stdout ----$/;
+function parseCargoTest(output2) {
+  const lines = stripVTControlCharacters10(output2).split("\n");
+  const results = [];
+  const messages = /* @__PURE__ */ new Map();
+  let file2;
+  let section;
+  for (const line of lines) {
+    const running = RUNNING.exec(line);
+    if (running) {
+      file2 = running[1] ?? `doc-tests ${running[2] ?? ""}`;
+      section = void 0;
+      continue;
+    }
+    const result = RESULT4.exec(line);
+    if (result) {
+      const [, id, word] = result;
+      if (word === "bench") continue;
+      results.push({
+        id,
+        name: id.split("::").at(-1) ?? id,
+        file: file2,
+        status: word === "ok" ? "pass" : word === "FAILED" ? "fail" : "skip"
+      });
+      continue;
+    }
+    const start = SECTION.exec(line);
+    if (start) {
+      section = start[1];
+      continue;
+    }
+    if (section !== void 0) {
+      if (/^(failures:|test result:)/.test(line)) section = void 0;
+      else if (line.trim() !== "" && !/^note: run with `RUST_BACKTRACE/.test(line))
+        messages.set(section, [...messages.get(section) ?? [], line]);
+    }
+  }
+  for (const test of results) {
+    const message = test.status === "fail" ? messages.get(test.id) : void 0;
+    if (message?.length) {
+      test.details = message.join("\n");
+      const panicked = message.findIndex((l2) => /^thread '.*'(?: \(\d+\))? panicked at/.test(l2));
+      test.message = (panicked >= 0 ? message[panicked + 1] : void 0) ?? message[0];
+    }
+  }
+  return results;
+}
+
+// src/verify/runners/cargo-runner.ts
+function cargoRunner(argv, evidence) {
+  return {
+    name: "cargo",
+    evidence,
+    reportFormat: "none",
+    pathPrefix: [],
+    // A doc test's or an integration test's name can repeat in another test binary: keep the selected ids only.
+    selectsByFiltering: true,
+    parseConsole: parseCargoTest,
+    // The sandbox gives the run a home of its own: rustup's proxy (~/.cargo/bin/cargo) must still find its toolchains.
+    prepareEnv: (env) => ({ ...env, ...rustupHome() }),
+    command: (selection) => {
+      const given = argv.includes("--no-fail-fast") ? [...argv] : [...argv.slice(0, 2), "--no-fail-fast", ...argv.slice(2)];
+      if (selection.kind !== "tests") return given;
+      const ids = safeIds(selection.ids);
+      return given.includes("--") ? [...given, "--exact", ...ids] : [...given, "--", "--exact", ...ids];
+    }
+  };
+}
+function rustupHome() {
+  const given = process.env.RUSTUP_HOME;
+  const home = given && isAbsolute5(given) ? given : join18(homedir(), ".rustup");
+  return existsSync5(home) ? { RUSTUP_HOME: home } : {};
+}
+
+// src/verify/runners/split-command.ts
+function splitCommand(line) {
+  const args = [];
+  let current = "";
+  let quote;
+  let started = false;
+  for (let i3 = 0; i3 < line.length; i3++) {
+    const ch = line[i3];
+    if (quote) {
+      if (ch === quote) quote = void 0;
+      else if (ch === "\\" && quote === '"' && i3 + 1 < line.length) current += line[++i3];
+      else current += ch;
+    } else if (ch === "'" || ch === '"') {
+      quote = ch;
+      started = true;
+    } else if (ch === "\\" && i3 + 1 < line.length) {
+      current += line[++i3];
+      started = true;
+    } else if (/\s/.test(ch)) {
+      if (started) args.push(current);
+      current = "";
+      started = false;
+    } else if ("|&;<>`$".includes(ch)) {
+      throw new Error(`shell syntax "${ch}" is not supported in a test command: name one program and its arguments`);
+    } else {
+      current += ch;
+      started = true;
+    }
+  }
+  if (quote) throw new Error("unclosed quote in the test command");
+  if (started) args.push(current);
+  return args;
+}
+
+// src/verify/per-test-limit.ts
+function firstRunCpuMs(runTimeoutMs) {
+  return Math.min(FIRST_RUN_CPU_CEILING_MS, Math.max(FIRST_RUN_CPU_FLOOR_MS, Math.round(runTimeoutMs / 20)));
+}
+var FIRST_RUN_CPU_FLOOR_MS = 2e3;
+var FIRST_RUN_CPU_CEILING_MS = 3e4;
+var FIRST_TRACE_FACTOR = 4;
+var WALL_FACTOR = 10;
+var WALL_FLOOR_MS = 1e4;
+var WALL_CEILING_MS = 12e4;
+var seconds3 = (ms) => String(Math.round(ms / 100) / 10);
+function defaultPerTestMs(runTimeoutMs) {
+  return Math.min(WALL_CEILING_MS, Math.max(WALL_FLOOR_MS, Math.round(runTimeoutMs / 5)));
+}
+function perTestWallMs(cpuMs, runTimeoutMs) {
+  return Math.min(runTimeoutMs, Math.max(Math.ceil(WALL_FACTOR * cpuMs), defaultPerTestMs(runTimeoutMs)));
+}
+function withPerTestLimit(limit2, runTimeoutMs) {
+  const timeoutMs = limit2?.timeoutMs ?? runTimeoutMs;
+  if (limit2?.perTestMs !== void 0)
+    return { ...limit2, perTestWallMs: limit2.perTestWallMs ?? perTestWallMs(limit2.perTestMs, timeoutMs) };
+  const perTestMs = Math.min(firstRunCpuMs(timeoutMs), timeoutMs);
+  const wallMs = perTestWallMs(perTestMs, timeoutMs);
+  const what = `${seconds3(perTestMs)} s of CPU time (${seconds3(wallMs)} s of wall-clock time for a test that blocks)`;
+  return {
+    timeoutMs,
+    reason: limit2 ? `${limit2.reason}; one test at most ${what}` : `the per-test limit of ${what}`,
+    perTestMs,
+    perTestWallMs: wallMs
+  };
+}
+function pythonPerTestEnv(env, options2) {
+  if (options2?.perTestMs === void 0) return {};
+  const given = Number(env?.AUTOGEN_TEST_TIMEOUT ?? 0);
+  const ours = Math.ceil(options2.perTestMs) / 1e3;
+  const wall = Math.ceil(options2.perTestWallMs ?? WALL_FACTOR * options2.perTestMs) / 1e3;
+  return {
+    AUTOGEN_TEST_TIMEOUT: String(given > 0 && given < ours ? given : ours),
+    AUTOGEN_TEST_WALL_TIMEOUT: String(wall)
+  };
+}
+
+// src/verify/runners/unittest-runner.ts
+var UNITTEST_WRAPPER = "autogen_unittest";
+function unittestRunner(args, evidence) {
+  return {
+    name: "unittest",
+    evidence,
+    reportFormat: "junit",
+    pathPrefix: [],
+    // The wrapper sits next to our pytest plugin; the per-test limit goes the same way (a tighter one already set is kept).
+    prepareEnv: (env, options2) => withPytestPlugin(env, pythonPerTestEnv(env, options2)),
+    command: (selection, reportPath) => [
+      pythonExecutable(),
+      "-m",
+      UNITTEST_WRAPPER,
+      "--autogen-report",
+      reportPath,
+      ...selection.kind === "tests" ? safeIds(selection.ids).flatMap((id) => ["--autogen-select", id]) : [],
+      "--",
+      ...args
+    ]
+  };
+}
+function unittestArgs(argv) {
+  const program = argv[0]?.split("/").at(-1) ?? "";
+  if (!/^python(\d+(\.\d+)?)?$/.test(program)) return void 0;
+  const at = argv.indexOf("-m");
+  return at > 0 && argv[at + 1] === "unittest" ? argv.slice(at + 2) : void 0;
+}
+
+// src/verify/runners/detect-runner.ts
+var LOOKED_FOR = [
+  "pytest (pytest.ini, pyproject.toml [tool.pytest], setup.cfg/tox.ini [pytest], test_*.py)",
+  "package.json scripts.test (vitest, jest, mocha, ava, tape or any TAP producer, node --test)",
+  "go.mod",
+  "Cargo.toml",
+  "pom.xml",
+  "build.gradle"
+];
+var MANIFEST_READ_LIMIT = 1024 * 1024;
+function detectRunner(dir, configured) {
+  if (configured) return runnerForLine(configured, `test.command "${configured}"`, dir);
+  const has2 = (name) => existsSync6(join19(dir, name));
+  const read = (name) => has2(name) ? tryReadWorktreeTextSync(dir, name, { maxBytes: MANIFEST_READ_LIMIT }) ?? "" : "";
+  if (has2("pytest.ini") || /\[tool\.pytest/.test(read("pyproject.toml")) || /\[(tool:)?pytest\]/.test(read("setup.cfg") + read("tox.ini")) || hasPythonTests(dir)) {
+    return pytestRunner([], "pytest configuration or test_*.py files");
+  }
+  if (has2("package.json")) {
+    const pkg = JSON.parse(read("package.json"));
+    const script = pkg.scripts?.test;
+    if (script && !/no test specified/.test(script))
+      return runnerForScript(script, `package.json scripts.test "${script}"`, dir, 1);
+  }
+  if (has2("go.mod")) return goRunner([], "go.mod");
+  if (has2("Cargo.toml")) return cargoRunner(["cargo", "test"], "Cargo.toml");
+  if (has2("pom.xml"))
+    return simpleRunner("maven", ["mvn", "-q", "test"], "pom.xml", (ids) => [`-Dtest=${ids.join(",")}`]);
+  if (has2("build.gradle") || has2("build.gradle.kts"))
+    return simpleRunner(
+      "gradle",
+      [has2("gradlew") ? "./gradlew" : "gradle", "test"],
+      "build.gradle",
+      (ids) => ids.flatMap((id) => ["--tests", id])
+    );
+  throw new NoTestsDetectedError(dir, LOOKED_FOR);
+}
+function hasPythonTests(dir, depth = 0) {
+  if (depth > 3) return false;
+  for (const entry of readdirSync3(dir, { withFileTypes: true })) {
+    if (entry.name.startsWith(".") || entry.name === "node_modules") continue;
+    if (entry.isFile() && /^test_.*\.py$|_test\.py$/.test(entry.name)) return true;
+    if (entry.isDirectory() && hasPythonTests(join19(dir, entry.name), depth + 1)) return true;
+  }
+  return false;
+}
+var MAX_SCRIPT_DEPTH = 4;
+function runnerForLine(line, evidence, dir, depth = 0) {
+  const { env, argv } = splitEnvAssignments(splitCommand(line));
+  const script = depth < MAX_SCRIPT_DEPTH ? readPackageScript(dir, argv) : void 0;
+  const runner = script !== void 0 ? runnerForScript(script, `${evidence}: package.json script "${script}"`, dir, depth + 1) : runnerForCommand(argv, evidence, dir);
+  return withCommandEnv(runner, env);
+}
+function runnerForScript(script, evidence, dir, depth) {
+  const steps = scriptSteps(script);
+  for (const step of steps.slice(0, -1)) {
+    let runner;
+    try {
+      runner = runnerForLine(step, evidence, dir, depth);
+    } catch {
+      continue;
+    }
+    if (runner.name !== "custom") return runner;
+  }
+  return runnerForLine(steps.at(-1) ?? script, evidence, dir, depth);
+}
+function withCommandEnv(runner, commandEnv) {
+  if (Object.keys(commandEnv).length === 0) return runner;
+  const prepare2 = runner.prepareEnv;
+  return {
+    ...runner,
+    commandEnv,
+    prepareEnv: (env, options2) => prepare2 ? prepare2({ ...env, ...commandEnv }, options2) : { ...env, ...commandEnv }
+  };
+}
+function runnerForCommand(given, evidence, dir) {
+  const argv = given[0] === "npx" ? afterOptions(given.slice(1)) : given[0] === "pnpm" || given[0] === "yarn" ? given.slice(given[1] === "exec" ? 2 : 1) : given;
+  const joined = argv.join(" ");
+  const program = (argv[0] ?? "").split("/").at(-1) ?? "";
+  const rest = argv.slice(1);
+  if (/\bpytest\b/.test(joined)) {
+    const extra = argv.slice(argv.findIndex((a2) => /pytest$/.test(a2)) + 1);
+    return pytestRunner(extra, evidence);
+  }
+  const unittest = unittestArgs(argv);
+  if (unittest) return unittestRunner(unittest, evidence);
+  if (program === "nyc" || program === "c8") {
+    const at = rest.findIndex((a2) => WRAPPED.has(a2.split("/").at(-1) ?? a2));
+    if (at >= 0) return runnerForCommand(rest.slice(at), `${evidence} (its ${program} coverage wrapper left out)`, dir);
+  }
+  if (program === "cross-env") {
+    const { env, argv: wrapped } = splitEnvAssignments(rest);
+    return withCommandEnv(runnerForCommand(wrapped, evidence, dir), env);
+  }
+  if (program === "cargo" && rest[0] === "test") return cargoRunner(argv, evidence);
+  if (program === "vitest") return vitestRunner(rest, evidence, dir);
+  if (program === "jest") return jestRunner(rest, evidence, dir);
+  if (program === "mocha" || program === "_mocha") return mochaRunner(rest, evidence, dir);
+  if (program === "ava") return avaRunner(rest, evidence, dir);
+  if (program === "tape" || program === "tap") return tapRunner(argv, evidence, dir);
+  if (program === "node" && argv.includes("--test")) return nodeTestRunner(argv, evidence);
+  if (program === "go" && rest[0] === "test") return goRunner(rest.slice(1), evidence);
+  const bin = join19(dir, "node_modules", ".bin");
+  return {
+    name: "custom",
+    evidence,
+    reportFormat: "none",
+    pathPrefix: [bin],
+    parseConsole: parseAnyTap,
+    selectsByFiltering: true,
+    command: () => argv
+  };
+}
+var WRAPPED = /* @__PURE__ */ new Set([
+  "mocha",
+  "_mocha",
+  "tape",
+  "tap",
+  "ava",
+  "jest",
+  "vitest",
+  "node",
+  "python",
+  "python3",
+  "pytest"
+]);
+function afterOptions(args) {
+  const at = args.findIndex((a2) => !a2.startsWith("-"));
+  return at < 0 ? [] : args.slice(at);
+}
+function pytestRunner(extra, evidence) {
+  return {
+    name: "pytest",
+    evidence,
+    reportFormat: "junit",
+    pathPrefix: [],
+    commandArgs: extra,
+    parseConsole: parsePytestConsole,
+    // Our plugin's per-test limit (CPU time, and wall-clock time for a test that blocks); a tighter one already in the environment (eval's) is kept.
+    prepareEnv: (env, options2) => withPytestPlugin(env, pythonPerTestEnv(env, options2)),
+    command: (selection, reportPath) => [
+      pythonExecutable(),
+      "-m",
+      "pytest",
+      ...(selection.kind === "tests" ? withoutPaths(extra) : extra).filter((a2) => !a2.startsWith("--junitxml")),
+      "-rA",
+      "--color=no",
+      "-p",
+      "no:cacheprovider",
+      "-p",
+      PYTEST_PLUGIN,
+      "-o",
+      "junit_family=xunit1",
+      `--junitxml=${reportPath}`,
+      ...selection.kind === "tests" ? safeIds(selection.ids) : []
+    ]
+  };
+}
+var PYTEST_VALUE_OPTIONS = /* @__PURE__ */ new Set([
+  "-k",
+  "-m",
+  "-p",
+  "-c",
+  "-o",
+  "-W",
+  "-n",
+  "--ignore",
+  "--ignore-glob",
+  "--deselect",
+  "--rootdir",
+  "--basetemp",
+  "--confcutdir",
+  "--cov",
+  "--cov-report",
+  "--cov-config",
+  "--tb",
+  "--maxfail",
+  "--durations",
+  "--import-mode",
+  "--log-level",
+  "--doctest-glob",
+  "--override-ini"
+]);
+function withoutPaths(extra) {
+  return extra.filter((arg, i3) => arg.startsWith("-") || PYTEST_VALUE_OPTIONS.has(extra[i3 - 1] ?? ""));
+}
+function nodeTestRunner(argv, evidence) {
+  return {
+    name: "node-test",
+    evidence,
+    reportFormat: "junit",
+    pathPrefix: [],
+    // A synchronous loop blocks --test-timeout: our watchdog, preloaded into each test file's process, stops it.
+    prepareEnv: (env, options2) => ({
+      ...env,
+      ...options2?.perTestMs !== void 0 ? watchdogEnv(options2.perTestMs, options2.perTestWallMs) : {}
+    }),
+    // The pattern names a test by its own name: a test of that name in another suite runs too,
+    // and node reports every test the pattern left out as skipped.
+    selectsByFiltering: true,
+    command: (selection, reportPath, options2) => {
+      const [node2, ...rest] = argv;
+      const pattern = selection.kind === "tests" ? [
+        `--test-name-pattern=^(${safeIds(selection.ids).map((id) => escapeRegExp(id.split(" > ").at(-1) ?? id)).join("|")})$`
+      ] : [];
+      const timeout = options2?.perTestMs !== void 0 ? [`--test-timeout=${String(Math.ceil(options2.perTestWallMs ?? WALL_FACTOR * options2.perTestMs))}`] : [];
+      const watchdog = options2?.perTestMs !== void 0 ? watchdogArgs() : [];
+      return [
+        node2 ?? "node",
+        ...watchdog,
+        "--test-reporter=tap",
+        "--test-reporter-destination=stdout",
+        "--test-reporter=junit",
+        `--test-reporter-destination=${reportPath}`,
+        ...timeout,
+        ...pattern,
+        ...rest
+      ];
+    },
+    parseConsole: parseTap
+  };
+}
+function goRunner(args, evidence) {
+  const own2 = args.filter((a2) => a2 !== "-v" && a2 !== "-json");
+  const packages = own2.some((a2) => !a2.startsWith("-")) ? [] : ["./..."];
+  return {
+    name: "go",
+    evidence,
+    reportFormat: "none",
+    pathPrefix: [],
+    selectsByFiltering: true,
+    parseConsole: parseGoTest,
+    command: (selection) => {
+      const tops = selection.kind === "tests" ? [...new Set(safeIds(selection.ids).map((id) => id.split("/")[0] ?? id))] : [];
+      return [
+        "go",
+        "test",
+        "-v",
+        ...tops.length > 0 ? ["-run", `^(${tops.map(escapeRegExp).join("|")})$`] : [],
+        ...own2,
+        ...packages
+      ];
+    }
+  };
+}
+function simpleRunner(name, base, evidence, select) {
+  return {
+    name,
+    evidence,
+    reportFormat: "none",
+    pathPrefix: [],
+    command: (selection) => [...base, ...selection.kind === "tests" ? select(safeIds(selection.ids)) : []]
+  };
+}
 
 // src/verify/sandbox/run-sandboxed.ts
 import { mkdtemp as mkdtemp7, rm as rm12 } from "node:fs/promises";
-import { existsSync as existsSync7 } from "node:fs";
+import { existsSync as existsSync9 } from "node:fs";
 import { tmpdir as tmpdir8 } from "node:os";
-import { join as join22 } from "node:path";
+import { join as join26 } from "node:path";
 
 // src/verify/sandbox/bwrap-argv.ts
 var SANDBOX_UID = 65534;
@@ -95818,22 +96789,22 @@ function bwrapArgv(layout, options2, command) {
 // src/verify/sandbox/detect-isolation.ts
 import { mkdtemp as mkdtemp6, rm as rm11 } from "node:fs/promises";
 import { tmpdir as tmpdir7 } from "node:os";
-import { join as join18 } from "node:path";
+import { join as join22 } from "node:path";
 
 // src/verify/sandbox/sandbox-layout.ts
-import { existsSync as existsSync5, lstatSync as lstatSync5, realpathSync as realpathSync4, statSync as statSync4 } from "node:fs";
-import { homedir as homedir2 } from "node:os";
-import { delimiter as delimiter2, dirname as dirname5, isAbsolute as isAbsolute5, join as join17, relative as relative5, resolve as resolve5, sep as sep5 } from "node:path";
+import { existsSync as existsSync7, lstatSync as lstatSync5, realpathSync as realpathSync5, statSync as statSync4 } from "node:fs";
+import { homedir as homedir3 } from "node:os";
+import { delimiter as delimiter3, dirname as dirname5, isAbsolute as isAbsolute6, join as join21, relative as relative5, resolve as resolve5, sep as sep5 } from "node:path";
 import { fileURLToPath as fileURLToPath9 } from "node:url";
 
 // src/config/data-dir.ts
-import { homedir } from "node:os";
-import { join as join16 } from "node:path";
-function defaultDataDir(env = process.env, platform2 = process.platform, home = homedir()) {
-  if (platform2 === "win32") return join16(env.LOCALAPPDATA ?? join16(home, "AppData", "Local"), "autogen-bot");
-  if (platform2 === "darwin") return join16(home, "Library", "Application Support", "autogen-bot");
+import { homedir as homedir2 } from "node:os";
+import { join as join20 } from "node:path";
+function defaultDataDir(env = process.env, platform2 = process.platform, home = homedir2()) {
+  if (platform2 === "win32") return join20(env.LOCALAPPDATA ?? join20(home, "AppData", "Local"), "autogen-bot");
+  if (platform2 === "darwin") return join20(home, "Library", "Application Support", "autogen-bot");
   const xdg = env.XDG_DATA_HOME;
-  return join16(xdg && xdg.startsWith("/") ? xdg : join16(home, ".local", "share"), "autogen-bot");
+  return join20(xdg && xdg.startsWith("/") ? xdg : join20(home, ".local", "share"), "autogen-bot");
 }
 
 // src/verify/sandbox/sandbox-layout.ts
@@ -95880,27 +96851,27 @@ var BOT_ROOT = fileURLToPath9(new URL("../../../", new URL("../../src/verify/san
 function sandboxLayout(request2) {
   const env = request2.env ?? process.env;
   const tmpBytes = request2.tmpBytes ?? DEFAULT_TMP_BYTES;
-  const home = safeReal(env.HOME && isAbsolute5(env.HOME) ? env.HOME : homedir2());
+  const home = safeReal(env.HOME && isAbsolute6(env.HOME) ? env.HOME : homedir3());
   const hiddenDirs = /* @__PURE__ */ new Set();
   const hiddenFiles = /* @__PURE__ */ new Set();
   const hide2 = (path12) => {
-    if (!path12 || !isAbsolute5(path12)) return;
+    if (!path12 || !isAbsolute6(path12)) return;
     const real2 = safeReal(path12);
-    if (SYSTEM.includes(real2) || !existsSync5(real2)) return;
+    if (SYSTEM.includes(real2) || !existsSync7(real2)) return;
     (statSync4(real2).isDirectory() ? hiddenDirs : hiddenFiles).add(real2);
   };
   hide2(home);
   hide2(defaultDataDir(env, process.platform, home));
   if (env.AUTOGEN_DB_PATH) hide2(dirname5(resolve5(env.AUTOGEN_DB_PATH)));
   hide2(env.PRIVATE_KEY_PATH ? resolve5(env.PRIVATE_KEY_PATH) : void 0);
-  hide2(join17(process.cwd(), ".env"));
-  hide2(join17(BOT_ROOT, ".env"));
-  for (const path12 of (env.AUTOGEN_SANDBOX_HIDE ?? "").split(delimiter2)) hide2(path12 || void 0);
+  hide2(join21(process.cwd(), ".env"));
+  hide2(join21(BOT_ROOT, ".env"));
+  for (const path12 of (env.AUTOGEN_SANDBOX_HIDE ?? "").split(delimiter3)) hide2(path12 || void 0);
   for (const path12 of request2.hidden ?? []) hide2(path12);
   for (const path12 of ["/run", "/var/tmp", "/var/run", "/root", "/home", "/etc/shadow", "/etc/gshadow", "/etc/ssh"])
     hide2(path12);
-  for (const path12 of ["/run", "/var/tmp"]) if (existsSync5(path12)) hiddenDirs.add(safeReal(path12));
-  const writableRoots = [request2.workspace, ...request2.writable ?? []].filter((p) => existsSync5(p));
+  for (const path12 of ["/run", "/var/tmp"]) if (existsSync7(path12)) hiddenDirs.add(safeReal(path12));
+  const writableRoots = [request2.workspace, ...request2.writable ?? []].filter((p) => existsSync7(p));
   const workspaceReal = [.../* @__PURE__ */ new Set([...writableRoots.map(safeReal), ...writableRoots.map((p) => resolve5(p))])];
   const insideWritable = (path12, strictlyBelow = false) => {
     const resolved = resolve5(path12);
@@ -95909,28 +96880,28 @@ function sandboxLayout(request2) {
     );
   };
   const visible = /* @__PURE__ */ new Set();
-  const covered = [...hiddenDirs, ...["/tmp", "/dev/shm"].filter((d) => existsSync5(d)).map(safeReal)];
+  const covered = [...hiddenDirs, ...["/tmp", "/dev/shm"].filter((d) => existsSync7(d)).map(safeReal)];
   const show = (path12) => {
-    if (!isAbsolute5(path12) || !existsSync5(path12)) return;
+    if (!isAbsolute6(path12) || !existsSync7(path12)) return;
     const real2 = safeReal(path12);
     const hiddenParent = covered.find((dir) => real2 === dir || real2.startsWith(dir + sep5));
     if (!hiddenParent) return;
     const [first2] = relative5(hiddenParent, real2).split(sep5);
-    visible.add(first2 && TOOLCHAIN_HOMES.has(first2) ? join17(hiddenParent, first2) : real2);
+    visible.add(first2 && TOOLCHAIN_HOMES.has(first2) ? join21(hiddenParent, first2) : real2);
     if (first2 === ".cargo") {
-      const rustup = env.RUSTUP_HOME && isAbsolute5(env.RUSTUP_HOME) ? env.RUSTUP_HOME : join17(hiddenParent, ".rustup");
-      if (existsSync5(rustup)) visible.add(safeReal(rustup));
+      const rustup = env.RUSTUP_HOME && isAbsolute6(env.RUSTUP_HOME) ? env.RUSTUP_HOME : join21(hiddenParent, ".rustup");
+      if (existsSync7(rustup)) visible.add(safeReal(rustup));
     }
   };
-  for (const dir of (request2.path ?? env.PATH ?? "").split(delimiter2)) if (dir && !insideWritable(dir)) show(dir);
-  show(join17(BOT_ROOT, "resources"));
+  for (const dir of (request2.path ?? env.PATH ?? "").split(delimiter3)) if (dir && !insideWritable(dir)) show(dir);
+  show(join21(BOT_ROOT, "resources"));
   show(dirname5(process.execPath));
   for (const path12 of request2.readOnly ?? [])
-    if (existsSync5(path12) && !lstatSync5(path12).isSymbolicLink() && !insideWritable(path12, true))
+    if (existsSync7(path12) && !lstatSync5(path12).isSymbolicLink() && !insideWritable(path12, true))
       visible.add(safeReal(path12));
   for (const dir of grantedDirectories(request2.workspace))
-    if (existsSync5(dir) && !insideWritable(dir)) visible.add(dir);
-  const writable = [request2.workspace, ...request2.writable ?? []].filter((p) => existsSync5(p)).map(safeReal);
+    if (existsSync7(dir) && !insideWritable(dir)) visible.add(dir);
+  const writable = [request2.workspace, ...request2.writable ?? []].filter((p) => existsSync7(p)).map(safeReal);
   const ops = [
     { kind: "tmpfs", path: "/tmp", bytes: tmpBytes },
     { kind: "tmpfs", path: "/dev/shm", bytes: Math.min(tmpBytes, 64 * 1024 * 1024) },
@@ -95951,13 +96922,13 @@ function orderOps(ops, writable) {
 }
 function safeReal(path12) {
   try {
-    return realpathSync4(path12);
+    return realpathSync5(path12);
   } catch {
     return resolve5(path12);
   }
 }
 function isOwnGitPointer(path12, workspace) {
-  return path12 === join17(workspace, ".git");
+  return path12 === join21(workspace, ".git");
 }
 
 // src/verify/sandbox/unshare-argv.ts
@@ -96006,8 +96977,8 @@ async function works(argv) {
   return !result.failed && result.stdout.trim() === "ok";
 }
 async function probe(kind) {
-  const dir = await mkdtemp6(join18(tmpdir7(), "autogen-probe-"));
-  const stage = await mkdtemp6(join18(tmpdir7(), "autogen-root-"));
+  const dir = await mkdtemp6(join22(tmpdir7(), "autogen-probe-"));
+  const stage = await mkdtemp6(join22(tmpdir7(), "autogen-root-"));
   try {
     const layout = sandboxLayout({ workspace: dir, env: {} });
     const command = ["/bin/sh", "-c", "echo ok"];
@@ -96046,7 +97017,7 @@ function detectIsolation() {
 
 // src/verify/sandbox/disk-watch.ts
 import { lstat as lstat3, readdir as readdir2, statfs } from "node:fs/promises";
-import { join as join19 } from "node:path";
+import { join as join23 } from "node:path";
 var INTERVAL_MS = 500;
 var DEFAULT_FILE_CAP = 2e5;
 function watchDisk(dirs, capBytes, onExceeded, onTooManyFiles = () => void 0, fileCap = DEFAULT_FILE_CAP) {
@@ -96120,7 +97091,7 @@ async function writtenSince(dir, since, limit2) {
       continue;
     }
     for (const entry of entries) {
-      const path12 = join19(current, entry.name);
+      const path12 = join23(current, entry.name);
       if (entry.isDirectory()) {
         stack.push(path12);
       } else if (entry.isFile()) {
@@ -96140,9 +97111,9 @@ function registerSandbox(kill) {
 }
 
 // src/verify/sandbox/process-limit.ts
-import { existsSync as existsSync6, readFileSync as readFileSync4 } from "node:fs";
+import { existsSync as existsSync8, readFileSync as readFileSync4 } from "node:fs";
 import { mkdir as mkdir4, readFile as readFile2, rmdir, writeFile as writeFile4 } from "node:fs/promises";
-import { join as join20 } from "node:path";
+import { join as join24 } from "node:path";
 import { randomUUID } from "node:crypto";
 var V1 = "/sys/fs/cgroup";
 var V2 = "/sys/fs/cgroup";
@@ -96150,7 +97121,7 @@ var v2Ready;
 async function createProcessLimit(limits) {
   if (process.getuid?.() !== 0 || process.env.AUTOGEN_SANDBOX_CGROUP === "off") return void 0;
   try {
-    if (existsSync6(join20(V1, "pids", "cgroup.procs")) || existsSync6(join20(V1, "memory", "cgroup.procs")))
+    if (existsSync8(join24(V1, "pids", "cgroup.procs")) || existsSync8(join24(V1, "memory", "cgroup.procs")))
       return await makeV1(limits);
     if (await v2Usable()) return await makeV2(limits);
   } catch {
@@ -96158,19 +97129,19 @@ async function createProcessLimit(limits) {
   return void 0;
 }
 async function makeV2(limits) {
-  const parent = join20(V2, "autogen");
+  const parent = join24(V2, "autogen");
   await mkdir4(parent, { recursive: true });
-  await writeFile4(join20(parent, "cgroup.subtree_control"), "+pids").catch(() => void 0);
-  if (limits.memoryBytes) await writeFile4(join20(parent, "cgroup.subtree_control"), "+memory").catch(() => void 0);
-  const dir = join20(parent, `run-${randomUUID()}`);
+  await writeFile4(join24(parent, "cgroup.subtree_control"), "+pids").catch(() => void 0);
+  if (limits.memoryBytes) await writeFile4(join24(parent, "cgroup.subtree_control"), "+memory").catch(() => void 0);
+  const dir = join24(parent, `run-${randomUUID()}`);
   await mkdir4(dir);
   try {
-    await writeFile4(join20(dir, "pids.max"), String(limits.processes));
+    await writeFile4(join24(dir, "pids.max"), String(limits.processes));
     let memory = false;
-    if (limits.memoryBytes && existsSync6(join20(dir, "memory.max"))) {
-      await writeFile4(join20(dir, "memory.max"), String(limits.memoryBytes));
-      await writeFile4(join20(dir, "memory.swap.max"), "0").catch(() => void 0);
-      await writeFile4(join20(dir, "memory.oom.group"), "1").catch(() => void 0);
+    if (limits.memoryBytes && existsSync8(join24(dir, "memory.max"))) {
+      await writeFile4(join24(dir, "memory.max"), String(limits.memoryBytes));
+      await writeFile4(join24(dir, "memory.swap.max"), "0").catch(() => void 0);
+      await writeFile4(join24(dir, "memory.oom.group"), "1").catch(() => void 0);
       memory = true;
     }
     return handle([{ dir, controller: "unified" }], "cgroup-v2", memory);
@@ -96201,12 +97172,12 @@ async function makeV1(limits) {
   return groups2.length > 0 ? handle(groups2, "cgroup-v1", memory) : void 0;
 }
 async function makeV1Group(controller, name, settings, required3 = Object.keys(settings)) {
-  const dir = join20(V1, controller, "autogen", name);
+  const dir = join24(V1, controller, "autogen", name);
   try {
     await mkdir4(dir, { recursive: true });
     for (const [file2, value] of Object.entries(settings)) {
       try {
-        await writeFile4(join20(dir, file2), value);
+        await writeFile4(join24(dir, file2), value);
       } catch (error62) {
         if (required3.includes(file2)) throw error62;
       }
@@ -96218,7 +97189,7 @@ async function makeV1Group(controller, name, settings, required3 = Object.keys(s
   }
 }
 function handle(groups2, kind, memory) {
-  const procsFiles = groups2.map((g) => join20(g.dir, "cgroup.procs"));
+  const procsFiles = groups2.map((g) => join24(g.dir, "cgroup.procs"));
   const members2 = async () => {
     const all = await Promise.all(procsFiles.map((f2) => readFile2(f2, "utf8").catch(() => "")));
     return [...new Set(all.join("\n").split("\n").filter(Boolean).map(Number))];
@@ -96240,19 +97211,19 @@ function handle(groups2, kind, memory) {
     ],
     async refusals() {
       if (!pidsDir) return 0;
-      const events = await readFile2(join20(pidsDir, "pids.events"), "utf8").catch(() => "");
+      const events = await readFile2(join24(pidsDir, "pids.events"), "utf8").catch(() => "");
       return Number(/^max (\d+)/m.exec(events)?.[1] ?? 0);
     },
     async oomKills() {
       if (!memory || !memoryDir) return 0;
       const file2 = kind === "cgroup-v2" ? "memory.events" : "memory.oom_control";
-      const text2 = await readFile2(join20(memoryDir, file2), "utf8").catch(() => "");
+      const text2 = await readFile2(join24(memoryDir, file2), "utf8").catch(() => "");
       return Number(/^oom_kill (\d+)/m.exec(text2)?.[1] ?? 0);
     },
     async killAll() {
       const unified = groups2.find((g) => g.controller === "unified");
-      if (unified && existsSync6(join20(unified.dir, "cgroup.kill"))) {
-        await writeFile4(join20(unified.dir, "cgroup.kill"), "1").catch(() => void 0);
+      if (unified && existsSync8(join24(unified.dir, "cgroup.kill"))) {
+        await writeFile4(join24(unified.dir, "cgroup.kill"), "1").catch(() => void 0);
         return;
       }
       for (let round = 0; round < 20; round++) {
@@ -96284,7 +97255,7 @@ function handle(groups2, kind, memory) {
 async function v2Usable() {
   if (v2Ready !== void 0) return v2Ready;
   try {
-    const controllers = readFileSync4(join20(V2, "cgroup.controllers"), "utf8");
+    const controllers = readFileSync4(join24(V2, "cgroup.controllers"), "utf8");
     v2Ready = controllers.split(/\s+/).includes("pids") && readFileSync4("/proc/self/cgroup", "utf8").trim() === "0::/";
   } catch {
     v2Ready = false;
@@ -96294,7 +97265,7 @@ async function v2Usable() {
 
 // src/verify/sandbox/resolve-command.ts
 import { accessSync, constants as constants8, statSync as statSync5 } from "node:fs";
-import { delimiter as delimiter3, isAbsolute as isAbsolute6, join as join21, resolve as resolve6 } from "node:path";
+import { delimiter as delimiter4, isAbsolute as isAbsolute7, join as join25, resolve as resolve6 } from "node:path";
 function resolveCommand(command, path12, cwd) {
   const executable = (candidate) => {
     try {
@@ -96305,41 +97276,15 @@ function resolveCommand(command, path12, cwd) {
     }
   };
   if (command.includes("/")) {
-    const full = isAbsolute6(command) ? command : resolve6(cwd, command);
+    const full = isAbsolute7(command) ? command : resolve6(cwd, command);
     return executable(full) ? full : void 0;
   }
-  for (const dir of path12.split(delimiter3)) {
+  for (const dir of path12.split(delimiter4)) {
     if (!dir) continue;
-    const candidate = join21(dir, command);
+    const candidate = join25(dir, command);
     if (executable(candidate)) return candidate;
   }
   return void 0;
-}
-
-// src/verify/sandbox/sandbox-env.ts
-import { delimiter as delimiter4 } from "node:path";
-var PASSED_THROUGH = ["PATH", "LANG", "LC_ALL", "TZ", "TERM"];
-function sandboxEnv(options2) {
-  const parent = options2.parent ?? process.env;
-  const env = {};
-  for (const name of PASSED_THROUGH) {
-    const value = parent[name];
-    if (value !== void 0) env[name] = value;
-  }
-  if (options2.pathPrefix?.length) env.PATH = [...options2.pathPrefix, env.PATH ?? "/usr/bin:/bin"].join(delimiter4);
-  env.PATH ??= "/usr/local/bin:/usr/bin:/bin";
-  env.LANG ??= "C.UTF-8";
-  env.HOME = options2.home;
-  env.TMPDIR = options2.home;
-  env.CI = "true";
-  env.NO_COLOR = "1";
-  env.PYTHONDONTWRITEBYTECODE = "1";
-  env.GIT_TERMINAL_PROMPT = "0";
-  for (const [name, value] of Object.entries(options2.extra ?? {})) {
-    if (FORBIDDEN_ENV_NAMES.test(name)) throw new Error(`environment variable ${name} cannot be set for test runs`);
-    env[name] = value;
-  }
-  return env;
 }
 
 // src/verify/sandbox/run-sandboxed.ts
@@ -96354,8 +97299,8 @@ async function runSandboxed(argv, options2) {
   const choice = await detectIsolation();
   if ("refused" in choice) return failedToStart([...argv], "none", choice.refused);
   const { isolation } = choice;
-  const home = await mkdtemp7(join22(tmpdir8(), "autogen-home-"));
-  const stage = isolation === "unshare" ? await mkdtemp7(join22(tmpdir8(), "autogen-root-")) : void 0;
+  const home = await mkdtemp7(join26(tmpdir8(), "autogen-home-"));
+  const stage = isolation === "unshare" ? await mkdtemp7(join26(tmpdir8(), "autogen-root-")) : void 0;
   const limits = { ...DEFAULT_LIMITS, ...options2.limits };
   const processLimit = isolation === "none" ? void 0 : await createProcessLimit({ processes: limits.processes, memoryBytes: limits.memoryBytes });
   try {
@@ -96431,7 +97376,7 @@ function spawnCapped(wrapped, argv, isolation, env, options2, limits, watched, p
   return new Promise((resolve8) => {
     const [file2, ...args] = wrapped;
     const child = execa(file2, args, {
-      cwd: existsSync7(options2.cwd) ? options2.cwd : "/",
+      cwd: existsSync9(options2.cwd) ? options2.cwd : "/",
       env,
       extendEnv: false,
       stdin: "ignore",
@@ -96599,48 +97544,6 @@ function heavyTestsToLeaveOut(passing, failingMs) {
   return leftOut;
 }
 
-// src/verify/per-test-limit.ts
-function firstRunCpuMs(runTimeoutMs) {
-  return Math.min(FIRST_RUN_CPU_CEILING_MS, Math.max(FIRST_RUN_CPU_FLOOR_MS, Math.round(runTimeoutMs / 20)));
-}
-var FIRST_RUN_CPU_FLOOR_MS = 2e3;
-var FIRST_RUN_CPU_CEILING_MS = 3e4;
-var FIRST_TRACE_FACTOR = 4;
-var WALL_FACTOR = 10;
-var WALL_FLOOR_MS = 1e4;
-var WALL_CEILING_MS = 12e4;
-var seconds3 = (ms) => String(Math.round(ms / 100) / 10);
-function defaultPerTestMs(runTimeoutMs) {
-  return Math.min(WALL_CEILING_MS, Math.max(WALL_FLOOR_MS, Math.round(runTimeoutMs / 5)));
-}
-function perTestWallMs(cpuMs, runTimeoutMs) {
-  return Math.min(runTimeoutMs, Math.max(Math.ceil(WALL_FACTOR * cpuMs), defaultPerTestMs(runTimeoutMs)));
-}
-function withPerTestLimit(limit2, runTimeoutMs) {
-  const timeoutMs = limit2?.timeoutMs ?? runTimeoutMs;
-  if (limit2?.perTestMs !== void 0)
-    return { ...limit2, perTestWallMs: limit2.perTestWallMs ?? perTestWallMs(limit2.perTestMs, timeoutMs) };
-  const perTestMs = Math.min(firstRunCpuMs(timeoutMs), timeoutMs);
-  const wallMs = perTestWallMs(perTestMs, timeoutMs);
-  const what = `${seconds3(perTestMs)} s of CPU time (${seconds3(wallMs)} s of wall-clock time for a test that blocks)`;
-  return {
-    timeoutMs,
-    reason: limit2 ? `${limit2.reason}; one test at most ${what}` : `the per-test limit of ${what}`,
-    perTestMs,
-    perTestWallMs: wallMs
-  };
-}
-function pythonPerTestEnv(env, options2) {
-  if (options2?.perTestMs === void 0) return {};
-  const given = Number(env?.AUTOGEN_TEST_TIMEOUT ?? 0);
-  const ours = Math.ceil(options2.perTestMs) / 1e3;
-  const wall = Math.ceil(options2.perTestWallMs ?? WALL_FACTOR * options2.perTestMs) / 1e3;
-  return {
-    AUTOGEN_TEST_TIMEOUT: String(given > 0 && given < ours ? given : ours),
-    AUTOGEN_TEST_WALL_TIMEOUT: String(wall)
-  };
-}
-
 // src/engine/template/python-spectra.ts
 var traceSchema = external_exports.record(
   external_exports.string(),
@@ -96653,11 +97556,12 @@ var CoverageError = class extends Error {
   }
 };
 async function pythonSpectra(workspace, testIds, given) {
-  const { perTestMs, failingPerTestMs = perTestMs, failing = [], durations, ...options2 } = given;
-  const dir = await mkdtemp8(join23(tmpdir9(), "autogen-trace-"));
+  const { perTestMs, failingPerTestMs = perTestMs, failing = [], durations, commandArgs = [], ...options2 } = given;
+  const own2 = (ids) => (ids.length > 0 ? withoutPaths(commandArgs) : commandArgs).filter((a2) => !a2.startsWith("--junitxml"));
+  const dir = await mkdtemp8(join27(tmpdir9(), "autogen-trace-"));
   try {
     const safe = reportedFileFilter(workspace);
-    const run2 = (ids, extra, focus2, limitMs = perTestMs) => traceRun(workspace, dir, [...extra, ...safeIds(ids)], { ...options2, perTestMs: limitMs, focus: focus2 });
+    const run2 = (ids, extra, focus2, limitMs = perTestMs) => traceRun(workspace, dir, [...own2(ids), ...extra, ...safeIds(ids)], { ...options2, perTestMs: limitMs, focus: focus2 });
     if (failing.length === 0)
       return { spectra: spectraOf(await run2(testIds, [], void 0), safe), dropped: safe.dropped(), untraced: [] };
     const failed3 = spectraOf(await run2(failing, [], void 0, failingPerTestMs), safe);
@@ -96665,7 +97569,7 @@ async function pythonSpectra(workspace, testIds, given) {
     for (const test of failed3.filter((t2) => t2.failed))
       for (const [file2, lines] of test.lines) focus.set(file2, /* @__PURE__ */ new Set([...focus.get(file2) ?? [], ...lines]));
     if (focus.size === 0) return { spectra: failed3, dropped: safe.dropped(), untraced: [] };
-    const focusPath = join23(dir, "focus.json");
+    const focusPath = join27(dir, "focus.json");
     await writeFile5(
       focusPath,
       JSON.stringify(Object.fromEntries([...focus].map(([file2, lines]) => [file2, [...lines]])))
@@ -96690,7 +97594,7 @@ async function pythonSpectra(workspace, testIds, given) {
 }
 async function traceRun(workspace, dir, args, options2) {
   const { perTestMs, focus, ...sandbox } = options2;
-  const out = join23(dir, focus ? "trace-focus.json" : "trace.json");
+  const out = join27(dir, focus ? "trace-focus.json" : "trace.json");
   const cpuMs = perTestMs ?? FIRST_TRACE_FACTOR * firstRunCpuMs(sandbox.timeoutMs);
   const env = withPytestPlugin(sandbox.env, {
     AUTOGEN_TRACE_OUT: out,
@@ -96770,6 +97674,7 @@ async function repair(task, run2, llm) {
     if (language === "python") {
       spectra = await pythonSpectra(task.workspace, task.regression?.kind === "all" ? [] : known, {
         ...task.sandbox,
+        commandArgs: task.commandArgs,
         perTestMs: run2.tracePerTestMs(),
         failingPerTestMs: run2.traceFailingPerTestMs(failing),
         failing: failing.map((t2) => t2.id),
@@ -96961,15 +97866,15 @@ function droppedText(dropped2) {
 async function scratchCopies(workspace, count2) {
   const copies = [];
   for (let i3 = 0; i3 < count2; i3++) {
-    const dir = await mkdtemp9(join24(tmpdir10(), "autogen-slot-"));
-    const gitFile = (await lstat4(join24(workspace, ".git")).catch(() => void 0))?.isFile() ?? false;
+    const dir = await mkdtemp9(join28(tmpdir10(), "autogen-slot-"));
+    const gitFile = (await lstat4(join28(workspace, ".git")).catch(() => void 0))?.isFile() ?? false;
     await cp2(workspace, dir, {
       recursive: true,
       filter: (src) => !(gitFile ? /(^|\/)node_modules(\/|$)/ : /(^|\/)(\.git|node_modules)(\/|$)/).test(src.slice(workspace.length))
     });
-    if (existsSync8(join24(workspace, "node_modules"))) {
-      await symlink(join24(workspace, "node_modules"), join24(dir, "node_modules"));
-      grantDirectory(dir, join24(workspace, "node_modules"));
+    if (existsSync10(join28(workspace, "node_modules"))) {
+      await symlink(join28(workspace, "node_modules"), join28(dir, "node_modules"));
+      grantDirectory(dir, join28(workspace, "node_modules"));
     }
     shareGrants(workspace, dir);
     copies.push(dir);
@@ -97611,6 +98516,7 @@ function buildTask(input3) {
     // Extra runs (coverage) run the tests as the command does: with its own environment assignments.
     sandbox: input3.runner.commandEnv ? { ...input3.sandbox, env: { ...input3.sandbox.env, ...input3.runner.commandEnv } } : input3.sandbox,
     runnerName: input3.runner.name,
+    commandArgs: input3.runner.commandArgs,
     isTestFile,
     budget: input3.budget ?? taskBudget(input3.config),
     candidateLimit: input3.config.test.candidateLimit,
@@ -97671,21 +98577,21 @@ function verdictOf(base, candidate) {
 
 // src/verify/install/install-cache.ts
 import { createHash as createHash3 } from "node:crypto";
-import { existsSync as existsSync9, realpathSync as realpathSync5 } from "node:fs";
+import { existsSync as existsSync11, realpathSync as realpathSync6 } from "node:fs";
 import { lstat as lstat5, mkdir as mkdir5, mkdtemp as mkdtemp10, readdir as readdir3, rename, rm as rm15, stat, utimes, writeFile as writeFile6 } from "node:fs/promises";
-import { dirname as dirname6, join as join25 } from "node:path";
+import { dirname as dirname6, join as join29 } from "node:path";
 var USED = ".autogen-used";
 var STAGING_PREFIX = ".staging-";
 var STALE_STAGING_MS = 24 * 36e5;
 var DEFAULT_CACHE_BYTES = 10 * 1024 ** 3;
 function installCacheRoot(env = process.env) {
-  return env.AUTOGEN_INSTALL_CACHE && env.AUTOGEN_INSTALL_CACHE.startsWith("/") ? env.AUTOGEN_INSTALL_CACHE : join25(defaultDataDir(env), "install-cache");
+  return env.AUTOGEN_INSTALL_CACHE && env.AUTOGEN_INSTALL_CACHE.startsWith("/") ? env.AUTOGEN_INSTALL_CACHE : join29(defaultDataDir(env), "install-cache");
 }
 function appInstallCache(repositoryCache, scope) {
-  return scopedInstallCache(join25(dirname6(repositoryCache), "install-cache"), scope);
+  return scopedInstallCache(join29(dirname6(repositoryCache), "install-cache"), scope);
 }
 function scopedInstallCache(root, scope) {
-  return join25(root, createHash3("sha256").update(`autogen-install-scope-v1\0${scope}`).digest("hex").slice(0, 24));
+  return join29(root, createHash3("sha256").update(`autogen-install-scope-v1\0${scope}`).digest("hex").slice(0, 24));
 }
 function installCacheKey(workspace, manager, keyFiles, platform2 = `${process.platform}-${process.arch}-node${process.versions.node.split(".")[0] ?? ""}`, extra = "") {
   const hash2 = createHash3("sha256");
@@ -97698,19 +98604,19 @@ function installCacheKey(workspace, manager, keyFiles, platform2 = `${process.pl
   return `${manager}-${hash2.digest("hex").slice(0, 32)}`;
 }
 async function findCacheEntry(root, key2) {
-  const entry = join25(root, key2);
-  if (!existsSync9(join25(entry, USED))) return void 0;
+  const entry = join29(root, key2);
+  if (!existsSync11(join29(entry, USED))) return void 0;
   const now = /* @__PURE__ */ new Date();
-  await utimes(join25(entry, USED), now, now).catch(() => void 0);
+  await utimes(join29(entry, USED), now, now).catch(() => void 0);
   return entry;
 }
 async function stageCacheEntry(root, key2) {
   await mkdir5(root, { recursive: true, mode: 493 });
-  return mkdtemp10(join25(root, `${STAGING_PREFIX}${key2}-`));
+  return mkdtemp10(join29(root, `${STAGING_PREFIX}${key2}-`));
 }
 async function publishCacheEntry(root, key2, staging) {
-  await writeFile6(join25(staging, USED), "");
-  const entry = join25(root, key2);
+  await writeFile6(join29(staging, USED), "");
+  const entry = join29(root, key2);
   try {
     await rename(staging, entry);
   } catch (error62) {
@@ -97721,26 +98627,26 @@ async function publishCacheEntry(root, key2, staging) {
   return entry;
 }
 async function evictCache(root, capBytes, keep = []) {
-  if (!existsSync9(root)) return [];
+  if (!existsSync11(root)) return [];
   const entries = [];
   for (const key2 of await readdir3(root)) {
     if (key2.startsWith(STAGING_PREFIX)) {
-      const made = await stat(join25(root, key2)).catch(() => void 0);
+      const made = await stat(join29(root, key2)).catch(() => void 0);
       if (made && Date.now() - made.mtimeMs > STALE_STAGING_MS)
-        await rm15(join25(root, key2), { recursive: true, force: true });
+        await rm15(join29(root, key2), { recursive: true, force: true });
       continue;
     }
     if (key2.startsWith(".")) continue;
-    const used = await stat(join25(root, key2, USED)).catch(() => void 0);
-    entries.push({ key: key2, bytes: await treeBytes(join25(root, key2)), used: used?.mtimeMs ?? 0 });
+    const used = await stat(join29(root, key2, USED)).catch(() => void 0);
+    entries.push({ key: key2, bytes: await treeBytes(join29(root, key2)), used: used?.mtimeMs ?? 0 });
   }
   let total = entries.reduce((sum, e) => sum + e.bytes, 0);
   const removed = [];
   for (const e of entries.sort((a2, b3) => a2.used - b3.used)) {
     if (total <= capBytes) break;
     if (keep.includes(e.key)) continue;
-    const doomed = join25(root, `${STAGING_PREFIX}evict-${e.key}`);
-    await rename(join25(root, e.key), doomed).catch(() => void 0);
+    const doomed = join29(root, `${STAGING_PREFIX}evict-${e.key}`);
+    await rename(join29(root, e.key), doomed).catch(() => void 0);
     await rm15(doomed, { recursive: true, force: true });
     total -= e.bytes;
     removed.push(e.key);
@@ -97752,21 +98658,21 @@ async function treeBytes(path12) {
   if (!info) return 0;
   if (!info.isDirectory()) return info.size;
   let sum = 0;
-  for (const name of await readdir3(path12).catch(() => [])) sum += await treeBytes(join25(path12, name));
+  for (const name of await readdir3(path12).catch(() => [])) sum += await treeBytes(join29(path12, name));
   return sum;
 }
 
 // src/verify/install/run-install.ts
 import { cp as cp3, lstat as lstat6, mkdir as mkdir6, readdir as readdir4, readlink as readlink2, rename as rename2, rm as rm16, symlink as symlink2 } from "node:fs/promises";
-import { isAbsolute as isAbsolute7, join as join27, relative as relative6, resolve as resolve7, sep as sep6, dirname as dirname7 } from "node:path";
+import { isAbsolute as isAbsolute8, join as join31, relative as relative6, resolve as resolve7, sep as sep6, dirname as dirname7 } from "node:path";
 
 // src/verify/install/detect-package-manager.ts
-import { existsSync as existsSync10, lstatSync as lstatSync6, readdirSync as readdirSync3 } from "node:fs";
-import { join as join26 } from "node:path";
+import { existsSync as existsSync12, lstatSync as lstatSync6, readdirSync as readdirSync4 } from "node:fs";
+import { join as join30 } from "node:path";
 var REQUIREMENTS = /^requirements[A-Za-z0-9_.-]{0,60}\.txt$/;
 var INSTALL_TARGET_ARG = "{target}";
 function detectPackageManager(workspace) {
-  const has2 = (name) => isRegularFile(join26(workspace, name));
+  const has2 = (name) => isRegularFile(join30(workspace, name));
   const withManifest = (lockfile, manifest) => has2(manifest) ? [lockfile, manifest] : [lockfile];
   for (const lockfile of ["package-lock.json", "npm-shrinkwrap.json"]) {
     if (has2(lockfile))
@@ -97873,14 +98779,14 @@ function detectPackageManager(workspace) {
 function listRequirements(workspace) {
   let names;
   try {
-    names = readdirSync3(workspace);
+    names = readdirSync4(workspace);
   } catch {
     return [];
   }
-  return names.filter((name) => REQUIREMENTS.test(name) && isRegularFile(join26(workspace, name))).sort();
+  return names.filter((name) => REQUIREMENTS.test(name) && isRegularFile(join30(workspace, name))).sort();
 }
 function isRegularFile(path12) {
-  if (!existsSync10(path12)) return false;
+  if (!existsSync12(path12)) return false;
   try {
     return lstatSync6(path12).isFile();
   } catch {
@@ -97897,7 +98803,7 @@ async function installDependencies(workspace, test, sandbox, options2 = {}) {
   if (test.install === "off") return { ran: false, reason: "test.install is off" };
   const plan = detectPackageManager(workspace);
   if (!plan) return { ran: false, reason: "no lockfile the bot knows" };
-  if (plan.target.kind === "node_modules" && await lstat6(join27(workspace, "node_modules")).catch(() => void 0))
+  if (plan.target.kind === "node_modules" && await lstat6(join31(workspace, "node_modules")).catch(() => void 0))
     return { ran: false, reason: "node_modules is already present" };
   const env = options2.env ?? process.env;
   const network = test.networkDuringSetup && env.AUTOGEN_ALLOW_SETUP_NETWORK === "1";
@@ -97929,9 +98835,9 @@ async function installDependencies(workspace, test, sandbox, options2 = {}) {
     };
   }
   const staging = await stageCacheEntry(root, key2);
-  const toolCache = join27(root, ".tool-cache", plan.manager);
+  const toolCache = join31(root, ".tool-cache", plan.manager);
   await mkdir6(toolCache, { recursive: true });
-  const target = join27(staging, "site");
+  const target = join31(staging, "site");
   const argv = argvTemplate.map((arg) => arg === INSTALL_TARGET_ARG ? target : arg);
   if (python2) argv[0] = python2;
   const run2 = await runSandboxed(argv, {
@@ -97969,10 +98875,10 @@ async function installDependencies(workspace, test, sandbox, options2 = {}) {
   let notCached;
   let extraEnv = {};
   if (plan.target.kind === "node_modules") {
-    const made = await lstat6(join27(workspace, "node_modules")).catch(() => void 0);
-    notCached = made?.isDirectory() ? await linksOutside(join27(workspace, "node_modules")) : "the install left no node_modules directory";
+    const made = await lstat6(join31(workspace, "node_modules")).catch(() => void 0);
+    notCached = made?.isDirectory() ? await linksOutside(join31(workspace, "node_modules")) : "the install left no node_modules directory";
     if (!notCached) {
-      await moveTree(join27(workspace, "node_modules"), join27(staging, "node_modules"));
+      await moveTree(join31(workspace, "node_modules"), join31(staging, "node_modules"));
       extraEnv = await useEntry(workspace, plan, await publishCacheEntry(root, key2, staging));
     }
   } else if (plan.target.kind === "in-place") {
@@ -98003,15 +98909,15 @@ async function installDependencies(workspace, test, sandbox, options2 = {}) {
 async function useEntry(workspace, plan, entry) {
   switch (plan.target.kind) {
     case "node_modules":
-      await symlink2(join27(entry, "node_modules"), join27(workspace, "node_modules"));
-      grantDirectory(workspace, join27(entry, "node_modules"));
+      await symlink2(join31(entry, "node_modules"), join31(workspace, "node_modules"));
+      grantDirectory(workspace, join31(entry, "node_modules"));
       return {};
     case "python-target":
       grantDirectory(workspace, entry);
-      return { PYTHONPATH: join27(entry, "site") };
+      return { PYTHONPATH: join31(entry, "site") };
     case "tool-cache":
       grantDirectory(workspace, entry);
-      return { [plan.target.variable]: join27(entry, plan.target.variable.toLowerCase()), ...plan.target.offline };
+      return { [plan.target.variable]: join31(entry, plan.target.variable.toLowerCase()), ...plan.target.offline };
     case "in-place":
       return {};
   }
@@ -98035,17 +98941,17 @@ function toolEnv(plan, staging, toolCache) {
       return { POETRY_CACHE_DIR: toolCache, POETRY_VIRTUALENVS_IN_PROJECT: "true" };
     case "go":
     case "cargo":
-      return plan.target.kind === "tool-cache" ? { [plan.target.variable]: join27(staging, plan.target.variable.toLowerCase()) } : {};
+      return plan.target.kind === "tool-cache" ? { [plan.target.variable]: join31(staging, plan.target.variable.toLowerCase()) } : {};
   }
 }
 async function linksOutside(dir) {
   const walk = async (path12, depth) => {
     for (const name of await readdir4(path12).catch(() => [])) {
-      const full = join27(path12, name);
+      const full = join31(path12, name);
       const info = await lstat6(full);
       if (info.isSymbolicLink()) {
         const to = await readlink2(full);
-        const real2 = isAbsolute7(to) ? to : resolve7(dirname7(full), to);
+        const real2 = isAbsolute8(to) ? to : resolve7(dirname7(full), to);
         if (real2 !== dir && !real2.startsWith(dir + sep6))
           return `node_modules/${relative6(dir, full)} links outside node_modules`;
       } else if (info.isDirectory() && depth === 0 && (name.startsWith("@") || name === ".bin")) {
@@ -98081,44 +98987,8 @@ function mergeEnv(repository, installed) {
 }
 
 // src/verify/run-setup.ts
-import { existsSync as existsSync11 } from "node:fs";
-import { join as join28 } from "node:path";
-
-// src/verify/runners/split-command.ts
-function splitCommand(line) {
-  const args = [];
-  let current = "";
-  let quote;
-  let started = false;
-  for (let i3 = 0; i3 < line.length; i3++) {
-    const ch = line[i3];
-    if (quote) {
-      if (ch === quote) quote = void 0;
-      else if (ch === "\\" && quote === '"' && i3 + 1 < line.length) current += line[++i3];
-      else current += ch;
-    } else if (ch === "'" || ch === '"') {
-      quote = ch;
-      started = true;
-    } else if (ch === "\\" && i3 + 1 < line.length) {
-      current += line[++i3];
-      started = true;
-    } else if (/\s/.test(ch)) {
-      if (started) args.push(current);
-      current = "";
-      started = false;
-    } else if ("|&;<>`$".includes(ch)) {
-      throw new Error(`shell syntax "${ch}" is not supported in a test command: name one program and its arguments`);
-    } else {
-      current += ch;
-      started = true;
-    }
-  }
-  if (quote) throw new Error("unclosed quote in the test command");
-  if (started) args.push(current);
-  return args;
-}
-
-// src/verify/run-setup.ts
+import { existsSync as existsSync13 } from "node:fs";
+import { join as join32 } from "node:path";
 async function runSetup(workspace, test, sandbox) {
   if (!test.setup) return { ran: false };
   const argv = splitCommand(test.setup);
@@ -98131,8 +99001,8 @@ async function runSetup(workspace, test, sandbox) {
   return { ran: true, ok, argv, run: run2, message };
 }
 function missingDependencies(workspace, test) {
-  const manifest = join28(workspace, "package.json");
-  if (!existsSync11(manifest) || existsSync11(join28(workspace, "node_modules"))) return void 0;
+  const manifest = join32(workspace, "package.json");
+  if (!existsSync13(manifest) || existsSync13(join32(workspace, "node_modules"))) return void 0;
   let deps;
   try {
     const parsed = JSON.parse(readWorktreeTextSync(workspace, "package.json", { maxBytes: 1024 * 1024 }));
@@ -98141,15 +99011,15 @@ function missingDependencies(workspace, test) {
     return void 0;
   }
   if (deps === 0) return void 0;
-  const install = existsSync11(join28(workspace, "package-lock.json")) ? "npm ci" : existsSync11(join28(workspace, "yarn.lock")) ? "yarn install --frozen-lockfile" : existsSync11(join28(workspace, "pnpm-lock.yaml")) ? "pnpm install --frozen-lockfile" : "npm install";
+  const install = existsSync13(join32(workspace, "package-lock.json")) ? "npm ci" : existsSync13(join32(workspace, "yarn.lock")) ? "yarn install --frozen-lockfile" : existsSync13(join32(workspace, "pnpm-lock.yaml")) ? "pnpm install --frozen-lockfile" : "npm install";
   return test.setup ? `package.json lists ${deps} dependencies but node_modules is still missing after the setup command \`${test.setup}\`` : `package.json lists ${deps} dependencies and the bot's checkout has no node_modules: set \`test.setup: "${install}"\` and \`test.networkDuringSetup: true\` in .github/autogen.yml (and AUTOGEN_ALLOW_SETUP_NETWORK=1 where the bot runs), or commit a lockfile (package-lock.json, pnpm-lock.yaml, yarn.lock, bun.lock), which the bot installs itself`;
 }
 
 // src/verify/local-verifier.ts
 import { mkdtemp as mkdtemp12, rm as rm19 } from "node:fs/promises";
 import { tmpdir as tmpdir12 } from "node:os";
-import { existsSync as existsSync12, statSync as statSync6 } from "node:fs";
-import { isAbsolute as isAbsolute8, join as join32 } from "node:path";
+import { existsSync as existsSync14, statSync as statSync6 } from "node:fs";
+import { isAbsolute as isAbsolute9, join as join36 } from "node:path";
 
 // src/verify/read-junit.ts
 var MAX_REPORT_BYTES = 64 * 1024 * 1024;
@@ -98166,7 +99036,7 @@ async function readJunit(path12, root) {
 
 // src/verify/warm/warm-pytest-slot.ts
 import { rm as rm18 } from "node:fs/promises";
-import { join as join30 } from "node:path";
+import { join as join34 } from "node:path";
 
 // src/verify/warm/stop-warm-process.ts
 import { rm as rm17 } from "node:fs/promises";
@@ -98182,7 +99052,7 @@ async function stopWarmProcess(warm) {
 // src/verify/warm/warm-slot-parts.ts
 import { mkdtemp as mkdtemp11 } from "node:fs/promises";
 import { tmpdir as tmpdir11 } from "node:os";
-import { join as join29 } from "node:path";
+import { join as join33 } from "node:path";
 
 // src/verify/warm/warm-channel.ts
 import { chmod } from "node:fs/promises";
@@ -98298,8 +99168,8 @@ function coldFallback(stats, cold, workspace) {
 }
 async function openControl(stats) {
   stats.starts += 1;
-  const ctl = await mkdtemp11(join29(tmpdir11(), "autogen-warm-"));
-  const socket = join29(ctl, "w.sock");
+  const ctl = await mkdtemp11(join33(tmpdir11(), "autogen-warm-"));
+  const socket = join33(ctl, "w.sock");
   const channel = await WarmChannel.listen(socket);
   return { ctl, socket, channel, abort: new AbortController() };
 }
@@ -98319,7 +99189,7 @@ function openWarmPytest(workspace, runner, options2, cold) {
     const { ctl, socket, channel, abort } = await openControl(stats);
     const choice = await detectIsolation();
     const isolation = "isolation" in choice ? choice.isolation : "none";
-    const argv = runner.command({ kind: "tests", ids: files }, join30(ctl, "server.xml"));
+    const argv = runner.command({ kind: "tests", ids: files }, join34(ctl, "server.xml"));
     const withPlugin = [...argv.slice(0, 3), "-p", WARM_PLUGIN, ...argv.slice(3)];
     const env = {
       ...runner.prepareEnv ? runner.prepareEnv(options2.env) : options2.env ?? {},
@@ -98331,7 +99201,7 @@ function openWarmPytest(workspace, runner, options2, cold) {
       cwd: workspace,
       env,
       pathPrefix: [...runner.pathPrefix, ...options2.pathPrefix ?? []],
-      readOnlyPaths: [join30(workspace, ".git"), ...options2.protect ?? []],
+      readOnlyPaths: [join34(workspace, ".git"), ...options2.protect ?? []],
       writablePaths: [ctl],
       signal: options2.signal ? AbortSignal.any([abort.signal, options2.signal]) : abort.signal
     });
@@ -98362,8 +99232,8 @@ function openWarmPytest(workspace, runner, options2, cold) {
       const current = server;
       const timeoutMs = Math.min(limit2?.timeoutMs ?? options2.timeoutMs, options2.timeoutMs);
       request2 += 1;
-      const reportPath = join30(current.ctl, `r${String(request2)}.xml`);
-      const outputPath = join30(current.ctl, `r${String(request2)}.out`);
+      const reportPath = join34(current.ctl, `r${String(request2)}.xml`);
+      const outputPath = join34(current.ctl, `r${String(request2)}.out`);
       const started = performance.now();
       const perTest = withPerTestLimit(limit2, options2.timeoutMs);
       const perTestEnv = pythonPerTestEnv(options2.env, perTest);
@@ -98429,7 +99299,7 @@ function timeLimitMessage(timeoutMs, limit2, runLimitMs) {
 }
 
 // src/verify/warm/warm-zygote-slot.ts
-import { join as join31 } from "node:path";
+import { join as join35 } from "node:path";
 import { fileURLToPath as fileURLToPath11 } from "node:url";
 var WARM_ZYGOTE = fileURLToPath11(new URL("../../../resources/node/autogen-warm-zygote.mjs", new URL("../../src/verify/warm/warm-zygote-slot.ts", import.meta.url).href));
 var IDLE_MS = 15 * 6e4;
@@ -98458,7 +99328,7 @@ function openWarmZygote(workspace, runner, options2, cold) {
       cwd: workspace,
       env,
       pathPrefix: [...runner.pathPrefix, ...options2.pathPrefix ?? []],
-      readOnlyPaths: [join31(workspace, ".git"), ...options2.protect ?? []],
+      readOnlyPaths: [join35(workspace, ".git"), ...options2.protect ?? []],
       writablePaths: [ctl],
       signal: options2.signal ? AbortSignal.any([abort.signal, options2.signal]) : abort.signal
     });
@@ -98468,7 +99338,7 @@ function openWarmZygote(workspace, runner, options2, cold) {
       exited: false,
       abort,
       ctl,
-      report: join31(ctl, "report.xml"),
+      report: join35(ctl, "report.xml"),
       startedAt: performance.now()
     };
     void done.then(() => {
@@ -98575,10 +99445,10 @@ function localVerifier(runner, options2) {
   const verifier = {
     async run(workspace, selection, extraEnv, given) {
       const limit2 = withPerTestLimit(given, options2.timeoutMs);
-      const reportDir = await mkdtemp12(join32(tmpdir12(), "autogen-report-"));
+      const reportDir = await mkdtemp12(join36(tmpdir12(), "autogen-report-"));
       const tighter = limit2.timeoutMs < options2.timeoutMs;
       try {
-        const reportPath = join32(reportDir, "report.xml");
+        const reportPath = join36(reportDir, "report.xml");
         const runnerOptions = { perTestMs: limit2.perTestMs, perTestWallMs: limit2.perTestWallMs };
         const run2 = await runSandboxed(runner.command(selection, reportPath, runnerOptions), {
           ...options2,
@@ -98586,7 +99456,7 @@ function localVerifier(runner, options2) {
           cwd: workspace,
           env: { ...runner.prepareEnv ? runner.prepareEnv(options2.env, runnerOptions) : options2.env, ...extraEnv },
           pathPrefix: [...runner.pathPrefix, ...options2.pathPrefix ?? []],
-          readOnlyPaths: [join32(workspace, ".git"), ...options2.protect ?? []],
+          readOnlyPaths: [join36(workspace, ".git"), ...options2.protect ?? []],
           // Our report directory, and directories of ours handed over in extraEnv (a V8 coverage dir).
           writablePaths: [reportDir, ...ownDirectories(extraEnv)]
         });
@@ -98619,7 +99489,7 @@ function consoleReport(run2, runner) {
 }
 function ownDirectories(extraEnv) {
   return Object.values(extraEnv ?? {}).filter(
-    (value) => isAbsolute8(value) && existsSync12(value) && statSync6(value).isDirectory()
+    (value) => isAbsolute9(value) && existsSync14(value) && statSync6(value).isDirectory()
   );
 }
 
@@ -98766,7 +99636,7 @@ function octokitCheckRunForge(octokit, scrub) {
 }
 
 // src/report/check-annotations.ts
-import { existsSync as existsSync13 } from "node:fs";
+import { existsSync as existsSync15 } from "node:fs";
 var MAX_FAILURE_SITES = 100;
 var MAX_ANNOTATIONS = 150;
 function isAnnotatablePath(path12) {
@@ -98856,7 +99726,7 @@ function failureSites(reports, root) {
     const path12 = testFile(test)?.replace(/^\.\//, "");
     if (!path12 || sites.has(test.id) || !isAnnotatablePath(path12)) continue;
     try {
-      if (!existsSync13(safeRepoPath(root, path12))) continue;
+      if (!existsSync15(safeRepoPath(root, path12))) continue;
     } catch {
       continue;
     }
@@ -99319,874 +100189,6 @@ function formatMemory(recalled) {
 Plan:
 ${r2.plan.map((s, k2) => `${k2 + 1}. ${s}`).join("\n")}`
   ).join("\n\n");
-}
-
-// src/verify/runners/detect-runner.ts
-import { existsSync as existsSync15, readdirSync as readdirSync4 } from "node:fs";
-import { join as join36 } from "node:path";
-
-// src/verify/parsers/parse-go-test.ts
-import { stripVTControlCharacters as stripVTControlCharacters5 } from "node:util";
-var RESULT = /^\s*--- (PASS|FAIL|SKIP): (\S+) \((\d+(?:\.\d+)?)s\)$/;
-function parseGoTest(output2) {
-  const lines = stripVTControlCharacters5(output2).split("\n");
-  const logs = /* @__PURE__ */ new Map();
-  let current;
-  const results = [];
-  for (const line of lines) {
-    const run2 = /^=== (?:RUN|CONT|PAUSE)\s+(\S+)$/.exec(line);
-    if (run2) {
-      current = run2[1];
-      continue;
-    }
-    const result = RESULT.exec(line);
-    if (result) {
-      const [, word, id, seconds4] = result;
-      const log = logs.get(id);
-      results.push({
-        id,
-        name: id.split("/").at(-1) ?? id,
-        status: word === "PASS" ? "pass" : word === "FAIL" ? "fail" : "skip",
-        durationMs: Math.round(Number(seconds4) * 1e3),
-        message: word === "FAIL" && log?.length ? log.join("\n") : void 0
-      });
-      continue;
-    }
-    if (current && /^\s{4}\S/.test(line) && !/^\s*--- /.test(line))
-      logs.set(current, [...logs.get(current) ?? [], line.trim()]);
-  }
-  const failedChildren = new Set(
-    results.filter((r2) => r2.status === "fail" && r2.id.includes("/")).map((r2) => r2.id.split("/")[0])
-  );
-  return results.filter((r2) => !(r2.status === "fail" && !r2.message && failedChildren.has(r2.id)));
-}
-
-// src/verify/parsers/parse-pytest-console.ts
-import { stripVTControlCharacters as stripVTControlCharacters6 } from "node:util";
-var LINE = /^(PASSED|FAILED|ERROR|XFAIL|XPASS|SKIPPED)\s+(\S+)(?:\s+-\s+(.*))?$/;
-function parsePytestConsole(output2) {
-  const results = /* @__PURE__ */ new Map();
-  for (const raw of stripVTControlCharacters6(output2).split("\n")) {
-    const match = LINE.exec(raw.trim());
-    if (!match) continue;
-    const [, word, id, message] = match;
-    if (word === "SKIPPED") continue;
-    const status3 = word === "PASSED" ? "pass" : word === "XFAIL" ? "skip" : word === "ERROR" ? "error" : "fail";
-    const [file2] = id.split("::");
-    results.set(id, { id, name: id.split("::").at(-1) ?? id, file: file2, status: status3, message: message?.trim() });
-  }
-  return [...results.values()];
-}
-
-// src/verify/parsers/parse-tap.ts
-import { stripVTControlCharacters as stripVTControlCharacters7 } from "node:util";
-
-// src/verify/parsers/tap-yaml.ts
-function readTapYaml(lines, from, options2) {
-  const out = {};
-  if (!/^\s*---\s*$/.test(lines[from] ?? "")) return out;
-  const base = /^(\s*)\S/.exec(lines[from + 1] ?? "")?.[1]?.length ?? 0;
-  let key2;
-  let nested = [];
-  const close = () => {
-    if (key2 === void 0 || nested.length === 0) return;
-    while (nested.length > 0 && (nested.at(-1) ?? "").trim() === "") nested.pop();
-    const indent = Math.min(...nested.filter((l2) => l2.trim()).map((l2) => /^(\s*)/.exec(l2)?.[1]?.length ?? 0));
-    out[key2] = nested.map((l2) => l2.slice(Number.isFinite(indent) ? indent : 0)).join("\n");
-    nested = [];
-  };
-  for (let i3 = from + 1; i3 < lines.length && !/^\s*\.\.\.\s*$/.test(lines[i3] ?? ""); i3++) {
-    const line = lines[i3] ?? "";
-    const indent = /^(\s*)/.exec(line)?.[1]?.length ?? 0;
-    const kv = indent === base ? /^\s*([A-Za-z_]+):\s?(.*)$/.exec(line) : null;
-    if (kv) {
-      close();
-      key2 = kv[1];
-      const value = (kv[2] ?? "").trim();
-      out[key2] = /^[|>][-+]?$/.test(value) ? "" : options2.unquote ? unquote(value) : value;
-    } else if (key2 !== void 0 && (indent > base || line.trim() === "")) {
-      nested.push(line);
-    }
-  }
-  close();
-  return out;
-}
-function unquote(value) {
-  const single = /^'(.*)'$/.exec(value);
-  if (single) return (single[1] ?? "").replaceAll("''", "'");
-  const double = /^"(.*)"$/.exec(value);
-  if (double) {
-    try {
-      return JSON.parse(value);
-    } catch {
-      return double[1] ?? "";
-    }
-  }
-  return value;
-}
-
-// src/verify/parsers/parse-tap.ts
-var RESULT2 = /^(\s*)(ok|not ok) \d+ - (.*?)(?: # (SKIP|TODO)\b.*)?$/;
-function parseTap(output2) {
-  const lines = stripVTControlCharacters7(output2).split("\n");
-  const results = [];
-  const stack = [];
-  for (let i3 = 0; i3 < lines.length; i3++) {
-    const line = lines[i3];
-    const subtest = /^(\s*)# Subtest: (.*)$/.exec(line);
-    if (subtest) {
-      const depth2 = (subtest[1] ?? "").length / 4;
-      stack.length = depth2;
-      stack[depth2] = subtest[2] ?? "";
-      continue;
-    }
-    const match = RESULT2.exec(line);
-    if (!match) continue;
-    const depth = (match[1] ?? "").length / 4;
-    const name = match[3] ?? "";
-    const yaml3 = readTapYaml(lines, i3 + 1, { unquote: true });
-    if (yaml3.type === "suite") continue;
-    const path12 = [...stack.slice(0, depth), name];
-    results.push({
-      id: path12.join(" > "),
-      name,
-      file: yaml3.location?.replace(/:\d+:\d+$/, ""),
-      status: match[4] ? "skip" : match[2] === "ok" ? "pass" : "fail",
-      durationMs: yaml3.duration_ms ? Math.round(Number(yaml3.duration_ms)) : void 0,
-      // The error whole, line by line: node:assert's `+ actual - expected` diff is the expected and actual values.
-      message: yaml3.error ? [yaml3.name, yaml3.error].filter(Boolean).join(": ") : void 0,
-      details: yaml3.stack || void 0
-    });
-  }
-  return results;
-}
-
-// src/verify/parsers/parse-any-tap.ts
-import { stripVTControlCharacters as stripVTControlCharacters8 } from "node:util";
-var RESULT3 = /^(ok|not ok)\b(?: (\d+))?(?: -)?(?: (.*?))?(?: # (SKIP|TODO)\b.*)?$/i;
-var SUMMARY2 = /^# (tests|pass|fail|skip|todo|ok|not ok)\b(\s+\d+)?\s*$/;
-function parseAnyTap(output2) {
-  const text2 = stripVTControlCharacters8(output2);
-  if (/^\s*# Subtest: /m.test(text2)) return parseTap(text2);
-  const lines = text2.split("\n");
-  if (!lines.some((l2) => RESULT3.test(l2))) return [];
-  const grouped = lines.some((l2, i3) => /^# \S/.test(l2) && !SUMMARY2.test(l2) && RESULT3.test(lines[i3 + 1] ?? ""));
-  return grouped ? groupedResults(lines) : flatResults(lines);
-}
-function flatResults(lines) {
-  const results = [];
-  for (let i3 = 0; i3 < lines.length; i3++) {
-    const match = RESULT3.exec(lines[i3]);
-    if (!match) continue;
-    const name = (match[3] ?? "").trim() || `test ${match[2] ?? String(results.length + 1)}`;
-    const yaml3 = yamlBlock(lines, i3 + 1);
-    results.push({
-      id: uniqueId(results, name),
-      name,
-      status: statusOf(match),
-      message: match[1] === "ok" ? void 0 : failureMessage2(name, yaml3),
-      details: yaml3 || void 0
-    });
-  }
-  return results;
-}
-function groupedResults(lines) {
-  const results = [];
-  let current;
-  for (let i3 = 0; i3 < lines.length; i3++) {
-    const line = lines[i3];
-    const header = /^# (.+)$/.exec(line);
-    if (header && !SUMMARY2.test(line)) {
-      const skipped = /^SKIP\s+(.+)$/.exec(header[1] ?? "");
-      const name = (skipped?.[1] ?? header[1] ?? "").trim();
-      current = { id: uniqueId(results, name), name, status: skipped ? "skip" : "pass" };
-      results.push(current);
-      continue;
-    }
-    const match = RESULT3.exec(line);
-    if (!match) continue;
-    current ??= (() => {
-      const first2 = { id: "(outside any test)", name: "(outside any test)", status: "pass" };
-      results.push(first2);
-      return first2;
-    })();
-    if (match[1] !== "ok" && !match[4] && current.status !== "fail") {
-      const assertion = (match[3] ?? "").trim();
-      const yaml3 = yamlBlock(lines, i3 + 1);
-      current.status = "fail";
-      current.message = failureMessage2(assertion, yaml3);
-      current.details = yaml3 || void 0;
-    }
-  }
-  return results;
-}
-function statusOf(match) {
-  if (match[4]) return "skip";
-  return match[1]?.toLowerCase() === "ok" ? "pass" : "fail";
-}
-function uniqueId(results, name) {
-  const taken = new Set(results.map((r2) => r2.id));
-  if (!taken.has(name)) return name;
-  let n2 = 2;
-  while (taken.has(`${name} (${String(n2)})`)) n2++;
-  return `${name} (${String(n2)})`;
-}
-function yamlBlock(lines, from) {
-  if (!/^\s+---\s*$/.test(lines[from] ?? "")) return "";
-  const block = [];
-  for (let i3 = from + 1; i3 < lines.length && !/^\s+\.\.\.\s*$/.test(lines[i3] ?? ""); i3++)
-    block.push(lines[i3]);
-  return block.join("\n");
-}
-function failureMessage2(assertion, block) {
-  const yaml3 = readTapYaml(["  ---", ...block.split("\n")], 0, { unquote: false });
-  const operator = yaml3.operator?.trim();
-  const head = [assertion, operator ? `(${operator})` : void 0].filter(Boolean).join(" ");
-  const error62 = yaml3.name?.trim();
-  const lines = [
-    error62 && error62 !== assertion ? `${error62}: ${head}` : head,
-    yaml3.expected !== void 0 ? `expected: ${yaml3.expected}` : void 0,
-    yaml3.actual !== void 0 ? `actual: ${yaml3.actual}` : void 0
-  ];
-  return lines.filter((l2) => l2 !== void 0 && l2 !== "").join("\n") || "failed";
-}
-
-// src/verify/runners/command-env.ts
-var ASSIGNMENT = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/s;
-function splitEnvAssignments(argv) {
-  let rest = [...argv];
-  const env = {};
-  if (rest[0] === "env") {
-    rest = rest.slice(1);
-    if (rest[0]?.startsWith("-"))
-      throw new Error(`the test command's "env ${rest[0]}" is not supported: write "env NAME=value ... program args"`);
-  }
-  while (rest.length > 0) {
-    const match = ASSIGNMENT.exec(rest[0] ?? "");
-    if (!match) break;
-    const name = match[1];
-    if (FORBIDDEN_ENV_NAMES.test(name) || /^AUTOGEN_/i.test(name)) {
-      throw new Error(`the test command sets ${name}, which cannot be set for test runs: remove it from the command`);
-    }
-    env[name] = match[2] ?? "";
-    rest = rest.slice(1);
-  }
-  if (rest.length === 0) throw new Error("the test command sets environment variables but names no program to run");
-  return { env, argv: rest };
-}
-
-// src/verify/runners/js-runners.ts
-import { join as join34 } from "node:path";
-
-// src/verify/parsers/parse-tree-console.ts
-import { stripVTControlCharacters as stripVTControlCharacters9 } from "node:util";
-var DIALECTS = {
-  jest: {
-    mark: /^(\s*)(✓|✕|○ skipped|○|✎ todo)\s+(.*?)(?: \(\d+(?:\.\d+)? m?s\))?$/,
-    status: (m) => m === "\u2713" ? "pass" : m === "\u2715" ? "fail" : "skip",
-    file: /^(?:PASS|FAIL)\s+(\S+)/,
-    suite: /^(\s+)(\S.*)$/,
-    // Each failing file's details follow its tree; the next file's tree comes after them.
-    details: /^\s*●/,
-    stop: /^Test Suites:/
-  },
-  mocha: {
-    mark: /^(\s*)(✔|✓|\d+\)|-)\s+(.*?)(?: \(\d+ms\))?$/,
-    status: (m) => m === "\u2714" || m === "\u2713" ? "pass" : m === "-" ? "skip" : "fail",
-    suite: /^(\s+)(\S.*)$/,
-    stop: /^\s+\d+ passing\b/
-  },
-  vitest: {
-    mark: /^(\s*)(✓|×|↓)\s+(.*?)(?: \d+m?s)?$/,
-    status: (m) => m === "\u2713" ? "pass" : m === "\xD7" ? "fail" : "skip",
-    file: /^\s*[❯✓×]\s+(\S+\.[cm]?[jt]sx?)\b/,
-    suite: /^$^/,
-    stop: /Failed Tests \d+|Test Files /
-  }
-};
-function parseTreeConsole(output2, dialect) {
-  const d = DIALECTS[dialect];
-  const results = [];
-  const suites = [];
-  let file2;
-  let inDetails = false;
-  for (const raw of stripVTControlCharacters9(output2).split("\n")) {
-    const line = raw.replace(/\s+$/, "");
-    if (d.stop?.test(line)) {
-      if (dialect !== "vitest" || /Test Files|Failed Tests/.test(line)) break;
-    }
-    const fileMatch = d.file?.exec(line);
-    if (d.details?.test(line)) inDetails = true;
-    if (fileMatch) inDetails = false;
-    if (inDetails) continue;
-    if (fileMatch && !d.mark.exec(line)?.[3]?.includes(" ")) {
-      file2 = fileMatch[1];
-      suites.length = 0;
-      if (dialect === "vitest") continue;
-    }
-    if (fileMatch && dialect === "jest") continue;
-    const mark2 = d.mark.exec(line);
-    if (mark2) {
-      const indent = (mark2[1] ?? "").length;
-      const name = mark2[3] ?? "";
-      while (suites.length && (suites.at(-1)?.indent ?? 0) >= indent) suites.pop();
-      results.push({
-        id: [...file2 ? [file2] : [], ...suites.map((s) => s.name), name].join(" > "),
-        name,
-        file: file2,
-        status: d.status(mark2[2] ?? "")
-      });
-      continue;
-    }
-    const suite = d.suite.exec(line);
-    if (suite && line.trim()) {
-      const indent = (suite[1] ?? "").length;
-      while (suites.length && (suites.at(-1)?.indent ?? 0) >= indent) suites.pop();
-      suites.push({ indent, name: (suite[2] ?? "").trim() });
-    }
-  }
-  return results;
-}
-
-// src/verify/runners/installed-version.ts
-import { realpathSync as realpathSync6 } from "node:fs";
-import { join as join33 } from "node:path";
-function installedMajor(dir, name) {
-  try {
-    const modules = realpathSync6(join33(dir, "node_modules"));
-    const pkg = JSON.parse(readWorktreeTextSync(modules, `${name}/package.json`, { maxBytes: 1024 * 1024 }));
-    const major = typeof pkg.version === "string" ? /^(\d+)\./.exec(pkg.version)?.[1] : void 0;
-    return major === void 0 ? void 0 : Number(major);
-  } catch {
-    return void 0;
-  }
-}
-
-// src/verify/runners/test-titles.ts
-var FILE = /\.[cm]?[jt]sx?$|\//;
-function fullTitle(id) {
-  const parts = id.split(" > ");
-  return (parts.length > 1 && FILE.test(parts[0] ?? "") ? parts.slice(1) : parts).join(" ");
-}
-function fullTitlePattern(ids) {
-  return `(?:^| )(?:${safeIds(ids).map((id) => escapeRegExp(fullTitle(id))).join("|")})$`;
-}
-function keptArguments(args, reporterOptions) {
-  const kept2 = [];
-  for (let i3 = 0; i3 < args.length; i3++) {
-    const arg = args[i3];
-    const name = arg.split("=")[0] ?? arg;
-    if (reporterOptions.includes(name)) {
-      if (!arg.includes("=")) i3++;
-      continue;
-    }
-    kept2.push(arg);
-  }
-  return kept2;
-}
-
-// src/verify/runners/js-runners.ts
-var binOf = (dir) => join34(dir, "node_modules", ".bin");
-function vitestRunner(args, evidence, dir) {
-  const own2 = keptArguments(args, ["--reporter", "--outputFile", "--outputFile.junit", "--watch", "-w"]).filter(
-    (a2) => a2 !== "run" && a2 !== "watch" && a2 !== "dev"
-  );
-  return {
-    name: "vitest",
-    evidence,
-    reportFormat: "junit",
-    pathPrefix: [binOf(dir)],
-    selectsByFiltering: true,
-    parseConsole: (output2) => parseTreeConsole(output2, "vitest"),
-    command: (selection, reportPath) => [
-      "vitest",
-      "run",
-      ...own2,
-      "--reporter=default",
-      "--reporter=junit",
-      `--outputFile.junit=${reportPath}`,
-      ...selection.kind === "tests" ? ["-t", fullTitlePattern(selection.ids)] : []
-    ]
-  };
-}
-function jestRunner(args, evidence, dir) {
-  const own2 = keptArguments(args, ["--reporters", "--watch", "--watchAll", "--coverage"]);
-  return {
-    name: "jest",
-    evidence,
-    reportFormat: "none",
-    pathPrefix: [binOf(dir)],
-    selectsByFiltering: true,
-    parseConsole: (output2) => parseTreeConsole(output2, "jest"),
-    // Jest names each test only with --verbose once it runs more than one file (else just `PASS file`).
-    command: (selection) => [
-      "jest",
-      "--ci",
-      ...own2.includes("--verbose") ? [] : ["--verbose"],
-      ...own2,
-      ...selection.kind === "tests" ? ["-t", fullTitlePattern(selection.ids)] : []
-    ]
-  };
-}
-function mochaRunner(args, evidence, dir) {
-  const own2 = keptArguments(args, [
-    "--reporter",
-    "-R",
-    "--reporter-option",
-    "--reporter-options",
-    "-O",
-    "--watch",
-    "-w"
-  ]);
-  const major = installedMajor(dir, "mocha");
-  const option = major !== void 0 && major < 6 ? "--reporter-options" : "--reporter-option";
-  return {
-    name: "mocha",
-    evidence: major === void 0 ? evidence : `${evidence} (mocha ${String(major)})`,
-    reportFormat: "junit",
-    pathPrefix: [binOf(dir)],
-    selectsByFiltering: true,
-    parseConsole: (output2) => parseTreeConsole(output2, "mocha"),
-    command: (selection, reportPath) => [
-      "mocha",
-      ...own2,
-      "--reporter",
-      "xunit",
-      option,
-      `output=${reportPath}`,
-      ...selection.kind === "tests" ? ["--grep", fullTitlePattern(selection.ids)] : []
-    ]
-  };
-}
-function avaRunner(args, evidence, dir) {
-  const own2 = keptArguments(args, ["--tap", "-t", "--verbose", "-v", "--watch", "-w", "--reporter"]);
-  return {
-    name: "ava",
-    evidence,
-    reportFormat: "none",
-    pathPrefix: [binOf(dir)],
-    selectsByFiltering: true,
-    parseConsole: parseAnyTap,
-    command: (selection) => [
-      "ava",
-      ...own2,
-      "--tap",
-      ...selection.kind === "tests" ? safeIds(selection.ids).flatMap((id) => ["--match", id.split(" \u203A ").at(-1) ?? id]) : []
-    ]
-  };
-}
-function tapRunner(argv, evidence, dir) {
-  return {
-    name: "tap",
-    evidence,
-    reportFormat: "none",
-    pathPrefix: [binOf(dir)],
-    selectsByFiltering: true,
-    parseConsole: parseAnyTap,
-    command: () => [...argv]
-  };
-}
-
-// src/verify/runners/package-script.ts
-var packageSchema = external_exports.object({ scripts: external_exports.record(external_exports.string(), external_exports.string()).optional() }).loose();
-function packageScriptName(argv) {
-  const [tool, first2, second] = argv;
-  if (tool !== "npm" && tool !== "yarn" && tool !== "pnpm") return void 0;
-  if (first2 === "test" || first2 === "t" || first2 === "tst") return "test";
-  if ((first2 === "run" || first2 === "run-script") && second) return second;
-  if (tool !== "npm" && first2 && !first2.startsWith("-") && first2 !== "exec" && first2 !== "dlx") return first2;
-  return void 0;
-}
-function readPackageScript(dir, argv) {
-  const name = packageScriptName(argv);
-  if (!name) return void 0;
-  let text2;
-  try {
-    text2 = readWorktreeTextSync(dir, "package.json", { maxBytes: 1024 * 1024 });
-  } catch {
-    throw new Error(
-      `the test command "${argv.join(" ")}" runs a package.json script, but the repository has no package.json`
-    );
-  }
-  const parsed = packageSchema.safeParse(JSON.parse(text2));
-  const script = parsed.success ? parsed.data.scripts?.[name] : void 0;
-  const explicit = argv[0] === "npm" || argv[1] === "run" || argv[1] === "run-script" || name === "test";
-  if (!script && !explicit) return void 0;
-  if (!script)
-    throw new Error(
-      `the test command "${argv.join(" ")}" runs the package.json script "${name}", which package.json does not define`
-    );
-  const at = argv.indexOf(name);
-  const extra = argv.slice(at + 1).filter((a2) => a2 !== "--");
-  return [script, ...extra].join(" ");
-}
-function scriptSteps(script) {
-  return script.split("&&").map((step) => step.trim()).filter((step) => step.length > 0);
-}
-
-// src/verify/runners/cargo-runner.ts
-import { existsSync as existsSync14 } from "node:fs";
-import { homedir as homedir3 } from "node:os";
-import { isAbsolute as isAbsolute9, join as join35 } from "node:path";
-
-// src/verify/parsers/parse-cargo-test.ts
-import { stripVTControlCharacters as stripVTControlCharacters10 } from "node:util";
-var RESULT4 = /^test (.+?) \.\.\. (ok|FAILED|ignored|bench)(?:, .*)?$/;
-var RUNNING = /^\s*(?:Running (?:unittests )?(\S+)|Doc-tests (\S+))/;
-var SECTION = /^---- (.+?) stdout ----$/;
-function parseCargoTest(output2) {
-  const lines = stripVTControlCharacters10(output2).split("\n");
-  const results = [];
-  const messages = /* @__PURE__ */ new Map();
-  let file2;
-  let section;
-  for (const line of lines) {
-    const running = RUNNING.exec(line);
-    if (running) {
-      file2 = running[1] ?? `doc-tests ${running[2] ?? ""}`;
-      section = void 0;
-      continue;
-    }
-    const result = RESULT4.exec(line);
-    if (result) {
-      const [, id, word] = result;
-      if (word === "bench") continue;
-      results.push({
-        id,
-        name: id.split("::").at(-1) ?? id,
-        file: file2,
-        status: word === "ok" ? "pass" : word === "FAILED" ? "fail" : "skip"
-      });
-      continue;
-    }
-    const start = SECTION.exec(line);
-    if (start) {
-      section = start[1];
-      continue;
-    }
-    if (section !== void 0) {
-      if (/^(failures:|test result:)/.test(line)) section = void 0;
-      else if (line.trim() !== "" && !/^note: run with `RUST_BACKTRACE/.test(line))
-        messages.set(section, [...messages.get(section) ?? [], line]);
-    }
-  }
-  for (const test of results) {
-    const message = test.status === "fail" ? messages.get(test.id) : void 0;
-    if (message?.length) {
-      test.details = message.join("\n");
-      const panicked = message.findIndex((l2) => /^thread '.*'(?: \(\d+\))? panicked at/.test(l2));
-      test.message = (panicked >= 0 ? message[panicked + 1] : void 0) ?? message[0];
-    }
-  }
-  return results;
-}
-
-// src/verify/runners/cargo-runner.ts
-function cargoRunner(argv, evidence) {
-  return {
-    name: "cargo",
-    evidence,
-    reportFormat: "none",
-    pathPrefix: [],
-    // A doc test's or an integration test's name can repeat in another test binary: keep the selected ids only.
-    selectsByFiltering: true,
-    parseConsole: parseCargoTest,
-    // The sandbox gives the run a home of its own: rustup's proxy (~/.cargo/bin/cargo) must still find its toolchains.
-    prepareEnv: (env) => ({ ...env, ...rustupHome() }),
-    command: (selection) => {
-      const given = argv.includes("--no-fail-fast") ? [...argv] : [...argv.slice(0, 2), "--no-fail-fast", ...argv.slice(2)];
-      if (selection.kind !== "tests") return given;
-      const ids = safeIds(selection.ids);
-      return given.includes("--") ? [...given, "--exact", ...ids] : [...given, "--", "--exact", ...ids];
-    }
-  };
-}
-function rustupHome() {
-  const given = process.env.RUSTUP_HOME;
-  const home = given && isAbsolute9(given) ? given : join35(homedir3(), ".rustup");
-  return existsSync14(home) ? { RUSTUP_HOME: home } : {};
-}
-
-// src/verify/runners/unittest-runner.ts
-var UNITTEST_WRAPPER = "autogen_unittest";
-function unittestRunner(args, evidence) {
-  return {
-    name: "unittest",
-    evidence,
-    reportFormat: "junit",
-    pathPrefix: [],
-    // The wrapper sits next to our pytest plugin; the per-test limit goes the same way (a tighter one already set is kept).
-    prepareEnv: (env, options2) => withPytestPlugin(env, pythonPerTestEnv(env, options2)),
-    command: (selection, reportPath) => [
-      pythonExecutable(),
-      "-m",
-      UNITTEST_WRAPPER,
-      "--autogen-report",
-      reportPath,
-      ...selection.kind === "tests" ? safeIds(selection.ids).flatMap((id) => ["--autogen-select", id]) : [],
-      "--",
-      ...args
-    ]
-  };
-}
-function unittestArgs(argv) {
-  const program = argv[0]?.split("/").at(-1) ?? "";
-  if (!/^python(\d+(\.\d+)?)?$/.test(program)) return void 0;
-  const at = argv.indexOf("-m");
-  return at > 0 && argv[at + 1] === "unittest" ? argv.slice(at + 2) : void 0;
-}
-
-// src/verify/runners/detect-runner.ts
-var LOOKED_FOR = [
-  "pytest (pytest.ini, pyproject.toml [tool.pytest], setup.cfg/tox.ini [pytest], test_*.py)",
-  "package.json scripts.test (vitest, jest, mocha, ava, tape or any TAP producer, node --test)",
-  "go.mod",
-  "Cargo.toml",
-  "pom.xml",
-  "build.gradle"
-];
-var MANIFEST_READ_LIMIT = 1024 * 1024;
-function detectRunner(dir, configured) {
-  if (configured) return runnerForLine(configured, `test.command "${configured}"`, dir);
-  const has2 = (name) => existsSync15(join36(dir, name));
-  const read = (name) => has2(name) ? tryReadWorktreeTextSync(dir, name, { maxBytes: MANIFEST_READ_LIMIT }) ?? "" : "";
-  if (has2("pytest.ini") || /\[tool\.pytest/.test(read("pyproject.toml")) || /\[(tool:)?pytest\]/.test(read("setup.cfg") + read("tox.ini")) || hasPythonTests(dir)) {
-    return pytestRunner([], "pytest configuration or test_*.py files");
-  }
-  if (has2("package.json")) {
-    const pkg = JSON.parse(read("package.json"));
-    const script = pkg.scripts?.test;
-    if (script && !/no test specified/.test(script))
-      return runnerForScript(script, `package.json scripts.test "${script}"`, dir, 1);
-  }
-  if (has2("go.mod")) return goRunner([], "go.mod");
-  if (has2("Cargo.toml")) return cargoRunner(["cargo", "test"], "Cargo.toml");
-  if (has2("pom.xml"))
-    return simpleRunner("maven", ["mvn", "-q", "test"], "pom.xml", (ids) => [`-Dtest=${ids.join(",")}`]);
-  if (has2("build.gradle") || has2("build.gradle.kts"))
-    return simpleRunner(
-      "gradle",
-      [has2("gradlew") ? "./gradlew" : "gradle", "test"],
-      "build.gradle",
-      (ids) => ids.flatMap((id) => ["--tests", id])
-    );
-  throw new NoTestsDetectedError(dir, LOOKED_FOR);
-}
-function hasPythonTests(dir, depth = 0) {
-  if (depth > 3) return false;
-  for (const entry of readdirSync4(dir, { withFileTypes: true })) {
-    if (entry.name.startsWith(".") || entry.name === "node_modules") continue;
-    if (entry.isFile() && /^test_.*\.py$|_test\.py$/.test(entry.name)) return true;
-    if (entry.isDirectory() && hasPythonTests(join36(dir, entry.name), depth + 1)) return true;
-  }
-  return false;
-}
-var MAX_SCRIPT_DEPTH = 4;
-function runnerForLine(line, evidence, dir, depth = 0) {
-  const { env, argv } = splitEnvAssignments(splitCommand(line));
-  const script = depth < MAX_SCRIPT_DEPTH ? readPackageScript(dir, argv) : void 0;
-  const runner = script !== void 0 ? runnerForScript(script, `${evidence}: package.json script "${script}"`, dir, depth + 1) : runnerForCommand(argv, evidence, dir);
-  return withCommandEnv(runner, env);
-}
-function runnerForScript(script, evidence, dir, depth) {
-  const steps = scriptSteps(script);
-  for (const step of steps.slice(0, -1)) {
-    let runner;
-    try {
-      runner = runnerForLine(step, evidence, dir, depth);
-    } catch {
-      continue;
-    }
-    if (runner.name !== "custom") return runner;
-  }
-  return runnerForLine(steps.at(-1) ?? script, evidence, dir, depth);
-}
-function withCommandEnv(runner, commandEnv) {
-  if (Object.keys(commandEnv).length === 0) return runner;
-  const prepare2 = runner.prepareEnv;
-  return {
-    ...runner,
-    commandEnv,
-    prepareEnv: (env, options2) => prepare2 ? prepare2({ ...env, ...commandEnv }, options2) : { ...env, ...commandEnv }
-  };
-}
-function runnerForCommand(given, evidence, dir) {
-  const argv = given[0] === "npx" ? afterOptions(given.slice(1)) : given[0] === "pnpm" || given[0] === "yarn" ? given.slice(given[1] === "exec" ? 2 : 1) : given;
-  const joined = argv.join(" ");
-  const program = (argv[0] ?? "").split("/").at(-1) ?? "";
-  const rest = argv.slice(1);
-  if (/\bpytest\b/.test(joined)) {
-    const extra = argv.slice(argv.findIndex((a2) => /pytest$/.test(a2)) + 1);
-    return pytestRunner(extra, evidence);
-  }
-  const unittest = unittestArgs(argv);
-  if (unittest) return unittestRunner(unittest, evidence);
-  if (program === "nyc" || program === "c8") {
-    const at = rest.findIndex((a2) => WRAPPED.has(a2.split("/").at(-1) ?? a2));
-    if (at >= 0) return runnerForCommand(rest.slice(at), `${evidence} (its ${program} coverage wrapper left out)`, dir);
-  }
-  if (program === "cross-env") {
-    const { env, argv: wrapped } = splitEnvAssignments(rest);
-    return withCommandEnv(runnerForCommand(wrapped, evidence, dir), env);
-  }
-  if (program === "cargo" && rest[0] === "test") return cargoRunner(argv, evidence);
-  if (program === "vitest") return vitestRunner(rest, evidence, dir);
-  if (program === "jest") return jestRunner(rest, evidence, dir);
-  if (program === "mocha" || program === "_mocha") return mochaRunner(rest, evidence, dir);
-  if (program === "ava") return avaRunner(rest, evidence, dir);
-  if (program === "tape" || program === "tap") return tapRunner(argv, evidence, dir);
-  if (program === "node" && argv.includes("--test")) return nodeTestRunner(argv, evidence);
-  if (program === "go" && rest[0] === "test") return goRunner(rest.slice(1), evidence);
-  const bin = join36(dir, "node_modules", ".bin");
-  return {
-    name: "custom",
-    evidence,
-    reportFormat: "none",
-    pathPrefix: [bin],
-    parseConsole: parseAnyTap,
-    selectsByFiltering: true,
-    command: () => argv
-  };
-}
-var WRAPPED = /* @__PURE__ */ new Set([
-  "mocha",
-  "_mocha",
-  "tape",
-  "tap",
-  "ava",
-  "jest",
-  "vitest",
-  "node",
-  "python",
-  "python3",
-  "pytest"
-]);
-function afterOptions(args) {
-  const at = args.findIndex((a2) => !a2.startsWith("-"));
-  return at < 0 ? [] : args.slice(at);
-}
-function pytestRunner(extra, evidence) {
-  return {
-    name: "pytest",
-    evidence,
-    reportFormat: "junit",
-    pathPrefix: [],
-    parseConsole: parsePytestConsole,
-    // Our plugin's per-test limit (CPU time, and wall-clock time for a test that blocks); a tighter one already in the environment (eval's) is kept.
-    prepareEnv: (env, options2) => withPytestPlugin(env, pythonPerTestEnv(env, options2)),
-    command: (selection, reportPath) => [
-      pythonExecutable(),
-      "-m",
-      "pytest",
-      ...(selection.kind === "tests" ? withoutPaths(extra) : extra).filter((a2) => !a2.startsWith("--junitxml")),
-      "-rA",
-      "--color=no",
-      "-p",
-      "no:cacheprovider",
-      "-p",
-      PYTEST_PLUGIN,
-      "-o",
-      "junit_family=xunit1",
-      `--junitxml=${reportPath}`,
-      ...selection.kind === "tests" ? safeIds(selection.ids) : []
-    ]
-  };
-}
-var PYTEST_VALUE_OPTIONS = /* @__PURE__ */ new Set([
-  "-k",
-  "-m",
-  "-p",
-  "-c",
-  "-o",
-  "-W",
-  "-n",
-  "--ignore",
-  "--ignore-glob",
-  "--deselect",
-  "--rootdir",
-  "--basetemp",
-  "--confcutdir",
-  "--cov",
-  "--cov-report",
-  "--cov-config",
-  "--tb",
-  "--maxfail",
-  "--durations",
-  "--import-mode",
-  "--log-level",
-  "--doctest-glob",
-  "--override-ini"
-]);
-function withoutPaths(extra) {
-  return extra.filter((arg, i3) => arg.startsWith("-") || PYTEST_VALUE_OPTIONS.has(extra[i3 - 1] ?? ""));
-}
-function nodeTestRunner(argv, evidence) {
-  return {
-    name: "node-test",
-    evidence,
-    reportFormat: "junit",
-    pathPrefix: [],
-    // A synchronous loop blocks --test-timeout: our watchdog, preloaded into each test file's process, stops it.
-    prepareEnv: (env, options2) => ({
-      ...env,
-      ...options2?.perTestMs !== void 0 ? watchdogEnv(options2.perTestMs, options2.perTestWallMs) : {}
-    }),
-    // The pattern names a test by its own name: a test of that name in another suite runs too,
-    // and node reports every test the pattern left out as skipped.
-    selectsByFiltering: true,
-    command: (selection, reportPath, options2) => {
-      const [node2, ...rest] = argv;
-      const pattern = selection.kind === "tests" ? [
-        `--test-name-pattern=^(${safeIds(selection.ids).map((id) => escapeRegExp(id.split(" > ").at(-1) ?? id)).join("|")})$`
-      ] : [];
-      const timeout = options2?.perTestMs !== void 0 ? [`--test-timeout=${String(Math.ceil(options2.perTestWallMs ?? WALL_FACTOR * options2.perTestMs))}`] : [];
-      const watchdog = options2?.perTestMs !== void 0 ? watchdogArgs() : [];
-      return [
-        node2 ?? "node",
-        ...watchdog,
-        "--test-reporter=tap",
-        "--test-reporter-destination=stdout",
-        "--test-reporter=junit",
-        `--test-reporter-destination=${reportPath}`,
-        ...timeout,
-        ...pattern,
-        ...rest
-      ];
-    },
-    parseConsole: parseTap
-  };
-}
-function goRunner(args, evidence) {
-  const own2 = args.filter((a2) => a2 !== "-v" && a2 !== "-json");
-  const packages = own2.some((a2) => !a2.startsWith("-")) ? [] : ["./..."];
-  return {
-    name: "go",
-    evidence,
-    reportFormat: "none",
-    pathPrefix: [],
-    selectsByFiltering: true,
-    parseConsole: parseGoTest,
-    command: (selection) => {
-      const tops = selection.kind === "tests" ? [...new Set(safeIds(selection.ids).map((id) => id.split("/")[0] ?? id))] : [];
-      return [
-        "go",
-        "test",
-        "-v",
-        ...tops.length > 0 ? ["-run", `^(${tops.map(escapeRegExp).join("|")})$`] : [],
-        ...own2,
-        ...packages
-      ];
-    }
-  };
-}
-function simpleRunner(name, base, evidence, select) {
-  return {
-    name,
-    evidence,
-    reportFormat: "none",
-    pathPrefix: [],
-    command: (selection) => [...base, ...selection.kind === "tests" ? select(safeIds(selection.ids)) : []]
-  };
 }
 
 // src/pipeline/heartbeat.ts
