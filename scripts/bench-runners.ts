@@ -3,10 +3,11 @@
 // in the sandbox. Prints per project: the runner the bot detected, its per-test counts beside
 // the runner's own summary, whether one test made to fail by a small injected bug is selected
 // alone, and the plain suite's time beside the bot's run and beside the bot's localisation on
-// the buggy code (the template strategy's per-test coverage and ranking: bench-runners/localise.ts). Snapshots come from fetched mirrors
-// (AUTOGEN_MIRROR, default /work/.mirror, one `owner+name/repo` git dir each) or from
-// bench/runners/generated/; they are unpacked and their npm dependencies installed under
-// AUTOGEN_BENCH_RUNNERS_DIR (default: the temp folder), never in this repository.
+// the buggy code (the template strategy's per-test coverage and ranking:
+// bench-runners/localise.ts). Snapshots come from fetched mirrors (AUTOGEN_MIRROR, default
+// /work/.mirror, one `owner+name/repo` git dir each) or from bench/runners/generated/; they
+// are unpacked and their npm dependencies installed under AUTOGEN_BENCH_RUNNERS_DIR (default:
+// the temp folder), never in this repository.
 import { execFileSync, spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -96623,7 +96623,7 @@ function pytestRunner(extra, evidence) {
       pythonExecutable(),
       "-m",
       "pytest",
-      ...(selection.kind === "tests" ? withoutPaths(extra) : extra).filter((a2) => !a2.startsWith("--junitxml")),
+      ...pytestOwnArgs(extra, selection.kind === "tests"),
       "-rA",
       "--color=no",
       "-p",
@@ -96664,6 +96664,9 @@ var PYTEST_VALUE_OPTIONS = /* @__PURE__ */ new Set([
 ]);
 function withoutPaths(extra) {
   return extra.filter((arg, i3) => arg.startsWith("-") || PYTEST_VALUE_OPTIONS.has(extra[i3 - 1] ?? ""));
+}
+function pytestOwnArgs(extra, selecting) {
+  return (selecting ? withoutPaths(extra) : extra).filter((a2) => !a2.startsWith("--junitxml"));
 }
 function nodeTestRunner(argv, evidence) {
   return {
@@ -97557,11 +97560,14 @@ var CoverageError = class extends Error {
 };
 async function pythonSpectra(workspace, testIds, given) {
   const { perTestMs, failingPerTestMs = perTestMs, failing = [], durations, commandArgs = [], ...options2 } = given;
-  const own2 = (ids) => (ids.length > 0 ? withoutPaths(commandArgs) : commandArgs).filter((a2) => !a2.startsWith("--junitxml"));
   const dir = await mkdtemp8(join27(tmpdir9(), "autogen-trace-"));
   try {
     const safe = reportedFileFilter(workspace);
-    const run2 = (ids, extra, focus2, limitMs = perTestMs) => traceRun(workspace, dir, [...own2(ids), ...extra, ...safeIds(ids)], { ...options2, perTestMs: limitMs, focus: focus2 });
+    const run2 = (ids, extra, focus2, limitMs = perTestMs) => traceRun(workspace, dir, [...pytestOwnArgs(commandArgs, ids.length > 0), ...extra, ...safeIds(ids)], {
+      ...options2,
+      perTestMs: limitMs,
+      focus: focus2
+    });
     if (failing.length === 0)
       return { spectra: spectraOf(await run2(testIds, [], void 0), safe), dropped: safe.dropped(), untraced: [] };
     const failed3 = spectraOf(await run2(failing, [], void 0, failingPerTestMs), safe);

@@ -1,6 +1,6 @@
 // Files that are source by extension but not code context: documentation builds (Sphinx's
-// docs/conf.py) and the examples beside the docs, packaging and task-runner configuration, and generated files. They are
-// shown only when the issue names them.
+// docs/conf.py) and the examples beside the docs, packaging and task-runner configuration,
+// and generated files. They are shown only when the issue names them.
 const DOC_DIRS = /(^|\/)(docs?|documentation|site|_build|examples?)\//;
 const CONFIG_FILES =
   /(^|\/)(setup|noxfile|fabfile|dodo|versioneer|_version)\.py$|(^|\/)[\w.-]+\.config\.[cm]?[jt]s$|(^|\/)(gulpfile|gruntfile|webpack\.[\w.]+|rollup\.[\w.]+|babel\.[\w.]+)\.[cm]?js$/i;

@@ -1,6 +1,7 @@
 // The callers and callees of the symbols shown, as one-line signatures with where they
-// are and whose caller or callee each is (a helper's caller is not the focal function's): what the model needs to know they exist without their bodies. A call counts only
-// when it resolves: a bare `f(...)` to the same module's top-level `f` or to the `f` an
+// are and whose caller or callee each is (a helper's caller is not the focal function's):
+// what the model needs to know they exist without their bodies. A call counts only when it
+// resolves: a bare `f(...)` to the same module's top-level `f` or to the `f` an
 // import brings in, `self.f(...)`/`this.f(...)` to the enclosing class's method,
 // `mod.f(...)` through an imported module, `Class.f(...)` to that class's method. A method
 // name alone (`get`, `pop`, `__init__`) never links two symbols.

@@ -5,7 +5,6 @@
 // whose verification agrees on every visible test each become a program; UCB then picks which program to refine,
 // rewarded by the visible tests it passes, a refined program inheriting its parent's
 // statistics. The first program to pass the visible tests and the regression gate wins.
-import { distinctPlans } from "./distinct-plans.ts";
 import type { LlmClient } from "../../llm/llm-client.ts";
 import { digestReport } from "../../verify/digest/digest-report.ts";
 import { failingTests, type TestReport } from "../../verify/test-report.ts";
@@ -15,6 +14,7 @@ import { searchEditCode, searchEditOptions } from "../context/search-edit-code.t
 import { failingTestsBlock } from "../lpw/failing-tests-block.ts";
 import { findingsText } from "../lpw/findings-text.ts";
 import { SearchRun, type Executed } from "../search/search-run.ts";
+import { distinctPlans } from "./distinct-plans.ts";
 import { UcbBandit } from "../search/ucb-bandit.ts";
 import type { ProgramScore, SampledPlan, Strategy } from "../task.ts";
 

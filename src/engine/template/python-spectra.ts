@@ -14,7 +14,7 @@ import { z } from "zod";
 import { PYTEST_PLUGIN, withPytestPlugin } from "../../verify/runners/pytest-plugin.ts";
 import { pythonExecutable } from "../../verify/runners/python-executable.ts";
 import { safeIds } from "../../verify/runners/test-runner.ts";
-import { withoutPaths } from "../../verify/runners/detect-runner.ts";
+import { pytestOwnArgs } from "../../verify/runners/detect-runner.ts";
 import { runSandboxed, type SandboxOptions } from "../../verify/sandbox/run-sandboxed.ts";
 import { reportedFileFilter, type ReportedFileFilter, type Spectra } from "./reported-files.ts";
 import type { TestSpectrum } from "./ochiai.ts";
@@ -55,14 +55,15 @@ export async function pythonSpectra(
   given: PythonSpectraOptions,
 ): Promise<Spectra & { untraced: string[] }> {
   const { perTestMs, failingPerTestMs = perTestMs, failing = [], durations, commandArgs = [], ...options } = given;
-  // A run of named tests leaves out the command's paths (a folder named would run whole); its report file is ours.
-  const own = (ids: string[]) =>
-    (ids.length > 0 ? withoutPaths(commandArgs) : commandArgs).filter((a) => !a.startsWith("--junitxml"));
   const dir = await mkdtemp(join(tmpdir(), "autogen-trace-"));
   try {
     const safe = reportedFileFilter(workspace);
     const run = (ids: string[], extra: string[], focus?: string, limitMs = perTestMs) =>
-      traceRun(workspace, dir, [...own(ids), ...extra, ...safeIds(ids)], { ...options, perTestMs: limitMs, focus });
+      traceRun(workspace, dir, [...pytestOwnArgs(commandArgs, ids.length > 0), ...extra, ...safeIds(ids)], {
+        ...options,
+        perTestMs: limitMs,
+        focus,
+      });
     if (failing.length === 0)
       return { spectra: spectraOf(await run(testIds, [], undefined), safe), dropped: safe.dropped(), untraced: [] };
     const failed = spectraOf(await run(failing, [], undefined, failingPerTestMs), safe);

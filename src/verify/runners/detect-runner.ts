@@ -202,7 +202,7 @@ export function pytestRunner(extra: string[], evidence: string): TestRunner {
       pythonExecutable(),
       "-m",
       "pytest",
-      ...(selection.kind === "tests" ? withoutPaths(extra) : extra).filter((a) => !a.startsWith("--junitxml")),
+      ...pytestOwnArgs(extra, selection.kind === "tests"),
       "-rA",
       "--color=no",
       "-p",
@@ -245,8 +245,13 @@ const PYTEST_VALUE_OPTIONS = new Set([
 ]);
 
 /** The command's options without the files and folders it names: a selection names its own tests (the file named too would run whole). */
-export function withoutPaths(extra: readonly string[]): string[] {
+function withoutPaths(extra: readonly string[]): string[] {
   return extra.filter((arg, i) => arg.startsWith("-") || PYTEST_VALUE_OPTIONS.has(extra[i - 1] ?? ""));
+}
+
+/** The command's own pytest arguments in a run we build: without its paths when we name the tests, never its report file. */
+export function pytestOwnArgs(extra: readonly string[], selecting: boolean): string[] {
+  return (selecting ? withoutPaths(extra) : extra).filter((a) => !a.startsWith("--junitxml"));
 }
 
 function nodeTestRunner(argv: string[], evidence: string): TestRunner {
