@@ -12,6 +12,8 @@
 //                                                  # transcripts in eval-results/upstream/<task>/transcripts
 //   npm run bench:upstream -- --report             # the table again from the results already there (no run)
 //   AUTOGEN_BENCH_MINUTES=N                        # each task's wall-clock budget (default 15)
+//   AUTOGEN_BENCH_CANDIDATES=N                     # each task's candidate budget (default 200); SEIDR's arity
+//                                                  # and beam width scale to it (15: 3 drafts, 3 kept)
 //   AUTOGEN_BENCH_STRATEGY=slpw|seidr              # with a model: that strategy instead of LPW, its results and
 //                                                  # transcripts in eval-results/upstream-<strategy>/<task>
 //
@@ -124,9 +126,16 @@ const ranWithModel = () =>
   tasks.some((t) => existsSync(join(OUT, t.name, "transcripts", MODEL_STRATEGY, `${t.name}.jsonl`)));
 const withModel = reportOnly ? ranWithModel() : Boolean(process.env.AUTOGEN_LLM_BASE_URL);
 const minutes = process.env.AUTOGEN_BENCH_MINUTES ?? "15";
+const candidatesParsed = z.coerce
+  .number()
+  .int()
+  .positive()
+  .safeParse(process.env.AUTOGEN_BENCH_CANDIDATES?.trim() || "200");
+if (!candidatesParsed.success) fail("AUTOGEN_BENCH_CANDIDATES must be a positive whole number (the candidate budget)");
+const candidates = candidatesParsed.data;
 const strategyName = withModel ? MODEL_STRATEGY : "template";
 process.stdout.write(
-  `${tasks.length} task(s) built in ${CACHE}; strategy ${withModel ? `${MODEL_STRATEGY}, template pass after it (as autogen-bot fix runs)` : "template (no model)"}; ${minutes} min a task\n`,
+  `${tasks.length} task(s) built in ${CACHE}; strategy ${withModel ? `${MODEL_STRATEGY}, template pass after it (as autogen-bot fix runs)` : "template (no model)"}; ${minutes} min and ${candidates} candidates a task\n`,
 );
 
 const resultsSchema = z.object({
@@ -228,7 +237,7 @@ for (const task of tasks) {
           "--concurrency",
           "1",
           "--candidates",
-          "200",
+          String(candidates),
           "--minutes",
           minutes,
           "--test-timeout",
