@@ -145,6 +145,24 @@ export function openAiLlmClient(options: OpenAiClientOptions): LlmClient {
     const latencyMs = Math.round(performance.now() - started);
     options.budget.record(usage, dollars, latencyMs, stage);
     options.transcript.write({
+      ...entryOf(stage, attempt, sent, mode, result, latencyMs),
+      usage,
+      dollars,
+      ...(result.usage ? {} : { usageEstimated: true }),
+      ...(error ? { error } : {}),
+    });
+  }
+
+  /** What a transcript entry says of one exchange, whoever answered it. */
+  function entryOf(
+    stage: Stage,
+    attempt: number,
+    sent: Message[],
+    mode: OutputMode,
+    result: Completed,
+    latencyMs: number,
+  ) {
+    return {
       stage,
       model,
       attempt,
@@ -152,13 +170,9 @@ export function openAiLlmClient(options: OpenAiClientOptions): LlmClient {
       answer: result.answer,
       finishReason: result.finishReason,
       refusal: result.refusal,
-      usage,
-      dollars,
       latencyMs,
       responseFormat: mode,
-      ...(result.usage ? {} : { usageEstimated: true }),
-      ...(error ? { error } : {}),
-    });
+    };
   }
 
   /** A completion the client has received before, for the same messages: a cache answered, the model did not. */
@@ -185,17 +199,9 @@ export function openAiLlmClient(options: OpenAiClientOptions): LlmClient {
     options.budget.recordCached(latencyMs);
     const none = { promptTokens: 0, completionTokens: 0, cachedTokens: 0 };
     options.transcript.write({
-      stage,
-      model,
-      attempt,
-      messages: sent,
-      answer: result.answer,
-      finishReason: result.finishReason,
-      refusal: result.refusal,
+      ...entryOf(stage, attempt, sent, mode, result, latencyMs),
       usage: none,
       dollars: 0,
-      latencyMs,
-      responseFormat: mode,
       cached: true,
     });
   }

@@ -1,18 +1,20 @@
 // What the dashboard and /metrics read about jobs: a read-only, async port, so the pages do
 // not depend on which store the server writes to (SQLite today, see sqlite-job-history.ts).
-import type { Attempt, TestEvidence } from "../engine/task.ts";
+import type { Attempt, Outcome, TestEvidence } from "../engine/task.ts";
 import type { Job } from "../jobs/store.ts";
 
-export type JobCost = {
-  llmCalls: number;
-  promptTokens: number;
-  completionTokens: number;
-  dollars: number;
-  llmSeconds: number;
-  testRuns: number;
-  testSeconds: number;
-  wallSeconds: number;
-};
+/** The engine's cost figures a job's list row shows (the outcome's, less the candidate and cache counts). */
+export type JobCost = Pick<
+  Outcome["cost"],
+  | "llmCalls"
+  | "promptTokens"
+  | "completionTokens"
+  | "dollars"
+  | "llmSeconds"
+  | "testRuns"
+  | "testSeconds"
+  | "wallSeconds"
+>;
 
 /** One job as an operator sees it in a list: no issue body, no diff, no prompt. */
 export type JobSummary = Pick<

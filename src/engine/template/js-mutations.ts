@@ -2,6 +2,7 @@
 // grammars), the same families as for Python: each mutation replaces one node's text at
 // a suspicious line and is kept only if the file still parses.
 import { generateMutations, type AddMutation, type Mutation } from "./mutation.ts";
+import { enclosingFunction, guardConditions, variablesOf, type ScopeRules } from "./function-scope.ts";
 import type { Grammar, SyntaxNode } from "./tree-sitter.ts";
 
 const COMPARISON: Record<string, Record<string, number>> = {
@@ -217,17 +218,16 @@ function mutateNode(node: SyntaxNode, add: Add): void {
 
 /** Run a statement only when a variable it uses is truthy, or an index it uses is in range. */
 function guardStatement(node: SyntaxNode, add: Add): void {
-  const scope = enclosingFunction(node);
-  if (!scope) return;
-  const locals = new Set(variablesOf(scope));
-  const conditions = new Set<string>();
-  for (const id of node.descendantsOfType("identifier")) if (id && locals.has(id.text)) conditions.add(id.text);
-  for (const sub of node.descendantsOfType("subscript_expression")) {
-    const object = sub?.childForFieldName("object");
-    const index = sub?.childForFieldName("index");
-    if (object && index && index.type !== "string")
-      conditions.add(`${index.text} >= 0 && ${index.text} < ${object.text}.length`);
-  }
+  const conditions = guardConditions(node, JS_SCOPE, {
+    type: "subscript_expression",
+    inRange: (sub) => {
+      const object = sub.childForFieldName("object");
+      const index = sub.childForFieldName("index");
+      return object && index && index.type !== "string"
+        ? `${index.text} >= 0 && ${index.text} < ${object.text}.length`
+        : undefined;
+    },
+  });
   for (const condition of conditions)
     add(
       node,
@@ -281,51 +281,32 @@ function mutateIdentifier(node: SyntaxNode, add: Add): void {
     return;
   if (parent.type === "variable_declarator" && parent.childForFieldName("name")?.id === node.id) return;
   if (parent.type === "assignment_expression" && parent.childForFieldName("left")?.id === node.id) return;
-  const scope = enclosingFunction(node);
+  const scope = enclosingFunction(node, JS_SCOPE);
   if (!scope) return;
   // Only reads of the function's own variables: globals and imports (Math, JSON) stay.
-  const variables = variablesOf(scope);
+  const variables = variablesOf(scope, JS_SCOPE);
   if (!variables.includes(node.text)) return;
   for (const other of variables)
     if (other !== node.text) add(node, other, "variable-replace", 0.5, `\`${node.text}\` → \`${other}\``);
 }
 
-function enclosingFunction(node: SyntaxNode): SyntaxNode | undefined {
-  let current: SyntaxNode | null = node.parent;
-  while (
-    current &&
-    !/^(function_declaration|function_expression|arrow_function|method_definition|function)$/.test(current.type)
-  )
-    current = current.parent;
-  return current ?? undefined;
-}
-
-const scopeCache = new WeakMap<object, string[]>();
-
-function variablesOf(fn: SyntaxNode): string[] {
-  const cached = scopeCache.get(fn);
-  if (cached) return cached;
-  const names = new Set<string>();
-  const params = fn.childForFieldName("parameters") ?? fn.childForFieldName("parameter");
-  const collect = (n: SyntaxNode | null) => {
-    if (!n) return;
-    if (n.type === "identifier") names.add(n.text);
-    else if (/required_parameter|optional_parameter|assignment_pattern/.test(n.type))
-      collect(n.childForFieldName("pattern") ?? n.childForFieldName("left") ?? n.namedChildren[0] ?? null);
-  };
-  if (params?.type === "identifier") names.add(params.text);
-  for (const p of params?.namedChildren ?? []) collect(p);
-  const walk = (n: SyntaxNode) => {
-    if (n.id !== fn.id && /^(function_declaration|function_expression|arrow_function|method_definition)$/.test(n.type))
-      return;
-    if (n.type === "variable_declarator") {
-      const name = n.childForFieldName("name");
-      if (name?.type === "identifier") names.add(name.text);
-    }
-    for (const c of n.namedChildren) if (c) walk(c);
-  };
-  walk(fn);
-  const list = [...names];
-  scopeCache.set(fn, list);
-  return list;
-}
+/** Functions, their parameters (plain, typed, defaulted) and declared variables. */
+const JS_SCOPE: ScopeRules = {
+  functions: new Set([
+    "function_declaration",
+    "function_expression",
+    "arrow_function",
+    "method_definition",
+    "function",
+  ]),
+  parameterNames: function names(n: SyntaxNode): string[] {
+    if (n.type === "identifier") return [n.text];
+    if (!/required_parameter|optional_parameter|assignment_pattern/.test(n.type)) return [];
+    const inner = n.childForFieldName("pattern") ?? n.childForFieldName("left") ?? n.namedChildren[0];
+    return inner ? names(inner) : [];
+  },
+  boundNames: (n) => {
+    const name = n.type === "variable_declarator" ? n.childForFieldName("name") : null;
+    return name?.type === "identifier" ? [name.text] : [];
+  },
+};

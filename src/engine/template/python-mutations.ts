@@ -2,6 +2,7 @@
 // replacement of one node's text, generated only at the lines localisation points to,
 // and kept only if the mutated file still parses.
 import { generateMutations, type AddMutation, type Mutation } from "./mutation.ts";
+import { enclosingFunction, firstLine, guardConditions, variablesOf, type ScopeRules } from "./function-scope.ts";
 import type { SyntaxNode } from "./tree-sitter.ts";
 
 const COMPARISONS = ["<", "<=", ">", ">=", "==", "!="];
@@ -222,21 +223,19 @@ function mutateNode(node: SyntaxNode, add: Add): void {
 
 /** Run a statement only when a variable it uses is truthy, or an index it uses is in range. */
 function guardStatement(node: SyntaxNode, add: Add): void {
-  const scope = enclosingFunction(node);
-  if (!scope) return;
-  const locals = new Set(variablesOf(scope));
   const indent = " ".repeat(node.startPosition.column);
   const body = node.text
     .split("\n")
     .map((line, i) => (i === 0 ? line : `    ${line}`))
     .join("\n");
-  const conditions = new Set<string>();
-  for (const id of node.descendantsOfType("identifier")) if (id && locals.has(id.text)) conditions.add(id.text);
-  for (const sub of node.descendantsOfType("subscript")) {
-    const value = sub?.childForFieldName("value");
-    const index = sub?.childForFieldName("subscript");
-    if (value && index && index.type !== "slice") conditions.add(`0 <= ${index.text} < len(${value.text})`);
-  }
+  const conditions = guardConditions(node, PYTHON_SCOPE, {
+    type: "subscript",
+    inRange: (sub) => {
+      const value = sub.childForFieldName("value");
+      const index = sub.childForFieldName("subscript");
+      return value && index && index.type !== "slice" ? `0 <= ${index.text} < len(${value.text})` : undefined;
+    },
+  });
   for (const condition of conditions)
     add(
       node,
@@ -315,53 +314,25 @@ function mutateIdentifier(node: SyntaxNode, add: Add): void {
   if (parent.type === "assignment" && parent.childForFieldName("left")?.id === node.id) return;
   if (/for_statement|for_in_clause/.test(parent.type) && parent.childForFieldName("left")?.id === node.id) return;
   if (/pattern_list|tuple_pattern/.test(parent.type)) return;
-  const scope = enclosingFunction(node);
+  const scope = enclosingFunction(node, PYTHON_SCOPE);
   if (!scope) return;
-  for (const other of variablesOf(scope)) {
+  for (const other of variablesOf(scope, PYTHON_SCOPE)) {
     if (other !== node.text) add(node, other, "variable-replace", 0.5, `\`${node.text}\` → \`${other}\``);
   }
 }
 
-function enclosingFunction(node: SyntaxNode): SyntaxNode | undefined {
-  let current: SyntaxNode | null = node.parent;
-  while (current && current.type !== "function_definition" && current.type !== "lambda") current = current.parent;
-  return current ?? undefined;
-}
-
-const scopeCache = new WeakMap<object, string[]>();
-
-function variablesOf(fn: SyntaxNode): string[] {
-  const cached = scopeCache.get(fn);
-  if (cached) return cached;
-  const names = new Set<string>();
-  const params = fn.childForFieldName("parameters");
-  for (const p of params?.namedChildren ?? []) {
-    if (!p) continue;
+/** Functions and lambdas, their parameters, and the names assigned or bound by a for loop. */
+const PYTHON_SCOPE: ScopeRules = {
+  functions: new Set(["function_definition", "lambda"]),
+  parameterNames: (p) => {
     const id = p.type === "identifier" ? p : p.namedChildren.find((c) => c?.type === "identifier");
-    if (id) names.add(id.text);
-  }
-  const walk = (n: SyntaxNode) => {
-    if (n.type === "function_definition" && n.id !== fn.id) return;
-    if (
-      n.type === "assignment" ||
-      n.type === "augmented_assignment" ||
-      n.type === "for_statement" ||
-      n.type === "for_in_clause"
-    ) {
-      const target = n.childForFieldName("left");
-      if (target?.type === "identifier") names.add(target.text);
-      for (const c of target?.type === "pattern_list" || target?.type === "tuple_pattern" ? target.namedChildren : [])
-        if (c?.type === "identifier") names.add(c.text);
-    }
-    for (const c of n.namedChildren) if (c) walk(c);
-  };
-  walk(fn);
-  const list = [...names];
-  scopeCache.set(fn, list);
-  return list;
-}
-
-function firstLine(text: string): string {
-  const line = text.split("\n")[0] ?? "";
-  return line.length > 60 ? `${line.slice(0, 57)}...` : line;
-}
+    return id ? [id.text] : [];
+  },
+  boundNames: (n) => {
+    if (!/^(assignment|augmented_assignment|for_statement|for_in_clause)$/.test(n.type)) return [];
+    const target = n.childForFieldName("left");
+    if (target?.type === "identifier") return [target.text];
+    if (target?.type !== "pattern_list" && target?.type !== "tuple_pattern") return [];
+    return target.namedChildren.flatMap((c) => (c?.type === "identifier" ? [c.text] : []));
+  },
+};
