@@ -273,6 +273,20 @@ describe("expected and actual values in failure messages", () => {
     expect(mismatchOf("ZeroDivisionError: division by zero")).toBeUndefined();
   });
 
+  it("reads pytest's values from its assert line, not from the explanation under it", () => {
+    // As pytest states a parametrized split test's failure (sqlparse, seen in a live run).
+    const message = [
+      "AssertionError: assert ['BEGIN WORK;... 1;\\nCOMMIT;'] == ['BEGIN WORK;...;', 'COMMIT;']",
+      "  ",
+      "  At index 0 diff: 'BEGIN WORK;\\nUPDATE t SET a = 1;\\nCOMMIT;' != 'BEGIN WORK;'",
+      "  Right contains 2 more items, first extra item: 'UPDATE t SET a = 1;'",
+    ].join("\n");
+    expect(mismatchOf(message)).toEqual({
+      actual: "['BEGIN WORK;... 1;\\nCOMMIT;']",
+      expected: "['BEGIN WORK;...;', 'COMMIT;']",
+    });
+  });
+
   it("describes where two values first differ, with context either side", () => {
     expect(describeMismatch({ expected: "the quick brown fox", actual: "the quick red fox" }, 4)).toBe(
       "expected (19 chars) and actual (17 chars) first differ at char 10, the difference in ⟦⟧: expected …ick ⟦brown⟧ fox | actual …ick ⟦red⟧ fox",

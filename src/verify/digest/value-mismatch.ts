@@ -39,19 +39,21 @@ export function mismatchOf(message: string): Mismatch | undefined {
   const chai = /expected ([\s\S]+?) to (?:deeply )?(?:strictly )?equal ([\s\S]+)$/.exec(text);
   if (chai) return { actual: (chai[1] ?? "").trim(), expected: (chai[2] ?? "").trim() };
   const body = text.replace(/^(?:AssertionError(?: \[ERR_ASSERTION\])?:\s*)?(?:assert\s+)?/, "");
-  for (const op of [" !== ", " === ", " != ", " == "]) {
-    const at = topLevelIndex(body, op);
-    if (at > 0)
-      return {
-        actual: body.slice(0, at).trim(),
-        expected:
-          body
-            .slice(at + op.length)
-            .split("\n")[0]
-            ?.trim() ?? "",
-      };
-  }
-  return undefined;
+  // The first comparison stated, whichever operator: pytest's explanation under `assert a == b`
+  // ("At index 0 diff: 'x' != 'y'") compares parts of the values, not the values.
+  const first = [" !== ", " === ", " != ", " == "]
+    .map((op) => ({ op, at: topLevelIndex(body, op) }))
+    .filter((c) => c.at > 0)
+    .sort((a, b) => a.at - b.at)[0];
+  if (!first) return undefined;
+  return {
+    actual: body.slice(0, first.at).trim(),
+    expected:
+      body
+        .slice(first.at + first.op.length)
+        .split("\n")[0]
+        ?.trim() ?? "",
+  };
 }
 
 /** Where `op` first occurs outside quotes and brackets, or -1. */
