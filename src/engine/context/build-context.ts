@@ -135,10 +135,24 @@ export async function buildContext(workspace: string, options: ContextOptions): 
     RELATED_SIGNATURES,
   );
   const others = [...files.values()].filter((f) => isCode(f.path) && !shown.byFile.has(f.path)).map((f) => mapLine(f));
+  // The signatures and the map take only the room the code left in the budget: they are the
+  // first to go, never a focal symbol.
+  let room = maxChars - parts.join("\n\n").length;
+  const extra = (heading: string, lines: string[], cap: number, more: string): string => {
+    const text = within(lines, Math.min(cap, room - heading.length - 3), more);
+    if (!text) return "";
+    room -= heading.length + text.length + 3;
+    return `${heading}\n${text}`;
+  };
   const code = [
     parts.join("\n\n"),
-    related ? `Callers and callees of the code above (signatures only; path:line):\n${related}` : "",
-    others.length ? `Other source files (path: top-level symbols):\n${bounded(others, OTHER_FILES_CHARS)}` : "",
+    extra(
+      "Callers and callees of the code above (signatures only; path:line):",
+      related ? related.split("\n") : [],
+      Number.POSITIVE_INFINITY,
+      "signatures",
+    ),
+    extra("Other source files (path: top-level symbols):", others, OTHER_FILES_CHARS, "files"),
   ]
     .filter((s) => s !== "")
     .join("\n\n");
@@ -227,7 +241,7 @@ function choose(
     if (weak) {
       const ranges = signatureRanges(file, f.symbol as CodeSymbol);
       const cost = costOf(file, current, ranges);
-      if (used + cost > maxChars * 1.15) continue;
+      if (used + cost > maxChars) continue;
       byFile.set(f.path, [...current, ...ranges]);
       used += cost;
       symbols.push(f);
@@ -261,7 +275,7 @@ function choose(
       // Over the budget: the class's outline (header and method signatures), or the signature alone.
       ranges = [...context, ...outline(file, f.symbol)];
       cost = costOf(file, current, ranges);
-      if (used + cost > maxChars * 1.15) continue;
+      if (used + cost > maxChars) continue;
     }
     byFile.set(f.path, [...current, ...ranges]);
     if (large && used + cost > maxChars) largeShown = true;
@@ -360,18 +374,10 @@ function outline(file: SourceFile, symbol: CodeSymbol): LineRange[] {
   ];
 }
 
+/** What adding ranges to a file's shown ranges adds to the code as the model sees it: lines, markers, the file's heading. */
 function costOf(file: SourceFile, current: LineRange[], added: LineRange[]): number {
-  const have = new Set<number>();
-  for (const r of current) for (let n = r.start; n <= r.end; n++) have.add(n);
-  let chars = 0;
-  for (const r of added) {
-    for (let n = Math.max(1, r.start); n <= Math.min(file.lines.length, r.end); n++) {
-      if (have.has(n)) continue;
-      have.add(n);
-      chars += (file.lines[n - 1] ?? "").length + 8;
-    }
-  }
-  return chars;
+  const before = current.length ? view(file, current).length + 2 : 0;
+  return view(file, [...current, ...added]).length + 2 - before;
 }
 
 function view(file: SourceFile, ranges: LineRange[]): string {
@@ -397,6 +403,21 @@ async function contextText(workspace: string, path: string): Promise<string | un
     if (error instanceof UnsafePathError) return undefined;
     throw error;
   }
+}
+
+/** The lines that fit in `maxChars` with a last line counting those left out ("… (3 more files)"); nothing when none fits. */
+function within(lines: string[], maxChars: number, more: string): string {
+  const out: string[] = [];
+  let used = 0;
+  for (const [i, line] of lines.entries()) {
+    const tail = i + 1 < lines.length ? `\n… (${lines.length - i - 1} more ${more})`.length : 0;
+    if (used + line.length + 1 + tail > maxChars) break;
+    out.push(line);
+    used += line.length + 1;
+  }
+  if (out.length === 0) return "";
+  if (out.length < lines.length) out.push(`… (${lines.length - out.length} more ${more})`);
+  return out.join("\n");
 }
 
 function bounded(lines: string[], maxChars: number): string {
