@@ -137,7 +137,7 @@ export async function buildContext(workspace: string, options: ContextOptions): 
   const others = [...files.values()].filter((f) => isCode(f.path) && !shown.byFile.has(f.path)).map((f) => mapLine(f));
   // The signatures and the map take only the room the code left in the budget: they are the
   // first to go, never a focal symbol.
-  let room = maxChars - parts.join("\n\n").length;
+  let room = options.surroundings === false ? 0 : maxChars - parts.join("\n\n").length;
   const extra = (heading: string, lines: string[], cap: number, more: string): string => {
     const text = within(lines, Math.min(cap, room - heading.length - 3), more);
     if (!text) return "";
