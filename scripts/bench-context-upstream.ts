@@ -221,7 +221,8 @@ export async function benchUpstreamContext(args: string[]): Promise<void> {
           ? renderPrompt("implement", {
               untrusted: {
                 problem: issue,
-                tests,
+                // As LPW does: a verified plan's walk-through stands for the tests.
+                tests: planned.final.verification?.tests.every((t) => t.matches) ? "" : tests,
                 code: edit.code || "(no code located)",
                 knowledge: "(none)",
                 hint: "",

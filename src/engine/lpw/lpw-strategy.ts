@@ -261,7 +261,9 @@ class LpwRun {
       {
         untrusted: {
           problem: this.problem,
-          tests,
+          // A verified plan's walk-through names each test with its derived and expected values: the tests'
+          // source and failures (shown to the plan and verify prompts) are not sent a third time.
+          tests: this.outcome.plan.verified ? "" : tests,
           code,
           knowledge: this.knowledgeText,
           hint: hint ?? "",
