@@ -95,6 +95,27 @@ describe("buildContext", () => {
     expect(context.code).toContain("  42 |     return rows");
     expect(context.code.length).toBeLessThanOrEqual(maxChars);
   });
+  it("lets a large focal function after other code take the code to one and a half budgets, not three", async () => {
+    const lines = (name: string, n: number) =>
+      `def ${name}(rows):\n${Array.from({ length: n }, (_, i) => `    rows[${i}] = rows[${i}] + ${i}  # ${name} step`).join("\n")}\n    return rows\n`;
+    const dir = await writeRepo({
+      "calc/first.py": `${"# padding line to make the file long\n".repeat(60)}${lines("first_step", 40)}`,
+      "calc/second.py": `${"# padding line to make the file long\n".repeat(60)}${lines("second_step", 80)}`,
+    });
+    const maxChars = 2500;
+    const context = await buildContext(dir, {
+      query: "first_step second_step",
+      mentioned: [],
+      named: ["first_step", "second_step"],
+      isTestFile,
+      maxChars,
+    });
+    expect(context.code).toContain("rows[39] = rows[39] + 39  # first_step step");
+    // The second would take the code to about 2.4 budgets: its signature only.
+    expect(context.code).toContain("def second_step(rows):");
+    expect(context.code).not.toContain("# second_step step");
+    expect(context.code.length).toBeLessThanOrEqual(maxChars * 1.5);
+  });
 });
 
 describe("retrieval", () => {

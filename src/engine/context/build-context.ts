@@ -33,6 +33,9 @@ const REACHED_FOCAL = 4;
 /** Callers and callees shown by their signatures, and the characters of the map of the other files. */
 const RELATED_SIGNATURES = 6;
 const OTHER_FILES_CHARS = 600;
+/** The room of one large focal function: shown first, up to this many budgets; after other code, the total up to this. */
+const FIRST_FOCAL_BUDGETS = 3;
+const LARGE_FOCAL_BUDGETS = 1.5;
 /** With no focal symbol at all, this many retrieval hits are shown whole. */
 const WHOLE_RETRIEVED_WITHOUT_FOCUS = 3;
 /** A module-level assignment longer than this is shown by its first lines. */
@@ -255,10 +258,14 @@ function choose(
     const context = f.symbol && !whole ? contextRanges(file, f.symbol) : [];
     let ranges = [...context, ...body];
     let cost = costOf(file, current, ranges);
-    // One large function a failure or the issue points at may take the room of three budgets (the
-    // target is often the long one); others fit the budget.
+    // One large function a failure or the issue points at may go over the budget (the target is
+    // often the long one): alone, up to three budgets; after other code, up to one and a half in
+    // all (three, two 150-line js-yaml loader functions beside the target in every prompt). Others
+    // fit the budget.
     const large = f.symbol !== undefined && FOCAL.has(f.reason) && !largeShown;
-    const over = (c: number) => c > maxChars * 3 || (used > 0 && used + c > (large ? maxChars * 3 : maxChars));
+    const over = (c: number) =>
+      c > maxChars * FIRST_FOCAL_BUDGETS ||
+      (used > 0 && used + c > (large ? maxChars * LARGE_FOCAL_BUDGETS : maxChars));
     if (over(cost) && f.symbol && !whole && FOCAL.has(f.reason)) {
       // Code a failure or the issue points at is worth more than its helpers: the symbol whole
       // without them, else without its docstring (a marker names the lines left out).
