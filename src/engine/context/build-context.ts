@@ -33,7 +33,7 @@ const REACHED_FOCAL = 4;
 /** Callers and callees shown by their signatures, and the characters of the map of the other files. */
 const RELATED_SIGNATURES = 6;
 const OTHER_FILES_CHARS = 600;
-/** The room of one large focal function: shown first, up to this many budgets; after other code, the total up to this. */
+/** The room of one large focal function: after at most half a budget of code, up to this many budgets; after more, the total up to this. */
 const FIRST_FOCAL_BUDGETS = 3;
 const LARGE_FOCAL_BUDGETS = 1.5;
 /** With no focal symbol at all, this many retrieval hits are shown whole. */
@@ -259,13 +259,14 @@ function choose(
     let ranges = [...context, ...body];
     let cost = costOf(file, current, ranges);
     // One large function a failure or the issue points at may go over the budget (the target is
-    // often the long one): alone, up to three budgets; after other code, up to one and a half in
-    // all (three, two 150-line js-yaml loader functions beside the target in every prompt). Others
-    // fit the budget.
+    // often the long one): alone or after a little code (half a budget), up to three budgets; after
+    // more, up to one and a half in all (three let two 150-line js-yaml loader functions beside
+    // the target into every prompt). Others fit the budget.
     const large = f.symbol !== undefined && FOCAL.has(f.reason) && !largeShown;
     const over = (c: number) =>
       c > maxChars * FIRST_FOCAL_BUDGETS ||
-      (used > 0 && used + c > (large ? maxChars * LARGE_FOCAL_BUDGETS : maxChars));
+      (used > 0 &&
+        used + c > (large ? maxChars * (used <= maxChars / 2 ? FIRST_FOCAL_BUDGETS : LARGE_FOCAL_BUDGETS) : maxChars));
     if (over(cost) && f.symbol && !whole && FOCAL.has(f.reason)) {
       // Code a failure or the issue points at is worth more than its helpers: the symbol whole
       // without them, else without its docstring (a marker names the lines left out).
