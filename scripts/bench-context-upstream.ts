@@ -250,6 +250,30 @@ export async function benchUpstreamContext(args: string[]): Promise<void> {
           attempts: "3",
         },
       });
+      // BENCH_CONTEXT_DUMP=DIR: each prompt as DIR/<task>-<stage>.json (messages and the stage as a request's
+      // response_format names it), to split by section as the live requests are.
+      const dump = process.env.BENCH_CONTEXT_DUMP;
+      if (dump) {
+        mkdirSync(dump, { recursive: true });
+        const prompts = {
+          reproduce: reproPrompt,
+          plan: planPrompt,
+          verify_plan: verifyPrompt,
+          implement: implementPrompt,
+        };
+        for (const [stage, p] of Object.entries(prompts))
+          if (p)
+            writeFileSync(
+              join(dump, `req-${task.name}-${stage}.json`),
+              JSON.stringify({
+                messages: [
+                  { role: "system", content: p.system },
+                  { role: "user", content: p.user },
+                ],
+                response_format: { json_schema: { name: stage } },
+              }),
+            );
+      }
       if (process.env.BENCH_CONTEXT_SYMBOLS)
         console.log(
           `symbols (a) ${repro.symbols.map((s) => `${s.name}@${s.startLine}-${s.endLine}:${s.reason}`).join(", ")}\nsymbols (b) ${plan.symbols.map((s) => `${s.name}@${s.startLine}-${s.endLine}:${s.reason}`).join(", ")}`,
