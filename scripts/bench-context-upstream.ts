@@ -6,12 +6,19 @@
 // own from a live run's transcripts (DIR/<task>/transcripts/lpw/<task>.jsonl, its last
 // reproduce answer) when given, else the fix's hidden test files; no test is run, so the
 // failures carry no stack frames (the worst case: an assertion failing in the test's own
-// file) and no model is asked to localize. Prints per task, then the totals and the medians.
+// file) and no model is asked to localize. With transcripts, also (c) the verify-plan and
+// implement prompts from the model's own plan and verification there (the implement prompt's
+// code is the edit context built from that plan), so the figure covers each stage of a run
+// that passes at the first implementation. Prints per task, then the totals, the medians per
+// stage and the median over all the calls.
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync, cpSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { z } from "zod";
+import { editContext } from "../src/engine/context/edit-context.ts";
 import { failureContext } from "../src/engine/context/failure-context.ts";
+import { formatVerification, numbered } from "../src/engine/lpw/plan-text.ts";
+import { planSchema, verificationSchema, type Verification } from "../src/engine/lpw/schemas.ts";
 import { moduleNamesOf } from "../src/engine/context/module-names.ts";
 import { shortName, symbolsOf } from "../src/engine/context/symbols.ts";
 import { isTestFile } from "../src/engine/is-test-file.ts";
@@ -31,6 +38,41 @@ type ReproTest = { source: "model" | "hidden"; files: Array<{ path: string; cont
 
 const transcriptLine = z.object({ stage: z.string(), answer: z.string().optional() }).passthrough();
 const reproduceAnswer = z.object({ path: z.string().min(1), content: z.string() }).passthrough();
+
+type Planned = { plan: string[]; verification: Verification | undefined };
+
+/** The model's first plan, and its last verification with the plan it revised to (what implement was given), if any. */
+function modelPlan(transcripts: string | undefined, task: string): { first: string[]; final: Planned } | undefined {
+  if (!transcripts) return undefined;
+  const file = join(transcripts, task, "transcripts", "lpw", `${task}.jsonl`);
+  if (!existsSync(file)) return undefined;
+  let first: string[] | undefined;
+  let plan: string[] | undefined;
+  let verification: Verification | undefined;
+  for (const line of readFileSync(file, "utf8").split("\n")) {
+    if (!line.trim()) continue;
+    const entry = transcriptLine.safeParse(JSON.parse(line));
+    if (!entry.success || !entry.data.answer) continue;
+    let answer: unknown;
+    try {
+      answer = JSON.parse(entry.data.answer);
+    } catch {
+      continue;
+    }
+    if (entry.data.stage === "plan" && !first) {
+      const parsed = planSchema.safeParse(answer);
+      if (parsed.success) [first, plan] = [parsed.data.steps, parsed.data.steps];
+    }
+    if (entry.data.stage === "verify-plan" && first) {
+      const parsed = verificationSchema.safeParse(answer);
+      if (parsed.success) {
+        verification = parsed.data;
+        if (parsed.data.revisedPlan) plan = parsed.data.revisedPlan.steps;
+      }
+    }
+  }
+  return first && plan ? { first, final: { plan, verification } } : undefined;
+}
 
 /** The model's last reproduction test in a live run's transcript, if any. */
 function modelTest(transcripts: string | undefined, task: string): ReproTest | undefined {
@@ -103,11 +145,15 @@ export async function benchUpstreamContext(args: string[]): Promise<void> {
     planChars: number;
     reproPrompt: number;
     planPrompt: number;
+    implement: Shown | undefined;
+    verifyPrompt: number | undefined;
+    implementChars: number | undefined;
+    implementPrompt: number | undefined;
   }> = [];
   try {
     const built = await buildRecipeTasks(RECIPES, MIRRORS, (name) => join(root, name), only);
     console.log(
-      "task | changed function(s) | test | (a) reproduce: shown whole | code chars | prompt chars | (b) plan/verify: shown whole | code chars | plan prompt chars",
+      "task | changed function(s) | test | (a) reproduce: shown whole | code chars | prompt chars | (b) plan/verify: shown whole | code chars | plan prompt chars | verify prompt chars | (c) implement: shown whole | code chars | prompt chars",
     );
     for (const task of built) {
       const dir = join(root, task.name);
@@ -152,7 +198,41 @@ export async function benchUpstreamContext(args: string[]): Promise<void> {
         isTestFile,
       });
       const tests = await failingTestsBlock(work, failing);
+      const planned = modelPlan(transcripts, task.name);
+      const edit = planned
+        ? await editContext(work, {
+            problem: issue,
+            plan: planned.final.plan,
+            failing,
+            changed: [],
+            earlier: plan.symbols.filter((s) => s.reason !== "retrieval").map((s) => ({ path: s.path, name: s.name })),
+            isTestFile,
+          })
+        : undefined;
       rmSync(work, { recursive: true, force: true });
+      const verifyPrompt = planned
+        ? renderPrompt("verify-plan", {
+            untrusted: { problem: issue, tests, code: plan.code },
+            trusted: { plan: numbered(planned.first) },
+          })
+        : undefined;
+      const implementPrompt =
+        planned && edit
+          ? renderPrompt("implement", {
+              untrusted: {
+                problem: issue,
+                // As LPW does: a verified plan's walk-through stands for the tests.
+                tests: planned.final.verification?.tests.every((t) => t.matches) ? "" : tests,
+                code: edit.code || "(no code located)",
+                knowledge: "(none)",
+                hint: "",
+              },
+              trusted: {
+                plan: numbered(planned.final.plan),
+                verification: planned.final.verification ? formatVerification(planned.final.verification) : "(none)",
+              },
+            })
+          : undefined;
       const planPrompt = renderPrompt("plan", {
         untrusted: { problem: issue, tests, failures: "", code: plan.code, findings: "" },
         trusted: { memory: "(none)" },
@@ -170,6 +250,34 @@ export async function benchUpstreamContext(args: string[]): Promise<void> {
           attempts: "3",
         },
       });
+      // BENCH_CONTEXT_DUMP=DIR: each prompt as DIR/<task>-<stage>.json (messages and the stage as a request's
+      // response_format names it), to split by section as the live requests are.
+      const dump = process.env.BENCH_CONTEXT_DUMP;
+      if (dump) {
+        mkdirSync(dump, { recursive: true });
+        const prompts = {
+          reproduce: reproPrompt,
+          plan: planPrompt,
+          verify_plan: verifyPrompt,
+          implement: implementPrompt,
+        };
+        for (const [stage, p] of Object.entries(prompts))
+          if (p)
+            writeFileSync(
+              join(dump, `req-${task.name}-${stage}.json`),
+              JSON.stringify({
+                messages: [
+                  { role: "system", content: p.system },
+                  { role: "user", content: p.user },
+                ],
+                response_format: { json_schema: { name: stage } },
+              }),
+            );
+      }
+      if (process.env.BENCH_CONTEXT_SYMBOLS)
+        console.log(
+          `symbols (a) ${repro.symbols.map((s) => `${s.name}@${s.startLine}-${s.endLine}:${s.reason}`).join(", ")}\nsymbols (b) ${plan.symbols.map((s) => `${s.name}@${s.startLine}-${s.endLine}:${s.reason}`).join(", ")}`,
+        );
       if (process.env.BENCH_CONTEXT_SHOW)
         console.log(`--- (a) reproduce context\n${repro.code}\n--- (b) plan/verify context\n${plan.code}\n---`);
       const row = {
@@ -179,13 +287,17 @@ export async function benchUpstreamContext(args: string[]): Promise<void> {
         planChars: plan.code.length,
         reproPrompt: reproPrompt.system.length + reproPrompt.user.length,
         planPrompt: planPrompt.system.length + planPrompt.user.length,
+        implement: edit ? whole(edit.code) : undefined,
+        verifyPrompt: verifyPrompt ? verifyPrompt.system.length + verifyPrompt.user.length : undefined,
+        implementChars: edit?.code.length,
+        implementPrompt: implementPrompt ? implementPrompt.system.length + implementPrompt.user.length : undefined,
       };
       rows.push(row);
       const names = spans.map(
         (s) => `${s.file}:${s.span ? `${s.span.name}@${s.span.start}-${s.span.end}` : `${s.symbol} (not found)`}`,
       );
       console.log(
-        `${task.name} | ${names.join(", ")} | ${test.source} | ${row.repro} | ${row.reproChars} | ${row.reproPrompt} | ${row.plan} | ${row.planChars} | ${row.planPrompt}`,
+        `${task.name} | ${names.join(", ")} | ${test.source} | ${row.repro} | ${row.reproChars} | ${row.reproPrompt} | ${row.plan} | ${row.planChars} | ${row.planPrompt} | ${row.verifyPrompt ?? "-"} | ${row.implement ?? "-"} | ${row.implementChars ?? "-"} | ${row.implementPrompt ?? "-"}`,
       );
     }
   } finally {
@@ -200,5 +312,24 @@ export async function benchUpstreamContext(args: string[]): Promise<void> {
   );
   console.log(
     `prompt characters, median (largest): (a) reproduce ${median(rows.map((r) => r.reproPrompt))} (${Math.max(0, ...rows.map((r) => r.reproPrompt))}); (b) plan ${median(rows.map((r) => r.planPrompt))} (${Math.max(0, ...rows.map((r) => r.planPrompt))})`,
+  );
+  const withPlan = rows.filter((r) => r.implementPrompt !== undefined);
+  if (withPlan.length === 0) return;
+  const verify = withPlan.map((r) => r.verifyPrompt as number);
+  const implement = withPlan.map((r) => r.implementPrompt as number);
+  console.log(
+    `(c) implement: changed function shown whole ${count((r) => r.implement !== undefined && r.implement !== "NO")} of ${withPlan.length} (${count((r) => r.implement === "yes, docstring left out")} without its docstring); code characters median ${median(withPlan.map((r) => r.implementChars as number))} (${Math.max(...withPlan.map((r) => r.implementChars as number))})`,
+  );
+  console.log(
+    `prompt characters per stage, median (largest), ${withPlan.length} tasks with a plan: reproduce ${median(withPlan.map((r) => r.reproPrompt))}; plan ${median(withPlan.map((r) => r.planPrompt))}; verify ${median(verify)} (${Math.max(...verify)}); implement ${median(implement)} (${Math.max(...implement)})`,
+  );
+  const all = withPlan.flatMap((r) => [
+    r.reproPrompt,
+    r.planPrompt,
+    r.verifyPrompt as number,
+    r.implementPrompt as number,
+  ]);
+  console.log(
+    `all ${all.length} calls (reproduce, plan, verify, implement): median ${median(all)}, largest ${Math.max(...all)}, ${all.filter((c) => c <= 12_000).length} of ${all.length} at most 12,000`,
   );
 }

@@ -72,6 +72,50 @@ describe("buildContext", () => {
     );
     expect(context.code).toContain("--- b.py\n   1 | def b():\n   2 |     return 1");
   });
+  it("counts the callers' signatures, the map of other files and the markers against the budget, the focal code first", async () => {
+    // A focal function filling most of the budget, ten callers and thirty other files: before, the
+    // signatures and the map came on top of the budget.
+    const body = Array.from({ length: 40 }, (_, i) => `    total_${i} = rows[${i}] * factor  # step ${i}`).join("\n");
+    const repo: Record<string, string> = {
+      "calc/core.py": `def scale_rows(rows, factor):\n${body}\n    return rows\n`,
+    };
+    for (let i = 0; i < 10; i++)
+      repo[`calc/use_${i}.py`] =
+        `from calc.core import scale_rows\n\n\ndef caller_number_${i}(rows):\n    return scale_rows(rows, ${i})\n`;
+    for (let i = 0; i < 30; i++) repo[`misc/module_${i}.py`] = `def helper_function_${i}():\n    return ${i}\n`;
+    const dir = await writeRepo(repo);
+    const maxChars = 2600;
+    const context = await buildContext(dir, {
+      query: "scale_rows factor",
+      mentioned: [],
+      named: ["scale_rows"],
+      isTestFile,
+      maxChars,
+    });
+    expect(context.code).toContain("  42 |     return rows");
+    expect(context.code.length).toBeLessThanOrEqual(maxChars);
+  });
+  it("lets a large focal function after other code take the code to one and a half budgets, not three", async () => {
+    const lines = (name: string, n: number) =>
+      `def ${name}(rows):\n${Array.from({ length: n }, (_, i) => `    rows[${i}] = rows[${i}] + ${i}  # ${name} step`).join("\n")}\n    return rows\n`;
+    const dir = await writeRepo({
+      "calc/first.py": `${"# padding line to make the file long\n".repeat(60)}${lines("first_step", 40)}`,
+      "calc/second.py": `${"# padding line to make the file long\n".repeat(60)}${lines("second_step", 80)}`,
+    });
+    const maxChars = 2500;
+    const context = await buildContext(dir, {
+      query: "first_step second_step",
+      mentioned: [],
+      named: ["first_step", "second_step"],
+      isTestFile,
+      maxChars,
+    });
+    expect(context.code).toContain("rows[39] = rows[39] + 39  # first_step step");
+    // The second would take the code to about 2.4 budgets: its signature only.
+    expect(context.code).toContain("def second_step(rows):");
+    expect(context.code).not.toContain("# second_step step");
+    expect(context.code.length).toBeLessThanOrEqual(maxChars * 1.5);
+  });
 });
 
 describe("retrieval", () => {

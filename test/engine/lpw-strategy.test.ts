@@ -364,7 +364,7 @@ describe("LPW", () => {
   });
 
   it("ablation switches remove exactly their stage", async () => {
-    const { outcome, stages } = await runLpw(
+    const { outcome, stages, llm } = await runLpw(
       PY_REPO,
       [
         PLAN,
@@ -376,6 +376,10 @@ describe("LPW", () => {
     );
     expect(stages).toEqual(["plan", "implement", "analyze-error", "refine"]);
     expect(outcome).toMatchObject({ stopReason: "solved", plan: { verified: false, planIterations: 0 } });
+    // Without a verified plan's walk-through, the implement prompt shows the failing tests themselves.
+    const implement = llm.sink.entries.find((e) => e.stage === "implement")?.messages[1]?.content ?? "";
+    expect(implement).toContain("The failing tests (the source once");
+    expect(implement).not.toContain("Its verification on the tests:");
     expectCost(outcome, 4, 5);
   });
 

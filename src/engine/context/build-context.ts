@@ -33,6 +33,9 @@ const REACHED_FOCAL = 4;
 /** Callers and callees shown by their signatures, and the characters of the map of the other files. */
 const RELATED_SIGNATURES = 6;
 const OTHER_FILES_CHARS = 600;
+/** The room of one large focal function: after at most half a budget of code, up to this many budgets; after more, the total up to this. */
+const FIRST_FOCAL_BUDGETS = 3;
+const LARGE_FOCAL_BUDGETS = 1.5;
 /** With no focal symbol at all, this many retrieval hits are shown whole. */
 const WHOLE_RETRIEVED_WITHOUT_FOCUS = 3;
 /** A module-level assignment longer than this is shown by its first lines. */
@@ -135,10 +138,24 @@ export async function buildContext(workspace: string, options: ContextOptions): 
     RELATED_SIGNATURES,
   );
   const others = [...files.values()].filter((f) => isCode(f.path) && !shown.byFile.has(f.path)).map((f) => mapLine(f));
+  // The signatures and the map take only the room the code left in the budget: they are the
+  // first to go, never a focal symbol.
+  let room = options.surroundings === false ? 0 : maxChars - parts.join("\n\n").length;
+  const extra = (heading: string, lines: string[], cap: number, more: string): string => {
+    const text = within(lines, Math.min(cap, room - heading.length - 3), more);
+    if (!text) return "";
+    room -= heading.length + text.length + 3;
+    return `${heading}\n${text}`;
+  };
   const code = [
     parts.join("\n\n"),
-    related ? `Callers and callees of the code above (signatures only; path:line):\n${related}` : "",
-    others.length ? `Other source files (path: top-level symbols):\n${bounded(others, OTHER_FILES_CHARS)}` : "",
+    extra(
+      "Callers and callees of the code above (signatures only; path:line):",
+      related ? related.split("\n") : [],
+      Number.POSITIVE_INFINITY,
+      "signatures",
+    ),
+    extra("Other source files (path: top-level symbols):", others, OTHER_FILES_CHARS, "files"),
   ]
     .filter((s) => s !== "")
     .join("\n\n");
@@ -227,7 +244,7 @@ function choose(
     if (weak) {
       const ranges = signatureRanges(file, f.symbol as CodeSymbol);
       const cost = costOf(file, current, ranges);
-      if (used + cost > maxChars * 1.15) continue;
+      if (used + cost > maxChars) continue;
       byFile.set(f.path, [...current, ...ranges]);
       used += cost;
       symbols.push(f);
@@ -241,10 +258,15 @@ function choose(
     const context = f.symbol && !whole ? contextRanges(file, f.symbol) : [];
     let ranges = [...context, ...body];
     let cost = costOf(file, current, ranges);
-    // One large function a failure or the issue points at may take the room of three budgets (the
-    // target is often the long one); others fit the budget.
+    // One large function a failure or the issue points at may go over the budget (the target is
+    // often the long one): alone or after a little code (half a budget), up to three budgets; after
+    // more, up to one and a half in all (three let two 150-line js-yaml loader functions beside
+    // the target into every prompt). Others fit the budget.
     const large = f.symbol !== undefined && FOCAL.has(f.reason) && !largeShown;
-    const over = (c: number) => c > maxChars * 3 || (used > 0 && used + c > (large ? maxChars * 3 : maxChars));
+    const over = (c: number) =>
+      c > maxChars * FIRST_FOCAL_BUDGETS ||
+      (used > 0 &&
+        used + c > (large ? maxChars * (used <= maxChars / 2 ? FIRST_FOCAL_BUDGETS : LARGE_FOCAL_BUDGETS) : maxChars));
     if (over(cost) && f.symbol && !whole && FOCAL.has(f.reason)) {
       // Code a failure or the issue points at is worth more than its helpers: the symbol whole
       // without them, else without its docstring (a marker names the lines left out).
@@ -261,7 +283,7 @@ function choose(
       // Over the budget: the class's outline (header and method signatures), or the signature alone.
       ranges = [...context, ...outline(file, f.symbol)];
       cost = costOf(file, current, ranges);
-      if (used + cost > maxChars * 1.15) continue;
+      if (used + cost > maxChars) continue;
     }
     byFile.set(f.path, [...current, ...ranges]);
     if (large && used + cost > maxChars) largeShown = true;
@@ -360,18 +382,10 @@ function outline(file: SourceFile, symbol: CodeSymbol): LineRange[] {
   ];
 }
 
+/** What adding ranges to a file's shown ranges adds to the code as the model sees it: lines, markers, the file's heading. */
 function costOf(file: SourceFile, current: LineRange[], added: LineRange[]): number {
-  const have = new Set<number>();
-  for (const r of current) for (let n = r.start; n <= r.end; n++) have.add(n);
-  let chars = 0;
-  for (const r of added) {
-    for (let n = Math.max(1, r.start); n <= Math.min(file.lines.length, r.end); n++) {
-      if (have.has(n)) continue;
-      have.add(n);
-      chars += (file.lines[n - 1] ?? "").length + 8;
-    }
-  }
-  return chars;
+  const before = current.length ? view(file, current).length + 2 : 0;
+  return view(file, [...current, ...added]).length + 2 - before;
 }
 
 function view(file: SourceFile, ranges: LineRange[]): string {
@@ -397,6 +411,21 @@ async function contextText(workspace: string, path: string): Promise<string | un
     if (error instanceof UnsafePathError) return undefined;
     throw error;
   }
+}
+
+/** The lines that fit in `maxChars` with a last line counting those left out ("… (3 more files)"); nothing when none fits. */
+function within(lines: string[], maxChars: number, more: string): string {
+  const out: string[] = [];
+  let used = 0;
+  for (const [i, line] of lines.entries()) {
+    const tail = i + 1 < lines.length ? `\n… (${lines.length - i - 1} more ${more})`.length : 0;
+    if (used + line.length + 1 + tail > maxChars) break;
+    out.push(line);
+    used += line.length + 1;
+  }
+  if (out.length === 0) return "";
+  if (out.length < lines.length) out.push(`… (${lines.length - out.length} more ${more})`);
+  return out.join("\n");
 }
 
 function bounded(lines: string[], maxChars: number): string {

@@ -38,8 +38,13 @@ export type ContextOptions = {
    */
   about?: string;
   isTestFile: (path: string) => boolean;
-  /** The budget for the code shown (signatures and the map come on top, bounded separately). */
+  /** The budget for the code shown, callers' signatures, the map of other files and markers included. */
   maxChars?: number;
+  /**
+   * Callers' and callees' signatures and the map of other files after the code (default true). An edit's context
+   * leaves them out: only the lines shown can be edited, and the plan already says where.
+   */
+  surroundings?: boolean;
   maxFiles?: number;
   llm?: LlmClient | undefined;
 };

@@ -3,7 +3,8 @@
 // what the edit needs: the lines changed so far, the symbols the failing tests reach now,
 // those the plan names, then those the plan was made from. Each symbol whole with its class
 // header and imports, true line numbers, cuts only between symbols; search/replace edits
-// copied from the lines shown apply to the whole file.
+// copied from the lines shown apply to the whole file. No callers' signatures and no map of
+// other files: the plan says where the change goes, and only the lines shown can be edited.
 import { namedIdentifiers } from "../reproduce/reproduce-issue.ts";
 import type { TestCaseResult } from "../../verify/test-report.ts";
 import { buildContext, type CodeContext, type Frame } from "./build-context.ts";
@@ -34,6 +35,7 @@ export async function editContext(workspace: string, options: EditContextOptions
     named: [...new Set([...planNames(planText), ...options.earlier.map((s) => s.name)])],
     isTestFile: options.isTestFile,
     maxChars: options.maxChars ?? EDIT_CONTEXT_CHARS,
+    surroundings: false,
   });
 }
 

@@ -32,6 +32,7 @@ import {
 } from "./schemas.ts";
 import type { WorkspaceChanges } from "./workspace-changes.ts";
 import { unnumberedEdits } from "./unnumbered-edits.ts";
+import { formatVerification, numbered } from "./plan-text.ts";
 
 export type LpwOptions = {
   llm: LlmClient;
@@ -260,7 +261,9 @@ class LpwRun {
       {
         untrusted: {
           problem: this.problem,
-          tests,
+          // A verified plan's walk-through names each test with its derived and expected values: the tests'
+          // source and failures (shown to the plan and verify prompts) are not sent a third time.
+          tests: this.outcome.plan.verified ? "" : tests,
           code,
           knowledge: this.knowledgeText,
           hint: hint ?? "",
@@ -382,17 +385,4 @@ class LpwRun {
       return undefined;
     }
   }
-}
-
-function numbered(steps: string[]): string {
-  return steps.map((s, i) => `${i + 1}. ${s}`).join("\n");
-}
-
-function formatVerification(v: Verification): string {
-  return v.tests
-    .map(
-      (t) =>
-        `Test ${t.test}:\n${t.steps.map((s) => `  after step ${s.step}: ${s.value}`).join("\n")}\n  derived: ${t.derived}; expected: ${t.expected}; ${t.matches ? "agrees" : "DIFFERS"}`,
-    )
-    .join("\n\n");
 }

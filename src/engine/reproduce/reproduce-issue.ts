@@ -22,8 +22,10 @@ import { namesNoFile, newAgainstBaseline } from "./new-tests.ts";
 import { callsPromptVars, reproductionAnswer } from "./reproduction-calls.ts";
 import type { Reproduction, Task } from "../task.ts";
 
-/** Of each of the two example test files, the opening (imports and a first test): the style, not the suite. */
+/** The openings of at most two example test files share this room (imports and a first test): the style, not the suite. */
 const TEST_EXAMPLE_CHARS = 1_500;
+/** A second example file is shown only when this much room is left for it. */
+const SECOND_EXAMPLE_MIN_CHARS = 300;
 
 export type ReproductionResult =
   | ({ ok: true; attempts: number; issueCalls?: IssueCalls | undefined } & Reproduction)
@@ -252,7 +254,15 @@ export async function testExamples(task: Pick<Task, "workspace" | "isTestFile">,
     .filter((t) => t.text.trim() !== "")
     .sort((a, b) => score(b.text) - score(a.text))
     .slice(0, 2);
-  return chosen.map((t) => `--- ${t.f}\n${opening(t.text, TEST_EXAMPLE_CHARS)}`).join("\n\n");
+  const out: string[] = [];
+  let room = TEST_EXAMPLE_CHARS;
+  for (const t of chosen) {
+    if (out.length > 0 && room < SECOND_EXAMPLE_MIN_CHARS) break;
+    const text = opening(t.text, room);
+    out.push(`--- ${t.f}\n${text}`);
+    room -= text.length;
+  }
+  return out.join("\n\n");
 }
 
 /** A text's first lines up to a length, cut at a line's end (a longer first line is cut where it reaches it). */

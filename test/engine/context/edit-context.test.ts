@@ -43,4 +43,25 @@ describe("the code an implement prompt shows", () => {
     expect(source.length).toBeGreaterThan(14_000);
     expect(context.code).toMatch(/\d+ \| {5}return Parser\(format\)\.findall\(string\)/);
   });
+
+  it("leaves out the callers' signatures and the map of other files, which the plan context shows", async () => {
+    const dir = await writeRepo({
+      "calc/core.py": "def scale_rows(rows, factor):\n    return [r * factor for r in rows]\n",
+      "calc/use.py": "from calc.core import scale_rows\n\n\ndef double_all(rows):\n    return scale_rows(rows, 2)\n",
+      "misc/other.py": "def unrelated_helper():\n    return 1\n",
+    });
+    const options = {
+      problem: "scale_rows drops rows",
+      plan: ["In scale_rows, keep every row"],
+      failing: [],
+      changed: [],
+      earlier: [],
+      isTestFile,
+    };
+    const context = await editContext(dir, options);
+    expect(context.code).toContain("   2 |     return [r * factor for r in rows]");
+    expect(context.code).not.toContain("Callers and callees");
+    expect(context.code).not.toContain("Other source files");
+    expect(context.code).not.toContain("misc/other.py");
+  });
 });

@@ -107,6 +107,10 @@ describe("the prompts LPW sends for a bug deep in a large module", () => {
     expect(implement).toContain("1737 |     def wrap_text_to_colwidths(self, colwidths):\n1738 |");
     expect(implement).toContain("1725 | class Table:");
     expect(implement).toMatch(/⋮ lines \d+-\d+ not shown/);
+    // The verified plan's walk-through stands for the tests: their source is not sent a third time.
+    expect(implement).toContain("Its verification on the tests:\nTest test_wrap_width[zero]:");
+    expect(implement).not.toContain("def test_wrap_width(width, expected):");
+    expect(implement).not.toContain("The failing tests");
     expect(implement.length).toBeLessThan(20_000);
   });
 
