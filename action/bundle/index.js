@@ -64356,8 +64356,7 @@ async function snapshotCommit(dir, message) {
     await g(["read-tree", "HEAD"]);
     await g(["add", "--all", "--", "."]);
     const tree = (await g(["write-tree"])).trim();
-    const head = (await g(["rev-parse", "HEAD"])).trim();
-    const headTree = (await g(["rev-parse", "HEAD^{tree}"])).trim();
+    const [head = "", headTree = ""] = (await g(["rev-parse", "HEAD", "HEAD^{tree}"])).trim().split("\n");
     if (tree === headTree) return head;
     const commit = await g([
       "-c",

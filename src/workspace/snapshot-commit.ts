@@ -22,8 +22,8 @@ export async function snapshotCommit(dir: string, message: string): Promise<stri
     await g(["read-tree", "HEAD"]);
     await g(["add", "--all", "--", "."]);
     const tree = (await g(["write-tree"])).trim();
-    const head = (await g(["rev-parse", "HEAD"])).trim();
-    const headTree = (await g(["rev-parse", "HEAD^{tree}"])).trim();
+    // The commit and its tree in one call (each git call is a process forked from the bot's).
+    const [head = "", headTree = ""] = (await g(["rev-parse", "HEAD", "HEAD^{tree}"])).trim().split("\n");
     // Nothing changed: test the commit itself.
     if (tree === headTree) return head;
     const commit = await g([

@@ -5,13 +5,14 @@
 // sandbox on the runner (the verifier), and the model-free template strategy.
 import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, rename, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { beforeEach, describe, expect, it } from "vitest";
 import { fakeActions, type FakeGitHubState } from "../support/fake-github.ts";
 import { ciRun } from "../support/fake-actions-runner.ts";
+import { fixtureCopy } from "../support/fixture-copies.ts";
 import { gitRepo } from "../support/git-repo.ts";
 import { runAction, type ActionRun } from "../support/run-action.ts";
 import { webhookExample } from "../support/webhook-examples.ts";
@@ -141,10 +142,16 @@ const repository = (payload: Record<string, unknown>) => ({
   owner: { ...(payload.repository as { owner: object }).owner, login: "octo-org" },
 });
 
+/** The repository with `files` on main, as the workspace and its bare remote: built once per fixture, copied for each test. */
 async function bareRemote(files: Record<string, string>) {
-  work = await gitRepo({ ...files, ".github/autogen.yml": CONFIG });
+  work = await mkdtemp(join(tmpdir(), "autogen-gitrepo-"));
   remote = join(root, "remote.git");
-  execFileSync("git", ["clone", "--quiet", "--bare", work, remote]);
+  const build = async (dir: string) => {
+    const built = await gitRepo({ ...files, ".github/autogen.yml": CONFIG });
+    execFileSync("git", ["clone", "--quiet", "--bare", built, join(dir, "remote.git")]);
+    await rename(built, join(dir, "work"));
+  };
+  await fixtureCopy(JSON.stringify(["action-flow", files]), build, { work, "remote.git": remote });
 }
 
 function baseState(): FakeGitHubState {

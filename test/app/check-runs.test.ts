@@ -17,6 +17,7 @@ import type { WorkerPool } from "../../src/jobs/worker-pool.ts";
 import { secretScrubber } from "../../src/secrets/scrub-secrets.ts";
 import { fakeActions, fakeGitHub, type FakeCheckRun, type FakeGitHubState } from "../support/fake-github.ts";
 import { ciRun } from "../support/fake-actions-runner.ts";
+import { fixtureCopy } from "../support/fixture-copies.ts";
 import { gitRepo } from "../support/git-repo.ts";
 import { networkGuard } from "../support/network-guard.ts";
 import { testPrivateKey } from "../support/private-key.ts";
@@ -135,14 +136,18 @@ function click(
 }
 
 async function issueRepository() {
-  const work = await gitRepo({
-    "shop/__init__.py": "",
-    "shop/cart.py": CART_BROKEN,
-    "tests/test_cart.py": TESTS,
-    ".github/autogen.yml": PYTEST,
-  });
   remote = join(root, "remote.git");
-  execFileSync("git", ["clone", "--quiet", "--bare", work, remote]);
+  // Built once for the file, copied for each test.
+  const build = async (dir: string) => {
+    const work = await gitRepo({
+      "shop/__init__.py": "",
+      "shop/cart.py": CART_BROKEN,
+      "tests/test_cart.py": TESTS,
+      ".github/autogen.yml": PYTEST,
+    });
+    execFileSync("git", ["clone", "--quiet", "--bare", work, join(dir, "remote.git")]);
+  };
+  await fixtureCopy("check-runs issue", build, { "remote.git": remote });
   state = {
     issue: { ...ISSUE },
     comments: [],
@@ -158,36 +163,43 @@ async function issueRepository() {
 /** main with a correct cart, and pull request #7 that breaks it (for a fork: only as refs/pull/7/head). */
 async function redPullRequest(fork: boolean, extra: Record<string, string> = {}) {
   const config = `triggers:\n  ciFailure: auto\n${PYTEST}`;
-  const work = await gitRepo({
-    "shop/__init__.py": "",
-    "shop/cart.py": CART_OK,
-    "tests/test_cart.py": TESTS,
-    ".github/autogen.yml": config,
-  });
   remote = join(root, "remote.git");
-  execFileSync("git", ["clone", "--quiet", "--bare", work, remote]);
-  const baseSha = sh(work, "rev-parse", "HEAD");
-  sh(work, "switch", "--quiet", "--create", "feature/bulk");
-  await writeFile(join(work, "shop/cart.py"), CART_PR);
-  for (const [path, text] of Object.entries(extra)) {
-    await mkdir(join(work, path, ".."), { recursive: true });
-    await writeFile(join(work, path), text);
-  }
-  sh(work, "add", "--all");
-  sh(
-    work,
-    "-c",
-    "user.name=Dev",
-    "-c",
-    "user.email=dev@example.invalid",
-    "commit",
-    "--quiet",
-    "--all",
-    "--message",
-    "Add bulk totals",
-  );
-  const headSha = sh(work, "rev-parse", "HEAD");
-  sh(work, "push", "--quiet", remote, fork ? "HEAD:refs/pull/7/head" : "feature/bulk");
+  // Built once for the file for each fixture, copied for each test.
+  const build = async (dir: string) => {
+    const work = await gitRepo({
+      "shop/__init__.py": "",
+      "shop/cart.py": CART_OK,
+      "tests/test_cart.py": TESTS,
+      ".github/autogen.yml": config,
+    });
+    const bare = join(dir, "remote.git");
+    execFileSync("git", ["clone", "--quiet", "--bare", work, bare]);
+    const baseSha = sh(work, "rev-parse", "HEAD");
+    sh(work, "switch", "--quiet", "--create", "feature/bulk");
+    await writeFile(join(work, "shop/cart.py"), CART_PR);
+    for (const [path, text] of Object.entries(extra)) {
+      await mkdir(join(work, path, ".."), { recursive: true });
+      await writeFile(join(work, path), text);
+    }
+    sh(work, "add", "--all");
+    sh(
+      work,
+      "-c",
+      "user.name=Dev",
+      "-c",
+      "user.email=dev@example.invalid",
+      "commit",
+      "--quiet",
+      "--all",
+      "--message",
+      "Add bulk totals",
+    );
+    const headSha = sh(work, "rev-parse", "HEAD");
+    sh(work, "push", "--quiet", bare, fork ? "HEAD:refs/pull/7/head" : "feature/bulk");
+    return { baseSha, headSha };
+  };
+  const key = JSON.stringify(["check-runs red pull request", fork, extra]);
+  const { baseSha, headSha } = await fixtureCopy(key, build, { "remote.git": remote });
   state = {
     issue: { title: "unused", body: "" },
     comments: [],

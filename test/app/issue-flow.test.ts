@@ -22,6 +22,7 @@ import { localVerifier } from "../../src/verify/local-verifier.ts";
 import { pytestRunner } from "../../src/verify/runners/detect-runner.ts";
 import { RepoCache } from "../../src/workspace/repo-cache.ts";
 import { fakeGitHub, type FakeGitHubState } from "../support/fake-github.ts";
+import { fixtureCopy } from "../support/fixture-copies.ts";
 import { gitRepo } from "../support/git-repo.ts";
 import { networkGuard } from "../support/network-guard.ts";
 import { scriptAnswers, testLlm } from "../support/llm-mock.ts";
@@ -96,9 +97,13 @@ const network = networkGuard();
 beforeEach(async () => {
   network.start();
   root = await mkdtemp(join(tmpdir(), "autogen-app-"));
-  const work = await gitRepo({ ...FILES, ".github/autogen.yml": CONFIG });
   remote = join(root, "remote.git");
-  execFileSync("git", ["clone", "--quiet", "--bare", work, remote]);
+  // Built once for the file, copied for each test.
+  const build = async (dir: string) => {
+    const work = await gitRepo({ ...FILES, ".github/autogen.yml": CONFIG });
+    execFileSync("git", ["clone", "--quiet", "--bare", work, join(dir, "remote.git")]);
+  };
+  await fixtureCopy("issue-flow", build, { "remote.git": remote });
   state = {
     issue: { ...ISSUE },
     comments: [],

@@ -7,7 +7,7 @@
 // Shared by test/app/ci-flow-*.test.ts (one file per theme, so two workers share the flows):
 // the repository fixture, the App under test, payloads, and the checks after every test.
 import { execFileSync } from "node:child_process";
-import { mkdtemp, writeFile } from "node:fs/promises";
+import { mkdtemp, rename, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Probot } from "probot";
@@ -21,6 +21,7 @@ import type { WorkerPool } from "../../src/jobs/worker-pool.ts";
 import { secretScrubber } from "../../src/secrets/scrub-secrets.ts";
 import { fakeActions, fakeGitHub, type FakeGitHubState } from "./fake-github.ts";
 import { runDispatch } from "./fake-actions-runner.ts";
+import { fixtureCopy } from "./fixture-copies.ts";
 import { gitRepo } from "./git-repo.ts";
 import { networkGuard } from "./network-guard.ts";
 import { testPrivateKey } from "./private-key.ts";
@@ -107,23 +108,34 @@ export const remoteBranches = () =>
 export const remoteFile = (ref: string, path: string) =>
   execFileSync("git", ["--git-dir", remote, "show", `${ref}:${path}`], { encoding: "utf8" });
 
-/** main, then a pull request branch with `files` changed, pushed to the bare remote (for a fork: only as refs/pull/7/head). */
+/**
+ * main, then a pull request branch with `files` changed, pushed to the bare remote (for a fork: only as
+ * refs/pull/7/head). Built once per test file for each distinct fixture and copied for each test.
+ */
 export async function repository(
   main: Record<string, string>,
   pr: Record<string, string>,
   options: { fork?: boolean; extraConfig?: string } = {},
 ) {
   const text = config(options.extraConfig);
-  work = await gitRepo({ ...main, ".github/autogen.yml": text });
+  work = await mkdtemp(join(tmpdir(), "autogen-gitrepo-"));
   remote = join(root, "remote.git");
-  execFileSync("git", ["clone", "--quiet", "--bare", work, remote]);
-  const baseSha = sh(work, "rev-parse", "HEAD");
-  sh(work, "switch", "--quiet", "--create", "feature/bulk");
-  for (const [name, content] of Object.entries(pr)) await writeFile(join(work, name), content);
-  sh(work, "add", "--all");
-  commit(work, "Add bulk totals");
-  const headSha = sh(work, "rev-parse", "HEAD");
-  sh(work, "push", "--quiet", remote, options.fork ? "HEAD:refs/pull/7/head" : "feature/bulk");
+  const build = async (dir: string) => {
+    const built = await gitRepo({ ...main, ".github/autogen.yml": text });
+    const bare = join(dir, "remote.git");
+    execFileSync("git", ["clone", "--quiet", "--bare", built, bare]);
+    const baseSha = sh(built, "rev-parse", "HEAD");
+    sh(built, "switch", "--quiet", "--create", "feature/bulk");
+    for (const [name, content] of Object.entries(pr)) await writeFile(join(built, name), content);
+    sh(built, "add", "--all");
+    commit(built, "Add bulk totals");
+    const headSha = sh(built, "rev-parse", "HEAD");
+    sh(built, "push", "--quiet", bare, options.fork ? "HEAD:refs/pull/7/head" : "feature/bulk");
+    await rename(built, join(dir, "work"));
+    return { baseSha, headSha };
+  };
+  const key = JSON.stringify(["ci-flow", main, pr, options]);
+  const { baseSha, headSha } = await fixtureCopy(key, build, { work, "remote.git": remote });
   state = {
     issue: { title: "unused", body: "" },
     comments: [],

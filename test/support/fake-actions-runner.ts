@@ -22,10 +22,11 @@ export type TestRun = { log: string; zip?: Buffer | undefined; passed: boolean }
 type PytestResult = { code: number; output: string; zip: Buffer };
 
 /**
- * pytest's results by repository, tree and test selection. Runs of the same files with the same
- * selection give the same result (each run is in a fresh checkout, as on Actions), so a tree the
- * App dispatches again with the same selection (one test's run repeated across batches) is run
- * once per repository and its output replayed in a freshly stamped log.
+ * pytest's results by tree and test selection. Runs of the same files with the same selection give
+ * the same result (each run is in a fresh checkout, as on Actions, with the same interpreter and
+ * environment), so a tree dispatched again with the same selection (one test's run repeated across
+ * batches, or the same fixture's commit in the next test of the file, whose repositories are copies
+ * of one) is run once per test file and its output replayed in a freshly stamped log.
  */
 const results = new Map<string, Promise<PytestResult>>();
 
@@ -65,7 +66,7 @@ export async function runTestsLikeActions(remote: string, ref: string, tests = "
   const tree = (
     await run("git", ["--git-dir", remote, "rev-parse", "--verify", "--quiet", `${ref}^{tree}`])
   ).stdout.trim();
-  const key = JSON.stringify([remote, tree, tests]);
+  const key = JSON.stringify([tree, tests]);
   let pending = results.get(key);
   if (!pending) {
     pending = runPytest(remote, ref, tests);

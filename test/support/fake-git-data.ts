@@ -44,9 +44,20 @@ export function fakeGitData(
       return undefined;
     }
   };
+  /**
+   * Objects known to be in the repository (by repository and sha: their type): those made here and
+   * those git found. An object never changes and is not pruned while a test runs, so a full sha once
+   * found is not asked of git again; a ref (whose target moves) always is.
+   */
+  const objectTypes = new Map<string, string>();
+  const known = (name: string) => (/^[0-9a-f]{40}$/.test(name) ? objectTypes.get(`${repoOf()} ${name}`) : undefined);
+  const made = (sha: string, type: string) => {
+    objectTypes.set(`${repoOf()} ${sha}`, type);
+    return sha;
+  };
   /** The object each name resolves to (undefined: none), all in one `git cat-file --batch-check`. */
   const resolve = (names: string[]): Array<{ sha: string; type: string } | undefined> => {
-    const asked = names.filter((n) => n !== "" && !/[\s]/.test(n));
+    const asked = names.filter((n) => n !== "" && !/[\s]/.test(n) && known(n) === undefined);
     const lines = asked.length
       ? git(["cat-file", "--batch-check=%(objectname) %(objecttype)"], { input: `${asked.join("\n")}\n` })
           .toString("utf8")
@@ -55,10 +66,15 @@ export function fakeGitData(
     const found = new Map(
       asked.map((name, i) => {
         const [sha, type] = (lines[i] ?? "").split(" ");
-        return [name, sha && type && /^[0-9a-f]{40}$/.test(sha) ? { sha, type } : undefined] as const;
+        if (!sha || !type || !/^[0-9a-f]{40}$/.test(sha)) return [name, undefined] as const;
+        if (sha === name) made(sha, type);
+        return [name, { sha, type }] as const;
       }),
     );
-    return names.map((n) => found.get(n));
+    return names.map((n) => {
+      const type = known(n);
+      return type === undefined ? found.get(n) : { sha: n, type };
+    });
   };
   /** Whether each sha names an object of its type. */
   const existAll = (objects: Array<[sha: string, type: string]>) => {
@@ -119,7 +135,7 @@ export function fakeGitData(
       }
       case "git/create-blob": {
         const content = Buffer.from(String(body?.content ?? ""), body?.encoding === "base64" ? "base64" : "utf8");
-        const sha = git(["hash-object", "-w", "--stdin"], { input: content }).toString("utf8").trim();
+        const sha = made(git(["hash-object", "-w", "--stdin"], { input: content }).toString("utf8").trim(), "blob");
         return [201, { sha, url: `https://api.github.com/repos/o/r/git/blobs/${sha}` }];
       }
       case "git/create-tree": {
@@ -141,7 +157,7 @@ export function fakeGitData(
             else lines.push(`${e.mode} ${e.sha}\t${e.path}`);
           }
           git(["update-index", "--index-info"], { env, input: `${lines.join("\n")}\n` });
-          const sha = git(["write-tree"], { env }).toString("utf8").trim();
+          const sha = made(git(["write-tree"], { env }).toString("utf8").trim(), "tree");
           return [201, { sha, url: `https://api.github.com/repos/o/r/git/trees/${sha}`, tree: [], truncated: false }];
         } finally {
           rmSync(scratch, { recursive: true, force: true });
@@ -161,12 +177,9 @@ export function fakeGitData(
           GIT_COMMITTER_NAME: who.name,
           GIT_COMMITTER_EMAIL: who.email,
         };
-        const sha = git(["commit-tree", tree, ...parents.flatMap((p) => ["-p", p])], {
-          env,
-          input: String(body?.message ?? ""),
-        })
-          .toString("utf8")
-          .trim();
+        const message = String(body?.message ?? "");
+        const output = git(["commit-tree", tree, ...parents.flatMap((p) => ["-p", p])], { env, input: message });
+        const sha = made(output.toString("utf8").trim(), "commit");
         const person = { ...who, date: new Date().toISOString() };
         return [
           201,
