@@ -3342,12 +3342,12 @@ var require_levels = __commonJS({
     function genLsCache(instance) {
       const formatter = instance[formattersSym].level;
       const { labels } = instance.levels;
-      const cache2 = {};
+      const cache3 = {};
       for (const label in labels) {
         const level = formatter(labels[label], Number(label));
-        cache2[label] = JSON.stringify(level).slice(0, -1);
+        cache3[label] = JSON.stringify(level).slice(0, -1);
       }
-      instance[lsCacheSym] = cache2;
+      instance[lsCacheSym] = cache3;
       return instance;
     }
     function isStandardLevel(level, useOnlyCustomLevels) {
@@ -6524,9 +6524,9 @@ var require_cjs2 = __commonJS({
         writable: true
       });
     }
-    function copyOwnPropertiesStrict(value, clone2, state2, names, start, assignable) {
-      for (let index = start; index < names.length; ++index) {
-        copyOwnDescriptor(value, clone2, names[index], state2, assignable);
+    function copyOwnPropertiesStrict(value, clone2, state2, names2, start, assignable) {
+      for (let index = start; index < names2.length; ++index) {
+        copyOwnDescriptor(value, clone2, names2[index], state2, assignable);
       }
       for (const symbol2 of Object.getOwnPropertySymbols(value)) {
         copyOwnDescriptor(value, clone2, symbol2, state2, assignable);
@@ -6576,11 +6576,11 @@ var require_cjs2 = __commonJS({
     }
     function copyDataViewStrict(dataView, state2) {
       const { buffer } = dataView;
-      const { cache: cache2, Constructor } = state2;
-      const bufferCopied = cache2.has(buffer);
-      const bufferClone = bufferCopied ? cache2.get(buffer) : state2.copier(buffer, state2);
-      if (!bufferCopied && cache2.has(dataView)) {
-        return cache2.get(dataView);
+      const { cache: cache3, Constructor } = state2;
+      const bufferCopied = cache3.has(buffer);
+      const bufferClone = bufferCopied ? cache3.get(buffer) : state2.copier(buffer, state2);
+      if (!bufferCopied && cache3.has(dataView)) {
+        return cache3.get(dataView);
       }
       const clone2 = new Constructor(bufferClone, dataView.byteOffset, dataView.byteLength);
       state2.cache.set(dataView, clone2);
@@ -6669,9 +6669,9 @@ var require_cjs2 = __commonJS({
       const clone2 = copyPrimitiveWrapper(string4, state2);
       state2.cache.set(string4, clone2);
       const { length } = string4;
-      const names = Object.getOwnPropertyNames(string4);
-      const start = names[length] === "length" ? length + 1 : length;
-      return copyOwnPropertiesStrict(string4, clone2, state2, names, start, false);
+      const names2 = Object.getOwnPropertyNames(string4);
+      const start = names2[length] === "length" ? length + 1 : length;
+      return copyOwnPropertiesStrict(string4, clone2, state2, names2, start, false);
     }
     var DEFAULT_MAX_DEPTH = 1e3;
     function createDefaultCache() {
@@ -20825,13 +20825,13 @@ var require_ignore = __commonJS({
         return this.add(pattern);
       }
       // @returns {TestResult}
-      _test(originalPath, cache2, path12) {
+      _test(originalPath, cache3, path12) {
         checkPath(
           path12,
           originalPath,
           this._strictPathCheck ? throwError : RETURN_FALSE
         );
-        return path12 ? this._t(path12, cache2) : {
+        return path12 ? this._t(path12, cache3) : {
           ignored: false,
           unignored: false
         };
@@ -20848,14 +20848,14 @@ var require_ignore = __commonJS({
         const literal3 = this._rules.testLiteral(path12);
         return literal3.ignored || literal3.unignored ? literal3 : dir;
       }
-      _t(path12, cache2) {
-        const cached4 = cache2[path12];
+      _t(path12, cache3) {
+        const cached4 = cache3[path12];
         if (cached4) {
           return cached4;
         }
         const parentPath = parentOf(path12);
-        const parent = parentPath ? this._t(parentPath, cache2) : UNDEFINED;
-        return cache2[path12] = parent && parent.ignored ? parent : this._rules.test(path12, MODE_IGNORE);
+        const parent = parentPath ? this._t(parentPath, cache3) : UNDEFINED;
+        return cache3[path12] = parent && parent.ignored ? parent : this._rules.test(path12, MODE_IGNORE);
       }
       ignores(path12) {
         return this._test(path12, this._ignoreCache, convertPath(path12)).ignored;
@@ -22561,11 +22561,11 @@ function merge2(defaults2, route, options2) {
 }
 function addQueryParameters(url2, parameters) {
   const separator = /\?/.test(url2) ? "&" : "?";
-  const names = Object.keys(parameters);
-  if (names.length === 0) {
+  const names2 = Object.keys(parameters);
+  if (names2.length === 0) {
     return url2;
   }
-  return url2 + separator + names.map((name) => {
+  return url2 + separator + names2.map((name) => {
     if (name === "q") {
       return "q=" + parameters.q.split("+").map(encodeURIComponent).join("+");
     }
@@ -26434,9 +26434,9 @@ var handler = {
   set(target, methodName, value) {
     return target.cache[methodName] = value;
   },
-  get({ octokit, scope, cache: cache2 }, methodName) {
-    if (cache2[methodName]) {
-      return cache2[methodName];
+  get({ octokit, scope, cache: cache3 }, methodName) {
+    if (cache3[methodName]) {
+      return cache3[methodName];
     }
     const method = endpointMethodsMap.get(scope).get(methodName);
     if (!method) {
@@ -26444,7 +26444,7 @@ var handler = {
     }
     const { endpointDefaults, decorations } = method;
     if (decorations) {
-      cache2[methodName] = decorate(
+      cache3[methodName] = decorate(
         octokit,
         scope,
         methodName,
@@ -26452,9 +26452,9 @@ var handler = {
         decorations
       );
     } else {
-      cache2[methodName] = octokit.request.defaults(endpointDefaults);
+      cache3[methodName] = octokit.request.defaults(endpointDefaults);
     }
-    return cache2[methodName];
+    return cache3[methodName];
   }
 };
 function endpointsToMethods(octokit) {
@@ -27864,9 +27864,9 @@ function getCache() {
     1e3 * 60 * 59
   );
 }
-async function get(cache2, options2) {
+async function get(cache3, options2) {
   const cacheKey = optionsToCacheKey(options2);
-  const result = await cache2.get(cacheKey);
+  const result = await cache3.get(cacheKey);
   if (!result) {
     return;
   }
@@ -27897,7 +27897,7 @@ async function get(cache2, options2) {
     repositorySelection
   };
 }
-async function set(cache2, options2, data) {
+async function set(cache3, options2, data) {
   const key2 = optionsToCacheKey(options2);
   const permissionsString = options2.permissions ? "" : Object.keys(data.permissions).map(
     (name) => `${name}${data.permissions[name] === "write" ? "!" : ""}`
@@ -27910,7 +27910,7 @@ async function set(cache2, options2, data) {
     permissionsString,
     data.singleFileName
   ].join("|");
-  await cache2.set(key2, value);
+  await cache3.set(key2, value);
 }
 function optionsToCacheKey({
   installationId,
@@ -45488,12 +45488,12 @@ function rewriteKeyNames(ctx) {
   const rewrites = /* @__PURE__ */ new Map();
   for (const record2 of pendingRecords.get(ctx) ?? []) {
     const seen = ctx.seen.get(record2);
-    const names = (seen?.def ?? seen?.schema)?.propertyNames;
-    if (!names || names === true || rewrites.has(names))
+    const names2 = (seen?.def ?? seen?.schema)?.propertyNames;
+    if (!names2 || names2 === true || rewrites.has(names2))
       continue;
-    const rewritten = stringifyKeyNames(bySchema, names, /* @__PURE__ */ new Set());
-    if (rewritten !== names)
-      rewrites.set(names, rewritten);
+    const rewritten = stringifyKeyNames(bySchema, names2, /* @__PURE__ */ new Set());
+    if (rewritten !== names2)
+      rewrites.set(names2, rewritten);
   }
   if (!rewrites.size)
     return;
@@ -48335,21 +48335,21 @@ function visit(schema, fnOrHandlers) {
     const h3 = fnOrHandlers[node2._zod.def.type];
     return h3 ? h3(node2, rewritten) : node2;
   };
-  const cache2 = /* @__PURE__ */ new Map();
+  const cache3 = /* @__PURE__ */ new Map();
   function run2(s) {
-    const cached4 = cache2.get(s);
+    const cached4 = cache3.get(s);
     if (cached4 === RESOLVING) {
       return new $ZodLazy({
         type: "lazy",
-        getter: () => cache2.get(s)
+        getter: () => cache3.get(s)
       });
     }
     if (cached4 !== void 0)
       return cached4;
-    cache2.set(s, RESOLVING);
+    cache3.set(s, RESOLVING);
     const inner = mapInner(s);
     const mapped = fn(inner, inner !== s);
-    cache2.set(s, mapped);
+    cache3.set(s, mapped);
     return mapped;
   }
   function mapInner(s) {
@@ -50488,15 +50488,12 @@ function mismatchOf(message) {
   const chai = /expected ([\s\S]+?) to (?:deeply )?(?:strictly )?equal ([\s\S]+)$/.exec(text2);
   if (chai) return { actual: (chai[1] ?? "").trim(), expected: (chai[2] ?? "").trim() };
   const body = text2.replace(/^(?:AssertionError(?: \[ERR_ASSERTION\])?:\s*)?(?:assert\s+)?/, "");
-  for (const op of [" !== ", " === ", " != ", " == "]) {
-    const at = topLevelIndex(body, op);
-    if (at > 0)
-      return {
-        actual: body.slice(0, at).trim(),
-        expected: body.slice(at + op.length).split("\n")[0]?.trim() ?? ""
-      };
-  }
-  return void 0;
+  const first2 = [" !== ", " === ", " != ", " == "].map((op) => ({ op, at: topLevelIndex(body, op) })).filter((c4) => c4.at > 0).sort((a2, b3) => a2.at - b3.at)[0];
+  if (!first2) return void 0;
+  return {
+    actual: body.slice(0, first2.at).trim(),
+    expected: body.slice(first2.at + first2.op.length).split("\n")[0]?.trim() ?? ""
+  };
 }
 function topLevelIndex(text2, op) {
   let quote;
@@ -64740,11 +64737,11 @@ var Worktree = class {
   cache;
   /** The worktree's admin dir in the mirror, learned when it was made. */
   gitDir;
-  constructor(path12, sha, mirror, cache2, gitDir) {
+  constructor(path12, sha, mirror, cache3, gitDir) {
     this.path = path12;
     this.sha = sha;
     this.mirror = mirror;
-    this.cache = cache2;
+    this.cache = cache3;
     this.gitDir = gitDir;
   }
   /** Back to the checked-out commit: tracked files restored, untracked ones removed (ignored build output is kept). */
@@ -89774,6 +89771,15 @@ function openAiLlmClient(options2) {
     const latencyMs = Math.round(performance.now() - started);
     options2.budget.record(usage, dollars2, latencyMs, stage);
     options2.transcript.write({
+      ...entryOf(stage, attempt, sent, mode, result, latencyMs),
+      usage,
+      dollars: dollars2,
+      ...result.usage ? {} : { usageEstimated: true },
+      ...error62 ? { error: error62 } : {}
+    });
+  }
+  function entryOf(stage, attempt, sent, mode, result, latencyMs) {
+    return {
       stage,
       model,
       attempt,
@@ -89781,13 +89787,9 @@ function openAiLlmClient(options2) {
       answer: result.answer,
       finishReason: result.finishReason,
       refusal: result.refusal,
-      usage,
-      dollars: dollars2,
       latencyMs,
-      responseFormat: mode,
-      ...result.usage ? {} : { usageEstimated: true },
-      ...error62 ? { error: error62 } : {}
-    });
+      responseFormat: mode
+    };
   }
   function servedFromCache(sent, result, seen) {
     if (!result.id) return false;
@@ -89802,17 +89804,9 @@ function openAiLlmClient(options2) {
     options2.budget.recordCached(latencyMs);
     const none = { promptTokens: 0, completionTokens: 0, cachedTokens: 0 };
     options2.transcript.write({
-      stage,
-      model,
-      attempt,
-      messages: sent,
-      answer: result.answer,
-      finishReason: result.finishReason,
-      refusal: result.refusal,
+      ...entryOf(stage, attempt, sent, mode, result, latencyMs),
       usage: none,
       dollars: 0,
-      latencyMs,
-      responseFormat: mode,
       cached: true
     });
   }
@@ -90370,7 +90364,7 @@ async function parametrizeValues(testSourceText) {
     const namesNode = positional[0] ?? keyword("argnames");
     const valuesNode = positional[1] ?? keyword("argvalues");
     if (!namesNode || !valuesNode || !/^(list|tuple)$/.test(valuesNode.type)) return out;
-    const names = argNames(namesNode);
+    const names2 = argNames(namesNode);
     const explicitIds = keyword("ids");
     const ids = explicitIds && /^(list|tuple)$/.test(explicitIds.type) ? explicitIds.namedChildren.map((n2) => n2 ? literal2(n2) : void 0) : [];
     valuesNode.namedChildren.forEach((entry, index) => {
@@ -90383,10 +90377,10 @@ async function parametrizeValues(testSourceText) {
         const idArg = pArgs.find((a2) => a2.type === "keyword_argument" && a2.childForFieldName("name")?.text === "id")?.childForFieldName("value");
         id = idArg ? literal2(idArg) : id;
       } else {
-        values = names.length > 1 && (entry.type === "tuple" || entry.type === "list") ? entry.namedChildren.filter((v) => Boolean(v)) : [entry];
+        values = names2.length > 1 && (entry.type === "tuple" || entry.type === "list") ? entry.namedChildren.filter((v) => Boolean(v)) : [entry];
       }
-      id ??= values.map((v, i3) => autoId(v, names[i3] ?? "arg", index)).join("-");
-      out.set(id, values.map((v, i3) => `${names[i3] ?? `arg${i3}`}=${v.text}`).join(", "));
+      id ??= values.map((v, i3) => autoId(v, names2[i3] ?? "arg", index)).join("-");
+      out.set(id, values.map((v, i3) => `${names2[i3] ?? `arg${i3}`}=${v.text}`).join(", "));
     });
     return out;
   } finally {
@@ -91973,13 +91967,13 @@ async function importLinesOf(path12, source) {
     const out = [];
     for (const node2 of tree.rootNode.namedChildren) {
       if (!node2) continue;
-      const names = boundNames(node2);
-      if (!names) continue;
+      const names2 = boundNames(node2);
+      if (!names2) continue;
       const module2 = moduleOf(node2);
       out.push({
         startLine: node2.startPosition.row + 1,
         endLine: node2.endPosition.row + 1,
-        names,
+        names: names2,
         ...module2 ? { module: module2 } : {}
       });
     }
@@ -92703,6 +92697,8 @@ var FOCAL = /* @__PURE__ */ new Set(["stack-frame", "reached", "named", "model"]
 var REACHED_FOCAL = 4;
 var RELATED_SIGNATURES = 6;
 var OTHER_FILES_CHARS = 600;
+var FIRST_FOCAL_BUDGETS = 3;
+var LARGE_FOCAL_BUDGETS = 1.5;
 var WHOLE_RETRIEVED_WITHOUT_FOCUS = 3;
 var MODULE_NAME_LINES = 30;
 var HELPER_LINES = 25;
@@ -92788,12 +92784,23 @@ async function buildContext(workspace, options2) {
     RELATED_SIGNATURES
   );
   const others = [...files.values()].filter((f2) => isCode(f2.path) && !shown3.byFile.has(f2.path)).map((f2) => mapLine(f2));
+  let room = options2.surroundings === false ? 0 : maxChars - parts.join("\n\n").length;
+  const extra = (heading, lines, cap, more) => {
+    const text2 = within(lines, Math.min(cap, room - heading.length - 3), more);
+    if (!text2) return "";
+    room -= heading.length + text2.length + 3;
+    return `${heading}
+${text2}`;
+  };
   const code2 = [
     parts.join("\n\n"),
-    related ? `Callers and callees of the code above (signatures only; path:line):
-${related}` : "",
-    others.length ? `Other source files (path: top-level symbols):
-${bounded(others, OTHER_FILES_CHARS)}` : ""
+    extra(
+      "Callers and callees of the code above (signatures only; path:line):",
+      related ? related.split("\n") : [],
+      Number.POSITIVE_INFINITY,
+      "signatures"
+    ),
+    extra("Other source files (path: top-level symbols):", others, OTHER_FILES_CHARS, "files")
   ].filter((s) => s !== "").join("\n\n");
   return {
     files: [...shown3.byFile.keys()],
@@ -92858,7 +92865,7 @@ function choose(ordered, files, maxChars, maxFiles) {
     if (weak) {
       const ranges2 = signatureRanges(file2, f2.symbol);
       const cost2 = costOf2(file2, current, ranges2);
-      if (used + cost2 > maxChars * 1.15) continue;
+      if (used + cost2 > maxChars) continue;
       byFile.set(f2.path, [...current, ...ranges2]);
       used += cost2;
       symbols.push(f2);
@@ -92869,7 +92876,7 @@ function choose(ordered, files, maxChars, maxFiles) {
     let ranges = [...context, ...body];
     let cost = costOf2(file2, current, ranges);
     const large = f2.symbol !== void 0 && FOCAL.has(f2.reason) && !largeShown;
-    const over = (c4) => c4 > maxChars * 3 || used > 0 && used + c4 > (large ? maxChars * 3 : maxChars);
+    const over = (c4) => c4 > maxChars * FIRST_FOCAL_BUDGETS || used > 0 && used + c4 > (large ? maxChars * (used <= maxChars / 2 ? FIRST_FOCAL_BUDGETS : LARGE_FOCAL_BUDGETS) : maxChars);
     if (over(cost) && f2.symbol && !whole && FOCAL.has(f2.reason)) {
       for (const bare of [body, withoutDocstring(file2, f2.symbol)]) {
         const c4 = costOf2(file2, current, bare);
@@ -92883,7 +92890,7 @@ function choose(ordered, files, maxChars, maxFiles) {
       if (!f2.symbol) continue;
       ranges = [...context, ...outline(file2, f2.symbol)];
       cost = costOf2(file2, current, ranges);
-      if (used + cost > maxChars * 1.15) continue;
+      if (used + cost > maxChars) continue;
     }
     byFile.set(f2.path, [...current, ...ranges]);
     if (large && used + cost > maxChars) largeShown = true;
@@ -92961,17 +92968,8 @@ function outline(file2, symbol2) {
   ];
 }
 function costOf2(file2, current, added) {
-  const have = /* @__PURE__ */ new Set();
-  for (const r2 of current) for (let n2 = r2.start; n2 <= r2.end; n2++) have.add(n2);
-  let chars = 0;
-  for (const r2 of added) {
-    for (let n2 = Math.max(1, r2.start); n2 <= Math.min(file2.lines.length, r2.end); n2++) {
-      if (have.has(n2)) continue;
-      have.add(n2);
-      chars += (file2.lines[n2 - 1] ?? "").length + 8;
-    }
-  }
-  return chars;
+  const before = current.length ? view(file2, current).length + 2 : 0;
+  return view(file2, [...current, ...added]).length + 2 - before;
 }
 function view(file2, ranges) {
   const lastLine = file2.lines.at(-1) === "" ? file2.lines.length - 1 : file2.lines.length;
@@ -92994,6 +92992,20 @@ async function contextText(workspace, path12) {
     if (error62 instanceof UnsafePathError) return void 0;
     throw error62;
   }
+}
+function within(lines, maxChars, more) {
+  const out = [];
+  let used = 0;
+  for (const [i3, line] of lines.entries()) {
+    const tail = i3 + 1 < lines.length ? `
+\u2026 (${lines.length - i3 - 1} more ${more})`.length : 0;
+    if (used + line.length + 1 + tail > maxChars) break;
+    out.push(line);
+    used += line.length + 1;
+  }
+  if (out.length === 0) return "";
+  if (out.length < lines.length) out.push(`\u2026 (${lines.length - out.length} more ${more})`);
+  return out.join("\n");
 }
 function bounded(lines, maxChars) {
   const out = [];
@@ -93203,6 +93215,7 @@ function reproductionAnswer(language) {
 
 // src/engine/reproduce/reproduce-issue.ts
 var TEST_EXAMPLE_CHARS = 1500;
+var SECOND_EXAMPLE_MIN_CHARS = 300;
 async function reproduceIssue(task, llm, cost, options2 = {}) {
   const maxAttempts = options2.attempts ?? 3;
   const problem = task.description ?? "";
@@ -93376,8 +93389,16 @@ async function testExamples(task, located) {
   );
   const score = (text2) => stems.filter((s) => text2.includes(s)).length;
   const chosen = texts.filter((t2) => t2.text.trim() !== "").sort((a2, b3) => score(b3.text) - score(a2.text)).slice(0, 2);
-  return chosen.map((t2) => `--- ${t2.f}
-${opening(t2.text, TEST_EXAMPLE_CHARS)}`).join("\n\n");
+  const out = [];
+  let room = TEST_EXAMPLE_CHARS;
+  for (const t2 of chosen) {
+    if (out.length > 0 && room < SECOND_EXAMPLE_MIN_CHARS) break;
+    const text2 = opening(t2.text, room);
+    out.push(`--- ${t2.f}
+${text2}`);
+    room -= text2.length;
+  }
+  return out.join("\n\n");
 }
 function opening(text2, max2) {
   if (text2.length <= max2) return text2;
@@ -93435,7 +93456,8 @@ ${planText}`,
     frames: [...options2.changed, ...failureFrames(options2.failing, workspace)],
     named: [.../* @__PURE__ */ new Set([...planNames(planText), ...options2.earlier.map((s) => s.name)])],
     isTestFile: options2.isTestFile,
-    maxChars: options2.maxChars ?? EDIT_CONTEXT_CHARS
+    maxChars: options2.maxChars ?? EDIT_CONTEXT_CHARS,
+    surroundings: false
   });
 }
 function planNames(text2) {
@@ -94208,9 +94230,9 @@ function helperFiles(t2, workspace) {
 function moduleNames(file2) {
   const parts = file2.replace(/\.py$/, "").split("/");
   if (parts.at(-1) === "__init__") parts.pop();
-  const names = /* @__PURE__ */ new Set();
-  for (let i3 = 0; i3 < parts.length; i3++) names.add(parts.slice(i3).join("."));
-  return [...names].filter((n2) => n2.split(".").every((p) => /^[A-Za-z_]\w*$/.test(p)));
+  const names2 = /* @__PURE__ */ new Set();
+  for (let i3 = 0; i3 < parts.length; i3++) names2.add(parts.slice(i3).join("."));
+  return [...names2].filter((n2) => n2.split(".").every((p) => /^[A-Za-z_]\w*$/.test(p)));
 }
 async function baselineWithValues(task, count2, before, failing) {
   if (task.runnerName !== "pytest") return { before, failing };
@@ -94317,6 +94339,18 @@ function allNumbered(text2) {
 }
 function strip(text2) {
   return text2.split("\n").map((l2) => l2.replace(NUMBERED, "")).join("\n");
+}
+
+// src/engine/lpw/plan-text.ts
+function numbered2(steps) {
+  return steps.map((s, i3) => `${i3 + 1}. ${s}`).join("\n");
+}
+function formatVerification(v) {
+  return v.tests.map(
+    (t2) => `Test ${t2.test}:
+${t2.steps.map((s) => `  after step ${s.step}: ${s.value}`).join("\n")}
+  derived: ${t2.derived}; expected: ${t2.expected}; ${t2.matches ? "agrees" : "DIFFERS"}`
+  ).join("\n\n");
 }
 
 // src/engine/lpw/lpw-strategy.ts
@@ -94494,7 +94528,9 @@ ${digestReport(latest.report)}`,
       {
         untrusted: {
           problem: this.problem,
-          tests,
+          // A verified plan's walk-through names each test with its derived and expected values: the tests'
+          // source and failures (shown to the plan and verify prompts) are not sent a third time.
+          tests: this.outcome.plan.verified ? "" : tests,
           code: code2,
           knowledge: this.knowledgeText,
           hint: hint ?? ""
@@ -94603,16 +94639,6 @@ Fix: ${analysis.fix}`, explanation },
     }
   }
 };
-function numbered2(steps) {
-  return steps.map((s, i3) => `${i3 + 1}. ${s}`).join("\n");
-}
-function formatVerification(v) {
-  return v.tests.map(
-    (t2) => `Test ${t2.test}:
-${t2.steps.map((s) => `  after step ${s.step}: ${s.value}`).join("\n")}
-  derived: ${t2.derived}; expected: ${t2.expected}; ${t2.matches ? "agrees" : "DIFFERS"}`
-  ).join("\n\n");
-}
 
 // src/engine/reproduce/with-reproduction.ts
 import { rm as rm9 } from "node:fs/promises";
@@ -94921,6 +94947,49 @@ function ochiai(spectra, include = () => true) {
   return ranked.sort((a2, b3) => b3.score - a2.score || a2.file.localeCompare(b3.file) || a2.line - b3.line);
 }
 
+// src/engine/template/function-scope.ts
+function enclosingFunction(node2, rules) {
+  let current = node2.parent;
+  while (current && !rules.functions.has(current.type)) current = current.parent;
+  return current ?? void 0;
+}
+var cache2 = /* @__PURE__ */ new WeakMap();
+function variablesOf(fn, rules) {
+  let byFunction = cache2.get(rules);
+  if (!byFunction) cache2.set(rules, byFunction = /* @__PURE__ */ new WeakMap());
+  const cached4 = byFunction.get(fn);
+  if (cached4) return cached4;
+  const names2 = /* @__PURE__ */ new Set();
+  const params = fn.childForFieldName("parameters") ?? fn.childForFieldName("parameter");
+  if (params?.type === "identifier") names2.add(params.text);
+  else for (const p of params?.namedChildren ?? []) if (p) for (const name of rules.parameterNames(p)) names2.add(name);
+  const walk = (n2) => {
+    if (n2.id !== fn.id && rules.functions.has(n2.type)) return;
+    for (const name of rules.boundNames(n2)) names2.add(name);
+    for (const c4 of n2.namedChildren) if (c4) walk(c4);
+  };
+  walk(fn);
+  const list = [...names2];
+  byFunction.set(fn, list);
+  return list;
+}
+function guardConditions(node2, rules, subscripts) {
+  const scope = enclosingFunction(node2, rules);
+  if (!scope) return [];
+  const locals = new Set(variablesOf(scope, rules));
+  const conditions = /* @__PURE__ */ new Set();
+  for (const id of node2.descendantsOfType("identifier")) if (id && locals.has(id.text)) conditions.add(id.text);
+  for (const sub of node2.descendantsOfType(subscripts.type)) {
+    const condition = sub && subscripts.inRange(sub);
+    if (condition) conditions.add(condition);
+  }
+  return [...conditions];
+}
+function firstLine2(text2) {
+  const line = text2.split("\n")[0] ?? "";
+  return line.length > 60 ? `${line.slice(0, 57)}...` : line;
+}
+
 // src/engine/template/js-mutations.ts
 var COMPARISON = {
   "<": { "<=": 1, ">": 0.7, ">=": 0.5 },
@@ -95119,17 +95188,14 @@ function mutateNode(node2, add) {
   }
 }
 function guardStatement(node2, add) {
-  const scope = enclosingFunction(node2);
-  if (!scope) return;
-  const locals = new Set(variablesOf(scope));
-  const conditions = /* @__PURE__ */ new Set();
-  for (const id of node2.descendantsOfType("identifier")) if (id && locals.has(id.text)) conditions.add(id.text);
-  for (const sub of node2.descendantsOfType("subscript_expression")) {
-    const object2 = sub?.childForFieldName("object");
-    const index = sub?.childForFieldName("index");
-    if (object2 && index && index.type !== "string")
-      conditions.add(`${index.text} >= 0 && ${index.text} < ${object2.text}.length`);
-  }
+  const conditions = guardConditions(node2, JS_SCOPE, {
+    type: "subscript_expression",
+    inRange: (sub) => {
+      const object2 = sub.childForFieldName("object");
+      const index = sub.childForFieldName("index");
+      return object2 && index && index.type !== "string" ? `${index.text} >= 0 && ${index.text} < ${object2.text}.length` : void 0;
+    }
+  });
   for (const condition of conditions)
     add(
       node2,
@@ -95173,47 +95239,32 @@ function mutateIdentifier(node2, add) {
     return;
   if (parent.type === "variable_declarator" && parent.childForFieldName("name")?.id === node2.id) return;
   if (parent.type === "assignment_expression" && parent.childForFieldName("left")?.id === node2.id) return;
-  const scope = enclosingFunction(node2);
+  const scope = enclosingFunction(node2, JS_SCOPE);
   if (!scope) return;
-  const variables = variablesOf(scope);
+  const variables = variablesOf(scope, JS_SCOPE);
   if (!variables.includes(node2.text)) return;
   for (const other of variables)
     if (other !== node2.text) add(node2, other, "variable-replace", 0.5, `\`${node2.text}\` \u2192 \`${other}\``);
 }
-function enclosingFunction(node2) {
-  let current = node2.parent;
-  while (current && !/^(function_declaration|function_expression|arrow_function|method_definition|function)$/.test(current.type))
-    current = current.parent;
-  return current ?? void 0;
-}
-var scopeCache = /* @__PURE__ */ new WeakMap();
-function variablesOf(fn) {
-  const cached4 = scopeCache.get(fn);
-  if (cached4) return cached4;
-  const names = /* @__PURE__ */ new Set();
-  const params = fn.childForFieldName("parameters") ?? fn.childForFieldName("parameter");
-  const collect2 = (n2) => {
-    if (!n2) return;
-    if (n2.type === "identifier") names.add(n2.text);
-    else if (/required_parameter|optional_parameter|assignment_pattern/.test(n2.type))
-      collect2(n2.childForFieldName("pattern") ?? n2.childForFieldName("left") ?? n2.namedChildren[0] ?? null);
-  };
-  if (params?.type === "identifier") names.add(params.text);
-  for (const p of params?.namedChildren ?? []) collect2(p);
-  const walk = (n2) => {
-    if (n2.id !== fn.id && /^(function_declaration|function_expression|arrow_function|method_definition)$/.test(n2.type))
-      return;
-    if (n2.type === "variable_declarator") {
-      const name = n2.childForFieldName("name");
-      if (name?.type === "identifier") names.add(name.text);
-    }
-    for (const c4 of n2.namedChildren) if (c4) walk(c4);
-  };
-  walk(fn);
-  const list = [...names];
-  scopeCache.set(fn, list);
-  return list;
-}
+var JS_SCOPE = {
+  functions: /* @__PURE__ */ new Set([
+    "function_declaration",
+    "function_expression",
+    "arrow_function",
+    "method_definition",
+    "function"
+  ]),
+  parameterNames: function names(n2) {
+    if (n2.type === "identifier") return [n2.text];
+    if (!/required_parameter|optional_parameter|assignment_pattern/.test(n2.type)) return [];
+    const inner = n2.childForFieldName("pattern") ?? n2.childForFieldName("left") ?? n2.namedChildren[0];
+    return inner ? names(inner) : [];
+  },
+  boundNames: (n2) => {
+    const name = n2.type === "variable_declarator" ? n2.childForFieldName("name") : null;
+    return name?.type === "identifier" ? [name.text] : [];
+  }
+};
 
 // src/engine/template/loop-guard-mutations.ts
 var PRIOR = 0.4;
@@ -95643,18 +95694,16 @@ function mutateNode2(node2, add) {
   }
 }
 function guardStatement2(node2, add) {
-  const scope = enclosingFunction2(node2);
-  if (!scope) return;
-  const locals = new Set(variablesOf2(scope));
   const indent = " ".repeat(node2.startPosition.column);
   const body = node2.text.split("\n").map((line, i3) => i3 === 0 ? line : `    ${line}`).join("\n");
-  const conditions = /* @__PURE__ */ new Set();
-  for (const id of node2.descendantsOfType("identifier")) if (id && locals.has(id.text)) conditions.add(id.text);
-  for (const sub of node2.descendantsOfType("subscript")) {
-    const value = sub?.childForFieldName("value");
-    const index = sub?.childForFieldName("subscript");
-    if (value && index && index.type !== "slice") conditions.add(`0 <= ${index.text} < len(${value.text})`);
-  }
+  const conditions = guardConditions(node2, PYTHON_SCOPE, {
+    type: "subscript",
+    inRange: (sub) => {
+      const value = sub.childForFieldName("value");
+      const index = sub.childForFieldName("subscript");
+      return value && index && index.type !== "slice" ? `0 <= ${index.text} < len(${value.text})` : void 0;
+    }
+  });
   for (const condition of conditions)
     add(
       node2,
@@ -95715,47 +95764,26 @@ function mutateIdentifier2(node2, add) {
   if (parent.type === "assignment" && parent.childForFieldName("left")?.id === node2.id) return;
   if (/for_statement|for_in_clause/.test(parent.type) && parent.childForFieldName("left")?.id === node2.id) return;
   if (/pattern_list|tuple_pattern/.test(parent.type)) return;
-  const scope = enclosingFunction2(node2);
+  const scope = enclosingFunction(node2, PYTHON_SCOPE);
   if (!scope) return;
-  for (const other of variablesOf2(scope)) {
+  for (const other of variablesOf(scope, PYTHON_SCOPE)) {
     if (other !== node2.text) add(node2, other, "variable-replace", 0.5, `\`${node2.text}\` \u2192 \`${other}\``);
   }
 }
-function enclosingFunction2(node2) {
-  let current = node2.parent;
-  while (current && current.type !== "function_definition" && current.type !== "lambda") current = current.parent;
-  return current ?? void 0;
-}
-var scopeCache2 = /* @__PURE__ */ new WeakMap();
-function variablesOf2(fn) {
-  const cached4 = scopeCache2.get(fn);
-  if (cached4) return cached4;
-  const names = /* @__PURE__ */ new Set();
-  const params = fn.childForFieldName("parameters");
-  for (const p of params?.namedChildren ?? []) {
-    if (!p) continue;
+var PYTHON_SCOPE = {
+  functions: /* @__PURE__ */ new Set(["function_definition", "lambda"]),
+  parameterNames: (p) => {
     const id = p.type === "identifier" ? p : p.namedChildren.find((c4) => c4?.type === "identifier");
-    if (id) names.add(id.text);
+    return id ? [id.text] : [];
+  },
+  boundNames: (n2) => {
+    if (!/^(assignment|augmented_assignment|for_statement|for_in_clause)$/.test(n2.type)) return [];
+    const target = n2.childForFieldName("left");
+    if (target?.type === "identifier") return [target.text];
+    if (target?.type !== "pattern_list" && target?.type !== "tuple_pattern") return [];
+    return target.namedChildren.flatMap((c4) => c4?.type === "identifier" ? [c4.text] : []);
   }
-  const walk = (n2) => {
-    if (n2.type === "function_definition" && n2.id !== fn.id) return;
-    if (n2.type === "assignment" || n2.type === "augmented_assignment" || n2.type === "for_statement" || n2.type === "for_in_clause") {
-      const target = n2.childForFieldName("left");
-      if (target?.type === "identifier") names.add(target.text);
-      for (const c4 of target?.type === "pattern_list" || target?.type === "tuple_pattern" ? target.namedChildren : [])
-        if (c4?.type === "identifier") names.add(c4.text);
-    }
-    for (const c4 of n2.namedChildren) if (c4) walk(c4);
-  };
-  walk(fn);
-  const list = [...names];
-  scopeCache2.set(fn, list);
-  return list;
-}
-function firstLine2(text2) {
-  const line = text2.split("\n")[0] ?? "";
-  return line.length > 60 ? `${line.slice(0, 57)}...` : line;
-}
+};
 
 // src/engine/template/python-spectra.ts
 import { mkdtemp as mkdtemp8, rm as rm13, writeFile as writeFile5 } from "node:fs/promises";
@@ -98782,13 +98810,13 @@ function detectPackageManager(workspace) {
   return void 0;
 }
 function listRequirements(workspace) {
-  let names;
+  let names2;
   try {
-    names = readdirSync4(workspace);
+    names2 = readdirSync4(workspace);
   } catch {
     return [];
   }
-  return names.filter((name) => REQUIREMENTS.test(name) && isRegularFile(join30(workspace, name))).sort();
+  return names2.filter((name) => REQUIREMENTS.test(name) && isRegularFile(join30(workspace, name))).sort();
 }
 function isRegularFile(path12) {
   if (!existsSync12(path12)) return false;
@@ -100282,11 +100310,11 @@ function isExports(line) {
   return /^(?:module\.)?exports\b/.test(line);
 }
 function importedNames(text2) {
-  const names = /* @__PURE__ */ new Set();
+  const names2 = /* @__PURE__ */ new Set();
   const add = (list) => {
     for (const part of list.split(",")) {
       const name = /(?:\bas\s+|:\s*)?([A-Za-z_$][\w$]*)\s*$/.exec(part.replace(/[(){}*]/g, " ").trim())?.[1];
-      if (name) names.add(name);
+      if (name) names2.add(name);
     }
   };
   for (const line of text2.split("\n")) {
@@ -100295,7 +100323,7 @@ function importedNames(text2) {
       for (const part of py[1].split(",")) {
         const m = /^\s*([\w.]+)(?:\s+as\s+(\w+))?/.exec(part);
         const name = m?.[2] ?? m?.[1]?.split(".")[0];
-        if (name) names.add(name);
+        if (name) names2.add(name);
       }
     const from = /^\s*from\s+\S+\s+import\s+(.+)$/.exec(line);
     if (from?.[1]) add(from[1]);
@@ -100304,7 +100332,7 @@ function importedNames(text2) {
     const esm = /^\s*import\s+(.+?)\s+from\s+["']/.exec(line);
     if (esm?.[1]) add(esm[1]);
   }
-  return names;
+  return names2;
 }
 
 // node_modules/smol-toml/dist/error.js
@@ -101125,8 +101153,8 @@ function changedSections(sides, read) {
   const after = parse8(sides.after);
   if (!after) return ["the file no longer parses"];
   if (!before) return ["the file did not parse before"];
-  const names = /* @__PURE__ */ new Set([...Object.keys(before), ...Object.keys(after)]);
-  return [...names].filter((name) => JSON.stringify(before[name]) !== JSON.stringify(after[name])).sort();
+  const names2 = /* @__PURE__ */ new Set([...Object.keys(before), ...Object.keys(after)]);
+  return [...names2].filter((name) => JSON.stringify(before[name]) !== JSON.stringify(after[name])).sort();
 }
 function pyprojectSections(text2) {
   const tool = parse7(text2).tool ?? {};
@@ -101981,10 +102009,10 @@ async function runCiJob(job, deps, signal) {
         state: "done"
       });
     }
-    const cache2 = new RepoCache({ root: deps.cacheRoot, signal });
+    const cache3 = new RepoCache({ root: deps.cacheRoot, signal });
     const credentials = { username: "x-access-token", password: await forge.cloneToken() };
-    const mirror = await cache2.mirror(repository.cloneUrl, credentials);
-    const head = await cache2.worktree(mirror, headSha, `job-${job.id}-head`);
+    const mirror = await cache3.mirror(repository.cloneUrl, credentials);
+    const head = await cache3.worktree(mirror, headSha, `job-${job.id}-head`);
     worktrees2.push(head);
     const runner = detectRunner(head.path, config3.test.command);
     const read = await readCiEvidence({
@@ -102010,7 +102038,7 @@ async function runCiJob(job, deps, signal) {
       pull,
       headSha,
       config: config3,
-      cache: cache2,
+      cache: cache3,
       mirror,
       head,
       runner,
@@ -102066,12 +102094,12 @@ async function runIssueJob(job, deps, signal) {
     const { repository, config: config3 } = begun;
     status3.set("Configuration", "done", `strategy ${config3.strategy.name}, tests ${config3.test.command ?? "detected"}`);
     await ensureCurrent();
-    const cache2 = new RepoCache({ root: deps.cacheRoot, signal });
+    const cache3 = new RepoCache({ root: deps.cacheRoot, signal });
     const credentials = { username: "x-access-token", password: await forge.cloneToken() };
-    const mirror = await cache2.mirror(repository.cloneUrl, credentials);
+    const mirror = await cache3.mirror(repository.cloneUrl, credentials);
     let outcome = checkpointOutcome(job.checkpoint);
     const base = job.checkpoint.base ?? repository.defaultBranch;
-    worktree = await cache2.worktree(mirror, base, `job-${job.id}`);
+    worktree = await cache3.worktree(mirror, base, `job-${job.id}`);
     if (!outcome) {
       outcome = await runEngine(
         job,
@@ -102229,11 +102257,11 @@ async function applyForkFix(job, clicker, tools) {
         draft ||= (await readRepoConfigFromForge(tools.forge, owner, repo, repository.defaultBranch)).pullRequest.draft === "always";
       } catch {
       }
-      const cache2 = new RepoCache({ root: tools.cacheRoot });
+      const cache3 = new RepoCache({ root: tools.cacheRoot });
       const credentials = { username: "x-access-token", password: await tools.forge.cloneToken() };
-      const mirror = await cache2.mirror(repository.cloneUrl, credentials);
-      const mergeBase = (await cache2.run(mirror, ["merge-base", "--end-of-options", pull.baseSha, headSha], "find the merge base")).trim();
-      const touched = (await cache2.run(
+      const mirror = await cache3.mirror(repository.cloneUrl, credentials);
+      const mergeBase = (await cache3.run(mirror, ["merge-base", "--end-of-options", pull.baseSha, headSha], "find the merge base")).trim();
+      const touched = (await cache3.run(
         mirror,
         ["diff-tree", "-r", "-z", "--name-only", "--no-renames", "--end-of-options", mergeBase, headSha],
         "list the pull request's files"
@@ -102244,7 +102272,7 @@ async function applyForkFix(job, clicker, tools) {
           kind: "refused",
           reason: `#${number4} changes ${settings.slice(0, 3).join(", ")}${settings.length > 3 ? ", \u2026" : ""}: on a branch of this repository the fork's workflows and actions would run with its secrets`
         };
-      worktree = await cache2.worktree(mirror, headSha, `job-${job.id}-apply`);
+      worktree = await cache3.worktree(mirror, headSha, `job-${job.id}-apply`);
       await applyStoredDiff(worktree.path, outcome.diff);
       const message = [
         `Apply autogen's fix for the red build of #${number4}`,
@@ -102678,14 +102706,14 @@ function isSecretVariable(name, value) {
 // src/secrets/drop-secrets.ts
 var dropped = /* @__PURE__ */ new Set();
 function dropSecretsFromEnvironment(env = process.env) {
-  const names = [];
+  const names2 = [];
   for (const [name, value] of Object.entries(env)) {
     if (!isSecretVariable(name, value)) continue;
     dropped.add(value);
     delete env[name];
-    names.push(name);
+    names2.push(name);
   }
-  return names;
+  return names2;
 }
 function droppedSecrets() {
   return [...dropped];
