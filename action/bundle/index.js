@@ -91076,15 +91076,31 @@ ${verification}`;
 }
 
 // src/workspace/unified-diff.ts
+import { createHash as createHash3 } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync as writeFileSync2 } from "node:fs";
 import { tmpdir as tmpdir4 } from "node:os";
 import { join as join10 } from "node:path";
 function unifiedDiff(path12, before, after, context = 3) {
   if (before === after) return "";
-  const hunks = gitHunks(before, after, context);
+  const hunks = recentHunks(before, after, context);
   return hunks === "" ? "" : `--- a/${path12}
 +++ b/${path12}
 ${hunks}`;
+}
+var RECENT = /* @__PURE__ */ new Map();
+var RECENT_MAX = 32;
+function recentHunks(before, after, context) {
+  const key2 = createHash3("sha256").update(`${context}\0${before.length}\0`).update(before).update(after).digest("hex");
+  const known = RECENT.get(key2);
+  if (known !== void 0) {
+    RECENT.delete(key2);
+    RECENT.set(key2, known);
+    return known;
+  }
+  const hunks = gitHunks(before, after, context);
+  RECENT.set(key2, hunks);
+  if (RECENT.size > RECENT_MAX) RECENT.delete(RECENT.keys().next().value);
+  return hunks;
 }
 function gitHunks(before, after, context) {
   const dir = mkdtempSync(join10(tmpdir4(), "autogen-diff-"));
@@ -98609,7 +98625,7 @@ function verdictOf(base, candidate) {
 }
 
 // src/verify/install/install-cache.ts
-import { createHash as createHash3 } from "node:crypto";
+import { createHash as createHash4 } from "node:crypto";
 import { existsSync as existsSync11, realpathSync as realpathSync6 } from "node:fs";
 import { lstat as lstat5, mkdir as mkdir5, mkdtemp as mkdtemp10, readdir as readdir3, rename, rm as rm15, stat, utimes, writeFile as writeFile6 } from "node:fs/promises";
 import { dirname as dirname6, join as join29 } from "node:path";
@@ -98624,10 +98640,10 @@ function appInstallCache(repositoryCache, scope) {
   return scopedInstallCache(join29(dirname6(repositoryCache), "install-cache"), scope);
 }
 function scopedInstallCache(root, scope) {
-  return join29(root, createHash3("sha256").update(`autogen-install-scope-v1\0${scope}`).digest("hex").slice(0, 24));
+  return join29(root, createHash4("sha256").update(`autogen-install-scope-v1\0${scope}`).digest("hex").slice(0, 24));
 }
 function installCacheKey(workspace, manager, keyFiles, platform2 = `${process.platform}-${process.arch}-node${process.versions.node.split(".")[0] ?? ""}`, extra = "") {
-  const hash2 = createHash3("sha256");
+  const hash2 = createHash4("sha256");
   hash2.update(`autogen-install-v1\0${manager}\0${platform2}\0${extra}\0`);
   for (const name of keyFiles) {
     hash2.update(`${name}\0`);

@@ -1,6 +1,7 @@
 // Unified diffs from git itself (`git diff --no-index` on two scratch files, Myers, no
 // indent heuristic, every byte as text), with our headers and git's hunks; and the stat
 // of a diff.
+import { createHash } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -8,8 +9,30 @@ import { runGitSync } from "./run-git.ts";
 
 export function unifiedDiff(path: string, before: string, after: string, context = 3): string {
   if (before === after) return "";
-  const hunks = gitHunks(before, after, context);
+  const hunks = recentHunks(before, after, context);
   return hunks === "" ? "" : `--- a/${path}\n+++ b/${path}\n${hunks}`;
+}
+
+/**
+ * The last hunks git gave, by their inputs: a candidate's change is diffed when its edits are
+ * applied, when it is tried and again when it is accepted, each the same two texts (one git
+ * run instead of three). git's answer depends on nothing else (its flags are pinned below).
+ */
+const RECENT = new Map<string, string>();
+const RECENT_MAX = 32;
+
+function recentHunks(before: string, after: string, context: number): string {
+  const key = createHash("sha256").update(`${context}\0${before.length}\0`).update(before).update(after).digest("hex");
+  const known = RECENT.get(key);
+  if (known !== undefined) {
+    RECENT.delete(key);
+    RECENT.set(key, known);
+    return known;
+  }
+  const hunks = gitHunks(before, after, context);
+  RECENT.set(key, hunks);
+  if (RECENT.size > RECENT_MAX) RECENT.delete(RECENT.keys().next().value as string);
+  return hunks;
 }
 
 /** git's hunks for before → after: what follows its `+++` line, ranges always with their count. */

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { git } from "../support/git-client.ts";
-import { gitRepo } from "../support/git-repo.ts";
+import { gitRepoCopies } from "../support/git-repo.ts";
 import { useHttpMock } from "../support/http-mock.ts";
 import { LLM_BASE, scriptAnswers } from "../support/llm-mock.ts";
 import { runCli } from "../support/run-cli.ts";
@@ -30,6 +30,9 @@ const ENV = {
   OPENAI_API_KEY: "sk-test-key",
 };
 
+// Every answer is tried on a fresh copy of one of two repositories, each committed once.
+const FRESH = { python: gitRepoCopies(PY_REPO), js: gitRepoCopies(JS_REPO) };
+
 type Result = { status: string; branch?: string; report: string; message: string };
 
 /** One model answer through `autogen fix --strategy direct --candidates 1`: the outcome and the report it wrote. */
@@ -37,7 +40,7 @@ async function fixWith(
   answer: Pick<TamperingAnswer, "repo" | "edits">,
   after: Array<{ stage: string; content: unknown }> = [],
 ): Promise<Result & { repo: string }> {
-  const repo = await gitRepo(answer.repo === "python" ? PY_REPO : JS_REPO);
+  const repo = await FRESH[answer.repo]();
   scriptAnswers([{ stage: "generate", content: { edits: answer.edits } }, ...after]);
   const run = await runCli(["fix", repo, "--strategy", "direct", "--candidates", "1", "--json"], { env: ENV });
   expect(run.stderr).toBe("");

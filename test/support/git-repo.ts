@@ -1,5 +1,6 @@
-// Real git repositories for tests: files written, committed on main.
-import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
+// Real git repositories for tests: files written, committed on main; or one such repository
+// built once per file and copied for each test that needs a fresh one.
+import { cp, mkdir, mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { git } from "./git-client.ts";
@@ -24,4 +25,19 @@ export async function gitRepo(files: Record<string, string>): Promise<string> {
     "initial",
   ]);
   return dir;
+}
+
+/**
+ * Fresh copies of one repository (`files` committed on main): it is built by the first call and
+ * each call copies it (a file copy in this process instead of git init, add and commit, which
+ * start four git processes). Each copy is a repository of its own, with the same commit.
+ */
+export function gitRepoCopies(files: Record<string, string>): () => Promise<string> {
+  let prepared: Promise<string> | undefined;
+  return async () => {
+    prepared ??= gitRepo(files);
+    const dir = await mkdtemp(join(tmpdir(), "autogen-gitrepo-"));
+    await cp(await prepared, dir, { recursive: true });
+    return dir;
+  };
 }

@@ -4,8 +4,22 @@ import { execFileSync } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
+import type * as RunGit from "../../src/workspace/run-git.ts";
 import { diffStat, unifiedDiff } from "../../src/workspace/unified-diff.ts";
+
+// The bot's own git runs counted (each still runs: the real runGitSync is called).
+const gitRuns = vi.hoisted(() => ({ count: 0 }));
+vi.mock("../../src/workspace/run-git.ts", async (importOriginal) => {
+  const real = await importOriginal<typeof RunGit>();
+  return {
+    ...real,
+    runGitSync: (...args: Parameters<typeof real.runGitSync>) => {
+      gitRuns.count += 1;
+      return real.runGitSync(...args);
+    },
+  };
+});
 
 const dir = mkdtempSync(join(tmpdir(), "autogen-udiff-"));
 
@@ -135,6 +149,24 @@ describe("unifiedDiff against git diff --no-index", () => {
       ["blocks swapped", "a\nb\nc\nd\ne\nf\ng\nh\n", "e\nf\ng\nh\na\nb\nc\nd\n"],
     ];
     for (const [name, a, b] of cases) expect({ name, hunks: ourHunks(a, b) }).toEqual({ name, hunks: gitHunks(a, b) });
+  });
+
+  it("asks git once for the same two texts (a candidate's change is diffed when applied, tried and accepted)", () => {
+    const before = "def add(a, b):\n    return a - b\n";
+    const after = "def add(a, b):\n    return a + b\n";
+    const runs = gitRuns.count;
+    const first = unifiedDiff("calc/ops.py", before, after);
+    expect(gitRuns.count).toBe(runs + 1);
+    // Another path, the same texts: git's hunks again, under this path's headers.
+    expect(unifiedDiff("calc/other.py", before, after)).toBe(first.replaceAll("calc/ops.py", "calc/other.py"));
+    expect(unifiedDiff("calc/ops.py", before, after)).toBe(first);
+    expect(gitRuns.count).toBe(runs + 1);
+    // Other texts, or other context, are git's to diff.
+    expect(unifiedDiff("calc/ops.py", before, `${after}\n`)).not.toBe(first);
+    expect(unifiedDiff("calc/ops.py", before, after, 0)).toBe(
+      "--- a/calc/ops.py\n+++ b/calc/ops.py\n@@ -2,1 +2,1 @@\n-    return a - b\n+    return a + b\n",
+    );
+    expect(gitRuns.count).toBe(runs + 3);
   });
 
   it("prints nothing for equal texts and counts lines in the stat", () => {

@@ -4,7 +4,14 @@
 // the ids of passing tests (see assets/rtlib.*): never failing, never in fault localisation.
 import { asset, type RepoSpec } from "./redteam.ts";
 
+// This machine's Python has pytest plugins installed (hypothesis, pytest-benchmark) that would
+// load into every pytest run of the bot's and dominate its time (pytest-benchmark alone starts
+// git, hg and file at each start); none of these repositories uses one. Their own code (conftest.py,
+// a `-p` plugin in setup.cfg) still loads: autoload covers only installed entry points.
+const NO_HOST_PLUGINS = { ".github/autogen.yml": 'test:\n  env:\n    PYTEST_DISABLE_PLUGIN_AUTOLOAD: "1"\n' };
+
 const PY_BUG = {
+  ...NO_HOST_PLUGINS,
   "calc.py": "def add(a, b):\n    return a - b\n",
   "tests/__init__.py": "",
   "tests/test_calc.py":
@@ -224,6 +231,7 @@ export function pyKiller(tag: string): RepoSpec {
   return {
     source: "calc.py",
     files: {
+      ...NO_HOST_PLUGINS,
       "calc.py": "def add(a, b):\n    return a + b\n",
       "tests/test_killer.py": [
         "import os",
@@ -337,7 +345,7 @@ export function envConfig(variable: "NODE_OPTIONS" | "PYTHONSTARTUP", value: str
 export function pySymlinkSource(): RepoSpec {
   return {
     source: "calc.py",
-    files: { "tests/__init__.py": "", "tests/test_calc.py": PY_BUG["tests/test_calc.py"] },
+    files: { ...NO_HOST_PLUGINS, "tests/__init__.py": "", "tests/test_calc.py": PY_BUG["tests/test_calc.py"] },
   };
 }
 
