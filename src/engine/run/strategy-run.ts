@@ -223,11 +223,14 @@ export class StrategyRun {
       this.log.record(attempt, options.diff);
       return { attempt, report };
     };
+    let sameRun: TestReport | undefined;
     if (options.first) {
       const first = await this.test(options.first, workspace, this.limits.limitFor(options.first), options.warm);
       if (!allPassed(first)) return record("still-failing", first);
+      // A cold run of the failing tests that are all the visible tests is the visible run: not run twice.
+      if (!options.warm && sameSelection(options.first, base.visible)) sameRun = first;
     }
-    const visible = await this.test(base.visible, workspace, this.limits.limitFor(base.visible));
+    const visible = sameRun ?? (await this.test(base.visible, workspace, this.limits.limitFor(base.visible)));
     // Judged by outcome, whatever file did it: every visible test that ran on the unchanged code runs again. A run
     // with nothing failing that still did not pass (pytest's "no tests ran") is judged so too.
     const stoppedVisible =
@@ -334,4 +337,11 @@ function editFailure(message: string): TestReport {
     tests: [{ id: "(edits)", name: "(edits)", status: "error", message }],
     source: "none",
   };
+}
+
+/** The same tests, whatever their order. */
+function sameSelection(a: TestSelection, b: TestSelection): boolean {
+  if (a.kind === "all" || b.kind === "all") return a.kind === b.kind;
+  const sorted = (ids: string[]) => JSON.stringify([...new Set(ids)].sort());
+  return sorted(a.ids) === sorted(b.ids);
 }

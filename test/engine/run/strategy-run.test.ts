@@ -169,6 +169,29 @@ describe("the shared run harness", () => {
     ]);
   });
 
+  it("runs the failing tests once when they are all the visible tests and no warm runner ran them", async () => {
+    const { task: t } = await task();
+    const run = new StrategyRun(t, "probe");
+    await run.run(async () => {
+      await run.baseline();
+      expect(run.outcome.cost.testRuns).toBe(2);
+      writeFileSync(join(t.workspace, "calc/lib.py"), BOTH);
+      const broke = await run.validate({ description: "both" }, { first: { kind: "tests", ids: [FAILING] } });
+      // The failing test's run is the visible run; then the regression suite.
+      expect(broke.attempt).toMatchObject({ result: "regression-failed", passed: 1, failed: 1 });
+      expect(run.outcome.cost.testRuns).toBe(4);
+      writeFileSync(join(t.workspace, "calc/lib.py"), FIXED);
+      const right = await run.validate({ description: "right" }, { first: { kind: "tests", ids: [FAILING] } });
+      expect(right.attempt).toMatchObject({ result: "plausible", passed: 1, failed: 0 });
+      expect(run.outcome.cost.testRuns).toBe(6);
+      // Other tests first (here the whole suite): the visible tests still run on their own.
+      const wider = await run.validate({ description: "right, all first" }, { first: { kind: "all" } });
+      expect(wider.attempt).toMatchObject({ result: "plausible", passed: 1, failed: 0 });
+      expect(run.outcome.cost.testRuns).toBe(9);
+      return run.finish("iterations", "probe");
+    });
+  });
+
   it("releases attempts in candidate order whichever finishes first, and keeps the closest attempt by that order", async () => {
     const { task: t, events } = await task();
     const run = new StrategyRun(t, "probe");
