@@ -3,14 +3,15 @@
 // the plain suite's cost: V8 coverage is per process, and one process per test cost 4 to 219
 // times the suite. Here:
 //   - each failing test runs alone (at most MAX_FAILING_ALONE of them): its exact spectrum;
-//   - the suite runs once under coverage: how often each line ran, over all its tests;
+//   - the tests that passed on the unchanged code run once, together, under coverage: how
+//     often each line ran, over all of them;
 //   - the suite runs once more selecting no test: how often each line ran while the test
 //     files loaded (every selection loads them, these runners select by filtering);
-//   - when not every failing test ran alone, the failing tests run once together.
+//   - when that run had failing tests that did not run alone, they run once together.
 // Ochiai's ep of a line (how many passing tests executed it) is then estimated: a line that
 // runs while the files load runs in every passing test's process, ep = all passing tests
 // (what one process per test gave); any other line ran ep_est = min(passing, its count in the
-// suite run less the failing tests' count and the loads') times in passing tests, so ep_est
+// passing tests' run less any failing test's count there and the loads') times in passing tests, so ep_est
 // is 0 exactly when no passing test ran it and at least the true ep otherwise (a line run
 // several times by one test counts more than once: an approximation, which ranks lines in
 // loops lower). A test can write its own coverage file there: script URLs go through the
@@ -31,6 +32,9 @@ import { readRunOutput } from "../../verify/read-run-output.ts";
 
 /** The failing tests run alone, each its own process; beyond this many, the first ones (by id) stand for all. */
 export const MAX_FAILING_ALONE = 5;
+
+/** Beyond this many characters of names, the passing tests run as the whole suite (one argument holds at most 128 KiB). */
+const MAX_PATTERN_CHARS = 60_000;
 
 /** A selection no test's title matches: the run loads the test files and runs nothing. */
 export const NO_TEST_ID = "autogen no test matches this title 5f0c2e";
@@ -55,15 +59,15 @@ type LineCounts = Map<string, Map<number, number>>;
 export type JsSpectra = Spectra & { passed: PassedAggregate; passing: number; runs: number };
 
 /**
- * `failing`: the failing tests' ids; `suite`: the passing tests' selection (the whole suite, or
- * the regression tests); `limitFor`: each run's limit (the candidate limit, from the unchanged
- * code's timings), so a test that loops costs seconds here too.
+ * `failing`: the failing tests' ids; `passing`: the tests that passed on the unchanged code (the
+ * visible and regression ones), run once together; `limitFor`: each run's limit (the candidate
+ * limit, from the unchanged code's timings), so a test that loops costs seconds here too.
  */
 export async function jsSpectra(
   workspace: string,
   verifier: Verifier,
   failing: readonly string[],
-  suite: TestSelection,
+  passing: readonly string[],
   limitFor?: (selection: TestSelection) => RunTimeLimit | undefined,
 ): Promise<JsSpectra> {
   const reader = new CoverageReader(workspace);
@@ -73,14 +77,24 @@ export async function jsSpectra(
     return reader.run(verifier, selection, limitFor?.(selection));
   };
   const loads = (await covered({ kind: "tests", ids: [NO_TEST_ID] })).counts;
-  const whole = await covered(suite);
-  const passingIds = new Set(whole.report.tests.filter((t) => t.status === "pass").map((t) => t.id));
-  const failingInSuite = whole.report.tests.filter((t) => t.status === "fail" || t.status === "error");
+  // The passing tests by name (a failing test would stop a `--bail` run, and one that loops
+  // would cost its limit), or all of them when their names make too long a pattern.
+  const pattern = passing.reduce((sum, id) => sum + id.length + 8, 0);
+  const whole =
+    passing.length === 0
+      ? { counts: new Map() as LineCounts, tests: [] }
+      : await covered(pattern <= MAX_PATTERN_CHARS ? { kind: "tests", ids: [...passing] } : { kind: "all" }).then(
+          (r) => ({ counts: r.counts, tests: r.report.tests }),
+        );
+  const failingIds = new Set(failing);
+  const passingIds = new Set(whole.tests.filter((t) => t.status === "pass" && !failingIds.has(t.id)).map((t) => t.id));
+  // Tests that failed in that run: their executions are no passing test's.
+  const failedInSuite = whole.tests.filter((t) => t.status === "fail" || t.status === "error").map((t) => t.id);
 
   const alone = [...failing].sort().slice(0, MAX_FAILING_ALONE);
   const spectra: TestSpectrum[] = [];
-  // Each failing run's count beyond the loads: the failing tests' own executions.
-  const failingCounts: LineCounts = new Map();
+  // Each lone failing run's counts beyond the loads: that test's own executions.
+  const own = new Map<string, LineCounts>();
   for (const id of alone) {
     const { report, counts } = await covered({ kind: "tests", ids: [id] });
     const result = report.tests.find((t) => t.id === id) ?? report.tests.find((t) => t.status !== "skip");
@@ -91,29 +105,32 @@ export async function jsSpectra(
       for (const [line, count] of byLine) if (count > 0) set.add(line);
       if (set.size > 0) lines.set(file, set);
     }
-    const failed = result.status === "fail" || result.status === "error";
-    spectra.push({ id, failed, lines });
-    if (!failed) passingIds.delete(id);
-    addBeyond(failingCounts, counts, loads);
+    spectra.push({ id, failed: result.status === "fail" || result.status === "error", lines });
+    const beyond: LineCounts = new Map();
+    addBeyond(beyond, counts, loads);
+    own.set(id, beyond);
   }
-  // Failing tests of the suite run that did not run alone (beyond the cap, or failing before
-  // the change outside the visible ones): the failing tests' executions from one run of them together.
-  const allFailing = [...new Set([...failing, ...failingInSuite.map((t) => t.id)])];
-  if (allFailing.some((id) => !alone.includes(id))) {
-    failingCounts.clear();
-    addBeyond(failingCounts, (await covered({ kind: "tests", ids: allFailing })).counts, loads);
-  }
-  for (const id of allFailing) passingIds.delete(id);
-  const passing = passingIds.size;
+  const failingCounts: LineCounts = new Map();
+  if (failedInSuite.every((id) => own.has(id))) for (const id of failedInSuite) merge(failingCounts, own.get(id));
+  // Some ran only in the suite run (a name shared with a passing test, more failing tests than run alone): one run of them together.
+  else addBeyond(failingCounts, (await covered({ kind: "tests", ids: failedInSuite })).counts, loads);
   const countOf = (counts: LineCounts, file: string, line: number) => counts.get(file)?.get(line) ?? 0;
   const passed: PassedAggregate = {
     covering(file, line) {
-      if (countOf(loads, file, line) > 0) return passing;
+      if (countOf(loads, file, line) > 0) return passingIds.size;
       const beyond = countOf(whole.counts, file, line) - countOf(failingCounts, file, line);
-      return Math.max(0, Math.min(passing, beyond));
+      return Math.max(0, Math.min(passingIds.size, beyond));
     },
   };
-  return { spectra, dropped: reader.dropped(), passed, passing, runs };
+  return { spectra, dropped: reader.dropped(), passed, passing: passingIds.size, runs };
+}
+
+function merge(into: LineCounts, counts: LineCounts | undefined): void {
+  for (const [file, byLine] of counts ?? []) {
+    const target = into.get(file) ?? new Map<number, number>();
+    for (const [line, count] of byLine) target.set(line, (target.get(line) ?? 0) + count);
+    into.set(file, target);
+  }
 }
 
 /** Adds to `into` each line's count in `counts` beyond its count in `loads` (what the tests ran, not the loading). */

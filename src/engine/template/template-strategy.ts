@@ -97,14 +97,17 @@ async function repair(task: Task, run: StrategyRun, llm: LlmClient | undefined):
       });
       run.countTestRuns(1);
     } else {
-      // V8 coverage is per process: the failing tests alone, the passing ones from one suite run (js-spectra.ts).
-      const suite: TestSelection = task.regression?.kind === "all" ? { kind: "all" } : { kind: "tests", ids: known };
-      const js = await jsSpectra(
-        task.workspace,
-        task.probe ?? task.verifier,
-        failing.map((t) => t.id),
-        suite,
-        (selection) => run.candidateLimit(selection),
+      // V8 coverage is per process: the failing tests alone, the passing ones from one run of them all (js-spectra.ts).
+      const failingIds = new Set(failing.map((t) => t.id));
+      const passing = [
+        ...new Set(
+          [...before.tests, ...(regressionBaseline?.tests ?? [])]
+            .filter((t) => t.status === "pass" && !failingIds.has(t.id))
+            .map((t) => t.id),
+        ),
+      ];
+      const js = await jsSpectra(task.workspace, task.probe ?? task.verifier, [...failingIds], passing, (selection) =>
+        run.candidateLimit(selection),
       );
       spectra = js;
       passed = js.passed;
@@ -112,7 +115,7 @@ async function repair(task: Task, run: StrategyRun, llm: LlmClient | undefined):
       task.onProgress?.({
         kind: "stage",
         stage: "localise",
-        detail: `JavaScript coverage: ${js.runs} runs (${js.spectra.length} failing test(s) alone, ${js.passing} passing from one suite run)`,
+        detail: `JavaScript coverage: ${js.runs} runs (${js.spectra.length} failing test(s) alone, ${js.passing} passing from one run)`,
       });
     }
     ranking = ochiai(spectra.spectra, (file) => !task.isTestFile(file), passed);
