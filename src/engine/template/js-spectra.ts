@@ -3,8 +3,8 @@
 // the plain suite's cost: V8 coverage is per process, and one process per test cost 4 to 219
 // times the suite. Here:
 //   - each failing test runs alone (at most MAX_FAILING_ALONE of them): its exact spectrum;
-//   - the tests that passed on the unchanged code run once, together, under coverage: how
-//     often each line ran, over all of them;
+//   - the whole suite (or the tests that passed on the unchanged code) runs once under
+//     coverage: how often each line ran, over all of its tests;
 //   - the suite runs once more selecting no test: how often each line ran while the test
 //     files loaded (every selection loads them, these runners select by filtering);
 //   - when that run had failing tests that did not run alone, they run once together.
@@ -60,14 +60,14 @@ export type JsSpectra = Spectra & { passed: PassedAggregate; passing: number; ru
 
 /**
  * `failing`: the failing tests' ids; `passing`: the tests that passed on the unchanged code (the
- * visible and regression ones), run once together; `limitFor`: each run's limit (the candidate
+ * visible and regression ones), run once together, or "all": the whole suite once; `limitFor`: each run's limit (the candidate
  * limit, from the unchanged code's timings), so a test that loops costs seconds here too.
  */
 export async function jsSpectra(
   workspace: string,
   verifier: Verifier,
   failing: readonly string[],
-  passing: readonly string[],
+  passing: readonly string[] | "all",
   limitFor?: (selection: TestSelection) => RunTimeLimit | undefined,
 ): Promise<JsSpectra> {
   const reader = new CoverageReader(workspace);
@@ -77,15 +77,16 @@ export async function jsSpectra(
     return reader.run(verifier, selection, limitFor?.(selection));
   };
   const loads = (await covered({ kind: "tests", ids: [NO_TEST_ID] })).counts;
-  // The passing tests by name (a failing test would stop a `--bail` run, and one that loops
-  // would cost its limit), or all of them when their names make too long a pattern.
-  const pattern = passing.reduce((sum, id) => sum + id.length + 8, 0);
+  // The whole suite when the caller runs it as its regression gate (names can miss tests: a
+  // title the runner's pattern does not match), else the passing tests by name; all of them
+  // too when their names make too long a pattern.
+  const pattern = passing === "all" ? 0 : passing.reduce((sum, id) => sum + id.length + 8, 0);
   const whole =
     passing.length === 0
       ? { counts: new Map() as LineCounts, tests: [] }
-      : await covered(pattern <= MAX_PATTERN_CHARS ? { kind: "tests", ids: [...passing] } : { kind: "all" }).then(
-          (r) => ({ counts: r.counts, tests: r.report.tests }),
-        );
+      : await covered(
+          passing === "all" || pattern > MAX_PATTERN_CHARS ? { kind: "all" } : { kind: "tests", ids: [...passing] },
+        ).then((r) => ({ counts: r.counts, tests: r.report.tests }));
   const failingIds = new Set(failing);
   const passingIds = new Set(whole.tests.filter((t) => t.status === "pass" && !failingIds.has(t.id)).map((t) => t.id));
   // Tests that failed in that run: their executions are no passing test's.

@@ -97,7 +97,7 @@ async function repair(task: Task, run: StrategyRun, llm: LlmClient | undefined):
       });
       run.countTestRuns(1);
     } else {
-      // V8 coverage is per process: the failing tests alone, the passing ones from one run of them all (js-spectra.ts).
+      // V8 coverage is per process: the failing tests alone, the passing ones from one run of the suite (js-spectra.ts).
       const failingIds = new Set(failing.map((t) => t.id));
       const passing = [
         ...new Set(
@@ -106,8 +106,12 @@ async function repair(task: Task, run: StrategyRun, llm: LlmClient | undefined):
             .map((t) => t.id),
         ),
       ];
-      const js = await jsSpectra(task.workspace, task.probe ?? task.verifier, [...failingIds], passing, (selection) =>
-        run.candidateLimit(selection),
+      const js = await jsSpectra(
+        task.workspace,
+        task.probe ?? task.verifier,
+        [...failingIds],
+        task.regression?.kind === "all" ? "all" : passing,
+        (selection) => run.candidateLimit(selection),
       );
       spectra = js;
       passed = js.passed;
