@@ -1,6 +1,7 @@
 // The code SLPW's and SEIDR's implement, refine, draft and repair prompts show: LPW's edit
 // context (the symbols the failing tests reach now, those the plan names, the lines changed
-// so far, those the start's context showed), never whole files.
+// so far, those the start's context showed: all of them when there is no plan, else those
+// not found by words alone), never whole files.
 import type { TestCaseResult } from "../../verify/test-report.ts";
 import type { WorkspaceChanges } from "../lpw/workspace-changes.ts";
 import type { CodeContext } from "./build-context.ts";
@@ -36,7 +37,11 @@ export async function searchEditCode(
     plan,
     failing,
     changed: options.changes.changedLines(),
-    earlier: options.start.symbols.filter((s) => s.reason !== "retrieval").map((s) => ({ path: s.path, name: s.name })),
+    // A plan names what it edits, and the start's finds by words alone are left to it; with no plan
+    // (SEIDR's drafts and repairs) they are what the model was shown of the code: kept.
+    earlier: options.start.symbols
+      .filter((s) => plan.length === 0 || s.reason !== "retrieval")
+      .map((s) => ({ path: s.path, name: s.name })),
     isTestFile: options.isTestFile,
   });
   return context.code || "(no code located)";
