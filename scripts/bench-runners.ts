@@ -137,6 +137,13 @@ function localisationLine(plainSeconds: number, result: Localisation | undefined
 const fmt = (c: { pass: number; fail: number; skip: number }) =>
   `${String(c.pass)}/${String(c.fail)}/${String(c.skip)}`;
 
+/** The lines of the buggy file the injected bug's text spans (where a fix goes). */
+function bugLines(project: Project, original: string): { file: string; lines: number[] } {
+  const first = original.slice(0, original.indexOf(project.bug.from)).split("\n").length;
+  const count = project.bug.to.replace(/\n$/, "").split("\n").length;
+  return { file: project.bug.file, lines: Array.from({ length: count }, (_, i) => first + i) };
+}
+
 async function benchOne(project: Project): Promise<{ countsEqual: boolean; selected: boolean; runnerOk: boolean }> {
   const dir = prepare(project);
   const plain = runPlain(project, dir);
@@ -167,12 +174,17 @@ async function benchOne(project: Project): Promise<{ countsEqual: boolean; selec
         (got[0] === "fail" || got[0] === "error");
       selection = `${selected ? "yes" : "NO"} ${JSON.stringify(target.id)} of ${String(failing.length)} failing${selected ? "" : ` → ${JSON.stringify(one.report.tests.map((t) => `${t.id}:${t.status}`).slice(0, 3))} exit ${String(one.report.run.exitCode)}`} (${one.seconds.toFixed(1)} s)`;
       const runner = detectRunner(dir, project.command);
-      localisation = await localise(dir, runner, localVerifier(runner, botSandbox), botSandbox, buggy.report).catch(
-        (error: unknown) => ({
-          kind: "failed" as const,
-          reason: error instanceof Error ? error.message.slice(0, 300) : String(error),
-        }),
-      );
+      localisation = await localise(
+        dir,
+        runner,
+        localVerifier(runner, botSandbox),
+        botSandbox,
+        buggy.report,
+        bugLines(project, original),
+      ).catch((error: unknown) => ({
+        kind: "failed" as const,
+        reason: error instanceof Error ? error.message.slice(0, 300) : String(error),
+      }));
     }
   } catch (error) {
     selection = `error: ${error instanceof Error ? error.message.slice(0, 200) : String(error)}`;

@@ -6,6 +6,7 @@
 import { readFileSync } from "node:fs";
 import { parseRepoConfigText } from "../../src/config/parse-repo-config.ts";
 import { buildTask } from "../../src/engine/build-task.ts";
+import type { SuspiciousLine } from "../../src/engine/template/ochiai.ts";
 import { templateStrategy } from "../../src/engine/template/template-strategy.ts";
 import type { Verifier } from "../../src/verify/local-verifier.ts";
 import type { TestRunner } from "../../src/verify/runners/test-runner.ts";
@@ -26,6 +27,7 @@ export async function localise(
   verifier: Verifier,
   sandbox: Omit<SandboxOptions, "cwd">,
   buggy: TestReport,
+  bug?: { file: string; lines: number[] },
 ): Promise<Localisation> {
   const stop = new AbortController();
   const stages: Array<{ stage: string; at: number; load: string; detail: string }> = [];
@@ -63,6 +65,7 @@ export async function localise(
   const detail = [
     start.detail,
     top ? `top line ${top.file}:${String(top.line)} (${top.score.toFixed(2)})` : "no line ranked",
+    ...(bug ? [bugRank(outcome.plan.localisation, bug)] : []),
     `${String(outcome.cost.testRuns)} test runs by the strategy, its baseline's included`,
     ...(end ? [] : [`ended ${outcome.stopReason}: ${outcome.message.slice(0, 200)}`]),
     ...dropped,
@@ -73,4 +76,14 @@ export async function localise(
     load: `${start.load} → ${end?.load ?? loadAverage()}`,
     detail,
   };
+}
+
+/** Where the injected bug's line ranks among the lines the strategy keeps (its top 10). */
+function bugRank(ranked: readonly SuspiciousLine[], bug: { file: string; lines: number[] }): string {
+  const at = ranked.findIndex((l) => l.file === bug.file && bug.lines.includes(l.line));
+  const where = `${bug.file}:${bug.lines.join(",")}`;
+  const hit = ranked[at];
+  return hit
+    ? `the bug's line ${where} ranks ${String(at + 1)} of the top ${String(ranked.length)} (${hit.score.toFixed(2)})`
+    : `the bug's line ${where} is not in the top ${String(ranked.length)}`;
 }

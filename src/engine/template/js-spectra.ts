@@ -1,7 +1,21 @@
-// Per-test line coverage for JavaScript/TypeScript from Node's built-in V8 coverage:
-// each test runs alone (through the verifier, in the sandbox) with NODE_V8_COVERAGE set,
-// and V8's block ranges are turned into the repository lines that test executed. A test
-// can write its own coverage file there: script URLs go through the safe-path check.
+// Line coverage for JavaScript/TypeScript localisation from Node's built-in V8 coverage
+// (NODE_V8_COVERAGE: per process, with each block's execution count), at a small multiple of
+// the plain suite's cost: V8 coverage is per process, and one process per test cost 4 to 219
+// times the suite. Here:
+//   - each failing test runs alone (at most MAX_FAILING_ALONE of them): its exact spectrum;
+//   - the whole suite (or the tests that passed on the unchanged code) runs once under
+//     coverage: how often each line ran, over all of its tests;
+//   - the suite runs once more selecting no test: how often each line ran while the test
+//     files loaded (every selection loads them, these runners select by filtering);
+//   - when that run had failing tests that did not run alone, they run once together.
+// Ochiai's ep of a line (how many passing tests executed it) is then estimated: a line that
+// runs while the files load runs in every passing test's process, ep = all passing tests
+// (what one process per test gave); any other line ran ep_est = min(passing, its count in the
+// passing tests' run less any failing test's count there and the loads') times in passing tests, so ep_est
+// is 0 exactly when no passing test ran it and at least the true ep otherwise (a line run
+// several times by one test counts more than once: an approximation, which ranks lines in
+// loops lower). A test can write its own coverage file there: script URLs go through the
+// safe-path check.
 import { NODE_WATCHDOG } from "../../verify/node-test-watchdog.ts";
 import { readdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -10,10 +24,20 @@ import { fileURLToPath } from "node:url";
 import { z } from "zod";
 import type { RunTimeLimit, Verifier } from "../../verify/local-verifier.ts";
 import type { TestSelection } from "../../verify/runners/test-runner.ts";
+import type { TestReport } from "../../verify/test-report.ts";
 import { readWorktreeText } from "../../workspace/read-worktree-file.ts";
-import type { TestSpectrum } from "./ochiai.ts";
-import { reportedFileFilter, type Spectra } from "./reported-files.ts";
+import type { PassedAggregate, TestSpectrum } from "./ochiai.ts";
+import { reportedFileFilter, type ReportedFileFilter, type Spectra } from "./reported-files.ts";
 import { readRunOutput } from "../../verify/read-run-output.ts";
+
+/** The failing tests run alone, each its own process; beyond this many, the first ones (by id) stand for all. */
+export const MAX_FAILING_ALONE = 5;
+
+/** Beyond this many characters of names, the passing tests run as the whole suite (one argument holds at most 128 KiB). */
+const MAX_PATTERN_CHARS = 60_000;
+
+/** A selection no test's title matches: the run loads the test files and runs nothing. */
+export const NO_TEST_ID = "autogen no test matches this title 5f0c2e";
 
 const coverageSchema = z.object({
   result: z.array(
@@ -28,64 +52,170 @@ const coverageSchema = z.object({
 
 type Range = { startOffset: number; endOffset: number; count: number };
 
-/** `limitFor`: each test's run limit (the candidate limit, from the unchanged code's timings), so a test that loops costs seconds here too. */
+/** Per repository file, per line: how many times it ran (summed over a run's processes). */
+type LineCounts = Map<string, Map<number, number>>;
+
+/** The failing tests' spectra, the passing tests in aggregate (`passed`), and the processes it started (`runs`). */
+export type JsSpectra = Spectra & { passed: PassedAggregate; passing: number; runs: number };
+
+/**
+ * `failing`: the failing tests' ids; `passing`: the tests that passed on the unchanged code (the
+ * visible and regression ones), run once together, or "all": the whole suite once; `limitFor`: each run's limit (the candidate
+ * limit, from the unchanged code's timings), so a test that loops costs seconds here too.
+ */
 export async function jsSpectra(
   workspace: string,
   verifier: Verifier,
-  testIds: string[],
+  failing: readonly string[],
+  passing: readonly string[] | "all",
   limitFor?: (selection: TestSelection) => RunTimeLimit | undefined,
-): Promise<Spectra> {
-  const safe = reportedFileFilter(workspace);
+): Promise<JsSpectra> {
+  const reader = new CoverageReader(workspace);
+  let runs = 0;
+  const covered = async (selection: TestSelection) => {
+    runs += 1;
+    return reader.run(verifier, selection, limitFor?.(selection));
+  };
+  const loads = (await covered({ kind: "tests", ids: [NO_TEST_ID] })).counts;
+  // The whole suite when the caller runs it as its regression gate (names can miss tests: a
+  // title the runner's pattern does not match), else the passing tests by name; all of them
+  // too when their names make too long a pattern.
+  const pattern = passing === "all" ? 0 : passing.reduce((sum, id) => sum + id.length + 8, 0);
+  const whole =
+    passing.length === 0
+      ? { counts: new Map() as LineCounts, tests: [] }
+      : await covered(
+          passing === "all" || pattern > MAX_PATTERN_CHARS ? { kind: "all" } : { kind: "tests", ids: [...passing] },
+        ).then((r) => ({ counts: r.counts, tests: r.report.tests }));
+  const failingIds = new Set(failing);
+  const passingIds = new Set(whole.tests.filter((t) => t.status === "pass" && !failingIds.has(t.id)).map((t) => t.id));
+  // Tests that failed in that run: their executions are no passing test's.
+  const failedInSuite = whole.tests.filter((t) => t.status === "fail" || t.status === "error").map((t) => t.id);
+
+  const alone = [...failing].sort().slice(0, MAX_FAILING_ALONE);
   const spectra: TestSpectrum[] = [];
-  const sources = new Map<string, string>();
-  for (const id of testIds) {
+  // Each lone failing run's counts beyond the loads: that test's own executions.
+  const own = new Map<string, LineCounts>();
+  for (const id of alone) {
+    const { report, counts } = await covered({ kind: "tests", ids: [id] });
+    const result = report.tests.find((t) => t.id === id) ?? report.tests.find((t) => t.status !== "skip");
+    if (!result || result.status === "skip") continue;
+    const lines = new Map<string, Set<number>>();
+    for (const [file, byLine] of counts) {
+      const set = new Set<number>();
+      for (const [line, count] of byLine) if (count > 0) set.add(line);
+      if (set.size > 0) lines.set(file, set);
+    }
+    spectra.push({ id, failed: result.status === "fail" || result.status === "error", lines });
+    const beyond: LineCounts = new Map();
+    addBeyond(beyond, counts, loads);
+    own.set(id, beyond);
+  }
+  const failingCounts: LineCounts = new Map();
+  if (failedInSuite.every((id) => own.has(id))) for (const id of failedInSuite) merge(failingCounts, own.get(id));
+  // Some ran only in the suite run (a name shared with a passing test, more failing tests than run alone): one run of them together.
+  else addBeyond(failingCounts, (await covered({ kind: "tests", ids: failedInSuite })).counts, loads);
+  const countOf = (counts: LineCounts, file: string, line: number) => counts.get(file)?.get(line) ?? 0;
+  const passed: PassedAggregate = {
+    covering(file, line) {
+      if (countOf(loads, file, line) > 0) return passingIds.size;
+      const beyond = countOf(whole.counts, file, line) - countOf(failingCounts, file, line);
+      return Math.max(0, Math.min(passingIds.size, beyond));
+    },
+  };
+  return { spectra, dropped: reader.dropped(), passed, passing: passingIds.size, runs };
+}
+
+function merge(into: LineCounts, counts: LineCounts | undefined): void {
+  for (const [file, byLine] of counts ?? []) {
+    const target = into.get(file) ?? new Map<number, number>();
+    for (const [line, count] of byLine) target.set(line, (target.get(line) ?? 0) + count);
+    into.set(file, target);
+  }
+}
+
+/** Adds to `into` each line's count in `counts` beyond its count in `loads` (what the tests ran, not the loading). */
+function addBeyond(into: LineCounts, counts: LineCounts, loads: LineCounts): void {
+  for (const [file, byLine] of counts) {
+    const target = into.get(file) ?? new Map<number, number>();
+    for (const [line, count] of byLine) {
+      const beyond = count - (loads.get(file)?.get(line) ?? 0);
+      if (beyond > 0) target.set(line, (target.get(line) ?? 0) + beyond);
+    }
+    into.set(file, target);
+  }
+}
+
+/** One run of a selection under NODE_V8_COVERAGE, read back as line counts of repository files. */
+class CoverageReader {
+  private readonly workspace: string;
+  private readonly safe: ReportedFileFilter;
+  private readonly sources = new Map<string, string>();
+
+  constructor(workspace: string) {
+    this.workspace = workspace;
+    this.safe = reportedFileFilter(workspace);
+  }
+
+  dropped(): string[] {
+    return this.safe.dropped();
+  }
+
+  async run(
+    verifier: Verifier,
+    selection: TestSelection,
+    limit: RunTimeLimit | undefined,
+  ): Promise<{ report: TestReport; counts: LineCounts }> {
     const dir = await mkdtemp(join(tmpdir(), "autogen-v8cov-"));
     try {
-      const selection: TestSelection = { kind: "tests", ids: [id] };
-      const report = await verifier.run(workspace, selection, { NODE_V8_COVERAGE: dir }, limitFor?.(selection));
-      const result = report.tests.find((t) => t.id === id) ?? report.tests.find((t) => t.status !== "skip");
-      if (!result || result.status === "skip") continue;
-      const lines = new Map<string, Set<number>>();
+      const report = await verifier.run(this.workspace, selection, { NODE_V8_COVERAGE: dir }, limit);
+      const counts: LineCounts = new Map();
       for (const name of await readdir(dir)) {
         if (!name.endsWith(".json")) continue;
         const raw = await readRunOutput(join(dir, name), 256 * 1024 * 1024);
         if (raw === undefined) continue;
         const parsed = coverageSchema.safeParse(JSON.parse(raw));
         if (!parsed.success) continue;
-        for (const script of parsed.data.result) {
-          if (!script.url.startsWith("file://")) continue;
-          let path: string;
-          try {
-            path = fileURLToPath(script.url);
-          } catch {
-            continue;
-          }
-          // node_modules, and the bot's own watchdog preloaded into each test process: not the repository's code.
-          if (path.includes("/node_modules/") || path === NODE_WATCHDOG) continue;
-          const relative = safe.accept(path, { absolute: true });
-          if (relative === undefined) continue;
-          const source = sources.get(relative) ?? (await readWorktreeText(workspace, relative));
-          sources.set(relative, source);
-          const covered = coveredLines(
-            source,
-            script.functions.flatMap((f) => f.ranges),
-          );
-          const set = lines.get(relative) ?? new Set<number>();
-          for (const line of covered) set.add(line);
-          lines.set(relative, set);
-        }
+        for (const script of parsed.data.result) await this.add(counts, script);
       }
-      spectra.push({ id, failed: result.status === "fail" || result.status === "error", lines });
+      return { report, counts };
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
   }
-  return { spectra, dropped: safe.dropped() };
+
+  private async add(counts: LineCounts, script: z.infer<typeof coverageSchema>["result"][number]): Promise<void> {
+    if (!script.url.startsWith("file://")) return;
+    let path: string;
+    try {
+      path = fileURLToPath(script.url);
+    } catch {
+      return;
+    }
+    // node_modules, and the bot's own watchdog preloaded into each test process: not the repository's code.
+    if (path.includes("/node_modules/") || path === NODE_WATCHDOG) return;
+    const relative = this.safe.accept(path, { absolute: true });
+    if (relative === undefined) return;
+    const source = this.sources.get(relative) ?? (await readWorktreeText(this.workspace, relative));
+    this.sources.set(relative, source);
+    const byLine = counts.get(relative) ?? new Map<number, number>();
+    for (const [line, count] of lineCounts(
+      source,
+      script.functions.flatMap((f) => f.ranges),
+    ))
+      byLine.set(line, (byLine.get(line) ?? 0) + count);
+    counts.set(relative, byLine);
+  }
 }
 
 /** A line is executed when the innermost V8 range holding its first character ran. */
 export function coveredLines(source: string, ranges: readonly Range[]): Set<number> {
-  const covered = new Set<number>();
+  return new Set([...lineCounts(source, ranges)].filter(([, count]) => count > 0).map(([line]) => line));
+}
+
+/** Each code line's count: that of the innermost V8 range holding its first character (comment and closing lines left out). */
+export function lineCounts(source: string, ranges: readonly Range[]): Map<number, number> {
+  const counts = new Map<number, number>();
   let offset = 0;
   source.split("\n").forEach((text, index) => {
     const first = text.search(/\S/);
@@ -100,9 +230,9 @@ export function coveredLines(source: string, ranges: readonly Range[]): Set<numb
         )
           best = r;
       }
-      if (best && best.count > 0) covered.add(index + 1);
+      if (best) counts.set(index + 1, best.count);
     }
     offset += text.length + 1;
   });
-  return covered;
+  return counts;
 }

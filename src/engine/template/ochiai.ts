@@ -11,9 +11,17 @@ export type SuspiciousLine = {
   passedCovering: number;
 };
 
+/**
+ * Passing tests known only in aggregate (JavaScript: one coverage run of the whole suite, see
+ * js-spectra.ts): for each line, how many passing tests executed it, in place of their spectra.
+ */
+export type PassedAggregate = { covering(file: string, line: number): number };
+
+/** `passed`: the passing tests' counts, when `spectra` holds only the failing tests. */
 export function ochiai(
   spectra: readonly TestSpectrum[],
   include: (file: string) => boolean = () => true,
+  passed?: PassedAggregate,
 ): SuspiciousLine[] {
   const totalFailed = spectra.filter((s) => s.failed).length;
   if (totalFailed === 0) return [];
@@ -31,8 +39,9 @@ export function ochiai(
     }
   }
   const ranked: SuspiciousLine[] = [];
-  for (const { file, line, ef, ep } of counts.values()) {
+  for (const { file, line, ef, ep: traced } of counts.values()) {
     if (ef === 0) continue;
+    const ep = traced + (passed?.covering(file, line) ?? 0);
     ranked.push({ file, line, score: ef / Math.sqrt(totalFailed * (ef + ep)), failedCovering: ef, passedCovering: ep });
   }
   // Highest score first; ties broken by position so the order is deterministic.

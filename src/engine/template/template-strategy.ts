@@ -14,7 +14,7 @@ import { checkDiffLanded } from "../check-diff-landed.ts";
 import { StrategyRun } from "../run/strategy-run.ts";
 import type { Outcome, Strategy, Task } from "../task.ts";
 import { applyMutation, type Mutation } from "./mutation.ts";
-import { ochiai, type SuspiciousLine } from "./ochiai.ts";
+import { ochiai, type PassedAggregate, type SuspiciousLine } from "./ochiai.ts";
 import { jsMutations } from "./js-mutations.ts";
 import { loopGuardMutations } from "./loop-guard-mutations.ts";
 import { jsSpectra } from "./js-spectra.ts";
@@ -83,6 +83,7 @@ async function repair(task: Task, run: StrategyRun, llm: LlmClient | undefined):
       ),
     ];
     let spectra: Spectra;
+    let passed: PassedAggregate | undefined;
     if (language === "python") {
       spectra = await pythonSpectra(task.workspace, task.regression?.kind === "all" ? [] : known, {
         ...task.sandbox,
@@ -96,13 +97,32 @@ async function repair(task: Task, run: StrategyRun, llm: LlmClient | undefined):
       });
       run.countTestRuns(1);
     } else {
-      // V8 coverage is per process: one run per test.
-      spectra = await jsSpectra(task.workspace, task.probe ?? task.verifier, known, (selection) =>
-        run.candidateLimit(selection),
+      // V8 coverage is per process: the failing tests alone, the passing ones from one run of the suite (js-spectra.ts).
+      const failingIds = new Set(failing.map((t) => t.id));
+      const passing = [
+        ...new Set(
+          [...before.tests, ...(regressionBaseline?.tests ?? [])]
+            .filter((t) => t.status === "pass" && !failingIds.has(t.id))
+            .map((t) => t.id),
+        ),
+      ];
+      const js = await jsSpectra(
+        task.workspace,
+        task.probe ?? task.verifier,
+        [...failingIds],
+        task.regression?.kind === "all" ? "all" : passing,
+        (selection) => run.candidateLimit(selection),
       );
-      run.countTestRuns(known.length);
+      spectra = js;
+      passed = js.passed;
+      run.countTestRuns(js.runs);
+      task.onProgress?.({
+        kind: "stage",
+        stage: "localise",
+        detail: `JavaScript coverage: ${js.runs} runs (${js.spectra.length} failing test(s) alone, ${js.passing} passing from one run)`,
+      });
     }
-    ranking = ochiai(spectra.spectra, (file) => !task.isTestFile(file));
+    ranking = ochiai(spectra.spectra, (file) => !task.isTestFile(file), passed);
     dropped = spectra.dropped;
   } catch (error) {
     if (error instanceof CoverageError) return run.finish("error", error.message);

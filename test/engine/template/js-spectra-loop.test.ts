@@ -52,7 +52,7 @@ describe("jsSpectra of a test that loops", () => {
   it("holds the loop's lines for the test the per-test limit stopped", async () => {
     const id = "test/bits.test.js > test > seven bits of 127";
     const verifier = localVerifier(detectRunner(dir, "node --test"), { timeoutMs: 120_000 });
-    const { spectra } = await jsSpectra(dir, verifier, [id], () => ({
+    const { spectra } = await jsSpectra(dir, verifier, [id], [], () => ({
       timeoutMs: 120_000,
       reason: "the test's limit",
       perTestMs: 1_000,
