@@ -12,8 +12,10 @@
 // reports the file failed; the bot reads the line and names the test. It changes nothing else
 // about how the tests run. In a coverage run (NODE_V8_COVERAGE set) the stopped process writes
 // no coverage of its own (node writes it only on a normal exit), and the
-// looping test would show no line at all: the watchdog's own inspector session keeps precise
-// coverage too, and writes it into that folder (node's format) before it stops the test.
+// looping test would show no line at all: the watchdog's own inspector session takes precise
+// coverage then, and writes it into that folder (node's format) before it stops the test. It
+// starts that coverage only then: a start clears V8's function call counts, and one at the
+// worker's launch landed wherever the main thread was (in the middle of a file's slow load).
 "use strict";
 const limit = Number(process.env.AUTOGEN_TEST_TIMEOUT_MS || 0);
 const wallLimit = Number(process.env.AUTOGEN_TEST_WALL_TIMEOUT_MS || 0) || 10 * limit;
@@ -52,11 +54,6 @@ if (limit > 0 && String(process.env.NODE_TEST_CONTEXT || "").startsWith("child")
     const name = new Uint8Array(shared, 20, 1024);
     const session = new inspector.Session();
     session.connectToMainThread();
-    // The mode node's own NODE_V8_COVERAGE session uses: V8 keeps one mode, so counts are not reset.
-    if (coverageDir)
-      session.post("Profiler.enable", () =>
-        session.post("Profiler.startPreciseCoverage", { callCount: true, detailed: true }, () => {}),
-      );
     // Once its JavaScript is stopped the main thread still sends the events of the tests that ended
     // before (node --test's parent reads them) and the process ends by itself: the kill is a backstop.
     const stop = () =>
@@ -64,7 +61,10 @@ if (limit > 0 && String(process.env.NODE_TEST_CONTEXT || "").startsWith("child")
     const writeCoverageThenStop = () => {
       // Should the inspector not answer, the test is stopped all the same.
       const fallback = setTimeout(stop, 2000);
-      session.post("Profiler.takePreciseCoverage", (error, taken) => {
+      // Started only now: starting clears V8's function call counts, and this session starts while
+      // the main thread runs (a start at the worker's launch landed in the middle of a slow load,
+      // and the file's coverage lost what had run before it). node's own session keeps the mode.
+      const take = () => session.post("Profiler.takePreciseCoverage", (error, taken) => {
         clearTimeout(fallback);
         if (!error && taken) {
           try {
@@ -76,6 +76,9 @@ if (limit > 0 && String(process.env.NODE_TEST_CONTEXT || "").startsWith("child")
         }
         stop();
       });
+      session.post("Profiler.enable", () =>
+        session.post("Profiler.startPreciseCoverage", { callCount: true, detailed: true }, take),
+      );
     };
     setInterval(() => {
       if (!started[0]) return;
