@@ -11241,7 +11241,7 @@ var require_merge = __commonJS({
     var identity3 = require_identity();
     var Scalar = require_Scalar();
     var MERGE_KEY = "<<";
-    var merge4 = {
+    var merge5 = {
       identify: (value) => value === MERGE_KEY || typeof value === "symbol" && value.description === MERGE_KEY,
       default: "key",
       tag: "tag:yaml.org,2002:merge",
@@ -11251,7 +11251,7 @@ var require_merge = __commonJS({
       }),
       stringify: () => MERGE_KEY
     };
-    var isMergeKey = (ctx, key2) => (merge4.identify(key2) || identity3.isScalar(key2) && (!key2.type || key2.type === Scalar.Scalar.PLAIN) && merge4.identify(key2.value)) && ctx?.doc.schema.tags.some((tag) => tag.tag === merge4.tag && tag.default);
+    var isMergeKey = (ctx, key2) => (merge5.identify(key2) || identity3.isScalar(key2) && (!key2.type || key2.type === Scalar.Scalar.PLAIN) && merge5.identify(key2.value)) && ctx?.doc.schema.tags.some((tag) => tag.tag === merge5.tag && tag.default);
     function addMergeToJSMap(ctx, map2, value) {
       const source = resolveAliasValue(ctx, value);
       if (identity3.isSeq(source))
@@ -11290,7 +11290,7 @@ var require_merge = __commonJS({
     }
     exports2.addMergeToJSMap = addMergeToJSMap;
     exports2.isMergeKey = isMergeKey;
-    exports2.merge = merge4;
+    exports2.merge = merge5;
   }
 });
 
@@ -11299,15 +11299,15 @@ var require_addPairToJSMap = __commonJS({
   "node_modules/yaml/dist/nodes/addPairToJSMap.js"(exports2) {
     "use strict";
     var log = require_log();
-    var merge4 = require_merge();
+    var merge5 = require_merge();
     var stringify3 = require_stringify();
     var identity3 = require_identity();
     var toJS = require_toJS();
     function addPairToJSMap(ctx, map2, { key: key2, value }) {
       if (identity3.isNode(key2) && key2.addToJSMap)
         key2.addToJSMap(ctx, map2, value);
-      else if (merge4.isMergeKey(ctx, key2))
-        merge4.addMergeToJSMap(ctx, map2, value);
+      else if (merge5.isMergeKey(ctx, key2))
+        merge5.addMergeToJSMap(ctx, map2, value);
       else {
         const jsKey = toJS.toJS(key2, "", ctx);
         if (map2 instanceof Map) {
@@ -12698,7 +12698,7 @@ var require_schema3 = __commonJS({
     var bool = require_bool2();
     var float = require_float2();
     var int2 = require_int2();
-    var merge4 = require_merge();
+    var merge5 = require_merge();
     var omap = require_omap();
     var pairs = require_pairs();
     var set3 = require_set();
@@ -12718,7 +12718,7 @@ var require_schema3 = __commonJS({
       float.floatExp,
       float.float,
       binary.binary,
-      merge4.merge,
+      merge5.merge,
       omap.omap,
       pairs.pairs,
       set3.set,
@@ -12744,7 +12744,7 @@ var require_tags = __commonJS({
     var schema = require_schema();
     var schema$1 = require_schema2();
     var binary = require_binary();
-    var merge4 = require_merge();
+    var merge5 = require_merge();
     var omap = require_omap();
     var pairs = require_pairs();
     var schema$2 = require_schema3();
@@ -12769,7 +12769,7 @@ var require_tags = __commonJS({
       intOct: int2.intOct,
       intTime: timestamp.intTime,
       map: map2.map,
-      merge: merge4.merge,
+      merge: merge5.merge,
       null: _null4.nullTag,
       omap: omap.omap,
       pairs: pairs.pairs,
@@ -12779,7 +12779,7 @@ var require_tags = __commonJS({
     };
     var coreKnownTags = {
       "tag:yaml.org,2002:binary": binary.binary,
-      "tag:yaml.org,2002:merge": merge4.merge,
+      "tag:yaml.org,2002:merge": merge5.merge,
       "tag:yaml.org,2002:omap": omap.omap,
       "tag:yaml.org,2002:pairs": pairs.pairs,
       "tag:yaml.org,2002:set": set3.set,
@@ -12788,7 +12788,7 @@ var require_tags = __commonJS({
     function getTags(customTags, schemaName, addMergeTag) {
       const schemaTags = schemas.get(schemaName);
       if (schemaTags && !customTags) {
-        return addMergeTag && !schemaTags.includes(merge4.merge) ? schemaTags.concat(merge4.merge) : schemaTags.slice();
+        return addMergeTag && !schemaTags.includes(merge5.merge) ? schemaTags.concat(merge5.merge) : schemaTags.slice();
       }
       let tags = schemaTags;
       if (!tags) {
@@ -12806,7 +12806,7 @@ var require_tags = __commonJS({
         tags = customTags(tags.slice());
       }
       if (addMergeTag)
-        tags = tags.concat(merge4.merge);
+        tags = tags.concat(merge5.merge);
       return tags.reduce((tags2, tag) => {
         const tagObj = typeof tag === "string" ? tagsByName[tag] : tag;
         if (!tagObj) {
@@ -12835,11 +12835,11 @@ var require_Schema = __commonJS({
     var tags = require_tags();
     var sortMapEntriesByKey = (a2, b3) => a2.key < b3.key ? -1 : a2.key > b3.key ? 1 : 0;
     var Schema = class _Schema {
-      constructor({ compat, customTags, merge: merge4, resolveKnownTags, schema, sortMapEntries, toStringDefaults }) {
+      constructor({ compat, customTags, merge: merge5, resolveKnownTags, schema, sortMapEntries, toStringDefaults }) {
         this.compat = Array.isArray(compat) ? tags.getTags(compat, "compat") : compat ? tags.getTags(null, compat) : null;
         this.name = typeof schema === "string" && schema || "core";
         this.knownTags = resolveKnownTags ? tags.coreKnownTags : {};
-        this.tags = tags.getTags(customTags, this.name, merge4);
+        this.tags = tags.getTags(customTags, this.name, merge5);
         this.toStringOptions = toStringDefaults ?? null;
         Object.defineProperty(this, identity3.MAP, { value: map2.map });
         Object.defineProperty(this, identity3.SCALAR, { value: string4.string });
@@ -33927,7 +33927,7 @@ function isRecursive(inst, stack, resolve8) {
     }
     return answer;
   };
-  const merge4 = (answer) => {
+  const merge5 = (answer) => {
     if (answer > result)
       result = answer;
   };
@@ -33936,7 +33936,7 @@ function isRecursive(inst, stack, resolve8) {
   switch (kind) {
     case "object": {
       const raw = rawShape(def);
-      merge4(raw ? shape(raw, true) : ASSUMED);
+      merge5(raw ? shape(raw, true) : ASSUMED);
       check2(def.catchall);
       break;
     }
@@ -33986,7 +33986,7 @@ function isRecursive(inst, stack, resolve8) {
     // `$ZodLazy` caches its inner on the def, so a resolved edge is followed exactly
     case "lazy": {
       const inner = def._cachedInner ?? (resolve8 ? inst._zod.innerType : void 0);
-      merge4(inner ? isRecursive(inner, stack, false) : ASSUMED);
+      merge5(inner ? isRecursive(inner, stack, false) : ASSUMED);
       break;
     }
     // a leaf by choice: `parts` are regex fragments, not data positions
@@ -94946,7 +94946,7 @@ async function keepParsable(grammar, source, mutations) {
 }
 
 // src/engine/template/ochiai.ts
-function ochiai(spectra, include = () => true) {
+function ochiai(spectra, include = () => true, passed) {
   const totalFailed = spectra.filter((s) => s.failed).length;
   if (totalFailed === 0) return [];
   const counts = /* @__PURE__ */ new Map();
@@ -94963,8 +94963,9 @@ function ochiai(spectra, include = () => true) {
     }
   }
   const ranked = [];
-  for (const { file: file2, line, ef, ep } of counts.values()) {
+  for (const { file: file2, line, ef, ep: traced } of counts.values()) {
     if (ef === 0) continue;
+    const ep = traced + (passed?.covering(file2, line) ?? 0);
     ranked.push({ file: file2, line, score: ef / Math.sqrt(totalFailed * (ef + ep)), failedCovering: ef, passedCovering: ep });
   }
   return ranked.sort((a2, b3) => b3.score - a2.score || a2.file.localeCompare(b3.file) || a2.line - b3.line);
@@ -95429,6 +95430,9 @@ async function readRunOutput(path12, maxBytes) {
 }
 
 // src/engine/template/js-spectra.ts
+var MAX_FAILING_ALONE = 5;
+var MAX_PATTERN_CHARS = 6e4;
+var NO_TEST_ID = "autogen no test matches this title 5f0c2e";
 var coverageSchema = external_exports.object({
   result: external_exports.array(
     external_exports.object({
@@ -95439,55 +95443,122 @@ var coverageSchema = external_exports.object({
     })
   )
 });
-async function jsSpectra(workspace, verifier, testIds, limitFor) {
-  const safe = reportedFileFilter(workspace);
+async function jsSpectra(workspace, verifier, failing, passing, limitFor) {
+  const reader = new CoverageReader(workspace);
+  let runs = 0;
+  const covered = async (selection) => {
+    runs += 1;
+    return reader.run(verifier, selection, limitFor?.(selection));
+  };
+  const loads = (await covered({ kind: "tests", ids: [NO_TEST_ID] })).counts;
+  const pattern = passing === "all" ? 0 : passing.reduce((sum, id) => sum + id.length + 8, 0);
+  const whole = passing.length === 0 ? { counts: /* @__PURE__ */ new Map(), tests: [] } : await covered(
+    passing === "all" || pattern > MAX_PATTERN_CHARS ? { kind: "all" } : { kind: "tests", ids: [...passing] }
+  ).then((r2) => ({ counts: r2.counts, tests: r2.report.tests }));
+  const failingIds = new Set(failing);
+  const passingIds = new Set(whole.tests.filter((t2) => t2.status === "pass" && !failingIds.has(t2.id)).map((t2) => t2.id));
+  const failedInSuite = whole.tests.filter((t2) => t2.status === "fail" || t2.status === "error").map((t2) => t2.id);
+  const alone = [...failing].sort().slice(0, MAX_FAILING_ALONE);
   const spectra = [];
-  const sources = /* @__PURE__ */ new Map();
-  for (const id of testIds) {
+  const own2 = /* @__PURE__ */ new Map();
+  for (const id of alone) {
+    const { report: report2, counts } = await covered({ kind: "tests", ids: [id] });
+    const result = report2.tests.find((t2) => t2.id === id) ?? report2.tests.find((t2) => t2.status !== "skip");
+    if (!result || result.status === "skip") continue;
+    const lines = /* @__PURE__ */ new Map();
+    for (const [file2, byLine] of counts) {
+      const set3 = /* @__PURE__ */ new Set();
+      for (const [line, count2] of byLine) if (count2 > 0) set3.add(line);
+      if (set3.size > 0) lines.set(file2, set3);
+    }
+    spectra.push({ id, failed: result.status === "fail" || result.status === "error", lines });
+    const beyond = /* @__PURE__ */ new Map();
+    addBeyond(beyond, counts, loads);
+    own2.set(id, beyond);
+  }
+  const failingCounts = /* @__PURE__ */ new Map();
+  if (failedInSuite.every((id) => own2.has(id))) for (const id of failedInSuite) merge4(failingCounts, own2.get(id));
+  else addBeyond(failingCounts, (await covered({ kind: "tests", ids: failedInSuite })).counts, loads);
+  const countOf = (counts, file2, line) => counts.get(file2)?.get(line) ?? 0;
+  const passed = {
+    covering(file2, line) {
+      if (countOf(loads, file2, line) > 0) return passingIds.size;
+      const beyond = countOf(whole.counts, file2, line) - countOf(failingCounts, file2, line);
+      return Math.max(0, Math.min(passingIds.size, beyond));
+    }
+  };
+  return { spectra, dropped: reader.dropped(), passed, passing: passingIds.size, runs };
+}
+function merge4(into, counts) {
+  for (const [file2, byLine] of counts ?? []) {
+    const target = into.get(file2) ?? /* @__PURE__ */ new Map();
+    for (const [line, count2] of byLine) target.set(line, (target.get(line) ?? 0) + count2);
+    into.set(file2, target);
+  }
+}
+function addBeyond(into, counts, loads) {
+  for (const [file2, byLine] of counts) {
+    const target = into.get(file2) ?? /* @__PURE__ */ new Map();
+    for (const [line, count2] of byLine) {
+      const beyond = count2 - (loads.get(file2)?.get(line) ?? 0);
+      if (beyond > 0) target.set(line, (target.get(line) ?? 0) + beyond);
+    }
+    into.set(file2, target);
+  }
+}
+var CoverageReader = class {
+  workspace;
+  safe;
+  sources = /* @__PURE__ */ new Map();
+  constructor(workspace) {
+    this.workspace = workspace;
+    this.safe = reportedFileFilter(workspace);
+  }
+  dropped() {
+    return this.safe.dropped();
+  }
+  async run(verifier, selection, limit2) {
     const dir = await mkdtemp5(join15(tmpdir6(), "autogen-v8cov-"));
     try {
-      const selection = { kind: "tests", ids: [id] };
-      const report2 = await verifier.run(workspace, selection, { NODE_V8_COVERAGE: dir }, limitFor?.(selection));
-      const result = report2.tests.find((t2) => t2.id === id) ?? report2.tests.find((t2) => t2.status !== "skip");
-      if (!result || result.status === "skip") continue;
-      const lines = /* @__PURE__ */ new Map();
+      const report2 = await verifier.run(this.workspace, selection, { NODE_V8_COVERAGE: dir }, limit2);
+      const counts = /* @__PURE__ */ new Map();
       for (const name of await readdir(dir)) {
         if (!name.endsWith(".json")) continue;
         const raw = await readRunOutput(join15(dir, name), 256 * 1024 * 1024);
         if (raw === void 0) continue;
         const parsed = coverageSchema.safeParse(JSON.parse(raw));
         if (!parsed.success) continue;
-        for (const script of parsed.data.result) {
-          if (!script.url.startsWith("file://")) continue;
-          let path12;
-          try {
-            path12 = fileURLToPath8(script.url);
-          } catch {
-            continue;
-          }
-          if (path12.includes("/node_modules/") || path12 === NODE_WATCHDOG) continue;
-          const relative7 = safe.accept(path12, { absolute: true });
-          if (relative7 === void 0) continue;
-          const source = sources.get(relative7) ?? await readWorktreeText(workspace, relative7);
-          sources.set(relative7, source);
-          const covered = coveredLines(
-            source,
-            script.functions.flatMap((f2) => f2.ranges)
-          );
-          const set3 = lines.get(relative7) ?? /* @__PURE__ */ new Set();
-          for (const line of covered) set3.add(line);
-          lines.set(relative7, set3);
-        }
+        for (const script of parsed.data.result) await this.add(counts, script);
       }
-      spectra.push({ id, failed: result.status === "fail" || result.status === "error", lines });
+      return { report: report2, counts };
     } finally {
       await rm10(dir, { recursive: true, force: true });
     }
   }
-  return { spectra, dropped: safe.dropped() };
-}
-function coveredLines(source, ranges) {
-  const covered = /* @__PURE__ */ new Set();
+  async add(counts, script) {
+    if (!script.url.startsWith("file://")) return;
+    let path12;
+    try {
+      path12 = fileURLToPath8(script.url);
+    } catch {
+      return;
+    }
+    if (path12.includes("/node_modules/") || path12 === NODE_WATCHDOG) return;
+    const relative7 = this.safe.accept(path12, { absolute: true });
+    if (relative7 === void 0) return;
+    const source = this.sources.get(relative7) ?? await readWorktreeText(this.workspace, relative7);
+    this.sources.set(relative7, source);
+    const byLine = counts.get(relative7) ?? /* @__PURE__ */ new Map();
+    for (const [line, count2] of lineCounts(
+      source,
+      script.functions.flatMap((f2) => f2.ranges)
+    ))
+      byLine.set(line, (byLine.get(line) ?? 0) + count2);
+    counts.set(relative7, byLine);
+  }
+};
+function lineCounts(source, ranges) {
+  const counts = /* @__PURE__ */ new Map();
   let offset = 0;
   source.split("\n").forEach((text2, index) => {
     const first2 = text2.search(/\S/);
@@ -95498,11 +95569,11 @@ function coveredLines(source, ranges) {
         if (r2.startOffset <= at && at < r2.endOffset && (!best || r2.endOffset - r2.startOffset <= best.endOffset - best.startOffset))
           best = r2;
       }
-      if (best && best.count > 0) covered.add(index + 1);
+      if (best) counts.set(index + 1, best.count);
     }
     offset += text2.length + 1;
   });
-  return covered;
+  return counts;
 }
 
 // src/engine/template/python-mutations.ts
@@ -97727,6 +97798,7 @@ async function repair(task, run2, llm) {
       )
     ];
     let spectra;
+    let passed;
     if (language === "python") {
       spectra = await pythonSpectra(task.workspace, task.regression?.kind === "all" ? [] : known, {
         ...task.sandbox,
@@ -97740,15 +97812,29 @@ async function repair(task, run2, llm) {
       });
       run2.countTestRuns(1);
     } else {
-      spectra = await jsSpectra(
+      const failingIds2 = new Set(failing.map((t2) => t2.id));
+      const passing = [
+        ...new Set(
+          [...before.tests, ...regressionBaseline?.tests ?? []].filter((t2) => t2.status === "pass" && !failingIds2.has(t2.id)).map((t2) => t2.id)
+        )
+      ];
+      const js = await jsSpectra(
         task.workspace,
         task.probe ?? task.verifier,
-        known,
+        [...failingIds2],
+        task.regression?.kind === "all" ? "all" : passing,
         (selection) => run2.candidateLimit(selection)
       );
-      run2.countTestRuns(known.length);
+      spectra = js;
+      passed = js.passed;
+      run2.countTestRuns(js.runs);
+      task.onProgress?.({
+        kind: "stage",
+        stage: "localise",
+        detail: `JavaScript coverage: ${js.runs} runs (${js.spectra.length} failing test(s) alone, ${js.passing} passing from one run)`
+      });
     }
-    ranking = ochiai(spectra.spectra, (file2) => !task.isTestFile(file2));
+    ranking = ochiai(spectra.spectra, (file2) => !task.isTestFile(file2), passed);
     dropped2 = spectra.dropped;
   } catch (error62) {
     if (error62 instanceof CoverageError) return run2.finish("error", error62.message);
