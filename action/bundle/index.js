@@ -11241,7 +11241,7 @@ var require_merge = __commonJS({
     var identity3 = require_identity();
     var Scalar = require_Scalar();
     var MERGE_KEY = "<<";
-    var merge5 = {
+    var merge4 = {
       identify: (value) => value === MERGE_KEY || typeof value === "symbol" && value.description === MERGE_KEY,
       default: "key",
       tag: "tag:yaml.org,2002:merge",
@@ -11251,7 +11251,7 @@ var require_merge = __commonJS({
       }),
       stringify: () => MERGE_KEY
     };
-    var isMergeKey = (ctx, key2) => (merge5.identify(key2) || identity3.isScalar(key2) && (!key2.type || key2.type === Scalar.Scalar.PLAIN) && merge5.identify(key2.value)) && ctx?.doc.schema.tags.some((tag) => tag.tag === merge5.tag && tag.default);
+    var isMergeKey = (ctx, key2) => (merge4.identify(key2) || identity3.isScalar(key2) && (!key2.type || key2.type === Scalar.Scalar.PLAIN) && merge4.identify(key2.value)) && ctx?.doc.schema.tags.some((tag) => tag.tag === merge4.tag && tag.default);
     function addMergeToJSMap(ctx, map2, value) {
       const source = resolveAliasValue(ctx, value);
       if (identity3.isSeq(source))
@@ -11290,7 +11290,7 @@ var require_merge = __commonJS({
     }
     exports2.addMergeToJSMap = addMergeToJSMap;
     exports2.isMergeKey = isMergeKey;
-    exports2.merge = merge5;
+    exports2.merge = merge4;
   }
 });
 
@@ -11299,15 +11299,15 @@ var require_addPairToJSMap = __commonJS({
   "node_modules/yaml/dist/nodes/addPairToJSMap.js"(exports2) {
     "use strict";
     var log = require_log();
-    var merge5 = require_merge();
+    var merge4 = require_merge();
     var stringify3 = require_stringify();
     var identity3 = require_identity();
     var toJS = require_toJS();
     function addPairToJSMap(ctx, map2, { key: key2, value }) {
       if (identity3.isNode(key2) && key2.addToJSMap)
         key2.addToJSMap(ctx, map2, value);
-      else if (merge5.isMergeKey(ctx, key2))
-        merge5.addMergeToJSMap(ctx, map2, value);
+      else if (merge4.isMergeKey(ctx, key2))
+        merge4.addMergeToJSMap(ctx, map2, value);
       else {
         const jsKey = toJS.toJS(key2, "", ctx);
         if (map2 instanceof Map) {
@@ -12698,7 +12698,7 @@ var require_schema3 = __commonJS({
     var bool = require_bool2();
     var float = require_float2();
     var int2 = require_int2();
-    var merge5 = require_merge();
+    var merge4 = require_merge();
     var omap = require_omap();
     var pairs = require_pairs();
     var set3 = require_set();
@@ -12718,7 +12718,7 @@ var require_schema3 = __commonJS({
       float.floatExp,
       float.float,
       binary.binary,
-      merge5.merge,
+      merge4.merge,
       omap.omap,
       pairs.pairs,
       set3.set,
@@ -12744,7 +12744,7 @@ var require_tags = __commonJS({
     var schema = require_schema();
     var schema$1 = require_schema2();
     var binary = require_binary();
-    var merge5 = require_merge();
+    var merge4 = require_merge();
     var omap = require_omap();
     var pairs = require_pairs();
     var schema$2 = require_schema3();
@@ -12769,7 +12769,7 @@ var require_tags = __commonJS({
       intOct: int2.intOct,
       intTime: timestamp.intTime,
       map: map2.map,
-      merge: merge5.merge,
+      merge: merge4.merge,
       null: _null4.nullTag,
       omap: omap.omap,
       pairs: pairs.pairs,
@@ -12779,7 +12779,7 @@ var require_tags = __commonJS({
     };
     var coreKnownTags = {
       "tag:yaml.org,2002:binary": binary.binary,
-      "tag:yaml.org,2002:merge": merge5.merge,
+      "tag:yaml.org,2002:merge": merge4.merge,
       "tag:yaml.org,2002:omap": omap.omap,
       "tag:yaml.org,2002:pairs": pairs.pairs,
       "tag:yaml.org,2002:set": set3.set,
@@ -12788,7 +12788,7 @@ var require_tags = __commonJS({
     function getTags(customTags, schemaName, addMergeTag) {
       const schemaTags = schemas.get(schemaName);
       if (schemaTags && !customTags) {
-        return addMergeTag && !schemaTags.includes(merge5.merge) ? schemaTags.concat(merge5.merge) : schemaTags.slice();
+        return addMergeTag && !schemaTags.includes(merge4.merge) ? schemaTags.concat(merge4.merge) : schemaTags.slice();
       }
       let tags = schemaTags;
       if (!tags) {
@@ -12806,7 +12806,7 @@ var require_tags = __commonJS({
         tags = customTags(tags.slice());
       }
       if (addMergeTag)
-        tags = tags.concat(merge5.merge);
+        tags = tags.concat(merge4.merge);
       return tags.reduce((tags2, tag) => {
         const tagObj = typeof tag === "string" ? tagsByName[tag] : tag;
         if (!tagObj) {
@@ -12835,11 +12835,11 @@ var require_Schema = __commonJS({
     var tags = require_tags();
     var sortMapEntriesByKey = (a2, b3) => a2.key < b3.key ? -1 : a2.key > b3.key ? 1 : 0;
     var Schema = class _Schema {
-      constructor({ compat, customTags, merge: merge5, resolveKnownTags, schema, sortMapEntries, toStringDefaults }) {
+      constructor({ compat, customTags, merge: merge4, resolveKnownTags, schema, sortMapEntries, toStringDefaults }) {
         this.compat = Array.isArray(compat) ? tags.getTags(compat, "compat") : compat ? tags.getTags(null, compat) : null;
         this.name = typeof schema === "string" && schema || "core";
         this.knownTags = resolveKnownTags ? tags.coreKnownTags : {};
-        this.tags = tags.getTags(customTags, this.name, merge5);
+        this.tags = tags.getTags(customTags, this.name, merge4);
         this.toStringOptions = toStringDefaults ?? null;
         Object.defineProperty(this, identity3.MAP, { value: map2.map });
         Object.defineProperty(this, identity3.SCALAR, { value: string4.string });
@@ -33927,7 +33927,7 @@ function isRecursive(inst, stack, resolve8) {
     }
     return answer;
   };
-  const merge5 = (answer) => {
+  const merge4 = (answer) => {
     if (answer > result)
       result = answer;
   };
@@ -33936,7 +33936,7 @@ function isRecursive(inst, stack, resolve8) {
   switch (kind) {
     case "object": {
       const raw = rawShape(def);
-      merge5(raw ? shape(raw, true) : ASSUMED);
+      merge4(raw ? shape(raw, true) : ASSUMED);
       check2(def.catchall);
       break;
     }
@@ -33986,7 +33986,7 @@ function isRecursive(inst, stack, resolve8) {
     // `$ZodLazy` caches its inner on the def, so a resolved edge is followed exactly
     case "lazy": {
       const inner = def._cachedInner ?? (resolve8 ? inst._zod.innerType : void 0);
-      merge5(inner ? isRecursive(inner, stack, false) : ASSUMED);
+      merge4(inner ? isRecursive(inner, stack, false) : ASSUMED);
       break;
     }
     // a leaf by choice: `parts` are regex fragments, not data positions
@@ -95477,7 +95477,8 @@ async function jsSpectra(workspace, verifier, failing, passing, limitFor) {
     own2.set(id, beyond);
   }
   const failingCounts = /* @__PURE__ */ new Map();
-  if (failedInSuite.every((id) => own2.has(id))) for (const id of failedInSuite) merge4(failingCounts, own2.get(id));
+  if (failedInSuite.every((id) => own2.has(id)))
+    for (const id of failedInSuite) addBeyond(failingCounts, own2.get(id) ?? /* @__PURE__ */ new Map(), /* @__PURE__ */ new Map());
   else addBeyond(failingCounts, (await covered({ kind: "tests", ids: failedInSuite })).counts, loads);
   const countOf = (counts, file2, line) => counts.get(file2)?.get(line) ?? 0;
   const passed = {
@@ -95488,13 +95489,6 @@ async function jsSpectra(workspace, verifier, failing, passing, limitFor) {
     }
   };
   return { spectra, dropped: reader.dropped(), passed, passing: passingIds.size, runs };
-}
-function merge4(into, counts) {
-  for (const [file2, byLine] of counts ?? []) {
-    const target = into.get(file2) ?? /* @__PURE__ */ new Map();
-    for (const [line, count2] of byLine) target.set(line, (target.get(line) ?? 0) + count2);
-    into.set(file2, target);
-  }
 }
 function addBeyond(into, counts, loads) {
   for (const [file2, byLine] of counts) {

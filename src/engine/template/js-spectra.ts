@@ -112,7 +112,8 @@ export async function jsSpectra(
     own.set(id, beyond);
   }
   const failingCounts: LineCounts = new Map();
-  if (failedInSuite.every((id) => own.has(id))) for (const id of failedInSuite) merge(failingCounts, own.get(id));
+  if (failedInSuite.every((id) => own.has(id)))
+    for (const id of failedInSuite) addBeyond(failingCounts, own.get(id) ?? new Map(), new Map());
   // Some ran only in the suite run (a name shared with a passing test, more failing tests than run alone): one run of them together.
   else addBeyond(failingCounts, (await covered({ kind: "tests", ids: failedInSuite })).counts, loads);
   const countOf = (counts: LineCounts, file: string, line: number) => counts.get(file)?.get(line) ?? 0;
@@ -124,14 +125,6 @@ export async function jsSpectra(
     },
   };
   return { spectra, dropped: reader.dropped(), passed, passing: passingIds.size, runs };
-}
-
-function merge(into: LineCounts, counts: LineCounts | undefined): void {
-  for (const [file, byLine] of counts ?? []) {
-    const target = into.get(file) ?? new Map<number, number>();
-    for (const [line, count] of byLine) target.set(line, (target.get(line) ?? 0) + count);
-    into.set(file, target);
-  }
 }
 
 /** Adds to `into` each line's count in `counts` beyond its count in `loads` (what the tests ran, not the loading). */
