@@ -4,7 +4,7 @@
 // escaped leaves its mark, hostile repositories built from the attack libraries in
 // ./assets, and the real `autogen` CLI run as a child process with the canaries in its
 // environment.
-import { execFile, execFileSync } from "node:child_process";
+import { execFile, execFileSync, spawn } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
 import {
   chmodSync,
@@ -337,6 +337,56 @@ export function processesTagged(tag: string): number[] {
     }
   }
   return pids;
+}
+
+/**
+ * Processes carrying a tag, watched by a process of its own (a python3 loop reading /proc every 50 ms)
+ * while the bot runs: a probe whose process lives only as long as one warm test is not missed when this
+ * worker's event loop is busy with other scenarios' synchronous work on a loaded machine. The tag reaches
+ * the watcher by its environment, never its command line, so it does not see itself.
+ */
+export function watchTagged(tag: string, out: string): { stop: () => Promise<Map<number, string>> } {
+  const script = [
+    "import os, signal, sys, time",
+    "tag, out, me = os.environ['RT_TAG'], os.environ['RT_OUT'], str(os.getpid())",
+    "signal.signal(signal.SIGTERM, lambda *a: sys.exit(0))",
+    "seen = set()",
+    "with open(out, 'a') as f:",
+    "    while True:",
+    "        for pid in os.listdir('/proc'):",
+    "            if not pid.isdigit() or pid == me or pid in seen:",
+    "                continue",
+    "            try:",
+    "                cmd = open('/proc/%s/cmdline' % pid, 'rb').read().decode('latin1').replace('\\0', ' ')",
+    "            except OSError:",
+    "                continue",
+    "            if tag in cmd:",
+    "                seen.add(pid)",
+    "                f.write('%s\\t%s\\n' % (pid, cmd.replace('\\n', ' ')))",
+    "                f.flush()",
+    "        time.sleep(0.05)",
+  ].join("\n");
+  writeFileSync(out, "");
+  const child = spawn("python3", ["-c", script], {
+    env: { ...process.env, RT_TAG: tag, RT_OUT: out },
+    stdio: "ignore",
+  });
+  const exited = new Promise<void>((resolve) => {
+    child.once("exit", () => resolve());
+    child.once("error", () => resolve());
+  });
+  return {
+    async stop() {
+      child.kill("SIGTERM");
+      await exited;
+      const seen = new Map<number, string>();
+      for (const line of readFileSync(out, "utf8").split("\n")) {
+        const [pid, cmdline] = line.split("\t");
+        if (pid && cmdline?.includes(tag)) seen.set(Number(pid), cmdline);
+      }
+      return seen;
+    },
+  };
 }
 
 /** Ends what a run left behind (only processes carrying this run's tag). */

@@ -460,6 +460,9 @@ export function pyWarmProbe(tag: string): RepoSpec {
     '    subprocess.Popen(["python3", "-c", "import time; time.sleep(600)", ' +
       "TAG" +
       ', "others=%d" % len(others), "second=" + second], start_new_session=True, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)',
+    // Alive for a second inside the test at least: the host's watcher (50 ms) sees it however busy the machine.
+    "    import time",
+    "    time.sleep(1)",
     "",
   ]
     .join("\n")

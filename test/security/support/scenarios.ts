@@ -17,6 +17,7 @@ import {
   lootFiles,
   newContext,
   processesTagged,
+  watchTagged,
   removeContext,
   runAutogen,
   tmpPlanted,
@@ -974,31 +975,23 @@ export const pyCachePoisonCli = (canaries: Canaries, host: HostListener) => cach
 export async function warmProbeCli(canaries: Canaries, host: HostListener): Promise<AttackResult[]> {
   const path = "cli py";
   let tag = "";
-  const seen = new Map<number, string>();
-  const poll = setInterval(() => {
-    if (!tag) return;
-    for (const pid of processesTagged(tag)) {
-      try {
-        // Read again: between the scan and this read the process may have exited (a zombie's
-        // cmdline is empty) or its pid been reused; keep only a read that still carries the tag.
-        const cmdline = readFileSync(`/proc/${String(pid)}/cmdline`, "latin1")
-          .split("\0")
-          .join(" ");
-        if (cmdline.includes(tag)) seen.set(pid, cmdline);
-      } catch {
-        // gone
-      }
-    }
-  }, 250);
+  let watcher: ReturnType<typeof watchTagged> | undefined;
+  let seen = new Map<number, string>();
   let o: CliOutcome | undefined;
   try {
-    o = await cliScenario("warm", canaries, host, (ctx) => pyWarmProbe((tag = `RTWARMD-${ctx.id}`)), [
-      "--test",
-      "tests/test_calc.py::test_add",
-      "--json",
-    ]);
+    o = await cliScenario(
+      "warm",
+      canaries,
+      host,
+      (ctx) => {
+        tag = `RTWARMD-${ctx.id}`;
+        watcher = watchTagged(tag, join(ctx.root, "warm-seen.tsv"));
+        return pyWarmProbe(tag);
+      },
+      ["--test", "tests/test_calc.py::test_add", "--json"],
+    );
   } finally {
-    clearInterval(poll);
+    if (watcher) seen = await watcher.stop();
   }
   try {
     const alive = processesTagged(tag);
@@ -1006,7 +999,8 @@ export async function warmProbeCli(canaries: Canaries, host: HostListener): Prom
     const found = [...seen.values()];
     const field = (name: string) => [...new Set(found.map((c) => c.match(new RegExp(`${name}=(\\S+)`))?.[1] ?? "?"))];
     const planted = found.length > 0;
-    const vacuous = "no warm-runner test ever started its process (the warm runner did not run it: vacuous)";
+    const attempts = Array.isArray(o.outcome?.attempts) ? o.outcome.attempts.length : "?";
+    const vacuous = `no warm-runner test ever started its process (the warm runner did not run it: vacuous); the run: ${String(o.outcome?.stopReason ?? o.outcome?.status ?? `no outcome, exit ${String(o.run.code)}`)} after ${String(attempts)} attempts: ${short(String(o.outcome?.message ?? o.run.stderr.slice(-400)), 300)}`;
     return [
       {
         attack: "a process a warm-runner test starts outlives the slot",
