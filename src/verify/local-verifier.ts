@@ -10,7 +10,7 @@ import { markTestTimeout } from "./mark-test-timeout.ts";
 import { readWatchdogTimeouts } from "./node-test-watchdog.ts";
 import { withPerTestLimit } from "./per-test-limit.ts";
 import { readJunit } from "./read-junit.ts";
-import type { TestRunner } from "./runners/test-runner.ts";
+import { RUNNER_CACHE_ENV, type TestRunner } from "./runners/test-runner.ts";
 import { runSandboxed } from "./sandbox/run-sandboxed.ts";
 import type { TestReport } from "./test-report.ts";
 import type { Verifier, VerifierRunOptions } from "./verifier.ts";
@@ -29,7 +29,12 @@ export function localVerifier(runner: TestRunner, options: VerifierRunOptions): 
       const tighter = limit.timeoutMs < options.timeoutMs;
       try {
         const reportPath = join(reportDir, "report.xml");
-        const runnerOptions = { perTestMs: limit.perTestMs, perTestWallMs: limit.perTestWallMs };
+        const runnerOptions = {
+          perTestMs: limit.perTestMs,
+          perTestWallMs: limit.perTestWallMs,
+          v8Coverage: extraEnv?.NODE_V8_COVERAGE !== undefined,
+          cacheDir: extraEnv?.[RUNNER_CACHE_ENV],
+        };
         const run = await runSandboxed(runner.command(selection, reportPath, runnerOptions), {
           ...options,
           timeoutMs: tighter ? limit.timeoutMs : options.timeoutMs,

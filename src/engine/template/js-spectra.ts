@@ -23,7 +23,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
 import type { RunTimeLimit, Verifier } from "../../verify/local-verifier.ts";
-import type { TestSelection } from "../../verify/runners/test-runner.ts";
+import { RUNNER_CACHE_ENV, type TestSelection } from "../../verify/runners/test-runner.ts";
 import type { TestReport } from "../../verify/test-report.ts";
 import { readWorktreeText } from "../../workspace/read-worktree-file.ts";
 import type { PassedAggregate, TestSpectrum } from "./ochiai.ts";
@@ -31,7 +31,7 @@ import { reportedFileFilter, type ReportedFileFilter, type Spectra } from "./rep
 import { readRunOutput } from "../../verify/read-run-output.ts";
 
 /** The failing tests run alone, each its own process; beyond this many, the first ones (by id) stand for all. */
-export const MAX_FAILING_ALONE = 5;
+export const MAX_FAILING_ALONE = 2;
 
 /** Beyond this many characters of names, the passing tests run as the whole suite (one argument holds at most 128 KiB). */
 const MAX_PATTERN_CHARS = 60_000;
@@ -55,8 +55,8 @@ type Range = { startOffset: number; endOffset: number; count: number };
 /** Per repository file, per line: how many times it ran (summed over a run's processes). */
 type LineCounts = Map<string, Map<number, number>>;
 
-/** The failing tests' spectra, the passing tests in aggregate (`passed`), and the processes it started (`runs`). */
-export type JsSpectra = Spectra & { passed: PassedAggregate; passing: number; runs: number };
+/** The failing tests' spectra, the passing tests in aggregate (`passed`), the runs it started (`runs`), and each run's seconds (`trace`). */
+export type JsSpectra = Spectra & { passed: PassedAggregate; passing: number; runs: number; trace: string[] };
 
 /**
  * `failing`: the failing tests' ids; `passing`: the tests that passed on the unchanged code (the
@@ -70,13 +70,39 @@ export async function jsSpectra(
   passing: readonly string[] | "all",
   limitFor?: (selection: TestSelection) => RunTimeLimit | undefined,
 ): Promise<JsSpectra> {
+  // One transform cache for all these runs of the same code (jest: else each run compiles every file again).
+  const cache = await mkdtemp(join(tmpdir(), "autogen-runner-cache-"));
+  try {
+    return await spectraOf(workspace, verifier, failing, passing, (selection) => ({
+      limit: limitFor?.(selection),
+      cache,
+    }));
+  } finally {
+    await rm(cache, { recursive: true, force: true });
+  }
+}
+
+async function spectraOf(
+  workspace: string,
+  verifier: Verifier,
+  failing: readonly string[],
+  passing: readonly string[] | "all",
+  runOptions: (selection: TestSelection) => { limit: RunTimeLimit | undefined; cache: string },
+): Promise<JsSpectra> {
   const reader = new CoverageReader(workspace);
   let runs = 0;
-  const covered = async (selection: TestSelection) => {
+  const trace: string[] = [];
+  const covered = async (selection: TestSelection, what: string) => {
     runs += 1;
-    return reader.run(verifier, selection, limitFor?.(selection));
+    const started = performance.now();
+    const { limit, cache } = runOptions(selection);
+    const result = await reader.run(verifier, selection, limit, cache);
+    trace.push(
+      `${what} ${((performance.now() - started) / 1000).toFixed(1)} s (coverage read ${result.readSeconds.toFixed(1)} s)`,
+    );
+    return result;
   };
-  const loads = (await covered({ kind: "tests", ids: [NO_TEST_ID] })).counts;
+  const loads = (await covered({ kind: "tests", ids: [NO_TEST_ID] }, "loads")).counts;
   // The whole suite when the caller runs it as its regression gate (names can miss tests: a
   // title the runner's pattern does not match), else the passing tests by name; all of them
   // too when their names make too long a pattern.
@@ -86,6 +112,7 @@ export async function jsSpectra(
       ? { counts: new Map() as LineCounts, tests: [] }
       : await covered(
           passing === "all" || pattern > MAX_PATTERN_CHARS ? { kind: "all" } : { kind: "tests", ids: [...passing] },
+          "suite",
         ).then((r) => ({ counts: r.counts, tests: r.report.tests }));
   const failingIds = new Set(failing);
   const passingIds = new Set(whole.tests.filter((t) => t.status === "pass" && !failingIds.has(t.id)).map((t) => t.id));
@@ -97,7 +124,7 @@ export async function jsSpectra(
   // Each lone failing run's counts beyond the loads: that test's own executions.
   const own = new Map<string, LineCounts>();
   for (const id of alone) {
-    const { report, counts } = await covered({ kind: "tests", ids: [id] });
+    const { report, counts } = await covered({ kind: "tests", ids: [id] }, "failing alone");
     const result = report.tests.find((t) => t.id === id) ?? report.tests.find((t) => t.status !== "skip");
     if (!result || result.status === "skip") continue;
     const lines = new Map<string, Set<number>>();
@@ -115,7 +142,8 @@ export async function jsSpectra(
   if (failedInSuite.every((id) => own.has(id)))
     for (const id of failedInSuite) addBeyond(failingCounts, own.get(id) ?? new Map(), new Map());
   // Some ran only in the suite run (a name shared with a passing test, more failing tests than run alone): one run of them together.
-  else addBeyond(failingCounts, (await covered({ kind: "tests", ids: failedInSuite })).counts, loads);
+  else
+    addBeyond(failingCounts, (await covered({ kind: "tests", ids: failedInSuite }, "failing together")).counts, loads);
   const countOf = (counts: LineCounts, file: string, line: number) => counts.get(file)?.get(line) ?? 0;
   const passed: PassedAggregate = {
     covering(file, line) {
@@ -124,7 +152,7 @@ export async function jsSpectra(
       return Math.max(0, Math.min(passingIds.size, beyond));
     },
   };
-  return { spectra, dropped: reader.dropped(), passed, passing: passingIds.size, runs };
+  return { spectra, dropped: reader.dropped(), passed, passing: passingIds.size, runs, trace };
 }
 
 /** Adds to `into` each line's count in `counts` beyond its count in `loads` (what the tests ran, not the loading). */
@@ -158,10 +186,13 @@ class CoverageReader {
     verifier: Verifier,
     selection: TestSelection,
     limit: RunTimeLimit | undefined,
-  ): Promise<{ report: TestReport; counts: LineCounts }> {
+    cache: string,
+  ): Promise<{ report: TestReport; counts: LineCounts; readSeconds: number }> {
     const dir = await mkdtemp(join(tmpdir(), "autogen-v8cov-"));
     try {
-      const report = await verifier.run(this.workspace, selection, { NODE_V8_COVERAGE: dir }, limit);
+      const env = { NODE_V8_COVERAGE: dir, [RUNNER_CACHE_ENV]: cache };
+      const report = await verifier.run(this.workspace, selection, env, limit);
+      const started = performance.now();
       const counts: LineCounts = new Map();
       for (const name of await readdir(dir)) {
         if (!name.endsWith(".json")) continue;
@@ -171,7 +202,7 @@ class CoverageReader {
         if (!parsed.success) continue;
         for (const script of parsed.data.result) await this.add(counts, script);
       }
-      return { report, counts };
+      return { report, counts, readSeconds: (performance.now() - started) / 1000 };
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

@@ -119,7 +119,7 @@ async function repair(task: Task, run: StrategyRun, llm: LlmClient | undefined):
       task.onProgress?.({
         kind: "stage",
         stage: "localise",
-        detail: `JavaScript coverage: ${js.runs} runs (${js.spectra.length} failing test(s) alone, ${js.passing} passing from one run)`,
+        detail: `JavaScript coverage: ${js.runs} runs (${js.spectra.length} failing test(s) alone, ${js.passing} passing from one run; ${js.trace.join(", ")})`,
       });
     }
     ranking = ochiai(spectra.spectra, (file) => !task.isTestFile(file), passed);

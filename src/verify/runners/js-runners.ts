@@ -22,10 +22,11 @@ export function vitestRunner(args: readonly string[], evidence: string, dir: str
     pathPrefix: [binOf(dir)],
     selectsByFiltering: true,
     parseConsole: (output) => parseTreeConsole(output, "vitest"),
-    command: (selection, reportPath) => [
+    command: (selection, reportPath, options) => [
       "vitest",
       "run",
-      ...own,
+      // Under V8 coverage: no type-check pass (tsc over the project in each run; type tests run no code).
+      ...(options?.v8Coverage ? own.filter((a) => a !== "--typecheck" && !a.startsWith("--typecheck=")) : own),
       "--reporter=default",
       "--reporter=junit",
       `--outputFile.junit=${reportPath}`,
@@ -44,11 +45,15 @@ export function jestRunner(args: readonly string[], evidence: string, dir: strin
     selectsByFiltering: true,
     parseConsole: (output) => parseTreeConsole(output, "jest"),
     // Jest names each test only with --verbose once it runs more than one file (else just `PASS file`).
-    command: (selection) => [
+    command: (selection, _reportPath, options) => [
       "jest",
       "--ci",
       ...(own.includes("--verbose") ? [] : ["--verbose"]),
       ...own,
+      // A config's `collectCoverage: true` instruments every file (istanbul): not under V8 coverage.
+      ...(options?.v8Coverage ? ["--coverage=false"] : []),
+      // Its transform cache (ts-jest, babel) kept across the localiser's runs: else each run compiles every file again.
+      ...(options?.cacheDir ? [`--cacheDirectory=${options.cacheDir}`] : []),
       ...(selection.kind === "tests" ? ["-t", fullTitlePattern(selection.ids)] : []),
     ],
   };

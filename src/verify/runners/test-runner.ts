@@ -5,7 +5,17 @@ import type { TestCaseResult } from "../test-report.ts";
 export type TestSelection = { kind: "all" } | { kind: "tests"; ids: string[] };
 
 /** Limits for one run the runner enforces itself: one test's CPU time (`perTestMs`) and wall-clock time (`perTestWallMs`, for a test that blocks) stop that test, not the run. */
-export type RunnerOptions = { perTestMs?: number | undefined; perTestWallMs?: number | undefined };
+export type RunnerOptions = {
+  perTestMs?: number | undefined;
+  perTestWallMs?: number | undefined;
+  /** A run under NODE_V8_COVERAGE (the localiser's): the runner's own coverage off, its instrumented code would shift V8's offsets off the source and slow each run. */
+  v8Coverage?: boolean;
+  /** A directory of ours where the runner keeps its transform cache across runs of the same code (the sandbox's /tmp is new in each run). */
+  cacheDir?: string | undefined;
+};
+
+/** The extraEnv entry naming `RunnerOptions.cacheDir` (a directory of ours, writable in the sandbox like the coverage dir). */
+export const RUNNER_CACHE_ENV = "AUTOGEN_RUNNER_CACHE";
 
 /** `tap`: tape or another TAP producer; `custom`: a configured command that is none of the known runners, judged by its TAP output if any, else its exit code. */
 export type RunnerName =
