@@ -30,7 +30,11 @@ import type { PassedAggregate, TestSpectrum } from "./ochiai.ts";
 import { reportedFileFilter, type ReportedFileFilter, type Spectra } from "./reported-files.ts";
 import { readRunOutput } from "../../verify/read-run-output.ts";
 
-/** The failing tests run alone, each its own process; beyond this many, the first ones (by id) stand for all. */
+/**
+ * The failing tests run alone, each its own process; beyond this many, the first ones (by id) stand for all
+ * (the others run once together). Each run pays the runner's start (5 to 30 s for jest and vitest): 5 here
+ * cost ufo 8 runs; at 2 the bench's bug lines ranked where they did at 5 (bench:runners, docs/evaluation.md).
+ */
 export const MAX_FAILING_ALONE = 2;
 
 /** Beyond this many characters of names, the passing tests run as the whole suite (one argument holds at most 128 KiB). */
