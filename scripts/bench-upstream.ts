@@ -151,6 +151,7 @@ const resultsSchema = z.object({
           calls: z.number(),
           callsByStage: z.record(z.string(), z.number()),
           firstCallSeconds: z.number().nullable(),
+          firstCallAfterBaselineSeconds: z.number().nullable().optional(),
         })
         .optional(),
     }),
@@ -165,6 +166,7 @@ type Row = {
   byStage: string;
   promptChars: number[];
   firstCall: number | null | undefined;
+  firstCallAfterBaseline: number | null | undefined;
   testSeconds: number;
   wallSeconds: number;
   shownFirst: boolean | undefined;
@@ -198,7 +200,14 @@ async function transcriptOf(task: BuiltTask) {
 const languageOf = (task: BuiltTask) => (task.recipe.npm.length > 0 ? "js" : "python");
 
 function errorRow(task: BuiltTask, note: string): Row {
-  const none = { calls: undefined, byStage: "–", promptChars: [], firstCall: undefined, shownFirst: undefined };
+  const none = {
+    calls: undefined,
+    byStage: "–",
+    promptChars: [],
+    firstCall: undefined,
+    firstCallAfterBaseline: undefined,
+    shownFirst: undefined,
+  };
   return {
     task: task.name,
     language: languageOf(task),
@@ -280,6 +289,7 @@ for (const task of tasks) {
       : "–",
     promptChars: prompts.map((p) => p.length),
     firstCall: result.model?.firstCallSeconds,
+    firstCallAfterBaseline: result.model?.firstCallAfterBaselineSeconds,
     testSeconds: result.cost.testSeconds,
     wallSeconds: result.cost.wallSeconds,
     shownFirst: firstNeeding < 0 ? undefined : showsChanged(task, prompts[firstNeeding] ?? ""),
@@ -289,7 +299,7 @@ for (const task of tasks) {
 }
 
 const header =
-  "| task | lang | hidden tests | calls | by stage | prompt chars median / max | s to first call | test s | wall s | changed fn in the first prompt past reproduce | first shown | stop |";
+  "| task | lang | hidden tests | calls | by stage | prompt chars median / max | s to first call (after baseline) | test s | wall s | changed fn in the first prompt past reproduce | first shown | stop |";
 const lines = [
   header,
   `|${header
@@ -307,7 +317,9 @@ for (const r of rows)
       r.calls === undefined ? "–" : String(r.calls),
       r.byStage,
       r.promptChars.length === 0 ? "–" : `${median(r.promptChars)} / ${Math.max(...r.promptChars)}`,
-      r.firstCall === undefined || r.firstCall === null ? "–" : r.firstCall.toFixed(1),
+      r.firstCall === undefined || r.firstCall === null
+        ? "–"
+        : `${r.firstCall.toFixed(1)}${r.firstCallAfterBaseline === undefined || r.firstCallAfterBaseline === null ? "" : ` (${r.firstCallAfterBaseline.toFixed(1)})`}`,
       r.testSeconds.toFixed(1),
       r.wallSeconds.toFixed(1),
       r.shownFirst === undefined ? "–" : r.shownFirst ? "yes" : "no",

@@ -1,10 +1,11 @@
-// Per task, as markdown: the model calls by stage, tokens, the first model call's time, the
+// Per task, as markdown: the model calls by stage, tokens, the first model call's time (from the
+// task's start, and from its baseline's end), the
 // seconds in tests and the hidden tests' verdict (results.md, under the strategies' table).
 import type { EvalResult } from "./run-eval.ts";
 
 export function taskFiguresMarkdown(results: readonly EvalResult[]): string {
   const header =
-    "| strategy | task | hidden tests | model calls | by stage | cached | prompt tok | completion tok | s to first call | test s | wall s |";
+    "| strategy | task | hidden tests | model calls | by stage | cached | prompt tok | completion tok | s to first call (after baseline) | test s | wall s |";
   const rule = `|${header
     .split("|")
     .slice(1, -1)
@@ -17,7 +18,11 @@ export function taskFiguresMarkdown(results: readonly EvalResult[]): string {
           .map(([stage, n]) => `${stage} ${n}`)
           .join(", ") || "–"
       : "–";
-    const first = m === undefined || m.firstCallSeconds === null ? "–" : m.firstCallSeconds.toFixed(1);
+    const after = m?.firstCallAfterBaselineSeconds;
+    const first =
+      m === undefined || m.firstCallSeconds === null
+        ? "–"
+        : `${m.firstCallSeconds.toFixed(1)}${after === undefined || after === null ? "" : ` (${after.toFixed(1)})`}`;
     const cells = [
       r.strategy,
       r.id,

@@ -15,6 +15,8 @@ export type BudgetState = {
   callsByStage: Record<string, number>;
   /** When the first call that reached the model was sent (the clock's value), none before. */
   firstCallAt?: number;
+  /** When the job was ready for the model (its baseline run done, its visible tests chosen), the clock's value. */
+  readyAt?: number;
   /** Time spent waiting on the model, in milliseconds. */
   waitMs: number;
   startedAt: number;
@@ -75,6 +77,11 @@ export class Budget {
   /** Wall-clock time left before the minutes cap, in milliseconds; a model call in flight is abandoned when it runs out. */
   timeLeftMs(): number {
     return Math.max(0, this.state.caps.minutes * 60_000 - (this.now() - this.state.startedAt));
+  }
+
+  /** Marks the moment the job could ask the model (the first mark counts): the first call is timed from here too. */
+  markReady(): void {
+    this.state.readyAt ??= this.now();
   }
 
   /** Marks the start of a model call: the first one is remembered (seconds to the first model call). */

@@ -1,6 +1,7 @@
 // What one task cost in model calls and time, as `autogen fix` and `autogen eval` print it:
 // calls that reached the model by stage, answers a cache served (not billed), tokens, the
-// seconds from the job's start to its first model call, and the seconds spent in tests.
+// seconds from the job's start (and from its baseline run's end) to its first model call, and
+// the seconds spent in tests.
 import type { BudgetState } from "../llm/budget.ts";
 
 export type ModelCallFigures = {
@@ -12,6 +13,8 @@ export type ModelCallFigures = {
   dollars: number;
   /** From the model client's start (the job's) to the first call that reached the model; null: no call. */
   firstCallSeconds: number | null;
+  /** From the end of the baseline run (the job ready for the model) to the first call; null: no call or no mark. */
+  firstCallAfterBaselineSeconds: number | null;
 };
 
 export function modelCallFigures(state: BudgetState): ModelCallFigures {
@@ -23,6 +26,10 @@ export function modelCallFigures(state: BudgetState): ModelCallFigures {
     completionTokens: state.completionTokens,
     dollars: state.dollars,
     firstCallSeconds: state.firstCallAt === undefined ? null : round((state.firstCallAt - state.startedAt) / 1000),
+    firstCallAfterBaselineSeconds:
+      state.firstCallAt === undefined || state.readyAt === undefined
+        ? null
+        : round(Math.max(0, state.firstCallAt - state.readyAt) / 1000),
   };
 }
 
@@ -47,7 +54,7 @@ export function formatTaskFigures(figures: TaskFigures): string {
     parts.push(
       model.firstCallSeconds === null
         ? "no model call"
-        : `first model call after ${model.firstCallSeconds.toFixed(1)} s`,
+        : `first model call after ${model.firstCallSeconds.toFixed(1)} s${model.firstCallAfterBaselineSeconds === null ? "" : ` (${model.firstCallAfterBaselineSeconds.toFixed(1)} s after the baseline)`}`,
     );
   } else {
     parts.push("model: none");

@@ -81,6 +81,8 @@ async function stages(
 
   beat.enter("visible", "choosing the visible tests");
   const llm = ports.llm?.();
+  // From here the model could be asked: the first call's delay is timed from this mark too.
+  llm?.budget.markReady();
   const canReproduce = input.canReproduce ?? llm !== undefined;
   const choice = chooseVisible(trigger, baseline, workspace, { canReproduce });
   if (choice.kind !== "ok") {

@@ -110,7 +110,7 @@ describe("a replayed evaluation", () => {
     expect(perTask).toHaveLength(5);
     expect(
       perTask.filter((l) =>
-        /^ {6}model: 2 calls \(generate 1, behaviour-calls 1\); 200 prompt \+ 40 completion tokens; first model call after \d+\.\d s; tests \d+\.\d s; hidden tests pass$/.test(
+        /^ {6}model: 2 calls \(generate 1, behaviour-calls 1\); 200 prompt \+ 40 completion tokens; first model call after \d+\.\d s \(\d+\.\d s after the baseline\); tests \d+\.\d s; hidden tests pass$/.test(
           l,
         ),
       ),
@@ -150,12 +150,19 @@ describe("a replayed evaluation", () => {
     );
     const markdown = await readFile(join(recordedOut, "results.md"), "utf8");
     expect(markdown).toContain(
-      "| strategy | task | hidden tests | model calls | by stage | cached | prompt tok | completion tok | s to first call | test s | wall s |",
+      "| strategy | task | hidden tests | model calls | by stage | cached | prompt tok | completion tok | s to first call (after baseline) | test s | wall s |",
     );
     expect(
       markdown
         .split("\n")
         .filter((l) => l.startsWith("| direct | ") && l.includes(" | 1 | generate 1 | 0 | 100 | 20 | ")),
     ).toHaveLength(2);
+    // The first call's delay from the task's start, and from its baseline's end (never later than the first).
+    const taskRows = markdown.split("\n").filter((l) => l.startsWith("| direct | ") && l.includes(" | generate 1 | "));
+    expect(taskRows.length).toBeGreaterThan(0);
+    for (const row of taskRows) {
+      const [, total, afterBaseline] = row.match(/ \| 20 \| (\d+\.\d) \((\d+\.\d)\) \| /) ?? [];
+      expect(Number(afterBaseline), row).toBeLessThanOrEqual(Number(total));
+    }
   });
 });

@@ -1,5 +1,5 @@
 // The per-task figures line: calls that reached the model by stage, cached answers apart,
-// tokens, seconds from the job's start to its first model call, seconds in tests, verdict.
+// tokens, seconds from the job's start (and from the baseline's end) to its first model call, seconds in tests, verdict.
 import { describe, expect, it } from "vitest";
 import { Budget } from "../../src/llm/budget.ts";
 import { formatTaskFigures, modelCallFigures } from "../../src/metrics/task-figures.ts";
@@ -8,7 +8,9 @@ describe("task figures", () => {
   it("counts calls by stage, keeps cached answers apart, and times the first call from the job's start", () => {
     let clock = 1_000_000;
     const budget = new Budget({ llmCalls: 10, tokens: 10_000, dollars: 1, minutes: 5 }, () => clock);
-    clock += 3_250;
+    clock += 2_000;
+    budget.markReady();
+    clock += 1_250;
     budget.startCall();
     budget.record({ promptTokens: 900, completionTokens: 40, cachedTokens: 0 }, 0.01, 500, "plan");
     clock += 1_000;
@@ -27,9 +29,10 @@ describe("task figures", () => {
       completionTokens: 200,
       dollars: 0.03,
       firstCallSeconds: 3.25,
+      firstCallAfterBaselineSeconds: 1.25,
     });
     expect(formatTaskFigures({ model: figures, testSeconds: 12.34, hiddenTestsPassed: false })).toBe(
-      "model: 3 calls (plan 2, implement 1); 1 answered from a cache (not billed); 2700 prompt + 200 completion tokens; first model call after 3.3 s; tests 12.3 s; hidden tests fail",
+      "model: 3 calls (plan 2, implement 1); 1 answered from a cache (not billed); 2700 prompt + 200 completion tokens; first model call after 3.3 s (1.3 s after the baseline); tests 12.3 s; hidden tests fail",
     );
   });
 

@@ -3,6 +3,8 @@
 // ports, and a stop at each stage as the outcome a door reports.
 import { describe, expect, it } from "vitest";
 import { repoConfigSchema, type RepoConfig } from "../../src/config/repo-config-schema.ts";
+import { Budget, BudgetExceededError } from "../../src/llm/budget.ts";
+import type { LlmClient } from "../../src/llm/llm-client.ts";
 import { templateStrategy } from "../../src/engine/template/template-strategy.ts";
 import type { Strategy } from "../../src/engine/task.ts";
 import { HEARTBEAT_MS } from "../../src/pipeline/heartbeat.ts";
@@ -160,6 +162,30 @@ describe("runJobPipeline", () => {
     expect(result.outcome.message).toContain("needs a model");
     expect(result.outcome.evidence.before).toMatchObject({ passed: 1, failed: 0 });
     expect(seen.stages).toEqual(["runner", "baseline"]);
+  });
+
+  it("marks the model's budget ready once the baseline has run, before the visible tests are told", async () => {
+    // The clock says which stage was last told: the mark must fall after the baseline, before "visible".
+    let now = 0;
+    const budget = new Budget({ llmCalls: 0, tokens: 10_000, dollars: 1, minutes: 5 }, () => now);
+    const client: LlmClient = {
+      // No call has room (the post-checks' behaviour check asks and is told so, as a real client would).
+      call: () => Promise.reject(new BudgetExceededError("llmCalls", "0 of 0 model calls used")),
+      budget,
+      model: "scripted",
+    };
+    const stageClock: Record<string, number> = { runner: 1, baseline: 2, visible: 3, strategy: 4, run: 5 };
+    const { input, ports } = setUp(
+      await writeRepo(BUGGY),
+      {},
+      {
+        llm: () => client,
+        progress: { stage: (event: PipelineEvent) => void (now = stageClock[event.stage] ?? now) },
+      },
+    );
+    await runJobPipeline(input, ports);
+    expect(budget.state.startedAt).toBe(0);
+    expect(budget.state.readyAt).toBe(2);
   });
 
   it("a suite whose test files do not load is a broken test command, never planned against", async () => {
