@@ -3,8 +3,7 @@
 // GitHub, so Verified), overwriting the branch only if it is still where it was seen;
 // re-apply a checkpointed diff after a restart; publish or delete the Actions verifier's
 // throwaway branches.
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Job } from "../jobs/job-store.ts";
 import type { BotIdentity } from "../forge/bot-identity.ts";
@@ -15,6 +14,7 @@ import { commitFiles } from "../workspace/commit-files.ts";
 import { runGit } from "../workspace/run-git.ts";
 import { deleteBranch, listBranches, publishCommit, type GitTarget } from "../forge/publish-commit.ts";
 import type { Worktree } from "../workspace/repo-cache.ts";
+import { makeTempDir, removeTempDir } from "../workspace/temp-dirs.ts";
 
 export function coAuthor(job: Job): string {
   return `Co-authored-by: ${job.requester} <${job.requesterId}+${job.requester}@users.noreply.github.com>`;
@@ -94,7 +94,7 @@ export function branchPublisher(mirror: string, target: GitTarget) {
 }
 
 export async function applyStoredDiff(dir: string, diff: string): Promise<void> {
-  const patchDir = await mkdtemp(join(tmpdir(), "autogen-patch-"));
+  const patchDir = await makeTempDir("autogen-patch-");
   try {
     const path = join(patchDir, "change.diff");
     await writeFile(path, diff);
@@ -102,6 +102,6 @@ export async function applyStoredDiff(dir: string, diff: string): Promise<void> 
     await runGit(["update-index", "-q", "--refresh"], { cwd: dir }).catch(() => undefined);
     await runGit(["apply", "--index", path], { cwd: dir });
   } finally {
-    await rm(patchDir, { recursive: true, force: true });
+    await removeTempDir(patchDir);
   }
 }

@@ -2,8 +2,8 @@
 // (never the user's branch or uncommitted work), commits a fix on a new branch
 // `autogen/<slug>`, and writes the report a PR body would hold.
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { availableParallelism, tmpdir } from "node:os";
+import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import { availableParallelism } from "node:os";
 import { join, resolve } from "node:path";
 import { RepoConfigError } from "../config/parse-repo-config.ts";
 import { readRepoConfigFile } from "../config/read-repo-config-file.ts";
@@ -18,6 +18,8 @@ import { localVerifier } from "../verify/local-verifier.ts";
 import { NoTestsDetectedError } from "../verify/runners/test-runner.ts";
 import { warmRunsEnabled } from "../verify/warm/warm-enabled.ts";
 import { addWorktree, gitDir, isDirty, isGitRepository, removeWorktree } from "../workspace/git.ts";
+import { runGitSync } from "../workspace/run-git.ts";
+import { holdTempDir, makeTempDir, removeTempDir } from "../workspace/temp-dirs.ts";
 import { EXIT, UsageError, type CliCommand, type CliIo } from "./command.ts";
 import { checkoutInstall } from "./fix/checkout-modules.ts";
 import { fixModel } from "./fix/fix-model.ts";
@@ -99,10 +101,12 @@ export const fixCommand: CliCommand = {
       return fail((error as Error).message);
     }
     const memory = await localMemory(io.env, repo, issueText, llm);
-    const worktree = await mkdtemp(join(tmpdir(), "autogen-fix-"));
+    const worktree = await makeTempDir("autogen-fix-");
     await rm(worktree, { recursive: true, force: true });
-    await addWorktree(repo, worktree);
+    // Stopped mid-run (SIGTERM's exit), the worktree goes with the process and the repository forgets it.
+    holdTempDir(worktree, () => void runGitSync(["worktree", "prune"], { cwd: repo }));
     try {
+      await addWorktree(repo, worktree);
       return await fixInWorktree({
         io,
         repo,
@@ -120,7 +124,8 @@ export const fixCommand: CliCommand = {
       throw error;
     } finally {
       memory.close();
-      await removeWorktree(repo, worktree).catch(() => rm(worktree, { recursive: true, force: true }));
+      await removeWorktree(repo, worktree).catch(() => undefined);
+      await removeTempDir(worktree);
     }
   },
 };

@@ -2,15 +2,13 @@
 // reference fix passes them (and the visible suite), an issue-only task's visible tests
 // all pass and a red-build task has a failing visible test. Run by `autogen-bot eval --check`
 // and by the tests over bench/local-tasks, so every task is known to be solvable.
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import type { SandboxOptions } from "../verify/sandbox/run-sandboxed.ts";
 import { localVerifier } from "../verify/local-verifier.ts";
 import { detectRunner } from "../verify/runners/detect-runner.ts";
 import { allPassed, countByStatus, failingTests, type TestReport } from "../verify/test-report.ts";
 import type { EvalTask } from "./humanevalfix-loader.ts";
 import { runHiddenTests, writeFiles } from "./score-hidden.ts";
+import { makeTempDir, removeTempDir } from "../workspace/temp-dirs.ts";
 
 export type TaskCheck = {
   id: string;
@@ -33,8 +31,8 @@ export async function checkLocalTask(task: EvalTask, sandbox: Omit<SandboxOption
   const unknown = Object.keys(task.referenceFiles ?? {}).filter((f) => !task.solutionFiles.includes(f));
   if (unknown.length > 0)
     problems.push(`the reference fix touches ${unknown.join(", ")}, which is not a non-test file of the repository`);
-  const buggy = await mkdtemp(join(tmpdir(), "autogen-check-buggy-"));
-  const fixed = await mkdtemp(join(tmpdir(), "autogen-check-fixed-"));
+  const buggy = await makeTempDir("autogen-check-buggy-");
+  const fixed = await makeTempDir("autogen-check-fixed-");
   try {
     await writeFiles(buggy, task.files);
     await writeFiles(fixed, { ...task.files, ...task.referenceFiles });
@@ -60,7 +58,7 @@ export async function checkLocalTask(task: EvalTask, sandbox: Omit<SandboxOption
       problems,
     };
   } finally {
-    await rm(buggy, { recursive: true, force: true });
-    await rm(fixed, { recursive: true, force: true });
+    await removeTempDir(buggy);
+    await removeTempDir(fixed);
   }
 }

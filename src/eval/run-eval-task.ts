@@ -3,9 +3,6 @@
 // its issue), let the strategy work on them only, run the post-checks every door runs (the
 // diff landed, the diff policy, and with a model the behaviour table), then run the hidden
 // tests once against its final code.
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { repoConfigSchema } from "../config/repo-config-schema.ts";
 import type { Trigger } from "../engine/build-task.ts";
 import { emptyOutcome, type Outcome, type SearchSummary, type Strategy } from "../engine/task.ts";
@@ -18,6 +15,7 @@ import { warmRunsEnabled } from "../verify/warm/warm-enabled.ts";
 import { allPassed } from "../verify/test-report.ts";
 import type { EvalTask } from "./humanevalfix-loader.ts";
 import { runHiddenTests, writeFiles } from "./score-hidden.ts";
+import { makeTempDir, removeTempDir } from "../workspace/temp-dirs.ts";
 
 export type EvalSettings = {
   testTimeoutMs: number;
@@ -76,7 +74,7 @@ export async function runEvalTask(
   settings: EvalSettings,
   options: { canReproduce?: boolean | undefined; llm?: LlmClient | undefined } = {},
 ): Promise<TaskResult> {
-  const workspace = await mkdtemp(join(tmpdir(), "autogen-eval-"));
+  const workspace = await makeTempDir("autogen-eval-");
   try {
     await writeFiles(workspace, task.files);
     const sandbox = evalSandbox(settings);
@@ -149,6 +147,6 @@ export async function runEvalTask(
       baselineStopped,
     };
   } finally {
-    await rm(workspace, { recursive: true, force: true });
+    await removeTempDir(workspace);
   }
 }

@@ -1,8 +1,7 @@
 // Scoring on hidden tests: the task's non-test files as a strategy left them, with the
 // hidden tests beside them (the visible tests and any test the strategy wrote stay out),
 // run once in a directory of their own.
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import type { SandboxOptions } from "../verify/sandbox/run-sandboxed.ts";
 import { localVerifier } from "../verify/local-verifier.ts";
@@ -11,6 +10,7 @@ import type { TestReport } from "../verify/test-report.ts";
 import type { EvalTask } from "./humanevalfix-loader.ts";
 import { readWorktreeBytes } from "../workspace/read-worktree-file.ts";
 import { UnsafePathError } from "../workspace/safe-path.ts";
+import { makeTempDir, removeTempDir } from "../workspace/temp-dirs.ts";
 
 export async function writeFiles(dir: string, files: Record<string, string>): Promise<void> {
   for (const [name, text] of Object.entries(files)) {
@@ -25,7 +25,7 @@ export async function runHiddenTests(
   workspace: string,
   sandbox: Omit<SandboxOptions, "cwd">,
 ): Promise<TestReport> {
-  const hidden = await mkdtemp(join(tmpdir(), "autogen-hidden-"));
+  const hidden = await makeTempDir("autogen-hidden-");
   try {
     for (const file of task.solutionFiles) {
       await mkdir(dirname(join(hidden, file)), { recursive: true });
@@ -41,6 +41,6 @@ export async function runHiddenTests(
     await writeFiles(hidden, task.hiddenFiles);
     return await localVerifier(detectRunner(hidden), sandbox).run(hidden, { kind: "all" });
   } finally {
-    await rm(hidden, { recursive: true, force: true });
+    await removeTempDir(hidden);
   }
 }

@@ -1,8 +1,6 @@
 // The `Verifier` port's local backend: runs a selection of a workspace's tests in the
 // sandbox and returns a TestReport, from the runner's JUnit file when it wrote one and
 // from its console output otherwise.
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import { existsSync, statSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
 import { keepSelected } from "./keep-selected.ts";
@@ -16,6 +14,7 @@ import type { TestReport } from "./test-report.ts";
 import type { Verifier, VerifierRunOptions } from "./verifier.ts";
 import { openWarmPytest } from "./warm/warm-pytest-slot.ts";
 import { openWarmZygote } from "./warm/warm-zygote-slot.ts";
+import { makeTempDir, removeTempDir } from "../workspace/temp-dirs.ts";
 
 // The port lives in verifier.ts; its users name it from here too.
 export type { RunTimeLimit, Verifier, VerifierRunOptions } from "./verifier.ts";
@@ -25,7 +24,7 @@ export function localVerifier(runner: TestRunner, options: VerifierRunOptions): 
     async run(workspace, selection, extraEnv, given) {
       // A per-test limit on every run, the first run of the unchanged code included.
       const limit = withPerTestLimit(given, options.timeoutMs);
-      const reportDir = await mkdtemp(join(tmpdir(), "autogen-report-"));
+      const reportDir = await makeTempDir("autogen-report-");
       const tighter = limit.timeoutMs < options.timeoutMs;
       try {
         const reportPath = join(reportDir, "report.xml");
@@ -58,7 +57,7 @@ export function localVerifier(runner: TestRunner, options: VerifierRunOptions): 
         if (!run.limit) markTestTimeout(report, limit);
         return report;
       } finally {
-        await rm(reportDir, { recursive: true, force: true });
+        await removeTempDir(reportDir);
       }
     },
   };

@@ -5,12 +5,12 @@
 // and a commit is built on the known parent with a private index, in the repository's
 // own git dir, which no test could write. Nothing here runs a hook, a filter or an fsmonitor.
 import { constants } from "node:fs";
-import { lstat, mkdtemp, open, readlink, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { lstat, open, readlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { BOT_IDENTITY, worktreeRecord } from "./git.ts";
 import { runGit } from "./run-git.ts";
 import { safeRepoPath } from "./safe-path.ts";
+import { makeTempDir, removeTempDir } from "./temp-dirs.ts";
 
 export type CommitRequest = {
   /** The repository's git dir (a bare mirror, or a checkout's common `.git`). */
@@ -36,7 +36,7 @@ export class UnsafeCommitError extends Error {
 export async function commitFiles(request: CommitRequest): Promise<string> {
   if (!/^[0-9a-f]{40,64}$/.test(request.parent))
     throw new UnsafeCommitError(`refusing to commit on ${JSON.stringify(request.parent)}: not a commit id`);
-  const scratch = await mkdtemp(join(tmpdir(), "autogen-commit-"));
+  const scratch = await makeTempDir("autogen-commit-");
   try {
     // The scratch dir stands in as the work tree (a bare mirror has none; removing an index entry needs one).
     const place = { cwd: scratch, gitDir: request.gitDir, indexFile: join(scratch, "index"), workTree: scratch };
@@ -68,7 +68,7 @@ export async function commitFiles(request: CommitRequest): Promise<string> {
       : BOT_IDENTITY;
     return (await g([...identity, "commit-tree", tree, "-p", request.parent, "-m", request.message])).trim();
   } finally {
-    await rm(scratch, { recursive: true, force: true });
+    await removeTempDir(scratch);
   }
 }
 

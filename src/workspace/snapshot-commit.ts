@@ -2,14 +2,13 @@
 // index or files: a private index is filled from HEAD and the working tree (ignored files
 // stay out), written as a tree and committed on top of HEAD. The Actions verifier pushes
 // this commit to a bot branch so a runner can test exactly what is on disk here.
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { worktreeRecord } from "./git.ts";
 import { runGit } from "./run-git.ts";
+import { makeTempDir, removeTempDir } from "./temp-dirs.ts";
 
 export async function snapshotCommit(dir: string, message: string): Promise<string> {
-  const scratch = await mkdtemp(join(tmpdir(), "autogen-index-"));
+  const scratch = await makeTempDir("autogen-index-");
   try {
     // A worktree the bot made is addressed through the git dir it recorded, not the `.git` file tests could reach.
     const record = worktreeRecord(dir);
@@ -40,6 +39,6 @@ export async function snapshotCommit(dir: string, message: string): Promise<stri
     ]);
     return commit.trim();
   } finally {
-    await rm(scratch, { recursive: true, force: true });
+    await removeTempDir(scratch);
   }
 }

@@ -2,10 +2,10 @@
 // indent heuristic, every byte as text), with our headers and git's hunks; and the stat
 // of a diff.
 import { createHash } from "node:crypto";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { runGitSync } from "./run-git.ts";
+import { makeTempDirSync, removeTempDirSync } from "./temp-dirs.ts";
 
 export function unifiedDiff(path: string, before: string, after: string, context = 3): string {
   if (before === after) return "";
@@ -37,7 +37,7 @@ function recentHunks(before: string, after: string, context: number): string {
 
 /** git's hunks for before → after: what follows its `+++` line, ranges always with their count. */
 function gitHunks(before: string, after: string, context: number): string {
-  const dir = mkdtempSync(join(tmpdir(), "autogen-diff-"));
+  const dir = makeTempDirSync("autogen-diff-");
   try {
     writeFileSync(join(dir, "a"), before);
     writeFileSync(join(dir, "b"), after);
@@ -74,7 +74,7 @@ function gitHunks(before: string, after: string, context: number): string {
           `@@ -${a},${ac ?? "1"} +${b},${bc ?? "1"} @@`,
       );
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    removeTempDirSync(dir);
   }
 }
 

@@ -4,8 +4,7 @@
 // statement) is not sent: its output is "not run" with the reason. The result is written
 // by a process that ran repository code, so it is read back like a worktree file (no
 // links, bounded) and parsed.
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { z } from "zod";
 import { runSandboxed, type SandboxOptions } from "../../verify/sandbox/run-sandboxed.ts";
@@ -13,6 +12,7 @@ import { readWorktreeText } from "../../workspace/read-worktree-file.ts";
 import type { BehaviourRequest } from "./behaviour-calls.ts";
 import type { BehaviourLanguage } from "./behaviour-language.ts";
 import type { CallOutput } from "./behaviour-table.ts";
+import { makeTempDir, removeTempDir } from "../../workspace/temp-dirs.ts";
 
 /** Seconds one call may take. */
 export const CALL_LIMIT_SECONDS = 5;
@@ -50,7 +50,7 @@ export async function runBehaviourHarness(
       ? []
       : [{ index: i, call: c.call, expected: refusals[i]?.expected ? null : (c.expected ?? null) }],
   );
-  const own = await mkdtemp(join(tmpdir(), "autogen-behaviour-"));
+  const own = await makeTempDir("autogen-behaviour-");
   try {
     const requestPath = join(own, "request.json");
     const calls = sent.map(({ call, expected }) => ({ call, expected }));
@@ -90,7 +90,7 @@ export async function runBehaviourHarness(
     });
     return { ok: true, outputs, expected };
   } finally {
-    await rm(own, { recursive: true, force: true });
+    await removeTempDir(own);
   }
 }
 

@@ -2,21 +2,21 @@
 // harness: the code after the fix as it is, and before it with the fix's diff reversed,
 // so both sides run with the same files, dependencies and grants, and the calls (which
 // run repository code) never write into the worktree that is published.
-import { cp, lstat, mkdtemp, rm, symlink } from "node:fs/promises";
+import { cp, lstat, symlink } from "node:fs/promises";
 import { existsSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { grantDirectory, revokeGrants, shareGrants } from "../../verify/sandbox/workspace-grants.ts";
 import { runGit } from "../../workspace/run-git.ts";
+import { makeTempDir, removeTempDir } from "../../workspace/temp-dirs.ts";
 
 export type ScratchCopy = { dir: string; remove: () => Promise<void> };
 
 /** `reverse`: a diff to undo in the copy (the fix, for the code before it). */
 export async function scratchCopy(workspace: string, reverse?: string): Promise<ScratchCopy> {
-  const dir = await mkdtemp(join(tmpdir(), reverse === undefined ? "autogen-after-" : "autogen-before-"));
+  const dir = await makeTempDir(reverse === undefined ? "autogen-after-" : "autogen-before-");
   const remove = async () => {
     revokeGrants(dir);
-    await rm(dir, { recursive: true, force: true });
+    await removeTempDir(dir);
   };
   try {
     await cp(workspace, dir, {

@@ -1,12 +1,11 @@
 // LPW's "print statements" in a real repository: the model's temporary logging is
 // applied to a scratch copy of the workspace, the first failing test runs there, the
 // trace is captured, and the copy is thrown away.
-import { cp, mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { cp } from "node:fs/promises";
 import type { Verifier } from "../../verify/local-verifier.ts";
 import { applyEdits, type Edit } from "../../workspace/apply-edits.ts";
 import { revokeGrants, shareGrants } from "../../verify/sandbox/workspace-grants.ts";
+import { makeTempDir, removeTempDir } from "../../workspace/temp-dirs.ts";
 
 export async function instrumentedRun(
   workspace: string,
@@ -14,7 +13,7 @@ export async function instrumentedRun(
   testId: string,
   verifier: Verifier,
 ): Promise<{ trace: string; durationMs: number }> {
-  const scratch = await mkdtemp(join(tmpdir(), "autogen-debug-"));
+  const scratch = await makeTempDir("autogen-debug-");
   try {
     await cp(workspace, scratch, { recursive: true, filter: (src) => !src.split("/").includes(".git") });
     // The copy's node_modules link and installed dependencies are the workspace's: shown to it as well.
@@ -37,6 +36,6 @@ export async function instrumentedRun(
     return { trace, durationMs: report.run.durationMs };
   } finally {
     revokeGrants(scratch);
-    await rm(scratch, { recursive: true, force: true });
+    await removeTempDir(scratch);
   }
 }

@@ -17,8 +17,7 @@
 // loops lower). A test can write its own coverage file there: script URLs go through the
 // safe-path check.
 import { NODE_WATCHDOG } from "../../verify/node-test-watchdog.ts";
-import { readdir, mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
@@ -29,6 +28,7 @@ import { readWorktreeText } from "../../workspace/read-worktree-file.ts";
 import type { PassedAggregate, TestSpectrum } from "./ochiai.ts";
 import { reportedFileFilter, type ReportedFileFilter, type Spectra } from "./reported-files.ts";
 import { readRunOutput } from "../../verify/read-run-output.ts";
+import { makeTempDir, removeTempDir } from "../../workspace/temp-dirs.ts";
 
 /**
  * The failing tests run alone, each its own process; beyond this many, the first ones (by id) stand for all
@@ -75,14 +75,14 @@ export async function jsSpectra(
   limitFor?: (selection: TestSelection) => RunTimeLimit | undefined,
 ): Promise<JsSpectra> {
   // One transform cache for all these runs of the same code (jest: else each run compiles every file again).
-  const cache = await mkdtemp(join(tmpdir(), "autogen-runner-cache-"));
+  const cache = await makeTempDir("autogen-runner-cache-");
   try {
     return await spectraOf(workspace, verifier, failing, passing, (selection) => ({
       limit: limitFor?.(selection),
       cache,
     }));
   } finally {
-    await rm(cache, { recursive: true, force: true });
+    await removeTempDir(cache);
   }
 }
 
@@ -192,7 +192,7 @@ class CoverageReader {
     limit: RunTimeLimit | undefined,
     cache: string,
   ): Promise<{ report: TestReport; counts: LineCounts; readSeconds: number }> {
-    const dir = await mkdtemp(join(tmpdir(), "autogen-v8cov-"));
+    const dir = await makeTempDir("autogen-v8cov-");
     try {
       const env = { NODE_V8_COVERAGE: dir, [RUNNER_CACHE_ENV]: cache };
       const report = await verifier.run(this.workspace, selection, env, limit);
@@ -208,7 +208,7 @@ class CoverageReader {
       }
       return { report, counts, readSeconds: (performance.now() - started) / 1000 };
     } finally {
-      await rm(dir, { recursive: true, force: true });
+      await removeTempDir(dir);
     }
   }
 

@@ -7,8 +7,7 @@
 // run when they hold most of the suite's time (trace-selection.ts); they are named in `untraced`.
 // The trace is written where the tests run, so a test can forge it: every file it names
 // must be an editable file of the worktree, or the entry is dropped (and counted).
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { z } from "zod";
 import { PYTEST_PLUGIN, withPytestPlugin } from "../../verify/runners/pytest-plugin.ts";
@@ -21,6 +20,7 @@ import type { TestSpectrum } from "./ochiai.ts";
 import { heavyTestsToLeaveOut } from "./trace-selection.ts";
 import { readRunOutput } from "../../verify/read-run-output.ts";
 import { FIRST_TRACE_FACTOR, firstRunCpuMs, perTestWallMs, pythonPerTestEnv } from "../../verify/per-test-limit.ts";
+import { makeTempDir, removeTempDir } from "../../workspace/temp-dirs.ts";
 
 const traceSchema = z.record(
   z.string(),
@@ -55,7 +55,7 @@ export async function pythonSpectra(
   given: PythonSpectraOptions,
 ): Promise<Spectra & { untraced: string[] }> {
   const { perTestMs, failingPerTestMs = perTestMs, failing = [], durations, commandArgs = [], ...options } = given;
-  const dir = await mkdtemp(join(tmpdir(), "autogen-trace-"));
+  const dir = await makeTempDir("autogen-trace-");
   try {
     const safe = reportedFileFilter(workspace);
     const run = (ids: string[], extra: string[], focus?: string, limitMs = perTestMs) =>
@@ -95,7 +95,7 @@ export async function pythonSpectra(
     );
     return { spectra: [...failed, ...rest], dropped: safe.dropped(), untraced };
   } finally {
-    await rm(dir, { recursive: true, force: true });
+    await removeTempDir(dir);
   }
 }
 

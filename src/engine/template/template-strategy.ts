@@ -2,9 +2,8 @@
 // per-test line coverage), then repair templates at the most suspicious lines, tried in
 // order of suspiciousness × template prior, each validated on the failing tests first,
 // then on all visible tests, then the regression gate. Stops at the first plausible fix.
-import { cp, lstat, mkdtemp, rm, symlink } from "node:fs/promises";
+import { cp, lstat, symlink } from "node:fs/promises";
 import { existsSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { editableRepoFile, UnsafePathError, writeRepoFile } from "../../workspace/safe-path.ts";
 import { readWorktreeText } from "../../workspace/read-worktree-file.ts";
@@ -25,6 +24,7 @@ import { grammarForFile } from "./tree-sitter.ts";
 import type { LlmClient } from "../../llm/llm-client.ts";
 import { modelReviewer, NOT_REVIEWED } from "../review/review-fix.ts";
 import { grantDirectory, revokeGrants, shareGrants } from "../../verify/sandbox/workspace-grants.ts";
+import { makeTempDir, removeTempDir } from "../../workspace/temp-dirs.ts";
 
 const MAX_LINES = 40;
 const JS_RUNNERS = new Set(["node-test", "vitest", "jest", "mocha"]);
@@ -260,10 +260,7 @@ async function repair(task: Task, run: StrategyRun, llm: LlmClient | undefined):
     return run.finish("error", `stopped before writing a file that is no longer safe to edit: ${error.message}`);
   } finally {
     for (const runner of warm) await runner?.close();
-    for (const copy of slots.slice(1)) {
-      revokeGrants(copy);
-      await rm(copy, { recursive: true, force: true });
-    }
+    await removeCopies(slots.slice(1));
   }
   if (refusals.length > 0) {
     return run.finish(
@@ -329,24 +326,39 @@ function droppedText(dropped: string[]): string {
 /** Copies of the workspace for parallel validation (no .git; node_modules linked, not copied). */
 async function scratchCopies(workspace: string, count: number): Promise<string[]> {
   const copies: string[] = [];
-  for (let i = 0; i < count; i++) {
-    const dir = await mkdtemp(join(tmpdir(), "autogen-slot-"));
-    // A worktree's `.git` is a small file naming its git dir: keep it, so a copy is still a
-    // checkout of the same commit (the Actions verifier commits from it); a `.git` directory is not copied.
-    const gitFile = (await lstat(join(workspace, ".git")).catch(() => undefined))?.isFile() ?? false;
-    await cp(workspace, dir, {
-      recursive: true,
-      filter: (src) =>
-        !(gitFile ? /(^|\/)node_modules(\/|$)/ : /(^|\/)(\.git|node_modules)(\/|$)/).test(src.slice(workspace.length)),
-    });
-    if (existsSync(join(workspace, "node_modules"))) {
-      await symlink(join(workspace, "node_modules"), join(dir, "node_modules"));
-      // The sandbox shows the original read-only to runs in the copy (it hides the rest of the host's tmp).
-      grantDirectory(dir, join(workspace, "node_modules"));
+  try {
+    for (let i = 0; i < count; i++) {
+      const dir = await makeTempDir("autogen-slot-");
+      copies.push(dir);
+      // A worktree's `.git` is a small file naming its git dir: keep it, so a copy is still a
+      // checkout of the same commit (the Actions verifier commits from it); a `.git` directory is not copied.
+      const gitFile = (await lstat(join(workspace, ".git")).catch(() => undefined))?.isFile() ?? false;
+      await cp(workspace, dir, {
+        recursive: true,
+        filter: (src) =>
+          !(gitFile ? /(^|\/)node_modules(\/|$)/ : /(^|\/)(\.git|node_modules)(\/|$)/).test(
+            src.slice(workspace.length),
+          ),
+      });
+      if (existsSync(join(workspace, "node_modules"))) {
+        await symlink(join(workspace, "node_modules"), join(dir, "node_modules"));
+        // The sandbox shows the original read-only to runs in the copy (it hides the rest of the host's tmp).
+        grantDirectory(dir, join(workspace, "node_modules"));
+      }
+      // Installed dependencies the bot gave the workspace (a pip target on PYTHONPATH) hold for its copies.
+      shareGrants(workspace, dir);
     }
-    // Installed dependencies the bot gave the workspace (a pip target on PYTHONPATH) hold for its copies.
-    shareGrants(workspace, dir);
-    copies.push(dir);
+  } catch (error) {
+    // A copy that failed halfway (a full disk, a file that vanished) takes the ones made before it along.
+    await removeCopies(copies);
+    throw error;
   }
   return copies;
+}
+
+async function removeCopies(copies: readonly string[]): Promise<void> {
+  for (const copy of copies) {
+    revokeGrants(copy);
+    await removeTempDir(copy);
+  }
 }

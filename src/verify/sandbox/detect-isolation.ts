@@ -2,14 +2,12 @@
 // the same mount rules. Probed once by running the real tool with the flags a run uses.
 // Running tests with no sandbox at all is never chosen for the operator: it takes
 // AUTOGEN_ISOLATION=none, and as root also AUTOGEN_ALLOW_UNSANDBOXED_ROOT=1.
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { execa } from "execa";
 import type { Isolation } from "../test-report.ts";
 import { bwrapArgv } from "./bwrap-argv.ts";
 import { sandboxLayout } from "./sandbox-layout.ts";
 import { unshareArgv } from "./unshare-argv.ts";
+import { makeTempDir, removeTempDir } from "../../workspace/temp-dirs.ts";
 
 export type IsolationChoice = { isolation: Isolation } | { refused: string };
 
@@ -29,8 +27,8 @@ async function works(argv: string[]): Promise<boolean> {
 }
 
 async function probe(kind: "bwrap" | "unshare"): Promise<boolean> {
-  const dir = await mkdtemp(join(tmpdir(), "autogen-probe-"));
-  const stage = await mkdtemp(join(tmpdir(), "autogen-root-"));
+  const dir = await makeTempDir("autogen-probe-");
+  const stage = await makeTempDir("autogen-root-");
   try {
     const layout = sandboxLayout({ workspace: dir, env: {} });
     const command = ["/bin/sh", "-c", "echo ok"];
@@ -40,8 +38,8 @@ async function probe(kind: "bwrap" | "unshare"): Promise<boolean> {
         : unshareArgv(layout, { cwd: dir, network: false, stage }, command),
     );
   } finally {
-    await rm(dir, { recursive: true, force: true });
-    await rm(stage, { recursive: true, force: true }).catch(() => undefined);
+    await removeTempDir(dir);
+    await removeTempDir(stage).catch(() => undefined);
   }
 }
 

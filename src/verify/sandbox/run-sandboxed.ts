@@ -3,10 +3,7 @@
 // writable, loopback but no other network unless asked, and limits on processes, disk,
 // file size, CPU and wall time, each named in the result when it stops the run. The
 // output kept is capped so a flood cannot grow our memory.
-import { mkdtemp, rm } from "node:fs/promises";
 import { existsSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { execa } from "execa";
 import type { Isolation, RunLimit, RunResult } from "../test-report.ts";
 import { bwrapArgv } from "./bwrap-argv.ts";
@@ -18,6 +15,7 @@ import { resolveCommand } from "./resolve-command.ts";
 import { DEFAULT_TMP_BYTES, sandboxLayout } from "./sandbox-layout.ts";
 import { sandboxEnv } from "./sandbox-env.ts";
 import { unshareArgv } from "./unshare-argv.ts";
+import { makeTempDir, removeTempDir } from "../../workspace/temp-dirs.ts";
 
 export type SandboxLimits = {
   /** Bytes one file may reach (RLIMIT_FSIZE; default 256 MiB). */
@@ -71,8 +69,8 @@ export async function runSandboxed(argv: readonly string[], options: SandboxOpti
   const choice = await detectIsolation();
   if ("refused" in choice) return failedToStart([...argv], "none", choice.refused);
   const { isolation } = choice;
-  const home = await mkdtemp(join(tmpdir(), "autogen-home-"));
-  const stage = isolation === "unshare" ? await mkdtemp(join(tmpdir(), "autogen-root-")) : undefined;
+  const home = await makeTempDir("autogen-home-");
+  const stage = isolation === "unshare" ? await makeTempDir("autogen-root-") : undefined;
   const limits: ResolvedLimits = { ...DEFAULT_LIMITS, ...options.limits };
   const processLimit =
     isolation === "none"
@@ -120,8 +118,8 @@ export async function runSandboxed(argv: readonly string[], options: SandboxOpti
   } finally {
     await processLimit?.killAll();
     await processLimit?.remove();
-    await rm(home, { recursive: true, force: true });
-    if (stage) await rm(stage, { recursive: true, force: true }).catch(() => undefined);
+    await removeTempDir(home);
+    if (stage) await removeTempDir(stage).catch(() => undefined);
   }
 }
 

@@ -1,13 +1,12 @@
 // What both warm slots (pytest, node zygote) do alike: fall back to the cold verifier
 // with the reason counted, and open a control directory whose socket the warm server
 // dials before it starts.
-import { mkdtemp } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { TestSelection } from "../runners/test-runner.ts";
 import type { TestReport } from "../test-report.ts";
 import type { RunTimeLimit, Verifier, WarmStats } from "../verifier.ts";
 import { WarmChannel } from "./warm-channel.ts";
+import { makeTempDir } from "../../workspace/temp-dirs.ts";
 
 /** A cold run in the slot's stead, counted with its reason (the first 20 distinct reasons are kept). */
 export function coldFallback(stats: WarmStats, cold: Verifier, workspace: string) {
@@ -23,7 +22,7 @@ export async function openControl(
   stats: WarmStats,
 ): Promise<{ ctl: string; socket: string; channel: WarmChannel; abort: AbortController }> {
   stats.starts += 1;
-  const ctl = await mkdtemp(join(tmpdir(), "autogen-warm-"));
+  const ctl = await makeTempDir("autogen-warm-");
   const socket = join(ctl, "w.sock");
   const channel = await WarmChannel.listen(socket);
   return { ctl, socket, channel, abort: new AbortController() };
