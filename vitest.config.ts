@@ -20,6 +20,8 @@ export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
     environment: "node",
+    // A temporary folder per test file, removed when the file ends (see the file).
+    setupFiles: ["./test/support/per-file-tmpdir.ts"],
     reporters: ["default", "./test/support/summary-reporter.ts"],
     // A guard against hangs, not a speed check: end-to-end tests run real pytest and node
     // in the sandbox, and on a busy 2-core machine one can take several times its idle time.

@@ -90,6 +90,8 @@ export async function runAction(options: {
     GITHUB_ACTION_PATH: actionPath,
     PATH: process.env.PATH ?? "/usr/bin:/bin",
     HOME: process.env.HOME ?? dir,
+    // The test file's own temporary folder (test/support/per-file-tmpdir.ts).
+    TMPDIR: tmpdir(),
     CI: "true",
     GITHUB_ACTIONS: "true",
     GITHUB_EVENT_NAME: options.event,

@@ -1,5 +1,6 @@
 // Runs `autogen` in-process with captured output, or as a real child process.
 import { execFile } from "node:child_process";
+import { tmpdir } from "node:os";
 import { fileURLToPath } from "node:url";
 import { main } from "../../src/cli/main.ts";
 
@@ -26,7 +27,8 @@ export function spawnCli(
     execFile(
       process.execPath,
       [`${ROOT}bin/autogen.js`, ...argv],
-      { env: { PATH: process.env.PATH, ...env }, timeout: 150_000 },
+      // The test file's own temporary folder (test/support/per-file-tmpdir.ts), unless the test names one.
+      { env: { PATH: process.env.PATH, TMPDIR: tmpdir(), ...env }, timeout: 150_000 },
       (error, stdout, stderr) => {
         const code = error && typeof error.code === "number" ? error.code : error ? 1 : 0;
         resolve({ code, stdout, stderr });

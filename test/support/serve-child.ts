@@ -3,6 +3,7 @@
 // the network): its output read line by line, its fake GitHub's record read after exit.
 import { spawn, type ChildProcess } from "node:child_process";
 import { readFile, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { FakeGitHubState } from "./fake-github.ts";
 import type { FakeGitHubResult } from "./fake-github-preload.ts";
@@ -40,6 +41,8 @@ export async function serveChild(options: ServeChildOptions): Promise<ServeChild
     env: {
       PATH: process.env.PATH ?? "/usr/bin:/bin",
       HOME: options.cwd,
+      // The test file's own temporary folder (test/support/per-file-tmpdir.ts).
+      TMPDIR: tmpdir(),
       HOST: "127.0.0.1",
       PORT: "0",
       LOG_LEVEL: "fatal",
