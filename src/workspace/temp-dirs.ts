@@ -3,7 +3,7 @@
 // (a signal's exit, an uncaught error, process.exit) removes what the list still holds on
 // its way out, so a bot stopped mid-job, or running for weeks, does not fill its host's tmp.
 import { mkdtempSync, rmSync } from "node:fs";
-import { mkdtemp, rm } from "node:fs/promises";
+import { rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -21,9 +21,13 @@ export function holdTempDir(dir: string, atExit?: () => void): string {
   return dir;
 }
 
-/** A fresh directory `<tmpdir>/<prefix>XXXXXX`, listed. */
+/**
+ * A fresh directory `<tmpdir>/<prefix>XXXXXX`, listed. Made synchronously (one mkdir): an
+ * asynchronous mkdtemp still under way when a signal's exit ran made its folder after the
+ * exit's removal, unlisted (a SIGTERM during the isolation probe left `autogen-probe-*`).
+ */
 export async function makeTempDir(prefix: string): Promise<string> {
-  return holdTempDir(await mkdtemp(join(tmpdir(), prefix)));
+  return makeTempDirSync(prefix);
 }
 
 export function makeTempDirSync(prefix: string): string {

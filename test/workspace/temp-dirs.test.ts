@@ -48,6 +48,25 @@ describe("temporary folders", () => {
     expect(readdirSync(tmp)).toEqual(["undone"]);
   });
 
+  it("made just before a signal's exit are all removed (none is made after the exit's removal)", async () => {
+    const tmp = await mkdtemp(join(tmpdir(), "autogen-race-tmp-"));
+    const module = join(ROOT, "src/workspace/temp-dirs.ts");
+    // As the CLI does: SIGTERM exits at once, while folders are being made (the isolation probe's, a run's home).
+    const script = `
+      import { makeTempDir } from ${JSON.stringify(module)};
+      process.on("SIGTERM", () => process.exit(143));
+      setTimeout(() => undefined, 10_000);
+      for (let i = 0; i < 200; i++) void makeTempDir("autogen-race-");
+      process.kill(process.pid, "SIGTERM");
+    `;
+    const run = spawnSync(process.execPath, ["--input-type=module", "-e", script], {
+      env: { PATH: process.env.PATH, TMPDIR: tmp },
+      encoding: "utf8",
+    });
+    expect(run.status).toBe(143);
+    expect(readdirSync(tmp)).toEqual([]);
+  });
+
   it("of `autogen fix` stopped by SIGTERM mid-run are all removed, and its worktree forgotten", async () => {
     const tmp = await mkdtemp(join(tmpdir(), "autogen-fix-tmp-"));
     const home = await mkdtemp(join(tmpdir(), "autogen-fix-home-"));
