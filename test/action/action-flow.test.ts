@@ -13,7 +13,7 @@ import { beforeEach, describe, expect, it } from "vitest";
 import { fakeActions, type FakeGitHubState } from "../support/fake-github.ts";
 import { ciRun } from "../support/fake-actions-runner.ts";
 import { fixtureCopy } from "../support/fixture-copies.ts";
-import { gitRepo } from "../support/git-repo.ts";
+import { commit, gitRepo, sh } from "../support/git-repo.ts";
 import { runAction, type ActionRun } from "../support/run-action.ts";
 import { webhookExample } from "../support/webhook-examples.ts";
 
@@ -129,7 +129,6 @@ let root: string;
 let remote: string;
 let work: string;
 
-const sh = (dir: string, ...args: string[]) => execFileSync("git", ["-C", dir, ...args], { encoding: "utf8" }).trim();
 const remoteFile = (ref: string, path: string) =>
   execFileSync("git", ["--git-dir", remote, "show", `${ref}:${path}`], { encoding: "utf8" });
 const remoteRefs = () =>
@@ -627,18 +626,7 @@ async function redPull(fork: boolean, extra: Record<string, string> = {}) {
   await writeFile(join(work, "shop/cart.py"), CART_BAD);
   for (const [path, text] of Object.entries(extra)) await writeFile(join(work, path), text);
   sh(work, "add", "--all");
-  sh(
-    work,
-    "-c",
-    "user.name=Dev",
-    "-c",
-    "user.email=dev@example.invalid",
-    "commit",
-    "--quiet",
-    "--all",
-    "--message",
-    "Break the discount",
-  );
+  commit(work, "Break the discount");
   const headSha = sh(work, "rev-parse", "HEAD");
   sh(work, "push", "--quiet", remote, fork ? "HEAD:refs/pull/7/head" : "feature/bulk");
   const state: FakeGitHubState = {

@@ -18,7 +18,7 @@ import { secretScrubber } from "../../src/secrets/scrub-secrets.ts";
 import { fakeActions, fakeGitHub, type FakeCheckRun, type FakeGitHubState } from "../support/fake-github.ts";
 import { ciRun } from "../support/fake-actions-runner.ts";
 import { fixtureCopy } from "../support/fixture-copies.ts";
-import { gitRepo } from "../support/git-repo.ts";
+import { commit, gitRepo, sh } from "../support/git-repo.ts";
 import { networkGuard } from "../support/network-guard.ts";
 import { testPrivateKey } from "../support/private-key.ts";
 import { webhookExample } from "../support/webhook-examples.ts";
@@ -41,7 +41,6 @@ let github: ReturnType<typeof fakeGitHub>;
 let store: JobStore;
 const network = networkGuard();
 
-const sh = (dir: string, ...args: string[]) => execFileSync("git", ["-C", dir, ...args], { encoding: "utf8" }).trim();
 const remoteSha = (ref: string) =>
   execFileSync("git", ["--git-dir", remote, "rev-parse", ref], { encoding: "utf8" }).trim();
 const remoteFile = (ref: string, path: string) =>
@@ -182,18 +181,7 @@ async function redPullRequest(fork: boolean, extra: Record<string, string> = {})
       await writeFile(join(work, path), text);
     }
     sh(work, "add", "--all");
-    sh(
-      work,
-      "-c",
-      "user.name=Dev",
-      "-c",
-      "user.email=dev@example.invalid",
-      "commit",
-      "--quiet",
-      "--all",
-      "--message",
-      "Add bulk totals",
-    );
+    commit(work, "Add bulk totals");
     const headSha = sh(work, "rev-parse", "HEAD");
     sh(work, "push", "--quiet", bare, fork ? "HEAD:refs/pull/7/head" : "feature/bulk");
     return { baseSha, headSha };

@@ -22,7 +22,7 @@ import { secretScrubber } from "../../src/secrets/scrub-secrets.ts";
 import { fakeActions, fakeGitHub, type FakeGitHubState } from "./fake-github.ts";
 import { runDispatch } from "./fake-actions-runner.ts";
 import { fixtureCopy } from "./fixture-copies.ts";
-import { gitRepo } from "./git-repo.ts";
+import { commit, gitRepo, sh } from "./git-repo.ts";
 import { networkGuard } from "./network-guard.ts";
 import { testPrivateKey } from "./private-key.ts";
 import { webhookExample } from "./webhook-examples.ts";
@@ -78,6 +78,8 @@ export const MAIN = { "shop/__init__.py": "", "shop/cart.py": CART_OK, "tests/te
 export const config = (extra = "") =>
   `triggers:\n  ciFailure: auto\ntest:\n  env:\n    PYTEST_DISABLE_PLUGIN_AUTOLOAD: "1"\n${extra}`;
 
+export { commit, sh };
+
 export let root: string;
 export let work: string;
 export let remote: string;
@@ -86,21 +88,6 @@ export let github: ReturnType<typeof fakeGitHub>;
 export let store: JobStore;
 export const network = networkGuard();
 
-export const sh = (dir: string, ...args: string[]) =>
-  execFileSync("git", ["-C", dir, ...args], { encoding: "utf8" }).trim();
-export const commit = (dir: string, message: string) =>
-  sh(
-    dir,
-    "-c",
-    "user.name=Dev",
-    "-c",
-    "user.email=dev@example.invalid",
-    "commit",
-    "--quiet",
-    "--all",
-    "--message",
-    message,
-  );
 export const remoteBranches = () =>
   execFileSync("git", ["--git-dir", remote, "branch", "--format=%(refname:short)"], { encoding: "utf8" })
     .trim()

@@ -1,9 +1,29 @@
 // Real git repositories for tests: files written, committed on main; or one such repository
 // built once per file and copied for each test that needs a fresh one.
+import { execFileSync } from "node:child_process";
 import { cp, mkdir, mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { git } from "./git-client.ts";
+
+/** `git -C dir …`, its output trimmed. */
+export const sh = (dir: string, ...args: string[]) =>
+  execFileSync("git", ["-C", dir, ...args], { encoding: "utf8" }).trim();
+
+/** A contributor's commit of every tracked change in `dir` (what a pull request's author pushes). */
+export const commit = (dir: string, message: string) =>
+  sh(
+    dir,
+    "-c",
+    "user.name=Dev",
+    "-c",
+    "user.email=dev@example.invalid",
+    "commit",
+    "--quiet",
+    "--all",
+    "--message",
+    message,
+  );
 
 export async function gitRepo(files: Record<string, string>): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), "autogen-gitrepo-"));
