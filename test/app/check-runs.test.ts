@@ -5,9 +5,11 @@
 // a red build's on the pull request's head; the buttons Retry and Apply fix are clicked
 // as `check_run.requested_action` deliveries.
 import { execFileSync } from "node:child_process";
-import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
+import { cp, mkdir, mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { DatabaseSync } from "node:sqlite";
+import { deserialize, serialize } from "node:v8";
 import { Probot } from "probot";
 import { TestOctokit } from "../support/test-octokit.ts";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -245,6 +247,66 @@ async function redPullRequest(fork: boolean, extra: Record<string, string> = {})
   return { headSha, workflowRun: payload };
 }
 
+/**
+ * A job run to its end once per test file for each flow: the first test that starts from it runs
+ * it (so each test still passes alone); each later one gets a copy of where it ended (the remote,
+ * the job store, GitHub's state; the App's cache is rebuilt on demand) and an App started on that
+ * store, instead of the same job run again.
+ */
+const finishedJobs = new Map<string, Promise<{ dir: string; state: Buffer; value: unknown }>>();
+
+async function finishedJob<T>(
+  key: string,
+  run: () => Promise<{ app: Awaited<ReturnType<typeof startApp>>; value: T }>,
+): Promise<{ app: Awaited<ReturnType<typeof startApp>>; value: T }> {
+  const saved = finishedJobs.get(key);
+  if (!saved) {
+    const ran = run();
+    const snapshot = ran.then(async ({ value }) => {
+      const dir = await mkdtemp(join(tmpdir(), "autogen-finished-job-"));
+      await cp(remote, join(dir, "remote.git"), { recursive: true, verbatimSymlinks: true });
+      const db = new DatabaseSync(join(root, "jobs.db"));
+      db.prepare("VACUUM INTO ?").run(join(dir, "jobs.db"));
+      db.close();
+      return { dir, state: serialize(state), value };
+    });
+    finishedJobs.set(key, snapshot);
+    snapshot.catch(() => finishedJobs.delete(key));
+    await snapshot;
+    return ran;
+  }
+  const { dir, state: copied, value } = await saved;
+  remote = join(root, "remote.git");
+  await cp(join(dir, "remote.git"), remote, { recursive: true, verbatimSymlinks: true });
+  await cp(join(dir, "jobs.db"), join(root, "finished-jobs.db"));
+  await store.close();
+  store = new JobStore(join(root, "finished-jobs.db"));
+  state = deserialize(copied) as FakeGitHubState;
+  state.cloneUrl = remote;
+  github = fakeGitHub(state);
+  return { app: await startApp(), value: value as T };
+}
+
+/** The issue labelled by a maintainer, its job run to the end. */
+const labelledIssueDone = () =>
+  finishedJob("labelled issue", async () => {
+    await issueRepository();
+    const app = await startApp();
+    await app.probot.receive({ id: "label-1", name: "issues", payload: labeled() } as never);
+    await app.idle();
+    return { app, value: undefined };
+  });
+
+/** A fork's red build, its job run to the end (the fix offered as a patch). */
+const forkRedBuildDone = () =>
+  finishedJob("fork red build", async () => {
+    const { headSha, workflowRun } = await redPullRequest(true);
+    const app = await startApp();
+    await app.probot.receive({ id: "red-fork", name: "workflow_run", payload: workflowRun } as never);
+    await app.idle();
+    return { app, value: headSha };
+  });
+
 /** What GitHub was asked to change since request `since` (minting an installation token changes nothing). */
 const writesSince = (since: number) =>
   github.requests
@@ -259,10 +321,9 @@ const operationIndex = (
 
 describe("the autogen check run", { timeout: 300_000 }, () => {
   it("an issue's fix: in progress on the bot's commit before the PR opens, then neutral (passes the tests; not reviewed) with the report and annotations; Retry by a reader does nothing, by a maintainer queues the job again", async () => {
-    await issueRepository();
-    const { probot, idle } = await startApp();
-    await probot.receive({ id: "label-1", name: "issues", payload: labeled() } as never);
-    await idle();
+    const {
+      app: { probot, idle },
+    } = await labelledIssueDone();
 
     const job = await store.latest("octo-org", "shop", 42);
     expect(job?.state).toBe("done");
@@ -332,10 +393,9 @@ describe("the autogen check run", { timeout: 300_000 }, () => {
   });
 
   it("a click on a check run this App did not create is ignored", async () => {
-    await issueRepository();
-    const { probot, idle } = await startApp();
-    await probot.receive({ id: "label-2", name: "issues", payload: labeled() } as never);
-    await idle();
+    const {
+      app: { probot },
+    } = await labelledIssueDone();
     const run = checkRuns()[0] as FakeCheckRun;
     const before = github.requests.length;
     // Another App's run with our job's external id, and one of ours whose id is not the job's run.
@@ -398,10 +458,10 @@ describe("the autogen check run", { timeout: 300_000 }, () => {
   });
 
   it("a fork's patch: Apply fix by a reader does nothing; by a maintainer opens exactly one PR from a bot branch off the fork's head, and a second click opens nothing", async () => {
-    const { headSha, workflowRun } = await redPullRequest(true);
-    const { probot, idle } = await startApp();
-    await probot.receive({ id: "red-fork", name: "workflow_run", payload: workflowRun } as never);
-    await idle();
+    const {
+      app: { probot },
+      value: headSha,
+    } = await forkRedBuildDone();
     const run = checkRuns()[0] as FakeCheckRun;
     expect(run).toMatchObject({ head_sha: headSha, conclusion: "neutral" });
     expect(run.output.title).toBe("Passes the tests; not reviewed: Apply fix opens a draft pull request with it");
@@ -439,10 +499,10 @@ describe("the autogen check run", { timeout: 300_000 }, () => {
   });
 
   it("forged clicks on a fork's check run: another App's run, another repository, another installation, a job of another repository, bad external ids, unknown actions, a reader, a bot, a moved head; then a replayed Apply fix: none writes anything to GitHub", async () => {
-    const { headSha, workflowRun } = await redPullRequest(true);
-    const { probot, idle } = await startApp();
-    await probot.receive({ id: "red-fork-forged", name: "workflow_run", payload: workflowRun } as never);
-    await idle();
+    const {
+      app: { probot },
+      value: headSha,
+    } = await forkRedBuildDone();
     const run = checkRuns()[0] as FakeCheckRun;
     expect(run.actions.map((a) => a.identifier)).toEqual(["retry", "apply"]);
     const job = (await store.latest("octo-org", "shop", 7)) as NonNullable<Awaited<ReturnType<typeof store.latest>>>;

@@ -56,6 +56,8 @@ export type FakeGitHubState = {
   manifestConversions?: Record<string, Record<string, unknown>>;
   /** An outage: a status (502, 503) to answer an operation with instead, or undefined to answer it. */
   fault?: (operation: string) => number | undefined;
+  /** The next id (comment, check run, pull request number, …) the fake hands out: kept in the state, so a copy of it numbers on. */
+  nextId?: number;
 };
 
 export type FakeCheckRun = {
@@ -181,7 +183,12 @@ export type RecordedRequest = {
 export function fakeGitHub(state: FakeGitHubState) {
   const requests: RecordedRequest[] = [];
   const errors: string[] = [];
-  let nextId = 1000;
+  /** A fresh id; `peek`: the one the next call gives. */
+  const nextId = (peek = false) => {
+    const id = state.nextId ?? 1000;
+    if (!peek) state.nextId = id + 1;
+    return id;
+  };
   const scope = nock("https://api.github.com").persist();
   // Logs and artifacts: GitHub redirects to short-lived storage URLs on other hosts, which
   // must never see our token.
@@ -303,7 +310,7 @@ export function fakeGitHub(state: FakeGitHubState) {
         if (!actions?.installed.includes(params.workflow_id ?? "")) return [404, { message: "Not Found" }];
         const inputs = (body?.inputs ?? {}) as Record<string, string>;
         const run: FakeRun = {
-          id: nextId++,
+          id: nextId(),
           name: "autogen-verify",
           path: `.github/workflows/${params.workflow_id}`,
           display_title: `autogen-verify ${inputs.correlation_id ?? ""}`,
@@ -314,8 +321,8 @@ export function fakeGitHub(state: FakeGitHubState) {
           head_branch: String(body?.ref),
           pull_requests: [],
           created_at: new Date().toISOString().replace(/\.\d+Z$/, "Z"),
-          html_url: `https://github.com/${owner}/${repo}/actions/runs/${nextId}`,
-          check_suite_id: nextId++,
+          html_url: `https://github.com/${owner}/${repo}/actions/runs/${nextId(true)}`,
+          check_suite_id: nextId(),
         };
         actions.runs.push(run);
         const dispatch = { workflow: params.workflow_id ?? "", ref: String(body?.ref), inputs, runId: run.id };
@@ -400,7 +407,7 @@ export function fakeGitHub(state: FakeGitHubState) {
         let run = runs.find((r) => r.id === Number(params.check_run_id));
         if (id === "checks/create") {
           run = {
-            id: nextId++,
+            id: nextId(),
             name: String(body?.name),
             head_sha: String(body?.head_sha),
             external_id: String(body?.external_id ?? ""),
@@ -531,7 +538,7 @@ export function fakeGitHub(state: FakeGitHubState) {
         return [200, here.slice((page - 1) * per, page * per).map(({ id, body: text }) => ({ id, body: text }))];
       }
       case "issues/create-comment": {
-        const comment = { id: nextId++, body: String(body?.body ?? ""), number: Number(params.issue_number) };
+        const comment = { id: nextId(), body: String(body?.body ?? ""), number: Number(params.issue_number) };
         state.comments.push(comment);
         return [201, { id: comment.id, body: comment.body }];
       }
@@ -542,7 +549,7 @@ export function fakeGitHub(state: FakeGitHubState) {
         return [200, { id: comment.id, body: comment.body }];
       }
       case "reactions/create-for-issue":
-        return [201, { id: nextId++, content: body?.content }];
+        return [201, { id: nextId(), content: body?.content }];
       case "pulls/list": {
         const head = url.searchParams.get("head")?.split(":")[1];
         return [
@@ -554,7 +561,7 @@ export function fakeGitHub(state: FakeGitHubState) {
       }
       case "pulls/create": {
         const pull = {
-          number: nextId++,
+          number: nextId(),
           head: String(body?.head),
           base: String(body?.base),
           title: String(body?.title),
