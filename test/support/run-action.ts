@@ -6,8 +6,9 @@
 import { execFile } from "node:child_process";
 import { cp, mkdir, mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, isAbsolute, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { pythonExecutable } from "../../src/verify/runners/python-executable.ts";
 import type { FakeGitHubState } from "./fake-github.ts";
 import type { FakeGitHubResult } from "./fake-github-preload.ts";
 
@@ -56,6 +57,17 @@ export function parseOutputFile(text: string): Record<string, string> {
   return outputs;
 }
 
+/**
+ * The step's PATH: a runner's `python3` is the interpreter itself (actions/setup-python puts its folder
+ * first), not a version manager's shim as on this machine (pyenv's: a bash script and about half a
+ * second of CPU each time the action resolves the interpreter).
+ */
+function runnerPath(): string {
+  const path = process.env.PATH ?? "/usr/bin:/bin";
+  const python = pythonExecutable();
+  return isAbsolute(python) ? `${dirname(python)}:${path}` : path;
+}
+
 export async function runAction(options: {
   event: string;
   payload: unknown;
@@ -88,7 +100,7 @@ export async function runAction(options: {
   const actionPath = await actionCheckout();
   const env: Record<string, string> = {
     GITHUB_ACTION_PATH: actionPath,
-    PATH: process.env.PATH ?? "/usr/bin:/bin",
+    PATH: runnerPath(),
     HOME: process.env.HOME ?? dir,
     // The test file's own temporary folder (test/support/per-file-tmpdir.ts).
     TMPDIR: tmpdir(),
