@@ -1,14 +1,14 @@
 // `npm run bench:context -- --upstream [--transcripts DIR] [task …]`: on the real upstream bugs
 // (bench/upstream/*, snapshots from /work/.mirror or AUTOGEN_BENCH_MIRRORS), whether each
 // function the upstream fix changed is shown whole, with its true line numbers, in
-// (a) the reproduce prompt's code context (the issue alone) and (b) the plan/verify prompts'
-// code context once a reproduction test fails. The stand-in reproduction test is the model's
+// (a) the reproduce prompt's code context (the issue alone) and (b) the plan prompt's code
+// context once a reproduction test fails. The stand-in reproduction test is the model's
 // own from a live run's transcripts (DIR/<task>/transcripts/lpw/<task>.jsonl, its last
 // reproduce answer) when given, else the fix's hidden test files; no test is run, so the
 // failures carry no stack frames (the worst case: an assertion failing in the test's own
 // file) and no model is asked to localize. With transcripts, also (c) the verify-plan and
-// implement prompts from the model's own plan and verification there (the implement prompt's
-// code is the edit context built from that plan), so the figure covers each stage of a run
+// implement prompts from the model's own plan and verification there (their code is the edit
+// context built from the plan each is given, the verify prompt's shown whole counted apart), so the figure covers each stage of a run
 // that passes at the first implementation. Prints per task, then the totals, the medians per
 // stage and the median over all the calls.
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync, cpSync } from "node:fs";
@@ -146,6 +146,7 @@ export async function benchUpstreamContext(args: string[]): Promise<void> {
     reproPrompt: number;
     planPrompt: number;
     implement: Shown | undefined;
+    verify: Shown | undefined;
     verifyPrompt: number | undefined;
     implementChars: number | undefined;
     implementPrompt: number | undefined;
@@ -153,7 +154,7 @@ export async function benchUpstreamContext(args: string[]): Promise<void> {
   try {
     const built = await buildRecipeTasks(RECIPES, MIRRORS, (name) => join(root, name), only);
     console.log(
-      "task | changed function(s) | test | (a) reproduce: shown whole | code chars | prompt chars | (b) plan/verify: shown whole | code chars | plan prompt chars | verify prompt chars | (c) implement: shown whole | code chars | prompt chars",
+      "task | changed function(s) | test | (a) reproduce: shown whole | code chars | prompt chars | (b) plan: shown whole | code chars | plan prompt chars | verify: shown whole | verify prompt chars | (c) implement: shown whole | code chars | prompt chars",
     );
     for (const task of built) {
       const dir = join(root, task.name);
@@ -199,20 +200,25 @@ export async function benchUpstreamContext(args: string[]): Promise<void> {
       });
       const tests = await failingTestsBlock(work, failing);
       const planned = modelPlan(transcripts, task.name);
+      const earlier = plan.symbols.filter((s) => s.reason !== "retrieval").map((s) => ({ path: s.path, name: s.name }));
       const edit = planned
         ? await editContext(work, {
             problem: issue,
             plan: planned.final.plan,
             failing,
             changed: [],
-            earlier: plan.symbols.filter((s) => s.reason !== "retrieval").map((s) => ({ path: s.path, name: s.name })),
+            earlier,
             isTestFile,
           })
+        : undefined;
+      // As LPW does: the verify prompt shows the code of the plan it checks, built as the implement prompt's is.
+      const verifyCode = planned
+        ? await editContext(work, { problem: issue, plan: planned.first, failing, changed: [], earlier, isTestFile })
         : undefined;
       rmSync(work, { recursive: true, force: true });
       const verifyPrompt = planned
         ? renderPrompt("verify-plan", {
-            untrusted: { problem: issue, tests, code: plan.code },
+            untrusted: { problem: issue, tests, code: verifyCode?.code || "(no code located)" },
             trusted: { plan: numbered(planned.first) },
           })
         : undefined;
@@ -276,7 +282,7 @@ export async function benchUpstreamContext(args: string[]): Promise<void> {
       }
       if (process.env.BENCH_CONTEXT_SYMBOLS)
         console.log(
-          `symbols (a) ${repro.symbols.map((s) => `${s.name}@${s.startLine}-${s.endLine}:${s.reason}`).join(", ")}\nsymbols (b) ${plan.symbols.map((s) => `${s.name}@${s.startLine}-${s.endLine}:${s.reason}`).join(", ")}`,
+          `symbols (a) ${repro.symbols.map((s) => `${s.name}@${s.startLine}-${s.endLine}:${s.reason}`).join(", ")}\nsymbols (b) ${plan.symbols.map((s) => `${s.name}@${s.startLine}-${s.endLine}:${s.reason}`).join(", ")}\nsymbols (c) ${(edit?.symbols ?? []).map((s) => `${s.name}@${s.startLine}-${s.endLine}:${s.reason}`).join(", ")}`,
         );
       if (process.env.BENCH_CONTEXT_SHOW)
         console.log(`--- (a) reproduce context\n${repro.code}\n--- (b) plan/verify context\n${plan.code}\n---`);
@@ -288,6 +294,7 @@ export async function benchUpstreamContext(args: string[]): Promise<void> {
         reproPrompt: reproPrompt.system.length + reproPrompt.user.length,
         planPrompt: planPrompt.system.length + planPrompt.user.length,
         implement: edit ? whole(edit.code) : undefined,
+        verify: verifyCode ? whole(verifyCode.code) : undefined,
         verifyPrompt: verifyPrompt ? verifyPrompt.system.length + verifyPrompt.user.length : undefined,
         implementChars: edit?.code.length,
         implementPrompt: implementPrompt ? implementPrompt.system.length + implementPrompt.user.length : undefined,
@@ -297,7 +304,7 @@ export async function benchUpstreamContext(args: string[]): Promise<void> {
         (s) => `${s.file}:${s.span ? `${s.span.name}@${s.span.start}-${s.span.end}` : `${s.symbol} (not found)`}`,
       );
       console.log(
-        `${task.name} | ${names.join(", ")} | ${test.source} | ${row.repro} | ${row.reproChars} | ${row.reproPrompt} | ${row.plan} | ${row.planChars} | ${row.planPrompt} | ${row.verifyPrompt ?? "-"} | ${row.implement ?? "-"} | ${row.implementChars ?? "-"} | ${row.implementPrompt ?? "-"}`,
+        `${task.name} | ${names.join(", ")} | ${test.source} | ${row.repro} | ${row.reproChars} | ${row.reproPrompt} | ${row.plan} | ${row.planChars} | ${row.planPrompt} | ${row.verify ?? "-"} | ${row.verifyPrompt ?? "-"} | ${row.implement ?? "-"} | ${row.implementChars ?? "-"} | ${row.implementPrompt ?? "-"}`,
       );
     }
   } finally {
@@ -305,7 +312,7 @@ export async function benchUpstreamContext(args: string[]): Promise<void> {
   }
   const count = (f: (r: (typeof rows)[number]) => boolean) => rows.filter(f).length;
   console.log(
-    `\nchanged function shown whole: (a) reproduce ${count((r) => r.repro !== "NO")} of ${rows.length} (${count((r) => r.repro === "yes, docstring left out")} without its docstring); (b) plan/verify ${count((r) => r.plan !== "NO")} of ${rows.length} (${count((r) => r.plan === "yes, docstring left out")} without its docstring)`,
+    `\nchanged function shown whole: (a) reproduce ${count((r) => r.repro !== "NO")} of ${rows.length} (${count((r) => r.repro === "yes, docstring left out")} without its docstring); (b) plan ${count((r) => r.plan !== "NO")} of ${rows.length} (${count((r) => r.plan === "yes, docstring left out")} without its docstring)`,
   );
   console.log(
     `code context characters, median (largest): (a) ${median(rows.map((r) => r.reproChars))} (${Math.max(0, ...rows.map((r) => r.reproChars))}); (b) ${median(rows.map((r) => r.planChars))} (${Math.max(0, ...rows.map((r) => r.planChars))})`,
@@ -319,6 +326,9 @@ export async function benchUpstreamContext(args: string[]): Promise<void> {
   const implement = withPlan.map((r) => r.implementPrompt as number);
   console.log(
     `(c) implement: changed function shown whole ${count((r) => r.implement !== undefined && r.implement !== "NO")} of ${withPlan.length} (${count((r) => r.implement === "yes, docstring left out")} without its docstring); code characters median ${median(withPlan.map((r) => r.implementChars as number))} (${Math.max(...withPlan.map((r) => r.implementChars as number))})`,
+  );
+  console.log(
+    `verify: changed function shown whole ${count((r) => r.verify !== undefined && r.verify !== "NO")} of ${withPlan.length} (${count((r) => r.verify === "yes, docstring left out")} without its docstring)`,
   );
   console.log(
     `prompt characters per stage, median (largest), ${withPlan.length} tasks with a plan: reproduce ${median(withPlan.map((r) => r.reproPrompt))}; plan ${median(withPlan.map((r) => r.planPrompt))}; verify ${median(verify)} (${Math.max(...verify)}); implement ${median(implement)} (${Math.max(...implement)})`,

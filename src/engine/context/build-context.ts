@@ -75,7 +75,7 @@ export async function buildContext(workspace: string, options: ContextOptions): 
   const named: Focus[] = [];
   for (const name of options.named ?? []) {
     const matches = [...files.values()]
-      .filter((f) => isCode(f.path))
+      .filter((f) => isCode(f.path) && (!options.namedIn || options.namedIn.includes(f.path)))
       .flatMap((f) =>
         f.symbols.filter((s) => s.name === name || shortName(s) === name).map((s) => ({ path: f.path, symbol: s })),
       );
@@ -128,7 +128,7 @@ export async function buildContext(workspace: string, options: ContextOptions): 
     ...retrieved,
   ];
 
-  const shown = choose(ordered, files, maxChars, maxFiles);
+  const shown = choose(ordered, files, maxChars, maxFiles, options.surroundings !== false);
   const focal = shown.symbols.filter((f) => FOCAL.has(f.reason));
   const parts = [...shown.byFile.entries()].map(([path, ranges]) => view(files.get(path) as SourceFile, ranges));
   const shownSymbols = shown.symbols.map((f) => f.symbol as CodeSymbol);
@@ -209,6 +209,7 @@ function choose(
   files: Map<string, SourceFile>,
   maxChars: number,
   maxFiles: number,
+  weakSignatures: boolean,
 ): { byFile: Map<string, LineRange[]>; symbols: Focus[] } {
   const byFile = new Map<string, LineRange[]>();
   const symbols: Focus[] = [];
@@ -231,16 +232,21 @@ function choose(
     const whole = (f.symbol === undefined && f.range === undefined) || isSmall(file);
     // Retrieval alone (a shared word) is weak evidence: beside focal code such a symbol is a signature.
     // A retrieved function the focal code calls by its name is strongly evidenced: shown whole.
+    // A definition of the same name in a focal class (`def __bool__(`) is not a call of it.
     const calledByFocal =
       f.symbol !== undefined &&
       f.symbol.endLine - f.symbol.outerStart < HELPER_LINES &&
       focalTexts.some((t) =>
-        new RegExp(`(?<![\\w$.])${escapeRegExp(shortName(f.symbol as CodeSymbol))}\\s*\\(`).test(t),
+        new RegExp(
+          `(?<![\\w$.])(?<!\\b(?:def|function)\\s+)${escapeRegExp(shortName(f.symbol as CodeSymbol))}\\s*\\(`,
+        ).test(t),
       );
     const weak =
       !FOCAL.has(f.reason) && !calledByFocal && (anyFocal || wholeRetrieved >= WHOLE_RETRIEVED_WITHOUT_FOCUS);
     // A short file retrieved as a whole: the map below names it.
     if (weak && f.symbol === undefined) continue;
+    // An edit's context shows what can be edited: a shared word's signature is noise there.
+    if (weak && !weakSignatures) continue;
     if (weak) {
       const ranges = signatureRanges(file, f.symbol as CodeSymbol);
       const cost = costOf(file, current, ranges);

@@ -30,6 +30,8 @@ export type ContextOptions = {
   frames?: Frame[];
   /** Identifiers the issue names (functions, classes, methods). */
   named?: string[];
+  /** When given, a named identifier is looked up only in these files (an edit's focal files). */
+  namedIn?: string[];
   /** The issue: the code it shows (imports, calls) is followed like a failing test's. */
   issue?: string;
   /**
@@ -42,7 +44,8 @@ export type ContextOptions = {
   maxChars?: number;
   /**
    * Callers' and callees' signatures and the map of other files after the code (default true). An edit's context
-   * leaves them out: only the lines shown can be edited, and the plan already says where.
+   * leaves them out: only the lines shown can be edited, and the plan already says where. Without them, a symbol
+   * only retrieval found (a shared word) is left out too, not shown by its signature.
    */
   surroundings?: boolean;
   maxFiles?: number;

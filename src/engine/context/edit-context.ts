@@ -28,18 +28,30 @@ const EDIT_CONTEXT_CHARS = 9_000;
 
 export async function editContext(workspace: string, options: EditContextOptions): Promise<CodeContext> {
   const planText = options.plan.join("\n");
+  const names = planNames(planText);
+  // Of the plan context's symbols, those the plan names: the plan walked that code and says
+  // where the change goes (a second loader function it never names is not shown whole again).
+  // A plan that names none of them keeps them all.
+  const byPlan = options.earlier.filter(
+    (s) => names.includes(s.name) || names.includes(s.name.split(".").at(-1) ?? ""),
+  );
+  const earlier = byPlan.length ? byPlan : options.earlier;
+  // The plan's words name symbols only in the files the edit is about (the focal files and
+  // those changed so far): elsewhere a shared word (`__bool__`, `Comment`) is another thing.
+  const focalFiles = [...new Set([...options.changed.map((f) => f.file), ...options.earlier.map((s) => s.path)])];
   return buildContext(workspace, {
     query: `${options.problem}\n${planText}`,
-    mentioned: [...new Set([...options.changed.map((f) => f.file), ...options.earlier.map((s) => s.path)])],
+    mentioned: [...new Set([...options.changed.map((f) => f.file), ...earlier.map((s) => s.path)])],
     frames: [...options.changed, ...failureFrames(options.failing, workspace)],
-    named: [...new Set([...planNames(planText), ...options.earlier.map((s) => s.name)])],
+    named: [...new Set([...names, ...earlier.map((s) => s.name)])],
+    namedIn: focalFiles.length ? focalFiles : undefined,
     isTestFile: options.isTestFile,
     maxChars: options.maxChars ?? EDIT_CONTEXT_CHARS,
     surroundings: false,
   });
 }
 
-/** The identifiers a plan names: the issue's kinds of names, plus dotted (`Class.method`) and dunder (`__getitem__`) ones. */
+/** The identifiers a plan names: the issue's kinds of names, plus dotted (`Class.method`), dunder (`__getitem__`) and private (`_name`) ones. */
 export function planNames(text: string): string[] {
   const out = new Set(namedIdentifiers(text));
   for (const m of text.matchAll(/\b([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+)\b/g)) {
@@ -50,6 +62,8 @@ export function planNames(text: string): string[] {
     out.add(parts.at(-1) ?? "");
   }
   for (const m of text.matchAll(/(?<![\w])(__[a-z][a-z0-9_]*__)(?![\w])/g)) out.add(m[1] ?? "");
+  // A private name (`_change_splitlevel`): the issue's kinds of names miss its leading underscore.
+  for (const m of text.matchAll(/(?<![\w$])(_[A-Za-z][\w$]*)/g)) out.add(m[1] ?? "");
   out.delete("");
   return [...out];
 }

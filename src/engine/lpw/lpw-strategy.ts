@@ -210,10 +210,16 @@ class LpwRun {
       for (; rounds < this.options.maxPlanIterations && !verified;) {
         rounds += 1;
         this.task.onProgress?.({ kind: "stage", stage: "verify-plan", detail: `round ${rounds}` });
+        // The code the plan names (and the focal code it was made from, when it names none of it), as the
+        // implement prompt will show it: not the plan context again, whose other functions the plan passed over.
+        const planned = await this.currentCode(plan, this.baselineFailing);
         verification = (
           await this.llm.call(
             "verify-plan",
-            { trusted: { plan: numbered(plan) }, untrusted: { problem: this.problem, tests: tests || digest, code } },
+            {
+              trusted: { plan: numbered(plan) },
+              untrusted: { problem: this.problem, tests: tests || digest, code: planned },
+            },
             verificationSchema,
           )
         ).value;

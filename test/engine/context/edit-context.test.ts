@@ -11,6 +11,7 @@ describe("the identifiers a plan names", () => {
     expect(names).toEqual(
       expect.arrayContaining(["OrderedMultiDict.__getitem__", "__getitem__", "poplast", "wrap_text_to_colwidths"]),
     );
+    expect(planNames("Leave the GO rule and _change_splitlevel unchanged")).toContain("_change_splitlevel");
     expect(names).not.toContain("py");
     expect(names).not.toContain("dictutils.py");
   });
@@ -63,5 +64,53 @@ describe("the code an implement prompt shows", () => {
     expect(context.code).not.toContain("Callers and callees");
     expect(context.code).not.toContain("Other source files");
     expect(context.code).not.toContain("misc/other.py");
+  });
+
+  const long = (name: string, word: string) =>
+    `def ${name}(state, indent):\n${Array.from({ length: 40 }, (_, i) => `    state.${word}_${i} = indent + ${i}\n`).join("")}    return state\n`;
+
+  it("shows whole only the plan context's symbols the plan names, when it names any", async () => {
+    // js-yaml-block-mapping-same-line: readFlowCollection, shown beside readBlockMapping in the plan
+    // context, came again whole into the implement prompt of a plan that never named it.
+    const dir = await writeRepo({
+      "pkg/loader.py": `${long("read_block_mapping", "block")}\n\n${long("read_flow_collection", "flow")}`,
+    });
+    const earlier = [
+      { path: "pkg/loader.py", name: "read_flow_collection" },
+      { path: "pkg/loader.py", name: "read_block_mapping" },
+    ];
+    const options = { problem: "a second key on one line is accepted", failing: [], changed: [], earlier, isTestFile };
+    const named = await editContext(dir, {
+      ...options,
+      plan: ["In read_block_mapping, reject a key on the line of the last value"],
+    });
+    expect(named.code).toMatch(/\d+ \| {5}state\.block_39 = indent \+ 39/);
+    expect(named.code).not.toContain("state.flow_");
+    // A plan in prose, naming none of them, keeps them all.
+    const prose = await editContext(dir, { ...options, plan: ["Reject a key on the line of the last value"] });
+    expect(prose.code).toContain("state.flow_39");
+    expect(prose.code).toContain("state.block_39");
+  });
+
+  it("looks the plan's words up only in the focal files, and shows no signature a shared word retrieved", async () => {
+    // more-itertools: a plan's `__bool__` for numeric_range pulled peekable.__bool__ from the same package.
+    const dir = await writeRepo({
+      "pkg/ranges.py":
+        "class numeric_range:\n    def __bool__(self):\n        return self._start < self._stop\n\n    def __reversed__(self):\n        return iter(numeric_range(self._stop, self._start, -self._step))\n",
+      "pkg/peek.py":
+        "class peekable:\n    def __bool__(self):\n        try:\n            self.peek()\n        except StopIteration:\n            return False\n        return True\n",
+      "pkg/steps.py": "def reversed_empty_range_step(start, stop, step):\n    return start - step\n",
+    });
+    const context = await editContext(dir, {
+      problem: "reversed() of an empty numeric_range is not empty",
+      plan: ["In numeric_range.__reversed__, return iter(()) when the range is empty (`__bool__` is false)"],
+      failing: [],
+      changed: [],
+      earlier: [{ path: "pkg/ranges.py", name: "numeric_range.__reversed__" }],
+      isTestFile,
+    });
+    expect(context.code).toContain("   5 |     def __reversed__(self):");
+    expect(context.code).not.toContain("pkg/peek.py");
+    expect(context.code).not.toContain("reversed_empty_range_step");
   });
 });

@@ -95,11 +95,18 @@ describe("the prompts LPW sends for a bug deep in a large module", () => {
     expect(verify).not.toMatch(/fails now with: AssertionError\n/);
     // Without a check-verification call in between.
     expect(requests.map((r) => r.response_format.json_schema.name)).toEqual(["plan", "verify_plan", "implement"]);
-    // Stable content first: plan and verify share the system message and the whole user prefix up to the plan.
+    // Plan and verify share the system message; the verify prompt shows the code the plan names,
+    // built as the implement prompt's (the same block before any edit), not the plan context again
+    // with the callers' signatures and the map the plan was made from.
     expect(requests[1]?.messages[0]?.content).toBe(requests[0]?.messages[0]?.content);
-    const shared = verify.slice(0, verify.indexOf("\n\nThe plan:\n"));
-    expect(shared).toContain("1746 | ");
-    expect(plan.startsWith(shared)).toBe(true);
+    const codeOf = (prompt: string) => {
+      const start = prompt.indexOf('<untrusted name="code">');
+      return prompt.slice(start, prompt.indexOf("</untrusted>", start));
+    };
+    expect(codeOf(verify)).toContain(`1746 | ${BUGGY_LINE_TEXT}`);
+    expect(codeOf(verify)).toContain("1737 |     def wrap_text_to_colwidths(self, colwidths):\n1738 |");
+    expect(codeOf(plan)).toContain("Callers and callees");
+    expect(codeOf(verify)).not.toContain("Callers and callees");
 
     // The implement prompt shows the faulty method by symbol, with its class header, not the module's first lines cut at a length.
     const implement = requests[2]?.messages[1]?.content ?? "";
@@ -112,6 +119,7 @@ describe("the prompts LPW sends for a bug deep in a large module", () => {
     expect(implement).not.toContain("def test_wrap_width(width, expected):");
     expect(implement).not.toContain("The failing tests");
     expect(implement.length).toBeLessThan(20_000);
+    expect(codeOf(verify)).toBe(codeOf(implement));
   });
 
   it("refines against the current code by symbol, and a search block copied with its line numbers applies", async () => {
