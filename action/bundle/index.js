@@ -40,9 +40,9 @@ var __toESM = (mod, isNodeMode, target) => (target = mod != null ? __create(__ge
   mod
 ));
 
-// node_modules/deepmerge/dist/cjs.js
+// ../../../main/node_modules/deepmerge/dist/cjs.js
 var require_cjs = __commonJS({
-  "node_modules/deepmerge/dist/cjs.js"(exports2, module2) {
+  "../../../main/node_modules/deepmerge/dist/cjs.js"(exports2, module2) {
     "use strict";
     var isMergeableObject = function isMergeableObject2(value) {
       return isNonNullObject(value) && !isSpecial(value);
@@ -143,9 +143,9 @@ var require_cjs = __commonJS({
   }
 });
 
-// node_modules/pino-std-serializers/lib/err-helpers.js
+// ../../../main/node_modules/pino-std-serializers/lib/err-helpers.js
 var require_err_helpers = __commonJS({
-  "node_modules/pino-std-serializers/lib/err-helpers.js"(exports2, module2) {
+  "../../../main/node_modules/pino-std-serializers/lib/err-helpers.js"(exports2, module2) {
     "use strict";
     var isErrorLike = (err2) => {
       return err2 && typeof err2.message === "string";
@@ -200,9 +200,9 @@ var require_err_helpers = __commonJS({
   }
 });
 
-// node_modules/pino-std-serializers/lib/err-proto.js
+// ../../../main/node_modules/pino-std-serializers/lib/err-proto.js
 var require_err_proto = __commonJS({
-  "node_modules/pino-std-serializers/lib/err-proto.js"(exports2, module2) {
+  "../../../main/node_modules/pino-std-serializers/lib/err-proto.js"(exports2, module2) {
     "use strict";
     var seen = /* @__PURE__ */ Symbol("circular-ref-tag");
     var rawSymbol = /* @__PURE__ */ Symbol("pino-raw-err-ref");
@@ -251,9 +251,9 @@ var require_err_proto = __commonJS({
   }
 });
 
-// node_modules/pino-std-serializers/lib/err.js
+// ../../../main/node_modules/pino-std-serializers/lib/err.js
 var require_err = __commonJS({
-  "node_modules/pino-std-serializers/lib/err.js"(exports2, module2) {
+  "../../../main/node_modules/pino-std-serializers/lib/err.js"(exports2, module2) {
     "use strict";
     module2.exports = errSerializer;
     var { messageWithCauses, stackWithCauses, isErrorLike } = require_err_helpers();
@@ -291,9 +291,9 @@ var require_err = __commonJS({
   }
 });
 
-// node_modules/pino-std-serializers/lib/err-with-cause.js
+// ../../../main/node_modules/pino-std-serializers/lib/err-with-cause.js
 var require_err_with_cause = __commonJS({
-  "node_modules/pino-std-serializers/lib/err-with-cause.js"(exports2, module2) {
+  "../../../main/node_modules/pino-std-serializers/lib/err-with-cause.js"(exports2, module2) {
     "use strict";
     module2.exports = errWithCauseSerializer;
     var { isErrorLike } = require_err_helpers();
@@ -334,9 +334,9 @@ var require_err_with_cause = __commonJS({
   }
 });
 
-// node_modules/pino-std-serializers/lib/req.js
+// ../../../main/node_modules/pino-std-serializers/lib/req.js
 var require_req = __commonJS({
-  "node_modules/pino-std-serializers/lib/req.js"(exports2, module2) {
+  "../../../main/node_modules/pino-std-serializers/lib/req.js"(exports2, module2) {
     "use strict";
     module2.exports = {
       mapHttpRequest,
@@ -429,9 +429,9 @@ var require_req = __commonJS({
   }
 });
 
-// node_modules/pino-std-serializers/lib/res.js
+// ../../../main/node_modules/pino-std-serializers/lib/res.js
 var require_res = __commonJS({
-  "node_modules/pino-std-serializers/lib/res.js"(exports2, module2) {
+  "../../../main/node_modules/pino-std-serializers/lib/res.js"(exports2, module2) {
     "use strict";
     module2.exports = {
       mapHttpResponse,
@@ -478,9 +478,9 @@ var require_res = __commonJS({
   }
 });
 
-// node_modules/pino-std-serializers/index.js
+// ../../../main/node_modules/pino-std-serializers/index.js
 var require_pino_std_serializers = __commonJS({
-  "node_modules/pino-std-serializers/index.js"(exports2, module2) {
+  "../../../main/node_modules/pino-std-serializers/index.js"(exports2, module2) {
     "use strict";
     var errSerializer = require_err();
     var errWithCauseSerializer = require_err_with_cause();
@@ -515,9 +515,9 @@ var require_pino_std_serializers = __commonJS({
   }
 });
 
-// node_modules/pino/lib/caller.js
+// ../../../main/node_modules/pino/lib/caller.js
 var require_caller = __commonJS({
-  "node_modules/pino/lib/caller.js"(exports2, module2) {
+  "../../../main/node_modules/pino/lib/caller.js"(exports2, module2) {
     "use strict";
     var util = __require("node:util");
     var getCallSites = util.getCallSites ?? util.getCallSite;
@@ -548,9 +548,9 @@ var require_caller = __commonJS({
   }
 });
 
-// node_modules/@pinojs/redact/index.js
+// ../../../main/node_modules/@pinojs/redact/index.js
 var require_redact = __commonJS({
-  "node_modules/@pinojs/redact/index.js"(exports2, module2) {
+  "../../../main/node_modules/@pinojs/redact/index.js"(exports2, module2) {
     "use strict";
     function deepClone(obj) {
       if (obj === null || typeof obj !== "object") {
@@ -981,9 +981,9 @@ var require_redact = __commonJS({
   }
 });
 
-// node_modules/pino/lib/symbols.js
+// ../../../main/node_modules/pino/lib/symbols.js
 var require_symbols = __commonJS({
-  "node_modules/pino/lib/symbols.js"(exports2, module2) {
+  "../../../main/node_modules/pino/lib/symbols.js"(exports2, module2) {
     "use strict";
     var setLevelSym = /* @__PURE__ */ Symbol("pino.setLevel");
     var getLevelSym = /* @__PURE__ */ Symbol("pino.getLevel");
@@ -1054,9 +1054,9 @@ var require_symbols = __commonJS({
   }
 });
 
-// node_modules/pino/lib/redaction.js
+// ../../../main/node_modules/pino/lib/redaction.js
 var require_redaction = __commonJS({
-  "node_modules/pino/lib/redaction.js"(exports2, module2) {
+  "../../../main/node_modules/pino/lib/redaction.js"(exports2, module2) {
     "use strict";
     var Redact = require_redact();
     var { redactFmtSym, wildcardFirstSym } = require_symbols();
@@ -1136,9 +1136,9 @@ var require_redaction = __commonJS({
   }
 });
 
-// node_modules/pino/lib/time.js
+// ../../../main/node_modules/pino/lib/time.js
 var require_time = __commonJS({
-  "node_modules/pino/lib/time.js"(exports2, module2) {
+  "../../../main/node_modules/pino/lib/time.js"(exports2, module2) {
     "use strict";
     var nullTime = () => "";
     var epochTime = () => `,"time":${Date.now()}`;
@@ -1167,9 +1167,9 @@ var require_time = __commonJS({
   }
 });
 
-// node_modules/quick-format-unescaped/index.js
+// ../../../main/node_modules/quick-format-unescaped/index.js
 var require_quick_format_unescaped = __commonJS({
-  "node_modules/quick-format-unescaped/index.js"(exports2, module2) {
+  "../../../main/node_modules/quick-format-unescaped/index.js"(exports2, module2) {
     "use strict";
     function tryStringify(o3) {
       try {
@@ -1286,9 +1286,9 @@ var require_quick_format_unescaped = __commonJS({
   }
 });
 
-// node_modules/atomic-sleep/index.js
+// ../../../main/node_modules/atomic-sleep/index.js
 var require_atomic_sleep = __commonJS({
-  "node_modules/atomic-sleep/index.js"(exports2, module2) {
+  "../../../main/node_modules/atomic-sleep/index.js"(exports2, module2) {
     "use strict";
     if (typeof SharedArrayBuffer !== "undefined" && typeof Atomics !== "undefined") {
       let sleep4 = function(ms) {
@@ -1321,9 +1321,9 @@ var require_atomic_sleep = __commonJS({
   }
 });
 
-// node_modules/sonic-boom/index.js
+// ../../../main/node_modules/sonic-boom/index.js
 var require_sonic_boom = __commonJS({
-  "node_modules/sonic-boom/index.js"(exports2, module2) {
+  "../../../main/node_modules/sonic-boom/index.js"(exports2, module2) {
     "use strict";
     var fs2 = __require("fs");
     var EventEmitter2 = __require("events");
@@ -1908,9 +1908,9 @@ var require_sonic_boom = __commonJS({
   }
 });
 
-// node_modules/on-exit-leak-free/index.js
+// ../../../main/node_modules/on-exit-leak-free/index.js
 var require_on_exit_leak_free = __commonJS({
-  "node_modules/on-exit-leak-free/index.js"(exports2, module2) {
+  "../../../main/node_modules/on-exit-leak-free/index.js"(exports2, module2) {
     "use strict";
     var refs = {
       exit: [],
@@ -2002,9 +2002,9 @@ var require_on_exit_leak_free = __commonJS({
   }
 });
 
-// node_modules/thread-stream/package.json
+// ../../../main/node_modules/thread-stream/package.json
 var require_package = __commonJS({
-  "node_modules/thread-stream/package.json"(exports2, module2) {
+  "../../../main/node_modules/thread-stream/package.json"(exports2, module2) {
     module2.exports = {
       name: "thread-stream",
       version: "4.2.1",
@@ -2063,9 +2063,9 @@ var require_package = __commonJS({
   }
 });
 
-// node_modules/thread-stream/lib/wait.js
+// ../../../main/node_modules/thread-stream/lib/wait.js
 var require_wait = __commonJS({
-  "node_modules/thread-stream/lib/wait.js"(exports2, module2) {
+  "../../../main/node_modules/thread-stream/lib/wait.js"(exports2, module2) {
     "use strict";
     var WAIT_MS = 1e4;
     function wait2(state2, index, expected, timeout, done) {
@@ -2133,9 +2133,9 @@ var require_wait = __commonJS({
   }
 });
 
-// node_modules/thread-stream/lib/indexes.js
+// ../../../main/node_modules/thread-stream/lib/indexes.js
 var require_indexes = __commonJS({
-  "node_modules/thread-stream/lib/indexes.js"(exports2, module2) {
+  "../../../main/node_modules/thread-stream/lib/indexes.js"(exports2, module2) {
     "use strict";
     var SEQ_INDEX = 2;
     var WRITE_INDEX = 4;
@@ -2148,14 +2148,14 @@ var require_indexes = __commonJS({
   }
 });
 
-// node_modules/thread-stream/index.js
+// ../../../main/node_modules/thread-stream/index.js
 var require_thread_stream = __commonJS({
-  "node_modules/thread-stream/index.js"(exports2, module2) {
+  "../../../main/node_modules/thread-stream/index.js"(exports2, module2) {
     "use strict";
     var { version: version2 } = require_package();
     var { EventEmitter: EventEmitter2 } = __require("events");
     var { Worker: Worker2 } = __require("worker_threads");
-    var { join: join40 } = __require("path");
+    var { join: join38 } = __require("path");
     var { pathToFileURL: pathToFileURL2 } = __require("url");
     var { wait: wait2 } = require_wait();
     var {
@@ -2207,7 +2207,7 @@ var require_thread_stream = __commonJS({
     function createWorker(stream, opts) {
       const { filename, workerData } = opts;
       const bundlerOverrides = "__bundlerPathsOverrides" in globalThis ? globalThis.__bundlerPathsOverrides : {};
-      const toExecute = bundlerOverrides["thread-stream-worker"] || join40(__dirname, "lib", "worker.js");
+      const toExecute = bundlerOverrides["thread-stream-worker"] || join38(__dirname, "lib", "worker.js");
       const worker = new Worker2(toExecute, {
         ...opts.workerOpts,
         name: opts.workerOpts?.name || "thread-stream",
@@ -2713,14 +2713,14 @@ var require_thread_stream = __commonJS({
   }
 });
 
-// node_modules/pino/lib/transport.js
+// ../../../main/node_modules/pino/lib/transport.js
 var require_transport = __commonJS({
-  "node_modules/pino/lib/transport.js"(exports2, module2) {
+  "../../../main/node_modules/pino/lib/transport.js"(exports2, module2) {
     "use strict";
     var { createRequire: createRequire4 } = __require("module");
     var { existsSync: existsSync17 } = __require("node:fs");
     var getCallers = require_caller();
-    var { join: join40, isAbsolute: isAbsolute11, sep: sep7 } = __require("node:path");
+    var { join: join38, isAbsolute: isAbsolute11, sep: sep7 } = __require("node:path");
     var { fileURLToPath: fileURLToPath12 } = __require("node:url");
     var sleep4 = require_atomic_sleep();
     var onExit2 = require_on_exit_leak_free();
@@ -2875,7 +2875,7 @@ var require_transport = __commonJS({
         throw new Error("only one of target or targets can be specified");
       }
       if (targets) {
-        target = bundlerOverrides["pino-worker"] || join40(__dirname, "worker.js");
+        target = bundlerOverrides["pino-worker"] || join38(__dirname, "worker.js");
         options2.targets = targets.filter((dest) => dest.target).map((dest) => {
           return {
             ...dest,
@@ -2896,7 +2896,7 @@ var require_transport = __commonJS({
         const pipelinesHaveLevel = options2.pipelines.some((p) => p.some((t2) => t2.level != null));
         usesMultistream = options2.targets.length + options2.pipelines.length > 1 || targetsHaveLevel || pipelinesHaveLevel;
       } else if (pipeline) {
-        target = bundlerOverrides["pino-worker"] || join40(__dirname, "worker.js");
+        target = bundlerOverrides["pino-worker"] || join38(__dirname, "worker.js");
         options2.pipelines = [pipeline.map((dest) => {
           return {
             ...dest,
@@ -2923,7 +2923,7 @@ var require_transport = __commonJS({
           return origin;
         }
         if (origin === "pino/file") {
-          return join40(__dirname, "..", "file.js");
+          return join38(__dirname, "..", "file.js");
         }
         let fixTarget2;
         for (const filePath of callers) {
@@ -2945,9 +2945,9 @@ var require_transport = __commonJS({
   }
 });
 
-// node_modules/pino/lib/tools.js
+// ../../../main/node_modules/pino/lib/tools.js
 var require_tools = __commonJS({
-  "node_modules/pino/lib/tools.js"(exports2, module2) {
+  "../../../main/node_modules/pino/lib/tools.js"(exports2, module2) {
     "use strict";
     var diagChan = __require("node:diagnostics_channel");
     var format2 = require_quick_format_unescaped();
@@ -3274,9 +3274,9 @@ var require_tools = __commonJS({
   }
 });
 
-// node_modules/pino/lib/constants.js
+// ../../../main/node_modules/pino/lib/constants.js
 var require_constants = __commonJS({
-  "node_modules/pino/lib/constants.js"(exports2, module2) {
+  "../../../main/node_modules/pino/lib/constants.js"(exports2, module2) {
     var DEFAULT_LEVELS = {
       trace: 10,
       debug: 20,
@@ -3296,9 +3296,9 @@ var require_constants = __commonJS({
   }
 });
 
-// node_modules/pino/lib/levels.js
+// ../../../main/node_modules/pino/lib/levels.js
 var require_levels = __commonJS({
-  "node_modules/pino/lib/levels.js"(exports2, module2) {
+  "../../../main/node_modules/pino/lib/levels.js"(exports2, module2) {
     "use strict";
     var {
       lsCacheSym,
@@ -3489,17 +3489,17 @@ var require_levels = __commonJS({
   }
 });
 
-// node_modules/pino/lib/meta.js
+// ../../../main/node_modules/pino/lib/meta.js
 var require_meta = __commonJS({
-  "node_modules/pino/lib/meta.js"(exports2, module2) {
+  "../../../main/node_modules/pino/lib/meta.js"(exports2, module2) {
     "use strict";
     module2.exports = { version: "10.4.0" };
   }
 });
 
-// node_modules/pino/lib/proto.js
+// ../../../main/node_modules/pino/lib/proto.js
 var require_proto = __commonJS({
-  "node_modules/pino/lib/proto.js"(exports2, module2) {
+  "../../../main/node_modules/pino/lib/proto.js"(exports2, module2) {
     "use strict";
     var { EventEmitter: EventEmitter2 } = __require("node:events");
     var {
@@ -3727,9 +3727,9 @@ var require_proto = __commonJS({
   }
 });
 
-// node_modules/safe-stable-stringify/index.js
+// ../../../main/node_modules/safe-stable-stringify/index.js
 var require_safe_stable_stringify = __commonJS({
-  "node_modules/safe-stable-stringify/index.js"(exports2, module2) {
+  "../../../main/node_modules/safe-stable-stringify/index.js"(exports2, module2) {
     "use strict";
     var { hasOwnProperty } = Object.prototype;
     var stringify3 = configure();
@@ -3903,7 +3903,7 @@ var require_safe_stable_stringify = __commonJS({
               return circularValue;
             }
             let res = "";
-            let join40 = ",";
+            let join38 = ",";
             const originalIndentation = indentation;
             if (Array.isArray(value)) {
               if (value.length === 0) {
@@ -3917,7 +3917,7 @@ var require_safe_stable_stringify = __commonJS({
                 indentation += spacer;
                 res += `
 ${indentation}`;
-                join40 = `,
+                join38 = `,
 ${indentation}`;
               }
               const maximumValuesToStringify = Math.min(value.length, maximumBreadth);
@@ -3925,13 +3925,13 @@ ${indentation}`;
               for (; i3 < maximumValuesToStringify - 1; i3++) {
                 const tmp2 = stringifyFnReplacer(String(i3), value, stack, replacer, spacer, indentation);
                 res += tmp2 !== void 0 ? tmp2 : "null";
-                res += join40;
+                res += join38;
               }
               const tmp = stringifyFnReplacer(String(i3), value, stack, replacer, spacer, indentation);
               res += tmp !== void 0 ? tmp : "null";
               if (value.length - 1 > maximumBreadth) {
                 const removedKeys = value.length - maximumBreadth - 1;
-                res += `${join40}"... ${getItemCount(removedKeys)} not stringified"`;
+                res += `${join38}"... ${getItemCount(removedKeys)} not stringified"`;
               }
               if (spacer !== "") {
                 res += `
@@ -3952,7 +3952,7 @@ ${originalIndentation}`;
             let separator = "";
             if (spacer !== "") {
               indentation += spacer;
-              join40 = `,
+              join38 = `,
 ${indentation}`;
               whitespace = " ";
             }
@@ -3966,13 +3966,13 @@ ${indentation}`;
               const tmp = stringifyFnReplacer(key3, value, stack, replacer, spacer, indentation);
               if (tmp !== void 0) {
                 res += `${separator}${strEscape(key3)}:${whitespace}${tmp}`;
-                separator = join40;
+                separator = join38;
               }
             }
             if (keyLength > maximumBreadth) {
               const removedKeys = keyLength - maximumBreadth;
               res += `${separator}"...":${whitespace}"${getItemCount(removedKeys)} not stringified"`;
-              separator = join40;
+              separator = join38;
             }
             if (spacer !== "" && separator.length > 1) {
               res = `
@@ -4013,7 +4013,7 @@ ${originalIndentation}`;
             }
             const originalIndentation = indentation;
             let res = "";
-            let join40 = ",";
+            let join38 = ",";
             if (Array.isArray(value)) {
               if (value.length === 0) {
                 return "[]";
@@ -4026,7 +4026,7 @@ ${originalIndentation}`;
                 indentation += spacer;
                 res += `
 ${indentation}`;
-                join40 = `,
+                join38 = `,
 ${indentation}`;
               }
               const maximumValuesToStringify = Math.min(value.length, maximumBreadth);
@@ -4034,13 +4034,13 @@ ${indentation}`;
               for (; i3 < maximumValuesToStringify - 1; i3++) {
                 const tmp2 = stringifyArrayReplacer(String(i3), value[i3], stack, replacer, spacer, indentation);
                 res += tmp2 !== void 0 ? tmp2 : "null";
-                res += join40;
+                res += join38;
               }
               const tmp = stringifyArrayReplacer(String(i3), value[i3], stack, replacer, spacer, indentation);
               res += tmp !== void 0 ? tmp : "null";
               if (value.length - 1 > maximumBreadth) {
                 const removedKeys = value.length - maximumBreadth - 1;
-                res += `${join40}"... ${getItemCount(removedKeys)} not stringified"`;
+                res += `${join38}"... ${getItemCount(removedKeys)} not stringified"`;
               }
               if (spacer !== "") {
                 res += `
@@ -4053,7 +4053,7 @@ ${originalIndentation}`;
             let whitespace = "";
             if (spacer !== "") {
               indentation += spacer;
-              join40 = `,
+              join38 = `,
 ${indentation}`;
               whitespace = " ";
             }
@@ -4062,7 +4062,7 @@ ${indentation}`;
               const tmp = stringifyArrayReplacer(key3, value[key3], stack, replacer, spacer, indentation);
               if (tmp !== void 0) {
                 res += `${separator}${strEscape(key3)}:${whitespace}${tmp}`;
-                separator = join40;
+                separator = join38;
               }
             }
             if (spacer !== "" && separator.length > 1) {
@@ -4120,20 +4120,20 @@ ${originalIndentation}`;
               indentation += spacer;
               let res2 = `
 ${indentation}`;
-              const join41 = `,
+              const join39 = `,
 ${indentation}`;
               const maximumValuesToStringify = Math.min(value.length, maximumBreadth);
               let i3 = 0;
               for (; i3 < maximumValuesToStringify - 1; i3++) {
                 const tmp2 = stringifyIndent(String(i3), value[i3], stack, spacer, indentation);
                 res2 += tmp2 !== void 0 ? tmp2 : "null";
-                res2 += join41;
+                res2 += join39;
               }
               const tmp = stringifyIndent(String(i3), value[i3], stack, spacer, indentation);
               res2 += tmp !== void 0 ? tmp : "null";
               if (value.length - 1 > maximumBreadth) {
                 const removedKeys = value.length - maximumBreadth - 1;
-                res2 += `${join41}"... ${getItemCount(removedKeys)} not stringified"`;
+                res2 += `${join39}"... ${getItemCount(removedKeys)} not stringified"`;
               }
               res2 += `
 ${originalIndentation}`;
@@ -4149,16 +4149,16 @@ ${originalIndentation}`;
               return '"[Object]"';
             }
             indentation += spacer;
-            const join40 = `,
+            const join38 = `,
 ${indentation}`;
             let res = "";
             let separator = "";
             let maximumPropertiesToStringify = Math.min(keyLength, maximumBreadth);
             if (isTypedArrayWithEntries(value)) {
-              res += stringifyTypedArray(value, join40, maximumBreadth);
+              res += stringifyTypedArray(value, join38, maximumBreadth);
               keys = keys.slice(value.length);
               maximumPropertiesToStringify -= value.length;
-              separator = join40;
+              separator = join38;
             }
             if (deterministic) {
               keys = sort(keys, comparator);
@@ -4169,13 +4169,13 @@ ${indentation}`;
               const tmp = stringifyIndent(key3, value[key3], stack, spacer, indentation);
               if (tmp !== void 0) {
                 res += `${separator}${strEscape(key3)}: ${tmp}`;
-                separator = join40;
+                separator = join38;
               }
             }
             if (keyLength > maximumBreadth) {
               const removedKeys = keyLength - maximumBreadth;
               res += `${separator}"...": "${getItemCount(removedKeys)} not stringified"`;
-              separator = join40;
+              separator = join38;
             }
             if (separator !== "") {
               res = `
@@ -4323,9 +4323,9 @@ ${originalIndentation}`;
   }
 });
 
-// node_modules/pino/lib/multistream.js
+// ../../../main/node_modules/pino/lib/multistream.js
 var require_multistream = __commonJS({
-  "node_modules/pino/lib/multistream.js"(exports2, module2) {
+  "../../../main/node_modules/pino/lib/multistream.js"(exports2, module2) {
     "use strict";
     var metadata = /* @__PURE__ */ Symbol.for("pino.metadata");
     var { DEFAULT_LEVELS } = require_constants();
@@ -4493,9 +4493,9 @@ var require_multistream = __commonJS({
   }
 });
 
-// node_modules/pino/pino.js
+// ../../../main/node_modules/pino/pino.js
 var require_pino = __commonJS({
-  "node_modules/pino/pino.js"(exports2, module2) {
+  "../../../main/node_modules/pino/pino.js"(exports2, module2) {
     "use strict";
     var os = __require("node:os");
     var stdSerializers = require_pino_std_serializers();
@@ -4724,9 +4724,9 @@ var require_pino = __commonJS({
   }
 });
 
-// node_modules/colorette/index.cjs
+// ../../../main/node_modules/colorette/index.cjs
 var require_colorette = __commonJS({
-  "node_modules/colorette/index.cjs"(exports2) {
+  "../../../main/node_modules/colorette/index.cjs"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     var tty3 = __require("tty");
@@ -4908,9 +4908,9 @@ var require_colorette = __commonJS({
   }
 });
 
-// node_modules/wrappy/wrappy.js
+// ../../../main/node_modules/wrappy/wrappy.js
 var require_wrappy = __commonJS({
-  "node_modules/wrappy/wrappy.js"(exports2, module2) {
+  "../../../main/node_modules/wrappy/wrappy.js"(exports2, module2) {
     module2.exports = wrappy;
     function wrappy(fn, cb) {
       if (fn && cb) return wrappy(fn)(cb);
@@ -4938,9 +4938,9 @@ var require_wrappy = __commonJS({
   }
 });
 
-// node_modules/once/once.js
+// ../../../main/node_modules/once/once.js
 var require_once = __commonJS({
-  "node_modules/once/once.js"(exports2, module2) {
+  "../../../main/node_modules/once/once.js"(exports2, module2) {
     var wrappy = require_wrappy();
     module2.exports = wrappy(once10);
     module2.exports.strict = wrappy(onceStrict);
@@ -4982,9 +4982,9 @@ var require_once = __commonJS({
   }
 });
 
-// node_modules/end-of-stream/index.js
+// ../../../main/node_modules/end-of-stream/index.js
 var require_end_of_stream = __commonJS({
-  "node_modules/end-of-stream/index.js"(exports2, module2) {
+  "../../../main/node_modules/end-of-stream/index.js"(exports2, module2) {
     var once10 = require_once();
     var noop7 = function() {
     };
@@ -5065,9 +5065,9 @@ var require_end_of_stream = __commonJS({
   }
 });
 
-// node_modules/pump/index.js
+// ../../../main/node_modules/pump/index.js
 var require_pump = __commonJS({
-  "node_modules/pump/index.js"(exports2, module2) {
+  "../../../main/node_modules/pump/index.js"(exports2, module2) {
     var once10 = require_once();
     var eos = require_end_of_stream();
     var fs2;
@@ -5140,9 +5140,9 @@ var require_pump = __commonJS({
   }
 });
 
-// node_modules/split2/index.js
+// ../../../main/node_modules/split2/index.js
 var require_split2 = __commonJS({
-  "node_modules/split2/index.js"(exports2, module2) {
+  "../../../main/node_modules/split2/index.js"(exports2, module2) {
     "use strict";
     var { Transform: Transform3 } = __require("stream");
     var { StringDecoder: StringDecoder3 } = __require("string_decoder");
@@ -5241,9 +5241,9 @@ var require_split2 = __commonJS({
   }
 });
 
-// node_modules/pino-abstract-transport/index.js
+// ../../../main/node_modules/pino-abstract-transport/index.js
 var require_pino_abstract_transport = __commonJS({
-  "node_modules/pino-abstract-transport/index.js"(exports2, module2) {
+  "../../../main/node_modules/pino-abstract-transport/index.js"(exports2, module2) {
     "use strict";
     var metadata = /* @__PURE__ */ Symbol.for("pino.metadata");
     var split = require_split2();
@@ -5359,9 +5359,9 @@ var require_pino_abstract_transport = __commonJS({
   }
 });
 
-// node_modules/pino-pretty/lib/constants.js
+// ../../../main/node_modules/pino-pretty/lib/constants.js
 var require_constants2 = __commonJS({
-  "node_modules/pino-pretty/lib/constants.js"(exports2, module2) {
+  "../../../main/node_modules/pino-pretty/lib/constants.js"(exports2, module2) {
     "use strict";
     module2.exports = {
       DATE_FORMAT: "yyyy-mm-dd HH:MM:ss.l o",
@@ -5405,9 +5405,9 @@ var require_constants2 = __commonJS({
   }
 });
 
-// node_modules/pino-pretty/lib/utils/get-level-label-data.js
+// ../../../main/node_modules/pino-pretty/lib/utils/get-level-label-data.js
 var require_get_level_label_data = __commonJS({
-  "node_modules/pino-pretty/lib/utils/get-level-label-data.js"(exports2, module2) {
+  "../../../main/node_modules/pino-pretty/lib/utils/get-level-label-data.js"(exports2, module2) {
     "use strict";
     module2.exports = getLevelLabelData;
     var { LEVELS, LEVEL_NAMES } = require_constants2();
@@ -5427,9 +5427,9 @@ var require_get_level_label_data = __commonJS({
   }
 });
 
-// node_modules/pino-pretty/lib/colors.js
+// ../../../main/node_modules/pino-pretty/lib/colors.js
 var require_colors = __commonJS({
-  "node_modules/pino-pretty/lib/colors.js"(exports2, module2) {
+  "../../../main/node_modules/pino-pretty/lib/colors.js"(exports2, module2) {
     "use strict";
     var nocolor = (input3) => input3;
     var plain = {
@@ -5521,9 +5521,9 @@ var require_colors = __commonJS({
   }
 });
 
-// node_modules/pino-pretty/node_modules/sonic-boom/index.js
+// ../../../main/node_modules/pino-pretty/node_modules/sonic-boom/index.js
 var require_sonic_boom2 = __commonJS({
-  "node_modules/pino-pretty/node_modules/sonic-boom/index.js"(exports2, module2) {
+  "../../../main/node_modules/pino-pretty/node_modules/sonic-boom/index.js"(exports2, module2) {
     "use strict";
     var fs2 = __require("node:fs");
     var EventEmitter2 = __require("node:events");
@@ -6283,18 +6283,18 @@ var require_sonic_boom2 = __commonJS({
   }
 });
 
-// node_modules/pino-pretty/lib/utils/noop.js
+// ../../../main/node_modules/pino-pretty/lib/utils/noop.js
 var require_noop = __commonJS({
-  "node_modules/pino-pretty/lib/utils/noop.js"(exports2, module2) {
+  "../../../main/node_modules/pino-pretty/lib/utils/noop.js"(exports2, module2) {
     "use strict";
     module2.exports = function noop7() {
     };
   }
 });
 
-// node_modules/pino-pretty/lib/utils/build-safe-sonic-boom.js
+// ../../../main/node_modules/pino-pretty/lib/utils/build-safe-sonic-boom.js
 var require_build_safe_sonic_boom = __commonJS({
-  "node_modules/pino-pretty/lib/utils/build-safe-sonic-boom.js"(exports2, module2) {
+  "../../../main/node_modules/pino-pretty/lib/utils/build-safe-sonic-boom.js"(exports2, module2) {
     "use strict";
     module2.exports = buildSafeSonicBoom;
     var { isMainThread } = __require("node:worker_threads");
@@ -6343,9 +6343,9 @@ var require_build_safe_sonic_boom = __commonJS({
   }
 });
 
-// node_modules/pino-pretty/lib/utils/is-valid-date.js
+// ../../../main/node_modules/pino-pretty/lib/utils/is-valid-date.js
 var require_is_valid_date = __commonJS({
-  "node_modules/pino-pretty/lib/utils/is-valid-date.js"(exports2, module2) {
+  "../../../main/node_modules/pino-pretty/lib/utils/is-valid-date.js"(exports2, module2) {
     "use strict";
     module2.exports = isValidDate;
     function isValidDate(date5) {
@@ -6354,9 +6354,9 @@ var require_is_valid_date = __commonJS({
   }
 });
 
-// node_modules/pino-pretty/lib/utils/create-date.js
+// ../../../main/node_modules/pino-pretty/lib/utils/create-date.js
 var require_create_date = __commonJS({
-  "node_modules/pino-pretty/lib/utils/create-date.js"(exports2, module2) {
+  "../../../main/node_modules/pino-pretty/lib/utils/create-date.js"(exports2, module2) {
     "use strict";
     module2.exports = createDate;
     var isValidDate = require_is_valid_date();
@@ -6371,9 +6371,9 @@ var require_create_date = __commonJS({
   }
 });
 
-// node_modules/pino-pretty/lib/utils/split-property-key.js
+// ../../../main/node_modules/pino-pretty/lib/utils/split-property-key.js
 var require_split_property_key = __commonJS({
-  "node_modules/pino-pretty/lib/utils/split-property-key.js"(exports2, module2) {
+  "../../../main/node_modules/pino-pretty/lib/utils/split-property-key.js"(exports2, module2) {
     "use strict";
     module2.exports = splitPropertyKey;
     function splitPropertyKey(key2) {
@@ -6406,9 +6406,9 @@ var require_split_property_key = __commonJS({
   }
 });
 
-// node_modules/pino-pretty/lib/utils/get-property-value.js
+// ../../../main/node_modules/pino-pretty/lib/utils/get-property-value.js
 var require_get_property_value = __commonJS({
-  "node_modules/pino-pretty/lib/utils/get-property-value.js"(exports2, module2) {
+  "../../../main/node_modules/pino-pretty/lib/utils/get-property-value.js"(exports2, module2) {
     "use strict";
     module2.exports = getPropertyValue;
     var splitPropertyKey = require_split_property_key();
@@ -6425,9 +6425,9 @@ var require_get_property_value = __commonJS({
   }
 });
 
-// node_modules/pino-pretty/lib/utils/delete-log-property.js
+// ../../../main/node_modules/pino-pretty/lib/utils/delete-log-property.js
 var require_delete_log_property = __commonJS({
-  "node_modules/pino-pretty/lib/utils/delete-log-property.js"(exports2, module2) {
+  "../../../main/node_modules/pino-pretty/lib/utils/delete-log-property.js"(exports2, module2) {
     "use strict";
     module2.exports = deleteLogProperty;
     var getPropertyValue = require_get_property_value();
@@ -6443,9 +6443,9 @@ var require_delete_log_property = __commonJS({
   }
 });
 
-// node_modules/fast-copy/dist/cjs/index.cjs
+// ../../../main/node_modules/fast-copy/dist/cjs/index.cjs
 var require_cjs2 = __commonJS({
-  "node_modules/fast-copy/dist/cjs/index.cjs"(exports2) {
+  "../../../main/node_modules/fast-copy/dist/cjs/index.cjs"(exports2) {
     "use strict";
     var MaxDepthExceededError = class extends RangeError {
       constructor(maxDepth) {
@@ -6793,9 +6793,9 @@ var require_cjs2 = __commonJS({
   }
 });
 
-// node_modules/pino-pretty/lib/utils/filter-log.js
+// ../../../main/node_modules/pino-pretty/lib/utils/filter-log.js
 var require_filter_log = __commonJS({
-  "node_modules/pino-pretty/lib/utils/filter-log.js"(exports2, module2) {
+  "../../../main/node_modules/pino-pretty/lib/utils/filter-log.js"(exports2, module2) {
     "use strict";
     module2.exports = filterLog;
     var { createCopier } = require_cjs2();
@@ -6849,9 +6849,9 @@ var require_filter_log = __commonJS({
   }
 });
 
-// node_modules/dateformat/lib/dateformat.js
+// ../../../main/node_modules/dateformat/lib/dateformat.js
 var require_dateformat = __commonJS({
-  "node_modules/dateformat/lib/dateformat.js"(exports2, module2) {
+  "../../../main/node_modules/dateformat/lib/dateformat.js"(exports2, module2) {
     "use strict";
     function _typeof(obj) {
       "@babel/helpers - typeof";
@@ -7102,9 +7102,9 @@ var require_dateformat = __commonJS({
   }
 });
 
-// node_modules/pino-pretty/lib/utils/format-time.js
+// ../../../main/node_modules/pino-pretty/lib/utils/format-time.js
 var require_format_time = __commonJS({
-  "node_modules/pino-pretty/lib/utils/format-time.js"(exports2, module2) {
+  "../../../main/node_modules/pino-pretty/lib/utils/format-time.js"(exports2, module2) {
     "use strict";
     module2.exports = formatTime;
     var {
@@ -7141,9 +7141,9 @@ var require_format_time = __commonJS({
   }
 });
 
-// node_modules/pino-pretty/lib/utils/handle-custom-levels-names-opts.js
+// ../../../main/node_modules/pino-pretty/lib/utils/handle-custom-levels-names-opts.js
 var require_handle_custom_levels_names_opts = __commonJS({
-  "node_modules/pino-pretty/lib/utils/handle-custom-levels-names-opts.js"(exports2, module2) {
+  "../../../main/node_modules/pino-pretty/lib/utils/handle-custom-levels-names-opts.js"(exports2, module2) {
     "use strict";
     module2.exports = handleCustomLevelsNamesOpts;
     function handleCustomLevelsNamesOpts(cLevels) {
@@ -7166,9 +7166,9 @@ var require_handle_custom_levels_names_opts = __commonJS({
   }
 });
 
-// node_modules/pino-pretty/lib/utils/handle-custom-levels-opts.js
+// ../../../main/node_modules/pino-pretty/lib/utils/handle-custom-levels-opts.js
 var require_handle_custom_levels_opts = __commonJS({
-  "node_modules/pino-pretty/lib/utils/handle-custom-levels-opts.js"(exports2, module2) {
+  "../../../main/node_modules/pino-pretty/lib/utils/handle-custom-levels-opts.js"(exports2, module2) {
     "use strict";
     module2.exports = handleCustomLevelsOpts;
     function handleCustomLevelsOpts(cLevels) {
@@ -7194,9 +7194,9 @@ var require_handle_custom_levels_opts = __commonJS({
   }
 });
 
-// node_modules/pino-pretty/lib/utils/interpret-conditionals.js
+// ../../../main/node_modules/pino-pretty/lib/utils/interpret-conditionals.js
 var require_interpret_conditionals = __commonJS({
-  "node_modules/pino-pretty/lib/utils/interpret-conditionals.js"(exports2, module2) {
+  "../../../main/node_modules/pino-pretty/lib/utils/interpret-conditionals.js"(exports2, module2) {
     "use strict";
     module2.exports = interpretConditionals;
     var getPropertyValue = require_get_property_value();
@@ -7219,9 +7219,9 @@ var require_interpret_conditionals = __commonJS({
   }
 });
 
-// node_modules/pino-pretty/lib/utils/is-object.js
+// ../../../main/node_modules/pino-pretty/lib/utils/is-object.js
 var require_is_object = __commonJS({
-  "node_modules/pino-pretty/lib/utils/is-object.js"(exports2, module2) {
+  "../../../main/node_modules/pino-pretty/lib/utils/is-object.js"(exports2, module2) {
     "use strict";
     module2.exports = isObject3;
     function isObject3(input3) {
@@ -7230,9 +7230,9 @@ var require_is_object = __commonJS({
   }
 });
 
-// node_modules/pino-pretty/lib/utils/join-lines-with-indentation.js
+// ../../../main/node_modules/pino-pretty/lib/utils/join-lines-with-indentation.js
 var require_join_lines_with_indentation = __commonJS({
-  "node_modules/pino-pretty/lib/utils/join-lines-with-indentation.js"(exports2, module2) {
+  "../../../main/node_modules/pino-pretty/lib/utils/join-lines-with-indentation.js"(exports2, module2) {
     "use strict";
     module2.exports = joinLinesWithIndentation;
     function joinLinesWithIndentation({ input: input3, ident = "    ", eol = "\n" }) {
@@ -7245,9 +7245,9 @@ var require_join_lines_with_indentation = __commonJS({
   }
 });
 
-// node_modules/pino-pretty/lib/utils/parse-factory-options.js
+// ../../../main/node_modules/pino-pretty/lib/utils/parse-factory-options.js
 var require_parse_factory_options = __commonJS({
-  "node_modules/pino-pretty/lib/utils/parse-factory-options.js"(exports2, module2) {
+  "../../../main/node_modules/pino-pretty/lib/utils/parse-factory-options.js"(exports2, module2) {
     "use strict";
     module2.exports = parseFactoryOptions;
     var {
@@ -7343,9 +7343,9 @@ var require_parse_factory_options = __commonJS({
   }
 });
 
-// node_modules/fast-safe-stringify/index.js
+// ../../../main/node_modules/fast-safe-stringify/index.js
 var require_fast_safe_stringify = __commonJS({
-  "node_modules/fast-safe-stringify/index.js"(exports2, module2) {
+  "../../../main/node_modules/fast-safe-stringify/index.js"(exports2, module2) {
     module2.exports = stringify3;
     stringify3.default = stringify3;
     stringify3.stable = deterministicStringify;
@@ -7537,9 +7537,9 @@ var require_fast_safe_stringify = __commonJS({
   }
 });
 
-// node_modules/pino-pretty/lib/utils/strip-unsafe-control-chars.js
+// ../../../main/node_modules/pino-pretty/lib/utils/strip-unsafe-control-chars.js
 var require_strip_unsafe_control_chars = __commonJS({
-  "node_modules/pino-pretty/lib/utils/strip-unsafe-control-chars.js"(exports2, module2) {
+  "../../../main/node_modules/pino-pretty/lib/utils/strip-unsafe-control-chars.js"(exports2, module2) {
     "use strict";
     module2.exports = stripUnsafeControlChars;
     var unsafeControlChars = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F]/g;
@@ -7549,9 +7549,9 @@ var require_strip_unsafe_control_chars = __commonJS({
   }
 });
 
-// node_modules/pino-pretty/lib/utils/prettify-error.js
+// ../../../main/node_modules/pino-pretty/lib/utils/prettify-error.js
 var require_prettify_error = __commonJS({
-  "node_modules/pino-pretty/lib/utils/prettify-error.js"(exports2, module2) {
+  "../../../main/node_modules/pino-pretty/lib/utils/prettify-error.js"(exports2, module2) {
     "use strict";
     module2.exports = prettifyError2;
     var joinLinesWithIndentation = require_join_lines_with_indentation();
@@ -7585,9 +7585,9 @@ var require_prettify_error = __commonJS({
   }
 });
 
-// node_modules/pino-pretty/lib/utils/prettify-object.js
+// ../../../main/node_modules/pino-pretty/lib/utils/prettify-object.js
 var require_prettify_object = __commonJS({
-  "node_modules/pino-pretty/lib/utils/prettify-object.js"(exports2, module2) {
+  "../../../main/node_modules/pino-pretty/lib/utils/prettify-object.js"(exports2, module2) {
     "use strict";
     module2.exports = prettifyObject;
     var {
@@ -7653,9 +7653,9 @@ var require_prettify_object = __commonJS({
   }
 });
 
-// node_modules/pino-pretty/lib/utils/prettify-error-log.js
+// ../../../main/node_modules/pino-pretty/lib/utils/prettify-error-log.js
 var require_prettify_error_log = __commonJS({
-  "node_modules/pino-pretty/lib/utils/prettify-error-log.js"(exports2, module2) {
+  "../../../main/node_modules/pino-pretty/lib/utils/prettify-error-log.js"(exports2, module2) {
     "use strict";
     module2.exports = prettifyErrorLog;
     var {
@@ -7708,9 +7708,9 @@ var require_prettify_error_log = __commonJS({
   }
 });
 
-// node_modules/pino-pretty/lib/utils/prettify-level.js
+// ../../../main/node_modules/pino-pretty/lib/utils/prettify-level.js
 var require_prettify_level = __commonJS({
-  "node_modules/pino-pretty/lib/utils/prettify-level.js"(exports2, module2) {
+  "../../../main/node_modules/pino-pretty/lib/utils/prettify-level.js"(exports2, module2) {
     "use strict";
     module2.exports = prettifyLevel;
     var getPropertyValue = require_get_property_value();
@@ -7735,9 +7735,9 @@ var require_prettify_level = __commonJS({
   }
 });
 
-// node_modules/pino-pretty/lib/utils/prettify-message.js
+// ../../../main/node_modules/pino-pretty/lib/utils/prettify-message.js
 var require_prettify_message = __commonJS({
-  "node_modules/pino-pretty/lib/utils/prettify-message.js"(exports2, module2) {
+  "../../../main/node_modules/pino-pretty/lib/utils/prettify-message.js"(exports2, module2) {
     "use strict";
     module2.exports = prettifyMessage;
     var {
@@ -7783,9 +7783,9 @@ var require_prettify_message = __commonJS({
   }
 });
 
-// node_modules/pino-pretty/lib/utils/prettify-metadata.js
+// ../../../main/node_modules/pino-pretty/lib/utils/prettify-metadata.js
 var require_prettify_metadata = __commonJS({
-  "node_modules/pino-pretty/lib/utils/prettify-metadata.js"(exports2, module2) {
+  "../../../main/node_modules/pino-pretty/lib/utils/prettify-metadata.js"(exports2, module2) {
     "use strict";
     module2.exports = prettifyMetadata;
     var stripUnsafeControlChars = require_strip_unsafe_control_chars();
@@ -7824,9 +7824,9 @@ var require_prettify_metadata = __commonJS({
   }
 });
 
-// node_modules/pino-pretty/lib/utils/prettify-time.js
+// ../../../main/node_modules/pino-pretty/lib/utils/prettify-time.js
 var require_prettify_time = __commonJS({
-  "node_modules/pino-pretty/lib/utils/prettify-time.js"(exports2, module2) {
+  "../../../main/node_modules/pino-pretty/lib/utils/prettify-time.js"(exports2, module2) {
     "use strict";
     module2.exports = prettifyTime;
     var formatTime = require_format_time();
@@ -7850,9 +7850,9 @@ var require_prettify_time = __commonJS({
   }
 });
 
-// node_modules/pino-pretty/lib/utils/index.js
+// ../../../main/node_modules/pino-pretty/lib/utils/index.js
 var require_utils = __commonJS({
-  "node_modules/pino-pretty/lib/utils/index.js"(exports2, module2) {
+  "../../../main/node_modules/pino-pretty/lib/utils/index.js"(exports2, module2) {
     "use strict";
     module2.exports = {
       buildSafeSonicBoom: require_build_safe_sonic_boom(),
@@ -7883,9 +7883,9 @@ var require_utils = __commonJS({
   }
 });
 
-// node_modules/secure-json-parse/index.js
+// ../../../main/node_modules/secure-json-parse/index.js
 var require_secure_json_parse = __commonJS({
-  "node_modules/secure-json-parse/index.js"(exports2, module2) {
+  "../../../main/node_modules/secure-json-parse/index.js"(exports2, module2) {
     "use strict";
     var hasBuffer = typeof Buffer !== "undefined";
     var suspectProtoRx = /"(?:_|\\u005[Ff])(?:_|\\u005[Ff])(?:p|\\u0070)(?:r|\\u0072)(?:o|\\u006[Ff])(?:t|\\u0074)(?:o|\\u006[Ff])(?:_|\\u005[Ff])(?:_|\\u005[Ff])"\s*:/;
@@ -7989,9 +7989,9 @@ var require_secure_json_parse = __commonJS({
   }
 });
 
-// node_modules/pino-pretty/lib/pretty.js
+// ../../../main/node_modules/pino-pretty/lib/pretty.js
 var require_pretty = __commonJS({
-  "node_modules/pino-pretty/lib/pretty.js"(exports2, module2) {
+  "../../../main/node_modules/pino-pretty/lib/pretty.js"(exports2, module2) {
     "use strict";
     module2.exports = pretty;
     var sjs = require_secure_json_parse();
@@ -8124,9 +8124,9 @@ var require_pretty = __commonJS({
   }
 });
 
-// node_modules/pino-pretty/index.js
+// ../../../main/node_modules/pino-pretty/index.js
 var require_pino_pretty = __commonJS({
-  "node_modules/pino-pretty/index.js"(exports2, module2) {
+  "../../../main/node_modules/pino-pretty/index.js"(exports2, module2) {
     "use strict";
     var { isColorSupported } = require_colorette();
     var pump = require_pump();
@@ -8257,9 +8257,9 @@ var require_pino_pretty = __commonJS({
   }
 });
 
-// node_modules/bottleneck/light.js
+// ../../../main/node_modules/bottleneck/light.js
 var require_light = __commonJS({
-  "node_modules/bottleneck/light.js"(exports2, module2) {
+  "../../../main/node_modules/bottleneck/light.js"(exports2, module2) {
     (function(global3, factory) {
       typeof exports2 === "object" && typeof module2 !== "undefined" ? module2.exports = factory() : typeof define === "function" && define.amd ? define(factory) : global3.Bottleneck = factory();
     })(exports2, (function() {
@@ -9576,9 +9576,9 @@ var require_light = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/nodes/identity.js
+// ../../../main/node_modules/yaml/dist/nodes/identity.js
 var require_identity = __commonJS({
-  "node_modules/yaml/dist/nodes/identity.js"(exports2) {
+  "../../../main/node_modules/yaml/dist/nodes/identity.js"(exports2) {
     "use strict";
     var ALIAS = /* @__PURE__ */ Symbol.for("yaml.alias");
     var DOC = /* @__PURE__ */ Symbol.for("yaml.document");
@@ -9633,9 +9633,9 @@ var require_identity = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/visit.js
+// ../../../main/node_modules/yaml/dist/visit.js
 var require_visit = __commonJS({
-  "node_modules/yaml/dist/visit.js"(exports2) {
+  "../../../main/node_modules/yaml/dist/visit.js"(exports2) {
     "use strict";
     var identity3 = require_identity();
     var BREAK = /* @__PURE__ */ Symbol("break visit");
@@ -9791,9 +9791,9 @@ var require_visit = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/doc/directives.js
+// ../../../main/node_modules/yaml/dist/doc/directives.js
 var require_directives = __commonJS({
-  "node_modules/yaml/dist/doc/directives.js"(exports2) {
+  "../../../main/node_modules/yaml/dist/doc/directives.js"(exports2) {
     "use strict";
     var identity3 = require_identity();
     var visit2 = require_visit();
@@ -9962,9 +9962,9 @@ var require_directives = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/doc/anchors.js
+// ../../../main/node_modules/yaml/dist/doc/anchors.js
 var require_anchors = __commonJS({
-  "node_modules/yaml/dist/doc/anchors.js"(exports2) {
+  "../../../main/node_modules/yaml/dist/doc/anchors.js"(exports2) {
     "use strict";
     var identity3 = require_identity();
     var visit2 = require_visit();
@@ -10032,9 +10032,9 @@ var require_anchors = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/doc/applyReviver.js
+// ../../../main/node_modules/yaml/dist/doc/applyReviver.js
 var require_applyReviver = __commonJS({
-  "node_modules/yaml/dist/doc/applyReviver.js"(exports2) {
+  "../../../main/node_modules/yaml/dist/doc/applyReviver.js"(exports2) {
     "use strict";
     function applyReviver(reviver, obj, key2, val) {
       if (val && typeof val === "object") {
@@ -10082,9 +10082,9 @@ var require_applyReviver = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/nodes/toJS.js
+// ../../../main/node_modules/yaml/dist/nodes/toJS.js
 var require_toJS = __commonJS({
-  "node_modules/yaml/dist/nodes/toJS.js"(exports2) {
+  "../../../main/node_modules/yaml/dist/nodes/toJS.js"(exports2) {
     "use strict";
     var identity3 = require_identity();
     function toJS(value, arg, ctx) {
@@ -10112,9 +10112,9 @@ var require_toJS = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/nodes/Node.js
+// ../../../main/node_modules/yaml/dist/nodes/Node.js
 var require_Node = __commonJS({
-  "node_modules/yaml/dist/nodes/Node.js"(exports2) {
+  "../../../main/node_modules/yaml/dist/nodes/Node.js"(exports2) {
     "use strict";
     var applyReviver = require_applyReviver();
     var identity3 = require_identity();
@@ -10153,9 +10153,9 @@ var require_Node = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/nodes/Alias.js
+// ../../../main/node_modules/yaml/dist/nodes/Alias.js
 var require_Alias = __commonJS({
-  "node_modules/yaml/dist/nodes/Alias.js"(exports2) {
+  "../../../main/node_modules/yaml/dist/nodes/Alias.js"(exports2) {
     "use strict";
     var anchors = require_anchors();
     var visit2 = require_visit();
@@ -10271,9 +10271,9 @@ var require_Alias = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/nodes/Scalar.js
+// ../../../main/node_modules/yaml/dist/nodes/Scalar.js
 var require_Scalar = __commonJS({
-  "node_modules/yaml/dist/nodes/Scalar.js"(exports2) {
+  "../../../main/node_modules/yaml/dist/nodes/Scalar.js"(exports2) {
     "use strict";
     var identity3 = require_identity();
     var Node = require_Node();
@@ -10301,9 +10301,9 @@ var require_Scalar = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/doc/createNode.js
+// ../../../main/node_modules/yaml/dist/doc/createNode.js
 var require_createNode = __commonJS({
-  "node_modules/yaml/dist/doc/createNode.js"(exports2) {
+  "../../../main/node_modules/yaml/dist/doc/createNode.js"(exports2) {
     "use strict";
     var Alias = require_Alias();
     var identity3 = require_identity();
@@ -10376,9 +10376,9 @@ var require_createNode = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/nodes/Collection.js
+// ../../../main/node_modules/yaml/dist/nodes/Collection.js
 var require_Collection = __commonJS({
-  "node_modules/yaml/dist/nodes/Collection.js"(exports2) {
+  "../../../main/node_modules/yaml/dist/nodes/Collection.js"(exports2) {
     "use strict";
     var createNode = require_createNode();
     var identity3 = require_identity();
@@ -10519,9 +10519,9 @@ var require_Collection = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/stringify/stringifyComment.js
+// ../../../main/node_modules/yaml/dist/stringify/stringifyComment.js
 var require_stringifyComment = __commonJS({
-  "node_modules/yaml/dist/stringify/stringifyComment.js"(exports2) {
+  "../../../main/node_modules/yaml/dist/stringify/stringifyComment.js"(exports2) {
     "use strict";
     var stringifyComment = (str) => str.replace(/^(?!$)(?: $)?/gm, "#");
     function indentComment(comment, indent) {
@@ -10536,9 +10536,9 @@ var require_stringifyComment = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/stringify/foldFlowLines.js
+// ../../../main/node_modules/yaml/dist/stringify/foldFlowLines.js
 var require_foldFlowLines = __commonJS({
-  "node_modules/yaml/dist/stringify/foldFlowLines.js"(exports2) {
+  "../../../main/node_modules/yaml/dist/stringify/foldFlowLines.js"(exports2) {
     "use strict";
     var FOLD_FLOW = "flow";
     var FOLD_BLOCK = "block";
@@ -10672,9 +10672,9 @@ ${indent}${text2.slice(fold + 1, end2)}`;
   }
 });
 
-// node_modules/yaml/dist/stringify/stringifyString.js
+// ../../../main/node_modules/yaml/dist/stringify/stringifyString.js
 var require_stringifyString = __commonJS({
-  "node_modules/yaml/dist/stringify/stringifyString.js"(exports2) {
+  "../../../main/node_modules/yaml/dist/stringify/stringifyString.js"(exports2) {
     "use strict";
     var Scalar = require_Scalar();
     var foldFlowLines = require_foldFlowLines();
@@ -10955,9 +10955,9 @@ ${indent}`);
   }
 });
 
-// node_modules/yaml/dist/stringify/stringify.js
+// ../../../main/node_modules/yaml/dist/stringify/stringify.js
 var require_stringify = __commonJS({
-  "node_modules/yaml/dist/stringify/stringify.js"(exports2) {
+  "../../../main/node_modules/yaml/dist/stringify/stringify.js"(exports2) {
     "use strict";
     var anchors = require_anchors();
     var identity3 = require_identity();
@@ -11079,9 +11079,9 @@ ${ctx.indent}${str}`;
   }
 });
 
-// node_modules/yaml/dist/stringify/stringifyPair.js
+// ../../../main/node_modules/yaml/dist/stringify/stringifyPair.js
 var require_stringifyPair = __commonJS({
-  "node_modules/yaml/dist/stringify/stringifyPair.js"(exports2) {
+  "../../../main/node_modules/yaml/dist/stringify/stringifyPair.js"(exports2) {
     "use strict";
     var identity3 = require_identity();
     var Scalar = require_Scalar();
@@ -11212,9 +11212,9 @@ ${ctx.indent}`;
   }
 });
 
-// node_modules/yaml/dist/log.js
+// ../../../main/node_modules/yaml/dist/log.js
 var require_log = __commonJS({
-  "node_modules/yaml/dist/log.js"(exports2) {
+  "../../../main/node_modules/yaml/dist/log.js"(exports2) {
     "use strict";
     var node_process = __require("process");
     function debug(logLevel, ...messages) {
@@ -11234,9 +11234,9 @@ var require_log = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/yaml-1.1/merge.js
+// ../../../main/node_modules/yaml/dist/schema/yaml-1.1/merge.js
 var require_merge = __commonJS({
-  "node_modules/yaml/dist/schema/yaml-1.1/merge.js"(exports2) {
+  "../../../main/node_modules/yaml/dist/schema/yaml-1.1/merge.js"(exports2) {
     "use strict";
     var identity3 = require_identity();
     var Scalar = require_Scalar();
@@ -11294,9 +11294,9 @@ var require_merge = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/nodes/addPairToJSMap.js
+// ../../../main/node_modules/yaml/dist/nodes/addPairToJSMap.js
 var require_addPairToJSMap = __commonJS({
-  "node_modules/yaml/dist/nodes/addPairToJSMap.js"(exports2) {
+  "../../../main/node_modules/yaml/dist/nodes/addPairToJSMap.js"(exports2) {
     "use strict";
     var log = require_log();
     var merge4 = require_merge();
@@ -11358,9 +11358,9 @@ var require_addPairToJSMap = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/nodes/Pair.js
+// ../../../main/node_modules/yaml/dist/nodes/Pair.js
 var require_Pair = __commonJS({
-  "node_modules/yaml/dist/nodes/Pair.js"(exports2) {
+  "../../../main/node_modules/yaml/dist/nodes/Pair.js"(exports2) {
     "use strict";
     var createNode = require_createNode();
     var stringifyPair = require_stringifyPair();
@@ -11398,9 +11398,9 @@ var require_Pair = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/stringify/stringifyCollection.js
+// ../../../main/node_modules/yaml/dist/stringify/stringifyCollection.js
 var require_stringifyCollection = __commonJS({
-  "node_modules/yaml/dist/stringify/stringifyCollection.js"(exports2) {
+  "../../../main/node_modules/yaml/dist/stringify/stringifyCollection.js"(exports2) {
     "use strict";
     var identity3 = require_identity();
     var stringify3 = require_stringify();
@@ -11549,9 +11549,9 @@ ${indent}${end}`;
   }
 });
 
-// node_modules/yaml/dist/nodes/YAMLMap.js
+// ../../../main/node_modules/yaml/dist/nodes/YAMLMap.js
 var require_YAMLMap = __commonJS({
-  "node_modules/yaml/dist/nodes/YAMLMap.js"(exports2) {
+  "../../../main/node_modules/yaml/dist/nodes/YAMLMap.js"(exports2) {
     "use strict";
     var stringifyCollection = require_stringifyCollection();
     var addPairToJSMap = require_addPairToJSMap();
@@ -11693,9 +11693,9 @@ var require_YAMLMap = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/common/map.js
+// ../../../main/node_modules/yaml/dist/schema/common/map.js
 var require_map = __commonJS({
-  "node_modules/yaml/dist/schema/common/map.js"(exports2) {
+  "../../../main/node_modules/yaml/dist/schema/common/map.js"(exports2) {
     "use strict";
     var identity3 = require_identity();
     var YAMLMap = require_YAMLMap();
@@ -11715,9 +11715,9 @@ var require_map = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/nodes/YAMLSeq.js
+// ../../../main/node_modules/yaml/dist/nodes/YAMLSeq.js
 var require_YAMLSeq = __commonJS({
-  "node_modules/yaml/dist/nodes/YAMLSeq.js"(exports2) {
+  "../../../main/node_modules/yaml/dist/nodes/YAMLSeq.js"(exports2) {
     "use strict";
     var createNode = require_createNode();
     var stringifyCollection = require_stringifyCollection();
@@ -11831,9 +11831,9 @@ var require_YAMLSeq = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/common/seq.js
+// ../../../main/node_modules/yaml/dist/schema/common/seq.js
 var require_seq = __commonJS({
-  "node_modules/yaml/dist/schema/common/seq.js"(exports2) {
+  "../../../main/node_modules/yaml/dist/schema/common/seq.js"(exports2) {
     "use strict";
     var identity3 = require_identity();
     var YAMLSeq = require_YAMLSeq();
@@ -11853,9 +11853,9 @@ var require_seq = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/common/string.js
+// ../../../main/node_modules/yaml/dist/schema/common/string.js
 var require_string = __commonJS({
-  "node_modules/yaml/dist/schema/common/string.js"(exports2) {
+  "../../../main/node_modules/yaml/dist/schema/common/string.js"(exports2) {
     "use strict";
     var stringifyString = require_stringifyString();
     var string4 = {
@@ -11872,9 +11872,9 @@ var require_string = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/common/null.js
+// ../../../main/node_modules/yaml/dist/schema/common/null.js
 var require_null = __commonJS({
-  "node_modules/yaml/dist/schema/common/null.js"(exports2) {
+  "../../../main/node_modules/yaml/dist/schema/common/null.js"(exports2) {
     "use strict";
     var Scalar = require_Scalar();
     var nullTag = {
@@ -11890,9 +11890,9 @@ var require_null = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/core/bool.js
+// ../../../main/node_modules/yaml/dist/schema/core/bool.js
 var require_bool = __commonJS({
-  "node_modules/yaml/dist/schema/core/bool.js"(exports2) {
+  "../../../main/node_modules/yaml/dist/schema/core/bool.js"(exports2) {
     "use strict";
     var Scalar = require_Scalar();
     var boolTag = {
@@ -11914,9 +11914,9 @@ var require_bool = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/stringify/stringifyNumber.js
+// ../../../main/node_modules/yaml/dist/stringify/stringifyNumber.js
 var require_stringifyNumber = __commonJS({
-  "node_modules/yaml/dist/stringify/stringifyNumber.js"(exports2) {
+  "../../../main/node_modules/yaml/dist/stringify/stringifyNumber.js"(exports2) {
     "use strict";
     function stringifyNumber({ format: format2, minFractionDigits, tag, value }) {
       if (typeof value === "bigint")
@@ -11941,9 +11941,9 @@ var require_stringifyNumber = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/core/float.js
+// ../../../main/node_modules/yaml/dist/schema/core/float.js
 var require_float = __commonJS({
-  "node_modules/yaml/dist/schema/core/float.js"(exports2) {
+  "../../../main/node_modules/yaml/dist/schema/core/float.js"(exports2) {
     "use strict";
     var Scalar = require_Scalar();
     var stringifyNumber = require_stringifyNumber();
@@ -11987,9 +11987,9 @@ var require_float = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/core/int.js
+// ../../../main/node_modules/yaml/dist/schema/core/int.js
 var require_int = __commonJS({
-  "node_modules/yaml/dist/schema/core/int.js"(exports2) {
+  "../../../main/node_modules/yaml/dist/schema/core/int.js"(exports2) {
     "use strict";
     var stringifyNumber = require_stringifyNumber();
     var intIdentify = (value) => typeof value === "bigint" || Number.isInteger(value);
@@ -12032,9 +12032,9 @@ var require_int = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/core/schema.js
+// ../../../main/node_modules/yaml/dist/schema/core/schema.js
 var require_schema = __commonJS({
-  "node_modules/yaml/dist/schema/core/schema.js"(exports2) {
+  "../../../main/node_modules/yaml/dist/schema/core/schema.js"(exports2) {
     "use strict";
     var map2 = require_map();
     var _null4 = require_null();
@@ -12060,9 +12060,9 @@ var require_schema = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/json/schema.js
+// ../../../main/node_modules/yaml/dist/schema/json/schema.js
 var require_schema2 = __commonJS({
-  "node_modules/yaml/dist/schema/json/schema.js"(exports2) {
+  "../../../main/node_modules/yaml/dist/schema/json/schema.js"(exports2) {
     "use strict";
     var Scalar = require_Scalar();
     var map2 = require_map();
@@ -12127,9 +12127,9 @@ var require_schema2 = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/yaml-1.1/binary.js
+// ../../../main/node_modules/yaml/dist/schema/yaml-1.1/binary.js
 var require_binary = __commonJS({
-  "node_modules/yaml/dist/schema/yaml-1.1/binary.js"(exports2) {
+  "../../../main/node_modules/yaml/dist/schema/yaml-1.1/binary.js"(exports2) {
     "use strict";
     var node_buffer = __require("buffer");
     var Scalar = require_Scalar();
@@ -12193,9 +12193,9 @@ var require_binary = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/yaml-1.1/pairs.js
+// ../../../main/node_modules/yaml/dist/schema/yaml-1.1/pairs.js
 var require_pairs = __commonJS({
-  "node_modules/yaml/dist/schema/yaml-1.1/pairs.js"(exports2) {
+  "../../../main/node_modules/yaml/dist/schema/yaml-1.1/pairs.js"(exports2) {
     "use strict";
     var identity3 = require_identity();
     var Pair = require_Pair();
@@ -12271,9 +12271,9 @@ ${cn.comment}` : item.comment;
   }
 });
 
-// node_modules/yaml/dist/schema/yaml-1.1/omap.js
+// ../../../main/node_modules/yaml/dist/schema/yaml-1.1/omap.js
 var require_omap = __commonJS({
-  "node_modules/yaml/dist/schema/yaml-1.1/omap.js"(exports2) {
+  "../../../main/node_modules/yaml/dist/schema/yaml-1.1/omap.js"(exports2) {
     "use strict";
     var identity3 = require_identity();
     var toJS = require_toJS();
@@ -12349,9 +12349,9 @@ var require_omap = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/yaml-1.1/bool.js
+// ../../../main/node_modules/yaml/dist/schema/yaml-1.1/bool.js
 var require_bool2 = __commonJS({
-  "node_modules/yaml/dist/schema/yaml-1.1/bool.js"(exports2) {
+  "../../../main/node_modules/yaml/dist/schema/yaml-1.1/bool.js"(exports2) {
     "use strict";
     var Scalar = require_Scalar();
     function boolStringify({ value, source }, ctx) {
@@ -12381,9 +12381,9 @@ var require_bool2 = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/yaml-1.1/float.js
+// ../../../main/node_modules/yaml/dist/schema/yaml-1.1/float.js
 var require_float2 = __commonJS({
-  "node_modules/yaml/dist/schema/yaml-1.1/float.js"(exports2) {
+  "../../../main/node_modules/yaml/dist/schema/yaml-1.1/float.js"(exports2) {
     "use strict";
     var Scalar = require_Scalar();
     var stringifyNumber = require_stringifyNumber();
@@ -12430,9 +12430,9 @@ var require_float2 = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/yaml-1.1/int.js
+// ../../../main/node_modules/yaml/dist/schema/yaml-1.1/int.js
 var require_int2 = __commonJS({
-  "node_modules/yaml/dist/schema/yaml-1.1/int.js"(exports2) {
+  "../../../main/node_modules/yaml/dist/schema/yaml-1.1/int.js"(exports2) {
     "use strict";
     var stringifyNumber = require_stringifyNumber();
     var intIdentify = (value) => typeof value === "bigint" || Number.isInteger(value);
@@ -12509,9 +12509,9 @@ var require_int2 = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/yaml-1.1/set.js
+// ../../../main/node_modules/yaml/dist/schema/yaml-1.1/set.js
 var require_set = __commonJS({
-  "node_modules/yaml/dist/schema/yaml-1.1/set.js"(exports2) {
+  "../../../main/node_modules/yaml/dist/schema/yaml-1.1/set.js"(exports2) {
     "use strict";
     var identity3 = require_identity();
     var Pair = require_Pair();
@@ -12598,9 +12598,9 @@ var require_set = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/yaml-1.1/timestamp.js
+// ../../../main/node_modules/yaml/dist/schema/yaml-1.1/timestamp.js
 var require_timestamp = __commonJS({
-  "node_modules/yaml/dist/schema/yaml-1.1/timestamp.js"(exports2) {
+  "../../../main/node_modules/yaml/dist/schema/yaml-1.1/timestamp.js"(exports2) {
     "use strict";
     var stringifyNumber = require_stringifyNumber();
     function parseSexagesimal(str, asBigInt) {
@@ -12686,9 +12686,9 @@ var require_timestamp = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/yaml-1.1/schema.js
+// ../../../main/node_modules/yaml/dist/schema/yaml-1.1/schema.js
 var require_schema3 = __commonJS({
-  "node_modules/yaml/dist/schema/yaml-1.1/schema.js"(exports2) {
+  "../../../main/node_modules/yaml/dist/schema/yaml-1.1/schema.js"(exports2) {
     "use strict";
     var map2 = require_map();
     var _null4 = require_null();
@@ -12730,9 +12730,9 @@ var require_schema3 = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/tags.js
+// ../../../main/node_modules/yaml/dist/schema/tags.js
 var require_tags = __commonJS({
-  "node_modules/yaml/dist/schema/tags.js"(exports2) {
+  "../../../main/node_modules/yaml/dist/schema/tags.js"(exports2) {
     "use strict";
     var map2 = require_map();
     var _null4 = require_null();
@@ -12824,9 +12824,9 @@ var require_tags = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/Schema.js
+// ../../../main/node_modules/yaml/dist/schema/Schema.js
 var require_Schema = __commonJS({
-  "node_modules/yaml/dist/schema/Schema.js"(exports2) {
+  "../../../main/node_modules/yaml/dist/schema/Schema.js"(exports2) {
     "use strict";
     var identity3 = require_identity();
     var map2 = require_map();
@@ -12856,9 +12856,9 @@ var require_Schema = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/stringify/stringifyDocument.js
+// ../../../main/node_modules/yaml/dist/stringify/stringifyDocument.js
 var require_stringifyDocument = __commonJS({
-  "node_modules/yaml/dist/stringify/stringifyDocument.js"(exports2) {
+  "../../../main/node_modules/yaml/dist/stringify/stringifyDocument.js"(exports2) {
     "use strict";
     var identity3 = require_identity();
     var stringify3 = require_stringify();
@@ -12936,9 +12936,9 @@ var require_stringifyDocument = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/doc/Document.js
+// ../../../main/node_modules/yaml/dist/doc/Document.js
 var require_Document = __commonJS({
-  "node_modules/yaml/dist/doc/Document.js"(exports2) {
+  "../../../main/node_modules/yaml/dist/doc/Document.js"(exports2) {
     "use strict";
     var Alias = require_Alias();
     var Collection2 = require_Collection();
@@ -13245,9 +13245,9 @@ var require_Document = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/errors.js
+// ../../../main/node_modules/yaml/dist/errors.js
 var require_errors = __commonJS({
-  "node_modules/yaml/dist/errors.js"(exports2) {
+  "../../../main/node_modules/yaml/dist/errors.js"(exports2) {
     "use strict";
     var YAMLError = class extends Error {
       constructor(name, pos, code2, message) {
@@ -13310,9 +13310,9 @@ ${pointer}
   }
 });
 
-// node_modules/yaml/dist/compose/resolve-props.js
+// ../../../main/node_modules/yaml/dist/compose/resolve-props.js
 var require_resolve_props = __commonJS({
-  "node_modules/yaml/dist/compose/resolve-props.js"(exports2) {
+  "../../../main/node_modules/yaml/dist/compose/resolve-props.js"(exports2) {
     "use strict";
     function resolveProps(tokens, { flow, indicator, next, offset, onError, parentIndent, startOnNewline }) {
       let spaceBefore = false;
@@ -13444,9 +13444,9 @@ var require_resolve_props = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/compose/util-contains-newline.js
+// ../../../main/node_modules/yaml/dist/compose/util-contains-newline.js
 var require_util_contains_newline = __commonJS({
-  "node_modules/yaml/dist/compose/util-contains-newline.js"(exports2) {
+  "../../../main/node_modules/yaml/dist/compose/util-contains-newline.js"(exports2) {
     "use strict";
     function containsNewline(key2) {
       if (!key2)
@@ -13486,9 +13486,9 @@ var require_util_contains_newline = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/compose/util-flow-indent-check.js
+// ../../../main/node_modules/yaml/dist/compose/util-flow-indent-check.js
 var require_util_flow_indent_check = __commonJS({
-  "node_modules/yaml/dist/compose/util-flow-indent-check.js"(exports2) {
+  "../../../main/node_modules/yaml/dist/compose/util-flow-indent-check.js"(exports2) {
     "use strict";
     var utilContainsNewline = require_util_contains_newline();
     function flowIndentCheck(indent, fc, onError) {
@@ -13504,9 +13504,9 @@ var require_util_flow_indent_check = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/compose/util-map-includes.js
+// ../../../main/node_modules/yaml/dist/compose/util-map-includes.js
 var require_util_map_includes = __commonJS({
-  "node_modules/yaml/dist/compose/util-map-includes.js"(exports2) {
+  "../../../main/node_modules/yaml/dist/compose/util-map-includes.js"(exports2) {
     "use strict";
     var identity3 = require_identity();
     function mapIncludes(ctx, items, search) {
@@ -13520,9 +13520,9 @@ var require_util_map_includes = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/compose/resolve-block-map.js
+// ../../../main/node_modules/yaml/dist/compose/resolve-block-map.js
 var require_resolve_block_map = __commonJS({
-  "node_modules/yaml/dist/compose/resolve-block-map.js"(exports2) {
+  "../../../main/node_modules/yaml/dist/compose/resolve-block-map.js"(exports2) {
     "use strict";
     var Pair = require_Pair();
     var YAMLMap = require_YAMLMap();
@@ -13628,9 +13628,9 @@ var require_resolve_block_map = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/compose/resolve-block-seq.js
+// ../../../main/node_modules/yaml/dist/compose/resolve-block-seq.js
 var require_resolve_block_seq = __commonJS({
-  "node_modules/yaml/dist/compose/resolve-block-seq.js"(exports2) {
+  "../../../main/node_modules/yaml/dist/compose/resolve-block-seq.js"(exports2) {
     "use strict";
     var YAMLSeq = require_YAMLSeq();
     var resolveProps = require_resolve_props();
@@ -13679,9 +13679,9 @@ var require_resolve_block_seq = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/compose/resolve-end.js
+// ../../../main/node_modules/yaml/dist/compose/resolve-end.js
 var require_resolve_end = __commonJS({
-  "node_modules/yaml/dist/compose/resolve-end.js"(exports2) {
+  "../../../main/node_modules/yaml/dist/compose/resolve-end.js"(exports2) {
     "use strict";
     function resolveEnd(end, offset, reqSpace, onError) {
       let comment = "";
@@ -13722,9 +13722,9 @@ var require_resolve_end = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/compose/resolve-flow-collection.js
+// ../../../main/node_modules/yaml/dist/compose/resolve-flow-collection.js
 var require_resolve_flow_collection = __commonJS({
-  "node_modules/yaml/dist/compose/resolve-flow-collection.js"(exports2) {
+  "../../../main/node_modules/yaml/dist/compose/resolve-flow-collection.js"(exports2) {
     "use strict";
     var identity3 = require_identity();
     var Pair = require_Pair();
@@ -13916,9 +13916,9 @@ var require_resolve_flow_collection = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/compose/compose-collection.js
+// ../../../main/node_modules/yaml/dist/compose/compose-collection.js
 var require_compose_collection = __commonJS({
-  "node_modules/yaml/dist/compose/compose-collection.js"(exports2) {
+  "../../../main/node_modules/yaml/dist/compose/compose-collection.js"(exports2) {
     "use strict";
     var identity3 = require_identity();
     var Scalar = require_Scalar();
@@ -13981,9 +13981,9 @@ var require_compose_collection = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/compose/resolve-block-scalar.js
+// ../../../main/node_modules/yaml/dist/compose/resolve-block-scalar.js
 var require_resolve_block_scalar = __commonJS({
-  "node_modules/yaml/dist/compose/resolve-block-scalar.js"(exports2) {
+  "../../../main/node_modules/yaml/dist/compose/resolve-block-scalar.js"(exports2) {
     "use strict";
     var Scalar = require_Scalar();
     function resolveBlockScalar(ctx, scalar, onError) {
@@ -14164,9 +14164,9 @@ var require_resolve_block_scalar = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/compose/resolve-flow-scalar.js
+// ../../../main/node_modules/yaml/dist/compose/resolve-flow-scalar.js
 var require_resolve_flow_scalar = __commonJS({
-  "node_modules/yaml/dist/compose/resolve-flow-scalar.js"(exports2) {
+  "../../../main/node_modules/yaml/dist/compose/resolve-flow-scalar.js"(exports2) {
     "use strict";
     var Scalar = require_Scalar();
     var resolveEnd = require_resolve_end();
@@ -14385,9 +14385,9 @@ var require_resolve_flow_scalar = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/compose/compose-scalar.js
+// ../../../main/node_modules/yaml/dist/compose/compose-scalar.js
 var require_compose_scalar = __commonJS({
-  "node_modules/yaml/dist/compose/compose-scalar.js"(exports2) {
+  "../../../main/node_modules/yaml/dist/compose/compose-scalar.js"(exports2) {
     "use strict";
     var identity3 = require_identity();
     var Scalar = require_Scalar();
@@ -14466,9 +14466,9 @@ var require_compose_scalar = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/compose/util-empty-scalar-position.js
+// ../../../main/node_modules/yaml/dist/compose/util-empty-scalar-position.js
 var require_util_empty_scalar_position = __commonJS({
-  "node_modules/yaml/dist/compose/util-empty-scalar-position.js"(exports2) {
+  "../../../main/node_modules/yaml/dist/compose/util-empty-scalar-position.js"(exports2) {
     "use strict";
     function emptyScalarPosition(offset, before, pos) {
       if (before) {
@@ -14496,9 +14496,9 @@ var require_util_empty_scalar_position = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/compose/compose-node.js
+// ../../../main/node_modules/yaml/dist/compose/compose-node.js
 var require_compose_node = __commonJS({
-  "node_modules/yaml/dist/compose/compose-node.js"(exports2) {
+  "../../../main/node_modules/yaml/dist/compose/compose-node.js"(exports2) {
     "use strict";
     var Alias = require_Alias();
     var identity3 = require_identity();
@@ -14602,9 +14602,9 @@ var require_compose_node = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/compose/compose-doc.js
+// ../../../main/node_modules/yaml/dist/compose/compose-doc.js
 var require_compose_doc = __commonJS({
-  "node_modules/yaml/dist/compose/compose-doc.js"(exports2) {
+  "../../../main/node_modules/yaml/dist/compose/compose-doc.js"(exports2) {
     "use strict";
     var Document = require_Document();
     var composeNode = require_compose_node();
@@ -14645,9 +14645,9 @@ var require_compose_doc = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/compose/composer.js
+// ../../../main/node_modules/yaml/dist/compose/composer.js
 var require_composer = __commonJS({
-  "node_modules/yaml/dist/compose/composer.js"(exports2) {
+  "../../../main/node_modules/yaml/dist/compose/composer.js"(exports2) {
     "use strict";
     var node_process = __require("process");
     var directives = require_directives();
@@ -14853,9 +14853,9 @@ ${end.comment}` : end.comment;
   }
 });
 
-// node_modules/yaml/dist/parse/cst-scalar.js
+// ../../../main/node_modules/yaml/dist/parse/cst-scalar.js
 var require_cst_scalar = __commonJS({
-  "node_modules/yaml/dist/parse/cst-scalar.js"(exports2) {
+  "../../../main/node_modules/yaml/dist/parse/cst-scalar.js"(exports2) {
     "use strict";
     var resolveBlockScalar = require_resolve_block_scalar();
     var resolveFlowScalar = require_resolve_flow_scalar();
@@ -15038,9 +15038,9 @@ var require_cst_scalar = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/parse/cst-stringify.js
+// ../../../main/node_modules/yaml/dist/parse/cst-stringify.js
 var require_cst_stringify = __commonJS({
-  "node_modules/yaml/dist/parse/cst-stringify.js"(exports2) {
+  "../../../main/node_modules/yaml/dist/parse/cst-stringify.js"(exports2) {
     "use strict";
     var stringify3 = (cst) => "type" in cst ? stringifyToken(cst) : stringifyItem(cst);
     function stringifyToken(token) {
@@ -15099,9 +15099,9 @@ var require_cst_stringify = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/parse/cst-visit.js
+// ../../../main/node_modules/yaml/dist/parse/cst-visit.js
 var require_cst_visit = __commonJS({
-  "node_modules/yaml/dist/parse/cst-visit.js"(exports2) {
+  "../../../main/node_modules/yaml/dist/parse/cst-visit.js"(exports2) {
     "use strict";
     var BREAK = /* @__PURE__ */ Symbol("break visit");
     var SKIP2 = /* @__PURE__ */ Symbol("skip children");
@@ -15161,9 +15161,9 @@ var require_cst_visit = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/parse/cst.js
+// ../../../main/node_modules/yaml/dist/parse/cst.js
 var require_cst = __commonJS({
-  "node_modules/yaml/dist/parse/cst.js"(exports2) {
+  "../../../main/node_modules/yaml/dist/parse/cst.js"(exports2) {
     "use strict";
     var cstScalar = require_cst_scalar();
     var cstStringify = require_cst_stringify();
@@ -15263,9 +15263,9 @@ var require_cst = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/parse/lexer.js
+// ../../../main/node_modules/yaml/dist/parse/lexer.js
 var require_lexer = __commonJS({
-  "node_modules/yaml/dist/parse/lexer.js"(exports2) {
+  "../../../main/node_modules/yaml/dist/parse/lexer.js"(exports2) {
     "use strict";
     var cst = require_cst();
     function isEmpty(ch) {
@@ -15852,9 +15852,9 @@ var require_lexer = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/parse/line-counter.js
+// ../../../main/node_modules/yaml/dist/parse/line-counter.js
 var require_line_counter = __commonJS({
-  "node_modules/yaml/dist/parse/line-counter.js"(exports2) {
+  "../../../main/node_modules/yaml/dist/parse/line-counter.js"(exports2) {
     "use strict";
     var LineCounter2 = class {
       constructor() {
@@ -15883,9 +15883,9 @@ var require_line_counter = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/parse/parser.js
+// ../../../main/node_modules/yaml/dist/parse/parser.js
 var require_parser = __commonJS({
-  "node_modules/yaml/dist/parse/parser.js"(exports2) {
+  "../../../main/node_modules/yaml/dist/parse/parser.js"(exports2) {
     "use strict";
     var node_process = __require("process");
     var cst = require_cst();
@@ -16757,9 +16757,9 @@ var require_parser = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/public-api.js
+// ../../../main/node_modules/yaml/dist/public-api.js
 var require_public_api = __commonJS({
-  "node_modules/yaml/dist/public-api.js"(exports2) {
+  "../../../main/node_modules/yaml/dist/public-api.js"(exports2) {
     "use strict";
     var composer = require_composer();
     var Document = require_Document();
@@ -16854,9 +16854,9 @@ var require_public_api = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/index.js
+// ../../../main/node_modules/yaml/dist/index.js
 var require_dist = __commonJS({
-  "node_modules/yaml/dist/index.js"(exports2) {
+  "../../../main/node_modules/yaml/dist/index.js"(exports2) {
     "use strict";
     var composer = require_composer();
     var Document = require_Document();
@@ -16906,9 +16906,9 @@ var require_dist = __commonJS({
   }
 });
 
-// node_modules/bottleneck/lib/parser.js
+// ../../../main/node_modules/bottleneck/lib/parser.js
 var require_parser2 = __commonJS({
-  "node_modules/bottleneck/lib/parser.js"(exports2) {
+  "../../../main/node_modules/bottleneck/lib/parser.js"(exports2) {
     "use strict";
     exports2.load = function(received, defaults2, onto = {}) {
       var k2, ref, v;
@@ -16931,9 +16931,9 @@ var require_parser2 = __commonJS({
   }
 });
 
-// node_modules/bottleneck/lib/DLList.js
+// ../../../main/node_modules/bottleneck/lib/DLList.js
 var require_DLList = __commonJS({
-  "node_modules/bottleneck/lib/DLList.js"(exports2, module2) {
+  "../../../main/node_modules/bottleneck/lib/DLList.js"(exports2, module2) {
     "use strict";
     var DLList;
     DLList = class DLList {
@@ -17021,9 +17021,9 @@ var require_DLList = __commonJS({
   }
 });
 
-// node_modules/bottleneck/lib/Events.js
+// ../../../main/node_modules/bottleneck/lib/Events.js
 var require_Events = __commonJS({
-  "node_modules/bottleneck/lib/Events.js"(exports2, module2) {
+  "../../../main/node_modules/bottleneck/lib/Events.js"(exports2, module2) {
     "use strict";
     function asyncGeneratorStep2(gen, resolve8, reject, _next, _throw, key2, arg) {
       try {
@@ -17155,9 +17155,9 @@ var require_Events = __commonJS({
   }
 });
 
-// node_modules/bottleneck/lib/Queues.js
+// ../../../main/node_modules/bottleneck/lib/Queues.js
 var require_Queues = __commonJS({
-  "node_modules/bottleneck/lib/Queues.js"(exports2, module2) {
+  "../../../main/node_modules/bottleneck/lib/Queues.js"(exports2, module2) {
     "use strict";
     var DLList;
     var Events3;
@@ -17225,9 +17225,9 @@ var require_Queues = __commonJS({
   }
 });
 
-// node_modules/bottleneck/lib/BottleneckError.js
+// ../../../main/node_modules/bottleneck/lib/BottleneckError.js
 var require_BottleneckError = __commonJS({
-  "node_modules/bottleneck/lib/BottleneckError.js"(exports2, module2) {
+  "../../../main/node_modules/bottleneck/lib/BottleneckError.js"(exports2, module2) {
     "use strict";
     var BottleneckError;
     BottleneckError = class BottleneckError extends Error {
@@ -17236,9 +17236,9 @@ var require_BottleneckError = __commonJS({
   }
 });
 
-// node_modules/bottleneck/lib/Job.js
+// ../../../main/node_modules/bottleneck/lib/Job.js
 var require_Job = __commonJS({
-  "node_modules/bottleneck/lib/Job.js"(exports2, module2) {
+  "../../../main/node_modules/bottleneck/lib/Job.js"(exports2, module2) {
     "use strict";
     function asyncGeneratorStep2(gen, resolve8, reject, _next, _throw, key2, arg) {
       try {
@@ -17440,9 +17440,9 @@ var require_Job = __commonJS({
   }
 });
 
-// node_modules/bottleneck/lib/LocalDatastore.js
+// ../../../main/node_modules/bottleneck/lib/LocalDatastore.js
 var require_LocalDatastore = __commonJS({
-  "node_modules/bottleneck/lib/LocalDatastore.js"(exports2, module2) {
+  "../../../main/node_modules/bottleneck/lib/LocalDatastore.js"(exports2, module2) {
     "use strict";
     function asyncGeneratorStep2(gen, resolve8, reject, _next, _throw, key2, arg) {
       try {
@@ -17702,9 +17702,9 @@ var require_LocalDatastore = __commonJS({
   }
 });
 
-// node_modules/bottleneck/lib/lua.json
+// ../../../main/node_modules/bottleneck/lib/lua.json
 var require_lua = __commonJS({
-  "node_modules/bottleneck/lib/lua.json"(exports2, module2) {
+  "../../../main/node_modules/bottleneck/lib/lua.json"(exports2, module2) {
     module2.exports = {
       "blacklist_client.lua": "local blacklist = ARGV[num_static_argv + 1]\n\nif redis.call('zscore', client_last_seen_key, blacklist) then\n  redis.call('zadd', client_last_seen_key, 0, blacklist)\nend\n\n\nreturn {}\n",
       "check.lua": "local weight = tonumber(ARGV[num_static_argv + 1])\n\nlocal capacity = process_tick(now, false)['capacity']\nlocal nextRequest = tonumber(redis.call('hget', settings_key, 'nextRequest'))\n\nreturn conditions_check(capacity, weight) and nextRequest - now <= 0\n",
@@ -17837,9 +17837,9 @@ return {}
   }
 });
 
-// node_modules/bottleneck/lib/Scripts.js
+// ../../../main/node_modules/bottleneck/lib/Scripts.js
 var require_Scripts = __commonJS({
-  "node_modules/bottleneck/lib/Scripts.js"(exports2) {
+  "../../../main/node_modules/bottleneck/lib/Scripts.js"(exports2) {
     "use strict";
     var headers;
     var lua;
@@ -18003,9 +18003,9 @@ var require_Scripts = __commonJS({
   }
 });
 
-// node_modules/bottleneck/lib/RedisConnection.js
+// ../../../main/node_modules/bottleneck/lib/RedisConnection.js
 var require_RedisConnection = __commonJS({
-  "node_modules/bottleneck/lib/RedisConnection.js"(exports, module) {
+  "../../../main/node_modules/bottleneck/lib/RedisConnection.js"(exports, module) {
     "use strict";
     function asyncGeneratorStep(gen, resolve8, reject, _next, _throw, key2, arg) {
       try {
@@ -18199,9 +18199,9 @@ var require_RedisConnection = __commonJS({
   }
 });
 
-// node_modules/bottleneck/lib/IORedisConnection.js
+// ../../../main/node_modules/bottleneck/lib/IORedisConnection.js
 var require_IORedisConnection = __commonJS({
-  "node_modules/bottleneck/lib/IORedisConnection.js"(exports, module) {
+  "../../../main/node_modules/bottleneck/lib/IORedisConnection.js"(exports, module) {
     "use strict";
     function _slicedToArray(arr, i3) {
       return _arrayWithHoles(arr) || _iterableToArrayLimit(arr, i3) || _nonIterableRest();
@@ -18408,9 +18408,9 @@ var require_IORedisConnection = __commonJS({
   }
 });
 
-// node_modules/bottleneck/lib/RedisDatastore.js
+// ../../../main/node_modules/bottleneck/lib/RedisDatastore.js
 var require_RedisDatastore = __commonJS({
-  "node_modules/bottleneck/lib/RedisDatastore.js"(exports2, module2) {
+  "../../../main/node_modules/bottleneck/lib/RedisDatastore.js"(exports2, module2) {
     "use strict";
     function _slicedToArray2(arr, i3) {
       return _arrayWithHoles2(arr) || _iterableToArrayLimit2(arr, i3) || _nonIterableRest2();
@@ -18759,9 +18759,9 @@ var require_RedisDatastore = __commonJS({
   }
 });
 
-// node_modules/bottleneck/lib/States.js
+// ../../../main/node_modules/bottleneck/lib/States.js
 var require_States = __commonJS({
-  "node_modules/bottleneck/lib/States.js"(exports2, module2) {
+  "../../../main/node_modules/bottleneck/lib/States.js"(exports2, module2) {
     "use strict";
     var BottleneckError;
     var States;
@@ -18837,9 +18837,9 @@ var require_States = __commonJS({
   }
 });
 
-// node_modules/bottleneck/lib/Sync.js
+// ../../../main/node_modules/bottleneck/lib/Sync.js
 var require_Sync = __commonJS({
-  "node_modules/bottleneck/lib/Sync.js"(exports2, module2) {
+  "../../../main/node_modules/bottleneck/lib/Sync.js"(exports2, module2) {
     "use strict";
     function asyncGeneratorStep2(gen, resolve8, reject, _next, _throw, key2, arg) {
       try {
@@ -18935,16 +18935,16 @@ var require_Sync = __commonJS({
   }
 });
 
-// node_modules/bottleneck/lib/version.json
+// ../../../main/node_modules/bottleneck/lib/version.json
 var require_version = __commonJS({
-  "node_modules/bottleneck/lib/version.json"(exports2, module2) {
+  "../../../main/node_modules/bottleneck/lib/version.json"(exports2, module2) {
     module2.exports = { version: "2.19.5" };
   }
 });
 
-// node_modules/bottleneck/lib/Group.js
+// ../../../main/node_modules/bottleneck/lib/Group.js
 var require_Group = __commonJS({
-  "node_modules/bottleneck/lib/Group.js"(exports2, module2) {
+  "../../../main/node_modules/bottleneck/lib/Group.js"(exports2, module2) {
     "use strict";
     function _slicedToArray2(arr, i3) {
       return _arrayWithHoles2(arr) || _iterableToArrayLimit2(arr, i3) || _nonIterableRest2();
@@ -19164,9 +19164,9 @@ var require_Group = __commonJS({
   }
 });
 
-// node_modules/bottleneck/lib/Batcher.js
+// ../../../main/node_modules/bottleneck/lib/Batcher.js
 var require_Batcher = __commonJS({
-  "node_modules/bottleneck/lib/Batcher.js"(exports2, module2) {
+  "../../../main/node_modules/bottleneck/lib/Batcher.js"(exports2, module2) {
     "use strict";
     var Batcher;
     var Events3;
@@ -19222,9 +19222,9 @@ var require_Batcher = __commonJS({
   }
 });
 
-// node_modules/bottleneck/lib/Bottleneck.js
+// ../../../main/node_modules/bottleneck/lib/Bottleneck.js
 var require_Bottleneck = __commonJS({
-  "node_modules/bottleneck/lib/Bottleneck.js"(exports2, module2) {
+  "../../../main/node_modules/bottleneck/lib/Bottleneck.js"(exports2, module2) {
     "use strict";
     function _slicedToArray2(arr, i3) {
       return _arrayWithHoles2(arr) || _iterableToArrayLimit2(arr, i3) || _nonIterableRest2();
@@ -19771,17 +19771,17 @@ var require_Bottleneck = __commonJS({
   }
 });
 
-// node_modules/bottleneck/lib/index.js
+// ../../../main/node_modules/bottleneck/lib/index.js
 var require_lib = __commonJS({
-  "node_modules/bottleneck/lib/index.js"(exports2, module2) {
+  "../../../main/node_modules/bottleneck/lib/index.js"(exports2, module2) {
     "use strict";
     module2.exports = require_Bottleneck();
   }
 });
 
-// node_modules/get-caller-file/index.js
+// ../../../main/node_modules/get-caller-file/index.js
 var require_get_caller_file = __commonJS({
-  "node_modules/get-caller-file/index.js"(exports2, module2) {
+  "../../../main/node_modules/get-caller-file/index.js"(exports2, module2) {
     "use strict";
     module2.exports = function getCallerFile(position) {
       if (position === void 0) {
@@ -19803,9 +19803,9 @@ var require_get_caller_file = __commonJS({
   }
 });
 
-// node_modules/pino-http/logger.js
+// ../../../main/node_modules/pino-http/logger.js
 var require_logger = __commonJS({
-  "node_modules/pino-http/logger.js"(exports2, module2) {
+  "../../../main/node_modules/pino-http/logger.js"(exports2, module2) {
     "use strict";
     var { pino: pino2, symbols: { stringifySym, chindingsSym } } = require_pino();
     var serializers = require_pino_std_serializers();
@@ -20027,9 +20027,9 @@ var require_logger = __commonJS({
   }
 });
 
-// node_modules/ignore/index.js
+// ../../../main/node_modules/ignore/index.js
 var require_ignore = __commonJS({
-  "node_modules/ignore/index.js"(exports2, module2) {
+  "../../../main/node_modules/ignore/index.js"(exports2, module2) {
     function makeArray(subject) {
       return Array.isArray(subject) ? subject : [subject];
     }
@@ -20892,9 +20892,9 @@ var require_ignore = __commonJS({
   }
 });
 
-// node_modules/openai/internal/auth/x509-transport-state.js
+// ../../../main/node_modules/openai/internal/auth/x509-transport-state.js
 var require_x509_transport_state = __commonJS({
-  "node_modules/openai/internal/auth/x509-transport-state.js"(exports2, module2) {
+  "../../../main/node_modules/openai/internal/auth/x509-transport-state.js"(exports2, module2) {
     "use strict";
     if (typeof module2 !== "undefined" && module2 !== globalThis.module && typeof exports2 !== "undefined" && module2.exports === exports2) {
       Object.defineProperty(exports2, "__esModule", { value: true });
@@ -20924,9 +20924,9 @@ var require_x509_transport_state = __commonJS({
 // src/action/run-action.ts
 import { randomUUID as randomUUID3 } from "node:crypto";
 import { mkdir as mkdir7, readFile as readFile3 } from "node:fs/promises";
-import { delimiter as delimiter5, dirname as dirname14, isAbsolute as isAbsolute10, join as join39 } from "node:path";
+import { delimiter as delimiter5, dirname as dirname14, isAbsolute as isAbsolute10, join as join37 } from "node:path";
 
-// node_modules/probot/lib/context.js
+// ../../../main/node_modules/probot/lib/context.js
 var import_deepmerge = __toESM(require_cjs(), 1);
 import path from "node:path";
 var kOctokitRequestHookAdded = /* @__PURE__ */ Symbol("octokit request hook added");
@@ -21089,7 +21089,7 @@ var Context = class {
   }
 };
 
-// node_modules/@octokit/webhooks-methods/dist-node/index.js
+// ../../../main/node_modules/@octokit/webhooks-methods/dist-node/index.js
 import { createHmac } from "node:crypto";
 import { timingSafeEqual } from "node:crypto";
 import { Buffer as Buffer2 } from "node:buffer";
@@ -21142,7 +21142,7 @@ async function verifyWithFallback(secret, payload, signature2, additionalSecrets
   return false;
 }
 
-// node_modules/@octokit/webhooks/dist-bundle/index.js
+// ../../../main/node_modules/@octokit/webhooks/dist-bundle/index.js
 var createLogger = (logger = {}) => {
   if (typeof logger.debug !== "function") {
     logger.debug = () => {
@@ -21932,7 +21932,7 @@ var Webhooks = class {
   }
 };
 
-// node_modules/toad-cache/dist/toad-cache.mjs
+// ../../../main/node_modules/toad-cache/dist/toad-cache.mjs
 function validateCacheParams(max2, ttlInMsecs) {
   if (typeof max2 !== "number" || !Number.isInteger(max2) || max2 < 0) {
     throw new Error("Invalid max value");
@@ -22070,7 +22070,7 @@ var LruObject = class {
   }
 };
 
-// node_modules/probot/lib/helpers/create-deferred-promise.js
+// ../../../main/node_modules/probot/lib/helpers/create-deferred-promise.js
 function createDeferredPromise() {
   let resolve8;
   let reject;
@@ -22081,7 +22081,7 @@ function createDeferredPromise() {
   return { promise: promise2, resolve: resolve8, reject };
 }
 
-// node_modules/probot/lib/octokit/get-authenticated-octokit.js
+// ../../../main/node_modules/probot/lib/octokit/get-authenticated-octokit.js
 async function getAuthenticatedOctokit(options2) {
   const { octokit, log, installationId } = options2;
   if (!installationId)
@@ -22109,13 +22109,13 @@ async function getAuthenticatedOctokit(options2) {
   });
 }
 
-// node_modules/probot/lib/helpers/get-log.js
+// ../../../main/node_modules/probot/lib/helpers/get-log.js
 var import_pino = __toESM(require_pino(), 1);
 
-// node_modules/@probot/pino/index.js
+// ../../../main/node_modules/@probot/pino/index.js
 import { Transform } from "node:stream";
 
-// node_modules/npx-import-light/index.js
+// ../../../main/node_modules/npx-import-light/index.js
 import { exec } from "node:child_process";
 import { builtinModules, createRequire } from "node:module";
 import { platform as osPlatform } from "node:os";
@@ -22316,7 +22316,7 @@ function isRunningInPackageRunner() {
   return process.env.npm_lifecycle_event === "npx" || process.env.npm_lifecycle_event === "bunx";
 }
 
-// node_modules/@probot/pino/index.js
+// ../../../main/node_modules/@probot/pino/index.js
 var import_pino_pretty = __toESM(require_pino_pretty(), 1);
 var LEVEL_MAP = {
   10: "trace",
@@ -22463,7 +22463,7 @@ function toSentryError(data) {
   return error62;
 }
 
-// node_modules/probot/lib/helpers/get-log.js
+// ../../../main/node_modules/probot/lib/helpers/get-log.js
 async function getLog(options2 = {}) {
   const { level, logMessageKey, ...getTransformStreamOptions } = options2;
   const pinoOptions = {
@@ -22476,7 +22476,7 @@ async function getLog(options2 = {}) {
   return (0, import_pino.default)(pinoOptions, transform2);
 }
 
-// node_modules/universal-user-agent/index.js
+// ../../../main/node_modules/universal-user-agent/index.js
 function getUserAgent() {
   if (typeof navigator === "object" && "userAgent" in navigator) {
     return navigator.userAgent;
@@ -22487,7 +22487,7 @@ function getUserAgent() {
   return "<environment undetectable>";
 }
 
-// node_modules/@octokit/endpoint/dist-bundle/index.js
+// ../../../main/node_modules/@octokit/endpoint/dist-bundle/index.js
 var VERSION2 = "0.0.0-development";
 var userAgent = `octokit-endpoint.js/${VERSION2} ${getUserAgent()}`;
 var DEFAULTS = {
@@ -22800,7 +22800,7 @@ function withDefaults(oldDefaults, newDefaults) {
 }
 var endpoint = withDefaults(null, DEFAULTS);
 
-// node_modules/content-type/dist/index.js
+// ../../../main/node_modules/content-type/dist/index.js
 var SP = 32;
 var HTAB = 9;
 var SEMI = 59;
@@ -22984,7 +22984,7 @@ function unescapeQuotedPairs(str, start, end) {
   return result + str.slice(start, end);
 }
 
-// node_modules/json-with-bigint/json-with-bigint.js
+// ../../../main/node_modules/json-with-bigint/json-with-bigint.js
 var intRegex = /^-?\d+$/;
 var noiseValue = /^-?\d+n+$/;
 var originalStringify = JSON.stringify;
@@ -23319,7 +23319,7 @@ var JSONParse = (text2, reviver) => {
   }
 };
 
-// node_modules/@octokit/request-error/dist-src/index.js
+// ../../../main/node_modules/@octokit/request-error/dist-src/index.js
 var RequestError = class extends Error {
   name;
   /**
@@ -23358,7 +23358,7 @@ var RequestError = class extends Error {
   }
 };
 
-// node_modules/@octokit/request/dist-bundle/index.js
+// ../../../main/node_modules/@octokit/request/dist-bundle/index.js
 var VERSION3 = "10.0.16";
 var defaults_default = {
   headers: {
@@ -23540,7 +23540,7 @@ function withDefaults2(oldEndpoint, newDefaults) {
 }
 var request = withDefaults2(endpoint, defaults_default);
 
-// node_modules/before-after-hook/lib/register.js
+// ../../../main/node_modules/before-after-hook/lib/register.js
 function register(state2, name, method, options2) {
   if (typeof method !== "function") {
     throw new Error("method for before hook must be a function");
@@ -23563,7 +23563,7 @@ function register(state2, name, method, options2) {
   });
 }
 
-// node_modules/before-after-hook/lib/add.js
+// ../../../main/node_modules/before-after-hook/lib/add.js
 function addHook(state2, kind, name, hook7) {
   const orig = hook7;
   if (!state2.registry[name]) {
@@ -23598,7 +23598,7 @@ function addHook(state2, kind, name, hook7) {
   });
 }
 
-// node_modules/before-after-hook/lib/remove.js
+// ../../../main/node_modules/before-after-hook/lib/remove.js
 function removeHook(state2, name, method) {
   if (!state2.registry[name]) {
     return;
@@ -23612,7 +23612,7 @@ function removeHook(state2, name, method) {
   state2.registry[name].splice(index, 1);
 }
 
-// node_modules/before-after-hook/index.js
+// ../../../main/node_modules/before-after-hook/index.js
 var bind = Function.bind;
 var bindable = bind.bind(bind);
 function bindApi(hook7, state2, name) {
@@ -23646,7 +23646,7 @@ function Collection() {
 }
 var before_after_hook_default = { Singular, Collection };
 
-// node_modules/@octokit/graphql/dist-bundle/index.js
+// ../../../main/node_modules/@octokit/graphql/dist-bundle/index.js
 var VERSION4 = "0.0.0-development";
 function _buildMessageForResponseErrors(data) {
   return `Request failed due to following response errors:
@@ -23756,7 +23756,7 @@ function withCustomRequest(customRequest) {
   });
 }
 
-// node_modules/@octokit/auth-token/dist-bundle/index.js
+// ../../../main/node_modules/@octokit/auth-token/dist-bundle/index.js
 var b64url = "(?:[a-zA-Z0-9_-]+)";
 var sep = "\\.";
 var jwtRE = new RegExp(`^${b64url}${sep}${b64url}${sep}${b64url}$`);
@@ -23801,10 +23801,10 @@ var createTokenAuth = function createTokenAuth2(token) {
   });
 };
 
-// node_modules/@octokit/core/dist-src/version.js
+// ../../../main/node_modules/@octokit/core/dist-src/version.js
 var VERSION5 = "7.0.8";
 
-// node_modules/@octokit/core/dist-src/index.js
+// ../../../main/node_modules/@octokit/core/dist-src/index.js
 var noop2 = () => {
 };
 var consoleWarn = console.warn.bind(console);
@@ -23938,10 +23938,10 @@ var Octokit = class {
   auth;
 };
 
-// node_modules/@octokit/plugin-enterprise-compatibility/dist-src/version.js
+// ../../../main/node_modules/@octokit/plugin-enterprise-compatibility/dist-src/version.js
 var VERSION6 = "6.0.3";
 
-// node_modules/@octokit/plugin-enterprise-compatibility/dist-src/index.js
+// ../../../main/node_modules/@octokit/plugin-enterprise-compatibility/dist-src/index.js
 function enterpriseCompatibility(octokit) {
   octokit.hook.wrap("request", async (request2, options2) => {
     if (/\/orgs\/[^/]+\/teams/.test(options2.url)) {
@@ -23972,7 +23972,7 @@ function enterpriseCompatibility(octokit) {
 }
 enterpriseCompatibility.VERSION = VERSION6;
 
-// node_modules/@octokit/plugin-paginate-rest/dist-bundle/index.js
+// ../../../main/node_modules/@octokit/plugin-paginate-rest/dist-bundle/index.js
 var VERSION7 = "0.0.0-development";
 function normalizePaginatedListResponse(response) {
   if (!response.data) {
@@ -24088,10 +24088,10 @@ function paginateRest(octokit) {
 }
 paginateRest.VERSION = VERSION7;
 
-// node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/version.js
+// ../../../main/node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/version.js
 var VERSION8 = "17.0.0";
 
-// node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/generated/endpoints.js
+// ../../../main/node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/generated/endpoints.js
 var Endpoints = {
   actions: {
     addCustomLabelsToSelfHostedRunnerForOrg: [
@@ -26383,7 +26383,7 @@ var Endpoints = {
 };
 var endpoints_default = Endpoints;
 
-// node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/endpoints-to-methods.js
+// ../../../main/node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/endpoints-to-methods.js
 var endpointMethodsMap = /* @__PURE__ */ new Map();
 for (const [scope, endpoints2] of Object.entries(endpoints_default)) {
   for (const [methodName, endpoint2] of Object.entries(endpoints2)) {
@@ -26506,7 +26506,7 @@ function decorate(octokit, scope, methodName, defaults2, decorations) {
   return Object.assign(withDecorations, requestWithDefaults);
 }
 
-// node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/index.js
+// ../../../main/node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/index.js
 function restEndpointMethods(octokit) {
   const api = endpointsToMethods(octokit);
   return {
@@ -26523,7 +26523,7 @@ function legacyRestEndpointMethods(octokit) {
 }
 legacyRestEndpointMethods.VERSION = VERSION8;
 
-// node_modules/@octokit/plugin-retry/dist-bundle/index.js
+// ../../../main/node_modules/@octokit/plugin-retry/dist-bundle/index.js
 var import_light = __toESM(require_light(), 1);
 var VERSION9 = "0.0.0-development";
 function isRequestError(error62) {
@@ -26597,7 +26597,7 @@ function retry(octokit, octokitOptions) {
 }
 retry.VERSION = VERSION9;
 
-// node_modules/@octokit/plugin-throttling/dist-bundle/index.js
+// ../../../main/node_modules/@octokit/plugin-throttling/dist-bundle/index.js
 var import_light2 = __toESM(require_light(), 1);
 var VERSION10 = "0.0.0-development";
 var noop3 = () => Promise.resolve();
@@ -26827,10 +26827,10 @@ function throttling(octokit, octokitOptions) {
 throttling.VERSION = VERSION10;
 throttling.triggersNotification = triggersNotification;
 
-// node_modules/@probot/octokit-plugin-config/dist-src/version.js
+// ../../../main/node_modules/@probot/octokit-plugin-config/dist-src/version.js
 var VERSION11 = "4.1.0";
 
-// node_modules/@probot/octokit-plugin-config/dist-src/util/get-config-file.js
+// ../../../main/node_modules/@probot/octokit-plugin-config/dist-src/util/get-config-file.js
 var import_yaml = __toESM(require_dist(), 1);
 var SUPPORTED_FILE_EXTENSIONS = ["json", "yml", "yaml"];
 async function getConfigFile(octokit, { owner, repo, path: path12, ref }) {
@@ -26907,7 +26907,7 @@ async function getConfigFile(octokit, { owner, repo, path: path12, ref }) {
   };
 }
 
-// node_modules/@probot/octokit-plugin-config/dist-src/util/extends-to-get-content-params.js
+// ../../../main/node_modules/@probot/octokit-plugin-config/dist-src/util/extends-to-get-content-params.js
 var EXTENDS_REGEX = new RegExp(
   "^(?:([a-z\\d](?:[a-z\\d]|-(?=[a-z\\d])){0,38})/)?([-_.\\w\\d]+)(?::([-_./\\w\\d]+\\.ya?ml))?$",
   "i"
@@ -26938,7 +26938,7 @@ function extendsToGetContentParams({
   };
 }
 
-// node_modules/@probot/octokit-plugin-config/dist-src/util/get-config-files.js
+// ../../../main/node_modules/@probot/octokit-plugin-config/dist-src/util/get-config-files.js
 async function getConfigFiles(octokit, { owner, repo, path: path12, branch }) {
   const requestedRepoFile = await getConfigFile(octokit, {
     owner,
@@ -26993,7 +26993,7 @@ async function getConfigFiles(octokit, { owner, repo, path: path12, branch }) {
   } while (true);
 }
 
-// node_modules/@probot/octokit-plugin-config/dist-src/compose-config-get.js
+// ../../../main/node_modules/@probot/octokit-plugin-config/dist-src/compose-config-get.js
 async function composeConfigGet(octokit, { owner, repo, defaults: defaults2, path: path12, branch }) {
   const files = await getConfigFiles(octokit, {
     owner,
@@ -27008,7 +27008,7 @@ async function composeConfigGet(octokit, { owner, repo, defaults: defaults2, pat
   };
 }
 
-// node_modules/@probot/octokit-plugin-config/dist-src/index.js
+// ../../../main/node_modules/@probot/octokit-plugin-config/dist-src/index.js
 function config(octokit) {
   return {
     config: {
@@ -27020,7 +27020,7 @@ function config(octokit) {
 }
 config.VERSION = VERSION11;
 
-// node_modules/@octokit/auth-unauthenticated/dist-node/index.js
+// ../../../main/node_modules/@octokit/auth-unauthenticated/dist-node/index.js
 async function auth2(reason) {
   return {
     type: "unauthenticated",
@@ -27085,7 +27085,7 @@ var createUnauthenticatedAuth = function createUnauthenticatedAuth2(options2) {
   });
 };
 
-// node_modules/@octokit/oauth-methods/dist-bundle/index.js
+// ../../../main/node_modules/@octokit/oauth-methods/dist-bundle/index.js
 function requestToOAuthBaseUrl(request2) {
   const endpointDefaults = request2.endpoint.DEFAULTS;
   if (/^https:\/\/(api\.)?github\.com$/.test(endpointDefaults.baseUrl)) {
@@ -27317,7 +27317,7 @@ async function deleteAuthorization(options2) {
   );
 }
 
-// node_modules/@octokit/auth-oauth-device/dist-bundle/index.js
+// ../../../main/node_modules/@octokit/auth-oauth-device/dist-bundle/index.js
 async function getOAuthAccessToken(state2, options2) {
   const cachedAuthentication = getCachedAuthentication(state2, options2.auth);
   if (cachedAuthentication) return cachedAuthentication;
@@ -27440,7 +27440,7 @@ function createOAuthDeviceAuth(options2) {
   });
 }
 
-// node_modules/@octokit/auth-oauth-user/dist-bundle/index.js
+// ../../../main/node_modules/@octokit/auth-oauth-user/dist-bundle/index.js
 var VERSION13 = "0.0.0-development";
 async function getAuthentication(state2) {
   if ("code" in state2.strategyOptions) {
@@ -27622,7 +27622,7 @@ function createOAuthUserAuth({
 }
 createOAuthUserAuth.VERSION = VERSION13;
 
-// node_modules/@octokit/auth-oauth-app/dist-bundle/index.js
+// ../../../main/node_modules/@octokit/auth-oauth-app/dist-bundle/index.js
 async function auth5(state2, authOptions) {
   if (authOptions.type === "oauth-app") {
     return {
@@ -27700,7 +27700,7 @@ function createOAuthAppAuth(options2) {
   });
 }
 
-// node_modules/universal-github-app-jwt/lib/utils.js
+// ../../../main/node_modules/universal-github-app-jwt/lib/utils.js
 function isPkcs1(privateKey) {
   return privateKey.includes("-----BEGIN RSA PRIVATE KEY-----");
 }
@@ -27739,7 +27739,7 @@ function base64encodeJSON(obj) {
   return fromBase64(btoa(JSON.stringify(obj)));
 }
 
-// node_modules/universal-github-app-jwt/lib/crypto-node.js
+// ../../../main/node_modules/universal-github-app-jwt/lib/crypto-node.js
 import { subtle } from "node:crypto";
 import { createPrivateKey } from "node:crypto";
 function convertPrivateKey(privateKey) {
@@ -27750,7 +27750,7 @@ function convertPrivateKey(privateKey) {
   });
 }
 
-// node_modules/universal-github-app-jwt/lib/get-token.js
+// ../../../main/node_modules/universal-github-app-jwt/lib/get-token.js
 async function getToken({ privateKey, payload }) {
   const convertedPrivateKey = convertPrivateKey(privateKey);
   if (isPkcs1(convertedPrivateKey)) {
@@ -27787,7 +27787,7 @@ async function getToken({ privateKey, payload }) {
   return `${encodedMessage}.${encodedSignature}`;
 }
 
-// node_modules/universal-github-app-jwt/index.js
+// ../../../main/node_modules/universal-github-app-jwt/index.js
 async function githubAppJwt({
   id,
   privateKey,
@@ -27813,7 +27813,7 @@ async function githubAppJwt({
   };
 }
 
-// node_modules/@octokit/auth-app/dist-node/index.js
+// ../../../main/node_modules/@octokit/auth-app/dist-node/index.js
 async function getAppAuthentication({
   appId,
   privateKey,
@@ -28272,7 +28272,7 @@ function createAppAuth(options2) {
   });
 }
 
-// node_modules/octokit-auth-probot/dist-node/index.js
+// ../../../main/node_modules/octokit-auth-probot/dist-node/index.js
 async function auth7(state2, options2) {
   if (options2.type !== "event-octokit") {
     if (state2.type === "token" && options2.type === "installation" && options2.factory) {
@@ -28363,7 +28363,7 @@ function createProbotAuthFn(options2) {
 createProbotAuthFn.VERSION = VERSION16;
 var createProbotAuth = createProbotAuthFn;
 
-// node_modules/probot/lib/octokit/octokit-plugin-probot-request-logging.js
+// ../../../main/node_modules/probot/lib/octokit/octokit-plugin-probot-request-logging.js
 function probotRequestLogging(octokit) {
   octokit.hook.error("request", (error62, options2) => {
     if ("status" in error62) {
@@ -28380,10 +28380,10 @@ function probotRequestLogging(octokit) {
   });
 }
 
-// node_modules/probot/lib/version.js
+// ../../../main/node_modules/probot/lib/version.js
 var VERSION17 = "14.3.2";
 
-// node_modules/probot/lib/octokit/probot-octokit.js
+// ../../../main/node_modules/probot/lib/octokit/probot-octokit.js
 var defaultOptions = {
   authStrategy: createProbotAuth,
   throttle: {
@@ -28410,7 +28410,7 @@ var ProbotOctokit = Octokit.plugin(throttling, retry, paginateRest, restEndpoint
   return options2;
 });
 
-// node_modules/probot/lib/octokit/get-octokit-throttle-options.js
+// ../../../main/node_modules/probot/lib/octokit/get-octokit-throttle-options.js
 var import_bottleneck = __toESM(require_lib(), 1);
 async function getOctokitThrottleOptions(options2) {
   const { log, redisConfig } = options2;
@@ -28446,7 +28446,7 @@ async function getRedisClient({ redisConfig }) {
     return new Redis(redisConfig);
 }
 
-// node_modules/probot/lib/octokit/get-probot-octokit-with-defaults.js
+// ../../../main/node_modules/probot/lib/octokit/get-probot-octokit-with-defaults.js
 async function getProbotOctokitWithDefaults(options2) {
   const authOptions = options2.githubToken ? {
     token: options2.githubToken,
@@ -28494,7 +28494,7 @@ async function getProbotOctokitWithDefaults(options2) {
   });
 }
 
-// node_modules/probot/lib/helpers/get-error-handler.js
+// ../../../main/node_modules/probot/lib/helpers/get-error-handler.js
 function getErrorHandler(log) {
   return (error62) => {
     const errors = error62 instanceof AggregateError ? error62.errors : [error62];
@@ -28517,7 +28517,7 @@ function getErrorHandler(log) {
   };
 }
 
-// node_modules/probot/lib/octokit/octokit-webhooks-transform.js
+// ../../../main/node_modules/probot/lib/octokit/octokit-webhooks-transform.js
 async function webhookTransform(options2, event) {
   const octokit = await options2.octokit.auth({
     type: "event-octokit",
@@ -28527,7 +28527,7 @@ async function webhookTransform(options2, event) {
   return new Context(event, octokit, log);
 }
 
-// node_modules/probot/lib/octokit/get-webhooks.js
+// ../../../main/node_modules/probot/lib/octokit/get-webhooks.js
 function getWebhooks(options2) {
   const webhooks = new Webhooks({
     log: options2.log,
@@ -28538,14 +28538,14 @@ function getWebhooks(options2) {
   return webhooks;
 }
 
-// node_modules/probot/lib/server/handlers/http-logger.js
+// ../../../main/node_modules/probot/lib/server/handlers/http-logger.js
 var import_pino_http = __toESM(require_logger(), 1);
 
-// node_modules/probot/lib/server/server.js
+// ../../../main/node_modules/probot/lib/server/server.js
 var defaultWebhookPath = "/api/github/webhooks";
 var defaultWebhookSecret = "development";
 
-// node_modules/probot/lib/probot.js
+// ../../../main/node_modules/probot/lib/probot.js
 var UNINITIALIZED = 0;
 var INITIALIZING = 1;
 var INITIALIZED = 2;
@@ -28754,10 +28754,10 @@ var Probot = class {
   }
 };
 
-// node_modules/probot/lib/manifest-creation.js
+// ../../../main/node_modules/probot/lib/manifest-creation.js
 var import_yaml2 = __toESM(require_dist(), 1);
 
-// node_modules/probot/lib/helpers/get-payload.js
+// ../../../main/node_modules/probot/lib/helpers/get-payload.js
 var textDecoder2 = new TextDecoder("utf-8", { fatal: false });
 var decode2 = textDecoder2.decode.bind(textDecoder2);
 
@@ -28833,7 +28833,7 @@ function editDistance(a2, b3) {
   return row[b3.length] ?? 0;
 }
 
-// node_modules/zod/v4/classic/external.js
+// ../../../main/node_modules/zod/v4/classic/external.js
 var external_exports = {};
 __export(external_exports, {
   $brand: () => $brand,
@@ -29096,7 +29096,7 @@ __export(external_exports, {
   xor: () => xor
 });
 
-// node_modules/zod/v4/core/index.js
+// ../../../main/node_modules/zod/v4/core/index.js
 var core_exports2 = {};
 __export(core_exports2, {
   $ZodAny: () => $ZodAny,
@@ -29413,7 +29413,7 @@ __export(core_exports2, {
   withParser: () => withParser
 });
 
-// node_modules/zod/v4/core/util.js
+// ../../../main/node_modules/zod/v4/core/util.js
 var util_exports = {};
 __export(util_exports, {
   BIGINT_FORMAT_RANGES: () => BIGINT_FORMAT_RANGES,
@@ -30269,7 +30269,7 @@ function constantCatch(value) {
   return fn;
 }
 
-// node_modules/zod/v4/core/core.js
+// ../../../main/node_modules/zod/v4/core/core.js
 var _a;
 var NEVER = /* @__PURE__ */ Object.freeze({
   status: "aborted"
@@ -30391,7 +30391,7 @@ function config2(newConfig) {
   return globalConfig;
 }
 
-// node_modules/zod/v4/core/errors.js
+// ../../../main/node_modules/zod/v4/core/errors.js
 function _getMessage() {
   const internals = this._zod;
   internals.message ?? (internals.message = JSON.stringify(internals.def, jsonStringifyReplacer, 2));
@@ -30583,7 +30583,7 @@ function prettifyError(error62) {
   return lines.join("\n");
 }
 
-// node_modules/zod/v4/core/parse.js
+// ../../../main/node_modules/zod/v4/core/parse.js
 function finalizeParams(callee, params) {
   return { callee: params?.callee ?? callee, Err: params?.Err };
 }
@@ -30743,7 +30743,7 @@ var _safeDecodeAsync = (_Err) => async (schema, value, _ctx) => {
 };
 var safeDecodeAsync = /* @__PURE__ */ _safeDecodeAsync($ZodRealError);
 
-// node_modules/zod/v4/core/regexes.js
+// ../../../main/node_modules/zod/v4/core/regexes.js
 var regexes_exports = {};
 __export(regexes_exports, {
   anyString: () => anyString,
@@ -30915,7 +30915,7 @@ var sha512_hex = /^[0-9a-fA-F]{128}$/;
 var sha512_base64 = /* @__PURE__ */ fixedBase64(86, "==");
 var sha512_base64url = /* @__PURE__ */ fixedBase64url(86);
 
-// node_modules/zod/v4/core/checks.js
+// ../../../main/node_modules/zod/v4/core/checks.js
 var $ZodCheck = /* @__PURE__ */ $constructor("$ZodCheck", (inst, def) => {
   var _a8;
   inst._zod ?? (inst._zod = {});
@@ -31391,7 +31391,7 @@ var $ZodCheckOverwrite = /* @__PURE__ */ $constructor("$ZodCheckOverwrite", (ins
   };
 });
 
-// node_modules/zod/v4/core/doc.js
+// ../../../main/node_modules/zod/v4/core/doc.js
 var Doc = class {
   constructor(args = [], closed = {}) {
     this.content = [];
@@ -31432,14 +31432,14 @@ ${content.join("\n")}
   }
 };
 
-// node_modules/zod/v4/core/versions.js
+// ../../../main/node_modules/zod/v4/core/versions.js
 var version = {
   major: 4,
   minor: 6,
   patch: 7
 };
 
-// node_modules/zod/v4/core/schemas.js
+// ../../../main/node_modules/zod/v4/core/schemas.js
 var $ZodType = /* @__PURE__ */ $constructor("$ZodType", (inst, def) => {
   var _a8;
   inst ?? (inst = {});
@@ -33881,7 +33881,7 @@ function handleRefineResult(result, payload, input3, inst) {
   }
 }
 
-// node_modules/zod/v4/core/memoizer.js
+// ../../../main/node_modules/zod/v4/core/memoizer.js
 var $ZodCyclicError = class extends Error {
   constructor() {
     super(`Cannot parse a reference cycle that closes through a transform`);
@@ -34158,7 +34158,7 @@ function isBackEdge(ctx, value) {
   return backEdges !== void 0 && isRef(value) && backEdges.has(value);
 }
 
-// node_modules/zod/v4/locales/index.js
+// ../../../main/node_modules/zod/v4/locales/index.js
 var locales_exports = {};
 __export(locales_exports, {
   ar: () => ar_default,
@@ -34226,7 +34226,7 @@ __export(locales_exports, {
   zhTW: () => zh_TW_default
 });
 
-// node_modules/zod/v4/locales/ar.js
+// ../../../main/node_modules/zod/v4/locales/ar.js
 var error = () => {
   const Sizable = {
     string: { unit: "\u062D\u0631\u0641", verb: "\u0623\u0646 \u064A\u062D\u0648\u064A" },
@@ -34338,7 +34338,7 @@ function ar_default() {
   };
 }
 
-// node_modules/zod/v4/locales/az.js
+// ../../../main/node_modules/zod/v4/locales/az.js
 var error2 = () => {
   const Sizable = {
     string: { unit: "simvol", verb: "olmal\u0131d\u0131r" },
@@ -34449,7 +34449,7 @@ function az_default() {
   };
 }
 
-// node_modules/zod/v4/locales/be.js
+// ../../../main/node_modules/zod/v4/locales/be.js
 function getBelarusianPlural(count2, one, few, many) {
   const absCount = Math.abs(count2);
   const lastDigit = absCount % 10;
@@ -34618,7 +34618,7 @@ function be_default() {
   };
 }
 
-// node_modules/zod/v4/locales/bg.js
+// ../../../main/node_modules/zod/v4/locales/bg.js
 var error4 = () => {
   const Sizable = {
     string: { unit: "\u0441\u0438\u043C\u0432\u043E\u043B\u0430", verb: "\u0434\u0430 \u0441\u044A\u0434\u044A\u0440\u0436\u0430" },
@@ -34744,7 +34744,7 @@ function bg_default() {
   };
 }
 
-// node_modules/zod/v4/locales/bn.js
+// ../../../main/node_modules/zod/v4/locales/bn.js
 var error5 = () => {
   const Sizable = {
     string: { unit: "\u0985\u0995\u09CD\u09B7\u09B0", verb: "\u09A5\u09BE\u0995\u09A4\u09C7 \u09B9\u09AC\u09C7" },
@@ -34858,7 +34858,7 @@ function bn_default() {
   };
 }
 
-// node_modules/zod/v4/locales/ca.js
+// ../../../main/node_modules/zod/v4/locales/ca.js
 var error6 = () => {
   const Sizable = {
     string: { unit: "car\xE0cters", verb: "contenir" },
@@ -34972,7 +34972,7 @@ function ca_default() {
   };
 }
 
-// node_modules/zod/v4/locales/ckb.js
+// ../../../main/node_modules/zod/v4/locales/ckb.js
 var error7 = () => {
   const Sizable = {
     string: { unit: "\u067E\u06CC\u062A", verb: "\u0628\u06CE\u062A" },
@@ -35105,7 +35105,7 @@ function ckb_default() {
   };
 }
 
-// node_modules/zod/v4/locales/cs.js
+// ../../../main/node_modules/zod/v4/locales/cs.js
 var error8 = () => {
   const Sizable = {
     string: { unit: "znak\u016F", verb: "m\xEDt" },
@@ -35222,7 +35222,7 @@ function cs_default() {
   };
 }
 
-// node_modules/zod/v4/locales/da.js
+// ../../../main/node_modules/zod/v4/locales/da.js
 var error9 = () => {
   const Sizable = {
     string: { unit: "tegn", verb: "havde" },
@@ -35343,7 +35343,7 @@ function da_default() {
   };
 }
 
-// node_modules/zod/v4/locales/de.js
+// ../../../main/node_modules/zod/v4/locales/de.js
 var error10 = () => {
   const Sizable = {
     string: { unit: "Zeichen", verb: "zu haben" },
@@ -35457,7 +35457,7 @@ function de_default() {
   };
 }
 
-// node_modules/zod/v4/locales/el.js
+// ../../../main/node_modules/zod/v4/locales/el.js
 var error11 = () => {
   const Sizable = {
     string: { unit: "\u03C7\u03B1\u03C1\u03B1\u03BA\u03C4\u03AE\u03C1\u03B5\u03C2", verb: "\u03BD\u03B1 \u03AD\u03C7\u03B5\u03B9" },
@@ -35570,7 +35570,7 @@ function el_default() {
   };
 }
 
-// node_modules/zod/v4/locales/en.js
+// ../../../main/node_modules/zod/v4/locales/en.js
 var error12 = () => {
   const Sizable = {
     string: { unit: "characters", verb: "to have" },
@@ -35695,7 +35695,7 @@ function en_default() {
   };
 }
 
-// node_modules/zod/v4/locales/eo.js
+// ../../../main/node_modules/zod/v4/locales/eo.js
 var error13 = () => {
   const Sizable = {
     string: { unit: "karaktrojn", verb: "havi" },
@@ -35810,7 +35810,7 @@ function eo_default() {
   };
 }
 
-// node_modules/zod/v4/locales/es.js
+// ../../../main/node_modules/zod/v4/locales/es.js
 var error14 = () => {
   const Sizable = {
     string: { unit: "caracteres", verb: "tener" },
@@ -35947,7 +35947,7 @@ function es_default() {
   };
 }
 
-// node_modules/zod/v4/locales/fa.js
+// ../../../main/node_modules/zod/v4/locales/fa.js
 var error15 = () => {
   const Sizable = {
     string: { unit: "\u06A9\u0627\u0631\u0627\u06A9\u062A\u0631", verb: "\u062F\u0627\u0634\u062A\u0647 \u0628\u0627\u0634\u062F" },
@@ -36067,7 +36067,7 @@ function fa_default() {
   };
 }
 
-// node_modules/zod/v4/locales/fi.js
+// ../../../main/node_modules/zod/v4/locales/fi.js
 var error16 = () => {
   const Sizable = {
     string: { unit: "merkki\xE4", subject: "merkkijonon" },
@@ -36185,7 +36185,7 @@ function fi_default() {
   };
 }
 
-// node_modules/zod/v4/locales/fr.js
+// ../../../main/node_modules/zod/v4/locales/fr.js
 var error17 = () => {
   const Sizable = {
     string: { unit: "caract\xE8res", verb: "avoir" },
@@ -36315,7 +36315,7 @@ function fr_default() {
   };
 }
 
-// node_modules/zod/v4/locales/fr-CA.js
+// ../../../main/node_modules/zod/v4/locales/fr-CA.js
 var error18 = () => {
   const Sizable = {
     string: { unit: "caract\xE8res", verb: "avoir" },
@@ -36428,7 +36428,7 @@ function fr_CA_default() {
   };
 }
 
-// node_modules/zod/v4/locales/gu.js
+// ../../../main/node_modules/zod/v4/locales/gu.js
 var error19 = () => {
   const Sizable = {
     string: { unit: "\u0A85\u0A95\u0ACD\u0AB7\u0AB0", verb: "\u0AB9\u0ACB\u0AB5\u0ABE \u0A9C\u0ACB\u0A88\u0A8F" },
@@ -36542,7 +36542,7 @@ function gu_default() {
   };
 }
 
-// node_modules/zod/v4/locales/he.js
+// ../../../main/node_modules/zod/v4/locales/he.js
 var error20 = () => {
   const TypeNames = {
     string: { label: "\u05DE\u05D7\u05E8\u05D5\u05D6\u05EA", gender: "f" },
@@ -36744,7 +36744,7 @@ function he_default() {
   };
 }
 
-// node_modules/zod/v4/locales/hi.js
+// ../../../main/node_modules/zod/v4/locales/hi.js
 var error21 = () => {
   const Sizable = {
     string: { unit: "\u0905\u0915\u094D\u0937\u0930", verb: "\u0930\u0916\u0928\u0947 \u0915\u0947 \u0932\u093F\u090F" },
@@ -36856,7 +36856,7 @@ function hi_default() {
   };
 }
 
-// node_modules/zod/v4/locales/hr.js
+// ../../../main/node_modules/zod/v4/locales/hr.js
 var error22 = () => {
   const Sizable = {
     string: { unit: "znakova", verb: "imati" },
@@ -36983,7 +36983,7 @@ function hr_default() {
   };
 }
 
-// node_modules/zod/v4/locales/hu.js
+// ../../../main/node_modules/zod/v4/locales/hu.js
 var error23 = () => {
   const Sizable = {
     string: { unit: "karakter", verb: "legyen" },
@@ -37097,7 +37097,7 @@ function hu_default() {
   };
 }
 
-// node_modules/zod/v4/locales/hy.js
+// ../../../main/node_modules/zod/v4/locales/hy.js
 function getArmenianPlural(count2, one, many) {
   return Math.abs(count2) === 1 ? one : many;
 }
@@ -37256,7 +37256,7 @@ function hy_default() {
   };
 }
 
-// node_modules/zod/v4/locales/id.js
+// ../../../main/node_modules/zod/v4/locales/id.js
 var error25 = () => {
   const Sizable = {
     string: { unit: "karakter", verb: "memiliki" },
@@ -37368,7 +37368,7 @@ function id_default() {
   };
 }
 
-// node_modules/zod/v4/locales/is.js
+// ../../../main/node_modules/zod/v4/locales/is.js
 var error26 = () => {
   const Sizable = {
     string: { unit: "stafi", verb: "a\xF0 hafa" },
@@ -37483,7 +37483,7 @@ function is_default() {
   };
 }
 
-// node_modules/zod/v4/locales/it.js
+// ../../../main/node_modules/zod/v4/locales/it.js
 var error27 = () => {
   const Sizable = {
     string: { unit: "caratteri", verb: "avere" },
@@ -37597,7 +37597,7 @@ function it_default() {
   };
 }
 
-// node_modules/zod/v4/locales/ja.js
+// ../../../main/node_modules/zod/v4/locales/ja.js
 var error28 = () => {
   const Sizable = {
     string: { unit: "\u6587\u5B57", verb: "\u3067\u3042\u308B" },
@@ -37710,7 +37710,7 @@ function ja_default() {
   };
 }
 
-// node_modules/zod/v4/locales/ka.js
+// ../../../main/node_modules/zod/v4/locales/ka.js
 var error29 = () => {
   const Sizable = {
     string: { unit: "\u10E1\u10D8\u10DB\u10D1\u10DD\u10DA\u10DD", verb: "\u10E3\u10DC\u10D3\u10D0 \u10E8\u10D4\u10D8\u10EA\u10D0\u10D5\u10D3\u10D4\u10E1" },
@@ -37828,7 +37828,7 @@ function ka_default() {
   };
 }
 
-// node_modules/zod/v4/locales/km.js
+// ../../../main/node_modules/zod/v4/locales/km.js
 var error30 = () => {
   const Sizable = {
     string: { unit: "\u178F\u17BD\u17A2\u1780\u17D2\u179F\u179A", verb: "\u1782\u17BD\u179A\u1798\u17B6\u1793" },
@@ -37944,12 +37944,12 @@ function km_default() {
   };
 }
 
-// node_modules/zod/v4/locales/kh.js
+// ../../../main/node_modules/zod/v4/locales/kh.js
 function kh_default() {
   return km_default();
 }
 
-// node_modules/zod/v4/locales/kn.js
+// ../../../main/node_modules/zod/v4/locales/kn.js
 var error31 = () => {
   const Sizable = {
     string: { unit: "\u0C85\u0C95\u0CCD\u0CB7\u0CB0\u0C97\u0CB3\u0CC1", verb: "\u0CB9\u0CCA\u0C82\u0CA6\u0CB2\u0CC1" },
@@ -38065,7 +38065,7 @@ function kn_default() {
   };
 }
 
-// node_modules/zod/v4/locales/ko.js
+// ../../../main/node_modules/zod/v4/locales/ko.js
 var error32 = () => {
   const Sizable = {
     string: { unit: "\uBB38\uC790", verb: "to have" },
@@ -38182,7 +38182,7 @@ function ko_default() {
   };
 }
 
-// node_modules/zod/v4/locales/lt.js
+// ../../../main/node_modules/zod/v4/locales/lt.js
 var capitalizeFirstCharacter = (text2) => {
   return text2.charAt(0).toUpperCase() + text2.slice(1);
 };
@@ -38390,7 +38390,7 @@ function lt_default() {
   };
 }
 
-// node_modules/zod/v4/locales/mk.js
+// ../../../main/node_modules/zod/v4/locales/mk.js
 var error34 = () => {
   const Sizable = {
     string: { unit: "\u0437\u043D\u0430\u0446\u0438", verb: "\u0434\u0430 \u0438\u043C\u0430\u0430\u0442" },
@@ -38505,7 +38505,7 @@ function mk_default() {
   };
 }
 
-// node_modules/zod/v4/locales/ms.js
+// ../../../main/node_modules/zod/v4/locales/ms.js
 var error35 = () => {
   const Sizable = {
     string: { unit: "aksara", verb: "mempunyai" },
@@ -38618,7 +38618,7 @@ function ms_default() {
   };
 }
 
-// node_modules/zod/v4/locales/ne.js
+// ../../../main/node_modules/zod/v4/locales/ne.js
 var error36 = () => {
   const Sizable = {
     string: { unit: "\u0905\u0915\u094D\u0937\u0930", verb: "\u0939\u0941\u0928\u0941\u092A\u0930\u094D\u091B" },
@@ -38730,7 +38730,7 @@ function ne_default() {
   };
 }
 
-// node_modules/zod/v4/locales/nl.js
+// ../../../main/node_modules/zod/v4/locales/nl.js
 var error37 = () => {
   const Sizable = {
     string: { unit: "tekens", verb: "heeft" },
@@ -38846,7 +38846,7 @@ function nl_default() {
   };
 }
 
-// node_modules/zod/v4/locales/nn.js
+// ../../../main/node_modules/zod/v4/locales/nn.js
 var error38 = () => {
   const Sizable = {
     string: { unit: "teikn", verb: "\xE5 ha" },
@@ -38960,7 +38960,7 @@ function nn_default() {
   };
 }
 
-// node_modules/zod/v4/locales/no.js
+// ../../../main/node_modules/zod/v4/locales/no.js
 var error39 = () => {
   const Sizable = {
     string: { unit: "tegn", verb: "\xE5 ha" },
@@ -39074,7 +39074,7 @@ function no_default() {
   };
 }
 
-// node_modules/zod/v4/locales/ota.js
+// ../../../main/node_modules/zod/v4/locales/ota.js
 var error40 = () => {
   const Sizable = {
     string: { unit: "harf", verb: "olmal\u0131d\u0131r" },
@@ -39189,7 +39189,7 @@ function ota_default() {
   };
 }
 
-// node_modules/zod/v4/locales/ps.js
+// ../../../main/node_modules/zod/v4/locales/ps.js
 var error41 = () => {
   const Sizable = {
     string: { unit: "\u062A\u0648\u06A9\u064A", verb: "\u0648\u0644\u0631\u064A" },
@@ -39309,7 +39309,7 @@ function ps_default() {
   };
 }
 
-// node_modules/zod/v4/locales/pl.js
+// ../../../main/node_modules/zod/v4/locales/pl.js
 var error42 = () => {
   const Sizable = {
     string: { unit: "znak\xF3w", verb: "mie\u0107" },
@@ -39424,7 +39424,7 @@ function pl_default() {
   };
 }
 
-// node_modules/zod/v4/locales/pt.js
+// ../../../main/node_modules/zod/v4/locales/pt.js
 var error43 = () => {
   const Sizable = {
     string: { unit: "caracteres" },
@@ -39568,7 +39568,7 @@ function pt_default() {
   };
 }
 
-// node_modules/zod/v4/locales/pt-BR.js
+// ../../../main/node_modules/zod/v4/locales/pt-BR.js
 var error44 = () => {
   const Sizable = {
     string: { unit: "caracteres" },
@@ -39713,7 +39713,7 @@ function pt_BR_default() {
   };
 }
 
-// node_modules/zod/v4/locales/ro.js
+// ../../../main/node_modules/zod/v4/locales/ro.js
 var error45 = () => {
   const Sizable = {
     string: { unit: "caractere", verb: "s\u0103 aib\u0103" },
@@ -39836,7 +39836,7 @@ function ro_default() {
   };
 }
 
-// node_modules/zod/v4/locales/ru.js
+// ../../../main/node_modules/zod/v4/locales/ru.js
 function getRussianPlural(count2, one, few, many) {
   const absCount = Math.abs(count2);
   const lastDigit = absCount % 10;
@@ -40005,7 +40005,7 @@ function ru_default() {
   };
 }
 
-// node_modules/zod/v4/locales/sk.js
+// ../../../main/node_modules/zod/v4/locales/sk.js
 var error47 = () => {
   const Sizable = {
     string: { unit: "znakov", verb: "ma\u0165" },
@@ -40122,7 +40122,7 @@ function sk_default() {
   };
 }
 
-// node_modules/zod/v4/locales/sl.js
+// ../../../main/node_modules/zod/v4/locales/sl.js
 var error48 = () => {
   const Sizable = {
     string: { unit: "znakov", verb: "imeti" },
@@ -40237,7 +40237,7 @@ function sl_default() {
   };
 }
 
-// node_modules/zod/v4/locales/sv.js
+// ../../../main/node_modules/zod/v4/locales/sv.js
 var error49 = () => {
   const Sizable = {
     string: { unit: "tecken", verb: "att ha" },
@@ -40353,7 +40353,7 @@ function sv_default() {
   };
 }
 
-// node_modules/zod/v4/locales/ta.js
+// ../../../main/node_modules/zod/v4/locales/ta.js
 var error50 = () => {
   const Sizable = {
     string: { unit: "\u0B8E\u0BB4\u0BC1\u0BA4\u0BCD\u0BA4\u0BC1\u0B95\u0BCD\u0B95\u0BB3\u0BCD", verb: "\u0B95\u0BCA\u0BA3\u0BCD\u0B9F\u0BBF\u0BB0\u0BC1\u0B95\u0BCD\u0B95 \u0BB5\u0BC7\u0BA3\u0BCD\u0B9F\u0BC1\u0BAE\u0BCD" },
@@ -40469,7 +40469,7 @@ function ta_default() {
   };
 }
 
-// node_modules/zod/v4/locales/tg.js
+// ../../../main/node_modules/zod/v4/locales/tg.js
 var error51 = () => {
   const Sizable = {
     string: { unit: "\u0430\u043B\u043E\u043C\u0430\u0442", verb: "\u0434\u043E\u0448\u0442\u0430 \u0431\u043E\u0448\u0430\u0434" },
@@ -40586,7 +40586,7 @@ function tg_default() {
   };
 }
 
-// node_modules/zod/v4/locales/th.js
+// ../../../main/node_modules/zod/v4/locales/th.js
 var error52 = () => {
   const Sizable = {
     string: { unit: "\u0E15\u0E31\u0E27\u0E2D\u0E31\u0E01\u0E29\u0E23", verb: "\u0E04\u0E27\u0E23\u0E21\u0E35" },
@@ -40702,7 +40702,7 @@ function th_default() {
   };
 }
 
-// node_modules/zod/v4/locales/tk.js
+// ../../../main/node_modules/zod/v4/locales/tk.js
 var error53 = () => {
   const Sizable = {
     string: { unit: "simwol", verb: "bolmaly" },
@@ -40810,7 +40810,7 @@ function tk_default() {
   };
 }
 
-// node_modules/zod/v4/locales/tr.js
+// ../../../main/node_modules/zod/v4/locales/tr.js
 var error54 = () => {
   const Sizable = {
     string: { unit: "karakter", verb: "olmal\u0131" },
@@ -40921,7 +40921,7 @@ function tr_default() {
   };
 }
 
-// node_modules/zod/v4/locales/uk.js
+// ../../../main/node_modules/zod/v4/locales/uk.js
 var error55 = () => {
   const Sizable = {
     string: { unit: "\u0441\u0438\u043C\u0432\u043E\u043B\u0456\u0432", verb: "\u043C\u0430\u0442\u0438\u043C\u0435" },
@@ -41035,12 +41035,12 @@ function uk_default() {
   };
 }
 
-// node_modules/zod/v4/locales/ua.js
+// ../../../main/node_modules/zod/v4/locales/ua.js
 function ua_default() {
   return uk_default();
 }
 
-// node_modules/zod/v4/locales/ur.js
+// ../../../main/node_modules/zod/v4/locales/ur.js
 var error56 = () => {
   const Sizable = {
     string: { unit: "\u062D\u0631\u0648\u0641", verb: "\u06C1\u0648\u0646\u0627" },
@@ -41156,7 +41156,7 @@ function ur_default() {
   };
 }
 
-// node_modules/zod/v4/locales/uz.js
+// ../../../main/node_modules/zod/v4/locales/uz.js
 var error57 = () => {
   const Sizable = {
     string: { unit: "belgi", verb: "bo\u2018lishi kerak" },
@@ -41270,7 +41270,7 @@ function uz_default() {
   };
 }
 
-// node_modules/zod/v4/locales/vi.js
+// ../../../main/node_modules/zod/v4/locales/vi.js
 var error58 = () => {
   const Sizable = {
     string: { unit: "k\xFD t\u1EF1", verb: "c\xF3" },
@@ -41384,7 +41384,7 @@ function vi_default() {
   };
 }
 
-// node_modules/zod/v4/locales/zh-CN.js
+// ../../../main/node_modules/zod/v4/locales/zh-CN.js
 var error59 = () => {
   const Sizable = {
     string: { unit: "\u5B57\u7B26", verb: "\u5305\u542B" },
@@ -41499,7 +41499,7 @@ function zh_CN_default() {
   };
 }
 
-// node_modules/zod/v4/locales/zh-TW.js
+// ../../../main/node_modules/zod/v4/locales/zh-TW.js
 var error60 = () => {
   const Sizable = {
     string: { unit: "\u5B57\u5143", verb: "\u64C1\u6709" },
@@ -41612,7 +41612,7 @@ function zh_TW_default() {
   };
 }
 
-// node_modules/zod/v4/locales/yo.js
+// ../../../main/node_modules/zod/v4/locales/yo.js
 var error61 = () => {
   const Sizable = {
     string: { unit: "\xE0mi", verb: "n\xED" },
@@ -41725,7 +41725,7 @@ function yo_default() {
   };
 }
 
-// node_modules/zod/v4/core/registries.js
+// ../../../main/node_modules/zod/v4/core/registries.js
 var _a2;
 var $output = /* @__PURE__ */ Symbol("ZodOutput");
 var $input = /* @__PURE__ */ Symbol("ZodInput");
@@ -41775,7 +41775,7 @@ function registry() {
 (_a2 = globalThis).__zod_globalRegistry ?? (_a2.__zod_globalRegistry = registry());
 var globalRegistry = globalThis.__zod_globalRegistry;
 
-// node_modules/zod/v4/core/compile.js
+// ../../../main/node_modules/zod/v4/core/compile.js
 var INVALID = /* @__PURE__ */ Symbol.for("zod.compile.invalid");
 var FALLBACK_FLAG = /* @__PURE__ */ Symbol.for("zod.compile.fallback");
 var ZodCompileAsyncError = class extends Error {
@@ -43385,7 +43385,7 @@ function generateTransformCheck(doc, ctx, schema, accessor) {
   return accessor;
 }
 
-// node_modules/zod/v4/core/api.js
+// ../../../main/node_modules/zod/v4/core/api.js
 function snapshotChecks(def) {
   if (def.checks)
     def.checks = [...def.checks];
@@ -44444,7 +44444,7 @@ function _stringFormat(Class2, format2, fnOrRegex, _params = {}) {
   return inst;
 }
 
-// node_modules/zod/v4/core/to-json-schema.js
+// ../../../main/node_modules/zod/v4/core/to-json-schema.js
 function assignProps(target, ...sources) {
   for (const source of sources) {
     for (const key2 of Reflect.ownKeys(source)) {
@@ -44974,7 +44974,7 @@ var createStandardJSONSchemaMethod = (schema, io, processors = {}) => (params) =
   return finalize(ctx, schema);
 };
 
-// node_modules/zod/v4/core/json-schema-processors.js
+// ../../../main/node_modules/zod/v4/core/json-schema-processors.js
 var narrowMin = (agg, key2, value) => {
   if (agg[key2] === void 0 || value > agg[key2])
     agg[key2] = value;
@@ -45722,7 +45722,7 @@ function toJSONSchema(input3, params) {
   return finalize(ctx, input3);
 }
 
-// node_modules/zod/v4/core/json-schema-generator.js
+// ../../../main/node_modules/zod/v4/core/json-schema-generator.js
 var JSONSchemaGenerator = class {
   /** @deprecated Access via ctx instead */
   get metadataRegistry() {
@@ -45800,10 +45800,10 @@ var JSONSchemaGenerator = class {
   }
 };
 
-// node_modules/zod/v4/core/json-schema.js
+// ../../../main/node_modules/zod/v4/core/json-schema.js
 var json_schema_exports = {};
 
-// node_modules/zod/v4/classic/schemas.js
+// ../../../main/node_modules/zod/v4/classic/schemas.js
 var schemas_exports2 = {};
 __export(schemas_exports2, {
   ZodAny: () => ZodAny,
@@ -45984,7 +45984,7 @@ __export(schemas_exports2, {
   xor: () => xor
 });
 
-// node_modules/zod/v4/classic/checks.js
+// ../../../main/node_modules/zod/v4/classic/checks.js
 var checks_exports2 = {};
 __export(checks_exports2, {
   endsWith: () => _endsWith,
@@ -46019,7 +46019,7 @@ __export(checks_exports2, {
   uppercase: () => _uppercase
 });
 
-// node_modules/zod/v4/classic/errors.js
+// ../../../main/node_modules/zod/v4/classic/errors.js
 var _installedErrorProtos = /* @__PURE__ */ new WeakSet([Object.prototype, Error.prototype]);
 function _lazyMethod(proto, key2, make) {
   Object.defineProperty(proto, key2, {
@@ -46065,7 +46065,7 @@ var ZodRealError = /* @__PURE__ */ $constructor("ZodError", initializer2, void 0
   Parent: Error
 });
 
-// node_modules/zod/v4/classic/parse.js
+// ../../../main/node_modules/zod/v4/classic/parse.js
 var parse4 = /* @__PURE__ */ _parse(ZodRealError);
 var parseAsync2 = /* @__PURE__ */ _parseAsync(ZodRealError);
 var safeParse2 = /* @__PURE__ */ _safeParse(ZodRealError);
@@ -46079,7 +46079,7 @@ var safeDecode2 = /* @__PURE__ */ _safeDecode(ZodRealError);
 var safeEncodeAsync2 = /* @__PURE__ */ _safeEncodeAsync(ZodRealError);
 var safeDecodeAsync2 = /* @__PURE__ */ _safeDecodeAsync(ZodRealError);
 
-// node_modules/zod/v4/classic/schemas.js
+// ../../../main/node_modules/zod/v4/classic/schemas.js
 function _ensureDefaultLocale() {
   if (!globalConfig.localeError)
     config2(en_default());
@@ -47544,7 +47544,7 @@ function preprocess(fn, schema) {
   });
 }
 
-// node_modules/zod/v4/classic/compat.js
+// ../../../main/node_modules/zod/v4/classic/compat.js
 var ZodIssueCode = {
   invalid_type: "invalid_type",
   too_big: "too_big",
@@ -47570,7 +47570,7 @@ var ZodFirstPartyTypeKind;
 /* @__PURE__ */ (function(ZodFirstPartyTypeKind2) {
 })(ZodFirstPartyTypeKind || (ZodFirstPartyTypeKind = {}));
 
-// node_modules/zod/v4/classic/iso.js
+// ../../../main/node_modules/zod/v4/classic/iso.js
 var iso_exports = {};
 __export(iso_exports, {
   ZodISODate: () => ZodISODate,
@@ -47595,7 +47595,7 @@ function duration2(params) {
   return _isoDuration(ZodISODuration, params);
 }
 
-// node_modules/zod/v4/classic/from-json-schema.js
+// ../../../main/node_modules/zod/v4/classic/from-json-schema.js
 var z = {
   ...schemas_exports2,
   ...checks_exports2,
@@ -48328,7 +48328,7 @@ function fromJSONSchema(schema, params) {
   return convertSchema(normalized, ctx);
 }
 
-// node_modules/zod/v4/core/visit.js
+// ../../../main/node_modules/zod/v4/core/visit.js
 var RESOLVING = /* @__PURE__ */ Symbol("z.visit/resolving");
 function visit(schema, fnOrHandlers) {
   const fn = typeof fnOrHandlers === "function" ? fnOrHandlers : (node2, rewritten) => {
@@ -48483,7 +48483,7 @@ function visit(schema, fnOrHandlers) {
   return run2(schema);
 }
 
-// node_modules/zod/v4/classic/deep-partial.js
+// ../../../main/node_modules/zod/v4/classic/deep-partial.js
 function deepPartial(schema) {
   return visit(schema, {
     object: (s) => s.partial(),
@@ -48495,7 +48495,7 @@ function deepPartial(schema) {
   });
 }
 
-// node_modules/zod/v4/classic/in-out.js
+// ../../../main/node_modules/zod/v4/classic/in-out.js
 function withChecks(side, checks) {
   if (!checks?.length)
     return side;
@@ -48525,7 +48525,7 @@ function output(schema) {
   });
 }
 
-// node_modules/zod/v4/classic/coerce.js
+// ../../../main/node_modules/zod/v4/classic/coerce.js
 var coerce_exports = {};
 __export(coerce_exports, {
   bigint: () => bigint3,
@@ -48553,7 +48553,7 @@ function date4(params) {
 // src/config/forbidden-env-names.ts
 var FORBIDDEN_ENV_NAMES = /^(PATH|HOME|LD_.*|DYLD_.*|NODE_OPTIONS|PYTHONSTARTUP|PYTHONHOME|BASH_ENV|ENV|GIT_.*|SSH_.*|.*TOKEN.*|.*SECRET.*|.*PASSWORD.*|.*_KEY)$/i;
 
-// node_modules/balanced-match/dist/esm/index.js
+// ../../../main/node_modules/balanced-match/dist/esm/index.js
 var range = (a2, b3, str) => {
   let begs, beg, left, right = void 0, result;
   let ai = str.indexOf(a2);
@@ -48590,7 +48590,7 @@ var range = (a2, b3, str) => {
   return result;
 };
 
-// node_modules/brace-expansion/dist/esm/index.js
+// ../../../main/node_modules/brace-expansion/dist/esm/index.js
 var escSlash = "\0SLASH" + Math.random().toFixed(16) + "\0";
 var escOpen = "\0OPEN" + Math.random().toFixed(16) + "\0";
 var escClose = "\0CLOSE" + Math.random().toFixed(16) + "\0";
@@ -50618,7 +50618,7 @@ function repoFrames(details, options2) {
   return frames;
 }
 
-// node_modules/fflate/esm/index.mjs
+// ../../../main/node_modules/fflate/esm/index.mjs
 import { createRequire as createRequire2 } from "module";
 var require2 = createRequire2("/");
 var _a3;
@@ -51259,7 +51259,7 @@ function parseJsonReport(text2, options2 = {}) {
   return out;
 }
 
-// node_modules/fast-xml-parser/src/util.js
+// ../../../main/node_modules/fast-xml-parser/src/util.js
 var nameStartChar = ":A-Za-z_\\u00C0-\\u00D6\\u00D8-\\u00F6\\u00F8-\\u02FF\\u0370-\\u037D\\u037F-\\u1FFF\\u200C-\\u200D\\u2070-\\u218F\\u2C00-\\u2FEF\\u3001-\\uD7FF\\uF900-\\uFDCF\\uFDF0-\\uFFFD";
 var nameChar = nameStartChar + "\\-.\\d\\u00B7\\u0300-\\u036F\\u203F-\\u2040";
 var nameRegexp = "[" + nameStartChar + "][" + nameChar + "]*";
@@ -51300,7 +51300,7 @@ var DANGEROUS_PROPERTY_NAMES = [
 ];
 var criticalProperties = ["__proto__", "constructor", "prototype"];
 
-// node_modules/fast-xml-parser/src/validator.js
+// ../../../main/node_modules/fast-xml-parser/src/validator.js
 var defaultOptions2 = {
   allowBooleanAttributes: false,
   //A tag can have attributes without any value
@@ -51652,7 +51652,7 @@ function getPositionFromMatch(match) {
   return match.startIndex + match[1].length;
 }
 
-// node_modules/@nodable/entities/src/entities.js
+// ../../../main/node_modules/@nodable/entities/src/entities.js
 var CURRENCY = {
   cent: "\xA2",
   pound: "\xA3",
@@ -51700,7 +51700,7 @@ var COMMON_HTML = {
   frac34: "\xBE"
 };
 
-// node_modules/@nodable/entities/src/EntityDecoder.js
+// ../../../main/node_modules/@nodable/entities/src/EntityDecoder.js
 var ENTITY_ACTION = Object.freeze({
   /** Resolve and expand the entity normally. */
   ALLOW: "allow",
@@ -52144,7 +52144,7 @@ var EntityDecoder = class {
   }
 };
 
-// node_modules/fast-xml-parser/src/xmlparser/OptionsBuilder.js
+// ../../../main/node_modules/fast-xml-parser/src/xmlparser/OptionsBuilder.js
 var defaultOnDangerousProperty = (name) => {
   if (DANGEROUS_PROPERTY_NAMES.includes(name)) {
     return "__" + name;
@@ -52279,7 +52279,7 @@ var buildOptions = function(options2) {
   return built;
 };
 
-// node_modules/fast-xml-parser/src/xmlparser/xmlNode.js
+// ../../../main/node_modules/fast-xml-parser/src/xmlparser/xmlNode.js
 var METADATA_SYMBOL;
 if (typeof Symbol !== "function") {
   METADATA_SYMBOL = "@@xmlMetadata";
@@ -52322,7 +52322,7 @@ var XmlNode = class {
   }
 };
 
-// node_modules/xml-naming/src/index.js
+// ../../../main/node_modules/xml-naming/src/index.js
 var nameStartChar10 = ":A-Za-z_\xC0-\xD6\xD8-\xF6\xF8-\u02FF\u0370-\u037D\u037F-\u0486\u0488-\u1FFF\u200C-\u200D\u2070-\u218F\u2C00-\u2FEF\u3001-\uD7FF\uF900-\uFDCF\uFDF0-\uFFFD";
 var nameChar10 = nameStartChar10 + "\\-\\.\\d\xB7\u0300-\u036F\u203F-\u2040";
 var nameStartChar11 = ":A-Za-z_\xC0-\u02FF\u0370-\u037D\u037F-\u0486\u0488-\u1FFF\u200C-\u200D\u2070-\u218F\u2C00-\u2FEF\u3001-\uD7FF\uF900-\uFDCF\uFDF0-\uFFFD\u{10000}-\u{EFFFF}";
@@ -52350,7 +52350,7 @@ var getRegexes = (xmlVersion = "1.0", asciiOnly = false) => {
 };
 var qName = (str, { xmlVersion = "1.0", asciiOnly = false } = {}) => getRegexes(xmlVersion, asciiOnly).qName.test(str);
 
-// node_modules/fast-xml-parser/src/xmlparser/DocTypeReader.js
+// ../../../main/node_modules/fast-xml-parser/src/xmlparser/DocTypeReader.js
 var DocTypeReader = class {
   constructor(options2, xmlVersion) {
     this.suppressValidationErr = !options2;
@@ -52641,7 +52641,7 @@ function validateEntityName2(name, xmlVersion) {
     throw new Error(`Invalid entity name ${name}`);
 }
 
-// node_modules/anynum/digitTable.js
+// ../../../main/node_modules/anynum/digitTable.js
 var SCRIPT_ZEROS = [
   // Basic Latin (ASCII) — included for completeness / pass-through
   48,
@@ -52791,7 +52791,7 @@ for (const zero of SCRIPT_ZEROS) {
   }
 }
 
-// node_modules/anynum/anynum.js
+// ../../../main/node_modules/anynum/anynum.js
 var CHAR_0 = 48;
 var CHAR_9 = 57;
 var CHAR_MINUS = 45;
@@ -52869,7 +52869,7 @@ function anynum(str) {
 }
 var anynum_default = anynum;
 
-// node_modules/strnum/strnum.js
+// ../../../main/node_modules/strnum/strnum.js
 var hexRegex = /^[-+]?0x[a-fA-F0-9]+$/;
 var binRegex = /^0b[01]+$/;
 var octRegex = /^0o[0-7]+$/;
@@ -53008,7 +53008,7 @@ function handleInfinity(str, num, options2) {
   }
 }
 
-// node_modules/fast-xml-parser/src/ignoreAttributes.js
+// ../../../main/node_modules/fast-xml-parser/src/ignoreAttributes.js
 function getIgnoreAttributesFn(ignoreAttributes) {
   if (typeof ignoreAttributes === "function") {
     return ignoreAttributes;
@@ -53028,7 +53028,7 @@ function getIgnoreAttributesFn(ignoreAttributes) {
   return () => false;
 }
 
-// node_modules/path-expression-matcher/src/Expression.js
+// ../../../main/node_modules/path-expression-matcher/src/Expression.js
 var Expression = class {
   /**
    * Create a new Expression
@@ -53191,7 +53191,7 @@ var Expression = class {
   }
 };
 
-// node_modules/path-expression-matcher/src/ExpressionSet.js
+// ../../../main/node_modules/path-expression-matcher/src/ExpressionSet.js
 var ExpressionSet = class {
   constructor() {
     this._byDepthAndTag = /* @__PURE__ */ new Map();
@@ -53360,7 +53360,7 @@ var ExpressionSet = class {
   }
 };
 
-// node_modules/path-expression-matcher/src/Matcher.js
+// ../../../main/node_modules/path-expression-matcher/src/Matcher.js
 var MatcherView = class {
   /**
    * @param {Matcher} matcher - The parent Matcher instance to read from.
@@ -53877,7 +53877,7 @@ var Matcher = class {
   }
 };
 
-// node_modules/is-unsafe/src/contexts/html.js
+// ../../../main/node_modules/is-unsafe/src/contexts/html.js
 var HTML_PATTERNS = [
   {
     id: "html-script-open",
@@ -53970,7 +53970,7 @@ var HTML_PATTERNS = [
 ];
 var html_default = HTML_PATTERNS;
 
-// node_modules/is-unsafe/src/contexts/xml.js
+// ../../../main/node_modules/is-unsafe/src/contexts/xml.js
 var XML_PATTERNS = [
   {
     id: "xml-cdata-injection",
@@ -54038,7 +54038,7 @@ var XML_PATTERNS = [
 ];
 var xml_default = XML_PATTERNS;
 
-// node_modules/is-unsafe/src/contexts/svg.js
+// ../../../main/node_modules/is-unsafe/src/contexts/svg.js
 var SVG_PATTERNS = [
   {
     id: "svg-script-element",
@@ -54110,7 +54110,7 @@ var SVG_PATTERNS = [
 ];
 var svg_default = SVG_PATTERNS;
 
-// node_modules/is-unsafe/src/contexts/sql.js
+// ../../../main/node_modules/is-unsafe/src/contexts/sql.js
 var SQL_PATTERNS = [
   {
     id: "sql-block-comment-open",
@@ -54192,7 +54192,7 @@ var SQL_PATTERNS = [
 ];
 var sql_default = SQL_PATTERNS;
 
-// node_modules/is-unsafe/src/contexts/shell.js
+// ../../../main/node_modules/is-unsafe/src/contexts/shell.js
 var SHELL_PATTERNS = [
   {
     id: "shell-path-traversal-unix",
@@ -54290,7 +54290,7 @@ var SHELL_PATTERNS = [
 ];
 var shell_default = SHELL_PATTERNS;
 
-// node_modules/is-unsafe/src/contexts/redos.js
+// ../../../main/node_modules/is-unsafe/src/contexts/redos.js
 var REDOS_PATTERNS = [
   {
     id: "redos-nested-quantifier-plus",
@@ -54339,7 +54339,7 @@ var REDOS_PATTERNS = [
 ];
 var redos_default = REDOS_PATTERNS;
 
-// node_modules/is-unsafe/src/contexts/nosql.js
+// ../../../main/node_modules/is-unsafe/src/contexts/nosql.js
 var sep3 = `["'\\s]*:`;
 var NOSQL_PATTERNS = [
   // ─── MongoDB $ operator injection ────────────────────────────────────────
@@ -54429,7 +54429,7 @@ var NOSQL_PATTERNS = [
 ];
 var nosql_default = NOSQL_PATTERNS;
 
-// node_modules/is-unsafe/src/contexts/log.js
+// ../../../main/node_modules/is-unsafe/src/contexts/log.js
 var LOG_PATTERNS = [
   // ─── CRLF / newline injection ─────────────────────────────────────────────
   {
@@ -54503,7 +54503,7 @@ var LOG_PATTERNS = [
 ];
 var log_default = LOG_PATTERNS;
 
-// node_modules/is-unsafe/src/contexts/sql-strict.js
+// ../../../main/node_modules/is-unsafe/src/contexts/sql-strict.js
 var SQL_STRICT_EXTRA = [
   {
     id: "sql-line-comment",
@@ -54524,7 +54524,7 @@ var SQL_STRICT_EXTRA = [
 var SQL_STRICT_PATTERNS = [...sql_default, ...SQL_STRICT_EXTRA];
 var sql_strict_default = SQL_STRICT_PATTERNS;
 
-// node_modules/is-unsafe/src/util/decode-entities.js
+// ../../../main/node_modules/is-unsafe/src/util/decode-entities.js
 var NAMED = Object.freeze({
   colon: ":",
   Tab: "	",
@@ -54543,7 +54543,7 @@ function decodeEntities(input3) {
   });
 }
 
-// node_modules/is-unsafe/src/index.js
+// ../../../main/node_modules/is-unsafe/src/index.js
 html_default.label = "HTML";
 xml_default.label = "XML";
 svg_default.label = "SVG";
@@ -54626,7 +54626,7 @@ function isUnsafe(value, context) {
   return false;
 }
 
-// node_modules/fast-xml-parser/src/xmlparser/OrderedObjParser.js
+// ../../../main/node_modules/fast-xml-parser/src/xmlparser/OrderedObjParser.js
 function extractRawAttributes(prefixedAttrs, options2) {
   if (!prefixedAttrs) return {};
   const attrs = options2.attributesGroupName ? prefixedAttrs[options2.attributesGroupName] : prefixedAttrs;
@@ -55265,7 +55265,7 @@ function sanitizeName(name, options2) {
   return name;
 }
 
-// node_modules/fast-xml-parser/src/xmlparser/node2json.js
+// ../../../main/node_modules/fast-xml-parser/src/xmlparser/node2json.js
 var METADATA_SYMBOL2 = XmlNode.getMetaDataSymbol();
 function stripAttributePrefix(attrs, prefix) {
   if (!attrs || typeof attrs !== "object") return {};
@@ -55377,7 +55377,7 @@ function isLeafTag(obj, options2) {
   return false;
 }
 
-// node_modules/fast-xml-parser/src/xmlparser/XMLParser.js
+// ../../../main/node_modules/fast-xml-parser/src/xmlparser/XMLParser.js
 var XMLParser = class {
   constructor(options2) {
     this.externalEntities = {};
@@ -55441,7 +55441,7 @@ var XMLParser = class {
   }
 };
 
-// node_modules/fast-xml-parser/src/fxp.js
+// ../../../main/node_modules/fast-xml-parser/src/fxp.js
 var XMLValidator = {
   validate: validate2
 };
@@ -55855,14 +55855,12 @@ ${digestLog(j2.log, { maxLines: 30 }).text}`).join("\n\n");
 }
 
 // src/workspace/snapshot-commit.ts
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join as join3 } from "node:path";
+import { join as join4 } from "node:path";
 
 // src/workspace/git.ts
 import { isAbsolute as isAbsolute2, join as join2, resolve as resolve2 } from "node:path";
 
-// node_modules/@simple-git/args-pathspec/dist/index.mjs
+// ../../../main/node_modules/@simple-git/args-pathspec/dist/index.mjs
 var t = /* @__PURE__ */ new WeakMap();
 function r(n2) {
   return n2 instanceof String && t.has(n2);
@@ -55871,7 +55869,7 @@ function o(n2) {
   return t.get(n2) ?? [];
 }
 
-// node_modules/@simple-git/argv-parser/dist/index.mjs
+// ../../../main/node_modules/@simple-git/argv-parser/dist/index.mjs
 function* x2(e, n2) {
   const t2 = n2 === "global";
   for (const o3 of e)
@@ -56381,7 +56379,7 @@ function oe(e, n2) {
   return [...Y(...e).vulnerabilities, ...ne(n2).vulnerabilities];
 }
 
-// node_modules/is-plain-obj/index.js
+// ../../../main/node_modules/is-plain-obj/index.js
 function isPlainObject4(value) {
   if (typeof value !== "object" || value === null) {
     return false;
@@ -56390,7 +56388,7 @@ function isPlainObject4(value) {
   return (prototype === null || prototype === Object.prototype || Object.getPrototypeOf(prototype) === null) && !(Symbol.toStringTag in value) && !(Symbol.iterator in value);
 }
 
-// node_modules/execa/lib/arguments/file-url.js
+// ../../../main/node_modules/execa/lib/arguments/file-url.js
 import { fileURLToPath } from "node:url";
 var safeNormalizeFileUrl = (file2, name) => {
   const fileString = normalizeFileUrl(normalizeDenoExecPath(file2));
@@ -56403,7 +56401,7 @@ var normalizeDenoExecPath = (file2) => isDenoExecPath(file2) ? file2.toString() 
 var isDenoExecPath = (file2) => typeof file2 !== "string" && file2 && Object.getPrototypeOf(file2) === String.prototype;
 var normalizeFileUrl = (file2) => file2 instanceof URL ? fileURLToPath(file2) : file2;
 
-// node_modules/execa/lib/methods/parameters.js
+// ../../../main/node_modules/execa/lib/methods/parameters.js
 var normalizeParameters = (rawFile, rawArguments = [], rawOptions, ...rawExtraArguments) => {
   if (rawExtraArguments.length > 0) {
     throw new TypeError("Execa accepts at most three arguments: file, arguments, options.");
@@ -56430,10 +56428,10 @@ var normalizeParameters = (rawFile, rawArguments = [], rawOptions, ...rawExtraAr
   return [filePath, normalizedArguments, { __proto__: null, ...options2 }];
 };
 
-// node_modules/execa/lib/methods/template.js
+// ../../../main/node_modules/execa/lib/methods/template.js
 import { ChildProcess } from "node:child_process";
 
-// node_modules/execa/lib/arguments/escape.js
+// ../../../main/node_modules/execa/lib/arguments/escape.js
 import { platform } from "node:process";
 import { stripVTControlCharacters as stripVTControlCharacters3 } from "node:util";
 var joinCommand = (filePath, rawArguments, shell) => {
@@ -56478,7 +56476,7 @@ var quoteString = (escapedArgument) => {
 };
 var NO_ESCAPE_REGEXP = /^[\w\-./]+$/;
 
-// node_modules/execa/lib/utils/uint-array.js
+// ../../../main/node_modules/execa/lib/utils/uint-array.js
 import { StringDecoder } from "node:string_decoder";
 var { toString: objectToString } = Object.prototype;
 var isArrayBuffer = (value) => objectToString.call(value) === "[object ArrayBuffer]";
@@ -56520,7 +56518,7 @@ var getJoinLength = (uint8Arrays) => {
   return joinLength;
 };
 
-// node_modules/execa/lib/return/final-error.js
+// ../../../main/node_modules/execa/lib/return/final-error.js
 var getFinalError = (originalError, message, isSync) => {
   const ErrorClass = isSync ? ExecaSyncError : ExecaError;
   const options2 = originalError instanceof DiscardedError ? {} : { cause: originalError };
@@ -56554,10 +56552,10 @@ var ExecaSyncError = class extends Error {
 };
 setErrorName(ExecaSyncError, ExecaSyncError.name);
 
-// node_modules/execa/lib/utils/type-name.js
+// ../../../main/node_modules/execa/lib/utils/type-name.js
 var getTypeName = (value) => value === null ? "null" : typeof value;
 
-// node_modules/execa/lib/methods/template.js
+// ../../../main/node_modules/execa/lib/methods/template.js
 var isTemplateString = (templates) => Array.isArray(templates) && Array.isArray(templates.raw);
 var parseTemplates = (templates, expressions) => {
   let tokens = [];
@@ -56672,13 +56670,13 @@ var getSubprocessResult = (result) => {
   throw new TypeError(`Unexpected "${getTypeName(stdout)}" stdout in template expression`);
 };
 
-// node_modules/execa/lib/methods/main-sync.js
+// ../../../main/node_modules/execa/lib/methods/main-sync.js
 import { spawnSync } from "node:child_process";
 
-// node_modules/execa/lib/arguments/specific.js
+// ../../../main/node_modules/execa/lib/arguments/specific.js
 import { debuglog } from "node:util";
 
-// node_modules/execa/lib/utils/standard-stream.js
+// ../../../main/node_modules/execa/lib/utils/standard-stream.js
 import process2 from "node:process";
 var isStandardStream = (stream) => STANDARD_STREAMS.includes(stream);
 var STANDARD_STREAMS = [process2.stdin, process2.stdout, process2.stderr];
@@ -56688,7 +56686,7 @@ var allStreamSymbol = /* @__PURE__ */ Symbol("execa.allStream");
 var setAllStream = (stream) => Object.assign(stream, { [allStreamSymbol]: true });
 var isAllStream = (stream) => stream?.[allStreamSymbol] === true;
 
-// node_modules/execa/lib/utils/options.js
+// ../../../main/node_modules/execa/lib/utils/options.js
 var copyOptions = (options2 = {}) => {
   if (options2 === null) {
     throw new TypeError("The options must be an object, not `null`.");
@@ -56701,7 +56699,7 @@ var checkBooleanOption = (value, optionName) => {
   }
 };
 
-// node_modules/execa/lib/arguments/specific.js
+// ../../../main/node_modules/execa/lib/arguments/specific.js
 var normalizeFdSpecificOptions = (options2) => {
   const optionsCopy = { __proto__: null, ...options2 };
   for (const optionName of FD_SPECIFIC_OPTIONS) {
@@ -56787,7 +56785,7 @@ var DEFAULT_OPTIONS = {
 var FD_SPECIFIC_OPTIONS = ["lines", "buffer", "maxBuffer", "verbose", "stripFinalNewline"];
 var getFdSpecificValue = (optionArray, fdNumber) => fdNumber === "ipc" ? optionArray.at(-1) : optionArray[fdNumber];
 
-// node_modules/execa/lib/verbose/values.js
+// ../../../main/node_modules/execa/lib/verbose/values.js
 var isVerbose = ({ verbose }, fdNumber) => getFdVerbose(verbose, fdNumber) !== "none";
 var isFullVerbose = ({ verbose }, fdNumber) => !["none", "short"].includes(getFdVerbose(verbose, fdNumber));
 var getVerboseFunction = ({ verbose }, fdNumber) => {
@@ -56799,13 +56797,13 @@ var getFdGenericVerbose = (verbose) => verbose.find((fdVerbose) => isVerboseFunc
 var isVerboseFunction = (fdVerbose) => typeof fdVerbose === "function";
 var VERBOSE_VALUES = ["none", "short", "full"];
 
-// node_modules/execa/lib/verbose/log.js
+// ../../../main/node_modules/execa/lib/verbose/log.js
 import { inspect } from "node:util";
 
-// node_modules/execa/lib/verbose/default.js
+// ../../../main/node_modules/execa/lib/verbose/default.js
 import process4 from "node:process";
 
-// node_modules/is-unicode-supported/index.js
+// ../../../main/node_modules/is-unicode-supported/index.js
 import process3 from "node:process";
 function isUnicodeSupported() {
   const { env } = process3;
@@ -56816,7 +56814,7 @@ function isUnicodeSupported() {
   return Boolean(env.WT_SESSION) || Boolean(env.TERMINUS_SUBLIME) || env.ConEmuTask === "{cmd::Cmder}" || TERM_PROGRAM === "Terminus-Sublime" || TERM_PROGRAM === "vscode" || TERM === "xterm-256color" || TERM === "alacritty" || TERM === "rxvt-unicode" || TERM === "rxvt-unicode-256color" || env.TERMINAL_EMULATOR === "JetBrains-JediTerm";
 }
 
-// node_modules/figures/index.js
+// ../../../main/node_modules/figures/index.js
 var common = {
   circleQuestionMark: "(?)",
   questionMarkPrefix: "(?)",
@@ -57092,7 +57090,7 @@ var figures = shouldUseMain ? mainSymbols : fallbackSymbols;
 var figures_default = figures;
 var replacements = Object.entries(specialMainSymbols);
 
-// node_modules/yoctocolors/base.js
+// ../../../main/node_modules/yoctocolors/base.js
 import tty from "node:tty";
 var hasColors = tty?.WriteStream?.prototype?.hasColors?.() ?? false;
 var format = (open6, close) => {
@@ -57182,7 +57180,7 @@ var underlineMagentaBright = format("58;5;13", 59);
 var underlineCyanBright = format("58;5;14", 59);
 var underlineWhiteBright = format("58;5;15", 59);
 
-// node_modules/execa/lib/verbose/default.js
+// ../../../main/node_modules/execa/lib/verbose/default.js
 var hasColors2 = process4.env.FORCE_COLOR !== void 0 || process4.stderr.isTTY === true;
 var identity = (string4) => string4;
 var getColor = (color) => hasColors2 ? color : identity;
@@ -57227,7 +57225,7 @@ var COLORS = {
   duration: () => gray2
 };
 
-// node_modules/execa/lib/verbose/custom.js
+// ../../../main/node_modules/execa/lib/verbose/custom.js
 var applyVerboseOnLines = (printedLines, verboseInfo, fdNumber) => {
   const verboseFunction = getVerboseFunction(verboseInfo, fdNumber);
   return printedLines.map(({ verboseLine, verboseObject }) => applyVerboseFunction(verboseLine, verboseObject, verboseFunction)).filter((printedLine) => printedLine !== void 0).map((printedLine) => appendNewline(printedLine)).join("");
@@ -57244,7 +57242,7 @@ var applyVerboseFunction = (verboseLine, verboseObject, verboseFunction) => {
 var appendNewline = (printedLine) => printedLine.endsWith("\n") ? printedLine : `${printedLine}
 `;
 
-// node_modules/execa/lib/verbose/log.js
+// ../../../main/node_modules/execa/lib/verbose/log.js
 var verboseLog = ({ type, verboseMessage, fdNumber, verboseInfo, result }) => {
   const verboseObject = getVerboseObject({ type, result, verboseInfo });
   const printedLines = getPrintedLines(verboseMessage, verboseObject);
@@ -57276,7 +57274,7 @@ var serializeVerboseMessage = (message) => {
   return escapeLines(messageString);
 };
 
-// node_modules/execa/lib/verbose/start.js
+// ../../../main/node_modules/execa/lib/verbose/start.js
 var logCommand = (escapedCommand, verboseInfo) => {
   if (!isVerbose(verboseInfo)) {
     return;
@@ -57288,7 +57286,7 @@ var logCommand = (escapedCommand, verboseInfo) => {
   });
 };
 
-// node_modules/execa/lib/verbose/info.js
+// ../../../main/node_modules/execa/lib/verbose/info.js
 var getVerboseInfo = (verbose, escapedCommand, rawOptions) => {
   validateVerbose(verbose);
   const commandId = getCommandId(verbose);
@@ -57316,12 +57314,12 @@ var validateVerbose = (verbose) => {
   }
 };
 
-// node_modules/execa/lib/return/duration.js
+// ../../../main/node_modules/execa/lib/return/duration.js
 import { hrtime } from "node:process";
 var getStartTime = () => hrtime.bigint();
 var getDurationMs = (startTime2) => Number(hrtime.bigint() - startTime2) / 1e6;
 
-// node_modules/execa/lib/arguments/command.js
+// ../../../main/node_modules/execa/lib/arguments/command.js
 var handleCommand = (filePath, rawArguments, rawOptions) => {
   const startTime2 = getStartTime();
   const { command, escapedCommand } = joinCommand(filePath, rawArguments, rawOptions.shell && !rawOptions.node);
@@ -57336,15 +57334,15 @@ var handleCommand = (filePath, rawArguments, rawOptions) => {
   };
 };
 
-// node_modules/execa/lib/arguments/options.js
+// ../../../main/node_modules/execa/lib/arguments/options.js
 import path8 from "node:path";
 import process9 from "node:process";
 
-// node_modules/npm-run-path/index.js
+// ../../../main/node_modules/npm-run-path/index.js
 import process5 from "node:process";
 import path3 from "node:path";
 
-// node_modules/npm-run-path/node_modules/path-key/index.js
+// ../../../main/node_modules/npm-run-path/node_modules/path-key/index.js
 function pathKey(options2 = {}) {
   const {
     env = process.env,
@@ -57356,7 +57354,7 @@ function pathKey(options2 = {}) {
   return Object.keys(env).reverse().find((key2) => key2.toUpperCase() === "PATH") || "Path";
 }
 
-// node_modules/unicorn-magic/node.js
+// ../../../main/node_modules/unicorn-magic/node.js
 import { promisify } from "node:util";
 import { execFile as execFileCallback, execFileSync as execFileSyncOriginal } from "node:child_process";
 import path2 from "node:path";
@@ -57380,7 +57378,7 @@ function traversePathUp(startPath) {
 }
 var TEN_MEGABYTES_IN_BYTES = 10 * 1024 * 1024;
 
-// node_modules/npm-run-path/index.js
+// ../../../main/node_modules/npm-run-path/index.js
 var npmRunPath = ({
   cwd = process5.cwd(),
   path: pathOption = process5.env[pathKey()],
@@ -57421,16 +57419,16 @@ var npmRunPathEnv = ({ env = process5.env, ...options2 } = {}) => {
   return env;
 };
 
-// node_modules/execa/lib/terminate/kill.js
+// ../../../main/node_modules/execa/lib/terminate/kill.js
 import { setTimeout as setTimeout3 } from "node:timers/promises";
 
-// node_modules/execa/lib/terminate/signal.js
+// ../../../main/node_modules/execa/lib/terminate/signal.js
 import { constants as constants4 } from "node:os";
 
-// node_modules/human-signals/build/src/main.js
+// ../../../main/node_modules/human-signals/build/src/main.js
 import { constants as constants3 } from "node:os";
 
-// node_modules/human-signals/build/src/realtime.js
+// ../../../main/node_modules/human-signals/build/src/realtime.js
 var getRealtimeSignals = () => {
   const length = SIGRTMAX - SIGRTMIN + 1;
   return Array.from({ length }, getRealtimeSignal);
@@ -57445,10 +57443,10 @@ var getRealtimeSignal = (value, index) => ({
 var SIGRTMIN = 34;
 var SIGRTMAX = 64;
 
-// node_modules/human-signals/build/src/signals.js
+// ../../../main/node_modules/human-signals/build/src/signals.js
 import { constants as constants2 } from "node:os";
 
-// node_modules/human-signals/build/src/core.js
+// ../../../main/node_modules/human-signals/build/src/core.js
 var SIGNALS2 = [
   {
     name: "SIGHUP",
@@ -57721,7 +57719,7 @@ var SIGNALS2 = [
   }
 ];
 
-// node_modules/human-signals/build/src/signals.js
+// ../../../main/node_modules/human-signals/build/src/signals.js
 var getSignals = () => {
   const realtimeSignals = getRealtimeSignals();
   const signals2 = [...SIGNALS2, ...realtimeSignals].map(normalizeSignal);
@@ -57743,7 +57741,7 @@ var normalizeSignal = ({
   return { name, number: number4, description, supported, action, forced, standard };
 };
 
-// node_modules/human-signals/build/src/main.js
+// ../../../main/node_modules/human-signals/build/src/main.js
 var getSignalsByName = () => {
   const signals2 = getSignals();
   return Object.fromEntries(signals2.map(getSignalByName));
@@ -57794,7 +57792,7 @@ var findSignalByNumber = (number4, signals2) => {
 };
 var signalsByNumber = getSignalsByNumber();
 
-// node_modules/execa/lib/terminate/signal.js
+// ../../../main/node_modules/execa/lib/terminate/signal.js
 var normalizeKillSignal = (killSignal) => {
   const optionName = "option `killSignal`";
   if (killSignal === 0) {
@@ -57838,7 +57836,7 @@ var getAvailableSignalNames = () => Object.keys(constants4.signals).sort().map((
 var getAvailableSignalIntegers = () => [...new Set(Object.values(constants4.signals).sort((signalInteger, signalIntegerTwo) => signalInteger - signalIntegerTwo))].join(", ");
 var getSignalDescription = (signal) => signalsByName[signal].description;
 
-// node_modules/execa/lib/terminate/timeout.js
+// ../../../main/node_modules/execa/lib/terminate/timeout.js
 import { setTimeout as setTimeout2 } from "node:timers/promises";
 var validateTimeout = ({ timeout }) => {
   if (timeout !== void 0) {
@@ -57859,7 +57857,7 @@ var killAfterTimeout = async (kill, timeout, context, { signal }) => {
   throw new DiscardedError();
 };
 
-// node_modules/execa/lib/terminate/kill.js
+// ../../../main/node_modules/execa/lib/terminate/kill.js
 var normalizeForceKillAfterDelay = (forceKillAfterDelay) => {
   if (forceKillAfterDelay === false) {
     return forceKillAfterDelay;
@@ -57924,7 +57922,7 @@ var killOnTimeout = async ({ kill, forceKillAfterDelay, context, controllerSigna
   }
 };
 
-// node_modules/execa/lib/utils/abort-signal.js
+// ../../../main/node_modules/execa/lib/utils/abort-signal.js
 import { once } from "node:events";
 var onAbortedSignal = async (mainSignal, stopSignal) => {
   if (!mainSignal.aborted) {
@@ -57937,7 +57935,7 @@ var validateAbortSignal = (signal, optionName) => {
   }
 };
 
-// node_modules/execa/lib/terminate/cancel.js
+// ../../../main/node_modules/execa/lib/terminate/cancel.js
 var validateCancelSignal = ({ cancelSignal }) => {
   validateAbortSignal(cancelSignal, "cancelSignal");
 };
@@ -57954,13 +57952,13 @@ var terminateOnCancel = async (kill, cancelSignal, context, { signal }) => {
   throw cancelSignal.reason;
 };
 
-// node_modules/execa/lib/ipc/graceful.js
+// ../../../main/node_modules/execa/lib/ipc/graceful.js
 import { scheduler as scheduler2 } from "node:timers/promises";
 
-// node_modules/execa/lib/ipc/send.js
+// ../../../main/node_modules/execa/lib/ipc/send.js
 import { promisify as promisify2 } from "node:util";
 
-// node_modules/execa/lib/ipc/validation.js
+// ../../../main/node_modules/execa/lib/ipc/validation.js
 import { inspect as inspect2 } from "node:util";
 var validateIpcMethod = ({ methodName, isSubprocess, ipc, isConnected: isConnected2 }) => {
   validateIpcOption(methodName, isSubprocess, ipc);
@@ -58040,7 +58038,7 @@ var disconnect = (anyProcess) => {
   }
 };
 
-// node_modules/execa/lib/utils/deferred.js
+// ../../../main/node_modules/execa/lib/utils/deferred.js
 var createDeferred = () => {
   const methods = {};
   const promise2 = new Promise((resolve8, reject) => {
@@ -58049,10 +58047,10 @@ var createDeferred = () => {
   return Object.assign(promise2, methods);
 };
 
-// node_modules/execa/lib/ipc/strict.js
+// ../../../main/node_modules/execa/lib/ipc/strict.js
 import { once as once3 } from "node:events";
 
-// node_modules/execa/lib/utils/max-listeners.js
+// ../../../main/node_modules/execa/lib/utils/max-listeners.js
 import { addAbortListener } from "node:events";
 var incrementMaxListeners = (eventEmitter, maxListenersIncrement, signal) => {
   const maxListeners = eventEmitter.getMaxListeners();
@@ -58065,14 +58063,14 @@ var incrementMaxListeners = (eventEmitter, maxListenersIncrement, signal) => {
   });
 };
 
-// node_modules/execa/lib/ipc/forward.js
+// ../../../main/node_modules/execa/lib/ipc/forward.js
 import { EventEmitter } from "node:events";
 
-// node_modules/execa/lib/ipc/incoming.js
+// ../../../main/node_modules/execa/lib/ipc/incoming.js
 import { once as once2 } from "node:events";
 import { scheduler } from "node:timers/promises";
 
-// node_modules/execa/lib/ipc/reference.js
+// ../../../main/node_modules/execa/lib/ipc/reference.js
 var addReference = (channel, reference) => {
   if (reference) {
     addReferenceCount(channel);
@@ -58104,7 +58102,7 @@ var redoAddedReferences = (channel, isSubprocess) => {
   addReferenceCount(channel);
 };
 
-// node_modules/execa/lib/ipc/incoming.js
+// ../../../main/node_modules/execa/lib/ipc/incoming.js
 var onMessage = async ({ anyProcess, channel, isSubprocess, ipcEmitter }, wrappedMessage) => {
   if (handleStrictResponse(wrappedMessage, anyProcess) || isSubprocess && handleAbort(wrappedMessage)) {
     return;
@@ -58147,7 +58145,7 @@ var onDisconnect = async ({ anyProcess, channel, isSubprocess, ipcEmitter, bound
 };
 var INCOMING_MESSAGES = /* @__PURE__ */ new WeakMap();
 
-// node_modules/execa/lib/ipc/forward.js
+// ../../../main/node_modules/execa/lib/ipc/forward.js
 var getIpcEmitter = (anyProcess, channel, isSubprocess) => {
   if (IPC_EMITTERS.has(anyProcess)) {
     return IPC_EMITTERS.get(anyProcess);
@@ -58187,7 +58185,7 @@ var isConnected = (anyProcess) => {
   return ipcEmitter === void 0 ? anyProcess.channel !== void 0 && anyProcess.channel !== null : ipcEmitter.connected;
 };
 
-// node_modules/execa/lib/ipc/strict.js
+// ../../../main/node_modules/execa/lib/ipc/strict.js
 var handleSendStrict = ({ anyProcess, channel, isSubprocess, message, strict }) => {
   if (!strict) {
     return message;
@@ -58276,7 +58274,7 @@ var REQUEST_TYPE = "execa:ipc:request";
 var RESPONSE_TYPE = "execa:ipc:response";
 var isStrictRequest = (wrappedMessage) => wrappedMessage?.type === REQUEST_TYPE && Number.isInteger(wrappedMessage.id) && typeof wrappedMessage.hasListeners === "boolean";
 
-// node_modules/execa/lib/ipc/outgoing.js
+// ../../../main/node_modules/execa/lib/ipc/outgoing.js
 var startSendMessage = (anyProcess, wrappedMessage, strict) => {
   if (!OUTGOING_MESSAGES.has(anyProcess)) {
     OUTGOING_MESSAGES.set(anyProcess, /* @__PURE__ */ new Set());
@@ -58308,7 +58306,7 @@ var hasMessageListeners = (anyProcess, ipcEmitter) => ipcEmitter.listenerCount("
 var getMinListenerCount = (anyProcess) => getOptions(anyProcess) !== void 0 && !getFdSpecificValue(getOptions(anyProcess).buffer, "ipc") ? 1 : 0;
 var getOptions = (anyProcess) => IPC_SUBPROCESS_OPTIONS.get(anyProcess);
 
-// node_modules/execa/lib/ipc/send.js
+// ../../../main/node_modules/execa/lib/ipc/send.js
 var sendMessage = ({ anyProcess, channel, isSubprocess, ipc }, message, options2) => {
   const { strict = false } = copyOptions(options2);
   checkBooleanOption(strict, "strict");
@@ -58382,7 +58380,7 @@ var getSendMethod = (anyProcess) => {
 };
 var PROCESS_SEND_METHODS = /* @__PURE__ */ new WeakMap();
 
-// node_modules/execa/lib/ipc/graceful.js
+// ../../../main/node_modules/execa/lib/ipc/graceful.js
 var sendAbort = (subprocess, message) => {
   const methodName = "cancelSignal";
   validateConnection(methodName, false, subprocess.connected);
@@ -58433,7 +58431,7 @@ var abortOnDisconnect = () => {
 };
 var cancelController = new AbortController();
 
-// node_modules/execa/lib/terminate/graceful.js
+// ../../../main/node_modules/execa/lib/terminate/graceful.js
 var validateGracefulCancel = ({ gracefulCancel, cancelSignal, ipc, serialization }) => {
   if (!gracefulCancel) {
     return;
@@ -58491,7 +58489,7 @@ var getReason = ({ reason }) => {
   return error62;
 };
 
-// node_modules/execa/lib/methods/node.js
+// ../../../main/node_modules/execa/lib/methods/node.js
 import { execPath, execArgv } from "node:process";
 import path4 from "node:path";
 var mapNode = ({ options: options2 }) => {
@@ -58563,7 +58561,7 @@ var handleNodeOption = (file2, commandArguments, {
   ];
 };
 
-// node_modules/execa/lib/ipc/ipc-input.js
+// ../../../main/node_modules/execa/lib/ipc/ipc-input.js
 import { serialize } from "node:v8";
 var validateIpcInputOption = ({ ipcInput, ipc, serialization }) => {
   if (ipcInput === void 0) {
@@ -58607,7 +58605,7 @@ var sendIpcInput = async (subprocess, ipcInput, ipc) => {
   }, ipcInput);
 };
 
-// node_modules/execa/lib/arguments/encoding-option.js
+// ../../../main/node_modules/execa/lib/arguments/encoding-option.js
 var validateEncoding = ({ encoding }) => {
   if (ENCODINGS.has(encoding)) {
     return;
@@ -58652,13 +58650,13 @@ var ENCODING_ALIASES = {
 };
 var serializeEncoding = (encoding) => typeof encoding === "string" ? `"${encoding}"` : String(encoding);
 
-// node_modules/execa/lib/arguments/command-file.js
+// ../../../main/node_modules/execa/lib/arguments/command-file.js
 import { openSync, readSync, closeSync } from "node:fs";
 import { Buffer as Buffer3 } from "node:buffer";
 import path6 from "node:path";
 import process7 from "node:process";
 
-// node_modules/which-command/index.js
+// ../../../main/node_modules/which-command/index.js
 import fs from "node:fs";
 import path5 from "node:path";
 import process6 from "node:process";
@@ -58741,7 +58739,7 @@ function whichCommandSync(command, options2 = {}) {
   return void 0;
 }
 
-// node_modules/execa/lib/arguments/command-file.js
+// ../../../main/node_modules/execa/lib/arguments/command-file.js
 var parseCommandFile = (file2, commandArguments, options2) => {
   const parsed = { file: file2, commandArguments: [...commandArguments], options: options2 };
   return options2.shell || process7.platform !== "win32" ? parsed : escapeWindowsCommand(parsed);
@@ -58870,7 +58868,7 @@ var escapeArgument = (rawArgument) => {
 };
 var shouldQuoteArgument = (argument) => argument === "" || argument.endsWith("\\") || quotedCharacterRegExp.test(argument);
 
-// node_modules/execa/lib/arguments/cwd.js
+// ../../../main/node_modules/execa/lib/arguments/cwd.js
 import { statSync } from "node:fs";
 import path7 from "node:path";
 import process8 from "node:process";
@@ -58909,7 +58907,7 @@ ${originalMessage}`;
 ${originalMessage}`;
 };
 
-// node_modules/execa/lib/arguments/options.js
+// ../../../main/node_modules/execa/lib/arguments/options.js
 var cmdExeRegExp = /^cmd(?:\.exe)?$/i;
 var normalizeOptions = (filePath, rawArguments, rawOptions) => {
   const sanitizedOptions = { __proto__: null, ...rawOptions };
@@ -59010,13 +59008,13 @@ var computeEnv = ({ env: envOption, extendEnv, preferLocal, node: node2, localDi
   return env;
 };
 
-// node_modules/execa/lib/arguments/shell.js
+// ../../../main/node_modules/execa/lib/arguments/shell.js
 var concatenateShell = (file2, commandArguments, options2) => options2.shell && commandArguments.length > 0 ? [[file2, ...commandArguments].join(" "), [], options2] : [file2, commandArguments, options2];
 
-// node_modules/execa/lib/resolve/all-sync.js
+// ../../../main/node_modules/execa/lib/resolve/all-sync.js
 import { Buffer as Buffer4 } from "node:buffer";
 
-// node_modules/execa/lib/transform/split.js
+// ../../../main/node_modules/execa/lib/transform/split.js
 var getSplitLinesGenerator = (binary, preserveNewlines, skipped, state2) => binary || skipped ? void 0 : initializeSplitLines(preserveNewlines, state2);
 var splitLinesSync = (chunk, preserveNewlines, objectMode) => objectMode ? chunk.flatMap((item) => splitLinesItemSync(item, preserveNewlines)) : splitLinesItemSync(chunk, preserveNewlines);
 var splitLinesItemSync = (chunk, preserveNewlines) => {
@@ -59100,7 +59098,7 @@ var LINES_BYTES_INFO = {
   }
 };
 
-// node_modules/strip-final-newline/index.js
+// ../../../main/node_modules/strip-final-newline/index.js
 function stripFinalNewline(input3) {
   if (typeof input3 === "string") {
     return stripFinalNewlineString(input3);
@@ -59117,11 +59115,11 @@ var LF_BINARY = LF.codePointAt(0);
 var CR = "\r";
 var CR_BINARY = CR.codePointAt(0);
 
-// node_modules/execa/lib/io/strip-newline.js
+// ../../../main/node_modules/execa/lib/io/strip-newline.js
 var stripNewline = (value, { stripFinalNewline: stripFinalNewline2 }, fdNumber, allFds) => value !== void 0 && !Array.isArray(value) && getStripFinalNewline(stripFinalNewline2, fdNumber, allFds) ? stripFinalNewline(value) : value;
 var getStripFinalNewline = (stripFinalNewline2, fdNumber, allFds) => fdNumber === "all" ? allFds.some((allFd) => stripFinalNewline2[allFd]) : stripFinalNewline2[fdNumber];
 
-// node_modules/execa/lib/resolve/all-sync.js
+// ../../../main/node_modules/execa/lib/resolve/all-sync.js
 var getAllSyncFds = ([, stdout, stderr]) => [
   ...stdout === void 0 ? [] : [1],
   ...stderr === void 0 ? [] : [2]
@@ -59152,14 +59150,14 @@ var BASE64_ENCODINGS = /* @__PURE__ */ new Set(["base64", "base64url"]);
 var hasLines = ({ lines }) => Boolean(lines[1] || lines[2]);
 var splitAllLines = (value, allFds, options2) => value === void 0 || Array.isArray(value) || !hasLines(options2) ? value : splitLinesSync(value, !getStripFinalNewline(options2.stripFinalNewline, "all", allFds), false);
 
-// node_modules/execa/lib/return/message.js
+// ../../../main/node_modules/execa/lib/return/message.js
 import { inspect as inspect3 } from "node:util";
 
-// node_modules/get-stream/source/index.js
+// ../../../main/node_modules/get-stream/source/index.js
 import { on } from "node:events";
 import { finished } from "node:stream/promises";
 
-// node_modules/is-stream/index.js
+// ../../../main/node_modules/is-stream/index.js
 function isStream(stream, { checkOpen = true } = {}) {
   return stream !== null && typeof stream === "object" && (stream.writable || stream.readable || !checkOpen || stream.writable === void 0 && stream.readable === void 0) && typeof stream.pipe === "function";
 }
@@ -59173,7 +59171,7 @@ function isDuplexStream(stream, options2) {
   return isWritableStream(stream, options2) && isReadableStream(stream, options2);
 }
 
-// node_modules/@sec-ant/readable-stream/dist/ponyfill/asyncIterator.js
+// ../../../main/node_modules/@sec-ant/readable-stream/dist/ponyfill/asyncIterator.js
 var a = Object.getPrototypeOf(
   Object.getPrototypeOf(
     /* istanbul ignore next */
@@ -59261,7 +59259,7 @@ function h2({ preventCancel: r2 = false } = {}) {
   return s[n] = t2, s;
 }
 
-// node_modules/get-stream/source/stream.js
+// ../../../main/node_modules/get-stream/source/stream.js
 var getAsyncIterable = (stream) => {
   if (isReadableStream(stream, { checkOpen: false }) && nodeImports.on !== void 0) {
     return getStreamIterable(stream);
@@ -59309,7 +59307,7 @@ var handleStreamEnd = async (stream, controller, state2) => {
 };
 var nodeImports = {};
 
-// node_modules/get-stream/source/contents.js
+// ../../../main/node_modules/get-stream/source/contents.js
 var getStreamContents = async (stream, { init: init2, convertChunk, getSize, truncateChunk, addChunk, getFinalChunk, finalize: finalize2 }, { maxBuffer = Number.POSITIVE_INFINITY } = {}) => {
   const asyncIterable = getAsyncIterable(stream);
   const state2 = init2();
@@ -59404,7 +59402,7 @@ var MaxBufferError = class extends Error {
   }
 };
 
-// node_modules/get-stream/source/utils.js
+// ../../../main/node_modules/get-stream/source/utils.js
 var identity2 = (value) => value;
 var noop4 = () => void 0;
 var getContentsProperty = ({ contents }) => contents;
@@ -59413,7 +59411,7 @@ var throwObjectStream = (chunk) => {
 };
 var getLengthProperty = (convertedChunk) => convertedChunk.length;
 
-// node_modules/get-stream/source/array.js
+// ../../../main/node_modules/get-stream/source/array.js
 async function getStreamAsArray(stream, options2) {
   return getStreamContents(stream, arrayMethods, options2);
 }
@@ -59440,7 +59438,7 @@ var arrayMethods = {
   finalize: getContentsProperty
 };
 
-// node_modules/get-stream/source/array-buffer.js
+// ../../../main/node_modules/get-stream/source/array-buffer.js
 async function getStreamAsArrayBuffer(stream, options2) {
   return getStreamContents(stream, arrayBufferMethods, options2);
 }
@@ -59493,7 +59491,7 @@ var arrayBufferMethods = {
   finalize: finalizeArrayBuffer
 };
 
-// node_modules/get-stream/source/string.js
+// ../../../main/node_modules/get-stream/source/string.js
 async function getStreamAsString(stream, options2) {
   return getStreamContents(stream, stringMethods, options2);
 }
@@ -59522,10 +59520,10 @@ var stringMethods = {
   finalize: getContentsProperty
 };
 
-// node_modules/get-stream/source/index.js
+// ../../../main/node_modules/get-stream/source/index.js
 Object.assign(nodeImports, { on, finished });
 
-// node_modules/execa/lib/io/max-buffer.js
+// ../../../main/node_modules/execa/lib/io/max-buffer.js
 var handleMaxBuffer = ({ error: error62, stream, readableObjectMode, lines, encoding, fdNumber }) => {
   if (!(error62 instanceof MaxBufferError)) {
     throw error62;
@@ -59591,7 +59589,7 @@ var truncateMaxBufferSync = (result, fdNumber, { maxBuffer, buffer }) => {
   return buffer[fdNumber] && result.length > maxBufferValue ? result.slice(0, maxBufferValue) : result;
 };
 
-// node_modules/execa/lib/return/message.js
+// ../../../main/node_modules/execa/lib/return/message.js
 var createMessages = ({
   stdio,
   all,
@@ -59705,7 +59703,7 @@ var serializeMessageItem = (messageItem) => {
   return isUint8Array(messageItem) ? uint8ArrayToString(messageItem) : "";
 };
 
-// node_modules/execa/lib/return/result.js
+// ../../../main/node_modules/execa/lib/return/result.js
 var makeSuccessResult = ({
   command,
   escapedCommand,
@@ -59895,7 +59893,7 @@ var normalizeExitPayload = (rawExitCode, rawSignal) => {
   return { exitCode: exitCode2, signal, signalDescription };
 };
 
-// node_modules/parse-ms/index.js
+// ../../../main/node_modules/parse-ms/index.js
 var toZeroIfInfinity = (value) => Number.isFinite(value) ? value : 0;
 function parseNumber(milliseconds) {
   return {
@@ -59934,7 +59932,7 @@ function parseMilliseconds(milliseconds) {
   throw new TypeError("Expected a finite number or bigint");
 }
 
-// node_modules/pretty-ms/index.js
+// ../../../main/node_modules/pretty-ms/index.js
 var isZero = (value) => value === 0 || value === 0n;
 var pluralize = (word, count2) => count2 === 1 || count2 === 1n ? word : `${word}s`;
 var SECOND_ROUNDING_EPSILON = 1e-7;
@@ -60034,7 +60032,7 @@ function prettyMilliseconds(milliseconds, options2) {
   return sign2 + result.join(separator);
 }
 
-// node_modules/execa/lib/verbose/error.js
+// ../../../main/node_modules/execa/lib/verbose/error.js
 var logError = (result, verboseInfo) => {
   if (result.failed) {
     verboseLog({
@@ -60046,7 +60044,7 @@ var logError = (result, verboseInfo) => {
   }
 };
 
-// node_modules/execa/lib/verbose/complete.js
+// ../../../main/node_modules/execa/lib/verbose/complete.js
 var logResult = (result, verboseInfo) => {
   if (!isVerbose(verboseInfo)) {
     return;
@@ -60064,7 +60062,7 @@ var logDuration = (result, verboseInfo) => {
   });
 };
 
-// node_modules/execa/lib/return/reject.js
+// ../../../main/node_modules/execa/lib/return/reject.js
 var handleResult = (result, verboseInfo, { reject }) => {
   logResult(result, verboseInfo);
   if (reject && result.failed) {
@@ -60073,10 +60071,10 @@ var handleResult = (result, verboseInfo, { reject }) => {
   return result;
 };
 
-// node_modules/execa/lib/stdio/handle-sync.js
+// ../../../main/node_modules/execa/lib/stdio/handle-sync.js
 import { readFileSync as readFileSync2 } from "node:fs";
 
-// node_modules/execa/lib/stdio/type.js
+// ../../../main/node_modules/execa/lib/stdio/type.js
 var getStdioItemType = (value, optionName) => {
   if (isAsyncGenerator(value)) {
     return "asyncGenerator";
@@ -60193,7 +60191,7 @@ var TYPE_TO_MESSAGE = {
   uint8Array: "a Uint8Array"
 };
 
-// node_modules/execa/lib/transform/object-mode.js
+// ../../../main/node_modules/execa/lib/transform/object-mode.js
 var getTransformObjectModes = (objectMode, index, newTransforms, direction) => direction === "output" ? getOutputObjectModes(objectMode, index, newTransforms) : getInputObjectModes(objectMode, index, newTransforms);
 var getOutputObjectModes = (objectMode, index, newTransforms) => {
   const writableObjectMode = index !== 0 && newTransforms[index - 1].value.readableObjectMode;
@@ -60213,7 +60211,7 @@ var getFdObjectMode = (stdioItems, direction) => {
   return direction === "input" ? lastTransform.value.writableObjectMode : lastTransform.value.readableObjectMode;
 };
 
-// node_modules/execa/lib/transform/normalize.js
+// ../../../main/node_modules/execa/lib/transform/normalize.js
 var normalizeTransforms = (stdioItems, optionName, direction, options2) => [
   ...stdioItems.filter(({ type }) => !TRANSFORM_TYPES.has(type)),
   ...getTransforms(stdioItems, optionName, direction, options2)
@@ -60301,7 +60299,7 @@ var normalizeGenerator = ({ stdioItem, stdioItem: { value }, index, newTransform
 };
 var sortTransforms = (newTransforms, direction) => direction === "input" ? newTransforms.reverse() : newTransforms;
 
-// node_modules/execa/lib/stdio/direction.js
+// ../../../main/node_modules/execa/lib/stdio/direction.js
 import process10 from "node:process";
 var getStreamDirection = ({ stdioItems, isStdioArray, fdNumber, optionName }) => {
   const directions = stdioItems.map((stdioItem) => getStdioItemDirection(stdioItem, fdNumber, isStdioArray));
@@ -60379,10 +60377,10 @@ var getStandardStreamDirection = (value) => {
 };
 var DEFAULT_DIRECTION = "output";
 
-// node_modules/execa/lib/ipc/array.js
+// ../../../main/node_modules/execa/lib/ipc/array.js
 var normalizeIpcStdioArray = (stdioArray, ipc) => ipc ? [...stdioArray, "ipc"] : stdioArray;
 
-// node_modules/execa/lib/stdio/stdio-option.js
+// ../../../main/node_modules/execa/lib/stdio/stdio-option.js
 var normalizeStdioOption = (options2, verboseInfo, isSync) => {
   const { stdio, ipc, buffer } = options2;
   const stdioArray = getStdioArray(stdio, options2).map((stdioOption, fdNumber) => addDefaultValue2(stdioOption, fdNumber));
@@ -60429,11 +60427,11 @@ var isOutputPipeObject = (stdioOption, fdNumber) => isStdioValueObject(stdioOpti
 var isFixedOutputPipe = (fdNumber, input3) => input3 === true && isStandardOutputFd(fdNumber);
 var isStandardOutputFd = (fdNumber) => fdNumber === 1 || fdNumber === 2;
 
-// node_modules/execa/lib/stdio/native.js
+// ../../../main/node_modules/execa/lib/stdio/native.js
 import { readFileSync } from "node:fs";
 import tty2 from "node:tty";
 
-// node_modules/execa/lib/arguments/fd-options.js
+// ../../../main/node_modules/execa/lib/arguments/fd-options.js
 var getToStream = (destination, to = "stdin") => {
   const isWritable = true;
   const { options: options2, fileDescriptors } = SUBPROCESS_OPTIONS.get(destination);
@@ -60511,7 +60509,7 @@ var serializeOptionValue = (value) => {
   return typeof value === "number" ? `${value}` : "Stream";
 };
 
-// node_modules/execa/lib/stdio/native.js
+// ../../../main/node_modules/execa/lib/stdio/native.js
 var handleNativeStream = ({ stdioItem, stdioItem: { type }, isStdioArray, fdNumber, direction, isSync }) => {
   if (!isStdioArray || type !== "native") {
     return stdioItem;
@@ -60575,7 +60573,7 @@ var getStandardStream = (fdNumber, value, optionName) => {
   return standardStream;
 };
 
-// node_modules/execa/lib/stdio/input-option.js
+// ../../../main/node_modules/execa/lib/stdio/input-option.js
 var handleInputOptions = ({ input: input3, inputFile }, fdNumber) => fdNumber === 0 ? [
   ...handleInputOption(input3),
   ...handleInputFileOption(inputFile)
@@ -60611,7 +60609,7 @@ var getInputFileType = (inputFile) => {
   throw new Error("The `inputFile` option must be a file path string or a file URL.");
 };
 
-// node_modules/execa/lib/stdio/duplicate.js
+// ../../../main/node_modules/execa/lib/stdio/duplicate.js
 import path9 from "node:path";
 import { fileURLToPath as fileURLToPath3 } from "node:url";
 var isFileType = (type) => SPECIAL_DUPLICATE_TYPES_SYNC.has(type);
@@ -60686,7 +60684,7 @@ var throwOnDuplicateStream = (stdioItem, optionName, type) => {
   }
 };
 
-// node_modules/execa/lib/stdio/handle.js
+// ../../../main/node_modules/execa/lib/stdio/handle.js
 var handleStdio = (addProperties3, options2, verboseInfo, isSync) => {
   const stdio = normalizeStdioOption(options2, verboseInfo, isSync);
   const initialFileDescriptors = stdio.map((stdioOption, fdNumber) => getFileDescriptor({
@@ -60895,7 +60893,7 @@ var forwardStdio = (stdioItems) => {
   return type === "native" ? value : "pipe";
 };
 
-// node_modules/execa/lib/stdio/handle-sync.js
+// ../../../main/node_modules/execa/lib/stdio/handle-sync.js
 var handleStdioSync = (options2, verboseInfo) => handleStdio(addPropertiesSync, options2, verboseInfo, true);
 var forbiddenIfSync = ({ type, optionName }) => {
   throwInvalidSyncValue(optionName, TYPE_TO_MESSAGE[type]);
@@ -60957,11 +60955,11 @@ var addPropertiesSync = {
   }
 };
 
-// node_modules/execa/lib/transform/generator.js
+// ../../../main/node_modules/execa/lib/transform/generator.js
 import { Transform as Transform2, getDefaultHighWaterMark } from "node:stream";
 import { Buffer as Buffer7 } from "node:buffer";
 
-// node_modules/execa/lib/transform/validate.js
+// ../../../main/node_modules/execa/lib/transform/validate.js
 import { Buffer as Buffer5 } from "node:buffer";
 var getValidateTransformInput = (writableObjectMode, optionName) => writableObjectMode ? void 0 : validateStringTransformInput.bind(void 0, optionName);
 var validateStringTransformInput = function* (optionName, chunk) {
@@ -60990,7 +60988,7 @@ Instead, \`yield\` should either be called with a value, or not be called at all
   }
 };
 
-// node_modules/execa/lib/transform/encoding-transform.js
+// ../../../main/node_modules/execa/lib/transform/encoding-transform.js
 import { Buffer as Buffer6 } from "node:buffer";
 import { StringDecoder as StringDecoder2 } from "node:string_decoder";
 var getEncodingTransformGenerator = (binary, encoding, skipped) => {
@@ -61029,7 +61027,7 @@ var stringToBytesGenerator = function* (stringEncoding, chunk) {
   yield typeof chunk === "string" ? bufferToUint8Array(Buffer6.from(chunk, stringEncoding)) : chunk;
 };
 
-// node_modules/execa/lib/transform/run-async.js
+// ../../../main/node_modules/execa/lib/transform/run-async.js
 import { callbackify } from "node:util";
 var pushChunks = callbackify(async (getChunks2, state2, getChunksArguments, transformStream) => {
   state2.currentIterable = getChunks2(...getChunksArguments);
@@ -61077,7 +61075,7 @@ var identityGenerator = function* (chunk) {
   yield chunk;
 };
 
-// node_modules/execa/lib/transform/run-sync.js
+// ../../../main/node_modules/execa/lib/transform/run-sync.js
 var pushChunksSync = (getChunksSync, getChunksArguments, transformStream, done) => {
   try {
     for (const chunk of getChunksSync(...getChunksArguments)) {
@@ -61129,7 +61127,7 @@ var identityGenerator2 = function* (chunk) {
   yield chunk;
 };
 
-// node_modules/execa/lib/transform/generator.js
+// ../../../main/node_modules/execa/lib/transform/generator.js
 var generatorToStream = ({
   value,
   value: {
@@ -61197,7 +61195,7 @@ var addInternalGenerators = ({ transform: transform2, final, binary, writableObj
   ].filter(Boolean);
 };
 
-// node_modules/execa/lib/io/input-sync.js
+// ../../../main/node_modules/execa/lib/io/input-sync.js
 var addInputOptionsSync = (fileDescriptors, options2) => {
   for (const fdNumber of getInputFdNumbers(fileDescriptors)) {
     addInputOptionSync(fileDescriptors, fdNumber, options2);
@@ -61234,10 +61232,10 @@ var throwOnSerializableInput = (optionName, invalidItem) => {
   throw new TypeError(`The \`${optionName}\` option is invalid: when passing objects as input, a transform must be used to serialize them to strings or Uint8Arrays: ${invalidItem}.`);
 };
 
-// node_modules/execa/lib/io/output-sync.js
+// ../../../main/node_modules/execa/lib/io/output-sync.js
 import { writeFileSync, appendFileSync } from "node:fs";
 
-// node_modules/execa/lib/verbose/output.js
+// ../../../main/node_modules/execa/lib/verbose/output.js
 var shouldLogOutput = ({ stdioItems, encoding, verboseInfo, fdNumber }) => fdNumber !== "all" && isFullVerbose(verboseInfo, fdNumber) && !BINARY_ENCODINGS.has(encoding) && isFdVerbose(fdNumber) && (stdioItems.some(({ type, value }) => type === "native" && PIPED_STDIO_VALUES.has(value)) || stdioItems.every(({ type }) => TRANSFORM_TYPES.has(type)));
 var isFdVerbose = (fdNumber) => fdNumber === 1 || fdNumber === 2;
 var PIPED_STDIO_VALUES = /* @__PURE__ */ new Set(["pipe", "overlapped"]);
@@ -61264,7 +61262,7 @@ var logLine = (line, fdNumber, verboseInfo) => {
   });
 };
 
-// node_modules/execa/lib/io/output-sync.js
+// ../../../main/node_modules/execa/lib/io/output-sync.js
 var transformOutputSync = ({ fileDescriptors, syncResult, options: options2, verboseInfo }) => {
   const output2 = syncResult.output ?? getSpawnFailureOutput(options2);
   const outputFiles = /* @__PURE__ */ new Set();
@@ -61375,7 +61373,7 @@ var writeToFiles = (chunks, stdioItems, outputFiles) => {
   }
 };
 
-// node_modules/execa/lib/resolve/exit-async.js
+// ../../../main/node_modules/execa/lib/resolve/exit-async.js
 import { once as once4 } from "node:events";
 var waitForExit = async (subprocess, context) => {
   const [exitCode2, signal] = await waitForExitOrError(subprocess);
@@ -61409,7 +61407,7 @@ var waitForSuccessfulExit = async (exitPromise) => {
 var isSubprocessErrorExit = (exitCode2, signal) => exitCode2 === void 0 && signal === void 0;
 var isFailedExit = (exitCode2, signal) => exitCode2 !== 0 || signal !== null;
 
-// node_modules/execa/lib/resolve/exit-sync.js
+// ../../../main/node_modules/execa/lib/resolve/exit-sync.js
 var getExitResultSync = ({ error: error62, status: exitCode2, signal, output: output2 }, { maxBuffer, buffer }) => {
   const initialError = getResultError(error62, exitCode2, signal);
   const isTimedOut = initialError?.code === "ETIMEDOUT";
@@ -61434,7 +61432,7 @@ var getResultError = (error62, exitCode2, signal) => {
   return isFailedExit(exitCode2, signal) ? new DiscardedError() : void 0;
 };
 
-// node_modules/execa/lib/methods/main-sync.js
+// ../../../main/node_modules/execa/lib/methods/main-sync.js
 var execaCoreSync = (rawFile, rawArguments, rawOptions) => {
   const { file: file2, commandArguments, command, escapedCommand, startTime: startTime2, verboseInfo, options: options2, fileDescriptors } = handleSyncArguments(rawFile, rawArguments, rawOptions);
   const result = spawnSubprocessSync({
@@ -61570,14 +61568,14 @@ var getSyncResult = ({ error: error62, exitCode: exitCode2, signal, timedOut, is
   isSync: true
 });
 
-// node_modules/execa/lib/methods/main-async.js
+// ../../../main/node_modules/execa/lib/methods/main-async.js
 import { setMaxListeners, once as once9 } from "node:events";
 import { spawn } from "node:child_process";
 
-// node_modules/execa/lib/ipc/methods.js
+// ../../../main/node_modules/execa/lib/ipc/methods.js
 import process11 from "node:process";
 
-// node_modules/execa/lib/ipc/get-one.js
+// ../../../main/node_modules/execa/lib/ipc/get-one.js
 import { once as once5, on as on2 } from "node:events";
 var internalGetOneMessageOptions = /* @__PURE__ */ Symbol("internalGetOneMessageOptions");
 var getOneMessage = ({ anyProcess, channel, isSubprocess, ipc }, rawOptions) => {
@@ -61652,7 +61650,7 @@ var throwOnStrictError = async (ipcEmitter, isSubprocess, { signal }) => {
   throw getStrictResponseError(error62, isSubprocess);
 };
 
-// node_modules/execa/lib/ipc/get-each.js
+// ../../../main/node_modules/execa/lib/ipc/get-each.js
 import { once as once6, on as on3 } from "node:events";
 var internalGetEachMessageOptions = /* @__PURE__ */ Symbol("internalGetEachMessageOptions");
 var getEachMessage = (subprocessInfo, rawOptions) => {
@@ -61750,7 +61748,7 @@ var throwIfStrictError = ({ error: error62 }) => {
   }
 };
 
-// node_modules/execa/lib/ipc/methods.js
+// ../../../main/node_modules/execa/lib/ipc/methods.js
 var addIpcMethods = (target, subprocess, { ipc }) => {
   Object.assign(target, getIpcMethods(subprocess, false, ipc, target));
 };
@@ -61790,7 +61788,7 @@ var getIpcMethods = (anyProcess, isSubprocess, ipc, waitProcess = anyProcess) =>
   })
 });
 
-// node_modules/execa/lib/return/early-error.js
+// ../../../main/node_modules/execa/lib/return/early-error.js
 import { ChildProcess as ChildProcess2 } from "node:child_process";
 import { callbackify as callbackify2 } from "node:util";
 import {
@@ -61888,7 +61886,7 @@ var handleDummyPromise = async ({ error: error62, command, escapedCommand, fileD
   return handleResult(earlyError, verboseInfo, options2);
 };
 
-// node_modules/execa/lib/stdio/handle-async.js
+// ../../../main/node_modules/execa/lib/stdio/handle-async.js
 import { createReadStream, createWriteStream } from "node:fs";
 import { Buffer as Buffer8 } from "node:buffer";
 import { Readable as Readable2, Writable as Writable2, Duplex as Duplex2 } from "node:stream";
@@ -61957,7 +61955,7 @@ var addPropertiesAsync = {
   }
 };
 
-// node_modules/@sindresorhus/merge-streams/index.js
+// ../../../main/node_modules/@sindresorhus/merge-streams/index.js
 import { on as on4, once as once7 } from "node:events";
 import { PassThrough as PassThroughStream, getDefaultHighWaterMark as getDefaultHighWaterMark2 } from "node:stream";
 import { finished as finished2 } from "node:stream/promises";
@@ -62174,7 +62172,7 @@ var updateMaxListeners = (passThroughStream, increment2) => {
 var PASSTHROUGH_LISTENERS_COUNT = 2;
 var PASSTHROUGH_LISTENERS_PER_STREAM = 1;
 
-// node_modules/execa/lib/io/pipeline.js
+// ../../../main/node_modules/execa/lib/io/pipeline.js
 import { finished as finished3 } from "node:stream/promises";
 var pipeStreams = (source, destination, onDestinationEnd) => {
   source.pipe(destination);
@@ -62215,7 +62213,7 @@ var abortSourceStream = (source) => {
   }
 };
 
-// node_modules/execa/lib/io/output-async.js
+// ../../../main/node_modules/execa/lib/io/output-async.js
 var pipeOutputAsync = (subprocess, fileDescriptors, controller) => {
   const pipeGroups = /* @__PURE__ */ new Map();
   for (const [fdNumber, { stdioItems, direction }] of Object.entries(fileDescriptors)) {
@@ -62269,7 +62267,7 @@ var setStandardStreamMaxListeners = (stream, { signal }) => {
 };
 var MAX_LISTENERS_INCREMENT = 2;
 
-// node_modules/execa/lib/terminate/kill-descendants.js
+// ../../../main/node_modules/execa/lib/terminate/kill-descendants.js
 import process12 from "node:process";
 import { execFile } from "node:child_process";
 import path10 from "node:path/win32";
@@ -62319,10 +62317,10 @@ var isWindowsDriveAbsolutePath = (directory) => {
   return /^[a-z]:[/\\]/i.test(root);
 };
 
-// node_modules/execa/lib/terminate/cleanup.js
+// ../../../main/node_modules/execa/lib/terminate/cleanup.js
 import { addAbortListener as addAbortListener2 } from "node:events";
 
-// node_modules/signal-exit/dist/mjs/signals.js
+// ../../../main/node_modules/signal-exit/dist/mjs/signals.js
 var signals = [];
 signals.push("SIGHUP", "SIGINT", "SIGTERM");
 if (process.platform !== "win32") {
@@ -62346,7 +62344,7 @@ if (process.platform === "linux") {
   signals.push("SIGIO", "SIGPOLL", "SIGPWR", "SIGSTKFLT");
 }
 
-// node_modules/signal-exit/dist/mjs/index.js
+// ../../../main/node_modules/signal-exit/dist/mjs/index.js
 var processOk = (process14) => !!process14 && typeof process14 === "object" && typeof process14.removeListener === "function" && typeof process14.emit === "function" && typeof process14.reallyExit === "function" && typeof process14.listeners === "function" && typeof process14.kill === "function" && typeof process14.pid === "number" && typeof process14.on === "function";
 var kExitEmitter = /* @__PURE__ */ Symbol.for("signal-exit emitter");
 var global2 = globalThis;
@@ -62573,7 +62571,7 @@ var {
   unload
 } = signalExitWrap(processOk(process13) ? new SignalExit(process13) : new SignalExitFallback());
 
-// node_modules/execa/lib/terminate/cleanup.js
+// ../../../main/node_modules/execa/lib/terminate/cleanup.js
 var cleanupOnExit = (kill, { cleanup, detached }, { signal }) => {
   if (!cleanup || detached) {
     return;
@@ -62586,7 +62584,7 @@ var cleanupOnExit = (kill, { cleanup, detached }, { signal }) => {
   });
 };
 
-// node_modules/execa/lib/convert/concurrent.js
+// ../../../main/node_modules/execa/lib/convert/concurrent.js
 var initializeConcurrentStreams = () => ({
   readableDestroy: /* @__PURE__ */ new WeakMap(),
   writableFinal: /* @__PURE__ */ new WeakMap(),
@@ -62612,7 +62610,7 @@ var waitForConcurrentStreams = async ({ resolve: resolve8, promises }, subproces
   return !isSubprocessExit;
 };
 
-// node_modules/execa/lib/io/iterate.js
+// ../../../main/node_modules/execa/lib/io/iterate.js
 import { on as on5 } from "node:events";
 import { getDefaultHighWaterMark as getDefaultHighWaterMark3 } from "node:stream";
 var iterateOnSubprocessStream = ({ subprocessStdout, subprocess, binary, shouldEncode, encoding, preserveNewlines }) => {
@@ -62705,7 +62703,7 @@ var getGenerators = ({ binary, shouldEncode, encoding, shouldSplit, preserveNewl
   getSplitLinesGenerator(binary, preserveNewlines, !shouldSplit, {})
 ].filter(Boolean);
 
-// node_modules/execa/lib/convert/iterable.js
+// ../../../main/node_modules/execa/lib/convert/iterable.js
 var createIterable = (subprocess, encoding, options2) => {
   const { from, binary: binaryOption = false, preserveNewlines = false } = copyOptions(options2);
   checkBooleanOption(binaryOption, "binary");
@@ -62733,14 +62731,14 @@ var iterateOnStdoutData = async function* (onStdoutData, subprocessStdout, subpr
   }
 };
 
-// node_modules/execa/lib/convert/readable.js
+// ../../../main/node_modules/execa/lib/convert/readable.js
 import { Readable as Readable3 } from "node:stream";
 import { callbackify as callbackify3 } from "node:util";
 
-// node_modules/execa/lib/convert/shared.js
+// ../../../main/node_modules/execa/lib/convert/shared.js
 import { finished as finished5 } from "node:stream/promises";
 
-// node_modules/execa/lib/resolve/wait-stream.js
+// ../../../main/node_modules/execa/lib/resolve/wait-stream.js
 import { finished as finished4 } from "node:stream/promises";
 var waitForStream = async (stream, fdNumber, streamInfo, {
   isSameDirection,
@@ -62808,7 +62806,7 @@ var isInputFileDescriptor = ({ fileDescriptors }, fdNumber) => fdNumber !== "all
 var isStreamAbort = (error62) => error62?.code === "ERR_STREAM_PREMATURE_CLOSE";
 var isStreamEpipe = (error62) => error62?.code === "EPIPE";
 
-// node_modules/execa/lib/convert/shared.js
+// ../../../main/node_modules/execa/lib/convert/shared.js
 var safeWaitForSubprocessStdin = async (subprocessStdin) => {
   if (subprocessStdin === void 0) {
     return;
@@ -62846,7 +62844,7 @@ var destroyOtherStream = (stream, isOpen, error62) => {
   }
 };
 
-// node_modules/execa/lib/convert/readable.js
+// ../../../main/node_modules/execa/lib/convert/readable.js
 var createReadable = ({ subprocess, concurrentStreams, encoding }, options2) => {
   const { from, binary: binaryOption = true, preserveNewlines = true } = copyOptions(options2);
   checkBooleanOption(binaryOption, "binary");
@@ -62942,13 +62940,13 @@ var destroyOtherReadable = (stream, error62) => {
   destroyOtherStream(stream, stream.readable, error62);
 };
 
-// node_modules/execa/lib/convert/web.js
+// ../../../main/node_modules/execa/lib/convert/web.js
 import { Readable as Readable4, Writable as Writable3, Duplex as Duplex3 } from "node:stream";
 var createReadableStream = (subprocess, readableOptions) => Readable4.toWeb(subprocess.readable(readableOptions));
 var createWritableStream = (subprocess, writableOptions) => Writable3.toWeb(subprocess.writable(writableOptions));
 var createTransformStream = (subprocess, duplexOptions) => Duplex3.toWeb(subprocess.duplex(duplexOptions));
 
-// node_modules/execa/lib/pipe/pipe-arguments.js
+// ../../../main/node_modules/execa/lib/pipe/pipe-arguments.js
 var normalizePipeArguments = ({ source, sourcePromise, boundOptions, createNested }, ...pipeArguments) => {
   const startTime2 = getStartTime();
   const {
@@ -63044,7 +63042,7 @@ var getSourceStream = (source, from) => {
   }
 };
 
-// node_modules/execa/lib/pipe/throw.js
+// ../../../main/node_modules/execa/lib/pipe/throw.js
 var handlePipeArgumentsError = ({
   sourceStream,
   sourceError,
@@ -63094,7 +63092,7 @@ var createNonCommandError = ({ error: error62, fileDescriptors, sourceOptions, s
 });
 var PIPE_COMMAND_MESSAGE = "source.pipe(destination)";
 
-// node_modules/execa/lib/pipe/sequence.js
+// ../../../main/node_modules/execa/lib/pipe/sequence.js
 var waitForBothSubprocesses = async (subprocessPromises) => {
   const [
     { status: sourceStatus, reason: sourceReason, value: sourceResult = sourceReason },
@@ -63113,7 +63111,7 @@ var waitForBothSubprocesses = async (subprocessPromises) => {
   return destinationResult;
 };
 
-// node_modules/execa/lib/pipe/streaming.js
+// ../../../main/node_modules/execa/lib/pipe/streaming.js
 import { finished as finished6 } from "node:stream/promises";
 var pipeSubprocessStream = (sourceStream, destinationStream, maxListenersController) => {
   const mergedStream = MERGED_STREAMS.has(destinationStream) ? pipeMoreSubprocessStream(sourceStream, destinationStream) : pipeFirstSubprocessStream(sourceStream, destinationStream);
@@ -63172,7 +63170,7 @@ var MERGED_STREAMS = /* @__PURE__ */ new WeakMap();
 var SOURCE_LISTENERS_PER_PIPE = 2;
 var DESTINATION_LISTENERS_PER_PIPE = 1;
 
-// node_modules/execa/lib/pipe/abort.js
+// ../../../main/node_modules/execa/lib/pipe/abort.js
 import { aborted as aborted2 } from "node:util";
 var unpipeOnAbort = (unpipeSignal, unpipeContext) => unpipeSignal === void 0 ? [] : [unpipeOnSignalAbort(unpipeSignal, unpipeContext)];
 var unpipeOnSignalAbort = async (unpipeSignal, { sourceStream, mergedStream, fileDescriptors, sourceOptions, startTime: startTime2 }) => {
@@ -63187,7 +63185,7 @@ var unpipeOnSignalAbort = async (unpipeSignal, { sourceStream, mergedStream, fil
   });
 };
 
-// node_modules/execa/lib/pipe/setup.js
+// ../../../main/node_modules/execa/lib/pipe/setup.js
 var pipeToSubprocess = (sourceInfo, ...pipeArguments) => {
   if (isPlainObject4(pipeArguments[0])) {
     return pipeToSubprocess.bind(void 0, {
@@ -63374,7 +63372,7 @@ var handlePipePromise = async ({
 };
 var getSubprocessPromises = (sourcePromise, destination, source) => Promise.allSettled([sourcePromise, destination, source]);
 
-// node_modules/execa/lib/io/contents.js
+// ../../../main/node_modules/execa/lib/io/contents.js
 import { setImmediate as setImmediate2 } from "node:timers/promises";
 var getStreamOutput = async ({ stream, onStreamEnd, fdNumber, encoding, buffer, maxBuffer, lines, allMixed, stripFinalNewline: stripFinalNewline2, allFds, verboseInfo, streamInfo }) => {
   const logPromise = logOutputAsync({
@@ -63463,7 +63461,7 @@ var getBufferedData = async (streamPromise) => {
 };
 var handleBufferedData = (error62) => isArrayBuffer(error62?.bufferedData) ? new Uint8Array(error62.bufferedData) : error62?.bufferedData;
 
-// node_modules/execa/lib/resolve/stdio.js
+// ../../../main/node_modules/execa/lib/resolve/stdio.js
 var waitForStdioStreams = ({ subprocess, encoding, buffer, maxBuffer, lines, stripFinalNewline: stripFinalNewline2, verboseInfo, streamInfo }) => subprocess.stdio.map((stream, fdNumber) => waitForSubprocessStream({
   stream,
   fdNumber,
@@ -63505,7 +63503,7 @@ var waitForSubprocessStream = async ({ stream, fdNumber, encoding, buffer, maxBu
   return output2;
 };
 
-// node_modules/execa/lib/resolve/all-async.js
+// ../../../main/node_modules/execa/lib/resolve/all-async.js
 var makeAllStream = ({ stdout, stderr }, { all }) => {
   if (!all) {
     return;
@@ -63554,10 +63552,10 @@ var getAllStream = ({ stdout, stderr }, all, [, bufferStdout, bufferStderr]) => 
 };
 var getAllMixed = ({ stdout, stderr }, all) => all && stdout && stderr && stdout.readableObjectMode !== stderr.readableObjectMode;
 
-// node_modules/execa/lib/resolve/wait-subprocess.js
+// ../../../main/node_modules/execa/lib/resolve/wait-subprocess.js
 import { once as once8 } from "node:events";
 
-// node_modules/execa/lib/verbose/ipc.js
+// ../../../main/node_modules/execa/lib/verbose/ipc.js
 var shouldLogIpc = (verboseInfo) => isFullVerbose(verboseInfo, "ipc");
 var logIpcOutput = (message, verboseInfo) => {
   const verboseMessage = serializeVerboseMessage(message);
@@ -63569,7 +63567,7 @@ var logIpcOutput = (message, verboseInfo) => {
   });
 };
 
-// node_modules/execa/lib/ipc/buffer-messages.js
+// ../../../main/node_modules/execa/lib/ipc/buffer-messages.js
 var waitForIpcOutput = async ({
   subprocess,
   buffer: bufferArray,
@@ -63615,7 +63613,7 @@ var getBufferedIpcOutput = async (ipcOutputPromise, ipcOutput) => {
   return ipcOutput;
 };
 
-// node_modules/execa/lib/resolve/wait-subprocess.js
+// ../../../main/node_modules/execa/lib/resolve/wait-subprocess.js
 var waitForSubprocessResult = async ({
   subprocess,
   kill,
@@ -63740,7 +63738,7 @@ var throwOnSubprocessError = async (subprocess, { signal }) => {
   throw error62;
 };
 
-// node_modules/execa/lib/convert/writable.js
+// ../../../main/node_modules/execa/lib/convert/writable.js
 import { Writable as Writable4 } from "node:stream";
 import { callbackify as callbackify4 } from "node:util";
 var createWritable = ({ subprocess, concurrentStreams }, options2) => {
@@ -63822,7 +63820,7 @@ var destroyOtherWritable = (stream, error62) => {
   destroyOtherStream(stream, stream.writable, error62);
 };
 
-// node_modules/execa/lib/convert/duplex.js
+// ../../../main/node_modules/execa/lib/convert/duplex.js
 import { Duplex as Duplex4 } from "node:stream";
 import { callbackify as callbackify5 } from "node:util";
 var createDuplex = ({ subprocess, concurrentStreams, encoding }, options2) => {
@@ -63881,7 +63879,7 @@ var onDuplexDestroy = async ({ subprocessStdout, subprocessStdin, subprocess, wa
   ]);
 };
 
-// node_modules/execa/lib/convert/add.js
+// ../../../main/node_modules/execa/lib/convert/add.js
 var addConvertedStreams = (subprocess, { encoding }) => {
   const concurrentStreams = initializeConcurrentStreams();
   subprocess.readable = createReadable.bind(void 0, { subprocess, concurrentStreams, encoding });
@@ -63894,10 +63892,10 @@ var addConvertedStreams = (subprocess, { encoding }) => {
   subprocess[Symbol.asyncIterator] = createIterable.bind(void 0, subprocess, encoding, {});
 };
 
-// node_modules/execa/lib/methods/promise.js
+// ../../../main/node_modules/execa/lib/methods/promise.js
 var mergePromise = (promise2, properties) => Object.assign(promise2, properties);
 
-// node_modules/execa/lib/methods/main-async.js
+// ../../../main/node_modules/execa/lib/methods/main-async.js
 var execaCoreAsync = (rawFile, rawArguments, rawOptions, createNested) => {
   const { file: file2, commandArguments, command, escapedCommand, startTime: startTime2, verboseInfo, options: options2, fileDescriptors } = handleAsyncArguments(rawFile, rawArguments, rawOptions);
   const { subprocess: nodeChildProcess, promise: promise2, kill, all, convertedStreams } = spawnSubprocessAsync({
@@ -64094,7 +64092,7 @@ var getAsyncResult = ({ errorInfo, exitCode: exitCode2, signal, stdio, all, ipcO
   startTime: startTime2
 });
 
-// node_modules/execa/lib/methods/bind.js
+// ../../../main/node_modules/execa/lib/methods/bind.js
 var mergeOptions = (boundOptions, options2) => {
   const safeBoundOptions = { __proto__: null, ...boundOptions };
   const mergedOptions = Object.fromEntries(Object.entries(options2).map(([optionName, optionValue]) => [
@@ -64106,7 +64104,7 @@ var mergeOptions = (boundOptions, options2) => {
 var mergeOption = (optionName, boundOptionValue, optionValue) => DEEP_OPTIONS.has(optionName) && isPlainObject4(boundOptionValue) && isPlainObject4(optionValue) ? { ...boundOptionValue, ...optionValue } : optionValue;
 var DEEP_OPTIONS = /* @__PURE__ */ new Set(["env", ...FD_SPECIFIC_OPTIONS]);
 
-// node_modules/execa/lib/methods/create.js
+// ../../../main/node_modules/execa/lib/methods/create.js
 var createExeca = (mapArguments, boundOptions, deepOptions, setBoundExeca) => {
   const createNested = (mapArguments2, boundOptions2, setBoundExeca2) => createExeca(mapArguments2, boundOptions2, deepOptions, setBoundExeca2);
   const boundExeca = (...execaArguments) => callBoundExeca({
@@ -64155,7 +64153,7 @@ var parseArguments = ({ mapArguments, firstArgument, nextArguments, deepOptions,
   };
 };
 
-// node_modules/execa/lib/methods/script.js
+// ../../../main/node_modules/execa/lib/methods/script.js
 var setScriptSync = (boundExeca, createNested, boundOptions) => {
   boundExeca.sync = createNested(mapScriptSync, boundOptions);
   boundExeca.s = boundExeca.sync;
@@ -64166,7 +64164,7 @@ var getScriptOptions = (options2) => ({ options: { __proto__: null, ...options2,
 var getScriptStdinOption = ({ stdin = "inherit", input: input3, inputFile, stdio }) => input3 === void 0 && inputFile === void 0 && stdio === void 0 ? { stdin } : {};
 var deepScriptOptions = { preferLocal: true };
 
-// node_modules/execa/index.js
+// ../../../main/node_modules/execa/index.js
 var execa = createExeca(() => ({}));
 var execaSync = createExeca(() => ({ isSync: true }));
 var execaNode = createExeca(mapNode);
@@ -64339,14 +64337,57 @@ function worktreeRecord(path12) {
   return worktrees.get(resolve2(path12));
 }
 
+// src/workspace/temp-dirs.ts
+import { mkdtempSync, rmSync } from "node:fs";
+import { rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join as join3 } from "node:path";
+var live = /* @__PURE__ */ new Map();
+var hooked = false;
+function holdTempDir(dir, atExit) {
+  if (!hooked) {
+    hooked = true;
+    process.on("exit", () => void removeLeftTempDirs());
+  }
+  live.set(dir, atExit);
+  return dir;
+}
+async function makeTempDir(prefix) {
+  return makeTempDirSync(prefix);
+}
+function makeTempDirSync(prefix) {
+  return holdTempDir(mkdtempSync(join3(tmpdir(), prefix)));
+}
+async function removeTempDir(dir) {
+  await rm(dir, { recursive: true, force: true });
+  live.delete(dir);
+}
+function removeTempDirSync(dir) {
+  rmSync(dir, { recursive: true, force: true });
+  live.delete(dir);
+}
+function removeLeftTempDirs() {
+  let removed = 0;
+  for (const [dir, atExit] of live) {
+    try {
+      rmSync(dir, { recursive: true, force: true, maxRetries: 3, retryDelay: 50 });
+      atExit?.();
+      removed += 1;
+    } catch {
+    }
+  }
+  live.clear();
+  return removed;
+}
+
 // src/workspace/snapshot-commit.ts
 async function snapshotCommit(dir, message) {
-  const scratch = await mkdtemp(join3(tmpdir(), "autogen-index-"));
+  const scratch = await makeTempDir("autogen-index-");
   try {
     const record2 = worktreeRecord(dir);
     const place = {
       cwd: dir,
-      indexFile: join3(scratch, "index"),
+      indexFile: join4(scratch, "index"),
       ...record2 ? { gitDir: record2.gitDir, workTree: dir } : {}
     };
     const g = (args) => runGit(args, place);
@@ -64369,11 +64410,12 @@ async function snapshotCommit(dir, message) {
     ]);
     return commit.trim();
   } finally {
-    await rm(scratch, { recursive: true, force: true });
+    await removeTempDir(scratch);
   }
 }
 
 // src/verify/runners/test-runner.ts
+var RUNNER_CACHE_ENV = "AUTOGEN_RUNNER_CACHE";
 var NoTestsDetectedError = class extends Error {
   constructor(dir, lookedFor) {
     super(
@@ -64632,7 +64674,7 @@ import { dirname as dirname10 } from "node:path";
 import { existsSync } from "node:fs";
 import { mkdir as mkdir2, readFile, rm as rm2 } from "node:fs/promises";
 import { createHash } from "node:crypto";
-import { isAbsolute as isAbsolute3, join as join4, resolve as resolve3 } from "node:path";
+import { isAbsolute as isAbsolute3, join as join5, resolve as resolve3 } from "node:path";
 var GitWorkspaceError = class extends Error {
   constructor(message) {
     super(message);
@@ -64655,11 +64697,11 @@ var RepoCache = class {
       throw new GitWorkspaceError(
         `refusing repository URL ${JSON.stringify(url2)}: only https URLs (and local paths) are supported`
       );
-    const path12 = join4(this.root, "mirrors", `${createHash("sha256").update(url2).digest("hex").slice(0, 24)}.git`);
+    const path12 = join5(this.root, "mirrors", `${createHash("sha256").update(url2).digest("hex").slice(0, 24)}.git`);
     if (existsSync(path12)) {
       await this.run(path12, ["fetch", "--prune", "--quiet", "origin"], `fetch ${redact(url2)}`, credentials);
     } else {
-      await mkdir2(join4(this.root, "mirrors"), { recursive: true });
+      await mkdir2(join5(this.root, "mirrors"), { recursive: true });
       try {
         await this.run(
           this.root,
@@ -64689,11 +64731,11 @@ var RepoCache = class {
     )).trim();
     if (!/^[0-9a-f]{40,64}$/.test(sha))
       throw new GitWorkspaceError(`resolve ${ref} failed: no such commit or ref in the repository`);
-    const path12 = join4(this.root, "worktrees", name);
+    const path12 = join5(this.root, "worktrees", name);
     await rm2(path12, { recursive: true, force: true });
-    await mkdir2(join4(this.root, "worktrees"), { recursive: true });
+    await mkdir2(join5(this.root, "worktrees"), { recursive: true });
     await this.run(mirror, ["worktree", "add", "--detach", "--quiet", path12, sha], `create worktree ${name}`);
-    const pointer = /^gitdir: (.+)$/m.exec(await readFile(join4(path12, ".git"), "utf8"))?.[1]?.trim();
+    const pointer = /^gitdir: (.+)$/m.exec(await readFile(join5(path12, ".git"), "utf8"))?.[1]?.trim();
     if (!pointer) throw new GitWorkspaceError(`create worktree ${name} failed: git wrote no .git file`);
     const gitDir = isAbsolute3(pointer) ? pointer : resolve3(path12, pointer);
     rememberWorktree(path12, { commonDir: mirror, gitDir, sha });
@@ -65008,9 +65050,8 @@ ${error62.problems.map((p) => `- ${p}`).join("\n")}`
 }
 
 // src/app/publish-change.ts
-import { mkdtemp as mkdtemp3, rm as rm4, writeFile as writeFile2 } from "node:fs/promises";
-import { tmpdir as tmpdir3 } from "node:os";
-import { join as join9 } from "node:path";
+import { writeFile as writeFile2 } from "node:fs/promises";
+import { join as join10 } from "node:path";
 
 // src/llm/budget.ts
 var BudgetExceededError = class extends Error {
@@ -65064,6 +65105,10 @@ var Budget = class {
   timeLeftMs() {
     return Math.max(0, this.state.caps.minutes * 6e4 - (this.now() - this.state.startedAt));
   }
+  /** Marks the moment the job could ask the model (the first mark counts): the first call is timed from here too. */
+  markReady() {
+    this.state.readyAt ??= this.now();
+  }
   /** Marks the start of a model call: the first one is remembered (seconds to the first model call). */
   startCall() {
     this.state.firstCallAt ??= this.now();
@@ -65087,7 +65132,7 @@ var Budget = class {
 // src/llm/llm-client.ts
 import { createHash as createHash2, randomInt } from "node:crypto";
 
-// node_modules/openai/internal/tslib.mjs
+// ../../../main/node_modules/openai/internal/tslib.mjs
 function __classPrivateFieldSet(receiver, state2, value, kind, f2) {
   if (kind === "m")
     throw new TypeError("Private method is not writable");
@@ -65105,7 +65150,7 @@ function __classPrivateFieldGet(receiver, state2, kind, f2) {
   return kind === "m" ? f2 : kind === "a" ? f2.call(receiver) : f2 ? f2.value : state2.get(receiver);
 }
 
-// node_modules/openai/internal/utils/uuid.mjs
+// ../../../main/node_modules/openai/internal/utils/uuid.mjs
 var uuid42 = function() {
   const { crypto: crypto2 } = globalThis;
   if (crypto2?.randomUUID) {
@@ -65117,7 +65162,7 @@ var uuid42 = function() {
   return "10000000-1000-4000-8000-100000000000".replace(/[018]/g, (c4) => (+c4 ^ randomByte() & 15 >> +c4 / 4).toString(16));
 };
 
-// node_modules/openai/internal/errors.mjs
+// ../../../main/node_modules/openai/internal/errors.mjs
 function isAbortError2(err2) {
   return typeof err2 === "object" && err2 !== null && // Spec-compliant fetch implementations
   ("name" in err2 && err2.name === "AbortError" || // Expo fetch
@@ -65149,7 +65194,7 @@ var castToError = (err2) => {
   return new Error(err2);
 };
 
-// node_modules/openai/core/error.mjs
+// ../../../main/node_modules/openai/core/error.mjs
 var OpenAIError = class extends Error {
 };
 var APIError = class _APIError extends OpenAIError {
@@ -65283,7 +65328,7 @@ var SubjectTokenProviderError = class extends OpenAIError {
   }
 };
 
-// node_modules/openai/internal/utils/values.mjs
+// ../../../main/node_modules/openai/internal/utils/values.mjs
 var startsWithSchemeRegexp = /^[a-z][a-z0-9+.-]*:/i;
 var isAbsoluteURL = (url2) => {
   return startsWithSchemeRegexp.test(url2);
@@ -65326,7 +65371,7 @@ var safeJSON = (text2) => {
   }
 };
 
-// node_modules/openai/internal/utils/sleep.mjs
+// ../../../main/node_modules/openai/internal/utils/sleep.mjs
 var sleep2 = (ms, ...signals2) => new Promise((resolve8, reject) => {
   const activeSignals = [...new Set(signals2.filter((signal) => signal != null))];
   let timeout;
@@ -65376,7 +65421,7 @@ var sleep2 = (ms, ...signals2) => new Promise((resolve8, reject) => {
   }
 });
 
-// node_modules/openai/internal/utils/abort.mjs
+// ../../../main/node_modules/openai/internal/utils/abort.mjs
 var weakGlobals = globalThis;
 var finalizer = (
   // oxlint-disable-next-line anti-slop/no-runtime-typeof -- Weak references and finalizers are optional host capabilities, so probe them before constructing either.
@@ -65449,7 +65494,7 @@ function addRequestAbortListener(signal, abort, requestSignal) {
   return cleanup;
 }
 
-// node_modules/openai/internal/shims.mjs
+// ../../../main/node_modules/openai/internal/shims.mjs
 function getDefaultFetch() {
   if (typeof fetch !== "undefined") {
     return fetch;
@@ -65521,7 +65566,7 @@ async function CancelReadableStream(stream) {
   await cancelPromise;
 }
 
-// node_modules/openai/internal/utils/bytes.mjs
+// ../../../main/node_modules/openai/internal/utils/bytes.mjs
 var encodeUTF8_;
 function encodeUTF8(str) {
   let encoder;
@@ -65533,7 +65578,7 @@ function decodeUTF8(bytes) {
   return (decodeUTF8_ ?? (decoder = new globalThis.TextDecoder(), decodeUTF8_ = decoder.decode.bind(decoder)))(bytes);
 }
 
-// node_modules/openai/internal/decoders/line.mjs
+// ../../../main/node_modules/openai/internal/decoders/line.mjs
 var _LineDecoder_instances;
 var _LineDecoder_buffer;
 var _LineDecoder_start;
@@ -65694,7 +65739,7 @@ function lineEndingLength(buffer, index) {
   return 0;
 }
 
-// node_modules/openai/internal/utils/log.mjs
+// ../../../main/node_modules/openai/internal/utils/log.mjs
 var levelNumbers = {
   off: 0,
   error: 200,
@@ -65831,7 +65876,7 @@ var formatRequestDetails = (details) => {
   return details;
 };
 
-// node_modules/openai/core/streaming.mjs
+// ../../../main/node_modules/openai/core/streaming.mjs
 var _Stream_instances;
 var _Stream_client;
 var _Stream_isTeeBranch;
@@ -66421,7 +66466,7 @@ function partition(str, delimiter6) {
   return [str, "", ""];
 }
 
-// node_modules/openai/internal/parse.mjs
+// ../../../main/node_modules/openai/internal/parse.mjs
 async function defaultParseResponse(client, props) {
   const { response, requestLogID, retryOfRequestLogID, startTime: startTime2 } = props;
   let jsonBodyLength;
@@ -66489,10 +66534,10 @@ function addRequestID(value, response) {
   });
 }
 
-// node_modules/openai/version.mjs
+// ../../../main/node_modules/openai/version.mjs
 var VERSION18 = "7.59.0";
 
-// node_modules/openai/internal/detect-platform.mjs
+// ../../../main/node_modules/openai/internal/detect-platform.mjs
 var isRunningInBrowser = () => {
   return (
     // @ts-ignore
@@ -66626,7 +66671,7 @@ var getPlatformHeaders = () => {
   return _platformHeaders ?? (_platformHeaders = getPlatformProperties());
 };
 
-// node_modules/openai/internal/request-options.mjs
+// ../../../main/node_modules/openai/internal/request-options.mjs
 var jsonRequestBodyObservers = /* @__PURE__ */ new WeakMap();
 function observeJSONRequestBody(body, observer) {
   let observers = jsonRequestBodyObservers.get(body);
@@ -66675,7 +66720,7 @@ var FallbackEncoder = ({ headers, body }) => {
   };
 };
 
-// node_modules/openai/internal/qs/formats.mjs
+// ../../../main/node_modules/openai/internal/qs/formats.mjs
 var default_format = "RFC3986";
 var default_formatter = String;
 var formatters = {
@@ -66684,7 +66729,7 @@ var formatters = {
 };
 var RFC1738 = "RFC1738";
 
-// node_modules/openai/internal/qs/utils.mjs
+// ../../../main/node_modules/openai/internal/qs/utils.mjs
 var cachedHas;
 var has = (obj, key2) => {
   const resolvedHas = cachedHas ?? Object.hasOwn ?? Function.prototype.call.bind(Object.prototype.hasOwnProperty);
@@ -66771,7 +66816,7 @@ function maybe_map(val, fn) {
   return fn(val);
 }
 
-// node_modules/openai/internal/qs/stringify.mjs
+// ../../../main/node_modules/openai/internal/qs/stringify.mjs
 var array_prefix_generators = {
   brackets(prefix) {
     return String(prefix) + "[]";
@@ -67062,12 +67107,12 @@ function stringify(object2, opts = {}) {
   return joined.length > 0 ? prefix + joined : "";
 }
 
-// node_modules/openai/internal/utils/query.mjs
+// ../../../main/node_modules/openai/internal/utils/query.mjs
 function stringifyQuery(query) {
   return stringify(query, { arrayFormat: "brackets" });
 }
 
-// node_modules/openai/internal/data-residency.mjs
+// ../../../main/node_modules/openai/internal/data-residency.mjs
 var endpoints = /* @__PURE__ */ new Map([
   ["global", "https://api.openai.com/v1"],
   ["us", "https://us.api.openai.com/v1"],
@@ -67091,7 +67136,7 @@ function resolveDataResidency(options2) {
   return endpoint2;
 }
 
-// node_modules/openai/core/api-promise.mjs
+// ../../../main/node_modules/openai/core/api-promise.mjs
 var _APIPromise_client;
 var APIPromise = class _APIPromise extends Promise {
   constructor(client, responsePromise, parseResponse2 = defaultParseResponse) {
@@ -67154,7 +67199,7 @@ var APIPromise = class _APIPromise extends Promise {
 };
 _APIPromise_client = /* @__PURE__ */ new WeakMap();
 
-// node_modules/openai/core/pagination.mjs
+// ../../../main/node_modules/openai/core/pagination.mjs
 var _AbstractPage_client;
 var AbstractPage = class {
   constructor(client, response, body, options2) {
@@ -67345,7 +67390,7 @@ var TokenPage = class extends AbstractPage {
   }
 };
 
-// node_modules/openai/auth/workload-identity-auth.mjs
+// ../../../main/node_modules/openai/auth/workload-identity-auth.mjs
 var SUBJECT_TOKEN_TYPES = {
   jwt: "urn:ietf:params:oauth:token-type:jwt",
   id: "urn:ietf:params:oauth:token-type:id_token"
@@ -67557,7 +67602,7 @@ var WorkloadIdentityAuth = class _WorkloadIdentityAuth {
   }
 };
 
-// node_modules/openai/internal/auth/x509-api-origin.mjs
+// ../../../main/node_modules/openai/internal/auth/x509-api-origin.mjs
 var X509_API_BASE_URL = "https://mtls.api.openai.com/v1";
 function assertX509APIOrigin(value) {
   let target;
@@ -67577,7 +67622,7 @@ function assertX509APIOrigin(value) {
   return target;
 }
 
-// node_modules/openai/internal/headers.mjs
+// ../../../main/node_modules/openai/internal/headers.mjs
 var brand_privateNullableHeaders = /* @__PURE__ */ Symbol("brand.privateNullableHeaders");
 var httpTokenHeaderName = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 function* iterateHeaders(headers) {
@@ -67643,7 +67688,7 @@ var buildHeaders = (newHeaders) => {
   return { [brand_privateNullableHeaders]: true, values: targetHeaders, nulls: nullHeaders };
 };
 
-// node_modules/openai/internal/auth/x509-transport-state-browser.mjs
+// ../../../main/node_modules/openai/internal/auth/x509-transport-state-browser.mjs
 var x509_transport_state_browser_exports = {};
 __export(x509_transport_state_browser_exports, {
   findRegisteredX509Transport: () => findRegisteredX509Transport,
@@ -67678,7 +67723,7 @@ var findX509OAuthError = WeakMap.prototype.get.bind(approvedX509OAuthErrors);
 var rememberX509Credential = WeakMap.prototype.set.bind(approvedX509Credentials);
 var findX509Credential = WeakMap.prototype.get.bind(approvedX509Credentials);
 
-// node_modules/openai/internal/auth/x509-transport-state.mjs
+// ../../../main/node_modules/openai/internal/auth/x509-transport-state.mjs
 var nodeState = __toESM(require_x509_transport_state(), 1);
 var state = typeof nodeState.findRegisteredX509Transport === "function" ? nodeState : x509_transport_state_browser_exports;
 var {
@@ -67696,7 +67741,7 @@ var {
   findX509Credential: findX509Credential2
 } = state;
 
-// node_modules/openai/internal/auth/x509-transport-registry.mjs
+// ../../../main/node_modules/openai/internal/auth/x509-transport-registry.mjs
 function resolveX509Transport(value) {
   if (!value || typeof value !== "object") {
     throw new OpenAIError("X.509 workload identity requires an approved X.509 transport capability.");
@@ -67708,7 +67753,7 @@ function resolveX509Transport(value) {
   return registered;
 }
 
-// node_modules/openai/internal/auth/x509-workload-identity-auth.mjs
+// ../../../main/node_modules/openai/internal/auth/x509-workload-identity-auth.mjs
 var _X509WorkloadIdentityAuth_instances;
 var _a4;
 var _X509WorkloadIdentityAuth_identityProviderId;
@@ -68417,7 +68462,7 @@ _a4 = X509WorkloadIdentityAuth, _X509WorkloadIdentityAuth_identityProviderId = /
   }
 };
 
-// node_modules/openai/internal/auth/x509-credential-options.mjs
+// ../../../main/node_modules/openai/internal/auth/x509-credential-options.mjs
 function normalizeX509CredentialOptions(options2) {
   const { credential } = options2;
   if (credential === void 0) {
@@ -68517,7 +68562,7 @@ function prepareX509ClientClone(inherited, overrides, credential, currentlyX509)
   return { credential: nextCredential, provider: prepareProviderClone(inherited, overrides) };
 }
 
-// node_modules/openai/internal/uploads.mjs
+// ../../../main/node_modules/openai/internal/uploads.mjs
 var brand_privateStreamingFile = /* @__PURE__ */ Symbol("brand.privateStreamingFile");
 function toStreamingFile(data, name, options2) {
   if (typeof name !== "string" || !name) {
@@ -68896,7 +68941,7 @@ var addFormValue = async (form, key2, value, options2) => {
   }
 };
 
-// node_modules/openai/internal/to-file.mjs
+// ../../../main/node_modules/openai/internal/to-file.mjs
 var isBlobLike = (value) => value != null && typeof value === "object" && typeof value.size === "number" && typeof value.type === "string" && typeof value.text === "function" && typeof value.slice === "function" && typeof value.arrayBuffer === "function";
 var isFileLike = (value) => value != null && typeof value === "object" && typeof value.name === "string" && typeof value.lastModified === "number" && isBlobLike(value);
 var isResponseLike = (value) => value != null && typeof value === "object" && typeof value.url === "string" && typeof value.blob === "function";
@@ -68960,14 +69005,14 @@ function propsForError(value) {
   return `; props: [${props.map((p) => `"${p}"`).join(", ")}]`;
 }
 
-// node_modules/openai/core/resource.mjs
+// ../../../main/node_modules/openai/core/resource.mjs
 var APIResource = class {
   constructor(client) {
     this._client = client;
   }
 };
 
-// node_modules/openai/internal/utils/path.mjs
+// ../../../main/node_modules/openai/internal/utils/path.mjs
 function encodeURIPath(str) {
   return str.replace(/[^A-Za-z0-9\-._~!$&'()*+,;=:@]+/g, encodeURIComponent);
 }
@@ -69029,7 +69074,7 @@ ${underline2}`);
 };
 var path11 = /* @__PURE__ */ createPathTagFunction(encodeURIPath);
 
-// node_modules/openai/resources/chat/completions/messages.mjs
+// ../../../main/node_modules/openai/resources/chat/completions/messages.mjs
 function resolveResourceRequestOptions(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -69091,7 +69136,7 @@ var Messages = class extends APIResource {
   }
 };
 
-// node_modules/openai/lib/parser.mjs
+// ../../../main/node_modules/openai/lib/parser.mjs
 function isChatCompletionFunctionTool(tool) {
   return tool !== void 0 && "function" in tool && tool.function !== void 0;
 }
@@ -69213,11 +69258,11 @@ function validateInputTools(tools) {
   }
 }
 
-// node_modules/openai/lib/chatCompletionUtils.mjs
+// ../../../main/node_modules/openai/lib/chatCompletionUtils.mjs
 var isAssistantMessage = (message) => message?.role === "assistant";
 var isToolMessage = (message) => message?.role === "tool";
 
-// node_modules/openai/lib/EventStream.mjs
+// ../../../main/node_modules/openai/lib/EventStream.mjs
 var _EventStream_instances;
 var _EventStream_connectedPromise;
 var _EventStream_resolveConnectedPromise;
@@ -70699,12 +70744,12 @@ _EventStream_connectedPromise = /* @__PURE__ */ new WeakMap(), _EventStream_reso
   }
 };
 
-// node_modules/openai/lib/RunnableFunction.mjs
+// ../../../main/node_modules/openai/lib/RunnableFunction.mjs
 function isRunnableFunctionWithParse(fn) {
   return typeof fn.parse === "function";
 }
 
-// node_modules/openai/lib/AbstractChatCompletionRunner.mjs
+// ../../../main/node_modules/openai/lib/AbstractChatCompletionRunner.mjs
 var _AbstractChatCompletionRunner_instances;
 var _a5;
 var _AbstractChatCompletionRunner_completionArrivedBeforeAbort;
@@ -71157,7 +71202,7 @@ _a5 = AbstractChatCompletionRunner, _AbstractChatCompletionRunner_completionArri
   return JSON.stringify(rawContent);
 };
 
-// node_modules/openai/lib/ChatCompletionRunner.mjs
+// ../../../main/node_modules/openai/lib/ChatCompletionRunner.mjs
 var ChatCompletionRunner = class _ChatCompletionRunner extends AbstractChatCompletionRunner {
   /** Starts a non-streaming tool loop and returns its event-driven conversation runner. */
   static runTools(client, params, options2) {
@@ -71181,7 +71226,7 @@ var ChatCompletionRunner = class _ChatCompletionRunner extends AbstractChatCompl
   }
 };
 
-// node_modules/openai/_vendor/partial-json-parser/parser.mjs
+// ../../../main/node_modules/openai/_vendor/partial-json-parser/parser.mjs
 var STR = 1;
 var NUM = 2;
 var ARR = 4;
@@ -71406,7 +71451,7 @@ var _parseJSON = (jsonString, allow) => {
 };
 var partialParse = (input3) => parseJSON(input3, Allow.ALL ^ Allow.NUM);
 
-// node_modules/openai/lib/chat-completions/streaming.mjs
+// ../../../main/node_modules/openai/lib/chat-completions/streaming.mjs
 function normalizeChatCompletionChunk(chunk) {
   if (!Array.isArray(chunk?.choices)) {
     return chunk;
@@ -71427,7 +71472,7 @@ function normalizeChatCompletionStream(stream) {
   return stream;
 }
 
-// node_modules/openai/lib/ChatCompletionStream.mjs
+// ../../../main/node_modules/openai/lib/ChatCompletionStream.mjs
 var _ChatCompletionStream_instances;
 var _ChatCompletionStream_params;
 var _ChatCompletionStream_rejectsUnfinishedTurns;
@@ -72977,7 +73022,7 @@ function assertNever2(_x) {
   return _x;
 }
 
-// node_modules/openai/lib/ChatCompletionStreamingRunner.mjs
+// ../../../main/node_modules/openai/lib/ChatCompletionStreamingRunner.mjs
 var ChatCompletionStreamingRunner = class _ChatCompletionStreamingRunner extends ChatCompletionStream {
   /** Restores a serialized tool run, including intermediate completions and tool-result messages. */
   static fromReadableStream(stream) {
@@ -73032,7 +73077,7 @@ var ChatCompletionStreamingRunner = class _ChatCompletionStreamingRunner extends
   }
 };
 
-// node_modules/openai/resources/chat/completions/completions.mjs
+// ../../../main/node_modules/openai/resources/chat/completions/completions.mjs
 function resolveResourceRequestOptions2(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -73170,7 +73215,7 @@ var Completions = class extends APIResource {
 };
 Completions.Messages = Messages;
 
-// node_modules/openai/resources/chat/chat.mjs
+// ../../../main/node_modules/openai/resources/chat/chat.mjs
 var Chat = class extends APIResource {
   constructor() {
     super(...arguments);
@@ -73179,7 +73224,7 @@ var Chat = class extends APIResource {
 };
 Chat.Completions = Completions;
 
-// node_modules/openai/resources/admin/organization/admin-api-keys.mjs
+// ../../../main/node_modules/openai/resources/admin/organization/admin-api-keys.mjs
 function resolveResourceRequestOptions3(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -73293,7 +73338,7 @@ var AdminAPIKeys = class extends APIResource {
   }
 };
 
-// node_modules/openai/resources/admin/organization/audit-logs.mjs
+// ../../../main/node_modules/openai/resources/admin/organization/audit-logs.mjs
 function resolveResourceRequestOptions4(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -73366,7 +73411,7 @@ var AuditLogs = class extends APIResource {
   }
 };
 
-// node_modules/openai/resources/admin/organization/certificates.mjs
+// ../../../main/node_modules/openai/resources/admin/organization/certificates.mjs
 function resolveResourceRequestOptions5(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -73545,7 +73590,7 @@ var Certificates = class extends APIResource {
   }
 };
 
-// node_modules/openai/resources/admin/organization/data-retention.mjs
+// ../../../main/node_modules/openai/resources/admin/organization/data-retention.mjs
 function resolveResourceRequestOptions6(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -73585,7 +73630,7 @@ var DataRetention = class extends APIResource {
   }
 };
 
-// node_modules/openai/resources/admin/organization/external-keys.mjs
+// ../../../main/node_modules/openai/resources/admin/organization/external-keys.mjs
 function resolveResourceRequestOptions7(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -73720,7 +73765,7 @@ var ExternalKeys = class extends APIResource {
   }
 };
 
-// node_modules/openai/resources/admin/organization/external-storage.mjs
+// ../../../main/node_modules/openai/resources/admin/organization/external-storage.mjs
 function resolveResourceRequestOptions8(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -73859,7 +73904,7 @@ var ExternalStorage = class extends APIResource {
   }
 };
 
-// node_modules/openai/resources/admin/organization/invites.mjs
+// ../../../main/node_modules/openai/resources/admin/organization/invites.mjs
 function resolveResourceRequestOptions9(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -73975,7 +74020,7 @@ var Invites = class extends APIResource {
   }
 };
 
-// node_modules/openai/resources/admin/organization/roles.mjs
+// ../../../main/node_modules/openai/resources/admin/organization/roles.mjs
 function resolveResourceRequestOptions10(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -74104,7 +74149,7 @@ var Roles = class extends APIResource {
   }
 };
 
-// node_modules/openai/resources/admin/organization/spend-alerts.mjs
+// ../../../main/node_modules/openai/resources/admin/organization/spend-alerts.mjs
 function resolveResourceRequestOptions11(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -74251,7 +74296,7 @@ var SpendAlerts = class extends APIResource {
   }
 };
 
-// node_modules/openai/resources/admin/organization/spend-limit.mjs
+// ../../../main/node_modules/openai/resources/admin/organization/spend-limit.mjs
 function resolveResourceRequestOptions12(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -74308,7 +74353,7 @@ var SpendLimit = class extends APIResource {
   }
 };
 
-// node_modules/openai/resources/admin/organization/usage.mjs
+// ../../../main/node_modules/openai/resources/admin/organization/usage.mjs
 function resolveResourceRequestOptions13(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -74531,7 +74576,7 @@ var Usage = class extends APIResource {
   }
 };
 
-// node_modules/openai/resources/admin/organization/groups/roles.mjs
+// ../../../main/node_modules/openai/resources/admin/organization/groups/roles.mjs
 function resolveResourceRequestOptions14(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -74650,7 +74695,7 @@ var Roles2 = class extends APIResource {
   }
 };
 
-// node_modules/openai/resources/admin/organization/groups/users.mjs
+// ../../../main/node_modules/openai/resources/admin/organization/groups/users.mjs
 function resolveResourceRequestOptions15(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -74769,7 +74814,7 @@ var Users = class extends APIResource {
   }
 };
 
-// node_modules/openai/resources/admin/organization/groups/groups.mjs
+// ../../../main/node_modules/openai/resources/admin/organization/groups/groups.mjs
 function resolveResourceRequestOptions16(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -74906,7 +74951,7 @@ var Groups = class extends APIResource {
 Groups.Users = Users;
 Groups.Roles = Roles2;
 
-// node_modules/openai/resources/admin/organization/projects/api-keys.mjs
+// ../../../main/node_modules/openai/resources/admin/organization/projects/api-keys.mjs
 function resolveResourceRequestOptions17(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -75052,7 +75097,7 @@ var APIKeys = class extends APIResource {
   }
 };
 
-// node_modules/openai/resources/admin/organization/projects/certificates.mjs
+// ../../../main/node_modules/openai/resources/admin/organization/projects/certificates.mjs
 function resolveResourceRequestOptions18(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -75161,7 +75206,7 @@ var Certificates2 = class extends APIResource {
   }
 };
 
-// node_modules/openai/resources/admin/organization/projects/data-retention.mjs
+// ../../../main/node_modules/openai/resources/admin/organization/projects/data-retention.mjs
 function resolveResourceRequestOptions19(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -75204,7 +75249,7 @@ var DataRetention2 = class extends APIResource {
   }
 };
 
-// node_modules/openai/resources/admin/organization/projects/hosted-tool-permissions.mjs
+// ../../../main/node_modules/openai/resources/admin/organization/projects/hosted-tool-permissions.mjs
 function resolveResourceRequestOptions20(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -75246,7 +75291,7 @@ var HostedToolPermissions = class extends APIResource {
   }
 };
 
-// node_modules/openai/resources/admin/organization/projects/model-permissions.mjs
+// ../../../main/node_modules/openai/resources/admin/organization/projects/model-permissions.mjs
 function resolveResourceRequestOptions21(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -75306,7 +75351,7 @@ var ModelPermissions = class extends APIResource {
   }
 };
 
-// node_modules/openai/resources/admin/organization/projects/rate-limits.mjs
+// ../../../main/node_modules/openai/resources/admin/organization/projects/rate-limits.mjs
 function resolveResourceRequestOptions22(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -75388,7 +75433,7 @@ var RateLimits = class extends APIResource {
   }
 };
 
-// node_modules/openai/resources/admin/organization/projects/roles.mjs
+// ../../../main/node_modules/openai/resources/admin/organization/projects/roles.mjs
 function resolveResourceRequestOptions23(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -75527,7 +75572,7 @@ var Roles3 = class extends APIResource {
   }
 };
 
-// node_modules/openai/resources/admin/organization/projects/service-tier-settings.mjs
+// ../../../main/node_modules/openai/resources/admin/organization/projects/service-tier-settings.mjs
 function resolveResourceRequestOptions24(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -75571,7 +75616,7 @@ var ServiceTierSettings = class extends APIResource {
   }
 };
 
-// node_modules/openai/resources/admin/organization/projects/spend-alerts.mjs
+// ../../../main/node_modules/openai/resources/admin/organization/projects/spend-alerts.mjs
 function resolveResourceRequestOptions25(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -75727,7 +75772,7 @@ var SpendAlerts2 = class extends APIResource {
   }
 };
 
-// node_modules/openai/resources/admin/organization/projects/spend-limit.mjs
+// ../../../main/node_modules/openai/resources/admin/organization/projects/spend-limit.mjs
 function resolveResourceRequestOptions26(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -75791,7 +75836,7 @@ var SpendLimit2 = class extends APIResource {
   }
 };
 
-// node_modules/openai/resources/admin/organization/projects/groups/roles.mjs
+// ../../../main/node_modules/openai/resources/admin/organization/projects/groups/roles.mjs
 function resolveResourceRequestOptions27(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -75878,7 +75923,7 @@ var Roles4 = class extends APIResource {
   }
 };
 
-// node_modules/openai/resources/admin/organization/projects/groups/groups.mjs
+// ../../../main/node_modules/openai/resources/admin/organization/projects/groups/groups.mjs
 function resolveResourceRequestOptions28(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -76003,7 +76048,7 @@ var Groups2 = class extends APIResource {
 };
 Groups2.Roles = Roles4;
 
-// node_modules/openai/resources/admin/organization/projects/service-accounts/api-keys.mjs
+// ../../../main/node_modules/openai/resources/admin/organization/projects/service-accounts/api-keys.mjs
 function resolveResourceRequestOptions29(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -76030,7 +76075,7 @@ var APIKeys2 = class extends APIResource {
   }
 };
 
-// node_modules/openai/resources/admin/organization/projects/service-accounts/service-accounts.mjs
+// ../../../main/node_modules/openai/resources/admin/organization/projects/service-accounts/service-accounts.mjs
 function resolveResourceRequestOptions30(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -76178,7 +76223,7 @@ var ServiceAccounts = class extends APIResource {
 };
 ServiceAccounts.APIKeys = APIKeys2;
 
-// node_modules/openai/resources/admin/organization/projects/users/roles.mjs
+// ../../../main/node_modules/openai/resources/admin/organization/projects/users/roles.mjs
 function resolveResourceRequestOptions31(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -76265,7 +76310,7 @@ var Roles5 = class extends APIResource {
   }
 };
 
-// node_modules/openai/resources/admin/organization/projects/users/users.mjs
+// ../../../main/node_modules/openai/resources/admin/organization/projects/users/users.mjs
 function resolveResourceRequestOptions32(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -76413,7 +76458,7 @@ var Users2 = class extends APIResource {
 };
 Users2.Roles = Roles5;
 
-// node_modules/openai/resources/admin/organization/projects/projects.mjs
+// ../../../main/node_modules/openai/resources/admin/organization/projects/projects.mjs
 function resolveResourceRequestOptions33(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -76576,7 +76621,7 @@ Projects.SpendLimit = SpendLimit2;
 Projects.SpendAlerts = SpendAlerts2;
 Projects.Certificates = Certificates2;
 
-// node_modules/openai/resources/admin/organization/users/roles.mjs
+// ../../../main/node_modules/openai/resources/admin/organization/users/roles.mjs
 function resolveResourceRequestOptions34(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -76695,7 +76740,7 @@ var Roles6 = class extends APIResource {
   }
 };
 
-// node_modules/openai/resources/admin/organization/users/users.mjs
+// ../../../main/node_modules/openai/resources/admin/organization/users/users.mjs
 function resolveResourceRequestOptions35(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -76809,7 +76854,7 @@ var Users3 = class extends APIResource {
 };
 Users3.Roles = Roles6;
 
-// node_modules/openai/resources/admin/organization/workload-identity-providers/federation-rules.mjs
+// ../../../main/node_modules/openai/resources/admin/organization/workload-identity-providers/federation-rules.mjs
 function resolveResourceRequestOptions36(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -76952,7 +76997,7 @@ var FederationRules = class extends APIResource {
   }
 };
 
-// node_modules/openai/resources/admin/organization/workload-identity-providers/workload-identity-providers.mjs
+// ../../../main/node_modules/openai/resources/admin/organization/workload-identity-providers/workload-identity-providers.mjs
 function resolveResourceRequestOptions37(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -77094,7 +77139,7 @@ var WorkloadIdentityProviders = class extends APIResource {
 };
 WorkloadIdentityProviders.FederationRules = FederationRules;
 
-// node_modules/openai/resources/admin/organization/organization.mjs
+// ../../../main/node_modules/openai/resources/admin/organization/organization.mjs
 var Organization = class extends APIResource {
   constructor() {
     super(...arguments);
@@ -77131,7 +77176,7 @@ Organization.SpendAlerts = SpendAlerts;
 Organization.Certificates = Certificates;
 Organization.Projects = Projects;
 
-// node_modules/openai/resources/admin/admin.mjs
+// ../../../main/node_modules/openai/resources/admin/admin.mjs
 var Admin = class extends APIResource {
   constructor() {
     super(...arguments);
@@ -77140,7 +77185,7 @@ var Admin = class extends APIResource {
 };
 Admin.Organization = Organization;
 
-// node_modules/openai/resources/audio/speech.mjs
+// ../../../main/node_modules/openai/resources/audio/speech.mjs
 function resolveResourceRequestOptions38(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -77181,7 +77226,7 @@ var Speech = class extends APIResource {
   }
 };
 
-// node_modules/openai/resources/audio/transcriptions.mjs
+// ../../../main/node_modules/openai/resources/audio/transcriptions.mjs
 function resolveResourceRequestOptions39(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -77199,7 +77244,7 @@ var Transcriptions = class extends APIResource {
   }
 };
 
-// node_modules/openai/resources/audio/translations.mjs
+// ../../../main/node_modules/openai/resources/audio/translations.mjs
 function resolveResourceRequestOptions40(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -77213,7 +77258,7 @@ var Translations = class extends APIResource {
   }
 };
 
-// node_modules/openai/resources/audio/voice-consents.mjs
+// ../../../main/node_modules/openai/resources/audio/voice-consents.mjs
 function resolveResourceRequestOptions41(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -77334,7 +77379,7 @@ var VoiceConsents = class extends APIResource {
   }
 };
 
-// node_modules/openai/resources/audio/voices.mjs
+// ../../../main/node_modules/openai/resources/audio/voices.mjs
 function resolveResourceRequestOptions42(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -77386,7 +77431,7 @@ var Voices = class extends APIResource {
   }
 };
 
-// node_modules/openai/resources/audio/audio.mjs
+// ../../../main/node_modules/openai/resources/audio/audio.mjs
 var Audio = class extends APIResource {
   constructor() {
     super(...arguments);
@@ -77403,7 +77448,7 @@ Audio.Speech = Speech;
 Audio.Voices = Voices;
 Audio.VoiceConsents = VoiceConsents;
 
-// node_modules/openai/resources/batches.mjs
+// ../../../main/node_modules/openai/resources/batches.mjs
 function resolveResourceRequestOptions43(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -77489,7 +77534,7 @@ var Batches = class extends APIResource {
   }
 };
 
-// node_modules/openai/resources/beta/assistants.mjs
+// ../../../main/node_modules/openai/resources/beta/assistants.mjs
 function resolveResourceRequestOptions44(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -77602,7 +77647,7 @@ var Assistants = class extends APIResource {
   }
 };
 
-// node_modules/openai/resources/beta/agents/automations/invocations.mjs
+// ../../../main/node_modules/openai/resources/beta/agents/automations/invocations.mjs
 function resolveResourceRequestOptions45(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -77703,7 +77748,7 @@ var Invocations = class extends APIResource {
   }
 };
 
-// node_modules/openai/resources/beta/agents/automations/automations.mjs
+// ../../../main/node_modules/openai/resources/beta/agents/automations/automations.mjs
 function resolveResourceRequestOptions46(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -77896,7 +77941,7 @@ var Automations = class extends APIResource {
 };
 Automations.Invocations = Invocations;
 
-// node_modules/openai/lib/beta/agents/files.mjs
+// ../../../main/node_modules/openai/lib/beta/agents/files.mjs
 var AgentFileUploadError = class extends OpenAIError {
   constructor(uploadedFiles, cause) {
     super("Agent file preparation or staging failed; uploaded files remain caller-owned.");
@@ -77974,7 +78019,7 @@ async function uploadAgentFile(client, resource, environmentID, params, options2
   }
 }
 
-// node_modules/openai/resources/beta/agents/environments/files.mjs
+// ../../../main/node_modules/openai/resources/beta/agents/environments/files.mjs
 function resolveResourceRequestOptions47(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -78035,7 +78080,7 @@ var Files = class extends APIResource {
   }
 };
 
-// node_modules/openai/resources/beta/agents/environments/templates.mjs
+// ../../../main/node_modules/openai/resources/beta/agents/environments/templates.mjs
 function resolveResourceRequestOptions48(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -78178,7 +78223,7 @@ var Templates = class extends APIResource {
   }
 };
 
-// node_modules/openai/resources/beta/agents/environments/environments.mjs
+// ../../../main/node_modules/openai/resources/beta/agents/environments/environments.mjs
 function resolveResourceRequestOptions49(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -78303,7 +78348,7 @@ var EnvironmentInfosPage = class extends CursorPage {
 Environments.Files = Files;
 Environments.Templates = Templates;
 
-// node_modules/openai/lib/beta/agents/pages.mjs
+// ../../../main/node_modules/openai/lib/beta/agents/pages.mjs
 async function* agentItems(load2) {
   let after;
   while (true) {
@@ -78322,7 +78367,7 @@ async function* agentItems(load2) {
   }
 }
 
-// node_modules/openai/lib/beta/agents/result-artifacts.mjs
+// ../../../main/node_modules/openai/lib/beta/agents/result-artifacts.mjs
 var _AgentResultArtifacts_resource;
 var _AgentResultArtifacts_sessionID;
 var _AgentResultArtifacts_turnID;
@@ -78378,7 +78423,7 @@ var AgentResultArtifacts = class {
 };
 _AgentResultArtifacts_resource = /* @__PURE__ */ new WeakMap(), _AgentResultArtifacts_sessionID = /* @__PURE__ */ new WeakMap(), _AgentResultArtifacts_turnID = /* @__PURE__ */ new WeakMap();
 
-// node_modules/openai/resources/beta/agents/sessions/artifacts.mjs
+// ../../../main/node_modules/openai/resources/beta/agents/sessions/artifacts.mjs
 function resolveResourceRequestOptions50(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -78517,7 +78562,7 @@ var Artifacts = class extends APIResource {
   }
 };
 
-// node_modules/openai/resources/beta/agents/sessions/events.mjs
+// ../../../main/node_modules/openai/resources/beta/agents/sessions/events.mjs
 function resolveResourceRequestOptions51(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -78587,7 +78632,7 @@ var Events2 = class extends APIResource {
   }
 };
 
-// node_modules/openai/resources/beta/agents/sessions/items.mjs
+// ../../../main/node_modules/openai/resources/beta/agents/sessions/items.mjs
 function resolveResourceRequestOptions52(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -78650,7 +78695,7 @@ var Items = class extends APIResource {
   }
 };
 
-// node_modules/openai/resources/beta/agents/sessions/traces.mjs
+// ../../../main/node_modules/openai/resources/beta/agents/sessions/traces.mjs
 function resolveResourceRequestOptions53(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -78713,7 +78758,7 @@ var Traces = class extends APIResource {
   }
 };
 
-// node_modules/openai/resources/beta/agents/sessions/subagents/items.mjs
+// ../../../main/node_modules/openai/resources/beta/agents/sessions/subagents/items.mjs
 function resolveResourceRequestOptions54(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -78744,7 +78789,7 @@ var Items2 = class extends APIResource {
   }
 };
 
-// node_modules/openai/resources/beta/agents/sessions/subagents/turns/items.mjs
+// ../../../main/node_modules/openai/resources/beta/agents/sessions/subagents/turns/items.mjs
 function resolveResourceRequestOptions55(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -78775,7 +78820,7 @@ var Items3 = class extends APIResource {
   }
 };
 
-// node_modules/openai/resources/beta/agents/sessions/subagents/turns/turns.mjs
+// ../../../main/node_modules/openai/resources/beta/agents/sessions/subagents/turns/turns.mjs
 function resolveResourceRequestOptions56(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -78835,7 +78880,7 @@ var Turns = class extends APIResource {
 };
 Turns.Items = Items3;
 
-// node_modules/openai/resources/beta/agents/sessions/subagents/subagents.mjs
+// ../../../main/node_modules/openai/resources/beta/agents/sessions/subagents/subagents.mjs
 function resolveResourceRequestOptions57(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -78926,7 +78971,7 @@ var Subagents = class extends APIResource {
 Subagents.Items = Items2;
 Subagents.Turns = Turns;
 
-// node_modules/openai/resources/beta/agents/sessions/turns/items.mjs
+// ../../../main/node_modules/openai/resources/beta/agents/sessions/turns/items.mjs
 function resolveResourceRequestOptions58(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -78958,7 +79003,7 @@ var Items4 = class extends APIResource {
   }
 };
 
-// node_modules/openai/resources/beta/agents/sessions/turns/turns.mjs
+// ../../../main/node_modules/openai/resources/beta/agents/sessions/turns/turns.mjs
 function resolveResourceRequestOptions59(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -79048,7 +79093,7 @@ var Turns2 = class extends APIResource {
 };
 Turns2.Items = Items4;
 
-// node_modules/openai/lib/agents/turn-state.mjs
+// ../../../main/node_modules/openai/lib/agents/turn-state.mjs
 var _TurnState_turnID;
 var _TurnState_turnEnded;
 var _TurnState_eventIDs;
@@ -79100,7 +79145,7 @@ var TurnState = class {
 };
 _TurnState_turnID = /* @__PURE__ */ new WeakMap(), _TurnState_turnEnded = /* @__PURE__ */ new WeakMap(), _TurnState_eventIDs = /* @__PURE__ */ new WeakMap(), _TurnState_calls = /* @__PURE__ */ new WeakMap();
 
-// node_modules/openai/lib/beta/agents/tool-output.mjs
+// ../../../main/node_modules/openai/lib/beta/agents/tool-output.mjs
 function isInputContent(value) {
   if (!isObj(value)) {
     return false;
@@ -79117,10 +79162,10 @@ function isInputContent(value) {
   return hasOwn(content, "type") && hasOwn(content, field) && typeof content[field] === "string";
 }
 
-// node_modules/openai/lib/beta/agents/tool-stages.mjs
+// ../../../main/node_modules/openai/lib/beta/agents/tool-stages.mjs
 var toolStages = /* @__PURE__ */ Symbol.for("openai.beta.agents.toolStages");
 
-// node_modules/openai/lib/beta/agents/tool-dispatcher.mjs
+// ../../../main/node_modules/openai/lib/beta/agents/tool-dispatcher.mjs
 var _AgentToolDispatcher_instances;
 var _AgentToolDispatcher_handlers;
 var _AgentToolDispatcher_options;
@@ -79286,12 +79331,12 @@ _AgentToolDispatcher_handlers = /* @__PURE__ */ new WeakMap(), _AgentToolDispatc
   }
 };
 
-// node_modules/openai/lib/agents/output-text.mjs
+// ../../../main/node_modules/openai/lib/agents/output-text.mjs
 function outputText(message) {
   return message.content.map((block) => block.type === "output_text" ? block.text : "").join("");
 }
 
-// node_modules/openai/lib/beta/agents/agent-turn-result.mjs
+// ../../../main/node_modules/openai/lib/beta/agents/agent-turn-result.mjs
 var AgentTurnResult = class {
   constructor(turn, messages) {
     this.turn = turn;
@@ -79308,7 +79353,7 @@ var AgentTurnResult = class {
   }
 };
 
-// node_modules/openai/lib/beta/agents/parsed-agent-turn-result.mjs
+// ../../../main/node_modules/openai/lib/beta/agents/parsed-agent-turn-result.mjs
 var ParsedAgentTurnResult = class extends AgentTurnResult {
   constructor(result, parsed) {
     super(result.turn, result.messages);
@@ -79317,7 +79362,7 @@ var ParsedAgentTurnResult = class extends AgentTurnResult {
   }
 };
 
-// node_modules/openai/lib/beta/agents/output-parse-error.mjs
+// ../../../main/node_modules/openai/lib/beta/agents/output-parse-error.mjs
 var _AgentOutputParseError_rawResult;
 var AgentOutputParseError = class extends OpenAIError {
   constructor(result) {
@@ -79333,7 +79378,7 @@ var AgentOutputParseError = class extends OpenAIError {
 };
 _AgentOutputParseError_rawResult = /* @__PURE__ */ new WeakMap();
 
-// node_modules/openai/lib/beta/agents/parse-result.mjs
+// ../../../main/node_modules/openai/lib/beta/agents/parse-result.mjs
 function parseAgentResult(result, format2) {
   try {
     if (!format2) {
@@ -79424,7 +79469,7 @@ async function parseAgentResultPromise(result, format2) {
   return parseAgentResult(await result, format2);
 }
 
-// node_modules/openai/lib/beta/agents/agent-turn-result-error.mjs
+// ../../../main/node_modules/openai/lib/beta/agents/agent-turn-result-error.mjs
 var AgentTurnResultError = class extends OpenAIError {
   constructor(reason, session_id, turn, messages, required_actions = [], cause) {
     super(`Could not collect the agent turn result: ${reason}`);
@@ -79441,7 +79486,7 @@ var AgentTurnResultError = class extends OpenAIError {
   }
 };
 
-// node_modules/openai/lib/beta/agents/agent-turn-result-collector.mjs
+// ../../../main/node_modules/openai/lib/beta/agents/agent-turn-result-collector.mjs
 var _AgentTurnResultCollector_instances;
 var _AgentTurnResultCollector_sessionID;
 var _AgentTurnResultCollector_turn;
@@ -79540,7 +79585,7 @@ _AgentTurnResultCollector_sessionID = /* @__PURE__ */ new WeakMap(), _AgentTurnR
   return [...__classPrivateFieldGet(this, _AgentTurnResultCollector_messages, "f").values()].sort((a2, b3) => a2.index - b3.index).map(({ message }) => message);
 };
 
-// node_modules/openai/lib/beta/agents/result-collection.mjs
+// ../../../main/node_modules/openai/lib/beta/agents/result-collection.mjs
 var _ResultCollection_instances;
 var _ResultCollection_iterator;
 var _ResultCollection_ended;
@@ -79643,7 +79688,7 @@ _ResultCollection_iterator = /* @__PURE__ */ new WeakMap(), _ResultCollection_en
   }
 };
 
-// node_modules/openai/lib/agents/agent-session-stream.mjs
+// ../../../main/node_modules/openai/lib/agents/agent-session-stream.mjs
 var _AgentSessionStream_instances;
 var _AgentSessionStream_consumed;
 var _AgentSessionStream_format;
@@ -79799,7 +79844,7 @@ _AgentSessionStream_iterate = async function* _AgentSessionStream_iterate2() {
   return error62;
 };
 
-// node_modules/openai/lib/beta/agents/agent-session-create-stream.mjs
+// ../../../main/node_modules/openai/lib/beta/agents/agent-session-create-stream.mjs
 async function* dispatchCreationTools(source, dispatcher, signal) {
   const state2 = new TurnState();
   let sessionID;
@@ -79875,7 +79920,7 @@ function captureCreationTools(body, options2) {
   };
 }
 
-// node_modules/openai/resources/beta/agents/sessions/sessions.mjs
+// ../../../main/node_modules/openai/resources/beta/agents/sessions/sessions.mjs
 function resolveResourceRequestOptions60(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -80033,7 +80078,7 @@ Sessions.Events = Events2;
 Sessions.Traces = Traces;
 Sessions.Turns = Turns2;
 
-// node_modules/openai/resources/beta/agents/vaults/credentials.mjs
+// ../../../main/node_modules/openai/resources/beta/agents/vaults/credentials.mjs
 function resolveResourceRequestOptions61(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -80189,7 +80234,7 @@ var Credentials = class extends APIResource {
   }
 };
 
-// node_modules/openai/resources/beta/agents/vaults/vaults.mjs
+// ../../../main/node_modules/openai/resources/beta/agents/vaults/vaults.mjs
 function resolveResourceRequestOptions62(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -80331,7 +80376,7 @@ var Vaults = class extends APIResource {
 };
 Vaults.Credentials = Credentials;
 
-// node_modules/openai/resources/beta/agents/agents.mjs
+// ../../../main/node_modules/openai/resources/beta/agents/agents.mjs
 function resolveResourceRequestOptions63(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -80475,7 +80520,7 @@ Agents.Environments = Environments;
 Agents.Vaults = Vaults;
 Agents.Sessions = Sessions;
 
-// node_modules/openai/resources/beta/chatkit/sessions.mjs
+// ../../../main/node_modules/openai/resources/beta/chatkit/sessions.mjs
 function resolveResourceRequestOptions64(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -80520,7 +80565,7 @@ var Sessions2 = class extends APIResource {
   }
 };
 
-// node_modules/openai/resources/beta/chatkit/threads.mjs
+// ../../../main/node_modules/openai/resources/beta/chatkit/threads.mjs
 function resolveResourceRequestOptions65(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -80630,7 +80675,7 @@ var Threads = class extends APIResource {
   }
 };
 
-// node_modules/openai/resources/beta/chatkit/chatkit.mjs
+// ../../../main/node_modules/openai/resources/beta/chatkit/chatkit.mjs
 var ChatKit = class extends APIResource {
   constructor() {
     super(...arguments);
@@ -80641,7 +80686,7 @@ var ChatKit = class extends APIResource {
 ChatKit.Sessions = Sessions2;
 ChatKit.Threads = Threads;
 
-// node_modules/openai/resources/beta/responses/input-items.mjs
+// ../../../main/node_modules/openai/resources/beta/responses/input-items.mjs
 function resolveResourceRequestOptions66(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -80708,7 +80753,7 @@ var InputItems = class extends APIResource {
   }
 };
 
-// node_modules/openai/resources/beta/responses/input-tokens.mjs
+// ../../../main/node_modules/openai/resources/beta/responses/input-tokens.mjs
 function resolveResourceRequestOptions67(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -80739,7 +80784,7 @@ var InputTokens = class extends APIResource {
   }
 };
 
-// node_modules/openai/resources/beta/responses/responses.mjs
+// ../../../main/node_modules/openai/resources/beta/responses/responses.mjs
 function resolveResourceRequestOptions68(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -80905,7 +80950,7 @@ var Responses = class extends APIResource {
 Responses.InputItems = InputItems;
 Responses.InputTokens = InputTokens;
 
-// node_modules/openai/resources/beta/threads/messages.mjs
+// ../../../main/node_modules/openai/resources/beta/threads/messages.mjs
 function resolveResourceRequestOptions69(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -81021,7 +81066,7 @@ var Messages2 = class extends APIResource {
   }
 };
 
-// node_modules/openai/resources/beta/threads/runs/steps.mjs
+// ../../../main/node_modules/openai/resources/beta/threads/runs/steps.mjs
 function resolveResourceRequestOptions70(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -81056,7 +81101,7 @@ var Steps = class extends APIResource {
   }
 };
 
-// node_modules/openai/lib/polling.mjs
+// ../../../main/node_modules/openai/lib/polling.mjs
 function sleepUntilAborted(milliseconds, signal) {
   return new Promise((resolve8, reject) => {
     let timer;
@@ -81161,7 +81206,7 @@ async function pollWithResponse(retrieve, intermediateStatuses, terminalStatuses
   }
 }
 
-// node_modules/openai/lib/assistant-run-polling.mjs
+// ../../../main/node_modules/openai/lib/assistant-run-polling.mjs
 function pollAssistantRun(resource, runID, params, options2) {
   return pollWithResponse((headers) => resource.retrieve(runID, params, {
     ...options2,
@@ -81169,7 +81214,7 @@ function pollAssistantRun(resource, runID, params, options2) {
   }), ["queued", "in_progress", "cancelling"], ["requires_action", "incomplete", "cancelled", "completed", "failed", "expired"], options2);
 }
 
-// node_modules/openai/internal/utils/base64.mjs
+// ../../../main/node_modules/openai/internal/utils/base64.mjs
 var fromBase642 = (str) => {
   if (typeof globalThis.Buffer !== "undefined") {
     const buf = globalThis.Buffer.from(str, "base64");
@@ -81203,7 +81248,7 @@ var toFloat32Array = (base64Str) => {
   }
 };
 
-// node_modules/openai/internal/utils/env.mjs
+// ../../../main/node_modules/openai/internal/utils/env.mjs
 var readEnv = (env) => {
   try {
     if (typeof globalThis.process !== "undefined") {
@@ -81218,7 +81263,7 @@ var readEnv = (env) => {
   return void 0;
 };
 
-// node_modules/openai/internal/assistant-stream-delta.mjs
+// ../../../main/node_modules/openai/internal/assistant-stream-delta.mjs
 var MAX_ASSISTANT_STREAM_ARRAY_GROWTH = 1024;
 var MAX_EXTERNALLY_MUTABLE_ASSISTANT_STREAM_ARRAY_LENGTH = 65536;
 function getAssistantStreamDiagnosticProperty(property) {
@@ -81501,7 +81546,7 @@ function createAssistantStreamArrayDeltaCommit(accumulator, delta, kind, cacheAr
   return () => commitAssistantStreamArrayProjection(projection);
 }
 
-// node_modules/openai/lib/AssistantStream.mjs
+// ../../../main/node_modules/openai/lib/AssistantStream.mjs
 var _AssistantStream_instances;
 var _AssistantStream_runStepSnapshots;
 var _AssistantStream_runStepIDOwners;
@@ -82195,7 +82240,7 @@ function assertNever3(_x) {
   return _x;
 }
 
-// node_modules/openai/resources/beta/threads/runs/runs.mjs
+// ../../../main/node_modules/openai/resources/beta/threads/runs/runs.mjs
 function resolveResourceRequestOptions71(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -82373,7 +82418,7 @@ var Runs = class extends APIResource {
 };
 Runs.Steps = Steps;
 
-// node_modules/openai/resources/beta/threads/threads.mjs
+// ../../../main/node_modules/openai/resources/beta/threads/threads.mjs
 function resolveResourceRequestOptions72(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -82465,7 +82510,7 @@ var Threads2 = class extends APIResource {
 Threads2.Runs = Runs;
 Threads2.Messages = Messages2;
 
-// node_modules/openai/resources/beta/realtime/sessions.mjs
+// ../../../main/node_modules/openai/resources/beta/realtime/sessions.mjs
 var Sessions3 = class extends APIResource {
   /**
    * Create an ephemeral API token for use in client-side applications with the
@@ -82492,7 +82537,7 @@ var Sessions3 = class extends APIResource {
   }
 };
 
-// node_modules/openai/resources/beta/realtime/transcription-sessions.mjs
+// ../../../main/node_modules/openai/resources/beta/realtime/transcription-sessions.mjs
 var TranscriptionSessions = class extends APIResource {
   /**
    * Create an ephemeral API token for use in client-side applications with the
@@ -82519,7 +82564,7 @@ var TranscriptionSessions = class extends APIResource {
   }
 };
 
-// node_modules/openai/resources/beta/realtime/realtime.mjs
+// ../../../main/node_modules/openai/resources/beta/realtime/realtime.mjs
 var Realtime = class extends APIResource {
   constructor() {
     super(...arguments);
@@ -82530,7 +82575,7 @@ var Realtime = class extends APIResource {
 Realtime.Sessions = Sessions3;
 Realtime.TranscriptionSessions = TranscriptionSessions;
 
-// node_modules/openai/resources/beta/beta.mjs
+// ../../../main/node_modules/openai/resources/beta/beta.mjs
 var Beta = class extends APIResource {
   constructor() {
     super(...arguments);
@@ -82549,7 +82594,7 @@ Beta.ChatKit = ChatKit;
 Beta.Assistants = Assistants;
 Beta.Threads = Threads2;
 
-// node_modules/openai/resources/completions.mjs
+// ../../../main/node_modules/openai/resources/completions.mjs
 function resolveResourceRequestOptions73(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -82562,7 +82607,7 @@ var Completions2 = class extends APIResource {
   }
 };
 
-// node_modules/openai/resources/containers/files/content.mjs
+// ../../../main/node_modules/openai/resources/containers/files/content.mjs
 function resolveResourceRequestOptions74(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -82581,7 +82626,7 @@ var Content = class extends APIResource {
   }
 };
 
-// node_modules/openai/resources/containers/files/files.mjs
+// ../../../main/node_modules/openai/resources/containers/files/files.mjs
 function resolveResourceRequestOptions75(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -82678,7 +82723,7 @@ var Files2 = class extends APIResource {
 };
 Files2.Content = Content;
 
-// node_modules/openai/resources/containers/containers.mjs
+// ../../../main/node_modules/openai/resources/containers/containers.mjs
 function resolveResourceRequestOptions76(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -82771,7 +82816,7 @@ var Containers = class extends APIResource {
 };
 Containers.Files = Files2;
 
-// node_modules/openai/resources/content-provenance-checks.mjs
+// ../../../main/node_modules/openai/resources/content-provenance-checks.mjs
 function resolveResourceRequestOptions77(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -82792,7 +82837,7 @@ var ContentProvenanceChecks = class extends APIResource {
   }
 };
 
-// node_modules/openai/resources/conversations/items.mjs
+// ../../../main/node_modules/openai/resources/conversations/items.mjs
 function resolveResourceRequestOptions78(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -82884,7 +82929,7 @@ var Items5 = class extends APIResource {
   }
 };
 
-// node_modules/openai/resources/conversations/conversations.mjs
+// ../../../main/node_modules/openai/resources/conversations/conversations.mjs
 function resolveResourceRequestOptions79(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -82928,7 +82973,7 @@ var Conversations = class extends APIResource {
 };
 Conversations.Items = Items5;
 
-// node_modules/openai/resources/decisions.mjs
+// ../../../main/node_modules/openai/resources/decisions.mjs
 function resolveResourceRequestOptions80(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -82946,7 +82991,7 @@ var Decisions = class extends APIResource {
   }
 };
 
-// node_modules/openai/lib/embeddings.mjs
+// ../../../main/node_modules/openai/lib/embeddings.mjs
 function createEmbedding(client, body, options2) {
   const hasUserProvidedEncodingFormat = !!body.encoding_format;
   const encodingFormat = hasUserProvidedEncodingFormat ? body.encoding_format : "base64";
@@ -82986,14 +83031,14 @@ function createEmbedding(client, body, options2) {
   });
 }
 
-// node_modules/openai/resources/embeddings.mjs
+// ../../../main/node_modules/openai/resources/embeddings.mjs
 var Embeddings = class extends APIResource {
   create(body, options2) {
     return createEmbedding(this._client, body, options2);
   }
 };
 
-// node_modules/openai/resources/evals/runs/output-items.mjs
+// ../../../main/node_modules/openai/resources/evals/runs/output-items.mjs
 function resolveResourceRequestOptions81(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -83018,7 +83063,7 @@ var OutputItems = class extends APIResource {
   }
 };
 
-// node_modules/openai/resources/evals/runs/runs.mjs
+// ../../../main/node_modules/openai/resources/evals/runs/runs.mjs
 function resolveResourceRequestOptions82(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -83118,7 +83163,7 @@ var Runs2 = class extends APIResource {
 };
 Runs2.OutputItems = OutputItems;
 
-// node_modules/openai/resources/evals/evals.mjs
+// ../../../main/node_modules/openai/resources/evals/evals.mjs
 function resolveResourceRequestOptions83(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -83222,7 +83267,7 @@ var Evals = class extends APIResource {
 };
 Evals.Runs = Runs2;
 
-// node_modules/openai/lib/file-processing.mjs
+// ../../../main/node_modules/openai/lib/file-processing.mjs
 async function waitForFileProcessing(resource, id, pollInterval, maxWait) {
   const terminalStates = /* @__PURE__ */ new Set(["processed", "error", "deleted"]);
   const start = performance.now();
@@ -83239,7 +83284,7 @@ async function waitForFileProcessing(resource, id, pollInterval, maxWait) {
   return file2;
 }
 
-// node_modules/openai/resources/files.mjs
+// ../../../main/node_modules/openai/resources/files.mjs
 function resolveResourceRequestOptions84(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -83362,11 +83407,11 @@ var Files3 = class extends APIResource {
   }
 };
 
-// node_modules/openai/resources/fine-tuning/methods.mjs
+// ../../../main/node_modules/openai/resources/fine-tuning/methods.mjs
 var Methods = class extends APIResource {
 };
 
-// node_modules/openai/resources/fine-tuning/alpha/graders.mjs
+// ../../../main/node_modules/openai/resources/fine-tuning/alpha/graders.mjs
 function resolveResourceRequestOptions85(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -83421,7 +83466,7 @@ var Graders = class extends APIResource {
   }
 };
 
-// node_modules/openai/resources/fine-tuning/alpha/alpha.mjs
+// ../../../main/node_modules/openai/resources/fine-tuning/alpha/alpha.mjs
 var Alpha = class extends APIResource {
   constructor() {
     super(...arguments);
@@ -83430,7 +83475,7 @@ var Alpha = class extends APIResource {
 };
 Alpha.Graders = Graders;
 
-// node_modules/openai/resources/fine-tuning/checkpoints/permissions.mjs
+// ../../../main/node_modules/openai/resources/fine-tuning/checkpoints/permissions.mjs
 function resolveResourceRequestOptions86(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -83557,7 +83602,7 @@ var Permissions = class extends APIResource {
   }
 };
 
-// node_modules/openai/resources/fine-tuning/checkpoints/checkpoints.mjs
+// ../../../main/node_modules/openai/resources/fine-tuning/checkpoints/checkpoints.mjs
 var Checkpoints = class extends APIResource {
   constructor() {
     super(...arguments);
@@ -83566,7 +83611,7 @@ var Checkpoints = class extends APIResource {
 };
 Checkpoints.Permissions = Permissions;
 
-// node_modules/openai/resources/fine-tuning/jobs/checkpoints.mjs
+// ../../../main/node_modules/openai/resources/fine-tuning/jobs/checkpoints.mjs
 function resolveResourceRequestOptions87(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -83628,7 +83673,7 @@ var Checkpoints2 = class extends APIResource {
   }
 };
 
-// node_modules/openai/resources/fine-tuning/jobs/jobs.mjs
+// ../../../main/node_modules/openai/resources/fine-tuning/jobs/jobs.mjs
 function resolveResourceRequestOptions88(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -83786,7 +83831,7 @@ var Jobs = class extends APIResource {
 };
 Jobs.Checkpoints = Checkpoints2;
 
-// node_modules/openai/resources/fine-tuning/fine-tuning.mjs
+// ../../../main/node_modules/openai/resources/fine-tuning/fine-tuning.mjs
 var FineTuning = class extends APIResource {
   constructor() {
     super(...arguments);
@@ -83801,11 +83846,11 @@ FineTuning.Jobs = Jobs;
 FineTuning.Checkpoints = Checkpoints;
 FineTuning.Alpha = Alpha;
 
-// node_modules/openai/resources/graders/grader-models.mjs
+// ../../../main/node_modules/openai/resources/graders/grader-models.mjs
 var GraderModels = class extends APIResource {
 };
 
-// node_modules/openai/resources/graders/graders.mjs
+// ../../../main/node_modules/openai/resources/graders/graders.mjs
 var Graders2 = class extends APIResource {
   constructor() {
     super(...arguments);
@@ -83814,7 +83859,7 @@ var Graders2 = class extends APIResource {
 };
 Graders2.GraderModels = GraderModels;
 
-// node_modules/openai/resources/images.mjs
+// ../../../main/node_modules/openai/resources/images.mjs
 function resolveResourceRequestOptions89(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -83869,7 +83914,7 @@ var Images = class extends APIResource {
   }
 };
 
-// node_modules/openai/resources/live/sessions.mjs
+// ../../../main/node_modules/openai/resources/live/sessions.mjs
 function resolveResourceRequestOptions90(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -83989,15 +84034,15 @@ var Sessions4 = class extends APIResource {
   }
 };
 
-// node_modules/openai/resources/live/forks/forks.mjs
+// ../../../main/node_modules/openai/resources/live/forks/forks.mjs
 var Forks = class extends APIResource {
 };
 
-// node_modules/openai/resources/live/sideband/sideband.mjs
+// ../../../main/node_modules/openai/resources/live/sideband/sideband.mjs
 var Sideband = class extends APIResource {
 };
 
-// node_modules/openai/resources/live/live.mjs
+// ../../../main/node_modules/openai/resources/live/live.mjs
 function resolveResourceRequestOptions91(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -84032,7 +84077,7 @@ Live.Sideband = Sideband;
 Live.Forks = Forks;
 Live.Sessions = Sessions4;
 
-// node_modules/openai/resources/models.mjs
+// ../../../main/node_modules/openai/resources/models.mjs
 function resolveResourceRequestOptions92(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -84060,7 +84105,7 @@ var Models = class extends APIResource {
   }
 };
 
-// node_modules/openai/resources/moderations.mjs
+// ../../../main/node_modules/openai/resources/moderations.mjs
 function resolveResourceRequestOptions93(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -84079,7 +84124,7 @@ var Moderations = class extends APIResource {
   }
 };
 
-// node_modules/openai/internal/multipart-encoding.mjs
+// ../../../main/node_modules/openai/internal/multipart-encoding.mjs
 async function encodedMultipartFormRequestOptions(options2, client, encodings, rawBodyField = null) {
   if (options2.body === null || typeof options2.body !== "object" || Array.isArray(options2.body)) {
     throw new TypeError("Multipart request body must be an object");
@@ -84121,7 +84166,7 @@ async function encodedMultipartFormRequestOptions(options2, client, encodings, r
   };
 }
 
-// node_modules/openai/resources/realtime/calls.mjs
+// ../../../main/node_modules/openai/resources/realtime/calls.mjs
 function resolveResourceRequestOptions94(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -84219,7 +84264,7 @@ var Calls = class extends APIResource {
   }
 };
 
-// node_modules/openai/resources/realtime/client-secrets.mjs
+// ../../../main/node_modules/openai/resources/realtime/client-secrets.mjs
 function resolveResourceRequestOptions95(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -84256,7 +84301,7 @@ var ClientSecrets = class extends APIResource {
   }
 };
 
-// node_modules/openai/resources/realtime/translations/client-secrets.mjs
+// ../../../main/node_modules/openai/resources/realtime/translations/client-secrets.mjs
 function resolveResourceRequestOptions96(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -84290,7 +84335,7 @@ var ClientSecrets2 = class extends APIResource {
   }
 };
 
-// node_modules/openai/resources/realtime/translations/translations.mjs
+// ../../../main/node_modules/openai/resources/realtime/translations/translations.mjs
 var Translations2 = class extends APIResource {
   constructor() {
     super(...arguments);
@@ -84299,7 +84344,7 @@ var Translations2 = class extends APIResource {
 };
 Translations2.ClientSecrets = ClientSecrets2;
 
-// node_modules/openai/resources/realtime/realtime.mjs
+// ../../../main/node_modules/openai/resources/realtime/realtime.mjs
 var Realtime2 = class extends APIResource {
   constructor() {
     super(...arguments);
@@ -84312,7 +84357,7 @@ Realtime2.ClientSecrets = ClientSecrets;
 Realtime2.Calls = Calls;
 Realtime2.Translations = Translations2;
 
-// node_modules/openai/resources/responses/input-items.mjs
+// ../../../main/node_modules/openai/resources/responses/input-items.mjs
 function resolveResourceRequestOptions97(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -84374,7 +84419,7 @@ var InputItems2 = class extends APIResource {
   }
 };
 
-// node_modules/openai/resources/responses/input-tokens.mjs
+// ../../../main/node_modules/openai/resources/responses/input-tokens.mjs
 function resolveResourceRequestOptions98(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -84399,7 +84444,7 @@ var InputTokens2 = class extends APIResource {
   }
 };
 
-// node_modules/openai/lib/ResponsesParser.mjs
+// ../../../main/node_modules/openai/lib/ResponsesParser.mjs
 function isTextFormat(value) {
   return isObj(value) && typeof value["type"] === "string";
 }
@@ -84588,7 +84633,7 @@ function addOutputText(rsp) {
   rsp.output_text = texts.join("");
 }
 
-// node_modules/openai/internal/responses/output-text-index.mjs
+// ../../../main/node_modules/openai/internal/responses/output-text-index.mjs
 var OutputTextIndex = class {
   constructor() {
     this.capacity = 1;
@@ -84655,7 +84700,7 @@ var OutputTextIndex = class {
   }
 };
 
-// node_modules/openai/internal/responses/canonical-output-text.mjs
+// ../../../main/node_modules/openai/internal/responses/canonical-output-text.mjs
 function createCanonicalResponseContext() {
   return {
     canonicalSnapshot: void 0,
@@ -84771,7 +84816,7 @@ function updateOutputText(context, snapshot, outputIndex, previousText, nextText
   snapshot.output_text = snapshot.output_text.slice(0, offset) + nextText + snapshot.output_text.slice(offset + previousText.length);
 }
 
-// node_modules/openai/internal/responses/response-accumulator.mjs
+// ../../../main/node_modules/openai/internal/responses/response-accumulator.mjs
 var responseOutputIdentityIndexes = /* @__PURE__ */ new WeakMap();
 function validateArrayIndex(collection, index, kind, allowAppend = false) {
   if (!Array.isArray(collection) || !Number.isSafeInteger(index) || index < 0 || index > collection.length || (index === collection.length ? !allowAppend || index in collection : !hasOwn(collection, index))) {
@@ -85723,7 +85768,7 @@ function accumulateResponseWithContext(event, snapshot, context, rejectInvalidSh
   return assertNever4(dispatchEvent);
 }
 
-// node_modules/openai/lib/responses/ResponseStream.mjs
+// ../../../main/node_modules/openai/lib/responses/ResponseStream.mjs
 var _ResponseStream_instances;
 var _ResponseStream_params;
 var _ResponseStream_currentResponseSnapshot;
@@ -86245,7 +86290,7 @@ function finalizeResponse(snapshot, params, format2) {
   return maybeParseResponse(snapshot, params, format2);
 }
 
-// node_modules/openai/resources/responses/responses.mjs
+// ../../../main/node_modules/openai/resources/responses/responses.mjs
 function resolveResourceRequestOptions99(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -86394,7 +86439,7 @@ var Responses2 = class extends APIResource {
 Responses2.InputItems = InputItems2;
 Responses2.InputTokens = InputTokens2;
 
-// node_modules/openai/resources/safety/alerts.mjs
+// ../../../main/node_modules/openai/resources/safety/alerts.mjs
 function resolveResourceRequestOptions100(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -86407,7 +86452,7 @@ var Alerts = class extends APIResource {
   }
 };
 
-// node_modules/openai/resources/safety/cases.mjs
+// ../../../main/node_modules/openai/resources/safety/cases.mjs
 function resolveResourceRequestOptions101(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -86420,7 +86465,7 @@ var Cases = class extends APIResource {
   }
 };
 
-// node_modules/openai/resources/safety/safety.mjs
+// ../../../main/node_modules/openai/resources/safety/safety.mjs
 var Safety = class extends APIResource {
   constructor() {
     super(...arguments);
@@ -86431,7 +86476,7 @@ var Safety = class extends APIResource {
 Safety.Cases = Cases;
 Safety.Alerts = Alerts;
 
-// node_modules/openai/resources/skills/content.mjs
+// ../../../main/node_modules/openai/resources/skills/content.mjs
 function resolveResourceRequestOptions102(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -86449,7 +86494,7 @@ var Content2 = class extends APIResource {
   }
 };
 
-// node_modules/openai/resources/skills/versions/content.mjs
+// ../../../main/node_modules/openai/resources/skills/versions/content.mjs
 function resolveResourceRequestOptions103(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -86468,7 +86513,7 @@ var Content3 = class extends APIResource {
   }
 };
 
-// node_modules/openai/resources/skills/versions/versions.mjs
+// ../../../main/node_modules/openai/resources/skills/versions/versions.mjs
 function resolveResourceRequestOptions104(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -86558,7 +86603,7 @@ var Versions = class extends APIResource {
 };
 Versions.Content = Content3;
 
-// node_modules/openai/resources/skills/skills.mjs
+// ../../../main/node_modules/openai/resources/skills/skills.mjs
 function resolveResourceRequestOptions105(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -86658,7 +86703,7 @@ var Skills = class extends APIResource {
 Skills.Content = Content2;
 Skills.Versions = Versions;
 
-// node_modules/openai/resources/uploads/parts.mjs
+// ../../../main/node_modules/openai/resources/uploads/parts.mjs
 function resolveResourceRequestOptions106(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -86682,7 +86727,7 @@ var Parts = class extends APIResource {
   }
 };
 
-// node_modules/openai/resources/uploads/uploads.mjs
+// ../../../main/node_modules/openai/resources/uploads/uploads.mjs
 function resolveResourceRequestOptions107(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -86756,7 +86801,7 @@ var Uploads = class extends APIResource {
 };
 Uploads.Parts = Parts;
 
-// node_modules/openai/lib/vector-store-polling.mjs
+// ../../../main/node_modules/openai/lib/vector-store-polling.mjs
 function pollVectorStoreFile(resource, vectorStoreID, fileID, options2) {
   return pollWithResponse((headers) => resource.retrieve(fileID, { vector_store_id: vectorStoreID }, { ...options2, headers }), ["in_progress"], ["failed", "cancelled", "completed"], options2);
 }
@@ -86764,7 +86809,7 @@ function pollVectorStoreFileBatch(resource, vectorStoreID, batchID, options2) {
   return pollWithResponse((headers) => resource.retrieve(batchID, { vector_store_id: vectorStoreID }, { ...options2, headers }), ["in_progress"], ["failed", "cancelled", "completed"], options2);
 }
 
-// node_modules/openai/lib/Util.mjs
+// ../../../main/node_modules/openai/lib/Util.mjs
 var allSettledWithThrow = async (promises) => {
   const results = await Promise.allSettled(promises);
   const rejected = results.filter((result) => result.status === "rejected");
@@ -86784,7 +86829,7 @@ var allSettledWithThrow = async (promises) => {
   return values;
 };
 
-// node_modules/openai/lib/vector-store-upload.mjs
+// ../../../main/node_modules/openai/lib/vector-store-upload.mjs
 async function uploadAndPollVectorStoreFileBatch(resource, client, vectorStoreId, files, fileIds, options2) {
   if (files === null || files === void 0 || files.length === 0) {
     throw new Error("No `files` provided to process. If you've already uploaded files you should use `.createAndPoll()` instead");
@@ -86811,7 +86856,7 @@ async function uploadAndPollVectorStoreFileBatch(resource, client, vectorStoreId
   return await resource.createAndPoll(vectorStoreId, { file_ids: allFileIds }, options2);
 }
 
-// node_modules/openai/resources/vector-stores/file-batches.mjs
+// ../../../main/node_modules/openai/resources/vector-stores/file-batches.mjs
 function resolveResourceRequestOptions108(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -86888,7 +86933,7 @@ var FileBatches = class extends APIResource {
   }
 };
 
-// node_modules/openai/resources/vector-stores/files.mjs
+// ../../../main/node_modules/openai/resources/vector-stores/files.mjs
 function resolveResourceRequestOptions109(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -87045,7 +87090,7 @@ var Files4 = class extends APIResource {
   }
 };
 
-// node_modules/openai/resources/vector-stores/vector-stores.mjs
+// ../../../main/node_modules/openai/resources/vector-stores/vector-stores.mjs
 function resolveResourceRequestOptions110(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -87170,7 +87215,7 @@ var VectorStores = class extends APIResource {
 VectorStores.Files = Files4;
 VectorStores.FileBatches = FileBatches;
 
-// node_modules/openai/resources/videos.mjs
+// ../../../main/node_modules/openai/resources/videos.mjs
 function resolveResourceRequestOptions111(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -87315,7 +87360,7 @@ var Videos = class extends APIResource {
   }
 };
 
-// node_modules/openai/resources/webhooks/event-types.mjs
+// ../../../main/node_modules/openai/resources/webhooks/event-types.mjs
 function resolveResourceRequestOptions112(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -87334,7 +87379,7 @@ var EventTypes = class extends APIResource {
   }
 };
 
-// node_modules/openai/lib/webhook-signature.mjs
+// ../../../main/node_modules/openai/lib/webhook-signature.mjs
 var MAX_DIRECT_WEBHOOK_VERIFICATIONS = 32;
 var SHA256_SIGNATURE_LENGTH = 32;
 function webhookSignatureRequiresSigning(signatureHeader) {
@@ -87431,7 +87476,7 @@ async function verifyWebhookSignature(payload, signatureHeader, timestamp, webho
   throw new InvalidWebhookSignatureError("The given webhook signature does not match the expected signature");
 }
 
-// node_modules/openai/resources/webhooks/webhooks.mjs
+// ../../../main/node_modules/openai/resources/webhooks/webhooks.mjs
 var _Webhooks_instances;
 var _Webhooks_validateSecret;
 var _Webhooks_getRequiredHeader;
@@ -87642,7 +87687,7 @@ _Webhooks_instances = /* @__PURE__ */ new WeakSet(), _Webhooks_validateSecret = 
 };
 Webhooks2.EventTypes = EventTypes;
 
-// node_modules/openai/internal/bedrock.mjs
+// ../../../main/node_modules/openai/internal/bedrock.mjs
 var brand_privateBedrockClient = /* @__PURE__ */ Symbol.for("openai.privateBedrockClient");
 function assertValidBedrockBearerCredential(credential) {
   if (/^[\t ]|[\t ]$/.test(credential)) {
@@ -87656,7 +87701,7 @@ function assertValidBedrockBearerCredential(credential) {
   }
 }
 
-// node_modules/openai/internal/ws.mjs
+// ../../../main/node_modules/openai/internal/ws.mjs
 function mergeWebSocketAuthHeaders(options2, authHeaders, removedHeaders) {
   const headers = new Map(Object.entries(authHeaders).map(([name, value]) => [name.toLowerCase(), value]));
   for (const name of removedHeaders) {
@@ -87669,7 +87714,7 @@ function mergeWebSocketAuthHeaders(options2, authHeaders, removedHeaders) {
 }
 var webSocketHeaderRemovals = /* @__PURE__ */ new WeakMap();
 
-// node_modules/openai/internal/realtime-credentials.mjs
+// ../../../main/node_modules/openai/internal/realtime-credentials.mjs
 var realtimeCacheContext = /* @__PURE__ */ Symbol.for("openai.realtimeAPIKeyCacheContext");
 var cacheContext;
 function getDeferredRealtimeAPIKeyCache(client) {
@@ -87708,7 +87753,7 @@ async function resolveRealtimeAPIKey(client, deferCache = false) {
   };
 }
 
-// node_modules/openai/internal/provider.mjs
+// ../../../main/node_modules/openai/internal/provider.mjs
 var providerTimeoutKey = /* @__PURE__ */ Symbol.for("openai.node.providerTimeout.v1");
 function isProviderTimeoutError(error62) {
   return error62 instanceof APIConnectionTimeoutError || error62 instanceof Error && providerTimeoutKey in error62 && error62[providerTimeoutKey] === true;
@@ -87728,7 +87773,7 @@ function configureProvider(provider) {
   return definition.configure();
 }
 
-// node_modules/openai/client.mjs
+// ../../../main/node_modules/openai/client.mjs
 var _OpenAI_instances;
 var _a6;
 var _OpenAI_encoder;
@@ -89296,7 +89341,7 @@ function isUndiciDispatcherVersionMismatchError(error62) {
   return false;
 }
 
-// node_modules/openai/bedrock.mjs
+// ../../../main/node_modules/openai/bedrock.mjs
 var _a7;
 _a7 = brand_privateBedrockClient;
 
@@ -90142,11 +90187,11 @@ function tryReadWorktreeTextSync(root, path12, options2 = {}) {
 
 // src/engine/context/repo-files.ts
 import { readdirSync, statSync as statSync2 } from "node:fs";
-import { join as join6, relative } from "node:path";
+import { join as join7, relative } from "node:path";
 
 // src/engine/template/tree-sitter.ts
 import { createRequire as createRequire3 } from "node:module";
-import { dirname as dirname2, join as join5 } from "node:path";
+import { dirname as dirname2, join as join6 } from "node:path";
 var require3 = createRequire3(import.meta.url);
 var parsers = /* @__PURE__ */ new Map();
 var runtime;
@@ -90154,7 +90199,7 @@ function loadRuntime() {
   runtime ??= (async () => {
     const ts = require3("./tree-sitter/tree-sitter.cjs");
     const dir = dirname2(require3.resolve("./tree-sitter/tree-sitter.cjs"));
-    await ts.Parser.init({ locateFile: (file2) => join5(dir, file2) });
+    await ts.Parser.init({ locateFile: (file2) => join6(dir, file2) });
     return ts;
   })();
   return runtime;
@@ -90166,7 +90211,7 @@ function parserFor(grammar) {
       const ts = await loadRuntime();
       const dir = dirname2(require3.resolve("./tree-sitter/tree-sitter.cjs"));
       const p = new ts.Parser();
-      p.setLanguage(await ts.Language.load(join5(dir, `tree-sitter-${grammar}.wasm`)));
+      p.setLanguage(await ts.Language.load(join6(dir, `tree-sitter-${grammar}.wasm`)));
       return p;
     })();
     parsers.set(grammar, parser3);
@@ -90215,7 +90260,7 @@ function repoFiles(root, options2 = {}) {
     for (const entry of readdirSync(dir, { withFileTypes: true })) {
       if (out.length >= maxFiles) return;
       if (entry.isSymbolicLink()) continue;
-      const full = join6(dir, entry.name);
+      const full = join7(dir, entry.name);
       if (entry.isDirectory()) {
         if (!SKIP_DIRS.has(entry.name) && !entry.name.startsWith(".")) walk(full);
       } else if (entry.isFile() && TEXT.test(entry.name) && statSync2(full).size <= maxBytes) {
@@ -90404,7 +90449,7 @@ function autoId(node2, name, index) {
 }
 
 // src/engine/lpw/test-source.ts
-import { join as join7 } from "node:path";
+import { join as join8 } from "node:path";
 async function testSource(workspace, id, fallbackFile) {
   const pytest = id.includes("::");
   if (!pytest && !(fallbackFile ?? id).endsWith(".py")) {
@@ -90419,7 +90464,7 @@ ${[...found.context.map((c4) => c4.text), ...found.body].join("\n")}`;
   if (grammar !== "python") return void 0;
   let source;
   try {
-    source = await readWorktreeText(workspace, file2.startsWith("/") ? file2.slice(join7(workspace, "/").length) : file2, {
+    source = await readWorktreeText(workspace, file2.startsWith("/") ? file2.slice(join8(workspace, "/").length) : file2, {
       maxBytes: CONTEXT_READ_LIMIT
     });
   } catch {
@@ -90709,9 +90754,8 @@ function passedAfter(outcome) {
 
 // src/workspace/commit-files.ts
 import { constants as constants6 } from "node:fs";
-import { lstat as lstat2, mkdtemp as mkdtemp2, open as open4, readlink, rm as rm3, writeFile } from "node:fs/promises";
-import { tmpdir as tmpdir2 } from "node:os";
-import { join as join8 } from "node:path";
+import { lstat as lstat2, open as open4, readlink, writeFile } from "node:fs/promises";
+import { join as join9 } from "node:path";
 var UnsafeCommitError = class extends Error {
   constructor(message) {
     super(message);
@@ -90721,9 +90765,9 @@ var UnsafeCommitError = class extends Error {
 async function commitFiles(request2) {
   if (!/^[0-9a-f]{40,64}$/.test(request2.parent))
     throw new UnsafeCommitError(`refusing to commit on ${JSON.stringify(request2.parent)}: not a commit id`);
-  const scratch = await mkdtemp2(join8(tmpdir2(), "autogen-commit-"));
+  const scratch = await makeTempDir("autogen-commit-");
   try {
-    const place = { cwd: scratch, gitDir: request2.gitDir, indexFile: join8(scratch, "index"), workTree: scratch };
+    const place = { cwd: scratch, gitDir: request2.gitDir, indexFile: join9(scratch, "index"), workTree: scratch };
     const g = (args) => runGit(args, place);
     await g(["read-tree", request2.parent]);
     for (const file2 of [...new Set(request2.files)]) {
@@ -90737,7 +90781,7 @@ async function commitFiles(request2) {
         throw new UnsafeCommitError(
           `refusing to commit ${file2}: it is not a regular file or a symbolic link (a directory now stands there)`
         );
-      const copy = join8(scratch, "blob");
+      const copy = join9(scratch, "blob");
       const regular = stat2.isSymbolicLink() ? void 0 : await readRegularFile(path12, file2);
       await writeFile(copy, regular ? regular.content : await readlink(path12, { encoding: "buffer" }));
       const blob = (await g(["hash-object", "-w", "--no-filters", "--", copy])).trim();
@@ -90748,7 +90792,7 @@ async function commitFiles(request2) {
     const identity3 = request2.identity ? ["-c", `user.name=${request2.identity.name}`, "-c", `user.email=${request2.identity.email}`] : BOT_IDENTITY;
     return (await g([...identity3, "commit-tree", tree, "-p", request2.parent, "-m", request2.message])).trim();
   } finally {
-    await rm3(scratch, { recursive: true, force: true });
+    await removeTempDir(scratch);
   }
 }
 async function readRegularFile(path12, file2) {
@@ -90958,14 +91002,14 @@ function branchPublisher(mirror, target) {
   };
 }
 async function applyStoredDiff(dir, diff) {
-  const patchDir = await mkdtemp3(join9(tmpdir3(), "autogen-patch-"));
+  const patchDir = await makeTempDir("autogen-patch-");
   try {
-    const path12 = join9(patchDir, "change.diff");
+    const path12 = join10(patchDir, "change.diff");
     await writeFile2(path12, diff);
     await runGit(["update-index", "-q", "--refresh"], { cwd: dir }).catch(() => void 0);
     await runGit(["apply", "--index", path12], { cwd: dir });
   } finally {
-    await rm4(patchDir, { recursive: true, force: true });
+    await removeTempDir(patchDir);
   }
 }
 
@@ -91077,9 +91121,8 @@ ${verification}`;
 
 // src/workspace/unified-diff.ts
 import { createHash as createHash3 } from "node:crypto";
-import { mkdtempSync, rmSync, writeFileSync as writeFileSync2 } from "node:fs";
-import { tmpdir as tmpdir4 } from "node:os";
-import { join as join10 } from "node:path";
+import { writeFileSync as writeFileSync2 } from "node:fs";
+import { join as join11 } from "node:path";
 function unifiedDiff(path12, before, after, context = 3) {
   if (before === after) return "";
   const hunks = recentHunks(before, after, context);
@@ -91103,10 +91146,10 @@ function recentHunks(before, after, context) {
   return hunks;
 }
 function gitHunks(before, after, context) {
-  const dir = mkdtempSync(join10(tmpdir4(), "autogen-diff-"));
+  const dir = makeTempDirSync("autogen-diff-");
   try {
-    writeFileSync2(join10(dir, "a"), before);
-    writeFileSync2(join10(dir, "b"), after);
+    writeFileSync2(join11(dir, "a"), before);
+    writeFileSync2(join11(dir, "b"), after);
     const result = runGitSync(
       [
         "diff",
@@ -91133,7 +91176,7 @@ function gitHunks(before, after, context) {
       (_m, a2, ac, b3, bc) => `@@ -${a2},${ac ?? "1"} +${b3},${bc ?? "1"} @@`
     );
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    removeTempDirSync(dir);
   }
 }
 function fileDiff(path12, before, after) {
@@ -91720,7 +91763,7 @@ ${renderReport(outcome, { title, branch })}`
 
 // src/verify/load-failure.ts
 import { existsSync as existsSync2, statSync as statSync3 } from "node:fs";
-import { isAbsolute as isAbsolute4, join as join11, relative as relative2 } from "node:path";
+import { isAbsolute as isAbsolute4, join as join12, relative as relative2 } from "node:path";
 var TEST_PATH = /(^|\/)(tests?|__tests__|spec)\/|(^|\/)(test_[^/]*\.py|[^/]*_test\.py|conftest\.py|[^/]*\.(test|spec)\.[cm]?[jt]sx?)$/;
 function loadFailureOf(test, report2, workspace) {
   if (test.status !== "fail" && test.status !== "error") return void 0;
@@ -91773,7 +91816,7 @@ function pythonLoadFailure(details, workspace) {
     const top = missing.split(".")[0] ?? missing;
     return {
       reason,
-      codeFault: existsSync2(join11(workspace, top)) || existsSync2(join11(workspace, `${top}.py`)) || existsSync2(join11(workspace, "src", top))
+      codeFault: existsSync2(join12(workspace, top)) || existsSync2(join12(workspace, `${top}.py`)) || existsSync2(join12(workspace, "src", top))
     };
   }
   if (/^(SyntaxError|IndentationError)/.test(reason)) {
@@ -91792,7 +91835,7 @@ function nodeLoadFailure(file2, output2, workspace) {
   const notFound = /Cannot find (?:module|package) '([^']+)'(?: imported from (\S+))?/.exec(before);
   if (notFound) {
     const target = notFound[1] ?? "";
-    const full = isAbsolute4(target) ? target : target.startsWith(".") ? join11(workspace, target) : "";
+    const full = isAbsolute4(target) ? target : target.startsWith(".") ? join12(workspace, target) : "";
     const inRepo2 = full !== "" && !relative2(workspace, full).startsWith("..");
     const isDir = inRepo2 && existsSync2(full) && statSync3(full).isDirectory();
     const rel = inRepo2 ? relative2(workspace, full) || "." : target;
@@ -91824,11 +91867,11 @@ function isTestFile(path12) {
 
 // src/engine/reproduce/reproduce-issue.ts
 import { existsSync as existsSync3 } from "node:fs";
-import { rm as rm6 } from "node:fs/promises";
+import { rm as rm4 } from "node:fs/promises";
 
 // src/workspace/apply-edits.ts
 import { lstatSync as lstatSync2 } from "node:fs";
-import { rm as rm5 } from "node:fs/promises";
+import { rm as rm3 } from "node:fs/promises";
 var editSchema = external_exports.discriminatedUnion("kind", [
   external_exports.object({ kind: external_exports.literal("replace"), path: external_exports.string().min(1), search: external_exports.string().min(1), replace: external_exports.string() }),
   external_exports.object({ kind: external_exports.literal("create"), path: external_exports.string().min(1), content: external_exports.string() }),
@@ -91874,7 +91917,7 @@ async function applyEdits(root, edits) {
   }
   const changed = [...contents].filter(([path12, text2]) => originals.get(path12) !== text2);
   for (const [path12, text2] of changed) {
-    if (text2 === null) await rm5(safeRepoPath(root, path12), { force: true });
+    if (text2 === null) await rm3(safeRepoPath(root, path12), { force: true });
     else await writeRepoFile(root, path12, text2);
   }
   const diff = changed.map(([path12, text2]) => fileDiff(path12, originals.get(path12) ?? null, text2)).join("");
@@ -92326,7 +92369,7 @@ function splitIdentifiers(text2) {
 }
 
 // src/engine/context/test-reach.ts
-import { dirname as dirname3, join as join12, normalize as normalize2 } from "node:path";
+import { dirname as dirname3, join as join13, normalize as normalize2 } from "node:path";
 var MAX_MODULE_DEPTH = 4;
 var MAX_CALL_DEPTH = 4;
 var MAX_FAN_OUT = 6;
@@ -92468,7 +92511,7 @@ function pythonModules(spec, from, files) {
 }
 function jsModule(spec, from, files, pkg) {
   if (spec.startsWith(".")) {
-    const path12 = normalize2(join12(dirname3(from || "."), spec)).replace(/\/$/, "");
+    const path12 = normalize2(join13(dirname3(from || "."), spec)).replace(/\/$/, "");
     if (path12.startsWith("..")) return void 0;
     return jsFile(path12 === "." ? "" : path12, files) ?? (path12 === "." || path12 === "" ? jsPackageMain(files, pkg) : void 0);
   }
@@ -92504,6 +92547,7 @@ function jsPackageMain(files, pkg) {
 
 // src/engine/context/reached-focus.ts
 var CLASS_LINES = 30;
+var TIED = 0.85;
 var THIN_LINES = 15;
 var PREFERRED_WEIGHT = 1.5;
 var NAME_WEIGHT = 2;
@@ -92548,7 +92592,13 @@ async function reachedFocus(workspace, files, options2, count2) {
     ...ranked.filter(({ r: r2 }) => !thin(r2)).slice(0, count2),
     ...ranked.filter(({ r: r2 }) => thin(r2)).slice(0, 2)
   ];
-  const focus = chosen.map(({ r: r2 }) => ({ path: r2.path, symbol: r2.symbol, reason: "reached" }));
+  const best = chosen[0]?.score ?? 0;
+  const focus = chosen.map(({ r: r2, score }, i3) => ({
+    path: r2.path,
+    symbol: r2.symbol,
+    reason: "reached",
+    ...i3 > 0 && score >= best * TIED ? { tied: true } : {}
+  }));
   return { focus, symbols, modules: found.modules };
 }
 function key(path12, name, line) {
@@ -92713,13 +92763,14 @@ var FOCAL = /* @__PURE__ */ new Set(["stack-frame", "reached", "named", "model"]
 var REACHED_FOCAL = 4;
 var RELATED_SIGNATURES = 6;
 var OTHER_FILES_CHARS = 600;
-var FIRST_FOCAL_BUDGETS = 3;
+var FIRST_FOCAL_BUDGETS = 3.5;
 var LARGE_FOCAL_BUDGETS = 1.5;
+var TIED_FOCAL_BUDGETS = 1.8;
 var WHOLE_RETRIEVED_WITHOUT_FOCUS = 3;
 var MODULE_NAME_LINES = 30;
 var HELPER_LINES = 25;
 async function buildContext(workspace, options2) {
-  const maxChars = options2.maxChars ?? 8e3;
+  const maxChars = options2.maxChars ?? 7e3;
   const maxFiles = options2.maxFiles ?? 5;
   const files = await loadSources(workspace, options2);
   const index = new RetrievalIndex();
@@ -92746,7 +92797,7 @@ async function buildContext(workspace, options2) {
   }
   const named2 = [];
   for (const name of options2.named ?? []) {
-    const matches = [...files.values()].filter((f2) => isCode(f2.path)).flatMap(
+    const matches = [...files.values()].filter((f2) => isCode(f2.path) && (!options2.namedIn || options2.namedIn.includes(f2.path))).flatMap(
       (f2) => f2.symbols.filter((s) => s.name === name || shortName(s) === name).map((s) => ({ path: f2.path, symbol: s }))
     );
     if (matches.length <= 3) for (const m of matches) named2.push({ ...m, reason: "named" });
@@ -92790,7 +92841,7 @@ async function buildContext(workspace, options2) {
     ...reached.focus,
     ...retrieved
   ];
-  const shown3 = choose(ordered, files, maxChars, maxFiles);
+  const shown3 = choose(ordered, files, maxChars, maxFiles, options2.surroundings !== false);
   const focal = shown3.symbols.filter((f2) => FOCAL.has(f2.reason));
   const parts = [...shown3.byFile.entries()].map(([path12, ranges]) => view(files.get(path12), ranges));
   const shownSymbols = shown3.symbols.map((f2) => f2.symbol);
@@ -92856,7 +92907,7 @@ async function loadSources(workspace, options2) {
 function innermost(symbols, line) {
   return symbols.filter((s) => s.outerStart <= line && line <= s.endLine).sort((a2, b3) => a2.endLine - a2.startLine - (b3.endLine - b3.startLine))[0];
 }
-function choose(ordered, files, maxChars, maxFiles) {
+function choose(ordered, files, maxChars, maxFiles, weakSignatures) {
   const byFile = /* @__PURE__ */ new Map();
   const symbols = [];
   const seen = /* @__PURE__ */ new Set();
@@ -92874,10 +92925,13 @@ function choose(ordered, files, maxChars, maxFiles) {
     const current = byFile.get(f2.path) ?? [];
     const whole = f2.symbol === void 0 && f2.range === void 0 || isSmall(file2);
     const calledByFocal = f2.symbol !== void 0 && f2.symbol.endLine - f2.symbol.outerStart < HELPER_LINES && focalTexts.some(
-      (t2) => new RegExp(`(?<![\\w$.])${escapeRegExp2(shortName(f2.symbol))}\\s*\\(`).test(t2)
+      (t2) => new RegExp(
+        `(?<![\\w$.])(?<!\\b(?:def|function)\\s+)${escapeRegExp2(shortName(f2.symbol))}\\s*\\(`
+      ).test(t2)
     );
     const weak = !FOCAL.has(f2.reason) && !calledByFocal && (anyFocal || wholeRetrieved >= WHOLE_RETRIEVED_WITHOUT_FOCUS);
     if (weak && f2.symbol === void 0) continue;
+    if (weak && !weakSignatures) continue;
     if (weak) {
       const ranges2 = signatureRanges(file2, f2.symbol);
       const cost2 = costOf2(file2, current, ranges2);
@@ -92891,8 +92945,8 @@ function choose(ordered, files, maxChars, maxFiles) {
     const context = f2.symbol && !whole ? contextRanges(file2, f2.symbol) : [];
     let ranges = [...context, ...body];
     let cost = costOf2(file2, current, ranges);
-    const large = f2.symbol !== void 0 && FOCAL.has(f2.reason) && !largeShown;
-    const over = (c4) => c4 > maxChars * FIRST_FOCAL_BUDGETS || used > 0 && used + c4 > (large ? maxChars * (used <= maxChars / 2 ? FIRST_FOCAL_BUDGETS : LARGE_FOCAL_BUDGETS) : maxChars);
+    const large = f2.symbol !== void 0 && FOCAL.has(f2.reason) && (!largeShown || f2.tied === true);
+    const over = (c4) => c4 > maxChars * FIRST_FOCAL_BUDGETS || used > 0 && used + c4 > (large ? maxChars * (used <= maxChars / 2 ? FIRST_FOCAL_BUDGETS : f2.tied ? TIED_FOCAL_BUDGETS : LARGE_FOCAL_BUDGETS) : maxChars);
     if (over(cost) && f2.symbol && !whole && FOCAL.has(f2.reason)) {
       for (const bare of [body, withoutDocstring(file2, f2.symbol)]) {
         const c4 = costOf2(file2, current, bare);
@@ -93320,7 +93374,7 @@ async function tryTest(task, answer, sourceText, cost, suite) {
     };
     const report2 = await run2();
     if (!suite.baseline && selection.kind === "all" && namesNoFile(report2, path12)) {
-      await rm6(full, { force: true });
+      await rm4(full, { force: true });
       suite.baseline = await run2();
       await applyEdits(task.workspace, [{ kind: "create", path: path12, content }]);
     }
@@ -93328,7 +93382,7 @@ async function tryTest(task, answer, sourceText, cost, suite) {
     keep = verdict.ok;
     return verdict;
   } finally {
-    if (!keep) await rm6(full, { force: true });
+    if (!keep) await rm4(full, { force: true });
   }
 }
 function judge(task, path12, report2, expectedFailure, sourceText, baseline) {
@@ -93465,12 +93519,19 @@ function relative3(file2, workspace) {
 var EDIT_CONTEXT_CHARS = 9e3;
 async function editContext(workspace, options2) {
   const planText = options2.plan.join("\n");
+  const names2 = planNames(planText);
+  const byPlan = options2.earlier.filter(
+    (s) => names2.includes(s.name) || names2.includes(s.name.split(".").at(-1) ?? "")
+  );
+  const earlier = byPlan.length ? byPlan : options2.earlier;
+  const focalFiles = [.../* @__PURE__ */ new Set([...options2.changed.map((f2) => f2.file), ...options2.earlier.map((s) => s.path)])];
   return buildContext(workspace, {
     query: `${options2.problem}
 ${planText}`,
-    mentioned: [.../* @__PURE__ */ new Set([...options2.changed.map((f2) => f2.file), ...options2.earlier.map((s) => s.path)])],
+    mentioned: [.../* @__PURE__ */ new Set([...options2.changed.map((f2) => f2.file), ...earlier.map((s) => s.path)])],
     frames: [...options2.changed, ...failureFrames(options2.failing, workspace)],
-    named: [.../* @__PURE__ */ new Set([...planNames(planText), ...options2.earlier.map((s) => s.name)])],
+    named: [.../* @__PURE__ */ new Set([...names2, ...earlier.map((s) => s.name)])],
+    namedIn: focalFiles.length ? focalFiles : void 0,
     isTestFile: options2.isTestFile,
     maxChars: options2.maxChars ?? EDIT_CONTEXT_CHARS,
     surroundings: false
@@ -93485,6 +93546,7 @@ function planNames(text2) {
     out.add(parts.at(-1) ?? "");
   }
   for (const m of text2.matchAll(/(?<![\w])(__[a-z][a-z0-9_]*__)(?![\w])/g)) out.add(m[1] ?? "");
+  for (const m of text2.matchAll(/(?<![\w$])(_[A-Za-z][\w$]*)/g)) out.add(m[1] ?? "");
   out.delete("");
   return [...out];
 }
@@ -93647,7 +93709,7 @@ function candidateTimedOut(report2) {
 
 // src/engine/lpw/workspace-changes.ts
 import { existsSync as existsSync4 } from "node:fs";
-import { rm as rm7, writeFile as writeFile3, mkdir as mkdir3 } from "node:fs/promises";
+import { rm as rm5, writeFile as writeFile3, mkdir as mkdir3 } from "node:fs/promises";
 import { dirname as dirname4 } from "node:path";
 var WorkspaceChanges = class {
   originals = /* @__PURE__ */ new Map();
@@ -93667,7 +93729,7 @@ var WorkspaceChanges = class {
   async restore() {
     for (const [path12, text2] of this.originals) {
       const full = safeRepoPath(this.root, path12);
-      if (text2 === null) await rm7(full, { force: true });
+      if (text2 === null) await rm5(full, { force: true });
       else {
         await mkdir3(dirname4(full), { recursive: true });
         await writeFile3(full, text2);
@@ -94163,9 +94225,7 @@ ${shown3}`
 }
 
 // src/engine/lpw/instrumented-run.ts
-import { cp, mkdtemp as mkdtemp4, rm as rm8 } from "node:fs/promises";
-import { tmpdir as tmpdir5 } from "node:os";
-import { join as join13 } from "node:path";
+import { cp } from "node:fs/promises";
 
 // src/verify/sandbox/workspace-grants.ts
 import { realpathSync as realpathSync3 } from "node:fs";
@@ -94196,7 +94256,7 @@ function grantedDirectories(workspace) {
 
 // src/engine/lpw/instrumented-run.ts
 async function instrumentedRun(workspace, edits, testId2, verifier) {
-  const scratch = await mkdtemp4(join13(tmpdir5(), "autogen-debug-"));
+  const scratch = await makeTempDir("autogen-debug-");
   try {
     await cp(workspace, scratch, { recursive: true, filter: (src) => !src.split("/").includes(".git") });
     shareGrants(workspace, scratch);
@@ -94215,7 +94275,7 @@ async function instrumentedRun(workspace, edits, testId2, verifier) {
     return { trace, durationMs: report2.run.durationMs };
   } finally {
     revokeGrants(scratch);
-    await rm8(scratch, { recursive: true, force: true });
+    await removeTempDir(scratch);
   }
 }
 
@@ -94510,9 +94570,13 @@ ${digestReport(latest.report)}`,
       for (; rounds < this.options.maxPlanIterations && !verified; ) {
         rounds += 1;
         this.task.onProgress?.({ kind: "stage", stage: "verify-plan", detail: `round ${rounds}` });
+        const planned = await this.currentCode(plan, this.baselineFailing);
         verification = (await this.llm.call(
           "verify-plan",
-          { trusted: { plan: numbered2(plan) }, untrusted: { problem: this.problem, tests: tests || digest, code: code2 } },
+          {
+            trusted: { plan: numbered2(plan) },
+            untrusted: { problem: this.problem, tests: tests || digest, code: planned }
+          },
           verificationSchema
         )).value;
         if (verification.tests.some((t2) => !t2.matches)) {
@@ -94664,7 +94728,7 @@ Fix: ${analysis.fix}`, explanation },
 };
 
 // src/engine/reproduce/with-reproduction.ts
-import { rm as rm9 } from "node:fs/promises";
+import { rm as rm6 } from "node:fs/promises";
 function withReproduction(next, llm, options2 = {}) {
   return {
     name: next.name,
@@ -94722,7 +94786,7 @@ function withReproduction(next, llm, options2 = {}) {
         if (outcome.status === "fixed") await shipTest(outcome, task.workspace, result.path, result.content);
         return outcome;
       } finally {
-        if (outcome?.status !== "fixed") await rm9(safeRepoPath(task.workspace, result.path), { force: true });
+        if (outcome?.status !== "fixed") await rm6(safeRepoPath(task.workspace, result.path), { force: true });
       }
     }
   };
@@ -94856,10 +94920,9 @@ function directStrategy(options2) {
 }
 
 // src/engine/template/template-strategy.ts
-import { cp as cp2, lstat as lstat4, mkdtemp as mkdtemp9, rm as rm14, symlink } from "node:fs/promises";
+import { cp as cp2, lstat as lstat4, symlink } from "node:fs/promises";
 import { existsSync as existsSync10 } from "node:fs";
-import { tmpdir as tmpdir10 } from "node:os";
-import { join as join28 } from "node:path";
+import { join as join26 } from "node:path";
 
 // src/engine/check-diff-landed.ts
 import { lstatSync as lstatSync4 } from "node:fs";
@@ -95377,8 +95440,7 @@ function readWatchdogTimeouts(report2, workspace) {
 }
 
 // src/engine/template/js-spectra.ts
-import { readdir, mkdtemp as mkdtemp5, rm as rm10 } from "node:fs/promises";
-import { tmpdir as tmpdir6 } from "node:os";
+import { readdir } from "node:fs/promises";
 import { join as join15 } from "node:path";
 import { fileURLToPath as fileURLToPath8 } from "node:url";
 
@@ -95430,7 +95492,7 @@ async function readRunOutput(path12, maxBytes) {
 }
 
 // src/engine/template/js-spectra.ts
-var MAX_FAILING_ALONE = 5;
+var MAX_FAILING_ALONE = 2;
 var MAX_PATTERN_CHARS = 6e4;
 var NO_TEST_ID = "autogen no test matches this title 5f0c2e";
 var coverageSchema = external_exports.object({
@@ -95444,16 +95506,35 @@ var coverageSchema = external_exports.object({
   )
 });
 async function jsSpectra(workspace, verifier, failing, passing, limitFor) {
+  const cache3 = await makeTempDir("autogen-runner-cache-");
+  try {
+    return await spectraOf(workspace, verifier, failing, passing, (selection) => ({
+      limit: limitFor?.(selection),
+      cache: cache3
+    }));
+  } finally {
+    await removeTempDir(cache3);
+  }
+}
+async function spectraOf(workspace, verifier, failing, passing, runOptions) {
   const reader = new CoverageReader(workspace);
   let runs = 0;
-  const covered = async (selection) => {
+  const trace = [];
+  const covered = async (selection, what) => {
     runs += 1;
-    return reader.run(verifier, selection, limitFor?.(selection));
+    const started = performance.now();
+    const { limit: limit2, cache: cache3 } = runOptions(selection);
+    const result = await reader.run(verifier, selection, limit2, cache3);
+    trace.push(
+      `${what} ${((performance.now() - started) / 1e3).toFixed(1)} s (coverage read ${result.readSeconds.toFixed(1)} s)`
+    );
+    return result;
   };
-  const loads = (await covered({ kind: "tests", ids: [NO_TEST_ID] })).counts;
+  const loads = (await covered({ kind: "tests", ids: [NO_TEST_ID] }, "loads")).counts;
   const pattern = passing === "all" ? 0 : passing.reduce((sum, id) => sum + id.length + 8, 0);
   const whole = passing.length === 0 ? { counts: /* @__PURE__ */ new Map(), tests: [] } : await covered(
-    passing === "all" || pattern > MAX_PATTERN_CHARS ? { kind: "all" } : { kind: "tests", ids: [...passing] }
+    passing === "all" || pattern > MAX_PATTERN_CHARS ? { kind: "all" } : { kind: "tests", ids: [...passing] },
+    "suite"
   ).then((r2) => ({ counts: r2.counts, tests: r2.report.tests }));
   const failingIds = new Set(failing);
   const passingIds = new Set(whole.tests.filter((t2) => t2.status === "pass" && !failingIds.has(t2.id)).map((t2) => t2.id));
@@ -95462,7 +95543,7 @@ async function jsSpectra(workspace, verifier, failing, passing, limitFor) {
   const spectra = [];
   const own2 = /* @__PURE__ */ new Map();
   for (const id of alone) {
-    const { report: report2, counts } = await covered({ kind: "tests", ids: [id] });
+    const { report: report2, counts } = await covered({ kind: "tests", ids: [id] }, "failing alone");
     const result = report2.tests.find((t2) => t2.id === id) ?? report2.tests.find((t2) => t2.status !== "skip");
     if (!result || result.status === "skip") continue;
     const lines = /* @__PURE__ */ new Map();
@@ -95479,7 +95560,8 @@ async function jsSpectra(workspace, verifier, failing, passing, limitFor) {
   const failingCounts = /* @__PURE__ */ new Map();
   if (failedInSuite.every((id) => own2.has(id)))
     for (const id of failedInSuite) addBeyond(failingCounts, own2.get(id) ?? /* @__PURE__ */ new Map(), /* @__PURE__ */ new Map());
-  else addBeyond(failingCounts, (await covered({ kind: "tests", ids: failedInSuite })).counts, loads);
+  else
+    addBeyond(failingCounts, (await covered({ kind: "tests", ids: failedInSuite }, "failing together")).counts, loads);
   const countOf = (counts, file2, line) => counts.get(file2)?.get(line) ?? 0;
   const passed = {
     covering(file2, line) {
@@ -95488,7 +95570,7 @@ async function jsSpectra(workspace, verifier, failing, passing, limitFor) {
       return Math.max(0, Math.min(passingIds.size, beyond));
     }
   };
-  return { spectra, dropped: reader.dropped(), passed, passing: passingIds.size, runs };
+  return { spectra, dropped: reader.dropped(), passed, passing: passingIds.size, runs, trace };
 }
 function addBeyond(into, counts, loads) {
   for (const [file2, byLine] of counts) {
@@ -95511,10 +95593,12 @@ var CoverageReader = class {
   dropped() {
     return this.safe.dropped();
   }
-  async run(verifier, selection, limit2) {
-    const dir = await mkdtemp5(join15(tmpdir6(), "autogen-v8cov-"));
+  async run(verifier, selection, limit2, cache3) {
+    const dir = await makeTempDir("autogen-v8cov-");
     try {
-      const report2 = await verifier.run(this.workspace, selection, { NODE_V8_COVERAGE: dir }, limit2);
+      const env = { NODE_V8_COVERAGE: dir, [RUNNER_CACHE_ENV]: cache3 };
+      const report2 = await verifier.run(this.workspace, selection, env, limit2);
+      const started = performance.now();
       const counts = /* @__PURE__ */ new Map();
       for (const name of await readdir(dir)) {
         if (!name.endsWith(".json")) continue;
@@ -95524,9 +95608,9 @@ var CoverageReader = class {
         if (!parsed.success) continue;
         for (const script of parsed.data.result) await this.add(counts, script);
       }
-      return { report: report2, counts };
+      return { report: report2, counts, readSeconds: (performance.now() - started) / 1e3 };
     } finally {
-      await rm10(dir, { recursive: true, force: true });
+      await removeTempDir(dir);
     }
   }
   async add(counts, script) {
@@ -95874,9 +95958,8 @@ var PYTHON_SCOPE = {
 };
 
 // src/engine/template/python-spectra.ts
-import { mkdtemp as mkdtemp8, rm as rm13, writeFile as writeFile5 } from "node:fs/promises";
-import { tmpdir as tmpdir9 } from "node:os";
-import { join as join27 } from "node:path";
+import { writeFile as writeFile5 } from "node:fs/promises";
+import { join as join25 } from "node:path";
 
 // src/verify/runners/detect-runner.ts
 import { existsSync as existsSync6, readdirSync as readdirSync3 } from "node:fs";
@@ -96281,10 +96364,11 @@ function vitestRunner(args, evidence, dir) {
     pathPrefix: [binOf(dir)],
     selectsByFiltering: true,
     parseConsole: (output2) => parseTreeConsole(output2, "vitest"),
-    command: (selection, reportPath) => [
+    command: (selection, reportPath, options2) => [
       "vitest",
       "run",
-      ...own2,
+      // Under V8 coverage: no type-check pass (tsc over the project in each run; type tests run no code).
+      ...options2?.v8Coverage ? own2.filter((a2) => a2 !== "--typecheck" && !a2.startsWith("--typecheck=")) : own2,
       "--reporter=default",
       "--reporter=junit",
       `--outputFile.junit=${reportPath}`,
@@ -96302,11 +96386,15 @@ function jestRunner(args, evidence, dir) {
     selectsByFiltering: true,
     parseConsole: (output2) => parseTreeConsole(output2, "jest"),
     // Jest names each test only with --verbose once it runs more than one file (else just `PASS file`).
-    command: (selection) => [
+    command: (selection, _reportPath, options2) => [
       "jest",
       "--ci",
       ...own2.includes("--verbose") ? [] : ["--verbose"],
       ...own2,
+      // A config's `collectCoverage: true` instruments every file (istanbul): not under V8 coverage.
+      ...options2?.v8Coverage ? ["--coverage=false"] : [],
+      // Its transform cache (ts-jest, babel) kept across the localiser's runs: else each run compiles every file again.
+      ...options2?.cacheDir ? [`--cacheDirectory=${options2.cacheDir}`] : [],
       ...selection.kind === "tests" ? ["-t", fullTitlePattern(selection.ids)] : []
     ]
   };
@@ -96853,10 +96941,7 @@ function simpleRunner(name, base, evidence, select) {
 }
 
 // src/verify/sandbox/run-sandboxed.ts
-import { mkdtemp as mkdtemp7, rm as rm12 } from "node:fs/promises";
 import { existsSync as existsSync9 } from "node:fs";
-import { tmpdir as tmpdir8 } from "node:os";
-import { join as join26 } from "node:path";
 
 // src/verify/sandbox/bwrap-argv.ts
 var SANDBOX_UID = 65534;
@@ -96903,11 +96988,6 @@ function bwrapArgv(layout, options2, command) {
     ...command
   ];
 }
-
-// src/verify/sandbox/detect-isolation.ts
-import { mkdtemp as mkdtemp6, rm as rm11 } from "node:fs/promises";
-import { tmpdir as tmpdir7 } from "node:os";
-import { join as join22 } from "node:path";
 
 // src/verify/sandbox/sandbox-layout.ts
 import { existsSync as existsSync7, lstatSync as lstatSync5, realpathSync as realpathSync5, statSync as statSync4 } from "node:fs";
@@ -97095,8 +97175,8 @@ async function works(argv) {
   return !result.failed && result.stdout.trim() === "ok";
 }
 async function probe(kind) {
-  const dir = await mkdtemp6(join22(tmpdir7(), "autogen-probe-"));
-  const stage = await mkdtemp6(join22(tmpdir7(), "autogen-root-"));
+  const dir = await makeTempDir("autogen-probe-");
+  const stage = await makeTempDir("autogen-root-");
   try {
     const layout = sandboxLayout({ workspace: dir, env: {} });
     const command = ["/bin/sh", "-c", "echo ok"];
@@ -97104,8 +97184,8 @@ async function probe(kind) {
       kind === "bwrap" ? bwrapArgv(layout, { cwd: dir, network: false }, command) : unshareArgv(layout, { cwd: dir, network: false, stage }, command)
     );
   } finally {
-    await rm11(dir, { recursive: true, force: true });
-    await rm11(stage, { recursive: true, force: true }).catch(() => void 0);
+    await removeTempDir(dir);
+    await removeTempDir(stage).catch(() => void 0);
   }
 }
 function detectIsolation() {
@@ -97135,7 +97215,7 @@ function detectIsolation() {
 
 // src/verify/sandbox/disk-watch.ts
 import { lstat as lstat3, readdir as readdir2, statfs } from "node:fs/promises";
-import { join as join23 } from "node:path";
+import { join as join22 } from "node:path";
 var INTERVAL_MS = 500;
 var DEFAULT_FILE_CAP = 2e5;
 function watchDisk(dirs, capBytes, onExceeded, onTooManyFiles = () => void 0, fileCap = DEFAULT_FILE_CAP) {
@@ -97209,7 +97289,7 @@ async function writtenSince(dir, since, limit2) {
       continue;
     }
     for (const entry of entries) {
-      const path12 = join23(current, entry.name);
+      const path12 = join22(current, entry.name);
       if (entry.isDirectory()) {
         stack.push(path12);
       } else if (entry.isFile()) {
@@ -97222,16 +97302,16 @@ async function writtenSince(dir, since, limit2) {
 }
 
 // src/verify/sandbox/live-sandboxes.ts
-var live = /* @__PURE__ */ new Set();
+var live2 = /* @__PURE__ */ new Set();
 function registerSandbox(kill) {
-  live.add(kill);
-  return () => live.delete(kill);
+  live2.add(kill);
+  return () => live2.delete(kill);
 }
 
 // src/verify/sandbox/process-limit.ts
 import { existsSync as existsSync8, readFileSync as readFileSync4 } from "node:fs";
 import { mkdir as mkdir4, readFile as readFile2, rmdir, writeFile as writeFile4 } from "node:fs/promises";
-import { join as join24 } from "node:path";
+import { join as join23 } from "node:path";
 import { randomUUID } from "node:crypto";
 var V1 = "/sys/fs/cgroup";
 var V2 = "/sys/fs/cgroup";
@@ -97239,7 +97319,7 @@ var v2Ready;
 async function createProcessLimit(limits) {
   if (process.getuid?.() !== 0 || process.env.AUTOGEN_SANDBOX_CGROUP === "off") return void 0;
   try {
-    if (existsSync8(join24(V1, "pids", "cgroup.procs")) || existsSync8(join24(V1, "memory", "cgroup.procs")))
+    if (existsSync8(join23(V1, "pids", "cgroup.procs")) || existsSync8(join23(V1, "memory", "cgroup.procs")))
       return await makeV1(limits);
     if (await v2Usable()) return await makeV2(limits);
   } catch {
@@ -97247,19 +97327,19 @@ async function createProcessLimit(limits) {
   return void 0;
 }
 async function makeV2(limits) {
-  const parent = join24(V2, "autogen");
+  const parent = join23(V2, "autogen");
   await mkdir4(parent, { recursive: true });
-  await writeFile4(join24(parent, "cgroup.subtree_control"), "+pids").catch(() => void 0);
-  if (limits.memoryBytes) await writeFile4(join24(parent, "cgroup.subtree_control"), "+memory").catch(() => void 0);
-  const dir = join24(parent, `run-${randomUUID()}`);
+  await writeFile4(join23(parent, "cgroup.subtree_control"), "+pids").catch(() => void 0);
+  if (limits.memoryBytes) await writeFile4(join23(parent, "cgroup.subtree_control"), "+memory").catch(() => void 0);
+  const dir = join23(parent, `run-${randomUUID()}`);
   await mkdir4(dir);
   try {
-    await writeFile4(join24(dir, "pids.max"), String(limits.processes));
+    await writeFile4(join23(dir, "pids.max"), String(limits.processes));
     let memory = false;
-    if (limits.memoryBytes && existsSync8(join24(dir, "memory.max"))) {
-      await writeFile4(join24(dir, "memory.max"), String(limits.memoryBytes));
-      await writeFile4(join24(dir, "memory.swap.max"), "0").catch(() => void 0);
-      await writeFile4(join24(dir, "memory.oom.group"), "1").catch(() => void 0);
+    if (limits.memoryBytes && existsSync8(join23(dir, "memory.max"))) {
+      await writeFile4(join23(dir, "memory.max"), String(limits.memoryBytes));
+      await writeFile4(join23(dir, "memory.swap.max"), "0").catch(() => void 0);
+      await writeFile4(join23(dir, "memory.oom.group"), "1").catch(() => void 0);
       memory = true;
     }
     return handle([{ dir, controller: "unified" }], "cgroup-v2", memory);
@@ -97290,12 +97370,12 @@ async function makeV1(limits) {
   return groups2.length > 0 ? handle(groups2, "cgroup-v1", memory) : void 0;
 }
 async function makeV1Group(controller, name, settings, required3 = Object.keys(settings)) {
-  const dir = join24(V1, controller, "autogen", name);
+  const dir = join23(V1, controller, "autogen", name);
   try {
     await mkdir4(dir, { recursive: true });
     for (const [file2, value] of Object.entries(settings)) {
       try {
-        await writeFile4(join24(dir, file2), value);
+        await writeFile4(join23(dir, file2), value);
       } catch (error62) {
         if (required3.includes(file2)) throw error62;
       }
@@ -97307,7 +97387,7 @@ async function makeV1Group(controller, name, settings, required3 = Object.keys(s
   }
 }
 function handle(groups2, kind, memory) {
-  const procsFiles = groups2.map((g) => join24(g.dir, "cgroup.procs"));
+  const procsFiles = groups2.map((g) => join23(g.dir, "cgroup.procs"));
   const members2 = async () => {
     const all = await Promise.all(procsFiles.map((f2) => readFile2(f2, "utf8").catch(() => "")));
     return [...new Set(all.join("\n").split("\n").filter(Boolean).map(Number))];
@@ -97329,19 +97409,19 @@ function handle(groups2, kind, memory) {
     ],
     async refusals() {
       if (!pidsDir) return 0;
-      const events = await readFile2(join24(pidsDir, "pids.events"), "utf8").catch(() => "");
+      const events = await readFile2(join23(pidsDir, "pids.events"), "utf8").catch(() => "");
       return Number(/^max (\d+)/m.exec(events)?.[1] ?? 0);
     },
     async oomKills() {
       if (!memory || !memoryDir) return 0;
       const file2 = kind === "cgroup-v2" ? "memory.events" : "memory.oom_control";
-      const text2 = await readFile2(join24(memoryDir, file2), "utf8").catch(() => "");
+      const text2 = await readFile2(join23(memoryDir, file2), "utf8").catch(() => "");
       return Number(/^oom_kill (\d+)/m.exec(text2)?.[1] ?? 0);
     },
     async killAll() {
       const unified = groups2.find((g) => g.controller === "unified");
-      if (unified && existsSync8(join24(unified.dir, "cgroup.kill"))) {
-        await writeFile4(join24(unified.dir, "cgroup.kill"), "1").catch(() => void 0);
+      if (unified && existsSync8(join23(unified.dir, "cgroup.kill"))) {
+        await writeFile4(join23(unified.dir, "cgroup.kill"), "1").catch(() => void 0);
         return;
       }
       for (let round = 0; round < 20; round++) {
@@ -97373,7 +97453,7 @@ function handle(groups2, kind, memory) {
 async function v2Usable() {
   if (v2Ready !== void 0) return v2Ready;
   try {
-    const controllers = readFileSync4(join24(V2, "cgroup.controllers"), "utf8");
+    const controllers = readFileSync4(join23(V2, "cgroup.controllers"), "utf8");
     v2Ready = controllers.split(/\s+/).includes("pids") && readFileSync4("/proc/self/cgroup", "utf8").trim() === "0::/";
   } catch {
     v2Ready = false;
@@ -97383,7 +97463,7 @@ async function v2Usable() {
 
 // src/verify/sandbox/resolve-command.ts
 import { accessSync, constants as constants8, statSync as statSync5 } from "node:fs";
-import { delimiter as delimiter4, isAbsolute as isAbsolute7, join as join25, resolve as resolve6 } from "node:path";
+import { delimiter as delimiter4, isAbsolute as isAbsolute7, join as join24, resolve as resolve6 } from "node:path";
 function resolveCommand(command, path12, cwd) {
   const executable = (candidate) => {
     try {
@@ -97399,7 +97479,7 @@ function resolveCommand(command, path12, cwd) {
   }
   for (const dir of path12.split(delimiter4)) {
     if (!dir) continue;
-    const candidate = join25(dir, command);
+    const candidate = join24(dir, command);
     if (executable(candidate)) return candidate;
   }
   return void 0;
@@ -97417,8 +97497,8 @@ async function runSandboxed(argv, options2) {
   const choice = await detectIsolation();
   if ("refused" in choice) return failedToStart([...argv], "none", choice.refused);
   const { isolation } = choice;
-  const home = await mkdtemp7(join26(tmpdir8(), "autogen-home-"));
-  const stage = isolation === "unshare" ? await mkdtemp7(join26(tmpdir8(), "autogen-root-")) : void 0;
+  const home = await makeTempDir("autogen-home-");
+  const stage = isolation === "unshare" ? await makeTempDir("autogen-root-") : void 0;
   const limits = { ...DEFAULT_LIMITS, ...options2.limits };
   const processLimit = isolation === "none" ? void 0 : await createProcessLimit({ processes: limits.processes, memoryBytes: limits.memoryBytes });
   try {
@@ -97457,8 +97537,8 @@ async function runSandboxed(argv, options2) {
   } finally {
     await processLimit?.killAll();
     await processLimit?.remove();
-    await rm12(home, { recursive: true, force: true });
-    if (stage) await rm12(stage, { recursive: true, force: true }).catch(() => void 0);
+    await removeTempDir(home);
+    if (stage) await removeTempDir(stage).catch(() => void 0);
   }
 }
 function prlimitArgv(limits, timeoutMs) {
@@ -97675,7 +97755,7 @@ var CoverageError = class extends Error {
 };
 async function pythonSpectra(workspace, testIds, given) {
   const { perTestMs, failingPerTestMs = perTestMs, failing = [], durations, commandArgs = [], ...options2 } = given;
-  const dir = await mkdtemp8(join27(tmpdir9(), "autogen-trace-"));
+  const dir = await makeTempDir("autogen-trace-");
   try {
     const safe = reportedFileFilter(workspace);
     const run2 = (ids, extra, focus2, limitMs = perTestMs) => traceRun(workspace, dir, [...pytestOwnArgs(commandArgs, ids.length > 0), ...extra, ...safeIds(ids)], {
@@ -97684,13 +97764,13 @@ async function pythonSpectra(workspace, testIds, given) {
       focus: focus2
     });
     if (failing.length === 0)
-      return { spectra: spectraOf(await run2(testIds, [], void 0), safe), dropped: safe.dropped(), untraced: [] };
-    const failed3 = spectraOf(await run2(failing, [], void 0, failingPerTestMs), safe);
+      return { spectra: spectraOf2(await run2(testIds, [], void 0), safe), dropped: safe.dropped(), untraced: [] };
+    const failed3 = spectraOf2(await run2(failing, [], void 0, failingPerTestMs), safe);
     const focus = /* @__PURE__ */ new Map();
     for (const test of failed3.filter((t2) => t2.failed))
       for (const [file2, lines] of test.lines) focus.set(file2, /* @__PURE__ */ new Set([...focus.get(file2) ?? [], ...lines]));
     if (focus.size === 0) return { spectra: failed3, dropped: safe.dropped(), untraced: [] };
-    const focusPath = join27(dir, "focus.json");
+    const focusPath = join25(dir, "focus.json");
     await writeFile5(
       focusPath,
       JSON.stringify(Object.fromEntries([...focus].map(([file2, lines]) => [file2, [...lines]])))
@@ -97705,17 +97785,17 @@ async function pythonSpectra(workspace, testIds, given) {
     const others = testIds.filter((id) => !failingSet.has(id) && !untracedSet.has(id));
     if (testIds.length > 0 && others.length === 0) return { spectra: failed3, dropped: safe.dropped(), untraced };
     const deselect = testIds.length === 0 ? safeIds([...failing, ...untraced]).map((id) => `--deselect=${id}`) : [];
-    const rest = spectraOf(await run2(others, deselect, focusPath), safe).filter(
+    const rest = spectraOf2(await run2(others, deselect, focusPath), safe).filter(
       (t2) => !failingSet.has(t2.id) && !untracedSet.has(t2.id)
     );
     return { spectra: [...failed3, ...rest], dropped: safe.dropped(), untraced };
   } finally {
-    await rm13(dir, { recursive: true, force: true });
+    await removeTempDir(dir);
   }
 }
 async function traceRun(workspace, dir, args, options2) {
   const { perTestMs, focus, ...sandbox } = options2;
-  const out = join27(dir, focus ? "trace-focus.json" : "trace.json");
+  const out = join25(dir, focus ? "trace-focus.json" : "trace.json");
   const cpuMs = perTestMs ?? FIRST_TRACE_FACTOR * firstRunCpuMs(sandbox.timeoutMs);
   const env = withPytestPlugin(sandbox.env, {
     AUTOGEN_TRACE_OUT: out,
@@ -97734,7 +97814,7 @@ async function traceRun(workspace, dir, args, options2) {
   }
   return traceSchema.parse(JSON.parse(text2));
 }
-function spectraOf(trace, safe) {
+function spectraOf2(trace, safe) {
   return Object.entries(trace).filter(([, entry]) => entry.outcome !== "skipped").map(([id, entry]) => ({
     id,
     failed: entry.outcome !== "passed",
@@ -97825,7 +97905,7 @@ async function repair(task, run2, llm) {
       task.onProgress?.({
         kind: "stage",
         stage: "localise",
-        detail: `JavaScript coverage: ${js.runs} runs (${js.spectra.length} failing test(s) alone, ${js.passing} passing from one run)`
+        detail: `JavaScript coverage: ${js.runs} runs (${js.spectra.length} failing test(s) alone, ${js.passing} passing from one run; ${js.trace.join(", ")})`
       });
     }
     ranking = ochiai(spectra.spectra, (file2) => !task.isTestFile(file2), passed);
@@ -97947,10 +98027,7 @@ async function repair(task, run2, llm) {
     return run2.finish("error", `stopped before writing a file that is no longer safe to edit: ${error62.message}`);
   } finally {
     for (const runner of warm) await runner?.close();
-    for (const copy of slots.slice(1)) {
-      revokeGrants(copy);
-      await rm14(copy, { recursive: true, force: true });
-    }
+    await removeCopies(slots.slice(1));
   }
   if (refusals.length > 0) {
     return run2.finish(
@@ -98001,21 +98078,34 @@ function droppedText(dropped2) {
 }
 async function scratchCopies(workspace, count2) {
   const copies = [];
-  for (let i3 = 0; i3 < count2; i3++) {
-    const dir = await mkdtemp9(join28(tmpdir10(), "autogen-slot-"));
-    const gitFile = (await lstat4(join28(workspace, ".git")).catch(() => void 0))?.isFile() ?? false;
-    await cp2(workspace, dir, {
-      recursive: true,
-      filter: (src) => !(gitFile ? /(^|\/)node_modules(\/|$)/ : /(^|\/)(\.git|node_modules)(\/|$)/).test(src.slice(workspace.length))
-    });
-    if (existsSync10(join28(workspace, "node_modules"))) {
-      await symlink(join28(workspace, "node_modules"), join28(dir, "node_modules"));
-      grantDirectory(dir, join28(workspace, "node_modules"));
+  try {
+    for (let i3 = 0; i3 < count2; i3++) {
+      const dir = await makeTempDir("autogen-slot-");
+      copies.push(dir);
+      const gitFile = (await lstat4(join26(workspace, ".git")).catch(() => void 0))?.isFile() ?? false;
+      await cp2(workspace, dir, {
+        recursive: true,
+        filter: (src) => !(gitFile ? /(^|\/)node_modules(\/|$)/ : /(^|\/)(\.git|node_modules)(\/|$)/).test(
+          src.slice(workspace.length)
+        )
+      });
+      if (existsSync10(join26(workspace, "node_modules"))) {
+        await symlink(join26(workspace, "node_modules"), join26(dir, "node_modules"));
+        grantDirectory(dir, join26(workspace, "node_modules"));
+      }
+      shareGrants(workspace, dir);
     }
-    shareGrants(workspace, dir);
-    copies.push(dir);
+  } catch (error62) {
+    await removeCopies(copies);
+    throw error62;
   }
   return copies;
+}
+async function removeCopies(copies) {
+  for (const copy of copies) {
+    revokeGrants(copy);
+    await removeTempDir(copy);
+  }
 }
 
 // src/engine/first-pass.ts
@@ -98716,20 +98806,20 @@ function verdictOf(base, candidate) {
 // src/verify/install/install-cache.ts
 import { createHash as createHash4 } from "node:crypto";
 import { existsSync as existsSync11, realpathSync as realpathSync6 } from "node:fs";
-import { lstat as lstat5, mkdir as mkdir5, mkdtemp as mkdtemp10, readdir as readdir3, rename, rm as rm15, stat, utimes, writeFile as writeFile6 } from "node:fs/promises";
-import { dirname as dirname6, join as join29 } from "node:path";
+import { lstat as lstat5, mkdir as mkdir5, mkdtemp, readdir as readdir3, rename, rm as rm7, stat, utimes, writeFile as writeFile6 } from "node:fs/promises";
+import { dirname as dirname6, join as join27 } from "node:path";
 var USED = ".autogen-used";
 var STAGING_PREFIX = ".staging-";
 var STALE_STAGING_MS = 24 * 36e5;
 var DEFAULT_CACHE_BYTES = 10 * 1024 ** 3;
 function installCacheRoot(env = process.env) {
-  return env.AUTOGEN_INSTALL_CACHE && env.AUTOGEN_INSTALL_CACHE.startsWith("/") ? env.AUTOGEN_INSTALL_CACHE : join29(defaultDataDir(env), "install-cache");
+  return env.AUTOGEN_INSTALL_CACHE && env.AUTOGEN_INSTALL_CACHE.startsWith("/") ? env.AUTOGEN_INSTALL_CACHE : join27(defaultDataDir(env), "install-cache");
 }
 function appInstallCache(repositoryCache, scope) {
-  return scopedInstallCache(join29(dirname6(repositoryCache), "install-cache"), scope);
+  return scopedInstallCache(join27(dirname6(repositoryCache), "install-cache"), scope);
 }
 function scopedInstallCache(root, scope) {
-  return join29(root, createHash4("sha256").update(`autogen-install-scope-v1\0${scope}`).digest("hex").slice(0, 24));
+  return join27(root, createHash4("sha256").update(`autogen-install-scope-v1\0${scope}`).digest("hex").slice(0, 24));
 }
 function installCacheKey(workspace, manager, keyFiles, platform2 = `${process.platform}-${process.arch}-node${process.versions.node.split(".")[0] ?? ""}`, extra = "") {
   const hash2 = createHash4("sha256");
@@ -98742,25 +98832,25 @@ function installCacheKey(workspace, manager, keyFiles, platform2 = `${process.pl
   return `${manager}-${hash2.digest("hex").slice(0, 32)}`;
 }
 async function findCacheEntry(root, key2) {
-  const entry = join29(root, key2);
-  if (!existsSync11(join29(entry, USED))) return void 0;
+  const entry = join27(root, key2);
+  if (!existsSync11(join27(entry, USED))) return void 0;
   const now = /* @__PURE__ */ new Date();
-  await utimes(join29(entry, USED), now, now).catch(() => void 0);
+  await utimes(join27(entry, USED), now, now).catch(() => void 0);
   return entry;
 }
 async function stageCacheEntry(root, key2) {
   await mkdir5(root, { recursive: true, mode: 493 });
-  return mkdtemp10(join29(root, `${STAGING_PREFIX}${key2}-`));
+  return mkdtemp(join27(root, `${STAGING_PREFIX}${key2}-`));
 }
 async function publishCacheEntry(root, key2, staging) {
-  await writeFile6(join29(staging, USED), "");
-  const entry = join29(root, key2);
+  await writeFile6(join27(staging, USED), "");
+  const entry = join27(root, key2);
   try {
     await rename(staging, entry);
   } catch (error62) {
     const code2 = error62.code;
     if (code2 !== "ENOTEMPTY" && code2 !== "EEXIST") throw error62;
-    await rm15(staging, { recursive: true, force: true });
+    await rm7(staging, { recursive: true, force: true });
   }
   return entry;
 }
@@ -98769,23 +98859,23 @@ async function evictCache(root, capBytes, keep = []) {
   const entries = [];
   for (const key2 of await readdir3(root)) {
     if (key2.startsWith(STAGING_PREFIX)) {
-      const made = await stat(join29(root, key2)).catch(() => void 0);
+      const made = await stat(join27(root, key2)).catch(() => void 0);
       if (made && Date.now() - made.mtimeMs > STALE_STAGING_MS)
-        await rm15(join29(root, key2), { recursive: true, force: true });
+        await rm7(join27(root, key2), { recursive: true, force: true });
       continue;
     }
     if (key2.startsWith(".")) continue;
-    const used = await stat(join29(root, key2, USED)).catch(() => void 0);
-    entries.push({ key: key2, bytes: await treeBytes(join29(root, key2)), used: used?.mtimeMs ?? 0 });
+    const used = await stat(join27(root, key2, USED)).catch(() => void 0);
+    entries.push({ key: key2, bytes: await treeBytes(join27(root, key2)), used: used?.mtimeMs ?? 0 });
   }
   let total = entries.reduce((sum, e) => sum + e.bytes, 0);
   const removed = [];
   for (const e of entries.sort((a2, b3) => a2.used - b3.used)) {
     if (total <= capBytes) break;
     if (keep.includes(e.key)) continue;
-    const doomed = join29(root, `${STAGING_PREFIX}evict-${e.key}`);
-    await rename(join29(root, e.key), doomed).catch(() => void 0);
-    await rm15(doomed, { recursive: true, force: true });
+    const doomed = join27(root, `${STAGING_PREFIX}evict-${e.key}`);
+    await rename(join27(root, e.key), doomed).catch(() => void 0);
+    await rm7(doomed, { recursive: true, force: true });
     total -= e.bytes;
     removed.push(e.key);
   }
@@ -98796,21 +98886,21 @@ async function treeBytes(path12) {
   if (!info) return 0;
   if (!info.isDirectory()) return info.size;
   let sum = 0;
-  for (const name of await readdir3(path12).catch(() => [])) sum += await treeBytes(join29(path12, name));
+  for (const name of await readdir3(path12).catch(() => [])) sum += await treeBytes(join27(path12, name));
   return sum;
 }
 
 // src/verify/install/run-install.ts
-import { cp as cp3, lstat as lstat6, mkdir as mkdir6, readdir as readdir4, readlink as readlink2, rename as rename2, rm as rm16, symlink as symlink2 } from "node:fs/promises";
-import { isAbsolute as isAbsolute8, join as join31, relative as relative6, resolve as resolve7, sep as sep6, dirname as dirname7 } from "node:path";
+import { cp as cp3, lstat as lstat6, mkdir as mkdir6, readdir as readdir4, readlink as readlink2, rename as rename2, rm as rm8, symlink as symlink2 } from "node:fs/promises";
+import { isAbsolute as isAbsolute8, join as join29, relative as relative6, resolve as resolve7, sep as sep6, dirname as dirname7 } from "node:path";
 
 // src/verify/install/detect-package-manager.ts
 import { existsSync as existsSync12, lstatSync as lstatSync6, readdirSync as readdirSync4 } from "node:fs";
-import { join as join30 } from "node:path";
+import { join as join28 } from "node:path";
 var REQUIREMENTS = /^requirements[A-Za-z0-9_.-]{0,60}\.txt$/;
 var INSTALL_TARGET_ARG = "{target}";
 function detectPackageManager(workspace) {
-  const has2 = (name) => isRegularFile(join30(workspace, name));
+  const has2 = (name) => isRegularFile(join28(workspace, name));
   const withManifest = (lockfile, manifest) => has2(manifest) ? [lockfile, manifest] : [lockfile];
   for (const lockfile of ["package-lock.json", "npm-shrinkwrap.json"]) {
     if (has2(lockfile))
@@ -98921,7 +99011,7 @@ function listRequirements(workspace) {
   } catch {
     return [];
   }
-  return names2.filter((name) => REQUIREMENTS.test(name) && isRegularFile(join30(workspace, name))).sort();
+  return names2.filter((name) => REQUIREMENTS.test(name) && isRegularFile(join28(workspace, name))).sort();
 }
 function isRegularFile(path12) {
   if (!existsSync12(path12)) return false;
@@ -98941,7 +99031,7 @@ async function installDependencies(workspace, test, sandbox, options2 = {}) {
   if (test.install === "off") return { ran: false, reason: "test.install is off" };
   const plan = detectPackageManager(workspace);
   if (!plan) return { ran: false, reason: "no lockfile the bot knows" };
-  if (plan.target.kind === "node_modules" && await lstat6(join31(workspace, "node_modules")).catch(() => void 0))
+  if (plan.target.kind === "node_modules" && await lstat6(join29(workspace, "node_modules")).catch(() => void 0))
     return { ran: false, reason: "node_modules is already present" };
   const env = options2.env ?? process.env;
   const network = test.networkDuringSetup && env.AUTOGEN_ALLOW_SETUP_NETWORK === "1";
@@ -98973,9 +99063,9 @@ async function installDependencies(workspace, test, sandbox, options2 = {}) {
     };
   }
   const staging = await stageCacheEntry(root, key2);
-  const toolCache = join31(root, ".tool-cache", plan.manager);
+  const toolCache = join29(root, ".tool-cache", plan.manager);
   await mkdir6(toolCache, { recursive: true });
-  const target = join31(staging, "site");
+  const target = join29(staging, "site");
   const argv = argvTemplate.map((arg) => arg === INSTALL_TARGET_ARG ? target : arg);
   if (python2) argv[0] = python2;
   const run2 = await runSandboxed(argv, {
@@ -98990,7 +99080,7 @@ async function installDependencies(workspace, test, sandbox, options2 = {}) {
   const ok = run2.exitCode === 0 && !run2.timedOut && !run2.spawnError;
   const command = shown([argvTemplate[0] ?? "", ...argv.slice(1)], staging);
   if (!ok) {
-    await rm16(staging, { recursive: true, force: true });
+    await rm8(staging, { recursive: true, force: true });
     const why = run2.spawnError ?? run2.limit?.message ?? `exit ${String(run2.exitCode)}`;
     const net = network ? "" : test.networkDuringSetup ? "; it ran without network: the repository asks for it (test.networkDuringSetup), but whoever runs the bot has not allowed it (AUTOGEN_ALLOW_SETUP_NETWORK=1)" : `; it ran without network${plan.offlineArgv ? " (offline, from local sources and the install cache only)" : ""}: set test.networkDuringSetup: true (and AUTOGEN_ALLOW_SETUP_NETWORK=1 where the bot runs) if it downloads packages`;
     const summary3 = {
@@ -99013,10 +99103,10 @@ async function installDependencies(workspace, test, sandbox, options2 = {}) {
   let notCached;
   let extraEnv = {};
   if (plan.target.kind === "node_modules") {
-    const made = await lstat6(join31(workspace, "node_modules")).catch(() => void 0);
-    notCached = made?.isDirectory() ? await linksOutside(join31(workspace, "node_modules")) : "the install left no node_modules directory";
+    const made = await lstat6(join29(workspace, "node_modules")).catch(() => void 0);
+    notCached = made?.isDirectory() ? await linksOutside(join29(workspace, "node_modules")) : "the install left no node_modules directory";
     if (!notCached) {
-      await moveTree(join31(workspace, "node_modules"), join31(staging, "node_modules"));
+      await moveTree(join29(workspace, "node_modules"), join29(staging, "node_modules"));
       extraEnv = await useEntry(workspace, plan, await publishCacheEntry(root, key2, staging));
     }
   } else if (plan.target.kind === "in-place") {
@@ -99024,7 +99114,7 @@ async function installDependencies(workspace, test, sandbox, options2 = {}) {
   } else {
     extraEnv = await useEntry(workspace, plan, await publishCacheEntry(root, key2, staging));
   }
-  if (notCached) await rm16(staging, { recursive: true, force: true });
+  if (notCached) await rm8(staging, { recursive: true, force: true });
   else await evictCache(root, options2.cacheBytes ?? DEFAULT_CACHE_BYTES, [key2]);
   const summary2 = {
     manager: plan.manager,
@@ -99047,15 +99137,15 @@ async function installDependencies(workspace, test, sandbox, options2 = {}) {
 async function useEntry(workspace, plan, entry) {
   switch (plan.target.kind) {
     case "node_modules":
-      await symlink2(join31(entry, "node_modules"), join31(workspace, "node_modules"));
-      grantDirectory(workspace, join31(entry, "node_modules"));
+      await symlink2(join29(entry, "node_modules"), join29(workspace, "node_modules"));
+      grantDirectory(workspace, join29(entry, "node_modules"));
       return {};
     case "python-target":
       grantDirectory(workspace, entry);
-      return { PYTHONPATH: join31(entry, "site") };
+      return { PYTHONPATH: join29(entry, "site") };
     case "tool-cache":
       grantDirectory(workspace, entry);
-      return { [plan.target.variable]: join31(entry, plan.target.variable.toLowerCase()), ...plan.target.offline };
+      return { [plan.target.variable]: join29(entry, plan.target.variable.toLowerCase()), ...plan.target.offline };
     case "in-place":
       return {};
   }
@@ -99079,13 +99169,13 @@ function toolEnv(plan, staging, toolCache) {
       return { POETRY_CACHE_DIR: toolCache, POETRY_VIRTUALENVS_IN_PROJECT: "true" };
     case "go":
     case "cargo":
-      return plan.target.kind === "tool-cache" ? { [plan.target.variable]: join31(staging, plan.target.variable.toLowerCase()) } : {};
+      return plan.target.kind === "tool-cache" ? { [plan.target.variable]: join29(staging, plan.target.variable.toLowerCase()) } : {};
   }
 }
 async function linksOutside(dir) {
   const walk = async (path12, depth) => {
     for (const name of await readdir4(path12).catch(() => [])) {
-      const full = join31(path12, name);
+      const full = join29(path12, name);
       const info = await lstat6(full);
       if (info.isSymbolicLink()) {
         const to = await readlink2(full);
@@ -99107,7 +99197,7 @@ async function moveTree(from, to) {
   } catch (error62) {
     if (error62.code !== "EXDEV") throw error62;
     await cp3(from, to, { recursive: true, verbatimSymlinks: true });
-    await rm16(from, { recursive: true, force: true });
+    await rm8(from, { recursive: true, force: true });
   }
 }
 function shown(argv, staging) {
@@ -99126,7 +99216,7 @@ function mergeEnv(repository, installed) {
 
 // src/verify/run-setup.ts
 import { existsSync as existsSync13 } from "node:fs";
-import { join as join32 } from "node:path";
+import { join as join30 } from "node:path";
 async function runSetup(workspace, test, sandbox) {
   if (!test.setup) return { ran: false };
   const argv = splitCommand(test.setup);
@@ -99139,8 +99229,8 @@ async function runSetup(workspace, test, sandbox) {
   return { ran: true, ok, argv, run: run2, message };
 }
 function missingDependencies(workspace, test) {
-  const manifest = join32(workspace, "package.json");
-  if (!existsSync13(manifest) || existsSync13(join32(workspace, "node_modules"))) return void 0;
+  const manifest = join30(workspace, "package.json");
+  if (!existsSync13(manifest) || existsSync13(join30(workspace, "node_modules"))) return void 0;
   let deps;
   try {
     const parsed = JSON.parse(readWorktreeTextSync(workspace, "package.json", { maxBytes: 1024 * 1024 }));
@@ -99149,15 +99239,13 @@ function missingDependencies(workspace, test) {
     return void 0;
   }
   if (deps === 0) return void 0;
-  const install = existsSync13(join32(workspace, "package-lock.json")) ? "npm ci" : existsSync13(join32(workspace, "yarn.lock")) ? "yarn install --frozen-lockfile" : existsSync13(join32(workspace, "pnpm-lock.yaml")) ? "pnpm install --frozen-lockfile" : "npm install";
+  const install = existsSync13(join30(workspace, "package-lock.json")) ? "npm ci" : existsSync13(join30(workspace, "yarn.lock")) ? "yarn install --frozen-lockfile" : existsSync13(join30(workspace, "pnpm-lock.yaml")) ? "pnpm install --frozen-lockfile" : "npm install";
   return test.setup ? `package.json lists ${deps} dependencies but node_modules is still missing after the setup command \`${test.setup}\`` : `package.json lists ${deps} dependencies and the bot's checkout has no node_modules: set \`test.setup: "${install}"\` and \`test.networkDuringSetup: true\` in .github/autogen.yml (and AUTOGEN_ALLOW_SETUP_NETWORK=1 where the bot runs), or commit a lockfile (package-lock.json, pnpm-lock.yaml, yarn.lock, bun.lock), which the bot installs itself`;
 }
 
 // src/verify/local-verifier.ts
-import { mkdtemp as mkdtemp12, rm as rm19 } from "node:fs/promises";
-import { tmpdir as tmpdir12 } from "node:os";
 import { existsSync as existsSync14, statSync as statSync6 } from "node:fs";
-import { isAbsolute as isAbsolute9, join as join36 } from "node:path";
+import { isAbsolute as isAbsolute9, join as join34 } from "node:path";
 
 // src/verify/read-junit.ts
 var MAX_REPORT_BYTES = 64 * 1024 * 1024;
@@ -99173,24 +99261,21 @@ async function readJunit(path12, root) {
 }
 
 // src/verify/warm/warm-pytest-slot.ts
-import { rm as rm18 } from "node:fs/promises";
-import { join as join34 } from "node:path";
+import { rm as rm9 } from "node:fs/promises";
+import { join as join32 } from "node:path";
 
 // src/verify/warm/stop-warm-process.ts
-import { rm as rm17 } from "node:fs/promises";
 var CLOSE_GRACE_MS = 2e3;
 async function stopWarmProcess(warm) {
   warm.channel.close();
   const timer = setTimeout(() => warm.abort.abort(), CLOSE_GRACE_MS);
   await warm.done;
   clearTimeout(timer);
-  await rm17(warm.ctl, { recursive: true, force: true });
+  await removeTempDir(warm.ctl);
 }
 
 // src/verify/warm/warm-slot-parts.ts
-import { mkdtemp as mkdtemp11 } from "node:fs/promises";
-import { tmpdir as tmpdir11 } from "node:os";
-import { join as join33 } from "node:path";
+import { join as join31 } from "node:path";
 
 // src/verify/warm/warm-channel.ts
 import { chmod } from "node:fs/promises";
@@ -99306,8 +99391,8 @@ function coldFallback(stats, cold, workspace) {
 }
 async function openControl(stats) {
   stats.starts += 1;
-  const ctl = await mkdtemp11(join33(tmpdir11(), "autogen-warm-"));
-  const socket = join33(ctl, "w.sock");
+  const ctl = await makeTempDir("autogen-warm-");
+  const socket = join31(ctl, "w.sock");
   const channel = await WarmChannel.listen(socket);
   return { ctl, socket, channel, abort: new AbortController() };
 }
@@ -99327,7 +99412,7 @@ function openWarmPytest(workspace, runner, options2, cold) {
     const { ctl, socket, channel, abort } = await openControl(stats);
     const choice = await detectIsolation();
     const isolation = "isolation" in choice ? choice.isolation : "none";
-    const argv = runner.command({ kind: "tests", ids: files }, join34(ctl, "server.xml"));
+    const argv = runner.command({ kind: "tests", ids: files }, join32(ctl, "server.xml"));
     const withPlugin = [...argv.slice(0, 3), "-p", WARM_PLUGIN, ...argv.slice(3)];
     const env = {
       ...runner.prepareEnv ? runner.prepareEnv(options2.env) : options2.env ?? {},
@@ -99339,7 +99424,7 @@ function openWarmPytest(workspace, runner, options2, cold) {
       cwd: workspace,
       env,
       pathPrefix: [...runner.pathPrefix, ...options2.pathPrefix ?? []],
-      readOnlyPaths: [join34(workspace, ".git"), ...options2.protect ?? []],
+      readOnlyPaths: [join32(workspace, ".git"), ...options2.protect ?? []],
       writablePaths: [ctl],
       signal: options2.signal ? AbortSignal.any([abort.signal, options2.signal]) : abort.signal
     });
@@ -99370,8 +99455,8 @@ function openWarmPytest(workspace, runner, options2, cold) {
       const current = server;
       const timeoutMs = Math.min(limit2?.timeoutMs ?? options2.timeoutMs, options2.timeoutMs);
       request2 += 1;
-      const reportPath = join34(current.ctl, `r${String(request2)}.xml`);
-      const outputPath = join34(current.ctl, `r${String(request2)}.out`);
+      const reportPath = join32(current.ctl, `r${String(request2)}.xml`);
+      const outputPath = join32(current.ctl, `r${String(request2)}.out`);
       const started = performance.now();
       const perTest = withPerTestLimit(limit2, options2.timeoutMs);
       const perTestEnv = pythonPerTestEnv(options2.env, perTest);
@@ -99419,8 +99504,8 @@ function openWarmPytest(workspace, runner, options2, cold) {
         if (!run2.limit) markTestTimeout(report2, perTest);
         return report2;
       } finally {
-        await rm18(reportPath, { force: true });
-        await rm18(outputPath, { force: true });
+        await rm9(reportPath, { force: true });
+        await rm9(outputPath, { force: true });
       }
     },
     async close() {
@@ -99437,7 +99522,7 @@ function timeLimitMessage(timeoutMs, limit2, runLimitMs) {
 }
 
 // src/verify/warm/warm-zygote-slot.ts
-import { join as join35 } from "node:path";
+import { join as join33 } from "node:path";
 import { fileURLToPath as fileURLToPath11 } from "node:url";
 var WARM_ZYGOTE = fileURLToPath11(new URL("../../../resources/node/autogen-warm-zygote.mjs", new URL("../../src/verify/warm/warm-zygote-slot.ts", import.meta.url).href));
 var IDLE_MS = 15 * 6e4;
@@ -99466,7 +99551,7 @@ function openWarmZygote(workspace, runner, options2, cold) {
       cwd: workspace,
       env,
       pathPrefix: [...runner.pathPrefix, ...options2.pathPrefix ?? []],
-      readOnlyPaths: [join35(workspace, ".git"), ...options2.protect ?? []],
+      readOnlyPaths: [join33(workspace, ".git"), ...options2.protect ?? []],
       writablePaths: [ctl],
       signal: options2.signal ? AbortSignal.any([abort.signal, options2.signal]) : abort.signal
     });
@@ -99476,7 +99561,7 @@ function openWarmZygote(workspace, runner, options2, cold) {
       exited: false,
       abort,
       ctl,
-      report: join35(ctl, "report.xml"),
+      report: join33(ctl, "report.xml"),
       startedAt: performance.now()
     };
     void done.then(() => {
@@ -99583,18 +99668,23 @@ function localVerifier(runner, options2) {
   const verifier = {
     async run(workspace, selection, extraEnv, given) {
       const limit2 = withPerTestLimit(given, options2.timeoutMs);
-      const reportDir = await mkdtemp12(join36(tmpdir12(), "autogen-report-"));
+      const reportDir = await makeTempDir("autogen-report-");
       const tighter = limit2.timeoutMs < options2.timeoutMs;
       try {
-        const reportPath = join36(reportDir, "report.xml");
-        const runnerOptions = { perTestMs: limit2.perTestMs, perTestWallMs: limit2.perTestWallMs };
+        const reportPath = join34(reportDir, "report.xml");
+        const runnerOptions = {
+          perTestMs: limit2.perTestMs,
+          perTestWallMs: limit2.perTestWallMs,
+          v8Coverage: extraEnv?.NODE_V8_COVERAGE !== void 0,
+          cacheDir: extraEnv?.[RUNNER_CACHE_ENV]
+        };
         const run2 = await runSandboxed(runner.command(selection, reportPath, runnerOptions), {
           ...options2,
           timeoutMs: tighter ? limit2.timeoutMs : options2.timeoutMs,
           cwd: workspace,
           env: { ...runner.prepareEnv ? runner.prepareEnv(options2.env, runnerOptions) : options2.env, ...extraEnv },
           pathPrefix: [...runner.pathPrefix, ...options2.pathPrefix ?? []],
-          readOnlyPaths: [join36(workspace, ".git"), ...options2.protect ?? []],
+          readOnlyPaths: [join34(workspace, ".git"), ...options2.protect ?? []],
           // Our report directory, and directories of ours handed over in extraEnv (a V8 coverage dir).
           writablePaths: [reportDir, ...ownDirectories(extraEnv)]
         });
@@ -99610,7 +99700,7 @@ function localVerifier(runner, options2) {
         if (!run2.limit) markTestTimeout(report2, limit2);
         return report2;
       } finally {
-        await rm19(reportDir, { recursive: true, force: true });
+        await removeTempDir(reportDir);
       }
     }
   };
@@ -100440,7 +100530,7 @@ function importedNames(text2) {
   return names2;
 }
 
-// node_modules/smol-toml/dist/error.js
+// ../../../main/node_modules/smol-toml/dist/error.js
 function getLineColFromPtr(string4, ptr) {
   let lines = string4.slice(0, ptr).split(/\r?\n/);
   return [lines.length, lines.pop().length + 1];
@@ -100484,7 +100574,7 @@ ${codeblock}`, options2);
   }
 };
 
-// node_modules/smol-toml/dist/primitive.js
+// ../../../main/node_modules/smol-toml/dist/primitive.js
 function parseString(ctx) {
   let startPtr = ctx.p;
   let c4 = ctx.s.charCodeAt(ctx.p++);
@@ -100585,7 +100675,7 @@ function parseString(ctx) {
   TomlError.x("unfinished string", ctx, startPtr);
 }
 
-// node_modules/smol-toml/dist/date.js
+// ../../../main/node_modules/smol-toml/dist/date.js
 var DATE_TIME_RE = /^(\d{4}-\d{2}-\d{2})?[Tt ]?(?:(\d{2}):\d{2}(?::\d{2}(?:\.\d+)?)?)?(Z|z|[-+]\d{2}:\d{2})?$/i;
 var TomlDate = class _TomlDate extends Date {
   #hasDate = false;
@@ -100700,7 +100790,7 @@ var TomlDate = class _TomlDate extends Date {
   }
 };
 
-// node_modules/smol-toml/dist/extract.js
+// ../../../main/node_modules/smol-toml/dist/extract.js
 function isDigit(char, base = 10) {
   return base === 16 ? char > 47 && char < 58 || char > 64 && char < 71 || char > 96 && char < 103 : char > 47 && char < 48 + base;
 }
@@ -100909,7 +100999,7 @@ function readDate(ctx, str, type, unsafeDelim, errPtr, temporalSuffix) {
   }
 }
 
-// node_modules/smol-toml/dist/util.js
+// ../../../main/node_modules/smol-toml/dist/util.js
 function skipComment(ctx) {
   for (; ctx.p < ctx.s.length; ctx.p++) {
     let c4 = ctx.s.charCodeAt(ctx.p);
@@ -100935,7 +101025,7 @@ function skipVoid(ctx, banNewLines, banComments) {
   }
 }
 
-// node_modules/smol-toml/dist/struct.js
+// ../../../main/node_modules/smol-toml/dist/struct.js
 function parseKey(ctx, end = 61) {
   let startPtr;
   let state2 = 0;
@@ -101052,7 +101142,7 @@ function parseArray(ctx) {
   TomlError.x("unfinished array", ctx, startPtr);
 }
 
-// node_modules/smol-toml/dist/parse.js
+// ../../../main/node_modules/smol-toml/dist/parse.js
 function peekTable(ctx, key2, table, meta3, type) {
   let t2 = table;
   let m = meta3;
@@ -101195,7 +101285,7 @@ function parse7(toml, options2 = {}) {
   return res;
 }
 
-// node_modules/smol-toml/dist/stringify.js
+// ../../../main/node_modules/smol-toml/dist/stringify.js
 var HAS_WELLFORMED = !!"".isWellFormed;
 
 // src/workspace/test-infrastructure.ts
@@ -101501,24 +101591,23 @@ function flagged(table, flag) {
 }
 
 // src/engine/behaviour/scratch-copy.ts
-import { cp as cp4, lstat as lstat7, mkdtemp as mkdtemp13, rm as rm20, symlink as symlink3 } from "node:fs/promises";
+import { cp as cp4, lstat as lstat7, symlink as symlink3 } from "node:fs/promises";
 import { existsSync as existsSync16 } from "node:fs";
-import { tmpdir as tmpdir13 } from "node:os";
-import { dirname as dirname9, join as join37 } from "node:path";
+import { dirname as dirname9, join as join35 } from "node:path";
 async function scratchCopy(workspace, reverse) {
-  const dir = await mkdtemp13(join37(tmpdir13(), reverse === void 0 ? "autogen-after-" : "autogen-before-"));
+  const dir = await makeTempDir(reverse === void 0 ? "autogen-after-" : "autogen-before-");
   const remove = async () => {
     revokeGrants(dir);
-    await rm20(dir, { recursive: true, force: true });
+    await removeTempDir(dir);
   };
   try {
     await cp4(workspace, dir, {
       recursive: true,
       filter: (src) => !/(^|\/)(\.git|node_modules)(\/|$)/.test(src.slice(workspace.length))
     });
-    if ((await lstat7(join37(workspace, "node_modules")).catch(() => void 0))?.isDirectory()) {
-      await symlink3(join37(workspace, "node_modules"), join37(dir, "node_modules"));
-      grantDirectory(dir, join37(workspace, "node_modules"));
+    if ((await lstat7(join35(workspace, "node_modules")).catch(() => void 0))?.isDirectory()) {
+      await symlink3(join35(workspace, "node_modules"), join35(dir, "node_modules"));
+      grantDirectory(dir, join35(workspace, "node_modules"));
     }
     shareGrants(workspace, dir);
     if (reverse === void 0) return { dir, remove };
@@ -101540,9 +101629,8 @@ async function scratchCopy(workspace, reverse) {
 }
 
 // src/engine/behaviour/run-behaviour-harness.ts
-import { mkdtemp as mkdtemp14, rm as rm21, writeFile as writeFile7 } from "node:fs/promises";
-import { tmpdir as tmpdir14 } from "node:os";
-import { join as join38 } from "node:path";
+import { writeFile as writeFile7 } from "node:fs/promises";
+import { join as join36 } from "node:path";
 var CALL_LIMIT_SECONDS = 5;
 var RESULT_LIMIT = 1024 * 1024;
 var outputSchema = external_exports.union([
@@ -101566,18 +101654,18 @@ async function runBehaviourHarness(dir, request2, sandbox, language) {
   const sent = request2.calls.flatMap(
     (c4, i3) => refusals[i3]?.call ? [] : [{ index: i3, call: c4.call, expected: refusals[i3]?.expected ? null : c4.expected ?? null }]
   );
-  const own2 = await mkdtemp14(join38(tmpdir14(), "autogen-behaviour-"));
+  const own2 = await makeTempDir("autogen-behaviour-");
   try {
-    const requestPath = join38(own2, "request.json");
+    const requestPath = join36(own2, "request.json");
     const calls = sent.map(({ call, expected: expected2 }) => ({ call, expected: expected2 }));
     await writeFile7(requestPath, JSON.stringify({ module: request2.module, calls, limit: CALL_LIMIT_SECONDS }));
     const timeoutMs = Math.min(sandbox.timeoutMs, (calls.length * 2 + 2) * CALL_LIMIT_SECONDS * 1e3 + 3e4);
-    const run2 = await runSandboxed(language.argv(requestPath, join38(own2, "result.json")), {
+    const run2 = await runSandboxed(language.argv(requestPath, join36(own2, "result.json")), {
       ...sandbox,
       cwd: dir,
       timeoutMs,
       env: { ...sandbox.env, ...language.env },
-      readOnlyPaths: [...sandbox.readOnlyPaths ?? [], join38(dir, ".git")],
+      readOnlyPaths: [...sandbox.readOnlyPaths ?? [], join36(dir, ".git")],
       writablePaths: [...sandbox.writablePaths ?? [], own2]
     });
     let text2;
@@ -101606,7 +101694,7 @@ async function runBehaviourHarness(dir, request2, sandbox, language) {
     });
     return { ok: true, outputs, expected };
   } finally {
-    await rm21(own2, { recursive: true, force: true });
+    await removeTempDir(own2);
   }
 }
 function safeJson2(text2) {
@@ -101748,6 +101836,7 @@ async function stages(input3, ports, beat, tell) {
   }
   beat.enter("visible", "choosing the visible tests");
   const llm = ports.llm?.();
+  llm?.budget.markReady();
   const canReproduce = input3.canReproduce ?? llm !== void 0;
   const choice = chooseVisible(trigger, baseline, workspace, { canReproduce });
   if (choice.kind !== "ok") {
@@ -103817,7 +103906,7 @@ function actionLlmFor(env, inputs, scrub, dataDir) {
     endpoint: llm,
     budgets: config3.budgets,
     prices,
-    transcriptPath: join39(dataDir, "transcripts", `job-${job.id}.jsonl`),
+    transcriptPath: join37(dataDir, "transcripts", `job-${job.id}.jsonl`),
     scrub,
     signal
   });
@@ -103834,9 +103923,9 @@ async function runEvent(env, inputs, scrub, channels) {
   const payload = JSON.parse(await readFile3(required2(env, "GITHUB_EVENT_PATH"), "utf8"));
   payload.installation ??= { id: TOKEN_INSTALLATION_ID };
   const spacing = writeSpacingFromEnv(env);
-  const dataDir = join39(required2(env, "RUNNER_TEMP"), `autogen-${randomUUID3()}`);
+  const dataDir = join37(required2(env, "RUNNER_TEMP"), `autogen-${randomUUID3()}`);
   await mkdir7(dataDir, { recursive: true });
-  const store = new JobStore(join39(dataDir, "jobs.db"));
+  const store = new JobStore(join37(dataDir, "jobs.db"));
   try {
     let pool;
     const probot = new Probot({
@@ -103850,7 +103939,7 @@ async function runEvent(env, inputs, scrub, channels) {
     await probot.load(
       createAutogenApp({
         store,
-        cacheRoot: join39(dataDir, "repos"),
+        cacheRoot: join37(dataDir, "repos"),
         scrub,
         concurrency: 1,
         perInstallation: 1,
