@@ -9,7 +9,19 @@ import { UnsafePathError } from "../../workspace/safe-path.ts";
 import { readWorktreeText } from "../../workspace/read-worktree-file.ts";
 import { notCodeContext } from "./context-exclusions.ts";
 import { importLinesOf } from "./import-lines.ts";
-import { numberedWhole, renderRanges, type LineRange } from "./line-ranges-view.ts";
+import type { LineRange } from "./line-ranges-view.ts";
+import { bounded, within } from "./bounded-lines.ts";
+import {
+  contextRanges,
+  costOf,
+  HELPER_LINES,
+  isSmall,
+  outline,
+  signatureRanges,
+  view,
+  wholeOrOutline,
+  withoutDocstring,
+} from "./symbol-ranges.ts";
 import { moduleNamesOf } from "./module-names.ts";
 import { relatedSignatures } from "./related-signatures.ts";
 import { isSourceFile, repoFiles } from "./repo-files.ts";
@@ -22,9 +34,6 @@ import { localize, mapLine } from "./localize-files.ts";
 
 export type { CodeContext, ContextOptions, ContextReason, Focus, Frame, SourceFile } from "./context-types.ts";
 
-/** A file this short (in lines and characters) is shown whole when it is chosen; a longer one by its symbols. */
-const SMALL_FILE_LINES = 80;
-const SMALL_FILE_CHARS = 2_000;
 const MAX_SYMBOL_HITS = 8;
 /** The evidence that makes a symbol focal (shown whole); retrieval alone shows a signature. */
 const FOCAL: ReadonlySet<ContextReason> = new Set(["stack-frame", "reached", "named", "model"]);
@@ -40,10 +49,6 @@ const LARGE_FOCAL_BUDGETS = 1.5;
 const TIED_FOCAL_BUDGETS = 1.8;
 /** With no focal symbol at all, this many retrieval hits are shown whole. */
 const WHOLE_RETRIEVED_WITHOUT_FOCUS = 3;
-/** A module-level assignment longer than this is shown by its first lines. */
-const MODULE_NAME_LINES = 30;
-/** A same-module helper the focal code uses is shown whole up to this many lines, else by its signature. */
-const HELPER_LINES = 25;
 
 export async function buildContext(workspace: string, options: ContextOptions): Promise<CodeContext> {
   // 7,000: with the large-function room below, the function at fault stays whole (bench:context --upstream).
@@ -309,107 +314,6 @@ function choose(
   return { byFile, symbols };
 }
 
-/** A Python function or class without the docstring opening its body (the same ranges when it has none). */
-function withoutDocstring(file: SourceFile, symbol: CodeSymbol): LineRange[] {
-  const first = symbol.headerEnd + 1;
-  const opening = /^\s*[rRuUbB]?("""|''')/.exec(file.lines[first - 1] ?? "");
-  if (!file.path.endsWith(".py") || !opening) return [{ start: symbol.outerStart, end: symbol.endLine }];
-  const quote = opening[1] as string;
-  const rest = (file.lines[first - 1] ?? "").slice(opening[0].length);
-  let last = first;
-  if (!rest.includes(quote))
-    for (let n = first + 1; n <= symbol.endLine; n++)
-      if ((file.lines[n - 1] ?? "").includes(quote)) {
-        last = n;
-        break;
-      }
-  return [
-    { start: symbol.outerStart, end: first - 1 },
-    { start: last + 1, end: symbol.endLine },
-  ];
-}
-
-/** What a symbol needs beside itself: the header of its class and the imports its text uses. */
-function contextRanges(file: SourceFile, symbol: CodeSymbol): LineRange[] {
-  const out: LineRange[] = [];
-  const owner =
-    symbol.kind === "method"
-      ? file.symbols.find((s) => s.kind === "class" && s.name === symbol.name.split(".").slice(0, -1).join("."))
-      : undefined;
-  if (owner) {
-    const firstMember = file.symbols.find(
-      (s) => s.startLine > owner.startLine && s.outerStart > owner.headerEnd && s.name.startsWith(`${owner.name}.`),
-    );
-    const end = Math.min(firstMember ? firstMember.outerStart - 1 : owner.headerEnd, owner.headerEnd + 8);
-    out.push({ start: owner.outerStart, end: Math.max(owner.headerEnd, end) });
-  }
-  const words = new Set(symbol.text.match(/[A-Za-z_$][\w$]*/g) ?? []);
-  for (const imp of file.imports)
-    if (imp.names.some((n) => words.has(n))) out.push({ start: imp.startLine, end: imp.endLine });
-  // The module-level names it uses: their assignments, and the short helpers of the same module.
-  for (const name of file.moduleNames)
-    if (words.has(name.name) && !(name.startLine >= symbol.outerStart && name.endLine <= symbol.endLine))
-      out.push({ start: name.startLine, end: Math.min(name.endLine, name.startLine + MODULE_NAME_LINES - 1) });
-  for (const helper of file.symbols) {
-    if (helper.kind === "method" || helper === symbol || !words.has(helper.name)) continue;
-    if (helper.outerStart <= symbol.outerStart && symbol.endLine <= helper.endLine) continue;
-    out.push(
-      helper.kind === "function" && helper.endLine - helper.outerStart < HELPER_LINES
-        ? { start: helper.outerStart, end: helper.endLine }
-        : { start: helper.outerStart, end: helper.headerEnd },
-    );
-  }
-  return out;
-}
-
-/** A weakly evidenced symbol: its signature, under its class's line when it is a method. */
-function signatureRanges(file: SourceFile, symbol: CodeSymbol): LineRange[] {
-  const owner =
-    symbol.kind === "method"
-      ? file.symbols.find((s) => s.kind === "class" && s.name === symbol.name.split(".").slice(0, -1).join("."))
-      : undefined;
-  return [
-    ...(owner ? [{ start: owner.startLine, end: owner.startLine }] : []),
-    { start: symbol.startLine, end: symbol.headerEnd },
-  ];
-}
-
-function isSmall(file: SourceFile): boolean {
-  return file.lines.length <= SMALL_FILE_LINES && file.text.length <= SMALL_FILE_CHARS;
-}
-
-/** A short file whole; a long one as the signatures of its top-level symbols. */
-function wholeOrOutline(file: SourceFile): LineRange[] {
-  if (isSmall(file)) return [{ start: 1, end: file.lines.length }];
-  return file.symbols.filter((s) => s.kind !== "method").map((s) => ({ start: s.outerStart, end: s.headerEnd }));
-}
-
-function outline(file: SourceFile, symbol: CodeSymbol): LineRange[] {
-  const members =
-    symbol.kind === "class"
-      ? file.symbols.filter(
-          (s) => s.name.startsWith(`${symbol.name}.`) && !s.name.slice(symbol.name.length + 1).includes("."),
-        )
-      : [];
-  return [
-    { start: symbol.outerStart, end: symbol.headerEnd },
-    ...members.map((m) => ({ start: m.outerStart, end: m.headerEnd })),
-  ];
-}
-
-/** What adding ranges to a file's shown ranges adds to the code as the model sees it: lines, markers, the file's heading. */
-function costOf(file: SourceFile, current: LineRange[], added: LineRange[]): number {
-  const before = current.length ? view(file, current).length + 2 : 0;
-  return view(file, [...current, ...added]).length + 2 - before;
-}
-
-function view(file: SourceFile, ranges: LineRange[]): string {
-  const lastLine = file.lines.at(-1) === "" ? file.lines.length - 1 : file.lines.length;
-  const covered = ranges.some((r) => r.start <= 1 && r.end >= lastLine);
-  if (covered) return `--- ${file.path}\n${numberedWhole(file.lines)}`;
-  return `--- ${file.path} (${lastLine} lines; the parts shown keep their line numbers)\n${renderRanges(file.lines, ranges)}`;
-}
-
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
@@ -426,35 +330,6 @@ async function contextText(workspace: string, path: string): Promise<string | un
     if (error instanceof UnsafePathError) return undefined;
     throw error;
   }
-}
-
-/** The lines that fit in `maxChars` with a last line counting those left out ("… (3 more files)"); nothing when none fits. */
-function within(lines: string[], maxChars: number, more: string): string {
-  const out: string[] = [];
-  let used = 0;
-  for (const [i, line] of lines.entries()) {
-    const tail = i + 1 < lines.length ? `\n… (${lines.length - i - 1} more ${more})`.length : 0;
-    if (used + line.length + 1 + tail > maxChars) break;
-    out.push(line);
-    used += line.length + 1;
-  }
-  if (out.length === 0) return "";
-  if (out.length < lines.length) out.push(`… (${lines.length - out.length} more ${more})`);
-  return out.join("\n");
-}
-
-function bounded(lines: string[], maxChars: number): string {
-  const out: string[] = [];
-  let used = 0;
-  for (const line of lines) {
-    if (used + line.length + 1 > maxChars) {
-      out.push(`… (${lines.length - out.length} more files)`);
-      break;
-    }
-    out.push(line);
-    used += line.length + 1;
-  }
-  return out.join("\n");
 }
 
 export function symbolKey(path: string, symbol: CodeSymbol): string {
