@@ -6,7 +6,7 @@
 // command (the delivery id recorded); `apply` opens the pull request with a fork's patch
 // (see apply-fork-fix.ts).
 import type { Context, Probot } from "probot";
-import { octokitCiForge } from "../forge/ci-forge.ts";
+import { octokitCiForge } from "../forge/octokit-ci-forge.ts";
 import { octokitForge } from "../forge/forge.ts";
 import { repoOf, type PayloadRepository } from "../forge/repo-ref.ts";
 import type { Job, Store } from "../jobs/store.ts";

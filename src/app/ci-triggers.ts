@@ -5,7 +5,7 @@
 // verification runs only wake the verifier waiting on them.
 import type { Context, Probot } from "probot";
 import type { RepoConfig } from "../config/repo-config-schema.ts";
-import { octokitCiForge } from "../forge/ci-forge.ts";
+import { octokitCiForge } from "../forge/octokit-ci-forge.ts";
 import type { JobRequest, Store } from "../jobs/store.ts";
 import {
   failureFromCheckSuite,

@@ -4,7 +4,8 @@
 import { Octokit } from "@octokit/rest";
 import nock from "nock";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { octokitCiForge, type RequestLike } from "../../src/forge/ci-forge.ts";
+import type { RequestLike } from "../../src/forge/ci-forge.ts";
+import { octokitCiForge } from "../../src/forge/octokit-ci-forge.ts";
 import { workflowTestIds } from "../../src/ci/actions-verifier.ts";
 
 const API = "https://api.github.com";

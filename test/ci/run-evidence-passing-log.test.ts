@@ -5,7 +5,8 @@
 import { Octokit } from "@octokit/rest";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { collectRunEvidence } from "../../src/ci/run-evidence.ts";
-import { octokitCiForge, type RequestLike, type WorkflowRun } from "../../src/forge/ci-forge.ts";
+import type { RequestLike, WorkflowRun } from "../../src/forge/ci-forge.ts";
+import { octokitCiForge } from "../../src/forge/octokit-ci-forge.ts";
 import { fakeActions, fakeGitHub, type FakeGitHubState, type FakeRun } from "../support/fake-github.ts";
 import { networkGuard } from "../support/network-guard.ts";
 
