@@ -43,16 +43,13 @@ const REACHED_FOCAL = 4;
 const RELATED_SIGNATURES = 6;
 const OTHER_FILES_CHARS = 600;
 /** The room of one large focal function: after at most half a budget of code, up to this many budgets; after more, the total up to this. */
-const FIRST_FOCAL_BUDGETS = 3.5;
+const FIRST_FOCAL_BUDGETS = 3;
 const LARGE_FOCAL_BUDGETS = 1.5;
-/** A reached function the ranking ties with the best one: the total up to this many budgets after the best one. */
-const TIED_FOCAL_BUDGETS = 1.8;
 /** With no focal symbol at all, this many retrieval hits are shown whole. */
 const WHOLE_RETRIEVED_WITHOUT_FOCUS = 3;
 
 export async function buildContext(workspace: string, options: ContextOptions): Promise<CodeContext> {
-  // 7,000: with the large-function room below, the function at fault stays whole (bench:context --upstream).
-  const maxChars = options.maxChars ?? 7_000;
+  const maxChars = options.maxChars ?? 8_000;
   const maxFiles = options.maxFiles ?? 5;
   const files = await loadSources(workspace, options);
   const index = new RetrievalIndex();
@@ -273,20 +270,14 @@ function choose(
     let ranges = [...context, ...body];
     let cost = costOf(file, current, ranges);
     // One large function a failure or the issue points at may go over the budget (the target is
-    // often the long one): alone or after a little code (half a budget), up to 3.5 budgets; after
+    // often the long one): alone or after a little code (half a budget), up to three budgets; after
     // more, up to one and a half in all (three let two 150-line js-yaml loader functions beside
     // the target into every prompt). Others fit the budget.
-    // A reached function the ranking ties with the best one (js-yaml's readFlowCollection beside
-    // readBlockMapping for a flow bug) has the first's room too: either may be the one at fault.
-    const large = f.symbol !== undefined && FOCAL.has(f.reason) && (!largeShown || f.tied === true);
+    const large = f.symbol !== undefined && FOCAL.has(f.reason) && !largeShown;
     const over = (c: number) =>
       c > maxChars * FIRST_FOCAL_BUDGETS ||
       (used > 0 &&
-        used + c >
-          (large
-            ? maxChars *
-              (used <= maxChars / 2 ? FIRST_FOCAL_BUDGETS : f.tied ? TIED_FOCAL_BUDGETS : LARGE_FOCAL_BUDGETS)
-            : maxChars));
+        used + c > (large ? maxChars * (used <= maxChars / 2 ? FIRST_FOCAL_BUDGETS : LARGE_FOCAL_BUDGETS) : maxChars));
     if (over(cost) && f.symbol && !whole && FOCAL.has(f.reason)) {
       // Code a failure or the issue points at is worth more than its helpers: the symbol whole
       // without them, else without its docstring (a marker names the lines left out).

@@ -60,11 +60,4 @@ export type SourceFile = {
   imports: ImportLines[];
   moduleNames: ModuleName[];
 };
-export type Focus = {
-  path: string;
-  symbol: CodeSymbol | undefined;
-  range?: LineRange;
-  reason: ContextReason;
-  /** A reached function ranked almost as high as the best one: the ranking cannot tell which is at fault. */
-  tied?: boolean;
-};
+export type Focus = { path: string; symbol: CodeSymbol | undefined; range?: LineRange; reason: ContextReason };

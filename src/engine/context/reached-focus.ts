@@ -25,8 +25,6 @@ export type ReachedFocus = {
 
 /** A class this long is ranked by its methods. */
 const CLASS_LINES = 30;
-/** A reached function scoring at least this share of the best one's is tied with it: both may be shown long. */
-const TIED = 0.85;
 /** A function the test calls directly that is shorter than this is an entry, shown beside the ranked ones. */
 const THIN_LINES = 15;
 /** A function the issue's own code reaches counts this much more than one only the test reaches. */
@@ -86,13 +84,7 @@ export async function reachedFocus(
     ...ranked.filter(({ r }) => !thin(r)).slice(0, count),
     ...ranked.filter(({ r }) => thin(r)).slice(0, 2),
   ];
-  const best = chosen[0]?.score ?? 0;
-  const focus: Focus[] = chosen.map(({ r, score }, i) => ({
-    path: r.path,
-    symbol: r.symbol,
-    reason: "reached",
-    ...(i > 0 && score >= best * TIED ? { tied: true } : {}),
-  }));
+  const focus: Focus[] = chosen.map(({ r }) => ({ path: r.path, symbol: r.symbol, reason: "reached" }));
   return { focus, symbols, modules: found.modules };
 }
 
