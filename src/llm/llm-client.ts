@@ -5,7 +5,7 @@
 // do not enforce the schema), one repair attempt with the validation error, refusals and
 // length cut-offs named, the budget checked before each call, usage (or an estimate,
 // labelled so) and the exchange recorded in the transcript.
-import { createHash, randomInt } from "node:crypto";
+import { randomInt } from "node:crypto";
 import OpenAI, { APIError, APIUserAbortError } from "openai";
 import { z } from "zod";
 import {
@@ -16,7 +16,7 @@ import {
 } from "../config/llm-env.ts";
 import { BudgetExceededError, type Budget } from "./budget.ts";
 import { extractJson } from "./extract-json.ts";
-import { costOf, DEFAULT_PRICES, type Price } from "../config/prices.ts";
+import { DEFAULT_PRICES, type Price } from "../config/prices.ts";
 import { renderPrompt, type PromptVars, type Stage } from "./prompts.ts";
 import {
   endpointKey,
@@ -28,8 +28,9 @@ import {
   type ResponseFormatMemory,
 } from "./response-format.ts";
 import { retryDelayMs, sleep } from "./retry-policy.ts";
-import { InFlightFailure, streamCompletion, type Completed, type Usage } from "./stream-completion.ts";
+import { InFlightFailure, streamCompletion, type Completed } from "./stream-completion.ts";
 import type { TranscriptSink } from "./transcript.ts";
+import { CallLedger, type Message } from "./call-ledger.ts";
 export class LlmStageError extends Error {
   readonly stage: Stage;
   readonly raw: string | null;
@@ -86,8 +87,6 @@ export type OpenAiClientOptions = {
   seed?: number;
 };
 
-type Message = { role: "system" | "user" | "assistant"; content: string };
-
 export class LlmTimeoutError extends LlmStageError {
   constructor(stage: Stage, message: string, raw: string | null) {
     super(stage, message, raw);
@@ -119,8 +118,7 @@ export function openAiLlmClient(options: OpenAiClientOptions): LlmClient {
   const jobSeed = options.seed ?? randomInt(1, 2 ** 31 - 2 ** 20);
   let samplesSent = 0;
   const seedFor = (temperature: number) => (temperature > 0 ? jobSeed + ++samplesSent : jobSeed);
-  // Completions already received (id, answer, request): the same again is a cache's answer.
-  const received = new Set<string>();
+  const ledger = new CallLedger({ budget: options.budget, transcript: options.transcript, model, prices });
 
   function stageCap(stage: Stage, asked: number | undefined): number {
     const cap =
@@ -129,81 +127,6 @@ export function openAiLlmClient(options: OpenAiClientOptions): LlmClient {
       endpoint.maxTokens?.default ??
       DEFAULT_MAX_TOKENS_PER_CALL;
     return Math.min(cap, asked ?? cap);
-  }
-
-  function record(
-    stage: Stage,
-    attempt: number,
-    sent: Message[],
-    mode: OutputMode,
-    result: Completed,
-    started: number,
-    error?: string,
-  ) {
-    const usage = result.usage ?? estimateUsage(sent, result);
-    const dollars = costOf(model, usage, prices);
-    const latencyMs = Math.round(performance.now() - started);
-    options.budget.record(usage, dollars, latencyMs, stage);
-    options.transcript.write({
-      ...entryOf(stage, attempt, sent, mode, result, latencyMs),
-      usage,
-      dollars,
-      ...(result.usage ? {} : { usageEstimated: true }),
-      ...(error ? { error } : {}),
-    });
-  }
-
-  /** What a transcript entry says of one exchange, whoever answered it. */
-  function entryOf(
-    stage: Stage,
-    attempt: number,
-    sent: Message[],
-    mode: OutputMode,
-    result: Completed,
-    latencyMs: number,
-  ) {
-    return {
-      stage,
-      model,
-      attempt,
-      messages: sent,
-      answer: result.answer,
-      finishReason: result.finishReason,
-      refusal: result.refusal,
-      latencyMs,
-      responseFormat: mode,
-    };
-  }
-
-  /** A completion the client has received before, for the same messages: a cache answered, the model did not. */
-  function servedFromCache(sent: Message[], result: Completed, seen?: Completed): boolean {
-    if (!result.id) return false;
-    if (seen && seen.id === result.id && seen.answer === result.answer) return true;
-    const key = createHash("sha256")
-      .update(JSON.stringify([result.id, result.answer, result.refusal, sent]))
-      .digest("hex");
-    if (received.has(key)) return true;
-    received.add(key);
-    return false;
-  }
-
-  function recordCached(
-    stage: Stage,
-    attempt: number,
-    sent: Message[],
-    mode: OutputMode,
-    result: Completed,
-    started: number,
-  ) {
-    const latencyMs = Math.round(performance.now() - started);
-    options.budget.recordCached(latencyMs);
-    const none = { promptTokens: 0, completionTokens: 0, cachedTokens: 0 };
-    options.transcript.write({
-      ...entryOf(stage, attempt, sent, mode, result, latencyMs),
-      usage: none,
-      dollars: 0,
-      cached: true,
-    });
   }
 
   async function exchange(
@@ -245,11 +168,11 @@ export function openAiLlmClient(options: OpenAiClientOptions): LlmClient {
           },
           { idleMs, deadlineMs: options.budget.timeLeftMs(), maxTokens, signal: options.signal },
         );
-        if (servedFromCache(sent, result, seen)) {
-          recordCached(stage, attempt, sent, mode, result, started);
+        if (ledger.servedFromCache(sent, result, seen)) {
+          ledger.cached(stage, attempt, sent, mode, result, started);
           return { ...result, cached: true };
         }
-        record(stage, attempt, sent, mode, result, started);
+        ledger.paid(stage, attempt, sent, mode, result, started);
         return result;
       } catch (error) {
         const rejection = formatRejection(error, strict);
@@ -261,7 +184,7 @@ export function openAiLlmClient(options: OpenAiClientOptions): LlmClient {
         if (error instanceof InFlightFailure) {
           // The server took the request and worked on it: count it, keep what it sent, never resend.
           const message = inFlightMessage(error, idleMs, endpoint.baseURL, options.budget.state.caps.minutes);
-          record(stage, attempt, sent, mode, error.partial, started, message);
+          ledger.paid(stage, attempt, sent, mode, error.partial, started, message);
           if (error.kind === "deadline") throw new BudgetExceededError("minutes", message);
           if (error.kind === "idle") throw new LlmTimeoutError(stage, message, error.partial.answer);
           throw new LlmStageError(stage, message, error.partial.answer);
@@ -274,25 +197,7 @@ export function openAiLlmClient(options: OpenAiClientOptions): LlmClient {
           continue;
         }
         const message = failureMessage(error, endpoint.baseURL, retry);
-        // Counted as a call with no tokens (the server did no work) and written, so transcript
-        // lines still match the calls counted and a replay meets the same failure at the same call.
-        const none = { promptTokens: 0, completionTokens: 0, cachedTokens: 0 };
-        const latencyMs = Math.round(performance.now() - started);
-        options.budget.record(none, 0, latencyMs);
-        options.transcript.write({
-          stage,
-          model,
-          attempt,
-          messages: sent,
-          answer: null,
-          finishReason: null,
-          refusal: null,
-          usage: none,
-          dollars: 0,
-          latencyMs,
-          responseFormat: mode,
-          error: message,
-        });
+        ledger.failed(stage, attempt, sent, mode, started, message);
         throw new LlmStageError(stage, message, null, { cause: error });
       }
     }
@@ -392,17 +297,6 @@ function withSchema(messages: Message[], mode: OutputMode, jsonSchema: Record<st
   return first?.role === "system"
     ? [{ ...first, content: `${first.content}\n\n${instruction}` }, ...rest]
     : [{ role: "system", content: instruction }, ...messages];
-}
-
-/** About four characters a token: what the budget counts when the server reports no usage. */
-function estimateUsage(sent: Message[], result: Completed): Usage {
-  const promptChars = sent.reduce((n, m) => n + m.content.length, 0);
-  const answerChars = (result.answer?.length ?? 0) + (result.refusal?.length ?? 0);
-  return {
-    promptTokens: Math.ceil(promptChars / 4),
-    completionTokens: Math.max(result.chunks, Math.ceil(answerChars / 4)),
-    cachedTokens: 0,
-  };
 }
 
 function seconds(ms: number): string {
