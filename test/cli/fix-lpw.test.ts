@@ -91,7 +91,7 @@ describe("autogen fix with an LLM endpoint", () => {
     expect(await git(repo).show([`${outcome.branch}:shop/cart.py`])).toContain("return subtotal - discount");
     // The per-task figures: calls that reached the model by stage, tokens, the first call's time, seconds in tests.
     const { figures } = JSON.parse(first.stdout) as {
-      figures: { model: { firstCallSeconds: number }; testSeconds: number };
+      figures: { model: { firstCallSeconds: number; firstCallAfterBaselineSeconds: number }; testSeconds: number };
     };
     expect(figures).toMatchObject({
       model: {
@@ -103,6 +103,9 @@ describe("autogen fix with an LLM endpoint", () => {
       },
     });
     expect(figures.model.firstCallSeconds).toBeGreaterThan(0);
+    // Timed from the baseline run's end too: never later than from the task's start.
+    expect(figures.model.firstCallAfterBaselineSeconds).toBeGreaterThanOrEqual(0);
+    expect(figures.model.firstCallAfterBaselineSeconds).toBeLessThanOrEqual(figures.model.firstCallSeconds);
     expect(figures.testSeconds).toBeGreaterThan(0);
     const report = await readFile(outcome.report, "utf8");
     expect(report).toContain(
@@ -138,7 +141,7 @@ describe("autogen fix with an LLM endpoint", () => {
     });
     expect(code).toBe(0);
     expect(stdout).toMatch(
-      /\nmodel: 4 calls \(plan 1, verify-plan 1, implement 1, behaviour-calls 1\); 400 prompt \+ 80 completion tokens; first model call after \d+\.\d s; tests \d+\.\d s\n$/,
+      /\nmodel: 4 calls \(plan 1, verify-plan 1, implement 1, behaviour-calls 1\); 400 prompt \+ 80 completion tokens; first model call after \d+\.\d s \(\d+\.\d s after the baseline\); tests \d+\.\d s\n$/,
     );
   });
 
