@@ -49268,6 +49268,51 @@ async function readRepoConfigFromForge(forge, owner, repo, ref) {
 }
 
 // src/forge/ci-forge.ts
+var CiForgeError = class extends Error {
+  constructor(message) {
+    super(message);
+    this.name = "CiForgeError";
+  }
+};
+
+// src/forge/read-capped.ts
+async function readCapped(body, maxBytes) {
+  if (typeof body === "string") {
+    const bytes = new TextEncoder().encode(body);
+    return { bytes: bytes.subarray(0, maxBytes), truncated: bytes.length > maxBytes };
+  }
+  if (body instanceof ArrayBuffer || ArrayBuffer.isView(body)) {
+    const bytes = body instanceof ArrayBuffer ? new Uint8Array(body) : new Uint8Array(body.buffer, body.byteOffset, body.byteLength);
+    return { bytes: bytes.subarray(0, maxBytes), truncated: bytes.length > maxBytes };
+  }
+  if (!body || typeof body.getReader !== "function")
+    return { bytes: new Uint8Array(), truncated: false };
+  const reader = body.getReader();
+  const chunks = [];
+  let size = 0;
+  let truncated = false;
+  for (; ; ) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    const room = maxBytes - size;
+    chunks.push(value.subarray(0, room));
+    size += Math.min(room, value.length);
+    if (value.length > room) {
+      truncated = true;
+      await reader.cancel().catch(() => void 0);
+      break;
+    }
+  }
+  const out = new Uint8Array(size);
+  let offset = 0;
+  for (const c4 of chunks) {
+    out.set(c4, offset);
+    offset += c4.length;
+  }
+  return { bytes: out, truncated };
+}
+
+// src/forge/octokit-ci-forge.ts
 var commitSha = external_exports.string().regex(/^[0-9a-f]{40,64}$/, { message: "not a commit id" });
 var pullSchema = external_exports.object({
   number: external_exports.number(),
@@ -49317,12 +49362,6 @@ var checkRunSchema = external_exports.object({
   conclusion: external_exports.string().nullable(),
   output: external_exports.object({ summary: external_exports.string().nullable(), text: external_exports.string().nullable() })
 });
-var CiForgeError = class extends Error {
-  constructor(message) {
-    super(message);
-    this.name = "CiForgeError";
-  }
-};
 function parse5(schema, data, what) {
   const result = schema.safeParse(data);
   if (!result.success)
@@ -49346,41 +49385,6 @@ var toRun = (r2) => ({
   pullRequests: (r2.pull_requests ?? []).map((p) => p.number),
   createdAt: r2.created_at
 });
-async function readCapped(body, maxBytes) {
-  if (typeof body === "string") {
-    const bytes = new TextEncoder().encode(body);
-    return { bytes: bytes.subarray(0, maxBytes), truncated: bytes.length > maxBytes };
-  }
-  if (body instanceof ArrayBuffer || ArrayBuffer.isView(body)) {
-    const bytes = body instanceof ArrayBuffer ? new Uint8Array(body) : new Uint8Array(body.buffer, body.byteOffset, body.byteLength);
-    return { bytes: bytes.subarray(0, maxBytes), truncated: bytes.length > maxBytes };
-  }
-  if (!body || typeof body.getReader !== "function")
-    return { bytes: new Uint8Array(), truncated: false };
-  const reader = body.getReader();
-  const chunks = [];
-  let size = 0;
-  let truncated = false;
-  for (; ; ) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    const room = maxBytes - size;
-    chunks.push(value.subarray(0, room));
-    size += Math.min(room, value.length);
-    if (value.length > room) {
-      truncated = true;
-      await reader.cancel().catch(() => void 0);
-      break;
-    }
-  }
-  const out = new Uint8Array(size);
-  let offset = 0;
-  for (const c4 of chunks) {
-    out.set(c4, offset);
-    offset += c4.length;
-  }
-  return { bytes: out, truncated };
-}
 var status = (error62) => error62.status;
 function octokitCiForge(request2) {
   const paged = async (route, params, key2, schema, what, maxPages = 10) => {
@@ -65130,7 +65134,7 @@ var Budget = class {
 };
 
 // src/llm/llm-client.ts
-import { createHash as createHash2, randomInt } from "node:crypto";
+import { randomInt } from "node:crypto";
 
 // ../../../main/node_modules/openai/internal/tslib.mjs
 function __classPrivateFieldSet(receiver, state2, value, kind, f2) {
@@ -89767,6 +89771,97 @@ function usageOf(usage) {
   };
 }
 
+// src/llm/call-ledger.ts
+import { createHash as createHash2 } from "node:crypto";
+var NO_USAGE = { promptTokens: 0, completionTokens: 0, cachedTokens: 0 };
+var CallLedger = class {
+  /** Completions already received (id, answer, request): the same again is a cache's answer. */
+  received = /* @__PURE__ */ new Set();
+  deps;
+  constructor(deps) {
+    this.deps = deps;
+  }
+  /** An answer the model gave: counted and billed (its usage, or an estimate when the server reports none). */
+  paid(stage, attempt, sent, mode, result, started, error62) {
+    const usage = result.usage ?? estimateUsage(sent, result);
+    const dollars2 = costOf(this.deps.model, usage, this.deps.prices);
+    const latencyMs = Math.round(performance.now() - started);
+    this.deps.budget.record(usage, dollars2, latencyMs, stage);
+    this.deps.transcript.write({
+      ...this.entryOf(stage, attempt, sent, mode, result, latencyMs),
+      usage,
+      dollars: dollars2,
+      ...result.usage ? {} : { usageEstimated: true },
+      ...error62 ? { error: error62 } : {}
+    });
+  }
+  /** An answer a cache in front of the model served again: counted apart, never billed. */
+  cached(stage, attempt, sent, mode, result, started) {
+    const latencyMs = Math.round(performance.now() - started);
+    this.deps.budget.recordCached(latencyMs);
+    this.deps.transcript.write({
+      ...this.entryOf(stage, attempt, sent, mode, result, latencyMs),
+      usage: NO_USAGE,
+      dollars: 0,
+      cached: true
+    });
+  }
+  /**
+   * A request that got no answer: counted as a call with no tokens (the server did no work) and
+   * written, so transcript lines still match the calls counted and a replay meets the same failure.
+   */
+  failed(stage, attempt, sent, mode, started, message) {
+    const latencyMs = Math.round(performance.now() - started);
+    this.deps.budget.record(NO_USAGE, 0, latencyMs);
+    this.deps.transcript.write({
+      stage,
+      model: this.deps.model,
+      attempt,
+      messages: sent,
+      answer: null,
+      finishReason: null,
+      refusal: null,
+      usage: NO_USAGE,
+      dollars: 0,
+      latencyMs,
+      responseFormat: mode,
+      error: message
+    });
+  }
+  /** A completion received before, for the same messages (or the very one `seen`): a cache answered, the model did not. */
+  servedFromCache(sent, result, seen) {
+    if (!result.id) return false;
+    if (seen && seen.id === result.id && seen.answer === result.answer) return true;
+    const key2 = createHash2("sha256").update(JSON.stringify([result.id, result.answer, result.refusal, sent])).digest("hex");
+    if (this.received.has(key2)) return true;
+    this.received.add(key2);
+    return false;
+  }
+  /** What a transcript entry says of one exchange, whoever answered it. */
+  entryOf(stage, attempt, sent, mode, result, latencyMs) {
+    return {
+      stage,
+      model: this.deps.model,
+      attempt,
+      messages: sent,
+      answer: result.answer,
+      finishReason: result.finishReason,
+      refusal: result.refusal,
+      latencyMs,
+      responseFormat: mode
+    };
+  }
+};
+function estimateUsage(sent, result) {
+  const promptChars = sent.reduce((n2, m) => n2 + m.content.length, 0);
+  const answerChars = (result.answer?.length ?? 0) + (result.refusal?.length ?? 0);
+  return {
+    promptTokens: Math.ceil(promptChars / 4),
+    completionTokens: Math.max(result.chunks, Math.ceil(answerChars / 4)),
+    cachedTokens: 0
+  };
+}
+
 // src/llm/llm-client.ts
 var LlmStageError = class extends Error {
   stage;
@@ -89805,55 +89900,10 @@ function openAiLlmClient(options2) {
   const jobSeed = options2.seed ?? randomInt(1, 2 ** 31 - 2 ** 20);
   let samplesSent = 0;
   const seedFor = (temperature) => temperature > 0 ? jobSeed + ++samplesSent : jobSeed;
-  const received = /* @__PURE__ */ new Set();
+  const ledger = new CallLedger({ budget: options2.budget, transcript: options2.transcript, model, prices });
   function stageCap(stage, asked) {
     const cap = endpoint2.maxTokens?.byStage[stage] ?? options2.maxCompletionTokens ?? endpoint2.maxTokens?.default ?? DEFAULT_MAX_TOKENS_PER_CALL;
     return Math.min(cap, asked ?? cap);
-  }
-  function record2(stage, attempt, sent, mode, result, started, error62) {
-    const usage = result.usage ?? estimateUsage(sent, result);
-    const dollars2 = costOf(model, usage, prices);
-    const latencyMs = Math.round(performance.now() - started);
-    options2.budget.record(usage, dollars2, latencyMs, stage);
-    options2.transcript.write({
-      ...entryOf(stage, attempt, sent, mode, result, latencyMs),
-      usage,
-      dollars: dollars2,
-      ...result.usage ? {} : { usageEstimated: true },
-      ...error62 ? { error: error62 } : {}
-    });
-  }
-  function entryOf(stage, attempt, sent, mode, result, latencyMs) {
-    return {
-      stage,
-      model,
-      attempt,
-      messages: sent,
-      answer: result.answer,
-      finishReason: result.finishReason,
-      refusal: result.refusal,
-      latencyMs,
-      responseFormat: mode
-    };
-  }
-  function servedFromCache(sent, result, seen) {
-    if (!result.id) return false;
-    if (seen && seen.id === result.id && seen.answer === result.answer) return true;
-    const key2 = createHash2("sha256").update(JSON.stringify([result.id, result.answer, result.refusal, sent])).digest("hex");
-    if (received.has(key2)) return true;
-    received.add(key2);
-    return false;
-  }
-  function recordCached(stage, attempt, sent, mode, result, started) {
-    const latencyMs = Math.round(performance.now() - started);
-    options2.budget.recordCached(latencyMs);
-    const none = { promptTokens: 0, completionTokens: 0, cachedTokens: 0 };
-    options2.transcript.write({
-      ...entryOf(stage, attempt, sent, mode, result, latencyMs),
-      usage: none,
-      dollars: 0,
-      cached: true
-    });
   }
   async function exchange(stage, outgoing, temperature, jsonSchema, attempt, maxTokens, seen) {
     options2.budget.ensureRoom();
@@ -89884,11 +89934,11 @@ function openAiLlmClient(options2) {
           },
           { idleMs, deadlineMs: options2.budget.timeLeftMs(), maxTokens, signal: options2.signal }
         );
-        if (servedFromCache(sent, result, seen)) {
-          recordCached(stage, attempt, sent, mode, result, started);
+        if (ledger.servedFromCache(sent, result, seen)) {
+          ledger.cached(stage, attempt, sent, mode, result, started);
           return { ...result, cached: true };
         }
-        record2(stage, attempt, sent, mode, result, started);
+        ledger.paid(stage, attempt, sent, mode, result, started);
         return result;
       } catch (error62) {
         const rejection = formatRejection(error62, strict);
@@ -89899,7 +89949,7 @@ function openAiLlmClient(options2) {
         if (rejection === "format" && mode !== "prompt" && formats.degrade(formatKey, mode)) continue;
         if (error62 instanceof InFlightFailure) {
           const message2 = inFlightMessage(error62, idleMs, endpoint2.baseURL, options2.budget.state.caps.minutes);
-          record2(stage, attempt, sent, mode, error62.partial, started, message2);
+          ledger.paid(stage, attempt, sent, mode, error62.partial, started, message2);
           if (error62.kind === "deadline") throw new BudgetExceededError("minutes", message2);
           if (error62.kind === "idle") throw new LlmTimeoutError(stage, message2, error62.partial.answer);
           throw new LlmStageError(stage, message2, error62.partial.answer);
@@ -89912,23 +89962,7 @@ function openAiLlmClient(options2) {
           continue;
         }
         const message = failureMessage(error62, endpoint2.baseURL, retry2);
-        const none = { promptTokens: 0, completionTokens: 0, cachedTokens: 0 };
-        const latencyMs = Math.round(performance.now() - started);
-        options2.budget.record(none, 0, latencyMs);
-        options2.transcript.write({
-          stage,
-          model,
-          attempt,
-          messages: sent,
-          answer: null,
-          finishReason: null,
-          refusal: null,
-          usage: none,
-          dollars: 0,
-          latencyMs,
-          responseFormat: mode,
-          error: message
-        });
+        ledger.failed(stage, attempt, sent, mode, started, message);
         throw new LlmStageError(stage, message, null, { cause: error62 });
       }
     }
@@ -90015,15 +90049,6 @@ function withSchema(messages, mode, jsonSchema) {
   return first2?.role === "system" ? [{ ...first2, content: `${first2.content}
 
 ${instruction}` }, ...rest] : [{ role: "system", content: instruction }, ...messages];
-}
-function estimateUsage(sent, result) {
-  const promptChars = sent.reduce((n2, m) => n2 + m.content.length, 0);
-  const answerChars = (result.answer?.length ?? 0) + (result.refusal?.length ?? 0);
-  return {
-    promptTokens: Math.ceil(promptChars / 4),
-    completionTokens: Math.max(result.chunks, Math.ceil(answerChars / 4)),
-    cachedTokens: 0
-  };
 }
 function seconds(ms) {
   return `${Number((ms / 1e3).toFixed(3))} s`;
@@ -92071,6 +92096,35 @@ function identifiers(node2) {
   return node2.namedChildren.flatMap((c4) => c4 ? identifiers(c4) : []);
 }
 
+// src/engine/context/bounded-lines.ts
+function within(lines, maxChars, more) {
+  const out = [];
+  let used = 0;
+  for (const [i3, line] of lines.entries()) {
+    const tail = i3 + 1 < lines.length ? `
+\u2026 (${lines.length - i3 - 1} more ${more})`.length : 0;
+    if (used + line.length + 1 + tail > maxChars) break;
+    out.push(line);
+    used += line.length + 1;
+  }
+  if (out.length === 0) return "";
+  if (out.length < lines.length) out.push(`\u2026 (${lines.length - out.length} more ${more})`);
+  return out.join("\n");
+}
+function bounded(lines, maxChars) {
+  const out = [];
+  let used = 0;
+  for (const line of lines) {
+    if (used + line.length + 1 > maxChars) {
+      out.push(`\u2026 (${lines.length - out.length} more files)`);
+      break;
+    }
+    out.push(line);
+    used += line.length + 1;
+  }
+  return out.join("\n");
+}
+
 // src/engine/context/line-ranges-view.ts
 function mergeRanges(ranges, lines) {
   const sorted = ranges.filter((r2) => r2.end >= r2.start).map((r2) => ({ ...r2 })).sort((a2, b3) => a2.start - b3.start);
@@ -92110,6 +92164,91 @@ function renderRanges(lines, ranges) {
 }
 function numberedWhole(lines) {
   return renderRanges(lines, [{ start: 1, end: lines.at(-1) === "" ? lines.length - 1 : lines.length }]);
+}
+
+// src/engine/context/symbol-ranges.ts
+var SMALL_FILE_LINES = 80;
+var SMALL_FILE_CHARS = 2e3;
+var MODULE_NAME_LINES = 30;
+var HELPER_LINES = 25;
+function withoutDocstring(file2, symbol2) {
+  const first2 = symbol2.headerEnd + 1;
+  const opening2 = /^\s*[rRuUbB]?("""|''')/.exec(file2.lines[first2 - 1] ?? "");
+  if (!file2.path.endsWith(".py") || !opening2) return [{ start: symbol2.outerStart, end: symbol2.endLine }];
+  const quote = opening2[1];
+  const rest = (file2.lines[first2 - 1] ?? "").slice(opening2[0].length);
+  let last = first2;
+  if (!rest.includes(quote)) {
+    for (let n2 = first2 + 1; n2 <= symbol2.endLine; n2++)
+      if ((file2.lines[n2 - 1] ?? "").includes(quote)) {
+        last = n2;
+        break;
+      }
+  }
+  return [
+    { start: symbol2.outerStart, end: first2 - 1 },
+    { start: last + 1, end: symbol2.endLine }
+  ];
+}
+function contextRanges(file2, symbol2) {
+  const out = [];
+  const owner = symbol2.kind === "method" ? file2.symbols.find((s) => s.kind === "class" && s.name === symbol2.name.split(".").slice(0, -1).join(".")) : void 0;
+  if (owner) {
+    const firstMember = file2.symbols.find(
+      (s) => s.startLine > owner.startLine && s.outerStart > owner.headerEnd && s.name.startsWith(`${owner.name}.`)
+    );
+    const end = Math.min(firstMember ? firstMember.outerStart - 1 : owner.headerEnd, owner.headerEnd + 8);
+    out.push({ start: owner.outerStart, end: Math.max(owner.headerEnd, end) });
+  }
+  const words = new Set(symbol2.text.match(/[A-Za-z_$][\w$]*/g) ?? []);
+  for (const imp of file2.imports)
+    if (imp.names.some((n2) => words.has(n2))) out.push({ start: imp.startLine, end: imp.endLine });
+  for (const name of file2.moduleNames)
+    if (words.has(name.name) && !(name.startLine >= symbol2.outerStart && name.endLine <= symbol2.endLine))
+      out.push({ start: name.startLine, end: Math.min(name.endLine, name.startLine + MODULE_NAME_LINES - 1) });
+  for (const helper of file2.symbols) {
+    if (helper.kind === "method" || helper === symbol2 || !words.has(helper.name)) continue;
+    if (helper.outerStart <= symbol2.outerStart && symbol2.endLine <= helper.endLine) continue;
+    out.push(
+      helper.kind === "function" && helper.endLine - helper.outerStart < HELPER_LINES ? { start: helper.outerStart, end: helper.endLine } : { start: helper.outerStart, end: helper.headerEnd }
+    );
+  }
+  return out;
+}
+function signatureRanges(file2, symbol2) {
+  const owner = symbol2.kind === "method" ? file2.symbols.find((s) => s.kind === "class" && s.name === symbol2.name.split(".").slice(0, -1).join(".")) : void 0;
+  return [
+    ...owner ? [{ start: owner.startLine, end: owner.startLine }] : [],
+    { start: symbol2.startLine, end: symbol2.headerEnd }
+  ];
+}
+function isSmall(file2) {
+  return file2.lines.length <= SMALL_FILE_LINES && file2.text.length <= SMALL_FILE_CHARS;
+}
+function wholeOrOutline(file2) {
+  if (isSmall(file2)) return [{ start: 1, end: file2.lines.length }];
+  return file2.symbols.filter((s) => s.kind !== "method").map((s) => ({ start: s.outerStart, end: s.headerEnd }));
+}
+function outline(file2, symbol2) {
+  const members2 = symbol2.kind === "class" ? file2.symbols.filter(
+    (s) => s.name.startsWith(`${symbol2.name}.`) && !s.name.slice(symbol2.name.length + 1).includes(".")
+  ) : [];
+  return [
+    { start: symbol2.outerStart, end: symbol2.headerEnd },
+    ...members2.map((m) => ({ start: m.outerStart, end: m.headerEnd }))
+  ];
+}
+function costOf2(file2, current, added) {
+  const before = current.length ? view(file2, current).length + 2 : 0;
+  return view(file2, [...current, ...added]).length + 2 - before;
+}
+function view(file2, ranges) {
+  const lastLine = file2.lines.at(-1) === "" ? file2.lines.length - 1 : file2.lines.length;
+  const covered = ranges.some((r2) => r2.start <= 1 && r2.end >= lastLine);
+  if (covered) return `--- ${file2.path}
+${numberedWhole(file2.lines)}`;
+  return `--- ${file2.path} (${lastLine} lines; the parts shown keep their line numbers)
+${renderRanges(file2.lines, ranges)}`;
 }
 
 // src/engine/context/module-names.ts
@@ -92547,7 +92686,6 @@ function jsPackageMain(files, pkg) {
 
 // src/engine/context/reached-focus.ts
 var CLASS_LINES = 30;
-var TIED = 0.85;
 var THIN_LINES = 15;
 var PREFERRED_WEIGHT = 1.5;
 var NAME_WEIGHT = 2;
@@ -92592,13 +92730,7 @@ async function reachedFocus(workspace, files, options2, count2) {
     ...ranked.filter(({ r: r2 }) => !thin(r2)).slice(0, count2),
     ...ranked.filter(({ r: r2 }) => thin(r2)).slice(0, 2)
   ];
-  const best = chosen[0]?.score ?? 0;
-  const focus = chosen.map(({ r: r2, score }, i3) => ({
-    path: r2.path,
-    symbol: r2.symbol,
-    reason: "reached",
-    ...i3 > 0 && score >= best * TIED ? { tied: true } : {}
-  }));
+  const focus = chosen.map(({ r: r2 }) => ({ path: r2.path, symbol: r2.symbol, reason: "reached" }));
   return { focus, symbols, modules: found.modules };
 }
 function key(path12, name, line) {
@@ -92756,21 +92888,16 @@ function mapLine(file2, methods = false) {
 }
 
 // src/engine/context/build-context.ts
-var SMALL_FILE_LINES = 80;
-var SMALL_FILE_CHARS = 2e3;
 var MAX_SYMBOL_HITS = 8;
 var FOCAL = /* @__PURE__ */ new Set(["stack-frame", "reached", "named", "model"]);
 var REACHED_FOCAL = 4;
 var RELATED_SIGNATURES = 6;
 var OTHER_FILES_CHARS = 600;
-var FIRST_FOCAL_BUDGETS = 3.5;
+var FIRST_FOCAL_BUDGETS = 3;
 var LARGE_FOCAL_BUDGETS = 1.5;
-var TIED_FOCAL_BUDGETS = 1.8;
 var WHOLE_RETRIEVED_WITHOUT_FOCUS = 3;
-var MODULE_NAME_LINES = 30;
-var HELPER_LINES = 25;
 async function buildContext(workspace, options2) {
-  const maxChars = options2.maxChars ?? 7e3;
+  const maxChars = options2.maxChars ?? 8e3;
   const maxFiles = options2.maxFiles ?? 5;
   const files = await loadSources(workspace, options2);
   const index = new RetrievalIndex();
@@ -92945,8 +93072,8 @@ function choose(ordered, files, maxChars, maxFiles, weakSignatures) {
     const context = f2.symbol && !whole ? contextRanges(file2, f2.symbol) : [];
     let ranges = [...context, ...body];
     let cost = costOf2(file2, current, ranges);
-    const large = f2.symbol !== void 0 && FOCAL.has(f2.reason) && (!largeShown || f2.tied === true);
-    const over = (c4) => c4 > maxChars * FIRST_FOCAL_BUDGETS || used > 0 && used + c4 > (large ? maxChars * (used <= maxChars / 2 ? FIRST_FOCAL_BUDGETS : f2.tied ? TIED_FOCAL_BUDGETS : LARGE_FOCAL_BUDGETS) : maxChars);
+    const large = f2.symbol !== void 0 && FOCAL.has(f2.reason) && !largeShown;
+    const over = (c4) => c4 > maxChars * FIRST_FOCAL_BUDGETS || used > 0 && used + c4 > (large ? maxChars * (used <= maxChars / 2 ? FIRST_FOCAL_BUDGETS : LARGE_FOCAL_BUDGETS) : maxChars);
     if (over(cost) && f2.symbol && !whole && FOCAL.has(f2.reason)) {
       for (const bare of [body, withoutDocstring(file2, f2.symbol)]) {
         const c4 = costOf2(file2, current, bare);
@@ -92970,85 +93097,6 @@ function choose(ordered, files, maxChars, maxFiles, weakSignatures) {
   }
   return { byFile, symbols };
 }
-function withoutDocstring(file2, symbol2) {
-  const first2 = symbol2.headerEnd + 1;
-  const opening2 = /^\s*[rRuUbB]?("""|''')/.exec(file2.lines[first2 - 1] ?? "");
-  if (!file2.path.endsWith(".py") || !opening2) return [{ start: symbol2.outerStart, end: symbol2.endLine }];
-  const quote = opening2[1];
-  const rest = (file2.lines[first2 - 1] ?? "").slice(opening2[0].length);
-  let last = first2;
-  if (!rest.includes(quote)) {
-    for (let n2 = first2 + 1; n2 <= symbol2.endLine; n2++)
-      if ((file2.lines[n2 - 1] ?? "").includes(quote)) {
-        last = n2;
-        break;
-      }
-  }
-  return [
-    { start: symbol2.outerStart, end: first2 - 1 },
-    { start: last + 1, end: symbol2.endLine }
-  ];
-}
-function contextRanges(file2, symbol2) {
-  const out = [];
-  const owner = symbol2.kind === "method" ? file2.symbols.find((s) => s.kind === "class" && s.name === symbol2.name.split(".").slice(0, -1).join(".")) : void 0;
-  if (owner) {
-    const firstMember = file2.symbols.find(
-      (s) => s.startLine > owner.startLine && s.outerStart > owner.headerEnd && s.name.startsWith(`${owner.name}.`)
-    );
-    const end = Math.min(firstMember ? firstMember.outerStart - 1 : owner.headerEnd, owner.headerEnd + 8);
-    out.push({ start: owner.outerStart, end: Math.max(owner.headerEnd, end) });
-  }
-  const words = new Set(symbol2.text.match(/[A-Za-z_$][\w$]*/g) ?? []);
-  for (const imp of file2.imports)
-    if (imp.names.some((n2) => words.has(n2))) out.push({ start: imp.startLine, end: imp.endLine });
-  for (const name of file2.moduleNames)
-    if (words.has(name.name) && !(name.startLine >= symbol2.outerStart && name.endLine <= symbol2.endLine))
-      out.push({ start: name.startLine, end: Math.min(name.endLine, name.startLine + MODULE_NAME_LINES - 1) });
-  for (const helper of file2.symbols) {
-    if (helper.kind === "method" || helper === symbol2 || !words.has(helper.name)) continue;
-    if (helper.outerStart <= symbol2.outerStart && symbol2.endLine <= helper.endLine) continue;
-    out.push(
-      helper.kind === "function" && helper.endLine - helper.outerStart < HELPER_LINES ? { start: helper.outerStart, end: helper.endLine } : { start: helper.outerStart, end: helper.headerEnd }
-    );
-  }
-  return out;
-}
-function signatureRanges(file2, symbol2) {
-  const owner = symbol2.kind === "method" ? file2.symbols.find((s) => s.kind === "class" && s.name === symbol2.name.split(".").slice(0, -1).join(".")) : void 0;
-  return [
-    ...owner ? [{ start: owner.startLine, end: owner.startLine }] : [],
-    { start: symbol2.startLine, end: symbol2.headerEnd }
-  ];
-}
-function isSmall(file2) {
-  return file2.lines.length <= SMALL_FILE_LINES && file2.text.length <= SMALL_FILE_CHARS;
-}
-function wholeOrOutline(file2) {
-  if (isSmall(file2)) return [{ start: 1, end: file2.lines.length }];
-  return file2.symbols.filter((s) => s.kind !== "method").map((s) => ({ start: s.outerStart, end: s.headerEnd }));
-}
-function outline(file2, symbol2) {
-  const members2 = symbol2.kind === "class" ? file2.symbols.filter(
-    (s) => s.name.startsWith(`${symbol2.name}.`) && !s.name.slice(symbol2.name.length + 1).includes(".")
-  ) : [];
-  return [
-    { start: symbol2.outerStart, end: symbol2.headerEnd },
-    ...members2.map((m) => ({ start: m.outerStart, end: m.headerEnd }))
-  ];
-}
-function costOf2(file2, current, added) {
-  const before = current.length ? view(file2, current).length + 2 : 0;
-  return view(file2, [...current, ...added]).length + 2 - before;
-}
-function view(file2, ranges) {
-  const lastLine = file2.lines.at(-1) === "" ? file2.lines.length - 1 : file2.lines.length;
-  const covered = ranges.some((r2) => r2.start <= 1 && r2.end >= lastLine);
-  if (covered) return `--- ${file2.path}
-${numberedWhole(file2.lines)}`;
-  return `--- ${file2.path} (${lastLine} lines; the parts shown keep their line numbers)
-${renderRanges(file2.lines, ranges)}`;
-}
 function escapeRegExp2(text2) {
   return text2.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
@@ -93062,33 +93110,6 @@ async function contextText(workspace, path12) {
     if (error62 instanceof UnsafePathError) return void 0;
     throw error62;
   }
-}
-function within(lines, maxChars, more) {
-  const out = [];
-  let used = 0;
-  for (const [i3, line] of lines.entries()) {
-    const tail = i3 + 1 < lines.length ? `
-\u2026 (${lines.length - i3 - 1} more ${more})`.length : 0;
-    if (used + line.length + 1 + tail > maxChars) break;
-    out.push(line);
-    used += line.length + 1;
-  }
-  if (out.length === 0) return "";
-  if (out.length < lines.length) out.push(`\u2026 (${lines.length - out.length} more ${more})`);
-  return out.join("\n");
-}
-function bounded(lines, maxChars) {
-  const out = [];
-  let used = 0;
-  for (const line of lines) {
-    if (used + line.length + 1 > maxChars) {
-      out.push(`\u2026 (${lines.length - out.length} more files)`);
-      break;
-    }
-    out.push(line);
-    used += line.length + 1;
-  }
-  return out.join("\n");
 }
 function symbolKey(path12, symbol2) {
   return `${path12}#${symbol2.name}#${symbol2.startLine}`;
