@@ -40,9 +40,9 @@ var __toESM = (mod, isNodeMode, target) => (target = mod != null ? __create(__ge
   mod
 ));
 
-// ../../../main/node_modules/deepmerge/dist/cjs.js
+// node_modules/deepmerge/dist/cjs.js
 var require_cjs = __commonJS({
-  "../../../main/node_modules/deepmerge/dist/cjs.js"(exports2, module2) {
+  "node_modules/deepmerge/dist/cjs.js"(exports2, module2) {
     "use strict";
     var isMergeableObject = function isMergeableObject2(value) {
       return isNonNullObject(value) && !isSpecial(value);
@@ -143,9 +143,9 @@ var require_cjs = __commonJS({
   }
 });
 
-// ../../../main/node_modules/pino-std-serializers/lib/err-helpers.js
+// node_modules/pino-std-serializers/lib/err-helpers.js
 var require_err_helpers = __commonJS({
-  "../../../main/node_modules/pino-std-serializers/lib/err-helpers.js"(exports2, module2) {
+  "node_modules/pino-std-serializers/lib/err-helpers.js"(exports2, module2) {
     "use strict";
     var isErrorLike = (err2) => {
       return err2 && typeof err2.message === "string";
@@ -200,9 +200,9 @@ var require_err_helpers = __commonJS({
   }
 });
 
-// ../../../main/node_modules/pino-std-serializers/lib/err-proto.js
+// node_modules/pino-std-serializers/lib/err-proto.js
 var require_err_proto = __commonJS({
-  "../../../main/node_modules/pino-std-serializers/lib/err-proto.js"(exports2, module2) {
+  "node_modules/pino-std-serializers/lib/err-proto.js"(exports2, module2) {
     "use strict";
     var seen = /* @__PURE__ */ Symbol("circular-ref-tag");
     var rawSymbol = /* @__PURE__ */ Symbol("pino-raw-err-ref");
@@ -251,9 +251,9 @@ var require_err_proto = __commonJS({
   }
 });
 
-// ../../../main/node_modules/pino-std-serializers/lib/err.js
+// node_modules/pino-std-serializers/lib/err.js
 var require_err = __commonJS({
-  "../../../main/node_modules/pino-std-serializers/lib/err.js"(exports2, module2) {
+  "node_modules/pino-std-serializers/lib/err.js"(exports2, module2) {
     "use strict";
     module2.exports = errSerializer;
     var { messageWithCauses, stackWithCauses, isErrorLike } = require_err_helpers();
@@ -291,9 +291,9 @@ var require_err = __commonJS({
   }
 });
 
-// ../../../main/node_modules/pino-std-serializers/lib/err-with-cause.js
+// node_modules/pino-std-serializers/lib/err-with-cause.js
 var require_err_with_cause = __commonJS({
-  "../../../main/node_modules/pino-std-serializers/lib/err-with-cause.js"(exports2, module2) {
+  "node_modules/pino-std-serializers/lib/err-with-cause.js"(exports2, module2) {
     "use strict";
     module2.exports = errWithCauseSerializer;
     var { isErrorLike } = require_err_helpers();
@@ -334,9 +334,9 @@ var require_err_with_cause = __commonJS({
   }
 });
 
-// ../../../main/node_modules/pino-std-serializers/lib/req.js
+// node_modules/pino-std-serializers/lib/req.js
 var require_req = __commonJS({
-  "../../../main/node_modules/pino-std-serializers/lib/req.js"(exports2, module2) {
+  "node_modules/pino-std-serializers/lib/req.js"(exports2, module2) {
     "use strict";
     module2.exports = {
       mapHttpRequest,
@@ -429,9 +429,9 @@ var require_req = __commonJS({
   }
 });
 
-// ../../../main/node_modules/pino-std-serializers/lib/res.js
+// node_modules/pino-std-serializers/lib/res.js
 var require_res = __commonJS({
-  "../../../main/node_modules/pino-std-serializers/lib/res.js"(exports2, module2) {
+  "node_modules/pino-std-serializers/lib/res.js"(exports2, module2) {
     "use strict";
     module2.exports = {
       mapHttpResponse,
@@ -478,9 +478,9 @@ var require_res = __commonJS({
   }
 });
 
-// ../../../main/node_modules/pino-std-serializers/index.js
+// node_modules/pino-std-serializers/index.js
 var require_pino_std_serializers = __commonJS({
-  "../../../main/node_modules/pino-std-serializers/index.js"(exports2, module2) {
+  "node_modules/pino-std-serializers/index.js"(exports2, module2) {
     "use strict";
     var errSerializer = require_err();
     var errWithCauseSerializer = require_err_with_cause();
@@ -515,9 +515,9 @@ var require_pino_std_serializers = __commonJS({
   }
 });
 
-// ../../../main/node_modules/pino/lib/caller.js
+// node_modules/pino/lib/caller.js
 var require_caller = __commonJS({
-  "../../../main/node_modules/pino/lib/caller.js"(exports2, module2) {
+  "node_modules/pino/lib/caller.js"(exports2, module2) {
     "use strict";
     var util = __require("node:util");
     var getCallSites = util.getCallSites ?? util.getCallSite;
@@ -548,9 +548,9 @@ var require_caller = __commonJS({
   }
 });
 
-// ../../../main/node_modules/@pinojs/redact/index.js
+// node_modules/@pinojs/redact/index.js
 var require_redact = __commonJS({
-  "../../../main/node_modules/@pinojs/redact/index.js"(exports2, module2) {
+  "node_modules/@pinojs/redact/index.js"(exports2, module2) {
     "use strict";
     function deepClone(obj) {
       if (obj === null || typeof obj !== "object") {
@@ -981,9 +981,9 @@ var require_redact = __commonJS({
   }
 });
 
-// ../../../main/node_modules/pino/lib/symbols.js
+// node_modules/pino/lib/symbols.js
 var require_symbols = __commonJS({
-  "../../../main/node_modules/pino/lib/symbols.js"(exports2, module2) {
+  "node_modules/pino/lib/symbols.js"(exports2, module2) {
     "use strict";
     var setLevelSym = /* @__PURE__ */ Symbol("pino.setLevel");
     var getLevelSym = /* @__PURE__ */ Symbol("pino.getLevel");
@@ -1054,9 +1054,9 @@ var require_symbols = __commonJS({
   }
 });
 
-// ../../../main/node_modules/pino/lib/redaction.js
+// node_modules/pino/lib/redaction.js
 var require_redaction = __commonJS({
-  "../../../main/node_modules/pino/lib/redaction.js"(exports2, module2) {
+  "node_modules/pino/lib/redaction.js"(exports2, module2) {
     "use strict";
     var Redact = require_redact();
     var { redactFmtSym, wildcardFirstSym } = require_symbols();
@@ -1136,9 +1136,9 @@ var require_redaction = __commonJS({
   }
 });
 
-// ../../../main/node_modules/pino/lib/time.js
+// node_modules/pino/lib/time.js
 var require_time = __commonJS({
-  "../../../main/node_modules/pino/lib/time.js"(exports2, module2) {
+  "node_modules/pino/lib/time.js"(exports2, module2) {
     "use strict";
     var nullTime = () => "";
     var epochTime = () => `,"time":${Date.now()}`;
@@ -1167,9 +1167,9 @@ var require_time = __commonJS({
   }
 });
 
-// ../../../main/node_modules/quick-format-unescaped/index.js
+// node_modules/quick-format-unescaped/index.js
 var require_quick_format_unescaped = __commonJS({
-  "../../../main/node_modules/quick-format-unescaped/index.js"(exports2, module2) {
+  "node_modules/quick-format-unescaped/index.js"(exports2, module2) {
     "use strict";
     function tryStringify(o3) {
       try {
@@ -1286,9 +1286,9 @@ var require_quick_format_unescaped = __commonJS({
   }
 });
 
-// ../../../main/node_modules/atomic-sleep/index.js
+// node_modules/atomic-sleep/index.js
 var require_atomic_sleep = __commonJS({
-  "../../../main/node_modules/atomic-sleep/index.js"(exports2, module2) {
+  "node_modules/atomic-sleep/index.js"(exports2, module2) {
     "use strict";
     if (typeof SharedArrayBuffer !== "undefined" && typeof Atomics !== "undefined") {
       let sleep4 = function(ms) {
@@ -1321,9 +1321,9 @@ var require_atomic_sleep = __commonJS({
   }
 });
 
-// ../../../main/node_modules/sonic-boom/index.js
+// node_modules/sonic-boom/index.js
 var require_sonic_boom = __commonJS({
-  "../../../main/node_modules/sonic-boom/index.js"(exports2, module2) {
+  "node_modules/sonic-boom/index.js"(exports2, module2) {
     "use strict";
     var fs2 = __require("fs");
     var EventEmitter2 = __require("events");
@@ -1908,9 +1908,9 @@ var require_sonic_boom = __commonJS({
   }
 });
 
-// ../../../main/node_modules/on-exit-leak-free/index.js
+// node_modules/on-exit-leak-free/index.js
 var require_on_exit_leak_free = __commonJS({
-  "../../../main/node_modules/on-exit-leak-free/index.js"(exports2, module2) {
+  "node_modules/on-exit-leak-free/index.js"(exports2, module2) {
     "use strict";
     var refs = {
       exit: [],
@@ -2002,9 +2002,9 @@ var require_on_exit_leak_free = __commonJS({
   }
 });
 
-// ../../../main/node_modules/thread-stream/package.json
+// node_modules/thread-stream/package.json
 var require_package = __commonJS({
-  "../../../main/node_modules/thread-stream/package.json"(exports2, module2) {
+  "node_modules/thread-stream/package.json"(exports2, module2) {
     module2.exports = {
       name: "thread-stream",
       version: "4.2.1",
@@ -2063,9 +2063,9 @@ var require_package = __commonJS({
   }
 });
 
-// ../../../main/node_modules/thread-stream/lib/wait.js
+// node_modules/thread-stream/lib/wait.js
 var require_wait = __commonJS({
-  "../../../main/node_modules/thread-stream/lib/wait.js"(exports2, module2) {
+  "node_modules/thread-stream/lib/wait.js"(exports2, module2) {
     "use strict";
     var WAIT_MS = 1e4;
     function wait2(state2, index, expected, timeout, done) {
@@ -2133,9 +2133,9 @@ var require_wait = __commonJS({
   }
 });
 
-// ../../../main/node_modules/thread-stream/lib/indexes.js
+// node_modules/thread-stream/lib/indexes.js
 var require_indexes = __commonJS({
-  "../../../main/node_modules/thread-stream/lib/indexes.js"(exports2, module2) {
+  "node_modules/thread-stream/lib/indexes.js"(exports2, module2) {
     "use strict";
     var SEQ_INDEX = 2;
     var WRITE_INDEX = 4;
@@ -2148,9 +2148,9 @@ var require_indexes = __commonJS({
   }
 });
 
-// ../../../main/node_modules/thread-stream/index.js
+// node_modules/thread-stream/index.js
 var require_thread_stream = __commonJS({
-  "../../../main/node_modules/thread-stream/index.js"(exports2, module2) {
+  "node_modules/thread-stream/index.js"(exports2, module2) {
     "use strict";
     var { version: version2 } = require_package();
     var { EventEmitter: EventEmitter2 } = __require("events");
@@ -2713,9 +2713,9 @@ var require_thread_stream = __commonJS({
   }
 });
 
-// ../../../main/node_modules/pino/lib/transport.js
+// node_modules/pino/lib/transport.js
 var require_transport = __commonJS({
-  "../../../main/node_modules/pino/lib/transport.js"(exports2, module2) {
+  "node_modules/pino/lib/transport.js"(exports2, module2) {
     "use strict";
     var { createRequire: createRequire4 } = __require("module");
     var { existsSync: existsSync17 } = __require("node:fs");
@@ -2945,9 +2945,9 @@ var require_transport = __commonJS({
   }
 });
 
-// ../../../main/node_modules/pino/lib/tools.js
+// node_modules/pino/lib/tools.js
 var require_tools = __commonJS({
-  "../../../main/node_modules/pino/lib/tools.js"(exports2, module2) {
+  "node_modules/pino/lib/tools.js"(exports2, module2) {
     "use strict";
     var diagChan = __require("node:diagnostics_channel");
     var format2 = require_quick_format_unescaped();
@@ -3274,9 +3274,9 @@ var require_tools = __commonJS({
   }
 });
 
-// ../../../main/node_modules/pino/lib/constants.js
+// node_modules/pino/lib/constants.js
 var require_constants = __commonJS({
-  "../../../main/node_modules/pino/lib/constants.js"(exports2, module2) {
+  "node_modules/pino/lib/constants.js"(exports2, module2) {
     var DEFAULT_LEVELS = {
       trace: 10,
       debug: 20,
@@ -3296,9 +3296,9 @@ var require_constants = __commonJS({
   }
 });
 
-// ../../../main/node_modules/pino/lib/levels.js
+// node_modules/pino/lib/levels.js
 var require_levels = __commonJS({
-  "../../../main/node_modules/pino/lib/levels.js"(exports2, module2) {
+  "node_modules/pino/lib/levels.js"(exports2, module2) {
     "use strict";
     var {
       lsCacheSym,
@@ -3489,17 +3489,17 @@ var require_levels = __commonJS({
   }
 });
 
-// ../../../main/node_modules/pino/lib/meta.js
+// node_modules/pino/lib/meta.js
 var require_meta = __commonJS({
-  "../../../main/node_modules/pino/lib/meta.js"(exports2, module2) {
+  "node_modules/pino/lib/meta.js"(exports2, module2) {
     "use strict";
     module2.exports = { version: "10.4.0" };
   }
 });
 
-// ../../../main/node_modules/pino/lib/proto.js
+// node_modules/pino/lib/proto.js
 var require_proto = __commonJS({
-  "../../../main/node_modules/pino/lib/proto.js"(exports2, module2) {
+  "node_modules/pino/lib/proto.js"(exports2, module2) {
     "use strict";
     var { EventEmitter: EventEmitter2 } = __require("node:events");
     var {
@@ -3727,9 +3727,9 @@ var require_proto = __commonJS({
   }
 });
 
-// ../../../main/node_modules/safe-stable-stringify/index.js
+// node_modules/safe-stable-stringify/index.js
 var require_safe_stable_stringify = __commonJS({
-  "../../../main/node_modules/safe-stable-stringify/index.js"(exports2, module2) {
+  "node_modules/safe-stable-stringify/index.js"(exports2, module2) {
     "use strict";
     var { hasOwnProperty } = Object.prototype;
     var stringify3 = configure();
@@ -4323,9 +4323,9 @@ ${originalIndentation}`;
   }
 });
 
-// ../../../main/node_modules/pino/lib/multistream.js
+// node_modules/pino/lib/multistream.js
 var require_multistream = __commonJS({
-  "../../../main/node_modules/pino/lib/multistream.js"(exports2, module2) {
+  "node_modules/pino/lib/multistream.js"(exports2, module2) {
     "use strict";
     var metadata = /* @__PURE__ */ Symbol.for("pino.metadata");
     var { DEFAULT_LEVELS } = require_constants();
@@ -4493,9 +4493,9 @@ var require_multistream = __commonJS({
   }
 });
 
-// ../../../main/node_modules/pino/pino.js
+// node_modules/pino/pino.js
 var require_pino = __commonJS({
-  "../../../main/node_modules/pino/pino.js"(exports2, module2) {
+  "node_modules/pino/pino.js"(exports2, module2) {
     "use strict";
     var os = __require("node:os");
     var stdSerializers = require_pino_std_serializers();
@@ -4724,9 +4724,9 @@ var require_pino = __commonJS({
   }
 });
 
-// ../../../main/node_modules/colorette/index.cjs
+// node_modules/colorette/index.cjs
 var require_colorette = __commonJS({
-  "../../../main/node_modules/colorette/index.cjs"(exports2) {
+  "node_modules/colorette/index.cjs"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     var tty3 = __require("tty");
@@ -4908,9 +4908,9 @@ var require_colorette = __commonJS({
   }
 });
 
-// ../../../main/node_modules/wrappy/wrappy.js
+// node_modules/wrappy/wrappy.js
 var require_wrappy = __commonJS({
-  "../../../main/node_modules/wrappy/wrappy.js"(exports2, module2) {
+  "node_modules/wrappy/wrappy.js"(exports2, module2) {
     module2.exports = wrappy;
     function wrappy(fn, cb) {
       if (fn && cb) return wrappy(fn)(cb);
@@ -4938,9 +4938,9 @@ var require_wrappy = __commonJS({
   }
 });
 
-// ../../../main/node_modules/once/once.js
+// node_modules/once/once.js
 var require_once = __commonJS({
-  "../../../main/node_modules/once/once.js"(exports2, module2) {
+  "node_modules/once/once.js"(exports2, module2) {
     var wrappy = require_wrappy();
     module2.exports = wrappy(once10);
     module2.exports.strict = wrappy(onceStrict);
@@ -4982,9 +4982,9 @@ var require_once = __commonJS({
   }
 });
 
-// ../../../main/node_modules/end-of-stream/index.js
+// node_modules/end-of-stream/index.js
 var require_end_of_stream = __commonJS({
-  "../../../main/node_modules/end-of-stream/index.js"(exports2, module2) {
+  "node_modules/end-of-stream/index.js"(exports2, module2) {
     var once10 = require_once();
     var noop7 = function() {
     };
@@ -5065,9 +5065,9 @@ var require_end_of_stream = __commonJS({
   }
 });
 
-// ../../../main/node_modules/pump/index.js
+// node_modules/pump/index.js
 var require_pump = __commonJS({
-  "../../../main/node_modules/pump/index.js"(exports2, module2) {
+  "node_modules/pump/index.js"(exports2, module2) {
     var once10 = require_once();
     var eos = require_end_of_stream();
     var fs2;
@@ -5140,9 +5140,9 @@ var require_pump = __commonJS({
   }
 });
 
-// ../../../main/node_modules/split2/index.js
+// node_modules/split2/index.js
 var require_split2 = __commonJS({
-  "../../../main/node_modules/split2/index.js"(exports2, module2) {
+  "node_modules/split2/index.js"(exports2, module2) {
     "use strict";
     var { Transform: Transform3 } = __require("stream");
     var { StringDecoder: StringDecoder3 } = __require("string_decoder");
@@ -5241,9 +5241,9 @@ var require_split2 = __commonJS({
   }
 });
 
-// ../../../main/node_modules/pino-abstract-transport/index.js
+// node_modules/pino-abstract-transport/index.js
 var require_pino_abstract_transport = __commonJS({
-  "../../../main/node_modules/pino-abstract-transport/index.js"(exports2, module2) {
+  "node_modules/pino-abstract-transport/index.js"(exports2, module2) {
     "use strict";
     var metadata = /* @__PURE__ */ Symbol.for("pino.metadata");
     var split = require_split2();
@@ -5359,9 +5359,9 @@ var require_pino_abstract_transport = __commonJS({
   }
 });
 
-// ../../../main/node_modules/pino-pretty/lib/constants.js
+// node_modules/pino-pretty/lib/constants.js
 var require_constants2 = __commonJS({
-  "../../../main/node_modules/pino-pretty/lib/constants.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/constants.js"(exports2, module2) {
     "use strict";
     module2.exports = {
       DATE_FORMAT: "yyyy-mm-dd HH:MM:ss.l o",
@@ -5405,9 +5405,9 @@ var require_constants2 = __commonJS({
   }
 });
 
-// ../../../main/node_modules/pino-pretty/lib/utils/get-level-label-data.js
+// node_modules/pino-pretty/lib/utils/get-level-label-data.js
 var require_get_level_label_data = __commonJS({
-  "../../../main/node_modules/pino-pretty/lib/utils/get-level-label-data.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/get-level-label-data.js"(exports2, module2) {
     "use strict";
     module2.exports = getLevelLabelData;
     var { LEVELS, LEVEL_NAMES } = require_constants2();
@@ -5427,9 +5427,9 @@ var require_get_level_label_data = __commonJS({
   }
 });
 
-// ../../../main/node_modules/pino-pretty/lib/colors.js
+// node_modules/pino-pretty/lib/colors.js
 var require_colors = __commonJS({
-  "../../../main/node_modules/pino-pretty/lib/colors.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/colors.js"(exports2, module2) {
     "use strict";
     var nocolor = (input3) => input3;
     var plain = {
@@ -5521,9 +5521,9 @@ var require_colors = __commonJS({
   }
 });
 
-// ../../../main/node_modules/pino-pretty/node_modules/sonic-boom/index.js
+// node_modules/pino-pretty/node_modules/sonic-boom/index.js
 var require_sonic_boom2 = __commonJS({
-  "../../../main/node_modules/pino-pretty/node_modules/sonic-boom/index.js"(exports2, module2) {
+  "node_modules/pino-pretty/node_modules/sonic-boom/index.js"(exports2, module2) {
     "use strict";
     var fs2 = __require("node:fs");
     var EventEmitter2 = __require("node:events");
@@ -6283,18 +6283,18 @@ var require_sonic_boom2 = __commonJS({
   }
 });
 
-// ../../../main/node_modules/pino-pretty/lib/utils/noop.js
+// node_modules/pino-pretty/lib/utils/noop.js
 var require_noop = __commonJS({
-  "../../../main/node_modules/pino-pretty/lib/utils/noop.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/noop.js"(exports2, module2) {
     "use strict";
     module2.exports = function noop7() {
     };
   }
 });
 
-// ../../../main/node_modules/pino-pretty/lib/utils/build-safe-sonic-boom.js
+// node_modules/pino-pretty/lib/utils/build-safe-sonic-boom.js
 var require_build_safe_sonic_boom = __commonJS({
-  "../../../main/node_modules/pino-pretty/lib/utils/build-safe-sonic-boom.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/build-safe-sonic-boom.js"(exports2, module2) {
     "use strict";
     module2.exports = buildSafeSonicBoom;
     var { isMainThread } = __require("node:worker_threads");
@@ -6343,9 +6343,9 @@ var require_build_safe_sonic_boom = __commonJS({
   }
 });
 
-// ../../../main/node_modules/pino-pretty/lib/utils/is-valid-date.js
+// node_modules/pino-pretty/lib/utils/is-valid-date.js
 var require_is_valid_date = __commonJS({
-  "../../../main/node_modules/pino-pretty/lib/utils/is-valid-date.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/is-valid-date.js"(exports2, module2) {
     "use strict";
     module2.exports = isValidDate;
     function isValidDate(date5) {
@@ -6354,9 +6354,9 @@ var require_is_valid_date = __commonJS({
   }
 });
 
-// ../../../main/node_modules/pino-pretty/lib/utils/create-date.js
+// node_modules/pino-pretty/lib/utils/create-date.js
 var require_create_date = __commonJS({
-  "../../../main/node_modules/pino-pretty/lib/utils/create-date.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/create-date.js"(exports2, module2) {
     "use strict";
     module2.exports = createDate;
     var isValidDate = require_is_valid_date();
@@ -6371,9 +6371,9 @@ var require_create_date = __commonJS({
   }
 });
 
-// ../../../main/node_modules/pino-pretty/lib/utils/split-property-key.js
+// node_modules/pino-pretty/lib/utils/split-property-key.js
 var require_split_property_key = __commonJS({
-  "../../../main/node_modules/pino-pretty/lib/utils/split-property-key.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/split-property-key.js"(exports2, module2) {
     "use strict";
     module2.exports = splitPropertyKey;
     function splitPropertyKey(key2) {
@@ -6406,9 +6406,9 @@ var require_split_property_key = __commonJS({
   }
 });
 
-// ../../../main/node_modules/pino-pretty/lib/utils/get-property-value.js
+// node_modules/pino-pretty/lib/utils/get-property-value.js
 var require_get_property_value = __commonJS({
-  "../../../main/node_modules/pino-pretty/lib/utils/get-property-value.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/get-property-value.js"(exports2, module2) {
     "use strict";
     module2.exports = getPropertyValue;
     var splitPropertyKey = require_split_property_key();
@@ -6425,9 +6425,9 @@ var require_get_property_value = __commonJS({
   }
 });
 
-// ../../../main/node_modules/pino-pretty/lib/utils/delete-log-property.js
+// node_modules/pino-pretty/lib/utils/delete-log-property.js
 var require_delete_log_property = __commonJS({
-  "../../../main/node_modules/pino-pretty/lib/utils/delete-log-property.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/delete-log-property.js"(exports2, module2) {
     "use strict";
     module2.exports = deleteLogProperty;
     var getPropertyValue = require_get_property_value();
@@ -6443,9 +6443,9 @@ var require_delete_log_property = __commonJS({
   }
 });
 
-// ../../../main/node_modules/fast-copy/dist/cjs/index.cjs
+// node_modules/fast-copy/dist/cjs/index.cjs
 var require_cjs2 = __commonJS({
-  "../../../main/node_modules/fast-copy/dist/cjs/index.cjs"(exports2) {
+  "node_modules/fast-copy/dist/cjs/index.cjs"(exports2) {
     "use strict";
     var MaxDepthExceededError = class extends RangeError {
       constructor(maxDepth) {
@@ -6793,9 +6793,9 @@ var require_cjs2 = __commonJS({
   }
 });
 
-// ../../../main/node_modules/pino-pretty/lib/utils/filter-log.js
+// node_modules/pino-pretty/lib/utils/filter-log.js
 var require_filter_log = __commonJS({
-  "../../../main/node_modules/pino-pretty/lib/utils/filter-log.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/filter-log.js"(exports2, module2) {
     "use strict";
     module2.exports = filterLog;
     var { createCopier } = require_cjs2();
@@ -6849,9 +6849,9 @@ var require_filter_log = __commonJS({
   }
 });
 
-// ../../../main/node_modules/dateformat/lib/dateformat.js
+// node_modules/dateformat/lib/dateformat.js
 var require_dateformat = __commonJS({
-  "../../../main/node_modules/dateformat/lib/dateformat.js"(exports2, module2) {
+  "node_modules/dateformat/lib/dateformat.js"(exports2, module2) {
     "use strict";
     function _typeof(obj) {
       "@babel/helpers - typeof";
@@ -7102,9 +7102,9 @@ var require_dateformat = __commonJS({
   }
 });
 
-// ../../../main/node_modules/pino-pretty/lib/utils/format-time.js
+// node_modules/pino-pretty/lib/utils/format-time.js
 var require_format_time = __commonJS({
-  "../../../main/node_modules/pino-pretty/lib/utils/format-time.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/format-time.js"(exports2, module2) {
     "use strict";
     module2.exports = formatTime;
     var {
@@ -7141,9 +7141,9 @@ var require_format_time = __commonJS({
   }
 });
 
-// ../../../main/node_modules/pino-pretty/lib/utils/handle-custom-levels-names-opts.js
+// node_modules/pino-pretty/lib/utils/handle-custom-levels-names-opts.js
 var require_handle_custom_levels_names_opts = __commonJS({
-  "../../../main/node_modules/pino-pretty/lib/utils/handle-custom-levels-names-opts.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/handle-custom-levels-names-opts.js"(exports2, module2) {
     "use strict";
     module2.exports = handleCustomLevelsNamesOpts;
     function handleCustomLevelsNamesOpts(cLevels) {
@@ -7166,9 +7166,9 @@ var require_handle_custom_levels_names_opts = __commonJS({
   }
 });
 
-// ../../../main/node_modules/pino-pretty/lib/utils/handle-custom-levels-opts.js
+// node_modules/pino-pretty/lib/utils/handle-custom-levels-opts.js
 var require_handle_custom_levels_opts = __commonJS({
-  "../../../main/node_modules/pino-pretty/lib/utils/handle-custom-levels-opts.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/handle-custom-levels-opts.js"(exports2, module2) {
     "use strict";
     module2.exports = handleCustomLevelsOpts;
     function handleCustomLevelsOpts(cLevels) {
@@ -7194,9 +7194,9 @@ var require_handle_custom_levels_opts = __commonJS({
   }
 });
 
-// ../../../main/node_modules/pino-pretty/lib/utils/interpret-conditionals.js
+// node_modules/pino-pretty/lib/utils/interpret-conditionals.js
 var require_interpret_conditionals = __commonJS({
-  "../../../main/node_modules/pino-pretty/lib/utils/interpret-conditionals.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/interpret-conditionals.js"(exports2, module2) {
     "use strict";
     module2.exports = interpretConditionals;
     var getPropertyValue = require_get_property_value();
@@ -7219,9 +7219,9 @@ var require_interpret_conditionals = __commonJS({
   }
 });
 
-// ../../../main/node_modules/pino-pretty/lib/utils/is-object.js
+// node_modules/pino-pretty/lib/utils/is-object.js
 var require_is_object = __commonJS({
-  "../../../main/node_modules/pino-pretty/lib/utils/is-object.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/is-object.js"(exports2, module2) {
     "use strict";
     module2.exports = isObject3;
     function isObject3(input3) {
@@ -7230,9 +7230,9 @@ var require_is_object = __commonJS({
   }
 });
 
-// ../../../main/node_modules/pino-pretty/lib/utils/join-lines-with-indentation.js
+// node_modules/pino-pretty/lib/utils/join-lines-with-indentation.js
 var require_join_lines_with_indentation = __commonJS({
-  "../../../main/node_modules/pino-pretty/lib/utils/join-lines-with-indentation.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/join-lines-with-indentation.js"(exports2, module2) {
     "use strict";
     module2.exports = joinLinesWithIndentation;
     function joinLinesWithIndentation({ input: input3, ident = "    ", eol = "\n" }) {
@@ -7245,9 +7245,9 @@ var require_join_lines_with_indentation = __commonJS({
   }
 });
 
-// ../../../main/node_modules/pino-pretty/lib/utils/parse-factory-options.js
+// node_modules/pino-pretty/lib/utils/parse-factory-options.js
 var require_parse_factory_options = __commonJS({
-  "../../../main/node_modules/pino-pretty/lib/utils/parse-factory-options.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/parse-factory-options.js"(exports2, module2) {
     "use strict";
     module2.exports = parseFactoryOptions;
     var {
@@ -7343,9 +7343,9 @@ var require_parse_factory_options = __commonJS({
   }
 });
 
-// ../../../main/node_modules/fast-safe-stringify/index.js
+// node_modules/fast-safe-stringify/index.js
 var require_fast_safe_stringify = __commonJS({
-  "../../../main/node_modules/fast-safe-stringify/index.js"(exports2, module2) {
+  "node_modules/fast-safe-stringify/index.js"(exports2, module2) {
     module2.exports = stringify3;
     stringify3.default = stringify3;
     stringify3.stable = deterministicStringify;
@@ -7537,9 +7537,9 @@ var require_fast_safe_stringify = __commonJS({
   }
 });
 
-// ../../../main/node_modules/pino-pretty/lib/utils/strip-unsafe-control-chars.js
+// node_modules/pino-pretty/lib/utils/strip-unsafe-control-chars.js
 var require_strip_unsafe_control_chars = __commonJS({
-  "../../../main/node_modules/pino-pretty/lib/utils/strip-unsafe-control-chars.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/strip-unsafe-control-chars.js"(exports2, module2) {
     "use strict";
     module2.exports = stripUnsafeControlChars;
     var unsafeControlChars = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F]/g;
@@ -7549,9 +7549,9 @@ var require_strip_unsafe_control_chars = __commonJS({
   }
 });
 
-// ../../../main/node_modules/pino-pretty/lib/utils/prettify-error.js
+// node_modules/pino-pretty/lib/utils/prettify-error.js
 var require_prettify_error = __commonJS({
-  "../../../main/node_modules/pino-pretty/lib/utils/prettify-error.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/prettify-error.js"(exports2, module2) {
     "use strict";
     module2.exports = prettifyError2;
     var joinLinesWithIndentation = require_join_lines_with_indentation();
@@ -7585,9 +7585,9 @@ var require_prettify_error = __commonJS({
   }
 });
 
-// ../../../main/node_modules/pino-pretty/lib/utils/prettify-object.js
+// node_modules/pino-pretty/lib/utils/prettify-object.js
 var require_prettify_object = __commonJS({
-  "../../../main/node_modules/pino-pretty/lib/utils/prettify-object.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/prettify-object.js"(exports2, module2) {
     "use strict";
     module2.exports = prettifyObject;
     var {
@@ -7653,9 +7653,9 @@ var require_prettify_object = __commonJS({
   }
 });
 
-// ../../../main/node_modules/pino-pretty/lib/utils/prettify-error-log.js
+// node_modules/pino-pretty/lib/utils/prettify-error-log.js
 var require_prettify_error_log = __commonJS({
-  "../../../main/node_modules/pino-pretty/lib/utils/prettify-error-log.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/prettify-error-log.js"(exports2, module2) {
     "use strict";
     module2.exports = prettifyErrorLog;
     var {
@@ -7708,9 +7708,9 @@ var require_prettify_error_log = __commonJS({
   }
 });
 
-// ../../../main/node_modules/pino-pretty/lib/utils/prettify-level.js
+// node_modules/pino-pretty/lib/utils/prettify-level.js
 var require_prettify_level = __commonJS({
-  "../../../main/node_modules/pino-pretty/lib/utils/prettify-level.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/prettify-level.js"(exports2, module2) {
     "use strict";
     module2.exports = prettifyLevel;
     var getPropertyValue = require_get_property_value();
@@ -7735,9 +7735,9 @@ var require_prettify_level = __commonJS({
   }
 });
 
-// ../../../main/node_modules/pino-pretty/lib/utils/prettify-message.js
+// node_modules/pino-pretty/lib/utils/prettify-message.js
 var require_prettify_message = __commonJS({
-  "../../../main/node_modules/pino-pretty/lib/utils/prettify-message.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/prettify-message.js"(exports2, module2) {
     "use strict";
     module2.exports = prettifyMessage;
     var {
@@ -7783,9 +7783,9 @@ var require_prettify_message = __commonJS({
   }
 });
 
-// ../../../main/node_modules/pino-pretty/lib/utils/prettify-metadata.js
+// node_modules/pino-pretty/lib/utils/prettify-metadata.js
 var require_prettify_metadata = __commonJS({
-  "../../../main/node_modules/pino-pretty/lib/utils/prettify-metadata.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/prettify-metadata.js"(exports2, module2) {
     "use strict";
     module2.exports = prettifyMetadata;
     var stripUnsafeControlChars = require_strip_unsafe_control_chars();
@@ -7824,9 +7824,9 @@ var require_prettify_metadata = __commonJS({
   }
 });
 
-// ../../../main/node_modules/pino-pretty/lib/utils/prettify-time.js
+// node_modules/pino-pretty/lib/utils/prettify-time.js
 var require_prettify_time = __commonJS({
-  "../../../main/node_modules/pino-pretty/lib/utils/prettify-time.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/prettify-time.js"(exports2, module2) {
     "use strict";
     module2.exports = prettifyTime;
     var formatTime = require_format_time();
@@ -7850,9 +7850,9 @@ var require_prettify_time = __commonJS({
   }
 });
 
-// ../../../main/node_modules/pino-pretty/lib/utils/index.js
+// node_modules/pino-pretty/lib/utils/index.js
 var require_utils = __commonJS({
-  "../../../main/node_modules/pino-pretty/lib/utils/index.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/index.js"(exports2, module2) {
     "use strict";
     module2.exports = {
       buildSafeSonicBoom: require_build_safe_sonic_boom(),
@@ -7883,9 +7883,9 @@ var require_utils = __commonJS({
   }
 });
 
-// ../../../main/node_modules/secure-json-parse/index.js
+// node_modules/secure-json-parse/index.js
 var require_secure_json_parse = __commonJS({
-  "../../../main/node_modules/secure-json-parse/index.js"(exports2, module2) {
+  "node_modules/secure-json-parse/index.js"(exports2, module2) {
     "use strict";
     var hasBuffer = typeof Buffer !== "undefined";
     var suspectProtoRx = /"(?:_|\\u005[Ff])(?:_|\\u005[Ff])(?:p|\\u0070)(?:r|\\u0072)(?:o|\\u006[Ff])(?:t|\\u0074)(?:o|\\u006[Ff])(?:_|\\u005[Ff])(?:_|\\u005[Ff])"\s*:/;
@@ -7989,9 +7989,9 @@ var require_secure_json_parse = __commonJS({
   }
 });
 
-// ../../../main/node_modules/pino-pretty/lib/pretty.js
+// node_modules/pino-pretty/lib/pretty.js
 var require_pretty = __commonJS({
-  "../../../main/node_modules/pino-pretty/lib/pretty.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/pretty.js"(exports2, module2) {
     "use strict";
     module2.exports = pretty;
     var sjs = require_secure_json_parse();
@@ -8124,9 +8124,9 @@ var require_pretty = __commonJS({
   }
 });
 
-// ../../../main/node_modules/pino-pretty/index.js
+// node_modules/pino-pretty/index.js
 var require_pino_pretty = __commonJS({
-  "../../../main/node_modules/pino-pretty/index.js"(exports2, module2) {
+  "node_modules/pino-pretty/index.js"(exports2, module2) {
     "use strict";
     var { isColorSupported } = require_colorette();
     var pump = require_pump();
@@ -8257,9 +8257,9 @@ var require_pino_pretty = __commonJS({
   }
 });
 
-// ../../../main/node_modules/bottleneck/light.js
+// node_modules/bottleneck/light.js
 var require_light = __commonJS({
-  "../../../main/node_modules/bottleneck/light.js"(exports2, module2) {
+  "node_modules/bottleneck/light.js"(exports2, module2) {
     (function(global3, factory) {
       typeof exports2 === "object" && typeof module2 !== "undefined" ? module2.exports = factory() : typeof define === "function" && define.amd ? define(factory) : global3.Bottleneck = factory();
     })(exports2, (function() {
@@ -9576,9 +9576,9 @@ var require_light = __commonJS({
   }
 });
 
-// ../../../main/node_modules/yaml/dist/nodes/identity.js
+// node_modules/yaml/dist/nodes/identity.js
 var require_identity = __commonJS({
-  "../../../main/node_modules/yaml/dist/nodes/identity.js"(exports2) {
+  "node_modules/yaml/dist/nodes/identity.js"(exports2) {
     "use strict";
     var ALIAS = /* @__PURE__ */ Symbol.for("yaml.alias");
     var DOC = /* @__PURE__ */ Symbol.for("yaml.document");
@@ -9633,9 +9633,9 @@ var require_identity = __commonJS({
   }
 });
 
-// ../../../main/node_modules/yaml/dist/visit.js
+// node_modules/yaml/dist/visit.js
 var require_visit = __commonJS({
-  "../../../main/node_modules/yaml/dist/visit.js"(exports2) {
+  "node_modules/yaml/dist/visit.js"(exports2) {
     "use strict";
     var identity3 = require_identity();
     var BREAK = /* @__PURE__ */ Symbol("break visit");
@@ -9791,9 +9791,9 @@ var require_visit = __commonJS({
   }
 });
 
-// ../../../main/node_modules/yaml/dist/doc/directives.js
+// node_modules/yaml/dist/doc/directives.js
 var require_directives = __commonJS({
-  "../../../main/node_modules/yaml/dist/doc/directives.js"(exports2) {
+  "node_modules/yaml/dist/doc/directives.js"(exports2) {
     "use strict";
     var identity3 = require_identity();
     var visit2 = require_visit();
@@ -9962,9 +9962,9 @@ var require_directives = __commonJS({
   }
 });
 
-// ../../../main/node_modules/yaml/dist/doc/anchors.js
+// node_modules/yaml/dist/doc/anchors.js
 var require_anchors = __commonJS({
-  "../../../main/node_modules/yaml/dist/doc/anchors.js"(exports2) {
+  "node_modules/yaml/dist/doc/anchors.js"(exports2) {
     "use strict";
     var identity3 = require_identity();
     var visit2 = require_visit();
@@ -10032,9 +10032,9 @@ var require_anchors = __commonJS({
   }
 });
 
-// ../../../main/node_modules/yaml/dist/doc/applyReviver.js
+// node_modules/yaml/dist/doc/applyReviver.js
 var require_applyReviver = __commonJS({
-  "../../../main/node_modules/yaml/dist/doc/applyReviver.js"(exports2) {
+  "node_modules/yaml/dist/doc/applyReviver.js"(exports2) {
     "use strict";
     function applyReviver(reviver, obj, key2, val) {
       if (val && typeof val === "object") {
@@ -10082,9 +10082,9 @@ var require_applyReviver = __commonJS({
   }
 });
 
-// ../../../main/node_modules/yaml/dist/nodes/toJS.js
+// node_modules/yaml/dist/nodes/toJS.js
 var require_toJS = __commonJS({
-  "../../../main/node_modules/yaml/dist/nodes/toJS.js"(exports2) {
+  "node_modules/yaml/dist/nodes/toJS.js"(exports2) {
     "use strict";
     var identity3 = require_identity();
     function toJS(value, arg, ctx) {
@@ -10112,9 +10112,9 @@ var require_toJS = __commonJS({
   }
 });
 
-// ../../../main/node_modules/yaml/dist/nodes/Node.js
+// node_modules/yaml/dist/nodes/Node.js
 var require_Node = __commonJS({
-  "../../../main/node_modules/yaml/dist/nodes/Node.js"(exports2) {
+  "node_modules/yaml/dist/nodes/Node.js"(exports2) {
     "use strict";
     var applyReviver = require_applyReviver();
     var identity3 = require_identity();
@@ -10153,9 +10153,9 @@ var require_Node = __commonJS({
   }
 });
 
-// ../../../main/node_modules/yaml/dist/nodes/Alias.js
+// node_modules/yaml/dist/nodes/Alias.js
 var require_Alias = __commonJS({
-  "../../../main/node_modules/yaml/dist/nodes/Alias.js"(exports2) {
+  "node_modules/yaml/dist/nodes/Alias.js"(exports2) {
     "use strict";
     var anchors = require_anchors();
     var visit2 = require_visit();
@@ -10271,9 +10271,9 @@ var require_Alias = __commonJS({
   }
 });
 
-// ../../../main/node_modules/yaml/dist/nodes/Scalar.js
+// node_modules/yaml/dist/nodes/Scalar.js
 var require_Scalar = __commonJS({
-  "../../../main/node_modules/yaml/dist/nodes/Scalar.js"(exports2) {
+  "node_modules/yaml/dist/nodes/Scalar.js"(exports2) {
     "use strict";
     var identity3 = require_identity();
     var Node = require_Node();
@@ -10301,9 +10301,9 @@ var require_Scalar = __commonJS({
   }
 });
 
-// ../../../main/node_modules/yaml/dist/doc/createNode.js
+// node_modules/yaml/dist/doc/createNode.js
 var require_createNode = __commonJS({
-  "../../../main/node_modules/yaml/dist/doc/createNode.js"(exports2) {
+  "node_modules/yaml/dist/doc/createNode.js"(exports2) {
     "use strict";
     var Alias = require_Alias();
     var identity3 = require_identity();
@@ -10376,9 +10376,9 @@ var require_createNode = __commonJS({
   }
 });
 
-// ../../../main/node_modules/yaml/dist/nodes/Collection.js
+// node_modules/yaml/dist/nodes/Collection.js
 var require_Collection = __commonJS({
-  "../../../main/node_modules/yaml/dist/nodes/Collection.js"(exports2) {
+  "node_modules/yaml/dist/nodes/Collection.js"(exports2) {
     "use strict";
     var createNode = require_createNode();
     var identity3 = require_identity();
@@ -10519,9 +10519,9 @@ var require_Collection = __commonJS({
   }
 });
 
-// ../../../main/node_modules/yaml/dist/stringify/stringifyComment.js
+// node_modules/yaml/dist/stringify/stringifyComment.js
 var require_stringifyComment = __commonJS({
-  "../../../main/node_modules/yaml/dist/stringify/stringifyComment.js"(exports2) {
+  "node_modules/yaml/dist/stringify/stringifyComment.js"(exports2) {
     "use strict";
     var stringifyComment = (str) => str.replace(/^(?!$)(?: $)?/gm, "#");
     function indentComment(comment, indent) {
@@ -10536,9 +10536,9 @@ var require_stringifyComment = __commonJS({
   }
 });
 
-// ../../../main/node_modules/yaml/dist/stringify/foldFlowLines.js
+// node_modules/yaml/dist/stringify/foldFlowLines.js
 var require_foldFlowLines = __commonJS({
-  "../../../main/node_modules/yaml/dist/stringify/foldFlowLines.js"(exports2) {
+  "node_modules/yaml/dist/stringify/foldFlowLines.js"(exports2) {
     "use strict";
     var FOLD_FLOW = "flow";
     var FOLD_BLOCK = "block";
@@ -10672,9 +10672,9 @@ ${indent}${text2.slice(fold + 1, end2)}`;
   }
 });
 
-// ../../../main/node_modules/yaml/dist/stringify/stringifyString.js
+// node_modules/yaml/dist/stringify/stringifyString.js
 var require_stringifyString = __commonJS({
-  "../../../main/node_modules/yaml/dist/stringify/stringifyString.js"(exports2) {
+  "node_modules/yaml/dist/stringify/stringifyString.js"(exports2) {
     "use strict";
     var Scalar = require_Scalar();
     var foldFlowLines = require_foldFlowLines();
@@ -10955,9 +10955,9 @@ ${indent}`);
   }
 });
 
-// ../../../main/node_modules/yaml/dist/stringify/stringify.js
+// node_modules/yaml/dist/stringify/stringify.js
 var require_stringify = __commonJS({
-  "../../../main/node_modules/yaml/dist/stringify/stringify.js"(exports2) {
+  "node_modules/yaml/dist/stringify/stringify.js"(exports2) {
     "use strict";
     var anchors = require_anchors();
     var identity3 = require_identity();
@@ -11079,9 +11079,9 @@ ${ctx.indent}${str}`;
   }
 });
 
-// ../../../main/node_modules/yaml/dist/stringify/stringifyPair.js
+// node_modules/yaml/dist/stringify/stringifyPair.js
 var require_stringifyPair = __commonJS({
-  "../../../main/node_modules/yaml/dist/stringify/stringifyPair.js"(exports2) {
+  "node_modules/yaml/dist/stringify/stringifyPair.js"(exports2) {
     "use strict";
     var identity3 = require_identity();
     var Scalar = require_Scalar();
@@ -11212,9 +11212,9 @@ ${ctx.indent}`;
   }
 });
 
-// ../../../main/node_modules/yaml/dist/log.js
+// node_modules/yaml/dist/log.js
 var require_log = __commonJS({
-  "../../../main/node_modules/yaml/dist/log.js"(exports2) {
+  "node_modules/yaml/dist/log.js"(exports2) {
     "use strict";
     var node_process = __require("process");
     function debug(logLevel, ...messages) {
@@ -11234,9 +11234,9 @@ var require_log = __commonJS({
   }
 });
 
-// ../../../main/node_modules/yaml/dist/schema/yaml-1.1/merge.js
+// node_modules/yaml/dist/schema/yaml-1.1/merge.js
 var require_merge = __commonJS({
-  "../../../main/node_modules/yaml/dist/schema/yaml-1.1/merge.js"(exports2) {
+  "node_modules/yaml/dist/schema/yaml-1.1/merge.js"(exports2) {
     "use strict";
     var identity3 = require_identity();
     var Scalar = require_Scalar();
@@ -11294,9 +11294,9 @@ var require_merge = __commonJS({
   }
 });
 
-// ../../../main/node_modules/yaml/dist/nodes/addPairToJSMap.js
+// node_modules/yaml/dist/nodes/addPairToJSMap.js
 var require_addPairToJSMap = __commonJS({
-  "../../../main/node_modules/yaml/dist/nodes/addPairToJSMap.js"(exports2) {
+  "node_modules/yaml/dist/nodes/addPairToJSMap.js"(exports2) {
     "use strict";
     var log = require_log();
     var merge4 = require_merge();
@@ -11358,9 +11358,9 @@ var require_addPairToJSMap = __commonJS({
   }
 });
 
-// ../../../main/node_modules/yaml/dist/nodes/Pair.js
+// node_modules/yaml/dist/nodes/Pair.js
 var require_Pair = __commonJS({
-  "../../../main/node_modules/yaml/dist/nodes/Pair.js"(exports2) {
+  "node_modules/yaml/dist/nodes/Pair.js"(exports2) {
     "use strict";
     var createNode = require_createNode();
     var stringifyPair = require_stringifyPair();
@@ -11398,9 +11398,9 @@ var require_Pair = __commonJS({
   }
 });
 
-// ../../../main/node_modules/yaml/dist/stringify/stringifyCollection.js
+// node_modules/yaml/dist/stringify/stringifyCollection.js
 var require_stringifyCollection = __commonJS({
-  "../../../main/node_modules/yaml/dist/stringify/stringifyCollection.js"(exports2) {
+  "node_modules/yaml/dist/stringify/stringifyCollection.js"(exports2) {
     "use strict";
     var identity3 = require_identity();
     var stringify3 = require_stringify();
@@ -11549,9 +11549,9 @@ ${indent}${end}`;
   }
 });
 
-// ../../../main/node_modules/yaml/dist/nodes/YAMLMap.js
+// node_modules/yaml/dist/nodes/YAMLMap.js
 var require_YAMLMap = __commonJS({
-  "../../../main/node_modules/yaml/dist/nodes/YAMLMap.js"(exports2) {
+  "node_modules/yaml/dist/nodes/YAMLMap.js"(exports2) {
     "use strict";
     var stringifyCollection = require_stringifyCollection();
     var addPairToJSMap = require_addPairToJSMap();
@@ -11693,9 +11693,9 @@ var require_YAMLMap = __commonJS({
   }
 });
 
-// ../../../main/node_modules/yaml/dist/schema/common/map.js
+// node_modules/yaml/dist/schema/common/map.js
 var require_map = __commonJS({
-  "../../../main/node_modules/yaml/dist/schema/common/map.js"(exports2) {
+  "node_modules/yaml/dist/schema/common/map.js"(exports2) {
     "use strict";
     var identity3 = require_identity();
     var YAMLMap = require_YAMLMap();
@@ -11715,9 +11715,9 @@ var require_map = __commonJS({
   }
 });
 
-// ../../../main/node_modules/yaml/dist/nodes/YAMLSeq.js
+// node_modules/yaml/dist/nodes/YAMLSeq.js
 var require_YAMLSeq = __commonJS({
-  "../../../main/node_modules/yaml/dist/nodes/YAMLSeq.js"(exports2) {
+  "node_modules/yaml/dist/nodes/YAMLSeq.js"(exports2) {
     "use strict";
     var createNode = require_createNode();
     var stringifyCollection = require_stringifyCollection();
@@ -11831,9 +11831,9 @@ var require_YAMLSeq = __commonJS({
   }
 });
 
-// ../../../main/node_modules/yaml/dist/schema/common/seq.js
+// node_modules/yaml/dist/schema/common/seq.js
 var require_seq = __commonJS({
-  "../../../main/node_modules/yaml/dist/schema/common/seq.js"(exports2) {
+  "node_modules/yaml/dist/schema/common/seq.js"(exports2) {
     "use strict";
     var identity3 = require_identity();
     var YAMLSeq = require_YAMLSeq();
@@ -11853,9 +11853,9 @@ var require_seq = __commonJS({
   }
 });
 
-// ../../../main/node_modules/yaml/dist/schema/common/string.js
+// node_modules/yaml/dist/schema/common/string.js
 var require_string = __commonJS({
-  "../../../main/node_modules/yaml/dist/schema/common/string.js"(exports2) {
+  "node_modules/yaml/dist/schema/common/string.js"(exports2) {
     "use strict";
     var stringifyString = require_stringifyString();
     var string4 = {
@@ -11872,9 +11872,9 @@ var require_string = __commonJS({
   }
 });
 
-// ../../../main/node_modules/yaml/dist/schema/common/null.js
+// node_modules/yaml/dist/schema/common/null.js
 var require_null = __commonJS({
-  "../../../main/node_modules/yaml/dist/schema/common/null.js"(exports2) {
+  "node_modules/yaml/dist/schema/common/null.js"(exports2) {
     "use strict";
     var Scalar = require_Scalar();
     var nullTag = {
@@ -11890,9 +11890,9 @@ var require_null = __commonJS({
   }
 });
 
-// ../../../main/node_modules/yaml/dist/schema/core/bool.js
+// node_modules/yaml/dist/schema/core/bool.js
 var require_bool = __commonJS({
-  "../../../main/node_modules/yaml/dist/schema/core/bool.js"(exports2) {
+  "node_modules/yaml/dist/schema/core/bool.js"(exports2) {
     "use strict";
     var Scalar = require_Scalar();
     var boolTag = {
@@ -11914,9 +11914,9 @@ var require_bool = __commonJS({
   }
 });
 
-// ../../../main/node_modules/yaml/dist/stringify/stringifyNumber.js
+// node_modules/yaml/dist/stringify/stringifyNumber.js
 var require_stringifyNumber = __commonJS({
-  "../../../main/node_modules/yaml/dist/stringify/stringifyNumber.js"(exports2) {
+  "node_modules/yaml/dist/stringify/stringifyNumber.js"(exports2) {
     "use strict";
     function stringifyNumber({ format: format2, minFractionDigits, tag, value }) {
       if (typeof value === "bigint")
@@ -11941,9 +11941,9 @@ var require_stringifyNumber = __commonJS({
   }
 });
 
-// ../../../main/node_modules/yaml/dist/schema/core/float.js
+// node_modules/yaml/dist/schema/core/float.js
 var require_float = __commonJS({
-  "../../../main/node_modules/yaml/dist/schema/core/float.js"(exports2) {
+  "node_modules/yaml/dist/schema/core/float.js"(exports2) {
     "use strict";
     var Scalar = require_Scalar();
     var stringifyNumber = require_stringifyNumber();
@@ -11987,9 +11987,9 @@ var require_float = __commonJS({
   }
 });
 
-// ../../../main/node_modules/yaml/dist/schema/core/int.js
+// node_modules/yaml/dist/schema/core/int.js
 var require_int = __commonJS({
-  "../../../main/node_modules/yaml/dist/schema/core/int.js"(exports2) {
+  "node_modules/yaml/dist/schema/core/int.js"(exports2) {
     "use strict";
     var stringifyNumber = require_stringifyNumber();
     var intIdentify = (value) => typeof value === "bigint" || Number.isInteger(value);
@@ -12032,9 +12032,9 @@ var require_int = __commonJS({
   }
 });
 
-// ../../../main/node_modules/yaml/dist/schema/core/schema.js
+// node_modules/yaml/dist/schema/core/schema.js
 var require_schema = __commonJS({
-  "../../../main/node_modules/yaml/dist/schema/core/schema.js"(exports2) {
+  "node_modules/yaml/dist/schema/core/schema.js"(exports2) {
     "use strict";
     var map2 = require_map();
     var _null4 = require_null();
@@ -12060,9 +12060,9 @@ var require_schema = __commonJS({
   }
 });
 
-// ../../../main/node_modules/yaml/dist/schema/json/schema.js
+// node_modules/yaml/dist/schema/json/schema.js
 var require_schema2 = __commonJS({
-  "../../../main/node_modules/yaml/dist/schema/json/schema.js"(exports2) {
+  "node_modules/yaml/dist/schema/json/schema.js"(exports2) {
     "use strict";
     var Scalar = require_Scalar();
     var map2 = require_map();
@@ -12127,9 +12127,9 @@ var require_schema2 = __commonJS({
   }
 });
 
-// ../../../main/node_modules/yaml/dist/schema/yaml-1.1/binary.js
+// node_modules/yaml/dist/schema/yaml-1.1/binary.js
 var require_binary = __commonJS({
-  "../../../main/node_modules/yaml/dist/schema/yaml-1.1/binary.js"(exports2) {
+  "node_modules/yaml/dist/schema/yaml-1.1/binary.js"(exports2) {
     "use strict";
     var node_buffer = __require("buffer");
     var Scalar = require_Scalar();
@@ -12193,9 +12193,9 @@ var require_binary = __commonJS({
   }
 });
 
-// ../../../main/node_modules/yaml/dist/schema/yaml-1.1/pairs.js
+// node_modules/yaml/dist/schema/yaml-1.1/pairs.js
 var require_pairs = __commonJS({
-  "../../../main/node_modules/yaml/dist/schema/yaml-1.1/pairs.js"(exports2) {
+  "node_modules/yaml/dist/schema/yaml-1.1/pairs.js"(exports2) {
     "use strict";
     var identity3 = require_identity();
     var Pair = require_Pair();
@@ -12271,9 +12271,9 @@ ${cn.comment}` : item.comment;
   }
 });
 
-// ../../../main/node_modules/yaml/dist/schema/yaml-1.1/omap.js
+// node_modules/yaml/dist/schema/yaml-1.1/omap.js
 var require_omap = __commonJS({
-  "../../../main/node_modules/yaml/dist/schema/yaml-1.1/omap.js"(exports2) {
+  "node_modules/yaml/dist/schema/yaml-1.1/omap.js"(exports2) {
     "use strict";
     var identity3 = require_identity();
     var toJS = require_toJS();
@@ -12349,9 +12349,9 @@ var require_omap = __commonJS({
   }
 });
 
-// ../../../main/node_modules/yaml/dist/schema/yaml-1.1/bool.js
+// node_modules/yaml/dist/schema/yaml-1.1/bool.js
 var require_bool2 = __commonJS({
-  "../../../main/node_modules/yaml/dist/schema/yaml-1.1/bool.js"(exports2) {
+  "node_modules/yaml/dist/schema/yaml-1.1/bool.js"(exports2) {
     "use strict";
     var Scalar = require_Scalar();
     function boolStringify({ value, source }, ctx) {
@@ -12381,9 +12381,9 @@ var require_bool2 = __commonJS({
   }
 });
 
-// ../../../main/node_modules/yaml/dist/schema/yaml-1.1/float.js
+// node_modules/yaml/dist/schema/yaml-1.1/float.js
 var require_float2 = __commonJS({
-  "../../../main/node_modules/yaml/dist/schema/yaml-1.1/float.js"(exports2) {
+  "node_modules/yaml/dist/schema/yaml-1.1/float.js"(exports2) {
     "use strict";
     var Scalar = require_Scalar();
     var stringifyNumber = require_stringifyNumber();
@@ -12430,9 +12430,9 @@ var require_float2 = __commonJS({
   }
 });
 
-// ../../../main/node_modules/yaml/dist/schema/yaml-1.1/int.js
+// node_modules/yaml/dist/schema/yaml-1.1/int.js
 var require_int2 = __commonJS({
-  "../../../main/node_modules/yaml/dist/schema/yaml-1.1/int.js"(exports2) {
+  "node_modules/yaml/dist/schema/yaml-1.1/int.js"(exports2) {
     "use strict";
     var stringifyNumber = require_stringifyNumber();
     var intIdentify = (value) => typeof value === "bigint" || Number.isInteger(value);
@@ -12509,9 +12509,9 @@ var require_int2 = __commonJS({
   }
 });
 
-// ../../../main/node_modules/yaml/dist/schema/yaml-1.1/set.js
+// node_modules/yaml/dist/schema/yaml-1.1/set.js
 var require_set = __commonJS({
-  "../../../main/node_modules/yaml/dist/schema/yaml-1.1/set.js"(exports2) {
+  "node_modules/yaml/dist/schema/yaml-1.1/set.js"(exports2) {
     "use strict";
     var identity3 = require_identity();
     var Pair = require_Pair();
@@ -12598,9 +12598,9 @@ var require_set = __commonJS({
   }
 });
 
-// ../../../main/node_modules/yaml/dist/schema/yaml-1.1/timestamp.js
+// node_modules/yaml/dist/schema/yaml-1.1/timestamp.js
 var require_timestamp = __commonJS({
-  "../../../main/node_modules/yaml/dist/schema/yaml-1.1/timestamp.js"(exports2) {
+  "node_modules/yaml/dist/schema/yaml-1.1/timestamp.js"(exports2) {
     "use strict";
     var stringifyNumber = require_stringifyNumber();
     function parseSexagesimal(str, asBigInt) {
@@ -12686,9 +12686,9 @@ var require_timestamp = __commonJS({
   }
 });
 
-// ../../../main/node_modules/yaml/dist/schema/yaml-1.1/schema.js
+// node_modules/yaml/dist/schema/yaml-1.1/schema.js
 var require_schema3 = __commonJS({
-  "../../../main/node_modules/yaml/dist/schema/yaml-1.1/schema.js"(exports2) {
+  "node_modules/yaml/dist/schema/yaml-1.1/schema.js"(exports2) {
     "use strict";
     var map2 = require_map();
     var _null4 = require_null();
@@ -12730,9 +12730,9 @@ var require_schema3 = __commonJS({
   }
 });
 
-// ../../../main/node_modules/yaml/dist/schema/tags.js
+// node_modules/yaml/dist/schema/tags.js
 var require_tags = __commonJS({
-  "../../../main/node_modules/yaml/dist/schema/tags.js"(exports2) {
+  "node_modules/yaml/dist/schema/tags.js"(exports2) {
     "use strict";
     var map2 = require_map();
     var _null4 = require_null();
@@ -12824,9 +12824,9 @@ var require_tags = __commonJS({
   }
 });
 
-// ../../../main/node_modules/yaml/dist/schema/Schema.js
+// node_modules/yaml/dist/schema/Schema.js
 var require_Schema = __commonJS({
-  "../../../main/node_modules/yaml/dist/schema/Schema.js"(exports2) {
+  "node_modules/yaml/dist/schema/Schema.js"(exports2) {
     "use strict";
     var identity3 = require_identity();
     var map2 = require_map();
@@ -12856,9 +12856,9 @@ var require_Schema = __commonJS({
   }
 });
 
-// ../../../main/node_modules/yaml/dist/stringify/stringifyDocument.js
+// node_modules/yaml/dist/stringify/stringifyDocument.js
 var require_stringifyDocument = __commonJS({
-  "../../../main/node_modules/yaml/dist/stringify/stringifyDocument.js"(exports2) {
+  "node_modules/yaml/dist/stringify/stringifyDocument.js"(exports2) {
     "use strict";
     var identity3 = require_identity();
     var stringify3 = require_stringify();
@@ -12936,9 +12936,9 @@ var require_stringifyDocument = __commonJS({
   }
 });
 
-// ../../../main/node_modules/yaml/dist/doc/Document.js
+// node_modules/yaml/dist/doc/Document.js
 var require_Document = __commonJS({
-  "../../../main/node_modules/yaml/dist/doc/Document.js"(exports2) {
+  "node_modules/yaml/dist/doc/Document.js"(exports2) {
     "use strict";
     var Alias = require_Alias();
     var Collection2 = require_Collection();
@@ -13245,9 +13245,9 @@ var require_Document = __commonJS({
   }
 });
 
-// ../../../main/node_modules/yaml/dist/errors.js
+// node_modules/yaml/dist/errors.js
 var require_errors = __commonJS({
-  "../../../main/node_modules/yaml/dist/errors.js"(exports2) {
+  "node_modules/yaml/dist/errors.js"(exports2) {
     "use strict";
     var YAMLError = class extends Error {
       constructor(name, pos, code2, message) {
@@ -13310,9 +13310,9 @@ ${pointer}
   }
 });
 
-// ../../../main/node_modules/yaml/dist/compose/resolve-props.js
+// node_modules/yaml/dist/compose/resolve-props.js
 var require_resolve_props = __commonJS({
-  "../../../main/node_modules/yaml/dist/compose/resolve-props.js"(exports2) {
+  "node_modules/yaml/dist/compose/resolve-props.js"(exports2) {
     "use strict";
     function resolveProps(tokens, { flow, indicator, next, offset, onError, parentIndent, startOnNewline }) {
       let spaceBefore = false;
@@ -13444,9 +13444,9 @@ var require_resolve_props = __commonJS({
   }
 });
 
-// ../../../main/node_modules/yaml/dist/compose/util-contains-newline.js
+// node_modules/yaml/dist/compose/util-contains-newline.js
 var require_util_contains_newline = __commonJS({
-  "../../../main/node_modules/yaml/dist/compose/util-contains-newline.js"(exports2) {
+  "node_modules/yaml/dist/compose/util-contains-newline.js"(exports2) {
     "use strict";
     function containsNewline(key2) {
       if (!key2)
@@ -13486,9 +13486,9 @@ var require_util_contains_newline = __commonJS({
   }
 });
 
-// ../../../main/node_modules/yaml/dist/compose/util-flow-indent-check.js
+// node_modules/yaml/dist/compose/util-flow-indent-check.js
 var require_util_flow_indent_check = __commonJS({
-  "../../../main/node_modules/yaml/dist/compose/util-flow-indent-check.js"(exports2) {
+  "node_modules/yaml/dist/compose/util-flow-indent-check.js"(exports2) {
     "use strict";
     var utilContainsNewline = require_util_contains_newline();
     function flowIndentCheck(indent, fc, onError) {
@@ -13504,9 +13504,9 @@ var require_util_flow_indent_check = __commonJS({
   }
 });
 
-// ../../../main/node_modules/yaml/dist/compose/util-map-includes.js
+// node_modules/yaml/dist/compose/util-map-includes.js
 var require_util_map_includes = __commonJS({
-  "../../../main/node_modules/yaml/dist/compose/util-map-includes.js"(exports2) {
+  "node_modules/yaml/dist/compose/util-map-includes.js"(exports2) {
     "use strict";
     var identity3 = require_identity();
     function mapIncludes(ctx, items, search) {
@@ -13520,9 +13520,9 @@ var require_util_map_includes = __commonJS({
   }
 });
 
-// ../../../main/node_modules/yaml/dist/compose/resolve-block-map.js
+// node_modules/yaml/dist/compose/resolve-block-map.js
 var require_resolve_block_map = __commonJS({
-  "../../../main/node_modules/yaml/dist/compose/resolve-block-map.js"(exports2) {
+  "node_modules/yaml/dist/compose/resolve-block-map.js"(exports2) {
     "use strict";
     var Pair = require_Pair();
     var YAMLMap = require_YAMLMap();
@@ -13628,9 +13628,9 @@ var require_resolve_block_map = __commonJS({
   }
 });
 
-// ../../../main/node_modules/yaml/dist/compose/resolve-block-seq.js
+// node_modules/yaml/dist/compose/resolve-block-seq.js
 var require_resolve_block_seq = __commonJS({
-  "../../../main/node_modules/yaml/dist/compose/resolve-block-seq.js"(exports2) {
+  "node_modules/yaml/dist/compose/resolve-block-seq.js"(exports2) {
     "use strict";
     var YAMLSeq = require_YAMLSeq();
     var resolveProps = require_resolve_props();
@@ -13679,9 +13679,9 @@ var require_resolve_block_seq = __commonJS({
   }
 });
 
-// ../../../main/node_modules/yaml/dist/compose/resolve-end.js
+// node_modules/yaml/dist/compose/resolve-end.js
 var require_resolve_end = __commonJS({
-  "../../../main/node_modules/yaml/dist/compose/resolve-end.js"(exports2) {
+  "node_modules/yaml/dist/compose/resolve-end.js"(exports2) {
     "use strict";
     function resolveEnd(end, offset, reqSpace, onError) {
       let comment = "";
@@ -13722,9 +13722,9 @@ var require_resolve_end = __commonJS({
   }
 });
 
-// ../../../main/node_modules/yaml/dist/compose/resolve-flow-collection.js
+// node_modules/yaml/dist/compose/resolve-flow-collection.js
 var require_resolve_flow_collection = __commonJS({
-  "../../../main/node_modules/yaml/dist/compose/resolve-flow-collection.js"(exports2) {
+  "node_modules/yaml/dist/compose/resolve-flow-collection.js"(exports2) {
     "use strict";
     var identity3 = require_identity();
     var Pair = require_Pair();
@@ -13916,9 +13916,9 @@ var require_resolve_flow_collection = __commonJS({
   }
 });
 
-// ../../../main/node_modules/yaml/dist/compose/compose-collection.js
+// node_modules/yaml/dist/compose/compose-collection.js
 var require_compose_collection = __commonJS({
-  "../../../main/node_modules/yaml/dist/compose/compose-collection.js"(exports2) {
+  "node_modules/yaml/dist/compose/compose-collection.js"(exports2) {
     "use strict";
     var identity3 = require_identity();
     var Scalar = require_Scalar();
@@ -13981,9 +13981,9 @@ var require_compose_collection = __commonJS({
   }
 });
 
-// ../../../main/node_modules/yaml/dist/compose/resolve-block-scalar.js
+// node_modules/yaml/dist/compose/resolve-block-scalar.js
 var require_resolve_block_scalar = __commonJS({
-  "../../../main/node_modules/yaml/dist/compose/resolve-block-scalar.js"(exports2) {
+  "node_modules/yaml/dist/compose/resolve-block-scalar.js"(exports2) {
     "use strict";
     var Scalar = require_Scalar();
     function resolveBlockScalar(ctx, scalar, onError) {
@@ -14164,9 +14164,9 @@ var require_resolve_block_scalar = __commonJS({
   }
 });
 
-// ../../../main/node_modules/yaml/dist/compose/resolve-flow-scalar.js
+// node_modules/yaml/dist/compose/resolve-flow-scalar.js
 var require_resolve_flow_scalar = __commonJS({
-  "../../../main/node_modules/yaml/dist/compose/resolve-flow-scalar.js"(exports2) {
+  "node_modules/yaml/dist/compose/resolve-flow-scalar.js"(exports2) {
     "use strict";
     var Scalar = require_Scalar();
     var resolveEnd = require_resolve_end();
@@ -14385,9 +14385,9 @@ var require_resolve_flow_scalar = __commonJS({
   }
 });
 
-// ../../../main/node_modules/yaml/dist/compose/compose-scalar.js
+// node_modules/yaml/dist/compose/compose-scalar.js
 var require_compose_scalar = __commonJS({
-  "../../../main/node_modules/yaml/dist/compose/compose-scalar.js"(exports2) {
+  "node_modules/yaml/dist/compose/compose-scalar.js"(exports2) {
     "use strict";
     var identity3 = require_identity();
     var Scalar = require_Scalar();
@@ -14466,9 +14466,9 @@ var require_compose_scalar = __commonJS({
   }
 });
 
-// ../../../main/node_modules/yaml/dist/compose/util-empty-scalar-position.js
+// node_modules/yaml/dist/compose/util-empty-scalar-position.js
 var require_util_empty_scalar_position = __commonJS({
-  "../../../main/node_modules/yaml/dist/compose/util-empty-scalar-position.js"(exports2) {
+  "node_modules/yaml/dist/compose/util-empty-scalar-position.js"(exports2) {
     "use strict";
     function emptyScalarPosition(offset, before, pos) {
       if (before) {
@@ -14496,9 +14496,9 @@ var require_util_empty_scalar_position = __commonJS({
   }
 });
 
-// ../../../main/node_modules/yaml/dist/compose/compose-node.js
+// node_modules/yaml/dist/compose/compose-node.js
 var require_compose_node = __commonJS({
-  "../../../main/node_modules/yaml/dist/compose/compose-node.js"(exports2) {
+  "node_modules/yaml/dist/compose/compose-node.js"(exports2) {
     "use strict";
     var Alias = require_Alias();
     var identity3 = require_identity();
@@ -14602,9 +14602,9 @@ var require_compose_node = __commonJS({
   }
 });
 
-// ../../../main/node_modules/yaml/dist/compose/compose-doc.js
+// node_modules/yaml/dist/compose/compose-doc.js
 var require_compose_doc = __commonJS({
-  "../../../main/node_modules/yaml/dist/compose/compose-doc.js"(exports2) {
+  "node_modules/yaml/dist/compose/compose-doc.js"(exports2) {
     "use strict";
     var Document = require_Document();
     var composeNode = require_compose_node();
@@ -14645,9 +14645,9 @@ var require_compose_doc = __commonJS({
   }
 });
 
-// ../../../main/node_modules/yaml/dist/compose/composer.js
+// node_modules/yaml/dist/compose/composer.js
 var require_composer = __commonJS({
-  "../../../main/node_modules/yaml/dist/compose/composer.js"(exports2) {
+  "node_modules/yaml/dist/compose/composer.js"(exports2) {
     "use strict";
     var node_process = __require("process");
     var directives = require_directives();
@@ -14853,9 +14853,9 @@ ${end.comment}` : end.comment;
   }
 });
 
-// ../../../main/node_modules/yaml/dist/parse/cst-scalar.js
+// node_modules/yaml/dist/parse/cst-scalar.js
 var require_cst_scalar = __commonJS({
-  "../../../main/node_modules/yaml/dist/parse/cst-scalar.js"(exports2) {
+  "node_modules/yaml/dist/parse/cst-scalar.js"(exports2) {
     "use strict";
     var resolveBlockScalar = require_resolve_block_scalar();
     var resolveFlowScalar = require_resolve_flow_scalar();
@@ -15038,9 +15038,9 @@ var require_cst_scalar = __commonJS({
   }
 });
 
-// ../../../main/node_modules/yaml/dist/parse/cst-stringify.js
+// node_modules/yaml/dist/parse/cst-stringify.js
 var require_cst_stringify = __commonJS({
-  "../../../main/node_modules/yaml/dist/parse/cst-stringify.js"(exports2) {
+  "node_modules/yaml/dist/parse/cst-stringify.js"(exports2) {
     "use strict";
     var stringify3 = (cst) => "type" in cst ? stringifyToken(cst) : stringifyItem(cst);
     function stringifyToken(token) {
@@ -15099,9 +15099,9 @@ var require_cst_stringify = __commonJS({
   }
 });
 
-// ../../../main/node_modules/yaml/dist/parse/cst-visit.js
+// node_modules/yaml/dist/parse/cst-visit.js
 var require_cst_visit = __commonJS({
-  "../../../main/node_modules/yaml/dist/parse/cst-visit.js"(exports2) {
+  "node_modules/yaml/dist/parse/cst-visit.js"(exports2) {
     "use strict";
     var BREAK = /* @__PURE__ */ Symbol("break visit");
     var SKIP2 = /* @__PURE__ */ Symbol("skip children");
@@ -15161,9 +15161,9 @@ var require_cst_visit = __commonJS({
   }
 });
 
-// ../../../main/node_modules/yaml/dist/parse/cst.js
+// node_modules/yaml/dist/parse/cst.js
 var require_cst = __commonJS({
-  "../../../main/node_modules/yaml/dist/parse/cst.js"(exports2) {
+  "node_modules/yaml/dist/parse/cst.js"(exports2) {
     "use strict";
     var cstScalar = require_cst_scalar();
     var cstStringify = require_cst_stringify();
@@ -15263,9 +15263,9 @@ var require_cst = __commonJS({
   }
 });
 
-// ../../../main/node_modules/yaml/dist/parse/lexer.js
+// node_modules/yaml/dist/parse/lexer.js
 var require_lexer = __commonJS({
-  "../../../main/node_modules/yaml/dist/parse/lexer.js"(exports2) {
+  "node_modules/yaml/dist/parse/lexer.js"(exports2) {
     "use strict";
     var cst = require_cst();
     function isEmpty(ch) {
@@ -15852,9 +15852,9 @@ var require_lexer = __commonJS({
   }
 });
 
-// ../../../main/node_modules/yaml/dist/parse/line-counter.js
+// node_modules/yaml/dist/parse/line-counter.js
 var require_line_counter = __commonJS({
-  "../../../main/node_modules/yaml/dist/parse/line-counter.js"(exports2) {
+  "node_modules/yaml/dist/parse/line-counter.js"(exports2) {
     "use strict";
     var LineCounter2 = class {
       constructor() {
@@ -15883,9 +15883,9 @@ var require_line_counter = __commonJS({
   }
 });
 
-// ../../../main/node_modules/yaml/dist/parse/parser.js
+// node_modules/yaml/dist/parse/parser.js
 var require_parser = __commonJS({
-  "../../../main/node_modules/yaml/dist/parse/parser.js"(exports2) {
+  "node_modules/yaml/dist/parse/parser.js"(exports2) {
     "use strict";
     var node_process = __require("process");
     var cst = require_cst();
@@ -16757,9 +16757,9 @@ var require_parser = __commonJS({
   }
 });
 
-// ../../../main/node_modules/yaml/dist/public-api.js
+// node_modules/yaml/dist/public-api.js
 var require_public_api = __commonJS({
-  "../../../main/node_modules/yaml/dist/public-api.js"(exports2) {
+  "node_modules/yaml/dist/public-api.js"(exports2) {
     "use strict";
     var composer = require_composer();
     var Document = require_Document();
@@ -16854,9 +16854,9 @@ var require_public_api = __commonJS({
   }
 });
 
-// ../../../main/node_modules/yaml/dist/index.js
+// node_modules/yaml/dist/index.js
 var require_dist = __commonJS({
-  "../../../main/node_modules/yaml/dist/index.js"(exports2) {
+  "node_modules/yaml/dist/index.js"(exports2) {
     "use strict";
     var composer = require_composer();
     var Document = require_Document();
@@ -16906,9 +16906,9 @@ var require_dist = __commonJS({
   }
 });
 
-// ../../../main/node_modules/bottleneck/lib/parser.js
+// node_modules/bottleneck/lib/parser.js
 var require_parser2 = __commonJS({
-  "../../../main/node_modules/bottleneck/lib/parser.js"(exports2) {
+  "node_modules/bottleneck/lib/parser.js"(exports2) {
     "use strict";
     exports2.load = function(received, defaults2, onto = {}) {
       var k2, ref, v;
@@ -16931,9 +16931,9 @@ var require_parser2 = __commonJS({
   }
 });
 
-// ../../../main/node_modules/bottleneck/lib/DLList.js
+// node_modules/bottleneck/lib/DLList.js
 var require_DLList = __commonJS({
-  "../../../main/node_modules/bottleneck/lib/DLList.js"(exports2, module2) {
+  "node_modules/bottleneck/lib/DLList.js"(exports2, module2) {
     "use strict";
     var DLList;
     DLList = class DLList {
@@ -17021,9 +17021,9 @@ var require_DLList = __commonJS({
   }
 });
 
-// ../../../main/node_modules/bottleneck/lib/Events.js
+// node_modules/bottleneck/lib/Events.js
 var require_Events = __commonJS({
-  "../../../main/node_modules/bottleneck/lib/Events.js"(exports2, module2) {
+  "node_modules/bottleneck/lib/Events.js"(exports2, module2) {
     "use strict";
     function asyncGeneratorStep2(gen, resolve8, reject, _next, _throw, key2, arg) {
       try {
@@ -17155,9 +17155,9 @@ var require_Events = __commonJS({
   }
 });
 
-// ../../../main/node_modules/bottleneck/lib/Queues.js
+// node_modules/bottleneck/lib/Queues.js
 var require_Queues = __commonJS({
-  "../../../main/node_modules/bottleneck/lib/Queues.js"(exports2, module2) {
+  "node_modules/bottleneck/lib/Queues.js"(exports2, module2) {
     "use strict";
     var DLList;
     var Events3;
@@ -17225,9 +17225,9 @@ var require_Queues = __commonJS({
   }
 });
 
-// ../../../main/node_modules/bottleneck/lib/BottleneckError.js
+// node_modules/bottleneck/lib/BottleneckError.js
 var require_BottleneckError = __commonJS({
-  "../../../main/node_modules/bottleneck/lib/BottleneckError.js"(exports2, module2) {
+  "node_modules/bottleneck/lib/BottleneckError.js"(exports2, module2) {
     "use strict";
     var BottleneckError;
     BottleneckError = class BottleneckError extends Error {
@@ -17236,9 +17236,9 @@ var require_BottleneckError = __commonJS({
   }
 });
 
-// ../../../main/node_modules/bottleneck/lib/Job.js
+// node_modules/bottleneck/lib/Job.js
 var require_Job = __commonJS({
-  "../../../main/node_modules/bottleneck/lib/Job.js"(exports2, module2) {
+  "node_modules/bottleneck/lib/Job.js"(exports2, module2) {
     "use strict";
     function asyncGeneratorStep2(gen, resolve8, reject, _next, _throw, key2, arg) {
       try {
@@ -17440,9 +17440,9 @@ var require_Job = __commonJS({
   }
 });
 
-// ../../../main/node_modules/bottleneck/lib/LocalDatastore.js
+// node_modules/bottleneck/lib/LocalDatastore.js
 var require_LocalDatastore = __commonJS({
-  "../../../main/node_modules/bottleneck/lib/LocalDatastore.js"(exports2, module2) {
+  "node_modules/bottleneck/lib/LocalDatastore.js"(exports2, module2) {
     "use strict";
     function asyncGeneratorStep2(gen, resolve8, reject, _next, _throw, key2, arg) {
       try {
@@ -17702,9 +17702,9 @@ var require_LocalDatastore = __commonJS({
   }
 });
 
-// ../../../main/node_modules/bottleneck/lib/lua.json
+// node_modules/bottleneck/lib/lua.json
 var require_lua = __commonJS({
-  "../../../main/node_modules/bottleneck/lib/lua.json"(exports2, module2) {
+  "node_modules/bottleneck/lib/lua.json"(exports2, module2) {
     module2.exports = {
       "blacklist_client.lua": "local blacklist = ARGV[num_static_argv + 1]\n\nif redis.call('zscore', client_last_seen_key, blacklist) then\n  redis.call('zadd', client_last_seen_key, 0, blacklist)\nend\n\n\nreturn {}\n",
       "check.lua": "local weight = tonumber(ARGV[num_static_argv + 1])\n\nlocal capacity = process_tick(now, false)['capacity']\nlocal nextRequest = tonumber(redis.call('hget', settings_key, 'nextRequest'))\n\nreturn conditions_check(capacity, weight) and nextRequest - now <= 0\n",
@@ -17837,9 +17837,9 @@ return {}
   }
 });
 
-// ../../../main/node_modules/bottleneck/lib/Scripts.js
+// node_modules/bottleneck/lib/Scripts.js
 var require_Scripts = __commonJS({
-  "../../../main/node_modules/bottleneck/lib/Scripts.js"(exports2) {
+  "node_modules/bottleneck/lib/Scripts.js"(exports2) {
     "use strict";
     var headers;
     var lua;
@@ -18003,9 +18003,9 @@ var require_Scripts = __commonJS({
   }
 });
 
-// ../../../main/node_modules/bottleneck/lib/RedisConnection.js
+// node_modules/bottleneck/lib/RedisConnection.js
 var require_RedisConnection = __commonJS({
-  "../../../main/node_modules/bottleneck/lib/RedisConnection.js"(exports, module) {
+  "node_modules/bottleneck/lib/RedisConnection.js"(exports, module) {
     "use strict";
     function asyncGeneratorStep(gen, resolve8, reject, _next, _throw, key2, arg) {
       try {
@@ -18199,9 +18199,9 @@ var require_RedisConnection = __commonJS({
   }
 });
 
-// ../../../main/node_modules/bottleneck/lib/IORedisConnection.js
+// node_modules/bottleneck/lib/IORedisConnection.js
 var require_IORedisConnection = __commonJS({
-  "../../../main/node_modules/bottleneck/lib/IORedisConnection.js"(exports, module) {
+  "node_modules/bottleneck/lib/IORedisConnection.js"(exports, module) {
     "use strict";
     function _slicedToArray(arr, i3) {
       return _arrayWithHoles(arr) || _iterableToArrayLimit(arr, i3) || _nonIterableRest();
@@ -18408,9 +18408,9 @@ var require_IORedisConnection = __commonJS({
   }
 });
 
-// ../../../main/node_modules/bottleneck/lib/RedisDatastore.js
+// node_modules/bottleneck/lib/RedisDatastore.js
 var require_RedisDatastore = __commonJS({
-  "../../../main/node_modules/bottleneck/lib/RedisDatastore.js"(exports2, module2) {
+  "node_modules/bottleneck/lib/RedisDatastore.js"(exports2, module2) {
     "use strict";
     function _slicedToArray2(arr, i3) {
       return _arrayWithHoles2(arr) || _iterableToArrayLimit2(arr, i3) || _nonIterableRest2();
@@ -18759,9 +18759,9 @@ var require_RedisDatastore = __commonJS({
   }
 });
 
-// ../../../main/node_modules/bottleneck/lib/States.js
+// node_modules/bottleneck/lib/States.js
 var require_States = __commonJS({
-  "../../../main/node_modules/bottleneck/lib/States.js"(exports2, module2) {
+  "node_modules/bottleneck/lib/States.js"(exports2, module2) {
     "use strict";
     var BottleneckError;
     var States;
@@ -18837,9 +18837,9 @@ var require_States = __commonJS({
   }
 });
 
-// ../../../main/node_modules/bottleneck/lib/Sync.js
+// node_modules/bottleneck/lib/Sync.js
 var require_Sync = __commonJS({
-  "../../../main/node_modules/bottleneck/lib/Sync.js"(exports2, module2) {
+  "node_modules/bottleneck/lib/Sync.js"(exports2, module2) {
     "use strict";
     function asyncGeneratorStep2(gen, resolve8, reject, _next, _throw, key2, arg) {
       try {
@@ -18935,16 +18935,16 @@ var require_Sync = __commonJS({
   }
 });
 
-// ../../../main/node_modules/bottleneck/lib/version.json
+// node_modules/bottleneck/lib/version.json
 var require_version = __commonJS({
-  "../../../main/node_modules/bottleneck/lib/version.json"(exports2, module2) {
+  "node_modules/bottleneck/lib/version.json"(exports2, module2) {
     module2.exports = { version: "2.19.5" };
   }
 });
 
-// ../../../main/node_modules/bottleneck/lib/Group.js
+// node_modules/bottleneck/lib/Group.js
 var require_Group = __commonJS({
-  "../../../main/node_modules/bottleneck/lib/Group.js"(exports2, module2) {
+  "node_modules/bottleneck/lib/Group.js"(exports2, module2) {
     "use strict";
     function _slicedToArray2(arr, i3) {
       return _arrayWithHoles2(arr) || _iterableToArrayLimit2(arr, i3) || _nonIterableRest2();
@@ -19164,9 +19164,9 @@ var require_Group = __commonJS({
   }
 });
 
-// ../../../main/node_modules/bottleneck/lib/Batcher.js
+// node_modules/bottleneck/lib/Batcher.js
 var require_Batcher = __commonJS({
-  "../../../main/node_modules/bottleneck/lib/Batcher.js"(exports2, module2) {
+  "node_modules/bottleneck/lib/Batcher.js"(exports2, module2) {
     "use strict";
     var Batcher;
     var Events3;
@@ -19222,9 +19222,9 @@ var require_Batcher = __commonJS({
   }
 });
 
-// ../../../main/node_modules/bottleneck/lib/Bottleneck.js
+// node_modules/bottleneck/lib/Bottleneck.js
 var require_Bottleneck = __commonJS({
-  "../../../main/node_modules/bottleneck/lib/Bottleneck.js"(exports2, module2) {
+  "node_modules/bottleneck/lib/Bottleneck.js"(exports2, module2) {
     "use strict";
     function _slicedToArray2(arr, i3) {
       return _arrayWithHoles2(arr) || _iterableToArrayLimit2(arr, i3) || _nonIterableRest2();
@@ -19771,17 +19771,17 @@ var require_Bottleneck = __commonJS({
   }
 });
 
-// ../../../main/node_modules/bottleneck/lib/index.js
+// node_modules/bottleneck/lib/index.js
 var require_lib = __commonJS({
-  "../../../main/node_modules/bottleneck/lib/index.js"(exports2, module2) {
+  "node_modules/bottleneck/lib/index.js"(exports2, module2) {
     "use strict";
     module2.exports = require_Bottleneck();
   }
 });
 
-// ../../../main/node_modules/get-caller-file/index.js
+// node_modules/get-caller-file/index.js
 var require_get_caller_file = __commonJS({
-  "../../../main/node_modules/get-caller-file/index.js"(exports2, module2) {
+  "node_modules/get-caller-file/index.js"(exports2, module2) {
     "use strict";
     module2.exports = function getCallerFile(position) {
       if (position === void 0) {
@@ -19803,9 +19803,9 @@ var require_get_caller_file = __commonJS({
   }
 });
 
-// ../../../main/node_modules/pino-http/logger.js
+// node_modules/pino-http/logger.js
 var require_logger = __commonJS({
-  "../../../main/node_modules/pino-http/logger.js"(exports2, module2) {
+  "node_modules/pino-http/logger.js"(exports2, module2) {
     "use strict";
     var { pino: pino2, symbols: { stringifySym, chindingsSym } } = require_pino();
     var serializers = require_pino_std_serializers();
@@ -20027,9 +20027,9 @@ var require_logger = __commonJS({
   }
 });
 
-// ../../../main/node_modules/ignore/index.js
+// node_modules/ignore/index.js
 var require_ignore = __commonJS({
-  "../../../main/node_modules/ignore/index.js"(exports2, module2) {
+  "node_modules/ignore/index.js"(exports2, module2) {
     function makeArray(subject) {
       return Array.isArray(subject) ? subject : [subject];
     }
@@ -20892,9 +20892,9 @@ var require_ignore = __commonJS({
   }
 });
 
-// ../../../main/node_modules/openai/internal/auth/x509-transport-state.js
+// node_modules/openai/internal/auth/x509-transport-state.js
 var require_x509_transport_state = __commonJS({
-  "../../../main/node_modules/openai/internal/auth/x509-transport-state.js"(exports2, module2) {
+  "node_modules/openai/internal/auth/x509-transport-state.js"(exports2, module2) {
     "use strict";
     if (typeof module2 !== "undefined" && module2 !== globalThis.module && typeof exports2 !== "undefined" && module2.exports === exports2) {
       Object.defineProperty(exports2, "__esModule", { value: true });
@@ -20926,7 +20926,7 @@ import { randomUUID as randomUUID3 } from "node:crypto";
 import { mkdir as mkdir7, readFile as readFile3 } from "node:fs/promises";
 import { delimiter as delimiter5, dirname as dirname14, isAbsolute as isAbsolute10, join as join37 } from "node:path";
 
-// ../../../main/node_modules/probot/lib/context.js
+// node_modules/probot/lib/context.js
 var import_deepmerge = __toESM(require_cjs(), 1);
 import path from "node:path";
 var kOctokitRequestHookAdded = /* @__PURE__ */ Symbol("octokit request hook added");
@@ -21089,7 +21089,7 @@ var Context = class {
   }
 };
 
-// ../../../main/node_modules/@octokit/webhooks-methods/dist-node/index.js
+// node_modules/@octokit/webhooks-methods/dist-node/index.js
 import { createHmac } from "node:crypto";
 import { timingSafeEqual } from "node:crypto";
 import { Buffer as Buffer2 } from "node:buffer";
@@ -21142,7 +21142,7 @@ async function verifyWithFallback(secret, payload, signature2, additionalSecrets
   return false;
 }
 
-// ../../../main/node_modules/@octokit/webhooks/dist-bundle/index.js
+// node_modules/@octokit/webhooks/dist-bundle/index.js
 var createLogger = (logger = {}) => {
   if (typeof logger.debug !== "function") {
     logger.debug = () => {
@@ -21932,7 +21932,7 @@ var Webhooks = class {
   }
 };
 
-// ../../../main/node_modules/toad-cache/dist/toad-cache.mjs
+// node_modules/toad-cache/dist/toad-cache.mjs
 function validateCacheParams(max2, ttlInMsecs) {
   if (typeof max2 !== "number" || !Number.isInteger(max2) || max2 < 0) {
     throw new Error("Invalid max value");
@@ -22070,7 +22070,7 @@ var LruObject = class {
   }
 };
 
-// ../../../main/node_modules/probot/lib/helpers/create-deferred-promise.js
+// node_modules/probot/lib/helpers/create-deferred-promise.js
 function createDeferredPromise() {
   let resolve8;
   let reject;
@@ -22081,7 +22081,7 @@ function createDeferredPromise() {
   return { promise: promise2, resolve: resolve8, reject };
 }
 
-// ../../../main/node_modules/probot/lib/octokit/get-authenticated-octokit.js
+// node_modules/probot/lib/octokit/get-authenticated-octokit.js
 async function getAuthenticatedOctokit(options2) {
   const { octokit, log, installationId } = options2;
   if (!installationId)
@@ -22109,13 +22109,13 @@ async function getAuthenticatedOctokit(options2) {
   });
 }
 
-// ../../../main/node_modules/probot/lib/helpers/get-log.js
+// node_modules/probot/lib/helpers/get-log.js
 var import_pino = __toESM(require_pino(), 1);
 
-// ../../../main/node_modules/@probot/pino/index.js
+// node_modules/@probot/pino/index.js
 import { Transform } from "node:stream";
 
-// ../../../main/node_modules/npx-import-light/index.js
+// node_modules/npx-import-light/index.js
 import { exec } from "node:child_process";
 import { builtinModules, createRequire } from "node:module";
 import { platform as osPlatform } from "node:os";
@@ -22316,7 +22316,7 @@ function isRunningInPackageRunner() {
   return process.env.npm_lifecycle_event === "npx" || process.env.npm_lifecycle_event === "bunx";
 }
 
-// ../../../main/node_modules/@probot/pino/index.js
+// node_modules/@probot/pino/index.js
 var import_pino_pretty = __toESM(require_pino_pretty(), 1);
 var LEVEL_MAP = {
   10: "trace",
@@ -22463,7 +22463,7 @@ function toSentryError(data) {
   return error62;
 }
 
-// ../../../main/node_modules/probot/lib/helpers/get-log.js
+// node_modules/probot/lib/helpers/get-log.js
 async function getLog(options2 = {}) {
   const { level, logMessageKey, ...getTransformStreamOptions } = options2;
   const pinoOptions = {
@@ -22476,7 +22476,7 @@ async function getLog(options2 = {}) {
   return (0, import_pino.default)(pinoOptions, transform2);
 }
 
-// ../../../main/node_modules/universal-user-agent/index.js
+// node_modules/universal-user-agent/index.js
 function getUserAgent() {
   if (typeof navigator === "object" && "userAgent" in navigator) {
     return navigator.userAgent;
@@ -22487,7 +22487,7 @@ function getUserAgent() {
   return "<environment undetectable>";
 }
 
-// ../../../main/node_modules/@octokit/endpoint/dist-bundle/index.js
+// node_modules/@octokit/endpoint/dist-bundle/index.js
 var VERSION2 = "0.0.0-development";
 var userAgent = `octokit-endpoint.js/${VERSION2} ${getUserAgent()}`;
 var DEFAULTS = {
@@ -22800,7 +22800,7 @@ function withDefaults(oldDefaults, newDefaults) {
 }
 var endpoint = withDefaults(null, DEFAULTS);
 
-// ../../../main/node_modules/content-type/dist/index.js
+// node_modules/content-type/dist/index.js
 var SP = 32;
 var HTAB = 9;
 var SEMI = 59;
@@ -22984,7 +22984,7 @@ function unescapeQuotedPairs(str, start, end) {
   return result + str.slice(start, end);
 }
 
-// ../../../main/node_modules/json-with-bigint/json-with-bigint.js
+// node_modules/json-with-bigint/json-with-bigint.js
 var intRegex = /^-?\d+$/;
 var noiseValue = /^-?\d+n+$/;
 var originalStringify = JSON.stringify;
@@ -23319,7 +23319,7 @@ var JSONParse = (text2, reviver) => {
   }
 };
 
-// ../../../main/node_modules/@octokit/request-error/dist-src/index.js
+// node_modules/@octokit/request-error/dist-src/index.js
 var RequestError = class extends Error {
   name;
   /**
@@ -23358,7 +23358,7 @@ var RequestError = class extends Error {
   }
 };
 
-// ../../../main/node_modules/@octokit/request/dist-bundle/index.js
+// node_modules/@octokit/request/dist-bundle/index.js
 var VERSION3 = "10.0.16";
 var defaults_default = {
   headers: {
@@ -23540,7 +23540,7 @@ function withDefaults2(oldEndpoint, newDefaults) {
 }
 var request = withDefaults2(endpoint, defaults_default);
 
-// ../../../main/node_modules/before-after-hook/lib/register.js
+// node_modules/before-after-hook/lib/register.js
 function register(state2, name, method, options2) {
   if (typeof method !== "function") {
     throw new Error("method for before hook must be a function");
@@ -23563,7 +23563,7 @@ function register(state2, name, method, options2) {
   });
 }
 
-// ../../../main/node_modules/before-after-hook/lib/add.js
+// node_modules/before-after-hook/lib/add.js
 function addHook(state2, kind, name, hook7) {
   const orig = hook7;
   if (!state2.registry[name]) {
@@ -23598,7 +23598,7 @@ function addHook(state2, kind, name, hook7) {
   });
 }
 
-// ../../../main/node_modules/before-after-hook/lib/remove.js
+// node_modules/before-after-hook/lib/remove.js
 function removeHook(state2, name, method) {
   if (!state2.registry[name]) {
     return;
@@ -23612,7 +23612,7 @@ function removeHook(state2, name, method) {
   state2.registry[name].splice(index, 1);
 }
 
-// ../../../main/node_modules/before-after-hook/index.js
+// node_modules/before-after-hook/index.js
 var bind = Function.bind;
 var bindable = bind.bind(bind);
 function bindApi(hook7, state2, name) {
@@ -23646,7 +23646,7 @@ function Collection() {
 }
 var before_after_hook_default = { Singular, Collection };
 
-// ../../../main/node_modules/@octokit/graphql/dist-bundle/index.js
+// node_modules/@octokit/graphql/dist-bundle/index.js
 var VERSION4 = "0.0.0-development";
 function _buildMessageForResponseErrors(data) {
   return `Request failed due to following response errors:
@@ -23756,7 +23756,7 @@ function withCustomRequest(customRequest) {
   });
 }
 
-// ../../../main/node_modules/@octokit/auth-token/dist-bundle/index.js
+// node_modules/@octokit/auth-token/dist-bundle/index.js
 var b64url = "(?:[a-zA-Z0-9_-]+)";
 var sep = "\\.";
 var jwtRE = new RegExp(`^${b64url}${sep}${b64url}${sep}${b64url}$`);
@@ -23801,10 +23801,10 @@ var createTokenAuth = function createTokenAuth2(token) {
   });
 };
 
-// ../../../main/node_modules/@octokit/core/dist-src/version.js
+// node_modules/@octokit/core/dist-src/version.js
 var VERSION5 = "7.0.8";
 
-// ../../../main/node_modules/@octokit/core/dist-src/index.js
+// node_modules/@octokit/core/dist-src/index.js
 var noop2 = () => {
 };
 var consoleWarn = console.warn.bind(console);
@@ -23938,10 +23938,10 @@ var Octokit = class {
   auth;
 };
 
-// ../../../main/node_modules/@octokit/plugin-enterprise-compatibility/dist-src/version.js
+// node_modules/@octokit/plugin-enterprise-compatibility/dist-src/version.js
 var VERSION6 = "6.0.3";
 
-// ../../../main/node_modules/@octokit/plugin-enterprise-compatibility/dist-src/index.js
+// node_modules/@octokit/plugin-enterprise-compatibility/dist-src/index.js
 function enterpriseCompatibility(octokit) {
   octokit.hook.wrap("request", async (request2, options2) => {
     if (/\/orgs\/[^/]+\/teams/.test(options2.url)) {
@@ -23972,7 +23972,7 @@ function enterpriseCompatibility(octokit) {
 }
 enterpriseCompatibility.VERSION = VERSION6;
 
-// ../../../main/node_modules/@octokit/plugin-paginate-rest/dist-bundle/index.js
+// node_modules/@octokit/plugin-paginate-rest/dist-bundle/index.js
 var VERSION7 = "0.0.0-development";
 function normalizePaginatedListResponse(response) {
   if (!response.data) {
@@ -24088,10 +24088,10 @@ function paginateRest(octokit) {
 }
 paginateRest.VERSION = VERSION7;
 
-// ../../../main/node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/version.js
+// node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/version.js
 var VERSION8 = "17.0.0";
 
-// ../../../main/node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/generated/endpoints.js
+// node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/generated/endpoints.js
 var Endpoints = {
   actions: {
     addCustomLabelsToSelfHostedRunnerForOrg: [
@@ -26383,7 +26383,7 @@ var Endpoints = {
 };
 var endpoints_default = Endpoints;
 
-// ../../../main/node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/endpoints-to-methods.js
+// node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/endpoints-to-methods.js
 var endpointMethodsMap = /* @__PURE__ */ new Map();
 for (const [scope, endpoints2] of Object.entries(endpoints_default)) {
   for (const [methodName, endpoint2] of Object.entries(endpoints2)) {
@@ -26506,7 +26506,7 @@ function decorate(octokit, scope, methodName, defaults2, decorations) {
   return Object.assign(withDecorations, requestWithDefaults);
 }
 
-// ../../../main/node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/index.js
+// node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/index.js
 function restEndpointMethods(octokit) {
   const api = endpointsToMethods(octokit);
   return {
@@ -26523,7 +26523,7 @@ function legacyRestEndpointMethods(octokit) {
 }
 legacyRestEndpointMethods.VERSION = VERSION8;
 
-// ../../../main/node_modules/@octokit/plugin-retry/dist-bundle/index.js
+// node_modules/@octokit/plugin-retry/dist-bundle/index.js
 var import_light = __toESM(require_light(), 1);
 var VERSION9 = "0.0.0-development";
 function isRequestError(error62) {
@@ -26597,7 +26597,7 @@ function retry(octokit, octokitOptions) {
 }
 retry.VERSION = VERSION9;
 
-// ../../../main/node_modules/@octokit/plugin-throttling/dist-bundle/index.js
+// node_modules/@octokit/plugin-throttling/dist-bundle/index.js
 var import_light2 = __toESM(require_light(), 1);
 var VERSION10 = "0.0.0-development";
 var noop3 = () => Promise.resolve();
@@ -26827,10 +26827,10 @@ function throttling(octokit, octokitOptions) {
 throttling.VERSION = VERSION10;
 throttling.triggersNotification = triggersNotification;
 
-// ../../../main/node_modules/@probot/octokit-plugin-config/dist-src/version.js
+// node_modules/@probot/octokit-plugin-config/dist-src/version.js
 var VERSION11 = "4.1.0";
 
-// ../../../main/node_modules/@probot/octokit-plugin-config/dist-src/util/get-config-file.js
+// node_modules/@probot/octokit-plugin-config/dist-src/util/get-config-file.js
 var import_yaml = __toESM(require_dist(), 1);
 var SUPPORTED_FILE_EXTENSIONS = ["json", "yml", "yaml"];
 async function getConfigFile(octokit, { owner, repo, path: path12, ref }) {
@@ -26907,7 +26907,7 @@ async function getConfigFile(octokit, { owner, repo, path: path12, ref }) {
   };
 }
 
-// ../../../main/node_modules/@probot/octokit-plugin-config/dist-src/util/extends-to-get-content-params.js
+// node_modules/@probot/octokit-plugin-config/dist-src/util/extends-to-get-content-params.js
 var EXTENDS_REGEX = new RegExp(
   "^(?:([a-z\\d](?:[a-z\\d]|-(?=[a-z\\d])){0,38})/)?([-_.\\w\\d]+)(?::([-_./\\w\\d]+\\.ya?ml))?$",
   "i"
@@ -26938,7 +26938,7 @@ function extendsToGetContentParams({
   };
 }
 
-// ../../../main/node_modules/@probot/octokit-plugin-config/dist-src/util/get-config-files.js
+// node_modules/@probot/octokit-plugin-config/dist-src/util/get-config-files.js
 async function getConfigFiles(octokit, { owner, repo, path: path12, branch }) {
   const requestedRepoFile = await getConfigFile(octokit, {
     owner,
@@ -26993,7 +26993,7 @@ async function getConfigFiles(octokit, { owner, repo, path: path12, branch }) {
   } while (true);
 }
 
-// ../../../main/node_modules/@probot/octokit-plugin-config/dist-src/compose-config-get.js
+// node_modules/@probot/octokit-plugin-config/dist-src/compose-config-get.js
 async function composeConfigGet(octokit, { owner, repo, defaults: defaults2, path: path12, branch }) {
   const files = await getConfigFiles(octokit, {
     owner,
@@ -27008,7 +27008,7 @@ async function composeConfigGet(octokit, { owner, repo, defaults: defaults2, pat
   };
 }
 
-// ../../../main/node_modules/@probot/octokit-plugin-config/dist-src/index.js
+// node_modules/@probot/octokit-plugin-config/dist-src/index.js
 function config(octokit) {
   return {
     config: {
@@ -27020,7 +27020,7 @@ function config(octokit) {
 }
 config.VERSION = VERSION11;
 
-// ../../../main/node_modules/@octokit/auth-unauthenticated/dist-node/index.js
+// node_modules/@octokit/auth-unauthenticated/dist-node/index.js
 async function auth2(reason) {
   return {
     type: "unauthenticated",
@@ -27085,7 +27085,7 @@ var createUnauthenticatedAuth = function createUnauthenticatedAuth2(options2) {
   });
 };
 
-// ../../../main/node_modules/@octokit/oauth-methods/dist-bundle/index.js
+// node_modules/@octokit/oauth-methods/dist-bundle/index.js
 function requestToOAuthBaseUrl(request2) {
   const endpointDefaults = request2.endpoint.DEFAULTS;
   if (/^https:\/\/(api\.)?github\.com$/.test(endpointDefaults.baseUrl)) {
@@ -27317,7 +27317,7 @@ async function deleteAuthorization(options2) {
   );
 }
 
-// ../../../main/node_modules/@octokit/auth-oauth-device/dist-bundle/index.js
+// node_modules/@octokit/auth-oauth-device/dist-bundle/index.js
 async function getOAuthAccessToken(state2, options2) {
   const cachedAuthentication = getCachedAuthentication(state2, options2.auth);
   if (cachedAuthentication) return cachedAuthentication;
@@ -27440,7 +27440,7 @@ function createOAuthDeviceAuth(options2) {
   });
 }
 
-// ../../../main/node_modules/@octokit/auth-oauth-user/dist-bundle/index.js
+// node_modules/@octokit/auth-oauth-user/dist-bundle/index.js
 var VERSION13 = "0.0.0-development";
 async function getAuthentication(state2) {
   if ("code" in state2.strategyOptions) {
@@ -27622,7 +27622,7 @@ function createOAuthUserAuth({
 }
 createOAuthUserAuth.VERSION = VERSION13;
 
-// ../../../main/node_modules/@octokit/auth-oauth-app/dist-bundle/index.js
+// node_modules/@octokit/auth-oauth-app/dist-bundle/index.js
 async function auth5(state2, authOptions) {
   if (authOptions.type === "oauth-app") {
     return {
@@ -27700,7 +27700,7 @@ function createOAuthAppAuth(options2) {
   });
 }
 
-// ../../../main/node_modules/universal-github-app-jwt/lib/utils.js
+// node_modules/universal-github-app-jwt/lib/utils.js
 function isPkcs1(privateKey) {
   return privateKey.includes("-----BEGIN RSA PRIVATE KEY-----");
 }
@@ -27739,7 +27739,7 @@ function base64encodeJSON(obj) {
   return fromBase64(btoa(JSON.stringify(obj)));
 }
 
-// ../../../main/node_modules/universal-github-app-jwt/lib/crypto-node.js
+// node_modules/universal-github-app-jwt/lib/crypto-node.js
 import { subtle } from "node:crypto";
 import { createPrivateKey } from "node:crypto";
 function convertPrivateKey(privateKey) {
@@ -27750,7 +27750,7 @@ function convertPrivateKey(privateKey) {
   });
 }
 
-// ../../../main/node_modules/universal-github-app-jwt/lib/get-token.js
+// node_modules/universal-github-app-jwt/lib/get-token.js
 async function getToken({ privateKey, payload }) {
   const convertedPrivateKey = convertPrivateKey(privateKey);
   if (isPkcs1(convertedPrivateKey)) {
@@ -27787,7 +27787,7 @@ async function getToken({ privateKey, payload }) {
   return `${encodedMessage}.${encodedSignature}`;
 }
 
-// ../../../main/node_modules/universal-github-app-jwt/index.js
+// node_modules/universal-github-app-jwt/index.js
 async function githubAppJwt({
   id,
   privateKey,
@@ -27813,7 +27813,7 @@ async function githubAppJwt({
   };
 }
 
-// ../../../main/node_modules/@octokit/auth-app/dist-node/index.js
+// node_modules/@octokit/auth-app/dist-node/index.js
 async function getAppAuthentication({
   appId,
   privateKey,
@@ -28272,7 +28272,7 @@ function createAppAuth(options2) {
   });
 }
 
-// ../../../main/node_modules/octokit-auth-probot/dist-node/index.js
+// node_modules/octokit-auth-probot/dist-node/index.js
 async function auth7(state2, options2) {
   if (options2.type !== "event-octokit") {
     if (state2.type === "token" && options2.type === "installation" && options2.factory) {
@@ -28363,7 +28363,7 @@ function createProbotAuthFn(options2) {
 createProbotAuthFn.VERSION = VERSION16;
 var createProbotAuth = createProbotAuthFn;
 
-// ../../../main/node_modules/probot/lib/octokit/octokit-plugin-probot-request-logging.js
+// node_modules/probot/lib/octokit/octokit-plugin-probot-request-logging.js
 function probotRequestLogging(octokit) {
   octokit.hook.error("request", (error62, options2) => {
     if ("status" in error62) {
@@ -28380,10 +28380,10 @@ function probotRequestLogging(octokit) {
   });
 }
 
-// ../../../main/node_modules/probot/lib/version.js
+// node_modules/probot/lib/version.js
 var VERSION17 = "14.3.2";
 
-// ../../../main/node_modules/probot/lib/octokit/probot-octokit.js
+// node_modules/probot/lib/octokit/probot-octokit.js
 var defaultOptions = {
   authStrategy: createProbotAuth,
   throttle: {
@@ -28410,7 +28410,7 @@ var ProbotOctokit = Octokit.plugin(throttling, retry, paginateRest, restEndpoint
   return options2;
 });
 
-// ../../../main/node_modules/probot/lib/octokit/get-octokit-throttle-options.js
+// node_modules/probot/lib/octokit/get-octokit-throttle-options.js
 var import_bottleneck = __toESM(require_lib(), 1);
 async function getOctokitThrottleOptions(options2) {
   const { log, redisConfig } = options2;
@@ -28446,7 +28446,7 @@ async function getRedisClient({ redisConfig }) {
     return new Redis(redisConfig);
 }
 
-// ../../../main/node_modules/probot/lib/octokit/get-probot-octokit-with-defaults.js
+// node_modules/probot/lib/octokit/get-probot-octokit-with-defaults.js
 async function getProbotOctokitWithDefaults(options2) {
   const authOptions = options2.githubToken ? {
     token: options2.githubToken,
@@ -28494,7 +28494,7 @@ async function getProbotOctokitWithDefaults(options2) {
   });
 }
 
-// ../../../main/node_modules/probot/lib/helpers/get-error-handler.js
+// node_modules/probot/lib/helpers/get-error-handler.js
 function getErrorHandler(log) {
   return (error62) => {
     const errors = error62 instanceof AggregateError ? error62.errors : [error62];
@@ -28517,7 +28517,7 @@ function getErrorHandler(log) {
   };
 }
 
-// ../../../main/node_modules/probot/lib/octokit/octokit-webhooks-transform.js
+// node_modules/probot/lib/octokit/octokit-webhooks-transform.js
 async function webhookTransform(options2, event) {
   const octokit = await options2.octokit.auth({
     type: "event-octokit",
@@ -28527,7 +28527,7 @@ async function webhookTransform(options2, event) {
   return new Context(event, octokit, log);
 }
 
-// ../../../main/node_modules/probot/lib/octokit/get-webhooks.js
+// node_modules/probot/lib/octokit/get-webhooks.js
 function getWebhooks(options2) {
   const webhooks = new Webhooks({
     log: options2.log,
@@ -28538,14 +28538,14 @@ function getWebhooks(options2) {
   return webhooks;
 }
 
-// ../../../main/node_modules/probot/lib/server/handlers/http-logger.js
+// node_modules/probot/lib/server/handlers/http-logger.js
 var import_pino_http = __toESM(require_logger(), 1);
 
-// ../../../main/node_modules/probot/lib/server/server.js
+// node_modules/probot/lib/server/server.js
 var defaultWebhookPath = "/api/github/webhooks";
 var defaultWebhookSecret = "development";
 
-// ../../../main/node_modules/probot/lib/probot.js
+// node_modules/probot/lib/probot.js
 var UNINITIALIZED = 0;
 var INITIALIZING = 1;
 var INITIALIZED = 2;
@@ -28754,10 +28754,10 @@ var Probot = class {
   }
 };
 
-// ../../../main/node_modules/probot/lib/manifest-creation.js
+// node_modules/probot/lib/manifest-creation.js
 var import_yaml2 = __toESM(require_dist(), 1);
 
-// ../../../main/node_modules/probot/lib/helpers/get-payload.js
+// node_modules/probot/lib/helpers/get-payload.js
 var textDecoder2 = new TextDecoder("utf-8", { fatal: false });
 var decode2 = textDecoder2.decode.bind(textDecoder2);
 
@@ -28833,7 +28833,7 @@ function editDistance(a2, b3) {
   return row[b3.length] ?? 0;
 }
 
-// ../../../main/node_modules/zod/v4/classic/external.js
+// node_modules/zod/v4/classic/external.js
 var external_exports = {};
 __export(external_exports, {
   $brand: () => $brand,
@@ -29096,7 +29096,7 @@ __export(external_exports, {
   xor: () => xor
 });
 
-// ../../../main/node_modules/zod/v4/core/index.js
+// node_modules/zod/v4/core/index.js
 var core_exports2 = {};
 __export(core_exports2, {
   $ZodAny: () => $ZodAny,
@@ -29413,7 +29413,7 @@ __export(core_exports2, {
   withParser: () => withParser
 });
 
-// ../../../main/node_modules/zod/v4/core/util.js
+// node_modules/zod/v4/core/util.js
 var util_exports = {};
 __export(util_exports, {
   BIGINT_FORMAT_RANGES: () => BIGINT_FORMAT_RANGES,
@@ -30269,7 +30269,7 @@ function constantCatch(value) {
   return fn;
 }
 
-// ../../../main/node_modules/zod/v4/core/core.js
+// node_modules/zod/v4/core/core.js
 var _a;
 var NEVER = /* @__PURE__ */ Object.freeze({
   status: "aborted"
@@ -30391,7 +30391,7 @@ function config2(newConfig) {
   return globalConfig;
 }
 
-// ../../../main/node_modules/zod/v4/core/errors.js
+// node_modules/zod/v4/core/errors.js
 function _getMessage() {
   const internals = this._zod;
   internals.message ?? (internals.message = JSON.stringify(internals.def, jsonStringifyReplacer, 2));
@@ -30583,7 +30583,7 @@ function prettifyError(error62) {
   return lines.join("\n");
 }
 
-// ../../../main/node_modules/zod/v4/core/parse.js
+// node_modules/zod/v4/core/parse.js
 function finalizeParams(callee, params) {
   return { callee: params?.callee ?? callee, Err: params?.Err };
 }
@@ -30743,7 +30743,7 @@ var _safeDecodeAsync = (_Err) => async (schema, value, _ctx) => {
 };
 var safeDecodeAsync = /* @__PURE__ */ _safeDecodeAsync($ZodRealError);
 
-// ../../../main/node_modules/zod/v4/core/regexes.js
+// node_modules/zod/v4/core/regexes.js
 var regexes_exports = {};
 __export(regexes_exports, {
   anyString: () => anyString,
@@ -30915,7 +30915,7 @@ var sha512_hex = /^[0-9a-fA-F]{128}$/;
 var sha512_base64 = /* @__PURE__ */ fixedBase64(86, "==");
 var sha512_base64url = /* @__PURE__ */ fixedBase64url(86);
 
-// ../../../main/node_modules/zod/v4/core/checks.js
+// node_modules/zod/v4/core/checks.js
 var $ZodCheck = /* @__PURE__ */ $constructor("$ZodCheck", (inst, def) => {
   var _a8;
   inst._zod ?? (inst._zod = {});
@@ -31391,7 +31391,7 @@ var $ZodCheckOverwrite = /* @__PURE__ */ $constructor("$ZodCheckOverwrite", (ins
   };
 });
 
-// ../../../main/node_modules/zod/v4/core/doc.js
+// node_modules/zod/v4/core/doc.js
 var Doc = class {
   constructor(args = [], closed = {}) {
     this.content = [];
@@ -31432,14 +31432,14 @@ ${content.join("\n")}
   }
 };
 
-// ../../../main/node_modules/zod/v4/core/versions.js
+// node_modules/zod/v4/core/versions.js
 var version = {
   major: 4,
   minor: 6,
   patch: 7
 };
 
-// ../../../main/node_modules/zod/v4/core/schemas.js
+// node_modules/zod/v4/core/schemas.js
 var $ZodType = /* @__PURE__ */ $constructor("$ZodType", (inst, def) => {
   var _a8;
   inst ?? (inst = {});
@@ -33881,7 +33881,7 @@ function handleRefineResult(result, payload, input3, inst) {
   }
 }
 
-// ../../../main/node_modules/zod/v4/core/memoizer.js
+// node_modules/zod/v4/core/memoizer.js
 var $ZodCyclicError = class extends Error {
   constructor() {
     super(`Cannot parse a reference cycle that closes through a transform`);
@@ -34158,7 +34158,7 @@ function isBackEdge(ctx, value) {
   return backEdges !== void 0 && isRef(value) && backEdges.has(value);
 }
 
-// ../../../main/node_modules/zod/v4/locales/index.js
+// node_modules/zod/v4/locales/index.js
 var locales_exports = {};
 __export(locales_exports, {
   ar: () => ar_default,
@@ -34226,7 +34226,7 @@ __export(locales_exports, {
   zhTW: () => zh_TW_default
 });
 
-// ../../../main/node_modules/zod/v4/locales/ar.js
+// node_modules/zod/v4/locales/ar.js
 var error = () => {
   const Sizable = {
     string: { unit: "\u062D\u0631\u0641", verb: "\u0623\u0646 \u064A\u062D\u0648\u064A" },
@@ -34338,7 +34338,7 @@ function ar_default() {
   };
 }
 
-// ../../../main/node_modules/zod/v4/locales/az.js
+// node_modules/zod/v4/locales/az.js
 var error2 = () => {
   const Sizable = {
     string: { unit: "simvol", verb: "olmal\u0131d\u0131r" },
@@ -34449,7 +34449,7 @@ function az_default() {
   };
 }
 
-// ../../../main/node_modules/zod/v4/locales/be.js
+// node_modules/zod/v4/locales/be.js
 function getBelarusianPlural(count2, one, few, many) {
   const absCount = Math.abs(count2);
   const lastDigit = absCount % 10;
@@ -34618,7 +34618,7 @@ function be_default() {
   };
 }
 
-// ../../../main/node_modules/zod/v4/locales/bg.js
+// node_modules/zod/v4/locales/bg.js
 var error4 = () => {
   const Sizable = {
     string: { unit: "\u0441\u0438\u043C\u0432\u043E\u043B\u0430", verb: "\u0434\u0430 \u0441\u044A\u0434\u044A\u0440\u0436\u0430" },
@@ -34744,7 +34744,7 @@ function bg_default() {
   };
 }
 
-// ../../../main/node_modules/zod/v4/locales/bn.js
+// node_modules/zod/v4/locales/bn.js
 var error5 = () => {
   const Sizable = {
     string: { unit: "\u0985\u0995\u09CD\u09B7\u09B0", verb: "\u09A5\u09BE\u0995\u09A4\u09C7 \u09B9\u09AC\u09C7" },
@@ -34858,7 +34858,7 @@ function bn_default() {
   };
 }
 
-// ../../../main/node_modules/zod/v4/locales/ca.js
+// node_modules/zod/v4/locales/ca.js
 var error6 = () => {
   const Sizable = {
     string: { unit: "car\xE0cters", verb: "contenir" },
@@ -34972,7 +34972,7 @@ function ca_default() {
   };
 }
 
-// ../../../main/node_modules/zod/v4/locales/ckb.js
+// node_modules/zod/v4/locales/ckb.js
 var error7 = () => {
   const Sizable = {
     string: { unit: "\u067E\u06CC\u062A", verb: "\u0628\u06CE\u062A" },
@@ -35105,7 +35105,7 @@ function ckb_default() {
   };
 }
 
-// ../../../main/node_modules/zod/v4/locales/cs.js
+// node_modules/zod/v4/locales/cs.js
 var error8 = () => {
   const Sizable = {
     string: { unit: "znak\u016F", verb: "m\xEDt" },
@@ -35222,7 +35222,7 @@ function cs_default() {
   };
 }
 
-// ../../../main/node_modules/zod/v4/locales/da.js
+// node_modules/zod/v4/locales/da.js
 var error9 = () => {
   const Sizable = {
     string: { unit: "tegn", verb: "havde" },
@@ -35343,7 +35343,7 @@ function da_default() {
   };
 }
 
-// ../../../main/node_modules/zod/v4/locales/de.js
+// node_modules/zod/v4/locales/de.js
 var error10 = () => {
   const Sizable = {
     string: { unit: "Zeichen", verb: "zu haben" },
@@ -35457,7 +35457,7 @@ function de_default() {
   };
 }
 
-// ../../../main/node_modules/zod/v4/locales/el.js
+// node_modules/zod/v4/locales/el.js
 var error11 = () => {
   const Sizable = {
     string: { unit: "\u03C7\u03B1\u03C1\u03B1\u03BA\u03C4\u03AE\u03C1\u03B5\u03C2", verb: "\u03BD\u03B1 \u03AD\u03C7\u03B5\u03B9" },
@@ -35570,7 +35570,7 @@ function el_default() {
   };
 }
 
-// ../../../main/node_modules/zod/v4/locales/en.js
+// node_modules/zod/v4/locales/en.js
 var error12 = () => {
   const Sizable = {
     string: { unit: "characters", verb: "to have" },
@@ -35695,7 +35695,7 @@ function en_default() {
   };
 }
 
-// ../../../main/node_modules/zod/v4/locales/eo.js
+// node_modules/zod/v4/locales/eo.js
 var error13 = () => {
   const Sizable = {
     string: { unit: "karaktrojn", verb: "havi" },
@@ -35810,7 +35810,7 @@ function eo_default() {
   };
 }
 
-// ../../../main/node_modules/zod/v4/locales/es.js
+// node_modules/zod/v4/locales/es.js
 var error14 = () => {
   const Sizable = {
     string: { unit: "caracteres", verb: "tener" },
@@ -35947,7 +35947,7 @@ function es_default() {
   };
 }
 
-// ../../../main/node_modules/zod/v4/locales/fa.js
+// node_modules/zod/v4/locales/fa.js
 var error15 = () => {
   const Sizable = {
     string: { unit: "\u06A9\u0627\u0631\u0627\u06A9\u062A\u0631", verb: "\u062F\u0627\u0634\u062A\u0647 \u0628\u0627\u0634\u062F" },
@@ -36067,7 +36067,7 @@ function fa_default() {
   };
 }
 
-// ../../../main/node_modules/zod/v4/locales/fi.js
+// node_modules/zod/v4/locales/fi.js
 var error16 = () => {
   const Sizable = {
     string: { unit: "merkki\xE4", subject: "merkkijonon" },
@@ -36185,7 +36185,7 @@ function fi_default() {
   };
 }
 
-// ../../../main/node_modules/zod/v4/locales/fr.js
+// node_modules/zod/v4/locales/fr.js
 var error17 = () => {
   const Sizable = {
     string: { unit: "caract\xE8res", verb: "avoir" },
@@ -36315,7 +36315,7 @@ function fr_default() {
   };
 }
 
-// ../../../main/node_modules/zod/v4/locales/fr-CA.js
+// node_modules/zod/v4/locales/fr-CA.js
 var error18 = () => {
   const Sizable = {
     string: { unit: "caract\xE8res", verb: "avoir" },
@@ -36428,7 +36428,7 @@ function fr_CA_default() {
   };
 }
 
-// ../../../main/node_modules/zod/v4/locales/gu.js
+// node_modules/zod/v4/locales/gu.js
 var error19 = () => {
   const Sizable = {
     string: { unit: "\u0A85\u0A95\u0ACD\u0AB7\u0AB0", verb: "\u0AB9\u0ACB\u0AB5\u0ABE \u0A9C\u0ACB\u0A88\u0A8F" },
@@ -36542,7 +36542,7 @@ function gu_default() {
   };
 }
 
-// ../../../main/node_modules/zod/v4/locales/he.js
+// node_modules/zod/v4/locales/he.js
 var error20 = () => {
   const TypeNames = {
     string: { label: "\u05DE\u05D7\u05E8\u05D5\u05D6\u05EA", gender: "f" },
@@ -36744,7 +36744,7 @@ function he_default() {
   };
 }
 
-// ../../../main/node_modules/zod/v4/locales/hi.js
+// node_modules/zod/v4/locales/hi.js
 var error21 = () => {
   const Sizable = {
     string: { unit: "\u0905\u0915\u094D\u0937\u0930", verb: "\u0930\u0916\u0928\u0947 \u0915\u0947 \u0932\u093F\u090F" },
@@ -36856,7 +36856,7 @@ function hi_default() {
   };
 }
 
-// ../../../main/node_modules/zod/v4/locales/hr.js
+// node_modules/zod/v4/locales/hr.js
 var error22 = () => {
   const Sizable = {
     string: { unit: "znakova", verb: "imati" },
@@ -36983,7 +36983,7 @@ function hr_default() {
   };
 }
 
-// ../../../main/node_modules/zod/v4/locales/hu.js
+// node_modules/zod/v4/locales/hu.js
 var error23 = () => {
   const Sizable = {
     string: { unit: "karakter", verb: "legyen" },
@@ -37097,7 +37097,7 @@ function hu_default() {
   };
 }
 
-// ../../../main/node_modules/zod/v4/locales/hy.js
+// node_modules/zod/v4/locales/hy.js
 function getArmenianPlural(count2, one, many) {
   return Math.abs(count2) === 1 ? one : many;
 }
@@ -37256,7 +37256,7 @@ function hy_default() {
   };
 }
 
-// ../../../main/node_modules/zod/v4/locales/id.js
+// node_modules/zod/v4/locales/id.js
 var error25 = () => {
   const Sizable = {
     string: { unit: "karakter", verb: "memiliki" },
@@ -37368,7 +37368,7 @@ function id_default() {
   };
 }
 
-// ../../../main/node_modules/zod/v4/locales/is.js
+// node_modules/zod/v4/locales/is.js
 var error26 = () => {
   const Sizable = {
     string: { unit: "stafi", verb: "a\xF0 hafa" },
@@ -37483,7 +37483,7 @@ function is_default() {
   };
 }
 
-// ../../../main/node_modules/zod/v4/locales/it.js
+// node_modules/zod/v4/locales/it.js
 var error27 = () => {
   const Sizable = {
     string: { unit: "caratteri", verb: "avere" },
@@ -37597,7 +37597,7 @@ function it_default() {
   };
 }
 
-// ../../../main/node_modules/zod/v4/locales/ja.js
+// node_modules/zod/v4/locales/ja.js
 var error28 = () => {
   const Sizable = {
     string: { unit: "\u6587\u5B57", verb: "\u3067\u3042\u308B" },
@@ -37710,7 +37710,7 @@ function ja_default() {
   };
 }
 
-// ../../../main/node_modules/zod/v4/locales/ka.js
+// node_modules/zod/v4/locales/ka.js
 var error29 = () => {
   const Sizable = {
     string: { unit: "\u10E1\u10D8\u10DB\u10D1\u10DD\u10DA\u10DD", verb: "\u10E3\u10DC\u10D3\u10D0 \u10E8\u10D4\u10D8\u10EA\u10D0\u10D5\u10D3\u10D4\u10E1" },
@@ -37828,7 +37828,7 @@ function ka_default() {
   };
 }
 
-// ../../../main/node_modules/zod/v4/locales/km.js
+// node_modules/zod/v4/locales/km.js
 var error30 = () => {
   const Sizable = {
     string: { unit: "\u178F\u17BD\u17A2\u1780\u17D2\u179F\u179A", verb: "\u1782\u17BD\u179A\u1798\u17B6\u1793" },
@@ -37944,12 +37944,12 @@ function km_default() {
   };
 }
 
-// ../../../main/node_modules/zod/v4/locales/kh.js
+// node_modules/zod/v4/locales/kh.js
 function kh_default() {
   return km_default();
 }
 
-// ../../../main/node_modules/zod/v4/locales/kn.js
+// node_modules/zod/v4/locales/kn.js
 var error31 = () => {
   const Sizable = {
     string: { unit: "\u0C85\u0C95\u0CCD\u0CB7\u0CB0\u0C97\u0CB3\u0CC1", verb: "\u0CB9\u0CCA\u0C82\u0CA6\u0CB2\u0CC1" },
@@ -38065,7 +38065,7 @@ function kn_default() {
   };
 }
 
-// ../../../main/node_modules/zod/v4/locales/ko.js
+// node_modules/zod/v4/locales/ko.js
 var error32 = () => {
   const Sizable = {
     string: { unit: "\uBB38\uC790", verb: "to have" },
@@ -38182,7 +38182,7 @@ function ko_default() {
   };
 }
 
-// ../../../main/node_modules/zod/v4/locales/lt.js
+// node_modules/zod/v4/locales/lt.js
 var capitalizeFirstCharacter = (text2) => {
   return text2.charAt(0).toUpperCase() + text2.slice(1);
 };
@@ -38390,7 +38390,7 @@ function lt_default() {
   };
 }
 
-// ../../../main/node_modules/zod/v4/locales/mk.js
+// node_modules/zod/v4/locales/mk.js
 var error34 = () => {
   const Sizable = {
     string: { unit: "\u0437\u043D\u0430\u0446\u0438", verb: "\u0434\u0430 \u0438\u043C\u0430\u0430\u0442" },
@@ -38505,7 +38505,7 @@ function mk_default() {
   };
 }
 
-// ../../../main/node_modules/zod/v4/locales/ms.js
+// node_modules/zod/v4/locales/ms.js
 var error35 = () => {
   const Sizable = {
     string: { unit: "aksara", verb: "mempunyai" },
@@ -38618,7 +38618,7 @@ function ms_default() {
   };
 }
 
-// ../../../main/node_modules/zod/v4/locales/ne.js
+// node_modules/zod/v4/locales/ne.js
 var error36 = () => {
   const Sizable = {
     string: { unit: "\u0905\u0915\u094D\u0937\u0930", verb: "\u0939\u0941\u0928\u0941\u092A\u0930\u094D\u091B" },
@@ -38730,7 +38730,7 @@ function ne_default() {
   };
 }
 
-// ../../../main/node_modules/zod/v4/locales/nl.js
+// node_modules/zod/v4/locales/nl.js
 var error37 = () => {
   const Sizable = {
     string: { unit: "tekens", verb: "heeft" },
@@ -38846,7 +38846,7 @@ function nl_default() {
   };
 }
 
-// ../../../main/node_modules/zod/v4/locales/nn.js
+// node_modules/zod/v4/locales/nn.js
 var error38 = () => {
   const Sizable = {
     string: { unit: "teikn", verb: "\xE5 ha" },
@@ -38960,7 +38960,7 @@ function nn_default() {
   };
 }
 
-// ../../../main/node_modules/zod/v4/locales/no.js
+// node_modules/zod/v4/locales/no.js
 var error39 = () => {
   const Sizable = {
     string: { unit: "tegn", verb: "\xE5 ha" },
@@ -39074,7 +39074,7 @@ function no_default() {
   };
 }
 
-// ../../../main/node_modules/zod/v4/locales/ota.js
+// node_modules/zod/v4/locales/ota.js
 var error40 = () => {
   const Sizable = {
     string: { unit: "harf", verb: "olmal\u0131d\u0131r" },
@@ -39189,7 +39189,7 @@ function ota_default() {
   };
 }
 
-// ../../../main/node_modules/zod/v4/locales/ps.js
+// node_modules/zod/v4/locales/ps.js
 var error41 = () => {
   const Sizable = {
     string: { unit: "\u062A\u0648\u06A9\u064A", verb: "\u0648\u0644\u0631\u064A" },
@@ -39309,7 +39309,7 @@ function ps_default() {
   };
 }
 
-// ../../../main/node_modules/zod/v4/locales/pl.js
+// node_modules/zod/v4/locales/pl.js
 var error42 = () => {
   const Sizable = {
     string: { unit: "znak\xF3w", verb: "mie\u0107" },
@@ -39424,7 +39424,7 @@ function pl_default() {
   };
 }
 
-// ../../../main/node_modules/zod/v4/locales/pt.js
+// node_modules/zod/v4/locales/pt.js
 var error43 = () => {
   const Sizable = {
     string: { unit: "caracteres" },
@@ -39568,7 +39568,7 @@ function pt_default() {
   };
 }
 
-// ../../../main/node_modules/zod/v4/locales/pt-BR.js
+// node_modules/zod/v4/locales/pt-BR.js
 var error44 = () => {
   const Sizable = {
     string: { unit: "caracteres" },
@@ -39713,7 +39713,7 @@ function pt_BR_default() {
   };
 }
 
-// ../../../main/node_modules/zod/v4/locales/ro.js
+// node_modules/zod/v4/locales/ro.js
 var error45 = () => {
   const Sizable = {
     string: { unit: "caractere", verb: "s\u0103 aib\u0103" },
@@ -39836,7 +39836,7 @@ function ro_default() {
   };
 }
 
-// ../../../main/node_modules/zod/v4/locales/ru.js
+// node_modules/zod/v4/locales/ru.js
 function getRussianPlural(count2, one, few, many) {
   const absCount = Math.abs(count2);
   const lastDigit = absCount % 10;
@@ -40005,7 +40005,7 @@ function ru_default() {
   };
 }
 
-// ../../../main/node_modules/zod/v4/locales/sk.js
+// node_modules/zod/v4/locales/sk.js
 var error47 = () => {
   const Sizable = {
     string: { unit: "znakov", verb: "ma\u0165" },
@@ -40122,7 +40122,7 @@ function sk_default() {
   };
 }
 
-// ../../../main/node_modules/zod/v4/locales/sl.js
+// node_modules/zod/v4/locales/sl.js
 var error48 = () => {
   const Sizable = {
     string: { unit: "znakov", verb: "imeti" },
@@ -40237,7 +40237,7 @@ function sl_default() {
   };
 }
 
-// ../../../main/node_modules/zod/v4/locales/sv.js
+// node_modules/zod/v4/locales/sv.js
 var error49 = () => {
   const Sizable = {
     string: { unit: "tecken", verb: "att ha" },
@@ -40353,7 +40353,7 @@ function sv_default() {
   };
 }
 
-// ../../../main/node_modules/zod/v4/locales/ta.js
+// node_modules/zod/v4/locales/ta.js
 var error50 = () => {
   const Sizable = {
     string: { unit: "\u0B8E\u0BB4\u0BC1\u0BA4\u0BCD\u0BA4\u0BC1\u0B95\u0BCD\u0B95\u0BB3\u0BCD", verb: "\u0B95\u0BCA\u0BA3\u0BCD\u0B9F\u0BBF\u0BB0\u0BC1\u0B95\u0BCD\u0B95 \u0BB5\u0BC7\u0BA3\u0BCD\u0B9F\u0BC1\u0BAE\u0BCD" },
@@ -40469,7 +40469,7 @@ function ta_default() {
   };
 }
 
-// ../../../main/node_modules/zod/v4/locales/tg.js
+// node_modules/zod/v4/locales/tg.js
 var error51 = () => {
   const Sizable = {
     string: { unit: "\u0430\u043B\u043E\u043C\u0430\u0442", verb: "\u0434\u043E\u0448\u0442\u0430 \u0431\u043E\u0448\u0430\u0434" },
@@ -40586,7 +40586,7 @@ function tg_default() {
   };
 }
 
-// ../../../main/node_modules/zod/v4/locales/th.js
+// node_modules/zod/v4/locales/th.js
 var error52 = () => {
   const Sizable = {
     string: { unit: "\u0E15\u0E31\u0E27\u0E2D\u0E31\u0E01\u0E29\u0E23", verb: "\u0E04\u0E27\u0E23\u0E21\u0E35" },
@@ -40702,7 +40702,7 @@ function th_default() {
   };
 }
 
-// ../../../main/node_modules/zod/v4/locales/tk.js
+// node_modules/zod/v4/locales/tk.js
 var error53 = () => {
   const Sizable = {
     string: { unit: "simwol", verb: "bolmaly" },
@@ -40810,7 +40810,7 @@ function tk_default() {
   };
 }
 
-// ../../../main/node_modules/zod/v4/locales/tr.js
+// node_modules/zod/v4/locales/tr.js
 var error54 = () => {
   const Sizable = {
     string: { unit: "karakter", verb: "olmal\u0131" },
@@ -40921,7 +40921,7 @@ function tr_default() {
   };
 }
 
-// ../../../main/node_modules/zod/v4/locales/uk.js
+// node_modules/zod/v4/locales/uk.js
 var error55 = () => {
   const Sizable = {
     string: { unit: "\u0441\u0438\u043C\u0432\u043E\u043B\u0456\u0432", verb: "\u043C\u0430\u0442\u0438\u043C\u0435" },
@@ -41035,12 +41035,12 @@ function uk_default() {
   };
 }
 
-// ../../../main/node_modules/zod/v4/locales/ua.js
+// node_modules/zod/v4/locales/ua.js
 function ua_default() {
   return uk_default();
 }
 
-// ../../../main/node_modules/zod/v4/locales/ur.js
+// node_modules/zod/v4/locales/ur.js
 var error56 = () => {
   const Sizable = {
     string: { unit: "\u062D\u0631\u0648\u0641", verb: "\u06C1\u0648\u0646\u0627" },
@@ -41156,7 +41156,7 @@ function ur_default() {
   };
 }
 
-// ../../../main/node_modules/zod/v4/locales/uz.js
+// node_modules/zod/v4/locales/uz.js
 var error57 = () => {
   const Sizable = {
     string: { unit: "belgi", verb: "bo\u2018lishi kerak" },
@@ -41270,7 +41270,7 @@ function uz_default() {
   };
 }
 
-// ../../../main/node_modules/zod/v4/locales/vi.js
+// node_modules/zod/v4/locales/vi.js
 var error58 = () => {
   const Sizable = {
     string: { unit: "k\xFD t\u1EF1", verb: "c\xF3" },
@@ -41384,7 +41384,7 @@ function vi_default() {
   };
 }
 
-// ../../../main/node_modules/zod/v4/locales/zh-CN.js
+// node_modules/zod/v4/locales/zh-CN.js
 var error59 = () => {
   const Sizable = {
     string: { unit: "\u5B57\u7B26", verb: "\u5305\u542B" },
@@ -41499,7 +41499,7 @@ function zh_CN_default() {
   };
 }
 
-// ../../../main/node_modules/zod/v4/locales/zh-TW.js
+// node_modules/zod/v4/locales/zh-TW.js
 var error60 = () => {
   const Sizable = {
     string: { unit: "\u5B57\u5143", verb: "\u64C1\u6709" },
@@ -41612,7 +41612,7 @@ function zh_TW_default() {
   };
 }
 
-// ../../../main/node_modules/zod/v4/locales/yo.js
+// node_modules/zod/v4/locales/yo.js
 var error61 = () => {
   const Sizable = {
     string: { unit: "\xE0mi", verb: "n\xED" },
@@ -41725,7 +41725,7 @@ function yo_default() {
   };
 }
 
-// ../../../main/node_modules/zod/v4/core/registries.js
+// node_modules/zod/v4/core/registries.js
 var _a2;
 var $output = /* @__PURE__ */ Symbol("ZodOutput");
 var $input = /* @__PURE__ */ Symbol("ZodInput");
@@ -41775,7 +41775,7 @@ function registry() {
 (_a2 = globalThis).__zod_globalRegistry ?? (_a2.__zod_globalRegistry = registry());
 var globalRegistry = globalThis.__zod_globalRegistry;
 
-// ../../../main/node_modules/zod/v4/core/compile.js
+// node_modules/zod/v4/core/compile.js
 var INVALID = /* @__PURE__ */ Symbol.for("zod.compile.invalid");
 var FALLBACK_FLAG = /* @__PURE__ */ Symbol.for("zod.compile.fallback");
 var ZodCompileAsyncError = class extends Error {
@@ -43385,7 +43385,7 @@ function generateTransformCheck(doc, ctx, schema, accessor) {
   return accessor;
 }
 
-// ../../../main/node_modules/zod/v4/core/api.js
+// node_modules/zod/v4/core/api.js
 function snapshotChecks(def) {
   if (def.checks)
     def.checks = [...def.checks];
@@ -44444,7 +44444,7 @@ function _stringFormat(Class2, format2, fnOrRegex, _params = {}) {
   return inst;
 }
 
-// ../../../main/node_modules/zod/v4/core/to-json-schema.js
+// node_modules/zod/v4/core/to-json-schema.js
 function assignProps(target, ...sources) {
   for (const source of sources) {
     for (const key2 of Reflect.ownKeys(source)) {
@@ -44974,7 +44974,7 @@ var createStandardJSONSchemaMethod = (schema, io, processors = {}) => (params) =
   return finalize(ctx, schema);
 };
 
-// ../../../main/node_modules/zod/v4/core/json-schema-processors.js
+// node_modules/zod/v4/core/json-schema-processors.js
 var narrowMin = (agg, key2, value) => {
   if (agg[key2] === void 0 || value > agg[key2])
     agg[key2] = value;
@@ -45722,7 +45722,7 @@ function toJSONSchema(input3, params) {
   return finalize(ctx, input3);
 }
 
-// ../../../main/node_modules/zod/v4/core/json-schema-generator.js
+// node_modules/zod/v4/core/json-schema-generator.js
 var JSONSchemaGenerator = class {
   /** @deprecated Access via ctx instead */
   get metadataRegistry() {
@@ -45800,10 +45800,10 @@ var JSONSchemaGenerator = class {
   }
 };
 
-// ../../../main/node_modules/zod/v4/core/json-schema.js
+// node_modules/zod/v4/core/json-schema.js
 var json_schema_exports = {};
 
-// ../../../main/node_modules/zod/v4/classic/schemas.js
+// node_modules/zod/v4/classic/schemas.js
 var schemas_exports2 = {};
 __export(schemas_exports2, {
   ZodAny: () => ZodAny,
@@ -45984,7 +45984,7 @@ __export(schemas_exports2, {
   xor: () => xor
 });
 
-// ../../../main/node_modules/zod/v4/classic/checks.js
+// node_modules/zod/v4/classic/checks.js
 var checks_exports2 = {};
 __export(checks_exports2, {
   endsWith: () => _endsWith,
@@ -46019,7 +46019,7 @@ __export(checks_exports2, {
   uppercase: () => _uppercase
 });
 
-// ../../../main/node_modules/zod/v4/classic/errors.js
+// node_modules/zod/v4/classic/errors.js
 var _installedErrorProtos = /* @__PURE__ */ new WeakSet([Object.prototype, Error.prototype]);
 function _lazyMethod(proto, key2, make) {
   Object.defineProperty(proto, key2, {
@@ -46065,7 +46065,7 @@ var ZodRealError = /* @__PURE__ */ $constructor("ZodError", initializer2, void 0
   Parent: Error
 });
 
-// ../../../main/node_modules/zod/v4/classic/parse.js
+// node_modules/zod/v4/classic/parse.js
 var parse4 = /* @__PURE__ */ _parse(ZodRealError);
 var parseAsync2 = /* @__PURE__ */ _parseAsync(ZodRealError);
 var safeParse2 = /* @__PURE__ */ _safeParse(ZodRealError);
@@ -46079,7 +46079,7 @@ var safeDecode2 = /* @__PURE__ */ _safeDecode(ZodRealError);
 var safeEncodeAsync2 = /* @__PURE__ */ _safeEncodeAsync(ZodRealError);
 var safeDecodeAsync2 = /* @__PURE__ */ _safeDecodeAsync(ZodRealError);
 
-// ../../../main/node_modules/zod/v4/classic/schemas.js
+// node_modules/zod/v4/classic/schemas.js
 function _ensureDefaultLocale() {
   if (!globalConfig.localeError)
     config2(en_default());
@@ -47544,7 +47544,7 @@ function preprocess(fn, schema) {
   });
 }
 
-// ../../../main/node_modules/zod/v4/classic/compat.js
+// node_modules/zod/v4/classic/compat.js
 var ZodIssueCode = {
   invalid_type: "invalid_type",
   too_big: "too_big",
@@ -47570,7 +47570,7 @@ var ZodFirstPartyTypeKind;
 /* @__PURE__ */ (function(ZodFirstPartyTypeKind2) {
 })(ZodFirstPartyTypeKind || (ZodFirstPartyTypeKind = {}));
 
-// ../../../main/node_modules/zod/v4/classic/iso.js
+// node_modules/zod/v4/classic/iso.js
 var iso_exports = {};
 __export(iso_exports, {
   ZodISODate: () => ZodISODate,
@@ -47595,7 +47595,7 @@ function duration2(params) {
   return _isoDuration(ZodISODuration, params);
 }
 
-// ../../../main/node_modules/zod/v4/classic/from-json-schema.js
+// node_modules/zod/v4/classic/from-json-schema.js
 var z = {
   ...schemas_exports2,
   ...checks_exports2,
@@ -48328,7 +48328,7 @@ function fromJSONSchema(schema, params) {
   return convertSchema(normalized, ctx);
 }
 
-// ../../../main/node_modules/zod/v4/core/visit.js
+// node_modules/zod/v4/core/visit.js
 var RESOLVING = /* @__PURE__ */ Symbol("z.visit/resolving");
 function visit(schema, fnOrHandlers) {
   const fn = typeof fnOrHandlers === "function" ? fnOrHandlers : (node2, rewritten) => {
@@ -48483,7 +48483,7 @@ function visit(schema, fnOrHandlers) {
   return run2(schema);
 }
 
-// ../../../main/node_modules/zod/v4/classic/deep-partial.js
+// node_modules/zod/v4/classic/deep-partial.js
 function deepPartial(schema) {
   return visit(schema, {
     object: (s) => s.partial(),
@@ -48495,7 +48495,7 @@ function deepPartial(schema) {
   });
 }
 
-// ../../../main/node_modules/zod/v4/classic/in-out.js
+// node_modules/zod/v4/classic/in-out.js
 function withChecks(side, checks) {
   if (!checks?.length)
     return side;
@@ -48525,7 +48525,7 @@ function output(schema) {
   });
 }
 
-// ../../../main/node_modules/zod/v4/classic/coerce.js
+// node_modules/zod/v4/classic/coerce.js
 var coerce_exports = {};
 __export(coerce_exports, {
   bigint: () => bigint3,
@@ -48553,7 +48553,7 @@ function date4(params) {
 // src/config/forbidden-env-names.ts
 var FORBIDDEN_ENV_NAMES = /^(PATH|HOME|LD_.*|DYLD_.*|NODE_OPTIONS|PYTHONSTARTUP|PYTHONHOME|BASH_ENV|ENV|GIT_.*|SSH_.*|.*TOKEN.*|.*SECRET.*|.*PASSWORD.*|.*_KEY)$/i;
 
-// ../../../main/node_modules/balanced-match/dist/esm/index.js
+// node_modules/balanced-match/dist/esm/index.js
 var range = (a2, b3, str) => {
   let begs, beg, left, right = void 0, result;
   let ai = str.indexOf(a2);
@@ -48590,7 +48590,7 @@ var range = (a2, b3, str) => {
   return result;
 };
 
-// ../../../main/node_modules/brace-expansion/dist/esm/index.js
+// node_modules/brace-expansion/dist/esm/index.js
 var escSlash = "\0SLASH" + Math.random().toFixed(16) + "\0";
 var escOpen = "\0OPEN" + Math.random().toFixed(16) + "\0";
 var escClose = "\0CLOSE" + Math.random().toFixed(16) + "\0";
@@ -50622,7 +50622,7 @@ function repoFrames(details, options2) {
   return frames;
 }
 
-// ../../../main/node_modules/fflate/esm/index.mjs
+// node_modules/fflate/esm/index.mjs
 import { createRequire as createRequire2 } from "module";
 var require2 = createRequire2("/");
 var _a3;
@@ -51263,7 +51263,7 @@ function parseJsonReport(text2, options2 = {}) {
   return out;
 }
 
-// ../../../main/node_modules/fast-xml-parser/src/util.js
+// node_modules/fast-xml-parser/src/util.js
 var nameStartChar = ":A-Za-z_\\u00C0-\\u00D6\\u00D8-\\u00F6\\u00F8-\\u02FF\\u0370-\\u037D\\u037F-\\u1FFF\\u200C-\\u200D\\u2070-\\u218F\\u2C00-\\u2FEF\\u3001-\\uD7FF\\uF900-\\uFDCF\\uFDF0-\\uFFFD";
 var nameChar = nameStartChar + "\\-.\\d\\u00B7\\u0300-\\u036F\\u203F-\\u2040";
 var nameRegexp = "[" + nameStartChar + "][" + nameChar + "]*";
@@ -51304,7 +51304,7 @@ var DANGEROUS_PROPERTY_NAMES = [
 ];
 var criticalProperties = ["__proto__", "constructor", "prototype"];
 
-// ../../../main/node_modules/fast-xml-parser/src/validator.js
+// node_modules/fast-xml-parser/src/validator.js
 var defaultOptions2 = {
   allowBooleanAttributes: false,
   //A tag can have attributes without any value
@@ -51656,7 +51656,7 @@ function getPositionFromMatch(match) {
   return match.startIndex + match[1].length;
 }
 
-// ../../../main/node_modules/@nodable/entities/src/entities.js
+// node_modules/@nodable/entities/src/entities.js
 var CURRENCY = {
   cent: "\xA2",
   pound: "\xA3",
@@ -51704,7 +51704,7 @@ var COMMON_HTML = {
   frac34: "\xBE"
 };
 
-// ../../../main/node_modules/@nodable/entities/src/EntityDecoder.js
+// node_modules/@nodable/entities/src/EntityDecoder.js
 var ENTITY_ACTION = Object.freeze({
   /** Resolve and expand the entity normally. */
   ALLOW: "allow",
@@ -52148,7 +52148,7 @@ var EntityDecoder = class {
   }
 };
 
-// ../../../main/node_modules/fast-xml-parser/src/xmlparser/OptionsBuilder.js
+// node_modules/fast-xml-parser/src/xmlparser/OptionsBuilder.js
 var defaultOnDangerousProperty = (name) => {
   if (DANGEROUS_PROPERTY_NAMES.includes(name)) {
     return "__" + name;
@@ -52283,7 +52283,7 @@ var buildOptions = function(options2) {
   return built;
 };
 
-// ../../../main/node_modules/fast-xml-parser/src/xmlparser/xmlNode.js
+// node_modules/fast-xml-parser/src/xmlparser/xmlNode.js
 var METADATA_SYMBOL;
 if (typeof Symbol !== "function") {
   METADATA_SYMBOL = "@@xmlMetadata";
@@ -52326,7 +52326,7 @@ var XmlNode = class {
   }
 };
 
-// ../../../main/node_modules/xml-naming/src/index.js
+// node_modules/xml-naming/src/index.js
 var nameStartChar10 = ":A-Za-z_\xC0-\xD6\xD8-\xF6\xF8-\u02FF\u0370-\u037D\u037F-\u0486\u0488-\u1FFF\u200C-\u200D\u2070-\u218F\u2C00-\u2FEF\u3001-\uD7FF\uF900-\uFDCF\uFDF0-\uFFFD";
 var nameChar10 = nameStartChar10 + "\\-\\.\\d\xB7\u0300-\u036F\u203F-\u2040";
 var nameStartChar11 = ":A-Za-z_\xC0-\u02FF\u0370-\u037D\u037F-\u0486\u0488-\u1FFF\u200C-\u200D\u2070-\u218F\u2C00-\u2FEF\u3001-\uD7FF\uF900-\uFDCF\uFDF0-\uFFFD\u{10000}-\u{EFFFF}";
@@ -52354,7 +52354,7 @@ var getRegexes = (xmlVersion = "1.0", asciiOnly = false) => {
 };
 var qName = (str, { xmlVersion = "1.0", asciiOnly = false } = {}) => getRegexes(xmlVersion, asciiOnly).qName.test(str);
 
-// ../../../main/node_modules/fast-xml-parser/src/xmlparser/DocTypeReader.js
+// node_modules/fast-xml-parser/src/xmlparser/DocTypeReader.js
 var DocTypeReader = class {
   constructor(options2, xmlVersion) {
     this.suppressValidationErr = !options2;
@@ -52645,7 +52645,7 @@ function validateEntityName2(name, xmlVersion) {
     throw new Error(`Invalid entity name ${name}`);
 }
 
-// ../../../main/node_modules/anynum/digitTable.js
+// node_modules/anynum/digitTable.js
 var SCRIPT_ZEROS = [
   // Basic Latin (ASCII) — included for completeness / pass-through
   48,
@@ -52795,7 +52795,7 @@ for (const zero of SCRIPT_ZEROS) {
   }
 }
 
-// ../../../main/node_modules/anynum/anynum.js
+// node_modules/anynum/anynum.js
 var CHAR_0 = 48;
 var CHAR_9 = 57;
 var CHAR_MINUS = 45;
@@ -52873,7 +52873,7 @@ function anynum(str) {
 }
 var anynum_default = anynum;
 
-// ../../../main/node_modules/strnum/strnum.js
+// node_modules/strnum/strnum.js
 var hexRegex = /^[-+]?0x[a-fA-F0-9]+$/;
 var binRegex = /^0b[01]+$/;
 var octRegex = /^0o[0-7]+$/;
@@ -53012,7 +53012,7 @@ function handleInfinity(str, num, options2) {
   }
 }
 
-// ../../../main/node_modules/fast-xml-parser/src/ignoreAttributes.js
+// node_modules/fast-xml-parser/src/ignoreAttributes.js
 function getIgnoreAttributesFn(ignoreAttributes) {
   if (typeof ignoreAttributes === "function") {
     return ignoreAttributes;
@@ -53032,7 +53032,7 @@ function getIgnoreAttributesFn(ignoreAttributes) {
   return () => false;
 }
 
-// ../../../main/node_modules/path-expression-matcher/src/Expression.js
+// node_modules/path-expression-matcher/src/Expression.js
 var Expression = class {
   /**
    * Create a new Expression
@@ -53195,7 +53195,7 @@ var Expression = class {
   }
 };
 
-// ../../../main/node_modules/path-expression-matcher/src/ExpressionSet.js
+// node_modules/path-expression-matcher/src/ExpressionSet.js
 var ExpressionSet = class {
   constructor() {
     this._byDepthAndTag = /* @__PURE__ */ new Map();
@@ -53364,7 +53364,7 @@ var ExpressionSet = class {
   }
 };
 
-// ../../../main/node_modules/path-expression-matcher/src/Matcher.js
+// node_modules/path-expression-matcher/src/Matcher.js
 var MatcherView = class {
   /**
    * @param {Matcher} matcher - The parent Matcher instance to read from.
@@ -53881,7 +53881,7 @@ var Matcher = class {
   }
 };
 
-// ../../../main/node_modules/is-unsafe/src/contexts/html.js
+// node_modules/is-unsafe/src/contexts/html.js
 var HTML_PATTERNS = [
   {
     id: "html-script-open",
@@ -53974,7 +53974,7 @@ var HTML_PATTERNS = [
 ];
 var html_default = HTML_PATTERNS;
 
-// ../../../main/node_modules/is-unsafe/src/contexts/xml.js
+// node_modules/is-unsafe/src/contexts/xml.js
 var XML_PATTERNS = [
   {
     id: "xml-cdata-injection",
@@ -54042,7 +54042,7 @@ var XML_PATTERNS = [
 ];
 var xml_default = XML_PATTERNS;
 
-// ../../../main/node_modules/is-unsafe/src/contexts/svg.js
+// node_modules/is-unsafe/src/contexts/svg.js
 var SVG_PATTERNS = [
   {
     id: "svg-script-element",
@@ -54114,7 +54114,7 @@ var SVG_PATTERNS = [
 ];
 var svg_default = SVG_PATTERNS;
 
-// ../../../main/node_modules/is-unsafe/src/contexts/sql.js
+// node_modules/is-unsafe/src/contexts/sql.js
 var SQL_PATTERNS = [
   {
     id: "sql-block-comment-open",
@@ -54196,7 +54196,7 @@ var SQL_PATTERNS = [
 ];
 var sql_default = SQL_PATTERNS;
 
-// ../../../main/node_modules/is-unsafe/src/contexts/shell.js
+// node_modules/is-unsafe/src/contexts/shell.js
 var SHELL_PATTERNS = [
   {
     id: "shell-path-traversal-unix",
@@ -54294,7 +54294,7 @@ var SHELL_PATTERNS = [
 ];
 var shell_default = SHELL_PATTERNS;
 
-// ../../../main/node_modules/is-unsafe/src/contexts/redos.js
+// node_modules/is-unsafe/src/contexts/redos.js
 var REDOS_PATTERNS = [
   {
     id: "redos-nested-quantifier-plus",
@@ -54343,7 +54343,7 @@ var REDOS_PATTERNS = [
 ];
 var redos_default = REDOS_PATTERNS;
 
-// ../../../main/node_modules/is-unsafe/src/contexts/nosql.js
+// node_modules/is-unsafe/src/contexts/nosql.js
 var sep3 = `["'\\s]*:`;
 var NOSQL_PATTERNS = [
   // ─── MongoDB $ operator injection ────────────────────────────────────────
@@ -54433,7 +54433,7 @@ var NOSQL_PATTERNS = [
 ];
 var nosql_default = NOSQL_PATTERNS;
 
-// ../../../main/node_modules/is-unsafe/src/contexts/log.js
+// node_modules/is-unsafe/src/contexts/log.js
 var LOG_PATTERNS = [
   // ─── CRLF / newline injection ─────────────────────────────────────────────
   {
@@ -54507,7 +54507,7 @@ var LOG_PATTERNS = [
 ];
 var log_default = LOG_PATTERNS;
 
-// ../../../main/node_modules/is-unsafe/src/contexts/sql-strict.js
+// node_modules/is-unsafe/src/contexts/sql-strict.js
 var SQL_STRICT_EXTRA = [
   {
     id: "sql-line-comment",
@@ -54528,7 +54528,7 @@ var SQL_STRICT_EXTRA = [
 var SQL_STRICT_PATTERNS = [...sql_default, ...SQL_STRICT_EXTRA];
 var sql_strict_default = SQL_STRICT_PATTERNS;
 
-// ../../../main/node_modules/is-unsafe/src/util/decode-entities.js
+// node_modules/is-unsafe/src/util/decode-entities.js
 var NAMED = Object.freeze({
   colon: ":",
   Tab: "	",
@@ -54547,7 +54547,7 @@ function decodeEntities(input3) {
   });
 }
 
-// ../../../main/node_modules/is-unsafe/src/index.js
+// node_modules/is-unsafe/src/index.js
 html_default.label = "HTML";
 xml_default.label = "XML";
 svg_default.label = "SVG";
@@ -54630,7 +54630,7 @@ function isUnsafe(value, context) {
   return false;
 }
 
-// ../../../main/node_modules/fast-xml-parser/src/xmlparser/OrderedObjParser.js
+// node_modules/fast-xml-parser/src/xmlparser/OrderedObjParser.js
 function extractRawAttributes(prefixedAttrs, options2) {
   if (!prefixedAttrs) return {};
   const attrs = options2.attributesGroupName ? prefixedAttrs[options2.attributesGroupName] : prefixedAttrs;
@@ -55269,7 +55269,7 @@ function sanitizeName(name, options2) {
   return name;
 }
 
-// ../../../main/node_modules/fast-xml-parser/src/xmlparser/node2json.js
+// node_modules/fast-xml-parser/src/xmlparser/node2json.js
 var METADATA_SYMBOL2 = XmlNode.getMetaDataSymbol();
 function stripAttributePrefix(attrs, prefix) {
   if (!attrs || typeof attrs !== "object") return {};
@@ -55381,7 +55381,7 @@ function isLeafTag(obj, options2) {
   return false;
 }
 
-// ../../../main/node_modules/fast-xml-parser/src/xmlparser/XMLParser.js
+// node_modules/fast-xml-parser/src/xmlparser/XMLParser.js
 var XMLParser = class {
   constructor(options2) {
     this.externalEntities = {};
@@ -55445,7 +55445,7 @@ var XMLParser = class {
   }
 };
 
-// ../../../main/node_modules/fast-xml-parser/src/fxp.js
+// node_modules/fast-xml-parser/src/fxp.js
 var XMLValidator = {
   validate: validate2
 };
@@ -55864,7 +55864,7 @@ import { join as join4 } from "node:path";
 // src/workspace/git.ts
 import { isAbsolute as isAbsolute2, join as join2, resolve as resolve2 } from "node:path";
 
-// ../../../main/node_modules/@simple-git/args-pathspec/dist/index.mjs
+// node_modules/@simple-git/args-pathspec/dist/index.mjs
 var t = /* @__PURE__ */ new WeakMap();
 function r(n2) {
   return n2 instanceof String && t.has(n2);
@@ -55873,7 +55873,7 @@ function o(n2) {
   return t.get(n2) ?? [];
 }
 
-// ../../../main/node_modules/@simple-git/argv-parser/dist/index.mjs
+// node_modules/@simple-git/argv-parser/dist/index.mjs
 function* x2(e, n2) {
   const t2 = n2 === "global";
   for (const o3 of e)
@@ -56383,7 +56383,7 @@ function oe(e, n2) {
   return [...Y(...e).vulnerabilities, ...ne(n2).vulnerabilities];
 }
 
-// ../../../main/node_modules/is-plain-obj/index.js
+// node_modules/is-plain-obj/index.js
 function isPlainObject4(value) {
   if (typeof value !== "object" || value === null) {
     return false;
@@ -56392,7 +56392,7 @@ function isPlainObject4(value) {
   return (prototype === null || prototype === Object.prototype || Object.getPrototypeOf(prototype) === null) && !(Symbol.toStringTag in value) && !(Symbol.iterator in value);
 }
 
-// ../../../main/node_modules/execa/lib/arguments/file-url.js
+// node_modules/execa/lib/arguments/file-url.js
 import { fileURLToPath } from "node:url";
 var safeNormalizeFileUrl = (file2, name) => {
   const fileString = normalizeFileUrl(normalizeDenoExecPath(file2));
@@ -56405,7 +56405,7 @@ var normalizeDenoExecPath = (file2) => isDenoExecPath(file2) ? file2.toString() 
 var isDenoExecPath = (file2) => typeof file2 !== "string" && file2 && Object.getPrototypeOf(file2) === String.prototype;
 var normalizeFileUrl = (file2) => file2 instanceof URL ? fileURLToPath(file2) : file2;
 
-// ../../../main/node_modules/execa/lib/methods/parameters.js
+// node_modules/execa/lib/methods/parameters.js
 var normalizeParameters = (rawFile, rawArguments = [], rawOptions, ...rawExtraArguments) => {
   if (rawExtraArguments.length > 0) {
     throw new TypeError("Execa accepts at most three arguments: file, arguments, options.");
@@ -56432,10 +56432,10 @@ var normalizeParameters = (rawFile, rawArguments = [], rawOptions, ...rawExtraAr
   return [filePath, normalizedArguments, { __proto__: null, ...options2 }];
 };
 
-// ../../../main/node_modules/execa/lib/methods/template.js
+// node_modules/execa/lib/methods/template.js
 import { ChildProcess } from "node:child_process";
 
-// ../../../main/node_modules/execa/lib/arguments/escape.js
+// node_modules/execa/lib/arguments/escape.js
 import { platform } from "node:process";
 import { stripVTControlCharacters as stripVTControlCharacters3 } from "node:util";
 var joinCommand = (filePath, rawArguments, shell) => {
@@ -56480,7 +56480,7 @@ var quoteString = (escapedArgument) => {
 };
 var NO_ESCAPE_REGEXP = /^[\w\-./]+$/;
 
-// ../../../main/node_modules/execa/lib/utils/uint-array.js
+// node_modules/execa/lib/utils/uint-array.js
 import { StringDecoder } from "node:string_decoder";
 var { toString: objectToString } = Object.prototype;
 var isArrayBuffer = (value) => objectToString.call(value) === "[object ArrayBuffer]";
@@ -56522,7 +56522,7 @@ var getJoinLength = (uint8Arrays) => {
   return joinLength;
 };
 
-// ../../../main/node_modules/execa/lib/return/final-error.js
+// node_modules/execa/lib/return/final-error.js
 var getFinalError = (originalError, message, isSync) => {
   const ErrorClass = isSync ? ExecaSyncError : ExecaError;
   const options2 = originalError instanceof DiscardedError ? {} : { cause: originalError };
@@ -56556,10 +56556,10 @@ var ExecaSyncError = class extends Error {
 };
 setErrorName(ExecaSyncError, ExecaSyncError.name);
 
-// ../../../main/node_modules/execa/lib/utils/type-name.js
+// node_modules/execa/lib/utils/type-name.js
 var getTypeName = (value) => value === null ? "null" : typeof value;
 
-// ../../../main/node_modules/execa/lib/methods/template.js
+// node_modules/execa/lib/methods/template.js
 var isTemplateString = (templates) => Array.isArray(templates) && Array.isArray(templates.raw);
 var parseTemplates = (templates, expressions) => {
   let tokens = [];
@@ -56674,13 +56674,13 @@ var getSubprocessResult = (result) => {
   throw new TypeError(`Unexpected "${getTypeName(stdout)}" stdout in template expression`);
 };
 
-// ../../../main/node_modules/execa/lib/methods/main-sync.js
+// node_modules/execa/lib/methods/main-sync.js
 import { spawnSync } from "node:child_process";
 
-// ../../../main/node_modules/execa/lib/arguments/specific.js
+// node_modules/execa/lib/arguments/specific.js
 import { debuglog } from "node:util";
 
-// ../../../main/node_modules/execa/lib/utils/standard-stream.js
+// node_modules/execa/lib/utils/standard-stream.js
 import process2 from "node:process";
 var isStandardStream = (stream) => STANDARD_STREAMS.includes(stream);
 var STANDARD_STREAMS = [process2.stdin, process2.stdout, process2.stderr];
@@ -56690,7 +56690,7 @@ var allStreamSymbol = /* @__PURE__ */ Symbol("execa.allStream");
 var setAllStream = (stream) => Object.assign(stream, { [allStreamSymbol]: true });
 var isAllStream = (stream) => stream?.[allStreamSymbol] === true;
 
-// ../../../main/node_modules/execa/lib/utils/options.js
+// node_modules/execa/lib/utils/options.js
 var copyOptions = (options2 = {}) => {
   if (options2 === null) {
     throw new TypeError("The options must be an object, not `null`.");
@@ -56703,7 +56703,7 @@ var checkBooleanOption = (value, optionName) => {
   }
 };
 
-// ../../../main/node_modules/execa/lib/arguments/specific.js
+// node_modules/execa/lib/arguments/specific.js
 var normalizeFdSpecificOptions = (options2) => {
   const optionsCopy = { __proto__: null, ...options2 };
   for (const optionName of FD_SPECIFIC_OPTIONS) {
@@ -56789,7 +56789,7 @@ var DEFAULT_OPTIONS = {
 var FD_SPECIFIC_OPTIONS = ["lines", "buffer", "maxBuffer", "verbose", "stripFinalNewline"];
 var getFdSpecificValue = (optionArray, fdNumber) => fdNumber === "ipc" ? optionArray.at(-1) : optionArray[fdNumber];
 
-// ../../../main/node_modules/execa/lib/verbose/values.js
+// node_modules/execa/lib/verbose/values.js
 var isVerbose = ({ verbose }, fdNumber) => getFdVerbose(verbose, fdNumber) !== "none";
 var isFullVerbose = ({ verbose }, fdNumber) => !["none", "short"].includes(getFdVerbose(verbose, fdNumber));
 var getVerboseFunction = ({ verbose }, fdNumber) => {
@@ -56801,13 +56801,13 @@ var getFdGenericVerbose = (verbose) => verbose.find((fdVerbose) => isVerboseFunc
 var isVerboseFunction = (fdVerbose) => typeof fdVerbose === "function";
 var VERBOSE_VALUES = ["none", "short", "full"];
 
-// ../../../main/node_modules/execa/lib/verbose/log.js
+// node_modules/execa/lib/verbose/log.js
 import { inspect } from "node:util";
 
-// ../../../main/node_modules/execa/lib/verbose/default.js
+// node_modules/execa/lib/verbose/default.js
 import process4 from "node:process";
 
-// ../../../main/node_modules/is-unicode-supported/index.js
+// node_modules/is-unicode-supported/index.js
 import process3 from "node:process";
 function isUnicodeSupported() {
   const { env } = process3;
@@ -56818,7 +56818,7 @@ function isUnicodeSupported() {
   return Boolean(env.WT_SESSION) || Boolean(env.TERMINUS_SUBLIME) || env.ConEmuTask === "{cmd::Cmder}" || TERM_PROGRAM === "Terminus-Sublime" || TERM_PROGRAM === "vscode" || TERM === "xterm-256color" || TERM === "alacritty" || TERM === "rxvt-unicode" || TERM === "rxvt-unicode-256color" || env.TERMINAL_EMULATOR === "JetBrains-JediTerm";
 }
 
-// ../../../main/node_modules/figures/index.js
+// node_modules/figures/index.js
 var common = {
   circleQuestionMark: "(?)",
   questionMarkPrefix: "(?)",
@@ -57094,7 +57094,7 @@ var figures = shouldUseMain ? mainSymbols : fallbackSymbols;
 var figures_default = figures;
 var replacements = Object.entries(specialMainSymbols);
 
-// ../../../main/node_modules/yoctocolors/base.js
+// node_modules/yoctocolors/base.js
 import tty from "node:tty";
 var hasColors = tty?.WriteStream?.prototype?.hasColors?.() ?? false;
 var format = (open6, close) => {
@@ -57184,7 +57184,7 @@ var underlineMagentaBright = format("58;5;13", 59);
 var underlineCyanBright = format("58;5;14", 59);
 var underlineWhiteBright = format("58;5;15", 59);
 
-// ../../../main/node_modules/execa/lib/verbose/default.js
+// node_modules/execa/lib/verbose/default.js
 var hasColors2 = process4.env.FORCE_COLOR !== void 0 || process4.stderr.isTTY === true;
 var identity = (string4) => string4;
 var getColor = (color) => hasColors2 ? color : identity;
@@ -57229,7 +57229,7 @@ var COLORS = {
   duration: () => gray2
 };
 
-// ../../../main/node_modules/execa/lib/verbose/custom.js
+// node_modules/execa/lib/verbose/custom.js
 var applyVerboseOnLines = (printedLines, verboseInfo, fdNumber) => {
   const verboseFunction = getVerboseFunction(verboseInfo, fdNumber);
   return printedLines.map(({ verboseLine, verboseObject }) => applyVerboseFunction(verboseLine, verboseObject, verboseFunction)).filter((printedLine) => printedLine !== void 0).map((printedLine) => appendNewline(printedLine)).join("");
@@ -57246,7 +57246,7 @@ var applyVerboseFunction = (verboseLine, verboseObject, verboseFunction) => {
 var appendNewline = (printedLine) => printedLine.endsWith("\n") ? printedLine : `${printedLine}
 `;
 
-// ../../../main/node_modules/execa/lib/verbose/log.js
+// node_modules/execa/lib/verbose/log.js
 var verboseLog = ({ type, verboseMessage, fdNumber, verboseInfo, result }) => {
   const verboseObject = getVerboseObject({ type, result, verboseInfo });
   const printedLines = getPrintedLines(verboseMessage, verboseObject);
@@ -57278,7 +57278,7 @@ var serializeVerboseMessage = (message) => {
   return escapeLines(messageString);
 };
 
-// ../../../main/node_modules/execa/lib/verbose/start.js
+// node_modules/execa/lib/verbose/start.js
 var logCommand = (escapedCommand, verboseInfo) => {
   if (!isVerbose(verboseInfo)) {
     return;
@@ -57290,7 +57290,7 @@ var logCommand = (escapedCommand, verboseInfo) => {
   });
 };
 
-// ../../../main/node_modules/execa/lib/verbose/info.js
+// node_modules/execa/lib/verbose/info.js
 var getVerboseInfo = (verbose, escapedCommand, rawOptions) => {
   validateVerbose(verbose);
   const commandId = getCommandId(verbose);
@@ -57318,12 +57318,12 @@ var validateVerbose = (verbose) => {
   }
 };
 
-// ../../../main/node_modules/execa/lib/return/duration.js
+// node_modules/execa/lib/return/duration.js
 import { hrtime } from "node:process";
 var getStartTime = () => hrtime.bigint();
 var getDurationMs = (startTime2) => Number(hrtime.bigint() - startTime2) / 1e6;
 
-// ../../../main/node_modules/execa/lib/arguments/command.js
+// node_modules/execa/lib/arguments/command.js
 var handleCommand = (filePath, rawArguments, rawOptions) => {
   const startTime2 = getStartTime();
   const { command, escapedCommand } = joinCommand(filePath, rawArguments, rawOptions.shell && !rawOptions.node);
@@ -57338,15 +57338,15 @@ var handleCommand = (filePath, rawArguments, rawOptions) => {
   };
 };
 
-// ../../../main/node_modules/execa/lib/arguments/options.js
+// node_modules/execa/lib/arguments/options.js
 import path8 from "node:path";
 import process9 from "node:process";
 
-// ../../../main/node_modules/npm-run-path/index.js
+// node_modules/npm-run-path/index.js
 import process5 from "node:process";
 import path3 from "node:path";
 
-// ../../../main/node_modules/npm-run-path/node_modules/path-key/index.js
+// node_modules/npm-run-path/node_modules/path-key/index.js
 function pathKey(options2 = {}) {
   const {
     env = process.env,
@@ -57358,7 +57358,7 @@ function pathKey(options2 = {}) {
   return Object.keys(env).reverse().find((key2) => key2.toUpperCase() === "PATH") || "Path";
 }
 
-// ../../../main/node_modules/unicorn-magic/node.js
+// node_modules/unicorn-magic/node.js
 import { promisify } from "node:util";
 import { execFile as execFileCallback, execFileSync as execFileSyncOriginal } from "node:child_process";
 import path2 from "node:path";
@@ -57382,7 +57382,7 @@ function traversePathUp(startPath) {
 }
 var TEN_MEGABYTES_IN_BYTES = 10 * 1024 * 1024;
 
-// ../../../main/node_modules/npm-run-path/index.js
+// node_modules/npm-run-path/index.js
 var npmRunPath = ({
   cwd = process5.cwd(),
   path: pathOption = process5.env[pathKey()],
@@ -57423,16 +57423,16 @@ var npmRunPathEnv = ({ env = process5.env, ...options2 } = {}) => {
   return env;
 };
 
-// ../../../main/node_modules/execa/lib/terminate/kill.js
+// node_modules/execa/lib/terminate/kill.js
 import { setTimeout as setTimeout3 } from "node:timers/promises";
 
-// ../../../main/node_modules/execa/lib/terminate/signal.js
+// node_modules/execa/lib/terminate/signal.js
 import { constants as constants4 } from "node:os";
 
-// ../../../main/node_modules/human-signals/build/src/main.js
+// node_modules/human-signals/build/src/main.js
 import { constants as constants3 } from "node:os";
 
-// ../../../main/node_modules/human-signals/build/src/realtime.js
+// node_modules/human-signals/build/src/realtime.js
 var getRealtimeSignals = () => {
   const length = SIGRTMAX - SIGRTMIN + 1;
   return Array.from({ length }, getRealtimeSignal);
@@ -57447,10 +57447,10 @@ var getRealtimeSignal = (value, index) => ({
 var SIGRTMIN = 34;
 var SIGRTMAX = 64;
 
-// ../../../main/node_modules/human-signals/build/src/signals.js
+// node_modules/human-signals/build/src/signals.js
 import { constants as constants2 } from "node:os";
 
-// ../../../main/node_modules/human-signals/build/src/core.js
+// node_modules/human-signals/build/src/core.js
 var SIGNALS2 = [
   {
     name: "SIGHUP",
@@ -57723,7 +57723,7 @@ var SIGNALS2 = [
   }
 ];
 
-// ../../../main/node_modules/human-signals/build/src/signals.js
+// node_modules/human-signals/build/src/signals.js
 var getSignals = () => {
   const realtimeSignals = getRealtimeSignals();
   const signals2 = [...SIGNALS2, ...realtimeSignals].map(normalizeSignal);
@@ -57745,7 +57745,7 @@ var normalizeSignal = ({
   return { name, number: number4, description, supported, action, forced, standard };
 };
 
-// ../../../main/node_modules/human-signals/build/src/main.js
+// node_modules/human-signals/build/src/main.js
 var getSignalsByName = () => {
   const signals2 = getSignals();
   return Object.fromEntries(signals2.map(getSignalByName));
@@ -57796,7 +57796,7 @@ var findSignalByNumber = (number4, signals2) => {
 };
 var signalsByNumber = getSignalsByNumber();
 
-// ../../../main/node_modules/execa/lib/terminate/signal.js
+// node_modules/execa/lib/terminate/signal.js
 var normalizeKillSignal = (killSignal) => {
   const optionName = "option `killSignal`";
   if (killSignal === 0) {
@@ -57840,7 +57840,7 @@ var getAvailableSignalNames = () => Object.keys(constants4.signals).sort().map((
 var getAvailableSignalIntegers = () => [...new Set(Object.values(constants4.signals).sort((signalInteger, signalIntegerTwo) => signalInteger - signalIntegerTwo))].join(", ");
 var getSignalDescription = (signal) => signalsByName[signal].description;
 
-// ../../../main/node_modules/execa/lib/terminate/timeout.js
+// node_modules/execa/lib/terminate/timeout.js
 import { setTimeout as setTimeout2 } from "node:timers/promises";
 var validateTimeout = ({ timeout }) => {
   if (timeout !== void 0) {
@@ -57861,7 +57861,7 @@ var killAfterTimeout = async (kill, timeout, context, { signal }) => {
   throw new DiscardedError();
 };
 
-// ../../../main/node_modules/execa/lib/terminate/kill.js
+// node_modules/execa/lib/terminate/kill.js
 var normalizeForceKillAfterDelay = (forceKillAfterDelay) => {
   if (forceKillAfterDelay === false) {
     return forceKillAfterDelay;
@@ -57926,7 +57926,7 @@ var killOnTimeout = async ({ kill, forceKillAfterDelay, context, controllerSigna
   }
 };
 
-// ../../../main/node_modules/execa/lib/utils/abort-signal.js
+// node_modules/execa/lib/utils/abort-signal.js
 import { once } from "node:events";
 var onAbortedSignal = async (mainSignal, stopSignal) => {
   if (!mainSignal.aborted) {
@@ -57939,7 +57939,7 @@ var validateAbortSignal = (signal, optionName) => {
   }
 };
 
-// ../../../main/node_modules/execa/lib/terminate/cancel.js
+// node_modules/execa/lib/terminate/cancel.js
 var validateCancelSignal = ({ cancelSignal }) => {
   validateAbortSignal(cancelSignal, "cancelSignal");
 };
@@ -57956,13 +57956,13 @@ var terminateOnCancel = async (kill, cancelSignal, context, { signal }) => {
   throw cancelSignal.reason;
 };
 
-// ../../../main/node_modules/execa/lib/ipc/graceful.js
+// node_modules/execa/lib/ipc/graceful.js
 import { scheduler as scheduler2 } from "node:timers/promises";
 
-// ../../../main/node_modules/execa/lib/ipc/send.js
+// node_modules/execa/lib/ipc/send.js
 import { promisify as promisify2 } from "node:util";
 
-// ../../../main/node_modules/execa/lib/ipc/validation.js
+// node_modules/execa/lib/ipc/validation.js
 import { inspect as inspect2 } from "node:util";
 var validateIpcMethod = ({ methodName, isSubprocess, ipc, isConnected: isConnected2 }) => {
   validateIpcOption(methodName, isSubprocess, ipc);
@@ -58042,7 +58042,7 @@ var disconnect = (anyProcess) => {
   }
 };
 
-// ../../../main/node_modules/execa/lib/utils/deferred.js
+// node_modules/execa/lib/utils/deferred.js
 var createDeferred = () => {
   const methods = {};
   const promise2 = new Promise((resolve8, reject) => {
@@ -58051,10 +58051,10 @@ var createDeferred = () => {
   return Object.assign(promise2, methods);
 };
 
-// ../../../main/node_modules/execa/lib/ipc/strict.js
+// node_modules/execa/lib/ipc/strict.js
 import { once as once3 } from "node:events";
 
-// ../../../main/node_modules/execa/lib/utils/max-listeners.js
+// node_modules/execa/lib/utils/max-listeners.js
 import { addAbortListener } from "node:events";
 var incrementMaxListeners = (eventEmitter, maxListenersIncrement, signal) => {
   const maxListeners = eventEmitter.getMaxListeners();
@@ -58067,14 +58067,14 @@ var incrementMaxListeners = (eventEmitter, maxListenersIncrement, signal) => {
   });
 };
 
-// ../../../main/node_modules/execa/lib/ipc/forward.js
+// node_modules/execa/lib/ipc/forward.js
 import { EventEmitter } from "node:events";
 
-// ../../../main/node_modules/execa/lib/ipc/incoming.js
+// node_modules/execa/lib/ipc/incoming.js
 import { once as once2 } from "node:events";
 import { scheduler } from "node:timers/promises";
 
-// ../../../main/node_modules/execa/lib/ipc/reference.js
+// node_modules/execa/lib/ipc/reference.js
 var addReference = (channel, reference) => {
   if (reference) {
     addReferenceCount(channel);
@@ -58106,7 +58106,7 @@ var redoAddedReferences = (channel, isSubprocess) => {
   addReferenceCount(channel);
 };
 
-// ../../../main/node_modules/execa/lib/ipc/incoming.js
+// node_modules/execa/lib/ipc/incoming.js
 var onMessage = async ({ anyProcess, channel, isSubprocess, ipcEmitter }, wrappedMessage) => {
   if (handleStrictResponse(wrappedMessage, anyProcess) || isSubprocess && handleAbort(wrappedMessage)) {
     return;
@@ -58149,7 +58149,7 @@ var onDisconnect = async ({ anyProcess, channel, isSubprocess, ipcEmitter, bound
 };
 var INCOMING_MESSAGES = /* @__PURE__ */ new WeakMap();
 
-// ../../../main/node_modules/execa/lib/ipc/forward.js
+// node_modules/execa/lib/ipc/forward.js
 var getIpcEmitter = (anyProcess, channel, isSubprocess) => {
   if (IPC_EMITTERS.has(anyProcess)) {
     return IPC_EMITTERS.get(anyProcess);
@@ -58189,7 +58189,7 @@ var isConnected = (anyProcess) => {
   return ipcEmitter === void 0 ? anyProcess.channel !== void 0 && anyProcess.channel !== null : ipcEmitter.connected;
 };
 
-// ../../../main/node_modules/execa/lib/ipc/strict.js
+// node_modules/execa/lib/ipc/strict.js
 var handleSendStrict = ({ anyProcess, channel, isSubprocess, message, strict }) => {
   if (!strict) {
     return message;
@@ -58278,7 +58278,7 @@ var REQUEST_TYPE = "execa:ipc:request";
 var RESPONSE_TYPE = "execa:ipc:response";
 var isStrictRequest = (wrappedMessage) => wrappedMessage?.type === REQUEST_TYPE && Number.isInteger(wrappedMessage.id) && typeof wrappedMessage.hasListeners === "boolean";
 
-// ../../../main/node_modules/execa/lib/ipc/outgoing.js
+// node_modules/execa/lib/ipc/outgoing.js
 var startSendMessage = (anyProcess, wrappedMessage, strict) => {
   if (!OUTGOING_MESSAGES.has(anyProcess)) {
     OUTGOING_MESSAGES.set(anyProcess, /* @__PURE__ */ new Set());
@@ -58310,7 +58310,7 @@ var hasMessageListeners = (anyProcess, ipcEmitter) => ipcEmitter.listenerCount("
 var getMinListenerCount = (anyProcess) => getOptions(anyProcess) !== void 0 && !getFdSpecificValue(getOptions(anyProcess).buffer, "ipc") ? 1 : 0;
 var getOptions = (anyProcess) => IPC_SUBPROCESS_OPTIONS.get(anyProcess);
 
-// ../../../main/node_modules/execa/lib/ipc/send.js
+// node_modules/execa/lib/ipc/send.js
 var sendMessage = ({ anyProcess, channel, isSubprocess, ipc }, message, options2) => {
   const { strict = false } = copyOptions(options2);
   checkBooleanOption(strict, "strict");
@@ -58384,7 +58384,7 @@ var getSendMethod = (anyProcess) => {
 };
 var PROCESS_SEND_METHODS = /* @__PURE__ */ new WeakMap();
 
-// ../../../main/node_modules/execa/lib/ipc/graceful.js
+// node_modules/execa/lib/ipc/graceful.js
 var sendAbort = (subprocess, message) => {
   const methodName = "cancelSignal";
   validateConnection(methodName, false, subprocess.connected);
@@ -58435,7 +58435,7 @@ var abortOnDisconnect = () => {
 };
 var cancelController = new AbortController();
 
-// ../../../main/node_modules/execa/lib/terminate/graceful.js
+// node_modules/execa/lib/terminate/graceful.js
 var validateGracefulCancel = ({ gracefulCancel, cancelSignal, ipc, serialization }) => {
   if (!gracefulCancel) {
     return;
@@ -58493,7 +58493,7 @@ var getReason = ({ reason }) => {
   return error62;
 };
 
-// ../../../main/node_modules/execa/lib/methods/node.js
+// node_modules/execa/lib/methods/node.js
 import { execPath, execArgv } from "node:process";
 import path4 from "node:path";
 var mapNode = ({ options: options2 }) => {
@@ -58565,7 +58565,7 @@ var handleNodeOption = (file2, commandArguments, {
   ];
 };
 
-// ../../../main/node_modules/execa/lib/ipc/ipc-input.js
+// node_modules/execa/lib/ipc/ipc-input.js
 import { serialize } from "node:v8";
 var validateIpcInputOption = ({ ipcInput, ipc, serialization }) => {
   if (ipcInput === void 0) {
@@ -58609,7 +58609,7 @@ var sendIpcInput = async (subprocess, ipcInput, ipc) => {
   }, ipcInput);
 };
 
-// ../../../main/node_modules/execa/lib/arguments/encoding-option.js
+// node_modules/execa/lib/arguments/encoding-option.js
 var validateEncoding = ({ encoding }) => {
   if (ENCODINGS.has(encoding)) {
     return;
@@ -58654,13 +58654,13 @@ var ENCODING_ALIASES = {
 };
 var serializeEncoding = (encoding) => typeof encoding === "string" ? `"${encoding}"` : String(encoding);
 
-// ../../../main/node_modules/execa/lib/arguments/command-file.js
+// node_modules/execa/lib/arguments/command-file.js
 import { openSync, readSync, closeSync } from "node:fs";
 import { Buffer as Buffer3 } from "node:buffer";
 import path6 from "node:path";
 import process7 from "node:process";
 
-// ../../../main/node_modules/which-command/index.js
+// node_modules/which-command/index.js
 import fs from "node:fs";
 import path5 from "node:path";
 import process6 from "node:process";
@@ -58743,7 +58743,7 @@ function whichCommandSync(command, options2 = {}) {
   return void 0;
 }
 
-// ../../../main/node_modules/execa/lib/arguments/command-file.js
+// node_modules/execa/lib/arguments/command-file.js
 var parseCommandFile = (file2, commandArguments, options2) => {
   const parsed = { file: file2, commandArguments: [...commandArguments], options: options2 };
   return options2.shell || process7.platform !== "win32" ? parsed : escapeWindowsCommand(parsed);
@@ -58872,7 +58872,7 @@ var escapeArgument = (rawArgument) => {
 };
 var shouldQuoteArgument = (argument) => argument === "" || argument.endsWith("\\") || quotedCharacterRegExp.test(argument);
 
-// ../../../main/node_modules/execa/lib/arguments/cwd.js
+// node_modules/execa/lib/arguments/cwd.js
 import { statSync } from "node:fs";
 import path7 from "node:path";
 import process8 from "node:process";
@@ -58911,7 +58911,7 @@ ${originalMessage}`;
 ${originalMessage}`;
 };
 
-// ../../../main/node_modules/execa/lib/arguments/options.js
+// node_modules/execa/lib/arguments/options.js
 var cmdExeRegExp = /^cmd(?:\.exe)?$/i;
 var normalizeOptions = (filePath, rawArguments, rawOptions) => {
   const sanitizedOptions = { __proto__: null, ...rawOptions };
@@ -59012,13 +59012,13 @@ var computeEnv = ({ env: envOption, extendEnv, preferLocal, node: node2, localDi
   return env;
 };
 
-// ../../../main/node_modules/execa/lib/arguments/shell.js
+// node_modules/execa/lib/arguments/shell.js
 var concatenateShell = (file2, commandArguments, options2) => options2.shell && commandArguments.length > 0 ? [[file2, ...commandArguments].join(" "), [], options2] : [file2, commandArguments, options2];
 
-// ../../../main/node_modules/execa/lib/resolve/all-sync.js
+// node_modules/execa/lib/resolve/all-sync.js
 import { Buffer as Buffer4 } from "node:buffer";
 
-// ../../../main/node_modules/execa/lib/transform/split.js
+// node_modules/execa/lib/transform/split.js
 var getSplitLinesGenerator = (binary, preserveNewlines, skipped, state2) => binary || skipped ? void 0 : initializeSplitLines(preserveNewlines, state2);
 var splitLinesSync = (chunk, preserveNewlines, objectMode) => objectMode ? chunk.flatMap((item) => splitLinesItemSync(item, preserveNewlines)) : splitLinesItemSync(chunk, preserveNewlines);
 var splitLinesItemSync = (chunk, preserveNewlines) => {
@@ -59102,7 +59102,7 @@ var LINES_BYTES_INFO = {
   }
 };
 
-// ../../../main/node_modules/strip-final-newline/index.js
+// node_modules/strip-final-newline/index.js
 function stripFinalNewline(input3) {
   if (typeof input3 === "string") {
     return stripFinalNewlineString(input3);
@@ -59119,11 +59119,11 @@ var LF_BINARY = LF.codePointAt(0);
 var CR = "\r";
 var CR_BINARY = CR.codePointAt(0);
 
-// ../../../main/node_modules/execa/lib/io/strip-newline.js
+// node_modules/execa/lib/io/strip-newline.js
 var stripNewline = (value, { stripFinalNewline: stripFinalNewline2 }, fdNumber, allFds) => value !== void 0 && !Array.isArray(value) && getStripFinalNewline(stripFinalNewline2, fdNumber, allFds) ? stripFinalNewline(value) : value;
 var getStripFinalNewline = (stripFinalNewline2, fdNumber, allFds) => fdNumber === "all" ? allFds.some((allFd) => stripFinalNewline2[allFd]) : stripFinalNewline2[fdNumber];
 
-// ../../../main/node_modules/execa/lib/resolve/all-sync.js
+// node_modules/execa/lib/resolve/all-sync.js
 var getAllSyncFds = ([, stdout, stderr]) => [
   ...stdout === void 0 ? [] : [1],
   ...stderr === void 0 ? [] : [2]
@@ -59154,14 +59154,14 @@ var BASE64_ENCODINGS = /* @__PURE__ */ new Set(["base64", "base64url"]);
 var hasLines = ({ lines }) => Boolean(lines[1] || lines[2]);
 var splitAllLines = (value, allFds, options2) => value === void 0 || Array.isArray(value) || !hasLines(options2) ? value : splitLinesSync(value, !getStripFinalNewline(options2.stripFinalNewline, "all", allFds), false);
 
-// ../../../main/node_modules/execa/lib/return/message.js
+// node_modules/execa/lib/return/message.js
 import { inspect as inspect3 } from "node:util";
 
-// ../../../main/node_modules/get-stream/source/index.js
+// node_modules/get-stream/source/index.js
 import { on } from "node:events";
 import { finished } from "node:stream/promises";
 
-// ../../../main/node_modules/is-stream/index.js
+// node_modules/is-stream/index.js
 function isStream(stream, { checkOpen = true } = {}) {
   return stream !== null && typeof stream === "object" && (stream.writable || stream.readable || !checkOpen || stream.writable === void 0 && stream.readable === void 0) && typeof stream.pipe === "function";
 }
@@ -59175,7 +59175,7 @@ function isDuplexStream(stream, options2) {
   return isWritableStream(stream, options2) && isReadableStream(stream, options2);
 }
 
-// ../../../main/node_modules/@sec-ant/readable-stream/dist/ponyfill/asyncIterator.js
+// node_modules/@sec-ant/readable-stream/dist/ponyfill/asyncIterator.js
 var a = Object.getPrototypeOf(
   Object.getPrototypeOf(
     /* istanbul ignore next */
@@ -59263,7 +59263,7 @@ function h2({ preventCancel: r2 = false } = {}) {
   return s[n] = t2, s;
 }
 
-// ../../../main/node_modules/get-stream/source/stream.js
+// node_modules/get-stream/source/stream.js
 var getAsyncIterable = (stream) => {
   if (isReadableStream(stream, { checkOpen: false }) && nodeImports.on !== void 0) {
     return getStreamIterable(stream);
@@ -59311,7 +59311,7 @@ var handleStreamEnd = async (stream, controller, state2) => {
 };
 var nodeImports = {};
 
-// ../../../main/node_modules/get-stream/source/contents.js
+// node_modules/get-stream/source/contents.js
 var getStreamContents = async (stream, { init: init2, convertChunk, getSize, truncateChunk, addChunk, getFinalChunk, finalize: finalize2 }, { maxBuffer = Number.POSITIVE_INFINITY } = {}) => {
   const asyncIterable = getAsyncIterable(stream);
   const state2 = init2();
@@ -59406,7 +59406,7 @@ var MaxBufferError = class extends Error {
   }
 };
 
-// ../../../main/node_modules/get-stream/source/utils.js
+// node_modules/get-stream/source/utils.js
 var identity2 = (value) => value;
 var noop4 = () => void 0;
 var getContentsProperty = ({ contents }) => contents;
@@ -59415,7 +59415,7 @@ var throwObjectStream = (chunk) => {
 };
 var getLengthProperty = (convertedChunk) => convertedChunk.length;
 
-// ../../../main/node_modules/get-stream/source/array.js
+// node_modules/get-stream/source/array.js
 async function getStreamAsArray(stream, options2) {
   return getStreamContents(stream, arrayMethods, options2);
 }
@@ -59442,7 +59442,7 @@ var arrayMethods = {
   finalize: getContentsProperty
 };
 
-// ../../../main/node_modules/get-stream/source/array-buffer.js
+// node_modules/get-stream/source/array-buffer.js
 async function getStreamAsArrayBuffer(stream, options2) {
   return getStreamContents(stream, arrayBufferMethods, options2);
 }
@@ -59495,7 +59495,7 @@ var arrayBufferMethods = {
   finalize: finalizeArrayBuffer
 };
 
-// ../../../main/node_modules/get-stream/source/string.js
+// node_modules/get-stream/source/string.js
 async function getStreamAsString(stream, options2) {
   return getStreamContents(stream, stringMethods, options2);
 }
@@ -59524,10 +59524,10 @@ var stringMethods = {
   finalize: getContentsProperty
 };
 
-// ../../../main/node_modules/get-stream/source/index.js
+// node_modules/get-stream/source/index.js
 Object.assign(nodeImports, { on, finished });
 
-// ../../../main/node_modules/execa/lib/io/max-buffer.js
+// node_modules/execa/lib/io/max-buffer.js
 var handleMaxBuffer = ({ error: error62, stream, readableObjectMode, lines, encoding, fdNumber }) => {
   if (!(error62 instanceof MaxBufferError)) {
     throw error62;
@@ -59593,7 +59593,7 @@ var truncateMaxBufferSync = (result, fdNumber, { maxBuffer, buffer }) => {
   return buffer[fdNumber] && result.length > maxBufferValue ? result.slice(0, maxBufferValue) : result;
 };
 
-// ../../../main/node_modules/execa/lib/return/message.js
+// node_modules/execa/lib/return/message.js
 var createMessages = ({
   stdio,
   all,
@@ -59707,7 +59707,7 @@ var serializeMessageItem = (messageItem) => {
   return isUint8Array(messageItem) ? uint8ArrayToString(messageItem) : "";
 };
 
-// ../../../main/node_modules/execa/lib/return/result.js
+// node_modules/execa/lib/return/result.js
 var makeSuccessResult = ({
   command,
   escapedCommand,
@@ -59897,7 +59897,7 @@ var normalizeExitPayload = (rawExitCode, rawSignal) => {
   return { exitCode: exitCode2, signal, signalDescription };
 };
 
-// ../../../main/node_modules/parse-ms/index.js
+// node_modules/parse-ms/index.js
 var toZeroIfInfinity = (value) => Number.isFinite(value) ? value : 0;
 function parseNumber(milliseconds) {
   return {
@@ -59936,7 +59936,7 @@ function parseMilliseconds(milliseconds) {
   throw new TypeError("Expected a finite number or bigint");
 }
 
-// ../../../main/node_modules/pretty-ms/index.js
+// node_modules/pretty-ms/index.js
 var isZero = (value) => value === 0 || value === 0n;
 var pluralize = (word, count2) => count2 === 1 || count2 === 1n ? word : `${word}s`;
 var SECOND_ROUNDING_EPSILON = 1e-7;
@@ -60036,7 +60036,7 @@ function prettyMilliseconds(milliseconds, options2) {
   return sign2 + result.join(separator);
 }
 
-// ../../../main/node_modules/execa/lib/verbose/error.js
+// node_modules/execa/lib/verbose/error.js
 var logError = (result, verboseInfo) => {
   if (result.failed) {
     verboseLog({
@@ -60048,7 +60048,7 @@ var logError = (result, verboseInfo) => {
   }
 };
 
-// ../../../main/node_modules/execa/lib/verbose/complete.js
+// node_modules/execa/lib/verbose/complete.js
 var logResult = (result, verboseInfo) => {
   if (!isVerbose(verboseInfo)) {
     return;
@@ -60066,7 +60066,7 @@ var logDuration = (result, verboseInfo) => {
   });
 };
 
-// ../../../main/node_modules/execa/lib/return/reject.js
+// node_modules/execa/lib/return/reject.js
 var handleResult = (result, verboseInfo, { reject }) => {
   logResult(result, verboseInfo);
   if (reject && result.failed) {
@@ -60075,10 +60075,10 @@ var handleResult = (result, verboseInfo, { reject }) => {
   return result;
 };
 
-// ../../../main/node_modules/execa/lib/stdio/handle-sync.js
+// node_modules/execa/lib/stdio/handle-sync.js
 import { readFileSync as readFileSync2 } from "node:fs";
 
-// ../../../main/node_modules/execa/lib/stdio/type.js
+// node_modules/execa/lib/stdio/type.js
 var getStdioItemType = (value, optionName) => {
   if (isAsyncGenerator(value)) {
     return "asyncGenerator";
@@ -60195,7 +60195,7 @@ var TYPE_TO_MESSAGE = {
   uint8Array: "a Uint8Array"
 };
 
-// ../../../main/node_modules/execa/lib/transform/object-mode.js
+// node_modules/execa/lib/transform/object-mode.js
 var getTransformObjectModes = (objectMode, index, newTransforms, direction) => direction === "output" ? getOutputObjectModes(objectMode, index, newTransforms) : getInputObjectModes(objectMode, index, newTransforms);
 var getOutputObjectModes = (objectMode, index, newTransforms) => {
   const writableObjectMode = index !== 0 && newTransforms[index - 1].value.readableObjectMode;
@@ -60215,7 +60215,7 @@ var getFdObjectMode = (stdioItems, direction) => {
   return direction === "input" ? lastTransform.value.writableObjectMode : lastTransform.value.readableObjectMode;
 };
 
-// ../../../main/node_modules/execa/lib/transform/normalize.js
+// node_modules/execa/lib/transform/normalize.js
 var normalizeTransforms = (stdioItems, optionName, direction, options2) => [
   ...stdioItems.filter(({ type }) => !TRANSFORM_TYPES.has(type)),
   ...getTransforms(stdioItems, optionName, direction, options2)
@@ -60303,7 +60303,7 @@ var normalizeGenerator = ({ stdioItem, stdioItem: { value }, index, newTransform
 };
 var sortTransforms = (newTransforms, direction) => direction === "input" ? newTransforms.reverse() : newTransforms;
 
-// ../../../main/node_modules/execa/lib/stdio/direction.js
+// node_modules/execa/lib/stdio/direction.js
 import process10 from "node:process";
 var getStreamDirection = ({ stdioItems, isStdioArray, fdNumber, optionName }) => {
   const directions = stdioItems.map((stdioItem) => getStdioItemDirection(stdioItem, fdNumber, isStdioArray));
@@ -60381,10 +60381,10 @@ var getStandardStreamDirection = (value) => {
 };
 var DEFAULT_DIRECTION = "output";
 
-// ../../../main/node_modules/execa/lib/ipc/array.js
+// node_modules/execa/lib/ipc/array.js
 var normalizeIpcStdioArray = (stdioArray, ipc) => ipc ? [...stdioArray, "ipc"] : stdioArray;
 
-// ../../../main/node_modules/execa/lib/stdio/stdio-option.js
+// node_modules/execa/lib/stdio/stdio-option.js
 var normalizeStdioOption = (options2, verboseInfo, isSync) => {
   const { stdio, ipc, buffer } = options2;
   const stdioArray = getStdioArray(stdio, options2).map((stdioOption, fdNumber) => addDefaultValue2(stdioOption, fdNumber));
@@ -60431,11 +60431,11 @@ var isOutputPipeObject = (stdioOption, fdNumber) => isStdioValueObject(stdioOpti
 var isFixedOutputPipe = (fdNumber, input3) => input3 === true && isStandardOutputFd(fdNumber);
 var isStandardOutputFd = (fdNumber) => fdNumber === 1 || fdNumber === 2;
 
-// ../../../main/node_modules/execa/lib/stdio/native.js
+// node_modules/execa/lib/stdio/native.js
 import { readFileSync } from "node:fs";
 import tty2 from "node:tty";
 
-// ../../../main/node_modules/execa/lib/arguments/fd-options.js
+// node_modules/execa/lib/arguments/fd-options.js
 var getToStream = (destination, to = "stdin") => {
   const isWritable = true;
   const { options: options2, fileDescriptors } = SUBPROCESS_OPTIONS.get(destination);
@@ -60513,7 +60513,7 @@ var serializeOptionValue = (value) => {
   return typeof value === "number" ? `${value}` : "Stream";
 };
 
-// ../../../main/node_modules/execa/lib/stdio/native.js
+// node_modules/execa/lib/stdio/native.js
 var handleNativeStream = ({ stdioItem, stdioItem: { type }, isStdioArray, fdNumber, direction, isSync }) => {
   if (!isStdioArray || type !== "native") {
     return stdioItem;
@@ -60577,7 +60577,7 @@ var getStandardStream = (fdNumber, value, optionName) => {
   return standardStream;
 };
 
-// ../../../main/node_modules/execa/lib/stdio/input-option.js
+// node_modules/execa/lib/stdio/input-option.js
 var handleInputOptions = ({ input: input3, inputFile }, fdNumber) => fdNumber === 0 ? [
   ...handleInputOption(input3),
   ...handleInputFileOption(inputFile)
@@ -60613,7 +60613,7 @@ var getInputFileType = (inputFile) => {
   throw new Error("The `inputFile` option must be a file path string or a file URL.");
 };
 
-// ../../../main/node_modules/execa/lib/stdio/duplicate.js
+// node_modules/execa/lib/stdio/duplicate.js
 import path9 from "node:path";
 import { fileURLToPath as fileURLToPath3 } from "node:url";
 var isFileType = (type) => SPECIAL_DUPLICATE_TYPES_SYNC.has(type);
@@ -60688,7 +60688,7 @@ var throwOnDuplicateStream = (stdioItem, optionName, type) => {
   }
 };
 
-// ../../../main/node_modules/execa/lib/stdio/handle.js
+// node_modules/execa/lib/stdio/handle.js
 var handleStdio = (addProperties3, options2, verboseInfo, isSync) => {
   const stdio = normalizeStdioOption(options2, verboseInfo, isSync);
   const initialFileDescriptors = stdio.map((stdioOption, fdNumber) => getFileDescriptor({
@@ -60897,7 +60897,7 @@ var forwardStdio = (stdioItems) => {
   return type === "native" ? value : "pipe";
 };
 
-// ../../../main/node_modules/execa/lib/stdio/handle-sync.js
+// node_modules/execa/lib/stdio/handle-sync.js
 var handleStdioSync = (options2, verboseInfo) => handleStdio(addPropertiesSync, options2, verboseInfo, true);
 var forbiddenIfSync = ({ type, optionName }) => {
   throwInvalidSyncValue(optionName, TYPE_TO_MESSAGE[type]);
@@ -60959,11 +60959,11 @@ var addPropertiesSync = {
   }
 };
 
-// ../../../main/node_modules/execa/lib/transform/generator.js
+// node_modules/execa/lib/transform/generator.js
 import { Transform as Transform2, getDefaultHighWaterMark } from "node:stream";
 import { Buffer as Buffer7 } from "node:buffer";
 
-// ../../../main/node_modules/execa/lib/transform/validate.js
+// node_modules/execa/lib/transform/validate.js
 import { Buffer as Buffer5 } from "node:buffer";
 var getValidateTransformInput = (writableObjectMode, optionName) => writableObjectMode ? void 0 : validateStringTransformInput.bind(void 0, optionName);
 var validateStringTransformInput = function* (optionName, chunk) {
@@ -60992,7 +60992,7 @@ Instead, \`yield\` should either be called with a value, or not be called at all
   }
 };
 
-// ../../../main/node_modules/execa/lib/transform/encoding-transform.js
+// node_modules/execa/lib/transform/encoding-transform.js
 import { Buffer as Buffer6 } from "node:buffer";
 import { StringDecoder as StringDecoder2 } from "node:string_decoder";
 var getEncodingTransformGenerator = (binary, encoding, skipped) => {
@@ -61031,7 +61031,7 @@ var stringToBytesGenerator = function* (stringEncoding, chunk) {
   yield typeof chunk === "string" ? bufferToUint8Array(Buffer6.from(chunk, stringEncoding)) : chunk;
 };
 
-// ../../../main/node_modules/execa/lib/transform/run-async.js
+// node_modules/execa/lib/transform/run-async.js
 import { callbackify } from "node:util";
 var pushChunks = callbackify(async (getChunks2, state2, getChunksArguments, transformStream) => {
   state2.currentIterable = getChunks2(...getChunksArguments);
@@ -61079,7 +61079,7 @@ var identityGenerator = function* (chunk) {
   yield chunk;
 };
 
-// ../../../main/node_modules/execa/lib/transform/run-sync.js
+// node_modules/execa/lib/transform/run-sync.js
 var pushChunksSync = (getChunksSync, getChunksArguments, transformStream, done) => {
   try {
     for (const chunk of getChunksSync(...getChunksArguments)) {
@@ -61131,7 +61131,7 @@ var identityGenerator2 = function* (chunk) {
   yield chunk;
 };
 
-// ../../../main/node_modules/execa/lib/transform/generator.js
+// node_modules/execa/lib/transform/generator.js
 var generatorToStream = ({
   value,
   value: {
@@ -61199,7 +61199,7 @@ var addInternalGenerators = ({ transform: transform2, final, binary, writableObj
   ].filter(Boolean);
 };
 
-// ../../../main/node_modules/execa/lib/io/input-sync.js
+// node_modules/execa/lib/io/input-sync.js
 var addInputOptionsSync = (fileDescriptors, options2) => {
   for (const fdNumber of getInputFdNumbers(fileDescriptors)) {
     addInputOptionSync(fileDescriptors, fdNumber, options2);
@@ -61236,10 +61236,10 @@ var throwOnSerializableInput = (optionName, invalidItem) => {
   throw new TypeError(`The \`${optionName}\` option is invalid: when passing objects as input, a transform must be used to serialize them to strings or Uint8Arrays: ${invalidItem}.`);
 };
 
-// ../../../main/node_modules/execa/lib/io/output-sync.js
+// node_modules/execa/lib/io/output-sync.js
 import { writeFileSync, appendFileSync } from "node:fs";
 
-// ../../../main/node_modules/execa/lib/verbose/output.js
+// node_modules/execa/lib/verbose/output.js
 var shouldLogOutput = ({ stdioItems, encoding, verboseInfo, fdNumber }) => fdNumber !== "all" && isFullVerbose(verboseInfo, fdNumber) && !BINARY_ENCODINGS.has(encoding) && isFdVerbose(fdNumber) && (stdioItems.some(({ type, value }) => type === "native" && PIPED_STDIO_VALUES.has(value)) || stdioItems.every(({ type }) => TRANSFORM_TYPES.has(type)));
 var isFdVerbose = (fdNumber) => fdNumber === 1 || fdNumber === 2;
 var PIPED_STDIO_VALUES = /* @__PURE__ */ new Set(["pipe", "overlapped"]);
@@ -61266,7 +61266,7 @@ var logLine = (line, fdNumber, verboseInfo) => {
   });
 };
 
-// ../../../main/node_modules/execa/lib/io/output-sync.js
+// node_modules/execa/lib/io/output-sync.js
 var transformOutputSync = ({ fileDescriptors, syncResult, options: options2, verboseInfo }) => {
   const output2 = syncResult.output ?? getSpawnFailureOutput(options2);
   const outputFiles = /* @__PURE__ */ new Set();
@@ -61377,7 +61377,7 @@ var writeToFiles = (chunks, stdioItems, outputFiles) => {
   }
 };
 
-// ../../../main/node_modules/execa/lib/resolve/exit-async.js
+// node_modules/execa/lib/resolve/exit-async.js
 import { once as once4 } from "node:events";
 var waitForExit = async (subprocess, context) => {
   const [exitCode2, signal] = await waitForExitOrError(subprocess);
@@ -61411,7 +61411,7 @@ var waitForSuccessfulExit = async (exitPromise) => {
 var isSubprocessErrorExit = (exitCode2, signal) => exitCode2 === void 0 && signal === void 0;
 var isFailedExit = (exitCode2, signal) => exitCode2 !== 0 || signal !== null;
 
-// ../../../main/node_modules/execa/lib/resolve/exit-sync.js
+// node_modules/execa/lib/resolve/exit-sync.js
 var getExitResultSync = ({ error: error62, status: exitCode2, signal, output: output2 }, { maxBuffer, buffer }) => {
   const initialError = getResultError(error62, exitCode2, signal);
   const isTimedOut = initialError?.code === "ETIMEDOUT";
@@ -61436,7 +61436,7 @@ var getResultError = (error62, exitCode2, signal) => {
   return isFailedExit(exitCode2, signal) ? new DiscardedError() : void 0;
 };
 
-// ../../../main/node_modules/execa/lib/methods/main-sync.js
+// node_modules/execa/lib/methods/main-sync.js
 var execaCoreSync = (rawFile, rawArguments, rawOptions) => {
   const { file: file2, commandArguments, command, escapedCommand, startTime: startTime2, verboseInfo, options: options2, fileDescriptors } = handleSyncArguments(rawFile, rawArguments, rawOptions);
   const result = spawnSubprocessSync({
@@ -61572,14 +61572,14 @@ var getSyncResult = ({ error: error62, exitCode: exitCode2, signal, timedOut, is
   isSync: true
 });
 
-// ../../../main/node_modules/execa/lib/methods/main-async.js
+// node_modules/execa/lib/methods/main-async.js
 import { setMaxListeners, once as once9 } from "node:events";
 import { spawn } from "node:child_process";
 
-// ../../../main/node_modules/execa/lib/ipc/methods.js
+// node_modules/execa/lib/ipc/methods.js
 import process11 from "node:process";
 
-// ../../../main/node_modules/execa/lib/ipc/get-one.js
+// node_modules/execa/lib/ipc/get-one.js
 import { once as once5, on as on2 } from "node:events";
 var internalGetOneMessageOptions = /* @__PURE__ */ Symbol("internalGetOneMessageOptions");
 var getOneMessage = ({ anyProcess, channel, isSubprocess, ipc }, rawOptions) => {
@@ -61654,7 +61654,7 @@ var throwOnStrictError = async (ipcEmitter, isSubprocess, { signal }) => {
   throw getStrictResponseError(error62, isSubprocess);
 };
 
-// ../../../main/node_modules/execa/lib/ipc/get-each.js
+// node_modules/execa/lib/ipc/get-each.js
 import { once as once6, on as on3 } from "node:events";
 var internalGetEachMessageOptions = /* @__PURE__ */ Symbol("internalGetEachMessageOptions");
 var getEachMessage = (subprocessInfo, rawOptions) => {
@@ -61752,7 +61752,7 @@ var throwIfStrictError = ({ error: error62 }) => {
   }
 };
 
-// ../../../main/node_modules/execa/lib/ipc/methods.js
+// node_modules/execa/lib/ipc/methods.js
 var addIpcMethods = (target, subprocess, { ipc }) => {
   Object.assign(target, getIpcMethods(subprocess, false, ipc, target));
 };
@@ -61792,7 +61792,7 @@ var getIpcMethods = (anyProcess, isSubprocess, ipc, waitProcess = anyProcess) =>
   })
 });
 
-// ../../../main/node_modules/execa/lib/return/early-error.js
+// node_modules/execa/lib/return/early-error.js
 import { ChildProcess as ChildProcess2 } from "node:child_process";
 import { callbackify as callbackify2 } from "node:util";
 import {
@@ -61890,7 +61890,7 @@ var handleDummyPromise = async ({ error: error62, command, escapedCommand, fileD
   return handleResult(earlyError, verboseInfo, options2);
 };
 
-// ../../../main/node_modules/execa/lib/stdio/handle-async.js
+// node_modules/execa/lib/stdio/handle-async.js
 import { createReadStream, createWriteStream } from "node:fs";
 import { Buffer as Buffer8 } from "node:buffer";
 import { Readable as Readable2, Writable as Writable2, Duplex as Duplex2 } from "node:stream";
@@ -61959,7 +61959,7 @@ var addPropertiesAsync = {
   }
 };
 
-// ../../../main/node_modules/@sindresorhus/merge-streams/index.js
+// node_modules/@sindresorhus/merge-streams/index.js
 import { on as on4, once as once7 } from "node:events";
 import { PassThrough as PassThroughStream, getDefaultHighWaterMark as getDefaultHighWaterMark2 } from "node:stream";
 import { finished as finished2 } from "node:stream/promises";
@@ -62176,7 +62176,7 @@ var updateMaxListeners = (passThroughStream, increment2) => {
 var PASSTHROUGH_LISTENERS_COUNT = 2;
 var PASSTHROUGH_LISTENERS_PER_STREAM = 1;
 
-// ../../../main/node_modules/execa/lib/io/pipeline.js
+// node_modules/execa/lib/io/pipeline.js
 import { finished as finished3 } from "node:stream/promises";
 var pipeStreams = (source, destination, onDestinationEnd) => {
   source.pipe(destination);
@@ -62217,7 +62217,7 @@ var abortSourceStream = (source) => {
   }
 };
 
-// ../../../main/node_modules/execa/lib/io/output-async.js
+// node_modules/execa/lib/io/output-async.js
 var pipeOutputAsync = (subprocess, fileDescriptors, controller) => {
   const pipeGroups = /* @__PURE__ */ new Map();
   for (const [fdNumber, { stdioItems, direction }] of Object.entries(fileDescriptors)) {
@@ -62271,7 +62271,7 @@ var setStandardStreamMaxListeners = (stream, { signal }) => {
 };
 var MAX_LISTENERS_INCREMENT = 2;
 
-// ../../../main/node_modules/execa/lib/terminate/kill-descendants.js
+// node_modules/execa/lib/terminate/kill-descendants.js
 import process12 from "node:process";
 import { execFile } from "node:child_process";
 import path10 from "node:path/win32";
@@ -62321,10 +62321,10 @@ var isWindowsDriveAbsolutePath = (directory) => {
   return /^[a-z]:[/\\]/i.test(root);
 };
 
-// ../../../main/node_modules/execa/lib/terminate/cleanup.js
+// node_modules/execa/lib/terminate/cleanup.js
 import { addAbortListener as addAbortListener2 } from "node:events";
 
-// ../../../main/node_modules/signal-exit/dist/mjs/signals.js
+// node_modules/signal-exit/dist/mjs/signals.js
 var signals = [];
 signals.push("SIGHUP", "SIGINT", "SIGTERM");
 if (process.platform !== "win32") {
@@ -62348,7 +62348,7 @@ if (process.platform === "linux") {
   signals.push("SIGIO", "SIGPOLL", "SIGPWR", "SIGSTKFLT");
 }
 
-// ../../../main/node_modules/signal-exit/dist/mjs/index.js
+// node_modules/signal-exit/dist/mjs/index.js
 var processOk = (process14) => !!process14 && typeof process14 === "object" && typeof process14.removeListener === "function" && typeof process14.emit === "function" && typeof process14.reallyExit === "function" && typeof process14.listeners === "function" && typeof process14.kill === "function" && typeof process14.pid === "number" && typeof process14.on === "function";
 var kExitEmitter = /* @__PURE__ */ Symbol.for("signal-exit emitter");
 var global2 = globalThis;
@@ -62575,7 +62575,7 @@ var {
   unload
 } = signalExitWrap(processOk(process13) ? new SignalExit(process13) : new SignalExitFallback());
 
-// ../../../main/node_modules/execa/lib/terminate/cleanup.js
+// node_modules/execa/lib/terminate/cleanup.js
 var cleanupOnExit = (kill, { cleanup, detached }, { signal }) => {
   if (!cleanup || detached) {
     return;
@@ -62588,7 +62588,7 @@ var cleanupOnExit = (kill, { cleanup, detached }, { signal }) => {
   });
 };
 
-// ../../../main/node_modules/execa/lib/convert/concurrent.js
+// node_modules/execa/lib/convert/concurrent.js
 var initializeConcurrentStreams = () => ({
   readableDestroy: /* @__PURE__ */ new WeakMap(),
   writableFinal: /* @__PURE__ */ new WeakMap(),
@@ -62614,7 +62614,7 @@ var waitForConcurrentStreams = async ({ resolve: resolve8, promises }, subproces
   return !isSubprocessExit;
 };
 
-// ../../../main/node_modules/execa/lib/io/iterate.js
+// node_modules/execa/lib/io/iterate.js
 import { on as on5 } from "node:events";
 import { getDefaultHighWaterMark as getDefaultHighWaterMark3 } from "node:stream";
 var iterateOnSubprocessStream = ({ subprocessStdout, subprocess, binary, shouldEncode, encoding, preserveNewlines }) => {
@@ -62707,7 +62707,7 @@ var getGenerators = ({ binary, shouldEncode, encoding, shouldSplit, preserveNewl
   getSplitLinesGenerator(binary, preserveNewlines, !shouldSplit, {})
 ].filter(Boolean);
 
-// ../../../main/node_modules/execa/lib/convert/iterable.js
+// node_modules/execa/lib/convert/iterable.js
 var createIterable = (subprocess, encoding, options2) => {
   const { from, binary: binaryOption = false, preserveNewlines = false } = copyOptions(options2);
   checkBooleanOption(binaryOption, "binary");
@@ -62735,14 +62735,14 @@ var iterateOnStdoutData = async function* (onStdoutData, subprocessStdout, subpr
   }
 };
 
-// ../../../main/node_modules/execa/lib/convert/readable.js
+// node_modules/execa/lib/convert/readable.js
 import { Readable as Readable3 } from "node:stream";
 import { callbackify as callbackify3 } from "node:util";
 
-// ../../../main/node_modules/execa/lib/convert/shared.js
+// node_modules/execa/lib/convert/shared.js
 import { finished as finished5 } from "node:stream/promises";
 
-// ../../../main/node_modules/execa/lib/resolve/wait-stream.js
+// node_modules/execa/lib/resolve/wait-stream.js
 import { finished as finished4 } from "node:stream/promises";
 var waitForStream = async (stream, fdNumber, streamInfo, {
   isSameDirection,
@@ -62810,7 +62810,7 @@ var isInputFileDescriptor = ({ fileDescriptors }, fdNumber) => fdNumber !== "all
 var isStreamAbort = (error62) => error62?.code === "ERR_STREAM_PREMATURE_CLOSE";
 var isStreamEpipe = (error62) => error62?.code === "EPIPE";
 
-// ../../../main/node_modules/execa/lib/convert/shared.js
+// node_modules/execa/lib/convert/shared.js
 var safeWaitForSubprocessStdin = async (subprocessStdin) => {
   if (subprocessStdin === void 0) {
     return;
@@ -62848,7 +62848,7 @@ var destroyOtherStream = (stream, isOpen, error62) => {
   }
 };
 
-// ../../../main/node_modules/execa/lib/convert/readable.js
+// node_modules/execa/lib/convert/readable.js
 var createReadable = ({ subprocess, concurrentStreams, encoding }, options2) => {
   const { from, binary: binaryOption = true, preserveNewlines = true } = copyOptions(options2);
   checkBooleanOption(binaryOption, "binary");
@@ -62944,13 +62944,13 @@ var destroyOtherReadable = (stream, error62) => {
   destroyOtherStream(stream, stream.readable, error62);
 };
 
-// ../../../main/node_modules/execa/lib/convert/web.js
+// node_modules/execa/lib/convert/web.js
 import { Readable as Readable4, Writable as Writable3, Duplex as Duplex3 } from "node:stream";
 var createReadableStream = (subprocess, readableOptions) => Readable4.toWeb(subprocess.readable(readableOptions));
 var createWritableStream = (subprocess, writableOptions) => Writable3.toWeb(subprocess.writable(writableOptions));
 var createTransformStream = (subprocess, duplexOptions) => Duplex3.toWeb(subprocess.duplex(duplexOptions));
 
-// ../../../main/node_modules/execa/lib/pipe/pipe-arguments.js
+// node_modules/execa/lib/pipe/pipe-arguments.js
 var normalizePipeArguments = ({ source, sourcePromise, boundOptions, createNested }, ...pipeArguments) => {
   const startTime2 = getStartTime();
   const {
@@ -63046,7 +63046,7 @@ var getSourceStream = (source, from) => {
   }
 };
 
-// ../../../main/node_modules/execa/lib/pipe/throw.js
+// node_modules/execa/lib/pipe/throw.js
 var handlePipeArgumentsError = ({
   sourceStream,
   sourceError,
@@ -63096,7 +63096,7 @@ var createNonCommandError = ({ error: error62, fileDescriptors, sourceOptions, s
 });
 var PIPE_COMMAND_MESSAGE = "source.pipe(destination)";
 
-// ../../../main/node_modules/execa/lib/pipe/sequence.js
+// node_modules/execa/lib/pipe/sequence.js
 var waitForBothSubprocesses = async (subprocessPromises) => {
   const [
     { status: sourceStatus, reason: sourceReason, value: sourceResult = sourceReason },
@@ -63115,7 +63115,7 @@ var waitForBothSubprocesses = async (subprocessPromises) => {
   return destinationResult;
 };
 
-// ../../../main/node_modules/execa/lib/pipe/streaming.js
+// node_modules/execa/lib/pipe/streaming.js
 import { finished as finished6 } from "node:stream/promises";
 var pipeSubprocessStream = (sourceStream, destinationStream, maxListenersController) => {
   const mergedStream = MERGED_STREAMS.has(destinationStream) ? pipeMoreSubprocessStream(sourceStream, destinationStream) : pipeFirstSubprocessStream(sourceStream, destinationStream);
@@ -63174,7 +63174,7 @@ var MERGED_STREAMS = /* @__PURE__ */ new WeakMap();
 var SOURCE_LISTENERS_PER_PIPE = 2;
 var DESTINATION_LISTENERS_PER_PIPE = 1;
 
-// ../../../main/node_modules/execa/lib/pipe/abort.js
+// node_modules/execa/lib/pipe/abort.js
 import { aborted as aborted2 } from "node:util";
 var unpipeOnAbort = (unpipeSignal, unpipeContext) => unpipeSignal === void 0 ? [] : [unpipeOnSignalAbort(unpipeSignal, unpipeContext)];
 var unpipeOnSignalAbort = async (unpipeSignal, { sourceStream, mergedStream, fileDescriptors, sourceOptions, startTime: startTime2 }) => {
@@ -63189,7 +63189,7 @@ var unpipeOnSignalAbort = async (unpipeSignal, { sourceStream, mergedStream, fil
   });
 };
 
-// ../../../main/node_modules/execa/lib/pipe/setup.js
+// node_modules/execa/lib/pipe/setup.js
 var pipeToSubprocess = (sourceInfo, ...pipeArguments) => {
   if (isPlainObject4(pipeArguments[0])) {
     return pipeToSubprocess.bind(void 0, {
@@ -63376,7 +63376,7 @@ var handlePipePromise = async ({
 };
 var getSubprocessPromises = (sourcePromise, destination, source) => Promise.allSettled([sourcePromise, destination, source]);
 
-// ../../../main/node_modules/execa/lib/io/contents.js
+// node_modules/execa/lib/io/contents.js
 import { setImmediate as setImmediate2 } from "node:timers/promises";
 var getStreamOutput = async ({ stream, onStreamEnd, fdNumber, encoding, buffer, maxBuffer, lines, allMixed, stripFinalNewline: stripFinalNewline2, allFds, verboseInfo, streamInfo }) => {
   const logPromise = logOutputAsync({
@@ -63465,7 +63465,7 @@ var getBufferedData = async (streamPromise) => {
 };
 var handleBufferedData = (error62) => isArrayBuffer(error62?.bufferedData) ? new Uint8Array(error62.bufferedData) : error62?.bufferedData;
 
-// ../../../main/node_modules/execa/lib/resolve/stdio.js
+// node_modules/execa/lib/resolve/stdio.js
 var waitForStdioStreams = ({ subprocess, encoding, buffer, maxBuffer, lines, stripFinalNewline: stripFinalNewline2, verboseInfo, streamInfo }) => subprocess.stdio.map((stream, fdNumber) => waitForSubprocessStream({
   stream,
   fdNumber,
@@ -63507,7 +63507,7 @@ var waitForSubprocessStream = async ({ stream, fdNumber, encoding, buffer, maxBu
   return output2;
 };
 
-// ../../../main/node_modules/execa/lib/resolve/all-async.js
+// node_modules/execa/lib/resolve/all-async.js
 var makeAllStream = ({ stdout, stderr }, { all }) => {
   if (!all) {
     return;
@@ -63556,10 +63556,10 @@ var getAllStream = ({ stdout, stderr }, all, [, bufferStdout, bufferStderr]) => 
 };
 var getAllMixed = ({ stdout, stderr }, all) => all && stdout && stderr && stdout.readableObjectMode !== stderr.readableObjectMode;
 
-// ../../../main/node_modules/execa/lib/resolve/wait-subprocess.js
+// node_modules/execa/lib/resolve/wait-subprocess.js
 import { once as once8 } from "node:events";
 
-// ../../../main/node_modules/execa/lib/verbose/ipc.js
+// node_modules/execa/lib/verbose/ipc.js
 var shouldLogIpc = (verboseInfo) => isFullVerbose(verboseInfo, "ipc");
 var logIpcOutput = (message, verboseInfo) => {
   const verboseMessage = serializeVerboseMessage(message);
@@ -63571,7 +63571,7 @@ var logIpcOutput = (message, verboseInfo) => {
   });
 };
 
-// ../../../main/node_modules/execa/lib/ipc/buffer-messages.js
+// node_modules/execa/lib/ipc/buffer-messages.js
 var waitForIpcOutput = async ({
   subprocess,
   buffer: bufferArray,
@@ -63617,7 +63617,7 @@ var getBufferedIpcOutput = async (ipcOutputPromise, ipcOutput) => {
   return ipcOutput;
 };
 
-// ../../../main/node_modules/execa/lib/resolve/wait-subprocess.js
+// node_modules/execa/lib/resolve/wait-subprocess.js
 var waitForSubprocessResult = async ({
   subprocess,
   kill,
@@ -63742,7 +63742,7 @@ var throwOnSubprocessError = async (subprocess, { signal }) => {
   throw error62;
 };
 
-// ../../../main/node_modules/execa/lib/convert/writable.js
+// node_modules/execa/lib/convert/writable.js
 import { Writable as Writable4 } from "node:stream";
 import { callbackify as callbackify4 } from "node:util";
 var createWritable = ({ subprocess, concurrentStreams }, options2) => {
@@ -63824,7 +63824,7 @@ var destroyOtherWritable = (stream, error62) => {
   destroyOtherStream(stream, stream.writable, error62);
 };
 
-// ../../../main/node_modules/execa/lib/convert/duplex.js
+// node_modules/execa/lib/convert/duplex.js
 import { Duplex as Duplex4 } from "node:stream";
 import { callbackify as callbackify5 } from "node:util";
 var createDuplex = ({ subprocess, concurrentStreams, encoding }, options2) => {
@@ -63883,7 +63883,7 @@ var onDuplexDestroy = async ({ subprocessStdout, subprocessStdin, subprocess, wa
   ]);
 };
 
-// ../../../main/node_modules/execa/lib/convert/add.js
+// node_modules/execa/lib/convert/add.js
 var addConvertedStreams = (subprocess, { encoding }) => {
   const concurrentStreams = initializeConcurrentStreams();
   subprocess.readable = createReadable.bind(void 0, { subprocess, concurrentStreams, encoding });
@@ -63896,10 +63896,10 @@ var addConvertedStreams = (subprocess, { encoding }) => {
   subprocess[Symbol.asyncIterator] = createIterable.bind(void 0, subprocess, encoding, {});
 };
 
-// ../../../main/node_modules/execa/lib/methods/promise.js
+// node_modules/execa/lib/methods/promise.js
 var mergePromise = (promise2, properties) => Object.assign(promise2, properties);
 
-// ../../../main/node_modules/execa/lib/methods/main-async.js
+// node_modules/execa/lib/methods/main-async.js
 var execaCoreAsync = (rawFile, rawArguments, rawOptions, createNested) => {
   const { file: file2, commandArguments, command, escapedCommand, startTime: startTime2, verboseInfo, options: options2, fileDescriptors } = handleAsyncArguments(rawFile, rawArguments, rawOptions);
   const { subprocess: nodeChildProcess, promise: promise2, kill, all, convertedStreams } = spawnSubprocessAsync({
@@ -64096,7 +64096,7 @@ var getAsyncResult = ({ errorInfo, exitCode: exitCode2, signal, stdio, all, ipcO
   startTime: startTime2
 });
 
-// ../../../main/node_modules/execa/lib/methods/bind.js
+// node_modules/execa/lib/methods/bind.js
 var mergeOptions = (boundOptions, options2) => {
   const safeBoundOptions = { __proto__: null, ...boundOptions };
   const mergedOptions = Object.fromEntries(Object.entries(options2).map(([optionName, optionValue]) => [
@@ -64108,7 +64108,7 @@ var mergeOptions = (boundOptions, options2) => {
 var mergeOption = (optionName, boundOptionValue, optionValue) => DEEP_OPTIONS.has(optionName) && isPlainObject4(boundOptionValue) && isPlainObject4(optionValue) ? { ...boundOptionValue, ...optionValue } : optionValue;
 var DEEP_OPTIONS = /* @__PURE__ */ new Set(["env", ...FD_SPECIFIC_OPTIONS]);
 
-// ../../../main/node_modules/execa/lib/methods/create.js
+// node_modules/execa/lib/methods/create.js
 var createExeca = (mapArguments, boundOptions, deepOptions, setBoundExeca) => {
   const createNested = (mapArguments2, boundOptions2, setBoundExeca2) => createExeca(mapArguments2, boundOptions2, deepOptions, setBoundExeca2);
   const boundExeca = (...execaArguments) => callBoundExeca({
@@ -64157,7 +64157,7 @@ var parseArguments = ({ mapArguments, firstArgument, nextArguments, deepOptions,
   };
 };
 
-// ../../../main/node_modules/execa/lib/methods/script.js
+// node_modules/execa/lib/methods/script.js
 var setScriptSync = (boundExeca, createNested, boundOptions) => {
   boundExeca.sync = createNested(mapScriptSync, boundOptions);
   boundExeca.s = boundExeca.sync;
@@ -64168,7 +64168,7 @@ var getScriptOptions = (options2) => ({ options: { __proto__: null, ...options2,
 var getScriptStdinOption = ({ stdin = "inherit", input: input3, inputFile, stdio }) => input3 === void 0 && inputFile === void 0 && stdio === void 0 ? { stdin } : {};
 var deepScriptOptions = { preferLocal: true };
 
-// ../../../main/node_modules/execa/index.js
+// node_modules/execa/index.js
 var execa = createExeca(() => ({}));
 var execaSync = createExeca(() => ({ isSync: true }));
 var execaNode = createExeca(mapNode);
@@ -65136,7 +65136,7 @@ var Budget = class {
 // src/llm/llm-client.ts
 import { randomInt } from "node:crypto";
 
-// ../../../main/node_modules/openai/internal/tslib.mjs
+// node_modules/openai/internal/tslib.mjs
 function __classPrivateFieldSet(receiver, state2, value, kind, f2) {
   if (kind === "m")
     throw new TypeError("Private method is not writable");
@@ -65154,7 +65154,7 @@ function __classPrivateFieldGet(receiver, state2, kind, f2) {
   return kind === "m" ? f2 : kind === "a" ? f2.call(receiver) : f2 ? f2.value : state2.get(receiver);
 }
 
-// ../../../main/node_modules/openai/internal/utils/uuid.mjs
+// node_modules/openai/internal/utils/uuid.mjs
 var uuid42 = function() {
   const { crypto: crypto2 } = globalThis;
   if (crypto2?.randomUUID) {
@@ -65166,7 +65166,7 @@ var uuid42 = function() {
   return "10000000-1000-4000-8000-100000000000".replace(/[018]/g, (c4) => (+c4 ^ randomByte() & 15 >> +c4 / 4).toString(16));
 };
 
-// ../../../main/node_modules/openai/internal/errors.mjs
+// node_modules/openai/internal/errors.mjs
 function isAbortError2(err2) {
   return typeof err2 === "object" && err2 !== null && // Spec-compliant fetch implementations
   ("name" in err2 && err2.name === "AbortError" || // Expo fetch
@@ -65198,7 +65198,7 @@ var castToError = (err2) => {
   return new Error(err2);
 };
 
-// ../../../main/node_modules/openai/core/error.mjs
+// node_modules/openai/core/error.mjs
 var OpenAIError = class extends Error {
 };
 var APIError = class _APIError extends OpenAIError {
@@ -65332,7 +65332,7 @@ var SubjectTokenProviderError = class extends OpenAIError {
   }
 };
 
-// ../../../main/node_modules/openai/internal/utils/values.mjs
+// node_modules/openai/internal/utils/values.mjs
 var startsWithSchemeRegexp = /^[a-z][a-z0-9+.-]*:/i;
 var isAbsoluteURL = (url2) => {
   return startsWithSchemeRegexp.test(url2);
@@ -65375,7 +65375,7 @@ var safeJSON = (text2) => {
   }
 };
 
-// ../../../main/node_modules/openai/internal/utils/sleep.mjs
+// node_modules/openai/internal/utils/sleep.mjs
 var sleep2 = (ms, ...signals2) => new Promise((resolve8, reject) => {
   const activeSignals = [...new Set(signals2.filter((signal) => signal != null))];
   let timeout;
@@ -65425,7 +65425,7 @@ var sleep2 = (ms, ...signals2) => new Promise((resolve8, reject) => {
   }
 });
 
-// ../../../main/node_modules/openai/internal/utils/abort.mjs
+// node_modules/openai/internal/utils/abort.mjs
 var weakGlobals = globalThis;
 var finalizer = (
   // oxlint-disable-next-line anti-slop/no-runtime-typeof -- Weak references and finalizers are optional host capabilities, so probe them before constructing either.
@@ -65498,7 +65498,7 @@ function addRequestAbortListener(signal, abort, requestSignal) {
   return cleanup;
 }
 
-// ../../../main/node_modules/openai/internal/shims.mjs
+// node_modules/openai/internal/shims.mjs
 function getDefaultFetch() {
   if (typeof fetch !== "undefined") {
     return fetch;
@@ -65570,7 +65570,7 @@ async function CancelReadableStream(stream) {
   await cancelPromise;
 }
 
-// ../../../main/node_modules/openai/internal/utils/bytes.mjs
+// node_modules/openai/internal/utils/bytes.mjs
 var encodeUTF8_;
 function encodeUTF8(str) {
   let encoder;
@@ -65582,7 +65582,7 @@ function decodeUTF8(bytes) {
   return (decodeUTF8_ ?? (decoder = new globalThis.TextDecoder(), decodeUTF8_ = decoder.decode.bind(decoder)))(bytes);
 }
 
-// ../../../main/node_modules/openai/internal/decoders/line.mjs
+// node_modules/openai/internal/decoders/line.mjs
 var _LineDecoder_instances;
 var _LineDecoder_buffer;
 var _LineDecoder_start;
@@ -65743,7 +65743,7 @@ function lineEndingLength(buffer, index) {
   return 0;
 }
 
-// ../../../main/node_modules/openai/internal/utils/log.mjs
+// node_modules/openai/internal/utils/log.mjs
 var levelNumbers = {
   off: 0,
   error: 200,
@@ -65880,7 +65880,7 @@ var formatRequestDetails = (details) => {
   return details;
 };
 
-// ../../../main/node_modules/openai/core/streaming.mjs
+// node_modules/openai/core/streaming.mjs
 var _Stream_instances;
 var _Stream_client;
 var _Stream_isTeeBranch;
@@ -66470,7 +66470,7 @@ function partition(str, delimiter6) {
   return [str, "", ""];
 }
 
-// ../../../main/node_modules/openai/internal/parse.mjs
+// node_modules/openai/internal/parse.mjs
 async function defaultParseResponse(client, props) {
   const { response, requestLogID, retryOfRequestLogID, startTime: startTime2 } = props;
   let jsonBodyLength;
@@ -66538,10 +66538,10 @@ function addRequestID(value, response) {
   });
 }
 
-// ../../../main/node_modules/openai/version.mjs
+// node_modules/openai/version.mjs
 var VERSION18 = "7.59.0";
 
-// ../../../main/node_modules/openai/internal/detect-platform.mjs
+// node_modules/openai/internal/detect-platform.mjs
 var isRunningInBrowser = () => {
   return (
     // @ts-ignore
@@ -66675,7 +66675,7 @@ var getPlatformHeaders = () => {
   return _platformHeaders ?? (_platformHeaders = getPlatformProperties());
 };
 
-// ../../../main/node_modules/openai/internal/request-options.mjs
+// node_modules/openai/internal/request-options.mjs
 var jsonRequestBodyObservers = /* @__PURE__ */ new WeakMap();
 function observeJSONRequestBody(body, observer) {
   let observers = jsonRequestBodyObservers.get(body);
@@ -66724,7 +66724,7 @@ var FallbackEncoder = ({ headers, body }) => {
   };
 };
 
-// ../../../main/node_modules/openai/internal/qs/formats.mjs
+// node_modules/openai/internal/qs/formats.mjs
 var default_format = "RFC3986";
 var default_formatter = String;
 var formatters = {
@@ -66733,7 +66733,7 @@ var formatters = {
 };
 var RFC1738 = "RFC1738";
 
-// ../../../main/node_modules/openai/internal/qs/utils.mjs
+// node_modules/openai/internal/qs/utils.mjs
 var cachedHas;
 var has = (obj, key2) => {
   const resolvedHas = cachedHas ?? Object.hasOwn ?? Function.prototype.call.bind(Object.prototype.hasOwnProperty);
@@ -66820,7 +66820,7 @@ function maybe_map(val, fn) {
   return fn(val);
 }
 
-// ../../../main/node_modules/openai/internal/qs/stringify.mjs
+// node_modules/openai/internal/qs/stringify.mjs
 var array_prefix_generators = {
   brackets(prefix) {
     return String(prefix) + "[]";
@@ -67111,12 +67111,12 @@ function stringify(object2, opts = {}) {
   return joined.length > 0 ? prefix + joined : "";
 }
 
-// ../../../main/node_modules/openai/internal/utils/query.mjs
+// node_modules/openai/internal/utils/query.mjs
 function stringifyQuery(query) {
   return stringify(query, { arrayFormat: "brackets" });
 }
 
-// ../../../main/node_modules/openai/internal/data-residency.mjs
+// node_modules/openai/internal/data-residency.mjs
 var endpoints = /* @__PURE__ */ new Map([
   ["global", "https://api.openai.com/v1"],
   ["us", "https://us.api.openai.com/v1"],
@@ -67140,7 +67140,7 @@ function resolveDataResidency(options2) {
   return endpoint2;
 }
 
-// ../../../main/node_modules/openai/core/api-promise.mjs
+// node_modules/openai/core/api-promise.mjs
 var _APIPromise_client;
 var APIPromise = class _APIPromise extends Promise {
   constructor(client, responsePromise, parseResponse2 = defaultParseResponse) {
@@ -67203,7 +67203,7 @@ var APIPromise = class _APIPromise extends Promise {
 };
 _APIPromise_client = /* @__PURE__ */ new WeakMap();
 
-// ../../../main/node_modules/openai/core/pagination.mjs
+// node_modules/openai/core/pagination.mjs
 var _AbstractPage_client;
 var AbstractPage = class {
   constructor(client, response, body, options2) {
@@ -67394,7 +67394,7 @@ var TokenPage = class extends AbstractPage {
   }
 };
 
-// ../../../main/node_modules/openai/auth/workload-identity-auth.mjs
+// node_modules/openai/auth/workload-identity-auth.mjs
 var SUBJECT_TOKEN_TYPES = {
   jwt: "urn:ietf:params:oauth:token-type:jwt",
   id: "urn:ietf:params:oauth:token-type:id_token"
@@ -67606,7 +67606,7 @@ var WorkloadIdentityAuth = class _WorkloadIdentityAuth {
   }
 };
 
-// ../../../main/node_modules/openai/internal/auth/x509-api-origin.mjs
+// node_modules/openai/internal/auth/x509-api-origin.mjs
 var X509_API_BASE_URL = "https://mtls.api.openai.com/v1";
 function assertX509APIOrigin(value) {
   let target;
@@ -67626,7 +67626,7 @@ function assertX509APIOrigin(value) {
   return target;
 }
 
-// ../../../main/node_modules/openai/internal/headers.mjs
+// node_modules/openai/internal/headers.mjs
 var brand_privateNullableHeaders = /* @__PURE__ */ Symbol("brand.privateNullableHeaders");
 var httpTokenHeaderName = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 function* iterateHeaders(headers) {
@@ -67692,7 +67692,7 @@ var buildHeaders = (newHeaders) => {
   return { [brand_privateNullableHeaders]: true, values: targetHeaders, nulls: nullHeaders };
 };
 
-// ../../../main/node_modules/openai/internal/auth/x509-transport-state-browser.mjs
+// node_modules/openai/internal/auth/x509-transport-state-browser.mjs
 var x509_transport_state_browser_exports = {};
 __export(x509_transport_state_browser_exports, {
   findRegisteredX509Transport: () => findRegisteredX509Transport,
@@ -67727,7 +67727,7 @@ var findX509OAuthError = WeakMap.prototype.get.bind(approvedX509OAuthErrors);
 var rememberX509Credential = WeakMap.prototype.set.bind(approvedX509Credentials);
 var findX509Credential = WeakMap.prototype.get.bind(approvedX509Credentials);
 
-// ../../../main/node_modules/openai/internal/auth/x509-transport-state.mjs
+// node_modules/openai/internal/auth/x509-transport-state.mjs
 var nodeState = __toESM(require_x509_transport_state(), 1);
 var state = typeof nodeState.findRegisteredX509Transport === "function" ? nodeState : x509_transport_state_browser_exports;
 var {
@@ -67745,7 +67745,7 @@ var {
   findX509Credential: findX509Credential2
 } = state;
 
-// ../../../main/node_modules/openai/internal/auth/x509-transport-registry.mjs
+// node_modules/openai/internal/auth/x509-transport-registry.mjs
 function resolveX509Transport(value) {
   if (!value || typeof value !== "object") {
     throw new OpenAIError("X.509 workload identity requires an approved X.509 transport capability.");
@@ -67757,7 +67757,7 @@ function resolveX509Transport(value) {
   return registered;
 }
 
-// ../../../main/node_modules/openai/internal/auth/x509-workload-identity-auth.mjs
+// node_modules/openai/internal/auth/x509-workload-identity-auth.mjs
 var _X509WorkloadIdentityAuth_instances;
 var _a4;
 var _X509WorkloadIdentityAuth_identityProviderId;
@@ -68466,7 +68466,7 @@ _a4 = X509WorkloadIdentityAuth, _X509WorkloadIdentityAuth_identityProviderId = /
   }
 };
 
-// ../../../main/node_modules/openai/internal/auth/x509-credential-options.mjs
+// node_modules/openai/internal/auth/x509-credential-options.mjs
 function normalizeX509CredentialOptions(options2) {
   const { credential } = options2;
   if (credential === void 0) {
@@ -68566,7 +68566,7 @@ function prepareX509ClientClone(inherited, overrides, credential, currentlyX509)
   return { credential: nextCredential, provider: prepareProviderClone(inherited, overrides) };
 }
 
-// ../../../main/node_modules/openai/internal/uploads.mjs
+// node_modules/openai/internal/uploads.mjs
 var brand_privateStreamingFile = /* @__PURE__ */ Symbol("brand.privateStreamingFile");
 function toStreamingFile(data, name, options2) {
   if (typeof name !== "string" || !name) {
@@ -68945,7 +68945,7 @@ var addFormValue = async (form, key2, value, options2) => {
   }
 };
 
-// ../../../main/node_modules/openai/internal/to-file.mjs
+// node_modules/openai/internal/to-file.mjs
 var isBlobLike = (value) => value != null && typeof value === "object" && typeof value.size === "number" && typeof value.type === "string" && typeof value.text === "function" && typeof value.slice === "function" && typeof value.arrayBuffer === "function";
 var isFileLike = (value) => value != null && typeof value === "object" && typeof value.name === "string" && typeof value.lastModified === "number" && isBlobLike(value);
 var isResponseLike = (value) => value != null && typeof value === "object" && typeof value.url === "string" && typeof value.blob === "function";
@@ -69009,14 +69009,14 @@ function propsForError(value) {
   return `; props: [${props.map((p) => `"${p}"`).join(", ")}]`;
 }
 
-// ../../../main/node_modules/openai/core/resource.mjs
+// node_modules/openai/core/resource.mjs
 var APIResource = class {
   constructor(client) {
     this._client = client;
   }
 };
 
-// ../../../main/node_modules/openai/internal/utils/path.mjs
+// node_modules/openai/internal/utils/path.mjs
 function encodeURIPath(str) {
   return str.replace(/[^A-Za-z0-9\-._~!$&'()*+,;=:@]+/g, encodeURIComponent);
 }
@@ -69078,7 +69078,7 @@ ${underline2}`);
 };
 var path11 = /* @__PURE__ */ createPathTagFunction(encodeURIPath);
 
-// ../../../main/node_modules/openai/resources/chat/completions/messages.mjs
+// node_modules/openai/resources/chat/completions/messages.mjs
 function resolveResourceRequestOptions(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -69140,7 +69140,7 @@ var Messages = class extends APIResource {
   }
 };
 
-// ../../../main/node_modules/openai/lib/parser.mjs
+// node_modules/openai/lib/parser.mjs
 function isChatCompletionFunctionTool(tool) {
   return tool !== void 0 && "function" in tool && tool.function !== void 0;
 }
@@ -69262,11 +69262,11 @@ function validateInputTools(tools) {
   }
 }
 
-// ../../../main/node_modules/openai/lib/chatCompletionUtils.mjs
+// node_modules/openai/lib/chatCompletionUtils.mjs
 var isAssistantMessage = (message) => message?.role === "assistant";
 var isToolMessage = (message) => message?.role === "tool";
 
-// ../../../main/node_modules/openai/lib/EventStream.mjs
+// node_modules/openai/lib/EventStream.mjs
 var _EventStream_instances;
 var _EventStream_connectedPromise;
 var _EventStream_resolveConnectedPromise;
@@ -70748,12 +70748,12 @@ _EventStream_connectedPromise = /* @__PURE__ */ new WeakMap(), _EventStream_reso
   }
 };
 
-// ../../../main/node_modules/openai/lib/RunnableFunction.mjs
+// node_modules/openai/lib/RunnableFunction.mjs
 function isRunnableFunctionWithParse(fn) {
   return typeof fn.parse === "function";
 }
 
-// ../../../main/node_modules/openai/lib/AbstractChatCompletionRunner.mjs
+// node_modules/openai/lib/AbstractChatCompletionRunner.mjs
 var _AbstractChatCompletionRunner_instances;
 var _a5;
 var _AbstractChatCompletionRunner_completionArrivedBeforeAbort;
@@ -71206,7 +71206,7 @@ _a5 = AbstractChatCompletionRunner, _AbstractChatCompletionRunner_completionArri
   return JSON.stringify(rawContent);
 };
 
-// ../../../main/node_modules/openai/lib/ChatCompletionRunner.mjs
+// node_modules/openai/lib/ChatCompletionRunner.mjs
 var ChatCompletionRunner = class _ChatCompletionRunner extends AbstractChatCompletionRunner {
   /** Starts a non-streaming tool loop and returns its event-driven conversation runner. */
   static runTools(client, params, options2) {
@@ -71230,7 +71230,7 @@ var ChatCompletionRunner = class _ChatCompletionRunner extends AbstractChatCompl
   }
 };
 
-// ../../../main/node_modules/openai/_vendor/partial-json-parser/parser.mjs
+// node_modules/openai/_vendor/partial-json-parser/parser.mjs
 var STR = 1;
 var NUM = 2;
 var ARR = 4;
@@ -71455,7 +71455,7 @@ var _parseJSON = (jsonString, allow) => {
 };
 var partialParse = (input3) => parseJSON(input3, Allow.ALL ^ Allow.NUM);
 
-// ../../../main/node_modules/openai/lib/chat-completions/streaming.mjs
+// node_modules/openai/lib/chat-completions/streaming.mjs
 function normalizeChatCompletionChunk(chunk) {
   if (!Array.isArray(chunk?.choices)) {
     return chunk;
@@ -71476,7 +71476,7 @@ function normalizeChatCompletionStream(stream) {
   return stream;
 }
 
-// ../../../main/node_modules/openai/lib/ChatCompletionStream.mjs
+// node_modules/openai/lib/ChatCompletionStream.mjs
 var _ChatCompletionStream_instances;
 var _ChatCompletionStream_params;
 var _ChatCompletionStream_rejectsUnfinishedTurns;
@@ -73026,7 +73026,7 @@ function assertNever2(_x) {
   return _x;
 }
 
-// ../../../main/node_modules/openai/lib/ChatCompletionStreamingRunner.mjs
+// node_modules/openai/lib/ChatCompletionStreamingRunner.mjs
 var ChatCompletionStreamingRunner = class _ChatCompletionStreamingRunner extends ChatCompletionStream {
   /** Restores a serialized tool run, including intermediate completions and tool-result messages. */
   static fromReadableStream(stream) {
@@ -73081,7 +73081,7 @@ var ChatCompletionStreamingRunner = class _ChatCompletionStreamingRunner extends
   }
 };
 
-// ../../../main/node_modules/openai/resources/chat/completions/completions.mjs
+// node_modules/openai/resources/chat/completions/completions.mjs
 function resolveResourceRequestOptions2(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -73219,7 +73219,7 @@ var Completions = class extends APIResource {
 };
 Completions.Messages = Messages;
 
-// ../../../main/node_modules/openai/resources/chat/chat.mjs
+// node_modules/openai/resources/chat/chat.mjs
 var Chat = class extends APIResource {
   constructor() {
     super(...arguments);
@@ -73228,7 +73228,7 @@ var Chat = class extends APIResource {
 };
 Chat.Completions = Completions;
 
-// ../../../main/node_modules/openai/resources/admin/organization/admin-api-keys.mjs
+// node_modules/openai/resources/admin/organization/admin-api-keys.mjs
 function resolveResourceRequestOptions3(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -73342,7 +73342,7 @@ var AdminAPIKeys = class extends APIResource {
   }
 };
 
-// ../../../main/node_modules/openai/resources/admin/organization/audit-logs.mjs
+// node_modules/openai/resources/admin/organization/audit-logs.mjs
 function resolveResourceRequestOptions4(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -73415,7 +73415,7 @@ var AuditLogs = class extends APIResource {
   }
 };
 
-// ../../../main/node_modules/openai/resources/admin/organization/certificates.mjs
+// node_modules/openai/resources/admin/organization/certificates.mjs
 function resolveResourceRequestOptions5(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -73594,7 +73594,7 @@ var Certificates = class extends APIResource {
   }
 };
 
-// ../../../main/node_modules/openai/resources/admin/organization/data-retention.mjs
+// node_modules/openai/resources/admin/organization/data-retention.mjs
 function resolveResourceRequestOptions6(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -73634,7 +73634,7 @@ var DataRetention = class extends APIResource {
   }
 };
 
-// ../../../main/node_modules/openai/resources/admin/organization/external-keys.mjs
+// node_modules/openai/resources/admin/organization/external-keys.mjs
 function resolveResourceRequestOptions7(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -73769,7 +73769,7 @@ var ExternalKeys = class extends APIResource {
   }
 };
 
-// ../../../main/node_modules/openai/resources/admin/organization/external-storage.mjs
+// node_modules/openai/resources/admin/organization/external-storage.mjs
 function resolveResourceRequestOptions8(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -73908,7 +73908,7 @@ var ExternalStorage = class extends APIResource {
   }
 };
 
-// ../../../main/node_modules/openai/resources/admin/organization/invites.mjs
+// node_modules/openai/resources/admin/organization/invites.mjs
 function resolveResourceRequestOptions9(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -74024,7 +74024,7 @@ var Invites = class extends APIResource {
   }
 };
 
-// ../../../main/node_modules/openai/resources/admin/organization/roles.mjs
+// node_modules/openai/resources/admin/organization/roles.mjs
 function resolveResourceRequestOptions10(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -74153,7 +74153,7 @@ var Roles = class extends APIResource {
   }
 };
 
-// ../../../main/node_modules/openai/resources/admin/organization/spend-alerts.mjs
+// node_modules/openai/resources/admin/organization/spend-alerts.mjs
 function resolveResourceRequestOptions11(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -74300,7 +74300,7 @@ var SpendAlerts = class extends APIResource {
   }
 };
 
-// ../../../main/node_modules/openai/resources/admin/organization/spend-limit.mjs
+// node_modules/openai/resources/admin/organization/spend-limit.mjs
 function resolveResourceRequestOptions12(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -74357,7 +74357,7 @@ var SpendLimit = class extends APIResource {
   }
 };
 
-// ../../../main/node_modules/openai/resources/admin/organization/usage.mjs
+// node_modules/openai/resources/admin/organization/usage.mjs
 function resolveResourceRequestOptions13(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -74580,7 +74580,7 @@ var Usage = class extends APIResource {
   }
 };
 
-// ../../../main/node_modules/openai/resources/admin/organization/groups/roles.mjs
+// node_modules/openai/resources/admin/organization/groups/roles.mjs
 function resolveResourceRequestOptions14(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -74699,7 +74699,7 @@ var Roles2 = class extends APIResource {
   }
 };
 
-// ../../../main/node_modules/openai/resources/admin/organization/groups/users.mjs
+// node_modules/openai/resources/admin/organization/groups/users.mjs
 function resolveResourceRequestOptions15(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -74818,7 +74818,7 @@ var Users = class extends APIResource {
   }
 };
 
-// ../../../main/node_modules/openai/resources/admin/organization/groups/groups.mjs
+// node_modules/openai/resources/admin/organization/groups/groups.mjs
 function resolveResourceRequestOptions16(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -74955,7 +74955,7 @@ var Groups = class extends APIResource {
 Groups.Users = Users;
 Groups.Roles = Roles2;
 
-// ../../../main/node_modules/openai/resources/admin/organization/projects/api-keys.mjs
+// node_modules/openai/resources/admin/organization/projects/api-keys.mjs
 function resolveResourceRequestOptions17(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -75101,7 +75101,7 @@ var APIKeys = class extends APIResource {
   }
 };
 
-// ../../../main/node_modules/openai/resources/admin/organization/projects/certificates.mjs
+// node_modules/openai/resources/admin/organization/projects/certificates.mjs
 function resolveResourceRequestOptions18(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -75210,7 +75210,7 @@ var Certificates2 = class extends APIResource {
   }
 };
 
-// ../../../main/node_modules/openai/resources/admin/organization/projects/data-retention.mjs
+// node_modules/openai/resources/admin/organization/projects/data-retention.mjs
 function resolveResourceRequestOptions19(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -75253,7 +75253,7 @@ var DataRetention2 = class extends APIResource {
   }
 };
 
-// ../../../main/node_modules/openai/resources/admin/organization/projects/hosted-tool-permissions.mjs
+// node_modules/openai/resources/admin/organization/projects/hosted-tool-permissions.mjs
 function resolveResourceRequestOptions20(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -75295,7 +75295,7 @@ var HostedToolPermissions = class extends APIResource {
   }
 };
 
-// ../../../main/node_modules/openai/resources/admin/organization/projects/model-permissions.mjs
+// node_modules/openai/resources/admin/organization/projects/model-permissions.mjs
 function resolveResourceRequestOptions21(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -75355,7 +75355,7 @@ var ModelPermissions = class extends APIResource {
   }
 };
 
-// ../../../main/node_modules/openai/resources/admin/organization/projects/rate-limits.mjs
+// node_modules/openai/resources/admin/organization/projects/rate-limits.mjs
 function resolveResourceRequestOptions22(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -75437,7 +75437,7 @@ var RateLimits = class extends APIResource {
   }
 };
 
-// ../../../main/node_modules/openai/resources/admin/organization/projects/roles.mjs
+// node_modules/openai/resources/admin/organization/projects/roles.mjs
 function resolveResourceRequestOptions23(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -75576,7 +75576,7 @@ var Roles3 = class extends APIResource {
   }
 };
 
-// ../../../main/node_modules/openai/resources/admin/organization/projects/service-tier-settings.mjs
+// node_modules/openai/resources/admin/organization/projects/service-tier-settings.mjs
 function resolveResourceRequestOptions24(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -75620,7 +75620,7 @@ var ServiceTierSettings = class extends APIResource {
   }
 };
 
-// ../../../main/node_modules/openai/resources/admin/organization/projects/spend-alerts.mjs
+// node_modules/openai/resources/admin/organization/projects/spend-alerts.mjs
 function resolveResourceRequestOptions25(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -75776,7 +75776,7 @@ var SpendAlerts2 = class extends APIResource {
   }
 };
 
-// ../../../main/node_modules/openai/resources/admin/organization/projects/spend-limit.mjs
+// node_modules/openai/resources/admin/organization/projects/spend-limit.mjs
 function resolveResourceRequestOptions26(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -75840,7 +75840,7 @@ var SpendLimit2 = class extends APIResource {
   }
 };
 
-// ../../../main/node_modules/openai/resources/admin/organization/projects/groups/roles.mjs
+// node_modules/openai/resources/admin/organization/projects/groups/roles.mjs
 function resolveResourceRequestOptions27(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -75927,7 +75927,7 @@ var Roles4 = class extends APIResource {
   }
 };
 
-// ../../../main/node_modules/openai/resources/admin/organization/projects/groups/groups.mjs
+// node_modules/openai/resources/admin/organization/projects/groups/groups.mjs
 function resolveResourceRequestOptions28(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -76052,7 +76052,7 @@ var Groups2 = class extends APIResource {
 };
 Groups2.Roles = Roles4;
 
-// ../../../main/node_modules/openai/resources/admin/organization/projects/service-accounts/api-keys.mjs
+// node_modules/openai/resources/admin/organization/projects/service-accounts/api-keys.mjs
 function resolveResourceRequestOptions29(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -76079,7 +76079,7 @@ var APIKeys2 = class extends APIResource {
   }
 };
 
-// ../../../main/node_modules/openai/resources/admin/organization/projects/service-accounts/service-accounts.mjs
+// node_modules/openai/resources/admin/organization/projects/service-accounts/service-accounts.mjs
 function resolveResourceRequestOptions30(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -76227,7 +76227,7 @@ var ServiceAccounts = class extends APIResource {
 };
 ServiceAccounts.APIKeys = APIKeys2;
 
-// ../../../main/node_modules/openai/resources/admin/organization/projects/users/roles.mjs
+// node_modules/openai/resources/admin/organization/projects/users/roles.mjs
 function resolveResourceRequestOptions31(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -76314,7 +76314,7 @@ var Roles5 = class extends APIResource {
   }
 };
 
-// ../../../main/node_modules/openai/resources/admin/organization/projects/users/users.mjs
+// node_modules/openai/resources/admin/organization/projects/users/users.mjs
 function resolveResourceRequestOptions32(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -76462,7 +76462,7 @@ var Users2 = class extends APIResource {
 };
 Users2.Roles = Roles5;
 
-// ../../../main/node_modules/openai/resources/admin/organization/projects/projects.mjs
+// node_modules/openai/resources/admin/organization/projects/projects.mjs
 function resolveResourceRequestOptions33(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -76625,7 +76625,7 @@ Projects.SpendLimit = SpendLimit2;
 Projects.SpendAlerts = SpendAlerts2;
 Projects.Certificates = Certificates2;
 
-// ../../../main/node_modules/openai/resources/admin/organization/users/roles.mjs
+// node_modules/openai/resources/admin/organization/users/roles.mjs
 function resolveResourceRequestOptions34(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -76744,7 +76744,7 @@ var Roles6 = class extends APIResource {
   }
 };
 
-// ../../../main/node_modules/openai/resources/admin/organization/users/users.mjs
+// node_modules/openai/resources/admin/organization/users/users.mjs
 function resolveResourceRequestOptions35(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -76858,7 +76858,7 @@ var Users3 = class extends APIResource {
 };
 Users3.Roles = Roles6;
 
-// ../../../main/node_modules/openai/resources/admin/organization/workload-identity-providers/federation-rules.mjs
+// node_modules/openai/resources/admin/organization/workload-identity-providers/federation-rules.mjs
 function resolveResourceRequestOptions36(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -77001,7 +77001,7 @@ var FederationRules = class extends APIResource {
   }
 };
 
-// ../../../main/node_modules/openai/resources/admin/organization/workload-identity-providers/workload-identity-providers.mjs
+// node_modules/openai/resources/admin/organization/workload-identity-providers/workload-identity-providers.mjs
 function resolveResourceRequestOptions37(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -77143,7 +77143,7 @@ var WorkloadIdentityProviders = class extends APIResource {
 };
 WorkloadIdentityProviders.FederationRules = FederationRules;
 
-// ../../../main/node_modules/openai/resources/admin/organization/organization.mjs
+// node_modules/openai/resources/admin/organization/organization.mjs
 var Organization = class extends APIResource {
   constructor() {
     super(...arguments);
@@ -77180,7 +77180,7 @@ Organization.SpendAlerts = SpendAlerts;
 Organization.Certificates = Certificates;
 Organization.Projects = Projects;
 
-// ../../../main/node_modules/openai/resources/admin/admin.mjs
+// node_modules/openai/resources/admin/admin.mjs
 var Admin = class extends APIResource {
   constructor() {
     super(...arguments);
@@ -77189,7 +77189,7 @@ var Admin = class extends APIResource {
 };
 Admin.Organization = Organization;
 
-// ../../../main/node_modules/openai/resources/audio/speech.mjs
+// node_modules/openai/resources/audio/speech.mjs
 function resolveResourceRequestOptions38(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -77230,7 +77230,7 @@ var Speech = class extends APIResource {
   }
 };
 
-// ../../../main/node_modules/openai/resources/audio/transcriptions.mjs
+// node_modules/openai/resources/audio/transcriptions.mjs
 function resolveResourceRequestOptions39(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -77248,7 +77248,7 @@ var Transcriptions = class extends APIResource {
   }
 };
 
-// ../../../main/node_modules/openai/resources/audio/translations.mjs
+// node_modules/openai/resources/audio/translations.mjs
 function resolveResourceRequestOptions40(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -77262,7 +77262,7 @@ var Translations = class extends APIResource {
   }
 };
 
-// ../../../main/node_modules/openai/resources/audio/voice-consents.mjs
+// node_modules/openai/resources/audio/voice-consents.mjs
 function resolveResourceRequestOptions41(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -77383,7 +77383,7 @@ var VoiceConsents = class extends APIResource {
   }
 };
 
-// ../../../main/node_modules/openai/resources/audio/voices.mjs
+// node_modules/openai/resources/audio/voices.mjs
 function resolveResourceRequestOptions42(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -77435,7 +77435,7 @@ var Voices = class extends APIResource {
   }
 };
 
-// ../../../main/node_modules/openai/resources/audio/audio.mjs
+// node_modules/openai/resources/audio/audio.mjs
 var Audio = class extends APIResource {
   constructor() {
     super(...arguments);
@@ -77452,7 +77452,7 @@ Audio.Speech = Speech;
 Audio.Voices = Voices;
 Audio.VoiceConsents = VoiceConsents;
 
-// ../../../main/node_modules/openai/resources/batches.mjs
+// node_modules/openai/resources/batches.mjs
 function resolveResourceRequestOptions43(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -77538,7 +77538,7 @@ var Batches = class extends APIResource {
   }
 };
 
-// ../../../main/node_modules/openai/resources/beta/assistants.mjs
+// node_modules/openai/resources/beta/assistants.mjs
 function resolveResourceRequestOptions44(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -77651,7 +77651,7 @@ var Assistants = class extends APIResource {
   }
 };
 
-// ../../../main/node_modules/openai/resources/beta/agents/automations/invocations.mjs
+// node_modules/openai/resources/beta/agents/automations/invocations.mjs
 function resolveResourceRequestOptions45(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -77752,7 +77752,7 @@ var Invocations = class extends APIResource {
   }
 };
 
-// ../../../main/node_modules/openai/resources/beta/agents/automations/automations.mjs
+// node_modules/openai/resources/beta/agents/automations/automations.mjs
 function resolveResourceRequestOptions46(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -77945,7 +77945,7 @@ var Automations = class extends APIResource {
 };
 Automations.Invocations = Invocations;
 
-// ../../../main/node_modules/openai/lib/beta/agents/files.mjs
+// node_modules/openai/lib/beta/agents/files.mjs
 var AgentFileUploadError = class extends OpenAIError {
   constructor(uploadedFiles, cause) {
     super("Agent file preparation or staging failed; uploaded files remain caller-owned.");
@@ -78023,7 +78023,7 @@ async function uploadAgentFile(client, resource, environmentID, params, options2
   }
 }
 
-// ../../../main/node_modules/openai/resources/beta/agents/environments/files.mjs
+// node_modules/openai/resources/beta/agents/environments/files.mjs
 function resolveResourceRequestOptions47(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -78084,7 +78084,7 @@ var Files = class extends APIResource {
   }
 };
 
-// ../../../main/node_modules/openai/resources/beta/agents/environments/templates.mjs
+// node_modules/openai/resources/beta/agents/environments/templates.mjs
 function resolveResourceRequestOptions48(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -78227,7 +78227,7 @@ var Templates = class extends APIResource {
   }
 };
 
-// ../../../main/node_modules/openai/resources/beta/agents/environments/environments.mjs
+// node_modules/openai/resources/beta/agents/environments/environments.mjs
 function resolveResourceRequestOptions49(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -78352,7 +78352,7 @@ var EnvironmentInfosPage = class extends CursorPage {
 Environments.Files = Files;
 Environments.Templates = Templates;
 
-// ../../../main/node_modules/openai/lib/beta/agents/pages.mjs
+// node_modules/openai/lib/beta/agents/pages.mjs
 async function* agentItems(load2) {
   let after;
   while (true) {
@@ -78371,7 +78371,7 @@ async function* agentItems(load2) {
   }
 }
 
-// ../../../main/node_modules/openai/lib/beta/agents/result-artifacts.mjs
+// node_modules/openai/lib/beta/agents/result-artifacts.mjs
 var _AgentResultArtifacts_resource;
 var _AgentResultArtifacts_sessionID;
 var _AgentResultArtifacts_turnID;
@@ -78427,7 +78427,7 @@ var AgentResultArtifacts = class {
 };
 _AgentResultArtifacts_resource = /* @__PURE__ */ new WeakMap(), _AgentResultArtifacts_sessionID = /* @__PURE__ */ new WeakMap(), _AgentResultArtifacts_turnID = /* @__PURE__ */ new WeakMap();
 
-// ../../../main/node_modules/openai/resources/beta/agents/sessions/artifacts.mjs
+// node_modules/openai/resources/beta/agents/sessions/artifacts.mjs
 function resolveResourceRequestOptions50(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -78566,7 +78566,7 @@ var Artifacts = class extends APIResource {
   }
 };
 
-// ../../../main/node_modules/openai/resources/beta/agents/sessions/events.mjs
+// node_modules/openai/resources/beta/agents/sessions/events.mjs
 function resolveResourceRequestOptions51(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -78636,7 +78636,7 @@ var Events2 = class extends APIResource {
   }
 };
 
-// ../../../main/node_modules/openai/resources/beta/agents/sessions/items.mjs
+// node_modules/openai/resources/beta/agents/sessions/items.mjs
 function resolveResourceRequestOptions52(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -78699,7 +78699,7 @@ var Items = class extends APIResource {
   }
 };
 
-// ../../../main/node_modules/openai/resources/beta/agents/sessions/traces.mjs
+// node_modules/openai/resources/beta/agents/sessions/traces.mjs
 function resolveResourceRequestOptions53(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -78762,7 +78762,7 @@ var Traces = class extends APIResource {
   }
 };
 
-// ../../../main/node_modules/openai/resources/beta/agents/sessions/subagents/items.mjs
+// node_modules/openai/resources/beta/agents/sessions/subagents/items.mjs
 function resolveResourceRequestOptions54(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -78793,7 +78793,7 @@ var Items2 = class extends APIResource {
   }
 };
 
-// ../../../main/node_modules/openai/resources/beta/agents/sessions/subagents/turns/items.mjs
+// node_modules/openai/resources/beta/agents/sessions/subagents/turns/items.mjs
 function resolveResourceRequestOptions55(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -78824,7 +78824,7 @@ var Items3 = class extends APIResource {
   }
 };
 
-// ../../../main/node_modules/openai/resources/beta/agents/sessions/subagents/turns/turns.mjs
+// node_modules/openai/resources/beta/agents/sessions/subagents/turns/turns.mjs
 function resolveResourceRequestOptions56(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -78884,7 +78884,7 @@ var Turns = class extends APIResource {
 };
 Turns.Items = Items3;
 
-// ../../../main/node_modules/openai/resources/beta/agents/sessions/subagents/subagents.mjs
+// node_modules/openai/resources/beta/agents/sessions/subagents/subagents.mjs
 function resolveResourceRequestOptions57(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -78975,7 +78975,7 @@ var Subagents = class extends APIResource {
 Subagents.Items = Items2;
 Subagents.Turns = Turns;
 
-// ../../../main/node_modules/openai/resources/beta/agents/sessions/turns/items.mjs
+// node_modules/openai/resources/beta/agents/sessions/turns/items.mjs
 function resolveResourceRequestOptions58(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -79007,7 +79007,7 @@ var Items4 = class extends APIResource {
   }
 };
 
-// ../../../main/node_modules/openai/resources/beta/agents/sessions/turns/turns.mjs
+// node_modules/openai/resources/beta/agents/sessions/turns/turns.mjs
 function resolveResourceRequestOptions59(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -79097,7 +79097,7 @@ var Turns2 = class extends APIResource {
 };
 Turns2.Items = Items4;
 
-// ../../../main/node_modules/openai/lib/agents/turn-state.mjs
+// node_modules/openai/lib/agents/turn-state.mjs
 var _TurnState_turnID;
 var _TurnState_turnEnded;
 var _TurnState_eventIDs;
@@ -79149,7 +79149,7 @@ var TurnState = class {
 };
 _TurnState_turnID = /* @__PURE__ */ new WeakMap(), _TurnState_turnEnded = /* @__PURE__ */ new WeakMap(), _TurnState_eventIDs = /* @__PURE__ */ new WeakMap(), _TurnState_calls = /* @__PURE__ */ new WeakMap();
 
-// ../../../main/node_modules/openai/lib/beta/agents/tool-output.mjs
+// node_modules/openai/lib/beta/agents/tool-output.mjs
 function isInputContent(value) {
   if (!isObj(value)) {
     return false;
@@ -79166,10 +79166,10 @@ function isInputContent(value) {
   return hasOwn(content, "type") && hasOwn(content, field) && typeof content[field] === "string";
 }
 
-// ../../../main/node_modules/openai/lib/beta/agents/tool-stages.mjs
+// node_modules/openai/lib/beta/agents/tool-stages.mjs
 var toolStages = /* @__PURE__ */ Symbol.for("openai.beta.agents.toolStages");
 
-// ../../../main/node_modules/openai/lib/beta/agents/tool-dispatcher.mjs
+// node_modules/openai/lib/beta/agents/tool-dispatcher.mjs
 var _AgentToolDispatcher_instances;
 var _AgentToolDispatcher_handlers;
 var _AgentToolDispatcher_options;
@@ -79335,12 +79335,12 @@ _AgentToolDispatcher_handlers = /* @__PURE__ */ new WeakMap(), _AgentToolDispatc
   }
 };
 
-// ../../../main/node_modules/openai/lib/agents/output-text.mjs
+// node_modules/openai/lib/agents/output-text.mjs
 function outputText(message) {
   return message.content.map((block) => block.type === "output_text" ? block.text : "").join("");
 }
 
-// ../../../main/node_modules/openai/lib/beta/agents/agent-turn-result.mjs
+// node_modules/openai/lib/beta/agents/agent-turn-result.mjs
 var AgentTurnResult = class {
   constructor(turn, messages) {
     this.turn = turn;
@@ -79357,7 +79357,7 @@ var AgentTurnResult = class {
   }
 };
 
-// ../../../main/node_modules/openai/lib/beta/agents/parsed-agent-turn-result.mjs
+// node_modules/openai/lib/beta/agents/parsed-agent-turn-result.mjs
 var ParsedAgentTurnResult = class extends AgentTurnResult {
   constructor(result, parsed) {
     super(result.turn, result.messages);
@@ -79366,7 +79366,7 @@ var ParsedAgentTurnResult = class extends AgentTurnResult {
   }
 };
 
-// ../../../main/node_modules/openai/lib/beta/agents/output-parse-error.mjs
+// node_modules/openai/lib/beta/agents/output-parse-error.mjs
 var _AgentOutputParseError_rawResult;
 var AgentOutputParseError = class extends OpenAIError {
   constructor(result) {
@@ -79382,7 +79382,7 @@ var AgentOutputParseError = class extends OpenAIError {
 };
 _AgentOutputParseError_rawResult = /* @__PURE__ */ new WeakMap();
 
-// ../../../main/node_modules/openai/lib/beta/agents/parse-result.mjs
+// node_modules/openai/lib/beta/agents/parse-result.mjs
 function parseAgentResult(result, format2) {
   try {
     if (!format2) {
@@ -79473,7 +79473,7 @@ async function parseAgentResultPromise(result, format2) {
   return parseAgentResult(await result, format2);
 }
 
-// ../../../main/node_modules/openai/lib/beta/agents/agent-turn-result-error.mjs
+// node_modules/openai/lib/beta/agents/agent-turn-result-error.mjs
 var AgentTurnResultError = class extends OpenAIError {
   constructor(reason, session_id, turn, messages, required_actions = [], cause) {
     super(`Could not collect the agent turn result: ${reason}`);
@@ -79490,7 +79490,7 @@ var AgentTurnResultError = class extends OpenAIError {
   }
 };
 
-// ../../../main/node_modules/openai/lib/beta/agents/agent-turn-result-collector.mjs
+// node_modules/openai/lib/beta/agents/agent-turn-result-collector.mjs
 var _AgentTurnResultCollector_instances;
 var _AgentTurnResultCollector_sessionID;
 var _AgentTurnResultCollector_turn;
@@ -79589,7 +79589,7 @@ _AgentTurnResultCollector_sessionID = /* @__PURE__ */ new WeakMap(), _AgentTurnR
   return [...__classPrivateFieldGet(this, _AgentTurnResultCollector_messages, "f").values()].sort((a2, b3) => a2.index - b3.index).map(({ message }) => message);
 };
 
-// ../../../main/node_modules/openai/lib/beta/agents/result-collection.mjs
+// node_modules/openai/lib/beta/agents/result-collection.mjs
 var _ResultCollection_instances;
 var _ResultCollection_iterator;
 var _ResultCollection_ended;
@@ -79692,7 +79692,7 @@ _ResultCollection_iterator = /* @__PURE__ */ new WeakMap(), _ResultCollection_en
   }
 };
 
-// ../../../main/node_modules/openai/lib/agents/agent-session-stream.mjs
+// node_modules/openai/lib/agents/agent-session-stream.mjs
 var _AgentSessionStream_instances;
 var _AgentSessionStream_consumed;
 var _AgentSessionStream_format;
@@ -79848,7 +79848,7 @@ _AgentSessionStream_iterate = async function* _AgentSessionStream_iterate2() {
   return error62;
 };
 
-// ../../../main/node_modules/openai/lib/beta/agents/agent-session-create-stream.mjs
+// node_modules/openai/lib/beta/agents/agent-session-create-stream.mjs
 async function* dispatchCreationTools(source, dispatcher, signal) {
   const state2 = new TurnState();
   let sessionID;
@@ -79924,7 +79924,7 @@ function captureCreationTools(body, options2) {
   };
 }
 
-// ../../../main/node_modules/openai/resources/beta/agents/sessions/sessions.mjs
+// node_modules/openai/resources/beta/agents/sessions/sessions.mjs
 function resolveResourceRequestOptions60(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -80082,7 +80082,7 @@ Sessions.Events = Events2;
 Sessions.Traces = Traces;
 Sessions.Turns = Turns2;
 
-// ../../../main/node_modules/openai/resources/beta/agents/vaults/credentials.mjs
+// node_modules/openai/resources/beta/agents/vaults/credentials.mjs
 function resolveResourceRequestOptions61(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -80238,7 +80238,7 @@ var Credentials = class extends APIResource {
   }
 };
 
-// ../../../main/node_modules/openai/resources/beta/agents/vaults/vaults.mjs
+// node_modules/openai/resources/beta/agents/vaults/vaults.mjs
 function resolveResourceRequestOptions62(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -80380,7 +80380,7 @@ var Vaults = class extends APIResource {
 };
 Vaults.Credentials = Credentials;
 
-// ../../../main/node_modules/openai/resources/beta/agents/agents.mjs
+// node_modules/openai/resources/beta/agents/agents.mjs
 function resolveResourceRequestOptions63(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -80524,7 +80524,7 @@ Agents.Environments = Environments;
 Agents.Vaults = Vaults;
 Agents.Sessions = Sessions;
 
-// ../../../main/node_modules/openai/resources/beta/chatkit/sessions.mjs
+// node_modules/openai/resources/beta/chatkit/sessions.mjs
 function resolveResourceRequestOptions64(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -80569,7 +80569,7 @@ var Sessions2 = class extends APIResource {
   }
 };
 
-// ../../../main/node_modules/openai/resources/beta/chatkit/threads.mjs
+// node_modules/openai/resources/beta/chatkit/threads.mjs
 function resolveResourceRequestOptions65(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -80679,7 +80679,7 @@ var Threads = class extends APIResource {
   }
 };
 
-// ../../../main/node_modules/openai/resources/beta/chatkit/chatkit.mjs
+// node_modules/openai/resources/beta/chatkit/chatkit.mjs
 var ChatKit = class extends APIResource {
   constructor() {
     super(...arguments);
@@ -80690,7 +80690,7 @@ var ChatKit = class extends APIResource {
 ChatKit.Sessions = Sessions2;
 ChatKit.Threads = Threads;
 
-// ../../../main/node_modules/openai/resources/beta/responses/input-items.mjs
+// node_modules/openai/resources/beta/responses/input-items.mjs
 function resolveResourceRequestOptions66(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -80757,7 +80757,7 @@ var InputItems = class extends APIResource {
   }
 };
 
-// ../../../main/node_modules/openai/resources/beta/responses/input-tokens.mjs
+// node_modules/openai/resources/beta/responses/input-tokens.mjs
 function resolveResourceRequestOptions67(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -80788,7 +80788,7 @@ var InputTokens = class extends APIResource {
   }
 };
 
-// ../../../main/node_modules/openai/resources/beta/responses/responses.mjs
+// node_modules/openai/resources/beta/responses/responses.mjs
 function resolveResourceRequestOptions68(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -80954,7 +80954,7 @@ var Responses = class extends APIResource {
 Responses.InputItems = InputItems;
 Responses.InputTokens = InputTokens;
 
-// ../../../main/node_modules/openai/resources/beta/threads/messages.mjs
+// node_modules/openai/resources/beta/threads/messages.mjs
 function resolveResourceRequestOptions69(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -81070,7 +81070,7 @@ var Messages2 = class extends APIResource {
   }
 };
 
-// ../../../main/node_modules/openai/resources/beta/threads/runs/steps.mjs
+// node_modules/openai/resources/beta/threads/runs/steps.mjs
 function resolveResourceRequestOptions70(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -81105,7 +81105,7 @@ var Steps = class extends APIResource {
   }
 };
 
-// ../../../main/node_modules/openai/lib/polling.mjs
+// node_modules/openai/lib/polling.mjs
 function sleepUntilAborted(milliseconds, signal) {
   return new Promise((resolve8, reject) => {
     let timer;
@@ -81210,7 +81210,7 @@ async function pollWithResponse(retrieve, intermediateStatuses, terminalStatuses
   }
 }
 
-// ../../../main/node_modules/openai/lib/assistant-run-polling.mjs
+// node_modules/openai/lib/assistant-run-polling.mjs
 function pollAssistantRun(resource, runID, params, options2) {
   return pollWithResponse((headers) => resource.retrieve(runID, params, {
     ...options2,
@@ -81218,7 +81218,7 @@ function pollAssistantRun(resource, runID, params, options2) {
   }), ["queued", "in_progress", "cancelling"], ["requires_action", "incomplete", "cancelled", "completed", "failed", "expired"], options2);
 }
 
-// ../../../main/node_modules/openai/internal/utils/base64.mjs
+// node_modules/openai/internal/utils/base64.mjs
 var fromBase642 = (str) => {
   if (typeof globalThis.Buffer !== "undefined") {
     const buf = globalThis.Buffer.from(str, "base64");
@@ -81252,7 +81252,7 @@ var toFloat32Array = (base64Str) => {
   }
 };
 
-// ../../../main/node_modules/openai/internal/utils/env.mjs
+// node_modules/openai/internal/utils/env.mjs
 var readEnv = (env) => {
   try {
     if (typeof globalThis.process !== "undefined") {
@@ -81267,7 +81267,7 @@ var readEnv = (env) => {
   return void 0;
 };
 
-// ../../../main/node_modules/openai/internal/assistant-stream-delta.mjs
+// node_modules/openai/internal/assistant-stream-delta.mjs
 var MAX_ASSISTANT_STREAM_ARRAY_GROWTH = 1024;
 var MAX_EXTERNALLY_MUTABLE_ASSISTANT_STREAM_ARRAY_LENGTH = 65536;
 function getAssistantStreamDiagnosticProperty(property) {
@@ -81550,7 +81550,7 @@ function createAssistantStreamArrayDeltaCommit(accumulator, delta, kind, cacheAr
   return () => commitAssistantStreamArrayProjection(projection);
 }
 
-// ../../../main/node_modules/openai/lib/AssistantStream.mjs
+// node_modules/openai/lib/AssistantStream.mjs
 var _AssistantStream_instances;
 var _AssistantStream_runStepSnapshots;
 var _AssistantStream_runStepIDOwners;
@@ -82244,7 +82244,7 @@ function assertNever3(_x) {
   return _x;
 }
 
-// ../../../main/node_modules/openai/resources/beta/threads/runs/runs.mjs
+// node_modules/openai/resources/beta/threads/runs/runs.mjs
 function resolveResourceRequestOptions71(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -82422,7 +82422,7 @@ var Runs = class extends APIResource {
 };
 Runs.Steps = Steps;
 
-// ../../../main/node_modules/openai/resources/beta/threads/threads.mjs
+// node_modules/openai/resources/beta/threads/threads.mjs
 function resolveResourceRequestOptions72(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -82514,7 +82514,7 @@ var Threads2 = class extends APIResource {
 Threads2.Runs = Runs;
 Threads2.Messages = Messages2;
 
-// ../../../main/node_modules/openai/resources/beta/realtime/sessions.mjs
+// node_modules/openai/resources/beta/realtime/sessions.mjs
 var Sessions3 = class extends APIResource {
   /**
    * Create an ephemeral API token for use in client-side applications with the
@@ -82541,7 +82541,7 @@ var Sessions3 = class extends APIResource {
   }
 };
 
-// ../../../main/node_modules/openai/resources/beta/realtime/transcription-sessions.mjs
+// node_modules/openai/resources/beta/realtime/transcription-sessions.mjs
 var TranscriptionSessions = class extends APIResource {
   /**
    * Create an ephemeral API token for use in client-side applications with the
@@ -82568,7 +82568,7 @@ var TranscriptionSessions = class extends APIResource {
   }
 };
 
-// ../../../main/node_modules/openai/resources/beta/realtime/realtime.mjs
+// node_modules/openai/resources/beta/realtime/realtime.mjs
 var Realtime = class extends APIResource {
   constructor() {
     super(...arguments);
@@ -82579,7 +82579,7 @@ var Realtime = class extends APIResource {
 Realtime.Sessions = Sessions3;
 Realtime.TranscriptionSessions = TranscriptionSessions;
 
-// ../../../main/node_modules/openai/resources/beta/beta.mjs
+// node_modules/openai/resources/beta/beta.mjs
 var Beta = class extends APIResource {
   constructor() {
     super(...arguments);
@@ -82598,7 +82598,7 @@ Beta.ChatKit = ChatKit;
 Beta.Assistants = Assistants;
 Beta.Threads = Threads2;
 
-// ../../../main/node_modules/openai/resources/completions.mjs
+// node_modules/openai/resources/completions.mjs
 function resolveResourceRequestOptions73(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -82611,7 +82611,7 @@ var Completions2 = class extends APIResource {
   }
 };
 
-// ../../../main/node_modules/openai/resources/containers/files/content.mjs
+// node_modules/openai/resources/containers/files/content.mjs
 function resolveResourceRequestOptions74(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -82630,7 +82630,7 @@ var Content = class extends APIResource {
   }
 };
 
-// ../../../main/node_modules/openai/resources/containers/files/files.mjs
+// node_modules/openai/resources/containers/files/files.mjs
 function resolveResourceRequestOptions75(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -82727,7 +82727,7 @@ var Files2 = class extends APIResource {
 };
 Files2.Content = Content;
 
-// ../../../main/node_modules/openai/resources/containers/containers.mjs
+// node_modules/openai/resources/containers/containers.mjs
 function resolveResourceRequestOptions76(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -82820,7 +82820,7 @@ var Containers = class extends APIResource {
 };
 Containers.Files = Files2;
 
-// ../../../main/node_modules/openai/resources/content-provenance-checks.mjs
+// node_modules/openai/resources/content-provenance-checks.mjs
 function resolveResourceRequestOptions77(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -82841,7 +82841,7 @@ var ContentProvenanceChecks = class extends APIResource {
   }
 };
 
-// ../../../main/node_modules/openai/resources/conversations/items.mjs
+// node_modules/openai/resources/conversations/items.mjs
 function resolveResourceRequestOptions78(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -82933,7 +82933,7 @@ var Items5 = class extends APIResource {
   }
 };
 
-// ../../../main/node_modules/openai/resources/conversations/conversations.mjs
+// node_modules/openai/resources/conversations/conversations.mjs
 function resolveResourceRequestOptions79(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -82977,7 +82977,7 @@ var Conversations = class extends APIResource {
 };
 Conversations.Items = Items5;
 
-// ../../../main/node_modules/openai/resources/decisions.mjs
+// node_modules/openai/resources/decisions.mjs
 function resolveResourceRequestOptions80(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -82995,7 +82995,7 @@ var Decisions = class extends APIResource {
   }
 };
 
-// ../../../main/node_modules/openai/lib/embeddings.mjs
+// node_modules/openai/lib/embeddings.mjs
 function createEmbedding(client, body, options2) {
   const hasUserProvidedEncodingFormat = !!body.encoding_format;
   const encodingFormat = hasUserProvidedEncodingFormat ? body.encoding_format : "base64";
@@ -83035,14 +83035,14 @@ function createEmbedding(client, body, options2) {
   });
 }
 
-// ../../../main/node_modules/openai/resources/embeddings.mjs
+// node_modules/openai/resources/embeddings.mjs
 var Embeddings = class extends APIResource {
   create(body, options2) {
     return createEmbedding(this._client, body, options2);
   }
 };
 
-// ../../../main/node_modules/openai/resources/evals/runs/output-items.mjs
+// node_modules/openai/resources/evals/runs/output-items.mjs
 function resolveResourceRequestOptions81(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -83067,7 +83067,7 @@ var OutputItems = class extends APIResource {
   }
 };
 
-// ../../../main/node_modules/openai/resources/evals/runs/runs.mjs
+// node_modules/openai/resources/evals/runs/runs.mjs
 function resolveResourceRequestOptions82(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -83167,7 +83167,7 @@ var Runs2 = class extends APIResource {
 };
 Runs2.OutputItems = OutputItems;
 
-// ../../../main/node_modules/openai/resources/evals/evals.mjs
+// node_modules/openai/resources/evals/evals.mjs
 function resolveResourceRequestOptions83(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -83271,7 +83271,7 @@ var Evals = class extends APIResource {
 };
 Evals.Runs = Runs2;
 
-// ../../../main/node_modules/openai/lib/file-processing.mjs
+// node_modules/openai/lib/file-processing.mjs
 async function waitForFileProcessing(resource, id, pollInterval, maxWait) {
   const terminalStates = /* @__PURE__ */ new Set(["processed", "error", "deleted"]);
   const start = performance.now();
@@ -83288,7 +83288,7 @@ async function waitForFileProcessing(resource, id, pollInterval, maxWait) {
   return file2;
 }
 
-// ../../../main/node_modules/openai/resources/files.mjs
+// node_modules/openai/resources/files.mjs
 function resolveResourceRequestOptions84(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -83411,11 +83411,11 @@ var Files3 = class extends APIResource {
   }
 };
 
-// ../../../main/node_modules/openai/resources/fine-tuning/methods.mjs
+// node_modules/openai/resources/fine-tuning/methods.mjs
 var Methods = class extends APIResource {
 };
 
-// ../../../main/node_modules/openai/resources/fine-tuning/alpha/graders.mjs
+// node_modules/openai/resources/fine-tuning/alpha/graders.mjs
 function resolveResourceRequestOptions85(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -83470,7 +83470,7 @@ var Graders = class extends APIResource {
   }
 };
 
-// ../../../main/node_modules/openai/resources/fine-tuning/alpha/alpha.mjs
+// node_modules/openai/resources/fine-tuning/alpha/alpha.mjs
 var Alpha = class extends APIResource {
   constructor() {
     super(...arguments);
@@ -83479,7 +83479,7 @@ var Alpha = class extends APIResource {
 };
 Alpha.Graders = Graders;
 
-// ../../../main/node_modules/openai/resources/fine-tuning/checkpoints/permissions.mjs
+// node_modules/openai/resources/fine-tuning/checkpoints/permissions.mjs
 function resolveResourceRequestOptions86(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -83606,7 +83606,7 @@ var Permissions = class extends APIResource {
   }
 };
 
-// ../../../main/node_modules/openai/resources/fine-tuning/checkpoints/checkpoints.mjs
+// node_modules/openai/resources/fine-tuning/checkpoints/checkpoints.mjs
 var Checkpoints = class extends APIResource {
   constructor() {
     super(...arguments);
@@ -83615,7 +83615,7 @@ var Checkpoints = class extends APIResource {
 };
 Checkpoints.Permissions = Permissions;
 
-// ../../../main/node_modules/openai/resources/fine-tuning/jobs/checkpoints.mjs
+// node_modules/openai/resources/fine-tuning/jobs/checkpoints.mjs
 function resolveResourceRequestOptions87(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -83677,7 +83677,7 @@ var Checkpoints2 = class extends APIResource {
   }
 };
 
-// ../../../main/node_modules/openai/resources/fine-tuning/jobs/jobs.mjs
+// node_modules/openai/resources/fine-tuning/jobs/jobs.mjs
 function resolveResourceRequestOptions88(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -83835,7 +83835,7 @@ var Jobs = class extends APIResource {
 };
 Jobs.Checkpoints = Checkpoints2;
 
-// ../../../main/node_modules/openai/resources/fine-tuning/fine-tuning.mjs
+// node_modules/openai/resources/fine-tuning/fine-tuning.mjs
 var FineTuning = class extends APIResource {
   constructor() {
     super(...arguments);
@@ -83850,11 +83850,11 @@ FineTuning.Jobs = Jobs;
 FineTuning.Checkpoints = Checkpoints;
 FineTuning.Alpha = Alpha;
 
-// ../../../main/node_modules/openai/resources/graders/grader-models.mjs
+// node_modules/openai/resources/graders/grader-models.mjs
 var GraderModels = class extends APIResource {
 };
 
-// ../../../main/node_modules/openai/resources/graders/graders.mjs
+// node_modules/openai/resources/graders/graders.mjs
 var Graders2 = class extends APIResource {
   constructor() {
     super(...arguments);
@@ -83863,7 +83863,7 @@ var Graders2 = class extends APIResource {
 };
 Graders2.GraderModels = GraderModels;
 
-// ../../../main/node_modules/openai/resources/images.mjs
+// node_modules/openai/resources/images.mjs
 function resolveResourceRequestOptions89(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -83918,7 +83918,7 @@ var Images = class extends APIResource {
   }
 };
 
-// ../../../main/node_modules/openai/resources/live/sessions.mjs
+// node_modules/openai/resources/live/sessions.mjs
 function resolveResourceRequestOptions90(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -84038,15 +84038,15 @@ var Sessions4 = class extends APIResource {
   }
 };
 
-// ../../../main/node_modules/openai/resources/live/forks/forks.mjs
+// node_modules/openai/resources/live/forks/forks.mjs
 var Forks = class extends APIResource {
 };
 
-// ../../../main/node_modules/openai/resources/live/sideband/sideband.mjs
+// node_modules/openai/resources/live/sideband/sideband.mjs
 var Sideband = class extends APIResource {
 };
 
-// ../../../main/node_modules/openai/resources/live/live.mjs
+// node_modules/openai/resources/live/live.mjs
 function resolveResourceRequestOptions91(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -84081,7 +84081,7 @@ Live.Sideband = Sideband;
 Live.Forks = Forks;
 Live.Sessions = Sessions4;
 
-// ../../../main/node_modules/openai/resources/models.mjs
+// node_modules/openai/resources/models.mjs
 function resolveResourceRequestOptions92(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -84109,7 +84109,7 @@ var Models = class extends APIResource {
   }
 };
 
-// ../../../main/node_modules/openai/resources/moderations.mjs
+// node_modules/openai/resources/moderations.mjs
 function resolveResourceRequestOptions93(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -84128,7 +84128,7 @@ var Moderations = class extends APIResource {
   }
 };
 
-// ../../../main/node_modules/openai/internal/multipart-encoding.mjs
+// node_modules/openai/internal/multipart-encoding.mjs
 async function encodedMultipartFormRequestOptions(options2, client, encodings, rawBodyField = null) {
   if (options2.body === null || typeof options2.body !== "object" || Array.isArray(options2.body)) {
     throw new TypeError("Multipart request body must be an object");
@@ -84170,7 +84170,7 @@ async function encodedMultipartFormRequestOptions(options2, client, encodings, r
   };
 }
 
-// ../../../main/node_modules/openai/resources/realtime/calls.mjs
+// node_modules/openai/resources/realtime/calls.mjs
 function resolveResourceRequestOptions94(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -84268,7 +84268,7 @@ var Calls = class extends APIResource {
   }
 };
 
-// ../../../main/node_modules/openai/resources/realtime/client-secrets.mjs
+// node_modules/openai/resources/realtime/client-secrets.mjs
 function resolveResourceRequestOptions95(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -84305,7 +84305,7 @@ var ClientSecrets = class extends APIResource {
   }
 };
 
-// ../../../main/node_modules/openai/resources/realtime/translations/client-secrets.mjs
+// node_modules/openai/resources/realtime/translations/client-secrets.mjs
 function resolveResourceRequestOptions96(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -84339,7 +84339,7 @@ var ClientSecrets2 = class extends APIResource {
   }
 };
 
-// ../../../main/node_modules/openai/resources/realtime/translations/translations.mjs
+// node_modules/openai/resources/realtime/translations/translations.mjs
 var Translations2 = class extends APIResource {
   constructor() {
     super(...arguments);
@@ -84348,7 +84348,7 @@ var Translations2 = class extends APIResource {
 };
 Translations2.ClientSecrets = ClientSecrets2;
 
-// ../../../main/node_modules/openai/resources/realtime/realtime.mjs
+// node_modules/openai/resources/realtime/realtime.mjs
 var Realtime2 = class extends APIResource {
   constructor() {
     super(...arguments);
@@ -84361,7 +84361,7 @@ Realtime2.ClientSecrets = ClientSecrets;
 Realtime2.Calls = Calls;
 Realtime2.Translations = Translations2;
 
-// ../../../main/node_modules/openai/resources/responses/input-items.mjs
+// node_modules/openai/resources/responses/input-items.mjs
 function resolveResourceRequestOptions97(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -84423,7 +84423,7 @@ var InputItems2 = class extends APIResource {
   }
 };
 
-// ../../../main/node_modules/openai/resources/responses/input-tokens.mjs
+// node_modules/openai/resources/responses/input-tokens.mjs
 function resolveResourceRequestOptions98(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -84448,7 +84448,7 @@ var InputTokens2 = class extends APIResource {
   }
 };
 
-// ../../../main/node_modules/openai/lib/ResponsesParser.mjs
+// node_modules/openai/lib/ResponsesParser.mjs
 function isTextFormat(value) {
   return isObj(value) && typeof value["type"] === "string";
 }
@@ -84637,7 +84637,7 @@ function addOutputText(rsp) {
   rsp.output_text = texts.join("");
 }
 
-// ../../../main/node_modules/openai/internal/responses/output-text-index.mjs
+// node_modules/openai/internal/responses/output-text-index.mjs
 var OutputTextIndex = class {
   constructor() {
     this.capacity = 1;
@@ -84704,7 +84704,7 @@ var OutputTextIndex = class {
   }
 };
 
-// ../../../main/node_modules/openai/internal/responses/canonical-output-text.mjs
+// node_modules/openai/internal/responses/canonical-output-text.mjs
 function createCanonicalResponseContext() {
   return {
     canonicalSnapshot: void 0,
@@ -84820,7 +84820,7 @@ function updateOutputText(context, snapshot, outputIndex, previousText, nextText
   snapshot.output_text = snapshot.output_text.slice(0, offset) + nextText + snapshot.output_text.slice(offset + previousText.length);
 }
 
-// ../../../main/node_modules/openai/internal/responses/response-accumulator.mjs
+// node_modules/openai/internal/responses/response-accumulator.mjs
 var responseOutputIdentityIndexes = /* @__PURE__ */ new WeakMap();
 function validateArrayIndex(collection, index, kind, allowAppend = false) {
   if (!Array.isArray(collection) || !Number.isSafeInteger(index) || index < 0 || index > collection.length || (index === collection.length ? !allowAppend || index in collection : !hasOwn(collection, index))) {
@@ -85772,7 +85772,7 @@ function accumulateResponseWithContext(event, snapshot, context, rejectInvalidSh
   return assertNever4(dispatchEvent);
 }
 
-// ../../../main/node_modules/openai/lib/responses/ResponseStream.mjs
+// node_modules/openai/lib/responses/ResponseStream.mjs
 var _ResponseStream_instances;
 var _ResponseStream_params;
 var _ResponseStream_currentResponseSnapshot;
@@ -86294,7 +86294,7 @@ function finalizeResponse(snapshot, params, format2) {
   return maybeParseResponse(snapshot, params, format2);
 }
 
-// ../../../main/node_modules/openai/resources/responses/responses.mjs
+// node_modules/openai/resources/responses/responses.mjs
 function resolveResourceRequestOptions99(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -86443,7 +86443,7 @@ var Responses2 = class extends APIResource {
 Responses2.InputItems = InputItems2;
 Responses2.InputTokens = InputTokens2;
 
-// ../../../main/node_modules/openai/resources/safety/alerts.mjs
+// node_modules/openai/resources/safety/alerts.mjs
 function resolveResourceRequestOptions100(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -86456,7 +86456,7 @@ var Alerts = class extends APIResource {
   }
 };
 
-// ../../../main/node_modules/openai/resources/safety/cases.mjs
+// node_modules/openai/resources/safety/cases.mjs
 function resolveResourceRequestOptions101(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -86469,7 +86469,7 @@ var Cases = class extends APIResource {
   }
 };
 
-// ../../../main/node_modules/openai/resources/safety/safety.mjs
+// node_modules/openai/resources/safety/safety.mjs
 var Safety = class extends APIResource {
   constructor() {
     super(...arguments);
@@ -86480,7 +86480,7 @@ var Safety = class extends APIResource {
 Safety.Cases = Cases;
 Safety.Alerts = Alerts;
 
-// ../../../main/node_modules/openai/resources/skills/content.mjs
+// node_modules/openai/resources/skills/content.mjs
 function resolveResourceRequestOptions102(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -86498,7 +86498,7 @@ var Content2 = class extends APIResource {
   }
 };
 
-// ../../../main/node_modules/openai/resources/skills/versions/content.mjs
+// node_modules/openai/resources/skills/versions/content.mjs
 function resolveResourceRequestOptions103(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -86517,7 +86517,7 @@ var Content3 = class extends APIResource {
   }
 };
 
-// ../../../main/node_modules/openai/resources/skills/versions/versions.mjs
+// node_modules/openai/resources/skills/versions/versions.mjs
 function resolveResourceRequestOptions104(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -86607,7 +86607,7 @@ var Versions = class extends APIResource {
 };
 Versions.Content = Content3;
 
-// ../../../main/node_modules/openai/resources/skills/skills.mjs
+// node_modules/openai/resources/skills/skills.mjs
 function resolveResourceRequestOptions105(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -86707,7 +86707,7 @@ var Skills = class extends APIResource {
 Skills.Content = Content2;
 Skills.Versions = Versions;
 
-// ../../../main/node_modules/openai/resources/uploads/parts.mjs
+// node_modules/openai/resources/uploads/parts.mjs
 function resolveResourceRequestOptions106(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -86731,7 +86731,7 @@ var Parts = class extends APIResource {
   }
 };
 
-// ../../../main/node_modules/openai/resources/uploads/uploads.mjs
+// node_modules/openai/resources/uploads/uploads.mjs
 function resolveResourceRequestOptions107(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -86805,7 +86805,7 @@ var Uploads = class extends APIResource {
 };
 Uploads.Parts = Parts;
 
-// ../../../main/node_modules/openai/lib/vector-store-polling.mjs
+// node_modules/openai/lib/vector-store-polling.mjs
 function pollVectorStoreFile(resource, vectorStoreID, fileID, options2) {
   return pollWithResponse((headers) => resource.retrieve(fileID, { vector_store_id: vectorStoreID }, { ...options2, headers }), ["in_progress"], ["failed", "cancelled", "completed"], options2);
 }
@@ -86813,7 +86813,7 @@ function pollVectorStoreFileBatch(resource, vectorStoreID, batchID, options2) {
   return pollWithResponse((headers) => resource.retrieve(batchID, { vector_store_id: vectorStoreID }, { ...options2, headers }), ["in_progress"], ["failed", "cancelled", "completed"], options2);
 }
 
-// ../../../main/node_modules/openai/lib/Util.mjs
+// node_modules/openai/lib/Util.mjs
 var allSettledWithThrow = async (promises) => {
   const results = await Promise.allSettled(promises);
   const rejected = results.filter((result) => result.status === "rejected");
@@ -86833,7 +86833,7 @@ var allSettledWithThrow = async (promises) => {
   return values;
 };
 
-// ../../../main/node_modules/openai/lib/vector-store-upload.mjs
+// node_modules/openai/lib/vector-store-upload.mjs
 async function uploadAndPollVectorStoreFileBatch(resource, client, vectorStoreId, files, fileIds, options2) {
   if (files === null || files === void 0 || files.length === 0) {
     throw new Error("No `files` provided to process. If you've already uploaded files you should use `.createAndPoll()` instead");
@@ -86860,7 +86860,7 @@ async function uploadAndPollVectorStoreFileBatch(resource, client, vectorStoreId
   return await resource.createAndPoll(vectorStoreId, { file_ids: allFileIds }, options2);
 }
 
-// ../../../main/node_modules/openai/resources/vector-stores/file-batches.mjs
+// node_modules/openai/resources/vector-stores/file-batches.mjs
 function resolveResourceRequestOptions108(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -86937,7 +86937,7 @@ var FileBatches = class extends APIResource {
   }
 };
 
-// ../../../main/node_modules/openai/resources/vector-stores/files.mjs
+// node_modules/openai/resources/vector-stores/files.mjs
 function resolveResourceRequestOptions109(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -87094,7 +87094,7 @@ var Files4 = class extends APIResource {
   }
 };
 
-// ../../../main/node_modules/openai/resources/vector-stores/vector-stores.mjs
+// node_modules/openai/resources/vector-stores/vector-stores.mjs
 function resolveResourceRequestOptions110(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -87219,7 +87219,7 @@ var VectorStores = class extends APIResource {
 VectorStores.Files = Files4;
 VectorStores.FileBatches = FileBatches;
 
-// ../../../main/node_modules/openai/resources/videos.mjs
+// node_modules/openai/resources/videos.mjs
 function resolveResourceRequestOptions111(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -87364,7 +87364,7 @@ var Videos = class extends APIResource {
   }
 };
 
-// ../../../main/node_modules/openai/resources/webhooks/event-types.mjs
+// node_modules/openai/resources/webhooks/event-types.mjs
 function resolveResourceRequestOptions112(options2, buildOptions2) {
   return Promise.resolve(options2).then(buildOptions2);
 }
@@ -87383,7 +87383,7 @@ var EventTypes = class extends APIResource {
   }
 };
 
-// ../../../main/node_modules/openai/lib/webhook-signature.mjs
+// node_modules/openai/lib/webhook-signature.mjs
 var MAX_DIRECT_WEBHOOK_VERIFICATIONS = 32;
 var SHA256_SIGNATURE_LENGTH = 32;
 function webhookSignatureRequiresSigning(signatureHeader) {
@@ -87480,7 +87480,7 @@ async function verifyWebhookSignature(payload, signatureHeader, timestamp, webho
   throw new InvalidWebhookSignatureError("The given webhook signature does not match the expected signature");
 }
 
-// ../../../main/node_modules/openai/resources/webhooks/webhooks.mjs
+// node_modules/openai/resources/webhooks/webhooks.mjs
 var _Webhooks_instances;
 var _Webhooks_validateSecret;
 var _Webhooks_getRequiredHeader;
@@ -87691,7 +87691,7 @@ _Webhooks_instances = /* @__PURE__ */ new WeakSet(), _Webhooks_validateSecret = 
 };
 Webhooks2.EventTypes = EventTypes;
 
-// ../../../main/node_modules/openai/internal/bedrock.mjs
+// node_modules/openai/internal/bedrock.mjs
 var brand_privateBedrockClient = /* @__PURE__ */ Symbol.for("openai.privateBedrockClient");
 function assertValidBedrockBearerCredential(credential) {
   if (/^[\t ]|[\t ]$/.test(credential)) {
@@ -87705,7 +87705,7 @@ function assertValidBedrockBearerCredential(credential) {
   }
 }
 
-// ../../../main/node_modules/openai/internal/ws.mjs
+// node_modules/openai/internal/ws.mjs
 function mergeWebSocketAuthHeaders(options2, authHeaders, removedHeaders) {
   const headers = new Map(Object.entries(authHeaders).map(([name, value]) => [name.toLowerCase(), value]));
   for (const name of removedHeaders) {
@@ -87718,7 +87718,7 @@ function mergeWebSocketAuthHeaders(options2, authHeaders, removedHeaders) {
 }
 var webSocketHeaderRemovals = /* @__PURE__ */ new WeakMap();
 
-// ../../../main/node_modules/openai/internal/realtime-credentials.mjs
+// node_modules/openai/internal/realtime-credentials.mjs
 var realtimeCacheContext = /* @__PURE__ */ Symbol.for("openai.realtimeAPIKeyCacheContext");
 var cacheContext;
 function getDeferredRealtimeAPIKeyCache(client) {
@@ -87757,7 +87757,7 @@ async function resolveRealtimeAPIKey(client, deferCache = false) {
   };
 }
 
-// ../../../main/node_modules/openai/internal/provider.mjs
+// node_modules/openai/internal/provider.mjs
 var providerTimeoutKey = /* @__PURE__ */ Symbol.for("openai.node.providerTimeout.v1");
 function isProviderTimeoutError(error62) {
   return error62 instanceof APIConnectionTimeoutError || error62 instanceof Error && providerTimeoutKey in error62 && error62[providerTimeoutKey] === true;
@@ -87777,7 +87777,7 @@ function configureProvider(provider) {
   return definition.configure();
 }
 
-// ../../../main/node_modules/openai/client.mjs
+// node_modules/openai/client.mjs
 var _OpenAI_instances;
 var _a6;
 var _OpenAI_encoder;
@@ -89345,7 +89345,7 @@ function isUndiciDispatcherVersionMismatchError(error62) {
   return false;
 }
 
-// ../../../main/node_modules/openai/bedrock.mjs
+// node_modules/openai/bedrock.mjs
 var _a7;
 _a7 = brand_privateBedrockClient;
 
@@ -100551,7 +100551,7 @@ function importedNames(text2) {
   return names2;
 }
 
-// ../../../main/node_modules/smol-toml/dist/error.js
+// node_modules/smol-toml/dist/error.js
 function getLineColFromPtr(string4, ptr) {
   let lines = string4.slice(0, ptr).split(/\r?\n/);
   return [lines.length, lines.pop().length + 1];
@@ -100595,7 +100595,7 @@ ${codeblock}`, options2);
   }
 };
 
-// ../../../main/node_modules/smol-toml/dist/primitive.js
+// node_modules/smol-toml/dist/primitive.js
 function parseString(ctx) {
   let startPtr = ctx.p;
   let c4 = ctx.s.charCodeAt(ctx.p++);
@@ -100696,7 +100696,7 @@ function parseString(ctx) {
   TomlError.x("unfinished string", ctx, startPtr);
 }
 
-// ../../../main/node_modules/smol-toml/dist/date.js
+// node_modules/smol-toml/dist/date.js
 var DATE_TIME_RE = /^(\d{4}-\d{2}-\d{2})?[Tt ]?(?:(\d{2}):\d{2}(?::\d{2}(?:\.\d+)?)?)?(Z|z|[-+]\d{2}:\d{2})?$/i;
 var TomlDate = class _TomlDate extends Date {
   #hasDate = false;
@@ -100811,7 +100811,7 @@ var TomlDate = class _TomlDate extends Date {
   }
 };
 
-// ../../../main/node_modules/smol-toml/dist/extract.js
+// node_modules/smol-toml/dist/extract.js
 function isDigit(char, base = 10) {
   return base === 16 ? char > 47 && char < 58 || char > 64 && char < 71 || char > 96 && char < 103 : char > 47 && char < 48 + base;
 }
@@ -101020,7 +101020,7 @@ function readDate(ctx, str, type, unsafeDelim, errPtr, temporalSuffix) {
   }
 }
 
-// ../../../main/node_modules/smol-toml/dist/util.js
+// node_modules/smol-toml/dist/util.js
 function skipComment(ctx) {
   for (; ctx.p < ctx.s.length; ctx.p++) {
     let c4 = ctx.s.charCodeAt(ctx.p);
@@ -101046,7 +101046,7 @@ function skipVoid(ctx, banNewLines, banComments) {
   }
 }
 
-// ../../../main/node_modules/smol-toml/dist/struct.js
+// node_modules/smol-toml/dist/struct.js
 function parseKey(ctx, end = 61) {
   let startPtr;
   let state2 = 0;
@@ -101163,7 +101163,7 @@ function parseArray(ctx) {
   TomlError.x("unfinished array", ctx, startPtr);
 }
 
-// ../../../main/node_modules/smol-toml/dist/parse.js
+// node_modules/smol-toml/dist/parse.js
 function peekTable(ctx, key2, table, meta3, type) {
   let t2 = table;
   let m = meta3;
@@ -101306,7 +101306,7 @@ function parse7(toml, options2 = {}) {
   return res;
 }
 
-// ../../../main/node_modules/smol-toml/dist/stringify.js
+// node_modules/smol-toml/dist/stringify.js
 var HAS_WELLFORMED = !!"".isWellFormed;
 
 // src/workspace/test-infrastructure.ts
