@@ -343,16 +343,18 @@ export function processesTagged(tag: string): number[] {
  * Processes carrying a tag, watched by a process of its own (a python3 loop reading /proc every 50 ms)
  * while the bot runs: a probe whose process lives only as long as one warm test is not missed when this
  * worker's event loop is busy with other scenarios' synchronous work on a loaded machine. The tag reaches
- * the watcher by its environment, never its command line, so it does not see itself.
+ * the watcher by its environment, never its command line, so it does not see itself; it ends
+ * when stopped or when the process that started it is gone.
  */
 export function watchTagged(tag: string, out: string): { stop: () => Promise<Map<number, string>> } {
   const script = [
     "import os, signal, sys, time",
-    "tag, out, me = os.environ['RT_TAG'], os.environ['RT_OUT'], str(os.getpid())",
+    "tag, out, me, parent = os.environ['RT_TAG'], os.environ['RT_OUT'], str(os.getpid()), os.getppid()",
     "signal.signal(signal.SIGTERM, lambda *a: sys.exit(0))",
     "seen = set()",
     "with open(out, 'a') as f:",
-    "    while True:",
+    // Ends with the worker that started it (a file stopped by its hook's timeout never calls stop()).
+    "    while os.getppid() == parent:",
     "        for pid in os.listdir('/proc'):",
     "            if not pid.isdigit() or pid == me or pid in seen:",
     "                continue",
