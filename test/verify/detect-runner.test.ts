@@ -23,6 +23,19 @@ describe("detectRunner", () => {
     expect(detectRunner(await repo({ "src/pkg/tests/test_x.py": "" })).name).toBe("pytest");
   });
 
+  it("keeps what follows a flag the bot drops (`jest --coverage src/` still runs src/), and drops an option's value", async () => {
+    const withScript = (test: string) => repo({ "package.json": JSON.stringify({ scripts: { test } }) });
+    const all = { kind: "all" } as const;
+    const jest = detectRunner(await withScript("jest --coverage src/ --watch false test/unit"));
+    expect(jest.command(all, "/r.xml")).toEqual(["jest", "--ci", "--verbose", "src/", "test/unit"]);
+    const vitest = detectRunner(await withScript("vitest --watch tests/a.test.ts --reporter dot tests/b.test.ts"));
+    expect(vitest.command(all, "/r.xml").slice(0, 4)).toEqual(["vitest", "run", "tests/a.test.ts", "tests/b.test.ts"]);
+    const mocha = detectRunner(await withScript("mocha -w -R spec test/x.js"));
+    expect(mocha.command(all, "/r.xml").slice(0, 2)).toEqual(["mocha", "test/x.js"]);
+    const ava = detectRunner(await withScript("ava --verbose test/a.js"));
+    expect(ava.command(all, "/r.xml")).toEqual(["ava", "test/a.js", "--tap"]);
+  });
+
   it("reads the npm test script to tell vitest, jest, mocha and node --test apart", async () => {
     const withScript = (test: string) => repo({ "package.json": JSON.stringify({ scripts: { test } }) });
     expect(detectRunner(await withScript("vitest run")).name).toBe("vitest");

@@ -12,9 +12,10 @@ const binOf = (dir: string) => join(dir, "node_modules", ".bin");
 
 /** vitest: `run` once (never watch), its arguments kept, a JUnit report beside its console. */
 export function vitestRunner(args: readonly string[], evidence: string, dir: string): TestRunner {
-  const own = keptArguments(args, ["--reporter", "--outputFile", "--outputFile.junit", "--watch", "-w"]).filter(
-    (a) => a !== "run" && a !== "watch" && a !== "dev",
-  );
+  const own = keptArguments(args, {
+    withValue: ["--reporter", "--outputFile", "--outputFile.junit"],
+    flags: ["--watch", "-w"],
+  }).filter((a) => a !== "run" && a !== "watch" && a !== "dev");
   return {
     name: "vitest",
     evidence,
@@ -36,7 +37,7 @@ export function vitestRunner(args: readonly string[], evidence: string, dir: str
 }
 
 export function jestRunner(args: readonly string[], evidence: string, dir: string): TestRunner {
-  const own = keptArguments(args, ["--reporters", "--watch", "--watchAll", "--coverage"]);
+  const own = keptArguments(args, { withValue: ["--reporters"], flags: ["--watch", "--watchAll", "--coverage"] });
   return {
     name: "jest",
     evidence,
@@ -64,15 +65,10 @@ export function jestRunner(args: readonly string[], evidence: string, dir: strin
  * option `--reporter-options` (6 and later accept both spellings, 4 and 5 reject `--reporter-option`).
  */
 export function mochaRunner(args: readonly string[], evidence: string, dir: string): TestRunner {
-  const own = keptArguments(args, [
-    "--reporter",
-    "-R",
-    "--reporter-option",
-    "--reporter-options",
-    "-O",
-    "--watch",
-    "-w",
-  ]);
+  const own = keptArguments(args, {
+    withValue: ["--reporter", "-R", "--reporter-option", "--reporter-options", "-O"],
+    flags: ["--watch", "-w"],
+  });
   const major = installedMajor(dir, "mocha");
   const option = major !== undefined && major < 6 ? "--reporter-options" : "--reporter-option";
   return {
@@ -96,7 +92,10 @@ export function mochaRunner(args: readonly string[], evidence: string, dir: stri
 
 /** ava 4 to current: `--tap` for per-test results, `--match` for a title (the file prefix `file › ` dropped); other files' tests of the same title are filtered out. */
 export function avaRunner(args: readonly string[], evidence: string, dir: string): TestRunner {
-  const own = keptArguments(args, ["--tap", "-t", "--verbose", "-v", "--watch", "-w", "--reporter"]);
+  const own = keptArguments(args, {
+    withValue: ["--reporter"],
+    flags: ["--tap", "-t", "--verbose", "-v", "--watch", "-w"],
+  });
   return {
     name: "ava",
     evidence,

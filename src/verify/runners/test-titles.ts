@@ -17,14 +17,26 @@ export function fullTitlePattern(ids: string[]): string {
     .join("|")})$`;
 }
 
-/** The arguments of a runner's own command that name what to run (files, folders, globs, its options), without those that set its reporter. */
-export function keptArguments(args: readonly string[], reporterOptions: readonly string[]): string[] {
+/** The options a runner's own command may carry that the bot sets itself: those followed by a value, and flags (no value). */
+export type OwnOptions = { withValue: readonly string[]; flags: readonly string[] };
+
+/**
+ * The arguments of a runner's own command that name what to run (files, folders, globs, its
+ * options), without those the bot sets itself. An option with a value drops the next argument
+ * too (unless written `--opt=value`); a flag drops only itself, and an explicit `true`/`false`
+ * after it (`--coverage false`), so `jest --coverage src/` keeps `src/`.
+ */
+export function keptArguments(args: readonly string[], options: OwnOptions): string[] {
   const kept: string[] = [];
   for (let i = 0; i < args.length; i++) {
     const arg = args[i] as string;
     const name = arg.split("=")[0] ?? arg;
-    if (reporterOptions.includes(name)) {
+    if (options.withValue.includes(name)) {
       if (!arg.includes("=")) i++;
+      continue;
+    }
+    if (options.flags.includes(name)) {
+      if (!arg.includes("=") && (args[i + 1] === "true" || args[i + 1] === "false")) i++;
       continue;
     }
     kept.push(arg);
