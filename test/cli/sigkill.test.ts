@@ -81,9 +81,9 @@ def test_hangs():
       child.on("exit", (_code, signal) => resolve(signal)),
     );
     let run: Proc[] = [];
-    expect(await waitFor(() => (run = tree(child.pid as number)).some((p) => p.cmdline.includes(marker)), 60_000)).toBe(
-      true,
-    );
+    expect(
+      await waitFor(() => (run = tree(child.pid as number)).some((p) => p.cmdline.includes(marker)), 150_000),
+    ).toBe(true);
     // Every process between the bot and the sleeper, the sandbox tool included.
     expect(run.map((p) => p.cmdline).join("\n")).toContain(isolation);
     child.kill("SIGKILL");

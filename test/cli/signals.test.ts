@@ -54,8 +54,8 @@ def test_hangs():
       stdio: "ignore",
     });
     const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
-    // The sleeper runs in the sandbox, in a session of its own.
-    expect(await waitFor(() => processesWith(marker).length > 0, 60_000)).toBe(true);
+    // The sleeper runs in the sandbox, in a session of its own (on a machine at load 19 the run took over 60 s to reach it).
+    expect(await waitFor(() => processesWith(marker).length > 0, 150_000)).toBe(true);
     child.kill(signal);
     const code = await exited;
     expect(code).toBe(signal === "SIGTERM" ? 143 : 130);
