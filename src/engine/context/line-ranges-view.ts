@@ -1,5 +1,7 @@
 // Chosen line ranges of a file with their true line numbers, and a marker naming the
 // exact lines left out between them (never a cut inside a range).
+import { gapMarker, numberedLine } from "../../workspace/numbered-line.ts";
+
 export type LineRange = { start: number; end: number };
 
 /** Sorted, merged ranges (1-based, inclusive); ranges separated only by blank lines are joined. */
@@ -27,18 +29,17 @@ function blankRun(lines: readonly string[], from: number, to: number): number {
 
 export function renderRanges(lines: readonly string[], ranges: readonly LineRange[]): string {
   const total = lines.length;
-  const width = Math.max(4, String(total).length);
   const out: string[] = [];
   let next = 1;
   const gap = (from: number, to: number) => {
     if (to < from) return;
-    out.push(`${" ".repeat(width - 1)}⋮ lines ${from}-${to} not shown`);
+    out.push(gapMarker(from, to));
   };
   for (const r of mergeRanges(ranges, lines)) {
     const start = Math.max(1, r.start);
     const end = Math.min(total, r.end);
     gap(next, start - 1);
-    for (let n = start; n <= end; n++) out.push(`${String(n).padStart(width)} | ${lines[n - 1] ?? ""}`);
+    for (let n = start; n <= end; n++) out.push(numberedLine(n, lines[n - 1] ?? ""));
     next = end + 1;
   }
   // A file's final newline makes an empty last "line": not worth a marker.
