@@ -70,6 +70,46 @@ describe("the marker for lines left out", () => {
       ].join("\n"),
     );
   });
+
+  it("shows a gap of one or two lines when that is no longer than its marker", () => {
+    const lines = [
+      "function f(a, b) {",
+      "  s=a;",
+      "  s+=b;",
+      "  return s;",
+      "}",
+      "f(1, 2);",
+      "console.log(f(3, 4), f(5, 6));",
+    ];
+    // Lines 2-3 (18 characters) instead of "⋮ lines 2-3 not shown" (21), line 5 likewise; line 7 (32) stays marked.
+    expect(
+      renderRanges(lines, [
+        { start: 1, end: 1 },
+        { start: 4, end: 4 },
+        { start: 6, end: 6 },
+      ]),
+    ).toBe(
+      [
+        "1|function f(a, b) {",
+        "2|  s=a;",
+        "3|  s+=b;",
+        "4|  return s;",
+        "5|}",
+        "6|f(1, 2);",
+        "⋮ lines 7-7 not shown",
+      ].join("\n"),
+    );
+    // Three lines are marked, however short.
+    expect(
+      renderRanges(
+        ["a", "b", "c", "d", "e"],
+        [
+          { start: 1, end: 1 },
+          { start: 5, end: 5 },
+        ],
+      ),
+    ).toBe("1|a\n⋮ lines 2-4 not shown\n5|e");
+  });
 });
 
 describe("context by symbol", () => {
