@@ -25,6 +25,7 @@ import { isTestFile } from "../src/engine/is-test-file.ts";
 import { failingTestsBlock } from "../src/engine/lpw/failing-tests-block.ts";
 import { issueContext, testExamples } from "../src/engine/reproduce/reproduce-issue.ts";
 import { renderPrompt } from "../src/llm/prompts.ts";
+import { numberedLine } from "../src/workspace/numbered-line.ts";
 import { behaviourLanguage } from "../src/engine/behaviour/behaviour-language.ts";
 import { callsPromptVars } from "../src/engine/reproduce/reproduction-calls.ts";
 import { buildRecipeTasks } from "./bench-recipes/build-recipe-tasks.ts";
@@ -114,10 +115,9 @@ function shownWhole(code: string, path: string, span: Span, text: string): "whol
   const section = code.split(/\n(?=--- )/).find((s) => s.startsWith(`--- ${path}\n`) || s.startsWith(`--- ${path} (`));
   if (!section) return undefined;
   const lines = text.split("\n");
-  const width = Math.max(4, String(lines.length).length);
+  const shown = new Set(section.split("\n"));
   const missing: number[] = [];
-  for (let n = span.start; n <= span.end; n++)
-    if (!section.includes(`${String(n).padStart(width)} | ${lines[n - 1]}`)) missing.push(n);
+  for (let n = span.start; n <= span.end; n++) if (!shown.has(numberedLine(n, lines[n - 1] ?? ""))) missing.push(n);
   if (missing.length === 0) return "whole";
   const [first, last] = [missing[0] as number, missing.at(-1) as number];
   const docstring =

@@ -13,6 +13,7 @@ import { isTestFile } from "../src/engine/is-test-file.ts";
 import { issueContext, testExamples } from "../src/engine/reproduce/reproduce-issue.ts";
 import { callsPromptVars } from "../src/engine/reproduce/reproduction-calls.ts";
 import { renderPrompt } from "../src/llm/prompts.ts";
+import { numberedLine } from "../src/workspace/numbered-line.ts";
 import { gridRepo, ISSUE, tableModule } from "../test/support/context-fixture.ts";
 import { benchUpstreamContext } from "./bench-context-upstream.ts";
 
@@ -96,9 +97,9 @@ function shownWhole(code: string, path: string, symbol: CodeSymbol, text: string
   const section = code.split(/\n(?=--- )/).find((s) => s.startsWith(`--- ${path}`));
   if (!section) return false;
   const lines = text.split("\n");
-  const width = Math.max(4, String(lines.length).length);
+  const shown = new Set(section.split("\n"));
   for (let n = symbol.startLine; n <= symbol.endLine; n++)
-    if (!section.includes(`${String(n).padStart(width)} | ${lines[n - 1]}`)) return false;
+    if (!shown.has(numberedLine(n, lines[n - 1] ?? ""))) return false;
   return true;
 }
 

@@ -5,6 +5,7 @@
 import { lstatSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { z } from "zod";
+import { numberedLine } from "./numbered-line.ts";
 import { readWorktreeTextSync } from "./read-worktree-file.ts";
 import { safeRepoPath, writeRepoFile } from "./safe-path.ts";
 import { diffStat, fileDiff } from "./unified-diff.ts";
@@ -152,7 +153,7 @@ function closestRegion(lines: string[], wanted: string[]): string {
   const to = Math.min(lines.length, best + wanted.length + 1);
   return lines
     .slice(from, to)
-    .map((l, k) => `${String(from + k + 1).padStart(5)} | ${l}`)
+    .map((l, k) => numberedLine(from + k + 1, l))
     .join("\n");
 }
 

@@ -136,7 +136,7 @@ describe(
 
       // The first prompt showed the located code and the repository's tests; the second said why the first test was refused.
       const first = requests[0]?.messages[1]?.content ?? "";
-      expect(first).toContain("--- shop/cart.py\n   1 | def total(prices, discount):");
+      expect(first).toContain("--- shop/cart.py\n1|def total(prices, discount):");
       expect(first).toContain("--- tests/test_cart.py\nfrom shop.cart import total");
       // No earlier attempt: that section is left out; the system prompt asks for Python behaviour calls with the test.
       expect(first).not.toContain("Earlier attempts");
@@ -304,7 +304,7 @@ describe(
         attempts: 1,
       });
       expect(outcome.changedFiles).toEqual(["src/flags.js", "test/parse-equals-value.test.js"]);
-      expect(requests[0]?.messages[1]?.content).toContain("--- src/flags.js\n   1 | export function parseFlag(arg) {");
+      expect(requests[0]?.messages[1]?.content).toContain("--- src/flags.js\n1|export function parseFlag(arg) {");
       // The plan stage saw the reproduction test failing, under the runner's id.
       expect(requests[1]?.messages[1]?.content).toContain(
         "test/parse-equals-value.test.js > test > long flag value containing = is kept whole",

@@ -37,7 +37,7 @@ describe("buildContext", () => {
     expect(context.files.slice(0, 2)).toEqual(["billing/invoice.py", "billing/discounts.py"]);
     // Files nothing points at are not shown, only listed in the map of the rest.
     expect(context.files).toEqual(["billing/invoice.py", "billing/discounts.py"]);
-    expect(context.code).toContain("--- billing/discounts.py\n   1 | def apply_discount(total, coupon):");
+    expect(context.code).toContain("--- billing/discounts.py\n1|def apply_discount(total, coupon):");
     expect(context.code).toContain("Other source files (path: top-level symbols):\nbilling/currency.py: Money\n");
     expect(context.repoMap).toContain("billing/currency.py: Money, Money.round_cents");
   });
@@ -68,9 +68,9 @@ describe("buildContext", () => {
     expect(context.code.length).toBeLessThanOrEqual(2000);
     expect(context.files).toEqual(["a.py", "b.py"]);
     expect(context.code).toContain(
-      "--- a.py (401 lines; the parts shown keep their line numbers)\n   1 | def a():\n   ⋮ lines 2-401 not shown",
+      "--- a.py (401 lines; the parts shown keep their line numbers)\n1|def a():\n⋮ lines 2-401 not shown",
     );
-    expect(context.code).toContain("--- b.py\n   1 | def b():\n   2 |     return 1");
+    expect(context.code).toContain("--- b.py\n1|def b():\n2|    return 1");
   });
   it("counts the callers' signatures, the map of other files and the markers against the budget, the focal code first", async () => {
     // A focal function filling most of the budget, ten callers and thirty other files: before, the
@@ -92,7 +92,7 @@ describe("buildContext", () => {
       isTestFile,
       maxChars,
     });
-    expect(context.code).toContain("  42 |     return rows");
+    expect(context.code).toContain("42|    return rows");
     expect(context.code.length).toBeLessThanOrEqual(maxChars);
   });
   it("lets a large focal function after other code take the code to one and a half budgets, not three", async () => {

@@ -155,10 +155,10 @@ describe("failingTestsBlock for a JavaScript test named by its title only", () =
     expect(block).toBe(
       [
         "# test/issues/anchor.js",
-        " 9 | describe('Anchor on a scalar', function () {",
-        "10 |   it('resolves the alias', function () {",
-        "11 |     assert.deepStrictEqual(load('a: &a 1\\nb: *a\\n'), { a: 1, b: 1 });",
-        "12 |   });",
+        "9|describe('Anchor on a scalar', function () {",
+        "10|  it('resolves the alias', function () {",
+        "11|    assert.deepStrictEqual(load('a: &a 1\\nb: *a\\n'), { a: 1, b: 1 });",
+        "12|  });",
         "# Issues Anchor on a scalar > resolves the alias",
         "# fails now with: Expected values to be strictly deep-equal:",
         "#   + actual - expected",
@@ -182,7 +182,7 @@ describe("failingTestsBlock for a JavaScript test named by its title only", () =
         message: `Expected values to be strictly equal:\n+ actual - expected\n\n+ '${long}'\n- 'short'`,
       },
     ]);
-    expect(block).toContain("1 | test('renders', () => {");
+    expect(block).toContain("1|test('renders', () => {");
     expect(block).toMatch(/# {3}\+ 'x{100,} …\(1\d\d\d chars cut\)… x{100,}'\n# {3}- 'short'\n/);
     expect(block.length).toBeLessThan(1500);
   });

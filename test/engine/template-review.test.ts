@@ -84,6 +84,8 @@ describe("a template edit and the model's review", { timeout: 300_000 }, () => {
     expect(prompt).toContain(ISSUE);
     expect(prompt).toContain("+    return a + b");
     expect(prompt).toContain("def test_add_two():");
+    // The edited code numbered as every prompt numbers code.
+    expect(prompt).toContain("\n1|def add(a, b):\n2|    return a + b\n");
   });
 
   it("accepted by the model: fixed, and the review says so", async () => {

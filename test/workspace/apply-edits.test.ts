@@ -79,7 +79,7 @@ describe("applyEdits", () => {
     ]);
     await expect(attempt).rejects.toThrow(EditError);
     await expect(attempt).rejects.toThrow(
-      /edit 2 \(replace shapes\.py\): the search text was not found\. The closest region of the file is:\n {4}4 \| \n {4}5 \| def perimeter\(w, h\):\n {4}6 \| {5}return 2 \* w \+ h/,
+      /edit 2 \(replace shapes\.py\): the search text was not found\. The closest region of the file is:\n4\|\n5\|def perimeter\(w, h\):\n6\| {4}return 2 \* w \+ h/,
     );
     expect(existsSync(join(dir, "new.py"))).toBe(false);
     expect(await readFile(join(dir, "shapes.py"), "utf8")).toBe(SOURCE);

@@ -54,12 +54,12 @@ const javascript: BehaviourLanguage = {
   prompt: {
     language: "JavaScript",
     scope:
-      "the module's exports in scope by name and the module itself as `mod` (its default export, or what a CommonJS module assigns to `module.exports`)",
+      "the module's exports in scope by name and the module as `mod` (its default export or CommonJS `module.exports`)",
     examples: "`last([1, 2, 3])` or `mod.add(2, 3)`",
     expected_examples: "`[]`, `5`, `'abc'`, `({ a: 1 })`",
     error_example: "TypeError",
     rules:
-      "A call is one expression: no statements, no `function` or `class` bodies with statements in them (an arrow with an expression body is fine). A promise is awaited and its value is the output.",
+      "A call is one expression: no statements, nor `function` or `class` bodies with them (an arrow with an expression body is fine); a promise is awaited, its value the output.",
     module:
       "the path of the file the calls need, relative to the repository root, as the tests import it (for example `src/flags.js` or `lib/index.ts`)",
   },

@@ -1,6 +1,12 @@
 // Chosen line ranges of a file with their true line numbers, and a marker naming the
-// exact lines left out between them (never a cut inside a range).
+// exact lines left out between them (never a cut inside a range; a gap of a line or two
+// shown instead when that is shorter).
+import { gapMarker, numberedLine } from "../../workspace/numbered-line.ts";
+
 export type LineRange = { start: number; end: number };
+
+/** Gaps of at most this many lines may be shown rather than marked. */
+const SHOWN_GAP = 2;
 
 /** Sorted, merged ranges (1-based, inclusive); ranges separated only by blank lines are joined. */
 export function mergeRanges(ranges: readonly LineRange[], lines: readonly string[]): LineRange[] {
@@ -27,18 +33,21 @@ function blankRun(lines: readonly string[], from: number, to: number): number {
 
 export function renderRanges(lines: readonly string[], ranges: readonly LineRange[]): string {
   const total = lines.length;
-  const width = Math.max(4, String(total).length);
   const out: string[] = [];
   let next = 1;
+  // One or two lines left out are shown instead when that is no longer than the marker.
   const gap = (from: number, to: number) => {
     if (to < from) return;
-    out.push(`${" ".repeat(width - 1)}⋮ lines ${from}-${to} not shown`);
+    const marker = gapMarker(from, to);
+    const shown = to - from < SHOWN_GAP ? lines.slice(from - 1, to).map((l, i) => numberedLine(from + i, l)) : [];
+    if (shown.length > 0 && shown.join("\n").length <= marker.length) out.push(...shown);
+    else out.push(marker);
   };
   for (const r of mergeRanges(ranges, lines)) {
     const start = Math.max(1, r.start);
     const end = Math.min(total, r.end);
     gap(next, start - 1);
-    for (let n = start; n <= end; n++) out.push(`${String(n).padStart(width)} | ${lines[n - 1] ?? ""}`);
+    for (let n = start; n <= end; n++) out.push(numberedLine(n, lines[n - 1] ?? ""));
     next = end + 1;
   }
   // A file's final newline makes an empty last "line": not worth a marker.

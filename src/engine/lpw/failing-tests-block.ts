@@ -4,6 +4,7 @@
 // now, the expected and actual values kept (whole up to a cap, else where they differ),
 // since a plan is checked against exactly those values.
 import type { TestCaseResult } from "../../verify/test-report.ts";
+import { numberedLine } from "../../workspace/numbered-line.ts";
 import { failureFirstLine, failureLines } from "./failure-lines.ts";
 import { findJsTest, type FoundTest } from "./find-js-test.ts";
 import { parametrizeValues } from "./parametrize-values.ts";
@@ -52,16 +53,14 @@ export async function failingTestsBlock(workspace: string, failing: readonly Tes
 /** A JavaScript test as the code section shows code: its file, then its lines by their true numbers, a gap marked. */
 function numbered(found: FoundTest | undefined): string | undefined {
   if (!found) return undefined;
-  const width = String(found.start + found.body.length).length;
-  const line = (n: number, text: string) => `${String(n).padStart(width)} | ${text}`;
   const out = [`# ${found.file}`];
   let next = 1;
   for (const c of found.context) {
-    if (c.line > next && next > 1) out.push(`${" ".repeat(width)} ⋮`);
-    out.push(line(c.line, c.text));
+    if (c.line > next && next > 1) out.push("⋮");
+    out.push(numberedLine(c.line, c.text));
     next = c.line + 1;
   }
-  if (found.start > next && next > 1) out.push(`${" ".repeat(width)} ⋮`);
-  found.body.forEach((text, i) => out.push(line(found.start + i, text)));
+  if (found.start > next && next > 1) out.push("⋮");
+  found.body.forEach((text, i) => out.push(numberedLine(found.start + i, text)));
   return out.join("\n");
 }

@@ -5,6 +5,7 @@ import { z } from "zod";
 import { BudgetExceededError } from "../../llm/budget.ts";
 import { LlmStageError, type LlmClient } from "../../llm/llm-client.ts";
 import type { TestCaseResult } from "../../verify/test-report.ts";
+import { numberedLine } from "../../workspace/numbered-line.ts";
 import { failingTestsBlock } from "../lpw/failing-tests-block.ts";
 
 export const reviewSchema = z.object({ accepted: z.boolean(), reason: z.string().min(1) });
@@ -68,7 +69,7 @@ function excerpt(file: string, text: string, line: number): string {
   const lines = text.split("\n");
   const from = Math.max(1, line - AROUND);
   const to = Math.min(lines.length, line + AROUND);
-  const body = lines.slice(from - 1, to).map((l, i) => `${String(from + i).padStart(5)}  ${l}`);
+  const body = lines.slice(from - 1, to).map((l, i) => numberedLine(from + i, l));
   return `--- ${file} (lines ${from}-${to} of ${lines.length})\n${body.join("\n")}`;
 }
 

@@ -42,7 +42,7 @@ describe("the code an implement prompt shows", () => {
       isTestFile,
     });
     expect(source.length).toBeGreaterThan(14_000);
-    expect(context.code).toMatch(/\d+ \| {5}return Parser\(format\)\.findall\(string\)/);
+    expect(context.code).toMatch(/\d+\| {4}return Parser\(format\)\.findall\(string\)/);
   });
 
   it("leaves out the callers' signatures and the map of other files, which the plan context shows", async () => {
@@ -60,7 +60,7 @@ describe("the code an implement prompt shows", () => {
       isTestFile,
     };
     const context = await editContext(dir, options);
-    expect(context.code).toContain("   2 |     return [r * factor for r in rows]");
+    expect(context.code).toContain("2|    return [r * factor for r in rows]");
     expect(context.code).not.toContain("Callers and callees");
     expect(context.code).not.toContain("Other source files");
     expect(context.code).not.toContain("misc/other.py");
@@ -84,7 +84,7 @@ describe("the code an implement prompt shows", () => {
       ...options,
       plan: ["In read_block_mapping, reject a key on the line of the last value"],
     });
-    expect(named.code).toMatch(/\d+ \| {5}state\.block_39 = indent \+ 39/);
+    expect(named.code).toMatch(/\d+\| {4}state\.block_39 = indent \+ 39/);
     expect(named.code).not.toContain("state.flow_");
     // A plan in prose, naming none of them, keeps them all.
     const prose = await editContext(dir, { ...options, plan: ["Reject a key on the line of the last value"] });
@@ -109,7 +109,7 @@ describe("the code an implement prompt shows", () => {
       earlier: [{ path: "pkg/ranges.py", name: "numeric_range.__reversed__" }],
       isTestFile,
     });
-    expect(context.code).toContain("   5 |     def __reversed__(self):");
+    expect(context.code).toContain("5|    def __reversed__(self):");
     expect(context.code).not.toContain("pkg/peek.py");
     expect(context.code).not.toContain("reversed_empty_range_step");
   });

@@ -139,10 +139,10 @@ describe("context by evidence", () => {
     expect(related).not.toContain("__repr__");
     expect(related).not.toContain("unrelated");
     // The same module's helper backoff_iter uses, whole; a module-level name it does not use, left out.
-    expect(context.code).toMatch(/\d+ \| def _clamp\(value\):\n +\d+ \| {5}return max\(/);
+    expect(context.code).toMatch(/\d+\|def _clamp\(value\):\n\d+\| {4}return max\(/);
     expect(context.code).not.toContain("_UNUSED = 3");
     // `count` shares words with the problem: its signature only, not its 30-line body.
-    expect(context.code).toMatch(/\d+ \| def count\(values\):/);
+    expect(context.code).toMatch(/\d+\|def count\(values\):/);
     expect(context.code).not.toContain("total_5");
   });
 
@@ -154,7 +154,7 @@ describe("context by evidence", () => {
     );
     const dir = await writeRepo(files);
     const context = await buildContext(dir, { query: "crash", mentioned: [], named: ["backoff_iter"], isTestFile });
-    expect(context.code).toContain("   3 | _LIMITS = {'low': 1,\n   4 |            'high': 10}");
+    expect(context.code).toContain("3|_LIMITS = {'low': 1,\n4|           'high': 10}");
   });
 
   it("names the real caller of a function a module imports by name", async () => {

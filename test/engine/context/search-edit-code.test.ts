@@ -34,14 +34,14 @@ async function setup() {
 describe("the code of a search's edit prompts", () => {
   it("with no plan (SEIDR), keeps the symbols the start's context found by the issue's words", async () => {
     const code = await searchEditCode(await setup(), [], []);
-    expect(code).toMatch(/\d+ \| {5}if ":" in text:/);
+    expect(code).toMatch(/\d+\| {4}if ":" in text:/);
   });
 
   it("with a plan (SLPW), leaves those to the plan: the symbols it names are shown", async () => {
     const options = await setup();
     expect(await searchEditCode(options, ["Keep helper_3 as it is"], [])).not.toMatch(/if ":" in text:/);
     expect(await searchEditCode(options, ["In choose_style, quote text with a colon"], [])).toMatch(
-      /\d+ \| {5}if ":" in text:/,
+      /\d+\| {4}if ":" in text:/,
     );
   });
 });

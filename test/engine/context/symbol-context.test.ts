@@ -16,12 +16,12 @@ import { writeRepo } from "../../support/python-task.ts";
 
 useHttpMock();
 
-/** Every numbered line shown (`  12 | text`) is line 12 of the file. */
+/** Every numbered line shown (`12|text`) is line 12 of the file. */
 function expectTrueLineNumbers(code: string, path: string, fileText: string): number {
   const lines = fileText.split("\n");
   const section = code.split(/\n(?=--- )/).find((s) => s.startsWith(`--- ${path}`)) ?? "";
   let checked = 0;
-  for (const m of section.matchAll(/^ *(\d+) \| (.*)$/gm)) {
+  for (const m of section.matchAll(/^(\d+)\|(.*)$/gm)) {
     expect(m[2]).toBe(lines[Number(m[1]) - 1]);
     checked += 1;
   }
@@ -35,32 +35,80 @@ describe("the marker for lines left out", () => {
       { start: 396, end: 443 },
       { start: 1, end: 180 },
     ]);
-    expect(text).toContain(" 180 | line 180\n   ⋮ lines 181-395 not shown\n 396 | line 396");
-    expect(text).toContain(" 443 | line 443\n   ⋮ lines 444-500 not shown");
+    expect(text).toContain("180|line 180\n⋮ lines 181-395 not shown\n396|line 396");
+    expect(text).toContain("443|line 443\n⋮ lines 444-500 not shown");
     expect(text).not.toContain("line 181\n");
   });
 
   it("joins ranges separated only by blank lines and never cuts inside a range", () => {
-    const lines = ["def a():", "    return 1", "", "", "def b():", "    return 2", "x = 1", "def c():", "    pass"];
+    const lines = [
+      "def a():",
+      "    return 1",
+      "",
+      "",
+      "def b():",
+      "    return 2",
+      "x = configure(1, 2, 3, 4)",
+      "def c():",
+    ];
     expect(
       renderRanges(lines, [
         { start: 1, end: 2 },
         { start: 5, end: 6 },
-        { start: 8, end: 9 },
+        { start: 8, end: 8 },
       ]),
     ).toBe(
       [
-        "   1 | def a():",
-        "   2 |     return 1",
-        "   3 | ",
-        "   4 | ",
-        "   5 | def b():",
-        "   6 |     return 2",
-        "   ⋮ lines 7-7 not shown",
-        "   8 | def c():",
-        "   9 |     pass",
+        "1|def a():",
+        "2|    return 1",
+        "3|",
+        "4|",
+        "5|def b():",
+        "6|    return 2",
+        "⋮ lines 7-7 not shown",
+        "8|def c():",
       ].join("\n"),
     );
+  });
+
+  it("shows a gap of one or two lines when that is no longer than its marker", () => {
+    const lines = [
+      "function f(a, b) {",
+      "  s=a;",
+      "  s+=b;",
+      "  return s;",
+      "}",
+      "f(1, 2);",
+      "console.log(f(3, 4), f(5, 6));",
+    ];
+    // Lines 2-3 (18 characters) instead of "⋮ lines 2-3 not shown" (21), line 5 likewise; line 7 (32) stays marked.
+    expect(
+      renderRanges(lines, [
+        { start: 1, end: 1 },
+        { start: 4, end: 4 },
+        { start: 6, end: 6 },
+      ]),
+    ).toBe(
+      [
+        "1|function f(a, b) {",
+        "2|  s=a;",
+        "3|  s+=b;",
+        "4|  return s;",
+        "5|}",
+        "6|f(1, 2);",
+        "⋮ lines 7-7 not shown",
+      ].join("\n"),
+    );
+    // Three lines are marked, however short.
+    expect(
+      renderRanges(
+        ["a", "b", "c", "d", "e"],
+        [
+          { start: 1, end: 1 },
+          { start: 5, end: 5 },
+        ],
+      ),
+    ).toBe("1|a\n⋮ lines 2-4 not shown\n5|e");
   });
 });
 
@@ -71,10 +119,10 @@ describe("context by symbol", () => {
     const buggyLine = module.split("\n").indexOf(BUGGY_LINE_TEXT) + 1;
     expect(buggyLine).toBeGreaterThan(1700);
     const context = await buildContext(dir, { query: ISSUE, mentioned: [], isTestFile });
-    expect(context.code).toContain(`${buggyLine} | ${BUGGY_LINE_TEXT}`);
-    expect(context.code).toContain("1737 |     def wrap_text_to_colwidths(self, colwidths):");
-    expect(context.code).toContain("1725 | class Table:");
-    expect(context.code).toContain("   9 | import textwrap");
+    expect(context.code).toContain(`${buggyLine}|${BUGGY_LINE_TEXT}`);
+    expect(context.code).toContain("1737|    def wrap_text_to_colwidths(self, colwidths):");
+    expect(context.code).toContain("1725|class Table:");
+    expect(context.code).toContain("9|import textwrap");
     expect(context.code).not.toContain("Copyright");
     expect(context.code).not.toContain("docs/conf.py");
     expect(context.code).not.toContain("html_theme_options");
@@ -160,8 +208,8 @@ describe("context by symbol", () => {
       endLine: 1750,
     });
     expect(context.symbols[1]).toMatchObject({ name: "tabulate", reason: "stack-frame" });
-    expect(context.code).toContain("1725 | class Table:");
-    expect(context.code).toContain("1729 | \n   ⋮ lines 1730-1736 not shown\n1737 |     def wrap_text_to_colwidths");
+    expect(context.code).toContain("1725|class Table:");
+    expect(context.code).toContain("1729|\n⋮ lines 1730-1736 not shown\n1737|    def wrap_text_to_colwidths");
     expect(context.code).toMatch(
       /caller of wrap_text_to_colwidths grid\/table\.py:1752: def render\(self, colwidths=None\):/,
     );
@@ -178,7 +226,7 @@ describe("context by symbol", () => {
       maxChars: 2000,
     });
     expect(context.symbols[0]).toMatchObject({ name: "_render_percent_cell_77", reason: "named" });
-    expect(context.code).toMatch(/\d+ \| def _render_percent_cell_77\(value, fmt="", missing=""\):/);
+    expect(context.code).toMatch(/\d+\|def _render_percent_cell_77\(value, fmt="", missing=""\):/);
   });
 
   it("sees pre-ES2015 JavaScript: var-assigned functions and CommonJS exports are symbols (qs, minimist)", async () => {
@@ -220,7 +268,7 @@ describe("context by symbol", () => {
     });
     // Before: lib/parse.js had no symbol at all, so the function the issue names was never shown.
     expect(context.symbols[0]).toMatchObject({ path: "lib/parse.js", name: "parseValues", reason: "named" });
-    expect(context.code).toMatch(/\d+ \| var parseValues = function parseQueryStringValues\(str, options\) \{/);
+    expect(context.code).toMatch(/\d+\|var parseValues = function parseQueryStringValues\(str, options\) \{/);
     expect(context.code).toContain("limit + 1 : limit);");
   });
 
@@ -241,7 +289,7 @@ describe("context by symbol", () => {
     const context = await buildContext(dir, { query: ISSUE, mentioned: [], isTestFile, maxFiles: 2, llm: testLlm() });
     const prompt = requests[0]?.messages[1]?.content ?? "";
     expect(prompt).toContain("--- grid/table.py\n");
-    expect(prompt).toMatch(/\n1737 \| {5}def wrap_text_to_colwidths\(self, colwidths\):/);
+    expect(prompt).toMatch(/\n1737\| {4}def wrap_text_to_colwidths\(self, colwidths\):/);
     expect(prompt).not.toContain("Permission is hereby granted");
     expect(context.symbols[0]).toMatchObject({ name: "Table.wrap_text_to_colwidths", reason: "model" });
   });

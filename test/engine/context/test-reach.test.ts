@@ -10,15 +10,15 @@ import { issueImports } from "../../../src/engine/context/test-reach.ts";
 import { isTestFile } from "../../../src/engine/is-test-file.ts";
 import { issueContext } from "../../../src/engine/reproduce/reproduce-issue.ts";
 import type { TestCaseResult } from "../../../src/verify/test-report.ts";
+import { numberedLine } from "../../../src/workspace/numbered-line.ts";
 import { writeRepo } from "../../support/python-task.ts";
 
 /** Lines from..to of the file appear in the code with their true numbers. */
 function shownWhole(code: string, path: string, text: string, from: number, to: number): boolean {
   const section = code.split(/\n(?=--- )/).find((s) => s.startsWith(`--- ${path}`)) ?? "";
   const lines = text.split("\n");
-  const width = Math.max(4, String(lines.length).length);
-  for (let n = from; n <= to; n++)
-    if (!section.includes(`${String(n).padStart(width)} | ${lines[n - 1]}`)) return false;
+  const shown = new Set(section.split("\n"));
+  for (let n = from; n <= to; n++) if (!shown.has(numberedLine(n, lines[n - 1] ?? ""))) return false;
   return true;
 }
 

@@ -89,9 +89,9 @@ describe("LPW's debugging prompts for a failing JavaScript test", () => {
     const user = (stage: string) =>
       requests.find((r) => r.response_format.json_schema.name === stage)?.messages.at(-1)?.content ?? "";
     const shown = [
-      "5 | describe('dump', () => {",
-      "6 |   it('quotes a colon', () => {",
-      "7 |     assert.strictEqual(quote('a: b'), \"'a: b'\");",
+      "5|describe('dump', () => {",
+      "6|  it('quotes a colon', () => {",
+      "7|    assert.strictEqual(quote('a: b'), \"'a: b'\");",
     ].join("\n");
     // After the first implementation the value is `'a: b` where `'a: b'` was expected.
     const values = '# fails now with: Expected values to be strictly equal:\n#\n#   "\'a: b" !== "\'a: b\'"';
@@ -128,6 +128,6 @@ describe("LPW's debugging prompts for a failing JavaScript test", () => {
       "(the plan was not verified on this test; its steps:)\n1. Wrap the string in single quotes",
     );
     expect(analysis).not.toContain('"test": "quotes a colon"');
-    expect(analysis).toContain("10 | it('keeps a plain word', () => {\n11 |   assert.strictEqual(quote('ab'), 'ab');");
+    expect(analysis).toContain("10|it('keeps a plain word', () => {\n11|  assert.strictEqual(quote('ab'), 'ab');");
   }, 120_000);
 });

@@ -72,10 +72,10 @@ describe("failing JavaScript tests as the model sees them, from real runs", () =
     expect(block).toContain(
       [
         "# test/long.js",
-        " 6 | test('long option takes a single dash as its value', function (t) {",
-        " 7 | \tt.deepEqual(parse(['--long', '-']), { long: '-', _: [] });",
-        " 8 | \tt.end();",
-        " 9 | });",
+        "6|test('long option takes a single dash as its value', function (t) {",
+        "7|\tt.deepEqual(parse(['--long', '-']), { long: '-', _: [] });",
+        "8|\tt.end();",
+        "9|});",
         "# long option takes a single dash as its value",
         "# fails now with: should be deeply equivalent (deepEqual)",
         "#   expected: { long: '-', _: [] }",
@@ -85,9 +85,9 @@ describe("failing JavaScript tests as the model sees them, from real runs", () =
     // The subtest under its parent test's opening line, the lines between marked as left out.
     expect(block).toContain(
       [
-        "11 | test('parse(): parameterLimit: Infinity with throwOnLimitExceeded', function (t) {",
-        "12 |     t.test('parses every parameter and does not throw with throwOnLimitExceeded: true', function (st) {",
-        "13 |         st.deepEqual(parse(['a=1&b=2&c=3']), { a: '1', b: '2', c: '3' });",
+        "11|test('parse(): parameterLimit: Infinity with throwOnLimitExceeded', function (t) {",
+        "12|    t.test('parses every parameter and does not throw with throwOnLimitExceeded: true', function (st) {",
+        "13|        st.deepEqual(parse(['a=1&b=2&c=3']), { a: '1', b: '2', c: '3' });",
       ].join("\n"),
     );
     expect(block).toContain("#   expected: { a: '1', b: '2', c: '3' }\n#   actual: {}");
@@ -114,10 +114,10 @@ describe("failing JavaScript tests as the model sees them, from real runs", () =
     expect(block).toContain(
       [
         "# test/issues/anchor-empty-node.js",
-        " 6 | describe('Anchor on an empty node', function () {",
-        " 7 |   it('should resolve an alias to an anchored empty mapping value', function () {",
-        " 8 |     assert.deepStrictEqual(load('a: &a\\nb: *a\\n'), { a: null, b: null });",
-        " 9 |   });",
+        "6|describe('Anchor on an empty node', function () {",
+        "7|  it('should resolve an alias to an anchored empty mapping value', function () {",
+        "8|    assert.deepStrictEqual(load('a: &a\\nb: *a\\n'), { a: null, b: null });",
+        "9|  });",
       ].join("\n"),
     );
     expect(block).toMatch(
@@ -148,10 +148,10 @@ describe("failing JavaScript tests as the model sees them, from real runs", () =
     expect(block).toContain(
       [
         "# test/dump.test.js",
-        "4 | describe('dump', () => {",
-        "5 |   it('quotes a colon', () => {",
-        "6 |     assert.strictEqual('a: b\\n', \"'a: b'\\n\");",
-        "7 |   });",
+        "4|describe('dump', () => {",
+        "5|  it('quotes a colon', () => {",
+        "6|    assert.strictEqual('a: b\\n', \"'a: b'\\n\");",
+        "7|  });",
       ].join("\n"),
     );
     expect(block).toContain(

@@ -70,10 +70,10 @@ describe("the prompts LPW sends for a bug deep in a large module", () => {
     expect(outcome).toMatchObject({ status: "fixed", stopReason: "solved" });
 
     const plan = requests[0]?.messages[1]?.content ?? "";
-    expect(plan).toContain(`1746 | ${BUGGY_LINE_TEXT}`);
-    expect(plan).toContain("1737 |     def wrap_text_to_colwidths(self, colwidths):\n1738 |");
-    expect(plan).toContain("1750 |         return result");
-    expect(plan).toContain("1725 | class Table:");
+    expect(plan).toContain(`1746|${BUGGY_LINE_TEXT}`);
+    expect(plan).toContain("1737|    def wrap_text_to_colwidths(self, colwidths):\n1738|");
+    expect(plan).toContain("1750|        return result");
+    expect(plan).toContain("1725|class Table:");
     expect(plan).not.toContain("docs/conf.py");
     expect(plan).not.toContain("html_theme_options");
     expect(plan.length).toBeLessThan(12_000);
@@ -103,16 +103,16 @@ describe("the prompts LPW sends for a bug deep in a large module", () => {
       const start = prompt.indexOf('<untrusted name="code">');
       return prompt.slice(start, prompt.indexOf("</untrusted>", start));
     };
-    expect(codeOf(verify)).toContain(`1746 | ${BUGGY_LINE_TEXT}`);
-    expect(codeOf(verify)).toContain("1737 |     def wrap_text_to_colwidths(self, colwidths):\n1738 |");
+    expect(codeOf(verify)).toContain(`1746|${BUGGY_LINE_TEXT}`);
+    expect(codeOf(verify)).toContain("1737|    def wrap_text_to_colwidths(self, colwidths):\n1738|");
     expect(codeOf(plan)).toContain("Callers and callees");
     expect(codeOf(verify)).not.toContain("Callers and callees");
 
     // The implement prompt shows the faulty method by symbol, with its class header, not the module's first lines cut at a length.
     const implement = requests[2]?.messages[1]?.content ?? "";
-    expect(implement).toContain(`1746 | ${BUGGY_LINE_TEXT}`);
-    expect(implement).toContain("1737 |     def wrap_text_to_colwidths(self, colwidths):\n1738 |");
-    expect(implement).toContain("1725 | class Table:");
+    expect(implement).toContain(`1746|${BUGGY_LINE_TEXT}`);
+    expect(implement).toContain("1737|    def wrap_text_to_colwidths(self, colwidths):\n1738|");
+    expect(implement).toContain("1725|class Table:");
     expect(implement).toMatch(/⋮ lines \d+-\d+ not shown/);
     // The verified plan's walk-through stands for the tests: their source is not sent a third time.
     expect(implement).toContain("Its verification on the tests:\nTest test_wrap_width[zero]:");
@@ -144,8 +144,8 @@ describe("the prompts LPW sends for a bug deep in a large module", () => {
           {
             kind: "replace",
             path: "grid/table.py",
-            search: "1743 |                 if width is None or width < 0:\n",
-            replace: "1743 |                 if width is None or width <= 0:\n",
+            search: "1743|                if width is None or width < 0:\n",
+            replace: "1743|                if width is None or width <= 0:\n",
           },
         ],
       },
@@ -168,8 +168,8 @@ describe("the prompts LPW sends for a bug deep in a large module", () => {
     expect(outcome).toMatchObject({ status: "fixed", stopReason: "solved" });
     expect(outcome.diff).toContain("+                if width is None or width <= 0:");
     const refinePrompt = requests[4]?.messages[1]?.content ?? "";
-    expect(refinePrompt).toContain("1743 |                 if width is None or width < 0:");
-    expect(refinePrompt).toContain("1725 | class Table:");
+    expect(refinePrompt).toContain("1743|                if width is None or width < 0:");
+    expect(refinePrompt).toContain("1725|class Table:");
     expect(refinePrompt).toContain("test_wrap_width[zero]");
   });
 });
