@@ -90078,6 +90078,14 @@ function validate3(answer, schema) {
   };
 }
 
+// src/workspace/numbered-line.ts
+function numberedLine(n2, text2) {
+  return `${n2}|${text2}`;
+}
+function gapMarker(from, to) {
+  return `\u22EE lines ${from}-${to} not shown`;
+}
+
 // src/engine/lpw/failure-lines.ts
 import { stripVTControlCharacters as stripVTControlCharacters4 } from "node:util";
 var WHOLE_CHARS = 3e3;
@@ -90568,17 +90576,15 @@ ${cases.join("\n")}`;
 }
 function numbered(found) {
   if (!found) return void 0;
-  const width = String(found.start + found.body.length).length;
-  const line = (n2, text2) => `${String(n2).padStart(width)} | ${text2}`;
   const out = [`# ${found.file}`];
   let next = 1;
   for (const c4 of found.context) {
-    if (c4.line > next && next > 1) out.push(`${" ".repeat(width)} \u22EE`);
-    out.push(line(c4.line, c4.text));
+    if (c4.line > next && next > 1) out.push("\u22EE");
+    out.push(numberedLine(c4.line, c4.text));
     next = c4.line + 1;
   }
-  if (found.start > next && next > 1) out.push(`${" ".repeat(width)} \u22EE`);
-  found.body.forEach((text2, i3) => out.push(line(found.start + i3, text2)));
+  if (found.start > next && next > 1) out.push("\u22EE");
+  found.body.forEach((text2, i3) => out.push(numberedLine(found.start + i3, text2)));
   return out.join("\n");
 }
 
@@ -90624,7 +90630,7 @@ function excerpt(file2, text2, line) {
   const lines = text2.split("\n");
   const from = Math.max(1, line - AROUND);
   const to = Math.min(lines.length, line + AROUND);
-  const body = lines.slice(from - 1, to).map((l2, i3) => `${String(from + i3).padStart(5)}  ${l2}`);
+  const body = lines.slice(from - 1, to).map((l2, i3) => numberedLine(from + i3, l2));
   return `--- ${file2} (lines ${from}-${to} of ${lines.length})
 ${body.join("\n")}`;
 }
@@ -92020,7 +92026,7 @@ function closestRegion(lines, wanted) {
   }
   const from = Math.max(0, best - 1);
   const to = Math.min(lines.length, best + wanted.length + 1);
-  return lines.slice(from, to).map((l2, k2) => `${String(from + k2 + 1).padStart(5)} | ${l2}`).join("\n");
+  return lines.slice(from, to).map((l2, k2) => numberedLine(from + k2 + 1, l2)).join("\n");
 }
 function similar(a2, b3) {
   const words = (s) => new Set(s.split(/\W+/).filter(Boolean));
@@ -92126,6 +92132,7 @@ function bounded(lines, maxChars) {
 }
 
 // src/engine/context/line-ranges-view.ts
+var SHOWN_GAP = 2;
 function mergeRanges(ranges, lines) {
   const sorted = ranges.filter((r2) => r2.end >= r2.start).map((r2) => ({ ...r2 })).sort((a2, b3) => a2.start - b3.start);
   const out = [];
@@ -92144,18 +92151,20 @@ function blankRun(lines, from, to) {
 }
 function renderRanges(lines, ranges) {
   const total = lines.length;
-  const width = Math.max(4, String(total).length);
   const out = [];
   let next = 1;
   const gap = (from, to) => {
     if (to < from) return;
-    out.push(`${" ".repeat(width - 1)}\u22EE lines ${from}-${to} not shown`);
+    const marker = gapMarker(from, to);
+    const shown3 = to - from < SHOWN_GAP ? lines.slice(from - 1, to).map((l2, i3) => numberedLine(from + i3, l2)) : [];
+    if (shown3.length > 0 && shown3.join("\n").length <= marker.length) out.push(...shown3);
+    else out.push(marker);
   };
   for (const r2 of mergeRanges(ranges, lines)) {
     const start = Math.max(1, r2.start);
     const end = Math.min(total, r2.end);
     gap(next, start - 1);
-    for (let n2 = start; n2 <= end; n2++) out.push(`${String(n2).padStart(width)} | ${lines[n2 - 1] ?? ""}`);
+    for (let n2 = start; n2 <= end; n2++) out.push(numberedLine(n2, lines[n2 - 1] ?? ""));
     next = end + 1;
   }
   const lastText = lines.at(-1) === "" ? total - 1 : total;
@@ -93196,11 +93205,11 @@ var javascript = {
   name: "JavaScript",
   prompt: {
     language: "JavaScript",
-    scope: "the module's exports in scope by name and the module itself as `mod` (its default export, or what a CommonJS module assigns to `module.exports`)",
+    scope: "the module's exports in scope by name and the module as `mod` (its default export or CommonJS `module.exports`)",
     examples: "`last([1, 2, 3])` or `mod.add(2, 3)`",
     expected_examples: "`[]`, `5`, `'abc'`, `({ a: 1 })`",
     error_example: "TypeError",
-    rules: "A call is one expression: no statements, no `function` or `class` bodies with statements in them (an arrow with an expression body is fine). A promise is awaited and its value is the output.",
+    rules: "A call is one expression: no statements, nor `function` or `class` bodies with them (an arrow with an expression body is fine); a promise is awaited, its value the output.",
     module: "the path of the file the calls need, relative to the repository root, as the tests import it (for example `src/flags.js` or `lib/index.ts`)"
   },
   refuseModule: (module2) => JS_PATH.test(module2) ? void 0 : `the model named no JavaScript file in the repository (${JSON.stringify(module2.slice(0, 80))})`,
@@ -94426,23 +94435,32 @@ ${s.text}`);
 }
 
 // src/engine/lpw/unnumbered-edits.ts
-var NUMBERED = /^ *\d+ \| ?/;
+var NUMBERED = /^(\d+)\|/;
+var PADDED = /^ *\d+ \| ?/;
 function unnumberedEdits(edits) {
   return edits.map((edit) => {
-    if (edit.kind !== "replace" || !allNumbered(edit.search)) return edit;
+    if (edit.kind !== "replace") return edit;
+    const prefix = numberPrefix(edit.search);
+    if (!prefix) return edit;
+    const replacePrefix = numberPrefix(edit.replace, false);
     return {
       ...edit,
-      search: strip(edit.search),
-      replace: allNumbered(edit.replace) ? strip(edit.replace) : edit.replace
+      search: strip(edit.search, prefix),
+      replace: replacePrefix ? strip(edit.replace, replacePrefix) : edit.replace
     };
   });
 }
-function allNumbered(text2) {
+function numberPrefix(text2, consecutive = true) {
   const lines = text2.split("\n").filter((l2, i3, all) => !(l2 === "" && i3 === all.length - 1));
-  return lines.length > 0 && lines.every((l2) => NUMBERED.test(l2));
+  if (lines.length === 0) return void 0;
+  if (lines.every((l2) => PADDED.test(l2))) return PADDED;
+  const numbers = lines.map((l2) => NUMBERED.exec(l2)?.[1]);
+  const first2 = Number(numbers[0]);
+  if (numbers.every((n2, i3) => n2 !== void 0 && (!consecutive || Number(n2) === first2 + i3))) return NUMBERED;
+  return void 0;
 }
-function strip(text2) {
-  return text2.split("\n").map((l2) => l2.replace(NUMBERED, "")).join("\n");
+function strip(text2, prefix) {
+  return text2.split("\n").map((l2) => l2.replace(prefix, "")).join("\n");
 }
 
 // src/engine/lpw/plan-text.ts
@@ -96358,13 +96376,17 @@ function fullTitle(id) {
 function fullTitlePattern(ids) {
   return `(?:^| )(?:${safeIds(ids).map((id) => escapeRegExp(fullTitle(id))).join("|")})$`;
 }
-function keptArguments(args, reporterOptions) {
+function keptArguments(args, options2) {
   const kept2 = [];
   for (let i3 = 0; i3 < args.length; i3++) {
     const arg = args[i3];
     const name = arg.split("=")[0] ?? arg;
-    if (reporterOptions.includes(name)) {
+    if (options2.withValue.includes(name)) {
       if (!arg.includes("=")) i3++;
+      continue;
+    }
+    if (options2.flags.includes(name)) {
+      if (!arg.includes("=") && (args[i3 + 1] === "true" || args[i3 + 1] === "false")) i3++;
       continue;
     }
     kept2.push(arg);
@@ -96375,9 +96397,10 @@ function keptArguments(args, reporterOptions) {
 // src/verify/runners/js-runners.ts
 var binOf = (dir) => join17(dir, "node_modules", ".bin");
 function vitestRunner(args, evidence, dir) {
-  const own2 = keptArguments(args, ["--reporter", "--outputFile", "--outputFile.junit", "--watch", "-w"]).filter(
-    (a2) => a2 !== "run" && a2 !== "watch" && a2 !== "dev"
-  );
+  const own2 = keptArguments(args, {
+    withValue: ["--reporter", "--outputFile", "--outputFile.junit"],
+    flags: ["--watch", "-w"]
+  }).filter((a2) => a2 !== "run" && a2 !== "watch" && a2 !== "dev");
   return {
     name: "vitest",
     evidence,
@@ -96398,7 +96421,7 @@ function vitestRunner(args, evidence, dir) {
   };
 }
 function jestRunner(args, evidence, dir) {
-  const own2 = keptArguments(args, ["--reporters", "--watch", "--watchAll", "--coverage"]);
+  const own2 = keptArguments(args, { withValue: ["--reporters"], flags: ["--watch", "--watchAll", "--coverage"] });
   return {
     name: "jest",
     evidence,
@@ -96421,15 +96444,10 @@ function jestRunner(args, evidence, dir) {
   };
 }
 function mochaRunner(args, evidence, dir) {
-  const own2 = keptArguments(args, [
-    "--reporter",
-    "-R",
-    "--reporter-option",
-    "--reporter-options",
-    "-O",
-    "--watch",
-    "-w"
-  ]);
+  const own2 = keptArguments(args, {
+    withValue: ["--reporter", "-R", "--reporter-option", "--reporter-options", "-O"],
+    flags: ["--watch", "-w"]
+  });
   const major = installedMajor(dir, "mocha");
   const option = major !== void 0 && major < 6 ? "--reporter-options" : "--reporter-option";
   return {
@@ -96451,7 +96469,10 @@ function mochaRunner(args, evidence, dir) {
   };
 }
 function avaRunner(args, evidence, dir) {
-  const own2 = keptArguments(args, ["--tap", "-t", "--verbose", "-v", "--watch", "-w", "--reporter"]);
+  const own2 = keptArguments(args, {
+    withValue: ["--reporter"],
+    flags: ["--tap", "-t", "--verbose", "-v", "--watch", "-w"]
+  });
   return {
     name: "ava",
     evidence,
