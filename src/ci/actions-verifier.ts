@@ -31,7 +31,10 @@ export type ActionsVerifierOptions = {
   timeoutMs: number;
   pollMs?: number;
   maxPollMs?: number;
+  /** Runs of one selection that arrive within this window go in one dispatch (default 25 ms). */
   batchWindowMs?: number;
+  /** How long a batch announced by `expectBatch` waits for its last run before it goes without it (default 10 s). */
+  batchHoldMs?: number;
   waiters?: RunWaiters;
   signal?: AbortSignal | undefined;
   parseConsole?: ((output: string) => TestCaseResult[]) | undefined;
@@ -64,11 +67,15 @@ export function workflowTestIds(ids: string[]): string {
 }
 
 type Pending = { workspace: string; resolve: (r: TestReport) => void; reject: (e: unknown) => void };
+/** Runs of one selection waiting to be dispatched together; `size`: how many were announced (1: none). */
+type Batch = { items: Pending[]; size: number; send: () => void };
 
 export function actionsVerifier(options: ActionsVerifierOptions): Verifier {
   const workflow = options.workflow ?? VERIFY_WORKFLOW;
   const waiters = options.waiters ?? new RunWaiters();
-  const batches = new Map<string, Pending[]>();
+  const batches = new Map<string, Batch>();
+  /** The size `expectBatch` announced for the next batch. */
+  let announced = 1;
   let branchCounter = 0;
   const { ci, owner, repo } = options;
 
@@ -178,6 +185,9 @@ export function actionsVerifier(options: ActionsVerifierOptions): Verifier {
   }
 
   return {
+    expectBatch(size) {
+      announced = Math.max(1, Math.floor(size));
+    },
     run(workspace, selection, extraEnv) {
       if (extraEnv && Object.keys(extraEnv).length > 0)
         return Promise.reject(
@@ -187,21 +197,35 @@ export function actionsVerifier(options: ActionsVerifierOptions): Verifier {
         );
       return new Promise<TestReport>((resolve, reject) => {
         const key = JSON.stringify(selection);
-        const waiting = batches.get(key);
         const item = { workspace, resolve, reject };
+        const waiting = batches.get(key);
         if (waiting) {
-          waiting.push(item);
+          waiting.items.push(item);
+          if (waiting.items.length >= waiting.size) waiting.send();
           return;
         }
-        batches.set(key, [item]);
-        setTimeout(() => {
-          const items = batches.get(key) ?? [];
-          batches.delete(key);
-          runBatch(selection, items).then(
-            (reports) => items.forEach((it, i) => it.resolve(reports[i] as TestReport)),
-            (error: unknown) => items.forEach((it) => it.reject(error)),
-          );
-        }, options.batchWindowMs ?? 25);
+        // An announced batch waits for its last run (or its hold time); otherwise runs that come within the window join.
+        const size = announced;
+        announced = 1;
+        const batch: Batch = {
+          items: [item],
+          size,
+          send: () => {
+            clearTimeout(timer);
+            if (batches.get(key) !== batch) return;
+            batches.delete(key);
+            const items = batch.items;
+            runBatch(selection, items).then(
+              (reports) => items.forEach((it, i) => it.resolve(reports[i] as TestReport)),
+              (error: unknown) => items.forEach((it) => it.reject(error)),
+            );
+          },
+        };
+        batches.set(key, batch);
+        const timer = setTimeout(
+          batch.send,
+          size > 1 ? (options.batchHoldMs ?? 10_000) : (options.batchWindowMs ?? 25),
+        );
       });
     },
   };

@@ -32,10 +32,12 @@ export async function attributeFailures(
       history.set(t.id, entry);
     }
   };
-  const both = async (sel: TestSelection): Promise<[TestReport, TestReport]> =>
-    options.parallel
-      ? Promise.all([verifier.run(workspaces.base, sel), verifier.run(workspaces.candidate, sel)])
-      : [await verifier.run(workspaces.base, sel), await verifier.run(workspaces.candidate, sel)];
+  const both = async (sel: TestSelection): Promise<[TestReport, TestReport]> => {
+    if (!options.parallel)
+      return [await verifier.run(workspaces.base, sel), await verifier.run(workspaces.candidate, sel)];
+    verifier.expectBatch?.(2);
+    return Promise.all([verifier.run(workspaces.base, sel), verifier.run(workspaces.candidate, sel)]);
+  };
   let testRuns = 2;
   const [base, candidate] = await both(selection);
   record("base", base);

@@ -37,6 +37,12 @@ export type Verifier = {
   ): Promise<TestReport>;
   /** A warm runner for many runs of the same tests on one workspace whose source changes between them (a validation slot); absent where none applies. */
   openWarm?(workspace: string): WarmSlot;
+  /**
+   * The next `size` runs of one selection are candidates validated side by side: a verifier that
+   * runs them together (GitHub Actions: one dispatch, a matrix job each) waits for all of them,
+   * however far apart a busy machine makes them arrive. Absent where each run stands alone.
+   */
+  expectBatch?(size: number): void;
 };
 
 /** inProcess: warm runs a node zygote ran in its own process (single-file node --test). */

@@ -176,6 +176,8 @@ async function repair(task: Task, run: StrategyRun, llm: LlmClient | undefined):
         );
       }
       const batch = candidates.slice(start, Math.min(start + slots.length, task.budget.candidates));
+      // Their first runs (the failing tests, where no warm runner takes them) go to the verifier together.
+      if (warm.every((runner) => runner === undefined)) task.verifier.expectBatch?.(batch.length);
       // Attempts are reported in candidate order by the run, whichever slot finishes first.
       const results = await Promise.all(
         batch.map(async ({ mutation, score }, j) => {
