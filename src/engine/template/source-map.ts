@@ -12,6 +12,9 @@ import { z } from "zod";
 /** A map larger than this (characters of its data URL, of its decoded JSON) is ignored. */
 export const MAX_MAP_CHARS = 16 * 1024 * 1024;
 
+/** Beyond this many mappings times V8 ranges, a script's lines come from the text on disk (unjs/ufo's largest file: 1,205 x 103). */
+const MAX_LOOKUPS = 200_000_000;
+
 export const scriptRecordSchema = z.object({
   filename: z.string().max(4096),
   length: z.int().nonnegative(),
@@ -133,7 +136,8 @@ export function mappedLineCounts(
   ranges: readonly Range[],
 ): Map<number, Map<number, number>> | undefined {
   const segments = decodeSegments(mappings, record);
-  if (!segments) return undefined;
+  // Each mapping looks through the ranges: a forged map and coverage of millions of each would hold the bot for hours.
+  if (!segments || segments.length * ranges.length > MAX_LOOKUPS) return undefined;
   const innermost = (offset: number): Range | undefined => {
     let best: Range | undefined;
     for (const r of ranges)
