@@ -3,6 +3,7 @@
 // from its console output otherwise.
 import { existsSync, statSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
+import { COVERAGE_PRELOAD } from "./coverage-preload.ts";
 import { keepSelected } from "./keep-selected.ts";
 import { markTestTimeout } from "./mark-test-timeout.ts";
 import { readWatchdogTimeouts } from "./node-test-watchdog.ts";
@@ -43,6 +44,7 @@ export function localVerifier(runner: TestRunner, options: VerifierRunOptions): 
           readOnlyPaths: [join(workspace, ".git"), ...(options.protect ?? [])],
           // Our report directory, and directories of ours handed over in extraEnv (a V8 coverage dir).
           writablePaths: [reportDir, ...ownDirectories(extraEnv)],
+          ...(runnerOptions.v8Coverage ? { nodePreload: [COVERAGE_PRELOAD] } : {}),
         });
         // The sandbox names test.timeoutMinutes; say which limit it really was.
         if (tighter && run.limit?.name === "wall-time")

@@ -1,5 +1,6 @@
 // Canary tests: the sandbox against a deliberately hostile "test suite".
-import { existsSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { copyFile, mkdir, mkdtemp, readFile } from "node:fs/promises";
 import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
@@ -49,6 +50,21 @@ describe("sandbox environment", () => {
       GIT_TERMINAL_PROMPT: "0",
       FEATURE_FLAG: "1",
     });
+  });
+
+  it("sets NODE_OPTIONS only from the bot's own preload files, quoted so that node reads a path with a space", () => {
+    const dir = mkdtempSync(join(tmpdir(), "autogen preload "));
+    try {
+      const preload = join(dir, "own preload.cjs");
+      writeFileSync(preload, 'process.stdout.write("preloaded ");');
+      const env = sandboxEnv({ home: "/tmp/h", extra: { FEATURE_FLAG: "1" }, nodePreload: [preload] });
+      expect(env.NODE_OPTIONS).toBe(`--require=${JSON.stringify(preload)}`);
+      const out = execFileSync(process.execPath, ["-e", 'process.stdout.write("ran")'], { env, encoding: "utf8" });
+      expect(out).toBe("preloaded ran");
+      expect(sandboxEnv({ home: "/tmp/h" }).NODE_OPTIONS).toBeUndefined();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("says clearly when the command does not exist", async () => {

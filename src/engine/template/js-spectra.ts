@@ -29,6 +29,8 @@ import type { PassedAggregate, TestSpectrum } from "./ochiai.ts";
 import { reportedFileFilter, type ReportedFileFilter, type Spectra } from "./reported-files.ts";
 import { readRunOutput } from "../../verify/read-run-output.ts";
 import { makeTempDir, removeTempDir } from "../../workspace/temp-dirs.ts";
+import { COVERAGE_PRELOAD, COVERAGE_SCRIPTS_PREFIX } from "../../verify/coverage-preload.ts";
+import { mappedLineCounts, parseInlineMap, scriptRecordSchema, sourcePath, type ScriptRecord } from "./source-map.ts";
 
 /**
  * The failing tests run alone, each its own process; beyond this many, the first ones (by id) stand for all
@@ -198,13 +200,16 @@ class CoverageReader {
       const report = await verifier.run(this.workspace, selection, env, limit);
       const started = performance.now();
       const counts: LineCounts = new Map();
-      for (const name of await readdir(dir)) {
+      const names = await readdir(dir);
+      const scripts = await readScriptRecords(dir, names);
+      for (const name of names) {
         if (!name.endsWith(".json")) continue;
         const raw = await readRunOutput(join(dir, name), 256 * 1024 * 1024);
         if (raw === undefined) continue;
-        const parsed = coverageSchema.safeParse(JSON.parse(raw));
+        // A file cut short (a process killed while writing it) is left out.
+        const parsed = coverageSchema.safeParse(parseJson(raw));
         if (!parsed.success) continue;
-        for (const script of parsed.data.result) await this.add(counts, script);
+        for (const script of parsed.data.result) await this.add(counts, script, scripts);
       }
       return { report, counts, readSeconds: (performance.now() - started) / 1000 };
     } finally {
@@ -212,7 +217,11 @@ class CoverageReader {
     }
   }
 
-  private async add(counts: LineCounts, script: z.infer<typeof coverageSchema>["result"][number]): Promise<void> {
+  private async add(
+    counts: LineCounts,
+    script: z.infer<typeof coverageSchema>["result"][number],
+    scripts: Map<string, ScriptRecord>,
+  ): Promise<void> {
     if (!script.url.startsWith("file://")) return;
     let path: string;
     try {
@@ -220,21 +229,88 @@ class CoverageReader {
     } catch {
       return;
     }
-    // node_modules, and the bot's own watchdog preloaded into each test process: not the repository's code.
-    if (path.includes("/node_modules/") || path === NODE_WATCHDOG) return;
+    // node_modules, and the bot's own watchdog and coverage preload in each test process: not the repository's code.
+    if (path.includes("/node_modules/") || path === NODE_WATCHDOG || path === COVERAGE_PRELOAD) return;
     const relative = this.safe.accept(path, { absolute: true });
     if (relative === undefined) return;
+    const ranges = script.functions.flatMap((f) => f.ranges);
+    // Transformed code (jest, vitest): its offsets are the script's text, mapped back through its source map.
+    const length = Math.max(0, ...ranges.map((r) => r.endOffset));
+    const record = scripts.get(`${path}\0${String(length)}`);
+    if (record && (await this.addMapped(counts, path, record, ranges))) return;
+    add(counts, relative, lineCounts(await this.source(relative), ranges));
+  }
+
+  private async source(relative: string): Promise<string> {
     const source = this.sources.get(relative) ?? (await readWorktreeText(this.workspace, relative));
     this.sources.set(relative, source);
-    const byLine = counts.get(relative) ?? new Map<number, number>();
-    for (const [line, count] of lineCounts(
-      source,
-      script.functions.flatMap((f) => f.ranges),
-    ))
-      byLine.set(line, (byLine.get(line) ?? 0) + count);
-    counts.set(relative, byLine);
+    return source;
+  }
+
+  /** False when the map is malformed or does not fit the script (the caller then reads the text on disk). */
+  private async addMapped(
+    counts: LineCounts,
+    path: string,
+    record: ScriptRecord,
+    ranges: readonly Range[],
+  ): Promise<boolean> {
+    const map = parseInlineMap(record.map);
+    if (!map) return false;
+    const bySource = mappedLineCounts(record, map.mappings, ranges);
+    if (!bySource) return false;
+    for (const [index, byLine] of bySource) {
+      const name = map.sources[index];
+      const original = name ? sourcePath(path, name, map.sourceRoot) : undefined;
+      if (original === undefined || original.includes("/node_modules/")) continue;
+      // Only an editable file of the worktree: a map naming ../../etc/passwd or a link is dropped, never read.
+      const relative = this.safe.accept(original, { absolute: true });
+      if (relative === undefined) continue;
+      const code = codeLines(await this.source(relative));
+      add(counts, relative, new Map([...byLine].filter(([line]) => code.has(line))));
+    }
+    return true;
   }
 }
+
+function add(counts: LineCounts, relative: string, lines: Map<number, number>): void {
+  const byLine = counts.get(relative) ?? new Map<number, number>();
+  for (const [line, count] of lines) byLine.set(line, (byLine.get(line) ?? 0) + count);
+  counts.set(relative, byLine);
+}
+
+/** The coverage preload's records of the scripts compiled through node:vm with a source map, by file and length. */
+async function readScriptRecords(dir: string, names: readonly string[]): Promise<Map<string, ScriptRecord>> {
+  const records = new Map<string, ScriptRecord>();
+  for (const name of names) {
+    if (!name.startsWith(COVERAGE_SCRIPTS_PREFIX) || !name.endsWith(".jsonl")) continue;
+    const raw = await readRunOutput(join(dir, name), 256 * 1024 * 1024);
+    for (const line of raw?.split("\n") ?? []) {
+      if (!line) continue;
+      const parsed = scriptRecordSchema.safeParse(parseJson(line));
+      if (parsed.success) records.set(`${parsed.data.filename}\0${String(parsed.data.length)}`, parsed.data);
+    }
+  }
+  return records;
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The lines that hold code: not blank, not a comment's, not one that starts by closing a block. */
+function codeLines(source: string): Set<number> {
+  const lines = new Set<number>();
+  source.split("\n").forEach((text, index) => {
+    if (/\S/.test(text) && !CLOSING_OR_COMMENT.test(text)) lines.add(index + 1);
+  });
+  return lines;
+}
+
+const CLOSING_OR_COMMENT = /^\s*(\/\/|\*|\/\*|})/;
 
 /** A line is executed when the innermost V8 range holding its first character ran. */
 export function coveredLines(source: string, ranges: readonly Range[]): Set<number> {
@@ -247,7 +323,7 @@ export function lineCounts(source: string, ranges: readonly Range[]): Map<number
   let offset = 0;
   source.split("\n").forEach((text, index) => {
     const first = text.search(/\S/);
-    if (first >= 0 && !/^\s*(\/\/|\*|\/\*|})/.test(text)) {
+    if (first >= 0 && !CLOSING_OR_COMMENT.test(text)) {
       const at = offset + first;
       let best: Range | undefined;
       for (const r of ranges) {

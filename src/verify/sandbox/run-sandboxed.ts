@@ -51,6 +51,8 @@ export type SandboxOptions = {
   hiddenPaths?: string[];
   limits?: SandboxLimits;
   signal?: AbortSignal;
+  /** The bot's own CommonJS files (under its resources/) each node process of the run loads first (NODE_OPTIONS --require). */
+  nodePreload?: string[];
 };
 
 type ResolvedLimits = SandboxLimits & { fileSizeBytes: number; processes: number; diskBytes: number };
@@ -77,7 +79,12 @@ export async function runSandboxed(argv: readonly string[], options: SandboxOpti
       ? undefined
       : await createProcessLimit({ processes: limits.processes, memoryBytes: limits.memoryBytes });
   try {
-    const env = sandboxEnv({ home, extra: options.env ?? {}, pathPrefix: options.pathPrefix ?? [] });
+    const env = sandboxEnv({
+      home,
+      extra: options.env ?? {},
+      pathPrefix: options.pathPrefix ?? [],
+      nodePreload: options.nodePreload,
+    });
     if (!resolveCommand(command, env.PATH ?? "", options.cwd))
       return failedToStart([...argv], isolation, `command not found: ${command} (searched PATH=${env.PATH ?? ""})`);
     const writable = [home, ...(options.writablePaths ?? [])];

@@ -12,6 +12,8 @@ export function sandboxEnv(options: {
   parent?: NodeJS.ProcessEnv;
   extra?: Record<string, string>;
   pathPrefix?: string[];
+  /** The bot's own files each node process loads first (NODE_OPTIONS --require): never the repository's, which cannot set NODE_OPTIONS. */
+  nodePreload?: string[];
 }): Record<string, string> {
   const parent = options.parent ?? process.env;
   const env: Record<string, string> = {};
@@ -32,5 +34,7 @@ export function sandboxEnv(options: {
     if (FORBIDDEN_ENV_NAMES.test(name)) throw new Error(`environment variable ${name} cannot be set for test runs`);
     env[name] = value;
   }
+  if (options.nodePreload?.length)
+    env.NODE_OPTIONS = options.nodePreload.map((file) => `--require=${JSON.stringify(file)}`).join(" ");
   return env;
 }

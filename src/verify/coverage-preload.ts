@@ -1,0 +1,12 @@
+// In a V8 coverage run each node process loads resources/node/autogen-coverage-scripts.cjs
+// first: it records the source maps of the code jest and vitest compile through node:vm
+// (their offsets are the transformed text's) and writes the coverage of a process ended by
+// SIGTERM (vitest's forks). The localiser reads what it wrote (engine/template/source-map.ts).
+import { fileURLToPath } from "node:url";
+
+export const COVERAGE_PRELOAD = fileURLToPath(
+  new URL("../../resources/node/autogen-coverage-scripts.cjs", import.meta.url),
+);
+
+/** The files it writes into the coverage folder, beside node's `coverage-*.json`. */
+export const COVERAGE_SCRIPTS_PREFIX = "autogen-scripts-";
